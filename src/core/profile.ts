@@ -1,0 +1,94 @@
+import { z } from 'zod';
+
+/**
+ * The public, versioned job-class profile format (version 1).
+ * Speedups are as measured: they may dip across node boundaries and may be slightly superlinear;
+ * the calculators take hulls themselves, so the file keeps the truth.
+ */
+const widthKey = z
+  .string()
+  .regex(/^[1-9][0-9]*$/, 'speedup keys must be positive integer GPU counts, like "1", "2", "4"');
+
+const speedupTable = z
+  .record(widthKey, z.number().finite().positive('speedups must be positive numbers'))
+  .superRefine((table, ctx) => {
+    const one = table['1'];
+    if (one === undefined) {
+      ctx.addIssue({ code: 'custom', message: 'the speedup table must list width "1" (value 1)' });
+    } else if (Math.abs(one - 1) > 1e-9) {
+      ctx.addIssue({ code: 'custom', path: ['1'], message: `speedup at 1 GPU must be 1, got ${one}` });
+    }
+    for (const key of Object.keys(table)) {
+      if (Number(key) > MAX_WIDTH) {
+        ctx.addIssue({ code: 'custom', path: [key], message: `widths are at most ${MAX_WIDTH} GPUs` });
+      }
+    }
+  });
+
+const epochSchema = z.strictObject({
+  workSeconds: z.number().finite().positive('workSeconds must be a positive number of seconds on 1 GPU'),
+  speedup: speedupTable,
+});
+
+const classSchema = z.strictObject({
+  name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'class names are 1-64 letters, digits, _ . -'),
+  weight: z.number().finite().positive('weight must be a positive number').default(1),
+  rescaleSeconds: z.number().finite().nonnegative('rescaleSeconds must be >= 0'),
+  epochs: z.array(epochSchema).min(1, 'a class needs at least one statistical epoch'),
+});
+
+export const MAX_WIDTH = 1024;
+
+export const profileFileSchema = z
+  .strictObject({
+    version: z.literal(1, 'version must be 1 (the only profile format version)'),
+    instanceType: z.string().min(1),
+    gpusPerNode: z.number().int().positive(),
+    classes: z.array(classSchema).min(1, 'a profile file needs at least one class'),
+    source: z.string().optional(),
+  })
+  .superRefine((file, ctx) => {
+    const seen = new Set<string>();
+    file.classes.forEach((cls, i) => {
+      if (seen.has(cls.name)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['classes', i, 'name'],
+          message: `duplicate class "${cls.name}"`,
+        });
+      }
+      seen.add(cls.name);
+    });
+  });
+
+export type ProfileFile = z.output<typeof profileFileSchema>;
+export type ClassProfile = ProfileFile['classes'][number];
+export type EpochProfile = ClassProfile['epochs'][number];
+
+export class ProfileError extends Error {
+  override name = 'ProfileError';
+}
+
+/** Validates parsed JSON as a profile file; the error names the first bad field by its path. */
+export function parseProfileFile(json: unknown, origin = 'profile'): ProfileFile {
+  const result = profileFileSchema.safeParse(json);
+  if (result.success) return result.data;
+  const lines = result.error.issues
+    .slice(0, 5)
+    .map((issue) => `${origin} ${formatPath(issue.path)}: ${issue.message}`);
+  throw new ProfileError(`invalid profile: ${lines.join('; ')}`);
+}
+
+function formatPath(path: readonly PropertyKey[]): string {
+  if (path.length === 0) return '(top level)';
+  return path
+    .map((part, i) => (typeof part === 'number' ? `[${part}]` : i === 0 ? String(part) : `.${String(part)}`))
+    .join('');
+}
+
+/** Listed widths of an epoch's speedup table, ascending. */
+export function listedWidths(epoch: EpochProfile): number[] {
+  return Object.keys(epoch.speedup)
+    .map(Number)
+    .sort((a, b) => a - b);
+}
