@@ -1,0 +1,84 @@
+import { parse } from 'csv-parse/sync';
+import { SECONDS_PER_HOUR } from './evaluate.ts';
+
+/** One job of a workload trace (the Pollux workload CSV format). */
+export interface TraceJob {
+  readonly name: string;
+  /** Arrival, seconds from the trace's start. */
+  readonly time: number;
+  readonly application: string;
+  /** The user's original request; only reservation baselines use these. */
+  readonly numReplicas: number;
+  readonly batchSize: number;
+}
+
+export class TraceError extends Error {
+  override name = 'TraceError';
+}
+
+const COLUMNS = ['name', 'time', 'application', 'num_replicas', 'batch_size'] as const;
+
+/** Parses a workload CSV (`name,time,application,num_replicas,batch_size`), sorted by arrival. */
+export function parseTrace(csv: string, origin = 'trace'): TraceJob[] {
+  let rows: Record<string, string>[];
+  try {
+    rows = parse(csv, { columns: true, skip_empty_lines: true, trim: true });
+  } catch (error) {
+    throw new TraceError(`${origin}: not a CSV file (${(error as Error).message})`);
+  }
+  const first = rows[0];
+  if (!first) throw new TraceError(`${origin}: no jobs (expected a header ${COLUMNS.join(',')} and rows)`);
+  const missing = COLUMNS.filter((c) => !(c in first));
+  if (missing.length) throw new TraceError(`${origin}: missing column(s) ${missing.join(', ')}`);
+  const jobs = rows.map((row, i) => {
+    const line = i + 2;
+    const number = (column: (typeof COLUMNS)[number], integer: boolean) => {
+      const value = Number(row[column]);
+      if (
+        row[column] === '' ||
+        !Number.isFinite(value) ||
+        value < 0 ||
+        (integer && !Number.isInteger(value))
+      ) {
+        throw new TraceError(
+          `${origin} line ${line}: ${column} must be a non-negative ${integer ? 'integer' : 'number'}, got "${row[column]}"`,
+        );
+      }
+      return value;
+    };
+    if (!row.application) throw new TraceError(`${origin} line ${line}: application is empty`);
+    return {
+      name: row.name ?? `job-${i}`,
+      time: number('time', false),
+      application: row.application,
+      numReplicas: number('num_replicas', true),
+      batchSize: number('batch_size', true),
+    };
+  });
+  return jobs.sort((a, b) => a.time - b.time);
+}
+
+/**
+ * Arrival rate per class: its jobs / the whole trace's span (first to last arrival) in hours.
+ * The span is the whole file's, so filtering classes afterwards does not change the others' rates.
+ */
+export function arrivalRatesPerHour(
+  jobs: readonly TraceJob[],
+  apps?: readonly string[],
+): Record<string, number> {
+  if (jobs.length < 2) throw new TraceError('a trace needs at least two arrivals to have a span');
+  const span = ((jobs[jobs.length - 1] as TraceJob).time - (jobs[0] as TraceJob).time) / SECONDS_PER_HOUR;
+  if (!(span > 0)) throw new TraceError('all arrivals are at the same time: the trace has no span');
+  const counts: Record<string, number> = {};
+  for (const job of jobs) counts[job.application] = (counts[job.application] ?? 0) + 1;
+  if (apps) {
+    const unknown = apps.filter((a) => !(a in counts));
+    if (unknown.length) {
+      throw new TraceError(
+        `no jobs of ${unknown.join(', ')} in the trace; it has: ${Object.keys(counts).join(', ')}`,
+      );
+    }
+  }
+  const keep = apps ?? Object.keys(counts).sort();
+  return Object.fromEntries(keep.map((app) => [app, (counts[app] as number) / span]));
+}
