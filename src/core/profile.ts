@@ -5,12 +5,8 @@ import { z } from 'zod';
  * Speedups are as measured: they may dip across node boundaries and may be slightly superlinear;
  * the calculators take hulls themselves, so the file keeps the truth.
  */
-const widthKey = z
-  .string()
-  .regex(/^[1-9][0-9]*$/, 'speedup keys must be positive integer GPU counts, like "1", "2", "4"');
-
 const speedupTable = z
-  .record(widthKey, z.number().finite().positive('speedups must be positive numbers'))
+  .record(z.string(), z.number().finite().positive('speedups must be positive numbers'))
   .superRefine((table, ctx) => {
     const one = table['1'];
     if (one === undefined) {
@@ -19,7 +15,13 @@ const speedupTable = z
       ctx.addIssue({ code: 'custom', path: ['1'], message: `speedup at 1 GPU must be 1, got ${one}` });
     }
     for (const key of Object.keys(table)) {
-      if (Number(key) > MAX_WIDTH) {
+      if (!/^[1-9][0-9]*$/.test(key)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [key],
+          message: 'speedup keys must be positive integer GPU counts, like "1", "2", "4"',
+        });
+      } else if (Number(key) > MAX_WIDTH) {
         ctx.addIssue({ code: 'custom', path: [key], message: `widths are at most ${MAX_WIDTH} GPUs` });
       }
     }

@@ -75,7 +75,7 @@ export function arrivalRatesPerHour(
     const unknown = apps.filter((a) => !(a in counts));
     if (unknown.length) {
       throw new TraceError(
-        `no jobs of ${unknown.join(', ')} in the trace; it has: ${Object.keys(counts).join(', ')}`,
+        `no jobs of ${unknown.join(', ')} in the trace; it has: ${Object.keys(counts).sort().join(', ')}`,
       );
     }
   }

@@ -54,6 +54,7 @@ export function solveExact(instance: Instance, budget: number, options: ExactOpt
   }
   const gOver = over.value.gpuHoursPerHour;
   const gUnder = under.value.gpuHoursPerHour;
+  if (gUnder >= budget * (1 - BUDGET_TOLERANCE)) return done(under);
   // Share of arriving jobs on the cheaper plan so the mixture spends exactly the budget.
   const theta = (gOver - budget) / (gOver - gUnder);
   const plan = mixPlans(instance, over.plan, under.plan, theta);

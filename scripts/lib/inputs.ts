@@ -1,0 +1,60 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { type ProfileFile, parseProfileFile } from '../../src/core/profile.ts';
+import { parseTrace, type TraceJob } from '../../src/core/trace.ts';
+
+/** A user-facing input problem: printed as one line, exit code 2. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+function readText(path: string, what: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(`cannot read ${what} ${path}: ${code === 'ENOENT' ? 'no such file' : code}`);
+  }
+}
+
+export function loadProfileFile(path: string): ProfileFile {
+  const text = readText(path, 'profile file');
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`${path} is not JSON: ${(error as Error).message}`);
+  }
+  return parseProfileFile(json, path);
+}
+
+export function loadTrace(path: string): TraceJob[] {
+  return parseTrace(readText(path, 'trace'), path);
+}
+
+/** Comma-separated list option, without empties or repeats. */
+export function parseList(value: string, what: string): string[] {
+  const items = [...new Set(value.split(',').map((s) => s.trim()))].filter(Boolean);
+  if (items.length === 0) throw new UsageError(`${what} is empty; give a comma-separated list`);
+  return items;
+}
+
+/** Writes to a file, or stdout when no path is given. */
+export function emit(text: string, out?: string): void {
+  if (out) writeFileSync(out, text);
+  else process.stdout.write(text);
+}
+
+/** Runs a script's main, turning known input errors into one clear line and exit code 2. */
+export async function runMain(main: () => Promise<void> | void): Promise<void> {
+  try {
+    await main();
+  } catch (error) {
+    const known = ['UsageError', 'ProfileError', 'TraceError', 'InstanceError', 'BudgetTooLowError'];
+    if (error instanceof Error && known.includes(error.name)) {
+      process.stderr.write(`error: ${error.message}\n`);
+      process.exitCode = 2;
+      return;
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { parseProfileFile } from '../../src/core/profile.ts';
+
+const valid = () => ({
+  version: 1,
+  instanceType: 'g4dn.12xlarge',
+  gpusPerNode: 4,
+  classes: [
+    {
+      name: 'cifar10',
+      weight: 1,
+      rescaleSeconds: 30,
+      epochs: [{ workSeconds: 372.1, speedup: { 1: 1, 2: 1.8, 4: 3.4 } }],
+    },
+  ],
+});
+
+// Test fixtures are spoiled field by field; a loose type keeps each case one line.
+// biome-ignore lint/suspicious/noExplicitAny: deliberately malformed input
+type Spoilable = any;
+
+describe('profile file validation', () => {
+  it('accepts the documented format and defaults the weight', () => {
+    const file = valid();
+    delete (file.classes[0] as { weight?: number }).weight;
+    expect(parseProfileFile(file).classes[0]?.weight).toBe(1);
+  });
+
+  it.each([
+    ['version', (f: Spoilable) => (f.version = 2), /version: version must be 1/],
+    [
+      'a negative work',
+      (f: Spoilable) => (f.classes[0].epochs[0].workSeconds = -1),
+      /classes\[0\]\.epochs\[0\]\.workSeconds/,
+    ],
+    [
+      'a width that is not an integer',
+      (f: Spoilable) => (f.classes[0].epochs[0].speedup['1.5'] = 1.2),
+      /speedup.*positive integer/,
+    ],
+    [
+      'a missing width 1',
+      (f: Spoilable) => delete f.classes[0].epochs[0].speedup['1'],
+      /must list width "1"/,
+    ],
+    [
+      'a zero speedup',
+      (f: Spoilable) => (f.classes[0].epochs[0].speedup['2'] = 0),
+      /classes\[0\]\.epochs\[0\]\.speedup\.2/,
+    ],
+    ['an unknown field', (f: Spoilable) => (f.classes[0].color = 'red'), /classes\[0\].*color/],
+    [
+      'a duplicate class',
+      (f: Spoilable) => f.classes.push(structuredClone(f.classes[0])),
+      /classes\[1\]\.name: duplicate class "cifar10"/,
+    ],
+    [
+      'no epochs',
+      (f: Spoilable) => (f.classes[0].epochs = []),
+      /classes\[0\]\.epochs: a class needs at least one/,
+    ],
+  ])('names the bad field for %s', (_what, spoil, message) => {
+    const file = valid();
+    spoil(file);
+    expect(() => parseProfileFile(file, 'p.json')).toThrow(message);
+  });
+});

@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { arrivalRatesPerHour, parseTrace } from '../../src/core/trace.ts';
+
+const csv = `name,time,application,num_replicas,batch_size
+b-1,3600,bert,2,24
+a-0,0,cifar10,1,128
+c-2,7200,cifar10,4,512
+`;
+
+describe('workload traces', () => {
+  it('parses and sorts by arrival', () => {
+    const jobs = parseTrace(csv);
+    expect(jobs.map((j) => j.name)).toEqual(['a-0', 'b-1', 'c-2']);
+    expect(jobs[1]).toEqual({ name: 'b-1', time: 3600, application: 'bert', numReplicas: 2, batchSize: 24 });
+  });
+
+  it('rates are jobs over the whole file span, even for a subset of apps', () => {
+    const jobs = parseTrace(csv);
+    expect(arrivalRatesPerHour(jobs)).toEqual({ bert: 0.5, cifar10: 1 });
+    expect(arrivalRatesPerHour(jobs, ['bert'])).toEqual({ bert: 0.5 });
+  });
+
+  it('says which line and column are wrong', () => {
+    expect(() => parseTrace(csv.replace('3600', 'soon'), 't.csv')).toThrow(
+      /t\.csv line 2: time must be a non-negative number/,
+    );
+    expect(() => parseTrace('name,time\nx,1\n', 't.csv')).toThrow(
+      /missing column\(s\) application, num_replicas, batch_size/,
+    );
+    expect(() => arrivalRatesPerHour(parseTrace(csv), ['ncf'])).toThrow(
+      /no jobs of ncf in the trace; it has: bert, cifar10/,
+    );
+  });
+});
