@@ -40,7 +40,7 @@ export type BatchBounds = Pick<AppSpec, 'initBatch' | 'maxBatch' | 'minLocalBsz'
  * Enumerates every integer (atomic, accum) with minLocalBsz <= atomic <= maxLocalBsz and
  * initBatch <= replicas * atomic * (accum + 1) <= maxBatch, and returns the one with the highest goodput
  * (ties: fewest accumulation steps, then smallest atomic batch). Undefined when no configuration fits,
- * i.e. replicas * minLocalBsz > maxBatch.
+ * e.g. when replicas * minLocalBsz > maxBatch.
  */
 export function bestBatchConfig(
   bounds: BatchBounds,
