@@ -30,6 +30,7 @@ export {
 export { createJobTruth, type JobTruth } from './model.ts';
 export { numNodes, numReplicas, type Placement, packedPlacement, placementKey } from './placement.ts';
 export { formatProfileJson } from './profile-json.ts';
+export { advanceProgress, secondsToProgress } from './progress.ts';
 export { buildStatsModel, type GradStats, type StatsModel } from './stats.ts';
 export type { AppTables, PlacementRow, ScalabilityRow, ValidationRow, ValidationTable } from './tables.ts';
 export { buildThroughputModel, type StepTimes, type ThroughputModel } from './throughput.ts';
