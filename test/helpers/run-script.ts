@@ -1,0 +1,18 @@
+import { spawnSync } from 'node:child_process';
+import { resolve } from 'node:path';
+
+export const REPO = resolve(import.meta.dirname, '../..');
+export const POLLUX = resolve(REPO, '../shared/data/pollux');
+
+/** Runs an npm script's entry file with tsx, as `npm run -s NAME -- args` would. */
+export function runScript(
+  script: string,
+  args: string[],
+): { status: number | null; stdout: string; stderr: string } {
+  const result = spawnSync(process.execPath, ['--import', 'tsx', resolve(REPO, 'scripts', script), ...args], {
+    cwd: REPO,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
