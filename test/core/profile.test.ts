@@ -16,7 +16,6 @@ const valid = () => ({
 });
 
 // Test fixtures are spoiled field by field; a loose type keeps each case one line.
-// biome-ignore lint/suspicious/noExplicitAny: deliberately malformed input
 type Spoilable = any;
 
 describe('profile file validation', () => {
