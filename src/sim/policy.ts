@@ -1,0 +1,104 @@
+/**
+ * The contract between the simulator and every scheduling policy (BOA and the baselines).
+ * Policies see what a real scheduler would: the job-class profiles, what jobs report, and the cluster.
+ * Ground truth stays inside the engine; policies whose papers fit a job model online (Pollux and
+ * kin) get a GoodputOracle instead, which answers from the truth model as if their fit were perfect
+ * (documented per policy: an advantage to the baselines, never to boa).
+ */
+import type { ProfileFile } from '../core/profile.ts';
+
+/** Node id per allocated GPU, ascending: [3, 3, 3, 3, 7, 7] = 4 GPUs on node 3 and 2 on node 7. */
+export type Allocation = readonly number[];
+
+export interface JobView {
+  readonly id: number;
+  readonly name: string;
+  /** Class (application) name, as in the profiles. */
+  readonly app: string;
+  /** Arrival time, seconds of simulated time. */
+  readonly arrival: number;
+  /** The user's original request from the trace (reservation baselines only). */
+  readonly requestedGpus: number;
+  readonly requestedBatch: number;
+  /** Statistical progress done, as a fraction of the whole job (0..1). */
+  readonly progressFraction: number;
+  /** Index of the job's current statistical epoch in its class profile. */
+  readonly statEpoch: number;
+  /** Current allocation; empty while waiting. */
+  readonly allocation: Allocation;
+  /** Rescales and restarts so far (the first start included). */
+  readonly rescales: number;
+  /** Until this time the job is restarting (no progress, GPUs held); null when not. */
+  readonly restartingUntil: number | null;
+  /** GPU-seconds held so far. */
+  readonly attainedGpuSeconds: number;
+  /** Seconds with at least one GPU so far. */
+  readonly runSeconds: number;
+}
+
+export interface NodeView {
+  readonly id: number;
+  readonly gpus: number;
+  /** False while booting; allocations may only use ready nodes. */
+  readonly ready: boolean;
+  readonly readyAt: number;
+}
+
+export interface ClusterView {
+  readonly now: number;
+  readonly gpusPerNode: number;
+  readonly mode: 'fixed' | 'autoscaled';
+  /** Nodes requested and not released: ready or booting. */
+  readonly nodes: readonly NodeView[];
+  /** Upper bound on nodes (autoscaled) or the fixed cluster's size. */
+  readonly maxNodes: number;
+}
+
+export interface Decision {
+  /** Complete: every active job's allocation after this tick; a job left out waits with no GPUs. */
+  readonly allocations: ReadonlyMap<number, Allocation>;
+  /** Autoscaled mode: the node count wanted (the engine boots or releases empty nodes to reach it). */
+  readonly desiredNodes?: number;
+}
+
+/** Goodput per second of a job at a placement (GPUs per node), at its current progress and best batch. */
+export interface GoodputOracle {
+  goodput(jobId: number, gpusPerNode: readonly number[]): number;
+}
+
+export interface PolicyContext {
+  readonly profiles: ProfileFile;
+  readonly gpusPerNode: number;
+  readonly tickSeconds: number;
+  readonly rescaleSeconds: number;
+  readonly oracle: GoodputOracle;
+  /** Arrival rates per class from the trace (jobs/hour), for policies that plan with known rates. */
+  readonly traceRatesPerHour: Readonly<Record<string, number>>;
+  readonly seed: number;
+}
+
+export interface PolicyOptions {
+  /** GPU-hours per hour: boa's budget, or a fixed cluster's size in GPUs. */
+  readonly budget?: number;
+  /** Target cluster efficiency (pollux-autoscale). */
+  readonly target?: number;
+  readonly solver?: 'exact' | 'paper';
+  readonly rates?: 'trace' | 'online';
+}
+
+export interface Policy {
+  readonly name: string;
+  onArrival?(job: JobView, now: number): void;
+  onCompletion?(job: JobView, now: number): void;
+  /** Called every scheduling tick with the active (arrived, unfinished) jobs. */
+  decide(cluster: ClusterView, jobs: readonly JobView[]): Decision;
+}
+
+export interface PolicyDefinition {
+  readonly name: string;
+  readonly mode: 'fixed' | 'autoscaled';
+  /** The knob a comparison sweeps: budget (GPU-hours/hour or cluster GPUs) or target efficiency. */
+  readonly knob: 'budget' | 'target';
+  readonly describe: string;
+  create(context: PolicyContext, options: PolicyOptions): Policy;
+}
