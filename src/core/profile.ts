@@ -94,3 +94,29 @@ export function listedWidths(epoch: EpochProfile): number[] {
     .map(Number)
     .sort((a, b) => a - b);
 }
+
+/**
+ * Validates one class profile as an operator submits it. Stricter than the file format: speedups must
+ * not fall as widths grow. Measured files keep their dips (the calculators handle them), but a
+ * hand-written table that falls is refused, naming the epoch and widths.
+ */
+export function parseClassProfile(json: unknown): ClassProfile {
+  const result = classSchema.safeParse(json);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    throw new ProfileError(`invalid class profile: ${formatPath(issue?.path ?? [])}: ${issue?.message}`);
+  }
+  result.data.epochs.forEach((epoch, j) => {
+    const widths = listedWidths(epoch);
+    for (let i = 1; i < widths.length; i++) {
+      const [a, b] = [widths[i - 1] as number, widths[i] as number];
+      if ((epoch.speedup[b] as number) < (epoch.speedup[a] as number)) {
+        throw new ProfileError(
+          `invalid class profile: epochs[${j}].speedup: speedup falls from ${epoch.speedup[a]} at ${a} GPUs ` +
+            `to ${epoch.speedup[b]} at ${b} GPUs; speedup tables must not decrease with width`,
+        );
+      }
+    }
+  });
+  return result.data;
+}

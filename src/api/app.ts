@@ -1,0 +1,47 @@
+import { OpenAPIHono } from '@hono/zod-openapi';
+import type { Scheduler } from '../service/scheduler.ts';
+import type { BoaService } from '../service/service.ts';
+import { operatorOrJobAuth } from './auth.ts';
+import type { ApiEnv } from './env.ts';
+import { errorBody, handleError, validationError } from './errors.ts';
+import { prometheusRegistry } from './prometheus.ts';
+import { jobRoutes } from './routes/jobs.ts';
+import { operatorRoutes } from './routes/operator.ts';
+
+/** The HTTP API: operator and job routes under /v1 (bearer tokens), plus health, metrics and OpenAPI. */
+export function createApp(service: BoaService, scheduler: Scheduler, operatorToken: string) {
+  const app = new OpenAPIHono<ApiEnv>({
+    defaultHook: (result, c) => {
+      if (!result.success) return validationError(c, result.error);
+    },
+  });
+  app.onError(handleError);
+  app.notFound((c) => c.json(errorBody('not_found', `no route ${c.req.method} ${c.req.path}`), 404));
+  app.use('*', async (c, next) => {
+    c.set('service', service);
+    c.set('scheduler', scheduler);
+    await next();
+  });
+
+  app.get('/healthz', (c) => c.json({ ok: true }));
+  app.get('/readyz', (c) => {
+    const ready = service.state.lastTickAt !== undefined;
+    return c.json({ ready, lastTickAt: service.state.lastTickAt ?? null }, ready ? 200 : 503);
+  });
+  const registry = prometheusRegistry(service);
+  app.get('/metrics', async (c) =>
+    c.body(await registry.metrics(), 200, { 'content-type': registry.contentType }),
+  );
+
+  app.use('/v1/*', operatorOrJobAuth(operatorToken));
+  jobRoutes(app);
+  operatorRoutes(app);
+
+  app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
+  app.doc31('/openapi.json', {
+    openapi: '3.1.0',
+    info: { title: 'boa', version: '1', description: 'Budget-aware GPU rental for ML training' },
+    security: [{ bearer: [] }],
+  });
+  return app;
+}

@@ -1,0 +1,28 @@
+import type { Context } from 'hono';
+import type { ZodError } from 'zod';
+import { ServiceError } from '../service/errors.ts';
+import { ProfileError } from '../core/profile.ts';
+
+/** Every error body: {"error": {"code", "message", "field"?, ...details}}. */
+export function errorBody(code: string, message: string, field?: string, details?: Record<string, unknown>) {
+  return { error: { code, message, ...(field ? { field } : {}), ...(details ?? {}) } };
+}
+
+/** Validation failures name the first bad field by its path, e.g. `classes.0.epochs`. */
+export function validationError(c: Context, error: ZodError) {
+  const issue = error.issues[0];
+  const field = issue?.path.map(String).join('.') || undefined;
+  const message = issue ? `${field ?? 'body'}: ${issue.message}` : 'invalid request';
+  return c.json(errorBody('invalid', message, field), 400);
+}
+
+export function handleError(error: Error, c: Context) {
+  if (error instanceof ServiceError) {
+    return c.json(errorBody(error.code, error.message, error.field, error.details), error.status);
+  }
+  if (error instanceof ProfileError)
+    return c.json(errorBody('invalid_profile', error.message, 'profile'), 400);
+  if (error instanceof SyntaxError)
+    return c.json(errorBody('invalid', `body is not JSON: ${error.message}`), 400);
+  return c.json(errorBody('internal', 'internal error; see the service log'), 500);
+}

@@ -1,0 +1,55 @@
+import { Gauge, Registry } from 'prom-client';
+import type { BoaService } from '../service/service.ts';
+import { budgetView, statusView } from '../service/views.ts';
+
+/** Gauges read from the service when scraped, so they are never stale. */
+export function prometheusRegistry(service: BoaService): Registry {
+  const registry = new Registry();
+  const gauge = (name: string, help: string, collect: (g: Gauge) => void, labelNames: string[] = []) =>
+    new Gauge({
+      name,
+      help,
+      labelNames,
+      registers: [registry],
+      collect() {
+        collect(this);
+      },
+    });
+  gauge('boa_budget_gpu_hours_per_hour', 'Budget target', (g) =>
+    g.set(service.state.budget?.gpuHoursPerHour ?? 0),
+  );
+  gauge('boa_paid_gpu_hours_per_hour', 'Paid GPU-hours per hour, time-average over the budget window', (g) =>
+    g.set(budgetView(service).window.paidGpuHoursPerHour),
+  );
+  gauge(
+    'boa_allocated_gpu_hours_per_hour',
+    'Allocated GPU-hours per hour, time-average over the window',
+    (g) => g.set(budgetView(service).window.allocatedGpuHoursPerHour),
+  );
+  gauge(
+    'boa_nodes',
+    'Nodes in the pool',
+    (g) => {
+      const s = statusView(service);
+      g.set({ kind: 'actual' }, s.nodeGroup.actualNodes);
+      g.set({ kind: 'ready' }, s.nodeGroup.readyNodes);
+      g.set({ kind: 'desired' }, s.nodeGroup.desiredNodes ?? 0);
+    },
+    ['kind'],
+  );
+  gauge(
+    'boa_jobs',
+    'Jobs by state',
+    (g) => {
+      for (const [state, n] of Object.entries(service.deps.repo.countJobsByState())) g.set({ state }, n);
+    },
+    ['state'],
+  );
+  gauge('boa_plan_predicted_avg_jct_seconds', 'Predicted average JCT of the current plan', (g) =>
+    g.set(service.state.plan?.row.predictedAvgJctSeconds ?? 0),
+  );
+  gauge('boa_tick_duration_seconds', 'Compute time of the last scheduling tick', (g) =>
+    g.set(service.state.lastTickMs / 1000),
+  );
+  return registry;
+}

@@ -1,0 +1,121 @@
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { bearer } from '../auth.ts';
+import type { ApiEnv } from '../env.ts';
+import {
+  AnyJson,
+  errors,
+  ErrorSchema,
+  JobIdParam,
+  jsonContent,
+  ListJobsQuery,
+  ProgressBody,
+  RegisterJobBody,
+} from '../schemas.ts';
+import { ServiceError } from '../../service/errors.ts';
+import { allocationView, jobView } from '../../service/views.ts';
+
+const notFound = { 404: jsonContent(ErrorSchema, 'no such job') };
+const conflict = { 409: jsonContent(ErrorSchema, 'the job is not in a state that allows this') };
+const body = <T>(schema: T) => ({ body: { content: { 'application/json': { schema } }, required: true } });
+
+/** The job token is checked here; an operator token is accepted for every job. */
+function jobToken(c: { get(k: 'operator'): boolean; req: { header(n: string): string | undefined } }) {
+  return c.get('operator') ? undefined : bearer(c.req.header('authorization'));
+}
+
+export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/v1/jobs',
+      summary: 'Register a training job: returns its id and its own token',
+      request: body(RegisterJobBody),
+      responses: { 201: jsonContent(AnyJson, 'registered'), ...errors },
+    }),
+    (c) => {
+      if (!c.get('operator'))
+        throw new ServiceError(401, 'unauthorized', 'registering a job needs the operator token');
+      const input = c.req.valid('json');
+      const { job, token } = c.var.service.registerJob(input.class, input.name);
+      return c.json({ id: job.id, token, job: jobView(job) }, 201);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/v1/jobs',
+      summary: 'List jobs',
+      request: { query: ListJobsQuery },
+      responses: { 200: jsonContent(AnyJson, 'jobs'), ...errors },
+    }),
+    (c) => {
+      if (!c.get('operator'))
+        throw new ServiceError(401, 'unauthorized', 'listing jobs needs the operator token');
+      const { state, limit } = c.req.valid('query');
+      const jobs = c.var.service.deps.repo.listJobs(limit, state);
+      return c.json({ jobs: jobs.map((row) => jobView(c.var.service.job(row.id))) }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/v1/jobs/{id}',
+      summary: 'One job',
+      request: { params: JobIdParam },
+      responses: { 200: jsonContent(AnyJson, 'the job'), ...errors, ...notFound },
+    }),
+    (c) => c.json(jobView(c.var.service.job(c.req.valid('param').id, jobToken(c))), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/v1/jobs/{id}/allocation',
+      summary: 'Where the job runs now: width, nodes, and a generation that changes when it must rescale',
+      request: { params: JobIdParam },
+      responses: { 200: jsonContent(AnyJson, 'allocation'), ...errors, ...notFound },
+    }),
+    (c) => c.json(allocationView(c.var.service.job(c.req.valid('param').id, jobToken(c))), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/v1/jobs/{id}/progress',
+      summary: 'Report the statistical epoch the job has reached',
+      request: { params: JobIdParam, ...body(ProgressBody) },
+      responses: {
+        200: jsonContent(AnyJson, 'allocation after the report'),
+        ...errors,
+        ...notFound,
+        ...conflict,
+      },
+    }),
+    (c) => {
+      const job = c.var.service.reportProgress(
+        c.req.valid('param').id,
+        c.req.valid('json').statEpoch,
+        jobToken(c),
+      );
+      return c.json(allocationView(job), 200);
+    },
+  );
+
+  for (const [action, state] of [
+    ['complete', 'done'],
+    ['cancel', 'cancelled'],
+  ] as const) {
+    app.openapi(
+      createRoute({
+        method: 'post',
+        path: `/v1/jobs/{id}/${action}`,
+        summary: action === 'complete' ? 'The job finished' : 'Cancel the job',
+        request: { params: JobIdParam },
+        responses: { 200: jsonContent(AnyJson, 'the job'), ...errors, ...notFound, ...conflict },
+      }),
+      (c) => c.json(jobView(c.var.service.finishJob(c.req.valid('param').id, state, jobToken(c))), 200),
+    );
+  }
+}

@@ -1,0 +1,204 @@
+import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { frontierChart } from '../../charts/frontier-chart.ts';
+import { parseClassProfile } from '../../core/profile.ts';
+import { frontierOf } from '../../service/calculator/compute.ts';
+import { ServiceError } from '../../service/errors.ts';
+import { budgetView, planView, statusView } from '../../service/views.ts';
+import type { ApiEnv } from '../env.ts';
+import {
+  AnyJson,
+  BudgetBody,
+  ClassBody,
+  ClassNameParam,
+  ErrorSchema,
+  errors,
+  FrontierQuery,
+  jsonContent,
+} from '../schemas.ts';
+
+const body = <T>(schema: T) => ({ body: { content: { 'application/json': { schema } }, required: true } });
+
+function requireOperator(c: { get(k: 'operator'): boolean }) {
+  if (!c.get('operator')) throw new ServiceError(401, 'unauthorized', 'this call needs the operator token');
+}
+
+export function operatorRoutes(app: OpenAPIHono<ApiEnv>) {
+  app.openapi(
+    createRoute({
+      method: 'put',
+      path: '/v1/budget',
+      summary: 'Set the budget (GPU-hours per hour, time-average); refused below the minimum feasible',
+      request: body(BudgetBody),
+      responses: {
+        200: jsonContent(AnyJson, 'the budget and how spending tracks it'),
+        ...errors,
+        422: jsonContent(ErrorSchema, 'below the minimum feasible budget, which the error states'),
+      },
+    }),
+    (c) => {
+      requireOperator(c);
+      const { minFeasibleBudget } = c.var.service.setBudget(c.req.valid('json').gpuHoursPerHour);
+      return c.json({ ...budgetView(c.var.service), minFeasibleBudget }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/v1/budget',
+      summary: 'The budget, paid and allocated time-averages, and $ per month',
+      responses: { 200: jsonContent(AnyJson, 'budget'), ...errors },
+    }),
+    (c) => {
+      requireOperator(c);
+      return c.json(budgetView(c.var.service), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/v1/classes',
+      summary: 'Job classes with their profiles and prior arrival rates',
+      responses: { 200: jsonContent(AnyJson, 'classes'), ...errors },
+    }),
+    (c) => {
+      requireOperator(c);
+      const classes = [...c.var.service.state.classes.values()].map((s) => ({
+        name: s.profile.name,
+        priorRatePerHour: s.priorRatePerHour,
+        profile: s.profile,
+      }));
+      return c.json({ classes }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'put',
+      path: '/v1/classes/{name}',
+      summary: 'Create or replace a job class profile (validated; a falling speedup table is refused)',
+      request: { params: ClassNameParam, ...body(ClassBody) },
+      responses: { 200: jsonContent(AnyJson, 'saved'), ...errors },
+    }),
+    (c) => {
+      requireOperator(c);
+      const { name } = c.req.valid('param');
+      const input = c.req.valid('json');
+      const profile = parseClassProfile(input.profile);
+      if (profile.name !== name) {
+        throw new ServiceError(
+          400,
+          'invalid',
+          `profile.name "${profile.name}" differs from the path's "${name}"`,
+          'profile.name',
+        );
+      }
+      c.var.service.putClass(profile, input.priorRatePerHour);
+      return c.json({ saved: name }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/v1/classes/validate',
+      summary: 'Validate a class profile without saving it',
+      request: body(ClassBody),
+      responses: { 200: jsonContent(AnyJson, 'valid'), ...errors },
+    }),
+    (c) => {
+      requireOperator(c);
+      const profile = parseClassProfile(c.req.valid('json').profile);
+      return c.json({ valid: true, name: profile.name, epochs: profile.epochs.length }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/v1/plan',
+      summary: 'The current plan: widths per class and epoch, predictions, solver, inputs',
+      responses: {
+        200: jsonContent(AnyJson, 'plan'),
+        ...errors,
+        404: jsonContent(ErrorSchema, 'no plan yet'),
+      },
+    }),
+    (c) => {
+      requireOperator(c);
+      const plan = planView(c.var.service);
+      if (!plan) throw new ServiceError(404, 'no_plan', 'no plan yet: set a budget first');
+      return c.json(plan, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/v1/plan/recompute',
+      summary: 'Recompute the plan now from the current estimates',
+      responses: {
+        200: jsonContent(AnyJson, 'the new plan'),
+        ...errors,
+        409: jsonContent(ErrorSchema, 'no budget'),
+      },
+    }),
+    async (c) => {
+      requireOperator(c);
+      if (!c.var.service.state.budget)
+        throw new ServiceError(409, 'no_budget', 'set a budget before computing a plan');
+      await c.var.service.planner.request('operator');
+      return c.json(planView(c.var.service) ?? {}, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/v1/frontier',
+      summary: 'The cost/JCT frontier for the current estimates (JSON, or an SVG chart)',
+      request: { query: FrontierQuery },
+      responses: { 200: jsonContent(AnyJson, 'frontier vertices'), ...errors },
+    }),
+    async (c) => {
+      requireOperator(c);
+      const service = c.var.service;
+      const estimates = {
+        classes: service.estimatedClasses(),
+        ratesPerHour: service.estimatedRates(),
+        gpusPerNode: service.deps.config.gpusPerNode,
+      };
+      const vertices = frontierOf(estimates);
+      if (c.req.valid('query').format === 'svg') {
+        const svg = await frontierChart(
+          [{ solver: 'exact', points: vertices }],
+          vertices[0]?.gpuHoursPerHour ?? 0,
+          'What each budget buys (current estimates)',
+        );
+        return c.body(svg, 200, { 'content-type': 'image/svg+xml' }) as never;
+      }
+      return c.json(
+        {
+          ratesPerHour: estimates.ratesPerHour,
+          minFeasibleBudget: vertices[0]?.gpuHoursPerHour ?? null,
+          vertices,
+        },
+        200,
+      );
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/v1/status',
+      summary: 'Node group, GPUs allocated and paid, jobs by state',
+      responses: { 200: jsonContent(AnyJson, 'status'), ...errors },
+    }),
+    (c) => {
+      requireOperator(c);
+      return c.json(statusView(c.var.service), 200);
+    },
+  );
+}

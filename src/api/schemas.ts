@@ -1,0 +1,75 @@
+import { z } from '@hono/zod-openapi';
+
+export const ErrorSchema = z
+  .object({
+    error: z.object({
+      code: z.string().openapi({ example: 'budget_below_minimum' }),
+      message: z.string(),
+      field: z.string().optional().openapi({ example: 'gpuHoursPerHour' }),
+    }),
+  })
+  .openapi('Error');
+
+export const JobIdParam = z.object({
+  id: z.coerce
+    .number()
+    .int()
+    .positive()
+    .openapi({ param: { name: 'id', in: 'path' }, example: 12 }),
+});
+
+export const RegisterJobBody = z
+  .object({
+    class: z.string().min(1).openapi({ example: 'cifar10' }),
+    name: z.string().min(1).max(200).optional().openapi({ example: 'resnet18-lr0.1' }),
+  })
+  .strict()
+  .openapi('RegisterJob');
+
+export const ProgressBody = z
+  .object({
+    statEpoch: z
+      .number()
+      .int()
+      .nonnegative()
+      .openapi({ description: 'the statistical epoch the job is in now' }),
+  })
+  .strict()
+  .openapi('Progress');
+
+export const BudgetBody = z
+  .object({ gpuHoursPerHour: z.number().positive().openapi({ example: 40 }) })
+  .strict()
+  .openapi('Budget');
+
+export const ClassBody = z
+  .object({
+    profile: z.unknown().openapi({ description: 'a class object of the profile file format (version 1)' }),
+    priorRatePerHour: z.number().nonnegative().optional(),
+  })
+  .strict()
+  .openapi('ClassPut');
+
+export const ClassNameParam = z.object({
+  name: z.string().openapi({ param: { name: 'name', in: 'path' }, example: 'cifar10' }),
+});
+
+export const ListJobsQuery = z.object({
+  state: z.enum(['waiting', 'running', 'done', 'cancelled']).optional(),
+  limit: z.coerce.number().int().min(1).max(10_000).default(1000),
+});
+
+export const FrontierQuery = z.object({ format: z.enum(['json', 'svg']).default('json') });
+
+/** Responses are documented loosely: their shapes live in src/service/views.ts. */
+export const AnyJson = z.record(z.string(), z.unknown());
+
+export const jsonContent = <T extends z.ZodType>(schema: T, description: string) => ({
+  content: { 'application/json': { schema } },
+  description,
+});
+
+export const errors = {
+  400: jsonContent(ErrorSchema, 'invalid input; the error names the field'),
+  401: jsonContent(ErrorSchema, 'missing or wrong bearer token'),
+} as const;

@@ -1,0 +1,78 @@
+import { BudgetTooLowError } from '../../core/calc/errors.ts';
+import { solveExact } from '../../core/calc/exact.ts';
+import { computeFrontier } from '../../core/calc/frontier.ts';
+import { LagrangianSolver } from '../../core/calc/lagrangian.ts';
+import { solvePaper } from '../../core/calc/paper.ts';
+import type { PlanValue } from '../../core/evaluate.ts';
+import { buildInstance, type Instance } from '../../core/instance.ts';
+import type { MixedPlan } from '../../core/plan.ts';
+import type { ClassProfile, ProfileFile } from '../../core/profile.ts';
+
+/** Everything a plan is computed from; stored beside the plan so it can be explained later. */
+export interface PlanInputs {
+  readonly classes: readonly ClassProfile[];
+  readonly ratesPerHour: Readonly<Record<string, number>>;
+  /** The operator's budget, GPU-hours per hour. */
+  readonly budget: number;
+  /** The budget given to the calculator: the target divided by the paid/allocated overhead. */
+  readonly planningBudget: number;
+  readonly solver: 'exact' | 'paper';
+  readonly gpusPerNode: number;
+}
+
+export interface PlanResult {
+  readonly plan: MixedPlan;
+  readonly value: PlanValue;
+  readonly minFeasibleBudget: number;
+  /** True when the planning budget was below the minimum and the cheapest plan was used instead. */
+  readonly clampedToMinimum: boolean;
+  readonly solveMs: number;
+}
+
+/** Classes with no arrivals yet still get widths: a negligible rate keeps them out of the budget. */
+const NEGLIGIBLE_RATE = 1e-6;
+
+export function instanceOf(inputs: Pick<PlanInputs, 'classes' | 'ratesPerHour' | 'gpusPerNode'>): Instance {
+  const profile: ProfileFile = {
+    version: 1,
+    instanceType: 'service',
+    gpusPerNode: inputs.gpusPerNode,
+    classes: [...inputs.classes],
+  };
+  const rates = Object.fromEntries(
+    inputs.classes.map((c) => [c.name, Math.max(NEGLIGIBLE_RATE, inputs.ratesPerHour[c.name] ?? 0)]),
+  );
+  return buildInstance(profile, rates);
+}
+
+export function computePlan(inputs: PlanInputs, now: () => number = () => performance.now()): PlanResult {
+  const start = now();
+  const instance = instanceOf(inputs);
+  const minFeasibleBudget = new LagrangianSolver(instance).cheapest().value.gpuHoursPerHour;
+  const budget = Math.max(inputs.planningBudget, minFeasibleBudget);
+  const solution =
+    inputs.solver === 'paper'
+      ? (solvePaper(instance, budget) ?? solveExact(instance, budget))
+      : solveExact(instance, budget);
+  return {
+    plan: solution.plan,
+    value: solution.value,
+    minFeasibleBudget,
+    clampedToMinimum: inputs.planningBudget < minFeasibleBudget,
+    solveMs: now() - start,
+  };
+}
+
+/** The minimum feasible budget for the given estimates; throws BudgetTooLowError below it. */
+export function checkBudget(
+  inputs: Pick<PlanInputs, 'classes' | 'ratesPerHour' | 'gpusPerNode'>,
+  budget: number,
+) {
+  const minimum = new LagrangianSolver(instanceOf(inputs)).cheapest().value.gpuHoursPerHour;
+  if (budget < minimum * (1 - 1e-9)) throw new BudgetTooLowError(budget, minimum);
+  return minimum;
+}
+
+export function frontierOf(inputs: Pick<PlanInputs, 'classes' | 'ratesPerHour' | 'gpusPerNode'>) {
+  return computeFrontier(instanceOf(inputs)).vertices.map((v) => v.value);
+}

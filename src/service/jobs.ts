@@ -1,0 +1,74 @@
+import type { JobRow, JobState } from '../store/repository.ts';
+
+/** An active or finished job as the service holds it in memory (mirrors its row). */
+export interface ServiceJob {
+  readonly id: number;
+  readonly name: string;
+  readonly className: string;
+  readonly tokenHash: string;
+  state: JobState;
+  readonly submittedAt: number;
+  startedAt: number | null;
+  finishedAt: number | null;
+  planId: number | null;
+  /** Widths per statistical epoch, fixed at admission (the plan share the job drew). */
+  widths: number[] | null;
+  statEpoch: number;
+  epochStartedAt: number | null;
+  epochGeneration: number;
+  width: number;
+  /** Node id per allocated GPU. */
+  allocation: string[];
+  generation: number;
+}
+
+export function jobFromRow(row: JobRow): ServiceJob {
+  return {
+    id: row.id,
+    name: row.name,
+    className: row.className,
+    tokenHash: row.tokenHash,
+    state: row.state as JobState,
+    submittedAt: row.submittedAt,
+    startedAt: row.startedAt,
+    finishedAt: row.finishedAt,
+    planId: row.planId,
+    widths: row.widths ?? null,
+    statEpoch: row.statEpoch,
+    epochStartedAt: row.epochStartedAt,
+    epochGeneration: row.epochGeneration,
+    width: row.width,
+    allocation: row.allocation,
+    generation: row.generation,
+  };
+}
+
+/** The columns a tick or a report may change, for a one-statement update. */
+export function mutableColumns(job: ServiceJob) {
+  return {
+    state: job.state,
+    startedAt: job.startedAt,
+    finishedAt: job.finishedAt,
+    planId: job.planId,
+    widths: job.widths,
+    statEpoch: job.statEpoch,
+    epochStartedAt: job.epochStartedAt,
+    epochGeneration: job.epochGeneration,
+    width: job.width,
+    allocation: job.allocation,
+    generation: job.generation,
+  };
+}
+
+/** The width a job's plan gives its current statistical epoch. */
+export function plannedWidth(job: ServiceJob): number {
+  if (!job.widths || job.widths.length === 0) return 0;
+  return job.widths[Math.min(job.statEpoch, job.widths.length - 1)] as number;
+}
+
+/** GPUs per node of an allocation, as {node, gpus} pairs. */
+export function nodesOf(allocation: readonly string[]): Array<{ node: string; gpus: number }> {
+  const counts = new Map<string, number>();
+  for (const node of allocation) counts.set(node, (counts.get(node) ?? 0) + 1);
+  return [...counts].map(([node, gpus]) => ({ node, gpus }));
+}

@@ -1,0 +1,112 @@
+import type { Logger } from 'pino';
+import type { ClassProfile } from '../core/profile.ts';
+import type { PlanRow, Repository } from '../store/repository.ts';
+import type { PlanComputer } from './calculator/computer.ts';
+import type { PlanInputs } from './calculator/compute.ts';
+
+/**
+ * Runs the width calculator off the tick: on a timer, and at once when the budget or a profile
+ * changes. Requests arriving while a computation runs coalesce into one more run after it, so a
+ * burst of changes costs at most two computations and the latest inputs always win.
+ */
+export class Planner {
+  private running: Promise<PlanRow | undefined> | null = null;
+  private queued: Promise<PlanRow | undefined> | null = null;
+  private lastStartedAt = Number.NEGATIVE_INFINITY;
+  lastError: string | undefined;
+
+  constructor(
+    private readonly deps: {
+      repo: Repository;
+      computer: PlanComputer;
+      logger: Logger;
+      now: () => number;
+      inputs: () => PlanInputs | undefined;
+      onPlan: (row: PlanRow) => void;
+      intervalMs: number;
+    },
+  ) {}
+
+  /** Called every tick: starts a computation when the timer is due. Never waits for it. */
+  maybeRun(): void {
+    if (!this.running && this.deps.now() - this.lastStartedAt >= this.deps.intervalMs)
+      void this.request('timer');
+  }
+
+  /** Asks for a plan; resolves with a plan computed from inputs read after this call. */
+  request(reason: string): Promise<PlanRow | undefined> {
+    if (!this.running) return this.start(reason);
+    this.queued ??= this.running.then(() => {
+      this.queued = null;
+      return this.start(reason);
+    });
+    return this.queued;
+  }
+
+  /** Waits for computations in flight or queued (tests, shutdown). */
+  async idle(): Promise<void> {
+    while (this.running || this.queued) await (this.queued ?? this.running);
+  }
+
+  private start(reason: string): Promise<PlanRow | undefined> {
+    this.lastStartedAt = this.deps.now();
+    const run: Promise<PlanRow | undefined> = this.run(reason).finally(() => {
+      if (this.running === run) this.running = null;
+    });
+    this.running = run;
+    return run;
+  }
+
+  private async run(reason: string): Promise<PlanRow | undefined> {
+    const inputs = this.deps.inputs();
+    if (!inputs) return undefined;
+    try {
+      const result = await this.deps.computer.compute(inputs);
+      const row = this.deps.repo.insertPlan({
+        computedAt: this.deps.now(),
+        solver: inputs.solver,
+        budget: inputs.budget,
+        planningBudget: inputs.planningBudget,
+        minFeasibleBudget: result.minFeasibleBudget,
+        predictedAvgJctSeconds: result.value.avgJctSeconds,
+        predictedGpuHoursPerHour: result.value.gpuHoursPerHour,
+        plan: result.plan,
+        inputs: {
+          ...inputs,
+          classes: inputs.classes.map(summariseClass),
+          clampedToMinimum: result.clampedToMinimum,
+        },
+        solveMs: result.solveMs,
+      });
+      this.lastError = undefined;
+      this.deps.logger.info(
+        {
+          event: 'plan',
+          reason,
+          planId: row.id,
+          budget: inputs.budget,
+          planningBudget: inputs.planningBudget,
+          predictedAvgJctSeconds: row.predictedAvgJctSeconds,
+          solveMs: row.solveMs,
+        },
+        'plan computed',
+      );
+      this.deps.onPlan(row);
+      return row;
+    } catch (error) {
+      this.lastError = (error as Error).message;
+      this.deps.logger.error({ event: 'plan_failed', reason, error: this.lastError }, 'plan failed');
+      return undefined;
+    }
+  }
+}
+
+/** Stored inputs keep the work estimates per epoch; the speedup tables are in the class profiles. */
+function summariseClass(c: ClassProfile) {
+  return {
+    name: c.name,
+    weight: c.weight,
+    rescaleSeconds: c.rescaleSeconds,
+    workSeconds: c.epochs.map((e) => e.workSeconds),
+  };
+}

@@ -1,0 +1,187 @@
+import { type ServiceJob, mutableColumns, plannedWidth } from './jobs.ts';
+import { placeJobs } from './placement.ts';
+import type { MetricDatum, PoolNode } from './ports.ts';
+import type { BoaService } from './service.ts';
+
+export interface TickDecision {
+  readonly changed: ServiceJob[];
+  readonly wantedGpus: number;
+  readonly allocatedGpus: number;
+  readonly desiredNodes: number;
+}
+
+export interface TickReport extends TickDecision {
+  readonly at: number;
+  readonly computeMs: number;
+  readonly nodes: number;
+  readonly readyNodes: number;
+}
+
+function sameAllocation(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((node, i) => node === b[i]);
+}
+
+/**
+ * One scheduling tick: every active job gets its plan's width for its class and statistical epoch,
+ * placement keeps jobs already at the right width and packs the rest, and the node group is sized
+ * to ceil(GPUs wanted / GPUs per node) within its bounds. It never waits for the calculator.
+ */
+export class Scheduler {
+  private resizing: Promise<void> | null = null;
+
+  constructor(private readonly service: BoaService) {}
+
+  /** The pure part of a tick (benchmarked): decides widths, placements and the node count. */
+  decide(now: number, readyNodes: readonly PoolNode[]): TickDecision {
+    const { state, deps } = this.service;
+    const active = [...state.jobs.values()].sort((a, b) => a.id - b.id);
+    let wantedGpus = 0;
+    const newlyAdmitted = new Set<ServiceJob>();
+    const wanted = active.map((job) => {
+      if (!job.widths && this.service.admit(job)) newlyAdmitted.add(job);
+      const width = plannedWidth(job);
+      wantedGpus += width;
+      return { id: job.id, width, allocation: job.allocation };
+    });
+    const { config } = deps;
+    const group = state.group;
+    const cap = Math.min(
+      group?.maxSize ?? Number.MAX_SAFE_INTEGER,
+      config.maxNodes ?? Number.MAX_SAFE_INTEGER,
+    );
+    const { allocations: placements, desiredNodes } = placeJobs(wanted, readyNodes, {
+      gpusPerNode: config.gpusPerNode,
+      minNodes: Math.min(group?.minSize ?? 0, cap),
+      maxNodes: cap,
+    });
+    const changed: ServiceJob[] = [];
+    let allocatedGpus = 0;
+    for (const job of active) {
+      const next = placements.get(job.id) ?? [];
+      allocatedGpus += next.length;
+      if (sameAllocation(job.allocation, next)) {
+        if (newlyAdmitted.has(job)) changed.push(job);
+        continue;
+      }
+      job.allocation = next;
+      job.width = next.length;
+      job.generation += 1;
+      job.state = next.length > 0 ? 'running' : 'waiting';
+      if (next.length > 0 && job.startedAt === null) {
+        job.startedAt = now;
+        job.epochStartedAt = now;
+        job.epochGeneration = job.generation;
+      }
+      changed.push(job);
+    }
+    return { changed, wantedGpus, allocatedGpus, desiredNodes };
+  }
+
+  async tick(): Promise<TickReport> {
+    const { state, deps } = this.service;
+    const { pool, repo, logger, clock } = deps;
+    const now = clock.now();
+    try {
+      state.nodes = await pool.listNodes();
+      state.group = await pool.describe();
+    } catch (error) {
+      logger.warn({ event: 'pool_unavailable', error: (error as Error).message }, 'node pool not answering');
+    }
+    const started = performance.now();
+    const ready = state.nodes.filter((n) => n.ready);
+    const decision = this.decide(now, ready);
+    repo.transaction(() => {
+      this.service.flushAllocation(now);
+      state.allocatedGpus = decision.allocatedGpus;
+      for (const job of decision.changed) repo.updateJob(job.id, mutableColumns(job));
+      repo.observeNodes(state.nodes, now);
+      repo.putSetting('lastTickAt', now, now);
+    });
+    state.lastTickAt = now;
+    const computeMs = performance.now() - started;
+    state.lastTickMs = computeMs;
+    for (const job of decision.changed) {
+      logger.debug(
+        {
+          event: 'allocation',
+          jobId: job.id,
+          width: job.width,
+          generation: job.generation,
+          state: job.state,
+        },
+        'allocation changed',
+      );
+    }
+    this.maybeResize(decision.desiredNodes, now);
+    this.service.planner.maybeRun();
+    void deps.metrics.put(this.metrics(decision, now), now).catch((error: Error) => {
+      logger.warn({ event: 'metrics_failed', error: error.message }, 'metrics not published');
+    });
+    return { ...decision, at: now, computeMs, nodes: state.nodes.length, readyNodes: ready.length };
+  }
+
+  /**
+   * Resizes only when the target changes, one request at a time. The request is stored before it is
+   * sent, so after a crash the same target is never sent as a new resize (the pool is idempotent
+   * for an unchanged target, and `resume` re-sends one that may not have arrived).
+   */
+  maybeResize(target: number, now: number): void {
+    const { repo, pool, logger } = this.service.deps;
+    if (this.resizing) return;
+    const last = repo.lastResize();
+    if (last && last.target === target && last.status !== 'failed') return;
+    const row = repo.insertResize({ at: now, target, requested: target, status: 'requested' });
+    logger.info({ event: 'resize', target, previous: last?.target ?? null }, 'node group resize');
+    this.send(row.id, target);
+  }
+
+  /** After a restart: a resize stored as requested may not have reached the pool; send it again. */
+  resume(): void {
+    const last = this.service.deps.repo.lastResize();
+    if (last?.status === 'requested') this.send(last.id, last.target);
+  }
+
+  private send(id: number, target: number): void {
+    const { repo, pool, logger } = this.service.deps;
+    this.resizing = pool
+      .setDesiredSize(target)
+      .then((result) => {
+        repo.updateResize(id, {
+          status: 'applied',
+          requested: result.requested,
+          updateId: result.updateId ?? null,
+        });
+      })
+      .catch((error: Error) => {
+        repo.updateResize(id, { status: 'failed', error: error.message });
+        logger.error({ event: 'resize_failed', target, error: error.message }, 'resize failed');
+      })
+      .finally(() => {
+        this.resizing = null;
+      });
+  }
+
+  /** Waits for a resize in flight (tests, shutdown). */
+  async settle(): Promise<void> {
+    while (this.resizing) await this.resizing;
+  }
+
+  private metrics(decision: TickDecision, now: number): MetricDatum[] {
+    const { state, deps } = this.service;
+    const window = deps.config.budgetWindowHours * 3_600_000;
+    const averages = this.service.ledgerAverages(Math.max(now - window, state.startedAt), now);
+    const paidNow = state.nodes.reduce((sum, n) => sum + n.gpus, 0);
+    const running = [...state.jobs.values()].filter((j) => j.state === 'running').length;
+    return [
+      { name: 'BudgetGpuHoursPerHour', value: state.budget?.gpuHoursPerHour ?? 0, unit: 'None' },
+      { name: 'PaidGpuHoursPerHour', value: paidNow, unit: 'None' },
+      { name: 'AllocatedGpuHoursPerHour', value: decision.allocatedGpus, unit: 'None' },
+      { name: 'PaidGpuHoursPerHourAverage', value: averages.paidGpuHoursPerHour, unit: 'None' },
+      { name: 'DesiredNodes', value: decision.desiredNodes, unit: 'Count' },
+      { name: 'ActualNodes', value: state.nodes.length, unit: 'Count' },
+      { name: 'JobsRunning', value: running, unit: 'Count' },
+      { name: 'JobsWaiting', value: state.jobs.size - running, unit: 'Count' },
+      { name: 'PredictedAvgJctSeconds', value: state.plan?.row.predictedAvgJctSeconds ?? 0, unit: 'Seconds' },
+    ];
+  }
+}

@@ -1,0 +1,357 @@
+import type { Logger } from 'pino';
+import { BudgetTooLowError } from '../core/calc/errors.ts';
+import type { MixedPlan } from '../core/plan.ts';
+import type { ClassProfile } from '../core/profile.ts';
+import type { JobState, PlanRow, Repository } from '../store/repository.ts';
+import { chooseShare } from './admission.ts';
+import { checkBudget, type PlanInputs } from './calculator/compute.ts';
+import type { PlanComputer } from './calculator/computer.ts';
+import type { ServiceConfig } from './config.ts';
+import { notFound, ServiceError } from './errors.ts';
+import { blendWork, estimateRates, workFromDuration } from './estimators.ts';
+import { type ServiceJob, jobFromRow, mutableColumns, plannedWidth } from './jobs.ts';
+import { averagesOver, overheadRatio } from './ledger.ts';
+import { Planner } from './planner.ts';
+import type { Clock, MetricsSink, NodePool } from './ports.ts';
+import { type BudgetSetting, MAX_WORK_SAMPLES, ServiceState } from './state.ts';
+import { hashToken, newToken, tokenMatchesHash } from './tokens.ts';
+
+export interface ServiceDeps {
+  readonly config: ServiceConfig;
+  readonly repo: Repository;
+  readonly clock: Clock;
+  readonly pool: NodePool;
+  readonly metrics: MetricsSink;
+  readonly computer: PlanComputer;
+  readonly logger: Logger;
+}
+
+const HOUR = 3_600_000;
+
+/**
+ * The boa service's state and operations: jobs, classes, budget, plans and the ledger. The scheduling
+ * tick (scheduler.ts) and the API (src/api) work through it. Every change is one store transaction.
+ */
+export class BoaService {
+  readonly state = new ServiceState();
+  readonly planner: Planner;
+
+  constructor(readonly deps: ServiceDeps) {
+    this.planner = new Planner({
+      repo: deps.repo,
+      computer: deps.computer,
+      logger: deps.logger,
+      now: () => deps.clock.now(),
+      inputs: () => this.planInputs(),
+      onPlan: (row) => this.adoptPlan(row),
+      intervalMs: deps.config.calculatorMinutes * 60_000,
+    });
+  }
+
+  /** Loads the stored state; seeds classes from the default profiles and the budget from config. */
+  init(defaultClasses: readonly ClassProfile[]): void {
+    const { repo, clock, config } = this.deps;
+    const now = clock.now();
+    const s = this.state;
+    repo.transaction(() => {
+      if (repo.listClasses().length === 0) {
+        for (const c of defaultClasses) repo.putClass(c, config.priorRates[c.name] ?? 1, now);
+      }
+      if (repo.getSetting('startedAt') === undefined) repo.putSetting('startedAt', now, now);
+      if (repo.getSetting('budget') === undefined && config.budget !== undefined) {
+        repo.putSetting('budget', { gpuHoursPerHour: config.budget, setAt: now }, now);
+      }
+    });
+    const samples = repo.getSetting<Record<string, number[][]>>('workSamples') ?? {};
+    for (const c of repo.listClasses()) {
+      s.classes.set(c.name, {
+        profile: c.profile,
+        priorRatePerHour: c.priorRatePerHour,
+        workSamples: samples[c.name] ?? c.profile.epochs.map(() => []),
+      });
+    }
+    s.startedAt = repo.getSetting<number>('startedAt') ?? now;
+    s.budget = repo.getSetting<BudgetSetting>('budget');
+    for (const row of repo.activeJobs()) s.jobs.set(row.id, jobFromRow(row));
+    const plan = repo.latestPlan();
+    if (plan) this.adoptPlan(plan);
+    s.lastTickAt = repo.getSetting<number>('lastTickAt');
+    s.allocatedFrom = s.lastTickAt ?? now;
+    s.allocatedGpus = [...s.jobs.values()].reduce((sum, j) => sum + j.allocation.length, 0);
+  }
+
+  // ---- plans ----
+
+  /** Inputs for the calculator from the current estimates, or undefined when there is no budget. */
+  planInputs(): PlanInputs | undefined {
+    const budget = this.state.budget;
+    if (!budget) return undefined;
+    const now = this.deps.clock.now();
+    const window = this.deps.config.budgetWindowHours * HOUR;
+    const ratio = overheadRatio(this.ledgerAverages(Math.max(now - window, this.state.startedAt), now));
+    return {
+      classes: this.estimatedClasses(),
+      ratesPerHour: this.estimatedRates(now),
+      budget: budget.gpuHoursPerHour,
+      planningBudget: budget.gpuHoursPerHour / ratio,
+      solver: this.deps.config.solver,
+      gpusPerNode: this.deps.config.gpusPerNode,
+    };
+  }
+
+  estimatedRates(now = this.deps.clock.now()): Record<string, number> {
+    const { config, repo } = this.deps;
+    const since = now - config.rateWindowHours * HOUR;
+    return estimateRates(
+      [...this.state.classes.values()].map((c) => ({
+        name: c.profile.name,
+        priorRatePerHour: c.priorRatePerHour,
+      })),
+      repo.submissionsSince(since),
+      {
+        now,
+        windowHours: config.rateWindowHours,
+        priorWeightHours: config.priorWeightHours,
+        observedSince: this.state.startedAt,
+      },
+    );
+  }
+
+  /** Class profiles with each epoch's work blended with what finished epochs showed. */
+  estimatedClasses(): ClassProfile[] {
+    return [...this.state.classes.values()].map(({ profile, workSamples }) => ({
+      ...profile,
+      epochs: profile.epochs.map((e, j) => ({
+        ...e,
+        workSeconds: blendWork(e.workSeconds, workSamples[j] ?? []),
+      })),
+    }));
+  }
+
+  private adoptPlan(row: PlanRow): void {
+    this.state.plan = { row, plan: row.plan as MixedPlan };
+  }
+
+  /** Gives a job its widths from the current plan's share for its class, chosen at admission. */
+  admit(job: ServiceJob): boolean {
+    const current = this.state.plan;
+    const shares = current?.plan[job.className];
+    if (!current || !shares) return false;
+    const key = `${current.row.id}/${job.className}`;
+    const counts = this.state.admitted.get(key) ?? shares.map(() => 0);
+    const index = chooseShare(shares, counts);
+    counts[index] = (counts[index] ?? 0) + 1;
+    this.state.admitted.set(key, counts);
+    job.planId = current.row.id;
+    job.widths = [...(shares[index]?.widths ?? [])];
+    return true;
+  }
+
+  // ---- budget ----
+
+  setBudget(gpuHoursPerHour: number): { budget: BudgetSetting; minFeasibleBudget: number } {
+    if (!Number.isFinite(gpuHoursPerHour) || gpuHoursPerHour <= 0) {
+      throw new ServiceError(400, 'invalid', 'gpuHoursPerHour must be a positive number', 'gpuHoursPerHour');
+    }
+    let minFeasibleBudget: number;
+    try {
+      minFeasibleBudget = checkBudget(
+        {
+          classes: this.estimatedClasses(),
+          ratesPerHour: this.estimatedRates(),
+          gpusPerNode: this.deps.config.gpusPerNode,
+        },
+        gpuHoursPerHour,
+      );
+    } catch (error) {
+      if (error instanceof BudgetTooLowError) {
+        throw new ServiceError(
+          422,
+          'budget_below_minimum',
+          `${error.message}. The minimum feasible budget is ${error.minFeasibleBudget.toFixed(3)} GPU-hours/hour.`,
+          'gpuHoursPerHour',
+          { minFeasibleBudget: error.minFeasibleBudget },
+        );
+      }
+      throw error;
+    }
+    const now = this.deps.clock.now();
+    const budget = { gpuHoursPerHour, setAt: now };
+    this.deps.repo.putSetting('budget', budget, now);
+    this.state.budget = budget;
+    this.deps.logger.info({ event: 'budget_set', gpuHoursPerHour }, 'budget set');
+    void this.planner.request('budget');
+    return { budget, minFeasibleBudget };
+  }
+
+  ledgerAverages(from: number, to: number) {
+    const { repo } = this.deps;
+    const nodes = repo.nodesOverlapping(from).map((n) => ({
+      gpus: n.gpus,
+      launchedAt: n.launchedAt,
+      until: n.goneAt ?? Math.max(n.lastSeenAt, to),
+    }));
+    const allocations = repo.allocationsSince(from);
+    // The interval since the last flush is still open: count it as it stands.
+    allocations.push({ from: this.state.allocatedFrom, to, gpus: this.state.allocatedGpus });
+    return averagesOver(nodes, allocations, from, to);
+  }
+
+  // ---- classes ----
+
+  putClass(profile: ClassProfile, priorRatePerHour: number | undefined): void {
+    const now = this.deps.clock.now();
+    const existing = this.state.classes.get(profile.name);
+    const prior =
+      priorRatePerHour ?? existing?.priorRatePerHour ?? this.deps.config.priorRates[profile.name] ?? 1;
+    this.deps.repo.putClass(profile, prior, now);
+    const sameShape = existing && existing.profile.epochs.length === profile.epochs.length;
+    this.state.classes.set(profile.name, {
+      profile,
+      priorRatePerHour: prior,
+      workSamples: sameShape ? existing.workSamples : profile.epochs.map(() => []),
+    });
+    this.deps.logger.info(
+      { event: 'class_put', name: profile.name, epochs: profile.epochs.length },
+      'class saved',
+    );
+    void this.planner.request('profile');
+  }
+
+  // ---- jobs ----
+
+  registerJob(className: string, name: string | undefined): { job: ServiceJob; token: string } {
+    if (!this.state.classes.has(className)) {
+      throw new ServiceError(
+        400,
+        'unknown_class',
+        `unknown class "${className}"; known classes: ${[...this.state.classes.keys()].join(', ')}`,
+        'class',
+      );
+    }
+    const token = newToken();
+    const now = this.deps.clock.now();
+    const row = this.deps.repo.transaction(() => {
+      const inserted = this.deps.repo.insertJob({
+        name: name ?? className,
+        className,
+        tokenHash: hashToken(token),
+        state: 'waiting',
+        submittedAt: now,
+        allocation: [],
+      });
+      const job = jobFromRow(inserted);
+      if (this.admit(job)) this.deps.repo.updateJob(job.id, mutableColumns(job));
+      return job;
+    });
+    this.state.jobs.set(row.id, row);
+    this.deps.logger.info({ event: 'job_registered', jobId: row.id, class: className }, 'job registered');
+    return { job: row, token };
+  }
+
+  /** The job, checked against its token (or the operator's, which the API checks before). */
+  job(id: number, token?: string): ServiceJob {
+    const job = this.state.jobs.get(id) ?? this.storedJob(id);
+    if (!job) throw notFound(`job ${id}`);
+    if (token !== undefined && !tokenMatchesHash(token, job.tokenHash)) {
+      throw new ServiceError(401, 'unauthorized', 'this token is not the job token of job ' + id);
+    }
+    return job;
+  }
+
+  private storedJob(id: number): ServiceJob | undefined {
+    const row = this.deps.repo.getJob(id);
+    return row ? jobFromRow(row) : undefined;
+  }
+
+  reportProgress(id: number, statEpoch: number, token?: string): ServiceJob {
+    const job = this.activeJob(id, token);
+    const cls = this.state.classes.get(job.className);
+    const epochs = cls?.profile.epochs.length ?? 1;
+    if (!Number.isInteger(statEpoch) || statEpoch < 0 || statEpoch >= epochs) {
+      throw new ServiceError(
+        400,
+        'invalid',
+        `statEpoch must be an integer from 0 to ${epochs - 1} for class ${job.className}`,
+        'statEpoch',
+      );
+    }
+    if (statEpoch < job.statEpoch) {
+      throw new ServiceError(
+        409,
+        'epoch_regressed',
+        `job ${id} is already in statistical epoch ${job.statEpoch}; epochs only advance`,
+        'statEpoch',
+      );
+    }
+    if (statEpoch === job.statEpoch) return job;
+    const now = this.deps.clock.now();
+    this.recordWorkSample(job, now);
+    job.statEpoch = statEpoch;
+    job.epochStartedAt = job.allocation.length > 0 ? now : null;
+    job.epochGeneration = job.generation;
+    this.deps.repo.transaction(() => {
+      this.deps.repo.updateJob(job.id, mutableColumns(job));
+      this.persistWorkSamples(now);
+    });
+    return job;
+  }
+
+  /** A clean epoch (one allocation throughout, at the planned width) tells us its 1-GPU work. */
+  private recordWorkSample(job: ServiceJob, now: number): void {
+    const cls = this.state.classes.get(job.className);
+    if (!cls || job.epochStartedAt === null || job.generation !== job.epochGeneration) return;
+    const width = job.allocation.length;
+    const epoch = cls.profile.epochs[job.statEpoch];
+    const speedup = epoch?.speedup[String(width)];
+    if (!epoch || !speedup || width !== plannedWidth(job)) return;
+    // Only the first epoch begins with a (re)start: a later one whose width changed is not clean.
+    const rescale = job.statEpoch === 0 ? cls.profile.rescaleSeconds : 0;
+    const samples = (cls.workSamples[job.statEpoch] ??= []);
+    samples.push(workFromDuration((now - job.epochStartedAt) / 1000, rescale, speedup));
+    if (samples.length > MAX_WORK_SAMPLES) samples.shift();
+  }
+
+  private persistWorkSamples(now: number): void {
+    const all = Object.fromEntries([...this.state.classes].map(([name, c]) => [name, c.workSamples]));
+    this.deps.repo.putSetting('workSamples', all, now);
+  }
+
+  finishJob(id: number, state: Extract<JobState, 'done' | 'cancelled'>, token?: string): ServiceJob {
+    const job = this.job(id, token);
+    if (job.state === 'done' || job.state === 'cancelled') {
+      if (job.state === state) return job;
+      throw new ServiceError(409, 'already_finished', `job ${id} is already ${job.state}`);
+    }
+    const now = this.deps.clock.now();
+    if (state === 'done') this.recordWorkSample(job, now);
+    this.deps.repo.transaction(() => {
+      this.flushAllocation(now);
+      this.state.allocatedGpus -= job.allocation.length;
+      job.state = state;
+      job.finishedAt = now;
+      job.allocation = [];
+      job.width = 0;
+      job.generation += 1;
+      this.deps.repo.updateJob(job.id, mutableColumns(job));
+      if (state === 'done') this.persistWorkSamples(now);
+    });
+    this.state.jobs.delete(id);
+    this.deps.logger.info({ event: `job_${state}`, jobId: id }, `job ${state}`);
+    return job;
+  }
+
+  private activeJob(id: number, token?: string): ServiceJob {
+    const job = this.job(id, token);
+    if (job.state !== 'waiting' && job.state !== 'running') {
+      throw new ServiceError(409, 'not_active', `job ${id} is ${job.state}`);
+    }
+    return job;
+  }
+
+  /** Closes the current allocation interval into a ledger sample (inside the caller's transaction). */
+  flushAllocation(now: number): void {
+    this.deps.repo.recordAllocation(this.state.allocatedFrom, now, this.state.allocatedGpus);
+    this.state.allocatedFrom = now;
+  }
+}

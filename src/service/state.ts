@@ -1,0 +1,37 @@
+import type { MixedPlan } from '../core/plan.ts';
+import type { ClassProfile } from '../core/profile.ts';
+import type { PlanRow } from '../store/repository.ts';
+import type { ServiceJob } from './jobs.ts';
+import type { NodeGroupState, PoolNode } from './ports.ts';
+
+export interface ClassState {
+  profile: ClassProfile;
+  priorRatePerHour: number;
+  /** Observed 1-GPU work per statistical epoch (most recent last), from jobs that ran it cleanly. */
+  workSamples: number[][];
+}
+
+export interface BudgetSetting {
+  gpuHoursPerHour: number;
+  setAt: number;
+}
+
+/** The service's working state in memory; every change is written through to the store. */
+export class ServiceState {
+  readonly jobs = new Map<number, ServiceJob>();
+  readonly classes = new Map<string, ClassState>();
+  budget: BudgetSetting | undefined;
+  plan: { row: PlanRow; plan: MixedPlan } | undefined;
+  /** Jobs admitted per (plan id, class) and share index: the admission rule's running counts. */
+  readonly admitted = new Map<string, number[]>();
+  startedAt = 0;
+  lastTickAt: number | undefined;
+  nodes: PoolNode[] = [];
+  group: NodeGroupState | undefined;
+  /** Allocated GPUs since `allocatedFrom`, for the ledger's allocation samples. */
+  allocatedGpus = 0;
+  allocatedFrom = 0;
+  lastTickMs = 0;
+}
+
+export const MAX_WORK_SAMPLES = 50;

@@ -1,0 +1,96 @@
+import { index, integer, real, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+
+/** Small settings stored as JSON by key: the budget, the local node pool's state, the demo clock. */
+export const settings = sqliteTable('settings', {
+  key: text('key').primaryKey(),
+  value: text('value', { mode: 'json' }).notNull(),
+  updatedAt: integer('updated_at').notNull(),
+});
+
+/** Job classes and their profiles (the profile file format's class object). */
+export const jobClasses = sqliteTable('job_classes', {
+  name: text('name').primaryKey(),
+  profile: text('profile', { mode: 'json' }).notNull(),
+  /** Expected arrivals per hour before the service has seen any (the estimator's prior). */
+  priorRatePerHour: real('prior_rate_per_hour').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+});
+
+export const jobs = sqliteTable(
+  'jobs',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    name: text('name').notNull(),
+    className: text('class_name').notNull(),
+    tokenHash: text('token_hash').notNull(),
+    /** waiting | running | done | cancelled */
+    state: text('state').notNull(),
+    submittedAt: integer('submitted_at').notNull(),
+    startedAt: integer('started_at'),
+    finishedAt: integer('finished_at'),
+    /** The plan and mixture share the job was assigned at admission, and the widths it implies. */
+    planId: integer('plan_id'),
+    widths: text('widths', { mode: 'json' }).$type<number[]>(),
+    statEpoch: integer('stat_epoch').notNull().default(0),
+    epochStartedAt: integer('epoch_started_at'),
+    /** Allocation generation when the epoch began: unchanged at its end means a clean work sample. */
+    epochGeneration: integer('epoch_generation').notNull().default(0),
+    /** GPU-seconds x speedup reported done in the current epoch, as the job's launcher reports it. */
+    workDoneSeconds: real('work_done_seconds').notNull().default(0),
+    width: integer('width').notNull().default(0),
+    /** Node id per allocated GPU. */
+    allocation: text('allocation', { mode: 'json' }).$type<string[]>().notNull(),
+    /** Changes whenever the job must rescale (its allocation changed). */
+    generation: integer('generation').notNull().default(0),
+  },
+  (t) => [index('jobs_state').on(t.state), index('jobs_class_submitted').on(t.className, t.submittedAt)],
+);
+
+/** Every plan the calculator produced, with its inputs, so a decision can be explained later. */
+export const plans = sqliteTable('plans', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  computedAt: integer('computed_at').notNull(),
+  solver: text('solver').notNull(),
+  budget: real('budget').notNull(),
+  /** The budget the calculator was given: the target corrected for paid/allocated overhead. */
+  planningBudget: real('planning_budget').notNull(),
+  minFeasibleBudget: real('min_feasible_budget').notNull(),
+  predictedAvgJctSeconds: real('predicted_avg_jct_seconds').notNull(),
+  predictedGpuHoursPerHour: real('predicted_gpu_hours_per_hour').notNull(),
+  plan: text('plan', { mode: 'json' }).notNull(),
+  inputs: text('inputs', { mode: 'json' }).notNull(),
+  solveMs: real('solve_ms').notNull(),
+});
+
+/** Nodes seen in the pool with their launch times: paid GPU-time is counted from these. */
+export const ledgerNodes = sqliteTable('ledger_nodes', {
+  id: text('id').primaryKey(),
+  gpus: integer('gpus').notNull(),
+  launchedAt: integer('launched_at').notNull(),
+  lastSeenAt: integer('last_seen_at').notNull(),
+  goneAt: integer('gone_at'),
+});
+
+/** Allocated GPUs over each tick interval: allocated GPU-time is the sum of gpus x seconds. */
+export const allocationSamples = sqliteTable(
+  'allocation_samples',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    from: integer('from_ms').notNull(),
+    to: integer('to_ms').notNull(),
+    gpus: integer('gpus').notNull(),
+  },
+  (t) => [index('allocation_samples_to').on(t.to)],
+);
+
+/** Resize requests sent to the node pool: the last one is never sent twice, even across a crash. */
+export const resizes = sqliteTable('resizes', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  at: integer('at').notNull(),
+  target: integer('target').notNull(),
+  requested: integer('requested').notNull(),
+  /** requested | applied | failed */
+  status: text('status').notNull(),
+  updateId: text('update_id'),
+  error: text('error'),
+});
