@@ -1,0 +1,102 @@
+import { CfnOutput, Stack, type StackProps, Tags } from 'aws-cdk-lib';
+import { Construct } from 'constructs';
+import { BoaWorkload } from './boa-workload.ts';
+import { BoaCluster } from './cluster.ts';
+import type { BoaConfig } from './context.ts';
+import { GpuNodegroup } from './gpu-nodegroup.ts';
+import { BoaIdentity } from './iam.ts';
+import { BOA_NAMESPACE, BOA_PORT } from './k8s/boa.ts';
+import { TOKEN_SECRET } from './k8s/token-init.ts';
+import { Monitoring } from './monitoring.ts';
+import { Network } from './network.ts';
+import { suppressNagFindings } from './nag.ts';
+
+export interface BoaStackProps extends StackProps {
+  readonly config: BoaConfig;
+}
+
+/** Everything boa needs in one account and region: network, cluster, GPU node group, boa, monitoring. */
+export class BoaStack extends Stack {
+  readonly boaCluster: BoaCluster;
+  readonly gpu: GpuNodegroup;
+  readonly identity: BoaIdentity;
+  readonly workload: BoaWorkload;
+  readonly monitoring: Monitoring;
+
+  constructor(scope: Construct, id: string, props: BoaStackProps) {
+    super(scope, id, props);
+    const { config } = props;
+    Tags.of(this).add('app', 'boa');
+    Tags.of(this).add('boa:cluster', config.clusterName);
+
+    const network = new Network(this, 'Network', {
+      ...(config.availabilityZones ? { availabilityZones: config.availabilityZones } : {}),
+    });
+
+    this.boaCluster = new BoaCluster(this, 'Eks', {
+      vpc: network.vpc,
+      clusterName: config.clusterName,
+      allowedApiCidrs: config.allowedApiCidrs,
+      ...(config.adminPrincipalArn ? { adminPrincipalArn: config.adminPrincipalArn } : {}),
+    });
+    const { cluster } = this.boaCluster;
+
+    this.gpu = new GpuNodegroup(this, 'GpuNodes', {
+      cluster,
+      instanceType: config.instanceType,
+      maxNodes: config.maxGpuNodes,
+      diskGiB: config.gpuNodeDiskGiB,
+    });
+
+    this.identity = new BoaIdentity(this, 'Identity', {
+      cluster,
+      nodegroupArn: this.gpu.nodegroup.nodegroupArn,
+    });
+
+    this.workload = new BoaWorkload(this, 'Boa', {
+      cluster,
+      clusterName: config.clusterName,
+      nodegroupName: this.gpu.nodegroup.nodegroupName,
+      maxNodes: config.maxGpuNodes,
+      instanceType: config.instanceType,
+      gpusPerNode: config.gpusPerNode,
+      ...(config.budget !== undefined ? { budget: config.budget } : {}),
+      ...(config.exposeApi
+        ? {
+            loadBalancer: {
+              sourceRanges: config.allowedApiCidrs,
+              ...(config.apiCertificateArn ? { certificateArn: config.apiCertificateArn } : {}),
+            },
+          }
+        : {}),
+      volumeDriver: this.boaCluster.ebsCsiAddon,
+      serviceAccount: this.identity.serviceAccount,
+    });
+    // The service account lives in boa's namespace.
+    this.identity.serviceAccount.node.addDependency(this.workload.namespace);
+
+    this.monitoring = new Monitoring(this, 'Monitoring', {
+      clusterName: config.clusterName,
+      key: this.boaCluster.key,
+      ...(config.alarmEmail ? { alarmEmail: config.alarmEmail } : {}),
+    });
+
+    new CfnOutput(this, 'GpuNodegroupName', {
+      value: this.gpu.nodegroup.nodegroupName,
+      description: 'The node group boa resizes (BOA_NODEGROUP_NAME)',
+    });
+    new CfnOutput(this, 'PortForwardCommand', {
+      value: `kubectl -n ${BOA_NAMESPACE} port-forward svc/boa ${BOA_PORT}:${config.exposeApi ? (config.apiCertificateArn ? 443 : 80) : BOA_PORT}`,
+      description: 'Reach the API on http://localhost:8080 (after the update-kubeconfig command)',
+    });
+    new CfnOutput(this, 'TokenCommand', {
+      value: `kubectl -n ${BOA_NAMESPACE} get secret ${TOKEN_SECRET.name} -o jsonpath='{.data.${TOKEN_SECRET.key}}' | base64 -d`,
+      description: "Prints boa's operator bearer token (BOA_TOKEN)",
+    });
+    new CfnOutput(this, 'DashboardUrl', {
+      value: `https://${this.region}.console.aws.amazon.com/cloudwatch/home?region=${this.region}#dashboards:name=${this.monitoring.dashboard.dashboardName}`,
+    });
+
+    suppressNagFindings(this);
+  }
+}

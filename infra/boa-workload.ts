@@ -1,0 +1,91 @@
+import * as path from 'node:path';
+import { Stack } from 'aws-cdk-lib';
+import * as ecrAssets from 'aws-cdk-lib/aws-ecr-assets';
+import type * as eks from 'aws-cdk-lib/aws-eks-v2';
+import { Construct, type IDependable } from 'constructs';
+import { NODE_ROLE_LABEL } from './cluster.ts';
+import {
+  BOA_NAMESPACE,
+  deploymentManifest,
+  namespaceManifest,
+  serviceManifest,
+  storageManifests,
+} from './k8s/boa.ts';
+import { tokenInitManifests } from './k8s/token-init.ts';
+
+/** Size of boa's data volume (SQLite database), GiB. */
+export const DATA_VOLUME_GIB = 10;
+
+/** The repository root: the Docker build context of boa's image. */
+export const REPO_ROOT = path.resolve(import.meta.dirname, '..');
+
+export interface BoaWorkloadProps {
+  readonly cluster: eks.Cluster;
+  readonly clusterName: string;
+  readonly nodegroupName: string;
+  readonly maxNodes: number;
+  readonly instanceType: string;
+  readonly gpusPerNode: number;
+  readonly budget?: number;
+  readonly loadBalancer?: { readonly sourceRanges: readonly string[]; readonly certificateArn?: string };
+  /** The EBS CSI add-on: created before (and deleted after) everything in boa's namespace, volume included. */
+  readonly volumeDriver: IDependable;
+  /** boa's service account (made in the namespace), created before the Deployment that uses it. */
+  readonly serviceAccount: IDependable;
+}
+
+/**
+ * boa itself: its image (built from the repository's Dockerfile by `cdk deploy`, only hashed at synth),
+ * its namespace, token Secret (made in-cluster), data volume, one-replica Deployment and Service.
+ */
+export class BoaWorkload extends Construct {
+  readonly image: ecrAssets.DockerImageAsset;
+  readonly namespace: eks.KubernetesManifest;
+  readonly app: eks.KubernetesManifest;
+
+  constructor(scope: Construct, id: string, props: BoaWorkloadProps) {
+    super(scope, id);
+    const { cluster } = props;
+    const nodeSelector = { [NODE_ROLE_LABEL]: 'system' };
+
+    this.image = new ecrAssets.DockerImageAsset(this, 'Image', {
+      directory: REPO_ROOT,
+      platform: ecrAssets.Platform.LINUX_AMD64,
+      // Also in .dockerignore; listed here so the asset hash ignores them whatever the ignore mode.
+      exclude: ['node_modules', 'cdk.out', '.git', 'infra', 'test', '**/*.sqlite*'],
+    });
+
+    this.namespace = cluster.addManifest('Namespace', namespaceManifest());
+    this.namespace.node.addDependency(props.volumeDriver);
+
+    const tokenInit = cluster.addManifest(
+      'TokenInit',
+      ...tokenInitManifests({ namespace: BOA_NAMESPACE, nodeSelector }),
+    );
+    tokenInit.node.addDependency(this.namespace);
+
+    const storage = cluster.addManifest('Storage', ...storageManifests(DATA_VOLUME_GIB));
+    storage.node.addDependency(this.namespace);
+
+    const env: Record<string, string> = {
+      BOA_CLUSTER_NAME: props.clusterName,
+      BOA_NODEGROUP_NAME: props.nodegroupName,
+      AWS_REGION: Stack.of(this).region,
+      BOA_MAX_NODES: String(props.maxNodes),
+      BOA_INSTANCE_TYPE: props.instanceType,
+      BOA_GPUS_PER_NODE: String(props.gpusPerNode),
+      ...(props.budget !== undefined ? { BOA_BUDGET: String(props.budget) } : {}),
+    };
+    this.app = cluster.addManifest(
+      'App',
+      deploymentManifest({
+        image: this.image.imageUri,
+        env,
+        nodeSelector,
+        ...(props.loadBalancer ? { loadBalancer: props.loadBalancer } : {}),
+      }),
+      serviceManifest(props.loadBalancer ? { loadBalancer: props.loadBalancer } : {}),
+    );
+    this.app.node.addDependency(this.namespace, storage, tokenInit, props.serviceAccount);
+  }
+}

@@ -1,0 +1,233 @@
+/**
+ * The CDK app's settings, read from CDK context (`-c key=value` or cdk.json) and validated once.
+ * Every key is documented in infra/README.md; defaults live here only.
+ */
+
+/** GPUs per instance for the NVIDIA x86 families the app knows; other types need `gpusPerNode`. */
+const GPUS_PER_INSTANCE: Readonly<Record<string, number>> = {
+  'g4dn.xlarge': 1,
+  'g4dn.2xlarge': 1,
+  'g4dn.4xlarge': 1,
+  'g4dn.8xlarge': 1,
+  'g4dn.16xlarge': 1,
+  'g4dn.12xlarge': 4,
+  'g4dn.metal': 8,
+  'g5.xlarge': 1,
+  'g5.2xlarge': 1,
+  'g5.4xlarge': 1,
+  'g5.8xlarge': 1,
+  'g5.16xlarge': 1,
+  'g5.12xlarge': 4,
+  'g5.24xlarge': 4,
+  'g5.48xlarge': 8,
+  'g6.xlarge': 1,
+  'g6.2xlarge': 1,
+  'g6.4xlarge': 1,
+  'g6.8xlarge': 1,
+  'g6.16xlarge': 1,
+  'g6.12xlarge': 4,
+  'g6.24xlarge': 4,
+  'g6.48xlarge': 8,
+};
+
+export interface BoaConfig {
+  /** Stack name in CloudFormation. */
+  readonly stackName: string;
+  /** EKS cluster name; also the `Cluster` dimension of boa's metrics. */
+  readonly clusterName: string;
+  /** Region to deploy into. */
+  readonly region: string;
+  /** Two availability zones to pin, or undefined to take the region's first two. */
+  readonly availabilityZones?: readonly [string, string];
+  /** Initial budget in GPU-hours per hour (BOA_BUDGET), or undefined to start without one. */
+  readonly budget?: number;
+  /** Largest size of the GPU node group (and BOA_MAX_NODES). */
+  readonly maxGpuNodes: number;
+  /** EC2 instance type of the GPU node group. */
+  readonly instanceType: string;
+  /** GPUs on one instance of that type (BOA_GPUS_PER_NODE). */
+  readonly gpusPerNode: number;
+  /** Root volume of each GPU node, GiB (container images and scratch data). */
+  readonly gpuNodeDiskGiB: number;
+  /** CIDRs allowed to reach the public EKS API endpoint and, when exposed, boa's load balancer. */
+  readonly allowedApiCidrs: readonly string[];
+  /** Put boa's API behind an internet-facing NLB restricted to allowedApiCidrs. */
+  readonly exposeApi: boolean;
+  /** ACM certificate for the NLB's TLS listener; without one an exposed API is plain HTTP. */
+  readonly apiCertificateArn?: string;
+  /** Email address subscribed to the budget alarm topic. */
+  readonly alarmEmail?: string;
+  /** Extra IAM principal (user or role ARN) given cluster-admin through an EKS access entry. */
+  readonly adminPrincipalArn?: string;
+}
+
+export class ContextError extends Error {
+  override name = 'ContextError';
+}
+
+/** Reads one context key; CDK hands `-c` values over as strings and cdk.json values as JSON. */
+export type ContextReader = (key: string) => unknown;
+
+export const DEFAULTS = {
+  stackName: 'boa',
+  clusterName: 'boa',
+  region: 'us-east-1',
+  maxGpuNodes: 4,
+  instanceType: 'g4dn.12xlarge',
+  gpuNodeDiskGiB: 200,
+} as const;
+
+function text(read: ContextReader, key: string): string | undefined {
+  const raw = read(key);
+  if (raw === undefined || raw === null || raw === '') return undefined;
+  if (typeof raw !== 'string')
+    throw new ContextError(`context "${key}" must be a string, got ${JSON.stringify(raw)}`);
+  return raw.trim();
+}
+
+function num(read: ContextReader, key: string): number | undefined {
+  const raw = read(key);
+  if (raw === undefined || raw === null || raw === '') return undefined;
+  const value = typeof raw === 'number' ? raw : typeof raw === 'string' ? Number(raw.trim()) : Number.NaN;
+  if (!Number.isFinite(value))
+    throw new ContextError(`context "${key}" must be a number, got ${JSON.stringify(raw)}`);
+  return value;
+}
+
+function int(read: ContextReader, key: string, min: number, max: number): number | undefined {
+  const value = num(read, key);
+  if (value === undefined) return undefined;
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ContextError(`context "${key}" must be a whole number from ${min} to ${max}, got ${value}`);
+  }
+  return value;
+}
+
+function bool(read: ContextReader, key: string): boolean | undefined {
+  const raw = read(key);
+  if (raw === undefined || raw === null || raw === '') return undefined;
+  if (raw === true || raw === 'true') return true;
+  if (raw === false || raw === 'false') return false;
+  throw new ContextError(`context "${key}" must be true or false, got ${JSON.stringify(raw)}`);
+}
+
+/** A list from a JSON array (cdk.json) or a comma-separated string (`-c key=a,b`). */
+function list(read: ContextReader, key: string): string[] {
+  const raw = read(key);
+  if (raw === undefined || raw === null || raw === '') return [];
+  const items = Array.isArray(raw) ? raw : typeof raw === 'string' ? raw.split(',') : undefined;
+  if (!items || items.some((item) => typeof item !== 'string')) {
+    throw new ContextError(`context "${key}" must be a list of strings or a comma-separated string`);
+  }
+  return (items as string[]).map((item) => item.trim()).filter((item) => item !== '');
+}
+
+const CIDR = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})\/(\d{1,2})$/;
+
+export function checkCidr(cidr: string): string {
+  const match = CIDR.exec(cidr);
+  const ok =
+    match !== null && match.slice(1, 5).every((octet) => Number(octet) <= 255) && Number(match[5]) <= 32;
+  if (!ok) throw new ContextError(`"${cidr}" in allowedApiCidrs is not an IPv4 CIDR such as 203.0.113.0/24`);
+  return cidr;
+}
+
+const NAME = /^[a-zA-Z][a-zA-Z0-9-]{0,62}$/;
+const REGION = /^[a-z]{2}(-[a-z]+)+-\d$/;
+const INSTANCE_TYPE = /^[a-z][a-z0-9-]*\.[a-z0-9]+$/;
+
+/** Validates the context into a config; throws ContextError naming the key at fault. */
+export function readConfig(
+  read: ContextReader,
+  env: Readonly<Record<string, string | undefined>> = {},
+): BoaConfig {
+  const stackName = text(read, 'stackName') ?? DEFAULTS.stackName;
+  const clusterName = text(read, 'clusterName') ?? DEFAULTS.clusterName;
+  for (const [key, value] of [
+    ['stackName', stackName],
+    ['clusterName', clusterName],
+  ] as const) {
+    if (!NAME.test(value)) {
+      throw new ContextError(`context "${key}" must be a letter then letters, digits or '-', got "${value}"`);
+    }
+  }
+
+  const region = text(read, 'region') ?? env.CDK_DEFAULT_REGION ?? DEFAULTS.region;
+  if (!REGION.test(region)) throw new ContextError(`context "region" is not an AWS region name: "${region}"`);
+
+  const zones = list(read, 'availabilityZones');
+  if (zones.length !== 0 && (zones.length !== 2 || !zones.every((zone) => zone.startsWith(region)))) {
+    throw new ContextError(
+      `context "availabilityZones" must name two zones of ${region}, got ${zones.join(',')}`,
+    );
+  }
+
+  const budget = num(read, 'budget');
+  if (budget !== undefined && !(budget > 0)) {
+    throw new ContextError(`context "budget" must be a positive number of GPU-hours per hour, got ${budget}`);
+  }
+
+  const maxGpuNodes = int(read, 'maxGpuNodes', 1, 100) ?? DEFAULTS.maxGpuNodes;
+
+  const instanceType = text(read, 'instanceType') ?? DEFAULTS.instanceType;
+  if (!INSTANCE_TYPE.test(instanceType)) {
+    throw new ContextError(`context "instanceType" is not an EC2 instance type: "${instanceType}"`);
+  }
+  const gpusPerNode = int(read, 'gpusPerNode', 1, 16) ?? GPUS_PER_INSTANCE[instanceType];
+  if (gpusPerNode === undefined) {
+    throw new ContextError(
+      `instance type ${instanceType} is not in the app's table of NVIDIA x86 instances; ` +
+        'set context "gpusPerNode" to the number of GPUs it has',
+    );
+  }
+
+  const gpuNodeDiskGiB = int(read, 'gpuNodeDiskGiB', 20, 16384) ?? DEFAULTS.gpuNodeDiskGiB;
+
+  const allowedApiCidrs = list(read, 'allowedApiCidrs').map(checkCidr);
+  const exposeApi = bool(read, 'exposeApi') ?? false;
+  if (exposeApi && allowedApiCidrs.length === 0) {
+    throw new ContextError(
+      'context "exposeApi" needs "allowedApiCidrs": the load balancer is never opened to the whole internet',
+    );
+  }
+  const apiCertificateArn = text(read, 'apiCertificateArn');
+  if (apiCertificateArn !== undefined && !apiCertificateArn.startsWith('arn:')) {
+    throw new ContextError(
+      `context "apiCertificateArn" must be an ACM certificate ARN, got "${apiCertificateArn}"`,
+    );
+  }
+  if (apiCertificateArn !== undefined && !exposeApi) {
+    throw new ContextError('context "apiCertificateArn" only applies with exposeApi=true');
+  }
+
+  const alarmEmail = text(read, 'alarmEmail');
+  if (alarmEmail !== undefined && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(alarmEmail)) {
+    throw new ContextError(`context "alarmEmail" is not an email address: "${alarmEmail}"`);
+  }
+  const adminPrincipalArn = text(read, 'adminPrincipalArn');
+  if (
+    adminPrincipalArn !== undefined &&
+    !/^arn:aws[a-z-]*:iam::\d{12}:(user|role)\/.+$/.test(adminPrincipalArn)
+  ) {
+    throw new ContextError(
+      `context "adminPrincipalArn" must be an IAM user or role ARN, got "${adminPrincipalArn}"`,
+    );
+  }
+
+  return {
+    stackName,
+    clusterName,
+    region,
+    ...(zones.length === 2 ? { availabilityZones: [zones[0], zones[1]] as [string, string] } : {}),
+    ...(budget !== undefined ? { budget } : {}),
+    maxGpuNodes,
+    instanceType,
+    gpusPerNode,
+    gpuNodeDiskGiB,
+    allowedApiCidrs,
+    exposeApi,
+    ...(apiCertificateArn !== undefined ? { apiCertificateArn } : {}),
+    ...(alarmEmail !== undefined ? { alarmEmail } : {}),
+    ...(adminPrincipalArn !== undefined ? { adminPrincipalArn } : {}),
+  };
+}

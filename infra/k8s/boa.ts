@@ -1,0 +1,147 @@
+import { TOKEN_SECRET } from './token-init.ts';
+
+/** Where boa listens, is probed and keeps its SQLite file (the service's own conventions). */
+export const BOA_PORT = 8080;
+export const BOA_DATA_DIR = '/var/lib/boa';
+export const BOA_NAMESPACE = 'boa';
+export const BOA_SERVICE_ACCOUNT = 'boa';
+export const STORAGE_CLASS = 'boa-gp3';
+
+export interface BoaManifestOptions {
+  readonly image: string;
+  /** Environment of the boa container besides the fixed settings (BOA_CLUSTER_NAME and so on). */
+  readonly env: Readonly<Record<string, string>>;
+  readonly nodeSelector: Readonly<Record<string, string>>;
+  /** Internet-facing NLB restricted to these CIDRs; undefined keeps the API inside the cluster. */
+  readonly loadBalancer?: { readonly sourceRanges: readonly string[]; readonly certificateArn?: string };
+}
+
+const labels = { 'app.kubernetes.io/name': 'boa', 'app.kubernetes.io/component': 'api' };
+
+export function namespaceManifest(): Record<string, unknown> {
+  return {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: {
+      name: BOA_NAMESPACE,
+      labels: { 'app.kubernetes.io/name': 'boa', 'pod-security.kubernetes.io/enforce': 'restricted' },
+    },
+  };
+}
+
+/** An encrypted gp3 class that binds where the pod lands, and boa's volume claim. */
+export function storageManifests(volumeGiB: number): Record<string, unknown>[] {
+  return [
+    {
+      apiVersion: 'storage.k8s.io/v1',
+      kind: 'StorageClass',
+      metadata: { name: STORAGE_CLASS, labels: { 'app.kubernetes.io/name': 'boa' } },
+      provisioner: 'ebs.csi.aws.com',
+      parameters: { type: 'gp3', encrypted: 'true', 'csi.storage.k8s.io/fstype': 'ext4' },
+      volumeBindingMode: 'WaitForFirstConsumer',
+      reclaimPolicy: 'Delete',
+      allowVolumeExpansion: true,
+    },
+    {
+      apiVersion: 'v1',
+      kind: 'PersistentVolumeClaim',
+      metadata: { name: 'boa-data', namespace: BOA_NAMESPACE, labels },
+      spec: {
+        accessModes: ['ReadWriteOnce'],
+        storageClassName: STORAGE_CLASS,
+        resources: { requests: { storage: `${volumeGiB}Gi` } },
+      },
+    },
+  ];
+}
+
+/** One replica (SQLite has one writer), replaced rather than rolled since its volume attaches to one node. */
+export function deploymentManifest(options: BoaManifestOptions): Record<string, unknown> {
+  const env = [
+    ...Object.entries({
+      BOA_CLOUD: 'aws',
+      BOA_HOST: '0.0.0.0',
+      BOA_PORT: String(BOA_PORT),
+      BOA_DATA_DIR,
+      ...options.env,
+    }).map(([name, value]) => ({ name, value })),
+    { name: 'BOA_TOKEN', valueFrom: { secretKeyRef: { name: TOKEN_SECRET.name, key: TOKEN_SECRET.key } } },
+  ];
+  const probe = (path: string, periodSeconds: number, failureThreshold: number) => ({
+    httpGet: { path, port: 'http' },
+    periodSeconds,
+    failureThreshold,
+    timeoutSeconds: 3,
+  });
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'boa', namespace: BOA_NAMESPACE, labels },
+    spec: {
+      replicas: 1,
+      strategy: { type: 'Recreate' },
+      selector: { matchLabels: labels },
+      template: {
+        metadata: { labels },
+        spec: {
+          serviceAccountName: BOA_SERVICE_ACCOUNT,
+          nodeSelector: { ...options.nodeSelector },
+          terminationGracePeriodSeconds: 60,
+          securityContext: {
+            runAsNonRoot: true,
+            runAsUser: 1000,
+            runAsGroup: 1000,
+            fsGroup: 1000,
+            seccompProfile: { type: 'RuntimeDefault' },
+          },
+          containers: [
+            {
+              name: 'boa',
+              image: options.image,
+              ports: [{ name: 'http', containerPort: BOA_PORT }],
+              env,
+              startupProbe: probe('/healthz', 5, 60),
+              livenessProbe: probe('/healthz', 20, 3),
+              readinessProbe: probe('/readyz', 10, 3),
+              resources: { requests: { cpu: '250m', memory: '512Mi' }, limits: { memory: '1Gi' } },
+              securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } },
+              volumeMounts: [{ name: 'data', mountPath: BOA_DATA_DIR }],
+            },
+          ],
+          volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'boa-data' } }],
+        },
+      },
+    },
+  };
+}
+
+/**
+ * A ClusterIP service by default (reach it with `kubectl port-forward`); with a load balancer, an
+ * internet-facing NLB whose listener admits only the given CIDRs, TLS on 443 when a certificate is given.
+ */
+export function serviceManifest(options: Pick<BoaManifestOptions, 'loadBalancer'>): Record<string, unknown> {
+  const lb = options.loadBalancer;
+  const port = lb ? (lb.certificateArn ? 443 : 80) : BOA_PORT;
+  const annotations: Record<string, string> = lb
+    ? {
+        'service.beta.kubernetes.io/aws-load-balancer-type': 'nlb',
+        ...(lb.certificateArn
+          ? {
+              'service.beta.kubernetes.io/aws-load-balancer-ssl-cert': lb.certificateArn,
+              'service.beta.kubernetes.io/aws-load-balancer-ssl-ports': '443',
+            }
+          : {}),
+      }
+    : {};
+  return {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: 'boa', namespace: BOA_NAMESPACE, labels, annotations },
+    spec: {
+      type: lb ? 'LoadBalancer' : 'ClusterIP',
+      selector: labels,
+      ports: [{ name: 'http', port, targetPort: 'http', protocol: 'TCP' }],
+      ...(lb ? { loadBalancerSourceRanges: [...lb.sourceRanges] } : {}),
+    },
+  };
+}

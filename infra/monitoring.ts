@@ -1,0 +1,154 @@
+import { Duration } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
+import { Construct } from 'constructs';
+
+/** CloudWatch namespace of boa's metrics; boa's role may publish only here. */
+export const METRICS_NAMESPACE = 'boa';
+
+/** The one dimension on every boa metric: `Cluster` = the EKS cluster name (BOA_CLUSTER_NAME). */
+export const METRICS_DIMENSION = 'Cluster';
+
+/** Metric names boa publishes (see infra/README.md for units and meaning). */
+export const METRIC_NAMES = [
+  'BudgetGpuHoursPerHour',
+  'PaidGpuHoursPerHour',
+  'AllocatedGpuHoursPerHour',
+  'PaidGpuHoursPerHourAverage',
+  'DesiredNodes',
+  'ActualNodes',
+  'JobsRunning',
+  'JobsWaiting',
+  'PredictedAvgJctSeconds',
+] as const;
+export type MetricName = (typeof METRIC_NAMES)[number];
+
+/** The alarm fires when the paid time-average exceeds the budget by more than this fraction. */
+export const OVERSPEND_TOLERANCE = 0.1;
+
+export interface MonitoringProps {
+  readonly clusterName: string;
+  readonly key: kms.IKey;
+  readonly alarmEmail?: string;
+}
+
+/** A dashboard of budget against spending, nodes and jobs, and the overspend alarm with its topic. */
+export class Monitoring extends Construct {
+  readonly dashboard: cloudwatch.Dashboard;
+  readonly overspendAlarm: cloudwatch.Alarm;
+  readonly topic: sns.Topic;
+
+  constructor(scope: Construct, id: string, props: MonitoringProps) {
+    super(scope, id);
+    const metric = (metricName: MetricName, label: string, statistic = cloudwatch.Stats.AVERAGE) =>
+      new cloudwatch.Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName,
+        dimensionsMap: { [METRICS_DIMENSION]: props.clusterName },
+        statistic,
+        period: Duration.minutes(5),
+        label,
+      });
+
+    const budget = metric('BudgetGpuHoursPerHour', 'Budget');
+    const paidAverage = metric('PaidGpuHoursPerHourAverage', 'Paid (time-average over the budget window)');
+
+    this.topic = new sns.Topic(this, 'AlarmTopic', {
+      displayName: `boa ${props.clusterName} budget alarms`,
+      masterKey: props.key,
+      enforceSSL: true,
+    });
+    // CloudWatch publishes alarm notifications into the encrypted topic.
+    props.key.grant(
+      new iam.ServicePrincipal('cloudwatch.amazonaws.com'),
+      'kms:Decrypt',
+      'kms:GenerateDataKey*',
+    );
+    if (props.alarmEmail) this.topic.addSubscription(new subscriptions.EmailSubscription(props.alarmEmail));
+
+    // paid average - 1.1 x budget > 0, both averaged over the same 5 minutes.
+    this.overspendAlarm = new cloudwatch.Alarm(this, 'OverspendAlarm', {
+      alarmName: `boa-${props.clusterName}-paid-average-over-budget`,
+      alarmDescription:
+        `The paid GPU-hours per hour, time-averaged over boa's budget window, exceed the budget by more than ` +
+        `${OVERSPEND_TOLERANCE * 100}% on cluster ${props.clusterName}.`,
+      metric: new cloudwatch.MathExpression({
+        expression: `paid - ${1 + OVERSPEND_TOLERANCE} * budget`,
+        usingMetrics: { paid: paidAverage, budget },
+        period: Duration.minutes(5),
+        label: 'Paid average above 110% of budget (GPU-hours per hour)',
+      }),
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      threshold: 0,
+      evaluationPeriods: 3,
+      datapointsToAlarm: 2,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    this.overspendAlarm.addAlarmAction(new actions.SnsAction(this.topic));
+    this.overspendAlarm.addOkAction(new actions.SnsAction(this.topic));
+
+    const gpuHours = (title: string, metrics: cloudwatch.IMetric[]) =>
+      new cloudwatch.GraphWidget({
+        title,
+        left: metrics,
+        leftYAxis: { label: 'GPU-hours per hour', min: 0, showUnits: false },
+        width: 12,
+        height: 7,
+      });
+
+    this.dashboard = new cloudwatch.Dashboard(this, 'Dashboard', {
+      dashboardName: `boa-${props.clusterName}`,
+      defaultInterval: Duration.days(1),
+    });
+    this.dashboard.addWidgets(
+      new cloudwatch.TextWidget({
+        markdown:
+          `# boa on ${props.clusterName}\nBudget against what is paid (GPU-hours per hour of rented GPUs) and ` +
+          'what jobs hold; the alarm compares the paid time-average with the budget.',
+        width: 24,
+        height: 2,
+      }),
+    );
+    this.dashboard.addWidgets(
+      gpuHours('Budget vs paid and allocated', [
+        budget,
+        metric('PaidGpuHoursPerHour', 'Paid'),
+        metric('AllocatedGpuHoursPerHour', 'Allocated to jobs'),
+        paidAverage,
+      ]),
+      new cloudwatch.AlarmWidget({
+        title: 'Paid average over budget',
+        alarm: this.overspendAlarm,
+        width: 12,
+        height: 7,
+      }),
+    );
+    this.dashboard.addWidgets(
+      new cloudwatch.GraphWidget({
+        title: 'GPU nodes',
+        left: [metric('DesiredNodes', 'Desired'), metric('ActualNodes', 'Actual')],
+        leftYAxis: { label: 'nodes', min: 0, showUnits: false },
+        width: 8,
+        height: 6,
+      }),
+      new cloudwatch.GraphWidget({
+        title: 'Jobs',
+        left: [metric('JobsRunning', 'Running'), metric('JobsWaiting', 'Waiting')],
+        leftYAxis: { label: 'jobs', min: 0, showUnits: false },
+        width: 8,
+        height: 6,
+      }),
+      new cloudwatch.GraphWidget({
+        title: 'Predicted average job completion time',
+        left: [metric('PredictedAvgJctSeconds', 'Predicted average JCT')],
+        leftYAxis: { label: 'seconds', min: 0, showUnits: false },
+        width: 8,
+        height: 6,
+      }),
+    );
+  }
+}
