@@ -1,0 +1,288 @@
+/**
+ * The trace-driven simulator's event loop. Decisions happen at scheduling ticks; between ticks jobs
+ * progress continuously per the ground truth at their placement; completions are exact events that
+ * free GPUs at once (for the next tick's decision); arrivals become visible at the next tick.
+ */
+import { gpusPerNodeOf } from '../../core/exec/placement.ts';
+import type { ProfileFile } from '../../core/profile.ts';
+import type { TraceJob } from '../../core/trace.ts';
+import type { ClusterView, GoodputOracle, Policy, PolicyDefinition, PolicyOptions } from '../policy.ts';
+import { splitDataEpochs } from '../truth/derive.ts';
+import type { JobTruth } from '../truth/model.ts';
+import { VirtualClock } from './clock.ts';
+import { SimCluster } from './cluster.ts';
+import { type EngineConfig, EngineConfigError, resolveEngineConfig } from './config.ts';
+import { type JobClass, SimJob } from './job.ts';
+import { type JobRecord, type RunMetrics, summarize } from './metrics.ts';
+import { validateDecision } from './validate.ts';
+
+export interface SimulationInput {
+  /** The jobs to run (any order; the engine sorts them by arrival). */
+  readonly jobs: readonly TraceJob[];
+  /** Ground truth per application (the engine calls it once per app). */
+  readonly truthOf: (app: string) => JobTruth;
+  /** What the planners see; also fixes each class's statistical epochs for JobView.statEpoch. */
+  readonly profiles: ProfileFile;
+  readonly policy: PolicyDefinition;
+  readonly options: PolicyOptions;
+  readonly traceRatesPerHour: Readonly<Record<string, number>>;
+  readonly seed?: number;
+  readonly config?: Partial<EngineConfig>;
+  readonly clock?: VirtualClock;
+  /** Sees every tick after the decision is applied (tests check invariants independently with it). */
+  readonly observer?: (tick: TickSnapshot) => void;
+}
+
+export interface TickSnapshot {
+  readonly tick: number;
+  readonly cluster: ClusterView;
+  /** Active jobs and their allocations after the decision. */
+  readonly allocations: ReadonlyMap<number, readonly number[]>;
+  readonly activeJobs: readonly number[];
+}
+
+export interface SimulationRun {
+  readonly metrics: RunMetrics;
+  readonly jobs: readonly JobRecord[];
+  /** True when every job completed before the horizon. */
+  readonly finished: boolean;
+  readonly config: EngineConfig;
+}
+
+export class SimulationError extends Error {
+  override name = 'SimulationError';
+}
+
+export function runSimulation(input: SimulationInput): SimulationRun {
+  const config = resolveEngineConfig(input.config);
+  const jobs = makeJobs(input);
+  const first = jobs[0] as SimJob;
+  const start = first.arrival;
+  const horizon = (jobs[jobs.length - 1] as SimJob).arrival + config.horizonSeconds;
+  const clock = input.clock ?? new VirtualClock(start);
+  clock.advanceTo(start);
+  const { policy: definition, options } = input;
+  const fixed = definition.mode === 'fixed';
+  const cluster = new SimCluster(config.gpusPerNode, config.bootSeconds, config.releaseLagSeconds);
+  const maxNodes = fixed ? fixedNodes(definition.name, options, config.gpusPerNode) : config.maxNodes;
+  if (fixed) cluster.request(maxNodes, start, true);
+
+  const active: SimJob[] = [];
+  const byId = new Map(jobs.map((j) => [j.id, j]));
+  const policy = definition.create(
+    {
+      profiles: input.profiles,
+      gpusPerNode: config.gpusPerNode,
+      tickSeconds: config.tickSeconds,
+      rescaleSeconds: config.rescaleSeconds,
+      oracle: oracleFor(byId),
+      traceRatesPerHour: input.traceRatesPerHour,
+      seed: input.seed ?? 1,
+    },
+    options,
+  );
+
+  let arrived = 0;
+  let lastCompletion = start;
+  // Admits the arrivals up to `time` (inclusive, or strictly before it), calling onArrival at each.
+  const admitUpTo = (time: number, inclusive = true) => {
+    const due = (arrival: number) => arrival < time || (inclusive && arrival === time);
+    while (arrived < jobs.length && due((jobs[arrived] as SimJob).arrival)) {
+      const job = jobs[arrived++] as SimJob;
+      clock.advanceTo(Math.max(clock.now(), job.arrival));
+      active.push(job);
+      policy.onArrival?.(job.view(), job.arrival);
+    }
+  };
+  admitUpTo(start);
+
+  let now = start;
+  let tick = 0;
+  for (;;) {
+    if (active.length === 0 && (fixed || cluster.present().length === 0)) {
+      if (arrived === jobs.length) break;
+      // Nothing to decide or to pay for: skip to the tick at or after the next arrival.
+      const ticks = Math.ceil(((jobs[arrived] as SimJob).arrival - now) / config.tickSeconds);
+      now += ticks * config.tickSeconds;
+      tick += ticks;
+      admitUpTo(now);
+      clock.advanceTo(now);
+      continue;
+    }
+    decideAndApply(
+      policy,
+      definition.name,
+      tick,
+      now,
+      active,
+      cluster,
+      config,
+      maxNodes,
+      fixed,
+      input.observer,
+    );
+    const next = now + config.tickSeconds;
+    const completions: SimJob[] = [];
+    for (const job of active) {
+      if (job.advance(now, next) !== null) completions.push(job);
+    }
+    completions.sort((a, b) => (a.completedAt as number) - (b.completedAt as number) || a.id - b.id);
+    // Callbacks in time order: completions and arrivals of this interval interleaved.
+    for (const job of completions) {
+      admitUpTo(job.completedAt as number, false);
+      clock.advanceTo(Math.max(clock.now(), job.completedAt as number));
+      lastCompletion = Math.max(lastCompletion, job.completedAt as number);
+      policy.onCompletion?.(job.view(), job.completedAt as number);
+    }
+    if (completions.length > 0) {
+      const done = new Set(completions);
+      const still = active.filter((j) => !done.has(j));
+      active.length = 0;
+      active.push(...still);
+    }
+    admitUpTo(next);
+    clock.advanceTo(next);
+    now = next;
+    tick++;
+    if (arrived === jobs.length && active.length === 0) break;
+    if (now >= horizon) break;
+  }
+
+  const finished = jobs.every((j) => j.completedAt !== null);
+  const end = finished ? lastCompletion : now;
+  const records: JobRecord[] = jobs.map((j) => ({
+    id: j.id,
+    name: j.name,
+    app: j.app,
+    arrival: j.arrival,
+    firstStart: j.firstStart,
+    completedAt: j.completedAt,
+    rescales: j.rescales,
+    attainedGpuSeconds: j.attainedGpuSeconds,
+  }));
+  const metrics = summarize(records, {
+    start,
+    end,
+    paidGpuSeconds: cluster.paidGpuSeconds(start, end),
+    peakNodes: cluster.peakNodes(),
+  });
+  return { metrics, jobs: records, finished, config };
+}
+
+function decideAndApply(
+  policy: Policy,
+  name: string,
+  tick: number,
+  now: number,
+  active: readonly SimJob[],
+  cluster: SimCluster,
+  config: EngineConfig,
+  maxNodes: number,
+  fixed: boolean,
+  observer: SimulationInput['observer'],
+): void {
+  const nodes = cluster.views(now);
+  const view: ClusterView = {
+    now,
+    gpusPerNode: config.gpusPerNode,
+    mode: fixed ? 'fixed' : 'autoscaled',
+    nodes,
+    maxNodes,
+  };
+  const decision = policy.decide(
+    view,
+    active.map((j) => j.view()),
+  );
+  const allocations = validateDecision(decision, {
+    policy: name,
+    tick,
+    now,
+    mode: view.mode,
+    maxNodes,
+    activeNames: new Map(active.map((j) => [j.id, j.name])),
+    nodes,
+  });
+  for (const job of active) {
+    const allocation = allocations.get(job.id) ?? [];
+    job.assign(allocation, allocation.length ? gpusPerNodeOf(allocation) : [], now, config.rescaleSeconds);
+  }
+  if (!fixed) resize(cluster, decision.desiredNodes, allocations, now);
+  observer?.({
+    tick,
+    cluster: { ...view, nodes: cluster.views(now) },
+    allocations,
+    activeJobs: active.map((j) => j.id),
+  });
+}
+
+/** Boots nodes up to the desired count, or releases empty ones down to it (booting ones first). */
+function resize(
+  cluster: SimCluster,
+  desired: number | undefined,
+  allocations: ReadonlyMap<number, readonly number[]>,
+  now: number,
+): void {
+  const present = cluster.present();
+  if (desired === undefined || desired === present.length) return;
+  if (desired > present.length) {
+    cluster.request(desired - present.length, now);
+    return;
+  }
+  const busy = new Set<number>();
+  for (const allocation of allocations.values()) for (const id of allocation) busy.add(id);
+  const empty = present
+    .filter((n) => !busy.has(n.id))
+    .sort((a, b) => b.readyAt - a.readyAt || b.id - a.id)
+    .slice(0, present.length - desired);
+  cluster.release(new Set(empty.map((n) => n.id)), now);
+}
+
+function makeJobs(input: SimulationInput): SimJob[] {
+  if (input.jobs.length === 0) throw new SimulationError('the trace has no jobs to simulate');
+  const classes = new Map<string, JobClass>();
+  const classOf = (app: string): JobClass => {
+    let cls = classes.get(app);
+    if (cls === undefined) {
+      const profile = input.profiles.classes.find((c) => c.name === app);
+      if (profile === undefined) {
+        const known = input.profiles.classes.map((c) => c.name).join(', ');
+        throw new SimulationError(`no profile for application "${app}"; the profiles have: ${known}`);
+      }
+      const truth = input.truthOf(app);
+      const runs = splitDataEpochs(truth.epochEnds, profile.epochs.length);
+      if (runs.length !== profile.epochs.length) {
+        throw new SimulationError(
+          `profile of "${app}" has ${profile.epochs.length} statistical epochs but the job has only ` +
+            `${truth.epochEnds.length} data epochs`,
+        );
+      }
+      const statEpochEnds = runs.map((run) => truth.epochEnds[run[run.length - 1] as number] as number);
+      cls = { truth, statEpochEnds };
+      classes.set(app, cls);
+    }
+    return cls;
+  };
+  const sorted = [...input.jobs].sort((a, b) => a.time - b.time);
+  return sorted.map((job, id) => new SimJob(id, job, classOf(job.application)));
+}
+
+function fixedNodes(policy: string, options: PolicyOptions, gpusPerNode: number): number {
+  const budget = options.budget;
+  if (budget === undefined || !(Number.isFinite(budget) && budget > 0)) {
+    throw new EngineConfigError(
+      `policy "${policy}" runs on a fixed cluster: give its size as a budget in GPUs`,
+    );
+  }
+  return Math.ceil(budget / gpusPerNode);
+}
+
+function oracleFor(jobs: ReadonlyMap<number, SimJob>): GoodputOracle {
+  return {
+    goodput(jobId, gpusPerNode) {
+      const job = jobs.get(jobId);
+      if (job === undefined) throw new RangeError(`the oracle knows no job ${jobId}`);
+      const truth = job.jobClass.truth;
+      return truth.bestConfig(gpusPerNode, job.progress)?.goodput ?? 0;
+    },
+  };
+}

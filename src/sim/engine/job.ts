@@ -1,0 +1,130 @@
+/**
+ * One job's state in the simulation. Progress follows the ground truth at the job's actual placement
+ * (its GPUs per node), continuously between ticks; allocations only change at ticks.
+ */
+import type { TraceJob } from '../../core/trace.ts';
+import type { Allocation, JobView } from '../policy.ts';
+import type { JobTruth } from '../truth/model.ts';
+import { advanceProgress, secondsToProgress } from '../truth/progress.ts';
+
+/** What the engine knows about a job's class: the truth and where its statistical epochs end. */
+export interface JobClass {
+  readonly truth: JobTruth;
+  /** Progress at the end of each statistical epoch of the class profile (the last one = total). */
+  readonly statEpochEnds: readonly number[];
+}
+
+export class SimJob {
+  readonly id: number;
+  readonly name: string;
+  readonly app: string;
+  readonly arrival: number;
+  readonly requestedGpus: number;
+  readonly requestedBatch: number;
+  progress = 0;
+  allocation: readonly number[] = [];
+  /** GPUs per node of the allocation, largest first: the truth model's placement. */
+  placement: readonly number[] = [];
+  rescales = 0;
+  restartingUntil: number | null = null;
+  attainedGpuSeconds = 0;
+  runSeconds = 0;
+  firstStart: number | null = null;
+  completedAt: number | null = null;
+  /** Time at which the job finishes on its current allocation; recomputed when the allocation changes. */
+  #finishAt = Number.POSITIVE_INFINITY;
+
+  constructor(
+    id: number,
+    job: TraceJob,
+    readonly jobClass: JobClass,
+  ) {
+    this.id = id;
+    this.name = job.name;
+    this.app = job.application;
+    this.arrival = job.time;
+    this.requestedGpus = job.numReplicas;
+    this.requestedBatch = job.batchSize;
+  }
+
+  get statEpoch(): number {
+    const ends = this.jobClass.statEpochEnds;
+    for (let j = 0; j < ends.length - 1; j++) if (this.progress < (ends[j] as number)) return j;
+    return ends.length - 1;
+  }
+
+  view(): JobView {
+    return {
+      id: this.id,
+      name: this.name,
+      app: this.app,
+      arrival: this.arrival,
+      requestedGpus: this.requestedGpus,
+      requestedBatch: this.requestedBatch,
+      progressFraction: this.progress / this.jobClass.truth.totalProgress,
+      statEpoch: this.statEpoch,
+      allocation: this.allocation,
+      rescales: this.rescales,
+      restartingUntil: this.restartingUntil,
+      attainedGpuSeconds: this.attainedGpuSeconds,
+      runSeconds: this.runSeconds,
+    };
+  }
+
+  /**
+   * Applies a tick's allocation. Any change to a non-empty allocation is a (re)start: `rescaleSeconds` of
+   * no progress with the GPUs held (the first start too, as BOA's model charges r on the first epoch).
+   * Returns true when the job (re)started.
+   */
+  assign(allocation: Allocation, placement: readonly number[], now: number, rescaleSeconds: number): boolean {
+    if (sameAllocation(allocation, this.allocation)) return false;
+    this.allocation = allocation;
+    this.placement = placement;
+    if (allocation.length === 0) {
+      this.restartingUntil = null;
+      this.#finishAt = Number.POSITIVE_INFINITY;
+      return false;
+    }
+    this.rescales++;
+    this.firstStart ??= now;
+    this.restartingUntil = now + rescaleSeconds;
+    const truth = this.jobClass.truth;
+    this.#finishAt =
+      this.restartingUntil + secondsToProgress(truth, placement, this.progress, truth.totalProgress);
+    return true;
+  }
+
+  /** Runs the job over [from, until]; returns its completion time when it finishes in that interval. */
+  advance(from: number, until: number): number | null {
+    const gpus = this.allocation.length;
+    if (gpus === 0) return null;
+    if (this.#finishAt <= until) {
+      const done = Math.max(this.#finishAt, from);
+      this.#hold(gpus, done - from);
+      this.progress = this.jobClass.truth.totalProgress;
+      this.completedAt = done;
+      this.allocation = [];
+      this.placement = [];
+      this.restartingUntil = null;
+      return done;
+    }
+    this.#hold(gpus, until - from);
+    const start = Math.max(from, this.restartingUntil ?? from);
+    if (this.restartingUntil !== null && this.restartingUntil <= until) this.restartingUntil = null;
+    if (until > start) {
+      this.progress = advanceProgress(this.jobClass.truth, this.placement, this.progress, until - start);
+    }
+    return null;
+  }
+
+  #hold(gpus: number, seconds: number): void {
+    this.attainedGpuSeconds += gpus * seconds;
+    this.runSeconds += seconds;
+  }
+}
+
+function sameAllocation(a: Allocation, b: Allocation): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
