@@ -15,7 +15,7 @@ export function createApp(service: BoaService, scheduler: Scheduler, operatorTok
       if (!result.success) return validationError(c, result.error);
     },
   });
-  app.onError(handleError);
+  app.onError((error, c) => handleError(error, c, service.deps.logger));
   app.notFound((c) => c.json(errorBody('not_found', `no route ${c.req.method} ${c.req.path}`), 404));
   app.use('*', async (c, next) => {
     c.set('service', service);

@@ -1,4 +1,6 @@
 import type { Context } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { Logger } from 'pino';
 import type { ZodError } from 'zod';
 import { ServiceError } from '../service/errors.ts';
 import { ProfileError } from '../core/profile.ts';
@@ -16,13 +18,18 @@ export function validationError(c: Context, error: ZodError) {
   return c.json(errorBody('invalid', message, field), 400);
 }
 
-export function handleError(error: Error, c: Context) {
+export function handleError(error: Error, c: Context, logger: Logger) {
   if (error instanceof ServiceError) {
     return c.json(errorBody(error.code, error.message, error.field, error.details), error.status);
   }
   if (error instanceof ProfileError)
     return c.json(errorBody('invalid_profile', error.message, 'profile'), 400);
-  if (error instanceof SyntaxError)
-    return c.json(errorBody('invalid', `body is not JSON: ${error.message}`), 400);
+  if (error instanceof HTTPException && error.status < 500) {
+    return c.json(errorBody('invalid', error.message), error.status);
+  }
+  logger.error(
+    { event: 'api_error', path: c.req.path, error: error.message, stack: error.stack },
+    'internal error',
+  );
   return c.json(errorBody('internal', 'internal error; see the service log'), 500);
 }

@@ -25,7 +25,7 @@ export const configSchema = z
     budgetWindowHours: positive('budgetWindowHours').default(24),
     /** Initial budget (GPU-hours per hour) when none is stored yet. */
     budget: z.number().positive().optional(),
-    /** Prior arrival rates per class, jobs/hour; classes without one start at 1/hour. */
+    /** Prior arrival rates per class, jobs/hour; classes without one start at 0 and are learned. */
     priorRates: z.record(z.string(), z.number().nonnegative()).default({}),
     gpusPerNode: z.number().int().positive().default(4),
     instanceType: z.string().default('g4dn.12xlarge'),

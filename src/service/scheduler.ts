@@ -126,7 +126,7 @@ export class Scheduler {
    * for an unchanged target, and `resume` re-sends one that may not have arrived).
    */
   maybeResize(target: number, now: number): void {
-    const { repo, pool, logger } = this.service.deps;
+    const { repo, logger } = this.service.deps;
     if (this.resizing) return;
     const last = repo.lastResize();
     if (last && last.target === target && last.status !== 'failed') return;

@@ -55,7 +55,7 @@ export class BoaService {
     const s = this.state;
     repo.transaction(() => {
       if (repo.listClasses().length === 0) {
-        for (const c of defaultClasses) repo.putClass(c, config.priorRates[c.name] ?? 1, now);
+        for (const c of defaultClasses) repo.putClass(c, config.priorRates[c.name] ?? 0, now);
       }
       if (repo.getSetting('startedAt') === undefined) repo.putSetting('startedAt', now, now);
       if (repo.getSetting('budget') === undefined && config.budget !== undefined) {
@@ -147,6 +147,19 @@ export class BoaService {
     return true;
   }
 
+  /** Re-plans when a class's estimated rate moved by more than a quarter since the plan was made. */
+  private replanIfRatesMoved(): void {
+    const planned = (this.state.plan?.row.inputs as { ratesPerHour?: Record<string, number> } | undefined)
+      ?.ratesPerHour;
+    if (!planned || !this.state.budget) return;
+    const now = this.estimatedRates();
+    const moved = Object.entries(now).some(([name, rate]) => {
+      const before = planned[name] ?? 0;
+      return Math.abs(rate - before) > 0.25 * Math.max(before, 1e-3);
+    });
+    if (moved) void this.planner.request('rates');
+  }
+
   // ---- budget ----
 
   setBudget(gpuHoursPerHour: number): { budget: BudgetSetting; minFeasibleBudget: number } {
@@ -203,7 +216,7 @@ export class BoaService {
     const now = this.deps.clock.now();
     const existing = this.state.classes.get(profile.name);
     const prior =
-      priorRatePerHour ?? existing?.priorRatePerHour ?? this.deps.config.priorRates[profile.name] ?? 1;
+      priorRatePerHour ?? existing?.priorRatePerHour ?? this.deps.config.priorRates[profile.name] ?? 0;
     this.deps.repo.putClass(profile, prior, now);
     const sameShape = existing && existing.profile.epochs.length === profile.epochs.length;
     this.state.classes.set(profile.name, {
@@ -246,6 +259,7 @@ export class BoaService {
     });
     this.state.jobs.set(row.id, row);
     this.deps.logger.info({ event: 'job_registered', jobId: row.id, class: className }, 'job registered');
+    this.replanIfRatesMoved();
     return { job: row, token };
   }
 

@@ -1,0 +1,124 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startService } from './harness.ts';
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const fn of cleanups.splice(0)) await fn();
+});
+
+async function started(options: Parameters<typeof startService>[0] = {}) {
+  const s = await startService(options);
+  cleanups.push(s.close);
+  return s;
+}
+
+describe('budget API', () => {
+  it('sets and reads the budget, with spend and $ per month', async () => {
+    const s = await started();
+    const put = await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
+    expect(put.status).toBe(200);
+    expect(put.body.gpuHoursPerHour).toBe(40);
+    expect(put.body.minFeasibleBudget).toBeGreaterThan(0);
+    const get = await s.request('GET', '/v1/budget');
+    expect(get.body.gpuHoursPerHour).toBe(40);
+    // 40 GPUs at a quarter of a g4dn.12xlarge's $3.912/h, 730 h a month.
+    expect(get.body.dollarsPerMonth).toBeCloseTo(40 * (3.912 / 4) * 730, 1);
+  });
+
+  it('refuses a budget below the minimum with 422 stating it, and keeps the stored budget', async () => {
+    // 8 cifar10 jobs an hour of about an hour's work each need at least about 8 GPUs.
+    const s = await started({ config: { priorRates: { cifar10: 8 } } });
+    await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
+    const low = await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 5 });
+    expect(low.status).toBe(422);
+    expect(low.body.error.field).toBe('gpuHoursPerHour');
+    expect(low.body.error.minFeasibleBudget).toBeGreaterThan(7);
+    expect(low.body.error.minFeasibleBudget).toBeLessThan(12);
+    expect(low.body.error.message).toMatch(/minimum feasible budget is \d+\.\d{3}/);
+    expect((await s.request('GET', '/v1/budget')).body.gpuHoursPerHour).toBe(40);
+  });
+
+  it.each([
+    [{ gpuHoursPerHour: -3 }, 'gpuHoursPerHour'],
+    [{ gpuHoursPerHour: 'forty' }, 'gpuHoursPerHour'],
+    [{ budget: 40 }, 'gpuHoursPerHour'],
+  ])('refuses %j with 400 naming the field, changing nothing', async (body, field) => {
+    const s = await started();
+    await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
+    const bad = await s.request('PUT', '/v1/budget', body);
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.message).toContain(field);
+    expect((await s.request('GET', '/v1/budget')).body.gpuHoursPerHour).toBe(40);
+  });
+
+  it('refuses a body that is not JSON', async () => {
+    const s = await started();
+    const bad = await s.request('PUT', '/v1/budget', '{"gpuHoursPerHour": 4');
+    expect(bad.status).toBe(400);
+  });
+
+  it('needs the operator token for every mutating call', async () => {
+    const s = await started();
+    expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 }, null)).status).toBe(401);
+    expect(
+      (await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 }, 'wrong-token-wrong-token')).status,
+    ).toBe(401);
+    expect((await s.request('POST', '/v1/jobs', { class: 'cifar10' }, null)).status).toBe(401);
+    expect((await s.request('POST', '/v1/plan/recompute', undefined, 'nope')).status).toBe(401);
+    expect((await s.request('GET', '/v1/budget')).body.gpuHoursPerHour).toBeNull();
+  });
+
+  it('keeps the budget across a restart on the same data directory', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'boa-api-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const first = await startService({ dataDir: dir });
+    await first.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
+    await first.close();
+    const second = await started({ dataDir: dir });
+    expect((await second.request('GET', '/v1/budget')).body.gpuHoursPerHour).toBe(40);
+  });
+});
+
+describe('classes API', () => {
+  const profile = (speedup: Record<string, number>) => ({
+    profile: { name: 'tiny', weight: 1, rescaleSeconds: 30, epochs: [{ workSeconds: 600, speedup }] },
+    priorRatePerHour: 2,
+  });
+
+  it('accepts a valid profile and refuses a falling or malformed table, naming what is wrong', async () => {
+    const s = await started();
+    expect((await s.request('PUT', '/v1/classes/tiny', profile({ 1: 1, 2: 1.9, 4: 3.5 }))).status).toBe(200);
+    const falling = await s.request('PUT', '/v1/classes/tiny', profile({ 1: 1, 2: 1.9, 4: 1.5 }));
+    expect(falling.status).toBe(400);
+    expect(falling.body.error.message).toMatch(/falls from 1\.9 at 2 GPUs to 1\.5 at 4 GPUs/);
+    const malformed = await s.request('PUT', '/v1/classes/tiny', profile({ 2: 1.9 }));
+    expect(malformed.body.error.message).toMatch(/must list width "1"/);
+    const names = (await s.request('GET', '/v1/classes')).body.classes.map((c: { name: string }) => c.name);
+    expect(names).toContain('tiny');
+    const tiny = (await s.request('GET', '/v1/classes')).body.classes.find(
+      (c: { name: string }) => c.name === 'tiny',
+    );
+    expect(tiny.profile.epochs[0].speedup['4']).toBe(3.5);
+  });
+});
+
+describe('operations', () => {
+  it('serves the OpenAPI document, health, readiness and Prometheus metrics', async () => {
+    const s = await started();
+    const doc = await s.request('GET', '/openapi.json', undefined, null);
+    expect(doc.status).toBe(200);
+    expect(Object.keys(doc.body.paths)).toEqual(
+      expect.arrayContaining(['/v1/budget', '/v1/jobs', '/v1/jobs/{id}/allocation']),
+    );
+    expect((await s.request('GET', '/healthz', undefined, null)).status).toBe(200);
+    expect((await s.request('GET', '/readyz', undefined, null)).status).toBe(503);
+    await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
+    await s.ticks(1);
+    expect((await s.request('GET', '/readyz', undefined, null)).status).toBe(200);
+    const metrics = await s.request('GET', '/metrics', undefined, null);
+    expect(metrics.body).toMatch(/^boa_budget_gpu_hours_per_hour 40$/m);
+  });
+});
