@@ -1,0 +1,101 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { startService } from './harness.ts';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const fn of cleanups.splice(0)) await fn();
+});
+
+async function withBudget(budget: number) {
+  const s = await startService({
+    config: {
+      priorRates: { cifar10: 8, bert: 1 },
+      local: { maxNodes: 16, bootSeconds: 90, releaseSeconds: 30 },
+    },
+  });
+  cleanups.push(s.close);
+  expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: budget })).status).toBe(200);
+  await s.service.planner.idle();
+  return s;
+}
+
+describe('scheduling tick', () => {
+  it('runs a job at its plan width, resizes the node group, and rescales at an epoch change', async () => {
+    // Just above cifar10's minimum (about 8.5 here) its plan widens as the job's epochs pass.
+    const s = await withBudget(12);
+    // The plan mixes two width sequences by share; admission deals them out, so of a few jobs one widens.
+    const jobs = [];
+    for (let i = 0; i < 4; i++) jobs.push((await s.request('POST', '/v1/jobs', { class: 'cifar10' })).body);
+    const varies = (w: number[]) => w.some((k) => k !== w[0]);
+    const chosen = jobs.find((j) => varies(j.job.widths));
+    expect(chosen).toBeDefined();
+    for (const j of jobs) if (j !== chosen) await s.request('POST', `/v1/jobs/${j.id}/cancel`);
+    const { id, token } = chosen;
+    const widths: number[] = chosen.job.widths;
+    expect(widths).toHaveLength(8);
+
+    await s.ticks(1);
+    // Nodes are booting: the job waits, and the group was asked for ceil(width / 4) nodes.
+    let alloc = await s.request('GET', `/v1/jobs/${id}/allocation`, undefined, token);
+    expect(alloc.body).toMatchObject({ state: 'waiting', width: 0 });
+    const status = (await s.request('GET', '/v1/status')).body;
+    expect(status.nodeGroup.desiredNodes).toBe(Math.ceil((widths[0] as number) / 4));
+
+    await s.ticks(2); // 120 s later: booted
+    alloc = await s.request('GET', `/v1/jobs/${id}/allocation`, undefined, token);
+    expect(alloc.body.state).toBe('running');
+    expect(alloc.body.width).toBe(widths[0]);
+    const firstGeneration = alloc.body.generation;
+
+    // Find the first epoch whose planned width differs and report reaching it.
+    const next = widths.findIndex((w) => w !== widths[0]);
+    expect(next).toBeGreaterThan(0);
+    await s.request('POST', `/v1/jobs/${id}/progress`, { statEpoch: next }, token);
+    await s.ticks(3);
+    alloc = await s.request('GET', `/v1/jobs/${id}/allocation`, undefined, token);
+    expect(alloc.body.width).toBe(widths[next]);
+    expect(alloc.body.generation).toBeGreaterThan(firstGeneration);
+    expect(alloc.body.nodes.reduce((n: number, x: { gpus: number }) => n + x.gpus, 0)).toBe(widths[next]);
+
+    const done = await s.request('POST', `/v1/jobs/${id}/complete`, undefined, token);
+    expect(done.body.state).toBe('done');
+    await s.ticks(1);
+    expect((await s.request('GET', '/v1/status')).body.nodeGroup.desiredNodes).toBe(0);
+  });
+
+  it('keeps one job from reading or changing another with its token', async () => {
+    const s = await withBudget(30);
+    const a = (await s.request('POST', '/v1/jobs', { class: 'cifar10' })).body;
+    const b = (await s.request('POST', '/v1/jobs', { class: 'bert' })).body;
+    expect((await s.request('GET', `/v1/jobs/${a.id}/allocation`, undefined, b.token)).status).toBe(401);
+    expect((await s.request('POST', `/v1/jobs/${a.id}/cancel`, undefined, b.token)).status).toBe(401);
+    expect((await s.request('GET', `/v1/jobs/${a.id}`, undefined, a.token)).body.state).toBe('waiting');
+  });
+
+  it('refuses progress that goes backwards or past the last epoch, and an unknown class', async () => {
+    const s = await withBudget(30);
+    const { id, token } = (await s.request('POST', '/v1/jobs', { class: 'bert' })).body;
+    expect((await s.request('POST', `/v1/jobs/${id}/progress`, { statEpoch: 1 }, token)).status).toBe(200);
+    const back = await s.request('POST', `/v1/jobs/${id}/progress`, { statEpoch: 0 }, token);
+    expect(back.status).toBe(409);
+    const past = await s.request('POST', `/v1/jobs/${id}/progress`, { statEpoch: 2 }, token);
+    expect(past.status).toBe(400);
+    expect(past.body.error.message).toMatch(/from 0 to 1 for class bert/);
+    const unknown = await s.request('POST', '/v1/jobs', { class: 'gpt5' });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error.field).toBe('class');
+  });
+
+  it('never asks for more nodes than the group allows', async () => {
+    const s = await startService({ config: { priorRates: { cifar10: 1 }, maxNodes: 2 } });
+    cleanups.push(s.close);
+    await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 200 });
+    await s.service.planner.idle();
+    for (let i = 0; i < 6; i++) await s.request('POST', '/v1/jobs', { class: 'cifar10' });
+    await s.ticks(4);
+    const status = (await s.request('GET', '/v1/status')).body;
+    expect(status.nodeGroup.desiredNodes).toBe(2);
+    expect(status.nodeGroup.actualNodes).toBeLessThanOrEqual(2);
+    expect(status.gpus.allocated).toBeLessThanOrEqual(8);
+  });
+});
