@@ -21,8 +21,7 @@ export class WorkerPlanComputer implements PlanComputer {
   private readonly pending = new Map<number, { resolve(r: PlanResult): void; reject(e: Error): void }>();
 
   constructor() {
-    // The worker is TypeScript: load it through tsx, as the service itself is.
-    this.worker = new Worker(new URL('./worker.ts', import.meta.url), { execArgv: ['--import', 'tsx'] });
+    this.worker = new Worker(new URL('./worker-entry.mjs', import.meta.url));
     this.worker.on('message', (m: { id: number; result?: PlanResult; error?: string }) => {
       const waiter = this.pending.get(m.id);
       this.pending.delete(m.id);
