@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { ContextError, DEFAULTS, readConfig } from '../../infra/context.ts';
+
+const from = (context: Record<string, unknown>, env: Record<string, string> = {}) =>
+  readConfig((key) => context[key], env);
+
+describe('readConfig', () => {
+  it('has documented defaults: g4dn.12xlarge (4 GPUs), 4 nodes at most, us-east-1, no budget, API internal', () => {
+    expect(from({})).toEqual({
+      stackName: 'boa',
+      clusterName: 'boa',
+      region: 'us-east-1',
+      maxGpuNodes: 4,
+      instanceType: 'g4dn.12xlarge',
+      gpusPerNode: 4,
+      gpuNodeDiskGiB: 200,
+      allowedApiCidrs: [],
+      exposeApi: false,
+    });
+    expect(DEFAULTS.instanceType).toBe('g4dn.12xlarge');
+  });
+
+  it('takes -c strings and cdk.json values alike', () => {
+    const viaCli = from({
+      budget: '40',
+      maxGpuNodes: '8',
+      instanceType: 'g4dn.xlarge',
+      region: 'eu-west-1',
+      allowedApiCidrs: '203.0.113.0/24, 198.51.100.7/32',
+      exposeApi: 'true',
+      availabilityZones: 'eu-west-1a,eu-west-1b',
+    });
+    const viaJson = from({
+      budget: 40,
+      maxGpuNodes: 8,
+      instanceType: 'g4dn.xlarge',
+      region: 'eu-west-1',
+      allowedApiCidrs: ['203.0.113.0/24', '198.51.100.7/32'],
+      exposeApi: true,
+      availabilityZones: ['eu-west-1a', 'eu-west-1b'],
+    });
+    expect(viaCli).toEqual(viaJson);
+    expect(viaCli).toMatchObject({
+      budget: 40,
+      maxGpuNodes: 8,
+      gpusPerNode: 1,
+      allowedApiCidrs: ['203.0.113.0/24', '198.51.100.7/32'],
+      availabilityZones: ['eu-west-1a', 'eu-west-1b'],
+    });
+  });
+
+  it('falls back to the CLI default region before us-east-1', () => {
+    expect(from({}, { CDK_DEFAULT_REGION: 'us-west-2' }).region).toBe('us-west-2');
+    expect(from({ region: 'eu-central-1' }, { CDK_DEFAULT_REGION: 'us-west-2' }).region).toBe('eu-central-1');
+  });
+
+  it('needs gpusPerNode for instance types outside its table', () => {
+    expect(() => from({ instanceType: 'p4d.24xlarge' })).toThrow(/gpusPerNode/);
+    expect(from({ instanceType: 'p4d.24xlarge', gpusPerNode: '8' }).gpusPerNode).toBe(8);
+  });
+
+  it.each([
+    [{ budget: '0' }, /budget/],
+    [{ budget: 'lots' }, /budget/],
+    [{ maxGpuNodes: '0' }, /maxGpuNodes/],
+    [{ maxGpuNodes: '2.5' }, /maxGpuNodes/],
+    [{ instanceType: 'big gpu' }, /instanceType/],
+    [{ region: 'mars-1' }, /region/],
+    [{ allowedApiCidrs: '0.0.0.0' }, /allowedApiCidrs/],
+    [{ allowedApiCidrs: '300.1.1.1/8' }, /allowedApiCidrs/],
+    [{ exposeApi: 'true' }, /needs "allowedApiCidrs"/],
+    [{ exposeApi: 'yes' }, /exposeApi/],
+    [{ apiCertificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/x' }, /exposeApi=true/],
+    [{ availabilityZones: 'us-east-1a' }, /availabilityZones/],
+    [{ availabilityZones: 'eu-west-1a,eu-west-1b' }, /availabilityZones/],
+    [{ clusterName: '1boa' }, /clusterName/],
+    [{ alarmEmail: 'not-an-address' }, /alarmEmail/],
+    [{ adminPrincipalArn: 'alice' }, /adminPrincipalArn/],
+  ])('rejects %j', (context, message) => {
+    expect(() => from(context)).toThrow(ContextError);
+    expect(() => from(context)).toThrow(message);
+  });
+});

@@ -1,0 +1,326 @@
+import { existsSync, readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import type { AssetManifest } from 'aws-cdk-lib/cloud-assembly-schema';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import * as cxapi from 'aws-cdk-lib/cx-api';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../../infra/boa-workload.ts';
+import { GPU_NODEGROUP_CREATE_SCALING } from '../../infra/gpu-nodegroup.ts';
+import { METRIC_NAMES } from '../../infra/monitoring.ts';
+import { buildStack, kubernetesObjects, type Resource, synthTemplate } from './synth.ts';
+
+// Two synths shared by the whole file: the defaults, and a variant with other context values.
+let template: Template;
+let variant: Template;
+let assetManifest: AssetManifest;
+beforeAll(() => {
+  const { app, stack } = buildStack();
+  template = Template.fromStack(stack);
+  const artifact = app.synth().getStackByName(stack.stackName);
+  const assets = artifact.dependencies.find((d) => d instanceof cxapi.AssetManifestArtifact);
+  assetManifest = JSON.parse(readFileSync((assets as cxapi.AssetManifestArtifact).file, 'utf8'));
+  variant = synthTemplate({
+    maxGpuNodes: '8',
+    budget: '40',
+    allowedApiCidrs: '203.0.113.0/24,198.51.100.7/32',
+    exposeApi: 'true',
+  });
+}, 120_000);
+
+function only(t: Template, type: string, props: Record<string, unknown> = {}): [string, Resource] {
+  const found = Object.entries(t.findResources(type, props ? { Properties: props } : undefined));
+  expect(found, `${type} matching ${JSON.stringify(props)}`).toHaveLength(1);
+  return found[0] as [string, Resource];
+}
+
+const gpuNodegroup = (t: Template) => only(t, 'AWS::EKS::Nodegroup', { AmiType: 'AL2023_x86_64_NVIDIA' });
+
+describe('network', () => {
+  it('spans two availability zones with private subnets for the nodes', () => {
+    template.resourceCountIs('AWS::EC2::VPC', 1);
+    const subnets = Object.values(template.findResources('AWS::EC2::Subnet')) as Resource[];
+    const isPrivate = (s: Resource) => s.Properties.MapPublicIpOnLaunch === false;
+    expect(subnets.filter(isPrivate)).toHaveLength(2);
+    expect(subnets.filter((s) => !isPrivate(s))).toHaveLength(2);
+    const zones = new Set(
+      subnets.filter(isPrivate).map((s) => JSON.stringify(s.Properties.AvailabilityZone)),
+    );
+    expect(zones.size).toBe(2);
+    template.resourceCountIs('AWS::EC2::FlowLog', 1);
+  });
+
+  it('puts every node group in the private subnets', () => {
+    const privateIds = Object.entries(template.findResources('AWS::EC2::Subnet'))
+      .filter(([, s]) => (s as Resource).Properties.MapPublicIpOnLaunch === false)
+      .map(([id]) => id)
+      .sort();
+    for (const ng of Object.values(template.findResources('AWS::EKS::Nodegroup')) as Resource[]) {
+      expect(ng.Properties.Subnets.map((s: { Ref: string }) => s.Ref).sort()).toEqual(privateIds);
+    }
+  });
+});
+
+describe('cluster', () => {
+  it('is a native EKS cluster with managed node groups only, control-plane logging on and encrypted secrets', () => {
+    template.hasResourceProperties('AWS::EKS::Cluster', {
+      Name: 'boa',
+      Version: '1.36',
+      ComputeConfig: { Enabled: false },
+      Logging: {
+        ClusterLogging: {
+          EnabledTypes: [
+            { Type: 'api' },
+            { Type: 'audit' },
+            { Type: 'authenticator' },
+            { Type: 'controllerManager' },
+            { Type: 'scheduler' },
+          ],
+        },
+      },
+      EncryptionConfig: [{ Provider: { KeyArn: Match.anyValue() }, Resources: ['secrets'] }],
+      ResourcesVpcConfig: Match.objectLike({ EndpointPrivateAccess: true, EndpointPublicAccess: true }),
+    });
+    template.hasResourceProperties('AWS::Logs::LogGroup', {
+      LogGroupName: '/aws/eks/boa/cluster',
+      RetentionInDays: 30,
+    });
+    // No second autoscaler: nothing but boa scales the GPU group, and no Auto Mode node pools exist.
+    expect(JSON.stringify(template.toJSON())).not.toMatch(/cluster-autoscaler|karpenter/i);
+  });
+
+  it('restricts the public API endpoint to allowedApiCidrs when given', () => {
+    const [, cluster] = only(template, 'AWS::EKS::Cluster');
+    expect(cluster.Properties.ResourcesVpcConfig.PublicAccessCidrs).toBeUndefined();
+    variant.hasResourceProperties('AWS::EKS::Cluster', {
+      ResourcesVpcConfig: Match.objectLike({ PublicAccessCidrs: ['203.0.113.0/24', '198.51.100.7/32'] }),
+    });
+  });
+
+  it('has a small fixed-size on-demand system node group for boa', () => {
+    template.hasResourceProperties('AWS::EKS::Nodegroup', {
+      AmiType: 'AL2023_x86_64_STANDARD',
+      CapacityType: 'ON_DEMAND',
+      InstanceTypes: ['t3.medium'],
+      ScalingConfig: { MinSize: 2, DesiredSize: 2, MaxSize: 2 },
+      Labels: { 'boa/node-role': 'system' },
+    });
+  });
+
+  it('installs the EBS CSI driver and the Pod Identity agent as add-ons', () => {
+    template.hasResourceProperties('AWS::EKS::Addon', { AddonName: 'eks-pod-identity-agent' });
+    template.hasResourceProperties('AWS::EKS::Addon', {
+      AddonName: 'aws-ebs-csi-driver',
+      PodIdentityAssociations: [{ ServiceAccount: 'ebs-csi-controller-sa', RoleArn: Match.anyValue() }],
+    });
+  });
+});
+
+describe('GPU node group', () => {
+  it('is g4dn.12xlarge on demand with the NVIDIA AMI, min 0, GPU taint and labels', () => {
+    const [, ng] = gpuNodegroup(template);
+    expect(ng.Properties).toMatchObject({
+      InstanceTypes: ['g4dn.12xlarge'],
+      CapacityType: 'ON_DEMAND',
+      ScalingConfig: { MinSize: 0 },
+      Taints: [{ Key: 'nvidia.com/gpu', Value: 'true', Effect: 'NO_SCHEDULE' }],
+      Labels: { 'boa/node-role': 'gpu', 'nvidia.com/gpu.present': 'true' },
+      DiskSize: 200,
+    });
+  });
+
+  it('gets min 0 and max from context through the bounds resource, which never sets a desired size', () => {
+    const bounds = (t: Template) => only(t, 'Custom::BoaGpuNodegroupBounds')[1].Properties;
+    const [gpuId] = gpuNodegroup(template);
+    expect(bounds(template)).toMatchObject({
+      MinSize: 0,
+      MaxSize: 4,
+      NodegroupName: { 'Fn::GetAtt': [gpuId, 'NodegroupName'] },
+    });
+    expect(bounds(variant)).toMatchObject({ MinSize: 0, MaxSize: 8 });
+    for (const t of [template, variant]) expect(bounds(t)).not.toHaveProperty('DesiredSize');
+  });
+
+  it('has a scaling config that no context changes, so a later deploy never resets the desired size', () => {
+    const scaling = (t: Template) => gpuNodegroup(t)[1].Properties.ScalingConfig;
+    expect(scaling(template)).toEqual({
+      MinSize: GPU_NODEGROUP_CREATE_SCALING.minSize,
+      DesiredSize: 0,
+      MaxSize: GPU_NODEGROUP_CREATE_SCALING.maxSize,
+    });
+    // A different max, budget and access: the node group resource (hence its scaling config) is unchanged.
+    expect(scaling(variant)).toEqual(scaling(template));
+    expect(gpuNodegroup(variant)[1].Properties).toEqual(gpuNodegroup(template)[1].Properties);
+  });
+
+  it('runs the NVIDIA device plugin on GPU nodes only', () => {
+    const plugin = kubernetesObjects(template).get('DaemonSet/nvidia-device-plugin-daemonset');
+    expect(plugin.metadata.namespace).toBe('kube-system');
+    expect(plugin.spec.template.spec.nodeSelector).toEqual({ 'nvidia.com/gpu.present': 'true' });
+    expect(plugin.spec.template.spec.tolerations).toEqual([
+      { key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoSchedule' },
+    ]);
+    expect(plugin.spec.template.spec.containers[0].image).toMatch(/^nvcr\.io\/nvidia\/k8s-device-plugin:v\d/);
+  });
+});
+
+describe("boa's IAM role (EKS Pod Identity)", () => {
+  const boaRole = (t: Template) =>
+    only(t, 'AWS::IAM::Role', {
+      AssumeRolePolicyDocument: Match.objectLike({
+        Statement: [Match.objectLike({ Principal: { Service: 'pods.eks.amazonaws.com' } })],
+      }),
+      Description: Match.absent(),
+    });
+
+  it('is associated with the boa service account in the boa namespace', () => {
+    const [roleId] = boaRole(template);
+    template.hasResourceProperties('AWS::EKS::PodIdentityAssociation', {
+      Namespace: 'boa',
+      ServiceAccount: 'boa',
+      RoleArn: { 'Fn::GetAtt': [roleId, 'Arn'] },
+    });
+  });
+
+  it('allows exactly the node group calls, DescribeInstances and PutMetricData in namespace boa', () => {
+    const [roleId] = boaRole(template);
+    const [gpuId] = gpuNodegroup(template);
+    const policies = Object.values(
+      template.findResources('AWS::IAM::Policy', { Properties: { Roles: [{ Ref: roleId }] } }),
+    ) as Resource[];
+    expect(policies).toHaveLength(1);
+    const statements = policies[0]!.Properties.PolicyDocument.Statement;
+    const nodegroupArn = { 'Fn::GetAtt': [gpuId, 'Arn'] };
+    expect(statements).toHaveLength(3);
+    expect(statements).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          Effect: 'Allow',
+          Action: ['eks:DescribeNodegroup', 'eks:DescribeUpdate', 'eks:UpdateNodegroupConfig'],
+          Resource: nodegroupArn,
+        }),
+        expect.objectContaining({ Effect: 'Allow', Action: 'ec2:DescribeInstances', Resource: '*' }),
+        expect.objectContaining({
+          Effect: 'Allow',
+          Action: 'cloudwatch:PutMetricData',
+          Resource: '*',
+          Condition: { StringEquals: { 'cloudwatch:namespace': 'boa' } },
+        }),
+      ]),
+    );
+    // "*" only where IAM has no resource-level permissions.
+    for (const statement of statements) {
+      const actions = [statement.Action].flat();
+      if (statement.Resource === '*') {
+        expect(
+          actions.every((a: string) => ['ec2:DescribeInstances', 'cloudwatch:PutMetricData'].includes(a)),
+        ).toBe(true);
+      }
+      if (actions.includes('cloudwatch:PutMetricData')) expect(statement.Condition).toBeDefined();
+    }
+  });
+
+  it('has no wildcard action anywhere in the stack', () => {
+    const actions: string[] = [];
+    for (const policy of Object.values(template.findResources('AWS::IAM::Policy')) as Resource[]) {
+      for (const statement of policy.Properties.PolicyDocument.Statement)
+        actions.push(...[statement.Action].flat());
+    }
+    expect(actions.length).toBeGreaterThan(5);
+    expect(actions.filter((action) => action.includes('*'))).toEqual([]);
+  });
+});
+
+describe('boa workload', () => {
+  it('runs one replica from the image built from the Dockerfile, with its token from a Secret', () => {
+    const objects = kubernetesObjects(template);
+    const deployment = objects.get('Deployment/boa');
+    expect(deployment.spec.replicas).toBe(1);
+    expect(deployment.spec.strategy).toEqual({ type: 'Recreate' });
+    const container = deployment.spec.template.spec.containers[0];
+    // The image URI is the CDK asset in the bootstrap ECR repository.
+    expect(JSON.stringify(container.image)).toContain('cdk-hnb659fds-container-assets');
+    const env = Object.fromEntries(
+      container.env.map((e: { name: string; value?: string; valueFrom?: unknown }) => [
+        e.name,
+        e.value ?? e.valueFrom,
+      ]),
+    );
+    expect(env).toMatchObject({
+      BOA_CLOUD: 'aws',
+      BOA_PORT: '8080',
+      BOA_DATA_DIR: '/var/lib/boa',
+      BOA_CLUSTER_NAME: 'boa',
+      BOA_MAX_NODES: '4',
+      BOA_INSTANCE_TYPE: 'g4dn.12xlarge',
+      BOA_GPUS_PER_NODE: '4',
+      AWS_REGION: 'us-east-1',
+      BOA_TOKEN: { secretKeyRef: { name: 'boa-token', key: 'token' } },
+    });
+    expect(env.BOA_NODEGROUP_NAME).toContain('NodegroupName');
+    expect(env).not.toHaveProperty('BOA_BUDGET');
+    expect(deployment.spec.template.spec.volumes).toEqual([
+      { name: 'data', persistentVolumeClaim: { claimName: 'boa-data' } },
+    ]);
+    expect(objects.get('PersistentVolumeClaim/boa-data').spec.storageClassName).toBe('boa-gp3');
+    expect([...objects.keys()].some((key) => key.startsWith('Job/boa-token-init-'))).toBe(true);
+
+    const variantEnv = kubernetesObjects(variant).get('Deployment/boa').spec.template.spec.containers[0].env;
+    expect(variantEnv).toEqual(
+      expect.arrayContaining([
+        { name: 'BOA_BUDGET', value: '40' },
+        { name: 'BOA_MAX_NODES', value: '8' },
+      ]),
+    );
+  });
+
+  it('keeps the API inside the cluster by default and behind a CIDR-restricted NLB when exposed', () => {
+    expect(kubernetesObjects(template).get('Service/boa').spec.type).toBe('ClusterIP');
+    const exposed = kubernetesObjects(variant).get('Service/boa');
+    expect(exposed.spec.type).toBe('LoadBalancer');
+    expect(exposed.spec.loadBalancerSourceRanges).toEqual(['203.0.113.0/24', '198.51.100.7/32']);
+  });
+
+  it('declares the image as a Docker asset of the repository (built by cdk deploy, only hashed at synth)', () => {
+    const images = Object.values(assetManifest.dockerImages ?? {});
+    expect(images).toHaveLength(1);
+    const source = images[0]!.source;
+    expect(path.resolve(source.directory!)).toBe(REPO_ROOT);
+    expect(source.dockerFile ?? 'Dockerfile').toBe('Dockerfile');
+    expect(source.platform).toBe('linux/amd64');
+    expect(existsSync(path.join(REPO_ROOT, 'Dockerfile'))).toBe(true);
+  });
+});
+
+describe('monitoring', () => {
+  it('alarms when the paid time-average exceeds the budget by 10%', () => {
+    const [, alarm] = only(template, 'AWS::CloudWatch::Alarm');
+    expect(alarm.Properties).toMatchObject({
+      ComparisonOperator: 'GreaterThanThreshold',
+      Threshold: 0,
+      EvaluationPeriods: 3,
+      DatapointsToAlarm: 2,
+      TreatMissingData: 'notBreaching',
+      AlarmActions: [{ Ref: expect.stringMatching(/AlarmTopic/) }],
+    });
+    const queries = alarm.Properties.Metrics as any[];
+    const expression = queries.find((q) => q.Expression);
+    expect(expression.Expression).toBe('paid - 1.1 * budget');
+    const metric = (id: string) => queries.find((q) => q.Id === id).MetricStat.Metric;
+    expect(metric('paid')).toEqual({
+      Namespace: 'boa',
+      MetricName: 'PaidGpuHoursPerHourAverage',
+      Dimensions: [{ Name: 'Cluster', Value: 'boa' }],
+    });
+    expect(metric('budget')).toMatchObject({ Namespace: 'boa', MetricName: 'BudgetGpuHoursPerHour' });
+    template.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: Match.anyValue() });
+  });
+
+  it('has a dashboard of budget vs paid and allocated GPU-hours, nodes and jobs', () => {
+    const [, dashboard] = only(template, 'AWS::CloudWatch::Dashboard');
+    expect(dashboard.Properties.DashboardName).toBe('boa-boa');
+    const body = JSON.stringify(dashboard.Properties.DashboardBody);
+    for (const name of METRIC_NAMES) expect(body).toContain(`\\"${name}\\"`);
+    for (const title of ['Budget vs paid and allocated', 'GPU nodes', 'Jobs']) expect(body).toContain(title);
+    expect(body).toContain('\\"boa\\",\\"BudgetGpuHoursPerHour\\",\\"Cluster\\",\\"boa\\"');
+  });
+});
