@@ -1,0 +1,64 @@
+import { type EC2Client, type Filter, paginateDescribeInstances } from '@aws-sdk/client-ec2';
+import type { Clock, PoolNode } from '../../service/ports.ts';
+import { type RetryContext, withRetry } from '../retry.ts';
+
+export interface NodegroupRef {
+  readonly clusterName: string;
+  readonly nodegroupName: string;
+}
+
+/** EC2 allows 5 to 1000 results per page; a node group is far smaller, so pages are rare anyway. */
+const PAGE_SIZE = 500;
+
+/** EKS managed node groups tag their instances with these; pending and running instances are billed. */
+export function nodegroupFilters(ref: NodegroupRef): Filter[] {
+  return [
+    { Name: 'tag:eks:cluster-name', Values: [ref.clusterName] },
+    { Name: 'tag:eks:nodegroup-name', Values: [ref.nodegroupName] },
+    { Name: 'instance-state-name', Values: ['pending', 'running'] },
+  ];
+}
+
+/**
+ * The node group's instances that exist now, from EC2 (the ledger's truth, not the group's desired
+ * size), all pages. `ready` means the instance is running: whether Kubernetes has the node Ready is the
+ * scheduler's concern. `gpus` is the configured GPUs per node (one instance type per group). A throttled
+ * page restarts the whole listing: reads are safe to repeat and a partial list would undercount.
+ */
+export async function listNodegroupInstances(
+  ec2: EC2Client,
+  ref: NodegroupRef,
+  gpusPerNode: number,
+  ctx: RetryContext & { readonly clock: Clock },
+): Promise<PoolNode[]> {
+  const nodes = await withRetry(
+    'DescribeInstances',
+    async () => {
+      const found = new Map<string, PoolNode>();
+      const pages = paginateDescribeInstances(
+        { client: ec2, pageSize: PAGE_SIZE },
+        { Filters: nodegroupFilters(ref) },
+      );
+      for await (const page of pages) {
+        for (const instance of (page.Reservations ?? []).flatMap((r) => r.Instances ?? [])) {
+          if (!instance.InstanceId) continue;
+          let launchedAt = instance.LaunchTime?.getTime();
+          if (launchedAt === undefined) {
+            // Never seen in practice; count the node as launched now rather than not paying for it.
+            launchedAt = ctx.clock.now();
+            ctx.logger.warn({ event: 'node.no-launch-time', nodeId: instance.InstanceId }, 'no LaunchTime');
+          }
+          found.set(instance.InstanceId, {
+            id: instance.InstanceId,
+            launchedAt,
+            gpus: gpusPerNode,
+            ready: instance.State?.Name === 'running',
+          });
+        }
+      }
+      return [...found.values()];
+    },
+    ctx,
+  );
+  return nodes.sort((a, b) => a.launchedAt - b.launchedAt || a.id.localeCompare(b.id));
+}

@@ -1,0 +1,133 @@
+import {
+  DescribeNodegroupCommand,
+  DescribeUpdateCommand,
+  type EKSClient,
+  type Update,
+  UpdateNodegroupConfigCommand,
+} from '@aws-sdk/client-eks';
+import type { Clock } from '../../service/ports.ts';
+import { CloudError } from '../errors.ts';
+import { backoffDelay, type RetryContext, type RetryPolicy, withRetry } from '../retry.ts';
+import type { NodegroupRef } from './ec2-nodes.ts';
+
+/** The EKS calls of the node pool, each retried on throttling and transient errors. */
+
+export interface EksContext extends RetryContext {
+  readonly eks: EKSClient;
+  readonly clock: Clock;
+}
+
+export interface NodegroupScaling {
+  readonly minSize: number;
+  readonly maxSize: number;
+  readonly desiredSize: number;
+  /** The group's modifiedAt (ms) and desired size: which state a resize starts from (idempotency.ts). */
+  readonly generation: string;
+}
+
+export async function readNodegroup(ref: NodegroupRef, ctx: EksContext): Promise<NodegroupScaling> {
+  const out = await withRetry(
+    'DescribeNodegroup',
+    () =>
+      ctx.eks.send(
+        new DescribeNodegroupCommand({ clusterName: ref.clusterName, nodegroupName: ref.nodegroupName }),
+      ),
+    ctx,
+  );
+  const scaling = out.nodegroup?.scalingConfig;
+  const { minSize, maxSize, desiredSize } = scaling ?? {};
+  if (minSize === undefined || maxSize === undefined || desiredSize === undefined) {
+    throw new CloudError(
+      `DescribeNodegroup of ${ref.clusterName}/${ref.nodegroupName} returned no complete scalingConfig ` +
+        `(got ${JSON.stringify(scaling ?? null)}); a managed node group always has min, max and desired sizes`,
+      'DescribeNodegroup',
+    );
+  }
+  const modifiedAt = out.nodegroup?.modifiedAt?.getTime() ?? 'unknown';
+  return { minSize, maxSize, desiredSize, generation: `${modifiedAt}/${desiredSize}` };
+}
+
+/**
+ * Requests the new desired size, and only that: EKS documents that an update may give any or none of
+ * minSize, maxSize and desiredSize, so the bounds (the deployment's) are never sent, not even unchanged.
+ */
+export async function requestDesiredSize(
+  ref: NodegroupRef,
+  desiredSize: number,
+  clientRequestToken: string,
+  ctx: EksContext,
+): Promise<Update & { id: string }> {
+  const out = await withRetry(
+    'UpdateNodegroupConfig',
+    () =>
+      ctx.eks.send(
+        new UpdateNodegroupConfigCommand({
+          clusterName: ref.clusterName,
+          nodegroupName: ref.nodegroupName,
+          scalingConfig: { desiredSize },
+          clientRequestToken,
+        }),
+      ),
+    ctx,
+  );
+  const update = out.update;
+  if (!update?.id)
+    throw new CloudError('UpdateNodegroupConfig returned no update id', 'UpdateNodegroupConfig');
+  return { ...update, id: update.id };
+}
+
+export interface UpdateOutcome {
+  readonly id: string;
+  readonly status: string;
+  /** The update's errors as "code: message" lines, for a Failed update. */
+  readonly errors: string[];
+}
+
+export async function readUpdate(
+  ref: NodegroupRef,
+  updateId: string,
+  ctx: EksContext,
+): Promise<UpdateOutcome> {
+  const out = await withRetry(
+    'DescribeUpdate',
+    () =>
+      ctx.eks.send(
+        new DescribeUpdateCommand({ name: ref.clusterName, nodegroupName: ref.nodegroupName, updateId }),
+      ),
+    ctx,
+  );
+  const errors = (out.update?.errors ?? []).map(
+    (e) => `${e.errorCode ?? 'Unknown'}: ${e.errorMessage ?? ''}`,
+  );
+  return { id: updateId, status: out.update?.status ?? 'Unknown', errors };
+}
+
+/** Polling DescribeUpdate: a scaling update usually ends within seconds (the ASG's desired is set). */
+export const UPDATE_POLL: RetryPolicy = { maxAttempts: Infinity, baseDelayMs: 1_000, maxDelayMs: 15_000 };
+
+/** Polls DescribeUpdate until the update is no longer InProgress, or fails after `timeoutMs`. */
+export async function awaitUpdate(
+  ref: NodegroupRef,
+  updateId: string,
+  ctx: EksContext,
+  timeoutMs: number,
+): Promise<UpdateOutcome> {
+  const deadline = ctx.clock.now() + timeoutMs;
+  for (let poll = 1; ; poll++) {
+    const outcome = await readUpdate(ref, updateId, ctx);
+    if (outcome.status !== 'InProgress') return outcome;
+    if (ctx.clock.now() >= deadline) {
+      throw new CloudError(
+        `EKS update ${updateId} of ${ref.clusterName}/${ref.nodegroupName} still InProgress after ` +
+          `${Math.round(timeoutMs / 1000)} s; the next resize waits for it`,
+        'DescribeUpdate',
+      );
+    }
+    const delayMs = Math.min(
+      backoffDelay(poll, UPDATE_POLL, ctx.random),
+      Math.max(0, deadline - ctx.clock.now()),
+    );
+    ctx.logger.debug({ event: 'update.poll', updateId, poll, delayMs }, 'update in progress');
+    await ctx.sleep(delayMs);
+  }
+}
