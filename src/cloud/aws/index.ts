@@ -1,0 +1,67 @@
+import type { Logger } from 'pino';
+import type { Clock, MetricsSink, NodePool } from '../../service/ports.ts';
+import { type AwsClients, createAwsClients } from './clients.ts';
+import { CloudWatchSink } from './cloudwatch-sink.ts';
+import { EksNodePool } from './eks-node-pool.ts';
+
+/**
+ * The AWS adapters. Kept apart from ../index.ts so that the local default never loads the AWS SDK
+ * (the service imports this module only with cloud "aws").
+ */
+export { type AwsClients, createAwsClients } from './clients.ts';
+export { batchMetricData, MAX_METRICS_PER_REQUEST, MAX_REQUEST_BYTES } from './cloudwatch-batches.ts';
+export { CloudWatchSink, type CloudWatchSinkOptions } from './cloudwatch-sink.ts';
+export { listNodegroupInstances, nodegroupFilters } from './ec2-nodes.ts';
+export { EksNodePool, type EksNodePoolConfig, type EksNodePoolDeps } from './eks-node-pool.ts';
+
+/** The parts of the service configuration (src/service/config.ts) the AWS adapters use. */
+export interface AwsAdapterConfig {
+  readonly gpusPerNode: number;
+  /** The operator's hard cap on nodes, below the node group's maxSize. */
+  readonly maxNodes?: number;
+  readonly aws?: { readonly region?: string; readonly clusterName: string; readonly nodegroupName: string };
+}
+
+export interface AwsAdapterDeps {
+  readonly clock?: Clock;
+  /** Default: createAwsClients(config.aws.region). */
+  readonly clients?: AwsClients;
+}
+
+/** The dimension on every boa metric (infra/monitoring.ts's dashboard and alarm select by it). */
+export const METRICS_DIMENSION = 'Cluster';
+
+function awsSettings(config: AwsAdapterConfig) {
+  if (!config.aws) throw new RangeError('cloud "aws" needs aws.clusterName and aws.nodegroupName');
+  return config.aws;
+}
+
+/** The EKS managed node group named in the configuration, as the service's node pool. */
+export function createAwsNodePool(
+  config: AwsAdapterConfig,
+  logger: Logger,
+  deps: AwsAdapterDeps = {},
+): NodePool {
+  const aws = awsSettings(config);
+  const clients = deps.clients ?? createAwsClients(aws.region);
+  return new EksNodePool(
+    { ...aws, gpusPerNode: config.gpusPerNode, hardCap: config.maxNodes },
+    { eks: clients.eks, ec2: clients.ec2, logger, ...(deps.clock ? { clock: deps.clock } : {}) },
+  );
+}
+
+/** CloudWatch metrics in namespace 'boa', each with the dimension Cluster = the cluster's name. */
+export function createAwsMetricsSink(
+  config: AwsAdapterConfig,
+  logger: Logger,
+  deps: Pick<AwsAdapterDeps, 'clients'> = {},
+): MetricsSink {
+  const aws = awsSettings(config);
+  const clients = deps.clients ?? createAwsClients(aws.region);
+  return new CloudWatchSink({
+    client: clients.cloudwatch,
+    namespace: 'boa',
+    dimensions: { [METRICS_DIMENSION]: aws.clusterName },
+    logger,
+  });
+}
