@@ -27,6 +27,15 @@ export interface EmulatedNodegroupOptions {
   readonly pageSize?: number;
 }
 
+export type EmulatedOperation =
+  'DescribeNodegroup' | 'UpdateNodegroupConfig' | 'DescribeUpdate' | 'DescribeInstances';
+
+interface InjectedFailure {
+  readonly error: Error;
+  /** Fail after doing the work, as when the response is lost to a timeout. */
+  readonly afterApply: boolean;
+}
+
 interface EmulatedUpdate {
   id: string;
   desiredSize: number;
@@ -65,18 +74,28 @@ export function emulateNodegroup(options: EmulatedNodegroupOptions) {
     instances.splice(group.desiredSize);
   };
   reconcile(clock.now() - 3_600_000);
+  const failures = new Map<EmulatedOperation, InjectedFailure[]>();
+  const failNow = (operation: EmulatedOperation, afterApply: boolean) => {
+    const queue = failures.get(operation) ?? [];
+    if (queue[0]?.afterApply !== afterApply) return;
+    throw queue.shift()?.error;
+  };
   const inProgress = () => [...updates.values()].some((u) => u.pollsLeft > 0);
 
-  eksMock.on(DescribeNodegroupCommand).callsFake(() => ({
-    nodegroup: {
-      clusterName: CLUSTER,
-      nodegroupName: NODEGROUP,
-      scalingConfig: { minSize: group.minSize, maxSize: group.maxSize, desiredSize: group.desiredSize },
-      modifiedAt: new Date(group.modifiedAt),
-    },
-  }));
+  eksMock.on(DescribeNodegroupCommand).callsFake(() => {
+    failNow('DescribeNodegroup', false);
+    return {
+      nodegroup: {
+        clusterName: CLUSTER,
+        nodegroupName: NODEGROUP,
+        scalingConfig: { minSize: group.minSize, maxSize: group.maxSize, desiredSize: group.desiredSize },
+        modifiedAt: new Date(group.modifiedAt),
+      },
+    };
+  });
 
   eksMock.on(UpdateNodegroupConfigCommand).callsFake((input) => {
+    failNow('UpdateNodegroupConfig', false);
     const token: string | undefined = input.clientRequestToken;
     const seen = token && tokens.get(token);
     if (seen) return { update: { id: seen, status: 'InProgress', type: 'ConfigUpdate' } };
@@ -99,10 +118,12 @@ export function emulateNodegroup(options: EmulatedNodegroupOptions) {
       Object.assign(group, { minSize: min, maxSize: max, desiredSize: desired, modifiedAt: clock.now() });
       reconcile(clock.now());
     }
+    failNow('UpdateNodegroupConfig', true);
     return { update: { id, status: 'InProgress', type: 'ConfigUpdate' } };
   });
 
   eksMock.on(DescribeUpdateCommand).callsFake((input) => {
+    failNow('DescribeUpdate', false);
     const update = updates.get(input.updateId);
     if (!update) throw new Error(`no update ${input.updateId}`);
     if (update.pollsLeft > 0) {
@@ -117,6 +138,7 @@ export function emulateNodegroup(options: EmulatedNodegroupOptions) {
   });
 
   ec2Mock.on(DescribeInstancesCommand).callsFake((input) => {
+    failNow('DescribeInstances', false);
     const start = input.NextToken ? Number(input.NextToken) : 0;
     const page: Instance[] = instances.slice(start, start + pageSize).map((i) => ({
       InstanceId: i.id,
@@ -140,12 +162,14 @@ export function emulateNodegroup(options: EmulatedNodegroupOptions) {
     setBounds(minSize: number, maxSize: number) {
       Object.assign(group, { minSize, maxSize, modifiedAt: clock.now() });
     },
+    /** The next calls of `operation` fail with these errors, in order. */
+    failNext(operation: EmulatedOperation, errors: Error[], options: { afterApply?: boolean } = {}) {
+      const queue = failures.get(operation) ?? [];
+      queue.push(...errors.map((error) => ({ error, afterApply: options.afterApply ?? false })));
+      failures.set(operation, queue);
+    },
     setUpdatePolls(polls: number) {
       updatePolls = polls;
-    },
-    /** Finishes every update still in progress (on its next DescribeUpdate). */
-    finishUpdates() {
-      for (const u of updates.values()) u.pollsLeft = 0;
     },
     failNextUpdates() {
       finalStatus = 'Failed';
