@@ -86,17 +86,21 @@ export function executeWidths(
 
   let blocked = false;
   let leftoversGiven = false;
+  // Kept as a running total: with many waiting jobs, a search that cannot succeed is skipped.
+  let freeTotal = freeCount(free);
   for (const job of queued) {
-    const placed = blocked ? undefined : placeBestFit(job.width, free);
+    const placed = blocked || job.width > freeTotal ? undefined : placeBestFit(job.width, free);
     if (placed !== undefined) {
       takeGpus(free, placed);
       allocations.set(job.id, placed);
-    } else if (!blocked && options.shortfall === 'partial' && !leftoversGiven && freeCount(free) > 0) {
+      freeTotal -= placed.length;
+    } else if (!blocked && options.shortfall === 'partial' && !leftoversGiven && freeTotal > 0) {
       const rest = everythingFree(free);
       takeGpus(free, rest);
       allocations.set(job.id, rest);
       short.push(job.id);
       leftoversGiven = true;
+      freeTotal = 0;
     } else {
       if (options.shortfall === 'gang') blocked = true;
       waiting.push(job.id);
