@@ -32,6 +32,10 @@ export class Network extends Construct {
       enableDnsSupport: true,
     });
 
+    // S3 traffic (training data, and ECR image layers, which ECR serves from S3) bypasses the NAT gateway
+    // and its per-GB charge. Gateway endpoints are free.
+    this.vpc.addGatewayEndpoint('S3', { service: ec2.GatewayVpcEndpointAwsService.S3 });
+
     // Rejected traffic only: enough to debug security groups, cheap next to a GPU node's data downloads.
     const flowLogGroup = new logs.LogGroup(this, 'FlowLogs', {
       retention: logs.RetentionDays.ONE_MONTH,

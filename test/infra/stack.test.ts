@@ -47,6 +47,8 @@ describe('network', () => {
     );
     expect(zones.size).toBe(2);
     template.resourceCountIs('AWS::EC2::FlowLog', 1);
+    template.resourceCountIs('AWS::EC2::NatGateway', 1);
+    template.hasResourceProperties('AWS::EC2::VPCEndpoint', { VpcEndpointType: 'Gateway' });
   });
 
   it('puts every node group in the private subnets', () => {
