@@ -121,8 +121,11 @@ export class BoaCluster extends Construct {
       resolveConflicts: 'OVERWRITE',
       podIdentityAssociations: [{ roleArn: ebsCsiRole.roleArn, serviceAccount: 'ebs-csi-controller-sa' }],
     });
-    // Its controller needs a node to run on and the agent to get credentials from.
+    // Add-ons run on the system nodes; the EBS CSI controller also needs the agent for credentials.
     this.ebsCsiAddon.node.addDependency(this.systemNodegroup);
-    if (agent) this.ebsCsiAddon.node.addDependency(agent);
+    if (agent) {
+      agent.node.addDependency(this.systemNodegroup);
+      this.ebsCsiAddon.node.addDependency(agent);
+    }
   }
 }
