@@ -31,7 +31,8 @@ export type EmulatedOperation =
   'DescribeNodegroup' | 'UpdateNodegroupConfig' | 'DescribeUpdate' | 'DescribeInstances';
 
 interface InjectedFailure {
-  readonly error: Error;
+  /** Undefined: this call succeeds (to fail a later one). */
+  readonly error: Error | undefined;
   /** Fail after doing the work, as when the response is lost to a timeout. */
   readonly afterApply: boolean;
 }
@@ -74,11 +75,13 @@ export function emulateNodegroup(options: EmulatedNodegroupOptions) {
     instances.splice(group.desiredSize);
   };
   reconcile(clock.now() - 3_600_000);
+  const pageRequests: { NextToken?: string; MaxResults?: number }[] = [];
   const failures = new Map<EmulatedOperation, InjectedFailure[]>();
   const failNow = (operation: EmulatedOperation, afterApply: boolean) => {
     const queue = failures.get(operation) ?? [];
-    if (queue[0]?.afterApply !== afterApply) return;
-    throw queue.shift()?.error;
+    if (queue.length === 0 || queue[0]?.afterApply !== afterApply) return;
+    const error = queue.shift()?.error;
+    if (error) throw error;
   };
   const inProgress = () => [...updates.values()].some((u) => u.pollsLeft > 0);
 
@@ -139,6 +142,8 @@ export function emulateNodegroup(options: EmulatedNodegroupOptions) {
 
   ec2Mock.on(DescribeInstancesCommand).callsFake((input) => {
     failNow('DescribeInstances', false);
+    // Copied now: the SDK's paginator reuses one input object, so recorded calls show only its last token.
+    pageRequests.push({ NextToken: input.NextToken, MaxResults: input.MaxResults });
     const start = input.NextToken ? Number(input.NextToken) : 0;
     const page: Instance[] = instances.slice(start, start + pageSize).map((i) => ({
       InstanceId: i.id,
@@ -158,12 +163,18 @@ export function emulateNodegroup(options: EmulatedNodegroupOptions) {
     group,
     instances,
     updates,
+    /** DescribeInstances requests as they were when sent. */
+    pageRequests,
     /** Another actor (the console, say) changes the group's bounds. */
     setBounds(minSize: number, maxSize: number) {
       Object.assign(group, { minSize, maxSize, modifiedAt: clock.now() });
     },
-    /** The next calls of `operation` fail with these errors, in order. */
-    failNext(operation: EmulatedOperation, errors: Error[], options: { afterApply?: boolean } = {}) {
+    /** The next calls of `operation` fail with these errors, in order (undefined: that call succeeds). */
+    failNext(
+      operation: EmulatedOperation,
+      errors: (Error | undefined)[],
+      options: { afterApply?: boolean } = {},
+    ) {
       const queue = failures.get(operation) ?? [];
       queue.push(...errors.map((error) => ({ error, afterApply: options.afterApply ?? false })));
       failures.set(operation, queue);

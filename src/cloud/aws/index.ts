@@ -54,7 +54,7 @@ export function createAwsNodePool(
 export function createAwsMetricsSink(
   config: AwsAdapterConfig,
   logger: Logger,
-  deps: Pick<AwsAdapterDeps, 'clients'> = {},
+  deps: { readonly clients?: Pick<AwsClients, 'cloudwatch'> } = {},
 ): MetricsSink {
   const aws = awsSettings(config);
   const clients = deps.clients ?? createAwsClients(aws.region);
