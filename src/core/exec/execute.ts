@@ -11,6 +11,11 @@ export interface ExecJob {
   readonly width: number;
   /** Current allocation, node id per GPU; empty while waiting. */
   readonly current: readonly number[];
+  /**
+   * GPUs to have nodes for (default: width): above the width when the caller knows the job will grow
+   * soon, so the nodes boot before it needs them.
+   */
+  readonly provision?: number;
 }
 
 export interface ExecNode {
@@ -34,7 +39,7 @@ export interface ExecOptions {
 export interface ExecResult {
   /** Every job that runs after this tick, with its allocation; jobs left out wait. */
   readonly allocations: Map<number, number[]>;
-  /** ceil(sum of widths / GPUs per node), clamped to [minNodes, maxNodes]. */
+  /** ceil(sum of widths (or provisions) / GPUs per node), clamped to [minNodes, maxNodes]. */
   readonly desiredNodes: number;
   /** Jobs running with fewer GPUs than their width (short of nodes), and jobs left waiting. */
   readonly short: readonly number[];
@@ -107,7 +112,7 @@ export function executeWidths(
     }
   }
 
-  const wanted = jobs.reduce((sum, j) => sum + j.width, 0);
+  const wanted = jobs.reduce((sum, j) => sum + Math.max(j.width, j.provision ?? 0), 0);
   const minNodes = options.minNodes ?? 0;
   const desiredNodes = Math.min(
     options.maxNodes,

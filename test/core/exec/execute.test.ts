@@ -27,6 +27,13 @@ describe('executing widths', () => {
     expect(executeWidths([], [], { ...partial, minNodes: 1 }).desiredNodes).toBe(1);
   });
 
+  it('counts a larger provision toward the node count without placing it', () => {
+    const jobs: ExecJob[] = [{ id: 1, width: 4, current: [0, 0, 0, 0], provision: 16 }];
+    const out = executeWidths(jobs, nodes(1), partial);
+    expect(out.allocations.get(1)).toEqual([0, 0, 0, 0]);
+    expect(out.desiredNodes).toBe(4);
+  });
+
   it('runs the first job that does not fit on what is left, and the others wait (FIFO)', () => {
     const jobs: ExecJob[] = [
       { id: 1, width: 4, current: [] },
