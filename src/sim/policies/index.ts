@@ -3,11 +3,13 @@
  * line and one entry in POLICIES (kept a plain list so such edits merge trivially).
  */
 import type { PolicyDefinition } from '../policy.ts';
+import { boaPolicy } from './boa/index.ts';
 import { fixedRequestPolicy } from './fixed-request/index.ts';
 
 // One entry per line, so concurrent additions touch different lines.
 // prettier-ignore
 export const POLICIES: readonly PolicyDefinition[] = [
+  boaPolicy,
   fixedRequestPolicy,
 ];
 

@@ -1,0 +1,59 @@
+/**
+ * boa: the budget-optimal fixed-width plan from the calculators (BOA.md), executed tick by tick.
+ * Options: budget (required: paid GPU-hours per hour, time-average), solver exact|paper (default
+ * exact), rates trace|online (default trace: the trace's own rates; online: estimated from arrivals).
+ */
+import { BudgetTooLowError } from '../../../core/calc/errors.ts';
+import type { PolicyContext, PolicyDefinition, PolicyOptions } from '../../policy.ts';
+import { DEFAULT_ONLINE_RATES } from './online-rates.ts';
+import { DEFAULT_PAID_RATIO } from './paid-ratio.ts';
+import { BoaPlanner } from './planner.ts';
+import { BoaPolicy, type BoaSettings } from './policy.ts';
+
+export class BoaOptionsError extends Error {
+  override name = 'BoaOptionsError';
+}
+
+export const BOA_DEFAULTS: Omit<BoaSettings, 'budget'> = {
+  solver: 'exact',
+  rates: 'trace',
+  replanSeconds: 15 * 60,
+  replanThreshold: 0.01,
+  provisionLeadSeconds: 150,
+  onlineRates: DEFAULT_ONLINE_RATES,
+  paidRatio: DEFAULT_PAID_RATIO,
+};
+
+/** Checks the options; with trace rates, a budget below the minimum feasible one is refused up front. */
+export function boaSettings(context: PolicyContext, options: PolicyOptions): BoaSettings {
+  const { budget } = options;
+  if (budget === undefined || !(Number.isFinite(budget) && budget > 0)) {
+    throw new BoaOptionsError(
+      `boa needs a budget: a positive number of paid GPU-hours per hour (time-average), got ${budget}`,
+    );
+  }
+  const solver = options.solver ?? BOA_DEFAULTS.solver;
+  if (solver !== 'exact' && solver !== 'paper') {
+    throw new BoaOptionsError(`boa solver must be exact or paper, got "${solver}"`);
+  }
+  const rates = options.rates ?? BOA_DEFAULTS.rates;
+  if (rates !== 'trace' && rates !== 'online') {
+    throw new BoaOptionsError(`boa rates must be trace or online, got "${rates}"`);
+  }
+  if (rates === 'trace') {
+    const minimum = new BoaPlanner(context.profiles, solver, context.seed).minFeasible(
+      context.traceRatesPerHour,
+    );
+    if (budget < minimum * (1 - 1e-9)) throw new BudgetTooLowError(budget, minimum);
+  }
+  return { ...BOA_DEFAULTS, budget, solver, rates };
+}
+
+export const boaPolicy: PolicyDefinition = {
+  name: 'boa',
+  mode: 'autoscaled',
+  knob: 'budget',
+  describe:
+    'BOA: budget-optimal widths per class and statistical epoch from the calculators, fixed-width execution',
+  create: (context, options) => new BoaPolicy(context, boaSettings(context, options)),
+};
