@@ -56,7 +56,7 @@ export async function bootService(config: ServiceConfig, overrides: BootOverride
   const repo = new Repository(db);
   const token = operatorToken(config, dataDir);
   const pool = overrides.pool ?? (await cloudPool(config, repo, clock, logger));
-  const metrics = overrides.metrics ?? new LogMetricsSink(logger);
+  const metrics = overrides.metrics ?? (await cloudMetrics(config, logger));
   const computer = overrides.computer ?? new WorkerPlanComputer();
   const service = new BoaService({ config, repo, clock, pool, metrics, computer, logger });
   const profiles = parseProfileFile(
@@ -76,6 +76,12 @@ export async function bootService(config: ServiceConfig, overrides: BootOverride
   return { service, scheduler, app, repo, db, token, pool, logger, close };
 }
 
+async function cloudMetrics(config: ServiceConfig, logger: Logger): Promise<MetricsSink> {
+  if (config.cloud !== 'aws') return new LogMetricsSink(logger);
+  const { createAwsMetricsSink } = await import(AWS_MODULE);
+  return createAwsMetricsSink(config, logger);
+}
+
 async function cloudPool(
   config: ServiceConfig,
   repo: Repository,
@@ -90,7 +96,7 @@ async function cloudPool(
   return new LocalNodePool(
     {
       minSize: 0,
-      maxSize: config.local.maxNodes,
+      maxSize: Math.min(config.local.maxNodes, config.maxNodes ?? Number.MAX_SAFE_INTEGER),
       bootSeconds: config.local.bootSeconds,
       releaseSeconds: config.local.releaseSeconds,
       gpusPerNode: config.gpusPerNode,

@@ -43,23 +43,6 @@ export function jobFromRow(row: JobRow): ServiceJob {
   };
 }
 
-/** The columns a tick or a report may change, for a one-statement update. */
-export function mutableColumns(job: ServiceJob) {
-  return {
-    state: job.state,
-    startedAt: job.startedAt,
-    finishedAt: job.finishedAt,
-    planId: job.planId,
-    widths: job.widths,
-    statEpoch: job.statEpoch,
-    epochStartedAt: job.epochStartedAt,
-    epochGeneration: job.epochGeneration,
-    width: job.width,
-    allocation: job.allocation,
-    generation: job.generation,
-  };
-}
-
 /** The width a job's plan gives its current statistical epoch. */
 export function plannedWidth(job: ServiceJob): number {
   if (!job.widths || job.widths.length === 0) return 0;

@@ -1,24 +1,7 @@
 /**
- * The budget ledger: paid GPU-time from the nodes that really ran (from their launch times), allocated
- * GPU-time from the jobs' allocations, both as time-averages (GPU-hours per hour) over a window.
+ * The budget ledger's arithmetic: paid GPU-time from the nodes that really ran (from their launch
+ * times), allocated GPU-time from the jobs' allocations, as time-averages (GPU-hours per hour).
  */
-export interface NodeInterval {
-  readonly gpus: number;
-  readonly launchedAt: number;
-  /** When it was last seen, or when it was found gone. */
-  readonly until: number;
-}
-
-export interface AllocationInterval {
-  readonly from: number;
-  readonly to: number;
-  readonly gpus: number;
-}
-
-function overlap(a0: number, a1: number, b0: number, b1: number): number {
-  return Math.max(0, Math.min(a1, b1) - Math.max(a0, b0));
-}
-
 export interface Averages {
   readonly paidGpuHoursPerHour: number;
   readonly allocatedGpuHoursPerHour: number;
@@ -26,23 +9,13 @@ export interface Averages {
   readonly hours: number;
 }
 
-/** Time-averages over [from, to]; an empty window averages to zero. */
-export function averagesOver(
-  nodes: readonly NodeInterval[],
-  allocations: readonly AllocationInterval[],
-  from: number,
-  to: number,
-): Averages {
-  const span = to - from;
-  if (span <= 0) return { paidGpuHoursPerHour: 0, allocatedGpuHoursPerHour: 0, hours: 0 };
-  let paid = 0;
-  for (const n of nodes) paid += n.gpus * overlap(n.launchedAt, n.until, from, to);
-  let allocated = 0;
-  for (const a of allocations) allocated += a.gpus * overlap(a.from, a.to, from, to);
+/** Time-averages (GPU-hours per hour) from GPU-milliseconds over a span of milliseconds. */
+export function averagesFromTotals(paidGpuMs: number, allocatedGpuMs: number, spanMs: number): Averages {
+  if (spanMs <= 0) return { paidGpuHoursPerHour: 0, allocatedGpuHoursPerHour: 0, hours: 0 };
   return {
-    paidGpuHoursPerHour: paid / span,
-    allocatedGpuHoursPerHour: allocated / span,
-    hours: span / 3_600_000,
+    paidGpuHoursPerHour: paidGpuMs / spanMs,
+    allocatedGpuHoursPerHour: allocatedGpuMs / spanMs,
+    hours: spanMs / 3_600_000,
   };
 }
 

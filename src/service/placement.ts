@@ -9,32 +9,63 @@ export interface WantedJob {
 }
 
 export interface Placement {
-  readonly allocations: Map<number, string[]>;
+  readonly allocations: Map<number, readonly string[]>;
   readonly desiredNodes: number;
 }
 
 /**
- * The core executor over the pool's nodes: cloud node ids are strings, the executor's are numbers,
- * so ids are mapped for the call and back. Jobs without a width yet only wait.
+ * Cloud node ids are strings, the executor's are numbers. Numbers are stable for the service's life and
+ * translations are cached per allocation array (arrays are replaced, never mutated), so a tick where
+ * little changes translates little.
  */
+export class NodeNumbering {
+  private readonly numbers = new Map<string, number>();
+  private readonly names: string[] = [];
+  private readonly toSlots = new WeakMap<readonly string[], number[]>();
+  private readonly toNames = new WeakMap<readonly number[], readonly string[]>();
+
+  number(id: string): number {
+    let n = this.numbers.get(id);
+    if (n === undefined) {
+      n = this.names.length;
+      this.numbers.set(id, n);
+      this.names.push(id);
+    }
+    return n;
+  }
+
+  slots(allocation: readonly string[]): number[] {
+    let slots = this.toSlots.get(allocation);
+    if (!slots) {
+      slots = allocation.map((id) => this.number(id));
+      this.toSlots.set(allocation, slots);
+    }
+    return slots;
+  }
+
+  ids(slots: readonly number[]): readonly string[] {
+    let ids = this.toNames.get(slots);
+    if (!ids) {
+      ids = slots.map((n) => this.names[n] as string);
+      this.toNames.set(slots, ids);
+      this.toSlots.set(ids, slots as number[]);
+    }
+    return ids;
+  }
+}
+
+/** The core executor over the pool's ready nodes. Jobs without a width yet only wait. */
 export function placeJobs(
   jobs: readonly WantedJob[],
   readyNodes: readonly PoolNode[],
   bounds: { gpusPerNode: number; minNodes: number; maxNodes: number },
+  numbering: NodeNumbering,
 ): Placement {
-  const index = new Map(readyNodes.map((n, i) => [n.id, i]));
   const result = executeWidths(
     jobs
       .filter((j) => j.width > 0)
-      .map((j) => ({
-        id: j.id,
-        width: j.width,
-        // GPUs on nodes that are gone count as nothing: the job is placed afresh.
-        current: j.allocation.every((id) => index.has(id))
-          ? j.allocation.map((id) => index.get(id) as number)
-          : [],
-      })),
-    readyNodes.map((n, i) => ({ id: i, gpus: n.gpus, ready: true })),
+      .map((j) => ({ id: j.id, width: j.width, current: numbering.slots(j.allocation) })),
+    readyNodes.map((n) => ({ id: numbering.number(n.id), gpus: n.gpus, ready: true })),
     {
       gpusPerNode: bounds.gpusPerNode,
       minNodes: bounds.minNodes,
@@ -42,12 +73,7 @@ export function placeJobs(
       shortfall: 'partial',
     },
   );
-  const allocations = new Map<number, string[]>();
-  for (const [id, gpus] of result.allocations) {
-    allocations.set(
-      id,
-      gpus.map((i) => (readyNodes[i] as PoolNode).id),
-    );
-  }
+  const allocations = new Map<number, readonly string[]>();
+  for (const [id, slots] of result.allocations) allocations.set(id, numbering.ids(slots));
   return { allocations, desiredNodes: result.desiredNodes };
 }

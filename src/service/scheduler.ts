@@ -1,5 +1,5 @@
-import { type ServiceJob, mutableColumns, plannedWidth } from './jobs.ts';
-import { placeJobs } from './placement.ts';
+import { type ServiceJob, plannedWidth } from './jobs.ts';
+import { NodeNumbering, placeJobs } from './placement.ts';
 import type { MetricDatum, PoolNode } from './ports.ts';
 import type { BoaService } from './service.ts';
 
@@ -28,6 +28,7 @@ function sameAllocation(a: readonly string[], b: readonly string[]): boolean {
  */
 export class Scheduler {
   private resizing: Promise<void> | null = null;
+  private readonly numbering = new NodeNumbering();
 
   constructor(private readonly service: BoaService) {}
 
@@ -49,11 +50,16 @@ export class Scheduler {
       group?.maxSize ?? Number.MAX_SAFE_INTEGER,
       config.maxNodes ?? Number.MAX_SAFE_INTEGER,
     );
-    const { allocations: placements, desiredNodes } = placeJobs(wanted, readyNodes, {
-      gpusPerNode: config.gpusPerNode,
-      minNodes: Math.min(group?.minSize ?? 0, cap),
-      maxNodes: cap,
-    });
+    const { allocations: placements, desiredNodes } = placeJobs(
+      wanted,
+      readyNodes,
+      {
+        gpusPerNode: config.gpusPerNode,
+        minNodes: Math.min(group?.minSize ?? 0, cap),
+        maxNodes: cap,
+      },
+      this.numbering,
+    );
     const changed: ServiceJob[] = [];
     let allocatedGpus = 0;
     for (const job of active) {
@@ -63,7 +69,7 @@ export class Scheduler {
         if (newlyAdmitted.has(job)) changed.push(job);
         continue;
       }
-      job.allocation = next;
+      job.allocation = next as string[];
       job.width = next.length;
       job.generation += 1;
       job.state = next.length > 0 ? 'running' : 'waiting';
@@ -93,9 +99,9 @@ export class Scheduler {
     repo.transaction(() => {
       this.service.flushAllocation(now);
       state.allocatedGpus = decision.allocatedGpus;
-      for (const job of decision.changed) repo.updateJob(job.id, mutableColumns(job));
+      for (const job of decision.changed) repo.saveJobState(job);
       repo.observeNodes(state.nodes, now);
-      repo.putSetting('lastTickAt', now, now);
+      repo.setLastTick(now);
     });
     state.lastTickAt = now;
     const computeMs = performance.now() - started;

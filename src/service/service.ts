@@ -9,8 +9,8 @@ import type { PlanComputer } from './calculator/computer.ts';
 import type { ServiceConfig } from './config.ts';
 import { notFound, ServiceError } from './errors.ts';
 import { blendWork, estimateRates, workFromDuration } from './estimators.ts';
-import { type ServiceJob, jobFromRow, mutableColumns, plannedWidth } from './jobs.ts';
-import { averagesOver, overheadRatio } from './ledger.ts';
+import { type ServiceJob, jobFromRow, plannedWidth } from './jobs.ts';
+import { type Averages, averagesFromTotals, overheadRatio } from './ledger.ts';
 import { Planner } from './planner.ts';
 import type { Clock, MetricsSink, NodePool } from './ports.ts';
 import { type BudgetSetting, MAX_WORK_SAMPLES, ServiceState } from './state.ts';
@@ -197,17 +197,11 @@ export class BoaService {
     return { budget, minFeasibleBudget };
   }
 
-  ledgerAverages(from: number, to: number) {
-    const { repo } = this.deps;
-    const nodes = repo.nodesOverlapping(from).map((n) => ({
-      gpus: n.gpus,
-      launchedAt: n.launchedAt,
-      until: n.goneAt ?? Math.max(n.lastSeenAt, to),
-    }));
-    const allocations = repo.allocationsSince(from);
-    // The interval since the last flush is still open: count it as it stands.
-    allocations.push({ from: this.state.allocatedFrom, to, gpus: this.state.allocatedGpus });
-    return averagesOver(nodes, allocations, from, to);
+  /** Paid and allocated time-averages over [from, to], the open allocation interval included. */
+  ledgerAverages(from: number, to: number): Averages {
+    const totals = this.deps.repo.ledgerTotals(from, to);
+    const open = this.state.allocatedGpus * Math.max(0, to - Math.max(from, this.state.allocatedFrom));
+    return averagesFromTotals(totals.paidGpuMs, totals.allocatedGpuMs + open, to - from);
   }
 
   // ---- classes ----
@@ -254,7 +248,7 @@ export class BoaService {
         allocation: [],
       });
       const job = jobFromRow(inserted);
-      if (this.admit(job)) this.deps.repo.updateJob(job.id, mutableColumns(job));
+      if (this.admit(job)) this.deps.repo.saveJobState(job);
       return job;
     });
     this.state.jobs.set(row.id, row);
@@ -305,7 +299,7 @@ export class BoaService {
     job.epochStartedAt = job.allocation.length > 0 ? now : null;
     job.epochGeneration = job.generation;
     this.deps.repo.transaction(() => {
-      this.deps.repo.updateJob(job.id, mutableColumns(job));
+      this.deps.repo.saveJobState(job);
       this.persistWorkSamples(now);
     });
     return job;
@@ -347,7 +341,7 @@ export class BoaService {
       job.allocation = [];
       job.width = 0;
       job.generation += 1;
-      this.deps.repo.updateJob(job.id, mutableColumns(job));
+      this.deps.repo.saveJobState(job);
       if (state === 'done') this.persistWorkSamples(now);
     });
     this.state.jobs.delete(id);

@@ -12,8 +12,9 @@ const MIGRATIONS = resolve(dirname(fileURLToPath(import.meta.url)), 'migrations'
 
 /**
  * Opens (creating if needed) the service's SQLite file and applies the committed migrations.
- * WAL keeps readers (the API) from blocking the tick's writes; synchronous=FULL so a committed
- * transaction survives a kill -9 or a power cut.
+ * WAL keeps readers (the API) from blocking the tick's writes. synchronous=NORMAL: a committed
+ * transaction survives a crash or kill -9 of the process (the OS holds it); only a power cut can lose
+ * the last moments, never corrupt the file. FULL would fsync every tick.
  */
 export function openDb(dataDir: string | ':memory:'): Db {
   let file = ':memory:';
@@ -23,7 +24,7 @@ export function openDb(dataDir: string | ':memory:'): Db {
   }
   const client = new Database(file);
   client.pragma('journal_mode = WAL');
-  client.pragma('synchronous = FULL');
+  client.pragma('synchronous = NORMAL');
   client.pragma('foreign_keys = ON');
   client.pragma('busy_timeout = 5000');
   const db = drizzle(client, { schema }) as Db;

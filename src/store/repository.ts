@@ -1,4 +1,4 @@
-import { and, desc, eq, gt, inArray, isNull, lt, notInArray } from 'drizzle-orm';
+import { desc, eq, gt, inArray, lt } from 'drizzle-orm';
 import type { ClassProfile } from '../core/profile.ts';
 import type { Db } from './db.ts';
 import { allocationSamples, jobClasses, jobs, ledgerNodes, plans, resizes, settings } from './schema.ts';
@@ -13,8 +13,31 @@ export type ResizeRow = typeof resizes.$inferSelect;
  * Every read and write of the service's state. Methods that change more than one row run in one
  * transaction, so a crash leaves either all of a change or none of it.
  */
+export interface JobStateColumns {
+  id: number;
+  state: string;
+  startedAt: number | null;
+  finishedAt: number | null;
+  planId: number | null;
+  widths: number[] | null;
+  statEpoch: number;
+  epochStartedAt: number | null;
+  epochGeneration: number;
+  width: number;
+  allocation: string[];
+  generation: number;
+}
+
 export class Repository {
-  constructor(readonly db: Db) {}
+  /** The tick's statements, prepared once: building queries costs more than running them here. */
+  private readonly hot: ReturnType<typeof prepareHot>;
+  /** Ledger nodes not yet gone, so a tick writes only what changed. */
+  private readonly openNodes: Set<string>;
+
+  constructor(readonly db: Db) {
+    this.hot = prepareHot(db);
+    this.openNodes = new Set(this.hot.openNodeIds.all() as string[]);
+  }
 
   transaction<T>(fn: () => T): T {
     return this.db.$client.transaction(fn)();
@@ -105,37 +128,49 @@ export class Repository {
     return this.db.select().from(plans).where(eq(plans.id, id)).get();
   }
 
-  /** Records the nodes seen now; nodes no longer listed are closed at `now` (billing stops no earlier). */
+  /**
+   * Records the nodes listed now: new ones from their launch time, and ones no longer listed as gone
+   * now (billing is counted until the service sees a node gone, never less).
+   */
   observeNodes(nodes: ReadonlyArray<{ id: string; gpus: number; launchedAt: number }>, now: number): void {
+    const listed = new Set<string>();
     for (const node of nodes) {
-      this.db
-        .insert(ledgerNodes)
-        .values({ id: node.id, gpus: node.gpus, launchedAt: node.launchedAt, lastSeenAt: now })
-        .onConflictDoUpdate({ target: ledgerNodes.id, set: { lastSeenAt: now, goneAt: null } })
-        .run();
+      listed.add(node.id);
+      if (!this.openNodes.has(node.id)) {
+        this.hot.openNode.run(node.id, node.gpus, node.launchedAt, now);
+        this.openNodes.add(node.id);
+      }
     }
-    const ids = nodes.map((n) => n.id);
-    this.db
-      .update(ledgerNodes)
-      .set({ goneAt: now })
-      .where(
-        ids.length
-          ? and(isNull(ledgerNodes.goneAt), notInArray(ledgerNodes.id, ids))
-          : isNull(ledgerNodes.goneAt),
-      )
-      .run();
+    for (const id of this.openNodes) {
+      if (!listed.has(id)) {
+        this.hot.closeNode.run(now, now, id);
+        this.openNodes.delete(id);
+      }
+    }
   }
 
-  nodesOverlapping(from: number): Array<typeof ledgerNodes.$inferSelect> {
-    return this.db.select().from(ledgerNodes).where(gt(ledgerNodes.lastSeenAt, from)).all();
+  /** GPU-milliseconds paid (nodes) and allocated (jobs) within [from, to]; open intervals run to `to`. */
+  ledgerTotals(from: number, to: number): { paidGpuMs: number; allocatedGpuMs: number } {
+    const paid = this.hot.paidGpuMs.get({ from, to }) as { v: number | null };
+    const allocated = this.hot.allocatedGpuMs.get({ from, to }) as { v: number | null };
+    return { paidGpuMs: paid.v ?? 0, allocatedGpuMs: allocated.v ?? 0 };
   }
 
   recordAllocation(from: number, to: number, gpus: number): void {
-    if (to > from) this.db.insert(allocationSamples).values({ from, to, gpus }).run();
+    if (to > from) this.hot.allocation.run(from, to, gpus);
   }
 
-  allocationsSince(from: number): Array<{ from: number; to: number; gpus: number }> {
-    return this.db.select().from(allocationSamples).where(gt(allocationSamples.to, from)).all();
+  /** The tick's per-job write: only the columns a tick or a report changes. */
+  saveJobState(job: JobStateColumns): void {
+    this.hot.saveJob.run({
+      ...job,
+      widths: job.widths === null ? null : JSON.stringify(job.widths),
+      allocation: JSON.stringify(job.allocation),
+    });
+  }
+
+  setLastTick(now: number): void {
+    this.hot.putSetting.run('lastTickAt', JSON.stringify(now), now);
   }
 
   pruneBefore(time: number): void {
@@ -154,4 +189,35 @@ export class Repository {
   lastResize(): ResizeRow | undefined {
     return this.db.select().from(resizes).orderBy(desc(resizes.id)).limit(1).get();
   }
+}
+
+function prepareHot(db: Db) {
+  const c = db.$client;
+  return {
+    openNodeIds: c.prepare('select id from ledger_nodes where gone_at is null').pluck(),
+    openNode: c.prepare(
+      'insert into ledger_nodes (id, gpus, launched_at, last_seen_at) values (?, ?, ?, ?) ' +
+        'on conflict(id) do update set gone_at = null',
+    ),
+    closeNode: c.prepare('update ledger_nodes set gone_at = ?, last_seen_at = ? where id = ?'),
+    allocation: c.prepare('insert into allocation_samples (from_ms, to_ms, gpus) values (?, ?, ?)'),
+    paidGpuMs: c.prepare(
+      'select sum(gpus * max(0, min(coalesce(gone_at, @to), @to) - max(launched_at, @from))) as v ' +
+        'from ledger_nodes where coalesce(gone_at, @to) > @from',
+    ),
+    allocatedGpuMs: c.prepare(
+      'select sum(gpus * max(0, min(to_ms, @to) - max(from_ms, @from))) as v ' +
+        'from allocation_samples where to_ms > @from',
+    ),
+    saveJob: c.prepare(
+      'update jobs set state = @state, started_at = @startedAt, finished_at = @finishedAt, plan_id = @planId, ' +
+        'widths = @widths, stat_epoch = @statEpoch, epoch_started_at = @epochStartedAt, ' +
+        'epoch_generation = @epochGeneration, width = @width, allocation = @allocation, ' +
+        'generation = @generation where id = @id',
+    ),
+    putSetting: c.prepare(
+      'insert into settings (key, value, updated_at) values (?, ?, ?) ' +
+        'on conflict(key) do update set value = excluded.value, updated_at = excluded.updated_at',
+    ),
+  };
 }

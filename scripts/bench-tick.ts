@@ -1,0 +1,99 @@
+/**
+ * Scheduling tick benchmark: the service's whole tick (pool listing, widths, placement, store writes,
+ * resize bookkeeping) with 1,000 active jobs, some advancing an epoch every tick. Prints one JSON object.
+ *   npm run -s bench:tick -- [--jobs N] [--ticks N]
+ */
+import { Command } from 'commander';
+import { pino } from 'pino';
+import { InlinePlanComputer } from '../src/service/calculator/computer.ts';
+import { bootService } from '../src/service/boot.ts';
+import { resolveConfig } from '../src/service/config.ts';
+import { runMain, UsageError } from './lib/inputs.ts';
+import { NEW_TRACE_MIX, ratesFromMix } from './lib/mixes.ts';
+
+const program = new Command('bench:tick')
+  .option('--jobs <n>', 'active jobs', '1000')
+  .option('--ticks <n>', 'timed ticks', '500');
+
+function quantile(sorted: number[], q: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] as number;
+}
+
+await runMain(async () => {
+  const opts = program.parse().opts<{ jobs: string; ticks: string }>();
+  const jobCount = Number(opts.jobs);
+  const tickCount = Number(opts.ticks);
+  if (!Number.isInteger(jobCount) || jobCount < 1) throw new UsageError('--jobs must be a positive integer');
+  if (!Number.isInteger(tickCount) || tickCount < 10)
+    throw new UsageError('--ticks must be an integer >= 10');
+  let t = Date.UTC(2026, 0, 1);
+  const clock = { now: () => t };
+  const config = resolveConfig({
+    dataDir: ':memory:',
+    token: 'bench-token-0123456789',
+    // About 1,000 jobs active at once: Little's law with JCTs of about an hour.
+    priorRates: ratesFromMix(NEW_TRACE_MIX, 1000),
+    local: { maxNodes: 20_000, bootSeconds: 0, releaseSeconds: 0 },
+  });
+  const boa = await bootService(config, {
+    clock,
+    computer: new InlinePlanComputer(),
+    logger: pino({ level: 'silent' }),
+    dataDir: ':memory:',
+  });
+  const { service, scheduler } = boa;
+  const { minFeasibleBudget } = service.setBudget(1e9);
+  service.setBudget(1.5 * minFeasibleBudget);
+  await service.planner.idle();
+  const apps = Object.keys(NEW_TRACE_MIX);
+  const ids: number[] = [];
+  for (let i = 0; i < jobCount; i++)
+    ids.push(service.registerJob(apps[i % apps.length] as string, `bench-${i}`).job.id);
+  await service.planner.idle();
+  // Let the pool boot what the first tick asks for, so timed ticks run with everyone placed.
+  for (let i = 0; i < 3; i++) {
+    await scheduler.tick();
+    await scheduler.settle();
+    t += 60_000;
+  }
+  const times: number[] = [];
+  for (let i = 0; i < tickCount; i++) {
+    // A few jobs reach their next epoch each tick, so ticks include rescales and store writes.
+    for (let k = 0; k < 5; k++) {
+      const id = ids[(i * 5 + k) % ids.length] as number;
+      const job = service.state.jobs.get(id);
+      const epochs = service.state.classes.get(job?.className ?? '')?.profile.epochs.length ?? 1;
+      if (job && job.statEpoch + 1 < epochs) service.reportProgress(id, job.statEpoch + 1);
+    }
+    const start = performance.now();
+    await scheduler.tick();
+    times.push(performance.now() - start);
+    await scheduler.settle();
+    t += 60_000;
+  }
+  times.sort((a, b) => a - b);
+  // The decision alone (widths, placement, node count), as the paper's tick overhead measures it.
+  const ready = service.state.nodes.filter((n) => n.ready);
+  const decideTimes: number[] = [];
+  for (let i = 0; i < tickCount; i++) {
+    const start = performance.now();
+    scheduler.decide(t, ready);
+    decideTimes.push(performance.now() - start);
+  }
+  decideTimes.sort((a, b) => a - b);
+  const running = [...service.state.jobs.values()].filter((j) => j.state === 'running').length;
+  process.stdout.write(
+    `${JSON.stringify({
+      activeJobs: service.state.jobs.size,
+      runningJobs: running,
+      ticks: tickCount,
+      tickP50Ms: +quantile(times, 0.5).toFixed(4),
+      tickP99Ms: +quantile(times, 0.99).toFixed(4),
+      tickMaxMs: +(times.at(-1) as number).toFixed(4),
+      decideP50Ms: +quantile(decideTimes, 0.5).toFixed(4),
+      decideP99Ms: +quantile(decideTimes, 0.99).toFixed(4),
+      node: process.version,
+    })}\n`,
+  );
+  await boa.close();
+});
