@@ -1,0 +1,60 @@
+/** Argument parsing shared by the simulator commands (simulate, compare, gen-trace, bench:sim). */
+import { UsageError } from './inputs.ts';
+
+/** `app:percent,...` into weights, e.g. `cifar10:50.42,bert:21.67`. */
+export function parseMix(text: string): Record<string, number> {
+  const mix: Record<string, number> = {};
+  for (const part of text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
+    const match = /^([A-Za-z0-9_.-]+):([^:]+)$/.exec(part);
+    const weight = Number(match?.[2]);
+    if (!match || !(Number.isFinite(weight) && weight > 0)) {
+      throw new UsageError(`--mix: "${part}" is not app:percent with a positive percent (e.g. cifar10:50.4)`);
+    }
+    if ((match[1] as string) in mix) throw new UsageError(`--mix: ${match[1]} is given twice`);
+    mix[match[1] as string] = weight;
+  }
+  if (Object.keys(mix).length === 0) throw new UsageError('--mix is empty; give app:percent pairs');
+  return mix;
+}
+
+/** A number option: finite, and within the stated bounds. */
+export function numberOption(
+  text: string,
+  flag: string,
+  { min = Number.NEGATIVE_INFINITY, integer = false, exclusiveMin = false } = {},
+): number {
+  const value = Number(text);
+  const ok =
+    text.trim() !== '' &&
+    Number.isFinite(value) &&
+    (exclusiveMin ? value > min : value >= min) &&
+    (!integer || Number.isInteger(value));
+  if (!ok) {
+    const kind = integer ? 'an integer' : 'a number';
+    const bound = Number.isFinite(min) ? ` ${exclusiveMin ? '>' : '>='} ${min}` : '';
+    throw new UsageError(`${flag} must be ${kind}${bound}, got "${text}"`);
+  }
+  return value;
+}
+
+/** Runs `fn`, turning the simulator's own input errors into usage errors (one line, exit code 2). */
+export function asUsage<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (error) {
+    const inputErrors = [
+      'TraceSpecError',
+      'UnknownPolicyError',
+      'UnknownAppError',
+      'EngineConfigError',
+      'BoaOptionsError',
+      'FixedRequestOptionsError',
+      'SimulationError',
+    ];
+    if (error instanceof Error && inputErrors.includes(error.name)) throw new UsageError(error.message);
+    throw error;
+  }
+}

@@ -1,0 +1,21 @@
+/** A seeded uniform source for the generator (pure-rand's xoroshiro128+), 53-bit doubles. */
+import { unsafeSkipN, unsafeUniformIntDistribution, xoroshiro128plus } from 'pure-rand';
+
+export interface Uniform {
+  /** Uniform in (0, 1]: never 0, so -log(u) is finite. */
+  next(): number;
+}
+
+export function seededUniform(seed: number): Uniform {
+  if (!Number.isSafeInteger(seed)) throw new RangeError(`a seed must be an integer, got ${seed}`);
+  const rng = xoroshiro128plus(seed);
+  // The first outputs from small seeds are nearly equal across seeds: skip past them.
+  unsafeSkipN(rng, 64);
+  return {
+    next: () => {
+      const high = unsafeUniformIntDistribution(0, 2 ** 26 - 1, rng);
+      const low = unsafeUniformIntDistribution(0, 2 ** 27 - 1, rng);
+      return (high * 2 ** 27 + low + 1) / 2 ** 53;
+    },
+  };
+}

@@ -1,0 +1,37 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseTrace } from '../../src/core/trace.ts';
+import { runScript } from '../helpers/run-script.ts';
+
+describe('gen-trace', () => {
+  it('writes a trace file with the asked jobs, span and mix', () => {
+    const out = join(mkdtempSync(join(tmpdir(), 'gen-trace-')), 'trace.csv');
+    const run = runScript('gen-trace.ts', [
+      ...['--jobs', '200', '--hours', '10', '--mix', 'cifar10:75,bert:25', '--scv', '2.65', '--seed', '4'],
+      ...['--out', out],
+    ]);
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    const jobs = parseTrace(readFileSync(out, 'utf8'));
+    expect(jobs).toHaveLength(200);
+    expect(jobs[199]?.time).toBe(36_000);
+    expect(jobs.filter((j) => j.application === 'cifar10')).toHaveLength(150);
+  });
+
+  it('prints to stdout by default and is reproducible for a seed', () => {
+    const args = ['--jobs', '20', '--hours', '1', '--mix', 'ncf:1', '--seed', '9'];
+    const first = runScript('gen-trace.ts', args);
+    expect(first.stdout.split('\n')[0]).toBe('name,time,application,num_replicas,batch_size');
+    expect(runScript('gen-trace.ts', args).stdout).toBe(first.stdout);
+  });
+
+  it('refuses bad options with one line and exit code 2', () => {
+    const bad = runScript('gen-trace.ts', ['--jobs', '20', '--hours', '1', '--mix', 'cifar10=3']);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/^error: --mix: "cifar10=3" is not app:percent/);
+    const scv = runScript('gen-trace.ts', ['--jobs', '20', '--hours', '1', '--mix', 'bert:1', '--scv', '-2']);
+    expect(scv.stderr).toMatch(/--scv must be a number >= 0, got "-2"/);
+  });
+});
