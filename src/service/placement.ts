@@ -9,7 +9,8 @@ export interface WantedJob {
 }
 
 export interface Placement {
-  readonly allocations: Map<number, readonly string[]>;
+  /** Node numbers per GPU (see NodeNumbering), for every job that runs. */
+  readonly allocations: Map<number, readonly number[]>;
   readonly desiredNodes: number;
 }
 
@@ -73,7 +74,5 @@ export function placeJobs(
       shortfall: 'partial',
     },
   );
-  const allocations = new Map<number, readonly string[]>();
-  for (const [id, slots] of result.allocations) allocations.set(id, numbering.ids(slots));
-  return { allocations, desiredNodes: result.desiredNodes };
+  return { allocations: result.allocations, desiredNodes: result.desiredNodes };
 }

@@ -17,8 +17,10 @@ export interface TickReport extends TickDecision {
   readonly readyNodes: number;
 }
 
-function sameAllocation(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((node, i) => node === b[i]);
+function sameSlots(a: readonly number[], b: readonly number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /**
@@ -63,13 +65,14 @@ export class Scheduler {
     const changed: ServiceJob[] = [];
     let allocatedGpus = 0;
     for (const job of active) {
-      const next = placements.get(job.id) ?? [];
-      allocatedGpus += next.length;
-      if (sameAllocation(job.allocation, next)) {
+      const slots = placements.get(job.id) ?? [];
+      allocatedGpus += slots.length;
+      if (sameSlots(this.numbering.slots(job.allocation), slots)) {
         if (newlyAdmitted.has(job)) changed.push(job);
         continue;
       }
-      job.allocation = next as string[];
+      const next = this.numbering.ids(slots) as string[];
+      job.allocation = next;
       job.width = next.length;
       job.generation += 1;
       job.state = next.length > 0 ? 'running' : 'waiting';

@@ -123,6 +123,20 @@ export function executeWidths(
 
 /** True when every GPU of the allocation is on a ready node with room (the job can stay there). */
 function fits(free: ReadonlyMap<number, number>, allocation: readonly number[]): boolean {
+  // Allocations are ascending, so each node is one run: no per-job map on the hot path.
+  let i = 0;
+  while (i < allocation.length) {
+    const id = allocation[i] as number;
+    let run = 1;
+    while (i + run < allocation.length && allocation[i + run] === id) run++;
+    if (i + run < allocation.length && (allocation[i + run] as number) < id) return fitsUnsorted(free, allocation);
+    if ((free.get(id) ?? 0) < run) return false;
+    i += run;
+  }
+  return true;
+}
+
+function fitsUnsorted(free: ReadonlyMap<number, number>, allocation: readonly number[]): boolean {
   const need = new Map<number, number>();
   for (const id of allocation) need.set(id, (need.get(id) ?? 0) + 1);
   for (const [id, gpus] of need) if ((free.get(id) ?? 0) < gpus) return false;
