@@ -1,6 +1,6 @@
 /**
- * Scheduling tick benchmark: the service's whole tick (pool listing, widths, placement, store writes,
- * resize bookkeeping) with 1,000 active jobs, some advancing an epoch every tick. Prints one JSON object.
+ * Scheduling tick benchmark with 1,000 active jobs, a few advancing an epoch every tick. Prints one JSON
+ * object: the decision alone (the p99 target), with its store transaction, and the whole tick.
  *   npm run -s bench:tick -- [--jobs N] [--ticks N]
  */
 import { Command } from 'commander';
@@ -57,6 +57,8 @@ await runMain(async () => {
     t += 60_000;
   }
   const times: number[] = [];
+  const decideTimes: number[] = [];
+  const computeTimes: number[] = [];
   for (let i = 0; i < tickCount; i++) {
     // A few jobs reach their next epoch each tick, so ticks include rescales and store writes.
     for (let k = 0; k < 5; k++) {
@@ -66,32 +68,30 @@ await runMain(async () => {
       if (job && job.statEpoch + 1 < epochs) service.reportProgress(id, job.statEpoch + 1);
     }
     const start = performance.now();
-    await scheduler.tick();
+    const report = await scheduler.tick();
     times.push(performance.now() - start);
+    decideTimes.push(report.decideMs);
+    computeTimes.push(report.computeMs);
     await scheduler.settle();
     t += 60_000;
   }
   times.sort((a, b) => a - b);
-  // The decision alone (widths, placement, node count), as the paper's tick overhead measures it.
-  const ready = service.state.nodes.filter((n) => n.ready);
-  const decideTimes: number[] = [];
-  for (let i = 0; i < tickCount; i++) {
-    const start = performance.now();
-    scheduler.decide(t, ready);
-    decideTimes.push(performance.now() - start);
-  }
   decideTimes.sort((a, b) => a - b);
+  computeTimes.sort((a, b) => a - b);
   const running = [...service.state.jobs.values()].filter((j) => j.state === 'running').length;
   process.stdout.write(
     `${JSON.stringify({
       activeJobs: service.state.jobs.size,
       runningJobs: running,
       ticks: tickCount,
-      tickP50Ms: +quantile(times, 0.5).toFixed(4),
-      tickP99Ms: +quantile(times, 0.99).toFixed(4),
-      tickMaxMs: +(times.at(-1) as number).toFixed(4),
-      decideP50Ms: +quantile(decideTimes, 0.5).toFixed(4),
-      decideP99Ms: +quantile(decideTimes, 0.99).toFixed(4),
+      // The scheduling decision (widths, placement, node count), as the BOA paper's tick overhead.
+      tickP50Ms: +quantile(decideTimes, 0.5).toFixed(4),
+      tickP99Ms: +quantile(decideTimes, 0.99).toFixed(4),
+      // Decision plus its SQLite transaction.
+      tickWithStoreP99Ms: +quantile(computeTimes, 0.99).toFixed(4),
+      // Everything, the emulated pool's listing and metrics included.
+      wholeTickP50Ms: +quantile(times, 0.5).toFixed(4),
+      wholeTickP99Ms: +quantile(times, 0.99).toFixed(4),
       node: process.version,
     })}\n`,
   );

@@ -55,24 +55,51 @@ export class NodeNumbering {
   }
 }
 
-/** The core executor over the pool's ready nodes. Jobs without a width yet only wait. */
+/**
+ * The core executor over the pool's ready nodes, done incrementally: a job that already has its width on
+ * ready nodes stays put (as the executor's first pass would keep it), so only the others (new, waiting,
+ * resizing, or on a node that went away) go through the executor, over the GPUs the settled jobs leave
+ * free. With 1,000 jobs and a few changes a tick, that is the difference between milliseconds and
+ * a fraction of one.
+ */
 export function placeJobs(
   jobs: readonly WantedJob[],
   readyNodes: readonly PoolNode[],
   bounds: { gpusPerNode: number; minNodes: number; maxNodes: number },
   numbering: NodeNumbering,
 ): Placement {
-  const result = executeWidths(
-    jobs
-      .filter((j) => j.width > 0)
-      .map((j) => ({ id: j.id, width: j.width, current: numbering.slots(j.allocation) })),
-    readyNodes.map((n) => ({ id: numbering.number(n.id), gpus: n.gpus, ready: true })),
-    {
-      gpusPerNode: bounds.gpusPerNode,
-      minNodes: bounds.minNodes,
-      maxNodes: bounds.maxNodes,
-      shortfall: 'partial',
-    },
+  const capacity: number[] = [];
+  for (const node of readyNodes) capacity[numbering.number(node.id)] = node.gpus;
+  const used = new Int32Array(capacity.length);
+  const allocations = new Map<number, readonly number[]>();
+  const unsettled: Array<{ id: number; width: number; current: readonly number[] }> = [];
+  let wanted = 0;
+  for (const job of jobs) {
+    wanted += job.width;
+    if (job.width === 0) continue;
+    const slots = numbering.slots(job.allocation);
+    let settled = slots.length === job.width;
+    for (let i = 0; settled && i < slots.length; i++) settled = capacity[slots[i] as number] !== undefined;
+    if (settled) {
+      for (const n of slots) used[n] = (used[n] as number) + 1;
+      allocations.set(job.id, slots);
+    } else {
+      unsettled.push({ id: job.id, width: job.width, current: slots });
+    }
+  }
+  if (unsettled.length > 0) {
+    const nodes = [];
+    for (let n = 0; n < capacity.length; n++) {
+      const gpus = capacity[n];
+      if (gpus !== undefined && gpus > (used[n] as number))
+        nodes.push({ id: n, gpus: gpus - (used[n] as number), ready: true });
+    }
+    const result = executeWidths(unsettled, nodes, { ...bounds, shortfall: 'partial' });
+    for (const [id, slots] of result.allocations) allocations.set(id, slots);
+  }
+  const desiredNodes = Math.min(
+    bounds.maxNodes,
+    Math.max(bounds.minNodes, Math.ceil(wanted / bounds.gpusPerNode)),
   );
-  return { allocations: result.allocations, desiredNodes: result.desiredNodes };
+  return { allocations, desiredNodes };
 }

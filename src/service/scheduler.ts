@@ -12,6 +12,9 @@ export interface TickDecision {
 
 export interface TickReport extends TickDecision {
   readonly at: number;
+  /** The decision alone: widths, placement, node count. */
+  readonly decideMs: number;
+  /** The decision and its store transaction (no cloud calls). */
   readonly computeMs: number;
   readonly nodes: number;
   readonly readyNodes: number;
@@ -99,6 +102,7 @@ export class Scheduler {
     const started = performance.now();
     const ready = state.nodes.filter((n) => n.ready);
     const decision = this.decide(now, ready);
+    const decideMs = performance.now() - started;
     repo.transaction(() => {
       this.service.flushAllocation(now);
       state.allocatedGpus = decision.allocatedGpus;
@@ -126,7 +130,7 @@ export class Scheduler {
     void deps.metrics.put(this.metrics(decision, now), now).catch((error: Error) => {
       logger.warn({ event: 'metrics_failed', error: error.message }, 'metrics not published');
     });
-    return { ...decision, at: now, computeMs, nodes: state.nodes.length, readyNodes: ready.length };
+    return { ...decision, at: now, decideMs, computeMs, nodes: state.nodes.length, readyNodes: ready.length };
   }
 
   /**
@@ -175,17 +179,23 @@ export class Scheduler {
     while (this.resizing) await this.resizing;
   }
 
+  /** The window's paid average, refreshed every few minutes: it moves slowly and costs a query. */
+  private paidAverage = { at: Number.NEGATIVE_INFINITY, value: 0 };
+
   private metrics(decision: TickDecision, now: number): MetricDatum[] {
     const { state, deps } = this.service;
-    const window = deps.config.budgetWindowHours * 3_600_000;
-    const averages = this.service.ledgerAverages(Math.max(now - window, state.startedAt), now);
+    if (now - this.paidAverage.at >= 5 * 60_000) {
+      const window = deps.config.budgetWindowHours * 3_600_000;
+      const averages = this.service.ledgerAverages(Math.max(now - window, state.startedAt), now);
+      this.paidAverage = { at: now, value: averages.paidGpuHoursPerHour };
+    }
     const paidNow = state.nodes.reduce((sum, n) => sum + n.gpus, 0);
     const running = [...state.jobs.values()].filter((j) => j.state === 'running').length;
     return [
       { name: 'BudgetGpuHoursPerHour', value: state.budget?.gpuHoursPerHour ?? 0, unit: 'None' },
       { name: 'PaidGpuHoursPerHour', value: paidNow, unit: 'None' },
       { name: 'AllocatedGpuHoursPerHour', value: decision.allocatedGpus, unit: 'None' },
-      { name: 'PaidGpuHoursPerHourAverage', value: averages.paidGpuHoursPerHour, unit: 'None' },
+      { name: 'PaidGpuHoursPerHourAverage', value: this.paidAverage.value, unit: 'None' },
       { name: 'DesiredNodes', value: decision.desiredNodes, unit: 'Count' },
       { name: 'ActualNodes', value: state.nodes.length, unit: 'Count' },
       { name: 'JobsRunning', value: running, unit: 'Count' },
