@@ -5,12 +5,15 @@
 import type { PolicyDefinition } from '../policy.ts';
 import { boaPolicy } from './boa/index.ts';
 import { fixedRequestPolicy } from './fixed-request/index.ts';
+import { polluxAutoscalePolicy, polluxFixedPolicy } from './pollux/index.ts';
 
 // One entry per line, so concurrent additions touch different lines.
 // prettier-ignore
 export const POLICIES: readonly PolicyDefinition[] = [
   boaPolicy,
   fixedRequestPolicy,
+  polluxFixedPolicy,
+  polluxAutoscalePolicy,
 ];
 
 export class UnknownPolicyError extends Error {
