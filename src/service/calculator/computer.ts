@@ -25,6 +25,7 @@ export class WorkerPlanComputer implements PlanComputer {
     this.worker.on('message', (m: { id: number; result?: PlanResult; error?: string }) => {
       const waiter = this.pending.get(m.id);
       this.pending.delete(m.id);
+      if (this.pending.size === 0) this.worker.unref();
       if (m.error !== undefined) waiter?.reject(new Error(m.error));
       else waiter?.resolve(m.result as PlanResult);
     });
@@ -37,6 +38,8 @@ export class WorkerPlanComputer implements PlanComputer {
 
   compute(inputs: PlanInputs): Promise<PlanResult> {
     const id = this.nextId++;
+    // Referenced only while it has work, so an idle worker never keeps the process alive.
+    this.worker.ref();
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       this.worker.postMessage({ id, inputs });
