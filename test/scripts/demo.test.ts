@@ -1,0 +1,64 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { POLLUX, REPO, runScript } from '../helpers/run-script.ts';
+
+const TRACE = resolve(POLLUX, 'workloads/workload-1.csv');
+const ARGS = ['--trace', TRACE, '--apps', 'cifar10,bert,deepspeech2', '--budget', '40'];
+const state = mkdtempSync(join(tmpdir(), 'boa-demo-test-'));
+afterAll(() => rmSync(state, { recursive: true, force: true }));
+
+/** Starts the demo paced in real time and kills it with SIGKILL once it reports progress. */
+function runAndKill(): Promise<string> {
+  return new Promise((done, fail) => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', resolve(REPO, 'scripts/demo.ts'), ...ARGS, '--speed', '2500', '--state', state],
+      { cwd: REPO },
+    );
+    let stderr = '';
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+      if (/replay \d/.test(stderr)) child.kill('SIGKILL');
+    });
+    child.on('exit', (_code, signal) =>
+      signal === 'SIGKILL' ? done(stderr) : fail(new Error(`ended before the kill: ${stderr}`)),
+    );
+  });
+}
+
+describe('demo replay', () => {
+  it('survives kill -9: no job lost or duplicated, no resize sent twice, the ledger continues', async () => {
+    const killedAt = await runAndKill();
+    expect(killedAt).toMatch(/replay \d+\.\d+ h: \d+\/85 jobs done/);
+    const resumed = runScript('demo.ts', [...ARGS, '--state', state]);
+    expect(resumed.status).toBe(0);
+    expect(resumed.stderr).toMatch(/resuming the replay/);
+    const result = JSON.parse(resumed.stdout);
+    expect(result).toMatchObject({ jobs: 85, completed: 85 });
+    // Paid usage holds the budget within 5%.
+    expect(Math.abs(result.paidGpuHoursPerHour - 40) / 40).toBeLessThan(0.05);
+
+    const db = new Database(join(state, 'boa.sqlite'), { readonly: true });
+    const jobs = db.prepare('select name, state from jobs').all() as Array<{ name: string; state: string }>;
+    expect(jobs).toHaveLength(85);
+    expect(new Set(jobs.map((j) => j.name)).size).toBe(85);
+    expect(jobs.every((j) => j.state === 'done')).toBe(true);
+    const resizes = db.prepare('select target, status from resizes order by id').all() as Array<{
+      target: number;
+      status: string;
+    }>;
+    for (let i = 1; i < resizes.length; i++) expect(resizes[i]?.target).not.toBe(resizes[i - 1]?.target);
+    expect(resizes.every((r) => r.status === 'applied')).toBe(true);
+    // The allocation ledger has no gap: each sample starts where the one before ended.
+    const samples = db.prepare('select from_ms, to_ms from allocation_samples order by id').all() as Array<{
+      from_ms: number;
+      to_ms: number;
+    }>;
+    for (let i = 1; i < samples.length; i++) expect(samples[i]?.from_ms).toBe(samples[i - 1]?.to_ms);
+    db.close();
+  }, 120_000);
+});
