@@ -1,0 +1,62 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, configFromEnv, readConfigFile, resolveConfig } from '../../src/service/config.ts';
+
+describe('service configuration', () => {
+  it('has an embedded default: local pool, ./data, port 8080, 60 s ticks, 15 min calculator', () => {
+    expect(resolveConfig()).toMatchObject({
+      cloud: 'local',
+      dataDir: './data',
+      port: 8080,
+      tickSeconds: 60,
+      calculatorMinutes: 15,
+      rateWindowHours: 24,
+    });
+  });
+
+  it('layers file < environment < flags, merging nested settings', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'boa-config-'));
+    const file = join(dir, 'boa.json');
+    writeFileSync(file, JSON.stringify({ port: 9000, tickSeconds: 30, local: { bootSeconds: 10 } }));
+    const env = configFromEnv({ BOA_PORT: '9100', BOA_CLOUD: 'local', BOA_MAX_NODES: '12' });
+    const config = resolveConfig(readConfigFile(file), env, { port: 9200 });
+    expect(config.port).toBe(9200);
+    expect(config.tickSeconds).toBe(30);
+    expect(config.maxNodes).toBe(12);
+    expect(config.local).toEqual({ maxNodes: 64, bootSeconds: 10, releaseSeconds: 30 });
+  });
+
+  it('reads the AWS settings from the environment the CDK app sets', () => {
+    const env = configFromEnv({
+      BOA_CLOUD: 'aws',
+      BOA_CLUSTER_NAME: 'boa',
+      BOA_NODEGROUP_NAME: 'gpu',
+      AWS_REGION: 'us-east-1',
+      BOA_TOKEN: 'a-token-of-enough-length',
+    });
+    expect(resolveConfig(env)).toMatchObject({
+      cloud: 'aws',
+      aws: { clusterName: 'boa', nodegroupName: 'gpu', region: 'us-east-1' },
+    });
+  });
+
+  it.each([
+    [{ cloud: 'aws' }, /aws: cloud "aws" needs aws\.clusterName and aws\.nodegroupName/],
+    [{ port: 70000 }, /port: /],
+    [{ tickSeconds: 0 }, /tickSeconds: tickSeconds must be > 0/],
+    [{ token: 'short' }, /token: token must be at least 16 characters/],
+    [{ colour: 'blue' }, /Unrecognized key: "colour"/],
+  ])('refuses %j, naming the setting', (layer, message) => {
+    expect(() => resolveConfig(layer)).toThrow(ConfigError);
+    expect(() => resolveConfig(layer)).toThrow(message);
+  });
+
+  it('names a bad environment variable and an unreadable file', () => {
+    expect(() => configFromEnv({ BOA_PORT: 'eighty' })).toThrow(/BOA_PORT must be a number, got "eighty"/);
+    expect(() => readConfigFile('/nonexistent/boa.json')).toThrow(
+      /cannot read config file \/nonexistent\/boa\.json: ENOENT/,
+    );
+  });
+});
