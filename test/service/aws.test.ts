@@ -1,3 +1,4 @@
+import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { UpdateNodegroupConfigCommand } from '@aws-sdk/client-eks';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -24,7 +25,10 @@ async function serviceOnEks(maxSize: number) {
     aws: { clusterName: 'boa', nodegroupName: 'gpu', region: 'us-east-1' },
   });
   const logger = pino({ level: 'silent' });
-  const pool = createAwsNodePool(config, logger, { clients: { eks: group.eks, ec2: group.ec2 }, clock });
+  const pool = createAwsNodePool(config, logger, {
+    clients: { eks: group.eks, ec2: group.ec2, cloudwatch: new CloudWatchClient({ region: 'us-east-1' }) },
+    clock,
+  });
   const boa = await bootService(config, {
     clock,
     pool,
