@@ -31,8 +31,6 @@ export class SimJob {
   runSeconds = 0;
   firstStart: number | null = null;
   completedAt: number | null = null;
-  /** Time at which the job finishes on its current allocation; recomputed when the allocation changes. */
-  #finishAt = Number.POSITIVE_INFINITY;
 
   constructor(
     id: number,
@@ -82,39 +80,43 @@ export class SimJob {
     this.placement = placement;
     if (allocation.length === 0) {
       this.restartingUntil = null;
-      this.#finishAt = Number.POSITIVE_INFINITY;
       return false;
     }
     this.rescales++;
     this.firstStart ??= now;
     this.restartingUntil = now + rescaleSeconds;
-    const truth = this.jobClass.truth;
-    this.#finishAt =
-      this.restartingUntil + secondsToProgress(truth, placement, this.progress, truth.totalProgress);
     return true;
   }
 
-  /** Runs the job over [from, until]; returns its completion time when it finishes in that interval. */
+  /**
+   * Runs the job over [from, until]; returns its completion time when it finishes in that interval.
+   * Only the data epochs the interval crosses are looked up in the truth (a job's whole future at
+   * every placement it ever gets would cost far more than the run).
+   */
   advance(from: number, until: number): number | null {
     const gpus = this.allocation.length;
     if (gpus === 0) return null;
-    if (this.#finishAt <= until) {
-      const done = Math.max(this.#finishAt, from);
-      this.#hold(gpus, done - from);
-      this.progress = this.jobClass.truth.totalProgress;
-      this.completedAt = done;
-      this.allocation = [];
-      this.placement = [];
-      this.restartingUntil = null;
-      return done;
-    }
-    this.#hold(gpus, until - from);
     const start = Math.max(from, this.restartingUntil ?? from);
     if (this.restartingUntil !== null && this.restartingUntil <= until) this.restartingUntil = null;
-    if (until > start) {
-      this.progress = advanceProgress(this.jobClass.truth, this.placement, this.progress, until - start);
+    const truth = this.jobClass.truth;
+    const reached =
+      until > start ? advanceProgress(truth, this.placement, this.progress, until - start) : this.progress;
+    if (reached < truth.totalProgress) {
+      this.progress = reached;
+      this.#hold(gpus, until - from);
+      return null;
     }
-    return null;
+    const done = Math.min(
+      until,
+      start + secondsToProgress(truth, this.placement, this.progress, truth.totalProgress),
+    );
+    this.#hold(gpus, done - from);
+    this.progress = truth.totalProgress;
+    this.completedAt = done;
+    this.allocation = [];
+    this.placement = [];
+    this.restartingUntil = null;
+    return done;
   }
 
   #hold(gpus: number, seconds: number): void {
