@@ -5,8 +5,8 @@
  */
 import { BudgetTooLowError } from '../../../core/calc/errors.ts';
 import type { PolicyContext, PolicyDefinition, PolicyOptions } from '../../policy.ts';
+import { DEFAULT_BUDGET_CONTROL } from './budget-control.ts';
 import { DEFAULT_ONLINE_RATES } from './online-rates.ts';
-import { DEFAULT_PAID_RATIO } from './paid-ratio.ts';
 import { BoaPlanner } from './planner.ts';
 import { BoaPolicy, type BoaSettings } from './policy.ts';
 
@@ -19,9 +19,11 @@ export const BOA_DEFAULTS: Omit<BoaSettings, 'budget'> = {
   rates: 'trace',
   replanSeconds: 15 * 60,
   replanThreshold: 0.01,
+  minReplanSeconds: 5 * 60,
   provisionLeadSeconds: 150,
   onlineRates: DEFAULT_ONLINE_RATES,
-  paidRatio: DEFAULT_PAID_RATIO,
+  control: DEFAULT_BUDGET_CONTROL,
+  relockFactor: 2,
 };
 
 /** Checks the options; with trace rates, a budget below the minimum feasible one is refused up front. */

@@ -7,27 +7,38 @@
 import type { ClassProfile } from '../../../core/profile.ts';
 import type { JobView } from '../../policy.ts';
 
-export function secondsToNextEpoch(cls: ClassProfile, job: JobView, now: number): number {
-  const n = cls.epochs.length;
-  const j = job.statEpoch;
-  const gpus = job.allocation.length;
-  const epoch = cls.epochs[j];
-  if (j >= n - 1 || gpus === 0 || epoch === undefined) return Number.POSITIVE_INFINITY;
-  const leftOfEpoch = Math.max(0, (j + 1) / n - job.progressFraction) * n;
-  const restart = job.restartingUntil === null ? 0 : Math.max(0, job.restartingUntil - now);
-  return restart + (leftOfEpoch * epoch.workSeconds) / speedupAtMost(epoch.speedup, gpus);
-}
+export class EpochClock {
+  /** Per class and epoch: seconds of the whole epoch at k GPUs, indexed by k (the widest listed <= k). */
+  readonly #epochSeconds = new Map<string, Float64Array[]>();
 
-/** The speedup at the widest listed width not above `gpus` (width 1 is always listed). */
-function speedupAtMost(table: Readonly<Record<string, number>>, gpus: number): number {
-  let best = 1;
-  let bestWidth = 1;
-  for (const [key, speedup] of Object.entries(table)) {
-    const width = Number(key);
-    if (width <= gpus && width > bestWidth) {
-      best = speedup;
-      bestWidth = width;
+  constructor(classes: readonly ClassProfile[]) {
+    for (const cls of classes) {
+      this.#epochSeconds.set(
+        cls.name,
+        cls.epochs.map((epoch) => {
+          const listed = Object.keys(epoch.speedup).map(Number);
+          const seconds = new Float64Array(Math.max(...listed) + 1);
+          let speedup = 1;
+          for (let k = 1; k < seconds.length; k++) {
+            speedup = epoch.speedup[String(k)] ?? speedup;
+            seconds[k] = epoch.workSeconds / speedup;
+          }
+          return seconds;
+        }),
+      );
     }
   }
-  return best;
+
+  /** Seconds until `job` leaves its statistical epoch at its current allocation; Infinity if never. */
+  secondsToNextEpoch(job: JobView, now: number): number {
+    const epochs = this.#epochSeconds.get(job.app);
+    const gpus = job.allocation.length;
+    const j = job.statEpoch;
+    if (epochs === undefined || j >= epochs.length - 1 || gpus === 0) return Number.POSITIVE_INFINITY;
+    const seconds = epochs[j] as Float64Array;
+    const n = epochs.length;
+    const leftOfEpoch = Math.max(0, (j + 1) / n - job.progressFraction) * n;
+    const restart = job.restartingUntil === null ? 0 : Math.max(0, job.restartingUntil - now);
+    return restart + leftOfEpoch * (seconds[Math.min(gpus, seconds.length - 1)] as number);
+  }
 }

@@ -16,13 +16,6 @@ export interface PaidRatioOptions {
   readonly releaseLagSeconds: number;
 }
 
-export const DEFAULT_PAID_RATIO: Omit<PaidRatioOptions, 'priorGpus'> = {
-  priorRatio: 1,
-  priorSeconds: 3600,
-  halfLifeSeconds: 12 * 3600,
-  releaseLagSeconds: 30,
-};
-
 export class PaidRatioEstimator {
   #paid: number;
   #allocated: number;
@@ -42,13 +35,14 @@ export class PaidRatioEstimator {
    * Books the interval since the previous tick. `nodeGpus`: the nodes present now, by id (each was paid
    * through the interval: nodes only come and go at ticks); a node present before and gone now was
    * released at the previous tick and paid its release lag. `allocatedGpuSeconds`: what the jobs held.
+   * Returns the GPU-seconds paid in the interval.
    */
-  observe(now: number, nodeGpus: ReadonlyMap<number, number>, allocatedGpuSeconds: number): void {
+  observe(now: number, nodeGpus: ReadonlyMap<number, number>, allocatedGpuSeconds: number): number {
     const last = this.#last;
     this.#last = { now, nodeGpus };
-    if (last === undefined) return;
+    if (last === undefined) return 0;
     const dt = now - last.now;
-    if (!(dt > 0)) return;
+    if (!(dt > 0)) return 0;
     let paid = 0;
     for (const gpus of nodeGpus.values()) paid += gpus * dt;
     for (const [id, gpus] of last.nodeGpus) {
@@ -57,5 +51,6 @@ export class PaidRatioEstimator {
     const decay = 0.5 ** (dt / this.options.halfLifeSeconds);
     this.#paid = this.#paid * decay + paid;
     this.#allocated = this.#allocated * decay + allocatedGpuSeconds;
+    return paid;
   }
 }

@@ -1,16 +1,15 @@
 /**
  * The boa policy in the simulator, as the service runs it: look up each job's width in the plan at its
- * statistical epoch, place with the fixed-width executor, and keep the paid time-average at the budget
- * by planning with budget / (paid / allocated).
+ * statistical epoch, place with the fixed-width executor, and hold the paid time-average at the budget
+ * (budget-control.ts).
  */
 import { executeWidths } from '../../../core/exec/execute.ts';
-import type { MixedPlan, Widths } from '../../../core/plan.ts';
-import type { ClassProfile } from '../../../core/profile.ts';
+import type { Widths } from '../../../core/plan.ts';
 import type { ClusterView, Decision, JobView, Policy, PolicyContext } from '../../policy.ts';
 import { StratifiedDraws } from './draws.ts';
-import { secondsToNextEpoch } from './lookahead.ts';
+import { EpochClock } from './lookahead.ts';
 import { type OnlineRateOptions, OnlineRates } from './online-rates.ts';
-import { PaidRatioEstimator, type PaidRatioOptions } from './paid-ratio.ts';
+import { BudgetControl, type BudgetControlOptions } from './budget-control.ts';
 import { BoaPlanner, type PlannedWidths } from './planner.ts';
 import { widthsFor } from './shares.ts';
 
@@ -21,23 +20,27 @@ export interface BoaSettings {
   readonly rates: 'trace' | 'online';
   /** Online rates: re-plan this often (the service's calculator timer). */
   readonly replanSeconds: number;
-  /** Re-plan when the corrected budget moves by more than this fraction since the last plan. */
+  /** Re-plan when the corrected budget moves by more than this fraction since the last plan... */
   readonly replanThreshold: number;
+  /** ...but not more often than this (a new class's first job is planned at once). */
+  readonly minReplanSeconds: number;
   readonly onlineRates: OnlineRateOptions;
   /** Boot nodes this long before a job's predicted grow (the node group's boot time plus one tick). */
   readonly provisionLeadSeconds: number;
-  readonly paidRatio: Omit<PaidRatioOptions, 'priorGpus'>;
+  readonly control: BudgetControlOptions;
+  /** A job changes width mid-epoch only when the plan's width for it moved by this factor or more. */
+  readonly relockFactor: number;
 }
 
 export class BoaPolicy implements Policy {
   readonly name = 'boa';
   readonly #planner: BoaPlanner;
-  readonly #ratio: PaidRatioEstimator;
+  readonly #control: BudgetControl;
   readonly #online: OnlineRates | undefined;
   readonly #draws = new Map<number, number>();
-  /** Widths each job got from the plan current at its first tick, kept for life. */
-  readonly #widths = new Map<number, Widths>();
-  readonly #classes: ReadonlyMap<string, ClassProfile>;
+  /** Each job's width in its current statistical epoch, fixed when it entered the epoch. */
+  readonly #locks = new Map<number, { epoch: number; width: number }>();
+  readonly #epochClock: EpochClock;
   readonly #drawer: StratifiedDraws;
   /** GPUs each job was given at the last tick, to book allocated time (completions mid-interval too). */
   #held = new Map<number, number>();
@@ -53,9 +56,9 @@ export class BoaPolicy implements Policy {
     readonly context: PolicyContext,
     readonly settings: BoaSettings,
   ) {
-    this.#classes = new Map(context.profiles.classes.map((c) => [c.name, c]));
+    this.#epochClock = new EpochClock(context.profiles.classes);
     this.#planner = new BoaPlanner(context.profiles, settings.solver, context.seed);
-    this.#ratio = new PaidRatioEstimator({ ...settings.paidRatio, priorGpus: settings.budget });
+    this.#control = new BudgetControl(settings.budget, settings.control);
     this.#online = settings.rates === 'online' ? new OnlineRates(settings.onlineRates) : undefined;
     this.#drawer = new StratifiedDraws(context.seed);
     if (!this.#online) this.#replan(0);
@@ -67,7 +70,7 @@ export class BoaPolicy implements Policy {
   }
 
   get paidRatio(): number {
-    return this.#ratio.ratio();
+    return this.#control.ratio();
   }
 
   onArrival(job: JobView, now: number): void {
@@ -81,7 +84,7 @@ export class BoaPolicy implements Policy {
     this.#completedGpuSeconds += gpus * (now - (this.#lastTick ?? now));
     this.#held.delete(job.id);
     this.#draws.delete(job.id);
-    this.#widths.delete(job.id);
+    this.#locks.delete(job.id);
   }
 
   decide(cluster: ClusterView, jobs: readonly JobView[]): Decision {
@@ -93,12 +96,10 @@ export class BoaPolicy implements Policy {
     const ordered = [...jobs].sort((a, b) => a.arrival - b.arrival || a.id - b.id);
     const out = executeWidths(
       ordered.map((job) => {
-        const widths = this.#widthsOf(job, plan);
-        const width = Math.min(widest, widthAt(widths, job.statEpoch));
+        const widths = widthsFor(plan, job.app, this.#drawOf(job));
+        const width = Math.min(widest, this.#lockedWidth(job, widthAt(widths, job.statEpoch)));
         // Boot nodes ahead of a grow the plan makes at the next epoch boundary, so the job finds them ready.
-        const cls = this.#classes.get(job.app);
-        const soon =
-          cls !== undefined && secondsToNextEpoch(cls, job, now) <= this.settings.provisionLeadSeconds;
+        const soon = this.#epochClock.secondsToNextEpoch(job, now) <= this.settings.provisionLeadSeconds;
         const provision = soon ? Math.min(widest, widthAt(widths, job.statEpoch + 1)) : width;
         return { id: job.id, width, current: job.allocation, provision };
       }),
@@ -116,7 +117,7 @@ export class BoaPolicy implements Policy {
     let allocated = this.#completedGpuSeconds;
     for (const gpus of this.#held.values()) allocated += gpus * dt;
     this.#completedGpuSeconds = 0;
-    this.#ratio.observe(cluster.now, new Map(cluster.nodes.map((n) => [n.id, n.gpus])), allocated);
+    this.#control.observe(cluster.now, new Map(cluster.nodes.map((n) => [n.id, n.gpus])), allocated);
   }
 
   #maybeReplan(now: number): void {
@@ -130,7 +131,8 @@ export class BoaPolicy implements Policy {
       return;
     }
     const planned = this.#planned as PlannedWidths;
-    const wanted = Math.max(planned.minFeasibleBudget, this.settings.budget / this.#ratio.ratio());
+    if (now - this.#plannedAt < this.settings.minReplanSeconds) return;
+    const wanted = this.#control.planningBudget(planned.minFeasibleBudget);
     if (Math.abs(wanted - planned.plannedBudget) > this.settings.replanThreshold * planned.plannedBudget) {
       this.#replan(now);
     }
@@ -138,23 +140,30 @@ export class BoaPolicy implements Policy {
 
   #replan(now: number): void {
     const rates = this.#online ? this.#online.ratesAt(now) : this.context.traceRatesPerHour;
-    this.#planned = this.#planner.plan(rates, this.settings.budget / this.#ratio.ratio());
+    this.#planned = this.#planner.plan(rates, this.#control.planningBudget(this.#planner.minFeasible(rates)));
     this.#plannedAt = now;
     this.#unplannedArrival = false;
     this.replans++;
   }
 
   /**
-   * The widths a job runs with: drawn from the plan current at its first tick and kept for life, so a
-   * re-plan changes only the jobs admitted after it (no rescales of running jobs for a budget nudge).
+   * A job keeps the width it got on entering a statistical epoch for the whole epoch (where BOA's model
+   * rescales anyway), so a re-plan does not rescale running jobs for a small nudge; only a move of
+   * `relockFactor` or more (say the budget control widening the last jobs of a draining run) does.
    */
-  #widthsOf(job: JobView, plan: MixedPlan): Widths | undefined {
-    let widths = this.#widths.get(job.id);
-    if (widths === undefined) {
-      widths = widthsFor(plan, job.app, this.#drawOf(job));
-      if (widths !== undefined) this.#widths.set(job.id, widths);
+  #lockedWidth(job: JobView, planWidth: number): number {
+    const lock = this.#locks.get(job.id);
+    const factor = this.settings.relockFactor;
+    if (
+      lock === undefined ||
+      lock.epoch !== job.statEpoch ||
+      planWidth >= lock.width * factor ||
+      planWidth * factor <= lock.width
+    ) {
+      this.#locks.set(job.id, { epoch: job.statEpoch, width: planWidth });
+      return planWidth;
     }
-    return widths;
+    return lock.width;
   }
 
   #drawOf(job: JobView): number {
