@@ -1,0 +1,176 @@
+import { describe, expect, it } from 'vitest';
+import type { MixedPlan } from '../../../../src/core/plan.ts';
+import type { ClassProfile } from '../../../../src/core/profile.ts';
+import type { JobView } from '../../../../src/sim/policy.ts';
+import { BudgetControl, DEFAULT_BUDGET_CONTROL } from '../../../../src/sim/policies/boa/budget-control.ts';
+import { StratifiedDraws } from '../../../../src/sim/policies/boa/draws.ts';
+import { EpochClock } from '../../../../src/sim/policies/boa/lookahead.ts';
+import { OnlineRates } from '../../../../src/sim/policies/boa/online-rates.ts';
+import { PaidRatioEstimator } from '../../../../src/sim/policies/boa/paid-ratio.ts';
+import { widthsFor } from '../../../../src/sim/policies/boa/shares.ts';
+
+describe('plan shares', () => {
+  const plan: MixedPlan = {
+    a: [
+      { share: 0.25, widths: [1, 2] },
+      { share: 0.75, widths: [4, 4] },
+    ],
+  };
+
+  it('picks the plan whose cumulative share passes the draw', () => {
+    expect(widthsFor(plan, 'a', 0)).toEqual([1, 2]);
+    expect(widthsFor(plan, 'a', 0.2499)).toEqual([1, 2]);
+    expect(widthsFor(plan, 'a', 0.25)).toEqual([4, 4]);
+    expect(widthsFor(plan, 'a', 0.999)).toEqual([4, 4]);
+    expect(widthsFor(plan, 'b', 0.5)).toBeUndefined();
+  });
+
+  it('splits a class in its planned shares from the first jobs on (stratified draws)', () => {
+    const draws = new StratifiedDraws(3);
+    const picks = Array.from({ length: 40 }, () => widthsFor(plan, 'a', draws.draw('a'))?.[0]);
+    const ones = picks.filter((k) => k === 1).length;
+    // Golden-ratio draws: every prefix of n jobs is within about one job of its share.
+    expect(Math.abs(ones - 10)).toBeLessThanOrEqual(1);
+    expect(Math.abs(picks.slice(0, 8).filter((k) => k === 1).length - 2)).toBeLessThanOrEqual(1);
+  });
+
+  it('draws reproducibly per seed, in [0, 1), differently for other seeds', () => {
+    const a = new StratifiedDraws(1);
+    const b = new StratifiedDraws(1);
+    const c = new StratifiedDraws(2);
+    const seq = (d: StratifiedDraws) => Array.from({ length: 5 }, () => d.draw('x'));
+    const first = seq(a);
+    expect(seq(b)).toEqual(first);
+    expect(seq(c)).not.toEqual(first);
+    for (const u of first) expect(u >= 0 && u < 1).toBe(true);
+  });
+});
+
+describe('online arrival rates', () => {
+  it('divides by at least one hour, then by the observed time, within a 24-hour window', () => {
+    const rates = new OnlineRates();
+    rates.record('a', 0);
+    rates.record('a', 60);
+    // Two jobs in the first minute read as 2 per hour, not 120.
+    expect(rates.ratesAt(120)).toEqual({ a: 2 });
+    rates.record('b', 7200);
+    expect(rates.ratesAt(7200)).toEqual({ a: 1, b: 0.5 });
+    // After a day the first two have left the window.
+    const later = rates.ratesAt(86_400 + 100);
+    expect(later.a).toBeUndefined();
+    expect(later.b).toBeCloseTo(1 / 24, 12);
+  });
+});
+
+describe('paid / allocated ratio', () => {
+  it('books node time between ticks plus the release lag of nodes that went away', () => {
+    const estimator = new PaidRatioEstimator({
+      priorRatio: 1,
+      priorGpus: 0,
+      priorSeconds: 0,
+      halfLifeSeconds: Number.POSITIVE_INFINITY,
+      releaseLagSeconds: 30,
+    });
+    expect(estimator.observe(0, new Map([[1, 4]]), 0)).toBe(0);
+    // Two nodes paid for 60 s; 4 GPUs allocated for 60 s.
+    expect(
+      estimator.observe(
+        60,
+        new Map([
+          [1, 4],
+          [2, 4],
+        ]),
+        240,
+      ),
+    ).toBe(480);
+    expect(estimator.ratio()).toBe(2);
+    // Node 2 went away: 60 s of node 1 plus 30 s of node 2's lag.
+    expect(estimator.observe(120, new Map([[1, 4]]), 240)).toBe(240 + 120);
+    expect(estimator.ratio()).toBeCloseTo(840 / 480, 12);
+  });
+
+  it('starts at its prior and never reports below 1', () => {
+    const estimator = new PaidRatioEstimator({ ...DEFAULT_BUDGET_CONTROL.paidRatio, priorGpus: 10 });
+    expect(estimator.ratio()).toBe(1);
+    estimator.observe(0, new Map(), 0);
+    estimator.observe(3600, new Map(), 3600 * 50);
+    expect(estimator.ratio()).toBe(1);
+  });
+});
+
+describe('budget control', () => {
+  const options = {
+    ...DEFAULT_BUDGET_CONTROL,
+    paidRatio: { ...DEFAULT_BUDGET_CONTROL.paidRatio, priorSeconds: 1e12 },
+  };
+
+  it('plans above the budget after underspending, below it after overspending, within its bounds', () => {
+    const under = new BudgetControl(10, options);
+    under.observe(0, new Map(), 0);
+    under.observe(3600, new Map([[1, 4]]), 4 * 3600);
+    // 6 GPU-hours short after an hour, caught up over 2 hours: 10 + 3.
+    expect(under.planningBudget(1)).toBeCloseTo(13, 6);
+    expect(under.paidAverage()).toBeCloseTo(4, 12);
+
+    const over = new BudgetControl(10, options);
+    over.observe(0, new Map(), 0);
+    over.observe(
+      3600,
+      new Map([
+        [1, 4],
+        [2, 4],
+        [3, 4],
+      ]),
+      12 * 3600,
+    );
+    // 2 GPU-hours over, paid back over 6 hours.
+    expect(over.planningBudget(1)).toBeCloseTo(10 - 2 / 6, 6);
+    expect(over.planningBudget(12)).toBe(12);
+
+    const far = new BudgetControl(10, options);
+    far.observe(0, new Map(), 0);
+    far.observe(36_000, new Map(), 0);
+    expect(far.planningBudget(1)).toBeCloseTo(30, 6);
+  });
+});
+
+describe('epoch look-ahead from the profile', () => {
+  const cls: ClassProfile = {
+    name: 'a',
+    weight: 1,
+    rescaleSeconds: 30,
+    epochs: [
+      { workSeconds: 400, speedup: { '1': 1, '2': 2, '4': 3 } },
+      { workSeconds: 800, speedup: { '1': 1, '4': 4 } },
+    ],
+  };
+  const job = (over: Partial<JobView>): JobView => ({
+    id: 1,
+    name: 'j',
+    app: 'a',
+    arrival: 0,
+    requestedGpus: 1,
+    requestedBatch: 1,
+    progressFraction: 0.25,
+    statEpoch: 0,
+    allocation: [0, 0],
+    rescales: 1,
+    restartingUntil: null,
+    attainedGpuSeconds: 0,
+    runSeconds: 0,
+    ...over,
+  });
+
+  it('predicts the rest of the epoch at the current width, the restart included', () => {
+    const clock = new EpochClock([cls]);
+    // Half of epoch 0 left (fraction 0.25 of 0.5), 400 s on 1 GPU, speedup 2: 100 s.
+    expect(clock.secondsToNextEpoch(job({}), 0)).toBeCloseTo(100, 9);
+    // Three GPUs use the widest listed width below (2); a restart until t = 20 adds 20 s.
+    expect(clock.secondsToNextEpoch(job({ allocation: [0, 0, 1], restartingUntil: 20 }), 0)).toBeCloseTo(
+      120,
+      9,
+    );
+    expect(clock.secondsToNextEpoch(job({ statEpoch: 1, progressFraction: 0.6 }), 0)).toBe(Infinity);
+    expect(clock.secondsToNextEpoch(job({ allocation: [] }), 0)).toBe(Infinity);
+  });
+});

@@ -1,0 +1,98 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseProfileFile } from '../../../../src/core/profile.ts';
+import type { ClusterView, JobView, PolicyContext } from '../../../../src/sim/policy.ts';
+import { boaPolicy, boaSettings } from '../../../../src/sim/policies/boa/index.ts';
+import { BoaPlanner } from '../../../../src/sim/policies/boa/planner.ts';
+import type { BoaPolicy } from '../../../../src/sim/policies/boa/policy.ts';
+import { REPO } from '../../../helpers/run-script.ts';
+
+const profiles = parseProfileFile(JSON.parse(readFileSync(resolve(REPO, 'data/profiles.json'), 'utf8')));
+const context = (rates: Record<string, number>): PolicyContext => ({
+  profiles,
+  gpusPerNode: 4,
+  tickSeconds: 60,
+  rescaleSeconds: 30,
+  oracle: { goodput: () => 0 },
+  traceRatesPerHour: rates,
+  seed: 1,
+});
+const RATES = { cifar10: 8, bert: 1 };
+const minimum = new BoaPlanner(profiles, 'exact', 1).minFeasible(RATES);
+
+describe('boa options', () => {
+  it('needs a positive budget, a known solver and rate source', () => {
+    expect(() => boaSettings(context(RATES), {})).toThrow(/boa needs a budget/);
+    expect(() => boaSettings(context(RATES), { budget: -1 })).toThrow(/boa needs a budget/);
+    const solver = 'fast' as 'exact';
+    expect(() => boaSettings(context(RATES), { budget: 50, solver })).toThrow(
+      /solver must be exact or paper, got "fast"/,
+    );
+    const rates = 'guess' as 'trace';
+    expect(() => boaSettings(context(RATES), { budget: 50, rates })).toThrow(/rates must be trace or online/);
+  });
+
+  it('refuses a budget below the minimum feasible one at the trace rates, stating it', () => {
+    expect(() => boaSettings(context(RATES), { budget: minimum * 0.9 })).toThrow(
+      new RegExp(`below the minimum feasible budget ${minimum.toPrecision(6)}`),
+    );
+    expect(boaSettings(context(RATES), { budget: minimum }).solver).toBe('exact');
+    // With online rates the minimum is not known up front: no check.
+    expect(boaSettings(context(RATES), { budget: 1, rates: 'online' }).rates).toBe('online');
+  });
+});
+
+describe('the planner', () => {
+  it('plans at the minimum feasible budget when asked for less, and spends the budget otherwise', () => {
+    const planner = new BoaPlanner(profiles, 'exact', 1);
+    const low = planner.plan(RATES, minimum / 2);
+    expect(low.plannedBudget).toBeCloseTo(minimum, 9);
+    expect(low.gpuHoursPerHour).toBeCloseTo(minimum, 9);
+    const mid = planner.plan(RATES, 2 * minimum);
+    expect(mid.gpuHoursPerHour).toBeCloseTo(2 * minimum, 6);
+    const paper = new BoaPlanner(profiles, 'paper', 1).plan(RATES, 2 * minimum);
+    expect(paper.gpuHoursPerHour).toBeLessThanOrEqual(2 * minimum * (1 + 1e-9));
+    expect(mid.avgJctSeconds).toBeLessThanOrEqual(paper.avgJctSeconds * (1 + 1e-9));
+  });
+});
+
+describe('executing the plan on an uncontended cluster', () => {
+  const cluster: ClusterView = {
+    now: 0,
+    gpusPerNode: 4,
+    mode: 'autoscaled',
+    maxNodes: 100,
+    nodes: Array.from({ length: 30 }, (_, id) => ({ id, gpus: 4, ready: true, readyAt: 0 })),
+  };
+  const view = (statEpoch: number, allocation: readonly number[] = []): JobView => ({
+    id: 7,
+    name: 'cifar10-7',
+    app: 'cifar10',
+    arrival: 0,
+    requestedGpus: 1,
+    requestedBatch: 128,
+    progressFraction: (statEpoch + 0.5) / 8,
+    statEpoch,
+    allocation,
+    rescales: 0,
+    restartingUntil: null,
+    attainedGpuSeconds: 0,
+    runSeconds: 0,
+  });
+
+  it("gives a job its plan's width at each statistical epoch, on as few nodes as possible", () => {
+    const policy = boaPolicy.create(context(RATES), { budget: 2 * minimum, solver: 'paper' }) as BoaPolicy;
+    policy.onArrival?.(view(0), 0);
+    let allocation: readonly number[] = [];
+    for (let epoch = 0; epoch < 8; epoch++) {
+      const decision = policy.decide({ ...cluster, now: 60 * epoch }, [view(epoch, allocation)]);
+      // The paper's plans have one share; the budget control may have re-planned at this tick.
+      const width = policy.planned?.plan.cifar10?.[0]?.widths[epoch] as number;
+      allocation = decision.allocations.get(7) ?? [];
+      expect(allocation).toHaveLength(width);
+      expect(new Set(allocation).size).toBe(Math.ceil(width / 4));
+      expect(decision.desiredNodes).toBe(Math.ceil(width / 4));
+    }
+  });
+});
