@@ -1,0 +1,126 @@
+/** What simulate, compare and bench:sim share: engine and policy options, inputs, the result table. */
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { ProfileFile } from '../../src/core/profile.ts';
+import type { TraceJob } from '../../src/core/trace.ts';
+import type { EngineConfig } from '../../src/sim/engine/config.ts';
+import type { PolicyOptions } from '../../src/sim/policy.ts';
+import type { SimResult } from '../../src/sim/run.ts';
+import { loadProfileFile, loadTrace, parseList, UsageError } from './inputs.ts';
+import { DEFAULT_PROFILES, REPO_ROOT } from './paths.ts';
+import { numberOption } from './sim-args.ts';
+
+/** The measured Pollux data, beside the repository (as in CI). */
+export const DEFAULT_DATA = resolve(REPO_ROOT, '../shared/data/pollux');
+
+/** Engine flags as commander gives them (strings), all optional. */
+export interface EngineFlags {
+  readonly tick?: string;
+  readonly boot?: string;
+  readonly releaseLag?: string;
+  readonly rescale?: string;
+  readonly maxNodes?: string;
+  readonly horizonDays?: string;
+}
+
+export function engineConfigFrom(flags: EngineFlags): Partial<EngineConfig> {
+  const seconds = (text: string | undefined, flag: string, positive = false) =>
+    text === undefined ? undefined : numberOption(text, flag, { min: 0, exclusiveMin: positive });
+  const config: Record<string, number | undefined> = {
+    tickSeconds: seconds(flags.tick, '--tick', true),
+    bootSeconds: seconds(flags.boot, '--boot'),
+    releaseLagSeconds: seconds(flags.releaseLag, '--release-lag'),
+    rescaleSeconds: seconds(flags.rescale, '--rescale'),
+    maxNodes:
+      flags.maxNodes === undefined
+        ? undefined
+        : numberOption(flags.maxNodes, '--max-nodes', { min: 1, integer: true }),
+    horizonSeconds:
+      flags.horizonDays === undefined
+        ? undefined
+        : numberOption(flags.horizonDays, '--horizon-days', { min: 0, exclusiveMin: true }) * 86_400,
+  };
+  return Object.fromEntries(
+    Object.entries(config).filter(([, v]) => v !== undefined),
+  ) as Partial<EngineConfig>;
+}
+
+export interface PolicyFlags {
+  readonly budget?: string;
+  readonly target?: string;
+  readonly solver?: string;
+  readonly rates?: string;
+}
+
+export function policyOptionsFrom(flags: PolicyFlags): PolicyOptions {
+  const options: { -readonly [K in keyof PolicyOptions]: PolicyOptions[K] } = {};
+  if (flags.budget !== undefined) {
+    options.budget = numberOption(flags.budget, '--budget', { min: 0, exclusiveMin: true });
+  }
+  if (flags.target !== undefined) {
+    options.target = numberOption(flags.target, '--target', { min: 0, exclusiveMin: true });
+  }
+  if (flags.solver !== undefined) {
+    if (flags.solver !== 'exact' && flags.solver !== 'paper') {
+      throw new UsageError(`--solver must be exact or paper, got "${flags.solver}"`);
+    }
+    options.solver = flags.solver;
+  }
+  if (flags.rates !== undefined) {
+    if (flags.rates !== 'trace' && flags.rates !== 'online') {
+      throw new UsageError(`--rates must be trace or online, got "${flags.rates}"`);
+    }
+    options.rates = flags.rates;
+  }
+  return options;
+}
+
+export interface SimInputs {
+  readonly trace: TraceJob[];
+  readonly apps: string[] | undefined;
+  readonly profiles: ProfileFile;
+  readonly dataDir: string;
+}
+
+export function loadSimInputs(flags: {
+  trace: string;
+  apps?: string;
+  profiles: string;
+  data: string;
+}): SimInputs {
+  if (!existsSync(resolve(flags.data, 'traces'))) {
+    throw new UsageError(`no measured data at ${flags.data} (expected traces/<app>/ there); give --data DIR`);
+  }
+  return {
+    trace: loadTrace(flags.trace),
+    apps: flags.apps ? parseList(flags.apps, '--apps') : undefined,
+    profiles: loadProfileFile(flags.profiles),
+    dataDir: flags.data,
+  };
+}
+
+export { DEFAULT_PROFILES };
+
+/** A result as an aligned two-column table for people. */
+export function resultTable(result: SimResult): string {
+  const hours = (s: number) =>
+    Number.isFinite(s) ? `${s.toFixed(0)} s (${(s / 3600).toFixed(2)} h)` : 'n/a';
+  const rows: Array<[string, string]> = [
+    ['policy', result.policy],
+    ['budget', result.budget === null ? '-' : `${result.budget}`],
+    ...(result.target === null ? [] : [['target', `${result.target}`] as [string, string]]),
+    ...(result.solver === null ? [] : [['solver', result.solver] as [string, string]]),
+    ['jobs completed', `${result.completed} of ${result.jobs}`],
+    ['average JCT', hours(result.avgJctSeconds)],
+    ['P95 JCT', hours(result.p95JctSeconds)],
+    ['average queueing', hours(result.avgQueueSeconds)],
+    ['paid GPU-hours/hour', result.paidGpuHoursPerHour.toFixed(2)],
+    ['allocated GPU-hours/hour', result.allocatedGpuHoursPerHour.toFixed(2)],
+    ['rescales', `${result.rescales}`],
+    ['peak nodes', `${result.peakNodes}`],
+    ['run span', `${result.spanHours.toFixed(2)} h`],
+    ['simulation time', `${result.simMs.toFixed(0)} ms`],
+  ];
+  const width = Math.max(...rows.map(([k]) => k.length));
+  return `${rows.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n')}\n`;
+}

@@ -1,0 +1,73 @@
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { POLLUX, runScript } from '../helpers/run-script.ts';
+
+const TRACE = resolve(POLLUX, 'workloads/workload-1.csv');
+const KEYS = [
+  'policy',
+  'budget',
+  'jobs',
+  'completed',
+  'avgJctSeconds',
+  'p95JctSeconds',
+  'allocatedGpuHoursPerHour',
+  'paidGpuHoursPerHour',
+  'rescales',
+  'simMs',
+];
+
+describe('simulate', () => {
+  it('prints the result object with the contract keys first, in order', () => {
+    const run = runScript('simulate.ts', [
+      ...['--trace', TRACE, '--apps', 'cifar10,bert,deepspeech2', '--policy', 'boa', '--budget', '40'],
+      ...['--format', 'json'],
+    ]);
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    const result = JSON.parse(run.stdout);
+    expect(Object.keys(result).slice(0, KEYS.length)).toEqual(KEYS);
+    expect(result).toMatchObject({
+      policy: 'boa',
+      budget: 40,
+      jobs: 85,
+      completed: 85,
+      solver: null,
+      seed: 1,
+    });
+    expect(result.paidGpuHoursPerHour).toBeGreaterThan(result.allocatedGpuHoursPerHour);
+    expect(result.p95JctSeconds).toBeGreaterThan(result.avgJctSeconds);
+  });
+
+  it('prints a readable table by default and honours the engine flags', () => {
+    const args = ['--trace', TRACE, '--apps', 'cifar10', '--policy', 'fixed-request'];
+    const table = runScript('simulate.ts', args);
+    expect(table.status).toBe(0);
+    expect(table.stdout).toMatch(/^policy\s+fixed-request$/m);
+    expect(table.stdout).toMatch(/^jobs completed\s+66 of 66$/m);
+    const slow = JSON.parse(runScript('simulate.ts', [...args, '--format', 'json']).stdout);
+    const fast = JSON.parse(runScript('simulate.ts', [...args, '--format', 'json', '--boot', '0']).stdout);
+    expect(fast.avgQueueSeconds).toBeLessThan(slow.avgQueueSeconds);
+  });
+
+  it('refuses an unknown policy listing the allowed ones, and a budget below the minimum', () => {
+    const unknown = runScript('simulate.ts', ['--trace', TRACE, '--policy', 'nope']);
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr).toMatch(/^error: unknown policy "nope"; allowed: boa, fixed-request/);
+    const low = runScript('simulate.ts', [
+      '--trace',
+      TRACE,
+      '--apps',
+      'cifar10',
+      '--policy',
+      'boa',
+      '--budget',
+      '1',
+    ]);
+    expect(low.status).toBe(2);
+    expect(low.stderr).toMatch(/below the minimum feasible budget/);
+    const noBudget = runScript('simulate.ts', ['--trace', TRACE, '--apps', 'cifar10', '--policy', 'boa']);
+    expect(noBudget.stderr).toMatch(/^error: boa needs a budget/);
+    const bad = runScript('simulate.ts', ['--trace', TRACE, '--policy', 'boa', '--solver', 'fast']);
+    expect(bad.stderr).toMatch(/--solver must be exact or paper, got "fast"/);
+  });
+});
