@@ -1,0 +1,141 @@
+/**
+ * Policies side by side on one trace: each policy at each value of its knob, in parallel worker threads.
+ *   npm run -s compare -- --trace FILE [--apps a,b] --policies a,b --budgets LO:HI:STEP [--targets t1,...]
+ *     --out DIR [--seed N] [--solver exact|paper] [--rates trace|online] [--workers N] [engine flags]
+ * Writes DIR/results.json, DIR/results.csv, DIR/avg-jct.svg and DIR/p95-jct.svg.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { Command } from 'commander';
+import { findPolicy } from '../src/sim/policies/index.ts';
+import type { SimResult } from '../src/sim/run.ts';
+import { parseBudgets } from './lib/budgets.ts';
+import {
+  type CompareRow,
+  type CompareTask,
+  compareCsv,
+  compareTasks,
+  jctChart,
+} from './lib/compare-report.ts';
+import type { CompareSetup } from './lib/compare-worker.ts';
+import { parseList, runMain, UsageError } from './lib/inputs.ts';
+import { progressBar } from './lib/progress.ts';
+import { asUsage, numberOption } from './lib/sim-args.ts';
+import {
+  DEFAULT_DATA,
+  DEFAULT_PROFILES,
+  type EngineFlags,
+  engineConfigFrom,
+  loadSimInputs,
+  policyOptionsFrom,
+} from './lib/sim-setup.ts';
+import { runPool } from './lib/worker-pool.ts';
+
+const DEFAULT_TARGETS = '0.5,0.6,0.7,0.8,0.9';
+/** Errors that make one point meaningless (say a budget below boa's minimum) but not the comparison. */
+const SKIPPABLE = ['BudgetTooLowError', 'BoaOptionsError', 'FixedRequestOptionsError', 'EngineConfigError'];
+
+const program = new Command('compare')
+  .description('Average and P95 JCT against paid GPU-hours per hour for several policies on one trace')
+  .requiredOption('--trace <file>', 'workload CSV (name,time,application,num_replicas,batch_size)')
+  .option('--apps <list>', 'only these applications, comma-separated')
+  .requiredOption('--policies <list>', 'comma-separated policy names')
+  .requiredOption('--budgets <spec>', 'LO:HI:STEP or b1,b2,... for policies whose knob is a budget')
+  .option('--targets <list>', 'values for policies whose knob is a target efficiency', DEFAULT_TARGETS)
+  .requiredOption('--out <dir>', 'folder for results.json, results.csv and the charts')
+  .option('--seed <n>', 'random seed', '1')
+  .option('--solver <name>', 'boa: exact or paper')
+  .option('--rates <source>', 'boa: trace or online')
+  .option('--workers <n>', 'worker threads (default: available cores)')
+  .option('--profiles <file>', 'job-class profiles the planners see', DEFAULT_PROFILES)
+  .option('--data <dir>', 'measured Pollux data (the ground truth)', DEFAULT_DATA)
+  .option('--tick <s>', 'scheduling tick, seconds (default 60)')
+  .option('--boot <s>', 'node boot delay, seconds (default 90)')
+  .option('--release-lag <s>', 'paid time after a node is released, seconds (default 30)')
+  .option('--rescale <s>', 'cost of a start, restart or rescale, seconds (default 30)')
+  .option('--max-nodes <n>', 'autoscaled node group upper bound (default 500)')
+  .option('--horizon-days <d>', 'stop a stuck run this long after the last arrival (default 60)')
+  .option('--quiet', 'no progress bar on stderr')
+  .showHelpAfterError();
+
+await runMain(async () => {
+  program.parse();
+  const opts = program.opts<
+    EngineFlags & {
+      trace: string;
+      apps?: string;
+      policies: string;
+      budgets: string;
+      targets: string;
+      out: string;
+      seed: string;
+      solver?: string;
+      rates?: string;
+      workers?: string;
+      profiles: string;
+      data: string;
+      quiet?: boolean;
+    }
+  >();
+  const seed = numberOption(opts.seed, '--seed', { integer: true });
+  const shared = policyOptionsFrom({ solver: opts.solver, rates: opts.rates });
+  const budgets = parseBudgets(opts.budgets);
+  if (budgets.kind !== 'list') throw new UsageError('--budgets is required');
+  const targets = parseList(opts.targets, '--targets').map((t) =>
+    numberOption(t, '--targets', { min: 0, exclusiveMin: true }),
+  );
+  const definitions = parseList(opts.policies, '--policies').map((name) => asUsage(() => findPolicy(name)));
+  const tasks = compareTasks(definitions, budgets.budgets, targets, shared);
+  loadSimInputs(opts); // fail fast on bad inputs, before any worker starts
+  const setup: CompareSetup = {
+    trace: opts.trace,
+    ...(opts.apps ? { apps: opts.apps } : {}),
+    profiles: opts.profiles,
+    data: opts.data,
+    seed,
+    config: engineConfigFrom(opts),
+  };
+  const workers = opts.workers
+    ? numberOption(opts.workers, '--workers', { min: 1, integer: true })
+    : availableParallelism();
+  const bar = progressBar('compare', tasks.length, !opts.quiet);
+  const began = performance.now();
+  const replies = await runPool<CompareTask, SimResult>(
+    new URL('./lib/compare-worker-entry.mjs', import.meta.url),
+    setup,
+    tasks,
+    workers,
+    (_reply, done) => bar.tick(done),
+  );
+  bar.stop();
+
+  const rows: CompareRow[] = [];
+  replies.forEach((reply, i) => {
+    const task = tasks[i] as CompareTask;
+    const knob = findPolicy(task.policy).knob;
+    const at = `${task.policy} at ${knob} ${task.options[knob]}`;
+    if (reply.error) {
+      if (!SKIPPABLE.includes(reply.error.name))
+        throw new Error(`${at}: ${reply.error.name}: ${reply.error.message}`);
+      process.stderr.write(`skipped ${at}: ${reply.error.message}\n`);
+    } else rows.push({ ...(reply.result as SimResult), knob });
+  });
+  mkdirSync(opts.out, { recursive: true });
+  writeFileSync(join(opts.out, 'results.json'), `${JSON.stringify(rows, null, 2)}\n`);
+  writeFileSync(join(opts.out, 'results.csv'), compareCsv(rows));
+  const what = opts.apps ? ` (${opts.apps})` : '';
+  writeFileSync(
+    join(opts.out, 'avg-jct.svg'),
+    await jctChart(rows, 'avg', `Average JCT vs paid GPU-hours per hour${what}`),
+  );
+  writeFileSync(
+    join(opts.out, 'p95-jct.svg'),
+    await jctChart(rows, 'p95', `P95 JCT vs paid GPU-hours per hour${what}`),
+  );
+  if (!opts.quiet) {
+    process.stderr.write(
+      `${rows.length} runs in ${((performance.now() - began) / 1000).toFixed(1)} s on ${Math.min(workers, tasks.length)} workers\n`,
+    );
+  }
+});
