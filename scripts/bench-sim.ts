@@ -1,0 +1,73 @@
+/**
+ * Simulator benchmark: boa on the generated 960-job, 48-hour newTrace-mix trace (SCV 2.65, seed 1),
+ * the issue's speed target (under 2 s per run). Prints one JSON object: the median simMs of the runs,
+ * and the first (cold) run apart, since it also fills the ground truth's caches.
+ *   npm run -s bench:sim -- [--runs N] [--budget-factor F] [--policy NAME] [--data DIR]
+ */
+import { Command } from 'commander';
+import { arrivalRatesPerHour } from '../src/core/trace.ts';
+import { BoaPlanner } from '../src/sim/policies/boa/planner.ts';
+import { simulate, truthProvider } from '../src/sim/run.ts';
+import { generateTrace } from '../src/sim/trace-gen/generate.ts';
+import { loadProfileFile, runMain } from './lib/inputs.ts';
+import { NEW_TRACE_MIX } from './lib/mixes.ts';
+import { DEFAULT_PROFILES } from './lib/paths.ts';
+import { asUsage, numberOption } from './lib/sim-args.ts';
+import { DEFAULT_DATA } from './lib/sim-setup.ts';
+
+const program = new Command('bench:sim')
+  .option('--runs <n>', 'timed runs (the first is cold)', '5')
+  .option('--budget-factor <f>', 'budget as a multiple of the minimum feasible budget', '2')
+  .option('--policy <name>', 'policy to time', 'boa')
+  .option('--data <dir>', 'measured Pollux data (the ground truth)', DEFAULT_DATA)
+  .option('--profiles <file>', 'job-class profile file', DEFAULT_PROFILES);
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+await runMain(() => {
+  program.parse();
+  const opts = program.opts<{
+    runs: string;
+    budgetFactor: string;
+    policy: string;
+    data: string;
+    profiles: string;
+  }>();
+  const runs = numberOption(opts.runs, '--runs', { min: 1, integer: true });
+  const factor = numberOption(opts.budgetFactor, '--budget-factor', { min: 1 });
+  const profiles = loadProfileFile(opts.profiles);
+  const trace = generateTrace({ jobs: 960, hours: 48, mix: NEW_TRACE_MIX, scv: 2.65, seed: 1 });
+  const minimum = new BoaPlanner(profiles, 'exact', 1).minFeasible(arrivalRatesPerHour(trace));
+  const budget = factor * minimum;
+  const truthOf = truthProvider(opts.data);
+  const loadStart = performance.now();
+  for (const app of Object.keys(NEW_TRACE_MIX)) truthOf(app);
+  const loadMs = performance.now() - loadStart;
+  const results = Array.from({ length: runs }, () =>
+    asUsage(() => simulate({ trace, policy: opts.policy, options: { budget }, profiles, truthOf }).result),
+  );
+  const last = results[results.length - 1] as (typeof results)[number];
+  const times = results.map((r) => r.simMs);
+  process.stdout.write(
+    `${JSON.stringify({
+      policy: opts.policy,
+      trace: 'generated: 960 jobs, 48 h, newTrace mix, SCV 2.65, seed 1',
+      budget,
+      minFeasibleBudget: minimum,
+      runs,
+      simMs: median(times),
+      coldSimMs: times[0],
+      allSimMs: times,
+      truthLoadMs: loadMs,
+      completed: last.completed,
+      paidGpuHoursPerHour: last.paidGpuHoursPerHour,
+      avgJctSeconds: last.avgJctSeconds,
+    })}\n`,
+  );
+});
