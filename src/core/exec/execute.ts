@@ -129,7 +129,8 @@ function fits(free: ReadonlyMap<number, number>, allocation: readonly number[]):
     const id = allocation[i] as number;
     let run = 1;
     while (i + run < allocation.length && allocation[i + run] === id) run++;
-    if (i + run < allocation.length && (allocation[i + run] as number) < id) return fitsUnsorted(free, allocation);
+    if (i + run < allocation.length && (allocation[i + run] as number) < id)
+      return fitsUnsorted(free, allocation);
     if ((free.get(id) ?? 0) < run) return false;
     i += run;
   }
