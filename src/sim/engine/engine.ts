@@ -6,15 +6,17 @@
 import { gpusPerNodeOf } from '../../core/exec/placement.ts';
 import type { ProfileFile } from '../../core/profile.ts';
 import type { TraceJob } from '../../core/trace.ts';
-import type { ClusterView, GoodputOracle, Policy, PolicyDefinition, PolicyOptions } from '../policy.ts';
-import { splitDataEpochs } from '../truth/derive.ts';
+import type { ClusterView, Policy, PolicyDefinition, PolicyOptions } from '../policy.ts';
 import type { JobTruth } from '../truth/model.ts';
 import { VirtualClock } from './clock.ts';
 import { SimCluster } from './cluster.ts';
-import { type EngineConfig, EngineConfigError, resolveEngineConfig } from './config.ts';
-import { type JobClass, SimJob } from './job.ts';
+import { type EngineConfig, resolveEngineConfig } from './config.ts';
+import type { SimJob } from './job.ts';
 import { type JobRecord, type RunMetrics, summarize } from './metrics.ts';
+import { fixedNodes, makeJobs, oracleFor } from './setup.ts';
 import { validateDecision } from './validate.ts';
+
+export { SimulationError } from './setup.ts';
 
 export interface SimulationInput {
   /** The jobs to run (any order; the engine sorts them by arrival). */
@@ -49,13 +51,9 @@ export interface SimulationRun {
   readonly config: EngineConfig;
 }
 
-export class SimulationError extends Error {
-  override name = 'SimulationError';
-}
-
 export function runSimulation(input: SimulationInput): SimulationRun {
   const config = resolveEngineConfig(input.config);
-  const jobs = makeJobs(input);
+  const jobs = makeJobs(input.jobs, input.profiles, input.truthOf);
   const first = jobs[0] as SimJob;
   const start = first.arrival;
   const horizon = (jobs[jobs.length - 1] as SimJob).arrival + config.horizonSeconds;
@@ -235,54 +233,4 @@ function resize(
     .sort((a, b) => b.readyAt - a.readyAt || b.id - a.id)
     .slice(0, present.length - desired);
   cluster.release(new Set(empty.map((n) => n.id)), now);
-}
-
-function makeJobs(input: SimulationInput): SimJob[] {
-  if (input.jobs.length === 0) throw new SimulationError('the trace has no jobs to simulate');
-  const classes = new Map<string, JobClass>();
-  const classOf = (app: string): JobClass => {
-    let cls = classes.get(app);
-    if (cls === undefined) {
-      const profile = input.profiles.classes.find((c) => c.name === app);
-      if (profile === undefined) {
-        const known = input.profiles.classes.map((c) => c.name).join(', ');
-        throw new SimulationError(`no profile for application "${app}"; the profiles have: ${known}`);
-      }
-      const truth = input.truthOf(app);
-      const runs = splitDataEpochs(truth.epochEnds, profile.epochs.length);
-      if (runs.length !== profile.epochs.length) {
-        throw new SimulationError(
-          `profile of "${app}" has ${profile.epochs.length} statistical epochs but the job has only ` +
-            `${truth.epochEnds.length} data epochs`,
-        );
-      }
-      const statEpochEnds = runs.map((run) => truth.epochEnds[run[run.length - 1] as number] as number);
-      cls = { truth, statEpochEnds };
-      classes.set(app, cls);
-    }
-    return cls;
-  };
-  const sorted = [...input.jobs].sort((a, b) => a.time - b.time);
-  return sorted.map((job, id) => new SimJob(id, job, classOf(job.application)));
-}
-
-function fixedNodes(policy: string, options: PolicyOptions, gpusPerNode: number): number {
-  const budget = options.budget;
-  if (budget === undefined || !(Number.isFinite(budget) && budget > 0)) {
-    throw new EngineConfigError(
-      `policy "${policy}" runs on a fixed cluster: give its size as a budget in GPUs`,
-    );
-  }
-  return Math.ceil(budget / gpusPerNode);
-}
-
-function oracleFor(jobs: ReadonlyMap<number, SimJob>): GoodputOracle {
-  return {
-    goodput(jobId, gpusPerNode) {
-      const job = jobs.get(jobId);
-      if (job === undefined) throw new RangeError(`the oracle knows no job ${jobId}`);
-      const truth = job.jobClass.truth;
-      return truth.bestConfig(gpusPerNode, job.progress)?.goodput ?? 0;
-    },
-  };
 }

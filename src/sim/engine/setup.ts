@@ -1,0 +1,76 @@
+/**
+ * Setting a run up: the jobs with their ground truth and statistical-epoch split, the fixed cluster's
+ * size, and the goodput oracle some baselines get.
+ */
+import type { ProfileFile } from '../../core/profile.ts';
+import type { TraceJob } from '../../core/trace.ts';
+import type { GoodputOracle, PolicyOptions } from '../policy.ts';
+import { splitDataEpochs } from '../truth/derive.ts';
+import type { JobTruth } from '../truth/model.ts';
+import { EngineConfigError } from './config.ts';
+import { type JobClass, SimJob } from './job.ts';
+
+export class SimulationError extends Error {
+  override name = 'SimulationError';
+}
+
+/** The trace's jobs in arrival order, ids 0..n-1, each with its class's truth and epoch split. */
+export function makeJobs(
+  trace: readonly TraceJob[],
+  profiles: ProfileFile,
+  truthOf: (app: string) => JobTruth,
+): SimJob[] {
+  if (trace.length === 0) throw new SimulationError('the trace has no jobs to simulate');
+  const classes = new Map<string, JobClass>();
+  const classOf = (app: string): JobClass => {
+    let cls = classes.get(app);
+    if (cls === undefined) {
+      cls = jobClass(app, profiles, truthOf);
+      classes.set(app, cls);
+    }
+    return cls;
+  };
+  const sorted = [...trace].sort((a, b) => a.time - b.time);
+  return sorted.map((job, id) => new SimJob(id, job, classOf(job.application)));
+}
+
+function jobClass(app: string, profiles: ProfileFile, truthOf: (app: string) => JobTruth): JobClass {
+  const profile = profiles.classes.find((c) => c.name === app);
+  if (profile === undefined) {
+    const known = profiles.classes.map((c) => c.name).join(', ');
+    throw new SimulationError(`no profile for application "${app}"; the profiles have: ${known}`);
+  }
+  const truth = truthOf(app);
+  const runs = splitDataEpochs(truth.epochEnds, profile.epochs.length);
+  if (runs.length !== profile.epochs.length) {
+    throw new SimulationError(
+      `profile of "${app}" has ${profile.epochs.length} statistical epochs but the job has only ` +
+        `${truth.epochEnds.length} data epochs`,
+    );
+  }
+  return {
+    truth,
+    statEpochEnds: runs.map((run) => truth.epochEnds[run[run.length - 1] as number] as number),
+  };
+}
+
+export function fixedNodes(policy: string, options: PolicyOptions, gpusPerNode: number): number {
+  const budget = options.budget;
+  if (budget === undefined || !(Number.isFinite(budget) && budget > 0)) {
+    throw new EngineConfigError(
+      `policy "${policy}" runs on a fixed cluster: give its size as a budget in GPUs`,
+    );
+  }
+  return Math.ceil(budget / gpusPerNode);
+}
+
+/** Goodput from the truth at a job's current progress, for policies that would fit it online. */
+export function oracleFor(jobs: ReadonlyMap<number, SimJob>): GoodputOracle {
+  return {
+    goodput(jobId, gpusPerNode) {
+      const job = jobs.get(jobId);
+      if (job === undefined) throw new RangeError(`the oracle knows no job ${jobId}`);
+      return job.jobClass.truth.bestConfig(gpusPerNode, job.progress)?.goodput ?? 0;
+    },
+  };
+}
