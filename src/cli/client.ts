@@ -1,0 +1,92 @@
+import type { Connection } from './connection.ts';
+import { CliError, EXIT } from './errors.ts';
+
+const TOKEN_HELP = 'set BOA_TOKEN to the operator token (local: the file data/token)';
+
+interface ApiErrorBody {
+  error: { code: string; message: string; field?: string; [detail: string]: unknown };
+}
+
+function apiError(text: string): ApiErrorBody['error'] | undefined {
+  try {
+    const parsed = JSON.parse(text) as Partial<ApiErrorBody>;
+    return typeof parsed.error?.message === 'string' ? parsed.error : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Why fetch failed, from the undici error's cause (ECONNREFUSED, ENOTFOUND, ...). */
+function causeOf(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  return cause?.code ?? cause?.message ?? (error as Error).message;
+}
+
+/** The boa HTTP API as the CLI uses it: every failure becomes a CliError with the right exit code. */
+export class BoaClient {
+  constructor(
+    readonly connection: Connection,
+    private readonly timeoutMs = 120_000,
+  ) {}
+
+  /** The parsed JSON body and its text as received (what --json prints). */
+  async json<T>(method: string, path: string, body?: unknown): Promise<{ data: T; text: string }> {
+    const text = await this.text(method, path, body);
+    try {
+      return { data: JSON.parse(text) as T, text };
+    } catch {
+      throw this.notBoa(`${method} ${path} answered with something that is not JSON`);
+    }
+  }
+
+  async text(method: string, path: string, body?: unknown): Promise<string> {
+    const { url, token } = this.connection;
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (token) headers.authorization = `Bearer ${token}`;
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    let res: Response;
+    try {
+      res = await fetch(url + path, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+    } catch (error) {
+      if ((error as Error).name === 'TimeoutError') {
+        throw new CliError(
+          `the boa service at ${url} did not answer within ${this.timeoutMs / 1000} s`,
+          EXIT.unreachable,
+        );
+      }
+      throw new CliError(
+        `cannot reach the boa service at ${url} (is it running? set BOA_URL): ${causeOf(error)}`,
+        EXIT.unreachable,
+      );
+    }
+    const text = await res.text();
+    if (!res.ok) throw this.refusal(res.status, text);
+    return text;
+  }
+
+  private refusal(status: number, text: string): CliError {
+    const error = apiError(text);
+    if (status === 401) {
+      const what = this.connection.token ? 'the token was refused' : 'no operator token was given';
+      return new CliError(`${what}: ${TOKEN_HELP}`, EXIT.unauthorized, error ? text : undefined);
+    }
+    if (!error) return this.notBoa(`HTTP ${status}`);
+    const field = error.field && !error.message.includes(error.field) ? ` (field: ${error.field})` : '';
+    const message = `${error.message}${field}`;
+    if (status === 400 || status === 422) return new CliError(message, EXIT.badInput, text);
+    if (status >= 500) return new CliError(`the service failed: ${message}`, EXIT.failed, text);
+    return new CliError(message, EXIT.failed, text);
+  }
+
+  private notBoa(what: string): CliError {
+    return new CliError(
+      `unexpected answer from ${this.connection.url}: ${what} (is BOA_URL a boa service?)`,
+      EXIT.failed,
+    );
+  }
+}

@@ -1,0 +1,78 @@
+import type { Command } from 'commander';
+import type { budgetView } from '../../service/views.ts';
+import { CliError, EXIT } from '../errors.ts';
+import { contextOf, output } from '../context.ts';
+import { dollars, fixed, keyValues, significant, table, when } from '../format.ts';
+import { parseNumber } from '../parse.ts';
+
+type BudgetView = ReturnType<typeof budgetView>;
+
+export function addBudgetCommands(program: Command): void {
+  const budget = program
+    .command('budget')
+    .description('the budget: GPU-hours per hour, as a time-average (1 GPU for 1 hour = 1)');
+
+  budget
+    .command('set')
+    .description('set the budget; refused below the minimum feasible budget, which the error states')
+    .argument('<gpuHoursPerHour>', 'average GPUs to pay for, e.g. 40')
+    .action(async (value: string, _options: unknown, command: Command) => {
+      const context = contextOf(command);
+      const gpuHoursPerHour = parseNumber(value, 'gpuHoursPerHour');
+      const { data, text } = await context.client
+        .json<BudgetView & { minFeasibleBudget: number }>('PUT', '/v1/budget', { gpuHoursPerHour })
+        .catch((error: unknown) => {
+          throw withMinimumHint(error);
+        });
+      output(context, text, () =>
+        keyValues([
+          ['budget set', `${data.gpuHoursPerHour} GPU-hours/hour (${dollars(data.dollarsPerMonth)}/month)`],
+          ['minimum feasible', `${significant(data.minFeasibleBudget)} GPU-hours/hour`],
+          ['plan', 'being recomputed for the new budget: see boa plan'],
+        ]),
+      );
+    });
+
+  budget
+    .command('get')
+    .description('the budget, the paid and allocated averages over the window and since it was set, $/month')
+    .action(async (_options: unknown, command: Command) => {
+      const context = contextOf(command);
+      const { data, text } = await context.client.json<BudgetView>('GET', '/v1/budget');
+      output(context, text, () => renderBudget(data));
+    });
+}
+
+function renderBudget(b: BudgetView): string {
+  const target =
+    b.gpuHoursPerHour === null
+      ? 'not set (boa budget set <gpuHoursPerHour>)'
+      : `${b.gpuHoursPerHour} GPU-hours/hour (${dollars(b.dollarsPerMonth)}/month)`;
+  const head = keyValues([
+    ['budget', target],
+    ['set at', when(b.setAt)],
+    ['price', `$${b.nodePricePerHour} per ${b.instanceType} node-hour`],
+    ['paid $/month', `${dollars(b.paidDollarsPerMonth)} at the last ${b.window.windowHours} h's rate`],
+  ]);
+  const averages = [
+    [`last ${b.window.windowHours} h`, b.window] as const,
+    ...(b.sinceSet ? [['since set', b.sinceSet] as const] : []),
+  ];
+  const rows = averages.map(([label, a]) => [
+    label,
+    fixed(a.hours, 2),
+    fixed(a.paidGpuHoursPerHour),
+    fixed(a.allocatedGpuHoursPerHour),
+  ]);
+  return `${head}\n${table(['average over', 'hours', 'paid GPU-h/h', 'allocated GPU-h/h'], rows)}`;
+}
+
+/** A 422 states the minimum; add the smallest budget (2 decimals) that would be accepted. */
+function withMinimumHint(error: unknown): unknown {
+  if (!(error instanceof CliError) || error.exitCode !== EXIT.badInput || !error.body) return error;
+  const minimum = (JSON.parse(error.body) as { error: { minFeasibleBudget?: number } }).error
+    .minFeasibleBudget;
+  if (typeof minimum !== 'number') return error;
+  const accepted = Math.ceil(minimum * 100) / 100;
+  return new CliError(`${error.message} (try: boa budget set ${accepted})`, error.exitCode, error.body);
+}

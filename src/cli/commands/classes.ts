@@ -1,0 +1,97 @@
+import type { Command } from 'commander';
+import type { ClassProfile } from '../../core/profile.ts';
+import { contextOf, output } from '../context.ts';
+import { usageError } from '../errors.ts';
+import { fixed, table } from '../format.ts';
+import { parseNumber, readJsonFile } from '../parse.ts';
+
+interface ClassesView {
+  classes: Array<{ name: string; priorRatePerHour: number; profile: ClassProfile }>;
+}
+
+export function addClassesCommands(program: Command): void {
+  const classes = program.command('classes').description('job classes and their measured profiles');
+
+  classes
+    .command('list')
+    .description('job classes: prior arrival rate, statistical epochs, work, widths measured')
+    .action(async (_options: unknown, command: Command) => {
+      const context = contextOf(command);
+      const { data, text } = await context.client.json<ClassesView>('GET', '/v1/classes');
+      output(context, text, () => renderClasses(data));
+    });
+
+  classes
+    .command('put')
+    .description('create or replace a job class from a class profile JSON file (profile file format v1)')
+    .argument('<file>', 'one class object: {"name", "weight", "rescaleSeconds", "epochs": [...]}')
+    .option('--prior-rate <jobsPerHour>', 'expected arrivals per hour until some are observed')
+    .action(async (file: string, options: { priorRate?: string }, command: Command) => {
+      const context = contextOf(command);
+      const profile = classProfileFrom(file);
+      const body = {
+        profile,
+        ...(options.priorRate === undefined
+          ? {}
+          : { priorRatePerHour: parseNumber(options.priorRate, '--prior-rate') }),
+      };
+      const path = `/v1/classes/${encodeURIComponent(profile.name)}`;
+      const { text } = await context.client.json<{ saved: string }>('PUT', path, body);
+      output(context, text, () => `class ${profile.name} saved; the next plan uses it\n`);
+    });
+
+  classes
+    .command('validate')
+    .description('check a class profile JSON file without saving it')
+    .argument('<file>', 'one class object of the profile file format')
+    .action(async (file: string, _options: unknown, command: Command) => {
+      const context = contextOf(command);
+      const profile = classProfileFrom(file);
+      const { data, text } = await context.client.json<{ name: string; epochs: number }>(
+        'POST',
+        '/v1/classes/validate',
+        { profile },
+      );
+      output(
+        context,
+        text,
+        () =>
+          `${file}: valid class ${data.name} (${data.epochs} statistical epoch${data.epochs === 1 ? '' : 's'})\n`,
+      );
+    });
+}
+
+/** The service validates the profile; here only what the request itself needs: an object with a name. */
+function classProfileFrom(file: string): { name: string } {
+  const json = readJsonFile(file);
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+    throw usageError(`${file}: a class profile is a JSON object`);
+  }
+  if ('classes' in json) {
+    throw usageError(
+      `${file} is a whole profile file; give one class object (e.g. jq '.classes[0]' ${file} > class.json)`,
+    );
+  }
+  const name = (json as { name?: unknown }).name;
+  if (typeof name !== 'string' || name === '') {
+    throw usageError(`${file}: name: a class profile needs a non-empty string name`);
+  }
+  return json as { name: string };
+}
+
+function renderClasses(view: ClassesView): string {
+  const rows = view.classes.map(({ name, priorRatePerHour, profile }) => {
+    const widths = Object.keys(profile.epochs[0]?.speedup ?? {}).map(Number);
+    const work = profile.epochs.reduce((sum, e) => sum + e.workSeconds, 0);
+    return [
+      name,
+      fixed(priorRatePerHour, 2),
+      profile.epochs.length,
+      (work / 3600).toFixed(2),
+      `${Math.min(...widths)}-${Math.max(...widths)}`,
+      profile.rescaleSeconds,
+      profile.weight,
+    ];
+  });
+  return table(['class', 'prior jobs/h', 'epochs', '1-GPU hours', 'widths', 'rescale s', 'weight'], rows);
+}

@@ -1,0 +1,64 @@
+import type { Command } from 'commander';
+import type { planView } from '../../service/views.ts';
+import { contextOf, output } from '../context.ts';
+import { duration, fixed, keyValues, percent, significant, table, when } from '../format.ts';
+
+type PlanView = NonNullable<ReturnType<typeof planView>>;
+
+export function addPlanCommands(program: Command): void {
+  const plan = program
+    .command('plan')
+    .description('the current plan: GPU widths per job class and statistical epoch, predicted JCT and spend')
+    .action(async (_options: unknown, command: Command) => {
+      const context = contextOf(command);
+      const { data, text } = await context.client.json<PlanView>('GET', '/v1/plan');
+      output(context, text, () => renderPlan(data));
+    });
+
+  plan
+    .command('recompute')
+    .description('recompute the plan now from the current estimates, and show it')
+    .action(async (_options: unknown, command: Command) => {
+      const context = contextOf(command);
+      const { data, text } = await context.client.json<PlanView>('POST', '/v1/plan/recompute');
+      output(context, text, () => renderPlan(data));
+    });
+}
+
+/**
+ * One row per class and share: a mixed class (two adjacent plans of the frontier, so the budget is
+ * spent exactly) has two rows, each with the share of arriving jobs it gets.
+ */
+export function renderPlan(p: PlanView): string {
+  const inputs = p.inputs as { ratesPerHour?: Record<string, number>; clampedToMinimum?: boolean };
+  const classes = Object.entries(p.widths);
+  const epochs = Math.max(0, ...classes.flatMap(([, shares]) => shares.map((s) => s.widths.length)));
+  const head = ['class', 'jobs/h', 'share', ...Array.from({ length: epochs }, (_, j) => `e${j}`)];
+  const rows = classes.flatMap(([name, shares]) =>
+    shares.map((s) => [
+      name,
+      fixed(inputs.ratesPerHour?.[name], 2),
+      percent(s.share),
+      ...Array.from({ length: epochs }, (_, j) => s.widths[j] ?? ''),
+    ]),
+  );
+  // The planner plans below the target when nodes are paid for but idle (the paid/allocated ratio).
+  const planning =
+    Math.abs(p.planningBudget - p.budget) > 1e-9 * p.budget
+      ? `, planned for ${significant(p.planningBudget)} allocated to pay for ${p.budget}`
+      : '';
+  const budget = `${p.budget} GPU-hours/hour (minimum feasible ${significant(p.minFeasibleBudget)}${planning})`;
+  const summary = keyValues([
+    [`plan #${p.id}`, `${p.solver} solver, computed ${when(p.computedAt)} in ${fixed(p.solveMs, 1)} ms`],
+    ['budget', budget],
+    ...(inputs.clampedToMinimum
+      ? [['note', 'the planning budget was below the minimum: the cheapest plan is used'] as [string, string]]
+      : []),
+    [
+      'predicted',
+      `average JCT ${duration(p.predicted.avgJctSeconds)} (${fixed(p.predicted.avgJctSeconds, 0)} s),` +
+        ` allocated ${significant(p.predicted.gpuHoursPerHour)} GPU-hours/hour`,
+    ],
+  ]);
+  return `${summary}\nGPU widths by statistical epoch (e0 = first):\n${table(head, rows)}`;
+}

@@ -1,0 +1,41 @@
+import type { Command } from 'commander';
+import type { statusView } from '../../service/views.ts';
+import { contextOf, output } from '../context.ts';
+import { fixed, keyValues, when } from '../format.ts';
+
+type StatusView = ReturnType<typeof statusView>;
+
+export function addStatusCommand(program: Command): void {
+  program
+    .command('status')
+    .description('node group (desired/actual/ready), GPUs allocated and paid, jobs by state, last tick')
+    .action(async (_options: unknown, command: Command) => {
+      const context = contextOf(command);
+      const { data, text } = await context.client.json<StatusView>('GET', '/v1/status');
+      output(context, text, () => renderStatus(data));
+    });
+}
+
+function renderStatus(s: StatusView): string {
+  const group = s.nodeGroup;
+  const resize = group.lastResize
+    ? `to ${group.lastResize.target} nodes, ${group.lastResize.status}, at ${when(group.lastResize.at)}`
+    : 'none yet';
+  const jobs = Object.entries(s.jobs)
+    .map(([state, count]) => `${count} ${state}`)
+    .join(', ');
+  return keyValues([
+    ['cloud', s.cloud],
+    [
+      'nodes',
+      `${group.desiredNodes ?? '-'} desired, ${group.actualNodes} actual, ${group.readyNodes} ready` +
+        ` (group min ${group.minSize ?? '-'}, max ${group.maxSize ?? '-'})`,
+    ],
+    ['last resize', resize],
+    ['GPUs', `${s.gpus.allocated} allocated of ${s.gpus.paid} paid`],
+    ['jobs', jobs],
+    ['plan', s.planId === null ? 'none yet (set a budget)' : `#${s.planId} (boa plan)`],
+    ...(s.plannerError ? [['planner error', s.plannerError] as [string, string]] : []),
+    ['last tick', s.lastTickAt ? `${when(s.lastTickAt)} (${fixed(s.lastTickMs, 1)} ms)` : 'none yet'],
+  ]);
+}

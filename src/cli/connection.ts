@@ -1,0 +1,55 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { usageError } from './errors.ts';
+
+export const DEFAULT_URL = 'http://127.0.0.1:8080';
+
+export interface Connection {
+  /** The service's base URL, without a trailing slash. */
+  url: string;
+  token: string | undefined;
+  /** Where the token came from, for error messages. */
+  tokenSource: 'option' | 'env' | 'file' | 'none';
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+export function isLocalUrl(url: URL): boolean {
+  return LOCAL_HOSTS.has(url.hostname) || url.hostname.startsWith('127.');
+}
+
+/** The file the local service writes its generated operator token to (its data dir is BOA_DATA_DIR or ./data). */
+export function localTokenFile(env: Env, cwd: string): string {
+  return join(env.BOA_DATA_DIR || join(cwd, 'data'), 'token');
+}
+
+/**
+ * URL: --url, else BOA_URL, else the local default. Token: --token, else BOA_TOKEN, else (only for a
+ * local URL, so the token never leaves this machine by accident) the local service's token file.
+ */
+export function resolveConnection(
+  options: { url?: string; token?: string },
+  env: Env,
+  cwd: string,
+): Connection {
+  const raw = options.url ?? (env.BOA_URL || DEFAULT_URL);
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw usageError(`the service URL must be an http(s) URL like ${DEFAULT_URL}, got "${raw}"`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw usageError(`the service URL must start with http:// or https://, got "${raw}"`);
+  }
+  const url = parsed.href.replace(/\/+$/, '');
+  if (options.token) return { url, token: options.token, tokenSource: 'option' };
+  if (env.BOA_TOKEN) return { url, token: env.BOA_TOKEN, tokenSource: 'env' };
+  const file = localTokenFile(env, cwd);
+  if (isLocalUrl(parsed) && existsSync(file)) {
+    return { url, token: readFileSync(file, 'utf8').trim(), tokenSource: 'file' };
+  }
+  return { url, token: undefined, tokenSource: 'none' };
+}

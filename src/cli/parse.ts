@@ -1,0 +1,32 @@
+import { readFileSync } from 'node:fs';
+import { usageError } from './errors.ts';
+
+/** A finite number; the API judges its range, so the CLI and the API never disagree on limits. */
+export function parseNumber(value: string, what: string): number {
+  const n = value.trim() === '' ? Number.NaN : Number(value);
+  if (!Number.isFinite(n)) throw usageError(`${what} must be a number, got "${value}"`);
+  return n;
+}
+
+export function parseJobId(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) < 1) {
+    throw usageError(`a job id is a positive integer (see boa jobs list), got "${value}"`);
+  }
+  return Number(value);
+}
+
+/** A JSON file, with read and parse failures named by path. */
+export function readJsonFile(path: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw usageError(`cannot read ${path}: ${code === 'ENOENT' ? 'no such file' : code}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw usageError(`${path} is not JSON: ${(error as Error).message}`);
+  }
+}

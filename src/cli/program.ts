@@ -1,0 +1,30 @@
+import { Command } from 'commander';
+import { addBudgetCommands } from './commands/budget.ts';
+import { addClassesCommands } from './commands/classes.ts';
+import { addFrontierCommand } from './commands/frontier.ts';
+import { addJobsCommands } from './commands/jobs.ts';
+import { addPlanCommands } from './commands/plan.ts';
+import { addStatusCommand } from './commands/status.ts';
+import { DEFAULT_URL } from './connection.ts';
+
+/** The `boa` command tree. Exit codes are set by main.ts; commander only reports usage errors. */
+export function createProgram(): Command {
+  const program = new Command('boa')
+    .description('boa: budget-aware GPU rental for ML training (talks to the boa service)')
+    .option('--url <url>', `the boa service (default: $BOA_URL, or ${DEFAULT_URL})`)
+    .option(
+      '--token <token>',
+      'operator token (default: $BOA_TOKEN, or for a local URL the file data/token the service wrote)',
+    )
+    .option('--json', "print the API's JSON unchanged, for scripts")
+    .showHelpAfterError()
+    // Must precede the subcommands: .command() copies it to each, so no usage error calls process.exit.
+    .exitOverride();
+  addBudgetCommands(program);
+  addStatusCommand(program);
+  addPlanCommands(program);
+  addJobsCommands(program);
+  addFrontierCommand(program);
+  addClassesCommands(program);
+  return program;
+}

@@ -1,0 +1,120 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runBoa, startCliService, unusedPort } from './cli-harness.ts';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const fn of cleanups.splice(0)) await fn();
+});
+
+async function started(options: Parameters<typeof startCliService>[0] = {}) {
+  const s = await startCliService(options);
+  cleanups.push(s.close);
+  return s;
+}
+
+/** The budget the service holds, read over HTTP, not through the CLI. */
+async function storedBudget(s: Awaited<ReturnType<typeof started>>) {
+  return (await s.request('GET', '/v1/budget')).body.gpuHoursPerHour;
+}
+
+describe('boa budget', () => {
+  it('sets 40 and reads it back as a table and as the API JSON', async () => {
+    const s = await started();
+    const set = await s.boa(['budget', 'set', '40']);
+    expect(set.stderr).toBe('');
+    expect(set.status).toBe(0);
+    expect(set.stdout).toMatch(/^budget set\s+40 GPU-hours\/hour/m);
+    expect(await storedBudget(s)).toBe(40);
+
+    const table = await s.boa(['budget', 'get']);
+    expect(table.status).toBe(0);
+    expect(table.stdout).toMatch(/^budget\s+40 GPU-hours\/hour \(\$28,557\.60\/month\)$/m);
+    expect(table.stdout).toMatch(/^since set\s+[\d.]+\s+[\d.]+\s+[\d.]+$/m);
+
+    const json = await s.boa(['budget', 'get', '--json']);
+    expect(json.status).toBe(0);
+    expect(JSON.parse(json.stdout)).toEqual((await s.request('GET', '/v1/budget')).body);
+  });
+
+  it('refuses a budget below the minimum with exit 2, states the minimum, and keeps the stored budget', async () => {
+    const s = await started({ config: { priorRates: { cifar10: 8 } } });
+    await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
+    const minimum = (await s.request('GET', '/v1/frontier')).body.minFeasibleBudget as number;
+
+    const low = await s.boa(['budget', 'set', '5']);
+    expect(low.status).toBe(2);
+    expect(low.stdout).toBe('');
+    expect(low.stderr).toContain(`minimum feasible budget is ${minimum.toFixed(3)}`);
+    expect(low.stderr).toContain(`try: boa budget set ${Math.ceil(minimum * 100) / 100}`);
+    expect(low.stderr).not.toMatch(/\n\s+at /); // no stack trace
+    expect(await storedBudget(s)).toBe(40);
+
+    const lowJson = await s.boa(['--json', 'budget', 'set', '5']);
+    expect(lowJson.status).toBe(2);
+    expect(JSON.parse(lowJson.stdout).error.minFeasibleBudget).toBeCloseTo(minimum, 9);
+  });
+
+  it.each([
+    [['budget', 'set', '0'], /gpuHoursPerHour/],
+    [['budget', 'set', 'forty'], /gpuHoursPerHour must be a number, got "forty"/],
+    [['budget', 'set'], /missing required argument 'gpuHoursPerHour'/],
+  ])('refuses %j with exit 2 and changes nothing', async (args, message) => {
+    const s = await started();
+    await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
+    const bad = await s.boa(args);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(message);
+    expect(await storedBudget(s)).toBe(40);
+  });
+});
+
+describe('boa connection errors', () => {
+  it('exits 4 on a wrong token and changes nothing', async () => {
+    const s = await started();
+    const wrong = await s.boa(['budget', 'set', '30'], { BOA_TOKEN: 'not-the-operator-token' });
+    expect(wrong.status).toBe(4);
+    expect(wrong.stderr).toBe(
+      'boa: the token was refused: set BOA_TOKEN to the operator token (local: the file data/token)\n',
+    );
+    expect(await storedBudget(s)).toBeNull();
+    const flag = await s.boa(['--token', 'not-the-operator-token', 'status']);
+    expect(flag.status).toBe(4);
+  });
+
+  it('exits 4 when no token is found, and reads data/token for a local service', async () => {
+    const s = await started();
+    const none = await s.boa(['budget', 'set', '30'], { BOA_TOKEN: undefined });
+    expect(none.status).toBe(4);
+    expect(none.stderr).toMatch(/^boa: no operator token was given: set BOA_TOKEN/);
+    expect(await storedBudget(s)).toBeNull();
+
+    mkdirSync(join(s.cwd, 'data'));
+    writeFileSync(join(s.cwd, 'data', 'token'), `${s.token}\n`);
+    const fromFile = await s.boa(['budget', 'set', '30'], { BOA_TOKEN: undefined });
+    expect(fromFile.stderr).toBe('');
+    expect(fromFile.status).toBe(0);
+    expect(await storedBudget(s)).toBe(30);
+  });
+
+  it('exits 3 when no service listens at BOA_URL', async () => {
+    const url = `http://127.0.0.1:${await unusedPort()}`;
+    const run = await runBoa(['budget', 'get'], { BOA_URL: url, BOA_TOKEN: 'x'.repeat(20) }, process.cwd());
+    expect(run.status).toBe(3);
+    expect(run.stderr).toMatch(
+      new RegExp(`^boa: cannot reach the boa service at ${url} \\(is it running\\? set BOA_URL\\)`),
+    );
+    expect(run.stderr.split('\n')).toHaveLength(2); // one line, no stack trace
+  });
+
+  it('exits 2 on a usage error or a URL that is not http', async () => {
+    const s = await started();
+    const unknown = await s.boa(['budjet', 'get']);
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr).toContain("unknown command 'budjet'");
+    const badUrl = await s.boa(['budget', 'get'], { BOA_URL: 'ftp://example.com' });
+    expect(badUrl.status).toBe(2);
+    expect(badUrl.stderr).toMatch(/must start with http:\/\/ or https:\/\//);
+  });
+});

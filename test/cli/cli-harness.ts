@@ -1,0 +1,65 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { serve } from '@hono/node-server';
+import { startService } from '../service/harness.ts';
+
+const BOA = resolve(import.meta.dirname, '../../src/cli/boa.mjs');
+
+export interface CliRun {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs the real `boa` entry as a child process, asynchronously: the service under test lives in this
+ * process, so a blocking spawn would stop it from answering. cwd is an empty temp dir, so no stray
+ * data/token is found unless a test writes one.
+ */
+export function runBoa(
+  args: string[],
+  env: Record<string, string | undefined>,
+  cwd: string,
+): Promise<CliRun> {
+  const base = { ...process.env };
+  for (const key of ['BOA_URL', 'BOA_TOKEN', 'BOA_DATA_DIR']) delete base[key];
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, [BOA, ...args], { cwd, env: { ...base, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('error', fail);
+    child.on('close', (status) => done({ status, stdout, stderr }));
+  });
+}
+
+/** The boa service on a real HTTP port, plus a `boa` runner pointed at it with the operator token. */
+export async function startCliService(options: Parameters<typeof startService>[0] = {}) {
+  const booted = await startService(options);
+  const server = await new Promise<ReturnType<typeof serve>>((ready) => {
+    const s = serve({ fetch: booted.app.fetch, port: 0, hostname: '127.0.0.1' }, () => ready(s));
+  });
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const cwd = mkdtempSync(join(tmpdir(), 'boa-cli-'));
+  const boa = (args: string[], env: Record<string, string | undefined> = {}) =>
+    runBoa(args, { BOA_URL: url, BOA_TOKEN: booted.token, ...env }, cwd);
+  const close = async () => {
+    await new Promise((closed) => server.close(closed));
+    await booted.close();
+    rmSync(cwd, { recursive: true, force: true });
+  };
+  return { ...booted, url, cwd, boa, close };
+}
+
+/** A local port nothing listens on: bound, then released. */
+export async function unusedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((closed) => server.close(closed));
+  return port;
+}
