@@ -1,0 +1,64 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { DEFAULT_URL, resolveConnection } from '../../src/cli/connection.ts';
+import { CliError, EXIT } from '../../src/cli/errors.ts';
+
+const cwd = mkdtempSync(join(tmpdir(), 'boa-conn-'));
+mkdirSync(join(cwd, 'data'));
+writeFileSync(join(cwd, 'data', 'token'), 'token-from-the-file\n');
+afterAll(() => rmSync(cwd, { recursive: true, force: true }));
+
+describe('resolveConnection', () => {
+  it('prefers --url over BOA_URL over the local default, and drops a trailing slash', () => {
+    expect(resolveConnection({}, {}, cwd).url).toBe(DEFAULT_URL);
+    expect(resolveConnection({}, { BOA_URL: 'http://boa.internal:9000/' }, cwd).url).toBe(
+      'http://boa.internal:9000',
+    );
+    expect(resolveConnection({ url: 'https://a.example' }, { BOA_URL: 'http://b' }, cwd).url).toBe(
+      'https://a.example',
+    );
+  });
+
+  it('prefers --token over BOA_TOKEN over the local token file', () => {
+    expect(resolveConnection({ token: 'flag' }, { BOA_TOKEN: 'env' }, cwd)).toMatchObject({
+      token: 'flag',
+      tokenSource: 'option',
+    });
+    expect(resolveConnection({}, { BOA_TOKEN: 'env' }, cwd)).toMatchObject({
+      token: 'env',
+      tokenSource: 'env',
+    });
+    expect(resolveConnection({}, {}, cwd)).toMatchObject({
+      token: 'token-from-the-file',
+      tokenSource: 'file',
+    });
+  });
+
+  it('reads the token file of BOA_DATA_DIR when set', () => {
+    const dir = join(cwd, 'elsewhere');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'token'), 'other\n');
+    expect(resolveConnection({}, { BOA_DATA_DIR: dir }, cwd).token).toBe('other');
+  });
+
+  it('never sends the local token file to a remote service', () => {
+    expect(resolveConnection({ url: 'https://boa.example.com' }, {}, cwd)).toMatchObject({
+      token: undefined,
+      tokenSource: 'none',
+    });
+    expect(resolveConnection({ url: 'http://localhost:8080' }, {}, cwd).tokenSource).toBe('file');
+  });
+
+  it.each(['not a url', 'ftp://host', 'file:///etc/passwd'])('refuses %s as a usage error', (url) => {
+    try {
+      resolveConnection({ url }, {}, cwd);
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toBeInstanceOf(CliError);
+      expect((error as CliError).exitCode).toBe(EXIT.badInput);
+      expect((error as CliError).message).toContain(url);
+    }
+  });
+});

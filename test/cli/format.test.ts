@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { renderFrontier } from '../../src/cli/commands/frontier.ts';
+import { dollars, duration, keyValues, significant, table } from '../../src/cli/format.ts';
+
+describe('table', () => {
+  it('aligns columns two spaces apart, numbers to the right, without trailing spaces', () => {
+    const out = table(
+      ['class', 'jobs/h', 'e0'],
+      [
+        ['cifar10', '8.00', 16],
+        ['ncf', '12.50', 4],
+      ],
+    );
+    expect(out).toBe(['class    jobs/h  e0', 'cifar10    8.00  16', 'ncf       12.50   4', ''].join('\n'));
+  });
+
+  it('shows a missing value as "-" and keeps a blank cell blank', () => {
+    const lines = table(
+      ['a', 'b', 'c'],
+      [
+        ['x', null, ''],
+        ['y', 2, 3],
+      ],
+    ).split('\n');
+    expect(lines[1]).toBe('x  -');
+    expect(lines[2]).toBe('y  2  3');
+  });
+});
+
+describe('formats', () => {
+  it.each([
+    [0, '0s'],
+    [59.6, '1m'],
+    [560.9, '9m 21s'],
+    [3600, '1h'],
+    [90_061, '1d 1h 1m'],
+  ])('duration(%d) = %s', (seconds, text) => expect(duration(seconds)).toBe(text));
+
+  it('keeps four significant digits for budgets of any size', () => {
+    expect(significant(0.00016650083)).toBe('0.0001665');
+    expect(significant(15.432441376)).toBe('15.43');
+    expect(significant(1234.5678)).toBe('1235');
+    expect(significant(null)).toBe('-');
+  });
+
+  it('writes dollars with thousands separators and cents', () => {
+    expect(dollars(28557.6)).toBe('$28,557.60');
+    expect(dollars(null)).toBe('-');
+  });
+
+  it('aligns key-value lines on the longest key', () => {
+    expect(
+      keyValues([
+        ['a', 1],
+        ['long key', 'v'],
+      ]),
+    ).toBe('a         1\nlong key  v\n');
+  });
+});
+
+describe('renderFrontier', () => {
+  it('shows vertices that print the same once, and says how many there are', () => {
+    const out = renderFrontier({
+      ratesPerHour: { cifar10: 8 },
+      minFeasibleBudget: 10,
+      vertices: [
+        { gpuHoursPerHour: 10, avgJctSeconds: 4000 },
+        { gpuHoursPerHour: 10.0000001, avgJctSeconds: 3999.9999 },
+        { gpuHoursPerHour: 12, avgJctSeconds: 3000 },
+      ],
+    });
+    expect(out).toMatch(/^vertices\s+3 \(2 distinct to the digits shown\)$/m);
+    const rows = out.trimEnd().split('\n').slice(-2);
+    expect(rows.map((r) => r.trim().split(/\s+/).slice(0, 2))).toEqual([
+      ['10', '4000'],
+      ['12', '3000'],
+    ]);
+  });
+});

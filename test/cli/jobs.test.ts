@@ -1,0 +1,69 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { startCliService } from './cli-harness.ts';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const fn of cleanups.splice(0)) await fn();
+});
+
+/** Table rows as whitespace-split cells, keyed by the first cell; the header row is dropped. */
+function rows(stdout: string): string[][] {
+  return stdout
+    .trimEnd()
+    .split('\n')
+    .slice(1)
+    .map((line) => line.trim().split(/\s+/));
+}
+
+describe('boa jobs', () => {
+  it('submits, lists and cancels a job; the printed token is the job token', async () => {
+    const s = await startCliService();
+    cleanups.push(s.close);
+
+    const submit = await s.boa(['jobs', 'submit', 'cifar10', '--name', 'resnet18']);
+    expect(submit.stderr).toBe('');
+    expect(submit.status).toBe(0);
+    const id = Number(/^job\s+(\d+) \(cifar10, waiting\)$/m.exec(submit.stdout)?.[1]);
+    const token = /^token\s+(\S+)$/m.exec(submit.stdout)?.[1] as string;
+    expect(submit.stdout).toMatch(/launcher needs this token/);
+    // The job's own token reads the job's allocation, and is not the operator token.
+    expect(token).not.toBe(s.token);
+    expect((await s.request('GET', `/v1/jobs/${id}/allocation`, undefined, token)).status).toBe(200);
+
+    const list = await s.boa(['jobs', 'list']);
+    expect(list.status).toBe(0);
+    expect(list.stdout.split('\n')[0]).toMatch(/^id\s+name\s+class\s+state\s+epoch\s+GPUs/);
+    expect(rows(list.stdout)).toEqual([
+      [String(id), 'resnet18', 'cifar10', 'waiting', '0', '0', expect.any(String), '-', '-'],
+    ]);
+
+    const cancel = await s.boa(['jobs', 'cancel', String(id)]);
+    expect(cancel.status).toBe(0);
+    expect(cancel.stdout).toBe(`job ${id} is cancelled\n`);
+    expect((await s.request('GET', `/v1/jobs/${id}`)).body.state).toBe('cancelled');
+
+    const waiting = await s.boa(['jobs', 'list', '--state', 'waiting']);
+    expect(waiting.stdout).toBe('no jobs\n');
+    const cancelled = await s.boa(['--json', 'jobs', 'list', '--state', 'cancelled']);
+    expect(JSON.parse(cancelled.stdout).jobs.map((j: { id: number }) => j.id)).toEqual([id]);
+  });
+
+  it('refuses an unknown class (exit 2, naming the known ones), a bad id, a missing job', async () => {
+    const s = await startCliService();
+    cleanups.push(s.close);
+    const unknown = await s.boa(['jobs', 'submit', 'gpt5']);
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr).toMatch(/^boa: unknown class "gpt5"; known classes: .*cifar10/);
+    expect((await s.request('GET', '/v1/jobs')).body.jobs).toEqual([]);
+
+    const badId = await s.boa(['jobs', 'cancel', 'abc']);
+    expect(badId.status).toBe(2);
+    expect(badId.stderr).toMatch(/job id is a positive integer/);
+    const missing = await s.boa(['jobs', 'cancel', '99']);
+    expect(missing.status).toBe(1);
+    expect(missing.stderr).toBe('boa: job 99 not found\n');
+    const badState = await s.boa(['jobs', 'list', '--state', 'sleeping']);
+    expect(badState.status).toBe(2);
+    expect(badState.stderr).toMatch(/Allowed choices are waiting, running, done, cancelled/);
+  });
+});

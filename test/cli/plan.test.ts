@@ -1,0 +1,112 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startCliService } from './cli-harness.ts';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const fn of cleanups.splice(0)) await fn();
+});
+
+// bert is mixed at 40 with these rates: two rows with their shares.
+const RATES = { cifar10: 8, bert: 2 };
+
+async function started() {
+  const s = await startCliService({ config: { priorRates: RATES } });
+  cleanups.push(s.close);
+  return s;
+}
+
+/** The rows under the table header that starts with `first`, as whitespace-split cells. */
+function tableRows(stdout: string, first: string): string[][] {
+  const lines = stdout.trimEnd().split('\n');
+  const header = lines.findIndex((line) => line.startsWith(`${first} `));
+  expect(header).toBeGreaterThanOrEqual(0);
+  return lines.slice(header + 1).map((line) => line.trim().split(/\s+/));
+}
+
+describe('boa plan', () => {
+  it('says there is no plan before a budget, then shows the widths table of the computed plan', async () => {
+    const s = await started();
+    const none = await s.boa(['plan']);
+    expect(none.status).toBe(1);
+    expect(none.stderr).toBe('boa: no plan yet: set a budget first\n');
+
+    expect((await s.boa(['budget', 'set', '40'])).status).toBe(0);
+    await s.service.planner.idle();
+    const plan = await s.boa(['plan']);
+    expect(plan.stderr).toBe('');
+    expect(plan.status).toBe(0);
+    const api = (await s.request('GET', '/v1/plan')).body;
+    expect(plan.stdout).toMatch(new RegExp(`^plan #${api.id}\\s+exact solver`, 'm'));
+    expect(plan.stdout).toMatch(/^predicted\s+average JCT .* \(\d+ s\), allocated [\d.]+ GPU-hours\/hour$/m);
+
+    // Every (class, share) of the API's plan is one row: rate, share, then its widths per epoch.
+    const expected = Object.entries(
+      api.widths as Record<string, Array<{ share: number; widths: number[] }>>,
+    ).flatMap(([name, shares]) =>
+      shares.map((p) => [
+        name,
+        (api.inputs.ratesPerHour[name] as number).toFixed(2),
+        `${(p.share * 100).toFixed(1)}%`,
+        ...p.widths.map(String),
+      ]),
+    );
+    expect(tableRows(plan.stdout, 'class')).toEqual(expected);
+    expect(expected.filter((row) => row[0] === 'bert')).toHaveLength(2);
+
+    const json = await s.boa(['plan', '--json']);
+    expect(JSON.parse(json.stdout)).toEqual(api);
+  });
+
+  it('recomputes the plan on request', async () => {
+    const s = await started();
+    const noBudget = await s.boa(['plan', 'recompute']);
+    expect(noBudget.status).toBe(1);
+    expect(noBudget.stderr).toMatch(/set a budget before computing a plan/);
+    await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
+    await s.service.planner.idle();
+    const before = (await s.request('GET', '/v1/plan')).body.id as number;
+    const again = await s.boa(['plan', 'recompute']);
+    expect(again.status).toBe(0);
+    expect(again.stdout).toMatch(new RegExp(`^plan #${before + 1}\\s`, 'm'));
+  });
+});
+
+describe('boa frontier', () => {
+  it('lists the frontier from the minimum feasible budget, JCT falling as the budget grows', async () => {
+    const s = await started();
+    const run = await s.boa(['frontier']);
+    expect(run.status).toBe(0);
+    const api = (await s.request('GET', '/v1/frontier')).body;
+    const rows = tableRows(run.stdout, 'budget');
+    expect(rows[0]?.[0]).toBe(String(Number(api.minFeasibleBudget.toPrecision(4))));
+    const budgets = rows.map((r) => Number(r[0]));
+    const jcts = rows.map((r) => Number(r[1]));
+    for (let i = 1; i < rows.length; i++) {
+      expect(budgets[i]).toBeGreaterThanOrEqual(budgets[i - 1] as number);
+      expect(jcts[i]).toBeLessThan(jcts[i - 1] as number);
+    }
+    expect(rows.length).toBeLessThanOrEqual(api.vertices.length);
+    expect(run.stdout).toMatch(
+      new RegExp(`^vertices\\s+${api.vertices.length} \\(${rows.length} distinct`, 'm'),
+    );
+  });
+
+  it('writes the chart with --svg', async () => {
+    const s = await started();
+    const file = join(s.cwd, 'frontier.svg');
+    const run = await s.boa(['frontier', '--svg', file]);
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    expect(run.stdout).toBe(`frontier chart written to ${file}\n`);
+    expect(existsSync(file)).toBe(true);
+    const svg = readFileSync(file, 'utf8');
+    expect(svg.startsWith('<svg')).toBe(true);
+    expect(svg).toContain('</svg>');
+
+    const unwritable = await s.boa(['frontier', '--svg', join(s.cwd, 'no-such-dir', 'f.svg')]);
+    expect(unwritable.status).toBe(2);
+    expect(unwritable.stderr).toMatch(/cannot write .*f\.svg: ENOENT/);
+  });
+});

@@ -1,0 +1,98 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startCliService } from './cli-harness.ts';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const fn of cleanups.splice(0)) await fn();
+});
+
+async function started() {
+  const s = await startCliService();
+  cleanups.push(s.close);
+  return s;
+}
+
+const TINY = {
+  name: 'tiny',
+  weight: 1,
+  rescaleSeconds: 10,
+  epochs: [{ workSeconds: 100, speedup: { '1': 1, '2': 1.5, '4': 2 } }],
+};
+
+describe('boa status', () => {
+  it('shows the node group, GPUs and jobs the service reports', async () => {
+    const s = await started();
+    const idle = await s.boa(['status']);
+    expect(idle.status).toBe(0);
+    expect(idle.stdout).toMatch(/^last tick\s+none yet$/m);
+    expect(idle.stdout).toMatch(/^plan\s+none yet/m);
+
+    await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
+    await s.request('POST', '/v1/jobs', { class: 'cifar10' });
+    await s.request('POST', '/v1/jobs', { class: 'bert' });
+    await s.ticks(4); // long enough for the local pool's nodes to boot and the jobs to start
+    const api = (await s.request('GET', '/v1/status')).body;
+    expect(api.gpus.allocated).toBeGreaterThan(0); // the scenario must exercise non-zero numbers
+
+    const run = await s.boa(['status']);
+    expect(run.status).toBe(0);
+    const g = api.nodeGroup;
+    expect(run.stdout).toContain(
+      `${g.desiredNodes} desired, ${g.actualNodes} actual, ${g.readyNodes} ready (group min ${g.minSize}, max ${g.maxSize})`,
+    );
+    expect(run.stdout).toMatch(
+      new RegExp(`^GPUs\\s+${api.gpus.allocated} allocated of ${api.gpus.paid} paid$`, 'm'),
+    );
+    const jobs = Object.entries(api.jobs as Record<string, number>).map(([state, n]) => `${n} ${state}`);
+    expect(run.stdout).toMatch(new RegExp(`^jobs\\s+${jobs.join(', ')}$`, 'm'));
+    expect(run.stdout).toMatch(new RegExp(`^last tick\\s+${api.lastTickAt.replace('.000Z', 'Z')} \\(`, 'm'));
+  });
+});
+
+describe('boa classes', () => {
+  it('validates, puts with a prior rate, and lists a class profile', async () => {
+    const s = await started();
+    const file = join(s.cwd, 'tiny.json');
+    writeFileSync(file, JSON.stringify(TINY));
+
+    const valid = await s.boa(['classes', 'validate', file]);
+    expect(valid.status).toBe(0);
+    expect(valid.stdout).toBe(`${file}: valid class tiny (1 statistical epoch)\n`);
+    expect(
+      (await s.request('GET', '/v1/classes')).body.classes.map((c: { name: string }) => c.name),
+    ).not.toContain('tiny');
+
+    const put = await s.boa(['classes', 'put', file, '--prior-rate', '3']);
+    expect(put.stderr).toBe('');
+    expect(put.status).toBe(0);
+    const stored = (await s.request('GET', '/v1/classes')).body.classes.find(
+      (c: { name: string }) => c.name === 'tiny',
+    );
+    expect(stored).toMatchObject({ priorRatePerHour: 3, profile: TINY });
+
+    const list = await s.boa(['classes', 'list']);
+    expect(list.stdout).toMatch(/^tiny\s+3\.00\s+1\s+0\.03\s+1-4\s+10\s+1$/m);
+  });
+
+  it('refuses a bad profile with the API message and exit 2, saving nothing', async () => {
+    const s = await started();
+    const file = join(s.cwd, 'bad.json');
+    writeFileSync(file, JSON.stringify({ ...TINY, epochs: [{ workSeconds: -5, speedup: { '1': 1 } }] }));
+    for (const command of ['validate', 'put']) {
+      const run = await s.boa(['classes', command, file]);
+      expect(run.status).toBe(2);
+      expect(run.stderr).toMatch(/^boa: invalid class profile: epochs\[0\]\.workSeconds: .*positive/);
+    }
+    const names = (await s.request('GET', '/v1/classes')).body.classes.map((c: { name: string }) => c.name);
+    expect(names).not.toContain('tiny');
+
+    const whole = await s.boa(['classes', 'put', join(import.meta.dirname, '../../data/profiles.json')]);
+    expect(whole.status).toBe(2);
+    expect(whole.stderr).toMatch(/is a whole profile file; give one class object/);
+    const rate = await s.boa(['classes', 'put', file, '--prior-rate', 'often']);
+    expect(rate.status).toBe(2);
+    expect(rate.stderr).toBe('boa: --prior-rate must be a number, got "often"\n');
+  });
+});
