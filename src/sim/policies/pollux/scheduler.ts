@@ -34,7 +34,7 @@ interface Round {
 export interface PolluxSettings {
   /** The autoscaler's band; null for a fixed cluster. */
   readonly band: UtilityBand | null;
-  /** AdaptDL's limit of twice the most GPUs a job has run on (default off: the oracle is perfect). */
+  /** AdaptDL's limit of twice the most GPUs a job has run on (default on: it is Pollux's own rule). */
   readonly explorationCap?: boolean;
   /** Ticks of utility averaged before the autoscaler acts (default 15, as in AdaptDL's simulator). */
   readonly windowTicks?: number;
@@ -52,7 +52,7 @@ export class PolluxScheduler {
     settings: PolluxSettings,
   ) {
     this.band = settings.band;
-    this.#explorationCap = settings.explorationCap ?? false;
+    this.#explorationCap = settings.explorationCap ?? true;
     this.#window = new UtilityWindow(settings.windowTicks ?? UTILITY_WINDOW_TICKS);
   }
 

@@ -11,9 +11,13 @@ function totalGpus(decision: Decision): number {
   return [...decision.allocations.values()].reduce((s, a) => s + a.length, 0);
 }
 
+// The optimiser's choices, without AdaptDL's exploration cap (new jobs would be capped at 1 GPU).
+const uncapped = (oracle: ReturnType<typeof fakeOracle>) =>
+  new PolluxScheduler(context(oracle), { band: null, explorationCap: false });
+
 describe('pollux-fixed decide', () => {
   it('gives the spare GPUs to the job that scales and one to the job that does not', () => {
-    const policy = polluxFixedPolicy.create(context(fakeOracle({ 1: linear, 2: flat })), { budget: 8 });
+    const policy = uncapped(fakeOracle({ 1: linear, 2: flat }));
     const decision = policy.decide(clusterView(nodes(2)), [
       jobView(1, { arrival: OLD }),
       jobView(2, { arrival: OLD }),
@@ -25,7 +29,7 @@ describe('pollux-fixed decide', () => {
   it('uses only ready nodes, never more GPUs than a node has, and every job gets one', () => {
     const view = clusterView([...nodes(2), ...nodes(3, { ready: false, readyAt: 4000 }, 2)]);
     const jobs = [1, 2, 3, 4, 5].map((id) => jobView(id, { arrival: OLD }));
-    const decision = polluxFixedPolicy.create(context(fakeOracle()), { budget: 20 }).decide(view, jobs);
+    const decision = uncapped(fakeOracle()).decide(view, jobs);
     const used = gpusPerNodeUsed(decision.allocations);
     expect([...used.keys()].every((id) => id === 0 || id === 1)).toBe(true);
     expect([...used.values()].every((g) => g <= 4)).toBe(true);
@@ -45,11 +49,11 @@ describe('pollux-fixed decide', () => {
     expect(policy.decide(clusterView(nodes(1)), [old]).allocations.get(1)).toHaveLength(4);
   });
 
-  it('with the exploration cap, grows a job to at most twice its widest run', () => {
+  it('by default caps growth at twice the widest run (AdaptDL), and can lift the cap', () => {
     const job = jobView(1, { arrival: OLD, allocation: [0, 0], rescales: 1 });
-    const capped = new PolluxScheduler(context(fakeOracle()), { band: null, explorationCap: true });
+    const capped = new PolluxScheduler(context(fakeOracle()), { band: null });
     expect(capped.decide(clusterView(nodes(4)), [job]).allocations.get(1)).toHaveLength(4);
-    const free = new PolluxScheduler(context(fakeOracle()), { band: null });
+    const free = new PolluxScheduler(context(fakeOracle()), { band: null, explorationCap: false });
     expect(free.decide(clusterView(nodes(4)), [job]).allocations.get(1)).toHaveLength(16);
   });
 
@@ -82,8 +86,14 @@ describe('pollux-autoscale decide', () => {
     const scheduler = new PolluxScheduler(context(fakeOracle()), { band: utilityBand(0.5) });
     const jobs = [jobView(1, { arrival: OLD, allocation: [0, 0, 0, 0], rescales: 1 })];
     expect(afterTicks(scheduler, 1, jobs, 14)).toBe(1);
-    // A linear job keeps utility 1 at any size: the search goes to the job's 64-GPU maximum, 16 nodes.
-    expect(afterTicks(scheduler, 1, jobs, 1)).toBe(16);
+    // A linear job keeps utility 1 at any size: the search goes as far as the job may grow, twice its
+    // widest run (8 GPUs, 2 nodes); without the exploration cap, to its 64-GPU maximum (16 nodes).
+    expect(afterTicks(scheduler, 1, jobs, 1)).toBe(2);
+    const free = new PolluxScheduler(context(fakeOracle()), {
+      band: utilityBand(0.5),
+      explorationCap: false,
+    });
+    expect(afterTicks(free, 1, jobs, 15)).toBe(16);
   });
 
   it('shrinks when utility is below c - D, keeping the nodes in use', () => {

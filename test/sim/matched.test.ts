@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { jctAtPaid } from '../../src/sim/matched.ts';
+
+const run = (paidGpuHoursPerHour: number, avgJctSeconds: number) => ({ paidGpuHoursPerHour, avgJctSeconds });
+
+describe('jctAtPaid', () => {
+  it('interpolates between the nearest runs below and above, whatever their order', () => {
+    const runs = [run(44, 1000), run(36, 2000), run(30, 3000), run(38, 1800), run(41, 1500)];
+    // Bracketed by 38 (1800 s) and 41 (1500 s): 1800 - (2/3) x 300.
+    expect(jctAtPaid(runs, 40)).toBeCloseTo(1600, 9);
+    expect(jctAtPaid(runs, 36)).toBe(2000);
+  });
+
+  it('takes the runs nearest in paid usage even when the knob is not monotone in JCT', () => {
+    const runs = [run(35, 1700), run(37.7, 1600), run(39.2, 1550), run(42.8, 1500), run(44.2, 1610)];
+    expect(jctAtPaid(runs, 40)).toBeCloseTo(1550 - (0.8 / 3.6) * 50, 9);
+  });
+
+  it('does not extrapolate', () => {
+    expect(jctAtPaid([run(30, 1), run(35, 2)], 40)).toBeNull();
+    expect(jctAtPaid([run(45, 1)], 40)).toBeNull();
+    expect(jctAtPaid([], 40)).toBeNull();
+  });
+
+  it('averages runs that pay the same', () => {
+    expect(jctAtPaid([run(40, 100), run(40, 300)], 40)).toBe(200);
+  });
+});
