@@ -61,4 +61,21 @@ describe('demo replay', () => {
     for (let i = 1; i < samples.length; i++) expect(samples[i]?.from_ms).toBe(samples[i - 1]?.to_ms);
     db.close();
   }, 120_000);
+
+  it('matches the simulator: average JCT within 15% of simulate --policy boa, paid within 5% of 40', () => {
+    const fresh = mkdtempSync(join(tmpdir(), 'boa-demo-fresh-'));
+    try {
+      const demo = runScript('demo.ts', [...ARGS, '--state', fresh]);
+      expect(demo.status, demo.stderr).toBe(0);
+      const sim = runScript('simulate.ts', [...ARGS, '--policy', 'boa', '--format', 'json']);
+      expect(sim.status, sim.stderr).toBe(0);
+      const d = JSON.parse(demo.stdout);
+      const s = JSON.parse(sim.stdout);
+      expect(d).toMatchObject({ jobs: 85, completed: 85 });
+      expect(Math.abs(d.avgJctSeconds - s.avgJctSeconds) / s.avgJctSeconds).toBeLessThanOrEqual(0.15);
+      expect(Math.abs(d.paidGpuHoursPerHour - 40) / 40).toBeLessThanOrEqual(0.05);
+    } finally {
+      rmSync(fresh, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
