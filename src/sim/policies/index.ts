@@ -5,6 +5,7 @@
 import type { PolicyDefinition } from '../policy.ts';
 import { boaPolicy } from './boa/index.ts';
 import { fixedRequestPolicy } from './fixed-request/index.ts';
+import { lyraPolicy } from './lyra/index.ts';
 import { polluxAutoscalePolicy, polluxFixedPolicy } from './pollux/index.ts';
 
 // One entry per line, so concurrent additions touch different lines.
@@ -14,6 +15,7 @@ export const POLICIES: readonly PolicyDefinition[] = [
   fixedRequestPolicy,
   polluxFixedPolicy,
   polluxAutoscalePolicy,
+  lyraPolicy,
 ];
 
 export class UnknownPolicyError extends Error {
