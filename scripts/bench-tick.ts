@@ -13,19 +13,23 @@ import { NEW_TRACE_MIX, ratesFromMix } from './lib/mixes.ts';
 
 const program = new Command('bench:tick')
   .option('--jobs <n>', 'active jobs', '1000')
-  .option('--ticks <n>', 'timed ticks', '500');
+  .option('--ticks <n>', 'timed ticks', '500')
+  .option('--warmup <n>', 'untimed ticks first, as a long-running service is warm', '200');
 
 function quantile(sorted: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] as number;
 }
 
 await runMain(async () => {
-  const opts = program.parse().opts<{ jobs: string; ticks: string }>();
+  const opts = program.parse().opts<{ jobs: string; ticks: string; warmup: string }>();
   const jobCount = Number(opts.jobs);
   const tickCount = Number(opts.ticks);
+  const warmupCount = Number(opts.warmup);
   if (!Number.isInteger(jobCount) || jobCount < 1) throw new UsageError('--jobs must be a positive integer');
   if (!Number.isInteger(tickCount) || tickCount < 10)
     throw new UsageError('--ticks must be an integer >= 10');
+  if (!Number.isInteger(warmupCount) || warmupCount < 0)
+    throw new UsageError('--warmup must be a non-negative integer');
   let t = Date.UTC(2026, 0, 1);
   const clock = { now: () => t };
   const config = resolveConfig({
@@ -47,33 +51,49 @@ await runMain(async () => {
   await service.planner.idle();
   const apps = Object.keys(NEW_TRACE_MIX);
   const ids: number[] = [];
-  for (let i = 0; i < jobCount; i++)
+  const register = (i: number) =>
     ids.push(service.registerJob(apps[i % apps.length] as string, `bench-${i}`).job.id);
+  for (let i = 0; i < jobCount; i++) register(i);
   await service.planner.idle();
-  // Let the pool boot what the first tick asks for, so timed ticks run with everyone placed.
-  for (let i = 0; i < 3; i++) {
-    await scheduler.tick();
+  let registered = jobCount;
+  let oldest = 0;
+  // Steady churn every tick, so no tick is idle: 5 jobs reach their next statistical epoch (jobs in
+  // their last one finish instead), and as many new jobs arrive as finished.
+  const churn = () => {
+    for (let k = 0; k < 5; k++) {
+      const id = ids[oldest + ((k * 197) % (ids.length - oldest))] as number;
+      const job = service.state.jobs.get(id);
+      if (!job) continue;
+      const epochs = service.state.classes.get(job.className)?.profile.epochs.length ?? 1;
+      if (job.statEpoch + 1 < epochs) service.reportProgress(id, job.statEpoch + 1);
+      else {
+        service.finishJob(id, 'done');
+        register(registered++);
+      }
+    }
+    while (oldest < ids.length && !service.state.jobs.has(ids[oldest] as number)) oldest++;
+  };
+  const tickOnce = async () => {
+    churn();
+    const start = performance.now();
+    const report = await scheduler.tick();
+    const wholeMs = performance.now() - start;
     await scheduler.settle();
     t += 60_000;
-  }
+    return { report, wholeMs };
+  };
+  // Let the pool boot what the first ticks ask for, and the JIT warm up, before timing.
+  for (let i = 0; i < warmupCount; i++) await tickOnce();
   const times: number[] = [];
   const decideTimes: number[] = [];
   const computeTimes: number[] = [];
+  let changedJobs = 0;
   for (let i = 0; i < tickCount; i++) {
-    // A few jobs reach their next epoch each tick, so ticks include rescales and store writes.
-    for (let k = 0; k < 5; k++) {
-      const id = ids[(i * 5 + k) % ids.length] as number;
-      const job = service.state.jobs.get(id);
-      const epochs = service.state.classes.get(job?.className ?? '')?.profile.epochs.length ?? 1;
-      if (job && job.statEpoch + 1 < epochs) service.reportProgress(id, job.statEpoch + 1);
-    }
-    const start = performance.now();
-    const report = await scheduler.tick();
-    times.push(performance.now() - start);
+    const { report, wholeMs } = await tickOnce();
+    times.push(wholeMs);
     decideTimes.push(report.decideMs);
     computeTimes.push(report.computeMs);
-    await scheduler.settle();
-    t += 60_000;
+    changedJobs += report.changed.length;
   }
   times.sort((a, b) => a - b);
   decideTimes.sort((a, b) => a - b);
@@ -84,6 +104,10 @@ await runMain(async () => {
       activeJobs: service.state.jobs.size,
       runningJobs: running,
       ticks: tickCount,
+      warmupTicks: warmupCount,
+      readyNodes: service.state.nodes.filter((n) => n.ready).length,
+      // Jobs whose allocation changed per timed tick (new, resized, finished).
+      changedJobsPerTick: +(changedJobs / tickCount).toFixed(2),
       // The scheduling decision (widths, placement, node count), as the BOA paper's tick overhead.
       tickP50Ms: +quantile(decideTimes, 0.5).toFixed(4),
       tickP99Ms: +quantile(decideTimes, 0.99).toFixed(4),

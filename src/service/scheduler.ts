@@ -1,5 +1,5 @@
 import { type ServiceJob, plannedWidth } from './jobs.ts';
-import { NodeNumbering, placeJobs } from './placement.ts';
+import { IncrementalPlacement } from './placement.ts';
 import type { MetricDatum, PoolNode } from './ports.ts';
 import type { BoaService } from './service.ts';
 
@@ -20,9 +20,9 @@ export interface TickReport extends TickDecision {
   readonly readyNodes: number;
 }
 
-function sameSlots(a: readonly number[], b: readonly number[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+function isSortedById(jobs: readonly ServiceJob[]): boolean {
+  for (let i = 1; i < jobs.length; i++)
+    if ((jobs[i] as ServiceJob).id < (jobs[i - 1] as ServiceJob).id) return false;
   return true;
 }
 
@@ -33,49 +33,38 @@ function sameSlots(a: readonly number[], b: readonly number[]): boolean {
  */
 export class Scheduler {
   private resizing: Promise<void> | null = null;
-  private readonly numbering = new NodeNumbering();
+  private readonly placement = new IncrementalPlacement();
 
   constructor(private readonly service: BoaService) {}
 
   /** The pure part of a tick (benchmarked): decides widths, placements and the node count. */
   decide(now: number, readyNodes: readonly PoolNode[]): TickDecision {
     const { state, deps } = this.service;
-    const active = [...state.jobs.values()].sort((a, b) => a.id - b.id);
-    let wantedGpus = 0;
-    const newlyAdmitted = new Set<ServiceJob>();
-    const wanted = active.map((job) => {
-      if (!job.widths && this.service.admit(job)) newlyAdmitted.add(job);
-      const width = plannedWidth(job);
-      wantedGpus += width;
-      return { id: job.id, width, allocation: job.allocation };
-    });
+    const active = [...state.jobs.values()];
+    // Jobs are kept in id (arrival) order; sort only if a restore ever breaks that.
+    if (!isSortedById(active)) active.sort((a, b) => a.id - b.id);
+    const admitted = new Set<ServiceJob>();
+    for (const job of active) if (!job.widths && this.service.admit(job)) admitted.add(job);
     const { config } = deps;
     const group = state.group;
     const cap = Math.min(
       group?.maxSize ?? Number.MAX_SAFE_INTEGER,
       config.maxNodes ?? Number.MAX_SAFE_INTEGER,
     );
-    const { allocations: placements, desiredNodes } = placeJobs(
-      wanted,
-      readyNodes,
-      {
-        gpusPerNode: config.gpusPerNode,
-        minNodes: Math.min(group?.minSize ?? 0, cap),
-        maxNodes: cap,
-      },
-      this.numbering,
-    );
+    const placement = this.placement.place(active, plannedWidth, readyNodes, {
+      gpusPerNode: config.gpusPerNode,
+      minNodes: Math.min(group?.minSize ?? 0, cap),
+      maxNodes: cap,
+    });
     const changed: ServiceJob[] = [];
-    let allocatedGpus = 0;
     for (const job of active) {
-      const slots = placements.get(job.id) ?? [];
-      allocatedGpus += slots.length;
-      if (sameSlots(this.numbering.slots(job.allocation), slots)) {
-        if (newlyAdmitted.has(job)) changed.push(job);
+      const next = placement.changed.get(job.id);
+      if (next === undefined) {
+        // Admission stored its widths: saved with the tick even if it still waits.
+        if (admitted.has(job)) changed.push(job);
         continue;
       }
-      const next = this.numbering.ids(slots) as string[];
-      job.allocation = next;
+      job.allocation = next as string[];
       job.width = next.length;
       job.generation += 1;
       job.state = next.length > 0 ? 'running' : 'waiting';
@@ -86,7 +75,12 @@ export class Scheduler {
       }
       changed.push(job);
     }
-    return { changed, wantedGpus, allocatedGpus, desiredNodes };
+    return {
+      changed,
+      wantedGpus: placement.wantedGpus,
+      allocatedGpus: placement.allocatedGpus,
+      desiredNodes: placement.desiredNodes,
+    };
   }
 
   async tick(): Promise<TickReport> {
