@@ -33,6 +33,9 @@ export const ProgressBody = z
       .int()
       .nonnegative()
       .openapi({ description: 'the statistical epoch the job is in now' }),
+    workDoneSeconds: z.number().nonnegative().optional().openapi({
+      description: 'work done so far in that statistical epoch, in 1-GPU seconds (optional)',
+    }),
   })
   .strict()
   .openapi('Progress');

@@ -16,6 +16,8 @@ export interface ServiceJob {
   statEpoch: number;
   epochStartedAt: number | null;
   epochGeneration: number;
+  /** Work done in the current statistical epoch, in 1-GPU seconds, as the job last reported it. */
+  workDoneSeconds: number;
   width: number;
   /** Node id per allocated GPU. */
   allocation: string[];
@@ -37,6 +39,7 @@ export function jobFromRow(row: JobRow): ServiceJob {
     statEpoch: row.statEpoch,
     epochStartedAt: row.epochStartedAt,
     epochGeneration: row.epochGeneration,
+    workDoneSeconds: row.workDoneSeconds,
     width: row.width,
     allocation: row.allocation,
     generation: row.generation,

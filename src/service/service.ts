@@ -272,8 +272,16 @@ export class BoaService {
     return row ? jobFromRow(row) : undefined;
   }
 
-  reportProgress(id: number, statEpoch: number, token?: string): ServiceJob {
+  reportProgress(id: number, statEpoch: number, token?: string, workDoneSeconds?: number): ServiceJob {
     const job = this.activeJob(id, token);
+    if (workDoneSeconds !== undefined && !(Number.isFinite(workDoneSeconds) && workDoneSeconds >= 0)) {
+      throw new ServiceError(
+        400,
+        'invalid',
+        'workDoneSeconds must be a number >= 0 (1-GPU seconds of work done in the current statistical epoch)',
+        'workDoneSeconds',
+      );
+    }
     const cls = this.state.classes.get(job.className);
     const epochs = cls?.profile.epochs.length ?? 1;
     if (!Number.isInteger(statEpoch) || statEpoch < 0 || statEpoch >= epochs) {
@@ -292,10 +300,16 @@ export class BoaService {
         'statEpoch',
       );
     }
-    if (statEpoch === job.statEpoch) return job;
+    if (statEpoch === job.statEpoch) {
+      if (workDoneSeconds === undefined || workDoneSeconds === job.workDoneSeconds) return job;
+      job.workDoneSeconds = workDoneSeconds;
+      this.deps.repo.transaction(() => this.deps.repo.saveJobState(job));
+      return job;
+    }
     const now = this.deps.clock.now();
     this.recordWorkSample(job, now);
     job.statEpoch = statEpoch;
+    job.workDoneSeconds = workDoneSeconds ?? 0;
     job.epochStartedAt = job.allocation.length > 0 ? now : null;
     job.epochGeneration = job.generation;
     this.deps.repo.transaction(() => {

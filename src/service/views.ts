@@ -51,6 +51,7 @@ export function jobView(job: ServiceJob) {
     startedAt: job.startedAt === null ? null : new Date(job.startedAt).toISOString(),
     finishedAt: job.finishedAt === null ? null : new Date(job.finishedAt).toISOString(),
     statEpoch: job.statEpoch,
+    workDoneSeconds: job.workDoneSeconds,
     planId: job.planId,
     widths: job.widths,
     width: job.width,

@@ -23,6 +23,7 @@ export interface JobStateColumns {
   statEpoch: number;
   epochStartedAt: number | null;
   epochGeneration: number;
+  workDoneSeconds: number;
   width: number;
   allocation: string[];
   generation: number;
@@ -212,7 +213,7 @@ function prepareHot(db: Db) {
     saveJob: c.prepare(
       'update jobs set state = @state, started_at = @startedAt, finished_at = @finishedAt, plan_id = @planId, ' +
         'widths = @widths, stat_epoch = @statEpoch, epoch_started_at = @epochStartedAt, ' +
-        'epoch_generation = @epochGeneration, width = @width, allocation = @allocation, ' +
+        'epoch_generation = @epochGeneration, work_done_seconds = @workDoneSeconds, width = @width, allocation = @allocation, ' +
         'generation = @generation where id = @id',
     ),
     putSetting: c.prepare(

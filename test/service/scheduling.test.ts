@@ -1,7 +1,10 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startService } from './harness.ts';
 
-const cleanups: Array<() => Promise<void>> = [];
+const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const fn of cleanups.splice(0)) await fn();
 });
@@ -84,6 +87,30 @@ describe('scheduling tick', () => {
     const unknown = await s.request('POST', '/v1/jobs', { class: 'gpt5' });
     expect(unknown.status).toBe(400);
     expect(unknown.body.error.field).toBe('class');
+  });
+
+  it('keeps the work a job reports within its epoch, resets it on the next epoch, refuses a bad value', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'boa-progress-'));
+    const first = await startService({ dataDir, config: { priorRates: { bert: 1 } } });
+    await first.request('PUT', '/v1/budget', { gpuHoursPerHour: 30 });
+    const { id, token } = (await first.request('POST', '/v1/jobs', { class: 'bert' })).body;
+    const report = (body: unknown) => first.request('POST', `/v1/jobs/${id}/progress`, body, token);
+    expect((await report({ statEpoch: 0, workDoneSeconds: 1200.5 })).status).toBe(200);
+    expect((await first.request('GET', `/v1/jobs/${id}`)).body.workDoneSeconds).toBe(1200.5);
+    const bad = await report({ statEpoch: 0, workDoneSeconds: -1 });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.message).toContain('workDoneSeconds');
+    expect((await first.request('GET', `/v1/jobs/${id}`)).body.workDoneSeconds).toBe(1200.5);
+    await first.close();
+    // Stored: a restarted service still has it; the next epoch starts from what the job says, or 0.
+    const second = await startService({ dataDir });
+    cleanups.push(second.close, () => rmSync(dataDir, { recursive: true, force: true }));
+    expect((await second.request('GET', `/v1/jobs/${id}`)).body.workDoneSeconds).toBe(1200.5);
+    await second.request('POST', `/v1/jobs/${id}/progress`, { statEpoch: 1 }, token);
+    expect((await second.request('GET', `/v1/jobs/${id}`)).body).toMatchObject({
+      statEpoch: 1,
+      workDoneSeconds: 0,
+    });
   });
 
   it('never asks for more nodes than the group allows', async () => {

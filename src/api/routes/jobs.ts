@@ -94,10 +94,12 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
       },
     }),
     (c) => {
+      const { statEpoch, workDoneSeconds } = c.req.valid('json');
       const job = c.var.service.reportProgress(
         c.req.valid('param').id,
-        c.req.valid('json').statEpoch,
+        statEpoch,
         jobToken(c),
+        workDoneSeconds,
       );
       return c.json(allocationView(job), 200);
     },
