@@ -4,6 +4,7 @@
  */
 import type { PolicyDefinition } from '../policy.ts';
 import { boaPolicy } from './boa/index.ts';
+import { cornucopiaPolicy } from './cornucopia/index.ts';
 import { fixedRequestPolicy } from './fixed-request/index.ts';
 import { lyraPolicy } from './lyra/index.ts';
 import { polluxAutoscalePolicy, polluxFixedPolicy } from './pollux/index.ts';
@@ -16,6 +17,7 @@ export const POLICIES: readonly PolicyDefinition[] = [
   polluxFixedPolicy,
   polluxAutoscalePolicy,
   lyraPolicy,
+  cornucopiaPolicy,
 ];
 
 export class UnknownPolicyError extends Error {
