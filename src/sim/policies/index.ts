@@ -7,6 +7,7 @@ import { boaPolicy } from './boa/index.ts';
 import { cornucopiaPolicy } from './cornucopia/index.ts';
 import { fixedRequestPolicy } from './fixed-request/index.ts';
 import { lyraPolicy } from './lyra/index.ts';
+import { onesPolicy } from './ones/index.ts';
 import { polluxAutoscalePolicy, polluxFixedPolicy } from './pollux/index.ts';
 
 // One entry per line, so concurrent additions touch different lines.
@@ -17,6 +18,7 @@ export const POLICIES: readonly PolicyDefinition[] = [
   polluxFixedPolicy,
   polluxAutoscalePolicy,
   lyraPolicy,
+  onesPolicy,
   cornucopiaPolicy,
 ];
 

@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import { MAX_GPUS, STEP_SECONDS, WidthCaps } from '../../../../src/sim/policies/ones/caps.ts';
+import type { JobView } from '../../../../src/sim/policy.ts';
+import { jobView } from './fakes.ts';
+
+const onNode0 = (width: number) => Array.from({ length: width }, (_, i) => Math.floor(i / 4));
+const ceiling8 = () => 8;
+
+describe('ONES width limits', () => {
+  it('starts a new job at one GPU, and it may not be pinned while it waits', () => {
+    const caps = new WidthCaps();
+    const job = jobView(1);
+    caps.update([job], 0, 16, ceiling8);
+    expect(caps.limit(1)).toBe(1);
+    expect(caps.bounds(job, 0, 16)).toEqual({ lo: 1, hi: 1, canStop: true, pinned: false });
+  });
+
+  it('doubles the limit of a job at its limit once per step, up to the ceiling', () => {
+    const caps = new WidthCaps();
+    const at = (width: number): JobView => jobView(1, { allocation: onNode0(width), rescales: 1 });
+    caps.update([at(1)], STEP_SECONDS - 1, 64, ceiling8);
+    expect(caps.limit(1)).toBe(1);
+    caps.update([at(1)], STEP_SECONDS, 64, ceiling8);
+    expect(caps.limit(1)).toBe(2);
+    // Still at 1 GPU (below its limit of 2): no further doubling.
+    caps.update([at(1)], 3 * STEP_SECONDS, 64, ceiling8);
+    expect(caps.limit(1)).toBe(2);
+    for (let step = 4; step < 12; step++) caps.update([at(caps.limit(1))], step * STEP_SECONDS, 64, () => 6);
+    expect(caps.limit(1)).toBe(6);
+    expect(MAX_GPUS).toBe(8);
+  });
+
+  it('lets a settled running job at most halve or double, or stop', () => {
+    const caps = new WidthCaps();
+    const job = jobView(1, { allocation: onNode0(4), rescales: 1 });
+    for (let step = 1; step <= 3; step++) caps.update([job], step * STEP_SECONDS, 64, ceiling8);
+    expect(caps.limit(1)).toBe(8);
+    expect(caps.bounds(job, 3 * STEP_SECONDS, 64)).toEqual({ lo: 2, hi: 8, canStop: true, pinned: false });
+    // At 3 GPUs under a limit of 8: 2 (ceil(3 / 2)) to 6.
+    const three = { ...job, allocation: onNode0(3) };
+    expect(caps.bounds(three, 3 * STEP_SECONDS, 64)).toMatchObject({ lo: 2, hi: 6 });
+    // On a 5-GPU cluster the cluster bounds it first.
+    expect(caps.bounds(job, 3 * STEP_SECONDS, 5)).toMatchObject({ lo: 2, hi: 5 });
+  });
+
+  it('pins a job for a step after it moved, and while it restarts', () => {
+    const caps = new WidthCaps();
+    const job = jobView(1, { allocation: onNode0(2), rescales: 1 });
+    caps.update([job], 0, 16, ceiling8);
+    caps.moved(1, 1000);
+    expect(caps.bounds(job, 1000 + STEP_SECONDS - 60, 16)).toEqual({
+      lo: 2,
+      hi: 2,
+      canStop: false,
+      pinned: true,
+    });
+    expect(caps.bounds(job, 1000 + STEP_SECONDS, 16).pinned).toBe(false);
+    const restarting = { ...job, restartingUntil: 5000 };
+    expect(caps.bounds(restarting, 4990, 16).pinned).toBe(true);
+  });
+
+  it('halves the limit of the widest job holding half the cluster, only while another job waits', () => {
+    const wide = jobView(1, { allocation: onNode0(4), rescales: 1 });
+    const waiting = jobView(2, { arrival: 100 });
+    const grown = () => {
+      const caps = new WidthCaps();
+      for (let step = 1; step <= 2; step++) caps.update([wide], step * STEP_SECONDS, 8, ceiling8);
+      expect(caps.limit(1)).toBe(4);
+      return caps;
+    };
+    const busy = grown();
+    busy.update([wide, waiting], 3 * STEP_SECONDS, 8, ceiling8);
+    expect(busy.limit(1)).toBe(2);
+    // It must now shrink to 2 (or stop) at its next change.
+    expect(busy.bounds(wide, 3 * STEP_SECONDS, 8)).toMatchObject({ lo: 2, hi: 2 });
+    const idle = grown();
+    idle.update([wide], 3 * STEP_SECONDS, 8, ceiling8);
+    expect(idle.limit(1)).toBe(8);
+  });
+});
