@@ -5,6 +5,7 @@
 import type { PolicyDefinition } from '../policy.ts';
 import { boaPolicy } from './boa/index.ts';
 import { cornucopiaPolicy } from './cornucopia/index.ts';
+import { cuckooPolicy } from './cuckoo/index.ts';
 import { fixedRequestPolicy } from './fixed-request/index.ts';
 import { lyraPolicy } from './lyra/index.ts';
 import { onesPolicy } from './ones/index.ts';
@@ -19,6 +20,7 @@ export const POLICIES: readonly PolicyDefinition[] = [
   polluxAutoscalePolicy,
   lyraPolicy,
   onesPolicy,
+  cuckooPolicy,
   cornucopiaPolicy,
 ];
 
