@@ -1,6 +1,7 @@
 /**
  * One cuckoo round per tick. Admission: running jobs keep at least one GPU (no job is stopped), and
- * waiting jobs are admitted least slack first while GPUs remain. Widths: the min-cost slot assignment
+ * waiting jobs are admitted least slack first while GPUs remain (those that can no longer make their
+ * deadline last, shortest first). Widths: the min-cost slot assignment
  * (slots.ts) over every admitted job, then a second pass in which a running job keeps its width unless
  * the assignment would at least double or halve it (a change costs a 30 s restart), or it is restarting;
  * the other jobs share what is left. Placement by the shared executor (unchanged jobs stay where they
@@ -120,11 +121,17 @@ export class CuckooScheduler {
   }
 }
 
-/** Running jobs, then waiting jobs least slack first, while each can have a GPU; in that order. */
+/**
+ * Running jobs, then waiting jobs that can still make their deadline, least slack first, then those
+ * that cannot, shortest first; while each can have a GPU, in that order.
+ */
 export function admit(jobs: readonly JobView[], costs: readonly JobCost[], gpus: number): number[] {
   const running = jobs.flatMap((job, i) => (job.allocation.length > 0 ? [i] : []));
-  const waiting = jobs
-    .flatMap((job, i) => (job.allocation.length === 0 ? [i] : []))
-    .sort((a, b) => (costs[a] as JobCost).slack - (costs[b] as JobCost).slack || a - b);
-  return [...running, ...waiting].slice(0, Math.max(gpus, running.length));
+  const waiting = jobs.flatMap((job, i) => (job.allocation.length === 0 ? [i] : []));
+  const slack = (i: number) => (costs[i] as JobCost).slack;
+  const feasible = waiting.filter((i) => slack(i) >= 0).sort((a, b) => slack(a) - slack(b) || a - b);
+  const hopeless = waiting
+    .filter((i) => slack(i) < 0)
+    .sort((a, b) => (costs[a] as JobCost).fastest - (costs[b] as JobCost).fastest || a - b);
+  return [...running, ...feasible, ...hopeless].slice(0, Math.max(gpus, running.length));
 }

@@ -4,11 +4,12 @@ import { describe, expect, it } from 'vitest';
 import { parseProfileFile } from '../../../../src/core/profile.ts';
 import { parseTrace } from '../../../../src/core/trace.ts';
 import type { JobCost } from '../../../../src/sim/policies/cuckoo/cost.ts';
+import { deadlineFactor } from '../../../../src/sim/policies/cuckoo/deadlines.ts';
 import { cuckooPolicy } from '../../../../src/sim/policies/cuckoo/index.ts';
 import { admit } from '../../../../src/sim/policies/cuckoo/scheduler.ts';
 import { simulate, truthProvider } from '../../../../src/sim/run.ts';
 import { POLLUX, REPO } from '../../../helpers/run-script.ts';
-import { clusterView, context, jobView } from '../ones/fakes.ts';
+import { clusterView, context, jobView, nodes } from '../ones/fakes.ts';
 
 const NOW = 3600;
 const widthOf = (decision: { allocations: ReadonlyMap<number, readonly number[]> }, id: number) =>
@@ -22,30 +23,51 @@ describe('cuckoo', () => {
     expect(() => cuckooPolicy.create(context(), { budget: Number.NaN })).toThrow(/got NaN/);
   });
 
-  it('admits running jobs, then waiting jobs least slack first, while each can have a GPU', () => {
-    const jobs = [jobView(0, { allocation: [0], rescales: 1 }), jobView(1), jobView(2), jobView(3)];
-    const costs: JobCost[] = [500, 500, -10, 100].map((slack) => ({ slack, cost: new Float64Array(2) }));
+  it('admits running jobs, then waiting jobs least slack first, those out of reach last and shortest first', () => {
+    const jobs = [0, 1, 2, 3, 4, 5].map((id) =>
+      jobView(id, id === 0 ? { allocation: [0], rescales: 1 } : {}),
+    );
+    const costs: JobCost[] = [
+      [500, 10],
+      [500, 10],
+      [20, 10],
+      [100, 10],
+      [-10, 900],
+      [-50, 300],
+    ].map(([slack, fastest]) => ({
+      slack: slack as number,
+      fastest: fastest as number,
+      cost: new Float64Array(2),
+    }));
     expect(admit(jobs, costs, 3)).toEqual([0, 2, 3]);
-    expect(admit(jobs, costs, 8)).toEqual([0, 2, 3, 1]);
+    expect(admit(jobs, costs, 8)).toEqual([0, 2, 3, 1, 5, 4]);
   });
 
-  it('lets the job with the most slack wait when GPUs are short', () => {
+  it('starts a job that can still make its deadline before those that cannot', () => {
     const policy = cuckooPolicy.create(context(), { budget: 4 });
     // Jobs 1-4 arrived long ago (deadlines passed); job 5 just arrived (its deadline is ahead).
     const jobs = [1, 2, 3, 4]
       .map((id) => jobView(id, { arrival: NOW - 5000 }))
       .concat(jobView(5, { arrival: NOW }));
     const decision = policy.decide(clusterView(1, { now: NOW }), jobs);
-    expect([1, 2, 3, 4, 5].map((id) => widthOf(decision, id))).toEqual([1, 1, 1, 1, 0]);
+    expect([1, 2, 3, 4, 5].map((id) => widthOf(decision, id))).toEqual([1, 1, 1, 0, 1]);
   });
 
-  it('gives more GPUs to a late job than to one that can still make its deadline', () => {
-    const policy = cuckooPolicy.create(context(), { budget: 8 });
-    const late = jobView(1, { arrival: NOW - 5000 });
-    const fresh = jobView(2, { arrival: NOW });
-    const decision = policy.decide(clusterView(2, { now: NOW }), [late, fresh]);
-    expect(widthOf(decision, 1) + widthOf(decision, 2)).toBe(8);
-    expect(widthOf(decision, 1)).toBeGreaterThan(widthOf(decision, 2));
+  it('gives a job the width it needs to make its deadline, before a hopeless job gets more', () => {
+    // Seed 1 draws f = 7.67 for job 1 and 9.48 for job 2 (`lin`: 37.5 s at best, so 288 s and 356 s).
+    expect(deadlineFactor(1, 1)).toBeCloseTo(7.67, 2);
+    expect(deadlineFactor(1, 2)).toBeCloseTo(9.48, 2);
+    const policy = cuckooPolicy.create(context(1), { budget: 5 });
+    const hopeless = jobView(1, { arrival: NOW - 5000 });
+    // Job 2's deadline is 156 s away; it takes 30 s + 300 / w s, so it needs 3 GPUs (130 s).
+    const pressed = jobView(2, { arrival: NOW - 200 });
+    const five = clusterView(2, {
+      now: NOW,
+      nodes: [...nodes(1), { id: 1, gpus: 1, ready: true, readyAt: 0 }],
+    });
+    const decision = policy.decide(five, [hopeless, pressed]);
+    // Without the deadline the hopeless job would get 3 (its allowance is the tighter one) and job 2 only 2.
+    expect([widthOf(decision, 1), widthOf(decision, 2)]).toEqual([2, 3]);
   });
 
   it('keeps a running job in place unless its best width at least doubles or halves it', () => {
