@@ -92,6 +92,9 @@ export class IncrementalPlacement {
   /** GPUs of each ready node by number (0: not ready or gone) and GPUs in use on it. */
   private capacity = new Int32Array(0);
   private used = new Int32Array(0);
+  /** The listing in which each node number last appeared (to find the nodes that went away). */
+  private listed = new Int32Array(0);
+  private listing = 0;
   private readyIds: readonly string[] = [];
   private readyNumbers: readonly number[] = [];
   private allocated = 0;
@@ -164,21 +167,40 @@ export class IncrementalPlacement {
     let unchanged = ids.length === readyNodes.length;
     for (let i = 0; unchanged && i < ids.length; i++) unchanged = ids[i] === readyNodes[i]?.id;
     if (unchanged) return false;
-    const before = this.capacity;
     const numbers = this.numbersOf(readyNodes);
-    const capacity = new Int32Array(this.numbering.size);
-    for (let i = 0; i < numbers.length; i++)
-      capacity[numbers[i] as number] = (readyNodes[i] as PoolNode).gpus;
-    if (this.used.length < capacity.length) {
-      const used = new Int32Array(capacity.length);
-      used.set(this.used);
-      this.used = used;
+    this.growTo(this.numbering.size);
+    const stamp = ++this.listing;
+    let lost = false;
+    for (let i = 0; i < numbers.length; i++) {
+      const n = numbers[i] as number;
+      const gpus = (readyNodes[i] as PoolNode).gpus;
+      if (gpus < (this.capacity[n] as number)) lost = true;
+      this.capacity[n] = gpus;
+      this.listed[n] = stamp;
     }
-    this.capacity = capacity;
+    for (const n of this.readyNumbers) {
+      if (this.listed[n] !== stamp) {
+        this.capacity[n] = 0;
+        lost = true;
+      }
+    }
     this.readyIds = readyNodes.map((n) => n.id);
     this.readyNumbers = numbers;
-    for (let n = 0; n < before.length; n++) if ((capacity[n] as number) < (before[n] as number)) return true;
-    return false;
+    return lost;
+  }
+
+  /** Per-number arrays grow by doubling: node numbers only ever increase. */
+  private growTo(size: number): void {
+    if (this.capacity.length >= size) return;
+    const length = Math.max(size, 2 * this.capacity.length, 64);
+    const grown = (old: Int32Array) => {
+      const next = new Int32Array(length);
+      next.set(old);
+      return next;
+    };
+    this.capacity = grown(this.capacity);
+    this.used = grown(this.used);
+    this.listed = grown(this.listed);
   }
 
   /**
@@ -188,7 +210,9 @@ export class IncrementalPlacement {
   private numbersOf(readyNodes: readonly PoolNode[]): number[] {
     const lastIds = this.readyIds;
     const lastNumbers = this.readyNumbers;
-    const lastIndex = new Map<number, number>();
+    // Position of each node number in the last listing, built on the first miss; a typed array, since
+    // hashing thousands of entries each tick would cost more than the whole decision.
+    let lastPosition: Int32Array | undefined;
     const numbers: number[] = [];
     let j = 0;
     for (const node of readyNodes) {
@@ -200,9 +224,12 @@ export class IncrementalPlacement {
       const n = this.numbering.number(node.id);
       numbers.push(n);
       // Re-align the walk after the node's place in the last listing (nodes gone before it).
-      if (lastIndex.size === 0) lastNumbers.forEach((m, k) => lastIndex.set(m, k));
-      const k = lastIndex.get(n);
-      if (k !== undefined && k >= j) j = k + 1;
+      if (lastPosition === undefined) {
+        lastPosition = new Int32Array(this.numbering.size).fill(-1);
+        for (let k = 0; k < lastNumbers.length; k++) lastPosition[lastNumbers[k] as number] = k;
+      }
+      const k = n < lastPosition.length ? (lastPosition[n] as number) : -1;
+      if (k >= j) j = k + 1;
     }
     return numbers;
   }
@@ -214,7 +241,7 @@ export class IncrementalPlacement {
 
   private freeNodes(): Array<{ id: number; gpus: number; ready: true }> {
     const nodes: Array<{ id: number; gpus: number; ready: true }> = [];
-    for (let n = 0; n < this.capacity.length; n++) {
+    for (const n of this.readyNumbers) {
       const free = (this.capacity[n] as number) - (this.used[n] as number);
       if (free > 0) nodes.push({ id: n, gpus: free, ready: true });
     }
