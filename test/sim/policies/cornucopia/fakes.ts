@@ -1,9 +1,10 @@
 /**
- * Hand-built inputs for the Cornucopia tests: small profiles with speedups easy to reason about, and job
- * and cluster views.
+ * Hand-built inputs for the Cornucopia tests: small profiles with speedups easy to reason about, and
+ * jobs of class "short" arriving in the order of their ids. Node and cluster views come from ../fakes.ts.
  */
 import type { ClassProfile } from '../../../../src/core/profile.ts';
-import type { ClusterView, JobView, NodeView, PolicyContext } from '../../../../src/sim/policy.ts';
+import type { JobView, PolicyContext } from '../../../../src/sim/policy.ts';
+import { jobView as baseJobView, policyContext, profileFile } from '../fakes.ts';
 
 const linear = { '1': 1, '2': 2, '3': 3, '4': 4, '8': 8 };
 
@@ -32,50 +33,10 @@ export const CLASSES: ClassProfile[] = [
 ];
 
 export function context(classes: ClassProfile[] = CLASSES): PolicyContext {
-  return {
-    profiles: { version: 1, instanceType: 'g4dn.12xlarge', gpusPerNode: 4, classes },
-    gpusPerNode: 4,
-    tickSeconds: 60,
-    rescaleSeconds: 30,
-    oracle: {
-      goodput: () => {
-        throw new Error('cornucopia plans on the profiles, never on the oracle');
-      },
-    },
-    traceRatesPerHour: {},
-    seed: 1,
-  };
+  return policyContext({ profiles: profileFile(classes) });
 }
 
+/** A fresh "short" job that arrived at second `id`. */
 export function jobView(id: number, fields: Partial<JobView> = {}): JobView {
-  return {
-    id,
-    name: `job-${id}`,
-    app: 'short',
-    arrival: id,
-    requestedGpus: 1,
-    requestedBatch: 128,
-    progressFraction: 0,
-    statEpoch: 0,
-    allocation: [],
-    rescales: 0,
-    restartingUntil: null,
-    attainedGpuSeconds: 0,
-    runSeconds: 0,
-    ...fields,
-  };
-}
-
-export function nodes(count: number, fields: Partial<NodeView> = {}, firstId = 0): NodeView[] {
-  return Array.from({ length: count }, (_, i) => ({
-    id: firstId + i,
-    gpus: 4,
-    ready: true,
-    readyAt: 0,
-    ...fields,
-  }));
-}
-
-export function clusterView(nodeViews: readonly NodeView[], now = 3600): ClusterView {
-  return { now, gpusPerNode: 4, mode: 'fixed', nodes: nodeViews, maxNodes: nodeViews.length };
+  return baseJobView(id, { app: 'short', arrival: id, ...fields });
 }

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { cornucopiaPolicy } from '../../../../src/sim/policies/cornucopia/index.ts';
 import { CornucopiaScheduler } from '../../../../src/sim/policies/cornucopia/scheduler.ts';
 import type { Allocation, JobView, NodeView } from '../../../../src/sim/policy.ts';
-import { clusterView, context, jobView, nodes } from './fakes.ts';
+import { clusterView, nodes } from '../fakes.ts';
+import { context, jobView } from './fakes.ts';
 
 const widthsOf = (allocations: ReadonlyMap<number, Allocation>) =>
   Object.fromEntries([...allocations].map(([id, a]) => [id, a.length]));
@@ -88,7 +89,7 @@ describe('cornucopia', () => {
         plan.forEach((round, t) => {
           jobs = jobs.slice(round.finish);
           for (const fields of round.arrivals) jobs.push(jobView(nextId++, { ...fields, arrival: t * 60 }));
-          const decision = scheduler.decide(clusterView(nodeViews, t * 60), jobs);
+          const decision = scheduler.decide(clusterView(nodeViews, { now: t * 60 }), jobs);
           const used = new Map<number, number>();
           for (const allocation of decision.allocations.values()) {
             for (const id of allocation) used.set(id, (used.get(id) ?? 0) + 1);

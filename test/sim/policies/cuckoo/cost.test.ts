@@ -5,7 +5,8 @@ import { parseProfileFile } from '../../../../src/core/profile.ts';
 import { jobCost, LATE_WEIGHT } from '../../../../src/sim/policies/cuckoo/cost.ts';
 import { RemainingTime } from '../../../../src/sim/policies/ones/remaining.ts';
 import { REPO } from '../../../helpers/run-script.ts';
-import { jobView, PROFILES } from '../ones/fakes.ts';
+import { jobView } from '../fakes.ts';
+import { PROFILES } from '../ones/fakes.ts';
 
 describe('the lateness cost', () => {
   const model = new RemainingTime(PROFILES.classes, 'hull');

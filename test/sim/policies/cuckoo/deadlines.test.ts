@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { DEADLINE_FLOOR, deadline, deadlineFactor } from '../../../../src/sim/policies/cuckoo/deadlines.ts';
 import { CuckooScheduler } from '../../../../src/sim/policies/cuckoo/scheduler.ts';
-import { context, jobView } from '../ones/fakes.ts';
+import { jobView } from '../fakes.ts';
+import { context } from '../ones/fakes.ts';
 
 describe('deadlines', () => {
   it('draws the same factor for the same seed and job, and other factors for other seeds', () => {

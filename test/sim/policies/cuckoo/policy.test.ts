@@ -9,7 +9,8 @@ import { cuckooPolicy } from '../../../../src/sim/policies/cuckoo/index.ts';
 import { admit } from '../../../../src/sim/policies/cuckoo/scheduler.ts';
 import { simulate, truthProvider } from '../../../../src/sim/run.ts';
 import { POLLUX, REPO } from '../../../helpers/run-script.ts';
-import { clusterView, context, jobView, nodes } from '../ones/fakes.ts';
+import { jobView, nodes } from '../fakes.ts';
+import { clusterView, context } from '../ones/fakes.ts';
 
 const NOW = 3600;
 const widthOf = (decision: { allocations: ReadonlyMap<number, readonly number[]> }, id: number) =>

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { lyraPolicy } from '../../../../src/sim/policies/lyra/index.ts';
 import { LyraScheduler } from '../../../../src/sim/policies/lyra/scheduler.ts';
 import type { Allocation, JobView, NodeView } from '../../../../src/sim/policy.ts';
-import { clusterView, context, jobView, nodes } from './fakes.ts';
+import { clusterView, jobView, nodes } from '../fakes.ts';
+import { context } from './fakes.ts';
 
 const widthsOf = (allocations: ReadonlyMap<number, Allocation>) =>
   Object.fromEntries([...allocations].map(([id, a]) => [id, a.length]));
@@ -114,7 +115,7 @@ describe('lyra', () => {
             const statEpoch = fields.app === 'lin' && fields.progressFraction >= 0.5 ? 1 : 0;
             jobs.push(jobView(nextId++, { ...fields, statEpoch, arrival: t * 60 }));
           }
-          const decision = scheduler.decide(clusterView(nodeViews, t * 60), jobs);
+          const decision = scheduler.decide(clusterView(nodeViews, { now: t * 60 }), jobs);
           const used = new Map<number, number>();
           for (const allocation of decision.allocations.values()) {
             for (const id of allocation) used.set(id, (used.get(id) ?? 0) + 1);

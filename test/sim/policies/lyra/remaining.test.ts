@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { RemainingTime } from '../../../../src/sim/policies/lyra/remaining.ts';
-import { CLASSES, jobView } from './fakes.ts';
+import { jobView } from '../fakes.ts';
+import { CLASSES } from './fakes.ts';
 
 const model = new RemainingTime(CLASSES);
 

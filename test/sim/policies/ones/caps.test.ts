@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_GPUS, STEP_SECONDS, WidthCaps } from '../../../../src/sim/policies/ones/caps.ts';
 import type { JobView } from '../../../../src/sim/policy.ts';
-import { jobView } from './fakes.ts';
+import { jobView } from '../fakes.ts';
 
 const onNode0 = (width: number) => Array.from({ length: width }, (_, i) => Math.floor(i / 4));
 const ceiling8 = () => 8;

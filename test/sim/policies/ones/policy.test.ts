@@ -7,7 +7,8 @@ import type { TickSnapshot } from '../../../../src/sim/engine/engine.ts';
 import { onesPolicy } from '../../../../src/sim/policies/ones/index.ts';
 import { simulate, truthProvider } from '../../../../src/sim/run.ts';
 import { POLLUX, REPO } from '../../../helpers/run-script.ts';
-import { clusterView, context, jobView } from './fakes.ts';
+import { jobView } from '../fakes.ts';
+import { clusterView, context } from './fakes.ts';
 
 describe('ones', () => {
   it('refuses a missing or invalid budget, saying what is allowed', () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { RemainingTime } from '../../../../src/sim/policies/ones/remaining.ts';
-import { jobView, PROFILES } from './fakes.ts';
+import { jobView } from '../fakes.ts';
+import { PROFILES } from './fakes.ts';
 
 describe('RemainingTime (from the profile only)', () => {
   const listed = new RemainingTime(PROFILES.classes, 'listed');

@@ -1,6 +1,6 @@
 /**
  * Hand-built inputs for the Pollux tests: job and cluster views, and a fake GoodputOracle whose goodput
- * per job is a function of (GPUs, nodes) that each test writes down.
+ * per job is a function of (GPUs, nodes) that each test writes down. Node views come from ../fakes.ts.
  */
 import type {
   Allocation,
@@ -10,6 +10,7 @@ import type {
   NodeView,
   PolicyContext,
 } from '../../../../src/sim/policy.ts';
+import { clusterView as baseClusterView, jobView as baseJobView, policyContext } from '../fakes.ts';
 
 export type GoodputFn = (gpus: number, nodes: number) => number;
 
@@ -31,49 +32,18 @@ export const linear: GoodputFn = (gpus) => gpus;
 /** No gain from a second GPU: goodput 1 at any width. */
 export const flat: GoodputFn = (gpus) => (gpus > 0 ? 1 : 0);
 
+/** A "cifar10" job a tenth of the way through, arrived at 0, asking 1 GPU. */
 export function jobView(id: number, fields: Partial<JobView> = {}): JobView {
-  return {
-    id,
-    name: `job-${id}`,
-    app: 'cifar10',
-    arrival: 0,
-    requestedGpus: 1,
-    requestedBatch: 128,
-    progressFraction: 0.1,
-    statEpoch: 0,
-    allocation: [],
-    rescales: 0,
-    restartingUntil: null,
-    attainedGpuSeconds: 0,
-    runSeconds: 0,
-    ...fields,
-  };
+  return baseJobView(id, { app: 'cifar10', progressFraction: 0.1, ...fields });
 }
 
-export function nodes(count: number, fields: Partial<NodeView> = {}, firstId = 0): NodeView[] {
-  return Array.from({ length: count }, (_, i) => ({
-    id: firstId + i,
-    gpus: 4,
-    ready: true,
-    readyAt: 0,
-    ...fields,
-  }));
-}
-
+/** These nodes, with maxNodes 100 (room to grow). */
 export function clusterView(nodeViews: readonly NodeView[], fields: Partial<ClusterView> = {}): ClusterView {
-  return { now: 3600, gpusPerNode: 4, mode: 'fixed', nodes: nodeViews, maxNodes: 100, ...fields };
+  return baseClusterView(nodeViews, { maxNodes: 100, ...fields });
 }
 
 export function context(oracle: GoodputOracle, seed = 1): PolicyContext {
-  return {
-    profiles: { version: 1, instanceType: 'g4dn.12xlarge', gpusPerNode: 4, classes: [] },
-    gpusPerNode: 4,
-    tickSeconds: 60,
-    rescaleSeconds: 30,
-    oracle,
-    traceRatesPerHour: {},
-    seed,
-  };
+  return policyContext({ oracle, seed });
 }
 
 /** GPUs each node gives out in these allocations. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { placeJobs } from '../../../../src/sim/policies/pollux/placement.ts';
-import { gpusPerNodeUsed, nodes } from './fakes.ts';
+import { nodes } from '../fakes.ts';
+import { gpusPerNodeUsed } from './fakes.ts';
 
 const request = (id: number, width: number, keep: number[] | null = null) => ({ id, width, keep });
 
