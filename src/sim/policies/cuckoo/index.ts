@@ -5,6 +5,7 @@
  * lateness, least-slack jobs admitted first, no interleaving. See README.md in this folder.
  */
 import type { PolicyDefinition } from '../../policy.ts';
+import { positiveClusterGpus } from '../shared/fixed-cluster.ts';
 import { CuckooScheduler } from './scheduler.ts';
 
 export class CuckooOptionsError extends Error {
@@ -18,13 +19,7 @@ export const cuckooPolicy: PolicyDefinition = {
   describe:
     'deadline-aware min-cost assignment of GPU slots on a fixed cluster of `budget` GPUs, least slack first',
   create(context, options) {
-    const budget = options.budget;
-    if (budget === undefined || !(Number.isFinite(budget) && budget > 0)) {
-      throw new CuckooOptionsError(
-        `cuckoo: runs on a fixed cluster; give its size as --budget, a positive number of GPUs ` +
-          `(ceil(budget / 4) nodes of 4), got ${budget === undefined ? 'none' : budget}`,
-      );
-    }
+    positiveClusterGpus('cuckoo', options, CuckooOptionsError);
     const scheduler = new CuckooScheduler(context);
     return { name: 'cuckoo', decide: (cluster, jobs) => scheduler.decide(cluster, jobs) };
   },

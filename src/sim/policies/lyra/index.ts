@@ -4,21 +4,12 @@
  * by shortest job first, spare GPUs as extra workers by a knapsack over JCT reductions, best-fit
  * decreasing placement. See README.md in this folder for what is kept and what is adapted.
  */
-import type { PolicyDefinition, PolicyOptions } from '../../policy.ts';
+import type { PolicyDefinition } from '../../policy.ts';
+import { clusterGpusAtLeastOne } from '../shared/fixed-cluster.ts';
 import { LyraScheduler } from './scheduler.ts';
 
 export class LyraOptionsError extends Error {
   override name = 'LyraOptionsError';
-}
-
-/** The budget is the cluster's size in GPUs (the engine rents ceil(budget / 4) nodes; Lyra uses them all). */
-export function checkBudget(options: PolicyOptions): void {
-  const budget = options.budget;
-  if (budget === undefined || !(Number.isFinite(budget) && budget >= 1)) {
-    throw new LyraOptionsError(
-      `lyra runs on a fixed cluster: give its size as --budget, a number of GPUs >= 1, got ${budget}`,
-    );
-  }
 }
 
 export const lyraPolicy: PolicyDefinition = {
@@ -28,7 +19,7 @@ export const lyraPolicy: PolicyDefinition = {
   describe:
     'Lyra on a fixed cluster of `budget` GPUs: base demands shortest-job-first, spare GPUs by a JCT knapsack, best-fit placement',
   create(context, options) {
-    checkBudget(options);
+    clusterGpusAtLeastOne('lyra', options, LyraOptionsError);
     const scheduler = new LyraScheduler(context);
     return { name: 'lyra', decide: (cluster, jobs) => scheduler.decide(cluster, jobs) };
   },
