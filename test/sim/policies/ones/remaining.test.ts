@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RemainingTime } from '../../../../src/sim/policies/ones/remaining.ts';
+import { RemainingTime } from '../../../../src/sim/policies/shared/remaining.ts';
 import { jobView } from '../fakes.ts';
 import { PROFILES } from './fakes.ts';
 
@@ -29,7 +29,7 @@ describe('RemainingTime (from the profile only)', () => {
 
   it('names the known classes for an unknown one, and refuses a bad width', () => {
     expect(() => listed.seconds(jobView(3, { app: 'nope' }), 1)).toThrow(
-      /no profile for class "nope".*lin, dip/,
+      /no profile for application "nope".*lin, dip/,
     );
     expect(() => listed.seconds(jobView(3), 0)).toThrow(/positive integer/);
   });

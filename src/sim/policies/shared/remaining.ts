@@ -1,9 +1,10 @@
 /**
- * A job's estimated remaining run time at a width, from its class profile only (what a planner may see).
- * Statistical epochs hold equal shares of progress (that is how the profiles are cut), so the current
- * epoch e of n has ((e + 1) / n - progress) x n of its 1-GPU work left, and later epochs are whole.
- * Two speedup readings: `listed` (the widest listed width <= k, as measured: it may dip across node
- * boundaries) and `hull` (the monotone concave hull, so time is convex in width; cuckoo needs that).
+ * A job's estimated remaining run time at a width, from its class profile only (what a planner may see;
+ * lyra, ones and cuckoo plan on it, never on the truth). Statistical epochs hold equal shares of
+ * progress (that is how the profiles are cut), so the current epoch e of n has (e + 1 - progress x n)
+ * of its 1-GPU work left, and later epochs are whole. Two speedup readings: `listed` (the widest listed
+ * width <= k, as measured: it may dip across node boundaries; lyra and ones) and `hull` (the monotone
+ * concave hull, so time is convex in width; cuckoo needs that).
  */
 import { concaveHull, hullSpeedupAt } from '../../../core/hull.ts';
 import { type ClassProfile, type EpochProfile, listedWidths } from '../../../core/profile.ts';
@@ -19,6 +20,8 @@ interface ClassTable {
   readonly epochs: number;
   /** Widest width any epoch lists. */
   readonly widest: number;
+  /** Widths listed in every epoch's speedup table, ascending. */
+  readonly widths: readonly number[];
   /** seconds[e][k]: the whole of epoch e at k GPUs, k = 1..widest (index 0 unused). */
   readonly seconds: readonly Float64Array[];
   /** after[e][k]: every epoch after e at k GPUs. */
@@ -39,6 +42,11 @@ export class RemainingTime {
     return this.#table(app).widest;
   }
 
+  /** Widths every epoch of the job's class lists, ascending (lyra: the only widths worth choosing). */
+  widths(app: string): readonly number[] {
+    return this.#table(app).widths;
+  }
+
   /** The narrowest width at which the job's current epoch reaches its highest speedup. */
   peakWidth(job: JobView): number {
     const table = this.#table(job.app);
@@ -54,7 +62,8 @@ export class RemainingTime {
     const k = Math.min(gpus, table.widest);
     const e = epochOf(job, table);
     const n = table.epochs;
-    const left = Math.min(1, Math.max(0, ((e + 1) / n - job.progressFraction) * n));
+    // Share of the current epoch still to do; the engine's epoch ends are only about equal, so clamp.
+    const left = Math.min(1, Math.max(0, e + 1 - job.progressFraction * n));
     return (
       left * ((table.seconds[e] as Float64Array)[k] as number) +
       ((table.after[e] as Float64Array)[k] as number)
@@ -74,7 +83,7 @@ export class RemainingTime {
     const table = this.#classes.get(app);
     if (table === undefined) {
       throw new RemainingModelError(
-        `no profile for class "${app}"; the profiles have: ${[...this.#classes.keys()].join(', ')}`,
+        `no profile for application "${app}"; the profiles have: ${[...this.#classes.keys()].join(', ')}`,
       );
     }
     return table;
@@ -86,7 +95,9 @@ function epochOf(job: JobView, table: ClassTable): number {
 }
 
 function classTable(cls: ClassProfile, reading: SpeedupReading): ClassTable {
-  const widest = Math.max(...cls.epochs.map((e) => Math.max(...listedWidths(e))));
+  const listed = cls.epochs.map(listedWidths);
+  const widest = Math.max(...listed.map((widths) => Math.max(...widths)));
+  const widths = (listed[0] as number[]).filter((w) => listed.every((ws) => ws.includes(w)));
   const seconds = cls.epochs.map((epoch) => {
     const speedup = speedupFunction(epoch, reading);
     const row = new Float64Array(widest + 1);
@@ -106,7 +117,7 @@ function classTable(cls: ClassProfile, reading: SpeedupReading): ClassTable {
       if ((epoch.speedup[k] as number) > (epoch.speedup[best] as number)) best = k;
     return best;
   });
-  return { epochs: cls.epochs.length, widest, seconds, after, peak };
+  return { epochs: cls.epochs.length, widest, widths, seconds, after, peak };
 }
 
 /** Speedup at any width 1..widest: the widest listed width <= k, or the concave hull's value. */
