@@ -1,10 +1,11 @@
 /**
- * Hand-built inputs shared by the policy tests: job, node and cluster views and a policy context on
- * 4-GPU nodes. Each policy's folder keeps its own profiles (and oracle) in its fakes.ts and adapts these
- * defaults there when its tests need others.
+ * Hand-built inputs shared by the policy tests: job, node and cluster views, GPUs used per node and a
+ * policy context on 4-GPU nodes. Each policy's folder keeps its own profiles (and oracle) in its
+ * fakes.ts and adapts these defaults there when its tests need others.
  */
 import type { ClassProfile, ProfileFile } from '../../../src/core/profile.ts';
 import type {
+  Allocation,
   ClusterView,
   GoodputOracle,
   JobView,
@@ -53,6 +54,15 @@ export function clusterView(nodeViews: readonly NodeView[], fields: Partial<Clus
     maxNodes: nodeViews.length,
     ...fields,
   };
+}
+
+/** GPUs each node gives out in these allocations. */
+export function gpusPerNodeUsed(allocations: ReadonlyMap<number, Allocation>): Map<number, number> {
+  const used = new Map<number, number>();
+  for (const allocation of allocations.values()) {
+    for (const id of allocation) used.set(id, (used.get(id) ?? 0) + 1);
+  }
+  return used;
 }
 
 /** A profile file of these classes on 4-GPU nodes. */

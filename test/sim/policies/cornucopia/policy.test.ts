@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { cornucopiaPolicy } from '../../../../src/sim/policies/cornucopia/index.ts';
 import { CornucopiaScheduler } from '../../../../src/sim/policies/cornucopia/scheduler.ts';
 import type { Allocation, JobView, NodeView } from '../../../../src/sim/policy.ts';
-import { clusterView, nodes } from '../fakes.ts';
+import { clusterView, gpusPerNodeUsed, nodes } from '../fakes.ts';
 import { context, jobView } from './fakes.ts';
 
 const widthsOf = (allocations: ReadonlyMap<number, Allocation>) =>
@@ -90,10 +90,7 @@ describe('cornucopia', () => {
           jobs = jobs.slice(round.finish);
           for (const fields of round.arrivals) jobs.push(jobView(nextId++, { ...fields, arrival: t * 60 }));
           const decision = scheduler.decide(clusterView(nodeViews, { now: t * 60 }), jobs);
-          const used = new Map<number, number>();
-          for (const allocation of decision.allocations.values()) {
-            for (const id of allocation) used.set(id, (used.get(id) ?? 0) + 1);
-          }
+          const used = gpusPerNodeUsed(decision.allocations);
           for (const [id, gpus] of used) {
             expect(id).toBeLessThan(ready);
             expect(gpus).toBeLessThanOrEqual(4);

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { lyraPolicy } from '../../../../src/sim/policies/lyra/index.ts';
 import { LyraScheduler } from '../../../../src/sim/policies/lyra/scheduler.ts';
 import type { Allocation, JobView, NodeView } from '../../../../src/sim/policy.ts';
-import { clusterView, jobView, nodes } from '../fakes.ts';
+import { clusterView, gpusPerNodeUsed, jobView, nodes } from '../fakes.ts';
 import { context } from './fakes.ts';
 
 const widthsOf = (allocations: ReadonlyMap<number, Allocation>) =>
@@ -116,10 +116,7 @@ describe('lyra', () => {
             jobs.push(jobView(nextId++, { ...fields, statEpoch, arrival: t * 60 }));
           }
           const decision = scheduler.decide(clusterView(nodeViews, { now: t * 60 }), jobs);
-          const used = new Map<number, number>();
-          for (const allocation of decision.allocations.values()) {
-            for (const id of allocation) used.set(id, (used.get(id) ?? 0) + 1);
-          }
+          const used = gpusPerNodeUsed(decision.allocations);
           for (const [id, gpus] of used) {
             expect(id).toBeLessThan(ready); // ready nodes are 0..ready-1
             expect(gpus).toBeLessThanOrEqual(4);

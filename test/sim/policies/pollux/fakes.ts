@@ -3,7 +3,6 @@
  * per job is a function of (GPUs, nodes) that each test writes down. Node views come from ../fakes.ts.
  */
 import type {
-  Allocation,
   ClusterView,
   GoodputOracle,
   JobView,
@@ -44,13 +43,4 @@ export function clusterView(nodeViews: readonly NodeView[], fields: Partial<Clus
 
 export function context(oracle: GoodputOracle, seed = 1): PolicyContext {
   return policyContext({ oracle, seed });
-}
-
-/** GPUs each node gives out in these allocations. */
-export function gpusPerNodeUsed(allocations: ReadonlyMap<number, Allocation>): Map<number, number> {
-  const used = new Map<number, number>();
-  for (const allocation of allocations.values()) {
-    for (const id of allocation) used.set(id, (used.get(id) ?? 0) + 1);
-  }
-  return used;
 }

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { placeJobs } from '../../../../src/sim/policies/pollux/placement.ts';
-import { nodes } from '../fakes.ts';
-import { gpusPerNodeUsed } from './fakes.ts';
+import { gpusPerNodeUsed, nodes } from '../fakes.ts';
 
 const request = (id: number, width: number, keep: number[] | null = null) => ({ id, width, keep });
 

@@ -3,8 +3,8 @@ import { polluxAutoscalePolicy, polluxFixedPolicy } from '../../../../src/sim/po
 import { PolluxScheduler } from '../../../../src/sim/policies/pollux/scheduler.ts';
 import { utilityBand } from '../../../../src/sim/policies/pollux/autoscale.ts';
 import type { Decision, JobView } from '../../../../src/sim/policy.ts';
-import { nodes } from '../fakes.ts';
-import { clusterView, context, fakeOracle, flat, gpusPerNodeUsed, jobView, linear } from './fakes.ts';
+import { gpusPerNodeUsed, nodes } from '../fakes.ts';
+import { clusterView, context, fakeOracle, flat, jobView, linear } from './fakes.ts';
 
 const OLD = -1e9; // jobs this old have a restart factor of ~1
 
