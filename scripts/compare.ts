@@ -9,6 +9,7 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { findPolicy } from '../src/sim/policies/index.ts';
+import { isPolicyOptionsError } from '../src/sim/policy.ts';
 import type { SimResult } from '../src/sim/run.ts';
 import { parseBudgets } from './lib/budgets.ts';
 import {
@@ -34,7 +35,7 @@ import { runPool } from './lib/worker-pool.ts';
 
 const DEFAULT_TARGETS = '0.5,0.6,0.7,0.8,0.9';
 /** Errors that make one point meaningless (say a budget below boa's minimum) but not the comparison. */
-const SKIPPABLE = ['BudgetTooLowError', 'BoaOptionsError', 'FixedRequestOptionsError', 'EngineConfigError'];
+const SKIPPABLE = ['BudgetTooLowError', 'EngineConfigError'];
 
 const program = new Command('compare')
   .description('Average and P95 JCT against paid GPU-hours per hour for several policies on one trace')
@@ -116,7 +117,7 @@ await runMain(async () => {
     const knob = findPolicy(task.policy).knob;
     const at = `${task.policy} at ${knob} ${task.options[knob]}`;
     if (reply.error) {
-      if (!SKIPPABLE.includes(reply.error.name))
+      if (!SKIPPABLE.includes(reply.error.name) && !isPolicyOptionsError(reply.error.name))
         throw new Error(`${at}: ${reply.error.name}: ${reply.error.message}`);
       process.stderr.write(`skipped ${at}: ${reply.error.message}\n`);
     } else rows.push({ ...(reply.result as SimResult), knob });

@@ -1,4 +1,5 @@
 /** Argument parsing shared by the simulator commands (simulate, compare, gen-trace, bench:sim). */
+import { isPolicyOptionsError } from '../../src/sim/policy.ts';
 import { UsageError } from './inputs.ts';
 
 /** `app:percent,...` into weights, e.g. `cifar10:50.42,bert:21.67`. */
@@ -50,11 +51,10 @@ export function asUsage<T>(fn: () => T): T {
       'UnknownPolicyError',
       'UnknownAppError',
       'EngineConfigError',
-      'BoaOptionsError',
-      'FixedRequestOptionsError',
       'SimulationError',
     ];
-    if (error instanceof Error && inputErrors.includes(error.name)) throw new UsageError(error.message);
+    if (error instanceof Error && (inputErrors.includes(error.name) || isPolicyOptionsError(error.name)))
+      throw new UsageError(error.message);
     throw error;
   }
 }

@@ -102,3 +102,12 @@ export interface PolicyDefinition {
   readonly describe: string;
   create(context: PolicyContext, options: PolicyOptions): Policy;
 }
+
+/**
+ * A policy refuses options it cannot run with (say, a fixed cluster without a size) by throwing an error
+ * named `<Policy>OptionsError`. The commands treat those as bad input (one line, exit code 2; a skipped
+ * point in a comparison), and errors cross worker threads by name, hence a naming rule, not a class.
+ */
+export function isPolicyOptionsError(errorName: string): boolean {
+  return /^[A-Z][A-Za-z]*OptionsError$/.test(errorName);
+}

@@ -70,4 +70,26 @@ describe('simulate', () => {
     const bad = runScript('simulate.ts', ['--trace', TRACE, '--policy', 'boa', '--solver', 'fast']);
     expect(bad.stderr).toMatch(/--solver must be exact or paper, got "fast"/);
   });
+
+  it('refuses a fixed-cluster policy without a usable size in one line, as bad input', () => {
+    // No size at all (the engine's check), and a size the policy itself refuses (under one GPU).
+    const cases = [
+      ...['lyra', 'cornucopia', 'ones', 'cuckoo'].map((policy) => [policy, []] as const),
+      ...['lyra', 'cornucopia'].map((policy) => [policy, ['--budget', '0.5']] as const),
+    ];
+    for (const [policy, extra] of cases) {
+      const out = runScript('simulate.ts', [
+        '--trace',
+        TRACE,
+        '--apps',
+        'cifar10',
+        '--policy',
+        policy,
+        ...extra,
+      ]);
+      expect(out.status, `${policy} ${extra.join(' ')}`).toBe(2);
+      expect(out.stderr).toMatch(new RegExp(`^error: .*${policy}.* fixed cluster`));
+      expect(out.stderr.trim().split('\n')).toHaveLength(1);
+    }
+  });
 });
