@@ -52,6 +52,7 @@ export function asUsage<T>(fn: () => T): T {
       'UnknownAppError',
       'EngineConfigError',
       'SimulationError',
+      'JobClassError',
     ];
     if (error instanceof Error && (inputErrors.includes(error.name) || isPolicyOptionsError(error.name)))
       throw new UsageError(error.message);

@@ -5,7 +5,7 @@
 import type { ProfileFile } from '../../core/profile.ts';
 import type { TraceJob } from '../../core/trace.ts';
 import type { GoodputOracle, PolicyOptions } from '../policy.ts';
-import { splitDataEpochs } from '../truth/derive.ts';
+import { jobClassOf } from './job-class.ts';
 import type { JobTruth } from '../truth/model.ts';
 import { EngineConfigError } from './config.ts';
 import { type JobClass, SimJob } from './job.ts';
@@ -40,18 +40,7 @@ function jobClass(app: string, profiles: ProfileFile, truthOf: (app: string) => 
     const known = profiles.classes.map((c) => c.name).join(', ');
     throw new SimulationError(`no profile for application "${app}"; the profiles have: ${known}`);
   }
-  const truth = truthOf(app);
-  const runs = splitDataEpochs(truth.epochEnds, profile.epochs.length);
-  if (runs.length !== profile.epochs.length) {
-    throw new SimulationError(
-      `profile of "${app}" has ${profile.epochs.length} statistical epochs but the job has only ` +
-        `${truth.epochEnds.length} data epochs`,
-    );
-  }
-  return {
-    truth,
-    statEpochEnds: runs.map((run) => truth.epochEnds[run[run.length - 1] as number] as number),
-  };
+  return jobClassOf(profile, truthOf(app));
 }
 
 export function fixedNodes(policy: string, options: PolicyOptions, gpusPerNode: number): number {
