@@ -13,6 +13,8 @@ import { isPolicyOptionsError } from '../src/sim/policy.ts';
 import type { SimResult } from '../src/sim/run.ts';
 import { parseBudgets } from './lib/budgets.ts';
 import {
+  atPaid,
+  atPaidTable,
   type CompareRow,
   type CompareTask,
   compareCsv,
@@ -57,6 +59,7 @@ const program = new Command('compare')
   .option('--rescale <s>', 'cost of a start, restart or rescale, seconds (default 30)')
   .option('--max-nodes <n>', 'autoscaled node group upper bound (default 500)')
   .option('--horizon-days <d>', 'stop a stuck run this long after the last arrival (default 60)')
+  .option('--at-paid <list>', 'also read every policy off at these paid GPU-hours per hour (at-paid.json)')
   .option('--quiet', 'no progress bar on stderr')
   .showHelpAfterError();
 
@@ -77,6 +80,7 @@ await runMain(async () => {
       profiles: string;
       data: string;
       quiet?: boolean;
+      atPaid?: string;
     }
   >();
   const seed = numberOption(opts.seed, '--seed', { integer: true });
@@ -86,6 +90,11 @@ await runMain(async () => {
   const targets = parseList(opts.targets, '--targets').map((t) =>
     numberOption(t, '--targets', { min: 0, exclusiveMin: true }),
   );
+  const paids = opts.atPaid
+    ? parseList(opts.atPaid, '--at-paid').map((p) =>
+        numberOption(p, '--at-paid', { min: 0, exclusiveMin: true }),
+      )
+    : [];
   const definitions = parseList(opts.policies, '--policies').map((name) => asUsage(() => findPolicy(name)));
   const tasks = compareTasks(definitions, budgets.budgets, targets, shared);
   loadSimInputs(opts); // fail fast on bad inputs, before any worker starts
@@ -134,6 +143,11 @@ await runMain(async () => {
     join(opts.out, 'p95-jct.svg'),
     await jctChart(rows, 'p95', `P95 JCT vs paid GPU-hours per hour${what}`),
   );
+  if (paids.length > 0) {
+    const table = atPaid(rows, paids);
+    writeFileSync(join(opts.out, 'at-paid.json'), `${JSON.stringify(table, null, 2)}\n`);
+    process.stdout.write(atPaidTable(table));
+  }
   if (!opts.quiet) {
     process.stderr.write(
       `${rows.length} runs in ${((performance.now() - began) / 1000).toFixed(1)} s on ${Math.min(workers, tasks.length)} workers\n`,

@@ -2,6 +2,7 @@
 import type { TopLevelSpec } from 'vega-lite';
 import { renderSvg } from '../../src/charts/render.ts';
 import type { PolicyDefinition, PolicyOptions } from '../../src/sim/policy.ts';
+import { jctAtPaid } from '../../src/sim/matched.ts';
 import type { SimResult } from '../../src/sim/run.ts';
 
 export type CompareRow = SimResult & { readonly knob: 'budget' | 'target' };
@@ -24,6 +25,47 @@ export function compareTasks(
       options: { ...shared, [d.knob]: value },
     })),
   );
+}
+
+export interface AtPaidRow {
+  readonly paidGpuHoursPerHour: number;
+  /** Per policy: average JCT interpolated at that paid usage; null where its runs do not bracket it. */
+  readonly avgJctSeconds: Record<string, number | null>;
+}
+
+/** Every policy at the same spend: the comparison the charts show, read off at given paid usages. */
+export function atPaid(rows: readonly CompareRow[], paids: readonly number[]): AtPaidRow[] {
+  const complete = rows.filter((r) => r.completed === r.jobs);
+  const policies = [...new Set(rows.map((r) => r.policy))];
+  return paids.map((paid) => ({
+    paidGpuHoursPerHour: paid,
+    avgJctSeconds: Object.fromEntries(
+      policies.map((p) => [
+        p,
+        jctAtPaid(
+          complete.filter((r) => r.policy === p),
+          paid,
+        ),
+      ]),
+    ),
+  }));
+}
+
+/** The same as a text table: one row per paid usage, one column per policy, seconds. */
+export function atPaidTable(table: readonly AtPaidRow[]): string {
+  if (table.length === 0) return '';
+  const policies = Object.keys((table[0] as AtPaidRow).avgJctSeconds);
+  const header = ['paid', ...policies];
+  const lines = table.map((row) => [
+    String(row.paidGpuHoursPerHour),
+    ...policies.map((p) => {
+      const v = row.avgJctSeconds[p];
+      return v === null || v === undefined ? '-' : v.toFixed(0);
+    }),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => (l[i] as string).length)));
+  const format = (cells: string[]) => cells.map((c, i) => c.padStart(widths[i] as number)).join('  ');
+  return `${['average JCT (s) at a matched paid usage (GPU-hours/hour)', format(header), ...lines.map(format)].join('\n')}\n`;
 }
 
 export function compareCsv(rows: readonly CompareRow[]): string {
