@@ -84,7 +84,7 @@ function sameSlots(a: readonly number[], b: readonly number[]): boolean {
  * lookup, and only the others (new, waiting, resizing, on a node that went away) go through the
  * executor, over the GPUs the settled jobs leave free. The result is the one the executor would give
  * with every settled job kept where it is (its first pass); with 1,000 jobs and a few changes a tick,
- * that keeps the tick well under a millisecond.
+ * that keeps the decision under a millisecond (bench:tick).
  */
 export class IncrementalPlacement {
   readonly numbering = new NodeNumbering();
