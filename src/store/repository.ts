@@ -9,26 +9,28 @@ export type NewJob = typeof jobs.$inferInsert;
 export type PlanRow = typeof plans.$inferSelect;
 export type ResizeRow = typeof resizes.$inferSelect;
 
+/** The columns a tick or a job's report changes: what `saveJobState` writes. */
+export type JobStateColumns = Pick<
+  JobRow,
+  | 'id'
+  | 'state'
+  | 'startedAt'
+  | 'finishedAt'
+  | 'planId'
+  | 'widths'
+  | 'statEpoch'
+  | 'epochStartedAt'
+  | 'epochGeneration'
+  | 'workDoneSeconds'
+  | 'width'
+  | 'allocation'
+  | 'generation'
+>;
+
 /**
  * Every read and write of the service's state. Methods that change more than one row run in one
  * transaction, so a crash leaves either all of a change or none of it.
  */
-export interface JobStateColumns {
-  id: number;
-  state: string;
-  startedAt: number | null;
-  finishedAt: number | null;
-  planId: number | null;
-  widths: number[] | null;
-  statEpoch: number;
-  epochStartedAt: number | null;
-  epochGeneration: number;
-  workDoneSeconds: number;
-  width: number;
-  allocation: string[];
-  generation: number;
-}
-
 export class Repository {
   /** The tick's statements, prepared once: building queries costs more than running them here. */
   private readonly hot: ReturnType<typeof prepareHot>;
