@@ -26,12 +26,11 @@ import { parseList, runMain, UsageError } from './lib/inputs.ts';
 import { progressBar } from './lib/progress.ts';
 import { asUsage, numberOption } from './lib/sim-args.ts';
 import {
-  DEFAULT_DATA,
-  DEFAULT_PROFILES,
   type EngineFlags,
   engineConfigFrom,
   loadSimInputs,
   policyOptionsFrom,
+  withSimulationOptions,
 } from './lib/sim-setup.ts';
 import { runPool } from './lib/worker-pool.ts';
 
@@ -39,29 +38,23 @@ const DEFAULT_TARGETS = '0.5,0.6,0.7,0.8,0.9';
 /** Errors that make one point meaningless (say a budget below boa's minimum) but not the comparison. */
 const SKIPPABLE = ['BudgetTooLowError', 'EngineConfigError'];
 
-const program = new Command('compare')
-  .description('Average and P95 JCT against paid GPU-hours per hour for several policies on one trace')
-  .requiredOption('--trace <file>', 'workload CSV (name,time,application,num_replicas,batch_size)')
-  .option('--apps <list>', 'only these applications, comma-separated')
-  .requiredOption('--policies <list>', 'comma-separated policy names')
-  .requiredOption('--budgets <spec>', 'LO:HI:STEP or b1,b2,... for policies whose knob is a budget')
-  .option('--targets <list>', 'values for policies whose knob is a target efficiency', DEFAULT_TARGETS)
-  .requiredOption('--out <dir>', 'folder for results.json, results.csv and the charts')
-  .option('--seed <n>', 'random seed', '1')
-  .option('--solver <name>', 'boa: exact or paper')
-  .option('--rates <source>', 'boa: trace or online')
-  .option('--workers <n>', 'worker threads (default: available cores)')
-  .option('--profiles <file>', 'job-class profiles the planners see', DEFAULT_PROFILES)
-  .option('--data <dir>', 'measured Pollux data (the ground truth)', DEFAULT_DATA)
-  .option('--tick <s>', 'scheduling tick, seconds (default 60)')
-  .option('--boot <s>', 'node boot delay, seconds (default 90)')
-  .option('--release-lag <s>', 'paid time after a node is released, seconds (default 30)')
-  .option('--rescale <s>', 'cost of a start, restart or rescale, seconds (default 30)')
-  .option('--max-nodes <n>', 'autoscaled node group upper bound (default 500)')
-  .option('--horizon-days <d>', 'stop a stuck run this long after the last arrival (default 60)')
-  .option('--at-paid <list>', 'also read every policy off at these paid GPU-hours per hour (at-paid.json)')
-  .option('--quiet', 'no progress bar on stderr')
-  .showHelpAfterError();
+const program = withSimulationOptions(
+  new Command('compare')
+    .description('Average and P95 JCT against paid GPU-hours per hour for several policies on one trace')
+    .requiredOption('--trace <file>', 'workload CSV (name,time,application,num_replicas,batch_size)')
+    .option('--apps <list>', 'only these applications, comma-separated')
+    .requiredOption('--policies <list>', 'comma-separated policy names')
+    .requiredOption('--budgets <spec>', 'LO:HI:STEP or b1,b2,... for policies whose knob is a budget')
+    .option('--targets <list>', 'values for policies whose knob is a target efficiency', DEFAULT_TARGETS)
+    .requiredOption('--out <dir>', 'folder for results.json, results.csv and the charts')
+    .option('--seed <n>', 'random seed', '1')
+    .option('--solver <name>', 'boa: exact or paper')
+    .option('--rates <source>', 'boa: trace or online')
+    .option('--workers <n>', 'worker threads (default: available cores)')
+    .option('--at-paid <list>', 'also read every policy off at these paid GPU-hours per hour (at-paid.json)')
+    .option('--quiet', 'no progress bar on stderr')
+    .showHelpAfterError(),
+);
 
 await runMain(async () => {
   program.parse();

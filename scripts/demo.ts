@@ -7,7 +7,7 @@
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Command } from 'commander';
 import { pino } from 'pino';
@@ -19,7 +19,8 @@ import { LauncherClient } from '../src/sim/replay/api-client.ts';
 import { ReplayWorld, type WorldSnapshot } from '../src/sim/replay/world.ts';
 import { truthProvider } from '../src/sim/run.ts';
 import { loadProfileFile, loadTrace, parseList, runMain, UsageError } from './lib/inputs.ts';
-import { DEFAULT_PROFILES, REPO_ROOT } from './lib/paths.ts';
+import { DEFAULT_PROFILES } from './lib/paths.ts';
+import { DEFAULT_DATA } from './lib/sim-setup.ts';
 
 const program = new Command('demo')
   .requiredOption('--trace <file>', 'workload CSV')
@@ -27,7 +28,7 @@ const program = new Command('demo')
   .option('--apps <list>', 'only these applications')
   .option('--speed <x>', 'virtual seconds per real second, or max', 'max')
   .option('--state <dir>', 'service data directory; an unfinished replay there is resumed')
-  .option('--data <dir>', 'measured Pollux data (ground truth)', resolve(REPO_ROOT, '../shared/data/pollux'))
+  .option('--data <dir>', 'measured Pollux data (ground truth)', DEFAULT_DATA)
   .option('--profiles <file>', 'job-class profiles', DEFAULT_PROFILES)
   .option('--tick-seconds <s>', 'scheduling tick', '60');
 

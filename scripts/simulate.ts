@@ -9,36 +9,32 @@ import { simulate, truthProvider } from '../src/sim/run.ts';
 import { emit, runMain } from './lib/inputs.ts';
 import { asUsage, numberOption } from './lib/sim-args.ts';
 import {
-  DEFAULT_DATA,
-  DEFAULT_PROFILES,
   type EngineFlags,
   engineConfigFrom,
   loadSimInputs,
   policyOptionsFrom,
   resultTable,
+  withSimulationOptions,
 } from './lib/sim-setup.ts';
 
-const program = new Command('simulate')
-  .description('Simulate one scheduling policy on a workload trace against the measured job model')
-  .requiredOption('--trace <file>', 'workload CSV (name,time,application,num_replicas,batch_size)')
-  .option('--apps <list>', 'only these applications, comma-separated (rates keep the whole file span)')
-  .requiredOption('--policy <name>', `one of: ${POLICIES.map((p) => p.name).join(', ')}`)
-  .option('--budget <b>', 'GPU-hours per hour (boa), max GPUs (fixed-request), cluster GPUs (fixed policies)')
-  .option('--target <c>', 'target efficiency (policies whose knob is a target)')
-  .option('--solver <name>', 'boa: exact or paper')
-  .option('--rates <source>', 'boa: trace or online')
-  .option('--seed <n>', 'random seed', '1')
-  .addOption(new Option('--format <format>', 'output').choices(['table', 'json']).default('table'))
-  .option('--profiles <file>', 'job-class profiles the planners see', DEFAULT_PROFILES)
-  .option('--data <dir>', 'measured Pollux data (the ground truth)', DEFAULT_DATA)
-  .option('--tick <s>', 'scheduling tick, seconds (default 60)')
-  .option('--boot <s>', 'node boot delay, seconds (default 90)')
-  .option('--release-lag <s>', 'paid time after a node is released, seconds (default 30)')
-  .option('--rescale <s>', 'cost of a start, restart or rescale, seconds (default 30)')
-  .option('--max-nodes <n>', 'autoscaled node group upper bound (default 500)')
-  .option('--horizon-days <d>', 'stop a stuck run this long after the last arrival (default 60)')
-  .option('--out <file>', 'write here instead of stdout')
-  .showHelpAfterError();
+const program = withSimulationOptions(
+  new Command('simulate')
+    .description('Simulate one scheduling policy on a workload trace against the measured job model')
+    .requiredOption('--trace <file>', 'workload CSV (name,time,application,num_replicas,batch_size)')
+    .option('--apps <list>', 'only these applications, comma-separated (rates keep the whole file span)')
+    .requiredOption('--policy <name>', `one of: ${POLICIES.map((p) => p.name).join(', ')}`)
+    .option(
+      '--budget <b>',
+      'GPU-hours per hour (boa), max GPUs (fixed-request), cluster GPUs (fixed policies)',
+    )
+    .option('--target <c>', 'target efficiency (policies whose knob is a target)')
+    .option('--solver <name>', 'boa: exact or paper')
+    .option('--rates <source>', 'boa: trace or online')
+    .option('--seed <n>', 'random seed', '1')
+    .addOption(new Option('--format <format>', 'output').choices(['table', 'json']).default('table'))
+    .option('--out <file>', 'write here instead of stdout')
+    .showHelpAfterError(),
+);
 
 await runMain(() => {
   program.parse();

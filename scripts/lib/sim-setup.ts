@@ -1,6 +1,7 @@
 /** What simulate, compare and bench:sim share: engine and policy options, inputs, the result table. */
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import type { Command } from 'commander';
 import type { ProfileFile } from '../../src/core/profile.ts';
 import type { TraceJob } from '../../src/core/trace.ts';
 import type { EngineConfig } from '../../src/sim/engine/config.ts';
@@ -21,6 +22,19 @@ export interface EngineFlags {
   readonly rescale?: string;
   readonly maxNodes?: string;
   readonly horizonDays?: string;
+}
+
+/** The ground truth, the profiles and the engine flags, declared alike on every simulation command. */
+export function withSimulationOptions(command: Command): Command {
+  return command
+    .option('--profiles <file>', 'job-class profiles the planners see', DEFAULT_PROFILES)
+    .option('--data <dir>', 'measured Pollux data (the ground truth)', DEFAULT_DATA)
+    .option('--tick <s>', 'scheduling tick, seconds (default 60)')
+    .option('--boot <s>', 'node boot delay, seconds (default 90)')
+    .option('--release-lag <s>', 'paid time after a node is released, seconds (default 30)')
+    .option('--rescale <s>', 'cost of a start, restart or rescale, seconds (default 30)')
+    .option('--max-nodes <n>', 'autoscaled node group upper bound (default 500)')
+    .option('--horizon-days <d>', 'stop a stuck run this long after the last arrival (default 60)');
 }
 
 export function engineConfigFrom(flags: EngineFlags): Partial<EngineConfig> {
