@@ -1,6 +1,6 @@
 /** compare's outputs: the result rows (each with the knob swept), as CSV, and the two charts. */
 import type { TopLevelSpec } from 'vega-lite';
-import { renderSvg } from '../../src/charts/render.ts';
+import { chartFrame, renderSvg } from '../../src/charts/render.ts';
 import type { PolicyDefinition, PolicyOptions } from '../../src/sim/policy.ts';
 import { jctAtPaid } from '../../src/sim/matched.ts';
 import type { SimResult } from '../../src/sim/run.ts';
@@ -92,11 +92,7 @@ export function jctChart(rows: readonly CompareRow[], metric: 'avg' | 'p95', tit
     }))
     .sort((a, b) => a.policy.localeCompare(b.policy) || a.paid - b.paid);
   const spec: TopLevelSpec = {
-    $schema: 'https://vega.github.io/schema/vega-lite/v5.json',
-    title,
-    width: 640,
-    height: 380,
-    background: 'white',
+    ...chartFrame(title),
     data: { values },
     mark: { type: 'line', point: { size: 30 } },
     encoding: {

@@ -1,5 +1,5 @@
 import type { TopLevelSpec } from 'vega-lite';
-import { renderSvg } from './render.ts';
+import { chartFrame, renderSvg } from './render.ts';
 
 export interface FrontierSeries {
   readonly solver: string;
@@ -25,11 +25,7 @@ export function frontierChart(
       })),
   );
   const spec: TopLevelSpec = {
-    $schema: 'https://vega.github.io/schema/vega-lite/v5.json',
-    title,
-    width: 640,
-    height: 380,
-    background: 'white',
+    ...chartFrame(title),
     layer: [
       {
         data: { values },

@@ -10,3 +10,14 @@ export async function renderSvg(spec: TopLevelSpec): Promise<string> {
     view.finalize();
   }
 }
+
+/** What every boa chart shares: schema, size and a white background (the SVGs are viewed standalone). */
+export function chartFrame(title: string) {
+  return {
+    $schema: 'https://vega.github.io/schema/vega-lite/v5.json',
+    title,
+    width: 640,
+    height: 380,
+    background: 'white',
+  } as const;
+}
