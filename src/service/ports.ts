@@ -56,3 +56,73 @@ export interface MetricsSink {
   /** Publishes a batch of gauges stamped with one time (ms since the epoch). */
   put(metrics: readonly MetricDatum[], at: number): Promise<void>;
 }
+
+/**
+ * What a job runs, given at submission. A job without one launches itself (today's protocol) and
+ * only polls its allocation; a job with one is run by the executor.
+ */
+export interface Workload {
+  /** Container image (Kubernetes); ignored by the local executor. */
+  readonly image?: string;
+  /** The program and its arguments; `command[0]` is the executable. */
+  readonly command: readonly string[];
+  readonly args?: readonly string[];
+  readonly env?: Readonly<Record<string, string>>;
+  readonly cpuPerGpu?: number;
+  /** Kubernetes quantity per GPU, e.g. "16Gi". */
+  readonly memoryPerGpu?: string;
+  /** Where the job keeps checkpoints: a volume claim (Kubernetes) or a URI/path passed as BOA_CHECKPOINT_DIR. */
+  readonly checkpoint?: { readonly volumeClaim?: string; readonly uri?: string };
+}
+
+/** One replica: the part of a job's placement on one node (one process or one pod). */
+export interface ReplicaSpec {
+  readonly jobId: number;
+  readonly generation: number;
+  /** NODE_RANK: 0 for the first node of the placement. */
+  readonly rank: number;
+  /** The node it must run on (a pool node id; on EKS the Kubernetes node name). */
+  readonly node: string;
+  /** GPUs boa gave the job on that node (NPROC_PER_NODE). */
+  readonly gpus: number;
+  readonly workload: Workload;
+  /** The full environment the replica gets: BOA_*, WORLD_SIZE, NNODES, NODE_RANK, MASTER_ADDR, ... */
+  readonly env: Readonly<Record<string, string>>;
+}
+
+/** All replicas of one generation of one job that should exist now. */
+export interface DesiredJob {
+  readonly jobId: number;
+  readonly generation: number;
+  readonly replicas: readonly ReplicaSpec[];
+}
+
+export type ReplicaPhase = 'starting' | 'running' | 'stopping' | 'succeeded' | 'failed';
+
+/** A replica as the executor sees it, found by its labels (pods) or its record (local processes). */
+export interface ReplicaStatus {
+  readonly jobId: number;
+  readonly generation: number;
+  readonly rank: number;
+  readonly node: string;
+  readonly phase: ReplicaPhase;
+  /** Set once the replica has ended. */
+  readonly exitCode?: number;
+  readonly reason?: string;
+}
+
+/**
+ * Runs jobs' replicas where placement put them. Level-triggered: `reconcile` compares the replicas that
+ * should exist with those that do and fixes the difference: replicas of another generation or of a job
+ * not in `desired` are stopped with the grace period (SIGTERM, then SIGKILL; pod deletion with
+ * terminationGracePeriodSeconds); a generation starts only once its job's older replicas are gone;
+ * missing replicas of the current generation are (re)created. Ended replicas stay reported until their
+ * generation leaves `desired`, so the service sees every exit. Idempotent, and safe after a restart:
+ * replicas that survived the service are adopted, never started twice.
+ */
+export interface Executor {
+  readonly kind: 'local' | 'kubernetes';
+  reconcile(desired: readonly DesiredJob[]): Promise<readonly ReplicaStatus[]>;
+  /** Stops watching; replicas keep running (a restarted service adopts them). */
+  close(): Promise<void>;
+}
