@@ -1,5 +1,5 @@
 /**
- * npm run -s profiles -- --data ../shared/data/pollux [--epochs N] [--apps a,b] [--out FILE]
+ * npm run -s profiles -- --data data/pollux [--epochs N] [--apps a,b] [--out FILE]
  *
  * Derives one job-class profile per app from the measured traces (ground-truth goodput, best batch per
  * width and data epoch), validates it against the public format and writes it (stdout without --out).
@@ -55,7 +55,7 @@ function parseApps(value: string): string[] {
 export function parseArgs(argv: readonly string[], writeErr: (s: string) => void = () => {}): ProfilesArgs {
   const program = new Command('profiles')
     .description('Derive job-class profiles (version 1) from the measured Pollux traces.')
-    .requiredOption('--data <dir>', 'data folder holding traces/<app>/ (e.g. ../shared/data/pollux)')
+    .requiredOption('--data <dir>', 'data folder holding traces/<app>/ (e.g. data/pollux)')
     .option(
       '--epochs <n>',
       'statistical epochs per class (fewer if the app has fewer data epochs)',

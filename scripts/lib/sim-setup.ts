@@ -11,8 +11,8 @@ import { loadProfileFile, loadTrace, parseList, UsageError } from './inputs.ts';
 import { DEFAULT_PROFILES, REPO_ROOT } from './paths.ts';
 import { numberOption } from './sim-args.ts';
 
-/** The measured Pollux data, beside the repository (as in CI). */
-export const DEFAULT_DATA = resolve(REPO_ROOT, '../shared/data/pollux');
+/** The measured Pollux data, committed under data/pollux (Apache-2.0, see data/pollux/NOTICE). */
+export const DEFAULT_DATA = resolve(REPO_ROOT, 'data/pollux');
 
 /** Engine flags as commander gives them (strings), all optional. */
 export interface EngineFlags {

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 
 export const REPO = resolve(import.meta.dirname, '../..');
-export const POLLUX = resolve(REPO, '../shared/data/pollux');
+export const POLLUX = resolve(REPO, 'data/pollux');
 
 /** Runs an npm script's entry file with tsx, as `npm run -s NAME -- args` would. */
 export function runScript(

@@ -8,7 +8,7 @@ import { main } from '../../scripts/profiles.ts';
 import { parseProfileFile } from '../../src/core/profile.ts';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
-const DATA = path.resolve(repoRoot, '../shared/data/pollux');
+const DATA = path.resolve(repoRoot, 'data/pollux');
 
 function run(args: string[]) {
   const out: string[] = [];

@@ -7,7 +7,7 @@ import { loadAppTables } from '../../../src/sim/truth/load.ts';
 import { createJobTruth, type JobTruth } from '../../../src/sim/truth/model.ts';
 
 const repoRoot = fileURLToPath(new URL('../../..', import.meta.url));
-const DATA = path.resolve(repoRoot, '../shared/data/pollux');
+const DATA = path.resolve(repoRoot, 'data/pollux');
 
 describe('splitDataEpochs', () => {
   it('cuts at the data-epoch boundaries nearest to equal progress shares', () => {

@@ -7,7 +7,7 @@ import { loadAppTables } from '../../../src/sim/truth/load.ts';
 import { createJobTruth } from '../../../src/sim/truth/model.ts';
 import { advanceProgress, secondsToProgress } from '../../../src/sim/truth/progress.ts';
 
-const DATA = path.resolve(fileURLToPath(new URL('../../..', import.meta.url)), '../shared/data/pollux');
+const DATA = path.resolve(fileURLToPath(new URL('../../..', import.meta.url)), 'data/pollux');
 const truth = createJobTruth(loadAppTables(DATA, 'deepspeech2'), APP_SPECS.deepspeech2);
 const all = Array.from({ length: 80 }, (_, e) => e);
 
