@@ -1,4 +1,5 @@
 import { index, integer, real, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import type { Workload } from '../service/ports.ts';
 
 /** Small settings stored as JSON by key: the budget, the local node pool's state, the demo clock. */
 export const settings = sqliteTable('settings', {
@@ -23,7 +24,7 @@ export const jobs = sqliteTable(
     name: text('name').notNull(),
     className: text('class_name').notNull(),
     tokenHash: text('token_hash').notNull(),
-    /** waiting | running | done | cancelled */
+    /** waiting | running | done | cancelled | failed | lost */
     state: text('state').notNull(),
     submittedAt: integer('submitted_at').notNull(),
     startedAt: integer('started_at'),
@@ -42,6 +43,17 @@ export const jobs = sqliteTable(
     allocation: text('allocation', { mode: 'json' }).$type<string[]>().notNull(),
     /** Changes whenever the job must rescale (its allocation changed). */
     generation: integer('generation').notNull().default(0),
+    /** What the executor runs (a Workload); null for a self-launched job. */
+    workload: text('workload', { mode: 'json' }).$type<Workload>(),
+    /** Random seed the job token is derived from, so the executor can hand replicas the token. */
+    tokenSeed: text('token_seed'),
+    /** Times the executor restarted the job's replicas after a failure. */
+    restarts: integer('restarts').notNull().default(0),
+    /** The last failure: exit code of the failed replica and why (also set when the job is lost). */
+    exitCode: integer('exit_code'),
+    failureReason: text('failure_reason'),
+    /** Lease: when a self-launched job last polled or reported (ms since the epoch). */
+    lastSeenAt: integer('last_seen_at'),
   },
   (t) => [index('jobs_state').on(t.state), index('jobs_class_submitted').on(t.className, t.submittedAt)],
 );
