@@ -5,7 +5,7 @@
  * command with the same --state to continue.
  *   npm run -s demo -- --trace FILE [--apps a,b] --budget B [--speed X|max] [--state DIR]
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -15,7 +15,7 @@ import { arrivalRatesPerHour } from '../src/core/trace.ts';
 import { bootService } from '../src/service/boot.ts';
 import { resolveConfig } from '../src/service/config.ts';
 import { summarize } from '../src/sim/engine/metrics.ts';
-import { LauncherClient } from '../src/sim/replay/api-client.ts';
+import { ApiError, LauncherClient } from '../src/sim/replay/api-client.ts';
 import { ReplayWorld, type WorldSnapshot } from '../src/sim/replay/world.ts';
 import { truthProvider } from '../src/sim/run.ts';
 import { loadProfileFile, loadTrace, parseList, runMain, UsageError } from './lib/inputs.ts';
@@ -58,7 +58,11 @@ await runMain(async () => {
   const rates = arrivalRatesPerHour(trace, apps);
   const jobs = trace.filter((j) => j.application in rates);
   const profiles = loadProfileFile(opts.profiles);
+  // Without --state the replay cannot be resumed, so its temporary state is removed when it ends.
   const stateDir = opts.state ?? mkdtempSync(join(tmpdir(), 'boa-demo-'));
+  const removeState = () => {
+    if (opts.state === undefined) rmSync(stateDir, { recursive: true, force: true });
+  };
 
   let seconds = (jobs[0]?.time ?? 0) as number;
   const clock = { now: () => EPOCH + seconds * 1000 };
@@ -84,7 +88,15 @@ await runMain(async () => {
     seconds = saved.now;
     process.stderr.write(`resuming the replay in ${stateDir} at ${(saved.now / 3600).toFixed(2)} h\n`);
   } else {
-    await client.setBudget(budget);
+    try {
+      await client.setBudget(budget);
+    } catch (error) {
+      await boa.close();
+      removeState();
+      // A budget the service refuses (below the minimum for these classes' rates) is bad input.
+      if (error instanceof ApiError) throw new UsageError(`--budget ${budget}: ${error.message}`);
+      throw error;
+    }
     await boa.service.planner.idle();
   }
   const existing = await client.jobsByName();
@@ -133,8 +145,9 @@ await runMain(async () => {
     simMs: performance.now() - started,
     avgQueueSeconds: metrics.avgQueueSeconds,
     spanHours: metrics.spanHours,
-    state: stateDir,
+    state: opts.state ?? null,
   };
   process.stdout.write(`${JSON.stringify(result)}\n`);
   await boa.close();
+  removeState();
 });

@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
@@ -76,6 +76,30 @@ describe('demo replay', () => {
       expect(Math.abs(d.paidGpuHoursPerHour - 40) / 40).toBeLessThanOrEqual(0.05);
     } finally {
       rmSync(fresh, { recursive: true, force: true });
+    }
+  }, 120_000);
+  it('leaves no temporary state behind without --state, and a refused budget is one line, exit 2', () => {
+    const tmp = mkdtempSync(join(tmpdir(), 'boa-demo-tmp-'));
+    const demo = (args: string[]) =>
+      spawnSync(process.execPath, ['--import', 'tsx', resolve(REPO, 'scripts/demo.ts'), ...args], {
+        cwd: REPO,
+        encoding: 'utf8',
+        env: { ...process.env, TMPDIR: tmp },
+      });
+    try {
+      const done = demo(ARGS);
+      expect(done.status, done.stderr).toBe(0);
+      expect(JSON.parse(done.stdout)).toMatchObject({ jobs: 85, completed: 85, state: null });
+      expect(readdirSync(tmp).filter((f) => f.startsWith('boa-demo-'))).toEqual([]);
+
+      // All six applications of workload-1 need far more than 40 GPU-hours per hour.
+      const refused = demo(['--trace', TRACE, '--budget', '40']);
+      expect(refused.status).toBe(2);
+      expect(refused.stderr).toMatch(/^error: --budget 40: PUT \/v1\/budget: 422 .*minimum/);
+      expect(refused.stderr).not.toMatch(/\n\s+at /);
+      expect(readdirSync(tmp).filter((f) => f.startsWith('boa-demo-'))).toEqual([]);
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
     }
   }, 120_000);
 });
