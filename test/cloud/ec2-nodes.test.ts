@@ -44,11 +44,9 @@ describe('EksNodePool.listNodes (EC2 DescribeInstances)', () => {
   it('takes launch times from EC2, GPUs from the config, ready = running', async () => {
     const { ng, pool, time } = setup(0);
     const now = time.clock.now();
-    ng.instances.push(
-      { id: 'i-booting', launchedAt: now - 10_000 },
-      { id: 'i-old', launchedAt: now - 7_200_000 },
-      { id: 'i-mid', launchedAt: now - 3_600_000 },
-    );
+    ng.addInstance({ id: 'i-booting', launchedAt: now - 10_000 });
+    ng.addInstance({ id: 'i-old', launchedAt: now - 7_200_000 });
+    ng.addInstance({ id: 'i-mid', launchedAt: now - 3_600_000 });
     expect(await pool.listNodes()).toEqual([
       { id: 'i-old', launchedAt: now - 7_200_000, gpus: 4, ready: true },
       { id: 'i-mid', launchedAt: now - 3_600_000, gpus: 4, ready: true },

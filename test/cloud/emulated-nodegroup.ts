@@ -1,17 +1,30 @@
-import { DescribeInstancesCommand, EC2Client, type Instance } from '@aws-sdk/client-ec2';
+import {
+  AutoScalingClient,
+  DescribeAutoScalingGroupsCommand,
+  DescribeScalingActivitiesCommand,
+  SetInstanceProtectionCommand,
+  TerminateInstanceInAutoScalingGroupCommand,
+} from '@aws-sdk/client-auto-scaling';
+import { DescribeInstancesCommand, EC2Client, type Filter, type Instance } from '@aws-sdk/client-ec2';
 import {
   DescribeNodegroupCommand,
   DescribeUpdateCommand,
   EKSClient,
   InvalidParameterException,
+  ListNodegroupsCommand,
   ResourceInUseException,
+  ResourceNotFoundException,
   UpdateNodegroupConfigCommand,
 } from '@aws-sdk/client-eks';
 import { mockClient } from 'aws-sdk-client-mock';
 import type { Clock } from '../../src/service/ports.ts';
+import { AsgError, EmulatedAsg, type EmulatedInstance } from './emulated-asg.ts';
+import { EmulatedKubeNodes } from './emulated-kube-nodes.ts';
 
 export const CLUSTER = 'boa';
 export const NODEGROUP = 'gpu';
+/** The label the infra puts on the GPU node group (infra/cluster.ts NODE_ROLE_LABEL): how boa finds it. */
+export const ROLE_LABEL = { 'boa/node-role': 'gpu' };
 
 export interface EmulatedNodegroupOptions {
   readonly clock: Clock;
@@ -21,14 +34,25 @@ export interface EmulatedNodegroupOptions {
   readonly desiredSize?: number;
   /** Instances are 'pending' this long after launch, then 'running'. */
   readonly bootMs?: number;
+  /** A terminated instance stays 'shutting-down' this long (default 30 s). */
+  readonly shutdownMs?: number;
   /** DescribeUpdate answers InProgress this many times before the update's final status. */
   readonly updatePolls?: number;
   /** DescribeInstances page size, whatever MaxResults asks, so that small groups still page. */
   readonly pageSize?: number;
+  /** Kubernetes: the node registers this long after EC2 running, and is Ready later (see kube). */
+  readonly registerMs?: number;
+  readonly kubeReadyMs?: number;
+  readonly gpusPerNode?: number;
 }
 
 export type EmulatedOperation =
-  'DescribeNodegroup' | 'UpdateNodegroupConfig' | 'DescribeUpdate' | 'DescribeInstances';
+  | 'DescribeNodegroup'
+  | 'UpdateNodegroupConfig'
+  | 'DescribeUpdate'
+  | 'DescribeInstances'
+  | 'TerminateInstanceInAutoScalingGroup'
+  | 'SetInstanceProtection';
 
 interface InjectedFailure {
   /** Undefined: this call succeeds (to fail a later one). */
@@ -44,37 +68,59 @@ interface EmulatedUpdate {
   finalStatus: 'Successful' | 'Failed';
 }
 
+/** Launch failures within this window show as a health issue of the node group, as EKS reports them. */
+const HEALTH_WINDOW_MS = 10 * 60_000;
+
 /**
- * An EKS managed node group behind aws-sdk-client-mock: DescribeNodegroup, UpdateNodegroupConfig (with
- * idempotency tokens, bounds validation, and ResourceInUseException while an update is in progress, as
- * EKS does), DescribeUpdate, and the group's EC2 instances (newest terminated first on scale-down).
+ * An EKS managed node group behind aws-sdk-client-mock, behaving as AWS does: DescribeNodegroup (status,
+ * health.issues, resources.autoScalingGroups), UpdateNodegroupConfig (idempotency tokens, bounds
+ * validation, ResourceInUseException while an update is in progress), DescribeUpdate, ListNodegroups; its
+ * Auto Scaling group (emulated-asg.ts: default termination policy, TerminateInstanceInAutoScalingGroup,
+ * scale-in protection, launch failures that leave the update Successful); EC2 DescribeInstances with its
+ * filters; and the Kubernetes Node each instance becomes some time after EC2 running (emulated-kube-nodes.ts).
  */
 export function emulateNodegroup(options: EmulatedNodegroupOptions) {
   const { clock, bootMs = 60_000, pageSize = 2 } = options;
   const eks = new EKSClient({ region: 'us-east-1' });
   const ec2 = new EC2Client({ region: 'us-east-1' });
+  const autoscaling = new AutoScalingClient({ region: 'us-east-1' });
   const eksMock = mockClient(eks);
   const ec2Mock = mockClient(ec2);
-  const group = {
-    minSize: options.minSize,
-    maxSize: options.maxSize,
-    desiredSize: options.desiredSize ?? options.minSize,
+  const asgMock = mockClient(autoscaling);
+  let generation = 1;
+  const shutdownMs = options.shutdownMs ?? 30_000;
+  const nodegroup = {
+    name: NODEGROUP,
+    arn: `arn:aws:eks:us-east-1:123456789012:nodegroup/${CLUSTER}/${NODEGROUP}/uuid-1`,
     modifiedAt: clock.now() - 86_400_000,
+    asg: new EmulatedAsg(
+      `eks-${NODEGROUP}-uuid-1`,
+      clock,
+      options.minSize,
+      options.maxSize,
+      options.desiredSize ?? options.minSize,
+      { shutdownMs },
+    ),
   };
-  const instances: { id: string; launchedAt: number }[] = [];
+  /** Every ASG the node group ever had (a replaced group's instances stay visible while they shut down). */
+  const asgs: Array<{ asg: EmulatedAsg; nodegroupName: string }> = [
+    { asg: nodegroup.asg, nodegroupName: NODEGROUP },
+  ];
+  nodegroup.asg.step(clock.now() - 3_600_000);
+  const kube = new EmulatedKubeNodes(clock, {
+    bootMs,
+    registerMs: options.registerMs ?? 0,
+    readyMs: options.kubeReadyMs ?? 0,
+    gpus: options.gpusPerNode ?? 4,
+    instances: () => asgs.flatMap((a) => a.asg.instances),
+    ec2State: (i) => ownerOf(i).ec2State(i, bootMs),
+  });
+  const ownerOf = (instance: EmulatedInstance) =>
+    (asgs.find((a) => a.asg.instances.includes(instance)) ?? asgs[0])!.asg;
   const updates = new Map<string, EmulatedUpdate>();
   const tokens = new Map<string, string>();
-  let nextInstance = 1;
   let updatePolls = options.updatePolls ?? 1;
   let finalStatus: EmulatedUpdate['finalStatus'] = 'Successful';
-
-  const reconcile = (launchedAt: number) => {
-    while (instances.length < group.desiredSize) {
-      instances.push({ id: `i-${String(nextInstance++).padStart(17, '0')}`, launchedAt });
-    }
-    instances.splice(group.desiredSize);
-  };
-  reconcile(clock.now() - 3_600_000);
   const pageRequests: { NextToken?: string; MaxResults?: number }[] = [];
   const failures = new Map<EmulatedOperation, InjectedFailure[]>();
   const failNow = (operation: EmulatedOperation, afterApply: boolean) => {
@@ -84,30 +130,57 @@ export function emulateNodegroup(options: EmulatedNodegroupOptions) {
     if (error) throw error;
   };
   const inProgress = () => [...updates.values()].some((u) => u.pollsLeft > 0);
+  const step = () => {
+    for (const a of asgs) a.asg.step();
+  };
+  const notFound = (name: string) =>
+    new ResourceNotFoundException({ message: `No node group found for name: ${name}.`, $metadata: {} });
+  const asgFault = (error: unknown) => {
+    if (error instanceof AsgError) {
+      throw Object.assign(new Error(error.message), { name: error.name, $fault: 'client', $metadata: {} });
+    }
+    throw error;
+  };
 
-  eksMock.on(DescribeNodegroupCommand).callsFake(() => {
+  eksMock.on(DescribeNodegroupCommand).callsFake((input) => {
     failNow('DescribeNodegroup', false);
+    step();
+    if (input.nodegroupName !== nodegroup.name) throw notFound(input.nodegroupName);
+    const { asg } = nodegroup;
+    const failed = asg.recentFailures(HEALTH_WINDOW_MS);
+    const issues = failed.length
+      ? [{ code: 'AsgInstanceLaunchFailures', message: failed.at(-1)?.message, resourceIds: [asg.name] }]
+      : [];
     return {
       nodegroup: {
         clusterName: CLUSTER,
-        nodegroupName: NODEGROUP,
-        scalingConfig: { minSize: group.minSize, maxSize: group.maxSize, desiredSize: group.desiredSize },
-        modifiedAt: new Date(group.modifiedAt),
+        nodegroupName: nodegroup.name,
+        nodegroupArn: nodegroup.arn,
+        status: issues.length ? 'DEGRADED' : 'ACTIVE',
+        labels: ROLE_LABEL,
+        scalingConfig: { minSize: asg.minSize, maxSize: asg.maxSize, desiredSize: asg.desiredCapacity },
+        modifiedAt: new Date(nodegroup.modifiedAt),
+        resources: { autoScalingGroups: [{ name: asg.name }] },
+        health: { issues },
       },
     };
   });
 
+  eksMock.on(ListNodegroupsCommand).callsFake(() => ({ nodegroups: [nodegroup.name] }));
+
   eksMock.on(UpdateNodegroupConfigCommand).callsFake((input) => {
     failNow('UpdateNodegroupConfig', false);
+    if (input.nodegroupName !== nodegroup.name) throw notFound(input.nodegroupName);
     const token: string | undefined = input.clientRequestToken;
     const seen = token && tokens.get(token);
     if (seen) return { update: { id: seen, status: 'InProgress', type: 'ConfigUpdate' } };
     if (inProgress()) {
       throw new ResourceInUseException({ message: 'an update is in progress', $metadata: {} });
     }
+    const { asg } = nodegroup;
     const desired: number = input.scalingConfig.desiredSize;
-    const min = input.scalingConfig.minSize ?? group.minSize;
-    const max = input.scalingConfig.maxSize ?? group.maxSize;
+    const min = input.scalingConfig.minSize ?? asg.minSize;
+    const max = input.scalingConfig.maxSize ?? asg.maxSize;
     if (desired < min || desired > max) {
       throw new InvalidParameterException({
         message: `desired ${desired} outside [${min}, ${max}]`,
@@ -118,8 +191,9 @@ export function emulateNodegroup(options: EmulatedNodegroupOptions) {
     updates.set(id, { id, desiredSize: desired, pollsLeft: updatePolls, finalStatus });
     if (token) tokens.set(token, id);
     if (finalStatus === 'Successful') {
-      Object.assign(group, { minSize: min, maxSize: max, desiredSize: desired, modifiedAt: clock.now() });
-      reconcile(clock.now());
+      Object.assign(asg, { minSize: min, maxSize: max, desiredCapacity: desired });
+      nodegroup.modifiedAt = clock.now();
+      asg.step();
     }
     failNow('UpdateNodegroupConfig', true);
     return { update: { id, status: 'InProgress', type: 'ConfigUpdate' } };
@@ -140,34 +214,212 @@ export function emulateNodegroup(options: EmulatedNodegroupOptions) {
     return { update: { id: update.id, status: update.finalStatus, errors } };
   });
 
+  const asgNamed = (name: string | undefined) => asgs.find((a) => a.asg.name === name)?.asg;
+
+  asgMock.on(DescribeAutoScalingGroupsCommand).callsFake((input) => {
+    step();
+    const found = (input.AutoScalingGroupNames ?? []).flatMap((n: string) => asgNamed(n) ?? []);
+    return {
+      AutoScalingGroups: found.map((asg: EmulatedAsg) => ({
+        AutoScalingGroupName: asg.name,
+        MinSize: asg.minSize,
+        MaxSize: asg.maxSize,
+        DesiredCapacity: asg.desiredCapacity,
+        Instances: asg.live().map((i) => ({
+          InstanceId: i.id,
+          AvailabilityZone: i.zone,
+          LifecycleState: asg.ec2State(i, bootMs) === 'pending' ? 'Pending' : 'InService',
+          HealthStatus: 'Healthy',
+          ProtectedFromScaleIn: i.protectedFromScaleIn,
+          LaunchTemplate: { LaunchTemplateName: 'eks-gpu', Version: String(i.templateVersion) },
+        })),
+      })),
+    };
+  });
+
+  asgMock.on(DescribeScalingActivitiesCommand).callsFake((input) => {
+    step();
+    const asg = asgNamed(input.AutoScalingGroupName);
+    const activities = [...(asg?.activities ?? [])].reverse().slice(0, input.MaxRecords ?? 100);
+    return {
+      Activities: activities.map((a) => ({
+        ActivityId: a.id,
+        AutoScalingGroupName: asg?.name,
+        StartTime: new Date(a.at),
+        StatusCode: a.status,
+        Description: a.description,
+        StatusMessage: a.message,
+        Cause: a.description,
+      })),
+    };
+  });
+
+  const terminations: Array<{ instanceId: string; decrement: boolean; at: number }> = [];
+  asgMock.on(TerminateInstanceInAutoScalingGroupCommand).callsFake((input) => {
+    failNow('TerminateInstanceInAutoScalingGroup', false);
+    step();
+    const owner = asgs.find((a) => a.asg.live().some((i) => i.id === input.InstanceId))?.asg ?? nodegroup.asg;
+    let activity;
+    try {
+      activity = owner.terminateInstance(input.InstanceId, input.ShouldDecrementDesiredCapacity);
+    } catch (error) {
+      return asgFault(error);
+    }
+    terminations.push({
+      instanceId: input.InstanceId,
+      decrement: input.ShouldDecrementDesiredCapacity,
+      at: clock.now(),
+    });
+    failNow('TerminateInstanceInAutoScalingGroup', true);
+    return {
+      Activity: { ActivityId: activity.id, StatusCode: 'InProgress', Description: activity.description },
+    };
+  });
+
+  asgMock.on(SetInstanceProtectionCommand).callsFake((input) => {
+    failNow('SetInstanceProtection', false);
+    const asg = asgNamed(input.AutoScalingGroupName);
+    if (!asg)
+      return asgFault(
+        new AsgError('ValidationError', `AutoScalingGroup name not found: ${input.AutoScalingGroupName}`),
+      );
+    try {
+      asg.setProtection(input.InstanceIds ?? [], input.ProtectedFromScaleIn);
+    } catch (error) {
+      return asgFault(error);
+    }
+    return {};
+  });
+
+  const matches = (filters: Filter[] | undefined, values: Record<string, string>) =>
+    (filters ?? []).every((f) => {
+      const value = values[f.Name ?? ''];
+      return value === undefined || (f.Values ?? []).includes(value);
+    });
+
   ec2Mock.on(DescribeInstancesCommand).callsFake((input) => {
     failNow('DescribeInstances', false);
+    step();
     // Copied now: the SDK's paginator reuses one input object, so recorded calls show only its last token.
     pageRequests.push({ NextToken: input.NextToken, MaxResults: input.MaxResults });
+    const all = asgs.flatMap(({ asg, nodegroupName }) =>
+      asg.instances.flatMap((i) => {
+        const state = asg.ec2State(i, bootMs);
+        const values = {
+          'tag:eks:cluster-name': CLUSTER,
+          'tag:eks:nodegroup-name': nodegroupName,
+          'instance-state-name': state,
+        };
+        return state === 'terminated' || !matches(input.Filters, values) ? [] : [{ i, state }];
+      }),
+    );
     const start = input.NextToken ? Number(input.NextToken) : 0;
-    const page: Instance[] = instances.slice(start, start + pageSize).map((i) => ({
+    const page: Instance[] = all.slice(start, start + pageSize).map(({ i, state }) => ({
       InstanceId: i.id,
       InstanceType: 'g4dn.12xlarge',
       LaunchTime: new Date(i.launchedAt),
-      State: { Name: clock.now() < i.launchedAt + bootMs ? 'pending' : 'running' },
+      Placement: { AvailabilityZone: i.zone },
+      State: { Name: state },
     }));
-    const next = start + pageSize < instances.length ? String(start + pageSize) : undefined;
+    const next = start + pageSize < all.length ? String(start + pageSize) : undefined;
     return { Reservations: [{ Instances: page }], NextToken: next };
   });
 
   return {
     eks,
     ec2,
+    autoscaling,
     eksMock,
     ec2Mock,
-    group,
-    instances,
+    asgMock,
+    kube,
+    /** The current node group's scaling state (its ASG's). */
+    group: {
+      get minSize() {
+        return nodegroup.asg.minSize;
+      },
+      get maxSize() {
+        return nodegroup.asg.maxSize;
+      },
+      get desiredSize() {
+        return nodegroup.asg.desiredCapacity;
+      },
+      get name() {
+        return nodegroup.name;
+      },
+    },
+    get asg() {
+      return nodegroup.asg;
+    },
+    /** Live instances of the current group (launching or in service), oldest first. */
+    get instances() {
+      step();
+      return nodegroup.asg.live();
+    },
     updates,
+    /** Successful TerminateInstanceInAutoScalingGroup calls. */
+    terminations,
     /** DescribeInstances requests as they were when sent. */
     pageRequests,
+    /** An instance attached to the group by hand (AttachInstances, which raises the desired capacity). */
+    addInstance(instance: { id: string; launchedAt: number; zone?: string }) {
+      nodegroup.asg.desiredCapacity += 1;
+      nodegroup.asg.instances.push({
+        zone: 'us-east-1a',
+        templateVersion: nodegroup.asg.templateVersion,
+        protectedFromScaleIn: false,
+        ...instance,
+      });
+    },
     /** Another actor (the console, say) changes the group's bounds. */
     setBounds(minSize: number, maxSize: number) {
-      Object.assign(group, { minSize, maxSize, modifiedAt: clock.now() });
+      Object.assign(nodegroup.asg, { minSize, maxSize });
+      nodegroup.modifiedAt = clock.now();
+    },
+    /** Another actor (the console, the bounds Lambda) sets the desired size. */
+    setDesiredOutside(desiredSize: number) {
+      nodegroup.asg.desiredCapacity = desiredSize;
+      nodegroup.modifiedAt = clock.now();
+      nodegroup.asg.step();
+    },
+    /** EC2 can run at most this many instances of the type (InsufficientInstanceCapacity beyond). */
+    setCapacity(instances: number) {
+      nodegroup.asg.capacity = instances;
+    },
+    /** A new launch template version (an AMI update): the default policy removes older ones first. */
+    bumpLaunchTemplate() {
+      nodegroup.asg.templateVersion += 1;
+    },
+    /**
+     * The node group is replaced (an instance-type change in the infra): a new name, ARN and ASG at the
+     * same size; the old group's instances shut down.
+     */
+    replace(newName: string) {
+      generation += 1;
+      const old = nodegroup.asg;
+      const asg = new EmulatedAsg(
+        `eks-${newName}-uuid-${generation}`,
+        clock,
+        old.minSize,
+        old.maxSize,
+        old.desiredCapacity,
+        {
+          shutdownMs,
+          idPrefix: `${generation}`,
+        },
+      );
+      asgs.push({ asg, nodegroupName: newName });
+      Object.assign(nodegroup, {
+        name: newName,
+        arn: `arn:aws:eks:us-east-1:123456789012:nodegroup/${CLUSTER}/${newName}/uuid-${generation}`,
+        modifiedAt: clock.now(),
+        asg,
+      });
+      asg.step();
+      old.desiredCapacity = 0;
+      old.minSize = 0;
+      for (const i of old.live()) old.setProtection([i.id], false);
+      old.step();
     },
     /** The next calls of `operation` fail with these errors, in order (undefined: that call succeeds). */
     failNext(
@@ -188,3 +440,5 @@ export function emulateNodegroup(options: EmulatedNodegroupOptions) {
     updateCalls: () => eksMock.commandCalls(UpdateNodegroupConfigCommand),
   };
 }
+
+export type EmulatedNodegroup = ReturnType<typeof emulateNodegroup>;

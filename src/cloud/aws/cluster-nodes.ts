@@ -1,0 +1,54 @@
+/**
+ * Kubernetes' view of the node group's instances: a node is usable for jobs only when it is registered,
+ * Ready=True, not cordoned and advertises its GPUs (the NVIDIA device plugin runs), which happens minutes
+ * after EC2 reports the instance running. Joined to EC2 instances by spec.providerID.
+ */
+export interface ClusterNode {
+  /** The Kubernetes node name: what allocations and pods name. */
+  readonly name: string;
+  /** The EC2 instance behind it, from spec.providerID (aws:///ZONE/i-...). */
+  readonly instanceId: string | undefined;
+  /** Condition Ready is True. */
+  readonly ready: boolean;
+  /** Cordoned (spec.unschedulable). */
+  readonly unschedulable: boolean;
+  /** Allocatable nvidia.com/gpu (0 until the device plugin advertises them). */
+  readonly gpus: number;
+}
+
+export interface ClusterNodes {
+  /** The nodes as last seen (a watch keeps them current; a periodic relist corrects missed events). */
+  list(): Promise<readonly ClusterNode[]>;
+  /** Marks the node unschedulable, so nothing new lands there while boa empties and removes it. */
+  cordon(name: string): Promise<void>;
+  close?(): Promise<void>;
+}
+
+/** `aws:///us-east-1a/i-0abc...` -> `i-0abc...`; anything else -> undefined. */
+export function instanceIdFromProviderId(providerId: string | undefined): string | undefined {
+  const match = /^aws:\/\/\/[^/]*\/(i-[0-9a-z]+)$/.exec(providerId ?? '');
+  return match?.[1];
+}
+
+/** The parts of a V1Node boa reads (structurally typed so tests can build one by hand). */
+export interface NodeObject {
+  readonly metadata?: { readonly name?: string };
+  readonly spec?: { readonly providerID?: string; readonly unschedulable?: boolean };
+  readonly status?: {
+    readonly conditions?: ReadonlyArray<{ readonly type: string; readonly status: string }>;
+    readonly allocatable?: Readonly<Record<string, string>>;
+  };
+}
+
+export function clusterNodeFrom(node: NodeObject): ClusterNode | undefined {
+  const name = node.metadata?.name;
+  if (!name) return undefined;
+  const gpus = Number.parseInt(node.status?.allocatable?.['nvidia.com/gpu'] ?? '0', 10);
+  return {
+    name,
+    instanceId: instanceIdFromProviderId(node.spec?.providerID),
+    ready: (node.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True'),
+    unschedulable: node.spec?.unschedulable === true,
+    gpus: Number.isFinite(gpus) ? gpus : 0,
+  };
+}

@@ -1,0 +1,208 @@
+import type { Clock } from '../../src/service/ports.ts';
+
+/**
+ * The Auto Scaling group under an emulated EKS managed node group: launches, the default termination
+ * policy, explicit termination, scale-in protection and launch failures, as AWS documents them
+ * (https://docs.aws.amazon.com/autoscaling/ec2/userguide/ec2-auto-scaling-termination-policies.html).
+ * Everything time-dependent derives from the clock; `step()` applies what the ASG would have done by now.
+ */
+
+export const ZONES = ['us-east-1a', 'us-east-1b', 'us-east-1c'] as const;
+
+export interface EmulatedInstance {
+  readonly id: string;
+  readonly zone: string;
+  readonly launchedAt: number;
+  /** The launch template version it was launched from (the default policy removes old ones first). */
+  readonly templateVersion: number;
+  protectedFromScaleIn: boolean;
+  /** When scale-in or TerminateInstanceInAutoScalingGroup took it: shutting-down, then gone. */
+  terminatedAt?: number;
+  /** Why it went: 'scale-in' (the ASG's own choice) or 'api' (TerminateInstanceInAutoScalingGroup). */
+  terminatedBy?: 'scale-in' | 'api';
+}
+
+export interface ScalingActivity {
+  readonly id: string;
+  readonly at: number;
+  readonly status: 'Successful' | 'Failed';
+  readonly description: string;
+  readonly message?: string;
+}
+
+export class AsgError extends Error {
+  constructor(
+    override readonly name: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const ICE_MESSAGE =
+  'Could not launch On-Demand Instances. InsufficientInstanceCapacity - We currently do not have ' +
+  'sufficient g4dn.12xlarge capacity in the Availability Zone you requested. Launching EC2 instance failed.';
+
+export class EmulatedAsg {
+  readonly instances: EmulatedInstance[] = [];
+  readonly activities: ScalingActivity[] = [];
+  /** Instances the ASG could still launch (EC2 capacity); Infinity = no limit. */
+  capacity = Number.POSITIVE_INFINITY;
+  templateVersion = 1;
+  private nextInstance = 1;
+  private lastFailureAt = Number.NEGATIVE_INFINITY;
+
+  constructor(
+    readonly name: string,
+    private readonly clock: Clock,
+    public minSize: number,
+    public maxSize: number,
+    public desiredCapacity: number,
+    private readonly options: { readonly shutdownMs: number; readonly idPrefix?: string },
+  ) {}
+
+  /** Instances in service or launching (not terminating): what counts against the desired capacity. */
+  live(): EmulatedInstance[] {
+    return this.instances.filter((i) => i.terminatedAt === undefined);
+  }
+
+  /** Launches up to the desired capacity (as capacity allows) and terminates down to it. */
+  step(launchedAt = this.clock.now()): void {
+    const now = this.clock.now();
+    let live = this.live();
+    while (live.length < this.desiredCapacity) {
+      if (this.launchedSince() >= this.capacity) {
+        // The ASG retries on its own; one failed activity a minute is what the console shows.
+        if (now - this.lastFailureAt >= 60_000) {
+          this.lastFailureAt = now;
+          this.activity(
+            'Failed',
+            'Launching a new EC2 instance.  Status Reason: ' + ICE_MESSAGE,
+            ICE_MESSAGE,
+          );
+        }
+        break;
+      }
+      const zone = this.leastLoadedZone(live);
+      const instance: EmulatedInstance = {
+        id: `i-${this.options.idPrefix ?? ''}${String(this.nextInstance++).padStart(17 - (this.options.idPrefix?.length ?? 0), '0')}`,
+        zone,
+        launchedAt,
+        templateVersion: this.templateVersion,
+        protectedFromScaleIn: false,
+      };
+      this.instances.push(instance);
+      this.activity('Successful', `Launching a new EC2 instance: ${instance.id}`);
+      live = this.live();
+    }
+    while (live.length > this.desiredCapacity) {
+      const victim = this.defaultPolicyVictim(live);
+      if (!victim) break; // every instance protected: desired drops, nothing is terminated
+      this.terminate(victim, 'scale-in');
+      live = this.live();
+    }
+  }
+
+  /**
+   * The default termination policy: the zone with the most instances that has an unprotected one, then
+   * the oldest launch template, then the instance closest to the next billing hour, then any.
+   */
+  defaultPolicyVictim(live: readonly EmulatedInstance[]): EmulatedInstance | undefined {
+    const candidates = live.filter((i) => !i.protectedFromScaleIn);
+    if (candidates.length === 0) return undefined;
+    const perZone = new Map<string, number>();
+    for (const i of live) perZone.set(i.zone, (perZone.get(i.zone) ?? 0) + 1);
+    const most = Math.max(...candidates.map((i) => perZone.get(i.zone) ?? 0));
+    let pool = candidates.filter((i) => perZone.get(i.zone) === most);
+    const oldest = Math.min(...pool.map((i) => i.templateVersion));
+    pool = pool.filter((i) => i.templateVersion === oldest);
+    const now = this.clock.now();
+    const toNextHour = (i: EmulatedInstance) => 3_600_000 - ((now - i.launchedAt) % 3_600_000);
+    pool.sort((a, b) => toNextHour(a) - toNextHour(b) || a.id.localeCompare(b.id));
+    return pool[0];
+  }
+
+  /** TerminateInstanceInAutoScalingGroup. */
+  terminateInstance(instanceId: string, decrement: boolean): ScalingActivity {
+    const instance = this.live().find((i) => i.id === instanceId);
+    if (!instance) {
+      throw new AsgError(
+        'ValidationError',
+        `Instance Id not found - No managed instance found for instance ID: ${instanceId}`,
+      );
+    }
+    if (decrement && this.desiredCapacity - 1 < this.minSize) {
+      throw new AsgError(
+        'ValidationError',
+        `Currently, desiredCapacity=${this.desiredCapacity} and minSize=${this.minSize}, terminating ` +
+          `instance without replacement will violate group's min size constraint. Either set ` +
+          `shouldDecrementDesiredCapacity flag to false or lower group's min size.`,
+      );
+    }
+    if (decrement) this.desiredCapacity -= 1;
+    this.terminate(instance, 'api');
+    const cause = decrement
+      ? 'shrinking the capacity from ' + (this.desiredCapacity + 1) + ' to ' + this.desiredCapacity
+      : 'a replacement will be launched';
+    return this.activity('Successful', `Terminating EC2 instance: ${instanceId} (${cause})`);
+  }
+
+  /** SetInstanceProtection. */
+  setProtection(instanceIds: readonly string[], protect: boolean): void {
+    for (const id of instanceIds) {
+      const instance = this.live().find((i) => i.id === id);
+      if (!instance) {
+        throw new AsgError(
+          'ValidationError',
+          `The instance ${id} is not part of Auto Scaling group ${this.name}.`,
+        );
+      }
+      instance.protectedFromScaleIn = protect;
+    }
+  }
+
+  /** EC2's view: pending until bootMs after launch, shutting-down a while after termination, then gone. */
+  ec2State(
+    instance: EmulatedInstance,
+    bootMs: number,
+  ): 'pending' | 'running' | 'shutting-down' | 'terminated' {
+    const now = this.clock.now();
+    if (instance.terminatedAt !== undefined) {
+      return now < instance.terminatedAt + this.options.shutdownMs ? 'shutting-down' : 'terminated';
+    }
+    return now < instance.launchedAt + bootMs ? 'pending' : 'running';
+  }
+
+  /** Failed launches in the last `withinMs` (what EKS turns into a health issue). */
+  recentFailures(withinMs: number): ScalingActivity[] {
+    const since = this.clock.now() - withinMs;
+    return this.activities.filter((a) => a.status === 'Failed' && a.at >= since);
+  }
+
+  private launchedSince(): number {
+    return this.live().length;
+  }
+
+  private terminate(instance: EmulatedInstance, by: 'scale-in' | 'api'): void {
+    instance.terminatedAt = this.clock.now();
+    instance.terminatedBy = by;
+    instance.protectedFromScaleIn = false;
+  }
+
+  private leastLoadedZone(live: readonly EmulatedInstance[]): string {
+    const count = (zone: string) => live.filter((i) => i.zone === zone).length;
+    return [...ZONES].sort((a, b) => count(a) - count(b))[0] as string;
+  }
+
+  private activity(status: ScalingActivity['status'], description: string, message?: string) {
+    const activity: ScalingActivity = {
+      id: `activity-${this.activities.length + 1}`,
+      at: this.clock.now(),
+      status,
+      description,
+      ...(message ? { message } : {}),
+    };
+    this.activities.push(activity);
+    return activity;
+  }
+}
