@@ -1,0 +1,351 @@
+"""The job side of boa: read the allocation, report progress, finish, and know when to stop.
+
+Standard library only, so any training image can copy this one file. A replica launched by boa's
+executor finds everything in its environment (BOA_URL, BOA_JOB_ID, BOA_JOB_TOKEN, BOA_GENERATION,
+WORLD_SIZE, ...); a self-launched job passes url, job id and token and waits for a non-zero width.
+
+    job = BoaJob.from_env()
+    job.start_polling()
+    while not done:
+        train_a_bit()
+        if job.should_stop():      # SIGTERM, or boa gave the job a new generation (rescale)
+            save_checkpoint()
+            sys.exit(0)
+        job.report(stat_epoch, work_done_seconds)
+    job.complete()
+
+See docs/client.md for the protocol.
+"""
+
+import json
+import os
+import random
+import signal
+import threading
+import time
+import urllib.error
+import urllib.request
+
+__all__ = ["BoaJob", "BoaError", "BoaConfigError", "BoaHTTPError", "BoaUnavailable"]
+
+# Job states after which the job has no allocation any more.
+FINISHED_STATES = ("done", "cancelled", "failed", "lost")
+
+
+class BoaError(Exception):
+    """Anything the client cannot do."""
+
+
+class BoaConfigError(BoaError):
+    """The environment (or the arguments) do not say which job this is or where boa is."""
+
+
+class BoaHTTPError(BoaError):
+    """boa refused the request (4xx), or still failed after the retries (5xx)."""
+
+    def __init__(self, status, code, message, field=None):
+        super().__init__(f"boa answered {status} {code}: {message}")
+        self.status = status
+        self.code = code
+        self.message = message
+        self.field = field
+
+
+class BoaUnavailable(BoaError):
+    """boa could not be reached after the retries."""
+
+
+def _env_int(env, name, default=None):
+    raw = env.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        raise BoaConfigError(f"{name} must be an integer, got {raw!r}") from None
+
+
+class BoaJob:
+    """One job's connection to boa. Thread-safe; one per process."""
+
+    def __init__(
+        self,
+        url,
+        job_id,
+        token,
+        generation=None,
+        *,
+        env=None,
+        poll_seconds=10.0,
+        timeout_seconds=10.0,
+        retries=5,
+        backoff_seconds=0.5,
+        max_backoff_seconds=8.0,
+        handle_sigterm=True,
+    ):
+        for name, value in (("url", url), ("job_id", job_id), ("token", token)):
+            if value is None or value == "":
+                raise BoaConfigError(f"{name} is required")
+        self.url = str(url).rstrip("/")
+        self.job_id = int(job_id)
+        self.token = str(token)
+        # None until a self-launched job learns it from its first non-zero allocation.
+        self.generation = None if generation is None else int(generation)
+        self.env = dict(os.environ if env is None else env)
+        self.poll_seconds = float(poll_seconds)
+        self.timeout_seconds = float(timeout_seconds)
+        self.retries = int(retries)
+        self.backoff_seconds = float(backoff_seconds)
+        self.max_backoff_seconds = float(max_backoff_seconds)
+        self._lock = threading.Lock()
+        self._stop_reason = None
+        self._stop_kind = None
+        self._last_allocation = None
+        self._poll_error = None
+        self._stopped = threading.Event()
+        self._poller = None
+        if handle_sigterm:
+            self._install_sigterm()
+
+    @classmethod
+    def from_env(cls, env=None, **options):
+        """Builds the client from BOA_URL, BOA_JOB_ID, BOA_JOB_TOKEN (and BOA_GENERATION if set)."""
+        env = os.environ if env is None else env
+        missing = [n for n in ("BOA_URL", "BOA_JOB_ID", "BOA_JOB_TOKEN") if not env.get(n)]
+        if missing:
+            raise BoaConfigError(
+                f"missing environment variable {', '.join(missing)}: boa's executor sets BOA_URL, "
+                "BOA_JOB_ID and BOA_JOB_TOKEN; a self-launched job sets them to the URL of the service "
+                "and the id and token `boa jobs submit` printed"
+            )
+        return cls(
+            env["BOA_URL"],
+            _env_int(env, "BOA_JOB_ID"),
+            env["BOA_JOB_TOKEN"],
+            _env_int(env, "BOA_GENERATION"),
+            env=env,
+            **options,
+        )
+
+    # ---- the launch environment (torchrun's names) ----
+
+    @property
+    def world_size(self):
+        """GPUs of the whole job: WORLD_SIZE, else the last allocation's width."""
+        size = _env_int(self.env, "WORLD_SIZE")
+        if size is not None:
+            return size
+        return (self._last_allocation or {}).get("width", 0)
+
+    @property
+    def nnodes(self):
+        return _env_int(self.env, "NNODES", 1)
+
+    @property
+    def node_rank(self):
+        return _env_int(self.env, "NODE_RANK", 0)
+
+    @property
+    def nproc_per_node(self):
+        return _env_int(self.env, "NPROC_PER_NODE", self.world_size)
+
+    @property
+    def master_addr(self):
+        return self.env.get("MASTER_ADDR", "127.0.0.1")
+
+    @property
+    def master_port(self):
+        return _env_int(self.env, "MASTER_PORT", 29500)
+
+    @property
+    def checkpoint_dir(self):
+        """BOA_CHECKPOINT_DIR, or None when the job has no checkpoint location."""
+        return self.env.get("BOA_CHECKPOINT_DIR") or None
+
+    # ---- the API ----
+
+    def allocation(self):
+        """The job's allocation now: {jobId, state, width, nodes, generation, statEpoch}."""
+        return self._observe(self._request("GET", f"/v1/jobs/{self.job_id}/allocation"))
+
+    def report(self, stat_epoch, work_done_seconds=None):
+        """Reports the statistical epoch reached (and 1-GPU seconds of work done in it); returns the allocation."""
+        body = {"statEpoch": int(stat_epoch)}
+        if work_done_seconds is not None:
+            body["workDoneSeconds"] = float(work_done_seconds)
+        return self._observe(self._request("POST", f"/v1/jobs/{self.job_id}/progress", body))
+
+    def complete(self):
+        """Tells boa the job finished; boa frees its GPUs. Repeating it is harmless."""
+        job = self._request("POST", f"/v1/jobs/{self.job_id}/complete")
+        self._set_stop(f"job {job.get('state', 'done')}")
+        return job
+
+    def wait_for_width(self, timeout_seconds=None):
+        """Polls until boa gives the job GPUs (width > 0); returns that allocation.
+
+        A self-launched job calls this before training and again after stopping for a new
+        generation: it adopts the allocation's generation and clears that stop, so should_stop()
+        turns true at the next change. A SIGTERM or an ended job is never cleared. Raises BoaError
+        if the job ends meanwhile or the timeout passes."""
+        deadline = None if timeout_seconds is None else time.monotonic() + timeout_seconds
+        while True:
+            alloc = self.allocation()
+            if alloc.get("state") in FINISHED_STATES:
+                raise BoaError(f"job {self.job_id} is {alloc['state']}")
+            if alloc.get("width", 0) > 0:
+                with self._lock:
+                    if self.generation is None or self._stop_kind == "generation":
+                        self.generation = alloc["generation"]
+                        self._stop_kind = self._stop_reason = None
+                return alloc
+            wait = self.poll_seconds
+            if deadline is not None:
+                wait = min(wait, deadline - time.monotonic())
+                if wait <= 0:
+                    raise BoaError(f"job {self.job_id} got no GPUs within {timeout_seconds} s")
+            if self._stopped.wait(wait):
+                raise BoaError("client closed while waiting for GPUs")
+
+    # ---- knowing when to stop ----
+
+    def should_stop(self):
+        """True once the job must checkpoint and exit: SIGTERM, a new generation, or the job ended."""
+        with self._lock:
+            return self._stop_reason is not None
+
+    @property
+    def stop_reason(self):
+        with self._lock:
+            return self._stop_reason
+
+    @property
+    def last_allocation(self):
+        with self._lock:
+            return self._last_allocation
+
+    @property
+    def poll_error(self):
+        """The last error of the background poll (it keeps polling after transient ones)."""
+        with self._lock:
+            return self._poll_error
+
+    def start_polling(self):
+        """Polls the allocation every poll_seconds in a daemon thread, so should_stop() sees rescales."""
+        if self._poller is None:
+            self._poller = threading.Thread(target=self._poll_loop, name="boa-poll", daemon=True)
+            self._poller.start()
+        return self
+
+    def close(self):
+        """Stops the background poll."""
+        self._stopped.set()
+        if self._poller is not None and self._poller is not threading.current_thread():
+            self._poller.join(self.timeout_seconds + 1)
+
+    def __enter__(self):
+        return self.start_polling()
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def _poll_loop(self):
+        while not self._stopped.wait(self.poll_seconds):
+            try:
+                self.allocation()
+                with self._lock:
+                    self._poll_error = None
+            except BoaHTTPError as error:
+                with self._lock:
+                    self._poll_error = error
+                # The job is gone or the token is not its own: nothing will ever succeed.
+                if error.status in (401, 403, 404):
+                    self._set_stop(f"boa refused the allocation poll: {error}")
+                    return
+            except BoaError as error:
+                with self._lock:
+                    self._poll_error = error
+
+    def _observe(self, alloc):
+        with self._lock:
+            self._last_allocation = alloc
+        state = alloc.get("state")
+        if state in FINISHED_STATES:
+            self._set_stop(f"job {state}")
+        elif self.generation is not None and alloc.get("generation") != self.generation:
+            self._set_stop(
+                f"new generation {alloc.get('generation')} (this replica is {self.generation})", "generation"
+            )
+        return alloc
+
+    def _set_stop(self, reason, kind="ended"):
+        with self._lock:
+            if self._stop_reason is None:
+                self._stop_reason = reason
+                self._stop_kind = kind
+
+    def _install_sigterm(self):
+        # Python only lets the main thread install handlers; elsewhere the caller forwards SIGTERM.
+        if threading.current_thread() is not threading.main_thread():
+            return
+        previous = signal.getsignal(signal.SIGTERM)
+
+        def on_sigterm(signum, frame):
+            self._set_stop("SIGTERM", "signal")
+            if callable(previous) and previous not in (signal.SIG_DFL, signal.SIG_IGN):
+                previous(signum, frame)
+
+        signal.signal(signal.SIGTERM, on_sigterm)
+
+    # ---- HTTP with bounded retries ----
+
+    def _request(self, method, path, body=None):
+        data = None if body is None else json.dumps(body).encode()
+        headers = {"Authorization": f"Bearer {self.token}", "Accept": "application/json"}
+        if data is not None:
+            headers["Content-Type"] = "application/json"
+        delay = self.backoff_seconds
+        for attempt in range(self.retries + 1):
+            last = attempt == self.retries
+            request = urllib.request.Request(self.url + path, data=data, headers=headers, method=method)
+            try:
+                with urllib.request.urlopen(request, timeout=self.timeout_seconds) as response:
+                    return json.loads(response.read() or b"null")
+            except urllib.error.HTTPError as error:
+                failure = _http_error(error)
+                # 4xx is the request's fault and will not change by asking again; 429 asks to wait.
+                if (error.code < 500 and error.code != 429) or last:
+                    raise failure from None
+                wait = _retry_after(error) or delay
+            except (urllib.error.URLError, OSError) as error:
+                if last:
+                    raise BoaUnavailable(
+                        f"boa at {self.url} not reachable after {self.retries + 1} attempts: "
+                        f"{getattr(error, 'reason', error)}"
+                    ) from None
+                wait = delay
+            if self._stopped.wait(wait * (0.5 + random.random() / 2)):
+                raise BoaUnavailable("client closed while retrying")
+            delay = min(delay * 2, self.max_backoff_seconds)
+        raise AssertionError("unreachable")
+
+
+def _http_error(error):
+    try:
+        payload = json.loads(error.read() or b"{}").get("error", {})
+    except (ValueError, AttributeError):
+        payload = {}
+    return BoaHTTPError(
+        error.code,
+        payload.get("code", "http_error"),
+        payload.get("message", error.reason),
+        payload.get("field"),
+    )
+
+
+def _retry_after(error):
+    try:
+        return min(float(error.headers.get("Retry-After", "")), 60.0)
+    except (TypeError, ValueError):
+        return None

@@ -1,0 +1,222 @@
+"""Tests of boa_job.py against a real boa service.
+
+Run by test/clients/python-client.test.ts, which starts the service and passes its URL in
+BOA_TEST_URL. The service also answers a few /__test/* routes (test/clients/served.ts) that move its
+clock, make a running job, count requests and inject 5xx answers.
+"""
+
+import json
+import os
+import signal
+import socket
+import threading
+import time
+import unittest
+import urllib.error
+import urllib.request
+
+from boa_job import BoaConfigError, BoaError, BoaHTTPError, BoaJob, BoaUnavailable
+
+URL = os.environ.get("BOA_TEST_URL", "")
+
+
+def control(path, body=None):
+    data = json.dumps(body or {}).encode()
+    request = urllib.request.Request(
+        URL + path, data=data, method="POST", headers={"Content-Type": "application/json"}
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        raise AssertionError(f"test route {path} failed: {error.read().decode()}") from None
+
+
+def api_get(path, token):
+    request = urllib.request.Request(URL + path, headers={"Authorization": f"Bearer {token}"})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return json.loads(response.read())
+
+
+def wait_until(predicate, seconds=10.0):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.02)
+    return predicate()
+
+
+def executor_env(job):
+    """What boa's executor gives a replica of this job (one node)."""
+    return {
+        "BOA_URL": URL,
+        "BOA_JOB_ID": str(job["id"]),
+        "BOA_JOB_TOKEN": job["token"],
+        "BOA_GENERATION": str(job["generation"]),
+        "WORLD_SIZE": str(job["width"]),
+        "NNODES": "1",
+        "NODE_RANK": "0",
+        "NPROC_PER_NODE": str(job["width"]),
+        "MASTER_ADDR": "127.0.0.1",
+        "MASTER_PORT": "29500",
+    }
+
+
+@unittest.skipUnless(URL, "BOA_TEST_URL is not set: run through test/clients/python-client.test.ts")
+class BoaJobTest(unittest.TestCase):
+    def setUp(self):
+        self.sigterm = signal.getsignal(signal.SIGTERM)
+        self.clients = []
+        control("/__test/fail-next", {"count": 0})
+        control("/__test/requests")  # resets the request counts
+
+    def tearDown(self):
+        for client in self.clients:
+            client.close()
+        signal.signal(signal.SIGTERM, self.sigterm)
+
+    def client(self, job, **options):
+        options.setdefault("poll_seconds", 0.05)
+        options.setdefault("backoff_seconds", 0.05)
+        made = BoaJob.from_env(executor_env(job), **options)
+        self.clients.append(made)
+        return made
+
+    def test_missing_environment_is_named(self):
+        with self.assertRaisesRegex(BoaConfigError, "BOA_URL, BOA_JOB_ID, BOA_JOB_TOKEN"):
+            BoaJob.from_env({})
+        with self.assertRaisesRegex(BoaConfigError, r"variable BOA_JOB_TOKEN:"):
+            BoaJob.from_env({"BOA_URL": URL, "BOA_JOB_ID": "3"})
+        with self.assertRaisesRegex(BoaConfigError, "BOA_GENERATION must be an integer, got 'x'"):
+            BoaJob.from_env({"BOA_URL": URL, "BOA_JOB_ID": "3", "BOA_JOB_TOKEN": "t", "BOA_GENERATION": "x"})
+
+    def test_reads_the_allocation_and_the_launch_environment(self):
+        job = control("/__test/job")
+        client = self.client(job)
+        alloc = client.allocation()
+        self.assertEqual(alloc["jobId"], job["id"])
+        self.assertEqual(alloc["state"], "running")
+        self.assertEqual(alloc["width"], job["width"])
+        self.assertEqual(alloc["generation"], job["generation"])
+        self.assertEqual(sum(node["gpus"] for node in alloc["nodes"]), job["width"])
+        self.assertEqual(client.world_size, job["width"])
+        self.assertEqual((client.nnodes, client.node_rank, client.master_port), (1, 0, 29500))
+        self.assertIsNone(client.checkpoint_dir)
+        self.assertFalse(client.should_stop())
+
+    def test_progress_is_accepted(self):
+        job = control("/__test/job")
+        client = self.client(job)
+        answer = client.report(0, 12.5)
+        self.assertEqual(answer["statEpoch"], 0)
+        self.assertEqual(api_get(f"/v1/jobs/{job['id']}", job["token"])["workDoneSeconds"], 12.5)
+        client.report(1)
+        seen = api_get(f"/v1/jobs/{job['id']}", job["token"])
+        self.assertEqual((seen["statEpoch"], seen["workDoneSeconds"]), (1, 0))
+        # A 4xx is the caller's mistake: raised with boa's code and field, not retried.
+        with self.assertRaises(BoaHTTPError) as raised:
+            client.report(0)
+        self.assertEqual((raised.exception.status, raised.exception.field), (409, "statEpoch"))
+        self.assertEqual(control("/__test/requests")[f"POST /v1/jobs/{job['id']}/progress"], 3)
+
+    def test_sigterm_sets_should_stop(self):
+        job = control("/__test/job")
+        client = self.client(job)
+        self.assertFalse(client.should_stop())
+        os.kill(os.getpid(), signal.SIGTERM)
+        self.assertTrue(wait_until(client.should_stop, 2))
+        self.assertEqual(client.stop_reason, "SIGTERM")
+
+    def test_a_new_generation_sets_should_stop(self):
+        job = control("/__test/job")
+        client = self.client(job).start_polling()
+        time.sleep(0.3)  # several polls of the same generation
+        self.assertFalse(client.should_stop())
+        self.assertIsNone(client.poll_error)
+        # Reaching the epoch where the plan's width changes makes boa rescale the job at its next ticks.
+        client.report(job["rescaleEpoch"])
+        self.assertFalse(client.should_stop())
+        control("/__test/ticks", {"count": 3})
+        self.assertTrue(wait_until(client.should_stop, 5), "the poll did not see the new generation")
+        self.assertIn("new generation", client.stop_reason)
+        alloc = client.last_allocation
+        self.assertGreater(alloc["generation"], job["generation"])
+        self.assertEqual(alloc["width"], job["widths"][job["rescaleEpoch"]])
+
+    def test_complete_marks_the_job_done(self):
+        job = control("/__test/job")
+        client = self.client(job)
+        self.assertEqual(client.complete()["state"], "done")
+        self.assertEqual(api_get(f"/v1/jobs/{job['id']}", job["token"])["state"], "done")
+        self.assertTrue(client.should_stop())
+        self.assertEqual(client.complete()["state"], "done")  # repeating it is harmless
+        self.assertEqual(client.allocation()["width"], 0)
+
+    def test_a_bad_token_is_an_error_not_a_retry_loop(self):
+        job = control("/__test/job")
+        client = self.client(dict(job, token="not-the-job-token-0123456789"), backoff_seconds=1)
+        started = time.monotonic()
+        with self.assertRaises(BoaHTTPError) as raised:
+            client.allocation()
+        self.assertLess(time.monotonic() - started, 0.9)
+        self.assertEqual((raised.exception.status, raised.exception.code), (401, "unauthorized"))
+        self.assertEqual(control("/__test/requests"), {f"GET /v1/jobs/{job['id']}/allocation": 1})
+        # The background poll gives up on it too, and says why.
+        client.start_polling()
+        self.assertTrue(wait_until(client.should_stop, 2))
+        self.assertIn("401", client.stop_reason)
+        time.sleep(0.2)
+        self.assertEqual(control("/__test/requests"), {f"GET /v1/jobs/{job['id']}/allocation": 1})
+
+    def test_5xx_is_retried_with_bounded_attempts(self):
+        job = control("/__test/job")
+        key = f"GET /v1/jobs/{job['id']}/allocation"
+        control("/__test/fail-next", {"count": 2, "status": 503})
+        self.assertEqual(self.client(job).allocation()["width"], job["width"])
+        self.assertEqual(control("/__test/requests"), {key: 3})
+        control("/__test/fail-next", {"count": 10, "status": 500})
+        with self.assertRaises(BoaHTTPError) as raised:
+            self.client(job, retries=2).allocation()
+        self.assertEqual(raised.exception.status, 500)
+        self.assertEqual(control("/__test/requests"), {key: 3})
+
+    def test_an_unreachable_service_fails_after_the_retries(self):
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = sock.getsockname()[1]
+        client = BoaJob(f"http://127.0.0.1:{port}", 1, "t", retries=3, backoff_seconds=0.05, handle_sigterm=False)
+        started = time.monotonic()
+        with self.assertRaisesRegex(BoaUnavailable, "not reachable after 4 attempts"):
+            client.allocation()
+        # Waits of 0.05, 0.1, 0.2 s at most (with jitter): bounded, no endless loop.
+        self.assertLess(time.monotonic() - started, 2)
+
+    def test_a_self_launched_job_waits_for_gpus_and_follows_rescales(self):
+        job = control("/__test/job", {"running": False})
+        client = BoaJob(URL, job["id"], job["token"], poll_seconds=0.05, handle_sigterm=False)
+        self.clients.append(client)
+        self.assertIsNone(client.generation)
+        with self.assertRaisesRegex(BoaError, "got no GPUs within 0.2 s"):
+            client.wait_for_width(0.2)
+        got = {}
+        waiter = threading.Thread(target=lambda: got.update(client.wait_for_width(10)))
+        waiter.start()
+        control("/__test/ticks", {"count": 3})
+        waiter.join(10)
+        self.assertGreater(got.get("width", 0), 0)
+        self.assertEqual(client.generation, got["generation"])
+        self.assertEqual(client.world_size, got["width"])  # no WORLD_SIZE: the allocation's width
+        client.start_polling()
+        client.report(job["rescaleEpoch"])
+        control("/__test/ticks", {"count": 3})
+        self.assertTrue(wait_until(client.should_stop, 5))
+        # After its checkpoint, the job adopts the new generation and trains on.
+        again = client.wait_for_width(5)
+        self.assertFalse(client.should_stop())
+        self.assertEqual(client.generation, again["generation"])
+        self.assertGreater(again["generation"], got["generation"])
+
+
+if __name__ == "__main__":
+    unittest.main()

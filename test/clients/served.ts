@@ -1,0 +1,139 @@
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import { startService } from '../service/harness.ts';
+
+export interface TestJob {
+  id: number;
+  token: string;
+  /** The plan's width per statistical epoch. */
+  widths: number[];
+  width: number;
+  generation: number;
+  /** The first statistical epoch whose planned width differs from epoch 0's (reporting it rescales). */
+  rescaleEpoch: number;
+}
+
+/**
+ * A real boa service (in-process, virtual clock, emulated node pool) on a real HTTP port, for job
+ * clients in other processes. Besides the API it serves a few `/__test/*` routes that only this
+ * harness has: the clients' tests use them to move the service's clock (ticks), make a running job,
+ * count the requests a client sent, and make the next requests fail with a 5xx.
+ */
+/** A fresh service: budget 12 with cifar10 at 8 an hour, where some jobs' plans widen as their
+ * epochs pass (see test/service/scheduling.test.ts), which gives the tests a real rescale to trigger. */
+async function freshService() {
+  const s = await startService({
+    config: {
+      priorRates: { cifar10: 8, bert: 1 },
+      local: { maxNodes: 16, bootSeconds: 90, releaseSeconds: 30 },
+    },
+  });
+  const budget = await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 12 });
+  if (budget.status !== 200) throw new Error(`budget not set: ${JSON.stringify(budget.body)}`);
+  await s.service.planner.idle();
+  return s;
+}
+
+export async function startServedBoa() {
+  // Each test job gets a service of its own (same URL), so one test's jobs never move another's plan.
+  let s = await freshService();
+  const requests = new Map<string, number>();
+  let failNext = { count: 0, status: 503 };
+  // Tests drive the service one at a time; this queue keeps their ticks and API calls from interleaving.
+  let queue: Promise<unknown> = Promise.resolve();
+  const serial = <T>(work: () => Promise<T>): Promise<T> => {
+    const run = queue.then(work, work);
+    queue = run.catch(() => undefined);
+    return run;
+  };
+
+  const fetch = async (req: Request): Promise<Response> => {
+    const url = new URL(req.url);
+    if (url.pathname.startsWith('/__test/')) {
+      return serial(() => control(url, req)).catch((error: Error) =>
+        Response.json({ error: error.stack ?? error.message }, { status: 500 }),
+      );
+    }
+    const key = `${req.method} ${url.pathname}`;
+    requests.set(key, (requests.get(key) ?? 0) + 1);
+    if (failNext.count > 0) {
+      failNext.count -= 1;
+      return Response.json(
+        { error: { code: 'internal', message: 'injected by the test' } },
+        { status: failNext.status },
+      );
+    }
+    return s.app.fetch(req);
+  };
+
+  const control = async (url: URL, req: Request): Promise<Response> => {
+    const body =
+      req.method === 'POST' ? ((await req.json().catch(() => ({}))) as Record<string, unknown>) : {};
+    switch (url.pathname) {
+      case '/__test/job':
+        return Response.json(await makeJob({ running: body.running !== false }));
+      case '/__test/ticks':
+        await s.ticks(Number(body.count ?? 1));
+        return Response.json({ at: s.clock.now() });
+      case '/__test/requests': {
+        const counts = Object.fromEntries(requests);
+        requests.clear();
+        return Response.json(counts);
+      }
+      case '/__test/fail-next':
+        failNext = { count: Number(body.count ?? 1), status: Number(body.status ?? 503) };
+        return Response.json(failNext);
+      default:
+        return Response.json({ error: `no test route ${url.pathname}` }, { status: 404 });
+    }
+  };
+
+  /**
+   * A cifar10 job whose plan widens later, on a fresh service, running (width > 0) unless `running` is
+   * false (then it is just registered, waiting).
+   */
+  const makeJob = async ({ running }: { running: boolean }): Promise<TestJob> => {
+    await s.close();
+    s = await freshService();
+    let chosen: { id: number; token: string; job: { widths: number[] } } | undefined;
+    const others: number[] = [];
+    for (let i = 0; i < 16 && !chosen; i++) {
+      const made = (await s.request('POST', '/v1/jobs', { class: 'cifar10' })).body;
+      const widths: number[] = made.job.widths ?? [];
+      if (widths.some((w) => w !== widths[0])) chosen = made;
+      else others.push(made.id);
+    }
+    for (const id of others) s.service.finishJob(id, 'cancelled');
+    if (!chosen) throw new Error('no cifar10 job with a widening plan at budget 12');
+    for (let i = 0; running && i < 10 && s.service.job(chosen.id).width === 0; i++) await s.ticks(1);
+    const job = s.service.job(chosen.id);
+    if (running && job.width === 0) throw new Error(`job ${job.id} got no GPUs after 10 ticks`);
+    const widths = chosen.job.widths;
+    return {
+      id: job.id,
+      token: chosen.token,
+      widths,
+      width: job.width,
+      generation: job.generation,
+      rescaleEpoch: widths.findIndex((w) => w !== widths[0]),
+    };
+  };
+
+  const server = await new Promise<ReturnType<typeof serve>>((ready) => {
+    const srv = serve({ fetch, port: 0, hostname: '127.0.0.1' }, () => ready(srv));
+  });
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const close = async () => {
+    await new Promise((closed) => server.close(closed));
+    await s.close();
+  };
+  return {
+    service: () => s,
+    url,
+    makeJob: (running = true) => serial(() => makeJob({ running })),
+    ticks: (count: number) => serial(() => s.ticks(count)),
+    close,
+  };
+}
+
+export type ServedBoa = Awaited<ReturnType<typeof startServedBoa>>;
