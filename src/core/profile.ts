@@ -96,9 +96,9 @@ export function listedWidths(epoch: EpochProfile): number[] {
 }
 
 /**
- * Validates one class profile as an operator submits it. Stricter than the file format: speedups must
- * not fall as widths grow. Measured files keep their dips (the calculators handle them), but a
- * hand-written table that falls is refused, naming the epoch and widths.
+ * Validates one class profile as an operator submits it, with the same rules as the file format:
+ * measured speedups may dip as widths grow (across node boundaries), and the calculators plan on each
+ * table's monotone concave hull, so a width under it is never used. Dips are reported by speedupDips.
  */
 export function parseClassProfile(json: unknown): ClassProfile {
   const result = classSchema.safeParse(json);
@@ -106,17 +106,17 @@ export function parseClassProfile(json: unknown): ClassProfile {
     const issue = result.error.issues[0];
     throw new ProfileError(`invalid class profile: ${formatPath(issue?.path ?? [])}: ${issue?.message}`);
   }
-  result.data.epochs.forEach((epoch, j) => {
-    const widths = listedWidths(epoch);
-    for (let i = 1; i < widths.length; i++) {
-      const [a, b] = [widths[i - 1] as number, widths[i] as number];
-      if ((epoch.speedup[b] as number) < (epoch.speedup[a] as number)) {
-        throw new ProfileError(
-          `invalid class profile: epochs[${j}].speedup: speedup falls from ${epoch.speedup[a]} at ${a} GPUs ` +
-            `to ${epoch.speedup[b]} at ${b} GPUs; speedup tables must not decrease with width`,
-        );
-      }
-    }
-  });
   return result.data;
+}
+
+/** Every place a class's speedup falls from one listed width to the next, for the operator to check. */
+export function speedupDips(profile: ClassProfile): string[] {
+  return profile.epochs.flatMap((epoch, j) => {
+    const widths = listedWidths(epoch);
+    return widths.slice(1).flatMap((b, i) => {
+      const a = widths[i] as number;
+      const [from, to] = [epoch.speedup[a] as number, epoch.speedup[b] as number];
+      return to < from ? [`epochs[${j}]: speedup falls from ${from} at ${a} GPUs to ${to} at ${b} GPUs`] : [];
+    });
+  });
 }

@@ -88,12 +88,16 @@ describe('classes API', () => {
     priorRatePerHour: 2,
   });
 
-  it('accepts a valid profile and refuses a falling or malformed table, naming what is wrong', async () => {
+  it('accepts a valid profile, lists measured dips, and refuses a malformed table, naming what is wrong', async () => {
     const s = await started();
-    expect((await s.request('PUT', '/v1/classes/tiny', profile({ 1: 1, 2: 1.9, 4: 3.5 }))).status).toBe(200);
-    const falling = await s.request('PUT', '/v1/classes/tiny', profile({ 1: 1, 2: 1.9, 4: 1.5 }));
-    expect(falling.status).toBe(400);
-    expect(falling.body.error.message).toMatch(/falls from 1\.9 at 2 GPUs to 1\.5 at 4 GPUs/);
+    const monotone = await s.request('PUT', '/v1/classes/tiny', profile({ 1: 1, 2: 1.9, 4: 3.5 }));
+    expect(monotone.status).toBe(200);
+    expect(monotone.body.dips).toEqual([]);
+    // A dip is measured reality (node boundaries): accepted and named, since plans use the hull.
+    const falling = await s.request('POST', '/v1/classes/validate', profile({ 1: 1, 2: 1.9, 4: 1.5 }));
+    expect(falling.status).toBe(200);
+    expect(falling.body.dips).toEqual(['epochs[0]: speedup falls from 1.9 at 2 GPUs to 1.5 at 4 GPUs']);
+    await s.request('PUT', '/v1/classes/tiny', profile({ 1: 1, 2: 1.9, 4: 3.5 }));
     const malformed = await s.request('PUT', '/v1/classes/tiny', profile({ 2: 1.9 }));
     expect(malformed.body.error.message).toMatch(/must list width "1"/);
     const names = (await s.request('GET', '/v1/classes')).body.classes.map((c: { name: string }) => c.name);
@@ -102,6 +106,19 @@ describe('classes API', () => {
       (c: { name: string }) => c.name === 'tiny',
     );
     expect(tiny.profile.epochs[0].speedup['4']).toBe(3.5);
+  });
+
+  it('accepts every committed default profile as served by GET /v1/classes (bert dips included)', async () => {
+    const s = await started();
+    const classes = (await s.request('GET', '/v1/classes')).body.classes as Array<{ profile: unknown }>;
+    expect(classes.length).toBeGreaterThan(0);
+    const dips: string[] = [];
+    for (const c of classes) {
+      const res = await s.request('POST', '/v1/classes/validate', { profile: c.profile });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      dips.push(...res.body.dips);
+    }
+    expect(dips.some((d) => /falls from 15\.1\d* at 48 GPUs to 12\.3\d* at 56 GPUs/.test(d))).toBe(true);
   });
 });
 

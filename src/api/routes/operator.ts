@@ -1,6 +1,6 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { frontierChart } from '../../charts/frontier-chart.ts';
-import { parseClassProfile } from '../../core/profile.ts';
+import { parseClassProfile, speedupDips } from '../../core/profile.ts';
 import { frontierOf } from '../../service/calculator/compute.ts';
 import { ServiceError } from '../../service/errors.ts';
 import { budgetView, planView, statusView } from '../../service/views.ts';
@@ -77,7 +77,7 @@ export function operatorRoutes(app: OpenAPIHono<ApiEnv>) {
     createRoute({
       method: 'put',
       path: '/v1/classes/{name}',
-      summary: 'Create or replace a job class profile (validated; a falling speedup table is refused)',
+      summary: 'Create or replace a job class profile (validated; speedup dips are accepted and listed)',
       request: { params: ClassNameParam, ...body(ClassBody) },
       responses: { 200: jsonContent(AnyJson, 'saved'), ...errors },
     }),
@@ -95,7 +95,7 @@ export function operatorRoutes(app: OpenAPIHono<ApiEnv>) {
         );
       }
       c.var.service.putClass(profile, input.priorRatePerHour);
-      return c.json({ saved: name }, 200);
+      return c.json({ saved: name, dips: speedupDips(profile) }, 200);
     },
   );
 
@@ -110,7 +110,10 @@ export function operatorRoutes(app: OpenAPIHono<ApiEnv>) {
     (c) => {
       requireOperator(c);
       const profile = parseClassProfile(c.req.valid('json').profile);
-      return c.json({ valid: true, name: profile.name, epochs: profile.epochs.length }, 200);
+      return c.json(
+        { valid: true, name: profile.name, epochs: profile.epochs.length, dips: speedupDips(profile) },
+        200,
+      );
     },
   );
 

@@ -36,8 +36,12 @@ export function addClassesCommands(program: Command): void {
           : { priorRatePerHour: parseNumber(options.priorRate, '--prior-rate') }),
       };
       const path = `/v1/classes/${encodeURIComponent(profile.name)}`;
-      const { text } = await context.client.json<{ saved: string }>('PUT', path, body);
-      output(context, text, () => `class ${profile.name} saved; the next plan uses it\n`);
+      const { data, text } = await context.client.json<{ saved: string; dips?: string[] }>('PUT', path, body);
+      output(
+        context,
+        text,
+        () => `class ${profile.name} saved; the next plan uses it\n${dipLines(data.dips)}`,
+      );
     });
 
   classes
@@ -47,7 +51,7 @@ export function addClassesCommands(program: Command): void {
     .action(async (file: string, _options: unknown, command: Command) => {
       const context = contextOf(command);
       const profile = classProfileFrom(file);
-      const { data, text } = await context.client.json<{ name: string; epochs: number }>(
+      const { data, text } = await context.client.json<{ name: string; epochs: number; dips?: string[] }>(
         'POST',
         '/v1/classes/validate',
         { profile },
@@ -56,7 +60,8 @@ export function addClassesCommands(program: Command): void {
         context,
         text,
         () =>
-          `${file}: valid class ${data.name} (${data.epochs} statistical epoch${data.epochs === 1 ? '' : 's'})\n`,
+          `${file}: valid class ${data.name} (${data.epochs} statistical epoch${data.epochs === 1 ? '' : 's'})\n` +
+          dipLines(data.dips),
       );
     });
 }
@@ -94,4 +99,11 @@ function renderClasses(view: ClassesView): string {
     ];
   });
   return table(['class', 'prior jobs/h', 'epochs', '1-GPU hours', 'widths', 'rescale s', 'weight'], rows);
+}
+
+/** Measured dips are accepted (plans use the hull); listing them lets a typing error stand out. */
+function dipLines(dips: readonly string[] | undefined): string {
+  if (!dips?.length) return '';
+  const lines = dips.map((d) => `  ${d}`).join('\n');
+  return `speedup dips (accepted; widths under the hull are never used):\n${lines}\n`;
 }
