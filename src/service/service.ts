@@ -12,9 +12,9 @@ import { blendWork, estimateRates, workFromDuration } from './estimators.ts';
 import { type ServiceJob, jobFromRow, plannedWidth } from './jobs.ts';
 import { type Averages, averagesFromTotals, overheadRatio } from './ledger.ts';
 import { Planner } from './planner.ts';
-import type { Clock, MetricsSink, NodePool } from './ports.ts';
+import type { Clock, Executor, MetricsSink, NodePool, Workload } from './ports.ts';
 import { type BudgetSetting, MAX_WORK_SAMPLES, ServiceState } from './state.ts';
-import { hashToken, newToken, tokenMatchesHash } from './tokens.ts';
+import { deriveJobToken, hashToken, newToken, tokenMatchesHash } from './tokens.ts';
 
 export interface ServiceDeps {
   readonly config: ServiceConfig;
@@ -24,7 +24,14 @@ export interface ServiceDeps {
   readonly metrics: MetricsSink;
   readonly computer: PlanComputer;
   readonly logger: Logger;
+  /** Runs the jobs that come with a workload (local processes or Kubernetes pods); absent: none run. */
+  readonly executor?: Executor;
+  /** Key the tokens of executed jobs are derived from (see deriveJobToken). */
+  readonly jobTokenKey?: Buffer;
 }
+
+/** How a job ended: the API's complete/cancel, or the executor's and the lease's verdicts. */
+export type EndState = Extract<JobState, 'done' | 'cancelled' | 'failed' | 'lost'>;
 
 const HOUR = 3_600_000;
 
@@ -34,6 +41,8 @@ const HOUR = 3_600_000;
  */
 export class BoaService {
   readonly state = new ServiceState();
+  /** When this process loaded the state: leases count from here at the earliest. */
+  bootedAt = 0;
   readonly planner: Planner;
 
   constructor(readonly deps: ServiceDeps) {
@@ -52,6 +61,7 @@ export class BoaService {
   init(defaultClasses: readonly ClassProfile[]): void {
     const { repo, clock, config } = this.deps;
     const now = clock.now();
+    this.bootedAt = now;
     const s = this.state;
     repo.transaction(() => {
       if (repo.listClasses().length === 0) {
@@ -76,7 +86,9 @@ export class BoaService {
     const plan = repo.latestPlan();
     if (plan) this.adoptPlan(plan);
     s.lastTickAt = repo.getSetting<number>('lastTickAt');
-    s.allocatedFrom = s.lastTickAt ?? now;
+    // Allocated time resumes where the ledger ends: a completion after the last tick wrote a sample
+    // beyond lastTickAt, and resuming from lastTickAt would count that stretch twice.
+    s.allocatedFrom = Math.max(s.lastTickAt ?? now, repo.lastAllocationTo() ?? Number.NEGATIVE_INFINITY);
     s.allocatedGpus = [...s.jobs.values()].reduce((sum, j) => sum + j.allocation.length, 0);
   }
 
@@ -181,7 +193,7 @@ export class BoaService {
         throw new ServiceError(
           422,
           'budget_below_minimum',
-          `${error.message}. The minimum feasible budget is ${error.minFeasibleBudget.toFixed(3)} GPU-hours/hour.`,
+          error.message, // states the minimum once; the body carries it as a number too
           'gpuHoursPerHour',
           { minFeasibleBudget: error.minFeasibleBudget },
         );
@@ -227,7 +239,11 @@ export class BoaService {
 
   // ---- jobs ----
 
-  registerJob(className: string, name: string | undefined): { job: ServiceJob; token: string } {
+  registerJob(
+    className: string,
+    name: string | undefined,
+    workload?: Workload,
+  ): { job: ServiceJob; token: string } {
     if (!this.state.classes.has(className)) {
       throw new ServiceError(
         400,
@@ -236,7 +252,9 @@ export class BoaService {
         'class',
       );
     }
-    const token = newToken();
+    if (workload) this.checkWorkload(workload);
+    const tokenSeed = workload ? newToken() : null;
+    const token = tokenSeed === null ? newToken() : this.jobToken(tokenSeed);
     const now = this.deps.clock.now();
     const row = this.deps.repo.transaction(() => {
       const inserted = this.deps.repo.insertJob({
@@ -246,6 +264,9 @@ export class BoaService {
         state: 'waiting',
         submittedAt: now,
         allocation: [],
+        workload: workload ?? null,
+        tokenSeed,
+        lastSeenAt: now,
       });
       const job = jobFromRow(inserted);
       if (this.admit(job)) this.deps.repo.saveJobState(job);
@@ -255,6 +276,50 @@ export class BoaService {
     this.deps.logger.info({ event: 'job_registered', jobId: row.id, class: className }, 'job registered');
     this.replanIfRatesMoved();
     return { job: row, token };
+  }
+
+  private checkWorkload(workload: Workload): void {
+    const { executor } = this.deps;
+    if (!executor) {
+      throw new ServiceError(
+        422,
+        'no_executor',
+        'this service runs no executor, so it cannot run a workload; submit without one',
+        'workload',
+      );
+    }
+    const problem = executor.checkWorkload?.(workload);
+    if (problem) throw new ServiceError(422, 'workload_not_runnable', problem.message, problem.field);
+  }
+
+  /** The token an executed job's replicas get (derived again from its seed; never stored). */
+  jobToken(seed: string): string {
+    const key = this.deps.jobTokenKey;
+    if (!key) throw new Error('jobTokenKey is not configured: executed jobs need it');
+    return deriveJobToken(key, seed);
+  }
+
+  /** Renews a self-launched job's lease: in memory at once, in the store at most every tenth of it. */
+  touch(job: ServiceJob): void {
+    const now = this.deps.clock.now();
+    this.seenAt.set(job.id, now);
+    if (job.lastSeenAt === null || now - job.lastSeenAt >= this.deps.config.leaseSeconds * 100) {
+      job.lastSeenAt = now;
+      this.deps.repo.touchJob(job.id, now);
+    }
+  }
+
+  /** Each job's last poll or report; the stored lastSeenAt lags it by at most a tenth of the lease. */
+  readonly seenAt = new Map<number, number>();
+
+  /** When a self-launched job was last heard of (a restart counts as hearing of every job). */
+  lastSeen(job: ServiceJob): number {
+    return Math.max(
+      this.seenAt.get(job.id) ?? Number.NEGATIVE_INFINITY,
+      job.lastSeenAt ?? Number.NEGATIVE_INFINITY,
+      job.startedAt ?? Number.NEGATIVE_INFINITY,
+      this.bootedAt,
+    );
   }
 
   /** The job, checked against its token (or the operator's, which the API checks before). */
@@ -274,6 +339,7 @@ export class BoaService {
 
   reportProgress(id: number, statEpoch: number, token?: string, workDoneSeconds?: number): ServiceJob {
     const job = this.activeJob(id, token);
+    this.touch(job);
     if (workDoneSeconds !== undefined && !(Number.isFinite(workDoneSeconds) && workDoneSeconds >= 0)) {
       throw new ServiceError(
         400,
@@ -339,9 +405,15 @@ export class BoaService {
     this.deps.repo.putSetting('workSamples', all, now);
   }
 
-  finishJob(id: number, state: Extract<JobState, 'done' | 'cancelled'>, token?: string): ServiceJob {
+  /** Ends a job: its GPUs are freed at once; `failure` says why an executed or lost job ended. */
+  finishJob(
+    id: number,
+    state: EndState,
+    token?: string,
+    failure?: { exitCode: number | null; reason: string },
+  ): ServiceJob {
     const job = this.job(id, token);
-    if (job.state === 'done' || job.state === 'cancelled') {
+    if (job.state !== 'waiting' && job.state !== 'running') {
       if (job.state === state) return job;
       throw new ServiceError(409, 'already_finished', `job ${id} is already ${job.state}`);
     }
@@ -355,11 +427,16 @@ export class BoaService {
       job.allocation = [];
       job.width = 0;
       job.generation += 1;
+      if (failure) {
+        job.exitCode = failure.exitCode;
+        job.failureReason = failure.reason;
+      }
       this.deps.repo.saveJobState(job);
       if (state === 'done') this.persistWorkSamples(now);
     });
     this.state.jobs.delete(id);
-    this.deps.logger.info({ event: `job_${state}`, jobId: id }, `job ${state}`);
+    this.seenAt.delete(id);
+    this.deps.logger.info({ event: `job_${state}`, jobId: id, ...failure }, `job ${state}`);
     return job;
   }
 

@@ -3,7 +3,7 @@ import type { ClassProfile } from '../core/profile.ts';
 import type { Db } from './db.ts';
 import { allocationSamples, jobClasses, jobs, ledgerNodes, plans, resizes, settings } from './schema.ts';
 
-export type JobState = 'waiting' | 'running' | 'done' | 'cancelled';
+export type JobState = 'waiting' | 'running' | 'done' | 'cancelled' | 'failed' | 'lost';
 export type JobRow = typeof jobs.$inferSelect;
 export type NewJob = typeof jobs.$inferInsert;
 export type PlanRow = typeof plans.$inferSelect;
@@ -25,6 +25,9 @@ export type JobStateColumns = Pick<
   | 'width'
   | 'allocation'
   | 'generation'
+  | 'restarts'
+  | 'exitCode'
+  | 'failureReason'
 >;
 
 /**
@@ -36,10 +39,13 @@ export class Repository {
   private readonly hot: ReturnType<typeof prepareHot>;
   /** Ledger nodes not yet gone, so a tick writes only what changed. */
   private readonly openNodes: Set<string>;
+  /** End of the latest allocation sample: a new sample starts no earlier, so samples never overlap. */
+  private allocationCursor: number;
 
   constructor(readonly db: Db) {
     this.hot = prepareHot(db);
     this.openNodes = new Set(this.hot.openNodeIds.all() as string[]);
+    this.allocationCursor = (this.hot.lastAllocationTo.get() as number | null) ?? Number.NEGATIVE_INFINITY;
   }
 
   transaction<T>(fn: () => T): T {
@@ -102,7 +108,7 @@ export class Repository {
   }
 
   countJobsByState(): Record<string, number> {
-    const out: Record<string, number> = { waiting: 0, running: 0, done: 0, cancelled: 0 };
+    const out: Record<string, number> = { waiting: 0, running: 0, done: 0, cancelled: 0, failed: 0, lost: 0 };
     const rows = this.db.$client
       .prepare('select state, count(*) as n from jobs group by state')
       .all() as Array<{ state: string; n: number }>;
@@ -159,8 +165,20 @@ export class Repository {
     return { paidGpuMs: paid.v ?? 0, allocatedGpuMs: allocated.v ?? 0 };
   }
 
+  /**
+   * Stores allocated GPUs over [from, to]. A sample never reaches back before the end of the latest
+   * one (a restart resuming from an older cursor would count that time twice), so samples never overlap.
+   */
   recordAllocation(from: number, to: number, gpus: number): void {
-    if (to > from) this.hot.allocation.run(from, to, gpus);
+    const start = Math.max(from, this.allocationCursor);
+    if (to <= start) return;
+    this.hot.allocation.run(start, to, gpus);
+    this.allocationCursor = to;
+  }
+
+  /** End of the latest allocation sample, if any: where the ledger's allocated time resumes. */
+  lastAllocationTo(): number | undefined {
+    return Number.isFinite(this.allocationCursor) ? this.allocationCursor : undefined;
   }
 
   /** The tick's per-job write: only the columns a tick or a report changes. */
@@ -170,6 +188,11 @@ export class Repository {
       widths: job.widths === null ? null : JSON.stringify(job.widths),
       allocation: JSON.stringify(job.allocation),
     });
+  }
+
+  /** Renews a self-launched job's lease. */
+  touchJob(id: number, at: number): void {
+    this.hot.touchJob.run(at, id);
   }
 
   setLastTick(now: number): void {
@@ -204,6 +227,7 @@ function prepareHot(db: Db) {
     ),
     closeNode: c.prepare('update ledger_nodes set gone_at = ?, last_seen_at = ? where id = ?'),
     allocation: c.prepare('insert into allocation_samples (from_ms, to_ms, gpus) values (?, ?, ?)'),
+    lastAllocationTo: c.prepare('select max(to_ms) from allocation_samples').pluck(),
     paidGpuMs: c.prepare(
       'select sum(gpus * max(0, min(coalesce(gone_at, @to), @to) - max(launched_at, @from))) as v ' +
         'from ledger_nodes where coalesce(gone_at, @to) > @from',
@@ -216,8 +240,10 @@ function prepareHot(db: Db) {
       'update jobs set state = @state, started_at = @startedAt, finished_at = @finishedAt, plan_id = @planId, ' +
         'widths = @widths, stat_epoch = @statEpoch, epoch_started_at = @epochStartedAt, ' +
         'epoch_generation = @epochGeneration, work_done_seconds = @workDoneSeconds, width = @width, allocation = @allocation, ' +
-        'generation = @generation where id = @id',
+        'generation = @generation, restarts = @restarts, exit_code = @exitCode, failure_reason = @failureReason ' +
+        'where id = @id',
     ),
+    touchJob: c.prepare('update jobs set last_seen_at = ? where id = ?'),
     putSetting: c.prepare(
       'insert into settings (key, value, updated_at) values (?, ?, ?) ' +
         'on conflict(key) do update set value = excluded.value, updated_at = excluded.updated_at',
