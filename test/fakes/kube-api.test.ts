@@ -1,0 +1,207 @@
+import {
+  ApiException,
+  CoreV1Api,
+  PatchStrategy,
+  setHeaderOptions,
+  type V1Pod,
+  Watch,
+} from '@kubernetes/client-node';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type FakeKubeApi, startFakeKubeApi } from './kube-api/index.ts';
+
+const NS = 'jobs';
+
+function pod(name: string, labels: Record<string, string>, extra: Partial<V1Pod> = {}): V1Pod {
+  return {
+    metadata: { name, labels, ...extra.metadata },
+    spec: { containers: [{ name: 'main', image: 'busybox' }], ...extra.spec },
+  };
+}
+
+async function failure(call: Promise<unknown>): Promise<ApiException<unknown>> {
+  const error = await call.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(ApiException);
+  return error as ApiException<unknown>;
+}
+
+/** Collects watch events until `until` holds, then aborts the stream. */
+function watchUntil(
+  fake: FakeKubeApi,
+  params: Record<string, string>,
+  until: (events: { type: string; name: string }[]) => boolean,
+): Promise<{ type: string; name: string; code?: number }[]> {
+  return new Promise((resolve, reject) => {
+    const events: { type: string; name: string; code?: number }[] = [];
+    let controller: AbortController | undefined;
+    const finish = () => {
+      controller?.abort();
+      resolve(events);
+    };
+    void new Watch(fake.kubeConfig())
+      .watch(
+        `/api/v1/namespaces/${NS}/pods`,
+        params,
+        (type, obj) => {
+          events.push({ type, name: obj?.metadata?.name, code: obj?.code });
+          if (until(events)) finish();
+        },
+        (err) => (err && err.name !== 'AbortError' ? reject(err) : resolve(events)),
+      )
+      .then((c) => {
+        controller = c;
+        if (until(events)) finish();
+      });
+  });
+}
+
+describe('fake Kubernetes API server, through the real @kubernetes/client-node', () => {
+  let fake: FakeKubeApi;
+  let api: CoreV1Api;
+
+  beforeEach(async () => {
+    fake = await startFakeKubeApi();
+    api = fake.kubeConfig(NS).makeApiClient(CoreV1Api);
+  });
+  afterEach(() => fake.close());
+
+  it('creates, refuses duplicates, and lists by label and by spec.nodeName', async () => {
+    const node = fake.kubelet.addNode({ gpus: 4, instanceId: 'i-0abc' });
+    expect(node.spec.providerID).toBe('aws:///us-east-1a/i-0abc');
+    expect(node.status.allocatable['nvidia.com/gpu']).toBe('4');
+    await api.createNamespacedPod({
+      namespace: NS,
+      body: pod(
+        'a',
+        { app: 'x' },
+        { spec: { nodeName: node.metadata.name, containers: [{ name: 'm', image: 'i' }] } },
+      ),
+    });
+    await api.createNamespacedPod({ namespace: NS, body: pod('b', { app: 'y' }) });
+    const dup = await failure(api.createNamespacedPod({ namespace: NS, body: pod('a', {}) }));
+    expect(dup.code).toBe(409);
+    expect((await failure(api.createNamespacedPod({ namespace: NS, body: pod('Bad_Name', {}) }))).code).toBe(
+      422,
+    );
+
+    const byLabel = await api.listNamespacedPod({ namespace: NS, labelSelector: 'app in (x,z)' });
+    expect(byLabel.items.map((p) => p.metadata?.name)).toEqual(['a']);
+    const byNode = await api.listNamespacedPod({
+      namespace: NS,
+      fieldSelector: `spec.nodeName=${node.metadata.name}`,
+    });
+    expect(byNode.items.map((p) => p.metadata?.name)).toEqual(['a']);
+    expect((await api.listNamespacedPod({ namespace: 'other' })).items).toEqual([]);
+    expect(Number(byNode.metadata?.resourceVersion)).toBe(fake.store.currentVersion());
+  });
+
+  it('runs pods through the kubelet and reports exit codes', async () => {
+    const node = fake.kubelet.addNode();
+    await api.createNamespacedPod({
+      namespace: NS,
+      body: pod('p', {}, { spec: { nodeName: node.metadata.name, containers: [{ name: 'm', image: 'i' }] } }),
+    });
+    expect((await api.readNamespacedPod({ name: 'p', namespace: NS })).status?.phase).toBe('Pending');
+    expect(fake.kubelet.startPods()).toEqual(['p']);
+    expect((await api.readNamespacedPod({ name: 'p', namespace: NS })).status?.phase).toBe('Running');
+    fake.kubelet.exit('p', 3);
+    const ended = await api.readNamespacedPod({ name: 'p', namespace: NS });
+    expect(ended.status?.phase).toBe('Failed');
+    expect(ended.status?.containerStatuses?.[0]?.state?.terminated?.exitCode).toBe(3);
+  });
+
+  it('deletes a running pod gracefully: terminating until its kubelet finishes', async () => {
+    const node = fake.kubelet.addNode();
+    await api.createNamespacedPod({
+      namespace: NS,
+      body: pod('p', {}, { spec: { nodeName: node.metadata.name, containers: [{ name: 'm', image: 'i' }] } }),
+    });
+    fake.kubelet.startPods();
+    await api.deleteNamespacedPod({ name: 'p', namespace: NS, gracePeriodSeconds: 60 });
+    const terminating = await api.readNamespacedPod({ name: 'p', namespace: NS });
+    expect(terminating.metadata?.deletionGracePeriodSeconds).toBe(60);
+    expect(terminating.metadata?.deletionTimestamp).toBeDefined();
+    expect(fake.kubelet.finishTermination()).toBe(1);
+    expect((await failure(api.readNamespacedPod({ name: 'p', namespace: NS }))).code).toBe(404);
+  });
+
+  it('garbage-collects dependents when their owner is deleted', async () => {
+    const svc = await api.createNamespacedService({
+      namespace: NS,
+      body: { metadata: { name: 'owner' }, spec: { clusterIP: 'None' } },
+    });
+    const ref = {
+      apiVersion: 'v1',
+      kind: 'Service',
+      name: 'owner',
+      uid: svc.metadata!.uid!,
+      controller: true,
+    };
+    await api.createNamespacedPod({
+      namespace: NS,
+      body: pod('dep', {}, { metadata: { name: 'dep', ownerReferences: [ref] } }),
+    });
+    await api.createNamespacedPod({ namespace: NS, body: pod('free', {}) });
+    await api.deleteNamespacedService({ name: 'owner', namespace: NS });
+    expect(fake.pods(NS).map((p) => p.metadata.name)).toEqual(['free']);
+  });
+
+  it('409 Conflict on a stale resourceVersion; merge patch cordons a node', async () => {
+    const svc = await api.createNamespacedService({
+      namespace: NS,
+      body: { metadata: { name: 's', labels: { v: '1' } }, spec: {} },
+    });
+    await api.replaceNamespacedService({
+      name: 's',
+      namespace: NS,
+      body: { ...svc, metadata: { ...svc.metadata, labels: { v: '2' } } },
+    });
+    const stale = await failure(
+      api.replaceNamespacedService({
+        name: 's',
+        namespace: NS,
+        body: { ...svc, metadata: { ...svc.metadata, labels: { v: '3' } } },
+      }),
+    );
+    expect(stale.code).toBe(409);
+    const node = fake.kubelet.addNode();
+    await api.patchNode(
+      { name: node.metadata.name, body: { spec: { unschedulable: true } } },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+    expect(fake.nodes()[0]?.spec.unschedulable).toBe(true);
+    expect(fake.nodes()[0]?.spec.providerID).toBe(node.spec.providerID);
+  });
+
+  it('watches resume from a resourceVersion, and a compacted one gets 410 Expired', async () => {
+    await api.createNamespacedPod({ namespace: NS, body: pod('one', { w: 'yes' }) });
+    const list = await api.listNamespacedPod({ namespace: NS, labelSelector: 'w=yes' });
+    await api.createNamespacedPod({ namespace: NS, body: pod('two', { w: 'yes' }) });
+    await api.createNamespacedPod({ namespace: NS, body: pod('other', { w: 'no' }) });
+    await api.deleteNamespacedPod({ name: 'two', namespace: NS });
+    const resumed = await watchUntil(
+      fake,
+      { resourceVersion: list.metadata!.resourceVersion!, labelSelector: 'w=yes' },
+      (e) => e.length >= 2,
+    );
+    expect(resumed.map((e) => `${e.type} ${e.name}`)).toEqual(['ADDED two', 'DELETED two']);
+
+    fake.store.compact();
+    const expired = await watchUntil(
+      fake,
+      { resourceVersion: list.metadata!.resourceVersion! },
+      (e) => e.length >= 1,
+    );
+    expect(expired).toEqual([{ type: 'ERROR', name: undefined, code: 410 }]);
+  });
+
+  it('injected faults fail the next requests, then the server answers again', async () => {
+    fake.faults.inject({ status: 429, count: 2, retryAfterSeconds: 1 });
+    expect((await failure(api.listNamespacedPod({ namespace: NS }))).code).toBe(429);
+    expect((await failure(api.listNamespacedPod({ namespace: NS }))).code).toBe(429);
+    expect((await api.listNamespacedPod({ namespace: NS })).items).toEqual([]);
+    expect(fake.faults.injected).toBe(2);
+  });
+});

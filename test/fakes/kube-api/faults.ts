@@ -1,0 +1,76 @@
+/** A request as fault rules see it. */
+export interface RequestInfo {
+  readonly method: string;
+  readonly path: string;
+  readonly query: URLSearchParams;
+  /** True for watch requests. */
+  readonly watch: boolean;
+}
+
+export interface Fault {
+  /** How many matching requests fail (default 1). */
+  readonly count?: number;
+  /** Answer with this HTTP status (429, 500, 503, 409, ...) and a Status body. */
+  readonly status?: number;
+  /** Status reason, default from the code (TooManyRequests, InternalError, Conflict, ...). */
+  readonly reason?: string;
+  /** Sent with 429 as Retry-After. */
+  readonly retryAfterSeconds?: number;
+  /** Never answer: the client's own timeout must give up. */
+  readonly timeout?: boolean;
+  /** Which requests it applies to (default: all but watches). */
+  readonly match?: (request: RequestInfo) => boolean;
+}
+
+const REASONS: Record<number, string> = {
+  409: 'Conflict',
+  429: 'TooManyRequests',
+  500: 'InternalError',
+  503: 'ServiceUnavailable',
+  504: 'Timeout',
+};
+
+export interface FaultAction {
+  readonly status?: number;
+  readonly reason?: string;
+  readonly retryAfterSeconds?: number;
+  readonly timeout?: boolean;
+}
+
+/** Queued faults, consumed in order by the requests they match. */
+export class Faults {
+  private readonly queue: { fault: Fault; left: number }[] = [];
+  /** Requests that were failed on purpose, for tests to count. */
+  injected = 0;
+
+  /** The next `count` matching requests fail as described. */
+  inject(fault: Fault): void {
+    if (!fault.timeout && !fault.status) throw new Error('fault: give a status or timeout: true');
+    this.queue.push({ fault, left: fault.count ?? 1 });
+  }
+
+  clear(): void {
+    this.queue.length = 0;
+  }
+
+  /** Faults not yet consumed. */
+  pending(): number {
+    return this.queue.reduce((sum, f) => sum + f.left, 0);
+  }
+
+  take(request: RequestInfo): FaultAction | undefined {
+    const entry = this.queue.find(({ fault }) => (fault.match ? fault.match(request) : !request.watch));
+    if (!entry) return undefined;
+    entry.left--;
+    if (entry.left <= 0) this.queue.splice(this.queue.indexOf(entry), 1);
+    this.injected++;
+    const { status, timeout, retryAfterSeconds } = entry.fault;
+    return {
+      ...(status !== undefined
+        ? { status, reason: entry.fault.reason ?? REASONS[status] ?? 'InternalError' }
+        : {}),
+      ...(timeout ? { timeout } : {}),
+      ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
+    };
+  }
+}

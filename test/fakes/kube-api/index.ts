@@ -1,0 +1,113 @@
+/**
+ * An in-process fake Kubernetes API server for tests: a real HTTP server on 127.0.0.1:<random port>
+ * speaking enough of core/v1 for the real @kubernetes/client-node. No kube-apiserver can be installed
+ * here, so boa's Kubernetes adapters are tested against this, not against a real cluster.
+ *
+ * Served (REST, JSON): pods, services, events (namespaced) and nodes (cluster-scoped):
+ * - create (POST; 409 AlreadyExists; 422 Invalid for bad names, label values, pods without containers),
+ *   get, list (labelSelector: =, ==, !=, in, notin, exists, !exists; fieldSelector: metadata.name,
+ *   metadata.namespace, spec.nodeName, status.phase, spec.unschedulable), list across namespaces.
+ * - replace (PUT, also /status): a stale metadata.resourceVersion is 409 Conflict.
+ * - patch (PATCH): application/merge-patch+json, application/strategic-merge-patch+json (as a merge
+ *   patch: lists are replaced, not merged by key), application/json-patch+json; a resourceVersion in the
+ *   patch is checked as with PUT. Cordon a node: merge patch {spec: {unschedulable: true}}.
+ * - delete (DELETE, gracePeriodSeconds and propagationPolicy from the query or the DeleteOptions body,
+ *   preconditions): a pod on a live node with a grace period > 0 becomes terminating (deletionTimestamp,
+ *   MODIFIED) and is removed (DELETED) when its kubelet says so or the grace runs out (real time);
+ *   anything else goes at once. Garbage collection: when an object is removed, its dependents (by
+ *   ownerReferences uid) are deleted with their default grace (Orphan policy: references dropped
+ *   instead), and a dependent created with an owner that no longer exists is collected too.
+ * - watch (?watch=true): JSON lines ADDED/MODIFIED/DELETED filtered by selectors (an object leaving a
+ *   selector is DELETED); from resourceVersion N it replays every change after N, from "0" or none it
+ *   sends the current objects as ADDED first; a version older than the kept history (historyLimit, or
+ *   after compact()) gets an ERROR event with a 410 Expired Status, as the real server answers.
+ *   timeoutSeconds is honoured; closeWatches() ends all streams as a server restart would.
+ * - faults: faults.inject({status: 429|500|503|409, count, retryAfterSeconds, match}) fails the next
+ *   matching requests with a Status body; {timeout: true} never answers them (the client must time out).
+ *   By default faults match every request but watches.
+ *
+ * Control API for tests (no HTTP):
+ * - kubelet.addNode({name, gpus, ready, zone, instanceId, instanceType, labels}) -> Node with
+ *   allocatable/capacity nvidia.com/gpu, a Ready condition, spec.providerID aws:///<zone>/<instanceId>.
+ * - kubelet.setNodeReady(name, ready), kubelet.removeNode(name) (its pods are removed with it).
+ * - kubelet.startPods(names?): Pending pods bound to a Ready node -> Running (containerStatuses running).
+ * - kubelet.exit(pod, exitCode, reason?): Succeeded (0) or Failed, containerStatuses[].state.terminated.
+ * - kubelet.kill(pod, reason = 'OOMKilled'): exit code 137 from outside.
+ * - kubelet.finishTermination(pod?): terminating pods whose containers stopped are removed.
+ * - Options kubelet.autoStartMs / autoStopMs make the kubelet start pods and finish terminations by itself.
+ * - pods(namespace?), nodes(): the stored objects; requests: every request answered (method, path,
+ *   query, status); store.compact(); store.currentVersion().
+ */
+import { KubeConfig } from '@kubernetes/client-node';
+import { KubeApiCore } from './core.ts';
+import { Faults } from './faults.ts';
+import { FakeKubelet, type KubeletOptions } from './kubelet.ts';
+import type { KubeObject } from './objects.ts';
+import { FakeKubeHttpServer, type RequestRecord } from './server.ts';
+import { KubeStore } from './store.ts';
+
+export type { Fault, RequestInfo } from './faults.ts';
+export type { KubeletOptions, NodeOptions } from './kubelet.ts';
+export type { KubeObject } from './objects.ts';
+export type { RequestRecord } from './server.ts';
+
+export interface FakeKubeApiOptions {
+  readonly kubelet?: KubeletOptions;
+  /** Changes kept for watches to resume from (default 10 000); older versions get 410 Expired. */
+  readonly historyLimit?: number;
+  /** Timestamps (creation, deletion, container start and finish); default the wall clock. */
+  readonly now?: () => number;
+}
+
+export interface FakeKubeApi {
+  /** http://127.0.0.1:<port> */
+  readonly url: string;
+  readonly kubelet: FakeKubelet;
+  readonly faults: Faults;
+  readonly store: KubeStore;
+  readonly requests: readonly RequestRecord[];
+  /** A kubeconfig pointing at the fake (token auth; the fake accepts anything). */
+  kubeConfig(namespace?: string): KubeConfig;
+  pods(namespace?: string): KubeObject[];
+  nodes(): KubeObject[];
+  services(namespace?: string): KubeObject[];
+  closeWatches(): void;
+  openWatches(): number;
+  close(): Promise<void>;
+}
+
+export async function startFakeKubeApi(options: FakeKubeApiOptions = {}): Promise<FakeKubeApi> {
+  const now = options.now ?? Date.now;
+  const store = new KubeStore(options.historyLimit ?? 10_000, now);
+  const core = new KubeApiCore(store);
+  const faults = new Faults();
+  const kubelet = new FakeKubelet(core, options.kubelet ?? {}, now);
+  const server = new FakeKubeHttpServer(core, faults);
+  const url = await server.listen();
+  return {
+    url,
+    kubelet,
+    faults,
+    store,
+    requests: server.requests,
+    kubeConfig(namespace = 'default') {
+      const kc = new KubeConfig();
+      kc.loadFromOptions({
+        clusters: [{ name: 'fake', server: url, skipTLSVerify: true }],
+        users: [{ name: 'tester', token: 'fake-token' }],
+        contexts: [{ name: 'fake', cluster: 'fake', user: 'tester', namespace }],
+        currentContext: 'fake',
+      });
+      return kc;
+    },
+    pods: (namespace) => store.list('pods', namespace),
+    nodes: () => store.list('nodes'),
+    services: (namespace) => store.list('services', namespace),
+    closeWatches: () => server.closeWatches(),
+    openWatches: () => server.openWatches(),
+    async close() {
+      kubelet.close();
+      await server.close();
+    },
+  };
+}

@@ -1,0 +1,217 @@
+import type { KubeApiCore } from './core.ts';
+import type { KubeObject } from './objects.ts';
+
+export interface NodeOptions {
+  /** Default: ip-10-0-<n>-<n>.ec2.internal, as EKS names nodes. */
+  readonly name?: string;
+  /** Allocatable and capacity nvidia.com/gpu. */
+  readonly gpus?: number;
+  readonly ready?: boolean;
+  readonly zone?: string;
+  /** EC2 instance id for spec.providerID; default a fresh i-0... id. */
+  readonly instanceId?: string;
+  readonly instanceType?: string;
+  readonly labels?: Readonly<Record<string, string>>;
+  readonly cpu?: string;
+  readonly memory?: string;
+}
+
+export interface KubeletOptions {
+  /** Pods bound to a ready node start by themselves this many ms after creation (undefined: only on startPods()). */
+  readonly autoStartMs?: number;
+  /** A terminating pod's container exits this many ms after SIGTERM (undefined: only on finishTermination()). */
+  readonly autoStopMs?: number;
+}
+
+/**
+ * The fake kubelets of all nodes, driven by the test: pods move Pending -> Running, containers end with
+ * an exit code, pods are killed from outside, terminating pods go when their container stops (or, as with
+ * SIGKILL, when the grace period runs out in real time). Nodes are added and removed with GPUs and Ready.
+ */
+export class FakeKubelet {
+  private nodeCount = 0;
+  private readonly timers = new Set<NodeJS.Timeout>();
+
+  constructor(
+    private readonly core: KubeApiCore,
+    options: KubeletOptions,
+    private readonly now: () => number,
+  ) {
+    core.onTerminating = (pod) => {
+      const graceMs = (pod.metadata.deletionGracePeriodSeconds ?? 0) * 1000;
+      const stopMs = options.autoStopMs === undefined ? graceMs : Math.min(graceMs, options.autoStopMs);
+      this.later(stopMs, () => this.finishTermination(pod.metadata.name));
+    };
+    core.store.subscribe(core.store.currentVersion(), (event) => {
+      if (options.autoStartMs === undefined) return;
+      if (
+        (event.resource === 'pods' && event.type === 'ADDED') ||
+        (event.resource === 'nodes' && event.type !== 'DELETED')
+      ) {
+        this.later(options.autoStartMs, () => this.startPods());
+      }
+    });
+  }
+
+  /** Adds a node (kubelet registered), Ready unless told otherwise. */
+  addNode(options: NodeOptions = {}): KubeObject {
+    this.nodeCount++;
+    const n = this.nodeCount;
+    const name = options.name ?? `ip-10-0-${Math.floor(n / 250)}-${n % 250}.ec2.internal`;
+    const zone = options.zone ?? 'us-east-1a';
+    const instanceId = options.instanceId ?? `i-0${n.toString(16).padStart(16, '0')}`;
+    const instanceType = options.instanceType ?? 'g4dn.12xlarge';
+    const resources = {
+      cpu: options.cpu ?? '48',
+      memory: options.memory ?? '192Gi',
+      pods: '110',
+      'nvidia.com/gpu': String(options.gpus ?? 4),
+    };
+    return this.core.create('nodes', undefined, {
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: {
+        name,
+        labels: {
+          'kubernetes.io/hostname': name,
+          'kubernetes.io/os': 'linux',
+          'node.kubernetes.io/instance-type': instanceType,
+          'topology.kubernetes.io/zone': zone,
+          ...options.labels,
+        },
+      } as unknown as KubeObject['metadata'],
+      spec: { providerID: `aws:///${zone}/${instanceId}` },
+      status: {
+        capacity: resources,
+        allocatable: resources,
+        conditions: [this.readyCondition(options.ready ?? true)],
+        addresses: [{ type: 'InternalIP', address: `10.0.${Math.floor(n / 250)}.${n % 250}` }],
+      },
+    });
+  }
+
+  /** Sets the node's Ready condition (a NotReady kubelet, or one that recovered). */
+  setNodeReady(name: string, ready: boolean): KubeObject {
+    return this.core.store.update('nodes', undefined, name, (node) => ({
+      ...node,
+      status: { ...node.status, conditions: [this.readyCondition(ready)] },
+    }));
+  }
+
+  /** Deletes the node; its pods are deleted at once, as the pod garbage collector does for gone nodes. */
+  removeNode(name: string): void {
+    this.core.store.remove('nodes', undefined, name);
+    for (const pod of this.core.store.list('pods')) {
+      if (pod.spec?.nodeName === name)
+        this.core.store.remove('pods', pod.metadata.namespace, pod.metadata.name);
+    }
+  }
+
+  /** Starts every Pending pod bound to a ready node (or only `names`); returns the names started. */
+  startPods(names?: readonly string[]): string[] {
+    const started: string[] = [];
+    for (const pod of this.core.store.list('pods')) {
+      if (names && !names.includes(pod.metadata.name)) continue;
+      if (pod.status?.phase !== 'Pending' || pod.metadata.deletionTimestamp) continue;
+      const node = pod.spec?.nodeName && this.core.store.get('nodes', undefined, pod.spec.nodeName);
+      const ready =
+        node && node.status?.conditions?.some((c: any) => c.type === 'Ready' && c.status === 'True');
+      if (!ready) continue;
+      const startedAt = new Date(this.now()).toISOString();
+      this.setStatus(pod, {
+        phase: 'Running',
+        startTime: startedAt,
+        conditions: [{ type: 'Ready', status: 'True' }],
+        containerStatuses: containerNames(pod).map((name) => ({
+          name,
+          ready: true,
+          restartCount: 0,
+          state: { running: { startedAt } },
+        })),
+      });
+      started.push(pod.metadata.name);
+    }
+    return started;
+  }
+
+  /** The pod's containers end with this exit code: Succeeded on 0, Failed otherwise. */
+  exit(podName: string, exitCode: number, reason = exitCode === 0 ? 'Completed' : 'Error'): KubeObject {
+    const pod = this.pod(podName);
+    const finishedAt = new Date(this.now()).toISOString();
+    const updated = this.setStatus(pod, {
+      ...pod.status,
+      phase: exitCode === 0 ? 'Succeeded' : 'Failed',
+      conditions: [{ type: 'Ready', status: 'False' }],
+      containerStatuses: containerNames(pod).map((name) => ({
+        name,
+        ready: false,
+        restartCount: 0,
+        state: { terminated: { exitCode, reason, finishedAt } },
+      })),
+    });
+    // A terminating pod whose container has stopped is gone.
+    if (pod.metadata.deletionTimestamp) this.finishTermination(podName);
+    return updated;
+  }
+
+  /** Killed from outside (OOM killer, a human with kill -9): exit code 137. */
+  kill(podName: string, reason = 'OOMKilled'): KubeObject {
+    return this.exit(podName, 137, reason);
+  }
+
+  /** Terminating pods (or only `podName`) whose containers have stopped are removed. Returns how many. */
+  finishTermination(podName?: string): number {
+    let removed = 0;
+    for (const pod of this.core.store.list('pods')) {
+      if (!pod.metadata.deletionTimestamp || (podName && pod.metadata.name !== podName)) continue;
+      this.core.store.remove('pods', pod.metadata.namespace, pod.metadata.name);
+      removed++;
+    }
+    return removed;
+  }
+
+  /** The pod of that name (in any namespace; the tests' pod names are unique). */
+  pod(name: string): KubeObject {
+    const pod = this.core.store.list('pods').find((p) => p.metadata.name === name);
+    if (!pod) throw new Error(`fake kubelet: no pod named ${name}`);
+    return pod;
+  }
+
+  close(): void {
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+  }
+
+  private setStatus(pod: KubeObject, status: Record<string, unknown>): KubeObject {
+    return this.core.store.update('pods', pod.metadata.namespace, pod.metadata.name, (p) => ({
+      ...p,
+      status,
+    }));
+  }
+
+  private readyCondition(ready: boolean) {
+    return {
+      type: 'Ready',
+      status: ready ? 'True' : 'False',
+      reason: ready ? 'KubeletReady' : 'KubeletNotReady',
+      lastTransitionTime: new Date(this.now()).toISOString(),
+    };
+  }
+
+  private later(ms: number, action: () => void): void {
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      try {
+        action();
+      } catch {
+        // The pod or node may be gone by then; the kubelet shrugs as the real one does.
+      }
+    }, ms);
+    timer.unref();
+    this.timers.add(timer);
+  }
+}
+
+function containerNames(pod: KubeObject): string[] {
+  return (pod.spec?.containers ?? []).map((c: { name: string }) => c.name);
+}

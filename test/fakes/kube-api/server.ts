@@ -1,0 +1,260 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { KubeApiCore } from './core.ts';
+import type { Faults, RequestInfo } from './faults.ts';
+import { KIND_OF, KubeError, type KubeObject, RESOURCES, type Resource } from './objects.ts';
+import { fieldMatcher, labelMatcher } from './selectors.ts';
+import type { StoreEvent } from './store.ts';
+
+/** One request the server answered, for tests that count calls (e.g. "created once"). */
+export interface RequestRecord extends RequestInfo {
+  readonly status: number;
+}
+
+interface Route {
+  readonly resource: Resource;
+  readonly namespace?: string;
+  readonly name?: string;
+  readonly status: boolean;
+}
+
+/** /api/v1/namespaces/{ns}/{resource}[/{name}[/status]] and /api/v1/{resource}[/{name}[/status]]. */
+function route(path: string): Route | undefined {
+  const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
+  if (parts[0] !== 'api' || parts[1] !== 'v1') return undefined;
+  const rest = parts.slice(2);
+  const namespace = rest[0] === 'namespaces' && rest.length >= 3 ? rest[1] : undefined;
+  const [resource, name, sub, extra] = namespace !== undefined ? rest.slice(2) : rest;
+  if (!RESOURCES.includes(resource as Resource) || extra !== undefined) return undefined;
+  if (sub !== undefined && sub !== 'status') return undefined;
+  if (resource === 'nodes' && namespace !== undefined) return undefined;
+  return { resource: resource as Resource, namespace, name, status: sub === 'status' };
+}
+
+async function readBody(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new KubeError(400, 'BadRequest', 'request body is not valid JSON');
+  }
+}
+
+function send(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
+  res.end(JSON.stringify(body));
+}
+
+/**
+ * The HTTP face of the fake: core/v1 REST for pods, services, nodes and events, with list and watch
+ * (selectors, resourceVersion, 410 Expired), and faults applied before anything else.
+ */
+export class FakeKubeHttpServer {
+  readonly requests: RequestRecord[] = [];
+  private readonly server: Server;
+  private readonly watches = new Set<ServerResponse>();
+  private readonly hanging = new Set<ServerResponse>();
+
+  constructor(
+    private readonly core: KubeApiCore,
+    private readonly faults: Faults,
+  ) {
+    this.server = createServer((req, res) => {
+      this.handle(req, res).catch((error: unknown) => {
+        const kubeError =
+          error instanceof KubeError
+            ? error
+            : new KubeError(500, 'InternalError', `fake kube-api: ${String(error)}`);
+        this.answer(req, res, kubeError.code, kubeError.toStatus());
+      });
+    });
+  }
+
+  async listen(): Promise<string> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  /** Ends every open watch stream, as the real server does when a watch times out. */
+  closeWatches(): void {
+    for (const res of this.watches) res.end();
+    this.watches.clear();
+  }
+
+  openWatches(): number {
+    return this.watches.size;
+  }
+
+  async close(): Promise<void> {
+    this.closeWatches();
+    for (const res of this.hanging) res.destroy();
+    this.hanging.clear();
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private answer(
+    req: IncomingMessage,
+    res: ServerResponse,
+    status: number,
+    body: unknown,
+    headers?: Record<string, string>,
+  ) {
+    const url = new URL(req.url ?? '/', 'http://fake');
+    this.requests.push({
+      method: req.method ?? 'GET',
+      path: url.pathname,
+      query: url.searchParams,
+      watch: isWatch(url.searchParams),
+      status,
+    });
+    send(res, status, body, headers);
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://fake');
+    const method = req.method ?? 'GET';
+    const query = url.searchParams;
+    const info: RequestInfo = { method, path: url.pathname, query, watch: isWatch(query) };
+    const fault = this.faults.take(info);
+    if (fault?.timeout) {
+      this.hanging.add(res);
+      res.on('close', () => this.hanging.delete(res));
+      return;
+    }
+    if (fault?.status) {
+      const error = new KubeError(
+        fault.status,
+        fault.reason!,
+        `fake kube-api: injected ${fault.status} ${fault.reason}`,
+      );
+      const headers: Record<string, string> =
+        fault.retryAfterSeconds !== undefined ? { 'Retry-After': String(fault.retryAfterSeconds) } : {};
+      return this.answer(req, res, fault.status, error.toStatus(), headers);
+    }
+    if (url.pathname === '/version') {
+      return this.answer(req, res, 200, { major: '1', minor: '31', gitVersion: 'v1.31.0-boa-fake' });
+    }
+    const r = route(url.pathname);
+    if (!r)
+      throw new KubeError(
+        404,
+        'NotFound',
+        `the server could not find the requested resource (${url.pathname})`,
+      );
+    const body = method === 'GET' ? undefined : await readBody(req);
+    const { resource, namespace, name } = r;
+    if (method === 'GET' && !name && isWatch(query)) return this.watch(req, res, r, query);
+    if (method === 'GET' && !name) return this.answer(req, res, 200, this.list(r, query));
+    if (method === 'GET') return this.answer(req, res, 200, this.core.get(resource, namespace, name!));
+    if (method === 'POST' && !name) {
+      return this.answer(req, res, 201, this.core.create(resource, namespace, body as KubeObject));
+    }
+    if (method === 'PUT' && name) {
+      return this.answer(
+        req,
+        res,
+        200,
+        this.core.replace(resource, namespace, name, body as KubeObject, r.status),
+      );
+    }
+    if (method === 'PATCH' && name) {
+      const contentType = req.headers['content-type'] ?? '';
+      return this.answer(req, res, 200, this.core.patch(resource, namespace, name, contentType, body));
+    }
+    if (method === 'DELETE' && name) {
+      const options = (body ?? {}) as Record<string, any>;
+      const grace = query.get('gracePeriodSeconds') ?? options.gracePeriodSeconds;
+      const policy = query.get('propagationPolicy') ?? options.propagationPolicy;
+      const deleted = this.core.delete(resource, namespace, name, {
+        ...(grace !== undefined && grace !== null ? { gracePeriodSeconds: Number(grace) } : {}),
+        ...(policy ? { propagationPolicy: policy } : {}),
+        ...(options.preconditions ? { preconditions: options.preconditions } : {}),
+      });
+      return this.answer(req, res, 200, deleted);
+    }
+    throw new KubeError(405, 'MethodNotAllowed', `${method} is not supported on ${url.pathname}`);
+  }
+
+  private list(r: Route, query: URLSearchParams): unknown {
+    const matches = matcher(r, query);
+    return {
+      apiVersion: 'v1',
+      kind: `${KIND_OF[r.resource]}List`,
+      metadata: { resourceVersion: String(this.core.store.currentVersion()) },
+      items: this.core.store.list(r.resource, r.namespace).filter(matches),
+    };
+  }
+
+  /** A chunked stream of JSON lines; from "0" or no version: the current objects as ADDED first. */
+  private watch(req: IncomingMessage, res: ServerResponse, r: Route, query: URLSearchParams): void {
+    const matches = matcher(r, query);
+    const store = this.core.store;
+    const versionParam = query.get('resourceVersion');
+    const from = versionParam && versionParam !== '0' ? Number(versionParam) : store.currentVersion();
+    if (!Number.isInteger(from))
+      throw new KubeError(400, 'BadRequest', `invalid resourceVersion "${versionParam}"`);
+    this.requests.push({
+      method: 'GET',
+      path: new URL(req.url ?? '/', 'http://fake').pathname,
+      query,
+      watch: true,
+      status: 200,
+    });
+    res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
+    res.flushHeaders();
+    const write = (type: string, object: unknown) => res.write(`${JSON.stringify({ type, object })}\n`);
+    if (!versionParam || versionParam === '0') {
+      for (const obj of store.list(r.resource, r.namespace).filter(matches)) write('ADDED', obj);
+    }
+    const deliver = (event: StoreEvent) => {
+      if (event.resource !== r.resource) return;
+      const now = matches(event.object);
+      const before = event.previous !== undefined && matches(event.previous);
+      if (event.type === 'MODIFIED') {
+        if (now) write(before ? 'MODIFIED' : 'ADDED', event.object);
+        else if (before) write('DELETED', event.object);
+      } else if (now) write(event.type, event.object);
+    };
+    const subscription = store.subscribe(from, deliver);
+    if (subscription === 'expired') {
+      const gone = new KubeError(
+        410,
+        'Expired',
+        `too old resource version: ${from} (${store.currentVersion()})`,
+      );
+      write('ERROR', gone.toStatus());
+      res.end();
+      return;
+    }
+    subscription.backlog.forEach(deliver);
+    this.watches.add(res);
+    const timeoutSeconds = Number(query.get('timeoutSeconds') ?? 0);
+    const timer = timeoutSeconds > 0 ? setTimeout(() => res.end(), timeoutSeconds * 1000) : undefined;
+    res.on('close', () => {
+      subscription.stop();
+      this.watches.delete(res);
+      if (timer) clearTimeout(timer);
+    });
+  }
+}
+
+function isWatch(query: URLSearchParams): boolean {
+  const watch = query.get('watch');
+  return watch === 'true' || watch === '1';
+}
+
+function matcher(r: Route, query: URLSearchParams): (obj: KubeObject) => boolean {
+  const labels = labelMatcher(query.get('labelSelector'));
+  const fields = fieldMatcher(query.get('fieldSelector'));
+  return (obj) =>
+    (r.namespace === undefined || obj.metadata.namespace === r.namespace) && labels(obj) && fields(obj);
+}
