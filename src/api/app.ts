@@ -4,6 +4,7 @@ import type { BoaService } from '../service/service.ts';
 import { operatorOrJobAuth } from './auth.ts';
 import type { ApiEnv } from './env.ts';
 import { errorBody, handleError, validationError } from './errors.ts';
+import { bodyLimits } from './limits.ts';
 import { prometheusRegistry } from './prometheus.ts';
 import { jobRoutes } from './routes/jobs.ts';
 import { operatorRoutes } from './routes/operator.ts';
@@ -33,7 +34,9 @@ export function createApp(service: BoaService, scheduler: Scheduler, operatorTok
     c.body(await registry.metrics(), 200, { 'content-type': registry.contentType }),
   );
 
+  // Tokens first, then the body's size, both before any handler reads the body.
   app.use('/v1/*', operatorOrJobAuth(operatorToken));
+  app.use('*', bodyLimits());
   jobRoutes(app);
   operatorRoutes(app);
 

@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import { tokensEqual } from '../service/tokens.ts';
+import type { ApiEnv } from './env.ts';
 import { errorBody } from './errors.ts';
 
 export function bearer(header: string | undefined): string | undefined {
@@ -7,23 +8,33 @@ export function bearer(header: string | undefined): string | undefined {
   return match?.[1];
 }
 
+/** The routes a job's own token may call: /v1/jobs/{id} and its actions. */
+const JOB_ROUTE = /^\/v1\/jobs\/(\d{1,15})(?:\/(?:progress|allocation|complete|cancel))?$/;
+
 /**
  * Operator routes need the operator token. Job routes (/v1/jobs/{id}/...) also accept the job's own
- * token, which the handler checks against the job; the middleware marks which kind was given.
+ * token, which is checked here against the stored job, before any handler reads the body: a caller
+ * without a valid token cannot make the service read or parse anything it sends.
  */
-export function operatorOrJobAuth(
-  operatorToken: string,
-): MiddlewareHandler<{ Variables: { operator: boolean } }> {
+export function operatorOrJobAuth(operatorToken: string): MiddlewareHandler<ApiEnv> {
   return async (c, next) => {
     const token = bearer(c.req.header('authorization'));
     if (token === undefined) {
       return c.json(errorBody('unauthorized', 'missing bearer token (Authorization: Bearer <token>)'), 401);
     }
     const operator = tokensEqual(token, operatorToken);
-    const jobRoute =
-      /^\/v1\/jobs\/\d+\/(progress|allocation|complete|cancel)$/.test(c.req.path) ||
-      /^\/v1\/jobs\/\d+$/.test(c.req.path);
-    if (!operator && !jobRoute) return c.json(errorBody('unauthorized', 'wrong token'), 401);
+    if (!operator) {
+      const jobRoute = JOB_ROUTE.exec(c.req.path);
+      if (jobRoute) {
+        // Throws 404 (no such job) or 401 (not this job's token); both are answered by onError.
+        c.var.service.job(Number(jobRoute[1]), token);
+      } else if (c.req.path.startsWith('/v1/jobs/')) {
+        // A job token only ever calls job routes: a near miss (a trailing slash) is a wrong path.
+        return c.json(errorBody('not_found', `no route ${c.req.method} ${c.req.path}`), 404);
+      } else {
+        return c.json(errorBody('unauthorized', 'wrong token'), 401);
+      }
+    }
     c.set('operator', operator);
     await next();
   };
