@@ -66,6 +66,13 @@ export async function startServedBoa() {
     return s.app.fetch(req);
   };
 
+  /** Requests to the API since the last call, by "METHOD path". */
+  const takeRequests = (): Record<string, number> => {
+    const counts = Object.fromEntries(requests);
+    requests.clear();
+    return counts;
+  };
+
   const control = async (url: URL, req: Request): Promise<Response> => {
     const body =
       req.method === 'POST' ? ((await req.json().catch(() => ({}))) as Record<string, unknown>) : {};
@@ -75,11 +82,8 @@ export async function startServedBoa() {
       case '/__test/ticks':
         await s.ticks(Number(body.count ?? 1));
         return Response.json({ at: s.clock.now() });
-      case '/__test/requests': {
-        const counts = Object.fromEntries(requests);
-        requests.clear();
-        return Response.json(counts);
-      }
+      case '/__test/requests':
+        return Response.json(takeRequests());
       case '/__test/fail-next':
         failNext = { count: Number(body.count ?? 1), status: Number(body.status ?? 503) };
         return Response.json(failNext);
@@ -132,6 +136,9 @@ export async function startServedBoa() {
     url,
     makeJob: (running = true) => serial(() => makeJob({ running })),
     ticks: (count: number) => serial(() => s.ticks(count)),
+    takeRequests,
+    /** The next `count` API requests answer `status` (a 5xx the clients must retry). */
+    failNext: (count: number, status = 503) => (failNext = { count, status }),
     close,
   };
 }

@@ -1,0 +1,67 @@
+// Types of boa-job.mjs, for TypeScript training code and boa's own tests.
+
+export declare const FINISHED_STATES: readonly string[];
+
+export interface Allocation {
+  jobId: number;
+  state: string;
+  width: number;
+  nodes: { node: string; gpus: number }[];
+  generation: number;
+  statEpoch: number;
+}
+
+export interface BoaJobOptions {
+  pollSeconds?: number;
+  timeoutSeconds?: number;
+  retries?: number;
+  backoffSeconds?: number;
+  maxBackoffSeconds?: number;
+  /** Listen for SIGTERM (default true); close() removes the listener. */
+  handleSigterm?: boolean;
+}
+
+export declare class BoaError extends Error {}
+export declare class BoaConfigError extends BoaError {}
+export declare class BoaUnavailable extends BoaError {}
+export declare class BoaHTTPError extends BoaError {
+  readonly status: number;
+  readonly code: string;
+  /** boa's own message. */
+  readonly detail: string;
+  readonly field?: string;
+}
+
+export declare class BoaJob {
+  constructor(
+    options: {
+      url: string;
+      jobId: number | string;
+      token: string;
+      generation?: number | null;
+      env?: Record<string, string | undefined>;
+    } & BoaJobOptions,
+  );
+  static fromEnv(env?: Record<string, string | undefined>, options?: BoaJobOptions): BoaJob;
+  readonly url: string;
+  readonly jobId: number;
+  readonly token: string;
+  generation: number | null;
+  readonly worldSize: number;
+  readonly nnodes: number;
+  readonly nodeRank: number;
+  readonly nprocPerNode: number;
+  readonly masterAddr: string;
+  readonly masterPort: number;
+  readonly checkpointDir: string | null;
+  allocation(): Promise<Allocation>;
+  report(statEpoch: number, workDoneSeconds?: number): Promise<Allocation>;
+  complete(): Promise<Record<string, unknown>>;
+  waitForWidth(timeoutSeconds?: number): Promise<Allocation>;
+  shouldStop(): boolean;
+  readonly stopReason: string | null;
+  readonly lastAllocation: Allocation | null;
+  readonly pollError: Error | null;
+  startPolling(): this;
+  close(): void;
+}

@@ -1,0 +1,291 @@
+// The job side of boa for Node (plain ESM, no dependencies): the same surface as
+// clients/python/boa_job.py. Read the allocation, report progress, finish, and know when to stop.
+//
+//   const job = BoaJob.fromEnv().startPolling();
+//   while (!done) {
+//     await trainABit();
+//     if (job.shouldStop()) { await saveCheckpoint(); process.exit(0); }
+//     await job.report(statEpoch, workDoneSeconds);
+//   }
+//   await job.complete();
+//
+// See docs/client.md for the protocol.
+
+/* global process, fetch, AbortSignal, setTimeout, clearTimeout */
+
+/** Job states after which the job has no allocation any more. */
+export const FINISHED_STATES = ['done', 'cancelled', 'failed', 'lost'];
+
+export class BoaError extends Error {
+  name = 'BoaError';
+}
+/** The environment (or the options) do not say which job this is or where boa is. */
+export class BoaConfigError extends BoaError {
+  name = 'BoaConfigError';
+}
+/** boa refused the request (4xx), or still failed after the retries (5xx). */
+export class BoaHTTPError extends BoaError {
+  name = 'BoaHTTPError';
+  constructor(status, code, message, field) {
+    super(`boa answered ${status} ${code}: ${message}`);
+    Object.assign(this, { status, code, detail: message, field });
+  }
+}
+/** boa could not be reached after the retries. */
+export class BoaUnavailable extends BoaError {
+  name = 'BoaUnavailable';
+}
+
+function envInt(env, name, fallback) {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^-?\d+$/.test(raw))
+    throw new BoaConfigError(`${name} must be an integer, got ${JSON.stringify(raw)}`);
+  return Number(raw);
+}
+
+const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
+
+export class BoaJob {
+  #stopReason = null;
+  #stopKind = null;
+  #lastAllocation = null;
+  #pollError = null;
+  #closed = false;
+  #pollTimer = null;
+  #onSigterm = null;
+
+  constructor({
+    url,
+    jobId,
+    token,
+    generation,
+    env = process.env,
+    pollSeconds = 10,
+    timeoutSeconds = 10,
+    retries = 5,
+    backoffSeconds = 0.5,
+    maxBackoffSeconds = 8,
+    handleSigterm = true,
+  }) {
+    for (const [name, value] of Object.entries({ url, jobId, token }))
+      if (value === undefined || value === null || value === '')
+        throw new BoaConfigError(`${name} is required`);
+    this.url = String(url).replace(/\/+$/, '');
+    this.jobId = Number(jobId);
+    this.token = String(token);
+    // null until a self-launched job learns it from its first non-zero allocation.
+    this.generation = generation === undefined || generation === null ? null : Number(generation);
+    this.env = { ...env };
+    Object.assign(this, { pollSeconds, timeoutSeconds, retries, backoffSeconds, maxBackoffSeconds });
+    if (handleSigterm) {
+      // A listener replaces Node's default (exit), so the training loop gets to checkpoint.
+      this.#onSigterm = () => this.#setStop('SIGTERM', 'signal');
+      process.on('SIGTERM', this.#onSigterm);
+    }
+  }
+
+  /** Builds the client from BOA_URL, BOA_JOB_ID, BOA_JOB_TOKEN (and BOA_GENERATION if set). */
+  static fromEnv(env = process.env, options = {}) {
+    const missing = ['BOA_URL', 'BOA_JOB_ID', 'BOA_JOB_TOKEN'].filter((name) => !env[name]);
+    if (missing.length > 0) {
+      throw new BoaConfigError(
+        `missing environment variable ${missing.join(', ')}: boa's executor sets BOA_URL, BOA_JOB_ID and ` +
+          'BOA_JOB_TOKEN; a self-launched job sets them to the URL of the service and the id and token ' +
+          '`boa jobs submit` printed',
+      );
+    }
+    return new BoaJob({
+      url: env.BOA_URL,
+      jobId: envInt(env, 'BOA_JOB_ID'),
+      token: env.BOA_JOB_TOKEN,
+      generation: envInt(env, 'BOA_GENERATION', null),
+      env,
+      ...options,
+    });
+  }
+
+  // ---- the launch environment (torchrun's names) ----
+
+  /** GPUs of the whole job: WORLD_SIZE, else the last allocation's width. */
+  get worldSize() {
+    return envInt(this.env, 'WORLD_SIZE', this.#lastAllocation?.width ?? 0);
+  }
+  get nnodes() {
+    return envInt(this.env, 'NNODES', 1);
+  }
+  get nodeRank() {
+    return envInt(this.env, 'NODE_RANK', 0);
+  }
+  get nprocPerNode() {
+    return envInt(this.env, 'NPROC_PER_NODE', this.worldSize);
+  }
+  get masterAddr() {
+    return this.env.MASTER_ADDR || '127.0.0.1';
+  }
+  get masterPort() {
+    return envInt(this.env, 'MASTER_PORT', 29500);
+  }
+  /** BOA_CHECKPOINT_DIR, or null when the job has no checkpoint location. */
+  get checkpointDir() {
+    return this.env.BOA_CHECKPOINT_DIR || null;
+  }
+
+  // ---- the API ----
+
+  /** The job's allocation now: {jobId, state, width, nodes, generation, statEpoch}. */
+  async allocation() {
+    return this.#observe(await this.#request('GET', `/v1/jobs/${this.jobId}/allocation`));
+  }
+
+  /** Reports the statistical epoch reached (and 1-GPU seconds of work done in it); returns the allocation. */
+  async report(statEpoch, workDoneSeconds) {
+    const body = { statEpoch };
+    if (workDoneSeconds !== undefined && workDoneSeconds !== null) body.workDoneSeconds = workDoneSeconds;
+    return this.#observe(await this.#request('POST', `/v1/jobs/${this.jobId}/progress`, body));
+  }
+
+  /** Tells boa the job finished; boa frees its GPUs. Repeating it is harmless. */
+  async complete() {
+    const job = await this.#request('POST', `/v1/jobs/${this.jobId}/complete`);
+    this.#setStop(`job ${job?.state ?? 'done'}`, 'ended');
+    return job;
+  }
+
+  /**
+   * Polls until boa gives the job GPUs (width > 0) and returns that allocation. A self-launched job
+   * calls it before training and again after stopping for a new generation: it adopts the allocation's
+   * generation and clears that stop. A SIGTERM or an ended job is never cleared.
+   */
+  async waitForWidth(timeoutSeconds) {
+    const deadline = timeoutSeconds === undefined ? Infinity : Date.now() + timeoutSeconds * 1000;
+    for (;;) {
+      const alloc = await this.allocation();
+      if (FINISHED_STATES.includes(alloc.state)) throw new BoaError(`job ${this.jobId} is ${alloc.state}`);
+      if (alloc.width > 0) {
+        if (this.generation === null || this.#stopKind === 'generation') {
+          this.generation = alloc.generation;
+          this.#stopReason = this.#stopKind = null;
+        }
+        return alloc;
+      }
+      const wait = Math.min(this.pollSeconds * 1000, deadline - Date.now());
+      if (wait <= 0) throw new BoaError(`job ${this.jobId} got no GPUs within ${timeoutSeconds} s`);
+      if (this.#closed) throw new BoaError('client closed while waiting for GPUs');
+      await sleep(wait);
+    }
+  }
+
+  // ---- knowing when to stop ----
+
+  /** True once the job must checkpoint and exit: SIGTERM, a new generation, or the job ended. */
+  shouldStop() {
+    return this.#stopReason !== null;
+  }
+  get stopReason() {
+    return this.#stopReason;
+  }
+  get lastAllocation() {
+    return this.#lastAllocation;
+  }
+  /** The last error of the background poll (it keeps polling after transient ones). */
+  get pollError() {
+    return this.#pollError;
+  }
+
+  /** Polls the allocation every pollSeconds (a timer that does not keep the process alive). */
+  startPolling() {
+    if (this.#pollTimer !== null || this.#closed) return this;
+    const poll = async () => {
+      try {
+        await this.allocation();
+        this.#pollError = null;
+      } catch (error) {
+        this.#pollError = error;
+        // The job is gone or the token is not its own: nothing will ever succeed.
+        if (error instanceof BoaHTTPError && [401, 403, 404].includes(error.status)) {
+          this.#setStop(`boa refused the allocation poll: ${error.message}`, 'ended');
+          return;
+        }
+      }
+      if (!this.#closed) this.#pollTimer = setTimeout(poll, this.pollSeconds * 1000).unref();
+    };
+    this.#pollTimer = setTimeout(poll, this.pollSeconds * 1000).unref();
+    return this;
+  }
+
+  /** Stops the poll and gives SIGTERM back to whoever else listens (or Node's default). */
+  close() {
+    this.#closed = true;
+    clearTimeout(this.#pollTimer);
+    if (this.#onSigterm) process.off('SIGTERM', this.#onSigterm);
+    this.#onSigterm = null;
+  }
+
+  #observe(alloc) {
+    this.#lastAllocation = alloc;
+    if (FINISHED_STATES.includes(alloc.state)) this.#setStop(`job ${alloc.state}`, 'ended');
+    else if (this.generation !== null && alloc.generation !== this.generation)
+      this.#setStop(`new generation ${alloc.generation} (this replica is ${this.generation})`, 'generation');
+    return alloc;
+  }
+
+  #setStop(reason, kind) {
+    if (this.#stopReason !== null) return;
+    this.#stopReason = reason;
+    this.#stopKind = kind;
+  }
+
+  // ---- HTTP with bounded retries ----
+
+  async #request(method, path, body) {
+    const headers = { authorization: `Bearer ${this.token}`, accept: 'application/json' };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    let delay = this.backoffSeconds;
+    for (let attempt = 0; ; attempt++) {
+      const last = attempt === this.retries;
+      let wait = delay;
+      let response;
+      try {
+        response = await fetch(this.url + path, {
+          method,
+          headers,
+          body: body === undefined ? undefined : JSON.stringify(body),
+          signal: AbortSignal.timeout(this.timeoutSeconds * 1000),
+        });
+      } catch (error) {
+        if (last) {
+          throw new BoaUnavailable(
+            `boa at ${this.url} not reachable after ${this.retries + 1} attempts: ${error.cause?.code ?? error.message}`,
+          );
+        }
+      }
+      if (response) {
+        const text = await response.text();
+        if (response.ok) return text ? JSON.parse(text) : null;
+        // 4xx is the request's fault and will not change by asking again; 429 asks to wait.
+        if ((response.status < 500 && response.status !== 429) || last) throw httpError(response, text);
+        const retryAfter = Number(response.headers.get('retry-after'));
+        if (retryAfter > 0) wait = Math.min(retryAfter, 60);
+      }
+      if (this.#closed) throw new BoaUnavailable('client closed while retrying');
+      await sleep(wait * 1000 * (0.5 + Math.random() / 2));
+      delay = Math.min(delay * 2, this.maxBackoffSeconds);
+    }
+  }
+}
+
+function httpError(response, text) {
+  let payload = {};
+  try {
+    payload = JSON.parse(text).error ?? {};
+  } catch {
+    // not JSON: keep the status text
+  }
+  return new BoaHTTPError(
+    response.status,
+    payload.code ?? 'http_error',
+    payload.message ?? response.statusText,
+    payload.field,
+  );
+}

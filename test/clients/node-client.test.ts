@@ -1,0 +1,240 @@
+import { spawn } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
+import { resolve } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  BoaConfigError,
+  BoaError,
+  BoaHTTPError,
+  BoaJob,
+  BoaUnavailable,
+} from '../../clients/node/boa-job.mjs';
+import { startServedBoa, type ServedBoa, type TestJob } from './served.ts';
+
+const CLIENT = resolve(import.meta.dirname, '../../clients/node/boa-job.mjs');
+
+let boa: ServedBoa;
+beforeAll(async () => {
+  boa = await startServedBoa();
+});
+afterAll(async () => {
+  await boa?.close();
+});
+const clients: BoaJob[] = [];
+afterEach(() => {
+  for (const client of clients.splice(0)) client.close();
+  boa.failNext(0);
+});
+
+function executorEnv(job: TestJob): Record<string, string> {
+  return {
+    BOA_URL: boa.url,
+    BOA_JOB_ID: String(job.id),
+    BOA_JOB_TOKEN: job.token,
+    BOA_GENERATION: String(job.generation),
+    WORLD_SIZE: String(job.width),
+    NNODES: '1',
+    NODE_RANK: '0',
+    NPROC_PER_NODE: String(job.width),
+    MASTER_ADDR: '127.0.0.1',
+    MASTER_PORT: '29500',
+  };
+}
+
+function client(job: TestJob, options: Record<string, unknown> = {}) {
+  const made = BoaJob.fromEnv(executorEnv(job), {
+    pollSeconds: 0.05,
+    backoffSeconds: 0.05,
+    handleSigterm: false,
+    ...options,
+  });
+  clients.push(made);
+  return made;
+}
+
+async function until(predicate: () => boolean, seconds = 5) {
+  const deadline = Date.now() + seconds * 1000;
+  while (!predicate() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  return predicate();
+}
+
+const jobView = async (job: TestJob): Promise<any> =>
+  (await fetch(`${boa.url}/v1/jobs/${job.id}`, { headers: { authorization: `Bearer ${job.token}` } })).json();
+
+describe('Node job client (clients/node/boa-job.mjs)', () => {
+  it('names the missing environment variables', () => {
+    expect(() => BoaJob.fromEnv({})).toThrow(BoaConfigError);
+    expect(() => BoaJob.fromEnv({})).toThrow(/BOA_URL, BOA_JOB_ID, BOA_JOB_TOKEN/);
+    expect(() => BoaJob.fromEnv({ BOA_URL: boa.url, BOA_JOB_ID: '3' })).toThrow(/variable BOA_JOB_TOKEN:/);
+    expect(() =>
+      BoaJob.fromEnv({ BOA_URL: boa.url, BOA_JOB_ID: '3', BOA_JOB_TOKEN: 't', BOA_GENERATION: 'x' }),
+    ).toThrow('BOA_GENERATION must be an integer, got "x"');
+  });
+
+  it('reads the allocation and the launch environment', async () => {
+    const job = await boa.makeJob();
+    const c = client(job);
+    const alloc = await c.allocation();
+    expect(alloc).toMatchObject({
+      jobId: job.id,
+      state: 'running',
+      width: job.width,
+      generation: job.generation,
+    });
+    expect(alloc.nodes.reduce((n, x) => n + x.gpus, 0)).toBe(job.width);
+    expect([c.worldSize, c.nnodes, c.nodeRank, c.masterPort, c.checkpointDir]).toEqual([
+      job.width,
+      1,
+      0,
+      29500,
+      null,
+    ]);
+    expect(c.shouldStop()).toBe(false);
+  });
+
+  it('reports progress; a 4xx is raised with its field and not retried', async () => {
+    const job = await boa.makeJob();
+    const c = client(job);
+    expect((await c.report(0, 12.5)).statEpoch).toBe(0);
+    expect((await jobView(job)).workDoneSeconds).toBe(12.5);
+    await c.report(1);
+    expect(await jobView(job)).toMatchObject({ statEpoch: 1, workDoneSeconds: 0 });
+    boa.takeRequests();
+    const regressed = await c.report(0).catch((e: unknown) => e);
+    expect(regressed).toBeInstanceOf(BoaHTTPError);
+    expect(regressed).toMatchObject({ status: 409, field: 'statEpoch' });
+    expect(boa.takeRequests()).toEqual({ [`POST /v1/jobs/${job.id}/progress`]: 1 });
+  });
+
+  it('turns shouldStop on at SIGTERM, and the process lives on to checkpoint', async () => {
+    const job = await boa.makeJob();
+    const script = `
+      import { BoaJob } from ${JSON.stringify(CLIENT)};
+      const job = BoaJob.fromEnv();
+      console.log('ready ' + job.shouldStop());
+      const timer = setInterval(() => {
+        if (!job.shouldStop()) return;
+        console.log('stopping: ' + job.stopReason);
+        clearInterval(timer);
+        job.close();
+      }, 10);`;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+      env: { ...process.env, ...executorEnv(job) },
+    });
+    let out = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    child.stderr.on('data', (chunk) => (out += chunk));
+    const exited = new Promise<[number | null, string | null]>((done) =>
+      child.on('close', (code, signal) => done([code, signal])),
+    );
+    expect(await until(() => out.includes('ready'), 10)).toBe(true);
+    expect(out).toContain('ready false');
+    child.kill('SIGTERM');
+    expect(await exited).toEqual([0, null]);
+    expect(out).toContain('stopping: SIGTERM');
+  });
+
+  it('turns shouldStop on when boa gives the job a new generation', async () => {
+    const job = await boa.makeJob();
+    const c = client(job).startPolling();
+    await new Promise((r) => setTimeout(r, 300));
+    expect(c.shouldStop()).toBe(false);
+    expect(c.pollError).toBeNull();
+    await c.report(job.rescaleEpoch);
+    expect(c.shouldStop()).toBe(false);
+    await boa.ticks(3);
+    expect(await until(() => c.shouldStop())).toBe(true);
+    expect(c.stopReason).toMatch(/new generation/);
+    expect(c.lastAllocation?.generation).toBeGreaterThan(job.generation);
+    expect(c.lastAllocation?.width).toBe(job.widths[job.rescaleEpoch]);
+  });
+
+  it('completes the job', async () => {
+    const job = await boa.makeJob();
+    const c = client(job);
+    expect((await c.complete()).state).toBe('done');
+    expect((await jobView(job)).state).toBe('done');
+    expect(c.shouldStop()).toBe(true);
+    expect((await c.complete()).state).toBe('done');
+    expect((await c.allocation()).width).toBe(0);
+  });
+
+  it('treats a bad token as an error, not a retry loop', async () => {
+    const job = await boa.makeJob();
+    const c = client({ ...job, token: 'not-the-job-token-0123456789' }, { backoffSeconds: 1 });
+    boa.takeRequests();
+    const started = Date.now();
+    const refused = await c.allocation().catch((e: unknown) => e);
+    expect(Date.now() - started).toBeLessThan(900);
+    expect(refused).toMatchObject({ status: 401, code: 'unauthorized' });
+    expect(boa.takeRequests()).toEqual({ [`GET /v1/jobs/${job.id}/allocation`]: 1 });
+    c.startPolling();
+    expect(await until(() => c.shouldStop(), 2)).toBe(true);
+    expect(c.stopReason).toMatch(/401/);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(boa.takeRequests()).toEqual({ [`GET /v1/jobs/${job.id}/allocation`]: 1 });
+  });
+
+  it('retries a 5xx a bounded number of times', async () => {
+    const job = await boa.makeJob();
+    const key = `GET /v1/jobs/${job.id}/allocation`;
+    boa.takeRequests();
+    boa.failNext(2, 503);
+    expect((await client(job).allocation()).width).toBe(job.width);
+    expect(boa.takeRequests()).toEqual({ [key]: 3 });
+    boa.failNext(10, 500);
+    await expect(client(job, { retries: 2 }).allocation()).rejects.toMatchObject({ status: 500 });
+    expect(boa.takeRequests()).toEqual({ [key]: 3 });
+  });
+
+  it('gives up on an unreachable service after its retries', async () => {
+    const server = createServer();
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const { port } = server.address() as AddressInfo;
+    await new Promise((r) => server.close(r));
+    const c = new BoaJob({
+      url: `http://127.0.0.1:${port}`,
+      jobId: 1,
+      token: 't',
+      retries: 3,
+      backoffSeconds: 0.05,
+      handleSigterm: false,
+    });
+    const started = Date.now();
+    const error = await c.allocation().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(BoaUnavailable);
+    expect((error as Error).message).toMatch(/not reachable after 4 attempts/);
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+
+  it('lets a self-launched job wait for GPUs and follow rescales', async () => {
+    const job = await boa.makeJob(false);
+    const c = new BoaJob({
+      url: boa.url,
+      jobId: job.id,
+      token: job.token,
+      pollSeconds: 0.05,
+      handleSigterm: false,
+      env: {},
+    });
+    clients.push(c);
+    expect(c.generation).toBeNull();
+    const noGpus = await c.waitForWidth(0.2).catch((e: unknown) => e);
+    expect(noGpus).toBeInstanceOf(BoaError);
+    expect((noGpus as Error).message).toMatch(/got no GPUs within 0.2 s/);
+    const waiting = c.waitForWidth(10);
+    await boa.ticks(3);
+    const got = await waiting;
+    expect(got.width).toBeGreaterThan(0);
+    expect(c.generation).toBe(got.generation);
+    expect(c.worldSize).toBe(got.width);
+    c.startPolling();
+    await c.report(job.rescaleEpoch);
+    await boa.ticks(3);
+    expect(await until(() => c.shouldStop())).toBe(true);
+    const again = await c.waitForWidth(5);
+    expect(c.shouldStop()).toBe(false);
+    expect(again.generation).toBeGreaterThan(got.generation);
+    expect(c.generation).toBe(again.generation);
+  });
+});
