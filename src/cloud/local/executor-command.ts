@@ -1,0 +1,52 @@
+import { accessSync, constants, statSync } from 'node:fs';
+import { delimiter, isAbsolute, join, resolve } from 'node:path';
+import type { Workload } from '../../service/ports.ts';
+
+function isExecutableFile(path: string): boolean {
+  try {
+    if (!statSync(path).isFile()) return false;
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether the local executor can start this workload's program: a path (it has a slash) must be an
+ * executable file, relative to the working directory; a bare name must be found on PATH (the job's own
+ * PATH if its env sets one). Checked at submission, so a job that could never start is refused.
+ */
+export function checkLocalWorkload(
+  workload: Workload,
+  serviceEnv: NodeJS.ProcessEnv = process.env,
+  cwd: string = process.cwd(),
+): { field: string; message: string } | undefined {
+  const workingDir = workload.workingDir === undefined ? cwd : resolve(cwd, workload.workingDir);
+  if (workload.workingDir !== undefined) {
+    let isDir: boolean;
+    try {
+      isDir = statSync(workingDir).isDirectory();
+    } catch {
+      isDir = false;
+    }
+    if (!isDir) return { field: 'workload.workingDir', message: `no such directory: ${workingDir}` };
+  }
+  const program = workload.command[0] ?? '';
+  if (program.includes('/')) {
+    const path = isAbsolute(program) ? program : resolve(workingDir, program);
+    if (isExecutableFile(path)) return undefined;
+    return {
+      field: 'workload.command',
+      message: `${program} is not an executable file (looked at ${path})`,
+    };
+  }
+  const searchPath = workload.env?.PATH ?? serviceEnv.PATH ?? '';
+  for (const folder of searchPath.split(delimiter)) {
+    if (folder && isExecutableFile(join(resolve(workingDir, folder), program))) return undefined;
+  }
+  return {
+    field: 'workload.command',
+    message: `command not found: "${program}" is not an executable on the PATH of this machine (${searchPath})`,
+  };
+}

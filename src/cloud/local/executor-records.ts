@@ -1,0 +1,126 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { constants } from 'node:os';
+import { join } from 'node:path';
+
+/**
+ * The local executor's records on disk, one folder per job generation: DATA_DIR/jobs/<id>/<generation>/
+ * with <rank>.pid (the replica's supervisor), <rank>.exit (how it ended), <rank>.stop (when SIGTERM was
+ * sent) and <rank>.log. They are the executor's truth across restarts: what they list is adopted.
+ */
+export interface PidRecord {
+  readonly pid: number;
+  readonly node: string;
+  readonly startedAt: number;
+}
+
+export interface ExitRecord {
+  readonly code: number | null;
+  readonly signal: string | null;
+  readonly reason?: string;
+  readonly at: number;
+}
+
+export interface ReplicaKey {
+  readonly jobId: number;
+  readonly generation: number;
+  readonly rank: number;
+}
+
+export function generationDir(jobsDir: string, jobId: number, generation: number): string {
+  return join(jobsDir, String(jobId), String(generation));
+}
+
+export function recordFile(dir: string, rank: number, kind: 'pid' | 'exit' | 'stop' | 'log'): string {
+  return join(dir, `${rank}.${kind}`);
+}
+
+function readJson<T>(file: string): T | undefined {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as T;
+  } catch {
+    // Missing, or (never with rename-written records) half written: treated as absent.
+    return undefined;
+  }
+}
+
+export const readPid = (dir: string, rank: number) => readJson<PidRecord>(recordFile(dir, rank, 'pid'));
+export const readExit = (dir: string, rank: number) => readJson<ExitRecord>(recordFile(dir, rank, 'exit'));
+export const readStop = (dir: string, rank: number) =>
+  readJson<{ at: number }>(recordFile(dir, rank, 'stop'))?.at;
+
+export function writeStop(dir: string, rank: number, at: number): void {
+  writeRecord(recordFile(dir, rank, 'stop'), { at });
+}
+
+/** Forgets a replica (its log stays, as the issue's log location promises). */
+export function removeRecords(dir: string, rank: number): void {
+  for (const kind of ['pid', 'exit', 'stop'] as const) rmSync(recordFile(dir, rank, kind), { force: true });
+}
+
+/** Every replica with a pid record under jobsDir: what a new executor instance adopts. */
+export function scanRecords(jobsDir: string): Array<ReplicaKey & { dir: string; record: PidRecord }> {
+  const out: Array<ReplicaKey & { dir: string; record: PidRecord }> = [];
+  if (!existsSync(jobsDir)) return out;
+  for (const job of readdirSync(jobsDir)) {
+    if (!/^\d+$/.test(job)) continue;
+    for (const generation of readdirSync(join(jobsDir, job))) {
+      if (!/^\d+$/.test(generation)) continue;
+      const dir = join(jobsDir, job, generation);
+      for (const file of readdirSync(dir)) {
+        const match = /^(\d+)\.pid$/.exec(file);
+        if (!match) continue;
+        const rank = Number(match[1]);
+        const record = readPid(dir, rank);
+        if (record) out.push({ jobId: Number(job), generation: Number(generation), rank, dir, record });
+      }
+    }
+  }
+  return out;
+}
+
+/** A live process (a zombie left to an init that never reaps, as in some containers, is not). */
+export function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    // ESRCH: gone. EPERM: another user's process, so not our replica either.
+    return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return true; // no /proc (macOS): kill(0) is all there is
+  }
+}
+
+/** Written whole or not at all (rename), so a reader never sees half a record. */
+export function writeRecord(file: string, value: unknown): void {
+  writeFileSync(`${file}.tmp`, JSON.stringify(value));
+  renameSync(`${file}.tmp`, file);
+}
+
+/**
+ * Pid reuse guard: a pid from a record is our replica only if that process's command line is the
+ * supervisor's with this replica's folder, so a recycled pid is never adopted or signalled.
+ */
+export function isOurSupervisor(pid: number, dir: string): boolean {
+  if (!processExists(pid)) return false;
+  let commandLine: string;
+  try {
+    commandLine = existsSync('/proc')
+      ? readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ')
+      : execFileSync('ps', ['-o', 'args=', '-p', String(pid)], { encoding: 'utf8' });
+  } catch {
+    return false;
+  }
+  return commandLine.includes('replica-supervisor.mjs') && commandLine.includes(dir);
+}
+
+/** The exit code a replica reports: its own, or 128 + the signal number (as a shell reports it). */
+export function exitCodeOf(exit: ExitRecord): number {
+  if (exit.code !== null) return exit.code;
+  const number = exit.signal ? constants.signals[exit.signal as NodeJS.Signals] : undefined;
+  return 128 + (number ?? 0);
+}

@@ -1,0 +1,266 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { pino, type Logger } from 'pino';
+import type { DesiredJob, Executor, ReplicaSpec, ReplicaStatus, Workload } from '../../service/ports.ts';
+import { checkLocalWorkload } from './executor-command.ts';
+import {
+  type ExitRecord,
+  exitCodeOf,
+  generationDir,
+  isOurSupervisor,
+  processExists,
+  readExit,
+  readStop,
+  recordFile,
+  removeRecords,
+  scanRecords,
+  writeRecord,
+  writeStop,
+} from './executor-records.ts';
+
+const SUPERVISOR = resolve(import.meta.dirname, 'replica-supervisor.mjs');
+
+export interface LocalExecutorOptions {
+  /** The service's data directory: replicas' records and logs go to DATA_DIR/jobs/<id>/<generation>/. */
+  readonly dataDir: string;
+  /** SIGTERM to SIGKILL when a replica is stopped. */
+  readonly terminationGraceSeconds: number;
+  readonly logger?: Logger;
+  /** Wall-clock milliseconds (grace periods are real time: they are real processes). */
+  readonly now?: () => number;
+}
+
+interface LocalReplica {
+  readonly jobId: number;
+  readonly generation: number;
+  readonly rank: number;
+  readonly node: string;
+  readonly dir: string;
+  readonly pid: number;
+  /** Spawned by this instance: its exit is seen as an event. Adopted ones are checked by pid. */
+  child?: ChildProcess;
+  alive: boolean;
+  exit?: ExitRecord;
+  /** When SIGTERM was sent (also on disk, so a restarted service keeps the grace deadline). */
+  stopAt?: number;
+  killed: boolean;
+}
+
+const keyOf = (jobId: number, generation: number, rank: number) => `${jobId}/${generation}/${rank}`;
+
+/** Variables of the service's own environment a job must not inherit (the operator token above all). */
+const PRIVATE_ENV = /^BOA_/;
+
+/**
+ * The embedded default's executor: each replica is a real process on this machine, started through
+ * replica-supervisor.mjs in its own process group so it survives the service, with its pid and exit
+ * recorded under DATA_DIR/jobs. A new instance adopts what the records list (guarding against pid
+ * reuse), so a restarted service never starts a replica twice. Level-triggered; see the Executor port.
+ */
+export class LocalExecutor implements Executor {
+  readonly kind = 'local' as const;
+  private readonly replicas = new Map<string, LocalReplica>();
+  private readonly jobsDir: string;
+  private readonly logger: Logger;
+  private readonly now: () => number;
+  private readonly graceMs: number;
+
+  constructor(options: LocalExecutorOptions) {
+    this.jobsDir = join(resolve(options.dataDir), 'jobs');
+    this.logger = (options.logger ?? pino({ level: 'silent' })).child({ component: 'local-executor' });
+    this.now = options.now ?? Date.now;
+    this.graceMs = options.terminationGraceSeconds * 1000;
+    this.adopt();
+  }
+
+  checkWorkload(workload: Workload) {
+    return checkLocalWorkload(workload);
+  }
+
+  /** Rank 0 listens on this machine; the port is spread by job and generation to avoid collisions. */
+  rendezvous(jobId: number, generation: number) {
+    return { addr: '127.0.0.1', port: 20_000 + ((jobId * 7 + generation) % 30_000) };
+  }
+
+  private adopt(): void {
+    for (const found of scanRecords(this.jobsDir)) {
+      const exit = readExit(found.dir, found.rank);
+      const alive = exit === undefined && isOurSupervisor(found.record.pid, found.dir);
+      this.replicas.set(keyOf(found.jobId, found.generation, found.rank), {
+        jobId: found.jobId,
+        generation: found.generation,
+        rank: found.rank,
+        node: found.record.node,
+        dir: found.dir,
+        pid: found.record.pid,
+        alive,
+        exit,
+        stopAt: readStop(found.dir, found.rank),
+        killed: false,
+      });
+      if (alive) this.logger.info({ event: 'replica_adopted', ...found.record, dir: found.dir }, 'adopted');
+    }
+  }
+
+  async reconcile(desired: readonly DesiredJob[]): Promise<readonly ReplicaStatus[]> {
+    const wanted = new Map<number, DesiredJob>();
+    for (const job of desired) wanted.set(job.jobId, job);
+    const now = this.now();
+    // Jobs whose older replicas are still alive: their new generation waits until those are gone.
+    const blocked = new Set<number>();
+    for (const [key, replica] of this.replicas) {
+      this.refresh(replica);
+      const job = wanted.get(replica.jobId);
+      const current =
+        job !== undefined &&
+        replica.generation === job.generation &&
+        job.replicas.some((r) => r.rank === replica.rank);
+      if (current) continue;
+      if (replica.alive) {
+        this.stop(replica, now);
+        blocked.add(replica.jobId);
+      } else {
+        this.forget(key, replica);
+      }
+    }
+    for (const job of desired) {
+      if (blocked.has(job.jobId)) continue;
+      for (const spec of job.replicas) {
+        const key = keyOf(spec.jobId, spec.generation, spec.rank);
+        const replica = this.replicas.get(key);
+        // Gone without an exit record (killed from outside with its supervisor): recreated.
+        if (replica && !replica.alive && !replica.exit) this.forget(key, replica);
+        if (!this.replicas.has(key)) this.start(spec);
+      }
+    }
+    return [...this.replicas.values()].map((r) => this.statusOf(r));
+  }
+
+  async close(): Promise<void> {
+    // Replicas keep running; only our handles on them go.
+    for (const replica of this.replicas.values()) replica.child?.removeAllListeners();
+  }
+
+  private refresh(replica: LocalReplica): void {
+    if (!replica.alive) return;
+    if (
+      replica.child
+        ? replica.child.exitCode !== null || replica.child.signalCode !== null
+        : !processExists(replica.pid)
+    ) {
+      replica.alive = false;
+      replica.exit = readExit(replica.dir, replica.rank);
+    }
+  }
+
+  private statusOf(replica: LocalReplica): ReplicaStatus {
+    const base = {
+      jobId: replica.jobId,
+      generation: replica.generation,
+      rank: replica.rank,
+      node: replica.node,
+    };
+    if (replica.exit) {
+      const exitCode = exitCodeOf(replica.exit);
+      return {
+        ...base,
+        phase: exitCode === 0 ? 'succeeded' : 'failed',
+        exitCode,
+        reason: replica.exit.reason ?? (replica.exit.signal ? `killed by ${replica.exit.signal}` : undefined),
+      };
+    }
+    if (!replica.alive) return { ...base, phase: 'failed', reason: 'gone without an exit record' };
+    return { ...base, phase: replica.stopAt === undefined ? 'running' : 'stopping' };
+  }
+
+  /** SIGTERM once (the supervisor forwards it), then SIGKILL to the whole group after the grace period. */
+  private stop(replica: LocalReplica, now: number): void {
+    if (replica.stopAt === undefined) {
+      replica.stopAt = now;
+      writeStop(replica.dir, replica.rank, now);
+      this.signal(replica.pid, 'SIGTERM');
+      this.logger.info(
+        {
+          event: 'replica_stopping',
+          jobId: replica.jobId,
+          generation: replica.generation,
+          rank: replica.rank,
+        },
+        'SIGTERM',
+      );
+      return;
+    }
+    if (!replica.killed && now - replica.stopAt >= this.graceMs) {
+      replica.killed = true;
+      this.signal(-replica.pid, 'SIGKILL');
+      this.logger.warn(
+        { event: 'replica_killed', jobId: replica.jobId, generation: replica.generation, rank: replica.rank },
+        'grace period over: SIGKILL',
+      );
+    }
+  }
+
+  private signal(pid: number, signal: NodeJS.Signals): void {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // Already gone: the next reconcile sees it.
+    }
+  }
+
+  private forget(key: string, replica: LocalReplica): void {
+    // A supervisor killed alone may leave its command running in the group: never leave one behind.
+    if (!replica.exit) this.signal(-replica.pid, 'SIGKILL');
+    replica.child?.removeAllListeners();
+    removeRecords(replica.dir, replica.rank);
+    this.replicas.delete(key);
+  }
+
+  private start(spec: ReplicaSpec): void {
+    const dir = generationDir(this.jobsDir, spec.jobId, spec.generation);
+    mkdirSync(dir, { recursive: true });
+    rmSync(recordFile(dir, spec.rank, 'exit'), { force: true });
+    const { workload } = spec;
+    const env: Record<string, string> = {};
+    for (const [name, value] of Object.entries(process.env)) {
+      if (value !== undefined && !PRIVATE_ENV.test(name)) env[name] = value;
+    }
+    Object.assign(env, workload.env ?? {}, spec.env);
+    const child = spawn(
+      process.execPath,
+      [SUPERVISOR, dir, String(spec.rank), spec.node, '--', ...workload.command, ...(workload.args ?? [])],
+      { cwd: workload.workingDir ?? process.cwd(), env, detached: true, stdio: 'ignore' },
+    );
+    child.unref();
+    if (child.pid === undefined) {
+      this.logger.error({ event: 'replica_spawn_failed', jobId: spec.jobId }, 'could not start supervisor');
+      return;
+    }
+    const startedAt = this.now();
+    writeRecord(recordFile(dir, spec.rank, 'pid'), { pid: child.pid, node: spec.node, startedAt });
+    const replica: LocalReplica = {
+      jobId: spec.jobId,
+      generation: spec.generation,
+      rank: spec.rank,
+      node: spec.node,
+      dir,
+      pid: child.pid,
+      child,
+      alive: true,
+      killed: false,
+    };
+    child.on('error', () => undefined);
+    this.replicas.set(keyOf(spec.jobId, spec.generation, spec.rank), replica);
+    this.logger.info(
+      {
+        event: 'replica_started',
+        jobId: spec.jobId,
+        generation: spec.generation,
+        rank: spec.rank,
+        pid: child.pid,
+      },
+      'replica started',
+    );
+  }
+}

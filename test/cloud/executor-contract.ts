@@ -1,0 +1,274 @@
+/**
+ * The Executor port's contract (src/service/ports.ts), run against every adapter through a harness:
+ * local processes (local-executor.contract.test.ts) and Kubernetes pods over the fake API server.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { DesiredJob, Executor, ReplicaStatus, Workload } from '../../src/service/ports.ts';
+
+export interface ReplicaRef {
+  readonly jobId: number;
+  readonly generation: number;
+  readonly rank: number;
+}
+
+/** What the contract needs from an adapter's test set-up. */
+export interface ExecutorHarness {
+  /** Node names a replica may be placed on (at least two). */
+  readonly nodes: readonly string[];
+  /** A new executor instance over the same world (a second call is a restarted service). */
+  create(options: { terminationGraceSeconds: number }): Promise<Executor>;
+  /** A workload that runs until told to exit; with ignoreTerm it ignores SIGTERM (only a kill ends it). */
+  workload(options?: { ignoreTerm?: boolean }): Workload;
+  /** Makes the replica's program exit with this code. */
+  exit(ref: ReplicaRef, code: number): Promise<void>;
+  /** Kills the replica from outside (kill -9 of its process group; pod deletion), leaving no exit. */
+  kill(ref: ReplicaRef): Promise<void>;
+  /** The environment the replica was started with, once per start. */
+  starts(ref: ReplicaRef): Promise<ReadonlyArray<Readonly<Record<string, string>>>>;
+  /** SIGTERMs (graceful deletions) the replica received. */
+  terminations(ref: ReplicaRef): Promise<number>;
+  /** Processes or pods of the replica that exist now, whatever the executor believes. */
+  running(ref: ReplicaRef): Promise<number>;
+  cleanup(): Promise<void>;
+}
+
+export interface ContractOptions {
+  /** How long a replica may take to start or stop (ms). */
+  readonly settleMs?: number;
+}
+
+/** A desired job whose replicas are spread over the harness's nodes, with the env the service gives. */
+export function desiredJob(
+  harness: ExecutorHarness,
+  jobId: number,
+  generation: number,
+  gpusPerNode: readonly number[],
+  workload: Workload,
+): DesiredJob {
+  const width = gpusPerNode.reduce((a, b) => a + b, 0);
+  return {
+    jobId,
+    generation,
+    replicas: gpusPerNode.map((gpus, rank) => ({
+      jobId,
+      generation,
+      rank,
+      node: harness.nodes[rank % harness.nodes.length] as string,
+      gpus,
+      workload,
+      env: {
+        BOA_JOB_ID: String(jobId),
+        BOA_GENERATION: String(generation),
+        WORLD_SIZE: String(width),
+        NNODES: String(gpusPerNode.length),
+        NODE_RANK: String(rank),
+        NPROC_PER_NODE: String(gpus),
+      },
+    })),
+  };
+}
+
+const find = (statuses: readonly ReplicaStatus[], ref: ReplicaRef) =>
+  statuses.find((s) => s.jobId === ref.jobId && s.generation === ref.generation && s.rank === ref.rank);
+
+export function executorContract(
+  name: string,
+  makeHarness: () => Promise<ExecutorHarness>,
+  options: ContractOptions = {},
+) {
+  const settleMs = options.settleMs ?? 10_000;
+  describe(`Executor contract: ${name}`, () => {
+    let harness: ExecutorHarness;
+    const executors: Executor[] = [];
+    beforeEach(async () => {
+      harness = await makeHarness();
+    });
+    afterEach(async () => {
+      for (const executor of executors.splice(0)) await executor.close();
+      await harness.cleanup();
+    });
+    const create = async (terminationGraceSeconds = 30) => {
+      const executor = await harness.create({ terminationGraceSeconds });
+      executors.push(executor);
+      return executor;
+    };
+
+    /** Reconciles until `done` holds for the statuses (level-triggered: repeating is always safe). */
+    async function until(
+      executor: Executor,
+      desired: readonly DesiredJob[],
+      done: (statuses: readonly ReplicaStatus[]) => boolean | Promise<boolean>,
+      what: string,
+    ): Promise<readonly ReplicaStatus[]> {
+      const deadline = Date.now() + settleMs;
+      for (;;) {
+        const statuses = await executor.reconcile(desired);
+        if (await done(statuses)) return statuses;
+        if (Date.now() > deadline)
+          throw new Error(`timed out waiting for ${what}: ${JSON.stringify(statuses)}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+    const started = async (ref: ReplicaRef) => (await harness.starts(ref)).length > 0;
+
+    it('starts one replica per node slice with its environment and reports it running', async () => {
+      const executor = await create();
+      const job = desiredJob(harness, 1, 1, [2, 1], harness.workload());
+      const refs = [0, 1].map((rank) => ({ jobId: 1, generation: 1, rank }));
+      const statuses = await until(
+        executor,
+        [job],
+        async (s) =>
+          refs.every((r) => find(s, r)?.phase === 'running') &&
+          (await started(refs[1] as ReplicaRef)) &&
+          (await started(refs[0] as ReplicaRef)),
+        'both replicas running',
+      );
+      expect(statuses.filter((s) => s.jobId === 1)).toHaveLength(2);
+      const env = (await harness.starts(refs[1] as ReplicaRef))[0];
+      expect(env).toMatchObject({ WORLD_SIZE: '3', NNODES: '2', NODE_RANK: '1', NPROC_PER_NODE: '1' });
+      expect(find(statuses, refs[1] as ReplicaRef)?.node).toBe(harness.nodes[1]);
+    });
+
+    it('reports exits with their codes, keeps ended replicas reported and does not restart them', async () => {
+      const executor = await create();
+      const job = desiredJob(harness, 2, 1, [1, 1], harness.workload());
+      const [rank0, rank1] = [0, 1].map((rank) => ({ jobId: 2, generation: 1, rank })) as [
+        ReplicaRef,
+        ReplicaRef,
+      ];
+      await until(executor, [job], async () => (await started(rank0)) && (await started(rank1)), 'start');
+      await harness.exit(rank1, 3);
+      await harness.exit(rank0, 0);
+      const statuses = await until(
+        executor,
+        [job],
+        (s) => find(s, rank0)?.phase === 'succeeded' && find(s, rank1)?.phase === 'failed',
+        'both ended',
+      );
+      expect(find(statuses, rank0)?.exitCode).toBe(0);
+      expect(find(statuses, rank1)?.exitCode).toBe(3);
+      for (let i = 0; i < 3; i++) await executor.reconcile([job]);
+      expect(await harness.starts(rank1)).toHaveLength(1);
+      expect(find(await executor.reconcile([job]), rank1)?.phase).toBe('failed');
+    });
+
+    it('is idempotent: repeated reconciles start each replica once', async () => {
+      const executor = await create();
+      const job = desiredJob(harness, 3, 1, [1, 1], harness.workload());
+      const refs = [0, 1].map((rank) => ({ jobId: 3, generation: 1, rank }));
+      for (let i = 0; i < 5; i++) await executor.reconcile([job]);
+      await until(
+        executor,
+        [job],
+        async () => (await started(refs[0] as ReplicaRef)) && (await started(refs[1] as ReplicaRef)),
+        'start',
+      );
+      for (let i = 0; i < 5; i++) await executor.reconcile([job]);
+      for (const ref of refs) {
+        expect(await harness.starts(ref)).toHaveLength(1);
+        expect(await harness.running(ref)).toBe(1);
+      }
+    });
+
+    it('stops a replica no longer desired with SIGTERM first, and removes it once gone', async () => {
+      const executor = await create();
+      const job = desiredJob(harness, 4, 1, [1], harness.workload());
+      const ref = { jobId: 4, generation: 1, rank: 0 };
+      await until(executor, [job], () => started(ref), 'start');
+      await until(executor, [], (s) => find(s, ref) === undefined, 'replica removed');
+      expect(await harness.terminations(ref)).toBe(1);
+      expect(await harness.running(ref)).toBe(0);
+    });
+
+    it('kills a replica that ignores SIGTERM after the grace period, not before', async () => {
+      const executor = await create(1);
+      const job = desiredJob(harness, 5, 1, [1], harness.workload({ ignoreTerm: true }));
+      const ref = { jobId: 5, generation: 1, rank: 0 };
+      await until(executor, [job], () => started(ref), 'start');
+      const stopAt = Date.now();
+      await until(executor, [], async () => (await harness.terminations(ref)) === 1, 'SIGTERM');
+      expect(find(await executor.reconcile([]), ref)?.phase).toBe('stopping');
+      await until(executor, [], (s) => find(s, ref) === undefined, 'killed after grace');
+      expect(Date.now() - stopAt).toBeGreaterThanOrEqual(900);
+      expect(await harness.running(ref)).toBe(0);
+    });
+
+    it('starts a new generation only after the old replicas are gone', async () => {
+      const executor = await create(1);
+      const old = { jobId: 6, generation: 1, rank: 0 };
+      const next = { jobId: 6, generation: 2, rank: 0 };
+      await until(
+        executor,
+        [desiredJob(harness, 6, 1, [1], harness.workload({ ignoreTerm: true }))],
+        () => started(old),
+        'gen 1',
+      );
+      const gen2 = desiredJob(harness, 6, 2, [1, 1], harness.workload());
+      const statuses = await executor.reconcile([gen2]);
+      expect(find(statuses, next)).toBeUndefined();
+      expect(await harness.starts(next)).toHaveLength(0);
+      await until(executor, [gen2], () => started(next), 'gen 2 after gen 1 was killed');
+      expect(await harness.running(old)).toBe(0);
+      expect(await harness.terminations(old)).toBe(1);
+    });
+
+    it('recreates a replica killed from outside', async () => {
+      const executor = await create();
+      const job = desiredJob(harness, 7, 1, [1], harness.workload());
+      const ref = { jobId: 7, generation: 1, rank: 0 };
+      await until(executor, [job], () => started(ref), 'start');
+      await harness.kill(ref);
+      await until(
+        executor,
+        [job],
+        async (s) => (await harness.starts(ref)).length === 2 && find(s, ref)?.phase === 'running',
+        'recreated',
+      );
+      expect(await harness.running(ref)).toBe(1);
+    });
+
+    it('adopts running replicas in a new executor instance without starting them again', async () => {
+      const first = await create();
+      const job = desiredJob(harness, 8, 1, [1, 1], harness.workload());
+      const refs = [0, 1].map((rank) => ({ jobId: 8, generation: 1, rank })) as ReplicaRef[];
+      await until(
+        first,
+        [job],
+        async () => (await started(refs[0] as ReplicaRef)) && (await started(refs[1] as ReplicaRef)),
+        'start',
+      );
+      await first.close();
+      const second = await create();
+      const statuses = await until(
+        second,
+        [job],
+        (s) => refs.every((r) => find(s, r)?.phase === 'running'),
+        'adopted',
+      );
+      expect(statuses.filter((s) => s.jobId === 8)).toHaveLength(2);
+      for (const ref of refs) expect(await harness.starts(ref)).toHaveLength(1);
+      // The adopted replicas' exits are seen too.
+      await harness.exit(refs[0] as ReplicaRef, 0);
+      await until(second, [job], (s) => find(s, refs[0] as ReplicaRef)?.phase === 'succeeded', 'exit seen');
+    });
+
+    it('removes replicas of jobs no longer desired, ended or running, also after a restart', async () => {
+      const first = await create();
+      const a = { jobId: 9, generation: 1, rank: 0 };
+      const b = { jobId: 10, generation: 1, rank: 0 };
+      const jobs = [
+        desiredJob(harness, 9, 1, [1], harness.workload()),
+        desiredJob(harness, 10, 1, [1], harness.workload()),
+      ];
+      await until(first, jobs, async () => (await started(a)) && (await started(b)), 'start');
+      await harness.exit(a, 1);
+      await until(first, jobs, (s) => find(s, a)?.phase === 'failed', 'a ended');
+      await first.close();
+      const second = await create();
+      await until(second, [], (s) => s.length === 0, 'all removed');
+      expect(await harness.running(b)).toBe(0);
+      expect(await harness.terminations(b)).toBe(1);
+    });
+  });
+}

@@ -1,0 +1,59 @@
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { LocalExecutor } from '../../src/cloud/local/executor.ts';
+import { processExists as alive } from '../../src/cloud/local/executor-records.ts';
+import { type ExecutorHarness, executorContract, type ReplicaRef } from './executor-contract.ts';
+
+const REPLICA = resolve(import.meta.dirname, '../fixtures/replica.mjs');
+
+/** Local processes under a temp DATA_DIR; the replica fixture records its starts and SIGTERMs. */
+export async function localHarness(): Promise<ExecutorHarness> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'boa-exec-'));
+  const controlDir = mkdtempSync(join(tmpdir(), 'boa-exec-control-'));
+  const base = (r: ReplicaRef) => join(controlDir, `${r.jobId}-${r.generation}-${r.rank}`);
+  const events = (r: ReplicaRef) =>
+    existsSync(`${base(r)}.events`)
+      ? readFileSync(`${base(r)}.events`, 'utf8')
+          .split('\n')
+          .filter((line) => line.endsWith('}'))
+          .map((line) => JSON.parse(line) as { event: string; pid?: number; env?: Record<string, string> })
+      : [];
+  const supervisorPid = (r: ReplicaRef) =>
+    JSON.parse(
+      readFileSync(join(dataDir, 'jobs', String(r.jobId), String(r.generation), `${r.rank}.pid`), 'utf8'),
+    ).pid as number;
+  return {
+    nodes: ['local-1', 'local-2'],
+    create: async ({ terminationGraceSeconds }) => new LocalExecutor({ dataDir, terminationGraceSeconds }),
+    workload: (options = {}) => ({
+      command: [process.execPath, REPLICA],
+      env: { CONTROL_DIR: controlDir, IGNORE_TERM: options.ignoreTerm ? '1' : '0' },
+    }),
+    exit: async (r, code) => writeFileSync(`${base(r)}.exit-with`, String(code)),
+    kill: async (r) => {
+      process.kill(-supervisorPid(r), 'SIGKILL');
+    },
+    starts: async (r) => events(r).flatMap((e) => (e.event === 'start' ? [e.env ?? {}] : [])),
+    terminations: async (r) => events(r).filter((e) => e.event === 'term').length,
+    running: async (r) => events(r).filter((e) => e.event === 'start' && alive(e.pid as number)).length,
+    cleanup: async () => {
+      const jobs = join(dataDir, 'jobs');
+      if (existsSync(jobs)) {
+        for (const job of readdirSync(jobs))
+          for (const gen of readdirSync(join(jobs, job)))
+            for (const file of readdirSync(join(jobs, job, gen)).filter((f) => f.endsWith('.pid'))) {
+              try {
+                process.kill(-JSON.parse(readFileSync(join(jobs, job, gen, file), 'utf8')).pid, 'SIGKILL');
+              } catch {
+                // already gone
+              }
+            }
+      }
+      rmSync(dataDir, { recursive: true, force: true });
+      rmSync(controlDir, { recursive: true, force: true });
+    },
+  };
+}
+
+executorContract('local processes', localHarness);
