@@ -15,6 +15,15 @@ export interface NodeGroupState {
   readonly desiredSize: number;
   /** An update the cloud is still applying (EKS update id), if any. */
   readonly updateInFlight?: string;
+  /** The group as the cloud names it now (EKS: it may have been replaced under a new name or ARN). */
+  readonly name?: string;
+  readonly arn?: string;
+  /** The cloud's status of the group (EKS: ACTIVE, DEGRADED, UPDATING, ...). */
+  readonly status?: string;
+  /** What the cloud reports wrong with the group (EKS health.issues), e.g. launch failures. */
+  readonly issues?: readonly { readonly code: string; readonly message: string }[];
+  /** Instance launches that failed recently (ASG scaling activities), newest first. */
+  readonly launchFailures?: readonly { readonly at: number; readonly message: string }[];
 }
 
 /** A node that exists and is paid for: the ledger's truth. */
@@ -23,8 +32,22 @@ export interface PoolNode {
   /** When it was launched (billing starts), ms since the epoch. */
   readonly launchedAt: number;
   readonly gpus: number;
-  /** Ready to run jobs (booted and joined). */
+  /** Ready to run jobs: booted, joined (on EKS: Kubernetes Ready, not cordoned, its GPUs advertised). */
   readonly ready: boolean;
+  /** The name allocations and replicas use (on EKS the Kubernetes node name, once registered); default id. */
+  readonly name?: string;
+  /** Billing has started (EC2 bills from running, not pending); default true. */
+  readonly billed?: boolean;
+  readonly cordoned?: boolean;
+  /** Why a node is not ready, for status and logs: booting, registering, not-ready, no-gpus, cordoned. */
+  readonly waitingFor?: string;
+}
+
+export interface TerminateResult {
+  /** Terminated now (the group's desired size lowered by one each). */
+  readonly terminated: readonly string[];
+  /** Not in the group any more (terminated earlier, by anyone): nothing was sent that changed anything. */
+  readonly alreadyGone: readonly string[];
 }
 
 export interface ResizeResult {
@@ -44,6 +67,19 @@ export interface NodePool {
   setDesiredSize(target: number): Promise<ResizeResult>;
   /** Nodes that exist now (booting or ready), with their launch times. */
   listNodes(): Promise<PoolNode[]>;
+  /** Marks nodes unschedulable, so nothing new lands there before they are removed. Idempotent. */
+  cordon(nodeIds: readonly string[]): Promise<void>;
+  /**
+   * Removes exactly these nodes and lowers the desired size by as many (EKS:
+   * TerminateInstanceInAutoScalingGroup with ShouldDecrementDesiredCapacity). Nodes already gone are
+   * reported, not an error, so a call repeated after a crash changes nothing more.
+   */
+  terminate(nodeIds: readonly string[]): Promise<TerminateResult>;
+  /**
+   * Protects nodes from the group's own scale-in (or lifts it), so lowering the desired size can only
+   * remove unprotected ones. A no-op where the pool itself picks nothing (local).
+   */
+  protect(nodeIds: readonly string[], protect: boolean): Promise<void>;
 }
 
 export interface MetricDatum {
@@ -68,6 +104,8 @@ export interface Workload {
   readonly command: readonly string[];
   readonly args?: readonly string[];
   readonly env?: Readonly<Record<string, string>>;
+  /** The replicas' working directory (default: the service's on the local executor, the image's on Kubernetes). */
+  readonly workingDir?: string;
   readonly cpuPerGpu?: number;
   /** Kubernetes quantity per GPU, e.g. "16Gi". */
   readonly memoryPerGpu?: string;
@@ -122,6 +160,13 @@ export interface ReplicaStatus {
  */
 export interface Executor {
   readonly kind: 'local' | 'kubernetes';
+  /**
+   * Why a workload cannot run here, naming the field (e.g. `workload.command` when the local executable
+   * is not found), or undefined. Checked at submission so nothing is stored for a job that cannot run.
+   */
+  checkWorkload?(workload: Workload): { field: string; message: string } | undefined;
+  /** Where rank 0 listens for rendezvous (MASTER_ADDR/MASTER_PORT); default: rank 0's node, port 29500. */
+  rendezvous?(jobId: number, generation: number, rank0Node: string): { addr: string; port: number };
   reconcile(desired: readonly DesiredJob[]): Promise<readonly ReplicaStatus[]>;
   /** Stops watching; replicas keep running (a restarted service adopts them). */
   close(): Promise<void>;
