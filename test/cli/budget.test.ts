@@ -27,6 +27,13 @@ describe('boa budget', () => {
     expect(set.status).toBe(0);
     expect(set.stdout).toMatch(/^budget set\s+40 GPU-hours\/hour/m);
     expect(await storedBudget(s)).toBe(40);
+    // The minimum and the spend printed are the plan's, as `boa plan` shows them.
+    const plan = await s.boa(['plan']);
+    const minimum = (out: string) => /minimum feasible\s+([\d.e-]+)/.exec(out)?.[1];
+    expect(minimum(set.stdout)).toBeDefined();
+    expect(minimum(set.stdout)).toBe(minimum(plan.stdout));
+    const planned = /allocated ([\d.e-]+) GPU-hours\/hour/.exec(plan.stdout)?.[1];
+    expect(set.stdout).toMatch(new RegExp(`^plan\\s+plan #\\d+ allocates ${planned} GPU-hours/hour`, 'm'));
 
     const table = await s.boa(['budget', 'get']);
     expect(table.status).toBe(0);

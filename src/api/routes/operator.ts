@@ -27,18 +27,39 @@ export function operatorRoutes(app: OpenAPIHono<ApiEnv>) {
     createRoute({
       method: 'put',
       path: '/v1/budget',
-      summary: 'Set the budget (GPU-hours per hour, time-average); refused below the minimum feasible',
+      summary:
+        'Set the budget (GPU-hours per hour, time-average); below the minimum for the estimated load it is ' +
+        'accepted with a warning (jobs queue); refused only below one job of the cheapest class',
       request: body(BudgetBody),
       responses: {
         200: jsonContent(AnyJson, 'the budget and how spending tracks it'),
         ...errors,
-        422: jsonContent(ErrorSchema, 'below the minimum feasible budget, which the error states'),
+        422: jsonContent(ErrorSchema, 'below what one job of the cheapest class needs, which the error states'),
       },
     }),
-    (c) => {
+    async (c) => {
       requireOperator(c);
-      const { minFeasibleBudget } = c.var.service.setBudget(c.req.valid('json').gpuHoursPerHour);
-      return c.json({ ...budgetView(c.var.service), minFeasibleBudget }, 200);
+      const service = c.var.service;
+      const { budget, minFeasibleBudget, warning } = service.setBudget(c.req.valid('json').gpuHoursPerHour);
+      // Answer with the plan made for this budget, so the minimum and the spend shown here are the
+      // ones `GET /v1/plan` shows (the calculator takes milliseconds).
+      await service.planner.idle();
+      const current = planView(service);
+      const plan = current && current.budget === budget.gpuHoursPerHour ? current : null;
+      return c.json(
+        {
+          ...budgetView(service),
+          minFeasibleBudget: plan?.minFeasibleBudget ?? minFeasibleBudget,
+          warning,
+          plan: plan && {
+            id: plan.id,
+            predictedGpuHoursPerHour: plan.predicted.gpuHoursPerHour,
+            predictedAvgJctSeconds: plan.predicted.avgJctSeconds,
+            ratesPerHour: (plan.inputs as { ratesPerHour?: Record<string, number> }).ratesPerHour ?? {},
+          },
+        },
+        200,
+      );
     },
   );
 

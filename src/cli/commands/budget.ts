@@ -20,17 +20,11 @@ export function addBudgetCommands(program: Command): void {
       const context = contextOf(command);
       const gpuHoursPerHour = parseNumber(value, 'gpuHoursPerHour');
       const { data, text } = await context.client
-        .json<BudgetView & { minFeasibleBudget: number }>('PUT', '/v1/budget', { gpuHoursPerHour })
+        .json<BudgetSetView>('PUT', '/v1/budget', { gpuHoursPerHour })
         .catch((error: unknown) => {
           throw withMinimumHint(error);
         });
-      output(context, text, () =>
-        keyValues([
-          ['budget set', `${data.gpuHoursPerHour} GPU-hours/hour (${dollars(data.dollarsPerMonth)}/month)`],
-          ['minimum feasible', `${significant(data.minFeasibleBudget)} GPU-hours/hour`],
-          ['plan', 'being recomputed for the new budget: see boa plan'],
-        ]),
-      );
+      output(context, text, () => renderBudgetSet(data));
     });
 
   budget
@@ -41,6 +35,35 @@ export function addBudgetCommands(program: Command): void {
       const { data, text } = await context.client.json<BudgetView>('GET', '/v1/budget');
       output(context, text, () => renderBudget(data));
     });
+}
+
+type BudgetSetView = BudgetView & {
+  minFeasibleBudget: number;
+  plan: {
+    id: number;
+    predictedGpuHoursPerHour: number;
+    predictedAvgJctSeconds: number;
+    ratesPerHour: Record<string, number>;
+  } | null;
+};
+
+/** The numbers `boa plan` shows for the new budget: its minimum, and what the plan will spend. */
+function renderBudgetSet(data: BudgetSetView): string {
+  const plan = data.plan;
+  const jobsPerHour = plan ? Object.values(plan.ratesPerHour).reduce((sum, r) => sum + r, 0) : 0;
+  const uses = plan
+    ? `plan #${plan.id} allocates ${significant(plan.predictedGpuHoursPerHour)} GPU-hours/hour at the ` +
+      `current ${fixed(jobsPerHour, 2)} jobs/hour (boa plan)`
+    : 'being computed for the new budget: see boa plan';
+  const rows: [string, string][] = [
+    ['budget set', `${data.gpuHoursPerHour} GPU-hours/hour (${dollars(data.dollarsPerMonth)}/month)`],
+    ['minimum feasible', `${significant(data.minFeasibleBudget)} GPU-hours/hour at these arrival rates`],
+    ['plan', uses],
+  ];
+  if (plan && data.gpuHoursPerHour !== null && plan.predictedGpuHoursPerHour < 0.5 * data.gpuHoursPerHour) {
+    rows.push(['note', 'few jobs arrive: even the widest useful widths spend less than the budget']);
+  }
+  return keyValues(rows);
 }
 
 function renderBudget(b: BudgetView): string {
