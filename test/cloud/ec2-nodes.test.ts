@@ -41,16 +41,23 @@ describe('EksNodePool.listNodes (EC2 DescribeInstances)', () => {
     ]);
   });
 
-  it('takes launch times from EC2, GPUs from the config, ready = running', async () => {
+  it('takes launch times from EC2, GPUs from the config; billed and ready from running (no Kubernetes view)', async () => {
     const { ng, pool, time } = setup(0);
     const now = time.clock.now();
     ng.addInstance({ id: 'i-booting', launchedAt: now - 10_000 });
     ng.addInstance({ id: 'i-old', launchedAt: now - 7_200_000 });
     ng.addInstance({ id: 'i-mid', launchedAt: now - 3_600_000 });
     expect(await pool.listNodes()).toEqual([
-      { id: 'i-old', launchedAt: now - 7_200_000, gpus: 4, ready: true },
-      { id: 'i-mid', launchedAt: now - 3_600_000, gpus: 4, ready: true },
-      { id: 'i-booting', launchedAt: now - 10_000, gpus: 4, ready: false },
+      { id: 'i-old', launchedAt: now - 7_200_000, gpus: 4, ready: true, billed: true },
+      { id: 'i-mid', launchedAt: now - 3_600_000, gpus: 4, ready: true, billed: true },
+      {
+        id: 'i-booting',
+        launchedAt: now - 10_000,
+        gpus: 4,
+        ready: false,
+        billed: false,
+        waitingFor: 'booting',
+      },
     ]);
   });
 

@@ -53,7 +53,7 @@ export class EmulatedKubeNodes implements ClusterNodes {
           spec: { providerID: `aws:///${i.zone}/${i.id}`, unschedulable: this.cordoned.has(name) },
           status: {
             conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }],
-            allocatable: ready ? { 'nvidia.com/gpu': String(this.t.gpus) } : {},
+            allocatable: ready ? { 'nvidia.com/gpu': String(this.t.gpus) } : ({} as Record<string, string>),
           },
         },
       ];

@@ -93,6 +93,52 @@ export function nodePoolContract(name: string, { make, settleMs }: ContractOptio
       expect((await h.pool.listNodes()).slice(0, 3)).toEqual(nodes);
     });
 
+    it('terminates exactly the chosen nodes, lowering the desired size by as many; a repeat changes nothing', async () => {
+      const h = make(bounds);
+      await h.pool.setDesiredSize(4);
+      h.advance(settleMs);
+      const four = (await h.pool.listNodes()).map((n) => n.id);
+      // The second oldest: neither the node a newest-first nor an oldest-first policy would pick.
+      const chosen = four[1] as string;
+      expect(await h.pool.terminate([chosen])).toEqual({ terminated: [chosen], alreadyGone: [] });
+      expect((await h.pool.describe()).desiredSize).toBe(3);
+      h.advance(settleMs);
+      const left = (await h.pool.listNodes()).map((n) => n.id);
+      expect(left).toEqual(four.filter((id) => id !== chosen));
+      expect(await h.pool.terminate([chosen])).toEqual({ terminated: [], alreadyGone: [chosen] });
+      expect((await h.pool.describe()).desiredSize).toBe(3);
+      h.advance(settleMs);
+      expect((await h.pool.listNodes()).map((n) => n.id)).toEqual(left);
+    });
+
+    it('cordons: a cordoned node is listed, not ready for jobs, and says why', async () => {
+      const h = make(bounds);
+      await h.pool.setDesiredSize(2);
+      h.advance(settleMs);
+      const [a, b] = await h.pool.listNodes();
+      await h.pool.cordon([a?.id as string]);
+      await h.pool.cordon([a?.id as string]);
+      const nodes = await h.pool.listNodes();
+      expect(nodes.find((n) => n.id === a?.id)).toMatchObject({
+        ready: false,
+        cordoned: true,
+        waitingFor: 'cordoned',
+      });
+      expect(nodes.find((n) => n.id === b?.id)).toMatchObject({ ready: true });
+    });
+
+    it('protected nodes stay when the desired size is lowered; others go', async () => {
+      const h = make(bounds);
+      await h.pool.setDesiredSize(3);
+      h.advance(settleMs);
+      const three = (await h.pool.listNodes()).map((n) => n.id);
+      const kept = [three[1], three[2]] as string[];
+      await h.pool.protect(kept, true);
+      await h.pool.setDesiredSize(1);
+      h.advance(settleMs);
+      expect((await h.pool.listNodes()).map((n) => n.id)).toEqual(kept);
+    });
+
     it('refuses a target that is not a whole number, changing nothing', async () => {
       const h = make(bounds);
       for (const bad of [2.5, Number.NaN, Number.POSITIVE_INFINITY]) {

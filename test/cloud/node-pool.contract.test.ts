@@ -36,6 +36,8 @@ nodePoolContract('EksNodePool over an emulated node group', {
       {
         eks: group.eks,
         ec2: group.ec2,
+        autoscaling: group.autoscaling,
+        nodes: group.kube,
         clock: time.clock,
         sleep: time.sleep,
         random: () => 0.5,

@@ -1,3 +1,4 @@
+import { AutoScalingClient } from '@aws-sdk/client-auto-scaling';
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { EC2Client } from '@aws-sdk/client-ec2';
 import { EKSClient } from '@aws-sdk/client-eks';
@@ -6,6 +7,8 @@ export interface AwsClients {
   readonly eks: EKSClient;
   readonly ec2: EC2Client;
   readonly cloudwatch: CloudWatchClient;
+  /** Terminating the instances boa chose and scale-in protection (the node group's ASG). */
+  readonly autoscaling?: AutoScalingClient;
 }
 
 /**
@@ -22,5 +25,10 @@ export function createAwsClients(region?: string): AwsClients {
     retryMode: 'adaptive',
     requestHandler: { connectionTimeout: 3_000, requestTimeout: 10_000 },
   } as const;
-  return { eks: new EKSClient(common), ec2: new EC2Client(common), cloudwatch: new CloudWatchClient(common) };
+  return {
+    eks: new EKSClient(common),
+    ec2: new EC2Client(common),
+    cloudwatch: new CloudWatchClient(common),
+    autoscaling: new AutoScalingClient(common),
+  };
 }

@@ -1,15 +1,27 @@
+import type { AutoScalingClient } from '@aws-sdk/client-auto-scaling';
 import type { EC2Client } from '@aws-sdk/client-ec2';
 import type { EKSClient } from '@aws-sdk/client-eks';
 import { pino, type Logger } from 'pino';
-import type { Clock, NodeGroupState, NodePool, PoolNode, ResizeResult } from '../../service/ports.ts';
+import type {
+  Clock,
+  NodeGroupState,
+  NodePool,
+  PoolNode,
+  ResizeResult,
+  TerminateResult,
+} from '../../service/ports.ts';
 import { checkTarget, clampToBounds } from '../bounds.ts';
 import { CloudError } from '../errors.ts';
 import { AwsCallError, backoffDelay, DEFAULT_RETRY, type RetryPolicy } from '../retry.ts';
 import { realSleep, type Sleep, systemClock } from '../time.ts';
-import { listNodegroupInstances } from './ec2-nodes.ts';
+import { type AsgContext, protectInstances, recentLaunchFailures, terminateInstances } from './asg.ts';
+import type { ClusterNodes } from './cluster-nodes.ts';
+import { listNodegroupInstances, type NodegroupRef } from './ec2-nodes.ts';
 import {
   awaitUpdate,
   type EksContext,
+  findNodegroupsByLabels,
+  type NodegroupScaling,
   readNodegroup,
   readUpdate,
   requestDesiredSize,
@@ -30,16 +42,31 @@ export interface EksNodePoolConfig {
   readonly retry?: RetryPolicy;
   /** While another update holds the group (ResourceInUseException): default 8 attempts, 5 s to 60 s apart. */
   readonly inUse?: RetryPolicy;
+  /**
+   * Labels that identify the group (infra/cluster.ts NODE_ROLE_LABEL): when the configured name is gone
+   * (the group was replaced, e.g. after an instance-type change), the pool follows the one group carrying
+   * them. Default { 'boa/node-role': 'gpu' }.
+   */
+  readonly labels?: Readonly<Record<string, string>>;
+  /** Failed launches this recent are reported by describe() (default 15 minutes). */
+  readonly launchFailureWindowMs?: number;
 }
 
 export interface EksNodePoolDeps {
   readonly eks: EKSClient;
   readonly ec2: EC2Client;
+  /** For terminating chosen instances and scale-in protection; without it, terminate() and protect() fail. */
+  readonly autoscaling?: AutoScalingClient;
+  /** Kubernetes' view of the nodes; without it a node is ready once EC2 says running. */
+  readonly nodes?: ClusterNodes;
   readonly clock?: Clock;
   readonly sleep?: Sleep;
   readonly random?: () => number;
   readonly logger?: Logger;
 }
+
+/** infra/cluster.ts puts NODE_ROLE_LABEL = 'gpu' on the GPU node group. */
+const DEFAULT_LABELS = { 'boa/node-role': 'gpu' } as const;
 
 const DEFAULT_IN_USE: RetryPolicy = { maxAttempts: 8, baseDelayMs: 5_000, maxDelayMs: 60_000 };
 
@@ -59,6 +86,12 @@ export class EksNodePool implements NodePool {
   private pendingUpdateId: string | undefined;
   /** Resizes run one after another, so this pool never has two updates in flight. */
   private queue: Promise<unknown> = Promise.resolve();
+  /** The group as last found: its name changes when it is replaced (see labels). */
+  private ref: NodegroupRef;
+  private arn: string | undefined;
+  private autoScalingGroup: string | undefined;
+  /** Kubernetes node name of each instance, from the last listing. */
+  private names = new Map<string, string>();
 
   constructor(
     private readonly config: EksNodePoolConfig,
@@ -89,17 +122,74 @@ export class EksNodePool implements NodePool {
     };
     this.updateTimeoutMs = config.updateTimeoutMs ?? 600_000;
     this.inUse = config.inUse ?? DEFAULT_IN_USE;
+    this.ref = { clusterName: config.clusterName, nodegroupName: config.nodegroupName };
   }
 
   async describe(): Promise<NodeGroupState> {
-    const group = await readNodegroup(this.config, this.ctx);
+    const group = await this.readGroup();
     const updateInFlight = await this.pendingUpdateStillRunning();
+    const since = this.ctx.clock.now() - (this.config.launchFailureWindowMs ?? 15 * 60_000);
+    const launchFailures =
+      group.autoScalingGroup && this.deps.autoscaling
+        ? await recentLaunchFailures(group.autoScalingGroup, since, this.asgContext())
+        : [];
     return {
       minSize: group.minSize,
       maxSize: group.maxSize,
       desiredSize: group.desiredSize,
       ...(updateInFlight ? { updateInFlight } : {}),
+      name: group.name,
+      ...(group.arn ? { arn: group.arn } : {}),
+      ...(group.status ? { status: group.status } : {}),
+      issues: group.issues,
+      launchFailures,
     };
+  }
+
+  /**
+   * DescribeNodegroup of the group as last found. A group replaced under a new name (ResourceNotFound)
+   * is found again by its labels; one replaced under the same name shows a new ARN. Either is logged and
+   * followed: instances, resizes and terminations go to the new group from then on.
+   */
+  private async readGroup(): Promise<NodegroupScaling> {
+    let group: NodegroupScaling;
+    try {
+      group = await readNodegroup(this.ref, this.ctx);
+    } catch (error) {
+      const cause = error instanceof AwsCallError ? (error.cause as Error | undefined) : undefined;
+      if (cause?.name !== 'ResourceNotFoundException') throw error;
+      const labels = this.config.labels ?? DEFAULT_LABELS;
+      const found = await findNodegroupsByLabels(this.ref.clusterName, labels, this.ctx);
+      if (found.length !== 1) {
+        throw new CloudError(
+          `node group ${this.ref.clusterName}/${this.ref.nodegroupName} no longer exists and ` +
+            `${found.length} node groups carry the labels ${JSON.stringify(labels)} ` +
+            `(${found.join(', ') || 'none'}); exactly one is needed to follow it`,
+          'DescribeNodegroup',
+          { cause: error },
+        );
+      }
+      this.ref = { clusterName: this.ref.clusterName, nodegroupName: found[0] as string };
+      group = await readNodegroup(this.ref, this.ctx);
+    }
+    if (this.arn !== undefined && group.arn !== undefined && group.arn !== this.arn) {
+      this.logger.warn(
+        { event: 'nodegroup.replaced', from: this.arn, to: group.arn, nodegroup: group.name },
+        'node group replaced; following the new one',
+      );
+      this.pendingUpdateId = undefined;
+    }
+    this.arn = group.arn ?? this.arn;
+    this.autoScalingGroup = group.autoScalingGroup;
+    return group;
+  }
+
+  private asgContext(): AsgContext {
+    const autoscaling = this.deps.autoscaling;
+    if (!autoscaling) {
+      throw new CloudError('EksNodePool has no Auto Scaling client (deps.autoscaling)', 'AutoScaling');
+    }
+    return { ...this.ctx, autoscaling };
   }
 
   async setDesiredSize(target: number): Promise<ResizeResult> {
@@ -109,8 +199,75 @@ export class EksNodePool implements NodePool {
     return run;
   }
 
-  listNodes(): Promise<PoolNode[]> {
-    return listNodegroupInstances(this.deps.ec2, this.config, this.config.gpusPerNode, this.ctx);
+  /**
+   * The group's EC2 instances joined to their Kubernetes nodes by spec.providerID. Billing starts at EC2
+   * running; a node is ready for jobs only when Kubernetes has it Ready, not cordoned, with its GPUs
+   * advertised (without a Kubernetes view, at EC2 running).
+   */
+  async listNodes(): Promise<PoolNode[]> {
+    const instances = await listNodegroupInstances(
+      this.deps.ec2,
+      this.ref,
+      this.config.gpusPerNode,
+      this.ctx,
+    );
+    const kube = this.deps.nodes;
+    if (!kube)
+      return instances.map((n) => ({ ...n, billed: n.ready, ...(n.ready ? {} : { waitingFor: 'booting' }) }));
+    const byInstance = new Map<string, Awaited<ReturnType<ClusterNodes['list']>>[number]>();
+    for (const node of await kube.list()) if (node.instanceId) byInstance.set(node.instanceId, node);
+    this.names = new Map();
+    return instances.map((instance) => {
+      const running = instance.ready;
+      const node = byInstance.get(instance.id);
+      if (node) this.names.set(instance.id, node.name);
+      const waitingFor = !running
+        ? 'booting'
+        : !node
+          ? 'registering'
+          : !node.ready
+            ? 'not-ready'
+            : node.gpus < this.config.gpusPerNode
+              ? 'no-gpus'
+              : node.unschedulable
+                ? 'cordoned'
+                : undefined;
+      return {
+        ...instance,
+        ready: waitingFor === undefined,
+        billed: running,
+        ...(node ? { name: node.name } : {}),
+        ...(node?.unschedulable ? { cordoned: true } : {}),
+        ...(waitingFor ? { waitingFor } : {}),
+      };
+    });
+  }
+
+  /** Cordons the instances' Kubernetes nodes; one not registered yet has nothing that could land on it. */
+  async cordon(nodeIds: readonly string[]): Promise<void> {
+    const kube = this.deps.nodes;
+    for (const id of nodeIds) {
+      const name = this.names.get(id);
+      if (!kube || !name) {
+        this.logger.info({ event: 'node.cordon-skipped', instanceId: id, reason: 'not registered' });
+        continue;
+      }
+      await kube.cordon(name);
+      this.logger.info({ event: 'node.cordoned', instanceId: id, node: name }, 'node cordoned');
+    }
+  }
+
+  terminate(nodeIds: readonly string[]): Promise<TerminateResult> {
+    return terminateInstances(nodeIds, this.asgContext());
+  }
+
+  async protect(nodeIds: readonly string[], protect: boolean): Promise<void> {
+    if (nodeIds.length === 0) return;
+    const group = this.autoScalingGroup ?? (await this.readGroup()).autoScalingGroup;
+    if (!group)
+      throw new CloudError('DescribeNodegroup named no Auto Scaling group', 'SetInstanceProtection');
+    await protectInstances(group, nodeIds, protect, this.asgContext());
+    this.logger.info({ event: 'node.protection', instanceIds: nodeIds, protect }, 'scale-in protection set');
   }
 
   private async resize(target: number): Promise<ResizeResult> {
@@ -118,7 +275,7 @@ export class EksNodePool implements NodePool {
     await this.settlePendingUpdate();
     for (let attempt = 1; ; attempt++) {
       // Re-read every attempt: whoever held the group may have changed its bounds or desired size.
-      const group = await readNodegroup(this.config, this.ctx);
+      const group = await this.readGroup();
       const { requested, clampedBy } = clampToBounds(target, group, this.config.hardCap);
       const fields = {
         target,
@@ -136,9 +293,9 @@ export class EksNodePool implements NodePool {
       // The attempt is part of the generation: a request refused as in-use applied nothing, so its
       // successor may not be answered from it; retries of one attempt (throttling, timeouts) share a token.
       const generation = `${group.generation}#${attempt}`;
-      const token = idempotencyToken({ ...this.config, desiredSize: requested, generation });
+      const token = idempotencyToken({ ...this.config, ...this.ref, desiredSize: requested, generation });
       try {
-        const update = await requestDesiredSize(this.config, requested, token, this.ctx);
+        const update = await requestDesiredSize(this.ref, requested, token, this.ctx);
         this.pendingUpdateId = update.id;
         this.logger.info({ event: 'resize.issued', ...fields, updateId: update.id, token }, 'resize issued');
         await this.finishUpdate(update.id, fields);
@@ -172,7 +329,7 @@ export class EksNodePool implements NodePool {
 
   /** Follows an update to its end; a Failed or Cancelled one is an error carrying EKS's own errors. */
   private async finishUpdate(updateId: string, fields: Record<string, unknown>): Promise<void> {
-    const outcome = await awaitUpdate(this.config, updateId, this.ctx, this.updateTimeoutMs);
+    const outcome = await awaitUpdate(this.ref, updateId, this.ctx, this.updateTimeoutMs);
     this.pendingUpdateId = undefined;
     if (outcome.status === 'Successful') {
       this.logger.info({ event: 'resize.succeeded', ...fields, updateId }, 'resize succeeded');
@@ -190,7 +347,7 @@ export class EksNodePool implements NodePool {
     const updateId = this.pendingUpdateId;
     if (!updateId) return;
     this.logger.info({ event: 'resize.waiting', updateId }, 'waiting for the previous update');
-    const outcome = await awaitUpdate(this.config, updateId, this.ctx, this.updateTimeoutMs);
+    const outcome = await awaitUpdate(this.ref, updateId, this.ctx, this.updateTimeoutMs);
     this.pendingUpdateId = undefined;
     const level = outcome.status === 'Successful' ? 'info' : 'warn';
     this.logger[level]({ event: 'update.settled', updateId, status: outcome.status, errors: outcome.errors });
@@ -199,7 +356,7 @@ export class EksNodePool implements NodePool {
   private async pendingUpdateStillRunning(): Promise<string | undefined> {
     const updateId = this.pendingUpdateId;
     if (!updateId) return undefined;
-    const { status } = await readUpdate(this.config, updateId, this.ctx);
+    const { status } = await readUpdate(this.ref, updateId, this.ctx);
     return status === 'InProgress' ? updateId : undefined;
   }
 }

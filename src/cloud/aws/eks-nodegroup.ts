@@ -2,6 +2,7 @@ import {
   DescribeNodegroupCommand,
   DescribeUpdateCommand,
   type EKSClient,
+  ListNodegroupsCommand,
   type Update,
   UpdateNodegroupConfigCommand,
 } from '@aws-sdk/client-eks';
@@ -23,6 +24,15 @@ export interface NodegroupScaling {
   readonly desiredSize: number;
   /** The group's modifiedAt (ms) and desired size: which state a resize starts from (idempotency.ts). */
   readonly generation: string;
+  readonly name: string;
+  readonly arn: string | undefined;
+  /** ACTIVE, DEGRADED, UPDATING, ... */
+  readonly status: string | undefined;
+  /** health.issues, e.g. AsgInstanceLaunchFailures with EC2's InsufficientInstanceCapacity message. */
+  readonly issues: { code: string; message: string }[];
+  /** resources.autoScalingGroups: the ASG whose instances boa terminates one by one. */
+  readonly autoScalingGroup: string | undefined;
+  readonly labels: Readonly<Record<string, string>>;
 }
 
 export async function readNodegroup(ref: NodegroupRef, ctx: EksContext): Promise<NodegroupScaling> {
@@ -43,8 +53,48 @@ export async function readNodegroup(ref: NodegroupRef, ctx: EksContext): Promise
       'DescribeNodegroup',
     );
   }
-  const modifiedAt = out.nodegroup?.modifiedAt?.getTime() ?? 'unknown';
-  return { minSize, maxSize, desiredSize, generation: `${modifiedAt}/${desiredSize}` };
+  const group = out.nodegroup;
+  const modifiedAt = group?.modifiedAt?.getTime() ?? 'unknown';
+  return {
+    minSize,
+    maxSize,
+    desiredSize,
+    generation: `${modifiedAt}/${desiredSize}`,
+    name: group?.nodegroupName ?? ref.nodegroupName,
+    arn: group?.nodegroupArn,
+    status: group?.status,
+    issues: (group?.health?.issues ?? []).map((i) => ({
+      code: i.code ?? 'Unknown',
+      message: i.message ?? '',
+    })),
+    autoScalingGroup: group?.resources?.autoScalingGroups?.[0]?.name,
+    labels: group?.labels ?? {},
+  };
+}
+
+/** The cluster's node groups carrying all of `labels` (how a replaced group is found under its new name). */
+export async function findNodegroupsByLabels(
+  clusterName: string,
+  labels: Readonly<Record<string, string>>,
+  ctx: EksContext,
+): Promise<string[]> {
+  const names: string[] = [];
+  let nextToken: string | undefined;
+  do {
+    const page = await withRetry(
+      'ListNodegroups',
+      () => ctx.eks.send(new ListNodegroupsCommand({ clusterName, ...(nextToken ? { nextToken } : {}) })),
+      ctx,
+    );
+    names.push(...(page.nodegroups ?? []));
+    nextToken = page.nextToken;
+  } while (nextToken);
+  const found: string[] = [];
+  for (const nodegroupName of names) {
+    const group = await readNodegroup({ clusterName, nodegroupName }, ctx);
+    if (Object.entries(labels).every(([k, v]) => group.labels[k] === v)) found.push(nodegroupName);
+  }
+  return found;
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Clock, MetricsSink, NodePool } from '../../service/ports.ts';
 import { type AwsClients, createAwsClients } from './clients.ts';
+import type { ClusterNodes } from './cluster-nodes.ts';
 import { CloudWatchSink } from './cloudwatch-sink.ts';
 import { EksNodePool } from './eks-node-pool.ts';
 
@@ -26,6 +27,8 @@ export interface AwsAdapterDeps {
   readonly clock?: Clock;
   /** Default: createAwsClients(config.aws.region). */
   readonly clients?: AwsClients;
+  /** Kubernetes' view of the nodes (a Node watch); without it nodes are ready at EC2 running. */
+  readonly nodes?: ClusterNodes;
 }
 
 /** The dimension on every boa metric (infra/monitoring.ts's dashboard and alarm select by it). */
@@ -46,7 +49,14 @@ export function createAwsNodePool(
   const clients = deps.clients ?? createAwsClients(aws.region);
   return new EksNodePool(
     { ...aws, gpusPerNode: config.gpusPerNode, hardCap: config.maxNodes },
-    { eks: clients.eks, ec2: clients.ec2, logger, ...(deps.clock ? { clock: deps.clock } : {}) },
+    {
+      eks: clients.eks,
+      ec2: clients.ec2,
+      ...(clients.autoscaling ? { autoscaling: clients.autoscaling } : {}),
+      ...(deps.nodes ? { nodes: deps.nodes } : {}),
+      logger,
+      ...(deps.clock ? { clock: deps.clock } : {}),
+    },
   );
 }
 

@@ -1,5 +1,12 @@
 import { pino, type Logger } from 'pino';
-import type { Clock, NodeGroupState, NodePool, PoolNode, ResizeResult } from '../../service/ports.ts';
+import type {
+  Clock,
+  NodeGroupState,
+  NodePool,
+  PoolNode,
+  ResizeResult,
+  TerminateResult,
+} from '../../service/ports.ts';
 import { clampToBounds } from '../bounds.ts';
 import {
   type LocalNode,
@@ -109,12 +116,72 @@ export class LocalNodePool implements NodePool {
     const now = this.clock.now();
     this.forgetGone(now);
     const bootMs = this.config.bootSeconds * 1000;
-    return this.nodes.map((n) => ({
-      id: n.id,
-      launchedAt: n.launchedAt,
-      gpus: this.config.gpusPerNode,
-      ready: n.releasedAt === undefined && now >= n.launchedAt + bootMs,
-    }));
+    return this.nodes.map((n) => {
+      const booted = now >= n.launchedAt + bootMs;
+      const waitingFor =
+        n.releasedAt !== undefined ? 'released' : !booted ? 'booting' : n.cordoned ? 'cordoned' : undefined;
+      return {
+        id: n.id,
+        launchedAt: n.launchedAt,
+        gpus: this.config.gpusPerNode,
+        ready: waitingFor === undefined,
+        ...(n.cordoned ? { cordoned: true } : {}),
+        ...(waitingFor ? { waitingFor } : {}),
+      };
+    });
+  }
+
+  async cordon(nodeIds: readonly string[]): Promise<void> {
+    let changed = false;
+    for (const node of this.liveNodes()) {
+      if (nodeIds.includes(node.id) && !node.cordoned) {
+        node.cordoned = true;
+        changed = true;
+        this.logger.info({ event: 'node.cordoned', nodeId: node.id }, 'node cordoned');
+      }
+    }
+    if (changed) this.options.onChange?.(this.toJSON());
+  }
+
+  /**
+   * Releases exactly these nodes and lowers the desired size by as many, as
+   * TerminateInstanceInAutoScalingGroup(ShouldDecrementDesiredCapacity) does; below minSize the group
+   * launches a replacement. Ids not live any more are reported as already gone.
+   */
+  async terminate(nodeIds: readonly string[]): Promise<TerminateResult> {
+    const now = this.clock.now();
+    const terminated: string[] = [];
+    const alreadyGone: string[] = [];
+    for (const id of new Set(nodeIds)) {
+      const node = this.liveNodes().find((n) => n.id === id);
+      if (!node) {
+        alreadyGone.push(id);
+        continue;
+      }
+      node.releasedAt = now;
+      this.desiredSize = Math.max(this.config.minSize, this.desiredSize - 1);
+      terminated.push(id);
+      this.logger.info(
+        { event: 'node.terminated', nodeId: id, desiredSize: this.desiredSize },
+        'node terminated',
+      );
+    }
+    if (terminated.length > 0) {
+      this.reconcile(now);
+      this.options.onChange?.(this.toJSON());
+    }
+    return { terminated, alreadyGone };
+  }
+
+  async protect(nodeIds: readonly string[], protect: boolean): Promise<void> {
+    let changed = false;
+    for (const node of this.liveNodes()) {
+      if (nodeIds.includes(node.id) && (node.protectedFromScaleIn ?? false) !== protect) {
+        node.protectedFromScaleIn = protect;
+        changed = true;
+      }
+    }
+    if (changed) this.options.onChange?.(this.toJSON());
   }
 
   private bounds() {
@@ -141,10 +208,12 @@ export class LocalNodePool implements NodePool {
       this.logger.info({ event: 'node.launched', nodeId: node.id, launchedAt: now }, 'node launched');
     }
     const surplus = live.length - this.desiredSize;
-    for (const node of live.slice(live.length - Math.max(0, surplus)).reverse()) {
+    // Protected nodes stay, as in an ASG: the desired size drops, fewer nodes go.
+    const releasable = live.filter((n) => !n.protectedFromScaleIn);
+    for (const node of releasable.slice(Math.max(0, releasable.length - Math.max(0, surplus))).reverse()) {
       node.releasedAt = now;
       this.logger.info({ event: 'node.released', nodeId: node.id, releasedAt: now }, 'node released');
     }
-    return live.length !== this.desiredSize;
+    return surplus < 0 || (surplus > 0 && releasable.length > 0);
   }
 }

@@ -24,6 +24,10 @@ const localNodeSchema = z.strictObject({
   launchedAt: z.number().finite(),
   /** When the pool started releasing it (it was beyond the desired count); gone releaseSeconds later. */
   releasedAt: z.number().finite().optional(),
+  /** Cordoned by the service before it removes the node: no new work lands there. */
+  cordoned: z.boolean().optional(),
+  /** Protected from scale-in: lowering the desired size releases other nodes (as an ASG does). */
+  protectedFromScaleIn: z.boolean().optional(),
 });
 
 export type LocalNode = z.output<typeof localNodeSchema>;

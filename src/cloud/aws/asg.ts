@@ -1,0 +1,124 @@
+import {
+  type AutoScalingClient,
+  DescribeScalingActivitiesCommand,
+  SetInstanceProtectionCommand,
+  TerminateInstanceInAutoScalingGroupCommand,
+} from '@aws-sdk/client-auto-scaling';
+import type { TerminateResult } from '../../service/ports.ts';
+import { AwsCallError, type RetryContext, withRetry } from '../retry.ts';
+
+/**
+ * The Auto Scaling calls behind an EKS managed node group, as Cluster Autoscaler makes them: boa picks
+ * the instance to remove and terminates it with the desired capacity lowered, instead of lowering the
+ * desired size and letting the ASG's termination policy pick (often a busy node).
+ */
+
+export interface AsgContext extends RetryContext {
+  readonly autoscaling: AutoScalingClient;
+}
+
+/** The ASG's answer when the instance is not (any more) one of its own. */
+const NOT_IN_GROUP = /Instance Id not found|not part of Auto Scaling group|No managed instance found/i;
+/** Decrementing would take the group below its minimum: the ASG must replace the instance instead. */
+const BELOW_MIN = /min size constraint/i;
+
+function awsMessage(error: unknown): string {
+  return error instanceof AwsCallError ? String((error.cause as Error | undefined)?.message ?? '') : '';
+}
+
+/**
+ * TerminateInstanceInAutoScalingGroup(ShouldDecrementDesiredCapacity: true) for each instance, one at a
+ * time. An instance the group no longer has is reported as already gone (a repeat after a crash changes
+ * nothing). Where decrementing would break the group's minimum, the instance is terminated without
+ * decrementing and the ASG launches its replacement (a node that never became ready, say).
+ */
+export async function terminateInstances(
+  instanceIds: readonly string[],
+  ctx: AsgContext,
+): Promise<TerminateResult> {
+  const terminated: string[] = [];
+  const alreadyGone: string[] = [];
+  for (const instanceId of new Set(instanceIds)) {
+    const send = (decrement: boolean) =>
+      withRetry(
+        'TerminateInstanceInAutoScalingGroup',
+        () =>
+          ctx.autoscaling.send(
+            new TerminateInstanceInAutoScalingGroupCommand({
+              InstanceId: instanceId,
+              ShouldDecrementDesiredCapacity: decrement,
+            }),
+          ),
+        ctx,
+      );
+    try {
+      const out = await send(true);
+      terminated.push(instanceId);
+      ctx.logger.info(
+        { event: 'node.terminate-sent', instanceId, activityId: out.Activity?.ActivityId, decrement: true },
+        'instance terminated',
+      );
+    } catch (error) {
+      const message = awsMessage(error);
+      if (NOT_IN_GROUP.test(message)) {
+        alreadyGone.push(instanceId);
+        ctx.logger.info({ event: 'node.already-gone', instanceId }, 'instance already left the group');
+      } else if (BELOW_MIN.test(message)) {
+        await send(false);
+        terminated.push(instanceId);
+        ctx.logger.info(
+          { event: 'node.terminate-sent', instanceId, decrement: false, reason: 'minSize' },
+          'instance terminated; the group replaces it',
+        );
+      } else {
+        throw error;
+      }
+    }
+  }
+  return { terminated, alreadyGone };
+}
+
+/** SetInstanceProtection on the group's instances (at most 50 per call, as the API allows). */
+export async function protectInstances(
+  autoScalingGroupName: string,
+  instanceIds: readonly string[],
+  protect: boolean,
+  ctx: AsgContext,
+): Promise<void> {
+  for (let i = 0; i < instanceIds.length; i += 50) {
+    const batch = instanceIds.slice(i, i + 50);
+    await withRetry(
+      'SetInstanceProtection',
+      () =>
+        ctx.autoscaling.send(
+          new SetInstanceProtectionCommand({
+            AutoScalingGroupName: autoScalingGroupName,
+            InstanceIds: batch,
+            ProtectedFromScaleIn: protect,
+          }),
+        ),
+      ctx,
+    );
+  }
+}
+
+/** Failed launches since `since` (ms), newest first: what capacity errors look like from the ASG. */
+export async function recentLaunchFailures(
+  autoScalingGroupName: string,
+  since: number,
+  ctx: AsgContext,
+): Promise<{ at: number; message: string }[]> {
+  const out = await withRetry(
+    'DescribeScalingActivities',
+    () =>
+      ctx.autoscaling.send(
+        new DescribeScalingActivitiesCommand({ AutoScalingGroupName: autoScalingGroupName, MaxRecords: 20 }),
+      ),
+    ctx,
+  );
+  return (out.Activities ?? []).flatMap((a) => {
+    const at = a.StartTime?.getTime() ?? 0;
+    if (a.StatusCode !== 'Failed' || at < since) return [];
+    return [{ at, message: a.StatusMessage ?? a.Description ?? 'launch failed' }];
+  });
+}
