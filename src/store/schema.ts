@@ -106,3 +106,30 @@ export const resizes = sqliteTable('resizes', {
   updateId: text('update_id'),
   error: text('error'),
 });
+
+/**
+ * Nodes boa chose to remove, one row each, every step written before it is sent: chosen -> cordoned ->
+ * terminating -> terminated (or cancelled). After a crash the row says where it stopped, so a restart
+ * neither repeats a termination nor forgets one.
+ */
+export const nodeRemovals = sqliteTable(
+  'node_removals',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    /** The pool's node id (EC2 instance id on EKS). */
+    nodeId: text('node_id').notNull(),
+    /** The name allocations use (Kubernetes node name), when it had one. */
+    nodeName: text('node_name'),
+    /** scale-in | provision-timeout */
+    reason: text('reason').notNull(),
+    /** chosen | cordoned | terminating | terminated | cancelled */
+    state: text('state').notNull(),
+    chosenAt: integer('chosen_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+    terminatedAt: integer('terminated_at'),
+    /** How the termination ended: sent, already-gone (terminated by someone else, or before a crash). */
+    outcome: text('outcome'),
+    error: text('error'),
+  },
+  (t) => [index('node_removals_state').on(t.state)],
+);
