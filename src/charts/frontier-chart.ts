@@ -9,11 +9,21 @@ export interface FrontierSeries {
   }>;
 }
 
-/** Average JCT against budget for each solver, the minimum feasible budget marked. */
+/** What the service marks on its frontier: the budget set, and where the current plan sits. */
+export interface FrontierMarks {
+  readonly budget?: number | null;
+  readonly plan?: { readonly gpuHoursPerHour: number; readonly avgJctSeconds: number } | null;
+}
+
+/**
+ * Average JCT against budget for each solver, the minimum feasible budget marked, and (service) the
+ * budget set and the current plan, so the chart shows where the operator stands on the frontier.
+ */
 export function frontierChart(
   series: readonly FrontierSeries[],
   minFeasibleBudget: number,
   title: string,
+  marks: FrontierMarks = {},
 ): Promise<string> {
   const values = series.flatMap((s) =>
     s.points
@@ -46,22 +56,56 @@ export function frontierChart(
           color: { field: 'solver', type: 'nominal', title: 'Calculator' },
         },
       },
-      {
-        data: {
-          values: [{ budget: minFeasibleBudget, label: `minimum feasible ${minFeasibleBudget.toFixed(2)}` }],
-        },
-        layer: [
-          {
-            mark: { type: 'rule', strokeDash: [4, 4], color: 'gray' },
-            encoding: { x: { field: 'budget', type: 'quantitative' } },
-          },
-          {
-            mark: { type: 'text', align: 'left', dx: 4, y: 8, color: 'gray' },
-            encoding: { x: { field: 'budget', type: 'quantitative' }, text: { field: 'label' } },
-          },
-        ],
-      },
+      verticalMark(minFeasibleBudget, `minimum feasible ${minFeasibleBudget.toFixed(2)}`, 'gray', 8),
+      ...(marks.budget ? [verticalMark(marks.budget, `your budget ${marks.budget}`, '#c0392b', 24)] : []),
+      ...(marks.plan ? [planMark(marks.plan)] : []),
     ],
   };
   return renderSvg(spec);
+}
+
+function verticalMark(budget: number, label: string, color: string, y: number) {
+  return {
+    data: { values: [{ budget, label }] },
+    layer: [
+      {
+        mark: { type: 'rule' as const, strokeDash: [4, 4], color },
+        encoding: { x: { field: 'budget', type: 'quantitative' as const } },
+      },
+      {
+        mark: { type: 'text' as const, align: 'left' as const, dx: 4, y, color },
+        encoding: { x: { field: 'budget', type: 'quantitative' as const }, text: { field: 'label' } },
+      },
+    ],
+  };
+}
+
+function planMark(plan: NonNullable<FrontierMarks['plan']>) {
+  const values = [
+    {
+      budget: plan.gpuHoursPerHour,
+      jctMinutes: plan.avgJctSeconds / 60,
+      label: `current plan: ${plan.gpuHoursPerHour.toPrecision(3)} GPU-h/h`,
+    },
+  ];
+  return {
+    data: { values },
+    layer: [
+      {
+        mark: { type: 'point' as const, shape: 'diamond', size: 160, filled: true, color: '#c0392b' },
+        encoding: {
+          x: { field: 'budget', type: 'quantitative' as const },
+          y: { field: 'jctMinutes', type: 'quantitative' as const },
+        },
+      },
+      {
+        mark: { type: 'text' as const, align: 'left' as const, dx: 8, dy: -8, color: '#c0392b' },
+        encoding: {
+          x: { field: 'budget', type: 'quantitative' as const },
+          y: { field: 'jctMinutes', type: 'quantitative' as const },
+          text: { field: 'label' },
+        },
+      },
+    ],
+  };
 }

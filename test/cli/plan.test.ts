@@ -104,6 +104,17 @@ describe('boa frontier', () => {
     const svg = readFileSync(file, 'utf8');
     expect(svg.startsWith('<svg')).toBe(true);
     expect(svg).toContain('</svg>');
+    expect(svg).not.toContain('your budget'); // no budget set yet
+
+    // With a budget, the chart marks it and the current plan; the table states both.
+    await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
+    await s.boa(['frontier', '--svg', file]);
+    const marked = readFileSync(file, 'utf8');
+    expect(marked).toContain('your budget 40');
+    expect(marked).toMatch(/current plan: [\d.]+ GPU-h\/h/);
+    const listed = await s.boa(['frontier']);
+    expect(listed.stdout).toMatch(/^your budget\s+40 GPU-hours\/hour$/m);
+    expect(listed.stdout).toMatch(/^current plan\s+[\d.e-]+ GPU-hours\/hour, average JCT /m);
 
     const unwritable = await s.boa(['frontier', '--svg', join(s.cwd, 'no-such-dir', 'f.svg')]);
     expect(unwritable.status).toBe(2);

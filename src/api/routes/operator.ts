@@ -34,7 +34,10 @@ export function operatorRoutes(app: OpenAPIHono<ApiEnv>) {
       responses: {
         200: jsonContent(AnyJson, 'the budget and how spending tracks it'),
         ...errors,
-        422: jsonContent(ErrorSchema, 'below what one job of the cheapest class needs, which the error states'),
+        422: jsonContent(
+          ErrorSchema,
+          'below what one job of the cheapest class needs, which the error states',
+        ),
       },
     }),
     async (c) => {
@@ -194,11 +197,18 @@ export function operatorRoutes(app: OpenAPIHono<ApiEnv>) {
         gpusPerNode: service.deps.config.gpusPerNode,
       };
       const vertices = frontierOf(estimates);
+      const plan = planView(service);
+      const budget = service.state.budget?.gpuHoursPerHour ?? null;
+      const planPoint = plan && {
+        gpuHoursPerHour: plan.predicted.gpuHoursPerHour,
+        avgJctSeconds: plan.predicted.avgJctSeconds,
+      };
       if (c.req.valid('query').format === 'svg') {
         const svg = await frontierChart(
           [{ solver: 'exact', points: vertices }],
           vertices[0]?.gpuHoursPerHour ?? 0,
           'What each budget buys (current estimates)',
+          { budget, plan: planPoint },
         );
         return c.body(svg, 200, { 'content-type': 'image/svg+xml' }) as never;
       }
@@ -206,6 +216,8 @@ export function operatorRoutes(app: OpenAPIHono<ApiEnv>) {
         {
           ratesPerHour: estimates.ratesPerHour,
           minFeasibleBudget: vertices[0]?.gpuHoursPerHour ?? null,
+          budget,
+          plan: planPoint,
           vertices,
         },
         200,

@@ -7,6 +7,8 @@ import { duration, keyValues, significant, table } from '../format.ts';
 interface FrontierView {
   ratesPerHour: Record<string, number>;
   minFeasibleBudget: number | null;
+  budget?: number | null;
+  plan?: { gpuHoursPerHour: number; avgJctSeconds: number } | null;
   vertices: Array<{ gpuHoursPerHour: number; avgJctSeconds: number }>;
 }
 
@@ -53,6 +55,15 @@ export function renderFrontier(f: FrontierView): string {
   const summary = keyValues([
     ['minimum feasible', `${significant(f.minFeasibleBudget)} GPU-hours/hour`],
     ['arrivals (jobs/h)', rates],
+    ...(f.budget == null ? [] : [['your budget', `${f.budget} GPU-hours/hour`] as [string, string]]),
+    ...(f.plan
+      ? [
+          [
+            'current plan',
+            `${significant(f.plan.gpuHoursPerHour)} GPU-hours/hour, average JCT ${duration(f.plan.avgJctSeconds)}`,
+          ] as [string, string],
+        ]
+      : []),
     ['vertices', `${f.vertices.length} (${rows.length} distinct to the digits shown)`],
   ]);
   const head = ['budget GPU-h/h', 'avg JCT s', 'avg JCT'];
