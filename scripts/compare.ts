@@ -1,13 +1,18 @@
 /**
  * Policies side by side on one trace: each policy at each value of its knob, in parallel worker threads.
  *   npm run -s compare -- --trace FILE [--apps a,b] --policies a,b --budgets LO:HI:STEP [--targets t1,...]
- *     --out DIR [--seed N] [--solver exact|paper] [--rates trace|online] [--workers N] [engine flags]
- * Writes DIR/results.json, DIR/results.csv, DIR/avg-jct.svg and DIR/p95-jct.svg.
+ *     --out DIR [--seed N] [--solver exact|paper] [--rates online|oracle] [--workers N] [engine flags]
+ *     [--at-paid p1,...] [--sensitivity]
+ * Writes DIR/results.json, DIR/results.csv, DIR/avg-jct.svg and DIR/p95-jct.svg (and DIR/at-paid.json).
+ * Budgets and paid points may be given as multiples of the minimum feasible budget at the trace's
+ * rates (`1.2x`): a place to read the comparison at, never an input to any policy.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
+import { arrivalRatesPerHour } from '../src/core/trace.ts';
+import { BoaPlanner } from '../src/sim/policies/boa/planner.ts';
 import { findPolicy } from '../src/sim/policies/index.ts';
 import { isPolicyOptionsError } from '../src/sim/policy.ts';
 import type { SimResult } from '../src/sim/run.ts';
@@ -20,7 +25,9 @@ import {
   compareCsv,
   compareTasks,
   jctChart,
+  parsePolicyEntry,
 } from './lib/compare-report.ts';
+import { relativeList, SENSITIVITY_ENTRIES, sensitivityTable } from './lib/compare-relative.ts';
 import type { CompareSetup } from './lib/compare-worker.ts';
 import { parseList, runMain, UsageError } from './lib/inputs.ts';
 import { progressBar } from './lib/progress.ts';
@@ -43,15 +50,28 @@ const program = withSimulationOptions(
     .description('Average and P95 JCT against paid GPU-hours per hour for several policies on one trace')
     .requiredOption('--trace <file>', 'workload CSV (name,time,application,num_replicas,batch_size)')
     .option('--apps <list>', 'only these applications, comma-separated')
-    .requiredOption('--policies <list>', 'comma-separated policy names')
-    .requiredOption('--budgets <spec>', 'LO:HI:STEP or b1,b2,... for policies whose knob is a budget')
+    .option('--policies <list>', 'comma-separated policy names; boa@oracle: boa on the trace rates')
+    .requiredOption(
+      '--budgets <spec>',
+      'LO:HI:STEP or b1,b2,... for policies whose knob is a budget (1.2x: times the minimum feasible)',
+    )
     .option('--targets <list>', 'values for policies whose knob is a target efficiency', DEFAULT_TARGETS)
     .requiredOption('--out <dir>', 'folder for results.json, results.csv and the charts')
     .option('--seed <n>', 'random seed', '1')
     .option('--solver <name>', 'boa: exact or paper')
-    .option('--rates <source>', 'boa: trace or online')
+    .option(
+      '--rates <source>',
+      "boa: online (default, as the service estimates them) or oracle (the trace's rates)",
+    )
     .option('--workers <n>', 'worker threads (default: available cores)')
-    .option('--at-paid <list>', 'also read every policy off at these paid GPU-hours per hour (at-paid.json)')
+    .option(
+      '--at-paid <list>',
+      'also read every policy off at these paid GPU-hours per hour, or multiples (1.2x) of the minimum (at-paid.json)',
+    )
+    .option(
+      '--sensitivity',
+      'instead of --policies: pollux-autoscale with the exploration cap on/off x utility window 15/1, against boa online and oracle',
+    )
     .option('--quiet', 'no progress bar on stderr')
     .showHelpAfterError(),
 );
@@ -62,7 +82,8 @@ await runMain(async () => {
     EngineFlags & {
       trace: string;
       apps?: string;
-      policies: string;
+      policies?: string;
+      sensitivity?: boolean;
       budgets: string;
       targets: string;
       out: string;
@@ -78,19 +99,33 @@ await runMain(async () => {
   >();
   const seed = numberOption(opts.seed, '--seed', { integer: true });
   const shared = policyOptionsFrom({ solver: opts.solver, rates: opts.rates });
-  const budgets = parseBudgets(opts.budgets);
-  if (budgets.kind !== 'list') throw new UsageError('--budgets is required');
+  const inputs = loadSimInputs(opts); // fail fast on bad inputs, before any worker starts
+  const minimum = () =>
+    new BoaPlanner(inputs.profiles, 'exact', seed).minFeasible(
+      arrivalRatesPerHour(inputs.trace, inputs.apps),
+    );
+  const budgets = relativeList(opts.budgets, minimum, (text) => {
+    const parsed = parseBudgets(text);
+    if (parsed.kind !== 'list') throw new UsageError('--budgets is required');
+    return parsed.budgets;
+  });
   const targets = parseList(opts.targets, '--targets').map((t) =>
     numberOption(t, '--targets', { min: 0, exclusiveMin: true }),
   );
   const paids = opts.atPaid
-    ? parseList(opts.atPaid, '--at-paid').map((p) =>
-        numberOption(p, '--at-paid', { min: 0, exclusiveMin: true }),
+    ? relativeList(opts.atPaid, minimum, (text) =>
+        parseList(text, '--at-paid').map((p) => numberOption(p, '--at-paid', { min: 0, exclusiveMin: true })),
       )
-    : [];
-  const definitions = parseList(opts.policies, '--policies').map((name) => asUsage(() => findPolicy(name)));
-  const tasks = compareTasks(definitions, budgets.budgets, targets, shared);
-  loadSimInputs(opts); // fail fast on bad inputs, before any worker starts
+    : { values: [], points: [] };
+  if (opts.sensitivity === undefined && opts.policies === undefined) {
+    throw new UsageError('give --policies (or --sensitivity)');
+  }
+  const entries = opts.sensitivity
+    ? SENSITIVITY_ENTRIES.map((e) => ({ ...e, definition: findPolicy(e.policy) }))
+    : parseList(opts.policies as string, '--policies').map((spec) =>
+        asUsage(() => parsePolicyEntry(spec, findPolicy)),
+      );
+  const tasks = compareTasks(entries, budgets.values, targets, shared);
   const setup: CompareSetup = {
     trace: opts.trace,
     ...(opts.apps ? { apps: opts.apps } : {}),
@@ -122,7 +157,7 @@ await runMain(async () => {
       if (!SKIPPABLE.includes(reply.error.name) && !isPolicyOptionsError(reply.error.name))
         throw new Error(`${at}: ${reply.error.name}: ${reply.error.message}`);
       process.stderr.write(`skipped ${at}: ${reply.error.message}\n`);
-    } else rows.push({ ...(reply.result as SimResult), knob });
+    } else rows.push({ ...(reply.result as SimResult), knob, ...(task.label ? { label: task.label } : {}) });
   });
   mkdirSync(opts.out, { recursive: true });
   writeFileSync(join(opts.out, 'results.json'), `${JSON.stringify(rows, null, 2)}\n`);
@@ -136,10 +171,14 @@ await runMain(async () => {
     join(opts.out, 'p95-jct.svg'),
     await jctChart(rows, 'p95', `P95 JCT vs paid GPU-hours per hour${what}`),
   );
-  if (paids.length > 0) {
-    const table = atPaid(rows, paids);
+  if (paids.values.length > 0) {
+    const table = atPaid(rows, paids.points);
     writeFileSync(join(opts.out, 'at-paid.json'), `${JSON.stringify(table, null, 2)}\n`);
-    process.stdout.write(atPaidTable(table));
+    if (opts.sensitivity) process.stdout.write(sensitivityTable(table));
+    else {
+      process.stdout.write(atPaidTable(table));
+      process.stdout.write(atPaidTable(table, 'p95JctSeconds', 'p95 JCT (s) at the same paid usages'));
+    }
   }
   if (!opts.quiet) {
     process.stderr.write(

@@ -2,70 +2,117 @@
 import type { TopLevelSpec } from 'vega-lite';
 import { chartFrame, renderSvg } from '../../src/charts/render.ts';
 import type { PolicyDefinition, PolicyOptions } from '../../src/sim/policy.ts';
-import { jctAtPaid } from '../../src/sim/matched.ts';
+import { jctAtPaid, metricsAtPaid, type RunMetricsAtPaid } from '../../src/sim/matched.ts';
 import type { SimResult } from '../../src/sim/run.ts';
 
-export type CompareRow = SimResult & { readonly knob: 'budget' | 'target' };
+/** A run as compare reports it: the knob swept, and the series it belongs to (`label`). */
+export type CompareRow = SimResult & { readonly knob: 'budget' | 'target'; readonly label?: string };
 
 export interface CompareTask {
   readonly policy: string;
   readonly options: PolicyOptions;
+  /** The series name in tables and charts when it is not the policy's (an oracle or a variant). */
+  readonly label?: string;
+}
+
+/** A policy to sweep: its definition, options of its own, and a label when those make it a variant. */
+export interface CompareEntry {
+  readonly definition: PolicyDefinition;
+  readonly options?: PolicyOptions;
+  readonly label?: string;
 }
 
 /** One run per policy and value of its knob: budgets for budget policies, targets for target ones. */
 export function compareTasks(
-  definitions: readonly PolicyDefinition[],
+  entries: ReadonlyArray<PolicyDefinition | CompareEntry>,
   budgets: readonly number[],
   targets: readonly number[],
   shared: PolicyOptions = {},
 ): CompareTask[] {
-  return definitions.flatMap((d) =>
-    (d.knob === 'budget' ? budgets : targets).map((value) => ({
+  return entries.flatMap((entry) => {
+    const e: CompareEntry = 'definition' in entry ? entry : { definition: entry };
+    const d = e.definition;
+    return (d.knob === 'budget' ? budgets : targets).map((value) => ({
       policy: d.name,
-      options: { ...shared, [d.knob]: value },
-    })),
-  );
+      options: { ...shared, ...e.options, [d.knob]: value },
+      ...(e.label ? { label: e.label } : {}),
+    }));
+  });
+}
+
+/**
+ * `--policies` entries: a policy name, or `boa@oracle` for boa on the trace's own arrival rates (an
+ * oracle no other policy has, labelled as such wherever it is shown).
+ */
+export function parsePolicyEntry(spec: string, find: (name: string) => PolicyDefinition): CompareEntry {
+  const [name, variant, ...rest] = spec.split('@');
+  const definition = find(name as string);
+  if (variant === undefined) return { definition };
+  if (variant !== 'oracle' || rest.length > 0 || definition.name !== 'boa') {
+    throw new Error(`"${spec}": the only policy variant is boa@oracle (boa on the trace's own rates)`);
+  }
+  return { definition, options: { rates: 'oracle' }, label: 'boa (oracle rates)' };
+}
+
+/** The series a row belongs to. */
+export function seriesOf(row: CompareRow): string {
+  return row.label ?? (row.rates === 'oracle' ? `${row.policy} (oracle rates)` : row.policy);
 }
 
 export interface AtPaidRow {
   readonly paidGpuHoursPerHour: number;
-  /** Per policy: average JCT interpolated at that paid usage; null where its runs do not bracket it. */
+  /** When asked as a multiple of the minimum feasible budget (`1.2x`): that multiple. */
+  readonly minimumMultiple?: number;
+  /** Per series: average JCT interpolated at that paid usage; null where its runs do not bracket it. */
   readonly avgJctSeconds: Record<string, number | null>;
+  /** Per series: average, p50, p95, p99 JCT and average queueing, interpolated alike. */
+  readonly metrics: Record<string, RunMetricsAtPaid | null>;
+}
+
+/** A paid usage to read off at, absolute or as a multiple of the minimum feasible budget. */
+export interface PaidPoint {
+  readonly paid: number;
+  readonly minimumMultiple?: number;
 }
 
 /** Every policy at the same spend: the comparison the charts show, read off at given paid usages. */
-export function atPaid(rows: readonly CompareRow[], paids: readonly number[]): AtPaidRow[] {
+export function atPaid(rows: readonly CompareRow[], points: ReadonlyArray<number | PaidPoint>): AtPaidRow[] {
   const complete = rows.filter((r) => r.completed === r.jobs);
-  const policies = [...new Set(rows.map((r) => r.policy))];
-  return paids.map((paid) => ({
-    paidGpuHoursPerHour: paid,
-    avgJctSeconds: Object.fromEntries(
-      policies.map((p) => [
-        p,
-        jctAtPaid(
-          complete.filter((r) => r.policy === p),
-          paid,
-        ),
-      ]),
-    ),
-  }));
+  const series = [...new Set(rows.map(seriesOf))];
+  return points.map((point) => {
+    const { paid, minimumMultiple } =
+      typeof point === 'number' ? { paid: point, minimumMultiple: undefined } : point;
+    const runsOf = (name: string) => complete.filter((r) => seriesOf(r) === name);
+    return {
+      paidGpuHoursPerHour: paid,
+      ...(minimumMultiple === undefined ? {} : { minimumMultiple }),
+      avgJctSeconds: Object.fromEntries(series.map((name) => [name, jctAtPaid(runsOf(name), paid)])),
+      metrics: Object.fromEntries(series.map((name) => [name, metricsAtPaid(runsOf(name), paid)])),
+    };
+  });
 }
 
 /** The same as a text table: one row per paid usage, one column per policy, seconds. */
-export function atPaidTable(table: readonly AtPaidRow[]): string {
+export function atPaidTable(
+  table: readonly AtPaidRow[],
+  metric: keyof RunMetricsAtPaid = 'avgJctSeconds',
+  title = 'average JCT (s) at a matched paid usage (GPU-hours/hour)',
+): string {
   if (table.length === 0) return '';
   const policies = Object.keys((table[0] as AtPaidRow).avgJctSeconds);
   const header = ['paid', ...policies];
   const lines = table.map((row) => [
-    String(row.paidGpuHoursPerHour),
+    row.minimumMultiple === undefined
+      ? String(row.paidGpuHoursPerHour)
+      : `${row.paidGpuHoursPerHour.toFixed(1)} (${row.minimumMultiple}x)`,
     ...policies.map((p) => {
-      const v = row.avgJctSeconds[p];
+      const v = metric === 'avgJctSeconds' ? row.avgJctSeconds[p] : row.metrics?.[p]?.[metric];
       return v === null || v === undefined ? '-' : v.toFixed(0);
     }),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => (l[i] as string).length)));
   const format = (cells: string[]) => cells.map((c, i) => c.padStart(widths[i] as number)).join('  ');
-  return `${['average JCT (s) at a matched paid usage (GPU-hours/hour)', format(header), ...lines.map(format)].join('\n')}\n`;
+  return `${[title, format(header), ...lines.map(format)].join('\n')}\n`;
 }
 
 export function compareCsv(rows: readonly CompareRow[]): string {
@@ -85,7 +132,7 @@ export function jctChart(rows: readonly CompareRow[], metric: 'avg' | 'p95', tit
   const values = rows
     .filter((r) => r.completed === r.jobs && Number.isFinite(r[field]))
     .map((r) => ({
-      policy: r.policy,
+      policy: seriesOf(r),
       paid: r.paidGpuHoursPerHour,
       jctMinutes: r[field] / 60,
       knob: r.knob === 'budget' ? `budget ${r.budget}` : `target ${r.target}`,

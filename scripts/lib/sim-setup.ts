@@ -81,8 +81,8 @@ export function policyOptionsFrom(flags: PolicyFlags): PolicyOptions {
     options.solver = flags.solver;
   }
   if (flags.rates !== undefined) {
-    if (flags.rates !== 'trace' && flags.rates !== 'online') {
-      throw new UsageError(`--rates must be trace or online, got "${flags.rates}"`);
+    if (flags.rates !== 'online' && flags.rates !== 'oracle') {
+      throw new UsageError(`--rates must be online or oracle (the trace's own rates), got "${flags.rates}"`);
     }
     options.rates = flags.rates;
   }

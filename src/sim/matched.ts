@@ -26,3 +26,30 @@ export function jctAtPaid(runs: readonly PaidJct[], paid: number): number | null
   const t = (paid - below.paidGpuHoursPerHour) / (above.paidGpuHoursPerHour - below.paidGpuHoursPerHour);
   return below.avgJctSeconds + t * (above.avgJctSeconds - below.avgJctSeconds);
 }
+
+/** What a run reports at a matched paid usage, each interpolated on its own (same two runs). */
+export const MATCHED_METRICS = [
+  'avgJctSeconds',
+  'p50JctSeconds',
+  'p95JctSeconds',
+  'p99JctSeconds',
+  'avgQueueSeconds',
+] as const;
+export type MatchedMetric = (typeof MATCHED_METRICS)[number];
+export type RunMetricsAtPaid = Record<MatchedMetric, number>;
+
+/** Every matched metric at `paid`, from the same bracketing runs as jctAtPaid; null when not bracketed. */
+export function metricsAtPaid(
+  runs: ReadonlyArray<{ readonly paidGpuHoursPerHour: number } & RunMetricsAtPaid>,
+  paid: number,
+): RunMetricsAtPaid | null {
+  const entries = MATCHED_METRICS.map((metric) => [
+    metric,
+    jctAtPaid(
+      runs.map((r) => ({ paidGpuHoursPerHour: r.paidGpuHoursPerHour, avgJctSeconds: r[metric] })),
+      paid,
+    ),
+  ]);
+  if (entries.some(([, v]) => v === null)) return null;
+  return Object.fromEntries(entries) as RunMetricsAtPaid;
+}

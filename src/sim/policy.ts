@@ -83,7 +83,12 @@ export interface PolicyOptions {
   /** Target cluster efficiency (pollux-autoscale). */
   readonly target?: number;
   readonly solver?: 'exact' | 'paper';
-  readonly rates?: 'trace' | 'online';
+  /** boa's arrival rates: online (estimated as the service does, default) or oracle (the trace's). */
+  readonly rates?: 'online' | 'oracle';
+  /** Pollux variants (compare --sensitivity): AdaptDL's exploration cap, utility window, boot freeze. */
+  readonly explorationCap?: boolean;
+  readonly utilityWindowTicks?: number;
+  readonly bootFreeze?: boolean;
 }
 
 export interface Policy {

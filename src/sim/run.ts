@@ -31,6 +31,9 @@ export interface SimResult {
   readonly avgQueueSeconds: number;
   readonly spanHours: number;
   readonly peakNodes: number;
+  readonly p50JctSeconds: number;
+  readonly p99JctSeconds: number;
+  readonly arrivalSpanHours: number;
 }
 
 export interface SimulateRequest {
@@ -83,11 +86,15 @@ export function simulate(request: SimulateRequest): { result: SimResult; run: Si
     simMs,
     target: target ?? null,
     solver: solver ?? null,
-    rates: rateSource ?? null,
+    // Only boa reads rates; its default is online, and an oracle run must say so in every row.
+    rates: definition.name === 'boa' ? (rateSource ?? 'online') : (rateSource ?? null),
     seed,
     avgQueueSeconds: m.avgQueueSeconds,
     spanHours: m.spanHours,
     peakNodes: m.peakNodes,
+    p50JctSeconds: m.p50JctSeconds,
+    p99JctSeconds: m.p99JctSeconds,
+    arrivalSpanHours: m.arrivalSpanHours,
   };
   return { result, run };
 }

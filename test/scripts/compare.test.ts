@@ -44,7 +44,8 @@ describe('compare at a matched paid usage', () => {
   it('reads each policy off at the paid usage, from complete runs only, null where not bracketed', () => {
     const rows = [row('a', 30, 3000), row('a', 50, 1000), row('b', 35, 2000), row('b', 45, 100, 9)];
     const [at40] = atPaid(rows, [40]);
-    expect(at40).toEqual({ paidGpuHoursPerHour: 40, avgJctSeconds: { a: 2000, b: null } });
+    expect(at40?.paidGpuHoursPerHour).toBe(40);
+    expect(at40?.avgJctSeconds).toEqual({ a: 2000, b: null });
     expect(atPaidTable(atPaid(rows, [40]))).toMatch(/paid\s+a\s+b\n\s*40\s+2000\s+-\n$/);
   });
 });
@@ -52,40 +53,52 @@ describe('compare at a matched paid usage', () => {
 describe('compare', () => {
   const out = mkdtempSync(join(tmpdir(), 'compare-'));
   const run = runScript('compare.ts', [
-    ...['--trace', TRACE, '--apps', 'cifar10', '--policies', 'boa,fixed-request'],
+    ...['--trace', TRACE, '--apps', 'cifar10', '--policies', 'boa,boa@oracle,fixed-request'],
     ...['--budgets', '5,12,24', '--out', out, '--workers', '2', '--quiet', '--at-paid', '15,18'],
   ]);
 
   it('runs every policy at every budget in worker threads, skipping infeasible points with a note', () => {
     expect(run.status).toBe(0);
+    // Only boa on the trace's rates (the oracle) knows the minimum up front; online, boa plans at it.
     expect(run.stderr).toMatch(
       /^skipped boa at budget 5: budget 5.00000 GPU-hours\/hour is below the minimum/,
     );
     const rows = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8'));
-    expect(rows.map((r: any) => `${r.policy}@${r.budget}`)).toEqual([
-      'boa@12',
-      'boa@24',
-      'fixed-request@5',
-      'fixed-request@12',
-      'fixed-request@24',
+    expect(rows.map((r: any) => `${r.label ?? r.policy}@${r.budget}/${r.rates}`)).toEqual([
+      'boa@5/online',
+      'boa@12/online',
+      'boa@24/online',
+      'boa (oracle rates)@12/oracle',
+      'boa (oracle rates)@24/oracle',
+      'fixed-request@5/null',
+      'fixed-request@12/null',
+      'fixed-request@24/null',
     ]);
     for (const row of rows) {
       expect(row.knob).toBe('budget');
       expect(row.completed).toBe(66);
     }
     // A higher budget buys boa a faster average and costs it more.
-    expect(rows[1].avgJctSeconds).toBeLessThan(rows[0].avgJctSeconds);
-    expect(rows[1].paidGpuHoursPerHour).toBeGreaterThan(rows[0].paidGpuHoursPerHour);
+    expect(rows[2].avgJctSeconds).toBeLessThan(rows[1].avgJctSeconds);
+    expect(rows[2].paidGpuHoursPerHour).toBeGreaterThan(rows[1].paidGpuHoursPerHour);
   });
 
   it('reads every policy off at the asked paid usages, printed and in at-paid.json', () => {
     const rows = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')) as CompareRow[];
     const table = JSON.parse(readFileSync(join(out, 'at-paid.json'), 'utf8'));
     expect(table.map((t: { paidGpuHoursPerHour: number }) => t.paidGpuHoursPerHour)).toEqual([15, 18]);
-    const boa = rows.filter((r) => r.policy === 'boa');
+    const boa = rows.filter((r) => r.policy === 'boa' && r.rates === 'online');
     expect(table[0].avgJctSeconds.boa).toBe(jctAtPaid(boa, 15));
     expect(table[0].avgJctSeconds.boa).not.toBeNull();
+    // Every series carries its percentiles and queueing at the same point; the oracle is labelled.
+    expect(Object.keys(table[0].metrics)).toEqual(['boa', 'boa (oracle rates)', 'fixed-request']);
+    const at = table[0].metrics.boa;
+    expect(at.avgJctSeconds).toBe(table[0].avgJctSeconds.boa);
+    expect(at.p50JctSeconds).toBeLessThanOrEqual(at.p95JctSeconds);
+    expect(at.p95JctSeconds).toBeLessThanOrEqual(at.p99JctSeconds);
+    expect(at.avgQueueSeconds).toBeGreaterThanOrEqual(0);
     expect(run.stdout).toMatch(/^average JCT \(s\) at a matched paid usage/);
+    expect(run.stdout).toMatch(/p95 JCT \(s\) at the same paid usages/);
   });
 
   it('writes the same rows as CSV, and both charts', () => {

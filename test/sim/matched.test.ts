@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { jctAtPaid } from '../../src/sim/matched.ts';
+import { jctAtPaid, metricsAtPaid } from '../../src/sim/matched.ts';
 
 const run = (paidGpuHoursPerHour: number, avgJctSeconds: number) => ({ paidGpuHoursPerHour, avgJctSeconds });
 
@@ -24,5 +24,31 @@ describe('jctAtPaid', () => {
 
   it('averages runs that pay the same', () => {
     expect(jctAtPaid([run(40, 100), run(40, 300)], 40)).toBe(200);
+  });
+});
+
+describe('metricsAtPaid', () => {
+  const full = (paid: number, jct: number, queue: number) => ({
+    paidGpuHoursPerHour: paid,
+    avgJctSeconds: jct,
+    p50JctSeconds: jct / 2,
+    p95JctSeconds: jct * 2,
+    p99JctSeconds: jct * 3,
+    avgQueueSeconds: queue,
+  });
+
+  it('interpolates every metric between the same two runs', () => {
+    const at = metricsAtPaid([full(30, 3000, 300), full(40, 2000, 100), full(50, 1000, 0)], 35);
+    expect(at).toEqual({
+      avgJctSeconds: 2500,
+      p50JctSeconds: 1250,
+      p95JctSeconds: 5000,
+      p99JctSeconds: 7500,
+      avgQueueSeconds: 200,
+    });
+  });
+
+  it('is null where the runs do not bracket the paid usage', () => {
+    expect(metricsAtPaid([full(30, 3000, 300)], 35)).toBeNull();
   });
 });

@@ -9,7 +9,7 @@ import { cuckooPolicy } from './cuckoo/index.ts';
 import { fixedRequestPolicy } from './fixed-request/index.ts';
 import { lyraPolicy } from './lyra/index.ts';
 import { onesPolicy } from './ones/index.ts';
-import { polluxAutoscalePolicy, polluxFixedPolicy } from './pollux/index.ts';
+import { polluxAutoscalePolicy, polluxBudgetPolicy, polluxFixedPolicy } from './pollux/index.ts';
 
 // One entry per line, so concurrent additions touch different lines.
 // prettier-ignore
@@ -18,6 +18,7 @@ export const POLICIES: readonly PolicyDefinition[] = [
   fixedRequestPolicy,
   polluxFixedPolicy,
   polluxAutoscalePolicy,
+  polluxBudgetPolicy,
   lyraPolicy,
   onesPolicy,
   cuckooPolicy,

@@ -46,9 +46,13 @@ describe('billing across a gap', () => {
     const run = runSimulation(base(scriptedPolicy(decide), [traceJob('a', 0), traceJob('b', 3600)]));
     // a: ready 90, starts 120, done 750; released at tick 780, gone at 810. b: asks at 3600, done 4350.
     expect(run.jobs.map((j) => j.completedAt)).toEqual([750, 4350]);
-    expect(run.metrics.paidGpuHoursPerHour).toBeCloseTo((4 * 810 + 4 * (4350 - 3600)) / 4350, 12);
-    expect(run.metrics.allocatedGpuHoursPerHour).toBeCloseTo((4 * 630 + 4 * 630) / 4350, 12);
+    // Spend is averaged over the arrival span (0 to 3600), all of it counted, the second job's too.
+    expect(run.metrics.paidGpuHoursPerHour).toBeCloseTo((4 * 810 + 4 * (4350 - 3600)) / 3600, 12);
+    expect(run.metrics.allocatedGpuHoursPerHour).toBeCloseTo((4 * 630 + 4 * 630) / 3600, 12);
     expect(run.metrics.spanHours).toBeCloseTo(4350 / 3600, 12);
+    expect(run.metrics.arrivalSpanHours).toBe(1);
+    expect(run.metrics.p50JctSeconds).toBe(750);
+    expect(run.metrics.p99JctSeconds).toBe(750);
     // With no job and no node there is nothing to decide: the ticks from 840 to 3540 are skipped.
     expect(calls).not.toContain(840);
     expect(calls).toContain(3600);

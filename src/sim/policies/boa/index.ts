@@ -1,7 +1,8 @@
 /**
  * boa: the budget-optimal fixed-width plan from the calculators (BOA.md), executed tick by tick.
  * Options: budget (required: paid GPU-hours per hour, time-average), solver exact|paper (default
- * exact), rates trace|online (default trace: the trace's own rates; online: estimated from arrivals).
+ * exact), rates online|oracle (default online: estimated from arrivals with the service's estimator;
+ * oracle: the trace's own rates, which no other policy and no service has).
  */
 import { BudgetTooLowError } from '../../../core/calc/errors.ts';
 import type { PolicyContext, PolicyDefinition, PolicyOptions } from '../../policy.ts';
@@ -16,7 +17,7 @@ export class BoaOptionsError extends Error {
 
 export const BOA_DEFAULTS: Omit<BoaSettings, 'budget'> = {
   solver: 'exact',
-  rates: 'trace',
+  rates: 'online',
   replanSeconds: 15 * 60,
   replanThreshold: 0.01,
   minReplanSeconds: 5 * 60,
@@ -26,7 +27,7 @@ export const BOA_DEFAULTS: Omit<BoaSettings, 'budget'> = {
   relockFactor: 2,
 };
 
-/** Checks the options; with trace rates, a budget below the minimum feasible one is refused up front. */
+/** Checks the options; with oracle rates, a budget below the minimum feasible one is refused up front. */
 export function boaSettings(context: PolicyContext, options: PolicyOptions): BoaSettings {
   const { budget } = options;
   if (budget === undefined || !(Number.isFinite(budget) && budget > 0)) {
@@ -39,10 +40,10 @@ export function boaSettings(context: PolicyContext, options: PolicyOptions): Boa
     throw new BoaOptionsError(`boa solver must be exact or paper, got "${solver}"`);
   }
   const rates = options.rates ?? BOA_DEFAULTS.rates;
-  if (rates !== 'trace' && rates !== 'online') {
-    throw new BoaOptionsError(`boa rates must be trace or online, got "${rates}"`);
+  if (rates !== 'online' && rates !== 'oracle') {
+    throw new BoaOptionsError(`boa rates must be online or oracle (the trace's own rates), got "${rates}"`);
   }
-  if (rates === 'trace') {
+  if (rates === 'oracle') {
     const minimum = new BoaPlanner(context.profiles, solver, context.seed).minFeasible(
       context.traceRatesPerHour,
     );

@@ -1,45 +1,76 @@
 /**
- * Arrival rates as the service estimates them: arrivals per class in a sliding window (default the last
- * 24 hours) over the time observed. The prior is "no arrivals" weighted as one hour: until an hour has
- * been observed, counts are divided by one hour, so the first arrivals do not read as huge rates (one
- * job in the first minute would otherwise be 60 jobs/hour and plan everyone on one GPU); after that the
- * prior no longer counts and the estimate is the plain window average.
+ * Arrival rates as the service estimates them, with the service's own code (estimateRates in
+ * src/service/estimators.ts) and its defaults (src/service/config.ts): arrivals per class in the last
+ * `rateWindowHours`, blended with each class's prior rate worth `priorWeightHours` of observation. The
+ * service's prior rates default to 0 (nothing configured), so a class counts only once it is seen.
+ * Observation starts just before the first arrival (the service's start). Times are seconds here, milliseconds
+ * in the service.
  */
-import { SECONDS_PER_HOUR } from '../../../core/evaluate.ts';
+import { estimateRates } from '../../../service/estimators.ts';
 
 export interface OnlineRateOptions {
-  readonly windowSeconds: number;
-  readonly priorSeconds: number;
+  readonly windowHours: number;
+  readonly priorWeightHours: number;
+  /** Prior jobs/hour per class (the service's `priorRates`); classes not listed start at 0. */
+  readonly priorRatesPerHour: Readonly<Record<string, number>>;
+  /** Re-plan when a class's estimate moved by more than this fraction since the plan (the service's rule). */
+  readonly replanOnMove: number;
 }
 
-export const DEFAULT_ONLINE_RATES: OnlineRateOptions = { windowSeconds: 24 * 3600, priorSeconds: 3600 };
+/** The service's defaults (test/sim/policies/boa/online-rates.test.ts checks them against its config). */
+export const DEFAULT_ONLINE_RATES: OnlineRateOptions = {
+  windowHours: 24,
+  priorWeightHours: 2,
+  priorRatesPerHour: {},
+  replanOnMove: 0.25,
+};
+
+const MS = 1000;
 
 export class OnlineRates {
-  readonly #arrivals = new Map<string, number[]>();
+  readonly #classes: Array<{ name: string; priorRatePerHour: number }>;
+  readonly #submissions: Array<{ className: string; submittedAt: number }> = [];
   #first: number | undefined;
 
-  constructor(readonly options: OnlineRateOptions = DEFAULT_ONLINE_RATES) {}
+  constructor(
+    classNames: readonly string[],
+    readonly options: OnlineRateOptions = DEFAULT_ONLINE_RATES,
+  ) {
+    this.#classes = classNames.map((name) => ({
+      name,
+      priorRatePerHour: options.priorRatesPerHour[name] ?? 0,
+    }));
+  }
 
   record(app: string, time: number): void {
     this.#first ??= time;
-    const times = this.#arrivals.get(app) ?? [];
-    times.push(time);
-    this.#arrivals.set(app, times);
+    this.#submissions.push({ className: app, submittedAt: time * MS });
   }
 
-  /** Jobs per hour per class seen in the window; classes with no arrival in it are left out. */
+  /** Jobs per hour per class; classes estimated at 0 are left out (they are not planned). */
   ratesAt(now: number): Record<string, number> {
     if (this.#first === undefined) return {};
-    const from = now - this.options.windowSeconds;
-    const span = Math.max(Math.min(this.options.windowSeconds, now - this.#first), this.options.priorSeconds);
-    const rates: Record<string, number> = {};
-    for (const [app, times] of this.#arrivals) {
-      // Times arrive in order: drop the ones that left the window.
-      let drop = 0;
-      while (drop < times.length && (times[drop] as number) <= from) drop++;
-      if (drop > 0) times.splice(0, drop);
-      if (times.length > 0) rates[app] = (times.length * SECONDS_PER_HOUR) / span;
-    }
-    return rates;
+    const windowStart = (now - this.options.windowHours * 3600) * MS;
+    // Submissions arrive in time order: drop those that left the window for good.
+    let drop = 0;
+    while (drop < this.#submissions.length && (this.#submissions[drop]?.submittedAt as number) <= windowStart)
+      drop++;
+    if (drop > 0) this.#submissions.splice(0, drop);
+    const rates = estimateRates(this.#classes, this.#submissions, {
+      now: now * MS,
+      windowHours: this.options.windowHours,
+      priorWeightHours: this.options.priorWeightHours,
+      // The service starts before its first submission, which estimateRates then counts (it counts > start).
+      observedSince: this.#first * MS - 1,
+    });
+    return Object.fromEntries(Object.entries(rates).filter(([, rate]) => rate > 0));
+  }
+
+  /** True when some class's estimate moved by more than `replanOnMove` from `planned` (the service's test). */
+  moved(planned: Readonly<Record<string, number>>, now: number): boolean {
+    return Object.entries(this.ratesAt(now)).some(([name, rate]) => {
+      const before = planned[name] ?? 0;
+      return Math.abs(rate - before) > this.options.replanOnMove * Math.max(before, 1e-3);
+    });
   }
 }

@@ -17,8 +17,8 @@ export interface BoaSettings {
   /** Target paid GPU-hours per hour (time-average). */
   readonly budget: number;
   readonly solver: 'exact' | 'paper';
-  readonly rates: 'trace' | 'online';
-  /** Online rates: re-plan this often (the service's calculator timer). */
+  readonly rates: 'online' | 'oracle';
+  /** Online rates: re-plan this often (the service's calculator timer, calculatorMinutes). */
   readonly replanSeconds: number;
   /** Re-plan when the corrected budget moves by more than this fraction since the last plan... */
   readonly replanThreshold: number;
@@ -48,7 +48,8 @@ export class BoaPolicy implements Policy {
   #lastTick: number | undefined;
   #planned: PlannedWidths | undefined;
   #plannedAt = Number.NEGATIVE_INFINITY;
-  #unplannedArrival = false;
+  #plannedRates: Readonly<Record<string, number>> = {};
+  #replanDue = false;
   /** Plans made, for tests and reports. */
   replans = 0;
 
@@ -59,7 +60,13 @@ export class BoaPolicy implements Policy {
     this.#epochClock = new EpochClock(context.profiles.classes);
     this.#planner = new BoaPlanner(context.profiles, settings.solver, context.seed);
     this.#control = new BudgetControl(settings.budget, settings.control);
-    this.#online = settings.rates === 'online' ? new OnlineRates(settings.onlineRates) : undefined;
+    this.#online =
+      settings.rates === 'online'
+        ? new OnlineRates(
+            context.profiles.classes.map((c) => c.name),
+            settings.onlineRates,
+          )
+        : undefined;
     this.#drawer = new StratifiedDraws(context.seed);
     if (!this.#online) this.#replan(0);
   }
@@ -76,7 +83,10 @@ export class BoaPolicy implements Policy {
   onArrival(job: JobView, now: number): void {
     this.#draws.set(job.id, this.#drawer.draw(job.app));
     this.#online?.record(job.app, now);
-    if (this.#planned?.plan[job.app] === undefined) this.#unplannedArrival = true;
+    // The service re-plans on a submission that moved a class's estimate by more than a quarter.
+    if (this.#planned?.plan[job.app] === undefined || this.#online?.moved(this.#plannedRates, now)) {
+      this.#replanDue = true;
+    }
   }
 
   onCompletion(job: JobView, now: number): void {
@@ -124,7 +134,7 @@ export class BoaPolicy implements Policy {
     const online = this.#online !== undefined;
     const due =
       this.#planned === undefined ||
-      this.#unplannedArrival ||
+      this.#replanDue ||
       (online && now - this.#plannedAt >= this.settings.replanSeconds);
     if (due) {
       this.#replan(now);
@@ -140,9 +150,10 @@ export class BoaPolicy implements Policy {
 
   #replan(now: number): void {
     const rates = this.#online ? this.#online.ratesAt(now) : this.context.traceRatesPerHour;
+    this.#plannedRates = rates;
     this.#planned = this.#planner.plan(rates, this.#control.planningBudget(this.#planner.minFeasible(rates)));
     this.#plannedAt = now;
-    this.#unplannedArrival = false;
+    this.#replanDue = false;
     this.replans++;
   }
 

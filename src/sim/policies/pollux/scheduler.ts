@@ -10,7 +10,6 @@ import {
   scaleVerdict,
   searchNodeCount,
   type UtilityBand,
-  UTILITY_WINDOW_TICKS,
   UtilityWindow,
 } from './autoscale.ts';
 import { FAIRNESS_POWER, fitnessCost, restartFactor } from './fitness.ts';
@@ -34,26 +33,43 @@ interface Round {
 export interface PolluxSettings {
   /** The autoscaler's band; null for a fixed cluster. */
   readonly band: UtilityBand | null;
-  /** AdaptDL's limit of twice the most GPUs a job has run on (default on: it is Pollux's own rule). */
+  /**
+   * AdaptDL's limit of twice the most GPUs a job has run on. Default off: the BOA paper's experiment
+   * seeded AdaptDL's profiler with the job profiles, which lifts it (see README.md).
+   */
   readonly explorationCap?: boolean;
-  /** Ticks of utility averaged before the autoscaler acts (default 15, as in AdaptDL's simulator). */
+  /**
+   * Ticks of utility averaged before the autoscaler acts. Default 1: the BOA paper's Pollux resizes
+   * whenever efficiency leaves the band, on its 60 s quantum (AdaptDL's simulator averages 15).
+   */
   readonly windowTicks?: number;
+  /**
+   * Take no utility sample while a node boots. Default off: AdaptDL has no such freeze (its simulator
+   * has no boot delay); without it, utility is measured on the ready GPUs only.
+   */
+  readonly bootFreeze?: boolean;
 }
+
+/** The strongest defensible Pollux (README.md: "Defaults"). */
+export const POLLUX_DEFAULTS = { explorationCap: false, windowTicks: 1, bootFreeze: false } as const;
 
 export class PolluxScheduler {
   /** Most GPUs each job has run on: the base of its exploration cap. */
   readonly #maxSeen = new Map<number, number>();
   readonly #window: UtilityWindow;
-  readonly band: UtilityBand | null;
+  /** The autoscaler's band; pollux-budget moves it between ticks. */
+  band: UtilityBand | null;
   readonly #explorationCap: boolean;
+  readonly #bootFreeze: boolean;
 
   constructor(
     readonly context: PolicyContext,
     settings: PolluxSettings,
   ) {
     this.band = settings.band;
-    this.#explorationCap = settings.explorationCap ?? true;
-    this.#window = new UtilityWindow(settings.windowTicks ?? UTILITY_WINDOW_TICKS);
+    this.#explorationCap = settings.explorationCap ?? POLLUX_DEFAULTS.explorationCap;
+    this.#bootFreeze = settings.bootFreeze ?? POLLUX_DEFAULTS.bootFreeze;
+    this.#window = new UtilityWindow(settings.windowTicks ?? POLLUX_DEFAULTS.windowTicks);
   }
 
   decide(cluster: ClusterView, views: readonly JobView[]): Decision {
@@ -94,17 +110,19 @@ export class PolluxScheduler {
       this.#window.clear();
       return 0;
     }
+    const ready = cluster.nodes.filter((n) => n.ready).length;
     if (present > 0) {
-      // A booting node is paid but cannot be used yet (AdaptDL's simulator has no boot delay): the
-      // utility of a cluster in transition says nothing about its size, so it is not sampled.
-      if (cluster.nodes.some((n) => !n.ready)) return present;
+      // A booting node is paid but cannot be used yet (AdaptDL's simulator has no boot delay). With the
+      // freeze, no sample is taken while one boots; without it, utility is that of the ready GPUs.
+      if (this.#bootFreeze && ready < present) return present;
+      if (ready === 0) return present;
       const speedups = round.jobs.map((job, j) =>
         job.allocation.length === 0
           ? 0
           : round.table.onAllocation(job.id, job.allocation) / oneGpu(round.curves[j] as JobCurve),
       );
-      const mean = this.#window.push(clusterUtility(speedups, present * cluster.gpusPerNode));
-      if (mean === undefined || scaleVerdict(mean, band, present, 1, cluster.maxNodes) === 'hold') {
+      const mean = this.#window.push(clusterUtility(speedups, ready * cluster.gpusPerNode));
+      if (mean === undefined || scaleVerdict(mean, band, ready, 1, cluster.maxNodes) === 'hold') {
         return present;
       }
     }

@@ -46,19 +46,31 @@ describe('plan shares', () => {
   });
 });
 
-describe('online arrival rates', () => {
-  it('divides by at least one hour, then by the observed time, within a 24-hour window', () => {
-    const rates = new OnlineRates();
+describe("online arrival rates (the service's estimator)", () => {
+  it('blends the window with a prior of no arrivals worth two hours, then drops what left the window', () => {
+    const rates = new OnlineRates(['a', 'b', 'c']);
     rates.record('a', 0);
     rates.record('a', 60);
-    // Two jobs in the first minute read as 2 per hour, not 120.
-    expect(rates.ratesAt(120)).toEqual({ a: 2 });
+    // Two jobs, 120 s observed plus 2 prior hours: 2 / (2 + 1/30) per hour, not 60.
+    expect(rates.ratesAt(120).a).toBeCloseTo(2 / (2 + 120 / 3600), 6);
     rates.record('b', 7200);
-    expect(rates.ratesAt(7200)).toEqual({ a: 1, b: 0.5 });
-    // After a day the first two have left the window.
+    const at2h = rates.ratesAt(7200);
+    expect(at2h.a).toBeCloseTo(2 / 4, 6);
+    expect(at2h.b).toBeCloseTo(1 / 4, 6);
+    // A class never seen has no rate and is not planned.
+    expect(at2h.c).toBeUndefined();
     const later = rates.ratesAt(86_400 + 100);
     expect(later.a).toBeUndefined();
-    expect(later.b).toBeCloseTo(1 / 24, 12);
+    expect(later.b).toBeCloseTo(1 / 26, 12);
+  });
+
+  it('asks for a re-plan when a class moved by more than a quarter since the planned rates', () => {
+    const rates = new OnlineRates(['a']);
+    rates.record('a', 0);
+    const planned = rates.ratesAt(3600);
+    expect(rates.moved(planned, 3600)).toBe(false);
+    rates.record('a', 3600);
+    expect(rates.moved(planned, 3600)).toBe(true);
   });
 });
 

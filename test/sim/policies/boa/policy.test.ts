@@ -29,17 +29,19 @@ describe('boa options', () => {
     expect(() => boaSettings(context(RATES), { budget: 50, solver })).toThrow(
       /solver must be exact or paper, got "fast"/,
     );
-    const rates = 'guess' as 'trace';
-    expect(() => boaSettings(context(RATES), { budget: 50, rates })).toThrow(/rates must be trace or online/);
+    const rates = 'trace' as 'oracle';
+    expect(() => boaSettings(context(RATES), { budget: 50, rates })).toThrow(
+      /rates must be online or oracle \(the trace's own rates\), got "trace"/,
+    );
   });
 
-  it('refuses a budget below the minimum feasible one at the trace rates, stating it', () => {
-    expect(() => boaSettings(context(RATES), { budget: minimum * 0.9 })).toThrow(
+  it('with oracle rates, refuses a budget below the minimum feasible one at the trace rates, stating it', () => {
+    expect(() => boaSettings(context(RATES), { budget: minimum * 0.9, rates: 'oracle' })).toThrow(
       new RegExp(`below the minimum feasible budget ${minimum.toPrecision(6)}`),
     );
-    expect(boaSettings(context(RATES), { budget: minimum }).solver).toBe('exact');
-    // With online rates the minimum is not known up front: no check.
-    expect(boaSettings(context(RATES), { budget: 1, rates: 'online' }).rates).toBe('online');
+    expect(boaSettings(context(RATES), { budget: minimum, rates: 'oracle' }).solver).toBe('exact');
+    // Online rates are the default, and then the minimum is not known up front: no check.
+    expect(boaSettings(context(RATES), { budget: 1 }).rates).toBe('online');
   });
 });
 

@@ -50,11 +50,11 @@ describe('pollux-fixed decide', () => {
     expect(policy.decide(clusterView(nodes(1)), [old]).allocations.get(1)).toHaveLength(4);
   });
 
-  it('by default caps growth at twice the widest run (AdaptDL), and can lift the cap', () => {
+  it("by default has no exploration cap (profiles seeded, as in the BOA paper); AdaptDL's cap can be set", () => {
     const job = jobView(1, { arrival: OLD, allocation: [0, 0], rescales: 1 });
-    const capped = new PolluxScheduler(context(fakeOracle()), { band: null });
+    const capped = new PolluxScheduler(context(fakeOracle()), { band: null, explorationCap: true });
     expect(capped.decide(clusterView(nodes(4)), [job]).allocations.get(1)).toHaveLength(4);
-    const free = new PolluxScheduler(context(fakeOracle()), { band: null, explorationCap: false });
+    const free = new PolluxScheduler(context(fakeOracle()), { band: null });
     expect(free.decide(clusterView(nodes(4)), [job]).allocations.get(1)).toHaveLength(16);
   });
 
@@ -82,19 +82,35 @@ describe('pollux-autoscale decide', () => {
     return desired;
   }
 
-  it('holds the size for 14 ticks, then grows when utility is above c + D', () => {
+  it("with a 15-tick window (AdaptDL's simulator) holds the size for 14 ticks, then grows above c + D", () => {
     // One linear job on all 4 GPUs of 1 node: utility 4 / 4 = 1 > 0.65.
-    const scheduler = new PolluxScheduler(context(fakeOracle()), { band: utilityBand(0.5) });
+    const scheduler = new PolluxScheduler(context(fakeOracle()), {
+      band: utilityBand(0.5),
+      windowTicks: 15,
+      explorationCap: true,
+    });
     const jobs = [jobView(1, { arrival: OLD, allocation: [0, 0, 0, 0], rescales: 1 })];
     expect(afterTicks(scheduler, 1, jobs, 14)).toBe(1);
     // A linear job keeps utility 1 at any size: the search goes as far as the job may grow, twice its
     // widest run (8 GPUs, 2 nodes); without the exploration cap, to its 64-GPU maximum (16 nodes).
     expect(afterTicks(scheduler, 1, jobs, 1)).toBe(2);
-    const free = new PolluxScheduler(context(fakeOracle()), {
-      band: utilityBand(0.5),
-      explorationCap: false,
-    });
-    expect(afterTicks(free, 1, jobs, 15)).toBe(16);
+    // The default (the BOA paper's Pollux): no window, no cap: it grows at the first tick.
+    const free = new PolluxScheduler(context(fakeOracle()), { band: utilityBand(0.5) });
+    expect(afterTicks(free, 1, jobs, 1)).toBe(16);
+  });
+
+  it('measures utility on the ready GPUs while a node boots, unless frozen', () => {
+    // One linear job on the 4 GPUs of the one ready node, a second node booting: utility 1 on the ready
+    // GPUs (grow at once), 0.5 on all 8 (hold). The freeze takes no sample at all while a node boots.
+    const jobs = [jobView(1, { arrival: OLD, allocation: [0, 0, 0, 0], rescales: 1 })];
+    const booting = {
+      ...autoscaled(1),
+      nodes: [...autoscaled(1).nodes, { id: 1, gpus: 4, ready: false, readyAt: 1e9 }],
+    };
+    const live = new PolluxScheduler(context(fakeOracle()), { band: utilityBand(0.5) });
+    expect(live.decide(booting, jobs).desiredNodes).toBe(16);
+    const frozen = new PolluxScheduler(context(fakeOracle()), { band: utilityBand(0.5), bootFreeze: true });
+    expect(frozen.decide(booting, jobs).desiredNodes).toBe(2);
   });
 
   it('shrinks when utility is below c - D, keeping the nodes in use', () => {
