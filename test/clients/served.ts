@@ -133,6 +133,8 @@ export async function startServedBoa() {
   };
   return {
     service: () => s,
+    /** A copy of the job as the service holds it now. */
+    job: (id: number) => ({ ...s.service.job(id) }),
     url,
     makeJob: (running = true) => serial(() => makeJob({ running })),
     ticks: (count: number) => serial(() => s.ticks(count)),

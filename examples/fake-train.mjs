@@ -1,0 +1,199 @@
+#!/usr/bin/env node
+// Fake training that follows boa's job protocol for real, with no GPU and nothing to install:
+//
+//   npx boa jobs submit cifar10 --name t -- node examples/fake-train.mjs --work-seconds 60
+//
+// It reads its launch environment, resumes from a checkpoint, does "work" at a speed that grows
+// sublinearly with WORLD_SIZE, reports its statistical epochs, and on SIGTERM or a new generation
+// writes a checkpoint and exits 0. After the last epoch rank 0 tells boa the job is complete.
+// Self-launched (BOA_URL, BOA_JOB_ID, BOA_JOB_TOKEN only), it waits for GPUs and follows rescales
+// in-process. The Python twin is examples/fake_train.py; the protocol is in docs/client.md.
+
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { BoaError, BoaHTTPError, BoaJob } from '../clients/node/boa-job.mjs';
+
+/* global process, console, setTimeout */
+
+const USAGE = `usage: node examples/fake-train.mjs [--work-seconds S] [--epochs N] [--speed X] [--poll-seconds P]
+  --work-seconds  1-GPU seconds of work in the whole job (FAKE_TRAIN_WORK_SECONDS, default 60)
+  --epochs        statistical epochs it is split into (FAKE_TRAIN_EPOCHS, default 8)
+  --speed         1-GPU work seconds done per second on one GPU (FAKE_TRAIN_SPEED, default 1)
+  --poll-seconds  how often it polls boa's allocation (FAKE_TRAIN_POLL_SECONDS, default 1)
+Needs BOA_URL, BOA_JOB_ID, BOA_JOB_TOKEN (boa's executor sets them, with BOA_GENERATION and WORLD_SIZE).`;
+
+/** Work per second on w GPUs: w^0.8, a simple sublinear speedup. */
+const SCALING = 0.8;
+const STEP_SECONDS = 0.1;
+
+function options() {
+  const { values } = parseArgs({
+    options: {
+      'work-seconds': { type: 'string' },
+      epochs: { type: 'string' },
+      speed: { type: 'string' },
+      'poll-seconds': { type: 'string' },
+      help: { type: 'boolean' },
+    },
+  });
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  const number = (flag, envName, fallback, check) => {
+    const raw = values[flag] ?? process.env[envName] ?? String(fallback);
+    const value = Number(raw);
+    if (!Number.isFinite(value) || !check(value)) {
+      console.error(
+        `fake-train: --${flag} (${envName}) must be ${check.rule}, got ${JSON.stringify(raw)}\n${USAGE}`,
+      );
+      process.exit(2);
+    }
+    return value;
+  };
+  const positive = Object.assign((v) => v > 0, { rule: 'a number > 0' });
+  const whole = Object.assign((v) => Number.isInteger(v) && v >= 1, { rule: 'an integer >= 1' });
+  return {
+    workSeconds: number('work-seconds', 'FAKE_TRAIN_WORK_SECONDS', 60, positive),
+    epochs: number('epochs', 'FAKE_TRAIN_EPOCHS', 8, whole),
+    speed: number('speed', 'FAKE_TRAIN_SPEED', 1, positive),
+    pollSeconds: number('poll-seconds', 'FAKE_TRAIN_POLL_SECONDS', 1, positive),
+  };
+}
+
+/** BOA_CHECKPOINT_DIR, else a directory of this job's own under the OS temp dir (removed when done). */
+function checkpointDir(job) {
+  if (job.checkpointDir) return { dir: job.checkpointDir, temporary: false };
+  // The token's hash keeps job 1 of one service apart from job 1 of another.
+  const tag = createHash('sha256').update(job.token).digest('hex').slice(0, 12);
+  return { dir: join(tmpdir(), 'boa-fake-train', `job-${job.jobId}-${tag}`), temporary: true };
+}
+
+function readCheckpoint(file) {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    if (error.code === 'ENOENT') return null;
+    console.error(`fake-train: ignoring unreadable checkpoint ${file}: ${error.message}`);
+    return null;
+  }
+}
+
+function writeCheckpoint(dir, file, state) {
+  mkdirSync(dir, { recursive: true });
+  // Write then rename: a kill mid-write leaves the previous checkpoint whole.
+  writeFileSync(`${file}.tmp`, `${JSON.stringify(state)}\n`);
+  renameSync(`${file}.tmp`, file);
+}
+
+const sleep = (seconds) => new Promise((done) => setTimeout(done, seconds * 1000));
+
+async function main() {
+  const opts = options();
+  let job;
+  try {
+    job = BoaJob.fromEnv(process.env, { pollSeconds: opts.pollSeconds });
+  } catch (error) {
+    console.error(`fake-train: ${error.message}`);
+    process.exit(2);
+  }
+  const leader = job.nodeRank === 0;
+  const selfLaunched = job.generation === null;
+  const { dir, temporary } = checkpointDir(job);
+  const file = join(dir, 'checkpoint.json');
+  const epochWork = opts.workSeconds / opts.epochs;
+
+  const saved = readCheckpoint(file);
+  let epoch = Math.min(saved?.epoch ?? 0, opts.epochs);
+  let workInEpoch = saved?.workInEpoch ?? 0;
+  let resumed = saved !== null;
+  let reportEpochs = true;
+
+  // Progress reports must not stop training: boa may be restarting, or know fewer epochs than this run.
+  const report = async (workDone) => {
+    if (!leader || !reportEpochs) return;
+    try {
+      await job.report(epoch, workDone);
+    } catch (error) {
+      if (error instanceof BoaHTTPError && error.field === 'statEpoch' && error.status === 400)
+        reportEpochs = false;
+      console.error(`fake-train: progress not reported: ${error.message}`);
+    }
+  };
+
+  if (selfLaunched) await job.waitForWidth();
+  job.startPolling();
+
+  for (;;) {
+    const world = job.worldSize;
+    const rate = opts.speed * world ** SCALING;
+    console.log(
+      `fake-train job ${job.jobId} generation ${job.generation}: WORLD_SIZE=${world} NNODES=${job.nnodes} ` +
+        `NODE_RANK=${job.nodeRank}, ${resumed ? 'resumed at' : 'starting at'} epoch ${epoch}/${opts.epochs} ` +
+        `(${workInEpoch.toFixed(1)} s of its work done)`,
+    );
+    await report(workInEpoch);
+    let lastReport = Date.now();
+    const started = Date.now();
+    while (epoch < opts.epochs && !job.shouldStop()) {
+      await sleep(STEP_SECONDS);
+      workInEpoch += rate * STEP_SECONDS;
+      if (workInEpoch >= epochWork) {
+        epoch += 1;
+        workInEpoch = 0;
+        console.log(
+          `epoch ${epoch}/${opts.epochs} done: WORLD_SIZE=${world} NODE_RANK=${job.nodeRank} ` +
+            `generation=${job.generation} after ${((Date.now() - started) / 1000).toFixed(1)} s`,
+        );
+        if (leader)
+          writeCheckpoint(dir, file, { epoch, workInEpoch, generation: job.generation, worldSize: world });
+        if (epoch < opts.epochs) await report(0);
+        lastReport = Date.now();
+      } else if (Date.now() - lastReport >= 5000) {
+        await report(workInEpoch);
+        lastReport = Date.now();
+      }
+    }
+    if (epoch >= opts.epochs) break;
+    if (leader)
+      writeCheckpoint(dir, file, { epoch, workInEpoch, generation: job.generation, worldSize: world });
+    console.log(
+      `stopping (${job.stopReason}) at epoch ${epoch}/${opts.epochs} with ${workInEpoch.toFixed(1)} s ` +
+        `of its work done: checkpoint ${leader ? `written to ${file}` : 'left to rank 0'}`,
+    );
+    // A self-launched job follows a rescale itself; under the executor boa starts the new replicas.
+    if (!selfLaunched || job.stopReason === 'SIGTERM') return 0;
+    resumed = true;
+    try {
+      await job.waitForWidth();
+    } catch (error) {
+      if (!(error instanceof BoaError)) throw error;
+      console.log(`fake-train: ${error.message}; exiting`);
+      return 0;
+    }
+  }
+
+  console.log(`all ${opts.epochs} epochs done: WORLD_SIZE=${job.worldSize} NODE_RANK=${job.nodeRank}`);
+  if (leader) {
+    try {
+      await job.complete();
+      console.log(`job ${job.jobId} complete`);
+    } catch (error) {
+      // Under the executor rank 0 exiting 0 completes the job anyway.
+      console.error(`fake-train: could not mark the job complete: ${error.message}`);
+    }
+    if (temporary) rmSync(dir, { recursive: true, force: true });
+  }
+  return 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error) => {
+    console.error(`fake-train: ${error.stack ?? error}`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,195 @@
+#!/usr/bin/env python3
+"""Fake training that follows boa's job protocol for real, with no GPU and nothing to install.
+
+    npx boa jobs submit cifar10 --name t -- python3 examples/fake_train.py --work-seconds 60
+
+It reads its launch environment, resumes from a checkpoint, does "work" at a speed that grows
+sublinearly with WORLD_SIZE, reports its statistical epochs, and on SIGTERM or a new generation writes
+a checkpoint and exits 0. After the last epoch rank 0 tells boa the job is complete. Self-launched
+(BOA_URL, BOA_JOB_ID, BOA_JOB_TOKEN only), it waits for GPUs and follows rescales in-process. The Node
+twin is examples/fake-train.mjs (same flags, same checkpoint file); the protocol is in docs/client.md.
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "clients", "python"))
+
+from boa_job import BoaConfigError, BoaError, BoaHTTPError, BoaJob  # noqa: E402
+
+SCALING = 0.8  # work per second on w GPUs: w ** 0.8, a simple sublinear speedup
+STEP_SECONDS = 0.1
+
+
+def positive(text):
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be a number > 0, got {text!r}")
+    return value
+
+
+def whole(text):
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {text!r}")
+    return value
+
+
+def options(argv):
+    env = os.environ.get
+    parser = argparse.ArgumentParser(
+        description="Fake training that follows boa's job protocol. Needs BOA_URL, BOA_JOB_ID, "
+        "BOA_JOB_TOKEN (boa's executor sets them, with BOA_GENERATION and WORLD_SIZE)."
+    )
+    parser.add_argument("--work-seconds", type=positive, default=env("FAKE_TRAIN_WORK_SECONDS", "60"),
+                        help="1-GPU seconds of work in the whole job (FAKE_TRAIN_WORK_SECONDS, default 60)")
+    parser.add_argument("--epochs", type=whole, default=env("FAKE_TRAIN_EPOCHS", "8"),
+                        help="statistical epochs it is split into (FAKE_TRAIN_EPOCHS, default 8)")
+    parser.add_argument("--speed", type=positive, default=env("FAKE_TRAIN_SPEED", "1"),
+                        help="1-GPU work seconds done per second on one GPU (FAKE_TRAIN_SPEED, default 1)")
+    parser.add_argument("--poll-seconds", type=positive, default=env("FAKE_TRAIN_POLL_SECONDS", "1"),
+                        help="how often it polls boa's allocation (FAKE_TRAIN_POLL_SECONDS, default 1)")
+    return parser.parse_args(argv)
+
+
+def checkpoint_dir(job):
+    """BOA_CHECKPOINT_DIR, else a directory of this job's own under the OS temp dir (removed when done)."""
+    if job.checkpoint_dir:
+        return job.checkpoint_dir, False
+    # The token's hash keeps job 1 of one service apart from job 1 of another.
+    tag = hashlib.sha256(job.token.encode()).hexdigest()[:12]
+    return os.path.join(tempfile.gettempdir(), "boa-fake-train", f"job-{job.job_id}-{tag}"), True
+
+
+def read_checkpoint(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as error:
+        print(f"fake_train: ignoring unreadable checkpoint {path}: {error}", file=sys.stderr)
+        return None
+
+
+def write_checkpoint(directory, path, state):
+    os.makedirs(directory, exist_ok=True)
+    # Write then rename: a kill mid-write leaves the previous checkpoint whole.
+    with open(path + ".tmp", "w") as f:
+        json.dump(state, f)
+        f.write("\n")
+    os.replace(path + ".tmp", path)
+
+
+def main(argv=None):
+    opts = options(argv)
+    try:
+        job = BoaJob.from_env(poll_seconds=opts.poll_seconds)
+    except BoaConfigError as error:
+        print(f"fake_train: {error}", file=sys.stderr)
+        return 2
+    leader = job.node_rank == 0
+    self_launched = job.generation is None
+    directory, temporary = checkpoint_dir(job)
+    path = os.path.join(directory, "checkpoint.json")
+    epoch_work = opts.work_seconds / opts.epochs
+
+    saved = read_checkpoint(path)
+    epoch = min(int((saved or {}).get("epoch", 0)), opts.epochs)
+    work_in_epoch = float((saved or {}).get("workInEpoch", 0))
+    resumed = saved is not None
+    reporting = [True]
+
+    def report(work_done):
+        # Progress reports must not stop training: boa may be restarting, or know fewer epochs.
+        if not leader or not reporting[0]:
+            return
+        try:
+            job.report(epoch, work_done)
+        except BoaError as error:
+            if isinstance(error, BoaHTTPError) and error.status == 400 and error.field == "statEpoch":
+                reporting[0] = False
+            print(f"fake_train: progress not reported: {error}", file=sys.stderr)
+
+    if self_launched:
+        job.wait_for_width()
+    job.start_polling()
+
+    while True:
+        world = job.world_size
+        rate = opts.speed * world**SCALING
+        print(
+            f"fake_train job {job.job_id} generation {job.generation}: WORLD_SIZE={world} NNODES={job.nnodes} "
+            f"NODE_RANK={job.node_rank}, {'resumed at' if resumed else 'starting at'} epoch {epoch}/{opts.epochs} "
+            f"({work_in_epoch:.1f} s of its work done)",
+            flush=True,
+        )
+        report(work_in_epoch)
+        last_report = started = time.monotonic()
+        while epoch < opts.epochs and not job.should_stop():
+            time.sleep(STEP_SECONDS)
+            work_in_epoch += rate * STEP_SECONDS
+            if work_in_epoch >= epoch_work:
+                epoch += 1
+                work_in_epoch = 0.0
+                print(
+                    f"epoch {epoch}/{opts.epochs} done: WORLD_SIZE={world} NODE_RANK={job.node_rank} "
+                    f"generation={job.generation} after {time.monotonic() - started:.1f} s",
+                    flush=True,
+                )
+                if leader:
+                    write_checkpoint(directory, path, checkpoint(epoch, work_in_epoch, job, world))
+                if epoch < opts.epochs:
+                    report(0)
+                last_report = time.monotonic()
+            elif time.monotonic() - last_report >= 5:
+                report(work_in_epoch)
+                last_report = time.monotonic()
+        if epoch >= opts.epochs:
+            break
+        if leader:
+            write_checkpoint(directory, path, checkpoint(epoch, work_in_epoch, job, world))
+        where = f"written to {path}" if leader else "left to rank 0"
+        print(
+            f"stopping ({job.stop_reason}) at epoch {epoch}/{opts.epochs} with {work_in_epoch:.1f} s "
+            f"of its work done: checkpoint {where}",
+            flush=True,
+        )
+        # A self-launched job follows a rescale itself; under the executor boa starts the new replicas.
+        if not self_launched or job.stop_reason == "SIGTERM":
+            return 0
+        resumed = True
+        try:
+            job.wait_for_width()
+        except BoaError as error:
+            print(f"fake_train: {error}; exiting", flush=True)
+            return 0
+
+    print(f"all {opts.epochs} epochs done: WORLD_SIZE={job.world_size} NODE_RANK={job.node_rank}", flush=True)
+    if leader:
+        try:
+            job.complete()
+            print(f"job {job.job_id} complete", flush=True)
+        except BoaError as error:
+            # Under the executor rank 0 exiting 0 completes the job anyway.
+            print(f"fake_train: could not mark the job complete: {error}", file=sys.stderr)
+        if temporary:
+            shutil.rmtree(directory, ignore_errors=True)
+    return 0
+
+
+def checkpoint(epoch, work_in_epoch, job, world):
+    return {"epoch": epoch, "workInEpoch": work_in_epoch, "generation": job.generation, "worldSize": world}
+
+
+if __name__ == "__main__":
+    sys.exit(main())

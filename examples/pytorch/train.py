@@ -1,0 +1,172 @@
+#!/usr/bin/env python3
+"""Data-parallel PyTorch training (DDP) that boa can rescale: checkpoint on stop, resume at any width.
+
+    npx boa jobs submit cifar10 --name ddp --image YOUR_IMAGE -- python3 examples/pytorch/train.py --epochs 30
+
+boa's executor starts one process per node with WORLD_SIZE, NNODES, NODE_RANK, NPROC_PER_NODE,
+MASTER_ADDR and MASTER_PORT; this script then starts one worker per GPU of its node (or, when torchrun
+started it, it is already one worker). Every worker joins the process group from that environment. When
+boa changes the job's width it sends SIGTERM (or the allocation's generation changes): all workers agree
+to stop at the same step, rank 0 saves a checkpoint and everyone exits 0; boa starts the new generation,
+which resumes from the checkpoint with the same global batch split over the new number of GPUs.
+
+The model and data are a small synthetic regression, so the example runs anywhere (CPU with gloo, GPUs
+with nccl); put your own in `build_model` and `build_data`. Needs torch; the client is standard library.
+"""
+
+import argparse
+import os
+import signal
+import sys
+
+import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
+from torch import nn
+from torch.nn.parallel import DistributedDataParallel
+from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "clients", "python"))
+
+from boa_job import BoaError, BoaJob  # noqa: E402
+
+
+def options(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--epochs", type=int, default=30, help="data epochs (default 30)")
+    parser.add_argument("--stat-epochs", type=int, default=8,
+                        help="statistical epochs of the job's boa class; data epochs map onto them (default 8)")
+    parser.add_argument("--global-batch", type=int, default=256, help="batch over all GPUs (default 256)")
+    parser.add_argument("--lr", type=float, default=0.05)
+    parser.add_argument("--samples", type=int, default=65536, help="synthetic samples (default 65536)")
+    parser.add_argument("--checkpoint-dir", default=None,
+                        help="default: BOA_CHECKPOINT_DIR, else ./checkpoints/job-BOA_JOB_ID")
+    return parser.parse_args(argv)
+
+
+def build_model():
+    return nn.Sequential(nn.Linear(32, 256), nn.ReLU(), nn.Linear(256, 256), nn.ReLU(), nn.Linear(256, 1))
+
+
+def build_data(samples):
+    generator = torch.Generator().manual_seed(0)  # the same data on every worker and every generation
+    x = torch.randn(samples, 32, generator=generator)
+    y = (x[:, :8].sum(dim=1, keepdim=True) * 0.5).sin() + 0.1 * torch.randn(samples, 1, generator=generator)
+    return TensorDataset(x, y)
+
+
+def checkpoint_path(args, job):
+    directory = args.checkpoint_dir or job.checkpoint_dir or os.path.join("checkpoints", f"job-{job.job_id}")
+    os.makedirs(directory, exist_ok=True)
+    return os.path.join(directory, "checkpoint.pt")
+
+
+def save(path, model, optimizer, epoch, step):
+    state = {"model": model.module.state_dict(), "optimizer": optimizer.state_dict(), "epoch": epoch, "step": step}
+    torch.save(state, path + ".tmp")
+    os.replace(path + ".tmp", path)  # a kill mid-save leaves the previous checkpoint whole
+
+
+def worker(local_rank, args):
+    job = BoaJob.from_env()
+    world = job.world_size
+    rank = int(os.environ.get("RANK", job.node_rank * job.nproc_per_node + local_rank))
+    use_cuda = torch.cuda.is_available()
+    device = torch.device("cuda", local_rank) if use_cuda else torch.device("cpu")
+    if use_cuda:
+        torch.cuda.set_device(device)
+    # MASTER_ADDR and MASTER_PORT come from boa's environment (env:// reads them).
+    dist.init_process_group("nccl" if use_cuda else "gloo", init_method="env://", rank=rank, world_size=world)
+    leader = rank == 0
+    if leader:
+        job.start_polling()  # one poller per job is enough: the stop decision is shared below
+
+    model = DistributedDataParallel(build_model().to(device), device_ids=[local_rank] if use_cuda else None)
+    optimizer = torch.optim.SGD(model.parameters(), lr=args.lr, momentum=0.9)
+    path = checkpoint_path(args, job)
+    epoch, start_step = 0, 0
+    if os.path.exists(path):
+        state = torch.load(path, map_location=device)
+        model.module.load_state_dict(state["model"])
+        optimizer.load_state_dict(state["optimizer"])
+        epoch, start_step = state["epoch"], state["step"]
+    if leader:
+        print(f"rank 0 of WORLD_SIZE={world} (generation {job.generation}): from epoch {epoch} step {start_step}",
+              flush=True)
+
+    data = build_data(args.samples)
+    # The global batch stays the same at every width; each GPU takes its share.
+    per_gpu = max(1, args.global_batch // world)
+    sampler = DistributedSampler(data, num_replicas=world, rank=rank, shuffle=True, seed=0)
+    loader = DataLoader(data, batch_size=per_gpu, sampler=sampler, drop_last=True)
+    loss_fn = nn.MSELoss()
+
+    def stop_everywhere():
+        # Every rank must leave at the same step, or the others hang in the next all-reduce.
+        flag = torch.tensor([1.0 if job.should_stop() else 0.0], device=device)
+        dist.all_reduce(flag, op=dist.ReduceOp.MAX)
+        return flag.item() > 0
+
+    loss = torch.zeros(())
+    while epoch < args.epochs:
+        if leader:
+            report(job, epoch * args.stat_epochs // args.epochs)
+        sampler.set_epoch(epoch)
+        for step, (x, y) in enumerate(loader):
+            if step < start_step:
+                continue  # resumed mid-epoch: these batches were trained before the checkpoint
+            if stop_everywhere():
+                if leader:
+                    save(path, model, optimizer, epoch, step)
+                    print(f"stopping ({job.stop_reason}) at epoch {epoch} step {step}: saved {path}", flush=True)
+                dist.barrier()
+                dist.destroy_process_group()
+                return
+            optimizer.zero_grad()
+            loss = loss_fn(model(x.to(device)), y.to(device))
+            loss.backward()
+            optimizer.step()
+        start_step = 0
+        epoch += 1
+        if leader:
+            save(path, model, optimizer, epoch, 0)
+            print(f"epoch {epoch}/{args.epochs} done: WORLD_SIZE={world} loss {loss.item():.4f}", flush=True)
+
+    dist.barrier()
+    if leader:
+        try:
+            job.complete()
+        except BoaError as error:
+            print(f"could not mark the job complete (rank 0 exiting 0 does it under the executor): {error}")
+    dist.destroy_process_group()
+
+
+def report(job, stat_epoch):
+    try:
+        job.report(stat_epoch)
+    except BoaError as error:  # boa being away must not stop training
+        print(f"progress not reported: {error}", file=sys.stderr, flush=True)
+
+
+def main():
+    args = options()
+    if "LOCAL_RANK" in os.environ:  # torchrun started this process as one worker
+        worker(int(os.environ["LOCAL_RANK"]), args)
+        return 0
+    # boa started one process for this node: one worker per GPU boa gave the job here.
+    nproc = int(os.environ.get("NPROC_PER_NODE", "1"))
+    context = mp.start_processes(worker, args=(args,), nprocs=nproc, join=False, start_method="spawn")
+
+    def forward(signum, _frame):
+        for process in context.processes:
+            if process.is_alive():
+                os.kill(process.pid, signum)
+
+    signal.signal(signal.SIGTERM, forward)
+    while not context.join():
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,214 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { hasPython, run, watched } from './processes.ts';
+import { startServedBoa, type ServedBoa, type TestJob } from './served.ts';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+if (!hasPython) console.warn('python3 not found: the Python example tests are skipped');
+
+const runtimes = [
+  {
+    name: 'examples/fake-train.mjs',
+    command: process.execPath,
+    script: 'examples/fake-train.mjs',
+    skip: false,
+  },
+  { name: 'examples/fake_train.py', command: 'python3', script: 'examples/fake_train.py', skip: !hasPython },
+];
+
+let boa: ServedBoa;
+beforeAll(async () => {
+  boa = await startServedBoa();
+});
+afterAll(async () => {
+  await boa?.close();
+});
+const cleanups: Array<() => void> = [];
+afterEach(() => {
+  for (const clean of cleanups.splice(0)) clean();
+});
+
+function tempDir() {
+  const dir = mkdtempSync(join(tmpdir(), 'boa-example-'));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** What boa's executor gives the single replica of a job running on one node. */
+function executorEnv(job: TestJob, generation: number, width: number, checkpointDir?: string) {
+  return {
+    BOA_URL: boa.url,
+    BOA_JOB_ID: String(job.id),
+    BOA_JOB_TOKEN: job.token,
+    BOA_GENERATION: String(generation),
+    WORLD_SIZE: String(width),
+    NNODES: '1',
+    NODE_RANK: '0',
+    NPROC_PER_NODE: String(width),
+    MASTER_ADDR: '127.0.0.1',
+    MASTER_PORT: '29500',
+    ...(checkpointDir ? { BOA_CHECKPOINT_DIR: checkpointDir } : {}),
+  };
+}
+
+/** Flags for a run of 8 epochs (cifar10 has 8) of about `epochSeconds` each at `width` GPUs. */
+const flags = (width: number, epochSeconds: number) => [
+  '--work-seconds',
+  '8',
+  '--epochs',
+  '8',
+  '--speed',
+  String(1 / epochSeconds / width ** 0.8),
+  '--poll-seconds',
+  '0.05',
+];
+
+async function until(predicate: () => boolean, seconds = 20) {
+  const deadline = Date.now() + seconds * 1000;
+  while (!predicate() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  return predicate();
+}
+
+describe.each(runtimes)('$name', ({ command, script, skip }) => {
+  const start = (args: string[], env: Record<string, string>) =>
+    watched(command, [script, ...args], env, ROOT);
+
+  it.skipIf(skip)(
+    'trains to the end at its WORLD_SIZE, reporting every epoch, and completes the job',
+    async () => {
+      const job = await boa.makeJob();
+      const dir = tempDir();
+      const proc = start(flags(job.width, 0.1), executorEnv(job, job.generation, job.width, dir));
+      expect(await proc.exited).toEqual({ code: 0, signal: null });
+      const out = proc.output();
+      for (let epoch = 1; epoch <= 8; epoch++)
+        expect(out).toContain(`epoch ${epoch}/8 done: WORLD_SIZE=${job.width} NODE_RANK=0`);
+      expect(out).toContain(`starting at epoch 0/8`);
+      const after = boa.job(job.id);
+      expect(after.state).toBe('done');
+      expect(after.statEpoch).toBe(7);
+      // A checkpoint location the user gave is kept, with the final state.
+      expect(JSON.parse(readFileSync(join(dir, 'checkpoint.json'), 'utf8'))).toMatchObject({ epoch: 8 });
+    },
+  );
+
+  it.skipIf(skip)(
+    'on a new generation writes a checkpoint and exits 0; the next replica resumes from it',
+    async () => {
+      const job = await boa.makeJob();
+      const dir = tempDir();
+      const first = start(flags(job.width, 0.4), executorEnv(job, job.generation, job.width, dir));
+      // Once it reports the epoch where its plan widens, boa rescales it at the next ticks.
+      expect(await until(() => boa.job(job.id).statEpoch >= job.rescaleEpoch)).toBe(true);
+      await boa.ticks(3);
+      const rescaled = boa.job(job.id);
+      expect(rescaled.generation).toBeGreaterThan(job.generation);
+      expect(rescaled.width).toBe(job.widths[job.rescaleEpoch]);
+      expect(await first.exited).toEqual({ code: 0, signal: null });
+      expect(first.output()).toMatch(
+        /stopping \(new generation \d+ \(this replica is \d+\)\) at epoch \d\/8/,
+      );
+      const saved = JSON.parse(readFileSync(join(dir, 'checkpoint.json'), 'utf8'));
+      expect(saved.epoch).toBeGreaterThanOrEqual(job.rescaleEpoch);
+      expect(saved.epoch).toBeLessThan(8);
+
+      // The executor starts the new generation's replica with the new width.
+      const second = start(
+        flags(job.width, 0.05),
+        executorEnv(job, rescaled.generation, rescaled.width, dir),
+      );
+      expect(await second.exited).toEqual({ code: 0, signal: null });
+      expect(second.output()).toContain(
+        `WORLD_SIZE=${rescaled.width} NNODES=1 NODE_RANK=0, resumed at epoch ${saved.epoch}/8`,
+      );
+      expect(second.output()).not.toContain(`epoch ${saved.epoch}/8 done`);
+      expect(second.output()).toContain(`epoch 8/8 done: WORLD_SIZE=${rescaled.width}`);
+      expect(boa.job(job.id).state).toBe('done');
+    },
+  );
+
+  it.skipIf(skip)('on SIGTERM writes a checkpoint and exits 0, and resumes from it', async () => {
+    const job = await boa.makeJob();
+    const dir = tempDir();
+    const env = executorEnv(job, job.generation, job.width, dir);
+    const first = start(flags(job.width, 0.3), env);
+    await first.waitFor(/epoch 2\/8 done/);
+    first.kill('SIGTERM');
+    expect(await first.exited).toEqual({ code: 0, signal: null });
+    expect(first.output()).toMatch(/stopping \(SIGTERM\) at epoch [2-7]\/8/);
+    const saved = JSON.parse(readFileSync(join(dir, 'checkpoint.json'), 'utf8'));
+    expect(saved.epoch).toBeGreaterThanOrEqual(2);
+    expect(boa.job(job.id).state).toBe('running');
+
+    const second = start(flags(job.width, 0.05), env);
+    expect(await second.exited).toEqual({ code: 0, signal: null });
+    expect(second.output()).toContain(`resumed at epoch ${saved.epoch}/8`);
+    expect(boa.job(job.id).state).toBe('done');
+  });
+
+  it.skipIf(skip)(
+    'self-launched: waits for GPUs, follows a rescale in-process, finishes, removes its temp checkpoint',
+    async () => {
+      const job = await boa.makeJob(false);
+      const env = { BOA_URL: boa.url, BOA_JOB_ID: String(job.id), BOA_JOB_TOKEN: job.token };
+      const proc = start(flags(job.widths[0] as number, 0.4), env);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(proc.output()).not.toContain('starting at');
+      await boa.ticks(3);
+      const running = boa.job(job.id);
+      await proc.waitFor(
+        new RegExp(`generation ${running.generation}: WORLD_SIZE=${running.width} NNODES=1`),
+      );
+      const checkpoint = /written to (\S+checkpoint\.json)/;
+      expect(await until(() => boa.job(job.id).statEpoch >= job.rescaleEpoch)).toBe(true);
+      await boa.ticks(3);
+      const rescaled = boa.job(job.id);
+      expect(rescaled.generation).toBeGreaterThan(running.generation);
+      await proc.waitFor(
+        new RegExp(
+          `generation ${rescaled.generation}: WORLD_SIZE=${rescaled.width} NNODES=1 NODE_RANK=0, resumed at`,
+        ),
+      );
+      expect(await proc.exited).toEqual({ code: 0, signal: null });
+      const file = (checkpoint.exec(proc.output()) as RegExpExecArray)[1] as string;
+      expect(file.startsWith(tmpdir())).toBe(true);
+      expect(existsSync(file)).toBe(false);
+      expect(proc.output()).toContain('all 8 epochs done');
+      expect(boa.job(job.id).state).toBe('done');
+    },
+  );
+
+  it.skipIf(skip)(
+    'refuses to start without its environment or with a bad flag, naming what is wrong',
+    async () => {
+      const bare = { BOA_URL: '', BOA_JOB_ID: '', BOA_JOB_TOKEN: '' };
+      const missing = await run(command, [script], bare, ROOT);
+      expect(missing.status).toBe(2);
+      expect(missing.out).toContain('missing environment variable BOA_URL, BOA_JOB_ID, BOA_JOB_TOKEN');
+      const job = await boa.makeJob();
+      const bad = await run(
+        command,
+        [script, '--epochs', 'many'],
+        executorEnv(job, job.generation, job.width),
+        ROOT,
+      );
+      expect(bad.status).toBe(2);
+      expect(bad.out).toMatch(/--epochs.*integer >= 1.*many/);
+    },
+  );
+});
+
+describe.skipIf(!hasPython)('examples/pytorch/train.py', () => {
+  it('compiles (torch is not installed in CI, so it is not run)', async () => {
+    const dir = tempDir();
+    const compiled = await run('python3', [
+      '-c',
+      'import py_compile, sys; py_compile.compile(sys.argv[1], cfile=sys.argv[2], doraise=True)',
+      join(ROOT, 'examples/pytorch/train.py'),
+      join(dir, 'train.pyc'),
+    ]);
+    expect(compiled).toEqual({ status: 0, out: '' });
+  });
+});

@@ -1,0 +1,43 @@
+import { spawn, spawnSync } from 'node:child_process';
+
+export const hasPython = spawnSync('python3', ['--version']).status === 0;
+
+/** A child process whose output the test watches line by line (the service under test lives here). */
+export function watched(command: string, args: string[], env: Record<string, string>, cwd?: string) {
+  const child = spawn(command, args, {
+    cwd,
+    env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', PYTHONUNBUFFERED: '1', ...env },
+  });
+  let out = '';
+  child.stdout.on('data', (chunk) => (out += chunk));
+  child.stderr.on('data', (chunk) => (out += chunk));
+  const exited = new Promise<{ code: number | null; signal: string | null }>((done, fail) => {
+    child.on('error', fail);
+    child.on('close', (code, signal) => done({ code, signal }));
+  });
+  /** Resolves with the first match of `pattern` in the output so far or to come. */
+  const waitFor = async (pattern: RegExp, seconds = 20): Promise<RegExpMatchArray> => {
+    const deadline = Date.now() + seconds * 1000;
+    for (;;) {
+      const match = pattern.exec(out);
+      if (match) return match;
+      if (child.exitCode !== null || Date.now() > deadline)
+        throw new Error(`no ${pattern} in the output of ${[command, ...args].join(' ')}:\n${out}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+  return {
+    child,
+    exited,
+    waitFor,
+    output: () => out,
+    kill: (signal: NodeJS.Signals = 'SIGTERM') => child.kill(signal),
+  };
+}
+
+/** Runs a command to its end without blocking this process. */
+export async function run(command: string, args: string[], env: Record<string, string> = {}, cwd?: string) {
+  const proc = watched(command, args, env, cwd);
+  const { code } = await proc.exited;
+  return { status: code, out: proc.output() };
+}
