@@ -13,6 +13,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { BoaError, BoaHTTPError, BoaJob } from '../clients/node/boa-job.mjs';
 
@@ -66,7 +67,16 @@ function options() {
 
 /** BOA_CHECKPOINT_DIR, else a directory of this job's own under the OS temp dir (removed when done). */
 function checkpointDir(job) {
-  if (job.checkpointDir) return { dir: job.checkpointDir, temporary: false };
+  const given = job.checkpointDir;
+  if (given?.startsWith('file://')) return { dir: fileURLToPath(given), temporary: false };
+  if (given && /^[a-z][a-z0-9+.-]*:\/\//i.test(given)) {
+    console.error(
+      `fake-train: BOA_CHECKPOINT_DIR is ${given}: this example keeps its checkpoint in a local directory ` +
+        '(a path or a file:// URI); give the job a volume claim or a path instead',
+    );
+    process.exit(2);
+  }
+  if (given) return { dir: given, temporary: false };
   // The token's hash keeps job 1 of one service apart from job 1 of another.
   const tag = createHash('sha256').update(job.token).digest('hex').slice(0, 12);
   return { dir: join(tmpdir(), 'boa-fake-train', `job-${job.jobId}-${tag}`), temporary: true };

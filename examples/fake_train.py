@@ -14,10 +14,13 @@ import argparse
 import hashlib
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
 import time
+import urllib.parse
+import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "clients", "python"))
 
@@ -63,8 +66,18 @@ def options(argv):
 
 def checkpoint_dir(job):
     """BOA_CHECKPOINT_DIR, else a directory of this job's own under the OS temp dir (removed when done)."""
-    if job.checkpoint_dir:
-        return job.checkpoint_dir, False
+    given = job.checkpoint_dir
+    if given and given.startswith("file://"):
+        return urllib.request.url2pathname(urllib.parse.urlparse(given).path), False
+    if given and re.match(r"^[a-z][a-z0-9+.-]*://", given, re.IGNORECASE):
+        print(
+            f"fake_train: BOA_CHECKPOINT_DIR is {given}: this example keeps its checkpoint in a local directory "
+            "(a path or a file:// URI); give the job a volume claim or a path instead",
+            file=sys.stderr,
+        )
+        sys.exit(2)
+    if given:
+        return given, False
     # The token's hash keeps job 1 of one service apart from job 1 of another.
     tag = hashlib.sha256(job.token.encode()).hexdigest()[:12]
     return os.path.join(tempfile.gettempdir(), "boa-fake-train", f"job-{job.job_id}-{tag}"), True

@@ -1,6 +1,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { hasPython, run, watched } from './processes.ts';
 import { startServedBoa, type ServedBoa, type TestJob } from './served.ts';
@@ -181,7 +182,30 @@ describe.each(runtimes)('$name', ({ command, script, skip }) => {
   );
 
   it.skipIf(skip)(
-    'refuses to start without its environment or with a bad flag, naming what is wrong',
+    'on a node of rank > 0 trains along but leaves reports, checkpoint and completion to rank 0',
+    async () => {
+      const job = await boa.makeJob();
+      const dir = tempDir();
+      const env = {
+        ...executorEnv(job, job.generation, job.width, pathToFileURL(dir).href),
+        NNODES: '2',
+        NODE_RANK: '1',
+      };
+      const rank1 = start(flags(job.width, 0.05), env);
+      expect(await rank1.exited).toEqual({ code: 0, signal: null });
+      expect(rank1.output()).toContain(`all 8 epochs done: WORLD_SIZE=${job.width} NODE_RANK=1`);
+      expect(rank1.output()).not.toContain('complete');
+      expect(existsSync(join(dir, 'checkpoint.json'))).toBe(false);
+      expect(boa.job(job.id)).toMatchObject({ state: 'running', statEpoch: 0 });
+      const rank0 = start(flags(job.width, 0.05), { ...env, NODE_RANK: '0' });
+      expect(await rank0.exited).toEqual({ code: 0, signal: null });
+      expect(existsSync(join(dir, 'checkpoint.json'))).toBe(true);
+      expect(boa.job(job.id)).toMatchObject({ state: 'done', statEpoch: 7 });
+    },
+  );
+
+  it.skipIf(skip)(
+    'refuses to start without its environment, with a bad flag or a remote checkpoint URI, naming what is wrong',
     async () => {
       const bare = { BOA_URL: '', BOA_JOB_ID: '', BOA_JOB_TOKEN: '' };
       const missing = await run(command, [script], bare, ROOT);
@@ -196,6 +220,10 @@ describe.each(runtimes)('$name', ({ command, script, skip }) => {
       );
       expect(bad.status).toBe(2);
       expect(bad.out).toMatch(/--epochs.*integer >= 1.*many/);
+      const remote = executorEnv(job, job.generation, job.width, 's3://bucket/ckpt');
+      const refused = await run(command, [script], remote, ROOT);
+      expect(refused.status).toBe(2);
+      expect(refused.out).toContain('BOA_CHECKPOINT_DIR is s3://bucket/ckpt');
     },
   );
 });
