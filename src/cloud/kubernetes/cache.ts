@@ -1,0 +1,151 @@
+import { type KubeConfig, Watch } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import type { RetryContext } from '../retry.ts';
+import { withKubeRetry } from './retry.ts';
+
+interface Meta {
+  name?: string;
+  resourceVersion?: string;
+  deletionTimestamp?: Date | string;
+}
+interface Listed<T> {
+  items: T[];
+  metadata?: { resourceVersion?: string };
+}
+
+export interface CacheOptions<T> {
+  /** e.g. 'pods'; used in the watch path and in logs. */
+  readonly resource: 'pods' | 'services';
+  readonly namespace: string;
+  readonly labelSelector: string;
+  readonly list: () => Promise<Listed<T>>;
+  readonly kubeConfig: KubeConfig;
+  readonly retry: RetryContext;
+  readonly logger: Logger;
+  readonly resyncMs: number;
+  readonly now: () => number;
+}
+
+/** etcd versions are integers; if a server's are not, the newest write simply wins. */
+function newer(candidate: string | undefined, current: string | undefined): boolean {
+  if (!candidate || !current || !/^\d+$/.test(candidate) || !/^\d+$/.test(current)) return true;
+  return BigInt(candidate) >= BigInt(current);
+}
+
+/**
+ * The objects boa owns of one resource, kept by a list then a watch from the list's resourceVersion, the
+ * way controllers do: a watch that ends is resumed from the last version seen; 410 Expired or any error
+ * means a fresh list; and a full relist at least every `resyncMs`, or whenever the watch is down when
+ * read, so the executor always compares against what is, not what it last heard.
+ */
+export class ObjectCache<T extends { metadata?: Meta }> {
+  private readonly items = new Map<string, T>();
+  private version = '';
+  private listedAt = -Infinity;
+  private watching = false;
+  /** Bumped for every watch started or dropped, so callbacks of an old watch are ignored. */
+  private watchId = 0;
+  private watchAbort: AbortController | undefined;
+  private closed = false;
+
+  constructor(private readonly options: CacheOptions<T>) {}
+
+  /** The objects as of now: relisted first when never listed, the watch is down or the resync is due. */
+  async current(): Promise<T[]> {
+    const o = this.options;
+    if (!this.watching || o.now() - this.listedAt >= o.resyncMs) await this.relist();
+    return [...this.items.values()];
+  }
+
+  /** The objects as last heard, without asking the server. */
+  snapshot(): T[] {
+    return [...this.items.values()];
+  }
+
+  /** Records the server's answer to our own write at once, before its watch event arrives. */
+  put(obj: T): void {
+    const name = obj.metadata?.name;
+    if (!name) return;
+    const known = this.items.get(name);
+    if (!known || newer(obj.metadata?.resourceVersion, known.metadata?.resourceVersion))
+      this.items.set(name, obj);
+  }
+
+  forget(name: string): void {
+    this.items.delete(name);
+  }
+
+  close(): void {
+    this.closed = true;
+    this.watchId++;
+    this.watchAbort?.abort();
+    this.watching = false;
+  }
+
+  private async relist(): Promise<void> {
+    const o = this.options;
+    const listed = await withKubeRetry(`list ${o.resource}`, o.list, o.retry);
+    this.items.clear();
+    for (const item of listed.items) if (item.metadata?.name) this.items.set(item.metadata.name, item);
+    this.version = listed.metadata?.resourceVersion ?? '';
+    this.listedAt = o.now();
+    await this.startWatch();
+  }
+
+  private async startWatch(): Promise<void> {
+    if (this.closed) return;
+    this.watchAbort?.abort();
+    const o = this.options;
+    const id = ++this.watchId;
+    const path = `/api/v1/namespaces/${encodeURIComponent(o.namespace)}/${o.resource}`;
+    const params = {
+      labelSelector: o.labelSelector,
+      resourceVersion: this.version,
+      allowWatchBookmarks: true,
+    };
+    this.watching = true;
+    const controller = await new Watch(o.kubeConfig).watch(
+      path,
+      params,
+      (type, obj) => {
+        if (id === this.watchId) this.onEvent(type, obj as T & { code?: number });
+      },
+      (error) => {
+        if (id !== this.watchId || this.closed) return; // replaced or closed on purpose
+        this.watching = false;
+        if (error && (error as Error).name !== 'AbortError') {
+          o.logger.warn(
+            { event: 'kube.watch.failed', resource: o.resource, error: String(error) },
+            'watch failed; relisting on next read',
+          );
+          return;
+        }
+        // The server ended the stream (its timeout): resume from the last version seen.
+        void this.startWatch().catch(() => (this.watching = false));
+      },
+    );
+    if (id === this.watchId) this.watchAbort = controller;
+    else controller.abort();
+  }
+
+  private onEvent(type: string, obj: T & { code?: number }): void {
+    if (type === 'ERROR') {
+      // 410 Expired: our version was compacted away; the next read relists.
+      this.options.logger.info(
+        { event: 'kube.watch.expired', resource: this.options.resource, code: obj.code },
+        'watch expired',
+      );
+      this.watching = false;
+      this.watchId++;
+      this.watchAbort?.abort();
+      return;
+    }
+    const version = obj.metadata?.resourceVersion;
+    if (version) this.version = version;
+    if (type === 'BOOKMARK') return;
+    const name = obj.metadata?.name;
+    if (!name) return;
+    if (type === 'DELETED') this.items.delete(name);
+    else this.put(obj);
+  }
+}

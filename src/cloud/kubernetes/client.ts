@@ -1,0 +1,42 @@
+import {
+  CoreV1Api,
+  createConfiguration,
+  KubeConfig,
+  type RequestContext,
+  type ResponseContext,
+  ServerConfiguration,
+} from '@kubernetes/client-node';
+
+/**
+ * The kubeconfig in effect: in a pod, its service account (KUBERNETES_SERVICE_HOST); elsewhere KUBECONFIG
+ * or ~/.kube/config, as kubectl reads them.
+ */
+export function defaultKubeConfig(): KubeConfig {
+  const kc = new KubeConfig();
+  if (process.env.KUBERNETES_SERVICE_HOST) kc.loadFromCluster();
+  else kc.loadFromDefault();
+  return kc;
+}
+
+/**
+ * A CoreV1Api whose every request gives up after `timeoutMs` (the generated client sets none, so a
+ * hung API server would hang a reconcile forever); the retry layer retries the timeout.
+ */
+export function coreApi(kc: KubeConfig, timeoutMs: number): CoreV1Api {
+  const cluster = kc.getCurrentCluster();
+  if (!cluster) throw new Error('kubeconfig has no current cluster: set KUBECONFIG or run in a pod');
+  const timeout = {
+    pre: async (context: RequestContext) => {
+      context.setSignal(AbortSignal.timeout(timeoutMs));
+      return context;
+    },
+    post: async (context: ResponseContext) => context,
+  };
+  return new CoreV1Api(
+    createConfiguration({
+      baseServer: new ServerConfiguration(cluster.server, {}),
+      authMethods: { default: kc },
+      promiseMiddleware: [timeout],
+    }),
+  );
+}

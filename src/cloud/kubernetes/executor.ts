@@ -1,0 +1,284 @@
+import type { CoreV1Api, KubeConfig, V1Pod, V1Service } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import type { DesiredJob, Executor, ReplicaSpec, ReplicaStatus, Workload } from '../../service/ports.ts';
+import { DEFAULT_RETRY, type RetryContext, type RetryPolicy } from '../retry.ts';
+import { realSleep, type Sleep } from '../time.ts';
+import { ObjectCache } from './cache.ts';
+import { coreApi } from './client.ts';
+import type { KubernetesExecutorConfig } from './config.ts';
+import {
+  identityOf,
+  LABELS,
+  OWNED_SELECTOR,
+  podName,
+  type PodIdentity,
+  rank0Address,
+  serviceName,
+} from './names.ts';
+import { checkPodWorkload, podManifest, replicaStatusOf, serviceManifest } from './pods.ts';
+import { kindOf, withKubeRetry } from './retry.ts';
+
+export interface KubernetesExecutorDeps {
+  readonly kubeConfig: KubeConfig;
+  readonly logger: Logger;
+  readonly sleep?: Sleep;
+  readonly random?: () => number;
+  /** Kubernetes calls: fewer and quicker than AWS's, since a tick waits for them. */
+  readonly retryPolicy?: RetryPolicy;
+  readonly now?: () => number;
+}
+
+export const KUBE_RETRY: RetryPolicy = {
+  ...DEFAULT_RETRY,
+  maxAttempts: 4,
+  baseDelayMs: 200,
+  maxDelayMs: 5_000,
+};
+
+/** Runs at most `limit` of the tasks at once; failures are returned, not thrown, so one bad job stops nothing. */
+async function runLimited(tasks: (() => Promise<void>)[], limit: number): Promise<unknown[]> {
+  const errors: unknown[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < tasks.length) {
+      const task = tasks[next++]!;
+      await task().catch((error: unknown) => errors.push(error));
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
+  return errors;
+}
+
+/**
+ * The Executor port on Kubernetes: one pod per replica, pinned to its node, owned by the job's headless
+ * Service. Level-triggered: every reconcile compares the pods boa owns (by label, from a watch-backed
+ * cache with periodic relist) with the desired replicas and fixes the difference. Pod names are
+ * deterministic (job, generation, rank), so a create repeated after a crash or a lost answer is refused
+ * with AlreadyExists and the pod adopted, never started twice.
+ */
+export class KubernetesExecutor implements Executor {
+  readonly kind = 'kubernetes' as const;
+  private readonly api: CoreV1Api;
+  private readonly pods: ObjectCache<V1Pod>;
+  private readonly services: ObjectCache<V1Service>;
+  private readonly retry: RetryContext;
+  private readonly logger: Logger;
+  /** Replicas whose pod the API server refused (422 and the like), reported failed so the job does not wait forever. */
+  private readonly rejected = new Map<string, ReplicaStatus>();
+
+  constructor(
+    private readonly config: KubernetesExecutorConfig,
+    deps: KubernetesExecutorDeps,
+  ) {
+    this.logger = deps.logger;
+    this.api = coreApi(deps.kubeConfig, config.requestTimeoutMs);
+    this.retry = {
+      sleep: deps.sleep ?? realSleep,
+      random: deps.random ?? Math.random,
+      logger: deps.logger,
+      policy: deps.retryPolicy ?? KUBE_RETRY,
+    };
+    const common = {
+      namespace: config.namespace,
+      labelSelector: OWNED_SELECTOR,
+      kubeConfig: deps.kubeConfig,
+      retry: this.retry,
+      logger: deps.logger,
+      resyncMs: config.resyncSeconds * 1000,
+      now: deps.now ?? Date.now,
+    };
+    const namespace = config.namespace;
+    this.pods = new ObjectCache<V1Pod>({
+      ...common,
+      resource: 'pods',
+      list: () => this.api.listNamespacedPod({ namespace, labelSelector: OWNED_SELECTOR }),
+    });
+    this.services = new ObjectCache<V1Service>({
+      ...common,
+      resource: 'services',
+      list: () => this.api.listNamespacedService({ namespace, labelSelector: OWNED_SELECTOR }),
+    });
+  }
+
+  checkWorkload(workload: Workload) {
+    return checkPodWorkload(workload);
+  }
+
+  rendezvous(jobId: number): { addr: string; port: number } {
+    return { addr: rank0Address(jobId, this.config.namespace), port: this.config.rendezvousPort };
+  }
+
+  async reconcile(desired: readonly DesiredJob[]): Promise<readonly ReplicaStatus[]> {
+    const [pods, services] = await Promise.all([this.pods.current(), this.services.current()]);
+    const want = new Map(desired.map((job) => [job.jobId, job]));
+    const byJob = new Map<number, { pod: V1Pod; id: PodIdentity }[]>();
+    for (const pod of pods) {
+      const id = identityOf(pod.metadata?.labels);
+      if (!id) continue;
+      byJob.set(id.jobId, [...(byJob.get(id.jobId) ?? []), { pod, id }]);
+    }
+    const tasks: (() => Promise<void>)[] = [];
+
+    // Stop what should not run: other generations, jobs no longer desired, replicas on the wrong node.
+    for (const [jobId, owned] of byJob) {
+      for (const { pod, id } of owned) {
+        if (!belongs(pod, id, want.get(jobId)) && !pod.metadata?.deletionTimestamp)
+          tasks.push(() => this.deletePod(pod));
+      }
+    }
+    // Start what is missing, once the job's older replicas are gone.
+    const servicesByName = new Map(services.map((s) => [s.metadata?.name ?? '', s]));
+    for (const job of desired) {
+      const owned = byJob.get(job.jobId) ?? [];
+      if (owned.some(({ pod, id }) => !belongs(pod, id, job))) continue;
+      const missing = job.replicas.filter(
+        (r) =>
+          !owned.some(({ id }) => id.rank === r.rank) &&
+          !this.rejected.has(podName(job.jobId, job.generation, r.rank)),
+      );
+      if (missing.length === 0) continue;
+      tasks.push(async () => {
+        const service = await this.ensureService(job.jobId, servicesByName.get(serviceName(job.jobId)));
+        for (const replica of missing) await this.createPod(replica, service);
+      });
+    }
+    // A job that is gone and whose pods are gone loses its Service (anything left is collected with it).
+    for (const service of services) {
+      const jobId = Number(service.metadata?.labels?.[LABELS.jobId]);
+      if (!want.has(jobId) && !byJob.has(jobId) && !service.metadata?.deletionTimestamp) {
+        tasks.push(() => this.deleteService(service));
+      }
+    }
+
+    const errors = await runLimited(tasks, this.config.concurrency);
+    for (const error of errors) {
+      this.logger.error(
+        { event: 'kube.reconcile.failed', error: String(error) },
+        'reconcile step failed; retried next tick',
+      );
+    }
+    for (const [name, status] of this.rejected) {
+      if (want.get(status.jobId)?.generation !== status.generation) this.rejected.delete(name);
+    }
+    const statuses = this.pods.snapshot().flatMap((pod) => replicaStatusOf(pod) ?? []);
+    return [...statuses, ...this.rejected.values()];
+  }
+
+  async close(): Promise<void> {
+    this.pods.close();
+    this.services.close();
+  }
+
+  private async ensureService(jobId: number, known: V1Service | undefined): Promise<V1Service> {
+    if (known?.metadata?.uid && !known.metadata.deletionTimestamp) return known;
+    const namespace = this.config.namespace;
+    const body = serviceManifest(jobId, this.config);
+    try {
+      const created = await withKubeRetry(
+        'create service',
+        () => this.api.createNamespacedService({ namespace, body }),
+        this.retry,
+      );
+      this.logger.info(
+        { event: 'kube.service.created', jobId, name: body.metadata!.name },
+        'job service created',
+      );
+      this.services.put(created);
+      return created;
+    } catch (error) {
+      if (kindOf(error) !== 'exists') throw error;
+      const name = body.metadata!.name!;
+      const existing = await withKubeRetry(
+        'read service',
+        () => this.api.readNamespacedService({ name, namespace }),
+        this.retry,
+      );
+      this.services.put(existing);
+      return existing;
+    }
+  }
+
+  private async createPod(replica: ReplicaSpec, service: V1Service): Promise<void> {
+    const namespace = this.config.namespace;
+    const body = podManifest(replica, { uid: service.metadata!.uid! }, this.config);
+    const name = body.metadata!.name!;
+    const log = {
+      jobId: replica.jobId,
+      generation: replica.generation,
+      rank: replica.rank,
+      node: replica.node,
+      pod: name,
+    };
+    try {
+      const created = await withKubeRetry(
+        'create pod',
+        () => this.api.createNamespacedPod({ namespace, body }),
+        this.retry,
+      );
+      this.pods.put(created);
+      this.logger.info({ event: 'kube.pod.created', ...log }, 'replica pod created');
+    } catch (error) {
+      const kind = kindOf(error);
+      if (kind === 'exists') {
+        // Created by an earlier attempt or an earlier life of the service: adopt it.
+        const existing = await withKubeRetry(
+          'read pod',
+          () => this.api.readNamespacedPod({ name, namespace }),
+          this.retry,
+        );
+        this.pods.put(existing);
+        this.logger.info({ event: 'kube.pod.adopted', ...log }, 'replica pod already existed; adopted');
+        return;
+      }
+      if (kind === 'fatal') {
+        const reason = `pod rejected by the API server: ${(error as Error).message}`;
+        const { jobId, generation, rank, node } = replica;
+        this.rejected.set(name, { jobId, generation, rank, node, phase: 'failed', reason });
+        this.logger.error({ event: 'kube.pod.rejected', ...log, reason }, 'replica pod rejected');
+        return;
+      }
+      throw error;
+    }
+  }
+
+  /** Deletion with the pod's own terminationGracePeriodSeconds: SIGTERM, then SIGKILL after the grace. */
+  private async deletePod(pod: V1Pod): Promise<void> {
+    const name = pod.metadata!.name!;
+    const namespace = this.config.namespace;
+    try {
+      const deleted = await withKubeRetry(
+        'delete pod',
+        () => this.api.deleteNamespacedPod({ name, namespace }),
+        this.retry,
+      );
+      if (deleted.metadata?.deletionTimestamp) this.pods.put(deleted);
+      else this.pods.forget(name);
+      this.logger.info({ event: 'kube.pod.deleting', pod: name }, 'replica pod stopping');
+    } catch (error) {
+      if (kindOf(error) !== 'not-found') throw error;
+      this.pods.forget(name);
+    }
+  }
+
+  private async deleteService(service: V1Service): Promise<void> {
+    const name = service.metadata!.name!;
+    const namespace = this.config.namespace;
+    try {
+      await withKubeRetry(
+        'delete service',
+        () => this.api.deleteNamespacedService({ name, namespace, propagationPolicy: 'Background' }),
+        this.retry,
+      );
+      this.logger.info({ event: 'kube.service.deleted', name }, 'job service deleted');
+    } catch (error) {
+      if (kindOf(error) !== 'not-found') throw error;
+    }
+    this.services.forget(name);
+  }
+}
+
+/** A pod belongs when its job wants this generation, with a replica of its rank on its node. */
+function belongs(pod: V1Pod, id: PodIdentity, job: DesiredJob | undefined): boolean {
+  if (!job || job.generation !== id.generation) return false;
+  return job.replicas.some((r) => r.rank === id.rank && r.node === pod.spec?.nodeName);
+}

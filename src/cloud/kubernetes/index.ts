@@ -1,0 +1,43 @@
+/**
+ * The Kubernetes executor: jobs' replicas as pods on the nodes boa placed them on. Imported on its own
+ * (dynamic import from the service's boot) so the local default never loads @kubernetes/client-node.
+ */
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import type { Executor } from '../../service/ports.ts';
+import { defaultKubeConfig } from './client.ts';
+import { kubernetesConfig, type KubernetesExecutorConfig } from './config.ts';
+import { KubernetesExecutor, type KubernetesExecutorDeps } from './executor.ts';
+
+export {
+  DEFAULT_JOBS_NAMESPACE,
+  KUBERNETES_DEFAULTS,
+  kubernetesConfig,
+  type KubernetesExecutorConfig,
+} from './config.ts';
+export { KubernetesExecutor, type KubernetesExecutorDeps } from './executor.ts';
+export { LABELS, OWNED_SELECTOR, podName, rank0Address, serviceName } from './names.ts';
+
+/** What the executor reads of the service config: its `kubernetes` section and the grace period. */
+export interface KubernetesServiceConfig {
+  readonly terminationGraceSeconds?: number;
+  readonly kubernetes?: Partial<KubernetesExecutorConfig>;
+}
+
+/**
+ * The executor for `--executor kubernetes`: the jobs namespace, service account and pull secrets from
+ * `config.kubernetes`, the grace period from `config.terminationGraceSeconds` (unless the section sets
+ * its own), the cluster from the pod's service account or KUBECONFIG.
+ */
+export function createKubernetesExecutor(
+  config: KubernetesServiceConfig,
+  logger: Logger,
+  overrides: Partial<Omit<KubernetesExecutorDeps, 'logger'>> & { kubeConfig?: KubeConfig } = {},
+): Executor {
+  const settings = kubernetesConfig({
+    terminationGraceSeconds: config.terminationGraceSeconds,
+    ...config.kubernetes,
+  });
+  const kubeConfig = overrides.kubeConfig ?? defaultKubeConfig();
+  return new KubernetesExecutor(settings, { ...overrides, kubeConfig, logger });
+}

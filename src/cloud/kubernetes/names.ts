@@ -1,0 +1,48 @@
+/** Labels identify what boa owns; names are deterministic so a second create is refused, never doubled. */
+export const LABELS = {
+  jobId: 'boa.dev/job-id',
+  generation: 'boa.dev/generation',
+  rank: 'boa.dev/rank',
+  managedBy: 'app.kubernetes.io/managed-by',
+  component: 'app.kubernetes.io/component',
+} as const;
+
+export const MANAGED_BY = 'boa';
+
+/** Everything the executor owns, and nothing else, matches this. */
+export const OWNED_SELECTOR = `${LABELS.managedBy}=${MANAGED_BY}`;
+
+/** The job's headless Service: rendezvous DNS, and the owner of all its pods. */
+export function serviceName(jobId: number): string {
+  return `boa-job-${jobId}`;
+}
+
+export function podName(jobId: number, generation: number, rank: number): string {
+  return `boa-job-${jobId}-g${generation}-r${rank}`;
+}
+
+/** The pod's hostname within the job's Service: stable across generations, so MASTER_ADDR is too. */
+export function podHostname(rank: number): string {
+  return `rank-${rank}`;
+}
+
+/** Rank 0's DNS name through the headless Service (resolved with the pod's search domains). */
+export function rank0Address(jobId: number, namespace: string): string {
+  return `${podHostname(0)}.${serviceName(jobId)}.${namespace}.svc`;
+}
+
+export interface PodIdentity {
+  readonly jobId: number;
+  readonly generation: number;
+  readonly rank: number;
+}
+
+/** Reads a pod's identity from its labels; undefined for a pod whose labels are not boa's. */
+export function identityOf(labels: Readonly<Record<string, string>> | undefined): PodIdentity | undefined {
+  if (!labels) return undefined;
+  const jobId = Number(labels[LABELS.jobId]);
+  const generation = Number(labels[LABELS.generation]);
+  const rank = Number(labels[LABELS.rank]);
+  if (![jobId, generation, rank].every((n) => Number.isSafeInteger(n) && n >= 0)) return undefined;
+  return { jobId, generation, rank };
+}

@@ -1,0 +1,150 @@
+import type { V1Pod, V1Service } from '@kubernetes/client-node';
+import type { ReplicaPhase, ReplicaSpec, ReplicaStatus, Workload } from '../../service/ports.ts';
+import type { KubernetesExecutorConfig } from './config.ts';
+import { identityOf, LABELS, MANAGED_BY, podHostname, podName, serviceName } from './names.ts';
+import { scaleQuantity } from './quantity.ts';
+
+/** Where a checkpoint volume claim is mounted (BOA_CHECKPOINT_DIR). */
+export const CHECKPOINT_MOUNT = '/checkpoint';
+/** The GPU nodes' taint (infra/k8s/device-plugin.ts); tolerated in case the kubelet checks it. */
+const GPU_TOLERATION = { key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoSchedule' };
+
+function jobLabels(jobId: number): Record<string, string> {
+  return { [LABELS.managedBy]: MANAGED_BY, [LABELS.component]: 'job', [LABELS.jobId]: String(jobId) };
+}
+
+/** Headless, and publishing not-ready pods, so rank 0 resolves while the job is still starting. */
+export function serviceManifest(jobId: number, config: KubernetesExecutorConfig): V1Service {
+  return {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: serviceName(jobId), namespace: config.namespace, labels: jobLabels(jobId) },
+    spec: {
+      clusterIP: 'None',
+      publishNotReadyAddresses: true,
+      selector: { [LABELS.managedBy]: MANAGED_BY, [LABELS.jobId]: String(jobId) },
+      ports: [{ name: 'rendezvous', port: config.rendezvousPort, targetPort: config.rendezvousPort }],
+    },
+  };
+}
+
+/**
+ * One replica's pod: bound to its node (spec.nodeName, no scheduler), asking for exactly its GPUs,
+ * never restarted by the kubelet (boa decides restarts), owned by the job's Service.
+ */
+export function podManifest(
+  replica: ReplicaSpec,
+  owner: { uid: string },
+  config: KubernetesExecutorConfig,
+): V1Pod {
+  const { jobId, generation, rank, gpus, workload } = replica;
+  const env: Record<string, string> = { ...workload.env, ...replica.env };
+  if (workload.checkpoint?.volumeClaim) env.BOA_CHECKPOINT_DIR = CHECKPOINT_MOUNT;
+  const requests: Record<string, string> = { 'nvidia.com/gpu': String(gpus) };
+  const limits: Record<string, string> = { 'nvidia.com/gpu': String(gpus) };
+  if (workload.cpuPerGpu !== undefined) requests.cpu = `${Math.round(workload.cpuPerGpu * gpus * 1000)}m`;
+  if (workload.memoryPerGpu !== undefined) {
+    requests.memory = limits.memory = scaleQuantity(workload.memoryPerGpu, gpus);
+  }
+  const volumes: NonNullable<V1Pod['spec']>['volumes'] = [{ name: 'dshm', emptyDir: { medium: 'Memory' } }];
+  const volumeMounts = [{ name: 'dshm', mountPath: '/dev/shm' }];
+  if (workload.checkpoint?.volumeClaim) {
+    volumes.push({
+      name: 'checkpoint',
+      persistentVolumeClaim: { claimName: workload.checkpoint.volumeClaim },
+    });
+    volumeMounts.push({ name: 'checkpoint', mountPath: CHECKPOINT_MOUNT });
+  }
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name: podName(jobId, generation, rank),
+      namespace: config.namespace,
+      labels: { ...jobLabels(jobId), [LABELS.generation]: String(generation), [LABELS.rank]: String(rank) },
+      ownerReferences: [
+        { apiVersion: 'v1', kind: 'Service', name: serviceName(jobId), uid: owner.uid, controller: true },
+      ],
+    },
+    spec: {
+      nodeName: replica.node,
+      hostname: podHostname(rank),
+      subdomain: serviceName(jobId),
+      restartPolicy: 'Never',
+      terminationGracePeriodSeconds: config.terminationGraceSeconds,
+      ...(config.serviceAccountName ? { serviceAccountName: config.serviceAccountName } : {}),
+      ...(config.imagePullSecrets.length > 0
+        ? { imagePullSecrets: config.imagePullSecrets.map((name) => ({ name })) }
+        : {}),
+      tolerations: [GPU_TOLERATION],
+      volumes,
+      containers: [
+        {
+          name: 'train',
+          image: workload.image,
+          command: [...workload.command],
+          ...(workload.args ? { args: [...workload.args] } : {}),
+          ...(workload.workingDir ? { workingDir: workload.workingDir } : {}),
+          env: Object.entries(env)
+            .sort(([a], [b]) => a.localeCompare(b))
+            .map(([name, value]) => ({ name, value })),
+          ports: [{ name: 'rendezvous', containerPort: config.rendezvousPort }],
+          resources: { requests, limits },
+          volumeMounts,
+        },
+      ],
+    },
+  };
+}
+
+/** Waiting reasons that do not go away by waiting: the replica is reported failed so boa can react. */
+const STUCK_REASONS = new Set([
+  'ErrImagePull',
+  'ImagePullBackOff',
+  'InvalidImageName',
+  'ErrImageNeverPull',
+  'CreateContainerConfigError',
+  'CreateContainerError',
+]);
+
+/** What boa needs of a pod: identity from labels, phase and exit code from its status. */
+export function replicaStatusOf(pod: V1Pod): ReplicaStatus | undefined {
+  const id = identityOf(pod.metadata?.labels);
+  if (!id) return undefined;
+  const container = pod.status?.containerStatuses?.[0];
+  const terminated = container?.state?.terminated;
+  const waiting = container?.state?.waiting?.reason;
+  const base = { ...id, node: pod.spec?.nodeName ?? '' };
+  const ended = (phase: ReplicaPhase, fallbackReason: string): ReplicaStatus => ({
+    ...base,
+    phase,
+    ...(terminated ? { exitCode: terminated.exitCode } : {}),
+    reason: terminated?.reason ?? pod.status?.reason ?? fallbackReason,
+  });
+  switch (pod.status?.phase) {
+    case 'Succeeded':
+      return ended('succeeded', 'Completed');
+    case 'Failed':
+      return ended('failed', 'Failed');
+  }
+  if (pod.metadata?.deletionTimestamp) return { ...base, phase: 'stopping' };
+  if (waiting && STUCK_REASONS.has(waiting)) return { ...base, phase: 'failed', reason: waiting };
+  return { ...base, phase: pod.status?.phase === 'Running' ? 'running' : 'starting' };
+}
+
+/** Why a workload cannot run as a pod, naming the field; undefined when it can. */
+export function checkPodWorkload(workload: Workload): { field: string; message: string } | undefined {
+  if (!workload.image)
+    return { field: 'workload.image', message: 'the Kubernetes executor needs a container image' };
+  if (/\s/.test(workload.image)) {
+    return { field: 'workload.image', message: `image "${workload.image}" must not contain spaces` };
+  }
+  if (workload.memoryPerGpu !== undefined) {
+    try {
+      scaleQuantity(workload.memoryPerGpu, 1);
+    } catch (error) {
+      return { field: 'workload.memoryPerGpu', message: (error as Error).message };
+    }
+  }
+  return undefined;
+}
