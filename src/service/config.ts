@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { describeIssue, fromSource } from './config-sources.ts';
 
 /**
  * Service configuration: defaults < config file (JSON) < environment (BOA_*) < command-line flags.
@@ -23,6 +24,8 @@ export const configSchema = z
     /** Hours of pseudo-observations the configured prior rates are worth in the rate estimate. */
     priorWeightHours: z.number().nonnegative().default(2),
     budgetWindowHours: positive('budgetWindowHours').default(24),
+    /** Hours ahead the spend ceiling assumes the nodes are held: debt is repaid within this. */
+    budgetHorizonHours: positive('budgetHorizonHours').default(1),
     /** Initial budget (GPU-hours per hour) when none is stored yet. */
     budget: z.number().positive().optional(),
     /** Prior arrival rates per class, jobs/hour; classes without one start at 0 and are learned. */
@@ -34,6 +37,18 @@ export const configSchema = z
     /** Hard cap on nodes, below the node group's own maximum. */
     maxNodes: z.number().int().nonnegative().optional(),
     solver: z.enum(['exact', 'paper']).default('exact'),
+    /** What runs jobs submitted with a workload; default: local with cloud local, kubernetes with aws. */
+    executor: z.enum(['local', 'kubernetes']).optional(),
+    /** SIGTERM (pod deletion) to SIGKILL when a job's replicas stop: time to checkpoint. */
+    terminationGraceSeconds: z.number().nonnegative().default(120),
+    /** Restarts of a failing executed job before it is `failed`. */
+    maxRestarts: z.number().int().nonnegative().default(3),
+    /** First restart delay; doubles with every restart (capped at 10 minutes). */
+    restartBackoffSeconds: z.number().nonnegative().default(10),
+    /** A self-launched job silent (no poll, no report) this long is `lost` and its GPUs freed. */
+    leaseSeconds: positive('leaseSeconds').default(600),
+    /** The URL replicas reach the service at (BOA_URL); default http://<host>:<port>. */
+    publicUrl: z.url().optional(),
     local: z
       .strictObject({
         maxNodes: z.number().int().positive().default(64),
@@ -48,6 +63,16 @@ export const configSchema = z
         nodegroupName: z.string().min(1),
       })
       .optional(),
+    /** Node group behaviour (src/service/nodes, docs/nodes.md). */
+    nodes: z
+      .strictObject({
+        /** A node not ready for jobs this long after launch is terminated (never joined, no GPUs). */
+        provisionSeconds: z.number().positive().default(900),
+        /** First wait after instances fail to launch (capacity); doubles per failure up to the max. */
+        capacityBackoffSeconds: z.number().positive().default(60),
+        capacityBackoffMaxSeconds: z.number().positive().default(1800),
+      })
+      .default({ provisionSeconds: 900, capacityBackoffSeconds: 60, capacityBackoffMaxSeconds: 1800 }),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
   .superRefine((c, ctx) => {
@@ -62,6 +87,18 @@ export const configSchema = z
   });
 
 export type ServiceConfig = z.output<typeof configSchema>;
+
+/** The executor in effect: as configured, else local processes with cloud local and pods with aws. */
+export function executorKind(config: ServiceConfig): 'local' | 'kubernetes' {
+  return config.executor ?? (config.cloud === 'aws' ? 'kubernetes' : 'local');
+}
+
+/** BOA_URL as replicas get it. */
+export function publicUrl(config: ServiceConfig): string {
+  if (config.publicUrl) return config.publicUrl.replace(/\/$/, '');
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
+}
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -96,9 +133,17 @@ export function configFromEnv(env: Env): Record<string, unknown> {
     instanceType: env.BOA_INSTANCE_TYPE,
     maxNodes: number(env, 'BOA_MAX_NODES'),
     logLevel: env.BOA_LOG_LEVEL,
+    executor: env.BOA_EXECUTOR,
+    publicUrl: env.BOA_PUBLIC_URL,
+    terminationGraceSeconds: number(env, 'BOA_TERMINATION_GRACE_SECONDS'),
+    maxRestarts: number(env, 'BOA_MAX_RESTARTS'),
+    leaseSeconds: number(env, 'BOA_LEASE_SECONDS'),
     aws,
   };
-  return Object.fromEntries(Object.entries(out).filter(([, v]) => v !== undefined && v !== ''));
+  return fromSource(
+    { kind: 'env' },
+    Object.fromEntries(Object.entries(out).filter(([, v]) => v !== undefined && v !== '')),
+  );
 }
 
 export function readConfigFile(path: string): Record<string, unknown> {
@@ -108,11 +153,15 @@ export function readConfigFile(path: string): Record<string, unknown> {
   } catch (error) {
     throw new ConfigError(`cannot read config file ${path}: ${(error as NodeJS.ErrnoException).code}`);
   }
+  let json: unknown;
   try {
-    return JSON.parse(text);
+    json = JSON.parse(text);
   } catch (error) {
     throw new ConfigError(`config file ${path} is not JSON: ${(error as Error).message}`);
   }
+  if (!json || typeof json !== 'object' || Array.isArray(json))
+    throw new ConfigError(`config file ${path} must hold one JSON object of settings`);
+  return fromSource({ kind: 'file', path }, json as Record<string, unknown>);
 }
 
 /** Merges the layers (later wins, nested objects merged) and validates. */
@@ -129,7 +178,7 @@ export function resolveConfig(...layers: Record<string, unknown>[]): ServiceConf
   }
   const result = configSchema.safeParse(merged);
   if (!result.success) {
-    const issues = result.error.issues.map((i) => `${i.path.join('.') || '(config)'}: ${i.message}`);
+    const issues = result.error.issues.map((i) => describeIssue(i, layers));
     throw new ConfigError(`invalid configuration: ${issues.join('; ')}`);
   }
   return result.data;

@@ -1,7 +1,10 @@
 import { type ServiceJob, plannedWidth } from './jobs.ts';
 import { IncrementalPlacement } from './placement.ts';
 import type { MetricDatum, PoolNode } from './ports.ts';
+import { nodeReconcilerFor } from './nodes/index.ts';
+import type { NodeReconciler } from './nodes/reconciler.ts';
 import type { BoaService } from './service.ts';
+import { servedWithin } from './spend-guard.ts';
 
 export interface TickDecision {
   readonly changed: ServiceJob[];
@@ -27,34 +30,66 @@ function isSortedById(jobs: readonly ServiceJob[]): boolean {
 }
 
 /**
+ * Planned widths, except that jobs beyond what `gpus` can hold (running first, then oldest) wait for
+ * the budget; each job is marked so its view can say why it waits.
+ */
+function budgetLimitedWidths(jobs: readonly ServiceJob[], gpus: number): (job: ServiceJob) => number {
+  if (!Number.isFinite(gpus)) {
+    for (const job of jobs) job.queuedForBudget = false;
+    return plannedWidth;
+  }
+  const served = servedWithin(jobs, plannedWidth, gpus);
+  for (const job of jobs) job.queuedForBudget = !served.has(job) && plannedWidth(job) > 0;
+  return (job) => served.get(job) ?? 0;
+}
+
+/**
  * One scheduling tick: every active job gets its plan's width for its class and statistical epoch,
  * placement keeps jobs already at the right width and packs the rest, and the node group is sized
  * to ceil(GPUs wanted / GPUs per node) within its bounds. It never waits for the calculator.
  */
 export class Scheduler {
-  private resizing: Promise<void> | null = null;
   private readonly placement = new IncrementalPlacement();
+  /** Node group sizing, victim choice, drift and capacity (src/service/nodes). */
+  readonly nodes: NodeReconciler;
 
-  constructor(private readonly service: BoaService) {}
+  constructor(private readonly service: BoaService) {
+    this.nodes = nodeReconcilerFor(service);
+    service.state.nodeStatus = () => this.nodes.view();
+  }
 
-  /** The pure part of a tick (benchmarked): decides widths, placements and the node count. */
-  decide(now: number, readyNodes: readonly PoolNode[]): TickDecision {
+  /**
+   * The pure part of a tick (benchmarked): decides widths, placements and the node count.
+   * `ceilingNodes`: the most nodes the budget window allows (spend-guard.ts); jobs beyond it wait.
+   */
+  decide(
+    now: number,
+    readyNodes: readonly PoolNode[],
+    ceilingNodes = Number.POSITIVE_INFINITY,
+  ): TickDecision {
     const { state, deps } = this.service;
     const active = [...state.jobs.values()];
     // Jobs are kept in id (arrival) order; sort only if a restore ever breaks that.
     if (!isSortedById(active)) active.sort((a, b) => a.id - b.id);
     const admitted = new Set<ServiceJob>();
-    for (const job of active) if (!job.widths && this.service.admit(job)) admitted.add(job);
+    const planId = state.plan?.row.id;
+    for (const job of active) {
+      // A job that has not started yet takes its widths from the current plan: one queued behind the
+      // budget since a burst must not keep the wide widths of the plan it arrived under.
+      const stale = job.startedAt === null && job.state === 'waiting' && job.planId !== planId;
+      if ((!job.widths || stale) && this.service.admit(job)) admitted.add(job);
+    }
     const { config } = deps;
     const group = state.group;
     const cap = Math.min(
       group?.maxSize ?? Number.MAX_SAFE_INTEGER,
       config.maxNodes ?? Number.MAX_SAFE_INTEGER,
     );
-    const placement = this.placement.place(active, plannedWidth, readyNodes, {
+    const widthOf = budgetLimitedWidths(active, ceilingNodes * config.gpusPerNode);
+    const placement = this.placement.place(active, widthOf, readyNodes, {
       gpusPerNode: config.gpusPerNode,
       minNodes: Math.min(group?.minSize ?? 0, cap),
-      maxNodes: cap,
+      maxNodes: Math.min(cap, ceilingNodes),
     });
     const changed: ServiceJob[] = [];
     for (const job of active) {
@@ -94,14 +129,20 @@ export class Scheduler {
       logger.warn({ event: 'pool_unavailable', error: (error as Error).message }, 'node pool not answering');
     }
     const started = performance.now();
-    const ready = state.nodes.filter((n) => n.ready);
-    const decision = this.decide(now, ready);
+    const ready = this.nodes.usable(state.nodes);
+    const ceiling = this.service.spendCeiling(now);
+    this.lastCeilingGpus = ceiling?.gpus ?? 0;
+    const decision = this.decide(now, ready, ceiling?.nodes);
     const decideMs = performance.now() - started;
     repo.transaction(() => {
       this.service.flushAllocation(now);
       state.allocatedGpus = decision.allocatedGpus;
       for (const job of decision.changed) repo.saveJobState(job);
-      repo.observeNodes(state.nodes, now);
+      // Billing starts at EC2 running: a pending instance is not paid for yet.
+      repo.observeNodes(
+        state.nodes.filter((n) => n.billed !== false),
+        now,
+      );
       repo.setLastTick(now);
     });
     state.lastTickAt = now;
@@ -119,7 +160,13 @@ export class Scheduler {
         'allocation changed',
       );
     }
-    this.maybeResize(decision.desiredNodes, now);
+    this.nodes.afterTick({
+      target: decision.desiredNodes,
+      nodes: state.nodes,
+      group: state.group,
+      allocations: [...state.jobs.values()].map((j) => j.allocation),
+    });
+    this.service.execution.afterTick(now);
     this.service.planner.maybeRun();
     void deps.metrics.put(this.metrics(decision, now), now).catch((error: Error) => {
       logger.warn({ event: 'metrics_failed', error: error.message }, 'metrics not published');
@@ -127,51 +174,28 @@ export class Scheduler {
     return { ...decision, at: now, decideMs, computeMs, nodes: state.nodes.length, readyNodes: ready.length };
   }
 
-  /**
-   * Resizes only when the target changes, one request at a time. The request is stored before it is
-   * sent, so after a crash the same target is never sent as a new resize (the pool is idempotent
-   * for an unchanged target, and `resume` re-sends one that may not have arrived).
-   */
-  maybeResize(target: number, now: number): void {
-    const { repo, logger } = this.service.deps;
-    if (this.resizing) return;
-    const last = repo.lastResize();
-    if (last && last.target === target && last.status !== 'failed') return;
-    const row = repo.insertResize({ at: now, target, requested: target, status: 'requested' });
-    logger.info({ event: 'resize', target, previous: last?.target ?? null }, 'node group resize');
-    this.send(row.id, target);
-  }
+  /** After a restart: removals and resizes carry on from their stored state at the next tick. */
+  resume(): void {}
 
-  /** After a restart: a resize stored as requested may not have reached the pool; send it again. */
-  resume(): void {
-    const last = this.service.deps.repo.lastResize();
-    if (last?.status === 'requested') this.send(last.id, last.target);
-  }
-
-  private send(id: number, target: number): void {
-    const { repo, pool, logger } = this.service.deps;
-    this.resizing = pool
-      .setDesiredSize(target)
-      .then((result) => {
-        repo.updateResize(id, {
-          status: 'applied',
-          requested: result.requested,
-          updateId: result.updateId ?? null,
-        });
-      })
-      .catch((error: Error) => {
-        repo.updateResize(id, { status: 'failed', error: error.message });
-        logger.error({ event: 'resize_failed', target, error: error.message }, 'resize failed');
-      })
-      .finally(() => {
-        this.resizing = null;
-      });
-  }
-
-  /** Waits for a resize in flight (tests, shutdown). */
+  /** Waits for the node reconciler's pass in flight (tests, shutdown). */
   async settle(): Promise<void> {
-    while (this.resizing) await this.resizing;
+    await this.nodes.settle();
   }
+
+  /** The budget's control: the load's needed budget, the ceiling, jobs waiting for the budget. */
+  private budgetMetrics(now: number): MetricDatum[] {
+    const { state } = this.service;
+    if (!state.budget) return [];
+    let queued = 0;
+    for (const job of state.jobs.values()) if (job.state === 'waiting' && job.queuedForBudget) queued++;
+    return [
+      { name: 'LoadNeedsGpuHoursPerHour', value: this.service.loadNeeds(now), unit: 'None' },
+      { name: 'SpendCeilingGpus', value: this.lastCeilingGpus, unit: 'None' },
+      { name: 'JobsQueuedForBudget', value: queued, unit: 'Count' },
+    ];
+  }
+
+  private lastCeilingGpus = 0;
 
   /** The window's paid average, refreshed every few minutes: it moves slowly and costs a query. */
   private paidAverage = { at: Number.NEGATIVE_INFINITY, value: 0 };
@@ -186,6 +210,8 @@ export class Scheduler {
     const paidNow = state.nodes.reduce((sum, n) => sum + n.gpus, 0);
     const running = [...state.jobs.values()].filter((j) => j.state === 'running').length;
     return [
+      // Published every tick, budget or not: its absence is what the guard outside boa alarms on.
+      { name: 'Heartbeat', value: 1, unit: 'Count' },
       { name: 'BudgetGpuHoursPerHour', value: state.budget?.gpuHoursPerHour ?? 0, unit: 'None' },
       { name: 'PaidGpuHoursPerHour', value: paidNow, unit: 'None' },
       { name: 'AllocatedGpuHoursPerHour', value: decision.allocatedGpus, unit: 'None' },
@@ -195,6 +221,8 @@ export class Scheduler {
       { name: 'JobsRunning', value: running, unit: 'Count' },
       { name: 'JobsWaiting', value: state.jobs.size - running, unit: 'Count' },
       { name: 'PredictedAvgJctSeconds', value: state.plan?.row.predictedAvgJctSeconds ?? 0, unit: 'Seconds' },
+      ...this.nodes.metrics(now),
+      ...this.budgetMetrics(now),
     ];
   }
 }

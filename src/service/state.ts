@@ -2,6 +2,7 @@ import type { MixedPlan } from '../core/plan.ts';
 import type { ClassProfile } from '../core/profile.ts';
 import type { PlanRow } from '../store/repository.ts';
 import type { ServiceJob } from './jobs.ts';
+import type { NodeStatusView } from './nodes/reconciler.ts';
 import type { NodeGroupState, PoolNode } from './ports.ts';
 
 export interface ClassState {
@@ -27,11 +28,16 @@ export class ServiceState {
   startedAt = 0;
   lastTickAt: number | undefined;
   nodes: PoolNode[] = [];
+  /** The node group as the cloud last reported it (refreshed after boa's own changes). */
   group: NodeGroupState | undefined;
+  /** The node reconciler's report for /v1/status (src/service/nodes). */
+  nodeStatus: (() => NodeStatusView) | undefined;
   /** Allocated GPUs since `allocatedFrom`, for the ledger's allocation samples. */
   allocatedGpus = 0;
   allocatedFrom = 0;
   lastTickMs = 0;
+  /** The budget the current load would need (service.loadNeeds), cached for a minute. */
+  loadNeeds: { at: number; gpuHoursPerHour: number } | undefined;
 }
 
 export const MAX_WORK_SAMPLES = 50;

@@ -38,7 +38,40 @@ export function budgetView(service: BoaService) {
     paidDollarsPerMonth: round(window.paidGpuHoursPerHour * gpuPrice * HOURS_PER_MONTH, 2),
     instanceType: config.instanceType,
     nodePricePerHour: config.nodePricePerHour,
+    control: budget ? controlView(service, now) : null,
   };
+}
+
+/**
+ * How the budget is being held now: the ceiling on paid GPUs the window allows, the debt (GPU-hours
+ * paid above the budget so far in the window; negative is room), the paid/allocated overhead the plan
+ * corrects for, jobs waiting for the budget, and the budget the current load would need.
+ */
+function controlView(service: BoaService, now: number) {
+  const ceiling = service.spendCeiling(now);
+  const inputs = service.state.plan?.row;
+  return {
+    ceilingGpus: ceiling ? round(ceiling.gpus, 2) : null,
+    ceilingNodes: ceiling?.nodes ?? null,
+    debtGpuHours: ceiling ? round(ceiling.debtGpuHours, 3) : null,
+    horizonHours: service.deps.config.budgetHorizonHours,
+    planningBudget: inputs ? round(inputs.planningBudget) : null,
+    queuedForBudget: queuedForBudget(service),
+    loadNeedsGpuHoursPerHour: round(service.loadNeeds(now), 3),
+  };
+}
+
+function queuedForBudget(service: BoaService): number {
+  let n = 0;
+  for (const job of service.state.jobs.values()) if (job.state === 'waiting' && job.queuedForBudget) n++;
+  return n;
+}
+
+/** Why a waiting job waits: no plan yet, the budget (queued, oldest first), or nodes to boot. */
+function waitingFor(job: ServiceJob): 'plan' | 'budget' | 'nodes' | null {
+  if (job.state !== 'waiting') return null;
+  if (!job.widths) return 'plan';
+  return job.queuedForBudget ? 'budget' : 'nodes';
 }
 
 export function jobView(job: ServiceJob) {
@@ -47,6 +80,7 @@ export function jobView(job: ServiceJob) {
     name: job.name,
     class: job.className,
     state: job.state,
+    waitingFor: waitingFor(job),
     submittedAt: new Date(job.submittedAt).toISOString(),
     startedAt: job.startedAt === null ? null : new Date(job.startedAt).toISOString(),
     finishedAt: job.finishedAt === null ? null : new Date(job.finishedAt).toISOString(),
@@ -56,6 +90,10 @@ export function jobView(job: ServiceJob) {
     widths: job.widths,
     width: job.width,
     generation: job.generation,
+    workload: job.workload,
+    restarts: job.restarts,
+    exitCode: job.exitCode,
+    failureReason: job.failureReason,
   };
 }
 
@@ -101,18 +139,54 @@ export function statusView(service: BoaService) {
     nodeGroup: {
       minSize: state.group?.minSize ?? null,
       maxSize: state.group?.maxSize ?? null,
-      desiredNodes: last?.requested ?? state.group?.desiredSize ?? null,
+      // What the cloud reports, not boa's last request (they differ while a change is under way or
+      // after someone else changed the group; boa corrects the latter within a tick).
+      desiredNodes: state.group?.desiredSize ?? last?.requested ?? null,
       lastResize: last
         ? { target: last.target, status: last.status, at: new Date(last.at).toISOString() }
         : null,
       actualNodes: state.nodes.length,
       readyNodes: state.nodes.filter((n) => n.ready).length,
+      ...nodeGroupTruth(service),
     },
     gpus: { allocated, paid: state.nodes.reduce((sum, n) => sum + n.gpus, 0) },
     jobs: counts,
+    budget: state.budget
+      ? {
+          gpuHoursPerHour: state.budget.gpuHoursPerHour,
+          loadNeedsGpuHoursPerHour: round(service.loadNeeds(), 3),
+          queuedForBudget: queuedForBudget(service),
+        }
+      : null,
     planId: state.plan?.row.id ?? null,
     plannerError: service.planner.lastError ?? null,
     lastTickAt: state.lastTickAt === undefined ? null : new Date(state.lastTickAt).toISOString(),
     lastTickMs: round(state.lastTickMs, 3),
+  };
+}
+
+/**
+ * The node group as the cloud reports it (name, status, health issues), nodes not ready and why,
+ * removals under way, and the capacity backoff: why jobs wait for nodes.
+ */
+function nodeGroupTruth(service: BoaService) {
+  const { state } = service;
+  const notReady: Record<string, number> = {};
+  for (const n of state.nodes) {
+    if (!n.ready) notReady[n.waitingFor ?? 'booting'] = (notReady[n.waitingFor ?? 'booting'] ?? 0) + 1;
+  }
+  const nodes = state.nodeStatus?.();
+  const capacity = nodes?.capacity;
+  return {
+    name: state.group?.name ?? null,
+    status: state.group?.status ?? null,
+    issues: state.group?.issues ?? [],
+    notReady,
+    removing: nodes?.removing ?? [],
+    capacity: capacity ?? null,
+    /** One line for people: why jobs waiting for nodes wait. */
+    waitingReason: capacity?.backoffUntil
+      ? `instances fail to launch (${capacity.reason ?? 'capacity'}); boa asks again after ${capacity.backoffUntil}`
+      : null,
   };
 }

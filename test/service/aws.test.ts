@@ -26,7 +26,12 @@ async function serviceOnEks(maxSize: number) {
   });
   const logger = pino({ level: 'silent' });
   const pool = createAwsNodePool(config, logger, {
-    clients: { eks: group.eks, ec2: group.ec2, cloudwatch: new CloudWatchClient({ region: 'us-east-1' }) },
+    clients: {
+      eks: group.eks,
+      ec2: group.ec2,
+      autoscaling: group.autoscaling,
+      cloudwatch: new CloudWatchClient({ region: 'us-east-1' }),
+    },
     clock,
   });
   const boa = await bootService(config, {
@@ -63,10 +68,15 @@ describe('service on an EKS node group', () => {
     await tick(); // the instances finished booting
     expect(boa.service.job(job.id).allocation).toHaveLength(width);
     expect(new Set(boa.service.job(job.id).allocation)).toEqual(new Set(group.instances.map((i) => i.id)));
+    const launched = group.instances.map((i) => i.id);
     boa.service.finishJob(job.id, 'done');
     await tick();
     await tick();
-    expect(desiredSizes(group)).toEqual([Math.ceil(width / 4), 0]);
+    // Scaled in by terminating the (now idle) instances boa chose, never by lowering desiredSize.
+    expect(desiredSizes(group)).toEqual([Math.ceil(width / 4)]);
+    expect(group.terminations.map((t) => t.instanceId).sort()).toEqual(launched.sort());
+    expect(group.terminations.every((t) => t.decrement)).toBe(true);
+    expect(group.group.desiredSize).toBe(0);
   });
 
   it('never asks the group for more than its maximum', async () => {

@@ -1,0 +1,298 @@
+import type { Logger } from 'pino';
+import type { NodeRemovalRow, NodeRemovals, RemovalReason } from '../../store/node-removals.ts';
+import type { Repository } from '../../store/repository.ts';
+import type { Clock, MetricDatum, NodeGroupState, NodePool, PoolNode } from '../ports.ts';
+import { type BackoffPolicy, CapacityBackoff, type CapacityView } from './capacity.ts';
+import { allocationName, busyGpusByNode, chooseVictims } from './victims.ts';
+
+export interface NodeSettings {
+  /** A node not ready for jobs this long after launch is terminated (default 900 s). */
+  readonly provisionMs: number;
+  readonly backoff: BackoffPolicy;
+  /** The operator's cap on nodes (maxNodes), below the group's own maximum. */
+  readonly maxNodes?: number;
+}
+
+export interface NodeReconcilerDeps {
+  readonly pool: NodePool;
+  readonly removals: NodeRemovals;
+  readonly repo: Pick<Repository, 'insertResize' | 'updateResize' | 'lastResize'>;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly settings: NodeSettings;
+  /** Called with the group as the cloud reports it after each pass (boa's own changes included). */
+  readonly onGroup?: (group: NodeGroupState) => void;
+}
+
+export type NodeStatusView = ReturnType<NodeReconciler['view']>;
+
+/** What a tick hands over: the target, and the world as the tick saw it. */
+export interface NodeTickInput {
+  readonly target: number;
+  readonly nodes: readonly PoolNode[];
+  readonly group: NodeGroupState | undefined;
+  readonly allocations: Iterable<readonly string[]>;
+}
+
+/**
+ * The node group, level-triggered: every tick compares boa's target with the nodes that exist and the
+ * group's desired size, and fixes the difference. boa chooses the nodes to remove (idle or never-ready
+ * ones first); each is cordoned, left until no job is placed on it, then terminated with the desired
+ * size lowered by one. Every step is recorded before it is sent, so after a crash a removal carries on
+ * from where it stopped and is never sent twice. The desired size is raised to the target, and a size
+ * changed outside boa is corrected (logged with both numbers); while launches fail for want of capacity
+ * boa backs off and asks for no more than what exists. Runs in the background: the tick never waits.
+ */
+export class NodeReconciler {
+  private running: Promise<void> | null = null;
+  private readonly backoff: CapacityBackoff;
+  /** Open removals by node id (the store's rows, cached). */
+  private readonly removing = new Map<string, NodeRemovalRow>();
+  /** The desired size boa last set or saw after its own change: anything else is drift. */
+  private expected: number | undefined;
+  readonly counters = { provisionTimeouts: 0, driftCorrections: 0, terminations: 0, launchFailures: 0 };
+  private lastGroup: NodeGroupState | undefined;
+
+  constructor(private readonly deps: NodeReconcilerDeps) {
+    this.backoff = new CapacityBackoff(deps.settings.backoff);
+    for (const row of deps.removals.open()) this.removing.set(row.nodeId, row);
+    const last = deps.repo.lastResize();
+    if (last?.status === 'applied') this.expected = last.requested;
+  }
+
+  /** The nodes placement may use now: ready for jobs, not being removed; ids as allocations name them. */
+  usable(nodes: readonly PoolNode[]): PoolNode[] {
+    return nodes.flatMap((n) => {
+      if (!n.ready || this.removing.has(n.id)) return [];
+      return [n.name !== undefined && n.name !== n.id ? { ...n, id: n.name } : n];
+    });
+  }
+
+  /** The tick's hook: starts a pass unless one is still running (the next tick sees what it missed). */
+  afterTick(input: NodeTickInput): void {
+    if (this.running || !input.group) return;
+    const busy = busyGpusByNode(input.allocations);
+    this.running = this.pass(input, input.group, busy)
+      .catch((error: Error) => {
+        this.deps.logger.error({ event: 'nodes.failed', error: error.message }, 'node reconcile failed');
+      })
+      .finally(() => {
+        this.running = null;
+      });
+  }
+
+  async settle(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  private async pass(input: NodeTickInput, group: NodeGroupState, busy: Map<string, number>): Promise<void> {
+    const { pool, logger, clock } = this.deps;
+    const now = clock.now();
+    const nodes = input.nodes;
+    const target = this.bounded(input.target, group);
+    this.lastGroup = group;
+    if (this.expected !== undefined && group.desiredSize !== this.expected) {
+      this.counters.driftCorrections += 1;
+      logger.warn(
+        { event: 'nodes.drift', boa: this.expected, aws: group.desiredSize, target },
+        'desired size changed outside boa; correcting',
+      );
+    }
+    this.chooseProvisionTimeouts(nodes, busy, now);
+    const kept = nodes.filter((n) => !this.removing.has(n.id));
+    for (const victim of chooseVictims(kept, kept.length - target, busy)) {
+      this.choose(victim, 'scale-in', now);
+    }
+    const terminated = await this.carryOn(nodes, busy);
+    const current = terminated > 0 ? await pool.describe() : group;
+    this.lastGroup = current;
+    const live = nodes.length - terminated;
+    if (this.backoff.observe(current, live, now)) {
+      this.counters.launchFailures += 1;
+      logger.warn(
+        { event: 'nodes.capacity', ...this.backoff.view(now), desiredSize: current.desiredSize, live },
+        'instances failed to launch; backing off',
+      );
+    }
+    let want =
+      target + [...this.removing.values()].filter((r) => nodes.some((n) => n.id === r.nodeId)).length;
+    if (this.backoff.active(now)) want = Math.min(want, live);
+    want = this.bounded(want, current);
+    this.expected = current.desiredSize;
+    let reported = current;
+    if (want !== current.desiredSize && (await this.resize(want, current, nodes, busy, now))) {
+      reported = await pool.describe();
+    }
+    this.lastGroup = reported;
+    this.deps.onGroup?.(reported);
+  }
+
+  /** Never below the group's minimum, never above its maximum or the operator's cap. */
+  private bounded(count: number, group: NodeGroupState): number {
+    const max = Math.max(group.minSize, Math.min(group.maxSize, this.deps.settings.maxNodes ?? Infinity));
+    return Math.min(max, Math.max(group.minSize, count));
+  }
+
+  /** Nodes launched longer ago than provisionMs and still not ready for jobs: paid for, never usable. */
+  private chooseProvisionTimeouts(nodes: readonly PoolNode[], busy: Map<string, number>, now: number): void {
+    for (const node of nodes) {
+      if (node.ready || this.removing.has(node.id) || busy.has(allocationName(node))) continue;
+      if (node.cordoned || now - node.launchedAt < this.deps.settings.provisionMs) continue;
+      this.counters.provisionTimeouts += 1;
+      this.deps.logger.warn(
+        {
+          event: 'node.provision-timeout',
+          nodeId: node.id,
+          waitingFor: node.waitingFor ?? 'unknown',
+          paidSeconds: Math.round((now - node.launchedAt) / 1000),
+        },
+        'node never became ready for jobs; terminating it',
+      );
+      this.choose(node, 'provision-timeout', now);
+    }
+  }
+
+  private choose(node: PoolNode, reason: RemovalReason, now: number): void {
+    const row = this.deps.removals.insert({ nodeId: node.id, nodeName: node.name ?? null, reason, at: now });
+    this.removing.set(node.id, row);
+    this.deps.logger.info(
+      { event: 'node.chosen', nodeId: node.id, node: node.name ?? null, reason },
+      'node chosen for removal',
+    );
+  }
+
+  /**
+   * Takes each open removal one step further: cordon, wait until nothing is placed there, terminate.
+   * Each state is stored before the call it announces. Returns how many nodes were terminated.
+   */
+  private async carryOn(nodes: readonly PoolNode[], busy: Map<string, number>): Promise<number> {
+    const { pool, logger } = this.deps;
+    let terminated = 0;
+    for (const row of [...this.removing.values()]) {
+      const node = nodes.find((n) => n.id === row.nodeId);
+      if (!node) {
+        // Gone already: terminated before a crash, or by someone else. Nothing is sent.
+        this.finish(row, 'already-gone');
+        continue;
+      }
+      if (row.state === 'chosen') {
+        await pool.cordon([row.nodeId]);
+        this.advance(row, 'cordoned');
+      }
+      if (row.state === 'cordoned') {
+        const jobs = busy.get(allocationName(node)) ?? 0;
+        if (jobs > 0) {
+          logger.debug(
+            { event: 'node.draining', nodeId: row.nodeId, gpusInUse: jobs },
+            'waiting for jobs to move',
+          );
+          continue;
+        }
+        this.advance(row, 'terminating');
+      }
+      if (row.state === 'terminating') {
+        const result = await pool.terminate([row.nodeId]);
+        const sent = result.terminated.includes(row.nodeId);
+        if (sent) {
+          terminated += 1;
+          this.counters.terminations += 1;
+        }
+        this.finish(row, sent ? 'sent' : 'already-gone');
+        logger.info(
+          {
+            event: 'node.removed',
+            nodeId: row.nodeId,
+            reason: row.reason,
+            outcome: sent ? 'sent' : 'already-gone',
+          },
+          'node removed',
+        );
+      }
+    }
+    return terminated;
+  }
+
+  private advance(row: NodeRemovalRow, state: 'cordoned' | 'terminating'): void {
+    const at = this.deps.clock.now();
+    this.deps.removals.advance(row.id, state, at);
+    row.state = state;
+    row.updatedAt = at;
+  }
+
+  private finish(row: NodeRemovalRow, outcome: 'sent' | 'already-gone'): void {
+    const at = this.deps.clock.now();
+    this.deps.removals.advance(row.id, 'terminated', at, { terminatedAt: at, outcome });
+    this.removing.delete(row.nodeId);
+  }
+
+  /**
+   * Sets the desired size (stored before it is sent). Lowering it lets the group pick which instances
+   * go, so every node with a job is protected from scale-in first; normally only launches that never
+   * happened are cancelled, since boa removes nodes one by one itself.
+   */
+  private async resize(
+    want: number,
+    group: NodeGroupState,
+    nodes: readonly PoolNode[],
+    busy: Map<string, number>,
+    now: number,
+  ): Promise<boolean> {
+    const { pool, repo, logger } = this.deps;
+    if (want < group.desiredSize) {
+      const busyIds = nodes.filter((n) => busy.has(allocationName(n))).map((n) => n.id);
+      await pool.protect(busyIds, true);
+    }
+    const row = repo.insertResize({ at: now, target: want, requested: want, status: 'requested' });
+    logger.info({ event: 'resize', target: want, previous: group.desiredSize }, 'node group resize');
+    try {
+      const result = await pool.setDesiredSize(want);
+      repo.updateResize(row.id, {
+        status: 'applied',
+        requested: result.requested,
+        updateId: result.updateId ?? null,
+      });
+      this.expected = result.requested;
+      return true;
+    } catch (error) {
+      repo.updateResize(row.id, { status: 'failed', error: (error as Error).message });
+      logger.error(
+        { event: 'resize_failed', target: want, error: (error as Error).message },
+        'resize failed',
+      );
+      return false;
+    }
+  }
+
+  /** For /v1/status: what the cloud reports, removals under way, capacity backoff. */
+  view(now = this.deps.clock.now()) {
+    const group = this.lastGroup;
+    const capacity: CapacityView = this.backoff.view(now);
+    return {
+      name: group?.name ?? null,
+      status: group?.status ?? null,
+      issues: group?.issues ?? [],
+      removing: [...this.removing.values()].map((r) => ({
+        nodeId: r.nodeId,
+        node: r.nodeName,
+        reason: r.reason,
+        state: r.state,
+        since: new Date(r.chosenAt).toISOString(),
+      })),
+      capacity: {
+        ...capacity,
+        backoffUntil: capacity.backoffUntil === null ? null : new Date(capacity.backoffUntil).toISOString(),
+      },
+      counters: { ...this.counters },
+    };
+  }
+
+  metrics(now: number): MetricDatum[] {
+    return [
+      { name: 'CapacityBackoff', value: this.backoff.active(now) ? 1 : 0, unit: 'None' },
+      { name: 'NodeLaunchFailures', value: this.counters.launchFailures, unit: 'Count' },
+      { name: 'NodesProvisionTimedOut', value: this.counters.provisionTimeouts, unit: 'Count' },
+      { name: 'NodeDriftCorrections', value: this.counters.driftCorrections, unit: 'Count' },
+      { name: 'NodesRemoving', value: this.removing.size, unit: 'Count' },
+    ];
+  }
+}

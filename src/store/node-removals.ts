@@ -1,0 +1,61 @@
+import { eq, inArray } from 'drizzle-orm';
+import type { Db } from './db.ts';
+import { nodeRemovals } from './schema.ts';
+
+export type NodeRemovalRow = typeof nodeRemovals.$inferSelect;
+export type RemovalState = 'chosen' | 'cordoned' | 'terminating' | 'terminated' | 'cancelled';
+export type RemovalReason = 'scale-in' | 'provision-timeout';
+
+const OPEN: RemovalState[] = ['chosen', 'cordoned', 'terminating'];
+
+/** The node reconciler's records: each write is its own statement, committed before the call it precedes. */
+export class NodeRemovals {
+  constructor(private readonly db: Db) {}
+
+  /** Removals not finished: the reconciler carries each on from the state it was left in. */
+  open(): NodeRemovalRow[] {
+    return this.db
+      .select()
+      .from(nodeRemovals)
+      .where(inArray(nodeRemovals.state, OPEN))
+      .orderBy(nodeRemovals.id)
+      .all();
+  }
+
+  insert(row: {
+    nodeId: string;
+    nodeName: string | null;
+    reason: RemovalReason;
+    at: number;
+  }): NodeRemovalRow {
+    return this.db
+      .insert(nodeRemovals)
+      .values({
+        nodeId: row.nodeId,
+        nodeName: row.nodeName,
+        reason: row.reason,
+        state: 'chosen',
+        chosenAt: row.at,
+        updatedAt: row.at,
+      })
+      .returning()
+      .get();
+  }
+
+  advance(
+    id: number,
+    state: RemovalState,
+    at: number,
+    extra: { terminatedAt?: number; outcome?: string; error?: string | null } = {},
+  ): void {
+    this.db
+      .update(nodeRemovals)
+      .set({ state, updatedAt: at, ...extra })
+      .where(eq(nodeRemovals.id, id))
+      .run();
+  }
+
+  all(): NodeRemovalRow[] {
+    return this.db.select().from(nodeRemovals).orderBy(nodeRemovals.id).all();
+  }
+}
