@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { WorkloadSchema } from './workload.ts';
 
 export const ErrorSchema = z
   .object({
@@ -22,6 +23,9 @@ export const RegisterJobBody = z
   .object({
     class: z.string().min(1).openapi({ example: 'cifar10' }),
     name: z.string().min(1).max(200).optional().openapi({ example: 'resnet18-lr0.1' }),
+    workload: WorkloadSchema.optional().openapi({
+      description: 'what boa runs for the job; without it the job launches itself and polls its allocation',
+    }),
   })
   .strict()
   .openapi('RegisterJob');
@@ -58,7 +62,7 @@ export const ClassNameParam = z.object({
 });
 
 export const ListJobsQuery = z.object({
-  state: z.enum(['waiting', 'running', 'done', 'cancelled']).optional(),
+  state: z.enum(['waiting', 'running', 'done', 'cancelled', 'failed', 'lost']).optional(),
   limit: z.coerce.number().int().min(1).max(10_000).default(1000),
 });
 

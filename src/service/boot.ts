@@ -1,21 +1,25 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { createApp } from '../api/app.ts';
+import { LocalExecutor } from '../cloud/local/executor.ts';
 import { LocalNodePool } from '../cloud/local/local-node-pool.ts';
 import { LogMetricsSink } from '../cloud/log-sink.ts';
-import { parseProfileFile } from '../core/profile.ts';
-import { openDb } from '../store/db.ts';
+import { ProfileError, type ProfileFile, parseProfileFile } from '../core/profile.ts';
+import { openStore } from '../store/db.ts';
 import { Repository } from '../store/repository.ts';
 import { InlinePlanComputer, type PlanComputer, WorkerPlanComputer } from './calculator/computer.ts';
-import { ConfigError, type ServiceConfig } from './config.ts';
-import type { Clock, MetricsSink, NodePool } from './ports.ts';
+import { ConfigError, executorKind, type ServiceConfig } from './config.ts';
+import type { Clock, Executor, MetricsSink, NodePool } from './ports.ts';
 import { Scheduler } from './scheduler.ts';
 import { BoaService } from './service.ts';
 import { newToken } from './tokens.ts';
 
 // Loaded only with --cloud aws, so the local default never loads the AWS SDK.
 const AWS_MODULE = '../cloud/aws/index.ts';
+// Loaded only with the kubernetes executor, so the local default never loads the Kubernetes client.
+const KUBERNETES_MODULE = '../cloud/kubernetes/index.ts';
 
 export const DEFAULT_PROFILES = resolve(import.meta.dirname, '../../data/profiles.json');
 
@@ -27,6 +31,15 @@ export interface BootOverrides {
   logger?: Logger;
   /** Use ':memory:' for tests that need no file. */
   dataDir?: string;
+  /** null: no executor (a workload is refused). Default: from config (none for an in-memory store). */
+  executor?: Executor | null;
+  /** `--init`: a stored database that fails the start-up checks is moved aside and a fresh one made. */
+  init?: boolean;
+  /**
+   * Runs once profiles and the store have passed their checks and before anything can change the
+   * world (a resize): main binds the HTTP port here, so a taken port also ends the start cleanly.
+   */
+  beforeSideEffects?: () => Promise<void>;
 }
 
 export const systemClock: Clock = { now: () => Date.now() };
@@ -52,28 +65,112 @@ export async function bootService(config: ServiceConfig, overrides: BootOverride
   const logger = overrides.logger ?? pino({ level: config.logLevel });
   const clock = overrides.clock ?? systemClock;
   const dataDir = overrides.dataDir ?? config.dataDir;
-  const db = openDb(dataDir);
+  // Everything that can refuse a start is checked before anything is changed: profiles, then the store.
+  const profiles = readProfiles(config.profiles);
+  const store = openStore(dataDir, {
+    init: overrides.init,
+    onMovedAside: (from, to) =>
+      logger.warn({ event: 'database_moved_aside', from, to }, `--init: ${from} moved aside to ${to}`),
+  });
+  const db = store.db;
   const repo = new Repository(db);
-  const token = operatorToken(config, dataDir);
+  let token: string;
+  try {
+    token = operatorToken(config, dataDir);
+    await overrides.beforeSideEffects?.();
+  } catch (error) {
+    store.close();
+    throw error;
+  }
   const pool = overrides.pool ?? (await cloudPool(config, repo, clock, logger));
   const metrics = overrides.metrics ?? (await cloudMetrics(config, logger));
   const computer = overrides.computer ?? new WorkerPlanComputer();
-  const service = new BoaService({ config, repo, clock, pool, metrics, computer, logger });
-  const profiles = parseProfileFile(
-    JSON.parse(readFileSync(config.profiles ?? DEFAULT_PROFILES, 'utf8')),
-    config.profiles ?? DEFAULT_PROFILES,
-  );
+  const executor =
+    overrides.executor === undefined
+      ? await createExecutor(config, dataDir, logger)
+      : (overrides.executor ?? undefined);
+  const jobTokenKey = jobTokenKeyOf(dataDir);
+  const service = new BoaService({
+    config,
+    repo,
+    clock,
+    pool,
+    metrics,
+    computer,
+    logger,
+    executor,
+    jobTokenKey,
+  });
   service.init(profiles.classes);
   const scheduler = new Scheduler(service);
   scheduler.resume();
   const app = createApp(service, scheduler, token);
   const close = async () => {
+    await service.execution.close();
     await service.planner.idle();
     await scheduler.settle();
     await computer.close();
-    db.$client.close();
+    store.close();
   };
   return { service, scheduler, app, repo, db, token, pool, logger, close };
+}
+
+/** The profiles file, or a ConfigError naming it and what is wrong (missing, not JSON, invalid). */
+function readProfiles(file: string | undefined): ProfileFile {
+  const path = file ?? DEFAULT_PROFILES;
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new ConfigError(`cannot read profiles file ${path}: ${(error as NodeJS.ErrnoException).code}`);
+  }
+  try {
+    return parseProfileFile(JSON.parse(text), path);
+  } catch (error) {
+    const reason = error instanceof ProfileError ? error.message : `not JSON: ${(error as Error).message}`;
+    throw new ConfigError(`profiles file ${path}: ${reason}`);
+  }
+}
+
+/**
+ * The key executed jobs' tokens are derived from (tokens.ts deriveJobToken): generated once into the
+ * data dir, owner-only, like the operator token. A copy of the database alone holds no job token.
+ */
+function jobTokenKeyOf(dataDir: string): Buffer {
+  if (dataDir === ':memory:') return randomBytes(32);
+  const file = join(dataDir, 'job-token.key');
+  if (existsSync(file)) return Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
+  const key = randomBytes(32);
+  writeFileSync(file, `${key.toString('base64')}\n`, { mode: 0o600 });
+  return key;
+}
+
+async function createExecutor(
+  config: ServiceConfig,
+  dataDir: string,
+  logger: Logger,
+): Promise<Executor | undefined> {
+  if (executorKind(config) === 'kubernetes') {
+    try {
+      const module = (await import(KUBERNETES_MODULE)) as {
+        createKubernetesExecutor: (c: ServiceConfig, l: Logger) => Promise<Executor> | Executor;
+      };
+      return await module.createKubernetesExecutor(config, logger);
+    } catch (error) {
+      const message = `executor "kubernetes" is not available: ${(error as Error).message}`;
+      // Asked for by name: refuse to start. Only implied by --cloud aws: run, but run no workloads.
+      if (config.executor === 'kubernetes') throw new ConfigError(message);
+      logger.warn({ event: 'executor_unavailable', error: (error as Error).message }, message);
+      return undefined;
+    }
+  }
+  // Replicas' records live in the data dir; an in-memory store (tests) has none, so runs no jobs.
+  if (dataDir === ':memory:') return undefined;
+  return new LocalExecutor({
+    dataDir,
+    terminationGraceSeconds: config.terminationGraceSeconds,
+    logger,
+  });
 }
 
 async function cloudMetrics(config: ServiceConfig, logger: Logger): Promise<MetricsSink> {

@@ -1,4 +1,5 @@
 import type { JobRow, JobState } from '../store/repository.ts';
+import type { Workload } from './ports.ts';
 
 /** An active or finished job as the service holds it in memory (mirrors its row). */
 export interface ServiceJob {
@@ -22,6 +23,16 @@ export interface ServiceJob {
   /** Node id per allocated GPU. */
   allocation: string[];
   generation: number;
+  /** Set each tick: the job has its widths but waits because the budget window allows no more GPUs. */
+  queuedForBudget?: boolean;
+  /** What the executor runs; null for a self-launched job. */
+  readonly workload: Workload | null;
+  readonly tokenSeed: string | null;
+  restarts: number;
+  exitCode: number | null;
+  failureReason: string | null;
+  /** Lease of a self-launched job: its last poll or report (ms since the epoch). */
+  lastSeenAt: number | null;
 }
 
 export function jobFromRow(row: JobRow): ServiceJob {
@@ -43,6 +54,12 @@ export function jobFromRow(row: JobRow): ServiceJob {
     width: row.width,
     allocation: row.allocation,
     generation: row.generation,
+    workload: row.workload ?? null,
+    tokenSeed: row.tokenSeed,
+    restarts: row.restarts,
+    exitCode: row.exitCode,
+    failureReason: row.failureReason,
+    lastSeenAt: row.lastSeenAt,
   };
 }
 

@@ -3,10 +3,13 @@
  * a local emulated node pool, no AWS account needed. `--cloud aws` (or BOA_CLOUD=aws) drives an EKS
  * managed node group. Settings: defaults < --config FILE < BOA_* environment < flags.
  */
-import { serve } from '@hono/node-server';
-import { Command, Option } from 'commander';
+import { join } from 'node:path';
+import { Command, CommanderError, Option } from 'commander';
 import { ConfigError, configFromEnv, readConfigFile, resolveConfig } from './config.ts';
 import { bootService } from './boot.ts';
+import { announceStart, chooseLogFormat, createLogger, LOG_FORMATS } from './logging.ts';
+import { fromSource } from './config-sources.ts';
+import { listen, startFailure } from './startup.ts';
 
 const program = new Command('boa-service')
   .description('boa: budget-aware GPU rental service')
@@ -15,6 +18,12 @@ const program = new Command('boa-service')
   .option('--host <addr>', 'listen address (default 127.0.0.1; 0.0.0.0 in a container)')
   .option('--data <dir>', 'data directory for the SQLite file (default ./data)')
   .addOption(new Option('--cloud <kind>', 'node pool').choices(['local', 'aws']))
+  .addOption(
+    new Option(
+      '--executor <kind>',
+      'what runs jobs (default: local with --cloud local, kubernetes with aws)',
+    ).choices(['local', 'kubernetes']),
+  )
   .option(
     '--token <token>',
     'operator bearer token (default: BOA_TOKEN, or generated into the data dir locally)',
@@ -22,7 +31,14 @@ const program = new Command('boa-service')
   .option('--profiles <file>', 'job-class profiles to seed a new data dir with')
   .option('--budget <gpuHoursPerHour>', 'initial budget when none is stored')
   .option('--tick-seconds <s>', 'scheduling tick (default 60)')
-  .showHelpAfterError();
+  .addOption(
+    new Option('--log-format <format>', 'logs: readable on a terminal, else JSON (auto); or force one')
+      .choices(LOG_FORMATS)
+      .env('BOA_LOG_FORMAT'),
+  )
+  .option('--init', 'start fresh on purpose: a stored database that fails the checks is moved aside')
+  .showHelpAfterError()
+  .exitOverride();
 
 function flags(): Record<string, unknown> {
   const o = program.parse().opts<Record<string, string | undefined>>();
@@ -37,19 +53,29 @@ function flags(): Record<string, unknown> {
     host: o.host,
     dataDir: o.data,
     cloud: o.cloud,
+    executor: o.executor,
     token: o.token,
     profiles: o.profiles,
     budget: num('budget', o.budget),
     tickSeconds: num('tick-seconds', o.tickSeconds),
   };
-  return Object.fromEntries(Object.entries(out).filter(([, v]) => v !== undefined));
+  return fromSource(
+    { kind: 'flags' },
+    Object.fromEntries(Object.entries(out).filter(([, v]) => v !== undefined)),
+  );
 }
 
 try {
   const cli = flags();
   const file = program.opts<{ config?: string }>().config;
   const config = resolveConfig(file ? readConfigFile(file) : {}, configFromEnv(process.env), cli);
-  const boa = await bootService(config);
+  // The port is bound first: a taken port must end the start before anything is changed.
+  const http = await listen(config.host, config.port);
+  const logFormat = chooseLogFormat(program.opts<{ logFormat?: string }>().logFormat, process.stdout.isTTY);
+  const boa = await bootService(config, {
+    init: program.opts<{ init?: boolean }>().init,
+    logger: createLogger(config.logLevel, logFormat),
+  });
   const { service, scheduler, logger } = boa;
   if (service.state.budget && !service.state.plan) void service.planner.request('start');
 
@@ -68,17 +94,22 @@ try {
   await tick();
   const timer = setInterval(tick, config.tickSeconds * 1000);
 
-  const server = serve({ fetch: boa.app.fetch, port: config.port, hostname: config.host }, (info) => {
-    logger.info(
-      {
-        event: 'listening',
-        url: `http://${config.host}:${info.port}`,
-        cloud: config.cloud,
-        dataDir: config.dataDir,
-      },
-      `boa listening on http://${config.host}:${info.port} (token: ${config.token ? 'from config' : `${config.dataDir}/token`})`,
-    );
-  });
+  http.ready(boa.app.fetch);
+  const server = http.server;
+  announceStart(
+    logger,
+    logFormat,
+    {
+      url: `http://${config.host}:${http.port}`,
+      tokenFile: config.token ? undefined : join(config.dataDir, 'token'),
+      dataDir: config.dataDir,
+      cloud: config.cloud,
+      localBootSeconds: config.local.bootSeconds,
+      budgetSet: service.state.budget !== undefined,
+      jobs: service.state.jobs.size,
+    },
+    process.stdout,
+  );
   const stop = async (signal: string) => {
     logger.info({ event: 'stopping', signal }, 'stopping');
     clearInterval(timer);
@@ -89,9 +120,10 @@ try {
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
 } catch (error) {
-  if (error instanceof ConfigError) {
-    process.stderr.write(`boa: ${error.message}\n`);
-    process.exit(2);
-  }
-  throw error;
+  // commander has printed its own line (a bad flag, or --help); a bad flag is a setting to fix.
+  if (error instanceof CommanderError) process.exit(error.exitCode === 0 ? 0 : 2);
+  // One line naming the cause, never a stack trace: exit 2 for a setting to fix, 1 otherwise.
+  const { line, exitCode } = startFailure(error);
+  process.stderr.write(`${line}\n`);
+  process.exit(exitCode);
 }

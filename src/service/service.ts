@@ -1,5 +1,4 @@
 import type { Logger } from 'pino';
-import { BudgetTooLowError } from '../core/calc/errors.ts';
 import type { MixedPlan } from '../core/plan.ts';
 import type { ClassProfile } from '../core/profile.ts';
 import type { JobState, PlanRow, Repository } from '../store/repository.ts';
@@ -8,10 +7,12 @@ import { checkBudget, type PlanInputs } from './calculator/compute.ts';
 import type { PlanComputer } from './calculator/computer.ts';
 import type { ServiceConfig } from './config.ts';
 import { notFound, ServiceError } from './errors.ts';
+import { Execution } from './execution.ts';
 import { blendWork, estimateRates, workFromDuration } from './estimators.ts';
 import { type ServiceJob, jobFromRow, plannedWidth } from './jobs.ts';
 import { type Averages, averagesFromTotals, overheadRatio } from './ledger.ts';
 import { Planner } from './planner.ts';
+import { type SpendCeiling, spendCeiling } from './spend-guard.ts';
 import type { Clock, Executor, MetricsSink, NodePool, Workload } from './ports.ts';
 import { type BudgetSetting, MAX_WORK_SAMPLES, ServiceState } from './state.ts';
 import { deriveJobToken, hashToken, newToken, tokenMatchesHash } from './tokens.ts';
@@ -35,6 +36,17 @@ export type EndState = Extract<JobState, 'done' | 'cancelled' | 'failed' | 'lost
 
 const HOUR = 3_600_000;
 
+/** The fewest GPUs any class can run a job on: a budget below this cannot run anything. */
+function smallestJobGpus(classes: readonly ClassProfile[]): number {
+  let smallest = Number.POSITIVE_INFINITY;
+  for (const c of classes) {
+    for (const e of c.epochs) {
+      for (const width of Object.keys(e.speedup)) smallest = Math.min(smallest, Number(width));
+    }
+  }
+  return Number.isFinite(smallest) ? smallest : 1;
+}
+
 /**
  * The boa service's state and operations: jobs, classes, budget, plans and the ledger. The scheduling
  * tick (scheduler.ts) and the API (src/api) work through it. Every change is one store transaction.
@@ -44,8 +56,11 @@ export class BoaService {
   /** When this process loaded the state: leases count from here at the earliest. */
   bootedAt = 0;
   readonly planner: Planner;
+  /** Runs executed jobs' replicas and judges their exits and self-launched jobs' leases (execution.ts). */
+  readonly execution: Execution;
 
   constructor(readonly deps: ServiceDeps) {
+    this.execution = new Execution(this, deps.executor);
     this.planner = new Planner({
       repo: deps.repo,
       computer: deps.computer,
@@ -103,7 +118,7 @@ export class BoaService {
     const ratio = overheadRatio(this.ledgerAverages(Math.max(now - window, this.state.startedAt), now));
     return {
       classes: this.estimatedClasses(),
-      ratesPerHour: this.estimatedRates(now),
+      ratesPerHour: this.loadRates(now),
       budget: budget.gpuHoursPerHour,
       planningBudget: budget.gpuHoursPerHour / ratio,
       solver: this.deps.config.solver,
@@ -127,6 +142,20 @@ export class BoaService {
         observedSince: this.state.startedAt,
       },
     );
+  }
+
+  /**
+   * The load to plan for: the estimated arrival rates plus the jobs waiting now, as if they arrived
+   * evenly over one budget window. A burst then weighs as the backlog it is (and shrinks as it drains),
+   * and under a backlog the plan moves to the cheaper widths that serve more jobs within the budget.
+   */
+  loadRates(now = this.deps.clock.now()): Record<string, number> {
+    const rates = { ...this.estimatedRates(now) };
+    const windowHours = this.deps.config.budgetWindowHours;
+    for (const job of this.state.jobs.values()) {
+      if (job.state === 'waiting') rates[job.className] = (rates[job.className] ?? 0) + 1 / windowHours;
+    }
+    return rates;
   }
 
   /** Class profiles with each epoch's work blended with what finished epochs showed. */
@@ -159,12 +188,12 @@ export class BoaService {
     return true;
   }
 
-  /** Re-plans when a class's estimated rate moved by more than a quarter since the plan was made. */
+  /** Re-plans when a class's load (loadRates) moved by more than a quarter since the plan was made. */
   private replanIfRatesMoved(): void {
     const planned = (this.state.plan?.row.inputs as { ratesPerHour?: Record<string, number> } | undefined)
       ?.ratesPerHour;
     if (!planned || !this.state.budget) return;
-    const now = this.estimatedRates();
+    const now = this.loadRates();
     const moved = Object.entries(now).some(([name, rate]) => {
       const before = planned[name] ?? 0;
       return Math.abs(rate - before) > 0.25 * Math.max(before, 1e-3);
@@ -174,39 +203,86 @@ export class BoaService {
 
   // ---- budget ----
 
-  setBudget(gpuHoursPerHour: number): { budget: BudgetSetting; minFeasibleBudget: number } {
+  /**
+   * Sets the budget. Refused (422) only below what one job of the cheapest class needs to run at all
+   * (its narrowest width, in GPUs); a budget below the minimum for the current estimates is accepted
+   * with a warning: the plan uses the cheapest widths and the jobs the budget cannot serve queue.
+   */
+  setBudget(gpuHoursPerHour: number): {
+    budget: BudgetSetting;
+    minFeasibleBudget: number;
+    warning: string | null;
+  } {
     if (!Number.isFinite(gpuHoursPerHour) || gpuHoursPerHour <= 0) {
       throw new ServiceError(400, 'invalid', 'gpuHoursPerHour must be a positive number', 'gpuHoursPerHour');
     }
-    let minFeasibleBudget: number;
-    try {
-      minFeasibleBudget = checkBudget(
-        {
-          classes: this.estimatedClasses(),
-          ratesPerHour: this.estimatedRates(),
-          gpusPerNode: this.deps.config.gpusPerNode,
-        },
-        gpuHoursPerHour,
+    const classes = this.estimatedClasses();
+    const smallest = smallestJobGpus(classes);
+    if (gpuHoursPerHour < smallest) {
+      throw new ServiceError(
+        422,
+        'budget_below_minimum',
+        `budget ${gpuHoursPerHour} GPU-hours/hour cannot keep even one job running: the cheapest class ` +
+          `needs at least ${smallest} GPU(s). The smallest accepted budget is ${smallest}.`,
+        'gpuHoursPerHour',
+        { minFeasibleBudget: smallest },
       );
-    } catch (error) {
-      if (error instanceof BudgetTooLowError) {
-        throw new ServiceError(
-          422,
-          'budget_below_minimum',
-          error.message, // states the minimum once; the body carries it as a number too
-          'gpuHoursPerHour',
-          { minFeasibleBudget: error.minFeasibleBudget },
-        );
-      }
-      throw error;
     }
+    const minFeasibleBudget = checkBudget(
+      { classes, ratesPerHour: this.loadRates(), gpusPerNode: this.deps.config.gpusPerNode },
+      0,
+      false,
+    );
+    const warning =
+      gpuHoursPerHour < minFeasibleBudget * (1 - 1e-9)
+        ? `budget ${gpuHoursPerHour} is below ${minFeasibleBudget.toFixed(3)} GPU-hours/hour, the minimum ` +
+          'for the estimated arrivals: jobs will queue (oldest first) until the budget allows them'
+        : null;
     const now = this.deps.clock.now();
     const budget = { gpuHoursPerHour, setAt: now };
     this.deps.repo.putSetting('budget', budget, now);
     this.state.budget = budget;
-    this.deps.logger.info({ event: 'budget_set', gpuHoursPerHour }, 'budget set');
+    this.deps.logger.info({ event: 'budget_set', gpuHoursPerHour, warning }, 'budget set');
     void this.planner.request('budget');
-    return { budget, minFeasibleBudget };
+    return { budget, minFeasibleBudget, warning };
+  }
+
+  /**
+   * The most GPUs and nodes the budget window allows from now on (spend-guard.ts). The window starts
+   * when the budget was set (a new budget is a new promise) or 'budgetWindowHours' ago.
+   */
+  spendCeiling(now = this.deps.clock.now()): SpendCeiling | undefined {
+    const budget = this.state.budget;
+    if (!budget) return undefined;
+    const { config, repo } = this.deps;
+    const from = Math.max(now - config.budgetWindowHours * HOUR, this.state.startedAt, budget.setAt);
+    return spendCeiling({
+      budgetGpuHoursPerHour: budget.gpuHoursPerHour,
+      paidGpuHours: repo.ledgerTotals(from, now).paidGpuMs / HOUR,
+      elapsedHours: Math.max(0, now - from) / HOUR,
+      horizonHours: config.budgetHorizonHours,
+      gpusPerNode: config.gpusPerNode,
+    });
+  }
+
+  /**
+   * The budget the current load would need: the cheapest plan for the load (loadRates: the estimated
+   * arrivals plus the jobs waiting now, cleared within one budget window). Recomputed once a minute.
+   */
+  loadNeeds(now = this.deps.clock.now()): number {
+    const cached = this.state.loadNeeds;
+    if (cached && now - cached.at < 60_000) return cached.gpuHoursPerHour;
+    const gpuHoursPerHour = checkBudget(
+      {
+        classes: this.estimatedClasses(),
+        ratesPerHour: this.loadRates(now),
+        gpusPerNode: this.deps.config.gpusPerNode,
+      },
+      0,
+      false,
+    );
+    this.state.loadNeeds = { at: now, gpuHoursPerHour };
+    return gpuHoursPerHour;
   }
 
   /** Paid and allocated time-averages over [from, to], the open allocation interval included. */

@@ -34,7 +34,7 @@ describe('boa jobs', () => {
     expect(list.status).toBe(0);
     expect(list.stdout.split('\n')[0]).toMatch(/^id\s+name\s+class\s+state\s+epoch\s+GPUs/);
     expect(rows(list.stdout)).toEqual([
-      [String(id), 'resnet18', 'cifar10', 'waiting', '0', '0', expect.any(String), '-', '-'],
+      [String(id), 'resnet18', 'cifar10', 'waiting', '0', '0', expect.any(String), '-', '-', '-'],
     ]);
 
     const cancel = await s.boa(['jobs', 'cancel', String(id)]);

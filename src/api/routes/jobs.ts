@@ -36,7 +36,7 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
       if (!c.get('operator'))
         throw new ServiceError(401, 'unauthorized', 'registering a job needs the operator token');
       const input = c.req.valid('json');
-      const { job, token } = c.var.service.registerJob(input.class, input.name);
+      const { job, token } = c.var.service.registerJob(input.class, input.name, input.workload);
       return c.json({ id: job.id, token, job: jobView(job) }, 201);
     },
   );
@@ -77,7 +77,12 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
       request: { params: JobIdParam },
       responses: { 200: jsonContent(AnyJson, 'allocation'), ...errors, ...notFound },
     }),
-    (c) => c.json(allocationView(c.var.service.job(c.req.valid('param').id, jobToken(c))), 200),
+    (c) => {
+      const job = c.var.service.job(c.req.valid('param').id, jobToken(c));
+      // A poll renews a self-launched job's lease (leaseSeconds); only active jobs hold one.
+      if (job.state === 'waiting' || job.state === 'running') c.var.service.touch(job);
+      return c.json(allocationView(job), 200);
+    },
   );
 
   app.openapi(

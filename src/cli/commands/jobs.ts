@@ -2,11 +2,12 @@ import { type Command, Option } from 'commander';
 import type { jobView } from '../../service/views.ts';
 import { contextOf, output } from '../context.ts';
 import { keyValues, table, when } from '../format.ts';
+import { CliError, EXIT } from '../errors.ts';
 import { parseJobId } from '../parse.ts';
 
 type JobView = ReturnType<typeof jobView>;
 
-export const JOB_STATES = ['waiting', 'running', 'done', 'cancelled'] as const;
+export const JOB_STATES = ['waiting', 'running', 'done', 'cancelled', 'failed', 'lost'] as const;
 
 export function addJobsCommands(program: Command): void {
   const jobs = program.command('jobs').description('training jobs: list, submit (register), cancel');
@@ -28,26 +29,41 @@ export function addJobsCommands(program: Command): void {
 
   jobs
     .command('submit')
-    .description("register a training job of a class; prints its id and the job's own token")
+    .description(
+      'submit a training job of a class. With a command after --, boa runs it (one process or pod per node' +
+        " of the job's placement, rescaled as its width changes); without one, prints the token a" +
+        ' self-launched job polls its allocation with',
+    )
     .argument('<class>', 'job class, e.g. cifar10 (see boa classes list)')
+    .argument('[command...]', 'after --: the program boa runs and its arguments, e.g. -- python train.py')
     .option('--name <name>', 'a name to recognise the job by')
-    .action(async (className: string, options: { name?: string }, command: Command) => {
+    .option('--image <image>', 'container image (Kubernetes executor; ignored by the local one)')
+    .option('--env <NAME=value>', 'an environment variable for the job (repeatable)', collect, [])
+    .option('--workdir <dir>', "the job's working directory (local default: the service's)")
+    .option('--checkpoint <uri>', 'checkpoint location, given to the job as BOA_CHECKPOINT_DIR')
+    .option('--checkpoint-claim <pvc>', 'Kubernetes volume claim for checkpoints')
+    .action(async (className: string, words: string[], options: SubmitOptions, command: Command) => {
       const context = contextOf(command);
-      const body = { class: className, ...(options.name === undefined ? {} : { name: options.name }) };
+      const workload = workloadOf(words, options);
+      const body = {
+        class: className,
+        ...(options.name === undefined ? {} : { name: options.name }),
+        ...(workload ? { workload } : {}),
+      };
       const { data, text } = await context.client.json<{ id: number; token: string; job: JobView }>(
         'POST',
         '/v1/jobs',
         body,
       );
+      const note = workload
+        ? 'boa runs the command when the job gets GPUs; its processes get this token as BOA_JOB_TOKEN.'
+        : "the job's launcher needs this token: it authenticates the job's allocation, progress and" +
+          ' complete calls. It is shown only now.';
       output(context, text, () =>
         keyValues([
           ['job', `${data.id} (${data.job.class}, ${data.job.state})`],
           ['token', data.token],
-          [
-            'note',
-            "the job's launcher needs this token: it authenticates the job's allocation, progress and" +
-              ' complete calls. It is shown only now.',
-          ],
+          ['note', note],
         ]),
       );
     });
@@ -64,6 +80,61 @@ export function addJobsCommands(program: Command): void {
     });
 }
 
+interface SubmitOptions {
+  name?: string;
+  image?: string;
+  env: string[];
+  workdir?: string;
+  checkpoint?: string;
+  checkpointClaim?: string;
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+/** The workload the options and the words after `--` describe, or undefined for a self-launched job. */
+function workloadOf(words: string[], options: SubmitOptions) {
+  const runOptions = [options.image, options.workdir, options.checkpoint, options.checkpointClaim];
+  if (words.length === 0) {
+    if (options.env.length > 0 || runOptions.some((o) => o !== undefined)) {
+      throw new CliError(
+        'give the command boa should run after --, e.g. boa jobs submit cifar10 --image IMG -- python train.py',
+        EXIT.badInput,
+      );
+    }
+    return undefined;
+  }
+  const env: Record<string, string> = {};
+  for (const pair of options.env) {
+    const at = pair.indexOf('=');
+    if (at <= 0) throw new CliError(`--env takes NAME=value, got "${pair}"`, EXIT.badInput);
+    env[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  const checkpoint =
+    options.checkpoint !== undefined || options.checkpointClaim !== undefined
+      ? {
+          ...(options.checkpoint === undefined ? {} : { uri: options.checkpoint }),
+          ...(options.checkpointClaim === undefined ? {} : { volumeClaim: options.checkpointClaim }),
+        }
+      : undefined;
+  return {
+    command: words,
+    ...(options.image === undefined ? {} : { image: options.image }),
+    ...(options.env.length === 0 ? {} : { env }),
+    ...(options.workdir === undefined ? {} : { workingDir: options.workdir }),
+    ...(checkpoint ? { checkpoint } : {}),
+  };
+}
+
+/** Why a job ended badly, for the list: the exit code and reason of a failed or lost job. */
+function outcome(job: JobView): string | null {
+  if (job.state !== 'failed' && job.state !== 'lost')
+    return job.restarts > 0 ? `${job.restarts} restarts` : null;
+  const code = job.exitCode === null ? '' : `exit ${job.exitCode}: `;
+  return `${code}${job.failureReason ?? job.state}`;
+}
+
 function renderJobs(jobs: JobView[]): string {
   if (jobs.length === 0) return 'no jobs\n';
   const rows = jobs.map((j) => [
@@ -76,6 +147,10 @@ function renderJobs(jobs: JobView[]): string {
     when(j.submittedAt),
     when(j.startedAt),
     when(j.finishedAt),
+    outcome(j),
   ]);
-  return table(['id', 'name', 'class', 'state', 'epoch', 'GPUs', 'submitted', 'started', 'finished'], rows);
+  return table(
+    ['id', 'name', 'class', 'state', 'epoch', 'GPUs', 'submitted', 'started', 'finished', 'outcome'],
+    rows,
+  );
 }

@@ -1,0 +1,212 @@
+import { publicUrl } from './config.ts';
+import { nodesOf, type ServiceJob } from './jobs.ts';
+import type { DesiredJob, Executor, ReplicaSpec, ReplicaStatus } from './ports.ts';
+import type { BoaService } from './service.ts';
+
+/** Longest wait before a failed job's replicas start again (the backoff doubles up to this). */
+const MAX_BACKOFF_MS = 10 * 60_000;
+/** While replicas start or stop, the executor is asked again this soon instead of at the next tick. */
+const FOLLOW_UP_MS = 1000;
+
+/**
+ * The job lifecycle around the executor, called after each tick's decision (never inside it): which
+ * replicas should exist (jobs with a workload and GPUs at their generation), what their exits mean
+ * (rank 0 exiting 0: done; a failure: restart the generation with exponential backoff, after
+ * maxRestarts: failed), and the lease of self-launched jobs (silent past leaseSeconds: lost).
+ */
+export class Execution {
+  /** Failed jobs waiting out their backoff: no replicas until then. */
+  private readonly backoffUntil = new Map<number, number>();
+  private reconciling: Promise<void> | null = null;
+  private followUp: NodeJS.Timeout | null = null;
+  private closed = false;
+  /** The executor's last reconcile, measured apart from the tick's decision. */
+  lastReconcileMs = 0;
+  reconciles = 0;
+  /** Job tokens handed to replicas, derived once per job. */
+  private readonly tokens = new Map<number, string>();
+
+  constructor(
+    private readonly service: BoaService,
+    readonly executor: Executor | undefined,
+  ) {}
+
+  /** The tick's hook: leases now, the executor in the background (the tick never waits for it). */
+  afterTick(now: number): void {
+    this.expireLeases(now);
+    this.reconcile();
+  }
+
+  /** Starts a reconcile unless one is in flight (level-triggered: the next one sees what this missed). */
+  reconcile(): void {
+    if (!this.executor || this.reconciling || this.closed) return;
+    const desired = this.desired(this.service.deps.clock.now());
+    const started = performance.now();
+    this.reconciling = this.executor
+      .reconcile(desired)
+      .then((statuses) => {
+        this.lastReconcileMs = performance.now() - started;
+        this.reconciles += 1;
+        const settling = this.apply(statuses);
+        if (settling || this.backoffUntil.size > 0) this.scheduleFollowUp();
+      })
+      .catch((error: Error) => {
+        this.service.deps.logger.warn(
+          { event: 'executor_failed', error: error.message },
+          'executor reconcile failed; retried next tick',
+        );
+      })
+      .finally(() => {
+        this.reconciling = null;
+      });
+  }
+
+  /** Waits for a reconcile in flight (tests, shutdown). */
+  async settle(): Promise<void> {
+    while (this.reconciling) await this.reconciling;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.followUp) clearTimeout(this.followUp);
+    await this.settle();
+    await this.executor?.close();
+  }
+
+  private scheduleFollowUp(): void {
+    if (this.followUp || this.closed) return;
+    this.followUp = setTimeout(() => {
+      this.followUp = null;
+      this.reconcile();
+    }, FOLLOW_UP_MS);
+    this.followUp.unref();
+  }
+
+  /** Replicas that should exist now: one per node of each executed job's allocation, at its generation. */
+  desired(now: number): DesiredJob[] {
+    const out: DesiredJob[] = [];
+    for (const job of this.service.state.jobs.values()) {
+      if (!job.workload || job.allocation.length === 0 || job.state !== 'running') continue;
+      const until = this.backoffUntil.get(job.id);
+      if (until !== undefined) {
+        if (now < until) continue;
+        this.backoffUntil.delete(job.id);
+      }
+      out.push({ jobId: job.id, generation: job.generation, replicas: this.replicasOf(job) });
+    }
+    return out;
+  }
+
+  private replicasOf(job: ServiceJob): ReplicaSpec[] {
+    const workload = job.workload;
+    if (!workload) return [];
+    const nodes = nodesOf(job.allocation);
+    const rank0 = nodes[0]?.node ?? '';
+    const master = this.executor?.rendezvous?.(job.id, job.generation, rank0) ?? { addr: rank0, port: 29500 };
+    const { config } = this.service.deps;
+    const common: Record<string, string> = {
+      BOA_URL: publicUrl(config),
+      BOA_JOB_ID: String(job.id),
+      BOA_JOB_TOKEN: this.tokenOf(job),
+      BOA_GENERATION: String(job.generation),
+      WORLD_SIZE: String(job.allocation.length),
+      NNODES: String(nodes.length),
+      MASTER_ADDR: master.addr,
+      MASTER_PORT: String(master.port),
+    };
+    if (workload.checkpoint?.uri) common.BOA_CHECKPOINT_DIR = workload.checkpoint.uri;
+    else if (workload.checkpoint?.volumeClaim) common.BOA_CHECKPOINT_DIR = '/checkpoint';
+    return nodes.map(({ node, gpus }, rank) => ({
+      jobId: job.id,
+      generation: job.generation,
+      rank,
+      node,
+      gpus,
+      workload,
+      env: { ...common, NODE_RANK: String(rank), NPROC_PER_NODE: String(gpus) },
+    }));
+  }
+
+  private tokenOf(job: ServiceJob): string {
+    let token = this.tokens.get(job.id);
+    if (token === undefined && job.tokenSeed) {
+      token = this.service.jobToken(job.tokenSeed);
+      this.tokens.set(job.id, token);
+    }
+    return token ?? '';
+  }
+
+  /**
+   * What the replicas' states mean for their jobs. Only the job's current generation counts: older
+   * ones are being stopped. Returns whether anything is still starting or stopping.
+   */
+  private apply(statuses: readonly ReplicaStatus[]): boolean {
+    let settling = false;
+    const byJob = new Map<number, ReplicaStatus[]>();
+    for (const status of statuses) {
+      if (status.phase === 'starting' || status.phase === 'stopping') settling = true;
+      const list = byJob.get(status.jobId) ?? [];
+      list.push(status);
+      byJob.set(status.jobId, list);
+    }
+    for (const [jobId, replicas] of byJob) {
+      const job = this.service.state.jobs.get(jobId);
+      if (!job?.workload || job.state !== 'running') {
+        this.tokens.delete(jobId);
+        continue;
+      }
+      const current = replicas.filter((r) => r.generation === job.generation);
+      const failed = current.find((r) => r.phase === 'failed');
+      if (current.find((r) => r.rank === 0)?.phase === 'succeeded') {
+        this.service.finishJob(jobId, 'done');
+      } else if (failed) {
+        this.fail(job, failed);
+      }
+    }
+    return settling;
+  }
+
+  /** A failed replica: the generation restarts after a backoff, or the job fails for good. */
+  private fail(job: ServiceJob, replica: ReplicaStatus): void {
+    const { config, repo, logger, clock } = this.service.deps;
+    const exitCode = replica.exitCode ?? null;
+    const reason = `rank ${replica.rank} ${replica.reason ?? 'failed'}`;
+    if (job.restarts >= config.maxRestarts) {
+      this.backoffUntil.delete(job.id);
+      this.service.finishJob(job.id, 'failed', undefined, {
+        exitCode,
+        reason: `${reason} (after ${job.restarts} restarts)`,
+      });
+      return;
+    }
+    const delay = Math.min(config.restartBackoffSeconds * 1000 * 2 ** job.restarts, MAX_BACKOFF_MS);
+    job.restarts += 1;
+    job.exitCode = exitCode;
+    job.failureReason = reason;
+    // A new generation on the same GPUs: the failed one's replicas are removed, a fresh set starts.
+    job.generation += 1;
+    repo.transaction(() => repo.saveJobState(job));
+    this.backoffUntil.set(job.id, clock.now() + delay);
+    logger.warn(
+      { event: 'job_restart', jobId: job.id, restarts: job.restarts, exitCode, reason, backoffMs: delay },
+      'job failed; restarting',
+    );
+  }
+
+  /** Self-launched jobs holding GPUs that have not polled or reported for leaseSeconds are lost. */
+  private expireLeases(now: number): void {
+    const leaseMs = this.service.deps.config.leaseSeconds * 1000;
+    const lost: ServiceJob[] = [];
+    for (const job of this.service.state.jobs.values()) {
+      if (job.workload || job.state !== 'running') continue;
+      if (now - this.service.lastSeen(job) > leaseMs) lost.push(job);
+    }
+    for (const job of lost) {
+      const silent = Math.round((now - this.service.lastSeen(job)) / 1000);
+      this.service.finishJob(job.id, 'lost', undefined, {
+        exitCode: null,
+        reason: `no allocation poll or progress report for ${silent} s (lease ${leaseMs / 1000} s)`,
+      });
+    }
+  }
+}
