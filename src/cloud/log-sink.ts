@@ -23,6 +23,10 @@ export class LogMetricsSink implements MetricsSink {
       values[m.name] = m.value;
       units[m.name] = m.unit;
     }
-    this.logger.info({ event: 'metrics', at: new Date(at).toISOString(), metrics: values, units }, 'metrics');
+    // Every tick writes one: at debug, so a terminal shows what happens, not a heartbeat a minute.
+    this.logger.debug(
+      { event: 'metrics', at: new Date(at).toISOString(), metrics: values, units },
+      'metrics',
+    );
   }
 }

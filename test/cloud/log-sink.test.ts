@@ -14,6 +14,7 @@ describe('LogMetricsSink', () => {
     );
     expect(logs.lines).toHaveLength(1);
     expect(logs.lines[0]).toMatchObject({
+      level: 20, // debug: one per tick
       event: 'metrics',
       namespace: 'boa',
       at: '2026-01-01T00:00:00.000Z',
