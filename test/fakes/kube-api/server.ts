@@ -60,7 +60,8 @@ function send(
 export class FakeKubeHttpServer {
   readonly requests: RequestRecord[] = [];
   private readonly server: Server;
-  private readonly watches = new Set<ServerResponse>();
+  /** Open watch streams, with what stops their subscription. */
+  private readonly watches = new Map<ServerResponse, () => void>();
   private readonly hanging = new Set<ServerResponse>();
 
   constructor(
@@ -85,7 +86,10 @@ export class FakeKubeHttpServer {
 
   /** Ends every open watch stream, as the real server does when a watch times out. */
   closeWatches(): void {
-    for (const res of this.watches) res.end();
+    for (const [res, stop] of this.watches) {
+      stop();
+      res.end();
+    }
     this.watches.clear();
   }
 
@@ -211,7 +215,9 @@ export class FakeKubeHttpServer {
     });
     res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
     res.flushHeaders();
-    const write = (type: string, object: unknown) => res.write(`${JSON.stringify({ type, object })}\n`);
+    const write = (type: string, object: unknown) => {
+      if (!res.writableEnded) res.write(`${JSON.stringify({ type, object })}\n`);
+    };
     if (!versionParam || versionParam === '0') {
       for (const obj of store.list(r.resource, r.namespace).filter(matches)) write('ADDED', obj);
     }
@@ -236,7 +242,7 @@ export class FakeKubeHttpServer {
       return;
     }
     subscription.backlog.forEach(deliver);
-    this.watches.add(res);
+    this.watches.set(res, subscription.stop);
     const timeoutSeconds = Number(query.get('timeoutSeconds') ?? 0);
     const timer = timeoutSeconds > 0 ? setTimeout(() => res.end(), timeoutSeconds * 1000) : undefined;
     res.on('close', () => {

@@ -1,0 +1,179 @@
+import { pino } from 'pino';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createKubernetesExecutor } from '../../src/cloud/kubernetes/index.ts';
+import type { DesiredJob, Executor, Workload } from '../../src/service/ports.ts';
+import { type FakeKubeApi, startFakeKubeApi } from '../fakes/kube-api/index.ts';
+
+const NS = 'boa-jobs';
+const workload: Workload = { image: 'repo/train:1', command: ['python3', 'train.py'] };
+
+function job(jobId: number, generation: number, nodes: readonly string[]): DesiredJob {
+  return {
+    jobId,
+    generation,
+    replicas: nodes.map((node, rank) => ({ jobId, generation, rank, node, gpus: 4, workload, env: {} })),
+  };
+}
+
+describe('Kubernetes executor over the fake API server', () => {
+  let fake: FakeKubeApi;
+  let nodes: string[];
+  let delays: number[];
+  const executors: Executor[] = [];
+
+  const executor = (options: { requestTimeoutMs?: number } = {}) => {
+    const created = createKubernetesExecutor(
+      { terminationGraceSeconds: 60, kubernetes: { namespace: NS, ...options } },
+      pino({ level: 'silent' }),
+      // Backoff is recorded, not waited: tests skip time.
+      { kubeConfig: fake.kubeConfig(), sleep: async (ms) => void delays.push(ms), random: () => 0.5 },
+    );
+    executors.push(created);
+    return created;
+  };
+  const podPosts = () => fake.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/pods'));
+  const podNames = () =>
+    fake
+      .pods(NS)
+      .map((p) => p.metadata.name)
+      .sort();
+
+  beforeEach(async () => {
+    fake = await startFakeKubeApi({ kubelet: { autoStartMs: 0 } });
+    nodes = [fake.kubelet.addNode(), fake.kubelet.addNode()].map((n) => n.metadata.name);
+    delays = [];
+  });
+  afterEach(async () => {
+    for (const e of executors.splice(0)) await e.close();
+    await fake.close();
+  });
+
+  it('creates one pod per node of the placement and the job Service that owns them', async () => {
+    await executor().reconcile([job(1, 1, nodes)]);
+    expect(podNames()).toEqual(['boa-job-1-g1-r0', 'boa-job-1-g1-r1']);
+    const [svc] = fake.services(NS);
+    expect(svc?.metadata.name).toBe('boa-job-1');
+    for (const pod of fake.pods(NS)) expect(pod.metadata.ownerReferences?.[0]?.uid).toBe(svc?.metadata.uid);
+    expect(
+      fake
+        .pods(NS)
+        .map((p) => p.spec.nodeName)
+        .sort(),
+    ).toEqual([...nodes].sort());
+  });
+
+  it('two service instances reconciling at once create each pod once; the loser adopts it', async () => {
+    const [a, b] = [executor(), executor()];
+    const desired = [job(2, 1, nodes)];
+    const [sa, sb] = await Promise.all([a.reconcile(desired), b.reconcile(desired)]);
+    expect(podNames()).toEqual(['boa-job-2-g1-r0', 'boa-job-2-g1-r1']);
+    expect(podPosts().filter((r) => r.status === 201)).toHaveLength(2);
+    expect(sa.map((s) => s.rank).sort()).toEqual([0, 1]);
+    expect(sb.map((s) => s.rank).sort()).toEqual([0, 1]);
+  });
+
+  it('a restarted executor adopts running pods: no create at all', async () => {
+    const first = executor();
+    await first.reconcile([job(3, 1, nodes)]);
+    await first.close();
+    const posts = podPosts().length;
+    const statuses = await executor().reconcile([job(3, 1, nodes)]);
+    expect(podPosts()).toHaveLength(posts);
+    expect(statuses.map((s) => s.phase)).toEqual(['running', 'running']);
+  });
+
+  it('retries throttling, server errors and conflicts with backoff, creating the pod once', async () => {
+    fake.faults.inject({ status: 429, count: 2, retryAfterSeconds: 1, match: (r) => r.method === 'POST' });
+    fake.faults.inject({ status: 500, count: 1, match: (r) => r.method === 'GET' && !r.watch });
+    fake.faults.inject({ status: 409, reason: 'Conflict', count: 1, match: (r) => r.method === 'POST' });
+    await executor().reconcile([job(4, 1, nodes.slice(0, 1))]);
+    expect(podNames()).toEqual(['boa-job-4-g1-r0']);
+    expect(fake.faults.pending()).toBe(0);
+    expect(podPosts().filter((r) => r.status === 201)).toHaveLength(1);
+    // 429 honours Retry-After (1 s) over the shorter backoff.
+    expect(delays.filter((d) => d === 1000).length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('gives up on a request that hangs after its timeout, and retries it', async () => {
+    fake.faults.inject({
+      timeout: true,
+      count: 1,
+      match: (r) => r.method === 'POST' && r.path.endsWith('/pods'),
+    });
+    await executor({ requestTimeoutMs: 300 }).reconcile([job(5, 1, nodes.slice(0, 1))]);
+    expect(podNames()).toEqual(['boa-job-5-g1-r0']);
+    expect(delays).toHaveLength(1);
+  });
+
+  it('bounded: persistent throttling fails the step after 4 attempts, logged, and the next tick succeeds', async () => {
+    fake.faults.inject({
+      status: 429,
+      count: 4,
+      match: (r) => r.method === 'POST' && r.path.endsWith('/pods'),
+    });
+    const e = executor();
+    await e.reconcile([job(6, 1, nodes.slice(0, 1))]);
+    expect(podNames()).toEqual([]);
+    expect(podPosts()).toHaveLength(4);
+    await e.reconcile([job(6, 1, nodes.slice(0, 1))]);
+    expect(podNames()).toEqual(['boa-job-6-g1-r0']);
+  });
+
+  it('relists after the watch expires (410) and sees what changed meanwhile', async () => {
+    const e = executor();
+    await e.reconcile([job(7, 1, nodes.slice(0, 1))]);
+    const lists = () =>
+      fake.requests.filter((r) => r.method === 'GET' && !r.watch && r.path.endsWith('/pods')).length;
+    const listed = lists();
+    // The watch drops; a pod goes while nobody watches; then history is compacted, so resuming from the
+    // last version seen is 410 Expired and only a relist can see the pod is gone.
+    fake.closeWatches();
+    fake.store.remove('pods', NS, 'boa-job-7-g1-r0');
+    fake.store.compact();
+    for (let i = 0; i < 50 && podNames().length === 0; i++) {
+      await e.reconcile([job(7, 1, nodes.slice(0, 1))]);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(podNames()).toEqual(['boa-job-7-g1-r0']);
+    expect(lists()).toBeGreaterThan(listed);
+  });
+
+  it('a pod the API server refuses is reported failed with the reason, until its generation goes', async () => {
+    const e = executor();
+    const bad: DesiredJob = {
+      jobId: 8,
+      generation: 1,
+      replicas: [
+        { jobId: 8, generation: 1, rank: 0, node: nodes[0]!, gpus: 1, workload: { command: ['x'] }, env: {} },
+      ],
+    };
+    const [status] = await e.reconcile([bad]);
+    expect(status).toMatchObject({ jobId: 8, rank: 0, phase: 'failed' });
+    expect(status?.reason).toMatch(/rejected.*422/);
+    await e.reconcile([bad]);
+    expect(podPosts()).toHaveLength(1); // not retried every tick
+    expect(await e.reconcile([])).toEqual([]);
+  });
+
+  it('a job that leaves loses its pods gracefully, then its Service', async () => {
+    const e = executor();
+    await e.reconcile([job(9, 1, nodes)]);
+    await e.reconcile([]);
+    expect(fake.pods(NS).every((p) => p.metadata.deletionGracePeriodSeconds === 60)).toBe(true);
+    expect(fake.services(NS)).toHaveLength(1); // kept while its pods terminate
+    fake.kubelet.finishTermination();
+    for (let i = 0; i < 50 && fake.services(NS).length > 0; i++) {
+      await e.reconcile([]);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(fake.services(NS)).toEqual([]);
+    expect(fake.pods(NS)).toEqual([]);
+  });
+
+  it('the rendezvous address is rank 0 through the job Service', () => {
+    expect(executor().rendezvous?.(12, 1, nodes[0]!)).toEqual({
+      addr: 'rank-0.boa-job-12.boa-jobs.svc',
+      port: 29500,
+    });
+  });
+});

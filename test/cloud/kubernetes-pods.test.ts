@@ -1,0 +1,199 @@
+import type { V1Pod } from '@kubernetes/client-node';
+import { describe, expect, it } from 'vitest';
+import { kubernetesConfig } from '../../src/cloud/kubernetes/config.ts';
+import { rank0Address } from '../../src/cloud/kubernetes/names.ts';
+import {
+  checkPodWorkload,
+  podManifest,
+  replicaStatusOf,
+  serviceManifest,
+} from '../../src/cloud/kubernetes/pods.ts';
+import { scaleQuantity } from '../../src/cloud/kubernetes/quantity.ts';
+import type { ReplicaSpec } from '../../src/service/ports.ts';
+
+const config = kubernetesConfig({
+  namespace: 'train',
+  serviceAccountName: 'trainer',
+  imagePullSecrets: ['ecr-pull', 'ghcr-pull'],
+  terminationGraceSeconds: 90,
+});
+
+const replica: ReplicaSpec = {
+  jobId: 42,
+  generation: 3,
+  rank: 1,
+  node: 'ip-10-0-1-7.ec2.internal',
+  gpus: 2,
+  workload: {
+    image: 'repo/train:1.0',
+    command: ['python3', 'train.py'],
+    args: ['--epochs', '90'],
+    env: { USER_VAR: 'x', WORLD_SIZE: 'user value loses' },
+    cpuPerGpu: 3.5,
+    memoryPerGpu: '16Gi',
+    checkpoint: { volumeClaim: 'ckpt' },
+  },
+  env: { WORLD_SIZE: '6', NODE_RANK: '1', MASTER_ADDR: rank0Address(42, 'train'), MASTER_PORT: '29500' },
+};
+
+describe('Kubernetes pod and service manifests', () => {
+  const pod = podManifest(replica, { uid: 'svc-uid' }, config);
+  const container = pod.spec!.containers[0]!;
+  const env = Object.fromEntries(container.env!.map((e) => [e.name, e.value]));
+
+  it('pins the pod to its node with exactly its GPUs, never restarted by the kubelet', () => {
+    expect(pod.metadata!.name).toBe('boa-job-42-g3-r1');
+    expect(pod.metadata!.namespace).toBe('train');
+    expect(pod.spec!.nodeName).toBe('ip-10-0-1-7.ec2.internal');
+    expect(pod.spec!.restartPolicy).toBe('Never');
+    expect(pod.spec!.terminationGracePeriodSeconds).toBe(90);
+    expect(container.resources!.requests).toEqual({ 'nvidia.com/gpu': '2', cpu: '7000m', memory: '32Gi' });
+    expect(container.resources!.limits).toEqual({ 'nvidia.com/gpu': '2', memory: '32Gi' });
+    expect(pod.spec!.tolerations).toContainEqual({
+      key: 'nvidia.com/gpu',
+      operator: 'Exists',
+      effect: 'NoSchedule',
+    });
+  });
+
+  it('labels the pod with job, generation and rank, owned by the job Service', () => {
+    expect(pod.metadata!.labels).toEqual({
+      'app.kubernetes.io/managed-by': 'boa',
+      'app.kubernetes.io/component': 'job',
+      'boa.dev/job-id': '42',
+      'boa.dev/generation': '3',
+      'boa.dev/rank': '1',
+    });
+    expect(pod.metadata!.ownerReferences).toEqual([
+      { apiVersion: 'v1', kind: 'Service', name: 'boa-job-42', uid: 'svc-uid', controller: true },
+    ]);
+    expect(pod.spec!.hostname).toBe('rank-1');
+    expect(pod.spec!.subdomain).toBe('boa-job-42');
+  });
+
+  it("runs the workload with the service's environment over the user's, and the checkpoint claim", () => {
+    expect(container.image).toBe('repo/train:1.0');
+    expect(container.command).toEqual(['python3', 'train.py']);
+    expect(container.args).toEqual(['--epochs', '90']);
+    expect(env).toMatchObject({
+      USER_VAR: 'x',
+      WORLD_SIZE: '6',
+      NODE_RANK: '1',
+      MASTER_ADDR: 'rank-0.boa-job-42.train.svc',
+      BOA_CHECKPOINT_DIR: '/checkpoint',
+    });
+    expect(pod.spec!.volumes).toContainEqual({
+      name: 'checkpoint',
+      persistentVolumeClaim: { claimName: 'ckpt' },
+    });
+    expect(container.volumeMounts).toContainEqual({ name: 'checkpoint', mountPath: '/checkpoint' });
+  });
+
+  it('uses the configured service account and image pull secrets, and none when not configured', () => {
+    expect(pod.spec!.serviceAccountName).toBe('trainer');
+    expect(pod.spec!.imagePullSecrets).toEqual([{ name: 'ecr-pull' }, { name: 'ghcr-pull' }]);
+    const plain = podManifest(replica, { uid: 'u' }, kubernetesConfig({ namespace: 'train' }));
+    expect(plain.spec!.serviceAccountName).toBeUndefined();
+    expect(plain.spec!.imagePullSecrets).toBeUndefined();
+  });
+
+  it('makes a headless Service publishing not-ready pods, selecting only the job', () => {
+    const svc = serviceManifest(42, config);
+    expect(svc.metadata!.name).toBe('boa-job-42');
+    expect(svc.spec).toMatchObject({
+      clusterIP: 'None',
+      publishNotReadyAddresses: true,
+      selector: { 'app.kubernetes.io/managed-by': 'boa', 'boa.dev/job-id': '42' },
+    });
+  });
+});
+
+describe('replica status from a pod', () => {
+  const base: V1Pod = podManifest(replica, { uid: 'u' }, config);
+  const withStatus = (status: V1Pod['status'], deleting = false): V1Pod => ({
+    ...base,
+    metadata: { ...base.metadata, ...(deleting ? { deletionTimestamp: new Date() } : {}) },
+    status,
+  });
+  const ids = { jobId: 42, generation: 3, rank: 1, node: 'ip-10-0-1-7.ec2.internal' };
+
+  it('maps phases, exit codes and reasons', () => {
+    expect(replicaStatusOf(withStatus({ phase: 'Pending' }))).toEqual({ ...ids, phase: 'starting' });
+    expect(replicaStatusOf(withStatus({ phase: 'Running' }))).toEqual({ ...ids, phase: 'running' });
+    expect(replicaStatusOf(withStatus({ phase: 'Running' }, true))).toEqual({ ...ids, phase: 'stopping' });
+    const terminated = (exitCode: number, reason: string) => [
+      {
+        name: 'train',
+        image: 'i',
+        imageID: '',
+        ready: false,
+        restartCount: 0,
+        state: { terminated: { exitCode, reason } },
+      },
+    ];
+    expect(
+      replicaStatusOf(withStatus({ phase: 'Succeeded', containerStatuses: terminated(0, 'Completed') })),
+    ).toEqual({
+      ...ids,
+      phase: 'succeeded',
+      exitCode: 0,
+      reason: 'Completed',
+    });
+    expect(
+      replicaStatusOf(withStatus({ phase: 'Failed', containerStatuses: terminated(137, 'OOMKilled') })),
+    ).toEqual({
+      ...ids,
+      phase: 'failed',
+      exitCode: 137,
+      reason: 'OOMKilled',
+    });
+    expect(replicaStatusOf(withStatus({ phase: 'Failed', reason: 'Evicted' }))).toEqual({
+      ...ids,
+      phase: 'failed',
+      reason: 'Evicted',
+    });
+  });
+
+  it('reports a pod stuck on its image as failed, so the job does not wait forever', () => {
+    const waiting = [
+      {
+        name: 'train',
+        image: 'i',
+        imageID: '',
+        ready: false,
+        restartCount: 0,
+        state: { waiting: { reason: 'ImagePullBackOff' } },
+      },
+    ];
+    expect(replicaStatusOf(withStatus({ phase: 'Pending', containerStatuses: waiting }))).toEqual({
+      ...ids,
+      phase: 'failed',
+      reason: 'ImagePullBackOff',
+    });
+  });
+
+  it('ignores pods without boa labels', () => {
+    expect(replicaStatusOf({ metadata: { name: 'x', labels: { app: 'other' } } })).toBeUndefined();
+  });
+});
+
+describe('workload checks and quantities', () => {
+  it('names the field that cannot run on Kubernetes', () => {
+    expect(checkPodWorkload({ command: ['a'] })?.field).toBe('workload.image');
+    expect(checkPodWorkload({ command: ['a'], image: 'my image' })).toEqual({
+      field: 'workload.image',
+      message: 'image "my image" must not contain spaces',
+    });
+    expect(checkPodWorkload({ command: ['a'], image: 'i', memoryPerGpu: '16 gigs' })?.field).toBe(
+      'workload.memoryPerGpu',
+    );
+    expect(checkPodWorkload({ command: ['a'], image: 'i', memoryPerGpu: '16Gi' })).toBeUndefined();
+  });
+
+  it('scales quantities in their own unit', () => {
+    expect(scaleQuantity('16Gi', 3)).toBe('48Gi');
+    expect(scaleQuantity('1.5Gi', 3)).toBe('4.5Gi');
+    expect(scaleQuantity('512', 2)).toBe('1024');
+    expect(() => scaleQuantity('-1Gi', 2)).toThrow(/not a Kubernetes quantity/);
+  });
+});
