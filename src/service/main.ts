@@ -69,13 +69,17 @@ try {
   const cli = flags();
   const file = program.opts<{ config?: string }>().config;
   const config = resolveConfig(file ? readConfigFile(file) : {}, configFromEnv(process.env), cli);
-  // The port is bound first: a taken port must end the start before anything is changed.
-  const http = await listen(config.host, config.port);
   const logFormat = chooseLogFormat(program.opts<{ logFormat?: string }>().logFormat, process.stdout.isTTY);
+  // The port is bound once the data dir has passed its checks and before anything is changed.
+  let http: Awaited<ReturnType<typeof listen>> | undefined;
   const boa = await bootService(config, {
     init: program.opts<{ init?: boolean }>().init,
     logger: createLogger(config.logLevel, logFormat),
+    beforeSideEffects: async () => {
+      http = await listen(config.host, config.port);
+    },
   });
+  if (!http) throw new Error('the HTTP port was not bound during boot');
   const { service, scheduler, logger } = boa;
   if (service.state.budget && !service.state.plan) void service.planner.request('start');
 

@@ -1,33 +1,117 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { type BetterSQLite3Database, drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import { databaseProblem } from './checks.ts';
+import { StoreError } from './errors.ts';
+import { type DataDirLock, lockDataDir } from './lock.ts';
 import * as schema from './schema.ts';
 
 export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
 
 const MIGRATIONS = resolve(dirname(fileURLToPath(import.meta.url)), 'migrations');
+const JOURNAL = join(MIGRATIONS, 'meta', '_journal.json');
+
+export interface OpenOptions {
+  /** Start fresh on purpose: a database that fails the checks is moved aside (kept), not refused. */
+  init?: boolean;
+  /** Called with the path a refused database was moved to under `init`. */
+  onMovedAside?: (from: string, to: string) => void;
+}
+
+export interface Store {
+  db: Db;
+  /** Where the SQLite file lives (':memory:' in tests). */
+  file: string;
+  close(): void;
+}
 
 /**
- * Opens (creating if needed) the service's SQLite file and applies the committed migrations.
- * WAL keeps readers (the API) from blocking the tick's writes. synchronous=NORMAL: a committed
- * transaction survives a crash or kill -9 of the process (the OS holds it); only a power cut can lose
- * the last moments, never corrupt the file. FULL would fsync every tick.
+ * Opens the service's data directory: checks it is a directory, locks it (one service per data dir),
+ * refuses a database that exists but fails the checks (empty, not boa's, newer schema, damaged) with
+ * one line naming the file and what to do, then applies the committed migrations. All of this
+ * happens before the service touches anything else, so a refused start has no side effects.
+ *
+ * WAL keeps readers (the API) from blocking the tick's writes. synchronous=FULL: every commit (the
+ * ledger's per-tick rows among them) is on disk before it is acknowledged, power cut included; in
+ * WAL mode that is one fsync of the log per transaction, a few per minute here.
  */
-export function openDb(dataDir: string | ':memory:'): Db {
-  let file = ':memory:';
-  if (dataDir !== ':memory:') {
-    mkdirSync(dataDir, { recursive: true });
-    file = join(dataDir, 'boa.sqlite');
+export function openStore(dataDir: string | ':memory:', options: OpenOptions = {}): Store {
+  if (dataDir === ':memory:') {
+    const db = connect(':memory:');
+    return { db, file: ':memory:', close: () => db.$client.close() };
   }
+  prepareDir(dataDir);
+  const lock = lockDataDir(dataDir);
+  try {
+    const file = join(dataDir, 'boa.sqlite');
+    if (existsSync(file)) {
+      const problem = databaseProblem(file, JOURNAL);
+      if (problem !== undefined) {
+        if (!options.init) {
+          throw new StoreError(
+            `${file} ${problem}: restore it from the backup (docs/security.md), or start fresh on purpose with --init (the file is then kept as ${file}.broken-<time>)`,
+          );
+        }
+        moveAside(file, options);
+      }
+    }
+    const db = connect(file);
+    return { db, file, close: () => closeAll(db, lock) };
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+}
+
+/** Kept for callers that need only the database (tests, tools): no lock, no checks. */
+export function openDb(dataDir: string | ':memory:'): Db {
+  if (dataDir !== ':memory:') mkdirSync(dataDir, { recursive: true });
+  return connect(dataDir === ':memory:' ? ':memory:' : join(dataDir, 'boa.sqlite'));
+}
+
+function connect(file: string): Db {
   const client = new Database(file);
-  client.pragma('journal_mode = WAL');
-  client.pragma('synchronous = NORMAL');
-  client.pragma('foreign_keys = ON');
-  client.pragma('busy_timeout = 5000');
-  const db = drizzle(client, { schema }) as Db;
-  migrate(db, { migrationsFolder: MIGRATIONS });
-  return db;
+  try {
+    client.pragma('journal_mode = WAL');
+    client.pragma('synchronous = FULL');
+    client.pragma('foreign_keys = ON');
+    client.pragma('busy_timeout = 5000');
+    const db = drizzle(client, { schema }) as Db;
+    migrate(db, { migrationsFolder: MIGRATIONS });
+    return db;
+  } catch (error) {
+    client.close();
+    throw new StoreError(`${file} cannot be opened: ${(error as Error).message}`);
+  }
+}
+
+function prepareDir(dataDir: string): void {
+  if (existsSync(dataDir) && !statSync(dataDir).isDirectory()) {
+    throw new StoreError(`--data ${dataDir} is a file; the data dir must be a directory`, 2);
+  }
+  try {
+    mkdirSync(dataDir, { recursive: true });
+  } catch (error) {
+    throw new StoreError(
+      `cannot create data dir ${dataDir}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      2,
+    );
+  }
+}
+
+function moveAside(file: string, options: OpenOptions): void {
+  const to = `${file}.broken-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+  renameSync(file, to);
+  for (const suffix of ['-wal', '-shm']) {
+    if (existsSync(file + suffix)) renameSync(file + suffix, to + suffix);
+  }
+  options.onMovedAside?.(file, to);
+}
+
+function closeAll(db: Db, lock: DataDirLock): void {
+  db.$client.close();
+  lock.release();
 }

@@ -41,7 +41,7 @@ export function startProcess(
 export function runToExit(
   args: string[],
   env: Record<string, string | undefined> = {},
-  timeoutMs = 30_000,
+  timeoutMs = 120_000,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((done) => {
     const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {

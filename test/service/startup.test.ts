@@ -1,0 +1,82 @@
+/**
+ * Start-up failures of the real service process: one line on stderr naming the cause, exit code 2 for
+ * a setting to fix and 1 for anything else, and nothing changed before it (no resize logged).
+ */
+import { createServer, type Server } from 'node:net';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { unusedPort } from '../cli/cli-harness.ts';
+import { killHard, runToExit, startProcess } from './process-harness.ts';
+
+const root = mkdtempSync(join(tmpdir(), 'boa-startup-'));
+let n = 0;
+const dir = () => join(root, `data-${n++}`);
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+function expectOneLine(run: { stderr: string; stdout: string }, pattern: RegExp) {
+  const lines = run.stderr.trim().split('\n');
+  expect(lines, run.stderr).toHaveLength(1);
+  expect(lines[0]).toMatch(/^boa: /);
+  expect(lines[0]).toMatch(pattern);
+  expect(run.stdout).not.toContain('"event":"resize"');
+}
+
+describe('a start that cannot succeed', () => {
+  it('settings: exit 2 with one line naming the variable, flag or file', async () => {
+    const file = join(root, 'a-file');
+    writeFileSync(file, 'x');
+    const badProfiles = join(root, 'bad-profiles.json');
+    writeFileSync(badProfiles, JSON.stringify({ version: 2, classes: [] }));
+    const port = String(await unusedPort());
+    const [tick, data, missing, bad, flag] = await Promise.all([
+      runToExit(['--data', dir(), '--port', port], { BOA_TICK_SECONDS: '0' }),
+      runToExit(['--data', file, '--port', port]),
+      runToExit(['--data', dir(), '--port', port, '--profiles', join(root, 'nope.json')]),
+      runToExit(['--data', dir(), '--port', port, '--profiles', badProfiles]),
+      runToExit(['--data', dir(), '--port', port, '--tick-seconds', '-5']),
+    ]);
+    for (const run of [tick, data, missing, bad, flag]) expect(run.code, run.stderr).toBe(2);
+    expectOneLine(tick, /BOA_TICK_SECONDS must be > 0 \(got 0\)/);
+    expectOneLine(data, /--data .*a-file is a file; the data dir must be a directory/);
+    expectOneLine(missing, /cannot read profiles file .*nope\.json: ENOENT/);
+    expectOneLine(bad, /profiles file .*bad-profiles\.json: invalid profile: version/);
+    expectOneLine(flag, /--tick-seconds must be > 0 \(got -5\)/);
+  }, 180_000);
+
+  it('an empty database: exit 1 naming the file and what to do; the file untouched, no resize', async () => {
+    const data = dir();
+    await killHard((await startProcess(['--data', data, '--port', String(await unusedPort())])).child);
+    const db = join(data, 'boa.sqlite');
+    writeFileSync(db, '');
+    const run = await runToExit(['--data', data, '--port', String(await unusedPort()), '--budget', '40']);
+    expect(run.code).toBe(1);
+    expectOneLine(run, new RegExp(`${db} is empty \\(0 bytes\\): restore it from the backup.*--init`));
+    expect(statSync(db).size).toBe(0);
+  }, 180_000);
+
+  it('a taken port: exit 1 naming the port, before any resize', async () => {
+    const port = await unusedPort();
+    const holder: Server = createServer();
+    await new Promise<void>((ready) => holder.listen(port, '127.0.0.1', ready));
+    try {
+      const run = await runToExit(['--data', dir(), '--port', String(port), '--budget', '40']);
+      expect(run.code).toBe(1);
+      expectOneLine(run, new RegExp(`port ${port} on 127\\.0\\.0\\.1 is in use`));
+    } finally {
+      holder.close();
+    }
+  }, 180_000);
+
+  it('a second service on the same data dir: exit 1 naming the first pid; kill -9 leaves no stale lock', async () => {
+    const data = dir();
+    const first = await startProcess(['--data', data, '--port', String(await unusedPort())]);
+    const second = await runToExit(['--data', data, '--port', String(await unusedPort())]);
+    expect(second.code).toBe(1);
+    expectOneLine(second, new RegExp(`in use by another boa service \\(pid ${first.child.pid}\\)`));
+    await killHard(first.child);
+    const restarted = await startProcess(['--data', data, '--port', String(await unusedPort())]);
+    await killHard(restarted.child);
+  }, 180_000);
+});
