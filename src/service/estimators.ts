@@ -1,27 +1,85 @@
+const HOUR = 3_600_000;
+
 /**
  * Arrival rates per class: submissions in a sliding window, blended with a configured prior worth a
  * few hours of observation, so a new service plans with the prior and drifts to what it sees.
+ *
+ * Robust to bursts: the window is cut into bins (`binHours`, default 1 h) and a bin counts at most
+ * `burstCap(rate x bin length)` arrivals, the rate being the estimate itself (a fixed point, found by
+ * monotone iteration from the prior). 1000 submissions in one minute are 1000 jobs to queue, not a
+ * rate of 1000 per window-hour: they add a few arrivals' worth of evidence. A sustained change raises
+ * every bin and passes (each iteration lifts the cap), so the estimate follows it within a few bins.
  */
 export function estimateRates(
   classes: ReadonlyArray<{ name: string; priorRatePerHour: number }>,
   submissions: ReadonlyArray<{ className: string; submittedAt: number }>,
-  options: { now: number; windowHours: number; priorWeightHours: number; observedSince: number },
+  options: {
+    now: number;
+    windowHours: number;
+    priorWeightHours: number;
+    observedSince: number;
+    binHours?: number;
+  },
 ): Record<string, number> {
-  const windowStart = Math.max(options.now - options.windowHours * 3_600_000, options.observedSince);
-  const observedHours = Math.max(0, (options.now - windowStart) / 3_600_000);
-  const counts = new Map<string, number>();
+  const windowStart = Math.max(options.now - options.windowHours * HOUR, options.observedSince);
+  const observedMs = Math.max(0, options.now - windowStart);
+  const binMs = (options.binHours ?? 1) * HOUR;
+  const binCount = Math.max(1, Math.ceil(observedMs / binMs));
+  const counts = new Map<string, number[]>();
   for (const s of submissions) {
     if (s.submittedAt > windowStart && s.submittedAt <= options.now) {
-      counts.set(s.className, (counts.get(s.className) ?? 0) + 1);
+      let bins = counts.get(s.className);
+      if (!bins) counts.set(s.className, (bins = new Array<number>(binCount).fill(0)));
+      const bin = Math.min(binCount - 1, Math.floor((s.submittedAt - windowStart - 1) / binMs));
+      bins[bin] = (bins[bin] ?? 0) + 1;
     }
   }
+  const binHours = Array.from({ length: binCount }, (_, b) =>
+    Math.max(0, Math.min(binMs, observedMs - b * binMs) / HOUR),
+  );
   const rates: Record<string, number> = {};
   for (const c of classes) {
-    const weight = options.priorWeightHours + observedHours;
-    rates[c.name] =
-      weight > 0 ? (c.priorRatePerHour * options.priorWeightHours + (counts.get(c.name) ?? 0)) / weight : 0;
+    rates[c.name] = robustRate(
+      c.priorRatePerHour,
+      options.priorWeightHours,
+      counts.get(c.name) ?? [],
+      binHours,
+    );
   }
   return rates;
+}
+
+/**
+ * The most arrivals a bin is evidence for when `expected` are expected in it: about the 99.9% point
+ * of a Poisson count (mean + 3 sd) plus 3, so quiet classes can still rise. More is a burst.
+ */
+export function burstCap(expected: number): number {
+  return expected + 3 * Math.sqrt(expected) + 3;
+}
+
+function robustRate(
+  prior: number,
+  priorWeightHours: number,
+  binCounts: readonly number[],
+  binHours: readonly number[],
+): number {
+  const weight = priorWeightHours + binHours.reduce((a, b) => a + b, 0);
+  if (weight <= 0) return 0;
+  const step = (rate: number) => {
+    let evidence = prior * priorWeightHours;
+    binHours.forEach((hours, b) => {
+      evidence += Math.min(binCounts[b] ?? 0, burstCap(rate * hours));
+    });
+    return evidence / weight;
+  };
+  // step() is increasing in the rate: iterating from the prior converges monotonically.
+  let rate = prior;
+  for (let i = 0; i < 1000; i++) {
+    const next = step(rate);
+    if (Math.abs(next - rate) <= 1e-9 * Math.max(1, rate)) return next;
+    rate = next;
+  }
+  return rate;
 }
 
 /**

@@ -45,22 +45,26 @@ describe('boa budget', () => {
     expect(JSON.parse(json.stdout)).toEqual((await s.request('GET', '/v1/budget')).body);
   });
 
-  it('refuses a budget below the minimum with exit 2, states the minimum, and keeps the stored budget', async () => {
+  it('warns when the budget is below the load minimum; refuses one below a single job with exit 2', async () => {
     const s = await started({ config: { priorRates: { cifar10: 8 } } });
     await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
-    const minimum = (await s.request('GET', '/v1/frontier')).body.minFeasibleBudget as number;
 
     const low = await s.boa(['budget', 'set', '5']);
-    expect(low.status).toBe(2);
-    expect(low.stdout).toBe('');
-    expect(low.stderr).toContain(`minimum feasible budget is ${minimum.toFixed(3)}`);
-    expect(low.stderr).toContain(`try: boa budget set ${Math.ceil(minimum * 100) / 100}`);
-    expect(low.stderr).not.toMatch(/\n\s+at /); // no stack trace
-    expect(await storedBudget(s)).toBe(40);
+    expect(low.status, low.stderr).toBe(0);
+    expect(low.stdout).toMatch(/^warning\s+budget 5 is below [\d.]+ GPU-hours\/hour.*jobs will queue/m);
+    expect(await storedBudget(s)).toBe(5);
 
-    const lowJson = await s.boa(['--json', 'budget', 'set', '5']);
+    const tooLow = await s.boa(['budget', 'set', '0.5']);
+    expect(tooLow.status).toBe(2);
+    expect(tooLow.stdout).toBe('');
+    expect(tooLow.stderr).toContain('the cheapest class needs at least 1 GPU');
+    expect(tooLow.stderr).toContain('try: boa budget set 1');
+    expect(tooLow.stderr).not.toMatch(/\n\s+at /); // no stack trace
+    expect(await storedBudget(s)).toBe(5);
+
+    const lowJson = await s.boa(['--json', 'budget', 'set', '0.5']);
     expect(lowJson.status).toBe(2);
-    expect(JSON.parse(lowJson.stdout).error.minFeasibleBudget).toBeCloseTo(minimum, 9);
+    expect(JSON.parse(lowJson.stdout).error.minFeasibleBudget).toBe(1);
   });
 
   it.each([

@@ -92,10 +92,10 @@ describe('demo replay', () => {
       expect(JSON.parse(done.stdout)).toMatchObject({ jobs: 85, completed: 85, state: null });
       expect(readdirSync(tmp).filter((f) => f.startsWith('boa-demo-'))).toEqual([]);
 
-      // All six applications of workload-1 need far more than 40 GPU-hours per hour.
-      const refused = demo(['--trace', TRACE, '--budget', '40']);
+      // No job runs on less than 1 GPU: a budget below that is refused.
+      const refused = demo(['--trace', TRACE, '--budget', '0.5']);
       expect(refused.status).toBe(2);
-      expect(refused.stderr).toMatch(/^error: --budget 40: PUT \/v1\/budget: 422 .*minimum/);
+      expect(refused.stderr).toMatch(/^error: --budget 0.5: PUT \/v1\/budget: 422 .*at least 1 GPU/);
       expect(refused.stderr).not.toMatch(/\n\s+at /);
       expect(readdirSync(tmp).filter((f) => f.startsWith('boa-demo-'))).toEqual([]);
     } finally {

@@ -28,17 +28,25 @@ describe('budget API', () => {
     expect(get.body.dollarsPerMonth).toBeCloseTo(40 * (3.912 / 4) * 730, 1);
   });
 
-  it('refuses a budget below the minimum with 422 stating it, and keeps the stored budget', async () => {
+  it('accepts a budget below the minimum for the load with a warning; 422 only below one job', async () => {
     // 8 cifar10 jobs an hour of about an hour's work each need at least about 8 GPUs.
     const s = await started({ config: { priorRates: { cifar10: 8 } } });
     await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
     const low = await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 5 });
-    expect(low.status).toBe(422);
-    expect(low.body.error.field).toBe('gpuHoursPerHour');
-    expect(low.body.error.minFeasibleBudget).toBeGreaterThan(7);
-    expect(low.body.error.minFeasibleBudget).toBeLessThan(12);
-    expect(low.body.error.message).toMatch(/minimum feasible budget is \d+\.\d{3}/);
-    expect((await s.request('GET', '/v1/budget')).body.gpuHoursPerHour).toBe(40);
+    expect(low.status).toBe(200);
+    expect(low.body.gpuHoursPerHour).toBe(5);
+    expect(low.body.minFeasibleBudget).toBeGreaterThan(7);
+    expect(low.body.minFeasibleBudget).toBeLessThan(12);
+    expect(low.body.warning).toMatch(/below \d+\.\d{3} GPU-hours\/hour.*jobs will queue/);
+    expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 12 })).body.warning).toBeNull();
+
+    // No class runs on less than 1 GPU: below that nothing could ever run.
+    const tooLow = await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 0.5 });
+    expect(tooLow.status).toBe(422);
+    expect(tooLow.body.error.field).toBe('gpuHoursPerHour');
+    expect(tooLow.body.error.minFeasibleBudget).toBe(1);
+    expect(tooLow.body.error.message).toMatch(/cheapest class needs at least 1 GPU/);
+    expect((await s.request('GET', '/v1/budget')).body.gpuHoursPerHour).toBe(12);
   });
 
   it.each([

@@ -14,7 +14,9 @@ export function addBudgetCommands(program: Command): void {
 
   budget
     .command('set')
-    .description('set the budget; refused below the minimum feasible budget, which the error states')
+    .description(
+      'set the budget; below the minimum for the estimated load it is accepted with a warning (jobs queue)',
+    )
     .argument('<gpuHoursPerHour>', 'average GPUs to pay for, e.g. 40')
     .action(async (value: string, _options: unknown, command: Command) => {
       const context = contextOf(command);
@@ -39,6 +41,7 @@ export function addBudgetCommands(program: Command): void {
 
 type BudgetSetView = BudgetView & {
   minFeasibleBudget: number;
+  warning?: string | null;
   plan: {
     id: number;
     predictedGpuHoursPerHour: number;
@@ -60,6 +63,7 @@ function renderBudgetSet(data: BudgetSetView): string {
     ['minimum feasible', `${significant(data.minFeasibleBudget)} GPU-hours/hour at these arrival rates`],
     ['plan', uses],
   ];
+  if (data.warning) rows.push(['warning', data.warning]);
   if (plan && data.gpuHoursPerHour !== null && plan.predictedGpuHoursPerHour < 0.5 * data.gpuHoursPerHour) {
     rows.push(['note', 'few jobs arrive: even the widest useful widths spend less than the budget']);
   }
@@ -87,7 +91,19 @@ function renderBudget(b: BudgetView): string {
     fixed(a.paidGpuHoursPerHour),
     fixed(a.allocatedGpuHoursPerHour),
   ]);
-  return `${head}\n${table(['average over', 'hours', 'paid GPU-h/h', 'allocated GPU-h/h'], rows)}`;
+  const control = b.control
+    ? `\n${keyValues([
+        [
+          'ceiling',
+          `${b.control.ceilingNodes ?? '-'} nodes (${fixed(b.control.ceilingGpus ?? 0, 1)} GPUs) for the next ` +
+            `${b.control.horizonHours} h keep the window's average within the budget`,
+        ],
+        ['debt', `${fixed(b.control.debtGpuHours ?? 0, 2)} GPU-hours above the budget so far in the window`],
+        ['load needs', `${fixed(b.control.loadNeedsGpuHoursPerHour, 1)} GPU-hours/hour`],
+        ['queued', `${b.control.queuedForBudget} jobs wait for the budget (oldest first)`],
+      ])}`
+    : '';
+  return `${head}\n${table(['average over', 'hours', 'paid GPU-h/h', 'allocated GPU-h/h'], rows)}${control}`;
 }
 
 /** A 422 states the minimum; add the smallest budget (2 decimals) that would be accepted. */

@@ -34,8 +34,18 @@ function renderStatus(s: StatusView): string {
     ['last resize', resize],
     ['GPUs', `${s.gpus.allocated} allocated of ${s.gpus.paid} paid`],
     ['jobs', jobs],
+    ['budget', budgetLine(s.budget)],
     ['plan', s.planId === null ? 'none yet (set a budget)' : `#${s.planId} (boa plan)`],
     ...(s.plannerError ? [['planner error', s.plannerError] as [string, string]] : []),
     ['last tick', s.lastTickAt ? `${when(s.lastTickAt)} (${fixed(s.lastTickMs, 1)} ms)` : 'none yet'],
   ]);
+}
+
+function budgetLine(b: StatusView['budget']): string {
+  if (!b) return 'not set (boa budget set <gpuHoursPerHour>)';
+  const queued = b.queuedForBudget > 0 ? `; ${b.queuedForBudget} jobs queued for the budget` : '';
+  return (
+    `${b.gpuHoursPerHour} GPU-hours/hour; the load needs ${fixed(b.loadNeedsGpuHoursPerHour, 1)} ` +
+    `GPU-hours/hour${queued}`
+  );
 }

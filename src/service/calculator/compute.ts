@@ -63,13 +63,14 @@ export function computePlan(inputs: PlanInputs, now: () => number = () => perfor
   };
 }
 
-/** The minimum feasible budget for the given estimates; throws BudgetTooLowError below it. */
+/** The minimum feasible budget for the given estimates; throws BudgetTooLowError below it (if `strict`). */
 export function checkBudget(
   inputs: Pick<PlanInputs, 'classes' | 'ratesPerHour' | 'gpusPerNode'>,
   budget: number,
+  strict = true,
 ) {
   const minimum = new LagrangianSolver(instanceOf(inputs)).cheapest().value.gpuHoursPerHour;
-  if (budget < minimum * (1 - 1e-9)) throw new BudgetTooLowError(budget, minimum);
+  if (strict && budget < minimum * (1 - 1e-9)) throw new BudgetTooLowError(budget, minimum);
   return minimum;
 }
 

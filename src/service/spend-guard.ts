@@ -1,0 +1,66 @@
+/**
+ * The budget's hard limit on the node group, whatever the plan asks for: the GPUs boa may pay for
+ * next so that the paid time-average over the window (what it paid so far in it, plus these GPUs held
+ * for the next `horizonHours`) stays within the budget:
+ *
+ *   paid so far + gpus x horizon <= budget x (window so far + horizon)
+ *
+ * With an empty history that is the budget itself; spending below the budget earns room for bursts,
+ * spending above it (debt) lowers the ceiling until it is repaid, over at most one horizon.
+ */
+export interface SpendCeilingInput {
+  readonly budgetGpuHoursPerHour: number;
+  /** GPU-hours paid in the window so far. */
+  readonly paidGpuHours: number;
+  /** Length of the window so far (since the start of the window or of the service), hours. */
+  readonly elapsedHours: number;
+  readonly horizonHours: number;
+  readonly gpusPerNode: number;
+}
+
+export interface SpendCeiling {
+  /** Paid GPUs allowed from now on. */
+  readonly gpus: number;
+  /** Whole nodes within that (the node group's target never goes above). */
+  readonly nodes: number;
+  /** GPU-hours paid above the budget so far in the window (negative: below it, room to spend). */
+  readonly debtGpuHours: number;
+}
+
+export function spendCeiling(input: SpendCeilingInput): SpendCeiling {
+  const { budgetGpuHoursPerHour: budget, paidGpuHours, elapsedHours, horizonHours } = input;
+  const allowedGpuHours = budget * (elapsedHours + horizonHours) - paidGpuHours;
+  const gpus = Math.max(0, allowedGpuHours / horizonHours);
+  return {
+    gpus,
+    // A hair of tolerance: a ceiling of exactly 40 GPUs is 10 nodes of 4, not 9.
+    nodes: Math.floor(gpus / input.gpusPerNode + 1e-9),
+    debtGpuHours: paidGpuHours - budget * elapsedHours,
+  };
+}
+
+/**
+ * The jobs the ceiling lets run and their widths, in priority order (running jobs keep their place,
+ * then the oldest waiting): each is served at its planned width if it still fits, else it waits for
+ * the budget (smaller jobs behind it may start: backfill). A job wider than the whole ceiling would
+ * never fit: it is served at the ceiling's width when that much is free, so it cannot starve.
+ */
+export function servedWithin<J extends { readonly id: number; readonly state: string }>(
+  jobs: readonly J[],
+  widthOf: (job: J) => number,
+  gpus: number,
+): Map<J, number> {
+  const served = new Map<J, number>();
+  const whole = Math.floor(gpus + 1e-9);
+  let left = whole;
+  const take = (job: J) => {
+    const width = Math.min(widthOf(job), whole);
+    if (width > 0 && width <= left) {
+      served.set(job, width);
+      left -= width;
+    }
+  };
+  for (const job of jobs) if (job.state === 'running') take(job);
+  for (const job of jobs) if (job.state !== 'running') take(job);
+  return served;
+}
