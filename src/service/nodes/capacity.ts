@@ -29,8 +29,12 @@ export class CapacityBackoff {
 
   constructor(private readonly policy: BackoffPolicy) {}
 
-  /** Takes in what the cloud reports; true when a new failure started (or lengthened) a backoff. */
-  observe(group: NodeGroupState, liveNodes: number, now: number): boolean {
+  /**
+   * Takes in what the cloud reports and how many nodes boa wants; true when a new failure started (or
+   * lengthened) a backoff. Only reaching the wanted count (not the lowered size asked during a backoff)
+   * clears the failures.
+   */
+  observe(group: NodeGroupState, liveNodes: number, wanted: number, now: number): boolean {
     const newest = (group.launchFailures ?? []).reduce<{ at: number; message: string } | undefined>(
       (a, f) => (a === undefined || f.at > a.at ? f : a),
       undefined,
@@ -45,7 +49,7 @@ export class CapacityBackoff {
       this.reason = newest.message;
       return true;
     }
-    if (now >= this.until && this.failures > 0 && liveNodes >= group.desiredSize) {
+    if (now >= this.until && this.failures > 0 && liveNodes >= wanted) {
       this.failures = 0;
       this.reason = null;
     }

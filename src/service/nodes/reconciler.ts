@@ -107,15 +107,17 @@ export class NodeReconciler {
     const current = terminated > 0 ? await pool.describe() : group;
     this.lastGroup = current;
     const live = nodes.length - terminated;
-    if (this.backoff.observe(current, live, now)) {
+    let want =
+      target + [...this.removing.values()].filter((r) => nodes.some((n) => n.id === r.nodeId)).length;
+    if (this.backoff.observe(current, live, want, now)) {
       this.counters.launchFailures += 1;
       logger.warn(
         { event: 'nodes.capacity', ...this.backoff.view(now), desiredSize: current.desiredSize, live },
         'instances failed to launch; backing off',
       );
     }
-    let want =
-      target + [...this.removing.values()].filter((r) => nodes.some((n) => n.id === r.nodeId)).length;
+    // While backing off, ask only for the nodes that exist: the group stops retrying launches, and no
+    // burst of nodes arrives later that nobody planned for.
     if (this.backoff.active(now)) want = Math.min(want, live);
     want = this.bounded(want, current);
     this.expected = current.desiredSize;

@@ -1,0 +1,110 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
+import { createAwsNodePool } from '../../src/cloud/aws/index.ts';
+import { bootService, InlinePlanComputer } from '../../src/service/boot.ts';
+import { resolveConfig } from '../../src/service/config.ts';
+import type { MetricDatum, NodePool } from '../../src/service/ports.ts';
+import { captureLogs } from '../cloud/fake-time.ts';
+import { type EmulatedNodegroup, emulateNodegroup } from '../cloud/emulated-nodegroup.ts';
+import { ManualClock } from './harness.ts';
+
+export const TICK_SECONDS = 60;
+
+export interface NodesWorldOptions {
+  readonly maxSize?: number;
+  /** Kubernetes: Node registered / Ready this long after EC2 running. */
+  readonly registerMs?: number;
+  readonly kubeReadyMs?: number;
+  readonly provisionSeconds?: number;
+  /** A data dir on disk (restarts); default in memory. */
+  readonly onDisk?: boolean;
+}
+
+/**
+ * boa over the real EKS/EC2/Auto Scaling adapters, their SDK clients mocked as an EKS managed node group
+ * (test/cloud/emulated-nodegroup.ts) with Kubernetes Nodes that join after EC2 running. `start()` boots a
+ * service over the same group and data dir again: a restart after kill -9 (only SQLite survives).
+ */
+export function nodesWorld(options: NodesWorldOptions = {}) {
+  const clock = new ManualClock();
+  const group = emulateNodegroup({
+    clock,
+    minSize: 0,
+    maxSize: options.maxSize ?? 4,
+    bootMs: 60_000,
+    updatePolls: 0,
+    registerMs: options.registerMs ?? 0,
+    kubeReadyMs: options.kubeReadyMs ?? 0,
+  });
+  const dataDir = options.onDisk ? mkdtempSync(join(tmpdir(), 'boa-nodes-')) : ':memory:';
+  const logs = captureLogs();
+  const metrics: MetricDatum[][] = [];
+  const config = resolveConfig({
+    cloud: 'aws',
+    dataDir,
+    token: 'operator-token-0123456789',
+    gpusPerNode: 4,
+    tickSeconds: TICK_SECONDS,
+    // The jobs here launch themselves and never report: keep them from being declared lost.
+    leaseSeconds: 86_400,
+    aws: { clusterName: 'boa', nodegroupName: 'gpu', region: 'us-east-1' },
+    nodes: { provisionSeconds: options.provisionSeconds ?? 900, capacityBackoffSeconds: 120 },
+  });
+  const services: Array<{ close: () => Promise<void> }> = [];
+
+  const start = async (wrap: (pool: NodePool) => NodePool = (p) => p) => {
+    const pool = createAwsNodePool(config, logs.logger, {
+      clients: {
+        eks: group.eks,
+        ec2: group.ec2,
+        autoscaling: group.autoscaling,
+        cloudwatch: new CloudWatchClient({ region: 'us-east-1' }),
+      },
+      clock,
+      nodes: group.kube,
+    });
+    const boa = await bootService(config, {
+      clock,
+      pool: wrap(pool),
+      metrics: { put: async (batch) => void metrics.push([...batch]) },
+      computer: new InlinePlanComputer(),
+      logger: logs.logger,
+      dataDir,
+    });
+    services.push(boa);
+    const tick = async (count = 1) => {
+      for (let i = 0; i < count; i++) {
+        await boa.scheduler.tick();
+        await boa.scheduler.settle();
+        clock.advance(TICK_SECONDS);
+      }
+    };
+    /** A job that wants `gpus` GPUs throughout (its widths set as a plan would). */
+    const job = (gpus: number) => {
+      const { job } = boa.service.registerJob('cifar10', `job-${gpus}`);
+      job.widths = Array.from({ length: 8 }, () => gpus);
+      return job;
+    };
+    const status = async () => {
+      const res = await boa.app.request('/v1/status', { headers: { authorization: `Bearer ${boa.token}` } });
+      return (await res.json()) as any;
+    };
+    return { boa, tick, job, status };
+  };
+
+  const cleanup = async () => {
+    for (const s of services.splice(0)) await s.close().catch(() => undefined);
+    if (dataDir !== ':memory:') rmSync(dataDir, { recursive: true, force: true });
+  };
+
+  return { clock, group, logs, metrics, start, cleanup };
+}
+
+export type NodesWorld = ReturnType<typeof nodesWorld>;
+
+/** Kubernetes node name of an instance of the emulated group. */
+export function nodeName(group: EmulatedNodegroup, instanceId: string): string {
+  return group.kube.nameOf(instanceId);
+}

@@ -1,0 +1,181 @@
+import { UpdateNodegroupConfigCommand } from '@aws-sdk/client-eks';
+import { afterEach, describe, expect, it } from 'vitest';
+import { nodeName, type NodesWorld, nodesWorld } from './nodes-harness.ts';
+
+/** boa on an EKS node group that behaves as AWS does (issue 11's must-show cases, except restarts). */
+const worlds: NodesWorld[] = [];
+afterEach(async () => {
+  for (const w of worlds.splice(0)) await w.cleanup();
+});
+function world(options: Parameters<typeof nodesWorld>[0] = {}) {
+  const w = nodesWorld(options);
+  worlds.push(w);
+  return w;
+}
+
+describe('scale-in: boa chooses the node that goes', () => {
+  it('terminates the idle node, not the busy one the ASG default policy would pick; the busy job keeps its generation', async () => {
+    const w = world();
+    const { tick, job, boa } = await w.start();
+    const a = job(4);
+    const b = job(4);
+    await tick(3); // launched, EC2 running, Kubernetes Ready, placed
+    const live = w.group.asg.live();
+    expect(live).toHaveLength(2);
+    expect(a.allocation).toHaveLength(4);
+    expect(b.allocation).toHaveLength(4);
+    // What the ASG itself would remove if the desired size dropped from 2 to 1:
+    const asgPick = w.group.asg.defaultPolicyVictim(live);
+    const busyName = nodeName(w.group, asgPick!.id);
+    const [busy, idle] = a.allocation[0] === busyName ? [a, b] : [b, a];
+    expect(busy.allocation.every((n) => n === busyName)).toBe(true);
+    const generation = busy.generation;
+
+    boa.service.finishJob(idle.id, 'done');
+    await tick(2);
+
+    expect(w.group.terminations).toHaveLength(1);
+    expect(w.group.terminations[0]).toMatchObject({ decrement: true });
+    expect(w.group.terminations[0]?.instanceId).not.toBe(asgPick?.id);
+    expect(w.group.asg.live().map((i) => i.id)).toEqual([asgPick?.id]);
+    expect(w.group.group.desiredSize).toBe(1);
+    // Never scaled in by lowering the desired size.
+    const sizes = w.group.eksMock
+      .commandCalls(UpdateNodegroupConfigCommand)
+      .map((c) => c.args[0].input.scalingConfig?.desiredSize);
+    expect(sizes).toEqual([2]);
+    expect(boa.service.job(busy.id).generation).toBe(generation);
+    expect(w.group.kube.cordons).toEqual([nodeName(w.group, w.group.terminations[0]!.instanceId)]);
+    expect(w.logs.events()).toContain('node.chosen');
+  });
+});
+
+describe('Kubernetes node truth', () => {
+  it('places nothing on a node that is EC2 running but not Ready; terminates it after provisionSeconds, charged in the ledger', async () => {
+    const w = world({ provisionSeconds: 600 });
+    const { tick, job, boa, status } = await w.start();
+    const j = job(4);
+    await tick(1); // the group is asked for one node
+    const broken = w.group.asg.live()[0]!.id;
+    w.group.kube.neverReadies(broken);
+    await tick(3); // EC2 running, registered, never Ready
+    expect(j.allocation).toEqual([]);
+    expect((await status()).nodeGroup.notReady).toEqual({ 'not-ready': 1 });
+    expect(w.group.terminations).toEqual([]);
+
+    await tick(8); // 600 s after launch
+    expect(w.group.terminations.map((t) => t.instanceId)).toEqual([broken]);
+    expect(w.logs.lines.find((l) => l.event === 'node.provision-timeout')).toMatchObject({ nodeId: broken });
+    // A replacement was asked for and runs the job once it is Ready.
+    await tick(3);
+    expect(j.allocation).toHaveLength(4);
+    expect(j.allocation[0]).not.toBe(nodeName(w.group, broken));
+    // The broken node was paid from launch until it was seen gone: 4 GPUs for at least 600 s.
+    const started = w.group.asg.instances[0]!.launchedAt;
+    const paid = boa.repo.ledgerTotals(started, w.clock.now()).paidGpuMs;
+    expect(paid).toBeGreaterThanOrEqual(4 * 600_000);
+    const timedOut = w.metrics.flat().filter((m) => m.name === 'NodesProvisionTimedOut');
+    expect(timedOut.at(-1)?.value).toBe(1);
+  });
+
+  it('does not bill a node while EC2 has it pending', async () => {
+    const w = world();
+    const { tick, job, boa } = await w.start();
+    job(4);
+    await tick(1); // launched at this tick; pending for 60 s
+    expect(boa.repo.ledgerTotals(0, w.clock.now()).paidGpuMs).toBe(0);
+    await tick(1);
+    expect(boa.repo.ledgerTotals(0, w.clock.now()).paidGpuMs).toBeGreaterThan(0);
+  });
+});
+
+describe('level-triggered size', () => {
+  it('corrects a desired size raised outside boa within one tick, removing the extra nodes boa does not need', async () => {
+    const w = world();
+    const { tick, job } = await w.start();
+    const j = job(4);
+    await tick(3);
+    expect(j.allocation).toHaveLength(4);
+    w.group.setDesiredOutside(3);
+    expect(w.group.asg.live()).toHaveLength(3);
+    await tick(1);
+    expect(w.group.group.desiredSize).toBe(1);
+    expect(w.group.asg.live()).toHaveLength(1);
+    expect(w.group.terminations).toHaveLength(2);
+    expect(w.logs.lines.find((l) => l.event === 'nodes.drift')).toMatchObject({ boa: 1, aws: 3 });
+    expect(j.allocation).toHaveLength(4);
+  });
+
+  it('corrects a desired size lowered outside boa within one tick', async () => {
+    const w = world();
+    const { tick, job, status } = await w.start();
+    job(4);
+    job(4);
+    await tick(3);
+    w.group.setDesiredOutside(1);
+    await tick(1);
+    expect(w.group.group.desiredSize).toBe(2);
+    expect(w.logs.lines.find((l) => l.event === 'nodes.drift')).toMatchObject({ boa: 2, aws: 1 });
+    expect((await status()).nodeGroup.desiredNodes).toBe(2);
+  });
+
+  it('follows a replaced node group (new name and ARN)', async () => {
+    const w = world();
+    const { tick, job, status } = await w.start();
+    const j = job(4);
+    await tick(3);
+    const old = w.group.asg.live()[0]!.id;
+    w.group.replace('gpu-v2');
+    await tick(3); // the old instance shuts down; the new group's boots and joins
+    expect((await status()).nodeGroup.name).toBe('gpu-v2');
+    const fresh = w.group.asg.live().map((i) => i.id);
+    expect(fresh).toHaveLength(1);
+    expect(fresh).not.toContain(old);
+    expect(j.allocation).toEqual(Array.from({ length: 4 }, () => nodeName(w.group, fresh[0]!)));
+    // A later scale-up goes to the new group.
+    job(4);
+    await tick(1);
+    const last = w.group.eksMock.commandCalls(UpdateNodegroupConfigCommand).at(-1)?.args[0].input;
+    expect(last).toMatchObject({ nodegroupName: 'gpu-v2', scalingConfig: { desiredSize: 2 } });
+    expect(w.logs.events()).toContain('nodegroup.replaced');
+  });
+});
+
+describe('capacity', () => {
+  it('backs off on InsufficientInstanceCapacity, shows why jobs wait, pays only for launched nodes, recovers', async () => {
+    const w = world();
+    const { tick, job, status } = await w.start();
+    w.group.setCapacity(1);
+    const a = job(4);
+    const b = job(4);
+    await tick(1); // asks for 2; one launches, one fails
+    await tick(1); // sees the failure: asks only for what exists
+    expect(w.group.group.desiredSize).toBe(1);
+    const s = (await status()).nodeGroup;
+    expect(s.capacity.backoffUntil).not.toBeNull();
+    expect(s.waitingReason).toMatch(/InsufficientInstanceCapacity/);
+    expect(s.issues[0]).toMatchObject({ code: 'AsgInstanceLaunchFailures' });
+    await tick(1);
+    expect(a.allocation).toHaveLength(4);
+    expect(b.allocation).toEqual([]);
+    expect(
+      w.metrics
+        .flat()
+        .filter((m) => m.name === 'CapacityBackoff')
+        .at(-1)?.value,
+    ).toBe(1);
+    // No overspend: only the launched node is paid, and no second node appears later.
+    const paidNow = (await status()).gpus.paid;
+    expect(paidNow).toBe(4);
+
+    await tick(3); // backoff (120 s) over: asks again, fails again, waits twice as long
+    expect(w.group.asg.live()).toHaveLength(1);
+    expect((await status()).nodeGroup.capacity.failures).toBe(2);
+
+    w.group.setCapacity(Number.POSITIVE_INFINITY);
+    await tick(8);
+    expect(w.group.asg.live()).toHaveLength(2);
+    expect(b.allocation).toHaveLength(4);
+    expect((await status()).nodeGroup.capacity).toMatchObject({ backoffUntil: null, failures: 0 });
+  });
+});
