@@ -244,8 +244,10 @@ export class BoaJob {
     let delay = this.backoffSeconds;
     for (let attempt = 0; ; attempt++) {
       const last = attempt === this.retries;
-      let wait = delay;
+      // Jitter, so the replicas of a job do not retry in step.
+      let wait = delay * (0.5 + Math.random() / 2);
       let response;
+      let text;
       try {
         response = await fetch(this.url + path, {
           method,
@@ -253,7 +255,10 @@ export class BoaJob {
           body: body === undefined ? undefined : JSON.stringify(body),
           signal: AbortSignal.timeout(this.timeoutSeconds * 1000),
         });
+        text = await response.text();
       } catch (error) {
+        // Refused, reset, timed out: the service may be restarting.
+        response = undefined;
         if (last) {
           throw new BoaUnavailable(
             `boa at ${this.url} not reachable after ${this.retries + 1} attempts: ${error.cause?.code ?? error.message}`,
@@ -261,7 +266,6 @@ export class BoaJob {
         }
       }
       if (response) {
-        const text = await response.text();
         if (response.ok) return text ? JSON.parse(text) : null;
         // 4xx is the request's fault and will not change by asking again; 429 asks to wait.
         if ((response.status < 500 && response.status !== 429) || last) throw httpError(response, text);
@@ -269,7 +273,7 @@ export class BoaJob {
         if (retryAfter > 0) wait = Math.min(retryAfter, 60);
       }
       if (this.#closed) throw new BoaUnavailable('client closed while retrying');
-      await sleep(wait * 1000 * (0.5 + Math.random() / 2));
+      await sleep(wait * 1000);
       delay = Math.min(delay * 2, this.maxBackoffSeconds);
     }
   }

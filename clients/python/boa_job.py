@@ -17,6 +17,7 @@ WORLD_SIZE, ...); a self-launched job passes url, job id and token and waits for
 See docs/client.md for the protocol.
 """
 
+import http.client
 import json
 import os
 import random
@@ -317,15 +318,15 @@ class BoaJob:
                 # 4xx is the request's fault and will not change by asking again; 429 asks to wait.
                 if (error.code < 500 and error.code != 429) or last:
                     raise failure from None
-                wait = _retry_after(error) or delay
-            except (urllib.error.URLError, OSError) as error:
+                wait = _retry_after(error) or delay * (0.5 + random.random() / 2)
+            except (urllib.error.URLError, OSError, http.client.HTTPException) as error:
                 if last:
                     raise BoaUnavailable(
                         f"boa at {self.url} not reachable after {self.retries + 1} attempts: "
                         f"{getattr(error, 'reason', error)}"
                     ) from None
-                wait = delay
-            if self._stopped.wait(wait * (0.5 + random.random() / 2)):
+                wait = delay * (0.5 + random.random() / 2)  # jitter: replicas do not retry in step
+            if self._stopped.wait(wait):
                 raise BoaUnavailable("client closed while retrying")
             delay = min(delay * 2, self.max_backoff_seconds)
         raise AssertionError("unreachable")

@@ -100,7 +100,7 @@ describe.each(runtimes)('$name', ({ command, script, skip }) => {
     async () => {
       const job = await boa.makeJob();
       const dir = tempDir();
-      const first = start(flags(job.width, 0.4), executorEnv(job, job.generation, job.width, dir));
+      const first = start(flags(job.width, 0.6), executorEnv(job, job.generation, job.width, dir));
       // Once it reports the epoch where its plan widens, boa rescales it at the next ticks.
       expect(await until(() => boa.job(job.id).statEpoch >= job.rescaleEpoch)).toBe(true);
       await boa.ticks(3);
@@ -154,7 +154,7 @@ describe.each(runtimes)('$name', ({ command, script, skip }) => {
     async () => {
       const job = await boa.makeJob(false);
       const env = { BOA_URL: boa.url, BOA_JOB_ID: String(job.id), BOA_JOB_TOKEN: job.token };
-      const proc = start(flags(job.widths[0] as number, 0.4), env);
+      const proc = start(flags(job.widths[0] as number, 0.6), env);
       await new Promise((r) => setTimeout(r, 300));
       expect(proc.output()).not.toContain('starting at');
       await boa.ticks(3);

@@ -38,7 +38,7 @@ export async function startServedBoa() {
   // Each test job gets a service of its own (same URL), so one test's jobs never move another's plan.
   let s = await freshService();
   const requests = new Map<string, number>();
-  let failNext = { count: 0, status: 503 };
+  let failNext: { count: number; status: number; retryAfter?: number } = { count: 0, status: 503 };
   // Tests drive the service one at a time; this queue keeps their ticks and API calls from interleaving.
   let queue: Promise<unknown> = Promise.resolve();
   const serial = <T>(work: () => Promise<T>): Promise<T> => {
@@ -58,9 +58,11 @@ export async function startServedBoa() {
     requests.set(key, (requests.get(key) ?? 0) + 1);
     if (failNext.count > 0) {
       failNext.count -= 1;
+      const headers: Record<string, string> =
+        failNext.retryAfter === undefined ? {} : { 'retry-after': String(failNext.retryAfter) };
       return Response.json(
-        { error: { code: 'internal', message: 'injected by the test' } },
-        { status: failNext.status },
+        { error: { code: 'injected', message: 'injected by the test' } },
+        { status: failNext.status, headers },
       );
     }
     return s.app.fetch(req);
@@ -85,7 +87,11 @@ export async function startServedBoa() {
       case '/__test/requests':
         return Response.json(takeRequests());
       case '/__test/fail-next':
-        failNext = { count: Number(body.count ?? 1), status: Number(body.status ?? 503) };
+        failNext = {
+          count: Number(body.count ?? 1),
+          status: Number(body.status ?? 503),
+          ...(body.retryAfter === undefined ? {} : { retryAfter: Number(body.retryAfter) }),
+        };
         return Response.json(failNext);
       default:
         return Response.json({ error: `no test route ${url.pathname}` }, { status: 404 });
@@ -139,8 +145,9 @@ export async function startServedBoa() {
     makeJob: (running = true) => serial(() => makeJob({ running })),
     ticks: (count: number) => serial(() => s.ticks(count)),
     takeRequests,
-    /** The next `count` API requests answer `status` (a 5xx the clients must retry). */
-    failNext: (count: number, status = 503) => (failNext = { count, status }),
+    /** The next `count` API requests answer `status` (a 5xx or 429 the clients must retry). */
+    failNext: (count: number, status = 503, retryAfter?: number) =>
+      (failNext = { count, status, ...(retryAfter === undefined ? {} : { retryAfter }) }),
     close,
   };
 }
