@@ -1,0 +1,96 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { NodePool } from '../../src/service/ports.ts';
+import { NodeRemovals } from '../../src/store/node-removals.ts';
+import { type NodesWorld, nodesWorld } from './nodes-harness.ts';
+
+/**
+ * A crash in the middle of a scale-in. The pool is wrapped so that one call "kills" the service at a
+ * chosen point (the call applied in AWS or not, nothing after it runs); the service is then booted
+ * again over the same data dir and the same node group, with only what SQLite held.
+ */
+const worlds: NodesWorld[] = [];
+afterEach(async () => {
+  for (const w of worlds.splice(0)) await w.cleanup();
+});
+
+class Killed extends Error {
+  override name = 'Killed';
+}
+
+type CrashPoint = 'after cordon' | 'before terminate' | 'after terminate';
+
+function crashing(point: CrashPoint): (pool: NodePool) => NodePool {
+  return (pool) => {
+    const wrapped: NodePool = Object.create(pool);
+    if (point === 'after cordon') {
+      wrapped.cordon = async (ids) => {
+        await pool.cordon(ids);
+        throw new Killed('kill -9 after the cordon, before it was recorded');
+      };
+    } else {
+      wrapped.terminate = async (ids) => {
+        if (point === 'before terminate') throw new Killed('kill -9 after recording, before sending');
+        await pool.terminate(ids);
+        throw new Killed('kill -9 after the termination, before it was recorded');
+      };
+    }
+    return wrapped;
+  };
+}
+
+describe('kill -9 during a scale-in', () => {
+  it.each<CrashPoint>(['after cordon', 'before terminate', 'after terminate'])(
+    '%s: after the restart exactly one termination happens, of the idle node, and the ledger has no gap',
+    async (point) => {
+      const w = nodesWorld({ onDisk: true });
+      worlds.push(w);
+      const first = await w.start(crashing(point));
+      const a = first.job(4);
+      const b = first.job(4);
+      await first.tick(3);
+      const [nodeA, nodeB] = w.group.asg.live();
+      const idle = w.group.asg.live().find((i) => w.group.kube.nameOf(i.id) === b.allocation[0])!;
+      first.boa.service.finishJob(b.id, 'done');
+      const busy = idle === nodeA ? nodeB! : nodeA!;
+      await first.tick(1); // the pass dies at the crash point
+      expect(
+        w.logs.lines.some((l) => l.event === 'nodes.failed' && String(l.error).includes('kill -9')),
+      ).toBe(true);
+      const open = new NodeRemovals(first.boa.db).open();
+      expect(open).toHaveLength(1);
+      expect(open[0]).toMatchObject({ nodeId: idle.id });
+      await first.boa.close();
+
+      const second = await w.start();
+      await second.tick(2);
+      expect(w.group.terminations.map((t) => t.instanceId)).toEqual([idle.id]);
+      expect(w.group.asg.live().map((i) => i.id)).toEqual([busy.id]);
+      expect(w.group.group.desiredSize).toBe(1);
+      const removals = new NodeRemovals(second.boa.db).all();
+      expect(removals).toMatchObject([
+        {
+          nodeId: idle.id,
+          state: 'terminated',
+          outcome: point === 'after terminate' ? 'already-gone' : 'sent',
+        },
+      ]);
+      // The surviving job was never moved.
+      expect(second.boa.service.job(a.id).allocation).toEqual(a.allocation);
+      // Ledger: both nodes paid from launch, the idle one until it was seen gone, the busy one until now.
+      const now = w.clock.now();
+      const rows = second.boa.db.$client
+        .prepare('select id, launched_at as launchedAt, gone_at as goneAt from ledger_nodes order by id')
+        .all() as Array<{ id: string; launchedAt: number; goneAt: number | null }>;
+      expect(rows).toEqual(
+        [
+          { id: idle.id, launchedAt: idle.launchedAt, goneAt: expect.any(Number) },
+          { id: busy.id, launchedAt: busy.launchedAt, goneAt: null },
+        ].sort((x, y) => x.id.localeCompare(y.id)),
+      );
+      const goneAt = rows.find((r) => r.id === idle.id)?.goneAt as number;
+      expect(goneAt).toBeGreaterThanOrEqual(idle.terminatedAt as number);
+      const paid = second.boa.repo.ledgerTotals(idle.launchedAt, now).paidGpuMs;
+      expect(paid).toBe(4 * (goneAt - idle.launchedAt) + 4 * (now - busy.launchedAt));
+    },
+  );
+});
