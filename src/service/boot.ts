@@ -127,8 +127,9 @@ function readProfiles(file: string | undefined): ProfileFile {
   try {
     return parseProfileFile(JSON.parse(text), path);
   } catch (error) {
-    const reason = error instanceof ProfileError ? error.message : `not JSON: ${(error as Error).message}`;
-    throw new ConfigError(`profiles file ${path}: ${reason}`);
+    // A ProfileError already names the file and the field.
+    if (error instanceof ProfileError) throw new ConfigError(error.message);
+    throw new ConfigError(`profiles file ${path} is not JSON: ${(error as Error).message}`);
   }
 }
 

@@ -41,7 +41,7 @@ describe('a start that cannot succeed', () => {
     expectOneLine(tick, /BOA_TICK_SECONDS must be > 0 \(got 0\)/);
     expectOneLine(data, /--data .*a-file is a file; the data dir must be a directory/);
     expectOneLine(missing, /cannot read profiles file .*nope\.json: ENOENT/);
-    expectOneLine(bad, /profiles file .*bad-profiles\.json: invalid profile: version/);
+    expectOneLine(bad, /invalid profile: .*bad-profiles\.json version: version must be 1/);
     expectOneLine(flag, /--tick-seconds must be > 0 \(got -5\)/);
   }, 180_000);
 
