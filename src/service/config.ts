@@ -63,6 +63,20 @@ export const configSchema = z
         nodegroupName: z.string().min(1),
       })
       .optional(),
+    /** The Kubernetes executor's pods (docs/kubernetes.md): where they run and as whom. */
+    kubernetes: z
+      .strictObject({
+        namespace: z
+          .string()
+          .regex(
+            /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/,
+            'kubernetes.namespace must be a DNS label, e.g. boa-jobs',
+          )
+          .default('boa-jobs'),
+        serviceAccountName: z.string().min(1).optional(),
+        imagePullSecrets: z.array(z.string().min(1)).default([]),
+      })
+      .optional(),
     /** Node group behaviour (src/service/nodes, docs/nodes.md). */
     nodes: z
       .strictObject({
@@ -120,6 +134,18 @@ export function configFromEnv(env: Env): Record<string, unknown> {
     env.BOA_CLUSTER_NAME || env.BOA_NODEGROUP_NAME
       ? { region: env.AWS_REGION, clusterName: env.BOA_CLUSTER_NAME, nodegroupName: env.BOA_NODEGROUP_NAME }
       : undefined;
+  const kubernetes =
+    env.BOA_JOBS_NAMESPACE || env.BOA_JOBS_SERVICE_ACCOUNT || env.BOA_IMAGE_PULL_SECRETS
+      ? Object.fromEntries(
+          Object.entries({
+            namespace: env.BOA_JOBS_NAMESPACE || undefined,
+            serviceAccountName: env.BOA_JOBS_SERVICE_ACCOUNT || undefined,
+            imagePullSecrets: env.BOA_IMAGE_PULL_SECRETS?.split(',')
+              .map((name) => name.trim())
+              .filter(Boolean),
+          }).filter(([, v]) => v !== undefined),
+        )
+      : undefined;
   const out: Record<string, unknown> = {
     port: number(env, 'BOA_PORT'),
     host: env.BOA_HOST,
@@ -139,6 +165,7 @@ export function configFromEnv(env: Env): Record<string, unknown> {
     maxRestarts: number(env, 'BOA_MAX_RESTARTS'),
     leaseSeconds: number(env, 'BOA_LEASE_SECONDS'),
     aws,
+    kubernetes,
   };
   return fromSource(
     { kind: 'env' },

@@ -1,6 +1,7 @@
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createKubernetesExecutor } from '../../src/cloud/kubernetes/index.ts';
+import { configFromEnv, configSchema } from '../../src/service/config.ts';
 import type { DesiredJob, Executor, Workload } from '../../src/service/ports.ts';
 import { type FakeKubeApi, startFakeKubeApi } from '../fakes/kube-api/index.ts';
 
@@ -167,6 +168,34 @@ describe('Kubernetes executor over the fake API server', () => {
       await new Promise((r) => setTimeout(r, 20));
     }
     expect(fake.services(NS)).toEqual([]);
+    expect(fake.pods(NS)).toEqual([]);
+  });
+
+  it('takes namespace, service account, pull secrets and grace from the service config (file or BOA_* env)', async () => {
+    const env = configFromEnv({
+      BOA_JOBS_NAMESPACE: 'team-a',
+      BOA_JOBS_SERVICE_ACCOUNT: 'trainer',
+      BOA_IMAGE_PULL_SECRETS: 'ecr, ghcr',
+      BOA_TERMINATION_GRACE_SECONDS: '45',
+    });
+    const config = configSchema.parse(env);
+    expect(config.kubernetes).toEqual({
+      namespace: 'team-a',
+      serviceAccountName: 'trainer',
+      imagePullSecrets: ['ecr', 'ghcr'],
+    });
+    expect(() => configSchema.parse({ kubernetes: { namespace: 'Team A' } })).toThrow(
+      /kubernetes.namespace must be a DNS label/,
+    );
+    const e = createKubernetesExecutor(config, pino({ level: 'silent' }), { kubeConfig: fake.kubeConfig() });
+    executors.push(e);
+    await e.reconcile([job(11, 1, nodes.slice(0, 1))]);
+    const [pod] = fake.pods('team-a');
+    expect(pod?.spec).toMatchObject({
+      serviceAccountName: 'trainer',
+      imagePullSecrets: [{ name: 'ecr' }, { name: 'ghcr' }],
+      terminationGracePeriodSeconds: 45,
+    });
     expect(fake.pods(NS)).toEqual([]);
   });
 
