@@ -1,7 +1,10 @@
+import { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
+import { systemClock } from '../time.ts';
 import type { Clock, MetricsSink, NodePool } from '../../service/ports.ts';
 import { type AwsClients, createAwsClients } from './clients.ts';
 import type { ClusterNodes } from './cluster-nodes.ts';
+import { KubeClusterNodes } from './kube-cluster-nodes.ts';
 import { CloudWatchSink } from './cloudwatch-sink.ts';
 import { EksNodePool } from './eks-node-pool.ts';
 
@@ -12,7 +15,9 @@ import { EksNodePool } from './eks-node-pool.ts';
 export { type AwsClients, createAwsClients } from './clients.ts';
 export { batchMetricData, MAX_METRICS_PER_REQUEST, MAX_REQUEST_BYTES } from './cloudwatch-batches.ts';
 export { CloudWatchSink, type CloudWatchSinkOptions } from './cloudwatch-sink.ts';
+export { type ClusterNode, type ClusterNodes, instanceIdFromProviderId } from './cluster-nodes.ts';
 export { listNodegroupInstances, nodegroupFilters } from './ec2-nodes.ts';
+export { KubeClusterNodes } from './kube-cluster-nodes.ts';
 export { EksNodePool, type EksNodePoolConfig, type EksNodePoolDeps } from './eks-node-pool.ts';
 
 /** The parts of the service configuration (src/service/config.ts) the AWS adapters use. */
@@ -53,11 +58,30 @@ export function createAwsNodePool(
       eks: clients.eks,
       ec2: clients.ec2,
       ...(clients.autoscaling ? { autoscaling: clients.autoscaling } : {}),
-      ...(deps.nodes ? { nodes: deps.nodes } : {}),
+      ...nodesOption(deps, logger),
       logger,
       ...(deps.clock ? { clock: deps.clock } : {}),
     },
   );
+}
+
+/**
+ * Kubernetes' view of the nodes: given (tests), or a Node watch when boa runs in the cluster (the
+ * service account's ClusterRole lets it get, list, watch and patch nodes). Elsewhere (a laptop against
+ * a real account) nodes count as ready at EC2 running, and that is logged.
+ */
+function nodesOption(deps: AwsAdapterDeps, logger: Logger): { nodes?: ClusterNodes } {
+  if (deps.nodes) return { nodes: deps.nodes };
+  if (!process.env.KUBERNETES_SERVICE_HOST) {
+    logger.warn(
+      { event: 'nodes.no-kubernetes' },
+      'not running in a Kubernetes cluster: nodes count as ready at EC2 running, not Kubernetes Ready',
+    );
+    return {};
+  }
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromCluster();
+  return { nodes: new KubeClusterNodes(kubeConfig, { logger, clock: deps.clock ?? systemClock }) };
 }
 
 /** CloudWatch metrics in namespace 'boa', each with the dimension Cluster = the cluster's name. */

@@ -1,0 +1,117 @@
+import {
+  CoreV1Api,
+  type Informer,
+  type KubeConfig,
+  makeInformer,
+  type ObjectCache,
+  PatchStrategy,
+  setHeaderOptions,
+  type V1Node,
+} from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import type { Clock } from '../../service/ports.ts';
+import { type ClusterNode, type ClusterNodes, clusterNodeFrom, type NodeObject } from './cluster-nodes.ts';
+
+export interface KubeClusterNodesOptions {
+  readonly logger: Logger;
+  readonly clock: Clock;
+  /** A full relist at least this often, whatever the watch says (default 5 minutes). */
+  readonly resyncMs?: number;
+  /** Wait before restarting a watch that failed (default 5 s). */
+  readonly restartMs?: number;
+}
+
+/**
+ * The cluster's Nodes, kept by a watch (client-node's informer: list, then watch from its version) with
+ * a periodic relist, the way controllers keep them: a read relists first when the watch is down or the
+ * resync is due, so the node reconciler compares against what is, not what it last heard.
+ */
+export class KubeClusterNodes implements ClusterNodes {
+  private readonly api: CoreV1Api;
+  private readonly informer: Informer<V1Node> & ObjectCache<V1Node>;
+  private readonly nodes = new Map<string, ClusterNode>();
+  private watching = false;
+  private started = false;
+  private closed = false;
+  private listedAt = Number.NEGATIVE_INFINITY;
+  private restart: NodeJS.Timeout | undefined;
+
+  constructor(
+    kubeConfig: KubeConfig,
+    private readonly options: KubeClusterNodesOptions,
+  ) {
+    this.api = kubeConfig.makeApiClient(CoreV1Api);
+    this.informer = makeInformer(kubeConfig, '/api/v1/nodes', () => this.api.listNode());
+    const put = (node: V1Node) => {
+      const view = clusterNodeFrom(node as NodeObject);
+      if (view) this.nodes.set(view.name, view);
+    };
+    this.informer.on('add', put);
+    this.informer.on('update', put);
+    this.informer.on('delete', (node) => {
+      if (node.metadata?.name) this.nodes.delete(node.metadata.name);
+    });
+    this.informer.on('connect', () => {
+      this.watching = true;
+    });
+    this.informer.on('error', (error: unknown) => {
+      this.watching = false;
+      if (this.closed) return;
+      this.options.logger.warn(
+        { event: 'nodes.watch-failed', error: (error as Error)?.message ?? String(error) },
+        'Node watch failed; restarting',
+      );
+      this.restart = setTimeout(() => void this.startWatch(), this.options.restartMs ?? 5_000);
+    });
+  }
+
+  async list(): Promise<readonly ClusterNode[]> {
+    if (!this.started) {
+      this.started = true;
+      await this.startWatch();
+    }
+    const now = this.options.clock.now();
+    if (!this.watching || now - this.listedAt >= (this.options.resyncMs ?? 300_000)) await this.relist();
+    return [...this.nodes.values()];
+  }
+
+  async cordon(name: string): Promise<void> {
+    await this.api.patchNode(
+      { name, body: { spec: { unschedulable: true } } },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+    const node = this.nodes.get(name);
+    if (node) this.nodes.set(name, { ...node, unschedulable: true });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.restart) clearTimeout(this.restart);
+    await this.informer.stop();
+  }
+
+  private async startWatch(): Promise<void> {
+    if (this.closed) return;
+    try {
+      await this.informer.start();
+      this.watching = true;
+      this.listedAt = this.options.clock.now();
+    } catch (error) {
+      this.watching = false;
+      this.options.logger.warn(
+        { event: 'nodes.watch-failed', error: (error as Error).message },
+        'Node watch could not start; reading by list',
+      );
+    }
+  }
+
+  private async relist(): Promise<void> {
+    const listed = await this.api.listNode();
+    this.nodes.clear();
+    for (const node of listed.items) {
+      const view = clusterNodeFrom(node as NodeObject);
+      if (view) this.nodes.set(view.name, view);
+    }
+    this.listedAt = this.options.clock.now();
+  }
+}

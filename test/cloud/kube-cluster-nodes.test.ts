@@ -1,0 +1,133 @@
+import { pino } from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { EksNodePool } from '../../src/cloud/aws/eks-node-pool.ts';
+import { KubeClusterNodes } from '../../src/cloud/aws/kube-cluster-nodes.ts';
+import { type FakeKubeApi, startFakeKubeApi } from '../fakes/kube-api/index.ts';
+import { CLUSTER, emulateNodegroup, NODEGROUP } from './emulated-nodegroup.ts';
+import { fakeTime } from './fake-time.ts';
+
+/** Kubernetes node truth through the real @kubernetes/client-node against the fake API server. */
+const silent = pino({ level: 'silent' });
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const fn of cleanups.splice(0)) await fn();
+});
+
+async function setup() {
+  const fake: FakeKubeApi = await startFakeKubeApi();
+  const time = fakeTime();
+  const nodes = new KubeClusterNodes(fake.kubeConfig(), { logger: silent, clock: time.clock, restartMs: 50 });
+  cleanups.push(async () => {
+    await nodes.close();
+    await fake.close();
+  });
+  return { fake, nodes, time };
+}
+
+/** Watch events arrive asynchronously: poll the cached view for a while. */
+async function eventually<T>(read: () => Promise<T>, ok: (value: T) => boolean): Promise<T> {
+  let value = await read();
+  for (let i = 0; i < 100 && !ok(value); i++) {
+    await new Promise((r) => setTimeout(r, 20));
+    value = await read();
+  }
+  return value;
+}
+
+describe('KubeClusterNodes (Node watch)', () => {
+  it('joins nodes to instances by providerID and follows Ready and deletion through the watch', async () => {
+    const { fake, nodes } = await setup();
+    fake.kubelet.addNode({
+      name: 'ip-10-0-1-1',
+      gpus: 4,
+      ready: false,
+      zone: 'us-east-1a',
+      instanceId: 'i-0abc',
+    });
+    expect(await nodes.list()).toMatchObject([
+      { name: 'ip-10-0-1-1', instanceId: 'i-0abc', ready: false, unschedulable: false },
+    ]);
+    fake.kubelet.setNodeReady('ip-10-0-1-1', true);
+    const ready = await eventually(
+      () => nodes.list(),
+      (l) => l[0]?.ready === true,
+    );
+    expect(ready).toMatchObject([{ name: 'ip-10-0-1-1', ready: true, gpus: 4 }]);
+    fake.kubelet.removeNode('ip-10-0-1-1');
+    expect(
+      await eventually(
+        () => nodes.list(),
+        (l) => l.length === 0,
+      ),
+    ).toEqual([]);
+    // Changes came through the watch: one list to start it (the resync is minutes away), one watch.
+    const gets = fake.requests.filter((r) => r.method === 'GET' && r.path === '/api/v1/nodes');
+    expect(gets.filter((r) => r.watch)).toHaveLength(1);
+    expect(gets.filter((r) => !r.watch).length).toBeLessThanOrEqual(2);
+  });
+
+  it('cordons with a merge patch on spec.unschedulable', async () => {
+    const { fake, nodes } = await setup();
+    fake.kubelet.addNode({ name: 'n1', gpus: 4, ready: true, instanceId: 'i-0def' });
+    await nodes.list();
+    await nodes.cordon('n1');
+    expect(fake.nodes()[0]).toMatchObject({ spec: { unschedulable: true } });
+    expect((await nodes.list())[0]).toMatchObject({ unschedulable: true });
+    const patch = fake.requests.find((r) => r.method === 'PATCH');
+    expect(patch?.path).toBe('/api/v1/nodes/n1');
+  });
+
+  it('makes an EC2-running instance ready for jobs only once its Node is Ready with its GPUs', async () => {
+    const { fake, nodes, time } = await setup();
+    const group = emulateNodegroup({ clock: time.clock, minSize: 1, maxSize: 2, desiredSize: 1 });
+    const pool = new EksNodePool(
+      { clusterName: CLUSTER, nodegroupName: NODEGROUP, gpusPerNode: 4 },
+      {
+        eks: group.eks,
+        ec2: group.ec2,
+        autoscaling: group.autoscaling,
+        nodes,
+        clock: time.clock,
+        logger: silent,
+      },
+    );
+    const instance = group.instances[0]!;
+    expect(await pool.listNodes()).toMatchObject([
+      { id: instance.id, ready: false, billed: true, waitingFor: 'registering' },
+    ]);
+    fake.kubelet.addNode({
+      name: 'ip-10-0-2-2',
+      gpus: 0,
+      ready: true,
+      zone: instance.zone,
+      instanceId: instance.id,
+    });
+    expect(
+      await eventually(
+        () => pool.listNodes(),
+        (l) => l[0]?.waitingFor === 'no-gpus',
+      ),
+    ).toMatchObject([{ name: 'ip-10-0-2-2', ready: false, waitingFor: 'no-gpus' }]);
+    fake.kubelet.removeNode('ip-10-0-2-2');
+    fake.kubelet.addNode({
+      name: 'ip-10-0-2-2',
+      gpus: 4,
+      ready: true,
+      zone: instance.zone,
+      instanceId: instance.id,
+    });
+    const ready = await eventually(
+      () => pool.listNodes(),
+      (l) => l[0]?.ready === true,
+    );
+    expect(ready).toMatchObject([{ id: instance.id, name: 'ip-10-0-2-2', ready: true }]);
+    await pool.cordon([instance.id]);
+    expect(fake.nodes()[0]).toMatchObject({ spec: { unschedulable: true } });
+    expect(
+      await eventually(
+        () => pool.listNodes(),
+        (l) => l[0]?.cordoned === true,
+      ),
+    ).toMatchObject([{ ready: false, waitingFor: 'cordoned' }]);
+  });
+});
