@@ -1,6 +1,7 @@
 import { pino } from 'pino';
 import { resolveConfig } from '../../src/service/config.ts';
 import { bootService, InlinePlanComputer } from '../../src/service/boot.ts';
+import type { Executor } from '../../src/service/ports.ts';
 
 /** A clock tests move by hand. */
 export class ManualClock {
@@ -14,7 +15,13 @@ export class ManualClock {
 }
 
 export async function startService(
-  options: { dataDir?: string; config?: Record<string, unknown>; clock?: ManualClock } = {},
+  options: {
+    dataDir?: string;
+    config?: Record<string, unknown>;
+    clock?: ManualClock;
+    /** What runs executed jobs (default: none with an in-memory store; see bootService). */
+    executor?: Executor | null;
+  } = {},
 ) {
   const clock = options.clock ?? new ManualClock();
   const config = resolveConfig({
@@ -27,6 +34,7 @@ export async function startService(
     computer: new InlinePlanComputer(),
     logger: pino({ level: 'silent' }),
     dataDir: options.dataDir ?? ':memory:',
+    ...(options.executor === undefined ? {} : { executor: options.executor }),
   });
   const request = async (
     method: string,

@@ -1,0 +1,184 @@
+/**
+ * The job lifecycle around the executor (src/service/execution.ts), in process with a virtual clock:
+ * the replicas asked for and their environment, what exits mean (done, restart with backoff, failed),
+ * and the lease of self-launched jobs (lost, GPUs freed).
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { DesiredJob, Executor, ReplicaStatus } from '../../src/service/ports.ts';
+import { startService } from './harness.ts';
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const fn of cleanups.splice(0)) await fn();
+});
+
+/** An executor that runs nothing: it reports each desired replica running, or as the test ended it. */
+class ScriptedExecutor implements Executor {
+  readonly kind = 'local' as const;
+  readonly calls: DesiredJob[][] = [];
+  /** Exit codes the test gave replicas, by "job/generation/rank". */
+  readonly exits = new Map<string, number>();
+
+  async reconcile(desired: readonly DesiredJob[]): Promise<readonly ReplicaStatus[]> {
+    this.calls.push([...desired]);
+    return desired.flatMap((job) =>
+      job.replicas.map((r): ReplicaStatus => {
+        const code = this.exits.get(`${r.jobId}/${r.generation}/${r.rank}`);
+        const base = { jobId: r.jobId, generation: r.generation, rank: r.rank, node: r.node };
+        if (code === undefined) return { ...base, phase: 'running' };
+        return {
+          ...base,
+          phase: code === 0 ? 'succeeded' : 'failed',
+          exitCode: code,
+          reason: `exited ${code}`,
+        };
+      }),
+    );
+  }
+
+  checkWorkload() {
+    return undefined;
+  }
+
+  async close(): Promise<void> {}
+
+  last(jobId: number): DesiredJob | undefined {
+    return this.calls.at(-1)?.find((j) => j.jobId === jobId);
+  }
+}
+
+async function service(config: Record<string, unknown> = {}) {
+  const executor = new ScriptedExecutor();
+  const s = await startService({
+    executor,
+    config: {
+      priorRates: { cifar10: 8, bert: 1 },
+      local: { maxNodes: 16, bootSeconds: 60, releaseSeconds: 30 },
+      publicUrl: 'http://boa.test:8080',
+      ...config,
+    },
+  });
+  cleanups.push(s.close);
+  expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 30 })).status).toBe(200);
+  await s.service.planner.idle();
+  /** Ticks, then lets the executor's reconcile (run after each tick, never inside it) finish. */
+  const ticks = async (count: number) => {
+    for (let i = 0; i < count; i++) {
+      await s.ticks(1);
+      await s.service.execution.settle();
+    }
+  };
+  return { ...s, executor, ticks };
+}
+
+const workload = { command: ['python', 'train.py'], env: { EPOCHS: '90' }, checkpoint: { uri: '/ckpt/r18' } };
+
+describe('execution', () => {
+  it('asks for one replica per node with the torchrun environment and a token that is the job token', async () => {
+    const s = await service();
+    const made = await s.request('POST', '/v1/jobs', { class: 'bert', workload });
+    expect(made.status).toBe(201);
+    await s.ticks(4);
+    const job = s.service.job(made.body.id);
+    expect(job.width).toBeGreaterThan(0);
+    const desired = s.executor.last(job.id);
+    expect(desired?.generation).toBe(job.generation);
+    const nodes = new Set(job.allocation);
+    expect(desired?.replicas).toHaveLength(nodes.size);
+    const rank0 = desired?.replicas[0];
+    expect(rank0?.env).toMatchObject({
+      BOA_URL: 'http://boa.test:8080',
+      BOA_JOB_ID: String(job.id),
+      BOA_GENERATION: String(job.generation),
+      WORLD_SIZE: String(job.width),
+      NNODES: String(nodes.size),
+      NODE_RANK: '0',
+      MASTER_ADDR: rank0?.node,
+      MASTER_PORT: '29500',
+      BOA_CHECKPOINT_DIR: '/ckpt/r18',
+    });
+    expect(desired?.replicas.reduce((n, r) => n + Number(r.env.NPROC_PER_NODE), 0)).toBe(job.width);
+    // The replicas' token is the job token the submission printed.
+    expect(rank0?.env.BOA_JOB_TOKEN).toBe(made.body.token);
+    const own = await s.request('GET', `/v1/jobs/${job.id}/allocation`, undefined, rank0?.env.BOA_JOB_TOKEN);
+    expect(own.status).toBe(200);
+    // Neither the token nor its key is in the stored row.
+    expect(JSON.stringify(s.repo.getJob(job.id))).not.toContain(made.body.token);
+  });
+
+  it('marks the job done when rank 0 exits 0', async () => {
+    const s = await service();
+    const { id } = (await s.request('POST', '/v1/jobs', { class: 'bert', workload })).body;
+    await s.ticks(4);
+    const job = s.service.job(id);
+    s.executor.exits.set(`${id}/${job.generation}/0`, 0);
+    await s.ticks(1);
+    expect(s.service.job(id)).toMatchObject({ state: 'done', width: 0, exitCode: null });
+    await s.ticks(1);
+    expect(s.executor.last(id)).toBeUndefined();
+  });
+
+  it('restarts a failing job as a new generation after a backoff, then fails it after maxRestarts', async () => {
+    const s = await service({ maxRestarts: 2, restartBackoffSeconds: 90 });
+    const { id } = (await s.request('POST', '/v1/jobs', { class: 'bert', workload })).body;
+    await s.ticks(4);
+    const generations: number[] = [];
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const job = s.service.job(id);
+      expect(job.state).toBe('running');
+      expect(s.executor.last(id)?.generation).toBe(job.generation);
+      generations.push(job.generation);
+      s.executor.exits.set(`${id}/${job.generation}/0`, 3);
+      await s.ticks(1);
+      if (attempt < 2) {
+        expect(s.service.job(id)).toMatchObject({ restarts: attempt + 1, exitCode: 3 });
+        // Backoff (90 s, then 180 s): no replicas for the next tick (60 s later), then a new generation.
+        await s.ticks(1);
+        expect(s.executor.last(id)).toBeUndefined();
+        for (let i = 0; i < 5 && !s.executor.last(id); i++) await s.ticks(1);
+        expect(s.executor.last(id)?.generation).toBeGreaterThan(generations.at(-1) as number);
+      }
+    }
+    expect(new Set(generations).size).toBe(3);
+    const failed = s.service.job(id);
+    expect(failed).toMatchObject({ state: 'failed', exitCode: 3, restarts: 2, width: 0 });
+    expect(failed.failureReason).toContain('rank 0 exited 3');
+    const listed = await s.request('GET', '/v1/jobs?state=failed');
+    expect(listed.body.jobs.map((j: { id: number }) => j.id)).toEqual([id]);
+    // The service keeps going.
+    const next = await s.request('POST', '/v1/jobs', { class: 'bert', workload });
+    await s.ticks(2);
+    expect(s.service.job(next.body.id).state).toBe('running');
+  });
+
+  it('marks a silent self-launched job lost after leaseSeconds and frees its GPUs; polls and reports renew', async () => {
+    const s = await service({ leaseSeconds: 300 });
+    const quiet = (await s.request('POST', '/v1/jobs', { class: 'bert' })).body;
+    const chatty = (await s.request('POST', '/v1/jobs', { class: 'bert' })).body;
+    for (let i = 0; i < 12; i++) {
+      await s.ticks(1);
+      // 60 s per tick: the chatty job polls every tick, so it is never silent for 300 s.
+      await s.request('GET', `/v1/jobs/${chatty.id}/allocation`, undefined, chatty.token);
+    }
+    expect(s.service.job(chatty.id).state).toBe('running');
+    const lost = s.service.job(quiet.id);
+    expect(lost.state).toBe('lost');
+    expect(lost.failureReason).toMatch(/no allocation poll or progress report for \d+ s \(lease 300 s\)/);
+    expect(lost.allocation).toEqual([]);
+    const status = (await s.request('GET', '/v1/status')).body;
+    expect(status.jobs.lost).toBe(1);
+    expect(status.gpus.allocated).toBe(s.service.job(chatty.id).width);
+    // A lost job's token no longer moves it.
+    const late = await s.request('POST', `/v1/jobs/${quiet.id}/progress`, { statEpoch: 1 }, quiet.token);
+    expect(late.status).toBe(409);
+  });
+
+  it('refuses a workload when the service runs no executor, storing nothing', async () => {
+    const s = await startService({ executor: null });
+    cleanups.push(s.close);
+    const res = await s.request('POST', '/v1/jobs', { class: 'bert', workload });
+    expect(res.status).toBe(422);
+    expect(res.body.error.field).toBe('workload');
+    expect((await s.request('GET', '/v1/jobs')).body.jobs).toEqual([]);
+  });
+});
