@@ -8,6 +8,8 @@ import { bodyLimits } from './limits.ts';
 import { prometheusRegistry } from './prometheus.ts';
 import { jobRoutes } from './routes/jobs.ts';
 import { operatorRoutes } from './routes/operator.ts';
+import { ledgerRoutes } from './routes/ledger.ts';
+import { dashboardRoutes } from './dashboard/index.ts';
 
 /** The HTTP API: operator and job routes under /v1 (bearer tokens), plus health, metrics and OpenAPI. */
 export function createApp(service: BoaService, scheduler: Scheduler, operatorToken: string) {
@@ -39,6 +41,8 @@ export function createApp(service: BoaService, scheduler: Scheduler, operatorTok
   app.use('*', bodyLimits());
   jobRoutes(app);
   operatorRoutes(app);
+  ledgerRoutes(app);
+  dashboardRoutes(app);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
   app.doc31('/openapi.json', {

@@ -215,6 +215,11 @@ export class Repository {
   lastResize(): ResizeRow | undefined {
     return this.db.select().from(resizes).orderBy(desc(resizes.id)).limit(1).get();
   }
+
+  /** The latest node-group resizes, newest first (the dashboard's list). */
+  recentResizes(limit: number): ResizeRow[] {
+    return this.db.select().from(resizes).orderBy(desc(resizes.id)).limit(limit).all();
+  }
 }
 
 function prepareHot(db: Db) {

@@ -1,0 +1,286 @@
+/* The dashboard's script: runs in the browser, served as is. vega and vegaLite come from the service. */
+/* global document, window, sessionStorage, fetch, setInterval, clearInterval, vega, vegaLite */
+'use strict';
+
+const TOKEN_KEY = 'boa.operatorToken';
+const REFRESH_MS = 10_000;
+const $ = (id) => document.getElementById(id);
+
+class Unauthorized extends Error {}
+
+async function api(path, token) {
+  const res = await fetch(path, { headers: { authorization: `Bearer ${token}` } });
+  if (res.status === 401) throw new Unauthorized('the token was refused');
+  const body = await res.json();
+  if (!res.ok && res.status !== 404) throw new Error(body?.error?.message ?? `${path}: ${res.status}`);
+  return res.ok ? body : null;
+}
+
+const fmt = (value, digits = 2) =>
+  value === null || value === undefined || Number.isNaN(value) ? '-' : Number(value).toFixed(digits);
+
+function minutes(seconds) {
+  if (seconds === null || seconds === undefined) return '-';
+  return seconds >= 3600 ? `${(seconds / 3600).toFixed(1)} h` : `${(seconds / 60).toFixed(1)} min`;
+}
+
+function table(head, rows) {
+  const th = head.map((h) => `<th>${h}</th>`).join('');
+  const body = rows.map((r) => `<tr>${r.map((c) => `<td>${c}</td>`).join('')}</tr>`).join('');
+  return `<table><thead><tr>${th}</tr></thead><tbody>${body}</tbody></table>`;
+}
+
+function escapeHtml(text) {
+  return String(text).replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+}
+
+async function draw(container, spec) {
+  const view = new vega.View(vega.parse(vegaLite.compile(spec).spec), { renderer: 'svg', container });
+  await view.runAsync();
+  return view;
+}
+
+const views = {};
+async function redraw(name, spec) {
+  views[name]?.finalize();
+  views[name] = await draw($(name), spec);
+}
+
+function spendSpec(ledger, budget) {
+  const values = ledger.series.flatMap((p) => [
+    { at: p.to, series: 'paid (per bucket)', value: p.paidGpuHoursPerHour },
+    { at: p.to, series: 'allocated (per bucket)', value: p.allocatedGpuHoursPerHour },
+    { at: p.to, series: `paid, ${ledger.windowHours} h average`, value: p.paidWindowAverage },
+  ]);
+  const first = ledger.series[0];
+  const last = ledger.series[ledger.series.length - 1];
+  const end = last ? new Date(last.to).getTime() : Date.now();
+  // The budget window, shaded; clipped to the series so a young service's chart is not mostly empty.
+  const start = first ? new Date(first.from).getTime() : end;
+  const windowStart = new Date(Math.max(start, end - ledger.windowHours * 3_600_000)).toISOString();
+  const x = { field: 'at', type: 'temporal', title: null };
+  const layers = [
+    {
+      data: { values: [{ from: windowStart, to: new Date(end).toISOString() }] },
+      mark: { type: 'rect', color: '#1f3a5f', opacity: 0.06 },
+      encoding: { x: { field: 'from', type: 'temporal' }, x2: { field: 'to' } },
+    },
+    {
+      data: { values },
+      mark: { type: 'line', interpolate: 'step-after' },
+      encoding: {
+        x,
+        y: { field: 'value', type: 'quantitative', title: 'GPU-hours per hour' },
+        color: { field: 'series', type: 'nominal', title: null, legend: { orient: 'bottom' } },
+      },
+    },
+  ];
+  if (budget !== null) {
+    layers.push({
+      data: { values: [{ budget, label: `budget ${budget}` }] },
+      layer: [
+        {
+          mark: { type: 'rule', color: '#c0392b', strokeDash: [6, 4], size: 2 },
+          encoding: { y: { field: 'budget', type: 'quantitative' } },
+        },
+        {
+          mark: { type: 'text', color: '#c0392b', align: 'left', x: 4, dy: -7 },
+          encoding: { y: { field: 'budget', type: 'quantitative' }, text: { field: 'label' } },
+        },
+      ],
+    });
+  }
+  return { width: 'container', height: 260, layer: layers, config: { view: { stroke: null } } };
+}
+
+function frontierSpec(frontier) {
+  const values = frontier.vertices.map((v) => ({ budget: v.gpuHoursPerHour, jct: v.avgJctSeconds / 60 }));
+  const layers = [
+    {
+      data: { values },
+      mark: { type: 'line', point: true },
+      encoding: {
+        x: { field: 'budget', type: 'quantitative', title: 'GPU-hours per hour', scale: { zero: false } },
+        y: { field: 'jct', type: 'quantitative', title: 'average JCT (minutes)', scale: { type: 'log' } },
+      },
+    },
+  ];
+  if (frontier.budget !== null && frontier.budget !== undefined) {
+    layers.push({
+      data: { values: [{ budget: frontier.budget, label: `your budget ${frontier.budget}` }] },
+      layer: [
+        {
+          mark: { type: 'rule', color: '#c0392b', strokeDash: [6, 4] },
+          encoding: { x: { field: 'budget', type: 'quantitative' } },
+        },
+        {
+          mark: { type: 'text', color: '#c0392b', align: 'left', dx: 4, y: 10 },
+          encoding: { x: { field: 'budget', type: 'quantitative' }, text: { field: 'label' } },
+        },
+      ],
+    });
+  }
+  if (frontier.plan) {
+    layers.push({
+      data: {
+        values: [
+          { budget: frontier.plan.gpuHoursPerHour, jct: frontier.plan.avgJctSeconds / 60, label: 'plan' },
+        ],
+      },
+      layer: [
+        {
+          mark: { type: 'point', shape: 'diamond', size: 150, filled: true, color: '#c0392b' },
+          encoding: {
+            x: { field: 'budget', type: 'quantitative' },
+            y: { field: 'jct', type: 'quantitative' },
+          },
+        },
+        {
+          mark: { type: 'text', color: '#c0392b', align: 'left', dx: 8, dy: -8 },
+          encoding: {
+            x: { field: 'budget', type: 'quantitative' },
+            y: { field: 'jct', type: 'quantitative' },
+            text: { field: 'label' },
+          },
+        },
+      ],
+    });
+  }
+  return { width: 'container', height: 260, layer: layers, config: { view: { stroke: null } } };
+}
+
+function number(id, label, value) {
+  return `<div class="number"><div class="value" id="${id}">${value}</div><div class="label">${label}</div></div>`;
+}
+
+function renderNumbers(budget, plan, status) {
+  const w = budget.window;
+  const over = budget.gpuHoursPerHour !== null && w.paidGpuHoursPerHour > budget.gpuHoursPerHour;
+  const nodes = status.nodeGroup;
+  $('numbers').innerHTML = [
+    number(
+      'budget-value',
+      'budget, GPU-hours per hour',
+      budget.gpuHoursPerHour === null ? 'not set' : fmt(budget.gpuHoursPerHour, 1),
+    ),
+    number(
+      'paid-value',
+      `paid, last ${w.windowHours} h average`,
+      `<span class="${over ? 'over' : ''}">${fmt(w.paidGpuHoursPerHour)}</span>`,
+    ),
+    number('allocated-value', `allocated, last ${w.windowHours} h average`, fmt(w.allocatedGpuHoursPerHour)),
+    number(
+      'dollars-value',
+      'budget $ per month',
+      budget.dollarsPerMonth === null
+        ? '-'
+        : `$${Math.round(budget.dollarsPerMonth).toLocaleString('en-US')}`,
+    ),
+    number('plan-value', 'the plan allocates', plan ? fmt(plan.predicted.gpuHoursPerHour) : '-'),
+    number('jct-value', 'predicted average JCT', plan ? minutes(plan.predicted.avgJctSeconds) : '-'),
+    number('nodes-value', 'nodes desired / ready', `${nodes.desiredNodes ?? 0} / ${nodes.readyNodes}`),
+    number('gpus-value', 'GPUs allocated / paid', `${status.gpus.allocated} / ${status.gpus.paid}`),
+  ].join('');
+}
+
+function renderTables(plan, status, resizes) {
+  if (plan) {
+    const epochs = Math.max(
+      0,
+      ...Object.values(plan.widths).flatMap((shares) => shares.map((s) => s.widths.length)),
+    );
+    const head = ['class', 'share', ...Array.from({ length: epochs }, (_, j) => `e${j}`)];
+    const rows = Object.entries(plan.widths).flatMap(([name, shares]) =>
+      shares.map((s) => [
+        escapeHtml(name),
+        `${Math.round(s.share * 100)}%`,
+        ...Array.from({ length: epochs }, (_, j) => s.widths[j] ?? ''),
+      ]),
+    );
+    $('widths').innerHTML =
+      `<p>plan #${plan.id}, ${escapeHtml(plan.solver)} solver, for ${fmt(plan.budget, 1)} GPU-hours per hour</p>${table(head, rows)}`;
+  } else {
+    $('widths').innerHTML = '<p>No plan yet: set a budget (<code>npx boa budget set 40</code>).</p>';
+  }
+  $('jobs').innerHTML = table(
+    ['state', 'jobs'],
+    Object.entries(status.jobs).map(([state, n]) => [escapeHtml(state), n]),
+  );
+  const g = status.nodeGroup;
+  const booting = Math.max(0, g.actualNodes - g.readyNodes);
+  $('nodes').innerHTML = table(
+    ['desired', 'ready', 'booting', 'min', 'max'],
+    [[g.desiredNodes ?? '-', g.readyNodes, booting, g.minSize ?? '-', g.maxSize ?? '-']],
+  );
+  $('resizes').innerHTML = resizes.length
+    ? table(
+        ['at', 'to nodes', 'status'],
+        resizes.map((r) => [new Date(r.at).toLocaleString(), r.target, escapeHtml(r.status)]),
+      )
+    : '<p>No resizes yet.</p>';
+}
+
+async function refresh(token) {
+  const [budget, plan, status, ledger, frontier, resizes] = await Promise.all([
+    api('/v1/budget', token),
+    api('/v1/plan', token),
+    api('/v1/status', token),
+    api('/v1/ledger?hours=24&points=96', token),
+    api('/v1/frontier', token),
+    api('/v1/resizes?limit=10', token),
+  ]);
+  renderNumbers(budget, plan, status);
+  renderTables(plan, status, resizes.resizes);
+  await redraw('spend-chart', spendSpec(ledger, budget.gpuHoursPerHour));
+  await redraw('frontier-chart', frontierSpec(frontier));
+  $('updated').textContent = `updated ${new Date().toLocaleTimeString()}`;
+  $('error').textContent = '';
+}
+
+let timer = null;
+function showLogin(message) {
+  clearInterval(timer);
+  $('dashboard').classList.add('hidden');
+  $('logout').classList.add('hidden');
+  $('login').classList.remove('hidden');
+  $('login-error').textContent = message ?? '';
+}
+
+async function start(token) {
+  try {
+    await refresh(token);
+  } catch (error) {
+    if (error instanceof Unauthorized) {
+      sessionStorage.removeItem(TOKEN_KEY);
+      return showLogin('That token was refused: use the operator token (locally: data/token).');
+    }
+    $('error').textContent = `boa: ${error.message}`;
+  }
+  sessionStorage.setItem(TOKEN_KEY, token);
+  $('login').classList.add('hidden');
+  $('dashboard').classList.remove('hidden');
+  $('logout').classList.remove('hidden');
+  clearInterval(timer);
+  timer = setInterval(() => {
+    refresh(token).catch((error) => {
+      if (error instanceof Unauthorized) showLogin('The token is no longer accepted.');
+      else $('error').textContent = `boa: ${error.message}`;
+    });
+  }, REFRESH_MS);
+}
+
+$('login').addEventListener('submit', (event) => {
+  event.preventDefault();
+  const token = $('token').value.trim();
+  if (token) void start(token);
+});
+$('logout').addEventListener('click', (event) => {
+  event.preventDefault();
+  sessionStorage.removeItem(TOKEN_KEY);
+  showLogin();
+});
+
+const saved = sessionStorage.getItem(TOKEN_KEY);
+if (saved) void start(saved);
+else showLogin();
+window.boaDashboard = { refresh: () => refresh(sessionStorage.getItem(TOKEN_KEY)) };

@@ -1,0 +1,44 @@
+/**
+ * The dashboard at `/`: one page, its script, and the chart library (vega, vega-lite) served from the
+ * installed npm packages, so it works with no internet. The page holds no data: it asks for the
+ * operator token once and reads the operator API with it, like any other client.
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { ApiEnv } from '../env.ts';
+
+const require = createRequire(import.meta.url);
+const JS = 'text/javascript; charset=utf-8';
+
+function asset(path: string, type: string) {
+  return { body: readFileSync(path, 'utf8'), type };
+}
+
+/** Read once, at start: a few hundred kilobytes, served from memory. */
+function loadAssets() {
+  return new Map([
+    ['/', asset(join(import.meta.dirname, 'page.html'), 'text/html; charset=utf-8')],
+    ['/dashboard/app.js', asset(join(import.meta.dirname, 'app.js'), JS)],
+    ['/dashboard/vendor/vega.min.js', asset(require.resolve('vega/build/vega.min.js'), JS)],
+    ['/dashboard/vendor/vega-lite.min.js', asset(require.resolve('vega-lite/build/vega-lite.min.js'), JS)],
+  ]);
+}
+
+let assets: ReturnType<typeof loadAssets> | undefined;
+
+export function dashboardRoutes(app: OpenAPIHono<ApiEnv>): void {
+  assets ??= loadAssets();
+  for (const [path, { body, type }] of assets) {
+    app.get(path, (c) =>
+      c.body(body, 200, {
+        'content-type': type,
+        'cache-control': 'no-cache',
+        // The page loads only what boa serves; it talks only to boa.
+        'content-security-policy':
+          "default-src 'self'; script-src 'self' 'unsafe-eval'; style-src 'self' 'unsafe-inline'; img-src 'self' data:",
+      }),
+    );
+  }
+}

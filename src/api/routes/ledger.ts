@@ -1,0 +1,124 @@
+/**
+ * GET /v1/ledger: paid and allocated GPU-hours per hour over time, against the budget (what the
+ * dashboard and anyone auditing spend want to see), and GET /v1/resizes: the latest node-group resizes.
+ */
+import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { ServiceError } from '../../service/errors.ts';
+import type { BoaService } from '../../service/service.ts';
+import type { ApiEnv } from '../env.ts';
+import { errors, jsonContent } from '../schemas.ts';
+
+const HOUR = 3_600_000;
+
+export const LedgerQuery = z.object({
+  hours: z.coerce.number().positive().max(744).default(24).openapi({ description: 'how far back, hours' }),
+  points: z.coerce.number().int().min(1).max(500).default(96).openapi({ description: 'time buckets' }),
+});
+
+const LedgerPoint = z
+  .object({
+    from: z.string().openapi({ format: 'date-time' }),
+    to: z.string().openapi({ format: 'date-time' }),
+    paidGpuHoursPerHour: z.number().openapi({ description: 'paid GPU-hours per hour within the bucket' }),
+    allocatedGpuHoursPerHour: z.number().openapi({ description: 'allocated to jobs within the bucket' }),
+    paidWindowAverage: z.number().openapi({
+      description: 'paid GPU-hours per hour over the budget window ending at `to`: what the budget holds',
+    }),
+  })
+  .openapi('LedgerPoint');
+
+export const LedgerView = z
+  .object({
+    budget: z.number().nullable().openapi({ description: 'GPU-hours per hour; null when none is set' }),
+    budgetSetAt: z.string().nullable(),
+    windowHours: z.number().openapi({ description: 'the budget window: the average the budget holds' }),
+    series: z.array(LedgerPoint),
+  })
+  .openapi('Ledger');
+
+const ResizeView = z
+  .object({
+    at: z.string().openapi({ format: 'date-time' }),
+    target: z.number().int(),
+    requested: z.number().int(),
+    status: z.string().openapi({ description: 'requested, applied or failed' }),
+    error: z.string().nullable(),
+  })
+  .openapi('Resize');
+
+export const ResizesView = z.object({ resizes: z.array(ResizeView) }).openapi('Resizes');
+
+const round = (value: number) => Number(value.toFixed(4));
+
+/** The ledger in `points` buckets over the last `hours` (never before the service first started). */
+export function ledgerSeries(service: BoaService, hours: number, points: number): z.infer<typeof LedgerView> {
+  const { state, deps } = service;
+  const now = deps.clock.now();
+  const window = deps.config.budgetWindowHours * HOUR;
+  const from = Math.max(now - hours * HOUR, state.startedAt);
+  const step = Math.max(1, (now - from) / points);
+  const series = [];
+  for (let t = from; t < now - 1e-6; t += step) {
+    const to = Math.min(now, t + step);
+    const bucket = service.ledgerAverages(t, to);
+    const average = service.ledgerAverages(Math.max(to - window, state.startedAt), to);
+    series.push({
+      from: new Date(t).toISOString(),
+      to: new Date(to).toISOString(),
+      paidGpuHoursPerHour: round(bucket.paidGpuHoursPerHour),
+      allocatedGpuHoursPerHour: round(bucket.allocatedGpuHoursPerHour),
+      paidWindowAverage: round(average.paidGpuHoursPerHour),
+    });
+  }
+  return {
+    budget: state.budget?.gpuHoursPerHour ?? null,
+    budgetSetAt: state.budget ? new Date(state.budget.setAt).toISOString() : null,
+    windowHours: deps.config.budgetWindowHours,
+    series,
+  };
+}
+
+function requireOperator(c: { get(k: 'operator'): boolean }) {
+  if (!c.get('operator')) throw new ServiceError(401, 'unauthorized', 'this call needs the operator token');
+}
+
+export function ledgerRoutes(app: OpenAPIHono<ApiEnv>) {
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/v1/ledger',
+      operationId: 'getLedger',
+      summary: 'Paid and allocated GPU-hours per hour over time, with the budget and its window',
+      request: { query: LedgerQuery },
+      responses: { 200: jsonContent(LedgerView, 'the ledger as a time series'), ...errors },
+    }),
+    (c) => {
+      requireOperator(c);
+      const { hours, points } = c.req.valid('query');
+      return c.json(ledgerSeries(c.var.service, hours, points), 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/v1/resizes',
+      operationId: 'listResizes',
+      summary: 'The latest node-group resizes, newest first',
+      request: { query: z.object({ limit: z.coerce.number().int().min(1).max(100).default(10) }) },
+      responses: { 200: jsonContent(ResizesView, 'resizes'), ...errors },
+    }),
+    (c) => {
+      requireOperator(c);
+      const rows = c.var.service.deps.repo.recentResizes(c.req.valid('query').limit);
+      const resizes = rows.map((r) => ({
+        at: new Date(r.at).toISOString(),
+        target: r.target,
+        requested: r.requested,
+        status: r.status,
+        error: r.error ?? null,
+      }));
+      return c.json({ resizes }, 200);
+    },
+  );
+}

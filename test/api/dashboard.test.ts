@@ -1,0 +1,112 @@
+/**
+ * The dashboard in a real headless Chromium (Debian's `chromium`, driven by playwright-core): it loads
+ * with the operator token, shows the budget line and the current numbers, and refuses a bad token.
+ * `npm test` installs Chromium first when it is missing and we may (scripts/ensure-chromium.mjs);
+ * without it this file is skipped, saying so.
+ */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startCliService } from '../cli/cli-harness.ts';
+
+export const CHROMIUM = process.env.BOA_CHROMIUM ?? '/usr/bin/chromium';
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+const haveChromium = existsSync(CHROMIUM);
+if (!haveChromium) {
+  process.stderr.write(
+    `dashboard test skipped: no ${CHROMIUM} (npm test installs it as root: apt-get install -y chromium)\n`,
+  );
+}
+
+describe.skipIf(!haveChromium)('dashboard in headless Chromium', () => {
+  let service: Awaited<ReturnType<typeof startCliService>>;
+  let context: BrowserContext;
+  const temp = mkdtempSync(join(tmpdir(), 'boa-dashboard-'));
+  const screenshots = join(temp, 'screenshots');
+  const requested: string[] = [];
+
+  beforeAll(async () => {
+    service = await startCliService({ config: { priorRates: { cifar10: 6, bert: 1 } } });
+    await service.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
+    const jobs = [];
+    for (let i = 0; i < 6; i++) {
+      jobs.push((await service.request('POST', '/v1/jobs', { class: 'cifar10', name: `j${i}` })).body);
+    }
+    // An hour and a half of ledger on the service's clock; the jobs poll like live ones.
+    for (let t = 0; t < 90; t++) {
+      await service.ticks(1);
+      for (const job of jobs)
+        await service.request('GET', `/v1/jobs/${job.id}/allocation`, undefined, job.token);
+    }
+    context = await chromium.launchPersistentContext(join(temp, 'profile'), {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: FLAGS,
+      viewport: { width: 1400, height: 1000 },
+    });
+    context.on('request', (r) => requested.push(r.url()));
+  }, 120_000);
+
+  afterAll(async () => {
+    await context?.close();
+    await service?.close();
+    if (process.env.BOA_KEEP_SCREENSHOTS) process.stderr.write(`dashboard screenshots in ${screenshots}\n`);
+    else rmSync(temp, { recursive: true, force: true });
+  });
+
+  async function signIn(page: Page, token: string) {
+    await page.goto(`${service.url}/`);
+    await page.locator('#token').fill(token);
+    await page.locator('#sign-in').click();
+  }
+
+  it('refuses a wrong token and shows nothing but the login', async () => {
+    const page = await context.newPage();
+    await signIn(page, 'not-the-operator-token');
+    await expect.poll(() => page.locator('#login-error').textContent()).toMatch(/token was refused/);
+    expect(await page.locator('#dashboard').isVisible()).toBe(false);
+    expect(await page.evaluate(() => sessionStorage.getItem('boa.operatorToken'))).toBeNull();
+    await page.screenshot({ path: join(screenshots, 'refused.png') });
+    await page.close();
+  });
+
+  it('loads with the token: the budget, the current numbers and both charts with the budget marked', async () => {
+    const page = await context.newPage();
+    await signIn(page, service.token);
+    await page.locator('#spend-chart svg').waitFor({ timeout: 30_000 });
+    await page.locator('#frontier-chart svg').waitFor({ timeout: 30_000 });
+
+    const budget = await service.request('GET', '/v1/budget');
+    const status = await service.request('GET', '/v1/status');
+    expect(await page.locator('#budget-value').textContent()).toBe('40.0');
+    expect(await page.locator('#paid-value').textContent()).toBe(
+      budget.body.window.paidGpuHoursPerHour.toFixed(2),
+    );
+    expect(await page.locator('#gpus-value').textContent()).toBe(
+      `${status.body.gpus.allocated} / ${status.body.gpus.paid}`,
+    );
+    expect(await page.locator('#spend-chart svg').textContent()).toContain('budget 40');
+    expect(await page.locator('#frontier-chart svg').textContent()).toContain('your budget 40');
+    expect(await page.locator('#widths table').textContent()).toContain('cifar10');
+    expect(await page.locator('#jobs').textContent()).toMatch(/running|waiting/);
+    // Kept for the session: a reload needs no token.
+    await page.reload();
+    await page.locator('#spend-chart svg').waitFor({ timeout: 30_000 });
+    expect(await page.locator('#login').isVisible()).toBe(false);
+    await page.screenshot({ path: join(screenshots, 'dashboard.png'), fullPage: true });
+    // Everything came from boa itself: no internet needed.
+    expect(requested.filter((u) => !u.startsWith(service.url))).toEqual([]);
+    await page.close();
+  }, 90_000);
+});

@@ -1,0 +1,70 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { startService } from '../service/harness.ts';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const fn of cleanups.splice(0)) await fn();
+});
+
+/** Two hours of a service with live cifar10 jobs on its manual clock. */
+async function twoHours() {
+  const s = await startService({ config: { priorRates: { cifar10: 6 } } });
+  cleanups.push(s.close);
+  await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
+  const jobs = [];
+  for (let i = 0; i < 5; i++) jobs.push((await s.request('POST', '/v1/jobs', { class: 'cifar10' })).body);
+  for (let t = 0; t < 120; t++) {
+    await s.ticks(1);
+    for (const job of jobs) await s.request('GET', `/v1/jobs/${job.id}/allocation`, undefined, job.token);
+  }
+  return s;
+}
+
+describe('GET /v1/ledger', () => {
+  it('splits the time since start into equal buckets whose paid average is the whole span’s', async () => {
+    const s = await twoHours();
+    const ledger = await s.request('GET', '/v1/ledger?hours=24&points=8');
+    expect(ledger.status).toBe(200);
+    expect(ledger.body).toMatchObject({ budget: 40, windowHours: 24 });
+    const series = ledger.body.series as Array<Record<string, number | string>>;
+    expect(series).toHaveLength(8);
+    // Contiguous buckets from the first start to now (the service is younger than 24 h).
+    for (let i = 1; i < series.length; i++) expect(series[i]?.from).toBe(series[i - 1]?.to);
+    const spanHours = (Date.parse(series[7]?.to as string) - Date.parse(series[0]?.from as string)) / 3.6e6;
+    expect(spanHours).toBeCloseTo(2, 6);
+
+    const budget = (await s.request('GET', '/v1/budget')).body;
+    const mean = series.reduce((sum, p) => sum + (p.paidGpuHoursPerHour as number), 0) / series.length;
+    expect(mean).toBeGreaterThan(0);
+    expect(mean).toBeCloseTo(budget.window.paidGpuHoursPerHour, 3);
+    // The window average at the last point is what GET /v1/budget reports now.
+    expect(series[7]?.paidWindowAverage).toBeCloseTo(budget.window.paidGpuHoursPerHour, 4);
+    // Paid covers what is allocated (whole nodes, boot time).
+    for (const p of series) {
+      expect(p.paidGpuHoursPerHour as number).toBeGreaterThanOrEqual(
+        (p.allocatedGpuHoursPerHour as number) - 1e-9,
+      );
+    }
+  });
+
+  it('needs the operator token and refuses bad bounds, naming the field', async () => {
+    const s = await startService();
+    cleanups.push(s.close);
+    expect((await s.request('GET', '/v1/ledger', undefined, null)).status).toBe(401);
+    const bad = await s.request('GET', '/v1/ledger?points=0');
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(bad.body)).toContain('points');
+  });
+});
+
+describe('GET /v1/resizes', () => {
+  it('lists the latest resizes newest first, the first being the status view’s last resize', async () => {
+    const s = await twoHours();
+    const { resizes } = (await s.request('GET', '/v1/resizes?limit=3')).body;
+    expect(resizes.length).toBeGreaterThan(0);
+    expect(resizes.length).toBeLessThanOrEqual(3);
+    for (let i = 1; i < resizes.length; i++) expect(resizes[i].at <= resizes[i - 1].at).toBe(true);
+    const last = (await s.request('GET', '/v1/status')).body.nodeGroup.lastResize;
+    expect(resizes[0]).toMatchObject({ target: last.target, status: last.status, at: last.at });
+  });
+});
