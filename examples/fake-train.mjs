@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { BoaError, BoaHTTPError, BoaJob } from '../clients/node/boa-job.mjs';
+import { BoaError, BoaHTTPError, BoaJob, FINISHED_STATES } from '../clients/node/boa-job.mjs';
 
 /* global process, console, setTimeout */
 
@@ -168,6 +168,12 @@ async function main() {
       }
     }
     if (epoch >= opts.epochs) break;
+    if (FINISHED_STATES.includes(job.lastAllocation?.state)) {
+      // Cancelled (or ended some other way): no generation will ever resume from a checkpoint.
+      console.log(`stopping (${job.stopReason}) at epoch ${epoch}/${opts.epochs}: no checkpoint kept`);
+      if (leader && temporary) rmSync(dir, { recursive: true, force: true });
+      return 0;
+    }
     if (leader)
       writeCheckpoint(dir, file, { epoch, workInEpoch, generation: job.generation, worldSize: world });
     console.log(

@@ -24,7 +24,7 @@ import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "clients", "python"))
 
-from boa_job import BoaConfigError, BoaError, BoaHTTPError, BoaJob  # noqa: E402
+from boa_job import FINISHED_STATES, BoaConfigError, BoaError, BoaHTTPError, BoaJob  # noqa: E402
 
 SCALING = 0.8  # work per second on w GPUs: w ** 0.8, a simple sublinear speedup
 STEP_SECONDS = 0.1
@@ -169,6 +169,12 @@ def main(argv=None):
                 last_report = time.monotonic()
         if epoch >= opts.epochs:
             break
+        if (job.last_allocation or {}).get("state") in FINISHED_STATES:
+            # Cancelled (or ended some other way): no generation will ever resume from a checkpoint.
+            print(f"stopping ({job.stop_reason}) at epoch {epoch}/{opts.epochs}: no checkpoint kept", flush=True)
+            if leader and temporary:
+                shutil.rmtree(directory, ignore_errors=True)
+            return 0
         if leader:
             write_checkpoint(directory, path, checkpoint(epoch, work_in_epoch, job, world))
         where = f"written to {path}" if leader else "left to rank 0"

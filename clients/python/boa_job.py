@@ -27,7 +27,7 @@ import time
 import urllib.error
 import urllib.request
 
-__all__ = ["BoaJob", "BoaError", "BoaConfigError", "BoaHTTPError", "BoaUnavailable"]
+__all__ = ["BoaJob", "BoaError", "BoaConfigError", "BoaHTTPError", "BoaUnavailable", "FINISHED_STATES"]
 
 # Job states after which the job has no allocation any more.
 FINISHED_STATES = ("done", "cancelled", "failed", "lost")

@@ -1,9 +1,10 @@
+import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { hasPython, run, watched } from './processes.ts';
+import { hasPython, killLeftovers, run, watched } from './processes.ts';
 import { startServedBoa, type ServedBoa, type TestJob } from './served.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -28,6 +29,7 @@ afterAll(async () => {
 });
 const cleanups: Array<() => void> = [];
 afterEach(() => {
+  killLeftovers();
   for (const clean of cleanups.splice(0)) clean();
 });
 
@@ -203,6 +205,24 @@ describe.each(runtimes)('$name', ({ command, script, skip }) => {
       expect(boa.job(job.id)).toMatchObject({ state: 'done', statEpoch: 7 });
     },
   );
+
+  it.skipIf(skip)('when the job is cancelled, exits 0 and removes its temporary checkpoint', async () => {
+    const job = await boa.makeJob();
+    const tag = createHash('sha256').update(job.token).digest('hex').slice(0, 12);
+    const dir = join(tmpdir(), 'boa-fake-train', `job-${job.id}-${tag}`);
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const proc = start(flags(job.width, 0.3), executorEnv(job, job.generation, job.width));
+    await proc.waitFor(/epoch 1\/8 done/);
+    expect(existsSync(join(dir, 'checkpoint.json'))).toBe(true);
+    const cancel = await fetch(`${boa.url}/v1/jobs/${job.id}/cancel`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${job.token}` },
+    });
+    expect(cancel.status).toBe(200);
+    expect(await proc.exited).toEqual({ code: 0, signal: null });
+    expect(proc.output()).toMatch(/stopping \(job cancelled\) at epoch [1-7]\/8: no checkpoint kept/);
+    expect(existsSync(dir)).toBe(false);
+  });
 
   it.skipIf(skip)(
     'refuses to start without its environment, with a bad flag or a remote checkpoint URI, naming what is wrong',

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +8,7 @@ import {
   BoaJob,
   BoaUnavailable,
 } from '../../clients/node/boa-job.mjs';
+import { killLeftovers, watched } from './processes.ts';
 import { startServedBoa, type ServedBoa, type TestJob } from './served.ts';
 
 const CLIENT = resolve(import.meta.dirname, '../../clients/node/boa-job.mjs');
@@ -24,6 +24,7 @@ const clients: BoaJob[] = [];
 afterEach(() => {
   for (const client of clients.splice(0)) client.close();
   boa.failNext(0);
+  killLeftovers();
 });
 
 function executorEnv(job: TestJob): Record<string, string> {
@@ -118,20 +119,12 @@ describe('Node job client (clients/node/boa-job.mjs)', () => {
         clearInterval(timer);
         job.close();
       }, 10);`;
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
-      env: { ...process.env, ...executorEnv(job) },
-    });
-    let out = '';
-    child.stdout.on('data', (chunk) => (out += chunk));
-    child.stderr.on('data', (chunk) => (out += chunk));
-    const exited = new Promise<[number | null, string | null]>((done) =>
-      child.on('close', (code, signal) => done([code, signal])),
-    );
-    expect(await until(() => out.includes('ready'), 10)).toBe(true);
-    expect(out).toContain('ready false');
+    const child = watched(process.execPath, ['--input-type=module', '-e', script], executorEnv(job));
+    await child.waitFor(/ready/, 10);
+    expect(child.output()).toContain('ready false');
     child.kill('SIGTERM');
-    expect(await exited).toEqual([0, null]);
-    expect(out).toContain('stopping: SIGTERM');
+    expect(await child.exited).toEqual({ code: 0, signal: null });
+    expect(child.output()).toContain('stopping: SIGTERM');
   });
 
   it('turns shouldStop on when boa gives the job a new generation', async () => {

@@ -1,6 +1,14 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 
 export const hasPython = spawnSync('python3', ['--version']).status === 0;
+
+const running = new Set<ChildProcess>();
+
+/** Kills what a failed test left running (call in afterEach). */
+export function killLeftovers(): void {
+  for (const child of running) child.kill('SIGKILL');
+  running.clear();
+}
 
 /** A child process whose output the test watches line by line (the service under test lives here). */
 export function watched(command: string, args: string[], env: Record<string, string>, cwd?: string) {
@@ -8,6 +16,8 @@ export function watched(command: string, args: string[], env: Record<string, str
     cwd,
     env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1', PYTHONUNBUFFERED: '1', ...env },
   });
+  running.add(child);
+  child.on('exit', () => running.delete(child));
   let out = '';
   child.stdout.on('data', (chunk) => (out += chunk));
   child.stderr.on('data', (chunk) => (out += chunk));
