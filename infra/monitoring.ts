@@ -113,6 +113,22 @@ export class Monitoring extends Construct {
         height: 2,
       }),
     );
+    // The same current numbers as the top row of boa's own dashboard (served at / by the service).
+    this.dashboard.addWidgets(
+      new cloudwatch.SingleValueWidget({
+        title: 'Now',
+        metrics: [
+          budget,
+          paidAverage,
+          metric('AllocatedGpuHoursPerHour', 'Allocated to jobs'),
+          metric('PredictedAvgJctSeconds', 'Predicted average JCT (s)'),
+          metric('DesiredNodes', 'Nodes desired'),
+          metric('ActualNodes', 'Nodes running'),
+        ],
+        width: 24,
+        height: 3,
+      }),
+    );
     this.dashboard.addWidgets(
       gpuHours('Budget vs paid and allocated', [
         budget,
@@ -148,6 +164,16 @@ export class Monitoring extends Construct {
         leftYAxis: { label: 'seconds', min: 0, showUnits: false },
         width: 8,
         height: 6,
+      }),
+    );
+    this.dashboard.addWidgets(
+      new cloudwatch.TextWidget({
+        markdown:
+          "The frontier (what each budget buys, with the budget and the plan marked), the plan's widths and " +
+          "the last resizes are on boa's own dashboard, served by the service at `/` " +
+          '(`kubectl -n boa port-forward svc/boa 8080:8080`, then http://localhost:8080/).',
+        width: 24,
+        height: 2,
       }),
     );
   }

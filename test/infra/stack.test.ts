@@ -325,4 +325,15 @@ describe('monitoring', () => {
     for (const title of ['Budget vs paid and allocated', 'GPU nodes', 'Jobs']) expect(body).toContain(title);
     expect(body).toContain('\\"boa\\",\\"BudgetGpuHoursPerHour\\",\\"Cluster\\",\\"boa\\"');
   });
+
+  it('shows the same current numbers as the service dashboard and points to it for the frontier', () => {
+    const [, dashboard] = only(template, 'AWS::CloudWatch::Dashboard');
+    const body = JSON.stringify(dashboard.Properties.DashboardBody);
+    // One single-value row, "Now": budget, paid average, allocated, predicted JCT, nodes.
+    expect(body).toMatch(/\\"view\\":\\"singleValue\\".*\\"title\\":\\"Now\\"/);
+    for (const label of ['Budget', 'Allocated to jobs', 'Nodes desired', 'Nodes running']) {
+      expect(body).toContain(`\\"label\\":\\"${label}\\"`);
+    }
+    expect(body).toContain('port-forward svc/boa 8080:8080');
+  });
 });
