@@ -51,6 +51,7 @@ export class BoaStack extends Stack {
     this.identity = new BoaIdentity(this, 'Identity', {
       cluster,
       nodegroupArn: this.gpu.nodegroup.nodegroupArn,
+      nodegroupName: this.gpu.nodegroup.nodegroupName,
     });
 
     this.workload = new BoaWorkload(this, 'Boa', {
@@ -60,6 +61,7 @@ export class BoaStack extends Stack {
       maxNodes: config.maxGpuNodes,
       instanceType: config.instanceType,
       gpusPerNode: config.gpusPerNode,
+      jobsNamespace: config.jobsNamespace,
       ...(config.budget !== undefined ? { budget: config.budget } : {}),
       ...(config.exposeApi
         ? {

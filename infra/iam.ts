@@ -9,8 +9,20 @@ import { METRICS_NAMESPACE } from './monitoring.ts';
  * instances (to read launch times of the group's nodes, found by the tag eks:nodegroup-name), and publish
  * metrics into its own CloudWatch namespace. No statement has a wildcard action.
  */
-export function boaPolicyStatements(nodegroupArn: string): iam.PolicyStatement[] {
+export interface NodegroupRefs {
+  readonly nodegroupArn: string;
+  /** For the tag condition on the node group's Auto Scaling group (EKS tags it eks:nodegroup-name). */
+  readonly nodegroupName?: string;
+  readonly clusterName?: string;
+  /** For eks:ListNodegroups, to find the group again after it is replaced. */
+  readonly clusterArn?: string;
+}
+
+export function boaPolicyStatements(refs: string | NodegroupRefs): iam.PolicyStatement[] {
+  const { nodegroupArn, nodegroupName, clusterName, clusterArn } =
+    typeof refs === 'string' ? { nodegroupArn: refs } : refs;
   return [
+    ...(nodegroupName && clusterName ? nodeRemovalStatements(nodegroupName, clusterName, clusterArn) : []),
     new iam.PolicyStatement({
       sid: 'ResizeTheGpuNodegroup',
       actions: ['eks:DescribeNodegroup', 'eks:UpdateNodegroupConfig', 'eks:DescribeUpdate'],
@@ -33,9 +45,47 @@ export function boaPolicyStatements(nodegroupArn: string): iam.PolicyStatement[]
   ];
 }
 
+/**
+ * Removing the nodes boa chose (issue 11): TerminateInstanceInAutoScalingGroup and SetInstanceProtection
+ * only on the Auto Scaling group EKS made for the node group. Its ARN carries a UUID unknown at synth
+ * time, so the resource is "*" narrowed by the tags EKS puts on it (eks:nodegroup-name, eks:cluster-name).
+ * The Describe calls have no resource-level permissions.
+ */
+function nodeRemovalStatements(nodegroupName: string, clusterName: string, clusterArn?: string) {
+  return [
+    new iam.PolicyStatement({
+      sid: 'RemoveChosenGpuNodes',
+      actions: ['autoscaling:SetInstanceProtection', 'autoscaling:TerminateInstanceInAutoScalingGroup'],
+      resources: ['*'],
+      conditions: {
+        StringEquals: {
+          'autoscaling:ResourceTag/eks:nodegroup-name': nodegroupName,
+          'autoscaling:ResourceTag/eks:cluster-name': clusterName,
+        },
+      },
+    }),
+    new iam.PolicyStatement({
+      sid: 'ReadScalingActivities',
+      actions: ['autoscaling:DescribeAutoScalingGroups', 'autoscaling:DescribeScalingActivities'],
+      resources: ['*'],
+    }),
+    ...(clusterArn
+      ? [
+          new iam.PolicyStatement({
+            sid: 'FindReplacedNodegroup',
+            actions: ['eks:ListNodegroups'],
+            resources: [clusterArn],
+          }),
+        ]
+      : []),
+  ];
+}
+
 export interface BoaIdentityProps {
   readonly cluster: eks.Cluster;
   readonly nodegroupArn: string;
+  /** With it, boa may terminate the instances it chose (nodeRemovalStatements). */
+  readonly nodegroupName?: string;
 }
 
 /** boa's Kubernetes service account, bound to its IAM role through EKS Pod Identity. */
@@ -50,7 +100,17 @@ export class BoaIdentity extends Construct {
       namespace: BOA_NAMESPACE,
       identityType: eks.IdentityType.POD_IDENTITY,
     });
-    for (const statement of boaPolicyStatements(props.nodegroupArn)) {
+    const refs = {
+      nodegroupArn: props.nodegroupArn,
+      ...(props.nodegroupName
+        ? {
+            nodegroupName: props.nodegroupName,
+            clusterName: props.cluster.clusterName,
+            clusterArn: props.cluster.clusterArn,
+          }
+        : {}),
+    };
+    for (const statement of boaPolicyStatements(refs)) {
       this.serviceAccount.addToPrincipalPolicy(statement);
     }
   }

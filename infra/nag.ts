@@ -91,8 +91,11 @@ export const NAG_ACKNOWLEDGEMENTS: Readonly<Record<string, readonly Acknowledged
     {
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason:
-        'Only for ec2:DescribeInstances and cloudwatch:PutMetricData, which have no resource-level permissions; ' +
-        'PutMetricData is confined by the cloudwatch:namespace=boa condition. The EKS actions name the node group.',
+        'Only for ec2:DescribeInstances, cloudwatch:PutMetricData and autoscaling:Describe*, which have no ' +
+        'resource-level permissions; PutMetricData is confined by the cloudwatch:namespace=boa condition. ' +
+        "Terminating and protecting instances is confined to the GPU node group's Auto Scaling group by its " +
+        'eks:nodegroup-name and eks:cluster-name tags (its ARN has a UUID unknown at synth). The EKS actions ' +
+        'name the node group and the cluster.',
     },
   ],
 };

@@ -127,6 +127,8 @@ describe('GPU node group', () => {
       Taints: [{ Key: 'nvidia.com/gpu', Value: 'true', Effect: 'NO_SCHEDULE' }],
       Labels: { 'boa/node-role': 'gpu', 'nvidia.com/gpu.present': 'true' },
       DiskSize: 200,
+      // EKS node auto-repair replaces nodes that turn unhealthy (kubelet, GPU) on its own.
+      NodeRepairConfig: { Enabled: true },
     });
   });
 
@@ -192,9 +194,26 @@ describe("boa's IAM role (EKS Pod Identity)", () => {
     expect(policies).toHaveLength(1);
     const statements = policies[0]!.Properties.PolicyDocument.Statement;
     const nodegroupArn = { 'Fn::GetAtt': [gpuId, 'Arn'] };
-    expect(statements).toHaveLength(3);
+    expect(statements).toHaveLength(6);
     expect(statements).toEqual(
       expect.arrayContaining([
+        // Removing the instances boa chose: only the GPU node group's ASG, found by EKS's tags on it.
+        expect.objectContaining({
+          Effect: 'Allow',
+          Action: ['autoscaling:SetInstanceProtection', 'autoscaling:TerminateInstanceInAutoScalingGroup'],
+          Resource: '*',
+          Condition: {
+            StringEquals: {
+              'autoscaling:ResourceTag/eks:nodegroup-name': { 'Fn::GetAtt': [gpuId, 'NodegroupName'] },
+              'autoscaling:ResourceTag/eks:cluster-name': expect.anything(),
+            },
+          },
+        }),
+        expect.objectContaining({
+          Action: ['autoscaling:DescribeAutoScalingGroups', 'autoscaling:DescribeScalingActivities'],
+          Resource: '*',
+        }),
+        expect.objectContaining({ Action: 'eks:ListNodegroups' }),
         expect.objectContaining({
           Effect: 'Allow',
           Action: ['eks:DescribeNodegroup', 'eks:DescribeUpdate', 'eks:UpdateNodegroupConfig'],
@@ -213,9 +232,18 @@ describe("boa's IAM role (EKS Pod Identity)", () => {
     for (const statement of statements) {
       const actions = [statement.Action].flat();
       if (statement.Resource === '*') {
-        expect(
-          actions.every((a: string) => ['ec2:DescribeInstances', 'cloudwatch:PutMetricData'].includes(a)),
-        ).toBe(true);
+        const unscoped = [
+          'ec2:DescribeInstances',
+          'cloudwatch:PutMetricData',
+          'autoscaling:DescribeAutoScalingGroups',
+          'autoscaling:DescribeScalingActivities',
+        ];
+        const tagScoped = [
+          'autoscaling:SetInstanceProtection',
+          'autoscaling:TerminateInstanceInAutoScalingGroup',
+        ];
+        expect(actions.every((a: string) => unscoped.includes(a) || tagScoped.includes(a))).toBe(true);
+        if (actions.some((a: string) => tagScoped.includes(a))) expect(statement.Condition).toBeDefined();
       }
       if (actions.includes('cloudwatch:PutMetricData')) expect(statement.Condition).toBeDefined();
     }
