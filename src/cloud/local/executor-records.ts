@@ -115,7 +115,7 @@ export function isOurSupervisor(pid: number, dir: string): boolean {
   } catch {
     return false;
   }
-  return commandLine.includes('replica-supervisor.mjs') && commandLine.includes(dir);
+  return commandLine.includes('replica-supervisor.sh') && commandLine.includes(dir);
 }
 
 /** The exit code a replica reports: its own, or 128 + the signal number (as a shell reports it). */

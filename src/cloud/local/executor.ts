@@ -19,7 +19,7 @@ import {
   writeStop,
 } from './executor-records.ts';
 
-const SUPERVISOR = resolve(import.meta.dirname, 'replica-supervisor.mjs');
+const SUPERVISOR = resolve(import.meta.dirname, 'replica-supervisor.sh');
 
 export interface LocalExecutorOptions {
   /** The service's data directory: replicas' records and logs go to DATA_DIR/jobs/<id>/<generation>/. */
@@ -45,6 +45,11 @@ interface LocalReplica {
   /** When SIGTERM was sent (also on disk, so a restarted service keeps the grace deadline). */
   stopAt?: number;
   killed: boolean;
+  /**
+   * Its process group is ours to kill: we spawned it, or its recorded pid is our supervisor or no
+   * process at all (its command may linger in the group). A recycled pid's group never is.
+   */
+  readonly owned: boolean;
 }
 
 const keyOf = (jobId: number, generation: number, rank: number) => `${jobId}/${generation}/${rank}`;
@@ -54,7 +59,7 @@ const PRIVATE_ENV = /^BOA_/;
 
 /**
  * The embedded default's executor: each replica is a real process on this machine, started through
- * replica-supervisor.mjs in its own process group so it survives the service, with its pid and exit
+ * replica-supervisor.sh (POSIX sh) in its own process group so it survives the service, with its pid and exit
  * recorded under DATA_DIR/jobs. A new instance adopts what the records list (guarding against pid
  * reuse), so a restarted service never starts a replica twice. Level-triggered; see the Executor port.
  */
@@ -86,7 +91,8 @@ export class LocalExecutor implements Executor {
   private adopt(): void {
     for (const found of scanRecords(this.jobsDir)) {
       const exit = readExit(found.dir, found.rank);
-      const alive = exit === undefined && isOurSupervisor(found.record.pid, found.dir);
+      const ours = isOurSupervisor(found.record.pid, found.dir);
+      const alive = exit === undefined && ours;
       this.replicas.set(keyOf(found.jobId, found.generation, found.rank), {
         jobId: found.jobId,
         generation: found.generation,
@@ -98,6 +104,7 @@ export class LocalExecutor implements Executor {
         exit,
         stopAt: readStop(found.dir, found.rank),
         killed: false,
+        owned: ours || !processExists(found.record.pid),
       });
       if (alive) this.logger.info({ event: 'replica_adopted', ...found.record, dir: found.dir }, 'adopted');
     }
@@ -211,7 +218,7 @@ export class LocalExecutor implements Executor {
 
   private forget(key: string, replica: LocalReplica): void {
     // A supervisor killed alone may leave its command running in the group: never leave one behind.
-    if (!replica.exit) this.signal(-replica.pid, 'SIGKILL');
+    if (!replica.exit && replica.owned) this.signal(-replica.pid, 'SIGKILL');
     replica.child?.removeAllListeners();
     removeRecords(replica.dir, replica.rank);
     this.replicas.delete(key);
@@ -228,7 +235,7 @@ export class LocalExecutor implements Executor {
     }
     Object.assign(env, workload.env ?? {}, spec.env);
     const child = spawn(
-      process.execPath,
+      '/bin/sh',
       [SUPERVISOR, dir, String(spec.rank), spec.node, '--', ...workload.command, ...(workload.args ?? [])],
       { cwd: workload.workingDir ?? process.cwd(), env, detached: true, stdio: 'ignore' },
     );
@@ -249,6 +256,7 @@ export class LocalExecutor implements Executor {
       child,
       alive: true,
       killed: false,
+      owned: true,
     };
     child.on('error', () => undefined);
     this.replicas.set(keyOf(spec.jobId, spec.generation, spec.rank), replica);

@@ -1,0 +1,92 @@
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { LocalExecutor } from '../../src/cloud/local/executor.ts';
+import { checkLocalWorkload } from '../../src/cloud/local/executor-command.ts';
+import { processExists } from '../../src/cloud/local/executor-records.ts';
+import type { DesiredJob, ReplicaStatus } from '../../src/service/ports.ts';
+
+const dirs: string[] = [];
+const pids: number[] = [];
+afterEach(() => {
+  for (const pid of pids.splice(0)) {
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function temp(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'boa-local-exec-'));
+  dirs.push(dir);
+  return dir;
+}
+
+const job = (command: string[]): DesiredJob => ({
+  jobId: 1,
+  generation: 1,
+  replicas: [{ jobId: 1, generation: 1, rank: 0, node: 'local-1', gpus: 1, workload: { command }, env: {} }],
+});
+
+async function settle(
+  executor: LocalExecutor,
+  desired: DesiredJob[],
+  done: (s: readonly ReplicaStatus[]) => boolean,
+) {
+  for (let i = 0; i < 200; i++) {
+    const statuses = await executor.reconcile(desired);
+    if (done(statuses)) return statuses;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error('timed out');
+}
+
+describe('local executor', () => {
+  it('reports a command that cannot be found as failed with 127, the log saying why', async () => {
+    const dataDir = temp();
+    const executor = new LocalExecutor({ dataDir, terminationGraceSeconds: 1 });
+    const [status] = await settle(executor, [job(['no-such-program-boa'])], (s) => s[0]?.phase === 'failed');
+    expect(status).toMatchObject({ exitCode: 127, reason: 'command not found: no-such-program-boa' });
+    expect(readFileSync(join(dataDir, 'jobs/1/1/0.log'), 'utf8')).toContain('no-such-program-boa');
+  });
+
+  it('never adopts or signals a recycled pid: the replica is started anew', async () => {
+    const dataDir = temp();
+    // A live process that is not a supervisor holds the recorded pid.
+    const stranger = spawn('sleep', ['30'], { detached: true, stdio: 'ignore' });
+    pids.push(stranger.pid as number);
+    mkdirSync(join(dataDir, 'jobs/1/1'), { recursive: true });
+    writeFileSync(
+      join(dataDir, 'jobs/1/1/0.pid'),
+      JSON.stringify({ pid: stranger.pid, node: 'local-1', startedAt: 0 }),
+    );
+    const executor = new LocalExecutor({ dataDir, terminationGraceSeconds: 1 });
+    const [status] = await settle(executor, [job(['sleep', '30'])], (s) => s[0]?.phase === 'running');
+    const record = JSON.parse(readFileSync(join(dataDir, 'jobs/1/1/0.pid'), 'utf8'));
+    pids.push(record.pid);
+    expect(record.pid).not.toBe(stranger.pid);
+    expect(status?.phase).toBe('running');
+    expect(processExists(stranger.pid as number)).toBe(true);
+  });
+
+  it('checks at submission that the program exists: PATH, a path, the working directory', () => {
+    const dir = temp();
+    writeFileSync(join(dir, 'train.sh'), '#!/bin/sh\n', { mode: 0o755 });
+    writeFileSync(join(dir, 'data.txt'), 'not a program', { mode: 0o644 });
+    expect(checkLocalWorkload({ command: ['node', 'x.js'] })).toBeUndefined();
+    expect(checkLocalWorkload({ command: ['./train.sh'], workingDir: dir })).toBeUndefined();
+    expect(checkLocalWorkload({ command: ['./data.txt'], workingDir: dir })?.field).toBe('workload.command');
+    expect(checkLocalWorkload({ command: ['no-such-program-boa'] })).toMatchObject({
+      field: 'workload.command',
+      message: expect.stringContaining('command not found'),
+    });
+    expect(checkLocalWorkload({ command: ['node'], workingDir: join(dir, 'missing') })?.field).toBe(
+      'workload.workingDir',
+    );
+  });
+});
