@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { BOUNDS, className, printableName } from './bounds.ts';
 import { WorkloadSchema } from './workload.ts';
 
 export const ErrorSchema = z
@@ -16,13 +17,14 @@ export const JobIdParam = z.object({
     .number()
     .int()
     .positive()
+    .max(Number.MAX_SAFE_INTEGER)
     .openapi({ param: { name: 'id', in: 'path' }, example: 12 }),
 });
 
 export const RegisterJobBody = z
   .object({
-    class: z.string().min(1).openapi({ example: 'cifar10' }),
-    name: z.string().min(1).max(200).optional().openapi({ example: 'resnet18-lr0.1' }),
+    class: className().openapi({ example: 'cifar10' }),
+    name: printableName(BOUNDS.jobName).optional().openapi({ example: 'resnet18-lr0.1' }),
     workload: WorkloadSchema.optional().openapi({
       description: 'what boa runs for the job; without it the job launches itself and polls its allocation',
     }),
@@ -36,8 +38,9 @@ export const ProgressBody = z
       .number()
       .int()
       .nonnegative()
+      .max(BOUNDS.statEpoch)
       .openapi({ description: 'the statistical epoch the job is in now' }),
-    workDoneSeconds: z.number().nonnegative().optional().openapi({
+    workDoneSeconds: z.number().nonnegative().max(BOUNDS.workSeconds).optional().openapi({
       description: 'work done so far in that statistical epoch, in 1-GPU seconds (optional)',
     }),
   })
@@ -45,20 +48,26 @@ export const ProgressBody = z
   .openapi('Progress');
 
 export const BudgetBody = z
-  .object({ gpuHoursPerHour: z.number().positive().openapi({ example: 40 }) })
+  .object({
+    gpuHoursPerHour: z
+      .number()
+      .positive()
+      .max(BOUNDS.budget, `gpuHoursPerHour is at most ${BOUNDS.budget}`)
+      .openapi({ example: 40 }),
+  })
   .strict()
   .openapi('Budget');
 
 export const ClassBody = z
   .object({
     profile: z.unknown().openapi({ description: 'a class object of the profile file format (version 1)' }),
-    priorRatePerHour: z.number().nonnegative().optional(),
+    priorRatePerHour: z.number().nonnegative().max(BOUNDS.ratePerHour).optional(),
   })
   .strict()
   .openapi('ClassPut');
 
 export const ClassNameParam = z.object({
-  name: z.string().openapi({ param: { name: 'name', in: 'path' }, example: 'cifar10' }),
+  name: className().openapi({ param: { name: 'name', in: 'path' }, example: 'cifar10' }),
 });
 
 export const ListJobsQuery = z.object({

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { BoaClient } from './client.ts';
 import { resolveConnection } from './connection.ts';
+import { printable, printableJson } from './format.ts';
 
 export interface GlobalOptions {
   url?: string;
@@ -24,7 +25,7 @@ export function contextOf(command: Command): CliContext {
   };
 }
 
-/** --json prints the API's body as received; otherwise the command's readable rendering. */
+/** --json prints the API's body as received; otherwise the command's readable rendering; both escaped. */
 export function output(context: CliContext, text: string, readable: () => string): void {
-  context.print(context.json ? `${text}\n` : readable());
+  context.print(context.json ? `${printableJson(text)}\n` : printable(readable(), true));
 }

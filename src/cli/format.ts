@@ -21,6 +21,27 @@ const BORDERLESS = {
   middle: '  ',
 };
 
+const NAMED_ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+const escapeChar = (ch: string) =>
+  NAMED_ESCAPES[ch] ?? `\\u${ch.codePointAt(0)!.toString(16).padStart(4, '0')}`;
+
+/**
+ * Text as it may be shown on a terminal: control characters (ESC sequences, carriage returns, NUL,
+ * C1 controls) and invisible format characters (bidi overrides) are shown escaped, never acted on.
+ * Names are refused with them now, but older rows and error messages may still carry some.
+ */
+export function printable(text: string, keepNewlines = false): string {
+  return text.replace(/[\p{Cc}\p{Cf}]/gu, (ch) => (keepNewlines && ch === '\n' ? ch : escapeChar(ch)));
+}
+
+/** A JSON text for a terminal: the same characters escaped as \uXXXX, which keeps it valid JSON. */
+export function printableJson(text: string): string {
+  return text.replace(
+    /[\u007f-\u009f\p{Cf}]/gu,
+    (ch) => `\\u${ch.codePointAt(0)!.toString(16).padStart(4, '0')}`,
+  );
+}
+
 /** Aligned columns with a header row; numeric columns are right-aligned. */
 export function table(head: string[], rows: Cell[][]): string {
   const numeric = head.map((_, i) =>
@@ -32,7 +53,8 @@ export function table(head: string[], rows: Cell[][]): string {
     style: { head: [], border: [], 'padding-left': 0, 'padding-right': 0 },
     colAligns: numeric.map((n) => (n && rows.length > 0 ? 'right' : 'left')),
   });
-  for (const row of rows) out.push(row.map((cell) => cell ?? '-'));
+  for (const row of rows)
+    out.push(row.map((cell) => (cell === null || cell === undefined ? '-' : printable(String(cell)))));
   // cli-table3 pads the last column too; trailing spaces only get in the way.
   return `${out
     .toString()
@@ -44,7 +66,12 @@ export function table(head: string[], rows: Cell[][]): string {
 /** `key  value` lines with the values aligned. */
 export function keyValues(pairs: Array<[string, Cell]>): string {
   const width = Math.max(...pairs.map(([key]) => key.length));
-  return pairs.map(([key, value]) => `${key.padEnd(width)}  ${value ?? '-'}\n`).join('');
+  return pairs
+    .map(
+      ([key, value]) =>
+        `${key.padEnd(width)}  ${value === null || value === undefined ? '-' : printable(String(value))}\n`,
+    )
+    .join('');
 }
 
 export function fixed(value: number | null | undefined, digits = 2): string {

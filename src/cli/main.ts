@@ -4,6 +4,7 @@
  */
 import { CommanderError } from 'commander';
 import { CliError, EXIT } from './errors.ts';
+import { printable, printableJson } from './format.ts';
 import { createProgram } from './program.ts';
 
 export async function run(argv: string[]): Promise<number> {
@@ -17,8 +18,9 @@ export async function run(argv: string[]): Promise<number> {
       return error.exitCode === 0 ? EXIT.ok : EXIT.badInput;
     }
     if (error instanceof CliError) {
-      if (program.opts<{ json?: boolean }>().json && error.body) process.stdout.write(`${error.body}\n`);
-      process.stderr.write(`boa: ${error.message}\n`);
+      if (program.opts<{ json?: boolean }>().json && error.body)
+        process.stdout.write(`${printableJson(error.body)}\n`);
+      process.stderr.write(`boa: ${printable(error.message, true)}\n`);
       return error.exitCode;
     }
     throw error;

@@ -1,12 +1,24 @@
 import { z } from 'zod';
 
+export const MAX_WIDTH = 1024;
+/** Bounds that keep one profile from making every budget infeasible or the planner's tables huge. */
+export const MAX_EPOCHS = 1000;
+export const MAX_EPOCH_WORK_SECONDS = 1e8;
+
 /**
  * The public, versioned job-class profile format (version 1).
  * Speedups are as measured: they may dip across node boundaries and may be slightly superlinear;
  * the calculators take hulls themselves, so the file keeps the truth.
  */
 const speedupTable = z
-  .record(z.string(), z.number().finite().positive('speedups must be positive numbers'))
+  .record(
+    z.string(),
+    z
+      .number()
+      .finite()
+      .positive('speedups must be positive numbers')
+      .max(2 * MAX_WIDTH, `speedups are at most ${2 * MAX_WIDTH}`),
+  )
   .superRefine((table, ctx) => {
     const one = table['1'];
     if (one === undefined) {
@@ -28,18 +40,23 @@ const speedupTable = z
   });
 
 const epochSchema = z.strictObject({
-  workSeconds: z.number().finite().positive('workSeconds must be a positive number of seconds on 1 GPU'),
+  workSeconds: z
+    .number()
+    .finite()
+    .positive('workSeconds must be a positive number of seconds on 1 GPU')
+    .max(MAX_EPOCH_WORK_SECONDS, `workSeconds is at most ${MAX_EPOCH_WORK_SECONDS} (about 3 GPU-years)`),
   speedup: speedupTable,
 });
 
 const classSchema = z.strictObject({
   name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, 'class names are 1-64 letters, digits, _ . -'),
-  weight: z.number().finite().positive('weight must be a positive number').default(1),
-  rescaleSeconds: z.number().finite().nonnegative('rescaleSeconds must be >= 0'),
-  epochs: z.array(epochSchema).min(1, 'a class needs at least one statistical epoch'),
+  weight: z.number().finite().positive('weight must be a positive number').max(1e6).default(1),
+  rescaleSeconds: z.number().finite().nonnegative('rescaleSeconds must be >= 0').max(86_400),
+  epochs: z
+    .array(epochSchema)
+    .min(1, 'a class needs at least one statistical epoch')
+    .max(MAX_EPOCHS, `a class has at most ${MAX_EPOCHS} statistical epochs`),
 });
-
-export const MAX_WIDTH = 1024;
 
 export const profileFileSchema = z
   .strictObject({

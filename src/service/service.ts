@@ -313,6 +313,38 @@ export class BoaService {
     void this.planner.request('profile');
   }
 
+  /** Deletes a class no active job belongs to; the last class stays (a restart would reseed defaults). */
+  deleteClass(name: string): void {
+    const s = this.state;
+    if (!s.classes.has(name)) throw notFound(`class ${name}`);
+    const active = [...s.jobs.values()].filter(
+      (j) => j.className === name && (j.state === 'waiting' || j.state === 'running'),
+    );
+    if (active.length > 0) {
+      throw new ServiceError(
+        409,
+        'class_in_use',
+        `class ${name} has ${active.length} active job(s) (${active
+          .slice(0, 5)
+          .map((j) => j.id)
+          .join(', ')}${active.length > 5 ? ', ...' : ''}); cancel or finish them first`,
+        'name',
+      );
+    }
+    if (s.classes.size === 1) {
+      throw new ServiceError(
+        409,
+        'last_class',
+        `class ${name} is the only class; put another one first`,
+        'name',
+      );
+    }
+    this.deps.repo.deleteClass(name);
+    s.classes.delete(name);
+    this.deps.logger.info({ event: 'class_deleted', name }, 'class deleted');
+    void this.planner.request('profile');
+  }
+
   // ---- jobs ----
 
   registerJob(

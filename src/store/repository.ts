@@ -81,6 +81,11 @@ export class Repository {
       .run();
   }
 
+  /** Removes a class; true when it existed. Jobs keep their class name (history stays readable). */
+  deleteClass(name: string): boolean {
+    return this.db.delete(jobClasses).where(eq(jobClasses.name, name)).run().changes > 0;
+  }
+
   insertJob(job: NewJob): JobRow {
     return this.db.insert(jobs).values(job).returning().get();
   }

@@ -125,6 +125,27 @@ export function operatorRoutes(app: OpenAPIHono<ApiEnv>) {
 
   app.openapi(
     createRoute({
+      method: 'delete',
+      path: '/v1/classes/{name}',
+      summary: 'Delete a job class; refused while jobs of it are waiting or running',
+      request: { params: ClassNameParam },
+      responses: {
+        200: jsonContent(AnyJson, 'deleted'),
+        ...errors,
+        404: jsonContent(ErrorSchema, 'no such class'),
+        409: jsonContent(ErrorSchema, 'jobs of the class are active, or it is the only class'),
+      },
+    }),
+    (c) => {
+      requireOperator(c);
+      const { name } = c.req.valid('param');
+      c.var.service.deleteClass(name);
+      return c.json({ deleted: name }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
       method: 'post',
       path: '/v1/classes/validate',
       summary: 'Validate a class profile without saving it',

@@ -45,6 +45,19 @@ export function addClassesCommands(program: Command): void {
     });
 
   classes
+    .command('delete')
+    .description('delete a job class (refused while jobs of it are waiting or running)')
+    .argument('<name>', 'the class name')
+    .action(async (name: string, _options: unknown, command: Command) => {
+      const context = contextOf(command);
+      const { text } = await context.client.json<{ deleted: string }>(
+        'DELETE',
+        `/v1/classes/${encodeURIComponent(name)}`,
+      );
+      output(context, text, () => `class ${name} deleted; the next plan leaves it out\n`);
+    });
+
+  classes
     .command('validate')
     .description('check a class profile JSON file without saving it')
     .argument('<file>', 'one class object of the profile file format')

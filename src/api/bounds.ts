@@ -1,0 +1,35 @@
+import { z } from '@hono/zod-openapi';
+
+/**
+ * Upper bounds on every number and name a caller can send. Each is far above any real use and low
+ * enough that no single request can push the planner, the ledger or the node group into nonsense
+ * (a budget of 1e308, a class whose work makes every budget infeasible).
+ */
+export const BOUNDS = {
+  /** GPU-hours per hour: 100,000 is a 25,000-node g4dn.12xlarge fleet, beyond any account's quota. */
+  budget: 100_000,
+  /** Expected arrivals per hour of one class. */
+  ratePerHour: 100_000,
+  /** Work a job reports in its current statistical epoch, in 1-GPU seconds (about 30 GPU-years). */
+  workSeconds: 1e9,
+  /** Statistical epochs of a class (the profile format's limit). */
+  statEpoch: 1000,
+  /** Job names, in characters. */
+  jobName: 200,
+} as const;
+
+/** Class names as the profile format has them: 1-64 letters, digits, _ . - (starting alphanumeric). */
+export const CLASS_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+
+/** No control, format (bidi overrides), surrogate, private-use or unassigned characters. */
+const PRINTABLE = /^[^\p{C}]*$/u;
+
+export const className = () =>
+  z.string().regex(CLASS_NAME, 'class names are 1-64 letters, digits, _ . - starting with a letter or digit');
+
+export const printableName = (max: number) =>
+  z
+    .string()
+    .min(1)
+    .max(max, `at most ${max} characters`)
+    .regex(PRINTABLE, 'only printable characters (no control characters such as NUL, newline or ESC)');
