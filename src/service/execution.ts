@@ -23,6 +23,11 @@ export class Execution {
   /** The executor's last reconcile, measured apart from the tick's decision. */
   lastReconcileMs = 0;
   reconciles = 0;
+  /**
+   * Nodes where the executor last saw a replica not yet ended (stopping ones included): the node
+   * reconciler removes a node only once its replicas have stopped with their grace period.
+   */
+  nodesWithReplicas: ReadonlySet<string> = new Set();
   /** Job tokens handed to replicas, derived once per job. */
   private readonly tokens = new Map<number, string>();
 
@@ -141,6 +146,9 @@ export class Execution {
    * ones are being stopped. Returns whether anything is still starting or stopping.
    */
   private apply(statuses: readonly ReplicaStatus[]): boolean {
+    this.nodesWithReplicas = new Set(
+      statuses.filter((r) => r.phase !== 'succeeded' && r.phase !== 'failed').map((r) => r.node),
+    );
     let settling = false;
     const byJob = new Map<number, ReplicaStatus[]>();
     for (const status of statuses) {

@@ -164,7 +164,11 @@ export class Scheduler {
       target: decision.desiredNodes,
       nodes: state.nodes,
       group: state.group,
-      allocations: [...state.jobs.values()].map((j) => j.allocation),
+      // Jobs placed there, and replicas still stopping there (grace period) after a job moved off.
+      allocations: [
+        ...[...state.jobs.values()].map((j) => j.allocation),
+        [...this.service.execution.nodesWithReplicas],
+      ],
     });
     this.service.execution.afterTick(now);
     this.service.planner.maybeRun();

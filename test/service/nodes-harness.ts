@@ -5,7 +5,7 @@ import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { createAwsNodePool } from '../../src/cloud/aws/index.ts';
 import { bootService, InlinePlanComputer } from '../../src/service/boot.ts';
 import { resolveConfig } from '../../src/service/config.ts';
-import type { MetricDatum, NodePool } from '../../src/service/ports.ts';
+import type { Executor, MetricDatum, NodePool, Workload } from '../../src/service/ports.ts';
 import { captureLogs } from '../cloud/fake-time.ts';
 import { type EmulatedNodegroup, emulateNodegroup } from '../cloud/emulated-nodegroup.ts';
 import { ManualClock } from './harness.ts';
@@ -54,7 +54,7 @@ export function nodesWorld(options: NodesWorldOptions = {}) {
   });
   const services: Array<{ close: () => Promise<void> }> = [];
 
-  const start = async (wrap: (pool: NodePool) => NodePool = (p) => p) => {
+  const start = async (wrap: (pool: NodePool) => NodePool = (p) => p, executor: Executor | null = null) => {
     const pool = createAwsNodePool(config, logs.logger, {
       clients: {
         eks: group.eks,
@@ -72,6 +72,7 @@ export function nodesWorld(options: NodesWorldOptions = {}) {
       computer: new InlinePlanComputer(),
       logger: logs.logger,
       dataDir,
+      executor,
     });
     services.push(boa);
     const tick = async (count = 1) => {
@@ -82,8 +83,8 @@ export function nodesWorld(options: NodesWorldOptions = {}) {
       }
     };
     /** A job that wants `gpus` GPUs throughout (its widths set as a plan would). */
-    const job = (gpus: number) => {
-      const { job } = boa.service.registerJob('cifar10', `job-${gpus}`);
+    const job = (gpus: number, workload?: Workload) => {
+      const { job } = boa.service.registerJob('cifar10', `job-${gpus}`, workload);
       job.widths = Array.from({ length: 8 }, () => gpus);
       return job;
     };

@@ -1,5 +1,6 @@
 import { UpdateNodegroupConfigCommand } from '@aws-sdk/client-eks';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { DesiredJob, Executor, ReplicaStatus } from '../../src/service/ports.ts';
 import { nodeName, type NodesWorld, nodesWorld } from './nodes-harness.ts';
 
 /** boa on an EKS node group that behaves as AWS does (issue 11's must-show cases, except restarts). */
@@ -177,5 +178,59 @@ describe('capacity', () => {
     expect(w.group.asg.live()).toHaveLength(2);
     expect(b.allocation).toHaveLength(4);
     expect((await status()).nodeGroup.capacity).toMatchObject({ backoffUntil: null, failures: 0 });
+  });
+});
+
+/** An executor whose replicas of jobs no longer wanted keep stopping (grace period) until released. */
+function gracefulExecutor() {
+  const known = new Map<string, ReplicaStatus>();
+  const released = new Set<string>();
+  const executor: Executor = {
+    kind: 'kubernetes',
+    async reconcile(desired: readonly DesiredJob[]) {
+      const wanted = new Set<string>();
+      for (const job of desired) {
+        for (const r of job.replicas) {
+          const key = `${r.jobId}/${r.generation}/${r.rank}`;
+          wanted.add(key);
+          known.set(key, {
+            jobId: r.jobId,
+            generation: r.generation,
+            rank: r.rank,
+            node: r.node,
+            phase: 'running',
+          });
+        }
+      }
+      for (const [key, status] of known) {
+        if (wanted.has(key)) continue;
+        if (released.has(key)) known.delete(key);
+        else known.set(key, { ...status, phase: 'stopping' });
+      }
+      return [...known.values()];
+    },
+    async close() {},
+  };
+  return { executor, releaseAll: () => known.forEach((_, key) => released.add(key)) };
+}
+
+describe('draining', () => {
+  it("removes a node only after its job's replicas stopped with their grace period", async () => {
+    const w = world();
+    const ex = gracefulExecutor();
+    const { tick, job, boa } = await w.start(undefined, ex.executor);
+    const a = job(4, { command: ['train'] });
+    const b = job(4, { command: ['train'] });
+    await tick(3);
+    expect(a.allocation).toHaveLength(4);
+    expect(b.allocation).toHaveLength(4);
+    const bNode = w.group.asg.live().find((i) => nodeName(w.group, i.id) === b.allocation[0])!;
+    boa.service.finishJob(b.id, 'cancelled');
+    await tick(3); // b's replica is still stopping on its node
+    expect(w.group.terminations).toEqual([]);
+    expect(w.group.kube.cordons).toEqual([nodeName(w.group, bNode.id)]);
+    ex.releaseAll();
+    await tick(2);
+    expect(w.group.terminations.map((t) => t.instanceId)).toEqual([bNode.id]);
   });
 });
