@@ -10,7 +10,11 @@ export interface NodegroupRef {
 /** EC2 allows 5 to 1000 results per page; a node group is far smaller, so pages are rare anyway. */
 const PAGE_SIZE = 500;
 
-/** EKS managed node groups tag their instances with these; pending and running instances are billed. */
+/**
+ * EKS managed node groups tag their instances with these. Pending instances are listed too (they are
+ * launching and count against the desired size), but EC2 bills from running only: the pool marks them
+ * billed: false and the ledger starts counting at running.
+ */
 export function nodegroupFilters(ref: NodegroupRef): Filter[] {
   return [
     { Name: 'tag:eks:cluster-name', Values: [ref.clusterName] },
@@ -21,8 +25,8 @@ export function nodegroupFilters(ref: NodegroupRef): Filter[] {
 
 /**
  * The node group's instances that exist now, from EC2 (the ledger's truth, not the group's desired
- * size), all pages. `ready` means the instance is running: whether Kubernetes has the node Ready is the
- * scheduler's concern. `gpus` is the configured GPUs per node (one instance type per group). A throttled
+ * size), all pages. `ready` here means EC2 running; the pool then joins Kubernetes' view (Ready, not
+ * cordoned, GPUs advertised) to decide whether jobs may use the node. `gpus` is the configured GPUs per node (one instance type per group). A throttled
  * page restarts the whole listing: reads are safe to repeat and a partial list would undercount.
  */
 export async function listNodegroupInstances(

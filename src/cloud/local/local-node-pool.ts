@@ -29,11 +29,11 @@ export interface LocalPoolOptions {
 
 /**
  * An emulated node group for the embedded default (no AWS). New nodes are listed at once (booting,
- * ready=false) with launchedAt = now and are ready bootSeconds later; on scale-down the newest nodes
- * beyond the desired count are released: listed (still paid) but not ready, gone releaseSeconds later.
- * Newest first because they are the likeliest still booting or idle; a real ASG chooses by its own
- * termination policy, so the scheduler must not rely on which node goes. Every time-dependent fact is
- * derived from the injected clock, so a virtual clock skips boot and release time.
+ * ready=false) with launchedAt = now and are ready bootSeconds later. The service scales in with
+ * terminate(ids): exactly those nodes are released (listed, still paid, not ready; gone releaseSeconds
+ * later) and the desired size drops by as many. A lower desired size alone releases the newest
+ * unprotected nodes beyond it. Every time-dependent fact is derived from the injected clock, so a
+ * virtual clock skips boot and release time.
  */
 export class LocalNodePool implements NodePool {
   readonly kind = 'local' as const;
