@@ -6,11 +6,13 @@ import { Construct, type IDependable } from 'constructs';
 import { NODE_ROLE_LABEL } from './cluster.ts';
 import {
   BOA_NAMESPACE,
+  BOA_SERVICE_ACCOUNT,
   deploymentManifest,
   namespaceManifest,
   serviceManifest,
   storageManifests,
 } from './k8s/boa.ts';
+import { executorRbacManifests, jobsNamespaceManifest } from './k8s/jobs-rbac.ts';
 import { tokenInitManifests } from './k8s/token-init.ts';
 
 /** Size of boa's data volume (SQLite database), GiB. */
@@ -27,6 +29,8 @@ export interface BoaWorkloadProps {
   readonly instanceType: string;
   readonly gpusPerNode: number;
   readonly budget?: number;
+  /** Where the Kubernetes executor runs jobs' pods (BOA_JOBS_NAMESPACE). */
+  readonly jobsNamespace: string;
   readonly loadBalancer?: { readonly sourceRanges: readonly string[]; readonly certificateArn?: string };
   /** The EBS CSI add-on: created before (and deleted after) everything in boa's namespace, volume included. */
   readonly volumeDriver: IDependable;
@@ -67,6 +71,17 @@ export class BoaWorkload extends Construct {
     const storage = cluster.addManifest('Storage', ...storageManifests(DATA_VOLUME_GIB));
     storage.node.addDependency(this.namespace);
 
+    // The jobs' namespace and exactly the access the executor needs there (infra/k8s/jobs-rbac.ts).
+    const jobsNamespace = cluster.addManifest('JobsNamespace', jobsNamespaceManifest(props.jobsNamespace));
+    const executorRbac = cluster.addManifest(
+      'ExecutorRbac',
+      ...executorRbacManifests({
+        jobsNamespace: props.jobsNamespace,
+        serviceAccount: { name: BOA_SERVICE_ACCOUNT, namespace: BOA_NAMESPACE },
+      }),
+    );
+    executorRbac.node.addDependency(jobsNamespace, this.namespace);
+
     const env: Record<string, string> = {
       BOA_CLUSTER_NAME: props.clusterName,
       BOA_NODEGROUP_NAME: props.nodegroupName,
@@ -74,6 +89,7 @@ export class BoaWorkload extends Construct {
       BOA_MAX_NODES: String(props.maxNodes),
       BOA_INSTANCE_TYPE: props.instanceType,
       BOA_GPUS_PER_NODE: String(props.gpusPerNode),
+      BOA_JOBS_NAMESPACE: props.jobsNamespace,
       ...(props.budget !== undefined ? { BOA_BUDGET: String(props.budget) } : {}),
     };
     this.app = cluster.addManifest(
@@ -86,6 +102,6 @@ export class BoaWorkload extends Construct {
       }),
       serviceManifest(props.loadBalancer ? { loadBalancer: props.loadBalancer } : {}),
     );
-    this.app.node.addDependency(this.namespace, storage, tokenInit, props.serviceAccount);
+    this.app.node.addDependency(this.namespace, storage, tokenInit, props.serviceAccount, executorRbac);
   }
 }

@@ -59,6 +59,8 @@ export interface BoaConfig {
   readonly alarmEmail?: string;
   /** Extra IAM principal (user or role ARN) given cluster-admin through an EKS access entry. */
   readonly adminPrincipalArn?: string;
+  /** Namespace of the jobs' pods and services (BOA_JOBS_NAMESPACE); boa may manage pods only there. */
+  readonly jobsNamespace: string;
 }
 
 export class ContextError extends Error {
@@ -75,6 +77,7 @@ export const DEFAULTS = {
   maxGpuNodes: 4,
   instanceType: 'g4dn.12xlarge',
   gpuNodeDiskGiB: 200,
+  jobsNamespace: 'boa-jobs',
 } as const;
 
 function text(read: ContextReader, key: string): string | undefined {
@@ -214,6 +217,13 @@ export function readConfig(
     );
   }
 
+  const jobsNamespace = text(read, 'jobsNamespace') ?? DEFAULTS.jobsNamespace;
+  if (!/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(jobsNamespace) || jobsNamespace === 'boa') {
+    throw new ContextError(
+      `context "jobsNamespace" must be a DNS label other than boa's own namespace "boa", got "${jobsNamespace}"`,
+    );
+  }
+
   return {
     stackName,
     clusterName,
@@ -229,5 +239,6 @@ export function readConfig(
     ...(apiCertificateArn !== undefined ? { apiCertificateArn } : {}),
     ...(alarmEmail !== undefined ? { alarmEmail } : {}),
     ...(adminPrincipalArn !== undefined ? { adminPrincipalArn } : {}),
+    jobsNamespace,
   };
 }

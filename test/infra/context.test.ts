@@ -16,6 +16,7 @@ describe('readConfig', () => {
       gpuNodeDiskGiB: 200,
       allowedApiCidrs: [],
       exposeApi: false,
+      jobsNamespace: 'boa-jobs',
     });
     expect(DEFAULTS.instanceType).toBe('g4dn.12xlarge');
   });

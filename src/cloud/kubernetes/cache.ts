@@ -26,9 +26,11 @@ export interface CacheOptions<T> {
   readonly now: () => number;
 }
 
+const numeric = (v: string | undefined): v is string => v !== undefined && /^\d+$/.test(v);
+
 /** etcd versions are integers; if a server's are not, the newest write simply wins. */
 function newer(candidate: string | undefined, current: string | undefined): boolean {
-  if (!candidate || !current || !/^\d+$/.test(candidate) || !/^\d+$/.test(current)) return true;
+  if (!numeric(candidate) || !numeric(current)) return true;
   return BigInt(candidate) >= BigInt(current);
 }
 
@@ -40,6 +42,11 @@ function newer(candidate: string | undefined, current: string | undefined): bool
  */
 export class ObjectCache<T extends { metadata?: Meta }> {
   private readonly items = new Map<string, T>();
+  /**
+   * Versions at which objects were seen deleted: the answer to our own DELETE can arrive after the
+   * watch's DELETED event, and must not bring the object back.
+   */
+  private readonly tombstones = new Map<string, string>();
   private version = '';
   private listedAt = -Infinity;
   private watching = false;
@@ -66,6 +73,10 @@ export class ObjectCache<T extends { metadata?: Meta }> {
   put(obj: T): void {
     const name = obj.metadata?.name;
     if (!name) return;
+    const tombstone = this.tombstones.get(name);
+    const version = obj.metadata?.resourceVersion;
+    if (tombstone && (!numeric(version) || !numeric(tombstone) || BigInt(version) <= BigInt(tombstone)))
+      return;
     const known = this.items.get(name);
     if (!known || newer(obj.metadata?.resourceVersion, known.metadata?.resourceVersion))
       this.items.set(name, obj);
@@ -86,6 +97,7 @@ export class ObjectCache<T extends { metadata?: Meta }> {
     const o = this.options;
     const listed = await withKubeRetry(`list ${o.resource}`, o.list, o.retry);
     this.items.clear();
+    this.tombstones.clear();
     for (const item of listed.items) if (item.metadata?.name) this.items.set(item.metadata.name, item);
     this.version = listed.metadata?.resourceVersion ?? '';
     this.listedAt = o.now();
@@ -145,7 +157,9 @@ export class ObjectCache<T extends { metadata?: Meta }> {
     if (type === 'BOOKMARK') return;
     const name = obj.metadata?.name;
     if (!name) return;
-    if (type === 'DELETED') this.items.delete(name);
-    else this.put(obj);
+    if (type === 'DELETED') {
+      this.items.delete(name);
+      if (version) this.tombstones.set(name, version);
+    } else this.put(obj);
   }
 }

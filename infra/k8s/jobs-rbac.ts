@@ -1,0 +1,77 @@
+/**
+ * What the Kubernetes executor (src/cloud/kubernetes) needs, and nothing more: pods and services in the
+ * jobs namespace (create, delete, get, list, watch: no update, no patch, no exec), and nodes read-only
+ * cluster-wide (nodes are not namespaced). Other engineers extend the node rules here (cordon needs patch).
+ */
+
+export const JOBS_ROLE = 'boa-executor';
+export const NODES_CLUSTER_ROLE = 'boa-node-reader';
+
+export interface PolicyRule {
+  readonly apiGroups: readonly string[];
+  readonly resources: readonly string[];
+  readonly verbs: readonly string[];
+}
+
+export const JOBS_RULES: readonly PolicyRule[] = [
+  { apiGroups: [''], resources: ['pods', 'services'], verbs: ['create', 'delete', 'get', 'list', 'watch'] },
+];
+
+export const NODE_RULES: readonly PolicyRule[] = [
+  { apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'watch'] },
+];
+
+const labels = { 'app.kubernetes.io/name': 'boa', 'app.kubernetes.io/component': 'executor' };
+
+/**
+ * The jobs' namespace: baseline Pod Security (training images often run as root, which restricted
+ * forbids; baseline still forbids privileged pods, host namespaces and hostPath).
+ */
+export function jobsNamespaceManifest(namespace: string): Record<string, unknown> {
+  return {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name: namespace, labels: { ...labels, 'pod-security.kubernetes.io/enforce': 'baseline' } },
+  };
+}
+
+export interface ExecutorRbacOptions {
+  readonly jobsNamespace: string;
+  /** boa's own service account. */
+  readonly serviceAccount: { readonly name: string; readonly namespace: string };
+}
+
+/** Role and RoleBinding in the jobs namespace; ClusterRole and ClusterRoleBinding for nodes. */
+export function executorRbacManifests(options: ExecutorRbacOptions): Record<string, unknown>[] {
+  const subject = { kind: 'ServiceAccount', ...options.serviceAccount };
+  const rbac = 'rbac.authorization.k8s.io';
+  const rules = (list: readonly PolicyRule[]) => list.map((r) => ({ ...r }));
+  return [
+    {
+      apiVersion: `${rbac}/v1`,
+      kind: 'Role',
+      metadata: { name: JOBS_ROLE, namespace: options.jobsNamespace, labels },
+      rules: rules(JOBS_RULES),
+    },
+    {
+      apiVersion: `${rbac}/v1`,
+      kind: 'RoleBinding',
+      metadata: { name: JOBS_ROLE, namespace: options.jobsNamespace, labels },
+      roleRef: { apiGroup: rbac, kind: 'Role', name: JOBS_ROLE },
+      subjects: [subject],
+    },
+    {
+      apiVersion: `${rbac}/v1`,
+      kind: 'ClusterRole',
+      metadata: { name: NODES_CLUSTER_ROLE, labels },
+      rules: rules(NODE_RULES),
+    },
+    {
+      apiVersion: `${rbac}/v1`,
+      kind: 'ClusterRoleBinding',
+      metadata: { name: NODES_CLUSTER_ROLE, labels },
+      roleRef: { apiGroup: rbac, kind: 'ClusterRole', name: NODES_CLUSTER_ROLE },
+      subjects: [subject],
+    },
+  ];
+}

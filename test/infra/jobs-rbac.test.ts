@@ -1,0 +1,136 @@
+import type { Template } from 'aws-cdk-lib/assertions';
+import { pino } from 'pino';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ContextError, readConfig } from '../../infra/context.ts';
+import { JOBS_RULES, NODE_RULES, type PolicyRule } from '../../infra/k8s/jobs-rbac.ts';
+import { createKubernetesExecutor } from '../../src/cloud/kubernetes/index.ts';
+import type { DesiredJob } from '../../src/service/ports.ts';
+import { startFakeKubeApi } from '../fakes/kube-api/index.ts';
+import { kubernetesObjects, synthTemplate } from './synth.ts';
+
+let objects: Map<string, any>;
+let variant: Map<string, any>;
+beforeAll(() => {
+  objects = kubernetesObjects(synthTemplate() as Template);
+  variant = kubernetesObjects(synthTemplate({ jobsNamespace: 'team-a' }));
+}, 120_000);
+
+const verbs = ['create', 'delete', 'get', 'list', 'watch'];
+const boaAccount = { kind: 'ServiceAccount', name: 'boa', namespace: 'boa' };
+
+describe("the Kubernetes executor's RBAC in the CDK app", () => {
+  it('creates the jobs namespace (baseline Pod Security) and tells boa its name', () => {
+    expect(objects.get('Namespace/boa-jobs')?.metadata.labels['pod-security.kubernetes.io/enforce']).toBe(
+      'baseline',
+    );
+    const env = objects.get('Deployment/boa').spec.template.spec.containers[0].env;
+    expect(env).toContainEqual({ name: 'BOA_JOBS_NAMESPACE', value: 'boa-jobs' });
+  });
+
+  it('grants pods and services create/delete/get/list/watch in the jobs namespace only', () => {
+    const role = objects.get('Role/boa-executor');
+    expect(role.metadata.namespace).toBe('boa-jobs');
+    expect(role.rules).toEqual([{ apiGroups: [''], resources: ['pods', 'services'], verbs }]);
+    const binding = objects.get('RoleBinding/boa-executor');
+    expect(binding.metadata.namespace).toBe('boa-jobs');
+    expect(binding.roleRef).toEqual({
+      apiGroup: 'rbac.authorization.k8s.io',
+      kind: 'Role',
+      name: 'boa-executor',
+    });
+    expect(binding.subjects).toEqual([boaAccount]);
+  });
+
+  it('grants nodes get/list/watch cluster-wide, and no wildcard anywhere', () => {
+    expect(objects.get('ClusterRole/boa-node-reader').rules).toEqual([
+      { apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'watch'] },
+    ]);
+    expect(objects.get('ClusterRoleBinding/boa-node-reader').subjects).toEqual([boaAccount]);
+    const rbac = [...objects.values()].filter((o) => String(o.apiVersion).startsWith('rbac.'));
+    const executors = rbac.filter((o) => o.metadata.labels?.['app.kubernetes.io/component'] === 'executor');
+    expect(executors.map((o) => `${o.kind}/${o.metadata.name}`).sort()).toEqual([
+      'ClusterRole/boa-node-reader',
+      'ClusterRoleBinding/boa-node-reader',
+      'Role/boa-executor',
+      'RoleBinding/boa-executor',
+    ]);
+    expect(JSON.stringify(rbac)).not.toContain('"*"');
+  });
+
+  it('follows the jobsNamespace context key, and refuses a bad one', () => {
+    expect(variant.get('Role/boa-executor').metadata.namespace).toBe('team-a');
+    expect(variant.get('Namespace/team-a')).toBeDefined();
+    expect(() => readConfig((key) => (key === 'jobsNamespace' ? 'Team A' : undefined))).toThrow(ContextError);
+    expect(() => readConfig((key) => (key === 'jobsNamespace' ? 'boa' : undefined))).toThrow(
+      /other than boa/,
+    );
+  });
+});
+
+/** The RBAC verb a request needs, as the API server's authorizer derives it. */
+function verbOf(method: string, path: string, watch: boolean): string {
+  const named = /\/(pods|services|nodes)\/[^/]+$/.test(path);
+  if (method === 'GET') return watch ? 'watch' : named ? 'get' : 'list';
+  return { POST: 'create', DELETE: 'delete', PUT: 'update', PATCH: 'patch' }[method] ?? method;
+}
+
+const allowed = (rules: readonly PolicyRule[], resource: string, verb: string) =>
+  rules.some((r) => r.resources.includes(resource) && r.verbs.includes(verb));
+
+describe('the rules cover every call the executor makes', () => {
+  it('a job started, rescaled and removed: only granted verbs, in the jobs namespace', async () => {
+    const fake = await startFakeKubeApi({ kubelet: { autoStartMs: 0, autoStopMs: 0 } });
+    try {
+      const nodes = [fake.kubelet.addNode(), fake.kubelet.addNode()].map((n) => n.metadata.name);
+      const job = (generation: number, on: string[]): DesiredJob => ({
+        jobId: 1,
+        generation,
+        replicas: on.map((node, rank) => ({
+          jobId: 1,
+          generation,
+          rank,
+          node,
+          gpus: 4,
+          workload: { image: 'i', command: ['c'] },
+          env: {},
+        })),
+      });
+      const executor = createKubernetesExecutor(
+        { terminationGraceSeconds: 1, kubernetes: { namespace: 'boa-jobs' } },
+        pino({ level: 'silent' }),
+        { kubeConfig: fake.kubeConfig() },
+      );
+      const settle = async (desired: DesiredJob[], done: () => boolean) => {
+        for (let i = 0; i < 100 && !done(); i++) {
+          await executor.reconcile(desired);
+          await new Promise((r) => setTimeout(r, 20));
+        }
+        expect(done()).toBe(true);
+      };
+      const names = () =>
+        fake
+          .pods('boa-jobs')
+          .map((p) => p.metadata.name)
+          .sort();
+      await settle([job(1, nodes.slice(0, 1))], () => names().join() === 'boa-job-1-g1-r0');
+      await settle([job(2, nodes)], () => names().join() === 'boa-job-1-g2-r0,boa-job-1-g2-r1');
+      await settle([], () => names().length === 0 && fake.services('boa-jobs').length === 0);
+      await executor.close();
+
+      const used = new Set<string>();
+      for (const r of fake.requests) {
+        expect(r.path.startsWith('/api/v1/namespaces/boa-jobs/')).toBe(true);
+        const resource = r.path.split('/')[5]!;
+        const verb = verbOf(r.method, r.path, r.watch);
+        used.add(`${resource}:${verb}`);
+        expect(allowed([...JOBS_RULES, ...NODE_RULES], resource, verb), `${r.method} ${r.path}`).toBe(true);
+      }
+      // The scenario did exercise the executor's verbs.
+      expect([...used].sort()).toEqual(
+        expect.arrayContaining(['pods:create', 'pods:delete', 'pods:list', 'pods:watch', 'services:create']),
+      );
+    } finally {
+      await fake.close();
+    }
+  });
+});
