@@ -1,7 +1,9 @@
 /**
- * The BOA paper's implementation trace (workload-1: cifar10, bert, deepspeech2; 85 jobs): boa against
- * Pollux's autoscaler at a matched paid usage of 40 GPU-hours/hour. Each policy's knob is swept around
- * that spend and its average JCT interpolated at exactly 40 (`jctAtPaid`).
+ * The BOA paper's implementation trace (workload-1: cifar10, bert, deepspeech2; 85 jobs) at a matched
+ * paid usage of 40 GPU-hours/hour (on the arrival-span yardstick), each knob swept around that spend
+ * and average JCT interpolated at exactly 40 (`jctAtPaid`). The old headline (boa 1.63x ahead of
+ * pollux-autoscale) needed oracle rates for boa and a weakened Pollux; honestly, Pollux leads here.
+ * docs/comparison.md has the numbers.
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -24,35 +26,39 @@ function sweep(policy: string, options: PolicyOptions[]) {
 }
 
 describe('workload-1 at a matched paid usage of 40 GPU-hours/hour', () => {
-  const budgets = [36, 38, 40, 42];
-  const exact = sweep(
-    'boa',
-    budgets.map((budget) => ({ budget, solver: 'exact' })),
-  );
-  const paper = sweep(
-    'boa',
-    budgets.map((budget) => ({ budget, solver: 'paper' })),
-  );
-  const pollux = sweep(
+  // Budgets and targets that bracket a paid 40 (measured: boa online 39.7 and 40.8, oracle 38.3 and 40.7).
+  const online = sweep('boa', [{ budget: 34 }, { budget: 36 }]);
+  const oracle = sweep('boa', [
+    { budget: 32, rates: 'oracle' },
+    { budget: 34, rates: 'oracle' },
+  ]);
+  const pollux = sweep('pollux-autoscale', [{ target: 0.6 }, { target: 0.65 }]);
+  const oldPollux = sweep(
     'pollux-autoscale',
-    [0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7].map((target) => ({ target })),
+    [0.55, 0.6, 0.65].map((target) => ({
+      target,
+      explorationCap: true,
+      utilityWindowTicks: 15,
+      bootFreeze: true,
+    })),
   );
+  const at = (runs: typeof online) => jctAtPaid(runs, MATCHED_PAID) as number;
 
-  it('completes every job in every run', () => {
-    for (const r of [...exact, ...paper, ...pollux]) expect(r.completed).toBe(85);
+  it('completes every job in every run, and every sweep brackets the matched spend', () => {
+    for (const r of [...online, ...oracle, ...pollux, ...oldPollux]) expect(r.completed).toBe(85);
+    for (const runs of [online, oracle, pollux, oldPollux])
+      expect(jctAtPaid(runs, MATCHED_PAID)).not.toBeNull();
   });
 
-  it("boa's average JCT is at least 1.6x lower than pollux-autoscale's", () => {
-    const boa = jctAtPaid(exact, MATCHED_PAID);
-    const polluxJct = jctAtPaid(pollux, MATCHED_PAID);
-    expect(boa).not.toBeNull();
-    expect(polluxJct).not.toBeNull();
-    expect((polluxJct as number) / (boa as number)).toBeGreaterThanOrEqual(1.6);
+  it('the old lead needs both oracle rates and the old Pollux settings (cap, 15-tick window, freeze)', () => {
+    // Measured: about 1580 s against 1361 s (1.16x); with boa online, boa is behind even that Pollux.
+    expect(at(oldPollux) / at(oracle)).toBeGreaterThan(1.1);
+    expect(at(oldPollux)).toBeLessThan(at(online));
   });
 
-  it('boa with the exact calculator is no worse than with the paper’s', () => {
-    const e = jctAtPaid(exact, MATCHED_PAID) as number;
-    const p = jctAtPaid(paper, MATCHED_PAID) as number;
-    expect(e).toBeLessThanOrEqual(p);
+  it("with online rates, boa's average JCT is behind the default (strongest) pollux-autoscale", () => {
+    // Measured: boa 2167 s, pollux-autoscale 1194 s (0.55x). The issue's target is not met here.
+    expect(at(pollux) / at(online)).toBeLessThan(0.7);
+    expect(at(pollux)).toBeLessThan(at(oracle));
   });
 });

@@ -1,7 +1,9 @@
 /**
  * Holding the paid time-average at the budget. Two parts:
  * - feed-forward: the plan allocates GPU-time but the bill counts node time, so plan with
- *   budget / (paid / allocated), the ratio estimated online (paid-ratio.ts);
+ *   budget / (paid / allocated), the ratio estimated online (paid-ratio.ts); and online rates lag the
+ *   arrivals (the service's prior counts as two hours of none), so the plans in force allocate more
+ *   (or less) than they expect: the budget is also divided by that demand ratio, observed the same way;
  * - feedback on the run's own average: a run starts empty, has lulls and bursts, and ends draining, so
  *   the plan's steady-state spend alone falls short over a finite run. The deficit so far
  *   (budget x elapsed - paid) is caught up over `catchUpSeconds`; a surplus is paid back over the
@@ -18,12 +20,20 @@ export interface BudgetControlOptions {
   readonly minFactor: number;
   readonly maxFactor: number;
   readonly paidRatio: Omit<PaidRatioOptions, 'priorGpus'>;
+  /**
+   * Half-life of the demand ratio (GPU-seconds allocated / GPU-seconds the plans in force expected);
+   * 0: not used. Online rates lag the arrivals (the service's prior counts as hours of no arrivals), so
+   * a plan allocates more or less than it expects; planning with budget / demand corrects that from
+   * what is observed, whatever the cause.
+   */
+  readonly demandHalfLifeSeconds: number;
 }
 
 export const DEFAULT_BUDGET_CONTROL: BudgetControlOptions = {
   catchUpSeconds: 2 * 3600,
   paybackSeconds: 6 * 3600,
-  minFactor: 0.7,
+  demandHalfLifeSeconds: 2 * 3600,
+  minFactor: 0.2,
   maxFactor: 3,
   paidRatio: {
     priorRatio: 1,
@@ -36,6 +46,8 @@ export const DEFAULT_BUDGET_CONTROL: BudgetControlOptions = {
 export class BudgetControl {
   readonly #ratio: PaidRatioEstimator;
   #paid = 0;
+  #actual: number;
+  #expected: number;
   #start: number | undefined;
   #now = 0;
 
@@ -44,6 +56,13 @@ export class BudgetControl {
     readonly options: BudgetControlOptions = DEFAULT_BUDGET_CONTROL,
   ) {
     this.#ratio = new PaidRatioEstimator({ ...options.paidRatio, priorGpus: budget });
+    this.#actual = budget * options.paidRatio.priorSeconds;
+    this.#expected = this.#actual;
+  }
+
+  /** Allocated over expected by the plans in force (1 when not used). */
+  demand(): number {
+    return this.options.demandHalfLifeSeconds > 0 ? this.#actual / this.#expected : 1;
   }
 
   ratio(): number {
@@ -57,7 +76,18 @@ export class BudgetControl {
   }
 
   /** Books a tick (see PaidRatioEstimator.observe). */
-  observe(now: number, nodeGpus: ReadonlyMap<number, number>, allocatedGpuSeconds: number): void {
+  observe(
+    now: number,
+    nodeGpus: ReadonlyMap<number, number>,
+    allocatedGpuSeconds: number,
+    expectedGpuSeconds = allocatedGpuSeconds,
+  ): void {
+    const dt = now - (this.#start === undefined ? now : this.#now);
+    if (dt > 0 && this.options.demandHalfLifeSeconds > 0) {
+      const decay = 0.5 ** (dt / this.options.demandHalfLifeSeconds);
+      this.#actual = this.#actual * decay + allocatedGpuSeconds;
+      this.#expected = this.#expected * decay + expectedGpuSeconds;
+    }
     this.#start ??= now;
     this.#now = now;
     this.#paid += this.#ratio.observe(now, nodeGpus, allocatedGpuSeconds);
@@ -68,7 +98,7 @@ export class BudgetControl {
     const { catchUpSeconds, paybackSeconds, minFactor, maxFactor } = this.options;
     const elapsed = this.#now - (this.#start ?? this.#now);
     const deficit = this.budget * elapsed - this.#paid;
-    const ratio = this.#ratio.ratio();
+    const ratio = this.#ratio.ratio() * this.demand();
     const steady = this.budget / ratio;
     const correction = deficit / (deficit > 0 ? catchUpSeconds : paybackSeconds) / ratio;
     const wanted = Math.min(maxFactor * steady, Math.max(minFactor * steady, steady + correction));

@@ -127,7 +127,13 @@ export class BoaPolicy implements Policy {
     let allocated = this.#completedGpuSeconds;
     for (const gpus of this.#held.values()) allocated += gpus * dt;
     this.#completedGpuSeconds = 0;
-    this.#control.observe(cluster.now, new Map(cluster.nodes.map((n) => [n.id, n.gpus])), allocated);
+    const expected = ((this.#planned?.gpuHoursPerHour ?? 0) * dt) as number;
+    this.#control.observe(
+      cluster.now,
+      new Map(cluster.nodes.map((n) => [n.id, n.gpus])),
+      allocated,
+      expected,
+    );
   }
 
   #maybeReplan(now: number): void {
@@ -150,6 +156,12 @@ export class BoaPolicy implements Policy {
 
   #replan(now: number): void {
     const rates = this.#online ? this.#online.ratesAt(now) : this.context.traceRatesPerHour;
+    // No arrival left in the window (a long drain): keep the plan there is.
+    if (this.#planned !== undefined && Object.keys(rates).length === 0) {
+      this.#plannedAt = now;
+      this.#replanDue = false;
+      return;
+    }
     this.#plannedRates = rates;
     this.#planned = this.#planner.plan(rates, this.#control.planningBudget(this.#planner.minFeasible(rates)));
     this.#plannedAt = now;

@@ -144,6 +144,28 @@ describe('budget control', () => {
     far.observe(36_000, new Map(), 0);
     expect(far.planningBudget(1)).toBeCloseTo(30, 6);
   });
+
+  it('divides the budget by the demand ratio: what the plans allocated over what they expected', () => {
+    // Plans that expected 10 GPUs allocated 20 for hours (rates under-estimated): plan near half.
+    const control = new BudgetControl(10, {
+      ...DEFAULT_BUDGET_CONTROL,
+      catchUpSeconds: 1e12,
+      paybackSeconds: 1e12,
+    });
+    control.observe(0, new Map(), 0, 0);
+    for (let hour = 1; hour <= 12; hour++) {
+      control.observe(hour * 3600, new Map(), 20 * 3600, 10 * 3600);
+    }
+    // Prior: one hour at 1; then 12 hours at 2, forgotten with a 2-hour half-life.
+    expect(control.demand()).toBeGreaterThan(1.9);
+    expect(control.demand()).toBeLessThan(2);
+    expect(control.planningBudget(1)).toBeCloseTo(10 / control.demand(), 6);
+    // With no demand half-life the ratio is not used.
+    const off = new BudgetControl(10, { ...DEFAULT_BUDGET_CONTROL, demandHalfLifeSeconds: 0 });
+    off.observe(0, new Map(), 0, 0);
+    off.observe(3600, new Map(), 20 * 3600, 10 * 3600);
+    expect(off.demand()).toBe(1);
+  });
 });
 
 describe('epoch look-ahead from the profile', () => {
