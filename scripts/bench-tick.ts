@@ -1,9 +1,15 @@
 /**
  * Scheduling tick benchmark with 1,000 active jobs, a few advancing an epoch every tick. Prints one JSON
  * object: the decision alone (the p99 target), with its store transaction, and the whole tick.
- *   npm run -s bench:tick -- [--jobs N] [--ticks N]
+ *   npm run -s bench:tick -- [--jobs N] [--ticks N] [--executed]
+ * With --executed every job comes with a workload (`sleep`, a no-op that keeps running) and the local
+ * executor really runs its replicas after each tick; its reconcile is timed apart from the decision.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Command } from 'commander';
+import { LocalExecutor } from '../src/cloud/local/executor.ts';
 import { pino } from 'pino';
 import { InlinePlanComputer } from '../src/service/calculator/computer.ts';
 import { bootService } from '../src/service/boot.ts';
@@ -14,14 +20,15 @@ import { NEW_TRACE_MIX, ratesFromMix } from './lib/mixes.ts';
 const program = new Command('bench:tick')
   .option('--jobs <n>', 'active jobs', '1000')
   .option('--ticks <n>', 'timed ticks', '500')
-  .option('--warmup <n>', 'untimed ticks first, as a long-running service is warm', '200');
+  .option('--warmup <n>', 'untimed ticks first, as a long-running service is warm', '200')
+  .option('--executed', 'jobs carry a workload that the local executor runs as real processes');
 
 function quantile(sorted: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] as number;
 }
 
 await runMain(async () => {
-  const opts = program.parse().opts<{ jobs: string; ticks: string; warmup: string }>();
+  const opts = program.parse().opts<{ jobs: string; ticks: string; warmup: string; executed?: boolean }>();
   const jobCount = Number(opts.jobs);
   const tickCount = Number(opts.ticks);
   const warmupCount = Number(opts.warmup);
@@ -38,12 +45,21 @@ await runMain(async () => {
     // About 1,000 jobs active at once: Little's law with JCTs of about an hour.
     priorRates: ratesFromMix(NEW_TRACE_MIX, 1000),
     local: { maxNodes: 20_000, bootSeconds: 0, releaseSeconds: 0 },
+    // No launcher polls here (virtual hours pass): the self-launched jobs' lease is not what is timed.
+    leaseSeconds: 1e9,
+    terminationGraceSeconds: 5,
   });
+  const replicasDir = opts.executed ? mkdtempSync(join(tmpdir(), 'boa-bench-tick-')) : undefined;
+  const executor = replicasDir
+    ? new LocalExecutor({ dataDir: replicasDir, terminationGraceSeconds: config.terminationGraceSeconds })
+    : null;
+  const workload = opts.executed ? { command: ['sleep', '86400'] } : undefined;
   const boa = await bootService(config, {
     clock,
     computer: new InlinePlanComputer(),
     logger: pino({ level: 'silent' }),
     dataDir: ':memory:',
+    executor,
   });
   const { service, scheduler } = boa;
   const { minFeasibleBudget } = service.setBudget(1e9);
@@ -52,7 +68,7 @@ await runMain(async () => {
   const apps = Object.keys(NEW_TRACE_MIX);
   const ids: number[] = [];
   const register = (i: number) =>
-    ids.push(service.registerJob(apps[i % apps.length] as string, `bench-${i}`).job.id);
+    ids.push(service.registerJob(apps[i % apps.length] as string, `bench-${i}`, workload).job.id);
   for (let i = 0; i < jobCount; i++) register(i);
   await service.planner.idle();
   let registered = jobCount;
@@ -73,17 +89,24 @@ await runMain(async () => {
     }
     while (oldest < ids.length && !service.state.jobs.has(ids[oldest] as number)) oldest++;
   };
+  let reconcileTimes: number[] = [];
   const tickOnce = async () => {
     churn();
     const start = performance.now();
     const report = await scheduler.tick();
     const wholeMs = performance.now() - start;
     await scheduler.settle();
+    // The executor runs after the tick, never inside it; waited for here so each tick's is timed.
+    const before = service.execution.reconciles;
+    await service.execution.settle();
+    if (service.execution.reconciles > before) reconcileTimes.push(service.execution.lastReconcileMs);
     t += 60_000;
     return { report, wholeMs };
   };
   // Let the pool boot what the first ticks ask for, and the JIT warm up, before timing.
   for (let i = 0; i < warmupCount; i++) await tickOnce();
+  const firstReconcileMs = reconcileTimes[0] ?? null;
+  reconcileTimes = [];
   const times: number[] = [];
   const decideTimes: number[] = [];
   const computeTimes: number[] = [];
@@ -116,8 +139,29 @@ await runMain(async () => {
       // Everything, the emulated pool's listing and metrics included.
       wholeTickP50Ms: +quantile(times, 0.5).toFixed(4),
       wholeTickP99Ms: +quantile(times, 0.99).toFixed(4),
+      ...(executor
+        ? {
+            executedReplicas: (await executor.reconcile(service.execution.desired(t))).filter(
+              (r) => r.phase === 'running',
+            ).length,
+            // The local executor's reconcile after each timed tick (starts and stops of the churn included).
+            reconcileP50Ms: +quantile(
+              reconcileTimes.sort((a, b) => a - b),
+              0.5,
+            ).toFixed(3),
+            reconcileP99Ms: +quantile(reconcileTimes, 0.99).toFixed(3),
+            // The first one, starting every replica.
+            firstReconcileMs: firstReconcileMs === null ? null : +firstReconcileMs.toFixed(1),
+          }
+        : {}),
       node: process.version,
     })}\n`,
   );
   await boa.close();
+  if (executor && replicasDir) {
+    // Nothing outlives the bench: every replica is stopped and its records removed.
+    for (let i = 0; i < 200 && (await executor.reconcile([])).length > 0; i++)
+      await new Promise((r) => setTimeout(r, 100));
+    rmSync(replicasDir, { recursive: true, force: true });
+  }
 });
