@@ -32,6 +32,7 @@ function renderStatus(s: StatusView): string {
         ` (group min ${group.minSize ?? '-'}, max ${group.maxSize ?? '-'})`,
     ],
     ['last resize', resize],
+    ...nodeLines(group),
     ['GPUs', `${s.gpus.allocated} allocated of ${s.gpus.paid} paid`],
     ['jobs', jobs],
     ['budget', budgetLine(s.budget)],
@@ -48,4 +49,22 @@ function budgetLine(b: StatusView['budget']): string {
     `${b.gpuHoursPerHour} GPU-hours/hour; the load needs ${fixed(b.loadNeedsGpuHoursPerHour, 1)} ` +
     `GPU-hours/hour${queued}`
   );
+}
+
+/** What AWS and Kubernetes report that keeps nodes from jobs: not-ready nodes, removals, capacity. */
+function nodeLines(group: StatusView['nodeGroup']): Array<[string, string]> {
+  const lines: Array<[string, string]> = [];
+  const notReady = Object.entries(group.notReady).map(([why, n]) => `${n} ${why}`);
+  if (notReady.length > 0) lines.push(['not ready', notReady.join(', ')]);
+  if (group.removing.length > 0) {
+    lines.push([
+      'removing',
+      group.removing.map((r) => `${r.node ?? r.nodeId} (${r.reason}, ${r.state})`).join(', '),
+    ]);
+  }
+  if (group.issues.length > 0) {
+    lines.push(['group health', group.issues.map((i) => `${i.code}: ${i.message}`).join('; ')]);
+  }
+  if (group.waitingReason) lines.push(['jobs wait', group.waitingReason]);
+  return lines;
 }
