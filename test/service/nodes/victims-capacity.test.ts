@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { CapacityBackoff } from '../../../src/service/nodes/capacity.ts';
+import { busyGpusByNode, chooseVictims } from '../../../src/service/nodes/victims.ts';
+import type { NodeGroupState, PoolNode } from '../../../src/service/ports.ts';
+
+const node = (id: string, launchedAt: number, ready = true, name?: string): PoolNode => ({
+  id,
+  launchedAt,
+  gpus: 4,
+  ready,
+  ...(name ? { name } : {}),
+});
+
+describe('chooseVictims', () => {
+  it('takes nodes not ready first, then the emptiest, then the newest', () => {
+    const nodes = [node('a', 1), node('b', 2), node('c', 3), node('d', 4, false)];
+    const busy = busyGpusByNode([['a', 'a'], ['b'], ['c', 'c', 'c']]);
+    expect(chooseVictims(nodes, 1, busy).map((n) => n.id)).toEqual(['d']);
+    expect(chooseVictims(nodes, 2, busy).map((n) => n.id)).toEqual(['d', 'b']);
+    expect(chooseVictims(nodes, 3, busy).map((n) => n.id)).toEqual(['d', 'b', 'a']);
+    expect(chooseVictims(nodes, 0, busy)).toEqual([]);
+  });
+
+  it('matches allocations by Kubernetes node name; among idle nodes the newest goes', () => {
+    const nodes = [node('i-1', 1, true, 'n1'), node('i-2', 2, true, 'n2'), node('i-3', 3, true, 'n3')];
+    const busy = busyGpusByNode([['n3', 'n3']]);
+    expect(chooseVictims(nodes, 1, busy).map((n) => n.id)).toEqual(['i-2']);
+  });
+});
+
+describe('CapacityBackoff', () => {
+  const group = (desiredSize: number, failures: number[] = []): NodeGroupState => ({
+    minSize: 0,
+    maxSize: 10,
+    desiredSize,
+    launchFailures: failures.map((at) => ({ at, message: `InsufficientInstanceCapacity at ${at}` })),
+  });
+
+  it('doubles the wait per new failure up to the cap, and clears once the wanted count is reached', () => {
+    const b = new CapacityBackoff({ baseMs: 60_000, maxMs: 200_000 });
+    expect(b.observe(group(2, [1_000]), 1, 2, 2_000)).toBe(true);
+    expect(b.view(2_000)).toMatchObject({ backoffUntil: 62_000, failures: 1 });
+    expect(b.active(61_999)).toBe(true);
+    // The same failure seen again changes nothing; a lowered desired size reached does not clear it.
+    expect(b.observe(group(1, [1_000]), 1, 2, 70_000)).toBe(false);
+    expect(b.view(70_000).failures).toBe(1);
+    expect(b.observe(group(2, [1_000, 80_000]), 1, 2, 90_000)).toBe(true);
+    expect(b.view(90_000)).toMatchObject({ backoffUntil: 210_000, failures: 2 });
+    b.observe(group(2, [1_000, 80_000, 300_000]), 1, 2, 310_000);
+    expect(b.view(310_000)).toMatchObject({ backoffUntil: 510_000, failures: 3 }); // capped at 200 s
+    b.observe(group(2, [1_000, 80_000, 300_000]), 2, 2, 600_000);
+    expect(b.view(600_000)).toEqual({ backoffUntil: null, failures: 0, reason: null });
+  });
+});
