@@ -39,6 +39,7 @@ def options(argv=None):
     parser.add_argument("--global-batch", type=int, default=256, help="batch over all GPUs (default 256)")
     parser.add_argument("--lr", type=float, default=0.05)
     parser.add_argument("--samples", type=int, default=65536, help="synthetic samples (default 65536)")
+    parser.add_argument("--poll-seconds", type=float, default=10, help="how often rank 0 polls boa (default 10)")
     parser.add_argument("--checkpoint-dir", default=None,
                         help="default: BOA_CHECKPOINT_DIR, else ./checkpoints/job-BOA_JOB_ID")
     return parser.parse_args(argv)
@@ -68,7 +69,7 @@ def save(path, model, optimizer, epoch, step):
 
 
 def worker(local_rank, args):
-    job = BoaJob.from_env()
+    job = BoaJob.from_env(poll_seconds=args.poll_seconds)
     world = job.world_size
     rank = int(os.environ.get("RANK", job.node_rank * job.nproc_per_node + local_rank))
     use_cuda = torch.cuda.is_available()

@@ -3,8 +3,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { hasPython, killLeftovers, run, watched } from './processes.ts';
+import { hasPython, killLeftovers, run, torchPython, watched } from './processes.ts';
 import { startServedBoa, type ServedBoa, type TestJob } from './served.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -259,4 +260,61 @@ describe.skipIf(!hasPython)('examples/pytorch/train.py', () => {
     ]);
     expect(compiled).toEqual({ status: 0, out: '' });
   });
+});
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+describe.skipIf(!torchPython)('examples/pytorch/train.py with torch (CPU, gloo)', () => {
+  it(
+    'trains 2 workers, stops them together at a new generation, resumes on 1, completes',
+    { timeout: 600_000 },
+    async () => {
+      const job = await boa.makeJob();
+      const dir = tempDir();
+      const args = [
+        'examples/pytorch/train.py',
+        '--epochs',
+        '8',
+        '--samples',
+        '2048',
+        '--poll-seconds',
+        '0.2',
+      ];
+      const env = (generation: number, width: number, port: number) => ({
+        ...executorEnv(job, generation, width, dir),
+        MASTER_PORT: String(port),
+      });
+      const first = watched(torchPython as string, args, env(job.generation, 2, await freePort()), ROOT);
+      await first.waitFor(/rank 0 of WORLD_SIZE=2/, 300);
+      // train.py reports statistical epoch = data epoch here (8 and 8): boa rescales at the plan's change.
+      expect(await until(() => boa.job(job.id).statEpoch >= job.rescaleEpoch, 300)).toBe(true);
+      await boa.ticks(3);
+      const rescaled = boa.job(job.id);
+      expect(rescaled.generation).toBeGreaterThan(job.generation);
+      expect(await first.exited).toEqual({ code: 0, signal: null });
+      const stop = (
+        await first.waitFor(/stopping \(new generation \d+ .*\) at epoch (\d+) step (\d+)/)
+      ).slice(1, 3);
+      expect(existsSync(join(dir, 'checkpoint.pt'))).toBe(true);
+
+      const second = watched(
+        torchPython as string,
+        args,
+        env(rescaled.generation, 1, await freePort()),
+        ROOT,
+      );
+      expect(await second.exited).toEqual({ code: 0, signal: null });
+      expect(second.output()).toContain(
+        `rank 0 of WORLD_SIZE=1 (generation ${rescaled.generation}): from epoch ${stop[0]} step ${stop[1]}`,
+      );
+      expect(second.output()).toContain('epoch 8/8 done: WORLD_SIZE=1');
+      expect(boa.job(job.id).state).toBe('done');
+    },
+  );
 });
