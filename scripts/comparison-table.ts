@@ -1,0 +1,50 @@
+/**
+ * The comparison tables of docs/comparison.md from compare's outputs: for each folder, every series'
+ * average and p95 JCT at the matched paid points (at-paid.json), the best policy other than boa, and
+ * boa's paid spend against its budget (results.json).
+ *   npm run -s comparison-table -- DIR...
+ */
+import { readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import type { AtPaidRow, CompareRow } from './lib/compare-report.ts';
+import { runMain, UsageError } from './lib/inputs.ts';
+
+const BOA = 'boa';
+const ORACLE = 'boa (oracle rates)';
+const s = (v: number | null | undefined) => (v === null || v === undefined ? '-' : v.toFixed(0));
+
+await runMain(() => {
+  const dirs = process.argv.slice(2);
+  if (dirs.length === 0) throw new UsageError('give one or more compare output folders');
+  const lines = [
+    '| trace | paid (x min) | boa avg / p95 | boa oracle avg / p95 | best other (avg) | its avg / p95 | pollux-autoscale avg / p95 | pollux-budget avg / p95 | boa avg vs best other |',
+    '|---|---|---|---|---|---|---|---|---|',
+  ];
+  const spend: string[] = [];
+  for (const dir of dirs) {
+    const table = JSON.parse(readFileSync(join(dir, 'at-paid.json'), 'utf8')) as AtPaidRow[];
+    for (const row of table) {
+      const m = row.metrics;
+      const others = Object.entries(m).filter(([name, v]) => name !== BOA && name !== ORACLE && v !== null);
+      const best = others.sort(([, a], [, b]) => (a?.avgJctSeconds ?? 0) - (b?.avgJctSeconds ?? 0))[0];
+      const pair = (name: string) => `${s(m[name]?.avgJctSeconds)} / ${s(m[name]?.p95JctSeconds)}`;
+      const boa = m[BOA]?.avgJctSeconds;
+      const ratio = boa && best ? `${(boa / (best[1]?.avgJctSeconds as number)).toFixed(2)}x` : '-';
+      lines.push(
+        `| ${basename(dir)} | ${row.paidGpuHoursPerHour.toFixed(1)} (${row.minimumMultiple ?? '-'}x) | ${pair(BOA)} | ${pair(ORACLE)} | ${best ? best[0] : '-'} | ${best ? pair(best[0]) : '-'} | ${pair('pollux-autoscale')} | ${pair('pollux-budget')} | ${ratio} |`,
+      );
+    }
+    const first = table[0];
+    const minimum = first?.minimumMultiple ? first.paidGpuHoursPerHour / first.minimumMultiple : undefined;
+    const rows = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as CompareRow[];
+    const boaRuns = rows.filter((r) => r.policy === 'boa' && r.rates === 'online' && r.budget !== null);
+    const cells = boaRuns.map((r) => {
+      const x = minimum ? ` (${((r.budget as number) / minimum).toFixed(1)}x)` : '';
+      return `${(r.budget as number).toFixed(0)}${x}: ${(100 * (r.paidGpuHoursPerHour / (r.budget as number) - 1)).toFixed(0)}%`;
+    });
+    spend.push(`| ${basename(dir)} | ${cells.join(', ')} |`);
+  }
+  process.stdout.write(
+    `${lines.join('\n')}\n\nboa (online) paid against its budget:\n\n| trace | budget: paid over/under |\n|---|---|\n${spend.join('\n')}\n`,
+  );
+});

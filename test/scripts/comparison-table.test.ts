@@ -1,0 +1,50 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runScript } from '../helpers/run-script.ts';
+
+const metrics = (avg: number) => ({
+  avgJctSeconds: avg,
+  p50JctSeconds: avg / 2,
+  p95JctSeconds: avg * 2,
+  p99JctSeconds: avg * 3,
+  avgQueueSeconds: 10,
+});
+
+describe('comparison-table', () => {
+  const root = mkdtempSync(join(tmpdir(), 'comparison-table-'));
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+  const dir = join(root, 'trace-a');
+  mkdirSync(dir);
+  const series = {
+    boa: metrics(900),
+    'boa (oracle rates)': metrics(800),
+    'pollux-autoscale': metrics(1000),
+    lyra: null,
+  };
+  const avg = Object.fromEntries(Object.entries(series).map(([k, v]) => [k, v?.avgJctSeconds ?? null]));
+  writeFileSync(
+    join(dir, 'at-paid.json'),
+    JSON.stringify([{ paidGpuHoursPerHour: 60, minimumMultiple: 1.2, avgJctSeconds: avg, metrics: series }]),
+  );
+  writeFileSync(
+    join(dir, 'results.json'),
+    JSON.stringify([
+      { policy: 'boa', rates: 'online', budget: 60, paidGpuHoursPerHour: 63 },
+      { policy: 'boa', rates: 'oracle', budget: 60, paidGpuHoursPerHour: 50 },
+    ]),
+  );
+  const run = runScript('comparison-table.ts', [dir]);
+
+  it('names the best other policy (never boa with oracle rates) and compares boa with it', () => {
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain(
+      '| trace-a | 60.0 (1.2x) | 900 / 1800 | 800 / 1600 | pollux-autoscale | 1000 / 2000 | 1000 / 2000 | - / - | 0.90x |',
+    );
+  });
+
+  it("states boa's online paid spend against its budget, as a multiple of the minimum", () => {
+    expect(run.stdout).toContain('| trace-a | 60 (1.2x): 5% |');
+  });
+});
