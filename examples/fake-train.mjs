@@ -20,7 +20,7 @@ import { BoaError, BoaHTTPError, BoaJob, FINISHED_STATES } from '../clients/node
 /* global process, console, setTimeout */
 
 const USAGE = `usage: node examples/fake-train.mjs [--work-seconds S] [--epochs N] [--speed X] [--poll-seconds P]
-  --work-seconds  1-GPU seconds of work in the whole job (FAKE_TRAIN_WORK_SECONDS, default 60)
+  --work-seconds  1-GPU seconds of work in the whole job (FAKE_TRAIN_WORK_SECONDS, default 600)
   --epochs        statistical epochs it is split into (FAKE_TRAIN_EPOCHS, default 8)
   --speed         1-GPU work seconds done per second on one GPU (FAKE_TRAIN_SPEED, default 1)
   --poll-seconds  how often it polls boa's allocation (FAKE_TRAIN_POLL_SECONDS, default 1)
@@ -58,7 +58,7 @@ function options() {
   const positive = Object.assign((v) => v > 0, { rule: 'a number > 0' });
   const whole = Object.assign((v) => Number.isInteger(v) && v >= 1, { rule: 'an integer >= 1' });
   return {
-    workSeconds: number('work-seconds', 'FAKE_TRAIN_WORK_SECONDS', 60, positive),
+    workSeconds: number('work-seconds', 'FAKE_TRAIN_WORK_SECONDS', 600, positive),
     epochs: number('epochs', 'FAKE_TRAIN_EPOCHS', 8, whole),
     speed: number('speed', 'FAKE_TRAIN_SPEED', 1, positive),
     pollSeconds: number('poll-seconds', 'FAKE_TRAIN_POLL_SECONDS', 1, positive),

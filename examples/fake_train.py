@@ -53,8 +53,8 @@ def options(argv):
         description="Fake training that follows boa's job protocol. Needs BOA_URL, BOA_JOB_ID, "
         "BOA_JOB_TOKEN (boa's executor sets them, with BOA_GENERATION and WORLD_SIZE)."
     )
-    parser.add_argument("--work-seconds", type=positive, default=env("FAKE_TRAIN_WORK_SECONDS", "60"),
-                        help="1-GPU seconds of work in the whole job (FAKE_TRAIN_WORK_SECONDS, default 60)")
+    parser.add_argument("--work-seconds", type=positive, default=env("FAKE_TRAIN_WORK_SECONDS", "600"),
+                        help="1-GPU seconds of work in the whole job (FAKE_TRAIN_WORK_SECONDS, default 600)")
     parser.add_argument("--epochs", type=whole, default=env("FAKE_TRAIN_EPOCHS", "8"),
                         help="statistical epochs it is split into (FAKE_TRAIN_EPOCHS, default 8)")
     parser.add_argument("--speed", type=positive, default=env("FAKE_TRAIN_SPEED", "1"),
