@@ -48,6 +48,7 @@ const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
 
 export class BoaJob {
   #stopReason = null;
+  #sigterm = false;
   #stopKind = null;
   #lastAllocation = null;
   #pollError = null;
@@ -80,7 +81,7 @@ export class BoaJob {
     Object.assign(this, { pollSeconds, timeoutSeconds, retries, backoffSeconds, maxBackoffSeconds });
     if (handleSigterm) {
       // A listener replaces Node's default (exit), so the training loop gets to checkpoint.
-      this.#onSigterm = () => this.#setStop('SIGTERM', 'signal');
+      this.#onSigterm = () => (this.#sigterm = true);
       process.on('SIGTERM', this.#onSigterm);
     }
   }
@@ -180,10 +181,11 @@ export class BoaJob {
 
   /** True once the job must checkpoint and exit: SIGTERM, a new generation, or the job ended. */
   shouldStop() {
-    return this.#stopReason !== null;
+    return this.#sigterm || this.#stopReason !== null;
   }
+  /** Why shouldStop() is true: "SIGTERM" (which outranks the others), a new generation, the job ended. */
   get stopReason() {
-    return this.#stopReason;
+    return this.#sigterm ? 'SIGTERM' : this.#stopReason;
   }
   get lastAllocation() {
     return this.#lastAllocation;

@@ -99,6 +99,8 @@ class BoaJob:
         self.backoff_seconds = float(backoff_seconds)
         self.max_backoff_seconds = float(max_backoff_seconds)
         self._lock = threading.Lock()
+        # Set by the SIGTERM handler without the lock: a handler runs in the main thread, which may hold it.
+        self._sigterm = False
         self._stop_reason = None
         self._stop_kind = None
         self._last_allocation = None
@@ -212,11 +214,16 @@ class BoaJob:
 
     def should_stop(self):
         """True once the job must checkpoint and exit: SIGTERM, a new generation, or the job ended."""
+        if self._sigterm:
+            return True
         with self._lock:
             return self._stop_reason is not None
 
     @property
     def stop_reason(self):
+        """Why should_stop() is true: "SIGTERM" (which outranks the others), a new generation, the job ended."""
+        if self._sigterm:
+            return "SIGTERM"
         with self._lock:
             return self._stop_reason
 
@@ -293,7 +300,7 @@ class BoaJob:
         previous = signal.getsignal(signal.SIGTERM)
 
         def on_sigterm(signum, frame):
-            self._set_stop("SIGTERM", "signal")
+            self._sigterm = True
             if callable(previous) and previous not in (signal.SIG_DFL, signal.SIG_IGN):
                 previous(signum, frame)
 

@@ -117,7 +117,11 @@ describe('Node job client (clients/node/boa-job.mjs)', () => {
         if (!job.shouldStop()) return;
         console.log('stopping: ' + job.stopReason);
         clearInterval(timer);
-        job.close();
+        // A SIGTERM is never cleared, not even by reading a running allocation again.
+        job.waitForWidth(1).then(() => {
+          console.log('after waitForWidth: ' + job.shouldStop() + ' ' + job.stopReason);
+          job.close();
+        });
       }, 10);`;
     const child = watched(process.execPath, ['--input-type=module', '-e', script], executorEnv(job));
     await child.waitFor(/ready/, 10);
@@ -125,6 +129,7 @@ describe('Node job client (clients/node/boa-job.mjs)', () => {
     child.kill('SIGTERM');
     expect(await child.exited).toEqual({ code: 0, signal: null });
     expect(child.output()).toContain('stopping: SIGTERM');
+    expect(child.output()).toContain('after waitForWidth: true SIGTERM');
   });
 
   it('turns shouldStop on when boa gives the job a new generation', async () => {

@@ -127,6 +127,9 @@ class BoaJobTest(unittest.TestCase):
         os.kill(os.getpid(), signal.SIGTERM)
         self.assertTrue(wait_until(client.should_stop, 2))
         self.assertEqual(client.stop_reason, "SIGTERM")
+        # A SIGTERM is never cleared, not even by reading a running allocation again.
+        self.assertGreater(client.wait_for_width(1)["width"], 0)
+        self.assertEqual((client.should_stop(), client.stop_reason), (True, "SIGTERM"))
 
     def test_a_new_generation_sets_should_stop(self):
         job = control("/__test/job")
