@@ -12,6 +12,7 @@ import { blendWork, estimateRates, workFromDuration } from './estimators.ts';
 import { type ServiceJob, jobFromRow, plannedWidth } from './jobs.ts';
 import { type Averages, averagesFromTotals, overheadRatio } from './ledger.ts';
 import { Planner } from './planner.ts';
+import { judgeWorkSample } from './trust.ts';
 import { type SpendCeiling, spendCeiling } from './spend-guard.ts';
 import type { Clock, Executor, MetricsSink, NodePool, Workload } from './ports.ts';
 import { type BudgetSetting, MAX_WORK_SAMPLES, ServiceState } from './state.ts';
@@ -503,8 +504,24 @@ export class BoaService {
     if (!epoch || !speedup || width !== plannedWidth(job)) return;
     // Only the first epoch begins with a (re)start: a later one whose width changed is not clean.
     const rescale = job.statEpoch === 0 ? cls.profile.rescaleSeconds : 0;
+    const sample = workFromDuration((now - job.epochStartedAt) / 1000, rescale, speedup);
+    const verdict = judgeWorkSample(epoch.workSeconds, sample);
+    if (!verdict.use) {
+      this.deps.logger.warn(
+        {
+          event: 'work_sample_dropped',
+          jobId: job.id,
+          class: job.className,
+          statEpoch: job.statEpoch,
+          workSeconds: sample,
+          reason: verdict.reason,
+        },
+        'work sample ignored',
+      );
+      return;
+    }
     const samples = (cls.workSamples[job.statEpoch] ??= []);
-    samples.push(workFromDuration((now - job.epochStartedAt) / 1000, rescale, speedup));
+    samples.push(verdict.workSeconds);
     if (samples.length > MAX_WORK_SAMPLES) samples.shift();
   }
 
