@@ -6,7 +6,9 @@ import { createAwsNodePool } from '../../src/cloud/aws/index.ts';
 import { bootService, InlinePlanComputer } from '../../src/service/boot.ts';
 import { resolveConfig } from '../../src/service/config.ts';
 import type { Executor, MetricDatum, NodePool, Workload } from '../../src/service/ports.ts';
+import { KubeClusterNodes } from '../../src/cloud/aws/kube-cluster-nodes.ts';
 import { captureLogs } from '../cloud/fake-time.ts';
+import { kubeBridge } from '../cloud/kube-bridge.ts';
 import { type EmulatedNodegroup, emulateNodegroup } from '../cloud/emulated-nodegroup.ts';
 import { ManualClock } from './harness.ts';
 
@@ -53,8 +55,15 @@ export function nodesWorld(options: NodesWorldOptions = {}) {
     nodes: { provisionSeconds: options.provisionSeconds ?? 900, capacityBackoffSeconds: 120 },
   });
   const services: Array<{ close: () => Promise<void> }> = [];
+  // Kubernetes through the real client against the shared fake API server, fed from the emulator.
+  const kube = kubeBridge(group.kube);
+  const watchers: KubeClusterNodes[] = [];
 
   const start = async (wrap: (pool: NodePool) => NodePool = (p) => p, executor: Executor | null = null) => {
+    const bridge = await kube;
+    // Relisted on every read (resync 0), so each tick sees the fake as the bridge just left it.
+    const nodes = new KubeClusterNodes(bridge.fake.kubeConfig(), { logger: logs.logger, clock, resyncMs: 0 });
+    watchers.push(nodes);
     const pool = createAwsNodePool(config, logs.logger, {
       clients: {
         eks: group.eks,
@@ -63,7 +72,7 @@ export function nodesWorld(options: NodesWorldOptions = {}) {
         cloudwatch: new CloudWatchClient({ region: 'us-east-1' }),
       },
       clock,
-      nodes: group.kube,
+      nodes,
     });
     const boa = await bootService(config, {
       clock,
@@ -77,6 +86,7 @@ export function nodesWorld(options: NodesWorldOptions = {}) {
     services.push(boa);
     const tick = async (count = 1) => {
       for (let i = 0; i < count; i++) {
+        bridge.sync();
         await boa.scheduler.tick();
         await boa.scheduler.settle();
         clock.advance(TICK_SECONDS);
@@ -92,11 +102,13 @@ export function nodesWorld(options: NodesWorldOptions = {}) {
       const res = await boa.app.request('/v1/status', { headers: { authorization: `Bearer ${boa.token}` } });
       return (await res.json()) as any;
     };
-    return { boa, tick, job, status };
+    return { boa, tick, job, status, cordons: bridge.cordons };
   };
 
   const cleanup = async () => {
     for (const s of services.splice(0)) await s.close().catch(() => undefined);
+    for (const w of watchers.splice(0)) await w.close();
+    await (await kube).close();
     if (dataDir !== ':memory:') rmSync(dataDir, { recursive: true, force: true });
   };
 

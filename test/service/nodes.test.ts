@@ -17,7 +17,7 @@ function world(options: Parameters<typeof nodesWorld>[0] = {}) {
 describe('scale-in: boa chooses the node that goes', () => {
   it('terminates the idle node, not the busy one the ASG default policy would pick; the busy job keeps its generation', async () => {
     const w = world();
-    const { tick, job, boa } = await w.start();
+    const { tick, job, boa, cordons } = await w.start();
     const a = job(4);
     const b = job(4);
     await tick(3); // launched, EC2 running, Kubernetes Ready, placed
@@ -46,7 +46,7 @@ describe('scale-in: boa chooses the node that goes', () => {
       .map((c) => c.args[0].input.scalingConfig?.desiredSize);
     expect(sizes).toEqual([2]);
     expect(boa.service.job(busy.id).generation).toBe(generation);
-    expect(w.group.kube.cordons).toEqual([nodeName(w.group, w.group.terminations[0]!.instanceId)]);
+    expect(cordons()).toEqual([nodeName(w.group, w.group.terminations[0]!.instanceId)]);
     expect(w.logs.events()).toContain('node.chosen');
   });
 });
@@ -218,7 +218,7 @@ describe('draining', () => {
   it("removes a node only after its job's replicas stopped with their grace period", async () => {
     const w = world();
     const ex = gracefulExecutor();
-    const { tick, job, boa } = await w.start(undefined, ex.executor);
+    const { tick, job, boa, cordons } = await w.start(undefined, ex.executor);
     const a = job(4, { command: ['train'] });
     const b = job(4, { command: ['train'] });
     await tick(3);
@@ -228,7 +228,7 @@ describe('draining', () => {
     boa.service.finishJob(b.id, 'cancelled');
     await tick(3); // b's replica is still stopping on its node
     expect(w.group.terminations).toEqual([]);
-    expect(w.group.kube.cordons).toEqual([nodeName(w.group, bNode.id)]);
+    expect(cordons()).toEqual([nodeName(w.group, bNode.id)]);
     ex.releaseAll();
     await tick(2);
     expect(w.group.terminations.map((t) => t.instanceId)).toEqual([bNode.id]);
