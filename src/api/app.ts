@@ -1,7 +1,7 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Scheduler } from '../service/scheduler.ts';
 import type { BoaService } from '../service/service.ts';
-import { operatorOrJobAuth } from './auth.ts';
+import { operatorOnly, operatorOrJobAuth } from './auth.ts';
 import type { ApiEnv } from './env.ts';
 import { errorBody, handleError, validationError } from './errors.ts';
 import { bodyLimits } from './limits.ts';
@@ -32,6 +32,9 @@ export function createApp(service: BoaService, scheduler: Scheduler, operatorTok
     return c.json({ ready, lastTickAt: service.state.lastTickAt ?? null }, ready ? 200 : 503);
   });
   const registry = prometheusRegistry(service);
+  // Metrics name jobs, classes and spend: the operator token is needed, as for /v1 (Prometheus sends
+  // it with `authorization: {credentials_file: ...}`).
+  app.use('/metrics', operatorOnly(operatorToken));
   app.get('/metrics', async (c) =>
     c.body(await registry.metrics(), 200, { 'content-type': registry.contentType }),
   );
@@ -45,10 +48,17 @@ export function createApp(service: BoaService, scheduler: Scheduler, operatorTok
   dashboardRoutes(app);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
-  app.doc31('/openapi.json', {
+  app.doc31('/openapi.json', (c) => ({
     openapi: '3.1.0',
-    info: { title: 'boa', version: '1', description: 'Budget-aware GPU rental for ML training' },
+    info: {
+      title: 'boa',
+      version: '1',
+      description: 'Budget-aware GPU rental for ML training',
+      license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
+    },
+    // The service that answers is the server: clients generated from the document call it back.
+    servers: [{ url: new URL(c.req.url).origin, description: 'this boa service' }],
     security: [{ bearer: [] }],
-  });
+  }));
   return app;
 }

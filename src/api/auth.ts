@@ -39,3 +39,14 @@ export function operatorOrJobAuth(operatorToken: string): MiddlewareHandler<ApiE
     await next();
   };
 }
+
+/** Routes outside /v1 that only the operator may read (/metrics). */
+export function operatorOnly(operatorToken: string): MiddlewareHandler<ApiEnv> {
+  return async (c, next) => {
+    const token = bearer(c.req.header('authorization'));
+    if (token === undefined || !tokensEqual(token, operatorToken)) {
+      return c.json(errorBody('unauthorized', 'the operator bearer token is needed here'), 401);
+    }
+    await next();
+  };
+}

@@ -9,6 +9,7 @@ import { ConfigError, configFromEnv, readConfigFile, resolveConfig } from './con
 import { bootService } from './boot.ts';
 import { announceStart, chooseLogFormat, createLogger, LOG_FORMATS } from './logging.ts';
 import { fromSource } from './config-sources.ts';
+import { PRUNE_EVERY_MS, pruneOldRows } from './retention.ts';
 import { listen, startFailure } from './startup.ts';
 
 const program = new Command('boa-service')
@@ -97,6 +98,16 @@ try {
   };
   await tick();
   const timer = setInterval(tick, config.tickSeconds * 1000);
+  // Ledger rows, plans and resizes older than the longest window are pruned on a timer.
+  const prune = () => {
+    try {
+      pruneOldRows(service);
+    } catch (error) {
+      logger.error({ event: 'prune_failed', error: (error as Error).message }, 'pruning failed');
+    }
+  };
+  prune();
+  const pruneTimer = setInterval(prune, PRUNE_EVERY_MS);
 
   http.ready(boa.app.fetch);
   const server = http.server;
@@ -117,6 +128,7 @@ try {
   const stop = async (signal: string) => {
     logger.info({ event: 'stopping', signal }, 'stopping');
     clearInterval(timer);
+    clearInterval(pruneTimer);
     server.close();
     await boa.close();
     process.exit(0);

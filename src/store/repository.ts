@@ -204,9 +204,27 @@ export class Repository {
     this.hot.putSetting.run('lastTickAt', JSON.stringify(now), now);
   }
 
-  pruneBefore(time: number): void {
-    this.db.delete(allocationSamples).where(lt(allocationSamples.to, time)).run();
-    this.db.delete(ledgerNodes).where(lt(ledgerNodes.goneAt, time)).run();
+  /**
+   * Deletes ledger rows, plans and resizes that ended before `time`, in one transaction. Kept whatever
+   * their age: the latest plan, plans active jobs were admitted under, and the last resize (it guards
+   * against sending one twice). Jobs are the service's history and stay. Returns rows deleted.
+   */
+  pruneBefore(time: number): number {
+    return this.transaction(() => {
+      let deleted = 0;
+      deleted += this.db.delete(allocationSamples).where(lt(allocationSamples.to, time)).run().changes;
+      deleted += this.db.delete(ledgerNodes).where(lt(ledgerNodes.goneAt, time)).run().changes;
+      deleted += this.db.$client
+        .prepare(
+          `DELETE FROM plans WHERE computed_at < ? AND id <> (SELECT max(id) FROM plans)
+             AND id NOT IN (SELECT plan_id FROM jobs WHERE plan_id IS NOT NULL AND state IN ('waiting', 'running'))`,
+        )
+        .run(time).changes;
+      deleted += this.db.$client
+        .prepare('DELETE FROM resizes WHERE at < ? AND id <> (SELECT max(id) FROM resizes)')
+        .run(time).changes;
+      return deleted;
+    });
   }
 
   insertResize(row: typeof resizes.$inferInsert): ResizeRow {

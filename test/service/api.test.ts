@@ -143,7 +143,8 @@ describe('operations', () => {
     await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
     await s.ticks(1);
     expect((await s.request('GET', '/readyz', undefined, null)).status).toBe(200);
-    const metrics = await s.request('GET', '/metrics', undefined, null);
+    expect((await s.request('GET', '/metrics', undefined, null)).status).toBe(401);
+    const metrics = await s.request('GET', '/metrics');
     expect(metrics.body).toMatch(/^boa_budget_gpu_hours_per_hour 40$/m);
   });
 });

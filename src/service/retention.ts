@@ -1,0 +1,17 @@
+import type { BoaService } from './service.ts';
+
+const HOUR = 3_600_000;
+/** How often old rows are pruned: often enough that tables stay small, rarely enough to cost nothing. */
+export const PRUNE_EVERY_MS = HOUR;
+
+/**
+ * Deletes rows no estimate can read any more: older than the longest window (rates, budget) plus a
+ * day of slack, so an operator can still look at yesterday. Returns how many rows went.
+ */
+export function pruneOldRows(service: BoaService): number {
+  const { config, repo, clock, logger } = service.deps;
+  const keepMs = (Math.max(config.rateWindowHours, config.budgetWindowHours) + 24) * HOUR;
+  const deleted = repo.pruneBefore(clock.now() - keepMs);
+  if (deleted > 0) logger.info({ event: 'pruned', rows: deleted }, 'old rows pruned');
+  return deleted;
+}

@@ -1,0 +1,40 @@
+/** Rows older than the longest window (plus a day) are pruned; what the service still needs stays. */
+import { afterEach, describe, expect, it } from 'vitest';
+import { pruneOldRows } from '../../src/service/retention.ts';
+import { startService } from './harness.ts';
+
+type Booted = Awaited<ReturnType<typeof startService>>;
+let boa: Booted | undefined;
+afterEach(async () => {
+  await boa?.close();
+  boa = undefined;
+});
+
+const count = (b: Booted, table: string) =>
+  b.db.$client.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number;
+
+describe('pruning old rows', () => {
+  it('deletes ledger samples, plans and resizes past the window, keeping the latest plan and resize', async () => {
+    boa = await startService({ config: { tickSeconds: 600 } });
+    await boa.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
+    await boa.request('POST', '/v1/jobs', { class: 'cifar10' });
+    await boa.ticks(12); // two hours of ticks
+    await boa.request('PUT', '/v1/budget', { gpuHoursPerHour: 41 });
+    await boa.ticks(1);
+    const samples = count(boa, 'allocation_samples');
+    expect(samples).toBeGreaterThan(5);
+    expect(count(boa, 'plans')).toBeGreaterThan(1);
+
+    expect(pruneOldRows(boa.service)).toBe(0); // nothing is old yet
+    boa.clock.advance(49 * 3600); // past the 24 h window plus a day of slack
+    expect(pruneOldRows(boa.service)).toBeGreaterThan(0);
+    expect(count(boa, 'allocation_samples')).toBe(0);
+    expect(count(boa, 'plans')).toBeGreaterThanOrEqual(1);
+    expect(boa.repo.latestPlan()).toBeDefined();
+    expect(count(boa, 'resizes')).toBeLessThanOrEqual(1);
+    expect(count(boa, 'jobs')).toBe(1);
+    // The service still ticks and plans on the pruned tables.
+    await boa.ticks(2);
+    expect((await boa.request('GET', '/v1/plan')).status).toBe(200);
+  });
+});
