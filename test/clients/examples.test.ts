@@ -4,11 +4,13 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createServer, type AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { hasPython, killLeftovers, run, torchPython, watched } from './processes.ts';
 import { startServedBoa, type ServedBoa, type TestJob } from './served.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
+// Each test starts several Python or Node processes: on a loaded 2-core machine that can take a while.
+vi.setConfig({ testTimeout: 180_000 });
 if (!hasPython) console.warn('python3 not found: the Python example tests are skipped');
 
 const runtimes = [
