@@ -15,7 +15,7 @@ describe.skipIf(!hasPython)('Python job client (clients/python/boa_job.py)', () 
     await boa?.close();
   });
 
-  it('passes its unittest suite against a real boa service', { timeout: 120_000 }, async () => {
+  it('passes its unittest suite against a real boa service', { timeout: 300_000 }, async () => {
     const result = await run(
       'python3',
       ['-m', 'unittest', '-v', 'test_boa_job'],
