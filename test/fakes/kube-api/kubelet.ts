@@ -44,10 +44,10 @@ export class FakeKubelet {
     };
     core.store.subscribe(core.store.currentVersion(), (event) => {
       if (options.autoStartMs === undefined) return;
-      if (
-        (event.resource === 'pods' && event.type === 'ADDED') ||
-        (event.resource === 'nodes' && event.type !== 'DELETED')
-      ) {
+      if (event.resource === 'pods' && event.type === 'ADDED') {
+        const name = event.object.metadata.name;
+        this.later(options.autoStartMs, () => this.startPods([name]));
+      } else if (event.resource === 'nodes' && event.type !== 'DELETED') {
         this.later(options.autoStartMs, () => this.startPods());
       }
     });
@@ -101,17 +101,18 @@ export class FakeKubelet {
   /** Deletes the node; its pods are deleted at once, as the pod garbage collector does for gone nodes. */
   removeNode(name: string): void {
     this.core.store.remove('nodes', undefined, name);
-    for (const pod of this.core.store.list('pods')) {
-      if (pod.spec?.nodeName === name)
-        this.core.store.remove('pods', pod.metadata.namespace, pod.metadata.name);
-    }
+    const onNode = [...this.core.store.peek('pods')].filter((pod) => pod.spec?.nodeName === name);
+    for (const pod of onNode) this.core.store.remove('pods', pod.metadata.namespace, pod.metadata.name);
   }
 
   /** Starts every Pending pod bound to a ready node (or only `names`); returns the names started. */
   startPods(names?: readonly string[]): string[] {
     const started: string[] = [];
-    for (const pod of this.core.store.list('pods')) {
-      if (names && !names.includes(pod.metadata.name)) continue;
+    const wanted = names && new Set(names);
+    const candidates = [...this.core.store.peek('pods')].filter(
+      (pod) => (!wanted || wanted.has(pod.metadata.name)) && pod.status?.phase === 'Pending',
+    );
+    for (const pod of candidates) {
       if (pod.status?.phase !== 'Pending' || pod.metadata.deletionTimestamp) continue;
       const node = pod.spec?.nodeName && this.core.store.get('nodes', undefined, pod.spec.nodeName);
       const ready =
@@ -162,8 +163,10 @@ export class FakeKubelet {
   /** Terminating pods (or only `podName`) whose containers have stopped are removed. Returns how many. */
   finishTermination(podName?: string): number {
     let removed = 0;
-    for (const pod of this.core.store.list('pods')) {
-      if (!pod.metadata.deletionTimestamp || (podName && pod.metadata.name !== podName)) continue;
+    const done = [...this.core.store.peek('pods')].filter(
+      (pod) => pod.metadata.deletionTimestamp && (!podName || pod.metadata.name === podName),
+    );
+    for (const pod of done) {
       this.core.store.remove('pods', pod.metadata.namespace, pod.metadata.name);
       removed++;
     }
@@ -172,9 +175,9 @@ export class FakeKubelet {
 
   /** The pod of that name (in any namespace; the tests' pod names are unique). */
   pod(name: string): KubeObject {
-    const pod = this.core.store.list('pods').find((p) => p.metadata.name === name);
+    const pod = [...this.core.store.peek('pods')].find((p) => p.metadata.name === name);
     if (!pod) throw new Error(`fake kubelet: no pod named ${name}`);
-    return pod;
+    return structuredClone(pod) as KubeObject;
   }
 
   close(): void {

@@ -71,6 +71,11 @@ export class KubeStore {
     return all.filter((o) => namespace === undefined || o.metadata.namespace === namespace).map(clone);
   }
 
+  /** The stored objects themselves, not copies: for the fake's own scans, which must not modify them. */
+  peek(resource: Resource): IterableIterator<Readonly<KubeObject>> {
+    return this.objects.get(resource)!.values();
+  }
+
   create(resource: Resource, namespace: string | undefined, body: KubeObject): KubeObject {
     const meta = body.metadata ?? ({} as KubeObject['metadata']);
     const name = meta.name || (meta.generateName ? `${meta.generateName}${newUid().slice(0, 5)}` : '');
