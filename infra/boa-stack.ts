@@ -1,5 +1,6 @@
 import { CfnOutput, Stack, type StackProps, Tags } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
+import { BoaBackup } from './backup.ts';
 import { BoaWorkload } from './boa-workload.ts';
 import { BoaCluster } from './cluster.ts';
 import type { BoaConfig } from './context.ts';
@@ -37,7 +38,7 @@ export class BoaStack extends Stack {
       vpc: network.vpc,
       clusterName: config.clusterName,
       allowedApiCidrs: config.allowedApiCidrs,
-      ...(config.adminPrincipalArn ? { adminPrincipalArn: config.adminPrincipalArn } : {}),
+      adminPrincipalArns: config.adminPrincipalArns,
     });
     const { cluster } = this.boaCluster;
 
@@ -76,6 +77,8 @@ export class BoaStack extends Stack {
     });
     // The service account lives in boa's namespace.
     this.identity.serviceAccount.node.addDependency(this.workload.namespace);
+
+    new BoaBackup(this, 'Backup', { key: this.boaCluster.key });
 
     this.monitoring = new Monitoring(this, 'Monitoring', {
       clusterName: config.clusterName,

@@ -13,6 +13,7 @@ import {
   storageManifests,
 } from './k8s/boa.ts';
 import { executorRbacManifests, jobsNamespaceManifest } from './k8s/jobs-rbac.ts';
+import { networkPolicyManifests } from './k8s/network-policies.ts';
 import { tokenInitManifests } from './k8s/token-init.ts';
 
 /** Size of boa's data volume (SQLite database), GiB. */
@@ -81,6 +82,15 @@ export class BoaWorkload extends Construct {
       }),
     );
     executorRbac.node.addDependency(jobsNamespace, this.namespace);
+
+    const networkPolicies = cluster.addManifest(
+      'NetworkPolicies',
+      ...networkPolicyManifests({
+        jobsNamespace: props.jobsNamespace,
+        exposed: props.loadBalancer !== undefined,
+      }),
+    );
+    networkPolicies.node.addDependency(jobsNamespace, this.namespace);
 
     const env: Record<string, string> = {
       BOA_CLUSTER_NAME: props.clusterName,

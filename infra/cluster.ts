@@ -19,7 +19,8 @@ export interface BoaClusterProps {
   /** CIDRs allowed to reach the public API endpoint; empty means any address (IAM still authenticates). */
   readonly allowedApiCidrs: readonly string[];
   /** Extra IAM user or role given cluster-admin. */
-  readonly adminPrincipalArn?: string;
+  /** The only principals that may assume the cluster-admin role. */
+  readonly adminPrincipalArns: readonly string[];
 }
 
 /**
@@ -53,14 +54,15 @@ export class BoaCluster extends Construct {
     });
 
     this.adminRole = new iam.Role(this, 'AdminRole', {
-      assumedBy: new iam.AccountRootPrincipal(),
+      assumedBy: new iam.CompositePrincipal(
+        ...props.adminPrincipalArns.map((arn) => new iam.ArnPrincipal(arn)),
+      ),
       description: `kubectl access to the ${props.clusterName} EKS cluster (cluster-admin)`,
     });
 
-    const endpointAccess =
-      props.allowedApiCidrs.length > 0
-        ? eks.EndpointAccess.PUBLIC_AND_PRIVATE.onlyFrom(...props.allowedApiCidrs)
-        : eks.EndpointAccess.PUBLIC_AND_PRIVATE;
+    // Never open to 0.0.0.0/0: the context requires allowedApiCidrs.
+    if (props.allowedApiCidrs.length === 0) throw new Error('allowedApiCidrs is required');
+    const endpointAccess = eks.EndpointAccess.PUBLIC_AND_PRIVATE.onlyFrom(...props.allowedApiCidrs);
 
     this.cluster = new eks.Cluster(this, 'Cluster', {
       clusterName: props.clusterName,
@@ -86,14 +88,6 @@ export class BoaCluster extends Construct {
       },
     });
     this.cluster.node.addDependency(controlPlaneLogs);
-
-    if (props.adminPrincipalArn) {
-      this.cluster.grantAccess('ExtraAdmin', props.adminPrincipalArn, [
-        eks.AccessPolicy.fromAccessPolicyName('AmazonEKSClusterAdminPolicy', {
-          accessScopeType: eks.AccessScopeType.CLUSTER,
-        }),
-      ]);
-    }
 
     this.systemNodegroup = this.cluster.addNodegroupCapacity('System', {
       instanceTypes: [new ec2.InstanceType('t3.medium')],
@@ -121,6 +115,14 @@ export class BoaCluster extends Construct {
       resolveConflicts: 'OVERWRITE',
       podIdentityAssociations: [{ roleArn: ebsCsiRole.roleArn, serviceAccount: 'ebs-csi-controller-sa' }],
     });
+    // The VPC CNI's network-policy agent enforces the NetworkPolicies of boa's and the jobs' namespaces.
+    const vpcCni = new eks.CfnAddon(this, 'VpcCniAddon', {
+      clusterName: this.cluster.clusterName,
+      addonName: 'vpc-cni',
+      resolveConflicts: 'OVERWRITE',
+      configurationValues: JSON.stringify({ enableNetworkPolicy: 'true' }),
+    });
+    vpcCni.node.addDependency(this.cluster);
     // Add-ons run on the system nodes; the EBS CSI controller also needs the agent for credentials.
     this.ebsCsiAddon.node.addDependency(this.systemNodegroup);
     if (agent) {

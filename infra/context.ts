@@ -57,8 +57,11 @@ export interface BoaConfig {
   readonly apiCertificateArn?: string;
   /** Email address subscribed to the budget alarm topic. */
   readonly alarmEmail?: string;
-  /** Extra IAM principal (user or role ARN) given cluster-admin through an EKS access entry. */
-  readonly adminPrincipalArn?: string;
+  /**
+   * The IAM users and roles (ARNs) that may assume the cluster-admin role: required, so the role is
+   * never open to the whole account (its root principal).
+   */
+  readonly adminPrincipalArns: readonly string[];
   /** Namespace of the jobs' pods and services (BOA_JOBS_NAMESPACE); boa may manage pods only there. */
   readonly jobsNamespace: string;
 }
@@ -187,6 +190,12 @@ export function readConfig(
   const gpuNodeDiskGiB = int(read, 'gpuNodeDiskGiB', 20, 16384) ?? DEFAULTS.gpuNodeDiskGiB;
 
   const allowedApiCidrs = list(read, 'allowedApiCidrs').map(checkCidr);
+  if (allowedApiCidrs.length === 0) {
+    throw new ContextError(
+      'context "allowedApiCidrs" is required: the CIDRs that may reach the EKS API endpoint (and an exposed API), ' +
+        'e.g. -c allowedApiCidrs=203.0.113.0/24; the endpoint is never open to 0.0.0.0/0 by default',
+    );
+  }
   const exposeApi = bool(read, 'exposeApi') ?? false;
   if (exposeApi && allowedApiCidrs.length === 0) {
     throw new ContextError(
@@ -207,13 +216,20 @@ export function readConfig(
   if (alarmEmail !== undefined && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(alarmEmail)) {
     throw new ContextError(`context "alarmEmail" is not an email address: "${alarmEmail}"`);
   }
-  const adminPrincipalArn = text(read, 'adminPrincipalArn');
-  if (
-    adminPrincipalArn !== undefined &&
-    !/^arn:aws[a-z-]*:iam::\d{12}:(user|role)\/.+$/.test(adminPrincipalArn)
-  ) {
+  // adminPrincipalArn (one ARN) is still read, as one more name on the list.
+  const adminPrincipalArns = [
+    ...list(read, 'adminPrincipalArns'),
+    ...(text(read, 'adminPrincipalArn') !== undefined ? [text(read, 'adminPrincipalArn')!] : []),
+  ];
+  for (const arn of adminPrincipalArns) {
+    if (!/^arn:aws[a-z-]*:iam::\d{12}:(user|role)\/.+$/.test(arn)) {
+      throw new ContextError(`context "adminPrincipalArns" must list IAM user or role ARNs, got "${arn}"`);
+    }
+  }
+  if (adminPrincipalArns.length === 0) {
     throw new ContextError(
-      `context "adminPrincipalArn" must be an IAM user or role ARN, got "${adminPrincipalArn}"`,
+      'context "adminPrincipalArns" is required: the IAM users or roles that may assume the cluster-admin role, ' +
+        'e.g. -c adminPrincipalArns=arn:aws:iam::123456789012:role/ops (the account root is never trusted)',
     );
   }
 
@@ -238,7 +254,7 @@ export function readConfig(
     exposeApi,
     ...(apiCertificateArn !== undefined ? { apiCertificateArn } : {}),
     ...(alarmEmail !== undefined ? { alarmEmail } : {}),
-    ...(adminPrincipalArn !== undefined ? { adminPrincipalArn } : {}),
+    adminPrincipalArns,
     jobsNamespace,
   };
 }

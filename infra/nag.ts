@@ -27,6 +27,13 @@ const ECR_PUBLIC_CONDITIONAL =
  * module creates and configures itself. test/infra/nag.test.ts fails on any finding not listed here.
  */
 export const NAG_ACKNOWLEDGEMENTS: Readonly<Record<string, readonly Acknowledged[]>> = {
+  'Backup/Plan/BoaVolume/Role': [
+    {
+      id: managed('service-role/AWSBackupServiceRolePolicyForBackup'),
+      reason:
+        "AWS Backup's documented role policy for taking snapshots of the selected (tagged) EBS volume; AWS maintains it.",
+    },
+  ],
   'Eks/Cluster/Role': [
     {
       id: managed('AmazonEKSClusterPolicy'),

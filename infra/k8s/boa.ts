@@ -6,6 +6,8 @@ export const BOA_DATA_DIR = '/var/lib/boa';
 export const BOA_NAMESPACE = 'boa';
 export const BOA_SERVICE_ACCOUNT = 'boa';
 export const STORAGE_CLASS = 'boa-gp3';
+/** The tag on boa's EBS volume that AWS Backup selects it by. */
+export const BACKUP_TAG = { key: 'boa-backup', value: 'daily' } as const;
 
 export interface BoaManifestOptions {
   readonly image: string;
@@ -37,9 +39,16 @@ export function storageManifests(volumeGiB: number): Record<string, unknown>[] {
       kind: 'StorageClass',
       metadata: { name: STORAGE_CLASS, labels: { 'app.kubernetes.io/name': 'boa' } },
       provisioner: 'ebs.csi.aws.com',
-      parameters: { type: 'gp3', encrypted: 'true', 'csi.storage.k8s.io/fstype': 'ext4' },
+      // The tag selects the volume for AWS Backup (infra/backup.ts): daily snapshots kept 7 days.
+      parameters: {
+        type: 'gp3',
+        encrypted: 'true',
+        'csi.storage.k8s.io/fstype': 'ext4',
+        tagSpecification_1: `${BACKUP_TAG.key}=${BACKUP_TAG.value}`,
+      },
       volumeBindingMode: 'WaitForFirstConsumer',
-      reclaimPolicy: 'Delete',
+      // Retain: deleting the claim, the namespace or the stack never deletes boa's ledger and jobs.
+      reclaimPolicy: 'Retain',
       allowVolumeExpansion: true,
     },
     {

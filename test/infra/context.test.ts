@@ -1,8 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { ContextError, DEFAULTS, readConfig } from '../../infra/context.ts';
 
+/** The two values every deployment must name; a test may override either (or blank it). */
+const REQUIRED = {
+  allowedApiCidrs: '203.0.113.0/24',
+  adminPrincipalArns: 'arn:aws:iam::123456789012:role/ops',
+};
 const from = (context: Record<string, unknown>, env: Record<string, string> = {}) =>
-  readConfig((key) => context[key], env);
+  readConfig((key) => ({ ...REQUIRED, ...context })[key], env);
 
 describe('readConfig', () => {
   it('has documented defaults: g4dn.12xlarge (4 GPUs), 4 nodes at most, us-east-1, no budget, API internal', () => {
@@ -14,7 +19,8 @@ describe('readConfig', () => {
       instanceType: 'g4dn.12xlarge',
       gpusPerNode: 4,
       gpuNodeDiskGiB: 200,
-      allowedApiCidrs: [],
+      allowedApiCidrs: ['203.0.113.0/24'],
+      adminPrincipalArns: ['arn:aws:iam::123456789012:role/ops'],
       exposeApi: false,
       jobsNamespace: 'boa-jobs',
     });
@@ -69,14 +75,17 @@ describe('readConfig', () => {
     [{ region: 'mars-1' }, /region/],
     [{ allowedApiCidrs: '0.0.0.0' }, /allowedApiCidrs/],
     [{ allowedApiCidrs: '300.1.1.1/8' }, /allowedApiCidrs/],
-    [{ exposeApi: 'true' }, /needs "allowedApiCidrs"/],
+    [{ exposeApi: 'true', allowedApiCidrs: '' }, /"allowedApiCidrs" is required/],
+    [{ allowedApiCidrs: '' }, /"allowedApiCidrs" is required.*never open to 0\.0\.0\.0\/0/],
+    [{ adminPrincipalArns: '' }, /"adminPrincipalArns" is required.*account root is never trusted/],
+    [{ adminPrincipalArns: 'arn:aws:iam::123456789012:root' }, /adminPrincipalArns/],
     [{ exposeApi: 'yes' }, /exposeApi/],
     [{ apiCertificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/x' }, /exposeApi=true/],
     [{ availabilityZones: 'us-east-1a' }, /availabilityZones/],
     [{ availabilityZones: 'eu-west-1a,eu-west-1b' }, /availabilityZones/],
     [{ clusterName: '1boa' }, /clusterName/],
     [{ alarmEmail: 'not-an-address' }, /alarmEmail/],
-    [{ adminPrincipalArn: 'alice' }, /adminPrincipalArn/],
+    [{ adminPrincipalArn: 'alice' }, /adminPrincipalArns/],
   ])('rejects %j', (context, message) => {
     expect(() => from(context)).toThrow(ContextError);
     expect(() => from(context)).toThrow(message);

@@ -90,9 +90,10 @@ describe('cluster', () => {
     expect(JSON.stringify(template.toJSON())).not.toMatch(/cluster-autoscaler|karpenter/i);
   });
 
-  it('restricts the public API endpoint to allowedApiCidrs when given', () => {
+  it('restricts the public API endpoint to allowedApiCidrs, which are required (never 0.0.0.0/0)', () => {
     const [, cluster] = only(template, 'AWS::EKS::Cluster');
-    expect(cluster.Properties.ResourcesVpcConfig.PublicAccessCidrs).toBeUndefined();
+    expect(cluster.Properties.ResourcesVpcConfig.PublicAccessCidrs).toEqual(['203.0.113.0/24']);
+    expect(() => synthTemplate({ allowedApiCidrs: '' })).toThrow(/"allowedApiCidrs" is required/);
     variant.hasResourceProperties('AWS::EKS::Cluster', {
       ResourcesVpcConfig: Match.objectLike({ PublicAccessCidrs: ['203.0.113.0/24', '198.51.100.7/32'] }),
     });

@@ -12,8 +12,16 @@ const cdkJson = JSON.parse(readFileSync(path.join(root, 'cdk.json'), 'utf8')) as
   context: Record<string, unknown>;
 };
 
+/** What every deployment must name (no default would be safe); tests may override them. */
+export const REQUIRED_CONTEXT = {
+  allowedApiCidrs: '203.0.113.0/24',
+  adminPrincipalArns: 'arn:aws:iam::123456789012:role/ops',
+};
+
 export function buildStack(context: Record<string, unknown> = {}): { app: App; stack: BoaStack } {
-  const app = new App({ context: { ...cdkJson.context, 'aws:cdk:disable-asset-staging': true, ...context } });
+  const app = new App({
+    context: { ...cdkJson.context, 'aws:cdk:disable-asset-staging': true, ...REQUIRED_CONTEXT, ...context },
+  });
   const config = readConfig((key) => app.node.tryGetContext(key), {});
   const stack = new BoaStack(app, 'Boa', {
     stackName: config.stackName,

@@ -1,0 +1,35 @@
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import * as backup from 'aws-cdk-lib/aws-backup';
+import * as events from 'aws-cdk-lib/aws-events';
+import type * as kms from 'aws-cdk-lib/aws-kms';
+import { Construct } from 'constructs';
+import { BACKUP_TAG } from './k8s/boa.ts';
+
+/**
+ * Daily AWS Backup snapshots of boa's EBS volume (selected by its tag), kept 7 days in a vault
+ * encrypted with the cluster's key and retained if the stack is deleted. docs/security.md has the
+ * restore path: restore the snapshot to a volume, bind it to a PersistentVolume for boa-data.
+ */
+export class BoaBackup extends Construct {
+  readonly vault: backup.BackupVault;
+  readonly plan: backup.BackupPlan;
+
+  constructor(scope: Construct, id: string, props: { readonly key: kms.IKey }) {
+    super(scope, id);
+    this.vault = new backup.BackupVault(this, 'Vault', {
+      encryptionKey: props.key,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    this.plan = new backup.BackupPlan(this, 'Plan', { backupVault: this.vault });
+    this.plan.addRule(
+      new backup.BackupPlanRule({
+        ruleName: 'daily-7-days',
+        scheduleExpression: events.Schedule.cron({ hour: '3', minute: '0' }),
+        deleteAfter: Duration.days(7),
+      }),
+    );
+    this.plan.addSelection('BoaVolume', {
+      resources: [backup.BackupResource.fromTag(BACKUP_TAG.key, BACKUP_TAG.value)],
+    });
+  }
+}

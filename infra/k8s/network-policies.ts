@@ -1,0 +1,73 @@
+import { BOA_NAMESPACE, BOA_PORT } from './boa.ts';
+
+/**
+ * Least reach inside the cluster (enforced by the VPC CNI's network-policy agent, enabled in
+ * cluster.ts). boa's namespace: only the jobs' pods reach boa's port, plus the internet-facing load
+ * balancer when the API is exposed (its own sourceRanges restrict who). The jobs' namespace: replicas
+ * talk to each other (torchrun rendezvous, collectives) and to boa; outward they reach anything but
+ * the instance metadata service, so a job cannot borrow the node's AWS role.
+ */
+export function networkPolicyManifests(options: {
+  readonly jobsNamespace: string;
+  readonly exposed: boolean;
+}): Record<string, unknown>[] {
+  const { jobsNamespace, exposed } = options;
+  const inNamespace = (namespace: string) => ({
+    namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': namespace } },
+  });
+  const dns = {
+    to: [{ ...inNamespace('kube-system'), podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } } }],
+    ports: [
+      { protocol: 'UDP', port: 53 },
+      { protocol: 'TCP', port: 53 },
+    ],
+  };
+  const meta = (name: string, namespace: string) => ({
+    name,
+    namespace,
+    labels: { 'app.kubernetes.io/name': 'boa', 'app.kubernetes.io/component': 'network-policy' },
+  });
+  return [
+    {
+      apiVersion: 'networking.k8s.io/v1',
+      kind: 'NetworkPolicy',
+      metadata: meta('default-deny-ingress', BOA_NAMESPACE),
+      spec: { podSelector: {}, policyTypes: ['Ingress'] },
+    },
+    {
+      apiVersion: 'networking.k8s.io/v1',
+      kind: 'NetworkPolicy',
+      metadata: meta('boa-api', BOA_NAMESPACE),
+      spec: {
+        podSelector: {
+          matchLabels: { 'app.kubernetes.io/name': 'boa', 'app.kubernetes.io/component': 'api' },
+        },
+        policyTypes: ['Ingress'],
+        ingress: [
+          {
+            from: exposed
+              ? [inNamespace(jobsNamespace), { ipBlock: { cidr: '0.0.0.0/0' } }]
+              : [inNamespace(jobsNamespace)],
+            ports: [{ protocol: 'TCP', port: BOA_PORT }],
+          },
+        ],
+      },
+    },
+    {
+      apiVersion: 'networking.k8s.io/v1',
+      kind: 'NetworkPolicy',
+      metadata: meta('jobs', jobsNamespace),
+      spec: {
+        podSelector: {},
+        policyTypes: ['Ingress', 'Egress'],
+        ingress: [{ from: [inNamespace(jobsNamespace)] }],
+        egress: [
+          { to: [inNamespace(jobsNamespace)] },
+          { to: [inNamespace(BOA_NAMESPACE)], ports: [{ protocol: 'TCP', port: BOA_PORT }] },
+          dns,
+          { to: [{ ipBlock: { cidr: '0.0.0.0/0', except: ['169.254.169.254/32'] } }] },
+        ],
+      },
+    },
+  ];
+}

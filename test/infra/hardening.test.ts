@@ -1,0 +1,81 @@
+/**
+ * Deploy hardening: the admin role trusts only named principals, the EKS endpoint only named CIDRs,
+ * NetworkPolicies fence boa's and the jobs' namespaces (and the CNI enforces them), boa's volume is
+ * retained and backed up daily for 7 days.
+ */
+import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { kubernetesObjects, synthTemplate } from './synth.ts';
+
+let template: Template;
+beforeAll(() => {
+  template = synthTemplate({
+    adminPrincipalArns: 'arn:aws:iam::123456789012:role/ops,arn:aws:iam::123456789012:user/alice',
+  });
+}, 300_000);
+
+describe('deploy hardening', () => {
+  it('the cluster-admin role trusts exactly the named principals, never the account root', () => {
+    const roles = template.findResources('AWS::IAM::Role', {
+      Properties: { Description: Match.stringLikeRegexp('cluster-admin') },
+    });
+    const [role] = Object.values(roles) as Array<{ Properties: any }>;
+    const principals = role!.Properties.AssumeRolePolicyDocument.Statement.map((s: any) => s.Principal.AWS);
+    expect(principals.flat().sort()).toEqual([
+      'arn:aws:iam::123456789012:role/ops',
+      'arn:aws:iam::123456789012:user/alice',
+    ]);
+    expect(JSON.stringify(role)).not.toMatch(/:root/);
+  });
+
+  it('the EKS endpoint is open only to allowedApiCidrs', () => {
+    template.hasResourceProperties('AWS::EKS::Cluster', {
+      ResourcesVpcConfig: Match.objectLike({ PublicAccessCidrs: ['203.0.113.0/24'] }),
+    });
+  });
+
+  it("NetworkPolicies fence boa's and the jobs' namespaces, and the VPC CNI enforces them", () => {
+    const objects = kubernetesObjects(template);
+    const deny = objects.get('NetworkPolicy/default-deny-ingress');
+    expect(deny.metadata.namespace).toBe('boa');
+    expect(deny.spec).toEqual({ podSelector: {}, policyTypes: ['Ingress'] });
+    const api = objects.get('NetworkPolicy/boa-api');
+    expect(api.spec.ingress[0].from).toEqual([
+      { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'boa-jobs' } } },
+    ]);
+    expect(api.spec.ingress[0].ports).toEqual([{ protocol: 'TCP', port: 8080 }]);
+    const jobs = objects.get('NetworkPolicy/jobs');
+    expect(jobs.metadata.namespace).toBe('boa-jobs');
+    expect(jobs.spec.policyTypes).toEqual(['Ingress', 'Egress']);
+    expect(JSON.stringify(jobs.spec.egress)).toContain('"except":["169.254.169.254/32"]');
+    template.hasResourceProperties('AWS::EKS::Addon', {
+      AddonName: 'vpc-cni',
+      ConfigurationValues: JSON.stringify({ enableNetworkPolicy: 'true' }),
+    });
+  });
+
+  it("boa's volume is retained and backed up daily, kept 7 days, in a retained encrypted vault", () => {
+    const storageClass = kubernetesObjects(template).get('StorageClass/boa-gp3');
+    expect(storageClass.reclaimPolicy).toBe('Retain');
+    expect(storageClass.parameters.tagSpecification_1).toBe('boa-backup=daily');
+    template.hasResourceProperties('AWS::Backup::BackupPlan', {
+      BackupPlan: Match.objectLike({
+        BackupPlanRule: [
+          Match.objectLike({
+            ScheduleExpression: 'cron(0 3 * * ? *)',
+            Lifecycle: { DeleteAfterDays: 7 },
+          }),
+        ],
+      }),
+    });
+    template.hasResourceProperties('AWS::Backup::BackupSelection', {
+      BackupSelection: Match.objectLike({
+        ListOfTags: [{ ConditionKey: 'boa-backup', ConditionValue: 'daily', ConditionType: 'STRINGEQUALS' }],
+      }),
+    });
+    template.hasResource('AWS::Backup::BackupVault', {
+      DeletionPolicy: 'Retain',
+      Properties: Match.objectLike({ EncryptionKeyArn: Match.anyValue() }),
+    });
+  });
+});
