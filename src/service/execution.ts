@@ -23,6 +23,8 @@ export class Execution {
   /** The executor's last reconcile, measured apart from the tick's decision. */
   lastReconcileMs = 0;
   reconciles = 0;
+  /** The last reconcile saw replicas starting or stopping (it is repeated every second until not). */
+  settling = false;
   /**
    * Nodes where the executor last saw a replica not yet ended (stopping ones included): the node
    * reconciler removes a node only once its replicas have stopped with their grace period.
@@ -52,8 +54,8 @@ export class Execution {
       .then((statuses) => {
         this.lastReconcileMs = performance.now() - started;
         this.reconciles += 1;
-        const settling = this.apply(statuses);
-        if (settling || this.backoffUntil.size > 0) this.scheduleFollowUp();
+        this.settling = this.apply(statuses);
+        if (this.settling || this.backoffUntil.size > 0) this.scheduleFollowUp();
       })
       .catch((error: Error) => {
         this.service.deps.logger.warn(

@@ -235,7 +235,7 @@ describe('jobs run by the local executor (real service process, real CLI)', () =
         body: JSON.stringify({ class: 'widens', workload }),
       });
       expect(res.status).toBe(400);
-      expect((await res.json()).error.field).toBe(field);
+      expect(((await res.json()) as { error: { field: string } }).error.field).toBe(field);
     }
     expect((await b.boa('jobs', 'list')).stdout).toBe('no jobs\n');
 
