@@ -32,7 +32,8 @@ await runMain(async () => {
     classes: String(opts.classes).split(','),
   });
   const paid = result.ticks.map((t) => t.paidGpus);
-  const overCeiling = result.ticks.filter((t) => t.paidGpus > t.ceilingGpus + 1e-9).length;
+  // A node held is kept within half a node (2 GPUs) of the ceiling: hysteresis against flapping.
+  const overCeiling = result.ticks.filter((t) => t.paidGpus > t.ceilingGpus + 2 + 1e-9).length;
   const first = result.ticks[0];
   const last = result.ticks[result.ticks.length - 1];
   process.stdout.write(

@@ -26,6 +26,8 @@ export const configSchema = z
     budgetWindowHours: positive('budgetWindowHours').default(24),
     /** Hours ahead the spend ceiling assumes the nodes are held: debt is repaid within this. */
     budgetHorizonHours: positive('budgetHorizonHours').default(1),
+    /** How far above the budget the spend ceiling goes with no debt (a fraction; debt stays below slack x budget x horizon). */
+    budgetSlack: z.number().min(0).max(1).default(0.1),
     /** Initial budget (GPU-hours per hour) when none is stored yet. */
     budget: z.number().positive().optional(),
     /** Prior arrival rates per class, jobs/hour; classes without one start at 0 and are learned. */

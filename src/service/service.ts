@@ -263,6 +263,8 @@ export class BoaService {
       elapsedHours: Math.max(0, now - from) / HOUR,
       horizonHours: config.budgetHorizonHours,
       gpusPerNode: config.gpusPerNode,
+      slack: config.budgetSlack,
+      heldNodes: this.state.nodes.length,
     });
   }
 

@@ -3,10 +3,14 @@
  * next so that the paid time-average over the window (what it paid so far in it, plus these GPUs held
  * for the next `horizonHours`) stays within the budget:
  *
- *   paid so far + gpus x horizon <= budget x (window so far + horizon)
+ *   paid so far + gpus x horizon <= budget x (window so far + (1 + slack) x horizon)
  *
- * With an empty history that is the budget itself; spending below the budget earns room for bursts,
- * spending above it (debt) lowers the ceiling until it is repaid, over at most one horizon.
+ * i.e. ceiling = budget x (1 + slack) - debt / horizon, debt = paid so far - budget x window so far.
+ * With an empty history that is the budget plus `slack` (10%: BOA's widths make spend fluctuate around
+ * the budget, and a hard ceiling at the mean would hold the average below it); spending below the
+ * budget earns room for bursts, debt lowers the ceiling until it is repaid within one horizon. Debt
+ * can never exceed slack x budget x horizon (4 GPU-hours at 40 and 1 h): over a window of T hours the
+ * paid average exceeds the budget by at most slack x horizon / T (0.4% over 24 h).
  */
 export interface SpendCeilingInput {
   readonly budgetGpuHoursPerHour: number;
@@ -16,6 +20,10 @@ export interface SpendCeilingInput {
   readonly elapsedHours: number;
   readonly horizonHours: number;
   readonly gpusPerNode: number;
+  /** Fraction above the budget the ceiling allows with no debt. */
+  readonly slack: number;
+  /** Nodes the group holds now (for the half-node hysteresis that keeps it from flapping). */
+  readonly heldNodes?: number;
 }
 
 export interface SpendCeiling {
@@ -29,12 +37,18 @@ export interface SpendCeiling {
 
 export function spendCeiling(input: SpendCeilingInput): SpendCeiling {
   const { budgetGpuHoursPerHour: budget, paidGpuHours, elapsedHours, horizonHours } = input;
-  const allowedGpuHours = budget * (elapsedHours + horizonHours) - paidGpuHours;
+  const allowedGpuHours = budget * (elapsedHours + (1 + input.slack) * horizonHours) - paidGpuHours;
   const gpus = Math.max(0, allowedGpuHours / horizonHours);
+  // A hair of tolerance: a ceiling of exactly 40 GPUs is 10 nodes of 4, not 9.
+  let nodes = Math.floor(gpus / input.gpusPerNode + 1e-9);
+  // A node already held is kept while the ceiling is within half a node of it: at a ceiling just under
+  // a node boundary the group would otherwise flap by one node every tick. Debt then stays below
+  // (slack x budget + half a node) x horizon.
+  const held = input.heldNodes ?? 0;
+  if (held > nodes && gpus >= (held - 0.5) * input.gpusPerNode) nodes = held;
   return {
     gpus,
-    // A hair of tolerance: a ceiling of exactly 40 GPUs is 10 nodes of 4, not 9.
-    nodes: Math.floor(gpus / input.gpusPerNode + 1e-9),
+    nodes,
     debtGpuHours: paidGpuHours - budget * elapsedHours,
   };
 }
