@@ -9,6 +9,7 @@ import { BoaIdentity } from './iam.ts';
 import { BOA_NAMESPACE, BOA_PORT } from './k8s/boa.ts';
 import { TOKEN_SECRET } from './k8s/token-init.ts';
 import { Monitoring } from './monitoring.ts';
+import { BudgetGuard } from './budget-guard.ts';
 import { Network } from './network.ts';
 import { suppressNagFindings } from './nag.ts';
 
@@ -23,6 +24,7 @@ export class BoaStack extends Stack {
   readonly identity: BoaIdentity;
   readonly workload: BoaWorkload;
   readonly monitoring: Monitoring;
+  readonly budgetGuard: BudgetGuard;
 
   constructor(scope: Construct, id: string, props: BoaStackProps) {
     super(scope, id, props);
@@ -84,6 +86,17 @@ export class BoaStack extends Stack {
       clusterName: config.clusterName,
       key: this.boaCluster.key,
       ...(config.alarmEmail ? { alarmEmail: config.alarmEmail } : {}),
+    });
+
+    this.budgetGuard = new BudgetGuard(this, 'BudgetGuard', {
+      clusterName: config.clusterName,
+      nodegroupName: this.gpu.nodegroup.nodegroupName,
+      nodegroupArn: this.gpu.nodegroup.nodegroupArn,
+      gpusPerNode: config.gpusPerNode,
+      ...(config.budget !== undefined ? { budget: config.budget } : {}),
+      guardMinutes: config.guardMinutes,
+      enableGuardLambda: config.budgetGuard,
+      topic: this.monitoring.topic,
     });
 
     new CfnOutput(this, 'GpuNodegroupName', {

@@ -64,6 +64,10 @@ export interface BoaConfig {
   readonly adminPrincipalArns: readonly string[];
   /** Namespace of the jobs' pods and services (BOA_JOBS_NAMESPACE); boa may manage pods only there. */
   readonly jobsNamespace: string;
+  /** The budget guard Lambda (infra/budget-guard.ts); its heartbeat alarm is there either way. */
+  readonly budgetGuard: boolean;
+  /** Minutes of silence from boa before the heartbeat alarm fires and the guard acts. */
+  readonly guardMinutes: number;
 }
 
 export class ContextError extends Error {
@@ -81,6 +85,7 @@ export const DEFAULTS = {
   instanceType: 'g4dn.12xlarge',
   gpuNodeDiskGiB: 200,
   jobsNamespace: 'boa-jobs',
+  guardMinutes: 15,
 } as const;
 
 function text(read: ContextReader, key: string): string | undefined {
@@ -240,7 +245,12 @@ export function readConfig(
     );
   }
 
+  const budgetGuard = bool(read, 'budgetGuard') ?? true;
+  const guardMinutes = int(read, 'guardMinutes', 5, 1440) ?? DEFAULTS.guardMinutes;
+
   return {
+    budgetGuard,
+    guardMinutes,
     stackName,
     clusterName,
     region,

@@ -24,6 +24,10 @@ export const METRIC_NAMES = [
   'JobsRunning',
   'JobsWaiting',
   'PredictedAvgJctSeconds',
+  'Heartbeat',
+  'LoadNeedsGpuHoursPerHour',
+  'SpendCeilingGpus',
+  'JobsQueuedForBudget',
 ] as const;
 export type MetricName = (typeof METRIC_NAMES)[number];
 

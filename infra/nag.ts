@@ -94,6 +94,16 @@ export const NAG_ACKNOWLEDGEMENTS: Readonly<Record<string, readonly Acknowledged
         'The custom-resource framework may invoke any version of its own handler function, nothing else.',
     },
   ],
+  'BudgetGuard/Handler': [
+    LAMBDA_LOGS,
+    {
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'Only for cloudwatch:GetMetricStatistics and autoscaling:DescribeAutoScalingGroups (no resource-level ' +
+        'permissions), cloudwatch:PutMetricData confined to the boa namespace, and ' +
+        "autoscaling:EnableMetricsCollection confined to the GPU node group's Auto Scaling group by its EKS tags.",
+    },
+  ],
   'Identity/ServiceAccount/Role': [
     {
       id: 'AwsSolutions-IAM5[Resource::*]',
@@ -124,6 +134,14 @@ function nodeRole(which: string): Acknowledged[] {
   ];
 }
 
+const OPTIONAL_CONSTRUCTS = new Set(['BudgetGuard/Handler']);
+
+function exists(stack: Stack, relativePath: string): boolean {
+  let node: IConstruct | undefined = stack;
+  for (const part of relativePath.split('/')) node = node?.node.tryFindChild(part);
+  return node !== undefined;
+}
+
 function find(stack: Stack, relativePath: string): IConstruct {
   let node: IConstruct = stack;
   for (const part of relativePath.split('/')) {
@@ -138,6 +156,8 @@ function find(stack: Stack, relativePath: string): IConstruct {
 /** Records the acknowledgements on their constructs (cdk-nag v3 reads them through Validations). */
 export function suppressNagFindings(stack: Stack): void {
   for (const [path, rules] of Object.entries(NAG_ACKNOWLEDGEMENTS)) {
+    // Optional constructs (the budget guard Lambda, off with budgetGuard=false) are acknowledged if present.
+    if (OPTIONAL_CONSTRUCTS.has(path) && !exists(stack, path)) continue;
     Validations.of(find(stack, path)).acknowledge(...rules);
   }
 }

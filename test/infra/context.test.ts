@@ -23,6 +23,8 @@ describe('readConfig', () => {
       adminPrincipalArns: ['arn:aws:iam::123456789012:role/ops'],
       exposeApi: false,
       jobsNamespace: 'boa-jobs',
+      budgetGuard: true,
+      guardMinutes: 15,
     });
     expect(DEFAULTS.instanceType).toBe('g4dn.12xlarge');
   });
