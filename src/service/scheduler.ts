@@ -132,7 +132,23 @@ export class Scheduler {
     const ready = this.nodes.usable(state.nodes);
     const ceiling = this.service.spendCeiling(now);
     this.lastCeilingGpus = ceiling?.gpus ?? 0;
-    const decision = this.decide(now, ready, ceiling?.nodes);
+    let decision = this.decide(now, ready, ceiling?.nodes);
+    const nodeInput = () => ({
+      target: decision.desiredNodes,
+      nodes: state.nodes,
+      group: state.group,
+      // Jobs placed there, and replicas still stopping there (grace period) after a job moved off.
+      allocations: [
+        ...[...state.jobs.values()].map((j) => j.allocation),
+        [...this.service.execution.nodesWithReplicas],
+      ],
+    });
+    if (this.nodes.chooseNow(nodeInput())) {
+      // Nodes chosen for removal had jobs: place those jobs elsewhere now (or let them wait).
+      const first = decision;
+      decision = this.decide(now, this.nodes.usable(state.nodes), ceiling?.nodes);
+      decision = { ...decision, changed: [...new Set([...first.changed, ...decision.changed])] };
+    }
     const decideMs = performance.now() - started;
     repo.transaction(() => {
       this.service.flushAllocation(now);
@@ -160,16 +176,7 @@ export class Scheduler {
         'allocation changed',
       );
     }
-    this.nodes.afterTick({
-      target: decision.desiredNodes,
-      nodes: state.nodes,
-      group: state.group,
-      // Jobs placed there, and replicas still stopping there (grace period) after a job moved off.
-      allocations: [
-        ...[...state.jobs.values()].map((j) => j.allocation),
-        [...this.service.execution.nodesWithReplicas],
-      ],
-    });
+    this.nodes.afterTick(nodeInput());
     this.service.execution.afterTick(now);
     this.service.planner.maybeRun();
     void deps.metrics.put(this.metrics(decision, now), now).catch((error: Error) => {

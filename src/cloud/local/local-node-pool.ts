@@ -126,6 +126,7 @@ export class LocalNodePool implements NodePool {
         gpus: this.config.gpusPerNode,
         ready: waitingFor === undefined,
         ...(n.cordoned ? { cordoned: true } : {}),
+        ...(n.releasedAt !== undefined ? { leaving: true } : {}),
         ...(waitingFor ? { waitingFor } : {}),
       };
     });

@@ -81,6 +81,27 @@ export class NodeReconciler {
       });
   }
 
+  /**
+   * Chooses the nodes to remove, within the tick (the background pass carries removals on). True when
+   * a chosen node has jobs placed on it: the tick then places again without it, so the jobs move now
+   * and the node can go in this tick's pass, not a tick later (paid nodes do not linger above target).
+   */
+  chooseNow(input: NodeTickInput): boolean {
+    const group = input.group;
+    if (!group) return false;
+    const now = this.deps.clock.now();
+    const busy = busyGpusByNode(input.allocations);
+    this.chooseProvisionTimeouts(input.nodes, busy, now);
+    const target = this.bounded(input.target, group);
+    const kept = input.nodes.filter((n) => !n.leaving && !this.removing.has(n.id));
+    let placed = false;
+    for (const victim of chooseVictims(kept, kept.length - target, busy)) {
+      this.choose(victim, 'scale-in', now);
+      if (busy.has(allocationName(victim))) placed = true;
+    }
+    return placed;
+  }
+
   async settle(): Promise<void> {
     while (this.running) await this.running;
   }
@@ -98,15 +119,10 @@ export class NodeReconciler {
         'desired size changed outside boa; correcting',
       );
     }
-    this.chooseProvisionTimeouts(nodes, busy, now);
-    const kept = nodes.filter((n) => !this.removing.has(n.id));
-    for (const victim of chooseVictims(kept, kept.length - target, busy)) {
-      this.choose(victim, 'scale-in', now);
-    }
     const terminated = await this.carryOn(nodes, busy);
     const current = terminated > 0 ? await pool.describe() : group;
     this.lastGroup = current;
-    const live = nodes.length - terminated;
+    const live = nodes.filter((n) => !n.leaving).length - terminated;
     let want =
       target + [...this.removing.values()].filter((r) => nodes.some((n) => n.id === r.nodeId)).length;
     if (this.backoff.observe(current, live, want, now)) {
@@ -138,7 +154,8 @@ export class NodeReconciler {
   /** Nodes launched longer ago than provisionMs and still not ready for jobs: paid for, never usable. */
   private chooseProvisionTimeouts(nodes: readonly PoolNode[], busy: Map<string, number>, now: number): void {
     for (const node of nodes) {
-      if (node.ready || this.removing.has(node.id) || busy.has(allocationName(node))) continue;
+      if (node.ready || node.leaving || this.removing.has(node.id) || busy.has(allocationName(node)))
+        continue;
       if (node.cordoned || now - node.launchedAt < this.deps.settings.provisionMs) continue;
       this.counters.provisionTimeouts += 1;
       this.deps.logger.warn(
