@@ -3,13 +3,16 @@
  * node pool, on a virtual clock, driven by emulated jobs that follow their allocations with the measured
  * ground truth. Prints the simulator's JSON metrics. Resumable: kill it (even with -9) and run the same
  * command with the same --state to continue.
- *   npm run -s demo -- --trace FILE [--apps a,b] --budget B [--speed X|max] [--state DIR]
+ *   npm run -s demo -- --trace FILE [--apps a,b] --budget B [--speed X|max] [--state DIR] [--executor local]
+ * With --executor local every job is submitted with a command that the local executor runs as real
+ * processes, one per node of its placement, restarted at each rescale; the emulated jobs still report
+ * progress and completion at their ground-truth times (a real process cannot run on virtual time).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { pino } from 'pino';
 import { arrivalRatesPerHour } from '../src/core/trace.ts';
 import { bootService } from '../src/service/boot.ts';
@@ -30,7 +33,20 @@ const program = new Command('demo')
   .option('--state <dir>', 'service data directory; an unfinished replay there is resumed')
   .option('--data <dir>', 'measured Pollux data (ground truth)', DEFAULT_DATA)
   .option('--profiles <file>', 'job-class profiles', DEFAULT_PROFILES)
-  .option('--tick-seconds <s>', 'scheduling tick', '60');
+  .option('--tick-seconds <s>', 'scheduling tick', '60')
+  .addOption(
+    new Option('--executor <kind>', 'run each job as real processes (local executor)').choices(['local']),
+  );
+
+/** A replica that says what it was given, then waits to be stopped (SIGTERM at a rescale or the end). */
+const REPLICA_WORKLOAD = {
+  command: [
+    'sh',
+    '-c',
+    'echo "job $BOA_JOB_ID generation $BOA_GENERATION rank $NODE_RANK/$NNODES: WORLD_SIZE=$WORLD_SIZE ' +
+      'NPROC_PER_NODE=$NPROC_PER_NODE"; exec sleep 1000000',
+  ],
+};
 
 /** Virtual time: the trace's seconds from an arbitrary fixed start, as epoch milliseconds. */
 const EPOCH = Date.UTC(2026, 0, 1);
@@ -45,6 +61,7 @@ await runMain(async () => {
     data: string;
     profiles: string;
     tickSeconds: string;
+    executor?: 'local';
   }>();
   const budget = Number(opts.budget);
   if (!(budget > 0)) throw new UsageError(`--budget must be a positive number, got "${opts.budget}"`);
@@ -80,7 +97,14 @@ await runMain(async () => {
   });
   const boa = await bootService(config, { clock, logger: pino({ level: 'warn' }, pino.destination(2)) });
   const client = new LauncherClient((path, init) => boa.app.request(path, init), boa.token);
-  const world = new ReplayWorld(client, jobs, profiles, truthProvider(opts.data), 30);
+  const world = new ReplayWorld(
+    client,
+    jobs,
+    profiles,
+    truthProvider(opts.data),
+    30,
+    opts.executor ? REPLICA_WORKLOAD : undefined,
+  );
 
   const saved = boa.repo.getSetting<WorldSnapshot>('replay');
   if (saved) {
@@ -106,11 +130,17 @@ await runMain(async () => {
     const from = seconds;
     const to = from + tickSeconds;
     await world.step(from, to, setTime, existing);
+    // With real processes a tick takes real time, so a re-plan that arrivals asked for would land at a
+    // tick that depends on the machine's speed: here it is always in place before the tick.
+    if (opts.executor) await boa.service.planner.idle();
     setTime(to);
     await world.report();
     await boa.scheduler.tick();
     await boa.service.planner.idle();
     await boa.scheduler.settle();
+    // The replicas follow each tick before the next (the executor never holds up the tick itself): the
+    // service re-checks every second while replicas stop; virtual time cannot wait, so it is done here.
+    if (opts.executor) await replicasSettled(boa);
     await world.follow(to);
     boa.repo.putSetting('replay', world.snapshot(to), clock.now());
     if (Number.isFinite(speed)) {
@@ -146,8 +176,42 @@ await runMain(async () => {
     avgQueueSeconds: metrics.avgQueueSeconds,
     spanHours: metrics.spanHours,
     state: opts.state ?? null,
+    ...(opts.executor ? { executor: await replicasRun(boa, stateDir) } : {}),
   };
   process.stdout.write(`${JSON.stringify(result)}\n`);
   await boa.close();
   removeState();
 });
+
+async function replicasSettled(boa: Awaited<ReturnType<typeof bootService>>): Promise<void> {
+  const { execution } = boa.service;
+  await execution.settle();
+  for (let i = 0; i < 100 && execution.settling; i++) {
+    await sleep(10);
+    execution.reconcile();
+    await execution.settle();
+  }
+}
+
+/**
+ * Once every job is done: waits until the executor has stopped all replicas, and counts what it ran
+ * (one log per replica started, DATA_DIR/jobs/<id>/<generation>/<rank>.log).
+ */
+async function replicasRun(boa: Awaited<ReturnType<typeof bootService>>, stateDir: string) {
+  const executor = boa.service.execution.executor;
+  let left = Number.POSITIVE_INFINITY;
+  for (let i = 0; i < 300 && left > 0; i++) {
+    left = (await executor?.reconcile([]))?.length ?? 0;
+    if (left > 0) await sleep(100);
+  }
+  let started = 0;
+  let generations = 0;
+  const jobsDir = join(stateDir, 'jobs');
+  for (const job of readdirSync(jobsDir)) {
+    for (const generation of readdirSync(join(jobsDir, job))) {
+      generations += 1;
+      started += readdirSync(join(jobsDir, job, generation)).filter((f) => f.endsWith('.log')).length;
+    }
+  }
+  return { kind: 'local', replicasStarted: started, generationsRun: generations, replicasLeft: left };
+}

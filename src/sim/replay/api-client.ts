@@ -1,4 +1,5 @@
 /** The slice of the boa API an emulated training job's launcher uses, over any fetch-like function. */
+import type { Workload } from '../../service/ports.ts';
 export type Fetch = (path: string, init?: RequestInit) => Promise<Response> | Response;
 
 export interface Allocation {
@@ -37,8 +38,13 @@ export class LauncherClient {
     return this.call<{ gpuHoursPerHour: number }>('PUT', '/v1/budget', { gpuHoursPerHour });
   }
 
-  register(className: string, name: string) {
-    return this.call<{ id: number; token: string }>('POST', '/v1/jobs', { class: className, name });
+  /** With a workload the service's executor runs the job's replicas (the demo's --executor local). */
+  register(className: string, name: string, workload?: Workload) {
+    return this.call<{ id: number; token: string }>('POST', '/v1/jobs', {
+      class: className,
+      name,
+      ...(workload ? { workload } : {}),
+    });
   }
 
   /** Jobs the service already has, by name: a replay resumed after a crash must not register twice. */

@@ -5,6 +5,7 @@ import { jobClassOf } from '../engine/job-class.ts';
 import { type JobClass, SimJob } from '../engine/job.ts';
 import type { JobTruth } from '../truth/model.ts';
 import type { Allocation, LauncherClient } from './api-client.ts';
+import type { Workload } from '../../service/ports.ts';
 
 /** What survives a crash of the replay: enough to resume the same run from its last step. */
 export interface WorldSnapshot {
@@ -50,6 +51,8 @@ export class ReplayWorld {
     private readonly profiles: ProfileFile,
     private readonly truthOf: (app: string) => JobTruth,
     private readonly rescaleSeconds: number,
+    /** Registered with every job: the service's executor runs it as the job's replicas. */
+    private readonly workload?: Workload,
   ) {}
 
   private classOf(app: string): JobClass {
@@ -93,7 +96,7 @@ export class ReplayWorld {
 
   private async admit(index: number, job: TraceJob, existing: Map<string, { id: number }>): Promise<void> {
     const serviceId =
-      existing.get(job.name)?.id ?? (await this.client.register(job.application, job.name)).id;
+      existing.get(job.name)?.id ?? (await this.client.register(job.application, job.name, this.workload)).id;
     this.emulated.push({
       trace: index,
       serviceId,
