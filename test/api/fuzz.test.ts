@@ -73,7 +73,7 @@ const routes: Array<fc.Arbitrary<Omit<Op, 'token' | 'job' | 'className'> & { asO
   arbitraryOf(ListJobsQuery).map((q) => ({
     method: 'GET',
     path: () =>
-      `/v1/jobs?${new URLSearchParams(Object.entries((q as object) ?? {}).map(([k, v]) => [k, String(v)]))}`,
+      `/v1/jobs?${new URLSearchParams(Object.entries((q as object) ?? {}).map(([k, v]): [string, string] => [k, String(v)]))}`,
   })),
   arbitraryOf(ClassBody, { profile: classProfile }).map((body) => ({
     method: 'PUT',

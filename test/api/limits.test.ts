@@ -27,7 +27,7 @@ function countingBody(chunks: number, chunk = new Uint8Array(16 * 1024).fill(32)
   return { stream, counter };
 }
 
-async function post(b: Booted, path: string, token: string, body: BodyInit, method = 'POST') {
+async function post(b: Booted, path: string, token: string, body: RequestInit['body'], method = 'POST') {
   const res = await b.app.request(path, {
     method,
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
