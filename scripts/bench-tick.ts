@@ -92,12 +92,12 @@ await runMain(async () => {
   let reconcileTimes: number[] = [];
   const tickOnce = async () => {
     churn();
+    const before = service.execution.reconciles;
     const start = performance.now();
     const report = await scheduler.tick();
     const wholeMs = performance.now() - start;
     await scheduler.settle();
     // The executor runs after the tick, never inside it; waited for here so each tick's is timed.
-    const before = service.execution.reconciles;
     await service.execution.settle();
     if (service.execution.reconciles > before) reconcileTimes.push(service.execution.lastReconcileMs);
     t += 60_000;
