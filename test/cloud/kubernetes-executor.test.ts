@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createKubernetesExecutor } from '../../src/cloud/kubernetes/index.ts';
@@ -197,6 +200,29 @@ describe('Kubernetes executor over the fake API server', () => {
       terminationGracePeriodSeconds: 45,
     });
     expect(fake.pods(NS)).toEqual([]);
+  });
+
+  it('finds the cluster through KUBECONFIG when no kubeconfig is given (as boot does)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'boa-kubeconfig-'));
+    const saved = {
+      KUBECONFIG: process.env.KUBECONFIG,
+      KUBERNETES_SERVICE_HOST: process.env.KUBERNETES_SERVICE_HOST,
+    };
+    try {
+      writeFileSync(join(dir, 'config'), fake.kubeConfig().exportConfig());
+      process.env.KUBECONFIG = join(dir, 'config');
+      delete process.env.KUBERNETES_SERVICE_HOST;
+      const e = createKubernetesExecutor(configSchema.parse({}), pino({ level: 'silent' }));
+      executors.push(e);
+      await e.reconcile([job(13, 1, nodes.slice(0, 1))]);
+      expect(podNames()).toEqual(['boa-job-13-g1-r0']);
+    } finally {
+      for (const [key, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[key];
+        else process.env[key] = value;
+      }
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('the rendezvous address is rank 0 through the job Service', () => {
