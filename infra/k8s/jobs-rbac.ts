@@ -1,7 +1,7 @@
 /**
  * What the Kubernetes executor (src/cloud/kubernetes) needs, and nothing more: pods and services in the
- * jobs namespace (create, delete, get, list, watch: no update, no patch, no exec), and nodes read-only
- * cluster-wide (nodes are not namespaced). Other engineers extend the node rules here (cordon needs patch).
+ * jobs namespace (create, delete, get, list, watch: no update, no patch, no exec), and nodes cluster-wide
+ * (nodes are not namespaced): read, and patch for the node reconciler's cordon.
  */
 
 export const JOBS_ROLE = 'boa-executor';
@@ -18,7 +18,8 @@ export const JOBS_RULES: readonly PolicyRule[] = [
 ];
 
 export const NODE_RULES: readonly PolicyRule[] = [
-  { apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'watch'] },
+  // patch: the node reconciler cordons the nodes it removes (spec.unschedulable; docs/nodes.md).
+  { apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'watch', 'patch'] },
 ];
 
 const labels = { 'app.kubernetes.io/name': 'boa', 'app.kubernetes.io/component': 'executor' };

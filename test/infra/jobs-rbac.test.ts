@@ -40,9 +40,9 @@ describe("the Kubernetes executor's RBAC in the CDK app", () => {
     expect(binding.subjects).toEqual([boaAccount]);
   });
 
-  it('grants nodes get/list/watch cluster-wide, and no wildcard anywhere', () => {
+  it('grants nodes get/list/watch (and patch, to cordon) cluster-wide, and no wildcard anywhere', () => {
     expect(objects.get('ClusterRole/boa-node-reader').rules).toEqual([
-      { apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'watch'] },
+      { apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'watch', 'patch'] },
     ]);
     expect(objects.get('ClusterRoleBinding/boa-node-reader').subjects).toEqual([boaAccount]);
     const rbac = [...objects.values()].filter((o) => String(o.apiVersion).startsWith('rbac.'));
