@@ -234,3 +234,22 @@ describe('draining', () => {
     expect(w.group.terminations.map((t) => t.instanceId)).toEqual([bNode.id]);
   });
 });
+
+describe('cordon refused', () => {
+  it('removes an idle node even when the cordon is refused with 403 (RBAC without patch), and logs it', async () => {
+    const w = world();
+    const forbidden = Object.assign(new Error('nodes "x" is forbidden'), { code: 403 });
+    const { tick, job, boa } = await w.start((pool) =>
+      Object.assign(Object.create(pool), { cordon: async () => Promise.reject(forbidden) }),
+    );
+    const a = job(4);
+    const b = job(4);
+    await tick(3);
+    const idle = w.group.asg.live().find((i) => nodeName(w.group, i.id) === b.allocation[0])!;
+    boa.service.finishJob(b.id, 'done');
+    await tick(1);
+    expect(w.group.terminations.map((t) => t.instanceId)).toEqual([idle.id]);
+    expect(w.logs.events()).toContain('node.cordon-failed');
+    expect(a.allocation).toHaveLength(4);
+  });
+});
