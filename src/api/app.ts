@@ -48,17 +48,17 @@ export function createApp(service: BoaService, scheduler: Scheduler, operatorTok
   dashboardRoutes(app);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
-  app.doc31('/openapi.json', (c) => ({
+  app.doc31('/openapi.json', {
     openapi: '3.1.0',
     info: {
       title: 'boa',
       version: '1',
       description: 'Budget-aware GPU rental for ML training',
-      license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
+      license: { name: 'Apache-2.0', url: 'https://www.apache.org/licenses/LICENSE-2.0' },
     },
-    // The service that answers is the server: clients generated from the document call it back.
-    servers: [{ url: new URL(c.req.url).origin, description: 'this boa service' }],
+    // Relative: the service that serves the document is the server clients call.
+    servers: [{ url: '/', description: 'this boa service' }],
     security: [{ bearer: [] }],
-  }));
+  });
   return app;
 }

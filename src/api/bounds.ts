@@ -32,4 +32,6 @@ export const printableName = (max: number) =>
     .string()
     .min(1)
     .max(max, `at most ${max} characters`)
-    .regex(PRINTABLE, 'only printable characters (no control characters such as NUL, newline or ESC)');
+    .regex(PRINTABLE, 'only printable characters (no control characters such as NUL, newline or ESC)')
+    // The document's pattern without the JavaScript flag suffix the generator appends ("/u").
+    .openapi({ pattern: PRINTABLE.source });

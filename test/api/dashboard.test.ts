@@ -76,7 +76,13 @@ describe.skipIf(!haveChromium)('dashboard in headless Chromium', () => {
     await signIn(page, 'not-the-operator-token');
     await expect.poll(() => page.locator('#login-error').textContent()).toMatch(/token was refused/);
     expect(await page.locator('#dashboard').isVisible()).toBe(false);
-    expect(await page.evaluate(() => sessionStorage.getItem('boa.operatorToken'))).toBeNull();
+    expect(
+      await page.evaluate(() =>
+        (
+          globalThis as unknown as { sessionStorage: { getItem(k: string): string | null } }
+        ).sessionStorage.getItem('boa.operatorToken'),
+      ),
+    ).toBeNull();
     await page.screenshot({ path: join(screenshots, 'refused.png') });
     await page.close();
   });

@@ -1,8 +1,8 @@
 import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
 import { bearer } from '../auth.ts';
 import type { ApiEnv } from '../env.ts';
+import { AllocationView, JobListView, JobView, RegisteredJobView } from '../responses.ts';
 import {
-  AnyJson,
   errors,
   ErrorSchema,
   JobIdParam,
@@ -28,9 +28,10 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
     createRoute({
       method: 'post',
       path: '/v1/jobs',
+      operationId: 'registerJob',
       summary: 'Register a training job: returns its id and its own token',
       request: body(RegisterJobBody),
-      responses: { 201: jsonContent(AnyJson, 'registered'), ...errors },
+      responses: { 201: jsonContent(RegisteredJobView, 'registered'), ...errors },
     }),
     (c) => {
       if (!c.get('operator'))
@@ -45,9 +46,10 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
     createRoute({
       method: 'get',
       path: '/v1/jobs',
+      operationId: 'listJobs',
       summary: 'List jobs',
       request: { query: ListJobsQuery },
-      responses: { 200: jsonContent(AnyJson, 'jobs'), ...errors },
+      responses: { 200: jsonContent(JobListView, 'jobs'), ...errors },
     }),
     (c) => {
       if (!c.get('operator'))
@@ -62,9 +64,10 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
     createRoute({
       method: 'get',
       path: '/v1/jobs/{id}',
+      operationId: 'getJob',
       summary: 'One job',
       request: { params: JobIdParam },
-      responses: { 200: jsonContent(AnyJson, 'the job'), ...errors, ...notFound },
+      responses: { 200: jsonContent(JobView, 'the job'), ...errors, ...notFound },
     }),
     (c) => c.json(jobView(c.var.service.job(c.req.valid('param').id, jobToken(c))), 200),
   );
@@ -73,9 +76,10 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
     createRoute({
       method: 'get',
       path: '/v1/jobs/{id}/allocation',
+      operationId: 'getAllocation',
       summary: 'Where the job runs now: width, nodes, and a generation that changes when it must rescale',
       request: { params: JobIdParam },
-      responses: { 200: jsonContent(AnyJson, 'allocation'), ...errors, ...notFound },
+      responses: { 200: jsonContent(AllocationView, 'allocation'), ...errors, ...notFound },
     }),
     (c) => {
       const job = c.var.service.job(c.req.valid('param').id, jobToken(c));
@@ -89,10 +93,11 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
     createRoute({
       method: 'post',
       path: '/v1/jobs/{id}/progress',
+      operationId: 'reportProgress',
       summary: 'Report the statistical epoch the job has reached',
       request: { params: JobIdParam, ...body(ProgressBody) },
       responses: {
-        200: jsonContent(AnyJson, 'allocation after the report'),
+        200: jsonContent(AllocationView, 'allocation after the report'),
         ...errors,
         ...notFound,
         ...conflict,
@@ -118,9 +123,10 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
       createRoute({
         method: 'post',
         path: `/v1/jobs/{id}/${action}`,
+        operationId: action === 'complete' ? 'completeJob' : 'cancelJob',
         summary: action === 'complete' ? 'The job finished' : 'Cancel the job',
         request: { params: JobIdParam },
-        responses: { 200: jsonContent(AnyJson, 'the job'), ...errors, ...notFound, ...conflict },
+        responses: { 200: jsonContent(JobView, 'the job'), ...errors, ...notFound, ...conflict },
       }),
       (c) => c.json(jobView(c.var.service.finishJob(c.req.valid('param').id, state, jobToken(c))), 200),
     );

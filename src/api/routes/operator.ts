@@ -6,7 +6,17 @@ import { ServiceError } from '../../service/errors.ts';
 import { budgetView, planView, statusView } from '../../service/views.ts';
 import type { ApiEnv } from '../env.ts';
 import {
-  AnyJson,
+  BudgetSetView,
+  BudgetView,
+  ClassDeletedView,
+  ClassListView,
+  ClassSavedView,
+  ClassValidView,
+  FrontierView,
+  PlanView,
+  StatusView,
+} from '../responses.ts';
+import {
   BudgetBody,
   ClassBody,
   ClassNameParam,
@@ -27,12 +37,13 @@ export function operatorRoutes(app: OpenAPIHono<ApiEnv>) {
     createRoute({
       method: 'put',
       path: '/v1/budget',
+      operationId: 'setBudget',
       summary:
         'Set the budget (GPU-hours per hour, time-average); below the minimum for the estimated load it is ' +
         'accepted with a warning (jobs queue); refused only below one job of the cheapest class',
       request: body(BudgetBody),
       responses: {
-        200: jsonContent(AnyJson, 'the budget and how spending tracks it'),
+        200: jsonContent(BudgetSetView, 'the budget, how spending tracks it, and the plan made for it'),
         ...errors,
         422: jsonContent(
           ErrorSchema,
@@ -70,8 +81,9 @@ export function operatorRoutes(app: OpenAPIHono<ApiEnv>) {
     createRoute({
       method: 'get',
       path: '/v1/budget',
+      operationId: 'getBudget',
       summary: 'The budget, paid and allocated time-averages, and $ per month',
-      responses: { 200: jsonContent(AnyJson, 'budget'), ...errors },
+      responses: { 200: jsonContent(BudgetView, 'budget'), ...errors },
     }),
     (c) => {
       requireOperator(c);
@@ -83,8 +95,9 @@ export function operatorRoutes(app: OpenAPIHono<ApiEnv>) {
     createRoute({
       method: 'get',
       path: '/v1/classes',
+      operationId: 'listClasses',
       summary: 'Job classes with their profiles and prior arrival rates',
-      responses: { 200: jsonContent(AnyJson, 'classes'), ...errors },
+      responses: { 200: jsonContent(ClassListView, 'classes'), ...errors },
     }),
     (c) => {
       requireOperator(c);
@@ -101,9 +114,10 @@ export function operatorRoutes(app: OpenAPIHono<ApiEnv>) {
     createRoute({
       method: 'put',
       path: '/v1/classes/{name}',
+      operationId: 'putClass',
       summary: 'Create or replace a job class profile (validated; speedup dips are accepted and listed)',
       request: { params: ClassNameParam, ...body(ClassBody) },
-      responses: { 200: jsonContent(AnyJson, 'saved'), ...errors },
+      responses: { 200: jsonContent(ClassSavedView, 'saved'), ...errors },
     }),
     (c) => {
       requireOperator(c);
@@ -127,10 +141,11 @@ export function operatorRoutes(app: OpenAPIHono<ApiEnv>) {
     createRoute({
       method: 'delete',
       path: '/v1/classes/{name}',
+      operationId: 'deleteClass',
       summary: 'Delete a job class; refused while jobs of it are waiting or running',
       request: { params: ClassNameParam },
       responses: {
-        200: jsonContent(AnyJson, 'deleted'),
+        200: jsonContent(ClassDeletedView, 'deleted'),
         ...errors,
         404: jsonContent(ErrorSchema, 'no such class'),
         409: jsonContent(ErrorSchema, 'jobs of the class are active, or it is the only class'),
@@ -148,9 +163,10 @@ export function operatorRoutes(app: OpenAPIHono<ApiEnv>) {
     createRoute({
       method: 'post',
       path: '/v1/classes/validate',
+      operationId: 'validateClass',
       summary: 'Validate a class profile without saving it',
       request: body(ClassBody),
-      responses: { 200: jsonContent(AnyJson, 'valid'), ...errors },
+      responses: { 200: jsonContent(ClassValidView, 'valid'), ...errors },
     }),
     (c) => {
       requireOperator(c);
@@ -166,9 +182,10 @@ export function operatorRoutes(app: OpenAPIHono<ApiEnv>) {
     createRoute({
       method: 'get',
       path: '/v1/plan',
+      operationId: 'getPlan',
       summary: 'The current plan: widths per class and epoch, predictions, solver, inputs',
       responses: {
-        200: jsonContent(AnyJson, 'plan'),
+        200: jsonContent(PlanView, 'plan'),
         ...errors,
         404: jsonContent(ErrorSchema, 'no plan yet'),
       },
@@ -185,11 +202,13 @@ export function operatorRoutes(app: OpenAPIHono<ApiEnv>) {
     createRoute({
       method: 'post',
       path: '/v1/plan/recompute',
+      operationId: 'recomputePlan',
       summary: 'Recompute the plan now from the current estimates',
       responses: {
-        200: jsonContent(AnyJson, 'the new plan'),
+        200: jsonContent(PlanView, 'the new plan'),
         ...errors,
         409: jsonContent(ErrorSchema, 'no budget'),
+        503: jsonContent(ErrorSchema, 'the calculator failed; the error says why'),
       },
     }),
     async (c) => {
@@ -197,7 +216,12 @@ export function operatorRoutes(app: OpenAPIHono<ApiEnv>) {
       if (!c.var.service.state.budget)
         throw new ServiceError(409, 'no_budget', 'set a budget before computing a plan');
       await c.var.service.planner.request('operator');
-      return c.json(planView(c.var.service) ?? {}, 200);
+      const plan = planView(c.var.service);
+      if (!plan) {
+        const why = c.var.service.planner.lastError ?? 'no plan was made';
+        throw new ServiceError(503, 'plan_failed', `the calculator failed: ${why}`);
+      }
+      return c.json(plan, 200);
     },
   );
 
@@ -205,9 +229,13 @@ export function operatorRoutes(app: OpenAPIHono<ApiEnv>) {
     createRoute({
       method: 'get',
       path: '/v1/frontier',
+      operationId: 'getFrontier',
       summary: 'The cost/JCT frontier for the current estimates (JSON, or an SVG chart)',
       request: { query: FrontierQuery },
-      responses: { 200: jsonContent(AnyJson, 'frontier vertices'), ...errors },
+      responses: {
+        200: jsonContent(FrontierView, 'frontier vertices; format=svg answers the chart as image/svg+xml'),
+        ...errors,
+      },
     }),
     async (c) => {
       requireOperator(c);
@@ -250,8 +278,9 @@ export function operatorRoutes(app: OpenAPIHono<ApiEnv>) {
     createRoute({
       method: 'get',
       path: '/v1/status',
+      operationId: 'getStatus',
       summary: 'Node group, GPUs allocated and paid, jobs by state',
-      responses: { 200: jsonContent(AnyJson, 'status'), ...errors },
+      responses: { 200: jsonContent(StatusView, 'status'), ...errors },
     }),
     (c) => {
       requireOperator(c);

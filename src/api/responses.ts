@@ -1,0 +1,222 @@
+/**
+ * Response bodies, as src/service/views.ts builds them, so /openapi.json describes every field and a
+ * client can be generated from it. test/api/responses.test.ts parses real responses with these and
+ * checks no field goes undeclared: a field added to a view must be described here too.
+ */
+import { z } from '@hono/zod-openapi';
+import type { Workload } from '../service/ports.ts';
+
+const time = () => z.string().openapi({ format: 'date-time' });
+const gpuHours = (description: string) => z.number().openapi({ description });
+/** Parts whose fields belong to an adapter (cloud capacity, removals): described, open for more. */
+const described = (description: string) =>
+  z.object({}).catchall(z.unknown()).openapi({ description, additionalProperties: true });
+
+const Averages = z
+  .object({
+    hours: z.number().openapi({ description: 'length of the span actually covered' }),
+    paidGpuHoursPerHour: gpuHours('paid GPU-hours per hour (nodes running, from launch)'),
+    allocatedGpuHoursPerHour: gpuHours('GPU-hours per hour allocated to jobs'),
+  })
+  .openapi('Averages');
+
+const BudgetControl = z
+  .object({
+    ceilingGpus: z.number().nullable().openapi({ description: 'paid GPUs the budget window allows now' }),
+    ceilingNodes: z.number().int().nullable(),
+    debtGpuHours: z
+      .number()
+      .nullable()
+      .openapi({ description: 'paid above the budget so far (negative: room)' }),
+    horizonHours: z.number(),
+    planningBudget: z.number().nullable().openapi({ description: 'the budget given to the calculator' }),
+    queuedForBudget: z.number().int().openapi({ description: 'jobs waiting for the budget' }),
+    loadNeedsGpuHoursPerHour: gpuHours('the budget the current load would need'),
+  })
+  .openapi('BudgetControl');
+
+export const BudgetView = z
+  .object({
+    gpuHoursPerHour: z.number().nullable().openapi({ description: 'the budget; null when none is set' }),
+    setAt: time().nullable(),
+    window: Averages.extend({ windowHours: z.number() }),
+    sinceSet: Averages.nullable(),
+    dollarsPerMonth: z.number().nullable(),
+    paidDollarsPerMonth: z.number(),
+    instanceType: z.string(),
+    nodePricePerHour: z.number(),
+    control: BudgetControl.nullable(),
+  })
+  .openapi('BudgetStatus');
+
+export const BudgetSetView = BudgetView.extend({
+  minFeasibleBudget: z.number().openapi({ description: "the plan's minimum feasible budget" }),
+  plan: z
+    .object({
+      id: z.number().int(),
+      predictedGpuHoursPerHour: gpuHours('what the plan allocates'),
+      predictedAvgJctSeconds: z.number(),
+      ratesPerHour: z.record(z.string(), z.number()),
+    })
+    .nullable()
+    .openapi({ description: 'the plan made for this budget; null if it could not be computed' }),
+  warning: z.string().nullable().optional(),
+}).openapi('BudgetSet');
+
+const Share = z
+  .object({
+    share: z.number().openapi({ description: 'fraction of arriving jobs given these widths' }),
+    widths: z.array(z.number().int()).readonly().openapi({ description: 'GPUs per statistical epoch' }),
+  })
+  .readonly()
+  .openapi('PlanShare');
+
+export const PlanView = z
+  .object({
+    id: z.number().int(),
+    computedAt: time(),
+    solver: z.string(),
+    budget: z.number(),
+    planningBudget: z.number(),
+    minFeasibleBudget: z.number(),
+    predicted: z.object({ avgJctSeconds: z.number(), gpuHoursPerHour: z.number() }),
+    solveMs: z.number(),
+    widths: z.record(z.string(), z.array(Share).readonly()).readonly().openapi({ description: 'by class' }),
+    inputs: z.unknown().openapi({
+      type: 'object',
+      description: 'what the plan was computed from: rates, budgets, work estimates',
+    }),
+  })
+  .openapi('Plan');
+
+const Vertex = z
+  .object({ gpuHoursPerHour: z.number(), avgJctSeconds: z.number() })
+  .catchall(z.unknown())
+  .openapi('FrontierVertex');
+
+export const FrontierView = z
+  .object({
+    ratesPerHour: z.record(z.string(), z.number()),
+    minFeasibleBudget: z.number().nullable(),
+    budget: z.number().nullable(),
+    plan: z.object({ gpuHoursPerHour: z.number(), avgJctSeconds: z.number() }).nullable(),
+    vertices: z.array(Vertex),
+  })
+  .openapi('Frontier');
+
+export const StatusView = z
+  .object({
+    cloud: z.string(),
+    nodeGroup: z
+      .object({
+        minSize: z.number().int().nullable(),
+        maxSize: z.number().int().nullable(),
+        desiredNodes: z.number().int().nullable(),
+        lastResize: z.object({ target: z.number().int(), status: z.string(), at: time() }).nullable(),
+        actualNodes: z.number().int(),
+        readyNodes: z.number().int(),
+        name: z.string().nullable(),
+        status: z.string().nullable(),
+        issues: z.array(z.unknown()).readonly(),
+        notReady: z
+          .record(z.string(), z.number().int())
+          .openapi({ description: 'nodes not ready, by reason' }),
+        removing: z.array(z.unknown()).readonly(),
+        capacity: described('capacity backoff, when instances fail to launch').nullable(),
+        waitingReason: z.string().nullable(),
+      })
+      .partial({
+        name: true,
+        status: true,
+        issues: true,
+        notReady: true,
+        removing: true,
+        capacity: true,
+        waitingReason: true,
+      }),
+    gpus: z.object({ allocated: z.number().int(), paid: z.number().int() }),
+    jobs: z.record(z.string(), z.number().int()).openapi({ description: 'jobs by state' }),
+    budget: z
+      .object({
+        gpuHoursPerHour: z.number(),
+        loadNeedsGpuHoursPerHour: z.number(),
+        queuedForBudget: z.number(),
+      })
+      .nullable()
+      .optional(),
+    planId: z.number().int().nullable(),
+    plannerError: z.string().nullable(),
+    lastTickAt: time().nullable(),
+    lastTickMs: z.number(),
+  })
+  .openapi('Status');
+
+export const JobView = z
+  .object({
+    id: z.number().int(),
+    name: z.string().nullable(),
+    class: z.string(),
+    state: z.enum(['waiting', 'running', 'done', 'cancelled', 'failed', 'lost']),
+    waitingFor: z.enum(['plan', 'budget', 'nodes']).nullable().optional(),
+    submittedAt: time(),
+    startedAt: time().nullable(),
+    finishedAt: time().nullable(),
+    statEpoch: z.number().int(),
+    workDoneSeconds: z.number(),
+    planId: z.number().int().nullable(),
+    widths: z.array(z.number().int()).nullable(),
+    width: z.number().int(),
+    generation: z.number().int(),
+    workload: z
+      .custom<Workload>((v) => typeof v === 'object')
+      .openapi({
+        type: 'object',
+        description: 'what boa runs for the job: the workload given at registration',
+      })
+      .nullable()
+      .optional(),
+    restarts: z.number().int().optional(),
+    exitCode: z.number().int().nullable().optional(),
+    failureReason: z.string().nullable().optional(),
+  })
+  .openapi('Job');
+
+export const JobListView = z.object({ jobs: z.array(JobView) }).openapi('JobList');
+
+export const RegisteredJobView = z
+  .object({
+    id: z.number().int(),
+    token: z.string().openapi({ description: "the job's own bearer token for its routes" }),
+    job: JobView,
+  })
+  .openapi('RegisteredJob');
+
+export const AllocationView = z
+  .object({
+    jobId: z.number().int(),
+    state: z.string(),
+    width: z.number().int(),
+    nodes: z.array(z.object({ node: z.string(), gpus: z.number().int() })),
+    generation: z.number().int().openapi({ description: 'changes when the job must rescale' }),
+    statEpoch: z.number().int(),
+  })
+  .openapi('Allocation');
+
+export const ClassListView = z
+  .object({
+    classes: z.array(
+      z.object({
+        name: z.string(),
+        priorRatePerHour: z.number().nullable().optional(),
+        profile: described('one class of the profile file format (version 1)'),
+      }),
+    ),
+  })
+  .openapi('ClassList');
+
+const dips = z.array(z.string()).openapi({ description: 'where a speedup falls as the width grows' });
+export const ClassSavedView = z.object({ saved: z.string(), dips }).openapi('ClassSaved');
+export const ClassDeletedView = z.object({ deleted: z.string() }).openapi('ClassDeleted');
+export const ClassValidView = z
+  .object({ valid: z.boolean(), name: z.string(), epochs: z.number().int(), dips })
+  .openapi('ClassValid');
