@@ -105,7 +105,8 @@ await runMain(async () => {
   };
   // Let the pool boot what the first ticks ask for, and the JIT warm up, before timing.
   for (let i = 0; i < warmupCount; i++) await tickOnce();
-  const firstReconcileMs = reconcileTimes[0] ?? null;
+  // The warm-up's longest: the tick that starts most replicas at once.
+  const warmupMaxReconcileMs = reconcileTimes.length > 0 ? Math.max(...reconcileTimes) : null;
   reconcileTimes = [];
   const times: number[] = [];
   const decideTimes: number[] = [];
@@ -150,8 +151,7 @@ await runMain(async () => {
               0.5,
             ).toFixed(3),
             reconcileP99Ms: +quantile(reconcileTimes, 0.99).toFixed(3),
-            // The first one, starting every replica.
-            firstReconcileMs: firstReconcileMs === null ? null : +firstReconcileMs.toFixed(1),
+            warmupMaxReconcileMs: warmupMaxReconcileMs === null ? null : +warmupMaxReconcileMs.toFixed(1),
           }
         : {}),
       node: process.version,

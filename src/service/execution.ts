@@ -46,11 +46,16 @@ export class Execution {
 
   /** Starts a reconcile unless one is in flight (level-triggered: the next one sees what this missed). */
   reconcile(): void {
-    if (!this.executor || this.reconciling || this.closed) return;
-    const desired = this.desired(this.service.deps.clock.now());
-    const started = performance.now();
-    this.reconciling = this.executor
-      .reconcile(desired)
+    const executor = this.executor;
+    if (!executor || this.reconciling || this.closed) return;
+    let started = 0;
+    // On the next turn of the event loop: the tick (and the API) never wait for an executor's own
+    // synchronous work, such as the local executor spawning processes.
+    this.reconciling = new Promise<void>((next) => setImmediate(next))
+      .then(() => {
+        started = performance.now();
+        return executor.reconcile(this.desired(this.service.deps.clock.now()));
+      })
       .then((statuses) => {
         this.lastReconcileMs = performance.now() - started;
         this.reconciles += 1;
