@@ -4,7 +4,7 @@ import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'cdk.out/', 'data/', 'out/'] },
+  { ignores: ['node_modules/', 'cdk.out/', 'data/', 'out/', 'dist/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
