@@ -30,6 +30,8 @@ export class Execution {
    * reconciler removes a node only once its replicas have stopped with their grace period.
    */
   nodesWithReplicas: ReadonlySet<string> = new Set();
+  /** Each executed job's replicas at its current generation, built once per generation, not per tick. */
+  private readonly specs = new Map<number, DesiredJob>();
   /** Job tokens handed to replicas, derived once per job. */
   private readonly tokens = new Map<number, string>();
 
@@ -104,7 +106,17 @@ export class Execution {
         if (now < until) continue;
         this.backoffUntil.delete(job.id);
       }
-      out.push({ jobId: job.id, generation: job.generation, replicas: this.replicasOf(job) });
+      let wanted = this.specs.get(job.id);
+      if (wanted?.generation !== job.generation) {
+        wanted = { jobId: job.id, generation: job.generation, replicas: this.replicasOf(job) };
+        this.specs.set(job.id, wanted);
+      }
+      out.push(wanted);
+    }
+    // Forget ended jobs' specs (a job's generation changes with every new allocation, so reuse is safe).
+    if (this.specs.size > out.length * 2 + 64) {
+      const live = new Set(out.map((j) => j.jobId));
+      for (const id of this.specs.keys()) if (!live.has(id)) this.specs.delete(id);
     }
     return out;
   }
