@@ -71,8 +71,14 @@ describe('runnable commands in README and docs', () => {
     });
   }, 90_000);
 
-  afterAll(() => {
-    service?.kill('SIGKILL');
+  afterAll(async () => {
+    // A graceful stop, so the executor stops any job process the commands started.
+    if (service && service.exitCode === null) {
+      const exited = new Promise((done) => service?.once('exit', done));
+      service.kill('SIGTERM');
+      await Promise.race([exited, new Promise((done) => setTimeout(done, 15_000))]);
+      service.kill('SIGKILL');
+    }
     rmSync(workspace, { recursive: true, force: true });
   });
 
