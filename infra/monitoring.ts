@@ -28,6 +28,11 @@ export const METRIC_NAMES = [
   'LoadNeedsGpuHoursPerHour',
   'SpendCeilingGpus',
   'JobsQueuedForBudget',
+  'CapacityBackoff',
+  'NodeLaunchFailures',
+  'NodesProvisionTimedOut',
+  'NodeDriftCorrections',
+  'NodesRemoving',
 ] as const;
 export type MetricName = (typeof METRIC_NAMES)[number];
 
@@ -168,6 +173,35 @@ export class Monitoring extends Construct {
         leftYAxis: { label: 'seconds', min: 0, showUnits: false },
         width: 8,
         height: 6,
+      }),
+    );
+    // How the budget is held (spend ceiling, load, queue) and how the node group behaves (issues 11, 14).
+    this.dashboard.addWidgets(
+      gpuHours('Budget control', [
+        budget,
+        metric('LoadNeedsGpuHoursPerHour', 'Budget the current load needs'),
+        metric('SpendCeilingGpus', 'Spend ceiling (GPUs)'),
+      ]),
+      new cloudwatch.GraphWidget({
+        title: 'Queue and heartbeat',
+        left: [metric('JobsQueuedForBudget', 'Jobs queued for the budget')],
+        right: [metric('Heartbeat', 'Heartbeat (ticks)', cloudwatch.Stats.SAMPLE_COUNT)],
+        leftYAxis: { label: 'jobs', min: 0, showUnits: false },
+        width: 6,
+        height: 7,
+      }),
+      new cloudwatch.GraphWidget({
+        title: 'Node group health',
+        left: [
+          metric('CapacityBackoff', 'Capacity backoff (1 = backing off)', cloudwatch.Stats.MAXIMUM),
+          metric('NodeLaunchFailures', 'Launch failures', cloudwatch.Stats.MAXIMUM),
+          metric('NodesProvisionTimedOut', 'Nodes never ready', cloudwatch.Stats.MAXIMUM),
+          metric('NodeDriftCorrections', 'Drift corrections', cloudwatch.Stats.MAXIMUM),
+          metric('NodesRemoving', 'Nodes being removed', cloudwatch.Stats.MAXIMUM),
+        ],
+        leftYAxis: { min: 0, showUnits: false },
+        width: 6,
+        height: 7,
       }),
     );
     this.dashboard.addWidgets(

@@ -324,7 +324,9 @@ describe('boa workload', () => {
 
 describe('monitoring', () => {
   it('alarms when the paid time-average exceeds the budget by 10%', () => {
-    const [, alarm] = only(template, 'AWS::CloudWatch::Alarm');
+    const [, alarm] = only(template, 'AWS::CloudWatch::Alarm', {
+      AlarmName: Match.stringLikeRegexp('paid-average-over-budget'),
+    });
     expect(alarm.Properties).toMatchObject({
       ComparisonOperator: 'GreaterThanThreshold',
       Threshold: 0,
