@@ -12,6 +12,13 @@ export interface Allocation {
 
 export class ApiError extends Error {
   override name = 'ApiError';
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly code?: string,
+  ) {
+    super(message);
+  }
 }
 
 export class LauncherClient {
@@ -29,8 +36,13 @@ export class LauncherClient {
       },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
-    const json = (await res.json()) as T & { error?: { message: string } };
-    if (!res.ok) throw new ApiError(`${method} ${path}: ${res.status} ${json.error?.message ?? ''}`);
+    const json = (await res.json()) as T & { error?: { message: string; code?: string } };
+    if (!res.ok)
+      throw new ApiError(
+        `${method} ${path}: ${res.status} ${json.error?.message ?? ''}`,
+        res.status,
+        json.error?.code,
+      );
     return json;
   }
 

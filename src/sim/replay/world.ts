@@ -4,7 +4,7 @@ import type { TraceJob } from '../../core/trace.ts';
 import { jobClassOf } from '../engine/job-class.ts';
 import { type JobClass, SimJob } from '../engine/job.ts';
 import type { JobTruth } from '../truth/model.ts';
-import type { Allocation, LauncherClient } from './api-client.ts';
+import { type Allocation, ApiError, type LauncherClient } from './api-client.ts';
 import type { Workload } from '../../service/ports.ts';
 
 /** What survives a crash of the replay: enough to resume the same run from its last step. */
@@ -113,7 +113,13 @@ export class ReplayWorld {
       if (e.sim.completedAt !== null) continue;
       const epoch = e.sim.statEpoch;
       if (epoch > e.reportedEpoch) {
-        await this.client.progress(e.serviceId, epoch);
+        try {
+          await this.client.progress(e.serviceId, epoch);
+        } catch (error) {
+          // Resumed from a snapshot older than the crash: the service already has this epoch (it only
+          // keeps the highest), as a real job restarting from its checkpoint would find.
+          if (!(error instanceof ApiError && error.code === 'epoch_regressed')) throw error;
+        }
         e.reportedEpoch = epoch;
       }
     }
