@@ -5,7 +5,7 @@
  * what is assumed and what is adapted.
  */
 import type { PolicyDefinition } from '../../policy.ts';
-import { clusterGpusAtLeastOne } from '../shared/fixed-cluster.ts';
+import { clusterGpusAtLeastOne } from '../common/fixed-cluster.ts';
 import { CornucopiaScheduler } from './scheduler.ts';
 
 export class CornucopiaOptionsError extends Error {

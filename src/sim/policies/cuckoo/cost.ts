@@ -8,7 +8,7 @@
  * load those miss in turn (EDF's domino effect under overload).
  */
 import type { JobView } from '../../policy.ts';
-import type { RemainingTime } from '../shared/remaining.ts';
+import type { RemainingTime } from '../common/remaining.ts';
 
 /** A second late costs this much more than a second of completion time (meeting deadlines comes first). */
 export const LATE_WEIGHT = 10;

@@ -5,7 +5,7 @@
  * lateness, least-slack jobs admitted first, no interleaving. See README.md in this folder.
  */
 import type { PolicyDefinition } from '../../policy.ts';
-import { positiveClusterGpus } from '../shared/fixed-cluster.ts';
+import { positiveClusterGpus } from '../common/fixed-cluster.ts';
 import { CuckooScheduler } from './scheduler.ts';
 
 export class CuckooOptionsError extends Error {

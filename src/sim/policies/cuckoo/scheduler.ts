@@ -9,7 +9,7 @@
  */
 import { executeWidths } from '../../../core/exec/execute.ts';
 import type { ClusterView, Decision, JobView, PolicyContext } from '../../policy.ts';
-import { RemainingTime } from '../shared/remaining.ts';
+import { RemainingTime } from '../common/remaining.ts';
 import { type JobCost, jobCost } from './cost.ts';
 import { deadline, deadlineFactor } from './deadlines.ts';
 import { assignSlots, type SlotDemand } from './slots.ts';

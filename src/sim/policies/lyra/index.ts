@@ -5,7 +5,7 @@
  * decreasing placement. See README.md in this folder for what is kept and what is adapted.
  */
 import type { PolicyDefinition } from '../../policy.ts';
-import { clusterGpusAtLeastOne } from '../shared/fixed-cluster.ts';
+import { clusterGpusAtLeastOne } from '../common/fixed-cluster.ts';
 import { LyraScheduler } from './scheduler.ts';
 
 export class LyraOptionsError extends Error {

@@ -2,13 +2,13 @@
  * One Lyra round, every tick, on the ready nodes of a fixed cluster: base demands by shortest job
  * first (sjf.ts), the GPUs left as extra workers by a knapsack over JCT reductions (knapsack.ts), then
  * best-fit-decreasing placement (placement.ts). Job times come from the class profiles
- * (../shared/remaining.ts).
+ * (../common/remaining.ts).
  * No randomness: the same views give the same decision.
  */
 import type { ClusterView, Decision, JobView, PolicyContext } from '../../policy.ts';
 import { chooseExtras, type ExtraOption } from './knapsack.ts';
 import { placeDecreasing } from './placement.ts';
-import { RemainingTime } from '../shared/remaining.ts';
+import { RemainingTime } from '../common/remaining.ts';
 import { admitBases, type BaseDemand } from './sjf.ts';
 
 export interface LyraSettings {

@@ -5,7 +5,7 @@
  * width. See README.md in this folder for what is kept from the paper and what is adapted.
  */
 import type { PolicyDefinition } from '../../policy.ts';
-import { positiveClusterGpus } from '../shared/fixed-cluster.ts';
+import { positiveClusterGpus } from '../common/fixed-cluster.ts';
 import { OnesScheduler } from './scheduler.ts';
 
 export class OnesOptionsError extends Error {

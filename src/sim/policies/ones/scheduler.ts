@@ -9,7 +9,7 @@ import { executeWidths } from '../../../core/exec/execute.ts';
 import { seededUniform } from '../../trace-gen/random.ts';
 import type { Allocation, ClusterView, Decision, JobView, PolicyContext } from '../../policy.ts';
 import { WidthCaps } from './caps.ts';
-import { RemainingTime } from '../shared/remaining.ts';
+import { RemainingTime } from '../common/remaining.ts';
 import { EvolutionarySearch, ONES_SEARCH, type SearchSettings } from './search.ts';
 import type { SearchJob, SearchProblem } from './sruf.ts';
 

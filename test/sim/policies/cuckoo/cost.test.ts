@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseProfileFile } from '../../../../src/core/profile.ts';
 import { jobCost, LATE_WEIGHT } from '../../../../src/sim/policies/cuckoo/cost.ts';
-import { RemainingTime } from '../../../../src/sim/policies/shared/remaining.ts';
+import { RemainingTime } from '../../../../src/sim/policies/common/remaining.ts';
 import { REPO } from '../../../helpers/run-script.ts';
 import { jobView } from '../fakes.ts';
 import { PROFILES } from '../ones/fakes.ts';

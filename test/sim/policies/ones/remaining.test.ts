@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RemainingTime } from '../../../../src/sim/policies/shared/remaining.ts';
+import { RemainingTime } from '../../../../src/sim/policies/common/remaining.ts';
 import { jobView } from '../fakes.ts';
 import { PROFILES } from './fakes.ts';
 
