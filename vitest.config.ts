@@ -3,6 +3,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    globalSetup: ['test/global-tmp.ts'],
     // Two cores: keep parallelism modest so property tests and CLI tests do not starve each other.
     maxWorkers: 2,
     testTimeout: 60_000,
