@@ -165,7 +165,8 @@ describe('jobs run by the local executor (real service process, real CLI)', () =
       '30',
     );
     // Admitted at submission if the first plan is ready, else at the next tick.
-    const widths = job.widths ?? (await until('admission', async () => (await jobState(b, id)).widths));
+    const widths =
+      job.widths ?? (await until('admission', async () => (await jobState(b, id)).widths ?? undefined));
     expect(widths).toEqual([1, 4]);
     const done = await until('the job done', async () => {
       const state = await jobState(b, id);
