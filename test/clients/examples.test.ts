@@ -216,6 +216,9 @@ describe.each(runtimes)('$name', ({ command, script, skip }) => {
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
     const proc = start(flags(job.width, 0.3), executorEnv(job, job.generation, job.width));
     await proc.waitFor(/epoch 1\/8 done/);
+    // The trainer prints the epoch, then writes its checkpoint: wait for the file, not the line.
+    for (let i = 0; i < 100 && !existsSync(join(dir, 'checkpoint.json')); i++)
+      await new Promise((r) => setTimeout(r, 100));
     expect(existsSync(join(dir, 'checkpoint.json'))).toBe(true);
     const cancel = await fetch(`${boa.url}/v1/jobs/${job.id}/cancel`, {
       method: 'POST',
