@@ -31,8 +31,11 @@ describe('demo replay through the local executor', () => {
     const jobs = readdirSync(join(state, 'jobs'));
     expect(jobs).toHaveLength(85);
     expect(d.executor.generationsRun).toBeGreaterThanOrEqual(85);
-    // Each replica was told the width boa gave its generation: NPROC_PER_NODE summed over ranks.
+    // Each replica was told the width boa gave its generation: NPROC_PER_NODE summed over ranks. A
+    // generation replaced before its command printed (the next plan came at once) has nothing to check;
+    // every job has at least one that ran.
     for (const job of jobs.slice(0, 10)) {
+      let checked = 0;
       for (const generation of readdirSync(join(state, 'jobs', job))) {
         const dir = join(state, 'jobs', job, generation);
         const lines = readdirSync(dir)
@@ -40,9 +43,12 @@ describe('demo replay through the local executor', () => {
           .map((f) => readFileSync(join(dir, f), 'utf8'));
         const worlds = lines.map((l) => Number(/WORLD_SIZE=(\d+)/.exec(l)?.[1]));
         const procs = lines.map((l) => Number(/NPROC_PER_NODE=(\d+)/.exec(l)?.[1]));
+        if (lines.length === 0 || worlds.some(Number.isNaN) || procs.some(Number.isNaN)) continue;
         expect(new Set(worlds).size).toBe(1);
         expect(procs.reduce((a, b) => a + b, 0)).toBe(worlds[0]);
+        checked += 1;
       }
+      expect(checked, `job ${job}: no generation whose replicas all started`).toBeGreaterThan(0);
     }
   }, 600_000);
 });

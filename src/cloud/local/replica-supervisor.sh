@@ -17,6 +17,13 @@ rank=$2
 node=$3
 shift 4
 
+# A SIGTERM that comes before the command exists (a generation replaced at once) is remembered, so the
+# command is not started and the stop is still recorded, instead of this shell dying with no record.
+stopped=0
+trap 'stopped=1' TERM
+# A terminal closing must not stop a job that outlives its service.
+trap '' HUP
+
 # Whoever is first (this or the executor) writes the record; a crash in between loses nothing.
 if [ ! -e "$dir/$rank.pid" ]; then
   printf '{"pid":%d,"node":"%s","startedAt":%s000}' "$$" "$node" "$(date +%s)" >"$dir/$rank.pid.sh.tmp" &&
@@ -24,11 +31,22 @@ if [ ! -e "$dir/$rank.pid" ]; then
   rm -f "$dir/$rank.pid.sh.tmp"
 fi
 
+record_exit() {
+  reason=$(printf '%s' "$2" | sed 's/\\/\\\\/g; s/"/\\"/g')
+  printf '{"code":%d,"signal":null,"reason":"%s","at":%s000}' "$1" "$reason" "$(date +%s)" >"$dir/$rank.exit.tmp"
+  mv "$dir/$rank.exit.tmp" "$dir/$rank.exit"
+}
+
+if [ "$stopped" = 1 ]; then
+  echo 'boa: stopped (SIGTERM) before the command started' >>"$dir/$rank.log"
+  record_exit 143 'stopped before the command started'
+  exit 143
+fi
 "$@" >>"$dir/$rank.log" 2>&1 </dev/null &
 child=$!
 trap 'kill -TERM "$child" 2>/dev/null' TERM
-# A terminal closing must not stop a job that outlives its service.
-trap '' HUP
+# One that came while the command was being started is passed on now.
+[ "$stopped" = 1 ] && kill -TERM "$child" 2>/dev/null
 
 # wait returns early (above 128) when a trapped signal arrives; wait again until the command is reaped.
 while :; do
@@ -43,6 +61,4 @@ case $code in
   0) reason='exited 0' ;;
   *) reason="exited $code" ;;
 esac
-reason=$(printf '%s' "$reason" | sed 's/\\/\\\\/g; s/"/\\"/g')
-printf '{"code":%d,"signal":null,"reason":"%s","at":%s000}' "$code" "$reason" "$(date +%s)" >"$dir/$rank.exit.tmp"
-mv "$dir/$rank.exit.tmp" "$dir/$rank.exit"
+record_exit "$code" "$reason"
