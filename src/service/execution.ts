@@ -15,9 +15,9 @@ const FOLLOW_UP_MS = 1000;
  * maxRestarts: failed), and the lease of self-launched jobs (silent past leaseSeconds: lost).
  */
 export class Execution {
-  /** Failed jobs waiting out their backoff: no replicas until then. */
-  private readonly backoffUntil = new Map<number, number>();
   private reconciling: Promise<void> | null = null;
+  /** Jobs the last `desired` left out while they wait out a restart backoff (followed up until none). */
+  private backingOff = 0;
   private followUp: NodeJS.Timeout | null = null;
   private closed = false;
   /** The executor's last reconcile, measured apart from the tick's decision. */
@@ -62,7 +62,7 @@ export class Execution {
         this.lastReconcileMs = performance.now() - started;
         this.reconciles += 1;
         this.settling = this.apply(statuses);
-        if (this.settling || this.backoffUntil.size > 0) this.scheduleFollowUp();
+        if (this.settling || this.backingOff > 0) this.scheduleFollowUp();
       })
       .catch((error: Error) => {
         this.service.deps.logger.warn(
@@ -99,12 +99,13 @@ export class Execution {
   /** Replicas that should exist now: one per node of each executed job's allocation, at its generation. */
   desired(now: number): DesiredJob[] {
     const out: DesiredJob[] = [];
+    let backingOff = 0;
     for (const job of this.service.state.jobs.values()) {
       if (!job.workload || job.allocation.length === 0 || job.state !== 'running') continue;
-      const until = this.backoffUntil.get(job.id);
-      if (until !== undefined) {
-        if (now < until) continue;
-        this.backoffUntil.delete(job.id);
+      // Persisted with the failure, so a service restarted during the backoff waits it out too.
+      if (job.restartNotBefore !== null && now < job.restartNotBefore) {
+        backingOff += 1;
+        continue;
       }
       let wanted = this.specs.get(job.id);
       if (wanted?.generation !== job.generation) {
@@ -118,6 +119,7 @@ export class Execution {
       const live = new Set(out.map((j) => j.jobId));
       for (const id of this.specs.keys()) if (!live.has(id)) this.specs.delete(id);
     }
+    this.backingOff = backingOff;
     return out;
   }
 
@@ -199,7 +201,6 @@ export class Execution {
     const exitCode = replica.exitCode ?? null;
     const reason = `rank ${replica.rank} ${replica.reason ?? 'failed'}`;
     if (job.restarts >= config.maxRestarts) {
-      this.backoffUntil.delete(job.id);
       this.service.finishJob(job.id, 'failed', undefined, {
         exitCode,
         reason: `${reason} (after ${job.restarts} restarts)`,
@@ -212,8 +213,8 @@ export class Execution {
     job.failureReason = reason;
     // A new generation on the same GPUs: the failed one's replicas are removed, a fresh set starts.
     job.generation += 1;
+    job.restartNotBefore = clock.now() + delay;
     repo.transaction(() => repo.saveJobState(job));
-    this.backoffUntil.set(job.id, clock.now() + delay);
     logger.warn(
       { event: 'job_restart', jobId: job.id, restarts: job.restarts, exitCode, reason, backoffMs: delay },
       'job failed; restarting',

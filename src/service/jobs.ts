@@ -31,6 +31,8 @@ export interface ServiceJob {
   restarts: number;
   exitCode: number | null;
   failureReason: string | null;
+  /** A failed executed job waits out its restart backoff until then (ms since the epoch; persisted). */
+  restartNotBefore: number | null;
   /** Lease of a self-launched job: its last poll or report (ms since the epoch). */
   lastSeenAt: number | null;
 }
@@ -59,6 +61,7 @@ export function jobFromRow(row: JobRow): ServiceJob {
     restarts: row.restarts,
     exitCode: row.exitCode,
     failureReason: row.failureReason,
+    restartNotBefore: row.restartNotBefore,
     lastSeenAt: row.lastSeenAt,
   };
 }

@@ -94,6 +94,7 @@ export function jobView(job: ServiceJob) {
     restarts: job.restarts,
     exitCode: job.exitCode,
     failureReason: job.failureReason,
+    restartNotBefore: job.restartNotBefore === null ? null : new Date(job.restartNotBefore).toISOString(),
   };
 }
 

@@ -28,6 +28,7 @@ export type JobStateColumns = Pick<
   | 'restarts'
   | 'exitCode'
   | 'failureReason'
+  | 'restartNotBefore'
 >;
 
 /**
@@ -268,7 +269,8 @@ function prepareHot(db: Db) {
       'update jobs set state = @state, started_at = @startedAt, finished_at = @finishedAt, plan_id = @planId, ' +
         'widths = @widths, stat_epoch = @statEpoch, epoch_started_at = @epochStartedAt, ' +
         'epoch_generation = @epochGeneration, work_done_seconds = @workDoneSeconds, width = @width, allocation = @allocation, ' +
-        'generation = @generation, restarts = @restarts, exit_code = @exitCode, failure_reason = @failureReason ' +
+        'generation = @generation, restarts = @restarts, exit_code = @exitCode, failure_reason = @failureReason, ' +
+        'restart_not_before = @restartNotBefore ' +
         'where id = @id',
     ),
     touchJob: c.prepare('update jobs set last_seen_at = ? where id = ?'),

@@ -52,6 +52,8 @@ export const jobs = sqliteTable(
     /** The last failure: exit code of the failed replica and why (also set when the job is lost). */
     exitCode: integer('exit_code'),
     failureReason: text('failure_reason'),
+    /** A failed executed job's replicas start again no earlier than this (its restart backoff), ms. */
+    restartNotBefore: integer('restart_not_before'),
     /** Lease: when a self-launched job last polled or reported (ms since the epoch). */
     lastSeenAt: integer('last_seen_at'),
   },

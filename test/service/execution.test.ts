@@ -3,9 +3,12 @@
  * the replicas asked for and their environment, what exits mean (done, restart with backoff, failed),
  * and the lease of self-launched jobs (lost, GPUs freed).
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DesiredJob, Executor, ReplicaStatus } from '../../src/service/ports.ts';
-import { startService } from './harness.ts';
+import { ManualClock, startService } from './harness.ts';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -47,10 +50,14 @@ class ScriptedExecutor implements Executor {
   }
 }
 
-async function service(config: Record<string, unknown> = {}) {
+async function service(
+  config: Record<string, unknown> = {},
+  store: { dataDir?: string; clock?: ManualClock } = {},
+) {
   const executor = new ScriptedExecutor();
   const s = await startService({
     executor,
+    ...store,
     config: {
       priorRates: { cifar10: 8, bert: 1 },
       local: { maxNodes: 16, bootSeconds: 60, releaseSeconds: 30 },
@@ -149,6 +156,46 @@ describe('execution', () => {
     const next = await s.request('POST', '/v1/jobs', { class: 'bert', workload });
     await s.ticks(2);
     expect(s.service.job(next.body.id).state).toBe('running');
+  });
+
+  it('keeps a failed job waiting out its backoff across a service restart (the backoff is stored)', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'boa-backoff-'));
+    cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+    const clock = new ManualClock();
+    const config = { maxRestarts: 3, restartBackoffSeconds: 600 };
+    const first = await service(config, { dataDir, clock });
+    const { id } = (await first.request('POST', '/v1/jobs', { class: 'bert', workload })).body;
+    await first.ticks(4);
+    const failedGeneration = first.service.job(id).generation;
+    first.executor.exits.set(`${id}/${failedGeneration}/0`, 3);
+    await first.ticks(1);
+    const failed = first.service.job(id);
+    expect(failed).toMatchObject({ state: 'running', restarts: 1, exitCode: 3 });
+    expect(failed.restartNotBefore).not.toBeNull();
+    const notBefore = failed.restartNotBefore as number;
+    // Most of the 600 s are still ahead (the failure was seen at most one 60 s tick ago).
+    expect(notBefore - clock.now()).toBeGreaterThan(500_000);
+    expect((await first.request('GET', `/v1/jobs/${id}`)).body.restartNotBefore).toBe(
+      new Date(notBefore).toISOString(),
+    );
+    await first.close();
+
+    // A new service on the same store (as after kill -9 and a restart): no replicas until the backoff ends.
+    const second = await service(config, { dataDir, clock });
+    expect(second.service.job(id).restartNotBefore).toBe(notBefore);
+    let ticked = 0;
+    while (clock.now() < notBefore) {
+      await second.ticks(1);
+      ticked += 1;
+      // The reconcile after a tick reads the clock at most this late: still inside the backoff.
+      if (clock.now() < notBefore) expect(second.executor.last(id)).toBeUndefined();
+    }
+    expect(ticked).toBeGreaterThan(5);
+    for (let i = 0; i < 3 && !second.executor.last(id); i++) await second.ticks(1);
+    const restarted = second.service.job(id);
+    expect(restarted.state).toBe('running');
+    expect(second.executor.last(id)?.generation).toBe(restarted.generation);
+    expect(restarted.generation).toBeGreaterThan(failedGeneration);
   });
 
   it('marks a silent self-launched job lost after leaseSeconds and frees its GPUs; polls and reports renew', async () => {

@@ -1,0 +1,1 @@
+ALTER TABLE `jobs` ADD `restart_not_before` integer;
