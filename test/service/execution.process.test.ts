@@ -192,17 +192,28 @@ describe('jobs run by the local executor (real service process, real CLI)', () =
     const b = await boaService();
     const first = await b.start();
     const { id } = await submit(b, '--workdir', REPO, '--', 'node', FAKE_TRAIN, '--work-seconds', '3600');
-    const running = await until('the replica running', () =>
-      b.replicas(id).find((r) => r.pid !== undefined && r.log.includes('fake-train job')),
-    );
+    // The replica of the job's current generation, running (not one the service is already replacing).
+    const running = await until('the replica running', async () => {
+      const replica = b
+        .replicas(id)
+        .find((r) => r.pid !== undefined && processExists(r.pid) && r.log.includes('fake-train job'));
+      return replica && (await jobState(b, id)).generation === replica.generation ? replica : undefined;
+    });
     await killHard(first.child);
     expect(processExists(running.pid as number)).toBe(true);
-    await b.start();
+    const second = await b.start();
     // Several ticks of the new service: it adopts, and starts nothing again.
     await new Promise((r) => setTimeout(r, 4000));
     const after = b.replicas(id);
-    expect(after.filter((r) => r.log.includes('fake-train job'))).toHaveLength(1);
-    expect(after.find((r) => r.generation === running.generation)?.pid).toBe(running.pid);
+    // On failure, what the new service did and the job as it sees it.
+    const evidence = () =>
+      `job: ${JSON.stringify(after.map(({ generation, rank, pid }) => ({ generation, rank, pid })))}\n` +
+      second.output().split('\n').slice(-60).join('\n');
+    expect(
+      after.filter((r) => r.log.includes('fake-train job')),
+      evidence(),
+    ).toHaveLength(1);
+    expect(after.find((r) => r.generation === running.generation)?.pid, evidence()).toBe(running.pid);
     expect(processExists(running.pid as number)).toBe(true);
     expect((await jobState(b, id))?.state).toBe('running');
 
