@@ -10,6 +10,10 @@ export interface TraceJob {
   /** The user's original request; only reservation baselines use these. */
   readonly numReplicas: number;
   readonly batchSize: number;
+  /** Optional `deadline` column: absolute, seconds from the trace's start (the simulator generates one otherwise). */
+  readonly deadline?: number;
+  /** Optional `kind` column: the user's interactive/batch label (the simulator derives one otherwise). */
+  readonly kind?: 'interactive' | 'batch';
 }
 
 export class TraceError extends Error {
@@ -47,15 +51,43 @@ export function parseTrace(csv: string, origin = 'trace'): TraceJob[] {
       return value;
     };
     if (!row.application) throw new TraceError(`${origin} line ${line}: application is empty`);
-    return {
+    const job: TraceJob = {
       name: row.name ?? `job-${i}`,
       time: number('time', false),
       application: row.application,
       numReplicas: number('num_replicas', true),
       batchSize: number('batch_size', true),
     };
+    return { ...job, ...optionalColumns(row, job.time, `${origin} line ${line}`) };
   });
   return jobs.sort((a, b) => a.time - b.time);
+}
+
+/** The optional `deadline` and `kind` columns; an empty cell means none given. */
+function optionalColumns(
+  row: Record<string, string>,
+  time: number,
+  where: string,
+): Pick<TraceJob, 'deadline' | 'kind'> {
+  const out: { deadline?: number; kind?: 'interactive' | 'batch' } = {};
+  const deadline = row.deadline?.trim();
+  if (deadline) {
+    const value = Number(deadline);
+    if (!Number.isFinite(value) || value < time) {
+      throw new TraceError(
+        `${where}: deadline must be a number of seconds at or after the arrival (${time}), got "${deadline}"`,
+      );
+    }
+    out.deadline = value;
+  }
+  const kind = row.kind?.trim();
+  if (kind) {
+    if (kind !== 'interactive' && kind !== 'batch') {
+      throw new TraceError(`${where}: kind must be interactive or batch, got "${kind}"`);
+    }
+    out.kind = kind;
+  }
+  return out;
 }
 
 /**

@@ -6,10 +6,20 @@
  * (documented per policy: an advantage to the baselines, never to boa).
  */
 import type { ProfileFile } from '../core/profile.ts';
+import type { GpuType } from './gpu-types.ts';
+import type { JobKind } from './truth/labels.ts';
+
+export type { GpuType } from './gpu-types.ts';
+export type { JobKind } from './truth/labels.ts';
 
 /** Node id per allocated GPU, ascending: [3, 3, 3, 3, 7, 7] = 4 GPUs on node 3 and 2 on node 7. */
 export type Allocation = readonly number[];
 
+/**
+ * The engine always fills the fields marked optional below (deadline, kind, colocatedWith, gpuType,
+ * hardware, maxGroupSize); they are optional only so hand-made views in tests need not. Read them with
+ * the defaults a homogeneous t4 cluster has: no deadline (Infinity), batch, alone, t4, no co-location.
+ */
 export interface JobView {
   readonly id: number;
   readonly name: string;
@@ -34,11 +44,22 @@ export interface JobView {
   readonly attainedGpuSeconds: number;
   /** Seconds with at least one GPU so far. */
   readonly runSeconds: number;
+  /**
+   * Absolute deadline (simulated seconds): the trace's `deadline` column, or generated (arrival + the
+   * job's isolated runtime x a slack drawn from N(8, 2), as CUCKOO's evaluation); Infinity when none.
+   */
+  readonly deadline?: number;
+  /** The user's label: the trace's `kind` column, or derived from the job's duration (labels.ts). */
+  readonly kind?: JobKind;
+  /** The other jobs interleaved on this job's GPUs (Decision.colocate); empty when it runs alone. */
+  readonly colocatedWith?: readonly number[];
 }
 
 export interface NodeView {
   readonly id: number;
   readonly gpus: number;
+  /** Its GPUs' type (every GPU of a node has the same); t4 on a homogeneous g4dn cluster. */
+  readonly gpuType?: GpuType;
   /** False while booting; allocations may only use ready nodes. */
   readonly ready: boolean;
   readonly readyAt: number;
@@ -59,6 +80,33 @@ export interface Decision {
   readonly allocations: ReadonlyMap<number, Allocation>;
   /** Autoscaled mode: the node count wanted (the engine boots or releases empty nodes to reach it). */
   readonly desiredNodes?: number;
+  /**
+   * Co-location: groups of 2..maxGroupSize active jobs interleaved on the same GPUs. Every job of a group
+   * must have the identical non-empty allocation; the group's GPUs count once toward node capacity, and
+   * each member runs slower by the engine's co-location model. A job is in at most one group.
+   */
+  readonly colocate?: readonly (readonly number[])[];
+}
+
+/** One training iteration's stages on one GPU type, milliseconds (a class's stage profile). */
+export interface StageTimes {
+  readonly forwardMs: number;
+  readonly backwardMs: number;
+  /** Gradient synchronisation not hidden behind compute. */
+  readonly commMs: number;
+}
+
+/**
+ * What policies know about GPU types: the stage profiles of data/stage-profiles.json (derived from the
+ * measured t4 throughput, scaled per type). Profile knowledge, the same for every policy.
+ */
+export interface HardwareView {
+  /** GPU types of the cluster, in its pool order (fixed mode), or t4 alone (autoscaled g4dn). */
+  readonly types: readonly GpuType[];
+  /** An iteration of `app` at `width` GPUs (packed 4 per node) on `type`, at the class's reference batch. */
+  stages(app: string, type: GpuType, width: number): StageTimes;
+  /** How much faster `app` runs on `type` than on t4 at `width` (iteration time on t4 / on type). */
+  speedFactor(app: string, type: GpuType, width: number): number;
 }
 
 /** Goodput per second of a job at a placement (GPUs per node), at its current progress and best batch. */
@@ -75,6 +123,9 @@ export interface PolicyContext {
   /** Arrival rates per class from the trace (jobs/hour), for policies that plan with known rates. */
   readonly traceRatesPerHour: Readonly<Record<string, number>>;
   readonly seed: number;
+  readonly hardware?: HardwareView;
+  /** The largest co-location group the engine runs (Decision.colocate); 1 = no co-location. */
+  readonly maxGroupSize?: number;
 }
 
 export interface PolicyOptions {

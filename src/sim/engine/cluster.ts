@@ -2,11 +2,13 @@
  * The simulated node group and its bill: a node is paid from the moment it is requested until it is
  * gone (release lag after its release), and can take allocations once booted.
  */
+import { DEFAULT_GPU_TYPE, type GpuType } from '../gpu-types.ts';
 import type { NodeView } from '../policy.ts';
 
 export interface NodeRecord {
   readonly id: number;
   readonly gpus: number;
+  readonly gpuType: GpuType;
   readonly requestedAt: number;
   readonly readyAt: number;
   /** When the engine released it; null while present. */
@@ -42,11 +44,12 @@ export class SimCluster {
   }
 
   /** Requests `count` nodes at `now`; `booted` skips the boot delay (a fixed cluster exists from the start). */
-  request(count: number, now: number, booted = false): void {
+  request(count: number, now: number, booted = false, gpuType: GpuType = DEFAULT_GPU_TYPE): void {
     for (let i = 0; i < count; i++) {
       const node: NodeRecord = {
         id: this.#nextId++,
         gpus: this.gpusPerNode,
+        gpuType,
         requestedAt: now,
         readyAt: booted ? now : now + this.bootSeconds,
         releasedAt: null,
@@ -72,15 +75,17 @@ export class SimCluster {
     return this.#present.map((n) => ({
       id: n.id,
       gpus: n.gpus,
+      gpuType: n.gpuType,
       ready: n.readyAt <= now,
       readyAt: n.readyAt,
     }));
   }
 
   /** GPU-seconds paid within [from, to]: every node from its request until it is gone (or `to`). */
-  paidGpuSeconds(from: number, to: number): number {
+  paidGpuSeconds(from: number, to: number, gpuType?: GpuType): number {
     let sum = 0;
     for (const n of this.#nodes) {
+      if (gpuType !== undefined && n.gpuType !== gpuType) continue;
       const end = Math.min(n.goneAt ?? to, to);
       const begin = Math.max(n.requestedAt, from);
       if (end > begin) sum += n.gpus * (end - begin);

@@ -6,15 +6,18 @@
 import { gpusPerNodeOf } from '../../core/exec/placement.ts';
 import type { ProfileFile } from '../../core/profile.ts';
 import type { TraceJob } from '../../core/trace.ts';
+import { DEFAULT_GPU_TYPE, type GpuType } from '../gpu-types.ts';
 import type { ClusterView, Policy, PolicyDefinition, PolicyOptions } from '../policy.ts';
 import type { JobTruth } from '../truth/model.ts';
+import { hardwareView } from '../truth/stage-profile.ts';
 import { VirtualClock } from './clock.ts';
 import { SimCluster } from './cluster.ts';
-import { type EngineConfig, resolveEngineConfig } from './config.ts';
+import { checkClusterForMode, type EngineConfig, resolveEngineConfig } from './config.ts';
+import { advanceInterval } from './interval.ts';
 import type { SimJob } from './job.ts';
 import { type JobRecord, type RunMetrics, summarize } from './metrics.ts';
-import { fixedNodes, makeJobs, oracleFor } from './setup.ts';
-import { validateDecision } from './validate.ts';
+import { fixedNodes, labelJobs, makeJobs, oracleFor } from './setup.ts';
+import { validateDecisionWithGroups } from './validate.ts';
 
 export { SimulationError } from './setup.ts';
 
@@ -41,6 +44,8 @@ export interface TickSnapshot {
   /** Active jobs and their allocations after the decision. */
   readonly allocations: ReadonlyMap<number, readonly number[]>;
   readonly activeJobs: readonly number[];
+  /** The decision's co-location groups (each group's GPUs counted once on its nodes). */
+  readonly colocate: readonly (readonly number[])[];
 }
 
 export interface SimulationRun {
@@ -53,6 +58,7 @@ export interface SimulationRun {
 
 export function runSimulation(input: SimulationInput): SimulationRun {
   const config = resolveEngineConfig(input.config);
+  checkClusterForMode(config, input.policy.name, input.policy.mode);
   const jobs = makeJobs(input.jobs, input.profiles, input.truthOf);
   const first = jobs[0] as SimJob;
   const start = first.arrival;
@@ -62,8 +68,15 @@ export function runSimulation(input: SimulationInput): SimulationRun {
   const { policy: definition, options } = input;
   const fixed = definition.mode === 'fixed';
   const cluster = new SimCluster(config.gpusPerNode, config.bootSeconds, config.releaseLagSeconds);
-  const maxNodes = fixed ? fixedNodes(definition.name, options, config.gpusPerNode) : config.maxNodes;
-  if (fixed) cluster.request(maxNodes, start, true);
+  const pools = config.cluster;
+  const poolNodes = pools?.reduce((sum, p) => sum + p.nodes, 0);
+  const maxNodes =
+    poolNodes ?? (fixed ? fixedNodes(definition.name, options, config.gpusPerNode) : config.maxNodes);
+  if (fixed && pools !== undefined) for (const p of pools) cluster.request(p.nodes, start, true, p.type);
+  else if (fixed) cluster.request(maxNodes, start, true);
+  const types: GpuType[] = fixed && pools !== undefined ? pools.map((p) => p.type) : [DEFAULT_GPU_TYPE];
+  const hardware = hardwareView(input.truthOf, types, config.gpusPerNode);
+  labelJobs(jobs, input.jobs, config, hardware, input.seed ?? 1);
 
   const active: SimJob[] = [];
   const byId = new Map(jobs.map((j) => [j.id, j]));
@@ -76,6 +89,8 @@ export function runSimulation(input: SimulationInput): SimulationRun {
       oracle: oracleFor(byId),
       traceRatesPerHour: input.traceRatesPerHour,
       seed: input.seed ?? 1,
+      hardware,
+      maxGroupSize: config.maxGroupSize,
     },
     options,
   );
@@ -107,7 +122,7 @@ export function runSimulation(input: SimulationInput): SimulationRun {
       clock.advanceTo(now);
       continue;
     }
-    decideAndApply(
+    const groups = decideAndApply(
       policy,
       definition.name,
       tick,
@@ -120,10 +135,7 @@ export function runSimulation(input: SimulationInput): SimulationRun {
       input.observer,
     );
     const next = now + config.tickSeconds;
-    const completions: SimJob[] = [];
-    for (const job of active) {
-      if (job.advance(now, next) !== null) completions.push(job);
-    }
+    const completions = advanceInterval(active, groups, now, next, config.colocationInterference);
     completions.sort((a, b) => (a.completedAt as number) - (b.completedAt as number) || a.id - b.id);
     // Callbacks in time order: completions and arrivals of this interval interleaved.
     for (const job of completions) {
@@ -157,11 +169,20 @@ export function runSimulation(input: SimulationInput): SimulationRun {
     completedAt: j.completedAt,
     rescales: j.rescales,
     attainedGpuSeconds: j.attainedGpuSeconds,
+    allocatedGpuSeconds: j.allocatedGpuSeconds,
+    runSeconds: j.runSeconds,
+    deadline: j.deadline,
+    kind: j.kind,
+    busyGpuSecondsByType: Object.fromEntries(j.busyByType),
   }));
+  const presentTypes = [...new Set(cluster.all().map((n) => n.gpuType))];
   const metrics = summarize(records, {
     start,
     end,
     paidGpuSeconds: cluster.paidGpuSeconds(start, end),
+    paidGpuSecondsByType: Object.fromEntries(
+      presentTypes.map((type) => [type, cluster.paidGpuSeconds(start, end, type)]),
+    ),
     peakNodes: cluster.peakNodes(),
   });
   return { metrics, jobs: records, finished, config };
@@ -178,7 +199,7 @@ function decideAndApply(
   maxNodes: number,
   fixed: boolean,
   observer: SimulationInput['observer'],
-): void {
+): readonly (readonly number[])[] {
   const nodes = cluster.views(now);
   const view: ClusterView = {
     now,
@@ -191,7 +212,7 @@ function decideAndApply(
     view,
     active.map((j) => j.view()),
   );
-  const allocations = validateDecision(decision, {
+  const { allocations, groups } = validateDecisionWithGroups(decision, {
     policy: name,
     tick,
     now,
@@ -199,10 +220,23 @@ function decideAndApply(
     maxNodes,
     activeNames: new Map(active.map((j) => [j.id, j.name])),
     nodes,
+    maxGroupSize: config.maxGroupSize,
   });
+  const typeOf = new Map(nodes.map((n) => [n.id, n.gpuType]));
   for (const job of active) {
     const allocation = allocations.get(job.id) ?? [];
-    job.assign(allocation, allocation.length ? gpusPerNodeOf(allocation) : [], now, config.rescaleSeconds);
+    const changed = job.assign(
+      allocation,
+      allocation.length ? gpusPerNodeOf(allocation) : [],
+      now,
+      config.rescaleSeconds,
+    );
+    if (changed || allocation.length === 0) job.gpusByType = countByType(allocation, typeOf);
+    job.colocatedWith = [];
+  }
+  const byId = new Map(active.map((j) => [j.id, j]));
+  for (const group of groups) {
+    for (const id of group) (byId.get(id) as SimJob).colocatedWith = group.filter((other) => other !== id);
   }
   if (!fixed) resize(cluster, decision.desiredNodes, allocations, now);
   observer?.({
@@ -210,7 +244,21 @@ function decideAndApply(
     cluster: { ...view, nodes: cluster.views(now) },
     allocations,
     activeJobs: active.map((j) => j.id),
+    colocate: groups,
   });
+  return groups;
+}
+
+function countByType(
+  allocation: readonly number[],
+  typeOf: ReadonlyMap<number, GpuType | undefined>,
+): Map<GpuType, number> {
+  const counts = new Map<GpuType, number>();
+  for (const id of allocation) {
+    const type = typeOf.get(id) ?? DEFAULT_GPU_TYPE;
+    counts.set(type, (counts.get(type) ?? 0) + 1);
+  }
+  return counts;
 }
 
 /** Boots nodes up to the desired count, or releases empty ones down to it (booting ones first). */

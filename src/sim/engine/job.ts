@@ -3,7 +3,10 @@
  * (its GPUs per node), continuously between ticks; allocations only change at ticks.
  */
 import type { TraceJob } from '../../core/trace.ts';
+import type { GpuType } from '../gpu-types.ts';
 import type { Allocation, JobView } from '../policy.ts';
+import { type StepSplit, stepSplitT4 } from '../truth/hardware.ts';
+import type { JobKind } from '../truth/labels.ts';
 import type { JobTruth } from '../truth/model.ts';
 import { advanceProgress, secondsToProgress } from '../truth/progress.ts';
 
@@ -31,6 +34,19 @@ export class SimJob {
   runSeconds = 0;
   firstStart: number | null = null;
   completedAt: number | null = null;
+  /** Absolute deadline; Infinity when none. */
+  deadline = Number.POSITIVE_INFINITY;
+  kind: JobKind = 'batch';
+  /** The other members of its co-location group (set by the engine each tick). */
+  colocatedWith: readonly number[] = [];
+  /** Rate relative to its isolated rate on t4 at its placement (GPU type and co-location; 1 = as measured). */
+  speed = 1;
+  /** GPUs of its allocation per GPU type (set by the engine with the allocation). */
+  gpusByType: ReadonlyMap<GpuType, number> = new Map();
+  /** GPU-seconds held per type, a co-located group's GPUs shared among its members. */
+  readonly busyByType = new Map<GpuType, number>();
+  /** GPU-seconds held, a co-located group's GPUs shared among its members (the cluster's allocation). */
+  allocatedGpuSeconds = 0;
 
   constructor(
     id: number,
@@ -66,7 +82,25 @@ export class SimJob {
       restartingUntil: this.restartingUntil,
       attainedGpuSeconds: this.attainedGpuSeconds,
       runSeconds: this.runSeconds,
+      deadline: this.deadline,
+      kind: this.kind,
+      colocatedWith: this.colocatedWith,
     };
+  }
+
+  /** Its current optimizer step on t4 at its placement, split into compute and communication. */
+  stepSplit(): StepSplit | undefined {
+    const truth = this.jobClass.truth;
+    const best = truth.bestConfig(this.placement, this.progress);
+    return best === undefined ? undefined : stepSplitT4(truth, this.placement, best);
+  }
+
+  /** When the job would finish if it ran from `from` at its current speed and placement. */
+  finishTime(from: number): number {
+    if (this.allocation.length === 0 || this.speed <= 0) return Number.POSITIVE_INFINITY;
+    const truth = this.jobClass.truth;
+    const start = Math.max(from, this.restartingUntil ?? from);
+    return start + secondsToProgress(truth, this.placement, this.progress, truth.totalProgress) / this.speed;
   }
 
   /**
@@ -93,24 +127,27 @@ export class SimJob {
    * Only the data epochs the interval crosses are looked up in the truth (a job's whole future at
    * every placement it ever gets would cost far more than the run).
    */
-  advance(from: number, until: number): number | null {
+  advance(from: number, until: number, groupSize = 1): number | null {
     const gpus = this.allocation.length;
     if (gpus === 0) return null;
     const start = Math.max(from, this.restartingUntil ?? from);
     if (this.restartingUntil !== null && this.restartingUntil <= until) this.restartingUntil = null;
     const truth = this.jobClass.truth;
+    // speed is exactly 1 on t4 alone, so (until - start) * 1 keeps the measured model's numbers bit for bit.
     const reached =
-      until > start ? advanceProgress(truth, this.placement, this.progress, until - start) : this.progress;
+      until > start
+        ? advanceProgress(truth, this.placement, this.progress, (until - start) * this.speed)
+        : this.progress;
     if (reached < truth.totalProgress) {
       this.progress = reached;
-      this.#hold(gpus, until - from);
+      this.#hold(gpus, until - from, groupSize);
       return null;
     }
     const done = Math.min(
       until,
-      start + secondsToProgress(truth, this.placement, this.progress, truth.totalProgress),
+      start + secondsToProgress(truth, this.placement, this.progress, truth.totalProgress) / this.speed,
     );
-    this.#hold(gpus, done - from);
+    this.#hold(gpus, done - from, groupSize);
     this.progress = truth.totalProgress;
     this.completedAt = done;
     this.allocation = [];
@@ -119,9 +156,13 @@ export class SimJob {
     return done;
   }
 
-  #hold(gpus: number, seconds: number): void {
+  #hold(gpus: number, seconds: number, groupSize: number): void {
     this.attainedGpuSeconds += gpus * seconds;
+    this.allocatedGpuSeconds += groupSize === 1 ? gpus * seconds : (gpus * seconds) / groupSize;
     this.runSeconds += seconds;
+    for (const [type, n] of this.gpusByType) {
+      this.busyByType.set(type, (this.busyByType.get(type) ?? 0) + (n * seconds) / groupSize);
+    }
   }
 }
 

@@ -5,6 +5,7 @@
  * A trace whose jobs all arrive at once has no arrival span: the run span stands in.
  */
 import { SECONDS_PER_HOUR } from '../../core/evaluate.ts';
+import type { JobKind } from '../truth/labels.ts';
 
 export interface JobRecord {
   readonly id: number;
@@ -18,6 +19,15 @@ export interface JobRecord {
   /** Starts, restarts and rescales (the first start included). */
   readonly rescales: number;
   readonly attainedGpuSeconds: number;
+  /** GPU-seconds held, a co-located group's GPUs shared among its members (equal when alone). */
+  readonly allocatedGpuSeconds?: number;
+  /** Seconds it held GPUs. */
+  readonly runSeconds?: number;
+  /** Absolute deadline; Infinity when none. */
+  readonly deadline?: number;
+  readonly kind?: JobKind;
+  /** allocatedGpuSeconds by GPU type. */
+  readonly busyGpuSecondsByType?: Readonly<Record<string, number>>;
 }
 
 export interface RunMetrics {
@@ -41,12 +51,23 @@ export interface RunMetrics {
   /** First to last arrival, hours: what spend is averaged over. */
   readonly arrivalSpanHours: number;
   readonly peakNodes: number;
+  /** Jobs with a deadline that completed by it / jobs with a deadline (unfinished = missed); NaN if none. */
+  readonly deadlineSatisfactionRate: number;
+  readonly interactiveJobs: number;
+  /**
+   * Cornucopia's metric: over interactive jobs, the seconds spent with no GPU from arrival to completion
+   * (or the run's end), waits after a preemption included; a job holding any GPU is not waiting.
+   */
+  readonly avgInteractiveQueueSeconds: number;
+  /** Per GPU type present: GPU-seconds allocated (shared GPUs once) / GPU-seconds paid, over the run. */
+  readonly utilizationByType: Readonly<Record<string, number>>;
 }
 
 export interface RunTotals {
   readonly start: number;
   readonly end: number;
   readonly paidGpuSeconds: number;
+  readonly paidGpuSecondsByType?: Readonly<Record<string, number>>;
   readonly peakNodes: number;
 }
 
@@ -61,7 +82,11 @@ export function summarize(records: readonly JobRecord[], totals: RunTotals): Run
   const arrivalSpan = lastArrival - totals.start;
   const yardstick = arrivalSpan > 0 ? arrivalSpan : span;
   const perHour = (gpuSeconds: number) => (yardstick > 0 ? gpuSeconds / yardstick : 0);
-  const allocated = records.reduce((sum, r) => sum + r.attainedGpuSeconds, 0);
+  const allocated = records.reduce((sum, r) => sum + (r.allocatedGpuSeconds ?? r.attainedGpuSeconds), 0);
+  const withDeadline = records.filter((r) => r.deadline !== undefined && Number.isFinite(r.deadline));
+  const met = withDeadline.filter((r) => r.completedAt !== null && r.completedAt <= (r.deadline as number));
+  const interactive = records.filter((r) => r.kind === 'interactive');
+  const waited = (r: JobRecord) => (r.completedAt ?? totals.end) - r.arrival - (r.runSeconds ?? 0);
   return {
     jobs: records.length,
     completed: jcts.length,
@@ -76,7 +101,23 @@ export function summarize(records: readonly JobRecord[], totals: RunTotals): Run
     spanHours: span / SECONDS_PER_HOUR,
     arrivalSpanHours: arrivalSpan / SECONDS_PER_HOUR,
     peakNodes: totals.peakNodes,
+    deadlineSatisfactionRate: withDeadline.length === 0 ? Number.NaN : met.length / withDeadline.length,
+    interactiveJobs: interactive.length,
+    avgInteractiveQueueSeconds: mean(interactive.map((r) => Math.max(0, waited(r)))),
+    utilizationByType: utilization(records, totals.paidGpuSecondsByType ?? {}),
   };
+}
+
+function utilization(
+  records: readonly JobRecord[],
+  paid: Readonly<Record<string, number>>,
+): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [type, seconds] of Object.entries(paid)) {
+    const busy = records.reduce((sum, r) => sum + (r.busyGpuSecondsByType?.[type] ?? 0), 0);
+    out[type] = seconds > 0 ? busy / seconds : Number.NaN;
+  }
+  return out;
 }
 
 function mean(values: readonly number[]): number {

@@ -4,10 +4,12 @@
  */
 import type { ProfileFile } from '../../core/profile.ts';
 import type { TraceJob } from '../../core/trace.ts';
-import type { GoodputOracle, PolicyOptions } from '../policy.ts';
+import type { GpuType } from '../gpu-types.ts';
+import type { GoodputOracle, HardwareView, PolicyOptions } from '../policy.ts';
+import { isolatedSeconds, kindOf, slackFactor } from '../truth/labels.ts';
 import { jobClassOf } from './job-class.ts';
 import type { JobTruth } from '../truth/model.ts';
-import { EngineConfigError } from './config.ts';
+import { type EngineConfig, EngineConfigError } from './config.ts';
 import { type JobClass, SimJob } from './job.ts';
 
 export class SimulationError extends Error {
@@ -41,6 +43,37 @@ function jobClass(app: string, profiles: ProfileFile, truthOf: (app: string) => 
     throw new SimulationError(`no profile for application "${app}"; the profiles have: ${known}`);
   }
   return jobClassOf(profile, truthOf(app));
+}
+
+/**
+ * Each job's kind and deadline: the trace's when given, else derived (truth/labels.ts). The isolated
+ * runtime is the job's alone at its request (at least 1 GPU) on t4; its deadline's, on the fastest type
+ * of the cluster (the stage profiles' speed factor at that width).
+ */
+export function labelJobs(
+  jobs: readonly SimJob[],
+  trace: readonly TraceJob[],
+  config: EngineConfig,
+  hardware: HardwareView,
+  seed: number,
+): void {
+  // makeJobs numbered the jobs in this (stable) arrival order.
+  const sorted = [...trace].sort((a, b) => a.time - b.time);
+  jobs.forEach((job, i) => {
+    const source = sorted[i] as TraceJob;
+    const width = Math.max(1, job.requestedGpus);
+    const alone = isolatedSeconds(job.jobClass.truth, width, config.gpusPerNode);
+    job.kind = source.kind ?? kindOf(alone, config.interactiveSeconds);
+    if (source.deadline !== undefined) job.deadline = source.deadline;
+    else if (config.deadlineSlack !== null && Number.isFinite(alone)) {
+      const fastest = Math.max(...hardware.types.map((t) => speedOf(hardware, job.app, t, width)));
+      job.deadline = job.arrival + slackFactor(seed, job.id, config.deadlineSlack) * (alone / fastest);
+    }
+  });
+}
+
+function speedOf(hardware: HardwareView, app: string, type: GpuType, width: number): number {
+  return type === 't4' ? 1 : hardware.speedFactor(app, type, width);
 }
 
 export function fixedNodes(policy: string, options: PolicyOptions, gpusPerNode: number): number {

@@ -17,10 +17,24 @@ export interface DecisionContext {
   /** Active jobs by id, with their names for messages. */
   readonly activeNames: ReadonlyMap<number, string>;
   readonly nodes: readonly NodeView[];
+  /** The largest co-location group allowed (1: none). */
+  readonly maxGroupSize?: number;
+}
+
+export interface ValidDecision {
+  /** Allocations normalised (node ids ascending). */
+  readonly allocations: Map<number, Allocation>;
+  /** Co-location groups of 2 or more jobs with identical allocations, each job in at most one. */
+  readonly groups: readonly (readonly number[])[];
 }
 
 /** Checks a decision and returns its allocations normalised (node ids ascending); throws on a breach. */
 export function validateDecision(decision: Decision, ctx: DecisionContext): Map<number, Allocation> {
+  return validateDecisionWithGroups(decision, ctx).allocations;
+}
+
+/** As validateDecision, with the co-location groups checked and returned. */
+export function validateDecisionWithGroups(decision: Decision, ctx: DecisionContext): ValidDecision {
   const fail = (what: string): never => {
     throw new PolicyViolationError(`policy "${ctx.policy}" at tick ${ctx.tick} (t = ${ctx.now} s): ${what}`);
   };
@@ -47,6 +61,16 @@ export function validateDecision(decision: Decision, ctx: DecisionContext): Map<
       [...allocation].sort((a, b) => a - b),
     );
   }
+  const groups = validateGroups(decision.colocate, out, ctx, fail);
+  // A group's GPUs count once: only its first member's allocation is counted.
+  for (const group of groups) {
+    for (const jobId of group.slice(1)) {
+      for (const nodeId of out.get(jobId) as Allocation) {
+        const holders = used.get(nodeId) as number[];
+        holders.splice(holders.indexOf(jobId), 1);
+      }
+    }
+  }
   for (const [nodeId, holders] of used) {
     const gpus = (nodes.get(nodeId) as NodeView).gpus;
     if (holders.length > gpus) {
@@ -61,5 +85,41 @@ export function validateDecision(decision: Decision, ctx: DecisionContext): Map<
     if (desired > ctx.maxNodes)
       fail(`desiredNodes ${desired} is above the cluster's maximum of ${ctx.maxNodes} nodes`);
   }
-  return out;
+  return { allocations: out, groups };
+}
+
+function validateGroups(
+  colocate: Decision['colocate'],
+  allocations: ReadonlyMap<number, Allocation>,
+  ctx: DecisionContext,
+  fail: (what: string) => never,
+): number[][] {
+  if (colocate === undefined) return [];
+  if (!Array.isArray(colocate)) fail('colocate must be an array of job-id groups');
+  const max = ctx.maxGroupSize ?? 1;
+  const grouped = new Set<number>();
+  return colocate.map((group, g) => {
+    if (!Array.isArray(group) || group.length < 2 || group.length > max) {
+      fail(`colocate group ${g} must list 2 to ${max} job ids, got ${JSON.stringify(group)}`);
+    }
+    const first = allocations.get(group[0] as number);
+    for (const jobId of group) {
+      const name = ctx.activeNames.get(jobId);
+      if (name === undefined) fail(`colocate group ${g}: job ${jobId} is not active`);
+      if (grouped.has(jobId)) fail(`job ${jobId} (${name}) is in more than one colocate group`);
+      grouped.add(jobId);
+      const allocation = allocations.get(jobId);
+      if (allocation === undefined || allocation.length === 0) {
+        fail(`colocate group ${g}: job ${jobId} (${name}) has no GPUs; co-located jobs share an allocation`);
+      }
+      if (!sameNodes(allocation, first as Allocation)) {
+        fail(`colocate group ${g}: job ${jobId} (${name}) is not on the same GPUs as job ${group[0]}`);
+      }
+    }
+    return [...group];
+  });
+}
+
+function sameNodes(a: Allocation, b: Allocation): boolean {
+  return a.length === b.length && a.every((id, i) => id === b[i]);
 }
