@@ -1,28 +1,13 @@
-import { isServerError, isThrottlingError, isTransientError } from '@smithy/core/retry';
 import type { Logger } from 'pino';
 import { CloudError, describeError } from './errors.ts';
 import type { Sleep } from './time.ts';
 
 /**
- * How an AWS error should be handled: throttling and transient (5xx, timeouts, network) errors are
- * retried with backoff; 'in-use' (EKS ResourceInUseException: another update holds the node group) is
- * waited out by the node pool, which re-reads the group first; anything else is final.
+ * boa's one retry layer for calls to the outside world (AWS, Kubernetes): bounded attempts with
+ * jittered exponential backoff. Each adapter says how to read its errors (RetryRules); the loop is the
+ * same for all. The AWS SDK's clients make one attempt per call (aws/clients.ts), the Kubernetes client
+ * none of its own, so a call is sent at most `maxAttempts` times in all.
  */
-export type ErrorKind = 'throttling' | 'transient' | 'in-use' | 'fatal';
-
-type SdkError = Parameters<typeof isThrottlingError>[0];
-
-export function classifyAwsError(error: unknown): ErrorKind {
-  if (!(error instanceof Error)) return 'fatal';
-  if (error.name === 'ResourceInUseException') return 'in-use';
-  const sdkError = error as SdkError;
-  if (isThrottlingError(sdkError)) return 'throttling';
-  // `$fault: 'server'` covers modelled server errors (EKS ServerException, ServiceUnavailableException)
-  // that carry no HTTP status when constructed outside a real response.
-  const fault = (error as { $fault?: string }).$fault;
-  if (isTransientError(sdkError) || isServerError(sdkError) || fault === 'server') return 'transient';
-  return 'fatal';
-}
 
 export interface RetryPolicy {
   /** Attempts in all, the first included. */
@@ -31,7 +16,7 @@ export interface RetryPolicy {
   readonly maxDelayMs: number;
 }
 
-/** Throttling and transient errors: on top of the SDK's own retries (see clients.ts), so few and slow. */
+/** Throttling and transient errors of AWS calls: the only retries they get, so patient. */
 export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 5, baseDelayMs: 500, maxDelayMs: 20_000 };
 
 /**
@@ -50,14 +35,12 @@ export interface RetryContext {
   readonly policy: RetryPolicy;
 }
 
-/** An error of the cloud, classified; `kind` says whether the caller may wait and try again. */
-export class AwsCallError extends CloudError {
-  override name = 'AwsCallError';
-
+/** A call that failed for good, with its classification: `kind` tells the caller what happened. */
+export class CloudCallError<Kind extends string = string> extends CloudError {
   constructor(
     message: string,
     operation: string,
-    readonly kind: ErrorKind,
+    readonly kind: Kind,
     readonly attempts: number,
     cause: unknown,
   ) {
@@ -65,21 +48,47 @@ export class AwsCallError extends CloudError {
   }
 }
 
+/** How one system's errors are read by the retry loop. */
+export interface RetryRules<Kind extends string> {
+  /** Prefix of the log event (`aws.retry`, `kube.retry`) and the system named in the log line. */
+  readonly system: { readonly event: string; readonly name: string };
+  readonly classify: (error: unknown) => Kind;
+  /** Kinds worth another attempt; anything else fails at once. */
+  readonly retried: ReadonlySet<Kind>;
+  /** A delay the server asked for (Retry-After), honoured up to the policy's cap. */
+  readonly retryAfterMs?: (error: unknown) => number | undefined;
+  /** The error thrown when the call fails for good. */
+  readonly fail: (
+    message: string,
+    operation: string,
+    kind: Kind,
+    attempts: number,
+    cause: unknown,
+  ) => CloudCallError<Kind>;
+}
+
 /**
- * Runs one AWS call, retrying throttling and transient errors with backoff up to the policy's attempts.
- * Every retry is logged. Fails with an AwsCallError naming the operation, the AWS error and its kind.
+ * Runs `call`, retrying the kinds the rules retry, up to the policy's attempts, with jittered backoff
+ * (or the server's Retry-After when longer, capped). Every retry is logged. Fails with the rules' error
+ * naming the operation, the error and its kind. `call` is run afresh each time, so a call that applies
+ * a change re-reads what it changes inside it (a conflict is then retried on fresh state).
  */
-export async function withRetry<T>(operation: string, call: () => Promise<T>, ctx: RetryContext): Promise<T> {
+export async function retrying<T, Kind extends string>(
+  operation: string,
+  call: () => Promise<T>,
+  ctx: RetryContext,
+  rules: RetryRules<Kind>,
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await call();
     } catch (error) {
-      const kind = classifyAwsError(error);
+      const kind = rules.classify(error);
+      const retryable = rules.retried.has(kind);
       const { errorName, errorMessage } = describeError(error);
-      const retryable = kind === 'throttling' || kind === 'transient';
       if (!retryable || attempt >= ctx.policy.maxAttempts) {
         const why = retryable ? `gave up after ${attempt} attempts` : `not retried (${kind})`;
-        throw new AwsCallError(
+        throw rules.fail(
           `${operation} failed: ${errorName}: ${errorMessage} (${why})`,
           operation,
           kind,
@@ -87,10 +96,11 @@ export async function withRetry<T>(operation: string, call: () => Promise<T>, ct
           error,
         );
       }
-      const delayMs = backoffDelay(attempt, ctx.policy, ctx.random);
+      const backoff = backoffDelay(attempt, ctx.policy, ctx.random);
+      const delayMs = Math.min(ctx.policy.maxDelayMs, Math.max(backoff, rules.retryAfterMs?.(error) ?? 0));
       ctx.logger.warn(
         {
-          event: 'aws.retry',
+          event: rules.system.event,
           operation,
           kind,
           attempt,
@@ -98,7 +108,7 @@ export async function withRetry<T>(operation: string, call: () => Promise<T>, ct
           delayMs,
           errorName,
         },
-        'retrying AWS call',
+        `retrying ${rules.system.name} call`,
       );
       await ctx.sleep(delayMs);
     }

@@ -16,7 +16,13 @@ afterEach(async () => {
 async function setup() {
   const fake: FakeKubeApi = await startFakeKubeApi();
   const time = fakeTime();
-  const nodes = new KubeClusterNodes(fake.kubeConfig(), { logger: silent, clock: time.clock, restartMs: 50 });
+  const nodes = new KubeClusterNodes(fake.kubeConfig(), {
+    logger: silent,
+    clock: time.clock,
+    restartMs: 50,
+    sleep: time.sleep,
+    random: () => 0,
+  });
   cleanups.push(async () => {
     await nodes.close();
     await fake.close();
@@ -75,6 +81,21 @@ describe('KubeClusterNodes (Node watch)', () => {
     expect((await nodes.list())[0]).toMatchObject({ unschedulable: true });
     const patch = fake.requests.find((r) => r.method === 'PATCH');
     expect(patch?.path).toBe('/api/v1/nodes/n1');
+  });
+
+  it('retries a throttled cordon in the retry layer, a bounded number of times', async () => {
+    const { fake, nodes, time } = await setup();
+    fake.kubelet.addNode({ name: 'n1', gpus: 4, ready: true, instanceId: 'i-0def' });
+    const patches = () => fake.requests.filter((r) => r.method === 'PATCH').length;
+    fake.faults.inject({ status: 429, count: 1, match: (r) => r.method === 'PATCH' });
+    await nodes.cordon('n1');
+    expect(patches()).toBe(2);
+    expect(fake.nodes()[0]).toMatchObject({ spec: { unschedulable: true } });
+
+    fake.faults.inject({ status: 503, count: 10, match: (r) => r.method === 'PATCH' });
+    await expect(nodes.cordon('n1')).rejects.toMatchObject({ kind: 'transient', attempts: 4 });
+    expect(patches()).toBe(6);
+    expect(time.sleeps).toHaveLength(4);
   });
 
   it('makes an EC2-running instance ready for jobs only once its Node is Ready with its GPUs', async () => {

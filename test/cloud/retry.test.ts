@@ -6,7 +6,8 @@ import {
   ThrottlingException,
 } from '@aws-sdk/client-eks';
 import { describe, expect, it } from 'vitest';
-import { AwsCallError, backoffDelay, classifyAwsError, withRetry } from '../../src/cloud/retry.ts';
+import { AwsCallError, classifyAwsError, withRetry } from '../../src/cloud/aws/retry.ts';
+import { backoffDelay } from '../../src/cloud/retry.ts';
 import { captureLogs, fakeTime } from './fake-time.ts';
 
 const $metadata = {};

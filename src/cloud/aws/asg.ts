@@ -5,7 +5,8 @@ import {
   TerminateInstanceInAutoScalingGroupCommand,
 } from '@aws-sdk/client-auto-scaling';
 import type { TerminateResult } from '../../service/ports.ts';
-import { AwsCallError, type RetryContext, withRetry } from '../retry.ts';
+import type { RetryContext } from '../retry.ts';
+import { AwsCallError, withRetry } from './retry.ts';
 
 /**
  * The Auto Scaling calls behind an EKS managed node group, as Cluster Autoscaler makes them: boa picks

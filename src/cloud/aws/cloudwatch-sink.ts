@@ -7,7 +7,8 @@ import {
 } from '@aws-sdk/client-cloudwatch';
 import { pino, type Logger } from 'pino';
 import type { MetricDatum, MetricsSink } from '../../service/ports.ts';
-import { DEFAULT_RETRY, type RetryContext, type RetryPolicy, withRetry } from '../retry.ts';
+import { DEFAULT_RETRY, type RetryContext, type RetryPolicy } from '../retry.ts';
+import { withRetry } from './retry.ts';
 import { realSleep, type Sleep } from '../time.ts';
 import { type BatchLimits, batchMetricData, PUT_METRIC_DATA_LIMITS } from './cloudwatch-batches.ts';
 

@@ -1,6 +1,7 @@
 import { type EC2Client, type Filter, paginateDescribeInstances } from '@aws-sdk/client-ec2';
 import type { Clock, PoolNode } from '../../service/ports.ts';
-import { type RetryContext, withRetry } from '../retry.ts';
+import type { RetryContext } from '../retry.ts';
+import { withRetry } from './retry.ts';
 
 export interface NodegroupRef {
   readonly clusterName: string;

@@ -12,7 +12,8 @@ import type {
 } from '../../service/ports.ts';
 import { checkTarget, clampToBounds } from '../bounds.ts';
 import { CloudError } from '../errors.ts';
-import { AwsCallError, backoffDelay, DEFAULT_RETRY, type RetryPolicy } from '../retry.ts';
+import { backoffDelay, DEFAULT_RETRY, type RetryPolicy } from '../retry.ts';
+import { AwsCallError } from './retry.ts';
 import { realSleep, type Sleep, systemClock } from '../time.ts';
 import { type AsgContext, protectInstances, recentLaunchFailures, terminateInstances } from './asg.ts';
 import type { ClusterNodes } from './cluster-nodes.ts';

@@ -8,7 +8,8 @@ import {
 } from '@aws-sdk/client-eks';
 import type { Clock } from '../../service/ports.ts';
 import { CloudError } from '../errors.ts';
-import { backoffDelay, type RetryContext, type RetryPolicy, withRetry } from '../retry.ts';
+import { backoffDelay, type RetryContext, type RetryPolicy } from '../retry.ts';
+import { withRetry } from './retry.ts';
 import type { NodegroupRef } from './ec2-nodes.ts';
 
 /** The EKS calls of the node pool, each retried on throttling and transient errors. */

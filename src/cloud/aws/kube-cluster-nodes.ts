@@ -1,5 +1,5 @@
 import {
-  CoreV1Api,
+  type CoreV1Api,
   type Informer,
   type KubeConfig,
   makeInformer,
@@ -10,6 +10,10 @@ import {
 } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { Clock } from '../../service/ports.ts';
+import { coreApi } from '../kubernetes/client.ts';
+import { KUBE_RETRY, withKubeRetry } from '../kubernetes/retry.ts';
+import type { RetryContext } from '../retry.ts';
+import { realSleep, type Sleep } from '../time.ts';
 import { type ClusterNode, type ClusterNodes, clusterNodeFrom, type NodeObject } from './cluster-nodes.ts';
 
 export interface KubeClusterNodesOptions {
@@ -19,6 +23,11 @@ export interface KubeClusterNodesOptions {
   readonly resyncMs?: number;
   /** Wait before restarting a watch that failed (default 5 s). */
   readonly restartMs?: number;
+  /** The retry layer's waits (tests skip them); default real time. */
+  readonly sleep?: Sleep;
+  readonly random?: () => number;
+  /** A request that has not been answered after this long is retried (default 10 s). */
+  readonly requestTimeoutMs?: number;
 }
 
 /**
@@ -35,12 +44,19 @@ export class KubeClusterNodes implements ClusterNodes {
   private closed = false;
   private listedAt = Number.NEGATIVE_INFINITY;
   private restart: NodeJS.Timeout | undefined;
+  private readonly retry: RetryContext;
 
   constructor(
     kubeConfig: KubeConfig,
     private readonly options: KubeClusterNodesOptions,
   ) {
-    this.api = kubeConfig.makeApiClient(CoreV1Api);
+    this.api = coreApi(kubeConfig, options.requestTimeoutMs ?? 10_000);
+    this.retry = {
+      sleep: options.sleep ?? realSleep,
+      random: options.random ?? Math.random,
+      logger: options.logger,
+      policy: KUBE_RETRY,
+    };
     this.informer = makeInformer(kubeConfig, '/api/v1/nodes', () => this.api.listNode());
     const put = (node: V1Node) => {
       const view = clusterNodeFrom(node as NodeObject);
@@ -76,9 +92,15 @@ export class KubeClusterNodes implements ClusterNodes {
   }
 
   async cordon(name: string): Promise<void> {
-    await this.api.patchNode(
-      { name, body: { spec: { unschedulable: true } } },
-      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    // A merge patch carries no resourceVersion, so it never conflicts: repeating it is harmless.
+    await withKubeRetry(
+      'cordon node',
+      () =>
+        this.api.patchNode(
+          { name, body: { spec: { unschedulable: true } } },
+          setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+        ),
+      this.retry,
     );
     const node = this.nodes.get(name);
     if (node) this.nodes.set(name, { ...node, unschedulable: true });
@@ -106,7 +128,7 @@ export class KubeClusterNodes implements ClusterNodes {
   }
 
   private async relist(): Promise<void> {
-    const listed = await this.api.listNode();
+    const listed = await withKubeRetry('list nodes', () => this.api.listNode(), this.retry);
     this.nodes.clear();
     for (const node of listed.items) {
       const view = clusterNodeFrom(node as NodeObject);

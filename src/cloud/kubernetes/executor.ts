@@ -1,7 +1,7 @@
 import type { CoreV1Api, KubeConfig, V1Pod, V1Service } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { DesiredJob, Executor, ReplicaSpec, ReplicaStatus, Workload } from '../../service/ports.ts';
-import { DEFAULT_RETRY, type RetryContext, type RetryPolicy } from '../retry.ts';
+import type { RetryContext, RetryPolicy } from '../retry.ts';
 import { realSleep, type Sleep } from '../time.ts';
 import { ObjectCache } from './cache.ts';
 import { coreApi } from './client.ts';
@@ -16,7 +16,7 @@ import {
   serviceName,
 } from './names.ts';
 import { checkPodWorkload, podManifest, replicaStatusOf, serviceManifest } from './pods.ts';
-import { kindOf, withKubeRetry } from './retry.ts';
+import { KUBE_RETRY, kindOf, withKubeRetry } from './retry.ts';
 
 export interface KubernetesExecutorDeps {
   readonly kubeConfig: KubeConfig;
@@ -27,13 +27,6 @@ export interface KubernetesExecutorDeps {
   readonly retryPolicy?: RetryPolicy;
   readonly now?: () => number;
 }
-
-export const KUBE_RETRY: RetryPolicy = {
-  ...DEFAULT_RETRY,
-  maxAttempts: 4,
-  baseDelayMs: 200,
-  maxDelayMs: 5_000,
-};
 
 /** Runs at most `limit` of the tasks at once; failures are returned, not thrown, so one bad job stops nothing. */
 async function runLimited(tasks: (() => Promise<void>)[], limit: number): Promise<unknown[]> {

@@ -1,6 +1,5 @@
 import { ApiException } from '@kubernetes/client-node';
-import { CloudError, describeError } from '../errors.ts';
-import { backoffDelay, type RetryContext } from '../retry.ts';
+import { CloudCallError, type RetryContext, type RetryPolicy, retrying, type RetryRules } from '../retry.ts';
 
 /**
  * How a Kubernetes API error is handled: throttling (429) and transient errors (5xx, timeouts, network)
@@ -49,21 +48,9 @@ export function classifyKubeError(error: unknown): KubeErrorKind {
 }
 
 /** A Kubernetes call that failed for good, with its classification. */
-export class KubeCallError extends CloudError {
+export class KubeCallError extends CloudCallError<KubeErrorKind> {
   override name = 'KubeCallError';
-
-  constructor(
-    message: string,
-    operation: string,
-    readonly kind: KubeErrorKind,
-    readonly attempts: number,
-    cause: unknown,
-  ) {
-    super(message, operation, { cause });
-  }
 }
-
-const RETRIED = new Set<KubeErrorKind>(['throttling', 'transient', 'conflict']);
 
 function retryAfterMs(error: unknown): number | undefined {
   if (!(error instanceof ApiException)) return undefined;
@@ -72,41 +59,26 @@ function retryAfterMs(error: unknown): number | undefined {
   return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : undefined;
 }
 
+const KUBE_RULES: RetryRules<KubeErrorKind> = {
+  system: { event: 'kube.retry', name: 'Kubernetes' },
+  classify: classifyKubeError,
+  retried: new Set<KubeErrorKind>(['throttling', 'transient', 'conflict']),
+  retryAfterMs,
+  fail: (...args) => new KubeCallError(...args),
+};
+
+/** Kubernetes calls: fewer and quicker than AWS's, since a tick waits for them. */
+export const KUBE_RETRY: RetryPolicy = { maxAttempts: 4, baseDelayMs: 200, maxDelayMs: 5_000 };
+
 /**
- * The one retry layer of the Kubernetes executor: throttling, transient errors and conflicts are retried
- * with the cloud's backoff (src/cloud/retry.ts; a 429's Retry-After is honoured up to the cap), up to the
- * policy's attempts; anything else, or the last failure, is a KubeCallError naming the operation.
+ * Runs one Kubernetes call in boa's retry layer (src/cloud/retry.ts): throttling, transient errors and
+ * conflicts are retried with backoff (a 429's Retry-After honoured up to the cap), up to the policy's
+ * attempts; anything else, or the last failure, is a KubeCallError naming the operation. A call that
+ * updates an object reads it inside `call`, so a conflict (409 on a stale resourceVersion) is retried
+ * by re-reading and re-applying.
  */
-export async function withKubeRetry<T>(
-  operation: string,
-  call: () => Promise<T>,
-  ctx: RetryContext,
-): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await call();
-    } catch (error) {
-      const kind = classifyKubeError(error);
-      if (!RETRIED.has(kind) || attempt >= ctx.policy.maxAttempts) {
-        const { errorName, errorMessage } = describeError(error);
-        const why = RETRIED.has(kind) ? `gave up after ${attempt} attempts` : `not retried (${kind})`;
-        throw new KubeCallError(
-          `${operation} failed: ${errorName}: ${errorMessage} (${why})`,
-          operation,
-          kind,
-          attempt,
-          error,
-        );
-      }
-      const backoff = backoffDelay(attempt, ctx.policy, ctx.random);
-      const delayMs = Math.min(ctx.policy.maxDelayMs, Math.max(backoff, retryAfterMs(error) ?? 0));
-      ctx.logger.warn(
-        { event: 'kube.retry', operation, kind, attempt, maxAttempts: ctx.policy.maxAttempts, delayMs },
-        'retrying Kubernetes call',
-      );
-      await ctx.sleep(delayMs);
-    }
-  }
+export function withKubeRetry<T>(operation: string, call: () => Promise<T>, ctx: RetryContext): Promise<T> {
+  return retrying(operation, call, ctx, KUBE_RULES);
 }
 
 /** The kind of a failure, seen through the retry layer's wrapper. */

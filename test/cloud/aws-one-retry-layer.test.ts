@@ -1,0 +1,130 @@
+import { DescribeNodegroupCommand, type EKSClientConfig } from '@aws-sdk/client-eks';
+import { HttpResponse } from '@smithy/core/protocols';
+import { describe, expect, it } from 'vitest';
+import { createAwsClients } from '../../src/cloud/aws/clients.ts';
+import { withRetry } from '../../src/cloud/aws/retry.ts';
+import { captureLogs, fakeTime } from './fake-time.ts';
+
+/**
+ * The whole AWS call path, SDK middleware included (aws-sdk-client-mock would replace it): the clients
+ * boa builds, with a request handler that answers like the EKS endpoint and counts the HTTP requests.
+ * With one retry layer a call is sent exactly maxAttempts times, never the SDK's attempts times boa's.
+ */
+
+type Answer = { status: number; errorType?: string; body: object } | { throws: Error };
+
+function fakeEndpoint(answers: Answer[]) {
+  let requests = 0;
+  const handler = {
+    metadata: { handlerProtocol: 'http/1.1' },
+    async handle() {
+      const answer = answers[Math.min(requests++, answers.length - 1)]!;
+      if ('throws' in answer) throw answer.throws;
+      const body = Buffer.from(JSON.stringify(answer.body));
+      return {
+        response: new HttpResponse({
+          statusCode: answer.status,
+          headers: {
+            'content-type': 'application/json',
+            ...(answer.errorType ? { 'x-amzn-errortype': answer.errorType } : {}),
+          },
+          body,
+        }),
+      };
+    },
+    updateHttpClientConfig() {},
+    httpHandlerConfigs: () => ({}),
+    destroy() {},
+  };
+  const clients = createAwsClients('us-east-1', {
+    requestHandler: handler as unknown as EKSClientConfig['requestHandler'],
+    credentials: { accessKeyId: 'AKIDTEST', secretAccessKey: 'secret' },
+  });
+  return { eks: clients.eks, requests: () => requests };
+}
+
+const THROTTLED: Answer = {
+  status: 429,
+  errorType: 'ThrottlingException',
+  body: { message: 'Rate exceeded' },
+};
+const NODEGROUP: Answer = {
+  status: 200,
+  body: { nodegroup: { nodegroupName: 'gpu', scalingConfig: { minSize: 0, maxSize: 4, desiredSize: 2 } } },
+};
+const timeout = () =>
+  Object.assign(new Error('Connection timed out after 10000 ms'), { name: 'TimeoutError' });
+
+const policy = { maxAttempts: 4, baseDelayMs: 100, maxDelayMs: 1_000 };
+const describe_ = (eks: ReturnType<typeof fakeEndpoint>['eks']) => () =>
+  eks.send(new DescribeNodegroupCommand({ clusterName: 'boa', nodegroupName: 'gpu' }));
+
+describe('one retry layer for AWS calls', () => {
+  it('builds the SDK clients with one attempt each, adaptive rate limiting kept', async () => {
+    const { eks } = fakeEndpoint([NODEGROUP]);
+    expect(await eks.config.maxAttempts()).toBe(1);
+    expect((await eks.config.retryStrategy()) as { mode?: string }).toMatchObject({ mode: 'adaptive' });
+  });
+
+  // Slow by design (a few seconds): the SDK's adaptive rate limiter really holds back the later sends.
+  it('sends a throttled call exactly maxAttempts times, then fails as throttling', async () => {
+    const { eks, requests } = fakeEndpoint([THROTTLED]);
+    const time = fakeTime();
+    const run = withRetry('DescribeNodegroup', describe_(eks), {
+      sleep: time.sleep,
+      random: () => 0,
+      logger: captureLogs().logger,
+      policy,
+    });
+    await expect(run).rejects.toMatchObject({ name: 'AwsCallError', kind: 'throttling', attempts: 4 });
+    expect(requests()).toBe(4);
+    expect(time.sleeps).toEqual([50, 100, 200]);
+  });
+
+  it('retries timeouts until an answer comes', async () => {
+    const { eks, requests } = fakeEndpoint([{ throws: timeout() }, { throws: timeout() }, NODEGROUP]);
+    const time = fakeTime();
+    const logs = captureLogs();
+    const out = await withRetry('DescribeNodegroup', describe_(eks), {
+      sleep: time.sleep,
+      random: () => 0,
+      logger: logs.logger,
+      policy,
+    });
+    expect(out.nodegroup?.scalingConfig?.desiredSize).toBe(2);
+    expect(requests()).toBe(3);
+    expect(logs.lines.map((l) => [l.event, l.kind])).toEqual([
+      ['aws.retry', 'transient'],
+      ['aws.retry', 'transient'],
+    ]);
+  });
+
+  it('gives up on timeouts after maxAttempts requests', async () => {
+    const { eks, requests } = fakeEndpoint([{ throws: timeout() }]);
+    const time = fakeTime();
+    const run = withRetry('DescribeNodegroup', describe_(eks), {
+      sleep: time.sleep,
+      random: () => 0,
+      logger: captureLogs().logger,
+      policy,
+    });
+    await expect(run).rejects.toMatchObject({ kind: 'transient', attempts: 4 });
+    expect(requests()).toBe(4);
+  });
+
+  it('sends a call refused for good (400 InvalidParameterException) once', async () => {
+    const { eks, requests } = fakeEndpoint([
+      { status: 400, errorType: 'InvalidParameterException', body: { message: 'bad name' } },
+    ]);
+    const time = fakeTime();
+    const run = withRetry('DescribeNodegroup', describe_(eks), {
+      sleep: time.sleep,
+      random: () => 0,
+      logger: captureLogs().logger,
+      policy,
+    });
+    await expect(run).rejects.toThrow(/InvalidParameterException: bad name \(not retried \(fatal\)\)/);
+    expect(requests()).toBe(1);
+    expect(time.sleeps).toEqual([]);
+  });
+});
