@@ -1,6 +1,7 @@
 /**
  * Policies side by side on one trace: each policy at each value of its knob, in parallel worker threads.
  *   npm run -s compare -- --trace FILE [--apps a,b] --policies a,b --budgets LO:HI:STEP [--targets t1,...]
+ *     [--cluster g4dn:8,p3:4]
  *     --out DIR [--seed N] [--solver exact|paper] [--rates online|oracle] [--workers N] [engine flags]
  *     [--at-paid p1,...] [--sensitivity]
  * Writes DIR/results.json, DIR/results.csv, DIR/avg-jct.svg and DIR/p95-jct.svg (and DIR/at-paid.json).
@@ -27,6 +28,7 @@ import {
   jctChart,
   parsePolicyEntry,
 } from './lib/compare-report.ts';
+import { clusterMetricsTable, oneRunPerFixedSeries } from './lib/cluster-report.ts';
 import { relativeList, SENSITIVITY_ENTRIES, sensitivityTable } from './lib/compare-relative.ts';
 import type { CompareSetup } from './lib/compare-worker.ts';
 import { parseList, runMain, UsageError } from './lib/inputs.ts';
@@ -51,9 +53,9 @@ const program = withSimulationOptions(
     .requiredOption('--trace <file>', 'workload CSV (name,time,application,num_replicas,batch_size)')
     .option('--apps <list>', 'only these applications, comma-separated')
     .option('--policies <list>', 'comma-separated policy names; boa@oracle: boa on the trace rates')
-    .requiredOption(
+    .option(
       '--budgets <spec>',
-      'LO:HI:STEP or b1,b2,... for policies whose knob is a budget (1.2x: times the minimum feasible)',
+      'LO:HI:STEP or b1,b2,... for policies whose knob is a budget (1.2x: times the minimum feasible); with --cluster, fixed-cluster policies run once on it',
     )
     .option('--targets <list>', 'values for policies whose knob is a target efficiency', DEFAULT_TARGETS)
     .requiredOption('--out <dir>', 'folder for results.json, results.csv and the charts')
@@ -84,7 +86,7 @@ await runMain(async () => {
       apps?: string;
       policies?: string;
       sensitivity?: boolean;
-      budgets: string;
+      budgets?: string;
       targets: string;
       out: string;
       seed: string;
@@ -100,11 +102,15 @@ await runMain(async () => {
   const seed = numberOption(opts.seed, '--seed', { integer: true });
   const shared = policyOptionsFrom({ solver: opts.solver, rates: opts.rates });
   const inputs = loadSimInputs(opts); // fail fast on bad inputs, before any worker starts
+  const config = engineConfigFrom(opts);
+  if (opts.budgets === undefined && config.cluster === undefined) {
+    throw new UsageError('give --budgets (or --cluster, on which fixed-cluster policies run once)');
+  }
   const minimum = () =>
     new BoaPlanner(inputs.profiles, 'exact', seed).minFeasible(
       arrivalRatesPerHour(inputs.trace, inputs.apps),
     );
-  const budgets = relativeList(opts.budgets, minimum, (text) => {
+  const budgets = relativeList(opts.budgets ?? '1', minimum, (text) => {
     const parsed = parseBudgets(text);
     if (parsed.kind !== 'list') throw new UsageError('--budgets is required');
     return parsed.budgets;
@@ -125,14 +131,18 @@ await runMain(async () => {
     : parseList(opts.policies as string, '--policies').map((spec) =>
         asUsage(() => parsePolicyEntry(spec, findPolicy)),
       );
-  const tasks = compareTasks(entries, budgets.values, targets, shared);
+  const swept = compareTasks(entries, budgets.values, targets, shared);
+  const tasks =
+    config.cluster === undefined
+      ? swept
+      : oneRunPerFixedSeries(swept, (policy) => findPolicy(policy).mode === 'fixed');
   const setup: CompareSetup = {
     trace: opts.trace,
     ...(opts.apps ? { apps: opts.apps } : {}),
     profiles: opts.profiles,
     data: opts.data,
     seed,
-    config: engineConfigFrom(opts),
+    config,
   };
   const workers = opts.workers
     ? numberOption(opts.workers, '--workers', { min: 1, integer: true })
@@ -171,6 +181,7 @@ await runMain(async () => {
     join(opts.out, 'p95-jct.svg'),
     await jctChart(rows, 'p95', `P95 JCT vs paid GPU-hours per hour${what}`),
   );
+  if (config.cluster !== undefined) process.stdout.write(clusterMetricsTable(rows));
   if (paids.values.length > 0) {
     const table = atPaid(rows, paids.points);
     writeFileSync(join(opts.out, 'at-paid.json'), `${JSON.stringify(table, null, 2)}\n`);

@@ -119,7 +119,13 @@ export function compareCsv(rows: readonly CompareRow[]): string {
   if (rows.length === 0) return '';
   const columns = Object.keys(rows[0] as CompareRow) as Array<keyof CompareRow>;
   const cell = (v: unknown) =>
-    v === null || (typeof v === 'number' && !Number.isFinite(v)) ? '' : String(v);
+    v === null || (typeof v === 'number' && !Number.isFinite(v))
+      ? ''
+      : typeof v === 'object'
+        ? Object.entries(v as Record<string, unknown>)
+            .map(([k, x]) => `${k}:${String(x)}`)
+            .join(';')
+        : String(v);
   return `${[columns.join(','), ...rows.map((r) => columns.map((c) => cell(r[c])).join(','))].join('\n')}\n`;
 }
 

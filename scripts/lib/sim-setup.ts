@@ -1,10 +1,11 @@
 /** What simulate, compare and bench:sim share: engine and policy options, inputs, the result table. */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { ProfileFile } from '../../src/core/profile.ts';
 import type { TraceJob } from '../../src/core/trace.ts';
 import type { EngineConfig } from '../../src/sim/engine/config.ts';
+import { parseClusterSpec } from '../../src/sim/gpu-types.ts';
 import type { PolicyOptions } from '../../src/sim/policy.ts';
 import type { SimResult } from '../../src/sim/run.ts';
 import { loadProfileFile, loadTrace, parseList, UsageError } from './inputs.ts';
@@ -22,6 +23,9 @@ export interface EngineFlags {
   readonly rescale?: string;
   readonly maxNodes?: string;
   readonly horizonDays?: string;
+  readonly cluster?: string;
+  readonly colocationInterference?: string;
+  readonly deadlines?: string;
 }
 
 /** The ground truth, the profiles and the engine flags, declared alike on every simulation command. */
@@ -34,13 +38,31 @@ export function withSimulationOptions(command: Command): Command {
     .option('--release-lag <s>', 'paid time after a node is released, seconds (default 30)')
     .option('--rescale <s>', 'cost of a start, restart or rescale, seconds (default 30)')
     .option('--max-nodes <n>', 'autoscaled node group upper bound (default 500)')
-    .option('--horizon-days <d>', 'stop a stuck run this long after the last arrival (default 60)');
+    .option('--horizon-days <d>', 'stop a stuck run this long after the last arrival (default 60)')
+    .option(
+      '--cluster <spec>',
+      'node pools by GPU type, g4dn:8,p3:4 or a JSON file/array (types g4dn/t4, p3/v100, g5/a10g); fixed-cluster policies run on it, boa and the autoscalers only on one g4dn pool',
+    )
+    .option(
+      '--colocation-interference <x>',
+      "co-located jobs: round time over Muri's no-interference bound, minus 1 (default 0.2)",
+    )
+    .option(
+      '--deadlines <mode>',
+      "generated (default: CUCKOO's N(8, 2) slack) or none, unless the trace has a deadline column",
+    );
 }
 
 export function engineConfigFrom(flags: EngineFlags): Partial<EngineConfig> {
   const seconds = (text: string | undefined, flag: string, positive = false) =>
     text === undefined ? undefined : numberOption(text, flag, { min: 0, exclusiveMin: positive });
-  const config: Record<string, number | undefined> = {
+  const config: Record<string, unknown> = {
+    cluster: flags.cluster === undefined ? undefined : clusterFrom(flags.cluster),
+    colocationInterference:
+      flags.colocationInterference === undefined
+        ? undefined
+        : numberOption(flags.colocationInterference, '--colocation-interference', { min: 0 }),
+    deadlineSlack: deadlinesFrom(flags.deadlines),
     tickSeconds: seconds(flags.tick, '--tick', true),
     bootSeconds: seconds(flags.boot, '--boot'),
     releaseLagSeconds: seconds(flags.releaseLag, '--release-lag'),
@@ -57,6 +79,22 @@ export function engineConfigFrom(flags: EngineFlags): Partial<EngineConfig> {
   return Object.fromEntries(
     Object.entries(config).filter(([, v]) => v !== undefined),
   ) as Partial<EngineConfig>;
+}
+
+/** `--cluster` as a spec, a JSON array, or a file holding either. */
+function clusterFrom(text: string): ReturnType<typeof parseClusterSpec> {
+  const spec = existsSync(text) ? readFileSync(text, 'utf8') : text;
+  try {
+    return parseClusterSpec(spec);
+  } catch (error) {
+    throw new UsageError(`--cluster: ${(error as Error).message}`);
+  }
+}
+
+function deadlinesFrom(mode: string | undefined): null | undefined {
+  if (mode === undefined || mode === 'generated') return undefined;
+  if (mode === 'none') return null;
+  throw new UsageError(`--deadlines must be generated or none, got "${mode}"`);
 }
 
 export interface PolicyFlags {
@@ -132,6 +170,21 @@ export function resultTable(result: SimResult): string {
     ['allocated GPU-hours/hour', result.allocatedGpuHoursPerHour.toFixed(2)],
     ['rescales', `${result.rescales}`],
     ['peak nodes', `${result.peakNodes}`],
+    ...(result.cluster === null ? [] : [['cluster', result.cluster] as [string, string]]),
+    [
+      'deadlines met',
+      Number.isFinite(result.deadlineSatisfactionRate)
+        ? `${(100 * result.deadlineSatisfactionRate).toFixed(1)}%`
+        : 'n/a',
+    ],
+    ['interactive jobs', `${result.interactiveJobs}`],
+    ['interactive queueing', hours(result.avgInteractiveQueueSeconds)],
+    [
+      'utilization by GPU type',
+      Object.entries(result.utilizationByType)
+        .map(([type, u]) => `${type} ${(100 * u).toFixed(1)}%`)
+        .join(', '),
+    ],
     ['run span', `${result.spanHours.toFixed(2)} h`],
     ['simulation time', `${result.simMs.toFixed(0)} ms`],
   ];

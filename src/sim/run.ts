@@ -5,6 +5,7 @@
 import type { ProfileFile } from '../core/profile.ts';
 import { arrivalRatesPerHour, type TraceJob } from '../core/trace.ts';
 import type { EngineConfig } from './engine/config.ts';
+import { formatClusterSpec, GPU_TYPE_SPECS } from './gpu-types.ts';
 import { runSimulation, type SimulationRun, type TickSnapshot } from './engine/engine.ts';
 import type { PolicyOptions } from './policy.ts';
 import { findPolicy } from './policies/index.ts';
@@ -34,6 +35,14 @@ export interface SimResult {
   readonly p50JctSeconds: number;
   readonly p99JctSeconds: number;
   readonly arrivalSpanHours: number;
+  /** The cluster's node pools (`g4dn:8,p3:4`), or null for the default t4 cluster sized by the knob. */
+  readonly cluster: string | null;
+  /** Jobs with a deadline that met it; NaN (null in JSON) when no job has one. */
+  readonly deadlineSatisfactionRate: number;
+  readonly interactiveJobs: number;
+  readonly avgInteractiveQueueSeconds: number;
+  /** Allocated / paid GPU-seconds per GPU type. */
+  readonly utilizationByType: Readonly<Record<string, number>>;
 }
 
 export interface SimulateRequest {
@@ -58,13 +67,22 @@ export function simulate(request: SimulateRequest): { result: SimResult; run: Si
   const jobs = request.trace.filter((job) => keep.has(job.application));
   const seed = request.seed ?? 1;
   const wall = request.wallClock ?? (() => performance.now());
+  const pools = request.config?.cluster;
+  // A fixed-cluster policy on given node pools: its budget is their GPUs (one cluster, no sweep).
+  const options =
+    pools !== undefined && definition.mode === 'fixed'
+      ? {
+          ...request.options,
+          budget: pools.reduce((sum, p) => sum + p.nodes * GPU_TYPE_SPECS[p.type].gpusPerNode, 0),
+        }
+      : request.options;
   const began = wall();
   const run = runSimulation({
     jobs,
     truthOf: request.truthOf,
     profiles: request.profiles,
     policy: definition,
-    options: request.options,
+    options,
     traceRatesPerHour: rates,
     seed,
     ...(request.config ? { config: request.config } : {}),
@@ -72,7 +90,7 @@ export function simulate(request: SimulateRequest): { result: SimResult; run: Si
   });
   const simMs = wall() - began;
   const m = run.metrics;
-  const { budget, target, solver, rates: rateSource } = request.options;
+  const { budget, target, solver, rates: rateSource } = options;
   const result: SimResult = {
     policy: definition.name,
     budget: budget ?? null,
@@ -95,6 +113,11 @@ export function simulate(request: SimulateRequest): { result: SimResult; run: Si
     p50JctSeconds: m.p50JctSeconds,
     p99JctSeconds: m.p99JctSeconds,
     arrivalSpanHours: m.arrivalSpanHours,
+    cluster: pools === undefined ? null : formatClusterSpec(pools),
+    deadlineSatisfactionRate: m.deadlineSatisfactionRate,
+    interactiveJobs: m.interactiveJobs,
+    avgInteractiveQueueSeconds: m.avgInteractiveQueueSeconds,
+    utilizationByType: m.utilizationByType,
   };
   return { result, run };
 }
