@@ -78,7 +78,9 @@ export function advanceInterval(
       running = running.filter((j) => j.completedAt === null);
       t = end;
     }
-    for (const job of running) {
+    if (running.length === 1) {
+      // Its partners finished inside the interval: the rest of it alone on the GPUs.
+      const job = running[0] as SimJob;
       job.colocatedWith = [];
       job.speed = aloneSpeed(job);
       if (t < until && job.advance(t, until) !== null) completions.push(job);

@@ -97,6 +97,7 @@ function validateGroups(
   if (colocate === undefined) return [];
   if (!Array.isArray(colocate)) fail('colocate must be an array of job-id groups');
   const max = ctx.maxGroupSize ?? 1;
+  if (colocate.length > 0 && max < 2) fail('this run allows no co-location (maxGroupSize 1)');
   const grouped = new Set<number>();
   return colocate.map((group, g) => {
     if (!Array.isArray(group) || group.length < 2 || group.length > max) {
