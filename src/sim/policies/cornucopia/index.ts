@@ -1,8 +1,8 @@
 /**
- * The Cornucopia baseline: a three-queue MLFQ on attained GPU service with interactive/batch entry
- * queues, acceleration-ratio greedy widths (higher queues first) and partial preemption (lower-queue
- * jobs shrink before they stop), on a fixed cluster of `budget` GPUs. See README.md in this folder for
- * what is assumed and what is adapted.
+ * The Cornucopia baseline (Huang et al.): a three-queue MLFQ on executed time with interactive/batch
+ * entry queues, a ramp-up profiler to twice the request, greedy allocation by scaling factor and
+ * scaling-aware partial preemption, on a fixed cluster of `budget` GPUs. See README.md in this folder
+ * for what is kept from the paper and what is adapted.
  */
 import type { PolicyDefinition } from '../../policy.ts';
 import { clusterGpusAtLeastOne } from '../common/fixed-cluster.ts';
@@ -17,10 +17,15 @@ export const cornucopiaPolicy: PolicyDefinition = {
   mode: 'fixed',
   knob: 'budget',
   describe:
-    'Cornucopia on a fixed cluster of `budget` GPUs: 3-queue MLFQ on attained GPU time, acceleration-ratio greedy widths, partial preemption',
+    'Cornucopia on a fixed cluster of `budget` GPUs: 3-queue MLFQ, ramp-up profiler, greedy by scaling factor, partial preemption',
   create(context, options) {
     clusterGpusAtLeastOne('cornucopia', options, CornucopiaOptionsError);
     const scheduler = new CornucopiaScheduler(context);
-    return { name: 'cornucopia', decide: (cluster, jobs) => scheduler.decide(cluster, jobs) };
+    return {
+      name: 'cornucopia',
+      onArrival: (job) => scheduler.onArrival(job),
+      onCompletion: (job) => scheduler.onCompletion(job),
+      decide: (cluster, jobs) => scheduler.decide(cluster, jobs),
+    };
   },
 };

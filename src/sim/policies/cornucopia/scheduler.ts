@@ -1,65 +1,123 @@
 /**
- * One Cornucopia round, every tick, on the ready nodes of a fixed cluster: queue every job (queues.ts),
- * allocate widths by queue and acceleration ratio (allocate.ts), then place them with the shared
- * executor (a job that keeps its width stays where it is; the others are re-placed shrinking first,
- * then waiting jobs best fit in priority order). Speedups come from the class profiles.
- * No randomness: the same views give the same decision.
+ * One Cornucopia round, every tick, on the ready nodes of a fixed cluster: move jobs between the MLFQ's
+ * queues (queues.ts), profile jobs starting for the first time (profiler.ts, Algorithm 1), deal free GPUs
+ * and preempt for jobs short of their request (allocate.ts, Algorithms 2 and 3), then place the widths
+ * with the shared executor (a job that keeps its width stays where it is; the others are re-placed,
+ * shrinking first, then waiting jobs best fit in priority order). Reads the class profiles and what jobs
+ * report; never the oracle. No randomness: the same views give the same decision.
  */
 import { executeWidths } from '../../../core/exec/execute.ts';
-import type { ClusterView, Decision, JobView, PolicyContext } from '../../policy.ts';
-import { AccelerationTable } from './acceleration.ts';
-import { allocateWidths, type Candidate } from './allocate.ts';
-import { type JobLabel, labelOf, queueOf } from './queues.ts';
+import type { ClassProfile } from '../../../core/profile.ts';
+import type { ClusterView, Decision, JobKind, JobView, PolicyContext } from '../../policy.ts';
+import { RemainingTime } from '../common/remaining.ts';
+import { allocateWidths, type Contender } from './allocate.ts';
+import { rampUpProfile, type RampUpProfile } from './profiler.ts';
+import { Mlfq, type MlfqSettings } from './queues.ts';
 
-export interface CornucopiaSettings {
-  /** Attained GPU-seconds at which jobs move to Q1 and Q2 (default QUEUE_THRESHOLDS). */
-  readonly thresholds?: readonly [number, number];
-  /** Least per-GPU acceleration ratio for priority growth (default PRIORITY_RATIO). */
-  readonly priorityRatio?: number;
+export class CornucopiaProfileError extends Error {
+  override name = 'CornucopiaProfileError';
 }
 
+export type CornucopiaSettings = MlfqSettings;
+
+/**
+ * The engine labels every job (the trace's `kind`, or the duration rule of src/sim/truth/labels.ts);
+ * a view without one is labelled by the same rule on the profile: interactive when the whole job takes
+ * at most 20 minutes at its request.
+ */
+const INTERACTIVE_SECONDS = 20 * 60;
+
 export class CornucopiaScheduler {
-  readonly #acceleration: AccelerationTable;
-  readonly #labels = new Map<string, JobLabel>();
+  readonly mlfq: Mlfq;
+  readonly #classes = new Map<string, ClassProfile>();
+  readonly #remaining: RemainingTime;
+  readonly #profiles = new Map<number, RampUpProfile>();
+  readonly #seen = new Set<number>();
 
   constructor(
     readonly context: PolicyContext,
-    readonly settings: CornucopiaSettings = {},
+    settings: CornucopiaSettings = {},
   ) {
-    this.#acceleration = new AccelerationTable(context.profiles.classes);
-    for (const cls of context.profiles.classes) this.#labels.set(cls.name, labelOf(cls));
+    this.mlfq = new Mlfq(settings);
+    for (const cls of context.profiles.classes) this.#classes.set(cls.name, cls);
+    this.#remaining = new RemainingTime(context.profiles.classes);
+  }
+
+  onArrival(job: JobView): void {
+    if (this.#seen.has(job.id)) return;
+    this.#seen.add(job.id);
+    this.mlfq.onArrival(this.kind(job), this.#estimate(job));
+  }
+
+  onCompletion(job: JobView): void {
+    this.mlfq.onCompletion(job.id, this.kind(job), job.runSeconds);
+    this.#profiles.delete(job.id);
+    this.#seen.delete(job.id);
   }
 
   decide(cluster: ClusterView, jobs: readonly JobView[]): Decision {
     const ready = cluster.nodes.filter((n) => n.ready);
     const gpus = ready.reduce((sum, n) => sum + n.gpus, 0);
+    for (const job of jobs) this.onArrival(job);
+    const levels = this.mlfq.update(
+      jobs.map((j) => ({
+        id: j.id,
+        kind: this.kind(j),
+        runSeconds: j.runSeconds,
+        holding: j.allocation.length,
+      })),
+      cluster.now,
+    );
     if (gpus === 0 || jobs.length === 0) return { allocations: new Map() };
-    const queued = jobs.map((job) => ({ job, candidate: this.candidate(job) }));
-    queued.sort(
-      (a, b) => a.candidate.queue - b.candidate.queue || a.job.arrival - b.job.arrival || a.job.id - b.job.id,
-    );
-    const widths = allocateWidths(
-      queued.map((q) => q.candidate),
-      gpus,
-      this.settings.priorityRatio,
-    );
+    const ordered = jobs
+      .map((job) => ({ job, queue: levels.get(job.id) ?? 2 }))
+      .sort((a, b) => a.queue - b.queue || a.job.arrival - b.job.arrival || a.job.id - b.job.id);
+    const contenders: Contender[] = ordered.map(({ job, queue }) => ({
+      id: job.id,
+      queue,
+      request: Math.min(Math.max(1, job.requestedGpus), gpus),
+      profile: this.#profile(job),
+      current: job.allocation.length,
+    }));
+    const widths = allocateWidths(contenders, gpus);
     const out = executeWidths(
-      queued
-        .filter((q) => widths.has(q.job.id))
-        .map((q) => ({ id: q.job.id, width: widths.get(q.job.id) as number, current: q.job.allocation })),
+      ordered
+        .filter(({ job }) => widths.has(job.id))
+        .map(({ job }) => ({ id: job.id, width: widths.get(job.id) as number, current: job.allocation })),
       ready,
       { gpusPerNode: cluster.gpusPerNode, maxNodes: Math.max(ready.length, 1), shortfall: 'partial' },
     );
     return { allocations: out.allocations };
   }
 
-  candidate(job: JobView): Candidate {
-    const label = this.#labels.get(job.app) ?? 'batch';
-    return {
-      id: job.id,
-      queue: queueOf(label, job.attainedGpuSeconds, this.settings.thresholds),
-      vertices: this.#acceleration.vertices(job.app, job.statEpoch),
-      current: job.allocation.length,
-    };
+  kind(job: JobView): JobKind {
+    return job.kind ?? (this.#estimate(job) <= INTERACTIVE_SECONDS ? 'interactive' : 'batch');
+  }
+
+  /** The whole job's run time at its request, by its class profile. */
+  #estimate(job: JobView): number {
+    this.#class(job.app);
+    return this.#remaining.wholeSeconds(job.app, job.requestedGpus);
+  }
+
+  /** Algorithm 1, once per job: the epoch it is in when first scheduled, up to twice its request. */
+  #profile(job: JobView): RampUpProfile {
+    let profile = this.#profiles.get(job.id);
+    if (profile === undefined) {
+      const epochs = this.#class(job.app).epochs;
+      const epoch = epochs[Math.min(Math.max(0, job.statEpoch), epochs.length - 1)];
+      profile = rampUpProfile(epoch as (typeof epochs)[number], job.requestedGpus);
+      this.#profiles.set(job.id, profile);
+    }
+    return profile;
+  }
+
+  #class(app: string): ClassProfile {
+    const cls = this.#classes.get(app);
+    if (cls === undefined) {
+      const known = [...this.#classes.keys()].join(', ');
+      throw new CornucopiaProfileError(`no profile for application "${app}"; the profiles have: ${known}`);
+    }
+    return cls;
   }
 }

@@ -20,58 +20,76 @@ describe('cornucopia', () => {
     expect(cornucopiaPolicy.knob).toBe('budget');
   });
 
-  it('serves a job demoted by its attained service after a fresh one (MLFQ)', () => {
-    const one = clusterView(nodes(1, { gpus: 1 }));
+  it('gives an interactive job its request, and a batch job up to twice its request', () => {
     const scheduler = new CornucopiaScheduler(context());
-    // Both interactive and fresh: first come, first served within Q0.
-    const first = jobView(1, { arrival: 0 });
-    const second = jobView(2, { arrival: 100 });
-    expect(widthsOf(scheduler.decide(one, [first, second]).allocations)).toEqual({ 1: 1 });
-    // Job 1 has had 1 GPU-hour: demoted to Q1, it gives the GPU to job 2.
-    const demoted = { ...first, attainedGpuSeconds: 3600, allocation: [0] };
-    expect(widthsOf(scheduler.decide(one, [demoted, second]).allocations)).toEqual({ 2: 1 });
-  });
-
-  it('starts batch jobs below interactive ones', () => {
-    const one = clusterView(nodes(1, { gpus: 1 }));
-    const batch = jobView(1, { app: 'long', arrival: 0 });
-    const interactive = jobView(2, { arrival: 100 });
-    expect(
-      widthsOf(new CornucopiaScheduler(context()).decide(one, [batch, interactive]).allocations),
-    ).toEqual({
-      2: 1,
+    const view = clusterView(nodes(4));
+    const interactive = jobView(1, { kind: 'interactive', requestedGpus: 3 });
+    expect(widthsOf(scheduler.decide(view, [interactive]).allocations)).toEqual({ 1: 3 });
+    const batch = jobView(2, { app: 'long', kind: 'batch', requestedGpus: 3 });
+    expect(widthsOf(new CornucopiaScheduler(context()).decide(view, [batch]).allocations)).toEqual({
+      2: 6,
     });
   });
 
-  it('shrinks a running lower-queue job for a new higher-queue one instead of stopping it', () => {
-    // A batch job in Q2 holds all 8 GPUs when an interactive job arrives. One GPU each; the Q0 job grows
-    // to 4 (ratios 2, 1.5, 1.33; its next step, to 8, needs 4 GPUs and 3 are left); the Q2 job gets the
-    // other 3 back in its turn: shrunk from 8 to 4, not stopped.
+  it('labels a view without a kind by the 20-minute rule on its profile', () => {
+    const scheduler = new CornucopiaScheduler(context());
+    expect(scheduler.kind(jobView(1))).toBe('interactive'); // "short": 10 minutes
+    expect(scheduler.kind(jobView(2, { app: 'long' }))).toBe('batch'); // 6 hours on 1 GPU
+    expect(scheduler.kind(jobView(3, { app: 'long', kind: 'interactive' }))).toBe('interactive');
+  });
+
+  it('takes GPUs from a running batch job for an arriving interactive one, shrinking it', () => {
+    // A batch job holds all 8 GPUs (its request is 4, profiled to 8); an interactive job asking 3
+    // arrives: the batch job gives up 3 and keeps 5.
+    const scheduler = new CornucopiaScheduler(context());
     const wide = jobView(1, {
       app: 'long',
-      attainedGpuSeconds: 40_000,
+      kind: 'batch',
+      requestedGpus: 4,
+      runSeconds: 600,
       allocation: [0, 0, 0, 0, 1, 1, 1, 1],
     });
-    const decision = new CornucopiaScheduler(context()).decide(clusterView(nodes(2)), [
+    const decision = scheduler.decide(clusterView(nodes(2)), [
       wide,
-      jobView(2, { arrival: 3600 }),
+      jobView(2, { kind: 'interactive', requestedGpus: 3, arrival: 3600 }),
     ]);
-    expect(widthsOf(decision.allocations)).toEqual({ 1: 4, 2: 4 });
+    expect(widthsOf(decision.allocations)).toEqual({ 1: 5, 2: 3 });
   });
 
-  it("reads the speedups of the job's current epoch", () => {
-    // "long" scales linearly in epoch 0 (8 GPUs) but gains nothing past 2 GPUs in epoch 1.
+  it('profiles a job once, in the epoch it starts in', () => {
+    // "long" is linear in epoch 0 and gains nothing past 2 GPUs in epoch 1.
     const scheduler = new CornucopiaScheduler(context());
     const view = clusterView(nodes(2));
-    expect(widthsOf(scheduler.decide(view, [jobView(1, { app: 'long' })]).allocations)).toEqual({ 1: 8 });
-    const later = jobView(1, { app: 'long', statEpoch: 1, progressFraction: 0.6 });
-    expect(widthsOf(scheduler.decide(view, [later]).allocations)).toEqual({ 1: 2 });
+    const first = jobView(1, { app: 'long', kind: 'batch', requestedGpus: 3 });
+    expect(widthsOf(scheduler.decide(view, [first]).allocations)).toEqual({ 1: 6 });
+    const later = { ...first, statEpoch: 1, progressFraction: 0.6, allocation: [] };
+    expect(widthsOf(scheduler.decide(view, [later]).allocations)).toEqual({ 1: 6 });
+    // A job first seen in epoch 1 is profiled there: past 2 GPUs nothing is gained, so it gets its
+    // request and no more.
+    const fresh = new CornucopiaScheduler(context());
+    expect(widthsOf(fresh.decide(view, [{ ...later, id: 2 }]).allocations)).toEqual({ 2: 3 });
+  });
+
+  it('demotes a long-running interactive job below a fresh one', () => {
+    const one = clusterView(nodes(1, { gpus: 1 }));
+    const scheduler = new CornucopiaScheduler(context());
+    const first = jobView(1, { kind: 'interactive', arrival: 0 });
+    const second = jobView(2, { kind: 'interactive', arrival: 100 });
+    scheduler.onArrival(first);
+    scheduler.onArrival(second);
+    expect(widthsOf(scheduler.decide(one, [first, second]).allocations)).toEqual({ 1: 1 });
+    // Both are 10-minute jobs by their profile: past 20 minutes of running, job 1 falls to Queue 2,
+    // and Queue 1's job 2 takes the GPU.
+    const long = { ...first, runSeconds: 1201, allocation: [0] };
+    expect(widthsOf(scheduler.decide(one, [long, second]).allocations)).toEqual({ 2: 1 });
   });
 
   it('uses only ready nodes and never more GPUs than they have, over rounds of random jobs', () => {
     const job = fc.record({
       app: fc.constantFrom('short', 'long', 'flat'),
-      attainedGpuSeconds: fc.constantFrom(0, 5000, 50_000),
+      kind: fc.constantFrom<'interactive' | 'batch'>('interactive', 'batch'),
+      requestedGpus: fc.integer({ min: 1, max: 8 }),
+      runSeconds: fc.constantFrom(0, 5000, 50_000),
     });
     const rounds = fc.array(fc.record({ arrivals: fc.array(job, { maxLength: 4 }), finish: fc.nat(3) }), {
       minLength: 1,
@@ -87,6 +105,7 @@ describe('cornucopia', () => {
         let jobs: JobView[] = [];
         let nextId = 0;
         plan.forEach((round, t) => {
+          for (const done of jobs.slice(0, round.finish)) scheduler.onCompletion(done);
           jobs = jobs.slice(round.finish);
           for (const fields of round.arrivals) jobs.push(jobView(nextId++, { ...fields, arrival: t * 60 }));
           const decision = scheduler.decide(clusterView(nodeViews, { now: t * 60 }), jobs);
@@ -95,7 +114,7 @@ describe('cornucopia', () => {
             expect(id).toBeLessThan(ready);
             expect(gpus).toBeLessThanOrEqual(4);
           }
-          // Work-conserving admission: a job waits only when every GPU is given out.
+          // A job waits only when every GPU is given out.
           const total = [...used.values()].reduce((s, g) => s + g, 0);
           if (jobs.some((j) => !decision.allocations.has(j.id))) expect(total).toBe(ready * 4);
           jobs = jobs.map((j) => ({ ...j, allocation: decision.allocations.get(j.id) ?? [] }));
