@@ -9,6 +9,7 @@ import { parseProfileFile } from '../../../src/core/profile.ts';
 import type { TraceJob } from '../../../src/core/trace.ts';
 import type { TickSnapshot } from '../../../src/sim/engine/engine.ts';
 import type { PolicyDefinition, PolicyOptions } from '../../../src/sim/policy.ts';
+import { parseClusterSpec } from '../../../src/sim/gpu-types.ts';
 import { findPolicy, POLICIES } from '../../../src/sim/policies/index.ts';
 import { simulate, truthProvider } from '../../../src/sim/run.ts';
 import { POLLUX, REPO } from '../../helpers/run-script.ts';
@@ -43,7 +44,7 @@ const KNOBS: Record<PolicyDefinition['knob'], PolicyOptions> = {
   target: { target: 0.8 },
 };
 
-function runPolicy(definition: PolicyDefinition, seed = 7) {
+function runPolicy(definition: PolicyDefinition, seed = 7, cluster?: string) {
   const ticks: TickSnapshot[] = [];
   const { result, run } = simulate({
     trace: TRACE,
@@ -53,8 +54,29 @@ function runPolicy(definition: PolicyDefinition, seed = 7) {
     profiles,
     truthOf,
     observer: (tick) => ticks.push(tick),
+    ...(cluster ? { config: { cluster: parseClusterSpec(cluster) } } : {}),
   });
   return { result, run, ticks };
+}
+
+/** GPUs used per node at a tick: a co-location group's shared GPUs once, and its members on the same GPUs. */
+function gpusUsed(tick: TickSnapshot): Map<number, number> {
+  const followers = new Set<number>();
+  for (const group of tick.colocate) {
+    const first = tick.allocations.get(group[0] as number);
+    for (const id of group.slice(1)) {
+      expect(tick.allocations.get(id), `tick ${tick.tick}: group member ${id} on its group's GPUs`).toEqual(
+        first,
+      );
+      followers.add(id);
+    }
+  }
+  const used = new Map<number, number>();
+  for (const [jobId, allocation] of tick.allocations) {
+    if (followers.has(jobId)) continue;
+    for (const id of allocation) used.set(id, (used.get(id) ?? 0) + 1);
+  }
+  return used;
 }
 
 describe('the registry', () => {
@@ -90,10 +112,7 @@ describe.each(POLICIES.map((p) => [p.name, p] as const))('policy %s', (_name, de
   it('never puts more GPUs on a node than it has, and only on ready nodes', () => {
     for (const tick of ticks) {
       const nodes = new Map(tick.cluster.nodes.map((n) => [n.id, n]));
-      const used = new Map<number, number>();
-      for (const allocation of tick.allocations.values()) {
-        for (const id of allocation) used.set(id, (used.get(id) ?? 0) + 1);
-      }
+      const used = gpusUsed(tick);
       for (const [id, gpus] of used) {
         const node = nodes.get(id);
         expect(node, `tick ${tick.tick}: node ${id} exists`).toBeDefined();
@@ -127,5 +146,24 @@ describe.each(POLICIES.map((p) => [p.name, p] as const))('policy %s', (_name, de
   it('is deterministic for a seed', () => {
     const again = runPolicy(definition);
     expect({ ...again.result, simMs: 0 }).toEqual({ ...result, simMs: 0 });
+  });
+
+  // Fixed-cluster policies also run on a mixed cluster (t4 and v100 nodes); the autoscalers refuse one.
+  it.runIf(definition.mode === 'fixed')(
+    'finishes every job on a heterogeneous cluster, within its nodes',
+    () => {
+      const mixed = runPolicy(definition, 7, 'g4dn:6,p3:4');
+      expect(mixed.run.finished).toBe(true);
+      expect(mixed.result.cluster).toBe('g4dn:6,p3:4');
+      for (const tick of mixed.ticks) {
+        const nodes = new Map(tick.cluster.nodes.map((n) => [n.id, n]));
+        for (const [id, gpus] of gpusUsed(tick)) expect(gpus).toBeLessThanOrEqual(nodes.get(id)?.gpus ?? 0);
+      }
+      expect(Object.keys(mixed.result.utilizationByType).sort()).toEqual(['t4', 'v100']);
+    },
+  );
+
+  it.runIf(definition.mode === 'autoscaled')('refuses a heterogeneous cluster with a clear message', () => {
+    expect(() => runPolicy(definition, 7, 'g4dn:6,p3:4')).toThrow(/autoscales one g4dn \(t4\) node group/);
   });
 });
