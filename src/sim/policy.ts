@@ -88,12 +88,18 @@ export interface Decision {
   readonly colocate?: readonly (readonly number[])[];
 }
 
-/** One training iteration's stages on one GPU type, milliseconds (a class's stage profile). */
+/**
+ * One optimizer step's stages on one GPU type, milliseconds (a class's stage profile), at the batch the
+ * job picks at that width in its first data epoch (accumulation steps, if any, are in forward/backward).
+ */
 export interface StageTimes {
   readonly forwardMs: number;
   readonly backwardMs: number;
   /** Gradient synchronisation not hidden behind compute. */
   readonly commMs: number;
+  /** The batch these are for: the whole step's total batch and its gradient-accumulation steps. */
+  readonly totalBatch?: number;
+  readonly accumSteps?: number;
 }
 
 /**

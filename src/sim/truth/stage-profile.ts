@@ -12,10 +12,15 @@ import type { JobTruth } from './model.ts';
 import { packedPlacement } from './placement.ts';
 
 /** t4 step split at `width` packed, first data epoch, best batch; undefined when no batch fits. */
-export function referenceSplit(truth: JobTruth, width: number, gpusPerNode: number): StepSplit | undefined {
+export function referenceSplit(
+  truth: JobTruth,
+  width: number,
+  gpusPerNode: number,
+): (StepSplit & { totalBatch: number; accumSteps: number }) | undefined {
   const placement = packedPlacement(width, gpusPerNode);
   const best = truth.bestConfigInEpoch(placement, 0);
-  return best === undefined ? undefined : stepSplitT4(truth, placement, best);
+  if (best === undefined) return undefined;
+  return { ...stepSplitT4(truth, placement, best), totalBatch: best.totalBatch, accumSteps: best.accum };
 }
 
 export function stageTimes(
@@ -34,6 +39,8 @@ export function stageTimes(
     forwardMs: ms(on.compute * forwardShare),
     backwardMs: ms(on.compute * (1 - forwardShare)),
     commMs: ms(on.comm),
+    totalBatch: split.totalBatch,
+    accumSteps: split.accumSteps,
   };
 }
 
@@ -68,4 +75,40 @@ export function hardwareView(
   const speedFactor = (app: string, type: GpuType, width: number) =>
     total(stages(app, 't4', width)) / total(stages(app, type, width));
   return { types, stages, speedFactor };
+}
+
+/** Widths data/stage-profiles.json lists per class and type (packed 4 per node). */
+export const STAGE_PROFILE_WIDTHS: readonly number[] = [1, 2, 4, 8, 16];
+
+export interface StageProfileFile {
+  readonly source: string;
+  /** widths -> stage times, per class and GPU type; a width no batch fits is left out. */
+  readonly classes: Record<string, Record<string, Record<string, StageTimes>>>;
+}
+
+/** The whole stage-profile table for `apps`, every GPU type, at STAGE_PROFILE_WIDTHS. */
+export function stageProfileFile(
+  apps: readonly string[],
+  truthOf: (app: string) => JobTruth,
+  gpusPerNode = 4,
+): StageProfileFile {
+  const classes: StageProfileFile['classes'] = {};
+  for (const app of apps) {
+    const truth = truthOf(app);
+    const byType: Record<string, Record<string, StageTimes>> = {};
+    for (const type of GPU_TYPES) {
+      const byWidth: Record<string, StageTimes> = {};
+      for (const width of STAGE_PROFILE_WIDTHS) {
+        const times = stageTimes(truth, app, type, width, gpusPerNode);
+        if (times !== undefined) byWidth[String(width)] = times;
+      }
+      byType[type] = byWidth;
+    }
+    classes[app] = byType;
+  }
+  return {
+    source:
+      'derived by `npm run -s stage-profiles` from data/pollux (t4, measured) scaled per GPU type by src/sim/truth/hardware.ts; sources in data/README.md',
+    classes,
+  };
 }
