@@ -1,4 +1,5 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
+import type { OperatorToken } from '../service/operator-token.ts';
 import type { Scheduler } from '../service/scheduler.ts';
 import type { BoaService } from '../service/service.ts';
 import { operatorOnly, operatorOrJobAuth } from './auth.ts';
@@ -12,7 +13,7 @@ import { ledgerRoutes } from './routes/ledger.ts';
 import { dashboardRoutes } from './dashboard/index.ts';
 
 /** The HTTP API: operator and job routes under /v1 (bearer tokens), plus health, metrics and OpenAPI. */
-export function createApp(service: BoaService, scheduler: Scheduler, operatorToken: string) {
+export function createApp(service: BoaService, scheduler: Scheduler, operatorToken: OperatorToken | string) {
   const app = new OpenAPIHono<ApiEnv>({
     defaultHook: (result, c) => {
       if (!result.success) return validationError(c, result.error);

@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
-import { tokensEqual } from '../service/tokens.ts';
+import { OperatorToken } from '../service/operator-token.ts';
+import { ServiceError } from '../service/errors.ts';
 import type { ApiEnv } from './env.ts';
 import { errorBody } from './errors.ts';
 
@@ -16,21 +17,31 @@ const JOB_ROUTE = /^\/v1\/jobs\/(\d{1,15})(?:\/(?:progress|allocation|complete|c
  * token, which is checked here against the stored job, before any handler reads the body: a caller
  * without a valid token cannot make the service read or parse anything it sends.
  */
-export function operatorOrJobAuth(operatorToken: string): MiddlewareHandler<ApiEnv> {
+export function operatorOrJobAuth(operatorToken: OperatorToken | string): MiddlewareHandler<ApiEnv> {
+  const tokens = asOperatorToken(operatorToken);
   return async (c, next) => {
     const token = bearer(c.req.header('authorization'));
     if (token === undefined) {
       return c.json(errorBody('unauthorized', 'missing bearer token (Authorization: Bearer <token>)'), 401);
     }
-    const operator = tokensEqual(token, operatorToken);
+    let operator = tokens.matches(token);
     if (!operator) {
       const jobRoute = JOB_ROUTE.exec(c.req.path);
       if (jobRoute) {
-        // Throws 404 (no such job) or 401 (not this job's token); both are answered by onError.
-        c.var.service.job(Number(jobRoute[1]), token);
+        try {
+          // Throws 404 (no such job) or 401 (not this job's token); both are answered by onError.
+          c.var.service.job(Number(jobRoute[1]), token);
+        } catch (error) {
+          // Not the job's token: maybe an operator token rotated since boa last read it.
+          const unauthorized = error instanceof ServiceError && error.status === 401;
+          if (!unauthorized || !(await tokens.matchesAfterRefresh(token))) throw error;
+          operator = true;
+        }
       } else if (c.req.path.startsWith('/v1/jobs/')) {
         // A job token only ever calls job routes: a near miss (a trailing slash) is a wrong path.
         return c.json(errorBody('not_found', `no route ${c.req.method} ${c.req.path}`), 404);
+      } else if (await tokens.matchesAfterRefresh(token)) {
+        operator = true;
       } else {
         return c.json(errorBody('unauthorized', 'wrong token'), 401);
       }
@@ -40,11 +51,16 @@ export function operatorOrJobAuth(operatorToken: string): MiddlewareHandler<ApiE
   };
 }
 
+function asOperatorToken(token: OperatorToken | string): OperatorToken {
+  return typeof token === 'string' ? OperatorToken.fixed(token) : token;
+}
+
 /** Routes outside /v1 that only the operator may read (/metrics). */
-export function operatorOnly(operatorToken: string): MiddlewareHandler<ApiEnv> {
+export function operatorOnly(operatorToken: OperatorToken | string): MiddlewareHandler<ApiEnv> {
+  const tokens = asOperatorToken(operatorToken);
   return async (c, next) => {
     const token = bearer(c.req.header('authorization'));
-    if (token === undefined || !tokensEqual(token, operatorToken)) {
+    if (token === undefined || !(await tokens.matchesAfterRefresh(token))) {
       return c.json(errorBody('unauthorized', 'the operator bearer token is needed here'), 401);
     }
     await next();

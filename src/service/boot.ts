@@ -14,6 +14,8 @@ import { ConfigError, executorKind, type ServiceConfig } from './config.ts';
 import type { Clock, Executor, MetricsSink, NodePool } from './ports.ts';
 import { Scheduler } from './scheduler.ts';
 import { BoaService } from './service.ts';
+import { OperatorToken } from './operator-token.ts';
+import { StartupError } from './startup.ts';
 import { newToken } from './tokens.ts';
 
 // Loaded only with --cloud aws, so the local default never loads the AWS SDK.
@@ -45,13 +47,45 @@ export interface BootOverrides {
 export const systemClock: Clock = { now: () => Date.now() };
 
 /**
- * The operator token: from config, or (local mode only) generated once into the data dir with
- * owner-only permissions, so a newcomer's first run needs no setup.
+ * The operator token: from a Secrets Manager secret (re-read, so a rotation needs no restart), from
+ * config, or (local mode only) generated once into the data dir with owner-only permissions, so a
+ * newcomer's first run needs no setup.
  */
-function operatorToken(config: ServiceConfig, dataDir: string): string {
+async function operatorToken(
+  config: ServiceConfig,
+  dataDir: string,
+  clock: Clock,
+  logger: Logger,
+): Promise<OperatorToken> {
+  if (config.tokenSecretArn) {
+    const { secretTokenSource } = (await import(AWS_MODULE)) as typeof import('../cloud/aws/index.ts');
+    const source = secretTokenSource(config.tokenSecretArn, { logger, region: config.aws?.region });
+    let initial: string;
+    try {
+      initial = await source.read();
+    } catch (error) {
+      throw new StartupError(
+        `cannot read the operator token from ${config.tokenSecretArn}: ${(error as Error).message}`,
+        { cause: error },
+      );
+    }
+    return new OperatorToken(initial, {
+      source,
+      clock,
+      logger,
+      refreshMs: config.tokenRefreshSeconds * 1000,
+      overlapMs: config.tokenOverlapSeconds * 1000,
+    });
+  }
+  return OperatorToken.fixed(fixedOperatorToken(config, dataDir));
+}
+
+function fixedOperatorToken(config: ServiceConfig, dataDir: string): string {
   if (config.token) return config.token;
   if (config.cloud === 'aws')
-    throw new ConfigError('cloud "aws" needs an operator token: set BOA_TOKEN or --token');
+    throw new ConfigError(
+      'cloud "aws" needs an operator token: set BOA_TOKEN_SECRET_ARN (Secrets Manager), BOA_TOKEN or --token',
+    );
   if (dataDir === ':memory:') return newToken();
   const file = join(dataDir, 'token');
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
@@ -74,9 +108,9 @@ export async function bootService(config: ServiceConfig, overrides: BootOverride
   });
   const db = store.db;
   const repo = new Repository(db);
-  let token: string;
+  let tokens: OperatorToken;
   try {
-    token = operatorToken(config, dataDir);
+    tokens = await operatorToken(config, dataDir, clock, logger);
     await overrides.beforeSideEffects?.();
   } catch (error) {
     store.close();
@@ -104,15 +138,18 @@ export async function bootService(config: ServiceConfig, overrides: BootOverride
   service.init(profiles.classes);
   const scheduler = new Scheduler(service);
   scheduler.resume();
-  const app = createApp(service, scheduler, token);
+  const app = createApp(service, scheduler, tokens);
+  tokens.start();
+  const token = tokens.current;
   const close = async () => {
+    tokens.stop();
     await service.execution.close();
     await service.planner.idle();
     await scheduler.settle();
     await computer.close();
     store.close();
   };
-  return { service, scheduler, app, repo, db, token, pool, logger, close };
+  return { service, scheduler, app, repo, db, token, tokens, pool, logger, close };
 }
 
 /** The profiles file, or a ConfigError naming it and what is wrong (missing, not JSON, invalid). */

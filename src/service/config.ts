@@ -17,6 +17,18 @@ export const configSchema = z
     cloud: z.enum(['local', 'aws']).default('local'),
     /** Operator bearer token; in local mode one is generated into the data dir when absent. */
     token: z.string().min(16, 'token must be at least 16 characters').optional(),
+    /** The operator token from this AWS Secrets Manager secret instead (EKS), re-read so rotation needs no restart. */
+    tokenSecretArn: z
+      .string()
+      .regex(
+        /^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[A-Za-z0-9/_+=.@-]+$/,
+        'tokenSecretArn must be a Secrets Manager secret ARN (arn:aws:secretsmanager:<region>:<account>:secret:<name>)',
+      )
+      .optional(),
+    /** How often the secret is re-read (a rotation takes effect within this). */
+    tokenRefreshSeconds: positive('tokenRefreshSeconds').max(86_400).default(300),
+    /** How long a rotated-out operator token is still accepted. */
+    tokenOverlapSeconds: z.number().min(0).max(86_400).default(900),
     profiles: z.string().optional(),
     tickSeconds: positive('tickSeconds').default(60),
     calculatorMinutes: positive('calculatorMinutes').default(15),
@@ -92,6 +104,13 @@ export const configSchema = z
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
   .superRefine((c, ctx) => {
+    if (c.token !== undefined && c.tokenSecretArn !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['tokenSecretArn'],
+        message: 'tokenSecretArn and token are both set: give the operator token one way only',
+      });
+    }
     if (c.cloud === 'aws' && !c.aws) {
       ctx.addIssue({
         code: 'custom',
@@ -154,6 +173,8 @@ export function configFromEnv(env: Env): Record<string, unknown> {
     dataDir: env.BOA_DATA_DIR,
     cloud: env.BOA_CLOUD,
     token: env.BOA_TOKEN,
+    tokenSecretArn: env.BOA_TOKEN_SECRET_ARN,
+    tokenRefreshSeconds: number(env, 'BOA_TOKEN_REFRESH_SECONDS'),
     profiles: env.BOA_PROFILES,
     tickSeconds: number(env, 'BOA_TICK_SECONDS'),
     budget: number(env, 'BOA_BUDGET'),

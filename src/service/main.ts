@@ -116,7 +116,7 @@ try {
     logFormat,
     {
       url: `http://${config.host}:${http.port}`,
-      tokenFile: config.token ? undefined : join(config.dataDir, 'token'),
+      tokenFile: config.token || config.tokenSecretArn ? undefined : join(config.dataDir, 'token'),
       dataDir: config.dataDir,
       cloud: config.cloud,
       localBootSeconds: config.local.bootSeconds,

@@ -19,6 +19,7 @@ export { type ClusterNode, type ClusterNodes, instanceIdFromProviderId } from '.
 export { listNodegroupInstances, nodegroupFilters } from './ec2-nodes.ts';
 export { KubeClusterNodes } from './kube-cluster-nodes.ts';
 export { EksNodePool, type EksNodePoolConfig, type EksNodePoolDeps } from './eks-node-pool.ts';
+export { secretTokenSource, tokenFromSecretString } from './token-secret.ts';
 
 /** The parts of the service configuration (src/service/config.ts) the AWS adapters use. */
 export interface AwsAdapterConfig {

@@ -1,0 +1,68 @@
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import type { Logger } from 'pino';
+import type { TokenSource } from '../../service/operator-token.ts';
+import { CloudError } from '../errors.ts';
+import type { RetryPolicy } from '../retry.ts';
+import { realSleep, type Sleep } from '../time.ts';
+import { awsClientConfig } from './clients.ts';
+import { withRetry } from './retry.ts';
+
+/**
+ * Reads may happen while a request waits (a token boa does not know yet): a few quick attempts, not the
+ * node pool's patient ones.
+ */
+export const TOKEN_READ_RETRY: RetryPolicy = { maxAttempts: 3, baseDelayMs: 200, maxDelayMs: 2_000 };
+
+export interface TokenSecretDeps {
+  readonly client?: SecretsManagerClient;
+  readonly logger: Logger;
+  readonly sleep?: Sleep;
+  readonly random?: () => number;
+  readonly region?: string;
+}
+
+/**
+ * The operator token as the Secrets Manager secret's current version (AWSCURRENT): its SecretString,
+ * either the token itself or JSON {"token": "..."}. Read through boa's retry layer.
+ */
+export function secretTokenSource(secretArn: string, deps: TokenSecretDeps): TokenSource {
+  const region = deps.region ?? secretArn.split(':')[3];
+  const client = deps.client ?? new SecretsManagerClient(awsClientConfig(region ? { region } : {}));
+  const ctx = {
+    sleep: deps.sleep ?? realSleep,
+    random: deps.random ?? Math.random,
+    logger: deps.logger,
+    policy: TOKEN_READ_RETRY,
+  };
+  return {
+    name: secretArn,
+    async read() {
+      const out = await withRetry(
+        'GetSecretValue',
+        () => client.send(new GetSecretValueCommand({ SecretId: secretArn })),
+        ctx,
+      );
+      return tokenFromSecretString(out.SecretString, secretArn);
+    },
+  };
+}
+
+export function tokenFromSecretString(secretString: string | undefined, secretArn: string): string {
+  const text = secretString?.trim() ?? '';
+  let token = text;
+  if (text.startsWith('{')) {
+    try {
+      token = String((JSON.parse(text) as { token?: unknown }).token ?? '').trim();
+    } catch {
+      token = '';
+    }
+  }
+  if (token.length < 16 || /\s/.test(token)) {
+    throw new CloudError(
+      `secret ${secretArn} holds no usable operator token: its value must be the token (at least 16 ` +
+        'characters, no spaces) or JSON {"token": "..."}',
+      'GetSecretValue',
+    );
+  }
+  return token;
+}
