@@ -5,6 +5,7 @@
 import type { PolicyDefinition } from '../policy.ts';
 import { boaPolicy } from './boa/index.ts';
 import { cornucopiaPolicy } from './cornucopia/index.ts';
+import { srtfPolicy, srtfPriorityPolicy } from './cornucopia/srtf.ts';
 import { cuckooPolicy } from './cuckoo/index.ts';
 import { fixedRequestPolicy } from './fixed-request/index.ts';
 import { lyraPolicy } from './lyra/index.ts';
@@ -23,6 +24,8 @@ export const POLICIES: readonly PolicyDefinition[] = [
   onesPolicy,
   cuckooPolicy,
   cornucopiaPolicy,
+  srtfPolicy,
+  srtfPriorityPolicy,
 ];
 
 export class UnknownPolicyError extends Error {

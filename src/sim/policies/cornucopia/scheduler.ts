@@ -11,6 +11,7 @@ import type { ClassProfile } from '../../../core/profile.ts';
 import type { ClusterView, Decision, JobKind, JobView, PolicyContext } from '../../policy.ts';
 import { RemainingTime } from '../common/remaining.ts';
 import { allocateWidths, type Contender } from './allocate.ts';
+import { jobKind } from './kind.ts';
 import { rampUpProfile, type RampUpProfile } from './profiler.ts';
 import { Mlfq, type MlfqSettings } from './queues.ts';
 
@@ -19,13 +20,6 @@ export class CornucopiaProfileError extends Error {
 }
 
 export type CornucopiaSettings = MlfqSettings;
-
-/**
- * The engine labels every job (the trace's `kind`, or the duration rule of src/sim/truth/labels.ts);
- * a view without one is labelled by the same rule on the profile: interactive when the whole job takes
- * at most 20 minutes at its request.
- */
-const INTERACTIVE_SECONDS = 20 * 60;
 
 export class CornucopiaScheduler {
   readonly mlfq: Mlfq;
@@ -91,7 +85,8 @@ export class CornucopiaScheduler {
   }
 
   kind(job: JobView): JobKind {
-    return job.kind ?? (this.#estimate(job) <= INTERACTIVE_SECONDS ? 'interactive' : 'batch');
+    this.#class(job.app);
+    return jobKind(job, this.#remaining);
   }
 
   /** The whole job's run time at its request, by its class profile. */
