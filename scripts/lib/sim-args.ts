@@ -53,6 +53,7 @@ export function asUsage<T>(fn: () => T): T {
       'EngineConfigError',
       'SimulationError',
       'JobClassError',
+      'ClusterSpecError',
     ];
     if (error instanceof Error && (inputErrors.includes(error.name) || isPolicyOptionsError(error.name)))
       throw new UsageError(error.message);

@@ -222,7 +222,7 @@ function decideAndApply(
     nodes,
     maxGroupSize: config.maxGroupSize,
   });
-  const typeOf = new Map(nodes.map((n) => [n.id, n.gpuType]));
+  let typeOf: Map<number, GpuType | undefined> | undefined;
   for (const job of active) {
     const allocation = allocations.get(job.id) ?? [];
     const changed = job.assign(
@@ -231,10 +231,13 @@ function decideAndApply(
       now,
       config.rescaleSeconds,
     );
-    if (changed || allocation.length === 0) job.gpusByType = countByType(allocation, typeOf);
-    job.colocatedWith = [];
+    if (changed || (allocation.length === 0 && job.gpusByType.size > 0)) {
+      typeOf ??= new Map(nodes.map((n) => [n.id, n.gpuType]));
+      job.gpusByType = countByType(allocation, typeOf);
+    }
+    if (job.colocatedWith.length > 0) job.colocatedWith = [];
   }
-  const byId = new Map(active.map((j) => [j.id, j]));
+  const byId = groups.length > 0 ? new Map(active.map((j) => [j.id, j])) : new Map<number, SimJob>();
   for (const group of groups) {
     for (const id of group) (byId.get(id) as SimJob).colocatedWith = group.filter((other) => other !== id);
   }

@@ -61,6 +61,13 @@ export function advanceInterval(
   interference: number,
 ): SimJob[] {
   const completions: SimJob[] = [];
+  if (groups.length === 0) {
+    for (const job of active) {
+      job.speed = aloneSpeed(job);
+      if (job.advance(from, until) !== null) completions.push(job);
+    }
+    return completions;
+  }
   const grouped = new Set<number>();
   const byId = new Map(active.map((j) => [j.id, j]));
   for (const group of groups) {

@@ -88,11 +88,21 @@ export class SimJob {
     };
   }
 
-  /** Its current optimizer step on t4 at its placement, split into compute and communication. */
+  #split: { placement: readonly number[]; epoch: number; split: StepSplit | undefined } | null = null;
+
+  /**
+   * Its current optimizer step on t4 at its placement, split into compute and communication; kept until
+   * the placement or the data epoch changes (the best batch only changes then).
+   */
   stepSplit(): StepSplit | undefined {
     const truth = this.jobClass.truth;
-    const best = truth.bestConfig(this.placement, this.progress);
-    return best === undefined ? undefined : stepSplitT4(truth, this.placement, best);
+    const epoch = truth.dataEpochAt(this.progress);
+    const cached = this.#split;
+    if (cached !== null && cached.placement === this.placement && cached.epoch === epoch) return cached.split;
+    const best = truth.bestConfigInEpoch(this.placement, epoch);
+    const split = best === undefined ? undefined : stepSplitT4(truth, this.placement, best);
+    this.#split = { placement: this.placement, epoch, split };
+    return split;
   }
 
   /** When the job would finish if it ran from `from` at its current speed and placement. */

@@ -59,10 +59,16 @@ export function labelJobs(
 ): void {
   // makeJobs numbered the jobs in this (stable) arrival order.
   const sorted = [...trace].sort((a, b) => a.time - b.time);
+  const runtimes = new Map<string, number>(); // per (app, width): many jobs ask alike
   jobs.forEach((job, i) => {
     const source = sorted[i] as TraceJob;
     const width = Math.max(1, job.requestedGpus);
-    const alone = isolatedSeconds(job.jobClass.truth, width, config.gpusPerNode);
+    const key = `${job.app}/${width}`;
+    let alone = runtimes.get(key);
+    if (alone === undefined) {
+      alone = isolatedSeconds(job.jobClass.truth, width, config.gpusPerNode);
+      runtimes.set(key, alone);
+    }
     job.kind = source.kind ?? kindOf(alone, config.interactiveSeconds);
     if (source.deadline !== undefined) job.deadline = source.deadline;
     else if (config.deadlineSlack !== null && Number.isFinite(alone)) {
