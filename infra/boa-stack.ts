@@ -7,10 +7,10 @@ import type { BoaConfig } from './context.ts';
 import { GpuNodegroup } from './gpu-nodegroup.ts';
 import { BoaIdentity } from './iam.ts';
 import { BOA_NAMESPACE, BOA_PORT } from './k8s/boa.ts';
-import { TOKEN_SECRET } from './k8s/token-init.ts';
 import { Monitoring } from './monitoring.ts';
 import { BudgetGuard } from './budget-guard.ts';
 import { Network } from './network.ts';
+import { OperatorTokenSecret } from './operator-token.ts';
 import { suppressNagFindings } from './nag.ts';
 
 export interface BoaStackProps extends StackProps {
@@ -25,6 +25,7 @@ export class BoaStack extends Stack {
   readonly workload: BoaWorkload;
   readonly monitoring: Monitoring;
   readonly budgetGuard: BudgetGuard;
+  readonly operatorToken: OperatorTokenSecret;
 
   constructor(scope: Construct, id: string, props: BoaStackProps) {
     super(scope, id, props);
@@ -57,6 +58,8 @@ export class BoaStack extends Stack {
       nodegroupName: this.gpu.nodegroup.nodegroupName,
     });
 
+    this.operatorToken = new OperatorTokenSecret(this, 'OperatorToken', { reader: this.identity.role });
+
     this.workload = new BoaWorkload(this, 'Boa', {
       cluster,
       clusterName: config.clusterName,
@@ -65,6 +68,7 @@ export class BoaStack extends Stack {
       instanceType: config.instanceType,
       gpusPerNode: config.gpusPerNode,
       jobsNamespace: config.jobsNamespace,
+      tokenSecretArn: this.operatorToken.secret.secretArn,
       ...(config.budget !== undefined ? { budget: config.budget } : {}),
       ...(config.exposeApi
         ? {
@@ -107,9 +111,13 @@ export class BoaStack extends Stack {
       value: `kubectl -n ${BOA_NAMESPACE} port-forward svc/boa ${BOA_PORT}:${config.exposeApi ? (config.apiCertificateArn ? 443 : 80) : BOA_PORT}`,
       description: 'Reach the API on http://localhost:8080 (after the update-kubeconfig command)',
     });
+    new CfnOutput(this, 'TokenSecretArn', {
+      value: this.operatorToken.secret.secretArn,
+      description: "The Secrets Manager secret holding boa's operator token (rotated)",
+    });
     new CfnOutput(this, 'TokenCommand', {
-      value: `kubectl -n ${BOA_NAMESPACE} get secret ${TOKEN_SECRET.name} -o jsonpath='{.data.${TOKEN_SECRET.key}}' | base64 -d`,
-      description: "Prints boa's operator bearer token (BOA_TOKEN)",
+      value: `aws secretsmanager get-secret-value --region ${this.region} --secret-id ${this.operatorToken.secret.secretArn} --query SecretString --output text`,
+      description: "Prints boa's operator bearer token (the secret's current version)",
     });
     new CfnOutput(this, 'DashboardUrl', {
       value: `https://${this.region}.console.aws.amazon.com/cloudwatch/home?region=${this.region}#dashboards:name=${this.monitoring.dashboard.dashboardName}`,

@@ -14,7 +14,6 @@ import {
 } from './k8s/boa.ts';
 import { executorRbacManifests, jobsNamespaceManifest } from './k8s/jobs-rbac.ts';
 import { networkPolicyManifests } from './k8s/network-policies.ts';
-import { tokenInitManifests } from './k8s/token-init.ts';
 
 /** Size of boa's data volume (SQLite database), GiB. */
 export const DATA_VOLUME_GIB = 10;
@@ -32,6 +31,8 @@ export interface BoaWorkloadProps {
   readonly budget?: number;
   /** Where the Kubernetes executor runs jobs' pods (BOA_JOBS_NAMESPACE). */
   readonly jobsNamespace: string;
+  /** The Secrets Manager secret of the operator token (BOA_TOKEN_SECRET_ARN). */
+  readonly tokenSecretArn: string;
   readonly loadBalancer?: { readonly sourceRanges: readonly string[]; readonly certificateArn?: string };
   /** The EBS CSI add-on: created before (and deleted after) everything in boa's namespace, volume included. */
   readonly volumeDriver: IDependable;
@@ -41,7 +42,8 @@ export interface BoaWorkloadProps {
 
 /**
  * boa itself: its image (built from the repository's Dockerfile by `cdk deploy`, only hashed at synth),
- * its namespace, token Secret (made in-cluster), data volume, one-replica Deployment and Service.
+ * its namespace, data volume, one-replica Deployment and Service. The operator token is not here: boa
+ * reads it from Secrets Manager (infra/operator-token.ts).
  */
 export class BoaWorkload extends Construct {
   readonly image: ecrAssets.DockerImageAsset;
@@ -62,12 +64,6 @@ export class BoaWorkload extends Construct {
 
     this.namespace = cluster.addManifest('Namespace', namespaceManifest());
     this.namespace.node.addDependency(props.volumeDriver);
-
-    const tokenInit = cluster.addManifest(
-      'TokenInit',
-      ...tokenInitManifests({ namespace: BOA_NAMESPACE, nodeSelector }),
-    );
-    tokenInit.node.addDependency(this.namespace);
 
     const storage = cluster.addManifest('Storage', ...storageManifests(DATA_VOLUME_GIB));
     storage.node.addDependency(this.namespace);
@@ -100,6 +96,7 @@ export class BoaWorkload extends Construct {
       BOA_INSTANCE_TYPE: props.instanceType,
       BOA_GPUS_PER_NODE: String(props.gpusPerNode),
       BOA_JOBS_NAMESPACE: props.jobsNamespace,
+      BOA_TOKEN_SECRET_ARN: props.tokenSecretArn,
       ...(props.budget !== undefined ? { BOA_BUDGET: String(props.budget) } : {}),
     };
     this.app = cluster.addManifest(
@@ -112,6 +109,6 @@ export class BoaWorkload extends Construct {
       }),
       serviceManifest(props.loadBalancer ? { loadBalancer: props.loadBalancer } : {}),
     );
-    this.app.node.addDependency(this.namespace, storage, tokenInit, props.serviceAccount, executorRbac);
+    this.app.node.addDependency(this.namespace, storage, props.serviceAccount, executorRbac);
   }
 }

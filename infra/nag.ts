@@ -104,6 +104,15 @@ export const NAG_ACKNOWLEDGEMENTS: Readonly<Record<string, readonly Acknowledged
         "autoscaling:EnableMetricsCollection confined to the GPU node group's Auto Scaling group by its EKS tags.",
     },
   ],
+  'OperatorToken/RotationHandler': [
+    LAMBDA_LOGS,
+    {
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'Only secretsmanager:GetRandomPassword, which the CDK grants every rotation function and which has no ' +
+        'resource-level permissions (it reads no secret); reading, writing and staging are on the one secret.',
+    },
+  ],
   'Identity/ServiceAccount/Role': [
     {
       id: 'AwsSolutions-IAM5[Resource::*]',

@@ -1,5 +1,3 @@
-import { TOKEN_SECRET } from './token-init.ts';
-
 /** Where boa listens, is probed and keeps its SQLite file (the service's own conventions). */
 export const BOA_PORT = 8080;
 export const BOA_DATA_DIR = '/var/lib/boa';
@@ -66,16 +64,14 @@ export function storageManifests(volumeGiB: number): Record<string, unknown>[] {
 
 /** One replica (SQLite has one writer), replaced rather than rolled since its volume attaches to one node. */
 export function deploymentManifest(options: BoaManifestOptions): Record<string, unknown> {
-  const env = [
-    ...Object.entries({
-      BOA_CLOUD: 'aws',
-      BOA_HOST: '0.0.0.0',
-      BOA_PORT: String(BOA_PORT),
-      BOA_DATA_DIR,
-      ...options.env,
-    }).map(([name, value]) => ({ name, value })),
-    { name: 'BOA_TOKEN', valueFrom: { secretKeyRef: { name: TOKEN_SECRET.name, key: TOKEN_SECRET.key } } },
-  ];
+  // The operator token is read from Secrets Manager (BOA_TOKEN_SECRET_ARN in options.env), not from here.
+  const env = Object.entries({
+    BOA_CLOUD: 'aws',
+    BOA_HOST: '0.0.0.0',
+    BOA_PORT: String(BOA_PORT),
+    BOA_DATA_DIR,
+    ...options.env,
+  }).map(([name, value]) => ({ name, value }));
   const probe = (path: string, periodSeconds: number, failureThreshold: number) => ({
     httpGet: { path, port: 'http' },
     periodSeconds,

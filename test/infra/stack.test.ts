@@ -186,7 +186,7 @@ describe("boa's IAM role (EKS Pod Identity)", () => {
     });
   });
 
-  it('allows exactly the node group calls, DescribeInstances and PutMetricData in namespace boa', () => {
+  it('allows exactly the node group calls, DescribeInstances, PutMetricData in namespace boa and reading its token secret', () => {
     const [roleId] = boaRole(template);
     const [gpuId] = gpuNodegroup(template);
     const policies = Object.values(
@@ -195,9 +195,16 @@ describe("boa's IAM role (EKS Pod Identity)", () => {
     expect(policies).toHaveLength(1);
     const statements = policies[0]!.Properties.PolicyDocument.Statement;
     const nodegroupArn = { 'Fn::GetAtt': [gpuId, 'Arn'] };
-    expect(statements).toHaveLength(6);
+    expect(statements).toHaveLength(7);
+    const [secretId] = Object.keys(template.findResources('AWS::SecretsManager::Secret'));
     expect(statements).toEqual(
       expect.arrayContaining([
+        // The operator token: read, on its one secret (test/infra/operator-token.test.ts).
+        expect.objectContaining({
+          Effect: 'Allow',
+          Action: ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'],
+          Resource: { Ref: secretId },
+        }),
         // Removing the instances boa chose: only the GPU node group's ASG, found by EKS's tags on it.
         expect.objectContaining({
           Effect: 'Allow',
@@ -262,7 +269,7 @@ describe("boa's IAM role (EKS Pod Identity)", () => {
 });
 
 describe('boa workload', () => {
-  it('runs one replica from the image built from the Dockerfile, with its token from a Secret', () => {
+  it('runs one replica from the image built from the Dockerfile, with its token from Secrets Manager', () => {
     const objects = kubernetesObjects(template);
     const deployment = objects.get('Deployment/boa');
     expect(deployment.spec.replicas).toBe(1);
@@ -285,15 +292,19 @@ describe('boa workload', () => {
       BOA_INSTANCE_TYPE: 'g4dn.12xlarge',
       BOA_GPUS_PER_NODE: '4',
       AWS_REGION: 'us-east-1',
-      BOA_TOKEN: { secretKeyRef: { name: 'boa-token', key: 'token' } },
     });
+    // The secret's ARN, not the token: no Kubernetes Secret holds it.
+    expect(JSON.stringify(env.BOA_TOKEN_SECRET_ARN)).toContain('OperatorTokenSecret');
+    expect(env).not.toHaveProperty('BOA_TOKEN');
     expect(env.BOA_NODEGROUP_NAME).toContain('NodegroupName');
     expect(env).not.toHaveProperty('BOA_BUDGET');
     expect(deployment.spec.template.spec.volumes).toEqual([
       { name: 'data', persistentVolumeClaim: { claimName: 'boa-data' } },
     ]);
     expect(objects.get('PersistentVolumeClaim/boa-data').spec.storageClassName).toBe('boa-gp3');
-    expect([...objects.keys()].some((key) => key.startsWith('Job/boa-token-init-'))).toBe(true);
+    expect([...objects.keys()].some((key) => key.startsWith('Job/') || key.startsWith('Secret/'))).toBe(
+      false,
+    );
 
     const variantEnv = kubernetesObjects(variant).get('Deployment/boa').spec.template.spec.containers[0].env;
     expect(variantEnv).toEqual(
