@@ -56,8 +56,20 @@ const timeout = () =>
   Object.assign(new Error('Connection timed out after 10000 ms'), { name: 'TimeoutError' });
 
 const policy = { maxAttempts: 4, baseDelayMs: 100, maxDelayMs: 1_000 };
-const describe_ = (eks: ReturnType<typeof fakeEndpoint>['eks']) => () =>
-  eks.send(new DescribeNodegroupCommand({ clusterName: 'boa', nodegroupName: 'gpu' }));
+
+/** DescribeNodegroup through boa's retry layer, waits recorded instead of waited. */
+function describeNodegroup(eks: ReturnType<typeof fakeEndpoint>['eks']) {
+  const time = fakeTime();
+  const logs = captureLogs();
+  const call = () => eks.send(new DescribeNodegroupCommand({ clusterName: 'boa', nodegroupName: 'gpu' }));
+  const run = withRetry('DescribeNodegroup', call, {
+    sleep: time.sleep,
+    random: () => 0,
+    logger: logs.logger,
+    policy,
+  });
+  return { run, time, logs };
+}
 
 describe('one retry layer for AWS calls', () => {
   it('builds the SDK clients with one attempt each, adaptive rate limiting kept', async () => {
@@ -69,13 +81,7 @@ describe('one retry layer for AWS calls', () => {
   // Slow by design (a few seconds): the SDK's adaptive rate limiter really holds back the later sends.
   it('sends a throttled call exactly maxAttempts times, then fails as throttling', async () => {
     const { eks, requests } = fakeEndpoint([THROTTLED]);
-    const time = fakeTime();
-    const run = withRetry('DescribeNodegroup', describe_(eks), {
-      sleep: time.sleep,
-      random: () => 0,
-      logger: captureLogs().logger,
-      policy,
-    });
+    const { run, time } = describeNodegroup(eks);
     await expect(run).rejects.toMatchObject({ name: 'AwsCallError', kind: 'throttling', attempts: 4 });
     expect(requests()).toBe(4);
     expect(time.sleeps).toEqual([50, 100, 200]);
@@ -83,14 +89,8 @@ describe('one retry layer for AWS calls', () => {
 
   it('retries timeouts until an answer comes', async () => {
     const { eks, requests } = fakeEndpoint([{ throws: timeout() }, { throws: timeout() }, NODEGROUP]);
-    const time = fakeTime();
-    const logs = captureLogs();
-    const out = await withRetry('DescribeNodegroup', describe_(eks), {
-      sleep: time.sleep,
-      random: () => 0,
-      logger: logs.logger,
-      policy,
-    });
+    const { run, logs } = describeNodegroup(eks);
+    const out = await run;
     expect(out.nodegroup?.scalingConfig?.desiredSize).toBe(2);
     expect(requests()).toBe(3);
     expect(logs.lines.map((l) => [l.event, l.kind])).toEqual([
@@ -101,13 +101,7 @@ describe('one retry layer for AWS calls', () => {
 
   it('gives up on timeouts after maxAttempts requests', async () => {
     const { eks, requests } = fakeEndpoint([{ throws: timeout() }]);
-    const time = fakeTime();
-    const run = withRetry('DescribeNodegroup', describe_(eks), {
-      sleep: time.sleep,
-      random: () => 0,
-      logger: captureLogs().logger,
-      policy,
-    });
+    const { run } = describeNodegroup(eks);
     await expect(run).rejects.toMatchObject({ kind: 'transient', attempts: 4 });
     expect(requests()).toBe(4);
   });
@@ -116,13 +110,7 @@ describe('one retry layer for AWS calls', () => {
     const { eks, requests } = fakeEndpoint([
       { status: 400, errorType: 'InvalidParameterException', body: { message: 'bad name' } },
     ]);
-    const time = fakeTime();
-    const run = withRetry('DescribeNodegroup', describe_(eks), {
-      sleep: time.sleep,
-      random: () => 0,
-      logger: captureLogs().logger,
-      policy,
-    });
+    const { run, time } = describeNodegroup(eks);
     await expect(run).rejects.toThrow(/InvalidParameterException: bad name \(not retried \(fatal\)\)/);
     expect(requests()).toBe(1);
     expect(time.sleeps).toEqual([]);
