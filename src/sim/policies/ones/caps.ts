@@ -2,7 +2,8 @@
  * ONES's elasticity rules, in GPUs. Every job has a limit (ONES's batch-size limit, one GPU per
  * doubling of the batch): a new job starts at 1; a job that has run at its limit for a step doubles it
  * (ONES doubles the batch size after a few epochs); the widest job, when it holds half the cluster or
- * more while another job waits, has its limit halved (ONES's scale-down). Per tick a running job's width may at most double or
+ * more while another job waits, has its limit halved (ONES's scale-down); a preempted job resumes at
+ * most as wide as it was, and its limit halves every tick it still waits (ONES's resume). Per tick a running job's width may at most double or
  * halve, or it may be stopped; a job that changed less than a step ago, or is restarting, keeps its
  * allocation (ONES waits an epoch after a change before touching a job again).
  */
@@ -31,6 +32,8 @@ interface JobState {
   limitAt: number;
   /** When the allocation last changed; null while it never ran. */
   movedAt: number | null;
+  /** Its width at the last update. */
+  lastWidth: number;
 }
 
 export class WidthCaps {
@@ -59,6 +62,14 @@ export class WidthCaps {
     for (const job of jobs) {
       const state = this.#state(job);
       const width = job.allocation.length;
+      const lastWidth = state.lastWidth;
+      state.lastWidth = width;
+      if (width === 0 && state.movedAt !== null) {
+        // ONES's resume rule: a preempted job may ask for no more than it had, and each round it is
+        // still waiting (its request rejected) its limit halves.
+        if (lastWidth > 0) state.limit = Math.max(1, Math.min(state.limit, lastWidth));
+        else state.limit = Math.max(1, Math.floor(state.limit / 2));
+      }
       if (width === 0 || !this.#settled(state, job, now)) continue;
       if (width >= state.limit && now - state.limitAt >= this.stepSeconds) {
         const doubled = Math.min(2 * state.limit, Math.max(1, ceiling(job)), clusterGpus, MAX_GPUS);
@@ -108,7 +119,7 @@ export class WidthCaps {
   #state(job: JobView): JobState {
     let state = this.#jobs.get(job.id);
     if (state === undefined) {
-      state = { limit: 1, limitAt: job.arrival, movedAt: null };
+      state = { limit: 1, limitAt: job.arrival, movedAt: null, lastWidth: job.allocation.length };
       this.#jobs.set(job.id, state);
     }
     return state;

@@ -49,7 +49,12 @@ export function repair(problem: SearchProblem, widths: Int32Array, sruf: readonl
   }
 }
 
-/** Fills free GPUs: one each to jobs that never ran (arrival order), then SRUF order up to each limit. */
+/**
+ * Fills free GPUs: one each to jobs that never ran (arrival order), then SRUF order up to each limit.
+ * When no GPU is free for a new job, one is taken from the job that has run longest and may still shrink
+ * (ONES's refresh, section 3.2.2: "take GPUs from the jobs with the largest T_processed until N new jobs
+ * are fully allocated", against starvation of new jobs); no job is stopped for it.
+ */
 export function pad(
   problem: SearchProblem,
   widths: Int32Array,
@@ -59,12 +64,16 @@ export function pad(
   let free = problem.gpus;
   for (let i = 0; i < widths.length; i++) free -= widths[i] as number;
   for (const i of fresh) {
-    if (free <= 0) break;
     const job = problem.jobs[i] as SearchJob;
-    if (widths[i] === 0 && job.bounds.lo <= 1) {
-      widths[i] = 1;
-      free--;
+    if (widths[i] !== 0 || job.bounds.lo > 1) continue;
+    if (free <= 0) {
+      const donor = longestShrinkable(problem, widths);
+      if (donor < 0) break;
+      widths[donor] = (widths[donor] as number) - 1;
+      free++;
     }
+    widths[i] = 1;
+    free--;
   }
   for (const i of sruf) {
     if (free <= 0) break;
@@ -76,6 +85,23 @@ export function pad(
     widths[i] = next;
     free -= next - width;
   }
+}
+
+/** The job with the most executed time that can give up a GPU within its bounds; -1 when none. */
+function longestShrinkable(problem: SearchProblem, widths: Int32Array): number {
+  let best = -1;
+  let bestProcessed = -1;
+  for (let i = 0; i < widths.length; i++) {
+    const job = problem.jobs[i] as SearchJob;
+    const width = widths[i] as number;
+    if (job.bounds.pinned || width - 1 < Math.max(1, job.bounds.lo)) continue;
+    const processed = job.processed ?? 0;
+    if (processed > bestProcessed) {
+      best = i;
+      bestProcessed = processed;
+    }
+  }
+  return best;
 }
 
 export function crossover(

@@ -56,7 +56,14 @@ export class OnesScheduler {
       const bounds = this.#caps.bounds(job, now, gpus);
       const remaining = new Float64Array(bounds.hi + 1);
       for (let w = 1; w <= bounds.hi; w++) remaining[w] = this.#model.seconds(job, w);
-      return { id: job.id, bounds, current: job.allocation.length, fresh: job.rescales === 0, remaining };
+      return {
+        id: job.id,
+        bounds,
+        current: job.allocation.length,
+        fresh: job.rescales === 0,
+        processed: job.runSeconds,
+        remaining,
+      };
     });
     return { jobs: searchJobs, gpus, restartSeconds: this.context.rescaleSeconds };
   }

@@ -15,6 +15,11 @@ export interface SearchJob {
   readonly current: number;
   /** Never ran yet: ONES gives such a job one GPU before growing others. */
   readonly fresh: boolean;
+  /**
+   * Executed seconds so far (ONES's T_processed; 0 when not given): new jobs short of free GPUs take
+   * them from the jobs that have run longest.
+   */
+  readonly processed?: number;
   /** remaining[w]: estimated run time left at w GPUs, w = 1..bounds.hi (index 0 unused). */
   readonly remaining: Float64Array;
 }

@@ -78,3 +78,24 @@ describe('ONES width limits', () => {
     expect(idle.limit(1)).toBe(8);
   });
 });
+
+describe('ONES resume rule (section 3.3.2)', () => {
+  it('lets a preempted job ask for at most what it had, and halves its limit each tick it still waits', () => {
+    const caps = new WidthCaps();
+    const running = jobView(1, { allocation: onNode0(4), rescales: 1 });
+    for (let step = 1; step <= 3; step++) caps.update([running], step * STEP_SECONDS, 64, ceiling8);
+    caps.moved(1, 3 * STEP_SECONDS);
+    expect(caps.limit(1)).toBe(8);
+    const stopped = { ...running, allocation: [] };
+    // First tick stopped: it asks for its old 4 GPUs, not its limit of 8.
+    caps.update([stopped], 4 * STEP_SECONDS, 64, ceiling8);
+    expect(caps.limit(1)).toBe(4);
+    expect(caps.bounds(stopped, 4 * STEP_SECONDS, 64)).toMatchObject({ lo: 1, hi: 4 });
+    // Still waiting at the next ticks: rejected, halved each time, down to 1.
+    caps.update([stopped], 4 * STEP_SECONDS + 60, 64, ceiling8);
+    expect(caps.limit(1)).toBe(2);
+    caps.update([stopped], 4 * STEP_SECONDS + 120, 64, ceiling8);
+    caps.update([stopped], 4 * STEP_SECONDS + 180, 64, ceiling8);
+    expect(caps.limit(1)).toBe(1);
+  });
+});

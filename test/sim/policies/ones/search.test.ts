@@ -70,6 +70,30 @@ describe('operators', () => {
     expect([...widths]).toEqual([1, 4, 1]);
   });
 
+  it('takes a GPU for a new job from the job that has run longest, within its bounds (refresh)', () => {
+    // A full 12-GPU cluster: job 1 (4 GPUs, ran 100 s), job 2 (4 GPUs, ran 5000 s, pinned), job 3 (ran
+    // 3000 s, 4 GPUs). Two new jobs arrive: job 2 is pinned, so both GPUs come from job 3.
+    const problem: SearchProblem = {
+      gpus: 12,
+      restartSeconds: 30,
+      jobs: [
+        { ...linearJob(1, 1000, running(4), 4), processed: 100 },
+        { ...linearJob(2, 1000, pinned(4), 4), processed: 5000 },
+        { ...linearJob(3, 1000, running(4), 4), processed: 3000 },
+        linearJob(4, 100, waiting(1), 0, true),
+        linearJob(5, 100, waiting(1), 0, true),
+      ],
+    };
+    const widths = Int32Array.from([4, 4, 4, 0, 0]);
+    pad(problem, widths, srufOrder(problem), [3, 4]);
+    expect([...widths]).toEqual([4, 4, 2, 1, 1]);
+    // Job 3 may halve to 2 and no further: a third new job takes from job 1, the next longest.
+    const three = { ...problem, jobs: [...problem.jobs, linearJob(6, 100, waiting(1), 0, true)] };
+    const more = Int32Array.from([4, 4, 4, 0, 0, 0]);
+    pad(three, more, srufOrder(three), [3, 4, 5]);
+    expect([...more]).toEqual([3, 4, 2, 1, 1, 1]);
+  });
+
   it('repairs an over-full vector by trimming the jobs last in SRUF order, never a pinned one', () => {
     const problem: SearchProblem = {
       gpus: 4,
