@@ -11,7 +11,7 @@ const linear = { '1': 1, '2': 2, '3': 3, '4': 4, '8': 8 };
 /**
  * "short": 10 minutes on 1 GPU (interactive), linear speedup to 8 GPUs.
  * "long": two 3-hour epochs (batch); linear in its first epoch, no gain past 2 GPUs in its second.
- * "flat": 1 hour (interactive) that no second GPU speeds up.
+ * "flat": 1 hour (batch by the 20-minute rule) that no second GPU speeds up.
  */
 export const CLASSES: ClassProfile[] = [
   { name: 'short', weight: 1, rescaleSeconds: 30, epochs: [{ workSeconds: 600, speedup: linear }] },
