@@ -52,8 +52,8 @@ describe('withKubeRetry against the fake API server', () => {
     fake.faults.inject({ timeout: true, count: 1, match: (r) => r.method === 'GET' });
     const svc = await withKubeRetry('read service', read, ctx);
     expect(svc.metadata?.name).toBe('svc');
+    // The timed-out request is never answered (so not in fake.requests): its fault was used up.
     expect(fake.faults.pending()).toBe(0);
-    expect(requests('GET', '/services/svc').length).toBeGreaterThanOrEqual(2);
 
     fake.faults.inject({ timeout: true, count: 5, match: (r) => r.method === 'GET' });
     await expect(withKubeRetry('read service', read, ctx)).rejects.toMatchObject({
