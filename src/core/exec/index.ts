@@ -8,3 +8,4 @@ export {
   returnGpus,
   takeGpus,
 } from './placement.ts';
+export { DEFAULT_FILL, type FillCandidate, type FillOptions, fillIdleGpus } from './idle-fill.ts';

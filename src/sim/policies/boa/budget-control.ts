@@ -4,11 +4,11 @@
  *   budget / (paid / allocated), the ratio estimated online (paid-ratio.ts); and online rates lag the
  *   arrivals (the service's prior counts as two hours of none), so the plans in force allocate more
  *   (or less) than they expect: the budget is also divided by that demand ratio, observed the same way;
- * - feedback on the run's own average: a run starts empty, has lulls and bursts, and ends draining, so
- *   the plan's steady-state spend alone falls short over a finite run. The deficit so far
- *   (budget x elapsed - paid) is caught up over `catchUpSeconds`; a surplus is paid back over the
- *   longer `paybackSeconds`, since narrowing the jobs of a burst costs more JCT than widening the few
- *   jobs of a lull gains (an asymmetric integral controller).
+ * - feedback on the run's own average: a surplus so far (paid - budget x elapsed) is paid back over
+ *   `paybackSeconds`. A deficit (budget unspent in a lull or at the start) may be caught up over
+ *   `catchUpSeconds`, but by default it is not (Infinity): the budget it banked was then spent on the
+ *   drain after a burst, widening the last long jobs on half-empty nodes, which paid 1.5x-1.8x the
+ *   budget per hour of arrivals on the 8-hour workloads and bought little JCT (docs/comparison.md).
  * The planning budget stays within [minFactor, maxFactor] x budget / ratio, and at least the minimum
  * feasible budget.
  */
@@ -27,12 +27,18 @@ export interface BudgetControlOptions {
    * what is observed, whatever the cause.
    */
   readonly demandHalfLifeSeconds: number;
+  /**
+   * The demand ratio is used no lower than this. 1 (default): plans that allocate more than they
+   * expected (rates read low) narrow, but allocating less (a lull, the drain) never widens the rest.
+   */
+  readonly demandFloor: number;
 }
 
 export const DEFAULT_BUDGET_CONTROL: BudgetControlOptions = {
-  catchUpSeconds: 2 * 3600,
+  catchUpSeconds: Number.POSITIVE_INFINITY,
   paybackSeconds: 6 * 3600,
   demandHalfLifeSeconds: 2 * 3600,
+  demandFloor: 1,
   minFactor: 0.2,
   maxFactor: 3,
   paidRatio: {
@@ -62,7 +68,8 @@ export class BudgetControl {
 
   /** Allocated over expected by the plans in force (1 when not used). */
   demand(): number {
-    return this.options.demandHalfLifeSeconds > 0 ? this.#actual / this.#expected : 1;
+    if (!(this.options.demandHalfLifeSeconds > 0)) return 1;
+    return Math.max(this.options.demandFloor, this.#actual / this.#expected);
   }
 
   ratio(): number {

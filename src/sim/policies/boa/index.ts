@@ -8,6 +8,7 @@ import { BudgetTooLowError } from '../../../core/calc/errors.ts';
 import type { PolicyContext, PolicyDefinition, PolicyOptions } from '../../policy.ts';
 import { DEFAULT_BUDGET_CONTROL } from './budget-control.ts';
 import { DEFAULT_ONLINE_RATES } from './online-rates.ts';
+import { DEFAULT_FILL } from '../../../core/exec/idle-fill.ts';
 import { BoaPlanner } from './planner.ts';
 import { BoaPolicy, type BoaSettings } from './policy.ts';
 
@@ -25,6 +26,7 @@ export const BOA_DEFAULTS: Omit<BoaSettings, 'budget'> = {
   onlineRates: DEFAULT_ONLINE_RATES,
   control: DEFAULT_BUDGET_CONTROL,
   relockFactor: 2,
+  fill: DEFAULT_FILL,
 };
 
 /** Checks the options; with oracle rates, a budget below the minimum feasible one is refused up front. */

@@ -12,6 +12,8 @@ import { type OnlineRateOptions, OnlineRates } from './online-rates.ts';
 import { BudgetControl, type BudgetControlOptions } from './budget-control.ts';
 import { BoaPlanner, type PlannedWidths } from './planner.ts';
 import { widthsFor } from './shares.ts';
+import { type FillOptions, fillIdleGpus } from '../../../core/exec/idle-fill.ts';
+import type { ClassProfile } from '../../../core/profile.ts';
 
 export interface BoaSettings {
   /** Target paid GPU-hours per hour (time-average). */
@@ -30,6 +32,8 @@ export interface BoaSettings {
   readonly control: BudgetControlOptions;
   /** A job changes width mid-epoch only when the plan's width for it moved by this factor or more. */
   readonly relockFactor: number;
+  /** Widen jobs onto idle GPUs of the nodes they occupy (idle-fill.ts); null: never. */
+  readonly fill: FillOptions | null;
 }
 
 export class BoaPolicy implements Policy {
@@ -44,6 +48,9 @@ export class BoaPolicy implements Policy {
   readonly #drawer: StratifiedDraws;
   /** GPUs each job was given at the last tick, to book allocated time (completions mid-interval too). */
   #held = new Map<number, number>();
+  /** Jobs holding GPUs beyond their plan's width (idle-fill.ts): the width they were given. */
+  #bonus = new Map<number, number>();
+  readonly #classes: ReadonlyMap<string, ClassProfile>;
   #completedGpuSeconds = 0;
   #lastTick: number | undefined;
   #planned: PlannedWidths | undefined;
@@ -58,6 +65,7 @@ export class BoaPolicy implements Policy {
     readonly settings: BoaSettings,
   ) {
     this.#epochClock = new EpochClock(context.profiles.classes);
+    this.#classes = new Map(context.profiles.classes.map((c) => [c.name, c]));
     this.#planner = new BoaPlanner(context.profiles, settings.solver, context.seed);
     this.#control = new BudgetControl(settings.budget, settings.control);
     this.#online =
@@ -95,6 +103,7 @@ export class BoaPolicy implements Policy {
     this.#held.delete(job.id);
     this.#draws.delete(job.id);
     this.#locks.delete(job.id);
+    this.#bonus.delete(job.id);
   }
 
   decide(cluster: ClusterView, jobs: readonly JobView[]): Decision {
@@ -104,21 +113,61 @@ export class BoaPolicy implements Policy {
     const plan = (this.#planned as PlannedWidths).plan;
     const widest = cluster.maxNodes * cluster.gpusPerNode;
     const ordered = [...jobs].sort((a, b) => a.arrival - b.arrival || a.id - b.id);
-    const out = executeWidths(
-      ordered.map((job) => {
-        const widths = widthsFor(plan, job.app, this.#drawOf(job));
-        const width = Math.min(widest, this.#lockedWidth(job, widthAt(widths, job.statEpoch)));
-        // Boot nodes ahead of a grow the plan makes at the next epoch boundary, so the job finds them ready.
-        const soon = this.#epochClock.secondsToNextEpoch(job, now) <= this.settings.provisionLeadSeconds;
-        const provision = soon ? Math.min(widest, widthAt(widths, job.statEpoch + 1)) : width;
-        return { id: job.id, width, current: job.allocation, provision };
-      }),
-      cluster.nodes,
-      { gpusPerNode: cluster.gpusPerNode, maxNodes: cluster.maxNodes, shortfall: 'partial' },
-    );
-    this.#held = new Map([...out.allocations].map(([id, allocation]) => [id, allocation.length]));
+    const wanted = ordered.map((job) => {
+      const widths = widthsFor(plan, job.app, this.#drawOf(job));
+      const width = Math.min(widest, this.#lockedWidth(job, widthAt(widths, job.statEpoch)));
+      // Boot nodes ahead of a grow the plan makes at the next epoch boundary, so the job finds them ready.
+      const soon = this.#epochClock.secondsToNextEpoch(job, now) <= this.settings.provisionLeadSeconds;
+      const provision = soon ? Math.min(widest, widthAt(widths, job.statEpoch + 1)) : width;
+      return { id: job.id, width, current: job.allocation, provision };
+    });
+    const options = {
+      gpusPerNode: cluster.gpusPerNode,
+      maxNodes: cluster.maxNodes,
+      shortfall: 'partial',
+    } as const;
+    // A job keeps GPUs it was given on top of its plan (idle-fill.ts) until another job needs them.
+    const keeping = wanted.map((w) => {
+      const bonus = this.#bonus.get(w.id) ?? 0;
+      return bonus > w.width && w.current.length === bonus ? { ...w, width: bonus } : w;
+    });
+    let out = executeWidths(keeping, cluster.nodes, options);
+    if (keeping.some((w, i) => w !== wanted[i]) && (out.short.length > 0 || out.waiting.length > 0)) {
+      out = executeWidths(wanted, cluster.nodes, options);
+    }
+    let allocations: Map<number, number[]> = out.allocations;
+    const fill = this.settings.fill;
+    if (fill !== null) {
+      const short = new Set(out.short);
+      allocations = fillIdleGpus(
+        allocations,
+        new Map(cluster.nodes.filter((n) => n.ready).map((n) => [n.id, n.gpus])),
+        ordered
+          .filter((job) => allocations.has(job.id) && !short.has(job.id))
+          .map((job) => ({
+            id: job.id,
+            app: job.app,
+            statEpoch: job.statEpoch,
+            progressFraction: job.progressFraction,
+            restarting: job.restartingUntil !== null && job.restartingUntil > now,
+          })),
+        this.#classes,
+        fill,
+      );
+    }
+    const planned = new Map(wanted.map((w) => [w.id, w.width]));
+    this.#held = new Map();
+    this.#bonus = new Map();
+    for (const [id, allocation] of allocations) {
+      const width = planned.get(id) ?? allocation.length;
+      this.#held.set(id, Math.min(width, allocation.length));
+      if (allocation.length > width) this.#bonus.set(id, allocation.length);
+    }
     this.#lastTick = now;
-    return { allocations: out.allocations, desiredNodes: out.desiredNodes };
+    // Nodes for the plan's widths only: the extra GPUs are on nodes the plan keeps anyway.
+    const needed = wanted.reduce((sum, w) => sum + Math.max(w.width, w.provision), 0);
+    const desiredNodes = Math.min(cluster.maxNodes, Math.ceil(needed / cluster.gpusPerNode));
+    return { allocations, desiredNodes };
   }
 
   /** Books the interval since the last tick into the paid / allocated estimate. */

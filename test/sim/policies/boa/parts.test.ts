@@ -111,8 +111,10 @@ describe('paid / allocated ratio', () => {
 });
 
 describe('budget control', () => {
+  // The catch-up of a deficit is off by default; 2 hours here, to check the mechanism.
   const options = {
     ...DEFAULT_BUDGET_CONTROL,
+    catchUpSeconds: 2 * 3600,
     paidRatio: { ...DEFAULT_BUDGET_CONTROL.paidRatio, priorSeconds: 1e12 },
   };
 
@@ -161,6 +163,24 @@ describe('budget control', () => {
     expect(control.demand()).toBeLessThan(2);
     expect(control.planningBudget(1)).toBeCloseTo(10 / control.demand(), 6);
     // With no demand half-life the ratio is not used.
+    // Plans that allocated less than they expected (a lull, the drain) do not widen: floored at 1.
+    const lull = new BudgetControl(10, { ...DEFAULT_BUDGET_CONTROL, paybackSeconds: 1e12 });
+    lull.observe(0, new Map(), 0, 0);
+    for (let hour = 1; hour <= 12; hour++) lull.observe(hour * 3600, new Map(), 5 * 3600, 10 * 3600);
+    expect(lull.demand()).toBe(1);
+    expect(lull.planningBudget(1)).toBeCloseTo(10, 6);
+    const unfloored = new BudgetControl(10, { ...DEFAULT_BUDGET_CONTROL, demandFloor: 0 });
+    unfloored.observe(0, new Map(), 0, 0);
+    for (let hour = 1; hour <= 12; hour++) unfloored.observe(hour * 3600, new Map(), 5 * 3600, 10 * 3600);
+    expect(unfloored.demand()).toBeLessThan(0.6);
+    // And an unspent budget is not banked by default: after an idle hour the plan stays at the budget.
+    const idle = new BudgetControl(10, {
+      ...DEFAULT_BUDGET_CONTROL,
+      paidRatio: { ...DEFAULT_BUDGET_CONTROL.paidRatio, priorSeconds: 1e12 },
+    });
+    idle.observe(0, new Map(), 0, 0);
+    idle.observe(3600, new Map(), 0, 0);
+    expect(idle.planningBudget(1)).toBeCloseTo(10, 6);
     const off = new BudgetControl(10, { ...DEFAULT_BUDGET_CONTROL, demandHalfLifeSeconds: 0 });
     off.observe(0, new Map(), 0, 0);
     off.observe(3600, new Map(), 20 * 3600, 10 * 3600);

@@ -1,0 +1,101 @@
+/**
+ * GPUs the bill pays for anyway. A node is paid whole, and a node that hosts a job stays (only empty
+ * nodes are released), so its idle GPUs cost nothing more when a job on it uses them. After the plan's
+ * widths are placed, this widens jobs onto idle GPUs of the nodes they already occupy, where the
+ * profile says they speed up enough to repay the restart. The plan and the budget control never see
+ * these GPUs: the node count and the booked allocation stay the plan's.
+ */
+import type { ClassProfile } from '../profile.ts';
+
+export interface FillCandidate {
+  readonly id: number;
+  readonly app: string;
+  readonly statEpoch: number;
+  /** Statistical progress done, 0..1. */
+  readonly progressFraction: number;
+  /** Restarting jobs are left alone (a second restart would waste the first). */
+  readonly restarting: boolean;
+}
+
+export interface FillOptions {
+  /** Widen only when the speedup grows by at least this factor... */
+  readonly minSpeedupGain: number;
+  /** ...and the job's remaining time at its current width is at least this many restarts. */
+  readonly minRemainingRestarts: number;
+}
+
+export const DEFAULT_FILL: FillOptions = { minSpeedupGain: 1.1, minRemainingRestarts: 20 };
+
+/**
+ * Returns the allocations with jobs widened onto idle GPUs of their own nodes (a job on several nodes
+ * is left as it is). Longest remaining work first. `allocations` is not modified.
+ */
+export function fillIdleGpus(
+  allocations: ReadonlyMap<number, readonly number[]>,
+  readyNodes: ReadonlyMap<number, number>,
+  candidates: readonly FillCandidate[],
+  classes: ReadonlyMap<string, ClassProfile>,
+  options: FillOptions = DEFAULT_FILL,
+): Map<number, number[]> {
+  const out = new Map([...allocations].map(([id, a]) => [id, [...a]]));
+  const free = new Map(readyNodes);
+  for (const allocation of out.values()) {
+    for (const node of allocation) free.set(node, (free.get(node) ?? 0) - 1);
+  }
+  const ranked = candidates
+    .map((job) => ({ job, remaining: remainingSeconds(job, out.get(job.id), classes) }))
+    .filter((c) => c.remaining !== undefined)
+    .sort((a, b) => (b.remaining as number) - (a.remaining as number));
+  for (const { job, remaining } of ranked) {
+    const allocation = out.get(job.id) as number[];
+    const node = allocation[0] as number;
+    const idle = free.get(node) ?? 0;
+    const cls = classes.get(job.app) as ClassProfile;
+    if (idle <= 0 || job.restarting || remaining! < options.minRemainingRestarts * cls.rescaleSeconds) {
+      continue;
+    }
+    const epoch = cls.epochs[Math.min(job.statEpoch, cls.epochs.length - 1)];
+    if (epoch === undefined) continue;
+    const now = speedupUpTo(epoch.speedup, allocation.length);
+    let best = allocation.length;
+    let bestSpeedup = now * options.minSpeedupGain;
+    for (const [key, speedup] of Object.entries(epoch.speedup)) {
+      const width = Number(key);
+      if (width > allocation.length && width <= allocation.length + idle && speedup >= bestSpeedup) {
+        best = width;
+        bestSpeedup = speedup;
+      }
+    }
+    if (best === allocation.length) continue;
+    free.set(node, idle - (best - allocation.length));
+    out.set(
+      job.id,
+      Array.from({ length: best }, () => node),
+    );
+  }
+  return out;
+}
+
+/** Seconds left at the current width by the profile; undefined unless the job runs on one node. */
+function remainingSeconds(
+  job: FillCandidate,
+  allocation: readonly number[] | undefined,
+  classes: ReadonlyMap<string, ClassProfile>,
+): number | undefined {
+  if (allocation === undefined || allocation.length === 0) return undefined;
+  if (allocation.some((node) => node !== allocation[0])) return undefined;
+  const cls = classes.get(job.app);
+  if (cls === undefined) return undefined;
+  const work = cls.epochs.reduce((sum, e) => sum + e.workSeconds, 0) * (1 - job.progressFraction);
+  const epoch = cls.epochs[Math.min(job.statEpoch, cls.epochs.length - 1)];
+  return epoch === undefined ? undefined : work / speedupUpTo(epoch.speedup, allocation.length);
+}
+
+/** The best listed speedup at or below this width (1 when none is listed). */
+function speedupUpTo(table: Readonly<Record<string, number>>, width: number): number {
+  let best = 1;
+  for (const [key, speedup] of Object.entries(table)) {
+    if (Number(key) <= width && speedup > best) best = speedup;
+  }
+  return best;
+}
