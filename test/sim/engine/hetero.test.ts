@@ -69,6 +69,20 @@ describe('GPU types', () => {
     expect(run.metrics.utilizationByType.t4).toBeGreaterThan(0.99);
   });
 
+  it('lets an autoscaled policy rent one g4dn pool, its node count the bound', () => {
+    const want = (n: number) => () => ({ allocations: new Map(), desiredNodes: n });
+    const base = input(allOn(0), 'g4dn:2', [traceJob('a', 0)]);
+    const autoscaled = (n: number) => ({
+      ...base,
+      policy: scriptedPolicy(want(n)),
+      config: { ...base.config, horizonSeconds: 120 },
+    });
+    expect(runSimulation(autoscaled(2)).metrics.peakNodes).toBe(2);
+    expect(() => runSimulation(autoscaled(3))).toThrow(
+      /desiredNodes 3 is above the cluster's maximum of 2 nodes/,
+    );
+  });
+
   it('refuses a heterogeneous cluster for an autoscaled policy, naming why', () => {
     const bad = { ...input(allOn(0), 'g4dn:1,p3:1', [traceJob('a', 0)]) };
     expect(() =>
