@@ -22,6 +22,7 @@ const assets = [
   'src/api/dashboard/app.js',
   'src/store/migrations',
   'src/cloud/local/replica-supervisor.sh',
+  'src/cloud/local/replica-launcher.mjs',
   'data/profiles.json',
 ];
 for (const file of assets) {

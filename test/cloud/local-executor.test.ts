@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -46,7 +46,59 @@ async function settle(
   throw new Error('timed out');
 }
 
+/** Live supervisors of this data dir's replica (by their command line in /proc). */
+function supervisorsOf(dataDir: string): number[] {
+  const out: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const commandLine = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      if (commandLine.includes('replica-supervisor.sh') && commandLine.includes(dataDir))
+        out.push(Number(entry));
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return out;
+}
+
+function parentOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+}
+
 describe('local executor', () => {
+  it('starts replicas from its launcher process, never forking the service; reconciles at once start each replica once', async () => {
+    const dataDir = temp();
+    const executor = new LocalExecutor({ dataDir, terminationGraceSeconds: 1 });
+    const desired = [job(['sleep', '30'])];
+    const [a, b] = await Promise.all([executor.reconcile(desired), executor.reconcile(desired)]);
+    expect(a.map((r) => r.phase)).toEqual(['running']);
+    expect(b.map((r) => r.phase)).toEqual(['running']);
+    const record = JSON.parse(readFileSync(join(dataDir, 'jobs/1/1/0.pid'), 'utf8'));
+    pids.push(record.pid);
+    expect(supervisorsOf(dataDir)).toEqual([record.pid]);
+    // The supervisor's parent is the launcher, a process of its own that ends with the executor.
+    const launcher = parentOf(record.pid);
+    expect(launcher).not.toBe(process.pid);
+    expect(readFileSync(`/proc/${launcher}/cmdline`, 'utf8')).toContain('replica-launcher.mjs');
+    await executor.close();
+    expect(processExists(launcher)).toBe(false);
+    // The replica runs on (a restarted service adopts it) and its exit is still seen without the launcher.
+    expect(processExists(record.pid)).toBe(true);
+    process.kill(-record.pid, 'SIGKILL');
+    await settle(
+      executor,
+      desired,
+      (s) => s[0]?.phase === 'running' && s.length === 1 && readPid() !== record.pid,
+    );
+    function readPid() {
+      return JSON.parse(readFileSync(join(dataDir, 'jobs/1/1/0.pid'), 'utf8')).pid as number;
+    }
+    pids.push(readPid());
+    await executor.close();
+  });
+
   it('reports a command that cannot be found as failed with 127, the log saying why', async () => {
     const dataDir = temp();
     const executor = new LocalExecutor({ dataDir, terminationGraceSeconds: 1 });

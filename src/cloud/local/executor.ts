@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pino, type Logger } from 'pino';
@@ -18,6 +17,7 @@ import {
   writeRecord,
   writeStop,
 } from './executor-records.ts';
+import { type Launched, ReplicaLauncher } from './launcher.ts';
 
 const SUPERVISOR = resolve(import.meta.dirname, 'replica-supervisor.sh');
 
@@ -38,8 +38,8 @@ interface LocalReplica {
   readonly node: string;
   readonly dir: string;
   readonly pid: number;
-  /** Spawned by this instance: its exit is seen as an event. Adopted ones are checked by pid. */
-  child?: ChildProcess;
+  /** Started by this instance: the launcher reports its exit. Adopted ones are checked by pid. */
+  launched?: Launched;
   alive: boolean;
   exit?: ExitRecord;
   /** When SIGTERM was sent (also on disk, so a restarted service keeps the grace deadline). */
@@ -70,6 +70,8 @@ export class LocalExecutor implements Executor {
   private readonly logger: Logger;
   private readonly now: () => number;
   private readonly graceMs: number;
+  private readonly launcher = new ReplicaLauncher();
+  private queue: Promise<void> = Promise.resolve();
 
   constructor(options: LocalExecutorOptions) {
     this.jobsDir = join(resolve(options.dataDir), 'jobs');
@@ -110,7 +112,17 @@ export class LocalExecutor implements Executor {
     }
   }
 
-  async reconcile(desired: readonly DesiredJob[]): Promise<readonly ReplicaStatus[]> {
+  reconcile(desired: readonly DesiredJob[]): Promise<readonly ReplicaStatus[]> {
+    // One at a time: a start waits for the launcher, and two passes must never both start a replica.
+    const pass = this.queue.then(() => this.reconcileNow(desired));
+    this.queue = pass.then(
+      () => undefined,
+      () => undefined,
+    );
+    return pass;
+  }
+
+  private async reconcileNow(desired: readonly DesiredJob[]): Promise<readonly ReplicaStatus[]> {
     const wanted = new Map<number, DesiredJob>();
     for (const job of desired) wanted.set(job.jobId, job);
     const now = this.now();
@@ -131,6 +143,7 @@ export class LocalExecutor implements Executor {
         this.forget(key, replica);
       }
     }
+    const starts: Promise<void>[] = [];
     for (const job of desired) {
       if (blocked.has(job.jobId)) continue;
       for (const spec of job.replicas) {
@@ -138,24 +151,23 @@ export class LocalExecutor implements Executor {
         const replica = this.replicas.get(key);
         // Gone without an exit record (killed from outside with its supervisor): recreated.
         if (replica && !replica.alive && !replica.exit) this.forget(key, replica);
-        if (!this.replicas.has(key)) this.start(spec);
+        if (!this.replicas.has(key)) starts.push(this.start(spec));
       }
     }
+    await Promise.all(starts);
     return [...this.replicas.values()].map((r) => this.statusOf(r));
   }
 
   async close(): Promise<void> {
-    // Replicas keep running; only our handles on them go.
-    for (const replica of this.replicas.values()) replica.child?.removeAllListeners();
+    // Replicas keep running (a restarted service adopts them); only the launcher ends.
+    await this.queue;
+    await this.launcher.close();
   }
 
   private refresh(replica: LocalReplica): void {
     if (!replica.alive) return;
-    if (
-      replica.child
-        ? replica.child.exitCode !== null || replica.child.signalCode !== null
-        : !processExists(replica.pid)
-    ) {
+    const launched = replica.launched;
+    if (launched && !launched.orphaned ? launched.exited : !processExists(replica.pid)) {
       replica.alive = false;
       replica.exit = readExit(replica.dir, replica.rank);
     }
@@ -219,12 +231,11 @@ export class LocalExecutor implements Executor {
   private forget(key: string, replica: LocalReplica): void {
     // A supervisor killed alone may leave its command running in the group: never leave one behind.
     if (!replica.exit && replica.owned) this.signal(-replica.pid, 'SIGKILL');
-    replica.child?.removeAllListeners();
     removeRecords(replica.dir, replica.rank);
     this.replicas.delete(key);
   }
 
-  private start(spec: ReplicaSpec): void {
+  private async start(spec: ReplicaSpec): Promise<void> {
     const dir = generationDir(this.jobsDir, spec.jobId, spec.generation);
     mkdirSync(dir, { recursive: true });
     rmSync(recordFile(dir, spec.rank, 'exit'), { force: true });
@@ -234,31 +245,33 @@ export class LocalExecutor implements Executor {
       if (value !== undefined && !PRIVATE_ENV.test(name)) env[name] = value;
     }
     Object.assign(env, workload.env ?? {}, spec.env);
-    const child = spawn(
+    const launched = await this.launcher.launch(
       '/bin/sh',
       [SUPERVISOR, dir, String(spec.rank), spec.node, '--', ...workload.command, ...(workload.args ?? [])],
-      { cwd: workload.workingDir ?? process.cwd(), env, detached: true, stdio: 'ignore' },
+      { cwd: workload.workingDir ?? process.cwd(), env },
     );
-    child.unref();
-    if (child.pid === undefined) {
-      this.logger.error({ event: 'replica_spawn_failed', jobId: spec.jobId }, 'could not start supervisor');
+    if (typeof launched === 'string') {
+      // Nothing recorded: the next reconcile tries again.
+      this.logger.error(
+        { event: 'replica_spawn_failed', jobId: spec.jobId, error: launched },
+        'could not start supervisor',
+      );
       return;
     }
     const startedAt = this.now();
-    writeRecord(recordFile(dir, spec.rank, 'pid'), { pid: child.pid, node: spec.node, startedAt });
+    writeRecord(recordFile(dir, spec.rank, 'pid'), { pid: launched.pid, node: spec.node, startedAt });
     const replica: LocalReplica = {
       jobId: spec.jobId,
       generation: spec.generation,
       rank: spec.rank,
       node: spec.node,
       dir,
-      pid: child.pid,
-      child,
+      pid: launched.pid,
+      launched,
       alive: true,
       killed: false,
       owned: true,
     };
-    child.on('error', () => undefined);
     this.replicas.set(keyOf(spec.jobId, spec.generation, spec.rank), replica);
     this.logger.info(
       {
@@ -266,7 +279,7 @@ export class LocalExecutor implements Executor {
         jobId: spec.jobId,
         generation: spec.generation,
         rank: spec.rank,
-        pid: child.pid,
+        pid: launched.pid,
       },
       'replica started',
     );
