@@ -1,0 +1,77 @@
+/**
+ * Re-measuring one policy without re-running the field: replaces, in a compare output folder, every
+ * series that a second compare output (same trace, same engine) has, and rewrites results.json,
+ * results.csv, the charts and at-paid.json (read off at the folder's own paid points).
+ *   npm run -s compare-merge -- --into DIR --from NEWDIR [--apps a,b]
+ * `--apps` only names the application subset in the chart titles, as compare does.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Command } from 'commander';
+import {
+  type AtPaidRow,
+  atPaid,
+  atPaidTable,
+  type CompareRow,
+  compareCsv,
+  jctChart,
+  seriesOf,
+} from './lib/compare-report.ts';
+import { runMain, UsageError } from './lib/inputs.ts';
+
+const program = new Command('compare-merge')
+  .description("Replace the series a newer compare output has in an older one's folder")
+  .requiredOption('--into <dir>', 'compare output folder to update')
+  .requiredOption('--from <dir>', 'compare output folder with the re-measured series')
+  .option('--apps <list>', 'application subset, for the chart titles')
+  .showHelpAfterError();
+
+const readJson = <T>(path: string): T => {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as T;
+  } catch (error) {
+    throw new UsageError(`cannot read ${path}: ${(error as Error).message}`);
+  }
+};
+
+await runMain(async () => {
+  program.parse();
+  const opts = program.opts<{ into: string; from: string; apps?: string }>();
+  const old = readJson<CompareRow[]>(join(opts.into, 'results.json'));
+  const fresh = readJson<CompareRow[]>(join(opts.from, 'results.json'));
+  const replaced = new Set(fresh.map(seriesOf));
+  if (replaced.size === 0) throw new UsageError(`${opts.from}/results.json has no runs`);
+  // Each replaced series takes the place of its old runs, so tables keep their column order.
+  const rows: CompareRow[] = [];
+  const placed = new Set<string>();
+  for (const row of old) {
+    const series = seriesOf(row);
+    if (!replaced.has(series)) rows.push(row);
+    else if (!placed.has(series)) {
+      rows.push(...fresh.filter((r) => seriesOf(r) === series));
+      placed.add(series);
+    }
+  }
+  for (const series of replaced)
+    if (!placed.has(series)) rows.push(...fresh.filter((r) => seriesOf(r) === series));
+
+  writeFileSync(join(opts.into, 'results.json'), `${JSON.stringify(rows, null, 2)}\n`);
+  writeFileSync(join(opts.into, 'results.csv'), compareCsv(rows));
+  const what = opts.apps ? ` (${opts.apps})` : '';
+  writeFileSync(
+    join(opts.into, 'avg-jct.svg'),
+    await jctChart(rows, 'avg', `Average JCT vs paid GPU-hours per hour${what}`),
+  );
+  writeFileSync(
+    join(opts.into, 'p95-jct.svg'),
+    await jctChart(rows, 'p95', `P95 JCT vs paid GPU-hours per hour${what}`),
+  );
+  const points = readJson<AtPaidRow[]>(join(opts.into, 'at-paid.json')).map((row) => ({
+    paid: row.paidGpuHoursPerHour,
+    ...(row.minimumMultiple === undefined ? {} : { minimumMultiple: row.minimumMultiple }),
+  }));
+  const table = atPaid(rows, points);
+  writeFileSync(join(opts.into, 'at-paid.json'), `${JSON.stringify(table, null, 2)}\n`);
+  process.stdout.write(`replaced ${[...replaced].join(', ')} in ${opts.into}\n`);
+  process.stdout.write(atPaidTable(table));
+});

@@ -1,0 +1,85 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runScript } from '../helpers/run-script.ts';
+
+const run = (
+  policy: string,
+  budget: number | null,
+  paid: number,
+  avg: number,
+  rates: string | null = null,
+) => ({
+  policy,
+  budget,
+  jobs: 10,
+  completed: 10,
+  avgJctSeconds: avg,
+  p95JctSeconds: avg * 2,
+  allocatedGpuHoursPerHour: paid * 0.9,
+  paidGpuHoursPerHour: paid,
+  rescales: 0,
+  simMs: 1,
+  target: budget === null ? 0.5 : null,
+  solver: null,
+  rates,
+  seed: 1,
+  avgQueueSeconds: 5,
+  spanHours: 10,
+  peakNodes: 3,
+  p50JctSeconds: avg / 2,
+  p99JctSeconds: avg * 3,
+  arrivalSpanHours: 8,
+  knob: budget === null ? 'target' : 'budget',
+});
+
+describe('compare-merge', () => {
+  const root = mkdtempSync(join(tmpdir(), 'compare-merge-'));
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+  const into = join(root, 'into');
+  const from = join(root, 'from');
+  mkdirSync(into);
+  mkdirSync(from);
+  const pollux = [run('pollux-autoscale', null, 40, 2000), run('pollux-autoscale', null, 60, 1000)];
+  writeFileSync(
+    join(into, 'results.json'),
+    JSON.stringify([run('boa', 40, 50, 3000, 'online'), run('boa', 50, 70, 2000, 'online'), ...pollux]),
+  );
+  writeFileSync(
+    join(into, 'at-paid.json'),
+    JSON.stringify([{ paidGpuHoursPerHour: 50, minimumMultiple: 1.6, avgJctSeconds: {}, metrics: {} }]),
+  );
+  writeFileSync(
+    join(from, 'results.json'),
+    JSON.stringify([run('boa', 40, 40, 1600, 'online'), run('boa', 50, 60, 800, 'online')]),
+  );
+  const result = runScript('compare-merge.ts', ['--into', into, '--from', from]);
+
+  it("replaces the re-measured series' runs, keeps the others, and reads off at the folder's points", () => {
+    expect(result.status).toBe(0);
+    const rows = JSON.parse(readFileSync(join(into, 'results.json'), 'utf8')) as Array<{
+      policy: string;
+      avgJctSeconds: number;
+    }>;
+    expect(rows.map((r) => [r.policy, r.avgJctSeconds])).toEqual([
+      ['boa', 1600],
+      ['boa', 800],
+      ['pollux-autoscale', 2000],
+      ['pollux-autoscale', 1000],
+    ]);
+    const table = JSON.parse(readFileSync(join(into, 'at-paid.json'), 'utf8'));
+    expect(table).toHaveLength(1);
+    expect(table[0].minimumMultiple).toBe(1.6);
+    expect(table[0].avgJctSeconds.boa).toBeCloseTo(1200, 6);
+    expect(table[0].avgJctSeconds['pollux-autoscale']).toBeCloseTo(1500, 6);
+    for (const file of ['results.csv', 'avg-jct.svg', 'p95-jct.svg'])
+      expect(existsSync(join(into, file))).toBe(true);
+  });
+
+  it('refuses a folder it cannot read, naming it', () => {
+    const bad = runScript('compare-merge.ts', ['--into', into, '--from', join(root, 'missing')]);
+    expect(bad.status).not.toBe(0);
+    expect(bad.stderr).toContain(join(root, 'missing', 'results.json'));
+  });
+});
