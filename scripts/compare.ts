@@ -132,10 +132,18 @@ await runMain(async () => {
         asUsage(() => parsePolicyEntry(spec, findPolicy)),
       );
   const swept = compareTasks(entries, budgets.values, targets, shared);
+  const fixedMode = (policy: string) => findPolicy(policy).mode === 'fixed';
   const tasks =
     config.cluster === undefined
       ? swept
-      : oneRunPerFixedSeries(swept, (policy) => findPolicy(policy).mode === 'fixed');
+      : oneRunPerFixedSeries(swept, fixedMode).filter((task) => {
+          // No --budgets: only the fixed-cluster policies (sized by the cluster) have a point to run.
+          const keep =
+            opts.budgets !== undefined || fixedMode(task.policy) || findPolicy(task.policy).knob !== 'budget';
+          if (!keep)
+            process.stderr.write(`skipped ${task.label ?? task.policy}: give --budgets to sweep it\n`);
+          return keep;
+        });
   const setup: CompareSetup = {
     trace: opts.trace,
     ...(opts.apps ? { apps: opts.apps } : {}),

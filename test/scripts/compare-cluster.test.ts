@@ -10,13 +10,17 @@ const TRACE = resolve(POLLUX, 'workloads/workload-1.csv');
 describe('compare --cluster', () => {
   const out = mkdtempSync(join(tmpdir(), 'compare-cluster-'));
   const run = runScript('compare.ts', [
-    ...['--trace', TRACE, '--apps', 'cifar10', '--policies', 'lyra,boa', '--cluster', 'g4dn:2,p3:1'],
+    ...['--trace', TRACE, '--apps', 'cifar10', '--policies', 'lyra,boa,fixed-request'],
+    ...['--cluster', 'g4dn:2,p3:1', '--budgets', '30'],
     ...['--out', out, '--workers', '2', '--quiet'],
   ]);
 
   it('runs a fixed-cluster policy once on the pools, and skips boa with the reason', () => {
     expect(run.status).toBe(0);
-    expect(run.stderr).toMatch(/skipped boa at budget 1: policy "boa" autoscales one g4dn \(t4\) node group/);
+    expect(run.stderr).toMatch(
+      /skipped boa at budget 30: policy "boa" autoscales one g4dn \(t4\) node group/,
+    );
+    expect(run.stderr).toMatch(/skipped fixed-request at budget 30: policy "fixed-request" autoscales/);
     const rows = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8'));
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ policy: 'lyra', cluster: 'g4dn:2,p3:1', budget: 12, completed: 66 });
@@ -31,6 +35,22 @@ describe('compare --cluster', () => {
       /^series\s+knob\s+done\s+avg JCT s\s+p99 JCT s\s+deadlines met\s+interactive queue s/m,
     );
     expect(run.stdout).toMatch(/^lyra\s+budget 12\s+66\/66\s.*%.*t4 [0-9.]+% v100 [0-9.]+%$/m);
+  });
+});
+
+describe('compare --cluster without --budgets', () => {
+  it('runs the fixed-cluster policies and says the others need --budgets', () => {
+    const out = mkdtempSync(join(tmpdir(), 'compare-cluster-'));
+    const run = runScript('compare.ts', [
+      ...['--trace', TRACE, '--apps', 'ncf', '--policies', 'lyra,boa', '--cluster', 'g4dn:2'],
+      ...['--out', out, '--workers', '1', '--quiet'],
+    ]);
+    expect(run.status).toBe(0);
+    expect(run.stderr).toBe('skipped boa: give --budgets to sweep it\n');
+    const rows = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8'));
+    expect(rows.map((r: { policy: string; budget: number }) => `${r.policy}@${r.budget}`)).toEqual([
+      'lyra@8',
+    ]);
   });
 });
 
