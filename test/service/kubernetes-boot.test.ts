@@ -1,0 +1,207 @@
+/**
+ * `--cloud aws --executor kubernetes` through bootService as main runs it: the executor is the one boot
+ * loads (dynamic import, cluster from KUBECONFIG), the node group is the real EKS adapter over mocked SDK
+ * clients (aws-sdk-client-mock), and Kubernetes is the real @kubernetes/client-node against the
+ * in-process fake API server, whose Nodes follow the emulated group's instances.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
+import { pino } from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createAwsNodePool } from '../../src/cloud/aws/index.ts';
+import { KubeClusterNodes } from '../../src/cloud/aws/kube-cluster-nodes.ts';
+import { LABELS, podName, serviceName } from '../../src/cloud/kubernetes/names.ts';
+import { bootService, InlinePlanComputer } from '../../src/service/boot.ts';
+import { resolveConfig } from '../../src/service/config.ts';
+import { nodesOf } from '../../src/service/jobs.ts';
+import { emulateNodegroup } from '../cloud/emulated-nodegroup.ts';
+import { kubeBridge } from '../cloud/kube-bridge.ts';
+import { ManualClock } from './harness.ts';
+
+const NS = 'boa-jobs';
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const fn of cleanups.splice(0).reverse()) await fn();
+});
+
+/** Watch events and the executor's pass arrive asynchronously: poll, with room for a loaded machine. */
+async function eventually<T>(
+  what: string,
+  read: () => T | Promise<T>,
+  ok: (value: T) => boolean,
+): Promise<T> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const value = await read();
+    if (ok(value)) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** KUBECONFIG pointing at the fake API server, as a cluster admin's would; restored afterwards. */
+function useKubeconfig(exported: string): void {
+  const dir = mkdtempSync(join(tmpdir(), 'boa-kubeconfig-'));
+  writeFileSync(join(dir, 'config'), exported);
+  const saved = {
+    KUBECONFIG: process.env.KUBECONFIG,
+    KUBERNETES_SERVICE_HOST: process.env.KUBERNETES_SERVICE_HOST,
+  };
+  process.env.KUBECONFIG = join(dir, 'config');
+  delete process.env.KUBERNETES_SERVICE_HOST;
+  cleanups.push(() => {
+    for (const [key, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
+    rmSync(dir, { recursive: true, force: true });
+  });
+}
+
+async function bootOnEks() {
+  const clock = new ManualClock();
+  const group = emulateNodegroup({ clock, minSize: 0, maxSize: 4, bootMs: 60_000, updatePolls: 0 });
+  const bridge = await kubeBridge(group.kube);
+  cleanups.push(() => bridge.close());
+  useKubeconfig(bridge.fake.kubeConfig().exportConfig());
+  const logger = pino({ level: 'silent' });
+  const config = resolveConfig({
+    cloud: 'aws',
+    executor: 'kubernetes',
+    dataDir: ':memory:',
+    token: 'operator-token-0123456789',
+    publicUrl: 'http://boa.boa-system.svc:8080',
+    gpusPerNode: 4,
+    priorRates: { cifar10: 8 },
+    terminationGraceSeconds: 30,
+    aws: { clusterName: 'boa', nodegroupName: 'gpu', region: 'us-east-1' },
+    kubernetes: { namespace: NS },
+  });
+  const nodes = new KubeClusterNodes(bridge.fake.kubeConfig(), { logger, clock, resyncMs: 0 });
+  cleanups.push(() => nodes.close());
+  const pool = createAwsNodePool(config, logger, {
+    clients: {
+      eks: group.eks,
+      ec2: group.ec2,
+      autoscaling: group.autoscaling,
+      cloudwatch: new CloudWatchClient({ region: 'us-east-1' }),
+    },
+    clock,
+    nodes,
+  });
+  // No executor given: boot makes it from the config, as `boa-service --executor kubernetes` does.
+  const boa = await bootService(config, { clock, pool, computer: new InlinePlanComputer(), logger });
+  cleanups.push(() => boa.close());
+  const tick = async () => {
+    bridge.sync();
+    await boa.scheduler.tick();
+    await boa.scheduler.settle();
+    await boa.service.execution.settle();
+    clock.advance(60);
+  };
+  return { boa, fake: bridge.fake, tick };
+}
+
+describe('service with --cloud aws --executor kubernetes', () => {
+  it('runs a submitted workload as pods pinned to its nodes, and removes them once it is done', async () => {
+    const { boa, fake, tick } = await bootOnEks();
+    expect(boa.service.execution.executor?.kind).toBe('kubernetes');
+    const api = (method: string, path: string, body?: unknown) =>
+      boa.app.request(path, {
+        method,
+        headers: { authorization: `Bearer ${boa.token}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    expect((await api('PUT', '/v1/budget', { gpuHoursPerHour: 30 })).status).toBe(200);
+    await boa.service.planner.idle();
+    const submitted = await api('POST', '/v1/jobs', {
+      class: 'cifar10',
+      name: 'r18',
+      workload: {
+        image: 'ghcr.io/example/train:1',
+        command: ['python', 'train.py'],
+        args: ['--epochs', '90'],
+      },
+    });
+    expect(submitted.status).toBe(201);
+    const { id } = (await submitted.json()) as { id: number };
+
+    // The group scales up, the instances boot and join as Nodes, the job is placed, its pods made.
+    const placed = await eventually(
+      'the job placed',
+      async () => {
+        await tick();
+        return boa.service.job(id);
+      },
+      (job) => job.allocation.length > 0,
+    );
+    const perNode = nodesOf(placed.allocation);
+    const pods = await eventually(
+      'the job pods',
+      () => fake.pods(NS),
+      (list) => list.length === perNode.length,
+    );
+    const nodeNames = new Set(fake.nodes().map((n) => n.metadata.name));
+    const [jobService] = fake.services(NS);
+    expect(jobService?.metadata.name).toBe(serviceName(id));
+    for (const [rank, { node, gpus }] of perNode.entries()) {
+      const pod = pods.find((p) => p.metadata.name === podName(id, placed.generation, rank));
+      expect(pod, `pod of rank ${rank}`).toBeDefined();
+      // Pinned to the Kubernetes Node boa placed it on (a real Node of the group), with its GPUs.
+      expect(nodeNames.has(node)).toBe(true);
+      expect(pod?.spec?.nodeName).toBe(node);
+      const container = pod?.spec?.containers?.[0];
+      expect(container?.resources?.limits?.['nvidia.com/gpu']).toBe(String(gpus));
+      expect(container?.image).toBe('ghcr.io/example/train:1');
+      expect(pod?.metadata.labels).toMatchObject({
+        [LABELS.jobId]: String(id),
+        [LABELS.generation]: String(placed.generation),
+        [LABELS.rank]: String(rank),
+      });
+      // Owned by the job's headless Service, so deleting it takes the pods along.
+      expect(pod?.metadata.ownerReferences?.[0]).toMatchObject({
+        kind: 'Service',
+        name: serviceName(id),
+        uid: jobService?.metadata.uid,
+      });
+      const env = Object.fromEntries(
+        (container?.env ?? []).map((e: { name: string; value?: string }) => [e.name, e.value]),
+      );
+      expect(env).toMatchObject({
+        BOA_URL: 'http://boa.boa-system.svc:8080',
+        BOA_JOB_ID: String(id),
+        WORLD_SIZE: String(placed.allocation.length),
+        NODE_RANK: String(rank),
+        NPROC_PER_NODE: String(gpus),
+      });
+    }
+
+    // Rank 0 exits 0: the job is done and its pods and Service go.
+    fake.kubelet.startPods();
+    fake.kubelet.exit(podName(id, placed.generation, 0), 0);
+    await eventually(
+      'the job done',
+      async () => {
+        await tick();
+        return boa.service.job(id).state;
+      },
+      (state) => state === 'done',
+    );
+    await eventually(
+      'the pods gone',
+      async () => {
+        await tick();
+        fake.kubelet.finishTermination();
+        return fake.pods(NS).map((p) => p.metadata.name);
+      },
+      (names) => names.length === 0,
+    );
+    await eventually(
+      'the job Service gone',
+      () => fake.services(NS),
+      (list) => list.length === 0,
+    );
+  }, 120_000);
+});
