@@ -26,6 +26,7 @@ export interface EngineFlags {
   readonly cluster?: string;
   readonly colocationInterference?: string;
   readonly deadlines?: string;
+  readonly interactiveMinutes?: string;
 }
 
 /** The ground truth, the profiles and the engine flags, declared alike on every simulation command. */
@@ -48,6 +49,10 @@ export function withSimulationOptions(command: Command): Command {
       "co-located jobs: round time over Muri's no-interference bound, minus 1 (default 0.2)",
     )
     .option(
+      '--interactive-minutes <m>',
+      "jobs whose isolated runtime at their request is at most this are interactive, unless the trace has a kind column (default 20, Cornucopia's)",
+    )
+    .option(
       '--deadlines <mode>',
       "generated (default: CUCKOO's N(8, 2) slack) or none, unless the trace has a deadline column",
     );
@@ -63,6 +68,10 @@ export function engineConfigFrom(flags: EngineFlags): Partial<EngineConfig> {
         ? undefined
         : numberOption(flags.colocationInterference, '--colocation-interference', { min: 0 }),
     deadlineSlack: deadlinesFrom(flags.deadlines),
+    interactiveSeconds:
+      flags.interactiveMinutes === undefined
+        ? undefined
+        : numberOption(flags.interactiveMinutes, '--interactive-minutes', { min: 0 }) * 60,
     tickSeconds: seconds(flags.tick, '--tick', true),
     bootSeconds: seconds(flags.boot, '--boot'),
     releaseLagSeconds: seconds(flags.releaseLag, '--release-lag'),
