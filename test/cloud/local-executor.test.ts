@@ -99,6 +99,18 @@ describe('local executor', () => {
     await executor.close();
   });
 
+  it('still stops a replica whose records folder was removed from outside', async () => {
+    const dataDir = temp();
+    const executor = new LocalExecutor({ dataDir, terminationGraceSeconds: 1 });
+    await settle(executor, [job(['sleep', '30'])], (s) => s[0]?.phase === 'running');
+    const { pid } = JSON.parse(readFileSync(join(dataDir, 'jobs/1/1/0.pid'), 'utf8'));
+    pids.push(pid);
+    rmSync(join(dataDir, 'jobs'), { recursive: true, force: true });
+    await settle(executor, [], (s) => s.length === 0);
+    expect(processExists(pid)).toBe(false);
+    await executor.close();
+  });
+
   it('reports a command that cannot be found as failed with 127, the log saying why', async () => {
     const dataDir = temp();
     const executor = new LocalExecutor({ dataDir, terminationGraceSeconds: 1 });

@@ -197,7 +197,15 @@ export class LocalExecutor implements Executor {
   private stop(replica: LocalReplica, now: number): void {
     if (replica.stopAt === undefined) {
       replica.stopAt = now;
-      writeStop(replica.dir, replica.rank, now);
+      try {
+        writeStop(replica.dir, replica.rank, now);
+      } catch (error) {
+        // Its folder removed from outside: the stop is still sent; only a restart would forget the deadline.
+        this.logger.warn(
+          { event: 'replica_record_failed', dir: replica.dir, error: (error as Error).message },
+          'stop not recorded',
+        );
+      }
       this.signal(replica.pid, 'SIGTERM');
       this.logger.info(
         {
