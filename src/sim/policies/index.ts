@@ -6,7 +6,7 @@ import type { PolicyDefinition } from '../policy.ts';
 import { boaPolicy } from './boa/index.ts';
 import { cornucopiaPolicy } from './cornucopia/index.ts';
 import { srtfPolicy, srtfPriorityPolicy } from './cornucopia/srtf.ts';
-import { cuckooPolicy } from './cuckoo/index.ts';
+import { cuckooPolicy, fifoPolicy, muriPolicy } from './cuckoo/index.ts';
 import { fixedRequestPolicy } from './fixed-request/index.ts';
 import { lyraPolicy } from './lyra/index.ts';
 import { onesPolicy } from './ones/index.ts';
@@ -23,6 +23,8 @@ export const POLICIES: readonly PolicyDefinition[] = [
   lyraPolicy,
   onesPolicy,
   cuckooPolicy,
+  muriPolicy,
+  fifoPolicy,
   cornucopiaPolicy,
   srtfPolicy,
   srtfPriorityPolicy,

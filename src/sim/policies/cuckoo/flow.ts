@@ -62,13 +62,18 @@ export class FlowNetwork {
       const queue = [source];
       queued[source] = 1;
       for (let head = 0; head < queue.length; head++) {
+        if (head > n * this.#to.length + n) {
+          throw new FlowError('a negative-cost cycle in the residual network (costs must not form one)');
+        }
         const u = queue[head] as number;
         queued[u] = 0;
         for (const a of this.#adj[u] as number[]) {
           if ((this.#cap[a] as number) <= 0) continue;
           const v = this.#to[a] as number;
           const d = (dist[u] as number) + (this.#cost[a] as number);
-          if (d < (dist[v] as number) - 1e-12) {
+          // A relative margin: costs of 1e4-1e5 s carry rounding errors that could otherwise look like
+          // a negative cycle and relax forever.
+          if (d < (dist[v] as number) - 1e-9 * Math.max(1, Math.abs(d))) {
             dist[v] = d;
             via[v] = a;
             if (!queued[v]) {

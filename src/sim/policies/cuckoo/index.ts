@@ -1,26 +1,52 @@
 /**
- * cuckoo: a deadline-aware baseline on a fixed cluster of `budget` GPUs. Every job gets a deadline of
- * arrival + f x its fastest execution time (f ~ N(8, 2) per job, seeded); each tick the free GPU slots
- * go to (job, width) by a min-cost assignment whose cost is completion time plus a heavy penalty for
- * lateness, least-slack jobs admitted first, no interleaving. See README.md in this folder.
+ * cuckoo: CUCKOO (deadline-aware interleaved job packing on heterogeneous GPUs) on a fixed cluster, and
+ * the two baselines its paper compares with: muri (Muri-like packing on efficiency alone, placed first
+ * come first served) and fifo (no packing). See README.md in this folder.
  */
 import type { PolicyDefinition } from '../../policy.ts';
 import { positiveClusterGpus } from '../common/fixed-cluster.ts';
-import { CuckooScheduler } from './scheduler.ts';
+import { GroupScheduler, type PackerFlavour } from './group-scheduler.ts';
 
 export class CuckooOptionsError extends Error {
   override name = 'CuckooOptionsError';
 }
+export class MuriOptionsError extends Error {
+  override name = 'MuriOptionsError';
+}
+export class FifoOptionsError extends Error {
+  override name = 'FifoOptionsError';
+}
 
-export const cuckooPolicy: PolicyDefinition = {
-  name: 'cuckoo',
-  mode: 'fixed',
-  knob: 'budget',
-  describe:
-    'deadline-aware min-cost assignment of GPU slots on a fixed cluster of `budget` GPUs, least slack first',
-  create(context, options) {
-    positiveClusterGpus('cuckoo', options, CuckooOptionsError);
-    const scheduler = new CuckooScheduler(context);
-    return { name: 'cuckoo', decide: (cluster, jobs) => scheduler.decide(cluster, jobs) };
-  },
-};
+function definition(
+  name: PackerFlavour,
+  describe: string,
+  OptionsError: new (message: string) => Error,
+): PolicyDefinition {
+  return {
+    name,
+    mode: 'fixed',
+    knob: 'budget',
+    describe,
+    create(context, options) {
+      positiveClusterGpus(name, options, OptionsError);
+      const scheduler = new GroupScheduler(context, name);
+      return { name, decide: (cluster, jobs) => scheduler.decide(cluster, jobs) };
+    },
+  };
+}
+
+export const cuckooPolicy = definition(
+  'cuckoo',
+  'CUCKOO: jobs paired by blossom matching on interleaving efficiency and deadlines, groups planned onto GPU types by min-cost flow (fixed cluster of `budget` GPUs)',
+  CuckooOptionsError,
+);
+export const muriPolicy = definition(
+  'muri',
+  'Muri-like: jobs paired by blossom matching on interleaving efficiency alone, first come first served on the first pool with room (fixed cluster)',
+  MuriOptionsError,
+);
+export const fifoPolicy = definition(
+  'fifo',
+  'FIFO: one job per GPU set at its request, first come first served, no packing (fixed cluster)',
+  FifoOptionsError,
+);

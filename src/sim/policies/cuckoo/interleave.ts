@@ -11,7 +11,8 @@
  * job's forward pass, a communication-stage job's gradient synchronisation (its backward and C, which
  * overlap, as gradient buckets are sent while backward runs). When two or more jobs use the GPU (or
  * the network) in the same stage, their work on it in that stage is stretched by the interference
- * coefficient (Alg. 2's resourceCompetition). Stages are simulated until the sum of the last cycle
+ * coefficient (Alg. 2's resourceCompetition; the paper's example uses 2 for two jobs, i.e. each gets
+ * half the resource; k users stretch by coefficient x k / 2). Stages are simulated until the sum of the last cycle
  * equals the one before (Alg. 1's isCloseToLastIteration) and that sum is the group's iteration time.
  * The paper's Table 3/4 example (ResNet and BERT, coefficients 2) gives R = 10, 72, 363, 98, 10, 72
  * and 543 ms; test/sim/policies/cuckoo/interleave.test.ts checks it.
@@ -32,8 +33,11 @@ export interface Interference {
   readonly comm: number;
 }
 
-/** Our default: the engine's co-location model stretches a shared round by 1.2; assumed for both. */
-export const DEFAULT_INTERFERENCE: Interference = { gpu: 1.2, comm: 1.2 };
+/**
+ * Our default: two jobs on one GPU (or link) each get half of it, and the engine's co-location model
+ * adds 20% interference on top: 2 x 1.2. (With k users the stretch is coefficient x k / 2.)
+ */
+export const DEFAULT_INTERFERENCE: Interference = { gpu: 2.4, comm: 2.4 };
 
 export class InterleaveError extends Error {
   override name = 'InterleaveError';
@@ -87,8 +91,8 @@ export function estimateInterleaved(
     });
     const gpuUsers = jobs.filter((_, j) => (fwd[j] as number) + (bwd[j] as number) > 0).length;
     const netUsers = jobs.filter((_, j) => (net[j] as number) > 0).length;
-    const g = gpuUsers >= 2 ? interference.gpu : 1;
-    const c = netUsers >= 2 ? interference.comm : 1;
+    const g = gpuUsers >= 2 ? (interference.gpu * gpuUsers) / 2 : 1;
+    const c = netUsers >= 2 ? (interference.comm * netUsers) / 2 : 1;
     jobs.forEach((_, j) => {
       if (phase[j] === 1) r = Math.max(r, g * (fwd[j] as number));
       if (phase[j] === 2) {

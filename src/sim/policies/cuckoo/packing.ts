@@ -14,7 +14,6 @@
  * miss a deadline it meets alone on that type. Such jobs run alone.
  */
 import {
-  interleaveEfficiency,
   type Interference,
   estimateInterleaved,
   isolatedIterationMs,
@@ -34,6 +33,8 @@ export interface PackCandidate {
   readonly secondsAlone: readonly number[];
   /** Seconds from now to its deadline (Infinity = none). */
   readonly deadlineIn: number;
+  /** Names its stage profiles (class and width), so estimates are computed once per pair of names. */
+  readonly profileKey?: string;
 }
 
 export interface PackOptions {
@@ -42,6 +43,15 @@ export interface PackOptions {
   /** Leave out pairs in which sharing makes a member miss a deadline it meets alone. */
   readonly deadlineFallback: boolean;
   readonly interference: Interference;
+  /** Estimates by pair of profile keys, kept across calls (a scheduler's lifetime). */
+  readonly cache?: Map<string, PairEstimate>;
+}
+
+/** A pair's Eq. 1 efficiency on its best type, and each member's slowdown there. */
+export interface PairEstimate {
+  readonly efficiency: number;
+  readonly type: number;
+  readonly slowdown: readonly [number, number];
 }
 
 export interface Pair {
@@ -59,38 +69,18 @@ export function deadlineValue(aIn: number, bIn: number): number {
   return hi > 0 ? lo / hi : 1;
 }
 
-/**
- * Each member's run time left when the two share GPUs of `type`: it does one iteration per group
- * iteration, so it slows by group iteration / its own.
- */
-export function sharedSeconds(
-  a: PackCandidate,
-  b: PackCandidate,
-  type: number,
-  interference: Interference,
-): [number, number] {
-  const sa = a.stages[type] as StageProfile;
-  const sb = b.stages[type] as StageProfile;
-  const together = Math.min(
-    estimateInterleaved([sa, sb], interference).iterationMs,
-    estimateInterleaved([sb, sa], interference).iterationMs,
-  );
-  const slow = (s: StageProfile) => together / Math.max(1e-9, isolatedIterationMs(s));
-  return [(a.secondsAlone[type] as number) * slow(sa), (b.secondsAlone[type] as number) * slow(sb)];
-}
-
 /** Algorithm 3: the pairs of a maximum-weight matching on Eq. 12's weights; the rest run alone. */
 export function packJobs(candidates: readonly PackCandidate[], options: PackOptions): Pair[] {
   const edges: (WeightedEdge & { efficiency: number })[] = [];
-  const memo = new Map<string, { efficiency: number; type: number }>();
+  const cache = options.cache ?? new Map<string, PairEstimate>();
   for (let a = 0; a < candidates.length; a++) {
     for (let b = a + 1; b < candidates.length; b++) {
       const ca = candidates[a] as PackCandidate;
       const cb = candidates[b] as PackCandidate;
       if (ca.width !== cb.width) continue;
-      const best = bestType(ca, cb, options.interference, memo);
+      const best = estimatePair(ca, cb, options.interference, cache);
       if (!(best.efficiency > 1)) continue;
-      if (options.deadlineFallback && missesBySharing(ca, cb, best.type, options.interference)) continue;
+      if (options.deadlineFallback && missesBySharing(ca, cb, best)) continue;
       const w = options.efficiencyWeight;
       const weight = w * best.efficiency + (1 - w) * deadlineValue(ca.deadlineIn, cb.deadlineIn);
       edges.push({ u: a, v: b, weight, efficiency: best.efficiency });
@@ -100,39 +90,58 @@ export function packJobs(candidates: readonly PackCandidate[], options: PackOpti
   return edges.filter((e) => mate[e.u] === e.v).map((e) => ({ a: e.u, b: e.v, efficiency: e.efficiency }));
 }
 
-function bestType(
+/**
+ * The pair on the GPU type where it interleaves best, in its better order (Table 3's Order column):
+ * its Eq. 1 efficiency and how much each member slows (group iteration / its own; each member does
+ * one iteration per group iteration).
+ */
+export function estimatePair(
   a: PackCandidate,
   b: PackCandidate,
   interference: Interference,
-  memo: Map<string, { efficiency: number; type: number }>,
-): { efficiency: number; type: number } {
-  const key = JSON.stringify([a.stages, b.stages]);
-  let best = memo.get(key);
+  cache: Map<string, PairEstimate> = new Map(),
+): PairEstimate {
+  const key =
+    a.profileKey !== undefined && b.profileKey !== undefined
+      ? `${a.profileKey}|${b.profileKey}`
+      : JSON.stringify([a.stages, b.stages]);
+  let best = cache.get(key);
   if (best === undefined) {
-    best = { efficiency: 0, type: 0 };
+    best = { efficiency: 0, type: 0, slowdown: [1, 1] };
     for (let k = 0; k < a.stages.length; k++) {
       const sa = a.stages[k] as StageProfile;
       const sb = b.stages[k] as StageProfile;
-      // The interleaving order matters (Table 3's Order column): the better of the two.
-      const e = Math.max(
-        interleaveEfficiency([sa, sb], interference),
-        interleaveEfficiency([sb, sa], interference),
+      const together = Math.min(
+        estimateInterleaved([sa, sb], interference).iterationMs,
+        estimateInterleaved([sb, sa], interference).iterationMs,
       );
-      if (e > best.efficiency) best = { efficiency: e, type: k };
+      const ia = isolatedIterationMs(sa);
+      const ib = isolatedIterationMs(sb);
+      const e = together > 0 ? (ia + ib) / together : 1;
+      if (e > best.efficiency) {
+        best = {
+          efficiency: e,
+          type: k,
+          slowdown: [together / Math.max(1e-9, ia), together / Math.max(1e-9, ib)],
+        };
+      }
     }
-    memo.set(key, best);
+    cache.set(key, best);
   }
   return best;
 }
 
-function missesBySharing(
-  a: PackCandidate,
-  b: PackCandidate,
-  type: number,
-  interference: Interference,
-): boolean {
-  const [ta, tb] = sharedSeconds(a, b, type, interference);
-  const alone = (c: PackCandidate) => (c.secondsAlone[type] as number) <= c.deadlineIn;
+/** Each member's run time left when the two share GPUs of the pair's best type. */
+export function sharedSeconds(a: PackCandidate, b: PackCandidate, pair: PairEstimate): [number, number] {
+  return [
+    (a.secondsAlone[pair.type] as number) * pair.slowdown[0],
+    (b.secondsAlone[pair.type] as number) * pair.slowdown[1],
+  ];
+}
+
+function missesBySharing(a: PackCandidate, b: PackCandidate, pair: PairEstimate): boolean {
+  const [ta, tb] = sharedSeconds(a, b, pair);
+  const alone = (c: PackCandidate) => (c.secondsAlone[pair.type] as number) <= c.deadlineIn;
   return (alone(a) && ta > a.deadlineIn) || (alone(b) && tb > b.deadlineIn);
 }
 

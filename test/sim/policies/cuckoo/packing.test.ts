@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { StageProfile } from '../../../../src/sim/policies/cuckoo/interleave.ts';
 import {
   deadlineValue,
+  estimatePair,
   EFFICIENCY_WEIGHT,
   type PackCandidate,
   packJobs,
@@ -52,7 +53,8 @@ describe('job packing (CUCKOO Algorithm 3, Eq. 11-12)', () => {
     const heavy = { ...cuckoo, interference: { gpu: 3, comm: 3 } };
     expect(packJobs([job(gpuHeavy, 1000), job(gpuHeavy, 1000)], heavy)).toEqual([]);
     // 100 s alone meets a 120 s deadline; sharing slows it past it.
-    const [shared] = sharedSeconds(job(gpuHeavy, 120), job(gpuHeavy, 120), 0, cuckoo.interference);
+    const pair = estimatePair(job(gpuHeavy, 120), job(gpuHeavy, 120), cuckoo.interference);
+    const [shared] = sharedSeconds(job(gpuHeavy, 120), job(gpuHeavy, 120), pair);
     expect(shared).toBeGreaterThan(120);
     expect(packJobs([job(gpuHeavy, 120), job(gpuHeavy, 10_000)], cuckoo)).toEqual([]);
     expect(packJobs([job(gpuHeavy, 120), job(gpuHeavy, 10_000)], muri)).toHaveLength(1);
