@@ -102,14 +102,6 @@ export class GroupScheduler {
     const groups = this.#group(candidates, packed, freeByType);
     const starts =
       this.flavour === 'cuckoo' ? this.#planCuckoo(groups, freeByType) : this.#planFifo(groups, freeByType);
-    console.error(
-      cluster.now,
-      freeByType,
-      waiting.map((j) => j.requestedGpus).join(','),
-      candidates.length,
-      starts.length,
-      groups.map((g) => g.width).join(','),
-    );
     for (const [g, type] of starts) {
       const group = groups[g] as Group;
       const allocation = place(ready, free, this.#types[type] as GpuType, group.width);
