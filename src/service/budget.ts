@@ -1,0 +1,113 @@
+import type { ClassProfile } from '../core/profile.ts';
+import { checkBudget } from './calculator/compute.ts';
+import { ServiceError } from './errors.ts';
+import { type Averages, averagesFromTotals } from './ledger.ts';
+import { estimatedClasses, loadRates } from './plan-inputs.ts';
+import type { BoaService } from './service.ts';
+import { type SpendCeiling, spendCeiling } from './spend-guard.ts';
+import type { BudgetSetting } from './state.ts';
+
+const HOUR = 3_600_000;
+
+/** The fewest GPUs any class can run a job on: a budget below this cannot run anything. */
+function smallestJobGpus(classes: readonly ClassProfile[]): number {
+  let smallest = Number.POSITIVE_INFINITY;
+  for (const c of classes) {
+    for (const e of c.epochs) {
+      for (const width of Object.keys(e.speedup)) smallest = Math.min(smallest, Number(width));
+    }
+  }
+  return Number.isFinite(smallest) ? smallest : 1;
+}
+
+/**
+ * Sets the budget. Refused (422) only below what one job of the cheapest class needs to run at all
+ * (its narrowest width, in GPUs); a budget below the minimum for the current estimates is accepted
+ * with a warning: the plan uses the cheapest widths and the jobs the budget cannot serve queue.
+ */
+export function setBudget(
+  svc: BoaService,
+  gpuHoursPerHour: number,
+): { budget: BudgetSetting; minFeasibleBudget: number; warning: string | null } {
+  if (!Number.isFinite(gpuHoursPerHour) || gpuHoursPerHour <= 0) {
+    throw new ServiceError(400, 'invalid', 'gpuHoursPerHour must be a positive number', 'gpuHoursPerHour');
+  }
+  const classes = estimatedClasses(svc);
+  const smallest = smallestJobGpus(classes);
+  if (gpuHoursPerHour < smallest) {
+    throw new ServiceError(
+      422,
+      'budget_below_minimum',
+      `budget ${gpuHoursPerHour} GPU-hours/hour cannot keep even one job running: the cheapest class ` +
+        `needs at least ${smallest} GPU(s). The smallest accepted budget is ${smallest}.`,
+      'gpuHoursPerHour',
+      { minFeasibleBudget: smallest },
+    );
+  }
+  const now = svc.deps.clock.now();
+  const minFeasibleBudget = checkBudget(
+    { classes, ratesPerHour: loadRates(svc, now), gpusPerNode: svc.deps.config.gpusPerNode },
+    0,
+    false,
+  );
+  const warning =
+    gpuHoursPerHour < minFeasibleBudget * (1 - 1e-9)
+      ? `budget ${gpuHoursPerHour} is below ${minFeasibleBudget.toFixed(3)} GPU-hours/hour, the minimum ` +
+        'for the estimated arrivals: jobs will queue (oldest first) until the budget allows them'
+      : null;
+  const budget = { gpuHoursPerHour, setAt: now };
+  svc.deps.repo.putSetting('budget', budget, now);
+  svc.state.budget = budget;
+  svc.deps.logger.info({ event: 'budget_set', gpuHoursPerHour, warning }, 'budget set');
+  void svc.planner.request('budget');
+  return { budget, minFeasibleBudget, warning };
+}
+
+/** Where the budget window starts: when the budget was set (a new promise) or 'budgetWindowHours' ago. */
+export function budgetWindowStart(svc: BoaService, budget: BudgetSetting, now: number): number {
+  return Math.max(now - svc.deps.config.budgetWindowHours * HOUR, svc.state.startedAt, budget.setAt);
+}
+
+/** The most GPUs and nodes the budget window allows from now on (spend-guard.ts). */
+export function currentSpendCeiling(svc: BoaService, now: number): SpendCeiling | undefined {
+  const budget = svc.state.budget;
+  if (!budget) return undefined;
+  const { config, repo } = svc.deps;
+  const from = budgetWindowStart(svc, budget, now);
+  return spendCeiling({
+    budgetGpuHoursPerHour: budget.gpuHoursPerHour,
+    paidGpuHours: repo.ledgerTotals(from, now).paidGpuMs / HOUR,
+    elapsedHours: Math.max(0, now - from) / HOUR,
+    horizonHours: config.budgetHorizonHours,
+    gpusPerNode: config.gpusPerNode,
+    slack: config.budgetSlack,
+    heldNodes: svc.state.nodes.length,
+  });
+}
+
+/**
+ * The budget the current load would need: the cheapest plan for the load (loadRates: the estimated
+ * arrivals plus the jobs waiting now, cleared within one budget window). Recomputed once a minute.
+ */
+export function loadNeeds(svc: BoaService, now: number): number {
+  const cached = svc.state.loadNeeds;
+  if (cached && now - cached.at < 60_000) return cached.gpuHoursPerHour;
+  const gpuHoursPerHour = checkBudget(
+    {
+      classes: estimatedClasses(svc),
+      ratesPerHour: loadRates(svc, now),
+      gpusPerNode: svc.deps.config.gpusPerNode,
+    },
+    0,
+    false,
+  );
+  svc.state.loadNeeds = { at: now, gpuHoursPerHour };
+  return gpuHoursPerHour;
+}
+
+/** Paid and allocated time-averages over [from, to], the open allocation interval included. */
+export function ledgerAverages(svc: BoaService, from: number, to: number): Averages {
+  const totals = svc.deps.repo.ledgerTotals(from, to);
+  const open = svc.state.allocatedGpus * Math.max(0, to - Math.max(from, svc.state.allocatedFrom));
+  return averagesFromTotals(totals.paidGpuMs, totals.allocatedGpuMs + open, to - from);
+}

@@ -1,0 +1,54 @@
+import type { ClassProfile } from '../core/profile.ts';
+import { notFound, ServiceError } from './errors.ts';
+import type { BoaService } from './service.ts';
+
+export function putClass(svc: BoaService, profile: ClassProfile, priorRatePerHour: number | undefined): void {
+  const now = svc.deps.clock.now();
+  const existing = svc.state.classes.get(profile.name);
+  const prior =
+    priorRatePerHour ?? existing?.priorRatePerHour ?? svc.deps.config.priorRates[profile.name] ?? 0;
+  svc.deps.repo.putClass(profile, prior, now);
+  const sameShape = existing && existing.profile.epochs.length === profile.epochs.length;
+  svc.state.classes.set(profile.name, {
+    profile,
+    priorRatePerHour: prior,
+    workSamples: sameShape ? existing.workSamples : profile.epochs.map(() => []),
+  });
+  svc.deps.logger.info(
+    { event: 'class_put', name: profile.name, epochs: profile.epochs.length },
+    'class saved',
+  );
+  void svc.planner.request('profile');
+}
+
+/** Deletes a class no active job belongs to; the last class stays (a restart would reseed defaults). */
+export function deleteClass(svc: BoaService, name: string): void {
+  const s = svc.state;
+  if (!s.classes.has(name)) throw notFound(`class ${name}`);
+  const active = [...s.jobs.values()].filter(
+    (j) => j.className === name && (j.state === 'waiting' || j.state === 'running'),
+  );
+  if (active.length > 0) {
+    throw new ServiceError(
+      409,
+      'class_in_use',
+      `class ${name} has ${active.length} active job(s) (${active
+        .slice(0, 5)
+        .map((j) => j.id)
+        .join(', ')}${active.length > 5 ? ', ...' : ''}); cancel or finish them first`,
+      'name',
+    );
+  }
+  if (s.classes.size === 1) {
+    throw new ServiceError(
+      409,
+      'last_class',
+      `class ${name} is the only class; put another one first`,
+      'name',
+    );
+  }
+  svc.deps.repo.deleteClass(name);
+  s.classes.delete(name);
+  svc.deps.logger.info({ event: 'class_deleted', name }, 'class deleted');
+  void svc.planner.request('profile');
+}

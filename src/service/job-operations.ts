@@ -1,0 +1,95 @@
+import { ServiceError } from './errors.ts';
+import { type ServiceJob, jobFromRow } from './jobs.ts';
+import { admit, replanIfRatesMoved } from './plan-inputs.ts';
+import type { Workload } from './ports.ts';
+import { persistWorkSamples, recordWorkSample } from './progress.ts';
+import type { BoaService, EndState } from './service.ts';
+import { hashToken, newToken } from './tokens.ts';
+
+export function registerJob(
+  svc: BoaService,
+  className: string,
+  name: string | undefined,
+  workload?: Workload,
+): { job: ServiceJob; token: string } {
+  if (!svc.state.classes.has(className)) {
+    throw new ServiceError(
+      400,
+      'unknown_class',
+      `unknown class "${className}"; known classes: ${[...svc.state.classes.keys()].join(', ')}`,
+      'class',
+    );
+  }
+  if (workload) checkWorkload(svc, workload);
+  const tokenSeed = workload ? newToken() : null;
+  const token = tokenSeed === null ? newToken() : svc.jobToken(tokenSeed);
+  const now = svc.deps.clock.now();
+  const row = svc.deps.repo.transaction(() => {
+    const inserted = svc.deps.repo.insertJob({
+      name: name ?? className,
+      className,
+      tokenHash: hashToken(token),
+      state: 'waiting',
+      submittedAt: now,
+      allocation: [],
+      workload: workload ?? null,
+      tokenSeed,
+      lastSeenAt: now,
+    });
+    const job = jobFromRow(inserted);
+    if (admit(svc, job)) svc.deps.repo.saveJobState(job);
+    return job;
+  });
+  svc.state.jobs.set(row.id, row);
+  svc.deps.logger.info({ event: 'job_registered', jobId: row.id, class: className }, 'job registered');
+  replanIfRatesMoved(svc);
+  return { job: row, token };
+}
+
+function checkWorkload(svc: BoaService, workload: Workload): void {
+  const { executor } = svc.deps;
+  if (!executor) {
+    throw new ServiceError(
+      422,
+      'no_executor',
+      'this service runs no executor, so it cannot run a workload; submit without one',
+      'workload',
+    );
+  }
+  const problem = executor.checkWorkload?.(workload);
+  if (problem) throw new ServiceError(422, 'workload_not_runnable', problem.message, problem.field);
+}
+
+/** Ends a job: its GPUs are freed at once; `failure` says why an executed or lost job ended. */
+export function finishJob(
+  svc: BoaService,
+  job: ServiceJob,
+  state: EndState,
+  failure?: { exitCode: number | null; reason: string },
+): ServiceJob {
+  if (job.state !== 'waiting' && job.state !== 'running') {
+    if (job.state === state) return job;
+    throw new ServiceError(409, 'already_finished', `job ${job.id} is already ${job.state}`);
+  }
+  const now = svc.deps.clock.now();
+  if (state === 'done') recordWorkSample(svc, job, now);
+  svc.deps.repo.transaction(() => {
+    svc.flushAllocation(now);
+    svc.state.allocatedGpus -= job.allocation.length;
+    job.state = state;
+    job.finishedAt = now;
+    job.allocation = [];
+    job.width = 0;
+    job.generation += 1;
+    if (failure) {
+      job.exitCode = failure.exitCode;
+      job.failureReason = failure.reason;
+    }
+    svc.deps.repo.saveJobState(job);
+    if (state === 'done') persistWorkSamples(svc, now);
+  });
+  svc.state.jobs.delete(job.id);
+  svc.seenAt.delete(job.id);
+  svc.deps.logger.info({ event: `job_${state}`, jobId: job.id, ...failure }, `job ${state}`);
+  return job;
+}

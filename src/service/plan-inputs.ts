@@ -1,0 +1,103 @@
+import type { MixedPlan } from '../core/plan.ts';
+import type { ClassProfile } from '../core/profile.ts';
+import type { PlanRow } from '../store/repository.ts';
+import { chooseShare } from './admission.ts';
+import type { PlanInputs } from './calculator/compute.ts';
+import { blendWork, estimateRates } from './estimators.ts';
+import type { ServiceJob } from './jobs.ts';
+import { overheadRatio } from './ledger.ts';
+import type { BoaService } from './service.ts';
+
+const HOUR = 3_600_000;
+
+/** Inputs for the calculator from the current estimates, or undefined when there is no budget. */
+export function planInputs(svc: BoaService): PlanInputs | undefined {
+  const budget = svc.state.budget;
+  if (!budget) return undefined;
+  const now = svc.deps.clock.now();
+  const window = svc.deps.config.budgetWindowHours * HOUR;
+  const ratio = overheadRatio(svc.ledgerAverages(Math.max(now - window, svc.state.startedAt), now));
+  return {
+    classes: estimatedClasses(svc),
+    ratesPerHour: loadRates(svc, now),
+    budget: budget.gpuHoursPerHour,
+    planningBudget: budget.gpuHoursPerHour / ratio,
+    solver: svc.deps.config.solver,
+    gpusPerNode: svc.deps.config.gpusPerNode,
+  };
+}
+
+export function estimatedRates(svc: BoaService, now: number): Record<string, number> {
+  const { config, repo } = svc.deps;
+  const since = now - config.rateWindowHours * HOUR;
+  return estimateRates(
+    [...svc.state.classes.values()].map((c) => ({
+      name: c.profile.name,
+      priorRatePerHour: c.priorRatePerHour,
+    })),
+    repo.submissionsSince(since),
+    {
+      now,
+      windowHours: config.rateWindowHours,
+      priorWeightHours: config.priorWeightHours,
+      observedSince: svc.state.startedAt,
+    },
+  );
+}
+
+/**
+ * The load to plan for: the estimated arrival rates plus the jobs waiting now, as if they arrived
+ * evenly over one budget window. A burst then weighs as the backlog it is (and shrinks as it drains),
+ * and under a backlog the plan moves to the cheaper widths that serve more jobs within the budget.
+ */
+export function loadRates(svc: BoaService, now: number): Record<string, number> {
+  const rates = { ...estimatedRates(svc, now) };
+  const windowHours = svc.deps.config.budgetWindowHours;
+  for (const job of svc.state.jobs.values()) {
+    if (job.state === 'waiting') rates[job.className] = (rates[job.className] ?? 0) + 1 / windowHours;
+  }
+  return rates;
+}
+
+/** Class profiles with each epoch's work blended with what finished epochs showed. */
+export function estimatedClasses(svc: BoaService): ClassProfile[] {
+  return [...svc.state.classes.values()].map(({ profile, workSamples }) => ({
+    ...profile,
+    epochs: profile.epochs.map((e, j) => ({
+      ...e,
+      workSeconds: blendWork(e.workSeconds, workSamples[j] ?? []),
+    })),
+  }));
+}
+
+export function adoptPlan(svc: BoaService, row: PlanRow): void {
+  svc.state.plan = { row, plan: row.plan as MixedPlan };
+}
+
+/** Gives a job its widths from the current plan's share for its class, chosen at admission. */
+export function admit(svc: BoaService, job: ServiceJob): boolean {
+  const current = svc.state.plan;
+  const shares = current?.plan[job.className];
+  if (!current || !shares) return false;
+  const key = `${current.row.id}/${job.className}`;
+  const counts = svc.state.admitted.get(key) ?? shares.map(() => 0);
+  const index = chooseShare(shares, counts);
+  counts[index] = (counts[index] ?? 0) + 1;
+  svc.state.admitted.set(key, counts);
+  job.planId = current.row.id;
+  job.widths = [...(shares[index]?.widths ?? [])];
+  return true;
+}
+
+/** Re-plans when a class's load (loadRates) moved by more than a quarter since the plan was made. */
+export function replanIfRatesMoved(svc: BoaService): void {
+  const planned = (svc.state.plan?.row.inputs as { ratesPerHour?: Record<string, number> } | undefined)
+    ?.ratesPerHour;
+  if (!planned || !svc.state.budget) return;
+  const now = loadRates(svc, svc.deps.clock.now());
+  const moved = Object.entries(now).some(([name, rate]) => {
+    const before = planned[name] ?? 0;
+    return Math.abs(rate - before) > 0.25 * Math.max(before, 1e-3);
+  });
+  if (moved) void svc.planner.request('rates');
+}

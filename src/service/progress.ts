@@ -1,0 +1,94 @@
+import { ServiceError } from './errors.ts';
+import { workFromDuration } from './estimators.ts';
+import { type ServiceJob, plannedWidth } from './jobs.ts';
+import type { BoaService } from './service.ts';
+import { MAX_WORK_SAMPLES } from './state.ts';
+import { judgeWorkSample } from './trust.ts';
+
+/** A job's progress report: its statistical epoch (and work done in it); a finished epoch is evidence. */
+export function reportProgress(
+  svc: BoaService,
+  job: ServiceJob,
+  statEpoch: number,
+  workDoneSeconds: number | undefined,
+): ServiceJob {
+  if (workDoneSeconds !== undefined && !(Number.isFinite(workDoneSeconds) && workDoneSeconds >= 0)) {
+    throw new ServiceError(
+      400,
+      'invalid',
+      'workDoneSeconds must be a number >= 0 (1-GPU seconds of work done in the current statistical epoch)',
+      'workDoneSeconds',
+    );
+  }
+  const cls = svc.state.classes.get(job.className);
+  const epochs = cls?.profile.epochs.length ?? 1;
+  if (!Number.isInteger(statEpoch) || statEpoch < 0 || statEpoch >= epochs) {
+    throw new ServiceError(
+      400,
+      'invalid',
+      `statEpoch must be an integer from 0 to ${epochs - 1} for class ${job.className}`,
+      'statEpoch',
+    );
+  }
+  if (statEpoch < job.statEpoch) {
+    throw new ServiceError(
+      409,
+      'epoch_regressed',
+      `job ${job.id} is already in statistical epoch ${job.statEpoch}; epochs only advance`,
+      'statEpoch',
+    );
+  }
+  if (statEpoch === job.statEpoch) {
+    if (workDoneSeconds === undefined || workDoneSeconds === job.workDoneSeconds) return job;
+    job.workDoneSeconds = workDoneSeconds;
+    svc.deps.repo.transaction(() => svc.deps.repo.saveJobState(job));
+    return job;
+  }
+  const now = svc.deps.clock.now();
+  recordWorkSample(svc, job, now);
+  job.statEpoch = statEpoch;
+  job.workDoneSeconds = workDoneSeconds ?? 0;
+  job.epochStartedAt = job.allocation.length > 0 ? now : null;
+  job.epochGeneration = job.generation;
+  svc.deps.repo.transaction(() => {
+    svc.deps.repo.saveJobState(job);
+    persistWorkSamples(svc, now);
+  });
+  return job;
+}
+
+/** A clean epoch (one allocation throughout, at the planned width) tells us its 1-GPU work. */
+export function recordWorkSample(svc: BoaService, job: ServiceJob, now: number): void {
+  const cls = svc.state.classes.get(job.className);
+  if (!cls || job.epochStartedAt === null || job.generation !== job.epochGeneration) return;
+  const width = job.allocation.length;
+  const epoch = cls.profile.epochs[job.statEpoch];
+  const speedup = epoch?.speedup[String(width)];
+  if (!epoch || !speedup || width !== plannedWidth(job)) return;
+  // Only the first epoch begins with a (re)start: a later one whose width changed is not clean.
+  const rescale = job.statEpoch === 0 ? cls.profile.rescaleSeconds : 0;
+  const sample = workFromDuration((now - job.epochStartedAt) / 1000, rescale, speedup);
+  const verdict = judgeWorkSample(epoch.workSeconds, sample);
+  if (!verdict.use) {
+    svc.deps.logger.warn(
+      {
+        event: 'work_sample_dropped',
+        jobId: job.id,
+        class: job.className,
+        statEpoch: job.statEpoch,
+        workSeconds: sample,
+        reason: verdict.reason,
+      },
+      'work sample ignored',
+    );
+    return;
+  }
+  const samples = (cls.workSamples[job.statEpoch] ??= []);
+  samples.push(verdict.workSeconds);
+  if (samples.length > MAX_WORK_SAMPLES) samples.shift();
+}
+
+export function persistWorkSamples(svc: BoaService, now: number): void {
+  const all = Object.fromEntries([...svc.state.classes].map(([name, c]) => [name, c.workSamples]));
+  svc.deps.repo.putSetting('workSamples', all, now);
+}
