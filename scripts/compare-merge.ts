@@ -8,15 +8,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command } from 'commander';
-import {
-  type AtPaidRow,
-  atPaid,
-  atPaidTable,
-  type CompareRow,
-  compareCsv,
-  jctChart,
-  seriesOf,
-} from './lib/compare-report.ts';
+import { type AtPaidRow, atPaid, atPaidTable, type CompareRow, seriesOf } from './lib/compare-report.ts';
+import { writeRunOutputs } from './lib/compare-output.ts';
 import { runMain, UsageError } from './lib/inputs.ts';
 
 const program = new Command('compare-merge')
@@ -55,17 +48,7 @@ await runMain(async () => {
   for (const series of replaced)
     if (!placed.has(series)) rows.push(...fresh.filter((r) => seriesOf(r) === series));
 
-  writeFileSync(join(opts.into, 'results.json'), `${JSON.stringify(rows, null, 2)}\n`);
-  writeFileSync(join(opts.into, 'results.csv'), compareCsv(rows));
-  const what = opts.apps ? ` (${opts.apps})` : '';
-  writeFileSync(
-    join(opts.into, 'avg-jct.svg'),
-    await jctChart(rows, 'avg', `Average JCT vs paid GPU-hours per hour${what}`),
-  );
-  writeFileSync(
-    join(opts.into, 'p95-jct.svg'),
-    await jctChart(rows, 'p95', `P95 JCT vs paid GPU-hours per hour${what}`),
-  );
+  await writeRunOutputs(opts.into, rows, opts.apps);
   const points = readJson<AtPaidRow[]>(join(opts.into, 'at-paid.json')).map((row) => ({
     paid: row.paidGpuHoursPerHour,
     ...(row.minimumMultiple === undefined ? {} : { minimumMultiple: row.minimumMultiple }),

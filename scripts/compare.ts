@@ -8,7 +8,7 @@
  * Budgets and paid points may be given as multiples of the minimum feasible budget at the trace's
  * rates (`1.2x`): a place to read the comparison at, never an input to any policy.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
@@ -23,12 +23,11 @@ import {
   atPaidTable,
   type CompareRow,
   type CompareTask,
-  compareCsv,
   compareTasks,
-  jctChart,
   parsePolicyEntry,
 } from './lib/compare-report.ts';
 import { clusterMetricsTable, oneRunPerFixedSeries } from './lib/cluster-report.ts';
+import { writeRunOutputs } from './lib/compare-output.ts';
 import { relativeList, SENSITIVITY_ENTRIES, sensitivityTable } from './lib/compare-relative.ts';
 import type { CompareSetup } from './lib/compare-worker.ts';
 import { parseList, runMain, UsageError } from './lib/inputs.ts';
@@ -177,18 +176,7 @@ await runMain(async () => {
       process.stderr.write(`skipped ${at}: ${reply.error.message}\n`);
     } else rows.push({ ...(reply.result as SimResult), knob, ...(task.label ? { label: task.label } : {}) });
   });
-  mkdirSync(opts.out, { recursive: true });
-  writeFileSync(join(opts.out, 'results.json'), `${JSON.stringify(rows, null, 2)}\n`);
-  writeFileSync(join(opts.out, 'results.csv'), compareCsv(rows));
-  const what = opts.apps ? ` (${opts.apps})` : '';
-  writeFileSync(
-    join(opts.out, 'avg-jct.svg'),
-    await jctChart(rows, 'avg', `Average JCT vs paid GPU-hours per hour${what}`),
-  );
-  writeFileSync(
-    join(opts.out, 'p95-jct.svg'),
-    await jctChart(rows, 'p95', `P95 JCT vs paid GPU-hours per hour${what}`),
-  );
+  await writeRunOutputs(opts.out, rows, opts.apps);
   if (config.cluster !== undefined) process.stdout.write(clusterMetricsTable(rows));
   if (paids.values.length > 0) {
     const table = atPaid(rows, paids.points);
