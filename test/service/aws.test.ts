@@ -1,11 +1,10 @@
-import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { UpdateNodegroupConfigCommand } from '@aws-sdk/client-eks';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createAwsNodePool } from '../../src/cloud/aws/index.ts';
 import { bootService, InlinePlanComputer } from '../../src/service/boot.ts';
 import { resolveConfig } from '../../src/service/config.ts';
 import { emulateNodegroup } from '../cloud/emulated-nodegroup.ts';
+import { poolOnEmulatedGroup } from './aws-pool.ts';
 import { ManualClock } from './harness.ts';
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -25,15 +24,7 @@ async function serviceOnEks(maxSize: number) {
     aws: { clusterName: 'boa', nodegroupName: 'gpu', region: 'us-east-1' },
   });
   const logger = pino({ level: 'silent' });
-  const pool = createAwsNodePool(config, logger, {
-    clients: {
-      eks: group.eks,
-      ec2: group.ec2,
-      autoscaling: group.autoscaling,
-      cloudwatch: new CloudWatchClient({ region: 'us-east-1' }),
-    },
-    clock,
-  });
+  const pool = poolOnEmulatedGroup(config, logger, group, clock);
   const boa = await bootService(config, {
     clock,
     pool,

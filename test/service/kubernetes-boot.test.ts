@@ -7,10 +7,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createAwsNodePool } from '../../src/cloud/aws/index.ts';
 import { KubeClusterNodes } from '../../src/cloud/aws/kube-cluster-nodes.ts';
 import { LABELS, podName, serviceName } from '../../src/cloud/kubernetes/names.ts';
 import { bootService, InlinePlanComputer } from '../../src/service/boot.ts';
@@ -18,6 +16,7 @@ import { resolveConfig } from '../../src/service/config.ts';
 import { nodesOf } from '../../src/service/jobs.ts';
 import { emulateNodegroup } from '../cloud/emulated-nodegroup.ts';
 import { kubeBridge } from '../cloud/kube-bridge.ts';
+import { poolOnEmulatedGroup } from './aws-pool.ts';
 import { ManualClock } from './harness.ts';
 
 const NS = 'boa-jobs';
@@ -81,16 +80,7 @@ async function bootOnEks() {
   });
   const nodes = new KubeClusterNodes(bridge.fake.kubeConfig(), { logger, clock, resyncMs: 0 });
   cleanups.push(() => nodes.close());
-  const pool = createAwsNodePool(config, logger, {
-    clients: {
-      eks: group.eks,
-      ec2: group.ec2,
-      autoscaling: group.autoscaling,
-      cloudwatch: new CloudWatchClient({ region: 'us-east-1' }),
-    },
-    clock,
-    nodes,
-  });
+  const pool = poolOnEmulatedGroup(config, logger, group, clock, nodes);
   // No executor given: boot makes it from the config, as `boa-service --executor kubernetes` does.
   const boa = await bootService(config, { clock, pool, computer: new InlinePlanComputer(), logger });
   cleanups.push(() => boa.close());
