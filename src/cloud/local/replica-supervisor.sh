@@ -42,6 +42,11 @@ if [ "$stopped" = 1 ]; then
   record_exit 143 'stopped before the command started'
   exit 143
 fi
+# The command is forked with SIGTERM at its default: a child forked while the shell catches it can swallow
+# one that comes before its exec (dash keeps it pending and exec drops it), and the command then never
+# stops. In the few microseconds until the trap below is set, a SIGTERM ends this shell with no exit
+# record instead; the executor then kills the whole process group, command included.
+trap - TERM
 "$@" >>"$dir/$rank.log" 2>&1 </dev/null &
 child=$!
 trap 'kill -TERM "$child" 2>/dev/null' TERM
