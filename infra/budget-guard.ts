@@ -9,7 +9,8 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
-import { METRICS_DIMENSION, METRICS_NAMESPACE } from './monitoring.ts';
+import { NodegroupAsgMetrics } from './asg-metrics.ts';
+import { METRICS_DIMENSION, METRICS_NAMESPACE, OVERSPEND_TOLERANCE } from './monitoring.ts';
 
 export interface BudgetGuardProps {
   readonly clusterName: string;
@@ -25,18 +26,23 @@ export interface BudgetGuardProps {
   readonly topic: sns.ITopic;
 }
 
-/** Paid GPUs above the budget by more than this fraction, for the alarm on the GPUs AWS has in service. */
-export const IN_SERVICE_TOLERANCE = 0.1;
+/**
+ * The window the alarm on the GPUs AWS has in service averages over: boa's default budget window
+ * (`budgetWindowHours`, 24 h). boa may run above the budget for a while to spend room saved earlier in
+ * the window (docs/budget.md, the spend ceiling), so only the window's average says whether the budget held.
+ */
+export const IN_SERVICE_WINDOW = Duration.hours(24);
 
 /**
  * The budget held from outside boa: boa's Heartbeat metric, whose absence for guardMinutes is a breach;
- * an alarm on the GPUs the node group's Auto Scaling group really has in service (published by the
- * guard from AWS, not by boa) against the budget; and the guard Lambda that, when boa is silent, lowers
- * the node group's desired size to what the budget allows (infra/budget-guard/index.mjs).
+ * an alarm on the GPUs the node group's Auto Scaling group really has in service (AWS's own group metric
+ * GroupInServiceInstances, turned on by the CDK app) against the budget; and the guard Lambda that, when
+ * boa is silent, lowers the node group's desired size to what the budget allows (infra/budget-guard/index.mjs).
  */
 export class BudgetGuard extends Construct {
   readonly heartbeatAlarm: cloudwatch.Alarm;
-  readonly inServiceAlarm: cloudwatch.Alarm | undefined;
+  readonly groupMetrics: NodegroupAsgMetrics;
+  readonly inServiceAlarm: cloudwatch.Alarm;
   readonly trippedAlarm: cloudwatch.Alarm | undefined;
   readonly handler: lambda.Function | undefined;
 
@@ -67,11 +73,56 @@ export class BudgetGuard extends Construct {
     this.heartbeatAlarm.addAlarmAction(new actions.SnsAction(props.topic));
     this.heartbeatAlarm.addOkAction(new actions.SnsAction(props.topic));
 
+    this.groupMetrics = new NodegroupAsgMetrics(this, 'GroupMetrics', {
+      clusterName: props.clusterName,
+      nodegroupName: props.nodegroupName,
+      nodegroupArn: props.nodegroupArn,
+    });
+    // AWS's count, not boa's: published by Auto Scaling every minute whether boa runs or not.
+    const inService = new cloudwatch.Metric({
+      namespace: 'AWS/AutoScaling',
+      metricName: 'GroupInServiceInstances',
+      dimensionsMap: { AutoScalingGroupName: this.groupMetrics.autoScalingGroupName },
+      statistic: cloudwatch.Stats.AVERAGE,
+      period: IN_SERVICE_WINDOW,
+    });
+    // The budget as boa publishes it, averaged over the same window (a budget changed within the window
+    // counts for the time it was in force); while boa has published none, the deploy-time budget.
+    const budget = new cloudwatch.Metric({
+      namespace: METRICS_NAMESPACE,
+      metricName: 'BudgetGpuHoursPerHour',
+      dimensionsMap,
+      statistic: cloudwatch.Stats.AVERAGE,
+      period: IN_SERVICE_WINDOW,
+    });
+    const fallback = props.budget ?? 0;
+    const factor = 1 + OVERSPEND_TOLERANCE;
+    this.inServiceAlarm = new cloudwatch.Alarm(this, 'InServiceAlarm', {
+      alarmName: `boa-${props.clusterName}-in-service-gpus-over-budget`,
+      alarmDescription:
+        `The GPUs the node group's Auto Scaling group had in service on ${props.clusterName} (AWS's ` +
+        `GroupInServiceInstances x ${props.gpusPerNode} GPUs per node), averaged over the last ` +
+        `${IN_SERVICE_WINDOW.toHours()} h, exceed the budget by more than ${OVERSPEND_TOLERANCE * 100}% ` +
+        `(the budget boa published, or ${fallback} GPU-hours per hour while it published none).`,
+      metric: new cloudwatch.MathExpression({
+        expression: `instances * ${props.gpusPerNode} - ${factor} * FILL(budget, ${fallback})`,
+        usingMetrics: { instances: inService, budget },
+        period: IN_SERVICE_WINDOW,
+        label: `GPUs in service above ${Math.round(factor * 100)}% of the budget (${IN_SERVICE_WINDOW.toHours()} h average)`,
+      }),
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      threshold: 0,
+      evaluationPeriods: 1,
+      // No count at all means the group metrics were turned off: INSUFFICIENT_DATA, visible, not silent OK.
+      treatMissingData: cloudwatch.TreatMissingData.MISSING,
+    });
+    this.inServiceAlarm.addAlarmAction(new actions.SnsAction(props.topic));
+    this.inServiceAlarm.addOkAction(new actions.SnsAction(props.topic));
+
     if (!props.enableGuardLambda) return;
 
     this.handler = new lambda.Function(this, 'Handler', {
-      description:
-        'Budget guard: real in-service GPUs; lowers the GPU node group to the budget when boa is silent',
+      description: 'Budget guard: lowers the GPU node group to what the budget allows when boa is silent',
       runtime: lambda.Runtime.NODEJS_24_X,
       handler: 'index.handler',
       code: lambda.Code.fromAsset(path.join(import.meta.dirname, 'budget-guard')),
@@ -94,8 +145,8 @@ export class BudgetGuard extends Construct {
     );
     this.handler.addToRolePolicy(
       new iam.PolicyStatement({
-        // No resource-level permissions for these; PutMetricData is confined to boa's namespace.
-        actions: ['cloudwatch:GetMetricStatistics', 'autoscaling:DescribeAutoScalingGroups'],
+        // No resource-level permissions for it; PutMetricData below is confined to boa's namespace.
+        actions: ['cloudwatch:GetMetricStatistics'],
         resources: ['*'],
       }),
     );
@@ -106,58 +157,11 @@ export class BudgetGuard extends Construct {
         conditions: { StringEquals: { 'cloudwatch:namespace': METRICS_NAMESPACE } },
       }),
     );
-    this.handler.addToRolePolicy(
-      new iam.PolicyStatement({
-        // Only the node group's Auto Scaling group, by the tags EKS puts on it (its name has a UUID).
-        actions: ['autoscaling:EnableMetricsCollection'],
-        resources: ['*'],
-        conditions: {
-          StringEquals: {
-            'autoscaling:ResourceTag/eks:nodegroup-name': props.nodegroupName,
-            'autoscaling:ResourceTag/eks:cluster-name': props.clusterName,
-          },
-        },
-      }),
-    );
     new events.Rule(this, 'Schedule', {
       description: 'Runs the budget guard every 5 minutes',
       schedule: events.Schedule.rate(Duration.minutes(5)),
       targets: [new targets.LambdaFunction(this.handler)],
     });
-
-    const budgetGpus = (props.budget ?? 0) * (1 + IN_SERVICE_TOLERANCE);
-    const inService = new cloudwatch.Metric({
-      namespace: METRICS_NAMESPACE,
-      metricName: 'InServiceGpus',
-      dimensionsMap,
-      statistic: cloudwatch.Stats.AVERAGE,
-      period: Duration.hours(1),
-    });
-    const budgetMetric = new cloudwatch.Metric({
-      namespace: METRICS_NAMESPACE,
-      metricName: 'BudgetGpuHoursPerHour',
-      dimensionsMap,
-      statistic: cloudwatch.Stats.MAXIMUM,
-      period: Duration.hours(1),
-    });
-    // The hourly average of GPUs AWS has in service above the budget (boa's latest, or the deploy-time one).
-    this.inServiceAlarm = new cloudwatch.Alarm(this, 'InServiceAlarm', {
-      alarmName: `boa-${props.clusterName}-in-service-gpus-over-budget`,
-      alarmDescription:
-        `GPUs in service in the node group's Auto Scaling group (from AWS, averaged over an hour) exceed the ` +
-        `budget by more than ${IN_SERVICE_TOLERANCE * 100}% on ${props.clusterName}.`,
-      metric: new cloudwatch.MathExpression({
-        expression: `gpus - ${1 + IN_SERVICE_TOLERANCE} * FILL(budget, ${props.budget ?? 0})`,
-        usingMetrics: { gpus: inService, budget: budgetMetric },
-        period: Duration.hours(1),
-        label: `In-service GPUs above 110% of the budget (fallback ${budgetGpus})`,
-      }),
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-      threshold: 0,
-      evaluationPeriods: 1,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-    });
-    this.inServiceAlarm.addAlarmAction(new actions.SnsAction(props.topic));
 
     this.trippedAlarm = new cloudwatch.Alarm(this, 'TrippedAlarm', {
       alarmName: `boa-${props.clusterName}-budget-guard-acting`,

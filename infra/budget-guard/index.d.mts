@@ -1,5 +1,4 @@
 // Types for index.mjs (the Lambda ships as plain JavaScript so synth needs no bundler).
-import type { AutoScaling } from '@aws-sdk/client-auto-scaling';
 import type { CloudWatch } from '@aws-sdk/client-cloudwatch';
 import type { EKS } from '@aws-sdk/client-eks';
 
@@ -28,8 +27,8 @@ export function decide(input: {
 }): GuardDecision;
 export function readSettings(env: Record<string, string | undefined>): GuardSettings;
 export function runGuard(
-  clients: { eks: EKS; cloudwatch: CloudWatch; autoscaling: AutoScaling },
+  clients: { eks: EKS; cloudwatch: CloudWatch },
   settings: GuardSettings,
   now?: Date,
-): Promise<GuardDecision & { heartbeats: number; budget: number | undefined; inServiceGpus: number }>;
+): Promise<GuardDecision & { heartbeats: number; budget: number | undefined }>;
 export function handler(): Promise<unknown>;

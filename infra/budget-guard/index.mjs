@@ -1,10 +1,8 @@
-// Budget guard (Lambda, Node.js, AWS SDK v3 from the runtime), outside boa, run every few minutes:
-// - enables the node group's Auto Scaling group metrics (GroupInServiceInstances) and publishes the GPUs
-//   AWS really has in service (InServiceGpus), so an alarm compares the real count with the budget even
-//   when boa is down;
-// - when boa's Heartbeat metric has been silent for guardMinutes, lowers the node group's desired size to
-//   what the budget allows (floor(budget / GPUs per node), never below the group's minimum) and no
-//   further, and publishes GuardTripped so the guard alarm fires. It never raises the desired size.
+// Budget guard (Lambda, Node.js, AWS SDK v3 from the runtime), outside boa, run every few minutes: when
+// boa's Heartbeat metric has been silent for guardMinutes, lowers the node group's desired size to what
+// the budget allows (floor(budget / GPUs per node), never below the group's minimum) and no further, and
+// publishes GuardTripped so the guard alarm fires. It never raises the desired size. (The real GPU count
+// is AWS's own GroupInServiceInstances, turned on by the CDK app: infra/asg-metrics.ts.)
 
 import console from 'node:console';
 import process from 'node:process';
@@ -66,28 +64,10 @@ async function metricValues(cloudwatch, metricName, clusterName, from, to, stati
 }
 
 /** One run of the guard; clients are injected (tests use aws-sdk-client-mock). */
-export async function runGuard({ eks, cloudwatch, autoscaling }, settings, now = new Date()) {
+export async function runGuard({ eks, cloudwatch }, settings, now = new Date()) {
   const { clusterName, nodegroupName, gpusPerNode, guardMinutes } = settings;
   const { nodegroup } = await eks.describeNodegroup({ clusterName, nodegroupName });
   const scaling = nodegroup?.scalingConfig ?? {};
-  const groupNames = (nodegroup?.resources?.autoScalingGroups ?? []).map((g) => g.name).filter(Boolean);
-
-  let inService = 0;
-  if (groupNames.length > 0) {
-    const { AutoScalingGroups = [] } = await autoscaling.describeAutoScalingGroups({
-      AutoScalingGroupNames: groupNames,
-    });
-    for (const group of AutoScalingGroups) {
-      inService += (group.Instances ?? []).filter((i) => i.LifecycleState === 'InService').length;
-      if (!(group.EnabledMetrics ?? []).some((m) => m.Metric === 'GroupInServiceInstances')) {
-        await autoscaling.enableMetricsCollection({
-          AutoScalingGroupName: group.AutoScalingGroupName,
-          Granularity: '1Minute',
-          Metrics: ['GroupInServiceInstances', 'GroupDesiredCapacity'],
-        });
-      }
-    }
-  }
 
   const silentFrom = new Date(now.getTime() - guardMinutes * 60_000);
   const beats = await metricValues(cloudwatch, 'Heartbeat', clusterName, silentFrom, now, 'SampleCount');
@@ -116,13 +96,6 @@ export async function runGuard({ eks, cloudwatch, autoscaling }, settings, now =
     Namespace: NAMESPACE,
     MetricData: [
       {
-        MetricName: 'InServiceGpus',
-        Dimensions: [{ Name: 'Cluster', Value: clusterName }],
-        Value: inService * gpusPerNode,
-        Unit: 'None',
-        Timestamp: now,
-      },
-      {
         MetricName: 'GuardTripped',
         Dimensions: [{ Name: 'Cluster', Value: clusterName }],
         Value: decision.silent ? 1 : 0,
@@ -131,20 +104,16 @@ export async function runGuard({ eks, cloudwatch, autoscaling }, settings, now =
       },
     ],
   });
-  return { ...decision, heartbeats, budget, inServiceGpus: inService * gpusPerNode };
+  return { ...decision, heartbeats, budget };
 }
 
 export async function handler() {
   const settings = readSettings(process.env);
-  const [{ EKS }, { CloudWatch }, { AutoScaling }] = await Promise.all([
+  const [{ EKS }, { CloudWatch }] = await Promise.all([
     import('@aws-sdk/client-eks'),
     import('@aws-sdk/client-cloudwatch'),
-    import('@aws-sdk/client-auto-scaling'),
   ]);
-  const result = await runGuard(
-    { eks: new EKS({}), cloudwatch: new CloudWatch({}), autoscaling: new AutoScaling({}) },
-    settings,
-  );
+  const result = await runGuard({ eks: new EKS({}), cloudwatch: new CloudWatch({}) }, settings);
   console.log(JSON.stringify({ event: 'budget_guard', ...result }));
   return result;
 }

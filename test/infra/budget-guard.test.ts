@@ -1,11 +1,6 @@
-import {
-  AutoScaling,
-  DescribeAutoScalingGroupsCommand,
-  EnableMetricsCollectionCommand,
-} from '@aws-sdk/client-auto-scaling';
 import { CloudWatch, GetMetricStatisticsCommand, PutMetricDataCommand } from '@aws-sdk/client-cloudwatch';
 import { DescribeNodegroupCommand, EKS, UpdateNodegroupConfigCommand } from '@aws-sdk/client-eks';
-import { Match } from 'aws-cdk-lib/assertions';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { mockClient } from 'aws-sdk-client-mock';
 import { describe, expect, it } from 'vitest';
 import { allowedNodes, decide, readSettings, runGuard } from '../../infra/budget-guard/index.mjs';
@@ -15,18 +10,11 @@ const settings = { clusterName: 'boa', nodegroupName: 'gpu', gpusPerNode: 4, gua
 const NOW = new Date('2026-11-01T12:00:00Z');
 const CIDRS = { allowedApiCidrs: '203.0.113.0/24' };
 
-function world(options: {
-  heartbeats: number;
-  publishedBudget?: number;
-  desiredSize: number;
-  inService: number;
-}) {
+function world(options: { heartbeats: number; publishedBudget?: number; desiredSize: number }) {
   const eks = new EKS({ region: 'us-east-1' });
   const cloudwatch = new CloudWatch({ region: 'us-east-1' });
-  const autoscaling = new AutoScaling({ region: 'us-east-1' });
   const eksMock = mockClient(eks);
   const cwMock = mockClient(cloudwatch);
-  const asMock = mockClient(autoscaling);
   eksMock.on(DescribeNodegroupCommand).resolves({
     nodegroup: {
       scalingConfig: { minSize: 0, maxSize: 64, desiredSize: options.desiredSize },
@@ -45,30 +33,7 @@ function world(options: {
         options.publishedBudget === undefined ? [] : [{ Timestamp: NOW, Maximum: options.publishedBudget }],
     });
   cwMock.on(PutMetricDataCommand).resolves({});
-  asMock.on(DescribeAutoScalingGroupsCommand).resolves({
-    AutoScalingGroups: [
-      {
-        AutoScalingGroupName: 'eks-gpu-1234',
-        MinSize: 0,
-        MaxSize: 64,
-        DesiredCapacity: options.desiredSize,
-        DefaultCooldown: 300,
-        AvailabilityZones: ['us-east-1a'],
-        HealthCheckType: 'EC2',
-        CreatedTime: NOW,
-        EnabledMetrics: [],
-        Instances: Array.from({ length: options.inService }, (_, i) => ({
-          InstanceId: `i-${i}`,
-          AvailabilityZone: 'us-east-1a',
-          LifecycleState: 'InService' as const,
-          HealthStatus: 'Healthy',
-          ProtectedFromScaleIn: false,
-        })),
-      },
-    ],
-  });
-  asMock.on(EnableMetricsCollectionCommand).resolves({});
-  return { clients: { eks, cloudwatch, autoscaling }, eksMock, cwMock, asMock };
+  return { clients: { eks, cloudwatch }, eksMock, cwMock };
 }
 
 describe('budget guard logic', () => {
@@ -93,9 +58,9 @@ describe('budget guard logic', () => {
   });
 
   it('when boa is silent, lowers the node group to what the budget allows and reports it', async () => {
-    const w = world({ heartbeats: 0, publishedBudget: 20, desiredSize: 64, inService: 60 });
+    const w = world({ heartbeats: 0, publishedBudget: 20, desiredSize: 64 });
     const result = await runGuard(w.clients, settings, NOW);
-    expect(result).toMatchObject({ action: 'shrink', desiredSize: 5, budget: 20, inServiceGpus: 240 });
+    expect(result).toMatchObject({ action: 'shrink', desiredSize: 5, budget: 20 });
     const updates = w.eksMock.commandCalls(UpdateNodegroupConfigCommand);
     expect(updates).toHaveLength(1);
     // Only the desired size: the bounds stay the operator's.
@@ -103,29 +68,46 @@ describe('budget guard logic', () => {
     const put = w.cwMock.commandCalls(PutMetricDataCommand)[0]!.args[0].input;
     expect(put.Namespace).toBe('boa');
     expect(put.MetricData?.find((m) => m.MetricName === 'GuardTripped')?.Value).toBe(1);
-    expect(put.MetricData?.find((m) => m.MetricName === 'InServiceGpus')?.Value).toBe(240);
-    // Metrics collection on the node group's Auto Scaling group, for the alarm on the real GPU count.
-    const enabled = w.asMock.commandCalls(EnableMetricsCollectionCommand)[0]!.args[0].input;
-    expect(enabled).toMatchObject({ AutoScalingGroupName: 'eks-gpu-1234' });
-    expect(enabled.Metrics).toContain('GroupInServiceInstances');
   });
 
   it('leaves the group alone while boa is heard from, or when it is already within the budget', async () => {
-    const alive = world({ heartbeats: 3, publishedBudget: 20, desiredSize: 64, inService: 64 });
+    const alive = world({ heartbeats: 3, publishedBudget: 20, desiredSize: 64 });
     expect((await runGuard(alive.clients, settings, NOW)).action).toBe('none');
     expect(alive.eksMock.commandCalls(UpdateNodegroupConfigCommand)).toHaveLength(0);
     const tripped = alive.cwMock.commandCalls(PutMetricDataCommand)[0]!.args[0].input.MetricData;
     expect(tripped?.find((m) => m.MetricName === 'GuardTripped')?.Value).toBe(0);
 
     // Never raises it: silent, but 3 nodes are below the 10 the deploy-time budget of 40 allows.
-    const small = world({ heartbeats: 0, desiredSize: 3, inService: 3 });
+    const small = world({ heartbeats: 0, desiredSize: 3 });
     expect(await runGuard(small.clients, settings, NOW)).toMatchObject({ action: 'none', budget: 40 });
     expect(small.eksMock.commandCalls(UpdateNodegroupConfigCommand)).toHaveLength(0);
   });
 });
 
+/** The one resource of `type` whose properties match, with its logical id. */
+function only(template: Template, type: string, props: Record<string, unknown>): [string, any] {
+  const found = Object.entries(template.findResources(type, { Properties: props }));
+  expect(found).toHaveLength(1);
+  return found[0] as [string, any];
+}
+
+/** An AwsCustomResource's SDK call (its Create property is JSON joined with CloudFormation tokens). */
+function sdkCall(resource: any): string {
+  return JSON.stringify(resource.Properties.Create);
+}
+
+/**
+ * Evaluates the alarm's metric math on one window's averages the way CloudWatch does for this expression
+ * (FILL(m, v) is m, or v where m has no datapoint), so the test checks what the alarm means, not its text.
+ */
+function breaches(expression: string, instances: number, budget: number | undefined): boolean {
+  const js = expression.replace(/FILL\(budget, ([0-9.]+)\)/, (_, v: string) => String(budget ?? Number(v)));
+  const value = new Function('instances', `return ${js};`)(instances) as number;
+  return value > 0;
+}
+
 describe('budget guard in the CDK app', () => {
-  it('alarms on a missing heartbeat, on in-service GPUs over the budget, and runs the guard every 5 minutes', () => {
+  it('alarms on a missing heartbeat and runs the guard every 5 minutes, with no Auto Scaling permission', () => {
     const template = synthTemplate({ ...CIDRS, budget: 40, guardMinutes: 15 });
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       MetricName: 'Heartbeat',
@@ -137,35 +119,111 @@ describe('budget guard in the CDK app', () => {
       TreatMissingData: 'breaching',
       AlarmActions: Match.anyValue(),
     });
-    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
-      AlarmName: Match.stringLikeRegexp('in-service-gpus-over-budget'),
-      Metrics: Match.arrayWith([
-        Match.objectLike({ Expression: Match.stringLikeRegexp('gpus - 1.1 \\* FILL\\(budget, 40\\)') }),
-      ]),
-    });
     template.hasResourceProperties('AWS::Lambda::Function', {
       Environment: {
         Variables: Match.objectLike({ GUARD_MINUTES: '15', GPUS_PER_NODE: '4', BUDGET: '40' }),
       },
     });
     template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(5 minutes)' });
-    template.hasResourceProperties('AWS::IAM::Policy', {
-      PolicyDocument: {
-        Statement: Match.arrayWith([
-          Match.objectLike({
-            Action: 'autoscaling:EnableMetricsCollection',
-            Condition: {
-              StringEquals: Match.objectLike({ 'autoscaling:ResourceTag/eks:cluster-name': 'boa' }),
-            },
-          }),
-        ]),
-      },
-    });
+    // The guard only reads metrics and the node group and sets its desired size; it touches no ASG.
+    const guardPolicies = JSON.stringify(
+      template.findResources('AWS::IAM::Policy', {
+        Properties: { Roles: [{ Ref: Match.stringLikeRegexp('BudgetGuardHandlerServiceRole') }] },
+      }),
+    );
+    expect(guardPolicies).toContain('eks:UpdateNodegroupConfig');
+    expect(guardPolicies).not.toContain('autoscaling:');
   }, 300_000);
 
-  it('keeps the heartbeat alarm without the guard Lambda when budgetGuard is false', () => {
+  it("turns on the node group's Auto Scaling group metrics at deploy and alarms on AWS's in-service count x GPUs per node against the budget, on the budget topic", () => {
+    const template = synthTemplate({ ...CIDRS, budget: 40 });
+    const [gpuId] = only(template, 'AWS::EKS::Nodegroup', { AmiType: 'AL2023_x86_64_NVIDIA' });
+    const calls = Object.entries(template.findResources('Custom::AWS'));
+    const [describeId, describe] = calls.find(([, r]) => sdkCall(r).includes('DescribeNodegroup'))!;
+    expect(sdkCall(describe)).toContain(gpuId); // names the GPU node group (its generated name)
+    expect(sdkCall(describe)).toContain('nodegroup.resources.autoScalingGroups.0.name');
+    const [, enable] = calls.find(([, r]) => sdkCall(r).includes('EnableMetricsCollection'))!;
+    const asgName = { 'Fn::GetAtt': [describeId, 'nodegroup.resources.autoScalingGroups.0.name'] };
+    expect(sdkCall(enable)).toContain(JSON.stringify(asgName));
+    expect(sdkCall(enable)).toContain('GroupInServiceInstances');
+    expect(sdkCall(enable)).toContain('1Minute');
+    // Both calls again on update (a replaced node group has a new name, so a new Auto Scaling group).
+    expect(JSON.stringify(enable.Properties.Update)).toContain('EnableMetricsCollection');
+    expect(JSON.stringify(describe.Properties.Update)).toContain('DescribeNodegroup');
+    // Only that group may be changed: EnableMetricsCollection under the group's EKS tags.
+    template.hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: {
+        Statement: [
+          Match.objectLike({
+            Action: 'autoscaling:EnableMetricsCollection',
+            Resource: '*',
+            Condition: {
+              StringEquals: {
+                'autoscaling:ResourceTag/eks:nodegroup-name': { 'Fn::GetAtt': [gpuId, 'NodegroupName'] },
+                'autoscaling:ResourceTag/eks:cluster-name': 'boa',
+              },
+            },
+          }),
+        ],
+      },
+    });
+    template.hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: {
+        Statement: [
+          Match.objectLike({ Action: 'eks:DescribeNodegroup', Resource: { 'Fn::GetAtt': [gpuId, 'Arn'] } }),
+        ],
+      },
+    });
+
+    const [, alarm] = only(template, 'AWS::CloudWatch::Alarm', {
+      AlarmName: Match.stringLikeRegexp('in-service-gpus-over-budget'),
+    });
+    const [, overspend] = only(template, 'AWS::CloudWatch::Alarm', {
+      AlarmName: Match.stringLikeRegexp('paid-average-over-budget'),
+    });
+    // The same topic as the budget alarm boa's own metrics feed.
+    expect(alarm.Properties.AlarmActions).toEqual(overspend.Properties.AlarmActions);
+    expect(alarm.Properties).toMatchObject({
+      ComparisonOperator: 'GreaterThanThreshold',
+      Threshold: 0,
+      EvaluationPeriods: 1,
+    });
+    const queries = alarm.Properties.Metrics as any[];
+    const stat = (id: string) => queries.find((q) => q.Id === id).MetricStat;
+    expect(stat('instances')).toEqual({
+      Metric: {
+        Namespace: 'AWS/AutoScaling',
+        MetricName: 'GroupInServiceInstances',
+        Dimensions: [{ Name: 'AutoScalingGroupName', Value: asgName }],
+      },
+      Period: 86_400,
+      Stat: 'Average',
+    });
+    expect(stat('budget')).toMatchObject({
+      Metric: { Namespace: 'boa', MetricName: 'BudgetGpuHoursPerHour' },
+      Period: 86_400,
+      Stat: 'Average',
+    });
+    const expression = queries.find((q) => q.Expression).Expression as string;
+    // Budget 40, 4 GPUs per node: 11 nodes on average (44 GPUs, 110%) is within; 11.25 (45 GPUs) is not.
+    expect(breaches(expression, 11, 40)).toBe(false);
+    expect(breaches(expression, 11.25, 40)).toBe(true);
+    // A budget boa published (20) counts, not the deploy-time one; without any, the deploy-time one.
+    expect(breaches(expression, 6, 20)).toBe(true);
+    expect(breaches(expression, 6, undefined)).toBe(false);
+    expect(breaches(expression, 12, undefined)).toBe(true);
+  }, 300_000);
+
+  it('keeps the heartbeat and in-service alarms without the guard Lambda when budgetGuard is false', () => {
     const template = synthTemplate({ ...CIDRS, budgetGuard: false });
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'Heartbeat' });
+    const [, alarm] = only(template, 'AWS::CloudWatch::Alarm', {
+      AlarmName: Match.stringLikeRegexp('in-service-gpus-over-budget'),
+    });
+    // No deploy-time budget: while boa has published none, any GPU in service over the window breaches.
+    const expression = (alarm.Properties.Metrics as any[]).find((q) => q.Expression).Expression as string;
+    expect(breaches(expression, 0, undefined)).toBe(false);
+    expect(breaches(expression, 0.01, undefined)).toBe(true);
     template.resourcePropertiesCountIs('AWS::Events::Rule', { ScheduleExpression: 'rate(5 minutes)' }, 0);
   }, 300_000);
 });
