@@ -1,6 +1,13 @@
+import { SetInstanceProtectionCommand } from '@aws-sdk/client-auto-scaling';
 import { UpdateNodegroupConfigCommand } from '@aws-sdk/client-eks';
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { serve } from '@hono/node-server';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DesiredJob, Executor, ReplicaStatus } from '../../src/service/ports.ts';
+import { runBoa } from '../cli/cli-harness.ts';
 import { nodeName, type NodesWorld, nodesWorld } from './nodes-harness.ts';
 
 /** boa on an EKS node group that behaves as AWS does (issue 11's must-show cases, except restarts). */
@@ -72,9 +79,18 @@ describe('Kubernetes node truth', () => {
     expect(j.allocation).toHaveLength(4);
     expect(j.allocation[0]).not.toBe(nodeName(w.group, broken));
     // The broken node was paid from launch until it was seen gone: 4 GPUs for at least 600 s.
-    const started = w.group.asg.instances[0]!.launchedAt;
+    const brokenInstance = w.group.asg.instances.find((i) => i.id === broken)!;
+    const row = boa.db.$client
+      .prepare('select launched_at as launchedAt, gone_at as goneAt from ledger_nodes where id = ?')
+      .get(broken) as { launchedAt: number; goneAt: number | null };
+    expect(row.launchedAt).toBe(brokenInstance.launchedAt);
+    expect(row.goneAt).toBeGreaterThanOrEqual(brokenInstance.terminatedAt!);
+    expect(row.goneAt! - row.launchedAt).toBeGreaterThanOrEqual(600_000);
+    // ...and the ledger's paid total holds it with the replacement's time, nothing more.
+    const started = brokenInstance.launchedAt;
+    const replacement = w.group.asg.live()[0]!;
     const paid = boa.repo.ledgerTotals(started, w.clock.now()).paidGpuMs;
-    expect(paid).toBeGreaterThanOrEqual(4 * 600_000);
+    expect(paid).toBe(4 * (row.goneAt! - row.launchedAt) + 4 * (w.clock.now() - replacement.launchedAt));
     const timedOut = w.metrics.flat().filter((m) => m.name === 'NodesProvisionTimedOut');
     expect(timedOut.at(-1)?.value).toBe(1);
   });
@@ -120,6 +136,22 @@ describe('level-triggered size', () => {
     expect((await status()).nodeGroup.desiredNodes).toBe(2);
   });
 
+  it("shows in /v1/status the desired size AWS reports, not boa's last request, when a correction fails", async () => {
+    const w = world();
+    const { tick, job, status, boa } = await w.start();
+    job(4);
+    job(4);
+    await tick(3);
+    expect((await status()).nodeGroup.desiredNodes).toBe(2);
+    w.group.failNextUpdates(); // EKS accepts the update, then reports it Failed
+    w.group.setDesiredOutside(1);
+    await tick(1);
+    expect(w.logs.events()).toContain('resize_failed');
+    expect(boa.repo.lastResize()).toMatchObject({ requested: 2, status: 'failed' });
+    expect(w.group.group.desiredSize).toBe(1);
+    expect((await status()).nodeGroup.desiredNodes).toBe(1);
+  });
+
   it('follows a replaced node group (new name and ARN)', async () => {
     const w = world();
     const { tick, job, status } = await w.start();
@@ -142,10 +174,75 @@ describe('level-triggered size', () => {
   });
 });
 
+describe('lowering the desired size', () => {
+  it('protects busy nodes first: a launch landing just before boa lowers the size takes the new node, not the busy one the ASG would pick', async () => {
+    const w = world();
+    let race: { busyId: string; asgWouldPick: string | undefined } | undefined;
+    // The capacity comes back between boa's read and its resize, so the group has an instance more
+    // than boa saw when the lower desired size arrives, and the ASG's own policy picks which goes.
+    const { tick, job, boa } = await w.start((pool) =>
+      Object.assign(Object.create(pool), {
+        setDesiredSize: async (size: number) => {
+          if (size < w.group.group.desiredSize && !race) {
+            w.group.setCapacity(Number.POSITIVE_INFINITY);
+            w.group.asg.step();
+            const live = w.group.asg.live();
+            const unprotected = live.map((i) => ({ ...i, protectedFromScaleIn: false }));
+            race = {
+              busyId: live.find((i) => nodeName(w.group, i.id) === a.allocation[0])!.id,
+              asgWouldPick: w.group.asg.defaultPolicyVictim(unprotected)?.id,
+            };
+          }
+          return pool.setDesiredSize(size);
+        },
+      }),
+    );
+    const a = job(4);
+    await tick(3); // a runs on the one node
+    expect(a.allocation).toHaveLength(4);
+    const generation = a.generation;
+    w.group.setCapacity(1);
+    const b = job(4);
+    await tick(1); // asks for 2; the launch fails for capacity
+    await tick(1); // sees the failure and asks only for the node that exists; the launch lands meanwhile
+    expect(race).toBeDefined();
+    // Without the protection the ASG's default policy would have removed the busy node.
+    expect(race!.asgWouldPick).toBe(race!.busyId);
+    expect(w.group.asg.live().map((i) => i.id)).toEqual([race!.busyId]);
+    const protections = w.group.asgMock
+      .commandCalls(SetInstanceProtectionCommand)
+      .map((c) => c.args[0].input);
+    expect(protections).toEqual([
+      expect.objectContaining({ InstanceIds: [race!.busyId], ProtectedFromScaleIn: true }),
+    ]);
+    expect(w.group.asg.instances.find((i) => i.id !== race!.busyId)?.terminatedBy).toBe('scale-in');
+    expect(boa.service.job(a.id).generation).toBe(generation);
+    expect(b.allocation).toEqual([]);
+  });
+});
+
+/** `boa status` run as the real CLI against the service on a local port. */
+async function cliStatus(boa: {
+  app: { fetch: (r: Request) => Response | Promise<Response> };
+  token: string;
+}) {
+  const server = await new Promise<ReturnType<typeof serve>>((ready) => {
+    const s = serve({ fetch: boa.app.fetch, port: 0, hostname: '127.0.0.1' }, () => ready(s));
+  });
+  const cwd = mkdtempSync(join(tmpdir(), 'boa-nodes-cli-'));
+  try {
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    return await runBoa(['status'], { BOA_URL: url, BOA_TOKEN: boa.token }, cwd);
+  } finally {
+    await new Promise((closed) => server.close(closed));
+    rmSync(cwd, { recursive: true, force: true });
+  }
+}
+
 describe('capacity', () => {
   it('backs off on InsufficientInstanceCapacity, shows why jobs wait, pays only for launched nodes, recovers', async () => {
     const w = world();
-    const { tick, job, status } = await w.start();
+    const { tick, job, status, boa } = await w.start();
     w.group.setCapacity(1);
     const a = job(4);
     const b = job(4);
@@ -156,6 +253,11 @@ describe('capacity', () => {
     expect(s.capacity.backoffUntil).not.toBeNull();
     expect(s.waitingReason).toMatch(/InsufficientInstanceCapacity/);
     expect(s.issues[0]).toMatchObject({ code: 'AsgInstanceLaunchFailures' });
+    // ...and `boa status` (the real CLI, over HTTP) says the same.
+    const cli = await cliStatus(boa);
+    expect(cli.status).toBe(0);
+    expect(cli.stdout).toMatch(/^jobs wait\s+.*InsufficientInstanceCapacity/m);
+    expect(cli.stdout).toMatch(/^group health\s+AsgInstanceLaunchFailures: /m);
     await tick(1);
     expect(a.allocation).toHaveLength(4);
     expect(b.allocation).toEqual([]);
