@@ -96,6 +96,19 @@ await runMain(async () => {
     logLevel: 'warn',
   });
   const boa = await bootService(config, { clock, logger: pino({ level: 'warn' }, pino.destination(2)) });
+  // Interrupted (Ctrl-C, a killed run): the replay stops at the end of its tick, its replicas are stopped
+  // and, since a replay without --state cannot be resumed, its state removed: nothing is left behind.
+  // A second signal leaves at once.
+  let interrupted: NodeJS.Signals | undefined;
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => {
+      if (interrupted) {
+        removeState();
+        process.exit(signal === 'SIGINT' ? 130 : 143);
+      }
+      interrupted = signal;
+    });
+  }
   const client = new LauncherClient((path, init) => boa.app.request(path, init), boa.token);
   const world = new ReplayWorld(
     client,
@@ -126,7 +139,7 @@ await runMain(async () => {
   const existing = await client.jobsByName();
   const started = performance.now();
   let lastReport = started;
-  while (!world.done) {
+  while (!world.done && !interrupted) {
     const from = seconds;
     const to = from + tickSeconds;
     await world.step(from, to, setTime, existing);
@@ -153,6 +166,12 @@ await runMain(async () => {
       const done = world.records().filter((r) => r.completedAt !== null).length;
       process.stderr.write(`replay ${(to / 3600).toFixed(2)} h: ${done}/${jobs.length} jobs done\n`);
     }
+  }
+  if (interrupted) {
+    await stopReplicas(boa);
+    await boa.close();
+    removeState();
+    process.exit(interrupted === 'SIGINT' ? 130 : 143);
   }
   const records = world.records();
   const first = Math.min(...records.map((r) => r.arrival));
@@ -193,17 +212,23 @@ async function replicasSettled(boa: Awaited<ReturnType<typeof bootService>>): Pr
   }
 }
 
-/**
- * Once every job is done: waits until the executor has stopped all replicas, and counts what it ran
- * (one log per replica started, DATA_DIR/jobs/<id>/<generation>/<rank>.log).
- */
-async function replicasRun(boa: Awaited<ReturnType<typeof bootService>>, stateDir: string) {
+/** Asks the executor for no replicas until none is left (at most about 30 s); returns how many are left. */
+async function stopReplicas(boa: Awaited<ReturnType<typeof bootService>>): Promise<number> {
   const executor = boa.service.execution.executor;
   let left = Number.POSITIVE_INFINITY;
   for (let i = 0; i < 300 && left > 0; i++) {
     left = (await executor?.reconcile([]))?.length ?? 0;
     if (left > 0) await sleep(100);
   }
+  return left;
+}
+
+/**
+ * Once every job is done: waits until the executor has stopped all replicas, and counts what it ran
+ * (one log per replica started, DATA_DIR/jobs/<id>/<generation>/<rank>.log).
+ */
+async function replicasRun(boa: Awaited<ReturnType<typeof bootService>>, stateDir: string) {
+  const left = await stopReplicas(boa);
   let started = 0;
   let generations = 0;
   const jobsDir = join(stateDir, 'jobs');
