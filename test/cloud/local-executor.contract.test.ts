@@ -1,4 +1,12 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { LocalExecutor } from '../../src/cloud/local/executor.ts';
@@ -30,7 +38,11 @@ export async function localHarness(): Promise<ExecutorHarness> {
       command: [process.execPath, REPLICA],
       env: { CONTROL_DIR: controlDir, IGNORE_TERM: options.ignoreTerm ? '1' : '0' },
     }),
-    exit: async (r, code) => writeFileSync(`${base(r)}.exit-with`, String(code)),
+    // Written whole, then renamed: the replica polls for the file and must never read it empty (exit 0).
+    exit: async (r, code) => {
+      writeFileSync(`${base(r)}.exit-with.tmp`, String(code));
+      renameSync(`${base(r)}.exit-with.tmp`, `${base(r)}.exit-with`);
+    },
     kill: async (r) => {
       process.kill(-supervisorPid(r), 'SIGKILL');
     },
