@@ -2,7 +2,7 @@
  * Scheduling tick benchmark with 1,000 active jobs, a few advancing an epoch every tick. Prints one JSON
  * object: `decision` (the decision alone, the 1 ms p50 target; with its store transaction), `wholeTick`,
  * and with --executed `reconcile`, the executor's pass after each tick, timed apart from the decision.
- *   npm run -s bench:tick -- [--jobs N] [--ticks N] [--executed]
+ *   npm run -s bench:tick -- [--jobs N] [--ticks N] [--executed [local|kubernetes]]
  * With --executed every job comes with a workload (`sleep`, a no-op that keeps running) and the local
  * executor really runs its replicas after each tick. The service ticks once a minute, so the replicas a
  * tick started are up long before the next; the bench ticks back to back, so it waits (untimed) until
@@ -11,8 +11,11 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
+import { createKubernetesExecutor } from '../src/cloud/kubernetes/index.ts';
 import { LocalExecutor } from '../src/cloud/local/executor.ts';
+import type { Executor } from '../src/service/ports.ts';
+import { startFakeKubeApi } from '../test/fakes/kube-api/index.ts';
 import { pino } from 'pino';
 import { InlinePlanComputer } from '../src/service/calculator/computer.ts';
 import { bootService } from '../src/service/boot.ts';
@@ -24,14 +27,23 @@ const program = new Command('bench:tick')
   .option('--jobs <n>', 'active jobs', '1000')
   .option('--ticks <n>', 'timed ticks', '500')
   .option('--warmup <n>', 'untimed ticks first, as a long-running service is warm', '200')
-  .option('--executed', 'jobs carry a workload that the local executor runs as real processes');
+  .addOption(
+    new Option(
+      '--executed [executor]',
+      'jobs carry a workload that an executor runs: real local processes, or Kubernetes pods over the ' +
+        'in-process fake API server (the real client over HTTP; no cluster)',
+    ).choices(['local', 'kubernetes']),
+  );
 
 function quantile(sorted: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] as number;
 }
 
 await runMain(async () => {
-  const opts = program.parse().opts<{ jobs: string; ticks: string; warmup: string; executed?: boolean }>();
+  const opts = program
+    .parse()
+    .opts<{ jobs: string; ticks: string; warmup: string; executed?: true | 'local' | 'kubernetes' }>();
+  const executorKind = opts.executed === true ? 'local' : opts.executed;
   const jobCount = Number(opts.jobs);
   const tickCount = Number(opts.ticks);
   const warmupCount = Number(opts.warmup);
@@ -52,11 +64,23 @@ await runMain(async () => {
     leaseSeconds: 1e9,
     terminationGraceSeconds: 5,
   });
-  const replicasDir = opts.executed ? mkdtempSync(join(tmpdir(), 'boa-bench-tick-')) : undefined;
-  const executor = replicasDir
+  const replicasDir = executorKind === 'local' ? mkdtempSync(join(tmpdir(), 'boa-bench-tick-')) : undefined;
+  // Pods are pinned to the local pool's node names, which the fake's kubelet does not run: they stay
+  // pending, so the executor's create/list/watch work is timed without any process on the cores.
+  const fakeKube =
+    executorKind === 'kubernetes' ? await startFakeKubeApi({ historyLimit: 100_000 }) : undefined;
+  const executor: Executor | null = replicasDir
     ? new LocalExecutor({ dataDir: replicasDir, terminationGraceSeconds: config.terminationGraceSeconds })
-    : null;
-  const workload = opts.executed ? { command: ['sleep', '86400'] } : undefined;
+    : fakeKube
+      ? createKubernetesExecutor(
+          { terminationGraceSeconds: config.terminationGraceSeconds, kubernetes: { namespace: 'boa-jobs' } },
+          pino({ level: 'silent' }),
+          { kubeConfig: fakeKube.kubeConfig() },
+        )
+      : null;
+  const workload = executorKind
+    ? { command: ['sleep', '86400'], ...(fakeKube ? { image: 'busybox:1' } : {}) }
+    : undefined;
   const boa = await bootService(config, {
     clock,
     computer: new InlinePlanComputer(),
@@ -162,8 +186,9 @@ await runMain(async () => {
       wholeTick: { p50Ms: +quantile(times, 0.5).toFixed(4), p99Ms: +quantile(times, 0.99).toFixed(4) },
       ...(executor
         ? {
-            // The local executor's pass after each timed tick (starts and stops of the churn included).
+            // The executor's pass after each timed tick (starts and stops of the churn included).
             reconcile: {
+              executor: executorKind,
               p50Ms: +quantile(
                 reconcileTimes.sort((a, b) => a - b),
                 0.5,
@@ -171,8 +196,9 @@ await runMain(async () => {
               p99Ms: +quantile(reconcileTimes, 0.99).toFixed(3),
               // The warm-up's longest: the pass that starts most replicas at once.
               warmupMaxMs: warmupMaxReconcileMs === null ? null : +warmupMaxReconcileMs.toFixed(1),
+              // Kubernetes: pods present (they stay pending on the fake, see above).
               liveReplicas: (await executor.reconcile(service.execution.desired(t))).filter(
-                (r) => r.phase === 'running',
+                (r) => r.phase === 'running' || (fakeKube !== undefined && r.phase === 'starting'),
               ).length,
               // Untimed wait per tick for the replicas it started to be up (see the top of this file).
               startupWaitPerTickMs: +(startupWaitMs / tickCount).toFixed(1),
@@ -188,5 +214,9 @@ await runMain(async () => {
     for (let i = 0; i < 200 && (await executor.reconcile([])).length > 0; i++)
       await new Promise((r) => setTimeout(r, 100));
     rmSync(replicasDir, { recursive: true, force: true });
+  }
+  if (executor && fakeKube) {
+    await executor.close();
+    await fakeKube.close();
   }
 });

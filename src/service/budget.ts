@@ -76,7 +76,7 @@ export function currentSpendCeiling(svc: BoaService, now: number): SpendCeiling 
   const from = budgetWindowStart(svc, budget, now);
   return spendCeiling({
     budgetGpuHoursPerHour: budget.gpuHoursPerHour,
-    paidGpuHours: repo.ledgerTotals(from, now).paidGpuMs / HOUR,
+    paidGpuHours: repo.paidGpuMs(from, now) / HOUR,
     elapsedHours: Math.max(0, now - from) / HOUR,
     horizonHours: config.budgetHorizonHours,
     gpusPerNode: config.gpusPerNode,

@@ -133,15 +133,20 @@ export class Scheduler {
     const ceiling = this.service.spendCeiling(now);
     this.lastCeilingGpus = ceiling?.gpus ?? 0;
     let decision = this.decide(now, ready, ceiling?.nodes);
+    const { jobs } = state;
+    const { execution } = this.service;
     const nodeInput = () => ({
       target: decision.desiredNodes,
       nodes: state.nodes,
       group: state.group,
       // Jobs placed there, and replicas still stopping there (grace period) after a job moved off.
-      allocations: [
-        ...[...state.jobs.values()].map((j) => j.allocation),
-        [...this.service.execution.nodesWithReplicas],
-      ],
+      // Read lazily: most ticks the node reconciler needs no per-node counts.
+      allocations: {
+        *[Symbol.iterator]() {
+          for (const job of jobs.values()) yield job.allocation;
+          yield [...execution.nodesWithReplicas];
+        },
+      },
     });
     if (this.nodes.chooseNow(nodeInput())) {
       // Nodes chosen for removal had jobs: place those jobs elsewhere now (or let them wait).

@@ -166,9 +166,13 @@ export class Repository {
 
   /** GPU-milliseconds paid (nodes) and allocated (jobs) within [from, to]; open intervals run to `to`. */
   ledgerTotals(from: number, to: number): { paidGpuMs: number; allocatedGpuMs: number } {
-    const paid = this.hot.paidGpuMs.get({ from, to }) as { v: number | null };
     const allocated = this.hot.allocatedGpuMs.get({ from, to }) as { v: number | null };
-    return { paidGpuMs: paid.v ?? 0, allocatedGpuMs: allocated.v ?? 0 };
+    return { paidGpuMs: this.paidGpuMs(from, to), allocatedGpuMs: allocated.v ?? 0 };
+  }
+
+  /** Paid GPU-milliseconds over [from, to] alone: the spend ceiling's query, every tick. */
+  paidGpuMs(from: number, to: number): number {
+    return (this.hot.paidGpuMs.get({ from, to }) as { v: number | null }).v ?? 0;
   }
 
   /**

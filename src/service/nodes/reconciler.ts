@@ -62,10 +62,13 @@ export class NodeReconciler {
 
   /** The nodes placement may use now: ready for jobs, not being removed; ids as allocations name them. */
   usable(nodes: readonly PoolNode[]): PoolNode[] {
-    return nodes.flatMap((n) => {
-      if (!n.ready || this.removing.has(n.id)) return [];
-      return [n.name !== undefined && n.name !== n.id ? { ...n, id: n.name } : n];
-    });
+    // A plain loop: this runs inside every tick's decision, over every node.
+    const usable: PoolNode[] = [];
+    for (const n of nodes) {
+      if (!n.ready || this.removing.has(n.id)) continue;
+      usable.push(n.name !== undefined && n.name !== n.id ? { ...n, id: n.name } : n);
+    }
+    return usable;
   }
 
   /** The tick's hook: starts a pass unless one is still running (the next tick sees what it missed). */
@@ -90,10 +93,12 @@ export class NodeReconciler {
     const group = input.group;
     if (!group) return false;
     const now = this.deps.clock.now();
-    const busy = busyGpusByNode(input.allocations);
-    this.chooseProvisionTimeouts(input.nodes, busy, now);
     const target = this.bounded(input.target, group);
     const kept = input.nodes.filter((n) => !n.leaving && !this.removing.has(n.id));
+    // Most ticks remove nothing: the GPUs busy per node (a pass over every job) only when one may go.
+    if (kept.length <= target && !input.nodes.some((n) => this.overdue(n, now))) return false;
+    const busy = busyGpusByNode(input.allocations);
+    this.chooseProvisionTimeouts(input.nodes, busy, now);
     let placed = false;
     for (const victim of chooseVictims(kept, kept.length - target, busy)) {
       this.choose(victim, 'scale-in', now);
@@ -154,9 +159,7 @@ export class NodeReconciler {
   /** Nodes launched longer ago than provisionMs and still not ready for jobs: paid for, never usable. */
   private chooseProvisionTimeouts(nodes: readonly PoolNode[], busy: Map<string, number>, now: number): void {
     for (const node of nodes) {
-      if (node.ready || node.leaving || this.removing.has(node.id) || busy.has(allocationName(node)))
-        continue;
-      if (node.cordoned || now - node.launchedAt < this.deps.settings.provisionMs) continue;
+      if (!this.overdue(node, now) || busy.has(allocationName(node))) continue;
       this.counters.provisionTimeouts += 1;
       this.deps.logger.warn(
         {
@@ -169,6 +172,12 @@ export class NodeReconciler {
       );
       this.choose(node, 'provision-timeout', now);
     }
+  }
+
+  /** Launched `provisionMs` ago and still not ready for jobs (and not on its way out already). */
+  private overdue(node: PoolNode, now: number): boolean {
+    if (node.ready || node.leaving || node.cordoned || this.removing.has(node.id)) return false;
+    return now - node.launchedAt >= this.deps.settings.provisionMs;
   }
 
   private choose(node: PoolNode, reason: RemovalReason, now: number): void {
