@@ -4,7 +4,7 @@ import type { MetricDatum, PoolNode } from './ports.ts';
 import { nodeReconcilerFor } from './nodes/index.ts';
 import type { NodeReconciler } from './nodes/reconciler.ts';
 import type { BoaService } from './service.ts';
-import { servedWithin } from './spend-guard.ts';
+import { servedWithin, widthLevel } from './spend-guard.ts';
 
 export interface TickDecision {
   readonly changed: ServiceJob[];
@@ -30,15 +30,27 @@ function isSortedById(jobs: readonly ServiceJob[]): boolean {
 }
 
 /**
- * Planned widths, except that jobs beyond what `gpus` can hold (running first, then oldest) wait for
- * the budget; each job is marked so its view can say why it waits.
+ * Planned widths within `gpus` (the ceiling): when they do not all fit, jobs are narrowed to a common
+ * level (widthLevel) before any waits, then jobs beyond what `gpus` can hold (running first, then
+ * oldest) wait for the budget; each job is marked so its view can say why it waits.
  */
 function budgetLimitedWidths(jobs: readonly ServiceJob[], gpus: number): (job: ServiceJob) => number {
   if (!Number.isFinite(gpus)) {
     for (const job of jobs) job.queuedForBudget = false;
     return plannedWidth;
   }
-  const served = servedWithin(jobs, plannedWidth, gpus);
+  const level = widthLevel(
+    jobs.map((job) => plannedWidth(job)),
+    gpus,
+  );
+  const capped = (job: ServiceJob) => {
+    const planned = plannedWidth(job);
+    // A job running at its plan's width keeps it unless it is far above the level: narrowing it costs a
+    // restart, worth paying only to break up the few wide jobs that hold the ceiling.
+    if (job.state === 'running' && job.width === planned && planned <= 2 * level) return planned;
+    return Math.min(planned, level);
+  };
+  const served = servedWithin(jobs, capped, gpus);
   for (const job of jobs) job.queuedForBudget = !served.has(job) && plannedWidth(job) > 0;
   return (job) => served.get(job) ?? 0;
 }

@@ -78,3 +78,24 @@ export function servedWithin<J extends { readonly id: number; readonly state: st
   for (const job of jobs) if (job.state !== 'running') take(job);
   return served;
 }
+
+/**
+ * The widest width every job may have so that all of them fit in `gpus` (water-filling: jobs narrower
+ * than the level keep their width); Infinity when the widths fit as they are, 1 when not even one GPU
+ * each fits (the rest then wait). Under the ceiling, narrowing every job serves more of them than
+ * queueing some behind a few wide ones: a job's speed-up is sublinear, so the GPUs taken from the wide
+ * ones buy more progress on the waiting ones.
+ */
+export function widthLevel(widths: readonly number[], gpus: number): number {
+  const whole = Math.floor(gpus + 1e-9);
+  const total = (level: number) => widths.reduce((sum, w) => sum + Math.min(w, level), 0);
+  if (total(Number.POSITIVE_INFINITY) <= whole) return Number.POSITIVE_INFINITY;
+  let low = 1;
+  let high = Math.max(1, ...widths);
+  while (low < high) {
+    const mid = Math.ceil((low + high) / 2);
+    if (total(mid) <= whole) low = mid;
+    else high = mid - 1;
+  }
+  return low;
+}

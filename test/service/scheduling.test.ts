@@ -125,4 +125,30 @@ describe('scheduling tick', () => {
     expect(status.nodeGroup.actualNodes).toBeLessThanOrEqual(2);
     expect(status.gpus.allocated).toBeLessThanOrEqual(8);
   });
+
+  it('under the budget ceiling narrows a wide job so newer jobs run instead of queueing behind it', async () => {
+    // No prior rates (a new user): the first job is planned wide, the budget to itself.
+    const s = await startService({ config: { local: { maxNodes: 32, bootSeconds: 90, releaseSeconds: 30 } } });
+    cleanups.push(s.close);
+    await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
+    const first = (await s.request('POST', '/v1/jobs', { class: 'cifar10' })).body;
+    await s.ticks(4);
+    const wide = (await s.request('GET', `/v1/jobs/${first.id}/allocation`, undefined, first.token)).body;
+    expect(wide.state).toBe('running');
+    expect(wide.width).toBeGreaterThanOrEqual(16);
+    const later = [];
+    for (let i = 0; i < 6; i++) later.push((await s.request('POST', '/v1/jobs', { class: 'cifar10' })).body);
+    await s.ticks(6);
+    const status = (await s.request('GET', '/v1/status')).body;
+    // All seven run within the ceiling (at most 10% over 40 with no history), none waits for the budget.
+    expect(status.budget.queuedForBudget).toBe(0);
+    const widths = [];
+    for (const job of [first, ...later]) {
+      const a = (await s.request('GET', `/v1/jobs/${job.id}/allocation`, undefined, job.token)).body;
+      expect(a.state, `job ${job.id}`).toBe('running');
+      widths.push(a.width as number);
+    }
+    expect(widths.reduce((x, y) => x + y, 0)).toBeLessThanOrEqual(44);
+    expect(widths[0]).toBeLessThan(wide.width);
+  });
 });
