@@ -128,7 +128,9 @@ describe('scheduling tick', () => {
 
   it('under the budget ceiling narrows a wide job so newer jobs run instead of queueing behind it', async () => {
     // No prior rates (a new user): the first job is planned wide, the budget to itself.
-    const s = await startService({ config: { local: { maxNodes: 32, bootSeconds: 90, releaseSeconds: 30 } } });
+    const s = await startService({
+      config: { local: { maxNodes: 32, bootSeconds: 90, releaseSeconds: 30 } },
+    });
     cleanups.push(s.close);
     await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
     const first = (await s.request('POST', '/v1/jobs', { class: 'cifar10' })).body;
