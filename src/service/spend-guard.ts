@@ -91,7 +91,8 @@ export function widthLevel(widths: readonly number[], gpus: number): number {
   const total = (level: number) => widths.reduce((sum, w) => sum + Math.min(w, level), 0);
   if (total(Number.POSITIVE_INFINITY) <= whole) return Number.POSITIVE_INFINITY;
   let low = 1;
-  let high = Math.max(1, ...widths);
+  let high = 1;
+  for (const w of widths) if (w > high) high = w;
   while (low < high) {
     const mid = Math.ceil((low + high) / 2);
     if (total(mid) <= whole) low = mid;
