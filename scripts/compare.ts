@@ -2,7 +2,7 @@
  * Policies side by side on one trace: each policy at each value of its knob, in parallel worker threads.
  *   npm run -s compare -- --trace FILE [--apps a,b] --policies a,b --budgets LO:HI:STEP [--targets t1,...]
  *     [--cluster g4dn:8,p3:4]
- *     --out DIR [--seed N] [--solver exact|paper] [--rates online|oracle] [--workers N] [engine flags]
+ *     --out DIR [--seed N] [--solver exact|paper] [--rates online|prior|oracle] [--workers N] [engine flags]
  *     [--at-paid p1,...] [--sensitivity]
  * Writes DIR/results.json, DIR/results.csv, DIR/avg-jct.svg and DIR/p95-jct.svg (and DIR/at-paid.json).
  * Budgets and paid points may be given as multiples of the minimum feasible budget at the trace's
@@ -62,7 +62,7 @@ const program = withSimulationOptions(
     .option('--solver <name>', 'boa: exact or paper')
     .option(
       '--rates <source>',
-      "boa: online (default, as the service estimates them) or oracle (the trace's rates)",
+      "boa: online (default, as the service estimates them), prior (online, starting from the trace's rates, as the demo's --prior trace) or oracle (the trace's rates)",
     )
     .option('--workers <n>', 'worker threads (default: available cores)')
     .option(

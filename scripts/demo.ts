@@ -3,7 +3,7 @@
  * node pool, on a virtual clock, driven by emulated jobs that follow their allocations with the measured
  * ground truth. Prints the simulator's JSON metrics. Resumable: kill it (even with -9) and run the same
  * command with the same --state to continue.
- *   npm run -s demo -- --trace FILE [--apps a,b] --budget B [--speed X|max] [--state DIR] [--executor local]
+ *   npm run -s demo -- --trace FILE [--apps a,b] --budget B [--speed X|max] [--state DIR] [--prior none|trace] [--executor local]
  * With --executor local every job is submitted with a command that the local executor runs as real
  * processes, one per node of its placement, restarted at each rescale; the emulated jobs still report
  * progress and completion at their ground-truth times (a real process cannot run on virtual time).
@@ -35,6 +35,14 @@ const program = new Command('demo')
   .option('--profiles <file>', 'job-class profiles', DEFAULT_PROFILES)
   .option('--tick-seconds <s>', 'scheduling tick', '60')
   .addOption(
+    new Option(
+      '--prior <source>',
+      "the rate estimator's prior: none (a new service's, default) or trace (the trace's own rates: oracle input)",
+    )
+      .choices(['none', 'trace'])
+      .default('none'),
+  )
+  .addOption(
     new Option('--executor <kind>', 'run each job as real processes (local executor)').choices(['local']),
   );
 
@@ -61,6 +69,7 @@ await runMain(async () => {
     data: string;
     profiles: string;
     tickSeconds: string;
+    prior: 'none' | 'trace';
     executor?: 'local';
   }>();
   const budget = Number(opts.budget);
@@ -90,8 +99,8 @@ await runMain(async () => {
     dataDir: stateDir,
     token: 'demo-operator-token-0123456789',
     profiles: opts.profiles,
-    // The estimator starts from the trace's rates, as an operator would configure from history.
-    priorRates: rates,
+    // --prior trace: the estimator starts from the trace's own rates (the simulator's --rates prior).
+    ...(opts.prior === 'trace' ? { priorRates: rates } : {}),
     tickSeconds,
     logLevel: 'warn',
   });
@@ -190,10 +199,14 @@ await runMain(async () => {
     p95JctSeconds: metrics.p95JctSeconds,
     allocatedGpuHoursPerHour: metrics.allocatedGpuHoursPerHour,
     paidGpuHoursPerHour: metrics.paidGpuHoursPerHour,
+    // The service's own ledger over the run (first arrival to last completion): what `boa status` shows.
+    ledgerPaidGpuHoursPerHour: ledger.paidGpuHoursPerHour,
     rescales: metrics.rescales,
     simMs: performance.now() - started,
     avgQueueSeconds: metrics.avgQueueSeconds,
     spanHours: metrics.spanHours,
+    arrivalSpanHours: metrics.arrivalSpanHours,
+    prior: opts.prior,
     state: opts.state ?? null,
     ...(opts.executor ? { executor: await replicasRun(boa, stateDir) } : {}),
   };

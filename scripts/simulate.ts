@@ -1,7 +1,7 @@
 /**
  * One trace-driven simulation of one policy.
  *   npm run -s simulate -- --trace FILE [--apps a,b] --policy NAME [--budget B] [--target C] [--seed N]
- *     [--solver exact|paper] [--rates online|oracle] [--format table|json] [engine flags]
+ *     [--solver exact|paper] [--rates online|prior|oracle] [--format table|json] [engine flags]
  */
 import { Command, Option } from 'commander';
 import { POLICIES } from '../src/sim/policies/index.ts';
@@ -31,7 +31,7 @@ const program = withSimulationOptions(
     .option('--solver <name>', 'boa: exact or paper')
     .option(
       '--rates <source>',
-      "boa: online (default, as the service estimates them) or oracle (the trace's rates)",
+      "boa: online (default, as the service estimates them), prior (online, starting from the trace's rates, as the demo's --prior trace) or oracle (the trace's rates)",
     )
     .option('--seed <n>', 'random seed', '1')
     .addOption(new Option('--format <format>', 'output').choices(['table', 'json']).default('table'))

@@ -128,8 +128,10 @@ export function policyOptionsFrom(flags: PolicyFlags): PolicyOptions {
     options.solver = flags.solver;
   }
   if (flags.rates !== undefined) {
-    if (flags.rates !== 'online' && flags.rates !== 'oracle') {
-      throw new UsageError(`--rates must be online or oracle (the trace's own rates), got "${flags.rates}"`);
+    if (flags.rates !== 'online' && flags.rates !== 'prior' && flags.rates !== 'oracle') {
+      throw new UsageError(
+        `--rates must be online, prior (online from the trace's rates) or oracle (the trace's rates), got "${flags.rates}"`,
+      );
     }
     options.rates = flags.rates;
   }

@@ -4,7 +4,7 @@ import { ServiceError } from './errors.ts';
 import { type Averages, averagesFromTotals } from './ledger.ts';
 import { estimatedClasses, loadRates } from './plan-inputs.ts';
 import type { BoaService } from './service.ts';
-import { type SpendCeiling, spendCeiling } from './spend-guard.ts';
+import { type SpendCeiling, spendCeiling } from '../core/spend-ceiling.ts';
 import type { BudgetSetting } from './state.ts';
 
 const HOUR = 3_600_000;
@@ -68,7 +68,7 @@ export function budgetWindowStart(svc: BoaService, budget: BudgetSetting, now: n
   return Math.max(now - svc.deps.config.budgetWindowHours * HOUR, svc.state.startedAt, budget.setAt);
 }
 
-/** The most GPUs and nodes the budget window allows from now on (spend-guard.ts). */
+/** The most GPUs and nodes the budget window allows from now on (core/spend-ceiling.ts). */
 export function currentSpendCeiling(svc: BoaService, now: number): SpendCeiling | undefined {
   const budget = svc.state.budget;
   if (!budget) return undefined;

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { describeIssue, fromSource } from './config-sources.ts';
+import { DEFAULT_SPEND_CEILING } from '../core/spend-ceiling.ts';
 
 /**
  * Service configuration: defaults < config file (JSON) < environment (BOA_*) < command-line flags.
@@ -37,9 +38,9 @@ export const configSchema = z
     priorWeightHours: z.number().nonnegative().default(2),
     budgetWindowHours: positive('budgetWindowHours').default(24),
     /** Hours ahead the spend ceiling assumes the nodes are held: debt is repaid within this. */
-    budgetHorizonHours: positive('budgetHorizonHours').default(1),
+    budgetHorizonHours: positive('budgetHorizonHours').default(DEFAULT_SPEND_CEILING.horizonHours),
     /** How far above the budget the spend ceiling goes with no debt (a fraction; debt stays below slack x budget x horizon). */
-    budgetSlack: z.number().min(0).max(1).default(0.1),
+    budgetSlack: z.number().min(0).max(1).default(DEFAULT_SPEND_CEILING.slack),
     /** Initial budget (GPU-hours per hour) when none is stored yet. */
     budget: z.number().positive().optional(),
     /** Prior arrival rates per class, jobs/hour; classes without one start at 0 and are learned. */

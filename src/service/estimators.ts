@@ -95,3 +95,15 @@ export function blendWork(profileWork: number, samples: readonly number[], prior
   const sum = samples.reduce((a, b) => a + b, 0);
   return (profileWork * priorSamples + sum) / (priorSamples + samples.length);
 }
+
+/** Re-plan when some class's load moved by more than `fraction` of what the plan was made for. */
+export function ratesMoved(
+  planned: Readonly<Record<string, number>>,
+  now: Readonly<Record<string, number>>,
+  fraction = 0.25,
+): boolean {
+  return Object.entries(now).some(([name, rate]) => {
+    const before = planned[name] ?? 0;
+    return Math.abs(rate - before) > fraction * Math.max(before, 1e-3);
+  });
+}

@@ -3,7 +3,7 @@ import type { ClassProfile } from '../core/profile.ts';
 import type { PlanRow } from '../store/repository.ts';
 import { chooseShare } from './admission.ts';
 import type { PlanInputs } from './calculator/compute.ts';
-import { blendWork, estimateRates } from './estimators.ts';
+import { blendWork, estimateRates, ratesMoved } from './estimators.ts';
 import type { ServiceJob } from './jobs.ts';
 import { overheadRatio } from './ledger.ts';
 import type { BoaService } from './service.ts';
@@ -94,10 +94,5 @@ export function replanIfRatesMoved(svc: BoaService): void {
   const planned = (svc.state.plan?.row.inputs as { ratesPerHour?: Record<string, number> } | undefined)
     ?.ratesPerHour;
   if (!planned || !svc.state.budget) return;
-  const now = loadRates(svc, svc.deps.clock.now());
-  const moved = Object.entries(now).some(([name, rate]) => {
-    const before = planned[name] ?? 0;
-    return Math.abs(rate - before) > 0.25 * Math.max(before, 1e-3);
-  });
-  if (moved) void svc.planner.request('rates');
+  if (ratesMoved(planned, loadRates(svc, svc.deps.clock.now()))) void svc.planner.request('rates');
 }

@@ -4,7 +4,7 @@ import type { MetricDatum, PoolNode } from './ports.ts';
 import { nodeReconcilerFor } from './nodes/index.ts';
 import type { NodeReconciler } from './nodes/reconciler.ts';
 import type { BoaService } from './service.ts';
-import { servedWithin, widthLevel } from './spend-guard.ts';
+import { widthsUnderCeiling } from '../core/spend-ceiling.ts';
 
 export interface TickDecision {
   readonly changed: ServiceJob[];
@@ -39,18 +39,7 @@ function budgetLimitedWidths(jobs: readonly ServiceJob[], gpus: number): (job: S
     for (const job of jobs) job.queuedForBudget = false;
     return plannedWidth;
   }
-  const level = widthLevel(
-    jobs.map((job) => plannedWidth(job)),
-    gpus,
-  );
-  const capped = (job: ServiceJob) => {
-    const planned = plannedWidth(job);
-    // A job running at its plan's width keeps it unless it is far above the level: narrowing it costs a
-    // restart, worth paying only to break up the few wide jobs that hold the ceiling.
-    if (job.state === 'running' && job.width === planned && planned <= 2 * level) return planned;
-    return Math.min(planned, level);
-  };
-  const served = servedWithin(jobs, capped, gpus);
+  const served = widthsUnderCeiling(jobs, plannedWidth, (job) => job.width, gpus);
   for (const job of jobs) job.queuedForBudget = !served.has(job) && plannedWidth(job) > 0;
   return (job) => served.get(job) ?? 0;
 }
@@ -72,7 +61,7 @@ export class Scheduler {
 
   /**
    * The pure part of a tick (benchmarked): decides widths, placements and the node count.
-   * `ceilingNodes`: the most nodes the budget window allows (spend-guard.ts); jobs beyond it wait.
+   * `ceilingNodes`: the most nodes the budget window allows (core/spend-ceiling.ts); jobs beyond it wait.
    */
   decide(
     now: number,

@@ -14,7 +14,7 @@ import type { Averages } from './ledger.ts';
 import { adoptPlan, admit, estimatedClasses, estimatedRates, loadRates, planInputs } from './plan-inputs.ts';
 import { Planner } from './planner.ts';
 import { reportProgress } from './progress.ts';
-import type { SpendCeiling } from './spend-guard.ts';
+import type { SpendCeiling } from '../core/spend-ceiling.ts';
 import type { Clock, Executor, MetricsSink, NodePool, Workload } from './ports.ts';
 import { type BudgetSetting, ServiceState } from './state.ts';
 import { deriveJobToken, tokenMatchesHash } from './tokens.ts';
@@ -133,7 +133,7 @@ export class BoaService {
     return setBudget(this, gpuHoursPerHour);
   }
 
-  /** The most GPUs and nodes the budget window allows from now on (spend-guard.ts). */
+  /** The most GPUs and nodes the budget window allows from now on (core/spend-ceiling.ts). */
   spendCeiling(now = this.deps.clock.now()): SpendCeiling | undefined {
     return currentSpendCeiling(this, now);
   }

@@ -140,8 +140,11 @@ export interface PolicyOptions {
   /** Target cluster efficiency (pollux-autoscale). */
   readonly target?: number;
   readonly solver?: 'exact' | 'paper';
-  /** boa's arrival rates: online (estimated as the service does, default) or oracle (the trace's). */
-  readonly rates?: 'online' | 'oracle';
+  /**
+   * boa's arrival rates: online (estimated as the service does, default); prior (online, the estimator
+   * starting from the trace's own rates as the service's priorRates: oracle input); oracle (the trace's).
+   */
+  readonly rates?: 'online' | 'prior' | 'oracle';
   /** Pollux variants (compare --sensitivity): AdaptDL's exploration cap, utility window, boot freeze. */
   readonly explorationCap?: boolean;
   readonly utilityWindowTicks?: number;

@@ -24,8 +24,13 @@ describe('demo replay through the local executor', () => {
     expect(sim.status, sim.stderr).toBe(0);
     const s = JSON.parse(sim.stdout);
     expect(d).toMatchObject({ jobs: 85, completed: 85 });
+    // Measured: 1653 s against the simulator's 1472 s (+12.3%; the plain demo +6.6%): the 10% is
+    // not met with real processes and no prior (with --prior trace: 1313 s against 1354 s, -3.0%).
     expect(Math.abs(d.avgJctSeconds - s.avgJctSeconds) / s.avgJctSeconds).toBeLessThanOrEqual(0.15);
-    expect(Math.abs(d.paidGpuHoursPerHour - 40) / 40).toBeLessThanOrEqual(0.05);
+    expect(Math.abs(d.paidGpuHoursPerHour - s.paidGpuHoursPerHour) / s.paidGpuHoursPerHour).toBeLessThan(
+      0.03,
+    );
+    expect(d.ledgerPaidGpuHoursPerHour / 40 - 1).toBeLessThan(0.01);
     // Every job ran, each generation as processes; all were stopped at the end.
     expect(d.executor.replicasLeft).toBe(0);
     const jobs = readdirSync(join(state, 'jobs'));

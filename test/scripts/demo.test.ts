@@ -39,8 +39,9 @@ describe('demo replay', () => {
     expect(resumed.stderr).toMatch(/resuming the replay/);
     const result = JSON.parse(resumed.stdout);
     expect(result).toMatchObject({ jobs: 85, completed: 85 });
-    // Paid usage holds the budget within 5%.
-    expect(Math.abs(result.paidGpuHoursPerHour - 40) / 40).toBeLessThan(0.05);
+    // The ledger over the run holds the budget (measured without interruption: -1.8%).
+    expect(result.ledgerPaidGpuHoursPerHour / 40 - 1).toBeLessThan(0.01);
+    expect(result.ledgerPaidGpuHoursPerHour / 40 - 1).toBeGreaterThan(-0.05);
 
     const db = new Database(join(state, 'boa.sqlite'), { readonly: true });
     const jobs = db.prepare('select name, state from jobs').all() as Array<{ name: string; state: string }>;
@@ -74,22 +75,43 @@ describe('demo replay', () => {
     db.close();
   }, 120_000);
 
-  it('matches the simulator: average JCT within 15% of simulate --policy boa, paid within 5% of 40', () => {
-    const fresh = mkdtempSync(join(tmpdir(), 'boa-demo-fresh-'));
-    try {
-      const demo = runScript('demo.ts', [...ARGS, '--state', fresh]);
-      expect(demo.status, demo.stderr).toBe(0);
-      const sim = runScript('simulate.ts', [...ARGS, '--policy', 'boa', '--format', 'json']);
-      expect(sim.status, sim.stderr).toBe(0);
-      const d = JSON.parse(demo.stdout);
-      const s = JSON.parse(sim.stdout);
-      expect(d).toMatchObject({ jobs: 85, completed: 85 });
-      expect(Math.abs(d.avgJctSeconds - s.avgJctSeconds) / s.avgJctSeconds).toBeLessThanOrEqual(0.15);
-      expect(Math.abs(d.paidGpuHoursPerHour - 40) / 40).toBeLessThanOrEqual(0.05);
-    } finally {
-      rmSync(fresh, { recursive: true, force: true });
-    }
-  }, 120_000);
+  // Like with like: the service and the simulator's boa start from the same prior (none by default, or the
+  // trace's own rates) and both run the spend ceiling. Measured on workload-1: JCT +6.6% (none) and -4.7%
+  // (trace); the yardstick 42.21 vs 41.95 and 40.24 vs 41.07. docs/simulator.md has all eight workloads.
+  it.each([
+    ['none', 'online'],
+    ['trace', 'prior'],
+  ])(
+    'matches the simulator with prior %s: average JCT within 10%, the same spend within 3%',
+    (prior, rates) => {
+      const fresh = mkdtempSync(join(tmpdir(), 'boa-demo-fresh-'));
+      try {
+        const demo = runScript('demo.ts', [...ARGS, '--prior', prior, '--state', fresh]);
+        expect(demo.status, demo.stderr).toBe(0);
+        const sim = runScript('simulate.ts', [
+          ...ARGS,
+          '--policy',
+          'boa',
+          '--rates',
+          rates,
+          '--format',
+          'json',
+        ]);
+        expect(sim.status, sim.stderr).toBe(0);
+        const d = JSON.parse(demo.stdout);
+        const s = JSON.parse(sim.stdout);
+        expect(d).toMatchObject({ jobs: 85, completed: 85, prior });
+        expect(Math.abs(d.avgJctSeconds - s.avgJctSeconds) / s.avgJctSeconds).toBeLessThanOrEqual(0.1);
+        expect(Math.abs(d.paidGpuHoursPerHour - s.paidGpuHoursPerHour) / s.paidGpuHoursPerHour).toBeLessThan(
+          0.03,
+        );
+        expect(d.ledgerPaidGpuHoursPerHour / 40 - 1).toBeLessThan(0.01);
+      } finally {
+        rmSync(fresh, { recursive: true, force: true });
+      }
+    },
+    120_000,
+  );
   it('leaves no temporary state behind without --state, and a refused budget is one line, exit 2', () => {
     const tmp = mkdtempSync(join(tmpdir(), 'boa-demo-tmp-'));
     const demo = (args: string[]) =>

@@ -3,6 +3,8 @@
  * paid usage of 40 GPU-hours/hour (on the arrival-span yardstick), each knob swept around that spend
  * and average JCT interpolated at exactly 40 (`jctAtPaid`). The old headline (boa 1.63x ahead of
  * pollux-autoscale) needed oracle rates for boa and a weakened Pollux; honestly, Pollux leads here.
+ * boa runs the service's spend ceiling (src/core/spend-ceiling.ts), which no other policy has: it holds
+ * boa's spend within the window's budget at every tick, while the others are matched on the average only.
  * docs/comparison.md has the numbers.
  */
 import { readFileSync } from 'node:fs';
@@ -26,8 +28,8 @@ function sweep(policy: string, options: PolicyOptions[]) {
 }
 
 describe('workload-1 at a matched paid usage of 40 GPU-hours/hour', () => {
-  // Budgets and targets that bracket a paid 40 (measured: boa online 38.5 and 40.4, oracle 39.5 and 41.7).
-  const online = sweep('boa', [{ budget: 34 }, { budget: 36 }]);
+  // Budgets and targets that bracket a paid 40 (measured: boa online 38.3 and 40.05, oracle 38.6 and 40.7).
+  const online = sweep('boa', [{ budget: 36 }, { budget: 38 }]);
   const oracle = sweep('boa', [
     { budget: 38, rates: 'oracle' },
     { budget: 40, rates: 'oracle' },
@@ -51,15 +53,17 @@ describe('workload-1 at a matched paid usage of 40 GPU-hours/hour', () => {
   });
 
   it('the old lead needs both oracle rates and the old Pollux settings (cap, 15-tick window, freeze)', () => {
-    // Measured: about 1580 s against 1062 s; with boa online (about 1900 s), boa is behind even that Pollux.
+    // Measured: about 1580 s against 1307 s; with boa online (about 1676 s), boa is behind even that Pollux.
     expect(at(oldPollux) / at(oracle)).toBeGreaterThan(1.1);
     expect(at(oldPollux)).toBeLessThan(at(online));
   });
 
-  it("with online rates, boa's average JCT is behind the default (strongest) pollux-autoscale", () => {
-    // Measured: boa about 1900 s, pollux-autoscale 1194 s (0.63x). The issue's target is not met here;
-    // with oracle rates boa is ahead (about 1060 s).
-    expect(at(pollux) / at(online)).toBeLessThan(0.7);
-    expect(at(oracle)).toBeLessThan(at(pollux));
+  it("boa's average JCT is behind the default (strongest) pollux-autoscale, with online rates and with oracle ones", () => {
+    // Measured: boa online about 1676 s, pollux-autoscale 1194 s (0.71x). The issue's target is not met
+    // here. With oracle rates boa (about 1307 s) was ahead before it ran the service's spend ceiling
+    // (1062 s without it); held to the ceiling it is 9% behind.
+    expect(at(pollux) / at(online)).toBeLessThan(0.75);
+    expect(at(oracle)).toBeLessThan(at(online));
+    expect(at(pollux)).toBeLessThan(at(oracle));
   });
 });

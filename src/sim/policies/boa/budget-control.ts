@@ -56,6 +56,8 @@ export class BudgetControl {
   #expected: number;
   #start: number | undefined;
   #now = 0;
+  /** (time, paid so far) at each observation, for the paid total over a sliding window. */
+  readonly #history: { at: number; paid: number }[] = [];
 
   constructor(
     readonly budget: number,
@@ -98,6 +100,22 @@ export class BudgetControl {
     this.#start ??= now;
     this.#now = now;
     this.#paid += this.#ratio.observe(now, nodeGpus, allocatedGpuSeconds);
+    this.#history.push({ at: now, paid: this.#paid });
+  }
+
+  /**
+   * GPU-seconds paid in the last `windowSeconds` (from the first observation while the run is shorter)
+   * and that window's length: what the service's ledger gives its spend ceiling.
+   */
+  spentInWindow(windowSeconds: number): { paidGpuSeconds: number; elapsedSeconds: number } {
+    const start = Math.max(this.#start ?? this.#now, this.#now - windowSeconds);
+    // Observations older than the window's start are no longer needed, except the last one before it.
+    let drop = 0;
+    while (drop + 1 < this.#history.length && (this.#history[drop + 1]?.at as number) <= start) drop++;
+    if (drop > 0) this.#history.splice(0, drop);
+    const before = this.#history[0];
+    const paidBefore = before !== undefined && before.at <= start ? before.paid : 0;
+    return { paidGpuSeconds: this.#paid - paidBefore, elapsedSeconds: this.#now - start };
   }
 
   /** The budget to plan with now. */

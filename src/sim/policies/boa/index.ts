@@ -1,7 +1,8 @@
 /**
  * boa: the budget-optimal fixed-width plan from the calculators (BOA.md), executed tick by tick.
  * Options: budget (required: paid GPU-hours per hour, time-average), solver exact|paper (default
- * exact), rates online|oracle (default online: estimated from arrivals with the service's estimator;
+ * exact), rates online|prior|oracle (default online: estimated from arrivals with the service's
+ * estimator; prior: the same estimator starting from the trace's own rates, as the demo's --prior trace;
  * oracle: the trace's own rates, which no other policy and no service has).
  */
 import { BudgetTooLowError } from '../../../core/calc/errors.ts';
@@ -9,6 +10,7 @@ import type { PolicyContext, PolicyDefinition, PolicyOptions } from '../../polic
 import { DEFAULT_BUDGET_CONTROL } from './budget-control.ts';
 import { DEFAULT_ONLINE_RATES } from './online-rates.ts';
 import { DEFAULT_FILL } from '../../../core/exec/idle-fill.ts';
+import { DEFAULT_SPEND_CEILING } from '../../../core/spend-ceiling.ts';
 import { BoaPlanner } from './planner.ts';
 import { BoaPolicy, type BoaSettings } from './policy.ts';
 
@@ -27,6 +29,8 @@ export const BOA_DEFAULTS: Omit<BoaSettings, 'budget'> = {
   control: DEFAULT_BUDGET_CONTROL,
   relockFactor: 2,
   fill: DEFAULT_FILL,
+  ceiling: DEFAULT_SPEND_CEILING,
+  budgetWindowHours: 24,
 };
 
 /** Checks the options; with oracle rates, a budget below the minimum feasible one is refused up front. */
@@ -42,8 +46,10 @@ export function boaSettings(context: PolicyContext, options: PolicyOptions): Boa
     throw new BoaOptionsError(`boa solver must be exact or paper, got "${solver}"`);
   }
   const rates = options.rates ?? BOA_DEFAULTS.rates;
-  if (rates !== 'online' && rates !== 'oracle') {
-    throw new BoaOptionsError(`boa rates must be online or oracle (the trace's own rates), got "${rates}"`);
+  if (rates !== 'online' && rates !== 'prior' && rates !== 'oracle') {
+    throw new BoaOptionsError(
+      `boa rates must be online, prior (online from the trace's rates) or oracle (the trace's rates), got "${rates}"`,
+    );
   }
   if (rates === 'oracle') {
     const minimum = new BoaPlanner(context.profiles, solver, context.seed).minFeasible(

@@ -65,12 +65,4 @@ export class OnlineRates {
     });
     return Object.fromEntries(Object.entries(rates).filter(([, rate]) => rate > 0));
   }
-
-  /** True when some class's estimate moved by more than `replanOnMove` from `planned` (the service's test). */
-  moved(planned: Readonly<Record<string, number>>, now: number): boolean {
-    return Object.entries(this.ratesAt(now)).some(([name, rate]) => {
-      const before = planned[name] ?? 0;
-      return Math.abs(rate - before) > this.options.replanOnMove * Math.max(before, 1e-3);
-    });
-  }
 }

@@ -12,14 +12,17 @@ import { type OnlineRateOptions, OnlineRates } from './online-rates.ts';
 import { BudgetControl, type BudgetControlOptions } from './budget-control.ts';
 import { BoaPlanner, type PlannedWidths } from './planner.ts';
 import { widthsFor } from './shares.ts';
+import { ratesMoved } from '../../../service/estimators.ts';
 import { type FillOptions, fillIdleGpus } from '../../../core/exec/idle-fill.ts';
 import type { ClassProfile } from '../../../core/profile.ts';
+import { type SpendCeilingOptions, spendCeiling, widthsUnderCeiling } from '../../../core/spend-ceiling.ts';
 
 export interface BoaSettings {
   /** Target paid GPU-hours per hour (time-average). */
   readonly budget: number;
   readonly solver: 'exact' | 'paper';
-  readonly rates: 'online' | 'oracle';
+  /** online: estimated from arrivals; prior: the same, from the trace's rates as a prior; oracle: the trace's. */
+  readonly rates: 'online' | 'prior' | 'oracle';
   /** Online rates: re-plan this often (the service's calculator timer, calculatorMinutes). */
   readonly replanSeconds: number;
   /** Re-plan when the corrected budget moves by more than this fraction since the last plan... */
@@ -34,6 +37,14 @@ export interface BoaSettings {
   readonly relockFactor: number;
   /** Widen jobs onto idle GPUs of the nodes they occupy (idle-fill.ts); null: never. */
   readonly fill: FillOptions | null;
+  /** The service's hard limit on paid GPUs from the window's spend so far (spend-ceiling.ts); null: none. */
+  readonly ceiling: SpendCeilingOptions | null;
+  /**
+   * The service's budget window: the spend ceiling counts what was paid in it, and the plan serves the
+   * jobs waiting now as if they arrived evenly over it, on top of the rate estimate (loadRates), so a
+   * backlog moves the plan to cheaper widths.
+   */
+  readonly budgetWindowHours: number;
 }
 
 export class BoaPolicy implements Policy {
@@ -56,6 +67,8 @@ export class BoaPolicy implements Policy {
   #planned: PlannedWidths | undefined;
   #plannedAt = Number.NEGATIVE_INFINITY;
   #plannedRates: Readonly<Record<string, number>> = {};
+  /** Jobs waiting per class (at the last tick, plus arrivals since): the backlog the plan serves. */
+  #waiting = new Map<string, number>();
   #replanDue = false;
   /** Plans made, for tests and reports. */
   replans = 0;
@@ -69,12 +82,14 @@ export class BoaPolicy implements Policy {
     this.#planner = new BoaPlanner(context.profiles, settings.solver, context.seed);
     this.#control = new BudgetControl(settings.budget, settings.control);
     this.#online =
-      settings.rates === 'online'
-        ? new OnlineRates(
+      settings.rates === 'oracle'
+        ? undefined
+        : new OnlineRates(
             context.profiles.classes.map((c) => c.name),
-            settings.onlineRates,
-          )
-        : undefined;
+            settings.rates === 'prior'
+              ? { ...settings.onlineRates, priorRatesPerHour: context.traceRatesPerHour }
+              : settings.onlineRates,
+          );
     this.#drawer = new StratifiedDraws(context.seed);
     if (!this.#online) this.#replan(0);
   }
@@ -91,8 +106,9 @@ export class BoaPolicy implements Policy {
   onArrival(job: JobView, now: number): void {
     this.#draws.set(job.id, this.#drawer.draw(job.app));
     this.#online?.record(job.app, now);
-    // The service re-plans on a submission that moved a class's estimate by more than a quarter.
-    if (this.#planned?.plan[job.app] === undefined || this.#online?.moved(this.#plannedRates, now)) {
+    this.#waiting.set(job.app, (this.#waiting.get(job.app) ?? 0) + 1);
+    // The service re-plans on a submission that moved a class's load by more than a quarter.
+    if (this.#planned?.plan[job.app] === undefined || this.#loadMoved(now)) {
       this.#replanDue = true;
     }
   }
@@ -109,21 +125,29 @@ export class BoaPolicy implements Policy {
   decide(cluster: ClusterView, jobs: readonly JobView[]): Decision {
     const now = cluster.now;
     this.#book(cluster);
+    this.#waiting = new Map();
+    for (const job of jobs) {
+      if (job.allocation.length === 0) this.#waiting.set(job.app, (this.#waiting.get(job.app) ?? 0) + 1);
+    }
     this.#maybeReplan(now);
     const plan = (this.#planned as PlannedWidths).plan;
     const widest = cluster.maxNodes * cluster.gpusPerNode;
     const ordered = [...jobs].sort((a, b) => a.arrival - b.arrival || a.id - b.id);
-    const wanted = ordered.map((job) => {
+    const planned = ordered.map((job) => {
       const widths = widthsFor(plan, job.app, this.#drawOf(job));
       const width = Math.min(widest, this.#lockedWidth(job, widthAt(widths, job.statEpoch)));
       // Boot nodes ahead of a grow the plan makes at the next epoch boundary, so the job finds them ready.
       const soon = this.#epochClock.secondsToNextEpoch(job, now) <= this.settings.provisionLeadSeconds;
       const provision = soon ? Math.min(widest, widthAt(widths, job.statEpoch + 1)) : width;
-      return { id: job.id, width, current: job.allocation, provision };
+      const state = job.allocation.length > 0 ? 'running' : 'waiting';
+      return { id: job.id, state, width, current: job.allocation, provision };
     });
+    const ceiling = this.#ceiling(cluster);
+    const maxNodes = Math.min(cluster.maxNodes, ceiling?.nodes ?? Number.POSITIVE_INFINITY);
+    const wanted = ceiling ? this.#underCeiling(planned, ceiling.gpus) : planned;
     const options = {
       gpusPerNode: cluster.gpusPerNode,
-      maxNodes: cluster.maxNodes,
+      maxNodes,
       shortfall: 'partial',
     } as const;
     // A job keeps GPUs it was given on top of its plan (idle-fill.ts) until another job needs them.
@@ -155,19 +179,52 @@ export class BoaPolicy implements Policy {
         fill,
       );
     }
-    const planned = new Map(wanted.map((w) => [w.id, w.width]));
+    const wantedWidths = new Map(wanted.map((w) => [w.id, w.width]));
     this.#held = new Map();
     this.#bonus = new Map();
     for (const [id, allocation] of allocations) {
-      const width = planned.get(id) ?? allocation.length;
+      const width = wantedWidths.get(id) ?? allocation.length;
       this.#held.set(id, Math.min(width, allocation.length));
       if (allocation.length > width) this.#bonus.set(id, allocation.length);
     }
     this.#lastTick = now;
     // Nodes for the plan's widths only: the extra GPUs are on nodes the plan keeps anyway.
     const needed = wanted.reduce((sum, w) => sum + Math.max(w.width, w.provision), 0);
-    const desiredNodes = Math.min(cluster.maxNodes, Math.ceil(needed / cluster.gpusPerNode));
+    const desiredNodes = Math.min(maxNodes, Math.ceil(needed / cluster.gpusPerNode));
     return { allocations, desiredNodes };
+  }
+
+  /** What the budget window's spend so far allows from now on (the service's ceiling); undefined: none. */
+  #ceiling(cluster: ClusterView) {
+    const options = this.settings.ceiling;
+    if (options === null) return undefined;
+    const window = this.#control.spentInWindow(this.settings.budgetWindowHours * 3600);
+    return spendCeiling({
+      ...options,
+      budgetGpuHoursPerHour: this.settings.budget,
+      paidGpuHours: window.paidGpuSeconds / 3600,
+      elapsedHours: window.elapsedSeconds / 3600,
+      gpusPerNode: cluster.gpusPerNode,
+      heldNodes: cluster.nodes.length,
+    });
+  }
+
+  /** The planned widths the ceiling allows (the service's rule); jobs left out wait with no GPUs. */
+  #underCeiling<W extends { id: number; state: string; width: number; provision: number }>(
+    planned: readonly W[],
+    gpus: number,
+  ): W[] {
+    const served = widthsUnderCeiling(
+      planned,
+      (w) => w.width,
+      (w) => this.#held.get(w.id) ?? 0,
+      gpus,
+    );
+    return planned.flatMap((w) => {
+      const width = served.get(w) ?? 0;
+      if (width === 0) return [];
+      return width === w.width ? [w] : [{ ...w, width, provision: width }];
+    });
   }
 
   /** Books the interval since the last tick into the paid / allocated estimate. */
@@ -203,8 +260,24 @@ export class BoaPolicy implements Policy {
     }
   }
 
+  /** The rates to plan for: online, the estimate plus the backlog (the service's loadRates); or the trace's. */
+  #loadRates(now: number): Record<string, number> {
+    if (!this.#online) return this.context.traceRatesPerHour;
+    const rates = this.#online.ratesAt(now);
+    for (const [app, waiting] of this.#waiting) {
+      if (waiting > 0) rates[app] = (rates[app] ?? 0) + waiting / this.settings.budgetWindowHours;
+    }
+    return rates;
+  }
+
+  /** The service's re-plan test: some class's load moved by more than `replanOnMove` since the plan. */
+  #loadMoved(now: number): boolean {
+    if (!this.#online) return false;
+    return ratesMoved(this.#plannedRates, this.#loadRates(now), this.#online.options.replanOnMove);
+  }
+
   #replan(now: number): void {
-    const rates = this.#online ? this.#online.ratesAt(now) : this.context.traceRatesPerHour;
+    const rates = this.#loadRates(now);
     // No arrival left in the window (a long drain): keep the plan there is.
     if (this.#planned !== undefined && Object.keys(rates).length === 0) {
       this.#plannedAt = now;

@@ -8,6 +8,7 @@ import { EpochClock } from '../../../../src/sim/policies/boa/lookahead.ts';
 import { OnlineRates } from '../../../../src/sim/policies/boa/online-rates.ts';
 import { PaidRatioEstimator } from '../../../../src/sim/policies/boa/paid-ratio.ts';
 import { widthsFor } from '../../../../src/sim/policies/boa/shares.ts';
+import { ratesMoved } from '../../../../src/service/estimators.ts';
 
 describe('plan shares', () => {
   const plan: MixedPlan = {
@@ -68,9 +69,9 @@ describe("online arrival rates (the service's estimator)", () => {
     const rates = new OnlineRates(['a']);
     rates.record('a', 0);
     const planned = rates.ratesAt(3600);
-    expect(rates.moved(planned, 3600)).toBe(false);
+    expect(ratesMoved(planned, rates.ratesAt(3600))).toBe(false);
     rates.record('a', 3600);
-    expect(rates.moved(planned, 3600)).toBe(true);
+    expect(ratesMoved(planned, rates.ratesAt(3600))).toBe(true);
   });
 });
 

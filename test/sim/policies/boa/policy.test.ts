@@ -5,7 +5,7 @@ import { parseProfileFile } from '../../../../src/core/profile.ts';
 import type { ClusterView, JobView, PolicyContext } from '../../../../src/sim/policy.ts';
 import { boaPolicy, boaSettings } from '../../../../src/sim/policies/boa/index.ts';
 import { BoaPlanner } from '../../../../src/sim/policies/boa/planner.ts';
-import type { BoaPolicy } from '../../../../src/sim/policies/boa/policy.ts';
+import { BoaPolicy } from '../../../../src/sim/policies/boa/policy.ts';
 import { REPO } from '../../../helpers/run-script.ts';
 
 const profiles = parseProfileFile(JSON.parse(readFileSync(resolve(REPO, 'data/profiles.json'), 'utf8')));
@@ -31,7 +31,7 @@ describe('boa options', () => {
     );
     const rates = 'trace' as 'oracle';
     expect(() => boaSettings(context(RATES), { budget: 50, rates })).toThrow(
-      /rates must be online or oracle \(the trace's own rates\), got "trace"/,
+      /rates must be online, prior \(online from the trace's rates\) or oracle \(the trace's rates\), got "trace"/,
     );
   });
 
@@ -84,7 +84,9 @@ describe('executing the plan on an uncontended cluster', () => {
   });
 
   it("gives a job its plan's width at each statistical epoch, on as few nodes as possible", () => {
-    const policy = boaPolicy.create(context(RATES), { budget: 2 * minimum, solver: 'paper' }) as BoaPolicy;
+    // The plan alone: the spend ceiling (tested below) would hold a lone wide job to 1.1 x the budget.
+    const settings = boaSettings(context(RATES), { budget: 2 * minimum, solver: 'paper' });
+    const policy = new BoaPolicy(context(RATES), { ...settings, ceiling: null });
     policy.onArrival?.(view(0), 0);
     let allocation: readonly number[] = [];
     for (let epoch = 0; epoch < 8; epoch++) {
@@ -96,5 +98,19 @@ describe('executing the plan on an uncontended cluster', () => {
       expect(new Set(allocation).size).toBe(Math.ceil(width / 4));
       expect(decision.desiredNodes).toBe(Math.ceil(width / 4));
     }
+  });
+
+  it('with debt (idle nodes paid for above the budget), the ceiling holds the job back, as the service does', () => {
+    const budget = 2 * minimum;
+    const policy = boaPolicy.create(context(RATES), { budget, solver: 'paper' }) as BoaPolicy;
+    policy.onArrival?.(view(0), 0);
+    const first = policy.decide(cluster, [view(0)]);
+    expect(first.allocations.get(7)?.length).toBeGreaterThan(0);
+    // Half an hour of 30 nodes (120 GPUs) against a budget of about 23: the debt is far more than one
+    // horizon of budget, so the ceiling is 0 until it is repaid.
+    expect(120 * 0.5 - budget * 0.5).toBeGreaterThan(budget * 1.1);
+    const later = policy.decide({ ...cluster, now: 1800 }, [view(0)]);
+    expect(later.allocations.get(7) ?? []).toHaveLength(0);
+    expect(later.desiredNodes).toBe(0);
   });
 });

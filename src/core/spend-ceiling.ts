@@ -12,16 +12,22 @@
  * can never exceed slack x budget x horizon (4 GPU-hours at 40 and 1 h): over a window of T hours the
  * paid average exceeds the budget by at most slack x horizon / T (0.4% over 24 h).
  */
-export interface SpendCeilingInput {
+export interface SpendCeilingOptions {
+  readonly horizonHours: number;
+  /** Fraction above the budget the ceiling allows with no debt. */
+  readonly slack: number;
+}
+
+/** The service's defaults (budgetHorizonHours, budgetSlack); the simulator's boa runs the same. */
+export const DEFAULT_SPEND_CEILING: SpendCeilingOptions = { horizonHours: 1, slack: 0.1 };
+
+export interface SpendCeilingInput extends SpendCeilingOptions {
   readonly budgetGpuHoursPerHour: number;
   /** GPU-hours paid in the window so far. */
   readonly paidGpuHours: number;
   /** Length of the window so far (since the start of the window or of the service), hours. */
   readonly elapsedHours: number;
-  readonly horizonHours: number;
   readonly gpusPerNode: number;
-  /** Fraction above the budget the ceiling allows with no debt. */
-  readonly slack: number;
   /** Nodes the group holds now (for the half-node hysteresis that keeps it from flapping). */
   readonly heldNodes?: number;
 }
@@ -59,7 +65,7 @@ export function spendCeiling(input: SpendCeilingInput): SpendCeiling {
  * the budget (smaller jobs behind it may start: backfill). A job wider than the whole ceiling would
  * never fit: it is served at the ceiling's width when that much is free, so it cannot starve.
  */
-export function servedWithin<J extends { readonly id: number; readonly state: string }>(
+export function servedWithin<J extends CeilingJob>(
   jobs: readonly J[],
   widthOf: (job: J) => number,
   gpus: number,
@@ -99,4 +105,30 @@ export function widthLevel(widths: readonly number[], gpus: number): number {
     else high = mid - 1;
   }
   return low;
+}
+
+/** A job as the ceiling sees it: running or not, its plan's width and the width it runs at now. */
+export interface CeilingJob {
+  readonly state: string;
+}
+
+/**
+ * The widths the ceiling allows, the same in the service and the simulator: every job is capped at the
+ * common level (widthLevel), then served in priority order (servedWithin); a job left out waits. A job
+ * running at its plan's width keeps it unless it is over twice the level: narrowing it costs a restart,
+ * worth paying only to break up the few wide jobs that hold the ceiling.
+ */
+export function widthsUnderCeiling<J extends CeilingJob>(
+  jobs: readonly J[],
+  plannedWidth: (job: J) => number,
+  currentWidth: (job: J) => number,
+  gpus: number,
+): Map<J, number> {
+  const level = widthLevel(jobs.map(plannedWidth), gpus);
+  const capped = (job: J) => {
+    const planned = plannedWidth(job);
+    if (job.state === 'running' && currentWidth(job) === planned && planned <= 2 * level) return planned;
+    return Math.min(planned, level);
+  };
+  return servedWithin(jobs, capped, gpus);
 }

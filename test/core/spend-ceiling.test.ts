@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { servedWithin, widthLevel } from '../../src/service/spend-guard.ts';
+import { servedWithin, widthLevel } from '../../src/core/spend-ceiling.ts';
 
 describe('widthLevel: the common width cap under the ceiling', () => {
   it('leaves widths that fit alone (Infinity)', () => {
