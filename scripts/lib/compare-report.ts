@@ -56,7 +56,11 @@ export function parsePolicyEntry(spec: string, find: (name: string) => PolicyDef
 
 /** The series a row belongs to. */
 export function seriesOf(row: CompareRow): string {
-  return row.label ?? (row.rates === 'oracle' ? `${row.policy} (oracle rates)` : row.policy);
+  if (row.label) return row.label;
+  // Both use the trace's own rates, which no other policy has: labelled wherever shown.
+  if (row.rates === 'oracle') return `${row.policy} (oracle rates)`;
+  if (row.rates === 'prior') return `${row.policy} (oracle prior)`;
+  return row.policy;
 }
 
 export interface AtPaidRow {
