@@ -107,7 +107,7 @@ export function widthLevel(widths: readonly number[], gpus: number): number {
   return low;
 }
 
-/** A job as the ceiling sees it: running or not, its plan's width and the width it runs at now. */
+/** A job as the ceiling sees it: running or not (its widths come from the caller). */
 export interface CeilingJob {
   readonly state: string;
 }

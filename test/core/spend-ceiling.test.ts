@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { servedWithin, widthLevel } from '../../src/core/spend-ceiling.ts';
+import { servedWithin, widthLevel, widthsUnderCeiling } from '../../src/core/spend-ceiling.ts';
 
 describe('widthLevel: the common width cap under the ceiling', () => {
   it('leaves widths that fit alone (Infinity)', () => {
@@ -35,5 +35,43 @@ describe('widthLevel: the common width cap under the ceiling', () => {
     );
     const served = servedWithin(jobs, (j) => Math.min(j.width, level), 40);
     expect([...served.values()]).toEqual([13, 13, 13]);
+  });
+});
+
+describe('widthsUnderCeiling: the rule the service and the simulator share', () => {
+  const job = (id: number, state: string, planned: number, current: number) => ({
+    id,
+    state,
+    planned,
+    current,
+  });
+  const under = (jobs: ReturnType<typeof job>[], gpus: number) =>
+    widthsUnderCeiling(
+      jobs,
+      (j) => j.planned,
+      (j) => j.current,
+      gpus,
+    );
+
+  it('keeps the plan when it fits', () => {
+    const jobs = [job(1, 'running', 8, 8), job(2, 'waiting', 8, 0)];
+    expect([...under(jobs, 20).values()]).toEqual([8, 8]);
+  });
+
+  it('lets a running job keep its plan width up to twice the level, narrowing the others to the level', () => {
+    // Level 7 (7 x 3 = 21 fits in 22, 8 x 3 does not): the running 12 <= 14 keeps its width.
+    const jobs = [job(1, 'running', 12, 12), job(2, 'waiting', 12, 0), job(3, 'waiting', 12, 0)];
+    const widths = under(jobs, 22);
+    expect(widths.get(jobs[0] as ReturnType<typeof job>)).toBe(12);
+    // What is left (10) serves one more job at the level; the last waits for the budget.
+    expect(widths.get(jobs[1] as ReturnType<typeof job>)).toBe(7);
+    expect(widths.has(jobs[2] as ReturnType<typeof job>)).toBe(false);
+  });
+
+  it('narrows a running job over twice the level, and one not at its plan width', () => {
+    const wide = [job(1, 'running', 32, 32), job(2, 'waiting', 16, 0), job(3, 'waiting', 16, 0)];
+    expect([...under(wide, 40).values()]).toEqual([13, 13, 13]);
+    const replanned = [job(1, 'running', 12, 4), job(2, 'waiting', 12, 0), job(3, 'waiting', 12, 0)];
+    expect([...under(replanned, 22).values()]).toEqual([7, 7, 7]);
   });
 });
