@@ -162,7 +162,11 @@ await runMain(async () => {
     await boa.scheduler.settle();
     // The replicas follow each tick before the next (the executor never holds up the tick itself): the
     // service re-checks every second while replicas stop; virtual time cannot wait, so it is done here.
-    if (opts.executor) await replicasSettled(boa);
+    if (opts.executor) {
+      await replicasSettled(boa);
+      // A node emptied by the stopped replicas is removed at once (as the service does between ticks).
+      await boa.scheduler.settle();
+    }
     await world.follow(to);
     boa.repo.putSetting('replay', world.snapshot(to), clock.now());
     if (Number.isFinite(speed)) {

@@ -30,6 +30,11 @@ export class Execution {
    * reconciler removes a node only once its replicas have stopped with their grace period.
    */
   nodesWithReplicas: ReadonlySet<string> = new Set();
+  /**
+   * Called with the nodes whose last replica has just ended (between ticks): the scheduler removes a
+   * node waiting for them now rather than at the next tick, so it is not paid for a tick longer.
+   */
+  onNodesFreed: ((nodes: ReadonlySet<string>) => void) | undefined;
   /** Each executed job's replicas at its current generation, built once per generation, not per tick. */
   private readonly specs = new Map<number, DesiredJob>();
   /** Job tokens handed to replicas, derived once per job. */
@@ -167,9 +172,12 @@ export class Execution {
    * ones are being stopped. Returns whether anything is still starting or stopping.
    */
   private apply(statuses: readonly ReplicaStatus[]): boolean {
+    const before = this.nodesWithReplicas;
     this.nodesWithReplicas = new Set(
       statuses.filter((r) => r.phase !== 'succeeded' && r.phase !== 'failed').map((r) => r.node),
     );
+    const freed = new Set([...before].filter((node) => !this.nodesWithReplicas.has(node)));
+    if (freed.size > 0) this.onNodesFreed?.(freed);
     let settling = false;
     const byJob = new Map<number, ReplicaStatus[]>();
     for (const status of statuses) {

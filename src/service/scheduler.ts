@@ -2,7 +2,7 @@ import { type ServiceJob, plannedWidth } from './jobs.ts';
 import { IncrementalPlacement } from './placement.ts';
 import type { MetricDatum, PoolNode } from './ports.ts';
 import { nodeReconcilerFor } from './nodes/index.ts';
-import type { NodeReconciler } from './nodes/reconciler.ts';
+import type { NodeReconciler, NodeTickInput } from './nodes/reconciler.ts';
 import type { BoaService } from './service.ts';
 import { widthsUnderCeiling } from '../core/spend-ceiling.ts';
 
@@ -57,6 +57,7 @@ export class Scheduler {
   constructor(private readonly service: BoaService) {
     this.nodes = nodeReconcilerFor(service);
     service.state.nodeStatus = () => this.nodes.view();
+    service.execution.onNodesFreed = (freed) => this.nodesFreed(freed);
   }
 
   /**
@@ -134,22 +135,7 @@ export class Scheduler {
     const ceiling = this.service.spendCeiling(now);
     this.lastCeilingGpus = ceiling?.gpus ?? 0;
     let decision = this.decide(now, ready, ceiling?.nodes);
-    const { jobs } = state;
-    const { execution } = this.service;
-    const nodeInput = () => ({
-      target: decision.desiredNodes,
-      nodes: state.nodes,
-      group: state.group,
-      // Jobs placed there, and replicas still stopping there (grace period) after a job moved off.
-      // Read lazily: most ticks the node reconciler needs no per-node counts.
-      allocations: {
-        *[Symbol.iterator]() {
-          for (const job of jobs.values()) yield job.allocation;
-          yield [...execution.nodesWithReplicas];
-        },
-      },
-    });
-    if (this.nodes.chooseNow(nodeInput())) {
+    if (this.nodes.chooseNow(this.nodeInput(decision.desiredNodes))) {
       // Nodes chosen for removal had jobs: place those jobs elsewhere now (or let them wait).
       const first = decision;
       decision = this.decide(now, this.nodes.usable(state.nodes), ceiling?.nodes);
@@ -182,7 +168,8 @@ export class Scheduler {
         'allocation changed',
       );
     }
-    this.nodes.afterTick(nodeInput());
+    this.lastTarget = decision.desiredNodes;
+    this.nodes.afterTick(this.nodeInput(decision.desiredNodes));
     this.service.execution.afterTick(now);
     this.service.planner.maybeRun();
     void deps.metrics.put(this.metrics(decision, now), now).catch((error: Error) => {
@@ -196,7 +183,59 @@ export class Scheduler {
 
   /** Waits for the node reconciler's pass in flight (tests, shutdown). */
   async settle(): Promise<void> {
+    while (this.releasing) await this.releasing;
     await this.nodes.settle();
+  }
+
+  /** What the node reconciler works from: the target, the nodes as last listed, what is placed where. */
+  private nodeInput(target: number): NodeTickInput {
+    const { state, execution } = this.service;
+    const { jobs } = state;
+    return {
+      target,
+      nodes: state.nodes,
+      group: state.group,
+      // Jobs placed there, and replicas still stopping there (grace period) after a job moved off.
+      // Read lazily: most ticks the node reconciler needs no per-node counts.
+      allocations: {
+        *[Symbol.iterator]() {
+          for (const job of jobs.values()) yield job.allocation;
+          yield [...execution.nodesWithReplicas];
+        },
+      },
+    };
+  }
+
+  /** The node count the last tick asked for (the target a pass between ticks works to). */
+  private lastTarget: number | undefined;
+  private releasing: Promise<void> | null = null;
+
+  /**
+   * The last replicas on some nodes ended between ticks: if a removal waits for one of them, the nodes
+   * are listed again and a node pass runs now, so the emptied node stops being paid for at once.
+   */
+  private nodesFreed(freed: ReadonlySet<string>): void {
+    const target = this.lastTarget;
+    if (target === undefined || this.releasing || !this.nodes.waitsOn(freed)) return;
+    const { state, deps } = this.service;
+    this.releasing = (async () => {
+      try {
+        state.nodes = await deps.pool.listNodes();
+        state.group = await deps.pool.describe();
+      } catch (error) {
+        // The next tick takes the removal on instead.
+        deps.logger.warn(
+          { event: 'pool_unavailable', error: (error as Error).message },
+          'node pool not answering',
+        );
+        return;
+      }
+      await this.nodes.settle();
+      this.nodes.afterTick(this.nodeInput(target));
+      await this.nodes.settle();
+    })().finally(() => {
+      this.releasing = null;
+    });
   }
 
   /** The budget's control: the load's needed budget, the ceiling, jobs waiting for the budget. */

@@ -1,8 +1,8 @@
 /**
  * `npm run demo -- --executor local`: the demo's jobs run as real processes through the local executor
  * (one per node of each placement, restarted at every rescale), and the numbers stay as close to the
- * simulator's as the demo without processes (test/scripts/demo.test.ts: average JCT within 15%, paid
- * within 5% of the budget). Measured 2026-11-23: 1290 s with processes, 1283 s without, 1485 s simulated.
+ * simulator's as the demo without processes (average JCT within the issue's 10%, paid within 3% of the
+ * simulator's). Measured 2026-11-26: 1588 s with processes, 1570 s without, 1472 s simulated.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,9 +24,9 @@ describe('demo replay through the local executor', () => {
     expect(sim.status, sim.stderr).toBe(0);
     const s = JSON.parse(sim.stdout);
     expect(d).toMatchObject({ jobs: 85, completed: 85 });
-    // Measured: 1653 s against the simulator's 1472 s (+12.3%; the plain demo +6.6%): the issue's 10% is
-    // not met with real processes and no prior (with --prior trace: 1313 s against 1354 s, -3.0%).
-    expect(Math.abs(d.avgJctSeconds - s.avgJctSeconds) / s.avgJctSeconds).toBeLessThanOrEqual(0.15);
+    // Measured: 1588 s against the simulator's 1472 s (+7.9%; the plain demo +6.6%). It was 1653 s
+    // (+12.3%) while a node whose replicas had stopped between ticks was removed only at the next tick.
+    expect(Math.abs(d.avgJctSeconds - s.avgJctSeconds) / s.avgJctSeconds).toBeLessThanOrEqual(0.1);
     expect(Math.abs(d.paidGpuHoursPerHour - s.paidGpuHoursPerHour) / s.paidGpuHoursPerHour).toBeLessThan(
       0.03,
     );

@@ -335,6 +335,28 @@ describe('draining', () => {
     await tick(2);
     expect(w.group.terminations.map((t) => t.instanceId)).toEqual([bNode.id]);
   });
+
+  it('terminates the emptied node as soon as its last replica is gone, between ticks', async () => {
+    const w = world();
+    const ex = gracefulExecutor();
+    const { tick, job, boa } = await w.start(undefined, ex.executor);
+    const a = job(4, { command: ['train'] });
+    const b = job(4, { command: ['train'] });
+    await tick(3);
+    const bNode = w.group.asg.live().find((i) => nodeName(w.group, i.id) === b.allocation[0])!;
+    boa.service.finishJob(b.id, 'cancelled');
+    await tick(3);
+    await boa.service.execution.settle();
+    expect(w.group.terminations).toEqual([]);
+    ex.releaseAll();
+    // The executor's own follow-up (no tick): it sees the replica gone, and the node goes with it.
+    boa.service.execution.reconcile();
+    await boa.service.execution.settle();
+    await boa.scheduler.settle();
+    expect(w.group.terminations.map((t) => t.instanceId)).toEqual([bNode.id]);
+    expect(w.group.group.desiredSize).toBe(1);
+    expect(a.allocation).toHaveLength(4);
+  });
 });
 
 describe('cordon refused', () => {

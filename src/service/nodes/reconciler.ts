@@ -111,6 +111,13 @@ export class NodeReconciler {
     while (this.running) await this.running;
   }
 
+  /** Whether a removal waits for one of these nodes (allocation names) to empty before terminating it. */
+  waitsOn(names: ReadonlySet<string>): boolean {
+    for (const row of this.removing.values())
+      if (row.state !== 'terminating' && names.has(row.nodeName ?? row.nodeId)) return true;
+    return false;
+  }
+
   private async pass(input: NodeTickInput, group: NodeGroupState, busy: Map<string, number>): Promise<void> {
     const { pool, logger, clock } = this.deps;
     const now = clock.now();
