@@ -35,10 +35,14 @@ function isSortedById(jobs: readonly ServiceJob[]): boolean {
  * oldest) wait for the budget; each job is marked so its view can say why it waits.
  */
 function budgetLimitedWidths(jobs: readonly ServiceJob[], gpus: number): (job: ServiceJob) => number {
-  if (!Number.isFinite(gpus)) {
-    for (const job of jobs) job.queuedForBudget = false;
-    return plannedWidth;
+  // Most ticks the plan fits under the ceiling: every job gets its planned width, none waits for it
+  // (what widthsUnderCeiling gives then, without a map of every job each tick).
+  let planned = 0;
+  for (const job of jobs) {
+    job.queuedForBudget = false;
+    planned += plannedWidth(job);
   }
+  if (planned <= Math.floor(gpus + 1e-9)) return plannedWidth;
   const served = widthsUnderCeiling(jobs, plannedWidth, (job) => job.width, gpus);
   for (const job of jobs) job.queuedForBudget = !served.has(job) && plannedWidth(job) > 0;
   return (job) => served.get(job) ?? 0;

@@ -1,6 +1,7 @@
 import { desc, eq, gt, inArray, lt } from 'drizzle-orm';
 import type { ClassProfile } from '../core/profile.ts';
 import type { Db } from './db.ts';
+import { type PaidSpan, PaidWindow } from './paid-window.ts';
 import { allocationSamples, jobClasses, jobs, ledgerNodes, plans, resizes, settings } from './schema.ts';
 
 export type JobState = 'waiting' | 'running' | 'done' | 'cancelled' | 'failed' | 'lost';
@@ -42,6 +43,8 @@ export class Repository {
   private readonly openNodes: Set<string>;
   /** End of the latest allocation sample: a new sample starts no earlier, so samples never overlap. */
   private allocationCursor: number;
+  /** The paid sum of ledger_nodes mirrored in memory, loaded at the first query (paid-window.ts). */
+  private paidWindow: PaidWindow | undefined;
 
   constructor(readonly db: Db) {
     this.hot = prepareHot(db);
@@ -50,7 +53,15 @@ export class Repository {
   }
 
   transaction<T>(fn: () => T): T {
-    return this.db.$client.transaction(fn)();
+    try {
+      return this.db.$client.transaction(fn)();
+    } catch (error) {
+      // Rolled back: what the in-memory mirrors took from it is re-read from the store.
+      this.openNodes.clear();
+      for (const id of this.hot.openNodeIds.all() as string[]) this.openNodes.add(id);
+      this.paidWindow = undefined;
+      throw error;
+    }
   }
 
   getSetting<T>(key: string): T | undefined {
@@ -154,12 +165,15 @@ export class Repository {
       if (!this.openNodes.has(node.id)) {
         this.hot.openNode.run(node.id, node.gpus, node.launchedAt, now);
         this.openNodes.add(node.id);
+        // As the row now reads: a node listed again keeps its first launch and GPU count.
+        this.paidWindow?.opened(this.hot.nodeSpan.get(node.id) as PaidSpan);
       }
     }
     for (const id of this.openNodes) {
       if (!listed.has(id)) {
         this.hot.closeNode.run(now, now, id);
         this.openNodes.delete(id);
+        this.paidWindow?.closedAt(id, now);
       }
     }
   }
@@ -172,7 +186,12 @@ export class Repository {
 
   /** Paid GPU-milliseconds over [from, to] alone: the spend ceiling's query, every tick. */
   paidGpuMs(from: number, to: number): number {
-    return (this.hot.paidGpuMs.get({ from, to }) as { v: number | null }).v ?? 0;
+    this.paidWindow ??= new PaidWindow(this.hot.nodeSpansSince.all(from) as PaidSpan[], from);
+    return (
+      this.paidWindow.paidGpuMs(from, to) ??
+      (this.hot.paidGpuMs.get({ from, to }) as { v: number | null }).v ??
+      0
+    );
   }
 
   /**
@@ -254,6 +273,13 @@ function prepareHot(db: Db) {
   const c = db.$client;
   return {
     openNodeIds: c.prepare('select id from ledger_nodes where gone_at is null').pluck(),
+    nodeSpan: c.prepare(
+      'select id, gpus, launched_at as launchedAt, gone_at as goneAt from ledger_nodes where id = ?',
+    ),
+    nodeSpansSince: c.prepare(
+      'select id, gpus, launched_at as launchedAt, gone_at as goneAt from ledger_nodes ' +
+        'where gone_at is null or gone_at > ?',
+    ),
     openNode: c.prepare(
       'insert into ledger_nodes (id, gpus, launched_at, last_seen_at) values (?, ?, ?, ?) ' +
         'on conflict(id) do update set gone_at = null',
