@@ -45,6 +45,11 @@ export class NodeNumbering {
     return n;
   }
 
+  /** The number of a node id seen before, without numbering a new one. */
+  peek(id: string): number | undefined {
+    return this.numbers.get(id);
+  }
+
   slots(allocation: readonly string[]): number[] {
     let slots = this.toSlots.get(allocation);
     if (!slots) {
@@ -159,6 +164,15 @@ export class IncrementalPlacement {
       Math.max(bounds.minNodes, Math.ceil(wanted / bounds.gpusPerNode)),
     );
     return { changed, wantedGpus: wanted, allocatedGpus: this.allocated, desiredNodes };
+  }
+
+  /**
+   * GPUs the last placement holds on a node (by the id allocations use): the jobs' allocations as of the
+   * last tick, kept per node, so asking costs a lookup rather than a pass over every job.
+   */
+  gpusOn(id: string): number {
+    const n = this.numbering.peek(id);
+    return n === undefined ? 0 : (this.used[n] ?? 0);
   }
 
   /** Takes in the pool's ready nodes; true when a node that was ready is not any more. */

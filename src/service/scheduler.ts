@@ -194,19 +194,14 @@ export class Scheduler {
   /** What the node reconciler works from: the target, the nodes as last listed, what is placed where. */
   private nodeInput(target: number): NodeTickInput {
     const { state, execution } = this.service;
-    const { jobs } = state;
+    const { placement } = this;
     return {
       target,
       nodes: state.nodes,
       group: state.group,
-      // Jobs placed there, and replicas still stopping there (grace period) after a job moved off.
-      // Read lazily: most ticks the node reconciler needs no per-node counts.
-      allocations: {
-        *[Symbol.iterator]() {
-          for (const job of jobs.values()) yield job.allocation;
-          yield [...execution.nodesWithReplicas];
-        },
-      },
+      // GPUs placed there as of the last tick (a job ended since still counts: a node is never removed
+      // early), and a replica still stopping there (grace period) after its job moved off.
+      gpusInUse: (name) => placement.gpusOn(name) + (execution.nodesWithReplicas.has(name) ? 1 : 0),
     };
   }
 

@@ -119,6 +119,8 @@ describe('IncrementalPlacement', () => {
             expect(readyIds.has(id)).toBe(true);
             expect(gpus).toBeLessThanOrEqual(4);
           }
+          // What the node reconciler reads per node: the same counts as the jobs' allocations.
+          for (let i = 0; i < 8; i++) expect(placement.gpusOn(`i-${i}`)).toBe(used.get(`i-${i}`) ?? 0);
           expect(result.allocatedGpus).toBe(allocated);
           const wanted = jobs.reduce((sum, j) => sum + j.width, 0);
           expect(result.wantedGpus).toBe(wanted);

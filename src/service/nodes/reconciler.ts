@@ -3,7 +3,7 @@ import type { NodeRemovalRow, NodeRemovals, RemovalReason } from '../../store/no
 import type { Repository } from '../../store/repository.ts';
 import type { Clock, MetricDatum, NodeGroupState, NodePool, PoolNode } from '../ports.ts';
 import { type BackoffPolicy, CapacityBackoff, type CapacityView } from './capacity.ts';
-import { allocationName, busyGpusByNode, chooseVictims } from './victims.ts';
+import { allocationName, chooseVictims, type GpusInUse } from './victims.ts';
 
 export interface NodeSettings {
   /** A node not ready for jobs this long after launch is terminated (default 900 s). */
@@ -31,7 +31,7 @@ export interface NodeTickInput {
   readonly target: number;
   readonly nodes: readonly PoolNode[];
   readonly group: NodeGroupState | undefined;
-  readonly allocations: Iterable<readonly string[]>;
+  readonly gpusInUse: GpusInUse;
 }
 
 /**
@@ -74,8 +74,7 @@ export class NodeReconciler {
   /** The tick's hook: starts a pass unless one is still running (the next tick sees what it missed). */
   afterTick(input: NodeTickInput): void {
     if (this.running || !input.group) return;
-    const busy = busyGpusByNode(input.allocations);
-    this.running = this.pass(input, input.group, busy)
+    this.running = this.pass(input, input.group)
       .catch((error: Error) => {
         this.deps.logger.error({ event: 'nodes.failed', error: error.message }, 'node reconcile failed');
       })
@@ -95,14 +94,13 @@ export class NodeReconciler {
     const now = this.deps.clock.now();
     const target = this.bounded(input.target, group);
     const kept = input.nodes.filter((n) => !n.leaving && !this.removing.has(n.id));
-    // Most ticks remove nothing: the GPUs busy per node (a pass over every job) only when one may go.
     if (kept.length <= target && !input.nodes.some((n) => this.overdue(n, now))) return false;
-    const busy = busyGpusByNode(input.allocations);
+    const busy = input.gpusInUse;
     this.chooseProvisionTimeouts(input.nodes, busy, now);
     let placed = false;
     for (const victim of chooseVictims(kept, kept.length - target, busy)) {
       this.choose(victim, 'scale-in', now);
-      if (busy.has(allocationName(victim))) placed = true;
+      if (busy(allocationName(victim)) > 0) placed = true;
     }
     return placed;
   }
@@ -118,7 +116,8 @@ export class NodeReconciler {
     return false;
   }
 
-  private async pass(input: NodeTickInput, group: NodeGroupState, busy: Map<string, number>): Promise<void> {
+  private async pass(input: NodeTickInput, group: NodeGroupState): Promise<void> {
+    const busy = input.gpusInUse;
     const { pool, logger, clock } = this.deps;
     const now = clock.now();
     const nodes = input.nodes;
@@ -164,9 +163,9 @@ export class NodeReconciler {
   }
 
   /** Nodes launched longer ago than provisionMs and still not ready for jobs: paid for, never usable. */
-  private chooseProvisionTimeouts(nodes: readonly PoolNode[], busy: Map<string, number>, now: number): void {
+  private chooseProvisionTimeouts(nodes: readonly PoolNode[], busy: GpusInUse, now: number): void {
     for (const node of nodes) {
-      if (!this.overdue(node, now) || busy.has(allocationName(node))) continue;
+      if (!this.overdue(node, now) || busy(allocationName(node)) > 0) continue;
       this.counters.provisionTimeouts += 1;
       this.deps.logger.warn(
         {
@@ -200,7 +199,7 @@ export class NodeReconciler {
    * Takes each open removal one step further: cordon, wait until nothing is placed there, terminate.
    * Each state is stored before the call it announces. Returns how many nodes were terminated.
    */
-  private async carryOn(nodes: readonly PoolNode[], busy: Map<string, number>): Promise<number> {
+  private async carryOn(nodes: readonly PoolNode[], busy: GpusInUse): Promise<number> {
     const { pool, logger } = this.deps;
     let terminated = 0;
     for (const row of [...this.removing.values()]) {
@@ -226,7 +225,7 @@ export class NodeReconciler {
         this.advance(row, 'cordoned');
       }
       if (row.state === 'cordoned') {
-        const jobs = busy.get(allocationName(node)) ?? 0;
+        const jobs = busy(allocationName(node));
         if (jobs > 0) {
           logger.debug(
             { event: 'node.draining', nodeId: row.nodeId, gpusInUse: jobs },
@@ -280,12 +279,12 @@ export class NodeReconciler {
     want: number,
     group: NodeGroupState,
     nodes: readonly PoolNode[],
-    busy: Map<string, number>,
+    busy: GpusInUse,
     now: number,
   ): Promise<boolean> {
     const { pool, repo, logger } = this.deps;
     if (want < group.desiredSize) {
-      const busyIds = nodes.filter((n) => busy.has(allocationName(n))).map((n) => n.id);
+      const busyIds = nodes.filter((n) => busy(allocationName(n)) > 0).map((n) => n.id);
       await pool.protect(busyIds, true);
     }
     const row = repo.insertResize({ at: now, target: want, requested: want, status: 'requested' });

@@ -1,6 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CapacityBackoff } from '../../../src/service/nodes/capacity.ts';
-import { busyGpusByNode, chooseVictims } from '../../../src/service/nodes/victims.ts';
+import { chooseVictims } from '../../../src/service/nodes/victims.ts';
 import type { NodeGroupState, PoolNode } from '../../../src/service/ports.ts';
 
 const node = (id: string, launchedAt: number, ready = true, name?: string): PoolNode => ({
@@ -11,19 +12,48 @@ const node = (id: string, launchedAt: number, ready = true, name?: string): Pool
   ...(name ? { name } : {}),
 });
 
+/** GPUs in use per node name, from allocations (one entry per GPU). */
+const busyGpus = (allocations: string[][]) => (name: string) =>
+  allocations.flat().filter((n) => n === name).length;
+
 describe('chooseVictims', () => {
   it('takes nodes not ready first, then the emptiest, then the newest', () => {
     const nodes = [node('a', 1), node('b', 2), node('c', 3), node('d', 4, false)];
-    const busy = busyGpusByNode([['a', 'a'], ['b'], ['c', 'c', 'c']]);
+    const busy = busyGpus([['a', 'a'], ['b'], ['c', 'c', 'c']]);
     expect(chooseVictims(nodes, 1, busy).map((n) => n.id)).toEqual(['d']);
     expect(chooseVictims(nodes, 2, busy).map((n) => n.id)).toEqual(['d', 'b']);
     expect(chooseVictims(nodes, 3, busy).map((n) => n.id)).toEqual(['d', 'b', 'a']);
     expect(chooseVictims(nodes, 0, busy)).toEqual([]);
   });
 
+  it('picks a few one by one in the same order as a full sort', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            load: fc.integer({ min: 0, max: 4 }),
+            at: fc.integer({ min: 0, max: 5 }),
+            ready: fc.boolean(),
+          }),
+          {
+            minLength: 9,
+            maxLength: 40,
+          },
+        ),
+        fc.integer({ min: 1, max: 8 }),
+        (specs, count) => {
+          const nodes = specs.map((s, i) => node(`n${i}`, s.at, s.ready));
+          const load = (name: string) => specs[Number(name.slice(1))]?.load ?? 0;
+          const sorted = chooseVictims(nodes, nodes.length, load).map((n) => n.id);
+          expect(chooseVictims(nodes, count, load).map((n) => n.id)).toEqual(sorted.slice(0, count));
+        },
+      ),
+    );
+  });
+
   it('matches allocations by Kubernetes node name; among idle nodes the newest goes', () => {
     const nodes = [node('i-1', 1, true, 'n1'), node('i-2', 2, true, 'n2'), node('i-3', 3, true, 'n3')];
-    const busy = busyGpusByNode([['n3', 'n3']]);
+    const busy = busyGpus([['n3', 'n3']]);
     expect(chooseVictims(nodes, 1, busy).map((n) => n.id)).toEqual(['i-2']);
   });
 });
