@@ -33,13 +33,17 @@ export function chooseVictims(
       .slice(0, count)
       .map(({ node }) => node);
   // A tick removes a node or two out of thousands: picking them one by one costs less than a sort.
+  // The order is total (ids break ties), so the next pick is the first node after the last one.
   const chosen: PoolNode[] = [];
-  const taken = new Set<Ranked>();
-  while (chosen.length < count && chosen.length < ranked.length) {
+  let last: Ranked | undefined;
+  while (chosen.length < count) {
     let best: Ranked | undefined;
-    for (const r of ranked) if (!taken.has(r) && (best === undefined || before(r, best) < 0)) best = r;
-    taken.add(best as Ranked);
-    chosen.push((best as Ranked).node);
+    for (const r of ranked)
+      if ((last === undefined || before(last, r) < 0) && (best === undefined || before(r, best) < 0))
+        best = r;
+    if (best === undefined) break;
+    chosen.push(best.node);
+    last = best;
   }
   return chosen;
 }
