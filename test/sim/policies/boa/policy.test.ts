@@ -113,4 +113,23 @@ describe('executing the plan on an uncontended cluster', () => {
     expect(later.allocations.get(7) ?? []).toHaveLength(0);
     expect(later.desiredNodes).toBe(0);
   });
+
+  it('a backlog on a plan at its minimum does not wind the demand ratio up (anti-windup)', () => {
+    // Below the minimum the plan is the cheapest one; forty jobs present allocate far more than its
+    // steady state expects. Narrowing cannot answer that, so it must not count as demand: counted, the
+    // ratio climbed and kept later plans narrow after the backlog had cleared.
+    const settings = boaSettings(context(RATES), { budget: minimum, rates: 'oracle' });
+    const policy = new BoaPolicy(context(RATES), { ...settings, budget: minimum / 2, ceiling: null });
+    const jobs = Array.from({ length: 40 }, (_, i) => ({ ...view(0), id: i, name: `cifar10-${i}` }));
+    for (const job of jobs) policy.onArrival?.(job, 0);
+    let held: ReadonlyMap<number, readonly number[]> = new Map();
+    for (let tick = 0; tick <= 120; tick++) {
+      const views = jobs.map((job) => ({ ...job, allocation: held.get(job.id) ?? [] }));
+      held = policy.decide({ ...cluster, now: 60 * tick }, views).allocations;
+    }
+    expect(policy.planned?.plannedBudget).toBeCloseTo(minimum, 6);
+    const allocated = [...held.values()].reduce((sum, a) => sum + a.length, 0);
+    expect(allocated).toBeGreaterThan(2 * minimum);
+    expect(policy.demandRatio).toBe(1);
+  });
 });
