@@ -68,10 +68,30 @@ describe('widthsUnderCeiling: the rule the service and the simulator share', () 
     expect(widths.has(jobs[2] as ReturnType<typeof job>)).toBe(false);
   });
 
-  it('narrows a running job over twice the level, and one not at its plan width', () => {
+  it('narrows a running job over twice the level', () => {
     const wide = [job(1, 'running', 32, 32), job(2, 'waiting', 16, 0), job(3, 'waiting', 16, 0)];
     expect([...under(wide, 40).values()]).toEqual([13, 13, 13]);
-    const replanned = [job(1, 'running', 12, 4), job(2, 'waiting', 12, 0), job(3, 'waiting', 12, 0)];
-    expect([...under(replanned, 22).values()]).toEqual([7, 7, 7]);
+  });
+
+  it('keeps a narrowed running job where it is until the ceiling allows twice its width', () => {
+    // Level 7: the job running on 4 of its planned 12 would gain less than 2x, so it keeps 4 (no
+    // restart); the waiting ones take the level, and what is left (4) is not enough for the third.
+    const narrowed = [job(1, 'running', 12, 4), job(2, 'waiting', 12, 0), job(3, 'waiting', 12, 0)];
+    expect([...under(narrowed, 22).values()]).toEqual([4, 7, 7]);
+    // Level 9 (9 x 3 = 27 fits in 28, 10 x 3 does not): from 4, 9 is more than twice: it widens.
+    expect([...under(narrowed, 28).values()]).toEqual([9, 9, 9]);
+    // On 3 of a plan of 12, a level of 6 is twice: it widens too.
+    const three = [job(1, 'running', 12, 3), job(2, 'waiting', 12, 0), job(3, 'waiting', 12, 0)];
+    expect([...under(three, 18).values()]).toEqual([6, 6, 6]);
+  });
+
+  it('gives every job its plan once the plan fits, a narrowed one too', () => {
+    const narrowed = [job(1, 'running', 12, 4), job(2, 'waiting', 8, 0)];
+    expect([...under(narrowed, 20).values()]).toEqual([12, 8]);
+  });
+
+  it('narrows a job running wider than its new plan to the level', () => {
+    const replanned = [job(1, 'running', 4, 12), job(2, 'waiting', 12, 0), job(3, 'waiting', 12, 0)];
+    expect([...under(replanned, 16).values()]).toEqual([4, 6, 6]);
   });
 });

@@ -28,8 +28,9 @@ function sweep(policy: string, options: PolicyOptions[]) {
 }
 
 describe('workload-1 at a matched paid usage of 40 GPU-hours/hour', () => {
-  // Budgets and targets that bracket a paid 40 (measured: boa online 38.3 and 40.05, oracle 38.6 and 40.7).
-  const online = sweep('boa', [{ budget: 36 }, { budget: 38 }]);
+  // Budgets and targets that bracket a paid 40 (measured: boa online 39.91 and 41.83, oracle 38.07 and
+  // 40.26).
+  const online = sweep('boa', [{ budget: 38 }, { budget: 40 }]);
   const oracle = sweep('boa', [
     { budget: 38, rates: 'oracle' },
     { budget: 40, rates: 'oracle' },
@@ -52,18 +53,18 @@ describe('workload-1 at a matched paid usage of 40 GPU-hours/hour', () => {
       expect(jctAtPaid(runs, MATCHED_PAID)).not.toBeNull();
   });
 
-  it('the old lead needs both oracle rates and the old Pollux settings (cap, 15-tick window, freeze)', () => {
-    // Measured: about 1580 s against 1307 s; with boa online (about 1676 s), boa is behind even that Pollux.
+  it('the old lead needs oracle rates or the old Pollux settings (cap, 15-tick window, freeze)', () => {
+    // Measured: the old Pollux about 1580 s against boa's 1200 s with oracle rates and 1495 s online.
     expect(at(oldPollux) / at(oracle)).toBeGreaterThan(1.1);
-    expect(at(oldPollux)).toBeLessThan(at(online));
+    expect(at(online)).toBeLessThan(at(oldPollux));
   });
 
-  it("boa's average JCT is behind the default (strongest) pollux-autoscale, with online rates and with oracle ones", () => {
-    // Measured: boa online about 1676 s, pollux-autoscale 1194 s (0.71x). The target is not met
-    // here. With oracle rates boa (about 1307 s) was ahead before it ran the service's spend ceiling
-    // (1062 s without it); held to the ceiling it is 9% behind.
-    expect(at(pollux) / at(online)).toBeLessThan(0.75);
+  it("boa's average JCT is behind the default (strongest) pollux-autoscale with online rates, level with oracle ones", () => {
+    // Measured: boa online about 1495 s, pollux-autoscale 1194 s (0.80x; 0.71x before narrowed jobs kept
+    // their width under the ceiling). The target is not met here. With oracle rates boa is about
+    // 1200 s (1307 s before; 1062 s without the ceiling at all).
+    expect(at(pollux) / at(online)).toBeLessThan(0.85);
     expect(at(oracle)).toBeLessThan(at(online));
-    expect(at(pollux)).toBeLessThan(at(oracle));
+    expect(Math.abs(at(oracle) / at(pollux) - 1)).toBeLessThan(0.03);
   });
 });
