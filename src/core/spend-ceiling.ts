@@ -128,9 +128,9 @@ export function widthsUnderCeiling<J extends CeilingJob>(
   gpus: number,
 ): Map<J, number> {
   const level = widthLevel(jobs.map(plannedWidth), gpus);
+  if (level === Number.POSITIVE_INFINITY) return servedWithin(jobs, plannedWidth, gpus);
   const capped = (job: J) => {
     const planned = plannedWidth(job);
-    if (level === Number.POSITIVE_INFINITY) return planned;
     const target = Math.min(planned, level);
     if (job.state !== 'running') return target;
     const current = currentWidth(job);

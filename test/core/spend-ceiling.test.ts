@@ -90,7 +90,7 @@ describe('widthsUnderCeiling: the rule the service and the simulator share', () 
     expect([...under(narrowed, 20).values()]).toEqual([12, 8]);
   });
 
-  it('narrows a job running wider than its new plan to the level', () => {
+  it('narrows a job running wider than its new plan to that plan, the others to the level', () => {
     const replanned = [job(1, 'running', 4, 12), job(2, 'waiting', 12, 0), job(3, 'waiting', 12, 0)];
     expect([...under(replanned, 16).values()]).toEqual([4, 6, 6]);
   });
