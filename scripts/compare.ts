@@ -51,7 +51,10 @@ const program = withSimulationOptions(
     .description('Average and P95 JCT against paid GPU-hours per hour for several policies on one trace')
     .requiredOption('--trace <file>', 'workload CSV (name,time,application,num_replicas,batch_size)')
     .option('--apps <list>', 'only these applications, comma-separated')
-    .option('--policies <list>', 'comma-separated policy names; boa@oracle: boa on the trace rates')
+    .option(
+      '--policies <list>',
+      'comma-separated policy names; boa@oracle: boa on the trace rates; boa@warmupH: boa with a warm-up of H hours',
+    )
     .option(
       '--budgets <spec>',
       'LO:HI:STEP or b1,b2,... for policies whose knob is a budget (1.2x: times the minimum feasible); with --cluster, fixed-cluster policies run once on it',

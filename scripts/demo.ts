@@ -4,6 +4,7 @@
  * ground truth. Prints the simulator's JSON metrics. Resumable: kill it (even with -9) and run the same
  * command with the same --state to continue.
  *   npm run -s demo -- --trace FILE [--apps a,b] --budget B [--speed X|max] [--state DIR] [--prior none|trace] [--executor local]
+ *     [--warmup-hours H]
  * With --executor local every job is submitted with a command that the local executor runs as real
  * processes, one per node of its placement, restarted at each rescale; the emulated jobs still report
  * progress and completion at their ground-truth times (a real process cannot run on virtual time).
@@ -44,6 +45,11 @@ const program = new Command('demo')
   )
   .addOption(
     new Option('--executor <kind>', 'run each job as real processes (local executor)').choices(['local']),
+  )
+  .option(
+    '--warmup-hours <h>',
+    "the service's opt-in warm-up (warmupHours): half the budget rising to all of it",
+    '0',
   );
 
 /** A replica that says what it was given, then waits to be stopped (SIGTERM at a rescale or the end). */
@@ -71,6 +77,7 @@ await runMain(async () => {
     tickSeconds: string;
     prior: 'none' | 'trace';
     executor?: 'local';
+    warmupHours: string;
   }>();
   const budget = Number(opts.budget);
   if (!(budget > 0)) throw new UsageError(`--budget must be a positive number, got "${opts.budget}"`);
@@ -78,6 +85,11 @@ await runMain(async () => {
   if (!(speed > 0)) throw new UsageError(`--speed must be a positive number or max, got "${opts.speed}"`);
   const tickSeconds = Number(opts.tickSeconds);
   if (!(tickSeconds > 0)) throw new UsageError(`--tick-seconds must be positive, got "${opts.tickSeconds}"`);
+
+  const warmupHours = Number(opts.warmupHours);
+  if (!(warmupHours >= 0)) {
+    throw new UsageError(`--warmup-hours must be a number >= 0 (0: none), got "${opts.warmupHours}"`);
+  }
 
   const trace = loadTrace(opts.trace);
   const apps = opts.apps ? parseList(opts.apps, '--apps') : undefined;
@@ -102,6 +114,7 @@ await runMain(async () => {
     // --prior trace: the estimator starts from the trace's own rates (the simulator's --rates prior).
     ...(opts.prior === 'trace' ? { priorRates: rates } : {}),
     tickSeconds,
+    warmupHours,
     logLevel: 'warn',
   });
   const boa = await bootService(config, { clock, logger: pino({ level: 'warn' }, pino.destination(2)) });

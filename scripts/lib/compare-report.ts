@@ -41,16 +41,22 @@ export function compareTasks(
 }
 
 /**
- * `--policies` entries: a policy name, or `boa@oracle` for boa on the trace's own arrival rates (an
- * oracle no other policy has, labelled as such wherever it is shown).
+ * `--policies` entries: a policy name; `boa@oracle` for boa on the trace's own arrival rates (an
+ * oracle no other policy has, labelled as such wherever it is shown); `boa@warmupH` for boa with the
+ * service's opt-in warm-up of H hours (core/warmup.ts; online rates, a setting, labelled with it).
  */
 export function parsePolicyEntry(spec: string, find: (name: string) => PolicyDefinition): CompareEntry {
   const [name, variant, ...rest] = spec.split('@');
   const definition = find(name as string);
   if (variant === undefined) return { definition };
-  if (variant !== 'oracle' || rest.length > 0 || definition.name !== 'boa') {
-    throw new Error(`"${spec}": the only policy variant is boa@oracle (boa on the trace's own rates)`);
+  const warmup = /^warmup(\d+(?:\.\d+)?)$/.exec(variant);
+  const hours = Number(warmup?.[1] ?? 0);
+  if (rest.length > 0 || definition.name !== 'boa' || (variant !== 'oracle' && !(hours > 0))) {
+    throw new Error(
+      `"${spec}": the policy variants are boa@oracle (boa on the trace's own rates) and boa@warmupH (boa with a warm-up of H hours, H > 0)`,
+    );
   }
+  if (hours > 0) return { definition, options: { warmupHours: hours }, label: `boa (warm-up ${hours} h)` };
   return { definition, options: { rates: 'oracle' }, label: 'boa (oracle rates)' };
 }
 

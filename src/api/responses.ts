@@ -30,6 +30,10 @@ const BudgetControl = z
       .openapi({ description: 'paid above the budget so far (negative: room)' }),
     horizonHours: z.number(),
     planningBudget: z.number().nullable().openapi({ description: 'the budget given to the calculator' }),
+    warmupFactor: z.number().openapi({
+      description:
+        'the fraction of the budget planned with now: below 1 during the opt-in warm-up (warmupHours)',
+    }),
     queuedForBudget: z.number().int().openapi({ description: 'jobs waiting for the budget' }),
     loadNeedsGpuHoursPerHour: gpuHours('the budget the current load would need'),
   })

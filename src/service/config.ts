@@ -41,6 +41,14 @@ export const configSchema = z
     budgetHorizonHours: positive('budgetHorizonHours').default(DEFAULT_SPEND_CEILING.horizonHours),
     /** How far above the budget the spend ceiling goes with no debt (a fraction; debt stays below slack x budget x horizon). */
     budgetSlack: z.number().min(0).max(1).default(DEFAULT_SPEND_CEILING.slack),
+    /**
+     * Opt-in warm-up (core/warmup.ts): for this many hours from the service's first start the plan uses
+     * half the budget rising to all of it, banking budget for loads not yet seen; 0: none.
+     */
+    warmupHours: z
+      .number({ error: 'warmupHours must be a number' })
+      .nonnegative('warmupHours must be >= 0 (0: no warm-up)')
+      .default(0),
     /** Initial budget (GPU-hours per hour) when none is stored yet. */
     budget: z.number().positive().optional(),
     /** Prior arrival rates per class, jobs/hour; classes without one start at 0 and are learned. */

@@ -7,6 +7,7 @@ import { blendWork, estimateRates, ratesMoved } from './estimators.ts';
 import type { ServiceJob } from './jobs.ts';
 import { overheadRatio } from './ledger.ts';
 import type { BoaService } from './service.ts';
+import { warmupFactor, warmupOptions } from '../core/warmup.ts';
 
 const HOUR = 3_600_000;
 
@@ -21,10 +22,16 @@ export function planInputs(svc: BoaService): PlanInputs | undefined {
     classes: estimatedClasses(svc),
     ratesPerHour: loadRates(svc, now),
     budget: budget.gpuHoursPerHour,
-    planningBudget: budget.gpuHoursPerHour / ratio,
+    planningBudget: (budget.gpuHoursPerHour / ratio) * planningFactor(svc, now),
     solver: svc.deps.config.solver,
     gpusPerNode: svc.deps.config.gpusPerNode,
   };
+}
+
+/** The fraction of the budget planned with now: less than 1 during the opt-in warm-up. */
+export function planningFactor(svc: BoaService, now: number): number {
+  const warmup = warmupOptions(svc.deps.config.warmupHours);
+  return warmupFactor((now - svc.state.startedAt) / HOUR, warmup);
 }
 
 export function estimatedRates(svc: BoaService, now: number): Record<string, number> {

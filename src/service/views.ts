@@ -1,6 +1,7 @@
 import type { Averages } from './ledger.ts';
 import { nodesOf, type ServiceJob } from './jobs.ts';
 import type { BoaService } from './service.ts';
+import { planningFactor } from './plan-inputs.ts';
 
 const HOUR = 3_600_000;
 const HOURS_PER_MONTH = 730;
@@ -56,6 +57,7 @@ function controlView(service: BoaService, now: number) {
     debtGpuHours: ceiling ? round(ceiling.debtGpuHours, 3) : null,
     horizonHours: service.deps.config.budgetHorizonHours,
     planningBudget: inputs ? round(inputs.planningBudget) : null,
+    warmupFactor: round(planningFactor(service, now), 3),
     queuedForBudget: queuedForBudget(service),
     loadNeedsGpuHoursPerHour: round(service.loadNeeds(now), 3),
   };

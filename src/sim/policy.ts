@@ -145,6 +145,8 @@ export interface PolicyOptions {
    * starting from the trace's own rates as the service's priorRates: oracle input); oracle (the trace's).
    */
   readonly rates?: 'online' | 'prior' | 'oracle';
+  /** boa's warm-up (core/warmup.ts): hours from half the budget to all of it; 0 or absent: none. */
+  readonly warmupHours?: number;
   /** Pollux variants (compare --sensitivity): AdaptDL's exploration cap, utility window, boot freeze. */
   readonly explorationCap?: boolean;
   readonly utilityWindowTicks?: number;

@@ -39,10 +39,18 @@ describe('boa budget', () => {
     expect(table.status).toBe(0);
     expect(table.stdout).toMatch(/^budget\s+40 GPU-hours\/hour \(\$28,557\.60\/month\)$/m);
     expect(table.stdout).toMatch(/^since set\s+[\d.]+\s+[\d.]+\s+[\d.]+$/m);
+    expect(table.stdout).not.toMatch(/^warm-up/m);
 
     const json = await s.boa(['budget', 'get', '--json']);
     expect(json.status).toBe(0);
     expect(JSON.parse(json.stdout)).toEqual((await s.request('GET', '/v1/budget')).body);
+  });
+
+  it('says when the opt-in warm-up plans with part of the budget', async () => {
+    const s = await started({ config: { priorRates: { cifar10: 8 }, warmupHours: 8 } });
+    expect((await s.boa(['budget', 'set', '40'])).status).toBe(0);
+    const table = await s.boa(['budget', 'get']);
+    expect(table.stdout).toMatch(/^warm-up\s+planning with 50% of the budget, rising to all of it$/m);
   });
 
   it('warns when the budget is below the load minimum; refuses one below a single job with exit 2', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type CompareRow, seriesOf } from '../../scripts/lib/compare-report.ts';
+import { type CompareRow, parsePolicyEntry, seriesOf } from '../../scripts/lib/compare-report.ts';
+import { findPolicy } from '../../src/sim/policies/index.ts';
 
 const row = (rates: CompareRow['rates'], label?: string) =>
   ({ policy: 'boa', rates, knob: 'budget', ...(label ? { label } : {}) }) as CompareRow;
@@ -10,5 +11,24 @@ describe('compare series labels', () => {
     expect(seriesOf(row('oracle'))).toBe('boa (oracle rates)');
     expect(seriesOf(row('prior'))).toBe('boa (oracle prior)');
     expect(seriesOf(row('oracle', 'boa (oracle rates)'))).toBe('boa (oracle rates)');
+  });
+});
+
+describe('compare policy variants', () => {
+  const find = (name: string) => findPolicy(name);
+
+  it('boa@warmupH is boa with the warm-up as an option, labelled with it', () => {
+    const entry = parsePolicyEntry('boa@warmup8', find);
+    expect(entry.definition.name).toBe('boa');
+    expect(entry.options).toEqual({ warmupHours: 8 });
+    expect(entry.label).toBe('boa (warm-up 8 h)');
+    expect(parsePolicyEntry('boa@warmup2.5', find).options).toEqual({ warmupHours: 2.5 });
+    expect(parsePolicyEntry('boa@oracle', find).label).toBe('boa (oracle rates)');
+  });
+
+  it('refuses other variants, naming the ones there are', () => {
+    for (const spec of ['boa@warmup', 'boa@warmup0', 'boa@fast', 'lyra@warmup8', 'boa@oracle@x']) {
+      expect(() => parsePolicyEntry(spec, find), spec).toThrow(/boa@oracle .* and boa@warmupH/);
+    }
   });
 });

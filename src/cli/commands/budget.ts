@@ -101,6 +101,14 @@ function renderBudget(b: BudgetView): string {
         ['debt', `${fixed(b.control.debtGpuHours ?? 0, 2)} GPU-hours above the budget so far in the window`],
         ['load needs', `${fixed(b.control.loadNeedsGpuHoursPerHour, 1)} GPU-hours/hour`],
         ['queued', `${b.control.queuedForBudget} jobs wait for the budget (oldest first)`],
+        ...(b.control.warmupFactor < 1
+          ? [
+              [
+                'warm-up',
+                `planning with ${fixed(100 * b.control.warmupFactor, 0)}% of the budget, rising to all of it`,
+              ] as [string, string],
+            ]
+          : []),
       ])}`
     : '';
   return `${head}\n${table(['average over', 'hours', 'paid GPU-h/h', 'allocated GPU-h/h'], rows)}${control}`;

@@ -3,7 +3,8 @@
  * Options: budget (required: paid GPU-hours per hour, time-average), solver exact|paper (default
  * exact), rates online|prior|oracle (default online: estimated from arrivals with the service's
  * estimator; prior: the same estimator starting from the trace's own rates, as the demo's --prior trace;
- * oracle: the trace's own rates, which no other policy and no service has).
+ * oracle: the trace's own rates, which no other policy and no service has), warmupHours (default 0: the
+ * service's opt-in warm-up, core/warmup.ts).
  */
 import { BudgetTooLowError } from '../../../core/calc/errors.ts';
 import type { PolicyContext, PolicyDefinition, PolicyOptions } from '../../policy.ts';
@@ -11,6 +12,7 @@ import { DEFAULT_BUDGET_CONTROL } from './budget-control.ts';
 import { DEFAULT_ONLINE_RATES } from './online-rates.ts';
 import { DEFAULT_FILL } from '../../../core/exec/idle-fill.ts';
 import { DEFAULT_SPEND_CEILING } from '../../../core/spend-ceiling.ts';
+import { warmupOptions } from '../../../core/warmup.ts';
 import { BoaPlanner } from './planner.ts';
 import { BoaPolicy, type BoaSettings } from './policy.ts';
 
@@ -31,6 +33,7 @@ export const BOA_DEFAULTS: Omit<BoaSettings, 'budget'> = {
   fill: DEFAULT_FILL,
   ceiling: DEFAULT_SPEND_CEILING,
   budgetWindowHours: 24,
+  warmup: null,
 };
 
 /** Checks the options; with oracle rates, a budget below the minimum feasible one is refused up front. */
@@ -57,7 +60,12 @@ export function boaSettings(context: PolicyContext, options: PolicyOptions): Boa
     );
     if (budget < minimum * (1 - 1e-9)) throw new BudgetTooLowError(budget, minimum);
   }
-  return { ...BOA_DEFAULTS, budget, solver, rates };
+  const hours = options.warmupHours ?? 0;
+  if (!(Number.isFinite(hours) && hours >= 0)) {
+    throw new BoaOptionsError(`boa warmupHours must be a number >= 0 (0: no warm-up), got ${hours}`);
+  }
+  const warmup = hours > 0 ? warmupOptions(hours) : BOA_DEFAULTS.warmup;
+  return { ...BOA_DEFAULTS, budget, solver, rates, warmup };
 }
 
 export const boaPolicy: PolicyDefinition = {

@@ -17,6 +17,7 @@ import { ratesMoved } from '../../../service/estimators.ts';
 import { type FillOptions, fillIdleGpus } from '../../../core/exec/idle-fill.ts';
 import type { ClassProfile } from '../../../core/profile.ts';
 import { type SpendCeilingOptions, spendCeiling, widthsUnderCeiling } from '../../../core/spend-ceiling.ts';
+import { type WarmupOptions, warmupFactor } from '../../../core/warmup.ts';
 
 export interface BoaSettings {
   /** Target paid GPU-hours per hour (time-average). */
@@ -46,6 +47,8 @@ export interface BoaSettings {
    * backlog moves the plan to cheaper widths.
    */
   readonly budgetWindowHours: number;
+  /** The service's opt-in warm-up (core/warmup.ts), from the first arrival; null: none. */
+  readonly warmup: WarmupOptions | null;
 }
 
 export class BoaPolicy implements Policy {
@@ -71,6 +74,8 @@ export class BoaPolicy implements Policy {
   /** Jobs waiting per class (at the last tick, plus arrivals since): the backlog the plan serves. */
   #waiting = new Map<string, number>();
   #replanDue = false;
+  /** The first arrival: where the warm-up starts (the service's: its first start). */
+  #firstArrival: number | undefined;
   /** Plans made, for tests and reports. */
   replans = 0;
 
@@ -110,6 +115,7 @@ export class BoaPolicy implements Policy {
   }
 
   onArrival(job: JobView, now: number): void {
+    this.#firstArrival ??= now;
     this.#draws.set(job.id, this.#drawer.draw(job.app));
     this.#online?.record(job.app, now);
     this.#waiting.set(job.app, (this.#waiting.get(job.app) ?? 0) + 1);
@@ -267,13 +273,20 @@ export class BoaPolicy implements Policy {
     }
     const planned = this.#planned as PlannedWidths;
     if (now - this.#plannedAt < this.settings.minReplanSeconds) return;
-    const wanted = this.#control.planningBudget(planned.minFeasibleBudget);
+    const wanted = this.#planningBudget(now, planned.minFeasibleBudget);
     if (Math.abs(wanted - planned.plannedBudget) > this.settings.replanThreshold * planned.plannedBudget) {
       this.#replan(now);
     }
   }
 
   /** The rates to plan for: online, the estimate plus the backlog (the service's loadRates); or the trace's. */
+  /** The control's budget, less during a warm-up, and never below the minimum feasible one. */
+  #planningBudget(now: number, minFeasible: number): number {
+    const hours = (now - (this.#firstArrival ?? now)) / 3600;
+    const factor = warmupFactor(hours, this.settings.warmup);
+    return Math.max(minFeasible, this.#control.planningBudget(minFeasible) * factor);
+  }
+
   #loadRates(now: number): Record<string, number> {
     if (!this.#online) return this.context.traceRatesPerHour;
     const rates = this.#online.ratesAt(now);
@@ -298,7 +311,7 @@ export class BoaPolicy implements Policy {
       return;
     }
     this.#plannedRates = rates;
-    this.#planned = this.#planner.plan(rates, this.#control.planningBudget(this.#planner.minFeasible(rates)));
+    this.#planned = this.#planner.plan(rates, this.#planningBudget(now, this.#planner.minFeasible(rates)));
     this.#plannedAt = now;
     this.#replanDue = false;
     this.replans++;

@@ -114,6 +114,30 @@ describe('executing the plan on an uncontended cluster', () => {
     expect(later.desiredNodes).toBe(0);
   });
 
+  it('with a warm-up, plans with half the budget at the first arrival and all of it once it is over', () => {
+    const budget = 3 * minimum;
+    const options = { budget, rates: 'oracle', solver: 'paper' } as const;
+    const plain = boaPolicy.create(context(RATES), options) as BoaPolicy;
+    const warm = boaPolicy.create(context(RATES), { ...options, warmupHours: 8 }) as BoaPolicy;
+    const empty = { ...cluster, nodes: [] };
+    const budgets = (now: number) =>
+      [plain, warm].map((policy) => {
+        if (now === 0) policy.onArrival?.(view(0), 0);
+        policy.decide({ ...empty, now }, [view(0)]);
+        return policy.planned?.plannedBudget as number;
+      });
+    const [start, startWarm] = budgets(0);
+    expect(start).toBeCloseTo(budget, 6);
+    expect(startWarm).toBeCloseTo(budget / 2, 6);
+    const [, midWarm] = budgets(4 * 3600);
+    expect(midWarm).toBeCloseTo(budget * 0.75, 6);
+    const [end, endWarm] = budgets(8 * 3600);
+    expect(endWarm).toBeCloseTo(end as number, 6);
+    expect(() => boaSettings(context(RATES), { budget, warmupHours: -1 })).toThrow(
+      /warmupHours must be a number >= 0 \(0: no warm-up\), got -1/,
+    );
+  });
+
   it('a backlog on a plan at its minimum does not wind the demand ratio up (anti-windup)', () => {
     // Below the minimum the plan is the cheapest one; forty jobs present allocate far more than its
     // steady state expects. Narrowing cannot answer that, so it must not count as demand: counted, the
