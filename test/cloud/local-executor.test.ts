@@ -47,7 +47,23 @@ async function settle(
 }
 
 /** Live supervisors of this data dir's replica (by their command line in /proc). */
+/**
+ * The replica supervisors running for this data dir. A supervisor's shell forks before it execs the
+ * command, and the fork carries the same command line until then: only supervisors whose parent is not
+ * one of them count (under load the fork was caught as a second supervisor).
+ */
 function supervisorsOf(dataDir: string): number[] {
+  const all = supervisorProcesses(dataDir);
+  return all.filter((pid) => {
+    try {
+      return !all.includes(parentOf(pid));
+    } catch {
+      return false; // ended meanwhile
+    }
+  });
+}
+
+function supervisorProcesses(dataDir: string): number[] {
   const out: number[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
