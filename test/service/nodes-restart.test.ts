@@ -94,3 +94,41 @@ describe('kill -9 during a scale-in', () => {
     },
   );
 });
+
+describe('kill -9 between storing a resize and recording the answer', () => {
+  it.each(['went through', 'never arrived'] as const)(
+    'the call %s: the restart settles the stored resize from the group and sends nothing twice',
+    async (outcome) => {
+      const w = nodesWorld({ onDisk: true });
+      worlds.push(w);
+      const first = await w.start();
+      first.job(4);
+      first.job(4);
+      await first.tick(3);
+      const applied = first.boa.repo.lastResize();
+      expect(applied).toMatchObject({ status: 'applied', requested: 2 });
+      // The state a crash leaves: the row stored, its answer not recorded.
+      const stored =
+        outcome === 'went through'
+          ? (first.boa.repo.updateResize(applied!.id, { status: 'requested' }), applied!.id)
+          : first.boa.repo.insertResize({ at: w.clock.now(), target: 3, requested: 3, status: 'requested' })
+              .id;
+      await first.boa.close();
+
+      const second = await w.start();
+      await second.tick(2);
+      const rows = second.boa.repo.recentResizes(10).reverse();
+      const row = rows.find((r) => r.id === stored);
+      if (outcome === 'went through') {
+        expect(row).toMatchObject({ status: 'applied', requested: 2 });
+      } else {
+        expect(row).toMatchObject({ status: 'interrupted' });
+        expect(row?.error).toMatch(/stopped before the node group answered; the group holds 2/);
+      }
+      // Nothing sent after the restart: the group already holds what the jobs need.
+      expect(rows.at(-1)?.id).toBe(stored);
+      expect(w.group.group.desiredSize).toBe(2);
+      expect(w.logs.lines.some((l) => l.event === 'nodes.drift')).toBe(false);
+    },
+  );
+});

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { NodeRemovalRow, NodeRemovals, RemovalReason } from '../../store/node-removals.ts';
-import type { Repository } from '../../store/repository.ts';
+import type { Repository, ResizeRow } from '../../store/repository.ts';
 import type { Clock, MetricDatum, NodeGroupState, NodePool, PoolNode } from '../ports.ts';
 import { type BackoffPolicy, CapacityBackoff, type CapacityView } from './capacity.ts';
 import { allocationName, chooseVictims, type GpusInUse } from './victims.ts';
@@ -52,12 +52,15 @@ export class NodeReconciler {
   private expected: number | undefined;
   readonly counters = { provisionTimeouts: 0, driftCorrections: 0, terminations: 0, launchFailures: 0 };
   private lastGroup: NodeGroupState | undefined;
+  /** A resize stored but not answered before a crash: the group's desired size says if it went through. */
+  private unconfirmed: ResizeRow | undefined;
 
   constructor(private readonly deps: NodeReconcilerDeps) {
     this.backoff = new CapacityBackoff(deps.settings.backoff);
     for (const row of deps.removals.open()) this.removing.set(row.nodeId, row);
     const last = deps.repo.lastResize();
     if (last?.status === 'applied') this.expected = last.requested;
+    if (last?.status === 'requested') this.unconfirmed = last;
   }
 
   /** The nodes placement may use now: ready for jobs, not being removed; ids as allocations name them. */
@@ -123,6 +126,7 @@ export class NodeReconciler {
     const nodes = input.nodes;
     const target = this.bounded(input.target, group);
     this.lastGroup = group;
+    this.confirmInterrupted(group);
     if (this.expected !== undefined && group.desiredSize !== this.expected) {
       this.counters.driftCorrections += 1;
       logger.warn(
@@ -154,6 +158,26 @@ export class NodeReconciler {
     }
     this.lastGroup = reported;
     this.deps.onGroup?.(reported);
+  }
+
+  /**
+   * The service stopped between storing a resize and recording the group's answer. If the group holds
+   * that size the call went through; otherwise it never arrived and is marked so (the pass that follows
+   * sends what is wanted now, level-triggered), instead of staying `requested` for good.
+   */
+  private confirmInterrupted(group: NodeGroupState): void {
+    const row = this.unconfirmed;
+    if (row === undefined) return;
+    this.unconfirmed = undefined;
+    if (group.desiredSize === row.requested) {
+      this.deps.repo.updateResize(row.id, { status: 'applied' });
+      this.expected = row.requested;
+    } else {
+      this.deps.repo.updateResize(row.id, {
+        status: 'interrupted',
+        error: `the service stopped before the node group answered; the group holds ${group.desiredSize}`,
+      });
+    }
   }
 
   /** Never below the group's minimum, never above its maximum or the operator's cap. */
