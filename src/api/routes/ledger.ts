@@ -41,12 +41,9 @@ const ResizeView = z
     at: z.string().openapi({ format: 'date-time' }),
     target: z.number().int(),
     requested: z.number().int(),
-    status: z
-      .string()
-      .openapi({
-        description:
-          'requested, applied, failed, or interrupted (a crash came before the node group took it)',
-      }),
+    status: z.string().openapi({
+      description: 'requested, applied, failed, or interrupted (a crash came before the node group took it)',
+    }),
     error: z.string().nullable(),
   })
   .openapi('Resize');
