@@ -103,7 +103,7 @@ export const resizes = sqliteTable('resizes', {
   at: integer('at').notNull(),
   target: integer('target').notNull(),
   requested: integer('requested').notNull(),
-  /** requested | applied | failed | interrupted (a crash before the group answered, and it did not take it) */
+  /** requested | applied | failed | interrupted (a crash before the group answered; not its size at restart) */
   status: text('status').notNull(),
   updateId: text('update_id'),
   error: text('error'),

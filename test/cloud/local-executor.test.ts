@@ -46,7 +46,6 @@ async function settle(
   throw new Error('timed out');
 }
 
-/** Live supervisors of this data dir's replica (by their command line in /proc). */
 /**
  * The replica supervisors running for this data dir. A supervisor's shell forks before it execs the
  * command, and the fork carries the same command line until then: only supervisors whose parent is not
@@ -63,6 +62,7 @@ function supervisorsOf(dataDir: string): number[] {
   });
 }
 
+/** Live supervisor processes of this data dir's replica (by their command line in /proc). */
 function supervisorProcesses(dataDir: string): number[] {
   const out: number[] = [];
   for (const entry of readdirSync('/proc')) {

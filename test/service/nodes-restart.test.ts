@@ -108,11 +108,12 @@ describe('kill -9 between storing a resize and recording the answer', () => {
       const applied = first.boa.repo.lastResize();
       expect(applied).toMatchObject({ status: 'applied', requested: 2 });
       // The state a crash leaves: the row stored, its answer not recorded.
-      const stored =
-        outcome === 'went through'
-          ? (first.boa.repo.updateResize(applied!.id, { status: 'requested' }), applied!.id)
-          : first.boa.repo.insertResize({ at: w.clock.now(), target: 3, requested: 3, status: 'requested' })
-              .id;
+      let stored = applied!.id;
+      if (outcome === 'went through') first.boa.repo.updateResize(stored, { status: 'requested' });
+      else {
+        const row = { at: w.clock.now(), target: 3, requested: 3, status: 'requested' };
+        stored = first.boa.repo.insertResize(row).id;
+      }
       await first.boa.close();
 
       const second = await w.start();

@@ -42,7 +42,8 @@ const ResizeView = z
     target: z.number().int(),
     requested: z.number().int(),
     status: z.string().openapi({
-      description: 'requested, applied, failed, or interrupted (a crash came before the node group took it)',
+      description:
+        'requested, applied, failed, or interrupted (a crash came before the node group answered, and the group did not hold it at restart)',
     }),
     error: z.string().nullable(),
   })

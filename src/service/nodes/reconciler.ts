@@ -162,8 +162,9 @@ export class NodeReconciler {
 
   /**
    * The service stopped between storing a resize and recording the group's answer. If the group holds
-   * that size the call went through; otherwise it never arrived and is marked so (the pass that follows
-   * sends what is wanted now, level-triggered), instead of staying `requested` for good.
+   * that size the call went through; otherwise it is marked `interrupted` (never arrived, or not yet
+   * visible: the pass that follows asks for what is wanted now either way, level-triggered) instead of
+   * staying `requested` for good.
    */
   private confirmInterrupted(group: NodeGroupState): void {
     const row = this.unconfirmed;
