@@ -279,7 +279,6 @@ export class BoaPolicy implements Policy {
     }
   }
 
-  /** The rates to plan for: online, the estimate plus the backlog (the service's loadRates); or the trace's. */
   /** The control's budget, less during a warm-up, and never below the minimum feasible one. */
   #planningBudget(now: number, minFeasible: number): number {
     const hours = (now - (this.#firstArrival ?? now)) / 3600;
@@ -287,6 +286,7 @@ export class BoaPolicy implements Policy {
     return Math.max(minFeasible, this.#control.planningBudget(minFeasible) * factor);
   }
 
+  /** The rates to plan for: online, the estimate plus the backlog (the service's loadRates); or the trace's. */
   #loadRates(now: number): Record<string, number> {
     if (!this.#online) return this.context.traceRatesPerHour;
     const rates = this.#online.ratesAt(now);
