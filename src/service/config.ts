@@ -36,6 +36,14 @@ export const configSchema = z
     rateWindowHours: positive('rateWindowHours').default(24),
     /** Hours of pseudo-observations the configured prior rates are worth in the rate estimate. */
     priorWeightHours: z.number().nonnegative().default(2),
+    /**
+     * A fall in a class's estimated rate is planned for at most halving every this many hours (a rise
+     * at once: estimators.ts plannedRates); 0: the plan follows every fall at once.
+     */
+    rateHoldHalfLifeHours: z
+      .number({ error: 'rateHoldHalfLifeHours must be a number' })
+      .nonnegative('rateHoldHalfLifeHours must be >= 0 (0: no hold)')
+      .default(48),
     budgetWindowHours: positive('budgetWindowHours').default(24),
     /** Hours ahead the spend ceiling assumes the nodes are held: debt is repaid within this. */
     budgetHorizonHours: positive('budgetHorizonHours').default(DEFAULT_SPEND_CEILING.horizonHours),

@@ -49,6 +49,50 @@ export function estimateRates(
   return rates;
 }
 
+export interface PlannedRateOptions {
+  readonly now: number;
+  readonly windowHours: number;
+  readonly priorWeightHours: number;
+  readonly observedSince: number;
+  /** How fast a fall in the estimate is followed: at most halving every this many hours; 0: at once. */
+  readonly holdHalfLifeHours: number;
+}
+
+/**
+ * The rates to plan for: per class, the highest of the estimate now and the estimates just after each
+ * submission of the last window, one `k` hours old counting `0.5 ** (k / holdHalfLifeHours)`. An
+ * estimate peaks just after an arrival and falls between arrivals, so this is the highest estimate of
+ * the window, aged. A rise is planned for at once, a fall at most halving every `holdHalfLifeHours`:
+ * BOA's widths come from one price per GPU-hour for the whole budget, and re-solving for a lull's lower
+ * rates widens every job in the lull and in the drain, where the budget so spent buys little
+ * (docs/comparison.md). `submissions` must reach back two windows (each past estimate reads one);
+ * `memo` keeps past estimates between calls (one depends only on what was submitted up to it) and
+ * must be dropped when the classes or their priors change.
+ */
+export function plannedRates(
+  classes: ReadonlyArray<{ name: string; priorRatePerHour: number }>,
+  submissions: ReadonlyArray<{ className: string; submittedAt: number }>,
+  options: PlannedRateOptions,
+  memo: Map<number, Record<string, number>> = new Map(),
+): Record<string, number> {
+  const { now, windowHours, priorWeightHours, observedSince, holdHalfLifeHours } = options;
+  const estimateAt = (at: number) =>
+    estimateRates(classes, submissions, { now: at, windowHours, priorWeightHours, observedSince });
+  const planned = estimateAt(now);
+  if (!(holdHalfLifeHours > 0)) return planned;
+  const windowStart = now - windowHours * HOUR;
+  for (const at of memo.keys()) if (at <= windowStart) memo.delete(at);
+  for (const { submittedAt: at } of submissions) {
+    if (at <= windowStart || at > now) continue;
+    let past = memo.get(at);
+    if (!past) memo.set(at, (past = estimateAt(at)));
+    const weight = 0.5 ** ((now - at) / HOUR / holdHalfLifeHours);
+    for (const [name, rate] of Object.entries(past))
+      planned[name] = Math.max(planned[name] ?? 0, rate * weight);
+  }
+  return planned;
+}
+
 /**
  * The most arrivals a bin is evidence for when `expected` are expected in it: about the 99.9% point
  * of a Poisson count (mean + 3 sd) plus 3, so quiet classes can still rise. More is a burst.

@@ -3,7 +3,7 @@ import type { ClassProfile } from '../core/profile.ts';
 import type { PlanRow } from '../store/repository.ts';
 import { chooseShare } from './admission.ts';
 import type { PlanInputs } from './calculator/compute.ts';
-import { blendWork, estimateRates, ratesMoved } from './estimators.ts';
+import { blendWork, plannedRates, ratesMoved } from './estimators.ts';
 import type { ServiceJob } from './jobs.ts';
 import { overheadRatio } from './ledger.ts';
 import type { BoaService } from './service.ts';
@@ -34,22 +34,36 @@ export function planningFactor(svc: BoaService, now: number): number {
   return warmupFactor((now - svc.state.startedAt) / HOUR, warmup);
 }
 
+/** The rates the plan is made for: the estimate, its falls followed slowly (estimators.ts plannedRates). */
 export function estimatedRates(svc: BoaService, now: number): Record<string, number> {
   const { config, repo } = svc.deps;
-  const since = now - config.rateWindowHours * HOUR;
-  return estimateRates(
-    [...svc.state.classes.values()].map((c) => ({
-      name: c.profile.name,
-      priorRatePerHour: c.priorRatePerHour,
-    })),
+  const classes = [...svc.state.classes.values()].map((c) => ({
+    name: c.profile.name,
+    priorRatePerHour: c.priorRatePerHour,
+  }));
+  // Each past estimate of the window reads a window before it.
+  const since = now - 2 * config.rateWindowHours * HOUR;
+  return plannedRates(
+    classes,
     repo.submissionsSince(since),
     {
       now,
       windowHours: config.rateWindowHours,
       priorWeightHours: config.priorWeightHours,
       observedSince: svc.state.startedAt,
+      holdHalfLifeHours: config.rateHoldHalfLifeHours,
     },
+    pastEstimates(svc, JSON.stringify([classes, svc.state.startedAt])),
   );
+}
+
+/** Past estimates kept between calls: a cache, dropped when the classes or their priors change. */
+const memos = new WeakMap<BoaService, { key: string; estimates: Map<number, Record<string, number>> }>();
+
+function pastEstimates(svc: BoaService, key: string): Map<number, Record<string, number>> {
+  let memo = memos.get(svc);
+  if (memo?.key !== key) memos.set(svc, (memo = { key, estimates: new Map() }));
+  return memo.estimates;
 }
 
 /**

@@ -1,12 +1,13 @@
 /**
- * Arrival rates as the service estimates them, with the service's own code (estimateRates in
+ * Arrival rates as the service plans for them, with the service's own code (plannedRates in
  * src/service/estimators.ts) and its defaults (src/service/config.ts): arrivals per class in the last
- * `rateWindowHours`, blended with each class's prior rate worth `priorWeightHours` of observation. The
+ * `rateWindowHours`, blended with each class's prior rate worth `priorWeightHours` of observation, a
+ * fall followed at most halving every `rateHoldHalfLifeHours`. The
  * service's prior rates default to 0 (nothing configured), so a class counts only once it is seen.
  * Observation starts just before the first arrival (the service's start). Times are seconds here, milliseconds
  * in the service.
  */
-import { estimateRates } from '../../../service/estimators.ts';
+import { plannedRates } from '../../../service/estimators.ts';
 
 export interface OnlineRateOptions {
   readonly windowHours: number;
@@ -15,6 +16,8 @@ export interface OnlineRateOptions {
   readonly priorRatesPerHour: Readonly<Record<string, number>>;
   /** Re-plan when a class's estimate moved by more than this fraction since the plan (the service's rule). */
   readonly replanOnMove: number;
+  /** A fall in the estimate is planned for at most halving every this many hours (the service's rule). */
+  readonly holdHalfLifeHours: number;
 }
 
 /** The service's defaults (test/sim/policies/boa/online-rates.test.ts checks them against its config). */
@@ -23,6 +26,7 @@ export const DEFAULT_ONLINE_RATES: OnlineRateOptions = {
   priorWeightHours: 2,
   priorRatesPerHour: {},
   replanOnMove: 0.25,
+  holdHalfLifeHours: 48,
 };
 
 const MS = 1000;
@@ -31,6 +35,8 @@ export class OnlineRates {
   readonly #classes: Array<{ name: string; priorRatePerHour: number }>;
   readonly #submissions: Array<{ className: string; submittedAt: number }> = [];
   #first: number | undefined;
+  /** Estimates at past submissions (plannedRates). */
+  readonly #memo = new Map<number, Record<string, number>>();
 
   constructor(
     classNames: readonly string[],
@@ -50,19 +56,26 @@ export class OnlineRates {
   /** Jobs per hour per class; classes estimated at 0 are left out (they are not planned). */
   ratesAt(now: number): Record<string, number> {
     if (this.#first === undefined) return {};
-    const windowStart = (now - this.options.windowHours * 3600) * MS;
-    // Submissions arrive in time order: drop those that left the window for good.
+    // Each past estimate of the window reads a window before it.
+    const windowStart = (now - 2 * this.options.windowHours * 3600) * MS;
+    // Submissions arrive in time order: drop those that no estimate reads any more.
     let drop = 0;
     while (drop < this.#submissions.length && (this.#submissions[drop]?.submittedAt as number) <= windowStart)
       drop++;
     if (drop > 0) this.#submissions.splice(0, drop);
-    const rates = estimateRates(this.#classes, this.#submissions, {
-      now: now * MS,
-      windowHours: this.options.windowHours,
-      priorWeightHours: this.options.priorWeightHours,
-      // The service starts before its first submission, which estimateRates then counts (it counts > start).
-      observedSince: this.#first * MS - 1,
-    });
+    const rates = plannedRates(
+      this.#classes,
+      this.#submissions,
+      {
+        now: now * MS,
+        windowHours: this.options.windowHours,
+        priorWeightHours: this.options.priorWeightHours,
+        // The service starts before its first submission, which estimateRates then counts (it counts > start).
+        observedSince: this.#first * MS - 1,
+        holdHalfLifeHours: this.options.holdHalfLifeHours,
+      },
+      this.#memo,
+    );
     return Object.fromEntries(Object.entries(rates).filter(([, rate]) => rate > 0));
   }
 }

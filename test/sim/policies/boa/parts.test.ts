@@ -5,7 +5,7 @@ import type { JobView } from '../../../../src/sim/policy.ts';
 import { BudgetControl, DEFAULT_BUDGET_CONTROL } from '../../../../src/sim/policies/boa/budget-control.ts';
 import { StratifiedDraws } from '../../../../src/sim/policies/boa/draws.ts';
 import { EpochClock } from '../../../../src/sim/policies/boa/lookahead.ts';
-import { OnlineRates } from '../../../../src/sim/policies/boa/online-rates.ts';
+import { DEFAULT_ONLINE_RATES, OnlineRates } from '../../../../src/sim/policies/boa/online-rates.ts';
 import { PaidRatioEstimator } from '../../../../src/sim/policies/boa/paid-ratio.ts';
 import { widthsFor } from '../../../../src/sim/policies/boa/shares.ts';
 import { ratesMoved } from '../../../../src/service/estimators.ts';
@@ -49,7 +49,7 @@ describe('plan shares', () => {
 
 describe("online arrival rates (the service's estimator)", () => {
   it('blends the window with a prior of no arrivals worth two hours, then drops what left the window', () => {
-    const rates = new OnlineRates(['a', 'b', 'c']);
+    const rates = new OnlineRates(['a', 'b', 'c'], { ...DEFAULT_ONLINE_RATES, holdHalfLifeHours: 0 });
     rates.record('a', 0);
     rates.record('a', 60);
     // Two jobs, 120 s observed plus 2 prior hours: 2 / (2 + 1/30) per hour, not 60.
@@ -63,6 +63,15 @@ describe("online arrival rates (the service's estimator)", () => {
     const later = rates.ratesAt(86_400 + 100);
     expect(later.a).toBeUndefined();
     expect(later.b).toBeCloseTo(1 / 26, 12);
+  });
+
+  it("holds a fall by default: b's estimate at its arrival, halving every 48 hours", () => {
+    const rates = new OnlineRates(['a', 'b']);
+    rates.record('a', 0);
+    rates.record('b', 7200);
+    const later = rates.ratesAt(86_400 + 100);
+    expect(later.a).toBeUndefined();
+    expect(later.b).toBeCloseTo((1 / 4) * 0.5 ** ((86_400 + 100 - 7200) / 3600 / 48), 12);
   });
 
   it('asks for a re-plan when a class moved by more than a quarter since the planned rates', () => {

@@ -1,0 +1,115 @@
+/**
+ * The rates the plan is made for (estimators.ts plannedRates): a rise in a class's estimate is planned
+ * for at once, a fall at most halving every `holdHalfLifeHours`, and nothing older than the window.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { estimateRates, plannedRates } from '../../src/service/estimators.ts';
+import { startService } from './harness.ts';
+
+const HOUR = 3_600_000;
+const T0 = Date.UTC(2026, 0, 1);
+const classes = [{ name: 'bert', priorRatePerHour: 0 }];
+const window = { windowHours: 24, priorWeightHours: 2, observedSince: T0 };
+
+/** `perHour` bert submissions an hour, evenly, from T0 for `hours`. */
+function steady(perHour: number, hours: number) {
+  return Array.from({ length: perHour * hours }, (_, i) => ({
+    className: 'bert',
+    submittedAt: T0 + ((i + 0.5) * HOUR) / perHour,
+  }));
+}
+
+const estimate = (submissions: ReturnType<typeof steady>, now: number) =>
+  estimateRates(classes, submissions, { now, ...window }).bert as number;
+const planned = (submissions: ReturnType<typeof steady>, now: number, holdHalfLifeHours = 48) =>
+  plannedRates(classes, submissions, { now, ...window, holdHalfLifeHours }).bert as number;
+
+describe('the rates a plan is made for', () => {
+  it('are the estimate itself with no hold', () => {
+    const arrivals = steady(10, 8);
+    for (const hours of [1, 8, 12, 30]) {
+      expect(planned(arrivals, T0 + hours * HOUR, 0)).toBe(estimate(arrivals, T0 + hours * HOUR));
+    }
+  });
+
+  it('follow a rising estimate at once', () => {
+    const arrivals = steady(10, 8);
+    const now = T0 + 7.99 * HOUR;
+    // The estimate only rises while arrivals go on, so its highest point is the last arrival, minutes ago.
+    const latest = arrivals.at(-1)?.submittedAt as number;
+    expect(planned(arrivals, now)).toBeCloseTo(
+      estimate(arrivals, latest) * 0.5 ** ((now - latest) / HOUR / 48),
+      9,
+    );
+    expect(planned(arrivals, now) / estimate(arrivals, now)).toBeLessThan(1.01);
+  });
+
+  it('follow a fall at most halving every holdHalfLifeHours, while the estimate falls faster', () => {
+    const arrivals = steady(10, 8);
+    const latest = arrivals.at(-1)?.submittedAt as number;
+    const peak = estimate(arrivals, latest);
+    for (const hours of [2, 6, 12, 20]) {
+      const now = latest + hours * HOUR;
+      const held = planned(arrivals, now);
+      expect(held).toBeGreaterThanOrEqual(peak * 0.5 ** (hours / 48) * (1 - 1e-12));
+      // A short hold meets the estimate itself as it falls.
+      const fast = Math.max(estimate(arrivals, now), peak * 0.5 ** (hours / 6));
+      expect(planned(arrivals, now, 6)).toBeCloseTo(fast, 9);
+      expect(estimate(arrivals, now)).toBeLessThan(held * 0.95);
+    }
+  });
+
+  it('forget estimates older than the window', () => {
+    const arrivals = steady(10, 8);
+    const now = T0 + 33 * HOUR;
+    expect(planned(arrivals, now)).toBe(estimate(arrivals, now));
+  });
+
+  it('are the same with estimates kept between calls as without', () => {
+    const arrivals = [
+      ...steady(6, 10),
+      ...steady(2, 30).map((s) => ({ ...s, submittedAt: s.submittedAt + 10 * HOUR })),
+    ];
+    const memo = new Map<number, Record<string, number>>();
+    for (let hours = 0.5; hours <= 48; hours += 0.75) {
+      const now = T0 + hours * HOUR;
+      const options = { now, ...window, holdHalfLifeHours: 12 };
+      const seen = arrivals.filter((s) => s.submittedAt <= now);
+      expect(plannedRates(classes, seen, options, memo)).toEqual(plannedRates(classes, seen, options));
+    }
+    // Only estimates of the last window are kept.
+    expect(Math.min(...memo.keys())).toBeGreaterThan(T0 + 24 * HOUR);
+  });
+});
+
+describe("the service's planned rates", () => {
+  const cleanups: Array<() => Promise<void> | void> = [];
+  afterEach(async () => {
+    for (const fn of cleanups.splice(0)) await fn();
+  });
+
+  async function afterArrivals(config: Record<string, unknown>) {
+    const s = await startService({ config });
+    cleanups.push(s.close);
+    for (let i = 0; i < 12; i++) {
+      s.clock.advance(600);
+      expect((await s.request('POST', '/v1/jobs', { class: 'bert' })).status).toBe(201);
+    }
+    s.clock.advance(10 * 3600);
+    return s.service.estimatedRates().bert as number;
+  }
+
+  it('hold a fall by default (rateHoldHalfLifeHours 48) and follow it with 0', async () => {
+    const held = await afterArrivals({});
+    const followed = await afterArrivals({ rateHoldHalfLifeHours: 0 });
+    // 12 arrivals in 2 hours: at the last, 12 / 4 h with the prior's 2 h; 10 hours later 12 / 14 h.
+    expect(followed).toBeCloseTo(12 / 14, 6);
+    expect(held).toBeCloseTo((12 / 4) * 0.5 ** (10 / 48), 6);
+  });
+
+  it('refuses rateHoldHalfLifeHours below 0, naming the setting', async () => {
+    await expect(startService({ config: { rateHoldHalfLifeHours: -1 } })).rejects.toThrow(
+      /rateHoldHalfLifeHours must be >= 0 \(0: no hold\)/,
+    );
+  });
+});
