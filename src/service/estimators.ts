@@ -80,7 +80,7 @@ export function plannedRates(
     estimateRates(classes, submissions, { now: at, windowHours, priorWeightHours, observedSince });
   const planned = estimateAt(now);
   if (!(holdHalfLifeHours > 0)) return planned;
-  const windowStart = now - windowHours * HOUR;
+  const windowStart = Math.max(now - windowHours * HOUR, observedSince + priorWeightHours * HOUR);
   for (const at of memo.keys()) if (at <= windowStart) memo.delete(at);
   for (const { submittedAt: at } of submissions) {
     if (at <= windowStart || at > now) continue;
