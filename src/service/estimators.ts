@@ -80,15 +80,21 @@ export function plannedRates(
     estimateRates(classes, submissions, { now: at, windowHours, priorWeightHours, observedSince });
   const planned = estimateAt(now);
   if (!(holdHalfLifeHours > 0)) return planned;
-  const windowStart = Math.max(now - windowHours * HOUR, observedSince + priorWeightHours * HOUR);
+  const windowStart = now - windowHours * HOUR;
+  // Until as many hours are seen as the prior is worth, an estimate is mostly a configured prior, not
+  // evidence of load: holding it would keep a wrong prior for days.
+  const priorUntil = observedSince + priorWeightHours * HOUR;
+  const withPrior = new Set(classes.filter((c) => c.priorRatePerHour > 0).map((c) => c.name));
   for (const at of memo.keys()) if (at <= windowStart) memo.delete(at);
   for (const { submittedAt: at } of submissions) {
     if (at <= windowStart || at > now) continue;
     let past = memo.get(at);
     if (!past) memo.set(at, (past = estimateAt(at)));
     const weight = 0.5 ** ((now - at) / HOUR / holdHalfLifeHours);
-    for (const [name, rate] of Object.entries(past))
+    for (const [name, rate] of Object.entries(past)) {
+      if (at < priorUntil && withPrior.has(name)) continue;
       planned[name] = Math.max(planned[name] ?? 0, rate * weight);
+    }
   }
   return planned;
 }

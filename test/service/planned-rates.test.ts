@@ -65,6 +65,21 @@ describe('the rates a plan is made for', () => {
     expect(planned(arrivals, now)).toBe(estimate(arrivals, now));
   });
 
+  it('hold nothing from the first priorWeightHours, where the estimate is mostly the prior', () => {
+    const withPrior = [{ name: 'bert', priorRatePerHour: 20 }];
+    const arrivals = steady(2, 8);
+    const options = (now: number) => ({ now, ...window, holdHalfLifeHours: 48 });
+    // A prior 10 times the arrivals: the estimate starts at 20 and falls towards 2 as hours are seen.
+    const now = T0 + 8 * HOUR;
+    const estimateNow = estimateRates(withPrior, arrivals, options(now)).bert as number;
+    const atTwoHours = estimateRates(withPrior, arrivals, options(T0 + 2.25 * HOUR)).bert as number;
+    const held = plannedRates(withPrior, arrivals, options(now)).bert as number;
+    expect(held).toBeLessThanOrEqual(atTwoHours * (1 + 1e-12));
+    expect(held).toBeGreaterThan(estimateNow);
+    // The estimate at the first arrival, 15 minutes in, read about 18 (the prior); it is not held.
+    expect(estimateRates(withPrior, arrivals, options(T0 + 0.25 * HOUR)).bert).toBeGreaterThan(17);
+  });
+
   it('are the same with estimates kept between calls as without', () => {
     const arrivals = [
       ...steady(6, 10),
