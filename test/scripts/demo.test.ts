@@ -80,8 +80,8 @@ describe('demo replay', () => {
   }, 120_000);
 
   // Like with like: the service and the simulator's boa start from the same prior (none by default, or the
-  // trace's own rates) and both run the spend ceiling. Measured on workload-1: JCT +6.6% (none) and -4.7%
-  // (trace); the yardstick 42.21 vs 41.95 and 40.24 vs 41.07. docs/simulator.md has all eight workloads.
+  // trace's own rates) and both run the spend ceiling. Measured on workload-1: JCT -0.6% (none) and +0.3%
+  // (trace); the yardstick 41.82 vs 42.02 and 38.72 vs 39.78. docs/simulator.md has all eight workloads.
   it.each([
     ['none', 'online'],
     ['trace', 'prior'],
