@@ -86,10 +86,16 @@ export function plannedRates(
   const priorUntil = observedSince + priorWeightHours * HOUR;
   const withPrior = new Set(classes.filter((c) => c.priorRatePerHour > 0).map((c) => c.name));
   for (const at of memo.keys()) if (at <= windowStart) memo.delete(at);
+  // More submissions may still come at the latest instant: its estimate is not kept.
+  let latest = Number.NEGATIVE_INFINITY;
+  for (const { submittedAt: at } of submissions) if (at <= now && at > latest) latest = at;
   for (const { submittedAt: at } of submissions) {
     if (at <= windowStart || at > now) continue;
     let past = memo.get(at);
-    if (!past) memo.set(at, (past = estimateAt(at)));
+    if (!past) {
+      past = estimateAt(at);
+      if (at < latest) memo.set(at, past);
+    }
     const weight = 0.5 ** ((now - at) / HOUR / holdHalfLifeHours);
     for (const [name, rate] of Object.entries(past)) {
       if (at < priorUntil && withPrior.has(name)) continue;

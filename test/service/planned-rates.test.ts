@@ -95,6 +95,21 @@ describe('the rates a plan is made for', () => {
     // Only estimates of the last window are kept.
     expect(Math.min(...memo.keys())).toBeGreaterThan(T0 + 24 * HOUR);
   });
+
+  it('do not keep the estimate at the latest submission, where more may still come', () => {
+    const memo = new Map<number, Record<string, number>>();
+    const at = T0 + 3 * HOUR;
+    const first = [...steady(2, 3), { className: 'bert', submittedAt: at }];
+    const options = { now: at, ...window, holdHalfLifeHours: 48 };
+    plannedRates(classes, first, options, memo);
+    expect(memo.has(at)).toBe(false);
+    // A second submission in the same millisecond counts.
+    const second = [...first, { className: 'bert', submittedAt: at }];
+    expect(plannedRates(classes, second, options, memo)).toEqual(plannedRates(classes, second, options));
+    expect(plannedRates(classes, second, options).bert).toBeGreaterThan(
+      plannedRates(classes, first, options).bert as number,
+    );
+  });
 });
 
 describe("the service's planned rates", () => {
