@@ -86,14 +86,19 @@ export function plannedRates(
   const priorUntil = observedSince + priorWeightHours * HOUR;
   const withPrior = new Set(classes.filter((c) => c.priorRatePerHour > 0).map((c) => c.name));
   for (const at of memo.keys()) if (at <= windowStart) memo.delete(at);
-  // More submissions may still come at the latest instant: its estimate is not kept.
+  // Each instant once: a burst shares one.
+  const times = new Set<number>();
   let latest = Number.NEGATIVE_INFINITY;
-  for (const { submittedAt: at } of submissions) if (at <= now && at > latest) latest = at;
   for (const { submittedAt: at } of submissions) {
     if (at <= windowStart || at > now) continue;
+    times.add(at);
+    if (at > latest) latest = at;
+  }
+  for (const at of times) {
     let past = memo.get(at);
     if (!past) {
       past = estimateAt(at);
+      // More submissions may still come at the latest instant: its estimate is not kept.
       if (at < latest) memo.set(at, past);
     }
     const weight = 0.5 ** ((now - at) / HOUR / holdHalfLifeHours);

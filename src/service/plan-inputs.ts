@@ -41,8 +41,9 @@ export function estimatedRates(svc: BoaService, now: number): Record<string, num
     name: c.profile.name,
     priorRatePerHour: c.priorRatePerHour,
   }));
-  // Each past estimate of the window reads a window before it.
-  const since = now - 2 * config.rateWindowHours * HOUR;
+  // Each past estimate the hold reads looks a window further back.
+  const windows = config.rateHoldHalfLifeHours > 0 ? 2 : 1;
+  const since = now - windows * config.rateWindowHours * HOUR;
   return plannedRates(
     classes,
     repo.submissionsSince(since),
