@@ -137,5 +137,43 @@ export function widthsUnderCeiling<J extends CeilingJob>(
     const kept = current > 0 && current <= planned && current <= 2 * level && target < 2 * current;
     return kept ? current : target;
   };
-  return servedWithin(jobs, capped, gpus);
+  const widths = new Map<J, number>();
+  for (const job of jobs) widths.set(job, capped(job));
+  fillRemainder(jobs, widths, plannedWidth, currentWidth, gpus);
+  return servedWithin(jobs, (job) => widths.get(job) as number, gpus);
+}
+
+/**
+ * The level leaves up to one GPU per job of the ceiling unused (one more each would not fit), and with
+ * many narrow jobs that is much of it (30 jobs at level 1 under a ceiling of 46 leave 16 idle). What is
+ * left goes, oldest first, to waiting jobs (one GPU more each: no restart), then to running jobs that
+ * it can at least double (a smaller gain is not worth a restart, as in the rule above).
+ */
+function fillRemainder<J extends CeilingJob>(
+  jobs: readonly J[],
+  widths: Map<J, number>,
+  plannedWidth: (job: J) => number,
+  currentWidth: (job: J) => number,
+  gpus: number,
+): void {
+  let left = Math.floor(gpus + 1e-9);
+  for (const width of widths.values()) left -= width;
+  for (const job of jobs) {
+    if (left <= 0) return;
+    const width = widths.get(job) as number;
+    if (job.state !== 'running' && width > 0 && width < plannedWidth(job)) {
+      widths.set(job, width + 1);
+      left -= 1;
+    }
+  }
+  for (const job of jobs) {
+    const width = widths.get(job) as number;
+    const current = currentWidth(job);
+    if (job.state !== 'running' || width !== current || current <= 0) continue;
+    const doubled = Math.min(plannedWidth(job), 2 * current);
+    if (doubled >= 2 * current && doubled - width <= left) {
+      widths.set(job, doubled);
+      left -= doubled - width;
+    }
+  }
 }

@@ -28,9 +28,9 @@ function sweep(policy: string, options: PolicyOptions[]) {
 }
 
 describe('workload-1 at a matched paid usage of 40 GPU-hours/hour', () => {
-  // Budgets and targets that bracket a paid 40 (measured: boa online 39.91 and 41.83, oracle 38.07 and
-  // 40.26).
-  const online = sweep('boa', [{ budget: 38 }, { budget: 40 }]);
+  // Budgets and targets that bracket a paid 40 (measured: boa online 38.30, 40.05 and 42.05, oracle
+  // 38.02 and 40.23).
+  const online = sweep('boa', [{ budget: 36 }, { budget: 38 }, { budget: 40 }]);
   const oracle = sweep('boa', [
     { budget: 38, rates: 'oracle' },
     { budget: 40, rates: 'oracle' },
@@ -54,16 +54,17 @@ describe('workload-1 at a matched paid usage of 40 GPU-hours/hour', () => {
   });
 
   it('the old lead needs oracle rates or the old Pollux settings (cap, 15-tick window, freeze)', () => {
-    // Measured: the old Pollux about 1580 s against boa's 1200 s with oracle rates and 1495 s online.
+    // Measured: the old Pollux about 1580 s against boa's 1172 s with oracle rates and 1386 s online.
     expect(at(oldPollux) / at(oracle)).toBeGreaterThan(1.1);
     expect(at(online)).toBeLessThan(at(oldPollux));
   });
 
   it("boa's average JCT is behind the default (strongest) pollux-autoscale with online rates, level with oracle ones", () => {
-    // Measured: boa online about 1495 s, pollux-autoscale 1194 s (0.80x; 0.71x before narrowed jobs kept
-    // their width under the ceiling). The target is not met here. With oracle rates boa is about
-    // 1200 s (1307 s before; 1062 s without the ceiling at all).
-    expect(at(pollux) / at(online)).toBeLessThan(0.85);
+    // Measured: boa online about 1386 s, pollux-autoscale 1194 s (0.86x; 0.80x before the GPUs the
+    // ceiling's level left idle were handed out, 0.71x before narrowed jobs kept their width under it).
+    // The target is not met here. With oracle rates boa is about 1172 s (1200 s before the
+    // hand-out, 1307 s before the kept widths; 1062 s without the ceiling at all).
+    expect(at(pollux) / at(online)).toBeLessThan(0.9);
     expect(at(oracle)).toBeLessThan(at(online));
     expect(Math.abs(at(oracle) / at(pollux) - 1)).toBeLessThan(0.03);
   });
