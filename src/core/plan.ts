@@ -13,8 +13,8 @@ export interface PlanShare {
 }
 
 /**
- * The plan the service executes: per class, one or two fixed-width plans with the share of arriving jobs
- * assigned to each (chosen once, at admission). Keyed by class name.
+ * The plan the service executes: per class, one or two fixed-width plans with the share of jobs that
+ * run each (a job's draw picks it: core/shares.ts). Keyed by class name.
  */
 export type MixedPlan = Readonly<Record<string, readonly PlanShare[]>>;
 

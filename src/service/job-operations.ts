@@ -1,6 +1,7 @@
 import { ServiceError } from './errors.ts';
 import { type ServiceJob, jobFromRow } from './jobs.ts';
-import { admit, replanIfRatesMoved } from './plan-inputs.ts';
+import { followPlan, replanIfRatesMoved } from './plan-inputs.ts';
+import { nextDraw } from '../core/shares.ts';
 import type { Workload } from './ports.ts';
 import { persistWorkSamples, recordWorkSample } from './progress.ts';
 import type { BoaService, EndState } from './service.ts';
@@ -24,6 +25,8 @@ export function registerJob(
   const tokenSeed = workload ? newToken() : null;
   const token = tokenSeed === null ? newToken() : svc.jobToken(tokenSeed);
   const now = svc.deps.clock.now();
+  const { lastDraws } = svc.state;
+  const draw = nextDraw(lastDraws.get(className) ?? svc.deps.repo.lastDraw(className), className);
   const row = svc.deps.repo.transaction(() => {
     const inserted = svc.deps.repo.insertJob({
       name: name ?? className,
@@ -35,11 +38,13 @@ export function registerJob(
       workload: workload ?? null,
       tokenSeed,
       lastSeenAt: now,
+      draw,
     });
     const job = jobFromRow(inserted);
-    if (admit(svc, job)) svc.deps.repo.saveJobState(job);
+    if (followPlan(svc, job)) svc.deps.repo.saveJobState(job);
     return job;
   });
+  lastDraws.set(className, draw);
   svc.state.jobs.set(row.id, row);
   svc.deps.logger.info({ event: 'job_registered', jobId: row.id, class: className }, 'job registered');
   replanIfRatesMoved(svc);

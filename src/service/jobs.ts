@@ -12,8 +12,10 @@ export interface ServiceJob {
   startedAt: number | null;
   finishedAt: number | null;
   planId: number | null;
-  /** Widths per statistical epoch, fixed at admission (the plan share the job drew). */
+  /** Widths per statistical epoch, from the current plan's share its draw picks (followPlan). */
   widths: number[] | null;
+  /** In [0, 1), drawn once at submission: which share of each plan's mixture the job runs. */
+  readonly draw: number;
   statEpoch: number;
   epochStartedAt: number | null;
   epochGeneration: number;
@@ -49,6 +51,8 @@ export function jobFromRow(row: JobRow): ServiceJob {
     finishedAt: row.finishedAt,
     planId: row.planId,
     widths: row.widths ?? null,
+    // Jobs stored before draws existed: a golden-ratio sequence over their ids.
+    draw: row.draw ?? (row.id * 0.6180339887498949) % 1,
     statEpoch: row.statEpoch,
     epochStartedAt: row.epochStartedAt,
     epochGeneration: row.epochGeneration,

@@ -1,13 +1,13 @@
 import type { MixedPlan } from '../core/plan.ts';
 import type { ClassProfile } from '../core/profile.ts';
 import type { PlanRow } from '../store/repository.ts';
-import { chooseShare } from './admission.ts';
 import type { PlanInputs } from './calculator/compute.ts';
 import { blendWork, plannedRates, ratesMoved } from './estimators.ts';
 import type { ServiceJob } from './jobs.ts';
 import { overheadRatio } from './ledger.ts';
 import type { BoaService } from './service.ts';
 import { warmupFactor, warmupOptions } from '../core/warmup.ts';
+import { followedWidths, widthsFor } from '../core/shares.ts';
 
 const HOUR = 3_600_000;
 
@@ -96,19 +96,23 @@ export function adoptPlan(svc: BoaService, row: PlanRow): void {
   svc.state.plan = { row, plan: row.plan as MixedPlan };
 }
 
-/** Gives a job its widths from the current plan's share for its class, chosen at admission. */
-export function admit(svc: BoaService, job: ServiceJob): boolean {
+/**
+ * Gives a job its widths from the current plan: the share its draw falls in (core/shares.ts). A started
+ * job keeps its current epoch's width unless the plan moved it 2x (a change is a restart); its later
+ * epochs follow the plan. Without this a job admitted in a burst, when the plan is at its cheapest
+ * widths, kept 1 GPU for its whole life: on bursty-960-1 at 89 GPU-hours/hour three such jobs ran
+ * for 140 hours on an otherwise empty cluster. Returns whether the widths changed (to be saved).
+ */
+export function followPlan(svc: BoaService, job: ServiceJob): boolean {
   const current = svc.state.plan;
-  const shares = current?.plan[job.className];
-  if (!current || !shares) return false;
-  const key = `${current.row.id}/${job.className}`;
-  const counts = svc.state.admitted.get(key) ?? shares.map(() => 0);
-  const index = chooseShare(shares, counts);
-  counts[index] = (counts[index] ?? 0) + 1;
-  svc.state.admitted.set(key, counts);
+  const planned = current ? widthsFor(current.plan, job.className, job.draw) : undefined;
+  if (!current || !planned) return false;
   job.planId = current.row.id;
-  job.widths = [...(shares[index]?.widths ?? [])];
-  return true;
+  const next =
+    job.startedAt !== null && job.widths ? followedWidths(planned, job.widths, job.statEpoch) : [...planned];
+  const same = job.widths?.length === next.length && next.every((w, i) => w === job.widths?.[i]);
+  job.widths = next;
+  return !same;
 }
 
 /** Re-plans when a class's load (loadRates) moved by more than a quarter since the plan was made. */

@@ -80,10 +80,8 @@ export class Scheduler {
     const admitted = new Set<ServiceJob>();
     const planId = state.plan?.row.id;
     for (const job of active) {
-      // A job that has not started yet takes its widths from the current plan: one queued behind the
-      // budget since a burst must not keep the wide widths of the plan it arrived under.
-      const stale = job.startedAt === null && job.state === 'waiting' && job.planId !== planId;
-      if ((!job.widths || stale) && this.service.admit(job)) admitted.add(job);
+      // Every job follows the current plan (plan-inputs.ts followPlan); saved when its widths changed.
+      if (job.planId !== planId && this.service.followPlan(job)) admitted.add(job);
     }
     const { config } = deps;
     const group = state.group;

@@ -11,7 +11,14 @@ import { Execution } from './execution.ts';
 import { finishJob, registerJob } from './job-operations.ts';
 import { type ServiceJob, jobFromRow } from './jobs.ts';
 import type { Averages } from './ledger.ts';
-import { adoptPlan, admit, estimatedClasses, estimatedRates, loadRates, planInputs } from './plan-inputs.ts';
+import {
+  adoptPlan,
+  followPlan,
+  estimatedClasses,
+  estimatedRates,
+  loadRates,
+  planInputs,
+} from './plan-inputs.ts';
 import { Planner } from './planner.ts';
 import { reportProgress } from './progress.ts';
 import type { SpendCeiling } from '../core/spend-ceiling.ts';
@@ -117,9 +124,9 @@ export class BoaService {
     return estimatedClasses(this);
   }
 
-  /** Gives a job its widths from the current plan's share for its class, chosen at admission. */
-  admit(job: ServiceJob): boolean {
-    return admit(this, job);
+  /** Gives a job its widths from the current plan (plan-inputs.ts followPlan); true when they changed. */
+  followPlan(job: ServiceJob): boolean {
+    return followPlan(this, job);
   }
 
   // ---- budget (budget.ts) ----

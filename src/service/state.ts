@@ -23,8 +23,8 @@ export class ServiceState {
   readonly classes = new Map<string, ClassState>();
   budget: BudgetSetting | undefined;
   plan: { row: PlanRow; plan: MixedPlan } | undefined;
-  /** Jobs admitted per (plan id, class) and share index: the admission rule's running counts. */
-  readonly admitted = new Map<string, number[]>();
+  /** Each class's last job draw (core/shares.ts nextDraw), read from the store on first use. */
+  readonly lastDraws = new Map<string, number>();
   startedAt = 0;
   lastTickAt: number | undefined;
   nodes: PoolNode[] = [];

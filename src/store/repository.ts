@@ -1,4 +1,4 @@
-import { desc, eq, gt, inArray, lt } from 'drizzle-orm';
+import { and, desc, eq, gt, inArray, isNotNull, lt } from 'drizzle-orm';
 import type { ClassProfile } from '../core/profile.ts';
 import type { Db } from './db.ts';
 import { type PaidSpan, PaidWindow } from './paid-window.ts';
@@ -104,6 +104,18 @@ export class Repository {
 
   updateJob(id: number, patch: Partial<NewJob>): void {
     this.db.update(jobs).set(patch).where(eq(jobs.id, id)).run();
+  }
+
+  /** The draw of the class's newest job that has one (the next job's draw follows it). */
+  lastDraw(className: string): number | undefined {
+    const row = this.db
+      .select({ draw: jobs.draw })
+      .from(jobs)
+      .where(and(eq(jobs.className, className), isNotNull(jobs.draw)))
+      .orderBy(desc(jobs.id))
+      .limit(1)
+      .get();
+    return row?.draw ?? undefined;
   }
 
   getJob(id: number): JobRow | undefined {

@@ -29,9 +29,11 @@ export const jobs = sqliteTable(
     submittedAt: integer('submitted_at').notNull(),
     startedAt: integer('started_at'),
     finishedAt: integer('finished_at'),
-    /** The plan and mixture share the job was assigned at admission, and the widths it implies. */
+    /** The plan the job's widths come from, and those widths (per statistical epoch). */
     planId: integer('plan_id'),
     widths: text('widths', { mode: 'json' }).$type<number[]>(),
+    /** The job's draw in [0, 1), made once at submission: it picks its share of every plan's mixture. */
+    draw: real('draw'),
     statEpoch: integer('stat_epoch').notNull().default(0),
     epochStartedAt: integer('epoch_started_at'),
     /** Allocation generation when the epoch began: unchanged at its end means a clean work sample. */

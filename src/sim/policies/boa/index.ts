@@ -12,6 +12,7 @@ import { DEFAULT_BUDGET_CONTROL } from './budget-control.ts';
 import { DEFAULT_ONLINE_RATES } from './online-rates.ts';
 import { DEFAULT_FILL } from '../../../core/exec/idle-fill.ts';
 import { DEFAULT_SPEND_CEILING } from '../../../core/spend-ceiling.ts';
+import { RELOCK_FACTOR } from '../../../core/shares.ts';
 import { warmupOptions } from '../../../core/warmup.ts';
 import { BoaPlanner } from './planner.ts';
 import { BoaPolicy, type BoaSettings } from './policy.ts';
@@ -29,7 +30,7 @@ export const BOA_DEFAULTS: Omit<BoaSettings, 'budget'> = {
   provisionLeadSeconds: 150,
   onlineRates: DEFAULT_ONLINE_RATES,
   control: DEFAULT_BUDGET_CONTROL,
-  relockFactor: 2,
+  relockFactor: RELOCK_FACTOR,
   fill: DEFAULT_FILL,
   ceiling: DEFAULT_SPEND_CEILING,
   budgetWindowHours: 24,

@@ -12,7 +12,7 @@ import { EpochClock } from './lookahead.ts';
 import { type OnlineRateOptions, OnlineRates } from './online-rates.ts';
 import { BudgetControl, type BudgetControlOptions } from './budget-control.ts';
 import { BoaPlanner, type PlannedWidths } from './planner.ts';
-import { widthsFor } from './shares.ts';
+import { widthsFor } from '../../../core/shares.ts';
 import { ratesMoved } from '../../../service/estimators.ts';
 import { type FillOptions, fillIdleGpus } from '../../../core/exec/idle-fill.ts';
 import type { ClassProfile } from '../../../core/profile.ts';

@@ -7,7 +7,7 @@ import { StratifiedDraws } from '../../../../src/sim/policies/boa/draws.ts';
 import { EpochClock } from '../../../../src/sim/policies/boa/lookahead.ts';
 import { DEFAULT_ONLINE_RATES, OnlineRates } from '../../../../src/sim/policies/boa/online-rates.ts';
 import { PaidRatioEstimator } from '../../../../src/sim/policies/boa/paid-ratio.ts';
-import { widthsFor } from '../../../../src/sim/policies/boa/shares.ts';
+import { widthsFor } from '../../../../src/core/shares.ts';
 import { ratesMoved } from '../../../../src/service/estimators.ts';
 
 describe('plan shares', () => {
