@@ -108,11 +108,19 @@ export function followPlan(svc: BoaService, job: ServiceJob): boolean {
   const planned = current ? widthsFor(current.plan, job.className, job.draw) : undefined;
   if (!current || !planned) return false;
   job.planId = current.row.id;
+  // Most new plans leave most jobs' widths as they are: no copy then (every job follows every plan).
+  if (sameWidths(job.widths, planned)) return false;
   const next =
     job.startedAt !== null && job.widths ? followedWidths(planned, job.widths, job.statEpoch) : [...planned];
-  const same = job.widths?.length === next.length && next.every((w, i) => w === job.widths?.[i]);
+  if (sameWidths(job.widths, next)) return false;
   job.widths = next;
-  return !same;
+  return true;
+}
+
+function sameWidths(a: readonly number[] | null, b: readonly number[]): boolean {
+  if (a?.length !== b.length) return false;
+  for (let i = 0; i < b.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /** Re-plans when a class's load (loadRates) moved by more than a quarter since the plan was made. */
