@@ -26,7 +26,7 @@ describe('scheduling tick', () => {
   it('runs a job at its plan width, resizes the node group, and rescales at an epoch change', async () => {
     // Just above cifar10's minimum (about 8.5 here) its plan widens as the job's epochs pass.
     const s = await withBudget(12);
-    // The plan mixes two width sequences by share; admission deals them out, so of a few jobs one widens.
+    // The plan mixes two width sequences by share; each job's draw picks one, so of a few jobs one widens.
     const jobs = [];
     for (let i = 0; i < 4; i++) jobs.push((await s.request('POST', '/v1/jobs', { class: 'cifar10' })).body);
     const varies = (w: number[]) => w.some((k) => k !== w[0]);
