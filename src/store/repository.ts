@@ -242,7 +242,7 @@ export class Repository {
 
   /**
    * Deletes ledger rows, plans and resizes that ended before `time`, in one transaction. Kept whatever
-   * their age: the latest plan, plans active jobs were admitted under, and the last resize (it guards
+   * their age: the latest plan, plans active jobs took their widths from, and the last resize (it guards
    * against sending one twice). Jobs are the service's history and stay. Returns rows deleted.
    */
   pruneBefore(time: number): number {
