@@ -77,11 +77,11 @@ export class Scheduler {
     const active = [...state.jobs.values()];
     // Jobs are kept in id (arrival) order; sort only if a restore ever breaks that.
     if (!isSortedById(active)) active.sort((a, b) => a.id - b.id);
-    const admitted = new Set<ServiceJob>();
+    const rewidthed = new Set<ServiceJob>();
     const planId = state.plan?.row.id;
     for (const job of active) {
       // Every job follows the current plan (plan-inputs.ts followPlan); saved when its widths changed.
-      if (job.planId !== planId && this.service.followPlan(job)) admitted.add(job);
+      if (job.planId !== planId && this.service.followPlan(job)) rewidthed.add(job);
     }
     const { config } = deps;
     const group = state.group;
@@ -99,8 +99,8 @@ export class Scheduler {
     for (const job of active) {
       const next = placement.changed.get(job.id);
       if (next === undefined) {
-        // Admission stored its widths: saved with the tick even if it still waits.
-        if (admitted.has(job)) changed.push(job);
+        // New widths from a newer plan: saved with the tick even if its allocation did not change.
+        if (rewidthed.has(job)) changed.push(job);
         continue;
       }
       job.allocation = next as string[];
