@@ -13,6 +13,11 @@ const GOLDEN = (Math.sqrt(5) - 1) / 2;
  */
 export const RELOCK_FACTOR = 2;
 
+/** A job stored before draws existed: the golden-ratio sequence over job ids. */
+export function drawForId(id: number): number {
+  return (id * GOLDEN) % 1;
+}
+
 /**
  * The draw after `previous` in a class's sequence (a golden-ratio sequence: the jobs of a class split
  * between a mixture's plans in its shares from the first few jobs on, which random draws do not). The
@@ -53,6 +58,11 @@ function widthAt(widths: Widths, epoch: number): number {
   return widths[Math.min(epoch, widths.length - 1)] ?? 0;
 }
 
+/** Whether a plan's width moved far enough from the one a job has to restart it at the new one. */
+export function relocks(planned: number, had: number, factor = RELOCK_FACTOR): boolean {
+  return planned >= had * factor || planned * factor <= had;
+}
+
 /**
  * A started job's widths under a newer plan: its later epochs take the plan's widths; its current
  * epoch keeps the width it had unless the plan moved that by RELOCK_FACTOR or more.
@@ -61,7 +71,6 @@ export function followedWidths(planned: Widths, previous: Widths, epoch: number)
   const next = [...planned];
   if (next.length === 0 || previous.length === 0) return next;
   const had = widthAt(previous, epoch);
-  const now = widthAt(next, epoch);
-  if (now < had * RELOCK_FACTOR && now * RELOCK_FACTOR > had) next[Math.min(epoch, next.length - 1)] = had;
+  if (!relocks(widthAt(next, epoch), had)) next[Math.min(epoch, next.length - 1)] = had;
   return next;
 }

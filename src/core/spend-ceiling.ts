@@ -167,6 +167,7 @@ function fillRemainder<J extends CeilingJob>(
     }
   }
   for (const job of jobs) {
+    if (left <= 0) return;
     const width = widths.get(job) as number;
     const current = currentWidth(job);
     if (job.state !== 'running' || width !== current || current <= 0) continue;

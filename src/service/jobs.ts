@@ -1,5 +1,6 @@
 import type { JobRow, JobState } from '../store/repository.ts';
 import type { Workload } from './ports.ts';
+import { drawForId } from '../core/shares.ts';
 
 /** An active or finished job as the service holds it in memory (mirrors its row). */
 export interface ServiceJob {
@@ -51,8 +52,7 @@ export function jobFromRow(row: JobRow): ServiceJob {
     finishedAt: row.finishedAt,
     planId: row.planId,
     widths: row.widths ?? null,
-    // Jobs stored before draws existed: a golden-ratio sequence over their ids.
-    draw: row.draw ?? (row.id * 0.6180339887498949) % 1,
+    draw: row.draw ?? drawForId(row.id),
     statEpoch: row.statEpoch,
     epochStartedAt: row.epochStartedAt,
     epochGeneration: row.epochGeneration,

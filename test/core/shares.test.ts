@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { followedWidths, nextDraw, widthsFor } from '../../src/core/shares.ts';
+import { drawForId, followedWidths, nextDraw, relocks, widthsFor } from '../../src/core/shares.ts';
 
 describe('draws: which share of a mixture a job runs', () => {
   it('starts each class at a fixed point of its own and steps by the golden ratio', () => {
@@ -40,5 +40,16 @@ describe('followedWidths: a started job under a newer plan', () => {
     expect(followedWidths([1, 5, 4], [4, 8, 8], 1)).toEqual([1, 8, 4]);
     // Past the last epoch the last width counts.
     expect(followedWidths([2, 3], [2, 4], 5)).toEqual([2, 4]);
+  });
+
+  it('relocks at a move of the factor or more, either way (the simulator passes its own factor)', () => {
+    expect([relocks(8, 4), relocks(7, 4), relocks(2, 4), relocks(3, 4)]).toEqual([true, false, true, false]);
+    expect([relocks(6, 4, 1.5), relocks(5, 4, 1.5)]).toEqual([true, false]);
+  });
+
+  it('gives jobs stored before draws one from their id, in [0, 1)', () => {
+    const draws = [1, 2, 3, 1000].map(drawForId);
+    for (const u of draws) expect(u >= 0 && u < 1).toBe(true);
+    expect(new Set(draws).size).toBe(4);
   });
 });

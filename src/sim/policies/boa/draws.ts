@@ -5,8 +5,8 @@
  * random draws left an 85-job run a few percent off its mixture, as much as the calculators differ.
  */
 import { unsafeSkipN, unsafeUniformIntDistribution, xoroshiro128plus } from 'pure-rand';
+import { nextDraw } from '../../../core/shares.ts';
 
-const GOLDEN = (Math.sqrt(5) - 1) / 2;
 const RESOLUTION = 2 ** 31;
 
 export class StratifiedDraws {
@@ -23,7 +23,7 @@ export class StratifiedDraws {
   draw(app: string): number {
     const current =
       this.#next.get(app) ?? unsafeUniformIntDistribution(0, RESOLUTION - 1, this.#rng) / RESOLUTION;
-    this.#next.set(app, (current + GOLDEN) % 1);
+    this.#next.set(app, nextDraw(current, app));
     return current;
   }
 }

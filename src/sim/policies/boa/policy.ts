@@ -12,7 +12,7 @@ import { EpochClock } from './lookahead.ts';
 import { type OnlineRateOptions, OnlineRates } from './online-rates.ts';
 import { BudgetControl, type BudgetControlOptions } from './budget-control.ts';
 import { BoaPlanner, type PlannedWidths } from './planner.ts';
-import { widthsFor } from '../../../core/shares.ts';
+import { relocks, widthsFor } from '../../../core/shares.ts';
 import { ratesMoved } from '../../../service/estimators.ts';
 import { type FillOptions, fillIdleGpus } from '../../../core/exec/idle-fill.ts';
 import type { ClassProfile } from '../../../core/profile.ts';
@@ -325,12 +325,7 @@ export class BoaPolicy implements Policy {
   #lockedWidth(job: JobView, planWidth: number): number {
     const lock = this.#locks.get(job.id);
     const factor = this.settings.relockFactor;
-    if (
-      lock === undefined ||
-      lock.epoch !== job.statEpoch ||
-      planWidth >= lock.width * factor ||
-      planWidth * factor <= lock.width
-    ) {
+    if (lock === undefined || lock.epoch !== job.statEpoch || relocks(planWidth, lock.width, factor)) {
       this.#locks.set(job.id, { epoch: job.statEpoch, width: planWidth });
       return planWidth;
     }
