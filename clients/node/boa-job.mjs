@@ -55,6 +55,7 @@ export class BoaJob {
   #closed = false;
   #pollTimer = null;
   #onSigterm = null;
+  #runByExecutor;
 
   constructor({
     url,
@@ -77,6 +78,8 @@ export class BoaJob {
     this.token = String(token);
     // null until a self-launched job learns it from its first non-zero allocation.
     this.generation = generation === undefined || generation === null ? null : Number(generation);
+    // BOA_GENERATION is set only by boa's executor, which stops the replicas it no longer wants itself.
+    this.#runByExecutor = this.generation !== null;
     this.env = { ...env };
     Object.assign(this, { pollSeconds, timeoutSeconds, retries, backoffSeconds, maxBackoffSeconds });
     if (handleSigterm) {
@@ -204,8 +207,10 @@ export class BoaJob {
         this.#pollError = null;
       } catch (error) {
         this.#pollError = error;
-        // The job is gone or the token is not its own: nothing will ever succeed.
-        if (error instanceof BoaHTTPError && [401, 403, 404].includes(error.status)) {
+        // The job is gone or the token is not its own: a self-launched job stops. Under the executor it
+        // does not: rank 0 exiting 0 there means done, and a refusal may be a stranger at BOA_URL for a
+        // while (a restart, a port reused); boa sends SIGTERM to the replicas it no longer wants.
+        if (!this.#runByExecutor && error instanceof BoaHTTPError && [401, 403, 404].includes(error.status)) {
           this.#setStop(`boa refused the allocation poll: ${error.message}`, 'ended');
           return;
         }

@@ -92,6 +92,8 @@ class BoaJob:
         self.token = str(token)
         # None until a self-launched job learns it from its first non-zero allocation.
         self.generation = None if generation is None else int(generation)
+        # BOA_GENERATION is set only by boa's executor, which stops the replicas it no longer wants itself.
+        self._run_by_executor = self.generation is not None
         self.env = dict(os.environ if env is None else env)
         self.poll_seconds = float(poll_seconds)
         self.timeout_seconds = float(timeout_seconds)
@@ -267,8 +269,10 @@ class BoaJob:
             except BoaHTTPError as error:
                 with self._lock:
                     self._poll_error = error
-                # The job is gone or the token is not its own: nothing will ever succeed.
-                if error.status in (401, 403, 404):
+                # The job is gone or the token is not its own: a self-launched job stops. Under the
+                # executor it does not: rank 0 exiting 0 there means done, and a refusal may be a stranger
+                # at BOA_URL for a while (a restart, a port reused); boa sends SIGTERM to replicas it drops.
+                if not self._run_by_executor and error.status in (401, 403, 404):
                     self._set_stop(f"boa refused the allocation poll: {error}")
                     return
             except BoaError as error:

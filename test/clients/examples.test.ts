@@ -231,6 +231,22 @@ describe.each(runtimes)('$name', ({ command, script, skip }) => {
   });
 
   it.skipIf(skip)(
+    'under the executor, trains on when boa refuses its polls (rank 0 exiting 0 early would mark the job done)',
+    async () => {
+      // A stranger at BOA_URL for a while (another service on a reused port, a restart) refuses the token.
+      const job = await boa.makeJob();
+      const stranger = { ...job, token: 'not-the-job-token-0123456789' };
+      const proc = start(flags(job.width, 0.15), executorEnv(stranger, job.generation, job.width, tempDir()));
+      expect(await proc.exited).toEqual({ code: 0, signal: null });
+      const out = proc.output();
+      expect(out).toContain(`epoch 8/8 done: WORLD_SIZE=${job.width} NODE_RANK=0`);
+      expect(out).not.toContain('stopping');
+      expect(out).toMatch(/could not mark the job complete: .*401/);
+      expect(boa.job(job.id).state).toBe('running');
+    },
+  );
+
+  it.skipIf(skip)(
     'refuses to start without its environment, with a bad flag or a remote checkpoint URI, naming what is wrong',
     async () => {
       const bare = { BOA_URL: '', BOA_JOB_ID: '', BOA_JOB_TOKEN: '' };

@@ -164,11 +164,31 @@ describe('Node job client (clients/node/boa-job.mjs)', () => {
     const refused = await c.allocation().catch((e: unknown) => e);
     expect(refused).toMatchObject({ status: 401, code: 'unauthorized' });
     expect(boa.takeRequests()).toEqual({ [`GET /v1/jobs/${job.id}/allocation`]: 1 });
-    c.startPolling();
-    expect(await until(() => c.shouldStop(), 2)).toBe(true);
-    expect(c.stopReason).toMatch(/401/);
+    // Self-launched, the background poll gives up on it, says why, and asks no more.
+    const env = executorEnv({ ...job, token: 'not-the-job-token-0123456789' });
+    delete env.BOA_GENERATION;
+    const selfLaunched = BoaJob.fromEnv(env, { pollSeconds: 0.05, backoffSeconds: 1, handleSigterm: false });
+    clients.push(selfLaunched);
+    selfLaunched.startPolling();
+    expect(await until(() => selfLaunched.shouldStop(), 2)).toBe(true);
+    expect(selfLaunched.stopReason).toMatch(/401/);
     await new Promise((r) => setTimeout(r, 200));
     expect(boa.takeRequests()).toEqual({ [`GET /v1/jobs/${job.id}/allocation`]: 1 });
+  });
+
+  it('under the executor a refused poll is an error, not a stop: rank 0 exiting 0 would mark the job done', async () => {
+    const job = await boa.makeJob();
+    const c = client({ ...job, token: 'not-the-job-token-0123456789' }, { backoffSeconds: 1 });
+    boa.takeRequests();
+    c.startPolling();
+    expect(await until(() => c.pollError !== null, 2)).toBe(true);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(c.pollError).toMatchObject({ status: 401 });
+    expect(c.shouldStop()).toBe(false);
+    // One request per poll (no retries of a 401), and the poll goes on at its interval.
+    const polls = boa.takeRequests()[`GET /v1/jobs/${job.id}/allocation`] ?? 0;
+    expect(polls).toBeGreaterThanOrEqual(3);
+    expect(polls).toBeLessThanOrEqual(10);
   });
 
   it('retries a 5xx a bounded number of times, and a 429 after its Retry-After', async () => {

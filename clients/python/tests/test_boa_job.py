@@ -163,12 +163,31 @@ class BoaJobTest(unittest.TestCase):
             client.allocation()
         self.assertEqual((raised.exception.status, raised.exception.code), (401, "unauthorized"))
         self.assertEqual(control("/__test/requests"), {f"GET /v1/jobs/{job['id']}/allocation": 1})
-        # The background poll gives up on it too, and says why.
-        client.start_polling()
-        self.assertTrue(wait_until(client.should_stop, 2))
-        self.assertIn("401", client.stop_reason)
+        # Self-launched, the background poll gives up on it, says why, and asks no more.
+        env = executor_env(dict(job, token="not-the-job-token-0123456789"))
+        del env["BOA_GENERATION"]
+        self_launched = BoaJob.from_env(env, poll_seconds=0.05, backoff_seconds=1)
+        self.clients.append(self_launched)
+        self_launched.start_polling()
+        self.assertTrue(wait_until(self_launched.should_stop, 2))
+        self.assertIn("401", self_launched.stop_reason)
         time.sleep(0.2)
         self.assertEqual(control("/__test/requests"), {f"GET /v1/jobs/{job['id']}/allocation": 1})
+
+    def test_under_the_executor_a_refused_poll_is_an_error_not_a_stop(self):
+        # Rank 0 exiting 0 would mark the job done; boa stops the replicas it no longer wants itself.
+        job = control("/__test/job")
+        client = self.client(dict(job, token="not-the-job-token-0123456789"), backoff_seconds=1)
+        control("/__test/requests")
+        client.start_polling()
+        self.assertTrue(wait_until(lambda: client.poll_error is not None, 2))
+        time.sleep(0.3)
+        self.assertEqual(client.poll_error.status, 401)
+        self.assertFalse(client.should_stop())
+        # One request per poll (no retries of a 401), and the poll goes on at its interval.
+        polls = control("/__test/requests").get(f"GET /v1/jobs/{job['id']}/allocation", 0)
+        self.assertGreaterEqual(polls, 3)
+        self.assertLessEqual(polls, 10)
 
     def test_5xx_and_429_are_retried_with_bounded_attempts(self):
         job = control("/__test/job")
