@@ -15,15 +15,21 @@ const config = {
   local: { maxNodes: 64, bootSeconds: 60, releaseSeconds: 30 },
 };
 
+/** A service at `budget` with one cifar10 job submitted and three ticks run. */
+async function cifar10JobAt(budget: number) {
+  const s = await startService({ config });
+  cleanups.push(s.close);
+  expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: budget })).status).toBe(200);
+  await s.service.planner.idle();
+  const { id, token } = (await s.request('POST', '/v1/jobs', { class: 'cifar10' })).body;
+  await s.ticks(3);
+  return { s, id, token };
+}
+
 describe('jobs follow the current plan', () => {
   it('a job started on narrow widths widens when a newer plan moves its width 2x or more', async () => {
-    const s = await startService({ config });
-    cleanups.push(s.close);
     // Near cifar10's minimum budget its plan is narrow.
-    expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 9 })).status).toBe(200);
-    await s.service.planner.idle();
-    const { id, token } = (await s.request('POST', '/v1/jobs', { class: 'cifar10' })).body;
-    await s.ticks(3);
+    const { s, id, token } = await cifar10JobAt(9);
     const narrow = (await s.request('GET', `/v1/jobs/${id}/allocation`, undefined, token)).body;
     expect(narrow.state).toBe('running');
 
@@ -44,13 +50,8 @@ describe('jobs follow the current plan', () => {
   });
 
   it('keeps a started job on its current width while a newer plan moves it less than 2x', async () => {
-    const s = await startService({ config });
-    cleanups.push(s.close);
     // At 15 cifar10's plan is 4 GPUs for two epochs, then 11 (measured; asserted below).
-    expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 15 })).status).toBe(200);
-    await s.service.planner.idle();
-    const { id, token } = (await s.request('POST', '/v1/jobs', { class: 'cifar10' })).body;
-    await s.ticks(3);
+    const { s, id, token } = await cifar10JobAt(15);
     await s.request('POST', `/v1/jobs/${id}/progress`, { statEpoch: 2 }, token);
     await s.ticks(3);
     const before = (await s.request('GET', `/v1/jobs/${id}/allocation`, undefined, token)).body;
