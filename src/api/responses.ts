@@ -35,6 +35,10 @@ const BudgetControl = z
         'the fraction of the budget planned with now: below 1 during the opt-in warm-up (warmupHours)',
     }),
     queuedForBudget: z.number().int().openapi({ description: 'jobs waiting for the budget' }),
+    draining: z.boolean().openapi({
+      description:
+        'no submission for drainAfterHours and nothing waits: the running jobs take the GPUs the budget allows',
+    }),
     loadNeedsGpuHoursPerHour: gpuHours('the budget the current load would need'),
   })
   .openapi('BudgetControl');

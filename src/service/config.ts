@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { describeIssue, fromSource } from './config-sources.ts';
 import { DEFAULT_SPEND_CEILING } from '../core/spend-ceiling.ts';
+import { DEFAULT_DRAIN } from '../core/exec/drain-widths.ts';
 
 /**
  * Service configuration: defaults < config file (JSON) < environment (BOA_*) < command-line flags.
@@ -57,6 +58,14 @@ export const configSchema = z
       .number({ error: 'warmupHours must be a number' })
       .nonnegative('warmupHours must be >= 0 (0: no warm-up)')
       .default(0),
+    /**
+     * Hours without a submission after which, with every job running at its width, the running jobs
+     * take the GPUs the budget allows (core/exec/drain-widths.ts); 0: never.
+     */
+    drainAfterHours: z
+      .number({ error: 'drainAfterHours must be a number' })
+      .nonnegative('drainAfterHours must be >= 0 (0: never)')
+      .default(DEFAULT_DRAIN.afterHours),
     /** Initial budget (GPU-hours per hour) when none is stored yet. */
     budget: z.number().positive().optional(),
     /** Prior arrival rates per class, jobs/hour; classes without one start at 0 and are learned. */

@@ -45,6 +45,7 @@ export function registerJob(
     return job;
   });
   lastDraws.set(className, draw);
+  svc.state.lastSubmittedAt = now;
   svc.state.jobs.set(row.id, row);
   svc.deps.logger.info({ event: 'job_registered', jobId: row.id, class: className }, 'job registered');
   replanIfRatesMoved(svc);

@@ -5,6 +5,7 @@ import { nodeReconcilerFor } from './nodes/index.ts';
 import type { NodeReconciler, NodeTickInput } from './nodes/reconciler.ts';
 import type { BoaService } from './service.ts';
 import { widthsUnderCeiling } from '../core/spend-ceiling.ts';
+import { drainedWidths } from './drain.ts';
 
 export interface TickDecision {
   readonly changed: ServiceJob[];
@@ -89,7 +90,11 @@ export class Scheduler {
       group?.maxSize ?? Number.MAX_SAFE_INTEGER,
       config.maxNodes ?? Number.MAX_SAFE_INTEGER,
     );
-    const widthOf = budgetLimitedWidths(active, ceilingNodes * config.gpusPerNode);
+    const served = budgetLimitedWidths(active, ceilingNodes * config.gpusPerNode);
+    const maxGpus = Math.min(cap, ceilingNodes) * config.gpusPerNode;
+    const drained = drainedWidths(this.service, active, served, maxGpus, now);
+    state.draining = drained !== undefined;
+    const widthOf = drained ?? served;
     const placement = this.placement.place(active, widthOf, readyNodes, {
       gpusPerNode: config.gpusPerNode,
       minNodes: Math.min(group?.minSize ?? 0, cap),

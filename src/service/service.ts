@@ -94,6 +94,7 @@ export class BoaService {
     s.startedAt = repo.getSetting<number>('startedAt') ?? now;
     s.budget = repo.getSetting<BudgetSetting>('budget');
     for (const row of repo.activeJobs()) s.jobs.set(row.id, jobFromRow(row));
+    s.lastSubmittedAt = repo.lastSubmittedAt();
     const plan = repo.latestPlan();
     if (plan) adoptPlan(this, plan);
     s.lastTickAt = repo.getSetting<number>('lastTickAt');

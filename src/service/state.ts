@@ -26,6 +26,10 @@ export class ServiceState {
   /** Each class's last job draw (core/shares.ts nextDraw), read from the store on first use. */
   readonly lastDraws = new Map<string, number>();
   startedAt = 0;
+  /** The latest submission, finished jobs' too (the drain starts some hours after it). */
+  lastSubmittedAt: number | undefined;
+  /** The last tick handed the running jobs the budget's GPUs (src/service/drain.ts). */
+  draining = false;
   lastTickAt: number | undefined;
   nodes: PoolNode[] = [];
   /** The node group as the cloud last reported it (refreshed after boa's own changes). */

@@ -59,6 +59,7 @@ function controlView(service: BoaService, now: number) {
     planningBudget: inputs ? round(inputs.planningBudget) : null,
     warmupFactor: round(planningFactor(service, now), 3),
     queuedForBudget: queuedForBudget(service),
+    draining: service.state.draining,
     loadNeedsGpuHoursPerHour: round(service.loadNeeds(now), 3),
   };
 }

@@ -147,6 +147,8 @@ export interface PolicyOptions {
   readonly rates?: 'online' | 'prior' | 'oracle';
   /** boa's warm-up (core/warmup.ts): hours from half the budget to all of it; 0 or absent: none. */
   readonly warmupHours?: number;
+  /** boa's drain (core/exec/drain-widths.ts): hours without an arrival before it; 0: never; absent: 2. */
+  readonly drainAfterHours?: number;
   /** Pollux variants (compare --sensitivity): AdaptDL's exploration cap, utility window, boot freeze. */
   readonly explorationCap?: boolean;
   readonly utilityWindowTicks?: number;

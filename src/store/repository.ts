@@ -107,6 +107,17 @@ export class Repository {
   }
 
   /** The draw of the class's newest job that has one (the next job's draw follows it). */
+  /** When the newest job was submitted (ids follow submission order). */
+  lastSubmittedAt(): number | undefined {
+    const row = this.db
+      .select({ submittedAt: jobs.submittedAt })
+      .from(jobs)
+      .orderBy(desc(jobs.id))
+      .limit(1)
+      .get();
+    return row?.submittedAt ?? undefined;
+  }
+
   lastDraw(className: string): number | undefined {
     const row = this.db
       .select({ draw: jobs.draw })

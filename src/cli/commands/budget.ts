@@ -101,6 +101,14 @@ function renderBudget(b: BudgetView): string {
         ['debt', `${fixed(b.control.debtGpuHours ?? 0, 2)} GPU-hours above the budget so far in the window`],
         ['load needs', `${fixed(b.control.loadNeedsGpuHoursPerHour, 1)} GPU-hours/hour`],
         ['queued', `${b.control.queuedForBudget} jobs wait for the budget (oldest first)`],
+        ...(b.control.draining
+          ? [
+              [
+                'drain',
+                'nothing submitted lately and nothing waits: the running jobs take the GPUs the budget allows',
+              ] as [string, string],
+            ]
+          : []),
         ...(b.control.warmupFactor < 1
           ? [
               [

@@ -4,7 +4,8 @@
  * exact), rates online|prior|oracle (default online: estimated from arrivals with the service's
  * estimator; prior: the same estimator starting from the trace's own rates, as the demo's --prior trace;
  * oracle: the trace's own rates, which no other policy and no service has), warmupHours (default 0: the
- * service's opt-in warm-up, core/warmup.ts).
+ * service's opt-in warm-up, core/warmup.ts), drainAfterHours (default 2, 0: never: the service's drain,
+ * core/exec/drain-widths.ts).
  */
 import { BudgetTooLowError } from '../../../core/calc/errors.ts';
 import type { PolicyContext, PolicyDefinition, PolicyOptions } from '../../policy.ts';
@@ -14,6 +15,7 @@ import { DEFAULT_FILL } from '../../../core/exec/idle-fill.ts';
 import { DEFAULT_SPEND_CEILING } from '../../../core/spend-ceiling.ts';
 import { RELOCK_FACTOR } from '../../../core/shares.ts';
 import { warmupOptions } from '../../../core/warmup.ts';
+import { DEFAULT_DRAIN } from '../../../core/exec/drain-widths.ts';
 import { BoaPlanner } from './planner.ts';
 import { BoaPolicy, type BoaSettings } from './policy.ts';
 
@@ -35,6 +37,7 @@ export const BOA_DEFAULTS: Omit<BoaSettings, 'budget'> = {
   ceiling: DEFAULT_SPEND_CEILING,
   budgetWindowHours: 24,
   warmup: null,
+  drain: DEFAULT_DRAIN,
 };
 
 /** Checks the options; with oracle rates, a budget below the minimum feasible one is refused up front. */
@@ -66,7 +69,12 @@ export function boaSettings(context: PolicyContext, options: PolicyOptions): Boa
     throw new BoaOptionsError(`boa warmupHours must be a number >= 0 (0: no warm-up), got ${hours}`);
   }
   const warmup = hours > 0 ? warmupOptions(hours) : BOA_DEFAULTS.warmup;
-  return { ...BOA_DEFAULTS, budget, solver, rates, warmup };
+  const drainHours = options.drainAfterHours ?? DEFAULT_DRAIN.afterHours;
+  if (!(Number.isFinite(drainHours) && drainHours >= 0)) {
+    throw new BoaOptionsError(`boa drainAfterHours must be a number >= 0 (0: never), got ${drainHours}`);
+  }
+  const drain = drainHours > 0 ? { ...DEFAULT_DRAIN, afterHours: drainHours } : null;
+  return { ...BOA_DEFAULTS, budget, solver, rates, warmup, drain };
 }
 
 export const boaPolicy: PolicyDefinition = {

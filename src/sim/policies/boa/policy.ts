@@ -18,6 +18,7 @@ import { type FillOptions, fillIdleGpus } from '../../../core/exec/idle-fill.ts'
 import type { ClassProfile } from '../../../core/profile.ts';
 import { type SpendCeilingOptions, spendCeiling, widthsUnderCeiling } from '../../../core/spend-ceiling.ts';
 import { type WarmupOptions, warmupFactor } from '../../../core/warmup.ts';
+import { type DrainOptions, drainWidths } from '../../../core/exec/drain-widths.ts';
 
 export interface BoaSettings {
   /** Target paid GPU-hours per hour (time-average). */
@@ -49,6 +50,8 @@ export interface BoaSettings {
   readonly budgetWindowHours: number;
   /** The service's opt-in warm-up (core/warmup.ts), from the first arrival; null: none. */
   readonly warmup: WarmupOptions | null;
+  /** Spend the budget on the running jobs once submissions stop (drain-widths.ts); null: never. */
+  readonly drain: DrainOptions | null;
 }
 
 export class BoaPolicy implements Policy {
@@ -76,6 +79,9 @@ export class BoaPolicy implements Policy {
   #replanDue = false;
   /** The first arrival: where the warm-up starts (the service's: its first start). */
   #firstArrival: number | undefined;
+  #lastArrival: number | undefined;
+  /** GPUs the drain adds to the plan's widths: expected, so the demand ratio does not narrow for them. */
+  #drainExtra = 0;
   /** Plans made, for tests and reports. */
   replans = 0;
 
@@ -116,6 +122,7 @@ export class BoaPolicy implements Policy {
 
   onArrival(job: JobView, now: number): void {
     this.#firstArrival ??= now;
+    this.#lastArrival = now;
     this.#draws.set(job.id, this.#drawer.draw(job.app));
     this.#online?.record(job.app, now);
     this.#waiting.set(job.app, (this.#waiting.get(job.app) ?? 0) + 1);
@@ -156,7 +163,8 @@ export class BoaPolicy implements Policy {
     });
     const ceiling = this.#ceiling(cluster);
     const maxNodes = Math.min(cluster.maxNodes, ceiling?.nodes ?? Number.POSITIVE_INFINITY);
-    const wanted = ceiling ? this.#underCeiling(planned, ceiling.gpus) : planned;
+    const served = ceiling ? this.#underCeiling(planned, ceiling.gpus) : planned;
+    const wanted = this.#drained(now, cluster, served, planned, ordered, ceiling?.gpus);
     const options = {
       gpusPerNode: cluster.gpusPerNode,
       maxNodes,
@@ -239,6 +247,58 @@ export class BoaPolicy implements Policy {
     });
   }
 
+  /**
+   * Once submissions have stopped and every job is served at its width, the running jobs take the GPUs
+   * the budget allows (whole nodes within it and the ceiling); otherwise `served` as it is.
+   */
+  #drained<
+    W extends { id: number; state: string; width: number; provision: number; current: readonly number[] },
+  >(
+    now: number,
+    cluster: ClusterView,
+    served: readonly W[],
+    planned: readonly W[],
+    jobs: readonly JobView[],
+    ceilingGpus: number | undefined,
+  ): readonly W[] {
+    this.#drainExtra = 0;
+    const options = this.settings.drain;
+    if (options === null || this.#lastArrival === undefined) return served;
+    if (now - this.#lastArrival < options.afterHours * 3600) return served;
+    if (served.length !== planned.length || served.some((w, i) => w.width !== planned[i]?.width))
+      return served;
+    if (served.some((w) => w.state !== 'running')) return served;
+    const allowed = Math.min(
+      this.settings.budget,
+      ceilingGpus ?? Number.POSITIVE_INFINITY,
+      cluster.maxNodes * cluster.gpusPerNode,
+    );
+    const gpus = Math.floor(allowed / cluster.gpusPerNode + 1e-9) * cluster.gpusPerNode;
+    const byId = new Map(jobs.map((job) => [job.id, job]));
+    const widths = drainWidths(
+      served.map((w) => {
+        const job = byId.get(w.id) as JobView;
+        return {
+          id: w.id,
+          app: job.app,
+          statEpoch: job.statEpoch,
+          progressFraction: job.progressFraction,
+          width: Math.max(w.width, w.current.length),
+          restarting: job.restartingUntil !== null && job.restartingUntil > now,
+        };
+      }),
+      this.#classes,
+      gpus,
+      options,
+    );
+    if (widths === undefined) return served;
+    return served.map((w) => {
+      const width = widths.get(w.id) ?? w.width;
+      this.#drainExtra += width - w.width;
+      return width === w.width ? w : { ...w, width, provision: width };
+    });
+  }
+
   /** Books the interval since the last tick into the paid / allocated estimate. */
   #book(cluster: ClusterView): void {
     const dt = this.#lastTick === undefined ? 0 : cluster.now - this.#lastTick;
@@ -251,7 +311,7 @@ export class BoaPolicy implements Policy {
     // held the demand ratio at 2.4 through workload-2's burst and left a tenth of the budget unspent.
     const atMinimum =
       planned !== undefined && planned.plannedBudget <= planned.minFeasibleBudget * (1 + 1e-9);
-    const planExpected = (planned?.gpuHoursPerHour ?? 0) * dt;
+    const planExpected = ((planned?.gpuHoursPerHour ?? 0) + this.#drainExtra) * dt;
     const expected = atMinimum ? Math.max(allocated, planExpected) : planExpected;
     this.#control.observe(
       cluster.now,

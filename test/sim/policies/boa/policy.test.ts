@@ -138,6 +138,15 @@ describe('executing the plan on an uncontended cluster', () => {
     );
   });
 
+  it('drains after 2 hours without an arrival by default, never with drainAfterHours 0, and refuses less', () => {
+    expect(boaSettings(context(RATES), { budget: 50 }).drain?.afterHours).toBe(2);
+    expect(boaSettings(context(RATES), { budget: 50, drainAfterHours: 0.5 }).drain?.afterHours).toBe(0.5);
+    expect(boaSettings(context(RATES), { budget: 50, drainAfterHours: 0 }).drain).toBeNull();
+    expect(() => boaSettings(context(RATES), { budget: 50, drainAfterHours: -1 })).toThrow(
+      /drainAfterHours must be a number >= 0 \(0: never\), got -1/,
+    );
+  });
+
   it('a backlog on a plan at its minimum does not wind the demand ratio up (anti-windup)', () => {
     // Below the minimum the plan is the cheapest one; forty jobs present allocate far more than its
     // steady state expects. Narrowing cannot answer that, so it must not count as demand: counted, the

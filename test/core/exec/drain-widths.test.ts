@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import type { ClassProfile } from '../../../src/core/profile.ts';
+import { type DrainJob, drainWidths } from '../../../src/core/exec/drain-widths.ts';
+
+// Ten hours on 1 GPU; nearly linear to 8 GPUs, then flat.
+const scales: ClassProfile = {
+  name: 'scales',
+  weight: 1,
+  rescaleSeconds: 60,
+  epochs: [{ workSeconds: 36_000, speedup: { 1: 1, 2: 1.95, 4: 3.8, 8: 7.2, 16: 7.4 } }],
+} as unknown as ClassProfile;
+// Barely speeds up: 1.05 at 2 GPUs.
+const flat: ClassProfile = {
+  name: 'flat',
+  weight: 1,
+  rescaleSeconds: 60,
+  epochs: [{ workSeconds: 36_000, speedup: { 1: 1, 2: 1.05 } }],
+} as unknown as ClassProfile;
+const classes = new Map([
+  ['scales', scales],
+  ['flat', flat],
+]);
+const job = (id: number, app: string, width: number, progressFraction = 0): DrainJob => ({
+  id,
+  app,
+  statEpoch: 0,
+  progressFraction,
+  width,
+  restarting: false,
+});
+
+describe('drainWidths', () => {
+  it('hands the GPUs to the job they save the most time on, never past where it stops speeding up', () => {
+    const out = drainWidths([job(1, 'scales', 1), job(2, 'flat', 1)], classes, 40);
+    // 8 GPUs save 8.6 of scales' 10 hours; 16 would save 0.1 more; flat gains too little for a restart.
+    expect(out?.get(1)).toBe(8);
+    expect(out?.get(2)).toBe(1);
+  });
+
+  it('gives more to the job with more work left', () => {
+    const out = drainWidths([job(1, 'scales', 2, 0.9), job(2, 'scales', 2, 0)], classes, 12);
+    expect(out?.get(2)).toBe(8);
+    expect(out?.get(1)).toBe(4);
+  });
+
+  it('never narrows a job, and stays within the GPUs allowed', () => {
+    const out = drainWidths([job(1, 'scales', 4), job(2, 'scales', 4)], classes, 10);
+    // 2 GPUs free: neither job can reach its next listed width (8) with them.
+    expect(out?.get(1)).toBe(4);
+    expect(out?.get(2)).toBe(4);
+    const wider = drainWidths([job(1, 'scales', 4), job(2, 'scales', 4)], classes, 12.7);
+    expect([wider?.get(1), wider?.get(2)].sort()).toEqual([4, 8]);
+  });
+
+  it('leaves a job with little work left where it is (a restart would not pay)', () => {
+    // 20 restarts of 60 s: a job must have at least 1200 s left at its width.
+    const out = drainWidths([job(1, 'scales', 1, 0.97)], classes, 16);
+    expect(out?.get(1)).toBe(1);
+  });
+
+  it('leaves a restarting job alone', () => {
+    const out = drainWidths([{ ...job(1, 'scales', 1), restarting: true }], classes, 16);
+    expect(out?.get(1)).toBe(1);
+  });
+
+  it('has nothing to hand out when the jobs own widths do not fit', () => {
+    expect(drainWidths([job(1, 'scales', 8), job(2, 'scales', 8)], classes, 12)).toBeUndefined();
+  });
+});

@@ -1,0 +1,89 @@
+/**
+ * The drain (src/service/drain.ts): once nothing has been submitted for `drainAfterHours` and every
+ * job runs at its width, the running jobs take the GPUs the budget allows, whole nodes within it; a
+ * submission ends it. Off with `drainAfterHours: 0`.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { startService } from './harness.ts';
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const fn of cleanups.splice(0)) await fn();
+});
+
+const BUDGET = 40;
+
+/** Two imagenet jobs (tens of GPU-hours each) at budget 40, 10-minute ticks. */
+async function twoLongJobs(config: Record<string, unknown> = {}) {
+  const s = await startService({
+    config: {
+      tickSeconds: 600,
+      priorRates: { imagenet: 0.5, cifar10: 1 },
+      // The jobs here never poll: no lease runs out.
+      leaseSeconds: 86_400,
+      local: { maxNodes: 64, bootSeconds: 90, releaseSeconds: 30 },
+      ...config,
+    },
+  });
+  cleanups.push(s.close);
+  expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: BUDGET })).status).toBe(200);
+  await s.service.planner.idle();
+  const ids: number[] = [];
+  for (let i = 0; i < 2; i++) ids.push((await s.request('POST', '/v1/jobs', { class: 'imagenet' })).body.id);
+  const widths = async () => {
+    const out: number[] = [];
+    for (const id of ids) out.push((await s.request('GET', `/v1/jobs/${id}`)).body.width as number);
+    return out;
+  };
+  return { s, widths };
+}
+
+const gpusOf = (s: Awaited<ReturnType<typeof twoLongJobs>>['s']) =>
+  s.service.state.nodes.reduce((sum, n) => sum + n.gpus, 0);
+
+describe('the drain', () => {
+  it('hands the running jobs the budget once nothing was submitted for 2 hours, and a submission ends it', async () => {
+    const { s, widths } = await twoLongJobs();
+    await s.ticks(2);
+    const planned = await widths();
+    expect(planned.every((w) => w > 0)).toBe(true);
+    // Room for the drain to hand out: the plan's widths leave most of the budget unspent.
+    expect(planned[0]! + planned[1]!).toBeLessThanOrEqual(BUDGET / 2);
+    let status = (await s.request('GET', '/v1/budget')).body;
+    expect(status.control.draining).toBe(false);
+
+    // Under 2 hours since the last submission: still the plan's widths.
+    await s.ticks(8);
+    expect(await widths()).toEqual(planned);
+
+    await s.ticks(6);
+    const drained = await widths();
+    status = (await s.request('GET', '/v1/budget')).body;
+    expect(status.control.draining).toBe(true);
+    // Each job only ever grows, and together they hold more than the plan gave them, within the budget.
+    expect(drained[0]!).toBeGreaterThanOrEqual(planned[0]!);
+    expect(drained[1]!).toBeGreaterThanOrEqual(planned[1]!);
+    expect(drained[0]! + drained[1]!).toBeGreaterThan(planned[0]! + planned[1]!);
+    expect(drained[0]! + drained[1]!).toBeLessThanOrEqual(BUDGET);
+    expect(gpusOf(s)).toBeLessThanOrEqual(BUDGET);
+    expect((await s.request('GET', '/v1/status')).body.nodeGroup.desiredNodes).toBeLessThanOrEqual(
+      BUDGET / 4,
+    );
+
+    // A submission ends the drain: the new job is served by the plan, the others go back to theirs.
+    const late = (await s.request('POST', '/v1/jobs', { class: 'cifar10' })).body;
+    await s.ticks(2);
+    status = (await s.request('GET', '/v1/budget')).body;
+    expect(status.control.draining).toBe(false);
+    expect((await s.request('GET', `/v1/jobs/${late.id}`)).body.state).toBe('running');
+  });
+
+  it('never starts with drainAfterHours 0', async () => {
+    const { s, widths } = await twoLongJobs({ drainAfterHours: 0 });
+    await s.ticks(2);
+    const planned = await widths();
+    await s.ticks(20);
+    expect(await widths()).toEqual(planned);
+    expect((await s.request('GET', '/v1/budget')).body.control.draining).toBe(false);
+  });
+});
