@@ -4,7 +4,7 @@
  * ground truth. Prints the simulator's JSON metrics. Resumable: kill it (even with -9) and run the same
  * command with the same --state to continue.
  *   npm run -s demo -- --trace FILE [--apps a,b] --budget B [--speed X|max] [--state DIR] [--prior none|trace] [--executor local]
- *     [--warmup-hours H]
+ *     [--warmup-hours H] [--drain-after-hours H]
  * With --executor local every job is submitted with a command that the local executor runs as real
  * processes, one per node of its placement, restarted at each rescale; the emulated jobs still report
  * progress and completion at their ground-truth times (a real process cannot run on virtual time).
@@ -50,6 +50,11 @@ const program = new Command('demo')
     '--warmup-hours <h>',
     "the service's opt-in warm-up (warmupHours): half the budget rising to all of it",
     '0',
+  )
+  .option(
+    '--drain-after-hours <h>',
+    "the service's drain (drainAfterHours): hours without a submission before the running jobs take the budget; 0: never",
+    '2',
   );
 
 /** A replica that says what it was given, then waits to be stopped (SIGTERM at a rescale or the end). */
@@ -78,6 +83,7 @@ await runMain(async () => {
     prior: 'none' | 'trace';
     executor?: 'local';
     warmupHours: string;
+    drainAfterHours: string;
   }>();
   const budget = Number(opts.budget);
   if (!(budget > 0)) throw new UsageError(`--budget must be a positive number, got "${opts.budget}"`);
@@ -89,6 +95,13 @@ await runMain(async () => {
   const warmupHours = Number(opts.warmupHours);
   if (!(warmupHours >= 0)) {
     throw new UsageError(`--warmup-hours must be a number >= 0 (0: none), got "${opts.warmupHours}"`);
+  }
+
+  const drainAfterHours = Number(opts.drainAfterHours);
+  if (!(drainAfterHours >= 0)) {
+    throw new UsageError(
+      `--drain-after-hours must be a number >= 0 (0: never), got "${opts.drainAfterHours}"`,
+    );
   }
 
   const trace = loadTrace(opts.trace);
@@ -115,6 +128,7 @@ await runMain(async () => {
     ...(opts.prior === 'trace' ? { priorRates: rates } : {}),
     tickSeconds,
     warmupHours,
+    drainAfterHours,
     logLevel: 'warn',
   });
   const boa = await bootService(config, { clock, logger: pino({ level: 'warn' }, pino.destination(2)) });

@@ -53,6 +53,21 @@ describe('boa budget', () => {
     expect(table.stdout).toMatch(/^warm-up\s+planning with 50% of the budget, rising to all of it$/m);
   });
 
+  it('says when the drain hands the running jobs the budget', async () => {
+    const s = await started({
+      config: { tickSeconds: 600, leaseSeconds: 86_400, priorRates: { imagenet: 0.5 } },
+    });
+    expect((await s.boa(['budget', 'set', '40'])).status).toBe(0);
+    await s.service.planner.idle();
+    await s.request('POST', '/v1/jobs', { class: 'imagenet' });
+    await s.ticks(2);
+    expect((await s.boa(['budget', 'get'])).stdout).not.toMatch(/^drain/m);
+    await s.ticks(12); // 2 hours without a submission
+    expect((await s.boa(['budget', 'get'])).stdout).toMatch(
+      /^drain\s+nothing submitted lately and nothing waits: the running jobs take the GPUs the budget allows$/m,
+    );
+  });
+
   it('warns when the budget is below the load minimum; refuses one below a single job with exit 2', async () => {
     const s = await started({ config: { priorRates: { cifar10: 8 } } });
     await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });

@@ -137,6 +137,9 @@ describe('demo replay', () => {
       expect(refused.status).toBe(2);
       expect(refused.stderr).toMatch(/^error: --budget 0.5: PUT \/v1\/budget: 422 .*at least 1 GPU/);
       expect(refused.stderr).not.toMatch(/\n\s+at /);
+      const badDrain = demo(['--trace', TRACE, '--budget', '40', '--drain-after-hours', '-1']);
+      expect(badDrain.status).toBe(2);
+      expect(badDrain.stderr).toMatch(/--drain-after-hours must be a number >= 0 \(0: never\), got "-1"/);
       expect(readdirSync(tmp).filter((f) => f.startsWith('boa-demo-'))).toEqual([]);
     } finally {
       rmSync(tmp, { recursive: true, force: true });

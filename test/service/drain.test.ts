@@ -78,6 +78,12 @@ describe('the drain', () => {
     expect((await s.request('GET', `/v1/jobs/${late.id}`)).body.state).toBe('running');
   });
 
+  it('refuses drainAfterHours below 0, naming the setting', async () => {
+    await expect(startService({ config: { drainAfterHours: -1 } })).rejects.toThrow(
+      /drainAfterHours must be >= 0 \(0: never\)/,
+    );
+  });
+
   it('never starts with drainAfterHours 0', async () => {
     const { s, widths } = await twoLongJobs({ drainAfterHours: 0 });
     await s.ticks(2);
