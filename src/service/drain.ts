@@ -3,8 +3,7 @@
  * been submitted for `drainAfterHours` and every job runs at its width, the running jobs take the GPUs
  * the budget allows, whole nodes within the budget and the spend ceiling.
  */
-import { drainWidths } from '../core/exec/drain-widths.ts';
-import { DEFAULT_DRAIN } from '../core/exec/drain-widths.ts';
+import { DEFAULT_DRAIN, drainWidths } from '../core/exec/drain-widths.ts';
 import type { ServiceJob } from './jobs.ts';
 import { estimatedClasses } from './plan-inputs.ts';
 import type { BoaService } from './service.ts';
@@ -37,8 +36,9 @@ export function drainedWidths(
       statEpoch: job.statEpoch,
       progressFraction: progressOf(job, classes.get(job.className)?.epochs ?? []),
       width: Math.max(widthOf(job), job.width),
-      // A job between generations is restarting already.
-      restarting: job.state !== 'running',
+      // The service does not see a restart end (the replicas do not say); a job widened once is widened
+      // again only when a finished job frees GPUs, which the restart threshold already bounds.
+      restarting: false,
     })),
     classes,
     gpus,
