@@ -3,8 +3,11 @@
  * job runs at its width, the running jobs take the GPUs the budget allows, whole nodes within it; a
  * submission ends it. Off with `drainAfterHours: 0`.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startService } from './harness.ts';
+import { ManualClock, startService } from './harness.ts';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -76,6 +79,34 @@ describe('the drain', () => {
     status = (await s.request('GET', '/v1/budget')).body;
     expect(status.control.draining).toBe(false);
     expect((await s.request('GET', `/v1/jobs/${late.id}`)).body.state).toBe('running');
+  });
+
+  it('counts the hours since the last submission across a restart (read from the store)', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'boa-drain-'));
+    const clock = new ManualClock();
+    const config = { tickSeconds: 600, leaseSeconds: 86_400, priorRates: { imagenet: 0.5 } };
+    try {
+      const first = await startService({ dataDir, clock, config });
+      try {
+        await first.request('PUT', '/v1/budget', { gpuHoursPerHour: BUDGET });
+        await first.service.planner.idle();
+        await first.request('POST', '/v1/jobs', { class: 'imagenet' });
+        await first.ticks(2);
+      } finally {
+        await first.close();
+      }
+      // Down for 2 hours: the first tick after the restart finds the submission 2h20m old.
+      clock.advance(2 * 3600);
+      const second = await startService({ dataDir, clock, config });
+      try {
+        await second.ticks(1);
+        expect((await second.request('GET', '/v1/budget')).body.control.draining).toBe(true);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 
   it('refuses drainAfterHours below 0, naming the setting', async () => {
