@@ -43,7 +43,9 @@ export function compareTasks(
 /**
  * `--policies` entries: a policy name; `boa@oracle` for boa on the trace's own arrival rates (an
  * oracle no other policy has, labelled as such wherever it is shown); `boa@warmupH` for boa with the
- * service's opt-in warm-up of H hours (core/warmup.ts; online rates, a setting, labelled with it).
+ * service's opt-in warm-up of H hours (core/warmup.ts; online rates, a setting, labelled with it);
+ * `boa@drainH` for boa whose drain starts after H hours without an arrival (core/exec/drain-widths.ts;
+ * the default is 2, `boa@drain0` has none; labelled with it).
  */
 export function parsePolicyEntry(spec: string, find: (name: string) => PolicyDefinition): CompareEntry {
   const [name, variant, ...rest] = spec.split('@');
@@ -51,12 +53,19 @@ export function parsePolicyEntry(spec: string, find: (name: string) => PolicyDef
   if (variant === undefined) return { definition };
   const warmup = /^warmup(\d+(?:\.\d+)?)$/.exec(variant);
   const hours = Number(warmup?.[1] ?? 0);
-  if (rest.length > 0 || definition.name !== 'boa' || (variant !== 'oracle' && !(hours > 0))) {
+  const drain = /^drain(\d+(?:\.\d+)?)$/.exec(variant);
+  const known = variant === 'oracle' || hours > 0 || drain !== null;
+  if (rest.length > 0 || definition.name !== 'boa' || !known) {
     throw new Error(
-      `"${spec}": the policy variants are boa@oracle (boa on the trace's own rates) and boa@warmupH (boa with a warm-up of H hours, H > 0)`,
+      `"${spec}": the policy variants are boa@oracle (boa on the trace's own rates), boa@warmupH (boa with a warm-up of H hours, H > 0) and boa@drainH (the drain after H hours without an arrival, 0: none)`,
     );
   }
   if (hours > 0) return { definition, options: { warmupHours: hours }, label: `boa (warm-up ${hours} h)` };
+  if (drain) {
+    const after = Number(drain[1]);
+    const label = after > 0 ? `boa (drain after ${after} h)` : 'boa (no drain)';
+    return { definition, options: { drainAfterHours: after }, label };
+  }
   return { definition, options: { rates: 'oracle' }, label: 'boa (oracle rates)' };
 }
 

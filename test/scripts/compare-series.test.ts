@@ -26,9 +26,30 @@ describe('compare policy variants', () => {
     expect(parsePolicyEntry('boa@oracle', find).label).toBe('boa (oracle rates)');
   });
 
+  it('boa@drainH sets when the drain starts, boa@drain0 turns it off, labelled with it', () => {
+    expect(parsePolicyEntry('boa@drain0', find)).toMatchObject({
+      options: { drainAfterHours: 0 },
+      label: 'boa (no drain)',
+    });
+    expect(parsePolicyEntry('boa@drain1.5', find)).toMatchObject({
+      options: { drainAfterHours: 1.5 },
+      label: 'boa (drain after 1.5 h)',
+    });
+  });
+
   it('refuses other variants, naming the ones there are', () => {
-    for (const spec of ['boa@warmup', 'boa@warmup0', 'boa@fast', 'lyra@warmup8', 'boa@oracle@x']) {
-      expect(() => parsePolicyEntry(spec, find), spec).toThrow(/boa@oracle .* and boa@warmupH/);
+    for (const spec of [
+      'boa@warmup',
+      'boa@warmup0',
+      'boa@fast',
+      'lyra@warmup8',
+      'boa@oracle@x',
+      'boa@drain',
+      'lyra@drain0',
+    ]) {
+      expect(() => parsePolicyEntry(spec, find), spec).toThrow(
+        /boa@oracle .*, boa@warmupH .* and boa@drainH/,
+      );
     }
   });
 });
