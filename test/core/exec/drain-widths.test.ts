@@ -1,21 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { ClassProfile } from '../../../src/core/profile.ts';
 import { type DrainJob, drainWidths } from '../../../src/core/exec/drain-widths.ts';
+import { flat, oneEpochClass } from './one-epoch.ts';
 
-// Ten hours on 1 GPU; nearly linear to 8 GPUs, then flat.
-const scales: ClassProfile = {
-  name: 'scales',
-  weight: 1,
-  rescaleSeconds: 60,
-  epochs: [{ workSeconds: 36_000, speedup: { 1: 1, 2: 1.95, 4: 3.8, 8: 7.2, 16: 7.4 } }],
-} as unknown as ClassProfile;
-// Barely speeds up: 1.05 at 2 GPUs.
-const flat: ClassProfile = {
-  name: 'flat',
-  weight: 1,
-  rescaleSeconds: 60,
-  epochs: [{ workSeconds: 36_000, speedup: { 1: 1, 2: 1.05 } }],
-} as unknown as ClassProfile;
+// Nearly linear to 8 GPUs, then flat.
+const scales = oneEpochClass('scales', { 1: 1, 2: 1.95, 4: 3.8, 8: 7.2, 16: 7.4 });
 const classes = new Map([
   ['scales', scales],
   ['flat', flat],

@@ -1,21 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { ClassProfile } from '../../../src/core/profile.ts';
 import { type FillCandidate, fillIdleGpus } from '../../../src/core/exec/idle-fill.ts';
+import { flat, oneEpochClass } from './one-epoch.ts';
 
-// One epoch of 10 hours on 1 GPU; speedup 1.8 at 2 GPUs, 3 at 4; restarts cost 60 s.
-const scales: ClassProfile = {
-  name: 'scales',
-  weight: 1,
-  rescaleSeconds: 60,
-  epochs: [{ workSeconds: 36_000, speedup: { 1: 1, 2: 1.8, 4: 3 } }],
-} as unknown as ClassProfile;
-// Barely speeds up: 1.05 at 2 GPUs.
-const flat: ClassProfile = {
-  name: 'flat',
-  weight: 1,
-  rescaleSeconds: 60,
-  epochs: [{ workSeconds: 36_000, speedup: { 1: 1, 2: 1.05 } }],
-} as unknown as ClassProfile;
+const scales = oneEpochClass('scales', { 1: 1, 2: 1.8, 4: 3 });
 const classes = new Map([
   ['scales', scales],
   ['flat', flat],
