@@ -84,8 +84,8 @@ describe('boa on a generated 960-job, 48-hour newTrace-mix trace (SCV 2.65)', ()
   );
 
   it('spends the budget on the drain after the last arrival, where the fixed widths left it idle', () => {
-    // At 1.2x the last imagenet jobs ran 20-34 hours on 1-3 GPUs after the arrivals ended, at a fifth
-    // of the budget (measured without the drain: -23.6% over the run's own span, 71.5 hours, average
+    // At 1.2x the last imagenet jobs ran for 23 hours after the arrivals ended, most of it on 1-3 GPUs
+    // (measured without the drain: -23.6% over the run's own span, 71.5 hours, average
     // JCT 4823 s; with it: -7.1%, 59.3 hours, 4577 s).
     const budget = 1.2 * minimum;
     const run = (drainAfterHours?: number) =>
