@@ -73,7 +73,7 @@ describe('the drain', () => {
       BUDGET / 4,
     );
 
-    // A submission ends the drain: the new job is served by the plan, the others go back to theirs.
+    // A submission ends the drain, and the new job runs on its plan.
     const late = (await s.request('POST', '/v1/jobs', { class: 'cifar10' })).body;
     await s.ticks(2);
     status = (await s.request('GET', '/v1/budget')).body;
