@@ -149,6 +149,7 @@ export const StatusView = z
         gpuHoursPerHour: z.number(),
         loadNeedsGpuHoursPerHour: z.number(),
         queuedForBudget: z.number(),
+        draining: z.boolean(),
       })
       .nullable()
       .optional(),

@@ -160,6 +160,7 @@ export function statusView(service: BoaService) {
           gpuHoursPerHour: state.budget.gpuHoursPerHour,
           loadNeedsGpuHoursPerHour: round(service.loadNeeds(), 3),
           queuedForBudget: queuedForBudget(service),
+          draining: state.draining,
         }
       : null,
     planId: state.plan?.row.id ?? null,

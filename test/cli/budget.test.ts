@@ -62,9 +62,13 @@ describe('boa budget', () => {
     await s.request('POST', '/v1/jobs', { class: 'imagenet' });
     await s.ticks(2);
     expect((await s.boa(['budget', 'get'])).stdout).not.toMatch(/^drain/m);
+    expect((await s.boa(['status'])).stdout).not.toMatch(/draining/);
     await s.ticks(12); // 2 hours without a submission
     expect((await s.boa(['budget', 'get'])).stdout).toMatch(
       /^drain\s+nothing submitted lately and nothing waits: the running jobs take the GPUs the budget allows$/m,
+    );
+    expect((await s.boa(['status'])).stdout).toMatch(
+      /^budget\s+40 GPU-hours\/hour; .*; draining: the running jobs take the budget$/m,
     );
   });
 
