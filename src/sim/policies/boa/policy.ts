@@ -18,7 +18,8 @@ import { type FillOptions, fillIdleGpus } from '../../../core/exec/idle-fill.ts'
 import type { ClassProfile } from '../../../core/profile.ts';
 import { type SpendCeilingOptions, spendCeiling, widthsUnderCeiling } from '../../../core/spend-ceiling.ts';
 import { type WarmupOptions, warmupFactor } from '../../../core/warmup.ts';
-import { type DrainOptions, drainWidths } from '../../../core/exec/drain-widths.ts';
+import type { DrainOptions } from '../../../core/exec/drain-widths.ts';
+import { drainedWidths } from './drain.ts';
 
 export interface BoaSettings {
   /** Target paid GPU-hours per hour (time-average). */
@@ -164,7 +165,19 @@ export class BoaPolicy implements Policy {
     const ceiling = this.#ceiling(cluster);
     const maxNodes = Math.min(cluster.maxNodes, ceiling?.nodes ?? Number.POSITIVE_INFINITY);
     const served = ceiling ? this.#underCeiling(planned, ceiling.gpus) : planned;
-    const wanted = this.#drained(now, cluster, served, planned, ordered, ceiling?.gpus);
+    const drained = drainedWidths({
+      options: this.settings.drain,
+      quietSeconds: this.#lastArrival === undefined ? 0 : now - this.#lastArrival,
+      budget: this.settings.budget,
+      ceilingGpus: ceiling?.gpus,
+      cluster,
+      served,
+      planned,
+      jobs: ordered,
+      classes: this.#classes,
+    });
+    const wanted = drained.wanted;
+    this.#drainExtra = drained.extraGpus;
     const options = {
       gpusPerNode: cluster.gpusPerNode,
       maxNodes,
@@ -244,58 +257,6 @@ export class BoaPolicy implements Policy {
       const width = served.get(w) ?? 0;
       if (width === 0) return [];
       return width === w.width ? [w] : [{ ...w, width, provision: width }];
-    });
-  }
-
-  /**
-   * Once submissions have stopped and every job is served at its width, the running jobs take the GPUs
-   * the budget allows (whole nodes within it and the ceiling); otherwise `served` as it is.
-   */
-  #drained<
-    W extends { id: number; state: string; width: number; provision: number; current: readonly number[] },
-  >(
-    now: number,
-    cluster: ClusterView,
-    served: readonly W[],
-    planned: readonly W[],
-    jobs: readonly JobView[],
-    ceilingGpus: number | undefined,
-  ): readonly W[] {
-    this.#drainExtra = 0;
-    const options = this.settings.drain;
-    if (options === null || this.#lastArrival === undefined) return served;
-    if (now - this.#lastArrival < options.afterHours * 3600) return served;
-    if (served.length !== planned.length || served.some((w, i) => w.width !== planned[i]?.width))
-      return served;
-    if (served.some((w) => w.state !== 'running')) return served;
-    const allowed = Math.min(
-      this.settings.budget,
-      ceilingGpus ?? Number.POSITIVE_INFINITY,
-      cluster.maxNodes * cluster.gpusPerNode,
-    );
-    const gpus = Math.floor(allowed / cluster.gpusPerNode + 1e-9) * cluster.gpusPerNode;
-    const byId = new Map(jobs.map((job) => [job.id, job]));
-    const widths = drainWidths(
-      served.map((w) => {
-        const job = byId.get(w.id) as JobView;
-        return {
-          id: w.id,
-          app: job.app,
-          statEpoch: job.statEpoch,
-          progressFraction: job.progressFraction,
-          width: Math.max(w.width, w.current.length),
-          restarting: job.restartingUntil !== null && job.restartingUntil > now,
-        };
-      }),
-      this.#classes,
-      gpus,
-      options,
-    );
-    if (widths === undefined) return served;
-    return served.map((w) => {
-      const width = widths.get(w.id) ?? w.width;
-      this.#drainExtra += width - w.width;
-      return width === w.width ? w : { ...w, width, provision: width };
     });
   }
 

@@ -1,0 +1,76 @@
+/**
+ * The service's drain (core/exec/drain-widths.ts, src/service/drain.ts) in the simulator: once no job
+ * has arrived for `afterHours` and every job runs at its planned width, the running jobs take the GPUs
+ * the budget allows, whole nodes within the budget and the ceiling.
+ */
+import { type DrainOptions, drainWidths } from '../../../core/exec/drain-widths.ts';
+import type { ClassProfile } from '../../../core/profile.ts';
+import type { ClusterView, JobView } from '../../policy.ts';
+
+interface Wanted {
+  readonly id: number;
+  readonly state: string;
+  readonly width: number;
+  readonly provision: number;
+  readonly current: readonly number[];
+}
+
+export interface DrainInput<W extends Wanted> {
+  readonly options: DrainOptions | null;
+  /** Seconds since the last arrival (0 before any). */
+  readonly quietSeconds: number;
+  readonly budget: number;
+  readonly ceilingGpus: number | undefined;
+  readonly cluster: ClusterView;
+  /** The widths the ceiling allows, and the plan's: the drain needs every job served at its plan. */
+  readonly served: readonly W[];
+  readonly planned: readonly W[];
+  readonly jobs: readonly JobView[];
+  readonly classes: ReadonlyMap<string, ClassProfile>;
+}
+
+/**
+ * `served` with the drain's widths when it applies; `extraGpus` is what it adds to the plan's widths
+ * (booked as expected, so the demand ratio does not narrow the plan for them).
+ */
+export function drainedWidths<W extends Wanted>(
+  input: DrainInput<W>,
+): { wanted: readonly W[]; extraGpus: number } {
+  const { options, served, planned, cluster } = input;
+  const unchanged = { wanted: served, extraGpus: 0 };
+  if (options === null || input.quietSeconds < options.afterHours * 3600) return unchanged;
+  if (served.length !== planned.length || served.some((w, i) => w.width !== planned[i]?.width))
+    return unchanged;
+  if (served.some((w) => w.state !== 'running')) return unchanged;
+  const allowed = Math.min(
+    input.budget,
+    input.ceilingGpus ?? Number.POSITIVE_INFINITY,
+    cluster.maxNodes * cluster.gpusPerNode,
+  );
+  const gpus = Math.floor(allowed / cluster.gpusPerNode + 1e-9) * cluster.gpusPerNode;
+  const byId = new Map(input.jobs.map((job) => [job.id, job]));
+  const widths = drainWidths(
+    served.map((w) => {
+      const job = byId.get(w.id) as JobView;
+      return {
+        id: w.id,
+        app: job.app,
+        statEpoch: job.statEpoch,
+        progressFraction: job.progressFraction,
+        width: Math.max(w.width, w.current.length),
+        restarting: job.restartingUntil !== null && job.restartingUntil > cluster.now,
+      };
+    }),
+    input.classes,
+    gpus,
+    options,
+  );
+  if (widths === undefined) return unchanged;
+  let extraGpus = 0;
+  const wanted = served.map((w) => {
+    const width = widths.get(w.id) ?? w.width;
+    extraGpus += width - w.width;
+    return width === w.width ? w : { ...w, width, provision: width };
+  });
+  return { wanted, extraGpus };
+}
