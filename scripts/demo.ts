@@ -55,6 +55,11 @@ const program = new Command('demo')
     '--drain-after-hours <h>',
     "the service's drain (drainAfterHours): hours without a submission before the running jobs take the budget; 0: never",
     '2',
+  )
+  .option(
+    '--plan-cap-multiple <m>',
+    "the service's opt-in plan cap (planCapMultiple): plans get at most m times what the load needs; 0: none",
+    '0',
   );
 
 /** A replica that says what it was given, then waits to be stopped (SIGTERM at a rescale or the end). */
@@ -84,6 +89,7 @@ await runMain(async () => {
     executor?: 'local';
     warmupHours: string;
     drainAfterHours: string;
+    planCapMultiple: string;
   }>();
   const budget = Number(opts.budget);
   if (!(budget > 0)) throw new UsageError(`--budget must be a positive number, got "${opts.budget}"`);
@@ -101,6 +107,13 @@ await runMain(async () => {
   if (!(drainAfterHours >= 0)) {
     throw new UsageError(
       `--drain-after-hours must be a number >= 0 (0: never), got "${opts.drainAfterHours}"`,
+    );
+  }
+
+  const planCapMultiple = Number(opts.planCapMultiple);
+  if (!(planCapMultiple === 0 || planCapMultiple >= 1)) {
+    throw new UsageError(
+      `--plan-cap-multiple must be 0 (no cap) or a number >= 1, got "${opts.planCapMultiple}"`,
     );
   }
 
@@ -129,6 +142,7 @@ await runMain(async () => {
     tickSeconds,
     warmupHours,
     drainAfterHours,
+    planCapMultiple,
     logLevel: 'warn',
   });
   const boa = await bootService(config, { clock, logger: pino({ level: 'warn' }, pino.destination(2)) });

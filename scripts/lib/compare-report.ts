@@ -45,7 +45,8 @@ export function compareTasks(
  * oracle no other policy has, labelled as such wherever it is shown); `boa@warmupH` for boa with the
  * service's opt-in warm-up of H hours (core/warmup.ts; online rates, a setting, labelled with it);
  * `boa@drainH` for boa whose drain starts after H hours without an arrival (core/exec/drain-widths.ts;
- * the default is 2, `boa@drain0` has none; labelled with it).
+ * the default is 2, `boa@drain0` has none; labelled with it); `boa@capM` for boa with the opt-in plan
+ * cap at M times the load's minimum (core/plan-cap.ts; M >= 1, `boa@cap0` none; labelled with it).
  */
 export function parsePolicyEntry(spec: string, find: (name: string) => PolicyDefinition): CompareEntry {
   const [name, variant, ...rest] = spec.split('@');
@@ -54,10 +55,16 @@ export function parsePolicyEntry(spec: string, find: (name: string) => PolicyDef
   const warmup = /^warmup(\d+(?:\.\d+)?)$/.exec(variant);
   const hours = Number(warmup?.[1] ?? 0);
   const drain = /^drain(\d+(?:\.\d+)?)$/.exec(variant);
-  const known = variant === 'oracle' || hours > 0 || drain !== null;
+  const cap = /^cap(\d+(?:\.\d+)?)$/.exec(variant);
+  const multiple = Number(cap?.[1] ?? 0);
+  const known =
+    variant === 'oracle' ||
+    hours > 0 ||
+    drain !== null ||
+    (cap !== null && (multiple === 0 || multiple >= 1));
   if (rest.length > 0 || definition.name !== 'boa' || !known) {
     throw new Error(
-      `"${spec}": the policy variants are boa@oracle (boa on the trace's own rates), boa@warmupH (boa with a warm-up of H hours, H > 0) and boa@drainH (the drain after H hours without an arrival, 0: none)`,
+      `"${spec}": the policy variants are boa@oracle (boa on the trace's own rates), boa@warmupH (boa with a warm-up of H hours, H > 0), boa@drainH (the drain after H hours without an arrival, 0: none) and boa@capM (the plan cap at M >= 1 times the load's minimum, 0: none)`,
     );
   }
   if (hours > 0) return { definition, options: { warmupHours: hours }, label: `boa (warm-up ${hours} h)` };
@@ -65,6 +72,10 @@ export function parsePolicyEntry(spec: string, find: (name: string) => PolicyDef
     const after = Number(drain[1]);
     const label = after > 0 ? `boa (drain after ${after} h)` : 'boa (no drain)';
     return { definition, options: { drainAfterHours: after }, label };
+  }
+  if (cap) {
+    const label = multiple > 0 ? `boa (plan cap ${multiple}x)` : 'boa (no plan cap)';
+    return { definition, options: { planCapMultiple: multiple }, label };
   }
   return { definition, options: { rates: 'oracle' }, label: 'boa (oracle rates)' };
 }

@@ -34,6 +34,10 @@ const BudgetControl = z
       description:
         'the fraction of the budget planned with now: below 1 during the opt-in warm-up (warmupHours)',
     }),
+    planCapGpuHoursPerHour: z.number().nullable().openapi({
+      description:
+        'the most budget a plan is made with: planCapMultiple x what the load needs, raised as the window leaves budget unspent; null: no cap',
+    }),
     queuedForBudget: z.number().int().openapi({ description: 'jobs waiting for the budget' }),
     draining: z.boolean().openapi({
       description:

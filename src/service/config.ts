@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { describeIssue, fromSource } from './config-sources.ts';
 import { DEFAULT_SPEND_CEILING } from '../core/spend-ceiling.ts';
 import { DEFAULT_DRAIN } from '../core/exec/drain-widths.ts';
+import { DEFAULT_PLAN_CAP } from '../core/plan-cap.ts';
 
 /**
  * Service configuration: defaults < config file (JSON) < environment (BOA_*) < command-line flags.
@@ -66,6 +67,17 @@ export const configSchema = z
       .number({ error: 'drainAfterHours must be a number' })
       .nonnegative('drainAfterHours must be >= 0 (0: never)')
       .default(DEFAULT_DRAIN.afterHours),
+    /**
+     * Opt-in: the plan is made with at most this many times its load's minimum feasible budget, raised
+     * by the window's unspent budget (core/plan-cap.ts; 2 is the setting measured): online rates read
+     * low early, and a plan for too few jobs spends the budget on wide, inefficient widths; 0: no cap.
+     */
+    planCapMultiple: z
+      .number({ error: 'planCapMultiple must be a number' })
+      .refine((m) => m === 0 || m >= 1, 'planCapMultiple must be 0 (no cap) or >= 1')
+      .default(DEFAULT_PLAN_CAP.multiple),
+    /** Hours of unspent budget that double the plan's cap (core/plan-cap.ts). */
+    planCapRelaxHours: positive('planCapRelaxHours').default(DEFAULT_PLAN_CAP.relaxHours),
     /** Initial budget (GPU-hours per hour) when none is stored yet. */
     budget: z.number().positive().optional(),
     /** Prior arrival rates per class, jobs/hour; classes without one start at 0 and are learned. */

@@ -8,6 +8,8 @@ import { overheadRatio } from './ledger.ts';
 import type { BoaService } from './service.ts';
 import { warmupFactor, warmupOptions } from '../core/warmup.ts';
 import { followedWidths, widthsFor } from '../core/shares.ts';
+import { planBudgetCap } from '../core/plan-cap.ts';
+import { currentSpendCeiling, loadNeeds } from './budget.ts';
 
 const HOUR = 3_600_000;
 
@@ -22,10 +24,21 @@ export function planInputs(svc: BoaService): PlanInputs | undefined {
     classes: estimatedClasses(svc),
     ratesPerHour: loadRates(svc, now),
     budget: budget.gpuHoursPerHour,
-    planningBudget: (budget.gpuHoursPerHour / ratio) * planningFactor(svc, now),
+    planningBudget: Math.min((budget.gpuHoursPerHour / ratio) * planningFactor(svc, now), planCap(svc, now)),
     solver: svc.deps.config.solver,
     gpusPerNode: svc.deps.config.gpusPerNode,
   };
+}
+
+/** The most budget the plan may be made with: a multiple of the load's minimum (core/plan-cap.ts). */
+export function planCap(svc: BoaService, now: number): number {
+  const { config } = svc.deps;
+  const budget = svc.state.budget?.gpuHoursPerHour ?? 0;
+  const debt = currentSpendCeiling(svc, now)?.debtGpuHours ?? 0;
+  return planBudgetCap(
+    { budget, minFeasibleBudget: loadNeeds(svc, now), unspentGpuHours: -debt },
+    { multiple: config.planCapMultiple, relaxHours: config.planCapRelaxHours },
+  );
 }
 
 /** The fraction of the budget planned with now: less than 1 during the opt-in warm-up. */

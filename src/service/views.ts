@@ -1,7 +1,7 @@
 import type { Averages } from './ledger.ts';
 import { nodesOf, type ServiceJob } from './jobs.ts';
 import type { BoaService } from './service.ts';
-import { planningFactor } from './plan-inputs.ts';
+import { planCap, planningFactor } from './plan-inputs.ts';
 
 const HOUR = 3_600_000;
 const HOURS_PER_MONTH = 730;
@@ -51,6 +51,7 @@ export function budgetView(service: BoaService) {
 function controlView(service: BoaService, now: number) {
   const ceiling = service.spendCeiling(now);
   const inputs = service.state.plan?.row;
+  const cap = planCap(service, now);
   return {
     ceilingGpus: ceiling ? round(ceiling.gpus, 2) : null,
     ceilingNodes: ceiling?.nodes ?? null,
@@ -58,6 +59,7 @@ function controlView(service: BoaService, now: number) {
     horizonHours: service.deps.config.budgetHorizonHours,
     planningBudget: inputs ? round(inputs.planningBudget) : null,
     warmupFactor: round(planningFactor(service, now), 3),
+    planCapGpuHoursPerHour: Number.isFinite(cap) ? round(cap, 3) : null,
     queuedForBudget: queuedForBudget(service),
     draining: service.state.draining,
     loadNeedsGpuHoursPerHour: round(service.loadNeeds(now), 3),

@@ -149,6 +149,8 @@ export interface PolicyOptions {
   readonly warmupHours?: number;
   /** boa's drain (core/exec/drain-widths.ts): hours without an arrival before it; 0: never; absent: 2. */
   readonly drainAfterHours?: number;
+  /** boa's plan cap (core/plan-cap.ts): the most budget a plan gets, times its load's minimum; 0 or absent: none. */
+  readonly planCapMultiple?: number;
   /** Pollux variants (compare --sensitivity): AdaptDL's exploration cap, utility window, boot freeze. */
   readonly explorationCap?: boolean;
   readonly utilityWindowTicks?: number;

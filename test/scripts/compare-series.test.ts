@@ -37,6 +37,14 @@ describe('compare policy variants', () => {
     });
   });
 
+  it('boa@capM turns on the plan cap at M times the load minimum, labelled with it', () => {
+    expect(parsePolicyEntry('boa@cap2', find)).toMatchObject({
+      options: { planCapMultiple: 2 },
+      label: 'boa (plan cap 2x)',
+    });
+    expect(parsePolicyEntry('boa@cap0', find).label).toBe('boa (no plan cap)');
+  });
+
   it('refuses other variants, naming the ones there are', () => {
     for (const spec of [
       'boa@warmup',
@@ -46,9 +54,11 @@ describe('compare policy variants', () => {
       'boa@oracle@x',
       'boa@drain',
       'lyra@drain0',
+      'boa@cap0.5',
+      'boa@cap',
     ]) {
       expect(() => parsePolicyEntry(spec, find), spec).toThrow(
-        /boa@oracle .*, boa@warmupH .* and boa@drainH/,
+        /boa@oracle .*, boa@warmupH .*, boa@drainH .* and boa@capM/,
       );
     }
   });

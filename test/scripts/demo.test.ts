@@ -140,6 +140,9 @@ describe('demo replay', () => {
       const badDrain = demo(['--trace', TRACE, '--budget', '40', '--drain-after-hours', '-1']);
       expect(badDrain.status).toBe(2);
       expect(badDrain.stderr).toMatch(/--drain-after-hours must be a number >= 0 \(0: never\), got "-1"/);
+      const badCap = demo(['--trace', TRACE, '--budget', '40', '--plan-cap-multiple', '0.5']);
+      expect(badCap.status).toBe(2);
+      expect(badCap.stderr).toMatch(/--plan-cap-multiple must be 0 \(no cap\) or a number >= 1, got "0.5"/);
       expect(readdirSync(tmp).filter((f) => f.startsWith('boa-demo-'))).toEqual([]);
     } finally {
       rmSync(tmp, { recursive: true, force: true });

@@ -109,6 +109,16 @@ function renderBudget(b: BudgetView): string {
               ] as [string, string],
             ]
           : []),
+        ...(b.control.planCapGpuHoursPerHour !== null &&
+        b.control.planCapGpuHoursPerHour < (b.gpuHoursPerHour ?? 0)
+          ? [
+              [
+                'plan cap',
+                `plans use at most ${fixed(b.control.planCapGpuHoursPerHour, 1)} GPU-hours/hour ` +
+                  '(planCapMultiple x what the load needs, more as budget goes unspent): the rest waits for jobs to come',
+              ] as [string, string],
+            ]
+          : []),
         ...(b.control.warmupFactor < 1
           ? [
               [

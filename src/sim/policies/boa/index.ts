@@ -5,7 +5,8 @@
  * estimator; prior: the same estimator starting from the trace's own rates, as the demo's --prior trace;
  * oracle: the trace's own rates, which no other policy and no service has), warmupHours (default 0: the
  * service's opt-in warm-up, core/warmup.ts), drainAfterHours (default 2, 0: never: the service's drain,
- * core/exec/drain-widths.ts).
+ * core/exec/drain-widths.ts), planCapMultiple (default 0: none; the service's opt-in cap on the plan's
+ * budget relative to its load, core/plan-cap.ts).
  */
 import { BudgetTooLowError } from '../../../core/calc/errors.ts';
 import type { PolicyContext, PolicyDefinition, PolicyOptions } from '../../policy.ts';
@@ -16,6 +17,7 @@ import { DEFAULT_SPEND_CEILING } from '../../../core/spend-ceiling.ts';
 import { RELOCK_FACTOR } from '../../../core/shares.ts';
 import { warmupOptions } from '../../../core/warmup.ts';
 import { DEFAULT_DRAIN } from '../../../core/exec/drain-widths.ts';
+import { DEFAULT_PLAN_CAP, type PlanCapOptions, planCapOptions } from '../../../core/plan-cap.ts';
 import { BoaPlanner } from './planner.ts';
 import { BoaPolicy, type BoaSettings } from './policy.ts';
 
@@ -38,6 +40,7 @@ export const BOA_DEFAULTS: Omit<BoaSettings, 'budget'> = {
   budgetWindowHours: 24,
   warmup: null,
   drain: DEFAULT_DRAIN,
+  planCap: DEFAULT_PLAN_CAP,
 };
 
 /** Checks the options; with oracle rates, a budget below the minimum feasible one is refused up front. */
@@ -74,7 +77,17 @@ export function boaSettings(context: PolicyContext, options: PolicyOptions): Boa
     throw new BoaOptionsError(`boa drainAfterHours must be a number >= 0 (0: never), got ${drainHours}`);
   }
   const drain = drainHours > 0 ? { ...DEFAULT_DRAIN, afterHours: drainHours } : null;
-  return { ...BOA_DEFAULTS, budget, solver, rates, warmup, drain };
+  const planCap = planCapFrom(options.planCapMultiple ?? DEFAULT_PLAN_CAP.multiple);
+  return { ...BOA_DEFAULTS, budget, solver, rates, warmup, drain, planCap };
+}
+
+function planCapFrom(multiple: number): PlanCapOptions | null {
+  try {
+    const options = planCapOptions(multiple, DEFAULT_PLAN_CAP.relaxHours);
+    return options.multiple > 0 ? options : null;
+  } catch (error) {
+    throw new BoaOptionsError(`boa planCapMultiple: ${(error as Error).message}`);
+  }
 }
 
 export const boaPolicy: PolicyDefinition = {

@@ -20,6 +20,7 @@ import { type SpendCeilingOptions, spendCeiling, widthsUnderCeiling } from '../.
 import { type WarmupOptions, warmupFactor } from '../../../core/warmup.ts';
 import type { DrainOptions } from '../../../core/exec/drain-widths.ts';
 import { drainedWidths } from './drain.ts';
+import { type PlanCapOptions, planBudgetCap } from '../../../core/plan-cap.ts';
 
 export interface BoaSettings {
   /** Target paid GPU-hours per hour (time-average). */
@@ -53,6 +54,8 @@ export interface BoaSettings {
   readonly warmup: WarmupOptions | null;
   /** Spend the budget on the running jobs once submissions stop (drain-widths.ts); null: never. */
   readonly drain: DrainOptions | null;
+  /** The service's cap on the plan's budget relative to its load (core/plan-cap.ts); null: none. */
+  readonly planCap: PlanCapOptions | null;
 }
 
 export class BoaPolicy implements Policy {
@@ -83,6 +86,8 @@ export class BoaPolicy implements Policy {
   #lastArrival: number | undefined;
   /** GPUs the drain adds to the plan's widths: expected, so the demand ratio does not narrow for them. */
   #drainExtra = 0;
+  /** The control's budget when the plan in force was made, before the cap (core/plan-cap.ts). */
+  #uncapped = 0;
   /** Plans made, for tests and reports. */
   replans = 0;
 
@@ -273,7 +278,12 @@ export class BoaPolicy implements Policy {
     const atMinimum =
       planned !== undefined && planned.plannedBudget <= planned.minFeasibleBudget * (1 + 1e-9);
     const planExpected = ((planned?.gpuHoursPerHour ?? 0) + this.#drainExtra) * dt;
-    const expected = atMinimum ? Math.max(allocated, planExpected) : planExpected;
+    // Likewise while the cap holds the plan below the control's budget: allocating more than the plan
+    // expected, up to that budget, is the load the cap does not plan for, not a reason to narrow.
+    const capped = planned !== undefined && planned.plannedBudget < this.#uncapped * (1 - 1e-9);
+    let expected = planExpected;
+    if (atMinimum) expected = Math.max(allocated, planExpected);
+    else if (capped) expected = Math.max(planExpected, Math.min(allocated, this.#uncapped * dt));
     this.#control.observe(
       cluster.now,
       new Map(cluster.nodes.map((n) => [n.id, n.gpus])),
@@ -300,11 +310,26 @@ export class BoaPolicy implements Policy {
     }
   }
 
-  /** The control's budget, less during a warm-up, and never below the minimum feasible one. */
+  /**
+   * The control's budget, less during a warm-up, within the plan's cap (core/plan-cap.ts), and never
+   * below the minimum feasible one.
+   */
   #planningBudget(now: number, minFeasible: number): number {
+    return Math.max(minFeasible, Math.min(this.#uncappedBudget(now, minFeasible), this.#cap(minFeasible)));
+  }
+
+  #uncappedBudget(now: number, minFeasible: number): number {
     const hours = (now - (this.#firstArrival ?? now)) / 3600;
-    const factor = warmupFactor(hours, this.settings.warmup);
-    return Math.max(minFeasible, this.#control.planningBudget(minFeasible) * factor);
+    return this.#control.planningBudget(minFeasible) * warmupFactor(hours, this.settings.warmup);
+  }
+
+  #cap(minFeasibleBudget: number): number {
+    const options = this.settings.planCap;
+    if (options === null) return Number.POSITIVE_INFINITY;
+    const { budget, budgetWindowHours } = this.settings;
+    const window = this.#control.spentInWindow(budgetWindowHours * 3600);
+    const unspentGpuHours = (budget * window.elapsedSeconds - window.paidGpuSeconds) / 3600;
+    return planBudgetCap({ budget, minFeasibleBudget, unspentGpuHours }, options);
   }
 
   /** The rates to plan for: online, the estimate plus the backlog (the service's loadRates); or the trace's. */
@@ -332,7 +357,9 @@ export class BoaPolicy implements Policy {
       return;
     }
     this.#plannedRates = rates;
-    this.#planned = this.#planner.plan(rates, this.#planningBudget(now, this.#planner.minFeasible(rates)));
+    const minFeasible = this.#planner.minFeasible(rates);
+    this.#uncapped = this.#uncappedBudget(now, minFeasible);
+    this.#planned = this.#planner.plan(rates, this.#planningBudget(now, minFeasible));
     this.#plannedAt = now;
     this.#replanDue = false;
     this.replans++;

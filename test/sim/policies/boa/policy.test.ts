@@ -138,6 +138,35 @@ describe('executing the plan on an uncontended cluster', () => {
     );
   });
 
+  it('with planCapMultiple 2, caps the plan at twice the minimum, raised as the budget goes unspent', () => {
+    const budget = 4 * minimum;
+    const options = { budget, rates: 'oracle', solver: 'paper' } as const;
+    const capped = boaPolicy.create(context(RATES), { ...options, planCapMultiple: 2 }) as BoaPolicy;
+    const plain = boaPolicy.create(context(RATES), options) as BoaPolicy;
+    // No nodes, so nothing is paid: every hour leaves an hour of budget unspent.
+    const empty = { ...cluster, nodes: [] };
+    const budgets = (now: number) =>
+      [capped, plain].map((policy) => {
+        if (now === 0) policy.onArrival?.(view(0), 0);
+        policy.decide({ ...empty, now }, [view(0)]);
+        return policy.planned?.plannedBudget as number;
+      });
+    const [start, startPlain] = budgets(0);
+    expect(start).toBeCloseTo(2 * minimum, 6);
+    expect(startPlain).toBeCloseTo(budget, 6);
+    // Two hours of budget unspent, half of relaxHours (4): the cap is 1.5 times as high.
+    const [later] = budgets(2 * 3600);
+    expect(later).toBeCloseTo(3 * minimum, 2);
+    expect(boaSettings(context(RATES), { budget }).planCap).toBeNull();
+    expect(boaSettings(context(RATES), { budget, planCapMultiple: 2 }).planCap).toEqual({
+      multiple: 2,
+      relaxHours: 4,
+    });
+    expect(() => boaSettings(context(RATES), { budget, planCapMultiple: 0.5 })).toThrow(
+      /planCapMultiple: plan cap multiple must be 0 \(no cap\) or a number >= 1, got 0.5/,
+    );
+  });
+
   it('drains after 2 hours without an arrival by default, never with drainAfterHours 0, and refuses less', () => {
     expect(boaSettings(context(RATES), { budget: 50 }).drain?.afterHours).toBe(2);
     expect(boaSettings(context(RATES), { budget: 50, drainAfterHours: 0.5 }).drain?.afterHours).toBe(0.5);

@@ -1,0 +1,58 @@
+/**
+ * The opt-in plan cap (core/plan-cap.ts) in the service: with `planCapMultiple: 2` a budget many times
+ * what the load needs is planned with twice the load's minimum, the cap rises as the window leaves
+ * budget unspent, and the budget's control block says so; off by default.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { startService } from './harness.ts';
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const fn of cleanups.splice(0)) await fn();
+});
+
+async function generous(config: Record<string, unknown> = {}) {
+  const s = await startService({ config: { priorRates: { cifar10: 8, bert: 1 }, ...config } });
+  cleanups.push(s.close);
+  expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 400 })).status).toBe(200);
+  await s.service.planner.idle();
+  /** Re-plans `hours` after the start; what the calculator was given and what the load needs. */
+  return async (hours: number) => {
+    s.clock.t = s.service.state.startedAt + hours * 3_600_000;
+    await s.service.planner.request('timer');
+    const control = (await s.request('GET', '/v1/budget')).body.control;
+    return {
+      planningBudget: control.planningBudget as number,
+      needs: control.loadNeedsGpuHoursPerHour as number,
+      cap: control.planCapGpuHoursPerHour as number | null,
+    };
+  };
+}
+
+describe('the plan cap', () => {
+  it('plans a generous budget with twice what the load needs, more as the budget goes unspent', async () => {
+    const at = await generous({ planCapMultiple: 2 });
+    const start = await at(0);
+    expect(start.needs).toBeGreaterThan(0);
+    expect(start.needs * 2).toBeLessThan(400);
+    expect(start.cap).toBeCloseTo(2 * start.needs, 2);
+    expect(start.planningBudget).toBeCloseTo(start.cap as number, 2);
+    // Two hours with nothing paid: 800 unspent GPU-hours are two hours of budget, half of relaxHours.
+    const later = await at(2);
+    expect(later.cap).toBeCloseTo(2 * later.needs * 1.5, 1);
+    expect(later.planningBudget).toBeCloseTo(later.cap as number, 1);
+  });
+
+  it('is off by default: the plan gets the whole budget', async () => {
+    const at = await generous();
+    const start = await at(0);
+    expect(start.cap).toBeNull();
+    expect(start.planningBudget).toBeCloseTo(400, 6);
+  });
+
+  it('refuses a multiple between 0 and 1, naming the setting', async () => {
+    await expect(startService({ config: { planCapMultiple: 0.5 } })).rejects.toThrow(
+      /planCapMultiple must be 0 \(no cap\) or >= 1/,
+    );
+  });
+});
