@@ -31,10 +31,10 @@ export function planInputs(svc: BoaService): PlanInputs | undefined {
 }
 
 /** The most budget the plan may be made with: a multiple of the load's minimum (core/plan-cap.ts). */
-export function planCap(svc: BoaService, now: number): number {
+export function planCap(svc: BoaService, now: number, ceiling = currentSpendCeiling(svc, now)): number {
   const { config } = svc.deps;
   const budget = svc.state.budget?.gpuHoursPerHour ?? 0;
-  const debt = currentSpendCeiling(svc, now)?.debtGpuHours ?? 0;
+  const debt = ceiling?.debtGpuHours ?? 0;
   return planBudgetCap(
     { budget, minFeasibleBudget: loadNeeds(svc, now), unspentGpuHours: -debt },
     { multiple: config.planCapMultiple, relaxHours: config.planCapRelaxHours },

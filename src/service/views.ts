@@ -51,7 +51,7 @@ export function budgetView(service: BoaService) {
 function controlView(service: BoaService, now: number) {
   const ceiling = service.spendCeiling(now);
   const inputs = service.state.plan?.row;
-  const cap = planCap(service, now);
+  const cap = planCap(service, now, ceiling);
   return {
     ceilingGpus: ceiling ? round(ceiling.gpus, 2) : null,
     ceilingNodes: ceiling?.nodes ?? null,

@@ -114,18 +114,20 @@ describe('executing the plan on an uncontended cluster', () => {
     expect(later.desiredNodes).toBe(0);
   });
 
+  /** Each policy's planned budget at `now` on a cluster with no nodes (one job, arriving at 0). */
+  const plannedBudgets = (policies: readonly BoaPolicy[]) => (now: number) =>
+    policies.map((policy) => {
+      if (now === 0) policy.onArrival?.(view(0), 0);
+      policy.decide({ ...cluster, nodes: [], now }, [view(0)]);
+      return policy.planned?.plannedBudget as number;
+    });
+
   it('with a warm-up, plans with half the budget at the first arrival and all of it once it is over', () => {
     const budget = 3 * minimum;
     const options = { budget, rates: 'oracle', solver: 'paper' } as const;
     const plain = boaPolicy.create(context(RATES), options) as BoaPolicy;
     const warm = boaPolicy.create(context(RATES), { ...options, warmupHours: 8 }) as BoaPolicy;
-    const empty = { ...cluster, nodes: [] };
-    const budgets = (now: number) =>
-      [plain, warm].map((policy) => {
-        if (now === 0) policy.onArrival?.(view(0), 0);
-        policy.decide({ ...empty, now }, [view(0)]);
-        return policy.planned?.plannedBudget as number;
-      });
+    const budgets = plannedBudgets([plain, warm]);
     const [start, startWarm] = budgets(0);
     expect(start).toBeCloseTo(budget, 6);
     expect(startWarm).toBeCloseTo(budget / 2, 6);
@@ -144,13 +146,7 @@ describe('executing the plan on an uncontended cluster', () => {
     const capped = boaPolicy.create(context(RATES), { ...options, planCapMultiple: 2 }) as BoaPolicy;
     const plain = boaPolicy.create(context(RATES), options) as BoaPolicy;
     // No nodes, so nothing is paid: every hour leaves an hour of budget unspent.
-    const empty = { ...cluster, nodes: [] };
-    const budgets = (now: number) =>
-      [capped, plain].map((policy) => {
-        if (now === 0) policy.onArrival?.(view(0), 0);
-        policy.decide({ ...empty, now }, [view(0)]);
-        return policy.planned?.plannedBudget as number;
-      });
+    const budgets = plannedBudgets([capped, plain]);
     const [start, startPlain] = budgets(0);
     expect(start).toBeCloseTo(2 * minimum, 6);
     expect(startPlain).toBeCloseTo(budget, 6);
