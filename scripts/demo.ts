@@ -60,6 +60,11 @@ const program = new Command('demo')
     '--plan-cap-multiple <m>',
     "the service's opt-in plan cap (planCapMultiple): plans get at most m times what the load needs; 0: none",
     '0',
+  )
+  .option(
+    '--credit-spend-hours <h>',
+    "the service's credit for a tight budget (creditSpendHours): while the load needs 90% of the budget, plans spend the window's unspent budget over h hours; 0: never",
+    '4',
   );
 
 /** A replica that says what it was given, then waits to be stopped (SIGTERM at a rescale or the end). */
@@ -90,6 +95,7 @@ await runMain(async () => {
     warmupHours: string;
     drainAfterHours: string;
     planCapMultiple: string;
+    creditSpendHours: string;
   }>();
   const budget = Number(opts.budget);
   if (!(budget > 0)) throw new UsageError(`--budget must be a positive number, got "${opts.budget}"`);
@@ -114,6 +120,13 @@ await runMain(async () => {
   if (!(planCapMultiple === 0 || planCapMultiple >= 1)) {
     throw new UsageError(
       `--plan-cap-multiple must be 0 (no cap) or a number >= 1, got "${opts.planCapMultiple}"`,
+    );
+  }
+
+  const creditSpendHours = Number(opts.creditSpendHours);
+  if (!(creditSpendHours >= 0)) {
+    throw new UsageError(
+      `--credit-spend-hours must be a number >= 0 (0: never), got "${opts.creditSpendHours}"`,
     );
   }
 
@@ -143,6 +156,7 @@ await runMain(async () => {
     warmupHours,
     drainAfterHours,
     planCapMultiple,
+    creditSpendHours,
     logLevel: 'warn',
   });
   const boa = await bootService(config, { clock, logger: pino({ level: 'warn' }, pino.destination(2)) });

@@ -38,6 +38,10 @@ const BudgetControl = z
       description:
         'the most budget a plan is made with: planCapMultiple x what the load needs, raised as the window leaves budget unspent; null: no cap',
     }),
+    creditGpuHoursPerHour: z.number().openapi({
+      description:
+        "what plans get on top of the budget from the window's unspent budget, spread over creditSpendHours, while the load needs at least creditLoadShare of the budget; 0: none",
+    }),
     queuedForBudget: z.number().int().openapi({ description: 'jobs waiting for the budget' }),
     draining: z.boolean().openapi({
       description:

@@ -4,6 +4,7 @@ import { describeIssue, fromSource } from './config-sources.ts';
 import { DEFAULT_SPEND_CEILING } from '../core/spend-ceiling.ts';
 import { DEFAULT_DRAIN } from '../core/exec/drain-widths.ts';
 import { DEFAULT_PLAN_CAP } from '../core/plan-cap.ts';
+import { DEFAULT_CREDIT } from '../core/credit.ts';
 
 /**
  * Service configuration: defaults < config file (JSON) < environment (BOA_*) < command-line flags.
@@ -78,6 +79,16 @@ export const configSchema = z
       .default(DEFAULT_PLAN_CAP.multiple),
     /** Hours of unspent budget that double the plan's cap (core/plan-cap.ts). */
     planCapRelaxHours: positive('planCapRelaxHours').default(DEFAULT_PLAN_CAP.relaxHours),
+    /**
+     * While the load needs at least `creditLoadShare` of the budget, plans also spend the window's
+     * unspent budget, spread over this many hours (core/credit.ts); 0: never.
+     */
+    creditSpendHours: z
+      .number({ error: 'creditSpendHours must be a number' })
+      .nonnegative('creditSpendHours must be >= 0 (0: never)')
+      .default(DEFAULT_CREDIT.spendHours),
+    /** The share of the budget the load must need before plans spend the window's credit. */
+    creditLoadShare: positive('creditLoadShare').default(DEFAULT_CREDIT.loadShare),
     /** Initial budget (GPU-hours per hour) when none is stored yet. */
     budget: z.number().positive().optional(),
     /** Prior arrival rates per class, jobs/hour; classes without one start at 0 and are learned. */

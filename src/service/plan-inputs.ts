@@ -9,6 +9,7 @@ import type { BoaService } from './service.ts';
 import { warmupFactor, warmupOptions } from '../core/warmup.ts';
 import { followedWidths, widthsFor } from '../core/shares.ts';
 import { planBudgetCap } from '../core/plan-cap.ts';
+import { creditFactor } from '../core/credit.ts';
 import { currentSpendCeiling, loadNeeds } from './budget.ts';
 
 const HOUR = 3_600_000;
@@ -24,7 +25,10 @@ export function planInputs(svc: BoaService): PlanInputs | undefined {
     classes: estimatedClasses(svc),
     ratesPerHour: loadRates(svc, now),
     budget: budget.gpuHoursPerHour,
-    planningBudget: Math.min((budget.gpuHoursPerHour / ratio) * planningFactor(svc, now), planCap(svc, now)),
+    planningBudget: Math.min(
+      (budget.gpuHoursPerHour / ratio) * planningFactor(svc, now) * creditFactorNow(svc, now),
+      planCap(svc, now),
+    ),
     solver: svc.deps.config.solver,
     gpusPerNode: svc.deps.config.gpusPerNode,
   };
@@ -38,6 +42,23 @@ export function planCap(svc: BoaService, now: number, ceiling = currentSpendCeil
   return planBudgetCap(
     { budget, minFeasibleBudget: loadNeeds(svc, now), unspentGpuHours: -debt },
     { multiple: config.planCapMultiple, relaxHours: config.planCapRelaxHours },
+  );
+}
+
+/** What the plan's budget is multiplied by for the window's credit while the load is tight (core/credit.ts). */
+export function creditFactorNow(
+  svc: BoaService,
+  now: number,
+  ceiling = currentSpendCeiling(svc, now),
+): number {
+  const { config } = svc.deps;
+  return creditFactor(
+    {
+      budget: svc.state.budget?.gpuHoursPerHour ?? 0,
+      loadNeeds: loadNeeds(svc, now),
+      unspentGpuHours: -(ceiling?.debtGpuHours ?? 0),
+    },
+    { spendHours: config.creditSpendHours, loadShare: config.creditLoadShare },
   );
 }
 

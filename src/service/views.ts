@@ -1,7 +1,7 @@
 import type { Averages } from './ledger.ts';
 import { nodesOf, type ServiceJob } from './jobs.ts';
 import type { BoaService } from './service.ts';
-import { planCap, planningFactor } from './plan-inputs.ts';
+import { creditFactorNow, planCap, planningFactor } from './plan-inputs.ts';
 
 const HOUR = 3_600_000;
 const HOURS_PER_MONTH = 730;
@@ -52,6 +52,8 @@ function controlView(service: BoaService, now: number) {
   const ceiling = service.spendCeiling(now);
   const inputs = service.state.plan?.row;
   const cap = planCap(service, now, ceiling);
+  const budget = service.state.budget?.gpuHoursPerHour ?? 0;
+  const credit = budget * (creditFactorNow(service, now, ceiling) - 1);
   return {
     ceilingGpus: ceiling ? round(ceiling.gpus, 2) : null,
     ceilingNodes: ceiling?.nodes ?? null,
@@ -60,6 +62,7 @@ function controlView(service: BoaService, now: number) {
     planningBudget: inputs ? round(inputs.planningBudget) : null,
     warmupFactor: round(planningFactor(service, now), 3),
     planCapGpuHoursPerHour: Number.isFinite(cap) ? round(cap, 3) : null,
+    creditGpuHoursPerHour: round(credit, 3),
     queuedForBudget: queuedForBudget(service),
     draining: service.state.draining,
     loadNeedsGpuHoursPerHour: round(service.loadNeeds(now), 3),

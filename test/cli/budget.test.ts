@@ -67,6 +67,21 @@ describe('boa budget', () => {
     expect((await plain.boa(['budget', 'get'])).stdout).not.toMatch(/^plan cap/m);
   });
 
+  it("says when plans spend the window's credit because the load needs most of the budget", async () => {
+    // A prior worth many hours keeps the load where it is while the clock moves on.
+    const s = await started({ config: { priorRates: { cifar10: 8 }, priorWeightHours: 1000 } });
+    expect((await s.boa(['budget', 'set', '400'])).status).toBe(0);
+    const needs = (await s.request('GET', '/v1/budget')).body.control.loadNeedsGpuHoursPerHour;
+    expect((await s.boa(['budget', 'set', String(needs * 1.05)])).status).toBe(0);
+    expect((await s.boa(['budget', 'get'])).stdout).not.toMatch(/^credit/m);
+    s.clock.t += 2 * 3_600_000;
+    const credit = (await s.request('GET', '/v1/budget')).body.control.creditGpuHoursPerHour;
+    expect(credit).toBeGreaterThan(0);
+    expect((await s.boa(['budget', 'get'])).stdout).toMatch(
+      new RegExp(`^credit\\s+plans get ${credit.toFixed(1)} GPU-hours/hour more from budget unspent`, 'm'),
+    );
+  });
+
   it('says when the drain hands the running jobs the budget', async () => {
     const s = await started({
       config: { tickSeconds: 600, leaseSeconds: 86_400, priorRates: { imagenet: 0.5 } },

@@ -45,6 +45,17 @@ describe('compare policy variants', () => {
     expect(parsePolicyEntry('boa@cap0', find).label).toBe('boa (no plan cap)');
   });
 
+  it("boa@creditH spends the window's credit over H hours while the load is tight, labelled with it", () => {
+    expect(parsePolicyEntry('boa@credit8', find)).toMatchObject({
+      options: { creditSpendHours: 8 },
+      label: 'boa (credit over 8 h)',
+    });
+    expect(parsePolicyEntry('boa@credit0', find)).toMatchObject({
+      options: { creditSpendHours: 0 },
+      label: 'boa (no credit)',
+    });
+  });
+
   it('refuses other variants, naming the ones there are', () => {
     for (const spec of [
       'boa@warmup',
@@ -56,9 +67,11 @@ describe('compare policy variants', () => {
       'lyra@drain0',
       'boa@cap0.5',
       'boa@cap',
+      'boa@credit',
+      'lyra@credit4',
     ]) {
       expect(() => parsePolicyEntry(spec, find), spec).toThrow(
-        /boa@oracle .*, boa@warmupH .*, boa@drainH .* and boa@capM/,
+        /boa@oracle .*, boa@warmupH .*, boa@drainH .*, boa@capM .* and boa@creditH/,
       );
     }
   });

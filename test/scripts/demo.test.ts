@@ -143,6 +143,9 @@ describe('demo replay', () => {
       const badCap = demo(['--trace', TRACE, '--budget', '40', '--plan-cap-multiple', '0.5']);
       expect(badCap.status).toBe(2);
       expect(badCap.stderr).toMatch(/--plan-cap-multiple must be 0 \(no cap\) or a number >= 1, got "0.5"/);
+      const badCredit = demo(['--trace', TRACE, '--budget', '40', '--credit-spend-hours', 'x']);
+      expect(badCredit.status).toBe(2);
+      expect(badCredit.stderr).toMatch(/--credit-spend-hours must be a number >= 0 \(0: never\), got "x"/);
       expect(readdirSync(tmp).filter((f) => f.startsWith('boa-demo-'))).toEqual([]);
     } finally {
       rmSync(tmp, { recursive: true, force: true });

@@ -119,6 +119,15 @@ function renderBudget(b: BudgetView): string {
               ] as [string, string],
             ]
           : []),
+        ...(b.control.creditGpuHoursPerHour > 0
+          ? [
+              [
+                'credit',
+                `plans get ${fixed(b.control.creditGpuHoursPerHour, 1)} GPU-hours/hour more from budget unspent earlier ` +
+                  'in the window: the load needs most of the budget',
+              ] as [string, string],
+            ]
+          : []),
         ...(b.control.warmupFactor < 1
           ? [
               [

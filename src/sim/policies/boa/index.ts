@@ -6,7 +6,8 @@
  * oracle: the trace's own rates, which no other policy and no service has), warmupHours (default 0: the
  * service's opt-in warm-up, core/warmup.ts), drainAfterHours (default 2, 0: never: the service's drain,
  * core/exec/drain-widths.ts), planCapMultiple (default 0: none; the service's opt-in cap on the plan's
- * budget relative to its load, core/plan-cap.ts).
+ * budget relative to its load, core/plan-cap.ts), creditSpendHours (default 4, 0: never; the service's
+ * spending of the window's unspent budget while the load needs most of the budget, core/credit.ts).
  */
 import { BudgetTooLowError } from '../../../core/calc/errors.ts';
 import type { PolicyContext, PolicyDefinition, PolicyOptions } from '../../policy.ts';
@@ -18,6 +19,7 @@ import { RELOCK_FACTOR } from '../../../core/shares.ts';
 import { warmupOptions } from '../../../core/warmup.ts';
 import { DEFAULT_DRAIN } from '../../../core/exec/drain-widths.ts';
 import { DEFAULT_PLAN_CAP, type PlanCapOptions, planCapOptions } from '../../../core/plan-cap.ts';
+import { type CreditOptions, creditOptions, DEFAULT_CREDIT } from '../../../core/credit.ts';
 import { BoaPlanner } from './planner.ts';
 import { BoaPolicy, type BoaSettings } from './policy.ts';
 
@@ -41,6 +43,7 @@ export const BOA_DEFAULTS: Omit<BoaSettings, 'budget'> = {
   warmup: null,
   drain: DEFAULT_DRAIN,
   planCap: DEFAULT_PLAN_CAP,
+  credit: DEFAULT_CREDIT,
 };
 
 /** Checks the options; with oracle rates, a budget below the minimum feasible one is refused up front. */
@@ -78,7 +81,8 @@ export function boaSettings(context: PolicyContext, options: PolicyOptions): Boa
   }
   const drain = drainHours > 0 ? { ...DEFAULT_DRAIN, afterHours: drainHours } : null;
   const planCap = planCapFrom(options.planCapMultiple ?? DEFAULT_PLAN_CAP.multiple);
-  return { ...BOA_DEFAULTS, budget, solver, rates, warmup, drain, planCap };
+  const credit = creditFrom(options.creditSpendHours ?? DEFAULT_CREDIT.spendHours);
+  return { ...BOA_DEFAULTS, budget, solver, rates, warmup, drain, planCap, credit };
 }
 
 function planCapFrom(multiple: number): PlanCapOptions | null {
@@ -87,6 +91,15 @@ function planCapFrom(multiple: number): PlanCapOptions | null {
     return options.multiple > 0 ? options : null;
   } catch (error) {
     throw new BoaOptionsError(`boa planCapMultiple: ${(error as Error).message}`);
+  }
+}
+
+function creditFrom(spendHours: number): CreditOptions | null {
+  try {
+    const options = creditOptions(spendHours, DEFAULT_CREDIT.loadShare);
+    return options.spendHours > 0 ? options : null;
+  } catch (error) {
+    throw new BoaOptionsError(`boa creditSpendHours: ${(error as Error).message}`);
   }
 }
 

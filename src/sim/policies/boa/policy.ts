@@ -21,6 +21,7 @@ import { type WarmupOptions, warmupFactor } from '../../../core/warmup.ts';
 import type { DrainOptions } from '../../../core/exec/drain-widths.ts';
 import { drainedWidths } from './drain.ts';
 import { type PlanCapOptions, planBudgetCap } from '../../../core/plan-cap.ts';
+import { type CreditOptions, creditFactor } from '../../../core/credit.ts';
 
 export interface BoaSettings {
   /** Target paid GPU-hours per hour (time-average). */
@@ -56,6 +57,8 @@ export interface BoaSettings {
   readonly drain: DrainOptions | null;
   /** The service's cap on the plan's budget relative to its load (core/plan-cap.ts); null: none. */
   readonly planCap: PlanCapOptions | null;
+  /** The service's spending of the window's credit while the load is tight (core/credit.ts); null: never. */
+  readonly credit: CreditOptions | null;
 }
 
 export class BoaPolicy implements Policy {
@@ -318,18 +321,28 @@ export class BoaPolicy implements Policy {
     return Math.max(minFeasible, Math.min(this.#uncappedBudget(now, minFeasible), this.#cap(minFeasible)));
   }
 
+  /** The control's budget, less during a warm-up, more with the window's credit when the load is tight. */
   #uncappedBudget(now: number, minFeasible: number): number {
     const hours = (now - (this.#firstArrival ?? now)) / 3600;
-    return this.#control.planningBudget(minFeasible) * warmupFactor(hours, this.settings.warmup);
+    const { budget, credit } = this.settings;
+    const factor = credit
+      ? creditFactor({ budget, loadNeeds: minFeasible, unspentGpuHours: this.#unspentGpuHours() }, credit)
+      : 1;
+    return this.#control.planningBudget(minFeasible) * warmupFactor(hours, this.settings.warmup) * factor;
   }
 
   #cap(minFeasibleBudget: number): number {
     const options = this.settings.planCap;
     if (options === null) return Number.POSITIVE_INFINITY;
+    const { budget } = this.settings;
+    return planBudgetCap({ budget, minFeasibleBudget, unspentGpuHours: this.#unspentGpuHours() }, options);
+  }
+
+  /** The window's budget not yet spent (budget x hours so far - paid); negative: debt. */
+  #unspentGpuHours(): number {
     const { budget, budgetWindowHours } = this.settings;
     const window = this.#control.spentInWindow(budgetWindowHours * 3600);
-    const unspentGpuHours = (budget * window.elapsedSeconds - window.paidGpuSeconds) / 3600;
-    return planBudgetCap({ budget, minFeasibleBudget, unspentGpuHours }, options);
+    return (budget * window.elapsedSeconds - window.paidGpuSeconds) / 3600;
   }
 
   /** The rates to plan for: online, the estimate plus the backlog (the service's loadRates); or the trace's. */

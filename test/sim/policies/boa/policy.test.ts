@@ -163,6 +163,27 @@ describe('executing the plan on an uncontended cluster', () => {
     );
   });
 
+  it("spends the window's credit over 4 hours while the load needs 90% of the budget, never with creditSpendHours 0", () => {
+    const budget = 1.05 * minimum;
+    const options = { budget, rates: 'oracle', solver: 'paper' } as const;
+    const tight = boaPolicy.create(context(RATES), options) as BoaPolicy;
+    const off = boaPolicy.create(context(RATES), { ...options, creditSpendHours: 0 }) as BoaPolicy;
+    const generous = boaPolicy.create(context(RATES), { ...options, budget: 2 * minimum }) as BoaPolicy;
+    // No nodes, so nothing is paid: every hour leaves an hour of budget unspent.
+    const budgets = plannedBudgets([tight, off, generous]);
+    const [start, startOff] = budgets(0);
+    expect(start).toBeCloseTo(budget, 6);
+    expect(startOff).toBeCloseTo(budget, 6);
+    // Two hours of budget unspent, spent over 4 hours: half the budget more, for the tight budget only.
+    const [later, laterOff, laterGenerous] = budgets(2 * 3600);
+    expect(later).toBeCloseTo(1.5 * budget, 2);
+    expect(laterOff).toBeCloseTo(budget, 6);
+    expect(laterGenerous).toBeCloseTo(2 * minimum, 6);
+    expect(() => boaSettings(context(RATES), { budget, creditSpendHours: -1 })).toThrow(
+      /creditSpendHours: credit spend hours must be a number >= 0 \(0: never\), got -1/,
+    );
+  });
+
   it('drains after 2 hours without an arrival by default, never with drainAfterHours 0, and refuses less', () => {
     expect(boaSettings(context(RATES), { budget: 50 }).drain?.afterHours).toBe(2);
     expect(boaSettings(context(RATES), { budget: 50, drainAfterHours: 0.5 }).drain?.afterHours).toBe(0.5);

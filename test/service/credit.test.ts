@@ -1,0 +1,70 @@
+/**
+ * Credit for a tight budget (core/credit.ts) in the service: while the load needs at least 90% of the
+ * budget, plans also spend what the window left unspent, spread over 4 hours, and the budget's control
+ * block says how much; a generous budget keeps its credit; `creditSpendHours: 0` turns it off.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { startService } from './harness.ts';
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const fn of cleanups.splice(0)) await fn();
+});
+
+/** A service whose budget is `timesNeeds` times what its load needs; `at(hours)` re-plans that much later. */
+async function budgeted(timesNeeds: number, config: Record<string, unknown> = {}) {
+  // A prior worth many hours: two hours without a submission leave the estimated load where it is.
+  const s = await startService({
+    config: { priorRates: { cifar10: 8, bert: 1 }, priorWeightHours: 1000, ...config },
+  });
+  cleanups.push(s.close);
+  expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 400 })).status).toBe(200);
+  const needs = (await s.request('GET', '/v1/budget')).body.control.loadNeedsGpuHoursPerHour as number;
+  expect(needs).toBeGreaterThan(0);
+  const budget = needs * timesNeeds;
+  expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: budget })).status).toBe(200);
+  await s.service.planner.idle();
+  const setAt = s.clock.t;
+  return {
+    budget,
+    at: async (hours: number) => {
+      s.clock.t = setAt + hours * 3_600_000;
+      await s.service.planner.request('timer');
+      const control = (await s.request('GET', '/v1/budget')).body.control;
+      return {
+        planningBudget: control.planningBudget as number,
+        credit: control.creditGpuHoursPerHour as number,
+      };
+    },
+  };
+}
+
+describe('credit for a tight budget', () => {
+  it('plans a tight budget with the unspent budget of the window spread over 4 hours', async () => {
+    const { budget, at } = await budgeted(1.05);
+    const start = await at(0);
+    expect(start.credit).toBe(0);
+    expect(start.planningBudget).toBeCloseTo(budget, 2);
+    // Two hours with nothing paid: two hours of budget unspent, spent over 4 hours, is half the budget more.
+    const later = await at(2);
+    expect(later.credit).toBeCloseTo(budget / 2, 1);
+    expect(later.planningBudget).toBeCloseTo(budget * 1.5, 1);
+  });
+
+  it('keeps the credit of a generous budget for later', async () => {
+    const { budget, at } = await budgeted(2);
+    const later = await at(2);
+    expect(later.credit).toBe(0);
+    expect(later.planningBudget).toBeCloseTo(budget, 2);
+  });
+
+  it('is off with creditSpendHours 0, and a negative value is refused, naming the setting', async () => {
+    const { budget, at } = await budgeted(1.05, { creditSpendHours: 0 });
+    const later = await at(2);
+    expect(later.credit).toBe(0);
+    expect(later.planningBudget).toBeCloseTo(budget, 2);
+    await expect(startService({ config: { creditSpendHours: -1 } })).rejects.toThrow(
+      /creditSpendHours must be >= 0 \(0: never\)/,
+    );
+  });
+});
