@@ -1,12 +1,14 @@
 /**
  * One trace-driven simulation of one policy.
  *   npm run -s simulate -- --trace FILE [--apps a,b] --policy NAME [--budget B] [--target C] [--seed N]
- *     [--solver exact|paper] [--rates online|prior|oracle] [--format table|json] [engine flags]
+ *     [--solver exact|paper] [--rates online|prior|oracle] [--unspent] [--format table|json] [engine flags]
  */
 import { Command, Option } from 'commander';
-import { POLICIES } from '../src/sim/policies/index.ts';
+import { findPolicy, POLICIES } from '../src/sim/policies/index.ts';
 import { simulate, truthProvider } from '../src/sim/run.ts';
-import { emit, runMain } from './lib/inputs.ts';
+import { type UnspentSplit, UnspentAccount } from '../src/sim/unspent.ts';
+import { parsePolicyEntry } from './lib/compare-report.ts';
+import { emit, runMain, UsageError } from './lib/inputs.ts';
 import { asUsage, numberOption } from './lib/sim-args.ts';
 import {
   type EngineFlags,
@@ -22,7 +24,10 @@ const program = withSimulationOptions(
     .description('Simulate one scheduling policy on a workload trace against the measured job model')
     .requiredOption('--trace <file>', 'workload CSV (name,time,application,num_replicas,batch_size)')
     .option('--apps <list>', 'only these applications, comma-separated (rates keep the whole file span)')
-    .requiredOption('--policy <name>', `one of: ${POLICIES.map((p) => p.name).join(', ')}`)
+    .requiredOption(
+      '--policy <name>',
+      `one of: ${POLICIES.map((p) => p.name).join(', ')}; or a boa variant as in compare (boa@oracle, boa@drainH, boa@capM, boa@creditH, boa@warmupH)`,
+    )
     .option(
       '--budget <b>',
       'GPU-hours per hour (boa), max GPUs (fixed-request), cluster GPUs (fixed policies)',
@@ -34,6 +39,10 @@ const program = withSimulationOptions(
       "boa: online (default, as the service estimates them), prior (online, starting from the trace's rates, as the demo's --prior trace) or oracle (the trace's rates)",
     )
     .option('--seed <n>', 'random seed', '1')
+    .option(
+      '--unspent',
+      'where paid fell below --budget: jobs waiting, GPUs running jobs could use (>= half a GPU of speedup each), or nothing could use',
+    )
     .addOption(new Option('--format <format>', 'output').choices(['table', 'json']).default('table'))
     .option('--out <file>', 'write here instead of stdout')
     .showHelpAfterError(),
@@ -55,23 +64,57 @@ await runMain(() => {
       target?: string;
       solver?: string;
       rates?: string;
+      unspent?: boolean;
     }
   >();
   const inputs = loadSimInputs(opts);
-  const options = policyOptionsFrom(opts);
+  const entry = asUsage(() => parsePolicyEntry(opts.policy, findPolicy));
+  const options = { ...policyOptionsFrom(opts), ...entry.options };
   const config = engineConfigFrom(opts);
   const seed = numberOption(opts.seed, '--seed', { integer: true });
+  if (opts.unspent && options.budget === undefined) {
+    throw new UsageError('--unspent needs --budget: the spend it splits what was left of');
+  }
+  const account = opts.unspent
+    ? new UnspentAccount(options.budget as number, new Map(inputs.profiles.classes.map((c) => [c.name, c])))
+    : undefined;
+  let start: number | undefined;
   const { result } = asUsage(() =>
     simulate({
       trace: inputs.trace,
       apps: inputs.apps,
-      policy: opts.policy,
+      policy: entry.definition.name,
       options,
       seed,
       profiles: inputs.profiles,
       truthOf: truthProvider(inputs.dataDir),
       config,
+      ...(account
+        ? {
+            observer: (tick) => {
+              start ??= tick.cluster.now;
+              account.observe(tick);
+            },
+          }
+        : {}),
     }),
   );
-  emit(opts.format === 'json' ? `${JSON.stringify(result)}\n` : resultTable(result), opts.out);
+  const unspent = account?.finish((start ?? 0) + result.spanHours * 3600);
+  emit(
+    opts.format === 'json'
+      ? `${JSON.stringify(unspent ? { ...result, unspent } : result)}\n`
+      : resultTable(result) + (unspent ? unspentTable(unspent) : ''),
+    opts.out,
+  );
 });
+
+/** The split as shares of the budget's GPU-hours over the run. */
+function unspentTable(split: UnspentSplit): string {
+  const share = (gpuHours: number) => `${((100 * gpuHours) / split.budgetGpuHours).toFixed(1)}%`;
+  return (
+    `${'unspent (of the budget)'.padEnd(24)}  ${share(split.underGpuHours)}: jobs waiting ` +
+    `${share(split.waitingGpuHours)}, usable by running jobs ${share(split.usableGpuHours)}, ` +
+    `nothing could use ${share(split.unusableGpuHours)}\n` +
+    `${'over the budget'.padEnd(24)}  ${share(split.overGpuHours)}\n`
+  );
+}

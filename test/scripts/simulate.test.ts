@@ -49,6 +49,32 @@ describe('simulate', () => {
     expect(fast.avgQueueSeconds).toBeLessThan(slow.avgQueueSeconds);
   });
 
+  it('with --unspent, splits the budget left unspent; the split and the paid average agree', () => {
+    const args = ['--trace', TRACE, '--apps', 'cifar10,bert,deepspeech2', '--budget', '40', '--unspent'];
+    const run = runScript('simulate.ts', [...args, '--policy', 'boa', '--format', 'json']);
+    expect(run.status, run.stderr).toBe(0);
+    const result = JSON.parse(run.stdout);
+    const u = result.unspent;
+    expect(u.budgetGpuHours).toBeCloseTo(40 * result.spanHours, 6);
+    expect(u.underGpuHours).toBeCloseTo(u.waitingGpuHours + u.usableGpuHours + u.unusableGpuHours, 9);
+    expect(u.unusableGpuHours).toBeGreaterThan(0);
+    // The budget less what went under plus what went over is the paid average over the run's own
+    // span, to within the ticks at which nodes come and go.
+    const ownSpan = (result.paidGpuHoursPerHour * result.arrivalSpanHours) / result.spanHours;
+    const fromSplit = 40 - (u.underGpuHours - u.overGpuHours) / result.spanHours;
+    expect(Math.abs(fromSplit - ownSpan)).toBeLessThan(0.03 * 40);
+    // A compare variant as the policy, and the table's lines.
+    const table = runScript('simulate.ts', [...args, '--policy', 'boa@credit0']);
+    expect(table.status, table.stderr).toBe(0);
+    expect(table.stdout).toMatch(
+      /^unspent \(of the budget\)\s+[\d.]+%: jobs waiting [\d.]+%, usable by running jobs [\d.]+%, nothing could use [\d.]+%$/m,
+    );
+    expect(table.stdout).toMatch(/^over the budget\s+[\d.]+%$/m);
+    const noBudget = runScript('simulate.ts', ['--trace', TRACE, '--policy', 'fifo', '--unspent']);
+    expect(noBudget.status).toBe(2);
+    expect(noBudget.stderr).toMatch(/--unspent needs --budget/);
+  });
+
   it('refuses an unknown policy listing the allowed ones, and a budget below the minimum', () => {
     const unknown = runScript('simulate.ts', ['--trace', TRACE, '--policy', 'nope']);
     expect(unknown.status).toBe(2);

@@ -7,7 +7,7 @@ import { gpusPerNodeOf } from '../../core/exec/placement.ts';
 import type { ProfileFile } from '../../core/profile.ts';
 import type { TraceJob } from '../../core/trace.ts';
 import { DEFAULT_GPU_TYPE, type GpuType } from '../gpu-types.ts';
-import type { ClusterView, Policy, PolicyDefinition, PolicyOptions } from '../policy.ts';
+import type { ClusterView, JobView, Policy, PolicyDefinition, PolicyOptions } from '../policy.ts';
 import type { JobTruth } from '../truth/model.ts';
 import { hardwareView } from '../truth/stage-profile.ts';
 import { VirtualClock } from './clock.ts';
@@ -44,6 +44,8 @@ export interface TickSnapshot {
   /** Active jobs and their allocations after the decision. */
   readonly allocations: ReadonlyMap<number, readonly number[]>;
   readonly activeJobs: readonly number[];
+  /** The active jobs as the policy saw them at this tick (before the decision). */
+  readonly jobs: readonly JobView[];
   /** The decision's co-location groups (each group's GPUs counted once on its nodes). */
   readonly colocate: readonly (readonly number[])[];
 }
@@ -208,10 +210,8 @@ function decideAndApply(
     nodes,
     maxNodes,
   };
-  const decision = policy.decide(
-    view,
-    active.map((j) => j.view()),
-  );
+  const views = active.map((j) => j.view());
+  const decision = policy.decide(view, views);
   const { allocations, groups } = validateDecisionWithGroups(decision, {
     policy: name,
     tick,
@@ -247,6 +247,7 @@ function decideAndApply(
     cluster: { ...view, nodes: cluster.views(now) },
     allocations,
     activeJobs: active.map((j) => j.id),
+    jobs: views,
     colocate: groups,
   });
   return groups;
