@@ -18,8 +18,8 @@ import { DEFAULT_SPEND_CEILING } from '../../../core/spend-ceiling.ts';
 import { RELOCK_FACTOR } from '../../../core/shares.ts';
 import { warmupOptions } from '../../../core/warmup.ts';
 import { DEFAULT_DRAIN } from '../../../core/exec/drain-widths.ts';
-import { DEFAULT_PLAN_CAP, type PlanCapOptions, planCapOptions } from '../../../core/plan-cap.ts';
-import { type CreditOptions, creditOptions, DEFAULT_CREDIT } from '../../../core/credit.ts';
+import { DEFAULT_PLAN_CAP, planCapOptions } from '../../../core/plan-cap.ts';
+import { creditOptions, DEFAULT_CREDIT } from '../../../core/credit.ts';
 import { BoaPlanner } from './planner.ts';
 import { BoaPolicy, type BoaSettings } from './policy.ts';
 
@@ -80,26 +80,30 @@ export function boaSettings(context: PolicyContext, options: PolicyOptions): Boa
     throw new BoaOptionsError(`boa drainAfterHours must be a number >= 0 (0: never), got ${drainHours}`);
   }
   const drain = drainHours > 0 ? { ...DEFAULT_DRAIN, afterHours: drainHours } : null;
-  const planCap = planCapFrom(options.planCapMultiple ?? DEFAULT_PLAN_CAP.multiple);
-  const credit = creditFrom(options.creditSpendHours ?? DEFAULT_CREDIT.spendHours);
-  return { ...BOA_DEFAULTS, budget, solver, rates, warmup, drain, planCap, credit };
+  const planCap = checked('planCapMultiple', () =>
+    planCapOptions(options.planCapMultiple ?? DEFAULT_PLAN_CAP.multiple, DEFAULT_PLAN_CAP.relaxHours),
+  );
+  const credit = checked('creditSpendHours', () =>
+    creditOptions(options.creditSpendHours ?? DEFAULT_CREDIT.spendHours, DEFAULT_CREDIT.loadShare),
+  );
+  return {
+    ...BOA_DEFAULTS,
+    budget,
+    solver,
+    rates,
+    warmup,
+    drain,
+    planCap: planCap.multiple > 0 ? planCap : null,
+    credit: credit.spendHours > 0 ? credit : null,
+  };
 }
 
-function planCapFrom(multiple: number): PlanCapOptions | null {
+/** Options checked by their core module, the message naming the policy's setting. */
+function checked<T>(setting: string, make: () => T): T {
   try {
-    const options = planCapOptions(multiple, DEFAULT_PLAN_CAP.relaxHours);
-    return options.multiple > 0 ? options : null;
+    return make();
   } catch (error) {
-    throw new BoaOptionsError(`boa planCapMultiple: ${(error as Error).message}`);
-  }
-}
-
-function creditFrom(spendHours: number): CreditOptions | null {
-  try {
-    const options = creditOptions(spendHours, DEFAULT_CREDIT.loadShare);
-    return options.spendHours > 0 ? options : null;
-  } catch (error) {
-    throw new BoaOptionsError(`boa creditSpendHours: ${(error as Error).message}`);
+    throw new BoaOptionsError(`boa ${setting}: ${(error as Error).message}`);
   }
 }
 
