@@ -10,6 +10,7 @@ import { warmupFactor, warmupOptions } from '../core/warmup.ts';
 import { followedWidths, widthsFor } from '../core/shares.ts';
 import { planBudgetCap } from '../core/plan-cap.ts';
 import { creditFactor } from '../core/credit.ts';
+import { planningBudget } from '../core/planning-budget.ts';
 import { currentSpendCeiling, loadNeeds } from './budget.ts';
 
 const HOUR = 3_600_000;
@@ -21,27 +22,39 @@ export function planInputs(svc: BoaService): PlanInputs | undefined {
   const now = svc.deps.clock.now();
   const window = svc.deps.config.budgetWindowHours * HOUR;
   const ratio = overheadRatio(svc.ledgerAverages(Math.max(now - window, svc.state.startedAt), now));
+  const input = {
+    budget: budget.gpuHoursPerHour,
+    controlBudget: budget.gpuHoursPerHour / ratio,
+    warmupFactor: planningFactor(svc, now),
+    loadNeeds: loadNeeds(svc, now),
+    unspentGpuHours: -(currentSpendCeiling(svc, now)?.debtGpuHours ?? 0),
+  };
   return {
     classes: estimatedClasses(svc),
     ratesPerHour: loadRates(svc, now),
     budget: budget.gpuHoursPerHour,
-    planningBudget: Math.min(
-      (budget.gpuHoursPerHour / ratio) * planningFactor(svc, now) * creditFactorNow(svc, now),
-      planCap(svc, now),
-    ),
+    planningBudget: planningBudget(input, planningRules(svc)).planned,
     solver: svc.deps.config.solver,
     gpusPerNode: svc.deps.config.gpusPerNode,
   };
 }
 
+/** The service's credit and plan cap, from its config (core/credit.ts, core/plan-cap.ts). */
+function planningRules(svc: BoaService) {
+  const { config } = svc.deps;
+  return {
+    credit: { spendHours: config.creditSpendHours, loadShare: config.creditLoadShare },
+    planCap: { multiple: config.planCapMultiple, relaxHours: config.planCapRelaxHours },
+  };
+}
+
 /** The most budget the plan may be made with: a multiple of the load's minimum (core/plan-cap.ts). */
 export function planCap(svc: BoaService, now: number, ceiling = currentSpendCeiling(svc, now)): number {
-  const { config } = svc.deps;
   const budget = svc.state.budget?.gpuHoursPerHour ?? 0;
-  const debt = ceiling?.debtGpuHours ?? 0;
+  const unspentGpuHours = -(ceiling?.debtGpuHours ?? 0);
   return planBudgetCap(
-    { budget, minFeasibleBudget: loadNeeds(svc, now), unspentGpuHours: -debt },
-    { multiple: config.planCapMultiple, relaxHours: config.planCapRelaxHours },
+    { budget, minFeasibleBudget: loadNeeds(svc, now), unspentGpuHours },
+    planningRules(svc).planCap,
   );
 }
 
@@ -51,15 +64,9 @@ export function creditFactorNow(
   now: number,
   ceiling = currentSpendCeiling(svc, now),
 ): number {
-  const { config } = svc.deps;
-  return creditFactor(
-    {
-      budget: svc.state.budget?.gpuHoursPerHour ?? 0,
-      loadNeeds: loadNeeds(svc, now),
-      unspentGpuHours: -(ceiling?.debtGpuHours ?? 0),
-    },
-    { spendHours: config.creditSpendHours, loadShare: config.creditLoadShare },
-  );
+  const budget = svc.state.budget?.gpuHoursPerHour ?? 0;
+  const unspentGpuHours = -(ceiling?.debtGpuHours ?? 0);
+  return creditFactor({ budget, loadNeeds: loadNeeds(svc, now), unspentGpuHours }, planningRules(svc).credit);
 }
 
 /** The fraction of the budget planned with now: less than 1 during the opt-in warm-up. */

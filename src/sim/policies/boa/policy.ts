@@ -20,8 +20,9 @@ import { type SpendCeilingOptions, spendCeiling, widthsUnderCeiling } from '../.
 import { type WarmupOptions, warmupFactor } from '../../../core/warmup.ts';
 import type { DrainOptions } from '../../../core/exec/drain-widths.ts';
 import { drainedWidths } from './drain.ts';
-import { type PlanCapOptions, planBudgetCap } from '../../../core/plan-cap.ts';
-import { type CreditOptions, creditFactor } from '../../../core/credit.ts';
+import type { PlanCapOptions } from '../../../core/plan-cap.ts';
+import type { CreditOptions } from '../../../core/credit.ts';
+import { planningBudget } from '../../../core/planning-budget.ts';
 
 export interface BoaSettings {
   /** Target paid GPU-hours per hour (time-average). */
@@ -313,36 +314,22 @@ export class BoaPolicy implements Policy {
     }
   }
 
-  /**
-   * The control's budget, less during a warm-up, within the plan's cap (core/plan-cap.ts), and never
-   * below the minimum feasible one.
-   */
+  /** The plan's budget (core/planning-budget.ts), never below the minimum feasible one. */
   #planningBudget(now: number, minFeasible: number): number {
-    return Math.max(minFeasible, Math.min(this.#uncappedBudget(now, minFeasible), this.#cap(minFeasible)));
+    return Math.max(minFeasible, this.#budgets(now, minFeasible).planned);
   }
 
-  /** The control's budget, less during a warm-up, more with the window's credit when the load is tight. */
-  #uncappedBudget(now: number, minFeasible: number): number {
-    const hours = (now - (this.#firstArrival ?? now)) / 3600;
-    const { budget, credit } = this.settings;
-    const factor = credit
-      ? creditFactor({ budget, loadNeeds: minFeasible, unspentGpuHours: this.#unspentGpuHours() }, credit)
-      : 1;
-    return this.#control.planningBudget(minFeasible) * warmupFactor(hours, this.settings.warmup) * factor;
-  }
-
-  #cap(minFeasibleBudget: number): number {
-    const options = this.settings.planCap;
-    if (options === null) return Number.POSITIVE_INFINITY;
-    const { budget } = this.settings;
-    return planBudgetCap({ budget, minFeasibleBudget, unspentGpuHours: this.#unspentGpuHours() }, options);
-  }
-
-  /** The window's budget not yet spent (budget x hours so far - paid); negative: debt. */
-  #unspentGpuHours(): number {
-    const { budget, budgetWindowHours } = this.settings;
+  #budgets(now: number, minFeasible: number): { planned: number; uncapped: number } {
+    const { budget, budgetWindowHours, warmup, credit, planCap } = this.settings;
     const window = this.#control.spentInWindow(budgetWindowHours * 3600);
-    return (budget * window.elapsedSeconds - window.paidGpuSeconds) / 3600;
+    const input = {
+      budget,
+      controlBudget: this.#control.planningBudget(minFeasible),
+      warmupFactor: warmupFactor((now - (this.#firstArrival ?? now)) / 3600, warmup),
+      loadNeeds: minFeasible,
+      unspentGpuHours: (budget * window.elapsedSeconds - window.paidGpuSeconds) / 3600,
+    };
+    return planningBudget(input, { credit, planCap });
   }
 
   /** The rates to plan for: online, the estimate plus the backlog (the service's loadRates); or the trace's. */
@@ -371,8 +358,9 @@ export class BoaPolicy implements Policy {
     }
     this.#plannedRates = rates;
     const minFeasible = this.#planner.minFeasible(rates);
-    this.#uncapped = this.#uncappedBudget(now, minFeasible);
-    this.#planned = this.#planner.plan(rates, this.#planningBudget(now, minFeasible));
+    const budgets = this.#budgets(now, minFeasible);
+    this.#uncapped = budgets.uncapped;
+    this.#planned = this.#planner.plan(rates, Math.max(minFeasible, budgets.planned));
     this.#plannedAt = now;
     this.#replanDue = false;
     this.replans++;

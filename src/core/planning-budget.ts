@@ -1,0 +1,41 @@
+/**
+ * The budget a plan is made with, one rule for the service and the simulator: the control's budget
+ * (the budget corrected for paid/allocated overhead), times the warm-up's factor (core/warmup.ts) and
+ * the credit's (core/credit.ts), within the plan cap (core/plan-cap.ts).
+ */
+import { type CreditOptions, creditFactor } from './credit.ts';
+import { type PlanCapOptions, planBudgetCap } from './plan-cap.ts';
+
+export interface PlanningBudgetInput {
+  /** The budget's GPU-hours per hour. */
+  readonly budget: number;
+  /** The budget the control plans with before the factors below (overhead corrected). */
+  readonly controlBudget: number;
+  /** Below 1 during the opt-in warm-up. */
+  readonly warmupFactor: number;
+  /** The minimum feasible budget of the load the plan is made for. */
+  readonly loadNeeds: number;
+  /** GPU-hours the window has left unspent so far; negative: debt. */
+  readonly unspentGpuHours: number;
+}
+
+export interface PlanningBudgetRules {
+  /** null: no credit. */
+  readonly credit: CreditOptions | null;
+  /** null: no cap. */
+  readonly planCap: PlanCapOptions | null;
+}
+
+/** The plan's budget, and what it would be without the cap. */
+export function planningBudget(
+  input: PlanningBudgetInput,
+  rules: PlanningBudgetRules,
+): { planned: number; uncapped: number } {
+  const { budget, loadNeeds, unspentGpuHours } = input;
+  const credit = rules.credit ? creditFactor({ budget, loadNeeds, unspentGpuHours }, rules.credit) : 1;
+  const uncapped = input.controlBudget * input.warmupFactor * credit;
+  const cap = rules.planCap
+    ? planBudgetCap({ budget, minFeasibleBudget: loadNeeds, unspentGpuHours }, rules.planCap)
+    : Number.POSITIVE_INFINITY;
+  return { planned: Math.min(uncapped, cap), uncapped };
+}

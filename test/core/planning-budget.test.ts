@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { planningBudget } from '../../src/core/planning-budget.ts';
+
+const input = { budget: 40, controlBudget: 36, warmupFactor: 1, loadNeeds: 38, unspentGpuHours: 80 };
+const credit = { spendHours: 4, loadShare: 0.9 };
+const planCap = { multiple: 2, relaxHours: 4 };
+
+describe("the plan's budget", () => {
+  it("is the control's budget with neither credit nor cap", () => {
+    expect(planningBudget(input, { credit: null, planCap: null })).toEqual({ planned: 36, uncapped: 36 });
+  });
+
+  it("multiplies the control's budget by the warm-up's and the credit's factors", () => {
+    // 80 GPU-hours over 4 hours on a budget of 40 is a factor of 1.5; half a warm-up halves it.
+    const credited = planningBudget(input, { credit, planCap: null });
+    expect(credited.planned).toBeCloseTo(54, 9);
+    const warming = planningBudget({ ...input, warmupFactor: 0.5 }, { credit, planCap: null });
+    expect(warming.planned).toBeCloseTo(27, 9);
+  });
+
+  it('holds the plan within the cap, and says what it would be without', () => {
+    // A light load: the cap is 2 x 10 x (1 + 2 / 4) = 30, below the control's 36 (no credit: the load is light).
+    const light = planningBudget({ ...input, loadNeeds: 10 }, { credit, planCap });
+    expect(light.planned).toBeCloseTo(30, 9);
+    expect(light.uncapped).toBeCloseTo(36, 9);
+  });
+});
