@@ -65,6 +65,11 @@ const program = new Command('demo')
     '--credit-spend-hours <h>',
     "the service's credit for a tight budget (creditSpendHours): while the load needs 90% of the budget, plans spend the window's unspent budget over h hours; 0: never",
     '4',
+  )
+  .option(
+    '--rate-confidence <z>',
+    "the service's opt-in confidence bound on arrival rates (rateConfidence): the load planned z standard errors above its estimate; 0: the estimate",
+    '0',
   );
 
 /** A replica that says what it was given, then waits to be stopped (SIGTERM at a rescale or the end). */
@@ -96,6 +101,7 @@ await runMain(async () => {
     drainAfterHours: string;
     planCapMultiple: string;
     creditSpendHours: string;
+    rateConfidence: string;
   }>();
   const budget = Number(opts.budget);
   if (!(budget > 0)) throw new UsageError(`--budget must be a positive number, got "${opts.budget}"`);
@@ -104,31 +110,31 @@ await runMain(async () => {
   const tickSeconds = Number(opts.tickSeconds);
   if (!(tickSeconds > 0)) throw new UsageError(`--tick-seconds must be positive, got "${opts.tickSeconds}"`);
 
-  const warmupHours = Number(opts.warmupHours);
-  if (!(warmupHours >= 0)) {
-    throw new UsageError(`--warmup-hours must be a number >= 0 (0: none), got "${opts.warmupHours}"`);
-  }
-
-  const drainAfterHours = Number(opts.drainAfterHours);
-  if (!(drainAfterHours >= 0)) {
-    throw new UsageError(
-      `--drain-after-hours must be a number >= 0 (0: never), got "${opts.drainAfterHours}"`,
-    );
-  }
-
-  const planCapMultiple = Number(opts.planCapMultiple);
-  if (!(planCapMultiple === 0 || planCapMultiple >= 1)) {
-    throw new UsageError(
-      `--plan-cap-multiple must be 0 (no cap) or a number >= 1, got "${opts.planCapMultiple}"`,
-    );
-  }
-
-  const creditSpendHours = Number(opts.creditSpendHours);
-  if (!(creditSpendHours >= 0)) {
-    throw new UsageError(
-      `--credit-spend-hours must be a number >= 0 (0: never), got "${opts.creditSpendHours}"`,
-    );
-  }
+  const warmupHours = setting('--warmup-hours', opts.warmupHours, (h) => h >= 0, 'a number >= 0 (0: none)');
+  const drainAfterHours = setting(
+    '--drain-after-hours',
+    opts.drainAfterHours,
+    (h) => h >= 0,
+    'a number >= 0 (0: never)',
+  );
+  const planCapMultiple = setting(
+    '--plan-cap-multiple',
+    opts.planCapMultiple,
+    (m) => m === 0 || m >= 1,
+    '0 (no cap) or a number >= 1',
+  );
+  const creditSpendHours = setting(
+    '--credit-spend-hours',
+    opts.creditSpendHours,
+    (h) => h >= 0,
+    'a number >= 0 (0: never)',
+  );
+  const rateConfidence = setting(
+    '--rate-confidence',
+    opts.rateConfidence,
+    (z) => z >= 0 && z <= 4,
+    'a number from 0 (the estimate) to 4',
+  );
 
   const trace = loadTrace(opts.trace);
   const apps = opts.apps ? parseList(opts.apps, '--apps') : undefined;
@@ -157,6 +163,7 @@ await runMain(async () => {
     drainAfterHours,
     planCapMultiple,
     creditSpendHours,
+    rateConfidence,
     logLevel: 'warn',
   });
   const boa = await bootService(config, { clock, logger: pino({ level: 'warn' }, pino.destination(2)) });
@@ -311,4 +318,11 @@ async function replicasRun(boa: Awaited<ReturnType<typeof bootService>>, stateDi
     }
   }
   return { kind: 'local', replicasStarted: started, generationsRun: generations, replicasLeft: left };
+}
+
+/** A service setting from its flag: the number, or a usage error naming the flag and what it allows. */
+function setting(flag: string, raw: string, allowed: (value: number) => boolean, what: string): number {
+  const value = Number(raw);
+  if (!allowed(value)) throw new UsageError(`${flag} must be ${what}, got "${raw}"`);
+  return value;
 }

@@ -4,6 +4,7 @@ import { chartFrame, renderSvg } from '../../src/charts/render.ts';
 import type { PolicyDefinition, PolicyOptions } from '../../src/sim/policy.ts';
 import { jctAtPaid, metricsAtPaid, type RunMetricsAtPaid } from '../../src/sim/matched.ts';
 import type { SimResult } from '../../src/sim/run.ts';
+import { boaVariant, VARIANTS_HELP } from './boa-variants.ts';
 
 /** A run as compare reports it: the knob swept, and the series it belongs to (`label`). */
 export type CompareRow = SimResult & { readonly knob: 'budget' | 'target'; readonly label?: string };
@@ -41,52 +42,16 @@ export function compareTasks(
 }
 
 /**
- * `--policies` entries: a policy name; `boa@oracle` for boa on the trace's own arrival rates (an
- * oracle no other policy has, labelled as such wherever it is shown); `boa@warmupH` for boa with the
- * service's opt-in warm-up of H hours (core/warmup.ts; online rates, a setting, labelled with it);
- * `boa@drainH` for boa whose drain starts after H hours without an arrival (core/exec/drain-widths.ts;
- * the default is 2, `boa@drain0` has none; labelled with it); `boa@capM` for boa with the opt-in plan
- * cap at M times the load's minimum (core/plan-cap.ts; M >= 1, `boa@cap0` none; labelled with it);
- * `boa@creditH` for boa spending the window's credit over H hours while the load is tight
- * (core/credit.ts; the default is 4, `boa@credit0` never; labelled with it).
+ * `--policies` entries: a policy name, or boa with variants of its settings (`boa@cap2`, `boa@oracle`,
+ * `boa@cap2@conf2`: boa-variants.ts), labelled with them.
  */
 export function parsePolicyEntry(spec: string, find: (name: string) => PolicyDefinition): CompareEntry {
-  const [name, variant, ...rest] = spec.split('@');
+  const [name, ...variants] = spec.split('@');
   const definition = find(name as string);
-  if (variant === undefined) return { definition };
-  const warmup = /^warmup(\d+(?:\.\d+)?)$/.exec(variant);
-  const hours = Number(warmup?.[1] ?? 0);
-  const drain = /^drain(\d+(?:\.\d+)?)$/.exec(variant);
-  const cap = /^cap(\d+(?:\.\d+)?)$/.exec(variant);
-  const credit = /^credit(\d+(?:\.\d+)?)$/.exec(variant);
-  const multiple = Number(cap?.[1] ?? 0);
-  const known =
-    variant === 'oracle' ||
-    hours > 0 ||
-    drain !== null ||
-    credit !== null ||
-    (cap !== null && (multiple === 0 || multiple >= 1));
-  if (rest.length > 0 || definition.name !== 'boa' || !known) {
-    throw new Error(
-      `"${spec}": the policy variants are boa@oracle (boa on the trace's own rates), boa@warmupH (boa with a warm-up of H hours, H > 0), boa@drainH (the drain after H hours without an arrival, 0: none), boa@capM (the plan cap at M >= 1 times the load's minimum, 0: none) and boa@creditH (the window's credit spent over H hours while the load is tight, 0: never)`,
-    );
-  }
-  if (hours > 0) return { definition, options: { warmupHours: hours }, label: `boa (warm-up ${hours} h)` };
-  if (drain) {
-    const after = Number(drain[1]);
-    const label = after > 0 ? `boa (drain after ${after} h)` : 'boa (no drain)';
-    return { definition, options: { drainAfterHours: after }, label };
-  }
-  if (credit) {
-    const spend = Number(credit[1]);
-    const label = spend > 0 ? `boa (credit over ${spend} h)` : 'boa (no credit)';
-    return { definition, options: { creditSpendHours: spend }, label };
-  }
-  if (cap) {
-    const label = multiple > 0 ? `boa (plan cap ${multiple}x)` : 'boa (no plan cap)';
-    return { definition, options: { planCapMultiple: multiple }, label };
-  }
-  return { definition, options: { rates: 'oracle' }, label: 'boa (oracle rates)' };
+  if (variants.length === 0) return { definition };
+  const variant = definition.name === 'boa' ? boaVariant(variants) : undefined;
+  if (!variant) throw new Error(`"${spec}": ${VARIANTS_HELP}`);
+  return { definition, ...variant };
 }
 
 /** The series a row belongs to. */

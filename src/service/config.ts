@@ -47,6 +47,15 @@ export const configSchema = z
       .number({ error: 'rateHoldHalfLifeHours must be a number' })
       .nonnegative('rateHoldHalfLifeHours must be >= 0 (0: no hold)')
       .default(48),
+    /**
+     * Opt-in: each class's rate is planned at its upper confidence bound, this many standard errors
+     * above the estimate (estimators.ts), so a load seen thinly gets narrower widths; 0: the estimate.
+     */
+    rateConfidence: z
+      .number({ error: 'rateConfidence must be a number' })
+      .min(0, 'rateConfidence must be between 0 (the estimate) and 4 standard errors')
+      .max(4, 'rateConfidence must be between 0 (the estimate) and 4 standard errors')
+      .default(0),
     budgetWindowHours: positive('budgetWindowHours').default(24),
     /** Hours ahead the spend ceiling assumes the nodes are held: debt is repaid within this. */
     budgetHorizonHours: positive('budgetHorizonHours').default(DEFAULT_SPEND_CEILING.horizonHours),

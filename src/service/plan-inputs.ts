@@ -94,8 +94,9 @@ export function estimatedRates(svc: BoaService, now: number): Record<string, num
       priorWeightHours: config.priorWeightHours,
       observedSince: svc.state.startedAt,
       holdHalfLifeHours: config.rateHoldHalfLifeHours,
+      confidence: config.rateConfidence,
     },
-    pastEstimates(svc, JSON.stringify([classes, svc.state.startedAt])),
+    pastEstimates(svc, JSON.stringify([classes, svc.state.startedAt, config.rateConfidence])),
   );
 }
 

@@ -56,6 +56,25 @@ describe('compare policy variants', () => {
     });
   });
 
+  it('boa@confZ plans online rates Z standard errors up, labelled with it', () => {
+    expect(parsePolicyEntry('boa@conf2', find)).toMatchObject({
+      options: { rateConfidence: 2 },
+      label: 'boa (rate confidence 2)',
+    });
+    expect(parsePolicyEntry('boa@conf0', find).label).toBe('boa (no rate confidence)');
+  });
+
+  it('joins variants with @, each setting in the options and the label', () => {
+    expect(parsePolicyEntry('boa@cap2@conf1.5', find)).toMatchObject({
+      options: { planCapMultiple: 2, rateConfidence: 1.5 },
+      label: 'boa (plan cap 2x, rate confidence 1.5)',
+    });
+    expect(parsePolicyEntry('boa@oracle@cap2', find)).toMatchObject({
+      options: { rates: 'oracle', planCapMultiple: 2 },
+      label: 'boa (oracle rates, plan cap 2x)',
+    });
+  });
+
   it('refuses other variants, naming the ones there are', () => {
     for (const spec of [
       'boa@warmup',
@@ -69,9 +88,14 @@ describe('compare policy variants', () => {
       'boa@cap',
       'boa@credit',
       'lyra@credit4',
+      'boa@conf5',
+      'boa@conf',
+      'boa@cap2@cap3',
+      'boa@oracle@conf2',
+      'boa@',
     ]) {
       expect(() => parsePolicyEntry(spec, find), spec).toThrow(
-        /boa@oracle .*, boa@warmupH .*, boa@drainH .*, boa@capM .* and boa@creditH/,
+        /boa@oracle .*, boa@warmupH .*, boa@drainH .*, boa@capM .*, boa@creditH .* and boa@confZ .*joined with @/,
       );
     }
   });

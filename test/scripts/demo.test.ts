@@ -146,6 +146,11 @@ describe('demo replay', () => {
       const badCredit = demo(['--trace', TRACE, '--budget', '40', '--credit-spend-hours', 'x']);
       expect(badCredit.status).toBe(2);
       expect(badCredit.stderr).toMatch(/--credit-spend-hours must be a number >= 0 \(0: never\), got "x"/);
+      const badConfidence = demo(['--trace', TRACE, '--budget', '40', '--rate-confidence', '5']);
+      expect(badConfidence.status).toBe(2);
+      expect(badConfidence.stderr).toMatch(
+        /--rate-confidence must be a number from 0 \(the estimate\) to 4, got "5"/,
+      );
       expect(readdirSync(tmp).filter((f) => f.startsWith('boa-demo-'))).toEqual([]);
     } finally {
       rmSync(tmp, { recursive: true, force: true });

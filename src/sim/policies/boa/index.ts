@@ -7,7 +7,9 @@
  * service's opt-in warm-up, core/warmup.ts), drainAfterHours (default 2, 0: never: the service's drain,
  * core/exec/drain-widths.ts), planCapMultiple (default 0: none; the service's opt-in cap on the plan's
  * budget relative to its load, core/plan-cap.ts), creditSpendHours (default 4, 0: never; the service's
- * spending of the window's unspent budget while the load needs most of the budget, core/credit.ts).
+ * spending of the window's unspent budget while the load needs most of the budget, core/credit.ts),
+ * rateConfidence (default 0: the estimate; the service's opt-in upper confidence bound on online rates,
+ * src/service/estimators.ts).
  */
 import { BudgetTooLowError } from '../../../core/calc/errors.ts';
 import type { PolicyContext, PolicyDefinition, PolicyOptions } from '../../policy.ts';
@@ -86,8 +88,15 @@ export function boaSettings(context: PolicyContext, options: PolicyOptions): Boa
   const credit = checked('creditSpendHours', () =>
     creditOptions(options.creditSpendHours ?? DEFAULT_CREDIT.spendHours, DEFAULT_CREDIT.loadShare),
   );
+  const confidence = options.rateConfidence ?? DEFAULT_ONLINE_RATES.confidence;
+  if (!(Number.isFinite(confidence) && confidence >= 0 && confidence <= 4)) {
+    throw new BoaOptionsError(
+      `boa rateConfidence must be a number from 0 (the estimate) to 4 standard errors, got ${confidence}`,
+    );
+  }
   return {
     ...BOA_DEFAULTS,
+    onlineRates: { ...BOA_DEFAULTS.onlineRates, confidence },
     budget,
     solver,
     rates,

@@ -18,6 +18,8 @@ export interface OnlineRateOptions {
   readonly replanOnMove: number;
   /** A fall in the estimate is planned for at most halving every this many hours (the service's rule). */
   readonly holdHalfLifeHours: number;
+  /** Rates planned at their upper confidence bound, this many standard errors up (the service's `rateConfidence`). */
+  readonly confidence: number;
 }
 
 /** The service's defaults (test/sim/policies/boa/online-rates.test.ts checks them against its config). */
@@ -27,6 +29,7 @@ export const DEFAULT_ONLINE_RATES: OnlineRateOptions = {
   priorRatesPerHour: {},
   replanOnMove: 0.25,
   holdHalfLifeHours: 48,
+  confidence: 0,
 };
 
 const MS = 1000;
@@ -73,6 +76,7 @@ export class OnlineRates {
         // The service starts before its first submission, which estimateRates then counts (it counts > start).
         observedSince: this.#first * MS - 1,
         holdHalfLifeHours: this.options.holdHalfLifeHours,
+        confidence: this.options.confidence,
       },
       this.#memo,
     );

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseProfileFile } from '../../../../src/core/profile.ts';
 import type { ClusterView, JobView, PolicyContext } from '../../../../src/sim/policy.ts';
-import { boaPolicy, boaSettings } from '../../../../src/sim/policies/boa/index.ts';
+import { BOA_DEFAULTS, boaPolicy, boaSettings } from '../../../../src/sim/policies/boa/index.ts';
 import { BoaPlanner } from '../../../../src/sim/policies/boa/planner.ts';
 import { BoaPolicy } from '../../../../src/sim/policies/boa/policy.ts';
 import { REPO } from '../../../helpers/run-script.ts';
@@ -182,6 +182,19 @@ describe('executing the plan on an uncontended cluster', () => {
     expect(() => boaSettings(context(RATES), { budget, creditSpendHours: -1 })).toThrow(
       /creditSpendHours: credit spend hours must be a number >= 0 \(0: never\), got -1/,
     );
+  });
+
+  it("plans online rates at the service's confidence bound with rateConfidence, the estimate by default", () => {
+    expect(boaSettings(context(RATES), { budget: 50 }).onlineRates.confidence).toBe(0);
+    expect(boaSettings(context(RATES), { budget: 50, rateConfidence: 2 }).onlineRates).toEqual({
+      ...BOA_DEFAULTS.onlineRates,
+      confidence: 2,
+    });
+    for (const rateConfidence of [-0.5, 4.5, Number.NaN]) {
+      expect(() => boaSettings(context(RATES), { budget: 50, rateConfidence })).toThrow(
+        /boa rateConfidence must be a number from 0 \(the estimate\) to 4 standard errors/,
+      );
+    }
   });
 
   it('drains after 2 hours without an arrival by default, never with drainAfterHours 0, and refuses less', () => {

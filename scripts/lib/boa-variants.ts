@@ -1,0 +1,93 @@
+/**
+ * compare's and simulate's boa variants: `boa@oracle`, `boa@warmupH`, `boa@drainH`, `boa@capM`,
+ * `boa@creditH` and `boa@confZ`, alone or joined with `@` (`boa@cap2@conf2`). Each is a setting of boa's,
+ * and the series is labelled with all of them wherever it is shown; oracle rates are an input no other
+ * policy and no service has, so their label says so.
+ */
+import type { PolicyOptions } from '../../src/sim/policy.ts';
+
+interface Variant {
+  readonly kind: string;
+  readonly options: PolicyOptions;
+  /** What the label says of it. */
+  readonly says: string;
+}
+
+const NUMBER = '(\\d+(?:\\.\\d+)?)';
+
+const PARSERS: ReadonlyArray<{ pattern: RegExp; parse: (value: number) => Variant | undefined }> = [
+  {
+    pattern: new RegExp(`^warmup${NUMBER}$`),
+    parse: (hours) =>
+      hours > 0 ? { kind: 'warmup', options: { warmupHours: hours }, says: `warm-up ${hours} h` } : undefined,
+  },
+  {
+    pattern: new RegExp(`^drain${NUMBER}$`),
+    parse: (hours) => ({
+      kind: 'drain',
+      options: { drainAfterHours: hours },
+      says: hours > 0 ? `drain after ${hours} h` : 'no drain',
+    }),
+  },
+  {
+    pattern: new RegExp(`^cap${NUMBER}$`),
+    parse: (multiple) =>
+      multiple === 0 || multiple >= 1
+        ? {
+            kind: 'cap',
+            options: { planCapMultiple: multiple },
+            says: multiple > 0 ? `plan cap ${multiple}x` : 'no plan cap',
+          }
+        : undefined,
+  },
+  {
+    pattern: new RegExp(`^credit${NUMBER}$`),
+    parse: (hours) => ({
+      kind: 'credit',
+      options: { creditSpendHours: hours },
+      says: hours > 0 ? `credit over ${hours} h` : 'no credit',
+    }),
+  },
+  {
+    pattern: new RegExp(`^conf${NUMBER}$`),
+    parse: (z) =>
+      z <= 4
+        ? {
+            kind: 'conf',
+            options: { rateConfidence: z },
+            says: z > 0 ? `rate confidence ${z}` : 'no rate confidence',
+          }
+        : undefined,
+  },
+];
+
+export const VARIANTS_HELP =
+  "the policy variants are boa@oracle (boa on the trace's own rates), boa@warmupH (boa with a warm-up of H hours, H > 0), boa@drainH (the drain after H hours without an arrival, 0: none), boa@capM (the plan cap at M >= 1 times the load's minimum, 0: none), boa@creditH (the window's credit spent over H hours while the load is tight, 0: never) and boa@confZ (online rates planned Z standard errors up, 0 to 4), joined with @ to combine (boa@cap2@conf2)";
+
+/** boa's options and label for the variant names after `boa@`; undefined when one is not a variant. */
+export function boaVariant(names: readonly string[]): { options: PolicyOptions; label: string } | undefined {
+  const variants: Variant[] = [];
+  for (const name of names) {
+    const variant =
+      name === 'oracle'
+        ? { kind: 'oracle', options: { rates: 'oracle' as const }, says: 'oracle rates' }
+        : parseOne(name);
+    if (!variant || variants.some((v) => v.kind === variant.kind)) return undefined;
+    variants.push(variant);
+  }
+  // The confidence bound applies to online estimates; with the trace's rates it would change nothing.
+  const kinds = new Set(variants.map((v) => v.kind));
+  if (variants.length === 0 || (kinds.has('oracle') && kinds.has('conf'))) return undefined;
+  return {
+    options: Object.assign({}, ...variants.map((v) => v.options)) as PolicyOptions,
+    label: `boa (${variants.map((v) => v.says).join(', ')})`,
+  };
+}
+
+function parseOne(name: string): Variant | undefined {
+  for (const { pattern, parse } of PARSERS) {
+    const match = pattern.exec(name);
+    if (match) return parse(Number(match[1]));
+  }
+  return undefined;
+}
