@@ -42,6 +42,10 @@ const BudgetControl = z
       description:
         "what plans get on top of the budget from the window's unspent budget, spread over creditSpendHours, while the load needs at least creditLoadShare of the budget; 0: none",
     }),
+    rateConfidenceFactor: z.number().openapi({
+      description:
+        "what the opt-in confidence bound (rateConfidence) multiplies the load's estimated rates by now: 1 + z / sqrt(arrivals seen); 1: off",
+    }),
     queuedForBudget: z.number().int().openapi({ description: 'jobs waiting for the budget' }),
     draining: z.boolean().openapi({
       description:

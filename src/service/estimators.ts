@@ -55,14 +55,26 @@ export function estimateRates(
       binHours,
     );
   }
-  const z = options.confidence ?? 0;
-  const evidenceHours = options.priorWeightHours + observedMs / HOUR;
-  const arrivals = Object.values(rates).reduce((sum, rate) => sum + rate, 0) * evidenceHours;
-  if (z > 0 && arrivals > 0) {
-    const factor = 1 + z / Math.sqrt(arrivals);
-    for (const name of Object.keys(rates)) rates[name] = (rates[name] as number) * factor;
-  }
+  const factor = confidenceFactor(
+    rates,
+    options.priorWeightHours + observedMs / HOUR,
+    options.confidence ?? 0,
+  );
+  if (factor > 1) for (const name of Object.keys(rates)) rates[name] = (rates[name] as number) * factor;
   return rates;
+}
+
+/**
+ * What estimates are multiplied by at a confidence of `z` standard errors: 1 + z / sqrt(n), n the
+ * arrivals they stand for over `evidenceHours` (estimateRates); 1 with no arrivals or z = 0.
+ */
+export function confidenceFactor(
+  rates: Readonly<Record<string, number>>,
+  evidenceHours: number,
+  z: number,
+): number {
+  const arrivals = Object.values(rates).reduce((sum, rate) => sum + rate, 0) * evidenceHours;
+  return z > 0 && arrivals > 0 ? 1 + z / Math.sqrt(arrivals) : 1;
 }
 
 export interface PlannedRateOptions {

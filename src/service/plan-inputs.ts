@@ -2,7 +2,7 @@ import type { MixedPlan } from '../core/plan.ts';
 import type { ClassProfile } from '../core/profile.ts';
 import type { PlanRow } from '../store/repository.ts';
 import type { PlanInputs } from './calculator/compute.ts';
-import { blendWork, plannedRates, ratesMoved } from './estimators.ts';
+import { blendWork, confidenceFactor, estimateRates, plannedRates, ratesMoved } from './estimators.ts';
 import type { ServiceJob } from './jobs.ts';
 import { overheadRatio } from './ledger.ts';
 import type { BoaService } from './service.ts';
@@ -98,6 +98,26 @@ export function estimatedRates(svc: BoaService, now: number): Record<string, num
     },
     pastEstimates(svc, JSON.stringify([classes, svc.state.startedAt, config.rateConfidence])),
   );
+}
+
+/** What the opt-in confidence bound multiplies the load's estimate by now (estimators.ts); 1: off. */
+export function rateConfidenceNow(svc: BoaService, now: number): number {
+  const { config, repo } = svc.deps;
+  if (!(config.rateConfidence > 0)) return 1;
+  const since = Math.max(now - config.rateWindowHours * HOUR, svc.state.startedAt);
+  const classes = [...svc.state.classes.values()].map((c) => ({
+    name: c.profile.name,
+    priorRatePerHour: c.priorRatePerHour,
+  }));
+  const options = {
+    now,
+    windowHours: config.rateWindowHours,
+    priorWeightHours: config.priorWeightHours,
+    observedSince: svc.state.startedAt,
+  };
+  const estimate = estimateRates(classes, repo.submissionsSince(since), options);
+  const evidenceHours = config.priorWeightHours + Math.max(0, now - since) / HOUR;
+  return confidenceFactor(estimate, evidenceHours, config.rateConfidence);
 }
 
 /** Past estimates kept between calls: a cache, dropped when the classes or their priors change. */

@@ -82,6 +82,21 @@ describe('boa budget', () => {
     );
   });
 
+  it('says how much more load plans are made for under the opt-in confidence bound', async () => {
+    const s = await started({ config: { priorRates: { cifar10: 8, bert: 1 }, rateConfidence: 2 } });
+    expect((await s.boa(['budget', 'set', '400'])).status).toBe(0);
+    // Nothing seen yet: the prior's 2 hours stand for 18 arrivals.
+    const factor = (await s.request('GET', '/v1/budget')).body.control.rateConfidenceFactor;
+    expect(factor).toBeCloseTo(1 + 2 / Math.sqrt(18), 3);
+    expect((await s.boa(['budget', 'get'])).stdout).toMatch(
+      new RegExp(`^rate bound\\s+plans are made for ${factor.toFixed(2)}x the estimated load`, 'm'),
+    );
+    const plain = await started({ config: { priorRates: { cifar10: 8 } } });
+    expect((await plain.boa(['budget', 'set', '400'])).status).toBe(0);
+    expect((await plain.request('GET', '/v1/budget')).body.control.rateConfidenceFactor).toBe(1);
+    expect((await plain.boa(['budget', 'get'])).stdout).not.toMatch(/^rate bound/m);
+  });
+
   it('says when the drain hands the running jobs the budget', async () => {
     const s = await started({
       config: { tickSeconds: 600, leaseSeconds: 86_400, priorRates: { imagenet: 0.5 } },

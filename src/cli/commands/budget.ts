@@ -128,6 +128,15 @@ function renderBudget(b: BudgetView): string {
               ] as [string, string],
             ]
           : []),
+        ...(b.control.rateConfidenceFactor > 1
+          ? [
+              [
+                'rate bound',
+                `plans are made for ${fixed(b.control.rateConfidenceFactor, 2)}x the estimated load ` +
+                  '(rateConfidence): fewer arrivals seen, more caution',
+              ] as [string, string],
+            ]
+          : []),
         ...(b.control.warmupFactor < 1
           ? [
               [
