@@ -53,7 +53,7 @@ const program = withSimulationOptions(
     .option('--apps <list>', 'only these applications, comma-separated')
     .option(
       '--policies <list>',
-      'comma-separated policy names; boa@oracle: boa on the trace rates; boa@warmupH: boa with a warm-up of H hours',
+      'comma-separated policy names; boa variants: boa@oracle (the trace rates), boa@warmupH, boa@drainH, boa@capM, boa@creditH, boa@confZ, joined with @ (boa@cap2@conf3)',
     )
     .option(
       '--budgets <spec>',

@@ -48,8 +48,8 @@ export const configSchema = z
       .nonnegative('rateHoldHalfLifeHours must be >= 0 (0: no hold)')
       .default(48),
     /**
-     * Opt-in: each class's rate is planned at its upper confidence bound, this many standard errors
-     * above the estimate (estimators.ts), so a load seen thinly gets narrower widths; 0: the estimate.
+     * Opt-in: the load is planned at its upper confidence bound, 1 + z / sqrt(arrivals seen) times its
+     * estimate (estimators.ts), so a load seen over a few hours gets narrower widths; 0: the estimate.
      */
     rateConfidence: z
       .number({ error: 'rateConfidence must be a number' })

@@ -153,7 +153,7 @@ export interface PolicyOptions {
   readonly planCapMultiple?: number;
   /** boa's credit for a tight budget (core/credit.ts): hours to spend the window's credit over; 0: never; absent: 4. */
   readonly creditSpendHours?: number;
-  /** boa: online rates planned this many standard errors above the estimate (0: the estimate). */
+  /** boa's confidence bound z: the load planned at 1 + z / sqrt(arrivals seen) times its online estimate; 0: none. */
   readonly rateConfidence?: number;
   /** Pollux variants (compare --sensitivity): AdaptDL's exploration cap, utility window, boot freeze. */
   readonly explorationCap?: boolean;

@@ -18,7 +18,7 @@ export interface OnlineRateOptions {
   readonly replanOnMove: number;
   /** A fall in the estimate is planned for at most halving every this many hours (the service's rule). */
   readonly holdHalfLifeHours: number;
-  /** Rates planned at their upper confidence bound, this many standard errors up (the service's `rateConfidence`). */
+  /** z: the load planned at 1 + z / sqrt(arrivals seen) times its estimate (the service's `rateConfidence`). */
   readonly confidence: number;
 }
 
