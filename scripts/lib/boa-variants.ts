@@ -6,6 +6,11 @@
  */
 import type { PolicyOptions } from '../../src/sim/policy.ts';
 
+/** A `--policies` entry with variants that are not boa's: bad input, answered with what there is. */
+export class PolicyVariantError extends Error {
+  override name = 'PolicyVariantError';
+}
+
 interface Variant {
   readonly kind: string;
   readonly options: PolicyOptions;
@@ -62,7 +67,7 @@ const PARSERS: ReadonlyArray<{ pattern: RegExp; parse: (value: number) => Varian
 ];
 
 export const VARIANTS_HELP =
-  "the policy variants are boa@oracle (boa on the trace's own rates), boa@warmupH (boa with a warm-up of H hours, H > 0), boa@drainH (the drain after H hours without an arrival, 0: none), boa@capM (the plan cap at M >= 1 times the load's minimum, 0: none), boa@creditH (the window's credit spent over H hours while the load is tight, 0: never) and boa@confZ (online rates planned Z standard errors up, 0 to 4), joined with @ to combine (boa@cap2@conf2)";
+  "the policy variants are boa@oracle (boa on the trace's own rates), boa@warmupH (boa with a warm-up of H hours, H > 0), boa@drainH (the drain after H hours without an arrival, 0: none), boa@capM (the plan cap at M >= 1 times the load's minimum, 0: none), boa@creditH (the window's credit spent over H hours while the load is tight, 0: never) and boa@confZ (the load planned at 1 + Z / sqrt(arrivals seen) times its online estimate, Z from 0 to 4), joined with @ to combine (boa@cap2@conf2)";
 
 /** boa's options and label for the variant names after `boa@`; undefined when one is not a variant. */
 export function boaVariant(names: readonly string[]): { options: PolicyOptions; label: string } | undefined {

@@ -4,7 +4,7 @@ import { chartFrame, renderSvg } from '../../src/charts/render.ts';
 import type { PolicyDefinition, PolicyOptions } from '../../src/sim/policy.ts';
 import { jctAtPaid, metricsAtPaid, type RunMetricsAtPaid } from '../../src/sim/matched.ts';
 import type { SimResult } from '../../src/sim/run.ts';
-import { boaVariant, VARIANTS_HELP } from './boa-variants.ts';
+import { boaVariant, PolicyVariantError, VARIANTS_HELP } from './boa-variants.ts';
 
 /** A run as compare reports it: the knob swept, and the series it belongs to (`label`). */
 export type CompareRow = SimResult & { readonly knob: 'budget' | 'target'; readonly label?: string };
@@ -50,7 +50,7 @@ export function parsePolicyEntry(spec: string, find: (name: string) => PolicyDef
   const definition = find(name as string);
   if (variants.length === 0) return { definition };
   const variant = definition.name === 'boa' ? boaVariant(variants) : undefined;
-  if (!variant) throw new Error(`"${spec}": ${VARIANTS_HELP}`);
+  if (!variant) throw new PolicyVariantError(`"${spec}": ${VARIANTS_HELP}`);
   return { definition, ...variant };
 }
 

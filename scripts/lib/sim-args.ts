@@ -54,6 +54,7 @@ export function asUsage<T>(fn: () => T): T {
       'SimulationError',
       'JobClassError',
       'ClusterSpecError',
+      'PolicyVariantError',
     ];
     if (error instanceof Error && (inputErrors.includes(error.name) || isPolicyOptionsError(error.name)))
       throw new UsageError(error.message);

@@ -79,6 +79,10 @@ describe('simulate', () => {
     const unknown = runScript('simulate.ts', ['--trace', TRACE, '--policy', 'nope']);
     expect(unknown.status).toBe(2);
     expect(unknown.stderr).toMatch(/^error: unknown policy "nope"; allowed: boa, fixed-request/);
+    const variant = runScript('simulate.ts', ['--trace', TRACE, '--policy', 'boa@conf9', '--budget', '40']);
+    expect(variant.status).toBe(2);
+    expect(variant.stderr).toMatch(/^error: "boa@conf9": the policy variants are boa@oracle .* boa@confZ/);
+    expect(variant.stderr).not.toMatch(/\n\s+at /);
     const low = runScript('simulate.ts', [
       '--trace',
       TRACE,
