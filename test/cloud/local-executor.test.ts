@@ -121,7 +121,8 @@ describe('local executor', () => {
     await settle(executor, [job(['sleep', '30'])], (s) => s[0]?.phase === 'running');
     const { pid } = JSON.parse(readFileSync(join(dataDir, 'jobs/1/1/0.pid'), 'utf8'));
     pids.push(pid);
-    rmSync(join(dataDir, 'jobs'), { recursive: true, force: true });
+    // The running supervisor may write a record while the folder goes: rmSync retries ENOTEMPTY.
+    rmSync(join(dataDir, 'jobs'), { recursive: true, force: true, maxRetries: 10, retryDelay: 20 });
     await settle(executor, [], (s) => s.length === 0);
     expect(processExists(pid)).toBe(false);
     await executor.close();
