@@ -18,6 +18,7 @@ import { pino } from 'pino';
 import { arrivalRatesPerHour } from '../src/core/trace.ts';
 import { bootService } from '../src/service/boot.ts';
 import { resolveConfig } from '../src/service/config.ts';
+import { MAX_RATE_CONFIDENCE } from '../src/service/estimators.ts';
 import { summarize } from '../src/sim/engine/metrics.ts';
 import { ApiError, LauncherClient } from '../src/sim/replay/api-client.ts';
 import { ReplayWorld, type WorldSnapshot } from '../src/sim/replay/world.ts';
@@ -132,8 +133,8 @@ await runMain(async () => {
   const rateConfidence = setting(
     '--rate-confidence',
     opts.rateConfidence,
-    (z) => z >= 0 && z <= 4,
-    'a number from 0 (the estimate) to 4',
+    (z) => z >= 0 && z <= MAX_RATE_CONFIDENCE,
+    `a number from 0 (the estimate) to ${MAX_RATE_CONFIDENCE}`,
   );
 
   const trace = loadTrace(opts.trace);

@@ -4,6 +4,7 @@
  * and the series is labelled with all of them wherever it is shown; oracle rates are an input no other
  * policy and no service has, so their label says so.
  */
+import { MAX_RATE_CONFIDENCE } from '../../src/service/estimators.ts';
 import type { PolicyOptions } from '../../src/sim/policy.ts';
 
 /** A `--policies` entry with variants that are not boa's: bad input, answered with what there is. */
@@ -56,7 +57,7 @@ const PARSERS: ReadonlyArray<{ pattern: RegExp; parse: (value: number) => Varian
   {
     pattern: new RegExp(`^conf${NUMBER}$`),
     parse: (z) =>
-      z <= 4
+      z <= MAX_RATE_CONFIDENCE
         ? {
             kind: 'conf',
             options: { rateConfidence: z },
@@ -66,8 +67,7 @@ const PARSERS: ReadonlyArray<{ pattern: RegExp; parse: (value: number) => Varian
   },
 ];
 
-export const VARIANTS_HELP =
-  "the policy variants are boa@oracle (boa on the trace's own rates), boa@warmupH (boa with a warm-up of H hours, H > 0), boa@drainH (the drain after H hours without an arrival, 0: none), boa@capM (the plan cap at M >= 1 times the load's minimum, 0: none), boa@creditH (the window's credit spent over H hours while the load is tight, 0: never) and boa@confZ (the load planned at 1 + Z / sqrt(arrivals seen) times its online estimate, Z from 0 to 4), joined with @ to combine (boa@cap2@conf2)";
+export const VARIANTS_HELP = `the policy variants are boa@oracle (boa on the trace's own rates), boa@warmupH (boa with a warm-up of H hours, H > 0), boa@drainH (the drain after H hours without an arrival, 0: none), boa@capM (the plan cap at M >= 1 times the load's minimum, 0: none), boa@creditH (the window's credit spent over H hours while the load is tight, 0: never) and boa@confZ (the load planned at 1 + Z / sqrt(arrivals seen) times its online estimate, Z from 0 to ${MAX_RATE_CONFIDENCE}), joined with @ to combine (boa@cap2@conf2)`;
 
 /** boa's options and label for the variant names after `boa@`; undefined when one is not a variant. */
 export function boaVariant(names: readonly string[]): { options: PolicyOptions; label: string } | undefined {

@@ -5,6 +5,9 @@ import { DEFAULT_SPEND_CEILING } from '../core/spend-ceiling.ts';
 import { DEFAULT_DRAIN } from '../core/exec/drain-widths.ts';
 import { DEFAULT_PLAN_CAP } from '../core/plan-cap.ts';
 import { DEFAULT_CREDIT } from '../core/credit.ts';
+import { MAX_RATE_CONFIDENCE } from './estimators.ts';
+
+const RATE_CONFIDENCE_RANGE = `rateConfidence must be between 0 (the estimate) and ${MAX_RATE_CONFIDENCE} standard errors`;
 
 /**
  * Service configuration: defaults < config file (JSON) < environment (BOA_*) < command-line flags.
@@ -53,8 +56,8 @@ export const configSchema = z
      */
     rateConfidence: z
       .number({ error: 'rateConfidence must be a number' })
-      .min(0, 'rateConfidence must be between 0 (the estimate) and 4 standard errors')
-      .max(4, 'rateConfidence must be between 0 (the estimate) and 4 standard errors')
+      .min(0, RATE_CONFIDENCE_RANGE)
+      .max(MAX_RATE_CONFIDENCE, RATE_CONFIDENCE_RANGE)
       .default(0),
     budgetWindowHours: positive('budgetWindowHours').default(24),
     /** Hours ahead the spend ceiling assumes the nodes are held: debt is repaid within this. */

@@ -64,6 +64,9 @@ export function estimateRates(
   return rates;
 }
 
+/** The most standard errors the bound may take: beyond it a plan is made for a load several times that seen. */
+export const MAX_RATE_CONFIDENCE = 4;
+
 /**
  * What estimates are multiplied by at a confidence of `z` standard errors: 1 + z / sqrt(n), n the
  * arrivals they stand for over `evidenceHours` (estimateRates); 1 with no arrivals or z = 0.

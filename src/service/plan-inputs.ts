@@ -78,10 +78,7 @@ export function planningFactor(svc: BoaService, now: number): number {
 /** The rates the plan is made for: the estimate, its falls followed slowly (estimators.ts plannedRates). */
 export function estimatedRates(svc: BoaService, now: number): Record<string, number> {
   const { config, repo } = svc.deps;
-  const classes = [...svc.state.classes.values()].map((c) => ({
-    name: c.profile.name,
-    priorRatePerHour: c.priorRatePerHour,
-  }));
+  const classes = rateClasses(svc);
   // Each past estimate the hold reads looks a window further back.
   const windows = config.rateHoldHalfLifeHours > 0 ? 2 : 1;
   const since = now - windows * config.rateWindowHours * HOUR;
@@ -105,10 +102,7 @@ export function rateConfidenceNow(svc: BoaService, now: number): number {
   const { config, repo } = svc.deps;
   if (!(config.rateConfidence > 0)) return 1;
   const since = Math.max(now - config.rateWindowHours * HOUR, svc.state.startedAt);
-  const classes = [...svc.state.classes.values()].map((c) => ({
-    name: c.profile.name,
-    priorRatePerHour: c.priorRatePerHour,
-  }));
+  const classes = rateClasses(svc);
   const options = {
     now,
     windowHours: config.rateWindowHours,
@@ -118,6 +112,14 @@ export function rateConfidenceNow(svc: BoaService, now: number): number {
   const estimate = estimateRates(classes, repo.submissionsSince(since), options);
   const evidenceHours = config.priorWeightHours + Math.max(0, now - since) / HOUR;
   return confidenceFactor(estimate, evidenceHours, config.rateConfidence);
+}
+
+/** Each class with its configured prior, as the rate estimator takes them. */
+function rateClasses(svc: BoaService): Array<{ name: string; priorRatePerHour: number }> {
+  return [...svc.state.classes.values()].map((c) => ({
+    name: c.profile.name,
+    priorRatePerHour: c.priorRatePerHour,
+  }));
 }
 
 /** Past estimates kept between calls: a cache, dropped when the classes or their priors change. */

@@ -22,6 +22,7 @@ import { warmupOptions } from '../../../core/warmup.ts';
 import { DEFAULT_DRAIN } from '../../../core/exec/drain-widths.ts';
 import { DEFAULT_PLAN_CAP, planCapOptions } from '../../../core/plan-cap.ts';
 import { creditOptions, DEFAULT_CREDIT } from '../../../core/credit.ts';
+import { MAX_RATE_CONFIDENCE } from '../../../service/estimators.ts';
 import { BoaPlanner } from './planner.ts';
 import { BoaPolicy, type BoaSettings } from './policy.ts';
 
@@ -89,9 +90,9 @@ export function boaSettings(context: PolicyContext, options: PolicyOptions): Boa
     creditOptions(options.creditSpendHours ?? DEFAULT_CREDIT.spendHours, DEFAULT_CREDIT.loadShare),
   );
   const confidence = options.rateConfidence ?? DEFAULT_ONLINE_RATES.confidence;
-  if (!(Number.isFinite(confidence) && confidence >= 0 && confidence <= 4)) {
+  if (!(Number.isFinite(confidence) && confidence >= 0 && confidence <= MAX_RATE_CONFIDENCE)) {
     throw new BoaOptionsError(
-      `boa rateConfidence must be a number from 0 (the estimate) to 4 standard errors, got ${confidence}`,
+      `boa rateConfidence must be a number from 0 (the estimate) to ${MAX_RATE_CONFIDENCE} standard errors, got ${confidence}`,
     );
   }
   return {
