@@ -205,10 +205,12 @@ describe('jobs run by the local executor (real service process, real CLI)', () =
     // Several ticks of the new service: it adopts, and starts nothing again.
     await new Promise((r) => setTimeout(r, 4000));
     const after = b.replicas(id);
-    // On failure, what the new service did and the job as it sees it.
+    // On failure: what the replica printed (its stop reason), what both services did, the job as seen.
     const evidence = () =>
       `job: ${JSON.stringify(after.map(({ generation, rank, pid }) => ({ generation, rank, pid })))}\n` +
-      second.output().split('\n').slice(-60).join('\n');
+      after.map((r) => `replica ${r.generation}/${r.rank} log:\n${r.log}`).join('\n') +
+      `\nfirst service:\n${first.output().split('\n').slice(-30).join('\n')}` +
+      `\nsecond service:\n${second.output().split('\n').slice(-60).join('\n')}`;
     expect(
       after.filter((r) => r.log.includes('fake-train job')),
       evidence(),
