@@ -12,7 +12,8 @@ const FOLLOW_UP_MS = 1000;
  * The job lifecycle around the executor, called after each tick's decision (never inside it): which
  * replicas should exist (jobs with a workload and GPUs at their generation), what their exits mean
  * (rank 0 exiting 0: done; a failure: restart the generation with exponential backoff, after
- * maxRestarts: failed), and the lease of self-launched jobs (silent past leaseSeconds: lost).
+ * maxRestarts: failed; stopped from outside: resume at once, not counted), and the lease of
+ * self-launched jobs (silent past leaseSeconds: lost).
  */
 export class Execution {
   private reconciling: Promise<void> | null = null;
@@ -193,9 +194,13 @@ export class Execution {
         continue;
       }
       const current = replicas.filter((r) => r.generation === job.generation);
+      const rank0 = current.find((r) => r.rank === 0);
+      const interrupted = current.find((r) => r.interrupted);
       const failed = current.find((r) => r.phase === 'failed');
-      if (current.find((r) => r.rank === 0)?.phase === 'succeeded') {
+      if (rank0?.phase === 'succeeded' && !rank0.interrupted) {
         this.service.finishJob(jobId, 'done');
+      } else if (interrupted) {
+        this.resume(job, interrupted);
       } else if (failed) {
         this.fail(job, failed);
       }
@@ -226,6 +231,27 @@ export class Execution {
     logger.warn(
       { event: 'job_restart', jobId: job.id, restarts: job.restarts, exitCode, reason, backoffMs: delay },
       'job failed; restarting',
+    );
+  }
+
+  /**
+   * A replica stopped by someone else (a machine shutting down, a pod evicted): the generation starts
+   * again from its checkpoint at once, and it is not counted against maxRestarts (as a Kubernetes Job's
+   * podFailurePolicy ignores the DisruptionTarget condition): the job did nothing wrong.
+   */
+  private resume(job: ServiceJob, replica: ReplicaStatus): void {
+    const { repo, logger } = this.service.deps;
+    job.generation += 1;
+    repo.transaction(() => repo.saveJobState(job));
+    logger.warn(
+      {
+        event: 'job_interrupted',
+        jobId: job.id,
+        rank: replica.rank,
+        exitCode: replica.exitCode ?? null,
+        reason: replica.reason,
+      },
+      'a replica was stopped from outside; the job resumes from its checkpoint',
     );
   }
 

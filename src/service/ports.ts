@@ -149,6 +149,12 @@ export interface ReplicaStatus {
   /** Set once the replica has ended. */
   readonly exitCode?: number;
   readonly reason?: string;
+  /**
+   * Ended because something other than boa stopped it (a SIGTERM boa did not send, as at a machine's
+   * shutdown; a pod deleted or evicted by someone else): not finished, whatever its exit code, since a
+   * job that checkpoints on SIGTERM exits 0 then. Reported with phase 'failed'.
+   */
+  readonly interrupted?: boolean;
 }
 
 /**

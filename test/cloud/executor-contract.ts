@@ -17,12 +17,20 @@ export interface ExecutorHarness {
   readonly nodes: readonly string[];
   /** A new executor instance over the same world (a second call is a restarted service). */
   create(options: { terminationGraceSeconds: number }): Promise<Executor>;
-  /** A workload that runs until told to exit; with ignoreTerm it ignores SIGTERM (only a kill ends it). */
-  workload(options?: { ignoreTerm?: boolean }): Workload;
+  /**
+   * A workload that runs until told to exit; with ignoreTerm it ignores SIGTERM (only a kill ends it);
+   * with termExitsZero a SIGTERM makes it exit 0, as a job that checkpoints on SIGTERM does.
+   */
+  workload(options?: { ignoreTerm?: boolean; termExitsZero?: boolean }): Workload;
   /** Makes the replica's program exit with this code. */
   exit(ref: ReplicaRef, code: number): Promise<void>;
   /** Kills the replica from outside (kill -9 of its process group; pod deletion), leaving no exit. */
   kill(ref: ReplicaRef): Promise<void>;
+  /**
+   * Stops the replica from outside with a SIGTERM the executor did not send (a machine shutting down;
+   * a pod deleted by someone else), letting its program exit as it handles SIGTERM.
+   */
+  interrupt(ref: ReplicaRef): Promise<void>;
   /** The environment the replica was started with, once per start. */
   starts(ref: ReplicaRef): Promise<ReadonlyArray<Readonly<Record<string, string>>>>;
   /** SIGTERMs (graceful deletions) the replica received. */
@@ -226,6 +234,30 @@ export function executorContract(
         'recreated',
       );
       expect(await harness.running(ref)).toBe(1);
+    });
+
+    it('never reports a replica stopped from outside as succeeded, even when it exits 0', async () => {
+      const executor = await create();
+      const job = desiredJob(harness, 11, 1, [1], harness.workload({ termExitsZero: true }));
+      const ref = { jobId: 11, generation: 1, rank: 0 };
+      // Its program started, so it has its SIGTERM handler.
+      await until(executor, [job], () => started(ref), 'start');
+      await harness.interrupt(ref);
+      const seen: Array<ReplicaStatus | undefined> = [];
+      // Either reported as interrupted (its exit seen) or, if it vanished first, recreated.
+      const statuses = await until(
+        executor,
+        [job],
+        async (s) => {
+          seen.push(find(s, ref));
+          const status = find(s, ref);
+          return status?.interrupted === true || (await harness.starts(ref)).length === 2;
+        },
+        'the interrupted replica reported or recreated',
+      );
+      expect(seen.filter((s) => s?.phase === 'succeeded')).toEqual([]);
+      const status = find(statuses, ref);
+      if (status?.interrupted) expect(status).toMatchObject({ phase: 'failed', exitCode: 0 });
     });
 
     it('adopts running replicas in a new executor instance without starting them again', async () => {

@@ -35,7 +35,9 @@ export async function kubernetesHarness(): Promise<ExecutorHarness> {
       if (envOf(pod).IGNORE_TERM !== '1') {
         const timer = setTimeout(() => {
           timers.delete(timer);
-          fake.kubelet.finishTermination(name);
+          // A container that exits 0 on SIGTERM ends Succeeded, and the terminating pod then goes.
+          if (envOf(pod).TERM_EXIT_CODE === '0') fake.kubelet.exit(name, 0);
+          else fake.kubelet.finishTermination(name);
         }, 20);
         timers.add(timer);
       }
@@ -57,13 +59,21 @@ export async function kubernetesHarness(): Promise<ExecutorHarness> {
     workload: (options = {}) => ({
       image: 'registry.example/boa-replica:1',
       command: ['python3', 'train.py'],
-      env: { IGNORE_TERM: options.ignoreTerm ? '1' : '0' },
+      env: {
+        IGNORE_TERM: options.ignoreTerm ? '1' : '0',
+        TERM_EXIT_CODE: options.termExitsZero ? '0' : '143',
+      },
     }),
     exit: async (r, code) => void fake.kubelet.exit(nameOf(r), code),
     // Killed from outside: the pod is force-deleted (grace 0), leaving no exit to report.
     kill: async (r) => {
       const pod = fake.kubelet.pod(nameOf(r));
       fake.store.remove('pods', pod.metadata.namespace, pod.metadata.name);
+    },
+    // Deleted by someone else with its grace period (a drain): SIGTERM, then the container exits.
+    interrupt: async (r) => {
+      const pod = fake.kubelet.pod(nameOf(r));
+      fake.store.markTerminating('pods', pod.metadata.namespace, pod.metadata.name, 30);
     },
     starts: async (r) => starts.get(nameOf(r)) ?? [],
     terminations: async (r) => terminations.get(nameOf(r)) ?? 0,

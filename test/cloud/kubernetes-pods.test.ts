@@ -147,11 +147,54 @@ describe('replica status from a pod', () => {
       exitCode: 137,
       reason: 'OOMKilled',
     });
-    expect(replicaStatusOf(withStatus({ phase: 'Failed', reason: 'Evicted' }))).toEqual({
+  });
+
+  it('reports a pod stopped by someone else as interrupted, never succeeded, even when it exited 0', () => {
+    const exited = (exitCode: number) => [
+      {
+        name: 'train',
+        image: 'i',
+        imageID: '',
+        ready: false,
+        restartCount: 0,
+        state: { terminated: { exitCode, reason: exitCode === 0 ? 'Completed' : 'Error' } },
+      },
+    ];
+    // Deleted by a drain: SIGTERM, the job checkpoints and exits 0.
+    expect(replicaStatusOf(withStatus({ phase: 'Succeeded', containerStatuses: exited(0) }, true))).toEqual({
       ...ids,
       phase: 'failed',
-      reason: 'Evicted',
+      exitCode: 0,
+      reason: 'deleted while running',
+      interrupted: true,
     });
+    // A spot interruption or preemption marks the pod before it goes.
+    const disrupted = {
+      phase: 'Succeeded',
+      containerStatuses: exited(0),
+      conditions: [
+        { type: 'Ready', status: 'False' },
+        { type: 'DisruptionTarget', status: 'True', reason: 'EvictionByEvictionAPI', message: 'drain' },
+      ],
+    };
+    expect(replicaStatusOf(withStatus(disrupted))).toEqual({
+      ...ids,
+      phase: 'failed',
+      exitCode: 0,
+      reason: 'DisruptionTarget: EvictionByEvictionAPI (drain)',
+      interrupted: true,
+    });
+    // Evicted by the kubelet under node pressure.
+    expect(
+      replicaStatusOf(withStatus({ phase: 'Failed', reason: 'Evicted', message: 'low on memory' })),
+    ).toEqual({ ...ids, phase: 'failed', reason: 'Evicted: low on memory', interrupted: true });
+    // A condition that is not True, or another condition, changes nothing.
+    const notDisrupted = {
+      ...disrupted,
+      conditions: [{ type: 'DisruptionTarget', status: 'False', reason: 'x' }],
+    };
+    expect(replicaStatusOf(withStatus(notDisrupted))).toMatchObject({ phase: 'succeeded' });
+    expect(replicaStatusOf(withStatus(notDisrupted))?.interrupted).toBeUndefined();
   });
 
   it('reports a pod stuck on its image as failed, so the job does not wait forever', () => {

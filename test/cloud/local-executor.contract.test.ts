@@ -36,7 +36,11 @@ export async function localHarness(): Promise<ExecutorHarness> {
     create: async ({ terminationGraceSeconds }) => new LocalExecutor({ dataDir, terminationGraceSeconds }),
     workload: (options = {}) => ({
       command: [process.execPath, REPLICA],
-      env: { CONTROL_DIR: controlDir, IGNORE_TERM: options.ignoreTerm ? '1' : '0' },
+      env: {
+        CONTROL_DIR: controlDir,
+        IGNORE_TERM: options.ignoreTerm ? '1' : '0',
+        TERM_EXIT_CODE: options.termExitsZero ? '0' : '143',
+      },
     }),
     // Written whole, then renamed: the replica polls for the file and must never read it empty (exit 0).
     exit: async (r, code) => {
@@ -45,6 +49,10 @@ export async function localHarness(): Promise<ExecutorHarness> {
     },
     kill: async (r) => {
       process.kill(-supervisorPid(r), 'SIGKILL');
+    },
+    // As a shutdown does: SIGTERM to every process of the replica's group, supervisor included.
+    interrupt: async (r) => {
+      process.kill(-supervisorPid(r), 'SIGTERM');
     },
     starts: async (r) => events(r).flatMap((e) => (e.event === 'start' ? [e.env ?? {}] : [])),
     terminations: async (r) => events(r).filter((e) => e.event === 'term').length,

@@ -227,6 +227,25 @@ describe('jobs run by the local executor (real service process, real CLI)', () =
     expect(log).toMatch(/stopping \((SIGTERM|job cancelled)\)/);
   }, 240_000);
 
+  it('resumes a job whose replica a shutdown stopped (SIGTERM to its process group): not done, not a restart', async () => {
+    const b = await boaService();
+    await b.start();
+    const { id } = await submit(b, '--workdir', REPO, '--', 'node', FAKE_TRAIN, '--work-seconds', '3600');
+    const running = await until('the replica running', () =>
+      b.replicas(id).find((r) => r.pid !== undefined && r.log.includes('fake-train job')),
+    );
+    // What a machine's shutdown does to every process: the job checkpoints and exits 0.
+    process.kill(-(running.pid as number), 'SIGTERM');
+    const resumed = await until('a new generation', () =>
+      b.replicas(id).find((r) => r.generation > running.generation && r.log.includes('resumed at epoch')),
+    );
+    const stopped = b.replicas(id).find((r) => r.generation === running.generation)?.log ?? '';
+    expect(stopped).toContain('stopping (SIGTERM)');
+    const job = await jobState(b, id);
+    expect(job).toMatchObject({ state: 'running', restarts: 0, generation: resumed.generation });
+    expect((await b.boa('jobs', 'cancel', String(id))).status).toBe(0);
+  }, 240_000);
+
   it('refuses bad input naming the field, storing nothing; a job failing every time ends failed with its code', async () => {
     const b = await boaService();
     await b.start();

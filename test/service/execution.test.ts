@@ -21,13 +21,25 @@ class ScriptedExecutor implements Executor {
   readonly calls: DesiredJob[][] = [];
   /** Exit codes the test gave replicas, by "job/generation/rank". */
   readonly exits = new Map<string, number>();
+  /** Replicas stopped from outside (they exited 0 on a SIGTERM nobody in boa sent). */
+  readonly interrupted = new Set<string>();
 
   async reconcile(desired: readonly DesiredJob[]): Promise<readonly ReplicaStatus[]> {
     this.calls.push([...desired]);
     return desired.flatMap((job) =>
       job.replicas.map((r): ReplicaStatus => {
-        const code = this.exits.get(`${r.jobId}/${r.generation}/${r.rank}`);
+        const key = `${r.jobId}/${r.generation}/${r.rank}`;
+        const code = this.exits.get(key);
         const base = { jobId: r.jobId, generation: r.generation, rank: r.rank, node: r.node };
+        if (this.interrupted.has(key)) {
+          return {
+            ...base,
+            phase: 'failed',
+            exitCode: 0,
+            reason: 'exited 0 after SIGTERM',
+            interrupted: true,
+          };
+        }
         if (code === undefined) return { ...base, phase: 'running' };
         return {
           ...base,
@@ -123,6 +135,27 @@ describe('execution', () => {
     expect(s.service.job(id)).toMatchObject({ state: 'done', width: 0, exitCode: null });
     await s.ticks(1);
     expect(s.executor.last(id)).toBeUndefined();
+  });
+
+  it('resumes a job whose replica was stopped from outside at once, not done and not counted as a restart', async () => {
+    const s = await service({ maxRestarts: 1, restartBackoffSeconds: 600 });
+    const { id } = (await s.request('POST', '/v1/jobs', { class: 'bert', workload })).body;
+    await s.ticks(4);
+    const first = s.service.job(id).generation;
+    for (let time = 1; time <= 3; time++) {
+      const job = s.service.job(id);
+      s.executor.interrupted.add(`${id}/${job.generation}/0`);
+      await s.ticks(1);
+      // A new generation on the same GPUs right away (the backoff of 600 s is not applied).
+      expect(s.service.job(id)).toMatchObject({ state: 'running', restarts: 0, restartNotBefore: null });
+      expect(s.service.job(id).generation).toBe(first + time);
+      await s.ticks(1);
+      expect(s.executor.last(id)?.generation).toBe(first + time);
+    }
+    // Three interruptions with maxRestarts 1: still running; its own exit 0 then completes it.
+    s.executor.exits.set(`${id}/${s.service.job(id).generation}/0`, 0);
+    await s.ticks(1);
+    expect(s.service.job(id)).toMatchObject({ state: 'done', restarts: 0 });
   });
 
   it('restarts a failing job as a new generation after a backoff, then fails it after maxRestarts', async () => {

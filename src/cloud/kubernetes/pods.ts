@@ -121,15 +121,29 @@ export function replicaStatusOf(pod: V1Pod): ReplicaStatus | undefined {
     ...(terminated ? { exitCode: terminated.exitCode } : {}),
     reason: terminated?.reason ?? pod.status?.reason ?? fallbackReason,
   });
-  switch (pod.status?.phase) {
-    case 'Succeeded':
-      return ended('succeeded', 'Completed');
-    case 'Failed':
-      return ended('failed', 'Failed');
+  const phase = pod.status?.phase;
+  if (phase === 'Succeeded' || phase === 'Failed') {
+    // Deleted or evicted by someone else (a drain, a spot interruption, node pressure): a job that
+    // checkpoints on SIGTERM exits 0 then, which is a stop, not the job finished. boa deletes only
+    // replicas it no longer wants, whose exits it ignores.
+    const disruption = interruptionOf(pod);
+    if (disruption) return { ...ended('failed', disruption), reason: disruption, interrupted: true };
+    return phase === 'Succeeded' ? ended('succeeded', 'Completed') : ended('failed', 'Failed');
   }
   if (pod.metadata?.deletionTimestamp) return { ...base, phase: 'stopping' };
   if (waiting && STUCK_REASONS.has(waiting)) return { ...base, phase: 'failed', reason: waiting };
   return { ...base, phase: pod.status?.phase === 'Running' ? 'running' : 'starting' };
+}
+
+/** Why the pod was stopped from outside, if it was: its deletion, a DisruptionTarget condition, eviction. */
+function interruptionOf(pod: V1Pod): string | undefined {
+  const target = pod.status?.conditions?.find((c) => c.type === 'DisruptionTarget' && c.status === 'True');
+  if (target)
+    return `DisruptionTarget: ${target.reason ?? 'disrupted'}${target.message ? ` (${target.message})` : ''}`;
+  if (pod.status?.reason === 'Evicted')
+    return `Evicted${pod.status.message ? `: ${pod.status.message}` : ''}`;
+  if (pod.metadata?.deletionTimestamp) return 'deleted while running';
+  return undefined;
 }
 
 /** Why a workload cannot run as a pod, naming the field; undefined when it can. */

@@ -18,6 +18,8 @@ export interface ExitRecord {
   readonly code: number | null;
   readonly signal: string | null;
   readonly reason?: string;
+  /** The supervisor had received a SIGTERM before the command ended (records older than it: absent). */
+  readonly stopped?: boolean;
   readonly at: number;
 }
 

@@ -182,12 +182,19 @@ export class LocalExecutor implements Executor {
     };
     if (replica.exit) {
       const exitCode = exitCodeOf(replica.exit);
-      return {
-        ...base,
-        phase: exitCode === 0 ? 'succeeded' : 'failed',
-        exitCode,
-        reason: replica.exit.reason ?? (replica.exit.signal ? `killed by ${replica.exit.signal}` : undefined),
-      };
+      const reason =
+        replica.exit.reason ?? (replica.exit.signal ? `killed by ${replica.exit.signal}` : undefined);
+      // A SIGTERM this executor did not send (it records its own first): a stop, even with exit 0.
+      if (replica.exit.stopped && replica.stopAt === undefined) {
+        return {
+          ...base,
+          phase: 'failed',
+          exitCode,
+          reason: `${reason ?? 'ended'} after a SIGTERM boa did not send`,
+          interrupted: true,
+        };
+      }
+      return { ...base, phase: exitCode === 0 ? 'succeeded' : 'failed', exitCode, reason };
     }
     if (!replica.alive) return { ...base, phase: 'failed', reason: 'gone without an exit record' };
     return { ...base, phase: replica.stopAt === undefined ? 'running' : 'stopping' };

@@ -6,7 +6,8 @@
 #
 #   sh replica-supervisor.sh <dir> <rank> <node> -- <command> [args...]
 #     <dir>/<rank>.pid   {"pid","node","startedAt"}  (the executor writes it too, right after spawn)
-#     <dir>/<rank>.exit  {"code","signal","reason","at"}  once the command has ended
+#     <dir>/<rank>.exit  {"code","signal","reason","stopped","at"}  once the command has ended; stopped:
+#                        this supervisor got a SIGTERM first (so an exit 0 is a stop, not the job finished)
 #     <dir>/<rank>.log   the command's stdout and stderr
 if [ "$#" -lt 5 ] || [ "$4" != "--" ]; then
   echo 'usage: replica-supervisor.sh <dir> <rank> <node> -- <command> [args...]' >&2
@@ -33,7 +34,9 @@ fi
 
 record_exit() {
   reason=$(printf '%s' "$2" | sed 's/\\/\\\\/g; s/"/\\"/g')
-  printf '{"code":%d,"signal":null,"reason":"%s","at":%s000}' "$1" "$reason" "$(date +%s)" >"$dir/$rank.exit.tmp"
+  if [ "$stopped" = 1 ]; then by_term=true; else by_term=false; fi
+  printf '{"code":%d,"signal":null,"reason":"%s","stopped":%s,"at":%s000}' "$1" "$reason" "$by_term" "$(date +%s)" \
+    >"$dir/$rank.exit.tmp"
   mv "$dir/$rank.exit.tmp" "$dir/$rank.exit"
 }
 
@@ -49,7 +52,7 @@ fi
 trap - TERM
 "$@" >>"$dir/$rank.log" 2>&1 </dev/null &
 child=$!
-trap 'kill -TERM "$child" 2>/dev/null' TERM
+trap 'stopped=1; kill -TERM "$child" 2>/dev/null' TERM
 # One that came while the command was being started is passed on now.
 [ "$stopped" = 1 ] && kill -TERM "$child" 2>/dev/null
 
