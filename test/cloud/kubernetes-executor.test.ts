@@ -159,6 +159,84 @@ describe('Kubernetes executor over the fake API server', () => {
     expect(await e.reconcile([])).toEqual([]);
   });
 
+  it("a pod its node turns away (GPUs held by another job's stopping pod) waits, then is created again", async () => {
+    let now = 1_000_000;
+    const e = createKubernetesExecutor(
+      { terminationGraceSeconds: 60, kubernetes: { namespace: NS } },
+      pino({ level: 'silent' }),
+      { kubeConfig: fake.kubeConfig(), sleep: async () => undefined, random: () => 0.5, now: () => now },
+    );
+    executors.push(e);
+    const settle = () => new Promise((r) => setTimeout(r, 30));
+    const created = new Map<number, number>();
+    const watch = fake.store.subscribe(fake.store.currentVersion(), (event) => {
+      const match = /^boa-job-(\d+)-/.exec(event.object.metadata.name);
+      if (event.resource === 'pods' && event.type === 'ADDED' && match)
+        created.set(Number(match[1]), (created.get(Number(match[1])) ?? 0) + 1);
+    });
+    if (watch === 'expired') throw new Error('fake kube-api: history expired');
+    const postsFor = (jobId: number) => created.get(jobId) ?? 0;
+    const statusOf = async (desired: DesiredJob[], jobId: number) => {
+      const statuses = await e.reconcile(desired);
+      return statuses.find((st) => st.jobId === jobId);
+    };
+    // Job 1 holds all 4 GPUs of the node; then it leaves and job 2 gets them while job 1's pod stops.
+    await e.reconcile([job(1, 1, [nodes[0]!])]);
+    await settle();
+    expect((await statusOf([job(1, 1, [nodes[0]!])], 1))?.phase).toBe('running');
+    const next = [job(2, 1, [nodes[0]!])];
+    await e.reconcile(next);
+    await settle();
+    const waiting = await statusOf(next, 2);
+    expect(waiting).toMatchObject({ phase: 'starting' });
+    expect(waiting?.reason).toMatch(/not admitted by its node yet: .*nvidia.com\/gpu, requested: 4, used: 4/);
+    // Not a failure, and not created again while job 1's pod still stops there.
+    for (let i = 0; i < 3; i++) {
+      now += 30_000;
+      expect((await statusOf(next, 2))?.phase).toBe('starting');
+    }
+    expect(postsFor(2)).toBe(1);
+    fake.kubelet.finishTermination('boa-job-1-g1-r0');
+    await settle();
+    await e.reconcile(next); // the turned-away pod goes
+    await e.reconcile(next); // and is created again
+    await settle();
+    expect((await statusOf(next, 2))?.phase).toBe('running');
+    expect(postsFor(2)).toBe(2);
+
+    // Turned away with nothing of boa's stopping there (the GPUs held by a pod boa does not own): created
+    // again at most every 10 s, not at every reconcile.
+    fake.store.create('pods', NS, {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'someone-else' } as never,
+      spec: {
+        nodeName: nodes[1],
+        containers: [{ name: 'c', image: 'i', resources: { limits: { 'nvidia.com/gpu': '4' } } }],
+      },
+      status: { phase: 'Running' },
+    });
+    await settle();
+    const third = [job(2, 1, [nodes[0]!]), job(3, 1, [nodes[1]!])];
+    await e.reconcile(third); // created, and turned away
+    await settle();
+    await e.reconcile(third); // removed at once: nothing is stopping on that node
+    await e.reconcile(third); // created again, and turned away again
+    await settle();
+    expect(postsFor(3)).toBe(2);
+    for (let i = 0; i < 6; i++) {
+      now += 1_000;
+      expect((await statusOf(third, 3))?.phase).toBe('starting');
+      await settle();
+    }
+    expect(postsFor(3)).toBe(2);
+    now += 10_000;
+    await e.reconcile(third);
+    await e.reconcile(third);
+    expect(postsFor(3)).toBe(3);
+    watch.stop();
+  });
+
   it('a job that leaves loses its pods gracefully, then its Service', async () => {
     const e = executor();
     await e.reconcile([job(9, 1, nodes)]);

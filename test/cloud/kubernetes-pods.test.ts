@@ -149,6 +149,35 @@ describe('replica status from a pod', () => {
     });
   });
 
+  it("reports a pod its node's kubelet turned away as still starting, not failed", () => {
+    const message =
+      "Pod was rejected: Node didn't have enough resource: nvidia.com/gpu, requested: 2, used: 3, capacity: 4";
+    expect(replicaStatusOf(withStatus({ phase: 'Failed', reason: 'OutOfnvidia.com/gpu', message }))).toEqual({
+      ...ids,
+      phase: 'starting',
+      reason: `not admitted by its node yet: ${message}`,
+    });
+    expect(
+      replicaStatusOf(withStatus({ phase: 'Failed', reason: 'UnexpectedAdmissionError' })),
+    ).toMatchObject({
+      phase: 'starting',
+    });
+    // A pod that ran and then failed is a failure whatever its reason says.
+    const ran = [
+      {
+        name: 'train',
+        image: 'i',
+        imageID: '',
+        ready: false,
+        restartCount: 0,
+        state: { terminated: { exitCode: 1 } },
+      },
+    ];
+    expect(
+      replicaStatusOf(withStatus({ phase: 'Failed', reason: 'OutOfmemory', containerStatuses: ran })),
+    ).toMatchObject({ phase: 'failed', exitCode: 1 });
+  });
+
   it('reports a pod stopped by someone else as interrupted, never succeeded, even when it exited 0', () => {
     const exited = (exitCode: number) => [
       {

@@ -15,7 +15,13 @@ import {
   rank0Address,
   serviceName,
 } from './names.ts';
-import { checkPodWorkload, podManifest, replicaStatusOf, serviceManifest } from './pods.ts';
+import {
+  admissionRejected,
+  checkPodWorkload,
+  podManifest,
+  replicaStatusOf,
+  serviceManifest,
+} from './pods.ts';
 import { KUBE_RETRY, kindOf, withKubeRetry } from './retry.ts';
 
 export interface KubernetesExecutorDeps {
@@ -27,6 +33,9 @@ export interface KubernetesExecutorDeps {
   readonly retryPolicy?: RetryPolicy;
   readonly now?: () => number;
 }
+
+/** A pod its node turned away is created again at most this often while nothing on the node is stopping. */
+const READMIT_EVERY_MS = 10_000;
 
 /** Runs at most `limit` of the tasks at once; failures are returned, not thrown, so one bad job stops nothing. */
 async function runLimited(tasks: (() => Promise<void>)[], limit: number): Promise<unknown[]> {
@@ -58,12 +67,16 @@ export class KubernetesExecutor implements Executor {
   private readonly logger: Logger;
   /** Replicas whose pod the API server refused (422 and the like), reported failed so the job does not wait forever. */
   private readonly rejected = new Map<string, ReplicaStatus>();
+  /** When a pod its node's kubelet turned away was last removed to be created again, by pod name. */
+  private readonly readmitted = new Map<string, number>();
+  private readonly now: () => number;
 
   constructor(
     private readonly config: KubernetesExecutorConfig,
     deps: KubernetesExecutorDeps,
   ) {
     this.logger = deps.logger;
+    this.now = deps.now ?? Date.now;
     this.api = coreApi(deps.kubeConfig, config.requestTimeoutMs);
     this.retry = {
       sleep: deps.sleep ?? realSleep,
@@ -117,6 +130,31 @@ export class KubernetesExecutor implements Executor {
       for (const { pod, id } of owned) {
         if (!belongs(pod, id, want.get(jobId)) && !pod.metadata?.deletionTimestamp)
           tasks.push(() => this.deletePod(pod));
+      }
+    }
+    // A pod its node turned away (GPUs still held by a pod stopping there) goes, to be created again
+    // once nothing on that node is stopping, and not more often than READMIT_EVERY_MS.
+    const stoppingOn = new Set(
+      pods.filter((p) => p.metadata?.deletionTimestamp && !isTerminal(p)).map((p) => p.spec?.nodeName),
+    );
+    const now = this.now();
+    for (const [name, at] of this.readmitted)
+      if (now - at > 10 * READMIT_EVERY_MS) this.readmitted.delete(name);
+    for (const [jobId, owned] of byJob) {
+      for (const { pod, id } of owned) {
+        const name = pod.metadata?.name ?? '';
+        if (!belongs(pod, id, want.get(jobId)) || !admissionRejected(pod)) continue;
+        if (
+          stoppingOn.has(pod.spec?.nodeName) ||
+          now - (this.readmitted.get(name) ?? -Infinity) < READMIT_EVERY_MS
+        )
+          continue;
+        this.readmitted.set(name, now);
+        this.logger.info(
+          { event: 'kube.pod.readmit', pod: name, node: pod.spec?.nodeName, reason: pod.status?.message },
+          'replica pod turned away by its node; creating it again',
+        );
+        tasks.push(() => this.deletePod(pod));
       }
     }
     // Start what is missing, once the job's older replicas are gone.
@@ -269,6 +307,8 @@ export class KubernetesExecutor implements Executor {
     this.services.forget(name);
   }
 }
+
+const isTerminal = (pod: V1Pod) => pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';
 
 /** A pod belongs when its job wants this generation, with a replica of its rank on its node. */
 function belongs(pod: V1Pod, id: PodIdentity, job: DesiredJob | undefined): boolean {

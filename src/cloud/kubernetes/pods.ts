@@ -122,6 +122,14 @@ export function replicaStatusOf(pod: V1Pod): ReplicaStatus | undefined {
     reason: terminated?.reason ?? pod.status?.reason ?? fallbackReason,
   });
   const phase = pod.status?.phase;
+  // Not started: the node's kubelet had no room yet (the executor creates it again once it may have).
+  if (admissionRejected(pod)) {
+    return {
+      ...base,
+      phase: 'starting',
+      reason: `not admitted by its node yet: ${pod.status?.message ?? pod.status?.reason}`,
+    };
+  }
   if (phase === 'Succeeded' || phase === 'Failed') {
     // Deleted or evicted by someone else (a drain, a spot interruption, node pressure): a job that
     // checkpoints on SIGTERM exits 0 then, which is a stop, not the job finished. boa deletes only
@@ -133,6 +141,21 @@ export function replicaStatusOf(pod: V1Pod): ReplicaStatus | undefined {
   if (pod.metadata?.deletionTimestamp) return { ...base, phase: 'stopping' };
   if (waiting && STUCK_REASONS.has(waiting)) return { ...base, phase: 'failed', reason: waiting };
   return { ...base, phase: pod.status?.phase === 'Running' ? 'running' : 'starting' };
+}
+
+/**
+ * Rejected by its node's kubelet before it ran (OutOfnvidia.com/gpu and the like, UnexpectedAdmissionError
+ * from a device plugin): a pod bound by nodeName skips the scheduler, and the kubelet counts the GPUs
+ * of pods still terminating on the node (another job's, after a rescale) as used. Transient, not a failure.
+ */
+export function admissionRejected(pod: V1Pod): boolean {
+  const reason = pod.status?.reason ?? '';
+  const ran = pod.status?.containerStatuses?.some((c) => c.state?.terminated || c.state?.running);
+  return (
+    pod.status?.phase === 'Failed' &&
+    !ran &&
+    (reason.startsWith('OutOf') || reason === 'UnexpectedAdmissionError')
+  );
 }
 
 /** Why the pod was stopped from outside, if it was: its deletion, a DisruptionTarget condition, eviction. */

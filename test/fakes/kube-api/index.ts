@@ -30,7 +30,9 @@
  * - kubelet.addNode({name, gpus, ready, zone, instanceId, instanceType, labels}) -> Node with
  *   allocatable/capacity nvidia.com/gpu, a Ready condition, spec.providerID aws:///<zone>/<instanceId>.
  * - kubelet.setNodeReady(name, ready), kubelet.removeNode(name) (its pods are removed with it).
- * - kubelet.startPods(names?): Pending pods bound to a Ready node -> Running (containerStatuses running).
+ * - kubelet.startPods(names?): Pending pods bound to a Ready node -> Running (containerStatuses running),
+ *   or, as the kubelet's admission does, Failed with reason OutOfnvidia.com/gpu when the node's Running
+ *   pods (terminating ones included) leave too few of its allocatable GPUs.
  * - kubelet.exit(pod, exitCode, reason?): Succeeded (0) or Failed, containerStatuses[].state.terminated.
  * - kubelet.kill(pod, reason = 'OOMKilled'): exit code 137 from outside.
  * - kubelet.finishTermination(pod?): terminating pods whose containers stopped are removed.

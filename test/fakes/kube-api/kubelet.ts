@@ -118,6 +118,23 @@ export class FakeKubelet {
       const ready =
         node && node.status?.conditions?.some((c: any) => c.type === 'Ready' && c.status === 'True');
       if (!ready) continue;
+      // The kubelet's own admission (pods bound by nodeName skip the scheduler): GPUs still held by the
+      // node's running pods, terminating ones included, are not free; a pod that does not fit is rejected.
+      const capacity = Number(node.status?.allocatable?.['nvidia.com/gpu'] ?? 0);
+      const requested = gpusOf(pod);
+      const used = [...this.core.store.peek('pods')]
+        .filter((p) => p.spec?.nodeName === node.metadata.name && p.status?.phase === 'Running')
+        .reduce((sum, p) => sum + gpusOf(p), 0);
+      if (requested > 0 && used + requested > capacity) {
+        this.setStatus(pod, {
+          phase: 'Failed',
+          reason: 'OutOfnvidia.com/gpu',
+          message:
+            "Pod was rejected: Node didn't have enough resource: nvidia.com/gpu, " +
+            `requested: ${requested}, used: ${used}, capacity: ${capacity}`,
+        });
+        continue;
+      }
       const startedAt = new Date(this.now()).toISOString();
       this.setStatus(pod, {
         phase: 'Running',
@@ -213,6 +230,11 @@ export class FakeKubelet {
     timer.unref();
     this.timers.add(timer);
   }
+}
+
+function gpusOf(pod: KubeObject): number {
+  const resources = pod.spec?.containers?.[0]?.resources;
+  return Number(resources?.limits?.['nvidia.com/gpu'] ?? resources?.requests?.['nvidia.com/gpu'] ?? 0);
 }
 
 function containerNames(pod: KubeObject): string[] {
