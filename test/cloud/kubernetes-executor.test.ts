@@ -234,6 +234,20 @@ describe('Kubernetes executor over the fake API server', () => {
     await e.reconcile(third);
     await e.reconcile(third);
     expect(postsFor(3)).toBe(3);
+    // Turned away four times with nothing of boa's stopping there: the node lacks the GPUs, a failure.
+    await settle();
+    now += 10_000;
+    await e.reconcile(third);
+    await e.reconcile(third);
+    await settle();
+    expect(postsFor(3)).toBe(4);
+    now += 10_000;
+    const failed = await statusOf(third, 3);
+    expect(failed).toMatchObject({ phase: 'failed' });
+    expect(failed?.reason).toMatch(/turned away 4 times .*gpusPerNode/);
+    now += 60_000;
+    await e.reconcile(third);
+    expect(postsFor(3)).toBe(4);
     watch.stop();
   });
 

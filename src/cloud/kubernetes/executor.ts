@@ -15,13 +15,8 @@ import {
   rank0Address,
   serviceName,
 } from './names.ts';
-import {
-  admissionRejected,
-  checkPodWorkload,
-  podManifest,
-  replicaStatusOf,
-  serviceManifest,
-} from './pods.ts';
+import { checkPodWorkload, podManifest, replicaStatusOf, serviceManifest } from './pods.ts';
+import { Readmissions } from './readmit.ts';
 import { KUBE_RETRY, kindOf, withKubeRetry } from './retry.ts';
 
 export interface KubernetesExecutorDeps {
@@ -33,9 +28,6 @@ export interface KubernetesExecutorDeps {
   readonly retryPolicy?: RetryPolicy;
   readonly now?: () => number;
 }
-
-/** A pod its node turned away is created again at most this often while nothing on the node is stopping. */
-const READMIT_EVERY_MS = 10_000;
 
 /** Runs at most `limit` of the tasks at once; failures are returned, not thrown, so one bad job stops nothing. */
 async function runLimited(tasks: (() => Promise<void>)[], limit: number): Promise<unknown[]> {
@@ -67,8 +59,7 @@ export class KubernetesExecutor implements Executor {
   private readonly logger: Logger;
   /** Replicas whose pod the API server refused (422 and the like), reported failed so the job does not wait forever. */
   private readonly rejected = new Map<string, ReplicaStatus>();
-  /** When a pod its node's kubelet turned away was last removed to be created again, by pod name. */
-  private readonly readmitted = new Map<string, number>();
+  private readonly readmissions = new Readmissions();
   private readonly now: () => number;
 
   constructor(
@@ -132,30 +123,21 @@ export class KubernetesExecutor implements Executor {
           tasks.push(() => this.deletePod(pod));
       }
     }
-    // A pod its node turned away (GPUs still held by a pod stopping there) goes, to be created again
-    // once nothing on that node is stopping, and not more often than READMIT_EVERY_MS.
-    const stoppingOn = new Set(
-      pods.filter((p) => p.metadata?.deletionTimestamp && !isTerminal(p)).map((p) => p.spec?.nodeName),
+    // Pods their node turned away (another job's pod still holding the GPUs) go, to be created again.
+    const wanted = [...byJob].flatMap(([jobId, owned]) =>
+      owned.filter(({ pod, id }) => belongs(pod, id, want.get(jobId))).map(({ pod }) => pod),
     );
-    const now = this.now();
-    for (const [name, at] of this.readmitted)
-      if (now - at > 10 * READMIT_EVERY_MS) this.readmitted.delete(name);
-    for (const [jobId, owned] of byJob) {
-      for (const { pod, id } of owned) {
-        const name = pod.metadata?.name ?? '';
-        if (!belongs(pod, id, want.get(jobId)) || !admissionRejected(pod)) continue;
-        if (
-          stoppingOn.has(pod.spec?.nodeName) ||
-          now - (this.readmitted.get(name) ?? -Infinity) < READMIT_EVERY_MS
-        )
-          continue;
-        this.readmitted.set(name, now);
-        this.logger.info(
-          { event: 'kube.pod.readmit', pod: name, node: pod.spec?.nodeName, reason: pod.status?.message },
-          'replica pod turned away by its node; creating it again',
-        );
-        tasks.push(() => this.deletePod(pod));
-      }
+    for (const pod of this.readmissions.toRemove(pods, wanted, this.now())) {
+      this.logger.info(
+        {
+          event: 'kube.pod.readmit',
+          pod: pod.metadata?.name,
+          node: pod.spec?.nodeName,
+          reason: pod.status?.message,
+        },
+        'replica pod turned away by its node; creating it again',
+      );
+      tasks.push(() => this.deletePod(pod));
     }
     // Start what is missing, once the job's older replicas are gone.
     const servicesByName = new Map(services.map((s) => [s.metadata?.name ?? '', s]));
@@ -191,7 +173,10 @@ export class KubernetesExecutor implements Executor {
     for (const [name, status] of this.rejected) {
       if (want.get(status.jobId)?.generation !== status.generation) this.rejected.delete(name);
     }
-    const statuses = this.pods.snapshot().flatMap((pod) => replicaStatusOf(pod) ?? []);
+    const statuses = this.pods.snapshot().flatMap((pod) => {
+      const status = replicaStatusOf(pod);
+      return status ? [this.readmissions.status(pod, status)] : [];
+    });
     return [...statuses, ...this.rejected.values()];
   }
 
@@ -307,8 +292,6 @@ export class KubernetesExecutor implements Executor {
     this.services.forget(name);
   }
 }
-
-const isTerminal = (pod: V1Pod) => pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';
 
 /** A pod belongs when its job wants this generation, with a replica of its rank on its node. */
 function belongs(pod: V1Pod, id: PodIdentity, job: DesiredJob | undefined): boolean {
