@@ -5,7 +5,7 @@ import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createKubernetesExecutor } from '../../src/cloud/kubernetes/index.ts';
 import { configFromEnv, configSchema } from '../../src/service/config.ts';
-import type { DesiredJob, Executor, Workload } from '../../src/service/ports.ts';
+import type { DesiredJob, Executor, ReplicaStatus, Workload } from '../../src/service/ports.ts';
 import { type FakeKubeApi, startFakeKubeApi } from '../fakes/kube-api/index.ts';
 
 const NS = 'boa-jobs';
@@ -167,7 +167,6 @@ describe('Kubernetes executor over the fake API server', () => {
       { kubeConfig: fake.kubeConfig(), sleep: async () => undefined, random: () => 0.5, now: () => now },
     );
     executors.push(e);
-    const settle = () => new Promise((r) => setTimeout(r, 30));
     const created = new Map<number, number>();
     const watch = fake.store.subscribe(fake.store.currentVersion(), (event) => {
       const match = /^boa-job-(\d+)-/.exec(event.object.metadata.name);
@@ -176,36 +175,35 @@ describe('Kubernetes executor over the fake API server', () => {
     });
     if (watch === 'expired') throw new Error('fake kube-api: history expired');
     const postsFor = (jobId: number) => created.get(jobId) ?? 0;
-    const statusOf = async (desired: DesiredJob[], jobId: number) => {
-      const statuses = await e.reconcile(desired);
-      return statuses.find((st) => st.jobId === jobId);
+    /** Reconciles (the clock held) until the job's replica status passes the check: the watch is real. */
+    const until = async (desired: DesiredJob[], jobId: number, check: (s?: ReplicaStatus) => boolean) => {
+      const deadline = Date.now() + 10_000;
+      for (;;) {
+        const status = (await e.reconcile(desired)).find((st) => st.jobId === jobId);
+        if (check(status)) return status;
+        if (Date.now() > deadline) throw new Error(`job ${jobId}: ${JSON.stringify(status)}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
     };
+    const turnedAway = (s?: ReplicaStatus) => s?.phase === 'starting' && /not admitted/.test(s.reason ?? '');
+
     // Job 1 holds all 4 GPUs of the node; then it leaves and job 2 gets them while job 1's pod stops.
-    await e.reconcile([job(1, 1, [nodes[0]!])]);
-    await settle();
-    expect((await statusOf([job(1, 1, [nodes[0]!])], 1))?.phase).toBe('running');
+    await until([job(1, 1, [nodes[0]!])], 1, (s) => s?.phase === 'running');
     const next = [job(2, 1, [nodes[0]!])];
-    await e.reconcile(next);
-    await settle();
-    const waiting = await statusOf(next, 2);
-    expect(waiting).toMatchObject({ phase: 'starting' });
+    const waiting = await until(next, 2, turnedAway);
     expect(waiting?.reason).toMatch(/not admitted by its node yet: .*nvidia.com\/gpu, requested: 4, used: 4/);
     // Not a failure, and not created again while job 1's pod still stops there.
     for (let i = 0; i < 3; i++) {
       now += 30_000;
-      expect((await statusOf(next, 2))?.phase).toBe('starting');
+      expect(turnedAway(await until(next, 2, () => true))).toBe(true);
     }
     expect(postsFor(2)).toBe(1);
     fake.kubelet.finishTermination('boa-job-1-g1-r0');
-    await settle();
-    await e.reconcile(next); // the turned-away pod goes
-    await e.reconcile(next); // and is created again
-    await settle();
-    expect((await statusOf(next, 2))?.phase).toBe('running');
+    await until(next, 2, (s) => s?.phase === 'running');
     expect(postsFor(2)).toBe(2);
 
-    // Turned away with nothing of boa's stopping there (the GPUs held by a pod boa does not own): created
-    // again at most every 10 s, not at every reconcile.
+    // Turned away with nothing of boa's stopping there (the GPUs held by a pod boa does not own): removed
+    // at once, then at most every 10 s, not at every reconcile.
     fake.store.create('pods', NS, {
       apiVersion: 'v1',
       kind: 'Pod',
@@ -216,34 +214,20 @@ describe('Kubernetes executor over the fake API server', () => {
       },
       status: { phase: 'Running' },
     });
-    await settle();
     const third = [job(2, 1, [nodes[0]!]), job(3, 1, [nodes[1]!])];
-    await e.reconcile(third); // created, and turned away
-    await settle();
-    await e.reconcile(third); // removed at once: nothing is stopping on that node
-    await e.reconcile(third); // created again, and turned away again
-    await settle();
-    expect(postsFor(3)).toBe(2);
+    await until(third, 3, (s) => postsFor(3) === 2 && turnedAway(s));
     for (let i = 0; i < 6; i++) {
       now += 1_000;
-      expect((await statusOf(third, 3))?.phase).toBe('starting');
-      await settle();
+      expect(turnedAway(await until(third, 3, () => true))).toBe(true);
     }
     expect(postsFor(3)).toBe(2);
     now += 10_000;
-    await e.reconcile(third);
-    await e.reconcile(third);
-    expect(postsFor(3)).toBe(3);
+    await until(third, 3, (s) => postsFor(3) === 3 && turnedAway(s));
+    now += 10_000;
+    await until(third, 3, (s) => postsFor(3) === 4 && turnedAway(s));
     // Turned away four times with nothing of boa's stopping there: the node lacks the GPUs, a failure.
-    await settle();
     now += 10_000;
-    await e.reconcile(third);
-    await e.reconcile(third);
-    await settle();
-    expect(postsFor(3)).toBe(4);
-    now += 10_000;
-    const failed = await statusOf(third, 3);
-    expect(failed).toMatchObject({ phase: 'failed' });
+    const failed = await until(third, 3, (s) => s?.phase === 'failed');
     expect(failed?.reason).toMatch(/turned away 4 times .*gpusPerNode/);
     now += 60_000;
     await e.reconcile(third);
