@@ -120,6 +120,12 @@ export const configSchema = z
     maxRestarts: z.number().int().nonnegative().default(3),
     /** First restart delay; doubles with every restart (capped at 10 minutes). */
     restartBackoffSeconds: z.number().nonnegative().default(10),
+    /**
+     * A replica stopped from outside after running less than this is counted as a failure (a restart,
+     * with its backoff), not resumed for free: something that stops a job as soon as it starts (a node
+     * that keeps evicting it, a job that signals its own supervisor) must not resume it forever.
+     */
+    interruptedMinRunSeconds: z.number().nonnegative().default(60),
     /** A self-launched job silent (no poll, no report) this long is `lost` and its GPUs freed. */
     leaseSeconds: positive('leaseSeconds').default(600),
     /** The URL replicas reach the service at (BOA_URL); default http://<host>:<port>. */

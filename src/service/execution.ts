@@ -200,7 +200,7 @@ export class Execution {
       if (rank0?.phase === 'succeeded' && !rank0.interrupted) {
         this.service.finishJob(jobId, 'done');
       } else if (interrupted) {
-        this.resume(job, interrupted);
+        this.interrupted(job, interrupted);
       } else if (failed) {
         this.fail(job, failed);
       }
@@ -232,6 +232,21 @@ export class Execution {
       { event: 'job_restart', jobId: job.id, restarts: job.restarts, exitCode, reason, backoffMs: delay },
       'job failed; restarting',
     );
+  }
+
+  /** Resumed for free if it ran long enough to have been worth running; a failure otherwise. */
+  private interrupted(job: ServiceJob, replica: ReplicaStatus): void {
+    const minRunMs = this.service.deps.config.interruptedMinRunSeconds * 1000;
+    if (replica.ranForMs !== undefined && replica.ranForMs >= minRunMs) {
+      this.resume(job, replica);
+      return;
+    }
+    const ran =
+      replica.ranForMs === undefined ? 'for an unknown time' : `${Math.round(replica.ranForMs / 1000)} s`;
+    this.fail(job, {
+      ...replica,
+      reason: `${replica.reason ?? 'stopped from outside'}, after it ran ${ran} (under interruptedMinRunSeconds: counted as a failure)`,
+    });
   }
 
   /**

@@ -155,6 +155,8 @@ export interface ReplicaStatus {
    * job that checkpoints on SIGTERM exits 0 then. Reported with phase 'failed'.
    */
   readonly interrupted?: boolean;
+  /** How long an ended replica's command (container) ran, when the executor knows it. */
+  readonly ranForMs?: number;
 }
 
 /**
@@ -162,8 +164,10 @@ export interface ReplicaStatus {
  * should exist with those that do and fixes the difference: replicas of another generation or of a job
  * not in `desired` are stopped with the grace period (SIGTERM, then SIGKILL; pod deletion with
  * terminationGracePeriodSeconds); a generation starts only once its job's older replicas are gone;
- * missing replicas of the current generation are (re)created. Ended replicas stay reported until their
- * generation leaves `desired`, so the service sees every exit. Idempotent, and safe after a restart:
+ * missing replicas of the current generation are created, but one seen and then gone without boa
+ * stopping it is reported interrupted (its job resumes as a new generation, every rank together). Ended
+ * replicas stay reported until their generation leaves `desired`, so the service sees every exit.
+ * Idempotent, and safe after a restart:
  * replicas that survived the service are adopted, never started twice.
  */
 export interface Executor {

@@ -156,6 +156,11 @@ export function executorContract(
       );
       expect(find(statuses, rank0)?.exitCode).toBe(0);
       expect(find(statuses, rank1)?.exitCode).toBe(3);
+      // How long each ran: known, and no longer than the test has run.
+      for (const ref of [rank0, rank1]) {
+        expect(find(statuses, ref)?.ranForMs).toBeGreaterThanOrEqual(0);
+        expect(find(statuses, ref)?.ranForMs).toBeLessThan(settleMs + 60_000);
+      }
       for (let i = 0; i < 3; i++) await executor.reconcile([job]);
       expect(await harness.starts(rank1)).toHaveLength(1);
       expect(find(await executor.reconcile([job]), rank1)?.phase).toBe('failed');
@@ -221,19 +226,34 @@ export function executorContract(
       expect(await harness.terminations(old)).toBe(1);
     });
 
-    it('recreates a replica killed from outside', async () => {
+    it('reports a replica removed from outside as interrupted, and starts it again only in a new generation', async () => {
       const executor = await create();
       const job = desiredJob(harness, 7, 1, [1], harness.workload());
       const ref = { jobId: 7, generation: 1, rank: 0 };
       await until(executor, [job], () => started(ref), 'start');
       await harness.kill(ref);
-      await until(
+      const statuses = await until(
         executor,
         [job],
-        async (s) => (await harness.starts(ref)).length === 2 && find(s, ref)?.phase === 'running',
-        'recreated',
+        (s) => find(s, ref)?.interrupted === true,
+        'the removed replica reported interrupted',
       );
-      expect(await harness.running(ref)).toBe(1);
+      expect(find(statuses, ref)).toMatchObject({ phase: 'failed', interrupted: true });
+      expect(find(statuses, ref)?.ranForMs).toBeGreaterThanOrEqual(0);
+      // Not alone in its old generation: a multi-node job's peers would wait on a rendezvous it left.
+      for (let i = 0; i < 3; i++) {
+        expect(find(await executor.reconcile([job]), ref)?.interrupted).toBe(true);
+      }
+      expect(await harness.starts(ref)).toHaveLength(1);
+      const next = desiredJob(harness, 7, 2, [1], harness.workload());
+      const nextRef = { jobId: 7, generation: 2, rank: 0 };
+      await until(
+        executor,
+        [next],
+        async (s) => (await started(nextRef)) && find(s, nextRef)?.phase === 'running',
+        'the next generation',
+      );
+      expect(await harness.running(ref)).toBe(0);
     });
 
     it('never reports a replica stopped from outside as succeeded, even when it exits 0', async () => {
@@ -244,20 +264,19 @@ export function executorContract(
       await until(executor, [job], () => started(ref), 'start');
       await harness.interrupt(ref);
       const seen: Array<ReplicaStatus | undefined> = [];
-      // Either reported as interrupted (its exit seen) or, if it vanished first, recreated.
+      // Reported interrupted whether its exit (0) was seen or it was gone first; never started again.
       const statuses = await until(
         executor,
         [job],
-        async (s) => {
+        (s) => {
           seen.push(find(s, ref));
-          const status = find(s, ref);
-          return status?.interrupted === true || (await harness.starts(ref)).length === 2;
+          return find(s, ref)?.interrupted === true;
         },
-        'the interrupted replica reported or recreated',
+        'the interrupted replica reported',
       );
       expect(seen.filter((s) => s?.phase === 'succeeded')).toEqual([]);
-      const status = find(statuses, ref);
-      if (status?.interrupted) expect(status).toMatchObject({ phase: 'failed', exitCode: 0 });
+      expect(find(statuses, ref)).toMatchObject({ phase: 'failed', interrupted: true });
+      expect(await harness.starts(ref)).toHaveLength(1);
     });
 
     it('adopts running replicas in a new executor instance without starting them again', async () => {

@@ -134,11 +134,22 @@ describe('Kubernetes executor over the fake API server', () => {
     fake.closeWatches();
     fake.store.remove('pods', NS, 'boa-job-7-g1-r0');
     fake.store.compact();
-    for (let i = 0; i < 50 && podNames().length === 0; i++) {
-      await e.reconcile([job(7, 1, nodes.slice(0, 1))]);
+    let statuses: readonly ReplicaStatus[] = [];
+    for (let i = 0; i < 50 && !statuses[0]?.interrupted; i++) {
+      statuses = await e.reconcile([job(7, 1, nodes.slice(0, 1))]);
       await new Promise((r) => setTimeout(r, 20));
     }
-    expect(podNames()).toEqual(['boa-job-7-g1-r0']);
+    // Seen gone: deleted by someone else, so its job resumes as a new generation (not recreated alone).
+    expect(statuses).toEqual([
+      expect.objectContaining({
+        jobId: 7,
+        generation: 1,
+        rank: 0,
+        interrupted: true,
+        reason: 'pod deleted by someone else',
+      }),
+    ]);
+    expect(podNames()).toEqual([]);
     expect(lists()).toBeGreaterThan(listed);
   });
 

@@ -157,11 +157,20 @@ describe('replica status from a pod', () => {
       phase: 'starting',
       reason: `not admitted by its node yet: ${message}`,
     });
-    expect(
-      replicaStatusOf(withStatus({ phase: 'Failed', reason: 'UnexpectedAdmissionError' })),
-    ).toMatchObject({
-      phase: 'starting',
-    });
+    // Every refusal before the pod ran: under node pressure, while the node shuts down, a device
+    // plugin's error, and one that will not pass (the readmission fails that after a few tries).
+    for (const [reason, message] of [
+      ['Evicted', 'The node had condition: [MemoryPressure]. '],
+      ['NodeShutdown', 'Pod was rejected as the node is shutting down.'],
+      ['UnexpectedAdmissionError', 'Allocate failed due to no healthy devices present'],
+      ['NodeAffinity', "Pod was rejected: Predicate NodeAffinity failed: node(s) didn't match"],
+    ]) {
+      expect(replicaStatusOf(withStatus({ phase: 'Failed', reason, message }))).toEqual({
+        ...ids,
+        phase: 'starting',
+        reason: `not admitted by its node yet: ${message}`,
+      });
+    }
     // A pod that ran and then failed is a failure whatever its reason says.
     const ran = [
       {
@@ -213,10 +222,35 @@ describe('replica status from a pod', () => {
       reason: 'DisruptionTarget: EvictionByEvictionAPI (drain)',
       interrupted: true,
     });
-    // Evicted by the kubelet under node pressure.
+    // Evicted by the kubelet under node pressure while it ran.
     expect(
-      replicaStatusOf(withStatus({ phase: 'Failed', reason: 'Evicted', message: 'low on memory' })),
-    ).toEqual({ ...ids, phase: 'failed', reason: 'Evicted: low on memory', interrupted: true });
+      replicaStatusOf(
+        withStatus({
+          phase: 'Failed',
+          reason: 'Evicted',
+          message: 'low on memory',
+          containerStatuses: exited(137),
+        }),
+      ),
+    ).toEqual({
+      ...ids,
+      phase: 'failed',
+      exitCode: 137,
+      reason: 'Evicted: low on memory',
+      interrupted: true,
+    });
+    // Stopped by a graceful node shutdown on a cluster without the DisruptionTarget condition.
+    const shutdown = {
+      phase: 'Failed',
+      reason: 'Terminated',
+      message: 'Pod was terminated in response to imminent node shutdown.',
+      containerStatuses: exited(0),
+    };
+    expect(replicaStatusOf(withStatus(shutdown))).toMatchObject({
+      phase: 'failed',
+      exitCode: 0,
+      interrupted: true,
+    });
     // A condition that is not True, or another condition, changes nothing.
     const notDisrupted = {
       ...disrupted,

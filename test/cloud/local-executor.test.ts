@@ -103,15 +103,11 @@ describe('local executor', () => {
     // The replica runs on (a restarted service adopts it) and its exit is still seen without the launcher.
     expect(processExists(record.pid)).toBe(true);
     process.kill(-record.pid, 'SIGKILL');
-    await settle(
-      executor,
-      desired,
-      (s) => s[0]?.phase === 'running' && s.length === 1 && readPid() !== record.pid,
-    );
-    function readPid() {
-      return JSON.parse(readFileSync(join(dataDir, 'jobs/1/1/0.pid'), 'utf8')).pid as number;
-    }
-    pids.push(readPid());
+    const [gone] = await settle(executor, desired, (s) => s[0]?.interrupted === true);
+    expect(gone).toMatchObject({
+      phase: 'failed',
+      reason: expect.stringContaining('gone without an exit record'),
+    });
     await executor.close();
   });
 
@@ -136,7 +132,7 @@ describe('local executor', () => {
     expect(readFileSync(join(dataDir, 'jobs/1/1/0.log'), 'utf8')).toContain('no-such-program-boa');
   });
 
-  it('never adopts or signals a recycled pid: the replica is started anew', async () => {
+  it('never adopts or signals a recycled pid: the replica is reported gone, its job to resume', async () => {
     const dataDir = temp();
     // A live process that is not a supervisor holds the recorded pid.
     const stranger = spawn('sleep', ['30'], { detached: true, stdio: 'ignore' });
@@ -147,12 +143,12 @@ describe('local executor', () => {
       JSON.stringify({ pid: stranger.pid, node: 'local-1', startedAt: 0 }),
     );
     const executor = new LocalExecutor({ dataDir, terminationGraceSeconds: 1 });
-    const [status] = await settle(executor, [job(['sleep', '30'])], (s) => s[0]?.phase === 'running');
-    const record = JSON.parse(readFileSync(join(dataDir, 'jobs/1/1/0.pid'), 'utf8'));
-    pids.push(record.pid);
-    expect(record.pid).not.toBe(stranger.pid);
-    expect(status?.phase).toBe('running');
+    const [status] = await executor.reconcile([job(['sleep', '30'])]);
+    expect(status).toMatchObject({ phase: 'failed', interrupted: true });
+    // Its process group is not ours: a stop of the generation signals nothing.
+    await settle(executor, [], (s) => s.length === 0);
     expect(processExists(stranger.pid as number)).toBe(true);
+    expect(supervisorsOf(dataDir)).toEqual([]);
   });
 
   it('checks at submission that the program exists: PATH, a path, the working directory', () => {

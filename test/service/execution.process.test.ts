@@ -228,7 +228,8 @@ describe('jobs run by the local executor (real service process, real CLI)', () =
   }, 240_000);
 
   it('resumes a job whose replica a shutdown stopped (SIGTERM to its process group): not done, not a restart', async () => {
-    const b = await boaService();
+    // Any run counts as long enough here: the test stops the replica seconds after it starts.
+    const b = await boaService({ interruptedMinRunSeconds: 0 });
     await b.start();
     const { id } = await submit(b, '--workdir', REPO, '--', 'node', FAKE_TRAIN, '--work-seconds', '3600');
     const running = await until('the replica running', () =>

@@ -21,8 +21,8 @@ class ScriptedExecutor implements Executor {
   readonly calls: DesiredJob[][] = [];
   /** Exit codes the test gave replicas, by "job/generation/rank". */
   readonly exits = new Map<string, number>();
-  /** Replicas stopped from outside (they exited 0 on a SIGTERM nobody in boa sent). */
-  readonly interrupted = new Set<string>();
+  /** Replicas stopped from outside (they exited 0 on a SIGTERM nobody in boa sent), with how long they ran. */
+  readonly interrupted = new Map<string, number>();
 
   async reconcile(desired: readonly DesiredJob[]): Promise<readonly ReplicaStatus[]> {
     this.calls.push([...desired]);
@@ -31,13 +31,15 @@ class ScriptedExecutor implements Executor {
         const key = `${r.jobId}/${r.generation}/${r.rank}`;
         const code = this.exits.get(key);
         const base = { jobId: r.jobId, generation: r.generation, rank: r.rank, node: r.node };
-        if (this.interrupted.has(key)) {
+        const ranForMs = this.interrupted.get(key);
+        if (ranForMs !== undefined) {
           return {
             ...base,
             phase: 'failed',
             exitCode: 0,
             reason: 'exited 0 after SIGTERM',
             interrupted: true,
+            ranForMs,
           };
         }
         if (code === undefined) return { ...base, phase: 'running' };
@@ -144,7 +146,7 @@ describe('execution', () => {
     const first = s.service.job(id).generation;
     for (let time = 1; time <= 3; time++) {
       const job = s.service.job(id);
-      s.executor.interrupted.add(`${id}/${job.generation}/0`);
+      s.executor.interrupted.set(`${id}/${job.generation}/0`, 600_000);
       await s.ticks(1);
       // A new generation on the same GPUs right away (the backoff of 600 s is not applied).
       expect(s.service.job(id)).toMatchObject({ state: 'running', restarts: 0, restartNotBefore: null });
@@ -156,6 +158,28 @@ describe('execution', () => {
     s.executor.exits.set(`${id}/${s.service.job(id).generation}/0`, 0);
     await s.ticks(1);
     expect(s.service.job(id)).toMatchObject({ state: 'done', restarts: 0 });
+  });
+
+  it('counts an interruption of a replica that ran under interruptedMinRunSeconds as a failure, so it cannot loop', async () => {
+    const s = await service({ maxRestarts: 1, restartBackoffSeconds: 90, interruptedMinRunSeconds: 60 });
+    const { id } = (await s.request('POST', '/v1/jobs', { class: 'bert', workload })).body;
+    await s.ticks(4);
+    // Stopped from outside 5 s after it started (a node that evicts it at once): a restart with backoff.
+    s.executor.interrupted.set(`${id}/${s.service.job(id).generation}/0`, 5_000);
+    await s.ticks(1);
+    const restarted = s.service.job(id);
+    expect(restarted).toMatchObject({ state: 'running', restarts: 1, exitCode: 0 });
+    expect(restarted.restartNotBefore).not.toBeNull();
+    expect(restarted.failureReason).toMatch(
+      /exited 0 after SIGTERM, after it ran 5 s \(under interruptedMinRunSeconds/,
+    );
+    for (let i = 0; i < 5 && s.executor.last(id)?.generation !== restarted.generation; i++) await s.ticks(1);
+    expect(s.executor.last(id)?.generation).toBe(restarted.generation);
+    // Again, past maxRestarts: failed, not resumed forever.
+    s.executor.interrupted.set(`${id}/${restarted.generation}/0`, 59_000);
+    await s.ticks(1);
+    expect(s.service.job(id)).toMatchObject({ state: 'failed', restarts: 1 });
+    expect(s.service.job(id).failureReason).toContain('counted as a failure');
   });
 
   it('restarts a failing job as a new generation after a backoff, then fails it after maxRestarts', async () => {

@@ -158,7 +158,10 @@ export class ObjectCache<T extends { metadata?: Meta }> {
     const name = obj.metadata?.name;
     if (!name) return;
     if (type === 'DELETED') {
-      this.items.delete(name);
+      // Not a newer object of the same name (a pod deleted and created again, whose create answer came
+      // before this event): the executor would take it for gone.
+      const known = this.items.get(name)?.metadata?.resourceVersion;
+      if (!(numeric(known) && numeric(version) && BigInt(known) > BigInt(version))) this.items.delete(name);
       if (version) this.tombstones.set(name, version);
     } else this.put(obj);
   }

@@ -60,6 +60,10 @@ export class KubernetesExecutor implements Executor {
   /** Replicas whose pod the API server refused (422 and the like), reported failed so the job does not wait forever. */
   private readonly rejected = new Map<string, ReplicaStatus>();
   private readonly readmissions = new Readmissions();
+  /** Pods of wanted replicas as last seen, by name: one gone without boa deleting it was deleted by someone else. */
+  private readonly seen = new Map<string, { id: PodIdentity; node: string; startedAt?: number }>();
+  /** Replicas whose pod someone else deleted: reported interrupted (not created again) until their generation ends. */
+  private readonly vanished = new Map<string, ReplicaStatus>();
   private readonly now: () => number;
 
   constructor(
@@ -139,16 +143,18 @@ export class KubernetesExecutor implements Executor {
       );
       tasks.push(() => this.deletePod(pod));
     }
+    this.noteVanished(wanted, want);
     // Start what is missing, once the job's older replicas are gone.
     const servicesByName = new Map(services.map((s) => [s.metadata?.name ?? '', s]));
     for (const job of desired) {
       const owned = byJob.get(job.jobId) ?? [];
       if (owned.some(({ pod, id }) => !belongs(pod, id, job))) continue;
-      const missing = job.replicas.filter(
-        (r) =>
-          !owned.some(({ id }) => id.rank === r.rank) &&
-          !this.rejected.has(podName(job.jobId, job.generation, r.rank)),
-      );
+      const missing = job.replicas.filter((r) => {
+        const name = podName(job.jobId, job.generation, r.rank);
+        return (
+          !owned.some(({ id }) => id.rank === r.rank) && !this.rejected.has(name) && !this.vanished.has(name)
+        );
+      });
       if (missing.length === 0) continue;
       tasks.push(async () => {
         const service = await this.ensureService(job.jobId, servicesByName.get(serviceName(job.jobId)));
@@ -177,7 +183,50 @@ export class KubernetesExecutor implements Executor {
       const status = replicaStatusOf(pod);
       return status ? [this.readmissions.status(pod, status)] : [];
     });
-    return [...statuses, ...this.rejected.values()];
+    return [...statuses, ...this.rejected.values(), ...this.vanished.values()];
+  }
+
+  /**
+   * Wanted pods seen before and now gone, which boa did not delete: deleted by someone else (kubectl,
+   * a controller, a node's removal). Their jobs resume as a new generation, every rank together, rather
+   * than the one pod coming back alone to a rendezvous its peers have left. After a restart of the
+   * service nothing is remembered as seen, and a missing pod is simply created.
+   */
+  private noteVanished(wanted: readonly V1Pod[], want: ReadonlyMap<number, DesiredJob>): void {
+    const present = new Set<string>();
+    for (const pod of wanted) {
+      const name = pod.metadata?.name;
+      const id = identityOf(pod.metadata?.labels);
+      if (!name || !id) continue;
+      present.add(name);
+      // Terminating: if boa deleted it, it is not to be missed; if someone else did, it was seen before.
+      if (pod.metadata?.deletionTimestamp) continue;
+      const startedAt = pod.status?.containerStatuses?.[0]?.state?.running?.startedAt;
+      this.seen.set(name, {
+        id,
+        node: pod.spec?.nodeName ?? '',
+        ...(startedAt ? { startedAt: new Date(startedAt).getTime() } : {}),
+      });
+    }
+    const now = this.now();
+    for (const [name, { id, node, startedAt }] of this.seen) {
+      if (want.get(id.jobId)?.generation !== id.generation) this.seen.delete(name);
+      else if (!present.has(name)) {
+        this.seen.delete(name);
+        this.vanished.set(name, {
+          ...id,
+          node,
+          phase: 'failed',
+          reason: 'pod deleted by someone else',
+          interrupted: true,
+          ranForMs: startedAt === undefined ? 0 : Math.max(0, now - startedAt),
+        });
+        this.logger.warn({ event: 'kube.pod.vanished', pod: name }, 'replica pod deleted by someone else');
+      }
+    }
+    for (const [name, status] of this.vanished) {
+      if (want.get(status.jobId)?.generation !== status.generation) this.vanished.delete(name);
+    }
   }
 
   async close(): Promise<void> {
@@ -267,11 +316,13 @@ export class KubernetesExecutor implements Executor {
         () => this.api.deleteNamespacedPod({ name, namespace }),
         this.retry,
       );
+      this.seen.delete(name);
       if (deleted.metadata?.deletionTimestamp) this.pods.put(deleted);
       else this.pods.forget(name);
       this.logger.info({ event: 'kube.pod.deleting', pod: name }, 'replica pod stopping');
     } catch (error) {
       if (kindOf(error) !== 'not-found') throw error;
+      this.seen.delete(name);
       this.pods.forget(name);
     }
   }

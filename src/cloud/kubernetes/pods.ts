@@ -115,10 +115,15 @@ export function replicaStatusOf(pod: V1Pod): ReplicaStatus | undefined {
   const terminated = container?.state?.terminated;
   const waiting = container?.state?.waiting?.reason;
   const base = { ...id, node: pod.spec?.nodeName ?? '' };
+  const ranForMs =
+    terminated?.startedAt && terminated.finishedAt
+      ? new Date(terminated.finishedAt).getTime() - new Date(terminated.startedAt).getTime()
+      : undefined;
   const ended = (phase: ReplicaPhase, fallbackReason: string): ReplicaStatus => ({
     ...base,
     phase,
     ...(terminated ? { exitCode: terminated.exitCode } : {}),
+    ...(ranForMs !== undefined && ranForMs >= 0 ? { ranForMs } : {}),
     reason: terminated?.reason ?? pod.status?.reason ?? fallbackReason,
   });
   const phase = pod.status?.phase;
@@ -144,18 +149,17 @@ export function replicaStatusOf(pod: V1Pod): ReplicaStatus | undefined {
 }
 
 /**
- * Rejected by its node's kubelet before it ran (OutOfnvidia.com/gpu and the like, UnexpectedAdmissionError
- * from a device plugin): a pod bound by nodeName skips the scheduler, and the kubelet counts the GPUs
- * of pods still terminating on the node (another job's, after a rescale) as used. Transient, not a failure.
+ * Turned away by its node's kubelet before it ran: a pod bound by nodeName skips the scheduler, so the
+ * kubelet's admission is the first check. Most refusals pass: OutOfnvidia.com/gpu while another job's
+ * pod still gives its GPUs up within its grace period (the kubelet counts terminating pods' GPUs as
+ * used), Evicted under memory or disk pressure, NodeShutdown while the node goes away (then placement
+ * moves the job), UnexpectedAdmissionError from a device plugin. Any Failed pod that never ran counts:
+ * the readmission (readmit.ts) tries again and fails a refusal that does not pass (a node without the
+ * GPUs, a taint) after a few tries, so none is resumed without bound as an interruption would be.
  */
 export function admissionRejected(pod: V1Pod): boolean {
-  const reason = pod.status?.reason ?? '';
   const ran = pod.status?.containerStatuses?.some((c) => c.state?.terminated || c.state?.running);
-  return (
-    pod.status?.phase === 'Failed' &&
-    !ran &&
-    (reason.startsWith('OutOf') || reason === 'UnexpectedAdmissionError')
-  );
+  return pod.status?.phase === 'Failed' && !ran;
 }
 
 /** Why the pod was stopped from outside, if it was: its deletion, a DisruptionTarget condition, eviction. */
@@ -163,8 +167,11 @@ function interruptionOf(pod: V1Pod): string | undefined {
   const target = pod.status?.conditions?.find((c) => c.type === 'DisruptionTarget' && c.status === 'True');
   if (target)
     return `DisruptionTarget: ${target.reason ?? 'disrupted'}${target.message ? ` (${target.message})` : ''}`;
-  if (pod.status?.reason === 'Evicted')
-    return `Evicted${pod.status.message ? `: ${pod.status.message}` : ''}`;
+  // Evicted under node pressure, or stopped by a graceful node shutdown on clusters without the
+  // DisruptionTarget condition (the kubelet's reason is then Terminated).
+  const reason = pod.status?.reason;
+  if (reason === 'Evicted' || reason === 'Terminated')
+    return `${reason}${pod.status?.message ? `: ${pod.status.message}` : ''}`;
   if (pod.metadata?.deletionTimestamp) return 'deleted while running';
   return undefined;
 }

@@ -4,7 +4,7 @@ import { admissionRejected } from './pods.ts';
 
 /** A turned-away pod is created again at most this often while nothing of boa's stops on its node. */
 export const READMIT_EVERY_MS = 10_000;
-/** Turned away this often with nothing of boa's stopping there: the node lacks the GPUs, a failure. */
+/** Turned away this often with nothing of boa's stopping there: a refusal that does not pass, a failure. */
 export const MAX_UNEXPLAINED_READMITS = 3;
 
 const isTerminal = (pod: V1Pod) => pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';
@@ -13,7 +13,7 @@ const isTerminal = (pod: V1Pod) => pod.status?.phase === 'Succeeded' || pod.stat
  * Pods their node's kubelet turned away (pods.ts admissionRejected). Usually the GPUs are still held by
  * another job's pod giving them up within its grace period: the pod is removed, to be created again,
  * once nothing of boa's is terminating on that node. Turned away again and again with nothing of boa's
- * stopping there (the node has fewer GPUs than boa thinks), it is reported failed, so the job restarts
+ * stopping there (the node has fewer GPUs than boa thinks, a taint, pressure that lasts), it is reported failed, so the job restarts
  * and fails as any failing job does instead of waiting forever.
  */
 export class Readmissions {
@@ -44,12 +44,14 @@ export class Readmissions {
   status(pod: V1Pod, status: ReplicaStatus): ReplicaStatus {
     const name = pod.metadata?.name ?? '';
     if (status.phase !== 'starting' || !admissionRejected(pod) || !this.givenUp(name)) return status;
+    const hint =
+      pod.status?.reason === 'OutOfnvidia.com/gpu' ? ': does it have the GPUs gpusPerNode says?' : '';
     return {
       ...status,
       phase: 'failed',
       reason:
         `${status.reason} (turned away ${MAX_UNEXPLAINED_READMITS + 1} times with nothing of boa's ` +
-        'stopping on the node: does it have the GPUs gpusPerNode says?)',
+        `stopping on the node${hint})`,
     };
   }
 

@@ -38,10 +38,14 @@ interface LocalReplica {
   readonly node: string;
   readonly dir: string;
   readonly pid: number;
+  /** When it was started (ms): with its exit record's time, how long it ran. */
+  readonly startedAt: number;
   /** Started by this instance: the launcher reports its exit. Adopted ones are checked by pid. */
   launched?: Launched;
   alive: boolean;
   exit?: ExitRecord;
+  /** When it was found gone without an exit record (its supervisor killed from outside). */
+  goneAt?: number;
   /** When SIGTERM was sent (also on disk, so a restarted service keeps the grace deadline). */
   stopAt?: number;
   killed: boolean;
@@ -102,8 +106,10 @@ export class LocalExecutor implements Executor {
         node: found.record.node,
         dir: found.dir,
         pid: found.record.pid,
+        startedAt: found.record.startedAt,
         alive,
         exit,
+        goneAt: alive || exit ? undefined : this.now(),
         stopAt: readStop(found.dir, found.rank),
         killed: false,
         owned: ours || !processExists(found.record.pid),
@@ -129,7 +135,7 @@ export class LocalExecutor implements Executor {
     // Jobs whose older replicas are still alive: their new generation waits until those are gone.
     const blocked = new Set<number>();
     for (const [key, replica] of this.replicas) {
-      this.refresh(replica);
+      this.refresh(replica, now);
       const job = wanted.get(replica.jobId);
       const current =
         job !== undefined &&
@@ -147,11 +153,9 @@ export class LocalExecutor implements Executor {
     for (const job of desired) {
       if (blocked.has(job.jobId)) continue;
       for (const spec of job.replicas) {
-        const key = keyOf(spec.jobId, spec.generation, spec.rank);
-        const replica = this.replicas.get(key);
-        // Gone without an exit record (killed from outside with its supervisor): recreated.
-        if (replica && !replica.alive && !replica.exit) this.forget(key, replica);
-        if (!this.replicas.has(key)) starts.push(this.start(spec));
+        // One gone without an exit record (killed from outside, supervisor and all) is reported
+        // interrupted, not started again: its job resumes as a new generation, every rank together.
+        if (!this.replicas.has(keyOf(spec.jobId, spec.generation, spec.rank))) starts.push(this.start(spec));
       }
     }
     await Promise.all(starts);
@@ -164,12 +168,13 @@ export class LocalExecutor implements Executor {
     await this.launcher.close();
   }
 
-  private refresh(replica: LocalReplica): void {
+  private refresh(replica: LocalReplica, now: number): void {
     if (!replica.alive) return;
     const launched = replica.launched;
     if (launched && !launched.orphaned ? launched.exited : !processExists(replica.pid)) {
       replica.alive = false;
       replica.exit = readExit(replica.dir, replica.rank);
+      if (!replica.exit) replica.goneAt = now;
     }
   }
 
@@ -184,6 +189,8 @@ export class LocalExecutor implements Executor {
       const exitCode = exitCodeOf(replica.exit);
       const reason =
         replica.exit.reason ?? (replica.exit.signal ? `killed by ${replica.exit.signal}` : undefined);
+      // The exit record's time has whole seconds.
+      const ranForMs = Math.max(0, replica.exit.at - replica.startedAt);
       // A SIGTERM this executor did not send (it records its own first): a stop, even with exit 0.
       if (replica.exit.stopped && replica.stopAt === undefined) {
         return {
@@ -192,11 +199,20 @@ export class LocalExecutor implements Executor {
           exitCode,
           reason: `${reason ?? 'ended'} after a SIGTERM boa did not send`,
           interrupted: true,
+          ranForMs,
         };
       }
-      return { ...base, phase: exitCode === 0 ? 'succeeded' : 'failed', exitCode, reason };
+      return { ...base, phase: exitCode === 0 ? 'succeeded' : 'failed', exitCode, reason, ranForMs };
     }
-    if (!replica.alive) return { ...base, phase: 'failed', reason: 'gone without an exit record' };
+    if (!replica.alive) {
+      return {
+        ...base,
+        phase: 'failed',
+        reason: 'gone without an exit record (killed from outside, supervisor and all)',
+        interrupted: true,
+        ranForMs: Math.max(0, (replica.goneAt ?? this.now()) - replica.startedAt),
+      };
+    }
     return { ...base, phase: replica.stopAt === undefined ? 'running' : 'stopping' };
   }
 
@@ -282,6 +298,7 @@ export class LocalExecutor implements Executor {
       node: spec.node,
       dir,
       pid: launched.pid,
+      startedAt,
       launched,
       alive: true,
       killed: false,

@@ -156,6 +156,8 @@ export class FakeKubelet {
   exit(podName: string, exitCode: number, reason = exitCode === 0 ? 'Completed' : 'Error'): KubeObject {
     const pod = this.pod(podName);
     const finishedAt = new Date(this.now()).toISOString();
+    // As the kubelet reports it: the terminated state keeps when the container started.
+    const startedAt = pod.status?.containerStatuses?.[0]?.state?.running?.startedAt ?? finishedAt;
     const updated = this.setStatus(pod, {
       ...pod.status,
       phase: exitCode === 0 ? 'Succeeded' : 'Failed',
@@ -164,7 +166,7 @@ export class FakeKubelet {
         name,
         ready: false,
         restartCount: 0,
-        state: { terminated: { exitCode, reason, finishedAt } },
+        state: { terminated: { exitCode, reason, startedAt, finishedAt } },
       })),
     });
     // A terminating pod whose container has stopped is gone.
