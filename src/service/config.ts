@@ -126,6 +126,8 @@ export const configSchema = z
      * that keeps evicting it, a job that signals its own supervisor) must not resume it forever.
      */
     interruptedMinRunSeconds: z.number().nonnegative().default(60),
+    /** Running replicas are checked this often between ticks, so an exit is seen within it. */
+    replicaCheckSeconds: positive('replicaCheckSeconds').default(5),
     /** A self-launched job silent (no poll, no report) this long is `lost` and its GPUs freed. */
     leaseSeconds: positive('leaseSeconds').default(600),
     /** The URL replicas reach the service at (BOA_URL); default http://<host>:<port>. */

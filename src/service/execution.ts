@@ -68,7 +68,11 @@ export class Execution {
         this.lastReconcileMs = performance.now() - started;
         this.reconciles += 1;
         this.settling = this.apply(statuses);
-        if (this.settling || this.backingOff > 0) this.scheduleFollowUp();
+        if (this.settling || this.backingOff > 0) this.scheduleFollowUp(FOLLOW_UP_MS);
+        // An exit is seen within seconds, not at the next tick: a failed job's GPUs are not held a tick
+        // longer for each restart, and a finished job frees them sooner.
+        else if (statuses.some((r) => r.phase === 'running'))
+          this.scheduleFollowUp(this.service.deps.config.replicaCheckSeconds * 1000);
       })
       .catch((error: Error) => {
         this.service.deps.logger.warn(
@@ -93,12 +97,12 @@ export class Execution {
     await this.executor?.close();
   }
 
-  private scheduleFollowUp(): void {
+  private scheduleFollowUp(delayMs: number): void {
     if (this.followUp || this.closed) return;
     this.followUp = setTimeout(() => {
       this.followUp = null;
       this.reconcile();
-    }, FOLLOW_UP_MS);
+    }, delayMs);
     this.followUp.unref();
   }
 

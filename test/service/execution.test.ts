@@ -160,6 +160,22 @@ describe('execution', () => {
     expect(s.service.job(id)).toMatchObject({ state: 'done', restarts: 0 });
   });
 
+  it('sees an exit between ticks: a failed job restarts (and a done one ends) without waiting for a tick', async () => {
+    const s = await service({ replicaCheckSeconds: 0.05, restartBackoffSeconds: 0.05 });
+    const { id } = (await s.request('POST', '/v1/jobs', { class: 'bert', workload })).body;
+    await s.ticks(4);
+    const first = s.service.job(id).generation;
+    // No tick from here on: only the check of running replicas can see these exits.
+    s.executor.exits.set(`${id}/${first}/0`, 3);
+    await waitFor(() => s.service.job(id).restarts === 1);
+    expect(s.service.job(id)).toMatchObject({ state: 'running', exitCode: 3, generation: first + 1 });
+    // The backoff runs on the service's clock, which only the test's ticks move.
+    await s.ticks(1);
+    await waitFor(() => s.executor.last(id)?.generation === first + 1);
+    s.executor.exits.set(`${id}/${first + 1}/0`, 0);
+    await waitFor(() => s.service.job(id).state === 'done');
+  });
+
   it('counts an interruption of a replica that ran under interruptedMinRunSeconds as a failure, so it cannot loop', async () => {
     const s = await service({ maxRestarts: 1, restartBackoffSeconds: 90, interruptedMinRunSeconds: 60 });
     const { id } = (await s.request('POST', '/v1/jobs', { class: 'bert', workload })).body;
@@ -286,3 +302,12 @@ describe('execution', () => {
     expect((await s.request('GET', '/v1/jobs')).body.jobs).toEqual([]);
   });
 });
+
+/** Polls in real time (the executor's follow-ups are real timers), failing after 5 s. */
+async function waitFor(condition: () => boolean): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
