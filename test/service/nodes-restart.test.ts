@@ -133,3 +133,31 @@ describe('kill -9 between storing a resize and recording the answer', () => {
     },
   );
 });
+
+describe('a restart after a scale-in', () => {
+  it('does not take its own terminations for a change from outside, and still sees one made while it was down', async () => {
+    const w = nodesWorld({ onDisk: true });
+    worlds.push(w);
+    const first = await w.start();
+    first.job(4);
+    const b = first.job(4);
+    await first.tick(3);
+    expect(w.group.group.desiredSize).toBe(2);
+    first.boa.service.finishJob(b.id, 'done');
+    await first.tick(3);
+    // Scaled in by a termination, which lowers the desired size without a resize of its own.
+    expect(w.group.group.desiredSize).toBe(1);
+    expect(first.boa.repo.lastResize()?.requested).toBe(2);
+    await first.boa.close();
+
+    const second = await w.start();
+    await second.tick(2);
+    expect(w.logs.lines.filter((l) => l.event === 'nodes.drift')).toEqual([]);
+    await second.boa.close();
+
+    w.group.setDesiredOutside(3);
+    const third = await w.start();
+    await third.tick(1);
+    expect(w.logs.lines.find((l) => l.event === 'nodes.drift')).toMatchObject({ boa: 1, aws: 3 });
+  });
+});

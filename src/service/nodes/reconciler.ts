@@ -5,6 +5,9 @@ import type { Clock, MetricDatum, NodeGroupState, NodePool, PoolNode } from '../
 import { type BackoffPolicy, CapacityBackoff, type CapacityView } from './capacity.ts';
 import { allocationName, chooseVictims, type GpusInUse } from './victims.ts';
 
+/** Where the desired size boa expects is kept across restarts. */
+const EXPECTED_SIZE_KEY = 'nodes.expectedDesiredSize';
+
 export interface NodeSettings {
   /** A node not ready for jobs this long after launch is terminated (default 900 s). */
   readonly provisionMs: number;
@@ -16,7 +19,10 @@ export interface NodeSettings {
 export interface NodeReconcilerDeps {
   readonly pool: NodePool;
   readonly removals: NodeRemovals;
-  readonly repo: Pick<Repository, 'insertResize' | 'updateResize' | 'lastResize'>;
+  readonly repo: Pick<
+    Repository,
+    'insertResize' | 'updateResize' | 'lastResize' | 'getSetting' | 'putSetting'
+  >;
   readonly clock: Clock;
   readonly logger: Logger;
   readonly settings: NodeSettings;
@@ -48,7 +54,11 @@ export class NodeReconciler {
   private readonly backoff: CapacityBackoff;
   /** Open removals by node id (the store's rows, cached). */
   private readonly removing = new Map<string, NodeRemovalRow>();
-  /** The desired size boa last set or saw after its own change: anything else is drift. */
+  /**
+   * The desired size boa last set or saw after its own change: anything else is drift. Stored, since
+   * its terminations lower it too (a restart that went by the last resize alone saw its own scale-in
+   * as a change from outside).
+   */
   private expected: number | undefined;
   readonly counters = { provisionTimeouts: 0, driftCorrections: 0, terminations: 0, launchFailures: 0 };
   private lastGroup: NodeGroupState | undefined;
@@ -59,7 +69,9 @@ export class NodeReconciler {
     this.backoff = new CapacityBackoff(deps.settings.backoff);
     for (const row of deps.removals.open()) this.removing.set(row.nodeId, row);
     const last = deps.repo.lastResize();
-    if (last?.status === 'applied') this.expected = last.requested;
+    this.expected =
+      deps.repo.getSetting<number>(EXPECTED_SIZE_KEY) ??
+      (last?.status === 'applied' ? last.requested : undefined);
     if (last?.status === 'requested') this.unconfirmed = last;
   }
 
@@ -151,7 +163,7 @@ export class NodeReconciler {
     // burst of nodes arrives later that nobody planned for.
     if (this.backoff.active(now)) want = Math.min(want, live);
     want = this.bounded(want, current);
-    this.expected = current.desiredSize;
+    this.expect(current.desiredSize);
     let reported = current;
     if (want !== current.desiredSize && (await this.resize(want, current, nodes, busy, now))) {
       reported = await pool.describe();
@@ -172,13 +184,19 @@ export class NodeReconciler {
     this.unconfirmed = undefined;
     if (group.desiredSize === row.requested) {
       this.deps.repo.updateResize(row.id, { status: 'applied' });
-      this.expected = row.requested;
+      this.expect(row.requested);
     } else {
       this.deps.repo.updateResize(row.id, {
         status: 'interrupted',
         error: `the service stopped before the node group answered; the group holds ${group.desiredSize}`,
       });
     }
+  }
+
+  private expect(size: number): void {
+    if (size === this.expected) return;
+    this.expected = size;
+    this.deps.repo.putSetting(EXPECTED_SIZE_KEY, size, this.deps.clock.now());
   }
 
   /** Never below the group's minimum, never above its maximum or the operator's cap. */
@@ -321,7 +339,7 @@ export class NodeReconciler {
         requested: result.requested,
         updateId: result.updateId ?? null,
       });
-      this.expected = result.requested;
+      this.expect(result.requested);
       return true;
     } catch (error) {
       repo.updateResize(row.id, { status: 'failed', error: (error as Error).message });
