@@ -3,6 +3,24 @@ import { CliError, EXIT } from './errors.ts';
 
 const TOKEN_HELP = 'set BOA_TOKEN to the operator token (local: the file data/token)';
 
+/** Why a 401, and what to do, naming the token file the CLI read or looked for. */
+function tokenHelp(connection: Connection): string {
+  const { tokenSource, tokenFile } = connection;
+  if (tokenSource === 'file') {
+    return (
+      `the token was refused: it was read from ${tokenFile}, which another service wrote ` +
+      "(set BOA_DATA_DIR to this service's data dir, or BOA_TOKEN)"
+    );
+  }
+  if (tokenSource === 'none' && tokenFile) {
+    return (
+      `no operator token was given: there is no ${tokenFile} ` +
+      "(set BOA_DATA_DIR to the service's data dir, or BOA_TOKEN to the operator token)"
+    );
+  }
+  return `${connection.token ? 'the token was refused' : 'no operator token was given'}: ${TOKEN_HELP}`;
+}
+
 interface ApiErrorBody {
   error: { code: string; message: string; field?: string; [detail: string]: unknown };
 }
@@ -72,8 +90,7 @@ export class BoaClient {
   private refusal(status: number, text: string): CliError {
     const error = apiError(text);
     if (status === 401) {
-      const what = this.connection.token ? 'the token was refused' : 'no operator token was given';
-      return new CliError(`${what}: ${TOKEN_HELP}`, EXIT.unauthorized, error ? text : undefined);
+      return new CliError(tokenHelp(this.connection), EXIT.unauthorized, error ? text : undefined);
     }
     if (!error) return this.notBoa(`HTTP ${status}`);
     const field = error.field && !error.message.includes(error.field) ? ` (field: ${error.field})` : '';

@@ -10,6 +10,8 @@ export interface Connection {
   token: string | undefined;
   /** Where the token came from, for error messages. */
   tokenSource: 'option' | 'env' | 'file' | 'none';
+  /** The local token file read (tokenSource 'file') or looked for (a local URL, no token found). */
+  tokenFile?: string;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -48,8 +50,9 @@ export function resolveConnection(
   if (options.token) return { url, token: options.token, tokenSource: 'option' };
   if (env.BOA_TOKEN) return { url, token: env.BOA_TOKEN, tokenSource: 'env' };
   const file = localTokenFile(env, cwd);
-  if (isLocalUrl(parsed) && existsSync(file)) {
-    return { url, token: readFileSync(file, 'utf8').trim(), tokenSource: 'file' };
+  if (!isLocalUrl(parsed)) return { url, token: undefined, tokenSource: 'none' };
+  if (existsSync(file)) {
+    return { url, token: readFileSync(file, 'utf8').trim(), tokenSource: 'file', tokenFile: file };
   }
-  return { url, token: undefined, tokenSource: 'none' };
+  return { url, token: undefined, tokenSource: 'none', tokenFile: file };
 }

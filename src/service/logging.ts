@@ -3,9 +3,10 @@
  * (a file, a pipe, a container's log collector) or with `--log-format json`. The first thing printed
  * says where everything is and what to try next, since that is what a newcomer looks for.
  */
-import { relative } from 'node:path';
+import { dirname, relative } from 'node:path';
 import { pino, type Logger } from 'pino';
 import pinoPretty from 'pino-pretty';
+import { DEFAULT_URL, localTokenFile } from '../cli/connection.ts';
 import { ConfigError } from './config.ts';
 
 export type LogFormat = 'pretty' | 'json';
@@ -45,11 +46,27 @@ export interface StartInfo {
   readonly jobs: number;
 }
 
-/** What to try next: the step of the README's first run that has not happened yet. */
-export function nextCommand(info: Pick<StartInfo, 'budgetSet' | 'jobs'>): string {
-  if (!info.budgetSet) return 'npx boa budget set 40';
-  if (info.jobs === 0) return 'npx boa jobs submit cifar10 --name first -- node examples/fake-train.mjs';
-  return 'npx boa status';
+/**
+ * What to try next: the step of the README's first run that has not happened yet, with what the CLI
+ * needs to reach this service from here when it is not the default (another port, another data dir).
+ */
+export function nextCommand(
+  info: Pick<StartInfo, 'budgetSet' | 'jobs'> & Partial<Pick<StartInfo, 'url' | 'tokenFile'>>,
+): string {
+  const reach: string[] = [];
+  if (info.url !== undefined && info.url !== DEFAULT_URL) reach.push(`BOA_URL=${info.url}`);
+  if (info.tokenFile !== undefined && info.tokenFile !== localTokenFile({}, process.cwd()))
+    reach.push(`BOA_DATA_DIR=${shellWord(shown(dirname(info.tokenFile)))}`);
+  const prefix = reach.length > 0 ? `${reach.join(' ')} ` : '';
+  if (!info.budgetSet) return `${prefix}npx boa budget set 40`;
+  if (info.jobs === 0)
+    return `${prefix}npx boa jobs submit cifar10 --name first -- node examples/fake-train.mjs`;
+  return `${prefix}npx boa status`;
+}
+
+/** A path as one word of a shell command line. */
+function shellWord(text: string): string {
+  return /^[\w./@%+=:,-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
 }
 
 function shown(path: string): string {

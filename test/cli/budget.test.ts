@@ -169,8 +169,24 @@ describe('boa connection errors', () => {
     const s = await started();
     const none = await s.boa(['budget', 'set', '30'], { BOA_TOKEN: undefined });
     expect(none.status).toBe(4);
-    expect(none.stderr).toMatch(/^boa: no operator token was given: set BOA_TOKEN/);
+    expect(none.stderr).toBe(
+      `boa: no operator token was given: there is no ${join(s.cwd, 'data', 'token')} ` +
+        "(set BOA_DATA_DIR to the service's data dir, or BOA_TOKEN to the operator token)\n",
+    );
     expect(await storedBudget(s)).toBeNull();
+
+    // Another service's token file (another data dir): named, with what to set.
+    mkdirSync(join(s.cwd, 'other'));
+    writeFileSync(join(s.cwd, 'other', 'token'), 'a-token-of-another-service\n');
+    const other = await s.boa(['budget', 'set', '30'], {
+      BOA_TOKEN: undefined,
+      BOA_DATA_DIR: join(s.cwd, 'other'),
+    });
+    expect(other.status).toBe(4);
+    expect(other.stderr).toBe(
+      `boa: the token was refused: it was read from ${join(s.cwd, 'other', 'token')}, which another service ` +
+        "wrote (set BOA_DATA_DIR to this service's data dir, or BOA_TOKEN)\n",
+    );
 
     mkdirSync(join(s.cwd, 'data'));
     writeFileSync(join(s.cwd, 'data', 'token'), `${s.token}\n`);

@@ -55,6 +55,13 @@ describe('boa jobs', () => {
     expect(unknown.status).toBe(2);
     expect(unknown.stderr).toMatch(/^boa: unknown class "gpt5"; known classes: .*cifar10/);
     expect((await s.request('GET', '/v1/jobs')).body.jobs).toEqual([]);
+    // The class forgotten: commander would take the command's first word for it.
+    const noClass = await s.boa(['jobs', 'submit', '--name', 'x', '--', 'node', 'train.js']);
+    expect(noClass.status).toBe(2);
+    expect(noClass.stderr).toMatch(
+      /^boa: no class before --: "node" is the start of the command; give the class first/,
+    );
+    expect((await s.request('GET', '/v1/jobs')).body.jobs).toEqual([]);
 
     const badId = await s.boa(['jobs', 'cancel', 'abc']);
     expect(badId.status).toBe(2);

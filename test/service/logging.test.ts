@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { Writable } from 'node:stream';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/service/config.ts';
 import { chooseLogFormat, createLogger, nextCommand, startLines } from '../../src/service/logging.ts';
@@ -71,6 +71,15 @@ describe('log format', () => {
     ]);
     expect(nextCommand({ budgetSet: true, jobs: 0 })).toMatch(/^npx boa jobs submit cifar10 /);
     expect(nextCommand({ budgetSet: true, jobs: 2 })).toBe('npx boa status');
+    // Another port and data dir: what the CLI needs to reach this service from here.
+    expect(
+      nextCommand({
+        budgetSet: false,
+        jobs: 0,
+        url: 'http://127.0.0.1:8082',
+        tokenFile: '/tmp/boa two/token',
+      }),
+    ).toBe("BOA_URL=http://127.0.0.1:8082 BOA_DATA_DIR='/tmp/boa two' npx boa budget set 40");
   });
 });
 
@@ -100,7 +109,11 @@ function startUntil(args: string[], until: RegExp): Promise<string> {
 
 describe('npm start output', () => {
   it('with --log-format pretty begins with the start-up block; no per-tick metrics at info', async () => {
-    const out = await startUntil(['--log-format', 'pretty'], /next {8}npx boa budget set 40\n/);
+    // Another port and data dir than the CLI's defaults: the next command says how to reach them.
+    const out = await startUntil(
+      ['--log-format', 'pretty'],
+      /next {8}BOA_URL=http:\/\/127\.0\.0\.1:\d+ BOA_DATA_DIR=\S+ npx boa budget set 40\n/,
+    );
     const first = out.split('\n')[0];
     expect(first).toMatch(/^boa is listening on http:\/\/127\.0\.0\.1:\d+$/);
     expect(out).toMatch(/^ {2}token {7}.*token$/m);
@@ -115,7 +128,10 @@ describe('npm start output', () => {
       .split('\n')
       .map((l) => JSON.parse(l) as Record<string, unknown>);
     const listening = lines.find((l) => l.event === 'listening');
-    expect(listening).toMatchObject({ next: 'npx boa budget set 40', cloud: 'local' });
+    expect(listening).toMatchObject({ cloud: 'local' });
+    expect(listening?.next).toBe(
+      `BOA_URL=${listening?.url as string} BOA_DATA_DIR=${dirname(listening?.tokenFile as string)} npx boa budget set 40`,
+    );
     expect(listening?.dashboard).toBe(`${listening?.url as string}/`);
     expect(lines.some((l) => l.event === 'metrics')).toBe(false);
   }, 60_000);

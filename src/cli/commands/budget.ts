@@ -98,7 +98,7 @@ function renderBudget(b: BudgetView): string {
           `${b.control.ceilingNodes ?? '-'} nodes (${fixed(b.control.ceilingGpus ?? 0, 1)} GPUs) for the next ` +
             `${b.control.horizonHours} h keep the window's average within the budget`,
         ],
-        ['debt', `${fixed(b.control.debtGpuHours ?? 0, 2)} GPU-hours above the budget so far in the window`],
+        ['debt', debtLine(b.control.debtGpuHours ?? 0)],
         ['load needs', `${fixed(b.control.loadNeedsGpuHoursPerHour, 1)} GPU-hours/hour`],
         ['queued', `${b.control.queuedForBudget} jobs wait for the budget (oldest first)`],
         ...(b.control.draining
@@ -158,4 +158,11 @@ function withMinimumHint(error: unknown): unknown {
   if (typeof minimum !== 'number') return error;
   const accepted = Math.ceil(minimum * 100) / 100;
   return new CliError(`${error.message} (try: boa budget set ${accepted})`, error.exitCode, error.body);
+}
+
+/** Spent above the budget so far in the window, or how far under it. */
+function debtLine(debtGpuHours: number): string {
+  return debtGpuHours > 0.005
+    ? `${fixed(debtGpuHours, 2)} GPU-hours above the budget so far in the window`
+    : `none (${fixed(Math.max(0, -debtGpuHours), 2)} GPU-hours under the budget so far in the window)`;
 }

@@ -44,6 +44,13 @@ export function addJobsCommands(program: Command): void {
     .option('--checkpoint-claim <pvc>', 'Kubernetes volume claim for checkpoints')
     .action(async (className: string, words: string[], options: SubmitOptions, command: Command) => {
       const context = contextOf(command);
+      if (classCameAfterDashes(command, className, words)) {
+        throw new CliError(
+          `no class before --: "${className}" is the start of the command; give the class first, e.g. ` +
+            'boa jobs submit cifar10 -- node train.js (classes: boa classes list)',
+          EXIT.badInput,
+        );
+      }
       const workload = workloadOf(words, options);
       const body = {
         class: className,
@@ -89,6 +96,17 @@ interface SubmitOptions {
   checkpointClaim?: string;
 }
 
+/** commander fills <class> from the words after -- when none comes before: `submit -- node x.js`. */
+function classCameAfterDashes(command: Command, className: string, words: string[]): boolean {
+  let root = command;
+  while (root.parent) root = root.parent;
+  const raw = (root as Command & { rawArgs?: string[] }).rawArgs ?? [];
+  const dashes = raw.indexOf('--');
+  if (dashes < 0) return false;
+  const after = raw.slice(dashes + 1);
+  return after.length === words.length + 1 && after[0] === className;
+}
+
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
@@ -130,7 +148,7 @@ function workloadOf(words: string[], options: SubmitOptions) {
 /** Why a job ended badly, for the list: the exit code and reason of a failed or lost job. */
 function outcome(job: JobView): string | null {
   if (job.state !== 'failed' && job.state !== 'lost')
-    return job.restarts > 0 ? `${job.restarts} restarts` : null;
+    return job.restarts > 0 ? `${job.restarts} restart${job.restarts === 1 ? '' : 's'}` : null;
   const code = job.exitCode === null ? '' : `exit ${job.exitCode}: `;
   return `${code}${job.failureReason ?? job.state}`;
 }
