@@ -7,7 +7,17 @@ export const READMIT_EVERY_MS = 10_000;
 /** Turned away this often with nothing of boa's stopping there: a refusal that does not pass, a failure. */
 export const MAX_UNEXPLAINED_READMITS = 3;
 
+/** A pod still terminating this long after its grace period ended is stuck: it explains nothing more. */
+export const STUCK_TERMINATING_MS = 5 * 60_000;
+
 const isTerminal = (pod: V1Pod) => pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed';
+
+/** Terminating within its grace period (deletionTimestamp is when the grace ends), give or take a while. */
+function stopping(pod: V1Pod, now: number): boolean {
+  const until = pod.metadata?.deletionTimestamp;
+  if (!until || isTerminal(pod)) return false;
+  return now <= new Date(until).getTime() + STUCK_TERMINATING_MS;
+}
 
 /**
  * Pods their node's kubelet turned away (pods.ts admissionRejected). Usually the GPUs are still held by
@@ -25,9 +35,9 @@ export class Readmissions {
     for (const [name, record] of this.tried) {
       if (!present.has(name) && now - record.at > 10 * READMIT_EVERY_MS) this.tried.delete(name);
     }
-    const stoppingOn = new Set(
-      pods.filter((p) => p.metadata?.deletionTimestamp && !isTerminal(p)).map((p) => p.spec?.nodeName),
-    );
+    // A pod stuck terminating (a GPU process that cannot be killed) stops explaining refusals after a
+    // while, so the readmission counts them and a job does not wait on that node forever.
+    const stoppingOn = new Set(pods.filter((p) => stopping(p, now)).map((p) => p.spec?.nodeName));
     const out: V1Pod[] = [];
     for (const pod of wanted) {
       if (!admissionRejected(pod) || stoppingOn.has(pod.spec?.nodeName)) continue;
