@@ -14,7 +14,13 @@ export function errorBody(code: string, message: string, field?: string, details
 export function validationError(c: Context, error: ZodError) {
   const issue = error.issues[0];
   const field = issue?.path.map(String).join('.') || undefined;
-  const message = issue ? `${field ?? 'body'}: ${issue.message}` : 'invalid request';
+  // Messages written for a field name it already ("gpuHoursPerHour is at most ...").
+  const named = field !== undefined && issue?.message.startsWith(field);
+  const message = issue
+    ? named
+      ? issue.message
+      : `${field ?? 'body'}: ${issue.message}`
+    : 'invalid request';
   return c.json(errorBody('invalid', message, field), 400);
 }
 

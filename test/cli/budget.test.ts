@@ -141,6 +141,8 @@ describe('boa budget', () => {
   it.each([
     [['budget', 'set', '0'], /gpuHoursPerHour/],
     [['budget', 'set', 'forty'], /gpuHoursPerHour must be a number, got "forty"/],
+    // The API's message names the field once.
+    [['budget', 'set', '1e9'], /^boa: gpuHoursPerHour is at most 100000\n$/],
     [['budget', 'set'], /missing required argument 'gpuHoursPerHour'/],
   ])('refuses %j with exit 2 and changes nothing', async (args, message) => {
     const s = await started();

@@ -33,9 +33,20 @@ describe('boa jobs', () => {
     const list = await s.boa(['jobs', 'list']);
     expect(list.status).toBe(0);
     expect(list.stdout.split('\n')[0]).toMatch(/^id\s+name\s+class\s+state\s+epoch\s+GPUs/);
-    expect(rows(list.stdout)).toEqual([
-      [String(id), 'resnet18', 'cifar10', 'waiting', '0', '0', expect.any(String), '-', '-', '-'],
+    const [row] = rows(list.stdout);
+    expect(row?.slice(0, 9)).toEqual([
+      String(id),
+      'resnet18',
+      'cifar10',
+      'waiting',
+      '0',
+      '0',
+      expect.any(String),
+      '-',
+      '-',
     ]);
+    // Why it waits (a plan, nodes to boot, or the budget), in the last column.
+    expect(row?.slice(9).join(' ')).toMatch(/^(waits for a plan|waits for nodes|queued for the budget)$/);
 
     const cancel = await s.boa(['jobs', 'cancel', String(id)]);
     expect(cancel.status).toBe(0);
@@ -69,6 +80,9 @@ describe('boa jobs', () => {
     const missing = await s.boa(['jobs', 'cancel', '99']);
     expect(missing.status).toBe(1);
     expect(missing.stderr).toBe('boa: job 99 not found\n');
+    const badLimit = await s.boa(['jobs', 'list', '--limit', 'abc']);
+    expect(badLimit.status).toBe(2);
+    expect(badLimit.stderr).toBe('boa: --limit must be a number, got "abc"\n');
     const badState = await s.boa(['jobs', 'list', '--state', 'sleeping']);
     expect(badState.status).toBe(2);
     expect(badState.stderr).toMatch(/Allowed choices are waiting, running, done, cancelled/);

@@ -3,7 +3,7 @@ import type { jobView } from '../../service/views.ts';
 import { contextOf, output } from '../context.ts';
 import { keyValues, table, when } from '../format.ts';
 import { CliError, EXIT } from '../errors.ts';
-import { parseJobId } from '../parse.ts';
+import { parseJobId, parseNumber } from '../parse.ts';
 
 type JobView = ReturnType<typeof jobView>;
 
@@ -21,7 +21,7 @@ export function addJobsCommands(program: Command): void {
       const context = contextOf(command);
       const query = new URLSearchParams();
       if (options.state) query.set('state', options.state);
-      if (options.limit !== undefined) query.set('limit', options.limit);
+      if (options.limit !== undefined) query.set('limit', String(parseNumber(options.limit, '--limit')));
       const path = query.size > 0 ? `/v1/jobs?${query}` : '/v1/jobs';
       const { data, text } = await context.client.json<{ jobs: JobView[] }>('GET', path);
       output(context, text, () => renderJobs(data.jobs));
@@ -145,8 +145,11 @@ function workloadOf(words: string[], options: SubmitOptions) {
   };
 }
 
-/** Why a job ended badly, for the list: the exit code and reason of a failed or lost job. */
+const WAITS_FOR = { plan: 'waits for a plan', budget: 'queued for the budget', nodes: 'waits for nodes' };
+
+/** The list's last column: why a waiting job waits, a running job's restarts, why a job ended badly. */
 function outcome(job: JobView): string | null {
+  if (job.waitingFor) return WAITS_FOR[job.waitingFor];
   if (job.state !== 'failed' && job.state !== 'lost')
     return job.restarts > 0 ? `${job.restarts} restart${job.restarts === 1 ? '' : 's'}` : null;
   const code = job.exitCode === null ? '' : `exit ${job.exitCode}: `;
@@ -168,7 +171,7 @@ function renderJobs(jobs: JobView[]): string {
     outcome(j),
   ]);
   return table(
-    ['id', 'name', 'class', 'state', 'epoch', 'GPUs', 'submitted', 'started', 'finished', 'outcome'],
+    ['id', 'name', 'class', 'state', 'epoch', 'GPUs', 'submitted', 'started', 'finished', 'note'],
     rows,
   );
 }
