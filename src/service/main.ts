@@ -125,7 +125,11 @@ try {
     },
     process.stdout,
   );
+  let stopping = false;
   const stop = async (signal: string) => {
+    // Ctrl-C under npm arrives twice (the terminal's and npm's own): one graceful stop, not two.
+    if (stopping) return;
+    stopping = true;
     logger.info({ event: 'stopping', signal }, 'stopping');
     clearInterval(timer);
     clearInterval(pruneTimer);
