@@ -80,3 +80,17 @@ describe('a start that cannot succeed', () => {
     await killHard(restarted.child);
   }, 180_000);
 });
+
+describe('a stop', () => {
+  it('two SIGINTs at once (Ctrl-C under npm): one graceful stop, exit 0', async () => {
+    const service = await startProcess(['--data', dir(), '--port', String(await unusedPort())]);
+    const exited = new Promise<number | null>((done) => {
+      service.child.removeAllListeners('exit');
+      service.child.on('exit', (code) => done(code));
+    });
+    service.child.kill('SIGINT');
+    service.child.kill('SIGINT');
+    expect(await exited).toBe(0);
+    expect(service.output().match(/"event":"stopping"/g)).toHaveLength(1);
+  });
+});
