@@ -1,16 +1,9 @@
-import {
-  existsSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { LocalExecutor } from '../../src/cloud/local/executor.ts';
 import { processExists as alive } from '../../src/cloud/local/executor-records.ts';
+import { killReplicaGroups } from '../helpers/replica-groups.ts';
 import { type ExecutorHarness, executorContract, type ReplicaRef } from './executor-contract.ts';
 
 const REPLICA = resolve(import.meta.dirname, '../fixtures/replica.mjs');
@@ -58,18 +51,7 @@ export async function localHarness(): Promise<ExecutorHarness> {
     terminations: async (r) => events(r).filter((e) => e.event === 'term').length,
     running: async (r) => events(r).filter((e) => e.event === 'start' && alive(e.pid as number)).length,
     cleanup: async () => {
-      const jobs = join(dataDir, 'jobs');
-      if (existsSync(jobs)) {
-        for (const job of readdirSync(jobs))
-          for (const gen of readdirSync(join(jobs, job)))
-            for (const file of readdirSync(join(jobs, job, gen)).filter((f) => f.endsWith('.pid'))) {
-              try {
-                process.kill(-JSON.parse(readFileSync(join(jobs, job, gen, file), 'utf8')).pid, 'SIGKILL');
-              } catch {
-                // already gone
-              }
-            }
-      }
+      killReplicaGroups(join(dataDir, 'jobs'));
       rmSync(dataDir, { recursive: true, force: true });
       rmSync(controlDir, { recursive: true, force: true });
     },

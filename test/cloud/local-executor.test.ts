@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { LocalExecutor } from '../../src/cloud/local/executor.ts';
 import { checkLocalWorkload } from '../../src/cloud/local/executor-command.ts';
 import { processExists } from '../../src/cloud/local/executor-records.ts';
+import { killReplicaGroups } from '../helpers/replica-groups.ts';
 import type { DesiredJob, ReplicaStatus } from '../../src/service/ports.ts';
 
 const dirs: string[] = [];
@@ -18,7 +19,10 @@ afterEach(() => {
       // gone
     }
   }
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  for (const dir of dirs.splice(0)) {
+    killReplicaGroups(join(dir, 'jobs'));
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 function temp(): string {
@@ -121,6 +125,22 @@ describe('local executor', () => {
     rmSync(join(dataDir, 'jobs'), { recursive: true, force: true, maxRetries: 10, retryDelay: 20 });
     await settle(executor, [], (s) => s.length === 0);
     expect(processExists(pid)).toBe(false);
+    await executor.close();
+  });
+
+  it("runs the command in a process group of its own: a job's `kill 0` does not reach its supervisor", async () => {
+    const dataDir = temp();
+    const executor = new LocalExecutor({ dataDir, terminationGraceSeconds: 1 });
+    // A common cleanup idiom: on exit, signal the whole process group. The job ends by its own SIGTERM
+    // (143), a failure of its own, not a stop from outside that would be resumed for free.
+    const [status] = await settle(
+      executor,
+      [job(['sh', '-c', 'trap "kill 0" EXIT; sleep 0.3; echo finished'])],
+      (s) => s[0]?.phase === 'failed' || s[0]?.phase === 'succeeded',
+    );
+    expect(status).toMatchObject({ phase: 'failed', exitCode: 143 });
+    expect(status?.interrupted).toBeUndefined();
+    expect(readFileSync(join(dataDir, 'jobs/1/1/0.log'), 'utf8')).toContain('finished');
     await executor.close();
   });
 

@@ -3,11 +3,12 @@
  * stopped and its temporary state is removed, so an interrupted demo leaves no folder and no process.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
+import { replicaGroups } from '../helpers/replica-groups.ts';
 import { POLLUX, REPO } from '../helpers/run-script.ts';
 
 const TRACE = resolve(POLLUX, 'workloads/workload-1.csv');
@@ -24,26 +25,11 @@ afterAll(() => {
   rmSync(temp, { recursive: true, force: true });
 });
 
-/** The process groups of the replicas recorded under the demo's state folder(s). */
+/** The process groups of the replicas recorded under the demo's state folder(s), commands' included. */
 function recordedReplicaGroups(): number[] {
-  const pids: number[] = [];
-  for (const state of readdirSync(temp).filter((d) => d.startsWith('boa-demo-'))) {
-    const jobs = join(temp, state, 'jobs');
-    if (!existsSync(jobs)) continue;
-    for (const job of readdirSync(jobs)) {
-      for (const generation of readdirSync(join(jobs, job))) {
-        const dir = join(jobs, job, generation);
-        for (const file of readdirSync(dir).filter((f) => f.endsWith('.pid'))) {
-          try {
-            pids.push((JSON.parse(readFileSync(join(dir, file), 'utf8')) as { pid: number }).pid);
-          } catch {
-            // Removed or replaced while read: the next poll sees it.
-          }
-        }
-      }
-    }
-  }
-  return pids;
+  return readdirSync(temp)
+    .filter((d) => d.startsWith('boa-demo-'))
+    .flatMap((state) => replicaGroups(join(temp, state, 'jobs')));
 }
 
 function groupAlive(pid: number): boolean {

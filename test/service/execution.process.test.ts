@@ -9,6 +9,7 @@ import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { processExists } from '../../src/cloud/local/executor-records.ts';
 import { runBoa, unusedPort } from '../cli/cli-harness.ts';
+import { killReplicaGroups } from '../helpers/replica-groups.ts';
 import { killHard, type ServiceProcess, startProcess } from './process-harness.ts';
 
 const REPO = resolve(import.meta.dirname, '../..');
@@ -91,9 +92,7 @@ async function boaService(config: Record<string, unknown> = {}): Promise<Boa> {
   cleanups.push(async () => {
     for (const service of services) await killHard(service.child);
     // Nothing a test started may outlive it: every replica's process group is killed.
-    if (existsSync(jobsDir)) {
-      for (const job of readdirSync(jobsDir)) for (const r of replicas(Number(job))) killGroup(r.pid);
-    }
+    killReplicaGroups(jobsDir);
     rmSync(dataDir, { recursive: true, force: true });
     rmSync(cwd, { recursive: true, force: true });
   });
@@ -109,15 +108,6 @@ async function boaService(config: Record<string, unknown> = {}): Promise<Boa> {
     boa: (...args: string[]) =>
       runBoa(args, { BOA_URL: `http://127.0.0.1:${port}`, BOA_DATA_DIR: dataDir }, cwd),
   };
-}
-
-function killGroup(pid: number | undefined): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, 'SIGKILL');
-  } catch {
-    // gone
-  }
 }
 
 async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, ms = 60_000) {

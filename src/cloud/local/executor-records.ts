@@ -33,7 +33,11 @@ export function generationDir(jobsDir: string, jobId: number, generation: number
   return join(jobsDir, String(jobId), String(generation));
 }
 
-export function recordFile(dir: string, rank: number, kind: 'pid' | 'exit' | 'stop' | 'log'): string {
+export function recordFile(
+  dir: string,
+  rank: number,
+  kind: 'pid' | 'exit' | 'stop' | 'log' | 'group',
+): string {
   return join(dir, `${rank}.${kind}`);
 }
 
@@ -51,13 +55,24 @@ export const readExit = (dir: string, rank: number) => readJson<ExitRecord>(reco
 export const readStop = (dir: string, rank: number) =>
   readJson<{ at: number }>(recordFile(dir, rank, 'stop'))?.at;
 
+/** The command's own process group (replica-supervisor.sh runs it in a session of its own). */
+export function readGroup(dir: string, rank: number): number | undefined {
+  try {
+    const pid = Number(readFileSync(recordFile(dir, rank, 'group'), 'utf8'));
+    return Number.isInteger(pid) && pid > 1 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export function writeStop(dir: string, rank: number, at: number): void {
   writeRecord(recordFile(dir, rank, 'stop'), { at });
 }
 
 /** Forgets a replica (its log stays, as the issue's log location promises). */
 export function removeRecords(dir: string, rank: number): void {
-  for (const kind of ['pid', 'exit', 'stop'] as const) rmSync(recordFile(dir, rank, kind), { force: true });
+  for (const kind of ['pid', 'exit', 'stop', 'group'] as const)
+    rmSync(recordFile(dir, rank, kind), { force: true });
 }
 
 /** Every replica with a pid record under jobsDir: what a new executor instance adopts. */

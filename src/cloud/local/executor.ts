@@ -10,6 +10,7 @@ import {
   isOurSupervisor,
   processExists,
   readExit,
+  readGroup,
   readStop,
   recordFile,
   removeRecords,
@@ -216,7 +217,7 @@ export class LocalExecutor implements Executor {
     return { ...base, phase: replica.stopAt === undefined ? 'running' : 'stopping' };
   }
 
-  /** SIGTERM once (the supervisor forwards it), then SIGKILL to the whole group after the grace period. */
+  /** SIGTERM once (the supervisor forwards it), then SIGKILL to the groups after the grace period. */
   private stop(replica: LocalReplica, now: number): void {
     if (replica.stopAt === undefined) {
       replica.stopAt = now;
@@ -243,7 +244,7 @@ export class LocalExecutor implements Executor {
     }
     if (!replica.killed && now - replica.stopAt >= this.graceMs) {
       replica.killed = true;
-      this.signal(-replica.pid, 'SIGKILL');
+      this.killGroups(replica);
       this.logger.warn(
         { event: 'replica_killed', jobId: replica.jobId, generation: replica.generation, rank: replica.rank },
         'grace period over: SIGKILL',
@@ -259,9 +260,16 @@ export class LocalExecutor implements Executor {
     }
   }
 
+  /** SIGKILL to the supervisor's process group and to the command's own. */
+  private killGroups(replica: LocalReplica): void {
+    this.signal(-replica.pid, 'SIGKILL');
+    const group = readGroup(replica.dir, replica.rank);
+    if (group !== undefined && group !== replica.pid) this.signal(-group, 'SIGKILL');
+  }
+
   private forget(key: string, replica: LocalReplica): void {
-    // A supervisor killed alone may leave its command running in the group: never leave one behind.
-    if (!replica.exit && replica.owned) this.signal(-replica.pid, 'SIGKILL');
+    // A supervisor killed alone may leave its command running: never leave one behind.
+    if (!replica.exit && replica.owned) this.killGroups(replica);
     removeRecords(replica.dir, replica.rank);
     this.replicas.delete(key);
   }

@@ -9,6 +9,7 @@
 #     <dir>/<rank>.exit  {"code","signal","reason","stopped","at"}  once the command has ended; stopped:
 #                        this supervisor got a SIGTERM first (so an exit 0 is a stop, not the job finished)
 #     <dir>/<rank>.log   the command's stdout and stderr
+#     <dir>/<rank>.group the command's process group (where setsid exists), for the executor's SIGKILL
 if [ "$#" -lt 5 ] || [ "$4" != "--" ]; then
   echo 'usage: replica-supervisor.sh <dir> <rank> <node> -- <command> [args...]' >&2
   exit 2
@@ -48,9 +49,18 @@ fi
 # The command is forked with SIGTERM at its default: a child forked while the shell catches it can swallow
 # one that comes before its exec (dash keeps it pending and exec drops it), and the command then never
 # stops. In the few microseconds until the trap below is set, a SIGTERM ends this shell with no exit
-# record instead; the executor then kills the whole process group, command included.
+# record instead; the executor then kills the process groups, the command's included.
 trap - TERM
-"$@" >>"$dir/$rank.log" 2>&1 </dev/null &
+if command -v setsid >/dev/null 2>&1; then
+  # The command in a session (and process group) of its own, its id recorded in <rank>.group by the
+  # command's own process before it execs, so no crash in between leaves a group nobody knows: a job
+  # that signals its own group (`trap 'kill 0' EXIT`, a common cleanup) must not reach this supervisor,
+  # which would take it for a stop from outside. Without setsid (macOS) it shares this group.
+  sh -c 'printf %s "$$" >"$1.tmp" && mv "$1.tmp" "$1"; shift; exec setsid "$@"' sh "$dir/$rank.group" "$@" \
+    >>"$dir/$rank.log" 2>&1 </dev/null &
+else
+  "$@" >>"$dir/$rank.log" 2>&1 </dev/null &
+fi
 child=$!
 trap 'stopped=1; kill -TERM "$child" 2>/dev/null' TERM
 # One that came while the command was being started is passed on now.

@@ -1,0 +1,37 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * The process groups of every local replica recorded under a data dir's jobs/ folder: each supervisor's
+ * (its <rank>.pid) and its command's own (<rank>.group, a session of its own where setsid exists).
+ */
+export function replicaGroups(jobsDir: string): number[] {
+  const groups: number[] = [];
+  if (!existsSync(jobsDir)) return groups;
+  for (const job of readdirSync(jobsDir)) {
+    for (const generation of readdirSync(join(jobsDir, job))) {
+      const dir = join(jobsDir, job, generation);
+      for (const file of readdirSync(dir)) {
+        try {
+          const text = readFileSync(join(dir, file), 'utf8');
+          if (file.endsWith('.pid')) groups.push((JSON.parse(text) as { pid: number }).pid);
+          else if (file.endsWith('.group')) groups.push(Number(text));
+        } catch {
+          // Removed or replaced while read.
+        }
+      }
+    }
+  }
+  return groups.filter((pid) => Number.isInteger(pid) && pid > 1);
+}
+
+/** SIGKILL to every replica's process groups under a jobs/ folder: nothing a test started outlives it. */
+export function killReplicaGroups(jobsDir: string): void {
+  for (const pid of replicaGroups(jobsDir)) {
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+}
