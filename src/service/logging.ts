@@ -3,7 +3,7 @@
  * (a file, a pipe, a container's log collector) or with `--log-format json`. The first thing printed
  * says where everything is and what to try next, since that is what a newcomer looks for.
  */
-import { dirname, relative } from 'node:path';
+import { dirname, relative, resolve } from 'node:path';
 import { pino, type Logger } from 'pino';
 import pinoPretty from 'pino-pretty';
 import { DEFAULT_URL, localTokenFile } from '../cli/connection.ts';
@@ -55,8 +55,9 @@ export function nextCommand(
 ): string {
   const reach: string[] = [];
   if (info.url !== undefined && info.url !== DEFAULT_URL) reach.push(`BOA_URL=${info.url}`);
-  if (info.tokenFile !== undefined && info.tokenFile !== localTokenFile({}, process.cwd()))
-    reach.push(`BOA_DATA_DIR=${shellWord(shown(dirname(info.tokenFile)))}`);
+  const tokenFile = info.tokenFile === undefined ? undefined : resolve(info.tokenFile);
+  if (tokenFile !== undefined && tokenFile !== localTokenFile({}, process.cwd()))
+    reach.push(`BOA_DATA_DIR=${shellWord(shown(dirname(tokenFile)))}`);
   const prefix = reach.length > 0 ? `${reach.join(' ')} ` : '';
   if (!info.budgetSet) return `${prefix}npx boa budget set 40`;
   if (info.jobs === 0)

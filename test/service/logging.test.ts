@@ -71,6 +71,10 @@ describe('log format', () => {
     ]);
     expect(nextCommand({ budgetSet: true, jobs: 0 })).toMatch(/^npx boa jobs submit cifar10 /);
     expect(nextCommand({ budgetSet: true, jobs: 2 })).toBe('npx boa status');
+    // The default data dir as configured (relative): nothing to add.
+    expect(
+      nextCommand({ budgetSet: false, jobs: 0, url: 'http://127.0.0.1:8080', tokenFile: 'data/token' }),
+    ).toBe('npx boa budget set 40');
     // Another port and data dir: what the CLI needs to reach this service from here.
     expect(
       nextCommand({
