@@ -1,5 +1,6 @@
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runBoa, startCliService, unusedPort } from './cli-harness.ts';
 
@@ -217,4 +218,56 @@ describe('boa connection errors', () => {
     expect(badUrl.status).toBe(2);
     expect(badUrl.stderr).toMatch(/must start with http:\/\/ or https:\/\//);
   });
+});
+
+/** `boa args` on a pseudo-terminal (util-linux script), `answer` typed in: what a person at a shell sees. */
+function onTerminal(s: Awaited<ReturnType<typeof started>>, args: string[], answer: string) {
+  const boa = resolve(import.meta.dirname, '../../src/cli/boa.mjs');
+  const command = [process.execPath, boa, ...args].map((w) => `'${w}'`).join(' ');
+  return new Promise<{ status: number | null; output: string }>((done, fail) => {
+    const child = spawn('script', ['-qec', command, '/dev/null'], {
+      cwd: s.cwd,
+      env: { ...process.env, BOA_URL: s.url, BOA_TOKEN: s.token, BOA_DATA_DIR: undefined },
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    child.on('error', fail);
+    child.on('close', (status) => done({ status, output }));
+    child.stdin.end(answer);
+  });
+}
+
+/** util-linux `script` gives the CLI a terminal; Debian ships it (bsdutils), as this project's machines. */
+const hasScript = spawnSync('script', ['--version']).status === 0;
+
+describe('boa budget set on a terminal', () => {
+  it.skipIf(!hasScript)(
+    'asks before cutting the budget to under half; no answers keep it; --yes and scripts do not ask',
+    async () => {
+      const s = await started();
+      await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
+      const no = await onTerminal(s, ['budget', 'set', '4'], 'n\n');
+      expect(no.output).toContain('cut the budget from 40 to 4 GPU-hours/hour?');
+      expect(no.output).toContain('the budget is unchanged');
+      expect(no.status).toBe(1);
+      expect(await storedBudget(s)).toBe(40);
+
+      const yes = await onTerminal(s, ['budget', 'set', '4'], 'y\n');
+      expect(yes.status).toBe(0);
+      expect(await storedBudget(s)).toBe(4);
+
+      // Not a cut to under half, or --yes: no question.
+      const up = await onTerminal(s, ['budget', 'set', '3'], '');
+      expect(up.output).not.toContain('cut the budget');
+      expect(await storedBudget(s)).toBe(3);
+      const forced = await onTerminal(s, ['budget', 'set', '1', '--yes'], '');
+      expect(forced.output).not.toContain('cut the budget');
+      expect(await storedBudget(s)).toBe(1);
+      // A script (no terminal) is never asked.
+      const piped = await s.boa(['budget', 'set', '0.2']);
+      expect(piped.stdout + piped.stderr).not.toContain('cut the budget');
+    },
+    60_000,
+  );
 });

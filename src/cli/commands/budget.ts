@@ -18,9 +18,16 @@ export function addBudgetCommands(program: Command): void {
       'set the budget; below the minimum for the estimated load it is accepted with a warning (jobs queue)',
     )
     .argument('<gpuHoursPerHour>', 'average GPUs to pay for, e.g. 40')
-    .action(async (value: string, _options: unknown, command: Command) => {
+    .option('--yes', 'on a terminal, do not ask before cutting the budget to under half')
+    .action(async (value: string, options: { yes?: boolean }, command: Command) => {
       const context = contextOf(command);
       const gpuHoursPerHour = parseNumber(value, 'gpuHoursPerHour');
+      if (context.confirm && !options.yes) {
+        const current = (await context.client.json<BudgetView>('GET', '/v1/budget')).data.gpuHoursPerHour;
+        const question = cutQuestion(current, gpuHoursPerHour);
+        if (question && !(await context.confirm(question)))
+          throw new CliError('the budget is unchanged', EXIT.failed);
+      }
       const { data, text } = await context.client
         .json<BudgetSetView>('PUT', '/v1/budget', { gpuHoursPerHour })
         .catch((error: unknown) => {
@@ -165,4 +172,16 @@ function debtLine(debtGpuHours: number): string {
   return debtGpuHours > 0.005
     ? `${fixed(debtGpuHours, 2)} GPU-hours above the budget so far in the window`
     : `none (${fixed(Math.max(0, -debtGpuHours), 2)} GPU-hours under the budget so far in the window)`;
+}
+
+/**
+ * What to ask before a cut to under half the budget (a typo of 4 for 40 would otherwise narrow or queue
+ * the running jobs and release their nodes at the next tick); undefined when no question is needed.
+ */
+export function cutQuestion(current: number | null, next: number): string | undefined {
+  if (current === null || !(next < current / 2)) return undefined;
+  return (
+    `cut the budget from ${current} to ${next} GPU-hours/hour? At the next tick running jobs are ` +
+    'narrowed or queued to fit it, and nodes released'
+  );
 }
