@@ -251,6 +251,33 @@ describe('replica status from a pod', () => {
       exitCode: 0,
       interrupted: true,
     });
+    // Deleted by someone else while it runs: interrupted already while it stops (its grace period is
+    // 90 s here, so the deletion was 90 s before deletionTimestamp), before a peer can fail for it.
+    const startedAt = new Date('2026-11-27T06:00:00Z');
+    const running = {
+      phase: 'Running',
+      containerStatuses: [
+        {
+          name: 'train',
+          image: 'i',
+          imageID: '',
+          ready: true,
+          restartCount: 0,
+          state: { running: { startedAt } },
+        },
+      ],
+    };
+    const deleting: V1Pod = {
+      ...withStatus(running),
+      metadata: { ...base.metadata, deletionTimestamp: new Date('2026-11-27T06:11:30Z') },
+    };
+    expect(replicaStatusOf(deleting)).toEqual({
+      ...ids,
+      phase: 'stopping',
+      reason: 'deleted while running',
+      interrupted: true,
+      ranForMs: 600_000,
+    });
     // A condition that is not True, or another condition, changes nothing.
     const notDisrupted = {
       ...disrupted,

@@ -23,6 +23,8 @@ class ScriptedExecutor implements Executor {
   readonly exits = new Map<string, number>();
   /** Replicas stopped from outside (they exited 0 on a SIGTERM nobody in boa sent), with how long they ran. */
   readonly interrupted = new Map<string, number>();
+  /** Any other status the test gives a replica. */
+  readonly statuses = new Map<string, Partial<ReplicaStatus>>();
 
   async reconcile(desired: readonly DesiredJob[]): Promise<readonly ReplicaStatus[]> {
     this.calls.push([...desired]);
@@ -31,6 +33,8 @@ class ScriptedExecutor implements Executor {
         const key = `${r.jobId}/${r.generation}/${r.rank}`;
         const code = this.exits.get(key);
         const base = { jobId: r.jobId, generation: r.generation, rank: r.rank, node: r.node };
+        const given = this.statuses.get(key);
+        if (given) return { ...base, phase: 'running', ...given };
         const ranForMs = this.interrupted.get(key);
         if (ranForMs !== undefined) {
           return {
@@ -174,6 +178,25 @@ describe('execution', () => {
     await waitFor(() => s.executor.last(id)?.generation === first + 1);
     s.executor.exits.set(`${id}/${first + 1}/0`, 0);
     await waitFor(() => s.service.job(id).state === 'done');
+  });
+
+  it('resumes a job whose replica is being deleted from outside, even when a peer fails meanwhile', async () => {
+    const s = await service({ maxRestarts: 0, restartBackoffSeconds: 600 });
+    const { id } = (await s.request('POST', '/v1/jobs', { class: 'bert', workload })).body;
+    await s.ticks(4);
+    const { generation } = s.service.job(id);
+    const ranks = s.executor.last(id)?.replicas.map((r) => r.rank) ?? [];
+    // Rank 0's pod is being deleted by a drain; the others lose their rendezvous and fail.
+    s.executor.statuses.set(`${id}/${generation}/0`, {
+      phase: 'stopping',
+      reason: 'deleted while running',
+      interrupted: true,
+      ranForMs: 600_000,
+    });
+    for (const rank of ranks.filter((r) => r > 0)) s.executor.exits.set(`${id}/${generation}/${rank}`, 1);
+    await s.ticks(1);
+    // With maxRestarts 0 a failure would have ended the job.
+    expect(s.service.job(id)).toMatchObject({ state: 'running', restarts: 0, generation: generation + 1 });
   });
 
   it('counts an interruption of a replica that ran under interruptedMinRunSeconds as a failure, so it cannot loop', async () => {

@@ -143,6 +143,21 @@ export function replicaStatusOf(pod: V1Pod): ReplicaStatus | undefined {
     if (disruption) return { ...ended('failed', disruption), reason: disruption, interrupted: true };
     return phase === 'Succeeded' ? ended('succeeded', 'Completed') : ended('failed', 'Failed');
   }
+  const runningSince = container?.state?.running?.startedAt;
+  if (pod.metadata?.deletionTimestamp && runningSince) {
+    // Deleted while it runs, and boa deletes only replicas it no longer wants (whose statuses it
+    // ignores): stopped from outside. Said now, not once it has ended: a peer that fails meanwhile,
+    // its rendezvous gone, must not be taken for the job failing.
+    const graceMs = (pod.spec?.terminationGracePeriodSeconds ?? 30) * 1000;
+    const deletedAt = new Date(pod.metadata.deletionTimestamp).getTime() - graceMs;
+    return {
+      ...base,
+      phase: 'stopping',
+      reason: 'deleted while running',
+      interrupted: true,
+      ranForMs: Math.max(0, deletedAt - new Date(runningSince).getTime()),
+    };
+  }
   if (pod.metadata?.deletionTimestamp) return { ...base, phase: 'stopping' };
   if (waiting && STUCK_REASONS.has(waiting)) return { ...base, phase: 'failed', reason: waiting };
   return { ...base, phase: pod.status?.phase === 'Running' ? 'running' : 'starting' };
