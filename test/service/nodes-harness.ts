@@ -92,7 +92,7 @@ export function nodesWorld(options: NodesWorldOptions = {}) {
       const res = await boa.app.request('/v1/status', { headers: { authorization: `Bearer ${boa.token}` } });
       return (await res.json()) as any;
     };
-    return { boa, tick, job, status, cordons: bridge.cordons };
+    return { boa, tick, job, status, cordons: bridge.cordons, kube: bridge.fake };
   };
 
   const cleanup = async () => {

@@ -362,10 +362,9 @@ describe('draining', () => {
 describe('cordon refused', () => {
   it('removes an idle node even when the cordon is refused with 403 (RBAC without patch), and logs it', async () => {
     const w = world();
-    const forbidden = Object.assign(new Error('nodes "x" is forbidden'), { code: 403 });
-    const { tick, job, boa } = await w.start((pool) =>
-      Object.assign(Object.create(pool), { cordon: async () => Promise.reject(forbidden) }),
-    );
+    const { tick, job, boa, kube } = await w.start();
+    // Refused by the API server itself, through the real client and the retry layer.
+    kube.faults.inject({ status: 403, reason: 'Forbidden', count: 100, match: (r) => r.method === 'PATCH' });
     const a = job(4);
     const b = job(4);
     await tick(3);

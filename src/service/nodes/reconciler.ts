@@ -259,7 +259,7 @@ export class NodeReconciler {
           // boa already places nothing there; the cordon keeps others off. A refusal (403: RBAC
           // without patch on nodes) must not keep an idle node paid for, so it is logged and passed;
           // anything else is retried at the next pass.
-          if ((error as { code?: unknown }).code !== 403) throw error;
+          if (!forbidden(error)) throw error;
           logger.warn(
             { event: 'node.cordon-failed', nodeId: row.nodeId, error: (error as Error).message },
             'cordon failed; removing the node anyway once it is empty',
@@ -383,4 +383,13 @@ export class NodeReconciler {
       { name: 'NodesRemoving', value: this.removing.size, unit: 'Count' },
     ];
   }
+}
+
+/**
+ * A refusal (HTTP 403). The Kubernetes client's ApiException carries the status as `code`; the retry
+ * layer wraps it (KubeCallError, kind 'fatal') with the ApiException as its cause.
+ */
+function forbidden(error: unknown): boolean {
+  const status = (e: unknown) => (e as { code?: unknown } | undefined)?.code;
+  return status(error) === 403 || status((error as { cause?: unknown } | undefined)?.cause) === 403;
 }
