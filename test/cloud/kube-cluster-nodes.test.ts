@@ -72,6 +72,14 @@ describe('KubeClusterNodes (Node watch)', () => {
     expect(gets.filter((r) => !r.watch).length).toBeLessThanOrEqual(2);
   });
 
+  it('lists again when the watch could not start: a failed first list is not taken for no nodes', async () => {
+    const { fake, nodes } = await setup();
+    fake.kubelet.addNode({ name: 'n1', gpus: 4, ready: true, instanceId: 'i-0abc' });
+    // The informer's own list (no retry of its own) is answered 503 once.
+    fake.faults.inject({ status: 503, count: 1, match: (r) => !r.watch && r.path === '/api/v1/nodes' });
+    expect(await nodes.list()).toMatchObject([{ name: 'n1', instanceId: 'i-0abc', ready: true }]);
+  });
+
   it('cordons with a merge patch on spec.unschedulable', async () => {
     const { fake, nodes } = await setup();
     fake.kubelet.addNode({ name: 'n1', gpus: 4, ready: true, instanceId: 'i-0def' });

@@ -44,6 +44,8 @@ export class KubeClusterNodes implements ClusterNodes {
   private closed = false;
   private listedAt = Number.NEGATIVE_INFINITY;
   private restart: NodeJS.Timeout | undefined;
+  /** Errors the informer reported: its start() reports a failed list this way, it does not throw. */
+  private errors = 0;
   private readonly retry: RetryContext;
 
   constructor(
@@ -71,6 +73,7 @@ export class KubeClusterNodes implements ClusterNodes {
       this.watching = true;
     });
     this.informer.on('error', (error: unknown) => {
+      this.errors++;
       this.watching = false;
       if (this.closed) return;
       this.options.logger.warn(
@@ -114,8 +117,12 @@ export class KubeClusterNodes implements ClusterNodes {
 
   private async startWatch(): Promise<void> {
     if (this.closed) return;
+    const errors = this.errors;
     try {
       await this.informer.start();
+      // A list or watch that failed inside start() was reported as an error (watch down, restart
+      // scheduled): the next read must list, not take the empty or stale cache for the cluster.
+      if (this.errors !== errors) return;
       this.watching = true;
       this.listedAt = this.options.clock.now();
     } catch (error) {
