@@ -95,6 +95,21 @@ describe('Kubernetes node truth', () => {
     expect(timedOut.at(-1)?.value).toBe(1);
   });
 
+  it('gives a node that was Ready and turns NotReady provisionSeconds from then, not from its launch', async () => {
+    const w = world({ provisionSeconds: 600 });
+    const { tick, job } = await w.start();
+    const j = job(4);
+    await tick(3);
+    expect(j.allocation).toHaveLength(4);
+    await tick(12); // the node has been Ready longer than provisionSeconds
+    const node = w.group.asg.live()[0]!.id;
+    w.group.kube.neverReadies(node); // e.g. the kubelet misses its heartbeats for a while
+    await tick(2);
+    expect(w.group.terminations).toEqual([]);
+    await tick(9); // not ready for 600 s: boa no longer waits for it
+    expect(w.group.terminations.map((t) => t.instanceId)).toEqual([node]);
+  });
+
   it('does not bill a node while EC2 has it pending', async () => {
     const w = world();
     const { tick, job, boa } = await w.start();

@@ -64,6 +64,12 @@ export class NodeReconciler {
   private lastGroup: NodeGroupState | undefined;
   /** A resize stored but not answered before a crash: the group's desired size says if it went through. */
   private unconfirmed: ResizeRow | undefined;
+  /**
+   * When each node was last seen ready for jobs: one that was and is not now (NotReady for a moment,
+   * the device plugin restarting) gets provisionMs from then, not from its launch. In memory: after a
+   * restart a node not ready is judged from its launch, as one that never was.
+   */
+  private readonly readyAt = new Map<string, number>();
 
   constructor(private readonly deps: NodeReconcilerDeps) {
     this.backoff = new CapacityBackoff(deps.settings.backoff);
@@ -104,9 +110,10 @@ export class NodeReconciler {
    * and the node can go in this tick's pass, not a tick later (paid nodes do not linger above target).
    */
   chooseNow(input: NodeTickInput): boolean {
+    const now = this.deps.clock.now();
+    this.noteReady(input.nodes, now);
     const group = input.group;
     if (!group) return false;
-    const now = this.deps.clock.now();
     const target = this.bounded(input.target, group);
     const kept = input.nodes.filter((n) => !n.leaving && !this.removing.has(n.id));
     if (kept.length <= target && !input.nodes.some((n) => this.overdue(n, now))) return false;
@@ -223,10 +230,23 @@ export class NodeReconciler {
     }
   }
 
-  /** Launched `provisionMs` ago and still not ready for jobs (and not on its way out already). */
+  private noteReady(nodes: readonly PoolNode[], now: number): void {
+    const listed = new Set<string>();
+    for (const node of nodes) {
+      listed.add(node.id);
+      if (node.ready) this.readyAt.set(node.id, now);
+    }
+    for (const id of this.readyAt.keys()) if (!listed.has(id)) this.readyAt.delete(id);
+  }
+
+  /**
+   * Not ready for jobs for `provisionMs`, counted from its launch or from when it was last seen ready
+   * (and not on its way out already).
+   */
   private overdue(node: PoolNode, now: number): boolean {
     if (node.ready || node.leaving || node.cordoned || this.removing.has(node.id)) return false;
-    return now - node.launchedAt >= this.deps.settings.provisionMs;
+    const since = Math.max(node.launchedAt, this.readyAt.get(node.id) ?? Number.NEGATIVE_INFINITY);
+    return now - since >= this.deps.settings.provisionMs;
   }
 
   private choose(node: PoolNode, reason: RemovalReason, now: number): void {
