@@ -1,7 +1,9 @@
+import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EksNodePool } from '../../src/cloud/aws/eks-node-pool.ts';
 import { KubeClusterNodes } from '../../src/cloud/aws/kube-cluster-nodes.ts';
+import { coreApi } from '../../src/cloud/kubernetes/client.ts';
 import { type FakeKubeApi, startFakeKubeApi } from '../fakes/kube-api/index.ts';
 import { CLUSTER, emulateNodegroup, NODEGROUP } from './emulated-nodegroup.ts';
 import { fakeTime } from './fake-time.ts';
@@ -78,6 +80,34 @@ describe('KubeClusterNodes (Node watch)', () => {
     // The informer's own list (no retry of its own) is answered 503 once.
     fake.faults.inject({ status: 503, count: 1, match: (r) => !r.watch && r.path === '/api/v1/nodes' });
     expect(await nodes.list()).toMatchObject([{ name: 'n1', instanceId: 'i-0abc', ready: true }]);
+  });
+
+  it("takes EKS's update taint (eks.amazonaws.com/nodegroup NoSchedule) for a cordon: the node is on its way out", async () => {
+    const { fake, nodes } = await setup();
+    fake.kubelet.addNode({ name: 'n1', gpus: 4, ready: true, instanceId: 'i-0abc' });
+    fake.kubelet.addNode({ name: 'n2', gpus: 4, ready: true, instanceId: 'i-0def' });
+    // What a managed node group version update puts on the nodes it is about to drain and replace.
+    await coreApi(fake.kubeConfig(), 5_000).patchNode(
+      {
+        name: 'n1',
+        body: {
+          spec: {
+            taints: [
+              { key: 'nvidia.com/gpu', value: 'true', effect: 'NoSchedule' },
+              { key: 'eks.amazonaws.com/nodegroup', value: 'unschedulable', effect: 'NoSchedule' },
+            ],
+          },
+        },
+      },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+    const listed = await eventually(
+      () => nodes.list(),
+      (l) => l.find((n) => n.name === 'n1')?.unschedulable === true,
+    );
+    expect(listed.find((n) => n.name === 'n1')).toMatchObject({ unschedulable: true, ready: true });
+    // The GPU taint boa's pods tolerate changes nothing.
+    expect(listed.find((n) => n.name === 'n2')).toMatchObject({ unschedulable: false });
   });
 
   it('cordons with a merge patch on spec.unschedulable', async () => {

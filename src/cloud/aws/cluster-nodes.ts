@@ -10,7 +10,7 @@ export interface ClusterNode {
   readonly instanceId: string | undefined;
   /** Condition Ready is True. */
   readonly ready: boolean;
-  /** Cordoned (spec.unschedulable). */
+  /** Cordoned (spec.unschedulable), or tainted by EKS for a node group update (UPDATE_TAINT_KEY). */
   readonly unschedulable: boolean;
   /** Allocatable nvidia.com/gpu (0 until the device plugin advertises them). */
   readonly gpus: number;
@@ -33,12 +33,24 @@ export function instanceIdFromProviderId(providerId: string | undefined): string
 /** The parts of a V1Node boa reads (structurally typed so tests can build one by hand). */
 export interface NodeObject {
   readonly metadata?: { readonly name?: string };
-  readonly spec?: { readonly providerID?: string; readonly unschedulable?: boolean };
+  readonly spec?: {
+    readonly providerID?: string;
+    readonly unschedulable?: boolean;
+    readonly taints?: ReadonlyArray<{ readonly key: string; readonly effect: string }>;
+  };
   readonly status?: {
     readonly conditions?: ReadonlyArray<{ readonly type: string; readonly status: string }>;
     readonly allocatable?: Readonly<Record<string, string>>;
   };
 }
+
+/**
+ * A managed node group update (Kubernetes version, AMI release, launch template) taints every node it
+ * will replace with eks.amazonaws.com/nodegroup=unschedulable:NoSchedule, then drains and terminates
+ * them. boa's pods are bound by nodeName and skip that check, so the taint counts as a cordon: nothing
+ * new is placed there (a pod put there is evicted by the drain), and jobs there move.
+ */
+export const UPDATE_TAINT_KEY = 'eks.amazonaws.com/nodegroup';
 
 export function clusterNodeFrom(node: NodeObject): ClusterNode | undefined {
   const name = node.metadata?.name;
@@ -48,7 +60,9 @@ export function clusterNodeFrom(node: NodeObject): ClusterNode | undefined {
     name,
     instanceId: instanceIdFromProviderId(node.spec?.providerID),
     ready: (node.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True'),
-    unschedulable: node.spec?.unschedulable === true,
+    unschedulable:
+      node.spec?.unschedulable === true ||
+      (node.spec?.taints ?? []).some((t) => t.key === UPDATE_TAINT_KEY && t.effect !== 'PreferNoSchedule'),
     gpus: Number.isFinite(gpus) ? gpus : 0,
   };
 }
