@@ -79,27 +79,56 @@ export async function terminateInstances(
   return { terminated, alreadyGone };
 }
 
-/** SetInstanceProtection on the group's instances (at most 50 per call, as the API allows). */
+/**
+ * The ASG's answer when an instance cannot take protection: not in service (Pending, or Terminating:Wait
+ * while EKS's lifecycle hook drains it after auto-repair or a node group update), or gone from the group.
+ */
+const CANNOT_PROTECT = /not in InService|not part of Auto Scaling group|Instance Id not found/i;
+
+/**
+ * SetInstanceProtection on the group's instances (at most 50 per call, as the API allows). One instance
+ * that cannot take it fails its whole call, so that batch is sent again one instance at a time and such
+ * instances are skipped and logged: one on its way out is not the ASG's to pick, and the rest must still
+ * be protected before the desired size is lowered.
+ */
 export async function protectInstances(
   autoScalingGroupName: string,
   instanceIds: readonly string[],
   protect: boolean,
   ctx: AsgContext,
 ): Promise<void> {
-  for (let i = 0; i < instanceIds.length; i += 50) {
-    const batch = instanceIds.slice(i, i + 50);
-    await withRetry(
+  const send = (ids: string[]) =>
+    withRetry(
       'SetInstanceProtection',
       () =>
         ctx.autoscaling.send(
           new SetInstanceProtectionCommand({
             AutoScalingGroupName: autoScalingGroupName,
-            InstanceIds: batch,
+            InstanceIds: ids,
             ProtectedFromScaleIn: protect,
           }),
         ),
       ctx,
     );
+  for (let i = 0; i < instanceIds.length; i += 50) {
+    const batch = instanceIds.slice(i, i + 50);
+    try {
+      await send(batch);
+    } catch (error) {
+      if (!CANNOT_PROTECT.test(awsMessage(error))) throw error;
+      for (const instanceId of batch) {
+        try {
+          await send([instanceId]);
+        } catch (single) {
+          const message = awsMessage(single);
+          if (!CANNOT_PROTECT.test(message)) throw single;
+          ctx.logger.info(
+            { event: 'node.protection-skipped', instanceId, protect, reason: message },
+            'instance not in service; protection skipped',
+          );
+        }
+      }
+    }
   }
 }
 
