@@ -1,3 +1,4 @@
+import * as cdk from 'aws-cdk-lib';
 import * as eks from 'aws-cdk-lib/aws-eks-v2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
@@ -76,9 +77,26 @@ function nodeRemovalStatements(nodegroupName: string, clusterName: string, clust
             actions: ['eks:ListNodegroups'],
             resources: [clusterArn],
           }),
+          // Finding it reads each group's labels (findNodegroupsByLabels): DescribeNodegroup on every node
+          // group of this cluster, read-only; resizing stays confined to the configured group above.
+          new iam.PolicyStatement({
+            sid: 'ReadClusterNodegroups',
+            actions: ['eks:DescribeNodegroup'],
+            resources: [clusterNodegroupsArn(clusterArn, clusterName)],
+          }),
         ]
       : []),
   ];
+}
+
+/** arn:PARTITION:eks:REGION:ACCOUNT:nodegroup/CLUSTER/*\/* from the cluster's ARN (a token at synth). */
+function clusterNodegroupsArn(clusterArn: string, clusterName: string): string {
+  return cdk.Fn.join('', [
+    cdk.Fn.select(0, cdk.Fn.split(':cluster/', clusterArn)),
+    ':nodegroup/',
+    clusterName,
+    '/*/*',
+  ]);
 }
 
 export interface BoaIdentityProps {

@@ -195,7 +195,7 @@ describe("boa's IAM role (EKS Pod Identity)", () => {
     expect(policies).toHaveLength(1);
     const statements = policies[0]!.Properties.PolicyDocument.Statement;
     const nodegroupArn = { 'Fn::GetAtt': [gpuId, 'Arn'] };
-    expect(statements).toHaveLength(7);
+    expect(statements).toHaveLength(8);
     const [secretId] = Object.keys(template.findResources('AWS::SecretsManager::Secret'));
     expect(statements).toEqual(
       expect.arrayContaining([
@@ -222,6 +222,22 @@ describe("boa's IAM role (EKS Pod Identity)", () => {
           Resource: '*',
         }),
         expect.objectContaining({ Action: 'eks:ListNodegroups' }),
+        // Following a replaced group reads every group's labels, this cluster's only.
+        expect.objectContaining({
+          Effect: 'Allow',
+          Action: 'eks:DescribeNodegroup',
+          Resource: {
+            'Fn::Join': [
+              '',
+              [
+                expect.objectContaining({ 'Fn::Select': expect.anything() }),
+                ':nodegroup/',
+                expect.anything(),
+                '/*/*',
+              ],
+            ],
+          },
+        }),
         expect.objectContaining({
           Effect: 'Allow',
           Action: ['eks:DescribeNodegroup', 'eks:DescribeUpdate', 'eks:UpdateNodegroupConfig'],
