@@ -165,11 +165,18 @@ export const configSchema = z
       .strictObject({
         /** A node not ready for jobs this long after launch is terminated (never joined, no GPUs). */
         provisionSeconds: z.number().positive().default(900),
+        /** A node that was ready keeps its jobs this long while it is not (NotReady, no GPUs); 0: none. */
+        notReadyGraceSeconds: z.number().nonnegative().default(300),
         /** First wait after instances fail to launch (capacity); doubles per failure up to the max. */
         capacityBackoffSeconds: z.number().positive().default(60),
         capacityBackoffMaxSeconds: z.number().positive().default(1800),
       })
-      .default({ provisionSeconds: 900, capacityBackoffSeconds: 60, capacityBackoffMaxSeconds: 1800 }),
+      .default({
+        provisionSeconds: 900,
+        notReadyGraceSeconds: 300,
+        capacityBackoffSeconds: 60,
+        capacityBackoffMaxSeconds: 1800,
+      }),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
   .superRefine((c, ctx) => {

@@ -179,7 +179,11 @@ export class IncrementalPlacement {
   private refreshNodes(readyNodes: readonly PoolNode[]): boolean {
     const ids = this.readyIds;
     let unchanged = ids.length === readyNodes.length;
-    for (let i = 0; unchanged && i < ids.length; i++) unchanged = ids[i] === readyNodes[i]?.id;
+    // Same nodes with the same GPUs (a node kept through a not-ready grace offers fewer).
+    for (let i = 0; unchanged && i < ids.length; i++) {
+      const node = readyNodes[i] as PoolNode;
+      unchanged = ids[i] === node.id && this.capacity[this.readyNumbers[i] as number] === node.gpus;
+    }
     if (unchanged) return false;
     const numbers = this.numbersOf(readyNodes);
     this.growTo(this.numbering.size);

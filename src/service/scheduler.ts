@@ -138,14 +138,15 @@ export class Scheduler {
       logger.warn({ event: 'pool_unavailable', error: (error as Error).message }, 'node pool not answering');
     }
     const started = performance.now();
-    const ready = this.nodes.usable(state.nodes);
+    const held = () => gpusHeldPerNode(state.jobs.values());
+    const ready = this.nodes.usable(state.nodes, held);
     const ceiling = this.service.spendCeiling(now);
     this.lastCeilingGpus = ceiling?.gpus ?? 0;
     let decision = this.decide(now, ready, ceiling?.nodes);
     if (this.nodes.chooseNow(this.nodeInput(decision.desiredNodes))) {
       // Nodes chosen for removal had jobs: place those jobs elsewhere now (or let them wait).
       const first = decision;
-      decision = this.decide(now, this.nodes.usable(state.nodes), ceiling?.nodes);
+      decision = this.decide(now, this.nodes.usable(state.nodes, held), ceiling?.nodes);
       decision = { ...decision, changed: [...new Set([...first.changed, ...decision.changed])] };
     }
     const decideMs = performance.now() - started;
@@ -283,4 +284,11 @@ export class Scheduler {
       ...this.budgetMetrics(now),
     ];
   }
+}
+
+/** GPUs each node's jobs hold, by the node names allocations use. */
+function gpusHeldPerNode(jobs: Iterable<ServiceJob>): Map<string, number> {
+  const held = new Map<string, number>();
+  for (const job of jobs) for (const node of job.allocation) held.set(node, (held.get(node) ?? 0) + 1);
+  return held;
 }

@@ -87,4 +87,9 @@ export class EmulatedKubeNodes implements ClusterNodes {
   neverReadies(instanceId: string): void {
     this.neverReady.add(instanceId);
   }
+
+  /** A node made not Ready (neverReadies) is Ready again: its kubelet's heartbeats are back. */
+  readiesAgain(instanceId: string): void {
+    this.neverReady.delete(instanceId);
+  }
 }

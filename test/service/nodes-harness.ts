@@ -19,6 +19,7 @@ export interface NodesWorldOptions {
   readonly registerMs?: number;
   readonly kubeReadyMs?: number;
   readonly provisionSeconds?: number;
+  readonly notReadyGraceSeconds?: number;
   /** A data dir on disk (restarts); default in memory. */
   readonly onDisk?: boolean;
 }
@@ -51,7 +52,13 @@ export function nodesWorld(options: NodesWorldOptions = {}) {
     // The jobs here launch themselves and never report: keep them from being declared lost.
     leaseSeconds: 86_400,
     aws: { clusterName: 'boa', nodegroupName: 'gpu', region: 'us-east-1' },
-    nodes: { provisionSeconds: options.provisionSeconds ?? 900, capacityBackoffSeconds: 120 },
+    nodes: {
+      provisionSeconds: options.provisionSeconds ?? 900,
+      capacityBackoffSeconds: 120,
+      ...(options.notReadyGraceSeconds !== undefined
+        ? { notReadyGraceSeconds: options.notReadyGraceSeconds }
+        : {}),
+    },
   });
   const services: Array<{ close: () => Promise<void> }> = [];
   // Kubernetes through the real client against the shared fake API server, fed from the emulator.

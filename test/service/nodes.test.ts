@@ -110,6 +110,43 @@ describe('Kubernetes node truth', () => {
     expect(w.group.terminations.map((t) => t.instanceId)).toEqual([node]);
   });
 
+  it('keeps the jobs of a node NotReady for less than notReadyGraceSeconds, and places nothing new there', async () => {
+    const w = world({ notReadyGraceSeconds: 300 });
+    const { tick, job } = await w.start();
+    const a = job(2);
+    await tick(3);
+    const node = w.group.asg.live()[0]!.id;
+    expect(a.allocation).toEqual(Array(2).fill(nodeName(w.group, node)));
+    const generation = a.generation;
+    w.group.kube.neverReadies(node); // the kubelet misses its heartbeats
+    const b = job(2);
+    await tick(3); // 180 s NotReady
+    expect(a.allocation).toEqual(Array(2).fill(nodeName(w.group, node)));
+    expect(a.generation).toBe(generation);
+    expect(b.allocation).not.toContain(nodeName(w.group, node));
+    w.group.kube.readiesAgain(node);
+    await tick(6);
+    expect(a.generation).toBe(generation);
+    expect(w.group.terminations).toEqual([]);
+  });
+
+  it('moves the jobs of a node NotReady for notReadyGraceSeconds, and at once with a grace of 0', async () => {
+    for (const grace of [300, 0]) {
+      const w = world({ notReadyGraceSeconds: grace });
+      const { tick, job } = await w.start();
+      const a = job(4);
+      await tick(3);
+      const node = w.group.asg.live()[0]!.id;
+      const generation = a.generation;
+      w.group.kube.neverReadies(node);
+      await tick(1);
+      expect(a.generation > generation).toBe(grace === 0);
+      await tick(5); // 300 s NotReady
+      expect(a.generation).toBeGreaterThan(generation);
+      expect(a.allocation).not.toContain(nodeName(w.group, node));
+    }
+  });
+
   it('does not bill a node while EC2 has it pending', async () => {
     const w = world();
     const { tick, job, boa } = await w.start();

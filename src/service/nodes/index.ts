@@ -18,6 +18,7 @@ export function nodeReconcilerFor(service: BoaService): NodeReconciler {
     },
     settings: {
       provisionMs: config.nodes.provisionSeconds * 1000,
+      notReadyGraceMs: config.nodes.notReadyGraceSeconds * 1000,
       backoff: {
         baseMs: config.nodes.capacityBackoffSeconds * 1000,
         maxMs: config.nodes.capacityBackoffMaxSeconds * 1000,

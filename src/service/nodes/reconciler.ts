@@ -11,6 +11,11 @@ const EXPECTED_SIZE_KEY = 'nodes.expectedDesiredSize';
 export interface NodeSettings {
   /** A node not ready for jobs this long after launch is terminated (default 900 s). */
   readonly provisionMs: number;
+  /**
+   * A node that was ready and is briefly not (NotReady, GPUs unadvertised) keeps the jobs on it this long
+   * before they move (default 300 s, Kubernetes' own eviction delay for not-ready nodes); 0: at once.
+   */
+  readonly notReadyGraceMs?: number;
   readonly backoff: BackoffPolicy;
   /** The operator's cap on nodes (maxNodes), below the group's own maximum. */
   readonly maxNodes?: number;
@@ -81,15 +86,38 @@ export class NodeReconciler {
     if (last?.status === 'requested') this.unconfirmed = last;
   }
 
-  /** The nodes placement may use now: ready for jobs, not being removed; ids as allocations name them. */
-  usable(nodes: readonly PoolNode[]): PoolNode[] {
+  /**
+   * The nodes placement may use now: ready for jobs, not being removed; ids as allocations name them.
+   * A node in its not-ready grace (`notReadyGraceMs`) is offered with only the GPUs its jobs hold
+   * (`heldGpus`, by allocation name), so they stay and nothing new goes there: moving a job costs it a
+   * restart, and a missed heartbeat or a device plugin restart is over in seconds.
+   */
+  usable(nodes: readonly PoolNode[], heldGpus?: () => ReadonlyMap<string, number>): PoolNode[] {
     // A plain loop: this runs inside every tick's decision, over every node.
+    const now = this.deps.clock.now();
+    let held: ReadonlyMap<string, number> | undefined;
     const usable: PoolNode[] = [];
     for (const n of nodes) {
-      if (!n.ready || this.removing.has(n.id)) continue;
-      usable.push(n.name !== undefined && n.name !== n.id ? { ...n, id: n.name } : n);
+      if (this.removing.has(n.id)) continue;
+      const id = n.name ?? n.id;
+      if (!n.ready) {
+        if (!heldGpus || !this.inNotReadyGrace(n, now)) continue;
+        // Built once a tick, and only when some node is in its grace.
+        held ??= heldGpus();
+        const gpus = Math.min(held.get(id) ?? 0, n.gpus);
+        if (gpus > 0) usable.push({ ...n, id, gpus });
+        continue;
+      }
+      usable.push(id !== n.id ? { ...n, id } : n);
     }
     return usable;
+  }
+
+  private inNotReadyGrace(node: PoolNode, now: number): boolean {
+    const graceMs = this.deps.settings.notReadyGraceMs ?? 0;
+    const readyAt = this.readyAt.get(node.id);
+    const unhealthy = node.waitingFor === 'not-ready' || node.waitingFor === 'no-gpus';
+    return unhealthy && !node.cordoned && !node.leaving && readyAt !== undefined && now - readyAt < graceMs;
   }
 
   /** The tick's hook: starts a pass unless one is still running (the next tick sees what it missed). */
