@@ -129,7 +129,9 @@ export function emulateNodegroup(options: EmulatedNodegroupOptions) {
     const error = queue.shift()?.error;
     if (error) throw error;
   };
-  const inProgress = () => [...updates.values()].some((u) => u.pollsLeft > 0);
+  /** A version or AMI update EKS is applying (startVersionUpdate): what it surged the group by. */
+  let versionUpdate: { surge: number } | undefined;
+  const inProgress = () => versionUpdate !== undefined || [...updates.values()].some((u) => u.pollsLeft > 0);
   const step = () => {
     for (const a of asgs) a.asg.step();
   };
@@ -156,7 +158,7 @@ export function emulateNodegroup(options: EmulatedNodegroupOptions) {
         clusterName: CLUSTER,
         nodegroupName: nodegroup.name,
         nodegroupArn: nodegroup.arn,
-        status: issues.length ? 'DEGRADED' : 'ACTIVE',
+        status: versionUpdate ? 'UPDATING' : issues.length ? 'DEGRADED' : 'ACTIVE',
         labels: ROLE_LABEL,
         scalingConfig: { minSize: asg.minSize, maxSize: asg.maxSize, desiredSize: asg.desiredCapacity },
         modifiedAt: new Date(nodegroup.modifiedAt),
@@ -430,6 +432,31 @@ export function emulateNodegroup(options: EmulatedNodegroupOptions) {
       const queue = failures.get(operation) ?? [];
       queue.push(...errors.map((error) => ({ error, afterApply: options.afterApply ?? false })));
       failures.set(operation, queue);
+    },
+    /**
+     * A managed node group version (or AMI) update, as EKS runs it: the ASG's maximum and desired size go
+     * up by `surge` and new instances launch from a new launch template; the group is UPDATING and
+     * refuses config updates meanwhile.
+     */
+    startVersionUpdate(surge: number) {
+      const { asg } = nodegroup;
+      versionUpdate = { surge };
+      asg.templateVersion += 1;
+      asg.maxSize += surge;
+      asg.desiredCapacity += surge;
+      asg.step();
+    },
+    /** The update ends: the old template's instances are terminated and the surge given back. */
+    finishVersionUpdate() {
+      const { asg } = nodegroup;
+      const surge = versionUpdate?.surge ?? 0;
+      versionUpdate = undefined;
+      for (const i of asg.live().filter((i) => i.templateVersion < asg.templateVersion)) {
+        asg.terminateInstance(i.id, false);
+      }
+      asg.maxSize -= surge;
+      asg.desiredCapacity -= surge;
+      asg.step();
     },
     setUpdatePolls(polls: number) {
       updatePolls = polls;

@@ -147,6 +147,28 @@ describe('Kubernetes node truth', () => {
     }
   });
 
+  it('holds off the group while EKS applies a version update: its surge node is not scaled in, nothing is resized; then carries on', async () => {
+    const w = world();
+    const { tick, job, status } = await w.start();
+    const a = job(4);
+    await tick(3);
+    const old = w.group.asg.live()[0]!.id;
+    const resizes = w.group.updateCalls().length;
+    w.group.startVersionUpdate(1); // EKS surges one node from the new launch template
+    await tick(4);
+    expect(w.group.terminations).toEqual([]);
+    expect(w.group.updateCalls()).toHaveLength(resizes);
+    expect(w.group.asg.live()).toHaveLength(2);
+    expect((await status()).nodeGroup.status).toBe('UPDATING');
+    expect(w.logs.lines.filter((l) => l.event === 'nodes.update-hold')).toHaveLength(1);
+    w.group.finishVersionUpdate(); // the old node is drained and terminated, the surge given back
+    await tick(3);
+    expect(a.allocation).toHaveLength(4);
+    expect(a.allocation).not.toContain(nodeName(w.group, old));
+    expect(w.group.asg.live()).toHaveLength(1);
+    expect(w.logs.lines.some((l) => l.event === 'nodes.drift')).toBe(false);
+  });
+
   it('does not bill a node while EC2 has it pending', async () => {
     const w = world();
     const { tick, job, boa } = await w.start();

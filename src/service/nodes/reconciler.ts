@@ -75,6 +75,8 @@ export class NodeReconciler {
    * restart a node not ready is judged from its launch, as one that never was.
    */
   private readonly readyAt = new Map<string, number>();
+  /** Holding off the group while EKS applies an update boa did not ask for (updatedByEks). */
+  private holding = false;
 
   constructor(private readonly deps: NodeReconcilerDeps) {
     this.backoff = new CapacityBackoff(deps.settings.backoff);
@@ -141,7 +143,7 @@ export class NodeReconciler {
     const now = this.deps.clock.now();
     this.noteReady(input.nodes, now);
     const group = input.group;
-    if (!group) return false;
+    if (!group || updatedByEks(group)) return false;
     const target = this.bounded(input.target, group);
     const kept = input.nodes.filter((n) => !n.leaving && !this.removing.has(n.id));
     if (kept.length <= target && !input.nodes.some((n) => this.overdue(n, now))) return false;
@@ -174,6 +176,19 @@ export class NodeReconciler {
     const target = this.bounded(input.target, group);
     this.lastGroup = group;
     this.confirmInterrupted(group);
+    if (updatedByEks(group)) {
+      // Its surge nodes, taints and drains are EKS's; boa places jobs on the nodes that are ready and
+      // resizes nothing until the group is ACTIVE again (EKS refuses config updates meanwhile anyway).
+      if (!this.holding)
+        logger.info(
+          { event: 'nodes.update-hold', desiredSize: group.desiredSize, target },
+          'node group update under way; holding resizes and removals',
+        );
+      this.holding = true;
+      this.deps.onGroup?.(group);
+      return;
+    }
+    this.holding = false;
     if (this.expected !== undefined && group.desiredSize !== this.expected) {
       this.counters.driftCorrections += 1;
       logger.warn(
@@ -431,6 +446,16 @@ export class NodeReconciler {
       { name: 'NodesRemoving', value: this.removing.size, unit: 'Count' },
     ];
   }
+}
+
+/**
+ * EKS is applying an update boa did not send (a Kubernetes version or AMI update, a launch template
+ * change, a config change by someone else): it raises the group's maximum and desired size for new
+ * nodes, taints and drains the old ones, then gives the surge back. Scaling the surge in, or correcting
+ * the desired size as drift, would work against it.
+ */
+function updatedByEks(group: NodeGroupState): boolean {
+  return group.status === 'UPDATING' && group.updateInFlight === undefined;
 }
 
 /**
