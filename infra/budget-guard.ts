@@ -143,10 +143,24 @@ export class BudgetGuard extends Construct {
         resources: [props.nodegroupArn],
       }),
     );
+    // Lifting the scale-in protection boa put on its busy nodes, or the lowered desired size leaves them
+    // running: only on the node group's Auto Scaling group, found by the tags EKS puts on it.
     this.handler.addToRolePolicy(
       new iam.PolicyStatement({
-        // No resource-level permissions for it; PutMetricData below is confined to boa's namespace.
-        actions: ['cloudwatch:GetMetricStatistics'],
+        actions: ['autoscaling:SetInstanceProtection'],
+        resources: ['*'],
+        conditions: {
+          StringEquals: {
+            'autoscaling:ResourceTag/eks:nodegroup-name': props.nodegroupName,
+            'autoscaling:ResourceTag/eks:cluster-name': props.clusterName,
+          },
+        },
+      }),
+    );
+    this.handler.addToRolePolicy(
+      new iam.PolicyStatement({
+        // No resource-level permissions for these; PutMetricData below is confined to boa's namespace.
+        actions: ['autoscaling:DescribeAutoScalingGroups', 'cloudwatch:GetMetricStatistics'],
         resources: ['*'],
       }),
     );

@@ -1,6 +1,7 @@
 // Types for index.mjs (the Lambda ships as plain JavaScript so synth needs no bundler).
-import type { CloudWatch } from '@aws-sdk/client-cloudwatch';
-import type { EKS } from '@aws-sdk/client-eks';
+import type { AutoScalingClient } from '@aws-sdk/client-auto-scaling';
+import type { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
+import type { EKSClient } from '@aws-sdk/client-eks';
 
 export interface GuardSettings {
   clusterName: string;
@@ -15,6 +16,8 @@ export interface GuardDecision {
   /** boa published no heartbeat within guardMinutes. */
   silent: boolean;
   desiredSize?: number;
+  /** Instances whose scale-in protection the guard lifts (boa's, on the nodes it had busy). */
+  unprotect?: string[];
   reason: string;
 }
 
@@ -24,11 +27,14 @@ export function decide(input: {
   budget: number | undefined;
   gpusPerNode: number;
   scaling: { minSize?: number; maxSize?: number; desiredSize?: number };
+  instances?: { running: number; protectedIds: string[] };
 }): GuardDecision;
 export function readSettings(env: Record<string, string | undefined>): GuardSettings;
 export function runGuard(
-  clients: { eks: EKS; cloudwatch: CloudWatch },
+  clients: { eks: EKSClient; cloudwatch: CloudWatchClient; autoscaling?: AutoScalingClient },
   settings: GuardSettings,
   now?: Date,
-): Promise<GuardDecision & { heartbeats: number; budget: number | undefined }>;
+): Promise<
+  Omit<GuardDecision, 'unprotect'> & { heartbeats: number; budget: number | undefined; unprotected: number }
+>;
 export function handler(): Promise<unknown>;

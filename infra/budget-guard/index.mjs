@@ -1,11 +1,25 @@
 // Budget guard (Lambda, Node.js, AWS SDK v3 from the runtime), outside boa, run every few minutes: when
 // boa's Heartbeat metric has been silent for guardMinutes, lowers the node group's desired size to what
 // the budget allows (floor(budget / GPUs per node), never below the group's minimum) and no further, and
-// publishes GuardTripped so the guard alarm fires. It never raises the desired size. (The real GPU count
-// is AWS's own GroupInServiceInstances, turned on by the CDK app: infra/asg-metrics.ts.)
+// publishes GuardTripped so the guard alarm fires. It never raises the desired size. boa protects its busy
+// nodes from scale-in before it lowers the desired size itself, and a protected instance is one the Auto
+// Scaling group cannot take away, so the guard lifts that protection while it holds the group: boa is not
+// there to choose. (The real GPU count is AWS's own GroupInServiceInstances, turned on by the CDK app:
+// infra/asg-metrics.ts.)
 
 import console from 'node:console';
 import process from 'node:process';
+import {
+  AutoScalingClient,
+  DescribeAutoScalingGroupsCommand,
+  SetInstanceProtectionCommand,
+} from '@aws-sdk/client-auto-scaling';
+import {
+  CloudWatchClient,
+  GetMetricStatisticsCommand,
+  PutMetricDataCommand,
+} from '@aws-sdk/client-cloudwatch';
+import { DescribeNodegroupCommand, EKSClient, UpdateNodegroupConfigCommand } from '@aws-sdk/client-eks';
 
 const NAMESPACE = 'boa';
 
@@ -14,19 +28,28 @@ export function allowedNodes(budget, gpusPerNode, minSize = 0) {
   return Math.max(minSize, Math.floor(budget / gpusPerNode + 1e-9));
 }
 
-/** What to do this run: nothing while boa is heard from or the group is within the budget. */
-export function decide({ heartbeats, budget, gpusPerNode, scaling }) {
+/**
+ * What to do this run: nothing while boa is heard from or the group is within the budget. `instances`
+ * (the Auto Scaling group's, read only when boa is silent): how many it runs and which are protected.
+ */
+export function decide({ heartbeats, budget, gpusPerNode, scaling, instances }) {
   if (heartbeats > 0) return { action: 'none', silent: false, reason: 'boa heartbeat seen' };
   if (budget === undefined) return { action: 'none', silent: true, reason: 'boa silent and no budget known' };
   const allowed = allowedNodes(budget, gpusPerNode, scaling.minSize ?? 0);
   const desired = scaling.desiredSize ?? 0;
-  if (desired <= allowed)
+  const running = instances?.running ?? desired;
+  if (desired <= allowed && running <= allowed)
     return { action: 'none', silent: true, reason: `desired ${desired} within ${allowed}` };
   return {
     action: 'shrink',
     silent: true,
-    desiredSize: allowed,
-    reason: `desired ${desired} above ${allowed}`,
+    desiredSize: Math.min(desired, allowed),
+    // Protected instances would outlive the lower desired size; boa's reason to protect them is gone.
+    unprotect: instances?.protectedIds ?? [],
+    reason:
+      running > desired
+        ? `${running} instances (${instances?.protectedIds.length ?? 0} protected from scale-in) above ${allowed}`
+        : `desired ${desired} above ${allowed}`,
   };
 }
 
@@ -51,23 +74,79 @@ export function readSettings(env) {
 }
 
 async function metricValues(cloudwatch, metricName, clusterName, from, to, statistic) {
-  const { Datapoints = [] } = await cloudwatch.getMetricStatistics({
-    Namespace: NAMESPACE,
-    MetricName: metricName,
-    Dimensions: [{ Name: 'Cluster', Value: clusterName }],
-    StartTime: from,
-    EndTime: to,
-    Period: 60,
-    Statistics: [statistic],
-  });
+  const { Datapoints = [] } = await cloudwatch.send(
+    new GetMetricStatisticsCommand({
+      Namespace: NAMESPACE,
+      MetricName: metricName,
+      Dimensions: [{ Name: 'Cluster', Value: clusterName }],
+      StartTime: from,
+      EndTime: to,
+      Period: 60,
+      Statistics: [statistic],
+    }),
+  );
   return Datapoints.filter((d) => d.Timestamp !== undefined).sort((a, b) => a.Timestamp - b.Timestamp);
 }
 
+/** The group's instances that count against its size (not terminating), and those protected from scale-in. */
+async function groupInstances(autoscaling, autoScalingGroupName) {
+  const { AutoScalingGroups = [] } = await autoscaling.send(
+    new DescribeAutoScalingGroupsCommand({ AutoScalingGroupNames: [autoScalingGroupName] }),
+  );
+  const live = (AutoScalingGroups[0]?.Instances ?? []).filter(
+    (i) => !String(i.LifecycleState ?? '').startsWith('Terminat'),
+  );
+  return {
+    running: live.length,
+    // Only an instance in service can have its protection changed; the ASG refuses the others.
+    protectedIds: live
+      .filter((i) => i.ProtectedFromScaleIn && i.LifecycleState === 'InService')
+      .map((i) => i.InstanceId),
+  };
+}
+
+/**
+ * Lifts scale-in protection, 50 instances a call (the API's limit); a batch the ASG refuses (an instance
+ * that left service meanwhile) is sent again one instance at a time, and what is still refused is skipped.
+ * Returns how many were lifted.
+ */
+async function unprotect(autoscaling, autoScalingGroupName, instanceIds) {
+  const send = (ids) =>
+    autoscaling.send(
+      new SetInstanceProtectionCommand({
+        AutoScalingGroupName: autoScalingGroupName,
+        InstanceIds: ids,
+        ProtectedFromScaleIn: false,
+      }),
+    );
+  let lifted = 0;
+  for (let i = 0; i < instanceIds.length; i += 50) {
+    const batch = instanceIds.slice(i, i + 50);
+    try {
+      await send(batch);
+      lifted += batch.length;
+    } catch {
+      for (const id of batch) {
+        try {
+          await send([id]);
+          lifted += 1;
+        } catch (error) {
+          console.log(
+            JSON.stringify({ event: 'budget_guard.unprotect_skipped', instanceId: id, error: String(error) }),
+          );
+        }
+      }
+    }
+  }
+  return lifted;
+}
+
 /** One run of the guard; clients are injected (tests use aws-sdk-client-mock). */
-export async function runGuard({ eks, cloudwatch }, settings, now = new Date()) {
+export async function runGuard({ eks, cloudwatch, autoscaling }, settings, now = new Date()) {
   const { clusterName, nodegroupName, gpusPerNode, guardMinutes } = settings;
-  const { nodegroup } = await eks.describeNodegroup({ clusterName, nodegroupName });
+  const { nodegroup } = await eks.send(new DescribeNodegroupCommand({ clusterName, nodegroupName }));
   const scaling = nodegroup?.scalingConfig ?? {};
+  const autoScalingGroupName = nodegroup?.resources?.autoScalingGroups?.[0]?.name;
 
   const silentFrom = new Date(now.getTime() - guardMinutes * 60_000);
   const beats = await metricValues(cloudwatch, 'Heartbeat', clusterName, silentFrom, now, 'SampleCount');
@@ -84,36 +163,53 @@ export async function runGuard({ eks, cloudwatch }, settings, now = new Date()) 
   const published = budgets.length > 0 ? budgets[budgets.length - 1].Maximum : undefined;
   const budget = published !== undefined && published > 0 ? published : settings.budget;
 
-  const decision = decide({ heartbeats, budget, gpusPerNode, scaling });
+  // The group's instances are read only when the guard may act: boa alive costs it nothing more.
+  const instances =
+    heartbeats === 0 && budget !== undefined && autoscaling && autoScalingGroupName
+      ? await groupInstances(autoscaling, autoScalingGroupName)
+      : undefined;
+  const decision = decide({ heartbeats, budget, gpusPerNode, scaling, instances });
+  let unprotected = 0;
   if (decision.action === 'shrink') {
-    await eks.updateNodegroupConfig({
-      clusterName,
-      nodegroupName,
-      scalingConfig: { desiredSize: decision.desiredSize },
-    });
+    // Protection first: lowered with protected instances, the desired size drops and they keep running.
+    if (decision.unprotect.length > 0)
+      unprotected = await unprotect(autoscaling, autoScalingGroupName, decision.unprotect);
+    if (decision.desiredSize < (scaling.desiredSize ?? 0)) {
+      await eks.send(
+        new UpdateNodegroupConfigCommand({
+          clusterName,
+          nodegroupName,
+          scalingConfig: { desiredSize: decision.desiredSize },
+        }),
+      );
+    }
   }
-  await cloudwatch.putMetricData({
-    Namespace: NAMESPACE,
-    MetricData: [
-      {
-        MetricName: 'GuardTripped',
-        Dimensions: [{ Name: 'Cluster', Value: clusterName }],
-        Value: decision.silent ? 1 : 0,
-        Unit: 'Count',
-        Timestamp: now,
-      },
-    ],
-  });
-  return { ...decision, heartbeats, budget };
+  await cloudwatch.send(
+    new PutMetricDataCommand({
+      Namespace: NAMESPACE,
+      MetricData: [
+        {
+          MetricName: 'GuardTripped',
+          Dimensions: [{ Name: 'Cluster', Value: clusterName }],
+          Value: decision.silent ? 1 : 0,
+          Unit: 'Count',
+          Timestamp: now,
+        },
+      ],
+    }),
+  );
+  const { unprotect: _, ...reported } = decision;
+  return { ...reported, heartbeats, budget, unprotected };
 }
 
 export async function handler() {
   const settings = readSettings(process.env);
-  const [{ EKS }, { CloudWatch }] = await Promise.all([
-    import('@aws-sdk/client-eks'),
-    import('@aws-sdk/client-cloudwatch'),
-  ]);
-  const result = await runGuard({ eks: new EKS({}), cloudwatch: new CloudWatch({}) }, settings);
+  const clients = {
+    eks: new EKSClient({}),
+    cloudwatch: new CloudWatchClient({}),
+    autoscaling: new AutoScalingClient({}),
+  };
+  const result = await runGuard(clients, settings);
   console.log(JSON.stringify({ event: 'budget_guard', ...result }));
   return result;
 }

@@ -1,9 +1,16 @@
-import { CloudWatch, GetMetricStatisticsCommand, PutMetricDataCommand } from '@aws-sdk/client-cloudwatch';
+import {
+  CloudWatch,
+  CloudWatchClient,
+  GetMetricStatisticsCommand,
+  PutMetricDataCommand,
+} from '@aws-sdk/client-cloudwatch';
 import { DescribeNodegroupCommand, EKS, UpdateNodegroupConfigCommand } from '@aws-sdk/client-eks';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { mockClient } from 'aws-sdk-client-mock';
 import { describe, expect, it } from 'vitest';
 import { allowedNodes, decide, readSettings, runGuard } from '../../infra/budget-guard/index.mjs';
+import { emulateNodegroup } from '../cloud/emulated-nodegroup.ts';
+import { ManualClock } from '../service/harness.ts';
 import { synthTemplate } from './synth.ts';
 
 const settings = { clusterName: 'boa', nodegroupName: 'gpu', gpusPerNode: 4, guardMinutes: 15, budget: 40 };
@@ -84,6 +91,43 @@ describe('budget guard logic', () => {
   });
 });
 
+describe('budget guard on an emulated node group', () => {
+  it('lifts the scale-in protection boa left on its busy nodes, so the group really comes down to what the budget allows', async () => {
+    const clock = new ManualClock();
+    const group = emulateNodegroup({ clock, minSize: 0, maxSize: 16, desiredSize: 6 });
+    const nodes = group.asg.live().map((i) => i.id);
+    // What boa leaves when it crashes: its busy nodes protected before it last lowered the size.
+    group.asg.setProtection(nodes.slice(0, 5), true);
+    const cloudwatch = new CloudWatchClient({ region: 'us-east-1' });
+    const cwMock = mockClient(cloudwatch);
+    cwMock.on(GetMetricStatisticsCommand).resolves({ Datapoints: [] }).on(PutMetricDataCommand).resolves({});
+    const clients = { eks: group.eks, cloudwatch, autoscaling: group.autoscaling };
+
+    const result = await runGuard(clients, { ...settings, budget: 8 }, NOW);
+    clock.advance(60);
+    group.asg.step();
+    expect(result).toMatchObject({ action: 'shrink', desiredSize: 2, unprotected: 5 });
+    expect(group.asg.live()).toHaveLength(2);
+    expect(group.asg.live().every((i) => !i.protectedFromScaleIn)).toBe(true);
+
+    // A later run whose desired size is already within the budget still lifts what kept more running:
+    // the size was lowered while every node was protected, so none went.
+    group.setDesiredOutside(4);
+    clock.advance(120); // the two new nodes are in service
+    group.asg.setProtection(
+      group.asg.live().map((i) => i.id),
+      true,
+    );
+    group.asg.desiredCapacity = 2;
+    group.asg.step();
+    expect(group.asg.live()).toHaveLength(4);
+    const again = await runGuard(clients, { ...settings, budget: 8 }, NOW);
+    group.asg.step();
+    expect(again).toMatchObject({ action: 'shrink', unprotected: 4 });
+    expect(group.asg.live()).toHaveLength(2);
+  });
+});
+
 /** The one resource of `type` whose properties match, with its logical id. */
 function only(template: Template, type: string, props: Record<string, unknown>): [string, any] {
   const found = Object.entries(template.findResources(type, { Properties: props }));
@@ -107,7 +151,7 @@ function breaches(expression: string, instances: number, budget: number | undefi
 }
 
 describe('budget guard in the CDK app', () => {
-  it('alarms on a missing heartbeat and runs the guard every 5 minutes, with no Auto Scaling permission', () => {
+  it('alarms on a missing heartbeat and runs the guard every 5 minutes; its only Auto Scaling change is protection, on the GPU group', () => {
     const template = synthTemplate({ ...CIDRS, budget: 40, guardMinutes: 15 });
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       MetricName: 'Heartbeat',
@@ -125,14 +169,24 @@ describe('budget guard in the CDK app', () => {
       },
     });
     template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(5 minutes)' });
-    // The guard only reads metrics and the node group and sets its desired size; it touches no ASG.
-    const guardPolicies = JSON.stringify(
+    // The guard reads metrics, the node group and its ASG, sets the desired size and lifts protection.
+    const policies = Object.values(
       template.findResources('AWS::IAM::Policy', {
         Properties: { Roles: [{ Ref: Match.stringLikeRegexp('BudgetGuardHandlerServiceRole') }] },
       }),
     );
-    expect(guardPolicies).toContain('eks:UpdateNodegroupConfig');
-    expect(guardPolicies).not.toContain('autoscaling:');
+    const statements = policies.flatMap((p: any) => p.Properties.PolicyDocument.Statement as any[]);
+    const actions = statements.flatMap((st) => [st.Action].flat() as string[]);
+    expect(actions).toContain('eks:UpdateNodegroupConfig');
+    expect(actions.filter((a) => a.startsWith('autoscaling:')).sort()).toEqual([
+      'autoscaling:DescribeAutoScalingGroups',
+      'autoscaling:SetInstanceProtection',
+    ]);
+    const protection = statements.find((st) => st.Action === 'autoscaling:SetInstanceProtection');
+    expect(Object.keys(protection.Condition.StringEquals).sort()).toEqual([
+      'autoscaling:ResourceTag/eks:cluster-name',
+      'autoscaling:ResourceTag/eks:nodegroup-name',
+    ]);
   }, 300_000);
 
   it("turns on the node group's Auto Scaling group metrics at deploy and alarms on AWS's in-service count x GPUs per node against the budget, on the budget topic", () => {
