@@ -99,8 +99,10 @@ export const NAG_ACKNOWLEDGEMENTS: Readonly<Record<string, readonly Acknowledged
     {
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason:
-        'Only for cloudwatch:GetMetricStatistics (no resource-level permissions) and cloudwatch:PutMetricData ' +
-        'confined to the boa namespace by the cloudwatch:namespace condition.',
+        'Only for cloudwatch:GetMetricStatistics and autoscaling:DescribeAutoScalingGroups (no resource-level ' +
+        'permissions), cloudwatch:PutMetricData confined to the boa namespace by the cloudwatch:namespace ' +
+        "condition, and autoscaling:SetInstanceProtection confined to the GPU node group's Auto Scaling group " +
+        'by its eks:nodegroup-name and eks:cluster-name tags.',
     },
   ],
   'BudgetGuard/GroupMetrics/Enable': [
@@ -131,6 +133,12 @@ export const NAG_ACKNOWLEDGEMENTS: Readonly<Record<string, readonly Acknowledged
         "Terminating and protecting instances is confined to the GPU node group's Auto Scaling group by its " +
         'eks:nodegroup-name and eks:cluster-name tags (its ARN has a UUID unknown at synth). The EKS actions ' +
         'name the node group and the cluster.',
+    },
+    {
+      id: 'AwsSolutions-IAM5[Resource::{"Fn::Select":[0,{"Fn::Split":[":cluster/",{"Fn::GetAtt":["EksClusterB2BDED5B","Arn"]}]}]}:nodegroup/<EksClusterB2BDED5B>/*/*]',
+      reason:
+        "Only eks:DescribeNodegroup (read-only) on the node groups of boa's own cluster: following a replaced " +
+        "GPU node group reads each group's labels; resizing stays on the configured group.",
     },
   ],
 };
