@@ -111,6 +111,21 @@ try {
 
   http.ready(boa.app.fetch);
   const server = http.server;
+  let stopping = false;
+  const stop = async (signal: string) => {
+    // Ctrl-C under npm arrives twice (the terminal's and npm's own): one graceful stop, not two.
+    if (stopping) return;
+    stopping = true;
+    logger.info({ event: 'stopping', signal }, 'stopping');
+    clearInterval(timer);
+    clearInterval(pruneTimer);
+    server.close();
+    await boa.close();
+    process.exit(0);
+  };
+  // Before the start is announced: whoever reads it may signal at once.
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
   announceStart(
     logger,
     logFormat,
@@ -125,20 +140,6 @@ try {
     },
     process.stdout,
   );
-  let stopping = false;
-  const stop = async (signal: string) => {
-    // Ctrl-C under npm arrives twice (the terminal's and npm's own): one graceful stop, not two.
-    if (stopping) return;
-    stopping = true;
-    logger.info({ event: 'stopping', signal }, 'stopping');
-    clearInterval(timer);
-    clearInterval(pruneTimer);
-    server.close();
-    await boa.close();
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
 } catch (error) {
   // commander has printed its own line (a bad flag, or --help); a bad flag is a setting to fix.
   if (error instanceof CommanderError) process.exit(error.exitCode === 0 ? 0 : 2);

@@ -122,7 +122,7 @@ describe('local executor', () => {
     const { pid } = JSON.parse(readFileSync(join(dataDir, 'jobs/1/1/0.pid'), 'utf8'));
     pids.push(pid);
     // The running supervisor may write a record while the folder goes: rmSync retries ENOTEMPTY.
-    rmSync(join(dataDir, 'jobs'), { recursive: true, force: true, maxRetries: 10, retryDelay: 20 });
+    rmSync(join(dataDir, 'jobs'), { recursive: true, force: true, maxRetries: 100, retryDelay: 10 });
     await settle(executor, [], (s) => s.length === 0);
     expect(processExists(pid)).toBe(false);
     await executor.close();
