@@ -72,7 +72,13 @@ export const ClassNameParam = z.object({
 
 export const ListJobsQuery = z.object({
   state: z.enum(['waiting', 'running', 'done', 'cancelled', 'failed', 'lost']).optional(),
-  limit: z.coerce.number().int().min(1).max(10_000).default(1000),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(10_000)
+    .default(1000)
+    .openapi({ description: 'the newest this many jobs, listed oldest first' }),
 });
 
 export const FrontierQuery = z.object({ format: z.enum(['json', 'svg']).default('json') });

@@ -141,10 +141,14 @@ export class Repository {
       .all();
   }
 
+  /**
+   * The newest `limit` jobs, oldest first. Jobs are never pruned: taking the oldest would hide every job
+   * submitted after the first `limit` from `boa jobs list`.
+   */
   listJobs(limit: number, state?: JobState): JobRow[] {
     const query = this.db.select().from(jobs);
     const filtered = state ? query.where(eq(jobs.state, state)) : query;
-    return filtered.orderBy(jobs.id).limit(limit).all();
+    return filtered.orderBy(desc(jobs.id)).limit(limit).all().reverse();
   }
 
   countJobsByState(): Record<string, number> {

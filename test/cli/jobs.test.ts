@@ -87,4 +87,22 @@ describe('boa jobs', () => {
     expect(badState.status).toBe(2);
     expect(badState.stderr).toMatch(/Allowed choices are waiting, running, done, cancelled/);
   });
+
+  it('lists the newest jobs when there are more than --limit, and says older ones are left out', async () => {
+    const s = await startCliService();
+    cleanups.push(s.close);
+    for (const name of ['a', 'b', 'c', 'd']) {
+      expect((await s.request('POST', '/v1/jobs', { class: 'cifar10', name })).status).toBe(201);
+    }
+    const list = await s.boa(['jobs', 'list', '--limit', '2']);
+    expect(list.status).toBe(0);
+    // The two newest, oldest first: a job submitted after the first page is never hidden.
+    expect(rows(list.stdout).map((r) => r[1])).toEqual(['c', 'd']);
+    expect(list.stderr).toBe('the newest 2 jobs are shown; older ones: --limit N (up to 10000)\n');
+    const all = await s.boa(['jobs', 'list', '--limit', '10']);
+    expect(rows(all.stdout).map((r) => r[1])).toEqual(['a', 'b', 'c', 'd']);
+    expect(all.stderr).toBe('');
+    const api = await s.request('GET', '/v1/jobs?limit=3');
+    expect(api.body.jobs.map((j: { name: string }) => j.name)).toEqual(['b', 'c', 'd']);
+  });
 });

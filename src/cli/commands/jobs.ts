@@ -14,17 +14,21 @@ export function addJobsCommands(program: Command): void {
 
   jobs
     .command('list')
-    .description('list jobs, oldest first')
+    .description('list the newest jobs (--limit), oldest first')
     .addOption(new Option('--state <state>', 'only jobs in this state').choices(JOB_STATES))
-    .option('--limit <n>', 'at most this many jobs (the service allows 1 to 10000; default 1000)')
+    .option('--limit <n>', 'the newest this many jobs (the service allows 1 to 10000; default 1000)')
     .action(async (options: { state?: string; limit?: string }, command: Command) => {
       const context = contextOf(command);
       const query = new URLSearchParams();
       if (options.state) query.set('state', options.state);
-      if (options.limit !== undefined) query.set('limit', String(parseNumber(options.limit, '--limit')));
+      const limit = options.limit === undefined ? DEFAULT_LIMIT : parseNumber(options.limit, '--limit');
+      if (options.limit !== undefined) query.set('limit', String(limit));
       const path = query.size > 0 ? `/v1/jobs?${query}` : '/v1/jobs';
       const { data, text } = await context.client.json<{ jobs: JobView[] }>('GET', path);
       output(context, text, () => renderJobs(data.jobs));
+      // On stderr, so the table stays whole for awk: a full page may have older jobs before it.
+      if (!context.json && data.jobs.length === limit)
+        process.stderr.write(`the newest ${limit} jobs are shown; older ones: --limit N (up to 10000)\n`);
     });
 
   jobs
@@ -144,6 +148,9 @@ function workloadOf(words: string[], options: SubmitOptions) {
     ...(checkpoint ? { checkpoint } : {}),
   };
 }
+
+/** The service's page size when no --limit is given. */
+const DEFAULT_LIMIT = 1000;
 
 const WAITS_FOR = { plan: 'waits for a plan', budget: 'queued for the budget', nodes: 'waits for nodes' };
 
