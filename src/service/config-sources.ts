@@ -32,6 +32,60 @@ function nameIn(source: ConfigSource, path: readonly PropertyKey[]): string {
   return `${path.map(String).join('.')} in ${source.path}`;
 }
 
+/** Edit distance, for suggesting the setting a misspelt one meant. */
+function distance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++)
+      next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length]!;
+}
+
+/** The known setting a typo most likely meant (case aside, or a few letters off), if any. */
+export function closest(key: string, known: readonly string[]): string | undefined {
+  const lower = key.toLowerCase();
+  const scored = known.map((k) => ({
+    k,
+    d: k.toLowerCase() === lower ? 0 : distance(lower, k.toLowerCase()),
+  }));
+  const best = scored.sort((a, b) => a.d - b.d)[0];
+  // Up to 3 letters in 10 off: bootSecs is bootSeconds, colour is not cloud.
+  return best && best.d <= 0.3 * Math.max(key.length, best.k.length) ? best.k : undefined;
+}
+
+/**
+ * An unknown setting (zod's unrecognized_keys) named with where it was written and what it may have
+ * meant: strict settings refuse a typo, and "Unrecognized key" at "(config)" named neither.
+ */
+export function describeUnknownKeys(
+  issue: { path: readonly PropertyKey[]; keys: readonly string[] },
+  layers: readonly Layer[],
+  known: readonly string[],
+): string {
+  const parent = issue.path.map(String);
+  return issue.keys
+    .map((key) => {
+      const path = [...parent, key];
+      const layer = [...layers].reverse().find((l) => {
+        const at = parent.reduce<unknown>((o, k) => (o as Record<string, unknown> | undefined)?.[k], l);
+        return at !== null && typeof at === 'object' && key in at;
+      });
+      const source = layer?.[SOURCE];
+      const where = source?.kind === 'file' ? ` in ${source.path}` : '';
+      const guess = closest(key, known);
+      const hint = guess
+        ? `did you mean ${[...parent, guess].join('.')}?`
+        : parent.length > 0
+          ? `${parent.join('.')} takes ${known.join(', ')}`
+          : 'the settings are in docs/service.md';
+      return `unknown setting "${path.join('.')}"${where} (${hint})`;
+    })
+    .join('; ');
+}
+
 /**
  * One validation issue as a phrase: the setting named as its last layer spelled it, with the value
  * given (never the token's). Without a tagged layer: `path: message`, as before.

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { describeIssue, fromSource } from './config-sources.ts';
+import { describeIssue, describeUnknownKeys, fromSource } from './config-sources.ts';
 import { DEFAULT_SPEND_CEILING } from '../core/spend-ceiling.ts';
 import { DEFAULT_DRAIN } from '../core/exec/drain-widths.ts';
 import { DEFAULT_PLAN_CAP } from '../core/plan-cap.ts';
@@ -290,6 +290,21 @@ export function readConfigFile(path: string): Record<string, unknown> {
   return fromSource({ kind: 'file', path }, json as Record<string, unknown>);
 }
 
+/** The setting names the schema takes at a path ([] for the top level, ['local'], ...). */
+function settingsAt(path: readonly PropertyKey[]): string[] {
+  let schema: unknown = configSchema;
+  for (const key of path) {
+    schema = (schema as { shape?: Record<string, unknown> }).shape?.[String(key)];
+    // Through .default() and .optional() to the object inside.
+    while (schema && !(schema as { shape?: unknown }).shape) {
+      const inner = (schema as { _zod?: { def?: { innerType?: unknown } } })._zod?.def?.innerType;
+      if (!inner) break;
+      schema = inner;
+    }
+  }
+  return Object.keys((schema as { shape?: Record<string, unknown> } | undefined)?.shape ?? {});
+}
+
 /** Merges the layers (later wins, nested objects merged) and validates. */
 export function resolveConfig(...layers: Record<string, unknown>[]): ServiceConfig {
   const merged: Record<string, unknown> = {};
@@ -304,7 +319,11 @@ export function resolveConfig(...layers: Record<string, unknown>[]): ServiceConf
   }
   const result = configSchema.safeParse(merged);
   if (!result.success) {
-    const issues = result.error.issues.map((i) => describeIssue(i, layers));
+    const issues = result.error.issues.map((i) =>
+      i.code === 'unrecognized_keys'
+        ? describeUnknownKeys(i, layers, settingsAt(i.path))
+        : describeIssue(i, layers),
+    );
     throw new ConfigError(`invalid configuration: ${issues.join('; ')}`);
   }
   return result.data;

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -47,10 +47,38 @@ describe('service configuration', () => {
     [{ port: 70000 }, /port: /],
     [{ tickSeconds: 0 }, /tickSeconds: tickSeconds must be > 0/],
     [{ token: 'short' }, /token: token must be at least 16 characters/],
-    [{ colour: 'blue' }, /Unrecognized key: "colour"/],
+    [{ colour: 'blue' }, /unknown setting "colour"/],
   ])('refuses %j, naming the setting', (layer, message) => {
     expect(() => resolveConfig(layer)).toThrow(ConfigError);
     expect(() => resolveConfig(layer)).toThrow(message);
+  });
+
+  it('names an unknown setting, the file it is in and the setting it may have meant', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'boa-config-'));
+    try {
+      const file = join(dir, 'boa.json');
+      writeFileSync(file, JSON.stringify({ tickSecond: 3, colour: 'blue', local: { bootSecs: 5, zzz: 1 } }));
+      const error = (() => {
+        try {
+          resolveConfig(readConfigFile(file));
+        } catch (e) {
+          return e as Error;
+        }
+      })();
+      expect(error).toBeInstanceOf(ConfigError);
+      const message = error!.message;
+      expect(message).toContain(`unknown setting "tickSecond" in ${file} (did you mean tickSeconds?)`);
+      expect(message).toContain(`unknown setting "colour" in ${file} (the settings are in docs/service.md)`);
+      expect(message).toContain(
+        `unknown setting "local.bootSecs" in ${file} (did you mean local.bootSeconds?)`,
+      );
+      expect(message).toContain(
+        `unknown setting "local.zzz" in ${file} (local takes maxNodes, bootSeconds, releaseSeconds)`,
+      );
+      expect(message).not.toMatch(/Unrecognized key|\(config\)/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('names a bad environment variable and an unreadable file', () => {
