@@ -12,17 +12,47 @@ export function errorBody(code: string, message: string, field?: string, details
 
 /** Validation failures name the first bad field by its path, e.g. `classes.0.epochs`. */
 export function validationError(c: Context, error: ZodError) {
-  const issue = error.issues[0];
-  const field = issue?.path.map(String).join('.') || undefined;
+  // A misspelt field also leaves the right one missing: the unknown one says more ({"budget": 40}).
+  const issue = error.issues.find((i) => i.code === 'unrecognized_keys') ?? error.issues[0];
+  const path = issue?.path.map(String) ?? [];
+  // An unknown field is itself the field to fix (its message lists the ones taken: strict.ts).
+  if (issue?.code === 'unrecognized_keys') path.push(issue.keys[0]!);
+  const field = path.join('.') || undefined;
   // Messages written for a field name it already ("gpuHoursPerHour is at most ...").
   const named = field !== undefined && issue?.message.startsWith(field);
   const message = issue
     ? named
       ? issue.message
-      : `${field ?? 'body'}: ${issue.message}`
+      : issue.code === 'unrecognized_keys'
+        ? `${issue.path.length > 0 ? `${issue.path.join('.')}: ` : ''}${issue.message}`
+        : `${field ?? 'body'}${plainly(issue)}`
     : 'invalid request';
   return c.json(errorBody('invalid', message, field), 400);
 }
+
+/**
+ * zod's default wording ("Invalid input: expected number, received NaN", "Too small: expected number
+ * to be >0") as what the field must be; messages the schemas wrote themselves are kept.
+ */
+function plainly(issue: ZodError['issues'][number]): string {
+  if (!/^(Invalid input|Too small|Too big|Invalid option)/.test(issue.message)) return `: ${issue.message}`;
+  if (issue.code === 'invalid_type') {
+    const received = /received (\w+)$/.exec(issue.message)?.[1];
+    if (received === 'undefined') return ` is missing (${article(issue.expected)})`;
+    if (received === 'NaN') return ' must be a number';
+    return ` must be ${article(issue.expected)}${received ? `, not ${article(received)}` : ''}`;
+  }
+  if ((issue.code === 'too_small' || issue.code === 'too_big') && issue.origin === 'number') {
+    const bound = issue.code === 'too_small' ? issue.minimum : issue.maximum;
+    const sign = issue.code === 'too_small' ? (issue.inclusive ? '>=' : '>') : issue.inclusive ? '<=' : '<';
+    return ` must be ${sign} ${String(bound)}`;
+  }
+  if (issue.code === 'invalid_value' && issue.values.length > 0)
+    return ` must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
+  return `: ${issue.message}`;
+}
+
+const article = (type: string) => (/^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`);
 
 export function handleError(error: Error, c: Context, logger: Logger) {
   if (error instanceof ServiceError) {

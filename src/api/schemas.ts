@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { strictBody } from './strict.ts';
 import { BOUNDS, className, printableName } from './bounds.ts';
 import { WorkloadSchema } from './workload.ts';
 
@@ -21,50 +22,38 @@ export const JobIdParam = z.object({
     .openapi({ param: { name: 'id', in: 'path' }, example: 12 }),
 });
 
-export const RegisterJobBody = z
-  .object({
-    class: className().openapi({ example: 'cifar10' }),
-    name: printableName(BOUNDS.jobName).optional().openapi({ example: 'resnet18-lr0.1' }),
-    workload: WorkloadSchema.optional().openapi({
-      description: 'what boa runs for the job; without it the job launches itself and polls its allocation',
-    }),
-  })
-  .strict()
-  .openapi('RegisterJob');
+export const RegisterJobBody = strictBody({
+  class: className().openapi({ example: 'cifar10' }),
+  name: printableName(BOUNDS.jobName).optional().openapi({ example: 'resnet18-lr0.1' }),
+  workload: WorkloadSchema.optional().openapi({
+    description: 'what boa runs for the job; without it the job launches itself and polls its allocation',
+  }),
+}).openapi('RegisterJob');
 
-export const ProgressBody = z
-  .object({
-    statEpoch: z
-      .number()
-      .int()
-      .nonnegative()
-      .max(BOUNDS.statEpoch)
-      .openapi({ description: 'the statistical epoch the job is in now' }),
-    workDoneSeconds: z.number().nonnegative().max(BOUNDS.workSeconds).optional().openapi({
-      description: 'work done so far in that statistical epoch, in 1-GPU seconds (optional)',
-    }),
-  })
-  .strict()
-  .openapi('Progress');
+export const ProgressBody = strictBody({
+  statEpoch: z
+    .number()
+    .int()
+    .nonnegative()
+    .max(BOUNDS.statEpoch)
+    .openapi({ description: 'the statistical epoch the job is in now' }),
+  workDoneSeconds: z.number().nonnegative().max(BOUNDS.workSeconds).optional().openapi({
+    description: 'work done so far in that statistical epoch, in 1-GPU seconds (optional)',
+  }),
+}).openapi('Progress');
 
-export const BudgetBody = z
-  .object({
-    gpuHoursPerHour: z
-      .number()
-      .positive()
-      .max(BOUNDS.budget, `gpuHoursPerHour is at most ${BOUNDS.budget}`)
-      .openapi({ example: 40 }),
-  })
-  .strict()
-  .openapi('Budget');
+export const BudgetBody = strictBody({
+  gpuHoursPerHour: z
+    .number()
+    .positive()
+    .max(BOUNDS.budget, `gpuHoursPerHour is at most ${BOUNDS.budget}`)
+    .openapi({ example: 40 }),
+}).openapi('Budget');
 
-export const ClassBody = z
-  .object({
-    profile: z.unknown().openapi({ description: 'a class object of the profile file format (version 1)' }),
-    priorRatePerHour: z.number().nonnegative().max(BOUNDS.ratePerHour).optional(),
-  })
-  .strict()
-  .openapi('ClassPut');
+export const ClassBody = strictBody({
+  profile: z.unknown().openapi({ description: 'a class object of the profile file format (version 1)' }),
+  priorRatePerHour: z.number().nonnegative().max(BOUNDS.ratePerHour).optional(),
+}).openapi('ClassPut');
 
 export const ClassNameParam = z.object({
   name: className().openapi({ param: { name: 'name', in: 'path' }, example: 'cifar10' }),

@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { strictBody } from './strict.ts';
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** A Kubernetes quantity such as 16Gi, 512Mi or 1e9. */
@@ -12,41 +13,36 @@ const nonEmpty = (what: string) =>
  * What a job runs (src/service/ports.ts Workload), validated at submission: each refusal names the
  * field, e.g. `workload.command`. Whether the executable exists is checked by the executor (local).
  */
-export const WorkloadSchema = z
-  .object({
-    image: nonEmpty('image')
-      .regex(/^\S+$/, 'image must be an image reference without spaces, e.g. ghcr.io/org/train:1.2')
-      .optional()
-      .openapi({ description: 'container image (Kubernetes); ignored by the local executor' }),
-    command: z
-      .array(nonEmpty('each command word'))
-      .min(1, 'command must name the program to run, e.g. ["python", "train.py"]')
-      .max(256)
-      .openapi({ example: ['python', 'train.py', '--epochs', '90'] }),
-    args: z.array(z.string().max(LIMIT)).max(256).optional(),
-    env: z
-      .record(
-        z.string().regex(ENV_NAME, 'environment variable names are letters, digits and _'),
-        z.string({ error: 'environment values must be strings' }).max(LIMIT),
-      )
-      .refine((env) => Object.keys(env).length <= 256, 'at most 256 environment variables')
-      .optional(),
-    workingDir: nonEmpty('workingDir')
-      .optional()
-      .openapi({ description: "the replicas' working directory (default: the service's, or the image's)" }),
-    cpuPerGpu: z.number().positive().max(1024).optional(),
-    memoryPerGpu: z
-      .string()
-      .regex(QUANTITY, 'memoryPerGpu must be a Kubernetes quantity such as 16Gi')
-      .optional(),
-    checkpoint: z
-      .object({
-        volumeClaim: nonEmpty('volumeClaim').optional(),
-        uri: nonEmpty('uri').optional(),
-      })
-      .strict()
-      .refine((c) => c.volumeClaim !== undefined || c.uri !== undefined, 'give volumeClaim or uri')
-      .optional(),
+export const WorkloadSchema = strictBody({
+  image: nonEmpty('image')
+    .regex(/^\S+$/, 'image must be an image reference without spaces, e.g. ghcr.io/org/train:1.2')
+    .optional()
+    .openapi({ description: 'container image (Kubernetes); ignored by the local executor' }),
+  command: z
+    .array(nonEmpty('each command word'))
+    .min(1, 'command must name the program to run, e.g. ["python", "train.py"]')
+    .max(256)
+    .openapi({ example: ['python', 'train.py', '--epochs', '90'] }),
+  args: z.array(z.string().max(LIMIT)).max(256).optional(),
+  env: z
+    .record(
+      z.string().regex(ENV_NAME, 'environment variable names are letters, digits and _'),
+      z.string({ error: 'environment values must be strings' }).max(LIMIT),
+    )
+    .refine((env) => Object.keys(env).length <= 256, 'at most 256 environment variables')
+    .optional(),
+  workingDir: nonEmpty('workingDir')
+    .optional()
+    .openapi({ description: "the replicas' working directory (default: the service's, or the image's)" }),
+  cpuPerGpu: z.number().positive().max(1024).optional(),
+  memoryPerGpu: z
+    .string()
+    .regex(QUANTITY, 'memoryPerGpu must be a Kubernetes quantity such as 16Gi')
+    .optional(),
+  checkpoint: strictBody({
+    volumeClaim: nonEmpty('volumeClaim').optional(),
+    uri: nonEmpty('uri').optional(),
   })
-  .strict()
-  .openapi('Workload');
+    .refine((c) => c.volumeClaim !== undefined || c.uri !== undefined, 'give volumeClaim or uri')
+    .optional(),
+}).openapi('Workload');

@@ -1,0 +1,72 @@
+/**
+ * A refused request says in plain words what is wrong with which field: an unknown field names the
+ * fields taken, a missing one says so, a bad number says what it must be (not zod's own wording).
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { startService } from '../service/harness.ts';
+
+type Booted = Awaited<ReturnType<typeof startService>>;
+let boa: Booted | undefined;
+afterEach(async () => {
+  await boa?.close();
+  boa = undefined;
+});
+
+describe('validation errors', () => {
+  it.each([
+    [
+      'POST',
+      '/v1/jobs',
+      { class: 'cifar10', nmae: 'x' },
+      'nmae',
+      'unknown field "nmae"; the fields are class, name, workload',
+    ],
+    [
+      'POST',
+      '/v1/jobs',
+      { class: 'cifar10', workload: { command: ['node'], envs: {} } },
+      'workload.envs',
+      'workload: unknown field "envs"; the fields are image, command, args, env, workingDir, cpuPerGpu, memoryPerGpu, checkpoint',
+    ],
+    ['POST', '/v1/jobs', {}, 'class', 'class is missing (a string)'],
+    [
+      'POST',
+      '/v1/jobs',
+      { class: 'cifar10', workload: { command: 'node x' } },
+      'workload.command',
+      'workload.command must be an array, not a string',
+    ],
+    ['PUT', '/v1/budget', { budget: 40 }, 'budget', 'unknown field "budget"; the fields are gpuHoursPerHour'],
+    [
+      'PUT',
+      '/v1/budget',
+      { gpuHoursPerHour: '40' },
+      'gpuHoursPerHour',
+      'gpuHoursPerHour must be a number, not a string',
+    ],
+    ['PUT', '/v1/budget', { gpuHoursPerHour: -5 }, 'gpuHoursPerHour', 'gpuHoursPerHour must be > 0'],
+    ['GET', '/v1/jobs/abc', undefined, 'id', 'id must be a number'],
+    ['GET', '/v1/jobs?limit=0', undefined, 'limit', 'limit must be >= 1'],
+    [
+      'GET',
+      '/v1/jobs?state=sleeping',
+      undefined,
+      'state',
+      'state must be one of "waiting", "running", "done", "cancelled", "failed", "lost"',
+    ],
+    // A message the schema wrote itself is kept as it is.
+    [
+      'POST',
+      '/v1/jobs',
+      { class: 'cifar10', workload: { command: ['node'], env: { EPOCHS: 90 } } },
+      'workload.env.EPOCHS',
+      'workload.env.EPOCHS: environment values must be strings',
+    ],
+  ])('%s %s %j: 400 naming %s', async (method, path, body, field, message) => {
+    boa = await startService();
+    const res = await boa.request(method, path, body);
+    expect(res.status).toBe(400);
+    expect(res.body.error).toEqual({ code: 'invalid', field, message });
+    expect((await boa.request('GET', '/v1/jobs')).body.jobs).toEqual([]);
+  });
+});
