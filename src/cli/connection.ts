@@ -22,9 +22,14 @@ export function isLocalUrl(url: URL): boolean {
   return LOCAL_HOSTS.has(url.hostname) || url.hostname.startsWith('127.');
 }
 
-/** The file the local service writes its generated operator token to (its data dir is BOA_DATA_DIR or ./data). */
+/** The local service's data dir: BOA_DATA_DIR or ./data. */
+export function localDataDir(env: Env, cwd: string): string {
+  return env.BOA_DATA_DIR || join(cwd, 'data');
+}
+
+/** The file the local service writes its generated operator token to. */
 export function localTokenFile(env: Env, cwd: string): string {
-  return join(env.BOA_DATA_DIR || join(cwd, 'data'), 'token');
+  return join(localDataDir(env, cwd), 'token');
 }
 
 /**

@@ -1,3 +1,5 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startCliService } from './cli-harness.ts';
 
@@ -86,6 +88,52 @@ describe('boa jobs', () => {
     const badState = await s.boa(['jobs', 'list', '--state', 'sleeping']);
     expect(badState.status).toBe(2);
     expect(badState.stderr).toMatch(/Allowed choices are waiting, running, done, cancelled/);
+  });
+
+  it('shows one job: state, width and generation, epoch, its command and the local logs folder', async () => {
+    const s = await startCliService({ config: { local: { bootSeconds: 0, releaseSeconds: 0 } } });
+    cleanups.push(s.close);
+    await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
+    const { body } = await s.request('POST', '/v1/jobs', { class: 'cifar10', name: 'r18' });
+    await s.ticks(3);
+    const job = (await s.request('GET', `/v1/jobs/${body.id}`)).body;
+    expect(job.generation).toBeGreaterThan(0);
+    // The executor's log folders, as a local service writes them under its data dir.
+    const dataDir = join(s.cwd, 'data');
+    for (const generation of ['1', String(job.generation)]) {
+      mkdirSync(join(dataDir, 'jobs', String(body.id), generation), { recursive: true });
+    }
+    const show = await s.boa(['jobs', 'show', String(body.id)]);
+    expect(show.stderr).toBe('');
+    expect(show.status).toBe(0);
+    const lines = Object.fromEntries(
+      show.stdout
+        .trimEnd()
+        .split('\n')
+        .map((line) => [
+          line.split(/\s{2,}/)[0],
+          line
+            .split(/\s{2,}/)
+            .slice(1)
+            .join('  '),
+        ]),
+    );
+    expect(lines).toMatchObject({
+      job: `${body.id} r18 (cifar10)`,
+      state: 'running',
+      GPUs: `${job.width}, generation ${job.generation}`,
+      epoch: '0 of 8',
+      restarts: '0',
+      command: 'none: self-launched (it polls its allocation)',
+      logs: `${join(dataDir, 'jobs', String(body.id), String(job.generation))}/<rank>.log`,
+    });
+    expect(job.width).toBeGreaterThan(0);
+    // No logs line for a service that is not local to this machine's data dir.
+    const elsewhere = await s.boa(['jobs', 'show', String(body.id)], { BOA_DATA_DIR: join(s.cwd, 'none') });
+    expect(elsewhere.stdout).not.toMatch(/^logs/m);
+    const missing = await s.boa(['jobs', 'show', '99']);
+    expect(missing.status).toBe(1);
+    expect(missing.stderr).toBe('boa: job 99 not found\n');
   });
 
   it('lists the newest jobs when there are more than --limit, and says older ones are left out', async () => {

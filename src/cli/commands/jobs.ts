@@ -1,7 +1,10 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { type Command, Option } from 'commander';
 import type { jobView } from '../../service/views.ts';
+import { type Connection, isLocalUrl, localDataDir } from '../connection.ts';
 import { contextOf, output } from '../context.ts';
-import { keyValues, table, when } from '../format.ts';
+import { fixed, keyValues, table, when } from '../format.ts';
 import { CliError, EXIT } from '../errors.ts';
 import { parseJobId, parseNumber } from '../parse.ts';
 
@@ -10,7 +13,7 @@ type JobView = ReturnType<typeof jobView>;
 export const JOB_STATES = ['waiting', 'running', 'done', 'cancelled', 'failed', 'lost'] as const;
 
 export function addJobsCommands(program: Command): void {
-  const jobs = program.command('jobs').description('training jobs: list, submit (register), cancel');
+  const jobs = program.command('jobs').description('training jobs: list, show, submit (register), cancel');
 
   jobs
     .command('list')
@@ -29,6 +32,17 @@ export function addJobsCommands(program: Command): void {
       // On stderr, so the table stays whole for awk: a full page may have older jobs before it.
       if (!context.json && data.jobs.length === limit)
         process.stderr.write(`the newest ${limit} jobs are shown; older ones: --limit N (up to 10000)\n`);
+    });
+
+  jobs
+    .command('show')
+    .description('one job: state, width and generation, epoch, restarts, its command and (local) its logs')
+    .argument('<id>', 'job id (see boa jobs list)')
+    .action(async (id: string, _options: unknown, command: Command) => {
+      const context = contextOf(command);
+      const jobId = parseJobId(id);
+      const { data, text } = await context.client.json<JobView>('GET', `/v1/jobs/${jobId}`);
+      output(context, text, () => renderJob(data, logsDir(context.client.connection, data)));
     });
 
   jobs
@@ -161,6 +175,48 @@ function outcome(job: JobView): string | null {
     return job.restarts > 0 ? `${job.restarts} restart${job.restarts === 1 ? '' : 's'}` : null;
   const code = job.exitCode === null ? '' : `exit ${job.exitCode}: `;
   return `${code}${job.failureReason ?? job.state}`;
+}
+
+/**
+ * The log folder of the job's latest generation that ran here, when the service is local: a failed or
+ * cancelled job's generation went up when it stopped, and its last logs are in the one before.
+ */
+function logsDir(connection: Connection, job: JobView): string | undefined {
+  if (!isLocalUrl(new URL(connection.url))) return undefined;
+  const dir = join(localDataDir(process.env, process.cwd()), 'jobs', String(job.id));
+  if (!existsSync(dir)) return undefined;
+  const generations = readdirSync(dir)
+    .filter((name) => /^\d+$/.test(name) && Number(name) <= job.generation)
+    .map(Number);
+  return generations.length > 0 ? join(dir, String(Math.max(...generations))) : undefined;
+}
+
+function renderJob(job: JobView, logs: string | undefined): string {
+  const epochs = job.widths?.length;
+  const active = job.state === 'waiting' || job.state === 'running';
+  const work =
+    job.workDoneSeconds > 0 ? ` (${fixed(job.workDoneSeconds, 1)} 1-GPU s of work done in it)` : '';
+  const command = job.workload
+    ? job.workload.command
+        .map((word) => (/^[\w@%+=:,./-]+$/.test(word) ? word : JSON.stringify(word)))
+        .join(' ')
+    : 'none: self-launched (it polls its allocation)';
+  return keyValues([
+    ['job', `${job.id}${job.name ? ` ${job.name}` : ''} (${job.class})`],
+    ['state', [job.state, outcome(job)].filter(Boolean).join(': ')],
+    ['GPUs', `${job.width}, generation ${job.generation}`],
+    ['epoch', `${job.statEpoch}${epochs ? ` of ${epochs}` : ''}${work}`],
+    ['plan widths', job.widths ? `${job.widths.join(' ')} by epoch (plan #${job.planId})` : null],
+    ['submitted', when(job.submittedAt)],
+    ['started', when(job.startedAt)],
+    ['finished', when(job.finishedAt)],
+    [
+      'restarts',
+      `${job.restarts}${job.restartNotBefore && active ? `, the next not before ${when(job.restartNotBefore)}` : ''}`,
+    ],
+    ['command', command],
+    ...(logs ? [['logs', `${logs}/<rank>.log`] as [string, string]] : []),
+  ]);
 }
 
 function renderJobs(jobs: JobView[]): string {
