@@ -116,7 +116,14 @@ try {
     // Ctrl-C under npm arrives twice (the terminal's and npm's own): one graceful stop, not two.
     if (stopping) return;
     stopping = true;
-    logger.info({ event: 'stopping', signal }, 'stopping');
+    // Jobs are not stopped with the service: say so, so nobody kills them by hand thinking them orphans.
+    const running = [...service.state.jobs.values()].filter((j) => j.state === 'running').length;
+    logger.info(
+      { event: 'stopping', signal, runningJobs: running },
+      running > 0
+        ? `stopping; ${running} running job${running === 1 ? '' : 's'} keep${running === 1 ? 's' : ''} running, and the next start on this data dir adopts ${running === 1 ? 'it' : 'them'}`
+        : 'stopping',
+    );
     clearInterval(timer);
     clearInterval(pruneTimer);
     server.close();

@@ -93,4 +93,37 @@ describe('a stop', () => {
     expect(await exited).toBe(0);
     expect(service.output().match(/"event":"stopping"/g)).toHaveLength(1);
   });
+
+  it('says that running jobs keep running and are adopted at the next start', async () => {
+    const data = dir();
+    const config = join(root, 'fast.json');
+    writeFileSync(config, JSON.stringify({ local: { bootSeconds: 0 } }));
+    const port = await unusedPort();
+    const token = 'operator-token-0123456789';
+    const args = ['--data', data, '--port', String(port), '--config', config, '--tick-seconds', '1'];
+    const service = await startProcess([...args, '--token', token, '--budget', '40']);
+    try {
+      const api = (method: string, path: string, body?: unknown) =>
+        fetch(`http://127.0.0.1:${port}${path}`, {
+          method,
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        }).then((r) => r.json() as Promise<{ id: number; state: string }>);
+      const { id } = await api('POST', '/v1/jobs', { class: 'cifar10' });
+      await expect
+        .poll(async () => (await api('GET', `/v1/jobs/${id}`)).state, { timeout: 60_000 })
+        .toBe('running');
+      const exited = new Promise<number | null>((done) => {
+        service.child.removeAllListeners('exit');
+        service.child.on('exit', (code) => done(code));
+      });
+      service.child.kill('SIGINT');
+      expect(await exited).toBe(0);
+      expect(service.output()).toMatch(
+        /"runningJobs":1,.*"msg":"stopping; 1 running job keeps running, and the next start on this data dir adopts it"/,
+      );
+    } finally {
+      await killHard(service.child);
+    }
+  }, 120_000);
 });
