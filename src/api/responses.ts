@@ -142,6 +142,12 @@ export const StatusView = z
           .record(z.string(), z.number().int())
           .openapi({ description: 'nodes not ready, by reason' }),
         removing: z.array(z.unknown()).readonly(),
+        lastRemoval: z
+          .object({ node: z.string(), reason: z.string(), at: time() })
+          .nullable()
+          .openapi({
+            description: 'the latest node boa terminated: scale-in removes nodes, it sends no resize',
+          }),
         capacity: described('capacity backoff, when instances fail to launch').nullable(),
         waitingReason: z.string().nullable(),
       })
@@ -151,6 +157,7 @@ export const StatusView = z
         issues: true,
         notReady: true,
         removing: true,
+        lastRemoval: true,
         capacity: true,
         waitingReason: true,
       }),

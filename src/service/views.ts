@@ -194,6 +194,7 @@ function nodeGroupTruth(service: BoaService) {
     issues: state.group?.issues ?? [],
     notReady,
     removing: nodes?.removing ?? [],
+    lastRemoval: nodes?.lastRemoval ?? null,
     capacity: capacity ?? null,
     /** One line for people: why jobs waiting for nodes wait. */
     waitingReason: capacity?.backoffUntil

@@ -1,4 +1,4 @@
-import { eq, inArray } from 'drizzle-orm';
+import { desc, eq, inArray } from 'drizzle-orm';
 import type { Db } from './db.ts';
 import { nodeRemovals } from './schema.ts';
 
@@ -53,6 +53,17 @@ export class NodeRemovals {
       .set({ state, updatedAt: at, ...extra })
       .where(eq(nodeRemovals.id, id))
       .run();
+  }
+
+  /** The latest node terminated by boa: scale-in lowers the group by terminations, not by a resize. */
+  lastTerminated(): NodeRemovalRow | undefined {
+    return this.db
+      .select()
+      .from(nodeRemovals)
+      .where(eq(nodeRemovals.state, 'terminated'))
+      .orderBy(desc(nodeRemovals.terminatedAt), desc(nodeRemovals.id))
+      .limit(1)
+      .get();
   }
 
   all(): NodeRemovalRow[] {

@@ -51,6 +51,30 @@ describe('boa status', () => {
   });
 });
 
+describe('boa status after a scale-in', () => {
+  it('shows the latest node removed: scale-in terminates nodes and sends no resize', async () => {
+    const s = await started();
+    await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
+    const { body } = await s.request('POST', '/v1/jobs', { class: 'cifar10' });
+    await s.ticks(4);
+    expect((await s.request('GET', '/v1/status')).body.nodeGroup.actualNodes).toBeGreaterThan(0);
+    await s.request('POST', `/v1/jobs/${body.id}/cancel`);
+    await s.ticks(4);
+    const api = (await s.request('GET', '/v1/status')).body;
+    const g = api.nodeGroup;
+    // The last resize still names the scale-out: the removal is what explains the smaller group.
+    expect(g.desiredNodes).toBeLessThan(g.lastResize.target);
+    expect(g.lastRemoval).toMatchObject({ reason: 'scale-in', node: expect.stringMatching(/^local-/) });
+    const run = await s.boa(['status']);
+    expect(run.stdout).toMatch(
+      new RegExp(
+        `^last removal\\s+${g.lastRemoval.node} \\(scale-in\\), at ${g.lastRemoval.at.replace(/\.\d{3}Z$/, 'Z')}$`,
+        'm',
+      ),
+    );
+  });
+});
+
 describe('boa classes', () => {
   it('validates, puts with a prior rate, and lists a class profile', async () => {
     const s = await started();

@@ -32,6 +32,14 @@ function renderStatus(s: StatusView): string {
         ` (group min ${group.minSize ?? '-'}, max ${group.maxSize ?? '-'})`,
     ],
     ['last resize', resize],
+    ...(group.lastRemoval
+      ? [
+          [
+            'last removal',
+            `${group.lastRemoval.node} (${group.lastRemoval.reason}), at ${when(group.lastRemoval.at)}`,
+          ] as [string, string],
+        ]
+      : []),
     ...nodeLines(group),
     ['GPUs', `${s.gpus.allocated} allocated of ${s.gpus.paid} paid`],
     ['jobs', jobs],

@@ -429,6 +429,7 @@ export class NodeReconciler {
         state: r.state,
         since: new Date(r.chosenAt).toISOString(),
       })),
+      lastRemoval: lastRemoval(this.deps.removals.lastTerminated()),
       capacity: {
         ...capacity,
         backoffUntil: capacity.backoffUntil === null ? null : new Date(capacity.backoffUntil).toISOString(),
@@ -465,4 +466,11 @@ function updatedByEks(group: NodeGroupState): boolean {
 function forbidden(error: unknown): boolean {
   const status = (e: unknown) => (e as { code?: unknown } | undefined)?.code;
   return status(error) === 403 || status((error as { cause?: unknown } | undefined)?.cause) === 403;
+}
+
+/** The latest node boa terminated, for /v1/status: scale-in sends no resize. */
+function lastRemoval(row: NodeRemovalRow | undefined) {
+  if (!row) return null;
+  const at = row.terminatedAt ?? row.updatedAt;
+  return { node: row.nodeName ?? row.nodeId, reason: row.reason, at: new Date(at).toISOString() };
 }
