@@ -18,7 +18,11 @@ function tokenHelp(connection: Connection): string {
       "(set BOA_DATA_DIR to the service's data dir, or BOA_TOKEN to the operator token)"
     );
   }
-  return `${connection.token ? 'the token was refused' : 'no operator token was given'}: ${TOKEN_HELP}`;
+  // Name where the refused token came from: a wrong --token is not fixed by setting BOA_TOKEN.
+  if (tokenSource === 'option')
+    return 'the token given with --token was refused: give the operator token (local: the file data/token)';
+  if (tokenSource === 'env') return `the token in BOA_TOKEN was refused: ${TOKEN_HELP}`;
+  return `no operator token was given: ${TOKEN_HELP}`;
 }
 
 interface ApiErrorBody {

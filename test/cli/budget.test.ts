@@ -161,11 +161,14 @@ describe('boa connection errors', () => {
     const wrong = await s.boa(['budget', 'set', '30'], { BOA_TOKEN: 'not-the-operator-token' });
     expect(wrong.status).toBe(4);
     expect(wrong.stderr).toBe(
-      'boa: the token was refused: set BOA_TOKEN to the operator token (local: the file data/token)\n',
+      'boa: the token in BOA_TOKEN was refused: set BOA_TOKEN to the operator token (local: the file data/token)\n',
     );
     expect(await storedBudget(s)).toBeNull();
     const flag = await s.boa(['--token', 'not-the-operator-token', 'status']);
     expect(flag.status).toBe(4);
+    expect(flag.stderr).toBe(
+      'boa: the token given with --token was refused: give the operator token (local: the file data/token)\n',
+    );
   });
 
   it('exits 4 when no token is found, and reads data/token for a local service', async () => {
