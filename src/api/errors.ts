@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { ZodError } from 'zod';
 import { ServiceError } from '../service/errors.ts';
 import { ProfileError } from '../core/profile.ts';
+import { issueText } from '../core/issue-text.ts';
 
 /** Every error body: {"error": {"code", "message", "field"?, ...details}}. */
 export function errorBody(code: string, message: string, field?: string, details?: Record<string, unknown>) {
@@ -25,34 +26,10 @@ export function validationError(c: Context, error: ZodError) {
       ? issue.message
       : issue.code === 'unrecognized_keys'
         ? `${issue.path.length > 0 ? `${issue.path.join('.')}: ` : ''}${issue.message}`
-        : `${field ?? 'body'}${plainly(issue)}`
+        : `${field ?? 'body'}${issueText(issue)}`
     : 'invalid request';
   return c.json(errorBody('invalid', message, field), 400);
 }
-
-/**
- * zod's default wording ("Invalid input: expected number, received NaN", "Too small: expected number
- * to be >0") as what the field must be; messages the schemas wrote themselves are kept.
- */
-function plainly(issue: ZodError['issues'][number]): string {
-  if (!/^(Invalid input|Too small|Too big|Invalid option)/.test(issue.message)) return `: ${issue.message}`;
-  if (issue.code === 'invalid_type') {
-    const received = /received (\w+)$/.exec(issue.message)?.[1];
-    if (received === 'undefined') return ` is missing (${article(issue.expected)})`;
-    if (received === 'NaN') return ' must be a number';
-    return ` must be ${article(issue.expected)}${received ? `, not ${article(received)}` : ''}`;
-  }
-  if ((issue.code === 'too_small' || issue.code === 'too_big') && issue.origin === 'number') {
-    const bound = issue.code === 'too_small' ? issue.minimum : issue.maximum;
-    const sign = issue.code === 'too_small' ? (issue.inclusive ? '>=' : '>') : issue.inclusive ? '<=' : '<';
-    return ` must be ${sign} ${String(bound)}`;
-  }
-  if (issue.code === 'invalid_value' && issue.values.length > 0)
-    return ` must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
-  return `: ${issue.message}`;
-}
-
-const article = (type: string) => (/^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`);
 
 export function handleError(error: Error, c: Context, logger: Logger) {
   if (error instanceof ServiceError) {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { issueText } from './issue-text.ts';
 
 export const MAX_WIDTH = 1024;
 /** Bounds that keep one profile from making every budget infeasible or the planner's tables huge. */
@@ -94,7 +95,7 @@ export function parseProfileFile(json: unknown, origin = 'profile'): ProfileFile
   if (result.success) return result.data;
   const lines = result.error.issues
     .slice(0, 5)
-    .map((issue) => `${origin} ${formatPath(issue.path)}: ${issue.message}`);
+    .map((issue) => `${origin} ${formatPath(issue.path)}${issueText(issue)}`);
   throw new ProfileError(`invalid profile: ${lines.join('; ')}`);
 }
 
@@ -121,7 +122,9 @@ export function parseClassProfile(json: unknown): ClassProfile {
   const result = classSchema.safeParse(json);
   if (!result.success) {
     const issue = result.error.issues[0];
-    throw new ProfileError(`invalid class profile: ${formatPath(issue?.path ?? [])}: ${issue?.message}`);
+    throw new ProfileError(
+      `invalid class profile: ${formatPath(issue?.path ?? [])}${issue ? issueText(issue) : ''}`,
+    );
   }
   return result.data;
 }

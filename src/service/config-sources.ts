@@ -1,3 +1,6 @@
+import type { z } from 'zod';
+import { issueText } from '../core/issue-text.ts';
+
 /**
  * Where each configuration layer came from, so an error names what the operator actually typed:
  * BOA_TICK_SECONDS for the environment, --tick-seconds for a flag, the file for a config file.
@@ -90,16 +93,13 @@ export function describeUnknownKeys(
  * One validation issue as a phrase: the setting named as its last layer spelled it, with the value
  * given (never the token's). Without a tagged layer: `path: message`, as before.
  */
-export function describeIssue(
-  issue: { path: readonly PropertyKey[]; message: string },
-  layers: readonly Layer[],
-): string {
+export function describeIssue(issue: z.core.$ZodIssue, layers: readonly Layer[]): string {
   const path = issue.path.map(String);
   const dotted = path.join('.') || '(config)';
   const key = path[0];
   const layer = key === undefined ? undefined : [...layers].reverse().find((l) => key in l);
   const source = layer?.[SOURCE];
-  if (!layer || !source || key === undefined) return `${dotted}: ${issue.message}`;
+  if (!layer || !source || key === undefined) return `${dotted}${issueText(issue)}`;
   const name = nameIn(source, issue.path);
   const value = path.reduce<unknown>(
     (at, k) => (at && typeof at === 'object' ? (at as Record<string, unknown>)[k] : undefined),
@@ -109,6 +109,6 @@ export function describeIssue(
   const last = path.at(-1)!;
   const message = issue.message.includes(last)
     ? issue.message.replace(last, name)
-    : `${name}: ${issue.message}`;
+    : `${name}${issueText(issue)}`;
   return `${message}${got}`;
 }

@@ -53,6 +53,18 @@ describe('profile file validation', () => {
       (f: Spoilable) => f.classes.push(structuredClone(f.classes[0])),
       /classes\[1\]\.name: duplicate class "cifar10"/,
     ],
+    // zod's default wording said as what the field must be.
+    [
+      'a missing rescaleSeconds',
+      (f: Spoilable) => delete f.classes[0].rescaleSeconds,
+      /p\.json classes\[0\]\.rescaleSeconds is missing \(a number\)/,
+    ],
+    [
+      'a work given as a string',
+      (f: Spoilable) => (f.classes[0].epochs[0].workSeconds = '372'),
+      /classes\[0\]\.epochs\[0\]\.workSeconds must be a number, not a string/,
+    ],
+    ['gpusPerNode 0', (f: Spoilable) => (f.gpusPerNode = 0), /p\.json gpusPerNode must be > 0/],
     [
       'no epochs',
       (f: Spoilable) => (f.classes[0].epochs = []),

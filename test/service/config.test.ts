@@ -44,7 +44,8 @@ describe('service configuration', () => {
 
   it.each([
     [{ cloud: 'aws' }, /aws: cloud "aws" needs aws\.clusterName and aws\.nodegroupName/],
-    [{ port: 70000 }, /port: /],
+    [{ port: 70000 }, /port must be <= 65535/],
+    [{ cloud: 'gcp' }, /cloud must be one of "local", "aws"/],
     [{ tickSeconds: 0 }, /tickSeconds: tickSeconds must be > 0/],
     [{ token: 'short' }, /token: token must be at least 16 characters/],
     [{ colour: 'blue' }, /unknown setting "colour"/],

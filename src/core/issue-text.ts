@@ -1,0 +1,28 @@
+import type { z } from 'zod';
+
+type Issue = z.core.$ZodIssue;
+
+const article = (type: string) => (/^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`);
+
+/**
+ * What follows a field's name in an error: zod's default wording ("Invalid input: expected number,
+ * received NaN", "Too small: expected number to be >0") as what the field must be (" must be > 0",
+ * " is missing (a number)"); a message a schema wrote itself is kept (": <message>").
+ */
+export function issueText(issue: Issue): string {
+  if (!/^(Invalid input|Too small|Too big|Invalid option)/.test(issue.message)) return `: ${issue.message}`;
+  if (issue.code === 'invalid_type') {
+    const received = /received (\w+)$/.exec(issue.message)?.[1];
+    if (received === 'undefined') return ` is missing (${article(issue.expected)})`;
+    if (received === 'NaN') return ' must be a number';
+    return ` must be ${article(issue.expected)}${received ? `, not ${article(received)}` : ''}`;
+  }
+  if ((issue.code === 'too_small' || issue.code === 'too_big') && issue.origin === 'number') {
+    const bound = issue.code === 'too_small' ? issue.minimum : issue.maximum;
+    const sign = issue.code === 'too_small' ? (issue.inclusive ? '>=' : '>') : issue.inclusive ? '<=' : '<';
+    return ` must be ${sign} ${String(bound)}`;
+  }
+  if (issue.code === 'invalid_value' && issue.values.length > 0)
+    return ` must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
+  return `: ${issue.message}`;
+}
