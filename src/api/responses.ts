@@ -127,6 +127,11 @@ export const FrontierView = z
 export const StatusView = z
   .object({
     cloud: z.string(),
+    executor: z
+      .enum(['local', 'kubernetes'])
+      .nullable()
+      .optional()
+      .openapi({ description: 'what runs submitted commands; null: none (a workload is refused)' }),
     nodeGroup: z
       .object({
         minSize: z.number().int().nullable(),
@@ -142,12 +147,9 @@ export const StatusView = z
           .record(z.string(), z.number().int())
           .openapi({ description: 'nodes not ready, by reason' }),
         removing: z.array(z.unknown()).readonly(),
-        lastRemoval: z
-          .object({ node: z.string(), reason: z.string(), at: time() })
-          .nullable()
-          .openapi({
-            description: 'the latest node boa terminated: scale-in removes nodes, it sends no resize',
-          }),
+        lastRemoval: z.object({ node: z.string(), reason: z.string(), at: time() }).nullable().openapi({
+          description: 'the latest node boa terminated: scale-in removes nodes, it sends no resize',
+        }),
         capacity: described('capacity backoff, when instances fail to launch').nullable(),
         waitingReason: z.string().nullable(),
       })

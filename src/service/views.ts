@@ -146,6 +146,8 @@ export function statusView(service: BoaService) {
   const last = deps.repo.lastResize();
   return {
     cloud: deps.pool.kind,
+    /** What runs submitted commands (null: none, a workload is refused); the CLI defaults a local one's workdir. */
+    executor: deps.executor?.kind ?? null,
     nodeGroup: {
       minSize: state.group?.minSize ?? null,
       maxSize: state.group?.maxSize ?? null,

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { Executor } from '../../src/service/ports.ts';
 import { startCliService } from './cli-harness.ts';
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -134,6 +135,32 @@ describe('boa jobs', () => {
     const missing = await s.boa(['jobs', 'show', '99']);
     expect(missing.status).toBe(1);
     expect(missing.stderr).toBe('boa: job 99 not found\n');
+  });
+
+  it("runs a local executor's command where it was submitted (--workdir relative to it); a remote one's as given", async () => {
+    const idle = (kind: 'local' | 'kubernetes'): Executor => ({
+      kind,
+      reconcile: async () => [],
+      close: async () => {},
+    });
+    const submitted = async (s: Awaited<ReturnType<typeof startCliService>>, args: string[]) => {
+      const run = await s.boa(['--json', 'jobs', 'submit', 'cifar10', ...args]);
+      expect(run.status, run.stderr).toBe(0);
+      return JSON.parse(run.stdout).job.workload.workingDir as string | undefined;
+    };
+    const local = await startCliService({ executor: idle('local') });
+    cleanups.push(local.close);
+    mkdirSync(join(local.cwd, 'sub'));
+    expect(await submitted(local, ['--', 'node', 'train.js'])).toBe(local.cwd);
+    expect(await submitted(local, ['--workdir', 'sub', '--', 'node', 'train.js'])).toBe(
+      join(local.cwd, 'sub'),
+    );
+    expect(await submitted(local, ['--workdir', '/srv', '--', 'node', 'train.js'])).toBe('/srv');
+    // Pods (even through a port-forward to 127.0.0.1) keep the image's folder, or the path as given.
+    const pods = await startCliService({ executor: idle('kubernetes') });
+    cleanups.push(pods.close);
+    expect(await submitted(pods, ['--', 'python', 'train.py'])).toBeUndefined();
+    expect(await submitted(pods, ['--workdir', 'src', '--', 'python', 'train.py'])).toBe('src');
   });
 
   it('lists the newest jobs when there are more than --limit, and says older ones are left out', async () => {

@@ -1,7 +1,8 @@
 import { existsSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 import type { jobView } from '../../service/views.ts';
+import type { BoaClient } from '../client.ts';
 import { type Connection, isLocalUrl, localDataDir } from '../connection.ts';
 import { contextOf, output } from '../context.ts';
 import { fixed, keyValues, table, when } from '../format.ts';
@@ -57,7 +58,10 @@ export function addJobsCommands(program: Command): void {
     .option('--name <name>', 'a name to recognise the job by')
     .option('--image <image>', 'container image (Kubernetes executor; ignored by the local one)')
     .option('--env <NAME=value>', 'an environment variable for the job (repeatable)', collect, [])
-    .option('--workdir <dir>', "the job's working directory (local default: the service's)")
+    .option(
+      '--workdir <dir>',
+      "the job's working directory (local executor: default, and relative to, this one)",
+    )
     .option('--checkpoint <uri>', 'checkpoint location, given to the job as BOA_CHECKPOINT_DIR')
     .option('--checkpoint-claim <pvc>', 'Kubernetes volume claim for checkpoints')
     .action(async (className: string, words: string[], options: SubmitOptions, command: Command) => {
@@ -69,7 +73,7 @@ export function addJobsCommands(program: Command): void {
           EXIT.badInput,
         );
       }
-      const workload = workloadOf(words, options);
+      const workload = await inSubmitDir(context.client, workloadOf(words, options));
       const body = {
         class: className,
         ...(options.name === undefined ? {} : { name: options.name }),
@@ -165,6 +169,22 @@ function workloadOf(words: string[], options: SubmitOptions) {
 
 /** The service's page size when no --limit is given. */
 const DEFAULT_LIMIT = 1000;
+
+/**
+ * A command run by the local executor of a service on this machine runs where it was submitted, as
+ * sbatch's does: `-- python train.py` from a project folder ran in the service's folder and failed,
+ * and `--workdir .` meant the service's. Anywhere else (pods, a remote service) the paths are theirs.
+ */
+async function inSubmitDir<W extends { workingDir?: string }>(
+  client: BoaClient,
+  workload: W | undefined,
+): Promise<W | undefined> {
+  if (!workload || (workload.workingDir !== undefined && isAbsolute(workload.workingDir))) return workload;
+  if (!isLocalUrl(new URL(client.connection.url))) return workload;
+  const { data } = await client.json<{ executor?: string | null }>('GET', '/v1/status');
+  if (data.executor !== 'local') return workload;
+  return { ...workload, workingDir: resolve(process.cwd(), workload.workingDir ?? '.') };
+}
 
 const WAITS_FOR = { plan: 'waits for a plan', budget: 'queued for the budget', nodes: 'waits for nodes' };
 
