@@ -51,5 +51,30 @@ export function prometheusRegistry(service: BoaService): Registry {
   gauge('boa_tick_duration_seconds', 'Compute time of the last scheduling tick', (g) =>
     g.set(service.state.lastTickMs / 1000),
   );
+  // What an operator alerts on besides the averages: a scheduler that stopped ticking, GPUs paid now,
+  // and jobs the budget holds back (what /v1/status shows).
+  gauge(
+    'boa_last_tick_timestamp_seconds',
+    'When the last scheduling tick ran (Unix seconds; 0 before the first)',
+    (g) => g.set((service.state.lastTickAt ?? 0) / 1000),
+  );
+  gauge(
+    'boa_gpus',
+    'GPUs now: allocated to jobs, and paid (on the nodes running)',
+    (g) => {
+      const { gpus } = statusView(service);
+      g.set({ kind: 'allocated' }, gpus.allocated);
+      g.set({ kind: 'paid' }, gpus.paid);
+    },
+    ['kind'],
+  );
+  gauge('boa_jobs_queued_for_budget', 'Waiting jobs the budget holds back (oldest first)', (g) =>
+    g.set(statusView(service).budget?.queuedForBudget ?? 0),
+  );
+  gauge(
+    'boa_load_needs_gpu_hours_per_hour',
+    'The budget the current load needs (its cheapest plan); above the budget, jobs queue',
+    (g) => g.set(service.state.budget ? service.loadNeeds() : 0),
+  );
   return registry;
 }

@@ -146,5 +146,18 @@ describe('operations', () => {
     expect((await s.request('GET', '/metrics', undefined, null)).status).toBe(401);
     const metrics = await s.request('GET', '/metrics');
     expect(metrics.body).toMatch(/^boa_budget_gpu_hours_per_hour 40$/m);
+    // What an operator alerts on: a stalled tick, GPUs now, jobs held back by the budget.
+    await s.request('POST', '/v1/jobs', { class: 'cifar10' });
+    await s.ticks(4); // the local nodes boot and the job gets GPUs
+    const status = (await s.request('GET', '/v1/status')).body;
+    expect(status.gpus.allocated).toBeGreaterThan(0);
+    expect(status.budget.loadNeedsGpuHoursPerHour).toBeGreaterThan(0);
+    const now = (await s.request('GET', '/metrics')).body;
+    expect(now).toContain(`boa_last_tick_timestamp_seconds ${Date.parse(status.lastTickAt) / 1000}\n`);
+    expect(now).toContain(`boa_gpus{kind="allocated"} ${status.gpus.allocated}\n`);
+    expect(now).toContain(`boa_gpus{kind="paid"} ${status.gpus.paid}\n`);
+    expect(now).toContain(`boa_jobs_queued_for_budget ${status.budget.queuedForBudget}\n`);
+    const loadNeeds = Number(/^boa_load_needs_gpu_hours_per_hour (\S+)$/m.exec(now)?.[1]);
+    expect(loadNeeds).toBeCloseTo(status.budget.loadNeedsGpuHoursPerHour, 3); // status rounds to 3 places
   });
 });
