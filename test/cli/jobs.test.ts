@@ -29,6 +29,10 @@ describe('boa jobs', () => {
     const id = Number(/^job\s+(\d+) \(cifar10, waiting\)$/m.exec(submit.stdout)?.[1]);
     const token = /^token\s+(\S+)$/m.exec(submit.stdout)?.[1] as string;
     expect(submit.stdout).toMatch(/launcher needs this token/);
+    // Submitted before any budget: it would wait for a plan forever; the CLI says what to do.
+    expect(submit.stdout).toMatch(
+      /^budget\s+none is set: the job waits until boa budget set <gpuHoursPerHour>$/m,
+    );
     // The job's own token reads the job's allocation, and is not the operator token.
     expect(token).not.toBe(s.token);
     expect((await s.request('GET', `/v1/jobs/${id}/allocation`, undefined, token)).status).toBe(200);
@@ -161,6 +165,15 @@ describe('boa jobs', () => {
     cleanups.push(pods.close);
     expect(await submitted(pods, ['--', 'python', 'train.py'])).toBeUndefined();
     expect(await submitted(pods, ['--workdir', 'src', '--', 'python', 'train.py'])).toBe('src');
+  });
+
+  it('says nothing of the budget when one is set', async () => {
+    const s = await startCliService();
+    cleanups.push(s.close);
+    await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
+    const submit = await s.boa(['jobs', 'submit', 'cifar10']);
+    expect(submit.status).toBe(0);
+    expect(submit.stdout).not.toMatch(/^budget/m);
   });
 
   it('lists the newest jobs when there are more than --limit, and says older ones are left out', async () => {

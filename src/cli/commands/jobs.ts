@@ -88,11 +88,25 @@ export function addJobsCommands(program: Command): void {
         ? 'boa runs the command when the job gets GPUs; its processes get this token as BOA_JOB_TOKEN.'
         : "the job's launcher needs this token: it authenticates the job's allocation, progress and" +
           ' complete calls. It is shown only now.';
+      // A job submitted before any budget waits "for a plan" that never comes: say what to do.
+      const unbudgeted =
+        !context.json &&
+        data.job.waitingFor === 'plan' &&
+        (await context.client.json<{ gpuHoursPerHour: number | null }>('GET', '/v1/budget')).data
+          .gpuHoursPerHour === null;
       output(context, text, () =>
         keyValues([
           ['job', `${data.id} (${data.job.class}, ${data.job.state})`],
           ['token', data.token],
           ['note', note],
+          ...(unbudgeted
+            ? [
+                ['budget', 'none is set: the job waits until boa budget set <gpuHoursPerHour>'] as [
+                  string,
+                  string,
+                ],
+              ]
+            : []),
         ]),
       );
     });
