@@ -1,8 +1,7 @@
-import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runBoa, startCliService, unusedPort } from './cli-harness.ts';
+import { hasScript, onTerminal, runBoa, startCliService, unusedPort } from './cli-harness.ts';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -222,27 +221,6 @@ describe('boa connection errors', () => {
     expect(badUrl.stderr).toMatch(/must start with http:\/\/ or https:\/\//);
   });
 });
-
-/** `boa args` on a pseudo-terminal (util-linux script), `answer` typed in: what a person at a shell sees. */
-function onTerminal(s: Awaited<ReturnType<typeof started>>, args: string[], answer: string) {
-  const boa = resolve(import.meta.dirname, '../../src/cli/boa.mjs');
-  const command = [process.execPath, boa, ...args].map((w) => `'${w}'`).join(' ');
-  return new Promise<{ status: number | null; output: string }>((done, fail) => {
-    const child = spawn('script', ['-qec', command, '/dev/null'], {
-      cwd: s.cwd,
-      env: { ...process.env, BOA_URL: s.url, BOA_TOKEN: s.token, BOA_DATA_DIR: undefined },
-    });
-    let output = '';
-    child.stdout.on('data', (chunk) => (output += chunk));
-    child.stderr.on('data', (chunk) => (output += chunk));
-    child.on('error', fail);
-    child.on('close', (status) => done({ status, output }));
-    child.stdin.end(answer);
-  });
-}
-
-/** util-linux `script` gives the CLI a terminal; Debian ships it (bsdutils), as this project's machines. */
-const hasScript = spawnSync('script', ['--version']).status === 0;
 
 describe('boa budget set on a terminal', () => {
   it.skipIf(!hasScript)(

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -63,3 +63,24 @@ export async function unusedPort(): Promise<number> {
   await new Promise((closed) => server.close(closed));
   return port;
 }
+
+/** `boa args` on a pseudo-terminal (util-linux script), `answer` typed in: what a person at a shell sees. */
+export function onTerminal(s: { cwd: string; url: string; token: string }, args: string[], answer: string) {
+  const boa = resolve(import.meta.dirname, '../../src/cli/boa.mjs');
+  const command = [process.execPath, boa, ...args].map((w) => `'${w}'`).join(' ');
+  return new Promise<{ status: number | null; output: string }>((done, fail) => {
+    const child = spawn('script', ['-qec', command, '/dev/null'], {
+      cwd: s.cwd,
+      env: { ...process.env, BOA_URL: s.url, BOA_TOKEN: s.token, BOA_DATA_DIR: undefined },
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    child.on('error', fail);
+    child.on('close', (status) => done({ status, output }));
+    child.stdin.end(answer);
+  });
+}
+
+/** util-linux `script` gives the CLI a terminal; Debian ships it (bsdutils), as this project's machines. */
+export const hasScript = spawnSync('script', ['--version']).status === 0;

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startCliService } from './cli-harness.ts';
+import { hasScript, onTerminal, startCliService } from './cli-harness.ts';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -119,4 +119,39 @@ describe('boa classes', () => {
     expect(rate.status).toBe(2);
     expect(rate.stderr).toBe('boa: --prior-rate must be a number, got "often"\n');
   });
+});
+
+describe('boa classes delete on a terminal', () => {
+  it.skipIf(!hasScript)(
+    'asks first (its profile goes with it); no keeps it; --yes and scripts are not asked',
+    async () => {
+      const s = await started();
+      const file = join(s.cwd, 'tiny.json');
+      writeFileSync(file, JSON.stringify(TINY));
+      const names = async () =>
+        (await s.request('GET', '/v1/classes')).body.classes.map((c: { name: string }) => c.name);
+      expect((await s.boa(['classes', 'put', file])).status).toBe(0);
+
+      const no = await onTerminal(s, ['classes', 'delete', 'tiny'], 'n\n');
+      expect(no.output).toContain('delete class tiny? Its profile goes with it');
+      expect(no.output).toContain('class tiny is kept');
+      expect(no.status).toBe(1);
+      expect(await names()).toContain('tiny');
+
+      const yes = await onTerminal(s, ['classes', 'delete', 'tiny'], 'y\n');
+      expect(yes.status).toBe(0);
+      expect(await names()).not.toContain('tiny');
+
+      expect((await s.boa(['classes', 'put', file])).status).toBe(0);
+      const forced = await onTerminal(s, ['classes', 'delete', 'tiny', '--yes'], '');
+      expect(forced.output).not.toContain('delete class tiny?');
+      expect(await names()).not.toContain('tiny');
+      expect((await s.boa(['classes', 'put', file])).status).toBe(0);
+      const piped = await s.boa(['classes', 'delete', 'tiny']);
+      expect(piped.stdout + piped.stderr).not.toContain('delete class tiny?');
+      expect(piped.status).toBe(0);
+      expect(await names()).not.toContain('tiny');
+    },
+    60_000,
+  );
 });

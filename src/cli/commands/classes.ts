@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { ClassProfile } from '../../core/profile.ts';
 import { contextOf, output } from '../context.ts';
-import { usageError } from '../errors.ts';
+import { CliError, EXIT, usageError } from '../errors.ts';
 import { fixed, table } from '../format.ts';
 import { parseNumber, readJsonFile } from '../parse.ts';
 
@@ -48,8 +48,19 @@ export function addClassesCommands(program: Command): void {
     .command('delete')
     .description('delete a job class (refused while jobs of it are waiting or running)')
     .argument('<name>', 'the class name')
-    .action(async (name: string, _options: unknown, command: Command) => {
+    .option('--yes', 'on a terminal, do not ask first')
+    .action(async (name: string, options: { yes?: boolean }, command: Command) => {
       const context = contextOf(command);
+      // Its profile (measured speedups) goes with it: only a saved copy brings it back.
+      if (
+        context.confirm &&
+        !options.yes &&
+        !(await context.confirm(
+          `delete class ${name}? Its profile goes with it; only 'boa classes put' from a saved copy ` +
+            '(boa classes list --json) brings it back',
+        ))
+      )
+        throw new CliError(`class ${name} is kept`, EXIT.failed);
       const { text } = await context.client.json<{ deleted: string }>(
         'DELETE',
         `/v1/classes/${encodeURIComponent(name)}`,
