@@ -1,6 +1,7 @@
 /**
  * What the Kubernetes executor (src/cloud/kubernetes) needs, and nothing more: pods and services in the
- * jobs namespace (create, delete, get, list, watch: no update, no patch, no exec), and nodes cluster-wide
+ * jobs namespace (create, delete, get, list, watch: no update, no patch, no exec), pods' logs (get: `boa jobs
+ * logs`), and nodes cluster-wide
  * (nodes are not namespaced): read, and patch for the node reconciler's cordon.
  */
 
@@ -15,6 +16,8 @@ export interface PolicyRule {
 
 export const JOBS_RULES: readonly PolicyRule[] = [
   { apiGroups: [''], resources: ['pods', 'services'], verbs: ['create', 'delete', 'get', 'list', 'watch'] },
+  // Read-only: the replicas' output for GET /v1/jobs/{id}/logs.
+  { apiGroups: [''], resources: ['pods/log'], verbs: ['get'] },
 ];
 
 export const NODE_RULES: readonly PolicyRule[] = [

@@ -59,6 +59,24 @@ export const ClassNameParam = z.object({
   name: className().openapi({ param: { name: 'name', in: 'path' }, example: 'cifar10' }),
 });
 
+export const JobLogsQuery = z.object({
+  rank: z.coerce.number().int().min(0).max(10_000).default(0).openapi({ description: "the replica's rank" }),
+  generation: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(Number.MAX_SAFE_INTEGER)
+    .optional()
+    .openapi({ description: 'default: the newest generation whose log is kept' }),
+  tail: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(10_000)
+    .default(100)
+    .openapi({ description: 'the last this many lines' }),
+});
+
 export const ListJobsQuery = z.object({
   state: z.enum(['waiting', 'running', 'done', 'cancelled', 'failed', 'lost']).optional(),
   limit: z.coerce

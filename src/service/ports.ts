@@ -170,6 +170,18 @@ export interface ReplicaStatus {
  * Idempotent, and safe after a restart:
  * replicas that survived the service are adopted, never started twice.
  */
+export interface ReplicaLogQuery {
+  readonly jobId: number;
+  readonly rank: number;
+  readonly generation?: number;
+  readonly tailLines: number;
+}
+
+export interface ReplicaLog {
+  readonly generation: number;
+  readonly text: string;
+}
+
 export interface Executor {
   readonly kind: 'local' | 'kubernetes';
   /**
@@ -180,6 +192,11 @@ export interface Executor {
   /** Where rank 0 listens for rendezvous (MASTER_ADDR/MASTER_PORT); default: rank 0's node, port 29500. */
   rendezvous?(jobId: number, generation: number, rank0Node: string): { addr: string; port: number };
   reconcile(desired: readonly DesiredJob[]): Promise<readonly ReplicaStatus[]>;
+  /**
+   * The last `tailLines` lines a replica wrote, of `generation` or else of the newest generation whose
+   * log is kept; undefined when none is (it never ran here; on Kubernetes, its pod is gone).
+   */
+  logs?(query: ReplicaLogQuery): Promise<ReplicaLog | undefined>;
   /** Stops watching; replicas keep running (a restarted service adopts them). */
   close(): Promise<void>;
 }

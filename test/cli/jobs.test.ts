@@ -1,7 +1,10 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { LocalExecutor } from '../../src/cloud/local/executor.ts';
 import type { Executor } from '../../src/service/ports.ts';
+import { killReplicaGroups } from '../helpers/replica-groups.ts';
 import { startCliService } from './cli-harness.ts';
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -166,6 +169,59 @@ describe('boa jobs', () => {
     expect(await submitted(pods, ['--', 'python', 'train.py'])).toBeUndefined();
     expect(await submitted(pods, ['--workdir', 'src', '--', 'python', 'train.py'])).toBe('src');
   });
+
+  it("prints the last lines a job's replica wrote (--tail, --generation), and says why when there are none", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'boa-logs-'));
+    const executor = new LocalExecutor({ dataDir, terminationGraceSeconds: 1 });
+    const s = await startCliService({
+      executor,
+      config: { local: { bootSeconds: 0, releaseSeconds: 0 } },
+    });
+    cleanups.push(async () => {
+      await s.close();
+      await executor.close();
+      killReplicaGroups(join(dataDir, 'jobs'));
+      rmSync(dataDir, { recursive: true, force: true });
+    });
+    await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
+    const print = "for (let i = 1; i <= 5; i++) console.log('line ' + i); setInterval(() => {}, 1000);";
+    const { body } = await s.request('POST', '/v1/jobs', {
+      class: 'cifar10',
+      workload: { command: [process.execPath, '-e', print] },
+    });
+    const waiting = await s.boa(['jobs', 'logs', String(body.id)]);
+    expect(waiting.status).toBe(1);
+    expect(waiting.stderr).toContain(`job ${body.id} has no log kept for rank 0: it has not run yet`);
+
+    let logs = await s.boa(['jobs', 'logs', String(body.id), '--tail', '2']);
+    for (let i = 0; i < 100 && logs.stdout !== 'line 4\nline 5\n'; i++) {
+      await s.ticks(1);
+      await s.service.execution.settle();
+      await new Promise((r) => setTimeout(r, 50));
+      logs = await s.boa(['jobs', 'logs', String(body.id), '--tail', '2']);
+    }
+    expect(logs.stdout).toBe('line 4\nline 5\n');
+    expect(logs.status).toBe(0);
+    const generation = (await s.request('GET', `/v1/jobs/${body.id}`)).body.generation;
+    const api = await fetch(`${s.url}/v1/jobs/${body.id}/logs?tail=1`, {
+      headers: { authorization: `Bearer ${s.token}` },
+    });
+    expect(await api.text()).toBe('line 5\n');
+    expect(api.headers.get('boa-generation')).toBe(String(generation));
+    const none = await s.boa(['jobs', 'logs', String(body.id), '--generation', String(generation + 5)]);
+    expect(none.stderr).toContain(`no log kept for generation ${generation + 5}, rank 0`);
+    const bad = await s.boa(['jobs', 'logs', String(body.id), '--tail', '0']);
+    expect(bad.status).not.toBe(0);
+    expect(bad.stderr).toMatch(/tail/);
+
+    // A service that runs no jobs keeps no logs.
+    const plain = await startCliService();
+    cleanups.push(plain.close);
+    const registered = await plain.request('POST', '/v1/jobs', { class: 'cifar10' });
+    const refused = await plain.boa(['jobs', 'logs', String(registered.body.id)]);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toContain('this service runs no jobs (no executor)');
+  }, 60_000);
 
   it('says nothing of the budget when one is set', async () => {
     const s = await startCliService();

@@ -22,6 +22,8 @@ export interface ExecutorHarness {
    * with termExitsZero a SIGTERM makes it exit 0, as a job that checkpoints on SIGTERM does.
    */
   workload(options?: { ignoreTerm?: boolean; termExitsZero?: boolean }): Workload;
+  /** Makes the replica's program write `text` to its output (its log). */
+  say(ref: ReplicaRef, text: string): Promise<void>;
   /** Makes the replica's program exit with this code. */
   exit(ref: ReplicaRef, code: number): Promise<void>;
   /** Kills the replica from outside (kill -9 of its process group; pod deletion), leaving no exit. */
@@ -302,6 +304,48 @@ export function executorContract(
       // The adopted replicas' exits are seen too.
       await harness.exit(refs[0] as ReplicaRef, 0);
       await until(second, [job], (s) => find(s, refs[0] as ReplicaRef)?.phase === 'succeeded', 'exit seen');
+    });
+
+    it("reads a replica's log: its last lines, of the newest generation unless one is named; none for a job that never ran", async () => {
+      const executor = await create();
+      expect(executor.logs).toBeDefined();
+      const logs = (query: { generation?: number; tailLines: number }) =>
+        executor.logs!({ jobId: 11, rank: 0, ...query });
+      const eventually = async (query: { generation?: number; tailLines: number }, text: string) => {
+        const deadline = Date.now() + settleMs;
+        for (;;) {
+          const log = await logs(query);
+          if (log?.text.endsWith(text) || Date.now() > deadline) return log;
+          await new Promise((r) => setTimeout(r, 50));
+        }
+      };
+      const first = { jobId: 11, generation: 1, rank: 0 };
+      await until(
+        executor,
+        [desiredJob(harness, 11, 1, [1], harness.workload())],
+        () => started(first),
+        'start',
+      );
+      await harness.say(first, 'epoch 1\nepoch 2\nepoch 3\n');
+      expect(await eventually({ tailLines: 2 }, 'epoch 3\n')).toEqual({
+        generation: 1,
+        text: 'epoch 2\nepoch 3\n',
+      });
+
+      const second = { ...first, generation: 2 };
+      await until(
+        executor,
+        [desiredJob(harness, 11, 2, [1], harness.workload())],
+        () => started(second),
+        'generation 2',
+      );
+      await harness.say(second, 'resumed at epoch 3\n');
+      expect(await eventually({ tailLines: 100 }, 'resumed at epoch 3\n')).toEqual({
+        generation: 2,
+        text: 'resumed at epoch 3\n',
+      });
+      expect(await executor.logs!({ jobId: 12, rank: 0, tailLines: 100 })).toBeUndefined();
+      expect(await executor.logs!({ jobId: 11, rank: 0, generation: 7, tailLines: 100 })).toBeUndefined();
     });
 
     it('removes replicas of jobs no longer desired, ended or running, also after a restart', async () => {

@@ -65,6 +65,7 @@ export async function kubernetesHarness(): Promise<ExecutorHarness> {
       },
     }),
     exit: async (r, code) => void fake.kubelet.exit(nameOf(r), code),
+    say: async (r, text) => fake.kubelet.writeLog(nameOf(r), text),
     // Killed from outside: the pod is force-deleted (grace 0), leaving no exit to report.
     kill: async (r) => {
       const pod = fake.kubelet.pod(nameOf(r));

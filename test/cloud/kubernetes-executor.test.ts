@@ -66,6 +66,20 @@ describe('Kubernetes executor over the fake API server', () => {
     ).toEqual([...nodes].sort());
   });
 
+  it("reads a pod's log through the retry layer; a pod whose container has not started has written nothing", async () => {
+    fake.kubelet.setNodeReady(nodes[1]!, false);
+    const e = executor();
+    await e.reconcile([job(5, 1, [nodes[1]!])]);
+    expect(fake.pods(NS)[0]?.status?.phase).toBe('Pending');
+    expect(await e.logs!({ jobId: 5, rank: 0, tailLines: 10 })).toEqual({ generation: 1, text: '' });
+    fake.kubelet.setNodeReady(nodes[1]!, true);
+    fake.kubelet.startPods();
+    fake.kubelet.writeLog('boa-job-5-g1-r0', 'loss 0.9\nloss 0.7\n');
+    fake.faults.inject({ status: 503, count: 1, match: (r) => r.path.endsWith('/log') });
+    expect(await e.logs!({ jobId: 5, rank: 0, tailLines: 1 })).toEqual({ generation: 1, text: 'loss 0.7\n' });
+    expect(fake.faults.pending()).toBe(0);
+  });
+
   it('two service instances reconciling at once create each pod once; the loser adopts it', async () => {
     const [a, b] = [executor(), executor()];
     const desired = [job(2, 1, nodes)];

@@ -43,6 +43,10 @@ export async function localHarness(): Promise<ExecutorHarness> {
     kill: async (r) => {
       process.kill(-supervisorPid(r), 'SIGKILL');
     },
+    say: async (r, text) => {
+      writeFileSync(`${base(r)}.say.tmp`, text);
+      renameSync(`${base(r)}.say.tmp`, `${base(r)}.say`);
+    },
     // As a shutdown does: SIGTERM to every process of the replica's group, supervisor included.
     interrupt: async (r) => {
       process.kill(-supervisorPid(r), 'SIGTERM');

@@ -26,10 +26,13 @@ describe("the Kubernetes executor's RBAC in the CDK app", () => {
     expect(env).toContainEqual({ name: 'BOA_JOBS_NAMESPACE', value: 'boa-jobs' });
   });
 
-  it('grants pods and services create/delete/get/list/watch in the jobs namespace only', () => {
+  it("grants pods and services create/delete/get/list/watch, and reading pods' logs, in the jobs namespace only", () => {
     const role = objects.get('Role/boa-executor');
     expect(role.metadata.namespace).toBe('boa-jobs');
-    expect(role.rules).toEqual([{ apiGroups: [''], resources: ['pods', 'services'], verbs }]);
+    expect(role.rules).toEqual([
+      { apiGroups: [''], resources: ['pods', 'services'], verbs },
+      { apiGroups: [''], resources: ['pods/log'], verbs: ['get'] },
+    ]);
     const binding = objects.get('RoleBinding/boa-executor');
     expect(binding.metadata.namespace).toBe('boa-jobs');
     expect(binding.roleRef).toEqual({
@@ -76,7 +79,7 @@ describe("the Kubernetes executor's RBAC in the CDK app", () => {
 
 /** The RBAC verb a request needs, as the API server's authorizer derives it. */
 function verbOf(method: string, path: string, watch: boolean): string {
-  const named = /\/(pods|services|nodes)\/[^/]+$/.test(path);
+  const named = /\/(pods|services|nodes)\/[^/]+(\/log)?$/.test(path);
   if (method === 'GET') return watch ? 'watch' : named ? 'get' : 'list';
   return { POST: 'create', DELETE: 'delete', PUT: 'update', PATCH: 'patch' }[method] ?? method;
 }
@@ -120,6 +123,7 @@ describe('the rules cover every call the executor makes', () => {
           .map((p) => p.metadata.name)
           .sort();
       await settle([job(1, nodes.slice(0, 1))], () => names().join() === 'boa-job-1-g1-r0');
+      expect(await executor.logs!({ jobId: 1, rank: 0, tailLines: 10 })).toMatchObject({ generation: 1 });
       await settle([job(2, nodes)], () => names().join() === 'boa-job-1-g2-r0,boa-job-1-g2-r1');
       await settle([], () => names().length === 0 && fake.services('boa-jobs').length === 0);
       await executor.close();
@@ -127,14 +131,23 @@ describe('the rules cover every call the executor makes', () => {
       const used = new Set<string>();
       for (const r of fake.requests) {
         expect(r.path.startsWith('/api/v1/namespaces/boa-jobs/')).toBe(true);
-        const resource = r.path.split('/')[5]!;
+        const parts = r.path.split('/');
+        // A subresource is its own RBAC resource: /pods/NAME/log is pods/log.
+        const resource = parts[7] ? `${parts[5]}/${parts[7]}` : parts[5]!;
         const verb = verbOf(r.method, r.path, r.watch);
         used.add(`${resource}:${verb}`);
         expect(allowed([...JOBS_RULES, ...NODE_RULES], resource, verb), `${r.method} ${r.path}`).toBe(true);
       }
       // The scenario did exercise the executor's verbs.
       expect([...used].sort()).toEqual(
-        expect.arrayContaining(['pods:create', 'pods:delete', 'pods:list', 'pods:watch', 'services:create']),
+        expect.arrayContaining([
+          'pods:create',
+          'pods:delete',
+          'pods:list',
+          'pods:watch',
+          'pods/log:get',
+          'services:create',
+        ]),
       );
     } finally {
       await fake.close();

@@ -1,4 +1,4 @@
-import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import { bearer } from '../auth.ts';
 import type { ApiEnv } from '../env.ts';
 import { AllocationView, JobListView, JobView, RegisteredJobView } from '../responses.ts';
@@ -6,12 +6,14 @@ import {
   errors,
   ErrorSchema,
   JobIdParam,
+  JobLogsQuery,
   jsonContent,
   ListJobsQuery,
   ProgressBody,
   RegisterJobBody,
 } from '../schemas.ts';
 import { ServiceError } from '../../service/errors.ts';
+import { jobLogs } from '../../service/job-logs.ts';
 import { allocationView, jobView } from '../../service/views.ts';
 
 const notFound = { 404: jsonContent(ErrorSchema, 'no such job') };
@@ -70,6 +72,32 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
       responses: { 200: jsonContent(JobView, 'the job'), ...errors, ...notFound },
     }),
     (c) => c.json(jobView(c.var.service.job(c.req.valid('param').id, jobToken(c))), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/v1/jobs/{id}/logs',
+      operationId: 'getJobLogs',
+      summary: "The last lines a replica of the job wrote (executed jobs: the local process's or pod's log)",
+      request: { params: JobIdParam, query: JobLogsQuery },
+      responses: {
+        200: {
+          content: { 'text/plain': { schema: z.string() } },
+          description: 'the lines; header boa-generation names the generation they are from',
+        },
+        ...errors,
+        404: jsonContent(ErrorSchema, 'no such job, or no log kept for that replica'),
+        409: jsonContent(ErrorSchema, 'the service runs no jobs (no executor)'),
+      },
+    }),
+    async (c) => {
+      const log = await jobLogs(c.var.service, c.req.valid('param').id, c.req.valid('query'), jobToken(c));
+      return c.body(log.text, 200, {
+        'content-type': 'text/plain; charset=utf-8',
+        'boa-generation': String(log.generation),
+      }) as never;
+    },
   );
 
   app.openapi(

@@ -47,6 +47,26 @@ export function addJobsCommands(program: Command): void {
     });
 
   jobs
+    .command('logs')
+    .description("the last lines a job's replica wrote (jobs boa runs; on Kubernetes while the pod exists)")
+    .argument('<id>', 'job id (see boa jobs list)')
+    .option('--rank <n>', "the replica's rank", '0')
+    .option('--generation <g>', 'default: the newest generation whose log is kept')
+    .option('--tail <n>', 'the last this many lines (1 to 10000)', '100')
+    .action(
+      async (id: string, options: { rank: string; generation?: string; tail: string }, command: Command) => {
+        const context = contextOf(command);
+        const query = new URLSearchParams({
+          rank: String(parseNumber(options.rank, '--rank')),
+          tail: String(parseNumber(options.tail, '--tail')),
+        });
+        if (options.generation !== undefined)
+          query.set('generation', String(parseNumber(options.generation, '--generation')));
+        process.stdout.write(await context.client.text('GET', `/v1/jobs/${parseJobId(id)}/logs?${query}`));
+      },
+    );
+
+  jobs
     .command('submit')
     .description(
       'submit a training job of a class. With a command after --, boa runs it (one process or pod per node' +

@@ -1,6 +1,14 @@
 import type { CoreV1Api, KubeConfig, V1Pod, V1Service } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import type { DesiredJob, Executor, ReplicaSpec, ReplicaStatus, Workload } from '../../service/ports.ts';
+import type {
+  DesiredJob,
+  Executor,
+  ReplicaLog,
+  ReplicaLogQuery,
+  ReplicaSpec,
+  ReplicaStatus,
+  Workload,
+} from '../../service/ports.ts';
 import type { RetryContext, RetryPolicy } from '../retry.ts';
 import { realSleep, type Sleep } from '../time.ts';
 import { ObjectCache } from './cache.ts';
@@ -107,6 +115,34 @@ export class KubernetesExecutor implements Executor {
 
   rendezvous(jobId: number): { addr: string; port: number } {
     return { addr: rank0Address(jobId, this.config.namespace), port: this.config.rendezvousPort };
+  }
+
+  /** The pod's log, as `kubectl logs` reads it: kept while the pod is (boa deletes a generation's pods as it ends). */
+  async logs({ jobId, rank, generation, tailLines }: ReplicaLogQuery): Promise<ReplicaLog | undefined> {
+    const generations =
+      generation !== undefined
+        ? [generation]
+        : (await this.pods.current())
+            .map((pod) => identityOf(pod.metadata?.labels))
+            .filter((id) => id !== undefined && id.jobId === jobId && id.rank === rank)
+            .map((id) => id!.generation)
+            .sort((a, b) => b - a);
+    const namespace = this.config.namespace;
+    for (const g of generations) {
+      try {
+        const text = await withKubeRetry(
+          'read pod log',
+          () => this.api.readNamespacedPodLog({ name: podName(jobId, g, rank), namespace, tailLines }),
+          this.retry,
+        );
+        return { generation: g, text };
+      } catch (error) {
+        // 400: its container has not started yet (Pending, pulling), so it has written nothing.
+        if (statusOf(error) === 400) return { generation: g, text: '' };
+        if (kindOf(error) !== 'not-found') throw error;
+      }
+    }
+    return undefined;
   }
 
   async reconcile(desired: readonly DesiredJob[]): Promise<readonly ReplicaStatus[]> {
@@ -348,4 +384,11 @@ export class KubernetesExecutor implements Executor {
 function belongs(pod: V1Pod, id: PodIdentity, job: DesiredJob | undefined): boolean {
   if (!job || job.generation !== id.generation) return false;
   return job.replicas.some((r) => r.rank === id.rank && r.node === pod.spec?.nodeName);
+}
+
+/** The HTTP status of a failed call, seen through the retry layer's wrapper (its cause). */
+function statusOf(error: unknown): number | undefined {
+  const code = (e: unknown) => (e as { code?: unknown } | undefined)?.code;
+  const status = code(error) ?? code((error as { cause?: unknown } | undefined)?.cause);
+  return typeof status === 'number' ? status : undefined;
 }

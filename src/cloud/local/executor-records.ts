@@ -1,5 +1,16 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fstatSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { constants } from 'node:os';
 import { join } from 'node:path';
 
@@ -31,6 +42,45 @@ export interface ReplicaKey {
 
 export function generationDir(jobsDir: string, jobId: number, generation: number): string {
   return join(jobsDir, String(jobId), String(generation));
+}
+
+/** The job's generations with a records folder, newest first. */
+export function generationsOf(jobsDir: string, jobId: number): number[] {
+  let names: string[];
+  try {
+    names = readdirSync(join(jobsDir, String(jobId)));
+  } catch {
+    return [];
+  }
+  return names
+    .filter((n) => /^\d+$/.test(n))
+    .map(Number)
+    .sort((a, b) => b - a);
+}
+
+/** A log's read from its end: a long run's log is not read whole for its last lines. */
+const LOG_TAIL_BYTES = 1 << 20;
+
+/** The last `lines` lines of a log file (at most its last MiB); undefined when there is no such file. */
+export function readLogTail(file: string, lines: number): string | undefined {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch {
+    return undefined;
+  }
+  try {
+    const size = fstatSync(fd).size;
+    const length = Math.min(size, LOG_TAIL_BYTES);
+    const buffer = Buffer.alloc(length);
+    readSync(fd, buffer, 0, length, size - length);
+    const all = buffer.toString('utf8').split(/(?<=\n)/);
+    // A cut at the MiB mark leaves a partial first line: dropped unless the whole file was read.
+    if (length < size) all.shift();
+    return all.slice(Math.max(0, all.length - lines)).join('');
+  } finally {
+    closeSync(fd);
+  }
 }
 
 export function recordFile(

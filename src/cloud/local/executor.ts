@@ -1,16 +1,26 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pino, type Logger } from 'pino';
-import type { DesiredJob, Executor, ReplicaSpec, ReplicaStatus, Workload } from '../../service/ports.ts';
+import type {
+  DesiredJob,
+  Executor,
+  ReplicaLog,
+  ReplicaLogQuery,
+  ReplicaSpec,
+  ReplicaStatus,
+  Workload,
+} from '../../service/ports.ts';
 import { checkLocalWorkload } from './executor-command.ts';
 import {
   type ExitRecord,
   exitCodeOf,
   generationDir,
+  generationsOf,
   isOurSupervisor,
   processExists,
   readExit,
   readGroup,
+  readLogTail,
   readStop,
   recordFile,
   removeRecords,
@@ -117,6 +127,15 @@ export class LocalExecutor implements Executor {
       });
       if (alive) this.logger.info({ event: 'replica_adopted', ...found.record, dir: found.dir }, 'adopted');
     }
+  }
+
+  async logs({ jobId, rank, generation, tailLines }: ReplicaLogQuery): Promise<ReplicaLog | undefined> {
+    const generations = generation !== undefined ? [generation] : generationsOf(this.jobsDir, jobId);
+    for (const g of generations) {
+      const text = readLogTail(recordFile(generationDir(this.jobsDir, jobId, g), rank, 'log'), tailLines);
+      if (text !== undefined) return { generation: g, text };
+    }
+    return undefined;
   }
 
   reconcile(desired: readonly DesiredJob[]): Promise<readonly ReplicaStatus[]> {

@@ -13,6 +13,8 @@ export const DEFAULT_GRACE_SECONDS = 30;
 export class KubeApiCore {
   /** Called when a pod starts terminating; the kubelet decides when it is gone. */
   onTerminating: (pod: KubeObject) => void = () => {};
+  /** What each pod's container wrote, by namespace/name (the kubelet writes it; GET .../log reads it). */
+  readonly logs = new Map<string, string>();
 
   constructor(readonly store: KubeStore) {
     store.deleteDependent = (resource, obj) => {

@@ -193,6 +193,13 @@ export class FakeKubelet {
   }
 
   /** The pod of that name (in any namespace; the tests' pod names are unique). */
+  /** The pod's container writes `text` to its output (what `kubectl logs` shows). */
+  writeLog(podName: string, text: string): void {
+    const pod = this.pod(podName);
+    const key = `${pod.metadata.namespace}/${podName}`;
+    this.core.logs.set(key, (this.core.logs.get(key) ?? '') + text);
+  }
+
   pod(name: string): KubeObject {
     const pod = [...this.core.store.peek('pods')].find((p) => p.metadata.name === name);
     if (!pod) throw new Error(`fake kubelet: no pod named ${name}`);

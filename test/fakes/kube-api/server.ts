@@ -16,6 +16,8 @@ interface Route {
   readonly namespace?: string;
   readonly name?: string;
   readonly status: boolean;
+  /** The pods/{name}/log subresource (GET: the container's output as text). */
+  readonly log?: boolean;
 }
 
 /** /api/v1/namespaces/{ns}/{resource}[/{name}[/status]] and /api/v1/{resource}[/{name}[/status]]. */
@@ -26,6 +28,8 @@ function route(path: string): Route | undefined {
   const namespace = rest[0] === 'namespaces' && rest.length >= 3 ? rest[1] : undefined;
   const [resource, name, sub, extra] = namespace !== undefined ? rest.slice(2) : rest;
   if (!RESOURCES.includes(resource as Resource) || extra !== undefined) return undefined;
+  if (sub === 'log' && resource === 'pods' && namespace !== undefined)
+    return { resource: 'pods', namespace, name, status: false, log: true };
   if (sub !== undefined && sub !== 'status') return undefined;
   if (resource === 'nodes' && namespace !== undefined) return undefined;
   return { resource: resource as Resource, namespace, name, status: sub === 'status' };
@@ -156,6 +160,7 @@ export class FakeKubeHttpServer {
       );
     const body = method === 'GET' ? undefined : await readBody(req);
     const { resource, namespace, name } = r;
+    if (r.log && method === 'GET') return this.log(req, res, namespace!, name!, query);
     if (method === 'GET' && !name && isWatch(query)) return this.watch(req, res, r, query);
     if (method === 'GET' && !name) return this.answer(req, res, 200, this.list(r, query));
     if (method === 'GET') return this.answer(req, res, 200, this.core.get(resource, namespace, name!));
@@ -186,6 +191,36 @@ export class FakeKubeHttpServer {
       return this.answer(req, res, 200, deleted);
     }
     throw new KubeError(405, 'MethodNotAllowed', `${method} is not supported on ${url.pathname}`);
+  }
+
+  /** GET .../pods/{name}/log[?tailLines=N]: text/plain, as the kubelet serves it (gone with the pod). */
+  private log(
+    req: IncomingMessage,
+    res: ServerResponse,
+    namespace: string,
+    name: string,
+    query: URLSearchParams,
+  ): void {
+    const pod = this.core.get('pods', namespace, name) as KubeObject; // 404 once the pod is gone
+    if (pod.status?.phase === 'Pending')
+      throw new KubeError(
+        400,
+        'BadRequest',
+        `container "replica" in pod "${name}" is waiting to start: ContainerCreating`,
+      );
+    const text = this.core.logs.get(`${namespace}/${name}`) ?? '';
+    const tail = query.get('tailLines');
+    const lines = text.split(/(?<=\n)/).filter((l) => l !== '');
+    const shown = tail === null ? text : lines.slice(Math.max(0, lines.length - Number(tail))).join('');
+    this.requests.push({
+      method: 'GET',
+      path: new URL(req.url ?? '/', 'http://fake').pathname,
+      query,
+      watch: false,
+      status: 200,
+    });
+    res.writeHead(200, { 'Content-Type': 'text/plain' });
+    res.end(shown);
   }
 
   private list(r: Route, query: URLSearchParams): unknown {

@@ -1,0 +1,45 @@
+import type { ReplicaLog } from './ports.ts';
+import { ServiceError } from './errors.ts';
+import type { BoaService } from './service.ts';
+
+export interface JobLogsQuery {
+  readonly rank: number;
+  readonly generation?: number;
+  readonly tail: number;
+}
+
+/**
+ * The last lines a job's replica wrote, from the executor that runs it (its newest generation with a
+ * log unless one is named). Refused for a service that runs no jobs, and when no log is kept.
+ */
+export async function jobLogs(
+  service: BoaService,
+  id: number,
+  query: JobLogsQuery,
+  token?: string,
+): Promise<ReplicaLog> {
+  const job = service.job(id, token);
+  const executor = service.deps.executor;
+  if (!executor?.logs)
+    throw new ServiceError(
+      409,
+      'no_executor',
+      'this service runs no jobs (no executor), so it keeps no logs: a job that launches itself keeps its own',
+    );
+  const log = await executor.logs({
+    jobId: job.id,
+    rank: query.rank,
+    tailLines: query.tail,
+    ...(query.generation !== undefined ? { generation: query.generation } : {}),
+  });
+  if (!log) {
+    const which = query.generation !== undefined ? `generation ${query.generation}, ` : '';
+    throw new ServiceError(
+      404,
+      'no_log',
+      `job ${job.id} has no log kept for ${which}rank ${query.rank}: it has not run yet, the rank is not one ` +
+        `of its replicas, or (Kubernetes) its pod is gone`,
+    );
+  }
+  return log;
+}
