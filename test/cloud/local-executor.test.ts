@@ -182,6 +182,11 @@ describe('local executor', () => {
       field: 'workload.command',
       message: expect.stringContaining('command not found'),
     });
+    // A long PATH (npm's, a node_modules/.bin per parent folder) is shortened in the message.
+    const path = Array.from({ length: 12 }, (_, i) => `/p${i}`).join(':');
+    const long = checkLocalWorkload({ command: ['no-such-program-boa'], env: { PATH: path } });
+    expect(long?.message).toContain('(/p0:/p1:/p2:/p3:/p4:/p5:... 6 more folders)');
+    expect(long?.message).toContain('give its full path, or set PATH with --env');
     expect(checkLocalWorkload({ command: ['node'], workingDir: join(dir, 'missing') })?.field).toBe(
       'workload.workingDir',
     );

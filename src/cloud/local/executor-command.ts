@@ -47,6 +47,13 @@ export function checkLocalWorkload(
   }
   return {
     field: 'workload.command',
-    message: `command not found: "${program}" is not an executable on the PATH of this machine (${searchPath})`,
+    message: `command not found: "${program}" is not an executable on the PATH of this machine (${shortPath(searchPath)}); give its full path, or set PATH with --env`,
   };
+}
+
+/** A PATH for a message: under npm it leads with a node_modules/.bin folder per parent directory. */
+function shortPath(searchPath: string, shown = 6): string {
+  const folders = searchPath.split(delimiter).filter(Boolean);
+  if (folders.length <= shown) return folders.join(delimiter);
+  return `${folders.slice(0, shown).join(delimiter)}${delimiter}... ${folders.length - shown} more folders`;
 }
