@@ -40,6 +40,15 @@ describe('boa budget', () => {
     expect(table.stdout).toMatch(/^budget\s+40 GPU-hours\/hour \(\$28,557\.60\/month\)$/m);
     expect(table.stdout).toMatch(/^since set\s+[\d.]+\s+[\d.]+\s+[\d.]+$/m);
     expect(table.stdout).not.toMatch(/^warm-up/m);
+    // A service just started has no 24 hours to average: the rate is named by the time it covers.
+    const covered = (await s.request('GET', '/v1/budget')).body.window.hours as number;
+    expect(covered).toBeLessThan(1);
+    expect(table.stdout).toMatch(
+      new RegExp(
+        `^paid \\$/month\\s+\\S+ at the rate of the last ${Math.max(1, Math.round(covered * 60))} min$`,
+        'm',
+      ),
+    );
 
     const json = await s.boa(['budget', 'get', '--json']);
     expect(json.status).toBe(0);

@@ -86,7 +86,11 @@ function renderBudget(b: BudgetView): string {
     ['budget', target],
     ['set at', when(b.setAt)],
     ['price', `$${b.nodePricePerHour} per ${b.instanceType} node-hour`],
-    ['paid $/month', `${dollars(b.paidDollarsPerMonth)} at the last ${b.window.windowHours} h's rate`],
+    // The window covers only the hours since the service started, at first.
+    [
+      'paid $/month',
+      `${dollars(b.paidDollarsPerMonth)} at the rate of the last ${hoursText(b.window.hours)}`,
+    ],
   ]);
   const averages = [
     [`last ${b.window.windowHours} h`, b.window] as const,
@@ -184,4 +188,8 @@ export function cutQuestion(current: number | null, next: number): string | unde
     `cut the budget from ${current} to ${next} GPU-hours/hour? At the next tick running jobs are ` +
     'narrowed or queued to fit it, and nodes released'
   );
+}
+
+function hoursText(hours: number): string {
+  return hours < 1 ? `${Math.max(1, Math.round(hours * 60))} min` : `${fixed(hours, hours < 10 ? 1 : 0)} h`;
 }
