@@ -10,7 +10,7 @@ export function bearer(header: string | undefined): string | undefined {
 }
 
 /** The routes a job's own token may call: /v1/jobs/{id} and its actions. */
-const JOB_ROUTE = /^\/v1\/jobs\/(\d{1,15})(?:\/(?:progress|allocation|complete|cancel))?$/;
+const JOB_ROUTE = /^\/v1\/jobs\/(\d{1,15})(?:\/(?:progress|allocation|complete|cancel|logs))?$/;
 
 /**
  * Operator routes need the operator token. Job routes (/v1/jobs/{id}/...) also accept the job's own

@@ -26,12 +26,27 @@ export async function jobLogs(
       'no_executor',
       'this service runs no jobs (no executor), so it keeps no logs: a job that launches itself keeps its own',
     );
-  const log = await executor.logs({
-    jobId: job.id,
-    rank: query.rank,
-    tailLines: query.tail,
-    ...(query.generation !== undefined ? { generation: query.generation } : {}),
-  });
+  if (!job.workload)
+    throw new ServiceError(
+      404,
+      'no_log',
+      `job ${job.id} launches itself (it was submitted without a command): boa does not run it and keeps no log of it`,
+    );
+  const log = await executor
+    .logs({
+      jobId: job.id,
+      rank: query.rank,
+      tailLines: query.tail,
+      ...(query.generation !== undefined ? { generation: query.generation } : {}),
+    })
+    .catch((error: unknown) => {
+      // The cloud's refusal or outage (e.g. RBAC without pods/log), said as it is rather than a bare 500.
+      throw new ServiceError(
+        503,
+        'logs_unavailable',
+        `reading job ${job.id}'s log failed: ${(error as Error).message}`,
+      );
+    });
   if (!log) {
     const which = query.generation !== undefined ? `generation ${query.generation}, ` : '';
     throw new ServiceError(

@@ -210,6 +210,16 @@ describe('boa jobs', () => {
     expect(api.headers.get('boa-generation')).toBe(String(generation));
     const none = await s.boa(['jobs', 'logs', String(body.id), '--generation', String(generation + 5)]);
     expect(none.stderr).toContain(`no log kept for generation ${generation + 5}, rank 0`);
+    // The job's own token reads its logs; another job's token does not.
+    const other = await s.request('POST', '/v1/jobs', { class: 'cifar10' });
+    const own = await s.request('GET', `/v1/jobs/${body.id}/logs?tail=1`, undefined, body.token);
+    expect(own.status).toBe(200);
+    expect((await s.request('GET', `/v1/jobs/${body.id}/logs`, undefined, other.body.token)).status).toBe(
+      401,
+    );
+    // A job that launches itself has no log here, and is told why.
+    const selfLaunched = await s.boa(['jobs', 'logs', String(other.body.id)]);
+    expect(selfLaunched.stderr).toContain('launches itself (it was submitted without a command)');
     const bad = await s.boa(['jobs', 'logs', String(body.id), '--tail', '0']);
     expect(bad.status).not.toBe(0);
     expect(bad.stderr).toMatch(/tail/);

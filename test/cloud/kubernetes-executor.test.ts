@@ -78,6 +78,9 @@ describe('Kubernetes executor over the fake API server', () => {
     fake.faults.inject({ status: 503, count: 1, match: (r) => r.path.endsWith('/log') });
     expect(await e.logs!({ jobId: 5, rank: 0, tailLines: 1 })).toEqual({ generation: 1, text: 'loss 0.7\n' });
     expect(fake.faults.pending()).toBe(0);
+    // Without get on pods/log (RBAC), the refusal says what is missing.
+    fake.faults.inject({ status: 403, reason: 'Forbidden', count: 1, match: (r) => r.path.endsWith('/log') });
+    await expect(e.logs!({ jobId: 5, rank: 0, tailLines: 1 })).rejects.toThrow(/needs get on pods\/log/);
   });
 
   it('two service instances reconciling at once create each pod once; the loser adopts it', async () => {

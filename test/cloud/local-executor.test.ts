@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LocalExecutor } from '../../src/cloud/local/executor.ts';
 import { checkLocalWorkload } from '../../src/cloud/local/executor-command.ts';
-import { processExists } from '../../src/cloud/local/executor-records.ts';
+import { processExists, readLogTail } from '../../src/cloud/local/executor-records.ts';
 import { killReplicaGroups } from '../helpers/replica-groups.ts';
 import type { DesiredJob, ReplicaStatus } from '../../src/service/ports.ts';
 
@@ -142,6 +142,20 @@ describe('local executor', () => {
     expect(status?.interrupted).toBeUndefined();
     expect(readFileSync(join(dataDir, 'jobs/1/1/0.log'), 'utf8')).toContain('finished');
     await executor.close();
+  });
+
+  it("reads a log's last lines from its end; one long line (progress bars redrawn with \\r) is still shown", () => {
+    const dir = temp();
+    const file = join(dir, '0.log');
+    writeFileSync(file, 'a\nb\nc\n');
+    expect(readLogTail(file, 2)).toBe('b\nc\n');
+    expect(readLogTail(file, 10)).toBe('a\nb\nc\n');
+    expect(readLogTail(join(dir, 'none.log'), 2)).toBeUndefined();
+    // Longer than the MiB read: the cut first line is dropped, unless it is the only one.
+    writeFileSync(file, `${'x'.repeat(2 << 20)}\nlast\n`);
+    expect(readLogTail(file, 5)).toBe('last\n');
+    writeFileSync(file, 'epoch 1: 10%\r'.repeat(200_000));
+    expect(readLogTail(file, 5)?.endsWith('epoch 1: 10%\r')).toBe(true);
   });
 
   it('reports a command that cannot be found as failed with 127, the log saying why', async () => {

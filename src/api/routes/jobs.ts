@@ -89,6 +89,7 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
         ...errors,
         404: jsonContent(ErrorSchema, 'no such job, or no log kept for that replica'),
         409: jsonContent(ErrorSchema, 'the service runs no jobs (no executor)'),
+        503: jsonContent(ErrorSchema, 'the log could not be read (the cloud refused or did not answer)'),
       },
     }),
     async (c) => {

@@ -132,13 +132,24 @@ export class KubernetesExecutor implements Executor {
       try {
         const text = await withKubeRetry(
           'read pod log',
-          () => this.api.readNamespacedPodLog({ name: podName(jobId, g, rank), namespace, tailLines }),
+          () =>
+            this.api.readNamespacedPodLog({
+              name: podName(jobId, g, rank),
+              namespace,
+              tailLines,
+              // As the local executor reads at most a log's last MiB.
+              limitBytes: 1 << 20,
+            }),
           this.retry,
         );
         return { generation: g, text };
       } catch (error) {
         // 400: its container has not started yet (Pending, pulling), so it has written nothing.
         if (statusOf(error) === 400) return { generation: g, text: '' };
+        if (statusOf(error) === 403)
+          throw new Error(
+            `reading pod ${podName(jobId, g, rank)}'s log was refused (403): boa's role in ${namespace} needs get on pods/log (infra/k8s/jobs-rbac.ts)`,
+          );
         if (kindOf(error) !== 'not-found') throw error;
       }
     }

@@ -75,8 +75,9 @@ export function readLogTail(file: string, lines: number): string | undefined {
     const buffer = Buffer.alloc(length);
     readSync(fd, buffer, 0, length, size - length);
     const all = buffer.toString('utf8').split(/(?<=\n)/);
-    // A cut at the MiB mark leaves a partial first line: dropped unless the whole file was read.
-    if (length < size) all.shift();
+    // A cut at the MiB mark leaves a partial first line: dropped unless the whole file was read, or it
+    // is all there is (progress bars redrawn with \r write one long line).
+    if (length < size && all.length > 1) all.shift();
     return all.slice(Math.max(0, all.length - lines)).join('');
   } finally {
     closeSync(fd);
