@@ -149,6 +149,7 @@ export class KubernetesExecutor implements Executor {
         if (statusOf(error) === 403)
           throw new Error(
             `reading pod ${podName(jobId, g, rank)}'s log was refused (403): boa's role in ${namespace} needs get on pods/log (infra/k8s/jobs-rbac.ts)`,
+            { cause: error },
           );
         if (kindOf(error) !== 'not-found') throw error;
       }
