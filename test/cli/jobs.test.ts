@@ -168,6 +168,34 @@ describe('boa jobs', () => {
     cleanups.push(pods.close);
     expect(await submitted(pods, ['--', 'python', 'train.py'])).toBeUndefined();
     expect(await submitted(pods, ['--workdir', 'src', '--', 'python', 'train.py'])).toBe('src');
+
+    // A local service that cannot see this shell's folders (a container behind 127.0.0.1) refuses the
+    // folder taken from here: the message says where it came from and what to pass.
+    const boxed = await startCliService({
+      executor: {
+        ...idle('local'),
+        checkWorkload: (w) =>
+          w.workingDir === '/srv'
+            ? undefined
+            : { field: 'workload.workingDir', message: 'no such directory' },
+      },
+    });
+    cleanups.push(boxed.close);
+    const refused = await boxed.boa(['jobs', 'submit', 'cifar10', '--', 'node', 'train.js']);
+    expect(refused.status).not.toBe(0);
+    expect(refused.stderr).toContain(`the working directory ${boxed.cwd} is this shell's folder`);
+    expect(refused.stderr).toContain('pass --workdir with a folder it sees');
+    const given = await boxed.boa([
+      'jobs',
+      'submit',
+      'cifar10',
+      '--workdir',
+      '/elsewhere',
+      '--',
+      'node',
+      'x',
+    ]);
+    expect(given.stderr).not.toContain("this shell's folder");
   });
 
   it("prints the last lines a job's replica wrote (--tail, --generation), and says why when there are none", async () => {

@@ -99,11 +99,11 @@ export function addJobsCommands(program: Command): void {
         ...(options.name === undefined ? {} : { name: options.name }),
         ...(workload ? { workload } : {}),
       };
-      const { data, text } = await context.client.json<{ id: number; token: string; job: JobView }>(
-        'POST',
-        '/v1/jobs',
-        body,
-      );
+      const { data, text } = await context.client
+        .json<{ id: number; token: string; job: JobView }>('POST', '/v1/jobs', body)
+        .catch((error: unknown) => {
+          throw unseenFolder(error, workload?.workingDir, options.workdir);
+        });
       const note = workload
         ? 'boa runs the command when the job gets GPUs; its processes get this token as BOA_JOB_TOKEN.'
         : "the job's launcher needs this token: it authenticates the job's allocation, progress and" +
@@ -218,6 +218,24 @@ async function inSubmitDir<W extends { workingDir?: string }>(
   const { data } = await client.json<{ executor?: string | null }>('GET', '/v1/status');
   if (data.executor !== 'local') return workload;
   return { ...workload, workingDir: resolve(process.cwd(), workload.workingDir ?? '.') };
+}
+
+/**
+ * A service on this machine's address that cannot see its folders (in a container, behind a tunnel)
+ * refuses the folder the CLI took from this shell: say so, and how to name one it sees.
+ */
+function unseenFolder(error: unknown, sent: string | undefined, given: string | undefined): unknown {
+  const defaulted = sent !== undefined && (given === undefined || !isAbsolute(given));
+  if (!(error instanceof CliError) || !defaulted || !error.message.includes('workload.workingDir'))
+    return error;
+  const from =
+    given === undefined ? "this shell's folder" : `--workdir ${given}, taken from this shell's folder`;
+  return new CliError(
+    `${error.message} (the working directory ${sent} is ${from}: if the service runs in a container or on ` +
+      'another machine behind this address, pass --workdir with a folder it sees)',
+    error.exitCode,
+    error.body,
+  );
 }
 
 const WAITS_FOR = { plan: 'waits for a plan', budget: 'queued for the budget', nodes: 'waits for nodes' };
