@@ -125,20 +125,35 @@ async function unprotect(autoscaling, autoScalingGroupName, instanceIds) {
     try {
       await send(batch);
       lifted += batch.length;
-    } catch {
+    } catch (error) {
+      // Anything but an instance the ASG refuses (AccessDenied, throttling) fails the run, so the
+      // Lambda's errors show, rather than a guard that looks as if it acted.
+      if (!refusedInstance(error)) throw error;
       for (const id of batch) {
         try {
           await send([id]);
           lifted += 1;
-        } catch (error) {
+        } catch (single) {
+          if (!refusedInstance(single)) throw single;
           console.log(
-            JSON.stringify({ event: 'budget_guard.unprotect_skipped', instanceId: id, error: String(error) }),
+            JSON.stringify({
+              event: 'budget_guard.unprotect_skipped',
+              instanceId: id,
+              error: String(single),
+            }),
           );
         }
       }
     }
   }
   return lifted;
+}
+
+/** The ASG's refusal of an instance not in service (Pending, Terminating) or no longer in the group. */
+function refusedInstance(error) {
+  return /not in InService|not part of Auto Scaling group|Instance Id not found/i.test(
+    String(error?.message ?? ''),
+  );
 }
 
 /** One run of the guard; clients are injected (tests use aws-sdk-client-mock). */

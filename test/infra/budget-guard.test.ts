@@ -4,6 +4,7 @@ import {
   GetMetricStatisticsCommand,
   PutMetricDataCommand,
 } from '@aws-sdk/client-cloudwatch';
+import { SetInstanceProtectionCommand } from '@aws-sdk/client-auto-scaling';
 import { DescribeNodegroupCommand, EKS, UpdateNodegroupConfigCommand } from '@aws-sdk/client-eks';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { mockClient } from 'aws-sdk-client-mock';
@@ -125,6 +126,25 @@ describe('budget guard on an emulated node group', () => {
     group.asg.step();
     expect(again).toMatchObject({ action: 'shrink', unprotected: 4 });
     expect(group.asg.live()).toHaveLength(2);
+
+    // A refusal that is not about an instance (no permission) fails the run, for the Lambda's error alarm.
+    group.asg.setProtection(
+      group.asg.live().map((i) => i.id),
+      true,
+    );
+    group.setDesiredOutside(4);
+    clock.advance(120);
+    group.asg.setProtection(
+      group.asg.live().map((i) => i.id),
+      true,
+    );
+    group.asg.desiredCapacity = 2;
+    group.asgMock.on(SetInstanceProtectionCommand).rejects(
+      Object.assign(new Error('User is not authorized to perform: autoscaling:SetInstanceProtection'), {
+        name: 'AccessDenied',
+      }),
+    );
+    await expect(runGuard(clients, { ...settings, budget: 8 }, NOW)).rejects.toThrow(/not authorized/);
   });
 });
 
