@@ -166,7 +166,16 @@ export const configSchema = z
         /** A node not ready for jobs this long after launch is terminated (never joined, no GPUs). */
         provisionSeconds: z.number().positive().default(900),
         /** A node that was ready keeps its jobs this long while it is not (NotReady, no GPUs); 0: none. */
-        notReadyGraceSeconds: z.number().nonnegative().default(300),
+        // Kubernetes evicts boa's pods from a not-ready node after 300 s (its default tolerations):
+        // a longer grace would keep allocations to pods that are gone.
+        notReadyGraceSeconds: z
+          .number()
+          .nonnegative()
+          .max(
+            300,
+            'nodes.notReadyGraceSeconds must be at most 300: Kubernetes evicts pods from a not-ready node after 300 s',
+          )
+          .default(300),
         /** First wait after instances fail to launch (capacity); doubles per failure up to the max. */
         capacityBackoffSeconds: z.number().positive().default(60),
         capacityBackoffMaxSeconds: z.number().positive().default(1800),

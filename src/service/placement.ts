@@ -99,6 +99,8 @@ export class IncrementalPlacement {
   private used = new Int32Array(0);
   /** The listing in which each node number last appeared (to find the nodes that went away). */
   private listed = new Int32Array(0);
+  /** 1 for a node offered keep-only (PoolNode.keepOnly): its jobs stay, nothing new is placed there. */
+  private keepOnly = new Uint8Array(0);
   private listing = 0;
   private readyIds: readonly string[] = [];
   private readyNumbers: readonly number[] = [];
@@ -146,12 +148,25 @@ export class IncrementalPlacement {
     if (settled < this.placed.size) this.forgetDeparted();
 
     const changed = new Map<number, readonly string[]>();
-    const running = unsettled.filter((j) => j.width > 0);
+    // A job on a keep-only node keeps its place while its width holds, also when this placement did not
+    // make it (after a restart): freeNodes() offers keep-only nodes to no one.
+    const kept = new Set<number>();
+    for (const job of unsettled) {
+      if (job.width === 0 || job.width !== job.current.length || !this.keepsPlace(job.current)) continue;
+      this.hold(job.id, {
+        allocation: previous.get(job.id) as readonly string[],
+        slots: job.current,
+        seenAt: this.tick,
+      });
+      kept.add(job.id);
+    }
+    const running = unsettled.filter((j) => j.width > 0 && !kept.has(j.id));
     const result =
       running.length > 0
         ? executeWidths(running, this.freeNodes(), { ...bounds, shortfall: 'partial' }).allocations
         : new Map<number, number[]>();
     for (const job of unsettled) {
+      if (kept.has(job.id)) continue;
       const slots = result.get(job.id) ?? [];
       const before = previous.get(job.id) as readonly string[];
       const same = sameSlots(slots, job.current);
@@ -159,9 +174,14 @@ export class IncrementalPlacement {
       if (!same) changed.set(job.id, allocation);
       if (slots.length > 0) this.hold(job.id, { allocation, slots, seenAt: this.tick });
     }
+    // GPUs left free on keep-only nodes serve no one: the nodes for the rest are asked for beside them.
+    let stranded = 0;
+    for (const n of this.readyNumbers) {
+      if (this.keepOnly[n]) stranded += Math.max(0, (this.capacity[n] as number) - (this.used[n] as number));
+    }
     const desiredNodes = Math.min(
       bounds.maxNodes,
-      Math.max(bounds.minNodes, Math.ceil(wanted / bounds.gpusPerNode)),
+      Math.max(bounds.minNodes, Math.ceil((wanted + stranded) / bounds.gpusPerNode)),
     );
     return { changed, wantedGpus: wanted, allocatedGpus: this.allocated, desiredNodes };
   }
@@ -179,10 +199,12 @@ export class IncrementalPlacement {
   private refreshNodes(readyNodes: readonly PoolNode[]): boolean {
     const ids = this.readyIds;
     let unchanged = ids.length === readyNodes.length;
-    // Same nodes with the same GPUs (a node kept through a not-ready grace offers fewer).
+    // Same nodes with the same GPUs, and the same ones keep-only.
     for (let i = 0; unchanged && i < ids.length; i++) {
       const node = readyNodes[i] as PoolNode;
-      unchanged = ids[i] === node.id && this.capacity[this.readyNumbers[i] as number] === node.gpus;
+      const n = this.readyNumbers[i] as number;
+      unchanged =
+        ids[i] === node.id && this.capacity[n] === node.gpus && this.keepOnly[n] === (node.keepOnly ? 1 : 0);
     }
     if (unchanged) return false;
     const numbers = this.numbersOf(readyNodes);
@@ -194,11 +216,13 @@ export class IncrementalPlacement {
       const gpus = (readyNodes[i] as PoolNode).gpus;
       if (gpus < (this.capacity[n] as number)) lost = true;
       this.capacity[n] = gpus;
+      this.keepOnly[n] = (readyNodes[i] as PoolNode).keepOnly ? 1 : 0;
       this.listed[n] = stamp;
     }
     for (const n of this.readyNumbers) {
       if (this.listed[n] !== stamp) {
         this.capacity[n] = 0;
+        this.keepOnly[n] = 0;
         lost = true;
       }
     }
@@ -217,6 +241,9 @@ export class IncrementalPlacement {
       return next;
     };
     this.capacity = grown(this.capacity);
+    const keepOnly = new Uint8Array(length);
+    keepOnly.set(this.keepOnly);
+    this.keepOnly = keepOnly;
     this.used = grown(this.used);
     this.listed = grown(this.listed);
   }
@@ -252,6 +279,22 @@ export class IncrementalPlacement {
     return numbers;
   }
 
+  /** The slots touch a keep-only node, and every node of them is listed with room for them. */
+  private keepsPlace(slots: readonly number[]): boolean {
+    let keepOnly = false;
+    const count = new Map<number, number>();
+    for (const n of slots) {
+      if (n >= this.capacity.length) return false;
+      if (this.keepOnly[n]) keepOnly = true;
+      count.set(n, (count.get(n) ?? 0) + 1);
+    }
+    if (!keepOnly) return false;
+    for (const [n, gpus] of count) {
+      if (gpus > (this.capacity[n] as number) - (this.used[n] as number)) return false;
+    }
+    return true;
+  }
+
   private allReady(slots: readonly number[]): boolean {
     for (const n of slots) if ((this.capacity[n] as number) === 0) return false;
     return true;
@@ -260,6 +303,7 @@ export class IncrementalPlacement {
   private freeNodes(): Array<{ id: number; gpus: number; ready: true }> {
     const nodes: Array<{ id: number; gpus: number; ready: true }> = [];
     for (const n of this.readyNumbers) {
+      if (this.keepOnly[n]) continue;
       const free = (this.capacity[n] as number) - (this.used[n] as number);
       if (free > 0) nodes.push({ id: n, gpus: free, ready: true });
     }

@@ -39,6 +39,11 @@ export interface PoolNode {
   /** Billing has started (EC2 bills from running, not pending); default true. */
   readonly billed?: boolean;
   readonly cordoned?: boolean;
+  /**
+   * Jobs placed here stay, nothing new is placed here: a node briefly not ready (its grace), or one EKS
+   * will drain for a node group update.
+   */
+  readonly keepOnly?: boolean;
   /** Already on its way out (released or shutting down): still paid until gone, never counted as kept. */
   readonly leaving?: boolean;
   /** Why a node is not ready, for status and logs: booting, registering, not-ready, no-gpus, cordoned. */

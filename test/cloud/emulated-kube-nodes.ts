@@ -28,6 +28,7 @@ export class EmulatedKubeNodes implements ClusterNodes {
   private readonly cordoned = new Set<string>();
   private readonly neverJoin = new Set<string>();
   private readonly neverReady = new Set<string>();
+  private readonly updateTainted = new Set<string>();
   private readonly names = new Map<string, string>();
   /** Every cordon call, in order. */
   readonly cordons: string[] = [];
@@ -50,7 +51,17 @@ export class EmulatedKubeNodes implements ClusterNodes {
       return [
         {
           metadata: { name },
-          spec: { providerID: `aws:///${i.zone}/${i.id}`, unschedulable: this.cordoned.has(name) },
+          spec: {
+            providerID: `aws:///${i.zone}/${i.id}`,
+            unschedulable: this.cordoned.has(name),
+            ...(this.updateTainted.has(i.id)
+              ? {
+                  taints: [
+                    { key: 'eks.amazonaws.com/nodegroup', value: 'unschedulable', effect: 'NoSchedule' },
+                  ],
+                }
+              : {}),
+          },
           status: {
             conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }],
             allocatable: ready ? { 'nvidia.com/gpu': String(this.t.gpus) } : ({} as Record<string, string>),
@@ -86,6 +97,11 @@ export class EmulatedKubeNodes implements ClusterNodes {
   /** The node registers but never becomes Ready (the device plugin or the driver fails). */
   neverReadies(instanceId: string): void {
     this.neverReady.add(instanceId);
+  }
+
+  /** EKS taints the node for a node group update: it will be drained and replaced. */
+  taintForUpdate(instanceId: string): void {
+    this.updateTainted.add(instanceId);
   }
 
   /** A node made not Ready (neverReadies) is Ready again: its kubelet's heartbeats are back. */

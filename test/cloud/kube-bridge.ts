@@ -24,6 +24,12 @@ export async function kubeBridge(emulated: EmulatedKubeNodes, gpusPerNode = 4) {
       } else if (readyOf(existing as never) !== ready) {
         fake.kubelet.setNodeReady(name, ready);
       }
+      // Taints (EKS's update taint) follow the emulator's too.
+      const taints = (node.spec as { taints?: unknown[] } | undefined)?.taints ?? [];
+      const current = fake.nodes().find((n) => n.metadata.name === name);
+      if (JSON.stringify(current?.spec?.taints ?? []) !== JSON.stringify(taints)) {
+        fake.store.update('nodes', undefined, name, (n) => ({ ...n, spec: { ...n.spec, taints } }));
+      }
       have.delete(name);
     }
     for (const name of have.keys()) fake.kubelet.removeNode(name);

@@ -82,7 +82,7 @@ describe('KubeClusterNodes (Node watch)', () => {
     expect(await nodes.list()).toMatchObject([{ name: 'n1', instanceId: 'i-0abc', ready: true }]);
   });
 
-  it("takes EKS's update taint (eks.amazonaws.com/nodegroup NoSchedule) for a cordon: the node is on its way out", async () => {
+  it("reads EKS's update taint (eks.amazonaws.com/nodegroup NoSchedule): the node will be drained for an update", async () => {
     const { fake, nodes } = await setup();
     fake.kubelet.addNode({ name: 'n1', gpus: 4, ready: true, instanceId: 'i-0abc' });
     fake.kubelet.addNode({ name: 'n2', gpus: 4, ready: true, instanceId: 'i-0def' });
@@ -103,11 +103,15 @@ describe('KubeClusterNodes (Node watch)', () => {
     );
     const listed = await eventually(
       () => nodes.list(),
-      (l) => l.find((n) => n.name === 'n1')?.unschedulable === true,
+      (l) => l.find((n) => n.name === 'n1')?.updating === true,
     );
-    expect(listed.find((n) => n.name === 'n1')).toMatchObject({ unschedulable: true, ready: true });
+    expect(listed.find((n) => n.name === 'n1')).toMatchObject({
+      updating: true,
+      unschedulable: false,
+      ready: true,
+    });
     // The GPU taint boa's pods tolerate changes nothing.
-    expect(listed.find((n) => n.name === 'n2')).toMatchObject({ unschedulable: false });
+    expect(listed.find((n) => n.name === 'n2')).toMatchObject({ updating: false, unschedulable: false });
   });
 
   it('cordons with a merge patch on spec.unschedulable', async () => {

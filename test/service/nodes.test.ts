@@ -127,7 +127,58 @@ describe('Kubernetes node truth', () => {
     w.group.kube.readiesAgain(node);
     await tick(6);
     expect(a.generation).toBe(generation);
+    // b got a node of its own meanwhile; the recovered node is not the one that goes.
+    expect(w.group.terminations.map((t) => t.instanceId)).not.toContain(node);
+  });
+
+  it('a job re-placed during the grace (its width changed) does not go back onto the node, nor a new one', async () => {
+    const w = world({ notReadyGraceSeconds: 300 });
+    const { tick, job } = await w.start();
+    const a = job(4);
+    await tick(3);
+    const name = nodeName(w.group, w.group.asg.live()[0]!.id);
+    w.group.kube.neverReadies(w.group.asg.live()[0]!.id);
+    await tick(1);
+    expect(a.allocation).toEqual(Array(4).fill(name));
+    a.widths = Array.from({ length: 8 }, () => 2);
+    const b = job(2);
+    await tick(3);
+    expect(a.allocation).not.toContain(name);
+    expect(b.allocation).not.toContain(name);
+  });
+
+  it('a restart of boa while a node is NotReady keeps its jobs there and the node (the grace starts at the restart)', async () => {
+    const w = world({ onDisk: true, notReadyGraceSeconds: 300 });
+    const first = await w.start();
+    const a = first.job(4);
+    await first.tick(20);
+    const node = w.group.asg.live()[0]!.id;
+    w.group.kube.neverReadies(node);
+    await first.tick(1);
+    const generation = first.boa.service.job(a.id).generation;
+    await first.boa.close();
+    const second = await w.start();
+    await second.tick(2);
     expect(w.group.terminations).toEqual([]);
+    expect(second.boa.service.job(a.id).generation).toBe(generation);
+    await second.tick(5); // the grace is over: the job moves
+    expect(second.boa.service.job(a.id).generation).toBeGreaterThan(generation);
+  });
+
+  it('keeps the jobs of a node EKS tainted for an update until it is drained, and places nothing new there', async () => {
+    const w = world();
+    const { tick, job } = await w.start();
+    const a = job(2);
+    await tick(3);
+    const node = w.group.asg.live()[0]!.id;
+    const generation = a.generation;
+    w.group.kube.taintForUpdate(node);
+    const b = job(2);
+    await tick(4); // b waits for a node of its own
+    expect(a.generation).toBe(generation);
+    expect(a.allocation).toEqual(Array(2).fill(nodeName(w.group, node)));
+    expect(b.allocation).toHaveLength(2);
+    expect(b.allocation).not.toContain(nodeName(w.group, node));
   });
 
   it('moves the jobs of a node NotReady for notReadyGraceSeconds, and at once with a grace of 0', async () => {

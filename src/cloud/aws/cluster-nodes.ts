@@ -10,8 +10,10 @@ export interface ClusterNode {
   readonly instanceId: string | undefined;
   /** Condition Ready is True. */
   readonly ready: boolean;
-  /** Cordoned (spec.unschedulable), or tainted by EKS for a node group update (UPDATE_TAINT_KEY). */
+  /** Cordoned (spec.unschedulable). */
   readonly unschedulable: boolean;
+  /** Tainted by EKS for a node group update (UPDATE_TAINT_KEY): it will be drained and replaced. */
+  readonly updating?: boolean;
   /** Allocatable nvidia.com/gpu (0 until the device plugin advertises them). */
   readonly gpus: number;
 }
@@ -47,8 +49,9 @@ export interface NodeObject {
 /**
  * A managed node group update (Kubernetes version, AMI release, launch template) taints every node it
  * will replace with eks.amazonaws.com/nodegroup=unschedulable:NoSchedule, then drains and terminates
- * them. boa's pods are bound by nodeName and skip that check, so the taint counts as a cordon: nothing
- * new is placed there (a pod put there is evicted by the drain), and jobs there move.
+ * them a few at a time (maxUnavailable). boa's pods are bound by nodeName and skip that check, so boa
+ * places nothing new there (a pod put there is evicted by the drain); the jobs there keep running until
+ * the drain reaches their node, rather than all restarting at once onto the few surge nodes.
  */
 export const UPDATE_TAINT_KEY = 'eks.amazonaws.com/nodegroup';
 
@@ -60,9 +63,10 @@ export function clusterNodeFrom(node: NodeObject): ClusterNode | undefined {
     name,
     instanceId: instanceIdFromProviderId(node.spec?.providerID),
     ready: (node.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True'),
-    unschedulable:
-      node.spec?.unschedulable === true ||
-      (node.spec?.taints ?? []).some((t) => t.key === UPDATE_TAINT_KEY && t.effect !== 'PreferNoSchedule'),
+    unschedulable: node.spec?.unschedulable === true,
+    updating: (node.spec?.taints ?? []).some(
+      (t) => t.key === UPDATE_TAINT_KEY && t.effect !== 'PreferNoSchedule',
+    ),
     gpus: Number.isFinite(gpus) ? gpus : 0,
   };
 }

@@ -239,6 +239,8 @@ export class EksNodePool implements NodePool {
         billed: running,
         ...(node ? { name: node.name } : {}),
         ...(node?.unschedulable ? { cordoned: true } : {}),
+        // EKS will drain it for an update: its jobs stay until then, nothing new goes there.
+        ...(node?.updating && waitingFor === undefined ? { keepOnly: true } : {}),
         ...(waitingFor ? { waitingFor } : {}),
       };
     });

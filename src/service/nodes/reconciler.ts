@@ -90,9 +90,11 @@ export class NodeReconciler {
 
   /**
    * The nodes placement may use now: ready for jobs, not being removed; ids as allocations name them.
-   * A node in its not-ready grace (`notReadyGraceMs`) is offered with only the GPUs its jobs hold
-   * (`heldGpus`, by allocation name), so they stay and nothing new goes there: moving a job costs it a
-   * restart, and a missed heartbeat or a device plugin restart is over in seconds.
+   * A node in its not-ready grace (`notReadyGraceMs`) is offered keep-only: its jobs stay and nothing new
+   * goes there, since moving a job costs it a restart and a missed heartbeat or a device plugin restart
+   * is over in seconds. `heldGpus` (GPUs placed per node, by allocation name) starts the grace of a node
+   * seen for the first time not ready with jobs on it: they were placed there when it was ready, before
+   * a restart of boa lost when that was.
    */
   usable(nodes: readonly PoolNode[], heldGpus?: () => ReadonlyMap<string, number>): PoolNode[] {
     // A plain loop: this runs inside every tick's decision, over every node.
@@ -103,11 +105,13 @@ export class NodeReconciler {
       if (this.removing.has(n.id)) continue;
       const id = n.name ?? n.id;
       if (!n.ready) {
-        if (!heldGpus || !this.inNotReadyGrace(n, now)) continue;
-        // Built once a tick, and only when some node is in its grace.
-        held ??= heldGpus();
-        const gpus = Math.min(held.get(id) ?? 0, n.gpus);
-        if (gpus > 0) usable.push({ ...n, id, gpus });
+        if (!heldGpus || !this.graceable(n)) continue;
+        if (!this.readyAt.has(n.id)) {
+          // Built once a tick, and only when a node not ready is seen for the first time.
+          held ??= heldGpus();
+          if ((held.get(id) ?? 0) > 0) this.readyAt.set(n.id, now);
+        }
+        if (this.inNotReadyGrace(n, now)) usable.push({ ...n, id, keepOnly: true });
         continue;
       }
       usable.push(id !== n.id ? { ...n, id } : n);
@@ -115,11 +119,15 @@ export class NodeReconciler {
     return usable;
   }
 
-  private inNotReadyGrace(node: PoolNode, now: number): boolean {
-    const graceMs = this.deps.settings.notReadyGraceMs ?? 0;
-    const readyAt = this.readyAt.get(node.id);
+  /** Not ready for a reason that may pass (NotReady, GPUs not advertised), and not on its way out. */
+  private graceable(node: PoolNode): boolean {
     const unhealthy = node.waitingFor === 'not-ready' || node.waitingFor === 'no-gpus';
-    return unhealthy && !node.cordoned && !node.leaving && readyAt !== undefined && now - readyAt < graceMs;
+    return unhealthy && !node.cordoned && !node.leaving && (this.deps.settings.notReadyGraceMs ?? 0) > 0;
+  }
+
+  private inNotReadyGrace(node: PoolNode, now: number): boolean {
+    const readyAt = this.readyAt.get(node.id);
+    return readyAt !== undefined && now - readyAt < (this.deps.settings.notReadyGraceMs ?? 0);
   }
 
   /** The tick's hook: starts a pass unless one is still running (the next tick sees what it missed). */
