@@ -71,8 +71,9 @@ export class NodeReconciler {
   private unconfirmed: ResizeRow | undefined;
   /**
    * When each node was last seen ready for jobs: one that was and is not now (NotReady for a moment,
-   * the device plugin restarting) gets provisionMs from then, not from its launch. In memory: after a
-   * restart a node not ready is judged from its launch, as one that never was.
+   * the device plugin restarting) gets its grace and provisionMs from then, not from its launch. In
+   * memory: after a restart, a node not ready with jobs on it counts from when boa first sees it (it
+   * was ready when they were placed), one without from its launch.
    */
   private readonly readyAt = new Map<string, number>();
   /** Holding off the group while EKS applies an update boa did not ask for (updatedByEks). */
