@@ -40,6 +40,7 @@ import {
   policyOptionsFrom,
   withSimulationOptions,
 } from './lib/sim-setup.ts';
+import { priorFrom, withPrior } from './lib/prior-from.ts';
 import { runPool } from './lib/worker-pool.ts';
 
 const DEFAULT_TARGETS = '0.5,0.6,0.7,0.8,0.9';
@@ -66,6 +67,10 @@ const program = withSimulationOptions(
     .option(
       '--rates <source>',
       "boa: online (default, as the service estimates them), prior (online, starting from the trace's rates, as the demo's --prior trace) or oracle (the trace's rates)",
+    )
+    .option(
+      '--prior-from <files>',
+      "boa: its online estimator starts from these other traces' average rates per class, as a service that ran on those days would (its priorRates); labelled with it",
     )
     .option('--workers <n>', 'worker threads (default: available cores)')
     .option(
@@ -94,6 +99,7 @@ await runMain(async () => {
       seed: string;
       solver?: string;
       rates?: string;
+      priorFrom?: string;
       workers?: string;
       profiles: string;
       data: string;
@@ -128,11 +134,16 @@ await runMain(async () => {
   if (opts.sensitivity === undefined && opts.policies === undefined) {
     throw new UsageError('give --policies (or --sensitivity)');
   }
-  const entries = opts.sensitivity
+  const parsed = opts.sensitivity
     ? SENSITIVITY_ENTRIES.map((e) => ({ ...e, definition: findPolicy(e.policy) }))
     : parseList(opts.policies as string, '--policies').map((spec) =>
         asUsage(() => parsePolicyEntry(spec, findPolicy)),
       );
+  const priorFiles = opts.priorFrom ? parseList(opts.priorFrom, '--prior-from') : [];
+  const entries =
+    priorFiles.length > 0
+      ? withPrior(parsed, priorFrom(priorFiles, opts.trace, inputs.apps), priorFiles.length)
+      : parsed;
   const swept = compareTasks(entries, budgets.values, targets, shared);
   const fixedMode = (policy: string) => findPolicy(policy).mode === 'fixed';
   const tasks =

@@ -145,6 +145,11 @@ export interface PolicyOptions {
    * starting from the trace's own rates as the service's priorRates: oracle input); oracle (the trace's).
    */
   readonly rates?: 'online' | 'prior' | 'oracle';
+  /**
+   * boa's prior rates (jobs/hour per class; the service's `priorRates`) when they come from elsewhere
+   * than the trace, say other days' traces (`compare --prior-from`): the online estimator starts there.
+   */
+  readonly priorRatesPerHour?: Readonly<Record<string, number>>;
   /** boa's warm-up (core/warmup.ts): hours from half the budget to all of it; 0 or absent: none. */
   readonly warmupHours?: number;
   /** boa's drain (core/exec/drain-widths.ts): hours without an arrival before it; 0: never; absent: 2. */

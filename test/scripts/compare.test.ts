@@ -1,7 +1,7 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import {
   atPaid,
   atPaidTable,
@@ -9,6 +9,7 @@ import {
   compareCsv,
   compareTasks,
 } from '../../scripts/lib/compare-report.ts';
+import { priorFrom } from '../../scripts/lib/prior-from.ts';
 import { jctAtPaid } from '../../src/sim/matched.ts';
 import type { PolicyDefinition } from '../../src/sim/policy.ts';
 import { POLLUX, runScript } from '../helpers/run-script.ts';
@@ -125,5 +126,56 @@ describe('compare', () => {
     ]);
     expect(bad.status).toBe(2);
     expect(bad.stderr).toMatch(/^error: unknown policy "nope"; allowed: /);
+  });
+});
+
+describe('compare --prior-from', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'compare-prior-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const trace = (name: string, jobs: Array<[number, string]>) => {
+    const file = join(dir, name);
+    const rows = jobs.map(([hour, app], i) => `j${i},${hour * 3600},${app},1,128`);
+    writeFileSync(file, `name,time,application,num_replicas,batch_size\n${rows.join('\n')}\n`);
+    return file;
+  };
+
+  it("averages other traces' rates per class (a class a trace lacks counts 0 there), never the trace itself", () => {
+    const a = trace('a.csv', [
+      [0, 'cifar10'],
+      [1, 'cifar10'],
+      [2, 'bert'],
+    ]); // 2 h: cifar10 1/h, bert 0.5/h
+    const b = trace('b.csv', [
+      [0, 'cifar10'],
+      [4, 'cifar10'],
+    ]); // 4 h: cifar10 0.5/h
+    expect(priorFrom([a, b], TRACE)).toEqual({ bert: 0.25, cifar10: 0.75 });
+    expect(priorFrom([a, b], TRACE, ['cifar10'])).toEqual({ cifar10: 0.75 });
+    expect(() => priorFrom([a, TRACE], TRACE)).toThrow(/must not include --trace .*oracle input/);
+  });
+
+  it('labels the boa series with the prior, leaves its oracle series and other policies alone', () => {
+    const out = join(dir, 'out');
+    const run = runScript('compare.ts', [
+      ...['--trace', TRACE, '--apps', 'cifar10', '--policies', 'boa,boa@cap2,boa@oracle', '--budgets', '12'],
+      ...[
+        '--prior-from',
+        resolve(POLLUX, 'workloads/workload-2.csv'),
+        '--out',
+        out,
+        '--workers',
+        '1',
+        '--quiet',
+      ],
+    ]);
+    expect(run.status, run.stderr).toBe(0);
+    const labels = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')).map(
+      (r: CompareRow) => r.label ?? r.policy,
+    );
+    expect(labels.sort()).toEqual([
+      'boa (oracle rates)',
+      'boa (plan cap 2x, prior from 1 other trace)',
+      'boa (prior from 1 other trace)',
+    ]);
   });
 });

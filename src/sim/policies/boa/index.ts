@@ -9,7 +9,8 @@
  * budget relative to its load, core/plan-cap.ts), creditSpendHours (default 4, 0: never; the service's
  * spending of the window's unspent budget while the load needs most of the budget, core/credit.ts),
  * rateConfidence (default 0: the estimate; the service's opt-in upper confidence bound on online rates,
- * src/service/estimators.ts).
+ * src/service/estimators.ts), priorRatesPerHour (the online estimator's prior, the service's priorRates,
+ * from somewhere other than the trace: `compare --prior-from`).
  */
 import { BudgetTooLowError } from '../../../core/calc/errors.ts';
 import type { PolicyContext, PolicyDefinition, PolicyOptions } from '../../policy.ts';
@@ -95,9 +96,26 @@ export function boaSettings(context: PolicyContext, options: PolicyOptions): Boa
       `boa rateConfidence must be a number from 0 (the estimate) to ${MAX_RATE_CONFIDENCE} standard errors, got ${confidence}`,
     );
   }
+  const prior = options.priorRatesPerHour;
+  if (prior !== undefined) {
+    if (rates !== 'online')
+      throw new BoaOptionsError(
+        `boa priorRatesPerHour needs online rates (they are its prior), got "${rates}"`,
+      );
+    for (const [name, rate] of Object.entries(prior)) {
+      if (!(Number.isFinite(rate) && rate >= 0))
+        throw new BoaOptionsError(
+          `boa priorRatesPerHour.${name} must be a number >= 0 (jobs/hour), got ${rate}`,
+        );
+    }
+  }
   return {
     ...BOA_DEFAULTS,
-    onlineRates: { ...BOA_DEFAULTS.onlineRates, confidence },
+    onlineRates: {
+      ...BOA_DEFAULTS.onlineRates,
+      confidence,
+      ...(prior !== undefined ? { priorRatesPerHour: prior } : {}),
+    },
     budget,
     solver,
     rates,

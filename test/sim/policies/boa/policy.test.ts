@@ -35,6 +35,20 @@ describe('boa options', () => {
     );
   });
 
+  it("takes prior rates from elsewhere than the trace as its online estimator's prior, checked", () => {
+    const prior = { cifar10: 6, bert: 2 };
+    expect(boaSettings(context(RATES), { budget: 50, priorRatesPerHour: prior }).onlineRates).toMatchObject({
+      priorRatesPerHour: prior,
+    });
+    expect(boaSettings(context(RATES), { budget: 50 }).onlineRates.priorRatesPerHour).toEqual({});
+    expect(() =>
+      boaSettings(context(RATES), { budget: 50, rates: 'oracle', priorRatesPerHour: prior }),
+    ).toThrow(/priorRatesPerHour needs online rates/);
+    expect(() => boaSettings(context(RATES), { budget: 50, priorRatesPerHour: { cifar10: -1 } })).toThrow(
+      /priorRatesPerHour.cifar10 must be a number >= 0/,
+    );
+  });
+
   it('with oracle rates, refuses a budget below the minimum feasible one at the trace rates, stating it', () => {
     expect(() => boaSettings(context(RATES), { budget: minimum * 0.9, rates: 'oracle' })).toThrow(
       new RegExp(`below the minimum feasible budget ${minimum.toPrecision(6)}`),
