@@ -25,6 +25,7 @@ import {
 } from './names.ts';
 import { checkPodWorkload, podManifest, replicaStatusOf, serviceManifest } from './pods.ts';
 import { Readmissions } from './readmit.ts';
+import { readPodLog } from './logs.ts';
 import { KUBE_RETRY, kindOf, withKubeRetry } from './retry.ts';
 
 export interface KubernetesExecutorDeps {
@@ -118,43 +119,9 @@ export class KubernetesExecutor implements Executor {
   }
 
   /** The pod's log, as `kubectl logs` reads it: kept while the pod is (boa deletes a generation's pods as it ends). */
-  async logs({ jobId, rank, generation, tailLines }: ReplicaLogQuery): Promise<ReplicaLog | undefined> {
-    const generations =
-      generation !== undefined
-        ? [generation]
-        : (await this.pods.current())
-            .map((pod) => identityOf(pod.metadata?.labels))
-            .filter((id) => id !== undefined && id.jobId === jobId && id.rank === rank)
-            .map((id) => id!.generation)
-            .sort((a, b) => b - a);
-    const namespace = this.config.namespace;
-    for (const g of generations) {
-      try {
-        const text = await withKubeRetry(
-          'read pod log',
-          () =>
-            this.api.readNamespacedPodLog({
-              name: podName(jobId, g, rank),
-              namespace,
-              tailLines,
-              // As the local executor reads at most a log's last MiB.
-              limitBytes: 1 << 20,
-            }),
-          this.retry,
-        );
-        return { generation: g, text };
-      } catch (error) {
-        // 400: its container has not started yet (Pending, pulling), so it has written nothing.
-        if (statusOf(error) === 400) return { generation: g, text: '' };
-        if (statusOf(error) === 403)
-          throw new Error(
-            `reading pod ${podName(jobId, g, rank)}'s log was refused (403): boa's role in ${namespace} needs get on pods/log (infra/k8s/jobs-rbac.ts)`,
-            { cause: error },
-          );
-        if (kindOf(error) !== 'not-found') throw error;
-      }
-    }
-    return undefined;
+  async logs(query: ReplicaLogQuery): Promise<ReplicaLog | undefined> {
+    const pods = query.generation === undefined ? await this.pods.current() : [];
+    return readPodLog(this.api, this.config.namespace, this.retry, pods, query);
   }
 
   async reconcile(desired: readonly DesiredJob[]): Promise<readonly ReplicaStatus[]> {
@@ -396,11 +363,4 @@ export class KubernetesExecutor implements Executor {
 function belongs(pod: V1Pod, id: PodIdentity, job: DesiredJob | undefined): boolean {
   if (!job || job.generation !== id.generation) return false;
   return job.replicas.some((r) => r.rank === id.rank && r.node === pod.spec?.nodeName);
-}
-
-/** The HTTP status of a failed call, seen through the retry layer's wrapper (its cause). */
-function statusOf(error: unknown): number | undefined {
-  const code = (e: unknown) => (e as { code?: unknown } | undefined)?.code;
-  const status = code(error) ?? code((error as { cause?: unknown } | undefined)?.cause);
-  return typeof status === 'number' ? status : undefined;
 }

@@ -3,6 +3,7 @@ import type { NodeRemovalRow, NodeRemovals, RemovalReason } from '../../store/no
 import type { Repository, ResizeRow } from '../../store/repository.ts';
 import type { Clock, MetricDatum, NodeGroupState, NodePool, PoolNode } from '../ports.ts';
 import { type BackoffPolicy, CapacityBackoff, type CapacityView } from './capacity.ts';
+import { NodeReadiness } from './readiness.ts';
 import { allocationName, chooseVictims, type GpusInUse } from './victims.ts';
 
 /** Where the desired size boa expects is kept across restarts. */
@@ -69,18 +70,13 @@ export class NodeReconciler {
   private lastGroup: NodeGroupState | undefined;
   /** A resize stored but not answered before a crash: the group's desired size says if it went through. */
   private unconfirmed: ResizeRow | undefined;
-  /**
-   * When each node was last seen ready for jobs: one that was and is not now (NotReady for a moment,
-   * the device plugin restarting) gets its grace and provisionMs from then, not from its launch. In
-   * memory: after a restart, a node not ready with jobs on it counts from when boa first sees it (it
-   * was ready when they were placed), one without from its launch.
-   */
-  private readonly readyAt = new Map<string, number>();
+  private readonly readiness: NodeReadiness;
   /** Holding off the group while EKS applies an update boa did not ask for (updatedByEks). */
   private holding = false;
 
   constructor(private readonly deps: NodeReconcilerDeps) {
     this.backoff = new CapacityBackoff(deps.settings.backoff);
+    this.readiness = new NodeReadiness(deps.settings.notReadyGraceMs ?? 0);
     for (const row of deps.removals.open()) this.removing.set(row.nodeId, row);
     const last = deps.repo.lastResize();
     this.expected =
@@ -106,29 +102,14 @@ export class NodeReconciler {
       if (this.removing.has(n.id)) continue;
       const id = n.name ?? n.id;
       if (!n.ready) {
-        if (!heldGpus || !this.graceable(n)) continue;
-        if (!this.readyAt.has(n.id)) {
-          // Built once a tick, and only when a node not ready is seen for the first time.
-          held ??= heldGpus();
-          if ((held.get(id) ?? 0) > 0) this.readyAt.set(n.id, now);
-        }
-        if (this.inNotReadyGrace(n, now)) usable.push({ ...n, id, keepOnly: true });
+        // The map is built once a tick, and only when a node not ready is seen for the first time.
+        const holdsJobs = () => ((held ??= heldGpus?.() ?? new Map()).get(id) ?? 0) > 0;
+        if (heldGpus && this.readiness.inGrace(n, now, holdsJobs)) usable.push({ ...n, id, keepOnly: true });
         continue;
       }
       usable.push(id !== n.id ? { ...n, id } : n);
     }
     return usable;
-  }
-
-  /** Not ready for a reason that may pass (NotReady, GPUs not advertised), and not on its way out. */
-  private graceable(node: PoolNode): boolean {
-    const unhealthy = node.waitingFor === 'not-ready' || node.waitingFor === 'no-gpus';
-    return unhealthy && !node.cordoned && !node.leaving && (this.deps.settings.notReadyGraceMs ?? 0) > 0;
-  }
-
-  private inNotReadyGrace(node: PoolNode, now: number): boolean {
-    const readyAt = this.readyAt.get(node.id);
-    return readyAt !== undefined && now - readyAt < (this.deps.settings.notReadyGraceMs ?? 0);
   }
 
   /** The tick's hook: starts a pass unless one is still running (the next tick sees what it missed). */
@@ -150,7 +131,7 @@ export class NodeReconciler {
    */
   chooseNow(input: NodeTickInput): boolean {
     const now = this.deps.clock.now();
-    this.noteReady(input.nodes, now);
+    this.readiness.note(input.nodes, now);
     const group = input.group;
     if (!group || updatedByEks(group)) return false;
     const target = this.bounded(input.target, group);
@@ -282,23 +263,13 @@ export class NodeReconciler {
     }
   }
 
-  private noteReady(nodes: readonly PoolNode[], now: number): void {
-    const listed = new Set<string>();
-    for (const node of nodes) {
-      listed.add(node.id);
-      if (node.ready) this.readyAt.set(node.id, now);
-    }
-    for (const id of this.readyAt.keys()) if (!listed.has(id)) this.readyAt.delete(id);
-  }
-
   /**
    * Not ready for jobs for `provisionMs`, counted from its launch or from when it was last seen ready
    * (and not on its way out already).
    */
   private overdue(node: PoolNode, now: number): boolean {
     if (node.ready || node.leaving || node.cordoned || this.removing.has(node.id)) return false;
-    const since = Math.max(node.launchedAt, this.readyAt.get(node.id) ?? Number.NEGATIVE_INFINITY);
-    return now - since >= this.deps.settings.provisionMs;
+    return this.readiness.overdue(node, now, this.deps.settings.provisionMs);
   }
 
   private choose(node: PoolNode, reason: RemovalReason, now: number): void {

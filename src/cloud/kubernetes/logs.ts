@@ -1,0 +1,58 @@
+import type { CoreV1Api, V1Pod } from '@kubernetes/client-node';
+import type { ReplicaLog, ReplicaLogQuery } from '../../service/ports.ts';
+import type { RetryContext } from '../retry.ts';
+import { identityOf, podName } from './names.ts';
+import { kindOf, withKubeRetry } from './retry.ts';
+
+/** As the local executor reads at most a log's last MiB. */
+const LOG_LIMIT_BYTES = 1 << 20;
+
+/**
+ * A replica's pod log (`kubectl logs`): of the generation asked for, else of the newest of `pods` (boa's,
+ * from its cache) for that job and rank whose pod still exists. A container not started yet has written
+ * nothing; a refusal says which permission is missing.
+ */
+export async function readPodLog(
+  api: CoreV1Api,
+  namespace: string,
+  retry: RetryContext,
+  pods: readonly V1Pod[],
+  { jobId, rank, generation, tailLines }: ReplicaLogQuery,
+): Promise<ReplicaLog | undefined> {
+  const generations =
+    generation !== undefined
+      ? [generation]
+      : pods
+          .map((pod) => identityOf(pod.metadata?.labels))
+          .filter((id) => id !== undefined && id.jobId === jobId && id.rank === rank)
+          .map((id) => id!.generation)
+          .sort((a, b) => b - a);
+  for (const g of generations) {
+    const name = podName(jobId, g, rank);
+    try {
+      const text = await withKubeRetry(
+        'read pod log',
+        () => api.readNamespacedPodLog({ name, namespace, tailLines, limitBytes: LOG_LIMIT_BYTES }),
+        retry,
+      );
+      return { generation: g, text };
+    } catch (error) {
+      // 400: its container has not started yet (Pending, pulling), so it has written nothing.
+      if (statusOf(error) === 400) return { generation: g, text: '' };
+      if (statusOf(error) === 403)
+        throw new Error(
+          `reading pod ${name}'s log was refused (403): boa's role in ${namespace} needs get on pods/log (infra/k8s/jobs-rbac.ts)`,
+          { cause: error },
+        );
+      if (kindOf(error) !== 'not-found') throw error;
+    }
+  }
+  return undefined;
+}
+
+/** The HTTP status of a failed call, seen through the retry layer's wrapper (its cause). */
+function statusOf(error: unknown): number | undefined {
+  const code = (e: unknown) => (e as { code?: unknown } | undefined)?.code;
+  const status = code(error) ?? code((error as { cause?: unknown } | undefined)?.cause);
+  return typeof status === 'number' ? status : undefined;
+}
