@@ -1,4 +1,4 @@
-import { desc, eq, inArray } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNull, ne, or } from 'drizzle-orm';
 import type { Db } from './db.ts';
 import { nodeRemovals } from './schema.ts';
 
@@ -55,12 +55,20 @@ export class NodeRemovals {
       .run();
   }
 
-  /** The latest node terminated by boa: scale-in lowers the group by terminations, not by a resize. */
+  /**
+   * The latest node terminated by boa: scale-in lowers the group by terminations, not by a resize. A
+   * removal that found its node already gone (outcome 'already-gone') terminated nothing.
+   */
   lastTerminated(): NodeRemovalRow | undefined {
     return this.db
       .select()
       .from(nodeRemovals)
-      .where(eq(nodeRemovals.state, 'terminated'))
+      .where(
+        and(
+          eq(nodeRemovals.state, 'terminated'),
+          or(isNull(nodeRemovals.outcome), ne(nodeRemovals.outcome, 'already-gone')),
+        ),
+      )
       .orderBy(desc(nodeRemovals.terminatedAt), desc(nodeRemovals.id))
       .limit(1)
       .get();
