@@ -87,11 +87,14 @@ export function currentSpendCeiling(svc: BoaService, now: number): SpendCeiling 
 
 /**
  * The budget the current load would need: the cheapest plan for the load (loadRates: the estimated
- * arrivals plus the jobs waiting now, cleared within one budget window). Recomputed once a minute.
+ * arrivals plus the jobs waiting now, cleared within one budget window). Recomputed once a minute, and
+ * at once when a submission, a class or the waiting queue changes it (a burst shows in `boa status` now,
+ * not a minute later).
  */
 export function loadNeeds(svc: BoaService, now: number): number {
   const cached = svc.state.loadNeeds;
-  if (cached && now - cached.at < 60_000) return cached.gpuHoursPerHour;
+  const key = loadKey(svc);
+  if (cached && cached.key === key && now - cached.at < 60_000) return cached.gpuHoursPerHour;
   const gpuHoursPerHour = checkBudget(
     {
       classes: estimatedClasses(svc),
@@ -101,8 +104,15 @@ export function loadNeeds(svc: BoaService, now: number): number {
     0,
     false,
   );
-  svc.state.loadNeeds = { at: now, gpuHoursPerHour };
+  svc.state.loadNeeds = { at: now, key, gpuHoursPerHour };
   return gpuHoursPerHour;
+}
+
+/** What moves the load at once: the latest submission, the classes, the jobs waiting. */
+function loadKey(svc: BoaService): string {
+  let waiting = 0;
+  for (const job of svc.state.jobs.values()) if (job.state === 'waiting') waiting += 1;
+  return `${svc.state.lastSubmittedAt ?? 0}|${svc.state.classes.size}|${waiting}`;
 }
 
 /** Paid and allocated time-averages over [from, to], the open allocation interval included. */

@@ -40,8 +40,8 @@ export class ServiceState {
   allocatedGpus = 0;
   allocatedFrom = 0;
   lastTickMs = 0;
-  /** The budget the current load would need (service.loadNeeds), cached for a minute. */
-  loadNeeds: { at: number; gpuHoursPerHour: number } | undefined;
+  /** The budget the current load would need (service.loadNeeds), cached for a minute per load key. */
+  loadNeeds: { at: number; key: string; gpuHoursPerHour: number } | undefined;
 }
 
 export const MAX_WORK_SAMPLES = 50;

@@ -1,0 +1,28 @@
+/**
+ * What the load needs (service.loadNeeds, in /v1/status and /v1/budget) follows a burst at once: the
+ * minute's cache holds only while no submission, class or waiting job has changed the load.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { startService } from './harness.ts';
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const fn of cleanups.splice(0)) await fn();
+});
+
+describe('what the load needs', () => {
+  it('rises with a burst of submissions within the same minute', async () => {
+    const s = await startService();
+    cleanups.push(s.close);
+    expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 })).status).toBe(200);
+    const needs = async () =>
+      (await s.request('GET', '/v1/budget')).body.control.loadNeedsGpuHoursPerHour as number;
+    const before = await needs();
+    for (let i = 0; i < 20; i++)
+      expect((await s.request('POST', '/v1/jobs', { class: 'bert' })).status).toBe(201);
+    // The clock has not moved: only a cache keyed on the load sees the burst.
+    const after = await needs();
+    expect(after).toBeGreaterThan(before);
+    expect(await needs()).toBe(after);
+  });
+});
