@@ -8,6 +8,8 @@ import {
   BOA_NAMESPACE,
   BOA_SERVICE_ACCOUNT,
   deploymentManifest,
+  inClusterUrl,
+  internalServiceManifest,
   namespaceManifest,
   serviceManifest,
   storageManifests,
@@ -97,6 +99,8 @@ export class BoaWorkload extends Construct {
       BOA_GPUS_PER_NODE: String(props.gpusPerNode),
       BOA_JOBS_NAMESPACE: props.jobsNamespace,
       BOA_TOKEN_SECRET_ARN: props.tokenSecretArn,
+      // The jobs' pods get this as BOA_URL; boa's default (127.0.0.1) would be the pod itself.
+      BOA_PUBLIC_URL: inClusterUrl(props.loadBalancer !== undefined),
       ...(props.budget !== undefined ? { BOA_BUDGET: String(props.budget) } : {}),
     };
     this.app = cluster.addManifest(
@@ -108,6 +112,7 @@ export class BoaWorkload extends Construct {
         ...(props.loadBalancer ? { loadBalancer: props.loadBalancer } : {}),
       }),
       serviceManifest(props.loadBalancer ? { loadBalancer: props.loadBalancer } : {}),
+      ...(props.loadBalancer ? [internalServiceManifest()] : []),
     );
     this.app.node.addDependency(this.namespace, storage, props.serviceAccount, executorRbac);
   }

@@ -121,6 +121,32 @@ export function deploymentManifest(options: BoaManifestOptions): Record<string, 
 }
 
 /**
+ * Where the jobs' pods reach boa (BOA_PUBLIC_URL, handed to them as BOA_URL): a ClusterIP Service on
+ * port 8080, since boa's own default (http://127.0.0.1:8080) would point a pod at itself. Exposed, the
+ * `boa` Service listens on 80 or 443, and the VPC CNI's network policies need a Service port equal to the
+ * container port, so the pods use the extra ClusterIP Service `boa-internal` (internalServiceManifest).
+ */
+export const BOA_INTERNAL_SERVICE = 'boa-internal';
+export function inClusterUrl(exposed: boolean): string {
+  const service = exposed ? BOA_INTERNAL_SERVICE : 'boa';
+  return `http://${service}.${BOA_NAMESPACE}.svc.cluster.local:${BOA_PORT}`;
+}
+
+/** The ClusterIP Service the jobs use while `boa` is the load balancer (inClusterUrl). */
+export function internalServiceManifest(): Record<string, unknown> {
+  return {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: BOA_INTERNAL_SERVICE, namespace: BOA_NAMESPACE, labels },
+    spec: {
+      type: 'ClusterIP',
+      selector: labels,
+      ports: [{ name: 'http', port: BOA_PORT, targetPort: 'http', protocol: 'TCP' }],
+    },
+  };
+}
+
+/**
  * A ClusterIP service by default (reach it with `kubectl port-forward`); with a load balancer, an
  * internet-facing NLB whose listener admits only the given CIDRs, TLS on 443 when a certificate is given.
  */

@@ -331,6 +331,25 @@ describe('boa workload', () => {
     );
   });
 
+  it("tells the jobs' pods boa's in-cluster address (BOA_PUBLIC_URL), never 127.0.0.1", () => {
+    const envOf = (t: Template) =>
+      Object.fromEntries(
+        kubernetesObjects(t)
+          .get('Deployment/boa')
+          .spec.template.spec.containers[0].env.map((e: { name: string; value: string }) => [
+            e.name,
+            e.value,
+          ]),
+      );
+    expect(envOf(template).BOA_PUBLIC_URL).toBe('http://boa.boa.svc.cluster.local:8080');
+    // Exposed, `boa` listens on 80: the pods use a ClusterIP Service whose port is the container's.
+    expect(envOf(variant).BOA_PUBLIC_URL).toBe('http://boa-internal.boa.svc.cluster.local:8080');
+    const internal = kubernetesObjects(variant).get('Service/boa-internal');
+    expect(internal.spec).toMatchObject({ type: 'ClusterIP', ports: [{ port: 8080, targetPort: 'http' }] });
+    expect(internal.spec.selector).toEqual(kubernetesObjects(variant).get('Service/boa').spec.selector);
+    expect(kubernetesObjects(template).has('Service/boa-internal')).toBe(false);
+  });
+
   it('keeps the API inside the cluster by default and behind a CIDR-restricted NLB when exposed', () => {
     expect(kubernetesObjects(template).get('Service/boa').spec.type).toBe('ClusterIP');
     const exposed = kubernetesObjects(variant).get('Service/boa');
