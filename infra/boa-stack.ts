@@ -1,4 +1,4 @@
-import { CfnOutput, Stack, type StackProps, Tags } from 'aws-cdk-lib';
+import { CfnOutput, RemovalPolicies, Stack, type StackProps, Tags } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
 import { BoaBackup } from './backup.ts';
 import { BoaWorkload } from './boa-workload.ts';
@@ -122,6 +122,10 @@ export class BoaStack extends Stack {
     new CfnOutput(this, 'DashboardUrl', {
       value: `https://${this.region}.console.aws.amazon.com/cloudwatch/home?region=${this.region}#dashboards:name=${this.monitoring.dashboard.dashboardName}`,
     });
+
+    // `cdk destroy` removes every log group (CDK's default keeps the Lambdas' and the kubectl handler's,
+    // stranding them after the stack); the backup vault and boa's volume are kept on purpose.
+    RemovalPolicies.of(this).destroy({ applyToResourceTypes: ['AWS::Logs::LogGroup'] });
 
     suppressNagFindings(this);
   }

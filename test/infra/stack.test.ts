@@ -284,6 +284,18 @@ describe("boa's IAM role (EKS Pod Identity)", () => {
   });
 });
 
+describe('tear down', () => {
+  it('deletes every log group with the stack and keeps only the backup vault', () => {
+    const logGroups = Object.values(template.findResources('AWS::Logs::LogGroup')) as any[];
+    expect(logGroups.length).toBeGreaterThan(5);
+    for (const group of logGroups) expect(group.DeletionPolicy).toBe('Delete');
+    const retained = Object.values(template.toJSON().Resources as Record<string, any>)
+      .filter((r) => r.DeletionPolicy === 'Retain')
+      .map((r) => r.Type);
+    expect(retained).toEqual(['AWS::Backup::BackupVault']);
+  });
+});
+
 describe('boa workload', () => {
   it('runs one replica from the image built from the Dockerfile, with its token from Secrets Manager', () => {
     const objects = kubernetesObjects(template);
