@@ -44,6 +44,7 @@ export class BudgetGuard extends Construct {
   readonly groupMetrics: NodegroupAsgMetrics;
   readonly inServiceAlarm: cloudwatch.Alarm;
   readonly trippedAlarm: cloudwatch.Alarm | undefined;
+  readonly failingAlarm: cloudwatch.Alarm | undefined;
   readonly handler: lambda.Function | undefined;
 
   constructor(scope: Construct, id: string, props: BudgetGuardProps) {
@@ -193,5 +194,20 @@ export class BudgetGuard extends Construct {
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
     this.trippedAlarm.addAlarmAction(new actions.SnsAction(props.topic));
+
+    // A guard that throws (AccessDenied, throttling, a changed API) holds nothing and says so only in its
+    // log: three failed runs in a row (15 minutes) reach the topic.
+    this.failingAlarm = new cloudwatch.Alarm(this, 'FailingAlarm', {
+      alarmName: `boa-${props.clusterName}-budget-guard-failing`,
+      alarmDescription: `The budget guard Lambda on ${props.clusterName} failed its last 3 runs: it would not hold the node group if boa fell silent. See its log group.`,
+      metric: this.handler.metricErrors({ period: Duration.minutes(5), statistic: cloudwatch.Stats.SUM }),
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      threshold: 1,
+      evaluationPeriods: 3,
+      datapointsToAlarm: 3,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    this.failingAlarm.addAlarmAction(new actions.SnsAction(props.topic));
+    this.failingAlarm.addOkAction(new actions.SnsAction(props.topic));
   }
 }

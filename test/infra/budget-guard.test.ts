@@ -189,6 +189,25 @@ describe('budget guard in the CDK app', () => {
       },
     });
     template.hasResourceProperties('AWS::Events::Rule', { ScheduleExpression: 'rate(5 minutes)' });
+    // A guard that keeps failing reaches the topic, not only its log.
+    const [handlerId] = only(template, 'AWS::Lambda::Function', {
+      Environment: { Variables: Match.objectLike({ GUARD_MINUTES: '15' }) },
+    });
+    const [, failing] = only(template, 'AWS::CloudWatch::Alarm', {
+      AlarmName: Match.stringLikeRegexp('budget-guard-failing'),
+    });
+    expect(failing.Properties).toMatchObject({
+      Namespace: 'AWS/Lambda',
+      MetricName: 'Errors',
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: handlerId } }],
+      Statistic: 'Sum',
+      Period: 300,
+      EvaluationPeriods: 3,
+      DatapointsToAlarm: 3,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      Threshold: 1,
+      AlarmActions: [{ Ref: expect.stringMatching(/AlarmTopic/) }],
+    });
     // The guard reads metrics, the node group and its ASG, sets the desired size and lifts protection.
     const policies = Object.values(
       template.findResources('AWS::IAM::Policy', {
@@ -299,5 +318,10 @@ describe('budget guard in the CDK app', () => {
     expect(breaches(expression, 0, undefined)).toBe(false);
     expect(breaches(expression, 0.01, undefined)).toBe(true);
     template.resourcePropertiesCountIs('AWS::Events::Rule', { ScheduleExpression: 'rate(5 minutes)' }, 0);
+    template.resourcePropertiesCountIs(
+      'AWS::CloudWatch::Alarm',
+      { AlarmName: Match.stringLikeRegexp('budget-guard-failing') },
+      0,
+    );
   }, 300_000);
 });
