@@ -29,6 +29,7 @@ export function decide(input: {
   scaling: { minSize?: number; maxSize?: number; desiredSize?: number };
   instances?: { running: number; protectedIds: string[] };
 }): GuardDecision;
+export function periodFor(from: Date, to: Date): number;
 export function readSettings(env: Record<string, string | undefined>): GuardSettings;
 export function runGuard(
   clients: { eks: EKSClient; cloudwatch: CloudWatchClient; autoscaling?: AutoScalingClient },

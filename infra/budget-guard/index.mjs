@@ -73,6 +73,17 @@ export function readSettings(env) {
   return settings;
 }
 
+/**
+ * The shortest whole-minute period that keeps [from, to) within GetMetricStatistics' 1,440 datapoints.
+ * CloudWatch rounds StartTime down to the minute and refuses more than 1,440, so a 24 h window at 60 s
+ * (the budget's look-back, and the heartbeat's at guardMinutes 1440) is over the edge by that rounding:
+ * one minute more is counted.
+ */
+export function periodFor(from, to) {
+  const minutes = Math.ceil((to.getTime() - from.getTime()) / 60_000) + 1;
+  return 60 * Math.ceil(minutes / 1440);
+}
+
 async function metricValues(cloudwatch, metricName, clusterName, from, to, statistic) {
   const { Datapoints = [] } = await cloudwatch.send(
     new GetMetricStatisticsCommand({
@@ -81,7 +92,7 @@ async function metricValues(cloudwatch, metricName, clusterName, from, to, stati
       Dimensions: [{ Name: 'Cluster', Value: clusterName }],
       StartTime: from,
       EndTime: to,
-      Period: 60,
+      Period: periodFor(from, to),
       Statistics: [statistic],
     }),
   );

@@ -9,7 +9,7 @@ import { DescribeNodegroupCommand, EKS, UpdateNodegroupConfigCommand } from '@aw
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { mockClient } from 'aws-sdk-client-mock';
 import { describe, expect, it } from 'vitest';
-import { allowedNodes, decide, readSettings, runGuard } from '../../infra/budget-guard/index.mjs';
+import { allowedNodes, decide, periodFor, readSettings, runGuard } from '../../infra/budget-guard/index.mjs';
 import { emulateNodegroup } from '../cloud/emulated-nodegroup.ts';
 import { ManualClock } from '../service/harness.ts';
 import { synthTemplate } from './synth.ts';
@@ -89,6 +89,27 @@ describe('budget guard logic', () => {
     const small = world({ heartbeats: 0, desiredSize: 3 });
     expect(await runGuard(small.clients, settings, NOW)).toMatchObject({ action: 'none', budget: 40 });
     expect(small.eksMock.commandCalls(UpdateNodegroupConfigCommand)).toHaveLength(0);
+  });
+});
+
+describe("budget guard's metric reads", () => {
+  it("stay within GetMetricStatistics' 1,440 datapoints after CloudWatch rounds StartTime down to the minute", async () => {
+    const requested = (input: any) => {
+      const start = Math.floor(input.StartTime.getTime() / 60_000) * 60_000;
+      return Math.ceil((input.EndTime.getTime() - start) / 1000 / input.Period);
+    };
+    // A run a few seconds past the minute (as EventBridge starts it), at the shortest and longest guard.
+    const now = new Date('2026-11-01T12:00:07.250Z');
+    for (const guardMinutes of [15, 1440]) {
+      const w = world({ heartbeats: 3, publishedBudget: 20, desiredSize: 4 });
+      await runGuard(w.clients, { ...settings, guardMinutes }, now);
+      const reads = w.cwMock.commandCalls(GetMetricStatisticsCommand).map((c) => c.args[0].input);
+      expect(reads.map((r) => r.MetricName)).toEqual(['Heartbeat', 'BudgetGpuHoursPerHour']);
+      for (const read of reads) expect(requested(read)).toBeLessThanOrEqual(1440);
+    }
+    // The heartbeat keeps minute resolution for the usual guard; a whole day gets 2-minute periods.
+    expect(periodFor(new Date(now.getTime() - 15 * 60_000), now)).toBe(60);
+    expect(periodFor(new Date(now.getTime() - 86_400_000), now)).toBe(120);
   });
 });
 
