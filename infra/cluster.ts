@@ -123,6 +123,15 @@ export class BoaCluster extends Construct {
       configurationValues: JSON.stringify({ enableNetworkPolicy: 'true' }),
     });
     vpcCni.node.addDependency(this.cluster);
+    // Node auto-repair (the GPU node group) learns of a failed GPU (XID errors) only from this agent's
+    // AcceleratedHardwareReady condition; without it, it reacts to NotReady alone. A DaemonSet on every
+    // node (it tolerates all taints), no IAM role.
+    const nodeMonitoring = new eks.CfnAddon(this, 'NodeMonitoringAgentAddon', {
+      clusterName: this.cluster.clusterName,
+      addonName: 'eks-node-monitoring-agent',
+      resolveConflicts: 'OVERWRITE',
+    });
+    nodeMonitoring.node.addDependency(this.systemNodegroup);
     // Add-ons run on the system nodes; the EBS CSI controller also needs the agent for credentials.
     this.ebsCsiAddon.node.addDependency(this.systemNodegroup);
     if (agent) {

@@ -47,8 +47,9 @@ export class GpuNodegroup extends Construct {
       labels: { [NODE_ROLE_LABEL]: 'gpu', 'nvidia.com/gpu.present': 'true' },
       taints: [{ key: GPU_TAINT.key, value: GPU_TAINT.value, effect: eks.TaintEffect.NO_SCHEDULE }],
       subnets: { subnetType: ec2.SubnetType.PRIVATE_WITH_EGRESS },
-      // EKS replaces nodes whose kubelet or GPU reports unhealthy (docs/nodes.md); boa's own timeout
-      // (nodes.provisionSeconds) covers nodes that never join.
+      // EKS replaces nodes whose kubelet or GPU reports unhealthy (docs/nodes.md; the GPU's health comes
+      // from the node monitoring agent add-on, cluster.ts); boa's own timeout (nodes.provisionSeconds)
+      // covers nodes that never join.
       enableNodeAutoRepair: true,
     });
 

@@ -116,6 +116,14 @@ describe('cluster', () => {
       PodIdentityAssociations: [{ ServiceAccount: 'ebs-csi-controller-sa', RoleArn: Match.anyValue() }],
     });
   });
+
+  it('installs the node monitoring agent, without which auto-repair never hears of a failed GPU', () => {
+    const [, ng] = gpuNodegroup(template);
+    expect(ng.Properties.NodeRepairConfig).toEqual({ Enabled: true });
+    const [, agent] = only(template, 'AWS::EKS::Addon', { AddonName: 'eks-node-monitoring-agent' });
+    // Its DaemonSet lands on nodes, so it waits for the system nodes.
+    expect(agent.DependsOn).toEqual(expect.arrayContaining([expect.stringMatching(/NodegroupSystem/)]));
+  });
 });
 
 describe('GPU node group', () => {
