@@ -9,6 +9,11 @@
  * GPU's speedup per GPU or better (docs/budget.md). A generous budget (the load needs less than
  * `loadShare` of it) keeps its credit for the bursts to come: spending it then widens jobs where GPUs
  * buy little, measured worse (docs/comparison.md, "what was tried").
+ *
+ * The credit is phased in over the `RAMP_SHARE` of the budget below `loadShare`, not switched on at it:
+ * after quiet hours the whole credit can double the plan's budget, and a load hovering at the gate then
+ * flipped plans between the cheapest widths and twice the budget from one re-plan to the next, every job
+ * restarting each time (workload-1 at 0.9x its minimum: 12 -> 129 -> 4 nodes within 8 minutes).
  */
 export interface CreditOptions {
   /** Hours over which the window's unspent budget is spent; 0: never. */
@@ -20,6 +25,9 @@ export interface CreditOptions {
 /** The setting measured (docs/budget.md, "credit for a tight budget"). */
 export const DEFAULT_CREDIT: CreditOptions = { spendHours: 4, loadShare: 0.9 };
 
+/** The share of the budget below `loadShare` over which the credit grows from none to all of it. */
+export const RAMP_SHARE = 0.1;
+
 export interface CreditInput {
   /** The budget's GPU-hours per hour. */
   readonly budget: number;
@@ -29,12 +37,16 @@ export interface CreditInput {
   readonly unspentGpuHours: number;
 }
 
-/** What the plan's budget is multiplied by: 1 + the credit's share of the budget per hour, or 1. */
+/**
+ * What the plan's budget is multiplied by: 1 + the credit's share of the budget per hour, times how far
+ * the load is into the ramp below `loadShare` (all of it from `loadShare` up); 1 without credit.
+ */
 export function creditFactor(input: CreditInput, options: CreditOptions): number {
   const { budget, loadNeeds, unspentGpuHours } = input;
   if (!(options.spendHours > 0) || !(budget > 0) || !(unspentGpuHours > 0)) return 1;
-  if (!(loadNeeds >= options.loadShare * budget)) return 1;
-  return 1 + unspentGpuHours / options.spendHours / budget;
+  const phasedIn = (loadNeeds / budget - (options.loadShare - RAMP_SHARE)) / RAMP_SHARE;
+  if (!(phasedIn > 0)) return 1;
+  return 1 + (Math.min(1, phasedIn) * unspentGpuHours) / options.spendHours / budget;
 }
 
 /** Checks options from a config or a command line; the message names the setting. */
