@@ -77,8 +77,28 @@ export const JobLogsQuery = z.object({
     .openapi({ description: 'the last this many lines' }),
 });
 
+const STATES = ['waiting', 'running', 'done', 'cancelled', 'failed', 'lost'] as const;
+const STATE_LIST = new RegExp(`^(${STATES.join('|')})(,(${STATES.join('|')}))*$`);
+
 export const ListJobsQuery = z.object({
-  state: z.enum(['waiting', 'running', 'done', 'cancelled', 'failed', 'lost']).optional(),
+  // A list in one parameter, so "the active jobs" (waiting,running) is one page, newest first.
+  state: z
+    .string()
+    .regex(STATE_LIST, {
+      message: `state must be one of ${STATES.map((s) => `"${s}"`).join(', ')}, or several separated by commas`,
+    })
+    .optional()
+    .openapi({
+      description: 'only jobs in this state, or in any of several: waiting,running',
+      example: 'running',
+    }),
+  class: className().optional().openapi({ description: 'only jobs of this class' }),
+  name: z
+    .string()
+    .min(1)
+    .max(BOUNDS.jobName)
+    .optional()
+    .openapi({ description: 'only jobs of exactly this name' }),
   limit: z.coerce
     .number()
     .int()

@@ -15,6 +15,8 @@ export function issueText(issue: Issue): string {
     const received = /received (\w+)$/.exec(issue.message)?.[1];
     if (received === 'undefined') return ` is missing (${article(issue.expected)})`;
     if (received === 'NaN') return ' must be a number';
+    // zod calls a fraction where an integer belongs "expected int, received number".
+    if (issue.expected === 'int') return ' must be a whole number';
     return ` must be ${article(issue.expected)}${received ? `, not ${article(received)}` : ''}`;
   }
   if ((issue.code === 'too_small' || issue.code === 'too_big') && issue.origin === 'number') {

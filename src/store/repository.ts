@@ -6,6 +6,12 @@ import { allocationSamples, jobClasses, jobs, ledgerNodes, plans, resizes, setti
 
 export type JobState = 'waiting' | 'running' | 'done' | 'cancelled' | 'failed' | 'lost';
 export type JobRow = typeof jobs.$inferSelect;
+/** What `listJobs` keeps: any of these states, this class, this exact name (each optional). */
+export interface JobFilter {
+  states?: JobState[];
+  className?: string;
+  name?: string;
+}
 export type NewJob = typeof jobs.$inferInsert;
 export type PlanRow = typeof plans.$inferSelect;
 export type ResizeRow = typeof resizes.$inferSelect;
@@ -145,10 +151,13 @@ export class Repository {
    * The newest `limit` jobs, oldest first. Jobs are never pruned: taking the oldest would hide every job
    * submitted after the first `limit` from `boa jobs list`.
    */
-  listJobs(limit: number, state?: JobState): JobRow[] {
-    const query = this.db.select().from(jobs);
-    const filtered = state ? query.where(eq(jobs.state, state)) : query;
-    return filtered.orderBy(desc(jobs.id)).limit(limit).all().reverse();
+  listJobs(limit: number, filter: JobFilter = {}): JobRow[] {
+    const where = and(
+      filter.states && filter.states.length > 0 ? inArray(jobs.state, filter.states) : undefined,
+      filter.className === undefined ? undefined : eq(jobs.className, filter.className),
+      filter.name === undefined ? undefined : eq(jobs.name, filter.name),
+    );
+    return this.db.select().from(jobs).where(where).orderBy(desc(jobs.id)).limit(limit).all().reverse();
   }
 
   countJobsByState(): Record<string, number> {

@@ -12,6 +12,9 @@ afterEach(async () => {
   boa = undefined;
 });
 
+const STATE_MESSAGE =
+  'state must be one of "waiting", "running", "done", "cancelled", "failed", "lost", or several separated by commas';
+
 describe('validation errors', () => {
   it.each([
     [
@@ -47,13 +50,10 @@ describe('validation errors', () => {
     ['PUT', '/v1/budget', { gpuHoursPerHour: -5 }, 'gpuHoursPerHour', 'gpuHoursPerHour must be > 0'],
     ['GET', '/v1/jobs/abc', undefined, 'id', 'id must be a number'],
     ['GET', '/v1/jobs?limit=0', undefined, 'limit', 'limit must be >= 1'],
-    [
-      'GET',
-      '/v1/jobs?state=sleeping',
-      undefined,
-      'state',
-      'state must be one of "waiting", "running", "done", "cancelled", "failed", "lost"',
-    ],
+    ['GET', '/v1/jobs?limit=1.5', undefined, 'limit', 'limit must be a whole number'],
+    ['GET', '/v1/jobs?state=sleeping', undefined, 'state', STATE_MESSAGE],
+    ['GET', '/v1/jobs?state=waiting,sleeping', undefined, 'state', STATE_MESSAGE],
+    ['GET', '/v1/jobs?state=waiting,', undefined, 'state', STATE_MESSAGE],
     // A message the schema wrote itself is kept as it is.
     [
       'POST',

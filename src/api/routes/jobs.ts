@@ -13,6 +13,7 @@ import {
   RegisterJobBody,
 } from '../schemas.ts';
 import { ServiceError } from '../../service/errors.ts';
+import type { JobState } from '../../store/repository.ts';
 import { jobLogs } from '../../service/job-logs.ts';
 import { allocationView, jobView } from '../../service/views.ts';
 
@@ -56,8 +57,9 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
     (c) => {
       if (!c.get('operator'))
         throw new ServiceError(401, 'unauthorized', 'listing jobs needs the operator token');
-      const { state, limit } = c.req.valid('query');
-      const jobs = c.var.service.deps.repo.listJobs(limit, state);
+      const { state, limit, class: className, name } = c.req.valid('query');
+      const states = state?.split(',') as JobState[] | undefined;
+      const jobs = c.var.service.deps.repo.listJobs(limit, { states, className, name });
       return c.json({ jobs: jobs.map((row) => jobView(c.var.service.job(row.id))) }, 200);
     },
   );
