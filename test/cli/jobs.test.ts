@@ -84,9 +84,12 @@ describe('boa jobs', () => {
     );
     expect((await s.request('GET', '/v1/jobs')).body.jobs).toEqual([]);
 
-    const badId = await s.boa(['jobs', 'cancel', 'abc']);
+    const badId = await s.boa(['jobs', 'cancel', '-1']);
     expect(badId.status).toBe(2);
     expect(badId.stderr).toMatch(/job id is a positive integer/);
+    const noName = await s.boa(['jobs', 'cancel', 'abc']);
+    expect(noName.status).toBe(1);
+    expect(noName.stderr).toBe('boa: no waiting or running job is named "abc" (see boa jobs list)\n');
     const missing = await s.boa(['jobs', 'cancel', '99']);
     expect(missing.status).toBe(1);
     expect(missing.stderr).toBe('boa: job 99 not found\n');
@@ -95,7 +98,9 @@ describe('boa jobs', () => {
     expect(badLimit.stderr).toBe('boa: --limit must be a number, got "abc"\n');
     const badState = await s.boa(['jobs', 'list', '--state', 'sleeping']);
     expect(badState.status).toBe(2);
-    expect(badState.stderr).toMatch(/Allowed choices are waiting, running, done, cancelled/);
+    expect(badState.stderr).toBe(
+      'boa: --state takes waiting, running, done, cancelled, failed, lost, or several separated by commas (waiting,running); got "sleeping"\n',
+    );
   });
 
   it('shows one job: state, width and generation, epoch, its command and the local logs folder', async () => {

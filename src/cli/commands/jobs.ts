@@ -1,13 +1,15 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
-import { type Command, Option } from 'commander';
+import type { Command } from 'commander';
 import type { jobView } from '../../service/views.ts';
 import type { BoaClient } from '../client.ts';
 import { type Connection, isLocalUrl, localDataDir } from '../connection.ts';
 import { contextOf, output } from '../context.ts';
 import { fixed, keyValues, table, when } from '../format.ts';
 import { CliError, EXIT } from '../errors.ts';
-import { parseJobId, parseNumber } from '../parse.ts';
+import { resolveJobRef } from '../job-refs.ts';
+import { parseNumber } from '../parse.ts';
+import { addCancelCommand } from './jobs-cancel.ts';
 
 type JobView = ReturnType<typeof jobView>;
 
@@ -19,12 +21,19 @@ export function addJobsCommands(program: Command): void {
   jobs
     .command('list')
     .description('list the newest jobs (--limit), oldest first')
-    .addOption(new Option('--state <state>', 'only jobs in this state').choices(JOB_STATES))
+    .option(
+      '--state <states>',
+      `only jobs in this state, or any of several: waiting,running (${JOB_STATES.join(', ')})`,
+    )
+    .option('--class <class>', 'only jobs of this class')
+    .option('--name <name>', 'only jobs of exactly this name')
     .option('--limit <n>', 'the newest this many jobs (the service allows 1 to 10000; default 1000)')
-    .action(async (options: { state?: string; limit?: string }, command: Command) => {
+    .action(async (options: ListOptions, command: Command) => {
       const context = contextOf(command);
       const query = new URLSearchParams();
-      if (options.state) query.set('state', options.state);
+      if (options.state !== undefined) query.set('state', parseStates(options.state).join(','));
+      if (options.class !== undefined) query.set('class', options.class);
+      if (options.name !== undefined) query.set('name', options.name);
       const limit = options.limit === undefined ? DEFAULT_LIMIT : parseNumber(options.limit, '--limit');
       if (options.limit !== undefined) query.set('limit', String(limit));
       const path = query.size > 0 ? `/v1/jobs?${query}` : '/v1/jobs';
@@ -38,10 +47,10 @@ export function addJobsCommands(program: Command): void {
   jobs
     .command('show')
     .description('one job: state, width and generation, epoch, restarts, its command and (local) its logs')
-    .argument('<id>', 'job id (see boa jobs list)')
-    .action(async (id: string, _options: unknown, command: Command) => {
+    .argument('<job>', 'job id, or the name of one job (see boa jobs list)')
+    .action(async (ref: string, _options: unknown, command: Command) => {
       const context = contextOf(command);
-      const jobId = parseJobId(id);
+      const jobId = await resolveJobRef(context.client, ref);
       const { data, text } = await context.client.json<JobView>('GET', `/v1/jobs/${jobId}`);
       output(context, text, () => renderJob(data, logsDir(context.client.connection, data)));
     });
@@ -49,12 +58,12 @@ export function addJobsCommands(program: Command): void {
   jobs
     .command('logs')
     .description("the last lines a job's replica wrote (jobs boa runs; on Kubernetes while the pod exists)")
-    .argument('<id>', 'job id (see boa jobs list)')
+    .argument('<job>', 'job id, or the name of one job (see boa jobs list)')
     .option('--rank <n>', "the replica's rank", '0')
     .option('--generation <g>', 'default: the newest generation whose log is kept')
     .option('--tail <n>', 'the last this many lines (1 to 10000)', '100')
     .action(
-      async (id: string, options: { rank: string; generation?: string; tail: string }, command: Command) => {
+      async (ref: string, options: { rank: string; generation?: string; tail: string }, command: Command) => {
         const context = contextOf(command);
         const query = new URLSearchParams({
           rank: String(parseNumber(options.rank, '--rank')),
@@ -62,7 +71,8 @@ export function addJobsCommands(program: Command): void {
         });
         if (options.generation !== undefined)
           query.set('generation', String(parseNumber(options.generation, '--generation')));
-        process.stdout.write(await context.client.text('GET', `/v1/jobs/${parseJobId(id)}/logs?${query}`));
+        const jobId = await resolveJobRef(context.client, ref);
+        process.stdout.write(await context.client.text('GET', `/v1/jobs/${jobId}/logs?${query}`));
       },
     );
 
@@ -131,16 +141,27 @@ export function addJobsCommands(program: Command): void {
       );
     });
 
-  jobs
-    .command('cancel')
-    .description('cancel a job: its GPUs are freed at once')
-    .argument('<id>', 'job id (see boa jobs list)')
-    .action(async (id: string, _options: unknown, command: Command) => {
-      const context = contextOf(command);
-      const jobId = parseJobId(id);
-      const { data, text } = await context.client.json<JobView>('POST', `/v1/jobs/${jobId}/cancel`);
-      output(context, text, () => `job ${data.id} is ${data.state}\n`);
-    });
+  addCancelCommand(jobs);
+}
+
+interface ListOptions {
+  state?: string;
+  class?: string;
+  name?: string;
+  limit?: string;
+}
+
+/** `--state running` or `--state waiting,running`: each a state, so a typo is named before any request. */
+function parseStates(value: string): string[] {
+  const states = value.split(',').map((s) => s.trim());
+  const wrong = states.find((s) => !(JOB_STATES as readonly string[]).includes(s));
+  if (wrong !== undefined) {
+    throw new CliError(
+      `--state takes ${JOB_STATES.join(', ')}, or several separated by commas (waiting,running); got "${wrong}"`,
+      EXIT.badInput,
+    );
+  }
+  return states;
 }
 
 interface SubmitOptions {

@@ -1,0 +1,39 @@
+import type { BoaClient } from './client.ts';
+import { CliError, EXIT, usageError } from './errors.ts';
+import { parseJobId } from './parse.ts';
+
+interface NamedJob {
+  id: number;
+  state: string;
+}
+
+const ACTIVE = new Set(['waiting', 'running']);
+
+/**
+ * A job as the command line names it: a number is its id; anything else its exact name (`--name` at
+ * submit), which must pick out one job, so a mistyped or reused name never acts on the wrong one.
+ * `active`: only waiting and running jobs count (cancel), so a finished job's name can be reused.
+ */
+export async function resolveJobRef(client: BoaClient, ref: string, active = false): Promise<number> {
+  // "-1", "0", "1.5" look like ids and are refused as ids, not looked up as names.
+  if (/^[-+]?\d+(\.\d*)?$/.test(ref.trim())) return parseJobId(ref.trim());
+  if (ref === '') throw usageError('a job is named by its id or its name, got ""');
+  const query = new URLSearchParams({ name: ref, limit: '10000' });
+  const { data } = await client.json<{ jobs: NamedJob[] }>('GET', `/v1/jobs?${query}`);
+  const matches = active ? data.jobs.filter((j) => ACTIVE.has(j.state)) : data.jobs;
+  if (matches.length === 1) return matches[0]!.id;
+  if (matches.length > 1) {
+    throw new CliError(
+      `${matches.length} ${active ? 'waiting or running ' : ''}jobs are named "${ref}": ${described(matches)}; give the id(s)`,
+      EXIT.badInput,
+    );
+  }
+  const others = data.jobs.length > 0 ? ` (${described(data.jobs)})` : ' (see boa jobs list)';
+  throw new CliError(`no ${active ? 'waiting or running ' : ''}job is named "${ref}"${others}`, EXIT.failed);
+}
+
+/** "job 3 is done, job 5 is running": the newest ten at most. */
+function described(jobs: NamedJob[]): string {
+  const shown = jobs.slice(-10).map((j) => `job ${j.id} is ${j.state}`);
+  return `${jobs.length > 10 ? `${jobs.length - 10} older, ` : ''}${shown.join(', ')}`;
+}
