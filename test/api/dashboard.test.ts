@@ -88,6 +88,8 @@ describe.skipIf(!haveChromium)('dashboard in headless Chromium', () => {
   });
 
   it('loads with the token: the budget, the current numbers and both charts with the budget marked', async () => {
+    // Submitted after the last tick: it waits, and the active jobs say why.
+    const late = (await service.request('POST', '/v1/jobs', { class: 'bert', name: 'late' })).body;
     const page = await context.newPage();
     await signIn(page, service.token);
     await page.locator('#spend-chart svg').waitFor({ timeout: 30_000 });
@@ -106,6 +108,19 @@ describe.skipIf(!haveChromium)('dashboard in headless Chromium', () => {
     expect(await page.locator('#frontier-chart svg').textContent()).toContain('your budget 40');
     expect(await page.locator('#widths table').textContent()).toContain('cifar10');
     expect(await page.locator('#jobs').textContent()).toMatch(/running|waiting/);
+    // Every active job by name: running ones with their GPUs first, then waiting ones with the reason.
+    const rows = await page.locator('#active-jobs tbody tr').allInnerTexts();
+    const cells = rows.map((r) => r.split('\t').map((c) => c.trim()));
+    expect(cells.map((c) => c[1]).sort()).toEqual(['j0', 'j1', 'j2', 'j3', 'j4', 'j5', 'late']);
+    const reason = /^(waits for a plan|queued for the budget|waits for nodes to boot)/;
+    for (const [, , , state, gpus, , , note] of cells) {
+      if (state === 'running') expect(Number(gpus)).toBeGreaterThan(0);
+      else expect([state, gpus, note]).toEqual(['waiting', '0', expect.stringMatching(reason)]);
+    }
+    const states = cells.map((c) => c[3]);
+    expect(states).toEqual([...states].sort((a, b) => (a === b ? 0 : a === 'running' ? -1 : 1)));
+    const lateRow = cells.find((c) => c[1] === 'late')!;
+    expect(lateRow.slice(0, 5)).toEqual([String(late.id), 'late', 'bert', 'waiting', '0']);
     // Kept for the session: a reload needs no token.
     await page.reload();
     await page.locator('#spend-chart svg').waitFor({ timeout: 30_000 });

@@ -220,6 +220,44 @@ function renderTables(plan, status, resizes) {
     : '<p>No resizes yet.</p>';
 }
 
+const WAITS_FOR = {
+  plan: 'waits for a plan (is a budget set?)',
+  budget: 'queued for the budget',
+  nodes: 'waits for nodes to boot',
+};
+/** Shown per state: a queue of thousands must not make the page slow; the CLI lists them all. */
+const ACTIVE_SHOWN = 20;
+
+function jobNote(job) {
+  if (job.waitingFor) return WAITS_FOR[job.waitingFor] ?? job.waitingFor;
+  return job.restarts > 0 ? `${job.restarts} restart${job.restarts === 1 ? '' : 's'}` : '';
+}
+
+function renderActiveJobs(running, waiting, counts) {
+  const jobs = [...running, ...waiting];
+  const rows = jobs.map((j) => [
+    j.id,
+    escapeHtml(j.name ?? ''),
+    escapeHtml(j.class),
+    escapeHtml(j.state),
+    j.width,
+    `${j.statEpoch}${j.widths ? ` of ${j.widths.length}` : ''}`,
+    new Date(j.startedAt ?? j.submittedAt).toLocaleString(),
+    escapeHtml(jobNote(j)),
+  ]);
+  const more = [
+    [counts.running, running.length, 'running'],
+    [counts.waiting, waiting.length, 'waiting'],
+  ]
+    .filter(([total, shown]) => total > shown)
+    .map(([total, shown, state]) => `the newest ${shown} of ${total} ${state}`);
+  $('active-jobs').innerHTML = jobs.length
+    ? `${table(['id', 'name', 'class', 'state', 'GPUs', 'epoch', 'since', 'note'], rows)}${
+        more.length ? `<p class="shown">Shown: ${more.join('; ')} (all: <code>boa jobs list</code>).</p>` : ''
+      }`
+    : '<p>No job is waiting or running.</p>';
+}
+
 async function refresh(token) {
   const [budget, plan, status, ledger, frontier, resizes] = await Promise.all([
     api('/v1/budget', token),
@@ -229,8 +267,13 @@ async function refresh(token) {
     api('/v1/frontier', token),
     api('/v1/resizes?limit=10', token),
   ]);
+  const [running, waiting] = await Promise.all([
+    api(`/v1/jobs?state=running&limit=${ACTIVE_SHOWN}`, token),
+    api(`/v1/jobs?state=waiting&limit=${ACTIVE_SHOWN}`, token),
+  ]);
   renderNumbers(budget, plan, status);
   renderTables(plan, status, resizes.resizes);
+  renderActiveJobs(running.jobs, waiting.jobs, status.jobs);
   await redraw('spend-chart', spendSpec(ledger, budget.gpuHoursPerHour));
   await redraw('frontier-chart', frontierSpec(frontier));
   $('updated').textContent = `updated ${new Date().toLocaleTimeString()}`;
