@@ -230,7 +230,10 @@ const ACTIVE_SHOWN = 20;
 
 function jobNote(job) {
   if (job.waitingFor) return WAITS_FOR[job.waitingFor] ?? job.waitingFor;
-  return job.restarts > 0 ? `${job.restarts} restart${job.restarts === 1 ? '' : 's'}` : '';
+  if (job.restarts === 0) return '';
+  const code = job.exitCode === null ? '' : `exit ${job.exitCode}: `;
+  const last = job.failureReason ? `, the last after ${code}${job.failureReason}` : '';
+  return `${job.restarts} restart${job.restarts === 1 ? '' : 's'}${last}`;
 }
 
 function renderActiveJobs(running, waiting, counts) {

@@ -264,9 +264,13 @@ const WAITS_FOR = { plan: 'waits for a plan', budget: 'queued for the budget', n
 /** The list's last column: why a waiting job waits, a running job's restarts, why a job ended badly. */
 function outcome(job: JobView): string | null {
   if (job.waitingFor) return WAITS_FOR[job.waitingFor];
-  if (job.state !== 'failed' && job.state !== 'lost')
-    return job.restarts > 0 ? `${job.restarts} restart${job.restarts === 1 ? '' : 's'}` : null;
   const code = job.exitCode === null ? '' : `exit ${job.exitCode}: `;
+  if (job.state !== 'failed' && job.state !== 'lost') {
+    if (job.restarts === 0) return null;
+    // A job crash-looping towards `failed` says why now, not only once it has failed for good.
+    const last = job.failureReason ? `, the last after ${code}${job.failureReason}` : '';
+    return `${job.restarts} restart${job.restarts === 1 ? '' : 's'}${last}`;
+  }
   return `${code}${job.failureReason ?? job.state}`;
 }
 

@@ -1,0 +1,61 @@
+/**
+ * A job that crashes and is being restarted says why in `jobs list` and `jobs show` while it still
+ * runs, not only once it has failed for good (its API view has the last exit code and reason then).
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { DesiredJob, Executor, ReplicaStatus } from '../../src/service/ports.ts';
+import { startCliService } from './cli-harness.ts';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const fn of cleanups.splice(0)) await fn();
+});
+
+/** The first generation of every job that runs exits 3; later generations run. */
+function crashesOnce(): Executor {
+  const first = new Map<number, number>();
+  return {
+    kind: 'local',
+    reconcile: async (desired: readonly DesiredJob[]) =>
+      desired.flatMap((job) =>
+        job.replicas.map((r): ReplicaStatus => {
+          if (!first.has(r.jobId)) first.set(r.jobId, r.generation);
+          const base = { jobId: r.jobId, generation: r.generation, rank: r.rank, node: r.node };
+          return r.generation === first.get(r.jobId)
+            ? { ...base, phase: 'failed', exitCode: 3, reason: 'exited 3' }
+            : { ...base, phase: 'running' };
+        }),
+      ),
+    close: async () => {},
+  };
+}
+
+describe('boa jobs: a restarted job', () => {
+  it('shows its restarts with the last exit code and reason while it runs again', async () => {
+    const s = await startCliService({
+      executor: crashesOnce(),
+      config: { local: { bootSeconds: 0, releaseSeconds: 0 }, restartBackoffSeconds: 1 },
+    });
+    cleanups.push(s.close);
+    await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
+    const { body } = await s.request('POST', '/v1/jobs', {
+      class: 'cifar10',
+      name: 'crashy',
+      workload: { command: ['node', 'train.js'] },
+    });
+    // The executor's reconcile runs after each tick, never inside it: let each finish.
+    for (let i = 0; i < 5; i++) {
+      await s.ticks(1);
+      await s.service.execution.settle();
+    }
+    const job = (await s.request('GET', `/v1/jobs/${body.id}`)).body;
+    expect(job).toMatchObject({ state: 'running', restarts: 1, exitCode: 3 });
+
+    const why = '1 restart, the last after exit 3: rank 0 exited 3';
+    const list = await s.boa(['jobs', 'list']);
+    expect(list.status, list.stderr).toBe(0);
+    expect(list.stdout.trimEnd().split('\n')[1]).toMatch(new RegExp(`\\s${why}$`));
+    const show = await s.boa(['jobs', 'show', 'crashy']);
+    expect(show.stdout).toMatch(new RegExp(`^state\\s+running: ${why}$`, 'm'));
+  });
+});
