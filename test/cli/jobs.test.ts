@@ -84,12 +84,18 @@ describe('boa jobs', () => {
     );
     expect((await s.request('GET', '/v1/jobs')).body.jobs).toEqual([]);
 
+    // A value forgotten: commander would take the "--" for it, and the job would be named "--".
+    const noName = await s.boa(['jobs', 'submit', 'cifar10', '--name', '--', 'node', 'train.js']);
+    expect(noName.status).toBe(2);
+    expect(noName.stderr).toBe('boa: --name needs a value before --, e.g. --name VALUE -- node train.js\n');
+    expect((await s.request('GET', '/v1/jobs')).body.jobs).toEqual([]);
+
     const badId = await s.boa(['jobs', 'cancel', '-1']);
     expect(badId.status).toBe(2);
     expect(badId.stderr).toMatch(/job id is a positive integer/);
-    const noName = await s.boa(['jobs', 'cancel', 'abc']);
-    expect(noName.status).toBe(1);
-    expect(noName.stderr).toBe('boa: no waiting or running job is named "abc" (see boa jobs list)\n');
+    const unknownName = await s.boa(['jobs', 'cancel', 'abc']);
+    expect(unknownName.status).toBe(1);
+    expect(unknownName.stderr).toBe('boa: no waiting or running job is named "abc" (see boa jobs list)\n');
     const missing = await s.boa(['jobs', 'cancel', '99']);
     expect(missing.status).toBe(1);
     expect(missing.stderr).toBe('boa: job 99 not found\n');

@@ -6,7 +6,7 @@ import type { BoaClient } from '../client.ts';
 import { type Connection, isLocalUrl, localDataDir } from '../connection.ts';
 import { contextOf, output } from '../context.ts';
 import { fixed, keyValues, table, when } from '../format.ts';
-import { CliError, EXIT } from '../errors.ts';
+import { CliError, EXIT, usageError } from '../errors.ts';
 import { resolveJobRef } from '../job-refs.ts';
 import { parseNumber } from '../parse.ts';
 import { addCancelCommand } from './jobs-cancel.ts';
@@ -103,6 +103,7 @@ export function addJobsCommands(program: Command): void {
           EXIT.badInput,
         );
       }
+      refuseDashesAsValue(options);
       const workload = await inSubmitDir(context.client, workloadOf(words, options));
       const body = {
         class: className,
@@ -182,6 +183,20 @@ function classCameAfterDashes(command: Command, className: string, words: string
   if (dashes < 0) return false;
   const after = raw.slice(dashes + 1);
   return after.length === words.length + 1 && after[0] === className;
+}
+
+/** `--name -- node x` gave commander "--" as the name, and the job was submitted named "--". */
+function refuseDashesAsValue(options: SubmitOptions): void {
+  const flags: Array<[string, string | string[] | undefined]> = [
+    ['--name', options.name],
+    ['--image', options.image],
+    ['--env', options.env],
+    ['--workdir', options.workdir],
+    ['--checkpoint', options.checkpoint],
+    ['--checkpoint-claim', options.checkpointClaim],
+  ];
+  const empty = flags.find(([, value]) => value === '--' || (Array.isArray(value) && value.includes('--')));
+  if (empty) throw usageError(`${empty[0]} needs a value before --, e.g. ${empty[0]} VALUE -- node train.js`);
 }
 
 function collect(value: string, previous: string[]): string[] {
