@@ -1,0 +1,185 @@
+import { isAbsolute, resolve } from 'node:path';
+import type { Command } from 'commander';
+import type { jobView } from '../../service/views.ts';
+import type { BoaClient } from '../client.ts';
+import { isLocalUrl } from '../connection.ts';
+import { contextOf, output } from '../context.ts';
+import { keyValues } from '../format.ts';
+import { CliError, EXIT, usageError } from '../errors.ts';
+
+type JobView = ReturnType<typeof jobView>;
+
+/** `boa jobs submit <class> [-- command...]`: a job boa runs, or a self-launched one's token. */
+export function addSubmitCommand(jobs: Command): void {
+  jobs
+    .command('submit')
+    .description(
+      'submit a training job of a class. With a command after --, boa runs it (one process or pod per node' +
+        " of the job's placement, rescaled as its width changes); without one, prints the token a" +
+        ' self-launched job polls its allocation with',
+    )
+    .argument('<class>', 'job class, e.g. cifar10 (see boa classes list)')
+    .argument('[command...]', 'after --: the program boa runs and its arguments, e.g. -- python train.py')
+    .option('--name <name>', 'a name to recognise the job by')
+    .option('--image <image>', 'container image (Kubernetes executor; ignored by the local one)')
+    .option('--env <NAME=value>', 'an environment variable for the job (repeatable)', collect, [])
+    .option(
+      '--workdir <dir>',
+      "the job's working directory (local executor: default, and relative to, this one)",
+    )
+    .option('--checkpoint <uri>', 'checkpoint location, given to the job as BOA_CHECKPOINT_DIR')
+    .option('--checkpoint-claim <pvc>', 'Kubernetes volume claim for checkpoints')
+    .action(async (className: string, words: string[], options: SubmitOptions, command: Command) => {
+      const context = contextOf(command);
+      if (classCameAfterDashes(command, className, words)) {
+        throw new CliError(
+          `no class before --: "${className}" is the start of the command; give the class first, e.g. ` +
+            'boa jobs submit cifar10 -- node train.js (classes: boa classes list)',
+          EXIT.badInput,
+        );
+      }
+      refuseDashesAsValue(options);
+      const workload = await inSubmitDir(context.client, workloadOf(words, options));
+      const body = {
+        class: className,
+        ...(options.name === undefined ? {} : { name: options.name }),
+        ...(workload ? { workload } : {}),
+      };
+      const { data, text } = await context.client
+        .json<{ id: number; token: string; job: JobView }>('POST', '/v1/jobs', body)
+        .catch((error: unknown) => {
+          throw unseenFolder(error, workload?.workingDir, options.workdir);
+        });
+      const note = workload
+        ? 'boa runs the command when the job gets GPUs; its processes get this token as BOA_JOB_TOKEN.'
+        : "the job's launcher needs this token: it authenticates the job's allocation, progress and" +
+          ' complete calls. It is shown only now.';
+      // A job submitted before any budget waits "for a plan" that never comes: say what to do.
+      const unbudgeted =
+        !context.json &&
+        data.job.waitingFor === 'plan' &&
+        (await context.client.json<{ gpuHoursPerHour: number | null }>('GET', '/v1/budget')).data
+          .gpuHoursPerHour === null;
+      output(context, text, () =>
+        keyValues([
+          ['job', `${data.id} (${data.job.class}, ${data.job.state})`],
+          ['token', data.token],
+          ['note', note],
+          ...(unbudgeted
+            ? [
+                ['budget', 'none is set: the job waits until boa budget set <gpuHoursPerHour>'] as [
+                  string,
+                  string,
+                ],
+              ]
+            : []),
+        ]),
+      );
+    });
+}
+
+interface SubmitOptions {
+  name?: string;
+  image?: string;
+  env: string[];
+  workdir?: string;
+  checkpoint?: string;
+  checkpointClaim?: string;
+}
+
+/** commander fills <class> from the words after -- when none comes before: `submit -- node x.js`. */
+function classCameAfterDashes(command: Command, className: string, words: string[]): boolean {
+  let root = command;
+  while (root.parent) root = root.parent;
+  const raw = (root as Command & { rawArgs?: string[] }).rawArgs ?? [];
+  const dashes = raw.indexOf('--');
+  if (dashes < 0) return false;
+  const after = raw.slice(dashes + 1);
+  return after.length === words.length + 1 && after[0] === className;
+}
+
+/** `--name -- node x` gave commander "--" as the name, and the job was submitted named "--". */
+function refuseDashesAsValue(options: SubmitOptions): void {
+  const flags: Array<[string, string | string[] | undefined]> = [
+    ['--name', options.name],
+    ['--image', options.image],
+    ['--env', options.env],
+    ['--workdir', options.workdir],
+    ['--checkpoint', options.checkpoint],
+    ['--checkpoint-claim', options.checkpointClaim],
+  ];
+  const empty = flags.find(([, value]) => value === '--' || (Array.isArray(value) && value.includes('--')));
+  if (empty) throw usageError(`${empty[0]} needs a value before --, e.g. ${empty[0]} VALUE -- node train.js`);
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+/** The workload the options and the words after `--` describe, or undefined for a self-launched job. */
+function workloadOf(words: string[], options: SubmitOptions) {
+  const runOptions = [options.image, options.workdir, options.checkpoint, options.checkpointClaim];
+  if (words.length === 0) {
+    if (options.env.length > 0 || runOptions.some((o) => o !== undefined)) {
+      throw new CliError(
+        'give the command boa should run after --, e.g. boa jobs submit cifar10 --image IMG -- python train.py',
+        EXIT.badInput,
+      );
+    }
+    return undefined;
+  }
+  const env: Record<string, string> = {};
+  for (const pair of options.env) {
+    const at = pair.indexOf('=');
+    if (at <= 0) throw new CliError(`--env takes NAME=value, got "${pair}"`, EXIT.badInput);
+    env[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  const checkpoint =
+    options.checkpoint !== undefined || options.checkpointClaim !== undefined
+      ? {
+          ...(options.checkpoint === undefined ? {} : { uri: options.checkpoint }),
+          ...(options.checkpointClaim === undefined ? {} : { volumeClaim: options.checkpointClaim }),
+        }
+      : undefined;
+  return {
+    command: words,
+    ...(options.image === undefined ? {} : { image: options.image }),
+    ...(options.env.length === 0 ? {} : { env }),
+    ...(options.workdir === undefined ? {} : { workingDir: options.workdir }),
+    ...(checkpoint ? { checkpoint } : {}),
+  };
+}
+
+/**
+ * A command run by the local executor of a service on this machine runs where it was submitted, as
+ * sbatch's does: `-- python train.py` from a project folder ran in the service's folder and failed,
+ * and `--workdir .` meant the service's. Anywhere else (pods, a remote service) the paths are theirs.
+ */
+async function inSubmitDir<W extends { workingDir?: string }>(
+  client: BoaClient,
+  workload: W | undefined,
+): Promise<W | undefined> {
+  if (!workload || (workload.workingDir !== undefined && isAbsolute(workload.workingDir))) return workload;
+  if (!isLocalUrl(new URL(client.connection.url))) return workload;
+  const { data } = await client.json<{ executor?: string | null }>('GET', '/v1/status');
+  if (data.executor !== 'local') return workload;
+  return { ...workload, workingDir: resolve(process.cwd(), workload.workingDir ?? '.') };
+}
+
+/**
+ * A service on this machine's address that cannot see its folders (in a container, behind a tunnel)
+ * refuses the folder the CLI took from this shell: say so, and how to name one it sees.
+ */
+function unseenFolder(error: unknown, sent: string | undefined, given: string | undefined): unknown {
+  const defaulted = sent !== undefined && (given === undefined || !isAbsolute(given));
+  if (!(error instanceof CliError) || !defaulted || !error.message.includes('workload.workingDir'))
+    return error;
+  const from =
+    given === undefined ? "this shell's folder" : `--workdir ${given}, taken from this shell's folder`;
+  return new CliError(
+    `${error.message} (the working directory ${sent} is ${from}: if the service runs in a container or on ` +
+      'another machine behind this address, pass --workdir with a folder it sees)',
+    error.exitCode,
+    error.body,
+  );
+}
