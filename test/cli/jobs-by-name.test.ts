@@ -72,7 +72,7 @@ describe('boa jobs by name, several at once, filtered', () => {
     ]);
     const [first, twin1, twin2] = ids as [number, number, number];
 
-    const byName = await s.boa(['jobs', 'cancel', 'first']);
+    const byName = await s.boa(['jobs', 'cancel', 'first', 'first']);
     expect(byName.stdout).toBe(`job ${first} is cancelled\n`);
     expect(byName.status).toBe(0);
     // Again: only a finished job has that name now, and the message says which.

@@ -16,7 +16,9 @@ export function addCancelCommand(jobs: Command): void {
     .command('cancel')
     .description('cancel jobs: their GPUs are freed at once')
     .argument('<job...>', 'job ids, or names of waiting or running jobs (see boa jobs list)')
-    .action(async (refs: string[], _options: unknown, command: Command) => {
+    .action(async (given: string[], _options: unknown, command: Command) => {
+      // A name given twice would find its job cancelled the second time and report a failure.
+      const refs = [...new Set(given)];
       const context = contextOf(command);
       let worst: ExitCode = EXIT.ok;
       let failures = 0;
