@@ -116,7 +116,10 @@ const Vertex = z
 
 export const FrontierView = z
   .object({
-    ratesPerHour: z.record(z.string(), z.number()),
+    ratesPerHour: z.record(z.string(), z.number()).openapi({
+      description:
+        'jobs per hour by class the plan is made for: the estimated arrivals plus the jobs waiting, spread over one budget window',
+    }),
     minFeasibleBudget: z.number().nullable(),
     budget: z.number().nullable(),
     plan: z.object({ gpuHoursPerHour: z.number(), avgJctSeconds: z.number() }).nullable(),

@@ -1,6 +1,7 @@
 /**
  * What the load needs (service.loadNeeds, in /v1/status and /v1/budget) follows a burst at once: the
- * minute's cache holds only while no submission, class or waiting job has changed the load.
+ * minute's cache holds only while no submission, class or waiting job has changed the load. The
+ * frontier (/v1/frontier, `boa frontier`) starts there: it is drawn for the same load.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startService } from './harness.ts';
@@ -24,5 +25,19 @@ describe('what the load needs', () => {
     const after = await needs();
     expect(after).toBeGreaterThan(before);
     expect(await needs()).toBe(after);
+  });
+
+  it('is where the frontier begins: the frontier is drawn for the load the plan is made for', async () => {
+    const s = await startService();
+    cleanups.push(s.close);
+    expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 })).status).toBe(200);
+    for (let i = 0; i < 20; i++)
+      expect((await s.request('POST', '/v1/jobs', { class: 'bert' })).status).toBe(201);
+    const needs = (await s.request('GET', '/v1/budget')).body.control.loadNeedsGpuHoursPerHour as number;
+    const frontier = (await s.request('GET', '/v1/frontier')).body;
+    // The jobs waiting count as load (a burst is capped as arrivals), as in the plan and `boa status`.
+    expect(frontier.ratesPerHour.bert).toBeCloseTo(s.service.loadRates().bert as number, 9);
+    expect(frontier.ratesPerHour.bert).toBeGreaterThan(s.service.estimatedRates().bert as number);
+    expect(frontier.minFeasibleBudget).toBeCloseTo(needs, 2);
   });
 });

@@ -240,9 +240,11 @@ export function operatorRoutes(app: OpenAPIHono<ApiEnv>) {
     async (c) => {
       requireOperator(c);
       const service = c.var.service;
+      // The load the plan is made for (arrivals plus the jobs waiting), so the plan's point lies on this
+      // frontier and its minimum is the load needs of `boa status`.
       const estimates = {
         classes: service.estimatedClasses(),
-        ratesPerHour: service.estimatedRates(),
+        ratesPerHour: service.loadRates(),
         gpusPerNode: service.deps.config.gpusPerNode,
       };
       const vertices = frontierOf(estimates);
