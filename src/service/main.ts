@@ -10,7 +10,8 @@ import { bootService } from './boot.ts';
 import { announceStart, chooseLogFormat, createLogger, LOG_FORMATS } from './logging.ts';
 import { fromSource } from './config-sources.ts';
 import { PRUNE_EVERY_MS, pruneOldRows } from './retention.ts';
-import { listen, startFailure } from './startup.ts';
+import { undoFreshDataDir } from './fresh-data-dir.ts';
+import { listen, StartupError, startFailure } from './startup.ts';
 
 const program = new Command('boa-service')
   .description('boa: budget-aware GPU rental service')
@@ -66,10 +67,13 @@ function flags(): Record<string, unknown> {
   );
 }
 
+// Set once the data dir is known: a start refused for its port leaves no new data dir behind.
+let undoFreshStart: (() => void) | undefined;
 try {
   const cli = flags();
   const file = program.opts<{ config?: string }>().config;
   const config = resolveConfig(file ? readConfigFile(file) : {}, configFromEnv(process.env), cli);
+  undoFreshStart = undoFreshDataDir(config.dataDir);
   const logFormat = chooseLogFormat(program.opts<{ logFormat?: string }>().logFormat, process.stdout.isTTY);
   // The port is bound once the data dir has passed its checks and before anything is changed.
   let http: Awaited<ReturnType<typeof listen>> | undefined;
@@ -150,6 +154,7 @@ try {
 } catch (error) {
   // commander has printed its own line (a bad flag, or --help); a bad flag is a setting to fix.
   if (error instanceof CommanderError) process.exit(error.exitCode === 0 ? 0 : 2);
+  if (error instanceof StartupError) undoFreshStart?.();
   // One line naming the cause, never a stack trace: exit 2 for a setting to fix, 1 otherwise.
   const { line, exitCode } = startFailure(error);
   process.stderr.write(`${line}\n`);

@@ -3,7 +3,7 @@
  * a setting to fix and 1 for anything else, and nothing changed before it (no resize logged).
  */
 import { createServer, type Server } from 'node:net';
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -61,9 +61,18 @@ describe('a start that cannot succeed', () => {
     const holder: Server = createServer();
     await new Promise<void>((ready) => holder.listen(port, '127.0.0.1', ready));
     try {
-      const run = await runToExit(['--data', dir(), '--port', String(port), '--budget', '40']);
+      const data = dir();
+      const run = await runToExit(['--data', data, '--port', String(port), '--budget', '40']);
       expect(run.code).toBe(1);
       expectOneLine(run, new RegExp(`port ${port} on 127\\.0\\.0\\.1 is in use`));
+      // The data dir this start made (database, token, lock) is gone again; one in use is kept whole.
+      expect(existsSync(data)).toBe(false);
+      const used = dir();
+      await killHard((await startProcess(['--data', used, '--port', String(await unusedPort())])).child);
+      const again = await runToExit(['--data', used, '--port', String(port)]);
+      expect(again.code).toBe(1);
+      expect(existsSync(join(used, 'boa.sqlite'))).toBe(true);
+      expect(existsSync(join(used, 'token'))).toBe(true);
     } finally {
       holder.close();
     }
