@@ -17,7 +17,8 @@ export function createProgram(): Command {
       'operator token (default: $BOA_TOKEN, or for a local URL the file data/token the service wrote)',
     )
     .option('--json', "print the API's JSON unchanged, for scripts")
-    .showHelpAfterError()
+    // One line pointing at the help, not the whole help after every typo (it buried the error).
+    .showHelpAfterError('(add --help for usage)')
     // Must precede the subcommands: .command() copies it to each, so no usage error calls process.exit.
     .exitOverride();
   addBudgetCommands(program);

@@ -225,6 +225,9 @@ describe('boa connection errors', () => {
     const unknown = await s.boa(['budjet', 'get']);
     expect(unknown.status).toBe(2);
     expect(unknown.stderr).toContain("unknown command 'budjet'");
+    // A pointer to the help, not the whole help after the error.
+    expect(unknown.stderr).toContain('(add --help for usage)');
+    expect(unknown.stderr).not.toContain('Usage:');
     const badUrl = await s.boa(['budget', 'get'], { BOA_URL: 'ftp://example.com' });
     expect(badUrl.status).toBe(2);
     expect(badUrl.stderr).toMatch(/must start with http:\/\/ or https:\/\//);
