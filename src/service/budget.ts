@@ -39,7 +39,7 @@ export function setBudget(
       422,
       'budget_below_minimum',
       `budget ${gpuHoursPerHour} GPU-hours/hour cannot keep even one job running: the cheapest class ` +
-        `needs at least ${smallest} GPU(s). The smallest accepted budget is ${smallest}.`,
+        `needs at least ${smallest} GPU${smallest === 1 ? '' : 's'}. The smallest accepted budget is ${smallest}.`,
       'gpuHoursPerHour',
       { minFeasibleBudget: smallest },
     );

@@ -118,6 +118,6 @@ describe('boa frontier', () => {
 
     const unwritable = await s.boa(['frontier', '--svg', join(s.cwd, 'no-such-dir', 'f.svg')]);
     expect(unwritable.status).toBe(2);
-    expect(unwritable.stderr).toMatch(/cannot write .*f\.svg: ENOENT/);
+    expect(unwritable.stderr).toMatch(/cannot write .*f\.svg: its folder does not exist/);
   });
 });

@@ -28,7 +28,7 @@ export function addFrontierCommand(program: Command): void {
         try {
           writeFileSync(options.svg, svg);
         } catch (error) {
-          throw usageError(`cannot write ${options.svg}: ${(error as NodeJS.ErrnoException).code}`);
+          throw usageError(`cannot write ${options.svg}: ${writeProblem(error as NodeJS.ErrnoException)}`);
         }
         context.print(`frontier chart written to ${options.svg}\n`);
         return;
@@ -68,4 +68,19 @@ export function renderFrontier(f: FrontierView): string {
   ]);
   const head = ['budget GPU-h/h', 'avg JCT s', 'avg JCT'];
   return `${summary}\nBetween two vertices, boa mixes their plans: JCT falls linearly with budget.\n${table(head, rows)}`;
+}
+
+/** What went wrong writing the chart, in words (an errno code alone says little). */
+function writeProblem(error: NodeJS.ErrnoException): string {
+  switch (error.code) {
+    case 'ENOENT':
+      return 'its folder does not exist';
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied';
+    case 'EISDIR':
+      return 'it is a folder; give a file name';
+    default:
+      return error.code ?? error.message;
+  }
 }
