@@ -51,6 +51,8 @@ export declare class BoaJob {
   readonly nnodes: number;
   readonly nodeRank: number;
   readonly nprocPerNode: number;
+  /** BOA_FIRST_RANK: global rank of this node's first worker. */
+  readonly firstRank: number;
   readonly masterAddr: string;
   readonly masterPort: number;
   readonly checkpointDir: string | null;

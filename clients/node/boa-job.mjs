@@ -124,6 +124,10 @@ export class BoaJob {
   get nprocPerNode() {
     return envInt(this.env, 'NPROC_PER_NODE', this.worldSize);
   }
+  /** Global rank of this node's first worker: BOA_FIRST_RANK (nodes can hold different GPU counts). */
+  get firstRank() {
+    return envInt(this.env, 'BOA_FIRST_RANK', this.nodeRank * this.nprocPerNode);
+  }
   get masterAddr() {
     return this.env.MASTER_ADDR || '127.0.0.1';
   }

@@ -155,6 +155,11 @@ class BoaJob:
         return _env_int(self.env, "NPROC_PER_NODE", self.world_size)
 
     @property
+    def first_rank(self):
+        """Global rank of this node's first worker: BOA_FIRST_RANK (nodes can hold different GPU counts)."""
+        return _env_int(self.env, "BOA_FIRST_RANK", self.node_rank * self.nproc_per_node)
+
+    @property
     def master_addr(self):
         return self.env.get("MASTER_ADDR", "127.0.0.1")
 

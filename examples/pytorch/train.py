@@ -4,7 +4,7 @@
     npx boa jobs submit cifar10 --name ddp --image YOUR_IMAGE -- python3 examples/pytorch/train.py --epochs 30
 
 boa's executor starts one process per node with WORLD_SIZE, NNODES, NODE_RANK, NPROC_PER_NODE,
-MASTER_ADDR and MASTER_PORT; this script then starts one worker per GPU of its node (or, when torchrun
+BOA_FIRST_RANK, MASTER_ADDR and MASTER_PORT; this script then starts one worker per GPU of its node (or, when torchrun
 started it, it is already one worker). Every worker joins the process group from that environment. When
 boa changes the job's width it sends SIGTERM (or the allocation's generation changes): all workers agree
 to stop at the same step, rank 0 saves a checkpoint and everyone exits 0; boa starts the new generation,
@@ -71,7 +71,8 @@ def save(path, model, optimizer, epoch, step):
 def worker(local_rank, args):
     job = BoaJob.from_env(poll_seconds=args.poll_seconds)
     world = job.world_size
-    rank = int(os.environ.get("RANK", job.node_rank * job.nproc_per_node + local_rank))
+    # Not NODE_RANK * NPROC_PER_NODE: boa may give nodes different GPU counts (3 + 1).
+    rank = int(os.environ.get("RANK", job.first_rank + local_rank))
     use_cuda = torch.cuda.is_available()
     device = torch.device("cuda", local_rank) if use_cuda else torch.device("cpu")
     if use_cuda:

@@ -152,15 +152,19 @@ export class Execution {
     };
     if (workload.checkpoint?.uri) common.BOA_CHECKPOINT_DIR = workload.checkpoint.uri;
     else if (workload.checkpoint?.volumeClaim) common.BOA_CHECKPOINT_DIR = '/checkpoint';
-    return nodes.map(({ node, gpus }, rank) => ({
-      jobId: job.id,
-      generation: job.generation,
-      rank,
-      node,
-      gpus,
-      workload,
-      env: { ...common, NODE_RANK: String(rank), NPROC_PER_NODE: String(gpus) },
-    }));
+    // Nodes can hold different numbers of the job's GPUs (3 + 1), so NODE_RANK * NPROC_PER_NODE is not
+    // the global rank of a node's first worker: BOA_FIRST_RANK is, for launchers that start workers.
+    let firstRank = 0;
+    return nodes.map(({ node, gpus }, rank) => {
+      const env = {
+        ...common,
+        NODE_RANK: String(rank),
+        NPROC_PER_NODE: String(gpus),
+        BOA_FIRST_RANK: String(firstRank),
+      };
+      firstRank += gpus;
+      return { jobId: job.id, generation: job.generation, rank, node, gpus, workload, env };
+    });
   }
 
   private tokenOf(job: ServiceJob): string {

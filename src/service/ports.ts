@@ -131,7 +131,7 @@ export interface ReplicaSpec {
   /** GPUs boa gave the job on that node (NPROC_PER_NODE). */
   readonly gpus: number;
   readonly workload: Workload;
-  /** The full environment the replica gets: BOA_*, WORLD_SIZE, NNODES, NODE_RANK, MASTER_ADDR, ... */
+  /** The full environment the replica gets: BOA_*, WORLD_SIZE, NNODES, NODE_RANK, BOA_FIRST_RANK, MASTER_ADDR, ... */
   readonly env: Readonly<Record<string, string>>;
 }
 

@@ -91,6 +91,16 @@ describe('Node job client (clients/node/boa-job.mjs)', () => {
       null,
     ]);
     expect(c.shouldStop()).toBe(false);
+    // Rank 1 of a 3 + 1 placement: its worker is global rank 3, not NODE_RANK * NPROC_PER_NODE = 1.
+    const second = {
+      ...executorEnv(job),
+      NNODES: '2',
+      NODE_RANK: '1',
+      NPROC_PER_NODE: '1',
+      BOA_FIRST_RANK: '3',
+    };
+    expect(BoaJob.fromEnv(second, { handleSigterm: false }).firstRank).toBe(3);
+    expect(c.firstRank).toBe(0);
   });
 
   it('reports progress; a 4xx is raised with its field and not retried', async () => {

@@ -123,6 +123,12 @@ describe('execution', () => {
       BOA_CHECKPOINT_DIR: '/ckpt/r18',
     });
     expect(desired?.replicas.reduce((n, r) => n + Number(r.env.NPROC_PER_NODE), 0)).toBe(job.width);
+    // Each node's first global rank follows the GPUs of the nodes before it (they can differ: 3 + 1).
+    let first = 0;
+    for (const replica of desired?.replicas ?? []) {
+      expect(replica.env.BOA_FIRST_RANK).toBe(String(first));
+      first += Number(replica.env.NPROC_PER_NODE);
+    }
     // The replicas' token is the job token the submission printed.
     expect(rank0?.env.BOA_JOB_TOKEN).toBe(made.body.token);
     const own = await s.request('GET', `/v1/jobs/${job.id}/allocation`, undefined, rank0?.env.BOA_JOB_TOKEN);

@@ -104,6 +104,10 @@ class BoaJobTest(unittest.TestCase):
         self.assertEqual((client.nnodes, client.node_rank, client.master_port), (1, 0, 29500))
         self.assertIsNone(client.checkpoint_dir)
         self.assertFalse(client.should_stop())
+        # Rank 1 of a 3 + 1 placement: its worker is global rank 3, not NODE_RANK * NPROC_PER_NODE = 1.
+        second = dict(executor_env(job), NNODES="2", NODE_RANK="1", NPROC_PER_NODE="1", BOA_FIRST_RANK="3")
+        self.assertEqual(BoaJob.from_env(second, handle_sigterm=False).first_rank, 3)
+        self.assertEqual(client.first_rank, 0)
 
     def test_progress_is_accepted(self):
         job = control("/__test/job")
