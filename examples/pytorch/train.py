@@ -16,8 +16,11 @@ with nccl); put your own in `build_model` and `build_data`. Needs torch; the cli
 
 import argparse
 import os
+import re
 import signal
 import sys
+import urllib.parse
+import urllib.request
 
 import torch
 import torch.distributed as dist
@@ -41,7 +44,7 @@ def options(argv=None):
     parser.add_argument("--samples", type=int, default=65536, help="synthetic samples (default 65536)")
     parser.add_argument("--poll-seconds", type=float, default=10, help="how often rank 0 polls boa (default 10)")
     parser.add_argument("--checkpoint-dir", default=None,
-                        help="default: BOA_CHECKPOINT_DIR, else ./checkpoints/job-BOA_JOB_ID")
+                        help="default: BOA_CHECKPOINT_DIR (a path or file:// URI), else ./checkpoints/job-BOA_JOB_ID")
     return parser.parse_args(argv)
 
 
@@ -56,10 +59,29 @@ def build_data(samples):
     return TensorDataset(x, y)
 
 
-def checkpoint_path(args, job):
-    directory = args.checkpoint_dir or job.checkpoint_dir or os.path.join("checkpoints", f"job-{job.job_id}")
-    os.makedirs(directory, exist_ok=True)
-    return os.path.join(directory, "checkpoint.pt")
+def checkpoint_directory(args):
+    """--checkpoint-dir, else BOA_CHECKPOINT_DIR (a path or a file:// URI), else ./checkpoints/job-ID."""
+    given = args.checkpoint_dir or os.environ.get("BOA_CHECKPOINT_DIR")
+    if given and given.startswith("file://"):
+        return urllib.request.url2pathname(urllib.parse.urlparse(given).path)
+    if given and re.match(r"^[a-z][a-z0-9+.-]*://", given, re.IGNORECASE):
+        # torch.save to "s3://b/x" would write a local folder named "s3:", lost with the pod.
+        print(f"train.py: checkpoint location {given}: torch.save writes local paths; give the job a volume "
+              "claim (--checkpoint-claim), a path or a file:// URI, or upload checkpoints yourself", file=sys.stderr)
+        sys.exit(2)
+    if given:
+        return given
+    directory = os.path.join("checkpoints", f"job-{os.environ.get('BOA_JOB_ID', 'local')}")
+    if os.environ.get("LOCAL_RANK", "0") == "0":  # once per node, also under torchrun
+        print(f"train.py: no BOA_CHECKPOINT_DIR: checkpoints go to {os.path.abspath(directory)} on this node "
+              "only; a pod of the next generation, or a rank 0 on another node, will not find them and starts "
+              "over (submit with --checkpoint-claim or --checkpoint)", file=sys.stderr, flush=True)
+    return directory
+
+
+def checkpoint_path(args):
+    os.makedirs(args.checkpoint_dir, exist_ok=True)
+    return os.path.join(args.checkpoint_dir, "checkpoint.pt")
 
 
 def save(path, model, optimizer, epoch, step):
@@ -83,15 +105,21 @@ def worker(local_rank, args):
     if leader:
         job.start_polling()  # one poller per job is enough: the stop decision is shared below
 
-    model = DistributedDataParallel(build_model().to(device), device_ids=[local_rank] if use_cuda else None)
-    optimizer = torch.optim.SGD(model.parameters(), lr=args.lr, momentum=0.9)
-    path = checkpoint_path(args, job)
+    module = build_model().to(device)
+    optimizer = torch.optim.SGD(module.parameters(), lr=args.lr, momentum=0.9)
+    path = checkpoint_path(args)
+    # Rank 0 reads the checkpoint and sends it to every rank: other nodes may not see its file, and ranks
+    # resuming from different steps (or with other weights or momentum) would hang or silently diverge.
+    # For a model too big to pickle through the process group, load it on every rank from shared storage.
+    state = [torch.load(path, map_location="cpu") if leader and os.path.exists(path) else None]
+    dist.broadcast_object_list(state, src=0)
     epoch, start_step = 0, 0
-    if os.path.exists(path):
-        state = torch.load(path, map_location=device)
-        model.module.load_state_dict(state["model"])
-        optimizer.load_state_dict(state["optimizer"])
-        epoch, start_step = state["epoch"], state["step"]
+    if state[0] is not None:
+        module.load_state_dict(state[0]["model"])
+        optimizer.load_state_dict(state[0]["optimizer"])
+        epoch, start_step = state[0]["epoch"], state[0]["step"]
+    del state
+    model = DistributedDataParallel(module, device_ids=[local_rank] if use_cuda else None)
     if leader:
         print(f"rank 0 of WORLD_SIZE={world} (generation {job.generation}): from epoch {epoch} step {start_step}",
               flush=True)
@@ -152,19 +180,26 @@ def report(job, stat_epoch):
 
 def main():
     args = options()
+    args.checkpoint_dir = checkpoint_directory(args)  # once per node, before any worker starts
     if "LOCAL_RANK" in os.environ:  # torchrun started this process as one worker
         worker(int(os.environ["LOCAL_RANK"]), args)
         return 0
     # boa started one process for this node: one worker per GPU boa gave the job here.
     nproc = int(os.environ.get("NPROC_PER_NODE", "1"))
-    context = mp.start_processes(worker, args=(args,), nprocs=nproc, join=False, start_method="spawn")
+    workers, stopping = [], []
 
     def forward(signum, _frame):
-        for process in context.processes:
+        stopping.append(signum)
+        for process in workers:
             if process.is_alive():
                 os.kill(process.pid, signum)
 
+    # Installed before the workers start: a SIGTERM meanwhile must not kill this process and orphan them.
     signal.signal(signal.SIGTERM, forward)
+    context = mp.start_processes(worker, args=(args,), nprocs=nproc, join=False, start_method="spawn")
+    workers.extend(context.processes)
+    if stopping:
+        forward(stopping[0], None)
     while not context.join():
         pass
     return 0
