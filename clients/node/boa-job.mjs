@@ -277,7 +277,7 @@ export class BoaJob {
         }
       }
       if (response) {
-        if (response.ok) return text ? JSON.parse(text) : null;
+        if (response.ok) return jsonObject(text, this.url);
         // 4xx is the request's fault and will not change by asking again; 429 asks to wait.
         if ((response.status < 500 && response.status !== 429) || last) throw httpError(response, text);
         const retryAfter = Number(response.headers.get('retry-after'));
@@ -288,6 +288,21 @@ export class BoaJob {
       delay = Math.min(delay * 2, this.maxBackoffSeconds);
     }
   }
+}
+
+/** Every answer of boa's is a JSON object; anything else (a stranger's HTML page) is a BoaError. */
+function jsonObject(text, url) {
+  let answer;
+  try {
+    answer = JSON.parse(text);
+  } catch {
+    answer = undefined;
+  }
+  if (answer === null || typeof answer !== 'object' || Array.isArray(answer))
+    throw new BoaError(
+      `unexpected answer from ${url} (is BOA_URL a boa service?): ${JSON.stringify(text.slice(0, 80))}`,
+    );
+  return answer;
 }
 
 function httpError(response, text) {

@@ -328,7 +328,7 @@ class BoaJob:
             request = urllib.request.Request(self.url + path, data=data, headers=headers, method=method)
             try:
                 with urllib.request.urlopen(request, timeout=self.timeout_seconds) as response:
-                    return json.loads(response.read() or b"null")
+                    return _json_object(response.read(), self.url)
             except urllib.error.HTTPError as error:
                 failure = _http_error(error)
                 # 4xx is the request's fault and will not change by asking again; 429 asks to wait.
@@ -346,6 +346,18 @@ class BoaJob:
                 raise BoaUnavailable("client closed while retrying")
             delay = min(delay * 2, self.max_backoff_seconds)
         raise AssertionError("unreachable")
+
+
+def _json_object(raw, url):
+    # Every answer of boa's is a JSON object. Anything else (a proxy's or a stranger's HTML page) is a
+    # BoaError, so the poll thread, which keeps going through BoaErrors, does not die of a ValueError.
+    try:
+        answer = json.loads(raw)
+    except ValueError:
+        answer = None
+    if not isinstance(answer, dict):
+        raise BoaError(f"unexpected answer from {url} (is BOA_URL a boa service?): {raw[:80]!r}")
+    return answer
 
 
 def _http_error(error):

@@ -1,3 +1,4 @@
+import { createServer as createHttpServer } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -216,6 +217,32 @@ describe('Node job client (clients/node/boa-job.mjs)', () => {
     expect((await client(job).allocation()).width).toBe(job.width);
     expect(Date.now() - started).toBeGreaterThanOrEqual(950);
     expect(boa.takeRequests()).toEqual({ [key]: 2 });
+  });
+
+  it('takes a non-JSON 200 (not boa at BOA_URL) for a BoaError, and polls on', async () => {
+    const server = createHttpServer((_req, res) => res.end('<html>not boa</html>'));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const c = new BoaJob({
+        url: `http://127.0.0.1:${port}`,
+        jobId: 1,
+        token: 't',
+        generation: 1,
+        pollSeconds: 0.05,
+        handleSigterm: false,
+      });
+      clients.push(c);
+      const error = await c.allocation().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(BoaError);
+      expect((error as Error).message).toMatch(/unexpected answer .*not boa/);
+      c.startPolling();
+      expect(await until(() => c.pollError instanceof BoaError)).toBe(true);
+      expect(c.shouldStop()).toBe(false);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
   });
 
   it('gives up on an unreachable service after its retries', async () => {

@@ -5,6 +5,7 @@ BOA_TEST_URL. The service also answers a few /__test/* routes (test/clients/serv
 clock, make a running job, count requests and inject 5xx answers.
 """
 
+import http.server
 import json
 import os
 import signal
@@ -225,6 +226,33 @@ class BoaJobTest(unittest.TestCase):
             client.allocation()
         # Waits of 0.05, 0.1, 0.2 s at most (with jitter): bounded, no endless loop.
         self.assertLess(time.monotonic() - started, 5)
+
+    def test_a_stranger_answering_200_is_a_boa_error_and_the_poll_goes_on(self):
+        # Not boa at BOA_URL (a proxy's page, a reused port): a ValueError used to end the poll thread.
+        class Page(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                body = b"<html>not boa</html>"
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        server = http.server.HTTPServer(("127.0.0.1", 0), Page)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        self.addCleanup(server.server_close)
+        self.addCleanup(server.shutdown)
+        client = BoaJob(f"http://127.0.0.1:{server.server_port}", 1, "t", 1, poll_seconds=0.05, handle_sigterm=False)
+        self.clients.append(client)
+        with self.assertRaisesRegex(BoaError, "unexpected answer .*not boa"):
+            client.allocation()
+        client.start_polling()
+        self.assertTrue(wait_until(lambda: client.poll_error is not None, 2))
+        time.sleep(0.2)
+        self.assertTrue(client._poller.is_alive())
+        self.assertFalse(client.should_stop())
 
     def test_a_self_launched_job_waits_for_gpus_and_follows_rescales(self):
         job = control("/__test/job", {"running": False})
