@@ -115,6 +115,37 @@ describe('local executor', () => {
     await executor.close();
   });
 
+  it("keeps the service's own boa and launcher variables from the job; boa's own replica env still reaches it", async () => {
+    const dataDir = temp();
+    const saved = {
+      RANK: process.env.RANK,
+      TORCHELASTIC_RUN_ID: process.env.TORCHELASTIC_RUN_ID,
+      BOA_X: process.env.BOA_X,
+    };
+    Object.assign(process.env, { RANK: '7', TORCHELASTIC_RUN_ID: 'stale', BOA_X: 'secret' });
+    const executor = new LocalExecutor({ dataDir, terminationGraceSeconds: 1 });
+    try {
+      const out = join(dataDir, 'env.txt');
+      const base = job([
+        'sh',
+        '-c',
+        `echo "\${RANK-unset} \${TORCHELASTIC_RUN_ID-unset} \${BOA_X-unset} $WORLD_SIZE \${HOME:+home}" > ${out}`,
+      ]);
+      const desired: DesiredJob = {
+        ...base,
+        replicas: base.replicas.map((r) => ({ ...r, env: { WORLD_SIZE: '4' } })),
+      };
+      await settle(executor, [desired], (s) => s[0]?.phase === 'succeeded' || s[0]?.phase === 'failed');
+      expect(readFileSync(out, 'utf8')).toBe('unset unset unset 4 home\n');
+    } finally {
+      for (const [name, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+      await executor.close();
+    }
+  });
+
   it('still stops a replica whose records folder was removed from outside', async () => {
     const dataDir = temp();
     const executor = new LocalExecutor({ dataDir, terminationGraceSeconds: 1 });

@@ -69,8 +69,14 @@ interface LocalReplica {
 
 const keyOf = (jobId: number, generation: number, rank: number) => `${jobId}/${generation}/${rank}`;
 
-/** Variables of the service's own environment a job must not inherit (the operator token above all). */
-const PRIVATE_ENV = /^BOA_/;
+/**
+ * Variables of the service's own environment a job must not inherit: boa's (the operator token above
+ * all), and a distributed launcher's (torchrun's RANK, LOCAL_RANK, TORCHELASTIC_*, ...), which a job's
+ * own launcher sets per worker and which, left over from the shell that started the service, would make
+ * a training script believe it had been launched as that worker.
+ */
+const PRIVATE_ENV =
+  /^(BOA_|TORCHELASTIC_)|^(RANK|LOCAL_RANK|GROUP_RANK|ROLE_RANK|LOCAL_WORLD_SIZE|GROUP_WORLD_SIZE|ROLE_WORLD_SIZE|WORLD_SIZE|MASTER_ADDR|MASTER_PORT|NODE_RANK|NNODES|NPROC_PER_NODE)$/;
 
 /**
  * The embedded default's executor: each replica is a real process on this machine, started through
