@@ -40,7 +40,7 @@ const BudgetControl = z
     }),
     creditGpuHoursPerHour: z.number().openapi({
       description:
-        "what plans get on top of the budget from the window's unspent budget, spread over creditSpendHours, while the load needs at least creditLoadShare of the budget (a proportional part from 0.1 below it); 0: none",
+        "what plans get on top of the budget from the window's unspent budget, spread over creditSpendHours, while the load needs at least creditLoadShare of the budget (a proportional part from 0.2 below it); 0: none",
     }),
     rateConfidenceFactor: z.number().openapi({
       description:

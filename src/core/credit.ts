@@ -26,7 +26,7 @@ export interface CreditOptions {
 export const DEFAULT_CREDIT: CreditOptions = { spendHours: 4, loadShare: 0.9 };
 
 /** The share of the budget below `loadShare` over which the credit grows from none to all of it. */
-export const RAMP_SHARE = 0.1;
+export const RAMP_SHARE = 0.2;
 
 export interface CreditInput {
   /** The budget's GPU-hours per hour. */

@@ -99,7 +99,7 @@ export const configSchema = z
       .number({ error: 'creditSpendHours must be a number' })
       .nonnegative('creditSpendHours must be >= 0 (0: never)')
       .default(DEFAULT_CREDIT.spendHours),
-    /** The share of the budget the load must need for plans to spend all the window's credit (part from 0.1 below). */
+    /** The share of the budget the load must need for plans to spend all the window's credit (part from 0.2 below). */
     creditLoadShare: positive('creditLoadShare').default(DEFAULT_CREDIT.loadShare),
     /** Initial budget (GPU-hours per hour) when none is stored yet. */
     budget: z.number().positive().optional(),

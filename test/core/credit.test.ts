@@ -12,19 +12,19 @@ describe('credit for a tight budget', () => {
     expect(factor(36, 80, 8)).toBeCloseTo(1.25, 12);
   });
 
-  it('keeps the credit for later while the load needs a tenth of the budget less than loadShare, or less', () => {
-    expect(factor(32, 80)).toBe(1);
+  it('keeps the credit for later while the load needs a fifth of the budget less than loadShare, or less', () => {
+    expect(factor(28, 80)).toBe(1);
     expect(factor(20, 80)).toBe(1);
-    expect(factor(16, 80, 4, 0.5)).toBe(1);
+    expect(factor(12, 80, 4, 0.5)).toBe(1);
     expect(factor(20, 80, 4, 0.5)).toBeCloseTo(1.5, 12);
   });
 
-  it('phases the credit in over that tenth, so a load at the gate does not flip the plan', () => {
+  it('phases the credit in over that fifth, so a load at the gate does not flip the plan', () => {
     // 80 unspent over 4 hours is half the budget at loadShare; half of that halfway into the ramp.
-    expect(factor(34, 80)).toBeCloseTo(1.25, 12);
-    expect(factor(35, 80)).toBeCloseTo(1.375, 12);
+    expect(factor(32, 80)).toBeCloseTo(1.25, 12);
+    expect(factor(34, 80)).toBeCloseTo(1.375, 12);
     // Continuous: a load that moves a little moves the credit a little.
-    expect(factor(34.01, 80) - factor(33.99, 80)).toBeLessThan(0.01);
+    expect(factor(28.01, 80) - factor(27.99, 80)).toBeLessThan(0.01);
     expect(factor(36.01, 80) - factor(35.99, 80)).toBeLessThan(0.01);
   });
 
