@@ -18,7 +18,10 @@
 export interface CreditOptions {
   /** Hours over which the window's unspent budget is spent; 0: never. */
   readonly spendHours: number;
-  /** The credit is spent only while the load needs at least this share of the budget. */
+  /**
+   * The credit is spent whole while the load needs at least this share of the budget, and a part of it
+   * from `RAMP_SHARE` below.
+   */
   readonly loadShare: number;
 }
 
