@@ -1,9 +1,10 @@
 import type { Logger } from 'pino';
-import type { NodeRemovalRow, NodeRemovals, RemovalReason } from '../../store/node-removals.ts';
+import type { NodeRemovalRow, NodeRemovals } from '../../store/node-removals.ts';
 import type { Repository, ResizeRow } from '../../store/repository.ts';
 import type { Clock, MetricDatum, NodeGroupState, NodePool, PoolNode } from '../ports.ts';
 import { type BackoffPolicy, CapacityBackoff, type CapacityView } from './capacity.ts';
 import { NodeReadiness } from './readiness.ts';
+import { RemovalWalk } from './removals.ts';
 import { allocationName, chooseVictims, type GpusInUse } from './victims.ts';
 
 /** Where the desired size boa expects is kept across restarts. */
@@ -58,8 +59,8 @@ export interface NodeTickInput {
 export class NodeReconciler {
   private running: Promise<void> | null = null;
   private readonly backoff: CapacityBackoff;
-  /** Open removals by node id (the store's rows, cached). */
-  private readonly removing = new Map<string, NodeRemovalRow>();
+  /** Nodes on their way out, one step a pass (removals.ts). */
+  private readonly removing: RemovalWalk;
   /**
    * The desired size boa last set or saw after its own change: anything else is drift. Stored, since
    * its terminations lower it too (a restart that went by the last resize alone saw its own scale-in
@@ -77,7 +78,7 @@ export class NodeReconciler {
   constructor(private readonly deps: NodeReconcilerDeps) {
     this.backoff = new CapacityBackoff(deps.settings.backoff);
     this.readiness = new NodeReadiness(deps.settings.notReadyGraceMs ?? 0);
-    for (const row of deps.removals.open()) this.removing.set(row.nodeId, row);
+    this.removing = new RemovalWalk(deps);
     const last = deps.repo.lastResize();
     this.expected =
       deps.repo.getSetting<number>(EXPECTED_SIZE_KEY) ??
@@ -141,7 +142,7 @@ export class NodeReconciler {
     this.chooseProvisionTimeouts(input.nodes, busy, now);
     let placed = false;
     for (const victim of chooseVictims(kept, kept.length - target, busy)) {
-      this.choose(victim, 'scale-in', now);
+      this.removing.choose(victim, 'scale-in', now);
       if (busy(allocationName(victim)) > 0) placed = true;
     }
     return placed;
@@ -153,7 +154,7 @@ export class NodeReconciler {
 
   /** Whether a removal waits for one of these nodes (allocation names) to empty before terminating it. */
   waitsOn(names: ReadonlySet<string>): boolean {
-    for (const row of this.removing.values())
+    for (const row of this.removing.rows())
       if (row.state !== 'terminating' && names.has(row.nodeName ?? row.nodeId)) return true;
     return false;
   }
@@ -186,12 +187,13 @@ export class NodeReconciler {
         'desired size changed outside boa; correcting',
       );
     }
-    const terminated = await this.carryOn(nodes, busy);
+    const terminated = await this.removing.carryOn(nodes, busy, () => {
+      this.counters.terminations += 1;
+    });
     const current = terminated > 0 ? await pool.describe() : group;
     this.lastGroup = current;
     const live = nodes.filter((n) => !n.leaving).length - terminated;
-    let want =
-      target + [...this.removing.values()].filter((r) => nodes.some((n) => n.id === r.nodeId)).length;
+    let want = target + this.removing.rows().filter((r) => nodes.some((n) => n.id === r.nodeId)).length;
     if (this.backoff.observe(current, live, want, now)) {
       this.counters.launchFailures += 1;
       logger.warn(
@@ -259,7 +261,7 @@ export class NodeReconciler {
         },
         'node never became ready for jobs; terminating it',
       );
-      this.choose(node, 'provision-timeout', now);
+      this.removing.choose(node, 'provision-timeout', now);
     }
   }
 
@@ -270,90 +272,6 @@ export class NodeReconciler {
   private overdue(node: PoolNode, now: number): boolean {
     if (node.ready || node.leaving || node.cordoned || this.removing.has(node.id)) return false;
     return this.readiness.overdue(node, now, this.deps.settings.provisionMs);
-  }
-
-  private choose(node: PoolNode, reason: RemovalReason, now: number): void {
-    const row = this.deps.removals.insert({ nodeId: node.id, nodeName: node.name ?? null, reason, at: now });
-    this.removing.set(node.id, row);
-    this.deps.logger.info(
-      { event: 'node.chosen', nodeId: node.id, node: node.name ?? null, reason },
-      'node chosen for removal',
-    );
-  }
-
-  /**
-   * Takes each open removal one step further: cordon, wait until nothing is placed there, terminate.
-   * Each state is stored before the call it announces. Returns how many nodes were terminated.
-   */
-  private async carryOn(nodes: readonly PoolNode[], busy: GpusInUse): Promise<number> {
-    const { pool, logger } = this.deps;
-    let terminated = 0;
-    for (const row of [...this.removing.values()]) {
-      const node = nodes.find((n) => n.id === row.nodeId);
-      if (!node) {
-        // Gone already: terminated before a crash, or by someone else. Nothing is sent.
-        this.finish(row, 'already-gone');
-        continue;
-      }
-      if (row.state === 'chosen') {
-        try {
-          await pool.cordon([row.nodeId]);
-        } catch (error) {
-          // boa already places nothing there; the cordon keeps others off. A refusal (403: RBAC
-          // without patch on nodes) must not keep an idle node paid for, so it is logged and passed;
-          // anything else is retried at the next pass.
-          if (!forbidden(error)) throw error;
-          logger.warn(
-            { event: 'node.cordon-failed', nodeId: row.nodeId, error: (error as Error).message },
-            'cordon failed; removing the node anyway once it is empty',
-          );
-        }
-        this.advance(row, 'cordoned');
-      }
-      if (row.state === 'cordoned') {
-        const jobs = busy(allocationName(node));
-        if (jobs > 0) {
-          logger.debug(
-            { event: 'node.draining', nodeId: row.nodeId, gpusInUse: jobs },
-            'waiting for jobs to move',
-          );
-          continue;
-        }
-        this.advance(row, 'terminating');
-      }
-      if (row.state === 'terminating') {
-        const result = await pool.terminate([row.nodeId]);
-        const sent = result.terminated.includes(row.nodeId);
-        if (sent) {
-          terminated += 1;
-          this.counters.terminations += 1;
-        }
-        this.finish(row, sent ? 'sent' : 'already-gone');
-        logger.info(
-          {
-            event: 'node.removed',
-            nodeId: row.nodeId,
-            reason: row.reason,
-            outcome: sent ? 'sent' : 'already-gone',
-          },
-          'node removed',
-        );
-      }
-    }
-    return terminated;
-  }
-
-  private advance(row: NodeRemovalRow, state: 'cordoned' | 'terminating'): void {
-    const at = this.deps.clock.now();
-    this.deps.removals.advance(row.id, state, at);
-    row.state = state;
-    row.updatedAt = at;
-  }
-
-  private finish(row: NodeRemovalRow, outcome: 'sent' | 'already-gone'): void {
-    const at = this.deps.clock.now();
-    this.deps.removals.advance(row.id, 'terminated', at, { terminatedAt: at, outcome });
-    this.removing.delete(row.nodeId);
   }
 
   /**
@@ -402,7 +320,7 @@ export class NodeReconciler {
       name: group?.name ?? null,
       status: group?.status ?? null,
       issues: group?.issues ?? [],
-      removing: [...this.removing.values()].map((r) => ({
+      removing: this.removing.rows().map((r) => ({
         nodeId: r.nodeId,
         node: r.nodeName,
         reason: r.reason,
@@ -437,15 +355,6 @@ export class NodeReconciler {
  */
 function updatedByEks(group: NodeGroupState): boolean {
   return group.status === 'UPDATING' && group.updateInFlight === undefined;
-}
-
-/**
- * A refusal (HTTP 403). The Kubernetes client's ApiException carries the status as `code`; the retry
- * layer wraps it (KubeCallError, kind 'fatal') with the ApiException as its cause.
- */
-function forbidden(error: unknown): boolean {
-  const status = (e: unknown) => (e as { code?: unknown } | undefined)?.code;
-  return status(error) === 403 || status((error as { cause?: unknown } | undefined)?.cause) === 403;
 }
 
 /** The latest node boa terminated, for /v1/status: scale-in sends no resize. */

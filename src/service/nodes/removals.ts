@@ -1,0 +1,129 @@
+import type { Logger } from 'pino';
+import type { NodeRemovalRow, NodeRemovals, RemovalReason } from '../../store/node-removals.ts';
+import type { Clock, NodePool, PoolNode } from '../ports.ts';
+import { allocationName, type GpusInUse } from './victims.ts';
+
+export interface RemovalDeps {
+  readonly pool: Pick<NodePool, 'cordon' | 'terminate'>;
+  readonly removals: NodeRemovals;
+  readonly clock: Clock;
+  readonly logger: Logger;
+}
+
+/**
+ * The nodes boa is removing, one by one: chosen, cordoned, emptied, terminated. Each state is stored
+ * before the call it announces, so a restart carries each removal on from where it was left.
+ */
+export class RemovalWalk {
+  /** Open removals by node id (the store's rows, cached). */
+  readonly #open = new Map<string, NodeRemovalRow>();
+
+  constructor(private readonly deps: RemovalDeps) {
+    for (const row of deps.removals.open()) this.#open.set(row.nodeId, row);
+  }
+
+  has(nodeId: string): boolean {
+    return this.#open.has(nodeId);
+  }
+
+  get size(): number {
+    return this.#open.size;
+  }
+
+  rows(): NodeRemovalRow[] {
+    return [...this.#open.values()];
+  }
+
+  choose(node: PoolNode, reason: RemovalReason, now: number): void {
+    const row = this.deps.removals.insert({ nodeId: node.id, nodeName: node.name ?? null, reason, at: now });
+    this.#open.set(node.id, row);
+    this.deps.logger.info(
+      { event: 'node.chosen', nodeId: node.id, node: node.name ?? null, reason },
+      'node chosen for removal',
+    );
+  }
+
+  /**
+   * Takes each open removal one step further: cordon, wait until nothing is placed there, terminate.
+   * Returns how many nodes were terminated; `onTerminated` hears of each at once (a later step may throw).
+   */
+  async carryOn(nodes: readonly PoolNode[], busy: GpusInUse, onTerminated: () => void): Promise<number> {
+    const { pool, logger } = this.deps;
+    let terminated = 0;
+    for (const row of this.rows()) {
+      const node = nodes.find((n) => n.id === row.nodeId);
+      if (!node) {
+        // Gone already: terminated before a crash, or by someone else. Nothing is sent.
+        this.finish(row, 'already-gone');
+        continue;
+      }
+      if (row.state === 'chosen') {
+        try {
+          await pool.cordon([row.nodeId]);
+        } catch (error) {
+          // boa already places nothing there; the cordon keeps others off. A refusal (403: RBAC
+          // without patch on nodes) must not keep an idle node paid for, so it is logged and passed;
+          // anything else is retried at the next pass.
+          if (!forbidden(error)) throw error;
+          logger.warn(
+            { event: 'node.cordon-failed', nodeId: row.nodeId, error: (error as Error).message },
+            'cordon failed; removing the node anyway once it is empty',
+          );
+        }
+        this.advance(row, 'cordoned');
+      }
+      if (row.state === 'cordoned') {
+        const jobs = busy(allocationName(node));
+        if (jobs > 0) {
+          logger.debug(
+            { event: 'node.draining', nodeId: row.nodeId, gpusInUse: jobs },
+            'waiting for jobs to move',
+          );
+          continue;
+        }
+        this.advance(row, 'terminating');
+      }
+      if (row.state === 'terminating') {
+        const result = await pool.terminate([row.nodeId]);
+        const sent = result.terminated.includes(row.nodeId);
+        if (sent) {
+          terminated += 1;
+          onTerminated();
+        }
+        this.finish(row, sent ? 'sent' : 'already-gone');
+        logger.info(
+          {
+            event: 'node.removed',
+            nodeId: row.nodeId,
+            reason: row.reason,
+            outcome: sent ? 'sent' : 'already-gone',
+          },
+          'node removed',
+        );
+      }
+    }
+    return terminated;
+  }
+
+  private advance(row: NodeRemovalRow, state: 'cordoned' | 'terminating'): void {
+    const at = this.deps.clock.now();
+    this.deps.removals.advance(row.id, state, at);
+    row.state = state;
+    row.updatedAt = at;
+  }
+
+  private finish(row: NodeRemovalRow, outcome: 'sent' | 'already-gone'): void {
+    const at = this.deps.clock.now();
+    this.deps.removals.advance(row.id, 'terminated', at, { terminatedAt: at, outcome });
+    this.#open.delete(row.nodeId);
+  }
+}
+
+/**
+ * A refusal (HTTP 403). The Kubernetes client's ApiException carries the status as `code`; the retry
+ * layer wraps it (KubeCallError, kind 'fatal') with the ApiException as its cause.
+ */
+function forbidden(error: unknown): boolean {
+  const status = (e: unknown) => (e as { code?: unknown } | undefined)?.code;
+  return status(error) === 403 || status((error as { cause?: unknown } | undefined)?.cause) === 403;
+}
