@@ -3,7 +3,7 @@ import * as backup from 'aws-cdk-lib/aws-backup';
 import * as events from 'aws-cdk-lib/aws-events';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
-import { BACKUP_TAG } from './k8s/boa.ts';
+import { BACKUP_TAG_KEY } from './k8s/boa.ts';
 
 /**
  * Daily AWS Backup snapshots of boa's EBS volume (selected by its tag), kept 7 days in a vault
@@ -14,7 +14,7 @@ export class BoaBackup extends Construct {
   readonly vault: backup.BackupVault;
   readonly plan: backup.BackupPlan;
 
-  constructor(scope: Construct, id: string, props: { readonly key: kms.IKey }) {
+  constructor(scope: Construct, id: string, props: { readonly key: kms.IKey; readonly backupTag: string }) {
     super(scope, id);
     this.vault = new backup.BackupVault(this, 'Vault', {
       encryptionKey: props.key,
@@ -29,7 +29,7 @@ export class BoaBackup extends Construct {
       }),
     );
     this.plan.addSelection('BoaVolume', {
-      resources: [backup.BackupResource.fromTag(BACKUP_TAG.key, BACKUP_TAG.value)],
+      resources: [backup.BackupResource.fromTag(BACKUP_TAG_KEY, props.backupTag)],
     });
   }
 }

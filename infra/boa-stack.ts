@@ -68,6 +68,7 @@ export class BoaStack extends Stack {
       instanceType: config.instanceType,
       gpusPerNode: config.gpusPerNode,
       jobsNamespace: config.jobsNamespace,
+      backupTag: config.backupTag,
       tokenSecretArn: this.operatorToken.secret.secretArn,
       ...(config.budget !== undefined ? { budget: config.budget } : {}),
       ...(config.exposeApi
@@ -84,7 +85,7 @@ export class BoaStack extends Stack {
     // The service account lives in boa's namespace.
     this.identity.serviceAccount.node.addDependency(this.workload.namespace);
 
-    new BoaBackup(this, 'Backup', { key: this.boaCluster.key });
+    new BoaBackup(this, 'Backup', { key: this.boaCluster.key, backupTag: config.backupTag });
 
     this.monitoring = new Monitoring(this, 'Monitoring', {
       clusterName: config.clusterName,

@@ -33,6 +33,8 @@ export interface BoaWorkloadProps {
   readonly budget?: number;
   /** Where the Kubernetes executor runs jobs' pods (BOA_JOBS_NAMESPACE). */
   readonly jobsNamespace: string;
+  /** The `boa-backup` tag value on boa's volume (context `backupTag`). */
+  readonly backupTag: string;
   /** The Secrets Manager secret of the operator token (BOA_TOKEN_SECRET_ARN). */
   readonly tokenSecretArn: string;
   readonly loadBalancer?: { readonly sourceRanges: readonly string[]; readonly certificateArn?: string };
@@ -67,7 +69,7 @@ export class BoaWorkload extends Construct {
     this.namespace = cluster.addManifest('Namespace', namespaceManifest());
     this.namespace.node.addDependency(props.volumeDriver);
 
-    const storage = cluster.addManifest('Storage', ...storageManifests(DATA_VOLUME_GIB));
+    const storage = cluster.addManifest('Storage', ...storageManifests(DATA_VOLUME_GIB, props.backupTag));
     storage.node.addDependency(this.namespace);
 
     // The jobs' namespace and exactly the access the executor needs there (infra/k8s/jobs-rbac.ts).

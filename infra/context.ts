@@ -1,6 +1,6 @@
 /**
  * The CDK app's settings, read from CDK context (`-c key=value` or cdk.json) and validated once.
- * Every key is documented in infra/README.md; defaults live here only.
+ * Every key is documented in docs/deploy.md; defaults live here only.
  */
 
 /** GPUs per instance for the NVIDIA x86 families the app knows; other types need `gpusPerNode`. */
@@ -68,6 +68,12 @@ export interface BoaConfig {
   readonly budgetGuard: boolean;
   /** Minutes of silence from boa before the heartbeat alarm fires and the guard acts. */
   readonly guardMinutes: number;
+  /**
+   * Value of the `boa-backup` tag on boa's volume, which AWS Backup selects it by. A selection by tag
+   * is account-wide, so a second stack in the same account and region needs its own value, set before
+   * its first deploy: a StorageClass's parameters cannot change afterwards.
+   */
+  readonly backupTag: string;
 }
 
 export class ContextError extends Error {
@@ -86,6 +92,7 @@ export const DEFAULTS = {
   gpuNodeDiskGiB: 200,
   jobsNamespace: 'boa-jobs',
   guardMinutes: 15,
+  backupTag: 'daily',
 } as const;
 
 function text(read: ContextReader, key: string): string | undefined {
@@ -248,9 +255,18 @@ export function readConfig(
   const budgetGuard = bool(read, 'budgetGuard') ?? true;
   const guardMinutes = int(read, 'guardMinutes', 5, 1440) ?? DEFAULTS.guardMinutes;
 
+  const backupTag = text(read, 'backupTag') ?? DEFAULTS.backupTag;
+  // AWS tag value characters, less '=' which the CSI driver's key=value parameter splits on.
+  if (!/^[a-zA-Z0-9_.:/+@-]{1,128}$/.test(backupTag)) {
+    throw new ContextError(
+      `context "backupTag" must be 1 to 128 letters, digits or _ . : / + @ -, got "${backupTag}"`,
+    );
+  }
+
   return {
     budgetGuard,
     guardMinutes,
+    backupTag,
     stackName,
     clusterName,
     region,

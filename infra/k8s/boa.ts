@@ -4,8 +4,8 @@ export const BOA_DATA_DIR = '/var/lib/boa';
 export const BOA_NAMESPACE = 'boa';
 export const BOA_SERVICE_ACCOUNT = 'boa';
 export const STORAGE_CLASS = 'boa-gp3';
-/** The tag on boa's EBS volume that AWS Backup selects it by. */
-export const BACKUP_TAG = { key: 'boa-backup', value: 'daily' } as const;
+/** The key of the tag on boa's EBS volume that AWS Backup selects it by; its value is `backupTag`. */
+export const BACKUP_TAG_KEY = 'boa-backup';
 
 export interface BoaManifestOptions {
   readonly image: string;
@@ -30,7 +30,7 @@ export function namespaceManifest(): Record<string, unknown> {
 }
 
 /** An encrypted gp3 class that binds where the pod lands, and boa's volume claim. */
-export function storageManifests(volumeGiB: number): Record<string, unknown>[] {
+export function storageManifests(volumeGiB: number, backupTag: string): Record<string, unknown>[] {
   return [
     {
       apiVersion: 'storage.k8s.io/v1',
@@ -42,7 +42,7 @@ export function storageManifests(volumeGiB: number): Record<string, unknown>[] {
         type: 'gp3',
         encrypted: 'true',
         'csi.storage.k8s.io/fstype': 'ext4',
-        tagSpecification_1: `${BACKUP_TAG.key}=${BACKUP_TAG.value}`,
+        tagSpecification_1: `${BACKUP_TAG_KEY}=${backupTag}`,
       },
       volumeBindingMode: 'WaitForFirstConsumer',
       // Retain: deleting the claim, the namespace or the stack never deletes boa's ledger and jobs.

@@ -25,6 +25,7 @@ describe('readConfig', () => {
       jobsNamespace: 'boa-jobs',
       budgetGuard: true,
       guardMinutes: 15,
+      backupTag: 'daily',
     });
     expect(DEFAULTS.instanceType).toBe('g4dn.12xlarge');
   });
@@ -70,6 +71,8 @@ describe('readConfig', () => {
 
   it.each([
     [{ budget: '0' }, /budget/],
+    [{ backupTag: 'a=b' }, /"backupTag" must be 1 to 128 letters/],
+    [{ backupTag: 'x'.repeat(129) }, /backupTag/],
     [{ budget: 'lots' }, /budget/],
     [{ maxGpuNodes: '0' }, /maxGpuNodes/],
     [{ maxGpuNodes: '2.5' }, /maxGpuNodes/],

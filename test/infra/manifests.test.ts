@@ -50,7 +50,7 @@ describe("boa's Kubernetes objects", () => {
   });
 
   it('stores data on an encrypted gp3 volume bound in the zone where boa is scheduled', () => {
-    const [storageClass, claim] = storageManifests(10) as any[];
+    const [storageClass, claim] = storageManifests(10, 'daily') as any[];
     expect(storageClass).toMatchObject({
       provisioner: 'ebs.csi.aws.com',
       parameters: { type: 'gp3', encrypted: 'true' },
