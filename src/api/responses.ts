@@ -192,7 +192,9 @@ export const JobView = z
     state: z.enum(['waiting', 'running', 'done', 'cancelled', 'failed', 'lost']),
     waitingFor: z.enum(['plan', 'budget', 'nodes']).nullable().optional(),
     submittedAt: time(),
-    startedAt: time().nullable(),
+    startedAt: time().nullable().openapi({
+      description: 'its first start; a job stopped and started again (requeued, rescaled) keeps it',
+    }),
     finishedAt: time().nullable(),
     statEpoch: z.number().int(),
     workDoneSeconds: z.number(),

@@ -57,5 +57,7 @@ describe('boa jobs: a restarted job', () => {
     expect(list.stdout.trimEnd().split('\n')[1]).toMatch(new RegExp(`\\s${why}$`));
     const show = await s.boa(['jobs', 'show', 'crashy']);
     expect(show.stdout).toMatch(new RegExp(`^state\\s+running: ${why}$`, 'm'));
+    // Started twice: the time shown is the first start, and says so.
+    expect(show.stdout).toMatch(/^first started\s+\S/m);
   });
 });

@@ -150,7 +150,7 @@ function renderJob(job: JobView, logs: string | undefined): string {
     ['epoch', `${job.statEpoch}${epochs ? ` of ${epochs}` : ''}${work}`],
     ['plan widths', job.widths ? `${job.widths.join(' ')} by epoch (plan #${job.planId})` : null],
     ['submitted', when(job.submittedAt)],
-    ['started', when(job.startedAt)],
+    ['first started', when(job.startedAt)],
     ['finished', when(job.finishedAt)],
     [
       'restarts',
