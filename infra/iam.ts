@@ -72,6 +72,13 @@ function nodeRemovalStatements(nodegroupName: string, clusterName: string, clust
     }),
     ...(clusterArn
       ? [
+          // IAM lists DescribeUpdate's resource types as cluster, nodegroup and addon without saying which a
+          // node group's update is authorized against: the cluster too (read-only), so following never fails.
+          new iam.PolicyStatement({
+            sid: 'FollowNodegroupUpdates',
+            actions: ['eks:DescribeUpdate'],
+            resources: [clusterArn],
+          }),
           new iam.PolicyStatement({
             sid: 'FindReplacedNodegroup',
             actions: ['eks:ListNodegroups'],

@@ -203,7 +203,7 @@ describe("boa's IAM role (EKS Pod Identity)", () => {
     expect(policies).toHaveLength(1);
     const statements = policies[0]!.Properties.PolicyDocument.Statement;
     const nodegroupArn = { 'Fn::GetAtt': [gpuId, 'Arn'] };
-    expect(statements).toHaveLength(8);
+    expect(statements).toHaveLength(9);
     const [secretId] = Object.keys(template.findResources('AWS::SecretsManager::Secret'));
     expect(statements).toEqual(
       expect.arrayContaining([
@@ -230,6 +230,12 @@ describe("boa's IAM role (EKS Pod Identity)", () => {
           Resource: '*',
         }),
         expect.objectContaining({ Action: 'eks:ListNodegroups' }),
+        // Following a node group's update: its own ARN (below) and its cluster's, read-only.
+        expect.objectContaining({
+          Effect: 'Allow',
+          Action: 'eks:DescribeUpdate',
+          Resource: expect.objectContaining({ 'Fn::GetAtt': [expect.stringMatching(/Cluster/), 'Arn'] }),
+        }),
         // Following a replaced group reads every group's labels, this cluster's only.
         expect.objectContaining({
           Effect: 'Allow',
