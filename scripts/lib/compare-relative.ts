@@ -27,8 +27,10 @@ export function relativeList(
   const multiples = parse(text.replace(/x/g, ''));
   const min = minimum();
   const round = (v: number) => Math.round(v * 1e6) / 1e6;
+  // Budgets round up: `1x` rounded down fell below the minimum and boa (oracle) refused it.
+  const roundUp = (v: number) => Math.ceil(v * 1e6) / 1e6;
   return {
-    values: multiples.map((m) => round(m * min)),
+    values: multiples.map((m) => roundUp(m * min)),
     points: multiples.map((m) => ({ paid: round(m * min), minimumMultiple: m })),
   };
 }

@@ -27,6 +27,13 @@ describe('values as multiples of the minimum feasible budget', () => {
     expect(relativeList('1x:2x:0.5x', minimum, parse).values).toEqual([50, 75, 100]);
   });
 
+  it('rounds budgets up, so 1x is never below the minimum it multiplies', () => {
+    const minimum = 38.4962393;
+    const [budget] = relativeList('1x', () => minimum, parse).values;
+    expect(budget).toBe(38.49624);
+    expect(budget).toBeGreaterThanOrEqual(minimum);
+  });
+
   it('refuses a mix of absolute and relative values', () => {
     expect(() => relativeList('1.2x,40', () => 50, parse)).toThrow(/every value as a multiple/);
   });
