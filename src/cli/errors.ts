@@ -10,6 +10,10 @@ export const EXIT = {
   badInput: 2,
   unreachable: 3,
   unauthorized: 4,
+  /** `jobs wait`: a job ended failed, cancelled or lost. */
+  jobUnsuccessful: 5,
+  /** `jobs wait`: the timeout passed with jobs still waiting or running. */
+  timedOut: 6,
 } as const;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];

@@ -6,6 +6,7 @@ import { isLocalUrl } from '../connection.ts';
 import { contextOf, output } from '../context.ts';
 import { keyValues } from '../format.ts';
 import { CliError, EXIT, usageError } from '../errors.ts';
+import { type WaitOptions, waitForJobs } from './jobs-wait.ts';
 
 type JobView = ReturnType<typeof jobView>;
 
@@ -29,6 +30,11 @@ export function addSubmitCommand(jobs: Command): void {
     )
     .option('--checkpoint <uri>', 'checkpoint location, given to the job as BOA_CHECKPOINT_DIR')
     .option('--checkpoint-claim <pvc>', 'Kubernetes volume claim for checkpoints')
+    .option(
+      '--wait',
+      'then wait until the job ends, as boa jobs wait does (exit 0 done, 5 not done, 6 timeout)',
+    )
+    .option('--timeout <duration>', 'with --wait: give up after this long (90, 90s, 30m, 2h)')
     .action(async (className: string, words: string[], options: SubmitOptions, command: Command) => {
       const context = contextOf(command);
       if (classCameAfterDashes(command, className, words)) {
@@ -39,6 +45,12 @@ export function addSubmitCommand(jobs: Command): void {
         );
       }
       refuseDashesAsValue(options);
+      if (options.timeout !== undefined && !options.wait) throw usageError('--timeout needs --wait');
+      // Nobody but its launcher runs a self-launched job, and that launcher needs the token printed now.
+      if (options.wait && words.length === 0)
+        throw usageError(
+          '--wait needs a command after -- (a job boa runs); wait for a self-launched job with boa jobs wait',
+        );
       const workload = await inSubmitDir(context.client, workloadOf(words, options));
       const body = {
         class: className,
@@ -60,6 +72,8 @@ export function addSubmitCommand(jobs: Command): void {
         data.job.waitingFor === 'plan' &&
         (await context.client.json<{ gpuHoursPerHour: number | null }>('GET', '/v1/budget')).data
           .gpuHoursPerHour === null;
+      // With --json and --wait, stdout holds one JSON document: the job as it ended.
+      if (options.wait && context.json) return waitForJobs(context, [data.id], waitOptions(options));
       output(context, text, () =>
         keyValues([
           ['job', `${data.id} (${data.job.class}, ${data.job.state})`],
@@ -75,7 +89,12 @@ export function addSubmitCommand(jobs: Command): void {
             : []),
         ]),
       );
+      if (options.wait) await waitForJobs(context, [data.id], waitOptions(options));
     });
+}
+
+function waitOptions(options: SubmitOptions): WaitOptions {
+  return { interval: '5', ...(options.timeout === undefined ? {} : { timeout: options.timeout }) };
 }
 
 interface SubmitOptions {
@@ -85,6 +104,8 @@ interface SubmitOptions {
   workdir?: string;
   checkpoint?: string;
   checkpointClaim?: string;
+  wait?: boolean;
+  timeout?: string;
 }
 
 /** commander fills <class> from the words after -- when none comes before: `submit -- node x.js`. */

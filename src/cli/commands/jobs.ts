@@ -10,13 +10,16 @@ import { resolveJobRef } from '../job-refs.ts';
 import { parseNumber } from '../parse.ts';
 import { addCancelCommand } from './jobs-cancel.ts';
 import { addSubmitCommand } from './jobs-submit.ts';
+import { addWaitCommand } from './jobs-wait.ts';
 
 type JobView = ReturnType<typeof jobView>;
 
 export const JOB_STATES = ['waiting', 'running', 'done', 'cancelled', 'failed', 'lost'] as const;
 
 export function addJobsCommands(program: Command): void {
-  const jobs = program.command('jobs').description('training jobs: list, show, submit (register), cancel');
+  const jobs = program
+    .command('jobs')
+    .description('training jobs: list, show, logs, submit (register), wait, cancel');
 
   jobs
     .command('list')
@@ -77,6 +80,7 @@ export function addJobsCommands(program: Command): void {
     );
 
   addSubmitCommand(jobs);
+  addWaitCommand(jobs);
 
   addCancelCommand(jobs);
 }

@@ -1,0 +1,124 @@
+import type { Command } from 'commander';
+import type { jobView } from '../../service/views.ts';
+import { type CliContext, contextOf, output } from '../context.ts';
+import { CliError, EXIT, usageError } from '../errors.ts';
+import { printable, table, when } from '../format.ts';
+import { resolveJobRef } from '../job-refs.ts';
+
+type JobView = ReturnType<typeof jobView>;
+
+const FINAL = new Set(['done', 'cancelled', 'failed', 'lost']);
+
+export interface WaitOptions {
+  timeout?: string;
+  interval: string;
+}
+
+/**
+ * `boa jobs wait <job...>`: blocks until the jobs end, as `kubectl wait` and `sbatch --wait` do, so a
+ * pipeline can submit, wait, and branch on the exit code (0: all done; 5: one ended otherwise; 6: the
+ * timeout passed first). State changes go to stderr as they happen; the jobs' final rows to stdout.
+ */
+export function addWaitCommand(jobs: Command): void {
+  jobs
+    .command('wait')
+    .description(
+      'wait until jobs end: exit 0 when all are done, 5 when one failed, was cancelled or lost, 6 on --timeout',
+    )
+    .argument('<job...>', 'job ids, or names of one job each (see boa jobs list)')
+    .option('--timeout <duration>', 'give up after this long: 90 (seconds), 90s, 30m, 2h (default: never)')
+    .option('--interval <seconds>', 'how often to ask the service', '5')
+    .action(async (refs: string[], options: WaitOptions, command: Command) => {
+      const context = contextOf(command);
+      const ids: number[] = [];
+      for (const ref of refs) {
+        const id = await resolveJobRef(context.client, ref);
+        if (!ids.includes(id)) ids.push(id);
+      }
+      await waitForJobs(context, ids, options);
+    });
+}
+
+/** Polls the jobs until each is in a final state (or the timeout), then reports them and exits. */
+export async function waitForJobs(
+  context: CliContext,
+  ids: readonly number[],
+  options: WaitOptions,
+): Promise<void> {
+  const timeoutMs = options.timeout === undefined ? Number.POSITIVE_INFINITY : parseDuration(options.timeout);
+  const intervalMs = parseInterval(options.interval);
+  const deadline = Date.now() + timeoutMs;
+  const seen = new Map<number, string>();
+  const latest = new Map<number, { view: JobView; text: string }>();
+  for (;;) {
+    for (const id of ids) {
+      if (FINAL.has(latest.get(id)?.view.state ?? '')) continue;
+      const { data, text } = await context.client.json<JobView>('GET', `/v1/jobs/${id}`);
+      latest.set(id, { view: data, text });
+      const line = describe(data);
+      if (seen.get(id) !== line) {
+        seen.set(id, line);
+        process.stderr.write(`${printable(line)}\n`);
+      }
+    }
+    const views = ids.map((id) => latest.get(id)!.view);
+    const pending = views.filter((v) => !FINAL.has(v.state));
+    if (pending.length === 0 || Date.now() >= deadline) {
+      output(context, `[${ids.map((id) => latest.get(id)!.text).join(',')}]`, () => render(views));
+      if (pending.length > 0) {
+        throw new CliError(
+          `${pending.length} of ${ids.length} still ${pending.map((v) => `${v.id} ${v.state}`).join(', ')} after ${options.timeout}`,
+          EXIT.timedOut,
+        );
+      }
+      const unsuccessful = views.filter((v) => v.state !== 'done');
+      if (unsuccessful.length > 0) {
+        throw new CliError(
+          `${unsuccessful.length} of ${ids.length} did not finish: ${unsuccessful.map((v) => `${v.id} ${v.state}`).join(', ')}`,
+          EXIT.jobUnsuccessful,
+        );
+      }
+      return;
+    }
+    await new Promise((wake) => setTimeout(wake, Math.min(intervalMs, Math.max(0, deadline - Date.now()))));
+  }
+}
+
+/** "job 3 (first): running on 4 GPUs" — what changed, as a person watching would say it. */
+function describe(job: JobView): string {
+  const who = `job ${job.id}${job.name ? ` (${job.name})` : ''}`;
+  if (job.state === 'running') return `${who}: running on ${job.width} GPU${job.width === 1 ? '' : 's'}`;
+  if (job.state === 'waiting')
+    return `${who}: waiting${job.waitingFor ? ` for ${job.waitingFor === 'plan' ? 'a plan' : job.waitingFor}` : ''}`;
+  const why =
+    job.state === 'failed' && job.exitCode !== null
+      ? ` (exit ${job.exitCode}${job.failureReason ? `: ${job.failureReason}` : ''})`
+      : '';
+  return `${who}: ${job.state}${why}`;
+}
+
+function render(views: readonly JobView[]): string {
+  return table(
+    ['id', 'name', 'class', 'state', 'finished'],
+    views.map((v) => [v.id, v.name, v.class, v.state, when(v.finishedAt)]),
+  );
+}
+
+const UNIT_MS: Record<string, number> = { '': 1000, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** 90, 90s, 30m, 2h (a positive number of seconds, minutes or hours). */
+export function parseDuration(text: string): number {
+  const match = /^(\d+(?:\.\d+)?)([smh]?)$/.exec(text.trim());
+  const ms = match ? Number(match[1]) * UNIT_MS[match[2]!]! : Number.NaN;
+  if (!(ms > 0))
+    throw usageError(`--timeout must be a positive duration such as 90, 90s, 30m or 2h, got "${text}"`);
+  return ms;
+}
+
+function parseInterval(text: string): number {
+  const seconds = Number(text);
+  if (!(text.trim() !== '' && seconds >= 0.1 && seconds <= 3600)) {
+    throw usageError(`--interval must be a number of seconds from 0.1 to 3600, got "${text}"`);
+  }
+  return seconds * 1000;
+}

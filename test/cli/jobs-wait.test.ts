@@ -1,0 +1,134 @@
+/**
+ * `boa jobs wait` and `boa jobs submit --wait`: a pipeline submits, waits, and branches on the exit
+ * code (0 done, 5 ended otherwise, 6 timed out); state changes go to stderr as they happen.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { DesiredJob, Executor, ReplicaStatus } from '../../src/service/ports.ts';
+import { startCliService } from './cli-harness.ts';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const fn of cleanups.splice(0)) await fn();
+});
+
+/** Every replica boa asks for runs, and keeps running: the tests end jobs through the API. */
+const runsUntilEnded: Executor = {
+  kind: 'local',
+  reconcile: async (desired: readonly DesiredJob[]) =>
+    desired.flatMap((job) =>
+      job.replicas.map((r): ReplicaStatus => ({
+        jobId: r.jobId,
+        generation: r.generation,
+        rank: r.rank,
+        node: r.node,
+        phase: 'running',
+      })),
+    ),
+  close: async () => {},
+};
+
+async function service() {
+  const s = await startCliService({
+    executor: runsUntilEnded,
+    config: { local: { bootSeconds: 0, releaseSeconds: 0 } },
+  });
+  cleanups.push(s.close);
+  return s;
+}
+
+/** Resolves once `check` holds, polling the in-process service while the CLI child runs. */
+async function until(check: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (await check()) return;
+    await new Promise((wake) => setTimeout(wake, 50));
+  }
+  throw new Error('condition never held');
+}
+
+describe('boa jobs wait', () => {
+  it('returns 0 once every job is done, not before, saying so on stderr', async () => {
+    const s = await service();
+    await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
+    const a = (await s.request('POST', '/v1/jobs', { class: 'cifar10', name: 'a' })).body;
+    const b = (await s.request('POST', '/v1/jobs', { class: 'cifar10' })).body;
+    await s.ticks(1);
+    const waiting = s.boa(['jobs', 'wait', 'a', String(b.id), '--interval', '0.1']);
+    let ended = false;
+    void waiting.then(() => (ended = true));
+    await s.request('POST', `/v1/jobs/${a.id}/complete`, undefined, a.token);
+    // a is done, b runs: the CLI waits on.
+    await new Promise((wake) => setTimeout(wake, 2000));
+    expect(ended).toBe(false);
+    await s.request('POST', `/v1/jobs/${b.id}/complete`, undefined, b.token);
+    const run = await waiting;
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(new RegExp(`^job ${a.id} \\(a\\): done$`, 'm'));
+    expect(run.stderr).toMatch(new RegExp(`^job ${b.id} \\(cifar10\\): done$`, 'm'));
+    const rows = run.stdout.trimEnd().split('\n').slice(1);
+    expect(rows.map((row) => row.split(/\s{2,}/)[3])).toEqual(['done', 'done']);
+  });
+
+  it('returns 5 when a job ends otherwise, and 6 when the timeout passes first', async () => {
+    const s = await service();
+    const job = (await s.request('POST', '/v1/jobs', { class: 'cifar10' })).body;
+    // No budget: the job waits for a plan that never comes.
+    const timedOut = await s.boa(['jobs', 'wait', String(job.id), '--timeout', '0.3', '--interval', '0.1']);
+    expect(timedOut.status).toBe(6);
+    expect(timedOut.stderr).toMatch(new RegExp(`^job ${job.id} \\(cifar10\\): waiting for a plan$`, 'm'));
+    expect(timedOut.stderr).toMatch(new RegExp(`1 of 1 still ${job.id} waiting after 0.3`));
+
+    const waiting = s.boa(['jobs', 'wait', String(job.id), '--interval', '0.1', '--json']);
+    await s.request('POST', `/v1/jobs/${job.id}/cancel`);
+    const cancelled = await waiting;
+    expect(cancelled.status).toBe(5);
+    expect(JSON.parse(cancelled.stdout)).toMatchObject([{ id: job.id, state: 'cancelled' }]);
+    expect(cancelled.stderr).toMatch(/1 of 1 did not finish: \d+ cancelled/);
+  });
+
+  it('refuses a timeout that is not a duration, naming the forms it takes', async () => {
+    const s = await service();
+    const job = (await s.request('POST', '/v1/jobs', { class: 'cifar10' })).body;
+    const run = await s.boa(['jobs', 'wait', String(job.id), '--timeout', 'soon']);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(
+      /--timeout must be a positive duration such as 90, 90s, 30m or 2h, got "soon"/,
+    );
+  });
+});
+
+describe('boa jobs submit --wait', () => {
+  it('prints the submitted job, then waits for it to end', async () => {
+    const s = await service();
+    await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
+    const submitting = s.boa([
+      'jobs',
+      'submit',
+      'cifar10',
+      '--name',
+      'w',
+      '--wait',
+      '--',
+      'node',
+      'train.js',
+    ]);
+    let id = 0;
+    await until(async () => {
+      const { body } = await s.request('GET', '/v1/jobs?name=w');
+      id = body.jobs[0]?.id ?? 0;
+      return id > 0;
+    });
+    await s.request('POST', `/v1/jobs/${id}/cancel`);
+    const run = await submitting;
+    expect(run.status).toBe(5);
+    expect(run.stdout).toMatch(new RegExp(`^job\\s+${id} \\(cifar10, waiting\\)$`, 'm'));
+    expect(run.stderr).toMatch(new RegExp(`^job ${id} \\(w\\): cancelled$`, 'm'));
+  });
+
+  it('needs a command: a self-launched job is waited for from its launcher', async () => {
+    const s = await service();
+    const run = await s.boa(['jobs', 'submit', 'cifar10', '--wait']);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(/--wait needs a command after --/);
+    expect((await s.request('GET', '/v1/jobs')).body.jobs).toEqual([]);
+  });
+});
