@@ -85,6 +85,20 @@ describe('boa jobs wait', () => {
     expect(cancelled.stderr).toMatch(/1 of 1 did not finish: \d+ cancelled/);
   });
 
+  it('follows many jobs (read together while active) to their ends', async () => {
+    const s = await service();
+    const ids: number[] = [];
+    for (let i = 0; i < 12; i++)
+      ids.push((await s.request('POST', '/v1/jobs', { class: 'cifar10' })).body.id);
+    const waiting = s.boa(['jobs', 'wait', ...ids.map(String), '--interval', '0.1', '--json']);
+    await new Promise((wake) => setTimeout(wake, 500));
+    for (const id of ids) await s.request('POST', `/v1/jobs/${id}/cancel`);
+    const run = await waiting;
+    expect(run.status).toBe(5);
+    const ended = JSON.parse(run.stdout) as Array<{ id: number; state: string }>;
+    expect(ended.map((j) => [j.id, j.state])).toEqual(ids.map((id) => [id, 'cancelled']));
+  });
+
   it('refuses a timeout that is not a duration, naming the forms it takes', async () => {
     const s = await service();
     const job = (await s.request('POST', '/v1/jobs', { class: 'cifar10' })).body;

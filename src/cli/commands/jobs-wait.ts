@@ -51,9 +51,13 @@ export async function waitForJobs(
   const seen = new Map<number, string>();
   const latest = new Map<number, { view: JobView; text: string }>();
   for (;;) {
-    for (const id of ids) {
-      if (FINAL.has(latest.get(id)?.view.state ?? '')) continue;
-      const { data, text } = await context.client.json<JobView>('GET', `/v1/jobs/${id}`);
+    const open = ids.filter((id) => !FINAL.has(latest.get(id)?.view.state ?? ''));
+    const listed = await activeJobs(context, open);
+    for (const id of open) {
+      const found = listed.get(id);
+      const { data, text } = found
+        ? { data: found, text: JSON.stringify(found) }
+        : await context.client.json<JobView>('GET', `/v1/jobs/${id}`);
       latest.set(id, { view: data, text });
       const line = describe(data);
       if (seen.get(id) !== line) {
@@ -82,6 +86,20 @@ export async function waitForJobs(
     }
     await new Promise((wake) => setTimeout(wake, Math.min(intervalMs, Math.max(0, deadline - Date.now()))));
   }
+}
+
+/**
+ * Many jobs are read in one request a round (the active ones), not one each: `jobs wait` on a few
+ * hundred ids every 5 s would otherwise be a request each. Jobs it does not list (ended, or older
+ * than the newest 10000) are read one by one.
+ */
+async function activeJobs(context: CliContext, open: readonly number[]): Promise<Map<number, JobView>> {
+  if (open.length <= 10) return new Map();
+  const { data } = await context.client.json<{ jobs: JobView[] }>(
+    'GET',
+    '/v1/jobs?state=waiting,running&limit=10000',
+  );
+  return new Map(data.jobs.map((job) => [job.id, job]));
 }
 
 /** "job 3 (first): running on 4 GPUs" — what changed, as a person watching would say it. */
