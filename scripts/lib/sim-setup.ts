@@ -154,12 +154,18 @@ export function loadSimInputs(flags: {
   if (!existsSync(resolve(flags.data, 'traces'))) {
     throw new UsageError(`no measured data at ${flags.data} (expected traces/<app>/ there); give --data DIR`);
   }
-  return {
-    trace: loadTrace(flags.trace),
-    apps: flags.apps ? parseList(flags.apps, '--apps') : undefined,
-    profiles: loadProfileFile(flags.profiles),
-    dataDir: flags.data,
-  };
+  const trace = loadTrace(flags.trace);
+  const apps = flags.apps ? parseList(flags.apps, '--apps') : undefined;
+  // Checked here, not only where a run first needs the rates: in compare that is a worker thread,
+  // whose error ended the whole comparison with a stack trace.
+  const present = new Set(trace.map((job) => job.application));
+  const absent = (apps ?? []).filter((app) => !present.has(app));
+  if (absent.length > 0) {
+    throw new UsageError(
+      `--apps: no jobs of ${absent.join(', ')} in ${flags.trace}; it has: ${[...present].sort().join(', ')}`,
+    );
+  }
+  return { trace, apps, profiles: loadProfileFile(flags.profiles), dataDir: flags.data };
 }
 
 export { DEFAULT_PROFILES };

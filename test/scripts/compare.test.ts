@@ -127,6 +127,18 @@ describe('compare', () => {
     expect(bad.status).toBe(2);
     expect(bad.stderr).toMatch(/^error: unknown policy "nope"; allowed: /);
   });
+
+  it('refuses an application the trace does not have in one line, before any worker starts', () => {
+    const bad = runScript('compare.ts', [
+      ...['--trace', TRACE, '--apps', 'cifar10,nope', '--policies', 'boa', '--budgets', '40'],
+      ...['--out', join(out, 'apps'), '--quiet'],
+    ]);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(
+      /^error: --apps: no jobs of nope in .*workload-1\.csv; it has: bert, cifar10, /,
+    );
+    expect(bad.stderr.trim().split('\n')).toHaveLength(1);
+  });
 });
 
 describe('compare --prior-from', () => {
