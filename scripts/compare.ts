@@ -124,7 +124,8 @@ await runMain(async () => {
     return parsed.budgets;
   });
   const targets = parseList(opts.targets, '--targets').map((t) =>
-    numberOption(t, '--targets', { min: 0, exclusiveMin: true }),
+    // Cluster efficiencies: refused here, not by pollux-autoscale in a worker after the other runs.
+    numberOption(t, '--targets', { min: 0, exclusiveMin: true, below: 1 }),
   );
   const paids = opts.atPaid
     ? relativeList(opts.atPaid, minimum, (text) =>

@@ -119,7 +119,8 @@ export function policyOptionsFrom(flags: PolicyFlags): PolicyOptions {
     options.budget = numberOption(flags.budget, '--budget', { min: 0, exclusiveMin: true });
   }
   if (flags.target !== undefined) {
-    options.target = numberOption(flags.target, '--target', { min: 0, exclusiveMin: true });
+    // A cluster efficiency (pollux-autoscale's knob): the policy refuses anything else mid-run.
+    options.target = numberOption(flags.target, '--target', { min: 0, exclusiveMin: true, below: 1 });
   }
   if (flags.solver !== undefined) {
     if (flags.solver !== 'exact' && flags.solver !== 'paper') {

@@ -128,6 +128,15 @@ describe('compare', () => {
     expect(bad.stderr).toMatch(/^error: unknown policy "nope"; allowed: /);
   });
 
+  it('refuses a target outside (0, 1) before any worker starts', () => {
+    const bad = runScript('compare.ts', [
+      ...['--trace', TRACE, '--apps', 'cifar10', '--policies', 'pollux-autoscale', '--budgets', '40'],
+      ...['--targets', '0.5,2', '--out', join(out, 'targets'), '--quiet'],
+    ]);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toBe('error: --targets must be a number > 0 and < 1, got "2"\n');
+  });
+
   it('refuses an application the trace does not have in one line, before any worker starts', () => {
     const bad = runScript('compare.ts', [
       ...['--trace', TRACE, '--apps', 'cifar10,nope', '--policies', 'boa', '--budgets', '40'],

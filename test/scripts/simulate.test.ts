@@ -102,6 +102,17 @@ describe('simulate', () => {
     expect(noBudget.stderr).toMatch(/^error: boa needs a budget/);
     const bad = runScript('simulate.ts', ['--trace', TRACE, '--policy', 'boa', '--solver', 'fast']);
     expect(bad.stderr).toMatch(/--solver must be exact or paper, got "fast"/);
+    // A target is a cluster efficiency: refused in one line, not by the policy with a stack trace.
+    const target = runScript('simulate.ts', [
+      '--trace',
+      TRACE,
+      '--policy',
+      'pollux-autoscale',
+      '--target',
+      '2',
+    ]);
+    expect(target.status).toBe(2);
+    expect(target.stderr).toBe('error: --target must be a number > 0 and < 1, got "2"\n');
   });
 
   it('refuses a fixed-cluster policy without a usable size in one line, as bad input', () => {
