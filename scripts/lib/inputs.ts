@@ -40,8 +40,32 @@ export function parseList(value: string, what: string): string[] {
 
 /** Writes to a file, or stdout when no path is given. */
 export function emit(text: string, out?: string): void {
-  if (out) writeFileSync(out, text);
-  else process.stdout.write(text);
+  if (!out) {
+    process.stdout.write(text);
+    return;
+  }
+  try {
+    writeFileSync(out, text);
+  } catch (error) {
+    throw new UsageError(`cannot write ${out}: ${writeProblem(error as NodeJS.ErrnoException)}`);
+  }
+}
+
+/** What went wrong writing a file, in words (an errno code alone says little), as the boa CLI says it. */
+export function writeProblem(error: NodeJS.ErrnoException): string {
+  switch (error.code) {
+    case 'ENOENT':
+      return 'its folder does not exist';
+    case 'ENOTDIR':
+      return 'a part of its path is a file, not a folder';
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied';
+    case 'EISDIR':
+      return 'it is a folder; give a file name';
+    default:
+      return error.code ?? error.message;
+  }
 }
 
 /** Runs a script's main, turning known input errors into one clear line and exit code 2. */
