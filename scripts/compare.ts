@@ -27,7 +27,7 @@ import {
   parsePolicyEntry,
 } from './lib/compare-report.ts';
 import { clusterMetricsTable, oneRunPerFixedSeries } from './lib/cluster-report.ts';
-import { writeRunOutputs } from './lib/compare-output.ts';
+import { prepareOutDir, writeRunOutputs } from './lib/compare-output.ts';
 import { relativeList, SENSITIVITY_ENTRIES, sensitivityTable } from './lib/compare-relative.ts';
 import type { CompareSetup } from './lib/compare-worker.ts';
 import { parseList, runMain, UsageError } from './lib/inputs.ts';
@@ -166,6 +166,7 @@ await runMain(async () => {
     seed,
     config,
   };
+  prepareOutDir(opts.out);
   const workers = opts.workers
     ? numberOption(opts.workers, '--workers', { min: 1, integer: true })
     : availableParallelism();

@@ -128,6 +128,18 @@ describe('compare', () => {
     expect(bad.stderr).toMatch(/^error: unknown policy "nope"; allowed: /);
   });
 
+  it('refuses an --out that cannot be a folder before running anything', () => {
+    const file = join(out, 'results.csv');
+    const bad = runScript('compare.ts', [
+      ...['--trace', TRACE, '--apps', 'cifar10', '--policies', 'fixed-request', '--budgets', '12'],
+      ...['--out', file, '--quiet'],
+    ]);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toBe(
+      `error: --out ${file}: cannot make the output folder: it is a file; give a folder\n`,
+    );
+  });
+
   it('refuses a target outside (0, 1) before any worker starts', () => {
     const bad = runScript('compare.ts', [
       ...['--trace', TRACE, '--apps', 'cifar10', '--policies', 'pollux-autoscale', '--budgets', '40'],
