@@ -8,7 +8,7 @@
  * Budgets and paid points may be given as multiples of the minimum feasible budget at the trace's
  * rates (`1.2x`): a place to read the comparison at, never an input to any policy.
  */
-import { writeFileSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
@@ -167,6 +167,7 @@ await runMain(async () => {
     config,
   };
   prepareOutDir(opts.out);
+  const earlier = existsSync(join(opts.out, 'results.json'));
   const workers = opts.workers
     ? numberOption(opts.workers, '--workers', { min: 1, integer: true })
     : availableParallelism();
@@ -193,6 +194,13 @@ await runMain(async () => {
     } else rows.push({ ...(reply.result as SimResult), knob, ...(task.label ? { label: task.label } : {}) });
   });
   await writeRunOutputs(opts.out, rows, opts.apps);
+  if (earlier) process.stderr.write(`replaced the results of an earlier compare in ${opts.out}\n`);
+  const stale = join(opts.out, 'at-paid.json');
+  if (paids.values.length === 0 && existsSync(stale)) {
+    // An earlier run's table beside these runs would be read as theirs (comparison-table, compare-merge).
+    rmSync(stale);
+    process.stderr.write(`removed ${stale}: an earlier run's; give --at-paid to read these runs off\n`);
+  }
   if (config.cluster !== undefined) process.stdout.write(clusterMetricsTable(rows));
   if (paids.values.length > 0) {
     const table = atPaid(rows, paids.points);

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -126,6 +126,22 @@ describe('compare', () => {
     ]);
     expect(bad.status).toBe(2);
     expect(bad.stderr).toMatch(/^error: unknown policy "nope"; allowed: /);
+  });
+
+  it("says it replaced an earlier compare's results, and leaves no earlier at-paid.json beside new runs", () => {
+    const again = join(out, 'again');
+    const args = [
+      ...['--trace', TRACE, '--apps', 'cifar10', '--policies', 'fixed-request', '--budgets', '12,24'],
+      ...['--out', again, '--quiet'],
+    ];
+    const first = runScript('compare.ts', [...args, '--at-paid', '15']);
+    expect(first.status, first.stderr).toBe(0);
+    expect(first.stderr).toBe('');
+    const second = runScript('compare.ts', args);
+    expect(second.status, second.stderr).toBe(0);
+    expect(second.stderr).toContain(`replaced the results of an earlier compare in ${again}\n`);
+    expect(second.stderr).toContain(`removed ${join(again, 'at-paid.json')}: an earlier run's`);
+    expect(existsSync(join(again, 'at-paid.json'))).toBe(false);
   });
 
   it('refuses an --out that cannot be a folder before running anything', () => {
