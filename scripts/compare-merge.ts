@@ -5,7 +5,7 @@
  *   npm run -s compare-merge -- --into DIR --from NEWDIR [--apps a,b]
  * `--apps` only names the application subset in the chart titles, as compare does.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { type AtPaidRow, atPaid, atPaidTable, type CompareRow, seriesOf } from './lib/compare-report.ts';
@@ -48,13 +48,22 @@ await runMain(async () => {
   for (const series of replaced)
     if (!placed.has(series)) rows.push(...fresh.filter((r) => seriesOf(r) === series));
 
+  // Read before anything is written: an unreadable one must leave the folder as it was. A folder
+  // compare wrote without --at-paid has none, and its runs are merged alone.
+  const atPaidFile = join(opts.into, 'at-paid.json');
+  const points = existsSync(atPaidFile)
+    ? readJson<AtPaidRow[]>(atPaidFile).map((row) => ({
+        paid: row.paidGpuHoursPerHour,
+        ...(row.minimumMultiple === undefined ? {} : { minimumMultiple: row.minimumMultiple }),
+      }))
+    : undefined;
   await writeRunOutputs(opts.into, rows, opts.apps);
-  const points = readJson<AtPaidRow[]>(join(opts.into, 'at-paid.json')).map((row) => ({
-    paid: row.paidGpuHoursPerHour,
-    ...(row.minimumMultiple === undefined ? {} : { minimumMultiple: row.minimumMultiple }),
-  }));
-  const table = atPaid(rows, points);
-  writeFileSync(join(opts.into, 'at-paid.json'), `${JSON.stringify(table, null, 2)}\n`);
   process.stdout.write(`replaced ${[...replaced].join(', ')} in ${opts.into}\n`);
+  if (points === undefined) {
+    process.stdout.write(`(no at-paid.json in ${opts.into}: no paid points to read the runs off at)\n`);
+    return;
+  }
+  const table = atPaid(rows, points);
+  writeFileSync(atPaidFile, `${JSON.stringify(table, null, 2)}\n`);
   process.stdout.write(atPaidTable(table));
 });
