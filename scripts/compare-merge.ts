@@ -34,6 +34,18 @@ await runMain(async () => {
   const fresh = readJson<CompareRow[]>(join(opts.from, 'results.json'));
   const replaced = new Set(fresh.map(seriesOf));
   if (replaced.size === 0) throw new UsageError(`${opts.from}/results.json has no runs`);
+  // Runs of another trace or --apps would be read off beside these as if comparable. Only what a row
+  // records can be checked: its job count and arrival span (traces alike in both pass).
+  const traceOf = (r: CompareRow) =>
+    `${r.jobs} jobs over ${Number(r.arrivalSpanHours).toFixed(2)} h of arrivals`;
+  const traces = new Set(old.map(traceOf));
+  const other = fresh.map(traceOf).find((t) => traces.size > 0 && !traces.has(t));
+  if (other !== undefined) {
+    throw new UsageError(
+      `${opts.from} has runs of ${other}, ${opts.into} of ${[...traces].join(' / ')}: ` +
+        'merge only runs of the same --trace and --apps',
+    );
+  }
   // Each replaced series takes the place of its old runs, so tables keep their column order.
   const rows: CompareRow[] = [];
   const placed = new Set<string>();

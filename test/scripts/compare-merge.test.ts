@@ -98,6 +98,23 @@ describe('compare-merge', () => {
     expect(existsSync(join(broken, 'avg-jct.svg'))).toBe(false);
   });
 
+  it('refuses runs of another trace (job count or arrival span), leaving the folder as it was', () => {
+    const otherTrace = join(root, 'other-trace');
+    mkdirSync(otherTrace);
+    writeFileSync(
+      join(otherTrace, 'results.json'),
+      JSON.stringify([{ ...run('boa', 40, 40, 1600, 'online'), jobs: 85 }]),
+    );
+    const before = readFileSync(join(into, 'results.json'), 'utf8');
+    const refused = runScript('compare-merge.ts', ['--into', into, '--from', otherTrace]);
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toBe(
+      `error: ${otherTrace} has runs of 85 jobs over 8.00 h of arrivals, ${into} of 10 jobs over 8.00 h ` +
+        'of arrivals: merge only runs of the same --trace and --apps\n',
+    );
+    expect(readFileSync(join(into, 'results.json'), 'utf8')).toBe(before);
+  });
+
   it('refuses a folder it cannot read, naming it', () => {
     const bad = runScript('compare-merge.ts', ['--into', into, '--from', join(root, 'missing')]);
     expect(bad.status).not.toBe(0);
