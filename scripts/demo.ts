@@ -9,6 +9,7 @@
  * processes, one per node of its placement, restarted at each rescale; the emulated jobs still report
  * progress and completion at their ground-truth times (a real process cannot run on virtual time).
  */
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -191,7 +192,30 @@ await runMain(async () => {
     opts.executor ? REPLICA_WORKLOAD : undefined,
   );
 
+  // What this replay is: a --state started with other options resumes the run it holds, and the result
+  // would be reported under these (another budget's label; another trace's jobs on its service).
+  const replayOptions: ReplayOptions = {
+    '--trace/--apps': createHash('sha256').update(JSON.stringify(jobs)).digest('hex').slice(0, 16),
+    '--budget': budget,
+    '--prior': opts.prior,
+    '--tick-seconds': tickSeconds,
+    '--warmup-hours': warmupHours,
+    '--drain-after-hours': drainAfterHours,
+    '--plan-cap-multiple': planCapMultiple,
+    '--credit-spend-hours': creditSpendHours,
+    '--rate-confidence': rateConfidence,
+    '--executor': opts.executor ?? 'none',
+  };
   const saved = boa.repo.getSetting<WorldSnapshot>('replay');
+  const startedWith = boa.repo.getSetting<ReplayOptions>('replay-options');
+  const differ = startedWith ? changedOptions(startedWith, replayOptions) : [];
+  if (saved && differ.length > 0) {
+    await boa.close();
+    throw new UsageError(
+      `--state ${stateDir} holds a replay started with other options (${differ.join('; ')}): ` +
+        'give the same ones to resume it, or another --state for a new replay',
+    );
+  }
   if (saved) {
     world.restore(saved);
     seconds = saved.now;
@@ -207,6 +231,7 @@ await runMain(async () => {
       throw error;
     }
     await boa.service.planner.idle();
+    boa.repo.putSetting('replay-options', replayOptions, clock.now());
   }
   const existing = await client.jobsByName();
   const started = performance.now();
@@ -319,6 +344,18 @@ async function replicasRun(boa: Awaited<ReturnType<typeof bootService>>, stateDi
     }
   }
   return { kind: 'local', replicasStarted: started, generationsRun: generations, replicasLeft: left };
+}
+
+/** The options a replay was started with, by flag; the trace (after --apps) as a digest of its jobs. */
+type ReplayOptions = Record<string, string | number>;
+
+/** The flags whose value differs, as `--budget 40, not 60`. */
+function changedOptions(was: ReplayOptions, now: ReplayOptions): string[] {
+  return Object.keys(now)
+    .filter((flag) => flag in was && was[flag] !== now[flag])
+    .map((flag) =>
+      flag === '--trace/--apps' ? 'another trace or --apps' : `${flag} ${was[flag]}, not ${now[flag]}`,
+    );
 }
 
 /** A service setting from its flag: the number, or a usage error naming the flag and what it allows. */
