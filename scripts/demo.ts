@@ -21,6 +21,7 @@ import { bootService } from '../src/service/boot.ts';
 import { resolveConfig } from '../src/service/config.ts';
 import { MAX_RATE_CONFIDENCE } from '../src/service/estimators.ts';
 import { summarize } from '../src/sim/engine/metrics.ts';
+import { BoaPlanner } from '../src/sim/policies/boa/planner.ts';
 import { ApiError, LauncherClient } from '../src/sim/replay/api-client.ts';
 import { ReplayWorld, type WorldSnapshot } from '../src/sim/replay/world.ts';
 import { truthProvider } from '../src/sim/run.ts';
@@ -232,6 +233,15 @@ await runMain(async () => {
     }
     await boa.service.planner.idle();
     boa.repo.putSetting('replay-options', replayOptions, clock.now());
+    // The service accepts a budget below the load's minimum (jobs queue), but a new service has no
+    // rates to warn from: without this the replay just ran for hours of virtual time without a word.
+    const minimum = new BoaPlanner(profiles, 'exact', 1).minFeasible(rates);
+    if (budget < minimum * (1 - 1e-9)) {
+      process.stderr.write(
+        `warning: --budget ${budget} is below ${minimum.toFixed(2)} GPU-hours/hour, the minimum feasible ` +
+          "budget at the trace's rates: jobs queue until the budget allows them (the replay may run long)\n",
+      );
+    }
   }
   const existing = await client.jobsByName();
   const started = performance.now();
