@@ -4,7 +4,7 @@
  * ground truth. Prints the simulator's JSON metrics. Resumable: kill it (even with -9) and run the same
  * command with the same --state to continue.
  *   npm run -s demo -- --trace FILE [--apps a,b] --budget B [--speed X|max] [--state DIR] [--prior none|trace] [--executor local]
- *     [--warmup-hours H] [--drain-after-hours H]
+ *     [--warmup-hours H] [--drain-after-hours H] [--plan-cap-multiple M] [--credit-spend-hours H] [--rate-confidence Z]
  * With --executor local every job is submitted with a command that the local executor runs as real
  * processes, one per node of its placement, restarted at each rescale; the emulated jobs still report
  * progress and completion at their ground-truth times (a real process cannot run on virtual time).
@@ -227,7 +227,7 @@ await runMain(async () => {
     } catch (error) {
       await boa.close();
       removeState();
-      // A budget the service refuses (below the minimum for these classes' rates) is bad input.
+      // A budget the service refuses (below what one job of the cheapest class needs) is bad input.
       if (error instanceof ApiError) throw new UsageError(`--budget ${budget}: ${error.message}`);
       throw error;
     }
