@@ -8,7 +8,14 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command } from 'commander';
-import { type AtPaidRow, atPaid, atPaidTable, type CompareRow, seriesOf } from './lib/compare-report.ts';
+import {
+  type AtPaidRow,
+  atPaid,
+  atPaidGaps,
+  atPaidTable,
+  type CompareRow,
+  seriesOf,
+} from './lib/compare-report.ts';
 import { writeRunOutputs } from './lib/compare-output.ts';
 import { runMain, UsageError } from './lib/inputs.ts';
 
@@ -78,4 +85,5 @@ await runMain(async () => {
   const table = atPaid(rows, points);
   writeFileSync(atPaidFile, `${JSON.stringify(table, null, 2)}\n`);
   process.stdout.write(atPaidTable(table));
+  process.stdout.write(atPaidGaps(rows, table));
 });

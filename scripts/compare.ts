@@ -20,6 +20,7 @@ import type { SimResult } from '../src/sim/run.ts';
 import { parseBudgets } from './lib/budgets.ts';
 import {
   atPaid,
+  atPaidGaps,
   atPaidTable,
   type CompareRow,
   type CompareTask,
@@ -210,6 +211,7 @@ await runMain(async () => {
       process.stdout.write(atPaidTable(table));
       process.stdout.write(atPaidTable(table, 'p95JctSeconds', 'p95 JCT (s) at the same paid usages'));
     }
+    process.stdout.write(atPaidGaps(rows, table));
   }
   if (!opts.quiet) {
     process.stderr.write(

@@ -119,6 +119,28 @@ export function atPaidTable(
   return `${[title, format(header), ...lines.map(format)].join('\n')}\n`;
 }
 
+/**
+ * Why a table's cell is "-": the paid range of each series that has one. A series is read off only
+ * between two of its complete runs, never extrapolated, and nothing else said so.
+ */
+export function atPaidGaps(rows: readonly CompareRow[], table: readonly AtPaidRow[]): string {
+  const series = Object.keys(table[0]?.avgJctSeconds ?? {});
+  const gaps = series.filter((name) => table.some((row) => row.avgJctSeconds[name] === null));
+  if (gaps.length === 0) return '';
+  const range = (name: string) => {
+    const paid = rows
+      .filter((r) => seriesOf(r) === name && r.completed === r.jobs)
+      .map((r) => r.paidGpuHoursPerHour);
+    if (paid.length === 0) return `${name}: no run completed every job`;
+    const [lo, hi] = [Math.min(...paid), Math.max(...paid)].map((p) => p.toFixed(1));
+    return paid.length === 1 ? `${name}: one run, paid ${lo}` : `${name}: ${lo} to ${hi}`;
+  };
+  return (
+    '-: outside what the series paid (read off between two of its complete runs, never extrapolated; ' +
+    `add budgets or targets to reach it): ${gaps.map(range).join(', ')}\n`
+  );
+}
+
 export function compareCsv(rows: readonly CompareRow[]): string {
   if (rows.length === 0) return '';
   const columns = Object.keys(rows[0] as CompareRow) as Array<keyof CompareRow>;

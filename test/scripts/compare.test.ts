@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   atPaid,
+  atPaidGaps,
   atPaidTable,
   type CompareRow,
   compareCsv,
@@ -48,6 +49,18 @@ describe('compare at a matched paid usage', () => {
     expect(at40?.paidGpuHoursPerHour).toBe(40);
     expect(at40?.avgJctSeconds).toEqual({ a: 2000, b: null });
     expect(atPaidTable(atPaid(rows, [40]))).toMatch(/paid\s+a\s+b\n\s*40\s+2000\s+-\n$/);
+  });
+
+  it('says why a cell is "-": the paid range of each series with one, from its complete runs', () => {
+    const rows = [row('a', 30, 3000), row('a', 50, 1000), row('b', 35, 2000), row('b', 45, 100, 9)];
+    expect(atPaidGaps(rows, atPaid(rows, [40]))).toBe(
+      '-: outside what the series paid (read off between two of its complete runs, never extrapolated; ' +
+        'add budgets or targets to reach it): b: one run, paid 35.0\n',
+    );
+    expect(atPaidGaps(rows, atPaid(rows, [20, 40]))).toMatch(
+      /: a: 30\.0 to 50\.0, b: one run, paid 35\.0\n$/,
+    );
+    expect(atPaidGaps(rows.slice(0, 2), atPaid(rows.slice(0, 2), [40]))).toBe('');
   });
 });
 
