@@ -17,14 +17,14 @@ import {
   seriesOf,
 } from './lib/compare-report.ts';
 import { writeRunOutputs } from './lib/compare-output.ts';
-import { runMain, UsageError } from './lib/inputs.ts';
+import { HELP_HINT, runMain, UsageError } from './lib/inputs.ts';
 
 const program = new Command('compare-merge')
   .description("Replace the series a newer compare output has in an older one's folder")
   .requiredOption('--into <dir>', 'compare output folder to update')
   .requiredOption('--from <dir>', 'compare output folder with the re-measured series')
   .option('--apps <list>', 'application subset, for the chart titles')
-  .showHelpAfterError();
+  .showHelpAfterError(HELP_HINT);
 
 const readJson = <T>(path: string): T => {
   try {

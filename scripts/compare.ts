@@ -31,7 +31,7 @@ import { clusterMetricsTable, oneRunPerFixedSeries } from './lib/cluster-report.
 import { prepareOutDir, writeRunOutputs } from './lib/compare-output.ts';
 import { relativeList, SENSITIVITY_ENTRIES, sensitivityTable } from './lib/compare-relative.ts';
 import type { CompareSetup } from './lib/compare-worker.ts';
-import { parseList, runMain, UsageError } from './lib/inputs.ts';
+import { HELP_HINT, parseList, runMain, UsageError } from './lib/inputs.ts';
 import { progressBar } from './lib/progress.ts';
 import { asUsage, numberOption } from './lib/sim-args.ts';
 import {
@@ -83,7 +83,7 @@ const program = withSimulationOptions(
       'instead of --policies: pollux-autoscale with the exploration cap on/off x utility window 15/1, against boa online and oracle',
     )
     .option('--quiet', 'no progress bar on stderr')
-    .showHelpAfterError(),
+    .showHelpAfterError(HELP_HINT),
 );
 
 await runMain(async () => {

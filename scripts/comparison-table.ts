@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { Command } from 'commander';
 import type { AtPaidRow, CompareRow } from './lib/compare-report.ts';
-import { runMain, UsageError } from './lib/inputs.ts';
+import { HELP_HINT, runMain, UsageError } from './lib/inputs.ts';
 
 const BOA = 'boa';
 const ORACLE = 'boa (oracle rates)';
@@ -17,7 +17,7 @@ const s = (v: number | null | undefined) => (v === null || v === undefined ? '-'
 const program = new Command('comparison-table')
   .description("The tables of docs/comparison.md from compare's output folders")
   .argument('<dirs...>', 'compare output folders, each written with --at-paid (at-paid.json, results.json)')
-  .showHelpAfterError('(add --help for usage)');
+  .showHelpAfterError(HELP_HINT);
 
 /** A compare output file, or a usage error saying which is missing and what writes it. */
 function readOutput<T>(dir: string, file: 'at-paid.json' | 'results.json'): T {

@@ -25,11 +25,14 @@ import { BoaPlanner } from '../src/sim/policies/boa/planner.ts';
 import { ApiError, LauncherClient } from '../src/sim/replay/api-client.ts';
 import { ReplayWorld, type WorldSnapshot } from '../src/sim/replay/world.ts';
 import { truthProvider } from '../src/sim/run.ts';
-import { loadProfileFile, loadTrace, parseList, runMain, UsageError } from './lib/inputs.ts';
+import { HELP_HINT, loadProfileFile, loadTrace, parseList, runMain, UsageError } from './lib/inputs.ts';
 import { DEFAULT_PROFILES } from './lib/paths.ts';
 import { DEFAULT_DATA } from './lib/sim-setup.ts';
 
 const program = new Command('demo')
+  .description(
+    'The boa service replaying a trace on a virtual clock, with emulated jobs on the measured ground truth; prints the JSON metrics',
+  )
   .requiredOption('--trace <file>', 'workload CSV')
   .requiredOption('--budget <gpuHoursPerHour>', 'the budget to set')
   .option('--apps <list>', 'only these applications')
@@ -73,7 +76,8 @@ const program = new Command('demo')
     '--rate-confidence <z>',
     "the service's opt-in confidence bound on arrival rates (rateConfidence): the load planned z standard errors above its estimate; 0: the estimate",
     '0',
-  );
+  )
+  .showHelpAfterError(HELP_HINT);
 
 /** A replica that says what it was given, then waits to be stopped (SIGTERM at a rescale or the end). */
 const REPLICA_WORKLOAD = {

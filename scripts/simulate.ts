@@ -8,7 +8,7 @@ import { findPolicy, POLICIES } from '../src/sim/policies/index.ts';
 import { simulate, truthProvider } from '../src/sim/run.ts';
 import { type UnspentSplit, UnspentAccount } from '../src/sim/unspent.ts';
 import { parsePolicyEntry } from './lib/compare-report.ts';
-import { emit, runMain, UsageError } from './lib/inputs.ts';
+import { emit, HELP_HINT, runMain, UsageError } from './lib/inputs.ts';
 import { asUsage, numberOption } from './lib/sim-args.ts';
 import {
   type EngineFlags,
@@ -45,7 +45,7 @@ const program = withSimulationOptions(
     )
     .addOption(new Option('--format <format>', 'output').choices(['table', 'json']).default('table'))
     .option('--out <file>', 'write here instead of stdout')
-    .showHelpAfterError(),
+    .showHelpAfterError(HELP_HINT),
 );
 
 await runMain(() => {

@@ -2,6 +2,12 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { type ProfileFile, parseProfileFile } from '../../src/core/profile.ts';
 import { parseTrace, type TraceJob } from '../../src/core/trace.ts';
 
+/**
+ * What a command's parse error ends with: one line pointing at the help, not the whole help (simulate's
+ * is 50 lines, and a typo's error was buried above it), as the boa CLI does.
+ */
+export const HELP_HINT = '(add --help for usage)';
+
 /** A user-facing input problem: printed as one line, exit code 2. */
 export class UsageError extends Error {
   override name = 'UsageError';

@@ -115,6 +115,14 @@ describe('simulate', () => {
     expect(target.stderr).toBe('error: --target must be a number > 0 and < 1, got "2"\n');
   });
 
+  it("ends a mistyped option's error with one line pointing at --help, not the whole help", () => {
+    const typo = runScript('simulate.ts', ['--trace', TRACE, '--policy', 'boa', '--budgets', '40']);
+    expect(typo.status).not.toBe(0);
+    expect(typo.stderr).toBe(
+      "error: unknown option '--budgets'\n(Did you mean --budget?)\n(add --help for usage)\n",
+    );
+  });
+
   it('refuses a fixed-cluster policy without a usable size in one line, as bad input', () => {
     // No size at all (the engine's check), and a size the policy itself refuses (under one GPU).
     const cases = [
