@@ -112,9 +112,6 @@ await runMain(async () => {
   const shared = policyOptionsFrom({ solver: opts.solver, rates: opts.rates });
   const inputs = loadSimInputs(opts); // fail fast on bad inputs, before any worker starts
   const config = engineConfigFrom(opts);
-  if (opts.budgets === undefined && config.cluster === undefined) {
-    throw new UsageError('give --budgets (or --cluster, on which fixed-cluster policies run once)');
-  }
   const minimum = () =>
     new BoaPlanner(inputs.profiles, 'exact', seed).minFeasible(
       arrivalRatesPerHour(inputs.trace, inputs.apps),
@@ -141,6 +138,13 @@ await runMain(async () => {
     : parseList(opts.policies as string, '--policies').map((spec) =>
         asUsage(() => parsePolicyEntry(spec, findPolicy)),
       );
+  // Only a policy whose knob is a budget needs --budgets (pollux-autoscale alone sweeps --targets).
+  const needBudgets = parsed.filter((e) => e.definition.knob === 'budget').map((e) => e.definition.name);
+  if (opts.budgets === undefined && config.cluster === undefined && needBudgets.length > 0) {
+    throw new UsageError(
+      `give --budgets for ${[...new Set(needBudgets)].join(', ')} (or --cluster, on which fixed-cluster policies run once)`,
+    );
+  }
   const priorFiles = opts.priorFrom ? parseList(opts.priorFrom, '--prior-from') : [];
   const entries =
     priorFiles.length > 0

@@ -157,6 +157,17 @@ describe('compare', () => {
     expect(existsSync(join(again, 'at-paid.json'))).toBe(false);
   });
 
+  it('sweeps a target policy alone without --budgets, and names the policies that need them', () => {
+    const targets = join(out, 'targets-only');
+    const args = ['--trace', TRACE, '--apps', 'cifar10', '--targets', '0.5', '--out', targets, '--quiet'];
+    const alone = runScript('compare.ts', [...args, '--policies', 'pollux-autoscale', '--workers', '1']);
+    expect(alone.status, alone.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(join(targets, 'results.json'), 'utf8'))).toHaveLength(1);
+    const withBoa = runScript('compare.ts', [...args, '--policies', 'pollux-autoscale,boa,boa@oracle']);
+    expect(withBoa.status).toBe(2);
+    expect(withBoa.stderr).toMatch(/^error: give --budgets for boa \(or --cluster, /);
+  });
+
   it('refuses an --out that cannot be a folder before running anything', () => {
     const file = join(out, 'results.csv');
     const bad = runScript('compare.ts', [
