@@ -7,7 +7,7 @@ import { Command, Option } from 'commander';
 import { findPolicy, POLICIES } from '../src/sim/policies/index.ts';
 import { simulate, truthProvider } from '../src/sim/run.ts';
 import { type UnspentSplit, UnspentAccount } from '../src/sim/unspent.ts';
-import { parsePolicyEntry } from './lib/compare-report.ts';
+import { parsePolicyEntry, seriesOf } from './lib/compare-report.ts';
 import { emit, HELP_HINT, runMain, UsageError } from './lib/inputs.ts';
 import { asUsage, numberOption } from './lib/sim-args.ts';
 import {
@@ -100,10 +100,18 @@ await runMain(() => {
     }),
   );
   const unspent = account?.finish((start ?? 0) + result.spanHours * 3600);
+  // Labelled as compare labels the series (boa@cap2, oracle rates): shown as plain "boa", a variant's
+  // result read as the default's.
+  const label = seriesOf({
+    ...result,
+    knob: entry.definition.knob,
+    ...(entry.label ? { label: entry.label } : {}),
+  });
+  const shown = { ...result, ...(label === result.policy ? {} : { label }), ...(unspent ? { unspent } : {}) };
   emit(
     opts.format === 'json'
-      ? `${JSON.stringify(unspent ? { ...result, unspent } : result)}\n`
-      : resultTable(result) + (unspent ? unspentTable(unspent) : ''),
+      ? `${JSON.stringify(shown)}\n`
+      : resultTable(result, label) + (unspent ? unspentTable(unspent) : ''),
     opts.out,
   );
 });

@@ -171,12 +171,12 @@ export function loadSimInputs(flags: {
 
 export { DEFAULT_PROFILES };
 
-/** A result as an aligned two-column table for people. */
-export function resultTable(result: SimResult): string {
+/** A result as an aligned two-column table for people; `label` names the series (a boa variant). */
+export function resultTable(result: SimResult, label = result.policy): string {
   const hours = (s: number) =>
     Number.isFinite(s) ? `${s.toFixed(0)} s (${(s / 3600).toFixed(2)} h)` : 'n/a';
   const rows: Array<[string, string]> = [
-    ['policy', result.policy],
+    ['policy', label],
     ['budget', result.budget === null ? '-' : `${result.budget}`],
     ...(result.target === null ? [] : [['target', `${result.target}`] as [string, string]]),
     ...(result.solver === null ? [] : [['solver', result.solver] as [string, string]]),

@@ -34,6 +34,8 @@ describe('simulate', () => {
       solver: null,
       seed: 1,
     });
+    // The default needs no label; a variant or the trace's own rates is labelled, as compare does.
+    expect(result.label).toBeUndefined();
     expect(result.paidGpuHoursPerHour).toBeGreaterThan(result.allocatedGpuHoursPerHour);
     expect(result.p95JctSeconds).toBeGreaterThan(result.avgJctSeconds);
   });
@@ -63,9 +65,10 @@ describe('simulate', () => {
     const ownSpan = (result.paidGpuHoursPerHour * result.arrivalSpanHours) / result.spanHours;
     const fromSplit = 40 - (u.underGpuHours - u.overGpuHours) / result.spanHours;
     expect(Math.abs(fromSplit - ownSpan)).toBeLessThan(0.03 * 40);
-    // A compare variant as the policy, and the table's lines.
+    // A compare variant as the policy, labelled as compare labels it, and the table's lines.
     const table = runScript('simulate.ts', [...args, '--policy', 'boa@credit0']);
     expect(table.status, table.stderr).toBe(0);
+    expect(table.stdout).toMatch(/^policy\s+boa \(no credit\)$/m);
     expect(table.stdout).toMatch(
       /^unspent \(of the budget\)\s+[\d.]+%: jobs waiting [\d.]+%, usable by running jobs [\d.]+%, nothing could use [\d.]+%$/m,
     );
@@ -113,6 +116,14 @@ describe('simulate', () => {
     ]);
     expect(target.status).toBe(2);
     expect(target.stderr).toBe('error: --target must be a number > 0 and < 1, got "2"\n');
+  });
+
+  it('labels a boa variant or the trace rates in its JSON and table, as compare labels the series', () => {
+    const args = ['--trace', TRACE, '--apps', 'cifar10', '--budget', '20', '--format', 'json'];
+    const capped = JSON.parse(runScript('simulate.ts', [...args, '--policy', 'boa@cap2']).stdout);
+    expect(capped).toMatchObject({ policy: 'boa', label: 'boa (plan cap 2x)' });
+    const oracle = runScript('simulate.ts', [...args.slice(0, -2), '--policy', 'boa', '--rates', 'oracle']);
+    expect(oracle.stdout).toMatch(/^policy\s+boa \(oracle rates\)$/m);
   });
 
   it("ends a mistyped option's error with one line pointing at --help, not the whole help", () => {
