@@ -4,6 +4,8 @@
  *     [--solver exact|paper] [--rates online|prior|oracle] [--unspent] [--format table|json] [engine flags]
  */
 import { Command, Option } from 'commander';
+import { arrivalRatesPerHour } from '../src/core/trace.ts';
+import { BoaPlanner } from '../src/sim/policies/boa/planner.ts';
 import { findPolicy, POLICIES } from '../src/sim/policies/index.ts';
 import { simulate, truthProvider } from '../src/sim/run.ts';
 import { type UnspentSplit, UnspentAccount } from '../src/sim/unspent.ts';
@@ -74,6 +76,19 @@ await runMain(() => {
   const seed = numberOption(opts.seed, '--seed', { integer: true });
   if (opts.unspent && options.budget === undefined) {
     throw new UsageError('--unspent needs --budget: the spend it splits what was left of');
+  }
+  if (entry.definition.name === 'boa' && options.budget !== undefined && options.rates !== 'oracle') {
+    // Online, boa runs a budget below the load's minimum (as the service accepts one): say so, or a
+    // result of days-long queues reads as boa's.
+    const minimum = new BoaPlanner(inputs.profiles, 'exact', seed).minFeasible(
+      arrivalRatesPerHour(inputs.trace, inputs.apps),
+    );
+    if (options.budget < minimum * (1 - 1e-9)) {
+      process.stderr.write(
+        `note: --budget ${options.budget} is below ${minimum.toFixed(2)} GPU-hours/hour, the minimum feasible ` +
+          "budget at the trace's rates: every job runs on its cheapest widths and jobs queue until the budget allows them\n",
+      );
+    }
   }
   const account = opts.unspent
     ? new UnspentAccount(options.budget as number, new Map(inputs.profiles.classes.map((c) => [c.name, c])))

@@ -1,4 +1,6 @@
-import { resolve } from 'node:path';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { POLLUX, runScript } from '../helpers/run-script.ts';
 
@@ -124,6 +126,24 @@ describe('simulate', () => {
     expect(capped).toMatchObject({ policy: 'boa', label: 'boa (plan cap 2x)' });
     const oracle = runScript('simulate.ts', [...args.slice(0, -2), '--policy', 'boa', '--rates', 'oracle']);
     expect(oracle.stdout).toMatch(/^policy\s+boa \(oracle rates\)$/m);
+  });
+
+  it("runs boa at a budget below the trace's minimum online, with a note naming the minimum", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'simulate-low-'));
+    try {
+      const trace = join(dir, 'trace.csv');
+      const rows = [0, 600, 1200, 1800].map((t, i) => `j${i},${t},cifar10,1,128`);
+      writeFileSync(trace, `name,time,application,num_replicas,batch_size\n${rows.join('\n')}\n`);
+      const low = runScript('simulate.ts', ['--trace', trace, '--policy', 'boa', '--budget', '4']);
+      expect(low.status, low.stderr).toBe(0);
+      expect(low.stderr).toMatch(
+        /^note: --budget 4 is below 8\.14 GPU-hours\/hour, the minimum feasible budget at the trace's rates: /,
+      );
+      const enough = runScript('simulate.ts', ['--trace', trace, '--policy', 'boa', '--budget', '9']);
+      expect(enough.stderr).toBe('');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("ends a mistyped option's error with one line pointing at --help, not the whole help", () => {
