@@ -26,6 +26,7 @@ import {
   type CompareTask,
   compareTasks,
   parsePolicyEntry,
+  seriesOf,
 } from './lib/compare-report.ts';
 import { clusterMetricsTable, oneRunPerFixedSeries } from './lib/cluster-report.ts';
 import { prepareOutDir, writeRunOutputs } from './lib/compare-output.ts';
@@ -198,6 +199,14 @@ await runMain(async () => {
       process.stderr.write(`skipped ${at}: ${reply.error.message}\n`);
     } else rows.push({ ...(reply.result as SimResult), knob, ...(task.label ? { label: task.label } : {}) });
   });
+  // A run that did not finish every job (cut off by --horizon-days) is in results.json only: say so,
+  // or its point is missing from the charts without a word.
+  for (const row of rows.filter((r) => r.completed < r.jobs)) {
+    process.stderr.write(
+      `left out of the charts and at-paid: ${seriesOf(row)} at ${row.knob} ${row[row.knob]} ` +
+        `(${row.completed} of ${row.jobs} jobs done)\n`,
+    );
+  }
   await writeRunOutputs(opts.out, rows, opts.apps);
   if (earlier) process.stderr.write(`replaced the results of an earlier compare in ${opts.out}\n`);
   const stale = join(opts.out, 'at-paid.json');

@@ -168,6 +168,17 @@ describe('compare', () => {
     expect(withBoa.stderr).toMatch(/^error: give --budgets for boa \(or --cluster, /);
   });
 
+  it('names the runs that did not finish every job, which no chart or at-paid cell shows', () => {
+    const cut = runScript('compare.ts', [
+      ...['--trace', TRACE, '--apps', 'cifar10', '--policies', 'fixed-request', '--budgets', '12'],
+      ...['--horizon-days', '0.01', '--out', join(out, 'cut'), '--quiet'],
+    ]);
+    expect(cut.status, cut.stderr).toBe(0);
+    expect(cut.stderr).toMatch(
+      /^left out of the charts and at-paid: fixed-request at budget 12 \(\d+ of 66 jobs done\)\n$/,
+    );
+  });
+
   it('refuses an --out that cannot be a folder before running anything', () => {
     const file = join(out, 'results.csv');
     const bad = runScript('compare.ts', [
