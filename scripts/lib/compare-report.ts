@@ -56,11 +56,12 @@ export function parsePolicyEntry(spec: string, find: (name: string) => PolicyDef
 
 /** The series a row belongs to. */
 export function seriesOf(row: CompareRow): string {
-  if (row.label) return row.label;
   // Both use the trace's own rates, which no other policy has: labelled wherever shown.
-  if (row.rates === 'oracle') return `${row.policy} (oracle rates)`;
-  if (row.rates === 'prior') return `${row.policy} (oracle prior)`;
-  return row.policy;
+  const oracle = row.rates === 'oracle' ? 'oracle rates' : row.rates === 'prior' ? 'oracle prior' : undefined;
+  if (!row.label) return oracle ? `${row.policy} (${oracle})` : row.policy;
+  // A variant given the trace's rates by --rates (not boa@oracle) was labelled without them.
+  if (!oracle || row.label.includes('oracle')) return row.label;
+  return row.label.endsWith(')') ? row.label.replace(/\)$/, `, ${oracle})`) : `${row.label} (${oracle})`;
 }
 
 export interface AtPaidRow {

@@ -9,6 +9,7 @@ import {
   type CompareRow,
   compareCsv,
   compareTasks,
+  seriesOf,
 } from '../../scripts/lib/compare-report.ts';
 import { priorFrom } from '../../scripts/lib/prior-from.ts';
 import { jctAtPaid } from '../../src/sim/matched.ts';
@@ -36,6 +37,22 @@ describe('compare tasks', () => {
       { policy: 'a', options: { solver: 'paper', budget: 20 } },
       { policy: 'b', options: { solver: 'paper', target: 0.5 } },
     ]);
+  });
+});
+
+describe('compare series names', () => {
+  it("say the trace's rates wherever a run had them, a variant's given by --rates too", () => {
+    const row = (rates: string | null, label?: string) =>
+      ({ policy: 'boa', rates, ...(label ? { label } : {}) }) as unknown as CompareRow;
+    expect(seriesOf(row('online'))).toBe('boa');
+    expect(seriesOf(row('oracle'))).toBe('boa (oracle rates)');
+    expect(seriesOf(row('prior'))).toBe('boa (oracle prior)');
+    expect(seriesOf(row('oracle', 'boa (plan cap 2x)'))).toBe('boa (plan cap 2x, oracle rates)');
+    expect(seriesOf(row('prior', 'boa (plan cap 2x)'))).toBe('boa (plan cap 2x, oracle prior)');
+    expect(seriesOf(row('oracle', 'boa (plan cap 2x, oracle rates)'))).toBe(
+      'boa (plan cap 2x, oracle rates)',
+    );
+    expect(seriesOf(row('online', 'boa (plan cap 2x)'))).toBe('boa (plan cap 2x)');
   });
 });
 
