@@ -13,7 +13,7 @@ import { BoaPlanner } from '../src/sim/policies/boa/planner.ts';
 import { simulate, truthProvider } from '../src/sim/run.ts';
 import { generateTrace } from '../src/sim/trace-gen/generate.ts';
 import { parseClusterSpec } from '../src/sim/gpu-types.ts';
-import { loadProfileFile, loadTrace, runMain } from './lib/inputs.ts';
+import { HELP_HINT, loadProfileFile, loadTrace, runMain } from './lib/inputs.ts';
 import { NEW_TRACE_MIX } from './lib/mixes.ts';
 import { DEFAULT_PROFILES } from './lib/paths.ts';
 import { asUsage, numberOption } from './lib/sim-args.ts';
@@ -26,7 +26,8 @@ const program = new Command('bench:sim')
   .option('--data <dir>', 'measured Pollux data (the ground truth)', DEFAULT_DATA)
   .option('--profiles <file>', 'job-class profile file', DEFAULT_PROFILES)
   .option('--cluster <spec>', 'node pools by GPU type for a fixed-cluster policy, e.g. g4dn:8,p3:4')
-  .option('--trace <file>', 'time this trace instead of the generated 960-job one');
+  .option('--trace <file>', 'time this trace instead of the generated 960-job one')
+  .showHelpAfterError(HELP_HINT);
 
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);

@@ -5,19 +5,26 @@
  *   npm run -s compare-merge -- --into DIR --from NEWDIR [--apps a,b]
  * `--apps` only names the application subset in the chart titles, as compare does.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command } from 'commander';
-import { type AtPaidRow, atPaid, atPaidTable, type CompareRow, seriesOf } from './lib/compare-report.ts';
+import {
+  type AtPaidRow,
+  atPaid,
+  atPaidGaps,
+  atPaidTable,
+  type CompareRow,
+  seriesOf,
+} from './lib/compare-report.ts';
 import { writeRunOutputs } from './lib/compare-output.ts';
-import { runMain, UsageError } from './lib/inputs.ts';
+import { HELP_HINT, runMain, UsageError } from './lib/inputs.ts';
 
 const program = new Command('compare-merge')
   .description("Replace the series a newer compare output has in an older one's folder")
   .requiredOption('--into <dir>', 'compare output folder to update')
   .requiredOption('--from <dir>', 'compare output folder with the re-measured series')
   .option('--apps <list>', 'application subset, for the chart titles')
-  .showHelpAfterError();
+  .showHelpAfterError(HELP_HINT);
 
 const readJson = <T>(path: string): T => {
   try {
@@ -34,6 +41,18 @@ await runMain(async () => {
   const fresh = readJson<CompareRow[]>(join(opts.from, 'results.json'));
   const replaced = new Set(fresh.map(seriesOf));
   if (replaced.size === 0) throw new UsageError(`${opts.from}/results.json has no runs`);
+  // Runs of another trace or --apps would be read off beside these as if comparable. Only what a row
+  // records can be checked: its job count and arrival span (traces alike in both pass).
+  const traceOf = (r: CompareRow) =>
+    `${r.jobs} jobs over ${Number(r.arrivalSpanHours).toFixed(2)} h of arrivals`;
+  const traces = new Set(old.map(traceOf));
+  const other = fresh.map(traceOf).find((t) => traces.size > 0 && !traces.has(t));
+  if (other !== undefined) {
+    throw new UsageError(
+      `${opts.from} has runs of ${other}, ${opts.into} of ${[...traces].join(' / ')}: ` +
+        'merge only runs of the same --trace and --apps',
+    );
+  }
   // Each replaced series takes the place of its old runs, so tables keep their column order.
   const rows: CompareRow[] = [];
   const placed = new Set<string>();
@@ -48,13 +67,23 @@ await runMain(async () => {
   for (const series of replaced)
     if (!placed.has(series)) rows.push(...fresh.filter((r) => seriesOf(r) === series));
 
+  // Read before anything is written: an unreadable one must leave the folder as it was. A folder
+  // compare wrote without --at-paid has none, and its runs are merged alone.
+  const atPaidFile = join(opts.into, 'at-paid.json');
+  const points = existsSync(atPaidFile)
+    ? readJson<AtPaidRow[]>(atPaidFile).map((row) => ({
+        paid: row.paidGpuHoursPerHour,
+        ...(row.minimumMultiple === undefined ? {} : { minimumMultiple: row.minimumMultiple }),
+      }))
+    : undefined;
   await writeRunOutputs(opts.into, rows, opts.apps);
-  const points = readJson<AtPaidRow[]>(join(opts.into, 'at-paid.json')).map((row) => ({
-    paid: row.paidGpuHoursPerHour,
-    ...(row.minimumMultiple === undefined ? {} : { minimumMultiple: row.minimumMultiple }),
-  }));
-  const table = atPaid(rows, points);
-  writeFileSync(join(opts.into, 'at-paid.json'), `${JSON.stringify(table, null, 2)}\n`);
   process.stdout.write(`replaced ${[...replaced].join(', ')} in ${opts.into}\n`);
+  if (points === undefined) {
+    process.stdout.write(`(no at-paid.json in ${opts.into}: no paid points to read the runs off at)\n`);
+    return;
+  }
+  const table = atPaid(rows, points);
+  writeFileSync(atPaidFile, `${JSON.stringify(table, null, 2)}\n`);
   process.stdout.write(atPaidTable(table));
+  process.stdout.write(atPaidGaps(rows, table));
 });

@@ -8,7 +8,7 @@
  * Budgets and paid points may be given as multiples of the minimum feasible budget at the trace's
  * rates (`1.2x`): a place to read the comparison at, never an input to any policy.
  */
-import { writeFileSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
@@ -20,17 +20,19 @@ import type { SimResult } from '../src/sim/run.ts';
 import { parseBudgets } from './lib/budgets.ts';
 import {
   atPaid,
+  atPaidGaps,
   atPaidTable,
   type CompareRow,
   type CompareTask,
   compareTasks,
   parsePolicyEntry,
+  seriesOf,
 } from './lib/compare-report.ts';
 import { clusterMetricsTable, oneRunPerFixedSeries } from './lib/cluster-report.ts';
-import { writeRunOutputs } from './lib/compare-output.ts';
+import { prepareOutDir, writeRunOutputs } from './lib/compare-output.ts';
 import { relativeList, SENSITIVITY_ENTRIES, sensitivityTable } from './lib/compare-relative.ts';
 import type { CompareSetup } from './lib/compare-worker.ts';
-import { parseList, runMain, UsageError } from './lib/inputs.ts';
+import { HELP_HINT, parseList, runMain, UsageError } from './lib/inputs.ts';
 import { progressBar } from './lib/progress.ts';
 import { asUsage, numberOption } from './lib/sim-args.ts';
 import {
@@ -82,7 +84,7 @@ const program = withSimulationOptions(
       'instead of --policies: pollux-autoscale with the exploration cap on/off x utility window 15/1, against boa online and oracle',
     )
     .option('--quiet', 'no progress bar on stderr')
-    .showHelpAfterError(),
+    .showHelpAfterError(HELP_HINT),
 );
 
 await runMain(async () => {
@@ -111,9 +113,6 @@ await runMain(async () => {
   const shared = policyOptionsFrom({ solver: opts.solver, rates: opts.rates });
   const inputs = loadSimInputs(opts); // fail fast on bad inputs, before any worker starts
   const config = engineConfigFrom(opts);
-  if (opts.budgets === undefined && config.cluster === undefined) {
-    throw new UsageError('give --budgets (or --cluster, on which fixed-cluster policies run once)');
-  }
   const minimum = () =>
     new BoaPlanner(inputs.profiles, 'exact', seed).minFeasible(
       arrivalRatesPerHour(inputs.trace, inputs.apps),
@@ -124,7 +123,8 @@ await runMain(async () => {
     return parsed.budgets;
   });
   const targets = parseList(opts.targets, '--targets').map((t) =>
-    numberOption(t, '--targets', { min: 0, exclusiveMin: true }),
+    // Cluster efficiencies: refused here, not by pollux-autoscale in a worker after the other runs.
+    numberOption(t, '--targets', { min: 0, exclusiveMin: true, below: 1 }),
   );
   const paids = opts.atPaid
     ? relativeList(opts.atPaid, minimum, (text) =>
@@ -139,6 +139,13 @@ await runMain(async () => {
     : parseList(opts.policies as string, '--policies').map((spec) =>
         asUsage(() => parsePolicyEntry(spec, findPolicy)),
       );
+  // Only a policy whose knob is a budget needs --budgets (pollux-autoscale alone sweeps --targets).
+  const needBudgets = parsed.filter((e) => e.definition.knob === 'budget').map((e) => e.definition.name);
+  if (opts.budgets === undefined && config.cluster === undefined && needBudgets.length > 0) {
+    throw new UsageError(
+      `give --budgets for ${[...new Set(needBudgets)].join(', ')} (or --cluster, on which fixed-cluster policies run once)`,
+    );
+  }
   const priorFiles = opts.priorFrom ? parseList(opts.priorFrom, '--prior-from') : [];
   const entries =
     priorFiles.length > 0
@@ -165,6 +172,8 @@ await runMain(async () => {
     seed,
     config,
   };
+  prepareOutDir(opts.out);
+  const earlier = existsSync(join(opts.out, 'results.json'));
   const workers = opts.workers
     ? numberOption(opts.workers, '--workers', { min: 1, integer: true })
     : availableParallelism();
@@ -190,7 +199,22 @@ await runMain(async () => {
       process.stderr.write(`skipped ${at}: ${reply.error.message}\n`);
     } else rows.push({ ...(reply.result as SimResult), knob, ...(task.label ? { label: task.label } : {}) });
   });
+  // A run that did not finish every job (cut off by --horizon-days) is in results.json only: say so,
+  // or its point is missing from the charts without a word.
+  for (const row of rows.filter((r) => r.completed < r.jobs)) {
+    process.stderr.write(
+      `left out of the charts and at-paid: ${seriesOf(row)} at ${row.knob} ${row[row.knob]} ` +
+        `(${row.completed} of ${row.jobs} jobs done)\n`,
+    );
+  }
   await writeRunOutputs(opts.out, rows, opts.apps);
+  if (earlier) process.stderr.write(`replaced the results of an earlier compare in ${opts.out}\n`);
+  const stale = join(opts.out, 'at-paid.json');
+  if (paids.values.length === 0 && existsSync(stale)) {
+    // An earlier run's table beside these runs would be read as theirs (comparison-table, compare-merge).
+    rmSync(stale);
+    process.stderr.write(`removed ${stale}: an earlier run's; give --at-paid to read these runs off\n`);
+  }
   if (config.cluster !== undefined) process.stdout.write(clusterMetricsTable(rows));
   if (paids.values.length > 0) {
     const table = atPaid(rows, paids.points);
@@ -200,6 +224,7 @@ await runMain(async () => {
       process.stdout.write(atPaidTable(table));
       process.stdout.write(atPaidTable(table, 'p95JctSeconds', 'p95 JCT (s) at the same paid usages'));
     }
+    process.stdout.write(atPaidGaps(rows, table));
   }
   if (!opts.quiet) {
     process.stderr.write(

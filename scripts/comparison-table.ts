@@ -4,25 +4,54 @@
  * boa's paid spend against its budget (results.json).
  *   npm run -s comparison-table -- DIR...
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import { Command } from 'commander';
 import type { AtPaidRow, CompareRow } from './lib/compare-report.ts';
-import { runMain, UsageError } from './lib/inputs.ts';
+import { HELP_HINT, runMain, UsageError } from './lib/inputs.ts';
 
 const BOA = 'boa';
 const ORACLE = 'boa (oracle rates)';
 const s = (v: number | null | undefined) => (v === null || v === undefined ? '-' : v.toFixed(0));
 
+const program = new Command('comparison-table')
+  .description("The tables of docs/comparison.md from compare's output folders")
+  .argument('<dirs...>', 'compare output folders, each written with --at-paid (at-paid.json, results.json)')
+  .showHelpAfterError(HELP_HINT);
+
+/** A compare output file, or a usage error saying which is missing and what writes it. */
+function readOutput<T>(dir: string, file: 'at-paid.json' | 'results.json'): T {
+  if (!existsSync(dir)) throw new UsageError(`${dir}: no such folder; give folders compare wrote`);
+  const path = join(dir, file);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why =
+      code !== 'ENOENT'
+        ? code
+        : file === 'at-paid.json'
+          ? 'no such file (compare writes it with --at-paid)'
+          : 'no such file';
+    throw new UsageError(`cannot read ${path}: ${why}`);
+  }
+  try {
+    return JSON.parse(text) as T;
+  } catch (error) {
+    throw new UsageError(`${path} is not JSON: ${(error as Error).message}`);
+  }
+}
+
 await runMain(() => {
-  const dirs = process.argv.slice(2);
-  if (dirs.length === 0) throw new UsageError('give one or more compare output folders');
+  const dirs = program.parse().args;
   const lines = [
     '| trace | paid (x min) | boa avg / p95 | boa oracle avg / p95 | best other (avg) | its avg / p95 | pollux-autoscale avg / p95 | pollux-budget avg / p95 | boa avg vs best other |',
     '|---|---|---|---|---|---|---|---|---|',
   ];
   const spend: string[] = [];
   for (const dir of dirs) {
-    const table = JSON.parse(readFileSync(join(dir, 'at-paid.json'), 'utf8')) as AtPaidRow[];
+    const table = readOutput<AtPaidRow[]>(dir, 'at-paid.json');
     for (const row of table) {
       const m = row.metrics;
       const others = Object.entries(m).filter(([name, v]) => name !== BOA && name !== ORACLE && v !== null);
@@ -36,7 +65,7 @@ await runMain(() => {
     }
     const first = table[0];
     const minimum = first?.minimumMultiple ? first.paidGpuHoursPerHour / first.minimumMultiple : undefined;
-    const rows = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as CompareRow[];
+    const rows = readOutput<CompareRow[]>(dir, 'results.json');
     const boaRuns = rows.filter((r) => r.policy === 'boa' && r.rates === 'online' && r.budget !== null);
     const cells = boaRuns.map((r) => {
       const x = minimum ? ` (${((r.budget as number) / minimum).toFixed(1)}x)` : '';

@@ -4,11 +4,12 @@
  * ground truth. Prints the simulator's JSON metrics. Resumable: kill it (even with -9) and run the same
  * command with the same --state to continue.
  *   npm run -s demo -- --trace FILE [--apps a,b] --budget B [--speed X|max] [--state DIR] [--prior none|trace] [--executor local]
- *     [--warmup-hours H] [--drain-after-hours H]
+ *     [--warmup-hours H] [--drain-after-hours H] [--plan-cap-multiple M] [--credit-spend-hours H] [--rate-confidence Z]
  * With --executor local every job is submitted with a command that the local executor runs as real
  * processes, one per node of its placement, restarted at each rescale; the emulated jobs still report
  * progress and completion at their ground-truth times (a real process cannot run on virtual time).
  */
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,14 +21,18 @@ import { bootService } from '../src/service/boot.ts';
 import { resolveConfig } from '../src/service/config.ts';
 import { MAX_RATE_CONFIDENCE } from '../src/service/estimators.ts';
 import { summarize } from '../src/sim/engine/metrics.ts';
+import { BoaPlanner } from '../src/sim/policies/boa/planner.ts';
 import { ApiError, LauncherClient } from '../src/sim/replay/api-client.ts';
 import { ReplayWorld, type WorldSnapshot } from '../src/sim/replay/world.ts';
 import { truthProvider } from '../src/sim/run.ts';
-import { loadProfileFile, loadTrace, parseList, runMain, UsageError } from './lib/inputs.ts';
+import { HELP_HINT, loadProfileFile, loadTrace, parseList, runMain, UsageError } from './lib/inputs.ts';
 import { DEFAULT_PROFILES } from './lib/paths.ts';
 import { DEFAULT_DATA } from './lib/sim-setup.ts';
 
 const program = new Command('demo')
+  .description(
+    'The boa service replaying a trace on a virtual clock, with emulated jobs on the measured ground truth; prints the JSON metrics',
+  )
   .requiredOption('--trace <file>', 'workload CSV')
   .requiredOption('--budget <gpuHoursPerHour>', 'the budget to set')
   .option('--apps <list>', 'only these applications')
@@ -71,7 +76,8 @@ const program = new Command('demo')
     '--rate-confidence <z>',
     "the service's opt-in confidence bound on arrival rates (rateConfidence): the load planned z standard errors above its estimate; 0: the estimate",
     '0',
-  );
+  )
+  .showHelpAfterError(HELP_HINT);
 
 /** A replica that says what it was given, then waits to be stopped (SIGTERM at a rescale or the end). */
 const REPLICA_WORKLOAD = {
@@ -191,7 +197,30 @@ await runMain(async () => {
     opts.executor ? REPLICA_WORKLOAD : undefined,
   );
 
+  // What this replay is: a --state started with other options resumes the run it holds, and the result
+  // would be reported under these (another budget's label; another trace's jobs on its service).
+  const replayOptions: ReplayOptions = {
+    '--trace/--apps': createHash('sha256').update(JSON.stringify(jobs)).digest('hex').slice(0, 16),
+    '--budget': budget,
+    '--prior': opts.prior,
+    '--tick-seconds': tickSeconds,
+    '--warmup-hours': warmupHours,
+    '--drain-after-hours': drainAfterHours,
+    '--plan-cap-multiple': planCapMultiple,
+    '--credit-spend-hours': creditSpendHours,
+    '--rate-confidence': rateConfidence,
+    '--executor': opts.executor ?? 'none',
+  };
   const saved = boa.repo.getSetting<WorldSnapshot>('replay');
+  const startedWith = boa.repo.getSetting<ReplayOptions>('replay-options');
+  const differ = startedWith ? changedOptions(startedWith, replayOptions) : [];
+  if (saved && differ.length > 0) {
+    await boa.close();
+    throw new UsageError(
+      `--state ${stateDir} holds a replay started with other options (${differ.join('; ')}): ` +
+        'give the same ones to resume it, or another --state for a new replay',
+    );
+  }
   if (saved) {
     world.restore(saved);
     seconds = saved.now;
@@ -202,11 +231,21 @@ await runMain(async () => {
     } catch (error) {
       await boa.close();
       removeState();
-      // A budget the service refuses (below the minimum for these classes' rates) is bad input.
+      // A budget the service refuses (below what one job of the cheapest class needs) is bad input.
       if (error instanceof ApiError) throw new UsageError(`--budget ${budget}: ${error.message}`);
       throw error;
     }
     await boa.service.planner.idle();
+    boa.repo.putSetting('replay-options', replayOptions, clock.now());
+    // The service accepts a budget below the load's minimum (jobs queue), but a new service has no
+    // rates to warn from: without this the replay just ran for hours of virtual time without a word.
+    const minimum = new BoaPlanner(profiles, 'exact', 1).minFeasible(rates);
+    if (budget < minimum * (1 - 1e-9)) {
+      process.stderr.write(
+        `warning: --budget ${budget} is below ${minimum.toFixed(2)} GPU-hours/hour, the minimum feasible ` +
+          "budget at the trace's rates: jobs queue until the budget allows them (the replay may run long)\n",
+      );
+    }
   }
   const existing = await client.jobsByName();
   const started = performance.now();
@@ -319,6 +358,18 @@ async function replicasRun(boa: Awaited<ReturnType<typeof bootService>>, stateDi
     }
   }
   return { kind: 'local', replicasStarted: started, generationsRun: generations, replicasLeft: left };
+}
+
+/** The options a replay was started with, by flag; the trace (after --apps) as a digest of its jobs. */
+type ReplayOptions = Record<string, string | number>;
+
+/** The flags whose value differs, as `--budget 40, not 60`. */
+function changedOptions(was: ReplayOptions, now: ReplayOptions): string[] {
+  return Object.keys(now)
+    .filter((flag) => flag in was && was[flag] !== now[flag])
+    .map((flag) =>
+      flag === '--trace/--apps' ? 'another trace or --apps' : `${flag} ${was[flag]}, not ${now[flag]}`,
+    );
 }
 
 /** A service setting from its flag: the number, or a usage error naming the flag and what it allows. */

@@ -15,7 +15,7 @@ import { buildInstance } from '../src/core/instance.ts';
 import { arrivalRatesPerHour } from '../src/core/trace.ts';
 import { parseBudgets, spaced } from './lib/budgets.ts';
 import { type FrontierReport, frontierCsv } from './lib/frontier-report.ts';
-import { emit, loadProfileFile, loadTrace, parseList, runMain, UsageError } from './lib/inputs.ts';
+import { emit, HELP_HINT, loadProfileFile, loadTrace, parseList, runMain, UsageError } from './lib/inputs.ts';
 import { DEFAULT_PROFILES } from './lib/paths.ts';
 import { progressBar } from './lib/progress.ts';
 
@@ -33,7 +33,7 @@ const program = new Command('frontier')
   .option('--out <file>', 'write here instead of stdout')
   .option('--seed <n>', "random seed of the paper's glue configurations", '1')
   .option('--quiet', 'no progress on stderr')
-  .showHelpAfterError();
+  .showHelpAfterError(HELP_HINT);
 
 await runMain(async () => {
   program.parse();

@@ -4,7 +4,7 @@
  */
 import { Command } from 'commander';
 import { formatTraceCsv, generateTrace } from '../src/sim/trace-gen/generate.ts';
-import { emit, runMain } from './lib/inputs.ts';
+import { emit, HELP_HINT, runMain } from './lib/inputs.ts';
 import { asUsage, numberOption, parseMix } from './lib/sim-args.ts';
 
 const program = new Command('gen-trace')
@@ -15,7 +15,7 @@ const program = new Command('gen-trace')
   .option('--scv <c2>', 'squared coefficient of variation of inter-arrival times (1 = Poisson)', '1')
   .option('--seed <n>', 'random seed', '1')
   .option('--out <file>', 'write here instead of stdout')
-  .showHelpAfterError();
+  .showHelpAfterError(HELP_HINT);
 
 await runMain(() => {
   program.parse();

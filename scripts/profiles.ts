@@ -15,6 +15,7 @@ import { DEFAULT_DERIVE, type DerivedEpoch, deriveClassProfile } from '../src/si
 import { listTraceApps, loadAppTables } from '../src/sim/truth/load.ts';
 import { createJobTruth } from '../src/sim/truth/model.ts';
 import { formatProfileJson } from '../src/sim/truth/profile-json.ts';
+import { writeProblem } from './lib/inputs.ts';
 
 export interface ProfilesArgs {
   readonly data: string;
@@ -136,7 +137,13 @@ export function main(
     const { file, summary } = buildProfiles(args);
     const json = formatProfileJson(file);
     if (args.out === undefined) io.out(json);
-    else writeFileSync(args.out, json);
+    else {
+      try {
+        writeFileSync(args.out, json);
+      } catch (error) {
+        throw new UsageError(`cannot write ${args.out}: ${writeProblem(error as NodeJS.ErrnoException)}`);
+      }
+    }
     io.err(formatSummary(summary));
     return 0;
   } catch (err) {

@@ -4,11 +4,13 @@
  *     [--solver exact|paper] [--rates online|prior|oracle] [--unspent] [--format table|json] [engine flags]
  */
 import { Command, Option } from 'commander';
+import { arrivalRatesPerHour } from '../src/core/trace.ts';
+import { BoaPlanner } from '../src/sim/policies/boa/planner.ts';
 import { findPolicy, POLICIES } from '../src/sim/policies/index.ts';
 import { simulate, truthProvider } from '../src/sim/run.ts';
 import { type UnspentSplit, UnspentAccount } from '../src/sim/unspent.ts';
-import { parsePolicyEntry } from './lib/compare-report.ts';
-import { emit, runMain, UsageError } from './lib/inputs.ts';
+import { parsePolicyEntry, seriesOf } from './lib/compare-report.ts';
+import { emit, HELP_HINT, runMain, UsageError } from './lib/inputs.ts';
 import { asUsage, numberOption } from './lib/sim-args.ts';
 import {
   type EngineFlags,
@@ -45,7 +47,7 @@ const program = withSimulationOptions(
     )
     .addOption(new Option('--format <format>', 'output').choices(['table', 'json']).default('table'))
     .option('--out <file>', 'write here instead of stdout')
-    .showHelpAfterError(),
+    .showHelpAfterError(HELP_HINT),
 );
 
 await runMain(() => {
@@ -75,6 +77,19 @@ await runMain(() => {
   if (opts.unspent && options.budget === undefined) {
     throw new UsageError('--unspent needs --budget: the spend it splits what was left of');
   }
+  if (entry.definition.name === 'boa' && options.budget !== undefined && options.rates !== 'oracle') {
+    // Online, boa runs a budget below the load's minimum (as the service accepts one): say so, or a
+    // result of days-long queues reads as boa's.
+    const minimum = new BoaPlanner(inputs.profiles, 'exact', seed).minFeasible(
+      arrivalRatesPerHour(inputs.trace, inputs.apps),
+    );
+    if (options.budget < minimum * (1 - 1e-9)) {
+      process.stderr.write(
+        `note: --budget ${options.budget} is below ${minimum.toFixed(2)} GPU-hours/hour, the minimum feasible ` +
+          "budget at the trace's rates: every job runs on its cheapest widths and jobs queue until the budget allows them\n",
+      );
+    }
+  }
   const account = opts.unspent
     ? new UnspentAccount(options.budget as number, new Map(inputs.profiles.classes.map((c) => [c.name, c])))
     : undefined;
@@ -100,10 +115,18 @@ await runMain(() => {
     }),
   );
   const unspent = account?.finish((start ?? 0) + result.spanHours * 3600);
+  // Labelled as compare labels the series (boa@cap2, oracle rates): shown as plain "boa", a variant's
+  // result read as the default's.
+  const label = seriesOf({
+    ...result,
+    knob: entry.definition.knob,
+    ...(entry.label ? { label: entry.label } : {}),
+  });
+  const shown = { ...result, ...(label === result.policy ? {} : { label }), ...(unspent ? { unspent } : {}) };
   emit(
     opts.format === 'json'
-      ? `${JSON.stringify(unspent ? { ...result, unspent } : result)}\n`
-      : resultTable(result) + (unspent ? unspentTable(unspent) : ''),
+      ? `${JSON.stringify(shown)}\n`
+      : resultTable(result, label) + (unspent ? unspentTable(unspent) : ''),
     opts.out,
   );
 });

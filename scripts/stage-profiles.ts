@@ -11,14 +11,14 @@ import { Command } from 'commander';
 import { truthProvider } from '../src/sim/run.ts';
 import { APP_NAMES } from '../src/sim/truth/apps.ts';
 import { stageProfileFile } from '../src/sim/truth/stage-profile.ts';
-import { runMain } from './lib/inputs.ts';
+import { HELP_HINT, runMain } from './lib/inputs.ts';
 import { REPO_ROOT } from './lib/paths.ts';
 
 const program = new Command('stage-profiles')
   .description('Stage-grained profiles per class, GPU type and width, from the measured data')
   .option('--data <dir>', 'measured Pollux data', resolve(REPO_ROOT, 'data/pollux'))
   .option('--out <file>', 'where to write them', resolve(REPO_ROOT, 'data/stage-profiles.json'))
-  .showHelpAfterError();
+  .showHelpAfterError(HELP_HINT);
 
 await runMain(async () => {
   program.parse();

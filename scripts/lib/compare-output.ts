@@ -1,6 +1,28 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type CompareRow, compareCsv, jctChart } from './compare-report.ts';
+import { UsageError } from './inputs.ts';
+
+/**
+ * Makes the output folder before any run: a path that cannot be one (a file, say) is refused now, not
+ * after minutes of simulation whose results then had nowhere to go.
+ */
+export function prepareOutDir(dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why =
+      code === 'EEXIST'
+        ? 'it is a file; give a folder'
+        : code === 'ENOTDIR'
+          ? 'a part of its path is a file, not a folder'
+          : code === 'EACCES' || code === 'EPERM'
+            ? 'permission denied'
+            : (code ?? (error as Error).message);
+    throw new UsageError(`--out ${dir}: cannot make the output folder: ${why}`);
+  }
+}
 
 /**
  * A compare output folder's runs: results.json, results.csv and the two JCT charts (compare writes

@@ -24,6 +24,13 @@ export function relativeList(
   if (relative !== parts.length) {
     throw new UsageError(`"${text}": give every value as a multiple (1.2x) or none of them`);
   }
+  // Checked here: once the x is stripped, the parser's error would quote "0" for "0x", in GPU-hours.
+  const bad = parts.find((p) => p.slice(0, -1).trim() === '' || !(Number(p.slice(0, -1)) > 0));
+  if (bad !== undefined) {
+    throw new UsageError(
+      `"${bad}" in "${text}": a multiple of the minimum feasible budget is a positive number then x (1.2x)`,
+    );
+  }
   const multiples = parse(text.replace(/x/g, ''));
   const min = minimum();
   const round = (v: number) => Math.round(v * 1e6) / 1e6;

@@ -56,11 +56,12 @@ export function parsePolicyEntry(spec: string, find: (name: string) => PolicyDef
 
 /** The series a row belongs to. */
 export function seriesOf(row: CompareRow): string {
-  if (row.label) return row.label;
   // Both use the trace's own rates, which no other policy has: labelled wherever shown.
-  if (row.rates === 'oracle') return `${row.policy} (oracle rates)`;
-  if (row.rates === 'prior') return `${row.policy} (oracle prior)`;
-  return row.policy;
+  const oracle = row.rates === 'oracle' ? 'oracle rates' : row.rates === 'prior' ? 'oracle prior' : undefined;
+  if (!row.label) return oracle ? `${row.policy} (${oracle})` : row.policy;
+  // A variant given the trace's rates by --rates (not boa@oracle) was labelled without them.
+  if (!oracle || row.label.includes('oracle')) return row.label;
+  return row.label.endsWith(')') ? row.label.replace(/\)$/, `, ${oracle})`) : `${row.label} (${oracle})`;
 }
 
 export interface AtPaidRow {
@@ -117,6 +118,28 @@ export function atPaidTable(
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => (l[i] as string).length)));
   const format = (cells: string[]) => cells.map((c, i) => c.padStart(widths[i] as number)).join('  ');
   return `${[title, format(header), ...lines.map(format)].join('\n')}\n`;
+}
+
+/**
+ * Why a table's cell is "-": the paid range of each series that has one. A series is read off only
+ * between two of its complete runs, never extrapolated, and nothing else said so.
+ */
+export function atPaidGaps(rows: readonly CompareRow[], table: readonly AtPaidRow[]): string {
+  const series = Object.keys(table[0]?.avgJctSeconds ?? {});
+  const gaps = series.filter((name) => table.some((row) => row.avgJctSeconds[name] === null));
+  if (gaps.length === 0) return '';
+  const range = (name: string) => {
+    const paid = rows
+      .filter((r) => seriesOf(r) === name && r.completed === r.jobs)
+      .map((r) => r.paidGpuHoursPerHour);
+    if (paid.length === 0) return `${name}: no run completed every job`;
+    const [lo, hi] = [Math.min(...paid), Math.max(...paid)].map((p) => p.toFixed(1));
+    return paid.length === 1 ? `${name}: one run, paid ${lo}` : `${name}: ${lo} to ${hi}`;
+  };
+  return (
+    '-: outside what the series paid (read off between two of its complete runs, never extrapolated; ' +
+    `add budgets or targets to reach it): ${gaps.map(range).join(', ')}\n`
+  );
 }
 
 export function compareCsv(rows: readonly CompareRow[]): string {

@@ -2,6 +2,12 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { type ProfileFile, parseProfileFile } from '../../src/core/profile.ts';
 import { parseTrace, type TraceJob } from '../../src/core/trace.ts';
 
+/**
+ * What a command's parse error ends with: one line pointing at the help, not the whole help (simulate's
+ * is 50 lines, and a typo's error was buried above it), as the boa CLI does.
+ */
+export const HELP_HINT = '(add --help for usage)';
+
 /** A user-facing input problem: printed as one line, exit code 2. */
 export class UsageError extends Error {
   override name = 'UsageError';
@@ -40,8 +46,32 @@ export function parseList(value: string, what: string): string[] {
 
 /** Writes to a file, or stdout when no path is given. */
 export function emit(text: string, out?: string): void {
-  if (out) writeFileSync(out, text);
-  else process.stdout.write(text);
+  if (!out) {
+    process.stdout.write(text);
+    return;
+  }
+  try {
+    writeFileSync(out, text);
+  } catch (error) {
+    throw new UsageError(`cannot write ${out}: ${writeProblem(error as NodeJS.ErrnoException)}`);
+  }
+}
+
+/** What went wrong writing a file, in words (an errno code alone says little), as the boa CLI says it. */
+export function writeProblem(error: NodeJS.ErrnoException): string {
+  switch (error.code) {
+    case 'ENOENT':
+      return 'its folder does not exist';
+    case 'ENOTDIR':
+      return 'a part of its path is a file, not a folder';
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied';
+    case 'EISDIR':
+      return 'it is a folder; give a file name';
+    default:
+      return error.code ?? error.message;
+  }
 }
 
 /** Runs a script's main, turning known input errors into one clear line and exit code 2. */

@@ -25,17 +25,27 @@ export function parseMix(text: string): Record<string, number> {
 export function numberOption(
   text: string,
   flag: string,
-  { min = Number.NEGATIVE_INFINITY, integer = false, exclusiveMin = false } = {},
+  {
+    min = Number.NEGATIVE_INFINITY,
+    integer = false,
+    exclusiveMin = false,
+    below = Number.POSITIVE_INFINITY,
+  } = {},
 ): number {
   const value = Number(text);
   const ok =
     text.trim() !== '' &&
     Number.isFinite(value) &&
     (exclusiveMin ? value > min : value >= min) &&
+    value < below &&
     (!integer || Number.isInteger(value));
   if (!ok) {
     const kind = integer ? 'an integer' : 'a number';
-    const bound = Number.isFinite(min) ? ` ${exclusiveMin ? '>' : '>='} ${min}` : '';
+    const bounds = [
+      ...(Number.isFinite(min) ? [`${exclusiveMin ? '>' : '>='} ${min}`] : []),
+      ...(Number.isFinite(below) ? [`< ${below}`] : []),
+    ];
+    const bound = bounds.length > 0 ? ` ${bounds.join(' and ')}` : '';
     throw new UsageError(`${flag} must be ${kind}${bound}, got "${text}"`);
   }
   return value;

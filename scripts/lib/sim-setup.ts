@@ -119,7 +119,8 @@ export function policyOptionsFrom(flags: PolicyFlags): PolicyOptions {
     options.budget = numberOption(flags.budget, '--budget', { min: 0, exclusiveMin: true });
   }
   if (flags.target !== undefined) {
-    options.target = numberOption(flags.target, '--target', { min: 0, exclusiveMin: true });
+    // A cluster efficiency (pollux-autoscale's knob): the policy refuses anything else mid-run.
+    options.target = numberOption(flags.target, '--target', { min: 0, exclusiveMin: true, below: 1 });
   }
   if (flags.solver !== undefined) {
     if (flags.solver !== 'exact' && flags.solver !== 'paper') {
@@ -154,22 +155,28 @@ export function loadSimInputs(flags: {
   if (!existsSync(resolve(flags.data, 'traces'))) {
     throw new UsageError(`no measured data at ${flags.data} (expected traces/<app>/ there); give --data DIR`);
   }
-  return {
-    trace: loadTrace(flags.trace),
-    apps: flags.apps ? parseList(flags.apps, '--apps') : undefined,
-    profiles: loadProfileFile(flags.profiles),
-    dataDir: flags.data,
-  };
+  const trace = loadTrace(flags.trace);
+  const apps = flags.apps ? parseList(flags.apps, '--apps') : undefined;
+  // Checked here, not only where a run first needs the rates: in compare that is a worker thread,
+  // whose error ended the whole comparison with a stack trace.
+  const present = new Set(trace.map((job) => job.application));
+  const absent = (apps ?? []).filter((app) => !present.has(app));
+  if (absent.length > 0) {
+    throw new UsageError(
+      `--apps: no jobs of ${absent.join(', ')} in ${flags.trace}; it has: ${[...present].sort().join(', ')}`,
+    );
+  }
+  return { trace, apps, profiles: loadProfileFile(flags.profiles), dataDir: flags.data };
 }
 
 export { DEFAULT_PROFILES };
 
-/** A result as an aligned two-column table for people. */
-export function resultTable(result: SimResult): string {
+/** A result as an aligned two-column table for people; `label` names the series (a boa variant). */
+export function resultTable(result: SimResult, label = result.policy): string {
   const hours = (s: number) =>
     Number.isFinite(s) ? `${s.toFixed(0)} s (${(s / 3600).toFixed(2)} h)` : 'n/a';
   const rows: Array<[string, string]> = [
-    ['policy', result.policy],
+    ['policy', label],
     ['budget', result.budget === null ? '-' : `${result.budget}`],
     ...(result.target === null ? [] : [['target', `${result.target}`] as [string, string]]),
     ...(result.solver === null ? [] : [['solver', result.solver] as [string, string]]),

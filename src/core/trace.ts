@@ -36,16 +36,16 @@ export function parseTrace(csv: string, origin = 'trace'): TraceJob[] {
   if (missing.length) throw new TraceError(`${origin}: missing column(s) ${missing.join(', ')}`);
   const jobs = rows.map((row, i) => {
     const line = i + 2;
+    // A request is a count of GPUs and examples: 0 of either is no request (the simulator ran it anyway).
     const number = (column: (typeof COLUMNS)[number], integer: boolean) => {
       const value = Number(row[column]);
       if (
         row[column] === '' ||
         !Number.isFinite(value) ||
-        value < 0 ||
-        (integer && !Number.isInteger(value))
+        (integer ? !(Number.isInteger(value) && value >= 1) : value < 0)
       ) {
         throw new TraceError(
-          `${origin} line ${line}: ${column} must be a non-negative ${integer ? 'integer' : 'number'}, got "${row[column]}"`,
+          `${origin} line ${line}: ${column} must be a ${integer ? 'positive integer' : 'non-negative number'}, got "${row[column]}"`,
         );
       }
       return value;

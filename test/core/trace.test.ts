@@ -24,6 +24,12 @@ describe('workload traces', () => {
     expect(() => parseTrace(csv.replace('3600', 'soon'), 't.csv')).toThrow(
       /t\.csv line 2: time must be a non-negative number/,
     );
+    expect(() => parseTrace(csv.replace('2,24', '0,24'), 't.csv')).toThrow(
+      /t\.csv line 2: num_replicas must be a positive integer, got "0"/,
+    );
+    expect(() => parseTrace(csv.replace('2,24', '2,0'), 't.csv')).toThrow(
+      /t\.csv line 2: batch_size must be a positive integer, got "0"/,
+    );
     expect(() => parseTrace('name,time\nx,1\n', 't.csv')).toThrow(
       /missing column\(s\) application, num_replicas, batch_size/,
     );

@@ -77,6 +77,44 @@ describe('compare-merge', () => {
       expect(existsSync(join(into, file))).toBe(true);
   });
 
+  it('merges into a folder compare wrote without --at-paid, and writes nothing when one is unreadable', () => {
+    const plain = join(root, 'plain');
+    mkdirSync(plain);
+    writeFileSync(join(plain, 'results.json'), JSON.stringify(pollux));
+    const merged = runScript('compare-merge.ts', ['--into', plain, '--from', from]);
+    expect(merged.status, merged.stderr).toBe(0);
+    expect(merged.stdout).toContain(`(no at-paid.json in ${plain}: no paid points to read the runs off at)`);
+    expect(JSON.parse(readFileSync(join(plain, 'results.json'), 'utf8'))).toHaveLength(4);
+    expect(existsSync(join(plain, 'at-paid.json'))).toBe(false);
+
+    const broken = join(root, 'broken');
+    mkdirSync(broken);
+    writeFileSync(join(broken, 'results.json'), JSON.stringify(pollux));
+    writeFileSync(join(broken, 'at-paid.json'), '{');
+    const refused = runScript('compare-merge.ts', ['--into', broken, '--from', from]);
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toContain(join(broken, 'at-paid.json'));
+    expect(JSON.parse(readFileSync(join(broken, 'results.json'), 'utf8'))).toHaveLength(2);
+    expect(existsSync(join(broken, 'avg-jct.svg'))).toBe(false);
+  });
+
+  it('refuses runs of another trace (job count or arrival span), leaving the folder as it was', () => {
+    const otherTrace = join(root, 'other-trace');
+    mkdirSync(otherTrace);
+    writeFileSync(
+      join(otherTrace, 'results.json'),
+      JSON.stringify([{ ...run('boa', 40, 40, 1600, 'online'), jobs: 85 }]),
+    );
+    const before = readFileSync(join(into, 'results.json'), 'utf8');
+    const refused = runScript('compare-merge.ts', ['--into', into, '--from', otherTrace]);
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toBe(
+      `error: ${otherTrace} has runs of 85 jobs over 8.00 h of arrivals, ${into} of 10 jobs over 8.00 h ` +
+        'of arrivals: merge only runs of the same --trace and --apps\n',
+    );
+    expect(readFileSync(join(into, 'results.json'), 'utf8')).toBe(before);
+  });
+
   it('refuses a folder it cannot read, naming it', () => {
     const bad = runScript('compare-merge.ts', ['--into', into, '--from', join(root, 'missing')]);
     expect(bad.status).not.toBe(0);

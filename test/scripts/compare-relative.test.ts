@@ -36,6 +36,10 @@ describe('values as multiples of the minimum feasible budget', () => {
 
   it('refuses a mix of absolute and relative values', () => {
     expect(() => relativeList('1.2x,40', () => 50, parse)).toThrow(/every value as a multiple/);
+    expect(() => relativeList('1.2x,0x', () => 50, parse)).toThrow(
+      /^"0x" in "1.2x,0x": a multiple of the minimum feasible budget is a positive number then x \(1\.2x\)$/,
+    );
+    expect(() => relativeList('x', () => 50, parse)).toThrow(/^"x" in "x": a multiple/);
   });
 });
 

@@ -1,13 +1,15 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   atPaid,
+  atPaidGaps,
   atPaidTable,
   type CompareRow,
   compareCsv,
   compareTasks,
+  seriesOf,
 } from '../../scripts/lib/compare-report.ts';
 import { priorFrom } from '../../scripts/lib/prior-from.ts';
 import { jctAtPaid } from '../../src/sim/matched.ts';
@@ -38,6 +40,22 @@ describe('compare tasks', () => {
   });
 });
 
+describe('compare series names', () => {
+  it("say the trace's rates wherever a run had them, a variant's given by --rates too", () => {
+    const row = (rates: string | null, label?: string) =>
+      ({ policy: 'boa', rates, ...(label ? { label } : {}) }) as unknown as CompareRow;
+    expect(seriesOf(row('online'))).toBe('boa');
+    expect(seriesOf(row('oracle'))).toBe('boa (oracle rates)');
+    expect(seriesOf(row('prior'))).toBe('boa (oracle prior)');
+    expect(seriesOf(row('oracle', 'boa (plan cap 2x)'))).toBe('boa (plan cap 2x, oracle rates)');
+    expect(seriesOf(row('prior', 'boa (plan cap 2x)'))).toBe('boa (plan cap 2x, oracle prior)');
+    expect(seriesOf(row('oracle', 'boa (plan cap 2x, oracle rates)'))).toBe(
+      'boa (plan cap 2x, oracle rates)',
+    );
+    expect(seriesOf(row('online', 'boa (plan cap 2x)'))).toBe('boa (plan cap 2x)');
+  });
+});
+
 describe('compare at a matched paid usage', () => {
   const row = (policy: string, paid: number, jct: number, completed = 10) =>
     ({ policy, paidGpuHoursPerHour: paid, avgJctSeconds: jct, completed, jobs: 10 }) as CompareRow;
@@ -48,6 +66,18 @@ describe('compare at a matched paid usage', () => {
     expect(at40?.paidGpuHoursPerHour).toBe(40);
     expect(at40?.avgJctSeconds).toEqual({ a: 2000, b: null });
     expect(atPaidTable(atPaid(rows, [40]))).toMatch(/paid\s+a\s+b\n\s*40\s+2000\s+-\n$/);
+  });
+
+  it('says why a cell is "-": the paid range of each series with one, from its complete runs', () => {
+    const rows = [row('a', 30, 3000), row('a', 50, 1000), row('b', 35, 2000), row('b', 45, 100, 9)];
+    expect(atPaidGaps(rows, atPaid(rows, [40]))).toBe(
+      '-: outside what the series paid (read off between two of its complete runs, never extrapolated; ' +
+        'add budgets or targets to reach it): b: one run, paid 35.0\n',
+    );
+    expect(atPaidGaps(rows, atPaid(rows, [20, 40]))).toMatch(
+      /: a: 30\.0 to 50\.0, b: one run, paid 35\.0\n$/,
+    );
+    expect(atPaidGaps(rows.slice(0, 2), atPaid(rows.slice(0, 2), [40]))).toBe('');
   });
 });
 
@@ -126,6 +156,77 @@ describe('compare', () => {
     ]);
     expect(bad.status).toBe(2);
     expect(bad.stderr).toMatch(/^error: unknown policy "nope"; allowed: /);
+  });
+
+  it("says it replaced an earlier compare's results, and leaves no earlier at-paid.json beside new runs", () => {
+    const again = join(out, 'again');
+    const args = [
+      ...['--trace', TRACE, '--apps', 'cifar10', '--policies', 'fixed-request', '--budgets', '12,24'],
+      ...['--out', again, '--quiet'],
+    ];
+    const first = runScript('compare.ts', [...args, '--at-paid', '15']);
+    expect(first.status, first.stderr).toBe(0);
+    expect(first.stderr).toBe('');
+    const second = runScript('compare.ts', args);
+    expect(second.status, second.stderr).toBe(0);
+    expect(second.stderr).toContain(`replaced the results of an earlier compare in ${again}\n`);
+    expect(second.stderr).toContain(`removed ${join(again, 'at-paid.json')}: an earlier run's`);
+    expect(existsSync(join(again, 'at-paid.json'))).toBe(false);
+  });
+
+  it('sweeps a target policy alone without --budgets, and names the policies that need them', () => {
+    const targets = join(out, 'targets-only');
+    const args = ['--trace', TRACE, '--apps', 'cifar10', '--targets', '0.5', '--out', targets, '--quiet'];
+    const alone = runScript('compare.ts', [...args, '--policies', 'pollux-autoscale', '--workers', '1']);
+    expect(alone.status, alone.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(join(targets, 'results.json'), 'utf8'))).toHaveLength(1);
+    const withBoa = runScript('compare.ts', [...args, '--policies', 'pollux-autoscale,boa,boa@oracle']);
+    expect(withBoa.status).toBe(2);
+    expect(withBoa.stderr).toMatch(/^error: give --budgets for boa \(or --cluster, /);
+  });
+
+  it('names the runs that did not finish every job, which no chart or at-paid cell shows', () => {
+    const cut = runScript('compare.ts', [
+      ...['--trace', TRACE, '--apps', 'cifar10', '--policies', 'fixed-request', '--budgets', '12'],
+      ...['--horizon-days', '0.01', '--out', join(out, 'cut'), '--quiet'],
+    ]);
+    expect(cut.status, cut.stderr).toBe(0);
+    expect(cut.stderr).toMatch(
+      /^left out of the charts and at-paid: fixed-request at budget 12 \(\d+ of 66 jobs done\)\n$/,
+    );
+  });
+
+  it('refuses an --out that cannot be a folder before running anything', () => {
+    const file = join(out, 'results.csv');
+    const bad = runScript('compare.ts', [
+      ...['--trace', TRACE, '--apps', 'cifar10', '--policies', 'fixed-request', '--budgets', '12'],
+      ...['--out', file, '--quiet'],
+    ]);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toBe(
+      `error: --out ${file}: cannot make the output folder: it is a file; give a folder\n`,
+    );
+  });
+
+  it('refuses a target outside (0, 1) before any worker starts', () => {
+    const bad = runScript('compare.ts', [
+      ...['--trace', TRACE, '--apps', 'cifar10', '--policies', 'pollux-autoscale', '--budgets', '40'],
+      ...['--targets', '0.5,2', '--out', join(out, 'targets'), '--quiet'],
+    ]);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toBe('error: --targets must be a number > 0 and < 1, got "2"\n');
+  });
+
+  it('refuses an application the trace does not have in one line, before any worker starts', () => {
+    const bad = runScript('compare.ts', [
+      ...['--trace', TRACE, '--apps', 'cifar10,nope', '--policies', 'boa', '--budgets', '40'],
+      ...['--out', join(out, 'apps'), '--quiet'],
+    ]);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(
+      /^error: --apps: no jobs of nope in .*workload-1\.csv; it has: bert, cifar10, /,
+    );
+    expect(bad.stderr.trim().split('\n')).toHaveLength(1);
   });
 });
 

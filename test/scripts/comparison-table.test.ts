@@ -47,4 +47,23 @@ describe('comparison-table', () => {
   it("states boa's online paid spend against its budget, as a multiple of the minimum", () => {
     expect(run.stdout).toContain('| trace-a | 60 (1.2x): 5% |');
   });
+
+  it('has --help, and says in one line which folder or file is missing (no stack trace)', () => {
+    const help = runScript('comparison-table.ts', ['--help']);
+    expect(help.status).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: comparison-table \[options\] <dirs\.\.\.>/);
+    const missing = runScript('comparison-table.ts', [join(root, 'missing')]);
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toBe(
+      `error: ${join(root, 'missing')}: no such folder; give folders compare wrote\n`,
+    );
+    const plain = join(root, 'plain');
+    mkdirSync(plain);
+    writeFileSync(join(plain, 'results.json'), '[]');
+    const noTable = runScript('comparison-table.ts', [plain]);
+    expect(noTable.status).toBe(2);
+    expect(noTable.stderr).toBe(
+      `error: cannot read ${join(plain, 'at-paid.json')}: no such file (compare writes it with --at-paid)\n`,
+    );
+  });
 });

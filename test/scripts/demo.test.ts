@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
@@ -154,6 +154,57 @@ describe('demo replay', () => {
       expect(readdirSync(tmp).filter((f) => f.startsWith('boa-demo-'))).toEqual([]);
     } finally {
       rmSync(tmp, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
+describe('demo --state started with other options', () => {
+  it('refuses to resume it under the new ones (the result would be labelled with them), naming what differs', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'boa-demo-options-'));
+    try {
+      const trace = join(dir, 'trace.csv');
+      const rows = [0, 600, 1200, 1800].map((t, i) => `j${i},${t},cifar10,1,128`);
+      writeFileSync(trace, `name,time,application,num_replicas,batch_size\n${rows.join('\n')}\n`);
+      const replay = join(dir, 'state');
+      const args = ['--trace', trace, '--state', replay];
+      const first = runScript('demo.ts', [...args, '--budget', '10']);
+      expect(first.status, first.stderr).toBe(0);
+      expect(first.stderr).toBe('');
+      const again = runScript('demo.ts', [...args, '--budget', '10']);
+      expect(again.status, again.stderr).toBe(0);
+      expect(JSON.parse(again.stdout)).toMatchObject({ budget: 10, jobs: 4, completed: 4 });
+
+      const budget = runScript('demo.ts', [...args, '--budget', '12']);
+      expect(budget.status).toBe(2);
+      expect(budget.stderr).toBe(
+        `error: --state ${replay} holds a replay started with other options (--budget 10, not 12): ` +
+          'give the same ones to resume it, or another --state for a new replay\n',
+      );
+      writeFileSync(trace, `name,time,application,num_replicas,batch_size\n${rows.slice(1).join('\n')}\n`);
+      const other = runScript('demo.ts', [...args, '--budget', '10', '--prior', 'trace']);
+      expect(other.status).toBe(2);
+      expect(other.stderr).toMatch(/\(another trace or --apps; --prior none, not trace\)/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
+describe('demo with a budget below the minimum feasible one', () => {
+  it('runs it, as the service accepts it, and warns naming the minimum at the trace rates', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'boa-demo-low-'));
+    try {
+      const trace = join(dir, 'trace.csv');
+      const rows = [0, 600, 1200, 1800].map((t, i) => `j${i},${t},cifar10,1,128`);
+      writeFileSync(trace, `name,time,application,num_replicas,batch_size\n${rows.join('\n')}\n`);
+      const low = runScript('demo.ts', ['--trace', trace, '--budget', '4']);
+      expect(low.status, low.stderr).toBe(0);
+      expect(low.stderr).toMatch(
+        /^warning: --budget 4 is below 8\.14 GPU-hours\/hour, the minimum feasible budget at the trace's rates: jobs queue/,
+      );
+      expect(JSON.parse(low.stdout)).toMatchObject({ budget: 4, jobs: 4, completed: 4 });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   }, 120_000);
 });

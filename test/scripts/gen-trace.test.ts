@@ -33,5 +33,19 @@ describe('gen-trace', () => {
     expect(bad.stderr).toMatch(/^error: --mix: "cifar10=3" is not app:percent/);
     const scv = runScript('gen-trace.ts', ['--jobs', '20', '--hours', '1', '--mix', 'bert:1', '--scv', '-2']);
     expect(scv.stderr).toMatch(/--scv must be a number >= 0, got "-2"/);
+    // An --out into a folder that does not exist: said in words, not an ENOENT stack trace.
+    const out = join(mkdtempSync(join(tmpdir(), 'gen-trace-')), 'missing', 'trace.csv');
+    const unwritable = runScript('gen-trace.ts', [
+      '--jobs',
+      '20',
+      '--hours',
+      '1',
+      '--mix',
+      'bert:1',
+      '--out',
+      out,
+    ]);
+    expect(unwritable.status).toBe(2);
+    expect(unwritable.stderr).toBe(`error: cannot write ${out}: its folder does not exist\n`);
   });
 });

@@ -56,6 +56,11 @@ describe('profiles script', () => {
       expect(r.err).toMatch(/--epochs must be a positive integer/);
     }
     expect(run([]).err).toMatch(/required option '--data <dir>'/);
+    const unwritable = path.join(empty, 'missing', 'profiles.json');
+    expect(run(['--data', DATA, '--apps', 'ncf', '--out', unwritable])).toMatchObject({
+      code: 1,
+      err: `profiles: cannot write ${unwritable}: its folder does not exist\n`,
+    });
   });
 
   it('runs from the command line', () => {

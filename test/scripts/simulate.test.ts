@@ -1,4 +1,6 @@
-import { resolve } from 'node:path';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { POLLUX, runScript } from '../helpers/run-script.ts';
 
@@ -34,6 +36,8 @@ describe('simulate', () => {
       solver: null,
       seed: 1,
     });
+    // The default needs no label; a variant or the trace's own rates is labelled, as compare does.
+    expect(result.label).toBeUndefined();
     expect(result.paidGpuHoursPerHour).toBeGreaterThan(result.allocatedGpuHoursPerHour);
     expect(result.p95JctSeconds).toBeGreaterThan(result.avgJctSeconds);
   });
@@ -63,9 +67,10 @@ describe('simulate', () => {
     const ownSpan = (result.paidGpuHoursPerHour * result.arrivalSpanHours) / result.spanHours;
     const fromSplit = 40 - (u.underGpuHours - u.overGpuHours) / result.spanHours;
     expect(Math.abs(fromSplit - ownSpan)).toBeLessThan(0.03 * 40);
-    // A compare variant as the policy, and the table's lines.
+    // A compare variant as the policy, labelled as compare labels it, and the table's lines.
     const table = runScript('simulate.ts', [...args, '--policy', 'boa@credit0']);
     expect(table.status, table.stderr).toBe(0);
+    expect(table.stdout).toMatch(/^policy\s+boa \(no credit\)$/m);
     expect(table.stdout).toMatch(
       /^unspent \(of the budget\)\s+[\d.]+%: jobs waiting [\d.]+%, usable by running jobs [\d.]+%, nothing could use [\d.]+%$/m,
     );
@@ -102,6 +107,51 @@ describe('simulate', () => {
     expect(noBudget.stderr).toMatch(/^error: boa needs a budget/);
     const bad = runScript('simulate.ts', ['--trace', TRACE, '--policy', 'boa', '--solver', 'fast']);
     expect(bad.stderr).toMatch(/--solver must be exact or paper, got "fast"/);
+    // A target is a cluster efficiency: refused in one line, not by the policy with a stack trace.
+    const target = runScript('simulate.ts', [
+      '--trace',
+      TRACE,
+      '--policy',
+      'pollux-autoscale',
+      '--target',
+      '2',
+    ]);
+    expect(target.status).toBe(2);
+    expect(target.stderr).toBe('error: --target must be a number > 0 and < 1, got "2"\n');
+  });
+
+  it('labels a boa variant or the trace rates in its JSON and table, as compare labels the series', () => {
+    const args = ['--trace', TRACE, '--apps', 'cifar10', '--budget', '20', '--format', 'json'];
+    const capped = JSON.parse(runScript('simulate.ts', [...args, '--policy', 'boa@cap2']).stdout);
+    expect(capped).toMatchObject({ policy: 'boa', label: 'boa (plan cap 2x)' });
+    const oracle = runScript('simulate.ts', [...args.slice(0, -2), '--policy', 'boa', '--rates', 'oracle']);
+    expect(oracle.stdout).toMatch(/^policy\s+boa \(oracle rates\)$/m);
+  });
+
+  it("runs boa at a budget below the trace's minimum online, with a note naming the minimum", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'simulate-low-'));
+    try {
+      const trace = join(dir, 'trace.csv');
+      const rows = [0, 600, 1200, 1800].map((t, i) => `j${i},${t},cifar10,1,128`);
+      writeFileSync(trace, `name,time,application,num_replicas,batch_size\n${rows.join('\n')}\n`);
+      const low = runScript('simulate.ts', ['--trace', trace, '--policy', 'boa', '--budget', '4']);
+      expect(low.status, low.stderr).toBe(0);
+      expect(low.stderr).toMatch(
+        /^note: --budget 4 is below 8\.14 GPU-hours\/hour, the minimum feasible budget at the trace's rates: /,
+      );
+      const enough = runScript('simulate.ts', ['--trace', trace, '--policy', 'boa', '--budget', '9']);
+      expect(enough.stderr).toBe('');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("ends a mistyped option's error with one line pointing at --help, not the whole help", () => {
+    const typo = runScript('simulate.ts', ['--trace', TRACE, '--policy', 'boa', '--budgets', '40']);
+    expect(typo.status).not.toBe(0);
+    expect(typo.stderr).toBe(
+      "error: unknown option '--budgets'\n(Did you mean --budget?)\n(add --help for usage)\n",
+    );
   });
 
   it('refuses a fixed-cluster policy without a usable size in one line, as bad input', () => {
