@@ -19,8 +19,9 @@ export function validationError(c: Context, error: ZodError) {
   // An unknown field is itself the field to fix (its message lists the ones taken: strict.ts).
   if (issue?.code === 'unrecognized_keys') path.push(issue.keys[0]!);
   const field = path.join('.') || undefined;
-  // Messages written for a field name it already ("gpuHoursPerHour is at most ...").
-  const named = field !== undefined && issue?.message.startsWith(field);
+  // Messages written for a field name it already ("gpuHoursPerHour is at most ..."); a header's in
+  // its usual case ("Idempotency-Key is empty"), while the validator has its name in lower case.
+  const named = field !== undefined && issue?.message.toLowerCase().startsWith(field.toLowerCase());
   const message = issue
     ? named
       ? issue.message

@@ -228,6 +228,18 @@ export const RegisteredJobView = z
     id: z.number().int(),
     token: z.string().openapi({ description: "the job's own bearer token for its routes" }),
     job: JobView,
+    replayed: z.literal(true).optional().openapi({
+      description:
+        'only on a replay (Idempotency-Key seen before): no new job was created, this is the earlier one',
+    }),
+    tokenReplaced: z
+      .boolean()
+      .optional()
+      .openapi({
+        description:
+          "only on a replay. true: a self-launched job's new token (boa keeps only a hash of the first, so it " +
+          'cannot repeat it); the earlier token no longer works. false: the token first given (an executed job)',
+      }),
   })
   .openapi('RegisteredJob');
 

@@ -51,19 +51,36 @@ export class BoaClient {
     private readonly timeoutMs = 120_000,
   ) {}
 
-  /** The parsed JSON body and its text as received (what --json prints). */
-  async json<T>(method: string, path: string, body?: unknown): Promise<{ data: T; text: string }> {
-    const text = await this.text(method, path, body);
+  /**
+   * The parsed JSON body and its text as received (what --json prints), and the response's headers;
+   * `headers` adds request headers (Idempotency-Key).
+   */
+  async json<T>(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<{ data: T; text: string; headers: Headers }> {
+    const answer = await this.send(method, path, body, headers);
     try {
-      return { data: JSON.parse(text) as T, text };
+      return { data: JSON.parse(answer.text) as T, text: answer.text, headers: answer.headers };
     } catch {
       throw this.notBoa(`${method} ${path} answered with something that is not JSON`);
     }
   }
 
   async text(method: string, path: string, body?: unknown): Promise<string> {
+    return (await this.send(method, path, body)).text;
+  }
+
+  private async send(
+    method: string,
+    path: string,
+    body?: unknown,
+    extraHeaders: Record<string, string> = {},
+  ): Promise<{ text: string; headers: Headers }> {
     const { url, token } = this.connection;
-    const headers: Record<string, string> = { accept: 'application/json' };
+    const headers: Record<string, string> = { ...extraHeaders, accept: 'application/json' };
     if (token) headers.authorization = `Bearer ${token}`;
     if (body !== undefined) headers['content-type'] = 'application/json';
     let res: Response;
@@ -88,7 +105,7 @@ export class BoaClient {
     }
     const text = await res.text();
     if (!res.ok) throw this.refusal(res.status, text);
-    return text;
+    return { text, headers: res.headers };
   }
 
   private refusal(status: number, text: string): CliError {

@@ -7,12 +7,20 @@ import { persistWorkSamples, recordWorkSample } from './progress.ts';
 import type { BoaService, EndState } from './service.ts';
 import { hashToken, newToken } from './tokens.ts';
 
+/** A registration's answer; `replayed` when its Idempotency-Key found an earlier job (idempotency.ts). */
+export interface Registered {
+  job: ServiceJob;
+  token: string;
+  replayed?: { tokenReplaced: boolean };
+}
+
 export function registerJob(
   svc: BoaService,
   className: string,
   name: string | undefined,
   workload?: Workload,
-): { job: ServiceJob; token: string } {
+  idempotency?: { key: string; fingerprint: string },
+): Registered {
   if (!svc.state.classes.has(className)) {
     throw new ServiceError(
       400,
@@ -39,6 +47,8 @@ export function registerJob(
       tokenSeed,
       lastSeenAt: now,
       draw,
+      idempotencyKey: idempotency?.key ?? null,
+      requestFingerprint: idempotency?.fingerprint ?? null,
     });
     const job = jobFromRow(inserted);
     if (followPlan(svc, job)) svc.deps.repo.saveJobState(job);

@@ -7,7 +7,8 @@ export interface ServiceJob {
   readonly id: number;
   readonly name: string;
   readonly className: string;
-  readonly tokenHash: string;
+  /** Replaced when a replayed submission of a self-launched job hands out a new token (idempotency.ts). */
+  tokenHash: string;
   state: JobState;
   readonly submittedAt: number;
   startedAt: number | null;

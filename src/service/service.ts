@@ -8,7 +8,8 @@ import { deleteClass, putClass } from './class-operations.ts';
 import type { ServiceConfig } from './config.ts';
 import { notFound, ServiceError } from './errors.ts';
 import { Execution } from './execution.ts';
-import { finishJob, registerJob } from './job-operations.ts';
+import { finishJob, type Registered, registerJob } from './job-operations.ts';
+import { registerJobOnce } from './idempotency.ts';
 import { type ServiceJob, jobFromRow } from './jobs.ts';
 import type { Averages } from './ledger.ts';
 import {
@@ -169,12 +170,15 @@ export class BoaService {
 
   // ---- jobs (job-operations.ts, progress.ts) ----
 
+  /** With an Idempotency-Key, a submission seen before answers with its job instead (idempotency.ts). */
   registerJob(
     className: string,
     name: string | undefined,
     workload?: Workload,
-  ): { job: ServiceJob; token: string } {
-    return registerJob(this, className, name, workload);
+    idempotencyKey?: string,
+  ): Registered {
+    if (idempotencyKey === undefined) return registerJob(this, className, name, workload);
+    return registerJobOnce(this, { class: className, name, workload }, idempotencyKey);
   }
 
   /** The token an executed job's replicas get (derived again from its seed; never stored). */

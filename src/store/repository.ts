@@ -135,6 +135,11 @@ export class Repository {
     return row?.draw ?? undefined;
   }
 
+  /** The job submitted with this Idempotency-Key, if any (the key's unique index finds it). */
+  jobByIdempotencyKey(key: string): JobRow | undefined {
+    return this.db.select().from(jobs).where(eq(jobs.idempotencyKey, key)).get();
+  }
+
   getJob(id: number): JobRow | undefined {
     return this.db.select().from(jobs).where(eq(jobs.id, id)).get();
   }
@@ -345,4 +350,19 @@ function prepareHot(db: Db) {
         'on conflict(key) do update set value = excluded.value, updated_at = excluded.updated_at',
     ),
   };
+}
+
+/**
+ * True when an insert failed because another job already has its Idempotency-Key: a concurrent
+ * submission with the same key committed first. drizzle wraps the driver's error as its cause.
+ */
+export function isIdempotencyKeyTaken(error: unknown): boolean {
+  for (
+    let e = error as { code?: string; message?: string; cause?: unknown } | undefined;
+    e;
+    e = e.cause as never
+  ) {
+    if (e.code === 'SQLITE_CONSTRAINT_UNIQUE' && e.message?.includes('jobs.idempotency_key')) return true;
+  }
+  return false;
 }

@@ -1,4 +1,4 @@
-import { index, integer, real, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { index, integer, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import type { Workload } from '../service/ports.ts';
 
 /** Small settings stored as JSON by key: the budget, the local node pool's state, the demo clock. */
@@ -58,8 +58,19 @@ export const jobs = sqliteTable(
     restartNotBefore: integer('restart_not_before'),
     /** Lease: when a self-launched job last polled or reported (ms since the epoch). */
     lastSeenAt: integer('last_seen_at'),
+    /**
+     * The Idempotency-Key the job was submitted with, if any: unique, so a retried or concurrent
+     * submission finds this job instead of creating another (SQLite's unique index allows many NULLs).
+     */
+    idempotencyKey: text('idempotency_key'),
+    /** SHA-256 of the submission's canonical JSON: a reused key with another request is refused. */
+    requestFingerprint: text('request_fingerprint'),
   },
-  (t) => [index('jobs_state').on(t.state), index('jobs_class_submitted').on(t.className, t.submittedAt)],
+  (t) => [
+    index('jobs_state').on(t.state),
+    index('jobs_class_submitted').on(t.className, t.submittedAt),
+    uniqueIndex('jobs_idempotency_key').on(t.idempotencyKey),
+  ],
 );
 
 /** Every plan the calculator produced, with its inputs, so a decision can be explained later. */

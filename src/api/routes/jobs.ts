@@ -1,6 +1,7 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import { bearer } from '../auth.ts';
 import type { ApiEnv } from '../env.ts';
+import { IdempotencyKeyHeaders } from '../idempotency-key.ts';
 import { AllocationView, JobListView, JobView, RegisteredJobView } from '../responses.ts';
 import {
   errors,
@@ -33,15 +34,39 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
       path: '/v1/jobs',
       operationId: 'registerJob',
       summary: 'Register a training job: returns its id and its own token',
-      request: body(RegisterJobBody),
-      responses: { 201: jsonContent(RegisteredJobView, 'registered'), ...errors },
+      request: { headers: IdempotencyKeyHeaders, ...body(RegisterJobBody) },
+      responses: {
+        201: {
+          ...jsonContent(RegisteredJobView, 'registered, or a submission with its Idempotency-Key replayed'),
+          headers: {
+            'Idempotent-Replayed': {
+              description: 'true when the Idempotency-Key was seen before: no new job, the earlier one',
+              schema: { type: 'string', enum: ['true'] },
+            },
+          },
+        },
+        ...errors,
+        422: jsonContent(
+          ErrorSchema,
+          'the workload cannot run here, or the Idempotency-Key was used for a different request',
+        ),
+      },
     }),
     (c) => {
       if (!c.get('operator'))
         throw new ServiceError(401, 'unauthorized', 'registering a job needs the operator token');
       const input = c.req.valid('json');
-      const { job, token } = c.var.service.registerJob(input.class, input.name, input.workload);
-      return c.json({ id: job.id, token, job: jobView(job) }, 201);
+      const key = c.req.valid('header')['idempotency-key'];
+      const { job, token, replayed } = c.var.service.registerJob(
+        input.class,
+        input.name,
+        input.workload,
+        key,
+      );
+      const registered = { id: job.id, token, job: jobView(job) };
+      if (!replayed) return c.json(registered, 201);
+      c.header('Idempotent-Replayed', 'true');
+      return c.json({ ...registered, replayed: true as const, tokenReplaced: replayed.tokenReplaced }, 201);
     },
   );
 

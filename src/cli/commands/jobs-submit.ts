@@ -31,6 +31,11 @@ export function addSubmitCommand(jobs: Command): void {
     .option('--checkpoint <uri>', 'checkpoint location, given to the job as BOA_CHECKPOINT_DIR')
     .option('--checkpoint-claim <pvc>', 'Kubernetes volume claim for checkpoints')
     .option(
+      '--idempotency-key <key>',
+      'a key of yours (e.g. a UUID) that makes a retried submit safe: the same key again gives back the job' +
+        ' it submitted, never a second one (1-255 printable ASCII characters)',
+    )
+    .option(
       '--wait',
       'then wait until the job ends, as boa jobs wait does (exit 0 done, 5 not done, 6 timeout)',
     )
@@ -57,8 +62,19 @@ export function addSubmitCommand(jobs: Command): void {
         ...(options.name === undefined ? {} : { name: options.name }),
         ...(workload ? { workload } : {}),
       };
-      const { data, text } = await context.client
-        .json<{ id: number; token: string; job: JobView }>('POST', '/v1/jobs', body)
+      const key = options.idempotencyKey;
+      // The API's rule, checked here too: fetch cannot even send a header outside Latin-1.
+      if (key !== undefined && !/^[\x20-\x7e]{1,255}$/.test(key))
+        throw usageError(
+          '--idempotency-key must be 1 to 255 printable ASCII characters (space to ~), e.g. a UUID',
+        );
+      const { data, text, headers } = await context.client
+        .json<{ id: number; token: string; job: JobView; tokenReplaced?: boolean }>(
+          'POST',
+          '/v1/jobs',
+          body,
+          key === undefined ? undefined : { 'idempotency-key': key },
+        )
         .catch((error: unknown) => {
           throw unseenFolder(error, workload?.workingDir, options.workdir);
         });
@@ -87,6 +103,7 @@ export function addSubmitCommand(jobs: Command): void {
                 ],
               ]
             : []),
+          ...(headers.get('idempotent-replayed') === 'true' ? [alreadySubmitted(data)] : []),
         ]),
       );
       if (options.wait) await waitForJobs(context, [data.id], waitOptions(options));
@@ -95,6 +112,14 @@ export function addSubmitCommand(jobs: Command): void {
 
 function waitOptions(options: SubmitOptions): WaitOptions {
   return { interval: '5', ...(options.timeout === undefined ? {} : { timeout: options.timeout }) };
+}
+
+/** The line a replayed submission adds: no new job, and whether the token printed is a new one. */
+function alreadySubmitted(data: { id: number; tokenReplaced?: boolean }): [string, string] {
+  const token = data.tokenReplaced
+    ? 'the token above replaces the one printed then, which no longer works'
+    : 'the token is the one it was given then';
+  return ['submitted', `already, as job ${data.id}, with this --idempotency-key: no new job; ${token}`];
 }
 
 interface SubmitOptions {
@@ -106,6 +131,7 @@ interface SubmitOptions {
   checkpointClaim?: string;
   wait?: boolean;
   timeout?: string;
+  idempotencyKey?: string;
 }
 
 /** commander fills <class> from the words after -- when none comes before: `submit -- node x.js`. */
@@ -128,6 +154,8 @@ function refuseDashesAsValue(options: SubmitOptions): void {
     ['--workdir', options.workdir],
     ['--checkpoint', options.checkpoint],
     ['--checkpoint-claim', options.checkpointClaim],
+    ['--idempotency-key', options.idempotencyKey],
+    ['--timeout', options.timeout],
   ];
   const empty = flags.find(([, value]) => value === '--' || (Array.isArray(value) && value.includes('--')));
   if (empty) throw usageError(`${empty[0]} needs a value before --, e.g. ${empty[0]} VALUE -- node train.js`);

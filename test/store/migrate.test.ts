@@ -1,0 +1,80 @@
+/**
+ * A database written by an older boa migrates at start and keeps its rows: here one made by the
+ * migrations before 0005_job_idempotency_key (jobs without an Idempotency-Key column).
+ */
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import Database from 'better-sqlite3';
+import { drizzle } from 'drizzle-orm/better-sqlite3';
+import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openStore } from '../../src/store/db.ts';
+import { Repository } from '../../src/store/repository.ts';
+
+const MIGRATIONS = resolve(import.meta.dirname, '../../src/store/migrations');
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'boa-migrate-'));
+  dirs.push(dir);
+  return dir;
+}
+
+/** A copy of the committed migrations whose journal stops before `tag`: an older boa's set. */
+function migrationsBefore(tag: string): string {
+  const folder = tempDir();
+  cpSync(MIGRATIONS, folder, { recursive: true });
+  const journalFile = join(folder, 'meta', '_journal.json');
+  const journal = JSON.parse(readFileSync(journalFile, 'utf8')) as { entries: Array<{ tag: string }> };
+  const at = journal.entries.findIndex((e) => e.tag === tag);
+  expect(at, `no migration ${tag}`).toBeGreaterThan(0);
+  journal.entries = journal.entries.slice(0, at);
+  writeFileSync(journalFile, JSON.stringify(journal));
+  return folder;
+}
+
+describe('migrating a stored database', () => {
+  it('a database from before the Idempotency-Key migration keeps its jobs and takes keys after', () => {
+    const dataDir = tempDir();
+    const old = new Database(join(dataDir, 'boa.sqlite'));
+    migrate(drizzle(old), { migrationsFolder: migrationsBefore('0005_job_idempotency_key') });
+    const insert = old.prepare(
+      `INSERT INTO jobs (name, class_name, token_hash, state, submitted_at, allocation)
+       VALUES (?, 'cifar10', ?, ?, 1000, '[]')`,
+    );
+    insert.run('old-a', 'a'.repeat(64), 'done');
+    insert.run('old-b', 'b'.repeat(64), 'waiting');
+    const columns = () => old.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('jobs');
+    expect(columns()).not.toContain('idempotency_key');
+    old.close();
+
+    const store = openStore(dataDir);
+    try {
+      const repo = new Repository(store.db);
+      const kept = repo.listJobs(10);
+      expect(kept.map((j) => [j.name, j.state, j.idempotencyKey])).toEqual([
+        ['old-a', 'done', null],
+        ['old-b', 'waiting', null],
+      ]);
+      // Old jobs have no key (many NULLs in the unique index); a new job's key is found again.
+      const job = repo.insertJob({
+        name: 'new',
+        className: 'cifar10',
+        tokenHash: 'c'.repeat(64),
+        state: 'waiting',
+        submittedAt: 2000,
+        allocation: [],
+        idempotencyKey: 'k-1',
+        requestFingerprint: 'f'.repeat(64),
+      });
+      expect(repo.jobByIdempotencyKey('k-1')?.id).toBe(job.id);
+      expect(() => repo.insertJob({ ...job, id: undefined })).toThrow(/UNIQUE constraint failed/);
+    } finally {
+      store.close();
+    }
+  });
+});
