@@ -1,6 +1,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { type ProfileFile, parseProfileFile } from '../../src/core/profile.ts';
 import { parseTrace, type TraceJob } from '../../src/core/trace.ts';
+import { writeProblem } from '../../src/cli/write-problem.ts';
+
+export { writeProblem };
 
 /**
  * What a command's parse error ends with: one line pointing at the help, not the whole help (simulate's
@@ -54,23 +57,6 @@ export function emit(text: string, out?: string): void {
     writeFileSync(out, text);
   } catch (error) {
     throw new UsageError(`cannot write ${out}: ${writeProblem(error as NodeJS.ErrnoException)}`);
-  }
-}
-
-/** What went wrong writing a file, in words (an errno code alone says little), as the boa CLI says it. */
-export function writeProblem(error: NodeJS.ErrnoException): string {
-  switch (error.code) {
-    case 'ENOENT':
-      return 'its folder does not exist';
-    case 'ENOTDIR':
-      return 'a part of its path is a file, not a folder';
-    case 'EACCES':
-    case 'EPERM':
-      return 'permission denied';
-    case 'EISDIR':
-      return 'it is a folder; give a file name';
-    default:
-      return error.code ?? error.message;
   }
 }
 

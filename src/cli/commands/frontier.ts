@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { CliError, EXIT, usageError } from '../errors.ts';
 import { contextOf, output } from '../context.ts';
 import { duration, keyValues, significant, table } from '../format.ts';
+import { writeProblem } from '../write-problem.ts';
 
 interface FrontierView {
   ratesPerHour: Record<string, number>;
@@ -68,19 +69,4 @@ export function renderFrontier(f: FrontierView): string {
   ]);
   const head = ['budget GPU-h/h', 'avg JCT s', 'avg JCT'];
   return `${summary}\nBetween two vertices, boa mixes their plans: JCT falls linearly with budget.\n${table(head, rows)}`;
-}
-
-/** What went wrong writing the chart, in words (an errno code alone says little). */
-function writeProblem(error: NodeJS.ErrnoException): string {
-  switch (error.code) {
-    case 'ENOENT':
-      return 'its folder does not exist';
-    case 'EACCES':
-    case 'EPERM':
-      return 'permission denied';
-    case 'EISDIR':
-      return 'it is a folder; give a file name';
-    default:
-      return error.code ?? error.message;
-  }
 }
