@@ -138,6 +138,24 @@ describe('boa jobs submit --wait', () => {
     expect(run.stderr).toMatch(new RegExp(`^job ${id} \\(w\\): cancelled$`, 'm'));
   });
 
+  it('checks --timeout before submitting anything', async () => {
+    const s = await service();
+    const run = await s.boa([
+      'jobs',
+      'submit',
+      'cifar10',
+      '--wait',
+      '--timeout',
+      'soon',
+      '--',
+      'node',
+      'x.js',
+    ]);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(/--timeout must be a positive duration/);
+    expect((await s.request('GET', '/v1/jobs')).body.jobs).toEqual([]);
+  });
+
   it('needs a command: a self-launched job is waited for from its launcher', async () => {
     const s = await service();
     const run = await s.boa(['jobs', 'submit', 'cifar10', '--wait']);

@@ -6,7 +6,7 @@ import { isLocalUrl } from '../connection.ts';
 import { contextOf, output } from '../context.ts';
 import { keyValues } from '../format.ts';
 import { CliError, EXIT, usageError } from '../errors.ts';
-import { type WaitOptions, waitForJobs } from './jobs-wait.ts';
+import { parseDuration, type WaitOptions, waitForJobs } from './jobs-wait.ts';
 
 type JobView = ReturnType<typeof jobView>;
 
@@ -51,6 +51,8 @@ export function addSubmitCommand(jobs: Command): void {
       }
       refuseDashesAsValue(options);
       if (options.timeout !== undefined && !options.wait) throw usageError('--timeout needs --wait');
+      // Checked before submitting: a bad --timeout must not leave a job submitted behind an error.
+      if (options.timeout !== undefined) parseDuration(options.timeout);
       // Nobody but its launcher runs a self-launched job, and that launcher needs the token printed now.
       if (options.wait && words.length === 0)
         throw usageError(
