@@ -147,6 +147,13 @@ await runMain(async () => {
     );
   }
   const priorFiles = opts.priorFrom ? parseList(opts.priorFrom, '--prior-from') : [];
+  // It is boa's estimator's starting point: without a boa series it would be dropped without a word.
+  if (
+    priorFiles.length > 0 &&
+    !parsed.some((e) => e.definition.name === 'boa' && e.options?.rates !== 'oracle')
+  ) {
+    throw new UsageError('--prior-from applies to boa (online rates) only: add boa to --policies');
+  }
   const entries =
     priorFiles.length > 0
       ? withPrior(parsed, priorFrom(priorFiles, opts.trace, inputs.apps), priorFiles.length)

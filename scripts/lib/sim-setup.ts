@@ -184,8 +184,9 @@ export function resultTable(result: SimResult, label = result.policy): string {
     ['average JCT', hours(result.avgJctSeconds)],
     ['P95 JCT', hours(result.p95JctSeconds)],
     ['average queueing', hours(result.avgQueueSeconds)],
-    ['paid GPU-hours/hour', result.paidGpuHoursPerHour.toFixed(2)],
-    ['allocated GPU-hours/hour', result.allocatedGpuHoursPerHour.toFixed(2)],
+    // The yardstick: everything paid over the arrival span (the drain after the last arrival counts in).
+    ['paid GPU-hours/hour', `${result.paidGpuHoursPerHour.toFixed(2)} (all paid over the arrival span)`],
+    ['allocated GPU-hours/hour', `${result.allocatedGpuHoursPerHour.toFixed(2)} (the same)`],
     ['rescales', `${result.rescales}`],
     ['peak nodes', `${result.peakNodes}`],
     ...(result.cluster === null ? [] : [['cluster', result.cluster] as [string, string]]),

@@ -279,4 +279,13 @@ describe('compare --prior-from', () => {
       'boa (prior from 1 other trace)',
     ]);
   });
+
+  it('is refused without a boa series (online) to start, rather than dropped without a word', () => {
+    const run = runScript('compare.ts', [
+      ...['--trace', TRACE, '--apps', 'cifar10', '--policies', 'boa@oracle,lyra', '--budgets', '12'],
+      ...['--prior-from', resolve(POLLUX, 'workloads/workload-2.csv'), '--out', join(dir, 'none')],
+    ]);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(/--prior-from applies to boa \(online rates\) only: add boa to --policies/);
+  });
 });

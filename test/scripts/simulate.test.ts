@@ -48,6 +48,8 @@ describe('simulate', () => {
     expect(table.status).toBe(0);
     expect(table.stdout).toMatch(/^policy\s+fixed-request$/m);
     expect(table.stdout).toMatch(/^jobs completed\s+66 of 66$/m);
+    // The spend is the one yardstick: all paid over the arrival span, which the table says.
+    expect(table.stdout).toMatch(/^paid GPU-hours\/hour\s+[\d.]+ \(all paid over the arrival span\)$/m);
     const slow = JSON.parse(runScript('simulate.ts', [...args, '--format', 'json']).stdout);
     const fast = JSON.parse(runScript('simulate.ts', [...args, '--format', 'json', '--boot', '0']).stdout);
     expect(fast.avgQueueSeconds).toBeLessThan(slow.avgQueueSeconds);
