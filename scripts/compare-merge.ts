@@ -14,6 +14,7 @@ import {
   atPaidGaps,
   atPaidTable,
   type CompareRow,
+  knobLabel,
   seriesOf,
 } from './lib/compare-report.ts';
 import { writeRunOutputs } from './lib/compare-output.ts';
@@ -66,6 +67,16 @@ await runMain(async () => {
   }
   for (const series of replaced)
     if (!placed.has(series)) rows.push(...fresh.filter((r) => seriesOf(r) === series));
+  // The same run twice (rows joined by hand twice) draws every point twice and hides the slip.
+  const runs = new Set<string>();
+  for (const row of rows) {
+    const run = `${seriesOf(row)} at ${knobLabel(row)}`;
+    if (runs.has(run)) {
+      const where = replaced.has(seriesOf(row)) ? opts.from : opts.into;
+      throw new UsageError(`${where}/results.json has ${run} twice: keep one run per value of a knob`);
+    }
+    runs.add(run);
+  }
 
   // Read before anything is written: an unreadable one must leave the folder as it was. A folder
   // compare wrote without --at-paid has none, and its runs are merged alone.

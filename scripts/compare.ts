@@ -46,6 +46,8 @@ import { priorFrom, withPrior } from './lib/prior-from.ts';
 import { runPool } from './lib/worker-pool.ts';
 
 const DEFAULT_TARGETS = '0.5,0.6,0.7,0.8,0.9';
+// From narrow (a GPU-second must save 3 s) to wide; the matrix sweeps finer (docs/comparison.md).
+const DEFAULT_PRICES = '3,1,0.3,0.1,0.03,0.01';
 /** Errors that make one point meaningless (say a budget below boa's minimum) but not the comparison. */
 const SKIPPABLE = ['BudgetTooLowError', 'EngineConfigError'];
 
@@ -63,6 +65,11 @@ const program = withSimulationOptions(
       'LO:HI:STEP or b1,b2,... for policies whose knob is a budget (1.2x: times the minimum feasible); with --cluster, fixed-cluster policies run once on it',
     )
     .option('--targets <list>', 'values for policies whose knob is a target efficiency', DEFAULT_TARGETS)
+    .option(
+      '--prices <list>',
+      'values for policies whose knob is a price (boa-price: seconds of JCT one more GPU-second must save)',
+      DEFAULT_PRICES,
+    )
     .requiredOption('--out <dir>', 'folder for results.json, results.csv and the charts')
     .option('--seed <n>', 'random seed', '1')
     .option('--solver <name>', 'boa: exact or paper')
@@ -97,6 +104,7 @@ await runMain(async () => {
       sensitivity?: boolean;
       budgets?: string;
       targets: string;
+      prices: string;
       out: string;
       seed: string;
       solver?: string;
@@ -125,6 +133,9 @@ await runMain(async () => {
   const targets = parseList(opts.targets, '--targets').map((t) =>
     // Cluster efficiencies: refused here, not by pollux-autoscale in a worker after the other runs.
     numberOption(t, '--targets', { min: 0, exclusiveMin: true, below: 1 }),
+  );
+  const prices = parseList(opts.prices, '--prices').map((p) =>
+    numberOption(p, '--prices', { min: 0, exclusiveMin: true }),
   );
   const paids = opts.atPaid
     ? relativeList(opts.atPaid, minimum, (text) =>
@@ -158,7 +169,7 @@ await runMain(async () => {
     priorFiles.length > 0
       ? withPrior(parsed, priorFrom(priorFiles, opts.trace, inputs.apps), priorFiles.length)
       : parsed;
-  const swept = compareTasks(entries, budgets.values, targets, shared);
+  const swept = compareTasks(entries, { budget: budgets.values, target: targets, price: prices }, shared);
   const fixedMode = (policy: string) => findPolicy(policy).mode === 'fixed';
   const tasks =
     config.cluster === undefined

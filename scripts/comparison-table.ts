@@ -1,7 +1,9 @@
 /**
  * The comparison tables of docs/comparison.md from compare's outputs: for each folder, every series'
  * average and p95 JCT at the matched paid points (at-paid.json), the best policy other than boa, and
- * boa's paid spend against its budget (results.json).
+ * boa's paid spend against its budget (results.json); and, where the folders have a boa-price series,
+ * the two pairs at equal information: each policy at a constant knob (boa-price, pollux-autoscale),
+ * and each holding a budget (boa, pollux-budget).
  *   npm run -s comparison-table -- DIR...
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -12,6 +14,9 @@ import { HELP_HINT, runMain, UsageError } from './lib/inputs.ts';
 
 const BOA = 'boa';
 const ORACLE = 'boa (oracle rates)';
+const PRICE = 'boa-price';
+/** boa's series: never "the best other". */
+const BOAS = new Set([BOA, ORACLE, PRICE]);
 const s = (v: number | null | undefined) => (v === null || v === undefined ? '-' : v.toFixed(0));
 
 const program = new Command('comparison-table')
@@ -50,15 +55,28 @@ await runMain(() => {
     '|---|---|---|---|---|---|---|---|---|',
   ];
   const spend: string[] = [];
+  const pairs = [
+    '| trace | paid (x min) | boa-price avg / p95 | pollux-autoscale avg / p95 | boa-price vs pollux-autoscale | boa avg / p95 | pollux-budget avg / p95 | boa vs pollux-budget |',
+    '|---|---|---|---|---|---|---|---|',
+  ];
   for (const dir of dirs) {
     const table = readOutput<AtPaidRow[]>(dir, 'at-paid.json');
     for (const row of table) {
       const m = row.metrics;
-      const others = Object.entries(m).filter(([name, v]) => name !== BOA && name !== ORACLE && v !== null);
+      const others = Object.entries(m).filter(([name, v]) => !BOAS.has(name) && v !== null);
       const best = others.sort(([, a], [, b]) => (a?.avgJctSeconds ?? 0) - (b?.avgJctSeconds ?? 0))[0];
       const pair = (name: string) => `${s(m[name]?.avgJctSeconds)} / ${s(m[name]?.p95JctSeconds)}`;
       const boa = m[BOA]?.avgJctSeconds;
       const ratio = boa && best ? `${(boa / (best[1]?.avgJctSeconds as number)).toFixed(2)}x` : '-';
+      const vs = (a: string, b: string) => {
+        const x = m[a]?.avgJctSeconds;
+        const y = m[b]?.avgJctSeconds;
+        return x && y ? `${(x / y).toFixed(2)}x` : '-';
+      };
+      if (m[PRICE] !== undefined)
+        pairs.push(
+          `| ${basename(dir)} | ${row.paidGpuHoursPerHour.toFixed(1)} (${row.minimumMultiple ?? '-'}x) | ${pair(PRICE)} | ${pair('pollux-autoscale')} | ${vs(PRICE, 'pollux-autoscale')} | ${pair(BOA)} | ${pair('pollux-budget')} | ${vs(BOA, 'pollux-budget')} |`,
+        );
       lines.push(
         `| ${basename(dir)} | ${row.paidGpuHoursPerHour.toFixed(1)} (${row.minimumMultiple ?? '-'}x) | ${pair(BOA)} | ${pair(ORACLE)} | ${best ? best[0] : '-'} | ${best ? pair(best[0]) : '-'} | ${pair('pollux-autoscale')} | ${pair('pollux-budget')} | ${ratio} |`,
       );
@@ -76,4 +94,8 @@ await runMain(() => {
   process.stdout.write(
     `${lines.join('\n')}\n\nboa (online) paid against its budget:\n\n| trace | budget: paid over/under |\n|---|---|\n${spend.join('\n')}\n`,
   );
+  if (pairs.length > 2)
+    process.stdout.write(
+      `\nAt equal information, a constant knob (picked in hindsight at matched paid) and a budget held:\n\n${pairs.join('\n')}\n`,
+    );
 });

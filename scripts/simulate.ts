@@ -1,6 +1,6 @@
 /**
  * One trace-driven simulation of one policy.
- *   npm run -s simulate -- --trace FILE [--apps a,b] --policy NAME [--budget B] [--target C] [--seed N]
+ *   npm run -s simulate -- --trace FILE [--apps a,b] --policy NAME [--budget B] [--target C] [--price P] [--seed N]
  *     [--solver exact|paper] [--rates online|prior|oracle] [--unspent] [--format table|json] [engine flags]
  */
 import { Command, Option } from 'commander';
@@ -35,6 +35,7 @@ const program = withSimulationOptions(
       'GPU-hours per hour (boa), max GPUs (fixed-request), cluster GPUs (fixed policies)',
     )
     .option('--target <c>', 'target efficiency (policies whose knob is a target)')
+    .option('--price <p>', 'boa-price: seconds of JCT one more GPU-second must save')
     .option('--solver <name>', 'boa: exact or paper')
     .option(
       '--rates <source>',
@@ -64,6 +65,7 @@ await runMain(() => {
       out?: string;
       budget?: string;
       target?: string;
+      price?: string;
       solver?: string;
       rates?: string;
       unspent?: boolean;

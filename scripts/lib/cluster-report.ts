@@ -3,7 +3,7 @@
  * their GPUs), and the issue-13 metrics are printed per run: JCT, tail (p99) JCT, deadline satisfaction,
  * interactive queueing (Cornucopia's metric) and utilization per GPU type.
  */
-import type { CompareRow, CompareTask } from './compare-report.ts';
+import { type CompareRow, type CompareTask, knobLabel } from './compare-report.ts';
 
 /** Keeps one run per fixed-cluster series (the budget is the cluster's); the others sweep as usual. */
 export function oneRunPerFixedSeries(
@@ -37,7 +37,7 @@ export function clusterMetricsTable(rows: readonly CompareRow[]): string {
   ];
   const lines = rows.map((r) => [
     r.label ?? r.policy,
-    r.knob === 'budget' ? `budget ${r.budget}` : `target ${r.target}`,
+    knobLabel(r),
     `${r.completed}/${r.jobs}`,
     secs(r.avgJctSeconds),
     secs(r.p99JctSeconds),

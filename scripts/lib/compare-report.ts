@@ -7,7 +7,15 @@ import type { SimResult } from '../../src/sim/run.ts';
 import { boaVariant, PolicyVariantError, VARIANTS_HELP } from './boa-variants.ts';
 
 /** A run as compare reports it: the knob swept, and the series it belongs to (`label`). */
-export type CompareRow = SimResult & { readonly knob: 'budget' | 'target'; readonly label?: string };
+export type CompareRow = SimResult & { readonly knob: PolicyDefinition['knob']; readonly label?: string };
+
+/** The knob a run was made at, as people read it: `budget 40`, `target 0.8`, `price 0.5`. */
+export function knobLabel(row: Pick<CompareRow, 'knob' | 'budget' | 'target' | 'price'>): string {
+  return `${row.knob} ${row[row.knob]}`;
+}
+
+/** The values each knob is swept over. */
+export type KnobValues = Readonly<Record<PolicyDefinition['knob'], readonly number[]>>;
 
 export interface CompareTask {
   readonly policy: string;
@@ -23,17 +31,16 @@ export interface CompareEntry {
   readonly label?: string;
 }
 
-/** One run per policy and value of its knob: budgets for budget policies, targets for target ones. */
+/** One run per policy and value of its knob: its budgets, targets or prices. */
 export function compareTasks(
   entries: ReadonlyArray<PolicyDefinition | CompareEntry>,
-  budgets: readonly number[],
-  targets: readonly number[],
+  knobs: KnobValues,
   shared: PolicyOptions = {},
 ): CompareTask[] {
   return entries.flatMap((entry) => {
     const e: CompareEntry = 'definition' in entry ? entry : { definition: entry };
     const d = e.definition;
-    return (d.knob === 'budget' ? budgets : targets).map((value) => ({
+    return knobs[d.knob].map((value) => ({
       policy: d.name,
       options: { ...shared, ...e.options, [d.knob]: value },
       ...(e.label ? { label: e.label } : {}),
@@ -138,7 +145,7 @@ export function atPaidGaps(rows: readonly CompareRow[], table: readonly AtPaidRo
   };
   return (
     '-: outside what the series paid (read off between two of its complete runs, never extrapolated; ' +
-    `add budgets or targets to reach it): ${gaps.map(range).join(', ')}\n`
+    `add values of its knob to reach it): ${gaps.map(range).join(', ')}\n`
   );
 }
 
@@ -168,7 +175,7 @@ export function jctChart(rows: readonly CompareRow[], metric: 'avg' | 'p95', tit
       policy: seriesOf(r),
       paid: r.paidGpuHoursPerHour,
       jctMinutes: r[field] / 60,
-      knob: r.knob === 'budget' ? `budget ${r.budget}` : `target ${r.target}`,
+      knob: knobLabel(r),
     }))
     .sort((a, b) => a.policy.localeCompare(b.policy) || a.paid - b.paid);
   const spec: TopLevelSpec = {
@@ -184,7 +191,8 @@ export function jctChart(rows: readonly CompareRow[], metric: 'avg' | 'p95', tit
         scale: { type: 'log' },
       },
       order: { field: 'paid', type: 'quantitative' },
-      color: { field: 'policy', type: 'nominal', title: 'Policy' },
+      // Twenty colours: the default ten repeat from the eleventh series (the matrix has eleven).
+      color: { field: 'policy', type: 'nominal', title: 'Policy', scale: { scheme: 'tableau20' } },
       tooltip: [{ field: 'policy' }, { field: 'knob' }, { field: 'paid' }, { field: 'jctMinutes' }],
     },
   };

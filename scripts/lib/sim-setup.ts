@@ -109,6 +109,7 @@ function deadlinesFrom(mode: string | undefined): null | undefined {
 export interface PolicyFlags {
   readonly budget?: string;
   readonly target?: string;
+  readonly price?: string;
   readonly solver?: string;
   readonly rates?: string;
 }
@@ -121,6 +122,9 @@ export function policyOptionsFrom(flags: PolicyFlags): PolicyOptions {
   if (flags.target !== undefined) {
     // A cluster efficiency (pollux-autoscale's knob): the policy refuses anything else mid-run.
     options.target = numberOption(flags.target, '--target', { min: 0, exclusiveMin: true, below: 1 });
+  }
+  if (flags.price !== undefined) {
+    options.price = numberOption(flags.price, '--price', { min: 0, exclusiveMin: true });
   }
   if (flags.solver !== undefined) {
     if (flags.solver !== 'exact' && flags.solver !== 'paper') {
@@ -179,6 +183,7 @@ export function resultTable(result: SimResult, label = result.policy): string {
     ['policy', label],
     ['budget', result.budget === null ? '-' : `${result.budget}`],
     ...(result.target === null ? [] : [['target', `${result.target}`] as [string, string]]),
+    ...(result.price === null ? [] : [['price', `${result.price}`] as [string, string]]),
     ...(result.solver === null ? [] : [['solver', result.solver] as [string, string]]),
     ['jobs completed', `${result.completed} of ${result.jobs}`],
     ['average JCT', hours(result.avgJctSeconds)],

@@ -139,6 +139,8 @@ export interface PolicyOptions {
   readonly budget?: number;
   /** Target cluster efficiency (pollux-autoscale). */
   readonly target?: number;
+  /** Seconds of completion time one more GPU-second must save (boa-price). */
+  readonly price?: number;
   readonly solver?: 'exact' | 'paper';
   /**
    * boa's arrival rates: online (estimated as the service does, default); prior (online, the estimator
@@ -177,8 +179,11 @@ export interface Policy {
 export interface PolicyDefinition {
   readonly name: string;
   readonly mode: 'fixed' | 'autoscaled';
-  /** The knob a comparison sweeps: budget (GPU-hours/hour or cluster GPUs) or target efficiency. */
-  readonly knob: 'budget' | 'target';
+  /**
+   * The knob a comparison sweeps: budget (GPU-hours/hour or cluster GPUs), target efficiency, or price
+   * (seconds of JCT one GPU-second must save).
+   */
+  readonly knob: 'budget' | 'target' | 'price';
   readonly describe: string;
   create(context: PolicyContext, options: PolicyOptions): Policy;
 }

@@ -26,6 +26,8 @@ export interface SimResult {
   readonly rescales: number;
   readonly simMs: number;
   readonly target: number | null;
+  /** boa-price's knob; null for every other policy. */
+  readonly price: number | null;
   readonly solver: string | null;
   readonly rates: string | null;
   readonly seed: number;
@@ -90,7 +92,7 @@ export function simulate(request: SimulateRequest): { result: SimResult; run: Si
   });
   const simMs = wall() - began;
   const m = run.metrics;
-  const { budget, target, solver, rates: rateSource } = options;
+  const { budget, target, price, solver, rates: rateSource } = options;
   const result: SimResult = {
     policy: definition.name,
     budget: budget ?? null,
@@ -103,6 +105,7 @@ export function simulate(request: SimulateRequest): { result: SimResult; run: Si
     rescales: m.rescales,
     simMs,
     target: target ?? null,
+    price: price ?? null,
     solver: solver ?? null,
     // Only boa reads rates; its default is online, and an oracle run must say so in every row.
     rates: definition.name === 'boa' ? (rateSource ?? 'online') : (rateSource ?? null),

@@ -21,7 +21,8 @@ const run = (
   paidGpuHoursPerHour: paid,
   rescales: 0,
   simMs: 1,
-  target: budget === null ? 0.5 : null,
+  // A target run's knob value follows its spend here, so each run is one value of its knob.
+  target: budget === null ? paid / 100 : null,
   solver: null,
   rates,
   seed: 1,
@@ -111,6 +112,20 @@ describe('compare-merge', () => {
     expect(refused.stderr).toBe(
       `error: ${otherTrace} has runs of 85 jobs over 8.00 h of arrivals, ${into} of 10 jobs over 8.00 h ` +
         'of arrivals: merge only runs of the same --trace and --apps\n',
+    );
+    expect(readFileSync(join(into, 'results.json'), 'utf8')).toBe(before);
+  });
+
+  it('refuses the same run twice (rows joined twice by hand), leaving the folder as it was', () => {
+    const twice = join(root, 'twice');
+    mkdirSync(twice);
+    const again = run('boa', 40, 40, 1600, 'online');
+    writeFileSync(join(twice, 'results.json'), JSON.stringify([again, again]));
+    const before = readFileSync(join(into, 'results.json'), 'utf8');
+    const refused = runScript('compare-merge.ts', ['--into', into, '--from', twice]);
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toBe(
+      `error: ${twice}/results.json has boa at budget 40 twice: keep one run per value of a knob\n`,
     );
     expect(readFileSync(join(into, 'results.json'), 'utf8')).toBe(before);
   });

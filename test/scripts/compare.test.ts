@@ -17,7 +17,7 @@ import type { PolicyDefinition } from '../../src/sim/policy.ts';
 import { POLLUX, runScript } from '../helpers/run-script.ts';
 
 const TRACE = resolve(POLLUX, 'workloads/workload-1.csv');
-const definition = (name: string, knob: 'budget' | 'target'): PolicyDefinition => ({
+const definition = (name: string, knob: PolicyDefinition['knob']): PolicyDefinition => ({
   name,
   knob,
   mode: 'autoscaled',
@@ -28,14 +28,18 @@ const definition = (name: string, knob: 'budget' | 'target'): PolicyDefinition =
 });
 
 describe('compare tasks', () => {
-  it('sweeps budgets for budget policies and targets for target policies, sharing the other options', () => {
-    const tasks = compareTasks([definition('a', 'budget'), definition('b', 'target')], [10, 20], [0.5], {
-      solver: 'paper',
-    });
+  it('sweeps each policy over the values of its knob, sharing the other options', () => {
+    const tasks = compareTasks(
+      [definition('a', 'budget'), definition('b', 'target'), definition('c', 'price')],
+      { budget: [10, 20], target: [0.5], price: [0.3, 1] },
+      { solver: 'paper' },
+    );
     expect(tasks).toEqual([
       { policy: 'a', options: { solver: 'paper', budget: 10 } },
       { policy: 'a', options: { solver: 'paper', budget: 20 } },
       { policy: 'b', options: { solver: 'paper', target: 0.5 } },
+      { policy: 'c', options: { solver: 'paper', price: 0.3 } },
+      { policy: 'c', options: { solver: 'paper', price: 1 } },
     ]);
   });
 });
@@ -72,7 +76,7 @@ describe('compare at a matched paid usage', () => {
     const rows = [row('a', 30, 3000), row('a', 50, 1000), row('b', 35, 2000), row('b', 45, 100, 9)];
     expect(atPaidGaps(rows, atPaid(rows, [40]))).toBe(
       '-: outside what the series paid (read off between two of its complete runs, never extrapolated; ' +
-        'add budgets or targets to reach it): b: one run, paid 35.0\n',
+        'add values of its knob to reach it): b: one run, paid 35.0\n',
     );
     expect(atPaidGaps(rows, atPaid(rows, [20, 40]))).toMatch(
       /: a: 30\.0 to 50\.0, b: one run, paid 35\.0\n$/,

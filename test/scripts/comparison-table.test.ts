@@ -21,6 +21,9 @@ describe('comparison-table', () => {
     boa: metrics(900),
     'boa (oracle rates)': metrics(800),
     'pollux-autoscale': metrics(1000),
+    'pollux-budget': metrics(1100),
+    // boa's at a constant price: faster than all, and still never "the best other".
+    'boa-price': metrics(700),
     lyra: null,
   };
   const avg = Object.fromEntries(Object.entries(series).map(([k, v]) => [k, v?.avgJctSeconds ?? null]));
@@ -40,7 +43,14 @@ describe('comparison-table', () => {
   it('names the best other policy (never boa with oracle rates) and compares boa with it', () => {
     expect(run.status).toBe(0);
     expect(run.stdout).toContain(
-      '| trace-a | 60.0 (1.2x) | 900 / 1800 | 800 / 1600 | pollux-autoscale | 1000 / 2000 | 1000 / 2000 | - / - | 0.90x |',
+      '| trace-a | 60.0 (1.2x) | 900 / 1800 | 800 / 1600 | pollux-autoscale | 1000 / 2000 | 1000 / 2000 | 1100 / 2200 | 0.90x |',
+    );
+  });
+
+  it('sets each constant knob against the other and each budget held against the other', () => {
+    const [, pairs] = run.stdout.split('At equal information');
+    expect(pairs).toContain(
+      '| trace-a | 60.0 (1.2x) | 700 / 1400 | 1000 / 2000 | 0.70x | 900 / 1800 | 1100 / 2200 | 0.82x |',
     );
   });
 

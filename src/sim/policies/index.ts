@@ -4,6 +4,7 @@
  */
 import type { PolicyDefinition } from '../policy.ts';
 import { boaPolicy } from './boa/index.ts';
+import { boaPricePolicy } from './boa/price.ts';
 import { cornucopiaPolicy } from './cornucopia/index.ts';
 import { srtfPolicy, srtfPriorityPolicy } from './cornucopia/srtf.ts';
 import { cuckooPolicy, fifoPolicy, muriPolicy } from './cuckoo/index.ts';
@@ -28,6 +29,7 @@ export const POLICIES: readonly PolicyDefinition[] = [
   cornucopiaPolicy,
   srtfPolicy,
   srtfPriorityPolicy,
+  boaPricePolicy,
 ];
 
 export class UnknownPolicyError extends Error {

@@ -42,6 +42,7 @@ const TRACE: TraceJob[] = [
 const KNOBS: Record<PolicyDefinition['knob'], PolicyOptions> = {
   budget: { budget: 40 },
   target: { target: 0.8 },
+  price: { price: 0.3 },
 };
 
 function runPolicy(definition: PolicyDefinition, seed = 7, cluster?: string) {
@@ -87,7 +88,7 @@ describe('the registry', () => {
       expect(p.name).toMatch(/^[a-z][a-z0-9-]*$/);
       expect(p.describe.length).toBeGreaterThan(10);
       expect(['fixed', 'autoscaled']).toContain(p.mode);
-      expect(['budget', 'target']).toContain(p.knob);
+      expect(['budget', 'target', 'price']).toContain(p.knob);
     }
   });
 

@@ -48,6 +48,7 @@ export const BOA_DEFAULTS: Omit<BoaSettings, 'budget'> = {
   drain: DEFAULT_DRAIN,
   planCap: DEFAULT_PLAN_CAP,
   credit: DEFAULT_CREDIT,
+  price: null,
 };
 
 /** Checks the options; with oracle rates, a budget below the minimum feasible one is refused up front. */

@@ -54,6 +54,23 @@ export class BoaPlanner {
     return { plan: solution.plan, plannedBudget: budget, minFeasibleBudget, ...solution.value };
   }
 
+  /**
+   * The plan at a price `mu` per GPU-second: per class and job, the widths minimising JCT + mu x GPU-time
+   * (BOA.md's Lagrangian, which separates by class, so no rate enters the widths). Its budget figures are
+   * those of one arrival per hour of each class: a price plans for no load.
+   */
+  atPrice(mu: number): PlannedWidths {
+    const ones = Object.fromEntries(this.profiles.classes.map((c) => [c.name, 1]));
+    const solver = new LagrangianSolver(buildInstance(this.profiles, ones));
+    const priced = solver.atMultiplier(mu);
+    return {
+      plan: fixedToMixed(solver.instance, priced.plan),
+      plannedBudget: priced.value.gpuHoursPerHour,
+      minFeasibleBudget: solver.cheapest().value.gpuHoursPerHour,
+      ...priced.value,
+    };
+  }
+
   /** One compiled solver per set of rates: planning again at the same rates reuses it. */
   #lagrangian(rates: Readonly<Record<string, number>>): { solver: LagrangianSolver } {
     const positive = Object.fromEntries(Object.entries(rates).filter(([, r]) => r > 0));

@@ -60,6 +60,11 @@ export interface BoaSettings {
   readonly planCap: PlanCapOptions | null;
   /** The service's spending of the window's credit while the load is tight (core/credit.ts); null: never. */
   readonly credit: CreditOptions | null;
+  /**
+   * boa-price (price.ts): plan at this price per GPU-second instead of a budget, once, reading no rates;
+   * no budget control, ceiling or drain. null: boa.
+   */
+  readonly price: number | null;
 }
 
 export class BoaPolicy implements Policy {
@@ -104,7 +109,7 @@ export class BoaPolicy implements Policy {
     this.#planner = new BoaPlanner(context.profiles, settings.solver, context.seed);
     this.#control = new BudgetControl(settings.budget, settings.control);
     this.#online =
-      settings.rates === 'oracle'
+      settings.rates === 'oracle' || settings.price !== null
         ? undefined
         : new OnlineRates(
             context.profiles.classes.map((c) => c.name),
@@ -239,7 +244,7 @@ export class BoaPolicy implements Policy {
   /** What the budget window's spend so far allows from now on (the service's ceiling); undefined: none. */
   #ceiling(cluster: ClusterView) {
     const options = this.settings.ceiling;
-    if (options === null) return undefined;
+    if (options === null || this.settings.price !== null) return undefined;
     const window = this.#control.spentInWindow(this.settings.budgetWindowHours * 3600);
     return spendCeiling({
       ...options,
@@ -271,6 +276,8 @@ export class BoaPolicy implements Policy {
 
   /** Books the interval since the last tick into the paid / allocated estimate. */
   #book(cluster: ClusterView): void {
+    // A fixed price holds no budget: nothing reads the control.
+    if (this.settings.price !== null) return;
     const dt = this.#lastTick === undefined ? 0 : cluster.now - this.#lastTick;
     let allocated = this.#completedGpuSeconds;
     for (const gpus of this.#held.values()) allocated += gpus * dt;
@@ -306,6 +313,8 @@ export class BoaPolicy implements Policy {
       this.#replan(now);
       return;
     }
+    // A fixed price's plan never changes.
+    if (this.settings.price !== null) return;
     const planned = this.#planned as PlannedWidths;
     if (now - this.#plannedAt < this.settings.minReplanSeconds) return;
     const wanted = this.#planningBudget(now, planned.minFeasibleBudget);
@@ -349,6 +358,13 @@ export class BoaPolicy implements Policy {
   }
 
   #replan(now: number): void {
+    if (this.settings.price !== null) {
+      this.#planned = this.#planner.atPrice(this.settings.price);
+      this.#plannedAt = now;
+      this.#replanDue = false;
+      this.replans++;
+      return;
+    }
     const rates = this.#loadRates(now);
     // No arrival left in the window (a long drain): keep the plan there is.
     if (this.#planned !== undefined && Object.keys(rates).length === 0) {
