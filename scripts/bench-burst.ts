@@ -5,11 +5,10 @@
  * load would need as `boa status` shows it.
  *   npm run -s bench:burst -- [--jobs N] [--budget B] [--ticks N] [--run-ticks N]
  */
-import { Command } from 'commander';
 import { runBurst } from './lib/burst.ts';
-import { runMain, UsageError } from './lib/inputs.ts';
+import { runMain, UsageError, scriptProgram } from './lib/inputs.ts';
 
-const program = new Command('bench:burst')
+const program = scriptProgram('bench:burst')
   .option('--jobs <n>', 'jobs registered at once', '1000')
   .option('--budget <b>', 'budget, GPU-hours per hour', '40')
   .option('--ticks <n>', 'ticks of 1 s', '120')

@@ -3,18 +3,17 @@
  * Prints one JSON object. Solvers alternate run by run so machine drift hits both alike.
  *   npm run -s bench:calculator -- [--runs N] [--budget-factor F] [--profiles FILE]
  */
-import { Command } from 'commander';
 import { solveExact } from '../src/core/calc/exact.ts';
 import { computeFrontier } from '../src/core/calc/frontier.ts';
 import { solvePaper } from '../src/core/calc/paper.ts';
 import { sweepBudgets } from '../src/core/calc/sweep.ts';
 import { buildInstance } from '../src/core/instance.ts';
 import { spaced } from './lib/budgets.ts';
-import { loadProfileFile, runMain, UsageError } from './lib/inputs.ts';
+import { loadProfileFile, runMain, UsageError, scriptProgram } from './lib/inputs.ts';
 import { NEW_TRACE_MIX, ratesFromMix } from './lib/mixes.ts';
 import { DEFAULT_PROFILES } from './lib/paths.ts';
 
-const program = new Command('bench:calculator')
+const program = scriptProgram('bench:calculator')
   .option('--runs <n>', 'timed runs per solver', '31')
   .option('--budget-factor <f>', 'budget as a multiple of the minimum feasible budget', '1.5')
   .option('--profiles <file>', 'job-class profile file', DEFAULT_PROFILES);

@@ -6,14 +6,13 @@
  *   npx tsx scripts/bench-kube-reconcile.ts [--jobs N] [--ticks N]
  */
 import { loadavg } from 'node:os';
-import { Command } from 'commander';
 import { pino } from 'pino';
 import { createKubernetesExecutor } from '../src/cloud/kubernetes/index.ts';
 import type { DesiredJob } from '../src/service/ports.ts';
 import { startFakeKubeApi } from '../test/fakes/kube-api/index.ts';
-import { runMain, UsageError } from './lib/inputs.ts';
+import { runMain, UsageError, scriptProgram } from './lib/inputs.ts';
 
-const program = new Command('bench:kube-reconcile')
+const program = scriptProgram('bench:kube-reconcile')
   .option('--jobs <n>', 'placed jobs (half on one node, half on two)', '1000')
   .option('--ticks <n>', 'steady-state reconciles timed', '200');
 

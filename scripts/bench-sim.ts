@@ -7,27 +7,25 @@
  * `--cluster`: a fixed-cluster policy on those node pools (GPU types, co-location); `--trace`: a trace
  * file instead of the generated one (say data/traces/bursty-960-1.csv).
  */
-import { Command } from 'commander';
 import { arrivalRatesPerHour } from '../src/core/trace.ts';
 import { BoaPlanner } from '../src/sim/policies/boa/planner.ts';
 import { simulate, truthProvider } from '../src/sim/run.ts';
 import { generateTrace } from '../src/sim/trace-gen/generate.ts';
 import { parseClusterSpec } from '../src/sim/gpu-types.ts';
-import { HELP_HINT, loadProfileFile, loadTrace, runMain } from './lib/inputs.ts';
+import { loadProfileFile, loadTrace, runMain, scriptProgram } from './lib/inputs.ts';
 import { NEW_TRACE_MIX } from './lib/mixes.ts';
 import { DEFAULT_PROFILES } from './lib/paths.ts';
 import { asUsage, numberOption } from './lib/sim-args.ts';
 import { DEFAULT_DATA } from './lib/sim-setup.ts';
 
-const program = new Command('bench:sim')
+const program = scriptProgram('bench:sim')
   .option('--runs <n>', 'timed runs (the first is cold)', '5')
   .option('--budget-factor <f>', 'budget as a multiple of the minimum feasible budget', '2')
   .option('--policy <name>', 'policy to time', 'boa')
   .option('--data <dir>', 'measured Pollux data (the ground truth)', DEFAULT_DATA)
   .option('--profiles <file>', 'job-class profile file', DEFAULT_PROFILES)
   .option('--cluster <spec>', 'node pools by GPU type for a fixed-cluster policy, e.g. g4dn:8,p3:4')
-  .option('--trace <file>', 'time this trace instead of the generated 960-job one')
-  .showHelpAfterError(HELP_HINT);
+  .option('--trace <file>', 'time this trace instead of the generated 960-job one');
 
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);

@@ -11,13 +11,12 @@ import { Agent, request } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { Command } from 'commander';
-import { runMain, UsageError } from './lib/inputs.ts';
+import { runMain, UsageError, scriptProgram } from './lib/inputs.ts';
 
 const MAIN = resolve(import.meta.dirname, '../src/service/main.ts');
 const MB = 1024 * 1024;
 
-const program = new Command('bench:soak')
+const program = scriptProgram('bench:soak')
   .option('--seconds <n>', 'how long the load runs', '300')
   .option('--connections <n>', 'concurrent keep-alive connections', '100')
   .option('--jobs <n>', 'registered jobs whose allocation is polled', '50')

@@ -12,7 +12,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Command, Option } from 'commander';
+import { Option } from 'commander';
 import { createKubernetesExecutor } from '../src/cloud/kubernetes/index.ts';
 import { LocalExecutor } from '../src/cloud/local/executor.ts';
 import type { Executor } from '../src/service/ports.ts';
@@ -21,10 +21,10 @@ import { pino } from 'pino';
 import { InlinePlanComputer } from '../src/service/calculator/computer.ts';
 import { bootService } from '../src/service/boot.ts';
 import { resolveConfig } from '../src/service/config.ts';
-import { runMain, UsageError } from './lib/inputs.ts';
+import { runMain, UsageError, scriptProgram } from './lib/inputs.ts';
 import { NEW_TRACE_MIX, ratesFromMix } from './lib/mixes.ts';
 
-const program = new Command('bench:tick')
+const program = scriptProgram('bench:tick')
   .option('--jobs <n>', 'active jobs', '1000')
   .option('--ticks <n>', 'timed ticks', '500')
   .option('--warmup <n>', 'untimed ticks first, as a long-running service is warm', '200')

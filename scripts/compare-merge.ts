@@ -7,7 +7,6 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Command } from 'commander';
 import {
   type AtPaidRow,
   atPaid,
@@ -18,14 +17,13 @@ import {
   seriesOf,
 } from './lib/compare-report.ts';
 import { writeRunOutputs } from './lib/compare-output.ts';
-import { HELP_HINT, runMain, UsageError } from './lib/inputs.ts';
+import { runMain, UsageError, scriptProgram } from './lib/inputs.ts';
 
-const program = new Command('compare-merge')
+const program = scriptProgram('compare-merge')
   .description("Replace the series a newer compare output has in an older one's folder")
   .requiredOption('--into <dir>', 'compare output folder to update')
   .requiredOption('--from <dir>', 'compare output folder with the re-measured series')
-  .option('--apps <list>', 'application subset, for the chart titles')
-  .showHelpAfterError(HELP_HINT);
+  .option('--apps <list>', 'application subset, for the chart titles');
 
 const readJson = <T>(path: string): T => {
   try {

@@ -11,7 +11,6 @@
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { Command } from 'commander';
 import { arrivalRatesPerHour } from '../src/core/trace.ts';
 import { BoaPlanner } from '../src/sim/policies/boa/planner.ts';
 import { findPolicy } from '../src/sim/policies/index.ts';
@@ -32,7 +31,7 @@ import { clusterMetricsTable, oneRunPerFixedSeries } from './lib/cluster-report.
 import { prepareOutDir, writeRunOutputs } from './lib/compare-output.ts';
 import { relativeList, SENSITIVITY_ENTRIES, sensitivityTable } from './lib/compare-relative.ts';
 import type { CompareSetup } from './lib/compare-worker.ts';
-import { HELP_HINT, parseList, runMain, UsageError } from './lib/inputs.ts';
+import { parseList, runMain, UsageError, scriptProgram } from './lib/inputs.ts';
 import { progressBar } from './lib/progress.ts';
 import { asUsage, numberOption } from './lib/sim-args.ts';
 import {
@@ -52,7 +51,7 @@ const DEFAULT_PRICES = '3,1,0.3,0.1,0.03,0.01';
 const SKIPPABLE = ['BudgetTooLowError', 'EngineConfigError'];
 
 const program = withSimulationOptions(
-  new Command('compare')
+  scriptProgram('compare')
     .description('Average and P95 JCT against paid GPU-hours per hour for several policies on one trace')
     .requiredOption('--trace <file>', 'workload CSV (name,time,application,num_replicas,batch_size)')
     .option('--apps <list>', 'only these applications, comma-separated')
@@ -90,8 +89,7 @@ const program = withSimulationOptions(
       '--sensitivity',
       'instead of --policies: pollux-autoscale with the exploration cap on/off x utility window 15/1, against boa online and oracle',
     )
-    .option('--quiet', 'no progress bar on stderr')
-    .showHelpAfterError(HELP_HINT),
+    .option('--quiet', 'no progress bar on stderr'),
 );
 
 await runMain(async () => {

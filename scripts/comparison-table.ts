@@ -8,9 +8,8 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { Command } from 'commander';
 import type { AtPaidRow, CompareRow } from './lib/compare-report.ts';
-import { HELP_HINT, runMain, UsageError } from './lib/inputs.ts';
+import { runMain, UsageError, scriptProgram } from './lib/inputs.ts';
 
 const BOA = 'boa';
 const ORACLE = 'boa (oracle rates)';
@@ -19,10 +18,9 @@ const PRICE = 'boa-price';
 const BOAS = new Set([BOA, ORACLE, PRICE]);
 const s = (v: number | null | undefined) => (v === null || v === undefined ? '-' : v.toFixed(0));
 
-const program = new Command('comparison-table')
+const program = scriptProgram('comparison-table')
   .description("The tables of docs/comparison.md from compare's output folders")
-  .argument('<dirs...>', 'compare output folders, each written with --at-paid (at-paid.json, results.json)')
-  .showHelpAfterError(HELP_HINT);
+  .argument('<dirs...>', 'compare output folders, each written with --at-paid (at-paid.json, results.json)');
 
 /** A compare output file, or a usage error saying which is missing and what writes it. */
 function readOutput<T>(dir: string, file: 'at-paid.json' | 'results.json'): T {

@@ -14,7 +14,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Command, Option } from 'commander';
+import { Option } from 'commander';
 import { pino } from 'pino';
 import { arrivalRatesPerHour } from '../src/core/trace.ts';
 import { bootService } from '../src/service/boot.ts';
@@ -25,11 +25,11 @@ import { BoaPlanner } from '../src/sim/policies/boa/planner.ts';
 import { ApiError, LauncherClient } from '../src/sim/replay/api-client.ts';
 import { ReplayWorld, type WorldSnapshot } from '../src/sim/replay/world.ts';
 import { truthProvider } from '../src/sim/run.ts';
-import { HELP_HINT, loadProfileFile, loadTrace, parseList, runMain, UsageError } from './lib/inputs.ts';
+import { loadProfileFile, loadTrace, parseList, runMain, UsageError, scriptProgram } from './lib/inputs.ts';
 import { DEFAULT_PROFILES } from './lib/paths.ts';
 import { DEFAULT_DATA } from './lib/sim-setup.ts';
 
-const program = new Command('demo')
+const program = scriptProgram('demo')
   .description(
     'The boa service replaying a trace on a virtual clock, with emulated jobs on the measured ground truth; prints the JSON metrics',
   )
@@ -76,8 +76,7 @@ const program = new Command('demo')
     '--rate-confidence <z>',
     "the service's opt-in confidence bound on arrival rates (rateConfidence): the load planned z standard errors above its estimate; 0: the estimate",
     '0',
-  )
-  .showHelpAfterError(HELP_HINT);
+  );
 
 /** A replica that says what it was given, then waits to be stopped (SIGTERM at a rescale or the end). */
 const REPLICA_WORKLOAD = {

@@ -5,7 +5,7 @@
  *     [--solver exact|paper|exact,paper] [--format json|csv|svg] [--out FILE]
  */
 import { relative } from 'node:path';
-import { Command, Option } from 'commander';
+import { Option } from 'commander';
 import { frontierChart } from '../src/charts/frontier-chart.ts';
 import { computeFrontier } from '../src/core/calc/frontier.ts';
 import { LagrangianSolver } from '../src/core/calc/lagrangian.ts';
@@ -15,11 +15,19 @@ import { buildInstance } from '../src/core/instance.ts';
 import { arrivalRatesPerHour } from '../src/core/trace.ts';
 import { parseBudgets, spaced } from './lib/budgets.ts';
 import { type FrontierReport, frontierCsv } from './lib/frontier-report.ts';
-import { emit, HELP_HINT, loadProfileFile, loadTrace, parseList, runMain, UsageError } from './lib/inputs.ts';
+import {
+  emit,
+  loadProfileFile,
+  loadTrace,
+  parseList,
+  runMain,
+  UsageError,
+  scriptProgram,
+} from './lib/inputs.ts';
 import { DEFAULT_PROFILES } from './lib/paths.ts';
 import { progressBar } from './lib/progress.ts';
 
-const program = new Command('frontier')
+const program = scriptProgram('frontier')
   .description('Average JCT against budget (GPU-hours per hour) for a workload trace')
   .requiredOption('--trace <file>', 'workload CSV (name,time,application,num_replicas,batch_size)')
   .option('--profiles <file>', 'job-class profile file', DEFAULT_PROFILES)
@@ -32,8 +40,7 @@ const program = new Command('frontier')
   .addOption(new Option('--format <format>', 'output format').choices(['json', 'csv', 'svg']).default('json'))
   .option('--out <file>', 'write here instead of stdout')
   .option('--seed <n>', "random seed of the paper's glue configurations", '1')
-  .option('--quiet', 'no progress on stderr')
-  .showHelpAfterError(HELP_HINT);
+  .option('--quiet', 'no progress on stderr');
 
 await runMain(async () => {
   program.parse();

@@ -2,20 +2,18 @@
  * Writes a synthetic workload trace (the Pollux workload CSV format) with bursty arrivals.
  *   npm run -s gen-trace -- --jobs N --hours H --mix app:pct,... --scv C2 --seed S [--out FILE]
  */
-import { Command } from 'commander';
 import { formatTraceCsv, generateTrace } from '../src/sim/trace-gen/generate.ts';
-import { emit, HELP_HINT, runMain } from './lib/inputs.ts';
+import { emit, runMain, scriptProgram } from './lib/inputs.ts';
 import { asUsage, numberOption, parseMix } from './lib/sim-args.ts';
 
-const program = new Command('gen-trace')
+const program = scriptProgram('gen-trace')
   .description('Synthetic workload trace: N jobs over H hours, an application mix, arrivals of a given SCV')
   .requiredOption('--jobs <n>', 'number of jobs (>= 2)')
   .requiredOption('--hours <h>', 'span of the arrivals in hours (first at 0, last at H)')
   .requiredOption('--mix <list>', 'app:percent pairs, e.g. cifar10:50.42,bert:21.67 (normalised)')
   .option('--scv <c2>', 'squared coefficient of variation of inter-arrival times (1 = Poisson)', '1')
   .option('--seed <n>', 'random seed', '1')
-  .option('--out <file>', 'write here instead of stdout')
-  .showHelpAfterError(HELP_HINT);
+  .option('--out <file>', 'write here instead of stdout');
 
 await runMain(() => {
   program.parse();

@@ -147,9 +147,10 @@ export function main(
     io.err(formatSummary(summary));
     return 0;
   } catch (err) {
-    if (err instanceof CommanderError) return err.exitCode;
+    // Bad input exits 2, as every other script and the CLI (commander alone exits 1).
+    if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2;
     io.err(`profiles: ${(err as Error).message}\n`);
-    return 1;
+    return err instanceof UsageError ? 2 : 1;
   }
 }
 

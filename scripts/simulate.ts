@@ -3,14 +3,14 @@
  *   npm run -s simulate -- --trace FILE [--apps a,b] --policy NAME [--budget B] [--target C] [--price P] [--seed N]
  *     [--solver exact|paper] [--rates online|prior|oracle] [--unspent] [--format table|json] [engine flags]
  */
-import { Command, Option } from 'commander';
+import { Option } from 'commander';
 import { arrivalRatesPerHour } from '../src/core/trace.ts';
 import { BoaPlanner } from '../src/sim/policies/boa/planner.ts';
 import { findPolicy, POLICIES } from '../src/sim/policies/index.ts';
 import { simulate, truthProvider } from '../src/sim/run.ts';
 import { type UnspentSplit, UnspentAccount } from '../src/sim/unspent.ts';
 import { parsePolicyEntry, seriesOf } from './lib/compare-report.ts';
-import { emit, HELP_HINT, runMain, UsageError } from './lib/inputs.ts';
+import { emit, runMain, UsageError, scriptProgram } from './lib/inputs.ts';
 import { asUsage, numberOption } from './lib/sim-args.ts';
 import {
   type EngineFlags,
@@ -22,7 +22,7 @@ import {
 } from './lib/sim-setup.ts';
 
 const program = withSimulationOptions(
-  new Command('simulate')
+  scriptProgram('simulate')
     .description('Simulate one scheduling policy on a workload trace against the measured job model')
     .requiredOption('--trace <file>', 'workload CSV (name,time,application,num_replicas,batch_size)')
     .option('--apps <list>', 'only these applications, comma-separated (rates keep the whole file span)')
@@ -47,8 +47,7 @@ const program = withSimulationOptions(
       'where paid fell below --budget: jobs waiting, GPUs running jobs could use (>= half a GPU of speedup each), or nothing could use',
     )
     .addOption(new Option('--format <format>', 'output').choices(['table', 'json']).default('table'))
-    .option('--out <file>', 'write here instead of stdout')
-    .showHelpAfterError(HELP_HINT),
+    .option('--out <file>', 'write here instead of stdout'),
 );
 
 await runMain(() => {

@@ -7,18 +7,16 @@
  */
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { Command } from 'commander';
 import { truthProvider } from '../src/sim/run.ts';
 import { APP_NAMES } from '../src/sim/truth/apps.ts';
 import { stageProfileFile } from '../src/sim/truth/stage-profile.ts';
-import { HELP_HINT, runMain } from './lib/inputs.ts';
+import { runMain, scriptProgram } from './lib/inputs.ts';
 import { REPO_ROOT } from './lib/paths.ts';
 
-const program = new Command('stage-profiles')
+const program = scriptProgram('stage-profiles')
   .description('Stage-grained profiles per class, GPU type and width, from the measured data')
   .option('--data <dir>', 'measured Pollux data', resolve(REPO_ROOT, 'data/pollux'))
-  .option('--out <file>', 'where to write them', resolve(REPO_ROOT, 'data/stage-profiles.json'))
-  .showHelpAfterError(HELP_HINT);
+  .option('--out <file>', 'where to write them', resolve(REPO_ROOT, 'data/stage-profiles.json'));
 
 await runMain(async () => {
   program.parse();

@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
+import { Command, CommanderError } from 'commander';
 import { type ProfileFile, parseProfileFile } from '../../src/core/profile.ts';
-import { parseTrace, type TraceJob } from '../../src/core/trace.ts';
+import { arrivalRatesPerHour, parseTrace, TraceError, type TraceJob } from '../../src/core/trace.ts';
 import { writeProblem } from '../../src/cli/write-problem.ts';
 
 export { writeProblem };
@@ -10,6 +11,14 @@ export { writeProblem };
  * is 50 lines, and a typo's error was buried above it), as the boa CLI does.
  */
 export const HELP_HINT = '(add --help for usage)';
+
+/**
+ * A script's command: a usage error commander finds (an unknown option, a missing value) throws, so
+ * runMain exits 2 as for every other bad input (commander alone exits 1), and the hint follows it.
+ */
+export function scriptProgram(name: string): Command {
+  return new Command(name).exitOverride().showHelpAfterError(HELP_HINT);
+}
 
 /** A user-facing input problem: printed as one line, exit code 2. */
 export class UsageError extends Error {
@@ -37,7 +46,15 @@ export function loadProfileFile(path: string): ProfileFile {
 }
 
 export function loadTrace(path: string): TraceJob[] {
-  return parseTrace(readText(path, 'trace'), path);
+  const jobs = parseTrace(readText(path, 'trace'), path);
+  // Every command reads rates off the trace's span; said here, the message can name the file.
+  try {
+    arrivalRatesPerHour(jobs);
+  } catch (error) {
+    if (error instanceof TraceError) throw new TraceError(`${path}: ${error.message}`);
+    throw error;
+  }
+  return jobs;
 }
 
 /** Comma-separated list option, without empties or repeats. */
@@ -65,6 +82,11 @@ export async function runMain(main: () => Promise<void> | void): Promise<void> {
   try {
     await main();
   } catch (error) {
+    // Commander has printed its message (or the help, exit code 0) already.
+    if (error instanceof CommanderError) {
+      process.exitCode = error.exitCode === 0 ? 0 : 2;
+      return;
+    }
     const known = ['UsageError', 'ProfileError', 'TraceError', 'InstanceError', 'BudgetTooLowError'];
     if (error instanceof Error && known.includes(error.name)) {
       process.stderr.write(`error: ${error.message}\n`);

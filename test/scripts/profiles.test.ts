@@ -41,7 +41,7 @@ describe('profiles script', () => {
   it('explains bad input', () => {
     const missing = path.join(os.tmpdir(), 'no-such-boa-data');
     expect(run(['--data', missing])).toMatchObject({
-      code: 1,
+      code: 2,
       err: `profiles: data folder not found: ${missing}\n`,
     });
     const empty = mkdtempSync(path.join(os.tmpdir(), 'boa-empty-'));
@@ -58,7 +58,7 @@ describe('profiles script', () => {
     expect(run([]).err).toMatch(/required option '--data <dir>'/);
     const unwritable = path.join(empty, 'missing', 'profiles.json');
     expect(run(['--data', DATA, '--apps', 'ncf', '--out', unwritable])).toMatchObject({
-      code: 1,
+      code: 2,
       err: `profiles: cannot write ${unwritable}: its folder does not exist\n`,
     });
   });

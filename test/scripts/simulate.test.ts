@@ -148,12 +148,25 @@ describe('simulate', () => {
     }
   });
 
-  it("ends a mistyped option's error with one line pointing at --help, not the whole help", () => {
+  it("ends a mistyped option's error with one line pointing at --help, exit 2 as any bad input", () => {
     const typo = runScript('simulate.ts', ['--trace', TRACE, '--policy', 'boa', '--budgets', '40']);
-    expect(typo.status).not.toBe(0);
+    expect(typo.status).toBe(2);
     expect(typo.stderr).toBe(
       "error: unknown option '--budgets'\n(Did you mean --budget?)\n(add --help for usage)\n",
     );
+  });
+
+  it('refuses a trace without a span (one arrival) in one line naming the file', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'simulate-one-job-'));
+    try {
+      const one = join(dir, 'one.csv');
+      writeFileSync(one, 'name,time,application,num_replicas,batch_size\nj1,0,cifar10,1,128\n');
+      const out = runScript('simulate.ts', ['--trace', one, '--policy', 'boa', '--budget', '10']);
+      expect(out.status).toBe(2);
+      expect(out.stderr).toBe(`error: ${one}: a trace needs at least two arrivals to have a span\n`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('refuses a fixed-cluster policy without a usable size in one line, as bad input', () => {
