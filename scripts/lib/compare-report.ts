@@ -151,9 +151,10 @@ export function atPaidGaps(rows: readonly CompareRow[], table: readonly AtPaidRo
 
 export function compareCsv(rows: readonly CompareRow[]): string {
   if (rows.length === 0) return '';
-  const columns = Object.keys(rows[0] as CompareRow) as Array<keyof CompareRow>;
+  // Every field any row has: rows merged from older runs may lack a newer one (price).
+  const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))] as Array<keyof CompareRow>;
   const cell = (v: unknown) =>
-    v === null || (typeof v === 'number' && !Number.isFinite(v))
+    v === null || v === undefined || (typeof v === 'number' && !Number.isFinite(v))
       ? ''
       : typeof v === 'object'
         ? Object.entries(v as Record<string, unknown>)

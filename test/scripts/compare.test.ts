@@ -44,6 +44,16 @@ describe('compare tasks', () => {
   });
 });
 
+describe('compare CSV', () => {
+  it('has a column for every field any row has, empty where a row lacks it', () => {
+    const older = { policy: 'boa', budget: 40, knob: 'budget' } as unknown as CompareRow;
+    const newer = { policy: 'boa-price', budget: null, price: 0.3, knob: 'price' } as unknown as CompareRow;
+    expect(compareCsv([older, newer])).toBe(
+      'policy,budget,knob,price\nboa,40,budget,\nboa-price,,price,0.3\n',
+    );
+  });
+});
+
 describe('compare series names', () => {
   it("say the trace's rates wherever a run had them, a variant's given by --rates too", () => {
     const row = (rates: string | null, label?: string) =>
