@@ -192,6 +192,8 @@ export function resultTable(result: SimResult, label = result.policy): string {
     // The yardstick: everything paid over the arrival span (the drain after the last arrival counts in).
     ['paid GPU-hours/hour', `${result.paidGpuHoursPerHour.toFixed(2)} (all paid over the arrival span)`],
     ['allocated GPU-hours/hour', `${result.allocatedGpuHoursPerHour.toFixed(2)} (the same)`],
+    // What a budget held over the service's 24-hour window would have had to allow.
+    ['most paid in 24 h', `${result.peakDayPaidGpuHoursPerHour.toFixed(2)} GPU-hours/hour`],
     ['rescales', `${result.rescales}`],
     ['peak nodes', `${result.peakNodes}`],
     ...(result.cluster === null ? [] : [['cluster', result.cluster] as [string, string]]),

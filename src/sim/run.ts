@@ -45,6 +45,8 @@ export interface SimResult {
   readonly avgInteractiveQueueSeconds: number;
   /** Allocated / paid GPU-seconds per GPU type. */
   readonly utilizationByType: Readonly<Record<string, number>>;
+  /** The most paid in any 24 hours, per hour: what a 24-hour budget window would have had to allow. */
+  readonly peakDayPaidGpuHoursPerHour: number;
 }
 
 export interface SimulateRequest {
@@ -121,6 +123,7 @@ export function simulate(request: SimulateRequest): { result: SimResult; run: Si
     interactiveJobs: m.interactiveJobs,
     avgInteractiveQueueSeconds: m.avgInteractiveQueueSeconds,
     utilizationByType: m.utilizationByType,
+    peakDayPaidGpuHoursPerHour: m.peakDayPaidGpuHoursPerHour,
   };
   return { result, run };
 }

@@ -13,9 +13,10 @@ import { hardwareView } from '../truth/stage-profile.ts';
 import { VirtualClock } from './clock.ts';
 import { SimCluster } from './cluster.ts';
 import { checkClusterForMode, type EngineConfig, resolveEngineConfig } from './config.ts';
+import { maxPaidInWindow } from './window-paid.ts';
 import { advanceInterval } from './interval.ts';
 import type { SimJob } from './job.ts';
-import { type JobRecord, type RunMetrics, summarize } from './metrics.ts';
+import { BUDGET_WINDOW_SECONDS, type JobRecord, type RunMetrics, summarize } from './metrics.ts';
 import { fixedNodes, labelJobs, makeJobs, oracleFor } from './setup.ts';
 import { validateDecisionWithGroups } from './validate.ts';
 
@@ -186,6 +187,12 @@ export function runSimulation(input: SimulationInput): SimulationRun {
       presentTypes.map((type) => [type, cluster.paidGpuSeconds(start, end, type)]),
     ),
     peakNodes: cluster.peakNodes(),
+    peakWindowPaidGpuSeconds: maxPaidInWindow(
+      cluster.all().map((n) => ({ gpus: n.gpus, from: n.requestedAt, until: n.goneAt })),
+      start,
+      end,
+      BUDGET_WINDOW_SECONDS,
+    ),
   });
   return { metrics, jobs: records, finished, config };
 }

@@ -61,6 +61,11 @@ export interface RunMetrics {
   readonly avgInteractiveQueueSeconds: number;
   /** Per GPU type present: GPU-seconds allocated (shared GPUs once) / GPU-seconds paid, over the run. */
   readonly utilizationByType: Readonly<Record<string, number>>;
+  /**
+   * The most paid in any 24 hours of the run, per hour: the budget a 24-hour window would have had to
+   * allow (a run shorter than a day pays all it pays within one window). NaN when not measured.
+   */
+  readonly peakDayPaidGpuHoursPerHour: number;
 }
 
 export interface RunTotals {
@@ -69,7 +74,12 @@ export interface RunTotals {
   readonly paidGpuSeconds: number;
   readonly paidGpuSecondsByType?: Readonly<Record<string, number>>;
   readonly peakNodes: number;
+  /** The most GPU-seconds paid in any BUDGET_WINDOW_SECONDS of the run (window-paid.ts). */
+  readonly peakWindowPaidGpuSeconds?: number;
 }
+
+/** The service's default budget window: what a budget is held over. */
+export const BUDGET_WINDOW_SECONDS = 24 * 3600;
 
 export function summarize(records: readonly JobRecord[], totals: RunTotals): RunMetrics {
   const jcts = records
@@ -105,6 +115,10 @@ export function summarize(records: readonly JobRecord[], totals: RunTotals): Run
     interactiveJobs: interactive.length,
     avgInteractiveQueueSeconds: mean(interactive.map((r) => Math.max(0, waited(r)))),
     utilizationByType: utilization(records, totals.paidGpuSecondsByType ?? {}),
+    peakDayPaidGpuHoursPerHour:
+      totals.peakWindowPaidGpuSeconds === undefined
+        ? Number.NaN
+        : totals.peakWindowPaidGpuSeconds / BUDGET_WINDOW_SECONDS,
   };
 }
 
