@@ -9,8 +9,10 @@
  * With an empty history that is the budget plus `slack` (10%: BOA's widths make spend fluctuate around
  * the budget, and a hard ceiling at the mean would hold the average below it); spending below the
  * budget earns room for bursts, debt lowers the ceiling until it is repaid within one horizon. Debt
- * can never exceed slack x budget x horizon (4 GPU-hours at 40 and 1 h): over a window of T hours the
- * paid average exceeds the budget by at most slack x horizon / T (0.4% over 24 h).
+ * can never exceed slack x budget x horizon (4 GPU-hours at 40 and 1 h): over a window of T hours that
+ * starts at a fixed point the paid average exceeds the budget by at most slack x horizon / T (0.4% over
+ * 24 h). A full window that slides is not held that tightly: the hour about to leave it still counts,
+ * and the heaviest 24 hours of a bursty run were measured 2-3% over (docs/budget.md).
  */
 export interface SpendCeilingOptions {
   readonly horizonHours: number;
