@@ -16,7 +16,8 @@ import { relocks, widthsFor } from '../../../core/shares.ts';
 import { ratesMoved } from '../../../service/estimators.ts';
 import { type FillOptions, fillIdleGpus } from '../../../core/exec/idle-fill.ts';
 import type { ClassProfile } from '../../../core/profile.ts';
-import { type SpendCeilingOptions, spendCeiling, widthsUnderCeiling } from '../../../core/spend-ceiling.ts';
+import type { SpendCeilingOptions } from '../../../core/spend-ceiling.ts';
+import { ceilingNow, servedUnderCeiling } from './ceiling.ts';
 import { type WarmupOptions, warmupFactor } from '../../../core/warmup.ts';
 import type { DrainOptions } from '../../../core/exec/drain-widths.ts';
 import { drainedWidths } from './drain.ts';
@@ -176,9 +177,13 @@ export class BoaPolicy implements Policy {
       const state = job.allocation.length > 0 ? 'running' : 'waiting';
       return { id: job.id, state, width, current: job.allocation, provision };
     });
-    const ceiling = this.#ceiling(cluster);
+    const { ceiling: ceilingOptions, budget, budgetWindowHours } = this.settings;
+    const ceiling =
+      ceilingOptions === null
+        ? undefined
+        : ceilingNow(ceilingOptions, budget, budgetWindowHours, this.#control, cluster);
     const maxNodes = Math.min(cluster.maxNodes, ceiling?.nodes ?? Number.POSITIVE_INFINITY);
-    const served = ceiling ? this.#underCeiling(planned, ceiling.gpus) : planned;
+    const served = ceiling ? servedUnderCeiling(planned, this.#held, ceiling.gpus) : planned;
     const drained = drainedWidths({
       options: this.settings.drain,
       quietSeconds: this.#lastArrival === undefined ? 0 : now - this.#lastArrival,
@@ -241,43 +246,8 @@ export class BoaPolicy implements Policy {
     return { allocations, desiredNodes };
   }
 
-  /** What the budget window's spend so far allows from now on (the service's ceiling); undefined: none. */
-  #ceiling(cluster: ClusterView) {
-    const options = this.settings.ceiling;
-    if (options === null || this.settings.price !== null) return undefined;
-    const window = this.#control.spentInWindow(this.settings.budgetWindowHours * 3600);
-    return spendCeiling({
-      ...options,
-      budgetGpuHoursPerHour: this.settings.budget,
-      paidGpuHours: window.paidGpuSeconds / 3600,
-      elapsedHours: window.elapsedSeconds / 3600,
-      gpusPerNode: cluster.gpusPerNode,
-      heldNodes: cluster.nodes.length,
-    });
-  }
-
-  /** The planned widths the ceiling allows (the service's rule); jobs left out wait with no GPUs. */
-  #underCeiling<W extends { id: number; state: string; width: number; provision: number }>(
-    planned: readonly W[],
-    gpus: number,
-  ): W[] {
-    const served = widthsUnderCeiling(
-      planned,
-      (w) => w.width,
-      (w) => this.#held.get(w.id) ?? 0,
-      gpus,
-    );
-    return planned.flatMap((w) => {
-      const width = served.get(w) ?? 0;
-      if (width === 0) return [];
-      return width === w.width ? [w] : [{ ...w, width, provision: width }];
-    });
-  }
-
   /** Books the interval since the last tick into the paid / allocated estimate. */
   #book(cluster: ClusterView): void {
-    // A fixed price holds no budget: nothing reads the control.
-    if (this.settings.price !== null) return;
     const dt = this.#lastTick === undefined ? 0 : cluster.now - this.#lastTick;
     let allocated = this.#completedGpuSeconds;
     for (const gpus of this.#held.values()) allocated += gpus * dt;

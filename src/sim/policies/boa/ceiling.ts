@@ -1,0 +1,45 @@
+/**
+ * The service's spend ceiling as boa runs it in the simulator (core/spend-ceiling.ts): what the budget
+ * window's spend so far allows from now on, and the planned widths that fit under it.
+ */
+import type { SpendCeiling, SpendCeilingOptions } from '../../../core/spend-ceiling.ts';
+import { spendCeiling, widthsUnderCeiling } from '../../../core/spend-ceiling.ts';
+import type { ClusterView } from '../../policy.ts';
+import type { BudgetControl } from './budget-control.ts';
+
+export function ceilingNow(
+  options: SpendCeilingOptions,
+  budget: number,
+  windowHours: number,
+  control: BudgetControl,
+  cluster: ClusterView,
+): SpendCeiling {
+  const window = control.spentInWindow(windowHours * 3600);
+  return spendCeiling({
+    ...options,
+    budgetGpuHoursPerHour: budget,
+    paidGpuHours: window.paidGpuSeconds / 3600,
+    elapsedHours: window.elapsedSeconds / 3600,
+    gpusPerNode: cluster.gpusPerNode,
+    heldNodes: cluster.nodes.length,
+  });
+}
+
+/** The planned widths the ceiling allows (the service's rule); jobs left out wait with no GPUs. */
+export function servedUnderCeiling<W extends { id: number; state: string; width: number; provision: number }>(
+  planned: readonly W[],
+  held: ReadonlyMap<number, number>,
+  gpus: number,
+): W[] {
+  const served = widthsUnderCeiling(
+    planned,
+    (w) => w.width,
+    (w) => held.get(w.id) ?? 0,
+    gpus,
+  );
+  return planned.flatMap((w) => {
+    const width = served.get(w) ?? 0;
+    if (width === 0) return [];
+    return width === w.width ? [w] : [{ ...w, width, provision: width }];
+  });
+}
