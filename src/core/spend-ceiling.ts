@@ -1,18 +1,22 @@
 /**
  * The budget's hard limit on the node group, whatever the plan asks for: the GPUs boa may pay for
- * next so that the paid time-average over the window (what it paid so far in it, plus these GPUs held
- * for the next `horizonHours`) stays within the budget:
+ * next so that the paid time-average over the budget window stays within the budget. Two rules, the
+ * lower wins:
  *
- *   paid so far + gpus x horizon <= budget x (window so far + (1 + slack) x horizon)
- *
- * i.e. ceiling = budget x (1 + slack) - debt / horizon, debt = paid so far - budget x window so far.
- * With an empty history that is the budget plus `slack` (10%: BOA's widths make spend fluctuate around
- * the budget, and a hard ceiling at the mean would hold the average below it); spending below the
- * budget earns room for bursts, debt lowers the ceiling until it is repaid within one horizon. Debt
- * can never exceed slack x budget x horizon (4 GPU-hours at 40 and 1 h): over a window of T hours that
- * starts at a fixed point the paid average exceeds the budget by at most slack x horizon / T (0.4% over
- * 24 h). A full window that slides is not held that tightly: the hour about to leave it still counts,
- * and the heaviest 24 hours of a bursty run were measured 2-3% over (docs/budget.md).
+ * 1. The spread: what the window will have paid one horizon from now (its last T - horizon hours so
+ *    far, plus these GPUs held for the horizon) stays within budget x (that window + slack x horizon):
+ *      ceiling = budget x (1 + slack) - debt / horizon, debt = paid so far - budget x window so far.
+ *    With an empty history that is the budget plus `slack` (10%: BOA's widths make spend fluctuate
+ *    around the budget, and a hard ceiling at the mean would hold the average below it); spending below
+ *    the budget earns room for bursts, debt lowers the ceiling until it is repaid within one horizon.
+ *    Counting the last T hours instead would let the hour about to leave the window lend its credit:
+ *    the heaviest 24 hours of a bursty run were measured 2.2-3.2% over that way (docs/budget.md).
+ * 2. The sliding window: once the window is full, every window that ends within the horizon (checked
+ *    at SLIDING_CHECKS points) stays within budget x (T + slack x horizon) if these GPUs are held
+ *    until it ends. The spread alone bounds only the window ending one horizon out: a tick that
+ *    follows it to its limit can overfill the windows that end sooner (a greedy spender at 1-minute
+ *    ticks measured 3-8% over in 24 hours; with both rules, slack x horizon / T: 0.4% over 24 h).
+ *    A full window can then pay at most what leaves it.
  */
 export interface SpendCeilingOptions {
   readonly horizonHours: number;
@@ -23,12 +27,39 @@ export interface SpendCeilingOptions {
 /** The service's defaults (budgetHorizonHours, budgetSlack); the simulator's boa runs the same. */
 export const DEFAULT_SPEND_CEILING: SpendCeilingOptions = { horizonHours: 1, slack: 0.1 };
 
+/** Window ends checked within the horizon: one a minute at the default 1-hour horizon and 60 s ticks. */
+export const SLIDING_CHECKS = 60;
+
+/**
+ * How many hours back the spread rule counts what was paid: the budget window as it will be when the
+ * GPUs allowed now have been held for the horizon.
+ */
+export function ceilingLookbackHours(windowHours: number, horizonHours: number): number {
+  return Math.max(0, windowHours - horizonHours);
+}
+
+/**
+ * The look-backs, in hours, whose paid GPU-hours spendCeiling asks for: the spread rule's first, then
+ * one for each window end within the horizon once the window is full.
+ */
+export function ceilingLookbacks(windowHours: number, horizonHours: number, elapsedHours: number): number[] {
+  const elapsed = Math.max(0, elapsedHours);
+  const lookbacks = [Math.min(ceilingLookbackHours(windowHours, horizonHours), elapsed)];
+  for (let k = 1; k < SLIDING_CHECKS; k++) {
+    const back = windowHours - (horizonHours * k) / SLIDING_CHECKS;
+    if (back >= 0 && back <= elapsed) lookbacks.push(back);
+  }
+  return lookbacks;
+}
+
 export interface SpendCeilingInput extends SpendCeilingOptions {
   readonly budgetGpuHoursPerHour: number;
-  /** GPU-hours paid in the window so far. */
-  readonly paidGpuHours: number;
-  /** Length of the window so far (since the start of the window or of the service), hours. */
+  /** The budget window, hours (24 in the service). */
+  readonly windowHours: number;
+  /** Hours since the window may start: since the service started or the budget was set. */
   readonly elapsedHours: number;
+  /** GPU-hours paid in the last `hours`, asked for each of ceilingLookbacks(). */
+  readonly paidInLast: (hours: number) => number;
   readonly gpusPerNode: number;
   /** Nodes the group holds now (for the half-node hysteresis that keeps it from flapping). */
   readonly heldNodes?: number;
@@ -39,14 +70,21 @@ export interface SpendCeiling {
   readonly gpus: number;
   /** Whole nodes within that (the node group's target never goes above). */
   readonly nodes: number;
-  /** GPU-hours paid above the budget so far in the window (negative: below it, room to spend). */
+  /**
+   * GPU-hours paid above the budget in the window the spread rule counts (its last T - horizon
+   * hours, or since it started; negative: below it, room to spend).
+   */
   readonly debtGpuHours: number;
 }
 
 export function spendCeiling(input: SpendCeilingInput): SpendCeiling {
-  const { budgetGpuHoursPerHour: budget, paidGpuHours, elapsedHours, horizonHours } = input;
-  const allowedGpuHours = budget * (elapsedHours + (1 + input.slack) * horizonHours) - paidGpuHours;
-  const gpus = Math.max(0, allowedGpuHours / horizonHours);
+  const { budgetGpuHoursPerHour: budget, horizonHours, windowHours, slack } = input;
+  const [lookback = 0, ...backs] = ceilingLookbacks(windowHours, horizonHours, input.elapsedHours);
+  const paid = input.paidInLast(lookback);
+  let gpus = (budget * (lookback + (1 + slack) * horizonHours) - paid) / horizonHours;
+  const cap = budget * (windowHours + slack * horizonHours);
+  for (const back of backs) gpus = Math.min(gpus, (cap - input.paidInLast(back)) / (windowHours - back));
+  gpus = Math.max(0, gpus);
   // A hair of tolerance: a ceiling of exactly 40 GPUs is 10 nodes of 4, not 9.
   let nodes = Math.floor(gpus / input.gpusPerNode + 1e-9);
   // A node already held is kept while the ceiling is within half a node of it: at a ceiling just under
@@ -54,11 +92,7 @@ export function spendCeiling(input: SpendCeilingInput): SpendCeiling {
   // (slack x budget + half a node) x horizon.
   const held = input.heldNodes ?? 0;
   if (held > nodes && gpus >= (held - 0.5) * input.gpusPerNode) nodes = held;
-  return {
-    gpus,
-    nodes,
-    debtGpuHours: paidGpuHours - budget * elapsedHours,
-  };
+  return { gpus, nodes, debtGpuHours: paid - budget * lookback };
 }
 
 /**

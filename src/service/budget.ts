@@ -4,7 +4,7 @@ import { ServiceError } from './errors.ts';
 import { type Averages, averagesFromTotals } from './ledger.ts';
 import { estimatedClasses, loadRates } from './plan-inputs.ts';
 import type { BoaService } from './service.ts';
-import { type SpendCeiling, spendCeiling } from '../core/spend-ceiling.ts';
+import { ceilingLookbacks, type SpendCeiling, spendCeiling } from '../core/spend-ceiling.ts';
 import type { BudgetSetting } from './state.ts';
 
 const HOUR = 3_600_000;
@@ -63,9 +63,9 @@ export function setBudget(
   return { budget, minFeasibleBudget, warning };
 }
 
-/** Where the budget window starts: when the budget was set (a new promise) or 'budgetWindowHours' ago. */
-export function budgetWindowStart(svc: BoaService, budget: BudgetSetting, now: number): number {
-  return Math.max(now - svc.deps.config.budgetWindowHours * HOUR, svc.state.startedAt, budget.setAt);
+/** Where the budget window may start: when the service started, or the budget was set (a new promise). */
+export function budgetWindowFloor(svc: BoaService, budget: BudgetSetting): number {
+  return Math.max(svc.state.startedAt, budget.setAt);
 }
 
 /** The most GPUs and nodes the budget window allows from now on (core/spend-ceiling.ts). */
@@ -73,11 +73,19 @@ export function currentSpendCeiling(svc: BoaService, now: number): SpendCeiling 
   const budget = svc.state.budget;
   if (!budget) return undefined;
   const { config, repo } = svc.deps;
-  const from = budgetWindowStart(svc, budget, now);
+  const windowHours = config.budgetWindowHours;
+  const elapsedHours = Math.max(0, now - budgetWindowFloor(svc, budget)) / HOUR;
+  const lookbacks = ceilingLookbacks(windowHours, config.budgetHorizonHours, elapsedHours);
+  const paid = repo.paidGpuMsFrom(
+    lookbacks.map((hours) => now - hours * HOUR),
+    now,
+  );
+  const paidByLookback = new Map(lookbacks.map((hours, i) => [hours, (paid[i] as number) / HOUR]));
   return spendCeiling({
     budgetGpuHoursPerHour: budget.gpuHoursPerHour,
-    paidGpuHours: repo.paidGpuMs(from, now) / HOUR,
-    elapsedHours: Math.max(0, now - from) / HOUR,
+    windowHours,
+    elapsedHours,
+    paidInLast: (hours) => paidByLookback.get(hours) as number,
     horizonHours: config.budgetHorizonHours,
     gpusPerNode: config.gpusPerNode,
     slack: config.budgetSlack,

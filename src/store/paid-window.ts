@@ -55,19 +55,31 @@ export class PaidWindow {
 
   /** Paid GPU-milliseconds over [from, to], or undefined when `from` is before what is held. */
   paidGpuMs(from: number, to: number): number | undefined {
-    if (from < this.heldFrom) return undefined;
-    this.forgetBefore(from);
-    let sum = 0;
-    for (const span of this.open.values())
-      sum += span.gpus * Math.max(0, to - Math.max(span.launchedAt, from));
+    return this.paidGpuMsFrom([from], to)?.[0];
+  }
+
+  /**
+   * Paid GPU-milliseconds over [from, to] for each of `froms` in one pass, or undefined when one is
+   * before what is held. Only the earliest start forgets: later queries may still reach back to it.
+   */
+  paidGpuMsFrom(froms: readonly number[], to: number): number[] | undefined {
+    const earliest = Math.min(...froms);
+    if (earliest < this.heldFrom) return undefined;
+    this.forgetBefore(earliest);
+    const sums = froms.map(() => 0);
+    const add = (gpus: number, launchedAt: number, end: number) => {
+      for (let i = 0; i < froms.length; i++)
+        sums[i] = (sums[i] as number) + gpus * Math.max(0, end - Math.max(launchedAt, froms[i] as number));
+    };
+    for (const span of this.open.values()) add(span.gpus, span.launchedAt, to);
     for (let i = this.head; i < this.closed.length; i++) {
       const span = this.closed[i] as PaidSpan;
       const gone = span.goneAt;
       // Reopened spans (goneAt reset) are counted with the open ones.
-      if (gone === null || gone <= from) continue;
-      sum += span.gpus * Math.max(0, Math.min(gone, to) - Math.max(span.launchedAt, from));
+      if (gone === null || gone <= earliest) continue;
+      add(span.gpus, span.launchedAt, Math.min(gone, to));
     }
-    return sum;
+    return sums;
   }
 
   private hold(span: PaidSpan): void {

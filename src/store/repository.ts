@@ -225,13 +225,18 @@ export class Repository {
     return { paidGpuMs: this.paidGpuMs(from, to), allocatedGpuMs: allocated.v ?? 0 };
   }
 
-  /** Paid GPU-milliseconds over [from, to] alone: the spend ceiling's query, every tick. */
+  /** Paid GPU-milliseconds over [from, to] alone. */
   paidGpuMs(from: number, to: number): number {
-    this.paidWindow ??= new PaidWindow(this.hot.nodeSpansSince.all(from) as PaidSpan[], from);
+    return this.paidGpuMsFrom([from], to)[0] as number;
+  }
+
+  /** Paid GPU-milliseconds over [from, to] for each of `froms`: the spend ceiling's query, every tick. */
+  paidGpuMsFrom(froms: readonly number[], to: number): number[] {
+    const earliest = Math.min(...froms);
+    this.paidWindow ??= new PaidWindow(this.hot.nodeSpansSince.all(earliest) as PaidSpan[], earliest);
     return (
-      this.paidWindow.paidGpuMs(from, to) ??
-      (this.hot.paidGpuMs.get({ from, to }) as { v: number | null }).v ??
-      0
+      this.paidWindow.paidGpuMsFrom(froms, to) ??
+      froms.map((from) => (this.hot.paidGpuMs.get({ from, to }) as { v: number | null }).v ?? 0)
     );
   }
 

@@ -103,19 +103,42 @@ export class BudgetControl {
     this.#history.push({ at: now, paid: this.#paid });
   }
 
+  /** Seconds since the first observation. */
+  elapsedSeconds(): number {
+    return this.#now - (this.#start ?? this.#now);
+  }
+
   /**
-   * GPU-seconds paid in the last `windowSeconds` (from the first observation while the run is shorter)
-   * and that window's length: what the service's ledger gives its spend ceiling.
+   * GPU-seconds paid in the last `seconds` (since the first observation while the run is shorter):
+   * what the service's ledger gives its spend ceiling. Paid accrues evenly between observations.
    */
-  spentInWindow(windowSeconds: number): { paidGpuSeconds: number; elapsedSeconds: number } {
-    const start = Math.max(this.#start ?? this.#now, this.#now - windowSeconds);
-    // Observations older than the window's start are no longer needed, except the last one before it.
+  paidInLast(seconds: number): number {
+    return this.#paid - this.#paidAt(Math.max(this.#start ?? this.#now, this.#now - seconds));
+  }
+
+  /** Drops what no look-back of at most `seconds` can ask for again (the run only moves forward). */
+  forgetBefore(seconds: number): void {
+    const start = this.#now - seconds;
     let drop = 0;
     while (drop + 1 < this.#history.length && (this.#history[drop + 1]?.at as number) <= start) drop++;
     if (drop > 0) this.#history.splice(0, drop);
-    const before = this.#history[0];
-    const paidBefore = before !== undefined && before.at <= start ? before.paid : 0;
-    return { paidGpuSeconds: this.#paid - paidBefore, elapsedSeconds: this.#now - start };
+  }
+
+  #paidAt(at: number): number {
+    const history = this.#history;
+    // The last observation at or before `at` (binary search), and the paid between it and the next.
+    let low = 0;
+    let high = history.length - 1;
+    if (high < 0 || (history[0]?.at as number) > at) return 0;
+    while (low < high) {
+      const mid = Math.ceil((low + high) / 2);
+      if ((history[mid]?.at as number) <= at) low = mid;
+      else high = mid - 1;
+    }
+    const before = history[low] as { at: number; paid: number };
+    const after = history[low + 1];
+    if (!after || after.at <= before.at) return before.paid;
+    return before.paid + ((after.paid - before.paid) * (at - before.at)) / (after.at - before.at);
   }
 
   /** The budget to plan with now. */

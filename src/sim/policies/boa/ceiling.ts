@@ -3,7 +3,7 @@
  * window's spend so far allows from now on, and the planned widths that fit under it.
  */
 import type { SpendCeiling, SpendCeilingOptions } from '../../../core/spend-ceiling.ts';
-import { spendCeiling, widthsUnderCeiling } from '../../../core/spend-ceiling.ts';
+import { ceilingLookbacks, spendCeiling, widthsUnderCeiling } from '../../../core/spend-ceiling.ts';
 import type { ClusterView } from '../../policy.ts';
 import type { BudgetControl } from './budget-control.ts';
 
@@ -14,15 +14,30 @@ export function ceilingNow(
   control: BudgetControl,
   cluster: ClusterView,
 ): SpendCeiling {
-  const window = control.spentInWindow(windowHours * 3600);
+  control.forgetBefore(windowHours * 3600);
   return spendCeiling({
     ...options,
     budgetGpuHoursPerHour: budget,
-    paidGpuHours: window.paidGpuSeconds / 3600,
-    elapsedHours: window.elapsedSeconds / 3600,
+    windowHours,
+    elapsedHours: control.elapsedSeconds() / 3600,
+    paidInLast: (hours) => control.paidInLast(hours * 3600) / 3600,
     gpusPerNode: cluster.gpusPerNode,
     heldNodes: cluster.nodes.length,
   });
+}
+
+/**
+ * The budget unspent in what the ceiling's spread rule counts as the window so far (the service reads
+ * it off its ceiling's debt), GPU-hours; negative: debt.
+ */
+export function unspentInLookback(
+  options: SpendCeilingOptions,
+  budget: number,
+  windowHours: number,
+  control: BudgetControl,
+): number {
+  const [lookback = 0] = ceilingLookbacks(windowHours, options.horizonHours, control.elapsedSeconds() / 3600);
+  return budget * lookback - control.paidInLast(lookback * 3600) / 3600;
 }
 
 /** The planned widths the ceiling allows (the service's rule); jobs left out wait with no GPUs. */

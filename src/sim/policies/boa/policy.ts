@@ -16,8 +16,8 @@ import { relocks, widthsFor } from '../../../core/shares.ts';
 import { ratesMoved } from '../../../service/estimators.ts';
 import { type FillOptions, fillIdleGpus } from '../../../core/exec/idle-fill.ts';
 import type { ClassProfile } from '../../../core/profile.ts';
-import type { SpendCeilingOptions } from '../../../core/spend-ceiling.ts';
-import { ceilingNow, servedUnderCeiling } from './ceiling.ts';
+import { DEFAULT_SPEND_CEILING, type SpendCeilingOptions } from '../../../core/spend-ceiling.ts';
+import { ceilingNow, servedUnderCeiling, unspentInLookback } from './ceiling.ts';
 import { type WarmupOptions, warmupFactor } from '../../../core/warmup.ts';
 import type { DrainOptions } from '../../../core/exec/drain-widths.ts';
 import { drainedWidths } from './drain.ts';
@@ -299,14 +299,18 @@ export class BoaPolicy implements Policy {
   }
 
   #budgets(now: number, minFeasible: number): { planned: number; uncapped: number } {
-    const { budget, budgetWindowHours, warmup, credit, planCap } = this.settings;
-    const window = this.#control.spentInWindow(budgetWindowHours * 3600);
+    const { budget, budgetWindowHours, warmup, credit, planCap, ceiling } = this.settings;
     const input = {
       budget,
       controlBudget: this.#control.planningBudget(minFeasible),
       warmupFactor: warmupFactor((now - (this.#firstArrival ?? now)) / 3600, warmup),
       loadNeeds: minFeasible,
-      unspentGpuHours: (budget * window.elapsedSeconds - window.paidGpuSeconds) / 3600,
+      unspentGpuHours: unspentInLookback(
+        ceiling ?? DEFAULT_SPEND_CEILING,
+        budget,
+        budgetWindowHours,
+        this.#control,
+      ),
     };
     return planningBudget(input, { credit, planCap });
   }
