@@ -66,8 +66,17 @@ export class PaidWindow {
     const earliest = Math.min(...froms);
     if (earliest < this.heldFrom) return undefined;
     this.forgetBefore(earliest);
+    const latest = Math.max(...froms);
     const sums = froms.map(() => 0);
+    // A span covering every start adds gpus x (end - from) to each: summed once, spread at the end.
+    let coverGpus = 0;
+    let coverGpuMsAfterEarliest = 0;
     const add = (gpus: number, launchedAt: number, end: number) => {
+      if (launchedAt <= earliest && end >= latest) {
+        coverGpus += gpus;
+        coverGpuMsAfterEarliest += gpus * (end - earliest);
+        return;
+      }
       for (let i = 0; i < froms.length; i++)
         sums[i] = (sums[i] as number) + gpus * Math.max(0, end - Math.max(launchedAt, froms[i] as number));
     };
@@ -79,7 +88,9 @@ export class PaidWindow {
       if (gone === null || gone <= earliest) continue;
       add(span.gpus, span.launchedAt, Math.min(gone, to));
     }
-    return sums;
+    return sums.map(
+      (sum, i) => sum + coverGpuMsAfterEarliest - ((froms[i] as number) - earliest) * coverGpus,
+    );
   }
 
   private hold(span: PaidSpan): void {

@@ -1,7 +1,8 @@
 /**
  * The spend ceiling's paid sum, read from memory every tick (src/store/paid-window.ts), equals the
  * store's own SQL over ledger_nodes: nodes launched, gone, listed again (a reopened row keeps its
- * first launch), rows pruned, the repository reopened on the same database, a transaction rolled back.
+ * first launch), rows pruned, the repository reopened on the same database, a transaction rolled back;
+ * and for several starts at once (the spend ceiling's look-backs).
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -55,6 +56,10 @@ describe('paid GPU-time mirrored in memory', () => {
             ] as const) {
               expect(repo.paidGpuMs(f, t)).toBe(sql.get({ from: f, to: t }));
             }
+            // The ceiling's look-backs in one pass: spans covering every start, and spans that do not.
+            const froms = [from, from + 3, from + 11, Math.min(now, from + 40)];
+            const sums = repo.paidGpuMsFrom(froms, now);
+            froms.forEach((f, i) => expect(sums[i]).toBe(sql.get({ from: f, to: now })));
           }
         } finally {
           db.$client.close();
