@@ -24,10 +24,10 @@ const BudgetControl = z
   .object({
     ceilingGpus: z.number().nullable().openapi({ description: 'paid GPUs the budget window allows now' }),
     ceilingNodes: z.number().int().nullable(),
-    debtGpuHours: z
-      .number()
-      .nullable()
-      .openapi({ description: 'paid above the budget so far (negative: room)' }),
+    debtGpuHours: z.number().nullable().openapi({
+      description:
+        'paid above the budget in the window the ceiling counts: its last budgetWindowHours - horizonHours hours, or since the budget was set (negative: room)',
+    }),
     horizonHours: z.number(),
     planningBudget: z.number().nullable().openapi({ description: 'the budget given to the calculator' }),
     warmupFactor: z.number().openapi({

@@ -45,8 +45,9 @@ export function budgetView(service: BoaService) {
 
 /**
  * How the budget is being held now: the ceiling on paid GPUs the window allows, the debt (GPU-hours
- * paid above the budget so far in the window; negative is room), the paid/allocated overhead the plan
- * corrects for, jobs waiting for the budget, and the budget the current load would need.
+ * paid above the budget in the window the ceiling counts, its last 23 of 24 hours; negative is room),
+ * the paid/allocated overhead the plan corrects for, jobs waiting for the budget, and the budget the
+ * current load would need.
  */
 function controlView(service: BoaService, now: number) {
   const ceiling = service.spendCeiling(now);
