@@ -41,7 +41,18 @@ await runMain(async () => {
   const replaced = new Set(fresh.map(seriesOf));
   if (replaced.size === 0) throw new UsageError(`${opts.from}/results.json has no runs`);
   // Runs of another trace or --apps would be read off beside these as if comparable. Only what a row
-  // records can be checked: its job count and arrival span (traces alike in both pass).
+  // records can be checked: its trace's name, job count and arrival span.
+  // (Rows from before compare recorded the trace's name have none; then the shape alone is checked.)
+  const namesIn = (rows: readonly CompareRow[]) =>
+    new Set(rows.flatMap((r) => (r.trace === undefined ? [] : [r.trace])));
+  const oldNames = namesIn(old);
+  const otherName = [...namesIn(fresh)].find((name) => oldNames.size > 0 && !oldNames.has(name));
+  if (otherName !== undefined) {
+    throw new UsageError(
+      `${opts.from} has runs of ${otherName}, ${opts.into} of ${[...oldNames].join(' / ')}: ` +
+        'merge only runs of the same --trace and --apps',
+    );
+  }
   const traceOf = (r: CompareRow) =>
     `${r.jobs} jobs over ${Number(r.arrivalSpanHours).toFixed(2)} h of arrivals`;
   const traces = new Set(old.map(traceOf));

@@ -10,7 +10,7 @@
  */
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { join } from 'node:path';
+import { basename, extname, join } from 'node:path';
 import { arrivalRatesPerHour } from '../src/core/trace.ts';
 import { BoaPlanner } from '../src/sim/policies/boa/planner.ts';
 import { findPolicy } from '../src/sim/policies/index.ts';
@@ -213,7 +213,13 @@ await runMain(async () => {
       if (!SKIPPABLE.includes(reply.error.name) && !isPolicyOptionsError(reply.error.name))
         throw new Error(`${at}: ${reply.error.name}: ${reply.error.message}`);
       process.stderr.write(`skipped ${at}: ${reply.error.message}\n`);
-    } else rows.push({ ...(reply.result as SimResult), knob, ...(task.label ? { label: task.label } : {}) });
+    } else
+      rows.push({
+        ...(reply.result as SimResult),
+        knob,
+        ...(task.label ? { label: task.label } : {}),
+        trace: basename(opts.trace, extname(opts.trace)),
+      });
   });
   // A run that did not finish every job (cut off by --horizon-days) is in results.json only: say so,
   // or its point is missing from the charts without a word.

@@ -26,7 +26,8 @@ export function prepareOutDir(dir: string): void {
 
 /**
  * A compare output folder's runs: results.json, results.csv and the two JCT charts (compare writes
- * them, compare-merge rewrites them). `apps` only names the application subset in the chart titles.
+ * them, compare-merge rewrites them). The charts' titles name the rows' trace and `apps`, the application
+ * subset.
  */
 export async function writeRunOutputs(
   dir: string,
@@ -36,7 +37,8 @@ export async function writeRunOutputs(
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'results.json'), `${JSON.stringify(rows, null, 2)}\n`);
   writeFileSync(join(dir, 'results.csv'), compareCsv(rows));
-  const what = apps ? ` (${apps})` : '';
+  const trace = rows.find((row) => row.trace !== undefined)?.trace;
+  const what = `${trace ? `: ${trace}` : ''}${apps ? ` (${apps})` : ''}`;
   writeFileSync(
     join(dir, 'avg-jct.svg'),
     await jctChart(rows, 'avg', `Average JCT vs paid GPU-hours per hour${what}`),

@@ -7,7 +7,12 @@ import type { SimResult } from '../../src/sim/run.ts';
 import { boaVariant, PolicyVariantError, VARIANTS_HELP } from './boa-variants.ts';
 
 /** A run as compare reports it: the knob swept, and the series it belongs to (`label`). */
-export type CompareRow = SimResult & { readonly knob: PolicyDefinition['knob']; readonly label?: string };
+export type CompareRow = SimResult & {
+  readonly knob: PolicyDefinition['knob'];
+  readonly label?: string;
+  /** The trace file's name without its folder and extension, for the charts' titles. */
+  readonly trace?: string;
+};
 
 /** The knob a run was made at, as people read it: `budget 40`, `target 0.8`, `price 0.5`. */
 export function knobLabel(row: Pick<CompareRow, 'knob' | 'budget' | 'target' | 'price'>): string {

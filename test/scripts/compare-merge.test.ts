@@ -116,6 +116,27 @@ describe('compare-merge', () => {
     expect(readFileSync(join(into, 'results.json'), 'utf8')).toBe(before);
   });
 
+  it('refuses runs of a trace of another name, and titles the charts with the one it has', () => {
+    const named = join(root, 'named');
+    const otherName = join(root, 'other-name');
+    mkdirSync(named);
+    mkdirSync(otherName);
+    writeFileSync(join(named, 'results.json'), JSON.stringify(pollux.map((r) => ({ ...r, trace: 'w-1' }))));
+    writeFileSync(
+      join(otherName, 'results.json'),
+      JSON.stringify([{ ...run('boa', 40, 40, 1600, 'online'), trace: 'w-2' }]),
+    );
+    const refused = runScript('compare-merge.ts', ['--into', named, '--from', otherName]);
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toBe(
+      `error: ${otherName} has runs of w-2, ${named} of w-1: merge only runs of the same --trace and --apps\n`,
+    );
+    // Rows from before compare named the trace merge by their shape, and the charts take the name.
+    const merged = runScript('compare-merge.ts', ['--into', named, '--from', from]);
+    expect(merged.status, merged.stderr).toBe(0);
+    expect(readFileSync(join(named, 'avg-jct.svg'), 'utf8')).toContain('paid GPU-hours per hour: w-1');
+  });
+
   it('refuses the same run twice (rows joined twice by hand), leaving the folder as it was', () => {
     const twice = join(root, 'twice');
     mkdirSync(twice);

@@ -1,6 +1,6 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   atPaid,
@@ -154,7 +154,10 @@ describe('compare', () => {
       expect(svg).toMatch(/^<svg/);
       expect(svg).toContain('fixed-request');
       expect(svg).toContain('Paid GPU-hours per hour');
+      // Titled with the trace, so a chart read on its own says what it is of.
+      expect(svg).toContain(`JCT vs paid GPU-hours per hour: ${basename(TRACE, '.csv')}`);
     }
+    expect(rows.every((row: { trace?: string }) => row.trace === basename(TRACE, '.csv'))).toBe(true);
   });
 
   it('refuses an unknown policy before starting any work', () => {
