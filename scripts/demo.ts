@@ -4,7 +4,7 @@
  * ground truth. Prints the simulator's JSON metrics. Resumable: kill it (even with -9) and run the same
  * command with the same --state to continue.
  *   npm run -s demo -- --trace FILE [--apps a,b] --budget B [--speed X|max] [--state DIR] [--prior none|trace] [--executor local]
- *     [--warmup-hours H] [--drain-after-hours H] [--plan-cap-multiple M] [--credit-spend-hours H] [--rate-confidence Z]
+ *     [--warmup-hours H] [--budget-window-hours H] [--drain-after-hours H] [--plan-cap-multiple M] [--credit-spend-hours H] [--rate-confidence Z]
  * With --executor local every job is submitted with a command that the local executor runs as real
  * processes, one per node of its placement, restarted at each rescale; the emulated jobs still report
  * progress and completion at their ground-truth times (a real process cannot run on virtual time).
@@ -58,6 +58,11 @@ const program = scriptProgram('demo')
     '0',
   )
   .option(
+    '--budget-window-hours <h>',
+    "the service's budget window (budgetWindowHours): the hours the budget's time-average is held over",
+    '24',
+  )
+  .option(
     '--drain-after-hours <h>',
     "the service's drain (drainAfterHours): hours without a submission before the running jobs take the budget; 0: never",
     '2',
@@ -104,6 +109,7 @@ await runMain(async () => {
     prior: 'none' | 'trace';
     executor?: 'local';
     warmupHours: string;
+    budgetWindowHours: string;
     drainAfterHours: string;
     planCapMultiple: string;
     creditSpendHours: string;
@@ -117,6 +123,12 @@ await runMain(async () => {
   if (!(tickSeconds > 0)) throw new UsageError(`--tick-seconds must be positive, got "${opts.tickSeconds}"`);
 
   const warmupHours = setting('--warmup-hours', opts.warmupHours, (h) => h >= 0, 'a number >= 0 (0: none)');
+  const budgetWindowHours = setting(
+    '--budget-window-hours',
+    opts.budgetWindowHours,
+    (h) => h > 1,
+    'a number of hours above 1 (the spend ceiling looks one hour ahead)',
+  );
   const drainAfterHours = setting(
     '--drain-after-hours',
     opts.drainAfterHours,
@@ -166,6 +178,7 @@ await runMain(async () => {
     ...(opts.prior === 'trace' ? { priorRates: rates } : {}),
     tickSeconds,
     warmupHours,
+    budgetWindowHours,
     drainAfterHours,
     planCapMultiple,
     creditSpendHours,
@@ -204,6 +217,7 @@ await runMain(async () => {
     '--prior': opts.prior,
     '--tick-seconds': tickSeconds,
     '--warmup-hours': warmupHours,
+    '--budget-window-hours': budgetWindowHours,
     '--drain-after-hours': drainAfterHours,
     '--plan-cap-multiple': planCapMultiple,
     '--credit-spend-hours': creditSpendHours,
@@ -247,6 +261,12 @@ await runMain(async () => {
     }
   }
   const existing = await client.jobsByName();
+  // The most the ledger paid in any full budget window ending at a tick (kept with the replay, so a
+  // resumed one still counts the windows before it): what the budget promises to hold.
+  const windowMs = boa.service.deps.config.budgetWindowHours * 3_600_000;
+  const replayStart = boa.repo.getSetting<number>('replay-start') ?? clock.now();
+  boa.repo.putSetting('replay-start', replayStart, clock.now());
+  let heaviestWindowGpuMs = boa.repo.getSetting<number>('replay-heaviest-window') ?? 0;
   const started = performance.now();
   let lastReport = started;
   while (!world.done && !interrupted) {
@@ -269,6 +289,13 @@ await runMain(async () => {
       await boa.scheduler.settle();
     }
     await world.follow(to);
+    if (clock.now() - replayStart >= windowMs) {
+      const paid = boa.repo.paidGpuMs(clock.now() - windowMs, clock.now());
+      if (paid > heaviestWindowGpuMs) {
+        heaviestWindowGpuMs = paid;
+        boa.repo.putSetting('replay-heaviest-window', paid, clock.now());
+      }
+    }
     boa.repo.putSetting('replay', world.snapshot(to), clock.now());
     if (Number.isFinite(speed)) {
       const due = started + ((to - (jobs[0]?.time ?? 0)) * 1000) / speed;
@@ -306,6 +333,8 @@ await runMain(async () => {
     paidGpuHoursPerHour: metrics.paidGpuHoursPerHour,
     // The service's own ledger over the run (first arrival to last completion): what `boa status` shows.
     ledgerPaidGpuHoursPerHour: ledger.paidGpuHoursPerHour,
+    // The ledger's most paid in any full budget window (24 h), per hour; null: the replay was shorter.
+    ledgerPeakWindowPaidGpuHoursPerHour: heaviestWindowGpuMs > 0 ? heaviestWindowGpuMs / windowMs : null,
     rescales: metrics.rescales,
     simMs: performance.now() - started,
     avgQueueSeconds: metrics.avgQueueSeconds,

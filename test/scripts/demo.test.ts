@@ -118,6 +118,21 @@ describe('demo replay', () => {
     },
     120_000,
   );
+  it('holds every full budget window in the ledger: a 2-hour window, sliding through 8 hours', () => {
+    const windowHours = 2;
+    const run = runScript('demo.ts', [...ARGS, '--budget-window-hours', String(windowHours)]);
+    expect(run.status, run.stderr).toBe(0);
+    const heaviest = JSON.parse(run.stdout).ledgerPeakWindowPaidGpuHoursPerHour as number;
+    // budget x (1 + slack x horizon / window), and the half node the ceiling keeps against flapping.
+    const cap = 40 * (1 + (0.1 * 1) / windowHours);
+    expect(heaviest).toBeLessThanOrEqual(cap + 2 / windowHours);
+    // Measured 2026-11-27: 42, the cap itself (the load spends what the window allows).
+    expect(heaviest).toBeGreaterThan(0.95 * cap);
+    const refused = runScript('demo.ts', [...ARGS, '--budget-window-hours', '1']);
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toContain('--budget-window-hours');
+  }, 120_000);
+
   it('leaves no temporary state behind without --state, and a refused budget is one line, exit 2', () => {
     const tmp = mkdtempSync(join(tmpdir(), 'boa-demo-tmp-'));
     const demo = (args: string[]) =>
@@ -129,7 +144,13 @@ describe('demo replay', () => {
     try {
       const done = demo(ARGS);
       expect(done.status, done.stderr).toBe(0);
-      expect(JSON.parse(done.stdout)).toMatchObject({ jobs: 85, completed: 85, state: null });
+      // An 8-hour replay never fills the 24-hour window: no heaviest window to report.
+      expect(JSON.parse(done.stdout)).toMatchObject({
+        jobs: 85,
+        completed: 85,
+        state: null,
+        ledgerPeakWindowPaidGpuHoursPerHour: null,
+      });
       expect(readdirSync(tmp).filter((f) => f.startsWith('boa-demo-'))).toEqual([]);
 
       // No job runs on less than 1 GPU: a budget below that is refused.
