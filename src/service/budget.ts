@@ -76,8 +76,11 @@ export function currentSpendCeiling(svc: BoaService, now: number): SpendCeiling 
   const windowHours = config.budgetWindowHours;
   const elapsedHours = Math.max(0, now - budgetWindowFloor(svc, budget)) / HOUR;
   const lookbacks = ceilingLookbacks(windowHours, config.budgetHorizonHours, elapsedHours);
-  const paid = repo.paidGpuMsFrom(
-    lookbacks.map((hours) => now - hours * HOUR),
+  // The whole window too: the store's in-memory sum forgets what is older than the earliest start it
+  // is asked for, and the ledger's window averages (plan inputs, views, metrics) read the whole window.
+  const whole = Math.min(windowHours, elapsedHours);
+  const [, ...paid] = repo.paidGpuMsFrom(
+    [whole, ...lookbacks].map((hours) => now - hours * HOUR),
     now,
   );
   const paidByLookback = new Map(lookbacks.map((hours, i) => [hours, (paid[i] as number) / HOUR]));
