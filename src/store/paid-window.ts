@@ -68,10 +68,17 @@ export class PaidWindow {
     this.forgetBefore(earliest);
     const latest = Math.max(...froms);
     const sums = froms.map(() => 0);
-    // A span covering every start adds gpus x (end - from) to each: summed once, spread at the end.
+    // Only spans that start or end between the earliest and the latest start differ from one start to
+    // the next: one launched after every start adds the same to each, and one covering them all adds
+    // gpus x (end - from), summed once and spread at the end.
+    let common = 0;
     let coverGpus = 0;
     let coverGpuMsAfterEarliest = 0;
     const add = (gpus: number, launchedAt: number, end: number) => {
+      if (launchedAt >= latest) {
+        common += gpus * Math.max(0, end - launchedAt);
+        return;
+      }
       if (launchedAt <= earliest && end >= latest) {
         coverGpus += gpus;
         coverGpuMsAfterEarliest += gpus * (end - earliest);
@@ -89,7 +96,7 @@ export class PaidWindow {
       add(span.gpus, span.launchedAt, Math.min(gone, to));
     }
     return sums.map(
-      (sum, i) => sum + coverGpuMsAfterEarliest - ((froms[i] as number) - earliest) * coverGpus,
+      (sum, i) => sum + common + coverGpuMsAfterEarliest - ((froms[i] as number) - earliest) * coverGpus,
     );
   }
 
