@@ -57,7 +57,7 @@ const program = withSimulationOptions(
     .option('--apps <list>', 'only these applications, comma-separated')
     .option(
       '--policies <list>',
-      'comma-separated policy names; boa variants: boa@oracle (the trace rates), boa@warmupH, boa@drainH, boa@capM, boa@creditH, boa@confZ, joined with @ (boa@cap2@conf3)',
+      'comma-separated policy names; boa variants: boa@oracle (the trace rates), boa@warmupH, boa@drainH, boa@capM, boa@creditH, boa@confZ, joined with @ (boa@cap2@conf3); boa-price@ceilingB (under the spend ceiling at budget B)',
     )
     .option(
       '--budgets <spec>',

@@ -67,7 +67,20 @@ const PARSERS: ReadonlyArray<{ pattern: RegExp; parse: (value: number) => Varian
   },
 ];
 
-export const VARIANTS_HELP = `the policy variants are boa@oracle (boa on the trace's own rates), boa@warmupH (boa with a warm-up of H hours, H > 0), boa@drainH (the drain after H hours without an arrival, 0: none), boa@capM (the plan cap at M >= 1 times the load's minimum, 0: none), boa@creditH (the window's credit spent over H hours while the load is tight, 0: never) and boa@confZ (the load planned at 1 + Z / sqrt(arrivals seen) times its online estimate, Z from 0 to ${MAX_RATE_CONFIDENCE}), joined with @ to combine (boa@cap2@conf2)`;
+export const VARIANTS_HELP = `the policy variants are boa@oracle (boa on the trace's own rates), boa@warmupH (boa with a warm-up of H hours, H > 0), boa@drainH (the drain after H hours without an arrival, 0: none), boa@capM (the plan cap at M >= 1 times the load's minimum, 0: none), boa@creditH (the window's credit spent over H hours while the load is tight, 0: never) and boa@confZ (the load planned at 1 + Z / sqrt(arrivals seen) times its online estimate, Z from 0 to ${MAX_RATE_CONFIDENCE}), joined with @ to combine (boa@cap2@conf2); and boa-price@ceilingB (boa-price under the service's spend ceiling at a budget of B)`;
+
+/**
+ * boa-price's one variant, `boa-price@ceilingB`: the service's spend ceiling at a budget of B, the price
+ * unchanged (the knob a comparison sweeps); undefined when the names are not that.
+ */
+export function boaPriceVariant(
+  names: readonly string[],
+): { options: PolicyOptions; label: string } | undefined {
+  const match = names.length === 1 ? new RegExp(`^ceiling${NUMBER}$`).exec(names[0] as string) : null;
+  const budget = Number(match?.[1]);
+  if (!match || !(budget > 0)) return undefined;
+  return { options: { budget }, label: `boa-price (ceiling at ${budget})` };
+}
 
 /** boa's options and label for the variant names after `boa@`; undefined when one is not a variant. */
 export function boaVariant(names: readonly string[]): { options: PolicyOptions; label: string } | undefined {

@@ -4,7 +4,7 @@ import { chartFrame, renderSvg } from '../../src/charts/render.ts';
 import type { PolicyDefinition, PolicyOptions } from '../../src/sim/policy.ts';
 import { jctAtPaid, metricsAtPaid, type RunMetricsAtPaid } from '../../src/sim/matched.ts';
 import type { SimResult } from '../../src/sim/run.ts';
-import { boaVariant, PolicyVariantError, VARIANTS_HELP } from './boa-variants.ts';
+import { boaPriceVariant, boaVariant, PolicyVariantError, VARIANTS_HELP } from './boa-variants.ts';
 
 /** A run as compare reports it: the knob swept, and the series it belongs to (`label`). */
 export type CompareRow = SimResult & {
@@ -61,7 +61,12 @@ export function parsePolicyEntry(spec: string, find: (name: string) => PolicyDef
   const [name, ...variants] = spec.split('@');
   const definition = find(name as string);
   if (variants.length === 0) return { definition };
-  const variant = definition.name === 'boa' ? boaVariant(variants) : undefined;
+  const variant =
+    definition.name === 'boa'
+      ? boaVariant(variants)
+      : definition.name === 'boa-price'
+        ? boaPriceVariant(variants)
+        : undefined;
   if (!variant) throw new PolicyVariantError(`"${spec}": ${VARIANTS_HELP}`);
   return { definition, ...variant };
 }

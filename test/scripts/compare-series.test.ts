@@ -37,6 +37,21 @@ describe('compare policy variants', () => {
     });
   });
 
+  it('boa-price@ceilingB holds the spend ceiling at a budget of B, its only variant', () => {
+    expect(parsePolicyEntry('boa-price@ceiling118.8', find)).toMatchObject({
+      definition: { name: 'boa-price' },
+      options: { budget: 118.8 },
+      label: 'boa-price (ceiling at 118.8)',
+    });
+    for (const spec of [
+      'boa-price@ceiling0',
+      'boa-price@cap2',
+      'boa-price@ceiling1@ceiling2',
+      'pollux-autoscale@ceiling5',
+    ])
+      expect(() => parsePolicyEntry(spec, find), spec).toThrow(/boa-price@ceilingB/);
+  });
+
   it('boa@capM turns on the plan cap at M times the load minimum, labelled with it', () => {
     expect(parsePolicyEntry('boa@cap2', find)).toMatchObject({
       options: { planCapMultiple: 2 },

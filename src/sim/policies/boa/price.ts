@@ -7,13 +7,23 @@
  * much on the trace), which no one running a service can do: docs/comparison.md. Not the product: boa
  * holds a budget.
  */
+import { DEFAULT_SPEND_CEILING } from '../../../core/spend-ceiling.ts';
 import type { PolicyContext, PolicyDefinition, PolicyOptions } from '../../policy.ts';
 import { BOA_DEFAULTS, BoaOptionsError } from './index.ts';
 import { BoaPolicy, type BoaSettings } from './policy.ts';
 
-/** Checks the price; the settings are boa's with every budget mechanism off. */
+/**
+ * Checks the price; the settings are boa's with every budget mechanism off, except, when a budget is
+ * given, the service's spend ceiling at that budget (the 24-hour window held, the price unchanged):
+ * what a fixed price costs once it must keep the budget's promise.
+ */
 export function boaPriceSettings(options: PolicyOptions): BoaSettings {
-  const { price } = options;
+  const { price, budget } = options;
+  if (budget !== undefined && !(Number.isFinite(budget) && budget > 0)) {
+    throw new BoaOptionsError(
+      `boa-price's budget (optional: the spend ceiling it holds) must be a number > 0, got ${budget}`,
+    );
+  }
   if (price === undefined || !(Number.isFinite(price) && price > 0)) {
     throw new BoaOptionsError(
       `boa-price needs a price: a number > 0, the seconds of completion time one more GPU-second must save, got ${price}`,
@@ -28,10 +38,10 @@ export function boaPriceSettings(options: PolicyOptions): BoaSettings {
   }
   return {
     ...BOA_DEFAULTS,
-    // Unread: no budget control, ceiling, drain, credit or warm-up runs at a fixed price.
-    budget: 1,
+    // No budget control, drain, credit or warm-up runs at a fixed price; the ceiling only with a budget.
+    budget: budget ?? 1,
     price,
-    ceiling: null,
+    ceiling: budget === undefined ? null : DEFAULT_SPEND_CEILING,
     drain: null,
     credit: null,
     warmup: null,

@@ -2,9 +2,12 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseProfileFile } from '../../../../src/core/profile.ts';
-import { parseTrace } from '../../../../src/core/trace.ts';
+import { arrivalRatesPerHour, parseTrace } from '../../../../src/core/trace.ts';
 import type { PolicyOptions } from '../../../../src/sim/policy.ts';
 import { BoaPlanner } from '../../../../src/sim/policies/boa/planner.ts';
+import { DEFAULT_SPEND_CEILING } from '../../../../src/core/spend-ceiling.ts';
+import { generateTrace } from '../../../../src/sim/trace-gen/generate.ts';
+import { NEW_TRACE_MIX } from '../../../../scripts/lib/mixes.ts';
 import { boaPricePolicy, boaPriceSettings } from '../../../../src/sim/policies/boa/price.ts';
 import type { BoaPolicy } from '../../../../src/sim/policies/boa/policy.ts';
 import { simulate, truthProvider } from '../../../../src/sim/run.ts';
@@ -21,6 +24,17 @@ describe('boa-price options', () => {
     expect(() => boaPriceSettings({ price: 1, solver: 'paper' })).toThrow(/exact calculator only/);
     expect(() => boaPriceSettings({ price: 1, rates: 'oracle' })).toThrow(/reads no arrival rates/);
     expect(boaPriceSettings({ price: 0.5 })).toMatchObject({ price: 0.5, ceiling: null, drain: null });
+    // With a budget, the service's spend ceiling at it; nothing else of boa's budget holding.
+    expect(boaPriceSettings({ price: 0.5, budget: 80 })).toMatchObject({
+      budget: 80,
+      ceiling: DEFAULT_SPEND_CEILING,
+      drain: null,
+      credit: null,
+    });
+    for (const budget of [0, -1, Number.NaN])
+      expect(() => boaPriceSettings({ price: 0.5, budget })).toThrow(
+        /boa-price's budget .* must be a number > 0/,
+      );
   });
 });
 
@@ -81,5 +95,24 @@ describe('boa-price runs', () => {
     }
     expect(wide.paidGpuHoursPerHour).toBeGreaterThan(narrow.paidGpuHoursPerHour * 1.1);
     expect(wide.avgJctSeconds).toBeLessThan(narrow.avgJctSeconds * 0.9);
+  });
+});
+
+describe('boa-price under the spend ceiling', () => {
+  // The generated 960-job, 48-hour bursty trace of budget.test.ts; its heavy class comes late.
+  const trace = generateTrace({ jobs: 960, hours: 48, mix: NEW_TRACE_MIX, scv: 2.65, seed: 1 });
+  const budget = 1.6 * planner.minFeasible(arrivalRatesPerHour(trace));
+  const run = (options: PolicyOptions) =>
+    simulate({ trace, policy: 'boa-price', options, profiles, truthOf: truthProvider(POLLUX) }).result;
+
+  it('keeps the heaviest 24 hours within the budget that a fixed price alone exceeds', () => {
+    // Measured 2026-11-27 at price 0.1: 137.7 GPU-hours/hour in the heaviest day against 118.8 (+15.9%)
+    // alone, +0.4% under the ceiling (the ceiling's slack over one hour).
+    const alone = run({ price: 0.1 });
+    const held = run({ price: 0.1, budget });
+    expect(alone.peakDayPaidGpuHoursPerHour / budget - 1).toBeGreaterThan(0.1);
+    expect(held.peakDayPaidGpuHoursPerHour / budget - 1).toBeLessThan(0.005);
+    expect(held.completed).toBe(960);
+    expect(held.budget).toBe(budget);
   });
 });
