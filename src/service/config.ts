@@ -196,6 +196,15 @@ export const configSchema = z
         message: 'tokenSecretArn and token are both set: give the operator token one way only',
       });
     }
+    if (c.budgetHorizonHours >= c.budgetWindowHours) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['budgetHorizonHours'],
+        message:
+          `budgetHorizonHours must be below budgetWindowHours (${c.budgetWindowHours}), got ` +
+          `${c.budgetHorizonHours}: the spend ceiling holds the window as it will be one horizon from now`,
+      });
+    }
     if (c.cloud === 'aws' && !c.aws) {
       ctx.addIssue({
         code: 'custom',

@@ -49,6 +49,10 @@ describe('service configuration', () => {
     [{ tickSeconds: 0 }, /tickSeconds: tickSeconds must be > 0/],
     [{ token: 'short' }, /token: token must be at least 16 characters/],
     [{ colour: 'blue' }, /unknown setting "colour"/],
+    [
+      { budgetWindowHours: 2, budgetHorizonHours: 2 },
+      /budgetHorizonHours must be below budgetWindowHours \(2\)/,
+    ],
     [{ nodes: { notReadyGraceSeconds: 600 } }, /notReadyGraceSeconds must be at most 300: Kubernetes evicts/],
   ])('refuses %j, naming the setting', (layer, message) => {
     expect(() => resolveConfig(layer)).toThrow(ConfigError);
