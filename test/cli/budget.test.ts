@@ -40,6 +40,10 @@ describe('boa budget', () => {
     expect(table.stdout).toMatch(/^budget\s+40 GPU-hours\/hour \(\$28,557\.60\/month\)$/m);
     expect(table.stdout).toMatch(/^since set\s+[\d.]+\s+[\d.]+\s+[\d.]+$/m);
     expect(table.stdout).not.toMatch(/^warm-up/m);
+    // The debt is over what the ceiling counts: the window as it will be one horizon (1 h) from now.
+    expect(table.stdout).toMatch(
+      /^debt\s+none \([\d.]+ GPU-hours under the budget in the window's last 23 h \(or since the budget was set\)\)$/m,
+    );
     // A service just started has no 24 hours to average: the rate is named by the time it covers.
     const covered = (await s.request('GET', '/v1/budget')).body.window.hours as number;
     expect(covered).toBeLessThan(1);

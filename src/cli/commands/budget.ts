@@ -109,7 +109,7 @@ function renderBudget(b: BudgetView): string {
           `${b.control.ceilingNodes ?? '-'} nodes (${fixed(b.control.ceilingGpus ?? 0, 1)} GPUs) for the next ` +
             `${b.control.horizonHours} h keep the window's average within the budget`,
         ],
-        ['debt', debtLine(b.control.debtGpuHours ?? 0)],
+        ['debt', debtLine(b.control.debtGpuHours ?? 0, b.window.windowHours - b.control.horizonHours)],
         ['load needs', `${fixed(b.control.loadNeedsGpuHoursPerHour, 1)} GPU-hours/hour`],
         ['queued', `${b.control.queuedForBudget} jobs wait for the budget (oldest first)`],
         ...(b.control.draining
@@ -171,11 +171,15 @@ function withMinimumHint(error: unknown): unknown {
   return new CliError(`${error.message} (try: boa budget set ${accepted})`, error.exitCode, error.body);
 }
 
-/** Spent above the budget so far in the window, or how far under it. */
-function debtLine(debtGpuHours: number): string {
+/**
+ * Spent above the budget in what the ceiling counts (the window as it will be one horizon from now:
+ * its last `hours`, or less while it is younger), or how far under it.
+ */
+function debtLine(debtGpuHours: number, hours: number): string {
+  const where = `in the window's last ${fixed(hours, 0)} h (or since the budget was set)`;
   return debtGpuHours > 0.005
-    ? `${fixed(debtGpuHours, 2)} GPU-hours above the budget so far in the window`
-    : `none (${fixed(Math.max(0, -debtGpuHours), 2)} GPU-hours under the budget so far in the window)`;
+    ? `${fixed(debtGpuHours, 2)} GPU-hours above the budget ${where}`
+    : `none (${fixed(Math.max(0, -debtGpuHours), 2)} GPU-hours under the budget ${where})`;
 }
 
 /**
