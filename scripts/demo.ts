@@ -19,13 +19,14 @@ import { pino } from 'pino';
 import { arrivalRatesPerHour } from '../src/core/trace.ts';
 import { bootService } from '../src/service/boot.ts';
 import { resolveConfig } from '../src/service/config.ts';
-import { MAX_RATE_CONFIDENCE } from '../src/service/estimators.ts';
 import { summarize } from '../src/sim/engine/metrics.ts';
 import { BoaPlanner } from '../src/sim/policies/boa/planner.ts';
 import { ApiError, LauncherClient } from '../src/sim/replay/api-client.ts';
 import { ReplayWorld, type WorldSnapshot } from '../src/sim/replay/world.ts';
 import { truthProvider } from '../src/sim/run.ts';
 import { loadProfileFile, loadTrace, parseList, runMain, UsageError, scriptProgram } from './lib/inputs.ts';
+import { HeaviestWindow } from './lib/heaviest-window.ts';
+import { demoSettings, settingsByFlag } from './lib/demo-settings.ts';
 import { DEFAULT_PROFILES } from './lib/paths.ts';
 import { DEFAULT_DATA } from './lib/sim-setup.ts';
 
@@ -122,37 +123,7 @@ await runMain(async () => {
   const tickSeconds = Number(opts.tickSeconds);
   if (!(tickSeconds > 0)) throw new UsageError(`--tick-seconds must be positive, got "${opts.tickSeconds}"`);
 
-  const warmupHours = setting('--warmup-hours', opts.warmupHours, (h) => h >= 0, 'a number >= 0 (0: none)');
-  const budgetWindowHours = setting(
-    '--budget-window-hours',
-    opts.budgetWindowHours,
-    (h) => h > 1,
-    'a number of hours above 1 (the spend ceiling looks one hour ahead)',
-  );
-  const drainAfterHours = setting(
-    '--drain-after-hours',
-    opts.drainAfterHours,
-    (h) => h >= 0,
-    'a number >= 0 (0: never)',
-  );
-  const planCapMultiple = setting(
-    '--plan-cap-multiple',
-    opts.planCapMultiple,
-    (m) => m === 0 || m >= 1,
-    '0 (no cap) or a number >= 1',
-  );
-  const creditSpendHours = setting(
-    '--credit-spend-hours',
-    opts.creditSpendHours,
-    (h) => h >= 0,
-    'a number >= 0 (0: never)',
-  );
-  const rateConfidence = setting(
-    '--rate-confidence',
-    opts.rateConfidence,
-    (z) => z >= 0 && z <= MAX_RATE_CONFIDENCE,
-    `a number from 0 (the estimate) to ${MAX_RATE_CONFIDENCE}`,
-  );
+  const settings = demoSettings(opts);
 
   const trace = loadTrace(opts.trace);
   const apps = opts.apps ? parseList(opts.apps, '--apps') : undefined;
@@ -177,12 +148,7 @@ await runMain(async () => {
     // --prior trace: the estimator starts from the trace's own rates (the simulator's --rates prior).
     ...(opts.prior === 'trace' ? { priorRates: rates } : {}),
     tickSeconds,
-    warmupHours,
-    budgetWindowHours,
-    drainAfterHours,
-    planCapMultiple,
-    creditSpendHours,
-    rateConfidence,
+    ...settings,
     logLevel: 'warn',
   });
   const boa = await bootService(config, { clock, logger: pino({ level: 'warn' }, pino.destination(2)) });
@@ -216,12 +182,7 @@ await runMain(async () => {
     '--budget': budget,
     '--prior': opts.prior,
     '--tick-seconds': tickSeconds,
-    '--warmup-hours': warmupHours,
-    '--budget-window-hours': budgetWindowHours,
-    '--drain-after-hours': drainAfterHours,
-    '--plan-cap-multiple': planCapMultiple,
-    '--credit-spend-hours': creditSpendHours,
-    '--rate-confidence': rateConfidence,
+    ...settingsByFlag(settings),
     '--executor': opts.executor ?? 'none',
   };
   const saved = boa.repo.getSetting<WorldSnapshot>('replay');
@@ -261,12 +222,7 @@ await runMain(async () => {
     }
   }
   const existing = await client.jobsByName();
-  // The most the ledger paid in any full budget window ending at a tick (kept with the replay, so a
-  // resumed one still counts the windows before it): what the budget promises to hold.
-  const windowMs = boa.service.deps.config.budgetWindowHours * 3_600_000;
-  const replayStart = boa.repo.getSetting<number>('replay-start') ?? clock.now();
-  boa.repo.putSetting('replay-start', replayStart, clock.now());
-  let heaviestWindowGpuMs = boa.repo.getSetting<number>('replay-heaviest-window') ?? 0;
+  const heaviestWindow = new HeaviestWindow(boa.service);
   const started = performance.now();
   let lastReport = started;
   while (!world.done && !interrupted) {
@@ -289,13 +245,7 @@ await runMain(async () => {
       await boa.scheduler.settle();
     }
     await world.follow(to);
-    if (clock.now() - replayStart >= windowMs) {
-      const paid = boa.repo.paidGpuMs(clock.now() - windowMs, clock.now());
-      if (paid > heaviestWindowGpuMs) {
-        heaviestWindowGpuMs = paid;
-        boa.repo.putSetting('replay-heaviest-window', paid, clock.now());
-      }
-    }
+    heaviestWindow.observe(clock.now());
     boa.repo.putSetting('replay', world.snapshot(to), clock.now());
     if (Number.isFinite(speed)) {
       const due = started + ((to - (jobs[0]?.time ?? 0)) * 1000) / speed;
@@ -334,7 +284,7 @@ await runMain(async () => {
     // The service's own ledger over the run (first arrival to last completion): what `boa status` shows.
     ledgerPaidGpuHoursPerHour: ledger.paidGpuHoursPerHour,
     // The ledger's most paid in any full budget window (24 h), per hour; null: the replay was shorter.
-    ledgerPeakWindowPaidGpuHoursPerHour: heaviestWindowGpuMs > 0 ? heaviestWindowGpuMs / windowMs : null,
+    ledgerPeakWindowPaidGpuHoursPerHour: heaviestWindow.perHour(),
     rescales: metrics.rescales,
     simMs: performance.now() - started,
     avgQueueSeconds: metrics.avgQueueSeconds,
@@ -398,11 +348,4 @@ function changedOptions(was: ReplayOptions, now: ReplayOptions): string[] {
     .map((flag) =>
       flag === '--trace/--apps' ? 'another trace or --apps' : `${flag} ${was[flag]}, not ${now[flag]}`,
     );
-}
-
-/** A service setting from its flag: the number, or a usage error naming the flag and what it allows. */
-function setting(flag: string, raw: string, allowed: (value: number) => boolean, what: string): number {
-  const value = Number(raw);
-  if (!allowed(value)) throw new UsageError(`${flag} must be ${what}, got "${raw}"`);
-  return value;
 }
