@@ -41,7 +41,7 @@ import {
   policyOptionsFrom,
   withSimulationOptions,
 } from './lib/sim-setup.ts';
-import { priorFrom, withPrior } from './lib/prior-from.ts';
+import { historyFrom, priorFrom, withHistory, withPrior } from './lib/other-days.ts';
 import { runPool } from './lib/worker-pool.ts';
 
 const DEFAULT_TARGETS = '0.5,0.6,0.7,0.8,0.9';
@@ -80,6 +80,10 @@ const program = withSimulationOptions(
       '--prior-from <files>',
       "boa: its online estimator starts from these other traces' average rates per class, as a service that ran on those days would (its priorRates); labelled with it",
     )
+    .option(
+      '--history <files>',
+      "boa: its online estimator holds these other traces' submissions, back to back before the trace's first arrival, as the rate window of a service that ran through those days would (their jobs are not run); labelled with it",
+    )
     .option('--workers <n>', 'worker threads (default: available cores)')
     .option(
       '--at-paid <list>',
@@ -108,6 +112,7 @@ await runMain(async () => {
       solver?: string;
       rates?: string;
       priorFrom?: string;
+      history?: string;
       workers?: string;
       profiles: string;
       data: string;
@@ -156,17 +161,21 @@ await runMain(async () => {
     );
   }
   const priorFiles = opts.priorFrom ? parseList(opts.priorFrom, '--prior-from') : [];
-  // It is boa's estimator's starting point: without a boa series it would be dropped without a word.
-  if (
-    priorFiles.length > 0 &&
-    !parsed.some((e) => e.definition.name === 'boa' && e.options?.rates !== 'oracle')
-  ) {
-    throw new UsageError('--prior-from applies to boa (online rates) only: add boa to --policies');
+  const historyFiles = opts.history ? parseList(opts.history, '--history') : [];
+  // Both are boa's estimator's: without a boa series they would be dropped without a word.
+  const onlineBoa = parsed.some((e) => e.definition.name === 'boa' && e.options?.rates !== 'oracle');
+  for (const [files, flag] of [
+    [priorFiles, '--prior-from'],
+    [historyFiles, '--history'],
+  ] as const) {
+    if (files.length > 0 && !onlineBoa)
+      throw new UsageError(`${flag} applies to boa (online rates) only: add boa to --policies`);
   }
-  const entries =
-    priorFiles.length > 0
-      ? withPrior(parsed, priorFrom(priorFiles, opts.trace, inputs.apps), priorFiles.length)
-      : parsed;
+  let entries = parsed;
+  if (priorFiles.length > 0)
+    entries = withPrior(entries, priorFrom(priorFiles, opts.trace, inputs.apps), priorFiles.length);
+  if (historyFiles.length > 0)
+    entries = withHistory(entries, historyFrom(historyFiles, opts.trace, inputs.apps), historyFiles.length);
   const swept = compareTasks(entries, { budget: budgets.values, target: targets, price: prices }, shared);
   const fixedMode = (policy: string) => findPolicy(policy).mode === 'fixed';
   const tasks =

@@ -152,6 +152,12 @@ export interface PolicyOptions {
    * than the trace, say other days' traces (`compare --prior-from`): the online estimator starts there.
    */
   readonly priorRatesPerHour?: Readonly<Record<string, number>>;
+  /**
+   * Submissions boa's online estimator holds before the trace's first arrival, `secondsBefore` it: a
+   * service that ran through other days has them in its window (`compare --history`). Their jobs are
+   * not run; the cluster and the budget's ledger start empty.
+   */
+  readonly history?: ReadonlyArray<{ readonly app: string; readonly secondsBefore: number }>;
   /** boa's warm-up (core/warmup.ts): hours from half the budget to all of it; 0 or absent: none. */
   readonly warmupHours?: number;
   /** boa's drain (core/exec/drain-widths.ts): hours without an arrival before it; 0: never; absent: 2. */

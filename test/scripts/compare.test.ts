@@ -11,7 +11,7 @@ import {
   compareTasks,
   seriesOf,
 } from '../../scripts/lib/compare-report.ts';
-import { priorFrom } from '../../scripts/lib/prior-from.ts';
+import { HISTORY_GAP_SECONDS, historyFrom, priorFrom } from '../../scripts/lib/other-days.ts';
 import { jctAtPaid } from '../../src/sim/matched.ts';
 import type { PolicyDefinition } from '../../src/sim/policy.ts';
 import { POLLUX, runScript } from '../helpers/run-script.ts';
@@ -304,5 +304,77 @@ describe('compare --prior-from', () => {
     ]);
     expect(run.status).toBe(2);
     expect(run.stderr).toMatch(/--prior-from applies to boa \(online rates\) only: add boa to --policies/);
+  });
+});
+
+describe('compare --history', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'compare-history-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const trace = (name: string, jobs: Array<[number, string]>) => {
+    const file = join(dir, name);
+    const rows = jobs.map(([hour, app], i) => `j${i},${hour * 3600},${app},1,128`);
+    writeFileSync(file, `name,time,application,num_replicas,batch_size\n${rows.join('\n')}\n`);
+    return file;
+  };
+
+  it('puts the other traces back to back before the first arrival, in the order given, oldest first', () => {
+    const a = trace('a.csv', [
+      [5, 'cifar10'],
+      [7, 'bert'],
+    ]);
+    const b = trace('b.csv', [
+      [0, 'cifar10'],
+      [1, 'cifar10'],
+    ]);
+    const gap = HISTORY_GAP_SECONDS;
+    // b ends a minute before the trace; a (2 h) ends a minute before b (1 h) starts.
+    expect(historyFrom([a, b], TRACE)).toEqual([
+      { app: 'cifar10', secondsBefore: 2 * gap + 3 * 3600 },
+      { app: 'bert', secondsBefore: 2 * gap + 3600 },
+      { app: 'cifar10', secondsBefore: gap + 3600 },
+      { app: 'cifar10', secondsBefore: gap },
+    ]);
+    expect(historyFrom([a, b], TRACE, ['bert'])).toEqual([{ app: 'bert', secondsBefore: 2 * gap + 3600 }]);
+    expect(() => historyFrom([TRACE], TRACE)).toThrow(/--history must not include --trace .*oracle input/);
+  });
+
+  it('labels the boa series with the history and changes its plans, leaves its oracle series alone', () => {
+    const out = join(dir, 'out');
+    const run = runScript('compare.ts', [
+      ...['--trace', TRACE, '--apps', 'cifar10', '--policies', 'boa,boa@oracle', '--budgets', '12'],
+      ...[
+        '--history',
+        resolve(POLLUX, 'workloads/workload-2.csv'),
+        '--out',
+        out,
+        '--workers',
+        '1',
+        '--quiet',
+      ],
+    ]);
+    expect(run.status, run.stderr).toBe(0);
+    const cold = join(dir, 'cold');
+    const coldRun = runScript('compare.ts', [
+      ...['--trace', TRACE, '--apps', 'cifar10', '--policies', 'boa', '--budgets', '12'],
+      ...['--out', cold, '--workers', '1', '--quiet'],
+    ]);
+    expect(coldRun.status, coldRun.stderr).toBe(0);
+    const rows: CompareRow[] = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8'));
+    expect(rows.map((r) => r.label ?? r.policy).sort()).toEqual([
+      'boa (history of 1 other trace)',
+      'boa (oracle rates)',
+    ]);
+    const warm = rows.find((r) => r.label === 'boa (history of 1 other trace)') as CompareRow;
+    const [coldRow] = JSON.parse(readFileSync(join(cold, 'results.json'), 'utf8')) as CompareRow[];
+    expect(warm.avgJctSeconds).not.toBeCloseTo((coldRow as CompareRow).avgJctSeconds, 0);
+  });
+
+  it('is refused without a boa series (online) to read it', () => {
+    const run = runScript('compare.ts', [
+      ...['--trace', TRACE, '--apps', 'cifar10', '--policies', 'boa@oracle', '--budgets', '12'],
+      ...['--history', resolve(POLLUX, 'workloads/workload-2.csv'), '--out', join(dir, 'none')],
+    ]);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(/--history applies to boa \(online rates\) only: add boa to --policies/);
   });
 });

@@ -10,7 +10,8 @@
  * spending of the window's unspent budget while the load needs most of the budget, core/credit.ts),
  * rateConfidence (default 0: the estimate; the service's opt-in upper confidence bound on online rates,
  * src/service/estimators.ts), priorRatesPerHour (the online estimator's prior, the service's priorRates,
- * from somewhere other than the trace: `compare --prior-from`).
+ * from somewhere other than the trace: `compare --prior-from`), history (submissions the estimator holds
+ * before the trace: `compare --history`).
  */
 import { BudgetTooLowError } from '../../../core/calc/errors.ts';
 import type { PolicyContext, PolicyDefinition, PolicyOptions } from '../../policy.ts';
@@ -110,12 +111,23 @@ export function boaSettings(context: PolicyContext, options: PolicyOptions): Boa
         );
     }
   }
+  const history = options.history;
+  if (history !== undefined) {
+    if (rates !== 'online')
+      throw new BoaOptionsError(`boa history needs online rates (it is what they read), got "${rates}"`);
+    const bad = history.find((h) => !(Number.isFinite(h.secondsBefore) && h.secondsBefore > 0));
+    if (bad)
+      throw new BoaOptionsError(
+        `boa history: every submission must be before the trace (secondsBefore > 0), got ${bad.secondsBefore} (${bad.app})`,
+      );
+  }
   return {
     ...BOA_DEFAULTS,
     onlineRates: {
       ...BOA_DEFAULTS.onlineRates,
       confidence,
       ...(prior !== undefined ? { priorRatesPerHour: prior } : {}),
+      ...(history !== undefined ? { history } : {}),
     },
     budget,
     solver,

@@ -4,8 +4,9 @@
  * `rateWindowHours`, blended with each class's prior rate worth `priorWeightHours` of observation, a
  * fall followed at most halving every `rateHoldHalfLifeHours`. The
  * service's prior rates default to 0 (nothing configured), so a class counts only once it is seen.
- * Observation starts just before the first arrival (the service's start). Times are seconds here, milliseconds
- * in the service.
+ * Observation starts just before the first arrival (the service's start), or, given a history, at its
+ * first submission: the window of a service that ran through those days holds them (`compare
+ * --history`). Times are seconds here, milliseconds in the service.
  */
 import { plannedRates } from '../../../service/estimators.ts';
 
@@ -20,6 +21,16 @@ export interface OnlineRateOptions {
   readonly holdHalfLifeHours: number;
   /** z: the load planned at 1 + z / sqrt(arrivals seen) times its estimate (the service's `rateConfidence`). */
   readonly confidence: number;
+  /**
+   * Submissions before the first arrival, `secondsBefore` it (> 0), oldest first: what the service's
+   * window holds after running through other days; none for a service that starts with the trace.
+   */
+  readonly history: ReadonlyArray<HistoryArrival>;
+}
+
+export interface HistoryArrival {
+  readonly app: string;
+  readonly secondsBefore: number;
 }
 
 /** The service's defaults (test/sim/policies/boa/online-rates.test.ts checks them against its config). */
@@ -30,6 +41,7 @@ export const DEFAULT_ONLINE_RATES: OnlineRateOptions = {
   replanOnMove: 0.25,
   holdHalfLifeHours: 48,
   confidence: 0,
+  history: [],
 };
 
 const MS = 1000;
@@ -52,7 +64,15 @@ export class OnlineRates {
   }
 
   record(app: string, time: number): void {
-    this.#first ??= time;
+    if (this.#first === undefined) {
+      this.#first = time;
+      for (const { app: past, secondsBefore } of this.options.history) {
+        this.#first = Math.min(this.#first, time - secondsBefore);
+        this.#submissions.push({ className: past, submittedAt: (time - secondsBefore) * MS });
+      }
+      // Oldest first: ratesAt drops from the front.
+      this.#submissions.sort((a, b) => a.submittedAt - b.submittedAt);
+    }
     this.#submissions.push({ className: app, submittedAt: time * MS });
   }
 

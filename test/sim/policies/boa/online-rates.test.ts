@@ -47,4 +47,47 @@ describe("boa's online rates are the service's", () => {
       }
     },
   );
+
+  it("with a history, reads it as the service's window holds it: the same as plannedRates on the days before and the trace", () => {
+    // Two days of one cifar10 an hour, then the trace starting at t = 1000 s with a bert.
+    const history = Array.from({ length: 48 }, (_, k) => ({ app: 'cifar10', secondsBefore: 60 + 3600 * k }));
+    const start = 1000;
+    const warm = new OnlineRates(['cifar10', 'bert'], {
+      ...DEFAULT_ONLINE_RATES,
+      history: [...history].reverse(),
+    });
+    const cold = new OnlineRates(['cifar10', 'bert'], DEFAULT_ONLINE_RATES);
+    for (const rates of [warm, cold]) rates.record('bert', start);
+    // At the first arrival the warm estimator reads the day before (24 in 24 h, beside the prior's 2 h
+    // of nothing); a service starting with the trace has seen no cifar10. Asked first: time only moves
+    // forward, and ratesAt forgets what no later estimate reads.
+    expect(warm.ratesAt(start).cifar10).toBeCloseTo(24 / 26, 2);
+    expect(cold.ratesAt(start).cifar10).toBeUndefined();
+    const submissions = [
+      ...history.map((h) => ({ className: 'cifar10', submittedAt: (start - h.secondsBefore) * 1000 })),
+      { className: 'bert', submittedAt: start * 1000 },
+    ].sort((a, b) => a.submittedAt - b.submittedAt);
+    for (const now of [start, start + 3600, start + 30 * 3600]) {
+      const service = plannedRates(
+        [
+          { name: 'cifar10', priorRatePerHour: 0 },
+          { name: 'bert', priorRatePerHour: 0 },
+        ],
+        submissions,
+        {
+          now: now * 1000,
+          windowHours: 24,
+          priorWeightHours: 2,
+          observedSince: (start - 60 - 47 * 3600) * 1000 - 1,
+          holdHalfLifeHours: 48,
+          confidence: 0,
+        },
+      );
+      const ours = warm.ratesAt(now);
+      for (const [name, rate] of Object.entries(service)) {
+        if (rate > 0) expect(ours[name]).toBeCloseTo(rate, 12);
+        else expect(ours[name]).toBeUndefined();
+      }
+    }
+  });
 });
