@@ -84,6 +84,10 @@ const program = withSimulationOptions(
       '--history <files>',
       "boa: its online estimator holds these other traces' submissions, back to back before the trace's first arrival, as the rate window of a service that ran through those days would (their jobs are not run); labelled with it",
     )
+    .option(
+      '--history-gap-hours <h>',
+      'with --history: hours without submissions between its traces and before the trace (default: a minute; 16 after 8-hour traces makes working days)',
+    )
     .option('--workers <n>', 'worker threads (default: available cores)')
     .option(
       '--at-paid <list>',
@@ -113,6 +117,7 @@ await runMain(async () => {
       rates?: string;
       priorFrom?: string;
       history?: string;
+      historyGapHours?: string;
       workers?: string;
       profiles: string;
       data: string;
@@ -174,8 +179,19 @@ await runMain(async () => {
   let entries = parsed;
   if (priorFiles.length > 0)
     entries = withPrior(entries, priorFrom(priorFiles, opts.trace, inputs.apps), priorFiles.length);
+  if (opts.historyGapHours !== undefined && historyFiles.length === 0)
+    throw new UsageError('--history-gap-hours applies to --history: give the traces it separates');
+  const gapHours =
+    opts.historyGapHours === undefined
+      ? 0
+      : numberOption(opts.historyGapHours, '--history-gap-hours', { min: 0 });
   if (historyFiles.length > 0)
-    entries = withHistory(entries, historyFrom(historyFiles, opts.trace, inputs.apps), historyFiles.length);
+    entries = withHistory(
+      entries,
+      historyFrom(historyFiles, opts.trace, inputs.apps, gapHours),
+      historyFiles.length,
+      gapHours,
+    );
   const swept = compareTasks(entries, { budget: budgets.values, target: targets, price: prices }, shared);
   const fixedMode = (policy: string) => findPolicy(policy).mode === 'fixed';
   const tasks =

@@ -12,7 +12,7 @@ import type { HistoryArrival } from '../../src/sim/policies/boa/online-rates.ts'
 import type { CompareEntry } from './compare-report.ts';
 import { loadTrace, UsageError } from './inputs.ts';
 
-/** Between one day's last submission and the next day's first (and the trace's). */
+/** Between one day's last submission and the next day's first (and the trace's), at the least. */
 export const HISTORY_GAP_SECONDS = 60;
 
 function otherTraces(files: readonly string[], trace: string, flag: string): TraceJob[][] {
@@ -39,21 +39,24 @@ export function priorFrom(
 }
 
 /**
- * The files' submissions back to back in the order given, each file's span as it is, a minute between
- * files and before the trace's first arrival; oldest first, only `apps` if given.
+ * The files' submissions back to back in the order given, each file's span as it is, `gapHours` of
+ * no submissions (at least a minute) between files and before the trace's first arrival (16 after
+ * 8-hour traces: a working day each day); oldest first, only `apps` if given.
  */
 export function historyFrom(
   files: readonly string[],
   trace: string,
   apps?: readonly string[],
+  gapHours = 0,
 ): HistoryArrival[] {
+  const gap = Math.max(HISTORY_GAP_SECONDS, gapHours * 3600);
   const days = otherTraces(files, trace, '--history');
   const keep = apps ? new Set(apps) : undefined;
   const history: HistoryArrival[] = [];
   let before = 0; // seconds from the end of this day to the trace's first arrival
   for (const jobs of days.reverse()) {
     const last = (jobs[jobs.length - 1] as TraceJob).time;
-    before += HISTORY_GAP_SECONDS;
+    before += gap;
     for (const job of jobs) {
       if (!keep || keep.has(job.application))
         history.push({ app: job.application, secondsBefore: before + last - job.time });
@@ -77,8 +80,10 @@ export function withHistory(
   entries: readonly CompareEntry[],
   history: readonly HistoryArrival[],
   files: number,
+  gapHours = 0,
 ): CompareEntry[] {
-  return withOnlineBoa(entries, { history }, `history of ${traces(files)}`);
+  const apart = gapHours > 0 ? `, ${gapHours} h apart` : '';
+  return withOnlineBoa(entries, { history }, `history of ${traces(files)}${apart}`);
 }
 
 function traces(files: number): string {

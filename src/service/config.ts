@@ -5,7 +5,7 @@ import { DEFAULT_SPEND_CEILING } from '../core/spend-ceiling.ts';
 import { DEFAULT_DRAIN } from '../core/exec/drain-widths.ts';
 import { DEFAULT_PLAN_CAP } from '../core/plan-cap.ts';
 import { DEFAULT_CREDIT } from '../core/credit.ts';
-import { MAX_RATE_CONFIDENCE } from './estimators.ts';
+import { DEFAULT_RISE, MAX_RATE_CONFIDENCE } from './estimators.ts';
 
 const RATE_CONFIDENCE_RANGE = `rateConfidence must be between 0 (the estimate) and ${MAX_RATE_CONFIDENCE} standard errors`;
 
@@ -59,6 +59,16 @@ export const configSchema = z
       .min(0, RATE_CONFIDENCE_RANGE)
       .max(MAX_RATE_CONFIDENCE, RATE_CONFIDENCE_RANGE)
       .default(0),
+    /**
+     * Rise detection (estimators.ts): the last this many hours are compared with what the rate estimate
+     * expects of them, and a rise beyond `rateRiseZ` Poisson standard deviations is planned at its
+     * recent level, held through a fall at most halving every as many hours; 0: none.
+     */
+    rateRiseHours: z
+      .number({ error: 'rateRiseHours must be a number' })
+      .nonnegative('rateRiseHours must be >= 0 (0: no rise detection)')
+      .default(DEFAULT_RISE.hours),
+    rateRiseZ: positive('rateRiseZ').default(DEFAULT_RISE.z),
     budgetWindowHours: positive('budgetWindowHours').default(24),
     /** Hours ahead the spend ceiling assumes the nodes are held: debt is repaid within this. */
     budgetHorizonHours: positive('budgetHorizonHours').default(DEFAULT_SPEND_CEILING.horizonHours),
@@ -194,6 +204,15 @@ export const configSchema = z
         code: 'custom',
         path: ['tokenSecretArn'],
         message: 'tokenSecretArn and token are both set: give the operator token one way only',
+      });
+    }
+    if (c.rateRiseHours >= c.rateWindowHours) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['rateRiseHours'],
+        message:
+          `rateRiseHours must be below rateWindowHours (${c.rateWindowHours}), got ${c.rateRiseHours}: ` +
+          'it compares the recent hours with the window',
       });
     }
     if (c.budgetHorizonHours >= c.budgetWindowHours) {

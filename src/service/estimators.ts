@@ -28,6 +28,7 @@ export function estimateRates(
     observedSince: number;
     binHours?: number;
     confidence?: number;
+    rise?: RiseOptions;
   },
 ): Record<string, number> {
   const windowStart = Math.max(options.now - options.windowHours * HOUR, options.observedSince);
@@ -55,6 +56,14 @@ export function estimateRates(
       binHours,
     );
   }
+  if (options.rise && options.rise.hours > 0) {
+    // Only against a full window: before it the estimate is still learning the load, not stale.
+    const full = options.now - options.observedSince >= options.windowHours * HOUR;
+    const recent = full
+      ? recentRise(classes, submissions, options.now, options.observedSince, rates, options.rise)
+      : undefined;
+    if (recent) Object.assign(rates, recent);
+  }
   const factor = confidenceFactor(
     rates,
     options.priorWeightHours + observedMs / HOUR,
@@ -62,6 +71,84 @@ export function estimateRates(
   );
   if (factor > 1) for (const name of Object.keys(rates)) rates[name] = (rates[name] as number) * factor;
   return rates;
+}
+
+/**
+ * Rise detection: the window's estimate follows a step up in load only as the step's hours fill the
+ * window (after a quiet day, four times the load reads as twice it for hours). The last `hours` are
+ * compared with what the estimate expects of them; arrivals beyond `z` Poisson standard deviations of
+ * that are a rise, and the estimate becomes the recent level. Bins of `binMinutes`, burst-capped as the
+ * window's are, so a burst of N submissions adds a few arrivals' worth, not N.
+ */
+export interface RiseOptions {
+  readonly hours: number;
+  readonly z: number;
+  /** ...and at least this many times the level the window expects. */
+  readonly factor: number;
+  readonly binMinutes: number;
+  /** plannedRates holds a risen level through a fall at most halving every this many hours. */
+  readonly holdHalfLifeHours: number;
+}
+
+/** The service's defaults (config.ts rateRiseHours, rateRiseZ); 5-minute bins and a hold as long as the hours. */
+export const DEFAULT_RISE: RiseOptions = {
+  hours: 2,
+  z: 3,
+  factor: 2,
+  binMinutes: 5,
+  holdHalfLifeHours: 2,
+};
+
+/** Rise detection over `hours` at `z` (the service's settings); undefined when `hours` is 0 (off). */
+export function riseOptions(hours: number, z: number): RiseOptions | undefined {
+  return hours > 0 ? { ...DEFAULT_RISE, hours, z, holdHalfLifeHours: hours } : undefined;
+}
+
+/** The rates of the recent level when the last `hours` hold a rise over `rates`; undefined when not. */
+function recentRise(
+  classes: ReadonlyArray<{ name: string }>,
+  submissions: ReadonlyArray<{ className: string; submittedAt: number }>,
+  now: number,
+  observedSince: number,
+  rates: Readonly<Record<string, number>>,
+  rise: RiseOptions,
+): Record<string, number> | undefined {
+  const start = Math.max(now - rise.hours * HOUR, observedSince);
+  const spanMs = now - start;
+  // Less than a full recent window is too little to call a change on.
+  if (spanMs < rise.hours * HOUR - 1) return undefined;
+  const binMs = rise.binMinutes * 60_000;
+  const binCount = Math.max(1, Math.ceil(spanMs / binMs));
+  const known = new Set(classes.map((c) => c.name));
+  const total = new Array<number>(binCount).fill(0);
+  const perClass = new Map<string, number>();
+  for (const s of submissions) {
+    if (s.submittedAt <= start || s.submittedAt > now || !known.has(s.className)) continue;
+    const bin = Math.min(binCount - 1, Math.floor((s.submittedAt - start - 1) / binMs));
+    total[bin] = (total[bin] ?? 0) + 1;
+    perClass.set(s.className, (perClass.get(s.className) ?? 0) + 1);
+  }
+  const binHours = Array.from({ length: binCount }, (_, b) =>
+    Math.max(0, Math.min(binMs, spanMs - b * binMs) / HOUR),
+  );
+  const level = robustRate(0, 0, total, binHours); // jobs/hour, all classes
+  const hours = spanMs / HOUR;
+  const expected = Object.values(rates).reduce((a, b) => a + b, 0) * hours;
+  const seen = level * hours;
+  // A rise is both beyond noise and a step the plan must follow: at least `factor` times the window's level.
+  if (!(seen > expected + rise.z * Math.sqrt(expected) + rise.z && seen >= rise.factor * expected))
+    return undefined;
+  // The mix: half the recent hours' (few arrivals, but current), half the window's (more, but older);
+  // no class below its window estimate, so a rare class the recent hours lack keeps its rate.
+  const scaled: Record<string, number> = {};
+  const counted = [...perClass.values()].reduce((a, b) => a + b, 0);
+  for (const c of classes) {
+    const recentShare = counted > 0 ? (perClass.get(c.name) ?? 0) / counted : 0;
+    const windowRate = rates[c.name] ?? 0;
+    const windowShare = expected > 0 ? (windowRate * hours) / expected : recentShare;
+    scaled[c.name] = Math.max(windowRate, (level * (recentShare + windowShare)) / 2);
+  }
+  return scaled;
 }
 
 /** The most standard errors the bound may take: beyond it a plan is made for a load several times that seen. */
@@ -89,6 +176,8 @@ export interface PlannedRateOptions {
   readonly holdHalfLifeHours: number;
   /** The load at its upper confidence bound, z standard errors up (estimateRates); 0 or absent: none. */
   readonly confidence?: number;
+  /** Rise detection (estimateRates); absent: none. */
+  readonly rise?: RiseOptions;
 }
 
 /**
@@ -106,18 +195,19 @@ export function plannedRates(
   classes: ReadonlyArray<{ name: string; priorRatePerHour: number }>,
   submissions: ReadonlyArray<{ className: string; submittedAt: number }>,
   options: PlannedRateOptions,
-  memo: Map<number, Record<string, number>> = new Map(),
+  memo: Map<number, PastEstimate> = new Map(),
 ): Record<string, number> {
-  const { now, windowHours, priorWeightHours, observedSince, holdHalfLifeHours, confidence } = options;
-  const estimateAt = (at: number) =>
+  const { now, windowHours, priorWeightHours, observedSince, holdHalfLifeHours, confidence, rise } = options;
+  const estimateAt = (at: number, withRise: boolean) =>
     estimateRates(classes, submissions, {
       now: at,
       windowHours,
       priorWeightHours,
       observedSince,
       confidence,
+      ...(withRise && rise ? { rise } : {}),
     });
-  const planned = estimateAt(now);
+  const planned = estimateAt(now, true);
   if (!(holdHalfLifeHours > 0)) return planned;
   const windowStart = now - windowHours * HOUR;
   // Until as many hours are seen as the prior is worth, an estimate is mostly a configured prior, not
@@ -136,17 +226,27 @@ export function plannedRates(
   for (const at of times) {
     let past = memo.get(at);
     if (!past) {
-      past = estimateAt(at);
+      past = { window: estimateAt(at, false), ...(rise ? { risen: estimateAt(at, true) } : {}) };
       // More submissions may still come at the latest instant: its estimate is not kept.
       if (at < latest) memo.set(at, past);
     }
-    const weight = 0.5 ** ((now - at) / HOUR / holdHalfLifeHours);
-    for (const [name, rate] of Object.entries(past)) {
+    const hours = (now - at) / HOUR;
+    const weight = 0.5 ** (hours / holdHalfLifeHours);
+    // A risen level is a few hours' evidence: held only as long as that.
+    const riseWeight = rise ? 0.5 ** (hours / rise.holdHalfLifeHours) : 0;
+    for (const [name, rate] of Object.entries(past.window)) {
       if (at < priorUntil && withPrior.has(name)) continue;
-      planned[name] = Math.max(planned[name] ?? 0, rate * weight);
+      const risen = (past.risen?.[name] ?? 0) * riseWeight;
+      planned[name] = Math.max(planned[name] ?? 0, rate * weight, risen);
     }
   }
   return planned;
+}
+
+/** A past estimate plannedRates holds: the window's, and with rise detection the risen one. */
+export interface PastEstimate {
+  readonly window: Record<string, number>;
+  readonly risen?: Record<string, number>;
 }
 
 /**

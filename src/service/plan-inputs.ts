@@ -2,7 +2,15 @@ import type { MixedPlan } from '../core/plan.ts';
 import type { ClassProfile } from '../core/profile.ts';
 import type { PlanRow } from '../store/repository.ts';
 import type { PlanInputs } from './calculator/compute.ts';
-import { blendWork, confidenceFactor, estimateRates, plannedRates, ratesMoved } from './estimators.ts';
+import {
+  blendWork,
+  confidenceFactor,
+  estimateRates,
+  type PastEstimate,
+  plannedRates,
+  ratesMoved,
+  riseOptions,
+} from './estimators.ts';
 import type { ServiceJob } from './jobs.ts';
 import { overheadRatio } from './ledger.ts';
 import type { BoaService } from './service.ts';
@@ -82,6 +90,7 @@ export function estimatedRates(svc: BoaService, now: number): Record<string, num
   // Each past estimate the hold reads looks a window further back.
   const windows = config.rateHoldHalfLifeHours > 0 ? 2 : 1;
   const since = now - windows * config.rateWindowHours * HOUR;
+  const rise = riseOptions(config.rateRiseHours, config.rateRiseZ);
   return plannedRates(
     classes,
     repo.submissionsSince(since),
@@ -92,8 +101,9 @@ export function estimatedRates(svc: BoaService, now: number): Record<string, num
       observedSince: svc.state.startedAt,
       holdHalfLifeHours: config.rateHoldHalfLifeHours,
       confidence: config.rateConfidence,
+      ...(rise ? { rise } : {}),
     },
-    pastEstimates(svc, JSON.stringify([classes, svc.state.startedAt, config.rateConfidence])),
+    pastEstimates(svc, JSON.stringify([classes, svc.state.startedAt, config.rateConfidence, rise ?? null])),
   );
 }
 
@@ -123,9 +133,9 @@ function rateClasses(svc: BoaService): Array<{ name: string; priorRatePerHour: n
 }
 
 /** Past estimates kept between calls: a cache, dropped when the classes or their priors change. */
-const memos = new WeakMap<BoaService, { key: string; estimates: Map<number, Record<string, number>> }>();
+const memos = new WeakMap<BoaService, { key: string; estimates: Map<number, PastEstimate> }>();
 
-function pastEstimates(svc: BoaService, key: string): Map<number, Record<string, number>> {
+function pastEstimates(svc: BoaService, key: string): Map<number, PastEstimate> {
   let memo = memos.get(svc);
   if (memo?.key !== key) memos.set(svc, (memo = { key, estimates: new Map() }));
   return memo.estimates;

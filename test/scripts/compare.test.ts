@@ -335,6 +335,11 @@ describe('compare --history', () => {
       { app: 'cifar10', secondsBefore: gap },
     ]);
     expect(historyFrom([a, b], TRACE, ['bert'])).toEqual([{ app: 'bert', secondsBefore: 2 * gap + 3600 }]);
+    // Working days: 16 quiet hours after each.
+    const night = 16 * 3600;
+    expect(historyFrom([a, b], TRACE, ['bert'], 16)).toEqual([
+      { app: 'bert', secondsBefore: 2 * night + 3600 },
+    ]);
     expect(() => historyFrom([TRACE], TRACE)).toThrow(/--history must not include --trace .*oracle input/);
   });
 
@@ -376,5 +381,11 @@ describe('compare --history', () => {
     ]);
     expect(run.status).toBe(2);
     expect(run.stderr).toMatch(/--history applies to boa \(online rates\) only: add boa to --policies/);
+    const gapAlone = runScript('compare.ts', [
+      ...['--trace', TRACE, '--apps', 'cifar10', '--policies', 'boa', '--budgets', '12'],
+      ...['--history-gap-hours', '16', '--out', join(dir, 'none')],
+    ]);
+    expect(gapAlone.status).toBe(2);
+    expect(gapAlone.stderr).toMatch(/--history-gap-hours applies to --history/);
   });
 });

@@ -54,6 +54,8 @@ describe('service configuration', () => {
       /budgetHorizonHours must be below budgetWindowHours \(2\)/,
     ],
     [{ nodes: { notReadyGraceSeconds: 600 } }, /notReadyGraceSeconds must be at most 300: Kubernetes evicts/],
+    [{ rateWindowHours: 2 }, /rateRiseHours must be below rateWindowHours \(2\), got 2/],
+    [{ rateRiseHours: -1 }, /rateRiseHours must be >= 0 \(0: no rise detection\)/],
   ])('refuses %j, naming the setting', (layer, message) => {
     expect(() => resolveConfig(layer)).toThrow(ConfigError);
     expect(() => resolveConfig(layer)).toThrow(message);

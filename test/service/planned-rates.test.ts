@@ -3,7 +3,7 @@
  * for at once, a fall at most halving every `holdHalfLifeHours`, and nothing older than the window.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { estimateRates, plannedRates } from '../../src/service/estimators.ts';
+import { estimateRates, type PastEstimate, plannedRates } from '../../src/service/estimators.ts';
 import { startService } from './harness.ts';
 
 const HOUR = 3_600_000;
@@ -85,7 +85,7 @@ describe('the rates a plan is made for', () => {
       ...steady(6, 10),
       ...steady(2, 30).map((s) => ({ ...s, submittedAt: s.submittedAt + 10 * HOUR })),
     ];
-    const memo = new Map<number, Record<string, number>>();
+    const memo = new Map<number, PastEstimate>();
     for (let hours = 0.5; hours <= 48; hours += 0.75) {
       const now = T0 + hours * HOUR;
       const options = { now, ...window, holdHalfLifeHours: 12 };
@@ -97,7 +97,7 @@ describe('the rates a plan is made for', () => {
   });
 
   it('do not keep the estimate at the latest submission, where more may still come', () => {
-    const memo = new Map<number, Record<string, number>>();
+    const memo = new Map<number, PastEstimate>();
     const at = T0 + 3 * HOUR;
     const first = [...steady(2, 3), { className: 'bert', submittedAt: at }];
     const options = { now: at, ...window, holdHalfLifeHours: 48 };

@@ -2,13 +2,19 @@
  * Arrival rates as the service plans for them, with the service's own code (plannedRates in
  * src/service/estimators.ts) and its defaults (src/service/config.ts): arrivals per class in the last
  * `rateWindowHours`, blended with each class's prior rate worth `priorWeightHours` of observation, a
- * fall followed at most halving every `rateHoldHalfLifeHours`. The
+ * fall followed at most halving every `rateHoldHalfLifeHours`, a step up followed within
+ * `rateRiseHours` once the window is full. The
  * service's prior rates default to 0 (nothing configured), so a class counts only once it is seen.
  * Observation starts just before the first arrival (the service's start), or, given a history, at its
  * first submission: the window of a service that ran through those days holds them (`compare
  * --history`). Times are seconds here, milliseconds in the service.
  */
-import { plannedRates } from '../../../service/estimators.ts';
+import {
+  DEFAULT_RISE,
+  type PastEstimate,
+  plannedRates,
+  type RiseOptions,
+} from '../../../service/estimators.ts';
 
 export interface OnlineRateOptions {
   readonly windowHours: number;
@@ -26,6 +32,8 @@ export interface OnlineRateOptions {
    * window holds after running through other days; none for a service that starts with the trace.
    */
   readonly history: ReadonlyArray<HistoryArrival>;
+  /** The service's rise detection (estimators.ts); null: none. */
+  readonly rise: RiseOptions | null;
 }
 
 export interface HistoryArrival {
@@ -42,6 +50,7 @@ export const DEFAULT_ONLINE_RATES: OnlineRateOptions = {
   holdHalfLifeHours: 48,
   confidence: 0,
   history: [],
+  rise: DEFAULT_RISE,
 };
 
 const MS = 1000;
@@ -51,7 +60,7 @@ export class OnlineRates {
   readonly #submissions: Array<{ className: string; submittedAt: number }> = [];
   #first: number | undefined;
   /** Estimates at past submissions (plannedRates). */
-  readonly #memo = new Map<number, Record<string, number>>();
+  readonly #memo = new Map<number, PastEstimate>();
 
   constructor(
     classNames: readonly string[],
@@ -97,6 +106,7 @@ export class OnlineRates {
         observedSince: this.#first * MS - 1,
         holdHalfLifeHours: this.options.holdHalfLifeHours,
         confidence: this.options.confidence,
+        ...(this.options.rise ? { rise: this.options.rise } : {}),
       },
       this.#memo,
     );

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { configSchema } from '../../../../src/service/config.ts';
-import { plannedRates } from '../../../../src/service/estimators.ts';
+import { DEFAULT_RISE, plannedRates, riseOptions } from '../../../../src/service/estimators.ts';
 import { DEFAULT_ONLINE_RATES, OnlineRates } from '../../../../src/sim/policies/boa/online-rates.ts';
 import { BOA_DEFAULTS } from '../../../../src/sim/policies/boa/index.ts';
 
@@ -12,6 +12,7 @@ describe("boa's online rates are the service's", () => {
     expect(DEFAULT_ONLINE_RATES.priorWeightHours).toBe(service.priorWeightHours);
     expect(DEFAULT_ONLINE_RATES.priorRatesPerHour).toEqual(service.priorRates);
     expect(DEFAULT_ONLINE_RATES.confidence).toBe(service.rateConfidence);
+    expect(DEFAULT_ONLINE_RATES.rise).toEqual(riseOptions(service.rateRiseHours, service.rateRiseZ));
     expect(BOA_DEFAULTS.replanSeconds).toBe(service.calculatorMinutes * 60);
     expect(BOA_DEFAULTS.rates).toBe('online');
   });
@@ -37,6 +38,7 @@ describe("boa's online rates are the service's", () => {
             observedSince: -1,
             holdHalfLifeHours: 48,
             confidence,
+            rise: DEFAULT_RISE,
           },
         );
         const ours = rates.ratesAt(now);
@@ -81,6 +83,7 @@ describe("boa's online rates are the service's", () => {
           observedSince: (start - 60 - 47 * 3600) * 1000 - 1,
           holdHalfLifeHours: 48,
           confidence: 0,
+          rise: DEFAULT_RISE,
         },
       );
       const ours = warm.ratesAt(now);
