@@ -137,6 +137,28 @@ describe("the service's planned rates", () => {
     expect(held).toBeCloseTo((12 / 4) * 0.5 ** (10 / 48), 6);
   });
 
+  it('follow a step up after a quiet day within the rise hours (rateRiseHours 2), and not with 0', async () => {
+    async function afterQuietDay(config: Record<string, unknown>) {
+      const s = await startService({ config });
+      cleanups.push(s.close);
+      const submit = async (count: number, everySeconds: number) => {
+        for (let i = 0; i < count; i++) {
+          s.clock.advance(everySeconds);
+          expect((await s.request('POST', '/v1/jobs', { class: 'bert' })).status).toBe(201);
+        }
+      };
+      await submit(24, 3600); // a day at 1 an hour
+      await submit(16, 450); // then 2 hours at 8 an hour
+      return s.service.estimatedRates().bert as number;
+    }
+    const risen = await afterQuietDay({});
+    const windowOnly = await afterQuietDay({ rateRiseHours: 0 });
+    // The window alone: (22 + 16) arrivals over its 24 h and the prior's 2.
+    expect(windowOnly).toBeLessThan(2);
+    expect(risen).toBeGreaterThan(6);
+    expect(risen).toBeLessThanOrEqual(8 + 1e-9);
+  });
+
   it('refuses rateHoldHalfLifeHours below 0, naming the setting', async () => {
     await expect(startService({ config: { rateHoldHalfLifeHours: -1 } })).rejects.toThrow(
       /rateHoldHalfLifeHours must be >= 0 \(0: no hold\)/,
