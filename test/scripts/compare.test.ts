@@ -17,6 +17,24 @@ import type { PolicyDefinition } from '../../src/sim/policy.ts';
 import { POLLUX, runScript } from '../helpers/run-script.ts';
 
 const TRACE = resolve(POLLUX, 'workloads/workload-1.csv');
+const WORKLOAD_2 = resolve(POLLUX, 'workloads/workload-2.csv');
+
+/** A trace file in `dir`: one job per [hour, class]. */
+function writeTrace(dir: string, name: string, jobs: Array<[number, string]>): string {
+  const file = join(dir, name);
+  const rows = jobs.map(([hour, app], i) => `j${i},${hour * 3600},${app},1,128`);
+  writeFileSync(file, `name,time,application,num_replicas,batch_size\n${rows.join('\n')}\n`);
+  return file;
+}
+
+/** compare on workload-1's cifar10 jobs at a budget of 12, one worker, into `out`. */
+function compareCifar10(policies: string, out: string, ...extra: string[]) {
+  return runScript('compare.ts', [
+    ...['--trace', TRACE, '--apps', 'cifar10', '--policies', policies, '--budgets', '12'],
+    ...extra,
+    ...['--out', out, '--workers', '1', '--quiet'],
+  ]);
+}
 const definition = (name: string, knob: PolicyDefinition['knob']): PolicyDefinition => ({
   name,
   knob,
@@ -250,12 +268,7 @@ describe('compare', () => {
 describe('compare --prior-from', () => {
   const dir = mkdtempSync(join(tmpdir(), 'compare-prior-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
-  const trace = (name: string, jobs: Array<[number, string]>) => {
-    const file = join(dir, name);
-    const rows = jobs.map(([hour, app], i) => `j${i},${hour * 3600},${app},1,128`);
-    writeFileSync(file, `name,time,application,num_replicas,batch_size\n${rows.join('\n')}\n`);
-    return file;
-  };
+  const trace = (name: string, jobs: Array<[number, string]>) => writeTrace(dir, name, jobs);
 
   it("averages other traces' rates per class (a class a trace lacks counts 0 there), never the trace itself", () => {
     const a = trace('a.csv', [
@@ -274,18 +287,7 @@ describe('compare --prior-from', () => {
 
   it('labels the boa series with the prior, leaves its oracle series and other policies alone', () => {
     const out = join(dir, 'out');
-    const run = runScript('compare.ts', [
-      ...['--trace', TRACE, '--apps', 'cifar10', '--policies', 'boa,boa@cap2,boa@oracle', '--budgets', '12'],
-      ...[
-        '--prior-from',
-        resolve(POLLUX, 'workloads/workload-2.csv'),
-        '--out',
-        out,
-        '--workers',
-        '1',
-        '--quiet',
-      ],
-    ]);
+    const run = compareCifar10('boa,boa@cap2,boa@oracle', out, '--prior-from', WORKLOAD_2);
     expect(run.status, run.stderr).toBe(0);
     const labels = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8')).map(
       (r: CompareRow) => r.label ?? r.policy,
@@ -300,7 +302,7 @@ describe('compare --prior-from', () => {
   it('is refused without a boa series (online) to start, rather than dropped without a word', () => {
     const run = runScript('compare.ts', [
       ...['--trace', TRACE, '--apps', 'cifar10', '--policies', 'boa@oracle,lyra', '--budgets', '12'],
-      ...['--prior-from', resolve(POLLUX, 'workloads/workload-2.csv'), '--out', join(dir, 'none')],
+      ...['--prior-from', WORKLOAD_2, '--out', join(dir, 'none')],
     ]);
     expect(run.status).toBe(2);
     expect(run.stderr).toMatch(/--prior-from applies to boa \(online rates\) only: add boa to --policies/);
@@ -310,12 +312,7 @@ describe('compare --prior-from', () => {
 describe('compare --history', () => {
   const dir = mkdtempSync(join(tmpdir(), 'compare-history-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
-  const trace = (name: string, jobs: Array<[number, string]>) => {
-    const file = join(dir, name);
-    const rows = jobs.map(([hour, app], i) => `j${i},${hour * 3600},${app},1,128`);
-    writeFileSync(file, `name,time,application,num_replicas,batch_size\n${rows.join('\n')}\n`);
-    return file;
-  };
+  const trace = (name: string, jobs: Array<[number, string]>) => writeTrace(dir, name, jobs);
 
   it('puts the other traces back to back before the first arrival, in the order given, oldest first', () => {
     const a = trace('a.csv', [
@@ -345,24 +342,10 @@ describe('compare --history', () => {
 
   it('labels the boa series with the history and changes its plans, leaves its oracle series alone', () => {
     const out = join(dir, 'out');
-    const run = runScript('compare.ts', [
-      ...['--trace', TRACE, '--apps', 'cifar10', '--policies', 'boa,boa@oracle', '--budgets', '12'],
-      ...[
-        '--history',
-        resolve(POLLUX, 'workloads/workload-2.csv'),
-        '--out',
-        out,
-        '--workers',
-        '1',
-        '--quiet',
-      ],
-    ]);
+    const run = compareCifar10('boa,boa@oracle', out, '--history', WORKLOAD_2);
     expect(run.status, run.stderr).toBe(0);
     const cold = join(dir, 'cold');
-    const coldRun = runScript('compare.ts', [
-      ...['--trace', TRACE, '--apps', 'cifar10', '--policies', 'boa', '--budgets', '12'],
-      ...['--out', cold, '--workers', '1', '--quiet'],
-    ]);
+    const coldRun = compareCifar10('boa', cold);
     expect(coldRun.status, coldRun.stderr).toBe(0);
     const rows: CompareRow[] = JSON.parse(readFileSync(join(out, 'results.json'), 'utf8'));
     expect(rows.map((r) => r.label ?? r.policy).sort()).toEqual([
@@ -377,7 +360,7 @@ describe('compare --history', () => {
   it('is refused without a boa series (online) to read it', () => {
     const run = runScript('compare.ts', [
       ...['--trace', TRACE, '--apps', 'cifar10', '--policies', 'boa@oracle', '--budgets', '12'],
-      ...['--history', resolve(POLLUX, 'workloads/workload-2.csv'), '--out', join(dir, 'none')],
+      ...['--history', WORKLOAD_2, '--out', join(dir, 'none')],
     ]);
     expect(run.status).toBe(2);
     expect(run.stderr).toMatch(/--history applies to boa \(online rates\) only: add boa to --policies/);
