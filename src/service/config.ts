@@ -5,7 +5,8 @@ import { DEFAULT_SPEND_CEILING } from '../core/spend-ceiling.ts';
 import { DEFAULT_DRAIN } from '../core/exec/drain-widths.ts';
 import { DEFAULT_PLAN_CAP } from '../core/plan-cap.ts';
 import { DEFAULT_CREDIT } from '../core/credit.ts';
-import { DEFAULT_RISE, MAX_RATE_CONFIDENCE } from './estimators.ts';
+import { MAX_RATE_CONFIDENCE } from './estimators.ts';
+import { DEFAULT_RISE } from './rate-rise.ts';
 
 const RATE_CONFIDENCE_RANGE = `rateConfidence must be between 0 (the estimate) and ${MAX_RATE_CONFIDENCE} standard errors`;
 

@@ -1,3 +1,6 @@
+import { recentRise, type RiseOptions } from './rate-rise.ts';
+import { robustRate } from './robust-rate.ts';
+
 const HOUR = 3_600_000;
 
 /**
@@ -21,16 +24,29 @@ const HOUR = 3_600_000;
 export function estimateRates(
   classes: ReadonlyArray<{ name: string; priorRatePerHour: number }>,
   submissions: ReadonlyArray<{ className: string; submittedAt: number }>,
-  options: {
-    now: number;
-    windowHours: number;
-    priorWeightHours: number;
-    observedSince: number;
-    binHours?: number;
-    confidence?: number;
-    rise?: RiseOptions;
-  },
+  options: EstimateOptions,
 ): Record<string, number> {
+  const estimates = estimatesAt(classes, submissions, options);
+  return estimates.risen ?? estimates.window;
+}
+
+export interface EstimateOptions {
+  readonly now: number;
+  readonly windowHours: number;
+  readonly priorWeightHours: number;
+  readonly observedSince: number;
+  readonly binHours?: number;
+  readonly confidence?: number;
+  /** Rise detection (rate-rise.ts); absent: none. */
+  readonly rise?: RiseOptions;
+}
+
+/** The window's estimate, and the risen one when rise detection finds a rise (plannedRates holds each). */
+function estimatesAt(
+  classes: ReadonlyArray<{ name: string; priorRatePerHour: number }>,
+  submissions: ReadonlyArray<{ className: string; submittedAt: number }>,
+  options: EstimateOptions,
+): PastEstimate {
   const windowStart = Math.max(options.now - options.windowHours * HOUR, options.observedSince);
   const observedMs = Math.max(0, options.now - windowStart);
   const binMs = (options.binHours ?? 1) * HOUR;
@@ -56,99 +72,23 @@ export function estimateRates(
       binHours,
     );
   }
-  if (options.rise && options.rise.hours > 0) {
-    // Only against a full window: before it the estimate is still learning the load, not stale.
-    const full = options.now - options.observedSince >= options.windowHours * HOUR;
-    const recent = full
+  // Only against a full window: before it the estimate is still learning the load, not stale.
+  const full = options.now - options.observedSince >= options.windowHours * HOUR;
+  const recent =
+    options.rise && options.rise.hours > 0 && full
       ? recentRise(classes, submissions, options.now, options.observedSince, rates, options.rise)
       : undefined;
-    if (recent) Object.assign(rates, recent);
-  }
-  const factor = confidenceFactor(
-    rates,
-    options.priorWeightHours + observedMs / HOUR,
-    options.confidence ?? 0,
-  );
-  if (factor > 1) for (const name of Object.keys(rates)) rates[name] = (rates[name] as number) * factor;
-  return rates;
-}
-
-/**
- * Rise detection: the window's estimate follows a step up in load only as the step's hours fill the
- * window (after a quiet day, four times the load reads as twice it for hours). The last `hours` are
- * compared with what the estimate expects of them; arrivals beyond `z` Poisson standard deviations of
- * that are a rise, and the estimate becomes the recent level. Bins of `binMinutes`, burst-capped as the
- * window's are, so a burst of N submissions adds a few arrivals' worth, not N.
- */
-export interface RiseOptions {
-  readonly hours: number;
-  readonly z: number;
-  /** ...and at least this many times the level the window expects. */
-  readonly factor: number;
-  readonly binMinutes: number;
-  /** plannedRates holds a risen level through a fall at most halving every this many hours. */
-  readonly holdHalfLifeHours: number;
-}
-
-/** The service's defaults (config.ts rateRiseHours, rateRiseZ); 5-minute bins and a hold as long as the hours. */
-export const DEFAULT_RISE: RiseOptions = {
-  hours: 2,
-  z: 3,
-  factor: 2,
-  binMinutes: 5,
-  holdHalfLifeHours: 2,
-};
-
-/** Rise detection over `hours` at `z` (the service's settings); undefined when `hours` is 0 (off). */
-export function riseOptions(hours: number, z: number): RiseOptions | undefined {
-  return hours > 0 ? { ...DEFAULT_RISE, hours, z, holdHalfLifeHours: hours } : undefined;
-}
-
-/** The rates of the recent level when the last `hours` hold a rise over `rates`; undefined when not. */
-function recentRise(
-  classes: ReadonlyArray<{ name: string }>,
-  submissions: ReadonlyArray<{ className: string; submittedAt: number }>,
-  now: number,
-  observedSince: number,
-  rates: Readonly<Record<string, number>>,
-  rise: RiseOptions,
-): Record<string, number> | undefined {
-  const start = Math.max(now - rise.hours * HOUR, observedSince);
-  const spanMs = now - start;
-  // Less than a full recent window is too little to call a change on.
-  if (spanMs < rise.hours * HOUR - 1) return undefined;
-  const binMs = rise.binMinutes * 60_000;
-  const binCount = Math.max(1, Math.ceil(spanMs / binMs));
-  const known = new Set(classes.map((c) => c.name));
-  const total = new Array<number>(binCount).fill(0);
-  const perClass = new Map<string, number>();
-  for (const s of submissions) {
-    if (s.submittedAt <= start || s.submittedAt > now || !known.has(s.className)) continue;
-    const bin = Math.min(binCount - 1, Math.floor((s.submittedAt - start - 1) / binMs));
-    total[bin] = (total[bin] ?? 0) + 1;
-    perClass.set(s.className, (perClass.get(s.className) ?? 0) + 1);
-  }
-  const binHours = Array.from({ length: binCount }, (_, b) =>
-    Math.max(0, Math.min(binMs, spanMs - b * binMs) / HOUR),
-  );
-  const level = robustRate(0, 0, total, binHours); // jobs/hour, all classes
-  const hours = spanMs / HOUR;
-  const expected = Object.values(rates).reduce((a, b) => a + b, 0) * hours;
-  const seen = level * hours;
-  // A rise is both beyond noise and a step the plan must follow: at least `factor` times the window's level.
-  if (!(seen > expected + rise.z * Math.sqrt(expected) + rise.z && seen >= rise.factor * expected))
-    return undefined;
-  // The mix: half the recent hours' (few arrivals, but current), half the window's (more, but older);
-  // no class below its window estimate, so a rare class the recent hours lack keeps its rate.
-  const scaled: Record<string, number> = {};
-  const counted = [...perClass.values()].reduce((a, b) => a + b, 0);
-  for (const c of classes) {
-    const recentShare = counted > 0 ? (perClass.get(c.name) ?? 0) / counted : 0;
-    const windowRate = rates[c.name] ?? 0;
-    const windowShare = expected > 0 ? (windowRate * hours) / expected : recentShare;
-    scaled[c.name] = Math.max(windowRate, (level * (recentShare + windowShare)) / 2);
-  }
-  return scaled;
+  const evidenceHours = options.priorWeightHours + observedMs / HOUR;
+  const bounded = (estimate: Record<string, number>) => {
+    const factor = confidenceFactor(estimate, evidenceHours, options.confidence ?? 0);
+    if (factor > 1)
+      for (const name of Object.keys(estimate)) estimate[name] = (estimate[name] as number) * factor;
+    return estimate;
+  };
+  return {
+    window: bounded({ ...rates }),
+    ...(recent ? { risen: bounded({ ...rates, ...recent }) } : {}),
+  };
 }
 
 /** The most standard errors the bound may take: beyond it a plan is made for a load several times that seen. */
@@ -198,16 +138,17 @@ export function plannedRates(
   memo: Map<number, PastEstimate> = new Map(),
 ): Record<string, number> {
   const { now, windowHours, priorWeightHours, observedSince, holdHalfLifeHours, confidence, rise } = options;
-  const estimateAt = (at: number, withRise: boolean) =>
-    estimateRates(classes, submissions, {
+  const estimateAt = (at: number) =>
+    estimatesAt(classes, submissions, {
       now: at,
       windowHours,
       priorWeightHours,
       observedSince,
       confidence,
-      ...(withRise && rise ? { rise } : {}),
+      ...(rise ? { rise } : {}),
     });
-  const planned = estimateAt(now, true);
+  const current = estimateAt(now);
+  const planned = { ...(current.risen ?? current.window) };
   if (!(holdHalfLifeHours > 0)) return planned;
   const windowStart = now - windowHours * HOUR;
   // Until as many hours are seen as the prior is worth, an estimate is mostly a configured prior, not
@@ -226,7 +167,7 @@ export function plannedRates(
   for (const at of times) {
     let past = memo.get(at);
     if (!past) {
-      past = { window: estimateAt(at, false), ...(rise ? { risen: estimateAt(at, true) } : {}) };
+      past = estimateAt(at);
       // More submissions may still come at the latest instant: its estimate is not kept.
       if (at < latest) memo.set(at, past);
     }
@@ -243,43 +184,10 @@ export function plannedRates(
   return planned;
 }
 
-/** A past estimate plannedRates holds: the window's, and with rise detection the risen one. */
+/** An estimate plannedRates holds: the window's, and the risen one where rise detection found a rise. */
 export interface PastEstimate {
   readonly window: Record<string, number>;
   readonly risen?: Record<string, number>;
-}
-
-/**
- * The most arrivals a bin is evidence for when `expected` are expected in it: about the 99.9% point
- * of a Poisson count (mean + 3 sd) plus 3, so quiet classes can still rise. More is a burst.
- */
-export function burstCap(expected: number): number {
-  return expected + 3 * Math.sqrt(expected) + 3;
-}
-
-function robustRate(
-  prior: number,
-  priorWeightHours: number,
-  binCounts: readonly number[],
-  binHours: readonly number[],
-): number {
-  const weight = priorWeightHours + binHours.reduce((a, b) => a + b, 0);
-  if (weight <= 0) return 0;
-  const step = (rate: number) => {
-    let evidence = prior * priorWeightHours;
-    binHours.forEach((hours, b) => {
-      evidence += Math.min(binCounts[b] ?? 0, burstCap(rate * hours));
-    });
-    return evidence / weight;
-  };
-  // step() is increasing in the rate: iterating from the prior converges monotonically.
-  let rate = prior;
-  for (let i = 0; i < 1000; i++) {
-    const next = step(rate);
-    if (Math.abs(next - rate) <= 1e-9 * Math.max(1, rate)) return next;
-    rate = next;
-  }
-  return rate;
 }
 
 /**

@@ -9,8 +9,8 @@ import {
   type PastEstimate,
   plannedRates,
   ratesMoved,
-  riseOptions,
 } from './estimators.ts';
+import { riseOptions } from './rate-rise.ts';
 import type { ServiceJob } from './jobs.ts';
 import { overheadRatio } from './ledger.ts';
 import type { BoaService } from './service.ts';

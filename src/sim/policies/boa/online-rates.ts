@@ -9,12 +9,8 @@
  * first submission: the window of a service that ran through those days holds them (`compare
  * --history`). Times are seconds here, milliseconds in the service.
  */
-import {
-  DEFAULT_RISE,
-  type PastEstimate,
-  plannedRates,
-  type RiseOptions,
-} from '../../../service/estimators.ts';
+import { type PastEstimate, plannedRates } from '../../../service/estimators.ts';
+import { DEFAULT_RISE, type RiseOptions } from '../../../service/rate-rise.ts';
 
 export interface OnlineRateOptions {
   readonly windowHours: number;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { configSchema } from '../../../../src/service/config.ts';
-import { DEFAULT_RISE, plannedRates, riseOptions } from '../../../../src/service/estimators.ts';
+import { plannedRates } from '../../../../src/service/estimators.ts';
+import { DEFAULT_RISE, riseOptions } from '../../../../src/service/rate-rise.ts';
 import { DEFAULT_ONLINE_RATES, OnlineRates } from '../../../../src/sim/policies/boa/online-rates.ts';
 import { BOA_DEFAULTS } from '../../../../src/sim/policies/boa/index.ts';
 
