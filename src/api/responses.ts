@@ -46,6 +46,10 @@ const BudgetControl = z
       description:
         "what the opt-in confidence bound (rateConfidence) multiplies the load's estimated rates by now: 1 + z / sqrt(arrivals seen); 1: off",
     }),
+    rateRiseFactor: z.number().openapi({
+      description:
+        "what rise detection (rateRiseHours) multiplies the load's estimated rates by now: the last hours' level over the window's, where they are a step up; 1: no rise",
+    }),
     queuedForBudget: z.number().int().openapi({ description: 'jobs waiting for the budget' }),
     draining: z.boolean().openapi({
       description:

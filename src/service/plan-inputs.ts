@@ -124,6 +124,29 @@ export function rateConfidenceNow(svc: BoaService, now: number): number {
   return confidenceFactor(estimate, evidenceHours, config.rateConfidence);
 }
 
+/**
+ * What rise detection (rate-rise.ts) multiplies the load's estimate by now: the estimate's total over
+ * the window's alone; 1: no rise (or detection off).
+ */
+export function rateRiseNow(svc: BoaService, now: number): number {
+  const { config, repo } = svc.deps;
+  const rise = riseOptions(config.rateRiseHours, config.rateRiseZ);
+  if (!rise) return 1;
+  const since = Math.max(now - config.rateWindowHours * HOUR, svc.state.startedAt);
+  const classes = rateClasses(svc);
+  const submissions = repo.submissionsSince(since);
+  const options = {
+    now,
+    windowHours: config.rateWindowHours,
+    priorWeightHours: config.priorWeightHours,
+    observedSince: svc.state.startedAt,
+  };
+  const total = (rates: Record<string, number>) => Object.values(rates).reduce((a, b) => a + b, 0);
+  const window = total(estimateRates(classes, submissions, options));
+  const risen = total(estimateRates(classes, submissions, { ...options, rise }));
+  return window > 0 ? risen / window : 1;
+}
+
 /** Each class with its configured prior, as the rate estimator takes them. */
 function rateClasses(svc: BoaService): Array<{ name: string; priorRatePerHour: number }> {
   return [...svc.state.classes.values()].map((c) => ({

@@ -110,6 +110,27 @@ describe('boa budget', () => {
     expect((await plain.boa(['budget', 'get'])).stdout).not.toMatch(/^rate bound/m);
   });
 
+  it('says when plans follow a step up in submissions after a quiet day (rise detection)', async () => {
+    const s = await started({ config: { leaseSeconds: 86_400 } });
+    expect((await s.boa(['budget', 'set', '400'])).status).toBe(0);
+    const submit = async (count: number, everyMs: number) => {
+      for (let i = 0; i < count; i++) {
+        s.clock.t += everyMs;
+        expect((await s.request('POST', '/v1/jobs', { class: 'cifar10' })).status).toBe(201);
+      }
+    };
+    await submit(24, 3_600_000); // a day at 1 an hour
+    expect((await s.request('GET', '/v1/budget')).body.control.rateRiseFactor).toBe(1);
+    expect((await s.boa(['budget', 'get'])).stdout).not.toMatch(/^rate rise/m);
+    await submit(16, 450_000); // then 2 hours at 8 an hour
+    const factor = (await s.request('GET', '/v1/budget')).body.control.rateRiseFactor;
+    // The window reads (22 + 16) / 26 an hour; the last 2 hours, close to 8.
+    expect(factor).toBeGreaterThan(4);
+    expect((await s.boa(['budget', 'get'])).stdout).toMatch(
+      new RegExp(`^rate rise\\s+plans are made for ${factor.toFixed(2)}x the window's estimated load`, 'm'),
+    );
+  });
+
   it('says when the drain hands the running jobs the budget', async () => {
     const s = await started({
       config: { tickSeconds: 600, leaseSeconds: 86_400, priorRates: { imagenet: 0.5 } },

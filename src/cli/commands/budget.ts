@@ -148,6 +148,15 @@ function renderBudget(b: BudgetView): string {
               ] as [string, string],
             ]
           : []),
+        ...(b.control.rateRiseFactor > 1
+          ? [
+              [
+                'rate rise',
+                `plans are made for ${fixed(b.control.rateRiseFactor, 2)}x the window's estimated load: ` +
+                  'submissions of the last hours are a step up (rateRiseHours)',
+              ] as [string, string],
+            ]
+          : []),
         ...(b.control.warmupFactor < 1
           ? [
               [
