@@ -8,10 +8,10 @@ const HOUR = 3_600_000;
 
 /**
  * Rise detection: the window's estimate follows a step up in load only as the step's hours fill the
- * window (after a quiet day, four times the load reads as twice it for hours). The last `hours` are
- * compared with what the estimate expects of them; arrivals beyond `z` Poisson standard deviations of
- * that are a rise, and the estimate becomes the recent level. Bins of `binMinutes`, burst-capped as the
- * window's are, so a burst of N submissions adds a few arrivals' worth, not N.
+ * window (after 22 hours at 2 an hour, 2 hours at 8 read as 2.3). The last `hours` are compared with
+ * what the estimate expects of them; a rise there becomes the estimate, at the recent level. Bins of
+ * `binMinutes`, burst-capped as the window's are, so a burst of N submissions adds a few arrivals'
+ * worth, not N.
  */
 export interface RiseOptions {
   readonly hours: number;
