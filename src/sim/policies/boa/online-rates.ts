@@ -28,7 +28,7 @@ export interface OnlineRateOptions {
    * window holds after running through other days; none for a service that starts with the trace.
    */
   readonly history: ReadonlyArray<HistoryArrival>;
-  /** The service's rise detection (estimators.ts); null: none. */
+  /** The service's rise detection (rate-rise.ts); null: none. */
   readonly rise: RiseOptions | null;
 }
 
