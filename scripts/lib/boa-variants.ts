@@ -1,6 +1,6 @@
 /**
  * compare's and simulate's boa variants: `boa@oracle`, `boa@warmupH`, `boa@drainH`, `boa@capM`,
- * `boa@creditH` and `boa@confZ`, alone or joined with `@` (`boa@cap2@conf2`). Each is a setting of boa's,
+ * `boa@creditH`, `boa@confZ` and `boa@riseH`, alone or joined with `@` (`boa@cap2@conf2`). Each is a setting of boa's,
  * and the series is labelled with all of them wherever it is shown; oracle rates are an input no other
  * policy and no service has, so their label says so.
  */
@@ -55,6 +55,17 @@ const PARSERS: ReadonlyArray<{ pattern: RegExp; parse: (value: number) => Varian
     }),
   },
   {
+    pattern: new RegExp(`^rise${NUMBER}$`),
+    parse: (hours) =>
+      hours < 24
+        ? {
+            kind: 'rise',
+            options: { rateRiseHours: hours },
+            says: hours > 0 ? `rise over ${hours} h` : 'no rise detection',
+          }
+        : undefined,
+  },
+  {
     pattern: new RegExp(`^conf${NUMBER}$`),
     parse: (z) =>
       z <= MAX_RATE_CONFIDENCE
@@ -67,7 +78,7 @@ const PARSERS: ReadonlyArray<{ pattern: RegExp; parse: (value: number) => Varian
   },
 ];
 
-export const VARIANTS_HELP = `the policy variants are boa@oracle (boa on the trace's own rates), boa@warmupH (boa with a warm-up of H hours, H > 0), boa@drainH (the drain after H hours without an arrival, 0: none), boa@capM (the plan cap at M >= 1 times the load's minimum, 0: none), boa@creditH (the window's credit spent over H hours while the load is tight, 0: never) and boa@confZ (the load planned at 1 + Z / sqrt(arrivals seen) times its online estimate, Z from 0 to ${MAX_RATE_CONFIDENCE}), joined with @ to combine (boa@cap2@conf2); and boa-price@ceilingB (boa-price under the service's spend ceiling at a budget of B)`;
+export const VARIANTS_HELP = `the policy variants are boa@oracle (boa on the trace's own rates), boa@warmupH (boa with a warm-up of H hours, H > 0), boa@drainH (the drain after H hours without an arrival, 0: none), boa@capM (the plan cap at M >= 1 times the load's minimum, 0: none), boa@creditH (the window's credit spent over H hours while the load is tight, 0: never), boa@confZ (the load planned at 1 + Z / sqrt(arrivals seen) times its online estimate, Z from 0 to ${MAX_RATE_CONFIDENCE}) and boa@riseH (rise detection over the last H hours, H below 24, 0: none), joined with @ to combine (boa@cap2@conf2); and boa-price@ceilingB (boa-price under the service's spend ceiling at a budget of B)`;
 
 /**
  * boa-price's one variant, `boa-price@ceilingB`: the service's spend ceiling at a budget of B, the price
@@ -93,9 +104,11 @@ export function boaVariant(names: readonly string[]): { options: PolicyOptions; 
     if (!variant || variants.some((v) => v.kind === variant.kind)) return undefined;
     variants.push(variant);
   }
-  // The confidence bound applies to online estimates; with the trace's rates it would change nothing.
+  // The confidence bound and rise detection apply to online estimates; with the trace's rates they
+  // would change nothing.
   const kinds = new Set(variants.map((v) => v.kind));
-  if (variants.length === 0 || (kinds.has('oracle') && kinds.has('conf'))) return undefined;
+  const onlineOnly = kinds.has('conf') || kinds.has('rise');
+  if (variants.length === 0 || (kinds.has('oracle') && onlineOnly)) return undefined;
   return {
     options: Object.assign({}, ...variants.map((v) => v.options)) as PolicyOptions,
     label: `boa (${variants.map((v) => v.says).join(', ')})`,

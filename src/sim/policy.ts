@@ -168,6 +168,8 @@ export interface PolicyOptions {
   readonly creditSpendHours?: number;
   /** boa's confidence bound z: the load planned at 1 + z / sqrt(arrivals seen) times its online estimate; 0: none. */
   readonly rateConfidence?: number;
+  /** boa's rise detection (src/service/rate-rise.ts) over this many hours; 0: none; absent: the service's 2. */
+  readonly rateRiseHours?: number;
   /** Pollux variants (compare --sensitivity): AdaptDL's exploration cap, utility window, boot freeze. */
   readonly explorationCap?: boolean;
   readonly utilityWindowTicks?: number;

@@ -79,6 +79,14 @@ describe('compare policy variants', () => {
     expect(parsePolicyEntry('boa@conf0', find).label).toBe('boa (no rate confidence)');
   });
 
+  it('boa@riseH sets rise detection over H hours, boa@rise0 turns it off, labelled with it', () => {
+    expect(parsePolicyEntry('boa@rise4', find)).toMatchObject({
+      options: { rateRiseHours: 4 },
+      label: 'boa (rise over 4 h)',
+    });
+    expect(parsePolicyEntry('boa@rise0', find).label).toBe('boa (no rise detection)');
+  });
+
   it('joins variants with @, each setting in the options and the label', () => {
     expect(parsePolicyEntry('boa@cap2@conf1.5', find)).toMatchObject({
       options: { planCapMultiple: 2, rateConfidence: 1.5 },
@@ -107,10 +115,12 @@ describe('compare policy variants', () => {
       'boa@conf',
       'boa@cap2@cap3',
       'boa@oracle@conf2',
+      'boa@rise24',
+      'boa@oracle@rise0',
       'boa@',
     ]) {
       expect(() => parsePolicyEntry(spec, find), spec).toThrow(
-        /boa@oracle .*, boa@warmupH .*, boa@drainH .*, boa@capM .*, boa@creditH .* and boa@confZ .*joined with @/,
+        /boa@oracle .*, boa@warmupH .*, boa@drainH .*, boa@capM .*, boa@creditH .*, boa@confZ .* and boa@riseH .*joined with @/,
       );
     }
   });

@@ -11,12 +11,14 @@
  * rateConfidence (default 0: the estimate; the service's opt-in upper confidence bound on online rates,
  * src/service/estimators.ts), priorRatesPerHour (the online estimator's prior, the service's priorRates,
  * from somewhere other than the trace: `compare --prior-from`), history (submissions the estimator holds
- * before the trace: `compare --history`).
+ * before the trace: `compare --history`), rateRiseHours (default 2, 0: none; the service's rise
+ * detection, src/service/rate-rise.ts).
  */
 import { BudgetTooLowError } from '../../../core/calc/errors.ts';
 import type { PolicyContext, PolicyDefinition, PolicyOptions } from '../../policy.ts';
 import { DEFAULT_BUDGET_CONTROL } from './budget-control.ts';
 import { DEFAULT_ONLINE_RATES } from './online-rates.ts';
+import { DEFAULT_RISE, riseOptions } from '../../../service/rate-rise.ts';
 import { DEFAULT_FILL } from '../../../core/exec/idle-fill.ts';
 import { DEFAULT_SPEND_CEILING } from '../../../core/spend-ceiling.ts';
 import { RELOCK_FACTOR } from '../../../core/shares.ts';
@@ -98,6 +100,12 @@ export function boaSettings(context: PolicyContext, options: PolicyOptions): Boa
       `boa rateConfidence must be a number from 0 (the estimate) to ${MAX_RATE_CONFIDENCE} standard errors, got ${confidence}`,
     );
   }
+  const riseHours = options.rateRiseHours ?? DEFAULT_RISE.hours;
+  if (!(Number.isFinite(riseHours) && riseHours >= 0 && riseHours < DEFAULT_ONLINE_RATES.windowHours)) {
+    throw new BoaOptionsError(
+      `boa rateRiseHours must be a number from 0 (no rise detection) to below the rate window's ${DEFAULT_ONLINE_RATES.windowHours} hours, got ${riseHours}`,
+    );
+  }
   const prior = options.priorRatesPerHour;
   if (prior !== undefined) {
     if (rates !== 'online')
@@ -126,6 +134,7 @@ export function boaSettings(context: PolicyContext, options: PolicyOptions): Boa
     onlineRates: {
       ...BOA_DEFAULTS.onlineRates,
       confidence,
+      rise: riseOptions(riseHours, DEFAULT_RISE.z) ?? null,
       ...(prior !== undefined ? { priorRatesPerHour: prior } : {}),
       ...(history !== undefined ? { history } : {}),
     },

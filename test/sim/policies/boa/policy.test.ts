@@ -7,6 +7,7 @@ import { BOA_DEFAULTS, boaPolicy, boaSettings } from '../../../../src/sim/polici
 import { BoaPlanner } from '../../../../src/sim/policies/boa/planner.ts';
 import { BoaPolicy } from '../../../../src/sim/policies/boa/policy.ts';
 import { REPO } from '../../../helpers/run-script.ts';
+import { DEFAULT_RISE } from '../../../../src/service/rate-rise.ts';
 
 const profiles = parseProfileFile(JSON.parse(readFileSync(resolve(REPO, 'data/profiles.json'), 'utf8')));
 const context = (rates: Record<string, number>): PolicyContext => ({
@@ -207,6 +208,20 @@ describe('executing the plan on an uncontended cluster', () => {
     for (const rateConfidence of [-0.5, 4.5, Number.NaN]) {
       expect(() => boaSettings(context(RATES), { budget: 50, rateConfidence })).toThrow(
         /boa rateConfidence must be a number from 0 \(the estimate\) to 4 standard errors/,
+      );
+    }
+  });
+
+  it('detects rises as the service does by default, over other hours with rateRiseHours, never with 0', () => {
+    expect(boaSettings(context(RATES), { budget: 50 }).onlineRates.rise).toEqual(DEFAULT_RISE);
+    expect(boaSettings(context(RATES), { budget: 50, rateRiseHours: 4 }).onlineRates.rise).toMatchObject({
+      hours: 4,
+      holdHalfLifeHours: 4,
+    });
+    expect(boaSettings(context(RATES), { budget: 50, rateRiseHours: 0 }).onlineRates.rise).toBeNull();
+    for (const rateRiseHours of [-1, 24, Number.NaN]) {
+      expect(() => boaSettings(context(RATES), { budget: 50, rateRiseHours })).toThrow(
+        /boa rateRiseHours must be a number from 0 \(no rise detection\) to below the rate window's 24 hours/,
       );
     }
   });
