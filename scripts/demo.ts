@@ -222,6 +222,12 @@ await runMain(async () => {
     }
   }
   const existing = await client.jobsByName();
+  if (saved) {
+    const finished = new Map<number, number>();
+    for (const job of existing.values())
+      if (job.finishedAt !== null) finished.set(job.id, (job.finishedAt - EPOCH) / 1000);
+    world.finishFromService(finished);
+  }
   const heaviestWindow = new HeaviestWindow(boa.service);
   const started = performance.now();
   let lastReport = started;

@@ -13,6 +13,9 @@ export function runScript(
     cwd: REPO,
     encoding: 'utf8',
     maxBuffer: 64 * 1024 * 1024,
+    // A script that never ends would block the test runner itself (spawnSync holds its event loop, so
+    // no test timeout fires): killed after ten minutes, it fails its test instead.
+    timeout: 10 * 60_000,
   });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }

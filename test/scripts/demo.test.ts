@@ -12,7 +12,7 @@ const state = mkdtempSync(join(tmpdir(), 'boa-demo-test-'));
 afterAll(() => rmSync(state, { recursive: true, force: true }));
 
 /** Starts the demo paced in real time and kills it with SIGKILL once it reports progress. */
-function runAndKill(): Promise<string> {
+function runAndKill(state: string): Promise<string> {
   return new Promise((done, fail) => {
     const child = spawn(
       process.execPath,
@@ -32,7 +32,7 @@ function runAndKill(): Promise<string> {
 
 describe('demo replay', () => {
   it('survives kill -9: no job lost or duplicated, no resize sent twice, the ledger continues', async () => {
-    const killedAt = await runAndKill();
+    const killedAt = await runAndKill(state);
     expect(killedAt).toMatch(/replay \d+\.\d+ h: \d+\/85 jobs done/);
     const resumed = runScript('demo.ts', [...ARGS, '--state', state]);
     expect(resumed.status).toBe(0);
@@ -77,6 +77,29 @@ describe('demo replay', () => {
     }>;
     for (let i = 1; i < samples.length; i++) expect(samples[i]?.from_ms).toBe(samples[i - 1]?.to_ms);
     db.close();
+  }, 120_000);
+
+  it('resumes a kill that fell between a completion the service took and the next snapshot', async () => {
+    const racy = mkdtempSync(join(tmpdir(), 'boa-demo-race-'));
+    try {
+      await runAndKill(racy);
+      // The state such a kill leaves: the service has the job done, the replay's snapshot has it running.
+      const db = new Database(join(racy, 'boa.sqlite'));
+      const row = db.prepare("select value from settings where key = 'replay'").get() as { value: string };
+      const snapshot = JSON.parse(row.value) as {
+        jobs: Array<{ serviceId: number; completedAt: number | null }>;
+      };
+      const reopened = snapshot.jobs.find((j) => j.completedAt !== null);
+      expect(reopened).toBeDefined();
+      (reopened as { completedAt: number | null }).completedAt = null;
+      db.prepare("update settings set value = ? where key = 'replay'").run(JSON.stringify(snapshot));
+      db.close();
+      const resumed = runScript('demo.ts', [...ARGS, '--state', racy]);
+      expect(resumed.status, resumed.stderr.slice(-2000)).toBe(0);
+      expect(JSON.parse(resumed.stdout)).toMatchObject({ jobs: 85, completed: 85 });
+    } finally {
+      rmSync(racy, { recursive: true, force: true });
+    }
   }, 120_000);
 
   // Like with like: the service and the simulator's boa start from the same prior (none by default, or the

@@ -59,14 +59,19 @@ export class LauncherClient {
     });
   }
 
-  /** Jobs the service already has, by name: a replay resumed after a crash must not register twice. */
-  async jobsByName(): Promise<Map<string, { id: number; state: string }>> {
-    const out = new Map<string, { id: number; state: string }>();
-    const { jobs } = await this.call<{ jobs: Array<{ id: number; name: string; state: string }> }>(
-      'GET',
-      '/v1/jobs?limit=10000',
-    );
-    for (const job of jobs) out.set(job.name, { id: job.id, state: job.state });
+  /**
+   * Jobs the service already has, by name: a replay resumed after a crash must not register twice, and
+   * a job the service finished after the replay's last snapshot is finished (`finishedAt`, ms).
+   */
+  async jobsByName(): Promise<Map<string, { id: number; state: string; finishedAt: number | null }>> {
+    const out = new Map<string, { id: number; state: string; finishedAt: number | null }>();
+    const { jobs } = await this.call<{
+      jobs: Array<{ id: number; name: string; state: string; finishedAt: string | null }>;
+    }>('GET', '/v1/jobs?limit=10000');
+    for (const job of jobs) {
+      const finishedAt = job.finishedAt === null ? null : Date.parse(job.finishedAt);
+      out.set(job.name, { id: job.id, state: job.state, finishedAt });
+    }
     return out;
   }
 

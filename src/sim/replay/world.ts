@@ -192,6 +192,18 @@ export class ReplayWorld {
     }
   }
 
+  /**
+   * After a restore: jobs the service finished after the snapshot (a completion sent, then the crash
+   * before the next snapshot) are finished here too, at the service's time, in seconds of the replay.
+   * Without this such a job waits for GPUs the service no longer gives it, and the replay never ends.
+   */
+  finishFromService(finishedAt: ReadonlyMap<number, number>): void {
+    for (const e of this.emulated) {
+      const at = finishedAt.get(e.serviceId);
+      if (e.sim.completedAt === null && at !== undefined) e.sim.completedAt = at;
+    }
+  }
+
   records() {
     return this.emulated.map((e) => ({
       arrival: e.sim.arrival,
