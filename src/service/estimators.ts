@@ -42,7 +42,7 @@ export interface EstimateOptions {
 }
 
 /** The window's estimate, and the risen one when rise detection finds a rise (plannedRates holds each). */
-function estimatesAt(
+export function estimatesAt(
   classes: ReadonlyArray<{ name: string; priorRatePerHour: number }>,
   submissions: ReadonlyArray<{ className: string; submittedAt: number }>,
   options: EstimateOptions,

@@ -6,6 +6,7 @@ import {
   blendWork,
   confidenceFactor,
   estimateRates,
+  estimatesAt,
   type PastEstimate,
   plannedRates,
   ratesMoved,
@@ -107,19 +108,25 @@ export function estimatedRates(svc: BoaService, now: number): Record<string, num
   );
 }
 
-/** What the opt-in confidence bound multiplies the load's estimate by now (estimators.ts); 1: off. */
-export function rateConfidenceNow(svc: BoaService, now: number): number {
+/** The current rate window's inputs: the classes, their submissions in it and the estimator's options. */
+function currentWindow(svc: BoaService, now: number) {
   const { config, repo } = svc.deps;
-  if (!(config.rateConfidence > 0)) return 1;
   const since = Math.max(now - config.rateWindowHours * HOUR, svc.state.startedAt);
-  const classes = rateClasses(svc);
   const options = {
     now,
     windowHours: config.rateWindowHours,
     priorWeightHours: config.priorWeightHours,
     observedSince: svc.state.startedAt,
   };
-  const estimate = estimateRates(classes, repo.submissionsSince(since), options);
+  return { since, classes: rateClasses(svc), submissions: repo.submissionsSince(since), options };
+}
+
+/** What the opt-in confidence bound multiplies the load's estimate by now (estimators.ts); 1: off. */
+export function rateConfidenceNow(svc: BoaService, now: number): number {
+  const { config } = svc.deps;
+  if (!(config.rateConfidence > 0)) return 1;
+  const { since, classes, submissions, options } = currentWindow(svc, now);
+  const estimate = estimateRates(classes, submissions, options);
   const evidenceHours = config.priorWeightHours + Math.max(0, now - since) / HOUR;
   return confidenceFactor(estimate, evidenceHours, config.rateConfidence);
 }
@@ -129,22 +136,13 @@ export function rateConfidenceNow(svc: BoaService, now: number): number {
  * the window's alone; 1: no rise (or detection off).
  */
 export function rateRiseNow(svc: BoaService, now: number): number {
-  const { config, repo } = svc.deps;
+  const { config } = svc.deps;
   const rise = riseOptions(config.rateRiseHours, config.rateRiseZ);
   if (!rise) return 1;
-  const since = Math.max(now - config.rateWindowHours * HOUR, svc.state.startedAt);
-  const classes = rateClasses(svc);
-  const submissions = repo.submissionsSince(since);
-  const options = {
-    now,
-    windowHours: config.rateWindowHours,
-    priorWeightHours: config.priorWeightHours,
-    observedSince: svc.state.startedAt,
-  };
+  const { classes, submissions, options } = currentWindow(svc, now);
+  const { window, risen } = estimatesAt(classes, submissions, { ...options, rise });
   const total = (rates: Record<string, number>) => Object.values(rates).reduce((a, b) => a + b, 0);
-  const window = total(estimateRates(classes, submissions, options));
-  const risen = total(estimateRates(classes, submissions, { ...options, rise }));
-  return window > 0 ? risen / window : 1;
+  return risen && total(window) > 0 ? total(risen) / total(window) : 1;
 }
 
 /** Each class with its configured prior, as the rate estimator takes them. */
