@@ -1,5 +1,13 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -152,8 +160,10 @@ describe('local executor', () => {
     await settle(executor, [job(['sleep', '30'])], (s) => s[0]?.phase === 'running');
     const { pid } = JSON.parse(readFileSync(join(dataDir, 'jobs/1/1/0.pid'), 'utf8'));
     pids.push(pid);
-    // The running supervisor may write a record while the folder goes: rmSync retries ENOTEMPTY.
-    rmSync(join(dataDir, 'jobs'), { recursive: true, force: true, maxRetries: 100, retryDelay: 10 });
+    // Gone in one step (a rename), then deleted: the running supervisor keeps writing records by path,
+    // and a delete in place raced it (ENOTEMPTY past 100 retries on a loaded CI machine).
+    renameSync(join(dataDir, 'jobs'), join(dataDir, 'jobs-removed'));
+    rmSync(join(dataDir, 'jobs-removed'), { recursive: true, force: true, maxRetries: 100, retryDelay: 10 });
     await settle(executor, [], (s) => s.length === 0);
     expect(processExists(pid)).toBe(false);
     await executor.close();
