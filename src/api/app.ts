@@ -7,6 +7,7 @@ import type { ApiEnv } from './env.ts';
 import { errorBody, handleError, validationError } from './errors.ts';
 import { bodyLimits } from './limits.ts';
 import { prometheusRegistry } from './prometheus.ts';
+import { historyRoutes } from './routes/history.ts';
 import { jobRoutes } from './routes/jobs.ts';
 import { operatorRoutes } from './routes/operator.ts';
 import { ledgerRoutes } from './routes/ledger.ts';
@@ -46,6 +47,7 @@ export function createApp(service: BoaService, scheduler: Scheduler, operatorTok
   jobRoutes(app);
   operatorRoutes(app);
   ledgerRoutes(app);
+  historyRoutes(app);
   dashboardRoutes(app);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });

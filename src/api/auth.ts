@@ -66,3 +66,8 @@ export function operatorOnly(operatorToken: OperatorToken | string): MiddlewareH
     await next();
   };
 }
+
+/** Inside a handler: only the operator may make this call (the job token reaches /v1 too). */
+export function requireOperator(c: { get(k: 'operator'): boolean }): void {
+  if (!c.get('operator')) throw new ServiceError(401, 'unauthorized', 'this call needs the operator token');
+}

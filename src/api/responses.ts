@@ -276,3 +276,38 @@ export const ClassDeletedView = z.object({ deleted: z.string() }).openapi('Class
 export const ClassValidView = z
   .object({ valid: z.boolean(), name: z.string(), epochs: z.number().int(), dips })
   .openapi('ClassValid');
+
+const HistoryImportView = z
+  .object({
+    id: z.number().int(),
+    source: z.string(),
+    observedFrom: z.string(),
+    firstArrivalAt: z.string(),
+    lastArrivalAt: z.string(),
+    arrivals: z.number().int(),
+    importedAt: z.string(),
+  })
+  .openapi('HistoryImportRecord');
+
+export const HistoryImportedView = z
+  .object({
+    import: HistoryImportView,
+    alreadyImported: z.boolean(),
+    leftOut: z
+      .number()
+      .int()
+      .openapi({ description: 'arrivals older than the rate estimator reads, not kept' }),
+  })
+  .openapi('HistoryImported');
+
+export const HistoryView = z
+  .object({
+    recordStartedAt: z
+      .string()
+      .openapi({ description: "when the service's own record of submissions began" }),
+    observedSince: z.string().openapi({ description: "where the rate estimator's observation starts" }),
+    imports: z.array(HistoryImportView),
+  })
+  .openapi('History');
+
+export const HistoryDeletedView = z.object({ deleted: HistoryImportView }).openapi('HistoryDeleted');

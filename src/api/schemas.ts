@@ -108,6 +108,35 @@ export const ListJobsQuery = z.object({
     .openapi({ description: 'the newest this many jobs, listed oldest first' }),
 });
 
+/** A time as ms since the epoch or an ISO 8601 date-time with its offset. */
+const instant = (description: string) =>
+  z
+    .union([
+      z.number().int().nonnegative().max(8.64e15),
+      z.string().datetime({
+        offset: true,
+        message: 'an ISO 8601 date-time with its offset, e.g. 2026-11-27T09:30:00Z',
+      }),
+    ])
+    .transform((v) => (typeof v === 'number' ? v : Date.parse(v)))
+    .openapi({ description, example: '2026-11-27T09:30:00Z' });
+
+export const HistoryBody = strictBody({
+  source: printableName(200).optional().openapi({ description: 'where it came from, e.g. a file name' }),
+  observedFrom: instant(
+    'start of the span the history covers; default: just before its first arrival',
+  ).optional(),
+  arrivals: z
+    .array(
+      strictBody({
+        className: className().openapi({ example: 'cifar10' }),
+        submittedAt: instant('when the job was submitted'),
+      }),
+    )
+    .min(1)
+    .max(BOUNDS.historyArrivals, `at most ${BOUNDS.historyArrivals} arrivals in one import`),
+}).openapi('HistoryImport');
+
 export const FrontierQuery = z.object({ format: z.enum(['json', 'svg']).default('json') });
 
 /** Responses are documented loosely: their shapes live in src/service/views.ts. */

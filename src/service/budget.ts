@@ -119,11 +119,11 @@ export function loadNeeds(svc: BoaService, now: number): number {
   return gpuHoursPerHour;
 }
 
-/** What moves the load at once: the latest submission, the classes, the jobs waiting. */
+/** What moves the load at once: the latest submission, the classes, the jobs waiting, an imported history. */
 function loadKey(svc: BoaService): string {
   let waiting = 0;
   for (const job of svc.state.jobs.values()) if (job.state === 'waiting') waiting += 1;
-  return `${svc.state.lastSubmittedAt ?? 0}|${svc.state.classes.size}|${waiting}`;
+  return `${svc.state.lastSubmittedAt ?? 0}|${svc.state.classes.size}|${waiting}|${svc.state.historyKey}`;
 }
 
 /** Paid and allocated time-averages over [from, to], the open allocation interval included. */

@@ -99,24 +99,33 @@ export function estimatedRates(svc: BoaService, now: number): Record<string, num
       now,
       windowHours: config.rateWindowHours,
       priorWeightHours: config.priorWeightHours,
-      observedSince: svc.state.startedAt,
+      observedSince: svc.state.ratesObservedSince,
       holdHalfLifeHours: config.rateHoldHalfLifeHours,
       confidence: config.rateConfidence,
       ...(rise ? { rise } : {}),
     },
-    pastEstimates(svc, JSON.stringify([classes, svc.state.startedAt, config.rateConfidence, rise ?? null])),
+    pastEstimates(
+      svc,
+      JSON.stringify([
+        classes,
+        svc.state.ratesObservedSince,
+        svc.state.historyKey,
+        config.rateConfidence,
+        rise ?? null,
+      ]),
+    ),
   );
 }
 
 /** The current rate window's inputs: the classes, their submissions in it and the estimator's options. */
 function currentWindow(svc: BoaService, now: number) {
   const { config, repo } = svc.deps;
-  const since = Math.max(now - config.rateWindowHours * HOUR, svc.state.startedAt);
+  const since = Math.max(now - config.rateWindowHours * HOUR, svc.state.ratesObservedSince);
   const options = {
     now,
     windowHours: config.rateWindowHours,
     priorWeightHours: config.priorWeightHours,
-    observedSince: svc.state.startedAt,
+    observedSince: svc.state.ratesObservedSince,
   };
   return { since, classes: rateClasses(svc), submissions: repo.submissionsSince(since), options };
 }

@@ -1,3 +1,4 @@
+import { historyReachMs } from './history.ts';
 import type { BoaService } from './service.ts';
 
 const HOUR = 3_600_000;
@@ -11,7 +12,9 @@ export const PRUNE_EVERY_MS = HOUR;
 export function pruneOldRows(service: BoaService): number {
   const { config, repo, clock, logger } = service.deps;
   const keepMs = (Math.max(config.rateWindowHours, config.budgetWindowHours) + 24) * HOUR;
-  const deleted = repo.pruneBefore(clock.now() - keepMs);
+  const deleted =
+    repo.pruneBefore(clock.now() - keepMs) +
+    repo.history.pruneBefore(clock.now() - historyReachMs(config) - 24 * HOUR);
   if (deleted > 0) logger.info({ event: 'pruned', rows: deleted }, 'old rows pruned');
   return deleted;
 }

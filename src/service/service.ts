@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { ClassProfile } from '../core/profile.ts';
 import type { JobState, Repository } from '../store/repository.ts';
+import type { HistoryImportRow } from '../store/history.ts';
 import { currentSpendCeiling, ledgerAverages, loadNeeds, setBudget } from './budget.ts';
 import type { PlanInputs } from './calculator/compute.ts';
 import type { PlanComputer } from './calculator/computer.ts';
@@ -8,6 +9,13 @@ import { deleteClass, putClass } from './class-operations.ts';
 import type { ServiceConfig } from './config.ts';
 import { notFound, ServiceError } from './errors.ts';
 import { Execution } from './execution.ts';
+import {
+  deleteHistory,
+  type HistoryImported,
+  type HistoryInput,
+  importHistory,
+  loadHistory,
+} from './history.ts';
 import { finishJob, type Registered, registerJob } from './job-operations.ts';
 import { registerJobOnce } from './idempotency.ts';
 import { type ServiceJob, jobFromRow } from './jobs.ts';
@@ -93,6 +101,7 @@ export class BoaService {
       });
     }
     s.startedAt = repo.getSetting<number>('startedAt') ?? now;
+    loadHistory(this);
     s.budget = repo.getSetting<BudgetSetting>('budget');
     for (const row of repo.activeJobs()) s.jobs.set(row.id, jobFromRow(row));
     s.lastSubmittedAt = repo.lastSubmittedAt();
@@ -166,6 +175,17 @@ export class BoaService {
   /** Deletes a class no active job belongs to; the last class stays (a restart would reseed defaults). */
   deleteClass(name: string): void {
     deleteClass(this, name);
+  }
+
+  // ---- arrival history (history.ts) ----
+
+  /** Imports submissions from before the service's record for the rate estimator (one transaction). */
+  importHistory(input: HistoryInput): HistoryImported {
+    return importHistory(this, input);
+  }
+
+  deleteHistory(id: number): HistoryImportRow {
+    return deleteHistory(this, id);
   }
 
   // ---- jobs (job-operations.ts, progress.ts) ----

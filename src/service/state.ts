@@ -26,6 +26,10 @@ export class ServiceState {
   /** Each class's last job draw (core/shares.ts nextDraw), read from the store on first use. */
   readonly lastDraws = new Map<string, number>();
   startedAt = 0;
+  /** Where the rate estimator's observation starts: startedAt, or an imported history's span (history.ts). */
+  ratesObservedSince = 0;
+  /** Changes with every history import or deletion: estimates cached before it are stale. */
+  historyKey = '';
   /** The latest submission, finished jobs' too (the drain starts some hours after it). */
   lastSubmittedAt: number | undefined;
   /** The last tick handed the running jobs the budget's GPUs (src/service/drain.ts). */

@@ -1,6 +1,7 @@
 import { and, desc, eq, gt, inArray, isNotNull, lt } from 'drizzle-orm';
 import type { ClassProfile } from '../core/profile.ts';
 import type { Db } from './db.ts';
+import { PastArrivals } from './history.ts';
 import { type PaidSpan, PaidWindow } from './paid-window.ts';
 import { allocationSamples, jobClasses, jobs, ledgerNodes, plans, resizes, settings } from './schema.ts';
 
@@ -51,8 +52,11 @@ export class Repository {
   private allocationCursor: number;
   /** The paid sum of ledger_nodes mirrored in memory, loaded at the first query (paid-window.ts). */
   private paidWindow: PaidWindow | undefined;
+  /** Submissions imported from before the service's own record (history.ts). */
+  readonly history: PastArrivals;
 
   constructor(readonly db: Db) {
+    this.history = new PastArrivals(db);
     this.hot = prepareHot(db);
     this.openNodes = new Set(this.hot.openNodeIds.all() as string[]);
     this.allocationCursor = (this.hot.lastAllocationTo.get() as number | null) ?? Number.NEGATIVE_INFINITY;
@@ -175,12 +179,15 @@ export class Repository {
   }
 
   /** Submissions per class since a time: the rate estimator's evidence. */
+  /** Submissions after `since`: the jobs' own and those imported from before them (history.ts). */
   submissionsSince(since: number): Array<{ className: string; submittedAt: number }> {
-    return this.db
+    const own = this.db
       .select({ className: jobs.className, submittedAt: jobs.submittedAt })
       .from(jobs)
       .where(gt(jobs.submittedAt, since))
       .all();
+    const past = this.history.since(since);
+    return past.length === 0 ? own : [...past, ...own];
   }
 
   insertPlan(plan: typeof plans.$inferInsert): PlanRow {

@@ -148,3 +148,37 @@ export const nodeRemovals = sqliteTable(
   },
   (t) => [index('node_removals_state').on(t.state)],
 );
+
+/**
+ * Submissions from before the service's own record, imported so that its rate window starts full
+ * (`POST /v1/history`): a team's past job log, or traces of days like the ones to come. Never run;
+ * read only by the rate estimator, beside the jobs' own submissions.
+ */
+export const historyImports = sqliteTable(
+  'history_imports',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    /** SHA-256 of the import's canonical content: the same import twice is one import. */
+    digest: text('digest').notNull(),
+    /** Where it came from, as the operator named it (a file name), for the listing. */
+    source: text('source').notNull(),
+    /** Start of the span the history covers: hours in it with no arrivals count as observed. */
+    observedFrom: integer('observed_from').notNull(),
+    firstArrivalAt: integer('first_arrival_at').notNull(),
+    lastArrivalAt: integer('last_arrival_at').notNull(),
+    arrivals: integer('arrivals').notNull(),
+    importedAt: integer('imported_at').notNull(),
+  },
+  (t) => [uniqueIndex('history_imports_digest').on(t.digest)],
+);
+
+export const pastArrivals = sqliteTable(
+  'past_arrivals',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    importId: integer('import_id').notNull(),
+    className: text('class_name').notNull(),
+    submittedAt: integer('submitted_at').notNull(),
+  },
+  (t) => [index('past_arrivals_submitted').on(t.submittedAt), index('past_arrivals_import').on(t.importId)],
+);

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   BudgetBody,
   ClassBody,
+  HistoryBody,
   ListJobsQuery,
   ProgressBody,
   RegisterJobBody,
@@ -19,6 +20,9 @@ import { arbitraryOf, hostile } from './zod-arbitrary.ts';
 
 type Booted = Awaited<ReturnType<typeof startService>>;
 let boa: Booted;
+const HOUR = 3_600_000;
+/** The harness clock's start: the service's own record begins here. */
+const START = Date.UTC(2026, 10, 1);
 /** The classes the service starts with, restored before each run (a run may delete them all). */
 let startingProfiles: unknown[] = [];
 beforeAll(async () => {
@@ -99,8 +103,23 @@ const routes: Array<fc.Arbitrary<Omit<Op, 'token' | 'job' | 'className'> & { asO
     method: 'DELETE',
     path: (_id: number, name: string) => `/v1/classes/${encodeURIComponent(name)}`,
   }),
+  // Times around the service's start: before it (accepted unless too old), after it, or not a time.
+  arbitraryOf(HistoryBody, {
+    arrivals: fc.array(
+      fc.record({
+        className,
+        submittedAt: fc.oneof(
+          fc.integer({ min: START - 50 * HOUR, max: START + HOUR }),
+          fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
+          fc.string({ maxLength: 30 }),
+        ),
+      }),
+      { maxLength: 6 },
+    ),
+  }).map((body) => ({ method: 'POST', path: () => '/v1/history', body })),
+  fc.nat({ max: 4 }).map((n) => ({ method: 'DELETE', path: () => `/v1/history/${n}` })),
   fc
-    .constantFrom('/v1/plan', '/v1/status', '/v1/classes', '/v1/nope')
+    .constantFrom('/v1/plan', '/v1/status', '/v1/classes', '/v1/history', '/v1/nope')
     .map((p) => ({ method: 'GET', path: () => p })),
   fc
     .tuple(fc.constantFrom('/v1/budget', '/v1/jobs', '/v1/jobs/1/progress'), fc.string({ maxLength: 30 }))
@@ -138,6 +157,7 @@ function snapshot(): string {
     budget: s.budget,
     classes: [...s.classes.keys()].sort(),
     jobs: [...s.jobs.values()].map((j) => [j.id, j.state, j.statEpoch, j.width]),
+    history: [s.ratesObservedSince, s.historyKey],
   };
   return JSON.stringify({ rows, memory });
 }

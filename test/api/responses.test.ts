@@ -58,6 +58,10 @@ describe('response bodies match the OpenAPI schemas', () => {
         (await s.request('PUT', `/v1/classes/${profile.name}`, { profile })).body,
       );
       conforms(views.JobView, (await s.request('POST', `/v1/jobs/${registered.id}/complete`)).body);
+      const arrivals = [{ className: 'cifar10', submittedAt: s.service.state.startedAt - 3_600_000 }];
+      conforms(views.HistoryImportedView, (await s.request('POST', '/v1/history', { arrivals })).body);
+      conforms(views.HistoryView, (await s.request('GET', '/v1/history')).body);
+      conforms(views.HistoryDeletedView, (await s.request('DELETE', '/v1/history/1')).body);
     } finally {
       await s.close();
     }

@@ -3,8 +3,8 @@
  * dashboard and anyone auditing spend want to see), and GET /v1/resizes: the latest node-group resizes.
  */
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
-import { ServiceError } from '../../service/errors.ts';
 import type { BoaService } from '../../service/service.ts';
+import { requireOperator } from '../auth.ts';
 import type { ApiEnv } from '../env.ts';
 import { errors, jsonContent } from '../schemas.ts';
 
@@ -79,10 +79,6 @@ export function ledgerSeries(service: BoaService, hours: number, points: number)
     windowHours: deps.config.budgetWindowHours,
     series,
   };
-}
-
-function requireOperator(c: { get(k: 'operator'): boolean }) {
-  if (!c.get('operator')) throw new ServiceError(401, 'unauthorized', 'this call needs the operator token');
 }
 
 export function ledgerRoutes(app: OpenAPIHono<ApiEnv>) {

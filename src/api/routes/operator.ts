@@ -4,6 +4,7 @@ import { parseClassProfile, speedupDips } from '../../core/profile.ts';
 import { frontierOf } from '../../service/calculator/compute.ts';
 import { ServiceError } from '../../service/errors.ts';
 import { budgetView, planView, statusView } from '../../service/views.ts';
+import { requireOperator } from '../auth.ts';
 import type { ApiEnv } from '../env.ts';
 import {
   BudgetSetView,
@@ -27,10 +28,6 @@ import {
 } from '../schemas.ts';
 
 const body = <T>(schema: T) => ({ body: { content: { 'application/json': { schema } }, required: true } });
-
-function requireOperator(c: { get(k: 'operator'): boolean }) {
-  if (!c.get('operator')) throw new ServiceError(401, 'unauthorized', 'this call needs the operator token');
-}
 
 export function operatorRoutes(app: OpenAPIHono<ApiEnv>) {
   app.openapi(
