@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { addBudgetCommands } from './commands/budget.ts';
 import { addClassesCommands } from './commands/classes.ts';
 import { addFrontierCommand } from './commands/frontier.ts';
+import { addHistoryCommands } from './commands/history.ts';
 import { addJobsCommands } from './commands/jobs.ts';
 import { addPlanCommands } from './commands/plan.ts';
 import { addStatusCommand } from './commands/status.ts';
@@ -27,5 +28,6 @@ export function createProgram(): Command {
   addJobsCommands(program);
   addFrontierCommand(program);
   addClassesCommands(program);
+  addHistoryCommands(program);
   return program;
 }

@@ -1,0 +1,153 @@
+import { basename } from 'node:path';
+import type { Command } from 'commander';
+import { contextOf, output } from '../context.ts';
+import { usageError } from '../errors.ts';
+import { keyValues, table, when } from '../format.ts';
+import { placeTrace, readHistoryFile } from '../history-file.ts';
+import { parseNumber } from '../parse.ts';
+
+interface ImportRecord {
+  id: number;
+  source: string;
+  observedFrom: string;
+  firstArrivalAt: string;
+  lastArrivalAt: string;
+  arrivals: number;
+  importedAt: string;
+}
+interface HistoryView {
+  recordStartedAt: string;
+  observedSince: string;
+  imports: ImportRecord[];
+}
+interface Imported {
+  import: ImportRecord;
+  alreadyImported: boolean;
+  leftOut: number;
+}
+
+/** compare --history's least gap between days: a minute. */
+const DEFAULT_GAP_HOURS = 1 / 60;
+
+export function addHistoryCommands(program: Command): void {
+  const history = program
+    .command('history')
+    .description("arrivals from before the service's own record, read by the rate estimator (never run)");
+
+  history
+    .command('import')
+    .description(
+      'import past submissions so the first plans read days of arrivals instead of a few: job logs ' +
+        '(class,submitted_at) at their times, workload traces (name,time,application,...) back to back ' +
+        'before what the service has observed, the last file nearest',
+    )
+    .argument('<files...>', 'CSV files: job logs or workload traces')
+    .option('--gap-hours <hours>', 'quiet hours before each trace (16 after 8-hour days: working days)')
+    .option('--known-classes', 'leave out arrivals of classes the service does not have, and say how many')
+    .action(
+      async (files: string[], options: { gapHours?: string; knownClasses?: boolean }, command: Command) => {
+        const context = contextOf(command);
+        const gapHours =
+          options.gapHours === undefined ? DEFAULT_GAP_HOURS : parseNumber(options.gapHours, '--gap-hours');
+        if (!(gapHours >= DEFAULT_GAP_HOURS))
+          throw usageError(
+            `--gap-hours must be at least a minute (${DEFAULT_GAP_HOURS}), got ${options.gapHours}`,
+          );
+        const parsed = files.map((file) => ({ file, content: readHistoryFile(file) }));
+        const known = options.knownClasses
+          ? new Set(
+              (
+                await context.client.json<{ classes: Array<{ name: string }> }>('GET', '/v1/classes')
+              ).data.classes.map((c) => c.name),
+            )
+          : undefined;
+        const results: Array<{ file: string; data: Imported; text: string; dropped: number }> = [];
+        // The last file is nearest the service's record: imported first, each next one placed before it.
+        for (const { file, content } of [...parsed].reverse()) {
+          let arrivals: Array<{ className: string; submittedAt: number }>;
+          if (content.kind === 'log') arrivals = content.arrivals;
+          else {
+            const { data } = await context.client.json<HistoryView>('GET', '/v1/history');
+            // Before the earliest day the service holds: its first arrival, or its own record's start.
+            const earliest = Math.min(
+              Date.parse(data.recordStartedAt),
+              ...data.imports.map((i) => Date.parse(i.firstArrivalAt)),
+            );
+            arrivals = placeTrace(content.jobs, earliest, gapHours * 3_600_000);
+          }
+          const kept = known ? arrivals.filter((a) => known.has(a.className)) : arrivals;
+          if (kept.length === 0)
+            throw usageError(
+              `${file}: no arrivals of the service's classes (${[...(known ?? [])].join(', ')})`,
+            );
+          const { data, text } = await context.client.json<Imported>('POST', '/v1/history', {
+            source: basename(file).slice(0, 200),
+            arrivals: kept,
+          });
+          results.push({ file, data, text, dropped: arrivals.length - kept.length });
+        }
+        results.reverse();
+        output(context, `[${results.map((r) => r.text).join(',')}]`, () =>
+          results.map(renderImported).join(''),
+        );
+      },
+    );
+
+  history
+    .command('list')
+    .description("imported histories, and where the rate estimator's observation starts")
+    .action(async (_options: unknown, command: Command) => {
+      const context = contextOf(command);
+      const { data, text } = await context.client.json<HistoryView>('GET', '/v1/history');
+      output(context, text, () => renderHistory(data));
+    });
+
+  history
+    .command('delete')
+    .description('delete an imported history: the rate estimator no longer reads it')
+    .argument('<id>', 'the import id (boa history list)')
+    .action(async (id: string, _options: unknown, command: Command) => {
+      const context = contextOf(command);
+      if (!/^\d+$/.test(id) || Number(id) < 1)
+        throw usageError(`an import id is a positive integer (see boa history list), got "${id}"`);
+      const { data, text } = await context.client.json<{ deleted: ImportRecord }>(
+        'DELETE',
+        `/v1/history/${id}`,
+      );
+      output(
+        context,
+        text,
+        () =>
+          `history import ${id} deleted (${data.deleted.arrivals} arrivals from ${data.deleted.source}); the next plan leaves them out\n`,
+      );
+    });
+}
+
+function renderImported(r: { file: string; data: Imported; dropped: number }): string {
+  const i = r.data.import;
+  const what = r.data.alreadyImported
+    ? `${r.file}: imported before, as #${i.id}; nothing changed`
+    : `${r.file}: imported ${i.arrivals} arrivals as #${i.id}, ${when(i.firstArrivalAt)} to ${when(i.lastArrivalAt)}; the next plan reads them`;
+  const notes = [
+    ...(r.dropped > 0 ? [`${r.dropped} of classes the service does not have left out`] : []),
+    ...(r.data.leftOut > 0 ? [`${r.data.leftOut} older than the rate estimator reads left out`] : []),
+  ];
+  return `${what}\n${notes.map((n) => `  ${n}\n`).join('')}`;
+}
+
+export function renderHistory(h: HistoryView): string {
+  const summary = keyValues([
+    ['record began', when(h.recordStartedAt)],
+    ['observed since', `${when(h.observedSince)} (the rate estimator counts hours from here)`],
+  ]);
+  if (h.imports.length === 0) return `${summary}no history imported\n`;
+  const rows = h.imports.map((i) => [
+    i.id,
+    i.source,
+    i.arrivals,
+    when(i.firstArrivalAt),
+    when(i.lastArrivalAt),
+    when(i.importedAt),
+  ]);
+  return `${summary}${table(['id', 'source', 'arrivals', 'first', 'last', 'imported'], rows)}`;
+}

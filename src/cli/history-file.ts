@@ -1,0 +1,93 @@
+/**
+ * The files `boa history import` reads, told apart by their header:
+ * - a workload trace (the Pollux/Sia CSV format: name,time,application,num_replicas,batch_size), whose
+ *   times are seconds from its start: it is placed in time by the command;
+ * - a job log (a CSV with columns class and submitted_at, ISO 8601 with an offset or ms since the
+ *   epoch), whose times are absolute: what an old scheduler's records give.
+ */
+import { readFileSync } from 'node:fs';
+import { parse } from 'csv-parse/sync';
+import { parseTrace, TraceError } from '../core/trace.ts';
+import { usageError } from './errors.ts';
+
+export type HistoryFile =
+  | { kind: 'trace'; jobs: Array<{ className: string; seconds: number }> }
+  | { kind: 'log'; arrivals: Array<{ className: string; submittedAt: number }> };
+
+const LOG_COLUMNS = ['class', 'submitted_at'];
+const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
+
+export function readHistoryFile(path: string): HistoryFile {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw usageError(`cannot read ${path}: ${code === 'ENOENT' ? 'no such file' : code}`);
+  }
+  const header = (text.split(/\r?\n/, 1)[0] ?? '').split(',').map((c) => c.trim());
+  if (header.includes('application') && header.includes('time')) return traceFile(text, path);
+  if (LOG_COLUMNS.every((c) => header.includes(c))) return logFile(text, path);
+  throw usageError(
+    `${path}: not a history file: its header must be a workload trace's (name,time,application,` +
+      `num_replicas,batch_size) or a job log's (class,submitted_at), got "${header.join(',')}"`,
+  );
+}
+
+function traceFile(text: string, path: string): HistoryFile {
+  try {
+    const jobs = parseTrace(text, path).map((j) => ({ className: j.application, seconds: j.time }));
+    return { kind: 'trace', jobs };
+  } catch (error) {
+    if (error instanceof TraceError) throw usageError(error.message);
+    throw error;
+  }
+}
+
+function logFile(text: string, path: string): HistoryFile {
+  let rows: Record<string, string>[];
+  try {
+    rows = parse(text, { columns: true, skip_empty_lines: true, trim: true });
+  } catch (error) {
+    throw usageError(`${path}: not a CSV file (${(error as Error).message})`);
+  }
+  if (rows.length === 0) throw usageError(`${path}: no arrivals (a header class,submitted_at and rows)`);
+  const arrivals = rows.map((row, i) => {
+    const where = `${path} line ${i + 2}`;
+    if (!row.class) throw usageError(`${where}: class is empty`);
+    return { className: row.class, submittedAt: instant(row.submitted_at ?? '', where) };
+  });
+  return { kind: 'log', arrivals };
+}
+
+function instant(value: string, where: string): number {
+  const ms = /^\d+$/.test(value)
+    ? Number(value)
+    : ISO_WITH_OFFSET.test(value)
+      ? Date.parse(value)
+      : Number.NaN;
+  if (!Number.isSafeInteger(ms)) {
+    throw usageError(
+      `${where}: submitted_at must be an ISO 8601 time with its offset (2026-11-27T09:30:00Z) or ms since ` +
+        `the epoch, got "${value}"`,
+    );
+  }
+  return ms;
+}
+
+/**
+ * A trace's jobs as arrivals whose last is `gapMs` before `before` (the start of what the service has
+ * observed), the trace's spacing kept: back to back before the service's own days, as `compare
+ * --history` places them.
+ */
+export function placeTrace(
+  jobs: ReadonlyArray<{ className: string; seconds: number }>,
+  before: number,
+  gapMs: number,
+): Array<{ className: string; submittedAt: number }> {
+  const last = Math.max(...jobs.map((j) => j.seconds));
+  return jobs.map((j) => ({
+    className: j.className,
+    submittedAt: Math.round(before - gapMs - (last - j.seconds) * 1000),
+  }));
+}

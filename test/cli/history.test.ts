@@ -1,0 +1,132 @@
+/**
+ * `boa history`: job logs and workload traces imported for the rate estimator. Traces land where
+ * `compare --history` puts them (scripts/lib/other-days.ts), so the service reads what the simulator
+ * measured.
+ */
+import { writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { historyFrom } from '../../scripts/lib/other-days.ts';
+import { ManualClock } from '../service/harness.ts';
+import { startCliService } from './cli-harness.ts';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const fn of cleanups.splice(0)) await fn();
+});
+
+const T0 = Date.UTC(2026, 10, 1);
+const HOUR = 3_600_000;
+const WORKLOADS = resolve(import.meta.dirname, '../../data/pollux/workloads');
+
+async function started() {
+  const s = await startCliService({ clock: new ManualClock(T0) });
+  cleanups.push(s.close);
+  return s;
+}
+
+const stored = (s: Awaited<ReturnType<typeof started>>) =>
+  s.repo
+    .submissionsSince(0)
+    .map((a) => `${a.submittedAt} ${a.className}`)
+    .sort();
+
+describe('boa history', () => {
+  it('places workload traces back to back before the record, the last file nearest, as compare --history does', async () => {
+    const s = await started();
+    const files = [join(WORKLOADS, 'workload-2.csv'), join(WORKLOADS, 'workload-3.csv')];
+    const run = await s.boa(['history', 'import', ...files, '--gap-hours', '17']);
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    // Two 8-hour days 17 hours apart reach past the estimator's 48 hours: the oldest arrivals are left out.
+    expect(run.stdout).toMatch(
+      /workload-2\.csv: imported \d+ arrivals as #2, .*\n {2}\d+ older than the rate estimator reads left out/,
+    );
+    expect(run.stdout).toMatch(/workload-3\.csv: imported 160 arrivals as #1,/);
+
+    const expected = historyFrom(files, join(WORKLOADS, 'workload-1.csv'), undefined, 17)
+      .map((h) => ({ className: h.app, submittedAt: Math.round(T0 - h.secondsBefore * 1000) }))
+      .filter((a) => a.submittedAt > T0 - 48 * HOUR)
+      .map((a) => `${a.submittedAt} ${a.className}`)
+      .sort();
+    expect(expected.length).toBeGreaterThan(160);
+    expect(stored(s)).toEqual(expected);
+
+    const listed = await s.boa(['history', 'list']);
+    expect(listed.stdout).toMatch(/^record began\s+2026-11-01T00:00:00Z$/m);
+    expect(listed.stdout).toMatch(/^ *1 +workload-3\.csv +160 /m);
+    expect(listed.stdout).toMatch(/^ *2 +workload-2\.csv +\d+ /m);
+
+    // Another day goes before the earliest, here past what the estimator reads: refused, nothing stored.
+    const older = await s.boa(['history', 'import', files[1] as string]);
+    expect(older.status).toBe(2);
+    expect(older.stderr).toMatch(/all 160 arrivals are older than the rate estimator reads/);
+    expect(stored(s)).toEqual(expected);
+  });
+
+  it('imports a job log at its own times, once, and deletes it', async () => {
+    const s = await started();
+    const log = join(s.cwd, 'jobs.csv');
+    writeFileSync(
+      log,
+      'class,submitted_at,user\n' +
+        `cifar10,${new Date(T0 - 3 * HOUR).toISOString()},ana\n` +
+        `bert,${T0 - 2 * HOUR},li\n` +
+        'gpt5,2026-10-31T23:00:00+00:00,sam\n',
+    );
+    const unknown = await s.boa(['history', 'import', log]);
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr).toMatch(/class\(es\) the service does not have: gpt5; its classes are /);
+
+    const run = await s.boa(['history', 'import', log, '--known-classes', '--json']);
+    expect(run.status, run.stderr).toBe(0);
+    const [body] = JSON.parse(run.stdout);
+    expect(body).toMatchObject({
+      alreadyImported: false,
+      import: { id: 1, arrivals: 2, source: 'jobs.csv' },
+    });
+    expect(stored(s)).toEqual([`${T0 - 3 * HOUR} cifar10`, `${T0 - 2 * HOUR} bert`]);
+
+    const twice = await s.boa(['history', 'import', log, '--known-classes']);
+    expect(twice.stdout).toMatch(
+      /jobs\.csv: imported before, as #1; nothing changed\n {2}1 of classes the service does not have left out/,
+    );
+    expect((await s.boa(['history', 'delete', '1'])).status).toBe(0);
+    expect(stored(s)).toEqual([]);
+    expect((await s.boa(['history', 'list'])).stdout).toMatch(/no history imported/);
+  });
+
+  it('names what is wrong with a file, before sending anything', async () => {
+    const s = await started();
+    const write = (name: string, text: string) => {
+      writeFileSync(join(s.cwd, name), text);
+      return join(s.cwd, name);
+    };
+    const cases: Array<[string, RegExp]> = [
+      [write('other.csv', 'a,b\n1,2\n'), /not a history file: its header must be .*got "a,b"/],
+      [
+        write('bad-time.csv', 'class,submitted_at\ncifar10,yesterday\n'),
+        /bad-time\.csv line 2: submitted_at must be an ISO 8601 time/,
+      ],
+      [
+        write('no-zone.csv', 'class,submitted_at\ncifar10,2026-10-31T09:00:00\n'),
+        /no-zone\.csv line 2: submitted_at must be/,
+      ],
+      [
+        write('bad-trace.csv', 'name,time,application,num_replicas,batch_size\nx,-5,cifar10,1,1\n'),
+        /time must be a non-negative number/,
+      ],
+      [join(s.cwd, 'absent.csv'), /cannot read .*absent\.csv: no such file/],
+    ];
+    for (const [file, message] of cases) {
+      const run = await s.boa(['history', 'import', file]);
+      expect(run.status, file).toBe(2);
+      expect(run.stderr).toMatch(message);
+    }
+    expect((await s.boa(['history', 'import', cases[0]![0], '--gap-hours', '0'])).stderr).toMatch(
+      /--gap-hours must be at least a minute/,
+    );
+    expect((await s.boa(['history', 'delete', 'x'])).status).toBe(2);
+    expect(stored(s)).toEqual([]);
+  });
+});
