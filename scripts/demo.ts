@@ -5,6 +5,7 @@
  * command with the same --state to continue.
  *   npm run -s demo -- --trace FILE [--apps a,b] --budget B [--speed X|max] [--state DIR] [--prior none|trace] [--executor local]
  *     [--warmup-hours H] [--budget-window-hours H] [--drain-after-hours H] [--plan-cap-multiple M] [--credit-spend-hours H] [--rate-confidence Z]
+ *     [--history F1,F2,... [--history-gap-hours H]]
  * With --executor local every job is submitted with a command that the local executor runs as real
  * processes, one per node of its placement, restarted at each rescale; the emulated jobs still report
  * progress and completion at their ground-truth times (a real process cannot run on virtual time).
@@ -26,6 +27,7 @@ import { ReplayWorld, type WorldSnapshot } from '../src/sim/replay/world.ts';
 import { truthProvider } from '../src/sim/run.ts';
 import { loadProfileFile, loadTrace, parseList, runMain, UsageError, scriptProgram } from './lib/inputs.ts';
 import { HeaviestWindow } from './lib/heaviest-window.ts';
+import { historyFrom } from './lib/other-days.ts';
 import { demoSettings, settingsByFlag } from './lib/demo-settings.ts';
 import { DEFAULT_PROFILES } from './lib/paths.ts';
 import { DEFAULT_DATA } from './lib/sim-setup.ts';
@@ -79,6 +81,11 @@ const program = scriptProgram('demo')
     '4',
   )
   .option(
+    '--history <files>',
+    "other traces' submissions imported before the replay (POST /v1/history), back to back as compare --history places them: a service that ran through those days",
+  )
+  .option('--history-gap-hours <h>', 'quiet hours between the history days and before the trace', '0')
+  .option(
     '--rate-confidence <z>',
     "the service's opt-in confidence bound on arrival rates (rateConfidence): the load planned z standard errors above its estimate; 0: the estimate",
     '0',
@@ -115,6 +122,8 @@ await runMain(async () => {
     planCapMultiple: string;
     creditSpendHours: string;
     rateConfidence: string;
+    history?: string;
+    historyGapHours: string;
   }>();
   const budget = Number(opts.budget);
   if (!(budget > 0)) throw new UsageError(`--budget must be a positive number, got "${opts.budget}"`);
@@ -130,6 +139,13 @@ await runMain(async () => {
   const rates = arrivalRatesPerHour(trace, apps);
   const jobs = trace.filter((j) => j.application in rates);
   const profiles = loadProfileFile(opts.profiles);
+  const historyGapHours = Number(opts.historyGapHours);
+  if (!(historyGapHours >= 0)) {
+    throw new UsageError(`--history-gap-hours must be a number >= 0, got "${opts.historyGapHours}"`);
+  }
+  const history = opts.history
+    ? historyFrom(parseList(opts.history, '--history'), opts.trace, apps, historyGapHours)
+    : [];
   // Without --state the replay cannot be resumed, so its temporary state is removed when it ends.
   const stateDir = opts.state ?? mkdtempSync(join(tmpdir(), 'boa-demo-'));
   const removeState = () => {
@@ -184,6 +200,9 @@ await runMain(async () => {
     '--tick-seconds': tickSeconds,
     ...settingsByFlag(settings),
     '--executor': opts.executor ?? 'none',
+    '--history': history.length
+      ? createHash('sha256').update(JSON.stringify(history)).digest('hex').slice(0, 16)
+      : 'none',
   };
   const saved = boa.repo.getSetting<WorldSnapshot>('replay');
   const startedWith = boa.repo.getSetting<ReplayOptions>('replay-options');
@@ -200,6 +219,14 @@ await runMain(async () => {
     seconds = saved.now;
     process.stderr.write(`resuming the replay in ${stateDir} at ${(saved.now / 3600).toFixed(2)} h\n`);
   } else {
+    if (history.length > 0) {
+      try {
+        await importHistory(boa, history, clock.now());
+      } catch (error) {
+        removeState();
+        throw error;
+      }
+    }
     try {
       await client.setBudget(budget);
     } catch (error) {
@@ -297,6 +324,7 @@ await runMain(async () => {
     spanHours: metrics.spanHours,
     arrivalSpanHours: metrics.arrivalSpanHours,
     prior: opts.prior,
+    historyArrivals: history.length,
     state: opts.state ?? null,
     ...(opts.executor ? { executor: await replicasRun(boa, stateDir) } : {}),
   };
@@ -304,6 +332,32 @@ await runMain(async () => {
   await boa.close();
   removeState();
 });
+
+/** The history as the service's operator imports it: arrivals before the service's first moment. */
+async function importHistory(
+  boa: Awaited<ReturnType<typeof bootService>>,
+  history: ReturnType<typeof historyFrom>,
+  start: number,
+): Promise<void> {
+  const arrivals = history.map((h) => ({
+    className: h.app,
+    submittedAt: Math.round(start - h.secondsBefore * 1000),
+  }));
+  const res = await boa.app.request('/v1/history', {
+    method: 'POST',
+    headers: { authorization: `Bearer ${boa.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ source: 'demo --history', arrivals }),
+  });
+  const body = (await res.json()) as { leftOut?: number; error?: { message: string } };
+  if (res.status !== 200) {
+    await boa.close();
+    throw new UsageError(`--history: the service refused it: ${body.error?.message ?? res.status}`);
+  }
+  process.stderr.write(
+    `history: ${arrivals.length - (body.leftOut ?? 0)} arrivals imported` +
+      `${body.leftOut ? `, ${body.leftOut} older than the estimator reads left out` : ''}\n`,
+  );
+}
 
 async function replicasSettled(boa: Awaited<ReturnType<typeof bootService>>): Promise<void> {
   const { execution } = boa.service;

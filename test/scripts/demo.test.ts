@@ -252,3 +252,51 @@ describe('demo with a budget below the minimum feasible one', () => {
     }
   }, 120_000);
 });
+
+describe('demo --history', () => {
+  it("imports other days' submissions into the service before the replay, and a resume must name them", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'boa-demo-history-'));
+    try {
+      const write = (name: string, times: number[], app = 'cifar10') => {
+        const rows = times.map((t, i) => `j${i},${t},${app},1,128`);
+        writeFileSync(join(dir, name), `name,time,application,num_replicas,batch_size\n${rows.join('\n')}\n`);
+        return join(dir, name);
+      };
+      const trace = write('trace.csv', [0, 600, 1200]);
+      const before = write('before.csv', [0, 1800, 3600, 5400], 'bert');
+      const replay = join(dir, 'state');
+      const args = ['--trace', trace, '--budget', '10', '--state', replay];
+      const run = runScript('demo.ts', [...args, '--history', before, '--history-gap-hours', '2']);
+      expect(run.status, run.stderr).toBe(0);
+      expect(run.stderr).toMatch(/^history: 4 arrivals imported\n/);
+      expect(JSON.parse(run.stdout)).toMatchObject({ jobs: 3, completed: 3, historyArrivals: 4 });
+      const db = new Database(join(replay, 'boa.sqlite'), { readonly: true });
+      try {
+        const stored = db
+          .prepare('SELECT class_name, submitted_at FROM past_arrivals ORDER BY submitted_at')
+          .all();
+        const start = db
+          .prepare("SELECT value FROM settings WHERE key = 'startedAt'")
+          .pluck()
+          .get() as string;
+        // The last history submission 2 hours before the trace's first, the others at the trace's spacing.
+        expect(stored).toEqual(
+          [5400, 3600, 1800, 0].map((t) => ({
+            class_name: 'bert',
+            submitted_at: Number(start) - (2 * 3600 + t) * 1000,
+          })),
+        );
+      } finally {
+        db.close();
+      }
+      const without = runScript('demo.ts', args);
+      expect(without.status).toBe(2);
+      expect(without.stderr).toMatch(/--history [0-9a-f]{16}, not none/);
+      const itself = runScript('demo.ts', ['--trace', trace, '--budget', '10', '--history', trace]);
+      expect(itself.status).toBe(2);
+      expect(itself.stderr).toMatch(/--history must not include --trace/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
