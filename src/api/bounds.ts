@@ -16,8 +16,8 @@ export const BOUNDS = {
   statEpoch: 1000,
   /** Job names, in characters. */
   jobName: 200,
-  /** Arrivals in one history import: two days of 1000 submissions an hour. */
-  historyArrivals: 50_000,
+  /** Arrivals in one history import: the service keeps no more (src/service/history.ts MAX_PAST_ARRIVALS). */
+  historyArrivals: 10_000,
 } as const;
 
 /** Class names as the profile format has them: 1-64 letters, digits, _ . - (starting alphanumeric). */

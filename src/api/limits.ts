@@ -8,12 +8,12 @@ export const DEFAULT_BODY_LIMIT = 64 * 1024;
 /**
  * Routes that need more: a class profile is one JSON object of up to MAX_EPOCHS statistical epochs,
  * each with a speedup table of up to MAX_WIDTH entries; 1 MiB holds the largest valid one. A history
- * import of BOUNDS.historyArrivals arrivals, about 70 bytes each as ISO times, fits in 4 MiB.
+ * import of BOUNDS.historyArrivals arrivals, about 70 bytes each as ISO times, fits in 1 MiB.
  */
 export const BODY_LIMITS: ReadonlyArray<{ method: string; path: RegExp; bytes: number }> = [
   { method: 'PUT', path: /^\/v1\/classes\/[^/]+$/, bytes: 1024 * 1024 },
   { method: 'POST', path: /^\/v1\/classes\/validate$/, bytes: 1024 * 1024 },
-  { method: 'POST', path: /^\/v1\/history$/, bytes: 4 * 1024 * 1024 },
+  { method: 'POST', path: /^\/v1\/history$/, bytes: 1024 * 1024 },
 ];
 
 export function bodyLimitFor(method: string, path: string): number {

@@ -85,7 +85,7 @@ export function placeTrace(
   before: number,
   gapMs: number,
 ): Array<{ className: string; submittedAt: number }> {
-  const last = Math.max(...jobs.map((j) => j.seconds));
+  const last = jobs.reduce((latest, j) => Math.max(latest, j.seconds), Number.NEGATIVE_INFINITY);
   return jobs.map((j) => ({
     className: j.className,
     submittedAt: Math.round(before - gapMs - (last - j.seconds) * 1000),

@@ -45,6 +45,13 @@ export class PastArrivals {
       .all();
   }
 
+  countSince(time: number): number {
+    return this.db.$client
+      .prepare('SELECT count(*) FROM past_arrivals WHERE submitted_at > ?')
+      .pluck()
+      .get(time) as number;
+  }
+
   /** Arrivals no estimate reads any more; the imports stay listed. */
   pruneBefore(time: number): number {
     return this.db.delete(pastArrivals).where(lt(pastArrivals.submittedAt, time)).run().changes;

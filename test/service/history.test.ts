@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { MAX_PAST_ARRIVALS } from '../../src/service/history.ts';
 import { pruneOldRows } from '../../src/service/retention.ts';
 import { DEFAULT_ONLINE_RATES, OnlineRates } from '../../src/sim/policies/boa/online-rates.ts';
 import { ManualClock, startService } from './harness.ts';
@@ -156,6 +157,26 @@ describe('arrival history', () => {
     await refused({ arrivals: [{ className: 'cifar10', submittedAt: 'yesterday' }] }, 400, /ISO 8601/);
     await refused({ arrivals: [] }, 400, /at least 1|>=1|too small/i);
     expect(count(boa, 'history_imports') + count(boa, 'past_arrivals')).toBe(0);
+  });
+
+  it('keeps at most MAX_PAST_ARRIVALS within reach over all imports, and says so', async () => {
+    boa = await startService({ clock: new ManualClock(T0) });
+    // One class every 10 s: 6,000 in the 17 hours before T0, 6,000 in the 17 before those.
+    const day = (end: number) =>
+      Array.from({ length: 6000 }, (_, i) => ({ className: 'ncf', submittedAt: end - i * 10_000 }));
+    expect((await boa.request('POST', '/v1/history', { arrivals: day(T0 - 60_000) })).status).toBe(200);
+    const over = await boa.request('POST', '/v1/history', { arrivals: day(T0 - 18 * HOUR) });
+    expect(over.status).toBe(422);
+    expect(over.body.error.message).toMatch(
+      new RegExp(
+        `6000 arrivals within the estimator's reach, beside the 6000 imported before, are over the ${MAX_PAST_ARRIVALS}`,
+      ),
+    );
+    expect(count(boa, 'past_arrivals')).toBe(6000);
+    // The same content again is still the import it was, not a refusal.
+    expect(
+      (await boa.request('POST', '/v1/history', { arrivals: day(T0 - 60_000) })).body.alreadyImported,
+    ).toBe(true);
   });
 
   it('keeps an import across a restart, and prunes arrivals no estimate reads', async () => {
