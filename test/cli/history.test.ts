@@ -94,6 +94,16 @@ describe('boa history', () => {
     expect((await s.boa(['history', 'delete', '1'])).status).toBe(0);
     expect(stored(s)).toEqual([]);
     expect((await s.boa(['history', 'list'])).stdout).toMatch(/no history imported/);
+
+    // Each file is its own import: the last went in first, and a refusal of the other says so.
+    const good = join(s.cwd, 'good.csv');
+    writeFileSync(good, `class,submitted_at\nbert,${T0 - HOUR}\n`);
+    const partial = await s.boa(['history', 'import', log, good]);
+    expect(partial.status).toBe(2);
+    expect(partial.stderr).toMatch(
+      /jobs\.csv: .*does not have: gpt5.*\(imported before it: .*good\.csv \(#2\)\)/,
+    );
+    expect(stored(s)).toEqual([`${T0 - HOUR} bert`]);
   });
 
   it('names what is wrong with a file, before sending anything', async () => {

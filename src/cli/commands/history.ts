@@ -1,7 +1,7 @@
 import { basename } from 'node:path';
 import type { Command } from 'commander';
 import { contextOf, output } from '../context.ts';
-import { usageError } from '../errors.ts';
+import { CliError, usageError } from '../errors.ts';
 import { keyValues, table, when } from '../format.ts';
 import { placeTrace, readHistoryFile } from '../history-file.ts';
 import { parseNumber } from '../parse.ts';
@@ -80,10 +80,16 @@ export function addHistoryCommands(program: Command): void {
             throw usageError(
               `${file}: no arrivals of the service's classes (${[...(known ?? [])].join(', ')})`,
             );
-          const { data, text } = await context.client.json<Imported>('POST', '/v1/history', {
-            source: basename(file).slice(0, 200),
-            arrivals: kept,
-          });
+          const { data, text } = await context.client
+            .json<Imported>('POST', '/v1/history', { source: basename(file).slice(0, 200), arrivals: kept })
+            .catch((error: unknown) => {
+              // Each file is its own import: say which went in before this one failed.
+              if (error instanceof CliError && results.length > 0) {
+                const done = results.map((r) => `${r.file} (#${r.data.import.id})`).join(', ');
+                error.message = `${file}: ${error.message} (imported before it: ${done})`;
+              }
+              throw error;
+            });
           results.push({ file, data, text, dropped: arrivals.length - kept.length });
         }
         results.reverse();
