@@ -5,10 +5,10 @@
  * - a job log (a CSV with columns class and submitted_at, ISO 8601 with an offset or ms since the
  *   epoch), whose times are absolute: what an old scheduler's records give.
  */
-import { readFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
 import { parseTrace, TraceError } from '../core/trace.ts';
 import { usageError } from './errors.ts';
+import { readTextFile } from './parse.ts';
 
 export type HistoryFile =
   | { kind: 'trace'; jobs: Array<{ className: string; seconds: number }> }
@@ -18,13 +18,7 @@ const LOG_COLUMNS = ['class', 'submitted_at'];
 const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
 
 export function readHistoryFile(path: string): HistoryFile {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw usageError(`cannot read ${path}: ${code === 'ENOENT' ? 'no such file' : code}`);
-  }
+  const text = readTextFile(path);
   const header = (text.split(/\r?\n/, 1)[0] ?? '').split(',').map((c) => c.trim());
   if (header.includes('application') && header.includes('time')) return traceFile(text, path);
   if (LOG_COLUMNS.every((c) => header.includes(c))) return logFile(text, path);

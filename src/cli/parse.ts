@@ -15,15 +15,19 @@ export function parseJobId(value: string): number {
   return Number(value);
 }
 
-/** A JSON file, with read and parse failures named by path. */
-export function readJsonFile(path: string): unknown {
-  let text: string;
+/** A text file, a read failure named by path. */
+export function readTextFile(path: string): string {
   try {
-    text = readFileSync(path, 'utf8');
+    return readFileSync(path, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     throw usageError(`cannot read ${path}: ${code === 'ENOENT' ? 'no such file' : code}`);
   }
+}
+
+/** A JSON file, with read and parse failures named by path. */
+export function readJsonFile(path: string): unknown {
+  const text = readTextFile(path);
   try {
     return JSON.parse(text);
   } catch (error) {
