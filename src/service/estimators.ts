@@ -1,5 +1,6 @@
 import { recentRise, type RiseOptions } from './rate-rise.ts';
 import { robustRate } from './robust-rate.ts';
+import { SubmissionIndex } from './submission-index.ts';
 
 const HOUR = 3_600_000;
 
@@ -46,18 +47,25 @@ export function estimatesAt(
   classes: ReadonlyArray<{ name: string; priorRatePerHour: number }>,
   submissions: ReadonlyArray<{ className: string; submittedAt: number }>,
   options: EstimateOptions,
+  /** The same submissions indexed (submission-index.ts): the same counts, found by binary search. */
+  index?: SubmissionIndex,
 ): PastEstimate {
   const windowStart = Math.max(options.now - options.windowHours * HOUR, options.observedSince);
   const observedMs = Math.max(0, options.now - windowStart);
   const binMs = (options.binHours ?? 1) * HOUR;
   const binCount = Math.max(1, Math.ceil(observedMs / binMs));
   const counts = new Map<string, number[]>();
-  for (const s of submissions) {
-    if (s.submittedAt > windowStart && s.submittedAt <= options.now) {
-      let bins = counts.get(s.className);
-      if (!bins) counts.set(s.className, (bins = new Array<number>(binCount).fill(0)));
-      const bin = Math.min(binCount - 1, Math.floor((s.submittedAt - windowStart - 1) / binMs));
-      bins[bin] = (bins[bin] ?? 0) + 1;
+  if (index) {
+    for (const c of classes)
+      counts.set(c.name, index.bins(c.name, windowStart, options.now, binMs, binCount));
+  } else {
+    for (const s of submissions) {
+      if (s.submittedAt > windowStart && s.submittedAt <= options.now) {
+        let bins = counts.get(s.className);
+        if (!bins) counts.set(s.className, (bins = new Array<number>(binCount).fill(0)));
+        const bin = Math.min(binCount - 1, Math.floor((s.submittedAt - windowStart - 1) / binMs));
+        bins[bin] = (bins[bin] ?? 0) + 1;
+      }
     }
   }
   const binHours = Array.from({ length: binCount }, (_, b) =>
@@ -76,7 +84,7 @@ export function estimatesAt(
   const full = options.now - options.observedSince >= options.windowHours * HOUR;
   const recent =
     options.rise && options.rise.hours > 0 && full
-      ? recentRise(classes, submissions, options.now, options.observedSince, rates, options.rise)
+      ? recentRise(classes, submissions, options.now, options.observedSince, rates, options.rise, index)
       : undefined;
   const evidenceHours = options.priorWeightHours + observedMs / HOUR;
   const bounded = (estimate: Record<string, number>) => {
@@ -138,15 +146,15 @@ export function plannedRates(
   memo: Map<number, PastEstimate> = new Map(),
 ): Record<string, number> {
   const { now, windowHours, priorWeightHours, observedSince, holdHalfLifeHours, confidence, rise } = options;
+  // Built once for the estimates at every instant below, each then a few binary searches.
+  const index = new SubmissionIndex(submissions);
   const estimateAt = (at: number) =>
-    estimatesAt(classes, submissions, {
-      now: at,
-      windowHours,
-      priorWeightHours,
-      observedSince,
-      confidence,
-      ...(rise ? { rise } : {}),
-    });
+    estimatesAt(
+      classes,
+      submissions,
+      { now: at, windowHours, priorWeightHours, observedSince, confidence, ...(rise ? { rise } : {}) },
+      index,
+    );
   const current = estimateAt(now);
   const planned = { ...(current.risen ?? current.window) };
   if (!(holdHalfLifeHours > 0)) return planned;

@@ -3,6 +3,7 @@
  * instead of as it fills the window.
  */
 import { robustRate } from './robust-rate.ts';
+import type { SubmissionIndex } from './submission-index.ts';
 
 const HOUR = 3_600_000;
 
@@ -49,6 +50,8 @@ export function recentRise(
   observedSince: number,
   rates: Readonly<Record<string, number>>,
   rise: RiseOptions,
+  /** The same submissions indexed: the same counts by binary search (submission-index.ts). */
+  index?: SubmissionIndex,
 ): Record<string, number> | undefined {
   const start = Math.max(now - rise.hours * HOUR, observedSince);
   const spanMs = now - start;
@@ -56,14 +59,24 @@ export function recentRise(
   if (spanMs < rise.hours * HOUR - 1) return undefined;
   const binMs = rise.binMinutes * 60_000;
   const binCount = Math.max(1, Math.ceil(spanMs / binMs));
-  const known = new Set(classes.map((c) => c.name));
   const total = new Array<number>(binCount).fill(0);
   const perClass = new Map<string, number>();
-  for (const s of submissions) {
-    if (s.submittedAt <= start || s.submittedAt > now || !known.has(s.className)) continue;
-    const bin = Math.min(binCount - 1, Math.floor((s.submittedAt - start - 1) / binMs));
-    total[bin] = (total[bin] ?? 0) + 1;
-    perClass.set(s.className, (perClass.get(s.className) ?? 0) + 1);
+  // Each class once, though a caller may list one twice.
+  const known = new Set(classes.map((c) => c.name));
+  if (index) {
+    for (const name of known) {
+      const bins = index.bins(name, start, now, binMs, binCount);
+      bins.forEach((n, b) => (total[b] = (total[b] ?? 0) + n));
+      const n = index.count(name, start, now);
+      if (n > 0) perClass.set(name, n);
+    }
+  } else {
+    for (const s of submissions) {
+      if (s.submittedAt <= start || s.submittedAt > now || !known.has(s.className)) continue;
+      const bin = Math.min(binCount - 1, Math.floor((s.submittedAt - start - 1) / binMs));
+      total[bin] = (total[bin] ?? 0) + 1;
+      perClass.set(s.className, (perClass.get(s.className) ?? 0) + 1);
+    }
   }
   const binHours = Array.from({ length: binCount }, (_, b) =>
     Math.max(0, Math.min(binMs, spanMs - b * binMs) / HOUR),

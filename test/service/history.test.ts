@@ -64,7 +64,7 @@ describe('arrival history', () => {
     expect(boa.repo.latestPlan()?.inputs).toMatchObject({ ratesPerHour: { cifar10: expect.any(Number) } });
 
     // The simulator's estimator with the same days before its first arrival (a bert at T0).
-    const sim = new OnlineRates(['cifar10', 'bert', ...boa.service.state.classes.keys()], {
+    const sim = new OnlineRates([...boa.service.state.classes.keys()], {
       ...DEFAULT_ONLINE_RATES,
       history: history
         .map((a) => ({ app: a.className, secondsBefore: (T0 - a.submittedAt) / 1000 }))
