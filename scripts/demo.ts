@@ -4,7 +4,7 @@
  * ground truth. Prints the simulator's JSON metrics. Resumable: kill it (even with -9) and run the same
  * command with the same --state to continue.
  *   npm run -s demo -- --trace FILE [--apps a,b] --budget B [--speed X|max] [--state DIR] [--prior none|trace] [--executor local]
- *     [--warmup-hours H] [--budget-window-hours H] [--drain-after-hours H] [--plan-cap-multiple M] [--credit-spend-hours H] [--rate-confidence Z]
+ *     [--warmup-hours H] [--budget-window-hours H] [--drain-after-hours H] [--plan-cap-multiple M] [--credit-spend-hours H] [--credit-load-share S] [--rate-confidence Z]
  *     [--history F1,F2,... [--history-gap-hours H]]
  * With --executor local every job is submitted with a command that the local executor runs as real
  * processes, one per node of its placement, restarted at each rescale; the emulated jobs still report
@@ -81,6 +81,11 @@ const program = scriptProgram('demo')
     '4',
   )
   .option(
+    '--credit-load-share <s>',
+    "the credit's load share (creditLoadShare): spent whole while the load needs this share of the budget, in part from 0.2 below; lower spends more of a generous budget",
+    '0.9',
+  )
+  .option(
     '--history <files>',
     "other traces' submissions imported before the replay (POST /v1/history), back to back as compare --history places them: a service that ran through those days",
   )
@@ -121,6 +126,7 @@ await runMain(async () => {
     drainAfterHours: string;
     planCapMultiple: string;
     creditSpendHours: string;
+    creditLoadShare: string;
     rateConfidence: string;
     history?: string;
     historyGapHours: string;

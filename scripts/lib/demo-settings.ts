@@ -37,6 +37,12 @@ const FLAGS = [
     what: 'a number >= 0 (0: never)',
   },
   {
+    flag: '--credit-load-share',
+    key: 'creditLoadShare',
+    allowed: (s: number) => s > 0,
+    what: 'a number > 0',
+  },
+  {
     flag: '--rate-confidence',
     key: 'rateConfidence',
     allowed: (z: number) => z >= 0 && z <= MAX_RATE_CONFIDENCE,

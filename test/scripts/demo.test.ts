@@ -190,6 +190,9 @@ describe('demo replay', () => {
       const badCredit = demo(['--trace', TRACE, '--budget', '40', '--credit-spend-hours', 'x']);
       expect(badCredit.status).toBe(2);
       expect(badCredit.stderr).toMatch(/--credit-spend-hours must be a number >= 0 \(0: never\), got "x"/);
+      const badShare = demo(['--trace', TRACE, '--budget', '40', '--credit-load-share', '0']);
+      expect(badShare.status).toBe(2);
+      expect(badShare.stderr).toMatch(/--credit-load-share must be a number > 0, got "0"/);
       const badConfidence = demo(['--trace', TRACE, '--budget', '40', '--rate-confidence', '5']);
       expect(badConfidence.status).toBe(2);
       expect(badConfidence.stderr).toMatch(
