@@ -311,3 +311,10 @@ export const HistoryView = z
   .openapi('History');
 
 export const HistoryDeletedView = z.object({ deleted: HistoryImportView }).openapi('HistoryDeleted');
+
+export const HistoryArrivalsView = z
+  .object({
+    since: z.string().openapi({ description: 'the start of what the rate estimator reads' }),
+    arrivals: z.array(z.object({ className: z.string(), submittedAt: z.string() })),
+  })
+  .openapi('HistoryArrivals');

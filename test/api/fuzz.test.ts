@@ -119,7 +119,7 @@ const routes: Array<fc.Arbitrary<Omit<Op, 'token' | 'job' | 'className'> & { asO
   }).map((body) => ({ method: 'POST', path: () => '/v1/history', body })),
   fc.nat({ max: 4 }).map((n) => ({ method: 'DELETE', path: () => `/v1/history/${n}` })),
   fc
-    .constantFrom('/v1/plan', '/v1/status', '/v1/classes', '/v1/history', '/v1/nope')
+    .constantFrom('/v1/plan', '/v1/status', '/v1/classes', '/v1/history', '/v1/history/arrivals', '/v1/nope')
     .map((p) => ({ method: 'GET', path: () => p })),
   fc
     .tuple(fc.constantFrom('/v1/budget', '/v1/jobs', '/v1/jobs/1/progress'), fc.string({ maxLength: 30 }))

@@ -61,6 +61,7 @@ describe('response bodies match the OpenAPI schemas', () => {
       const arrivals = [{ className: 'cifar10', submittedAt: s.service.state.startedAt - 3_600_000 }];
       conforms(views.HistoryImportedView, (await s.request('POST', '/v1/history', { arrivals })).body);
       conforms(views.HistoryView, (await s.request('GET', '/v1/history')).body);
+      conforms(views.HistoryArrivalsView, (await s.request('GET', '/v1/history/arrivals')).body);
       conforms(views.HistoryDeletedView, (await s.request('DELETE', '/v1/history/1')).body);
     } finally {
       await s.close();

@@ -106,6 +106,39 @@ describe('boa history', () => {
     expect(stored(s)).toEqual([`${T0 - HOUR} bert`]);
   });
 
+  it('exports what the estimator reads, and another service that imports it reads the same rates', async () => {
+    const a = await started();
+    const log = join(a.cwd, 'old.csv');
+    writeFileSync(
+      log,
+      `class,submitted_at\n${[30, 20, 10].map((h, i) => `${i ? 'bert' : 'cifar10'},${T0 - h * HOUR}`).join('\n')}\n`,
+    );
+    expect((await a.boa(['history', 'import', log])).status).toBe(0);
+    for (const hours of [1, 2]) {
+      a.clock.t = T0 + hours * HOUR;
+      expect((await a.request('POST', '/v1/jobs', { class: 'ncf' })).status).toBe(201);
+    }
+    a.clock.t = T0 + 3 * HOUR;
+    const exported = await a.boa(['history', 'export']);
+    expect(exported.status, exported.stderr).toBe(0);
+    expect(exported.stdout.split('\n')).toEqual([
+      'class,submitted_at',
+      `cifar10,${new Date(T0 - 30 * HOUR).toISOString()}`,
+      `bert,${new Date(T0 - 20 * HOUR).toISOString()}`,
+      `bert,${new Date(T0 - 10 * HOUR).toISOString()}`,
+      `ncf,${new Date(T0 + HOUR).toISOString()}`,
+      `ncf,${new Date(T0 + 2 * HOUR).toISOString()}`,
+      '',
+    ]);
+
+    const b = await startCliService({ clock: new ManualClock(T0 + 4 * HOUR) });
+    cleanups.push(b.close);
+    writeFileSync(join(b.cwd, 'a.csv'), exported.stdout);
+    expect((await b.boa(['history', 'import', join(b.cwd, 'a.csv')])).status).toBe(0);
+    expect(stored(b)).toEqual(stored(a));
+    expect(b.service.estimatedRates(T0 + 4 * HOUR)).toEqual(a.service.estimatedRates(T0 + 4 * HOUR));
+  });
+
   it('names what is wrong with a file, before sending anything', async () => {
     const s = await started();
     const write = (name: string, text: string) => {

@@ -2,7 +2,8 @@ import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { HistoryImportRow } from '../../store/history.ts';
 import { requireOperator } from '../auth.ts';
 import type { ApiEnv } from '../env.ts';
-import { HistoryDeletedView, HistoryImportedView, HistoryView } from '../responses.ts';
+import { HistoryArrivalsView, HistoryDeletedView, HistoryImportedView, HistoryView } from '../responses.ts';
+import { historyReachMs } from '../../service/history.ts';
 import { ErrorSchema, errors, HistoryBody, jsonContent } from '../schemas.ts';
 
 const ImportIdParam = z.object({
@@ -80,6 +81,28 @@ export function historyRoutes(app: OpenAPIHono<ApiEnv>) {
         },
         200,
       );
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/v1/history/arrivals',
+      operationId: 'listHistoryArrivals',
+      summary:
+        "Every submission the rate estimator reads, the jobs' and imported ones, oldest first: what " +
+        "another boa service imports to start from this one's days (boa history export)",
+      responses: { 200: jsonContent(HistoryArrivalsView, 'arrivals'), ...errors },
+    }),
+    (c) => {
+      requireOperator(c);
+      const { deps } = c.var.service;
+      const since = deps.clock.now() - historyReachMs(deps.config);
+      const arrivals = deps.repo
+        .submissionsSince(since)
+        .sort((a, b) => a.submittedAt - b.submittedAt)
+        .map((a) => ({ className: a.className, submittedAt: iso(a.submittedAt) }));
+      return c.json({ since: iso(since), arrivals }, 200);
     },
   );
 

@@ -109,6 +109,22 @@ export function addHistoryCommands(program: Command): void {
     });
 
   history
+    .command('export')
+    .description(
+      "every submission the rate estimator reads, the jobs' and imported ones, as a job log " +
+        "(class,submitted_at): what 'boa history import' on another service starts from",
+    )
+    .action(async (_options: unknown, command: Command) => {
+      const context = contextOf(command);
+      const { data, text } = await context.client.json<{
+        arrivals: Array<{ className: string; submittedAt: string }>;
+      }>('GET', '/v1/history/arrivals');
+      output(context, text, () =>
+        ['class,submitted_at', ...data.arrivals.map((a) => `${a.className},${a.submittedAt}`), ''].join('\n'),
+      );
+    });
+
+  history
     .command('delete')
     .description('delete an imported history: the rate estimator no longer reads it')
     .argument('<id>', 'the import id (boa history list)')
