@@ -178,8 +178,7 @@ export class Repository {
     return out;
   }
 
-  /** Submissions per class since a time: the rate estimator's evidence. */
-  /** Submissions after `since`: the jobs' own and those imported from before them (history.ts). */
+  /** Submissions after `since`, the rate estimator's evidence: the jobs' own and those imported from before them (history.ts). */
   submissionsSince(since: number): Array<{ className: string; submittedAt: number }> {
     const own = this.db
       .select({ className: jobs.className, submittedAt: jobs.submittedAt })
