@@ -27,7 +27,7 @@ import { ReplayWorld, type WorldSnapshot } from '../src/sim/replay/world.ts';
 import { truthProvider } from '../src/sim/run.ts';
 import { loadProfileFile, loadTrace, parseList, runMain, UsageError, scriptProgram } from './lib/inputs.ts';
 import { HeaviestWindow } from './lib/heaviest-window.ts';
-import { historyFrom } from './lib/other-days.ts';
+import { demoHistory, importDemoHistory } from './lib/demo-history.ts';
 import { demoSettings, settingsByFlag } from './lib/demo-settings.ts';
 import { DEFAULT_PROFILES } from './lib/paths.ts';
 import { DEFAULT_DATA } from './lib/sim-setup.ts';
@@ -145,13 +145,7 @@ await runMain(async () => {
   const rates = arrivalRatesPerHour(trace, apps);
   const jobs = trace.filter((j) => j.application in rates);
   const profiles = loadProfileFile(opts.profiles);
-  const historyGapHours = Number(opts.historyGapHours);
-  if (!(historyGapHours >= 0)) {
-    throw new UsageError(`--history-gap-hours must be a number >= 0, got "${opts.historyGapHours}"`);
-  }
-  const history = opts.history
-    ? historyFrom(parseList(opts.history, '--history'), opts.trace, apps, historyGapHours)
-    : [];
+  const history = demoHistory(opts, opts.trace, apps);
   // Without --state the replay cannot be resumed, so its temporary state is removed when it ends.
   const stateDir = opts.state ?? mkdtempSync(join(tmpdir(), 'boa-demo-'));
   const removeState = () => {
@@ -227,7 +221,7 @@ await runMain(async () => {
   } else {
     if (history.length > 0) {
       try {
-        await importHistory(boa, history, clock.now());
+        await importDemoHistory(boa, history, clock.now());
       } catch (error) {
         removeState();
         throw error;
@@ -338,32 +332,6 @@ await runMain(async () => {
   await boa.close();
   removeState();
 });
-
-/** The history as the service's operator imports it: arrivals before the service's first moment. */
-async function importHistory(
-  boa: Awaited<ReturnType<typeof bootService>>,
-  history: ReturnType<typeof historyFrom>,
-  start: number,
-): Promise<void> {
-  const arrivals = history.map((h) => ({
-    className: h.app,
-    submittedAt: Math.round(start - h.secondsBefore * 1000),
-  }));
-  const res = await boa.app.request('/v1/history', {
-    method: 'POST',
-    headers: { authorization: `Bearer ${boa.token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ source: 'demo --history', arrivals }),
-  });
-  const body = (await res.json()) as { leftOut?: number; error?: { message: string } };
-  if (res.status !== 200) {
-    await boa.close();
-    throw new UsageError(`--history: the service refused it: ${body.error?.message ?? res.status}`);
-  }
-  process.stderr.write(
-    `history: ${arrivals.length - (body.leftOut ?? 0)} arrivals imported` +
-      `${body.leftOut ? `, ${body.leftOut} older than the estimator reads left out` : ''}\n`,
-  );
-}
 
 async function replicasSettled(boa: Awaited<ReturnType<typeof bootService>>): Promise<void> {
   const { execution } = boa.service;

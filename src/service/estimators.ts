@@ -146,8 +146,9 @@ export function plannedRates(
   memo: Map<number, PastEstimate> = new Map(),
 ): Record<string, number> {
   const { now, windowHours, priorWeightHours, observedSince, holdHalfLifeHours, confidence, rise } = options;
-  // Built once for the estimates at every instant below, each then a few binary searches.
-  const index = new SubmissionIndex(submissions);
+  // Built once for the estimates at every instant the hold reads, each then a few binary searches;
+  // with no hold there is one estimate, and one pass is cheaper than sorting.
+  const index = holdHalfLifeHours > 0 ? new SubmissionIndex(submissions) : undefined;
   const estimateAt = (at: number) =>
     estimatesAt(
       classes,

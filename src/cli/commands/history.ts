@@ -157,7 +157,7 @@ function renderImported(r: { file: string; data: Imported; dropped: number }): s
   return `${what}\n${notes.map((n) => `  ${n}\n`).join('')}`;
 }
 
-export function renderHistory(h: HistoryView): string {
+function renderHistory(h: HistoryView): string {
   const summary = keyValues([
     ['record began', when(h.recordStartedAt)],
     ['observed since', `${when(h.observedSince)} (the rate estimator counts hours from here)`],
