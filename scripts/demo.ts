@@ -4,7 +4,7 @@
  * ground truth. Prints the simulator's JSON metrics. Resumable: kill it (even with -9) and run the same
  * command with the same --state to continue.
  *   npm run -s demo -- --trace FILE [--apps a,b] --budget B [--speed X|max] [--state DIR] [--prior none|trace] [--executor local]
- *     [--warmup-hours H] [--budget-window-hours H] [--drain-after-hours H] [--plan-cap-multiple M] [--credit-spend-hours H] [--credit-load-share S] [--rate-confidence Z]
+ *     [--warmup-hours H] [--budget-window-hours H] [--drain-after-hours H] [--plan-cap-multiple M] [--credit-spend-hours H] [--credit-load-share S] [--rate-confidence Z] [--first-day-arrivals A]
  *     [--history F1,F2,... [--history-gap-hours H]]
  * With --executor local every job is submitted with a command that the local executor runs as real
  * processes, one per node of its placement, restarted at each rescale; the emulated jobs still report
@@ -94,6 +94,11 @@ const program = scriptProgram('demo')
     '--rate-confidence <z>',
     "the service's opt-in confidence bound on arrival rates (rateConfidence): the load planned z standard errors above its estimate; 0: the estimate",
     '0',
+  )
+  .option(
+    '--first-day-arrivals <a>',
+    "the service's opt-in first-day arrivals (firstDayArrivals): until its rate window is full, every class planned as if a more of its jobs had arrived; 0: none",
+    '0',
   );
 
 /** A replica that says what it was given, then waits to be stopped (SIGTERM at a rescale or the end). */
@@ -128,6 +133,7 @@ await runMain(async () => {
     creditSpendHours: string;
     creditLoadShare: string;
     rateConfidence: string;
+    firstDayArrivals: string;
     history?: string;
     historyGapHours: string;
   }>();

@@ -1,10 +1,10 @@
 /**
  * compare's and simulate's boa variants: `boa@oracle`, `boa@warmupH`, `boa@drainH`, `boa@capM`,
- * `boa@creditH`, `boa@confZ` and `boa@riseH`, alone or joined with `@` (`boa@cap2@conf2`). Each is a setting of boa's,
+ * `boa@creditH`, `boa@confZ`, `boa@firstdayA` and `boa@riseH`, alone or joined with `@` (`boa@cap2@conf2`). Each is a setting of boa's,
  * and the series is labelled with all of them wherever it is shown; oracle rates are an input no other
  * policy and no service has, so their label says so.
  */
-import { MAX_RATE_CONFIDENCE } from '../../src/service/estimators.ts';
+import { MAX_FIRST_DAY_ARRIVALS, MAX_RATE_CONFIDENCE } from '../../src/service/estimators.ts';
 import type { PolicyOptions } from '../../src/sim/policy.ts';
 
 /** A `--policies` entry with variants that are not boa's: bad input, answered with what there is. */
@@ -66,6 +66,17 @@ const PARSERS: ReadonlyArray<{ pattern: RegExp; parse: (value: number) => Varian
         : undefined,
   },
   {
+    pattern: new RegExp(`^firstday${NUMBER}$`),
+    parse: (arrivals) =>
+      arrivals <= MAX_FIRST_DAY_ARRIVALS
+        ? {
+            kind: 'firstday',
+            options: { firstDayArrivals: arrivals },
+            says: arrivals > 0 ? `first-day arrivals ${arrivals}` : 'no first-day arrivals',
+          }
+        : undefined,
+  },
+  {
     pattern: new RegExp(`^conf${NUMBER}$`),
     parse: (z) =>
       z <= MAX_RATE_CONFIDENCE
@@ -78,7 +89,7 @@ const PARSERS: ReadonlyArray<{ pattern: RegExp; parse: (value: number) => Varian
   },
 ];
 
-export const VARIANTS_HELP = `the policy variants are boa@oracle (boa on the trace's own rates), boa@warmupH (boa with a warm-up of H hours, H > 0), boa@drainH (the drain after H hours without an arrival, 0: none), boa@capM (the plan cap at M >= 1 times the load's minimum, 0: none), boa@creditH (the window's credit spent over H hours while the load is tight, 0: never), boa@confZ (the load planned at 1 + Z / sqrt(arrivals seen) times its online estimate, Z from 0 to ${MAX_RATE_CONFIDENCE}) and boa@riseH (rise detection over the last H hours, H below 24, 0: none), joined with @ to combine (boa@cap2@conf2); and boa-price@ceilingB (boa-price under the service's spend ceiling at a budget of B)`;
+export const VARIANTS_HELP = `the policy variants are boa@oracle (boa on the trace's own rates), boa@warmupH (boa with a warm-up of H hours, H > 0), boa@drainH (the drain after H hours without an arrival, 0: none), boa@capM (the plan cap at M >= 1 times the load's minimum, 0: none), boa@creditH (the window's credit spent over H hours while the load is tight, 0: never), boa@confZ (the load planned at 1 + Z / sqrt(arrivals seen) times its online estimate, Z from 0 to ${MAX_RATE_CONFIDENCE}), boa@firstdayA (until the rate window is full, every class planned with A more arrivals, A from 0 to ${MAX_FIRST_DAY_ARRIVALS}) and boa@riseH (rise detection over the last H hours, H below 24, 0: none), joined with @ to combine (boa@cap2@conf2); and boa-price@ceilingB (boa-price under the service's spend ceiling at a budget of B)`;
 
 /**
  * boa-price's one variant, `boa-price@ceilingB`: the service's spend ceiling at a budget of B, the price
@@ -104,10 +115,10 @@ export function boaVariant(names: readonly string[]): { options: PolicyOptions; 
     if (!variant || variants.some((v) => v.kind === variant.kind)) return undefined;
     variants.push(variant);
   }
-  // The confidence bound and rise detection apply to online estimates; with the trace's rates they
-  // would change nothing.
+  // The confidence bound, first-day arrivals and rise detection apply to online estimates; with the
+  // trace's rates they would change nothing.
   const kinds = new Set(variants.map((v) => v.kind));
-  const onlineOnly = kinds.has('conf') || kinds.has('rise');
+  const onlineOnly = kinds.has('conf') || kinds.has('rise') || kinds.has('firstday');
   if (variants.length === 0 || (kinds.has('oracle') && onlineOnly)) return undefined;
   return {
     options: Object.assign({}, ...variants.map((v) => v.options)) as PolicyOptions,

@@ -2,7 +2,7 @@
  * The service settings a demo replay takes as flags, each checked with a usage error that names the
  * flag and what it allows. Kept with the replay: a resumed one must run with the same values.
  */
-import { MAX_RATE_CONFIDENCE } from '../../src/service/estimators.ts';
+import { MAX_FIRST_DAY_ARRIVALS, MAX_RATE_CONFIDENCE } from '../../src/service/estimators.ts';
 import { UsageError } from './inputs.ts';
 
 const FLAGS = [
@@ -47,6 +47,12 @@ const FLAGS = [
     key: 'rateConfidence',
     allowed: (z: number) => z >= 0 && z <= MAX_RATE_CONFIDENCE,
     what: `a number from 0 (the estimate) to ${MAX_RATE_CONFIDENCE}`,
+  },
+  {
+    flag: '--first-day-arrivals',
+    key: 'firstDayArrivals',
+    allowed: (a: number) => a >= 0 && a <= MAX_FIRST_DAY_ARRIVALS,
+    what: `a number from 0 (none) to ${MAX_FIRST_DAY_ARRIVALS}`,
   },
 ] as const;
 

@@ -5,9 +5,10 @@ import { DEFAULT_SPEND_CEILING } from '../core/spend-ceiling.ts';
 import { DEFAULT_DRAIN } from '../core/exec/drain-widths.ts';
 import { DEFAULT_PLAN_CAP } from '../core/plan-cap.ts';
 import { DEFAULT_CREDIT } from '../core/credit.ts';
-import { MAX_RATE_CONFIDENCE } from './estimators.ts';
+import { MAX_FIRST_DAY_ARRIVALS, MAX_RATE_CONFIDENCE } from './estimators.ts';
 import { DEFAULT_RISE } from './rate-rise.ts';
 
+const FIRST_DAY_ARRIVALS_RANGE = `firstDayArrivals must be between 0 (none) and ${MAX_FIRST_DAY_ARRIVALS} arrivals a class`;
 const RATE_CONFIDENCE_RANGE = `rateConfidence must be between 0 (the estimate) and ${MAX_RATE_CONFIDENCE} standard errors`;
 
 /**
@@ -59,6 +60,15 @@ export const configSchema = z
       .number({ error: 'rateConfidence must be a number' })
       .min(0, RATE_CONFIDENCE_RANGE)
       .max(MAX_RATE_CONFIDENCE, RATE_CONFIDENCE_RANGE)
+      .default(0),
+    /**
+     * Opt-in: until the rate window is full (a first day), every class is planned as if this many more
+     * of its jobs had arrived in the hours observed (estimators.ts withFirstDayArrivals); 0: none.
+     */
+    firstDayArrivals: z
+      .number({ error: 'firstDayArrivals must be a number' })
+      .min(0, FIRST_DAY_ARRIVALS_RANGE)
+      .max(MAX_FIRST_DAY_ARRIVALS, FIRST_DAY_ARRIVALS_RANGE)
       .default(0),
     /**
      * Rise detection (estimators.ts): the last this many hours are compared with what the rate estimate

@@ -126,7 +126,12 @@ export interface PlannedRateOptions {
   readonly confidence?: number;
   /** Rise detection (estimateRates); absent: none. */
   readonly rise?: RiseOptions;
+  /** Until the window is full, every class planned with this many more arrivals in it (withFirstDayArrivals); 0 or absent: none. */
+  readonly firstDayArrivals?: number;
 }
+
+/** The most first-day arrivals a class may be given: beyond it a first day plans mostly for jobs never seen. */
+export const MAX_FIRST_DAY_ARRIVALS = 10;
 
 /**
  * The rates to plan for: per class, the highest of the estimate now and the estimates just after each
@@ -158,7 +163,7 @@ export function plannedRates(
     );
   const current = estimateAt(now);
   const planned = { ...(current.risen ?? current.window) };
-  if (!(holdHalfLifeHours > 0)) return planned;
+  if (!(holdHalfLifeHours > 0)) return withFirstDayArrivals(planned, classes, options);
   const windowStart = now - windowHours * HOUR;
   // Until as many hours are seen as the prior is worth, an estimate is mostly a configured prior, not
   // evidence of load: holding it would keep a wrong prior for days.
@@ -190,6 +195,29 @@ export function plannedRates(
       planned[name] = Math.max(planned[name] ?? 0, rate * weight, risen);
     }
   }
+  return withFirstDayArrivals(planned, classes, options);
+}
+
+/**
+ * The opt-in first-day arrivals: until the service has watched a full window, every class is planned as
+ * if `firstDayArrivals` more of its jobs had come in the hours observed (the prior's included, at least
+ * one), a flat prior on each class's rate. On a first day the estimator cannot know which classes are
+ * rare, and a class not seen yet reads 0: the rare ones are the heavy ones (one imagenet job is about
+ * 148 GPU-hours), so a plan for the classes seen so far gives each job present about twice its share and
+ * then narrows or queues them when the rest arrives (docs/comparison.md). The added rate falls as hours
+ * pass and ends when the window is full; it is not held, and a class that never comes is planned for
+ * all first day, which is what it costs.
+ */
+function withFirstDayArrivals(
+  planned: Record<string, number>,
+  classes: ReadonlyArray<{ name: string }>,
+  options: PlannedRateOptions,
+): Record<string, number> {
+  const arrivals = options.firstDayArrivals ?? 0;
+  const observedHours = Math.max(0, options.now - options.observedSince) / HOUR;
+  if (!(arrivals > 0) || observedHours >= options.windowHours) return planned;
+  const hours = Math.max(1, options.priorWeightHours + observedHours);
+  for (const c of classes) planned[c.name] = (planned[c.name] ?? 0) + arrivals / hours;
   return planned;
 }
 

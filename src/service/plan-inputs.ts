@@ -103,6 +103,7 @@ export function estimatedRates(svc: BoaService, now: number): Record<string, num
       holdHalfLifeHours: config.rateHoldHalfLifeHours,
       confidence: config.rateConfidence,
       ...(rise ? { rise } : {}),
+      firstDayArrivals: config.firstDayArrivals,
     },
     pastEstimates(
       svc,

@@ -170,6 +170,8 @@ export interface PolicyOptions {
   readonly rateConfidence?: number;
   /** boa's rise detection (src/service/rate-rise.ts) over this many hours; 0: none; absent: the service's 2. */
   readonly rateRiseHours?: number;
+  /** boa's first-day arrivals (src/service/estimators.ts): every class planned with this many more until the window is full; 0: none. */
+  readonly firstDayArrivals?: number;
   /** Pollux variants (compare --sensitivity): AdaptDL's exploration cap, utility window, boot freeze. */
   readonly explorationCap?: boolean;
   readonly utilityWindowTicks?: number;

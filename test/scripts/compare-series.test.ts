@@ -79,6 +79,14 @@ describe('compare policy variants', () => {
     expect(parsePolicyEntry('boa@conf0', find).label).toBe('boa (no rate confidence)');
   });
 
+  it('boa@firstdayA plans every class with A more arrivals until the window is full, labelled with it', () => {
+    expect(parsePolicyEntry('boa@firstday1', find)).toMatchObject({
+      options: { firstDayArrivals: 1 },
+      label: 'boa (first-day arrivals 1)',
+    });
+    expect(parsePolicyEntry('boa@firstday0', find).label).toBe('boa (no first-day arrivals)');
+  });
+
   it('boa@riseH sets rise detection over H hours, boa@rise0 turns it off, labelled with it', () => {
     expect(parsePolicyEntry('boa@rise4', find)).toMatchObject({
       options: { rateRiseHours: 4 },
@@ -117,10 +125,12 @@ describe('compare policy variants', () => {
       'boa@oracle@conf2',
       'boa@rise24',
       'boa@oracle@rise0',
+      'boa@firstday11',
+      'boa@oracle@firstday1',
       'boa@',
     ]) {
       expect(() => parsePolicyEntry(spec, find), spec).toThrow(
-        /boa@oracle .*, boa@warmupH .*, boa@drainH .*, boa@capM .*, boa@creditH .*, boa@confZ .* and boa@riseH .*joined with @/,
+        /boa@oracle .*, boa@warmupH .*, boa@drainH .*, boa@capM .*, boa@creditH .*, boa@confZ .*, boa@firstdayA .* and boa@riseH .*joined with @/,
       );
     }
   });

@@ -198,6 +198,11 @@ describe('demo replay', () => {
       expect(badConfidence.stderr).toMatch(
         /--rate-confidence must be a number from 0 \(the estimate\) to 4, got "5"/,
       );
+      const badFirstDay = demo(['--trace', TRACE, '--budget', '40', '--first-day-arrivals', '-1']);
+      expect(badFirstDay.status).toBe(2);
+      expect(badFirstDay.stderr).toMatch(
+        /--first-day-arrivals must be a number from 0 \(none\) to 10, got "-1"/,
+      );
       expect(readdirSync(tmp).filter((f) => f.startsWith('boa-demo-'))).toEqual([]);
     } finally {
       rmSync(tmp, { recursive: true, force: true });

@@ -12,7 +12,8 @@
  * src/service/estimators.ts), priorRatesPerHour (the online estimator's prior, the service's priorRates,
  * from somewhere other than the trace: `compare --prior-from`), history (submissions the estimator holds
  * before the trace: `compare --history`), rateRiseHours (default 2, 0: none; the service's rise
- * detection, src/service/rate-rise.ts).
+ * detection, src/service/rate-rise.ts), firstDayArrivals (default 0: none; the service's opt-in
+ * first-day arrivals, src/service/estimators.ts).
  */
 import { BudgetTooLowError } from '../../../core/calc/errors.ts';
 import type { PolicyContext, PolicyDefinition, PolicyOptions } from '../../policy.ts';
@@ -26,7 +27,7 @@ import { warmupOptions } from '../../../core/warmup.ts';
 import { DEFAULT_DRAIN } from '../../../core/exec/drain-widths.ts';
 import { DEFAULT_PLAN_CAP, planCapOptions } from '../../../core/plan-cap.ts';
 import { creditOptions, DEFAULT_CREDIT } from '../../../core/credit.ts';
-import { MAX_RATE_CONFIDENCE } from '../../../service/estimators.ts';
+import { MAX_FIRST_DAY_ARRIVALS, MAX_RATE_CONFIDENCE } from '../../../service/estimators.ts';
 import { BoaPlanner } from './planner.ts';
 import { BoaPolicy, type BoaSettings } from './policy.ts';
 
@@ -100,6 +101,16 @@ export function boaSettings(context: PolicyContext, options: PolicyOptions): Boa
       `boa rateConfidence must be a number from 0 (the estimate) to ${MAX_RATE_CONFIDENCE} standard errors, got ${confidence}`,
     );
   }
+  const firstDayArrivals = options.firstDayArrivals ?? DEFAULT_ONLINE_RATES.firstDayArrivals;
+  if (!(
+    Number.isFinite(firstDayArrivals) &&
+    firstDayArrivals >= 0 &&
+    firstDayArrivals <= MAX_FIRST_DAY_ARRIVALS
+  )) {
+    throw new BoaOptionsError(
+      `boa firstDayArrivals must be a number from 0 (none) to ${MAX_FIRST_DAY_ARRIVALS} arrivals a class, got ${firstDayArrivals}`,
+    );
+  }
   const riseHours = options.rateRiseHours ?? DEFAULT_RISE.hours;
   if (!(Number.isFinite(riseHours) && riseHours >= 0 && riseHours < DEFAULT_ONLINE_RATES.windowHours)) {
     throw new BoaOptionsError(
@@ -134,6 +145,7 @@ export function boaSettings(context: PolicyContext, options: PolicyOptions): Boa
     onlineRates: {
       ...BOA_DEFAULTS.onlineRates,
       confidence,
+      firstDayArrivals,
       rise: riseOptions(riseHours, DEFAULT_RISE.z) ?? null,
       ...(prior !== undefined ? { priorRatesPerHour: prior } : {}),
       ...(history !== undefined ? { history } : {}),

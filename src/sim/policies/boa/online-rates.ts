@@ -30,6 +30,8 @@ export interface OnlineRateOptions {
   readonly history: ReadonlyArray<HistoryArrival>;
   /** The service's rise detection (rate-rise.ts); null: none. */
   readonly rise: RiseOptions | null;
+  /** Until the window is full, every class planned with this many more arrivals (the service's `firstDayArrivals`). */
+  readonly firstDayArrivals: number;
 }
 
 export interface HistoryArrival {
@@ -47,6 +49,7 @@ export const DEFAULT_ONLINE_RATES: OnlineRateOptions = {
   confidence: 0,
   history: [],
   rise: DEFAULT_RISE,
+  firstDayArrivals: 0,
 };
 
 const MS = 1000;
@@ -103,6 +106,7 @@ export class OnlineRates {
         holdHalfLifeHours: this.options.holdHalfLifeHours,
         confidence: this.options.confidence,
         ...(this.options.rise ? { rise: this.options.rise } : {}),
+        firstDayArrivals: this.options.firstDayArrivals,
       },
       this.#memo,
     );

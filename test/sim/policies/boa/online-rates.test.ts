@@ -13,23 +13,33 @@ describe("boa's online rates are the service's", () => {
     expect(DEFAULT_ONLINE_RATES.priorWeightHours).toBe(service.priorWeightHours);
     expect(DEFAULT_ONLINE_RATES.priorRatesPerHour).toEqual(service.priorRates);
     expect(DEFAULT_ONLINE_RATES.confidence).toBe(service.rateConfidence);
+    expect(DEFAULT_ONLINE_RATES.firstDayArrivals).toBe(service.firstDayArrivals);
     expect(DEFAULT_ONLINE_RATES.rise).toEqual(riseOptions(service.rateRiseHours, service.rateRiseZ));
     expect(BOA_DEFAULTS.replanSeconds).toBe(service.calculatorMinutes * 60);
     expect(BOA_DEFAULTS.rates).toBe('online');
   });
 
-  it.each([0, 2])(
-    "gives what the service's plannedRates gives for the same submissions, confidence %d",
-    (confidence) => {
+  it.each([
+    [0, 0],
+    [2, 0],
+    [0, 1.5],
+  ])(
+    "gives what the service's plannedRates gives for the same submissions, confidence %d, first-day arrivals %d",
+    (confidence, firstDayArrivals) => {
       const times = [0, 40, 900, 4000, 9000, 30_000, 90_000, 91_000];
       const apps = ['a', 'b', 'a', 'a', 'b', 'a', 'b', 'a'];
-      const rates = new OnlineRates(['a', 'b'], { ...DEFAULT_ONLINE_RATES, confidence });
+      const rates = new OnlineRates(['a', 'b', 'c'], {
+        ...DEFAULT_ONLINE_RATES,
+        confidence,
+        firstDayArrivals,
+      });
       times.forEach((t, i) => rates.record(apps[i] as string, t));
       for (const now of [100, 5000, 20_000, 95_000, 100_000]) {
         const service = plannedRates(
           [
             { name: 'a', priorRatePerHour: 0 },
             { name: 'b', priorRatePerHour: 0 },
+            { name: 'c', priorRatePerHour: 0 },
           ],
           times.map((t, i) => ({ className: apps[i] as string, submittedAt: t * 1000 })),
           {
@@ -40,6 +50,7 @@ describe("boa's online rates are the service's", () => {
             holdHalfLifeHours: 48,
             confidence,
             rise: DEFAULT_RISE,
+            firstDayArrivals,
           },
         );
         const ours = rates.ratesAt(now);
