@@ -50,6 +50,10 @@ const BudgetControl = z
       description:
         "what rise detection (rateRiseHours) multiplies the load's estimated rates by now: the last hours' level over the window's, where they are a step up; 1: no rise",
     }),
+    firstDayJobsPerHour: z.number().openapi({
+      description:
+        "jobs per hour the opt-in first-day arrivals (firstDayArrivals) add to every class's planned rate now: firstDayArrivals over the hours observed and the prior's, until the rate window is full; 0: off or the window full",
+    }),
     queuedForBudget: z.number().int().openapi({ description: 'jobs waiting for the budget' }),
     draining: z.boolean().openapi({
       description:

@@ -213,12 +213,22 @@ function withFirstDayArrivals(
   classes: ReadonlyArray<{ name: string }>,
   options: PlannedRateOptions,
 ): Record<string, number> {
+  const added = firstDayRate(options);
+  if (added > 0) for (const c of classes) planned[c.name] = (planned[c.name] ?? 0) + added;
+  return planned;
+}
+
+/** Jobs per hour the first-day arrivals add to every class now; 0 when off or once the window is full. */
+export function firstDayRate(
+  options: Pick<
+    PlannedRateOptions,
+    'now' | 'observedSince' | 'windowHours' | 'priorWeightHours' | 'firstDayArrivals'
+  >,
+): number {
   const arrivals = options.firstDayArrivals ?? 0;
   const observedHours = Math.max(0, options.now - options.observedSince) / HOUR;
-  if (!(arrivals > 0) || observedHours >= options.windowHours) return planned;
-  const hours = Math.max(1, options.priorWeightHours + observedHours);
-  for (const c of classes) planned[c.name] = (planned[c.name] ?? 0) + arrivals / hours;
-  return planned;
+  if (!(arrivals > 0) || observedHours >= options.windowHours) return 0;
+  return arrivals / Math.max(1, options.priorWeightHours + observedHours);
 }
 
 /** An estimate plannedRates holds: the window's, and the risen one where rise detection found a rise. */

@@ -8,6 +8,7 @@ import {
   estimateRates,
   estimatesAt,
   type PastEstimate,
+  firstDayRate,
   plannedRates,
   ratesMoved,
 } from './estimators.ts';
@@ -132,6 +133,18 @@ function currentWindow(svc: BoaService, now: number) {
 }
 
 /** What the opt-in confidence bound multiplies the load's estimate by now (estimators.ts); 1: off. */
+/** Jobs per hour the opt-in first-day arrivals add to every class's planned rate now (estimators.ts). */
+export function firstDayRateNow(svc: BoaService, now: number): number {
+  const { config } = svc.deps;
+  return firstDayRate({
+    now,
+    observedSince: svc.state.ratesObservedSince,
+    windowHours: config.rateWindowHours,
+    priorWeightHours: config.priorWeightHours,
+    firstDayArrivals: config.firstDayArrivals,
+  });
+}
+
 export function rateConfidenceNow(svc: BoaService, now: number): number {
   const { config } = svc.deps;
   if (!(config.rateConfidence > 0)) return 1;

@@ -1,7 +1,14 @@
 import type { Averages } from './ledger.ts';
 import { nodesOf, type ServiceJob } from './jobs.ts';
 import type { BoaService } from './service.ts';
-import { creditFactorNow, planCap, planningFactor, rateConfidenceNow, rateRiseNow } from './plan-inputs.ts';
+import {
+  creditFactorNow,
+  firstDayRateNow,
+  planCap,
+  planningFactor,
+  rateConfidenceNow,
+  rateRiseNow,
+} from './plan-inputs.ts';
 
 const HOUR = 3_600_000;
 const HOURS_PER_MONTH = 730;
@@ -66,6 +73,7 @@ function controlView(service: BoaService, now: number) {
     creditGpuHoursPerHour: round(credit, 3),
     rateConfidenceFactor: round(rateConfidenceNow(service, now), 3),
     rateRiseFactor: round(rateRiseNow(service, now), 3),
+    firstDayJobsPerHour: round(firstDayRateNow(service, now), 4),
     queuedForBudget: queuedForBudget(service),
     draining: service.state.draining,
     loadNeedsGpuHoursPerHour: round(service.loadNeeds(now), 3),

@@ -110,6 +110,21 @@ describe('boa budget', () => {
     expect((await plain.boa(['budget', 'get'])).stdout).not.toMatch(/^rate bound/m);
   });
 
+  it('says what the opt-in first-day arrivals add to every class, and that they end with the first day', async () => {
+    const s = await started({ config: { firstDayArrivals: 2, leaseSeconds: 86_400 } });
+    expect((await s.boa(['budget', 'set', '400'])).status).toBe(0);
+    s.clock.t += 6 * 3_600_000;
+    // Two arrivals over the prior's 2 hours and the 6 observed.
+    const added = (await s.request('GET', '/v1/budget')).body.control.firstDayJobsPerHour;
+    expect(added).toBeCloseTo(2 / 8, 4);
+    expect((await s.boa(['budget', 'get'])).stdout).toMatch(
+      /^first day\s+every class is planned with 0\.25 more jobs\/hour \(firstDayArrivals\)/m,
+    );
+    s.clock.t += 18 * 3_600_000;
+    expect((await s.request('GET', '/v1/budget')).body.control.firstDayJobsPerHour).toBe(0);
+    expect((await s.boa(['budget', 'get'])).stdout).not.toMatch(/^first day/m);
+  });
+
   it('says when plans follow a step up in submissions after a quiet day (rise detection)', async () => {
     const s = await started({ config: { leaseSeconds: 86_400 } });
     expect((await s.boa(['budget', 'set', '400'])).status).toBe(0);

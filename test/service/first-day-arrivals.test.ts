@@ -63,13 +63,19 @@ describe('firstDayArrivals in the service', () => {
     expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 400 })).status).toBe(200);
     await s.service.planner.idle();
     const control = (await s.request('GET', '/v1/budget')).body.control;
-    return { rates: s.service.estimatedRates(), needs: control.loadNeedsGpuHoursPerHour as number };
+    return {
+      rates: s.service.estimatedRates(),
+      needs: control.loadNeedsGpuHoursPerHour as number,
+      added: control.firstDayJobsPerHour as number,
+    };
   }
 
   it('plans every class before any job is seen, and the load needs more; off by default', async () => {
     const plain = await ratesAndNeeds({});
     expect(plain.rates.imagenet).toBe(0);
+    expect(plain.added).toBe(0);
     const first = await ratesAndNeeds({ firstDayArrivals: 1 });
+    expect(first.added).toBeCloseTo(0.5, 4);
     // Nothing observed yet: one arrival over the prior's 2 hours.
     for (const rate of Object.values(first.rates)) expect(rate).toBeCloseTo(0.5, 6);
     expect(first.needs).toBeGreaterThan(plain.needs);

@@ -148,6 +148,15 @@ function renderBudget(b: BudgetView): string {
               ] as [string, string],
             ]
           : []),
+        ...(b.control.firstDayJobsPerHour > 0
+          ? [
+              [
+                'first day',
+                `every class is planned with ${fixed(b.control.firstDayJobsPerHour, 2)} more jobs/hour ` +
+                  '(firstDayArrivals) until the rate window is full: classes not seen yet are not planned at 0',
+              ] as [string, string],
+            ]
+          : []),
         ...(b.control.rateRiseFactor > 1
           ? [
               [
