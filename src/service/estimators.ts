@@ -206,15 +206,17 @@ export function plannedRates(
  * 148 GPU-hours), so a plan for the classes seen so far gives each job present about twice its share and
  * then narrows or queues them when the rest arrives (docs/comparison.md). The added rate falls as hours
  * pass and ends when the window is full; it is not held, and a class that never comes is planned for
- * all first day, which is what it costs.
+ * all first day, which is what it costs. A class with a configured prior rate keeps that instead.
  */
 function withFirstDayArrivals(
   planned: Record<string, number>,
-  classes: ReadonlyArray<{ name: string }>,
+  classes: ReadonlyArray<{ name: string; priorRatePerHour: number }>,
   options: PlannedRateOptions,
 ): Record<string, number> {
   const added = firstDayRate(options);
-  if (added > 0) for (const c of classes) planned[c.name] = (planned[c.name] ?? 0) + added;
+  if (!(added > 0)) return planned;
+  // A configured prior is what the operator expects of the class, a rare one included: it stands.
+  for (const c of classes) if (!(c.priorRatePerHour > 0)) planned[c.name] = (planned[c.name] ?? 0) + added;
   return planned;
 }
 

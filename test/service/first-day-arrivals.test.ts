@@ -44,6 +44,15 @@ describe('first-day arrivals', () => {
     for (const hours of [24, 30, 47]) expect(planned(hours, 1)).toEqual(planned(hours));
   });
 
+  it('leaves a class with a configured prior to it: the operator said what to expect of it', () => {
+    const withPrior = [classes[0] as (typeof classes)[number], { name: 'imagenet', priorRatePerHour: 0.01 }];
+    const at = { ...options, now: T0 + 3 * HOUR };
+    const plain = plannedRates(withPrior, submissions, at);
+    const added = plannedRates(withPrior, submissions, { ...at, firstDayArrivals: 2 });
+    expect(added.imagenet).toBe(plain.imagenet);
+    expect(added.cifar10).toBeCloseTo((plain.cifar10 as number) + 2 / 5, 12);
+  });
+
   it('changes nothing at 0 or absent, and counts at least an hour with no prior weight', () => {
     expect(planned(5, 0)).toEqual(planned(5));
     const early = plannedRates(classes, [], {
