@@ -212,6 +212,19 @@ describe('executing the plan on an uncontended cluster', () => {
     }
   });
 
+  it('plans first-day arrivals with firstDayArrivals, none by default', () => {
+    expect(boaSettings(context(RATES), { budget: 50 }).onlineRates.firstDayArrivals).toBe(0);
+    expect(boaSettings(context(RATES), { budget: 50, firstDayArrivals: 2 }).onlineRates).toEqual({
+      ...BOA_DEFAULTS.onlineRates,
+      firstDayArrivals: 2,
+    });
+    for (const firstDayArrivals of [-1, 10.5, Number.NaN]) {
+      expect(() => boaSettings(context(RATES), { budget: 50, firstDayArrivals })).toThrow(
+        /boa firstDayArrivals must be a number from 0 \(none\) to 10 arrivals a class/,
+      );
+    }
+  });
+
   it('detects rises as the service does by default, over other hours with rateRiseHours, never with 0', () => {
     expect(boaSettings(context(RATES), { budget: 50 }).onlineRates.rise).toEqual(DEFAULT_RISE);
     expect(boaSettings(context(RATES), { budget: 50, rateRiseHours: 4 }).onlineRates.rise).toMatchObject({
