@@ -97,7 +97,7 @@ const program = scriptProgram('demo')
   )
   .option(
     '--first-day-arrivals <a>',
-    "the service's opt-in first-day arrivals (firstDayArrivals): until its rate window is full, every class planned as if a more of its jobs had arrived; 0: none",
+    "the service's opt-in first-day arrivals (firstDayArrivals): until its rate window is full, every class planned as if <a> more of its jobs had arrived; 0: none",
     '0',
   );
 

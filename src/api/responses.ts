@@ -52,7 +52,7 @@ const BudgetControl = z
     }),
     firstDayJobsPerHour: z.number().openapi({
       description:
-        "jobs per hour the opt-in first-day arrivals (firstDayArrivals) add to every class's planned rate now: firstDayArrivals over the hours observed and the prior's, until the rate window is full; 0: off or the window full",
+        "jobs per hour the opt-in first-day arrivals (firstDayArrivals) add to the planned rate of every class without a configured prior rate now: firstDayArrivals over the hours observed and the prior's, until the rate window is full; 0: off or the window full",
     }),
     queuedForBudget: z.number().int().openapi({ description: 'jobs waiting for the budget' }),
     draining: z.boolean().openapi({

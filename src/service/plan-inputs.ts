@@ -132,8 +132,7 @@ function currentWindow(svc: BoaService, now: number) {
   return { since, classes: rateClasses(svc), submissions: repo.submissionsSince(since), options };
 }
 
-/** What the opt-in confidence bound multiplies the load's estimate by now (estimators.ts); 1: off. */
-/** Jobs per hour the opt-in first-day arrivals add to every class's planned rate now (estimators.ts). */
+/** Jobs per hour the opt-in first-day arrivals add to each class without a configured prior now (estimators.ts). */
 export function firstDayRateNow(svc: BoaService, now: number): number {
   const { config } = svc.deps;
   return firstDayRate({
@@ -145,6 +144,7 @@ export function firstDayRateNow(svc: BoaService, now: number): number {
   });
 }
 
+/** What the opt-in confidence bound multiplies the load's estimate by now (estimators.ts); 1: off. */
 export function rateConfidenceNow(svc: BoaService, now: number): number {
   const { config } = svc.deps;
   if (!(config.rateConfidence > 0)) return 1;

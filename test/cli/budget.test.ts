@@ -118,7 +118,7 @@ describe('boa budget', () => {
     const added = (await s.request('GET', '/v1/budget')).body.control.firstDayJobsPerHour;
     expect(added).toBeCloseTo(2 / 8, 4);
     expect((await s.boa(['budget', 'get'])).stdout).toMatch(
-      /^first day\s+every class is planned with 0\.25 more jobs\/hour \(firstDayArrivals\)/m,
+      /^first day\s+every class without a prior rate is planned with 0\.25 more jobs\/hour \(firstDayArrivals\)/m,
     );
     s.clock.t += 18 * 3_600_000;
     expect((await s.request('GET', '/v1/budget')).body.control.firstDayJobsPerHour).toBe(0);

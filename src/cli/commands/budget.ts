@@ -152,7 +152,7 @@ function renderBudget(b: BudgetView): string {
           ? [
               [
                 'first day',
-                `every class is planned with ${fixed(b.control.firstDayJobsPerHour, 2)} more jobs/hour ` +
+                `every class without a prior rate is planned with ${fixed(b.control.firstDayJobsPerHour, 2)} more jobs/hour ` +
                   '(firstDayArrivals) until the rate window is full: classes not seen yet are not planned at 0',
               ] as [string, string],
             ]
