@@ -85,7 +85,9 @@ describe('firstDayArrivals in the service', () => {
     expect(plain.added).toBe(0);
     const first = await ratesAndNeeds({ firstDayArrivals: 1 });
     expect(first.added).toBeCloseTo(0.5, 4);
-    // Nothing observed yet: one arrival over the prior's 2 hours.
+    // Nothing observed yet: one arrival over the prior's 2 hours, for every class the service knows.
+    expect(Object.keys(first.rates).sort()).toEqual(Object.keys(plain.rates).sort());
+    expect(Object.keys(first.rates).length).toBeGreaterThan(1);
     for (const rate of Object.values(first.rates)) expect(rate).toBeCloseTo(0.5, 6);
     expect(first.needs).toBeGreaterThan(plain.needs);
   });
