@@ -54,6 +54,19 @@ const BudgetControl = z
       description:
         "jobs per hour the opt-in first-day arrivals (firstDayArrivals) add to the planned rate of every class without a configured prior rate now: firstDayArrivals over the hours observed and the prior's, until the rate window is full; 0: off or the window full",
     }),
+    rateWindow: z
+      .object({
+        observedHours: z.number().openapi({
+          description:
+            'hours of arrivals the rate window has observed, imported history included, up to windowHours',
+        }),
+        windowHours: z.number().openapi({ description: 'the rate window (rateWindowHours)' }),
+        plannedAtZero: z.array(z.string()).openapi({
+          description:
+            'classes without a configured prior rate that plans give no budget now: none of their jobs is in the window (on a first day, the classes not seen yet)',
+        }),
+      })
+      .openapi({ description: 'the arrivals the plan is made from' }),
     queuedForBudget: z.number().int().openapi({ description: 'jobs waiting for the budget' }),
     draining: z.boolean().openapi({
       description:

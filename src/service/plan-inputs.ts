@@ -144,6 +144,26 @@ export function firstDayRateNow(svc: BoaService, now: number): number {
   });
 }
 
+/**
+ * The rate window as the plan reads it now: the hours it has observed (the service's own and any
+ * imported history), and the classes without a configured prior it plans at 0 jobs an hour because
+ * none of their jobs are in it. On a first day those include the rare classes not seen yet, which
+ * the plan leaves no budget for until one arrives (docs/comparison.md).
+ */
+export function rateWindowNow(
+  svc: BoaService,
+  now: number,
+): { observedHours: number; windowHours: number; plannedAtZero: string[] } {
+  const windowHours = svc.deps.config.rateWindowHours;
+  const observedHours = Math.min(windowHours, Math.max(0, now - svc.state.ratesObservedSince) / HOUR);
+  const rates = estimatedRates(svc, now);
+  const plannedAtZero = rateClasses(svc)
+    .filter((c) => !(c.priorRatePerHour > 0) && !((rates[c.name] ?? 0) > 0))
+    .map((c) => c.name)
+    .sort();
+  return { observedHours, windowHours, plannedAtZero };
+}
+
 /** What the opt-in confidence bound multiplies the load's estimate by now (estimators.ts); 1: off. */
 export function rateConfidenceNow(svc: BoaService, now: number): number {
   const { config } = svc.deps;

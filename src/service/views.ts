@@ -8,6 +8,7 @@ import {
   planningFactor,
   rateConfidenceNow,
   rateRiseNow,
+  rateWindowNow,
 } from './plan-inputs.ts';
 
 const HOUR = 3_600_000;
@@ -74,10 +75,16 @@ function controlView(service: BoaService, now: number) {
     rateConfidenceFactor: round(rateConfidenceNow(service, now), 3),
     rateRiseFactor: round(rateRiseNow(service, now), 3),
     firstDayJobsPerHour: round(firstDayRateNow(service, now), 4),
+    rateWindow: rateWindowView(service, now),
     queuedForBudget: queuedForBudget(service),
     draining: service.state.draining,
     loadNeedsGpuHoursPerHour: round(service.loadNeeds(now), 3),
   };
+}
+
+function rateWindowView(service: BoaService, now: number) {
+  const { observedHours, windowHours, plannedAtZero } = rateWindowNow(service, now);
+  return { observedHours: round(observedHours, 3), windowHours, plannedAtZero };
 }
 
 function queuedForBudget(service: BoaService): number {

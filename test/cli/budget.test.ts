@@ -117,12 +117,40 @@ describe('boa budget', () => {
     // Two arrivals over the prior's 2 hours and the 6 observed.
     const added = (await s.request('GET', '/v1/budget')).body.control.firstDayJobsPerHour;
     expect(added).toBeCloseTo(2 / 8, 4);
+    // Every class is planned for, so none is planned at 0.
+    expect((await s.request('GET', '/v1/budget')).body.control.rateWindow.plannedAtZero).toEqual([]);
     expect((await s.boa(['budget', 'get'])).stdout).toMatch(
       /^first day\s+every class without a prior rate is planned with 0\.25 more jobs\/hour \(firstDayArrivals\)/m,
     );
     s.clock.t += 18 * 3_600_000;
     expect((await s.request('GET', '/v1/budget')).body.control.firstDayJobsPerHour).toBe(0);
     expect((await s.boa(['budget', 'get'])).stdout).not.toMatch(/^first day/m);
+  });
+
+  it('names, through the first day, the classes plans give nothing because none of their jobs has come', async () => {
+    const s = await started({ config: { priorRates: { bert: 1 }, leaseSeconds: 86_400 } });
+    expect((await s.boa(['budget', 'set', '400'])).status).toBe(0);
+    const known = ((await s.request('GET', '/v1/classes')).body.classes as Array<{ name: string }>)
+      .map((c) => c.name)
+      .sort();
+    const window = async () => (await s.request('GET', '/v1/budget')).body.control.rateWindow;
+    // bert has a configured prior: it is planned for before any of its jobs comes.
+    expect((await window()).plannedAtZero).toEqual(known.filter((name) => name !== 'bert'));
+    s.clock.t += 3 * 3_600_000;
+    expect((await s.request('POST', '/v1/jobs', { class: 'cifar10' })).status).toBe(201);
+    const after = await window();
+    expect(after.observedHours).toBeCloseTo(3, 2);
+    expect(after.plannedAtZero).toEqual(known.filter((name) => name !== 'bert' && name !== 'cifar10'));
+    expect((await s.boa(['budget', 'get'])).stdout).toMatch(
+      new RegExp(
+        `^rates\\s+3\\.0 of the rate window's 24 h observed; planned at 0 until one of their jobs comes: ${after.plannedAtZero.join(', ')} \\(boa history import`,
+        'm',
+      ),
+    );
+    // A full window: what is not in it is not a first day's gap; the line goes.
+    s.clock.t += 21 * 3_600_000;
+    expect((await window()).observedHours).toBe(24);
+    expect((await s.boa(['budget', 'get'])).stdout).not.toMatch(/^rates/m);
   });
 
   it('says when plans follow a step up in submissions after a quiet day (rise detection)', async () => {

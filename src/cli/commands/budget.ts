@@ -157,6 +157,7 @@ function renderBudget(b: BudgetView): string {
               ] as [string, string],
             ]
           : []),
+        ...firstDayLine(b.control.rateWindow),
         ...(b.control.rateRiseFactor > 1
           ? [
               [
@@ -177,6 +178,25 @@ function renderBudget(b: BudgetView): string {
       ])}`
     : '';
   return `${head}\n${table(['average over', 'hours', 'paid GPU-h/h', 'allocated GPU-h/h'], rows)}${control}`;
+}
+
+/**
+ * While the rate window is not yet full, how much of it is observed and which classes the plan gives
+ * nothing because none of their jobs has come yet, with what plans for them.
+ */
+function firstDayLine(window: {
+  observedHours: number;
+  windowHours: number;
+  plannedAtZero: string[];
+}): Array<[string, string]> {
+  if (window.observedHours >= window.windowHours) return [];
+  const observed = `${fixed(window.observedHours, 1)} of the rate window's ${window.windowHours} h observed`;
+  const unseen =
+    window.plannedAtZero.length > 0
+      ? `; planned at 0 until one of their jobs comes: ${window.plannedAtZero.join(', ')} ` +
+        '(boa history import, or boa classes put --prior-rate, plans for them)'
+      : '';
+  return [['rates', observed + unseen]];
 }
 
 /** A 422 states the minimum; add the smallest budget (2 decimals) that would be accepted. */
