@@ -10,9 +10,11 @@ export type GpusInUse = (nodeName: string) => number;
 
 /**
  * Which nodes to remove when there are `count` more than wanted, the way Cluster Autoscaler picks on a
- * managed node group: nodes that run nothing useful first (not ready: booting, never joined), then the
- * emptiest (fewest allocated GPUs, so an idle node goes before any busy one), then the newest (least
- * likely to hold a warm cache or a checkpoint-in-progress), then by id for a stable choice.
+ * managed node group: nodes that run nothing useful first (not ready and idle: booting, never joined),
+ * then the emptiest (fewest allocated GPUs, so an idle node goes before any busy one), then the newest
+ * (least likely to hold a warm cache or a checkpoint-in-progress), then by id for a stable choice. A node
+ * not ready that still holds jobs (in its NotReady grace) ranks by its load like a ready one: removing
+ * it would restart those jobs.
  */
 export function chooseVictims(
   candidates: readonly PoolNode[],
@@ -23,7 +25,7 @@ export function chooseVictims(
   // Each node's load read once, not at every comparison.
   const ranked = candidates.map((node) => ({ node, load: gpusInUse(allocationName(node)) }));
   const before = (a: Ranked, b: Ranked) =>
-    Number(a.node.ready) - Number(b.node.ready) ||
+    Number(useful(a)) - Number(useful(b)) ||
     a.load - b.load ||
     b.node.launchedAt - a.node.launchedAt ||
     a.node.id.localeCompare(b.node.id);
@@ -51,4 +53,9 @@ export function chooseVictims(
 interface Ranked {
   readonly node: PoolNode;
   readonly load: number;
+}
+
+/** Runs something, or can soon: ready, or holding jobs through a NotReady blip. */
+function useful({ node, load }: Ranked): boolean {
+  return node.ready || load > 0;
 }

@@ -17,13 +17,19 @@ const busyGpus = (allocations: string[][]) => (name: string) =>
   allocations.flat().filter((n) => n === name).length;
 
 describe('chooseVictims', () => {
-  it('takes nodes not ready first, then the emptiest, then the newest', () => {
+  it('takes idle nodes not ready first, then the emptiest, then the newest', () => {
     const nodes = [node('a', 1), node('b', 2), node('c', 3), node('d', 4, false)];
     const busy = busyGpus([['a', 'a'], ['b'], ['c', 'c', 'c']]);
     expect(chooseVictims(nodes, 1, busy).map((n) => n.id)).toEqual(['d']);
     expect(chooseVictims(nodes, 2, busy).map((n) => n.id)).toEqual(['d', 'b']);
     expect(chooseVictims(nodes, 3, busy).map((n) => n.id)).toEqual(['d', 'b', 'a']);
     expect(chooseVictims(nodes, 0, busy)).toEqual([]);
+  });
+
+  it('ranks a node not ready that holds jobs (its NotReady grace) by its load, after idle ready nodes', () => {
+    const nodes = [node('held', 1, false), node('idle', 2), node('busy', 3), node('booting', 4, false)];
+    const busy = busyGpus([['held', 'held'], [], ['busy', 'busy', 'busy']]);
+    expect(chooseVictims(nodes, 4, busy).map((n) => n.id)).toEqual(['booting', 'idle', 'held', 'busy']);
   });
 
   it('picks a few one by one in the same order as a full sort', () => {
