@@ -136,10 +136,10 @@ export class NodeReconciler {
     const group = input.group;
     if (!group || updatedByEks(group)) return false;
     const target = this.bounded(input.target, group);
-    const kept = input.nodes.filter((n) => !n.leaving && !this.removing.has(n.id));
-    if (kept.length <= target && !input.nodes.some((n) => this.overdue(n, now))) return false;
     const busy = input.gpusInUse;
+    // Overdue nodes first, so the scale-in below counts them as going and never picks them a second time.
     this.chooseProvisionTimeouts(input.nodes, busy, now);
+    const kept = input.nodes.filter((n) => !n.leaving && !this.removing.has(n.id));
     let placed = false;
     for (const victim of chooseVictims(kept, kept.length - target, busy)) {
       this.removing.choose(victim, 'scale-in', now);

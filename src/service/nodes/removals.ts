@@ -34,7 +34,9 @@ export class RemovalWalk {
     return [...this.#open.values()];
   }
 
+  /** Records a node's removal; a node already being removed keeps its one removal. */
   choose(node: PoolNode, reason: RemovalReason, now: number): void {
+    if (this.has(node.id)) return;
     const row = this.deps.removals.insert({ nodeId: node.id, nodeName: node.name ?? null, reason, at: now });
     this.#open.set(node.id, row);
     this.deps.logger.info(
