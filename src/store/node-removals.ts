@@ -7,6 +7,7 @@ export type RemovalState = 'chosen' | 'cordoned' | 'terminating' | 'terminated' 
 export type RemovalReason = 'scale-in' | 'provision-timeout';
 
 const OPEN: RemovalState[] = ['chosen', 'cordoned', 'terminating'];
+const ID_CHUNK = 500;
 
 /** The node reconciler's records: each write is its own statement, committed before the call it precedes. */
 export class NodeRemovals {
@@ -72,6 +73,29 @@ export class NodeRemovals {
       .orderBy(desc(nodeRemovals.terminatedAt), desc(nodeRemovals.id))
       .limit(1)
       .get();
+  }
+
+  /**
+   * Which of these nodes boa has finished removing (instance ids are never reused). Asked for nodes seen
+   * listed for the first time, so a node terminated before a restart and still listed is known as gone.
+   */
+  terminatedAmong(nodeIds: readonly string[]): string[] {
+    const found: string[] = [];
+    // Chunked: SQLite caps the parameters of one statement, and a listing after a restart has every node.
+    for (let i = 0; i < nodeIds.length; i += ID_CHUNK) {
+      const rows = this.db
+        .selectDistinct({ nodeId: nodeRemovals.nodeId })
+        .from(nodeRemovals)
+        .where(
+          and(
+            eq(nodeRemovals.state, 'terminated'),
+            inArray(nodeRemovals.nodeId, nodeIds.slice(i, i + ID_CHUNK)),
+          ),
+        )
+        .all();
+      for (const row of rows) found.push(row.nodeId);
+    }
+    return found;
   }
 
   all(): NodeRemovalRow[] {

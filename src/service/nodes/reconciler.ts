@@ -99,8 +99,9 @@ export class NodeReconciler {
     const now = this.deps.clock.now();
     let held: ReadonlyMap<string, number> | undefined;
     const usable: PoolNode[] = [];
+    this.removing.note(nodes);
     for (const n of nodes) {
-      if (this.removing.has(n.id)) continue;
+      if (this.removing.includes(n.id)) continue;
       const id = n.name ?? n.id;
       if (!n.ready) {
         // The map is built once a tick, and only when a node not ready is seen for the first time.
@@ -133,13 +134,14 @@ export class NodeReconciler {
   chooseNow(input: NodeTickInput): boolean {
     const now = this.deps.clock.now();
     this.readiness.note(input.nodes, now);
+    this.removing.note(input.nodes);
     const group = input.group;
     if (!group || updatedByEks(group)) return false;
     const target = this.bounded(input.target, group);
     const busy = input.gpusInUse;
     // Overdue nodes first, so the scale-in below counts them as going and never picks them a second time.
     this.chooseProvisionTimeouts(input.nodes, busy, now);
-    const kept = input.nodes.filter((n) => !n.leaving && !this.removing.has(n.id));
+    const kept = input.nodes.filter((n) => !n.leaving && !this.removing.includes(n.id));
     let placed = false;
     for (const victim of chooseVictims(kept, kept.length - target, busy)) {
       this.removing.choose(victim, 'scale-in', now);
@@ -187,12 +189,14 @@ export class NodeReconciler {
         'desired size changed outside boa; correcting',
       );
     }
+    this.removing.note(nodes);
     const terminated = await this.removing.carryOn(nodes, busy, () => {
       this.counters.terminations += 1;
     });
     const current = terminated > 0 ? await pool.describe() : group;
     this.lastGroup = current;
-    const live = nodes.filter((n) => !n.leaving).length - terminated;
+    // Nodes terminated by boa, in this pass or before and still listed, are out of the group already.
+    const live = nodes.filter((n) => !n.leaving && !this.removing.terminated(n.id)).length;
     let want = target + this.removing.rows().filter((r) => nodes.some((n) => n.id === r.nodeId)).length;
     if (this.backoff.observe(current, live, want, now)) {
       this.counters.launchFailures += 1;
@@ -270,7 +274,7 @@ export class NodeReconciler {
    * (and not on its way out already).
    */
   private overdue(node: PoolNode, now: number): boolean {
-    if (node.ready || node.leaving || node.cordoned || this.removing.has(node.id)) return false;
+    if (node.ready || node.leaving || node.cordoned || this.removing.includes(node.id)) return false;
     return this.readiness.overdue(node, now, this.deps.settings.provisionMs);
   }
 

@@ -12,18 +12,53 @@ export interface RemovalDeps {
 
 /**
  * The nodes boa is removing, one by one: chosen, cordoned, emptied, terminated. Each state is stored
- * before the call it announces, so a restart carries each removal on from where it was left.
+ * before the call it announces, so a restart carries each removal on from where it was left. A
+ * terminated node can stay listed for minutes (EKS holds it in Terminating:Wait while it drains, EC2
+ * still says running): it is remembered until a listing no longer has it, so it is never counted,
+ * offered to jobs, or chosen again.
  */
 export class RemovalWalk {
   /** Open removals by node id (the store's rows, cached). */
   readonly #open = new Map<string, NodeRemovalRow>();
+  /** Nodes boa has terminated that the last listing still had. */
+  readonly #terminated = new Set<string>();
+  /** The listing last noted and its node ids. */
+  #noted: readonly PoolNode[] | undefined;
+  #listed = new Set<string>();
 
   constructor(private readonly deps: RemovalDeps) {
     for (const row of deps.removals.open()) this.#open.set(row.nodeId, row);
   }
 
-  has(nodeId: string): boolean {
-    return this.#open.has(nodeId);
+  /**
+   * Takes in a listing: terminated nodes it no longer has are forgotten, and nodes it has for the first
+   * time (all of them after a restart) are looked up in the store, so a node terminated before a restart
+   * or a listing that came back empty is still known as terminated.
+   */
+  note(nodes: readonly PoolNode[]): void {
+    // The same listing again: a tick whose listing failed reuses the last one.
+    if (nodes === this.#noted) return;
+    this.#noted = nodes;
+    const listed = new Set<string>();
+    const firstSeen: string[] = [];
+    for (const node of nodes) {
+      listed.add(node.id);
+      if (!this.#listed.has(node.id)) firstSeen.push(node.id);
+    }
+    for (const id of this.#terminated) if (!listed.has(id)) this.#terminated.delete(id);
+    if (firstSeen.length > 0)
+      for (const id of this.deps.removals.terminatedAmong(firstSeen)) this.#terminated.add(id);
+    this.#listed = listed;
+  }
+
+  /** Whether boa is removing this node or has terminated it: it is not to be used, kept or chosen. */
+  includes(nodeId: string): boolean {
+    return this.#open.has(nodeId) || this.#terminated.has(nodeId);
+  }
+
+  /** Terminated by boa and still listed (on its way out, no longer part of the group). */
+  terminated(nodeId: string): boolean {
+    return this.#terminated.has(nodeId);
   }
 
   get size(): number {
@@ -34,9 +69,9 @@ export class RemovalWalk {
     return [...this.#open.values()];
   }
 
-  /** Records a node's removal; a node already being removed keeps its one removal. */
+  /** Records a node's removal; a node being removed or terminated already keeps its one removal. */
   choose(node: PoolNode, reason: RemovalReason, now: number): void {
-    if (this.has(node.id)) return;
+    if (this.includes(node.id)) return;
     const row = this.deps.removals.insert({ nodeId: node.id, nodeName: node.name ?? null, reason, at: now });
     this.#open.set(node.id, row);
     this.deps.logger.info(
@@ -118,6 +153,7 @@ export class RemovalWalk {
     const at = this.deps.clock.now();
     this.deps.removals.advance(row.id, 'terminated', at, { terminatedAt: at, outcome });
     this.#open.delete(row.nodeId);
+    this.#terminated.add(row.nodeId);
   }
 }
 
