@@ -1,4 +1,4 @@
-import { type KubeConfig, Watch } from '@kubernetes/client-node';
+import type { Watch } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { RetryContext } from '../retry.ts';
 import { withKubeRetry } from './retry.ts';
@@ -19,12 +19,19 @@ export interface CacheOptions<T> {
   readonly namespace: string;
   readonly labelSelector: string;
   readonly list: () => Promise<Listed<T>>;
-  readonly kubeConfig: KubeConfig;
+  /** Gives up on a watch request the server does not answer (client.ts: watcher). */
+  readonly watch: Watch;
   readonly retry: RetryContext;
   readonly logger: Logger;
   readonly resyncMs: number;
   readonly now: () => number;
 }
+
+/**
+ * Asked of the server with every watch, as client-go's reflectors do: it ends the stream then at the
+ * latest, so even a watch gone quiet is started again from the last version seen.
+ */
+const WATCH_TIMEOUT_SECONDS = 300;
 
 const numeric = (v: string | undefined): v is string => v !== undefined && /^\d+$/.test(v);
 
@@ -101,43 +108,56 @@ export class ObjectCache<T extends { metadata?: Meta }> {
     for (const item of listed.items) if (item.metadata?.name) this.items.set(item.metadata.name, item);
     this.version = listed.metadata?.resourceVersion ?? '';
     this.listedAt = o.now();
-    await this.startWatch();
+    this.startWatch();
   }
 
-  private async startWatch(): Promise<void> {
+  /**
+   * Starts a watch from the last version seen, not waited for: its request is answered only when the
+   * server sends the headers, and a read (so a reconcile) must not hang on a server that never does.
+   * A watch that fails, the watcher's timeout included, leaves the watch down: the next read relists.
+   */
+  private startWatch(): void {
     if (this.closed) return;
     this.watchAbort?.abort();
-    const o = this.options;
+    this.watchAbort = undefined;
     const id = ++this.watchId;
+    this.watching = true;
+    this.openWatch(id).catch((error: unknown) => this.watchFailed(id, error));
+  }
+
+  private async openWatch(id: number): Promise<void> {
+    const o = this.options;
     const path = `/api/v1/namespaces/${encodeURIComponent(o.namespace)}/${o.resource}`;
     const params = {
       labelSelector: o.labelSelector,
       resourceVersion: this.version,
       allowWatchBookmarks: true,
+      timeoutSeconds: WATCH_TIMEOUT_SECONDS,
     };
-    this.watching = true;
-    const controller = await new Watch(o.kubeConfig).watch(
+    const controller = await o.watch.watch(
       path,
       params,
       (type, obj) => {
         if (id === this.watchId) this.onEvent(type, obj as T & { code?: number });
       },
       (error) => {
-        if (id !== this.watchId || this.closed) return; // replaced or closed on purpose
-        this.watching = false;
-        if (error && (error as Error).name !== 'AbortError') {
-          o.logger.warn(
-            { event: 'kube.watch.failed', resource: o.resource, error: String(error) },
-            'watch failed; relisting on next read',
-          );
-          return;
-        }
+        if (error && (error as Error).name !== 'AbortError') this.watchFailed(id, error);
         // The server ended the stream (its timeout): resume from the last version seen.
-        void this.startWatch().catch(() => (this.watching = false));
+        else if (id === this.watchId && !this.closed) this.startWatch();
       },
     );
+    // Known only once the server answered: a watch replaced or closed meanwhile is ended now.
     if (id === this.watchId) this.watchAbort = controller;
     else controller.abort();
+  }
+
+  private watchFailed(id: number, error: unknown): void {
+    if (id !== this.watchId || this.closed) return; // replaced or closed on purpose
+    this.watching = false;
+    this.options.logger.warn(
+      { event: 'kube.watch.failed', resource: this.options.resource, error: String(error) },
+      'watch failed; relisting on next read',
+    );
   }
 
   private onEvent(type: string, obj: T & { code?: number }): void {

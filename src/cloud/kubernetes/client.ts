@@ -5,6 +5,7 @@ import {
   type RequestContext,
   type ResponseContext,
   ServerConfiguration,
+  Watch,
 } from '@kubernetes/client-node';
 
 /**
@@ -39,4 +40,19 @@ export function coreApi(kc: KubeConfig, timeoutMs: number): CoreV1Api {
       promiseMiddleware: [timeout],
     }),
   );
+}
+
+/**
+ * A Watch whose request gives up when the server has not sent the response headers within `timeoutMs`.
+ * client-node 1.4's Watch makes a 30 s timeout signal and then overwrites it, so a watch the server
+ * accepts but never answers would be waited for forever. node-fetch's `timeout`, passed through the
+ * kubeconfig's fetch options, ends only that wait: the stream itself is read apart, without a limit.
+ */
+export function watcher(kc: KubeConfig, timeoutMs: number): Watch {
+  const config = Object.create(kc) as KubeConfig;
+  config.applyToFetchOptions = async (opts) => ({
+    ...(await kc.applyToFetchOptions(opts)),
+    timeout: timeoutMs,
+  });
+  return new Watch(config);
 }

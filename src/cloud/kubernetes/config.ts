@@ -12,7 +12,7 @@ export interface KubernetesExecutorConfig {
   readonly rendezvousPort: number;
   /** Full relist of pods and services, besides the watch (level-triggered safety net). */
   readonly resyncSeconds: number;
-  /** Timeout of one API request (watches excepted). */
+  /** Timeout of one API request; of a watch, the wait for the server's answer (not the stream). */
   readonly requestTimeoutMs: number;
   /** API calls in flight at once during one reconcile. */
   readonly concurrency: number;

@@ -12,7 +12,7 @@ import type {
 import type { RetryContext, RetryPolicy } from '../retry.ts';
 import { realSleep, type Sleep } from '../time.ts';
 import { ObjectCache } from './cache.ts';
-import { coreApi } from './client.ts';
+import { coreApi, watcher } from './client.ts';
 import type { KubernetesExecutorConfig } from './config.ts';
 import {
   identityOf,
@@ -91,7 +91,7 @@ export class KubernetesExecutor implements Executor {
     const common = {
       namespace: config.namespace,
       labelSelector: OWNED_SELECTOR,
-      kubeConfig: deps.kubeConfig,
+      watch: watcher(deps.kubeConfig, config.requestTimeoutMs),
       retry: this.retry,
       logger: deps.logger,
       resyncMs: config.resyncSeconds * 1000,
