@@ -14,6 +14,8 @@ export interface Fault {
   readonly status?: number;
   /** Status reason, default from the code (TooManyRequests, InternalError, Conflict, ...). */
   readonly reason?: string;
+  /** Status message, default "fake kube-api: injected <status> <reason>" (e.g. a real RBAC refusal's). */
+  readonly message?: string;
   /** Sent with 429 as Retry-After. */
   readonly retryAfterSeconds?: number;
   /** Never answer: the client's own timeout must give up. */
@@ -33,6 +35,7 @@ const REASONS: Record<number, string> = {
 export interface FaultAction {
   readonly status?: number;
   readonly reason?: string;
+  readonly message?: string;
   readonly retryAfterSeconds?: number;
   readonly timeout?: boolean;
 }
@@ -64,11 +67,12 @@ export class Faults {
     entry.left--;
     if (entry.left <= 0) this.queue.splice(this.queue.indexOf(entry), 1);
     this.injected++;
-    const { status, timeout, retryAfterSeconds } = entry.fault;
+    const { status, message, timeout, retryAfterSeconds } = entry.fault;
     return {
       ...(status !== undefined
         ? { status, reason: entry.fault.reason ?? REASONS[status] ?? 'InternalError' }
         : {}),
+      ...(message !== undefined ? { message } : {}),
       ...(timeout ? { timeout } : {}),
       ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
     };

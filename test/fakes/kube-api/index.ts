@@ -22,8 +22,8 @@
  *   sends the current objects as ADDED first; a version older than the kept history (historyLimit, or
  *   after compact()) gets an ERROR event with a 410 Expired Status, as the real server answers.
  *   timeoutSeconds is honoured; closeWatches() ends all streams as a server restart would.
- * - faults: faults.inject({status: 429|500|503|409, count, retryAfterSeconds, match}) fails the next
- *   matching requests with a Status body; {timeout: true} never answers them (the client must time out).
+ * - faults: faults.inject({status: 429|500|503|409, count, retryAfterSeconds, message, match}) fails the
+ *   next matching requests with a Status body; {timeout: true} never answers them (the client must time out).
  *   By default faults match every request but watches.
  *
  * Control API for tests (no HTTP):

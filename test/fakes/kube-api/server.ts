@@ -142,7 +142,7 @@ export class FakeKubeHttpServer {
       const error = new KubeError(
         fault.status,
         fault.reason!,
-        `fake kube-api: injected ${fault.status} ${fault.reason}`,
+        fault.message ?? `fake kube-api: injected ${fault.status} ${fault.reason}`,
       );
       const headers: Record<string, string> =
         fault.retryAfterSeconds !== undefined ? { 'Retry-After': String(fault.retryAfterSeconds) } : {};
