@@ -85,6 +85,37 @@ describe('withKubeRetry against the fake API server', () => {
     expect(updated.metadata?.annotations?.other).toBe('writer');
   });
 
+  it("retries a 401 (boa's token not accepted for a moment) as boundedly as a transient error", async () => {
+    fake.faults.inject({ status: 401, reason: 'Unauthorized', count: 1, match: (r) => r.method === 'GET' });
+    expect((await withKubeRetry('read service', read, ctx)).metadata?.name).toBe('svc');
+    fake.faults.inject({ status: 401, reason: 'Unauthorized', count: 5, match: (r) => r.method === 'GET' });
+    await expect(withKubeRetry('read service', read, ctx)).rejects.toMatchObject({
+      kind: 'unauthorized',
+      attempts: 3,
+    });
+    expect(requests('GET', '/services/svc').map((r) => r.status)).toEqual([401, 200, 401, 401, 401]);
+  });
+
+  it("tells an RBAC 403 (boa's permissions) from a quota's or admission's 403 (the object), retrying neither", async () => {
+    const forbidden = (message: string) =>
+      fake.faults.inject({ status: 403, reason: 'Forbidden', message, match: (r) => r.method === 'GET' });
+    forbidden(
+      'services "svc" is forbidden: User "system:serviceaccount:boa:boa" cannot get resource "services" in API group "" in the namespace "default"',
+    );
+    await expect(withKubeRetry('read service', read, ctx)).rejects.toMatchObject({
+      kind: 'forbidden',
+      attempts: 1,
+    });
+    forbidden(
+      'services "svc" is forbidden: exceeded quota: objects, requested: services=1, used: services=5, limited: services=5',
+    );
+    await expect(withKubeRetry('read service', read, ctx)).rejects.toMatchObject({
+      kind: 'refused',
+      attempts: 1,
+    });
+    expect(requests('GET', '/services/svc')).toHaveLength(2);
+  });
+
   it('does not retry a refusal (422 Invalid) or a NotFound: one request, the kind kept', async () => {
     const posts = requests('POST', '/services').length;
     const refused = withKubeRetry(
@@ -93,7 +124,7 @@ describe('withKubeRetry against the fake API server', () => {
       ctx,
     );
     await expect(refused).rejects.toBeInstanceOf(KubeCallError);
-    await expect(refused).rejects.toMatchObject({ kind: 'fatal', attempts: 1 });
+    await expect(refused).rejects.toMatchObject({ kind: 'refused', attempts: 1 });
     expect(requests('POST', '/services')).toHaveLength(posts + 1);
 
     const missing = withKubeRetry(

@@ -66,7 +66,7 @@ export class KubernetesExecutor implements Executor {
   private readonly services: ObjectCache<V1Service>;
   private readonly retry: RetryContext;
   private readonly logger: Logger;
-  /** Replicas whose pod the API server refused (422 and the like), reported failed so the job does not wait forever. */
+  /** Replicas whose pod the API server refused (422, a quota), reported failed so the job does not wait forever. */
   private readonly rejected = new Map<string, ReplicaStatus>();
   private readonly readmissions = new Readmissions();
   /** Pods of wanted replicas as last seen, by name: one gone without boa deleting it was deleted by someone else. */
@@ -310,7 +310,9 @@ export class KubernetesExecutor implements Executor {
         this.logger.info({ event: 'kube.pod.adopted', ...log }, 'replica pod already existed; adopted');
         return;
       }
-      if (kind === 'fatal') {
+      // Only a refusal of the pod itself fails the replica. Anything else (a 401 or an RBAC 403 is
+      // boa's credentials, not the pod) fails this step, and the next reconcile tries again.
+      if (kind === 'refused') {
         const reason = `pod rejected by the API server: ${(error as Error).message}`;
         const { jobId, generation, rank, node } = replica;
         this.rejected.set(name, { jobId, generation, rank, node, phase: 'failed', reason });

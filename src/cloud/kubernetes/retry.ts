@@ -3,11 +3,22 @@ import { CloudCallError, type RetryContext, type RetryPolicy, retrying, type Ret
 
 /**
  * How a Kubernetes API error is handled: throttling (429) and transient errors (5xx, timeouts, network)
- * are retried with backoff, as is a Conflict (409 on a stale resourceVersion: the call re-reads first);
- * AlreadyExists and NotFound are answers the caller uses (adopt the pod, it is gone already); the rest
- * (403, 422 Invalid, ...) is final.
+ * are retried with backoff, as is a Conflict (409 on a stale resourceVersion: the call re-reads first)
+ * and an Unauthorized (401: boa's token, which an authenticator such as EKS's can fail to accept for a
+ * moment); AlreadyExists and NotFound are answers the caller uses (adopt the pod, it is gone already).
+ * The rest is final: `forbidden` (403 from RBAC: boa's own permissions), `refused` (the object itself:
+ * 400, 422 Invalid, or a 403 from a quota or an admission check) and `fatal` (anything else).
  */
-export type KubeErrorKind = 'throttling' | 'transient' | 'conflict' | 'exists' | 'not-found' | 'fatal';
+export type KubeErrorKind =
+  | 'throttling'
+  | 'transient'
+  | 'conflict'
+  | 'unauthorized'
+  | 'exists'
+  | 'not-found'
+  | 'forbidden'
+  | 'refused'
+  | 'fatal';
 
 const TRANSIENT_CODES = new Set([500, 502, 503, 504]);
 const NETWORK_CODES = new Set([
@@ -19,23 +30,37 @@ const NETWORK_CODES = new Set([
   'UND_ERR_SOCKET',
 ]);
 
-/** The Status reason of an API error body (sent as JSON text). */
-export function statusReason(error: ApiException<unknown>): string | undefined {
+interface Status {
+  reason?: string;
+  message?: string;
+}
+
+/** The Status of an API error body (sent as JSON text). */
+function apiStatus(error: ApiException<unknown>): Status | undefined {
   const body = error.body;
   try {
-    const status = (typeof body === 'string' ? JSON.parse(body) : body) as { reason?: string } | undefined;
-    return status?.reason;
+    return (typeof body === 'string' ? JSON.parse(body) : body) as Status | undefined;
   } catch {
     return undefined;
   }
 }
+
+/**
+ * The authorizer's refusal, as the API server words it: `User "..." cannot create resource "pods" ...`
+ * (or `cannot get path "..."`). A quota's or an admission check's 403 names the object instead.
+ */
+const RBAC_DENIAL = /\bcannot [a-z]+ (resource|path) "/;
 
 export function classifyKubeError(error: unknown): KubeErrorKind {
   if (error instanceof ApiException) {
     if (error.code === 429) return 'throttling';
     if (TRANSIENT_CODES.has(error.code)) return 'transient';
     if (error.code === 404) return 'not-found';
-    if (error.code === 409) return statusReason(error) === 'AlreadyExists' ? 'exists' : 'conflict';
+    if (error.code === 409) return apiStatus(error)?.reason === 'AlreadyExists' ? 'exists' : 'conflict';
+    if (error.code === 401) return 'unauthorized';
+    if (error.code === 403)
+      return RBAC_DENIAL.test(apiStatus(error)?.message ?? '') ? 'forbidden' : 'refused';
+    if (error.code === 400 || error.code === 422) return 'refused';
     return 'fatal';
   }
   if (!(error instanceof Error)) return 'fatal';
@@ -62,7 +87,7 @@ function retryAfterMs(error: unknown): number | undefined {
 const KUBE_RULES: RetryRules<KubeErrorKind> = {
   system: { event: 'kube.retry', name: 'Kubernetes' },
   classify: classifyKubeError,
-  retried: new Set<KubeErrorKind>(['throttling', 'transient', 'conflict']),
+  retried: new Set<KubeErrorKind>(['throttling', 'transient', 'conflict', 'unauthorized']),
   retryAfterMs,
   fail: (...args) => new KubeCallError(...args),
 };
@@ -71,8 +96,8 @@ const KUBE_RULES: RetryRules<KubeErrorKind> = {
 export const KUBE_RETRY: RetryPolicy = { maxAttempts: 4, baseDelayMs: 200, maxDelayMs: 5_000 };
 
 /**
- * Runs one Kubernetes call in boa's retry layer (src/cloud/retry.ts): throttling, transient errors and
- * conflicts are retried with backoff (a 429's Retry-After honoured up to the cap), up to the policy's
+ * Runs one Kubernetes call in boa's retry layer (src/cloud/retry.ts): throttling, transient errors,
+ * conflicts and 401s are retried with backoff (a 429's Retry-After honoured up to the cap), up to the policy's
  * attempts; anything else, or the last failure, is a KubeCallError naming the operation. A call that
  * updates an object reads it inside `call`, so a conflict (409 on a stale resourceVersion) is retried
  * by re-reading and re-applying.

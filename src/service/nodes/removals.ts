@@ -159,7 +159,7 @@ export class RemovalWalk {
 
 /**
  * A refusal (HTTP 403). The Kubernetes client's ApiException carries the status as `code`; the retry
- * layer wraps it (KubeCallError, kind 'fatal') with the ApiException as its cause.
+ * layer wraps it (KubeCallError, kind 'forbidden' or 'refused') with the ApiException as its cause.
  */
 function forbidden(error: unknown): boolean {
   const status = (e: unknown) => (e as { code?: unknown } | undefined)?.code;

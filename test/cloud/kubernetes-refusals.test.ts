@@ -1,0 +1,96 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createKubernetesExecutor } from '../../src/cloud/kubernetes/index.ts';
+import type { DesiredJob, Executor, Workload } from '../../src/service/ports.ts';
+import { type Fault, type FakeKubeApi, startFakeKubeApi } from '../fakes/kube-api/index.ts';
+import { captureLogs } from './fake-time.ts';
+
+/**
+ * Which refusals of a pod's create fail its replica (so its job restarts, counted): only the pod's own
+ * (422, a quota's or admission's 403). boa's credentials refused (401, an RBAC 403) fail the step, and
+ * the next reconcile creates the pod; no restart is used up by a blip of the authenticator.
+ */
+const NS = 'boa-jobs';
+const workload: Workload = { image: 'repo/train:1', command: ['python3', 'train.py'] };
+const RBAC_DENIAL =
+  'pods is forbidden: User "system:serviceaccount:boa:boa" cannot create resource "pods" in API group "" in the namespace "boa-jobs"';
+const QUOTA_DENIAL =
+  'pods "boa-job-4-g1-r0" is forbidden: exceeded quota: gpus, requested: requests.nvidia.com/gpu=4, used: requests.nvidia.com/gpu=8, limited: requests.nvidia.com/gpu=8';
+
+function job(jobId: number, node: string): DesiredJob {
+  return {
+    jobId,
+    generation: 1,
+    replicas: [{ jobId, generation: 1, rank: 0, node, gpus: 4, workload, env: {} }],
+  };
+}
+
+describe('Kubernetes executor: refusals of a pod create', () => {
+  let fake: FakeKubeApi;
+  let node: string;
+  let logs: ReturnType<typeof captureLogs>;
+  const executors: Executor[] = [];
+
+  const executor = () => {
+    const created = createKubernetesExecutor(
+      { terminationGraceSeconds: 60, kubernetes: { namespace: NS } },
+      logs.logger,
+      { kubeConfig: fake.kubeConfig(), sleep: async () => undefined, random: () => 0.5 },
+    );
+    executors.push(created);
+    return created;
+  };
+  const refuseCreate = (fault: Omit<Fault, 'match'>) =>
+    fake.faults.inject({ ...fault, match: (r) => r.method === 'POST' && r.path.endsWith('/pods') });
+  const podPosts = () => fake.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/pods'));
+  const podNames = () => fake.pods(NS).map((p) => p.metadata.name);
+
+  beforeEach(async () => {
+    // Pods stay Pending (no kubelet starting them): a replica is 'starting' unless it failed.
+    fake = await startFakeKubeApi();
+    node = fake.kubelet.addNode().metadata.name;
+    logs = captureLogs();
+  });
+  afterEach(async () => {
+    for (const e of executors.splice(0)) await e.close();
+    await fake.close();
+  });
+
+  it('a 401 for a moment is retried in the call: the pod is created, no replica fails', async () => {
+    refuseCreate({ status: 401, reason: 'Unauthorized', count: 1 });
+    const statuses = await executor().reconcile([job(1, node)]);
+    expect(statuses.map((r) => [r.jobId, r.rank, r.phase])).toEqual([[1, 0, 'starting']]);
+    expect(podPosts().map((r) => r.status)).toEqual([401, 201]);
+  });
+
+  it('a 401 that outlasts the retries fails the step, not the replica; the next reconcile creates the pod', async () => {
+    refuseCreate({ status: 401, reason: 'Unauthorized', count: 4 });
+    const e = executor();
+    expect(await e.reconcile([job(2, node)])).toEqual([]);
+    expect(podPosts()).toHaveLength(4); // bounded: the policy's attempts
+    expect(logs.events()).toContain('kube.reconcile.failed');
+    expect(logs.events()).not.toContain('kube.pod.rejected');
+    const statuses = await e.reconcile([job(2, node)]);
+    expect(statuses.map((r) => [r.jobId, r.rank, r.phase])).toEqual([[2, 0, 'starting']]);
+  });
+
+  it("an RBAC 403 (boa's own permissions) fails the step, not the replica, and is not retried in the call", async () => {
+    refuseCreate({ status: 403, reason: 'Forbidden', message: RBAC_DENIAL, count: 1 });
+    const e = executor();
+    expect(await e.reconcile([job(3, node)])).toEqual([]);
+    expect(podPosts()).toHaveLength(1);
+    expect(logs.events()).not.toContain('kube.pod.rejected');
+    await e.reconcile([job(3, node)]);
+    expect(podNames()).toEqual(['boa-job-3-g1-r0']);
+  });
+
+  it("a quota's 403 refuses the pod itself: its replica is reported failed with the reason, not asked again", async () => {
+    refuseCreate({ status: 403, reason: 'Forbidden', message: QUOTA_DENIAL, count: 1 });
+    const e = executor();
+    const [status] = await e.reconcile([job(4, node)]);
+    expect(status).toMatchObject({ jobId: 4, rank: 0, phase: 'failed' });
+    expect(status?.reason).toMatch(/rejected[\s\S]*exceeded quota/);
+    await e.reconcile([job(4, node)]);
+    expect(podPosts()).toHaveLength(1);
+    expect(podNames()).toEqual([]);
+  });
+});
