@@ -54,7 +54,8 @@ describe('Kubernetes executor watches', () => {
     fake.faults.inject({ timeout: true, count: 1, match: (r) => r.watch && r.path.endsWith('/pods') });
     expect(await within(e.reconcile([job(1, node)]), 2_000)).not.toBe('hung');
     expect(fake.pods(NS).map((p) => p.metadata.name)).toEqual(['boa-job-1-g1-r0']);
-    expect(fake.faults.pending()).toBe(0); // the watch was asked, and is hanging
+    // The watch is asked after the list, without being waited for.
+    await vi.waitFor(() => expect(fake.faults.pending()).toBe(0));
 
     await vi.waitFor(
       () =>

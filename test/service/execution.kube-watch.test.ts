@@ -4,7 +4,7 @@
  * one and hang the shutdown.
  */
 import { pino } from 'pino';
-import { afterEach, expect, it } from 'vitest';
+import { afterEach, expect, it, vi } from 'vitest';
 import { createKubernetesExecutor } from '../../src/cloud/kubernetes/index.ts';
 import { startFakeKubeApi } from '../fakes/kube-api/index.ts';
 import { startService } from './harness.ts';
@@ -34,10 +34,11 @@ it('a pods watch the API server never answers stops no later reconcile, nor the 
   const before = execution.reconciles;
   execution.reconcile();
   expect(await within(execution.settle(), 2_000)).not.toBe('hung');
+  // The watch is asked after the list, without being waited for: it is hanging from here on.
+  await vi.waitFor(() => expect(fake.faults.pending()).toBe(0));
   execution.reconcile();
   expect(await within(execution.settle(), 2_000)).not.toBe('hung');
   expect(execution.reconciles).toBe(before + 2);
-  expect(fake.faults.pending()).toBe(0);
 
   closed = true;
   expect(await within(s.close(), 2_000)).not.toBe('hung');
