@@ -15,7 +15,7 @@ afterEach(async () => {
   for (const fn of cleanups.splice(0)) await fn();
 });
 
-async function setup() {
+async function setup(options: { requestTimeoutMs?: number } = {}) {
   const fake: FakeKubeApi = await startFakeKubeApi();
   const time = fakeTime();
   const nodes = new KubeClusterNodes(fake.kubeConfig(), {
@@ -24,6 +24,7 @@ async function setup() {
     restartMs: 50,
     sleep: time.sleep,
     random: () => 0,
+    ...options,
   });
   cleanups.push(async () => {
     await nodes.close();
@@ -80,6 +81,17 @@ describe('KubeClusterNodes (Node watch)', () => {
     // The informer's own list (no retry of its own) is answered 503 once.
     fake.faults.inject({ status: 503, count: 1, match: (r) => !r.watch && r.path === '/api/v1/nodes' });
     expect(await nodes.list()).toMatchObject([{ name: 'n1', instanceId: 'i-0abc', ready: true }]);
+  });
+
+  it('a Node watch the server accepts but never answers holds up no read: given up after the request timeout, the nodes are listed', async () => {
+    const { fake, nodes } = await setup({ requestTimeoutMs: 300 });
+    fake.kubelet.addNode({ name: 'n1', gpus: 4, ready: true, instanceId: 'i-0abc' });
+    fake.faults.inject({ timeout: true, count: 1, match: (r) => r.watch && r.path === '/api/v1/nodes' });
+    const read = await Promise.race([
+      nodes.list(),
+      new Promise<'hung'>((done) => setTimeout(() => done('hung'), 3_000)),
+    ]);
+    expect(read).toMatchObject([{ name: 'n1', instanceId: 'i-0abc' }]);
   });
 
   it("reads EKS's update taint (eks.amazonaws.com/nodegroup NoSchedule): the node will be drained for an update", async () => {

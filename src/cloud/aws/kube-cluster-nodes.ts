@@ -10,7 +10,7 @@ import {
 } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { Clock } from '../../service/ports.ts';
-import { coreApi } from '../kubernetes/client.ts';
+import { coreApi, withWatchTimeout } from '../kubernetes/client.ts';
 import { KUBE_RETRY, withKubeRetry } from '../kubernetes/retry.ts';
 import type { RetryContext } from '../retry.ts';
 import { realSleep, type Sleep } from '../time.ts';
@@ -59,7 +59,12 @@ export class KubeClusterNodes implements ClusterNodes {
       logger: options.logger,
       policy: KUBE_RETRY,
     };
-    this.informer = makeInformer(kubeConfig, '/api/v1/nodes', () => this.api.listNode());
+    // Its watch bounded like the executor's: a first read must not wait forever on a silent server.
+    this.informer = makeInformer(
+      withWatchTimeout(kubeConfig, options.requestTimeoutMs ?? 10_000),
+      '/api/v1/nodes',
+      () => this.api.listNode(),
+    );
     const put = (node: V1Node) => {
       const view = clusterNodeFrom(node as NodeObject);
       if (view) this.nodes.set(view.name, view);

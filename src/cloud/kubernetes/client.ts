@@ -43,16 +43,21 @@ export function coreApi(kc: KubeConfig, timeoutMs: number): CoreV1Api {
 }
 
 /**
- * A Watch whose request gives up when the server has not sent the response headers within `timeoutMs`.
- * client-node 1.4's Watch makes a 30 s timeout signal and then overwrites it, so a watch the server
- * accepts but never answers would be waited for forever. node-fetch's `timeout`, passed through the
- * kubeconfig's fetch options, ends only that wait: the stream itself is read apart, without a limit.
+ * The kubeconfig with a limit on the wait for the server's response headers. client-node 1.4's Watch
+ * (and the informers built on it) makes a 30 s timeout signal and then overwrites it, so a watch the
+ * server accepts but never answers would be waited for forever. node-fetch's `timeout`, passed through
+ * the kubeconfig's fetch options, ends only that wait: the stream itself is read apart, without a limit.
  */
-export function watcher(kc: KubeConfig, timeoutMs: number): Watch {
+export function withWatchTimeout(kc: KubeConfig, timeoutMs: number): KubeConfig {
   const config = Object.create(kc) as KubeConfig;
   config.applyToFetchOptions = async (opts) => ({
     ...(await kc.applyToFetchOptions(opts)),
     timeout: timeoutMs,
   });
-  return new Watch(config);
+  return config;
+}
+
+/** A Watch that gives up on a server that does not answer within `timeoutMs` (withWatchTimeout). */
+export function watcher(kc: KubeConfig, timeoutMs: number): Watch {
+  return new Watch(withWatchTimeout(kc, timeoutMs));
 }
