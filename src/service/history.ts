@@ -7,10 +7,10 @@
  * arrivals are never run: only the rate estimator reads them, beside the jobs' own submissions, and
  * the hours they cover count as observed.
  */
-import { createHash } from 'node:crypto';
 import type { HistoryImportRow } from '../store/history.ts';
 import type { ServiceConfig } from './config.ts';
 import { notFound, ServiceError } from './errors.ts';
+import { findImport, historyDigest } from './history-digest.ts';
 import type { BoaService } from './service.ts';
 
 const HOUR = 3_600_000;
@@ -54,6 +54,15 @@ export function historyReachMs(config: Pick<ServiceConfig, 'rateWindowHours'>): 
 export function importHistory(svc: BoaService, input: HistoryInput): HistoryImported {
   const { repo, clock, config, logger } = svc.deps;
   const now = clock.now();
+  // A loop, not Math.min(...): an import may hold more arrivals than a call takes arguments.
+  const first = input.arrivals.reduce((least, a) => Math.min(least, a.submittedAt), Number.POSITIVE_INFINITY);
+  const observedFrom = input.observedFrom ?? first - 1;
+  const reachStart = now - historyReachMs(config);
+  // Before the checks that depend on the time or the classes: a retry is the import it made.
+  const before = findImport(repo.history, input.arrivals, observedFrom, reachStart);
+  if (before) {
+    return { import: before, alreadyImported: true, leftOut: input.arrivals.length - before.arrivals };
+  }
   checkClasses(svc, input.arrivals);
   const recordStart = svc.state.startedAt;
   const late = input.arrivals.findIndex((a) => a.submittedAt >= recordStart);
@@ -67,9 +76,6 @@ export function importHistory(svc: BoaService, input: HistoryInput): HistoryImpo
       `arrivals[${late}].submittedAt`,
     );
   }
-  // A loop, not Math.min(...): an import may hold more arrivals than a call takes arguments.
-  const first = input.arrivals.reduce((least, a) => Math.min(least, a.submittedAt), Number.POSITIVE_INFINITY);
-  const observedFrom = input.observedFrom ?? first - 1;
   if (observedFrom >= first) {
     throw new ServiceError(
       422,
@@ -78,7 +84,6 @@ export function importHistory(svc: BoaService, input: HistoryInput): HistoryImpo
       'observedFrom',
     );
   }
-  const reachStart = now - historyReachMs(config);
   const kept = input.arrivals
     .filter((a) => a.submittedAt > reachStart)
     .sort((a, b) => a.submittedAt - b.submittedAt || a.className.localeCompare(b.className));
@@ -91,10 +96,9 @@ export function importHistory(svc: BoaService, input: HistoryInput): HistoryImpo
       'arrivals',
     );
   }
-  const digest = digestOf(kept, observedFrom);
+  const digest = historyDigest(input.arrivals, observedFrom);
   const leftOut = input.arrivals.length - kept.length;
   const saved = repo.transaction(() => {
-    if (repo.history.byDigest(digest)) return undefined;
     const held = repo.history.countSince(reachStart);
     if (held + kept.length > MAX_PAST_ARRIVALS) {
       throw new ServiceError(
@@ -131,8 +135,6 @@ export function importHistory(svc: BoaService, input: HistoryInput): HistoryImpo
       kept,
     );
   });
-  if (!saved)
-    return { import: repo.history.byDigest(digest) as HistoryImportRow, alreadyImported: true, leftOut };
   loadHistory(svc);
   logger.info(
     { event: 'history_imported', id: saved.id, arrivals: kept.length, leftOut },
@@ -183,12 +185,6 @@ function checkClasses(svc: BoaService, arrivals: readonly PastArrival[]): void {
 
 function overlaps(row: HistoryImportRow, span: { observedFrom: number; lastArrivalAt: number }): boolean {
   return row.observedFrom < span.lastArrivalAt && span.observedFrom < row.lastArrivalAt;
-}
-
-function digestOf(arrivals: readonly PastArrival[], observedFrom: number): string {
-  const hash = createHash('sha256').update(String(observedFrom));
-  for (const a of arrivals) hash.update(`\n${a.submittedAt},${a.className}`);
-  return hash.digest('hex');
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();

@@ -2,6 +2,7 @@
  * Arrival history (src/service/history.ts): submissions from before the service's record, imported so
  * that its rate window starts full. The service then plans as the simulator's `compare --history` does.
  */
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -116,6 +117,44 @@ describe('arrival history', () => {
     expect(count(boa, 'past_arrivals')).toBe(0);
     expect((await boa.request('GET', '/v1/history')).body.observedSince).toBe(new Date(T0).toISOString());
     expect(boa.service.estimatedRates(T0).cifar10 ?? 0).toBe(0);
+  });
+
+  it('a retry after an arrival has left the reach is still the import it made, not a 409', async () => {
+    const clock = new ManualClock(T0);
+    boa = await startService({ clock });
+    const arrivals = [
+      { className: 'cifar10', submittedAt: T0 - 47.99 * HOUR }, // 36 s inside the 48 h reach
+      { className: 'cifar10', submittedAt: T0 - 10 * HOUR },
+      { className: 'bert', submittedAt: T0 - HOUR },
+    ];
+    const first = await boa.request('POST', '/v1/history', { source: 'log.csv', arrivals });
+    expect(first.body).toMatchObject({ alreadyImported: false, leftOut: 0, import: { arrivals: 3 } });
+    clock.advance(120); // a client retry after a timeout: the oldest arrival is now out of reach
+    const again = await boa.request('POST', '/v1/history', { source: 'log.csv', arrivals });
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+    expect(again.body).toEqual({ ...first.body, alreadyImported: true });
+    expect(count(boa, 'history_imports')).toBe(1);
+  });
+
+  it('recognises an import stored with the digest of only the arrivals within reach then', async () => {
+    boa = await startService({ clock: new ManualClock(T0) });
+    const arrivals = [
+      { className: 'cifar10', submittedAt: T0 - 50 * HOUR }, // out of reach: left out
+      { className: 'cifar10', submittedAt: T0 - 10 * HOUR },
+      { className: 'bert', submittedAt: T0 - HOUR },
+    ];
+    const first = await boa.request('POST', '/v1/history', { arrivals });
+    expect(first.body).toMatchObject({ leftOut: 1, import: { arrivals: 2 } });
+    // What the service stored before its digest covered every arrival sent.
+    const hash = createHash('sha256').update(String(T0 - 50 * HOUR - 1));
+    for (const a of arrivals.slice(1)) hash.update(`\n${a.submittedAt},${a.className}`);
+    boa.db.$client.prepare('UPDATE history_imports SET digest = ?').run(hash.digest('hex'));
+    const again = await boa.request('POST', '/v1/history', { arrivals });
+    expect(again.body).toMatchObject({
+      alreadyImported: true,
+      leftOut: 1,
+      import: { id: first.body.import.id },
+    });
   });
 
   it('refuses what it cannot count, naming what is wrong, and stores nothing', async () => {
