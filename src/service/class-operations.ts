@@ -1,5 +1,6 @@
 import type { ClassProfile } from '../core/profile.ts';
 import { notFound, ServiceError } from './errors.ts';
+import { persistWorkSamples } from './progress.ts';
 import type { BoaService } from './service.ts';
 
 export function putClass(svc: BoaService, profile: ClassProfile, priorRatePerHour: number | undefined): void {
@@ -7,13 +8,18 @@ export function putClass(svc: BoaService, profile: ClassProfile, priorRatePerHou
   const existing = svc.state.classes.get(profile.name);
   const prior =
     priorRatePerHour ?? existing?.priorRatePerHour ?? svc.deps.config.priorRates[profile.name] ?? 0;
-  svc.deps.repo.putClass(profile, prior, now);
   const sameShape = existing && existing.profile.epochs.length === profile.epochs.length;
-  svc.state.classes.set(profile.name, {
+  const entry = {
     profile,
     priorRatePerHour: prior,
     workSamples: sameShape ? existing.workSamples : profile.epochs.map(() => []),
+  };
+  // The class and its samples in one transaction: a restart must not bring back the old shape's.
+  svc.deps.repo.transaction(() => {
+    svc.deps.repo.putClass(profile, prior, now);
+    persistWorkSamples(svc, now, new Map(svc.state.classes).set(profile.name, entry));
   });
+  svc.state.classes.set(profile.name, entry);
   svc.deps.logger.info(
     { event: 'class_put', name: profile.name, epochs: profile.epochs.length },
     'class saved',
@@ -47,7 +53,13 @@ export function deleteClass(svc: BoaService, name: string): void {
       'name',
     );
   }
-  svc.deps.repo.deleteClass(name);
+  // Its samples go with it: a class re-created under the name starts without them.
+  const remaining = new Map(s.classes);
+  remaining.delete(name);
+  svc.deps.repo.transaction(() => {
+    svc.deps.repo.deleteClass(name);
+    persistWorkSamples(svc, svc.deps.clock.now(), remaining);
+  });
   s.classes.delete(name);
   svc.deps.logger.info({ event: 'class_deleted', name }, 'class deleted');
   void svc.planner.request('profile');

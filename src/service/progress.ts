@@ -2,7 +2,7 @@ import { ServiceError } from './errors.ts';
 import { workFromDuration } from './estimators.ts';
 import { type ServiceJob, plannedWidth } from './jobs.ts';
 import type { BoaService } from './service.ts';
-import { MAX_WORK_SAMPLES } from './state.ts';
+import { type ClassState, MAX_WORK_SAMPLES } from './state.ts';
 import { judgeWorkSample } from './trust.ts';
 
 /** A job's progress report: its statistical epoch (and work done in it); a finished epoch is evidence. */
@@ -88,7 +88,12 @@ export function recordWorkSample(svc: BoaService, job: ServiceJob, now: number):
   if (samples.length > MAX_WORK_SAMPLES) samples.shift();
 }
 
-export function persistWorkSamples(svc: BoaService, now: number): void {
-  const all = Object.fromEntries([...svc.state.classes].map(([name, c]) => [name, c.workSamples]));
+/** Stores every class's samples (inside the caller's transaction); `classes`: the state about to be. */
+export function persistWorkSamples(
+  svc: BoaService,
+  now: number,
+  classes: ReadonlyMap<string, ClassState> = svc.state.classes,
+): void {
+  const all = Object.fromEntries([...classes].map(([name, c]) => [name, c.workSamples]));
   svc.deps.repo.putSetting('workSamples', all, now);
 }

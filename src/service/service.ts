@@ -94,10 +94,12 @@ export class BoaService {
     });
     const samples = repo.getSetting<Record<string, number[][]>>('workSamples') ?? {};
     for (const c of repo.listClasses()) {
+      // Samples of another shape are a replaced class's, stored before a PUT also stored its samples.
+      const stored = samples[c.name];
       s.classes.set(c.name, {
         profile: c.profile,
         priorRatePerHour: c.priorRatePerHour,
-        workSamples: samples[c.name] ?? c.profile.epochs.map(() => []),
+        workSamples: stored?.length === c.profile.epochs.length ? stored : c.profile.epochs.map(() => []),
       });
     }
     s.startedAt = repo.getSetting<number>('startedAt') ?? now;

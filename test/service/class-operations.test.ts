@@ -1,0 +1,80 @@
+/**
+ * Replacing and deleting a class (src/service/class-operations.ts): what a class learned from its jobs'
+ * epochs (work samples) fits its shape, in memory and in the store, across a restart.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { persistWorkSamples } from '../../src/service/progress.ts';
+import { ManualClock, startService } from './harness.ts';
+
+type Booted = Awaited<ReturnType<typeof startService>>;
+let boa: Booted | undefined;
+const dirs: string[] = [];
+afterEach(async () => {
+  await boa?.close();
+  boa = undefined;
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+const T0 = Date.UTC(2026, 10, 1);
+
+const profile = (name: string, epochs: number) => ({
+  name,
+  rescaleSeconds: 30,
+  epochs: Array.from({ length: epochs }, () => ({ workSeconds: 3600, speedup: { '1': 1, '2': 1.8 } })),
+});
+
+/** A service on a data directory whose class x (one epoch) has one stored work sample. */
+async function withSample() {
+  const dataDir = mkdtempSync(join(tmpdir(), 'boa-class-'));
+  dirs.push(dataDir);
+  const clock = new ManualClock(T0);
+  boa = await startService({ dataDir, clock });
+  expect((await boa.request('PUT', '/v1/classes/x', { profile: profile('x', 1) })).status).toBe(200);
+  // As a finished clean epoch does (progress.ts recordWorkSample, then persistWorkSamples).
+  boa.service.state.classes.get('x')!.workSamples[0]!.push(1234);
+  boa.repo.transaction(() => persistWorkSamples(boa!.service, clock.now()));
+  return { dataDir, clock };
+}
+
+const samples = (b: Booted, name: string) => b.service.state.classes.get(name)?.workSamples;
+
+async function restart(dataDir: string, clock: ManualClock) {
+  await boa!.close();
+  boa = await startService({ dataDir, clock });
+  return boa;
+}
+
+describe('work samples of a replaced or deleted class', () => {
+  it('a class put again with its shape keeps its samples, across a restart', async () => {
+    const { dataDir, clock } = await withSample();
+    const put = await boa!.request('PUT', '/v1/classes/x', { profile: profile('x', 1), priorRatePerHour: 2 });
+    expect(put.status).toBe(200);
+    expect(samples(await restart(dataDir, clock), 'x')).toEqual([[1234]]);
+  });
+
+  it('a class put again with another number of epochs starts without samples, across a restart', async () => {
+    const { dataDir, clock } = await withSample();
+    expect((await boa!.request('PUT', '/v1/classes/x', { profile: profile('x', 3) })).status).toBe(200);
+    expect(samples(boa!, 'x')).toEqual([[], [], []]);
+    expect(samples(await restart(dataDir, clock), 'x')).toEqual([[], [], []]);
+  });
+
+  it('a class deleted and put again does not get the old samples back after a restart', async () => {
+    const { dataDir, clock } = await withSample();
+    expect((await boa!.request('DELETE', '/v1/classes/x')).status).toBe(200);
+    expect(samples(await restart(dataDir, clock), 'x')).toBeUndefined();
+    expect((await boa!.request('PUT', '/v1/classes/x', { profile: profile('x', 1) })).status).toBe(200);
+    expect(samples(boa!, 'x')).toEqual([[]]);
+    expect(samples(await restart(dataDir, clock), 'x')).toEqual([[]]);
+  });
+
+  it('drops stored samples whose shape is not the stored class', async () => {
+    // What a class replaced by the code before this fix left: three epochs' samples, one epoch.
+    const { dataDir, clock } = await withSample();
+    boa!.repo.transaction(() => boa!.repo.putSetting('workSamples', { x: [[1], [2], [3]] }, clock.now()));
+    expect(samples(await restart(dataDir, clock), 'x')).toEqual([[]]);
+  });
+});
