@@ -4,6 +4,19 @@ import { persistWorkSamples } from './progress.ts';
 import type { BoaService } from './service.ts';
 
 export function putClass(svc: BoaService, profile: ClassProfile, priorRatePerHour: number | undefined): void {
+  // A job in an epoch the new profile lacks could report no progress (progress.ts): refused.
+  const epochs = profile.epochs.length;
+  const beyond = activeJobs(svc, profile.name).filter((j) => j.statEpoch >= epochs);
+  if (beyond.length > 0) {
+    throw new ServiceError(
+      409,
+      'class_in_use',
+      `class ${profile.name} has ${beyond.length} active job(s) in a statistical epoch the new profile's ` +
+        `${epochs} (0 to ${epochs - 1}) lack: ${listed(beyond.map((j) => `job ${j.id} in epoch ${j.statEpoch}`))}; ` +
+        'cancel or finish them first, or keep their epochs in the profile',
+      'profile',
+    );
+  }
   const now = svc.deps.clock.now();
   const existing = svc.state.classes.get(profile.name);
   const prior =
@@ -31,17 +44,13 @@ export function putClass(svc: BoaService, profile: ClassProfile, priorRatePerHou
 export function deleteClass(svc: BoaService, name: string): void {
   const s = svc.state;
   if (!s.classes.has(name)) throw notFound(`class ${name}`);
-  const active = [...s.jobs.values()].filter(
-    (j) => j.className === name && (j.state === 'waiting' || j.state === 'running'),
-  );
+  const active = activeJobs(svc, name);
   if (active.length > 0) {
     throw new ServiceError(
       409,
       'class_in_use',
-      `class ${name} has ${active.length} active job(s) (${active
-        .slice(0, 5)
-        .map((j) => j.id)
-        .join(', ')}${active.length > 5 ? ', ...' : ''}); cancel or finish them first`,
+      `class ${name} has ${active.length} active job(s) (${listed(active.map((j) => String(j.id)))}); ` +
+        'cancel or finish them first',
       'name',
     );
   }
@@ -64,3 +73,13 @@ export function deleteClass(svc: BoaService, name: string): void {
   svc.deps.logger.info({ event: 'class_deleted', name }, 'class deleted');
   void svc.planner.request('profile');
 }
+
+/** The class's waiting and running jobs. */
+function activeJobs(svc: BoaService, name: string) {
+  return [...svc.state.jobs.values()].filter(
+    (j) => j.className === name && (j.state === 'waiting' || j.state === 'running'),
+  );
+}
+
+/** The first five, and "..." for more. */
+const listed = (items: string[]) => `${items.slice(0, 5).join(', ')}${items.length > 5 ? ', ...' : ''}`;

@@ -78,3 +78,32 @@ describe('work samples of a replaced or deleted class', () => {
     expect(samples(await restart(dataDir, clock), 'x')).toEqual([[]]);
   });
 });
+
+describe('a class reshaped under its active jobs', () => {
+  it('refuses a profile without the epoch an active job is in, naming it; the job keeps reporting', async () => {
+    boa = await startService({ clock: new ManualClock(T0) });
+    const { body: job } = await boa.request('POST', '/v1/jobs', { class: 'cifar10' });
+    const report = (statEpoch: number, workDoneSeconds: number) =>
+      boa!.request('POST', `/v1/jobs/${job.id}/progress`, { statEpoch, workDoneSeconds }, job.token);
+    expect((await report(5, 10)).status).toBe(200);
+    const before = boa.repo.listClasses().find((c) => c.name === 'cifar10')!.profile;
+
+    const shrunk = await boa.request('PUT', '/v1/classes/cifar10', { profile: profile('cifar10', 5) });
+    expect(shrunk.status).toBe(409);
+    expect(shrunk.body.error).toMatchObject({ code: 'class_in_use', field: 'profile' });
+    expect(shrunk.body.error.message).toContain(`job ${job.id} in epoch 5`);
+    expect(boa.repo.listClasses().find((c) => c.name === 'cifar10')!.profile).toEqual(before);
+    expect(boa.service.state.classes.get('cifar10')!.profile).toEqual(before);
+    expect((await report(5, 20)).status).toBe(200);
+
+    // A profile that still has the job's epoch is taken; without active jobs, any is.
+    expect((await boa.request('PUT', '/v1/classes/cifar10', { profile: profile('cifar10', 6) })).status).toBe(
+      200,
+    );
+    expect((await report(5, 30)).status).toBe(200);
+    expect((await boa.request('POST', `/v1/jobs/${job.id}/cancel`)).status).toBe(200);
+    expect((await boa.request('PUT', '/v1/classes/cifar10', { profile: profile('cifar10', 1) })).status).toBe(
+      200,
+    );
+  });
+});

@@ -114,7 +114,11 @@ export function operatorRoutes(app: OpenAPIHono<ApiEnv>) {
       operationId: 'putClass',
       summary: 'Create or replace a job class profile (validated; speedup dips are accepted and listed)',
       request: { params: ClassNameParam, ...body(ClassBody) },
-      responses: { 200: jsonContent(ClassSavedView, 'saved'), ...errors },
+      responses: {
+        200: jsonContent(ClassSavedView, 'saved'),
+        ...errors,
+        409: jsonContent(ErrorSchema, 'an active job of the class is in an epoch the new profile lacks'),
+      },
     }),
     (c) => {
       requireOperator(c);
