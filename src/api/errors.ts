@@ -38,6 +38,17 @@ export function handleError(error: Error, c: Context, logger: Logger) {
   }
   if (error instanceof ProfileError)
     return c.json(errorBody('invalid_profile', error.message, 'profile'), 400);
+  // The validator's own answer is a bare "Unsupported Media Type" (curl -d sends form-urlencoded).
+  if (error instanceof HTTPException && error.status === 415) {
+    const sent = c.req.header('content-type');
+    return c.json(
+      errorBody(
+        'unsupported_media_type',
+        `the body must be JSON: send Content-Type: application/json (got ${sent ? `"${sent.slice(0, 100)}"` : 'none'})`,
+      ),
+      415,
+    );
+  }
   if (error instanceof HTTPException && error.status < 500) {
     return c.json(errorBody('invalid', error.message), error.status);
   }

@@ -70,3 +70,26 @@ describe('validation errors', () => {
     expect((await boa.request('GET', '/v1/jobs')).body.jobs).toEqual([]);
   });
 });
+
+describe('a body that is not sent as JSON', () => {
+  it.each([
+    ['application/x-www-form-urlencoded', '"application/x-www-form-urlencoded"'], // what curl -d sends
+    ['text/plain', '"text/plain"'],
+    [undefined, 'none'],
+  ])('with Content-Type %s: 415 saying to send application/json', async (type, got) => {
+    boa = await startService();
+    const res = await boa.app.request('/v1/jobs', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${boa.token}`, ...(type ? { 'content-type': type } : {}) },
+      body: new TextEncoder().encode('{"class":"cifar10"}'),
+    });
+    expect(res.status).toBe(415);
+    expect(await res.json()).toEqual({
+      error: {
+        code: 'unsupported_media_type',
+        message: `the body must be JSON: send Content-Type: application/json (got ${got})`,
+      },
+    });
+    expect((await boa.request('GET', '/v1/jobs')).body.jobs).toEqual([]);
+  });
+});
