@@ -18,10 +18,14 @@ export const BOUNDS = {
   jobName: 200,
   /** Arrivals in one history import: the service keeps no more (src/service/history.ts MAX_PAST_ARRIVALS). */
   historyArrivals: 10_000,
+  /** Class names, in characters (the profile format's limit). */
+  className: 64,
+  /** An ISO 8601 time, in characters: 2026-11-27T09:30:00.123456789+05:30, to the nanosecond. */
+  isoTime: 35,
 } as const;
 
 /** Class names as the profile format has them: 1-64 letters, digits, _ . - (starting alphanumeric). */
-export const CLASS_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+export const CLASS_NAME = new RegExp(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,${BOUNDS.className - 1}}$`);
 
 /** No control, format (bidi overrides), surrogate, private-use or unassigned characters. */
 const PRINTABLE = /^[^\p{C}]*$/u;

@@ -113,10 +113,17 @@ const instant = (description: string) =>
   z
     .union([
       z.number().int().nonnegative().max(8.64e15),
-      z.string().datetime({
-        offset: true,
-        message: 'an ISO 8601 date-time with its offset, e.g. 2026-11-27T09:30:00Z',
-      }),
+      z
+        .string()
+        .datetime({
+          offset: true,
+          message: 'an ISO 8601 date-time with its offset, e.g. 2026-11-27T09:30:00Z',
+        })
+        // Bounded so that the body limit can hold the longest valid import (limits.ts).
+        .max(
+          BOUNDS.isoTime,
+          `an ISO 8601 date-time of at most ${BOUNDS.isoTime} characters (to the nanosecond)`,
+        ),
     ])
     .transform((v) => (typeof v === 'number' ? v : Date.parse(v)))
     .openapi({ description, example: '2026-11-27T09:30:00Z' });

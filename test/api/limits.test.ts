@@ -4,8 +4,9 @@
  * on a job route (a trailing slash) is a 404, not a token error.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULT_BODY_LIMIT } from '../../src/api/limits.ts';
-import { startService } from '../service/harness.ts';
+import { BOUNDS } from '../../src/api/bounds.ts';
+import { DEFAULT_BODY_LIMIT, HISTORY_BODY_LIMIT } from '../../src/api/limits.ts';
+import { ManualClock, startService } from '../service/harness.ts';
 
 type Booted = Awaited<ReturnType<typeof startService>>;
 let boa: Booted | undefined;
@@ -91,5 +92,59 @@ describe('before the body is read', () => {
     const huge = `{"profile":${JSON.stringify(profile)}${' '.repeat(1024 * 1024)}}`;
     expect((await post(boa, `/v1/classes/${profile.name}`, boa.token, huge, 'PUT')).status).toBe(413);
     expect((await post(boa, '/v1/classes/validate', boa.token, huge)).status).toBe(413);
+  });
+});
+
+describe('a history import at its largest', () => {
+  const T0 = Date.UTC(2026, 10, 1);
+  const name = `c${'x'.repeat(63)}`; // 64 characters: the longest valid class name
+  // One every 15 s over the 42 hours before the record: all within the estimator's 48 hours.
+  const times = Array.from({ length: BOUNDS.historyArrivals }, (_, k) => T0 - 60_000 - k * 15_000);
+  /** The same instant at its longest ISO form: to the nanosecond, at +05:30. */
+  const longIso = (ms: number) => `${new Date(ms + 5.5 * 3_600_000).toISOString().slice(0, 23)}000000+05:30`;
+
+  it('takes the most arrivals the schema allows with the longest class name, in ms or ISO times', async () => {
+    boa = await startService({ clock: new ManualClock(T0) });
+    const profile = {
+      name,
+      rescaleSeconds: 30,
+      epochs: [{ workSeconds: 3600, speedup: { 1: 1, 2: 1.8 } }],
+    };
+    expect((await boa.request('PUT', `/v1/classes/${name}`, { profile })).status).toBe(200);
+    expect(longIso(times[0]!)).toHaveLength(35);
+    const ms = JSON.stringify({
+      source: 'jobs.csv',
+      arrivals: times.map((t) => ({ className: name, submittedAt: t })),
+    });
+    const iso = JSON.stringify({
+      source: 'jobs.csv',
+      arrivals: times.map((t) => ({ className: name, submittedAt: longIso(t) })),
+    });
+    // As Python's json.dumps writes it: a space after every colon and comma.
+    const spaced = iso.replaceAll('":"', '": "').replaceAll('","', '", "').replaceAll('},{', '}, {');
+    expect(ms.length).toBeGreaterThan(1024 * 1024); // over the limit this route had
+    const first = await post(boa, '/v1/history', boa.token, ms);
+    expect(first.status, JSON.stringify(first.body).slice(0, 300)).toBe(200);
+    for (const body of [iso, spaced]) {
+      // The same instants: the import made from the ms body.
+      const again = await post(boa, '/v1/history', boa.token, body);
+      expect(again.status, JSON.stringify(again.body).slice(0, 300)).toBe(200);
+      expect(again.body).toMatchObject({ alreadyImported: true });
+    }
+    expect(spaced.length).toBeLessThanOrEqual(HISTORY_BODY_LIMIT);
+    const over = `${ms.slice(0, -1)}${' '.repeat(HISTORY_BODY_LIMIT - ms.length + 1)}}`;
+    expect((await post(boa, '/v1/history', boa.token, over)).status).toBe(413);
+  });
+
+  it('refuses an ISO time longer than the bound, naming it', async () => {
+    boa = await startService({ clock: new ManualClock(T0) });
+    // Ten decimals of a second at +00:00: 36 characters, one over.
+    const submittedAt = `${new Date(T0 - 3_600_000).toISOString().slice(0, 23)}0000000+00:00`;
+    const res = await boa.request('POST', '/v1/history', {
+      arrivals: [{ className: 'cifar10', submittedAt }],
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ field: 'arrivals.0.submittedAt' });
+    expect(res.body.error.message).toMatch('at most 35 characters');
   });
 });
