@@ -10,6 +10,12 @@ import { parseTrace, TraceError } from '../core/trace.ts';
 import { usageError } from './errors.ts';
 import { readTextFile } from './parse.ts';
 
+/**
+ * The most arrivals one import takes: BOUNDS.historyArrivals (src/api/bounds.ts, not imported here: it
+ * loads zod), and the most the rate estimator keeps within its reach.
+ */
+export const MAX_IMPORT_ARRIVALS = 10_000;
+
 export type HistoryFile =
   | { kind: 'trace'; jobs: Array<{ className: string; seconds: number }> }
   | { kind: 'log'; arrivals: Array<{ className: string; submittedAt: number }> };
@@ -84,4 +90,18 @@ export function placeTrace(
     className: j.className,
     submittedAt: Math.round(before - gapMs - (last - j.seconds) * 1000),
   }));
+}
+
+/**
+ * The newest `max` arrivals, and how many older ones are left out: a file with more than one import
+ * takes (an export of a busy service) still imports the ones the estimator would read. The import's
+ * observed span then starts at its first arrival, so the hours of those left out do not count as quiet.
+ */
+export function newestArrivals<T extends { submittedAt: number }>(
+  arrivals: readonly T[],
+  max = MAX_IMPORT_ARRIVALS,
+): { sent: T[]; older: number } {
+  if (arrivals.length <= max) return { sent: [...arrivals], older: 0 };
+  const sorted = [...arrivals].sort((a, b) => a.submittedAt - b.submittedAt);
+  return { sent: sorted.slice(-max), older: arrivals.length - max };
 }

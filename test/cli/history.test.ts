@@ -7,6 +7,8 @@ import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { historyFrom } from '../../scripts/lib/other-days.ts';
+import { BOUNDS } from '../../src/api/bounds.ts';
+import { MAX_IMPORT_ARRIVALS } from '../../src/cli/history-file.ts';
 import { ManualClock } from '../service/harness.ts';
 import { startCliService } from './cli-harness.ts';
 
@@ -137,6 +139,47 @@ describe('boa history', () => {
     expect((await b.boa(['history', 'import', join(b.cwd, 'a.csv')])).status).toBe(0);
     expect(stored(b)).toEqual(stored(a));
     expect(b.service.estimatedRates(T0 + 4 * HOUR)).toEqual(a.service.estimatedRates(T0 + 4 * HOUR));
+  });
+
+  it('imports an export of more arrivals than one import takes: the newest, saying how many are left out', async () => {
+    const a = await started();
+    // One cifar10 every 15 s for the 42 hours before the record, then a job of the service's own.
+    const arrivals = Array.from({ length: BOUNDS.historyArrivals }, (_, k) => ({
+      className: 'cifar10',
+      submittedAt: T0 - 60_000 - k * 15_000,
+    }));
+    expect((await a.request('POST', '/v1/history', { arrivals })).status).toBe(200);
+    a.clock.t = T0 + HOUR;
+    expect((await a.request('POST', '/v1/jobs', { class: 'bert' })).status).toBe(201);
+    const exported = await a.boa(['history', 'export']);
+    expect(exported.status, exported.stderr).toBe(0);
+    expect(exported.stdout.trim().split('\n')).toHaveLength(1 + BOUNDS.historyArrivals + 1);
+
+    const b = await startCliService({ clock: new ManualClock(T0 + 2 * HOUR) });
+    cleanups.push(b.close);
+    const file = join(b.cwd, 'a.csv');
+    writeFileSync(file, exported.stdout);
+    const run = await b.boa(['history', 'import', file]);
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    expect(run.stdout).toMatch(
+      /a\.csv: imported 10000 arrivals as #1, .*\n {2}1 oldest left out: one import takes the newest 10,000, the most the rate estimator keeps\n/,
+    );
+    // The newest: the oldest import arrival goes; observation starts at the first one kept.
+    const newest = stored(a).slice(1);
+    expect(stored(b)).toEqual(newest);
+    const first = T0 - 60_000 - (BOUNDS.historyArrivals - 2) * 15_000;
+    expect((await b.request('GET', '/v1/history')).body.observedSince).toBe(
+      new Date(first - 1).toISOString(),
+    );
+    // Run again, the same file is the same import.
+    expect((await b.boa(['history', 'import', file])).stdout).toMatch(
+      /imported before, as #1; nothing changed/,
+    );
+  });
+
+  it('takes as many arrivals in one import as the API does', () => {
+    expect(MAX_IMPORT_ARRIVALS).toBe(BOUNDS.historyArrivals);
   });
 
   it('names what is wrong with a file, before sending anything', async () => {

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { contextOf, output } from '../context.ts';
 import { CliError, usageError } from '../errors.ts';
 import { keyValues, table, when } from '../format.ts';
-import { placeTrace, readHistoryFile } from '../history-file.ts';
+import { MAX_IMPORT_ARRIVALS, newestArrivals, placeTrace, readHistoryFile } from '../history-file.ts';
 import { parseNumber } from '../parse.ts';
 
 interface ImportRecord {
@@ -24,6 +24,15 @@ interface Imported {
   import: ImportRecord;
   alreadyImported: boolean;
   leftOut: number;
+}
+
+/** One file's import; `dropped`: of classes the service lacks; `older`: past what one import takes. */
+interface ImportResult {
+  file: string;
+  data: Imported;
+  text: string;
+  dropped: number;
+  older: number;
 }
 
 /** compare --history's least gap between days: a minute. */
@@ -61,7 +70,7 @@ export function addHistoryCommands(program: Command): void {
               ).data.classes.map((c) => c.name),
             )
           : undefined;
-        const results: Array<{ file: string; data: Imported; text: string; dropped: number }> = [];
+        const results: ImportResult[] = [];
         // The last file is nearest the service's record: imported first, each next one placed before it.
         for (const { file, content } of [...parsed].reverse()) {
           let arrivals: Array<{ className: string; submittedAt: number }>;
@@ -80,8 +89,9 @@ export function addHistoryCommands(program: Command): void {
             throw usageError(
               `${file}: no arrivals of the service's classes (${[...(known ?? [])].join(', ')})`,
             );
+          const { sent, older } = newestArrivals(kept);
           const { data, text } = await context.client
-            .json<Imported>('POST', '/v1/history', { source: basename(file).slice(0, 200), arrivals: kept })
+            .json<Imported>('POST', '/v1/history', { source: basename(file).slice(0, 200), arrivals: sent })
             .catch((error: unknown) => {
               // Each file is its own import: say which went in before this one failed.
               if (error instanceof CliError && results.length > 0) {
@@ -90,7 +100,7 @@ export function addHistoryCommands(program: Command): void {
               }
               throw error;
             });
-          results.push({ file, data, text, dropped: arrivals.length - kept.length });
+          results.push({ file, data, text, dropped: arrivals.length - kept.length, older });
         }
         results.reverse();
         output(context, `[${results.map((r) => r.text).join(',')}]`, () =>
@@ -145,13 +155,19 @@ export function addHistoryCommands(program: Command): void {
     });
 }
 
-function renderImported(r: { file: string; data: Imported; dropped: number }): string {
+function renderImported(r: ImportResult): string {
   const i = r.data.import;
   const what = r.data.alreadyImported
     ? `${r.file}: imported before, as #${i.id}; nothing changed`
     : `${r.file}: imported ${i.arrivals} arrivals as #${i.id}, ${when(i.firstArrivalAt)} to ${when(i.lastArrivalAt)}; the next plan reads them`;
   const notes = [
     ...(r.dropped > 0 ? [`${r.dropped} of classes the service does not have left out`] : []),
+    ...(r.older > 0
+      ? [
+          `${r.older} oldest left out: one import takes the newest ${MAX_IMPORT_ARRIVALS.toLocaleString('en-US')}, ` +
+            'the most the rate estimator keeps',
+        ]
+      : []),
     ...(r.data.leftOut > 0 ? [`${r.data.leftOut} older than the rate estimator reads left out`] : []),
   ];
   return `${what}\n${notes.map((n) => `  ${n}\n`).join('')}`;
