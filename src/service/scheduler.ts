@@ -90,15 +90,19 @@ export class Scheduler {
       group?.maxSize ?? Number.MAX_SAFE_INTEGER,
       config.maxNodes ?? Number.MAX_SAFE_INTEGER,
     );
-    const served = budgetLimitedWidths(active, ceilingNodes * config.gpusPerNode);
-    const maxGpus = Math.min(cap, ceilingNodes) * config.gpusPerNode;
-    const drained = drainedWidths(this.service, active, served, maxGpus, now);
+    const minNodes = Math.min(group?.minSize ?? 0, cap);
+    // The group's minimum nodes are paid whatever boa asks, so jobs may use them even when the ceiling
+    // allows fewer: that adds nothing to the bill, and the bounds stay minNodes <= maxNodes.
+    const budgetNodes = Math.max(minNodes, ceilingNodes);
+    const maxNodes = Math.min(cap, budgetNodes);
+    const served = budgetLimitedWidths(active, budgetNodes * config.gpusPerNode);
+    const drained = drainedWidths(this.service, active, served, maxNodes * config.gpusPerNode, now);
     state.draining = drained !== undefined;
     const widthOf = drained ?? served;
     const placement = this.placement.place(active, widthOf, readyNodes, {
       gpusPerNode: config.gpusPerNode,
-      minNodes: Math.min(group?.minSize ?? 0, cap),
-      maxNodes: Math.min(cap, ceilingNodes),
+      minNodes,
+      maxNodes,
     });
     const changed: ServiceJob[] = [];
     for (const job of active) {
