@@ -59,7 +59,7 @@ export class Repository {
     this.history = new PastArrivals(db);
     this.hot = prepareHot(db);
     this.openNodes = new Set(this.hot.openNodeIds.all() as string[]);
-    this.allocationCursor = (this.hot.lastAllocationTo.get() as number | null) ?? Number.NEGATIVE_INFINITY;
+    this.allocationCursor = this.storedAllocationTo();
   }
 
   transaction<T>(fn: () => T): T {
@@ -70,8 +70,14 @@ export class Repository {
       this.openNodes.clear();
       for (const id of this.hot.openNodeIds.all() as string[]) this.openNodes.add(id);
       this.paidWindow = undefined;
+      // A sample rolled back leaves its interval to the next one to record.
+      this.allocationCursor = this.storedAllocationTo();
       throw error;
     }
+  }
+
+  private storedAllocationTo(): number {
+    return (this.hot.lastAllocationTo.get() as number | null) ?? Number.NEGATIVE_INFINITY;
   }
 
   getSetting<T>(key: string): T | undefined {
