@@ -6,6 +6,7 @@ import type { NodeReconciler, NodeTickInput } from './nodes/reconciler.ts';
 import type { BoaService } from './service.ts';
 import { widthsUnderCeiling } from '../core/spend-ceiling.ts';
 import { drainedWidths } from './drain.ts';
+import { TickUndo } from './tick-undo.ts';
 
 export interface TickDecision {
   readonly changed: ServiceJob[];
@@ -68,11 +69,13 @@ export class Scheduler {
   /**
    * The pure part of a tick (benchmarked): decides widths, placements and the node count.
    * `ceilingNodes`: the most nodes the budget window allows (core/spend-ceiling.ts); jobs beyond it wait.
+   * `undo` hears of each job before it changes (the tick puts them back if its transaction fails).
    */
   decide(
     now: number,
     readyNodes: readonly PoolNode[],
     ceilingNodes = Number.POSITIVE_INFINITY,
+    undo = new TickUndo(),
   ): TickDecision {
     const { state, deps } = this.service;
     const active = [...state.jobs.values()];
@@ -82,7 +85,9 @@ export class Scheduler {
     const planId = state.plan?.row.id;
     for (const job of active) {
       // Every job follows the current plan (plan-inputs.ts followPlan); saved when its widths changed.
-      if (job.planId !== planId && this.service.followPlan(job)) rewidthed.add(job);
+      if (job.planId === planId) continue;
+      undo.note(job);
+      if (this.service.followPlan(job)) rewidthed.add(job);
     }
     const { config } = deps;
     const group = state.group;
@@ -112,6 +117,7 @@ export class Scheduler {
         if (rewidthed.has(job)) changed.push(job);
         continue;
       }
+      undo.note(job);
       job.allocation = next as string[];
       job.width = next.length;
       job.generation += 1;
@@ -146,25 +152,36 @@ export class Scheduler {
     const ready = this.nodes.usable(state.nodes, held);
     const ceiling = this.service.spendCeiling(now);
     this.lastCeilingGpus = ceiling?.gpus ?? 0;
-    let decision = this.decide(now, ready, ceiling?.nodes);
+    const undo = new TickUndo();
+    let decision = this.decide(now, ready, ceiling?.nodes, undo);
     if (this.nodes.chooseNow(this.nodeInput(decision.desiredNodes))) {
       // Nodes chosen for removal had jobs: place those jobs elsewhere now (or let them wait).
       const first = decision;
-      decision = this.decide(now, this.nodes.usable(state.nodes, held), ceiling?.nodes);
+      decision = this.decide(now, this.nodes.usable(state.nodes, held), ceiling?.nodes, undo);
       decision = { ...decision, changed: [...new Set([...first.changed, ...decision.changed])] };
     }
     const decideMs = performance.now() - started;
-    repo.transaction(() => {
-      this.service.flushAllocation(now);
-      state.allocatedGpus = decision.allocatedGpus;
-      for (const job of decision.changed) repo.saveJobState(job);
-      // Billing starts at EC2 running: a pending instance is not paid for yet.
-      repo.observeNodes(
-        state.nodes.filter((n) => n.billed !== false),
-        now,
-      );
-      repo.setLastTick(now);
-    });
+    const allocatedFrom = state.allocatedFrom;
+    try {
+      repo.transaction(() => {
+        this.service.flushAllocation(now);
+        for (const job of decision.changed) repo.saveJobState(job);
+        // Billing starts at EC2 running: a pending instance is not paid for yet.
+        repo.observeNodes(
+          state.nodes.filter((n) => n.billed !== false),
+          now,
+        );
+        repo.setLastTick(now);
+      });
+    } catch (error) {
+      // Rolled back: memory goes back to what the store holds, so the next tick decides it all again
+      // and closes the allocation interval from where the ledger ends. The placement re-places a job
+      // whose allocation is not the array it handed out, so it needs no undoing.
+      undo.restore();
+      state.allocatedFrom = allocatedFrom;
+      throw error;
+    }
+    state.allocatedGpus = decision.allocatedGpus;
     state.lastTickAt = now;
     const computeMs = performance.now() - started;
     state.lastTickMs = computeMs;

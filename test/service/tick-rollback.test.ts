@@ -1,0 +1,59 @@
+/**
+ * A tick whose store transaction fails (SQLITE_FULL, an I/O error) leaves no trace in memory either:
+ * the jobs it moved and the allocation interval it closed go back to what the store holds, so the next
+ * tick decides them again and saves them. Before, the jobs kept their new allocation in memory only,
+ * the placement counted them as settled and never saved them, and the ledger lost the interval.
+ */
+import { describe, expect, it } from 'vitest';
+import { startService } from './harness.ts';
+
+describe('a tick whose transaction rolls back', () => {
+  it('leaves the store and memory agreeing once the next tick commits', async () => {
+    const boa = await startService({
+      config: { tickSeconds: 60, local: { maxNodes: 8, bootSeconds: 0, releaseSeconds: 0 }, budget: 40 },
+    });
+    try {
+      const { service, scheduler, repo } = boa;
+      await service.planner.idle();
+      const { job } = service.registerJob('cifar10', 'a');
+      // Until nodes are ready the job waits; the tick that would place it fails.
+      await boa.ticks(2);
+      expect(job.state).toBe('waiting');
+      // The next tick places the job; its transaction fails once (disk full, say).
+      const setLastTick = repo.setLastTick.bind(repo);
+      let failOnce = true;
+      repo.setLastTick = (now: number) => {
+        if (failOnce) {
+          failOnce = false;
+          throw new Error('SQLITE_FULL: database or disk is full');
+        }
+        setLastTick(now);
+      };
+      const failedAt = boa.clock.now();
+      await expect(scheduler.tick()).rejects.toThrow('SQLITE_FULL');
+      expect(job.state).toBe('waiting');
+      await scheduler.settle();
+      boa.clock.advance(60);
+      await boa.ticks(3);
+      const inMemory = service.state.jobs.get(job.id)!;
+      const stored = repo.getJob(job.id)!;
+      expect(inMemory.state).toBe('running');
+      const saved = (j: typeof stored) => ({
+        state: j.state,
+        allocation: j.allocation,
+        generation: j.generation,
+        startedAt: j.startedAt,
+      });
+      expect(saved(stored)).toEqual(saved(inMemory as typeof stored));
+      // The ledger's allocation samples follow one another with no gap and no overlap: the failed
+      // tick's interval is recorded once, by the tick after it.
+      const samples = repo.db.$client
+        .prepare('select from_ms as "from", to_ms as "to" from allocation_samples order by from_ms')
+        .all() as Array<{ from: number; to: number }>;
+      for (let i = 1; i < samples.length; i++) expect(samples[i]!.from).toBe(samples[i - 1]!.to);
+      expect(samples.filter((s) => s.from < failedAt && s.to >= failedAt)).toHaveLength(1);
+    } finally {
+      await boa.close();
+    }
+  }, 60_000);
+});
