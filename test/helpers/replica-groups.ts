@@ -35,3 +35,24 @@ export function killReplicaGroups(jobsDir: string): void {
     }
   }
 }
+
+/**
+ * The processes of this group that still run. A zombie does not: its parent is gone and it waits for an
+ * init that may reap it late (some containers' never do), holding nothing. Linux (/proc) only.
+ */
+export function groupMembers(group: number): number[] {
+  const members: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+    } catch {
+      continue; // ended meanwhile
+    }
+    // pid (comm) state ppid pgrp ...: comm may hold spaces and parentheses.
+    const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(pgrp) === group && state !== 'Z') members.push(Number(name));
+  }
+  return members;
+}

@@ -91,6 +91,8 @@ export class LocalExecutor implements Executor {
   private readonly logger: Logger;
   private readonly now: () => number;
   private readonly graceMs: number;
+  /** The grace period for the supervisor, which holds the rest of a stopped command's group to it. */
+  private readonly graceSeconds: string;
   private readonly launcher = new ReplicaLauncher();
   private queue: Promise<void> = Promise.resolve();
 
@@ -99,6 +101,7 @@ export class LocalExecutor implements Executor {
     this.logger = (options.logger ?? pino({ level: 'silent' })).child({ component: 'local-executor' });
     this.now = options.now ?? Date.now;
     this.graceMs = options.terminationGraceSeconds * 1000;
+    this.graceSeconds = String(Math.ceil(options.terminationGraceSeconds));
     this.adopt();
   }
 
@@ -242,7 +245,7 @@ export class LocalExecutor implements Executor {
     return { ...base, phase: replica.stopAt === undefined ? 'running' : 'stopping' };
   }
 
-  /** SIGTERM once (the supervisor forwards it), then SIGKILL to the groups after the grace period. */
+  /** SIGTERM once (the supervisor passes it to the command's group), then SIGKILL to both groups after the grace. */
   private stop(replica: LocalReplica, now: number): void {
     if (replica.stopAt === undefined) {
       replica.stopAt = now;
@@ -311,7 +314,16 @@ export class LocalExecutor implements Executor {
     Object.assign(env, workload.env ?? {}, spec.env);
     const launched = await this.launcher.launch(
       '/bin/sh',
-      [SUPERVISOR, dir, String(spec.rank), spec.node, '--', ...workload.command, ...(workload.args ?? [])],
+      [
+        SUPERVISOR,
+        dir,
+        String(spec.rank),
+        spec.node,
+        this.graceSeconds,
+        '--',
+        ...workload.command,
+        ...(workload.args ?? []),
+      ],
       { cwd: workload.workingDir ?? process.cwd(), env },
     );
     if (typeof launched === 'string') {

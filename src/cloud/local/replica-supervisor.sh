@@ -1,23 +1,25 @@
 #!/bin/sh
 # One replica of a job the local executor runs. Started detached (its own process group, so it outlives
 # a kill -9 of the service), it records its pid, runs the job's command with output appended to the
-# log, forwards SIGTERM to it, and records how it ended. POSIX sh, so a replica costs about a megabyte
-# more than its command (a Node supervisor cost 44 MB each).
+# log, forwards SIGTERM to the command's process group, and records how it ended once nothing of that
+# group runs. POSIX sh, so a replica costs about a megabyte more than its command (a Node supervisor
+# cost 44 MB each).
 #
-#   sh replica-supervisor.sh <dir> <rank> <node> -- <command> [args...]
+#   sh replica-supervisor.sh <dir> <rank> <node> <grace seconds> -- <command> [args...]
 #     <dir>/<rank>.pid   {"pid","node","startedAt"}  (the executor writes it too, right after spawn)
 #     <dir>/<rank>.exit  {"code","signal","reason","stopped","at"}  once the command has ended; stopped:
 #                        this supervisor got a SIGTERM first (so an exit 0 is a stop, not the job finished)
 #     <dir>/<rank>.log   the command's stdout and stderr
 #     <dir>/<rank>.group the command's process group (where setsid exists), for the executor's SIGKILL
-if [ "$#" -lt 5 ] || [ "$4" != "--" ]; then
-  echo 'usage: replica-supervisor.sh <dir> <rank> <node> -- <command> [args...]' >&2
+if [ "$#" -lt 6 ] || [ "$5" != "--" ]; then
+  echo 'usage: replica-supervisor.sh <dir> <rank> <node> <grace seconds> -- <command> [args...]' >&2
   exit 2
 fi
 dir=$1
 rank=$2
 node=$3
-shift 4
+grace=$4
+shift 5
 
 # A SIGTERM that comes before the command exists (a generation replaced at once) is remembered, so the
 # command is not started and the stop is still recorded, instead of this shell dying with no record.
@@ -58,13 +60,24 @@ if command -v setsid >/dev/null 2>&1; then
   # which would take it for a stop from outside. Without setsid (macOS) it shares this group.
   sh -c 'printf %s "$$" >"$1.tmp" && mv "$1.tmp" "$1"; shift; exec setsid "$@"' sh "$dir/$rank.group" "$@" \
     >>"$dir/$rank.log" 2>&1 </dev/null &
+  child=$!
+  group=$child
 else
   "$@" >>"$dir/$rank.log" 2>&1 </dev/null &
+  child=$!
+  group=
 fi
-child=$!
-trap 'stopped=1; kill -TERM "$child" 2>/dev/null' TERM
+# A stop reaches the command's whole group (a shell's children, python's workers), not only its main
+# process; before setsid has made the group, only that process exists, so it gets it.
+forward_term() {
+  stopped=1
+  [ -z "$stopped_at" ] && stopped_at=$(date +%s)
+  { [ -n "$group" ] && kill -TERM -"$group" 2>/dev/null; } || kill -TERM "$child" 2>/dev/null
+}
+stopped_at=
+trap forward_term TERM
 # One that came while the command was being started is passed on now.
-[ "$stopped" = 1 ] && kill -TERM "$child" 2>/dev/null
+[ "$stopped" = 1 ] && forward_term
 
 # wait returns early (above 128) when a trapped signal arrives; wait again until the command is reaped.
 while :; do
@@ -72,6 +85,32 @@ while :; do
   code=$?
   kill -0 "$child" 2>/dev/null || break
 done
+
+# Whether a process of the command's group still runs. One that is only a zombie (left to an init that
+# reaps late, or never, as in some containers) does not: waiting for it would make every stop last its
+# full grace period.
+group_lives() {
+  kill -0 -"$group" 2>/dev/null || return 1
+  [ -d /proc/self ] || return 0
+  for stat in /proc/[0-9]*/stat; do
+    read -r line 2>/dev/null <"$stat" || continue
+    # pid (comm) state ppid pgrp ...: comm may hold spaces and parentheses.
+    set -- ${line##*) }
+    [ "$3" = "$group" ] && [ "$1" != Z ] && return 0
+  done
+  return 1
+}
+# Nothing of the replica may outlive it (helpers, workers, holding GPUs). Stopped: the rest of the group
+# got the SIGTERM too and has until the grace period ends; ended on its own: the rest is killed now.
+# The group's id cannot be reused while a member lives, so this reaches nothing else.
+if [ -n "$group" ]; then
+  if [ "$stopped" = 1 ]; then
+    while group_lives && [ "$(date +%s)" -lt $((stopped_at + grace)) ]; do
+      sleep 1
+    done
+  fi
+  kill -KILL -"$group" 2>/dev/null
+fi
 
 case $code in
   126) reason='command not executable' ;;
