@@ -320,14 +320,16 @@ export class LocalExecutor implements Executor {
         String(spec.rank),
         spec.node,
         this.graceSeconds,
+        resolve(workload.workingDir ?? '.'),
         '--',
         ...workload.command,
         ...(workload.args ?? []),
       ],
-      { cwd: workload.workingDir ?? process.cwd(), env },
+      // The supervisor enters the working directory: a missing one is its recorded exit, not a spawn error.
+      { cwd: '/', env },
     );
     if (typeof launched === 'string') {
-      // Nothing recorded: the next reconcile tries again.
+      // Nothing recorded (the launcher gone, no processes left): the next reconcile tries again.
       this.logger.error(
         { event: 'replica_spawn_failed', jobId: spec.jobId, error: launched },
         'could not start supervisor',

@@ -5,21 +5,22 @@
 # group runs. POSIX sh, so a replica costs about a megabyte more than its command (a Node supervisor
 # cost 44 MB each).
 #
-#   sh replica-supervisor.sh <dir> <rank> <node> <grace seconds> -- <command> [args...]
+#   sh replica-supervisor.sh <dir> <rank> <node> <grace seconds> <working dir> -- <command> [args...]
 #     <dir>/<rank>.pid   {"pid","node","startedAt"}  (the executor writes it too, right after spawn)
 #     <dir>/<rank>.exit  {"code","signal","reason","stopped","at"}  once the command has ended; stopped:
 #                        this supervisor got a SIGTERM first (so an exit 0 is a stop, not the job finished)
 #     <dir>/<rank>.log   the command's stdout and stderr
 #     <dir>/<rank>.group the command's process group (where setsid exists), for the executor's SIGKILL
-if [ "$#" -lt 6 ] || [ "$5" != "--" ]; then
-  echo 'usage: replica-supervisor.sh <dir> <rank> <node> <grace seconds> -- <command> [args...]' >&2
+if [ "$#" -lt 7 ] || [ "$6" != "--" ]; then
+  echo 'usage: replica-supervisor.sh <dir> <rank> <node> <grace seconds> <working dir> -- <command> [args...]' >&2
   exit 2
 fi
 dir=$1
 rank=$2
 node=$3
 grace=$4
-shift 5
+workdir=$5
+shift 6
 
 # A SIGTERM that comes before the command exists (a generation replaced at once) is remembered, so the
 # command is not started and the stop is still recorded, instead of this shell dying with no record.
@@ -47,6 +48,14 @@ if [ "$stopped" = 1 ]; then
   echo 'boa: stopped (SIGTERM) before the command started' >>"$dir/$rank.log"
   record_exit 143 'stopped before the command started'
   exit 143
+fi
+# Started in / (an absolute <dir>), this enters the command's working directory itself: one removed since
+# the job was submitted is then an exit like any other, counted with its backoff, not a spawn that fails
+# at every reconcile with nothing recorded.
+if ! cd "$workdir" 2>>"$dir/$rank.log"; then
+  echo "boa: cannot enter the working directory $workdir" >>"$dir/$rank.log"
+  record_exit 126 "cannot enter the working directory $workdir"
+  exit 126
 fi
 # The command is forked with SIGTERM at its default: a child forked while the shell catches it can swallow
 # one that comes before its exec (dash keeps it pending and exec drops it), and the command then never
