@@ -29,6 +29,7 @@ import {
   writeStop,
 } from './executor-records.ts';
 import { type Launched, ReplicaLauncher } from './launcher.ts';
+import { RendezvousPorts } from './rendezvous-ports.ts';
 
 const SUPERVISOR = resolve(import.meta.dirname, 'replica-supervisor.sh');
 
@@ -94,6 +95,7 @@ export class LocalExecutor implements Executor {
   /** The grace period for the supervisor, which holds the rest of a stopped command's group to it. */
   private readonly graceSeconds: string;
   private readonly launcher = new ReplicaLauncher();
+  private readonly ports = new RendezvousPorts();
   private queue: Promise<void> = Promise.resolve();
 
   constructor(options: LocalExecutorOptions) {
@@ -109,9 +111,10 @@ export class LocalExecutor implements Executor {
     return checkLocalWorkload(workload);
   }
 
-  /** Rank 0 listens on this machine; the port is spread by job and generation to avoid collisions. */
+  /** Rank 0 listens on this machine, on a port no other generation of this executor's jobs holds. */
   rendezvous(jobId: number, generation: number) {
-    return { addr: '127.0.0.1', port: 20_000 + ((jobId * 7 + generation) % 30_000) };
+    const port = this.ports.portOf(jobId, generation, generationDir(this.jobsDir, jobId, generation));
+    return { addr: '127.0.0.1', port };
   }
 
   private adopt(): void {
@@ -119,6 +122,7 @@ export class LocalExecutor implements Executor {
       const exit = readExit(found.dir, found.rank);
       const ours = isOurSupervisor(found.record.pid, found.dir);
       const alive = exit === undefined && ours;
+      this.ports.adopt(found.jobId, found.generation, found.dir);
       this.replicas.set(keyOf(found.jobId, found.generation, found.rank), {
         jobId: found.jobId,
         generation: found.generation,
@@ -188,6 +192,7 @@ export class LocalExecutor implements Executor {
       }
     }
     await Promise.all(starts);
+    this.ports.retain([...desired, ...this.replicas.values()]);
     return [...this.replicas.values()].map((r) => this.statusOf(r));
   }
 
@@ -305,6 +310,9 @@ export class LocalExecutor implements Executor {
   private async start(spec: ReplicaSpec): Promise<void> {
     const dir = generationDir(this.jobsDir, spec.jobId, spec.generation);
     mkdirSync(dir, { recursive: true });
+    // Kept with the generation, so ranks started after a restart of the service get the same port.
+    const port = Number(spec.env.MASTER_PORT);
+    if (Number.isInteger(port) && port > 0) this.ports.record(spec.jobId, spec.generation, dir, port);
     rmSync(recordFile(dir, spec.rank, 'exit'), { force: true });
     const { workload } = spec;
     const env: Record<string, string> = {};
