@@ -88,24 +88,46 @@ export function finishJob(
     throw new ServiceError(409, 'already_finished', `job ${job.id} is already ${job.state}`);
   }
   const now = svc.deps.clock.now();
-  if (state === 'done') recordWorkSample(svc, job, now);
-  svc.deps.repo.transaction(() => {
-    svc.flushAllocation(now);
-    svc.state.allocatedGpus -= job.allocation.length;
-    job.state = state;
-    job.finishedAt = now;
-    job.allocation = [];
-    job.width = 0;
-    job.generation += 1;
-    if (failure) {
-      job.exitCode = failure.exitCode;
-      job.failureReason = failure.reason;
-    }
-    svc.deps.repo.saveJobState(job);
-    if (state === 'done') persistWorkSamples(svc, now);
-  });
+  // Rolled back (disk full, an I/O error), memory goes back to what the store holds: the job stays
+  // active, its GPUs allocated, and the epoch is learned once, when the end is reported again.
+  const undo = endUndo(svc, job);
+  try {
+    if (state === 'done') recordWorkSample(svc, job, now);
+    svc.deps.repo.transaction(() => {
+      svc.flushAllocation(now);
+      svc.state.allocatedGpus -= job.allocation.length;
+      job.state = state;
+      job.finishedAt = now;
+      job.allocation = [];
+      job.width = 0;
+      job.generation += 1;
+      if (failure) {
+        job.exitCode = failure.exitCode;
+        job.failureReason = failure.reason;
+      }
+      svc.deps.repo.saveJobState(job);
+      if (state === 'done') persistWorkSamples(svc, now);
+    });
+  } catch (error) {
+    undo();
+    throw error;
+  }
   svc.state.jobs.delete(job.id);
   svc.seenAt.delete(job.id);
   svc.deps.logger.info({ event: `job_${state}`, jobId: job.id, ...failure }, `job ${state}`);
   return job;
+}
+
+/** What ending `job` changes in memory, put back by the function returned. */
+function endUndo(svc: BoaService, job: ServiceJob): () => void {
+  const { state, finishedAt, allocation, width, generation, exitCode, failureReason } = job;
+  const { allocatedGpus, allocatedFrom } = svc.state;
+  const cls = svc.state.classes.get(job.className);
+  const samples = cls?.workSamples.map((epoch) => [...epoch]);
+  return () => {
+    Object.assign(job, { state, finishedAt, allocation, width, generation, exitCode, failureReason });
+    svc.state.allocatedGpus = allocatedGpus;
+    svc.state.allocatedFrom = allocatedFrom;
+    if (cls && samples) cls.workSamples = samples;
+  };
 }

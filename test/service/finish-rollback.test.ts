@@ -1,0 +1,61 @@
+/**
+ * A job's end whose store transaction fails (SQLITE_FULL, an I/O error) leaves no trace in memory: the
+ * job is still active as the store says, its GPUs still count as allocated, and the class has not
+ * learned the epoch's work twice when the end is reported again and saved.
+ */
+import { describe, expect, it } from 'vitest';
+import { finishJob } from '../../src/service/job-operations.ts';
+import { startService } from './harness.ts';
+
+describe("a job's end whose transaction rolls back", () => {
+  it('leaves the job active in memory as in the store, and a second report ends it once', async () => {
+    const boa = await startService({
+      config: { tickSeconds: 60, local: { maxNodes: 8, bootSeconds: 0, releaseSeconds: 0 }, budget: 40 },
+    });
+    try {
+      const { service, repo } = boa;
+      await service.planner.idle();
+      const { job } = service.registerJob('cifar10', 'a');
+      await boa.ticks(3);
+      expect(job.state).toBe('running');
+      // As long as its first epoch takes at its width: a clean epoch, whose end the class learns from.
+      const profile = service.state.classes.get('cifar10')!.profile;
+      const epoch = profile.epochs[0]!;
+      const speedup = epoch.speedup[String(job.allocation.length)]!;
+      boa.clock.advance(profile.rescaleSeconds + epoch.workSeconds / speedup);
+      const allocated = service.state.allocatedGpus;
+      const before = { allocation: job.allocation, width: job.width, generation: job.generation };
+      const samples = JSON.stringify(service.state.classes.get('cifar10')!.workSamples);
+
+      const saveJobState = repo.saveJobState.bind(repo);
+      let failOnce = true;
+      repo.saveJobState = (j) => {
+        if (failOnce) {
+          failOnce = false;
+          throw new Error('SQLITE_FULL: database or disk is full');
+        }
+        saveJobState(j);
+      };
+      expect(() => finishJob(service, job, 'done')).toThrow('SQLITE_FULL');
+      expect(service.state.jobs.get(job.id)).toBe(job);
+      expect({ state: job.state, finishedAt: job.finishedAt }).toEqual({
+        state: 'running',
+        finishedAt: null,
+      });
+      expect({ allocation: job.allocation, width: job.width, generation: job.generation }).toEqual(before);
+      expect(service.state.allocatedGpus).toBe(allocated);
+      expect(JSON.stringify(service.state.classes.get('cifar10')!.workSamples)).toBe(samples);
+      expect(repo.getJob(job.id)!.state).toBe('running');
+
+      finishJob(service, job, 'done');
+      expect(repo.getJob(job.id)!.state).toBe('done');
+      // The end that committed taught the class its epoch, once.
+      const learned = service.state.classes.get('cifar10')!.workSamples[0]!;
+      expect(learned.length).toBe((JSON.parse(samples) as number[][])[0]!.length + 1);
+      expect(service.state.jobs.has(job.id)).toBe(false);
+      expect(service.state.allocatedGpus).toBe(allocated - before.allocation.length);
+    } finally {
+      await boa.close();
+    }
+  }, 60_000);
+});
