@@ -155,6 +155,10 @@ const REGION = /^[a-z]{2}(-[a-z]+)+-\d$/;
 const INSTANCE_TYPE = /^[a-z][a-z0-9-]*\.[a-z0-9]+$/;
 
 /** Validates the context into a config; throws ContextError naming the key at fault. */
+/** Every cdk command builds the app (bootstrap and destroy too), so each needs the required settings. */
+const EVERY_COMMAND =
+  'Every cdk command builds the app, bootstrap and destroy included: pass it to each with -c, or put it in cdk.json\'s "context" once';
+
 export function readConfig(
   read: ContextReader,
   env: Readonly<Record<string, string | undefined>> = {},
@@ -205,7 +209,8 @@ export function readConfig(
   if (allowedApiCidrs.length === 0) {
     throw new ContextError(
       'context "allowedApiCidrs" is required: the CIDRs that may reach the EKS API endpoint (and an exposed API), ' +
-        'e.g. -c allowedApiCidrs=203.0.113.0/24; the endpoint is never open to 0.0.0.0/0 by default',
+        'e.g. -c allowedApiCidrs=203.0.113.0/24; the endpoint is never open to 0.0.0.0/0 by default. ' +
+        EVERY_COMMAND,
     );
   }
   const exposeApi = bool(read, 'exposeApi') ?? false;
@@ -241,7 +246,8 @@ export function readConfig(
   if (adminPrincipalArns.length === 0) {
     throw new ContextError(
       'context "adminPrincipalArns" is required: the IAM users or roles that may assume the cluster-admin role, ' +
-        'e.g. -c adminPrincipalArns=arn:aws:iam::123456789012:role/ops (the account root is never trusted)',
+        'e.g. -c adminPrincipalArns=arn:aws:iam::123456789012:role/ops (the account root is never trusted). ' +
+        EVERY_COMMAND,
     );
   }
 

@@ -81,8 +81,15 @@ describe('readConfig', () => {
     [{ allowedApiCidrs: '0.0.0.0' }, /allowedApiCidrs/],
     [{ allowedApiCidrs: '300.1.1.1/8' }, /allowedApiCidrs/],
     [{ exposeApi: 'true', allowedApiCidrs: '' }, /"allowedApiCidrs" is required/],
-    [{ allowedApiCidrs: '' }, /"allowedApiCidrs" is required.*never open to 0\.0\.0\.0\/0/],
-    [{ adminPrincipalArns: '' }, /"adminPrincipalArns" is required.*account root is never trusted/],
+    // Required by every cdk command, bootstrap and destroy too: the message says where to put it once.
+    [
+      { allowedApiCidrs: '' },
+      /"allowedApiCidrs" is required.*never open to 0\.0\.0\.0\/0.*bootstrap and destroy.*cdk\.json/,
+    ],
+    [
+      { adminPrincipalArns: '' },
+      /"adminPrincipalArns" is required.*account root is never trusted.*bootstrap and destroy.*cdk\.json/,
+    ],
     [{ adminPrincipalArns: 'arn:aws:iam::123456789012:root' }, /adminPrincipalArns/],
     [{ exposeApi: 'yes' }, /exposeApi/],
     [{ apiCertificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/x' }, /exposeApi=true/],
