@@ -67,7 +67,7 @@ function nodeRemovalStatements(nodegroupName: string, clusterName: string, clust
     }),
     new iam.PolicyStatement({
       sid: 'ReadScalingActivities',
-      actions: ['autoscaling:DescribeAutoScalingGroups', 'autoscaling:DescribeScalingActivities'],
+      actions: ['autoscaling:DescribeScalingActivities'],
       resources: ['*'],
     }),
     ...(clusterArn
