@@ -11,7 +11,7 @@
 //
 // See docs/client.md for the protocol.
 
-/* global process, fetch, AbortSignal, setTimeout, clearTimeout */
+/* global process, console, fetch, AbortSignal, setTimeout, clearTimeout */
 
 /** Job states after which the job has no allocation any more. */
 export const FINISHED_STATES = ['done', 'cancelled', 'failed', 'lost'];
@@ -197,7 +197,7 @@ export class BoaJob {
   get lastAllocation() {
     return this.#lastAllocation;
   }
-  /** The last error of the background poll (it keeps polling after transient ones). */
+  /** The last error of the background poll (it polls on after any error but a refusal of a self-launched job's). */
   get pollError() {
     return this.#pollError;
   }
@@ -210,6 +210,9 @@ export class BoaJob {
         await this.allocation();
         this.#pollError = null;
       } catch (error) {
+        // Anything but a BoaError is a bug: say so, once per kind, not every pollSeconds. Then poll on.
+        if (!(error instanceof BoaError) && this.#pollError?.constructor !== error?.constructor)
+          console.warn(`boa job ${this.jobId}: the allocation poll failed; polling on:`, error);
         this.#pollError = error;
         // The job is gone or the token is not its own: a self-launched job stops. Under the executor it
         // does not: rank 0 exiting 0 there means done, and a refusal may be a stranger at BOA_URL for a
@@ -306,16 +309,19 @@ function jsonObject(text, url) {
 }
 
 function httpError(response, text) {
-  let payload = {};
+  let detail;
   try {
-    payload = JSON.parse(text).error ?? {};
+    detail = JSON.parse(text)?.error;
   } catch {
     // not JSON: keep the status text
   }
+  // boa answers {"error": {"code", "message", "field"}}; a proxy or another framework at BOA_URL may
+  // answer {"error": "Not Found"}, whose string is the message.
+  const payload = detail !== null && typeof detail === 'object' && !Array.isArray(detail) ? detail : {};
   return new BoaHTTPError(
     response.status,
     payload.code ?? 'http_error',
-    payload.message ?? response.statusText,
+    payload.message ?? (typeof detail === 'string' ? detail : response.statusText),
     payload.field,
   );
 }

@@ -19,6 +19,7 @@ See docs/client.md for the protocol.
 
 import http.client
 import json
+import logging
 import os
 import random
 import signal
@@ -28,6 +29,8 @@ import urllib.error
 import urllib.request
 
 __all__ = ["BoaJob", "BoaError", "BoaConfigError", "BoaHTTPError", "BoaUnavailable", "FINISHED_STATES"]
+
+_log = logging.getLogger("boa_job")
 
 # Job states after which the job has no allocation any more.
 FINISHED_STATES = ("done", "cancelled", "failed", "lost")
@@ -241,7 +244,7 @@ class BoaJob:
 
     @property
     def poll_error(self):
-        """The last error of the background poll (it keeps polling after transient ones)."""
+        """The last error of the background poll (it polls on after any error but a refusal of a self-launched job's)."""
         with self._lock:
             return self._poll_error
 
@@ -280,9 +283,14 @@ class BoaJob:
                 if not self._run_by_executor and error.status in (401, 403, 404):
                     self._set_stop(f"boa refused the allocation poll: {error}")
                     return
-            except BoaError as error:
+            except Exception as error:
+                # Whatever goes wrong, poll on: a dead poll thread leaves should_stop() blind to rescales
+                # and lets a self-launched job's lease lapse. Anything but a BoaError is a bug: say so,
+                # once per kind, not every poll_seconds.
                 with self._lock:
-                    self._poll_error = error
+                    previous, self._poll_error = self._poll_error, error
+                if not isinstance(error, BoaError) and type(previous) is not type(error):
+                    _log.warning("boa job %s: the allocation poll failed; polling on", self.job_id, exc_info=True)
 
     def _observe(self, alloc):
         with self._lock:
@@ -350,7 +358,7 @@ class BoaJob:
 
 def _json_object(raw, url):
     # Every answer of boa's is a JSON object. Anything else (a proxy's or a stranger's HTML page) is a
-    # BoaError, so the poll thread, which keeps going through BoaErrors, does not die of a ValueError.
+    # BoaError, which callers catching BoaError expect, not a ValueError.
     try:
         answer = json.loads(raw)
     except ValueError:
@@ -362,15 +370,17 @@ def _json_object(raw, url):
 
 def _http_error(error):
     try:
-        payload = json.loads(error.read() or b"{}").get("error", {})
-    except (ValueError, AttributeError):
-        payload = {}
-    return BoaHTTPError(
-        error.code,
-        payload.get("code", "http_error"),
-        payload.get("message", error.reason),
-        payload.get("field"),
-    )
+        body = json.loads(error.read() or b"{}")
+    except (ValueError, OSError, http.client.HTTPException):
+        body = None
+    detail = body.get("error") if isinstance(body, dict) else None
+    # boa answers {"error": {"code", "message", "field"}}; a proxy or another framework at BOA_URL may
+    # answer {"error": "Not Found"}, whose string is the message.
+    payload = detail if isinstance(detail, dict) else {}
+    message = payload.get("message")
+    if message is None:
+        message = detail if isinstance(detail, str) else error.reason
+    return BoaHTTPError(error.code, payload.get("code", "http_error"), message, payload.get("field"))
 
 
 def _retry_after(error):

@@ -1,7 +1,7 @@
-import { createServer as createHttpServer } from 'node:http';
+import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   BoaConfigError,
   BoaError,
@@ -22,11 +22,27 @@ afterAll(async () => {
   await boa?.close();
 });
 const clients: BoaJob[] = [];
-afterEach(() => {
+const strangers: Server[] = [];
+afterEach(async () => {
   for (const client of clients.splice(0)) client.close();
   boa.failNext(0);
   killLeftovers();
+  for (const server of strangers.splice(0)) {
+    server.closeAllConnections();
+    await new Promise((closed) => server.close(closed));
+  }
 });
+
+/** Something other than boa at BOA_URL (a proxy, another service) answering every request with
+ * `status` and the JSON `body`; stopped after the test. Returns its URL. */
+async function stranger(status: number, body: unknown, port = 0): Promise<string> {
+  const server = createHttpServer((_req, res) =>
+    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body)),
+  );
+  strangers.push(server);
+  await new Promise<void>((listening) => server.listen(port, '127.0.0.1', listening));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
 
 function executorEnv(job: TestJob): Record<string, string> {
   return {
@@ -243,6 +259,58 @@ describe('Node job client (clients/node/boa-job.mjs)', () => {
       server.closeAllConnections();
       await new Promise((r) => server.close(r));
     }
+  });
+
+  it('takes an error whose "error" is a string (a proxy, another framework) for a BoaHTTPError with that message', async () => {
+    const notFound = new BoaJob({
+      url: await stranger(404, { statusCode: 404, error: 'Not Found' }),
+      jobId: 1,
+      token: 't',
+      generation: 1,
+      handleSigterm: false,
+    });
+    const refused = await notFound.report(2, 1).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(BoaHTTPError);
+    expect(refused).toMatchObject({ status: 404, code: 'http_error', detail: 'Not Found' });
+    const restarting = new BoaJob({
+      url: await stranger(502, { error: 'boa is restarting' }),
+      jobId: 1,
+      token: 't',
+      generation: 1,
+      retries: 1,
+      backoffSeconds: 0.01,
+      handleSigterm: false,
+    });
+    await expect(restarting.allocation()).rejects.toThrow('boa answered 502 http_error: boa is restarting');
+  });
+
+  it('polls on through any error, and warns of an unexpected one', async () => {
+    const c = new BoaJob({
+      url: await stranger(502, { error: 'boa is restarting' }),
+      jobId: 1,
+      token: 't',
+      generation: 1,
+      retries: 0,
+      pollSeconds: 0.05,
+      handleSigterm: false,
+    });
+    clients.push(c);
+    c.startPolling();
+    expect(await until(() => c.pollError instanceof BoaHTTPError)).toBe(true);
+    expect(c.pollError).toMatchObject({ detail: 'boa is restarting' });
+    // Anything but a BoaError is a bug of the client's: a warning, then the poll goes on.
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    try {
+      c.allocation = () => Promise.reject(new TypeError('a bug'));
+      expect(await until(() => warn.mock.calls.length > 0)).toBe(true);
+      expect(String(warn.mock.calls[0]?.[1])).toBe('TypeError: a bug');
+      expect(c.pollError).toBeInstanceOf(TypeError);
+    } finally {
+      warn.mockRestore();
+      delete (c as { allocation?: unknown }).allocation;
+    }
+    expect(await until(() => c.pollError instanceof BoaHTTPError)).toBe(true);
+    expect(c.shouldStop()).toBe(false);
   });
 
   it('gives up on an unreachable service after its retries', async () => {

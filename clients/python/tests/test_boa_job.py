@@ -15,6 +15,7 @@ import time
 import unittest
 import urllib.error
 import urllib.request
+from unittest import mock
 
 from boa_job import BoaConfigError, BoaError, BoaHTTPError, BoaJob, BoaUnavailable
 
@@ -46,6 +47,31 @@ def wait_until(predicate, seconds=10.0):
             return True
         time.sleep(0.02)
     return predicate()
+
+
+def stranger(test, status, body):
+    """Something other than boa at BOA_URL (a proxy, another service) answering every request with
+    status and the JSON body; stopped when the test ends. Returns its URL."""
+
+    class Answer(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            data = json.dumps(body).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        do_POST = do_GET
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Answer)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    test.addCleanup(server.server_close)
+    test.addCleanup(server.shutdown)
+    return f"http://127.0.0.1:{server.server_port}"
 
 
 def executor_env(job):
@@ -251,6 +277,39 @@ class BoaJobTest(unittest.TestCase):
         client.start_polling()
         self.assertTrue(wait_until(lambda: client.poll_error is not None, 2))
         time.sleep(0.2)
+        self.assertTrue(client._poller.is_alive())
+        self.assertFalse(client.should_stop())
+
+    def test_an_error_whose_error_is_a_string_is_a_boa_http_error(self):
+        # Not boa's {"error": {"code", ...}} but a proxy's or another framework's {"error": "Not Found"}:
+        # an AttributeError used to escape, which trainers catching BoaError do not expect.
+        client = BoaJob(stranger(self, 404, {"statusCode": 404, "error": "Not Found"}), 1, "t", 1,
+                        handle_sigterm=False)
+        with self.assertRaises(BoaHTTPError) as raised:
+            client.report(2, 1.0)
+        self.assertEqual((raised.exception.status, raised.exception.code), (404, "http_error"))
+        self.assertEqual(raised.exception.message, "Not Found")
+        client = BoaJob(stranger(self, 502, {"error": "boa is restarting"}), 1, "t", 1, retries=1,
+                        backoff_seconds=0.01, handle_sigterm=False)
+        with self.assertRaisesRegex(BoaHTTPError, "502 http_error: boa is restarting"):
+            client.allocation()
+
+    def test_the_poll_goes_on_through_any_error_and_logs_an_unexpected_one(self):
+        # A dead poll thread would leave should_stop() blind to rescales, and a self-launched job's
+        # lease would lapse.
+        url = stranger(self, 502, {"error": "boa is restarting"})
+        client = BoaJob(url, 1, "t", 1, retries=0, poll_seconds=0.05, handle_sigterm=False)
+        self.clients.append(client)
+        client.start_polling()
+        self.assertTrue(wait_until(lambda: isinstance(client.poll_error, BoaHTTPError), 2))
+        self.assertEqual(client.poll_error.message, "boa is restarting")
+        # Anything but a BoaError is a bug of the client's: logged (with its traceback), then polled on.
+        client.allocation = mock.Mock(side_effect=RuntimeError("a bug"))
+        with self.assertLogs("boa_job", "WARNING") as logged:
+            self.assertTrue(wait_until(lambda: logged.output, 2))
+        self.assertIn("RuntimeError: a bug", "\n".join(logged.output))
+        del client.allocation
+        self.assertTrue(wait_until(lambda: isinstance(client.poll_error, BoaHTTPError), 2))
         self.assertTrue(client._poller.is_alive())
         self.assertFalse(client.should_stop())
 
