@@ -134,7 +134,16 @@ async function main() {
     }
   };
 
-  if (selfLaunched) await job.waitForWidth();
+  if (selfLaunched) {
+    try {
+      await job.waitForWidth();
+    } catch (error) {
+      // SIGTERM, or the job ended, before it got GPUs: a stop like any other. Else a failure.
+      if (!(error instanceof BoaError) || !job.shouldStop()) throw error;
+      console.log(`fake-train: ${error.message}; exiting`);
+      return 0;
+    }
+  }
   job.startPolling();
 
   for (;;) {

@@ -134,7 +134,14 @@ def main(argv=None):
             print(f"fake_train: progress not reported: {error}", file=sys.stderr)
 
     if self_launched:
-        job.wait_for_width()
+        try:
+            job.wait_for_width()
+        except BoaError as error:
+            # SIGTERM, or the job ended, before it got GPUs: a stop like any other. Else a failure.
+            if not job.should_stop():
+                raise
+            print(f"fake_train: {error}; exiting", flush=True)
+            return 0
     job.start_polling()
 
     while True:

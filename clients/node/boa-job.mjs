@@ -55,6 +55,8 @@ export class BoaJob {
   #closed = false;
   #pollTimer = null;
   #onSigterm = null;
+  /** Ends the pause of a waitForWidth, for SIGTERM and close(). */
+  #wakers = new Set();
   #runByExecutor;
 
   constructor({
@@ -84,7 +86,10 @@ export class BoaJob {
     Object.assign(this, { pollSeconds, timeoutSeconds, retries, backoffSeconds, maxBackoffSeconds });
     if (handleSigterm) {
       // A listener replaces Node's default (exit), so the training loop gets to checkpoint.
-      this.#onSigterm = () => (this.#sigterm = true);
+      this.#onSigterm = () => {
+        this.#sigterm = true;
+        this.#wake();
+      };
       process.on('SIGTERM', this.#onSigterm);
     }
   }
@@ -163,7 +168,8 @@ export class BoaJob {
   /**
    * Polls until boa gives the job GPUs (width > 0) and returns that allocation. A self-launched job
    * calls it before training and again after stopping for a new generation: it adopts the allocation's
-   * generation and clears that stop. A SIGTERM or an ended job is never cleared.
+   * generation and clears that stop. A SIGTERM or an ended job is never cleared. Rejects with a BoaError
+   * if the job ends meanwhile, SIGTERM comes while the width is 0, or the timeout passes.
    */
   async waitForWidth(timeoutSeconds) {
     const deadline = timeoutSeconds === undefined ? Infinity : Date.now() + timeoutSeconds * 1000;
@@ -179,9 +185,29 @@ export class BoaJob {
       }
       const wait = Math.min(this.pollSeconds * 1000, deadline - Date.now());
       if (wait <= 0) throw new BoaError(`job ${this.jobId} got no GPUs within ${timeoutSeconds} s`);
+      await this.#pause(wait);
+      // The listener replaced Node's default exit: without this a waiting job would ignore SIGTERM.
+      if (this.#sigterm) throw new BoaError('SIGTERM while waiting for GPUs');
       if (this.#closed) throw new BoaError('client closed while waiting for GPUs');
-      await sleep(wait);
     }
+  }
+
+  /** Sleeps up to `ms`; SIGTERM or close() ends it at once (and its timer, which would hold the process). */
+  #pause(ms) {
+    if (this.#sigterm || this.#closed) return Promise.resolve();
+    return new Promise((done) => {
+      const wake = () => {
+        clearTimeout(timer);
+        this.#wakers.delete(wake);
+        done();
+      };
+      const timer = setTimeout(wake, ms);
+      this.#wakers.add(wake);
+    });
+  }
+
+  #wake() {
+    for (const wake of this.#wakers) wake();
   }
 
   // ---- knowing when to stop ----
@@ -232,6 +258,7 @@ export class BoaJob {
   close() {
     this.#closed = true;
     clearTimeout(this.#pollTimer);
+    this.#wake();
     if (this.#onSigterm) process.off('SIGTERM', this.#onSigterm);
     this.#onSigterm = null;
   }

@@ -200,7 +200,7 @@ class BoaJob:
         A self-launched job calls this before training and again after stopping for a new
         generation: it adopts the allocation's generation and clears that stop, so should_stop()
         turns true at the next change. A SIGTERM or an ended job is never cleared. Raises BoaError
-        if the job ends meanwhile or the timeout passes."""
+        if the job ends meanwhile, SIGTERM comes while the width is 0, or the timeout passes."""
         deadline = None if timeout_seconds is None else time.monotonic() + timeout_seconds
         while True:
             alloc = self.allocation()
@@ -217,8 +217,21 @@ class BoaJob:
                 wait = min(wait, deadline - time.monotonic())
                 if wait <= 0:
                     raise BoaError(f"job {self.job_id} got no GPUs within {timeout_seconds} s")
-            if self._stopped.wait(wait):
+            self._pause(wait)
+            # The handler replaced SIGTERM's default (exit): without this a waiting job would ignore it.
+            if self._sigterm:
+                raise BoaError("SIGTERM while waiting for GPUs")
+            if self._stopped.is_set():
                 raise BoaError("client closed while waiting for GPUs")
+
+    def _pause(self, seconds):
+        # Sleeps up to seconds; close() ends it at once, SIGTERM within 0.1 s. The handler only sets a
+        # flag, read here: setting an Event from it takes a lock the main thread may hold (deadlock).
+        end = time.monotonic() + seconds
+        while not self._sigterm:
+            left = end - time.monotonic()
+            if left <= 0 or self._stopped.wait(min(left, 0.1)):
+                return
 
     # ---- knowing when to stop ----
 

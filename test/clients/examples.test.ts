@@ -186,6 +186,22 @@ describe.each(runtimes)('$name', ({ command, script, skip }) => {
     },
   );
 
+  it.skipIf(skip)('self-launched: SIGTERM while it waits for GPUs ends it with exit 0', async () => {
+    const job = await boa.makeJob(false);
+    const env = { BOA_URL: boa.url, BOA_JOB_ID: String(job.id), BOA_JOB_TOKEN: job.token };
+    boa.takeRequests();
+    const proc = start(flags(job.widths[0] as number, 0.6), env);
+    // Its first poll comes after the client took over SIGTERM: the signal must end the wait, not kill it.
+    let polls = 0;
+    const polled = () => (polls += boa.takeRequests()[`GET /v1/jobs/${job.id}/allocation`] ?? 0) > 0;
+    expect(await until(polled)).toBe(true);
+    proc.kill('SIGTERM');
+    expect(await proc.exited).toEqual({ code: 0, signal: null });
+    expect(proc.output()).toContain('SIGTERM while waiting for GPUs; exiting');
+    expect(proc.output()).not.toContain('starting at');
+    expect(boa.job(job.id).state).toBe('waiting');
+  });
+
   it.skipIf(skip)(
     'on a node of rank > 0 trains along but leaves reports, checkpoint and completion to rank 0',
     async () => {

@@ -159,6 +159,49 @@ describe('Node job client (clients/node/boa-job.mjs)', () => {
     expect(child.output()).toContain('after waitForWidth: true SIGTERM');
   });
 
+  it('ends a wait for GPUs at SIGTERM, at once, and the process exits by itself', async () => {
+    // The listener replaces Node's default exit: a self-launched job waiting for width 0 used to
+    // ignore SIGTERM until its timeout, or its SIGKILL.
+    const job = await boa.makeJob(false);
+    const script = `
+      import { BoaJob } from ${JSON.stringify(CLIENT)};
+      const job = BoaJob.fromEnv(process.env, { pollSeconds: 5 });
+      job.allocation().then(() => {
+        console.log('waiting, generation ' + job.generation);
+        return job.waitForWidth(60);
+      }).then(
+        (alloc) => console.log('width ' + alloc.width),
+        (error) => console.log(error.name + ': ' + error.message + ', stop reason ' + job.stopReason),
+      ).finally(() => job.close());`;
+    const env = { BOA_URL: boa.url, BOA_JOB_ID: String(job.id), BOA_JOB_TOKEN: job.token };
+    const child = watched(process.execPath, ['--input-type=module', '-e', script], env);
+    await child.waitFor(/waiting, generation null/, 10);
+    await new Promise((r) => setTimeout(r, 300)); // in its 5 s pause between polls
+    const signalled = Date.now();
+    child.kill('SIGTERM');
+    expect(await child.exited).toEqual({ code: 0, signal: null });
+    // Not at the next poll, nor held open by the pause's timer.
+    expect(Date.now() - signalled).toBeLessThan(2000);
+    expect(child.output()).toContain('BoaError: SIGTERM while waiting for GPUs, stop reason SIGTERM');
+  });
+
+  it('ends a wait for GPUs at close(), at once', async () => {
+    const job = await boa.makeJob(false);
+    const c = new BoaJob({
+      url: boa.url,
+      jobId: job.id,
+      token: job.token,
+      pollSeconds: 5,
+      handleSigterm: false,
+    });
+    const waiting = c.waitForWidth(60).catch((e: unknown) => e);
+    await new Promise((r) => setTimeout(r, 300));
+    const closed = Date.now();
+    c.close();
+    expect(await waiting).toMatchObject({ message: 'client closed while waiting for GPUs' });
+    expect(Date.now() - closed).toBeLessThan(1000);
+  });
+
   it('turns shouldStop on when boa gives the job a new generation', async () => {
     const job = await boa.makeJob();
     const c = client(job).startPolling();

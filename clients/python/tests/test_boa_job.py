@@ -162,6 +162,23 @@ class BoaJobTest(unittest.TestCase):
         self.assertGreater(client.wait_for_width(1)["width"], 0)
         self.assertEqual((client.should_stop(), client.stop_reason), (True, "SIGTERM"))
 
+    def test_sigterm_ends_a_wait_for_gpus(self):
+        # The handler replaces SIGTERM's default: a self-launched job waiting for width 0 used to wait
+        # on until its timeout, or its SIGKILL.
+        job = control("/__test/job", {"running": False})
+        client = BoaJob(URL, job["id"], job["token"], poll_seconds=5, env={})
+        self.clients.append(client)
+        threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGTERM)).start()
+        started = time.monotonic()
+        with self.assertRaisesRegex(BoaError, "SIGTERM while waiting for GPUs"):
+            client.wait_for_width(30)
+        # Polling every 5 s, it ended at once: the signal cut the pause short.
+        self.assertLess(time.monotonic() - started, 2)
+        self.assertEqual(client.stop_reason, "SIGTERM")
+        # Once the signal came, a wait that finds no GPUs ends after its one poll.
+        with self.assertRaisesRegex(BoaError, "SIGTERM while waiting for GPUs"):
+            client.wait_for_width(30)
+
     def test_a_new_generation_sets_should_stop(self):
         job = control("/__test/job")
         client = self.client(job).start_polling()
