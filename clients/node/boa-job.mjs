@@ -169,12 +169,21 @@ export class BoaJob {
    * Polls until boa gives the job GPUs (width > 0) and returns that allocation. A self-launched job
    * calls it before training and again after stopping for a new generation: it adopts the allocation's
    * generation and clears that stop. A SIGTERM or an ended job is never cleared. Rejects with a BoaError
-   * if the job ends meanwhile, SIGTERM comes while the width is 0, or the timeout passes.
+   * if the job ends meanwhile, SIGTERM comes while the width is 0, the timeout passes, or boa refuses the
+   * poll (a 4xx); boa unreachable or failing (5xx, 429) is waited out like width 0.
    */
   async waitForWidth(timeoutSeconds) {
     const deadline = timeoutSeconds === undefined ? Infinity : Date.now() + timeoutSeconds * 1000;
     for (;;) {
-      const alloc = await this.allocation();
+      let alloc = {};
+      let trouble = null;
+      try {
+        alloc = await this.allocation();
+      } catch (error) {
+        // A restart of boa outlasts one poll's retries; the job has not ended for it.
+        if (!passing(error)) throw error;
+        trouble = error;
+      }
       if (FINISHED_STATES.includes(alloc.state)) throw new BoaError(`job ${this.jobId} is ${alloc.state}`);
       if (alloc.width > 0) {
         if (this.generation === null || this.#stopKind === 'generation') {
@@ -184,7 +193,10 @@ export class BoaJob {
         return alloc;
       }
       const wait = Math.min(this.pollSeconds * 1000, deadline - Date.now());
-      if (wait <= 0) throw new BoaError(`job ${this.jobId} got no GPUs within ${timeoutSeconds} s`);
+      if (wait <= 0) {
+        const last = trouble === null ? '' : ` (last poll: ${trouble.message})`;
+        throw new BoaError(`job ${this.jobId} got no GPUs within ${timeoutSeconds} s${last}`);
+      }
       await this.#pause(wait);
       // The listener replaced Node's default exit: without this a waiting job would ignore SIGTERM.
       if (this.#sigterm) throw new BoaError('SIGTERM while waiting for GPUs');
@@ -318,6 +330,14 @@ export class BoaJob {
       delay = Math.min(delay * 2, this.maxBackoffSeconds);
     }
   }
+}
+
+/** Whether a request's error is boa (or the way to it) failing for now: what retries are for. */
+function passing(error) {
+  return (
+    error instanceof BoaUnavailable ||
+    (error instanceof BoaHTTPError && (error.status >= 500 || error.status === 429))
+  );
 }
 
 /** Every answer of boa's is a JSON object; anything else (a stranger's HTML page) is a BoaError. */

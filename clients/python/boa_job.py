@@ -200,10 +200,18 @@ class BoaJob:
         A self-launched job calls this before training and again after stopping for a new
         generation: it adopts the allocation's generation and clears that stop, so should_stop()
         turns true at the next change. A SIGTERM or an ended job is never cleared. Raises BoaError
-        if the job ends meanwhile, SIGTERM comes while the width is 0, or the timeout passes."""
+        if the job ends meanwhile, SIGTERM comes while the width is 0, the timeout passes, or boa
+        refuses the poll (a 4xx); boa unreachable or failing (5xx, 429) is waited out like width 0."""
         deadline = None if timeout_seconds is None else time.monotonic() + timeout_seconds
         while True:
-            alloc = self.allocation()
+            alloc, trouble = {}, None
+            try:
+                alloc = self.allocation()
+            except (BoaUnavailable, BoaHTTPError) as error:
+                # A restart of boa outlasts one poll's retries; the job has not ended for it.
+                if not _passing(error):
+                    raise
+                trouble = error
             if alloc.get("state") in FINISHED_STATES:
                 raise BoaError(f"job {self.job_id} is {alloc['state']}")
             if alloc.get("width", 0) > 0:
@@ -216,7 +224,8 @@ class BoaJob:
             if deadline is not None:
                 wait = min(wait, deadline - time.monotonic())
                 if wait <= 0:
-                    raise BoaError(f"job {self.job_id} got no GPUs within {timeout_seconds} s")
+                    last = "" if trouble is None else f" (last poll: {trouble})"
+                    raise BoaError(f"job {self.job_id} got no GPUs within {timeout_seconds} s{last}")
             self._pause(wait)
             # The handler replaced SIGTERM's default (exit): without this a waiting job would ignore it.
             if self._sigterm:
@@ -394,6 +403,13 @@ def _http_error(error):
     if message is None:
         message = detail if isinstance(detail, str) else error.reason
     return BoaHTTPError(error.code, payload.get("code", "http_error"), message, payload.get("field"))
+
+
+def _passing(error):
+    """Whether a request's error is boa (or the way to it) failing for now: what retries are for."""
+    return isinstance(error, BoaUnavailable) or (
+        isinstance(error, BoaHTTPError) and (error.status >= 500 or error.status == 429)
+    )
 
 
 def _retry_after(error):

@@ -33,6 +33,15 @@ afterEach(async () => {
   }
 });
 
+/** A port nothing listens on (until a test puts something there). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((closed) => server.close(closed));
+  return port;
+}
+
 /** Something other than boa at BOA_URL (a proxy, another service) answering every request with
  * `status` and the JSON `body`; stopped after the test. Returns its URL. */
 async function stranger(status: number, body: unknown, port = 0): Promise<string> {
@@ -304,6 +313,50 @@ describe('Node job client (clients/node/boa-job.mjs)', () => {
     }
   });
 
+  it('waits for GPUs through an outage of boa (5xx, then unreachable), as through a width of 0', async () => {
+    // boa restarting outlasts the retries of one poll; the wait ends only with the job or the timeout.
+    const job = await boa.makeJob();
+    boa.takeRequests();
+    boa.failNext(7, 503);
+    const options = { pollSeconds: 0.05, retries: 1, backoffSeconds: 0.05, handleSigterm: false, env: {} };
+    const c = new BoaJob({ url: boa.url, jobId: job.id, token: job.token, ...options });
+    clients.push(c);
+    expect((await c.waitForWidth(30)).width).toBe(job.width);
+    // Four polls of two attempts: seven 503s, then the allocation.
+    expect(boa.takeRequests()).toEqual({ [`GET /v1/jobs/${job.id}/allocation`]: 8 });
+    const port = await freePort();
+    const back = { jobId: 1, state: 'running', width: 2, nodes: [], generation: 3, statEpoch: 0 };
+    setTimeout(() => void stranger(200, back, port), 1000);
+    const again = new BoaJob({ url: `http://127.0.0.1:${port}`, jobId: 1, token: 't', ...options });
+    clients.push(again);
+    expect(await again.waitForWidth(30)).toEqual(back);
+  });
+
+  it('still ends a wait for GPUs at a refusal (4xx) or the timeout', async () => {
+    const job = await boa.makeJob(false);
+    const options = { pollSeconds: 0.05, retries: 0, handleSigterm: false, env: {} };
+    const refused = new BoaJob({
+      url: boa.url,
+      jobId: job.id,
+      token: 'not-the-job-token-0123456789',
+      ...options,
+    });
+    clients.push(refused);
+    boa.takeRequests();
+    await expect(refused.waitForWidth(30)).rejects.toMatchObject({ status: 401 });
+    expect(boa.takeRequests()).toEqual({ [`GET /v1/jobs/${job.id}/allocation`]: 1 });
+    const unreachable = new BoaJob({
+      url: `http://127.0.0.1:${await freePort()}`,
+      jobId: 1,
+      token: 't',
+      ...options,
+    });
+    clients.push(unreachable);
+    await expect(unreachable.waitForWidth(0.5)).rejects.toThrow(
+      /no GPUs within 0.5 s \(last poll: boa at .* not reachable/,
+    );
+  });
+
   it('takes an error whose "error" is a string (a proxy, another framework) for a BoaHTTPError with that message', async () => {
     const notFound = new BoaJob({
       url: await stranger(404, { statusCode: 404, error: 'Not Found' }),
@@ -357,12 +410,8 @@ describe('Node job client (clients/node/boa-job.mjs)', () => {
   });
 
   it('gives up on an unreachable service after its retries', async () => {
-    const server = createServer();
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const { port } = server.address() as AddressInfo;
-    await new Promise((r) => server.close(r));
     const c = new BoaJob({
-      url: `http://127.0.0.1:${port}`,
+      url: `http://127.0.0.1:${await freePort()}`,
       jobId: 1,
       token: 't',
       retries: 3,

@@ -49,7 +49,7 @@ def wait_until(predicate, seconds=10.0):
     return predicate()
 
 
-def stranger(test, status, body):
+def stranger(test, status, body, port=0):
     """Something other than boa at BOA_URL (a proxy, another service) answering every request with
     status and the JSON body; stopped when the test ends. Returns its URL."""
 
@@ -67,11 +67,17 @@ def stranger(test, status, body):
         def log_message(self, *args):
             pass
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Answer)
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), Answer)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     test.addCleanup(server.server_close)
     test.addCleanup(server.shutdown)
     return f"http://127.0.0.1:{server.server_port}"
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
 
 
 def executor_env(job):
@@ -260,10 +266,7 @@ class BoaJobTest(unittest.TestCase):
         self.assertEqual(control("/__test/requests"), {key: 2})
 
     def test_an_unreachable_service_fails_after_the_retries(self):
-        with socket.socket() as sock:
-            sock.bind(("127.0.0.1", 0))
-            port = sock.getsockname()[1]
-        client = BoaJob(f"http://127.0.0.1:{port}", 1, "t", retries=3, backoff_seconds=0.05, handle_sigterm=False)
+        client = BoaJob(f"http://127.0.0.1:{free_port()}", 1, "t", retries=3, backoff_seconds=0.05, handle_sigterm=False)
         started = time.monotonic()
         with self.assertRaisesRegex(BoaUnavailable, "not reachable after 4 attempts"):
             client.allocation()
@@ -296,6 +299,38 @@ class BoaJobTest(unittest.TestCase):
         time.sleep(0.2)
         self.assertTrue(client._poller.is_alive())
         self.assertFalse(client.should_stop())
+
+    def test_wait_for_width_waits_out_an_outage_of_boa(self):
+        # boa restarting answers 5xx, then nothing, for longer than the retries of one poll: the wait
+        # goes on, as it does through a width of 0, and ends only with the job or the timeout.
+        job = control("/__test/job")
+        control("/__test/fail-next", {"count": 7, "status": 503})
+        options = dict(poll_seconds=0.05, retries=1, backoff_seconds=0.05, handle_sigterm=False, env={})
+        client = BoaJob(URL, job["id"], job["token"], **options)
+        self.clients.append(client)
+        self.assertEqual(client.wait_for_width(30)["width"], job["width"])
+        # Four polls of two attempts: seven 503s, then the allocation.
+        self.assertEqual(control("/__test/requests"), {f"GET /v1/jobs/{job['id']}/allocation": 8})
+        port = free_port()
+        back = {"jobId": 1, "state": "running", "width": 2, "nodes": [], "generation": 3, "statEpoch": 0}
+        threading.Timer(1.0, stranger, (self, 200, back, port)).start()
+        client = BoaJob(f"http://127.0.0.1:{port}", 1, "t", **options)
+        self.clients.append(client)
+        self.assertEqual(client.wait_for_width(30), back)
+
+    def test_wait_for_width_still_ends_at_a_refusal_or_the_timeout(self):
+        job = control("/__test/job", {"running": False})
+        options = dict(poll_seconds=0.05, retries=0, handle_sigterm=False, env={})
+        client = BoaJob(URL, job["id"], "not-the-job-token-0123456789", **options)
+        self.clients.append(client)
+        with self.assertRaises(BoaHTTPError) as raised:
+            client.wait_for_width(30)
+        self.assertEqual(raised.exception.status, 401)
+        self.assertEqual(control("/__test/requests"), {f"GET /v1/jobs/{job['id']}/allocation": 1})
+        client = BoaJob(f"http://127.0.0.1:{free_port()}", 1, "t", **options)
+        self.clients.append(client)
+        with self.assertRaisesRegex(BoaError, r"no GPUs within 0.5 s \(last poll: boa at .* not reachable"):
+            client.wait_for_width(0.5)
 
     def test_an_error_whose_error_is_a_string_is_a_boa_http_error(self):
         # Not boa's {"error": {"code", ...}} but a proxy's or another framework's {"error": "Not Found"}:
