@@ -9,7 +9,8 @@
 //   }
 //   await job.complete();
 //
-// See docs/client.md for the protocol.
+// Under boa's executor, which starts the next generation; a self-launched job waits for GPUs and
+// carries on instead. See docs/client.md for both, and the protocol.
 
 /* global process, console, fetch, AbortSignal, setTimeout, clearTimeout */
 

@@ -10,7 +10,7 @@ WORLD_SIZE, ...); a self-launched job passes url, job id and token and waits for
         train_a_bit()
         if job.should_stop():      # SIGTERM, or boa gave the job a new generation (rescale)
             save_checkpoint()
-            sys.exit(0)
+            sys.exit(0)            # boa's executor starts the next one (self-launched: docs/client.md)
         job.report(stat_epoch, work_done_seconds)
     job.complete()
 
