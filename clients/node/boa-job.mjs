@@ -236,7 +236,7 @@ export class BoaJob {
   get lastAllocation() {
     return this.#lastAllocation;
   }
-  /** The last error of the background poll (it polls on after any error but a refusal of a self-launched job's). */
+  /** The last error of the background poll (it polls on after any but a self-launched job's refusal). */
   get pollError() {
     return this.#pollError;
   }

@@ -266,7 +266,7 @@ class BoaJob:
 
     @property
     def poll_error(self):
-        """The last error of the background poll (it polls on after any error but a refusal of a self-launched job's)."""
+        """The last error of the background poll (it polls on after any but a self-launched job's refusal)."""
         with self._lock:
             return self._poll_error
 
@@ -312,7 +312,8 @@ class BoaJob:
                 with self._lock:
                     previous, self._poll_error = self._poll_error, error
                 if not isinstance(error, BoaError) and type(previous) is not type(error):
-                    _log.warning("boa job %s: the allocation poll failed; polling on", self.job_id, exc_info=True)
+                    _log.warning("boa job %s: the allocation poll failed; polling on", self.job_id,
+                                 exc_info=True)
 
     def _observe(self, alloc):
         with self._lock:

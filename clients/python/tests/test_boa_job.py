@@ -266,7 +266,8 @@ class BoaJobTest(unittest.TestCase):
         self.assertEqual(control("/__test/requests"), {key: 2})
 
     def test_an_unreachable_service_fails_after_the_retries(self):
-        client = BoaJob(f"http://127.0.0.1:{free_port()}", 1, "t", retries=3, backoff_seconds=0.05, handle_sigterm=False)
+        url = f"http://127.0.0.1:{free_port()}"
+        client = BoaJob(url, 1, "t", retries=3, backoff_seconds=0.05, handle_sigterm=False)
         started = time.monotonic()
         with self.assertRaisesRegex(BoaUnavailable, "not reachable after 4 attempts"):
             client.allocation()
