@@ -20,6 +20,7 @@ See docs/client.md for the protocol.
 import http.client
 import json
 import logging
+import numbers
 import os
 import random
 import signal
@@ -183,7 +184,11 @@ class BoaJob:
 
     def report(self, stat_epoch, work_done_seconds=None):
         """Reports the statistical epoch reached (and 1-GPU seconds of work done in it); returns the allocation."""
-        body = {"statEpoch": int(stat_epoch)}
+        # Sent as given, like the Node client: boa refuses a non-integer (400, field statEpoch), which
+        # truncating it here would hide. Integers that are not int (numpy's) become int for JSON.
+        if isinstance(stat_epoch, numbers.Integral) and not isinstance(stat_epoch, bool):
+            stat_epoch = int(stat_epoch)
+        body = {"statEpoch": stat_epoch}
         if work_done_seconds is not None:
             body["workDoneSeconds"] = float(work_done_seconds)
         return self._observe(self._request("POST", f"/v1/jobs/{self.job_id}/progress", body))

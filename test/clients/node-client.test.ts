@@ -141,6 +141,8 @@ describe('Node job client (clients/node/boa-job.mjs)', () => {
     expect(regressed).toBeInstanceOf(BoaHTTPError);
     expect(regressed).toMatchObject({ status: 409, field: 'statEpoch' });
     expect(boa.takeRequests()).toEqual({ [`POST /v1/jobs/${job.id}/progress`]: 1 });
+    // Not an integer: sent as given, and boa refuses it.
+    await expect(c.report(1.5)).rejects.toMatchObject({ status: 400, field: 'statEpoch' });
   });
 
   it('turns shouldStop on at SIGTERM, and the process lives on to checkpoint', async () => {

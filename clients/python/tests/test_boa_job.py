@@ -156,6 +156,10 @@ class BoaJobTest(unittest.TestCase):
             client.report(0)
         self.assertEqual((raised.exception.status, raised.exception.field), (409, "statEpoch"))
         self.assertEqual(control("/__test/requests")[f"POST /v1/jobs/{job['id']}/progress"], 3)
+        # Not an integer: sent as given (not truncated to epoch 1), and boa refuses it.
+        with self.assertRaises(BoaHTTPError) as raised:
+            client.report(1.5)
+        self.assertEqual((raised.exception.status, raised.exception.field), (400, "statEpoch"))
 
     def test_sigterm_sets_should_stop(self):
         job = control("/__test/job")
