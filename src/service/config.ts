@@ -273,23 +273,30 @@ function number(env: Env, key: string): number | undefined {
   return value;
 }
 
+function definedOnly(o: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+}
+
 /** The BOA_* environment variables, as a partial config. */
 export function configFromEnv(env: Env): Record<string, unknown> {
+  // Unset variables are left out, not set to undefined: the merge would wipe the file's aws.region.
   const aws =
     env.BOA_CLUSTER_NAME || env.BOA_NODEGROUP_NAME
-      ? { region: env.AWS_REGION, clusterName: env.BOA_CLUSTER_NAME, nodegroupName: env.BOA_NODEGROUP_NAME }
+      ? definedOnly({
+          region: env.AWS_REGION || undefined,
+          clusterName: env.BOA_CLUSTER_NAME || undefined,
+          nodegroupName: env.BOA_NODEGROUP_NAME || undefined,
+        })
       : undefined;
   const kubernetes =
     env.BOA_JOBS_NAMESPACE || env.BOA_JOBS_SERVICE_ACCOUNT || env.BOA_IMAGE_PULL_SECRETS
-      ? Object.fromEntries(
-          Object.entries({
-            namespace: env.BOA_JOBS_NAMESPACE || undefined,
-            serviceAccountName: env.BOA_JOBS_SERVICE_ACCOUNT || undefined,
-            imagePullSecrets: env.BOA_IMAGE_PULL_SECRETS?.split(',')
-              .map((name) => name.trim())
-              .filter(Boolean),
-          }).filter(([, v]) => v !== undefined),
-        )
+      ? definedOnly({
+          namespace: env.BOA_JOBS_NAMESPACE || undefined,
+          serviceAccountName: env.BOA_JOBS_SERVICE_ACCOUNT || undefined,
+          imagePullSecrets: env.BOA_IMAGE_PULL_SECRETS?.split(',')
+            .map((name) => name.trim())
+            .filter(Boolean),
+        })
       : undefined;
   const out: Record<string, unknown> = {
     port: number(env, 'BOA_PORT'),
