@@ -83,15 +83,30 @@ export class BoaService {
     const now = clock.now();
     this.bootedAt = now;
     const s = this.state;
+    const priorChanges: Array<{ name: string; old: number; new: number }> = [];
     repo.transaction(() => {
       if (repo.listClasses().length === 0) {
         for (const c of defaultClasses) repo.putClass(c, config.priorRates[c.name] ?? 0, now);
+      }
+      // The config's priorRates are the declared state: one edited after the first start replaces the
+      // stored prior (the first tick replans with it); classes it does not name keep theirs.
+      for (const c of repo.listClasses()) {
+        const configured = config.priorRates[c.name];
+        if (configured === undefined || configured === c.priorRatePerHour) continue;
+        repo.putClass(c.profile, configured, now);
+        priorChanges.push({ name: c.name, old: c.priorRatePerHour, new: configured });
       }
       if (repo.getSetting('startedAt') === undefined) repo.putSetting('startedAt', now, now);
       if (repo.getSetting('budget') === undefined && config.budget !== undefined) {
         repo.putSetting('budget', { gpuHoursPerHour: config.budget, setAt: now }, now);
       }
     });
+    for (const change of priorChanges) {
+      this.deps.logger.info(
+        { event: 'class_prior_from_config', ...change },
+        `class ${change.name}: prior rate ${change.old}/h replaced by the config's ${change.new}/h`,
+      );
+    }
     const samples = repo.getSetting<Record<string, number[][]>>('workSamples') ?? {};
     for (const c of repo.listClasses()) {
       // Samples of another shape are a replaced class's, stored before a PUT also stored its samples.

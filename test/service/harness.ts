@@ -1,4 +1,4 @@
-import { pino } from 'pino';
+import { type Logger, pino } from 'pino';
 import { resolveConfig } from '../../src/service/config.ts';
 import { bootService, InlinePlanComputer } from '../../src/service/boot.ts';
 import type { Executor } from '../../src/service/ports.ts';
@@ -21,6 +21,8 @@ export async function startService(
     clock?: ManualClock;
     /** What runs executed jobs (default: none with an in-memory store; see bootService). */
     executor?: Executor | null;
+    /** Where the service logs (default: nowhere). */
+    logger?: Logger;
   } = {},
 ) {
   const clock = options.clock ?? new ManualClock();
@@ -32,7 +34,7 @@ export async function startService(
   const booted = await bootService(config, {
     clock,
     computer: new InlinePlanComputer(),
-    logger: pino({ level: 'silent' }),
+    logger: options.logger ?? pino({ level: 'silent' }),
     dataDir: options.dataDir ?? ':memory:',
     ...(options.executor === undefined ? {} : { executor: options.executor }),
   });
