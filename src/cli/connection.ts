@@ -16,7 +16,8 @@ export interface Connection {
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+// The unspecified addresses too: a connection to 0.0.0.0 or [::] reaches this machine, as loopback does.
+const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '0.0.0.0', '[::]']);
 
 export function isLocalUrl(url: URL): boolean {
   return LOCAL_HOSTS.has(url.hostname) || url.hostname.startsWith('127.');

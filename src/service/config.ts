@@ -255,8 +255,16 @@ export function executorKind(config: ServiceConfig): 'local' | 'kubernetes' {
 /** BOA_URL as replicas get it. */
 export function publicUrl(config: ServiceConfig): string {
   if (config.publicUrl) return config.publicUrl.replace(/\/$/, '');
-  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
-  return `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
+  return localUrl(config.host, config.port);
+}
+
+/**
+ * The URL this machine reaches a service listening on host:port at: every address (0.0.0.0, ::) is
+ * reached at 127.0.0.1, and an IPv6 address is bracketed (http://::1:8080 is not a URL).
+ */
+export function localUrl(host: string, port: number): string {
+  const reached = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  return `http://${reached.includes(':') ? `[${reached}]` : reached}:${port}`;
 }
 
 export class ConfigError extends Error {

@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
-import { ConfigError, configFromEnv, readConfigFile, resolveConfig } from './config.ts';
+import { ConfigError, configFromEnv, localUrl, readConfigFile, resolveConfig } from './config.ts';
 import { bootService } from './boot.ts';
 import { announceStart, chooseLogFormat, createLogger, LOG_FORMATS } from './logging.ts';
 import { fromSource } from './config-sources.ts';
@@ -141,7 +141,7 @@ try {
     logger,
     logFormat,
     {
-      url: `http://${config.host}:${http.port}`,
+      url: localUrl(config.host, http.port),
       tokenFile: config.token || config.tokenSecretArn ? undefined : join(config.dataDir, 'token'),
       dataDir: config.dataDir,
       cloud: config.cloud,
