@@ -2,6 +2,7 @@ import { z } from '@hono/zod-openapi';
 import { strictBody } from './strict.ts';
 import { BOUNDS, className, printableName } from './bounds.ts';
 import { WorkloadSchema } from './workload.ts';
+import { ID_LIKE_NAME_MESSAGE, looksLikeJobId } from '../core/job-ref.ts';
 
 export const ErrorSchema = z
   .object({
@@ -24,7 +25,10 @@ export const JobIdParam = z.object({
 
 export const RegisterJobBody = strictBody({
   class: className().openapi({ example: 'cifar10' }),
-  name: printableName(BOUNDS.jobName).optional().openapi({ example: 'resnet18-lr0.1' }),
+  name: printableName(BOUNDS.jobName)
+    .refine((name) => !looksLikeJobId(name), ID_LIKE_NAME_MESSAGE)
+    .optional()
+    .openapi({ example: 'resnet18-lr0.1' }),
   workload: WorkloadSchema.optional().openapi({
     description: 'what boa runs for the job; without it the job launches itself and polls its allocation',
   }),

@@ -1,3 +1,4 @@
+import { looksLikeJobId } from '../core/job-ref.ts';
 import type { BoaClient } from './client.ts';
 import { CliError, EXIT, usageError } from './errors.ts';
 import { parseJobId } from './parse.ts';
@@ -16,7 +17,7 @@ const ACTIVE = new Set(['waiting', 'running']);
  */
 export async function resolveJobRef(client: BoaClient, ref: string, active = false): Promise<number> {
   // "-1", "0", "1.5" look like ids and are refused as ids, not looked up as names.
-  if (/^[-+]?\d+(\.\d*)?$/.test(ref.trim())) return parseJobId(ref.trim());
+  if (looksLikeJobId(ref)) return parseJobId(ref.trim());
   if (ref === '') throw usageError('a job is named by its id or its name, got ""');
   const query = new URLSearchParams({ name: ref, limit: '10000' });
   const { data } = await client.json<{ jobs: NamedJob[] }>('GET', `/v1/jobs?${query}`);
