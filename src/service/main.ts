@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
-import { ConfigError, configFromEnv, localUrl, readConfigFile, resolveConfig } from './config.ts';
+import { ConfigError, configFromEnv, localUrl, readConfigFile, resolveConfig, unknownEnv } from './config.ts';
 import { bootService } from './boot.ts';
 import { announceStart, chooseLogFormat, createLogger, LOG_FORMATS } from './logging.ts';
 import { fromSource } from './config-sources.ts';
@@ -75,11 +75,18 @@ try {
   const config = resolveConfig(file ? readConfigFile(file) : {}, configFromEnv(process.env), cli);
   undoFreshStart = undoFreshDataDir(config.dataDir);
   const logFormat = chooseLogFormat(program.opts<{ logFormat?: string }>().logFormat, process.stdout.isTTY);
+  const startLogger = createLogger(config.logLevel, logFormat);
+  for (const { name, hint } of unknownEnv(process.env)) {
+    startLogger.warn(
+      { event: 'unknown_env', name, hint },
+      `environment variable ${name} is not one boa reads, ignored (${hint})`,
+    );
+  }
   // The port is bound once the data dir has passed its checks and before anything is changed.
   let http: Awaited<ReturnType<typeof listen>> | undefined;
   const boa = await bootService(config, {
     init: program.opts<{ init?: boolean }>().init,
-    logger: createLogger(config.logLevel, logFormat),
+    logger: startLogger,
     beforeSideEffects: async () => {
       http = await listen(config.host, config.port);
     },
