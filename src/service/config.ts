@@ -9,6 +9,7 @@ import { MAX_FIRST_DAY_ARRIVALS, MAX_RATE_CONFIDENCE } from './estimators.ts';
 import { DEFAULT_RISE } from './rate-rise.ts';
 
 const FIRST_DAY_ARRIVALS_RANGE = `firstDayArrivals must be between 0 (none) and ${MAX_FIRST_DAY_ARRIVALS} arrivals a class`;
+const PORT_RANGE = 'port must be between 1 and 65535 (0, a random port, is not supported)';
 const RATE_CONFIDENCE_RANGE = `rateConfidence must be between 0 (the estimate) and ${MAX_RATE_CONFIDENCE} standard errors`;
 
 /**
@@ -20,7 +21,13 @@ const positive = (what: string) =>
 
 export const configSchema = z
   .strictObject({
-    port: z.number().int().min(0).max(65535).default(8080),
+    // Not 0 (a random port): replicas are told config.port in BOA_URL, and the CLI needs to know it.
+    port: z
+      .number({ error: 'port must be a number' })
+      .int('port must be a whole number')
+      .min(1, PORT_RANGE)
+      .max(65535, PORT_RANGE)
+      .default(8080),
     host: z.string().default('127.0.0.1'),
     dataDir: z.string().min(1).default('./data'),
     cloud: z.enum(['local', 'aws']).default('local'),

@@ -44,6 +44,13 @@ const program = new Command('boa-service')
 
 function flags(): Record<string, unknown> {
   const o = program.parse().opts<Record<string, string | undefined>>();
+  // An empty value is refused, not read as unset: `--port "$PORT"` with PORT unset is a mistake, and
+  // Number("") is 0. (An empty BOA_* variable is unset, as shells have it.)
+  for (const option of program.options) {
+    const value = o[option.attributeName()];
+    if (typeof value === 'string' && value.trim() === '')
+      throw new ConfigError(`${option.long} needs a value, got "${value}"`);
+  }
   const num = (name: string, value: string | undefined) => {
     if (value === undefined) return undefined;
     const n = Number(value);

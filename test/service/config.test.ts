@@ -44,7 +44,8 @@ describe('service configuration', () => {
 
   it.each([
     [{ cloud: 'aws' }, /aws: cloud "aws" needs aws\.clusterName and aws\.nodegroupName/],
-    [{ port: 70000 }, /port must be <= 65535/],
+    [{ port: 70000 }, /port must be between 1 and 65535/],
+    [{ port: 0 }, /port: port must be between 1 and 65535 \(0, a random port, is not supported\)/],
     [{ cloud: 'gcp' }, /cloud must be one of "local", "aws"/],
     [{ tickSeconds: 0 }, /tickSeconds: tickSeconds must be > 0/],
     [{ token: 'short' }, /token: token must be at least 16 characters/],

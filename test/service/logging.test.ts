@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/service/config.ts';
 import { chooseLogFormat, createLogger, nextCommand, startLines } from '../../src/service/logging.ts';
+import { unusedPort } from '../cli/cli-harness.ts';
 import { MAIN } from './process-harness.ts';
 
 const cleanups: Array<() => void> = [];
@@ -88,13 +89,14 @@ describe('log format', () => {
 });
 
 /** Starts the service, collects stdout until `until` matches, then stops it with SIGTERM. */
-function startUntil(args: string[], until: RegExp): Promise<string> {
+async function startUntil(args: string[], until: RegExp): Promise<string> {
+  const port = String(await unusedPort());
   const dir = mkdtempSync(join(tmpdir(), 'boa-logging-'));
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
   return new Promise((done, fail) => {
     const child: ChildProcess = spawn(
       process.execPath,
-      ['--import', 'tsx', MAIN, '--data', dir, '--port', '0', ...args],
+      ['--import', 'tsx', MAIN, '--data', dir, '--port', port, ...args],
       { env: { ...process.env, BOA_TOKEN: undefined, BOA_LOG_FORMAT: undefined, BOA_LOG_LEVEL: undefined } },
     );
     cleanups.push(() => child.kill('SIGKILL'));

@@ -45,6 +45,30 @@ describe('a start that cannot succeed', () => {
     expectOneLine(flag, /--tick-seconds must be > 0 \(got -5\)/);
   }, 180_000);
 
+  it('port 0 and an empty flag: exit 2 naming them, the data dir not created', async () => {
+    // Port 0 bound a random port while replicas were told BOA_URL http://127.0.0.1:0.
+    const [flag, env, empty, emptyEnv] = [dir(), dir(), dir(), dir()];
+    const [zero, zeroEnv, blank, blankEnv] = await Promise.all([
+      runToExit(['--data', flag, '--port', '0']),
+      runToExit(['--data', env], { BOA_PORT: '0' }),
+      runToExit(['--data', empty, '--port', '']),
+      // An empty variable is unset, as shells have it: this one is refused for its tick, not its port.
+      runToExit(['--data', emptyEnv, '--port', String(await unusedPort())], {
+        BOA_PORT: '',
+        BOA_TICK_SECONDS: '0',
+      }),
+    ]);
+    for (const run of [zero, zeroEnv, blank, blankEnv]) expect(run.code, run.stderr).toBe(2);
+    expectOneLine(
+      zero,
+      /--port must be between 1 and 65535 \(0, a random port, is not supported\) \(got 0\)/,
+    );
+    expectOneLine(zeroEnv, /BOA_PORT must be between 1 and 65535 .*\(got 0\)/);
+    expectOneLine(blank, /--port needs a value, got ""/);
+    expectOneLine(blankEnv, /BOA_TICK_SECONDS must be > 0/);
+    for (const d of [flag, env, empty, emptyEnv]) expect(existsSync(d)).toBe(false);
+  }, 180_000);
+
   it('an empty database: exit 1 naming the file and what to do; the file untouched, no resize', async () => {
     const data = dir();
     await killHard((await startProcess(['--data', data, '--port', String(await unusedPort())])).child);
