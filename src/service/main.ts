@@ -5,7 +5,8 @@
  */
 import { join } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
-import { ConfigError, configFromEnv, localUrl, readConfigFile, resolveConfig, unknownEnv } from './config.ts';
+import { ConfigError, localUrl, readConfigFile, resolveConfig } from './config.ts';
+import { configFromEnv, unknownEnv } from './config-env.ts';
 import { bootService } from './boot.ts';
 import { announceStart, chooseLogFormat, createLogger, LOG_FORMATS } from './logging.ts';
 import { fromSource } from './config-sources.ts';

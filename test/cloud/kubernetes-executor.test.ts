@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createKubernetesExecutor } from '../../src/cloud/kubernetes/index.ts';
-import { configFromEnv, configSchema } from '../../src/service/config.ts';
+import { configSchema } from '../../src/service/config.ts';
+import { configFromEnv } from '../../src/service/config-env.ts';
 import type { DesiredJob, Executor, ReplicaStatus, Workload } from '../../src/service/ports.ts';
 import { type FakeKubeApi, startFakeKubeApi } from '../fakes/kube-api/index.ts';
 

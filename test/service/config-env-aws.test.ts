@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { configFromEnv, readConfigFile, resolveConfig } from '../../src/service/config.ts';
+import { readConfigFile, resolveConfig } from '../../src/service/config.ts';
+import { configFromEnv } from '../../src/service/config-env.ts';
 
 const dirs: string[] = [];
 afterEach(() => {

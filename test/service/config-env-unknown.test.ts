@@ -6,7 +6,8 @@ import { readdirSync, readFileSync, rmSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { configFromEnv, resolveConfig, unknownEnv } from '../../src/service/config.ts';
+import { resolveConfig } from '../../src/service/config.ts';
+import { configFromEnv, unknownEnv } from '../../src/service/config-env.ts';
 import { unusedPort } from '../cli/cli-harness.ts';
 import { killHard, startProcess } from './process-harness.ts';
 
@@ -44,7 +45,7 @@ describe('BOA_* variables boa does not read', () => {
 
   it('every BOA_* name the service, the CLI, the executors, the job clients and the scripts read is known', () => {
     const read = [
-      ...boaNames('src/service/config.ts'),
+      ...boaNames('src/service/config-env.ts'),
       ...boaNames('src/service/main.ts'),
       ...boaNames('src/service/execution.ts'),
       ...boaNames('src/cli'),

@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, configFromEnv, readConfigFile, resolveConfig } from '../../src/service/config.ts';
+import { ConfigError, readConfigFile, resolveConfig } from '../../src/service/config.ts';
+import { configFromEnv } from '../../src/service/config-env.ts';
 
 describe('service configuration', () => {
   it('has an embedded default: local pool, ./data, port 8080, 60 s ticks, 15 min calculator', () => {

@@ -3,7 +3,8 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bootService, InlinePlanComputer } from '../../src/service/boot.ts';
-import { ConfigError, configFromEnv, resolveConfig } from '../../src/service/config.ts';
+import { ConfigError, resolveConfig } from '../../src/service/config.ts';
+import { configFromEnv } from '../../src/service/config-env.ts';
 import { startFailure } from '../../src/service/startup.ts';
 import { ManualClock } from './harness.ts';
 
