@@ -7,6 +7,19 @@ afterEach(async () => {
   for (const w of worlds.splice(0)) await w.cleanup();
 });
 
+/** Every call of the pool, passed on as is: a wrapper overrides the ones it changes. */
+function passThrough(pool: NodePool): NodePool {
+  return {
+    kind: pool.kind,
+    describe: () => pool.describe(),
+    setDesiredSize: (n) => pool.setDesiredSize(n),
+    cordon: (ids) => pool.cordon(ids),
+    protect: (ids, p) => pool.protect(ids, p),
+    terminate: (ids) => pool.terminate(ids),
+    listNodes: () => pool.listNodes(),
+  };
+}
+
 /**
  * EKS managed node groups put a termination lifecycle hook on their ASG: after
  * TerminateInstanceInAutoScalingGroup the instance sits in Terminating:Wait (EC2 still `running`, its
@@ -19,11 +32,7 @@ function terminatingWait(w: NodesWorld, holdMs: number) {
   const lastSeen = new Map<string, PoolNode>();
   const terminatedAt = new Map<string, number>();
   const wrap = (pool: NodePool): NodePool => ({
-    kind: pool.kind,
-    describe: () => pool.describe(),
-    setDesiredSize: (n) => pool.setDesiredSize(n),
-    cordon: (ids) => pool.cordon(ids),
-    protect: (ids, p) => pool.protect(ids, p),
+    ...passThrough(pool),
     async listNodes() {
       const nodes = await pool.listNodes();
       for (const n of nodes) lastSeen.set(n.id, n);
@@ -92,12 +101,7 @@ describe('a node boa terminated that is still listed (Terminating:Wait)', () => 
     worlds.push(w);
     let listingFails = false;
     const wrap = (pool: NodePool): NodePool => ({
-      kind: pool.kind,
-      describe: () => pool.describe(),
-      setDesiredSize: (n) => pool.setDesiredSize(n),
-      cordon: (ids) => pool.cordon(ids),
-      protect: (ids, p) => pool.protect(ids, p),
-      terminate: (ids) => pool.terminate(ids),
+      ...passThrough(pool),
       listNodes: () =>
         listingFails ? Promise.reject(new Error('DescribeInstances throttled')) : pool.listNodes(),
     });
