@@ -101,6 +101,16 @@ export class BoaService {
         repo.putSetting('budget', { gpuHoursPerHour: config.budget, setAt: now }, now);
       }
     });
+    const classNames = new Set(repo.listClasses().map((c) => c.name));
+    const unmatched = Object.keys(config.priorRates).filter((name) => !classNames.has(name));
+    if (unmatched.length > 0) {
+      // Likely a misspelt class: say so now rather than plan it at 0 without a word.
+      this.deps.logger.warn(
+        { event: 'class_prior_unmatched', names: unmatched, classes: [...classNames] },
+        `config priorRates names ${unmatched.join(', ')}, which the service has no class for ` +
+          `(classes: ${[...classNames].join(', ')}); it applies when a class of that name is put`,
+      );
+    }
     for (const change of priorChanges) {
       this.deps.logger.info(
         { event: 'class_prior_from_config', ...change },

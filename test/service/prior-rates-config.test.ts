@@ -67,4 +67,19 @@ describe('priorRates in the config of an existing data dir', () => {
     });
     await second.close();
   });
+
+  it('warns about a prior for a class the service does not have, naming it and the classes there are', async () => {
+    const { logger, lines } = recordingLogger();
+    const s = await startService({
+      dataDir: dataDir(),
+      config: { priorRates: { cifar: 2, bert: 1 } },
+      logger,
+    });
+    const warnings = lines.filter((l) => l.event === 'class_prior_unmatched');
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatchObject({ names: ['cifar'] });
+    expect(warnings[0]!.classes).toContain('cifar10');
+    expect(priorOf(s, 'bert')).toBe(1);
+    await s.close();
+  });
 });
