@@ -11,7 +11,8 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LocalExecutor } from '../../src/cloud/local/executor.ts';
+import { LocalExecutor, SPAWN_ATTEMPTS, SPAWN_FAILED_EXIT } from '../../src/cloud/local/executor.ts';
+import { ReplicaLauncher } from '../../src/cloud/local/launcher.ts';
 import { checkLocalWorkload } from '../../src/cloud/local/executor-command.ts';
 import { processExists, readLogTail } from '../../src/cloud/local/executor-records.ts';
 import { killReplicaGroups } from '../helpers/replica-groups.ts';
@@ -205,6 +206,60 @@ describe('local executor', () => {
     const [status] = await settle(executor, [job(['no-such-program-boa'])], (s) => s[0]?.phase === 'failed');
     expect(status).toMatchObject({ exitCode: 127, reason: 'command not found: no-such-program-boa' });
     expect(readFileSync(join(dataDir, 'jobs/1/1/0.log'), 'utf8')).toContain('no-such-program-boa');
+  });
+
+  it('retries a replica whose start fails, and after a few failures in a row reports it failed, so its job is counted and not left holding GPUs', async () => {
+    const dataDir = temp();
+    const errors = ['replica launcher ended: exit 1', 'spawn EAGAIN', 'spawn EAGAIN', 'spawn EAGAIN'];
+    let calls = 0;
+    const failing = {
+      launch: async () => errors[calls++] ?? 'spawn EAGAIN',
+      close: async () => undefined,
+    };
+    const executor = new LocalExecutor({ dataDir, terminationGraceSeconds: 1, launcher: failing });
+    const desired = [job(['sleep', '30'])];
+    for (let attempt = 1; attempt < SPAWN_ATTEMPTS; attempt++) {
+      expect(await executor.reconcile(desired)).toEqual([]);
+    }
+    const [failed] = await executor.reconcile(desired);
+    expect(failed).toMatchObject({
+      phase: 'failed',
+      exitCode: SPAWN_FAILED_EXIT,
+      reason: `could not be started (${SPAWN_ATTEMPTS} attempts): spawn EAGAIN`,
+    });
+    // Reported, not retried, until its generation leaves: the job's restart is a new generation.
+    expect(await executor.reconcile(desired)).toEqual([failed]);
+    expect(calls).toBe(SPAWN_ATTEMPTS);
+    const next: DesiredJob = {
+      ...desired[0]!,
+      generation: 2,
+      replicas: [{ ...desired[0]!.replicas[0]!, generation: 2 }],
+    };
+    expect(await executor.reconcile([next])).toEqual([]);
+    expect(calls).toBe(SPAWN_ATTEMPTS + 1);
+  });
+
+  it('retries a start that failed at the next reconcile, which runs it', async () => {
+    const dataDir = temp();
+    let failedOnce = false;
+    const launcher = new ReplicaLauncher();
+    const flaky = {
+      launch: (...args: Parameters<typeof launcher.launch>) => {
+        if (!failedOnce) {
+          failedOnce = true;
+          return Promise.resolve('replica launcher ended: exit 1');
+        }
+        return launcher.launch(...args);
+      },
+      close: () => launcher.close(),
+    };
+    const executor = new LocalExecutor({ dataDir, terminationGraceSeconds: 1, launcher: flaky });
+    const desired = [job(['sleep', '30'])];
+    expect(await executor.reconcile(desired)).toEqual([]);
+    const [status] = await executor.reconcile(desired);
+    expect(status).toMatchObject({ phase: 'running' });
+    await settle(executor, [], (s) => s.length === 0);
+    await executor.close();
   });
 
   it('never adopts or signals a recycled pid: the replica is reported gone, its job to resume', async () => {

@@ -41,7 +41,18 @@ export interface LocalExecutorOptions {
   readonly logger?: Logger;
   /** Wall-clock milliseconds (grace periods are real time: they are real processes). */
   readonly now?: () => number;
+  /** What starts the supervisors (tests inject one that fails). */
+  readonly launcher?: Pick<ReplicaLauncher, 'launch' | 'close'>;
 }
+
+/**
+ * Reconciles in a row a replica may fail to start (the launcher gone, no processes left) before it is
+ * reported failed: one failure is retried (the launcher restarts), a lasting one is the job's restart
+ * to count, so it cannot hold its GPUs forever without running.
+ */
+export const SPAWN_ATTEMPTS = 3;
+/** The exit code reported for a replica that could not be started (as a shell's "cannot execute"). */
+export const SPAWN_FAILED_EXIT = 126;
 
 interface LocalReplica {
   readonly jobId: number;
@@ -94,7 +105,9 @@ export class LocalExecutor implements Executor {
   private readonly graceMs: number;
   /** The grace period for the supervisor, which holds the rest of a stopped command's group to it. */
   private readonly graceSeconds: string;
-  private readonly launcher = new ReplicaLauncher();
+  private readonly launcher: Pick<ReplicaLauncher, 'launch' | 'close'>;
+  /** Replicas of the current generations whose start failed: how often in a row, and the last error. */
+  private readonly spawnFailures = new Map<string, { attempts: number; error: string; spec: ReplicaSpec }>();
   private readonly ports = new RendezvousPorts();
   private queue: Promise<void> = Promise.resolve();
 
@@ -104,6 +117,7 @@ export class LocalExecutor implements Executor {
     this.now = options.now ?? Date.now;
     this.graceMs = options.terminationGraceSeconds * 1000;
     this.graceSeconds = String(Math.ceil(options.terminationGraceSeconds));
+    this.launcher = options.launcher ?? new ReplicaLauncher();
     this.adopt();
   }
 
@@ -183,17 +197,25 @@ export class LocalExecutor implements Executor {
       }
     }
     const starts: Promise<void>[] = [];
+    const current = new Set<string>();
     for (const job of desired) {
+      for (const spec of job.replicas) current.add(keyOf(spec.jobId, spec.generation, spec.rank));
       if (blocked.has(job.jobId)) continue;
       for (const spec of job.replicas) {
+        const key = keyOf(spec.jobId, spec.generation, spec.rank);
         // One gone without an exit record (killed from outside, supervisor and all) is reported
         // interrupted, not started again: its job resumes as a new generation, every rank together.
-        if (!this.replicas.has(keyOf(spec.jobId, spec.generation, spec.rank))) starts.push(this.start(spec));
+        if (this.replicas.has(key) || this.unstartable(key)) continue;
+        starts.push(this.start(spec));
       }
     }
     await Promise.all(starts);
+    for (const key of this.spawnFailures.keys()) if (!current.has(key)) this.spawnFailures.delete(key);
     this.ports.retain([...desired, ...this.replicas.values()]);
-    return [...this.replicas.values()].map((r) => this.statusOf(r));
+    const failedToStart = [...this.spawnFailures.entries()]
+      .filter(([key]) => this.unstartable(key))
+      .map(([, failure]) => spawnFailedStatus(failure.spec, failure));
+    return [...[...this.replicas.values()].map((r) => this.statusOf(r)), ...failedToStart];
   }
 
   async close(): Promise<void> {
@@ -307,6 +329,10 @@ export class LocalExecutor implements Executor {
     this.replicas.delete(key);
   }
 
+  private unstartable(key: string): boolean {
+    return (this.spawnFailures.get(key)?.attempts ?? 0) >= SPAWN_ATTEMPTS;
+  }
+
   private async start(spec: ReplicaSpec): Promise<void> {
     const dir = generationDir(this.jobsDir, spec.jobId, spec.generation);
     mkdirSync(dir, { recursive: true });
@@ -336,14 +362,26 @@ export class LocalExecutor implements Executor {
       // The supervisor enters the working directory: a missing one is its recorded exit, not a spawn error.
       { cwd: '/', env },
     );
+    const key = keyOf(spec.jobId, spec.generation, spec.rank);
     if (typeof launched === 'string') {
-      // Nothing recorded (the launcher gone, no processes left): the next reconcile tries again.
+      // Nothing recorded (the launcher gone, no processes left): the next reconcile tries again, a few times.
+      const attempts = (this.spawnFailures.get(key)?.attempts ?? 0) + 1;
+      this.spawnFailures.set(key, { attempts, error: launched, spec });
       this.logger.error(
-        { event: 'replica_spawn_failed', jobId: spec.jobId, error: launched },
-        'could not start supervisor',
+        {
+          event: 'replica_spawn_failed',
+          jobId: spec.jobId,
+          generation: spec.generation,
+          attempts,
+          error: launched,
+        },
+        attempts >= SPAWN_ATTEMPTS
+          ? 'could not start supervisor: reported failed'
+          : 'could not start supervisor',
       );
       return;
     }
+    this.spawnFailures.delete(key);
     const startedAt = this.now();
     writeRecord(recordFile(dir, spec.rank, 'pid'), { pid: launched.pid, node: spec.node, startedAt });
     const replica: LocalReplica = {
@@ -371,4 +409,17 @@ export class LocalExecutor implements Executor {
       'replica started',
     );
   }
+}
+
+function spawnFailedStatus(spec: ReplicaSpec, failure: { attempts: number; error: string }): ReplicaStatus {
+  return {
+    jobId: spec.jobId,
+    generation: spec.generation,
+    rank: spec.rank,
+    node: spec.node,
+    phase: 'failed',
+    exitCode: SPAWN_FAILED_EXIT,
+    reason: `could not be started (${failure.attempts} attempts): ${failure.error}`,
+    ranForMs: 0,
+  };
 }
