@@ -14,39 +14,106 @@ export class InlinePlanComputer implements PlanComputer {
   async close(): Promise<void> {}
 }
 
-/** One long-lived worker; requests are answered in order, matched by id. */
-export class WorkerPlanComputer implements PlanComputer {
-  private readonly worker: Worker;
-  private nextId = 1;
-  private readonly pending = new Map<number, { resolve(r: PlanResult): void; reject(e: Error): void }>();
+export interface WorkerPlanComputerOptions {
+  /** The worker's script (tests give one that dies or never answers). */
+  readonly entry?: URL;
+  /**
+   * How long one computation may take before its worker is ended and the plan fails (the planner keeps
+   * the last plan and tries again at its next timer). Solves take milliseconds to seconds (bench:calculator).
+   */
+  readonly timeoutMs?: number;
+}
 
-  constructor() {
-    this.worker = new Worker(new URL('./worker-entry.mjs', import.meta.url));
-    this.worker.on('message', (m: { id: number; result?: PlanResult; error?: string }) => {
-      const waiter = this.pending.get(m.id);
-      this.pending.delete(m.id);
-      if (this.pending.size === 0) this.worker.unref();
-      if (m.error !== undefined) waiter?.reject(new Error(m.error));
-      else waiter?.resolve(m.result as PlanResult);
-    });
-    this.worker.on('error', (error) => {
-      for (const waiter of this.pending.values()) waiter.reject(error);
-      this.pending.clear();
-    });
-    this.worker.unref();
+const DEFAULT_ENTRY = new URL('./worker-entry.mjs', import.meta.url);
+const DEFAULT_TIMEOUT_MS = 5 * 60_000;
+
+type Waiter = { resolve(r: PlanResult): void; reject(e: Error): void; timer?: NodeJS.Timeout };
+
+/**
+ * One long-lived worker; requests are answered in order, matched by id. A worker that dies (an
+ * uncaught error, out of memory) or overruns the timeout fails what it had and is replaced at the
+ * next request: a lost worker must not leave the planner waiting forever, never to plan again.
+ */
+export class WorkerPlanComputer implements PlanComputer {
+  private worker: Worker | null = null;
+  private nextId = 1;
+  private readonly pending = new Map<number, Waiter>();
+  private readonly entry: URL;
+  private readonly timeoutMs: number;
+  private closed = false;
+  private readonly online = new WeakSet<Worker>();
+
+  constructor(options: WorkerPlanComputerOptions = {}) {
+    this.entry = options.entry ?? DEFAULT_ENTRY;
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   }
 
   compute(inputs: PlanInputs): Promise<PlanResult> {
+    if (this.closed) return Promise.reject(new Error('plan computer closed'));
+    const worker = this.worker ?? this.spawn();
     const id = this.nextId++;
     // Referenced only while it has work, so an idle worker never keeps the process alive.
-    this.worker.ref();
+    worker.ref();
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      this.worker.postMessage({ id, inputs });
+      const waiter: Waiter = { resolve, reject };
+      this.pending.set(id, waiter);
+      // Timed from when the worker runs: its start (loading the solver) is not the computation's.
+      this.whenOnline(worker, () => {
+        if (this.pending.get(id) !== waiter) return;
+        waiter.timer = setTimeout(() => {
+          this.fail(worker, new Error(`plan computation took over ${this.timeoutMs / 1000} s: worker ended`));
+          void worker.terminate();
+        }, this.timeoutMs);
+        waiter.timer.unref();
+      });
+      worker.postMessage({ id, inputs });
     });
   }
 
   async close(): Promise<void> {
-    await this.worker.terminate();
+    this.closed = true;
+    const worker = this.worker;
+    if (!worker) return;
+    this.fail(worker, new Error('plan computer closed'));
+    await worker.terminate();
+  }
+
+  private whenOnline(worker: Worker, run: () => void): void {
+    if (this.online.has(worker)) run();
+    else worker.once('online', run);
+  }
+
+  private spawn(): Worker {
+    const worker = new Worker(this.entry);
+    this.worker = worker;
+    worker.once('online', () => this.online.add(worker));
+    worker.on('message', (m: { id: number; result?: PlanResult; error?: string }) => {
+      const waiter = this.pending.get(m.id);
+      if (!waiter) return;
+      this.settle(worker, m.id);
+      if (m.error !== undefined) waiter.reject(new Error(m.error));
+      else waiter.resolve(m.result as PlanResult);
+    });
+    worker.on('error', (error) => this.fail(worker, error));
+    worker.on('exit', (code) => this.fail(worker, new Error(`plan worker exited with code ${code}`)));
+    worker.unref();
+    return worker;
+  }
+
+  private settle(worker: Worker, id: number): void {
+    clearTimeout(this.pending.get(id)?.timer);
+    this.pending.delete(id);
+    if (this.pending.size === 0) worker.unref();
+  }
+
+  /** Fails everything the worker had and forgets it, so the next request starts a new one. */
+  private fail(worker: Worker, error: Error): void {
+    if (this.worker !== worker) return;
+    this.worker = null;
+    for (const [id, waiter] of this.pending) {
+      clearTimeout(waiter.timer);
+      waiter.reject(error);
+      this.pending.delete(id);
+    }
   }
 }

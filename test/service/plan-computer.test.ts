@@ -1,0 +1,49 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { WorkerPlanComputer } from '../../src/service/calculator/computer.ts';
+import type { PlanInputs } from '../../src/service/calculator/compute.ts';
+
+const FIXTURE = new URL('../fixtures/plan-worker.mjs', import.meta.url);
+
+/** Inputs the fixture reads: its solver says how it behaves, its budget is echoed back. */
+const inputs = (solver: string, budget = 40) => ({ solver, budget }) as unknown as PlanInputs;
+
+const computers: WorkerPlanComputer[] = [];
+afterEach(async () => {
+  for (const c of computers.splice(0)) await c.close();
+});
+
+function computer(timeoutMs = 60_000) {
+  const c = new WorkerPlanComputer({ entry: FIXTURE, timeoutMs });
+  computers.push(c);
+  return c;
+}
+
+describe('WorkerPlanComputer', () => {
+  it('fails the computation of a worker that exits, and answers the next request from a new worker', async () => {
+    const c = computer();
+    await expect(c.compute(inputs('die'))).rejects.toThrow('plan worker exited with code 3');
+    await expect(c.compute(inputs('ok', 41))).resolves.toEqual({ budget: 41 });
+  });
+
+  it('fails every computation waiting on a worker that throws', async () => {
+    const c = computer();
+    const first = c.compute(inputs('throw'));
+    const second = c.compute(inputs('ok', 42));
+    await expect(first).rejects.toThrow('worker bug');
+    await expect(second).rejects.toThrow('worker bug');
+    await expect(c.compute(inputs('ok', 43))).resolves.toEqual({ budget: 43 });
+  });
+
+  it('ends a worker that does not answer within the timeout, and the next request gets an answer', async () => {
+    const c = computer(2000);
+    await expect(c.compute(inputs('hang'))).rejects.toThrow('plan computation took over 2 s');
+    await expect(c.compute(inputs('ok', 44))).resolves.toEqual({ budget: 44 });
+  });
+
+  it('refuses work once closed', async () => {
+    const c = computer();
+    await expect(c.compute(inputs('ok'))).resolves.toEqual({ budget: 40 });
+    await c.close();
+    await expect(c.compute(inputs('ok'))).rejects.toThrow('closed');
+  });
+});
