@@ -21,6 +21,7 @@ export interface GuardDecision {
   reason: string;
 }
 
+export const IN_USE_RETRY: { maxAttempts: number; delayMs: number };
 export function allowedNodes(budget: number, gpusPerNode: number, minSize?: number): number;
 export function decide(input: {
   heartbeats: number;
@@ -35,6 +36,8 @@ export function runGuard(
   clients: { eks: EKSClient; cloudwatch: CloudWatchClient; autoscaling?: AutoScalingClient },
   settings: GuardSettings,
   now?: Date,
+  /** Tests: a sleep that does not wait (the waits while another update holds the group). */
+  options?: { sleep?: (ms: number) => Promise<unknown> },
 ): Promise<
   Omit<GuardDecision, 'unprotect'> & { heartbeats: number; budget: number | undefined; unprotected: number }
 >;

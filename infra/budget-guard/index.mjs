@@ -9,6 +9,7 @@
 
 import console from 'node:console';
 import process from 'node:process';
+import { setTimeout as delay } from 'node:timers/promises';
 import {
   AutoScalingClient,
   DescribeAutoScalingGroupsCommand,
@@ -22,6 +23,15 @@ import {
 import { DescribeNodegroupCommand, EKSClient, UpdateNodegroupConfigCommand } from '@aws-sdk/client-eks';
 
 const NAMESPACE = 'boa';
+
+/**
+ * While another update holds the node group (ResourceInUseException: an AMI or version update, the bounds
+ * handler, boa's last resize), the guard tries again within the run, re-reading the group, instead of
+ * failing the run and leaving the group over the budget until the next one, 5 minutes later. 4 attempts
+ * 10 s apart stay well within the Lambda's one-minute timeout; a longer update fails the run (its error
+ * alarm) and the next run tries again.
+ */
+export const IN_USE_RETRY = { maxAttempts: 4, delayMs: 10_000 };
 
 /** Whole nodes the budget pays for: floor(budget / GPUs per node), within the node group's bounds. */
 export function allowedNodes(budget, gpusPerNode, minSize = 0) {
@@ -167,8 +177,47 @@ function refusedInstance(error) {
   );
 }
 
+/**
+ * Sets the desired size to `desiredSize`, waiting out another update of the group (IN_USE_RETRY). After a
+ * wait the group is read again: the update that held it may have lowered the desired size (then nothing
+ * is sent, the guard never raises it) or changed its minimum.
+ */
+async function lowerDesiredSize(eks, settings, from, desiredSize, budget, sleep) {
+  const { clusterName, nodegroupName, gpusPerNode } = settings;
+  let current = from;
+  let target = desiredSize;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await eks.send(
+        new UpdateNodegroupConfigCommand({
+          clusterName,
+          nodegroupName,
+          scalingConfig: { desiredSize: target },
+        }),
+      );
+      return;
+    } catch (error) {
+      if (error?.name !== 'ResourceInUseException') throw error;
+      if (attempt >= IN_USE_RETRY.maxAttempts) {
+        throw new Error(
+          `node group ${clusterName}/${nodegroupName} still busy with another update after ${attempt} attempts ` +
+            `(ResourceInUseException); desired size left at ${current}, the budget allows ${target}`,
+          { cause: error },
+        );
+      }
+    }
+    console.log(JSON.stringify({ event: 'budget_guard.in_use', attempt, delayMs: IN_USE_RETRY.delayMs }));
+    await sleep(IN_USE_RETRY.delayMs);
+    const { nodegroup } = await eks.send(new DescribeNodegroupCommand({ clusterName, nodegroupName }));
+    const scaling = nodegroup?.scalingConfig ?? {};
+    current = scaling.desiredSize ?? 0;
+    target = Math.min(current, allowedNodes(budget, gpusPerNode, scaling.minSize ?? 0));
+    if (target >= current) return;
+  }
+}
+
 /** One run of the guard; clients are injected (tests use aws-sdk-client-mock). */
-export async function runGuard({ eks, cloudwatch, autoscaling }, settings, now = new Date()) {
+export async function runGuard({ eks, cloudwatch, autoscaling }, settings, now = new Date(), options = {}) {
   const { clusterName, nodegroupName, gpusPerNode, guardMinutes } = settings;
   const { nodegroup } = await eks.send(new DescribeNodegroupCommand({ clusterName, nodegroupName }));
   const scaling = nodegroup?.scalingConfig ?? {};
@@ -201,13 +250,8 @@ export async function runGuard({ eks, cloudwatch, autoscaling }, settings, now =
     if (decision.unprotect.length > 0)
       unprotected = await unprotect(autoscaling, autoScalingGroupName, decision.unprotect);
     if (decision.desiredSize < (scaling.desiredSize ?? 0)) {
-      await eks.send(
-        new UpdateNodegroupConfigCommand({
-          clusterName,
-          nodegroupName,
-          scalingConfig: { desiredSize: decision.desiredSize },
-        }),
-      );
+      const from = scaling.desiredSize ?? 0;
+      await lowerDesiredSize(eks, settings, from, decision.desiredSize, budget, options.sleep ?? delay);
     }
   }
   await cloudwatch.send(

@@ -1,7 +1,9 @@
-import { DescribeNodegroupCommand, type EKSClientConfig } from '@aws-sdk/client-eks';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { DescribeNodegroupCommand, EKSClient, type EKSClientConfig } from '@aws-sdk/client-eks';
 import { HttpResponse } from '@smithy/core/protocols';
-import { describe, expect, it } from 'vitest';
-import { createAwsClients } from '../../src/cloud/aws/clients.ts';
+import { afterEach, describe, expect, it } from 'vitest';
+import { awsClientConfig, createAwsClients } from '../../src/cloud/aws/clients.ts';
 import { withRetry } from '../../src/cloud/aws/retry.ts';
 import { captureLogs, fakeTime } from './fake-time.ts';
 
@@ -114,5 +116,46 @@ describe('one retry layer for AWS calls', () => {
     await expect(run).rejects.toThrow(/InvalidParameterException: bad name \(not retried \(fatal\)\)/);
     expect(requests()).toBe(1);
     expect(time.sleeps).toEqual([]);
+  });
+
+  describe('an endpoint that accepts the request and never answers', () => {
+    let server: Server | undefined;
+    const sockets = new Set<Socket>();
+    afterEach(async () => {
+      for (const socket of sockets) socket.destroy();
+      sockets.clear();
+      await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+      server = undefined;
+    });
+
+    it('fails the request with a TimeoutError after requestTimeout, so the loop retries it (no hang)', async () => {
+      // A TCP connection that reads the request and never replies (a stuck connection, a NAT drop).
+      server = createServer(() => {});
+      server.on('connection', (socket) => sockets.add(socket));
+      await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+      const { port } = server.address() as AddressInfo;
+      const config = awsClientConfig({
+        region: 'us-east-1',
+        credentials: { accessKeyId: 'AKIDTEST', secretAccessKey: 'secret' },
+      });
+      // boa's own handler settings, with a shorter timeout so the test does not wait 10 s.
+      const eks = new EKSClient({
+        ...config,
+        requestHandler: { ...config.requestHandler, requestTimeout: 200 },
+        endpoint: `http://127.0.0.1:${port}`,
+        logger: { debug() {}, info() {}, warn() {}, error() {} },
+      });
+      const call = eks.send(new DescribeNodegroupCommand({ clusterName: 'boa', nodegroupName: 'gpu' }));
+      let timer: NodeJS.Timeout | undefined;
+      const stillWaiting = new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error('still waiting after 3 s')), 3_000);
+      });
+      try {
+        await expect(Promise.race([call, stillWaiting])).rejects.toMatchObject({ name: 'TimeoutError' });
+      } finally {
+        clearTimeout(timer);
+        eks.destroy();
+      }
+    });
   });
 });

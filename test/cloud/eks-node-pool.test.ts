@@ -183,6 +183,28 @@ describe('EksNodePool.setDesiredSize', () => {
     expect(logs.lines.at(-1)).toMatchObject({ event: 'resize.failed', requested: 4 });
   });
 
+  it('sends a resize again after a Failed update, rather than being answered with the failed one', async () => {
+    const { ng, pool } = setup();
+    ng.failNextUpdates();
+    await expect(pool.setDesiredSize(4)).rejects.toThrow(/update-1 \(desiredSize 4\) ended Failed/);
+    // The group did not change (a failed update applies nothing), so the same resize starts from the
+    // same state; EKS answers a token it has seen with that token's first update.
+    ng.succeedNextUpdates();
+    expect(await pool.setDesiredSize(4)).toMatchObject({ requested: 4, updateId: 'update-2' });
+    expect(ng.group.desiredSize).toBe(4);
+    const tokens = ng.updateCalls().map((c) => c.args[0].input.clientRequestToken);
+    expect(new Set(tokens).size).toBe(2);
+    // Retries of one call still share their token (a lost response is not applied twice).
+    const timeout = Object.assign(new Error('socket timed out'), { name: 'TimeoutError' });
+    ng.failNextUpdates();
+    await expect(pool.setDesiredSize(6)).rejects.toThrow(/ended Failed/);
+    ng.succeedNextUpdates();
+    ng.failNext('UpdateNodegroupConfig', [timeout], { afterApply: true });
+    expect(await pool.setDesiredSize(6)).toMatchObject({ requested: 6, updateId: 'update-4' });
+    expect(ng.updates.size).toBe(4);
+    expect(ng.group.desiredSize).toBe(6);
+  });
+
   it('never has two updates in flight: a timed-out update is waited for before the next', async () => {
     const { ng, pool, logs } = setup({ updatePolls: 1000, updateTimeoutMs: 60_000 });
     await expect(pool.setDesiredSize(4)).rejects.toThrow(/update-1 .* still InProgress after 60 s/);

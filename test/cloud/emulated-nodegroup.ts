@@ -464,6 +464,10 @@ export function emulateNodegroup(options: EmulatedNodegroupOptions) {
     failNextUpdates() {
       finalStatus = 'Failed';
     },
+    /** Updates succeed again (after failNextUpdates: the capacity came back, say). */
+    succeedNextUpdates() {
+      finalStatus = 'Successful';
+    },
     updateCalls: () => eksMock.commandCalls(UpdateNodegroupConfigCommand),
   };
 }

@@ -66,4 +66,21 @@ describe('the operator token from Secrets Manager', () => {
     sm.on(GetSecretValueCommand).resolves({ SecretString: 'short' });
     await expect(read.read()).rejects.toThrow(`secret ${ARN} holds no usable operator token`);
   });
+
+  it("reads the secret in the region its ARN names, whatever region boa's other clients use", async () => {
+    sm.on(GetSecretValueCommand).resolves({ SecretString: TOKEN });
+    const logs = captureLogs();
+    // boa's node group in us-west-2, the token's secret (ARN) in us-east-1: a secret is regional, and the
+    // us-west-2 endpoint would answer ResourceNotFoundException for it.
+    const read = secretTokenSource(ARN, { logger: logs.logger, region: 'us-west-2' });
+    expect(await read.read()).toBe(TOKEN);
+    const [call] = sm.commandCalls(GetSecretValueCommand);
+    const client = call!.thisValue as SecretsManagerClient;
+    expect(await client.config.region()).toBe('us-east-1');
+    // A secret given by name has no region of its own: the configured one.
+    sm.resetHistory();
+    await secretTokenSource('boa-operator-token', { logger: logs.logger, region: 'us-west-2' }).read();
+    const named = sm.commandCalls(GetSecretValueCommand)[0]!.thisValue as SecretsManagerClient;
+    expect(await named.config.region()).toBe('us-west-2');
+  });
 });

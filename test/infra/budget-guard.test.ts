@@ -169,6 +169,66 @@ describe('budget guard on an emulated node group', () => {
   });
 });
 
+describe('budget guard while the node group is in another update', () => {
+  function silentGroup() {
+    const clock = new ManualClock();
+    const group = emulateNodegroup({ clock, minSize: 0, maxSize: 16, desiredSize: 6 });
+    const cloudwatch = new CloudWatchClient({ region: 'us-east-1' });
+    const cwMock = mockClient(cloudwatch);
+    cwMock.on(GetMetricStatisticsCommand).resolves({ Datapoints: [] }).on(PutMetricDataCommand).resolves({});
+    const clients = { eks: group.eks, cloudwatch, autoscaling: group.autoscaling };
+    return { group, clients, cwMock };
+  }
+
+  it('waits out ResourceInUseException within the run instead of failing it, re-reading the group', async () => {
+    const { group, clients, cwMock } = silentGroup();
+    // EKS is busy with an update of its own (an AMI update, the bounds handler): config updates refused.
+    group.startVersionUpdate(0);
+    const sleeps: number[] = [];
+    const sleep = async (ms: number) => {
+      sleeps.push(ms);
+      if (sleeps.length === 2) group.finishVersionUpdate();
+    };
+    const result = await runGuard(clients, { ...settings, budget: 8 }, NOW, { sleep });
+    expect(result).toMatchObject({ action: 'shrink', desiredSize: 2 });
+    expect(group.group.desiredSize).toBe(2);
+    const sent = group.updateCalls().map((c) => c.args[0].input.scalingConfig);
+    expect(sent).toEqual([{ desiredSize: 2 }, { desiredSize: 2 }, { desiredSize: 2 }]);
+    expect(sleeps).toHaveLength(2);
+    // The run still reports that it holds the group.
+    const put = cwMock.commandCalls(PutMetricDataCommand)[0]!.args[0].input;
+    expect(put.MetricData?.[0]).toMatchObject({ MetricName: 'GuardTripped', Value: 1 });
+  });
+
+  it('sends nothing more when the other update already brought the group within the budget', async () => {
+    const { group, clients } = silentGroup();
+    group.startVersionUpdate(0);
+    const sleep = async () => {
+      group.finishVersionUpdate();
+      group.setDesiredOutside(1); // whoever held the group lowered it meanwhile
+    };
+    const result = await runGuard(clients, { ...settings, budget: 8 }, NOW, { sleep });
+    expect(result).toMatchObject({ action: 'shrink' });
+    expect(group.updateCalls()).toHaveLength(1);
+    expect(group.group.desiredSize).toBe(1); // never raised back to what the budget allows
+  });
+
+  it('gives up within the Lambda timeout, with an error that names the busy group and the sizes', async () => {
+    const { group, clients } = silentGroup();
+    group.startVersionUpdate(0);
+    const sleeps: number[] = [];
+    const sleep = async (ms: number) => {
+      sleeps.push(ms);
+    };
+    await expect(runGuard(clients, { ...settings, budget: 8 }, NOW, { sleep })).rejects.toThrow(
+      /node group boa\/gpu still busy with another update after \d+ attempts \(ResourceInUseException\); desired size left at 6, the budget allows 2/,
+    );
+    expect(group.updateCalls().length).toBeGreaterThan(1);
+    // The guard runs with a one-minute timeout: its waits leave room for the calls.
+    expect(sleeps.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(40_000);
+  });
+});
+
 /** The one resource of `type` whose properties match, with its logical id. */
 function only(template: Template, type: string, props: Record<string, unknown>): [string, any] {
   const found = Object.entries(template.findResources(type, { Properties: props }));

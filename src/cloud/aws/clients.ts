@@ -34,7 +34,13 @@ export function awsClientConfig(options: AwsClientOptions = {}) {
     ...(options.credentials ? { credentials: { ...options.credentials } } : {}),
     maxAttempts: 1,
     retryMode: 'adaptive',
-    requestHandler: options.requestHandler ?? { connectionTimeout: 3_000, requestTimeout: 10_000 },
+    // throwOnRequestTimeout: without it the SDK's handler only logs a warning when requestTimeout passes
+    // and keeps waiting, so a request that is never answered would hang its caller (the pool's queue).
+    requestHandler: options.requestHandler ?? {
+      connectionTimeout: 3_000,
+      requestTimeout: 10_000,
+      throwOnRequestTimeout: true,
+    },
   } as const;
 }
 

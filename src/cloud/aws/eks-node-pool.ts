@@ -85,6 +85,13 @@ export class EksNodePool implements NodePool {
   private readonly inUse: RetryPolicy;
   /** The pool's own update that may still be in progress (a resize that timed out waiting for it). */
   private pendingUpdateId: string | undefined;
+  private pendingToken: string | undefined;
+  /**
+   * Tokens whose update ended Failed or Cancelled. Such an update applied nothing, so the same resize
+   * starts again from the same group state and would compute the same token, which EKS answers with the
+   * failed update instead of trying again: it gets a new one.
+   */
+  private readonly spentTokens = new Set<string>();
   /** Resizes run one after another, so this pool never has two updates in flight. */
   private queue: Promise<unknown> = Promise.resolve();
   /** The group as last found: its name changes when it is replaced (see labels). */
@@ -179,6 +186,7 @@ export class EksNodePool implements NodePool {
         'node group replaced; following the new one',
       );
       this.pendingUpdateId = undefined;
+      this.pendingToken = undefined;
     }
     this.arn = group.arn ?? this.arn;
     this.autoScalingGroup = group.autoScalingGroup;
@@ -296,10 +304,15 @@ export class EksNodePool implements NodePool {
       // The attempt is part of the generation: a request refused as in-use applied nothing, so its
       // successor may not be answered from it; retries of one attempt (throttling, timeouts) share a token.
       const generation = `${group.generation}#${attempt}`;
-      const token = idempotencyToken({ ...this.config, ...this.ref, desiredSize: requested, generation });
+      const intent = { ...this.config, ...this.ref, desiredSize: requested, generation };
+      let token = idempotencyToken(intent);
+      for (let retry = 1; this.spentTokens.has(token); retry++) {
+        token = idempotencyToken({ ...intent, generation: `${generation}~${retry}` });
+      }
       try {
         const update = await requestDesiredSize(this.ref, requested, token, this.ctx);
         this.pendingUpdateId = update.id;
+        this.pendingToken = token;
         this.logger.info({ event: 'resize.issued', ...fields, updateId: update.id, token }, 'resize issued');
         await this.finishUpdate(update.id, fields);
         return { requested, updateId: update.id };
@@ -333,7 +346,7 @@ export class EksNodePool implements NodePool {
   /** Follows an update to its end; a Failed or Cancelled one is an error carrying EKS's own errors. */
   private async finishUpdate(updateId: string, fields: Record<string, unknown>): Promise<void> {
     const outcome = await awaitUpdate(this.ref, updateId, this.ctx, this.updateTimeoutMs);
-    this.pendingUpdateId = undefined;
+    this.settled(outcome.status);
     if (outcome.status === 'Successful') {
       this.logger.info({ event: 'resize.succeeded', ...fields, updateId }, 'resize succeeded');
       return;
@@ -351,9 +364,20 @@ export class EksNodePool implements NodePool {
     if (!updateId) return;
     this.logger.info({ event: 'resize.waiting', updateId }, 'waiting for the previous update');
     const outcome = await awaitUpdate(this.ref, updateId, this.ctx, this.updateTimeoutMs);
-    this.pendingUpdateId = undefined;
+    this.settled(outcome.status);
     const level = outcome.status === 'Successful' ? 'info' : 'warn';
     this.logger[level]({ event: 'update.settled', updateId, status: outcome.status, errors: outcome.errors });
+  }
+
+  /** The pool's own update ended; one that did not succeed leaves its token spent (see spentTokens). */
+  private settled(status: string): void {
+    if (status !== 'Successful' && this.pendingToken) {
+      this.spentTokens.add(this.pendingToken);
+      // Failed updates are rare; keep the memory bounded all the same (the oldest first out).
+      if (this.spentTokens.size > 100) this.spentTokens.delete(this.spentTokens.values().next().value!);
+    }
+    this.pendingUpdateId = undefined;
+    this.pendingToken = undefined;
   }
 
   private async pendingUpdateStillRunning(): Promise<string | undefined> {

@@ -18,6 +18,7 @@ export interface TokenSecretDeps {
   readonly logger: Logger;
   readonly sleep?: Sleep;
   readonly random?: () => number;
+  /** The region of a secret given by name; a secret given by ARN is read in the region the ARN names. */
   readonly region?: string;
 }
 
@@ -26,7 +27,9 @@ export interface TokenSecretDeps {
  * either the token itself or JSON {"token": "..."}. Read through boa's retry layer.
  */
 export function secretTokenSource(secretArn: string, deps: TokenSecretDeps): TokenSource {
-  const region = deps.region ?? secretArn.split(':')[3];
+  // A secret lives in one region: the one its ARN names, whatever region boa's other clients use (another
+  // region's endpoint answers ResourceNotFoundException). A secret given by name is in the configured one.
+  const region = (secretArn.startsWith('arn:') ? secretArn.split(':')[3] : undefined) || deps.region;
   const client = deps.client ?? new SecretsManagerClient(awsClientConfig(region ? { region } : {}));
   const ctx = {
     sleep: deps.sleep ?? realSleep,
