@@ -47,10 +47,11 @@ async function redraw(name, spec) {
 }
 
 function spendSpec(ledger, budget) {
+  const names = ['paid (per bucket)', 'allocated (per bucket)', `paid, ${ledger.windowHours} h average`];
   const values = ledger.series.flatMap((p) => [
-    { at: p.to, series: 'paid (per bucket)', value: p.paidGpuHoursPerHour },
-    { at: p.to, series: 'allocated (per bucket)', value: p.allocatedGpuHoursPerHour },
-    { at: p.to, series: `paid, ${ledger.windowHours} h average`, value: p.paidWindowAverage },
+    { at: p.to, series: names[0], value: p.paidGpuHoursPerHour },
+    { at: p.to, series: names[1], value: p.allocatedGpuHoursPerHour },
+    { at: p.to, series: names[2], value: p.paidWindowAverage },
   ]);
   const first = ledger.series[0];
   const last = ledger.series[ledger.series.length - 1];
@@ -71,7 +72,15 @@ function spendSpec(ledger, budget) {
       encoding: {
         x,
         y: { field: 'value', type: 'quantitative', title: 'GPU-hours per hour' },
-        color: { field: 'series', type: 'nominal', title: null, legend: { orient: 'bottom' } },
+        // The series named up front: with no points yet (a service that just started) an empty
+        // legend made vega size the chart 1.8e308 px tall; and each series keeps its colour.
+        color: {
+          field: 'series',
+          type: 'nominal',
+          title: null,
+          scale: { domain: names },
+          legend: { orient: 'bottom' },
+        },
       },
     },
   ];
