@@ -48,13 +48,17 @@ async function redraw(name, spec) {
 
 function spendSpec(ledger, budget) {
   const names = ['paid (per bucket)', 'allocated (per bucket)', `paid, ${ledger.windowHours} h average`];
-  const values = ledger.series.flatMap((p) => [
-    { at: p.to, series: names[0], value: p.paidGpuHoursPerHour },
-    { at: p.to, series: names[1], value: p.allocatedGpuHoursPerHour },
-    { at: p.to, series: names[2], value: p.paidWindowAverage },
-  ]);
+  const point = (at, p) => [
+    { at, series: names[0], value: p.paidGpuHoursPerHour },
+    { at, series: names[1], value: p.allocatedGpuHoursPerHour },
+    { at, series: names[2], value: p.paidWindowAverage },
+  ];
   const first = ledger.series[0];
   const last = ledger.series[ledger.series.length - 1];
+  // Step-after holds a point's value until the next point: each bucket's values start at its `from`,
+  // and the last bucket's are repeated at its `to` (now), so every bucket is drawn over its own span
+  // (at `to`, each was drawn a bucket late and the last one not at all).
+  const values = [...ledger.series.flatMap((p) => point(p.from, p)), ...(last ? point(last.to, last) : [])];
   const end = last ? new Date(last.to).getTime() : Date.now();
   // The budget window, shaded; clipped to the series so a young service's chart is not mostly empty.
   const start = first ? new Date(first.from).getTime() : end;

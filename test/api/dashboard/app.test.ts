@@ -37,4 +37,47 @@ describe('the spend chart', () => {
       expect(size.width).toBeLessThan(800);
     }
   });
+
+  it("draws each bucket's values over that bucket, the last one included", async () => {
+    const s = await service();
+    await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
+    const jobs = [];
+    for (let i = 0; i < 3; i++) jobs.push((await s.request('POST', '/v1/jobs', { class: 'cifar10' })).body);
+    for (let t = 0; t < 15; t++) {
+      await s.ticks(1);
+      for (const job of jobs) await s.request('GET', `/v1/jobs/${job.id}/allocation`, undefined, job.token);
+    }
+    // Spend that changes: the jobs go, and so do the nodes.
+    for (const job of jobs) await s.request('POST', `/v1/jobs/${job.id}/cancel`);
+    await s.ticks(15);
+    const ledger = (await s.request('GET', '/v1/ledger?hours=24&points=20')).body;
+    const last = ledger.series.at(-1);
+    expect(new Set(ledger.series.map((p: any) => p.paidGpuHoursPerHour)).size).toBeGreaterThan(2);
+    const spec = loadDashboardScript().spendSpec(ledger, 40);
+    const line = spec.layer.find((l: any) => l.mark.type === 'line');
+    expect(line.mark.interpolate).toBe('step-after');
+    const names = {
+      paidGpuHoursPerHour: 'paid (per bucket)',
+      allocatedGpuHoursPerHour: 'allocated (per bucket)',
+      paidWindowAverage: `paid, ${ledger.windowHours} h average`,
+    };
+    // A step-after line holds each point's value until the next point's time.
+    const drawnAt = (series: string, at: number) =>
+      line.data.values
+        .filter((v: any) => v.series === series && Date.parse(v.at) <= at)
+        .sort((a: any, b: any) => Date.parse(a.at) - Date.parse(b.at))
+        .at(-1)?.value;
+    for (const [field, series] of Object.entries(names)) {
+      for (const bucket of ledger.series) {
+        const middle = (Date.parse(bucket.from) + Date.parse(bucket.to)) / 2;
+        expect([series, bucket.from, drawnAt(series, middle)]).toEqual([series, bucket.from, bucket[field]]);
+      }
+      // The line reaches the end of the last bucket (now), not just its start.
+      expect(
+        Math.max(
+          ...line.data.values.filter((v: any) => v.series === series).map((v: any) => Date.parse(v.at)),
+        ),
+      ).toBe(Date.parse(last.to));
+    }
+  });
 });
