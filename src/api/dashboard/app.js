@@ -19,6 +19,12 @@ async function api(path, token) {
 const fmt = (value, digits = 2) =>
   value === null || value === undefined || Number.isNaN(value) ? '-' : Number(value).toFixed(digits);
 
+/** A budget: the operator's own number, as set (to 4 decimals), never rounded to 1 (12.25 read 12.3). */
+function budgetText(value) {
+  const text = String(Number(value.toFixed(4)));
+  return text.includes('.') ? text : `${text}.0`;
+}
+
 function minutes(seconds) {
   if (seconds === null || seconds === undefined) return '-';
   return seconds >= 3600 ? `${(seconds / 3600).toFixed(1)} h` : `${(seconds / 60).toFixed(1)} min`;
@@ -174,7 +180,7 @@ function renderNumbers(budget, plan, status) {
     number(
       'budget-value',
       'budget, GPU-hours per hour',
-      budget.gpuHoursPerHour === null ? 'not set' : fmt(budget.gpuHoursPerHour, 1),
+      budget.gpuHoursPerHour === null ? 'not set' : budgetText(budget.gpuHoursPerHour),
     ),
     number(
       'paid-value',
@@ -211,7 +217,7 @@ function renderTables(plan, status, resizes) {
       ]),
     );
     $('widths').innerHTML =
-      `<p>plan #${plan.id}, ${escapeHtml(plan.solver)} solver, for ${fmt(plan.budget, 1)} GPU-hours per hour</p>${table(head, rows)}`;
+      `<p>plan #${plan.id}, ${escapeHtml(plan.solver)} solver, for ${budgetText(plan.budget)} GPU-hours per hour</p>${table(head, rows)}`;
   } else {
     $('widths').innerHTML = '<p>No plan yet: set a budget (<code>npx boa budget set 40</code>).</p>';
   }

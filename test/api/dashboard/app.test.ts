@@ -81,3 +81,24 @@ describe('the spend chart', () => {
     }
   });
 });
+
+describe('the numbers and tables', () => {
+  it('show the budget as the operator set it, not rounded to one decimal', async () => {
+    const s = await service();
+    for (const budget of [12.25, 1.25, 40]) {
+      expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: budget })).status).toBe(200);
+      await s.ticks(1);
+      const [view, plan, status] = await Promise.all(
+        ['/v1/budget', '/v1/plan', '/v1/status'].map(async (p) => (await s.request('GET', p)).body),
+      );
+      expect([view.gpuHoursPerHour, plan.budget]).toEqual([budget, budget]);
+      const dash = loadDashboardScript();
+      dash.renderNumbers(view, plan, status);
+      dash.renderTables(plan, status, []);
+      const shown = /id="budget-value">([^<]*)</.exec(dash.element('numbers').innerHTML)?.[1];
+      // At least one decimal, as before: 40 reads 40.0.
+      expect(shown).toBe(budget === 40 ? '40.0' : String(budget));
+      expect(dash.element('widths').innerHTML).toContain(`for ${shown} GPU-hours per hour`);
+    }
+  });
+});
