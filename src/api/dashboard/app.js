@@ -11,8 +11,13 @@ class Unauthorized extends Error {}
 async function api(path, token) {
   const res = await fetch(path, { headers: { authorization: `Bearer ${token}` } });
   if (res.status === 401) throw new Unauthorized('the token was refused');
-  const body = await res.json();
-  if (!res.ok && res.status !== 404) throw new Error(body?.error?.message ?? `${path}: ${res.status}`);
+  // Not boa's JSON (a proxy in front answering 502 with a page): say which call and what status,
+  // not JSON.parse's "Unexpected token '<'".
+  const status = `${path}: ${res.status}${res.statusText ? ` ${res.statusText}` : ''}`;
+  const body = await res.json().catch(() => {
+    throw new Error(status);
+  });
+  if (!res.ok && res.status !== 404) throw new Error(body?.error?.message ?? status);
   return res.ok ? body : null;
 }
 

@@ -102,3 +102,21 @@ describe('the numbers and tables', () => {
     }
   });
 });
+
+describe('errors', () => {
+  it('names the status when an answer is not boa JSON (a proxy in front answering 502)', async () => {
+    const requested: string[] = [];
+    const dash = loadDashboardScript(async (path) => {
+      requested.push(path);
+      return new Response('<html><body><h1>502 Bad Gateway</h1></body></html>', {
+        status: 502,
+        statusText: 'Bad Gateway',
+        headers: { 'content-type': 'text/html' },
+      });
+    });
+    await expect(dash.api('/v1/budget', 'token')).rejects.toThrow('/v1/budget: 502 Bad Gateway');
+    await dash.start('token');
+    expect(requested).toContain('/v1/status');
+    expect(dash.element('error').textContent).toMatch(/^boa: \/v1\/\S+: 502 Bad Gateway$/);
+  });
+});
