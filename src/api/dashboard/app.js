@@ -207,6 +207,9 @@ function renderNumbers(budget, plan, status) {
   ].join('');
 }
 
+/** Why a node is not ready that means it is on its way up (the others: not-ready, no-gpus, cordoned). */
+const BOOTING = new Set(['booting', 'registering']);
+
 function renderTables(plan, status, resizes) {
   if (plan) {
     const epochs = Math.max(
@@ -231,10 +234,23 @@ function renderTables(plan, status, resizes) {
     Object.entries(status.jobs).map(([state, n]) => [escapeHtml(state), n]),
   );
   const g = status.nodeGroup;
-  const booting = Math.max(0, g.actualNodes - g.readyNodes);
+  // Not ready is not always booting: a node that lost its GPUs or went NotReady, or one cordoned for
+  // removal, says why (docs/nodes.md), as `boa status` does.
+  const notReady = Object.entries(g.notReady ?? {});
+  const booting = notReady.filter(([why]) => BOOTING.has(why)).reduce((sum, [, n]) => sum + n, 0);
+  const other = notReady.filter(([why]) => !BOOTING.has(why)).map(([why, n]) => `${n} ${escapeHtml(why)}`);
   $('nodes').innerHTML = table(
-    ['desired', 'ready', 'booting', 'min', 'max'],
-    [[g.desiredNodes ?? '-', g.readyNodes, booting, g.minSize ?? '-', g.maxSize ?? '-']],
+    ['desired', 'ready', 'booting', 'not ready', 'min', 'max'],
+    [
+      [
+        g.desiredNodes ?? '-',
+        g.readyNodes,
+        booting,
+        other.join(', ') || '-',
+        g.minSize ?? '-',
+        g.maxSize ?? '-',
+      ],
+    ],
   );
   $('resizes').innerHTML = resizes.length
     ? table(

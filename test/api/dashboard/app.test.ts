@@ -103,6 +103,34 @@ describe('the numbers and tables', () => {
   });
 });
 
+describe('the nodes table', () => {
+  it('counts as booting only nodes on their way up; others not ready say why', async () => {
+    const s = await service();
+    const status = (await s.request('GET', '/v1/status')).body;
+    // What /v1/status answers with an unhealthy node (GPUs gone) and one cordoned for removal (the
+    // local pool only boots: the reasons come from the EKS pool, docs/nodes.md).
+    status.nodeGroup = {
+      ...status.nodeGroup,
+      desiredNodes: 5,
+      actualNodes: 5,
+      readyNodes: 1,
+      notReady: { booting: 1, registering: 1, 'no-gpus': 1, cordoned: 1 },
+    };
+    const dash = loadDashboardScript();
+    dash.renderTables(null, status, []);
+    const html = dash.element('nodes').innerHTML;
+    const cells = (row: string) => [...row.matchAll(/<t[hd]>([^<]*)<\/t[hd]>/g)].map((m) => m[1]);
+    const [head, row] = html.split('</tr>').map(cells);
+    const shown = Object.fromEntries(head!.map((h, i) => [h, row![i]]));
+    expect(shown).toMatchObject({
+      desired: '5',
+      ready: '1',
+      booting: '2',
+      'not ready': '1 no-gpus, 1 cordoned',
+    });
+  });
+});
+
 describe('errors', () => {
   it('names the status when an answer is not boa JSON (a proxy in front answering 502)', async () => {
     const requested: string[] = [];
