@@ -324,8 +324,11 @@ async function refresh(token) {
 }
 
 let timer = null;
+/** Back to the login: the token is dropped, from the session and from the form, so none is kept. */
 function showLogin(message) {
   clearInterval(timer);
+  sessionStorage.removeItem(TOKEN_KEY);
+  $('token').value = '';
   $('dashboard').classList.add('hidden');
   $('logout').classList.add('hidden');
   $('login').classList.remove('hidden');
@@ -337,7 +340,6 @@ async function start(token) {
     await refresh(token);
   } catch (error) {
     if (error instanceof Unauthorized) {
-      sessionStorage.removeItem(TOKEN_KEY);
       return showLogin('That token was refused: use the operator token (locally: data/token).');
     }
     $('error').textContent = `boa: ${error.message}`;
@@ -362,7 +364,6 @@ $('login').addEventListener('submit', (event) => {
 });
 $('logout').addEventListener('click', (event) => {
   event.preventDefault();
-  sessionStorage.removeItem(TOKEN_KEY);
   showLogin();
 });
 

@@ -148,3 +148,34 @@ describe('errors', () => {
     expect(dash.element('error').textContent).toMatch(/^boa: \/v1\/\S+: 502 Bad Gateway$/);
   });
 });
+
+describe('the token', () => {
+  it('is gone from the page after "forget token", and after the service refuses it', async () => {
+    const s = await service();
+    // The page talks to the real service (the charts cannot draw without a DOM: not checked here);
+    // once `rotated`, the service no longer knows the token the page sends.
+    let rotated = false;
+    const dash = loadDashboardScript(async (path, init) =>
+      s.app.request(path, rotated ? { headers: { authorization: 'Bearer a-token-rotated-in' } } : init),
+    );
+    const signIn = async () => {
+      dash.element('token').value = s.token;
+      dash.element('login').fire('submit');
+      await expect.poll(() => dash.storage.get('boa.operatorToken')).toBe(s.token);
+      expect(dash.element('dashboard').classes.has('hidden')).toBe(false);
+    };
+    await signIn();
+    dash.element('logout').fire('click');
+    expect(dash.element('login').classes.has('hidden')).toBe(false);
+    expect(dash.storage.get('boa.operatorToken')).toBeUndefined();
+    // Forgotten: not left in the form for the next click on "Show the dashboard".
+    expect(dash.element('token').value).toBe('');
+
+    // Signed in again, then the operator token is rotated: the next refresh is refused.
+    await signIn();
+    rotated = true;
+    dash.refreshes.at(-1)!();
+    await expect.poll(() => dash.element('login-error').textContent).toMatch(/no longer accepted/);
+    expect([dash.storage.get('boa.operatorToken'), dash.element('token').value]).toEqual([undefined, '']);
+  });
+});

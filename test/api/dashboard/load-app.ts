@@ -41,6 +41,7 @@ export function loadDashboardScript(fetch: FakeFetch = () => Promise.reject(new 
     return elements.get(id)!;
   };
   const storage = new Map<string, string>();
+  const refreshes: Array<() => void> = [];
   const context = vm.createContext({
     document: { getElementById: element },
     window: {},
@@ -50,8 +51,8 @@ export function loadDashboardScript(fetch: FakeFetch = () => Promise.reject(new 
       removeItem: (k: string) => void storage.delete(k),
     },
     fetch,
-    // The page's 10 s refresh never fires here: the tests call what they check.
-    setInterval: () => 1,
+    // The page's 10 s refresh never fires by itself here: `refreshes` holds it for a test to call.
+    setInterval: (fn: () => void) => refreshes.push(fn),
     clearInterval: () => {},
     vega,
     vegaLite,
@@ -62,7 +63,7 @@ export function loadDashboardScript(fetch: FakeFetch = () => Promise.reject(new 
     '({ api, spendSpec, frontierSpec, renderNumbers, renderTables, renderActiveJobs, start })',
     context,
   );
-  return { ...fns, element, storage } as {
+  return { ...fns, element, storage, refreshes } as {
     api(path: string, token: string): Promise<any>;
     spendSpec(ledger: any, budget: number | null): any;
     frontierSpec(frontier: any): any;
@@ -72,6 +73,7 @@ export function loadDashboardScript(fetch: FakeFetch = () => Promise.reject(new 
     start(token: string): Promise<void>;
     element(id: string): FakeElement;
     storage: Map<string, string>;
+    refreshes: Array<() => void>;
   };
 }
 
