@@ -56,12 +56,27 @@ export function frontierChart(
           color: { field: 'solver', type: 'nominal', title: 'Calculator' },
         },
       },
-      verticalMark(minFeasibleBudget, `minimum feasible ${minFeasibleBudget.toFixed(2)}`, 'gray', 8),
+      verticalMark(
+        minFeasibleBudget,
+        `minimum feasible ${readable(minFeasibleBudget, (v) => v.toFixed(2))}`,
+        'gray',
+        8,
+      ),
       ...(marks.budget ? [verticalMark(marks.budget, `your budget ${marks.budget}`, '#c0392b', 24)] : []),
       ...(marks.plan ? [planMark(marks.plan)] : []),
     ],
   };
   return renderSvg(spec);
+}
+
+/**
+ * A label's number in the format it has at everyday sizes, but readable at the ends: a minimum of a
+ * fraction of a GPU (no arrivals yet) read 0.00, a plan of 1,500 GPU-hours per hour read 1.50e+3.
+ */
+function readable(value: number, everyday: (v: number) => string): string {
+  if (Math.abs(value) >= 1000) return Math.round(value).toString();
+  if (value !== 0 && Math.abs(value) < 0.01) return value.toPrecision(3);
+  return everyday(value);
 }
 
 function verticalMark(budget: number, label: string, color: string, y: number) {
@@ -85,7 +100,7 @@ function planMark(plan: NonNullable<FrontierMarks['plan']>) {
     {
       budget: plan.gpuHoursPerHour,
       jctMinutes: plan.avgJctSeconds / 60,
-      label: `current plan: ${plan.gpuHoursPerHour.toPrecision(3)} GPU-h/h`,
+      label: `current plan: ${readable(plan.gpuHoursPerHour, (v) => v.toPrecision(3))} GPU-h/h`,
     },
   ];
   return {

@@ -11,13 +11,24 @@ class Unauthorized extends Error {}
 async function api(path, token) {
   const res = await fetch(path, { headers: { authorization: `Bearer ${token}` } });
   if (res.status === 401) throw new Unauthorized('the token was refused');
-  const body = await res.json();
-  if (!res.ok && res.status !== 404) throw new Error(body?.error?.message ?? `${path}: ${res.status}`);
+  // Not boa's JSON (a proxy in front answering 502 with a page): say which call and what status,
+  // not JSON.parse's "Unexpected token '<'".
+  const status = `${path}: ${res.status}${res.statusText ? ` ${res.statusText}` : ''}`;
+  const body = await res.json().catch(() => {
+    throw new Error(status);
+  });
+  if (!res.ok && res.status !== 404) throw new Error(body?.error?.message ?? status);
   return res.ok ? body : null;
 }
 
 const fmt = (value, digits = 2) =>
   value === null || value === undefined || Number.isNaN(value) ? '-' : Number(value).toFixed(digits);
+
+/** A budget: the operator's own number, as set (to 4 decimals), never rounded to 1 (12.25 read 12.3). */
+function budgetText(value) {
+  const text = String(Number(value.toFixed(4)));
+  return text.includes('.') ? text : `${text}.0`;
+}
 
 function minutes(seconds) {
   if (seconds === null || seconds === undefined) return '-';
@@ -47,13 +58,18 @@ async function redraw(name, spec) {
 }
 
 function spendSpec(ledger, budget) {
-  const values = ledger.series.flatMap((p) => [
-    { at: p.to, series: 'paid (per bucket)', value: p.paidGpuHoursPerHour },
-    { at: p.to, series: 'allocated (per bucket)', value: p.allocatedGpuHoursPerHour },
-    { at: p.to, series: `paid, ${ledger.windowHours} h average`, value: p.paidWindowAverage },
-  ]);
+  const names = ['paid (per bucket)', 'allocated (per bucket)', `paid, ${ledger.windowHours} h average`];
+  const point = (at, p) => [
+    { at, series: names[0], value: p.paidGpuHoursPerHour },
+    { at, series: names[1], value: p.allocatedGpuHoursPerHour },
+    { at, series: names[2], value: p.paidWindowAverage },
+  ];
   const first = ledger.series[0];
   const last = ledger.series[ledger.series.length - 1];
+  // Step-after holds a point's value until the next point: each bucket's values start at its `from`,
+  // and the last bucket's are repeated at its `to` (now), so every bucket is drawn over its own span
+  // (at `to`, each was drawn a bucket late and the last one not at all).
+  const values = [...ledger.series.flatMap((p) => point(p.from, p)), ...(last ? point(last.to, last) : [])];
   const end = last ? new Date(last.to).getTime() : Date.now();
   // The budget window, shaded; clipped to the series so a young service's chart is not mostly empty.
   const start = first ? new Date(first.from).getTime() : end;
@@ -71,7 +87,15 @@ function spendSpec(ledger, budget) {
       encoding: {
         x,
         y: { field: 'value', type: 'quantitative', title: 'GPU-hours per hour' },
-        color: { field: 'series', type: 'nominal', title: null, legend: { orient: 'bottom' } },
+        // The series named up front: with no points yet (a service that just started) an empty
+        // legend made vega size the chart 1.8e308 px tall; and each series keeps its colour.
+        color: {
+          field: 'series',
+          type: 'nominal',
+          title: null,
+          scale: { domain: names },
+          legend: { orient: 'bottom' },
+        },
       },
     },
   ];
@@ -161,7 +185,7 @@ function renderNumbers(budget, plan, status) {
     number(
       'budget-value',
       'budget, GPU-hours per hour',
-      budget.gpuHoursPerHour === null ? 'not set' : fmt(budget.gpuHoursPerHour, 1),
+      budget.gpuHoursPerHour === null ? 'not set' : budgetText(budget.gpuHoursPerHour),
     ),
     number(
       'paid-value',
@@ -183,6 +207,9 @@ function renderNumbers(budget, plan, status) {
   ].join('');
 }
 
+/** Why a node is not ready that means it is on its way up (the others: not-ready, no-gpus, cordoned). */
+const BOOTING = new Set(['booting', 'registering']);
+
 function renderTables(plan, status, resizes) {
   if (plan) {
     const epochs = Math.max(
@@ -198,7 +225,7 @@ function renderTables(plan, status, resizes) {
       ]),
     );
     $('widths').innerHTML =
-      `<p>plan #${plan.id}, ${escapeHtml(plan.solver)} solver, for ${fmt(plan.budget, 1)} GPU-hours per hour</p>${table(head, rows)}`;
+      `<p>plan #${plan.id}, ${escapeHtml(plan.solver)} solver, for ${budgetText(plan.budget)} GPU-hours per hour</p>${table(head, rows)}`;
   } else {
     $('widths').innerHTML = '<p>No plan yet: set a budget (<code>npx boa budget set 40</code>).</p>';
   }
@@ -207,10 +234,23 @@ function renderTables(plan, status, resizes) {
     Object.entries(status.jobs).map(([state, n]) => [escapeHtml(state), n]),
   );
   const g = status.nodeGroup;
-  const booting = Math.max(0, g.actualNodes - g.readyNodes);
+  // Not ready is not always booting: a node that lost its GPUs or went NotReady, or one cordoned for
+  // removal, says why (docs/nodes.md), as `boa status` does.
+  const notReady = Object.entries(g.notReady ?? {});
+  const booting = notReady.filter(([why]) => BOOTING.has(why)).reduce((sum, [, n]) => sum + n, 0);
+  const other = notReady.filter(([why]) => !BOOTING.has(why)).map(([why, n]) => `${n} ${escapeHtml(why)}`);
   $('nodes').innerHTML = table(
-    ['desired', 'ready', 'booting', 'min', 'max'],
-    [[g.desiredNodes ?? '-', g.readyNodes, booting, g.minSize ?? '-', g.maxSize ?? '-']],
+    ['desired', 'ready', 'booting', 'not ready', 'min', 'max'],
+    [
+      [
+        g.desiredNodes ?? '-',
+        g.readyNodes,
+        booting,
+        other.join(', ') || '-',
+        g.minSize ?? '-',
+        g.maxSize ?? '-',
+      ],
+    ],
   );
   $('resizes').innerHTML = resizes.length
     ? table(
@@ -284,8 +324,11 @@ async function refresh(token) {
 }
 
 let timer = null;
+/** Back to the login: the token is dropped, from the session and from the form, so none is kept. */
 function showLogin(message) {
   clearInterval(timer);
+  sessionStorage.removeItem(TOKEN_KEY);
+  $('token').value = '';
   $('dashboard').classList.add('hidden');
   $('logout').classList.add('hidden');
   $('login').classList.remove('hidden');
@@ -297,7 +340,6 @@ async function start(token) {
     await refresh(token);
   } catch (error) {
     if (error instanceof Unauthorized) {
-      sessionStorage.removeItem(TOKEN_KEY);
       return showLogin('That token was refused: use the operator token (locally: data/token).');
     }
     $('error').textContent = `boa: ${error.message}`;
@@ -322,7 +364,6 @@ $('login').addEventListener('submit', (event) => {
 });
 $('logout').addEventListener('click', (event) => {
   event.preventDefault();
-  sessionStorage.removeItem(TOKEN_KEY);
   showLogin();
 });
 

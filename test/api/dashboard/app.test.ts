@@ -1,0 +1,181 @@
+/**
+ * The dashboard's script in node (load-app.ts): the charts' specs rendered with the real vega, the
+ * numbers and tables as HTML, what the API's answers turn into. The whole page: ../dashboard.test.ts.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { startService } from '../../service/harness.ts';
+import { loadDashboardScript, renderSpec } from './load-app.ts';
+
+type Service = Awaited<ReturnType<typeof startService>>;
+const services: Service[] = [];
+async function service(config: Record<string, unknown> = {}) {
+  const s = await startService({ config: { priorRates: { cifar10: 6 }, ...config } });
+  services.push(s);
+  return s;
+}
+afterEach(async () => {
+  for (const s of services.splice(0)) await s.close();
+});
+
+const svgSize = (svg: string) => {
+  const [, width, height] = /<svg[^>]* width="([^"]+)" height="([^"]+)"/.exec(svg)!;
+  return { width: Number(width), height: Number(height) };
+};
+
+describe('the spend chart', () => {
+  it('has a sane size with no ledger points yet (a service that just started)', async () => {
+    const s = await service();
+    const dash = loadDashboardScript();
+    for (const budget of [null, 40]) {
+      if (budget !== null) await s.request('PUT', '/v1/budget', { gpuHoursPerHour: budget });
+      const ledger = (await s.request('GET', '/v1/ledger?hours=24&points=96')).body;
+      expect(ledger.series).toEqual([]);
+      const size = svgSize(await renderSpec(dash.spendSpec(ledger, budget)));
+      // The page sets height 260 and the container's width: legend and axes add a little.
+      expect(size.height).toBeGreaterThan(260);
+      expect(size.height).toBeLessThan(400);
+      expect(size.width).toBeLessThan(800);
+    }
+  });
+
+  it("draws each bucket's values over that bucket, the last one included", async () => {
+    const s = await service();
+    await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
+    const jobs = [];
+    for (let i = 0; i < 3; i++) jobs.push((await s.request('POST', '/v1/jobs', { class: 'cifar10' })).body);
+    for (let t = 0; t < 15; t++) {
+      await s.ticks(1);
+      for (const job of jobs) await s.request('GET', `/v1/jobs/${job.id}/allocation`, undefined, job.token);
+    }
+    // Spend that changes: the jobs go, and so do the nodes.
+    for (const job of jobs) await s.request('POST', `/v1/jobs/${job.id}/cancel`);
+    await s.ticks(15);
+    const ledger = (await s.request('GET', '/v1/ledger?hours=24&points=20')).body;
+    const last = ledger.series.at(-1);
+    expect(new Set(ledger.series.map((p: any) => p.paidGpuHoursPerHour)).size).toBeGreaterThan(2);
+    const spec = loadDashboardScript().spendSpec(ledger, 40);
+    const line = spec.layer.find((l: any) => l.mark.type === 'line');
+    expect(line.mark.interpolate).toBe('step-after');
+    const names = {
+      paidGpuHoursPerHour: 'paid (per bucket)',
+      allocatedGpuHoursPerHour: 'allocated (per bucket)',
+      paidWindowAverage: `paid, ${ledger.windowHours} h average`,
+    };
+    // A step-after line holds each point's value until the next point's time.
+    const drawnAt = (series: string, at: number) =>
+      line.data.values
+        .filter((v: any) => v.series === series && Date.parse(v.at) <= at)
+        .sort((a: any, b: any) => Date.parse(a.at) - Date.parse(b.at))
+        .at(-1)?.value;
+    for (const [field, series] of Object.entries(names)) {
+      for (const bucket of ledger.series) {
+        const middle = (Date.parse(bucket.from) + Date.parse(bucket.to)) / 2;
+        expect([series, bucket.from, drawnAt(series, middle)]).toEqual([series, bucket.from, bucket[field]]);
+      }
+      // The line reaches the end of the last bucket (now), not just its start.
+      expect(
+        Math.max(
+          ...line.data.values.filter((v: any) => v.series === series).map((v: any) => Date.parse(v.at)),
+        ),
+      ).toBe(Date.parse(last.to));
+    }
+  });
+});
+
+describe('the numbers and tables', () => {
+  it('show the budget as the operator set it, not rounded to one decimal', async () => {
+    const s = await service();
+    for (const budget of [12.25, 1.25, 40]) {
+      expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: budget })).status).toBe(200);
+      await s.ticks(1);
+      const [view, plan, status] = await Promise.all(
+        ['/v1/budget', '/v1/plan', '/v1/status'].map(async (p) => (await s.request('GET', p)).body),
+      );
+      expect([view.gpuHoursPerHour, plan.budget]).toEqual([budget, budget]);
+      const dash = loadDashboardScript();
+      dash.renderNumbers(view, plan, status);
+      dash.renderTables(plan, status, []);
+      const shown = /id="budget-value">([^<]*)</.exec(dash.element('numbers').innerHTML)?.[1];
+      // At least one decimal, as before: 40 reads 40.0.
+      expect(shown).toBe(budget === 40 ? '40.0' : String(budget));
+      expect(dash.element('widths').innerHTML).toContain(`for ${shown} GPU-hours per hour`);
+    }
+  });
+});
+
+describe('the nodes table', () => {
+  it('counts as booting only nodes on their way up; others not ready say why', async () => {
+    const s = await service();
+    const status = (await s.request('GET', '/v1/status')).body;
+    // What /v1/status answers with an unhealthy node (GPUs gone) and one cordoned for removal (the
+    // local pool only boots: the reasons come from the EKS pool, docs/nodes.md).
+    status.nodeGroup = {
+      ...status.nodeGroup,
+      desiredNodes: 5,
+      actualNodes: 5,
+      readyNodes: 1,
+      notReady: { booting: 1, registering: 1, 'no-gpus': 1, cordoned: 1 },
+    };
+    const dash = loadDashboardScript();
+    dash.renderTables(null, status, []);
+    const html = dash.element('nodes').innerHTML;
+    const cells = (row: string) => [...row.matchAll(/<t[hd]>([^<]*)<\/t[hd]>/g)].map((m) => m[1]);
+    const [head, row] = html.split('</tr>').map(cells);
+    const shown = Object.fromEntries(head!.map((h, i) => [h, row![i]]));
+    expect(shown).toMatchObject({
+      desired: '5',
+      ready: '1',
+      booting: '2',
+      'not ready': '1 no-gpus, 1 cordoned',
+    });
+  });
+});
+
+describe('errors', () => {
+  it('names the status when an answer is not boa JSON (a proxy in front answering 502)', async () => {
+    const requested: string[] = [];
+    const dash = loadDashboardScript(async (path) => {
+      requested.push(path);
+      return new Response('<html><body><h1>502 Bad Gateway</h1></body></html>', {
+        status: 502,
+        statusText: 'Bad Gateway',
+        headers: { 'content-type': 'text/html' },
+      });
+    });
+    await expect(dash.api('/v1/budget', 'token')).rejects.toThrow('/v1/budget: 502 Bad Gateway');
+    await dash.start('token');
+    expect(requested).toContain('/v1/status');
+    expect(dash.element('error').textContent).toMatch(/^boa: \/v1\/\S+: 502 Bad Gateway$/);
+  });
+});
+
+describe('the token', () => {
+  it('is gone from the page after "forget token", and after the service refuses it', async () => {
+    const s = await service();
+    // The page talks to the real service (the charts cannot draw without a DOM: not checked here);
+    // once `rotated`, the service no longer knows the token the page sends.
+    let rotated = false;
+    const dash = loadDashboardScript(async (path, init) =>
+      s.app.request(path, rotated ? { headers: { authorization: 'Bearer a-token-rotated-in' } } : init),
+    );
+    const signIn = async () => {
+      dash.element('token').value = s.token;
+      dash.element('login').fire('submit');
+      await expect.poll(() => dash.storage.get('boa.operatorToken')).toBe(s.token);
+      expect(dash.element('dashboard').classes.has('hidden')).toBe(false);
+    };
+    await signIn();
+    dash.element('logout').fire('click');
+    expect(dash.element('login').classes.has('hidden')).toBe(false);
+    expect(dash.storage.get('boa.operatorToken')).toBeUndefined();
+    // Forgotten: not left in the form for the next click on "Show the dashboard".
+    expect(dash.element('token').value).toBe('');
+
+    // Signed in again, then the operator token is rotated: the next refresh is refused.
+    await signIn();
+    rotated = true;
+    dash.refreshes.at(-1)!();
+    await expect.poll(() => dash.element('login-error').textContent).toMatch(/no longer accepted/);
+    expect([dash.storage.get('boa.operatorToken'), dash.element('token').value]).toEqual([undefined, '']);
+  });
+});

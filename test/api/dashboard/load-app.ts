@@ -1,0 +1,88 @@
+/**
+ * The dashboard's script (src/api/dashboard/app.js) in a node:vm context with a minimal stand-in for
+ * the page: elements by id (innerHTML, textContent, value, classes, listeners), sessionStorage, a fetch
+ * the test answers, and the real vega and vega-lite. Fast checks of its functions with no browser;
+ * test/api/dashboard.test.ts runs the whole page in Chromium.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import vm from 'node:vm';
+import * as vega from 'vega';
+import * as vegaLite from 'vega-lite';
+
+const APP = join(import.meta.dirname, '../../../src/api/dashboard/app.js');
+
+export class FakeElement {
+  innerHTML = '';
+  textContent = '';
+  value = '';
+  readonly classes = new Set<string>();
+  readonly listeners = new Map<string, (event: { preventDefault(): void }) => unknown>();
+  readonly classList = {
+    add: (c: string) => void this.classes.add(c),
+    remove: (c: string) => void this.classes.delete(c),
+    contains: (c: string) => this.classes.has(c),
+  };
+  addEventListener(type: string, listener: (event: { preventDefault(): void }) => unknown) {
+    this.listeners.set(type, listener);
+  }
+  /** Fires a listener as the browser would (a click, a submit). */
+  fire(type: string) {
+    return this.listeners.get(type)?.({ preventDefault() {} });
+  }
+}
+
+export type FakeFetch = (path: string, init: { headers: Record<string, string> }) => Promise<Response>;
+
+export function loadDashboardScript(fetch: FakeFetch = () => Promise.reject(new Error('no fetch here'))) {
+  const elements = new Map<string, FakeElement>();
+  const element = (id: string) => {
+    if (!elements.has(id)) elements.set(id, new FakeElement());
+    return elements.get(id)!;
+  };
+  const storage = new Map<string, string>();
+  const refreshes: Array<() => void> = [];
+  const context = vm.createContext({
+    document: { getElementById: element },
+    window: {},
+    sessionStorage: {
+      getItem: (k: string) => storage.get(k) ?? null,
+      setItem: (k: string, v: string) => void storage.set(k, String(v)),
+      removeItem: (k: string) => void storage.delete(k),
+    },
+    fetch,
+    // The page's 10 s refresh never fires by itself here: `refreshes` holds it for a test to call.
+    setInterval: (fn: () => void) => refreshes.push(fn),
+    clearInterval: () => {},
+    vega,
+    vegaLite,
+  });
+  vm.runInContext(readFileSync(APP, 'utf8'), context, { filename: APP });
+  // Top-level declarations of a script are visible to later scripts in the same context.
+  const fns = vm.runInContext(
+    '({ api, spendSpec, frontierSpec, renderNumbers, renderTables, renderActiveJobs, start })',
+    context,
+  );
+  return { ...fns, element, storage, refreshes } as {
+    api(path: string, token: string): Promise<any>;
+    spendSpec(ledger: any, budget: number | null): any;
+    frontierSpec(frontier: any): any;
+    renderNumbers(budget: any, plan: any, status: any): void;
+    renderTables(plan: any, status: any, resizes: any[]): void;
+    renderActiveJobs(running: any[], waiting: any[], counts: any): void;
+    start(token: string): Promise<void>;
+    element(id: string): FakeElement;
+    storage: Map<string, string>;
+    refreshes: Array<() => void>;
+  };
+}
+
+/** Renders a Vega-Lite spec of the page to SVG in node, at a fixed width (the page's is its container's). */
+export async function renderSpec(spec: any, width = 600): Promise<string> {
+  const view = new vega.View(vega.parse(vegaLite.compile({ ...spec, width }).spec), { renderer: 'none' });
+  try {
+    return await view.toSVG();
+  } finally {
+    view.finalize();
+  }
+}
