@@ -35,9 +35,9 @@ export function dashboardRoutes(app: OpenAPIHono<ApiEnv>): void {
       c.body(body, 200, {
         'content-type': type,
         'cache-control': 'no-cache',
-        // The page loads only what boa serves; it talks only to boa.
+        // The page loads only what boa serves, talks only to boa, and is never framed by another site.
         'content-security-policy':
-          "default-src 'self'; script-src 'self' 'unsafe-eval'; style-src 'self' 'unsafe-inline'; img-src 'self' data:",
+          "default-src 'self'; script-src 'self' 'unsafe-eval'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'",
       }),
     );
   }

@@ -179,3 +179,14 @@ describe('the token', () => {
     expect([dash.storage.get('boa.operatorToken'), dash.element('token').value]).toEqual([undefined, '']);
   });
 });
+
+describe('the page as served', () => {
+  it('loads only what boa serves and refuses to be framed by another site', async () => {
+    const s = await service();
+    const res = await s.app.request('/');
+    expect(res.status).toBe(200);
+    const policy = res.headers.get('content-security-policy') ?? '';
+    expect(policy).toContain("default-src 'self'");
+    expect(policy).toContain("frame-ancestors 'none'");
+  });
+});
