@@ -2,6 +2,9 @@ import type { z } from 'zod';
 
 type Issue = z.core.$ZodIssue;
 
+/** What a length counts, by the kind of value measured. */
+const LENGTH_UNIT: Partial<Record<string, string>> = { string: 'character', array: 'item', set: 'item' };
+
 const article = (type: string) => (/^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`);
 
 /**
@@ -23,6 +26,17 @@ export function issueText(issue: Issue): string {
     const bound = issue.code === 'too_small' ? issue.minimum : issue.maximum;
     const sign = issue.code === 'too_small' ? (issue.inclusive ? '>=' : '>') : issue.inclusive ? '<=' : '<';
     return ` must be ${sign} ${String(bound)}`;
+  }
+  // A length: zod's "Too small: expected string to have >=1 characters" said as the bound it is.
+  if ((issue.code === 'too_small' || issue.code === 'too_big') && LENGTH_UNIT[issue.origin] !== undefined) {
+    const unit = LENGTH_UNIT[issue.origin] as string;
+    const bound = Number(issue.code === 'too_small' ? issue.minimum : issue.maximum);
+    // Lengths are whole: an exclusive bound (z.string().length() is inclusive) is the next one in.
+    const limit = issue.inclusive === false ? bound + (issue.code === 'too_small' ? 1 : -1) : bound;
+    if (issue.code === 'too_small' && limit === 1 && issue.origin === 'string') return ' must not be empty';
+    const verb = issue.origin === 'string' ? 'be' : 'have';
+    const side = issue.code === 'too_small' ? 'at least' : 'at most';
+    return ` must ${verb} ${side} ${limit} ${unit}${limit === 1 ? '' : 's'}`;
   }
   if (issue.code === 'invalid_value' && issue.values.length > 0)
     return ` must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;

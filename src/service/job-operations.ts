@@ -92,7 +92,10 @@ export function finishJob(
   // active, its GPUs allocated, and the epoch is learned once, when the end is reported again.
   const undo = endUndo(svc, job);
   try {
-    if (state === 'done') recordWorkSample(svc, job, now);
+    // Only a job in its class's last epoch ends that epoch by finishing: one done earlier never reported
+    // the epochs it went through, and its time since is theirs too, not the current epoch's work.
+    const epochs = svc.state.classes.get(job.className)?.profile.epochs.length;
+    if (state === 'done' && job.statEpoch === (epochs ?? 0) - 1) recordWorkSample(svc, job, now);
     svc.deps.repo.transaction(() => {
       svc.flushAllocation(now);
       svc.state.allocatedGpus -= job.allocation.length;

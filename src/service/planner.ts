@@ -58,9 +58,11 @@ export class Planner {
   }
 
   private async run(reason: string): Promise<PlanRow | undefined> {
-    const inputs = this.deps.inputs();
-    if (!inputs) return undefined;
     try {
+      // Inside the try: reading the inputs reads the store, and a timer's run is awaited by no one, so a
+      // throw here would be an unhandled rejection that stops the service.
+      const inputs = this.deps.inputs();
+      if (!inputs) return undefined;
       const result = await this.deps.computer.compute(inputs);
       const row = this.deps.repo.insertPlan({
         computedAt: this.deps.now(),

@@ -45,7 +45,9 @@ export function reportProgress(
     return job;
   }
   const now = svc.deps.clock.now();
-  recordWorkSample(svc, job, now);
+  // Only the next epoch ends the current one alone: a report that skips epochs spans several, and its
+  // duration is not the work of the epoch it leaves.
+  if (statEpoch === job.statEpoch + 1) recordWorkSample(svc, job, now);
   job.statEpoch = statEpoch;
   job.workDoneSeconds = workDoneSeconds ?? 0;
   job.epochStartedAt = job.allocation.length > 0 ? now : null;

@@ -54,6 +54,11 @@ describe('validation errors', () => {
     ['GET', '/v1/jobs?state=sleeping', undefined, 'state', STATE_MESSAGE],
     ['GET', '/v1/jobs?state=waiting,sleeping', undefined, 'state', STATE_MESSAGE],
     ['GET', '/v1/jobs?state=waiting,', undefined, 'state', STATE_MESSAGE],
+    // A string or a list of the wrong length says its bounds in words, not zod's "Too small: ...".
+    ['POST', '/v1/jobs', { class: 'cifar10', name: '' }, 'name', 'name must not be empty'],
+    ['GET', '/v1/jobs?name=', undefined, 'name', 'name must not be empty'],
+    ['GET', `/v1/jobs?name=${'n'.repeat(201)}`, undefined, 'name', 'name must be at most 200 characters'],
+    ['POST', '/v1/history', { arrivals: [] }, 'arrivals', 'arrivals must have at least 1 item'],
     // A message the schema wrote itself is kept as it is.
     [
       'POST',

@@ -1,0 +1,86 @@
+/**
+ * What a job's progress reports teach its class (src/service/progress.ts): the 1-GPU work of the
+ * statistical epoch it just finished, from that epoch's duration, one sample per epoch.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { startService } from './harness.ts';
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const fn of cleanups.splice(0)) await fn();
+});
+
+/**
+ * A job running at its planned width since the last tick (nodes boot at once): of cifar10 (8
+ * epochs), or of `one`, cifar10's first epoch alone, so its first epoch is also its last.
+ */
+async function runningJob(className: 'cifar10' | 'one' = 'cifar10') {
+  const s = await startService({
+    config: { tickSeconds: 60, local: { maxNodes: 8, bootSeconds: 0, releaseSeconds: 0 }, budget: 40 },
+  });
+  cleanups.push(s.close);
+  const cifar10 = s.service.state.classes.get('cifar10')!.profile;
+  if (className === 'one')
+    s.service.putClass({ ...cifar10, name: 'one', epochs: cifar10.epochs.slice(0, 1) }, 1);
+  await s.service.planner.idle();
+  const { job, token } = s.service.registerJob(className, 'a');
+  await s.ticks(3);
+  expect(job.state).toBe('running');
+  const cls = s.service.state.classes.get(className)!;
+  return { s, job, token, cls };
+}
+
+describe('progress reports as work samples', () => {
+  it('learns the epoch a report finishes when the job moves to the next one', async () => {
+    const { s, job, token, cls } = await runningJob();
+    const epoch = cls.profile.epochs[0]!;
+    const speedup = epoch.speedup[String(job.allocation.length)]!;
+    s.clock.t = job.epochStartedAt! + (cls.profile.rescaleSeconds + epoch.workSeconds / speedup) * 1000;
+    expect((await s.request('POST', `/v1/jobs/${job.id}/progress`, { statEpoch: 1 }, token)).status).toBe(
+      200,
+    );
+    expect(cls.workSamples[0]).toHaveLength(1);
+    expect(cls.workSamples[0]![0]).toBeCloseTo(epoch.workSeconds, 6);
+  });
+
+  it('learns nothing from a report that skips epochs: its time covers several, not the one it left', async () => {
+    const { s, job, token, cls } = await runningJob();
+    // Three epochs' worth of time at its width, reported only on reaching epoch 3.
+    const { epochs, rescaleSeconds } = cls.profile;
+    const speedup = epochs[0]!.speedup[String(job.allocation.length)]!;
+    const work = epochs[0]!.workSeconds + epochs[1]!.workSeconds + epochs[2]!.workSeconds;
+    s.clock.t = job.epochStartedAt! + (rescaleSeconds + work / speedup) * 1000;
+    expect((await s.request('POST', `/v1/jobs/${job.id}/progress`, { statEpoch: 3 }, token)).status).toBe(
+      200,
+    );
+    // Not a sample of epoch 0 three times as long (clamped to twice the profile, it would still pull
+    // the class's estimate for epoch 0 up by a quarter).
+    expect(cls.workSamples.map((samples) => samples.length)).toEqual(epochs.map(() => 0));
+    expect(s.service.estimatedClasses().find((c) => c.name === 'cifar10')!.epochs[0]!.workSeconds).toBe(
+      epochs[0]!.workSeconds,
+    );
+  });
+
+  it('learns the last epoch from a completion in it', async () => {
+    const { s, job, token, cls } = await runningJob('one');
+    const epoch = cls.profile.epochs[0]!;
+    const speedup = epoch.speedup[String(job.allocation.length)]!;
+    s.clock.t = job.epochStartedAt! + (cls.profile.rescaleSeconds + epoch.workSeconds / speedup) * 1000;
+    expect((await s.request('POST', `/v1/jobs/${job.id}/complete`, undefined, token)).status).toBe(200);
+    expect(cls.workSamples[0]).toHaveLength(1);
+    expect(cls.workSamples[0]![0]).toBeCloseTo(epoch.workSeconds, 6);
+  });
+
+  it('learns nothing from a completion before the last epoch: a job that never reported spans them all', async () => {
+    // A training command that never calls boa: rank 0 exits 0 (or it calls /complete) still in epoch 0.
+    const { s, job, token, cls } = await runningJob();
+    const { epochs, rescaleSeconds } = cls.profile;
+    const speedup = epochs[0]!.speedup[String(job.allocation.length)]!;
+    const work = epochs.reduce((sum, e) => sum + e.workSeconds, 0);
+    s.clock.t = job.epochStartedAt! + (rescaleSeconds + work / speedup) * 1000;
+    expect((await s.request('POST', `/v1/jobs/${job.id}/complete`, undefined, token)).status).toBe(200);
+    // Not the whole job's work as epoch 0's (clamped to twice the profile, each such job would pull
+    // the class's epoch 0 up by a quarter; enough of them double it).
+    expect(cls.workSamples.map((samples) => samples.length)).toEqual(epochs.map(() => 0));
+  });
+});
