@@ -63,8 +63,14 @@ export const ClassNameParam = z.object({
   name: className().openapi({ param: { name: 'name', in: 'path' }, example: 'cifar10' }),
 });
 
+/** A query parameter read as a number: given empty (`?rank=`) it is refused, not read as 0. */
+const queryNumber = () => z.preprocess((v) => (v === '' ? Number.NaN : v), z.coerce.number());
+
 export const JobLogsQuery = z.object({
-  rank: z.coerce.number().int().min(0).max(10_000).default(0).openapi({ description: "the replica's rank" }),
+  rank: queryNumber()
+    .pipe(z.number().int().min(0).max(10_000))
+    .default(0)
+    .openapi({ description: "the replica's rank" }),
   generation: z.coerce
     .number()
     .int()

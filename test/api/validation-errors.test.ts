@@ -57,6 +57,9 @@ describe('validation errors', () => {
     // A string or a list of the wrong length says its bounds in words, not zod's "Too small: ...".
     ['POST', '/v1/jobs', { class: 'cifar10', name: '' }, 'name', 'name must not be empty'],
     ['GET', '/v1/jobs?name=', undefined, 'name', 'name must not be empty'],
+    ['GET', '/v1/jobs/1/logs?rank=', undefined, 'rank', 'rank must be a number'],
+    ['GET', '/v1/jobs/1/logs?rank=-1', undefined, 'rank', 'rank must be >= 0'],
+    ['GET', '/v1/jobs/1/logs?tail=', undefined, 'tail', 'tail must be >= 1'],
     ['GET', `/v1/jobs?name=${'n'.repeat(201)}`, undefined, 'name', 'name must be at most 200 characters'],
     ['POST', '/v1/history', { arrivals: [] }, 'arrivals', 'arrivals must have at least 1 item'],
     // A message the schema wrote itself is kept as it is.
