@@ -24,7 +24,8 @@ const LOG_COLUMNS = ['class', 'submitted_at'];
 const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
 
 export function readHistoryFile(path: string): HistoryFile {
-  const text = readTextFile(path);
+  // A byte order mark (Excel's "CSV UTF-8") would join the first column's name: "\uFEFFclass".
+  const text = readTextFile(path).replace(/^\uFEFF/, '');
   const header = (text.split(/\r?\n/, 1)[0] ?? '').split(',').map((c) => c.trim());
   if (header.includes('application') && header.includes('time')) return traceFile(text, path);
   if (LOG_COLUMNS.every((c) => header.includes(c))) return logFile(text, path);

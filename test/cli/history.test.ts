@@ -108,6 +108,26 @@ describe('boa history', () => {
     expect(stored(s)).toEqual([`${T0 - HOUR} bert`]);
   });
 
+  it('reads a file saved with a byte order mark (Excel\'s "CSV UTF-8"), a job log or a trace', async () => {
+    const s = await started();
+    const log = join(s.cwd, 'excel.csv');
+    writeFileSync(log, `\uFEFFclass,submitted_at\r\ncifar10,${T0 - HOUR}\r\n`);
+    const run = await s.boa(['history', 'import', log]);
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    expect(stored(s)).toEqual([`${T0 - HOUR} cifar10`]);
+
+    const trace = join(s.cwd, 'trace.csv');
+    writeFileSync(
+      trace,
+      '\uFEFFname,time,application,num_replicas,batch_size\nj1,0,bert,1,8\nj2,60,bert,1,8\n',
+    );
+    const traced = await s.boa(['history', 'import', trace]);
+    expect(traced.stderr).toBe('');
+    expect(traced.status).toBe(0);
+    expect(stored(s)).toHaveLength(3);
+  });
+
   it('exports what the estimator reads, and another service that imports it reads the same rates', async () => {
     const a = await started();
     const log = join(a.cwd, 'old.csv');
