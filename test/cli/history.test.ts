@@ -214,6 +214,11 @@ describe('boa history', () => {
         write('bad-time.csv', 'class,submitted_at\ncifar10,yesterday\n'),
         /bad-time\.csv line 2: submitted_at must be an ISO 8601 time/,
       ],
+      // The line in the file, blank lines counted: what an editor's "go to line" finds.
+      [
+        write('blank-line.csv', 'class,submitted_at\ncifar10,1793400000000\n\ncifar10,soon\n'),
+        /blank-line\.csv line 4: submitted_at must be/,
+      ],
       [
         write('no-zone.csv', 'class,submitted_at\ncifar10,2026-10-31T09:00:00\n'),
         /no-zone\.csv line 2: submitted_at must be/,
