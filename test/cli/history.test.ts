@@ -108,6 +108,19 @@ describe('boa history', () => {
     expect(stored(s)).toEqual([`${T0 - HOUR} bert`]);
   });
 
+  it("--known-classes refuses a file with none of the service's classes before importing any other", async () => {
+    const s = await started();
+    const other = join(s.cwd, 'other-team.csv');
+    writeFileSync(other, `class,submitted_at\ngpt5,${T0 - 2 * HOUR}\n`);
+    const good = join(s.cwd, 'good.csv');
+    writeFileSync(good, `class,submitted_at\nbert,${T0 - HOUR}\n`);
+    const run = await s.boa(['history', 'import', other, good, '--known-classes']);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(/other-team\.csv: no arrivals of the service's classes/);
+    // good.csv (the last file, imported first) did not go in unannounced behind the refusal.
+    expect(stored(s)).toEqual([]);
+  });
+
   it('reads a file saved with a byte order mark (Excel\'s "CSV UTF-8"), a job log or a trace', async () => {
     const s = await started();
     const log = join(s.cwd, 'excel.csv');
