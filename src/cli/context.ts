@@ -35,6 +35,13 @@ async function askOnTerminal(question: string): Promise<boolean> {
   const rl = createInterface({ input: process.stdin, output: process.stdout });
   try {
     return /^y(es)?$/i.test((await rl.question(`${question} [y/N] `)).trim());
+  } catch (error) {
+    // Ctrl+D at the question rejects it (AbortError): no answer, so the default, no.
+    if ((error as Error).name === 'AbortError') {
+      process.stdout.write('\n');
+      return false;
+    }
+    throw error;
   } finally {
     rl.close();
   }

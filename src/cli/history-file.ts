@@ -24,7 +24,8 @@ const LOG_COLUMNS = ['class', 'submitted_at'];
 const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
 
 export function readHistoryFile(path: string): HistoryFile {
-  const text = readTextFile(path);
+  // A byte order mark (Excel's "CSV UTF-8") would join the first column's name: "\uFEFFclass".
+  const text = readTextFile(path).replace(/^\uFEFF/, '');
   const header = (text.split(/\r?\n/, 1)[0] ?? '').split(',').map((c) => c.trim());
   if (header.includes('application') && header.includes('time')) return traceFile(text, path);
   if (LOG_COLUMNS.every((c) => header.includes(c))) return logFile(text, path);
@@ -45,15 +46,16 @@ function traceFile(text: string, path: string): HistoryFile {
 }
 
 function logFile(text: string, path: string): HistoryFile {
-  let rows: Record<string, string>[];
+  let rows: Array<{ record: Record<string, string>; info: { lines: number } }>;
   try {
-    rows = parse(text, { columns: true, skip_empty_lines: true, trim: true });
+    // info: each row's line in the file as an editor numbers it: blank lines are skipped but counted.
+    rows = parse(text, { columns: true, skip_empty_lines: true, trim: true, info: true });
   } catch (error) {
     throw usageError(`${path}: not a CSV file (${(error as Error).message})`);
   }
   if (rows.length === 0) throw usageError(`${path}: no arrivals (a header class,submitted_at and rows)`);
-  const arrivals = rows.map((row, i) => {
-    const where = `${path} line ${i + 2}`;
+  const arrivals = rows.map(({ record: row, info }) => {
+    const where = `${path} line ${info.lines}`;
     if (!row.class) throw usageError(`${where}: class is empty`);
     return { className: row.class, submittedAt: instant(row.submitted_at ?? '', where) };
   });

@@ -27,4 +27,11 @@ export async function run(argv: string[]): Promise<number> {
   }
 }
 
+// A reader that stops early (boa history export | head) closes the pipe: stop there quietly, as cat
+// and grep do, not with the write error's stack trace.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(EXIT.ok);
+  throw error;
+});
+
 process.exitCode = await run(process.argv);

@@ -1,9 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { usageError } from './errors.ts';
 
+/** A decimal number as JSON writes one (1.5, -2, 1e3), with a sign or a bare point (+1, .5, 5.) allowed. */
+const DECIMAL = /^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i;
+
 /** A finite number; the API judges its range, so the CLI and the API never disagree on limits. */
 export function parseNumber(value: string, what: string): number {
-  const n = value.trim() === '' ? Number.NaN : Number(value);
+  // Number() also reads 0x10, 0b11 and 0o7: a budget of "0x10" was set to 16.
+  const n = DECIMAL.test(value.trim()) ? Number(value) : Number.NaN;
   if (!Number.isFinite(n)) throw usageError(`${what} must be a number, got "${value}"`);
   return n;
 }

@@ -218,6 +218,9 @@ describe('boa budget', () => {
   it.each([
     [['budget', 'set', '0'], /gpuHoursPerHour/],
     [['budget', 'set', 'forty'], /gpuHoursPerHour must be a number, got "forty"/],
+    // Hex, binary and octal read as numbers by JavaScript: 0x10 set a budget of 16.
+    [['budget', 'set', '0x10'], /gpuHoursPerHour must be a number, got "0x10"/],
+    [['budget', 'set', '0b11'], /gpuHoursPerHour must be a number, got "0b11"/],
     // The API's message names the field once.
     [['budget', 'set', '1e9'], /^boa: gpuHoursPerHour is at most 100000\n$/],
     [['budget', 'set'], /missing required argument 'gpuHoursPerHour'/],

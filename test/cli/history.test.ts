@@ -108,6 +108,39 @@ describe('boa history', () => {
     expect(stored(s)).toEqual([`${T0 - HOUR} bert`]);
   });
 
+  it("--known-classes refuses a file with none of the service's classes before importing any other", async () => {
+    const s = await started();
+    const other = join(s.cwd, 'other-team.csv');
+    writeFileSync(other, `class,submitted_at\ngpt5,${T0 - 2 * HOUR}\n`);
+    const good = join(s.cwd, 'good.csv');
+    writeFileSync(good, `class,submitted_at\nbert,${T0 - HOUR}\n`);
+    const run = await s.boa(['history', 'import', other, good, '--known-classes']);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(/other-team\.csv: no arrivals of the service's classes/);
+    // good.csv (the last file, imported first) did not go in unannounced behind the refusal.
+    expect(stored(s)).toEqual([]);
+  });
+
+  it('reads a file saved with a byte order mark (Excel\'s "CSV UTF-8"), a job log or a trace', async () => {
+    const s = await started();
+    const log = join(s.cwd, 'excel.csv');
+    writeFileSync(log, `\uFEFFclass,submitted_at\r\ncifar10,${T0 - HOUR}\r\n`);
+    const run = await s.boa(['history', 'import', log]);
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    expect(stored(s)).toEqual([`${T0 - HOUR} cifar10`]);
+
+    const trace = join(s.cwd, 'trace.csv');
+    writeFileSync(
+      trace,
+      '\uFEFFname,time,application,num_replicas,batch_size\nj1,0,bert,1,8\nj2,60,bert,1,8\n',
+    );
+    const traced = await s.boa(['history', 'import', trace]);
+    expect(traced.stderr).toBe('');
+    expect(traced.status).toBe(0);
+    expect(stored(s)).toHaveLength(3);
+  });
+
   it('exports what the estimator reads, and another service that imports it reads the same rates', async () => {
     const a = await started();
     const log = join(a.cwd, 'old.csv');
@@ -193,6 +226,11 @@ describe('boa history', () => {
       [
         write('bad-time.csv', 'class,submitted_at\ncifar10,yesterday\n'),
         /bad-time\.csv line 2: submitted_at must be an ISO 8601 time/,
+      ],
+      // The line in the file, blank lines counted: what an editor's "go to line" finds.
+      [
+        write('blank-line.csv', 'class,submitted_at\ncifar10,1793400000000\n\ncifar10,soon\n'),
+        /blank-line\.csv line 4: submitted_at must be/,
       ],
       [
         write('no-zone.csv', 'class,submitted_at\ncifar10,2026-10-31T09:00:00\n'),

@@ -70,6 +70,15 @@ export function addHistoryCommands(program: Command): void {
               ).data.classes.map((c) => c.name),
             )
           : undefined;
+        // Every file checked before any is imported: a refusal after the others went in left them
+        // imported unannounced.
+        if (known) {
+          for (const { file, content } of parsed) {
+            const classes = content.kind === 'log' ? content.arrivals : content.jobs;
+            if (!classes.some((a) => known.has(a.className)))
+              throw usageError(`${file}: no arrivals of the service's classes (${[...known].join(', ')})`);
+          }
+        }
         const results: ImportResult[] = [];
         // The last file is nearest the service's record: imported first, each next one placed before it.
         for (const { file, content } of [...parsed].reverse()) {
@@ -85,10 +94,6 @@ export function addHistoryCommands(program: Command): void {
             arrivals = placeTrace(content.jobs, earliest, gapHours * 3_600_000);
           }
           const kept = known ? arrivals.filter((a) => known.has(a.className)) : arrivals;
-          if (kept.length === 0)
-            throw usageError(
-              `${file}: no arrivals of the service's classes (${[...(known ?? [])].join(', ')})`,
-            );
           const { sent, older } = newestArrivals(kept);
           const { data, text } = await context.client
             .json<Imported>('POST', '/v1/history', { source: basename(file).slice(0, 200), arrivals: sent })
