@@ -5,9 +5,12 @@ import { usageError } from './errors.ts';
 const DECIMAL = /^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i;
 
 /** A finite number; the API judges its range, so the CLI and the API never disagree on limits. */
+/** Written as a decimal number (not 0x10, 0b11, 0o7, which Number() also reads). */
+export const isDecimal = (value: string): boolean => DECIMAL.test(value.trim());
+
 export function parseNumber(value: string, what: string): number {
   // Number() also reads 0x10, 0b11 and 0o7: a budget of "0x10" was set to 16.
-  const n = DECIMAL.test(value.trim()) ? Number(value) : Number.NaN;
+  const n = isDecimal(value) ? Number(value) : Number.NaN;
   if (!Number.isFinite(n)) throw usageError(`${what} must be a number, got "${value}"`);
   return n;
 }

@@ -68,6 +68,17 @@ describe('boa jobs wait', () => {
     expect(rows.map((row) => row.split(/\s{2,}/)[3])).toEqual(['done', 'done']);
   });
 
+  it('refuses an --interval that is not a decimal number of seconds from 0.1 to 3600', async () => {
+    const s = await service();
+    for (const interval of ['0x10', '', '0.05', '4e3']) {
+      const run = await s.boa(['jobs', 'wait', '1', '--interval', interval]);
+      expect(run.status, interval).toBe(2);
+      expect(run.stderr).toContain(
+        `--interval must be a number of seconds from 0.1 to 3600, got "${interval}"`,
+      );
+    }
+  });
+
   it('returns 5 when a job ends otherwise, and 6 when the timeout passes first', async () => {
     const s = await service();
     const job = (await s.request('POST', '/v1/jobs', { class: 'cifar10' })).body;

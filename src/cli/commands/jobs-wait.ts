@@ -4,6 +4,7 @@ import { type CliContext, contextOf, output } from '../context.ts';
 import { CliError, EXIT, usageError } from '../errors.ts';
 import { printable, table, when } from '../format.ts';
 import { resolveJobRef } from '../job-refs.ts';
+import { isDecimal } from '../parse.ts';
 
 type JobView = ReturnType<typeof jobView>;
 
@@ -134,8 +135,8 @@ export function parseDuration(text: string): number {
 }
 
 function parseInterval(text: string): number {
-  const seconds = Number(text);
-  if (!(text.trim() !== '' && seconds >= 0.1 && seconds <= 3600)) {
+  const seconds = isDecimal(text) ? Number(text) : Number.NaN;
+  if (!(seconds >= 0.1 && seconds <= 3600)) {
     throw usageError(`--interval must be a number of seconds from 0.1 to 3600, got "${text}"`);
   }
   return seconds * 1000;
