@@ -55,10 +55,14 @@ export function setBudget(
       ? `budget ${gpuHoursPerHour} is below ${minFeasibleBudget.toFixed(3)} GPU-hours/hour, the minimum ` +
         'for the estimated arrivals: jobs will queue (oldest first) until the budget allows them'
       : null;
-  const budget = { gpuHoursPerHour, setAt: now };
-  svc.deps.repo.putSetting('budget', budget, now);
+  // A new budget starts a new window; the same budget set again (a retried PUT, a script that sets it
+  // on every deploy) is the same promise, and restarting its window would forgive its debt.
+  const previous = svc.state.budget;
+  const unchanged = previous?.gpuHoursPerHour === gpuHoursPerHour;
+  const budget = previous && unchanged ? previous : { gpuHoursPerHour, setAt: now };
+  if (!unchanged) svc.deps.repo.putSetting('budget', budget, now);
   svc.state.budget = budget;
-  svc.deps.logger.info({ event: 'budget_set', gpuHoursPerHour, warning }, 'budget set');
+  svc.deps.logger.info({ event: 'budget_set', gpuHoursPerHour, unchanged, warning }, 'budget set');
   void svc.planner.request('budget');
   return { budget, minFeasibleBudget, warning };
 }
