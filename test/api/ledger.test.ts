@@ -47,6 +47,26 @@ describe('GET /v1/ledger', () => {
     }
   });
 
+  it('gives exactly `points` buckets, whatever the span divides into', async () => {
+    const s = await twoHours();
+    const now = s.clock.t;
+    const start = Date.parse((await s.request('GET', '/v1/ledger?points=1')).body.series[0].from);
+    // 7 buckets of 2 hours: the bucket edges summed in floating point used to end a hair before now,
+    // and an 8th bucket a hundredth of a millisecond long followed.
+    for (let points = 1; points <= 40; points++) {
+      const series = (await s.request('GET', `/v1/ledger?hours=24&points=${points}`)).body.series as Array<{
+        from: string;
+        to: string;
+      }>;
+      expect(series, `points=${points}`).toHaveLength(points);
+      expect(Date.parse(series[0]!.from)).toBe(start);
+      expect(Date.parse(series[points - 1]!.to)).toBe(now);
+      for (const p of series) {
+        expect(Date.parse(p.to) - Date.parse(p.from)).toBeCloseTo((now - start) / points, -1);
+      }
+    }
+  });
+
   it('needs the operator token and refuses bad bounds, naming the field', async () => {
     const s = await startService();
     cleanups.push(s.close);

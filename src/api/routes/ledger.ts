@@ -59,10 +59,15 @@ export function ledgerSeries(service: BoaService, hours: number, points: number)
   const now = deps.clock.now();
   const window = deps.config.budgetWindowHours * HOUR;
   const from = Math.max(now - hours * HOUR, state.startedAt);
-  const step = Math.max(1, (now - from) / points);
+  const span = now - from;
+  // Buckets of at least a millisecond. Each edge is computed from its index: edges summed step by step
+  // drift by floating-point error, and often ended a hair before now, adding a sliver of a bucket.
+  const count = Math.max(0, Math.min(points, Math.ceil(span)));
+  const edge = (i: number) => (i === count ? now : from + (span * i) / count);
   const series = [];
-  for (let t = from; t < now - 1e-6; t += step) {
-    const to = Math.min(now, t + step);
+  for (let i = 0; i < count; i++) {
+    const t = edge(i);
+    const to = edge(i + 1);
     const bucket = service.ledgerAverages(t, to);
     const average = service.ledgerAverages(Math.max(to - window, state.startedAt), to);
     series.push({
