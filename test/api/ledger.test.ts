@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { pruneOldRows } from '../../src/service/retention.ts';
 import { startService } from '../service/harness.ts';
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -64,6 +65,29 @@ describe('GET /v1/ledger', () => {
       for (const p of series) {
         expect(Date.parse(p.to) - Date.parse(p.from)).toBeCloseTo((now - start) / points, -1);
       }
+    }
+  });
+
+  it('never reports time whose rows retention has pruned as time nothing was paid', async () => {
+    const s = await startService();
+    cleanups.push(s.close);
+    const HOUR = 3_600_000;
+    // One node of 4 GPUs paid throughout four days, replaced by another each day.
+    for (let day = 0; day < 4; day++) {
+      s.repo.observeNodes([{ id: `n-${day}`, gpus: 4, launchedAt: s.clock.t }], s.clock.t);
+      s.clock.t += 24 * HOUR;
+    }
+    s.repo.observeNodes([{ id: 'n-4', gpus: 4, launchedAt: s.clock.t }], s.clock.t);
+    // Rows older than the longest window plus a day (48 hours) go: the first two days' nodes.
+    expect(pruneOldRows(s.service)).toBeGreaterThan(0);
+    const { series } = (await s.request('GET', '/v1/ledger?hours=96&points=8')).body as {
+      series: Array<{ from: string; paidGpuHoursPerHour: number; paidWindowAverage: number }>;
+    };
+    expect(series.length).toBeGreaterThan(0);
+    for (const p of series) {
+      expect(Date.parse(p.from)).toBeGreaterThanOrEqual(s.clock.t - 48 * HOUR);
+      expect(p.paidGpuHoursPerHour).toBeCloseTo(4, 6);
+      expect(p.paidWindowAverage).toBeCloseTo(4, 6);
     }
   });
 
