@@ -81,8 +81,9 @@ export function currentSpendCeiling(svc: BoaService, now: number): SpendCeiling 
   const elapsedHours = Math.max(0, now - budgetWindowFloor(svc, budget)) / HOUR;
   const lookbacks = ceilingLookbacks(windowHours, config.budgetHorizonHours, elapsedHours);
   // The whole window too: the store's in-memory sum forgets what is older than the earliest start it
-  // is asked for, and the ledger's window averages (plan inputs, views, metrics) read the whole window.
-  const whole = Math.min(windowHours, elapsedHours);
+  // is asked for, and the ledger's window averages (plan inputs, views, metrics) read the whole window,
+  // since the first start, not since the budget was set.
+  const whole = Math.min(windowHours, Math.max(0, now - svc.state.startedAt) / HOUR);
   const [, ...paid] = repo.paidGpuMsFrom(
     [whole, ...lookbacks].map((hours) => now - hours * HOUR),
     now,
