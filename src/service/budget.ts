@@ -55,10 +55,14 @@ export function setBudget(
       ? `budget ${gpuHoursPerHour} is below ${minFeasibleBudget.toFixed(3)} GPU-hours/hour, the minimum ` +
         'for the estimated arrivals: jobs will queue (oldest first) until the budget allows them'
       : null;
-  const budget = { gpuHoursPerHour, setAt: now };
-  svc.deps.repo.putSetting('budget', budget, now);
+  // A new budget starts a new window; the same budget set again (a retried PUT, a script that sets it
+  // on every deploy) is the same promise, and restarting its window would forgive its debt.
+  const previous = svc.state.budget;
+  const unchanged = previous?.gpuHoursPerHour === gpuHoursPerHour;
+  const budget = previous && unchanged ? previous : { gpuHoursPerHour, setAt: now };
+  if (!unchanged) svc.deps.repo.putSetting('budget', budget, now);
   svc.state.budget = budget;
-  svc.deps.logger.info({ event: 'budget_set', gpuHoursPerHour, warning }, 'budget set');
+  svc.deps.logger.info({ event: 'budget_set', gpuHoursPerHour, unchanged, warning }, 'budget set');
   void svc.planner.request('budget');
   return { budget, minFeasibleBudget, warning };
 }
@@ -77,8 +81,9 @@ export function currentSpendCeiling(svc: BoaService, now: number): SpendCeiling 
   const elapsedHours = Math.max(0, now - budgetWindowFloor(svc, budget)) / HOUR;
   const lookbacks = ceilingLookbacks(windowHours, config.budgetHorizonHours, elapsedHours);
   // The whole window too: the store's in-memory sum forgets what is older than the earliest start it
-  // is asked for, and the ledger's window averages (plan inputs, views, metrics) read the whole window.
-  const whole = Math.min(windowHours, elapsedHours);
+  // is asked for, and the ledger's window averages (plan inputs, views, metrics) read the whole window,
+  // since the first start, not since the budget was set.
+  const whole = Math.min(windowHours, Math.max(0, now - svc.state.startedAt) / HOUR);
   const [, ...paid] = repo.paidGpuMsFrom(
     [whole, ...lookbacks].map((hours) => now - hours * HOUR),
     now,

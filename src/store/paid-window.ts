@@ -53,19 +53,24 @@ export class PaidWindow {
     this.hold(span);
   }
 
-  /** Paid GPU-milliseconds over [from, to], or undefined when `from` is before what is held. */
+  /**
+   * Paid GPU-milliseconds over [from, to], or undefined when `from` is before what is held. Forgets
+   * nothing: a span asked for now and then (a ledger bucket near now, a window average) must not drop
+   * what the ceiling's look-backs, every tick, still read.
+   */
   paidGpuMs(from: number, to: number): number | undefined {
-    return this.paidGpuMsFrom([from], to)?.[0];
+    return this.paidGpuMsFrom([from], to, false)?.[0];
   }
 
   /**
    * Paid GPU-milliseconds over [from, to] for each of `froms` in one pass, or undefined when one is
-   * before what is held. Only the earliest start forgets: later queries may still reach back to it.
+   * before what is held. The earliest start forgets what ended before it (unless `forget` is false):
+   * later queries may still reach back to it.
    */
-  paidGpuMsFrom(froms: readonly number[], to: number): number[] | undefined {
+  paidGpuMsFrom(froms: readonly number[], to: number, forget = true): number[] | undefined {
     const earliest = Math.min(...froms);
     if (earliest < this.heldFrom) return undefined;
-    this.forgetBefore(earliest);
+    if (forget) this.forgetBefore(earliest);
     const latest = Math.max(...froms);
     const sums = froms.map(() => 0);
     // Only spans that start or end between the earliest and the latest start differ from one start to

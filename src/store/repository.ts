@@ -237,9 +237,14 @@ export class Repository {
     return { paidGpuMs: this.paidGpuMs(from, to), allocatedGpuMs: allocated.v ?? 0 };
   }
 
-  /** Paid GPU-milliseconds over [from, to] alone. */
+  /** Paid GPU-milliseconds over [from, to] alone; forgets nothing the spend ceiling's query reads. */
   paidGpuMs(from: number, to: number): number {
-    return this.paidGpuMsFrom([from], to)[0] as number;
+    // Held from where the ceiling's first query starts it, not from a span asked for before that.
+    return (
+      this.paidWindow?.paidGpuMs(from, to) ??
+      (this.hot.paidGpuMs.get({ from, to }) as { v: number | null }).v ??
+      0
+    );
   }
 
   /** Paid GPU-milliseconds over [from, to] for each of `froms`: the spend ceiling's query, every tick. */

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { pruneOldRows } from '../../src/service/retention.ts';
 import { startService } from '../service/harness.ts';
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -44,6 +45,49 @@ describe('GET /v1/ledger', () => {
       expect(p.paidGpuHoursPerHour as number).toBeGreaterThanOrEqual(
         (p.allocatedGpuHoursPerHour as number) - 1e-9,
       );
+    }
+  });
+
+  it('gives exactly `points` buckets, whatever the span divides into', async () => {
+    const s = await twoHours();
+    const now = s.clock.t;
+    const start = Date.parse((await s.request('GET', '/v1/ledger?points=1')).body.series[0].from);
+    // 7 buckets of 2 hours: the bucket edges summed in floating point used to end a hair before now,
+    // and an 8th bucket a hundredth of a millisecond long followed.
+    for (let points = 1; points <= 40; points++) {
+      const series = (await s.request('GET', `/v1/ledger?hours=24&points=${points}`)).body.series as Array<{
+        from: string;
+        to: string;
+      }>;
+      expect(series, `points=${points}`).toHaveLength(points);
+      expect(Date.parse(series[0]!.from)).toBe(start);
+      expect(Date.parse(series[points - 1]!.to)).toBe(now);
+      for (const p of series) {
+        expect(Date.parse(p.to) - Date.parse(p.from)).toBeCloseTo((now - start) / points, -1);
+      }
+    }
+  });
+
+  it('never reports time whose rows retention has pruned as time nothing was paid', async () => {
+    const s = await startService();
+    cleanups.push(s.close);
+    const HOUR = 3_600_000;
+    // One node of 4 GPUs paid throughout four days, replaced by another each day.
+    for (let day = 0; day < 4; day++) {
+      s.repo.observeNodes([{ id: `n-${day}`, gpus: 4, launchedAt: s.clock.t }], s.clock.t);
+      s.clock.t += 24 * HOUR;
+    }
+    s.repo.observeNodes([{ id: 'n-4', gpus: 4, launchedAt: s.clock.t }], s.clock.t);
+    // Rows older than the longest window plus a day (48 hours) go: the first two days' nodes.
+    expect(pruneOldRows(s.service)).toBeGreaterThan(0);
+    const { series } = (await s.request('GET', '/v1/ledger?hours=96&points=8')).body as {
+      series: Array<{ from: string; paidGpuHoursPerHour: number; paidWindowAverage: number }>;
+    };
+    expect(series.length).toBeGreaterThan(0);
+    for (const p of series) {
+      expect(Date.parse(p.from)).toBeGreaterThanOrEqual(s.clock.t - 48 * HOUR);
+      expect(p.paidGpuHoursPerHour).toBeCloseTo(4, 6);
+      expect(p.paidWindowAverage).toBeCloseTo(4, 6);
     }
   });
 

@@ -8,6 +8,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { openDb } from '../../src/store/db.ts';
 import { Repository } from '../../src/store/repository.ts';
+import { PaidWindow } from '../../src/store/paid-window.ts';
 
 const SQL =
   'select coalesce(sum(gpus * max(0, min(coalesce(gone_at, @to), @to) - max(launched_at, @from))), 0) ' +
@@ -67,5 +68,22 @@ describe('paid GPU-time mirrored in memory', () => {
       }),
       { numRuns: 200 },
     );
+  });
+});
+
+describe('what the in-memory sum keeps', () => {
+  it('a single span asked for (a ledger bucket, a window average) forgets nothing the ceiling reads', () => {
+    const window = new PaidWindow(
+      [
+        { id: 'a', gpus: 4, launchedAt: 0, goneAt: 120 },
+        { id: 'b', gpus: 2, launchedAt: 50, goneAt: null },
+      ],
+      0,
+    );
+    // The ceiling's look-backs, then a dashboard bucket near now, then the ceiling again.
+    expect(window.paidGpuMsFrom([100, 150], 200)).toEqual([4 * 20 + 2 * 100, 2 * 50]);
+    expect(window.paidGpuMs(180, 200)).toBe(2 * 20);
+    // Before, the bucket moved the earliest start held to 180: every later ceiling query went to SQL.
+    expect(window.paidGpuMsFrom([100, 150], 200)).toEqual([4 * 20 + 2 * 100, 2 * 50]);
   });
 });

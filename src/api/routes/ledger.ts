@@ -3,6 +3,7 @@
  * dashboard and anyone auditing spend want to see), and GET /v1/resizes: the latest node-group resizes.
  */
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { ledgerKeptMs } from '../../service/retention.ts';
 import type { BoaService } from '../../service/service.ts';
 import { requireOperator } from '../auth.ts';
 import type { ApiEnv } from '../env.ts';
@@ -11,7 +12,10 @@ import { errors, jsonContent } from '../schemas.ts';
 const HOUR = 3_600_000;
 
 export const LedgerQuery = z.object({
-  hours: z.coerce.number().positive().max(744).default(24).openapi({ description: 'how far back, hours' }),
+  hours: z.coerce.number().positive().max(744).default(24).openapi({
+    description:
+      'how far back, hours; never before the first start, nor before the rows kept (the longest window plus a day)',
+  }),
   points: z.coerce.number().int().min(1).max(500).default(96).openapi({ description: 'time buckets' }),
 });
 
@@ -53,18 +57,27 @@ export const ResizesView = z.object({ resizes: z.array(ResizeView) }).openapi('R
 
 const round = (value: number) => Number(value.toFixed(4));
 
-/** The ledger in `points` buckets over the last `hours` (never before the service first started). */
+/**
+ * The ledger in `points` buckets over the last `hours`: never before the service first started, nor
+ * before the rows retention keeps (older time would read as time nothing was paid).
+ */
 export function ledgerSeries(service: BoaService, hours: number, points: number): z.infer<typeof LedgerView> {
   const { state, deps } = service;
   const now = deps.clock.now();
   const window = deps.config.budgetWindowHours * HOUR;
-  const from = Math.max(now - hours * HOUR, state.startedAt);
-  const step = Math.max(1, (now - from) / points);
+  const floor = Math.max(state.startedAt, now - ledgerKeptMs(deps.config));
+  const from = Math.max(now - hours * HOUR, floor);
+  const span = now - from;
+  // Buckets of at least a millisecond. Each edge is computed from its index: edges summed step by step
+  // drift by floating-point error, and often ended a hair before now, adding a sliver of a bucket.
+  const count = Math.max(0, Math.min(points, Math.ceil(span)));
+  const edge = (i: number) => (i === count ? now : from + (span * i) / count);
   const series = [];
-  for (let t = from; t < now - 1e-6; t += step) {
-    const to = Math.min(now, t + step);
+  for (let i = 0; i < count; i++) {
+    const t = edge(i);
+    const to = edge(i + 1);
     const bucket = service.ledgerAverages(t, to);
-    const average = service.ledgerAverages(Math.max(to - window, state.startedAt), to);
+    const average = service.ledgerAverages(Math.max(to - window, floor), to);
     series.push({
       from: new Date(t).toISOString(),
       to: new Date(to).toISOString(),
