@@ -26,7 +26,9 @@ const COLUMNS = ['name', 'time', 'application', 'num_replicas', 'batch_size'] as
 export function parseTrace(csv: string, origin = 'trace'): TraceJob[] {
   let rows: Record<string, string>[];
   try {
-    rows = parse(csv, { columns: true, skip_empty_lines: true, trim: true });
+    // bom: a file saved as Excel's "CSV UTF-8" starts with one, which read as part of the first column's
+    // name ("\uFEFFname") and the file was refused for a missing column `name` it visibly has.
+    rows = parse(csv, { bom: true, columns: true, skip_empty_lines: true, trim: true });
   } catch (error) {
     throw new TraceError(`${origin}: not a CSV file (${(error as Error).message})`);
   }

@@ -37,4 +37,8 @@ describe('workload traces', () => {
       /no jobs of ncf in the trace; it has: bert, cifar10/,
     );
   });
+
+  it('reads a file saved with a byte-order mark (Excel\'s "CSV UTF-8") as the same trace', () => {
+    expect(parseTrace(`\uFEFF${csv}`, 't.csv')).toEqual(parseTrace(csv, 't.csv'));
+  });
 });
