@@ -38,17 +38,22 @@ export function numberOption(
     Number.isFinite(value) &&
     (exclusiveMin ? value > min : value >= min) &&
     value < below &&
-    (!integer || Number.isInteger(value));
-  if (!ok) {
-    const kind = integer ? 'an integer' : 'a number';
-    const bounds = [
-      ...(Number.isFinite(min) ? [`${exclusiveMin ? '>' : '>='} ${min}`] : []),
-      ...(Number.isFinite(below) ? [`< ${below}`] : []),
-    ];
-    const bound = bounds.length > 0 ? ` ${bounds.join(' and ')}` : '';
-    throw new UsageError(`${flag} must be ${kind}${bound}, got "${text}"`);
+    // Safe integers only: 1e20 is an integer to Number.isInteger, but a seed that large ended in the
+    // generator's RangeError, a stack trace.
+    (!integer || Number.isSafeInteger(value));
+  if (ok) return value;
+  const kind = integer ? 'an integer' : 'a number';
+  const bounds = [
+    ...(Number.isFinite(min) ? [`${exclusiveMin ? '>' : '>='} ${min}`] : []),
+    ...(Number.isFinite(below) ? [`< ${below}`] : []),
+  ];
+  if (integer && Number.isInteger(value) && !Number.isSafeInteger(value)) {
+    const max = Number.MAX_SAFE_INTEGER;
+    const range = bounds.length > 0 ? `${bounds.join(' and ')} and <= ${max}` : `from ${-max} to ${max}`;
+    throw new UsageError(`${flag} must be an integer ${range}, got "${text}"`);
   }
-  return value;
+  const bound = bounds.length > 0 ? ` ${bounds.join(' and ')}` : '';
+  throw new UsageError(`${flag} must be ${kind}${bound}, got "${text}"`);
 }
 
 /** Runs `fn`, turning the simulator's own input errors into usage errors (one line, exit code 2). */

@@ -6,6 +6,7 @@ import type { ProfileFile } from '../../src/core/profile.ts';
 import type { TraceJob } from '../../src/core/trace.ts';
 import type { EngineConfig } from '../../src/sim/engine/config.ts';
 import { parseClusterSpec } from '../../src/sim/gpu-types.ts';
+import { APP_NAMES, isAppName } from '../../src/sim/truth/apps.ts';
 import type { PolicyOptions } from '../../src/sim/policy.ts';
 import type { SimResult } from '../../src/sim/run.ts';
 import { loadProfileFile, loadTrace, parseList, UsageError } from './inputs.ts';
@@ -170,7 +171,26 @@ export function loadSimInputs(flags: {
       `--apps: no jobs of ${absent.join(', ')} in ${flags.trace}; it has: ${[...present].sort().join(', ')}`,
     );
   }
-  return { trace, apps, profiles: loadProfileFile(flags.profiles), dataDir: flags.data };
+  const profiles = loadProfileFile(flags.profiles);
+  // Every application that will run needs a profile (the planners') and measured data (the ground
+  // truth). Checked here: found by a run, in compare that was a worker's error, thrown as a stack trace
+  // (exit 1) after every other run had been made, without naming the trace.
+  const profiled = new Set(profiles.classes.map((c) => c.name));
+  for (const job of trace) {
+    if (apps !== undefined && !apps.includes(job.application)) continue;
+    const where = `${flags.trace}: job "${job.name}" is of application "${job.application}"`;
+    if (!profiled.has(job.application)) {
+      throw new UsageError(
+        `${where}, which has no profile in ${flags.profiles} (it has: ${[...profiled].join(', ')}); leave it out with --apps`,
+      );
+    }
+    if (!isAppName(job.application)) {
+      throw new UsageError(
+        `${where}, which has no measured data (known: ${APP_NAMES.join(', ')}); leave it out with --apps`,
+      );
+    }
+  }
+  return { trace, apps, profiles, dataDir: flags.data };
 }
 
 export { DEFAULT_PROFILES };

@@ -24,18 +24,31 @@ const COLUMNS = ['name', 'time', 'application', 'num_replicas', 'batch_size'] as
 
 /** Parses a workload CSV (`name,time,application,num_replicas,batch_size`), sorted by arrival. */
 export function parseTrace(csv: string, origin = 'trace'): TraceJob[] {
-  let rows: Record<string, string>[];
+  let parsed: Array<{ record: Record<string, string>; info: { lines: number } }>;
   try {
-    rows = parse(csv, { columns: true, skip_empty_lines: true, trim: true });
+    // bom: a file saved as Excel's "CSV UTF-8" starts with one, which read as part of the first column's
+    // name ("\uFEFFname") and the file was refused for a missing column `name` it visibly has.
+    // Line ends made \n first: csv-parse counts a CRLF inside a quoted field as two lines.
+    parsed = parse(csv.replace(/\r\n?/g, '\n'), {
+      bom: true,
+      columns: true,
+      skip_empty_lines: true,
+      trim: true,
+      info: true,
+    });
   } catch (error) {
     throw new TraceError(`${origin}: not a CSV file (${(error as Error).message})`);
   }
+  const rows = parsed.map((p) => p.record);
   const first = rows[0];
   if (!first) throw new TraceError(`${origin}: no jobs (expected a header ${COLUMNS.join(',')} and rows)`);
   const missing = COLUMNS.filter((c) => !(c in first));
   if (missing.length) throw new TraceError(`${origin}: missing column(s) ${missing.join(', ')}`);
   const jobs = rows.map((row, i) => {
-    const line = i + 2;
+    // The file's own line, where the row starts: not i + 2, which blank lines and a quoted field over
+    // several lines above it shifted. csv-parse gives the line the row ends on.
+    const newlines = Object.values(row).reduce((n, v) => n + v.split('\n').length - 1, 0);
+    const line = (parsed[i] as (typeof parsed)[number]).info.lines - newlines;
     // A request is a count of GPUs and examples: 0 of either is no request (the simulator ran it anyway).
     const number = (column: (typeof COLUMNS)[number], integer: boolean) => {
       const value = Number(row[column]);

@@ -37,4 +37,19 @@ describe('workload traces', () => {
       /no jobs of ncf in the trace; it has: bert, cifar10/,
     );
   });
+
+  it('reads a file saved with a byte-order mark (Excel\'s "CSV UTF-8") as the same trace', () => {
+    expect(parseTrace(`\uFEFF${csv}`, 't.csv')).toEqual(parseTrace(csv, 't.csv'));
+  });
+
+  it("counts the file's own lines: blank lines and a quoted field over two lines before the bad row", () => {
+    const header = 'name,time,application,num_replicas,batch_size';
+    const blank = `${header}\na-0,0,cifar10,1,128\n\n\nb-1,soon,bert,2,24\n`;
+    expect(() => parseTrace(blank, 't.csv')).toThrow(/^t\.csv line 5: time must be/);
+    expect(() => parseTrace(blank.replace(/\n/g, '\r\n'), 't.csv')).toThrow(/^t\.csv line 5: time must be/);
+    const quoted = `${header}\r\n"a\r\n0",0,cifar10,1,128\r\nb-1,0,bert,0,24\r\n`;
+    expect(() => parseTrace(quoted, 't.csv')).toThrow(/^t\.csv line 4: num_replicas must be/);
+    const twoLines = `${header}\nb-1,0,"bert\n",1,soon\n`;
+    expect(() => parseTrace(twoLines, 't.csv')).toThrow(/^t\.csv line 2: batch_size must be/);
+  });
 });

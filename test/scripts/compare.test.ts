@@ -263,6 +263,28 @@ describe('compare', () => {
     );
     expect(bad.stderr.trim().split('\n')).toHaveLength(1);
   });
+
+  it('refuses a trace with an application nothing measured, naming the file and the job, before any run', () => {
+    const trace = writeTrace(out, 'unknown-app.csv', [
+      [0, 'cifar10'],
+      [1, 'resnet99'],
+      [2, 'cifar10'],
+    ]);
+    const args = ['--policies', 'lyra,boa', '--budgets', '12', '--workers', '1', '--quiet'];
+    const bad = runScript('compare.ts', ['--trace', trace, ...args, '--out', join(out, 'unknown-app')]);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toBe(
+      `error: ${trace}: job "j1" is of application "resnet99", which has no profile in ` +
+        `${resolve(POLLUX, '..', 'profiles.json')} (it has: bert, cifar10, deepspeech2, imagenet, ncf, ` +
+        'yolov3); leave it out with --apps\n',
+    );
+    expect(existsSync(join(out, 'unknown-app', 'results.json'))).toBe(false);
+    // Left out with --apps, the trace runs.
+    const kept = runScript('compare.ts', [
+      ...['--trace', trace, '--apps', 'cifar10', ...args, '--out', join(out, 'unknown-app')],
+    ]);
+    expect(kept.status, kept.stderr).toBe(0);
+  });
 });
 
 describe('compare --prior-from', () => {

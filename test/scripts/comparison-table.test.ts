@@ -58,6 +58,30 @@ describe('comparison-table', () => {
     expect(run.stdout).toContain('| trace-a | 60 (1.2x): 5% |');
   });
 
+  it("states the spend of boa's own series only, not of a boa variant's beside it", () => {
+    const withVariants = join(root, 'trace-b');
+    mkdirSync(withVariants);
+    writeFileSync(
+      join(withVariants, 'at-paid.json'),
+      JSON.stringify([
+        { paidGpuHoursPerHour: 60, minimumMultiple: 1.2, avgJctSeconds: avg, metrics: series },
+      ]),
+    );
+    // compare --policies boa,boa@cap2 --prior-from ...: every one boa online at budget 60.
+    const boa = { policy: 'boa', rates: 'online', budget: 60 };
+    writeFileSync(
+      join(withVariants, 'results.json'),
+      JSON.stringify([
+        { ...boa, paidGpuHoursPerHour: 63 },
+        { ...boa, label: 'boa (plan cap 2x)', paidGpuHoursPerHour: 75 },
+        { ...boa, label: 'boa (prior from 2 other traces)', paidGpuHoursPerHour: 54 },
+      ]),
+    );
+    const table = runScript('comparison-table.ts', [withVariants]);
+    expect(table.status, table.stderr).toBe(0);
+    expect(table.stdout).toContain('| trace-b | 60 (1.2x): 5% |');
+  });
+
   it('has --help, and says in one line which folder or file is missing (no stack trace)', () => {
     const help = runScript('comparison-table.ts', ['--help']);
     expect(help.status).toBe(0);

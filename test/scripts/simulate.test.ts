@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -164,6 +164,35 @@ describe('simulate', () => {
       const out = runScript('simulate.ts', ['--trace', one, '--policy', 'boa', '--budget', '10']);
       expect(out.status).toBe(2);
       expect(out.stderr).toBe(`error: ${one}: a trace needs at least two arrivals to have a span\n`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses an application with a profile but no measured data in one line naming the file and job', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'simulate-unmeasured-'));
+    try {
+      // A profile file with one more class (copied from cifar10's) than the ground truth measured.
+      const profiles = JSON.parse(readFileSync(resolve(POLLUX, '..', 'profiles.json'), 'utf8')) as {
+        classes: Array<{ name: string }>;
+      };
+      const cifar10 = profiles.classes.find((c) => c.name === 'cifar10');
+      profiles.classes.push({ ...cifar10, name: 'resnet99' });
+      const profileFile = join(dir, 'profiles.json');
+      writeFileSync(profileFile, JSON.stringify(profiles));
+      const trace = join(dir, 'trace.csv');
+      writeFileSync(
+        trace,
+        'name,time,application,num_replicas,batch_size\nj0,0,cifar10,1,128\nj1,60,resnet99,1,128\n',
+      );
+      const out = runScript('simulate.ts', [
+        ...['--trace', trace, '--profiles', profileFile, '--policy', 'fixed-request', '--budget', '8'],
+      ]);
+      expect(out.status).toBe(2);
+      expect(out.stderr).toBe(
+        `error: ${trace}: job "j1" is of application "resnet99", which has no measured data ` +
+          '(known: bert, cifar10, deepspeech2, imagenet, ncf, yolov3); leave it out with --apps\n',
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
