@@ -25,6 +25,7 @@ import { BoaPlanner } from '../src/sim/policies/boa/planner.ts';
 import { ApiError, LauncherClient } from '../src/sim/replay/api-client.ts';
 import { ReplayWorld, type WorldSnapshot } from '../src/sim/replay/world.ts';
 import { truthProvider } from '../src/sim/run.ts';
+import { checkDemoJobNames } from './lib/demo-names.ts';
 import { loadProfileFile, loadTrace, parseList, runMain, UsageError, scriptProgram } from './lib/inputs.ts';
 import { HeaviestWindow } from './lib/heaviest-window.ts';
 import { demoHistory, importDemoHistory } from './lib/demo-history.ts';
@@ -150,6 +151,7 @@ await runMain(async () => {
   const apps = opts.apps ? parseList(opts.apps, '--apps') : undefined;
   const rates = arrivalRatesPerHour(trace, apps);
   const jobs = trace.filter((j) => j.application in rates);
+  checkDemoJobNames(jobs, opts.trace);
   const profiles = loadProfileFile(opts.profiles);
   const history = demoHistory(opts, opts.trace, apps);
   // Without --state the replay cannot be resumed, so its temporary state is removed when it ends.
