@@ -44,6 +44,9 @@ describe('boa jobs by name, several at once, filtered', () => {
     const active = await s.boa(['jobs', 'list', '--state', 'waiting,running']);
     expect(active.status, active.stderr).toBe(0);
     expect(listed(active.stdout)).toEqual([a, c]);
+    // Repeated, it means any of them too (it kept only the last).
+    const repeated = await s.boa(['jobs', 'list', '--state', 'cancelled', '--state', 'waiting']);
+    expect(listed(repeated.stdout)).toEqual([a, b, c]);
     expect(listed((await s.boa(['jobs', 'list', '--class', 'cifar10'])).stdout)).toEqual([a, c]);
     expect(listed((await s.boa(['jobs', 'list', '--name', 'sweep'])).stdout)).toEqual([a, b]);
     const both = await s.boa(['jobs', 'list', '--name', 'sweep', '--state', 'cancelled']);

@@ -164,7 +164,7 @@ function renderImported(r: ImportResult): string {
   const i = r.data.import;
   const what = r.data.alreadyImported
     ? `${r.file}: imported before, as #${i.id}; nothing changed`
-    : `${r.file}: imported ${i.arrivals} arrivals as #${i.id}, ${when(i.firstArrivalAt)} to ${when(i.lastArrivalAt)}; the next plan reads them`;
+    : `${r.file}: imported ${i.arrivals} arrival${i.arrivals === 1 ? '' : 's'} as #${i.id}, ${when(i.firstArrivalAt)} to ${when(i.lastArrivalAt)}; the next plan reads them`;
   const notes = [
     ...(r.dropped > 0 ? [`${r.dropped} of classes the service does not have left out`] : []),
     ...(r.older > 0

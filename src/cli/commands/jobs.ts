@@ -26,7 +26,9 @@ export function addJobsCommands(program: Command): void {
     .description('list the newest jobs (--limit), oldest first')
     .option(
       '--state <states>',
-      `only jobs in this state, or any of several: waiting,running (${JOB_STATES.join(', ')})`,
+      `only jobs in this state, or any of several: waiting,running (${JOB_STATES.join(', ')}); may be repeated`,
+      // Repeated (--state waiting --state running) means any of them, as the comma list does.
+      (value: string, previous?: string) => (previous === undefined ? value : `${previous},${value}`),
     )
     .option('--class <class>', 'only jobs of this class')
     .option('--name <name>', 'only jobs of exactly this name')
