@@ -177,8 +177,9 @@ export class Execution {
   }
 
   /**
-   * What the replicas' states mean for their jobs. Only the job's current generation counts: older
-   * ones are being stopped. Returns whether anything is still starting or stopping.
+   * What the replicas' states mean for their jobs. Only the job's current generation counts, but for a
+   * rank 0 of an older one that finished on its own: older ones are being stopped. Returns whether
+   * anything is still starting or stopping.
    */
   private apply(statuses: readonly ReplicaStatus[]): boolean {
     const before = this.nodesWithReplicas;
@@ -202,10 +203,15 @@ export class Execution {
         continue;
       }
       const current = replicas.filter((r) => r.generation === job.generation);
+      // Rank 0 of an older generation that exited 0 on its own (the executor never reports one its stop
+      // ended as succeeded and not interrupted): the job finished just as it was rescaled or restarted.
+      const finishedBefore = replicas.find(
+        (r) => r.generation < job.generation && r.rank === 0 && r.phase === 'succeeded' && !r.interrupted,
+      );
       const rank0 = current.find((r) => r.rank === 0);
       const interrupted = current.find((r) => r.interrupted);
       const failed = current.find((r) => r.phase === 'failed');
-      if (rank0?.phase === 'succeeded' && !rank0.interrupted) {
+      if ((rank0?.phase === 'succeeded' && !rank0.interrupted) || finishedBefore) {
         this.service.finishJob(jobId, 'done');
       } else if (interrupted) {
         this.interrupted(job, interrupted);

@@ -171,7 +171,10 @@ export interface ReplicaStatus {
  * terminationGracePeriodSeconds); a generation starts only once its job's older replicas are gone;
  * missing replicas of the current generation are created, but one seen and then gone without boa
  * stopping it is reported interrupted (its job resumes as a new generation, every rank together). Ended
- * replicas stay reported until their generation leaves `desired`, so the service sees every exit.
+ * replicas stay reported until their generation leaves `desired`, so the service sees every exit; one
+ * that ended on its own before its generation left (not stopped by boa) is reported at least once after
+ * too, never as succeeded when boa's stop ended it, so a rank 0 that finished as its job was rescaled
+ * is seen to have finished.
  * Idempotent, and safe after a restart:
  * replicas that survived the service are adopted, never started twice.
  */

@@ -281,6 +281,52 @@ export function executorContract(
       expect(await harness.starts(ref)).toHaveLength(1);
     });
 
+    it('reports a replica that ended on its own after its generation is no longer wanted, as it ended', async () => {
+      const executor = await create(1);
+      const ref = { jobId: 12, generation: 1, rank: 0 };
+      const gen1 = desiredJob(harness, 12, 1, [1], harness.workload());
+      await until(executor, [gen1], () => started(ref), 'start');
+      await harness.exit(ref, 0);
+      await until(executor, [gen1], (s) => find(s, ref)?.phase === 'succeeded', 'exit seen');
+      // The job was rescaled before the service saw that exit: the next reconcile still says it.
+      const gen2 = desiredJob(harness, 12, 2, [1], harness.workload());
+      const next = { jobId: 12, generation: 2, rank: 0 };
+      const seen: Array<ReplicaStatus | undefined> = [];
+      await until(
+        executor,
+        [gen2],
+        async (s) => {
+          seen.push(find(s, ref));
+          return started(next);
+        },
+        'the next generation',
+      );
+      expect(seen[0]).toMatchObject({ phase: 'succeeded', exitCode: 0 });
+      expect(seen[0]?.interrupted).toBeFalsy();
+    });
+
+    it('never reports a replica its own stop ended as succeeded, even when it exits 0 on SIGTERM', async () => {
+      const executor = await create(1);
+      const ref = { jobId: 13, generation: 1, rank: 0 };
+      const gen1 = desiredJob(harness, 13, 1, [1], harness.workload({ termExitsZero: true }));
+      await until(executor, [gen1], () => started(ref), 'start');
+      const gen2 = desiredJob(harness, 13, 2, [1], harness.workload());
+      const next = { jobId: 13, generation: 2, rank: 0 };
+      const seen: ReplicaStatus[] = [];
+      await until(
+        executor,
+        [gen2],
+        async (s) => {
+          const old = find(s, ref);
+          if (old) seen.push(old);
+          return (await started(next)) && find(s, ref) === undefined;
+        },
+        'the old generation stopped and the next started',
+      );
+      expect(await harness.terminations(ref)).toBe(1);
+      expect(seen.filter((s) => s.phase === 'succeeded' && !s.interrupted)).toEqual([]);
+    });
+
     it('adopts running replicas in a new executor instance without starting them again', async () => {
       const first = await create();
       const job = desiredJob(harness, 8, 1, [1, 1], harness.workload());

@@ -206,6 +206,37 @@ describe('replica status from a pod', () => {
       reason: 'deleted while running',
       interrupted: true,
     });
+    // Its container had ended on its own before the pod was deleted (boa deletes an older generation's
+    // pods): its exit is its own. One that ended after the deletion was asked for is the deletion's.
+    const deletion = new Date('2026-11-28T12:00:00Z');
+    const graceSeconds = base.spec?.terminationGracePeriodSeconds ?? 30;
+    const finished = (msBeforeDeletionAsked: number) =>
+      ({
+        ...base,
+        metadata: { ...base.metadata, deletionTimestamp: deletion },
+        status: {
+          phase: 'Succeeded',
+          containerStatuses: [
+            {
+              ...exited(0)[0]!,
+              state: {
+                terminated: {
+                  exitCode: 0,
+                  reason: 'Completed',
+                  finishedAt: new Date(deletion.getTime() - graceSeconds * 1000 - msBeforeDeletionAsked),
+                },
+              },
+            },
+          ],
+        },
+      }) as V1Pod;
+    expect(replicaStatusOf(finished(60_000))).toEqual({
+      ...ids,
+      phase: 'succeeded',
+      exitCode: 0,
+      reason: 'Completed',
+    });
+    expect(replicaStatusOf(finished(-1000))).toMatchObject({ phase: 'failed', interrupted: true });
     // A spot interruption or preemption marks the pod before it goes.
     const disrupted = {
       phase: 'Succeeded',

@@ -25,9 +25,15 @@ class ScriptedExecutor implements Executor {
   readonly interrupted = new Map<string, number>();
   /** Any other status the test gives a replica. */
   readonly statuses = new Map<string, Partial<ReplicaStatus>>();
+  /** Statuses of replicas no longer desired, reported at the next reconcile only. */
+  readonly endedBefore: ReplicaStatus[] = [];
 
   async reconcile(desired: readonly DesiredJob[]): Promise<readonly ReplicaStatus[]> {
     this.calls.push([...desired]);
+    return this.endedBefore.splice(0).concat(this.desiredStatuses(desired));
+  }
+
+  private desiredStatuses(desired: readonly DesiredJob[]): ReplicaStatus[] {
     return desired.flatMap((job) =>
       job.replicas.map((r): ReplicaStatus => {
         const key = `${r.jobId}/${r.generation}/${r.rank}`;
@@ -147,6 +153,27 @@ describe('execution', () => {
     expect(s.service.job(id)).toMatchObject({ state: 'done', width: 0, exitCode: null });
     await s.ticks(1);
     expect(s.executor.last(id)).toBeUndefined();
+  });
+
+  it("marks the job done when an older generation's rank 0 exited 0 on its own, as the job was rescaled", async () => {
+    const s = await service();
+    const { id } = (await s.request('POST', '/v1/jobs', { class: 'bert', workload })).body;
+    await s.ticks(4);
+    const job = s.service.job(id);
+    const old = { jobId: id, generation: job.generation, node: job.allocation[0]!, exitCode: 0 };
+    // A new generation (as a rescale makes) before the executor saw the old one's exits: a peer's,
+    // and rank 0's stopped by boa (interrupted), change nothing.
+    job.generation += 1;
+    s.executor.endedBefore.push(
+      { ...old, rank: 1, phase: 'succeeded' },
+      { ...old, rank: 0, phase: 'failed', interrupted: true },
+    );
+    await s.ticks(1);
+    expect(s.service.job(id)).toMatchObject({ state: 'running', restarts: 0 });
+    // Its rank 0 ended on its own with 0: the job finished, it is not run again.
+    s.executor.endedBefore.push({ ...old, rank: 0, phase: 'succeeded' });
+    await s.ticks(1);
+    expect(s.service.job(id)).toMatchObject({ state: 'done', restarts: 0 });
   });
 
   it('resumes a job whose replica was stopped from outside at once, not done and not counted as a restart', async () => {

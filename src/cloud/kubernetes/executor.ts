@@ -136,10 +136,17 @@ export class KubernetesExecutor implements Executor {
     const tasks: (() => Promise<void>)[] = [];
 
     // Stop what should not run: other generations, jobs no longer desired, replicas on the wrong node.
+    // One that had ended on its own is reported as it ended, once more: its pod may be gone by the end
+    // of this pass (a rank 0 that finished just as its job was rescaled is the job finished).
+    const endedBeforeDeletion: ReplicaStatus[] = [];
     for (const [jobId, owned] of byJob) {
       for (const { pod, id } of owned) {
-        if (!belongs(pod, id, want.get(jobId)) && !pod.metadata?.deletionTimestamp)
+        if (!belongs(pod, id, want.get(jobId)) && !pod.metadata?.deletionTimestamp) {
+          const status = replicaStatusOf(pod);
+          if (status && (status.phase === 'succeeded' || status.phase === 'failed') && !status.interrupted)
+            endedBeforeDeletion.push(status);
           tasks.push(() => this.deletePod(pod));
+        }
       }
     }
     // Pods their node turned away (another job's pod still holding the GPUs) go, to be created again.
@@ -198,7 +205,9 @@ export class KubernetesExecutor implements Executor {
       const status = replicaStatusOf(pod);
       return status ? [this.readmissions.status(pod, status)] : [];
     });
-    return [...statuses, ...this.rejected.values(), ...this.vanished.values()];
+    const listed = new Set(statuses.map((r) => `${r.jobId}/${r.generation}/${r.rank}`));
+    const gone = endedBeforeDeletion.filter((r) => !listed.has(`${r.jobId}/${r.generation}/${r.rank}`));
+    return [...statuses, ...gone, ...this.rejected.values(), ...this.vanished.values()];
   }
 
   /**

@@ -187,8 +187,21 @@ function interruptionOf(pod: V1Pod): string | undefined {
   const reason = pod.status?.reason;
   if (reason === 'Evicted' || reason === 'Terminated')
     return `${reason}${pod.status?.message ? `: ${pod.status.message}` : ''}`;
-  if (pod.metadata?.deletionTimestamp) return 'deleted while running';
+  if (pod.metadata?.deletionTimestamp && !endedBeforeDeletion(pod)) return 'deleted while running';
   return undefined;
+}
+
+/**
+ * Its container had ended before the pod was deleted (boa deletes an older generation's pods, one
+ * that finished on its own among them): its exit is its own, not the deletion's.
+ */
+function endedBeforeDeletion(pod: V1Pod): boolean {
+  const finishedAt = pod.status?.containerStatuses?.[0]?.state?.terminated?.finishedAt;
+  const deletion = pod.metadata?.deletionTimestamp;
+  if (!finishedAt || !deletion) return false;
+  const graceSeconds =
+    pod.metadata?.deletionGracePeriodSeconds ?? pod.spec?.terminationGracePeriodSeconds ?? 30;
+  return new Date(finishedAt).getTime() < new Date(deletion).getTime() - graceSeconds * 1000;
 }
 
 /** Why a workload cannot run as a pod, naming the field; undefined when it can. */

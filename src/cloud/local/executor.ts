@@ -181,6 +181,8 @@ export class LocalExecutor implements Executor {
     const now = this.now();
     // Jobs whose older replicas are still alive: their new generation waits until those are gone.
     const blocked = new Set<number>();
+    // Of generations no longer wanted, those that ended on their own (not by boa's stop): said once more.
+    const endedBeforeStop: ReplicaStatus[] = [];
     for (const [key, replica] of this.replicas) {
       this.refresh(replica, now);
       const job = wanted.get(replica.jobId);
@@ -193,6 +195,7 @@ export class LocalExecutor implements Executor {
         this.stop(replica, now);
         blocked.add(replica.jobId);
       } else {
+        if (replica.exit && !replica.exit.stopped) endedBeforeStop.push(this.statusOf(replica));
         this.forget(key, replica);
       }
     }
@@ -215,7 +218,11 @@ export class LocalExecutor implements Executor {
     const failedToStart = [...this.spawnFailures.entries()]
       .filter(([key]) => this.unstartable(key))
       .map(([, failure]) => spawnFailedStatus(failure.spec, failure));
-    return [...[...this.replicas.values()].map((r) => this.statusOf(r)), ...failedToStart];
+    return [
+      ...[...this.replicas.values()].map((r) => this.statusOf(r)),
+      ...failedToStart,
+      ...endedBeforeStop,
+    ];
   }
 
   async close(): Promise<void> {
