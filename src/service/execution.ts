@@ -178,7 +178,8 @@ export class Execution {
 
   /**
    * What the replicas' states mean for their jobs. Only the job's current generation counts: older
-   * ones are being stopped. Returns whether anything is still starting or stopping.
+   * ones are being stopped. Returns whether anything is still starting or stopping, or a job's next
+   * generation is to start (a restart or a resume).
    */
   private apply(statuses: readonly ReplicaStatus[]): boolean {
     const before = this.nodesWithReplicas;
@@ -209,8 +210,12 @@ export class Execution {
         this.service.finishJob(jobId, 'done');
       } else if (interrupted) {
         this.interrupted(job, interrupted);
+        // Its new generation starts at once, or when its backoff ends: followed up, not left to the
+        // next tick (up to tickSeconds later) when none of its replicas is left running.
+        settling = true;
       } else if (failed) {
         this.fail(job, failed);
+        settling = true;
       }
     }
     return settling;
