@@ -179,7 +179,8 @@ export class Execution {
   /**
    * What the replicas' states mean for their jobs. Only the job's current generation counts, but for a
    * rank 0 of an older one that finished on its own: older ones are being stopped. Returns whether
-   * anything is still starting or stopping.
+   * anything is still starting or stopping, or a job's next generation is to start (a restart or a
+   * resume).
    */
   private apply(statuses: readonly ReplicaStatus[]): boolean {
     const before = this.nodesWithReplicas;
@@ -215,8 +216,12 @@ export class Execution {
         this.service.finishJob(jobId, 'done');
       } else if (interrupted) {
         this.interrupted(job, interrupted);
+        // Its new generation starts at once, or when its backoff ends: followed up, not left to the
+        // next tick (up to tickSeconds later) when none of its replicas is left running.
+        settling = true;
       } else if (failed) {
         this.fail(job, failed);
+        settling = true;
       }
     }
     return settling;

@@ -213,6 +213,31 @@ describe('execution', () => {
     await waitFor(() => s.service.job(id).state === 'done');
   });
 
+  it('restarts a job whose every replica failed when its backoff ends, not at the next tick', async () => {
+    const s = await service({ replicaCheckSeconds: 0.05, restartBackoffSeconds: 10 });
+    const { id } = (await s.request('POST', '/v1/jobs', { class: 'bert', workload })).body;
+    await s.ticks(4);
+    const first = s.service.job(id).generation;
+    const ranks = s.executor.last(id)?.replicas.map((r) => r.rank) ?? [];
+    // Every replica exits 3 at once (a command that fails at start): none is left running.
+    for (const rank of ranks) s.executor.exits.set(`${id}/${first}/${rank}`, 3);
+    await waitFor(() => s.service.job(id).restarts === 1);
+    // 11 s later on the service's clock, with no tick (they are 60 s apart): the 10 s backoff is over.
+    s.clock.advance(11);
+    await waitFor(() => s.executor.last(id)?.generation === first + 1);
+  });
+
+  it('resumes a job whose every replica was stopped from outside without waiting for a tick', async () => {
+    const s = await service({ replicaCheckSeconds: 0.05 });
+    const { id } = (await s.request('POST', '/v1/jobs', { class: 'bert', workload })).body;
+    await s.ticks(4);
+    const first = s.service.job(id).generation;
+    const ranks = s.executor.last(id)?.replicas.map((r) => r.rank) ?? [];
+    for (const rank of ranks) s.executor.interrupted.set(`${id}/${first}/${rank}`, 600_000);
+    // "At once" (docs/jobs.md): the new generation's replicas are asked for with no tick.
+    await waitFor(() => s.executor.last(id)?.generation === first + 1);
+  });
+
   it('resumes a job whose replica is being deleted from outside, even when a peer fails meanwhile', async () => {
     const s = await service({ maxRestarts: 0, restartBackoffSeconds: 600 });
     const { id } = (await s.request('POST', '/v1/jobs', { class: 'bert', workload })).body;
