@@ -71,6 +71,7 @@ export function estimatesAt(
   const binHours = Array.from({ length: binCount }, (_, b) =>
     Math.max(0, Math.min(binMs, observedMs - b * binMs) / HOUR),
   );
+  const evidenceHours = evidenceHoursOf(options.priorWeightHours, observedMs / HOUR, options.binHours);
   const rates: Record<string, number> = {};
   for (const c of classes) {
     rates[c.name] = robustRate(
@@ -78,6 +79,7 @@ export function estimatesAt(
       options.priorWeightHours,
       counts.get(c.name) ?? [],
       binHours,
+      evidenceHours,
     );
   }
   // Only against a full window: before it the estimate is still learning the load, not stale.
@@ -86,7 +88,6 @@ export function estimatesAt(
     options.rise && options.rise.hours > 0 && full
       ? recentRise(classes, submissions, options.now, options.observedSince, rates, options.rise, index)
       : undefined;
-  const evidenceHours = options.priorWeightHours + observedMs / HOUR;
   const bounded = (estimate: Record<string, number>) => {
     const factor = confidenceFactor(estimate, evidenceHours, options.confidence ?? 0);
     if (factor > 1)
@@ -97,6 +98,15 @@ export function estimatesAt(
     window: bounded({ ...rates }),
     ...(recent ? { risen: bounded({ ...rates, ...recent }) } : {}),
   };
+}
+
+/**
+ * The hours of evidence an estimate stands for: the prior's and those observed, and at least one bin
+ * (with `priorWeightHours` 0, minutes after the start, counts over minutes would read as huge rates
+ * that the plan then holds for the window).
+ */
+export function evidenceHoursOf(priorWeightHours: number, observedHours: number, binHours = 1): number {
+  return Math.max(binHours, priorWeightHours + observedHours);
 }
 
 /** The most standard errors the bound may take: beyond it a plan is made for a load several times that seen. */

@@ -7,6 +7,7 @@ import {
   confidenceFactor,
   estimateRates,
   estimatesAt,
+  evidenceHoursOf,
   type PastEstimate,
   firstDayRate,
   plannedRates,
@@ -170,7 +171,7 @@ export function rateConfidenceNow(svc: BoaService, now: number): number {
   if (!(config.rateConfidence > 0)) return 1;
   const { since, classes, submissions, options } = currentWindow(svc, now);
   const estimate = estimateRates(classes, submissions, options);
-  const evidenceHours = config.priorWeightHours + Math.max(0, now - since) / HOUR;
+  const evidenceHours = evidenceHoursOf(config.priorWeightHours, Math.max(0, now - since) / HOUR);
   return confidenceFactor(estimate, evidenceHours, config.rateConfidence);
 }
 

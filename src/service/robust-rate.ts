@@ -13,15 +13,18 @@ export function burstCap(expected: number): number {
 /**
  * Jobs/hour from arrival counts in bins of `binHours`, with a prior rate worth `priorWeightHours`: each
  * bin counts at most burstCap of what the rate expects in it, the rate being the estimate itself (a
- * fixed point).
+ * fixed point). The counts are read over at least `minWeightHours`: with no prior weight and a single
+ * short bin, a bin's cap rises with the estimate and never binds, so one arrival a millisecond after
+ * the start would read as 3.6 million an hour and a burst would count in full.
  */
 export function robustRate(
   prior: number,
   priorWeightHours: number,
   binCounts: readonly number[],
   binHours: readonly number[],
+  minWeightHours = 0,
 ): number {
-  const weight = priorWeightHours + binHours.reduce((a, b) => a + b, 0);
+  const weight = Math.max(minWeightHours, priorWeightHours + binHours.reduce((a, b) => a + b, 0));
   if (weight <= 0) return 0;
   const step = (rate: number) => {
     let evidence = prior * priorWeightHours;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { estimateRates } from '../../src/service/estimators.ts';
+import { estimateRates, plannedRates } from '../../src/service/estimators.ts';
+import { DEFAULT_ONLINE_RATES, OnlineRates } from '../../src/sim/policies/boa/online-rates.ts';
 import { IMPOSSIBLE_FACTOR, judgeWorkSample } from '../../src/service/trust.ts';
 import { startService } from './harness.ts';
 
@@ -33,6 +34,30 @@ describe('arrival rates under bursts', () => {
     }));
     const rates = estimateRates([{ name: 'ncf', priorRatePerHour: 2 }], arrivals, options(T0 + 6 * HOUR));
     expect(rates.ncf).toBeCloseTo((2 * 2 + 10) / 8, 6);
+  });
+});
+
+describe('arrival rates without a prior weight', () => {
+  const noPrior = (now: number) => ({ ...options(now), priorWeightHours: 0 });
+  const cifar10 = [{ name: 'cifar10', priorRatePerHour: 0 }];
+
+  it('reads one arrival a minute after the start as one arrival, not 60 an hour', () => {
+    const one = [{ className: 'cifar10', submittedAt: T0 + 60_000 }];
+    expect(estimateRates(cifar10, one, noPrior(T0 + 60_000)).cifar10).toBeLessThanOrEqual(1);
+    // The plan holds the highest estimate of the window: a blown-up first one would last the day.
+    const held = plannedRates(cifar10, one, { ...noPrior(T0 + 12 * HOUR), holdHalfLifeHours: 48 });
+    expect(held.cifar10).toBeLessThanOrEqual(1);
+  });
+
+  it('counts a burst in the first minutes as a few arrivals, as it does with a prior', () => {
+    const burst = Array.from({ length: 1000 }, () => ({ className: 'cifar10', submittedAt: T0 + 60_000 }));
+    expect(estimateRates(cifar10, burst, noPrior(T0 + 120_000)).cifar10).toBeLessThan(5);
+  });
+
+  it("in the simulator's online rates too, the service's code", () => {
+    const online = new OnlineRates(['cifar10'], { ...DEFAULT_ONLINE_RATES, priorWeightHours: 0 });
+    online.record('cifar10', 1000);
+    expect(online.ratesAt(1000 + 600).cifar10).toBeLessThanOrEqual(1);
   });
 });
 
