@@ -60,24 +60,21 @@ export function recentRise(
   const binMs = rise.binMinutes * 60_000;
   const binCount = Math.max(1, Math.ceil(spanMs / binMs));
   const total = new Array<number>(binCount).fill(0);
-  const perClass = new Map<string, number>();
+  const classBins = new Map<string, number[]>();
   // Each class once, though a caller may list one twice.
   const known = new Set(classes.map((c) => c.name));
   if (index) {
-    for (const name of known) {
-      const bins = index.bins(name, start, now, binMs, binCount);
-      bins.forEach((n, b) => (total[b] = (total[b] ?? 0) + n));
-      const n = index.count(name, start, now);
-      if (n > 0) perClass.set(name, n);
-    }
+    for (const name of known) classBins.set(name, index.bins(name, start, now, binMs, binCount));
   } else {
     for (const s of submissions) {
       if (s.submittedAt <= start || s.submittedAt > now || !known.has(s.className)) continue;
+      let bins = classBins.get(s.className);
+      if (!bins) classBins.set(s.className, (bins = new Array<number>(binCount).fill(0)));
       const bin = Math.min(binCount - 1, Math.floor((s.submittedAt - start - 1) / binMs));
-      total[bin] = (total[bin] ?? 0) + 1;
-      perClass.set(s.className, (perClass.get(s.className) ?? 0) + 1);
+      bins[bin] = (bins[bin] ?? 0) + 1;
     }
   }
+  for (const bins of classBins.values()) bins.forEach((n, b) => (total[b] = (total[b] ?? 0) + n));
   const binHours = Array.from({ length: binCount }, (_, b) =>
     Math.max(0, Math.min(binMs, spanMs - b * binMs) / HOUR),
   );
@@ -90,6 +87,10 @@ export function recentRise(
     return undefined;
   // The mix: half the recent hours' (few arrivals, but current), half the window's (more, but older);
   // no class below its window estimate, so a rare class the recent hours lack keeps its rate.
+  // The recent mix from each class's burst-capped level, not its raw count: a burst of 1000 submissions
+  // of one class would otherwise take nearly all of the level, however few arrivals it is evidence for.
+  const perClass = new Map<string, number>();
+  for (const [name, bins] of classBins) perClass.set(name, robustRate(0, 0, bins, binHours));
   const scaled: Record<string, number> = {};
   const counted = [...perClass.values()].reduce((a, b) => a + b, 0);
   for (const c of classes) {

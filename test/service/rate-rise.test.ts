@@ -78,4 +78,17 @@ describe('rate rise detection', () => {
     expect(rates.bert).toBeLessThan(6.5);
     expect(rates.cifar10).toBeGreaterThan(window.cifar10 as number);
   });
+
+  it('splits the level by a mix in which a burst is a few arrivals too, not its thousand', () => {
+    // The step of the test above (bert from 0 to 9 an hour beside cifar10 at 3), and a burst of 1000
+    // cifar10 submissions at one instant of the recent hours.
+    const step = [...evenly('cifar10', 3, 0, 26), ...evenly('bert', 9, 24, 2)];
+    const burst = Array.from({ length: 1000 }, () => ({ className: 'cifar10', submittedAt: T0 + 25 * HOUR }));
+    const now = T0 + 26 * HOUR;
+    const without = estimateRates(CLASSES, step, options(now));
+    const rates = estimateRates(CLASSES, [...step, ...burst], options(now));
+    // bert is what rose: the burst must not take its share of the level and give it to cifar10.
+    expect(rates.bert).toBeGreaterThan(0.8 * (without.bert as number));
+    expect(rates.cifar10).toBeLessThan(1.5 * (without.cifar10 as number));
+  });
 });
