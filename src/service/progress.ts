@@ -38,25 +38,45 @@ export function reportProgress(
       'statEpoch',
     );
   }
-  if (statEpoch === job.statEpoch) {
-    if (workDoneSeconds === undefined || workDoneSeconds === job.workDoneSeconds) return job;
-    job.workDoneSeconds = workDoneSeconds;
-    svc.deps.repo.transaction(() => svc.deps.repo.saveJobState(job));
+  // Rolled back (disk full, an I/O error), memory goes back to what the store holds: otherwise the
+  // client's retry of the report finds its epoch reached and saves nothing, and the class keeps a
+  // sample the store lacks (learned again from the same epoch after a restart).
+  const undo = progressUndo(svc, job);
+  try {
+    if (statEpoch === job.statEpoch) {
+      if (workDoneSeconds === undefined || workDoneSeconds === job.workDoneSeconds) return job;
+      job.workDoneSeconds = workDoneSeconds;
+      svc.deps.repo.transaction(() => svc.deps.repo.saveJobState(job));
+      return job;
+    }
+    const now = svc.deps.clock.now();
+    // Only the next epoch ends the current one alone: a report that skips epochs spans several, and its
+    // duration is not the work of the epoch it leaves.
+    if (statEpoch === job.statEpoch + 1) recordWorkSample(svc, job, now);
+    job.statEpoch = statEpoch;
+    job.workDoneSeconds = workDoneSeconds ?? 0;
+    job.epochStartedAt = job.allocation.length > 0 ? now : null;
+    job.epochGeneration = job.generation;
+    svc.deps.repo.transaction(() => {
+      svc.deps.repo.saveJobState(job);
+      persistWorkSamples(svc, now);
+    });
     return job;
+  } catch (error) {
+    undo();
+    throw error;
   }
-  const now = svc.deps.clock.now();
-  // Only the next epoch ends the current one alone: a report that skips epochs spans several, and its
-  // duration is not the work of the epoch it leaves.
-  if (statEpoch === job.statEpoch + 1) recordWorkSample(svc, job, now);
-  job.statEpoch = statEpoch;
-  job.workDoneSeconds = workDoneSeconds ?? 0;
-  job.epochStartedAt = job.allocation.length > 0 ? now : null;
-  job.epochGeneration = job.generation;
-  svc.deps.repo.transaction(() => {
-    svc.deps.repo.saveJobState(job);
-    persistWorkSamples(svc, now);
-  });
-  return job;
+}
+
+/** What a progress report changes in memory, put back by the function returned. */
+function progressUndo(svc: BoaService, job: ServiceJob): () => void {
+  const { statEpoch, workDoneSeconds, epochStartedAt, epochGeneration } = job;
+  const cls = svc.state.classes.get(job.className);
+  const samples = cls?.workSamples.map((epoch) => [...epoch]);
+  return () => {
+    Object.assign(job, { statEpoch, workDoneSeconds, epochStartedAt, epochGeneration });
+    if (cls && samples) cls.workSamples = samples;
+  };
 }
 
 /** A clean epoch (one allocation throughout, at the planned width) tells us its 1-GPU work. */

@@ -61,6 +61,46 @@ describe('progress reports as work samples', () => {
     );
   });
 
+  it('leaves no trace of a report whose transaction rolls back, and learns the epoch once from the retry', async () => {
+    const { s, job, cls } = await runningJob();
+    const epoch = cls.profile.epochs[0]!;
+    const speedup = epoch.speedup[String(job.allocation.length)]!;
+    s.clock.t = job.epochStartedAt! + (cls.profile.rescaleSeconds + epoch.workSeconds / speedup) * 1000;
+    const before = {
+      statEpoch: job.statEpoch,
+      epochStartedAt: job.epochStartedAt,
+      workDone: job.workDoneSeconds,
+    };
+    const repo = s.service.deps.repo;
+    const saveJobState = repo.saveJobState.bind(repo);
+    let failOnce = true;
+    repo.saveJobState = (j) => {
+      if (failOnce) {
+        failOnce = false;
+        throw new Error('SQLITE_FULL: database or disk is full');
+      }
+      saveJobState(j);
+    };
+    expect(() => s.service.reportProgress(job.id, 1, undefined, 30)).toThrow('SQLITE_FULL');
+    // Memory is what the store holds: the job in its epoch, the class without the sample.
+    expect({
+      statEpoch: job.statEpoch,
+      epochStartedAt: job.epochStartedAt,
+      workDone: job.workDoneSeconds,
+    }).toEqual(before);
+    expect(cls.workSamples[0]).toHaveLength(0);
+    // The client's retry is the report: saved, and the epoch learned once.
+    s.service.reportProgress(job.id, 1, undefined, 30);
+    expect(repo.getJob(job.id)!.statEpoch).toBe(1);
+    expect(cls.workSamples[0]).toHaveLength(1);
+    // The same for a report of work done within the epoch.
+    failOnce = true;
+    expect(() => s.service.reportProgress(job.id, 1, undefined, 60)).toThrow('SQLITE_FULL');
+    expect(job.workDoneSeconds).toBe(30);
+    s.service.reportProgress(job.id, 1, undefined, 60);
+    expect(repo.getJob(job.id)!.workDoneSeconds).toBe(60);
+  });
+
   it('learns the last epoch from a completion in it', async () => {
     const { s, job, token, cls } = await runningJob('one');
     const epoch = cls.profile.epochs[0]!;
