@@ -263,14 +263,18 @@ export function blendWork(profileWork: number, samples: readonly number[], prior
   return (profileWork * priorSamples + sum) / (priorSamples + samples.length);
 }
 
-/** Re-plan when some class's load moved by more than `fraction` of what the plan was made for. */
+/**
+ * Re-plan when some class's load moved by more than `fraction` of what the plan was made for. A class
+ * missing from either side is at 0 there: the simulator's online rates leave out a class that fell
+ * to 0, which the service's loadRates lists at 0, and the fall is the same move.
+ */
 export function ratesMoved(
   planned: Readonly<Record<string, number>>,
   now: Readonly<Record<string, number>>,
   fraction = 0.25,
 ): boolean {
-  return Object.entries(now).some(([name, rate]) => {
+  return [...new Set([...Object.keys(planned), ...Object.keys(now)])].some((name) => {
     const before = planned[name] ?? 0;
-    return Math.abs(rate - before) > fraction * Math.max(before, 1e-3);
+    return Math.abs((now[name] ?? 0) - before) > fraction * Math.max(before, 1e-3);
   });
 }

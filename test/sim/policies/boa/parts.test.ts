@@ -84,6 +84,21 @@ describe("online arrival rates (the service's estimator)", () => {
     rates.record('a', 3600);
     expect(ratesMoved(planned, rates.ratesAt(3600))).toBe(true);
   });
+
+  it('asks for a re-plan when a class fell to 0, which the online rates leave out, as the service does', () => {
+    // The service's loadRates lists a class at 0; the online rates leave it out: the same fall.
+    expect(ratesMoved({ a: 1, b: 0.5 }, { a: 1, b: 0 })).toBe(true);
+    expect(ratesMoved({ a: 1, b: 0.5 }, { a: 1 })).toBe(true);
+    // With no hold, b's only arrival leaves the window while a keeps its rate.
+    const rates = new OnlineRates(['a', 'b'], { ...DEFAULT_ONLINE_RATES, holdHalfLifeHours: 0, rise: null });
+    rates.record('b', 0);
+    for (let h = 1; h <= 23; h++) rates.record('a', h * 3600);
+    const planned = rates.ratesAt(24 * 3600 - 1);
+    expect(planned.b).toBeGreaterThan(0);
+    const now = rates.ratesAt(24 * 3600 + 1);
+    expect(now.b).toBeUndefined();
+    expect(ratesMoved(planned, now)).toBe(true);
+  });
 });
 
 describe('paid / allocated ratio', () => {
