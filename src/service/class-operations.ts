@@ -33,6 +33,8 @@ export function putClass(svc: BoaService, profile: ClassProfile, priorRatePerHou
     persistWorkSamples(svc, now, new Map(svc.state.classes).set(profile.name, entry));
   });
   svc.state.classes.set(profile.name, entry);
+  // The load needs' cache is keyed on the class count: a replaced profile or prior keeps it.
+  svc.state.loadNeeds = undefined;
   svc.deps.logger.info(
     { event: 'class_put', name: profile.name, epochs: profile.epochs.length },
     'class saved',
@@ -70,6 +72,7 @@ export function deleteClass(svc: BoaService, name: string): void {
     persistWorkSamples(svc, svc.deps.clock.now(), remaining);
   });
   s.classes.delete(name);
+  s.loadNeeds = undefined;
   svc.deps.logger.info({ event: 'class_deleted', name }, 'class deleted');
   void svc.planner.request('profile');
 }

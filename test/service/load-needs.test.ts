@@ -27,6 +27,28 @@ describe('what the load needs', () => {
     expect(await needs()).toBe(after);
   });
 
+  it('follows a class replaced within the same minute: its prior rate, then its work', async () => {
+    const s = await startService();
+    cleanups.push(s.close);
+    expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 400 })).status).toBe(200);
+    const needs = async () =>
+      (await s.request('GET', '/v1/budget')).body.control.loadNeedsGpuHoursPerHour as number;
+    const before = await needs();
+    const profile = s.service.state.classes.get('bert')!.profile;
+    // The clock has not moved, and the class count is the same: only the class changed.
+    const put = async (body: Record<string, unknown>) =>
+      expect((await s.request('PUT', '/v1/classes/bert', body)).status).toBe(200);
+    await put({ profile, priorRatePerHour: 2 });
+    const withPrior = await needs();
+    expect(withPrior).toBeGreaterThan(before);
+    const doubled = {
+      ...profile,
+      epochs: profile.epochs.map((e) => ({ ...e, workSeconds: 2 * e.workSeconds })),
+    };
+    await put({ profile: doubled });
+    expect(await needs()).toBeGreaterThan(1.5 * (withPrior - before) + before);
+  });
+
   it('is where the frontier begins: the frontier is drawn for the load the plan is made for', async () => {
     const s = await startService();
     cleanups.push(s.close);
