@@ -2,6 +2,8 @@ import type { ClassProfile } from '../core/profile.ts';
 import { notFound, ServiceError } from './errors.ts';
 import { persistWorkSamples } from './progress.ts';
 import type { BoaService } from './service.ts';
+import type { ClassState } from './state.ts';
+import { judgeWorkSample } from './trust.ts';
 
 export function putClass(svc: BoaService, profile: ClassProfile, priorRatePerHour: number | undefined): void {
   // A job in an epoch the new profile lacks could report no progress (progress.ts): refused.
@@ -25,7 +27,7 @@ export function putClass(svc: BoaService, profile: ClassProfile, priorRatePerHou
   const entry = {
     profile,
     priorRatePerHour: prior,
-    workSamples: sameShape ? existing.workSamples : profile.epochs.map(() => []),
+    workSamples: sameShape ? rejudged(svc, existing, profile) : profile.epochs.map(() => []),
   };
   // The class and its samples in one transaction: a restart must not bring back the old shape's.
   svc.deps.repo.transaction(() => {
@@ -75,6 +77,37 @@ export function deleteClass(svc: BoaService, name: string): void {
   s.loadNeeds = undefined;
   svc.deps.logger.info({ event: 'class_deleted', name }, 'class deleted');
   void svc.planner.request('profile');
+}
+
+/**
+ * A kept class's samples under its new profile: were judged against the old work, so where an epoch's
+ * work changed they are judged again (trust.ts), or samples clamped to the old bounds would pull the
+ * new estimate beyond what any one job may (a profile corrected from 3600 s to 1000 s read 2500 s
+ * from one sample of 7000 s); the impossible ones are dropped and logged.
+ */
+function rejudged(svc: BoaService, existing: ClassState, profile: ClassProfile): number[][] {
+  return existing.workSamples.map((samples, j) => {
+    const before = existing.profile.epochs[j]?.workSeconds;
+    const work = profile.epochs[j]?.workSeconds as number;
+    if (before === work) return samples;
+    const kept: number[] = [];
+    for (const sample of samples) {
+      const verdict = judgeWorkSample(work, sample);
+      if (verdict.use) kept.push(verdict.workSeconds);
+      else
+        svc.deps.logger.warn(
+          {
+            event: 'work_sample_dropped',
+            class: profile.name,
+            statEpoch: j,
+            workSeconds: sample,
+            reason: verdict.reason,
+          },
+          'work sample ignored: the class profile changed',
+        );
+    }
+    return kept;
+  });
 }
 
 /** The class's waiting and running jobs. */

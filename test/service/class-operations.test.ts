@@ -55,6 +55,27 @@ describe('work samples of a replaced or deleted class', () => {
     expect(samples(await restart(dataDir, clock), 'x')).toEqual([[1234]]);
   });
 
+  it('a class put again with other work judges its samples against it: bounded, the impossible ones dropped', async () => {
+    const { dataDir, clock } = await withSample();
+    const work = (b: Booted) =>
+      b.service.estimatedClasses().find((c) => c.name === 'x')!.epochs[0]!.workSeconds;
+    const x = boa!.service.state.classes.get('x')!;
+    // Plausible against 3600 s: one job's epoch that took twice the profile's work.
+    x.workSamples[0] = [7000];
+    boa!.repo.transaction(() => persistWorkSamples(boa!.service, clock.now()));
+    // The operator corrects the profile to 1000 s: the sample counts at most twice that, as a new one would.
+    const corrected = profile('x', 1);
+    corrected.epochs[0]!.workSeconds = 1000;
+    expect((await boa!.request('PUT', '/v1/classes/x', { profile: corrected })).status).toBe(200);
+    expect(work(boa!)).toBeLessThanOrEqual(1000 * 1.25 + 1e-9);
+    expect(work(await restart(dataDir, clock))).toBeLessThanOrEqual(1000 * 1.25 + 1e-9);
+    // Then to 30,000 s: 2000 s is more than 3x faster than that, impossible for the class: dropped.
+    corrected.epochs[0]!.workSeconds = 30_000;
+    expect((await boa!.request('PUT', '/v1/classes/x', { profile: corrected })).status).toBe(200);
+    expect(samples(boa!, 'x')).toEqual([[]]);
+    expect(work(boa!)).toBe(30_000);
+  });
+
   it('a class put again with another number of epochs starts without samples, across a restart', async () => {
     const { dataDir, clock } = await withSample();
     expect((await boa!.request('PUT', '/v1/classes/x', { profile: profile('x', 3) })).status).toBe(200);
