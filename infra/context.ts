@@ -178,9 +178,14 @@ export function readConfig(
   if (!REGION.test(region)) throw new ContextError(`context "region" is not an AWS region name: "${region}"`);
 
   const zones = list(read, 'availabilityZones');
-  if (zones.length !== 0 && (zones.length !== 2 || !zones.every((zone) => zone.startsWith(region)))) {
+  // A zone is the region's name and a letter (us-east-1a), or a Local Zone's suffix (us-east-1-bos-1a).
+  // EKS needs subnets in two different zones: one zone twice fails only at deploy time.
+  const isZone = (zone: string) =>
+    zone.startsWith(region) && /^([a-z]|-[a-z0-9-]+)$/.test(zone.slice(region.length));
+  if (zones.length !== 0 && (zones.length !== 2 || zones[0] === zones[1] || !zones.every(isZone))) {
     throw new ContextError(
-      `context "availabilityZones" must name two zones of ${region}, got ${zones.join(',')}`,
+      `context "availabilityZones" must name two different zones of ${region}, e.g. ${region}a,${region}b; ` +
+        `got ${zones.join(',')}`,
     );
   }
 

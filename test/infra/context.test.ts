@@ -95,6 +95,10 @@ describe('readConfig', () => {
     [{ apiCertificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/x' }, /exposeApi=true/],
     [{ availabilityZones: 'us-east-1a' }, /availabilityZones/],
     [{ availabilityZones: 'eu-west-1a,eu-west-1b' }, /availabilityZones/],
+    // EKS wants its subnets in two different zones: one zone twice, or the region's own name, fails only
+    // at deploy time, once the VPC is up.
+    [{ availabilityZones: 'us-east-1a,us-east-1a' }, /"availabilityZones" must name two different zones/],
+    [{ availabilityZones: 'us-east-1,us-east-1b' }, /"availabilityZones" must name two different zones/],
     [{ clusterName: '1boa' }, /clusterName/],
     [{ alarmEmail: 'not-an-address' }, /alarmEmail/],
     [{ adminPrincipalArn: 'alice' }, /adminPrincipalArns/],
