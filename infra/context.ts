@@ -150,6 +150,20 @@ export function checkCidr(cidr: string): string {
   return cidr;
 }
 
+/**
+ * Why the GPU node group's AMI (AL2023 NVIDIA, x86_64) cannot run this instance type, or undefined if it
+ * may: NVIDIA's instances are the G and P families, less the Graviton ones (a `g` among the letters after
+ * the generation: g5g, c7g, im4gn) and g4ad, whose GPUs are AMD's. EKS would refuse the node group only
+ * at deploy time.
+ */
+function notNvidiaX86(instanceType: string): string | undefined {
+  const family = instanceType.split('.')[0]!;
+  if (/^[a-z]+\d+[a-z]*g[a-z]*$/.test(family)) return 'is a Graviton (Arm) instance type';
+  if (family === 'g4ad') return 'has AMD GPUs';
+  if (!/^[gp]/.test(family)) return 'is not an NVIDIA GPU instance type';
+  return undefined;
+}
+
 const NAME = /^[a-zA-Z][a-zA-Z0-9-]{0,62}$/;
 const REGION = /^[a-z]{2}(-[a-z]+)+-\d$/;
 const INSTANCE_TYPE = /^[a-z][a-z0-9-]*\.[a-z0-9]+$/;
@@ -199,6 +213,14 @@ export function readConfig(
   const instanceType = text(read, 'instanceType') ?? DEFAULTS.instanceType;
   if (!INSTANCE_TYPE.test(instanceType)) {
     throw new ContextError(`context "instanceType" is not an EC2 instance type: "${instanceType}"`);
+  }
+  const unfit = notNvidiaX86(instanceType);
+  if (unfit !== undefined) {
+    throw new ContextError(
+      `context "instanceType" must be an NVIDIA GPU instance type on x86 (a G or P family: g4dn, g5, g6, ` +
+        `p4d, p5, ...), because the GPU node group runs the EKS AL2023 NVIDIA x86_64 AMI; ` +
+        `"${instanceType}" ${unfit}`,
+    );
   }
   const gpusPerNode = int(read, 'gpusPerNode', 1, 16) ?? GPUS_PER_INSTANCE[instanceType];
   if (gpusPerNode === undefined) {

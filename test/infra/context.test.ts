@@ -69,6 +69,27 @@ describe('readConfig', () => {
     expect(from({ instanceType: 'p4d.24xlarge', gpusPerNode: '8' }).gpusPerNode).toBe(8);
   });
 
+  // The GPU node group runs the EKS AL2023 NVIDIA x86_64 AMI: a type it cannot run would pass synth and
+  // fail the deploy only when EKS creates the node group, well into `cdk deploy`.
+  it.each([
+    ['g5g.xlarge', /Graviton \(Arm\)/],
+    ['c7g.large', /Graviton \(Arm\)/],
+    ['g4ad.xlarge', /AMD GPUs/],
+    ['inf2.xlarge', /not an NVIDIA GPU instance type/],
+    ['m5.large', /not an NVIDIA GPU instance type/],
+  ])('refuses %s, whose nodes the NVIDIA x86 AMI cannot run, even with gpusPerNode', (instanceType, why) => {
+    expect(() => from({ instanceType, gpusPerNode: '1' })).toThrow(ContextError);
+    expect(() => from({ instanceType, gpusPerNode: '1' })).toThrow(/context "instanceType"/);
+    expect(() => from({ instanceType, gpusPerNode: '1' })).toThrow(why);
+  });
+
+  it.each(['g6e.xlarge', 'gr6.4xlarge', 'p5.48xlarge', 'p6-b200.48xlarge'])(
+    'takes other NVIDIA x86 types (%s) with gpusPerNode',
+    (instanceType) => {
+      expect(from({ instanceType, gpusPerNode: '1' }).instanceType).toBe(instanceType);
+    },
+  );
+
   it.each([
     [{ budget: '0' }, /budget/],
     [{ backupTag: 'a=b' }, /"backupTag" must be 1 to 128 letters/],
