@@ -247,9 +247,13 @@ export function readConfig(
     );
   }
   const apiCertificateArn = text(read, 'apiCertificateArn');
-  if (apiCertificateArn !== undefined && !apiCertificateArn.startsWith('arn:')) {
+  // The NLB takes a certificate of its own region only; any other deploys "fine" and leaves the Service
+  // without a load balancer, the reason only in its Kubernetes events.
+  const acmInRegion = new RegExp(`^arn:aws[a-z-]*:acm:${region}:\\d{12}:certificate/[A-Za-z0-9-]+$`);
+  if (apiCertificateArn !== undefined && !acmInRegion.test(apiCertificateArn)) {
     throw new ContextError(
-      `context "apiCertificateArn" must be an ACM certificate ARN, got "${apiCertificateArn}"`,
+      `context "apiCertificateArn" must be an ACM certificate in ${region}, the region boa deploys to ` +
+        `(arn:aws:acm:${region}:ACCOUNT:certificate/ID), got "${apiCertificateArn}"`,
     );
   }
   if (apiCertificateArn !== undefined && !exposeApi) {

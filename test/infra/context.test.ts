@@ -59,6 +59,13 @@ describe('readConfig', () => {
     });
   });
 
+  it('takes an ACM certificate of the region it deploys to', () => {
+    const arn = 'arn:aws:acm:eu-west-1:123456789012:certificate/0a1b2c3d-0000-1111-2222-333344445555';
+    expect(from({ exposeApi: 'true', region: 'eu-west-1', apiCertificateArn: arn }).apiCertificateArn).toBe(
+      arn,
+    );
+  });
+
   it('falls back to the CLI default region before us-east-1', () => {
     expect(from({}, { CDK_DEFAULT_REGION: 'us-west-2' }).region).toBe('us-west-2');
     expect(from({ region: 'eu-central-1' }, { CDK_DEFAULT_REGION: 'us-west-2' }).region).toBe('eu-central-1');
@@ -114,6 +121,16 @@ describe('readConfig', () => {
     [{ adminPrincipalArns: 'arn:aws:iam::123456789012:root' }, /adminPrincipalArns/],
     [{ exposeApi: 'yes' }, /exposeApi/],
     [{ apiCertificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/x' }, /exposeApi=true/],
+    // The load balancer can use a certificate of its own region only: another region's (or a typo's) would
+    // deploy fine and leave the Service without a load balancer, the reason only in its events.
+    [
+      { exposeApi: 'true', apiCertificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/x' },
+      /"apiCertificateArn" must be an ACM certificate in us-east-1.*eu-west-1/,
+    ],
+    [
+      { exposeApi: 'true', apiCertificateArn: 'arn:aws:acm:us-east-1:123456789012:x' },
+      /"apiCertificateArn" must be an ACM certificate in us-east-1/,
+    ],
     [{ availabilityZones: 'us-east-1a' }, /availabilityZones/],
     [{ availabilityZones: 'eu-west-1a,eu-west-1b' }, /availabilityZones/],
     // EKS wants its subnets in two different zones: one zone twice, or the region's own name, fails only
