@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Aws, Duration, Fn, RemovalPolicy } from 'aws-cdk-lib';
 import * as backup from 'aws-cdk-lib/aws-backup';
 import * as events from 'aws-cdk-lib/aws-events';
 import type * as kms from 'aws-cdk-lib/aws-kms';
@@ -17,6 +17,11 @@ export class BoaBackup extends Construct {
   constructor(scope: Construct, id: string, props: { readonly key: kms.IKey; readonly backupTag: string }) {
     super(scope, id);
     this.vault = new backup.BackupVault(this, 'Vault', {
+      // Named after the stack's ID (its UUID, new for every stack created): the vault outlives its stack,
+      // and the CDK's default name (from the construct path, the same for every stack of this app) would
+      // make a second stack in the account and region, or this one deployed again after `cdk destroy`,
+      // fail on "already exists".
+      backupVaultName: Fn.join('-', ['boa-backup', Fn.select(2, Fn.split('/', Aws.STACK_ID))]),
       encryptionKey: props.key,
       removalPolicy: RemovalPolicy.RETAIN,
     });

@@ -50,7 +50,10 @@ export class BudgetGuard extends Construct {
   constructor(scope: Construct, id: string, props: BudgetGuardProps) {
     super(scope, id);
     const dimensionsMap = { [METRICS_DIMENSION]: props.clusterName };
-    const periods = Math.max(1, Math.ceil(props.guardMinutes / 5));
+    // guardMinutes of silence exactly, as the guard Lambda counts them: 5-minute periods when they divide
+    // it, else 1-minute ones (a ceiling to 5 minutes would fire up to 4 minutes after the guard acts).
+    const periodMinutes = props.guardMinutes % 5 === 0 ? 5 : 1;
+    const periods = Math.max(1, Math.ceil(props.guardMinutes / periodMinutes));
 
     this.heartbeatAlarm = new cloudwatch.Alarm(this, 'HeartbeatAlarm', {
       alarmName: `boa-${props.clusterName}-silent`,
@@ -62,7 +65,7 @@ export class BudgetGuard extends Construct {
         metricName: 'Heartbeat',
         dimensionsMap,
         statistic: cloudwatch.Stats.SAMPLE_COUNT,
-        period: Duration.minutes(5),
+        period: Duration.minutes(periodMinutes),
       }),
       comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
       threshold: 1,

@@ -150,6 +150,20 @@ export function checkCidr(cidr: string): string {
   return cidr;
 }
 
+/**
+ * Why the GPU node group's AMI (AL2023 NVIDIA, x86_64) cannot run this instance type, or undefined if it
+ * may: NVIDIA's instances are the G and P families, less the Graviton ones (a `g` among the letters after
+ * the generation: g5g, c7g, im4gn) and g4ad, whose GPUs are AMD's. EKS would refuse the node group only
+ * at deploy time.
+ */
+function notNvidiaX86(instanceType: string): string | undefined {
+  const family = instanceType.split('.')[0]!;
+  if (/^[a-z]+\d+[a-z]*g[a-z]*$/.test(family)) return 'is a Graviton (Arm) instance type';
+  if (family === 'g4ad') return 'has AMD GPUs';
+  if (!/^[gp]/.test(family)) return 'is not an NVIDIA GPU instance type';
+  return undefined;
+}
+
 const NAME = /^[a-zA-Z][a-zA-Z0-9-]{0,62}$/;
 const REGION = /^[a-z]{2}(-[a-z]+)+-\d$/;
 const INSTANCE_TYPE = /^[a-z][a-z0-9-]*\.[a-z0-9]+$/;
@@ -178,9 +192,14 @@ export function readConfig(
   if (!REGION.test(region)) throw new ContextError(`context "region" is not an AWS region name: "${region}"`);
 
   const zones = list(read, 'availabilityZones');
-  if (zones.length !== 0 && (zones.length !== 2 || !zones.every((zone) => zone.startsWith(region)))) {
+  // A zone is the region's name and a letter (us-east-1a), or a Local Zone's suffix (us-east-1-bos-1a).
+  // EKS needs subnets in two different zones: one zone twice fails only at deploy time.
+  const isZone = (zone: string) =>
+    zone.startsWith(region) && /^([a-z]|-[a-z0-9-]+)$/.test(zone.slice(region.length));
+  if (zones.length !== 0 && (zones.length !== 2 || zones[0] === zones[1] || !zones.every(isZone))) {
     throw new ContextError(
-      `context "availabilityZones" must name two zones of ${region}, got ${zones.join(',')}`,
+      `context "availabilityZones" must name two different zones of ${region}, e.g. ${region}a,${region}b; ` +
+        `got ${zones.join(',')}`,
     );
   }
 
@@ -194,6 +213,14 @@ export function readConfig(
   const instanceType = text(read, 'instanceType') ?? DEFAULTS.instanceType;
   if (!INSTANCE_TYPE.test(instanceType)) {
     throw new ContextError(`context "instanceType" is not an EC2 instance type: "${instanceType}"`);
+  }
+  const unfit = notNvidiaX86(instanceType);
+  if (unfit !== undefined) {
+    throw new ContextError(
+      `context "instanceType" must be an NVIDIA GPU instance type on x86 (a G or P family: g4dn, g5, g6, ` +
+        `p4d, p5, ...), because the GPU node group runs the EKS AL2023 NVIDIA x86_64 AMI; ` +
+        `"${instanceType}" ${unfit}`,
+    );
   }
   const gpusPerNode = int(read, 'gpusPerNode', 1, 16) ?? GPUS_PER_INSTANCE[instanceType];
   if (gpusPerNode === undefined) {
@@ -220,9 +247,13 @@ export function readConfig(
     );
   }
   const apiCertificateArn = text(read, 'apiCertificateArn');
-  if (apiCertificateArn !== undefined && !apiCertificateArn.startsWith('arn:')) {
+  // The NLB takes a certificate of its own region only; any other deploys "fine" and leaves the Service
+  // without a load balancer, the reason only in its Kubernetes events.
+  const acmInRegion = new RegExp(`^arn:aws[a-z-]*:acm:${region}:\\d{12}:certificate/[A-Za-z0-9-]+$`);
+  if (apiCertificateArn !== undefined && !acmInRegion.test(apiCertificateArn)) {
     throw new ContextError(
-      `context "apiCertificateArn" must be an ACM certificate ARN, got "${apiCertificateArn}"`,
+      `context "apiCertificateArn" must be an ACM certificate in ${region}, the region boa deploys to ` +
+        `(arn:aws:acm:${region}:ACCOUNT:certificate/ID), got "${apiCertificateArn}"`,
     );
   }
   if (apiCertificateArn !== undefined && !exposeApi) {

@@ -2,7 +2,7 @@
  * What the Kubernetes executor (src/cloud/kubernetes) needs, and nothing more: pods and services in the
  * jobs namespace (create, delete, get, list, watch: no update, no patch, no exec), pods' logs (get: `boa jobs
  * logs`), and nodes cluster-wide
- * (nodes are not namespaced): read, and patch for the node reconciler's cordon.
+ * (nodes are not namespaced): list and watch, and patch for the node reconciler's cordon.
  */
 
 export const JOBS_ROLE = 'boa-executor';
@@ -21,8 +21,9 @@ export const JOBS_RULES: readonly PolicyRule[] = [
 ];
 
 export const NODE_RULES: readonly PolicyRule[] = [
-  // patch: the node reconciler cordons the nodes it removes (spec.unschedulable; docs/nodes.md).
-  { apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'watch', 'patch'] },
+  // list and watch: the Node informer (src/cloud/aws/kube-cluster-nodes.ts), which never reads one node by
+  // name (no get); patch: the node reconciler cordons the nodes it removes (spec.unschedulable; docs/nodes.md).
+  { apiGroups: [''], resources: ['nodes'], verbs: ['list', 'watch', 'patch'] },
 ];
 
 const labels = { 'app.kubernetes.io/name': 'boa', 'app.kubernetes.io/component': 'executor' };

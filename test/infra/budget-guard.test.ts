@@ -6,9 +6,12 @@ import {
 } from '@aws-sdk/client-cloudwatch';
 import { SetInstanceProtectionCommand } from '@aws-sdk/client-auto-scaling';
 import { DescribeNodegroupCommand, EKS, UpdateNodegroupConfigCommand } from '@aws-sdk/client-eks';
-import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { App, Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import * as sns from 'aws-cdk-lib/aws-sns';
 import { mockClient } from 'aws-sdk-client-mock';
 import { describe, expect, it } from 'vitest';
+import { BudgetGuard } from '../../infra/budget-guard.ts';
 import { allowedNodes, decide, periodFor, readSettings, runGuard } from '../../infra/budget-guard/index.mjs';
 import { emulateNodegroup } from '../cloud/emulated-nodegroup.ts';
 import { ManualClock } from '../service/harness.ts';
@@ -405,4 +408,40 @@ describe('budget guard in the CDK app', () => {
       0,
     );
   }, 300_000);
+});
+
+describe('the silence alarm and guardMinutes', () => {
+  /** The heartbeat alarm of a BudgetGuard made with this guardMinutes, alone in a stack (fast). */
+  function heartbeatAlarm(guardMinutes: number): Record<string, any> {
+    const app = new App({ context: { 'aws:cdk:disable-asset-staging': true } });
+    const stack = new Stack(app, 'S', { env: { region: 'us-east-1' } });
+    new BudgetGuard(stack, 'Guard', {
+      clusterName: 'boa',
+      nodegroupName: 'gpu',
+      nodegroupArn: 'arn:aws:eks:us-east-1:123456789012:nodegroup/boa/gpu/x',
+      gpusPerNode: 4,
+      guardMinutes,
+      enableGuardLambda: true,
+      topic: new sns.Topic(stack, 'Topic'),
+    });
+    const alarms = Template.fromStack(stack).findResources('AWS::CloudWatch::Alarm', {
+      Properties: { MetricName: 'Heartbeat' },
+    });
+    expect(Object.keys(alarms)).toHaveLength(1);
+    return (Object.values(alarms)[0] as any).Properties;
+  }
+
+  // docs/deploy.md: guardMinutes is the silence "before the silence alarm fires and the guard acts"; the
+  // guard Lambda waits exactly that long, so the alarm must too, not the next multiple of 5 minutes.
+  it.each([5, 7, 12, 15, 61, 1440])(
+    'fires after exactly %i silent minutes, every period of them empty',
+    (guardMinutes) => {
+      const alarm = heartbeatAlarm(guardMinutes);
+      expect((alarm.Period * alarm.EvaluationPeriods) / 60).toBe(guardMinutes);
+      expect(alarm.DatapointsToAlarm).toBe(alarm.EvaluationPeriods);
+      expect(alarm.TreatMissingData).toBe('breaching');
+      // CloudWatch's limit on an alarm's evaluation range: one day.
+      expect(alarm.Period * alarm.EvaluationPeriods).toBeLessThanOrEqual(86_400);
+    },
+  );
 });

@@ -59,6 +59,13 @@ describe('readConfig', () => {
     });
   });
 
+  it('takes an ACM certificate of the region it deploys to', () => {
+    const arn = 'arn:aws:acm:eu-west-1:123456789012:certificate/0a1b2c3d-0000-1111-2222-333344445555';
+    expect(from({ exposeApi: 'true', region: 'eu-west-1', apiCertificateArn: arn }).apiCertificateArn).toBe(
+      arn,
+    );
+  });
+
   it('falls back to the CLI default region before us-east-1', () => {
     expect(from({}, { CDK_DEFAULT_REGION: 'us-west-2' }).region).toBe('us-west-2');
     expect(from({ region: 'eu-central-1' }, { CDK_DEFAULT_REGION: 'us-west-2' }).region).toBe('eu-central-1');
@@ -68,6 +75,27 @@ describe('readConfig', () => {
     expect(() => from({ instanceType: 'p4d.24xlarge' })).toThrow(/gpusPerNode/);
     expect(from({ instanceType: 'p4d.24xlarge', gpusPerNode: '8' }).gpusPerNode).toBe(8);
   });
+
+  // The GPU node group runs the EKS AL2023 NVIDIA x86_64 AMI: a type it cannot run would pass synth and
+  // fail the deploy only when EKS creates the node group, well into `cdk deploy`.
+  it.each([
+    ['g5g.xlarge', /Graviton \(Arm\)/],
+    ['c7g.large', /Graviton \(Arm\)/],
+    ['g4ad.xlarge', /AMD GPUs/],
+    ['inf2.xlarge', /not an NVIDIA GPU instance type/],
+    ['m5.large', /not an NVIDIA GPU instance type/],
+  ])('refuses %s, whose nodes the NVIDIA x86 AMI cannot run, even with gpusPerNode', (instanceType, why) => {
+    expect(() => from({ instanceType, gpusPerNode: '1' })).toThrow(ContextError);
+    expect(() => from({ instanceType, gpusPerNode: '1' })).toThrow(/context "instanceType"/);
+    expect(() => from({ instanceType, gpusPerNode: '1' })).toThrow(why);
+  });
+
+  it.each(['g6e.xlarge', 'gr6.4xlarge', 'p5.48xlarge', 'p6-b200.48xlarge'])(
+    'takes other NVIDIA x86 types (%s) with gpusPerNode',
+    (instanceType) => {
+      expect(from({ instanceType, gpusPerNode: '1' }).instanceType).toBe(instanceType);
+    },
+  );
 
   it.each([
     [{ budget: '0' }, /budget/],
@@ -93,8 +121,22 @@ describe('readConfig', () => {
     [{ adminPrincipalArns: 'arn:aws:iam::123456789012:root' }, /adminPrincipalArns/],
     [{ exposeApi: 'yes' }, /exposeApi/],
     [{ apiCertificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/x' }, /exposeApi=true/],
+    // The load balancer can use a certificate of its own region only: another region's (or a typo's) would
+    // deploy fine and leave the Service without a load balancer, the reason only in its events.
+    [
+      { exposeApi: 'true', apiCertificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/x' },
+      /"apiCertificateArn" must be an ACM certificate in us-east-1.*eu-west-1/,
+    ],
+    [
+      { exposeApi: 'true', apiCertificateArn: 'arn:aws:acm:us-east-1:123456789012:x' },
+      /"apiCertificateArn" must be an ACM certificate in us-east-1/,
+    ],
     [{ availabilityZones: 'us-east-1a' }, /availabilityZones/],
     [{ availabilityZones: 'eu-west-1a,eu-west-1b' }, /availabilityZones/],
+    // EKS wants its subnets in two different zones: one zone twice, or the region's own name, fails only
+    // at deploy time, once the VPC is up.
+    [{ availabilityZones: 'us-east-1a,us-east-1a' }, /"availabilityZones" must name two different zones/],
+    [{ availabilityZones: 'us-east-1,us-east-1b' }, /"availabilityZones" must name two different zones/],
     [{ clusterName: '1boa' }, /clusterName/],
     [{ alarmEmail: 'not-an-address' }, /alarmEmail/],
     [{ adminPrincipalArn: 'alice' }, /adminPrincipalArns/],

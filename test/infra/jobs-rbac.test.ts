@@ -3,8 +3,10 @@ import { pino } from 'pino';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ContextError, readConfig } from '../../infra/context.ts';
 import { executorRbacManifests, JOBS_RULES, NODE_RULES, type PolicyRule } from '../../infra/k8s/jobs-rbac.ts';
+import { KubeClusterNodes } from '../../src/cloud/aws/kube-cluster-nodes.ts';
 import { createKubernetesExecutor } from '../../src/cloud/kubernetes/index.ts';
 import type { DesiredJob } from '../../src/service/ports.ts';
+import { fakeTime } from '../cloud/fake-time.ts';
 import { startFakeKubeApi } from '../fakes/kube-api/index.ts';
 import { kubernetesObjects, REQUIRED_CONTEXT, synthTemplate } from './synth.ts';
 
@@ -43,9 +45,9 @@ describe("the Kubernetes executor's RBAC in the CDK app", () => {
     expect(binding.subjects).toEqual([boaAccount]);
   });
 
-  it('grants nodes get/list/watch (and patch, to cordon) cluster-wide, and no wildcard anywhere', () => {
+  it('grants nodes list/watch (and patch, to cordon) cluster-wide, and no wildcard anywhere', () => {
     expect(objects.get('ClusterRole/boa-node-reader').rules).toEqual([
-      { apiGroups: [''], resources: ['nodes'], verbs: ['get', 'list', 'watch', 'patch'] },
+      { apiGroups: [''], resources: ['nodes'], verbs: ['list', 'watch', 'patch'] },
     ]);
     expect(objects.get('ClusterRoleBinding/boa-node-reader').subjects).toEqual([boaAccount]);
     const rbac = [...objects.values()].filter((o) => String(o.apiVersion).startsWith('rbac.'));
@@ -152,5 +154,39 @@ describe('the rules cover every call the executor makes', () => {
     } finally {
       await fake.close();
     }
+  });
+});
+
+describe("the node rules are exactly what boa's Node informer uses", () => {
+  it('lists, watches and cordons (patch) nodes, and needs no other verb on them', async () => {
+    const fake = await startFakeKubeApi();
+    const time = fakeTime();
+    const nodes = new KubeClusterNodes(fake.kubeConfig(), {
+      logger: pino({ level: 'silent' }),
+      clock: time.clock,
+      sleep: time.sleep,
+      random: () => 0,
+    });
+    try {
+      fake.kubelet.addNode({ name: 'n1', gpus: 4, ready: true, instanceId: 'i-0abc' });
+      expect((await nodes.list()).map((n) => n.name)).toEqual(['n1']);
+      await nodes.cordon('n1');
+      // A resync (the watch stays up): a relist, as the node reconciler's reads do every few minutes.
+      time.advance(600_000);
+      expect(await nodes.list()).toMatchObject([{ name: 'n1', unschedulable: true }]);
+      // The informer's watch is started and resumed in the background: give it a moment to connect.
+      for (let i = 0; i < 250 && !fake.requests.some((r) => r.watch); i++)
+        await new Promise((r) => setTimeout(r, 20));
+    } finally {
+      await nodes.close();
+      await fake.close();
+    }
+    const used = new Set<string>();
+    for (const r of fake.requests) {
+      expect(r.path.startsWith('/api/v1/nodes')).toBe(true);
+      used.add(verbOf(r.method, r.path, r.watch));
+    }
+    // Least privilege: every verb granted on nodes is one boa uses, and it uses no other.
+    expect([...used].sort()).toEqual(NODE_RULES.flatMap((r) => r.verbs).sort());
   });
 });
