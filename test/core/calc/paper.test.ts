@@ -28,6 +28,15 @@ describe("the paper's Algorithm 1", () => {
     expect(paper?.value.avgJctSeconds).toBeCloseTo(1800, 9);
   });
 
+  it('rounds to a listed width on a hull edge', () => {
+    // 1.13 at 2 GPUs lies on the edge from (1, 1) to (3, 1.26). At the budget of width 2 (2/1.13 GPUs)
+    // the relaxed optimum is k = 2, a listed hull integer: rounding keeps it (2 fits; 1 is slower).
+    const budget = 2 / 1.13;
+    const paper = solvePaper(oneEpoch([1, 2, 3], [1, 1.13, 1.26]), budget, { configurations: 1 });
+    expect(paper?.plan.a).toEqual([{ share: 1, widths: [2] }]);
+    expect(paper?.value.avgJctSeconds).toBeCloseTo(3600 / 1.13, 6);
+  });
+
   it('solves the relaxed problem along the hull when two vertices are equally GPU-efficient', () => {
     // Two items: one linear to 4 GPUs then flatter, one concave. Whatever the budget, the relaxed
     // optimum spends it and puts each item on its hull, never under it.
