@@ -43,7 +43,8 @@ export function concaveHull(
       const t = turn(a, b, p);
       const scale = Math.abs((b.width - a.width) * p.speedup) + Math.abs((p.width - a.width) * b.speedup);
       const collinear = Math.abs(t) <= RELATIVE_TOLERANCE * scale;
-      if (t > 0 || (collinear && !keepCollinear)) hull.pop();
+      // Collinear is judged by the tolerance alone: a turn a rounding error above 0 is still on the edge.
+      if (collinear ? !keepCollinear : t > 0) hull.pop();
       else break;
     }
     hull.push(p);

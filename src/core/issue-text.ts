@@ -16,11 +16,13 @@ export function issueText(issue: Issue): string {
   if (!/^(Invalid input|Too small|Too big|Invalid option)/.test(issue.message)) return `: ${issue.message}`;
   if (issue.code === 'invalid_type') {
     const received = /received (\w+)$/.exec(issue.message)?.[1];
-    if (received === 'undefined') return ` is missing (${article(issue.expected)})`;
+    // zod's "record" (a map such as a speedup table) is a JSON object to whoever wrote it.
+    const expected = issue.expected === 'record' ? 'object' : issue.expected;
+    if (received === 'undefined') return ` is missing (${article(expected)})`;
     if (received === 'NaN') return ' must be a number';
     // zod calls a fraction where an integer belongs "expected int, received number".
     if (issue.expected === 'int') return ' must be a whole number';
-    return ` must be ${article(issue.expected)}${received ? `, not ${article(received)}` : ''}`;
+    return ` must be ${article(expected)}${received ? `, not ${article(received)}` : ''}`;
   }
   if ((issue.code === 'too_small' || issue.code === 'too_big') && issue.origin === 'number') {
     const bound = issue.code === 'too_small' ? issue.minimum : issue.maximum;

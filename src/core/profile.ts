@@ -115,8 +115,9 @@ export function listedWidths(epoch: EpochProfile): number[] {
 
 /**
  * Validates one class profile as an operator submits it, with the same rules as the file format:
- * measured speedups may dip as widths grow (across node boundaries), and the calculators plan on each
- * table's monotone concave hull, so a width under it is never used. Dips are reported by speedupDips.
+ * measured speedups may dip as widths grow (across node boundaries). The paper's calculator plans on each
+ * table's monotone concave hull; the exact one uses a width under it only to hold that width across
+ * epochs where a rescale would cost more (docs/model.md). Dips are reported by speedupDips.
  */
 export function parseClassProfile(json: unknown): ClassProfile {
   const result = classSchema.safeParse(json);

@@ -22,6 +22,14 @@ describe('concaveHull', () => {
     expect(widths(concaveHull(w, s, true))).toEqual([1, 2, 3, 4]);
   });
 
+  it('keeps a listed point on a hull edge whatever the rounding of its cross product', () => {
+    // 1.13 and 1.26 at 2 and 3 GPUs lie on the line from (1, 1); in floating point the turn comes out
+    // a hair above zero for these decimals, which is still collinear within the tolerance.
+    expect(widths(concaveHull([1, 2, 3], [1, 1.13, 1.26], true))).toEqual([1, 2, 3]);
+    expect(widths(concaveHull([1, 2, 8], [1, 1.13, 1.91], true))).toEqual([1, 2, 8]);
+    expect(widths(concaveHull([1, 2, 3], [1, 1.13, 1.26]))).toEqual([1, 3]);
+  });
+
   it('makes a flat table a single point', () => {
     expect(widths(concaveHull([1, 2, 4], [1, 1, 0.9]))).toEqual([1]);
   });

@@ -65,6 +65,17 @@ describe('profile file validation', () => {
       /classes\[0\]\.epochs\[0\]\.workSeconds must be a number, not a string/,
     ],
     ['gpusPerNode 0', (f: Spoilable) => (f.gpusPerNode = 0), /p\.json gpusPerNode must be > 0/],
+    // A speedup table is a JSON object: zod's word for it ("record") means nothing to an operator.
+    [
+      'a missing speedup table',
+      (f: Spoilable) => delete f.classes[0].epochs[0].speedup,
+      /classes\[0\]\.epochs\[0\]\.speedup is missing \(an object\)/,
+    ],
+    [
+      'a speedup table given as a list',
+      (f: Spoilable) => (f.classes[0].epochs[0].speedup = [1, 1.8]),
+      /classes\[0\]\.epochs\[0\]\.speedup must be an object, not an array/,
+    ],
     [
       'no epochs',
       (f: Spoilable) => (f.classes[0].epochs = []),

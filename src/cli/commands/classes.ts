@@ -125,9 +125,12 @@ function renderClasses(view: ClassesView): string {
   return table(['class', 'prior jobs/h', 'epochs', '1-GPU hours', 'widths', 'rescale s', 'weight'], rows);
 }
 
-/** Measured dips are accepted (plans use the hull); listing them lets a typing error stand out. */
+/**
+ * Measured dips are accepted (a plan uses one only to hold a width across epochs); listing them lets a
+ * typing error stand out.
+ */
 function dipLines(dips: readonly string[] | undefined): string {
   if (!dips?.length) return '';
   const lines = dips.map((d) => `  ${d}`).join('\n');
-  return `speedup dips (accepted; widths under the hull are never used):\n${lines}\n`;
+  return `speedup dips (accepted; a plan gives a dipped width only to hold it across epochs):\n${lines}\n`;
 }

@@ -57,11 +57,15 @@ export function fillIdleGpus(
     const epoch = cls.epochs[Math.min(job.statEpoch, cls.epochs.length - 1)];
     if (epoch === undefined) continue;
     const now = speedupUpTo(epoch.speedup, allocation.length);
+    const enough = now * options.minSpeedupGain;
     let best = allocation.length;
-    let bestSpeedup = now * options.minSpeedupGain;
+    let bestSpeedup = 0;
     for (const [key, speedup] of Object.entries(epoch.speedup)) {
       const width = Number(key);
-      if (width > allocation.length && width <= allocation.length + idle && speedup >= bestSpeedup) {
+      if (width <= allocation.length || width > allocation.length + idle || speedup < enough) continue;
+      // The fastest width; at equal speedup the narrower, so a GPU that adds nothing stays idle for
+      // the next job on the node.
+      if (speedup > bestSpeedup || (speedup === bestSpeedup && width < best)) {
         best = width;
         bestSpeedup = speedup;
       }

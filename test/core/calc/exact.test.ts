@@ -106,6 +106,29 @@ describe('exact calculator', () => {
     );
   });
 
+  it("gives a width under an epoch's hull (a dip) where holding it saves a rescale (docs/api.md)", () => {
+    const instance: Instance = {
+      classes: [
+        {
+          name: 'a',
+          ratePerHour: 1,
+          weight: 1,
+          rescaleSeconds: 600,
+          epochs: [
+            // 4 GPUs dip below 2 here...
+            { workSeconds: 360, widths: [1, 2, 4], speedups: [1, 1.8, 1.5] },
+            // ...and pay off here.
+            { workSeconds: 36_000, widths: [1, 2, 4], speedups: [1, 1.8, 3.6] },
+          ],
+        },
+      ],
+    };
+    // Fastest: 4, 4 takes 600 + 360/1.5 + 36000/3.6 = 10840 s; 2, 4 takes 600 + 200 + 600 + 10000 = 11400 s.
+    const fastest = solveExact(instance, 1000);
+    expect(fastest.plan.a).toEqual([{ share: 1, widths: [4, 4] }]);
+    expect(fastest.value.avgJctSeconds).toBeCloseTo(10_840, 9);
+  });
+
   it('refuses a budget below the minimum and states the minimum', () => {
     const instance: Instance = {
       classes: [

@@ -72,4 +72,23 @@ describe('fillIdleGpus', () => {
     );
     expect(out).toEqual(allocations);
   });
+
+  it('takes no GPU that adds no speedup: the narrower of two equal speedups, the rest left for others', () => {
+    // plateau: 1.9 at 2 GPUs and still 1.9 at 3. Job 1 (more work left) goes to 2, not 3, so the
+    // node's second idle GPU is left for job 2, which speeds up 1.8x on it.
+    const plateau = oneEpochClass('plateau', { 1: 1, 2: 1.9, 3: 1.9 });
+    const withPlateau = new Map([...classes, ['plateau', plateau]]);
+    const allocations = new Map([
+      [1, [7]],
+      [2, [7]],
+    ]);
+    const out = fillIdleGpus(
+      allocations,
+      new Map([[7, 4]]),
+      [job(1, 'plateau', 0), job(2, 'scales', 0.5)],
+      withPlateau,
+    );
+    expect(out.get(1)).toEqual([7, 7]);
+    expect(out.get(2)).toEqual([7, 7]);
+  });
 });

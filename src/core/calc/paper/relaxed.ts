@@ -26,11 +26,14 @@ export function makeRelaxedItem(
 ): RelaxedItem {
   const all = concaveHull(widths, speedups, true);
   const corners = concaveHull(widths, speedups, false);
-  // Below the most efficient vertex, a wider vertex is both faster and cheaper: never optimal.
+  // Below the most efficient vertex, a wider vertex is both faster and cheaper: never optimal. Among
+  // equally efficient vertices (a linear start, s(2) = 2) the widest is as cheap and faster; starting
+  // at a narrower one would give their pair an infinite threshold (0 in its denominator), which stops
+  // the bisection and interpolates every item under its hull.
   let start = 0;
   corners.forEach((p, i) => {
     const best = corners[start] as HullPoint;
-    if (p.width / p.speedup < best.width / best.speedup) start = i;
+    if (p.width / p.speedup <= best.width / best.speedup) start = i;
   });
   const kept = corners.slice(start);
   const points = all.filter((p) => p.width >= (kept[0] as HullPoint).width);
