@@ -92,10 +92,7 @@ async function operatorToken(
 
 function fixedOperatorToken(config: ServiceConfig, dataDir: string, logger: Logger): string {
   if (config.token) return config.token;
-  if (config.cloud === 'aws')
-    throw new ConfigError(
-      'cloud "aws" needs an operator token: set BOA_TOKEN_SECRET_ARN (Secrets Manager), BOA_TOKEN or --token',
-    );
+  checkTokenSetting(config);
   if (dataDir === ':memory:') return newToken();
   const file = join(dataDir, 'token');
   const stored = readSecret(file, logger);
@@ -103,6 +100,14 @@ function fixedOperatorToken(config: ServiceConfig, dataDir: string, logger: Logg
   const token = newToken();
   writeSecret(file, `${token}\n`);
   return token;
+}
+
+/** On AWS the token is never generated: one of the settings must give it (checked before the store). */
+function checkTokenSetting(config: ServiceConfig): void {
+  if (config.cloud === 'aws' && !config.token && !config.tokenSecretArn)
+    throw new ConfigError(
+      'cloud "aws" needs an operator token: set BOA_TOKEN_SECRET_ARN (Secrets Manager), BOA_TOKEN or --token',
+    );
 }
 
 /**
@@ -151,8 +156,10 @@ export async function bootService(config: ServiceConfig, overrides: BootOverride
   const logger = overrides.logger ?? pino({ level: config.logLevel });
   const clock = overrides.clock ?? systemClock;
   const dataDir = overrides.dataDir ?? config.dataDir;
-  // Everything that can refuse a start is checked before anything is changed: profiles, then the store.
+  // Everything that can refuse a start is checked before anything is changed: the settings (profiles,
+  // the token's), then the store. A refused setting leaves no data dir behind.
   const profiles = readProfiles(config.profiles);
+  checkTokenSetting(config);
   const store = openStore(dataDir, {
     init: overrides.init,
     onMovedAside: (from, to) =>

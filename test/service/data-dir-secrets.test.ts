@@ -91,3 +91,24 @@ describe("the data dir's token and job-token key", () => {
     expect(existsSync(join(dir, 'boa.pid'))).toBe(false);
   });
 });
+
+describe('a start on AWS without an operator token', () => {
+  it('is refused as a setting to fix before the data dir is made', async () => {
+    const dir = join(dataDir(), 'data');
+    const config = resolveConfig({
+      dataDir: dir,
+      cloud: 'aws',
+      aws: { region: 'us-east-1', clusterName: 'boa', nodegroupName: 'gpu' },
+    });
+    const start = bootService(config, {
+      clock: new ManualClock(),
+      computer: new InlinePlanComputer(),
+      logger: pino({ level: 'silent' }),
+      executor: null,
+    });
+    await expect(start).rejects.toThrow(expect.objectContaining({ name: 'ConfigError' }));
+    await expect(start).rejects.toThrow(/cloud "aws" needs an operator token/);
+    // Like every other setting refused at start: nothing made, no database, no lock.
+    expect(existsSync(dir)).toBe(false);
+  });
+});
