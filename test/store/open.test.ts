@@ -3,7 +3,7 @@
  * to do; `init` moves it aside (kept) instead. One service per data dir: the lock names the holder.
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -155,11 +155,19 @@ describe('opening a stored database', () => {
     const dir = dataDir();
     const first = openStore(dir);
     expect(() => openStore(dir)).toThrow(
-      new RegExp(`in use by another boa service \\(pid ${process.pid}\\)`),
+      new RegExp(`in use by another boa service \\(pid ${process.pid} on host ${hostname()}\\)`),
     );
     first.close();
     expect(existsSync(join(dir, 'boa.pid'))).toBe(false);
     open(dir);
+  });
+
+  it("names the holder's host: a pid from another machine or container is not one to stop here", () => {
+    const dir = dataDir();
+    open(dir); // closed after the test
+    // As a service on another host (shared storage) or in another container wrote it while it holds the lock.
+    writeFileSync(join(dir, 'boa.pid'), '1 gpu-node-7\n');
+    expect(() => openStore(dir)).toThrow(/in use by another boa service \(pid 1 on host gpu-node-7\)/);
   });
 
   it('refuses a data dir that is a file (a setting to fix: exit code 2)', () => {
