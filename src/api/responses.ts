@@ -81,7 +81,10 @@ export const BudgetView = z
     gpuHoursPerHour: z.number().nullable().openapi({ description: 'the budget; null when none is set' }),
     setAt: time().nullable(),
     window: Averages.extend({ windowHours: z.number() }),
-    sinceSet: Averages.nullable(),
+    sinceSet: Averages.nullable().openapi({
+      description:
+        'since the budget was set, or over the ledger rows kept (the longest window plus a day) when it was set before them',
+    }),
     dollarsPerMonth: z.number().nullable(),
     paidDollarsPerMonth: z.number(),
     instanceType: z.string(),

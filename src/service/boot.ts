@@ -1,6 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { createApp } from '../api/app.ts';
 import { LocalExecutor } from '../cloud/local/executor.ts';
@@ -8,6 +17,7 @@ import { LocalNodePool } from '../cloud/local/local-node-pool.ts';
 import { LogMetricsSink } from '../cloud/log-sink.ts';
 import { ProfileError, type ProfileFile, parseProfileFile } from '../core/profile.ts';
 import { openStore } from '../store/db.ts';
+import { StoreError } from '../store/errors.ts';
 import { Repository } from '../store/repository.ts';
 import { InlinePlanComputer, type PlanComputer, WorkerPlanComputer } from './calculator/computer.ts';
 import { ConfigError, executorKind, type ServiceConfig } from './config.ts';
@@ -77,21 +87,68 @@ async function operatorToken(
       overlapMs: config.tokenOverlapSeconds * 1000,
     });
   }
-  return OperatorToken.fixed(fixedOperatorToken(config, dataDir));
+  return OperatorToken.fixed(fixedOperatorToken(config, dataDir, logger));
 }
 
-function fixedOperatorToken(config: ServiceConfig, dataDir: string): string {
+function fixedOperatorToken(config: ServiceConfig, dataDir: string, logger: Logger): string {
   if (config.token) return config.token;
-  if (config.cloud === 'aws')
+  checkTokenSetting(config);
+  if (dataDir === ':memory:') return newToken();
+  const file = join(dataDir, 'token');
+  const stored = readSecret(file, logger);
+  if (stored !== undefined) return stored;
+  const token = newToken();
+  writeSecret(file, `${token}\n`);
+  return token;
+}
+
+/** On AWS the token is never generated: one of the settings must give it (checked before the store). */
+function checkTokenSetting(config: ServiceConfig): void {
+  if (config.cloud === 'aws' && !config.token && !config.tokenSecretArn)
     throw new ConfigError(
       'cloud "aws" needs an operator token: set BOA_TOKEN_SECRET_ARN (Secrets Manager), BOA_TOKEN or --token',
     );
-  if (dataDir === ':memory:') return newToken();
-  const file = join(dataDir, 'token');
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-  const token = newToken();
-  writeFileSync(file, `${token}\n`, { mode: 0o600 });
-  return token;
+}
+
+/**
+ * A secret the data dir holds, or undefined when there is none. An empty file is none: a write cut
+ * short (a full disk, a crash before the data reached the disk) leaves one, and read as it is it would
+ * be an empty operator token nobody can send, or an empty key anyone could derive job tokens with.
+ */
+function readSecret(file: string, logger: Logger): string | undefined {
+  if (!existsSync(file)) return undefined;
+  const text = readFileSync(file, 'utf8').trim();
+  if (text !== '') return text;
+  logger.warn(
+    { event: 'secret_file_empty', file },
+    `${file} is empty (its first write was cut short by a crash or a full disk): a new one is made`,
+  );
+  return undefined;
+}
+
+/** Writes a secret whole or not at all: into a temporary file, synced to disk, then renamed over `file`. */
+function writeSecret(file: string, text: string): void {
+  const temporary = `${file}.tmp-${process.pid}`;
+  try {
+    const fd = openSync(temporary, 'w', 0o600);
+    try {
+      writeSync(fd, text);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temporary, file);
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    throw error;
+  }
+  // The rename itself is on disk only once the directory is.
+  const dir = openSync(dirname(file), 'r');
+  try {
+    fsyncSync(dir);
+  } finally {
+    closeSync(dir);
+  }
 }
 
 /** Wires the service from its configuration; every port can be overridden (tests, the demo). */
@@ -99,8 +156,10 @@ export async function bootService(config: ServiceConfig, overrides: BootOverride
   const logger = overrides.logger ?? pino({ level: config.logLevel });
   const clock = overrides.clock ?? systemClock;
   const dataDir = overrides.dataDir ?? config.dataDir;
-  // Everything that can refuse a start is checked before anything is changed: profiles, then the store.
+  // Everything that can refuse a start is checked before anything is changed: the settings (profiles,
+  // the token's), then the store. A refused setting leaves no data dir behind.
   const profiles = readProfiles(config.profiles);
+  checkTokenSetting(config);
   const store = openStore(dataDir, {
     init: overrides.init,
     onMovedAside: (from, to) =>
@@ -109,8 +168,10 @@ export async function bootService(config: ServiceConfig, overrides: BootOverride
   const db = store.db;
   const repo = new Repository(db);
   let tokens: OperatorToken;
+  let jobTokenKey: Buffer;
   try {
     tokens = await operatorToken(config, dataDir, clock, logger);
+    jobTokenKey = jobTokenKeyOf(dataDir, logger);
     await overrides.beforeSideEffects?.();
   } catch (error) {
     store.close();
@@ -123,7 +184,6 @@ export async function bootService(config: ServiceConfig, overrides: BootOverride
     overrides.executor === undefined
       ? await createExecutor(config, dataDir, logger)
       : (overrides.executor ?? undefined);
-  const jobTokenKey = jobTokenKeyOf(dataDir);
   const service = new BoaService({
     config,
     repo,
@@ -174,12 +234,21 @@ function readProfiles(file: string | undefined): ProfileFile {
  * The key executed jobs' tokens are derived from (tokens.ts deriveJobToken): generated once into the
  * data dir, owner-only, like the operator token. A copy of the database alone holds no job token.
  */
-function jobTokenKeyOf(dataDir: string): Buffer {
+function jobTokenKeyOf(dataDir: string, logger: Logger): Buffer {
   if (dataDir === ':memory:') return randomBytes(32);
   const file = join(dataDir, 'job-token.key');
-  if (existsSync(file)) return Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
+  const stored = readSecret(file, logger);
+  if (stored !== undefined) {
+    const key = Buffer.from(stored, 'base64');
+    // Never a shorter key than boa makes: job tokens derived from it would be easier to forge.
+    if (key.length !== 32)
+      throw new StoreError(
+        `${file} holds a ${key.length}-byte key, not the 32 bytes boa writes: restore it from the backup, or delete it to make a new one (replicas of jobs submitted before then are refused when they start again)`,
+      );
+    return key;
+  }
   const key = randomBytes(32);
-  writeFileSync(file, `${key.toString('base64')}\n`, { mode: 0o600 });
+  writeSecret(file, `${key.toString('base64')}\n`);
   return key;
 }
 

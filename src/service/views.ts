@@ -1,5 +1,6 @@
 import type { Averages } from './ledger.ts';
 import { nodesOf, type ServiceJob } from './jobs.ts';
+import { ledgerKeptMs } from './retention.ts';
 import type { BoaService } from './service.ts';
 import {
   creditFactorNow,
@@ -37,7 +38,11 @@ export function budgetView(service: BoaService) {
     Math.max(now - config.budgetWindowHours * HOUR, state.startedAt),
     now,
   );
-  const sinceSet = budget ? service.ledgerAverages(budget.setAt, now) : undefined;
+  // Since the budget was set, but not before the ledger rows retention keeps: pruned time would read as
+  // time nothing was paid or allocated (the average's `hours` is the span it covers).
+  const sinceSet = budget
+    ? service.ledgerAverages(Math.max(budget.setAt, now - ledgerKeptMs(config)), now)
+    : undefined;
   return {
     gpuHoursPerHour: budget?.gpuHoursPerHour ?? null,
     setAt: budget ? new Date(budget.setAt).toISOString() : null,

@@ -30,6 +30,15 @@ export function databaseProblem(file: string, journalFile: string): string | und
     );
     // No tables at all: a first start that died before its first migration committed; nothing to lose.
     if (tables.size === 0) return undefined;
+    // Only drizzle's migrations table, recording nothing: drizzle creates it on its own before the
+    // migrations' transaction, so a first start killed while migrating leaves this. Nothing to lose either.
+    if (
+      tables.size === 1 &&
+      tables.has('__drizzle_migrations') &&
+      db.prepare('SELECT count(*) FROM __drizzle_migrations').pluck().get() === 0
+    ) {
+      return undefined;
+    }
     const absent = [...BOA_TABLES, '__drizzle_migrations'].filter((t) => !tables.has(t));
     if (absent.length > 0) return `is not a boa database (no ${absent.join(', ')} table)`;
     const newest = db.prepare('SELECT max(created_at) FROM __drizzle_migrations').pluck().get() as

@@ -1,4 +1,5 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { StoreError } from './errors.ts';
@@ -10,7 +11,9 @@ export interface DataDirLock {
 /**
  * One service per data directory. The lock is an exclusive SQLite lock on `boa.lock` (an fcntl lock
  * underneath), held for the life of the process: the kernel drops it when the process dies, even by
- * kill -9, so a stale lock never blocks a restart. `boa.pid` only names the holder in the message.
+ * kill -9, so a stale lock never blocks a restart. `boa.pid` only names the holder in the message: its
+ * pid and host, since a data dir on shared storage, or in another container, may be held by a process
+ * whose pid means nothing (or another process) here.
  */
 export function lockDataDir(dataDir: string): DataDirLock {
   const lockFile = join(dataDir, 'boa.lock');
@@ -30,7 +33,7 @@ export function lockDataDir(dataDir: string): DataDirLock {
     }
     throw new StoreError(`cannot lock data dir ${dataDir} (${lockFile}): ${(error as Error).message}`);
   }
-  writeFileSync(pidFile, `${process.pid}\n`);
+  writeFileSync(pidFile, `${process.pid} ${hostname()}\n`);
   return {
     release() {
       rmSync(pidFile, { force: true });
@@ -41,8 +44,10 @@ export function lockDataDir(dataDir: string): DataDirLock {
 
 function holder(pidFile: string): string {
   try {
-    const pid = Number.parseInt(readFileSync(pidFile, 'utf8'), 10);
-    return Number.isInteger(pid) ? `pid ${pid}` : 'pid unknown';
+    const [pid, host] = readFileSync(pidFile, 'utf8').trim().split(/\s+/);
+    if (!/^\d+$/.test(pid ?? '')) return 'pid unknown';
+    // A pid file from before the host was written names the pid alone.
+    return host ? `pid ${pid} on host ${host}` : `pid ${pid}`;
   } catch {
     return 'pid unknown';
   }

@@ -69,6 +69,9 @@ export const jobs = sqliteTable(
   (t) => [
     index('jobs_state').on(t.state),
     index('jobs_class_submitted').on(t.className, t.submittedAt),
+    // The rate estimator's submissions in its window, read every minute: jobs are never pruned, and the
+    // class-first index above cannot serve a range on submitted_at alone (it scanned every job).
+    index('jobs_submitted').on(t.submittedAt),
     uniqueIndex('jobs_idempotency_key').on(t.idempotencyKey),
   ],
 );

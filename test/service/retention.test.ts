@@ -38,3 +38,20 @@ describe('pruning old rows', () => {
     expect((await boa.request('GET', '/v1/plan')).status).toBe(200);
   });
 });
+
+describe('what GET /v1/budget reports across a prune', () => {
+  it('the averages since the budget was set do not count pruned time as time nothing was paid', async () => {
+    boa = await startService({ config: { tickSeconds: 7200 } });
+    await boa.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
+    await boa.request('POST', '/v1/jobs', { class: 'cifar10' });
+    await boa.ticks(30); // a job (lost once its lease runs out) and its nodes early on, then idle hours
+    await boa.request('POST', '/v1/jobs', { class: 'cifar10' });
+    await boa.ticks(6); // three days since the budget was set, the last hours paid again
+    const before = (await boa.request('GET', '/v1/budget')).body;
+    expect(before.sinceSet.paidGpuHoursPerHour).toBeGreaterThan(0);
+    expect(pruneOldRows(boa.service)).toBeGreaterThan(0);
+    const after = (await boa.request('GET', '/v1/budget')).body;
+    expect(after.sinceSet).toEqual(before.sinceSet);
+    expect(after.window).toEqual(before.window);
+  });
+});

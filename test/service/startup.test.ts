@@ -4,7 +4,7 @@
  */
 import { createServer, type Server } from 'node:net';
 import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { unusedPort } from '../cli/cli-harness.ts';
@@ -107,7 +107,10 @@ describe('a start that cannot succeed', () => {
     const first = await startProcess(['--data', data, '--port', String(await unusedPort())]);
     const second = await runToExit(['--data', data, '--port', String(await unusedPort())]);
     expect(second.code).toBe(1);
-    expectOneLine(second, new RegExp(`in use by another boa service \\(pid ${first.child.pid}\\)`));
+    expectOneLine(
+      second,
+      new RegExp(`in use by another boa service \\(pid ${first.child.pid} on host ${hostname()}\\)`),
+    );
     await killHard(first.child);
     const restarted = await startProcess(['--data', data, '--port', String(await unusedPort())]);
     await killHard(restarted.child);

@@ -3,7 +3,7 @@
  * to do; `init` moves it aside (kept) instead. One service per data dir: the lock names the holder.
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -85,6 +85,38 @@ describe('opening a stored database', () => {
     expect(refusal(other)).toMatch(/is not a boa database \(no settings, job_classes, jobs, plans/);
   });
 
+  it('opens a database whose first start was killed while migrating (only the migrations table)', () => {
+    // drizzle creates its migrations table on its own, then applies the migrations in one transaction:
+    // a first start killed in between leaves this, and nothing of the service's state to lose.
+    const dir = dataDir();
+    const client = new Database(join(dir, 'boa.sqlite'));
+    client.pragma('journal_mode = WAL');
+    client.exec(
+      'CREATE TABLE IF NOT EXISTS "__drizzle_migrations" (id SERIAL PRIMARY KEY, hash text NOT NULL, created_at numeric)',
+    );
+    client.close();
+    const store = open(dir);
+    const journal = JSON.parse(
+      readFileSync(join(import.meta.dirname, '../../src/store/migrations/meta/_journal.json'), 'utf8'),
+    ) as { entries: unknown[] };
+    const applied = store.db.$client.prepare('SELECT count(*) FROM __drizzle_migrations').pluck().get();
+    expect(applied).toBe(journal.entries.length);
+    expect(store.db.$client.prepare('SELECT count(*) FROM plans').pluck().get()).toBe(0);
+  });
+
+  it('still refuses a database with only a migrations table that records migrations', () => {
+    const dir = dataDir();
+    const client = new Database(join(dir, 'boa.sqlite'));
+    client.exec(
+      'CREATE TABLE "__drizzle_migrations" (id SERIAL PRIMARY KEY, hash text NOT NULL, created_at numeric)',
+    );
+    client
+      .prepare('INSERT INTO __drizzle_migrations (hash, created_at) VALUES (?, ?)')
+      .run('a'.repeat(64), 1);
+    client.close();
+    expect(refusal(dir)).toMatch(/is not a boa database \(no settings, job_classes, jobs, plans table\)/);
+  });
+
   it('refuses a database from a newer boa (a migration this version does not know)', () => {
     const dir = dataDir();
     const file = seeded(dir);
@@ -123,11 +155,19 @@ describe('opening a stored database', () => {
     const dir = dataDir();
     const first = openStore(dir);
     expect(() => openStore(dir)).toThrow(
-      new RegExp(`in use by another boa service \\(pid ${process.pid}\\)`),
+      new RegExp(`in use by another boa service \\(pid ${process.pid} on host ${hostname()}\\)`),
     );
     first.close();
     expect(existsSync(join(dir, 'boa.pid'))).toBe(false);
     open(dir);
+  });
+
+  it("names the holder's host: a pid from another machine or container is not one to stop here", () => {
+    const dir = dataDir();
+    open(dir); // closed after the test
+    // As a service on another host (shared storage) or in another container wrote it while it holds the lock.
+    writeFileSync(join(dir, 'boa.pid'), '1 gpu-node-7\n');
+    expect(() => openStore(dir)).toThrow(/in use by another boa service \(pid 1 on host gpu-node-7\)/);
   });
 
   it('refuses a data dir that is a file (a setting to fix: exit code 2)', () => {

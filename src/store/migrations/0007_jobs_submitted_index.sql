@@ -1,0 +1,1 @@
+CREATE INDEX `jobs_submitted` ON `jobs` (`submitted_at`);
