@@ -88,7 +88,18 @@ function fixedOperatorToken(config: ServiceConfig, dataDir: string): string {
     );
   if (dataDir === ':memory:') return newToken();
   const file = join(dataDir, 'token');
-  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  if (existsSync(file)) {
+    const token = readFileSync(file, 'utf8').trim();
+    // BOA_TOKEN's rule. An empty file (a first start cut short before it wrote the token) would
+    // otherwise be a token no request can match: every caller refused as "wrong token".
+    if (token.length < 16 || /\s/.test(token)) {
+      throw new ConfigError(
+        `${file} holds no usable operator token (at least 16 characters, no spaces): delete it and ` +
+          'boa writes a new one, or give the token with BOA_TOKEN or --token',
+      );
+    }
+    return token;
+  }
   const token = newToken();
   writeFileSync(file, `${token}\n`, { mode: 0o600 });
   return token;
