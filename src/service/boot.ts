@@ -120,8 +120,10 @@ export async function bootService(config: ServiceConfig, overrides: BootOverride
   const db = store.db;
   const repo = new Repository(db);
   let tokens: OperatorToken;
+  let jobTokenKey: Buffer;
   try {
     tokens = await operatorToken(config, dataDir, clock, logger);
+    jobTokenKey = jobTokenKeyOf(dataDir);
     await overrides.beforeSideEffects?.();
   } catch (error) {
     store.close();
@@ -134,7 +136,6 @@ export async function bootService(config: ServiceConfig, overrides: BootOverride
     overrides.executor === undefined
       ? await createExecutor(config, dataDir, logger)
       : (overrides.executor ?? undefined);
-  const jobTokenKey = jobTokenKeyOf(dataDir);
   const service = new BoaService({
     config,
     repo,
@@ -181,15 +182,29 @@ function readProfiles(file: string | undefined): ProfileFile {
   }
 }
 
+const JOB_TOKEN_KEY_BYTES = 32;
+
 /**
  * The key executed jobs' tokens are derived from (tokens.ts deriveJobToken): generated once into the
  * data dir, owner-only, like the operator token. A copy of the database alone holds no job token.
  */
 function jobTokenKeyOf(dataDir: string): Buffer {
-  if (dataDir === ':memory:') return randomBytes(32);
+  if (dataDir === ':memory:') return randomBytes(JOB_TOKEN_KEY_BYTES);
   const file = join(dataDir, 'job-token.key');
-  if (existsSync(file)) return Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
-  const key = randomBytes(32);
+  if (existsSync(file)) {
+    const key = Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
+    // An empty or cut-short key is no secret: with it, the database alone (it keeps the seeds) would
+    // give every executed job's token. A new key would not match the running jobs' tokens either.
+    if (key.length !== JOB_TOKEN_KEY_BYTES) {
+      throw new StartupError(
+        `${file} is damaged (${key.length} bytes, not ${JOB_TOKEN_KEY_BYTES}): restore it from the backup ` +
+          "of this data dir (executed jobs' tokens are derived from it), or, when no executed job is " +
+          'waiting or running, delete it and boa makes a new one',
+      );
+    }
+    return key;
+  }
+  const key = randomBytes(JOB_TOKEN_KEY_BYTES);
   writeFileSync(file, `${key.toString('base64')}\n`, { mode: 0o600 });
   return key;
 }

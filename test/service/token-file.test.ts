@@ -77,3 +77,29 @@ describe('the operator token file', () => {
     expect(line).toMatch(/delete it/);
   });
 });
+
+describe('the job-token key file', () => {
+  it('is generated on a first start, owner-only, 32 random bytes', async () => {
+    const dir = join(root, `data-${n++}`);
+    await boot(dir);
+    const file = join(dir, 'job-token.key');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(Buffer.from(readFileSync(file, 'utf8').trim(), 'base64')).toHaveLength(32);
+  });
+
+  it.each([
+    ['empty', ''],
+    ['cut short', 'AAAA\n'],
+  ])(
+    '%s, refuses the start naming the file (exit 1), never derives job tokens from it',
+    async (_w, content) => {
+      const dir = join(root, `data-${n++}`);
+      await firstStart(dir);
+      writeFileSync(join(dir, 'job-token.key'), content);
+      const { line, exitCode } = await refusal(dir);
+      expect(exitCode).toBe(1);
+      expect(line).toContain(join(dir, 'job-token.key'));
+      expect(line).toMatch(/backup/);
+    },
+  );
+});
