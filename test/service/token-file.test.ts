@@ -4,7 +4,7 @@
  * that holds no usable secret (a first start cut short between creating it and writing it) stops the
  * start with one line naming the file, instead of a service nobody can call.
  */
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
@@ -102,4 +102,21 @@ describe('the job-token key file', () => {
       expect(line).toMatch(/backup/);
     },
   );
+});
+
+describe('the data dir', () => {
+  it("a first start makes it owner-only: other users cannot read the database's workloads and env", async () => {
+    const dir = join(root, `data-${n++}`, 'nested');
+    await boot(dir);
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    expect(statSync(join(dir, '..')).mode & 0o777).toBe(0o700);
+  });
+
+  it('an existing one keeps the mode its operator gave it', async () => {
+    const dir = join(root, `data-${n++}`);
+    mkdirSync(dir, { mode: 0o750 });
+    chmodSync(dir, 0o750);
+    await boot(dir);
+    expect(statSync(dir).mode & 0o777).toBe(0o750);
+  });
 });
