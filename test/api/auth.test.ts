@@ -114,4 +114,23 @@ describe('the auth column of docs/api.md', () => {
     expect(seen.length).toBeGreaterThan(100);
     expect(new Set(jobCallable)).toEqual(new Set(securityJobRoutes()));
   });
+
+  it('a 401 says whether the header was missing or malformed, and never echoes what was sent', async () => {
+    boa = await startService();
+    const message = async (authorization?: string) => {
+      const res = await boa!.app.request('/v1/budget', {
+        headers: authorization === undefined ? {} : { authorization },
+      });
+      expect(res.status).toBe(401);
+      return ((await res.json()) as { error: { message: string } }).error.message;
+    };
+    expect(await message()).toMatch(/^missing bearer token/);
+    const secret = 'pasted-with-a-space 0123456789';
+    for (const header of [`Basic ${secret}`, `Bearer ${secret}`, `Token ${secret}`, 'Bearer']) {
+      const said = await message(header);
+      expect(said, header).not.toMatch(/missing/);
+      expect(said, header).toMatch(/Authorization header is not "Bearer <token>"/);
+      expect(said, header).not.toContain('pasted');
+    }
+  });
 });
