@@ -20,9 +20,16 @@ const JOB_ROUTE = /^\/v1\/jobs\/(\d{1,15})(?:\/(?:progress|allocation|complete|c
 export function operatorOrJobAuth(operatorToken: OperatorToken | string): MiddlewareHandler<ApiEnv> {
   const tokens = asOperatorToken(operatorToken);
   return async (c, next) => {
-    const token = bearer(c.req.header('authorization'));
+    const header = c.req.header('authorization');
+    const token = bearer(header);
     if (token === undefined) {
-      return c.json(errorBody('unauthorized', 'missing bearer token (Authorization: Bearer <token>)'), 401);
+      // A header that is there but not one bearer token (another scheme, a token pasted with a space)
+      // is not "missing"; it is never echoed, as it may hold a secret.
+      const message =
+        header === undefined
+          ? 'missing bearer token (Authorization: Bearer <token>)'
+          : 'the Authorization header is not "Bearer <token>" (one token, no spaces)';
+      return c.json(errorBody('unauthorized', message), 401);
     }
     let operator = tokens.matches(token);
     if (!operator) {

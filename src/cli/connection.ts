@@ -19,8 +19,14 @@ type Env = Readonly<Record<string, string | undefined>>;
 // The unspecified addresses too: a connection to 0.0.0.0 or [::] reaches this machine, as loopback does.
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '0.0.0.0', '[::]']);
 
+/**
+ * The URL parser writes every IPv4 host as four decimal parts (`127.1` is `127.0.0.1`), so a loopback
+ * address is exactly this; a name such as `127.attacker.example` only starts like one and is remote.
+ */
+const LOOPBACK_V4 = /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
+
 export function isLocalUrl(url: URL): boolean {
-  return LOCAL_HOSTS.has(url.hostname) || url.hostname.startsWith('127.');
+  return LOCAL_HOSTS.has(url.hostname) || LOOPBACK_V4.test(url.hostname);
 }
 
 /** The local service's data dir: BOA_DATA_DIR or ./data. */

@@ -96,6 +96,13 @@ function fixedOperatorToken(config: ServiceConfig, dataDir: string, logger: Logg
   if (dataDir === ':memory:') return newToken();
   const file = join(dataDir, 'token');
   const stored = readSecret(file, logger);
+  // BOA_TOKEN's rule: a token edited into the file by hand must be one a caller can send.
+  if (stored !== undefined && (stored.length < 16 || /\s/.test(stored))) {
+    throw new ConfigError(
+      `${file} holds no usable operator token (at least 16 characters, no spaces): delete it and ` +
+        'boa writes a new one, or give the token with BOA_TOKEN or --token',
+    );
+  }
   if (stored !== undefined) return stored;
   const token = newToken();
   writeSecret(file, `${token}\n`);

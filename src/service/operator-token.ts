@@ -76,7 +76,10 @@ export class OperatorToken {
     if (this.matches(given)) return true;
     if (!this.options.source) return false;
     const gap = this.options.unknownTokenRefreshGapMs ?? 30_000;
-    if (this.options.clock.now() - this.lastReadAt >= gap) await this.refresh('unknown-token');
+    // A read under way (another request's, or the timer's) may bring this very token: wait for it,
+    // or requests sent together with a new token (the dashboard's eight) all but one got a 401.
+    if (this.reading) await this.reading;
+    else if (this.options.clock.now() - this.lastReadAt >= gap) await this.refresh('unknown-token');
     return this.matches(given);
   }
 

@@ -93,7 +93,9 @@ function prepareDir(dataDir: string): void {
     throw new StoreError(`--data ${dataDir} is a file; the data dir must be a directory`, 2);
   }
   try {
-    mkdirSync(dataDir, { recursive: true });
+    // Owner-only, as the token in it: the database keeps every workload with its env (API keys
+    // included) and the local executor the jobs' logs. A data dir that exists keeps its mode.
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   } catch (error) {
     throw new StoreError(
       `cannot create data dir ${dataDir}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,

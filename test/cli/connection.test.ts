@@ -51,6 +51,20 @@ describe('resolveConnection', () => {
     expect(resolveConnection({ url: 'http://localhost:8080' }, {}, cwd).tokenSource).toBe('file');
   });
 
+  it.each(['http://127.attacker.example:8080', 'http://127.0.0.1.nip.io', 'https://127-0-0-1.example'])(
+    'never sends the local token file to %s, a remote name that merely starts like a loopback address',
+    (url) => {
+      expect(resolveConnection({ url }, {}, cwd)).toMatchObject({ token: undefined, tokenSource: 'none' });
+    },
+  );
+
+  it.each(['http://127.0.0.1:8080', 'http://127.1.2.3:9000', 'http://127.1', 'http://[::1]:8080'])(
+    'reads the local token file for the loopback address %s',
+    (url) => {
+      expect(resolveConnection({ url }, {}, cwd).tokenSource).toBe('file');
+    },
+  );
+
   it.each(['not a url', 'ftp://host', 'file:///etc/passwd'])('refuses %s as a usage error', (url) => {
     try {
       resolveConnection({ url }, {}, cwd);

@@ -85,6 +85,39 @@ describe('OperatorToken', () => {
     expect(secret.reads()).toBe(1);
   });
 
+  it('requests that bring the new token while a read is under way wait for it, and all get in', async () => {
+    // The dashboard sends eight requests at once with a token just pasted: one starts the read (the
+    // gap has passed), the others arrive while Secrets Manager has not answered yet.
+    let now = Date.UTC(2026, 10, 1);
+    let answer: (token: string) => void = () => {};
+    let reads = 0;
+    const slow: TokenSource = {
+      name: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:boa-operator-token-AbCdEf',
+      read: () => {
+        reads++;
+        return new Promise<string>((resolve) => (answer = resolve));
+      },
+    };
+    const slowTokens = new OperatorToken(A, {
+      source: slow,
+      clock: { now: () => now },
+      logger: pino({ level: 'silent' }),
+      unknownTokenRefreshGapMs: 30_000,
+    });
+    now += 30_000;
+    const [first, ...rest] = Array.from({ length: 8 }, () => slowTokens.matchesAfterRefresh(B));
+    answer(B);
+    expect(await first).toBe(true);
+    expect(await Promise.all(rest)).toEqual(Array(7).fill(true));
+    expect(reads).toBe(1);
+    // A timer read under way counts too: a client with the next token waits for it rather than a 401.
+    const timer = slowTokens.refresh('timer');
+    const waiting = slowTokens.matchesAfterRefresh('token-c-0123456789abcdef');
+    answer('token-c-0123456789abcdef');
+    await timer;
+    expect(await waiting).toBe(true);
+  });
+
   it('a failed read keeps the known token in force and is logged', async () => {
     const { tokens, secret, logs } = setup();
     secret.set(new Error('AccessDeniedException: not authorized'));
