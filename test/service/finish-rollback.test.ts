@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { finishJob } from '../../src/service/job-operations.ts';
 import { startService } from './harness.ts';
+import { failOnce } from '../helpers/fail-once.ts';
 
 describe("a job's end whose transaction rolls back", () => {
   it('leaves the job active in memory as in the store, and a second report ends it once', async () => {
@@ -30,15 +31,7 @@ describe("a job's end whose transaction rolls back", () => {
       const before = { allocation: job.allocation, width: job.width, generation: job.generation };
       const samples = JSON.stringify(service.state.classes.get('one')!.workSamples);
 
-      const saveJobState = repo.saveJobState.bind(repo);
-      let failOnce = true;
-      repo.saveJobState = (j) => {
-        if (failOnce) {
-          failOnce = false;
-          throw new Error('SQLITE_FULL: database or disk is full');
-        }
-        saveJobState(j);
-      };
+      failOnce(repo, 'saveJobState');
       expect(() => finishJob(service, job, 'done')).toThrow('SQLITE_FULL');
       expect(service.state.jobs.get(job.id)).toBe(job);
       expect({ state: job.state, finishedAt: job.finishedAt }).toEqual({

@@ -4,6 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startService } from './harness.ts';
+import { failOnce } from '../helpers/fail-once.ts';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -72,15 +73,7 @@ describe('progress reports as work samples', () => {
       workDone: job.workDoneSeconds,
     };
     const repo = s.service.deps.repo;
-    const saveJobState = repo.saveJobState.bind(repo);
-    let failOnce = true;
-    repo.saveJobState = (j) => {
-      if (failOnce) {
-        failOnce = false;
-        throw new Error('SQLITE_FULL: database or disk is full');
-      }
-      saveJobState(j);
-    };
+    failOnce(repo, 'saveJobState');
     expect(() => s.service.reportProgress(job.id, 1, undefined, 30)).toThrow('SQLITE_FULL');
     // Memory is what the store holds: the job in its epoch, the class without the sample.
     expect({
@@ -94,7 +87,7 @@ describe('progress reports as work samples', () => {
     expect(repo.getJob(job.id)!.statEpoch).toBe(1);
     expect(cls.workSamples[0]).toHaveLength(1);
     // The same for a report of work done within the epoch.
-    failOnce = true;
+    failOnce(repo, 'saveJobState');
     expect(() => s.service.reportProgress(job.id, 1, undefined, 60)).toThrow('SQLITE_FULL');
     expect(job.workDoneSeconds).toBe(30);
     s.service.reportProgress(job.id, 1, undefined, 60);

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { startService } from './harness.ts';
+import { failOnce } from '../helpers/fail-once.ts';
 
 describe('a tick whose transaction rolls back', () => {
   it('leaves the store and memory agreeing once the next tick commits', async () => {
@@ -20,15 +21,7 @@ describe('a tick whose transaction rolls back', () => {
       await boa.ticks(2);
       expect(job.state).toBe('waiting');
       // The next tick places the job; its transaction fails once (disk full, say).
-      const setLastTick = repo.setLastTick.bind(repo);
-      let failOnce = true;
-      repo.setLastTick = (now: number) => {
-        if (failOnce) {
-          failOnce = false;
-          throw new Error('SQLITE_FULL: database or disk is full');
-        }
-        setLastTick(now);
-      };
+      failOnce(repo, 'setLastTick');
       const failedAt = boa.clock.now();
       await expect(scheduler.tick()).rejects.toThrow('SQLITE_FULL');
       expect(job.state).toBe('waiting');
