@@ -261,7 +261,9 @@ export async function runGuard({ eks, cloudwatch, autoscaling }, settings, now =
         {
           MetricName: 'GuardTripped',
           Dimensions: [{ Name: 'Cluster', Value: clusterName }],
-          Value: decision.silent ? 1 : 0,
+          // Acting: silent with a budget to hold the group to. With none known it can do nothing, and
+          // the silence alarm already says boa is silent.
+          Value: decision.silent && budget !== undefined ? 1 : 0,
           Unit: 'Count',
           Timestamp: now,
         },

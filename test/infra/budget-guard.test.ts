@@ -93,6 +93,15 @@ describe('budget guard logic', () => {
     expect(await runGuard(small.clients, settings, NOW)).toMatchObject({ action: 'none', budget: 40 });
     expect(small.eksMock.commandCalls(UpdateNodegroupConfigCommand)).toHaveLength(0);
   });
+
+  it('does not report itself acting when boa is silent and no budget is known: it can hold nothing', async () => {
+    const w = world({ heartbeats: 0, desiredSize: 64 });
+    const result = await runGuard(w.clients, { ...settings, budget: undefined }, NOW);
+    expect(result).toMatchObject({ action: 'none', silent: true, reason: 'boa silent and no budget known' });
+    expect(w.eksMock.commandCalls(UpdateNodegroupConfigCommand)).toHaveLength(0);
+    const tripped = w.cwMock.commandCalls(PutMetricDataCommand)[0]!.args[0].input.MetricData;
+    expect(tripped?.find((m) => m.MetricName === 'GuardTripped')?.Value).toBe(0);
+  });
 });
 
 describe("budget guard's metric reads", () => {
