@@ -11,7 +11,8 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LocalExecutor, SPAWN_ATTEMPTS, SPAWN_FAILED_EXIT } from '../../src/cloud/local/executor.ts';
+import { LocalExecutor } from '../../src/cloud/local/executor.ts';
+import { SPAWN_ATTEMPTS, SPAWN_FAILED_EXIT } from '../../src/cloud/local/spawn-failures.ts';
 import { ReplicaLauncher } from '../../src/cloud/local/launcher.ts';
 import { checkLocalWorkload } from '../../src/cloud/local/executor-command.ts';
 import { processExists, readLogTail } from '../../src/cloud/local/executor-records.ts';

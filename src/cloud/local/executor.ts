@@ -30,6 +30,7 @@ import {
 } from './executor-records.ts';
 import { type Launched, ReplicaLauncher } from './launcher.ts';
 import { RendezvousPorts } from './rendezvous-ports.ts';
+import { SPAWN_ATTEMPTS, SpawnFailures } from './spawn-failures.ts';
 
 const SUPERVISOR = resolve(import.meta.dirname, 'replica-supervisor.sh');
 
@@ -44,15 +45,6 @@ export interface LocalExecutorOptions {
   /** What starts the supervisors (tests inject one that fails). */
   readonly launcher?: Pick<ReplicaLauncher, 'launch' | 'close'>;
 }
-
-/**
- * Reconciles in a row a replica may fail to start (the launcher gone, no processes left) before it is
- * reported failed: one failure is retried (the launcher restarts), a lasting one is the job's restart
- * to count, so it cannot hold its GPUs forever without running.
- */
-export const SPAWN_ATTEMPTS = 3;
-/** The exit code reported for a replica that could not be started (as a shell's "cannot execute"). */
-export const SPAWN_FAILED_EXIT = 126;
 
 interface LocalReplica {
   readonly jobId: number;
@@ -106,8 +98,7 @@ export class LocalExecutor implements Executor {
   /** The grace period for the supervisor, which holds the rest of a stopped command's group to it. */
   private readonly graceSeconds: string;
   private readonly launcher: Pick<ReplicaLauncher, 'launch' | 'close'>;
-  /** Replicas of the current generations whose start failed: how often in a row, and the last error. */
-  private readonly spawnFailures = new Map<string, { attempts: number; error: string; spec: ReplicaSpec }>();
+  private readonly spawnFailures = new SpawnFailures();
   private readonly ports = new RendezvousPorts();
   private queue: Promise<void> = Promise.resolve();
 
@@ -200,24 +191,19 @@ export class LocalExecutor implements Executor {
       }
     }
     const starts: Promise<void>[] = [];
-    const current = new Set<string>();
     for (const job of desired) {
-      for (const spec of job.replicas) current.add(keyOf(spec.jobId, spec.generation, spec.rank));
       if (blocked.has(job.jobId)) continue;
       for (const spec of job.replicas) {
-        const key = keyOf(spec.jobId, spec.generation, spec.rank);
         // One gone without an exit record (killed from outside, supervisor and all) is reported
         // interrupted, not started again: its job resumes as a new generation, every rank together.
-        if (this.replicas.has(key) || this.unstartable(key)) continue;
+        const key = keyOf(spec.jobId, spec.generation, spec.rank);
+        if (this.replicas.has(key) || this.spawnFailures.givenUp(spec)) continue;
         starts.push(this.start(spec));
       }
     }
     await Promise.all(starts);
-    for (const key of this.spawnFailures.keys()) if (!current.has(key)) this.spawnFailures.delete(key);
+    const failedToStart = this.spawnFailures.retain(desired.flatMap((job) => job.replicas));
     this.ports.retain([...desired, ...this.replicas.values()]);
-    const failedToStart = [...this.spawnFailures.entries()]
-      .filter(([key]) => this.unstartable(key))
-      .map(([, failure]) => spawnFailedStatus(failure.spec, failure));
     return [
       ...[...this.replicas.values()].map((r) => this.statusOf(r)),
       ...failedToStart,
@@ -336,10 +322,6 @@ export class LocalExecutor implements Executor {
     this.replicas.delete(key);
   }
 
-  private unstartable(key: string): boolean {
-    return (this.spawnFailures.get(key)?.attempts ?? 0) >= SPAWN_ATTEMPTS;
-  }
-
   private async start(spec: ReplicaSpec): Promise<void> {
     const dir = generationDir(this.jobsDir, spec.jobId, spec.generation);
     mkdirSync(dir, { recursive: true });
@@ -369,11 +351,9 @@ export class LocalExecutor implements Executor {
       // The supervisor enters the working directory: a missing one is its recorded exit, not a spawn error.
       { cwd: '/', env },
     );
-    const key = keyOf(spec.jobId, spec.generation, spec.rank);
     if (typeof launched === 'string') {
       // Nothing recorded (the launcher gone, no processes left): the next reconcile tries again, a few times.
-      const attempts = (this.spawnFailures.get(key)?.attempts ?? 0) + 1;
-      this.spawnFailures.set(key, { attempts, error: launched, spec });
+      const attempts = this.spawnFailures.failed(spec, launched);
       this.logger.error(
         {
           event: 'replica_spawn_failed',
@@ -388,7 +368,7 @@ export class LocalExecutor implements Executor {
       );
       return;
     }
-    this.spawnFailures.delete(key);
+    this.spawnFailures.started(spec);
     const startedAt = this.now();
     writeRecord(recordFile(dir, spec.rank, 'pid'), { pid: launched.pid, node: spec.node, startedAt });
     const replica: LocalReplica = {
@@ -416,17 +396,4 @@ export class LocalExecutor implements Executor {
       'replica started',
     );
   }
-}
-
-function spawnFailedStatus(spec: ReplicaSpec, failure: { attempts: number; error: string }): ReplicaStatus {
-  return {
-    jobId: spec.jobId,
-    generation: spec.generation,
-    rank: spec.rank,
-    node: spec.node,
-    phase: 'failed',
-    exitCode: SPAWN_FAILED_EXIT,
-    reason: `could not be started (${failure.attempts} attempts): ${failure.error}`,
-    ranForMs: 0,
-  };
 }

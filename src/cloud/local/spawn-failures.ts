@@ -1,0 +1,55 @@
+import type { ReplicaSpec, ReplicaStatus } from '../../service/ports.ts';
+
+/**
+ * Reconciles in a row a replica may fail to start (the launcher gone, no processes left) before it is
+ * reported failed: one failure is retried (the launcher restarts), a lasting one is the job's restart
+ * to count, so it cannot hold its GPUs forever without running.
+ */
+export const SPAWN_ATTEMPTS = 3;
+/** The exit code reported for a replica that could not be started (as a shell's "cannot execute"). */
+export const SPAWN_FAILED_EXIT = 126;
+
+const keyOf = (r: { jobId: number; generation: number; rank: number }) =>
+  `${r.jobId}/${r.generation}/${r.rank}`;
+
+/** Replicas of the current generations whose start failed: how often in a row, and the last error. */
+export class SpawnFailures {
+  private readonly failures = new Map<string, { attempts: number; error: string; spec: ReplicaSpec }>();
+
+  /** Notes a failed start; returns how many in a row this replica has had. */
+  failed(spec: ReplicaSpec, error: string): number {
+    const attempts = (this.failures.get(keyOf(spec))?.attempts ?? 0) + 1;
+    this.failures.set(keyOf(spec), { attempts, error, spec });
+    return attempts;
+  }
+
+  started(spec: ReplicaSpec): void {
+    this.failures.delete(keyOf(spec));
+  }
+
+  /** Failed too often to be tried again: reported failed until its generation leaves. */
+  givenUp(spec: ReplicaSpec): boolean {
+    return (this.failures.get(keyOf(spec))?.attempts ?? 0) >= SPAWN_ATTEMPTS;
+  }
+
+  /** Forgets replicas no longer desired; the statuses of those given up on. */
+  retain(desired: readonly ReplicaSpec[]): ReplicaStatus[] {
+    const current = new Set(desired.map(keyOf));
+    for (const key of this.failures.keys()) if (!current.has(key)) this.failures.delete(key);
+    return [...this.failures.values()].filter(({ spec }) => this.givenUp(spec)).map(statusOf);
+  }
+}
+
+function statusOf(failure: { attempts: number; error: string; spec: ReplicaSpec }): ReplicaStatus {
+  const { spec } = failure;
+  return {
+    jobId: spec.jobId,
+    generation: spec.generation,
+    rank: spec.rank,
+    node: spec.node,
+    phase: 'failed',
+    exitCode: SPAWN_FAILED_EXIT,
+    reason: `could not be started (${failure.attempts} attempts): ${failure.error}`,
+    ranForMs: 0,
+  };
+}
