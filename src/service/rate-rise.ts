@@ -66,10 +66,12 @@ export function recentRise(
   if (index) {
     for (const name of known) classBins.set(name, index.bins(name, start, now, binMs, binCount));
   } else {
+    // Every class in the classes' order, as the index path has them: the shares below are summed in
+    // this order, and a sum in another order differs in its last bits.
+    for (const name of known) classBins.set(name, new Array<number>(binCount).fill(0));
     for (const s of submissions) {
       if (s.submittedAt <= start || s.submittedAt > now || !known.has(s.className)) continue;
-      let bins = classBins.get(s.className);
-      if (!bins) classBins.set(s.className, (bins = new Array<number>(binCount).fill(0)));
+      const bins = classBins.get(s.className)!;
       const bin = Math.min(binCount - 1, Math.floor((s.submittedAt - start - 1) / binMs));
       bins[bin] = (bins[bin] ?? 0) + 1;
     }
