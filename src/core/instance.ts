@@ -27,7 +27,11 @@ export class InstanceError extends Error {
 }
 
 export interface InstanceOptions {
-  /** Widest allocation to consider (GPUs); widths above it are ignored. */
+  /**
+   * Widest allocation to consider (GPUs: the node group's maximum); widths above it are ignored. An
+   * epoch with no listed width within it keeps its narrowest: such a job can only run short, and a plan
+   * still needs a width for it.
+   */
   maxWidth?: number;
 }
 
@@ -58,7 +62,9 @@ export function buildInstance(
       weight: cls.weight,
       rescaleSeconds: cls.rescaleSeconds,
       epochs: cls.epochs.map((epoch) => {
-        const widths = listedWidths(epoch).filter((k) => k <= maxWidth);
+        const listed = listedWidths(epoch);
+        const fitting = listed.filter((k) => k <= maxWidth);
+        const widths = fitting.length > 0 ? fitting : listed.slice(0, 1);
         return { workSeconds: epoch.workSeconds, widths, speedups: widths.map((k) => epoch.speedup[k] ?? 0) };
       }),
     });

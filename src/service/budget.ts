@@ -2,7 +2,7 @@ import type { ClassProfile } from '../core/profile.ts';
 import { checkBudget } from './calculator/compute.ts';
 import { ServiceError } from './errors.ts';
 import { type Averages, averagesFromTotals } from './ledger.ts';
-import { estimatedClasses, loadRates } from './plan-inputs.ts';
+import { clusterShape, estimatedClasses, loadRates } from './plan-inputs.ts';
 import type { BoaService } from './service.ts';
 import { ceilingLookbacks, type SpendCeiling, spendCeiling } from '../core/spend-ceiling.ts';
 import type { BudgetSetting } from './state.ts';
@@ -46,7 +46,7 @@ export function setBudget(
   }
   const now = svc.deps.clock.now();
   const minFeasibleBudget = checkBudget(
-    { classes, ratesPerHour: loadRates(svc, now), gpusPerNode: svc.deps.config.gpusPerNode },
+    { classes, ratesPerHour: loadRates(svc, now), ...clusterShape(svc) },
     0,
     false,
   );
@@ -115,7 +115,7 @@ export function loadNeeds(svc: BoaService, now: number): number {
     {
       classes: estimatedClasses(svc),
       ratesPerHour: loadRates(svc, now),
-      gpusPerNode: svc.deps.config.gpusPerNode,
+      ...clusterShape(svc),
     },
     0,
     false,
@@ -124,11 +124,15 @@ export function loadNeeds(svc: BoaService, now: number): number {
   return gpuHoursPerHour;
 }
 
-/** What moves the load at once: the latest submission, the classes, the jobs waiting, an imported history. */
+/**
+ * What moves the load at once: the latest submission, the classes, the jobs waiting, an imported history,
+ * the node group's maximum.
+ */
 function loadKey(svc: BoaService): string {
   let waiting = 0;
   for (const job of svc.state.jobs.values()) if (job.state === 'waiting') waiting += 1;
-  return `${svc.state.lastSubmittedAt ?? 0}|${svc.state.classes.size}|${waiting}|${svc.state.historyKey}`;
+  const { maxWidth } = clusterShape(svc);
+  return `${svc.state.lastSubmittedAt ?? 0}|${svc.state.classes.size}|${waiting}|${svc.state.historyKey}|${maxWidth}`;
 }
 
 /** Paid and allocated time-averages over [from, to], the open allocation interval included. */

@@ -46,8 +46,23 @@ export function planInputs(svc: BoaService): PlanInputs | undefined {
     budget: budget.gpuHoursPerHour,
     planningBudget: planningBudget(input, planningRules(svc)).planned,
     solver: svc.deps.config.solver,
-    gpusPerNode: svc.deps.config.gpusPerNode,
+    ...clusterShape(svc),
   };
+}
+
+/**
+ * The cluster as the calculator sees it: GPUs per node, and the most GPUs one job can get (the node
+ * group's maximum, or the operator's maxNodes if lower). A plan wider than the group would count on
+ * speedups no job can reach, and spend the budget on them.
+ */
+export function clusterShape(svc: BoaService): { gpusPerNode: number; maxWidth?: number } {
+  const { config } = svc.deps;
+  const maxNodes = Math.min(
+    svc.state.group?.maxSize ?? Number.POSITIVE_INFINITY,
+    config.maxNodes ?? Number.POSITIVE_INFINITY,
+  );
+  const gpusPerNode = config.gpusPerNode;
+  return Number.isFinite(maxNodes) ? { gpusPerNode, maxWidth: maxNodes * gpusPerNode } : { gpusPerNode };
 }
 
 /** The service's credit and plan cap, from its config (core/credit.ts, core/plan-cap.ts). */
@@ -260,6 +275,14 @@ function sameWidths(a: readonly number[] | null, b: readonly number[]): boolean 
   if (a?.length !== b.length) return false;
   for (let i = 0; i < b.length; i++) if (a[i] !== b[i]) return false;
   return true;
+}
+
+/** Re-plans when the node group's maximum changed since the plan was made (the widths it allows). */
+export function replanIfGroupResized(svc: BoaService): void {
+  const plan = svc.state.plan;
+  if (!plan || !svc.state.budget) return;
+  const planned = (plan.row.inputs as { maxWidth?: number }).maxWidth;
+  if (planned !== clusterShape(svc).maxWidth) void svc.planner.request('node group');
 }
 
 /** Re-plans when a class's load (loadRates) moved by more than a quarter since the plan was made. */

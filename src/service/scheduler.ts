@@ -6,6 +6,7 @@ import type { NodeReconciler, NodeTickInput } from './nodes/reconciler.ts';
 import type { BoaService } from './service.ts';
 import { widthsUnderCeiling } from '../core/spend-ceiling.ts';
 import { drainedWidths } from './drain.ts';
+import { replanIfGroupResized } from './plan-inputs.ts';
 import { TickUndo } from './tick-undo.ts';
 
 export interface TickDecision {
@@ -144,6 +145,7 @@ export class Scheduler {
     try {
       state.nodes = await pool.listNodes();
       state.group = await pool.describe();
+      replanIfGroupResized(this.service);
     } catch (error) {
       logger.warn({ event: 'pool_unavailable', error: (error as Error).message }, 'node pool not answering');
     }

@@ -3,6 +3,7 @@ import { frontierChart } from '../../charts/frontier-chart.ts';
 import { parseClassProfile, speedupDips } from '../../core/profile.ts';
 import { frontierOf } from '../../service/calculator/compute.ts';
 import { ServiceError } from '../../service/errors.ts';
+import { clusterShape } from '../../service/plan-inputs.ts';
 import { budgetView, planView, statusView } from '../../service/views.ts';
 import { requireOperator } from '../auth.ts';
 import type { ApiEnv } from '../env.ts';
@@ -246,7 +247,7 @@ export function operatorRoutes(app: OpenAPIHono<ApiEnv>) {
       const estimates = {
         classes: service.estimatedClasses(),
         ratesPerHour: service.loadRates(),
-        gpusPerNode: service.deps.config.gpusPerNode,
+        ...clusterShape(service),
       };
       const vertices = frontierOf(estimates);
       const plan = planView(service);

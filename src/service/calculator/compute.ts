@@ -18,7 +18,12 @@ export interface PlanInputs {
   readonly planningBudget: number;
   readonly solver: 'exact' | 'paper';
   readonly gpusPerNode: number;
+  /** The most GPUs one job can get: the node group's maximum; widths above it are not planned. */
+  readonly maxWidth?: number;
 }
+
+/** What the calculator needs to build its problem: the classes, their rates and the cluster's shape. */
+export type PlanProblem = Pick<PlanInputs, 'classes' | 'ratesPerHour' | 'gpusPerNode' | 'maxWidth'>;
 
 export interface PlanResult {
   readonly plan: MixedPlan;
@@ -32,7 +37,7 @@ export interface PlanResult {
 /** Classes with no arrivals yet still get widths: a negligible rate keeps them out of the budget. */
 const NEGLIGIBLE_RATE = 1e-6;
 
-export function instanceOf(inputs: Pick<PlanInputs, 'classes' | 'ratesPerHour' | 'gpusPerNode'>): Instance {
+export function instanceOf(inputs: PlanProblem): Instance {
   const profile: ProfileFile = {
     version: 1,
     instanceType: 'service',
@@ -42,7 +47,7 @@ export function instanceOf(inputs: Pick<PlanInputs, 'classes' | 'ratesPerHour' |
   const rates = Object.fromEntries(
     inputs.classes.map((c) => [c.name, Math.max(NEGLIGIBLE_RATE, inputs.ratesPerHour[c.name] ?? 0)]),
   );
-  return buildInstance(profile, rates);
+  return buildInstance(profile, rates, { maxWidth: inputs.maxWidth });
 }
 
 export function computePlan(inputs: PlanInputs, now: () => number = () => performance.now()): PlanResult {
@@ -64,16 +69,12 @@ export function computePlan(inputs: PlanInputs, now: () => number = () => perfor
 }
 
 /** The minimum feasible budget for the given estimates; throws BudgetTooLowError below it (if `strict`). */
-export function checkBudget(
-  inputs: Pick<PlanInputs, 'classes' | 'ratesPerHour' | 'gpusPerNode'>,
-  budget: number,
-  strict = true,
-) {
+export function checkBudget(inputs: PlanProblem, budget: number, strict = true) {
   const minimum = new LagrangianSolver(instanceOf(inputs)).cheapest().value.gpuHoursPerHour;
   if (strict && budget < minimum * (1 - 1e-9)) throw new BudgetTooLowError(budget, minimum);
   return minimum;
 }
 
-export function frontierOf(inputs: Pick<PlanInputs, 'classes' | 'ratesPerHour' | 'gpusPerNode'>) {
+export function frontierOf(inputs: PlanProblem) {
   return computeFrontier(instanceOf(inputs)).vertices.map((v) => v.value);
 }
