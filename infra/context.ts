@@ -2,33 +2,7 @@
  * The CDK app's settings, read from CDK context (`-c key=value` or cdk.json) and validated once.
  * Every key is documented in docs/deploy.md; defaults live here only.
  */
-
-/** GPUs per instance for the NVIDIA x86 families the app knows; other types need `gpusPerNode`. */
-const GPUS_PER_INSTANCE: Readonly<Record<string, number>> = {
-  'g4dn.xlarge': 1,
-  'g4dn.2xlarge': 1,
-  'g4dn.4xlarge': 1,
-  'g4dn.8xlarge': 1,
-  'g4dn.16xlarge': 1,
-  'g4dn.12xlarge': 4,
-  'g4dn.metal': 8,
-  'g5.xlarge': 1,
-  'g5.2xlarge': 1,
-  'g5.4xlarge': 1,
-  'g5.8xlarge': 1,
-  'g5.16xlarge': 1,
-  'g5.12xlarge': 4,
-  'g5.24xlarge': 4,
-  'g5.48xlarge': 8,
-  'g6.xlarge': 1,
-  'g6.2xlarge': 1,
-  'g6.4xlarge': 1,
-  'g6.8xlarge': 1,
-  'g6.16xlarge': 1,
-  'g6.12xlarge': 4,
-  'g6.24xlarge': 4,
-  'g6.48xlarge': 8,
-};
+import { instanceTypeFacts } from '../src/core/instance-types.ts';
 
 export interface BoaConfig {
   /** Stack name in CloudFormation. */
@@ -222,7 +196,7 @@ export function readConfig(
         `"${instanceType}" ${unfit}`,
     );
   }
-  const gpusPerNode = int(read, 'gpusPerNode', 1, 16) ?? GPUS_PER_INSTANCE[instanceType];
+  const gpusPerNode = int(read, 'gpusPerNode', 1, 16) ?? instanceTypeFacts(instanceType)?.gpus;
   if (gpusPerNode === undefined) {
     throw new ContextError(
       `instance type ${instanceType} is not in the app's table of NVIDIA x86 instances; ` +
