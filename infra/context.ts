@@ -21,6 +21,8 @@ export interface BoaConfig {
   readonly instanceType: string;
   /** GPUs on one instance of that type (BOA_GPUS_PER_NODE). */
   readonly gpusPerNode: number;
+  /** Dollars per node-hour for boa's $ figures (BOA_NODE_PRICE_PER_HOUR); unset: boa's table's price. */
+  readonly nodePricePerHour?: number;
   /** Root volume of each GPU node, GiB (container images and scratch data). */
   readonly gpuNodeDiskGiB: number;
   /** CIDRs allowed to reach the public EKS API endpoint and, when exposed, boa's load balancer. */
@@ -196,11 +198,25 @@ export function readConfig(
         `"${instanceType}" ${unfit}`,
     );
   }
-  const gpusPerNode = int(read, 'gpusPerNode', 1, 16) ?? instanceTypeFacts(instanceType)?.gpus;
+  const known = instanceTypeFacts(instanceType)?.gpus;
+  const gpusPerNode = int(read, 'gpusPerNode', 1, 16) ?? known;
+  // boa refuses to start with a contradicting count (service/config-instance.ts): say so at synth.
+  if (known !== undefined && gpusPerNode !== known) {
+    throw new ContextError(
+      `context "gpusPerNode" is ${gpusPerNode}, but ${instanceType} has ${known} GPUs: leave it unset or set it to ${known}`,
+    );
+  }
   if (gpusPerNode === undefined) {
     throw new ContextError(
       `instance type ${instanceType} is not in the app's table of NVIDIA x86 instances; ` +
         'set context "gpusPerNode" to the number of GPUs it has',
+    );
+  }
+
+  const nodePricePerHour = num(read, 'nodePricePerHour');
+  if (nodePricePerHour !== undefined && !(nodePricePerHour > 0)) {
+    throw new ContextError(
+      `context "nodePricePerHour" must be a positive number of dollars per node-hour, got ${nodePricePerHour}`,
     );
   }
 
@@ -286,6 +302,7 @@ export function readConfig(
     maxGpuNodes,
     instanceType,
     gpusPerNode,
+    ...(nodePricePerHour !== undefined ? { nodePricePerHour } : {}),
     gpuNodeDiskGiB,
     allowedApiCidrs,
     exposeApi,
