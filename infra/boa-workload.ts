@@ -31,6 +31,8 @@ export interface BoaWorkloadProps {
   readonly instanceType: string;
   readonly gpusPerNode: number;
   readonly budget?: number;
+  /** Dollars per node-hour for boa's $ figures; unset: boa prices the instance type itself. */
+  readonly nodePricePerHour?: number;
   /** Where the Kubernetes executor runs jobs' pods (BOA_JOBS_NAMESPACE). */
   readonly jobsNamespace: string;
   /** The `boa-backup` tag value on boa's volume (context `backupTag`). */
@@ -104,6 +106,9 @@ export class BoaWorkload extends Construct {
       // The jobs' pods get this as BOA_URL; boa's default (127.0.0.1) would be the pod itself.
       BOA_PUBLIC_URL: inClusterUrl(props.loadBalancer !== undefined),
       ...(props.budget !== undefined ? { BOA_BUDGET: String(props.budget) } : {}),
+      ...(props.nodePricePerHour !== undefined
+        ? { BOA_NODE_PRICE_PER_HOUR: String(props.nodePricePerHour) }
+        : {}),
     };
     this.app = cluster.addManifest(
       'App',

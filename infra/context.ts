@@ -2,33 +2,7 @@
  * The CDK app's settings, read from CDK context (`-c key=value` or cdk.json) and validated once.
  * Every key is documented in docs/deploy.md; defaults live here only.
  */
-
-/** GPUs per instance for the NVIDIA x86 families the app knows; other types need `gpusPerNode`. */
-const GPUS_PER_INSTANCE: Readonly<Record<string, number>> = {
-  'g4dn.xlarge': 1,
-  'g4dn.2xlarge': 1,
-  'g4dn.4xlarge': 1,
-  'g4dn.8xlarge': 1,
-  'g4dn.16xlarge': 1,
-  'g4dn.12xlarge': 4,
-  'g4dn.metal': 8,
-  'g5.xlarge': 1,
-  'g5.2xlarge': 1,
-  'g5.4xlarge': 1,
-  'g5.8xlarge': 1,
-  'g5.16xlarge': 1,
-  'g5.12xlarge': 4,
-  'g5.24xlarge': 4,
-  'g5.48xlarge': 8,
-  'g6.xlarge': 1,
-  'g6.2xlarge': 1,
-  'g6.4xlarge': 1,
-  'g6.8xlarge': 1,
-  'g6.16xlarge': 1,
-  'g6.12xlarge': 4,
-  'g6.24xlarge': 4,
-  'g6.48xlarge': 8,
-};
+import { instanceTypeFacts } from '../src/core/instance-types.ts';
 
 export interface BoaConfig {
   /** Stack name in CloudFormation. */
@@ -47,6 +21,8 @@ export interface BoaConfig {
   readonly instanceType: string;
   /** GPUs on one instance of that type (BOA_GPUS_PER_NODE). */
   readonly gpusPerNode: number;
+  /** Dollars per node-hour for boa's $ figures (BOA_NODE_PRICE_PER_HOUR); unset: boa's table's price. */
+  readonly nodePricePerHour?: number;
   /** Root volume of each GPU node, GiB (container images and scratch data). */
   readonly gpuNodeDiskGiB: number;
   /** CIDRs allowed to reach the public EKS API endpoint and, when exposed, boa's load balancer. */
@@ -222,11 +198,25 @@ export function readConfig(
         `"${instanceType}" ${unfit}`,
     );
   }
-  const gpusPerNode = int(read, 'gpusPerNode', 1, 16) ?? GPUS_PER_INSTANCE[instanceType];
+  const known = instanceTypeFacts(instanceType)?.gpus;
+  const gpusPerNode = int(read, 'gpusPerNode', 1, 16) ?? known;
+  // boa refuses to start with a contradicting count (service/config-instance.ts): say so at synth.
+  if (known !== undefined && gpusPerNode !== known) {
+    throw new ContextError(
+      `context "gpusPerNode" is ${gpusPerNode}, but ${instanceType} has ${known} GPUs: leave it unset or set it to ${known}`,
+    );
+  }
   if (gpusPerNode === undefined) {
     throw new ContextError(
       `instance type ${instanceType} is not in the app's table of NVIDIA x86 instances; ` +
         'set context "gpusPerNode" to the number of GPUs it has',
+    );
+  }
+
+  const nodePricePerHour = num(read, 'nodePricePerHour');
+  if (nodePricePerHour !== undefined && !(nodePricePerHour > 0)) {
+    throw new ContextError(
+      `context "nodePricePerHour" must be a positive number of dollars per node-hour, got ${nodePricePerHour}`,
     );
   }
 
@@ -312,6 +302,7 @@ export function readConfig(
     maxGpuNodes,
     instanceType,
     gpusPerNode,
+    ...(nodePricePerHour !== undefined ? { nodePricePerHour } : {}),
     gpuNodeDiskGiB,
     allowedApiCidrs,
     exposeApi,

@@ -85,10 +85,17 @@ export const BudgetView = z
       description:
         'since the budget was set, or over the ledger rows kept (the longest window plus a day) when it was set before them',
     }),
-    dollarsPerMonth: z.number().nullable(),
-    paidDollarsPerMonth: z.number(),
+    dollarsPerMonth: z.number().nullable().openapi({
+      description: 'the budget in dollars per 730-hour month; null without a budget or a known node price',
+    }),
+    paidDollarsPerMonth: z.number().nullable().openapi({
+      description: "the window's paid average in dollars per month; null without a known node price",
+    }),
     instanceType: z.string(),
-    nodePricePerHour: z.number(),
+    nodePricePerHour: z.number().nullable().openapi({
+      description:
+        "dollars per node-hour: the configured nodePricePerHour, else the instance type's on-demand price in us-east-1; null when neither is known",
+    }),
     control: BudgetControl.nullable(),
   })
   .openapi('BudgetStatus');

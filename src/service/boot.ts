@@ -21,6 +21,7 @@ import { StoreError } from '../store/errors.ts';
 import { Repository } from '../store/repository.ts';
 import { InlinePlanComputer, type PlanComputer, WorkerPlanComputer } from './calculator/computer.ts';
 import { ConfigError, executorKind, type ServiceConfig } from './config.ts';
+import { unknownPriceWarning } from './config-instance.ts';
 import type { Clock, Executor, MetricsSink, NodePool } from './ports.ts';
 import { Scheduler } from './scheduler.ts';
 import { BoaService } from './service.ts';
@@ -203,6 +204,8 @@ export async function bootService(config: ServiceConfig, overrides: BootOverride
     jobTokenKey,
   });
   service.init(profiles.classes);
+  const unpriced = unknownPriceWarning(config);
+  if (unpriced) logger.warn({ event: 'node_price_unknown', instanceType: config.instanceType }, unpriced);
   const scheduler = new Scheduler(service);
   scheduler.resume();
   const app = createApp(service, scheduler, tokens);

@@ -7,6 +7,7 @@ import { DEFAULT_PLAN_CAP } from '../core/plan-cap.ts';
 import { DEFAULT_CREDIT } from '../core/credit.ts';
 import { MAX_FIRST_DAY_ARRIVALS, MAX_RATE_CONFIDENCE } from './estimators.ts';
 import { DEFAULT_RISE } from './rate-rise.ts';
+import { instanceIssues, withInstanceDefaults, type WithInstanceDefaults } from './config-instance.ts';
 
 const FIRST_DAY_ARRIVALS_RANGE = `firstDayArrivals must be between 0 (none) and ${MAX_FIRST_DAY_ARRIVALS} arrivals a class`;
 const PORT_RANGE = 'port must be between 1 and 65535 (0, a random port, is not supported)';
@@ -133,10 +134,17 @@ export const configSchema = z
     budget: z.number().positive().optional(),
     /** Prior arrival rates per class, jobs/hour; classes without one start at 0 and are learned. */
     priorRates: z.record(z.string(), z.number().nonnegative()).default({}),
-    gpusPerNode: z.number().int().positive().default(4),
-    instanceType: z.string().default('g4dn.12xlarge'),
-    /** On-demand price of one node per hour, for the $ per month estimate (us-east-1 g4dn.12xlarge). */
-    nodePricePerHour: z.number().nonnegative().default(3.912),
+    /** GPUs per node; unset: the instance type's (config-instance.ts). */
+    gpusPerNode: z.number().int().positive().optional(),
+    instanceType: z.string().min(1).default('g4dn.12xlarge'),
+    /**
+     * Price of one node per hour, for the $ figures; unset: the instance type's on-demand price in
+     * us-east-1 (core/instance-types.ts), or none for a type without one.
+     */
+    nodePricePerHour: z
+      .number({ error: 'nodePricePerHour must be a number' })
+      .nonnegative('nodePricePerHour must be >= 0 (dollars per node-hour)')
+      .optional(),
     /** Hard cap on nodes, below the node group's own maximum. */
     maxNodes: z.number().int().nonnegative().optional(),
     solver: z.enum(['exact', 'paper']).default('exact'),
@@ -217,6 +225,7 @@ export const configSchema = z
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
   .superRefine((c, ctx) => {
+    for (const issue of instanceIssues(c)) ctx.addIssue({ code: 'custom', ...issue });
     if (c.token !== undefined && c.tokenSecretArn !== undefined) {
       ctx.addIssue({
         code: 'custom',
@@ -252,7 +261,7 @@ export const configSchema = z
     }
   });
 
-export type ServiceConfig = z.output<typeof configSchema>;
+export type ServiceConfig = WithInstanceDefaults<z.output<typeof configSchema>>;
 
 /** The executor in effect: as configured, else local processes with cloud local and pods with aws. */
 export function executorKind(config: ServiceConfig): 'local' | 'kubernetes' {
@@ -332,5 +341,5 @@ export function resolveConfig(...layers: Record<string, unknown>[]): ServiceConf
     );
     throw new ConfigError(`invalid configuration: ${issues.join('; ')}`);
   }
-  return result.data;
+  return withInstanceDefaults(result.data);
 }

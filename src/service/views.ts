@@ -32,7 +32,10 @@ export function budgetView(service: BoaService) {
   const { state, deps } = service;
   const now = deps.clock.now();
   const { config } = deps;
-  const gpuPrice = config.nodePricePerHour / config.gpusPerNode;
+  // No price known for the instance type: no $ figure rather than another type's.
+  const gpuPrice = config.nodePricePerHour === null ? null : config.nodePricePerHour / config.gpusPerNode;
+  const perMonth = (gpuHoursPerHour: number) =>
+    gpuPrice === null ? null : round(gpuHoursPerHour * gpuPrice * HOURS_PER_MONTH, 2);
   const budget = state.budget;
   const window = service.ledgerAverages(
     Math.max(now - config.budgetWindowHours * HOUR, state.startedAt),
@@ -48,8 +51,8 @@ export function budgetView(service: BoaService) {
     setAt: budget ? new Date(budget.setAt).toISOString() : null,
     window: { windowHours: config.budgetWindowHours, ...averagesView(window) },
     sinceSet: sinceSet ? averagesView(sinceSet) : null,
-    dollarsPerMonth: budget ? round(budget.gpuHoursPerHour * gpuPrice * HOURS_PER_MONTH, 2) : null,
-    paidDollarsPerMonth: round(window.paidGpuHoursPerHour * gpuPrice * HOURS_PER_MONTH, 2),
+    dollarsPerMonth: budget ? perMonth(budget.gpuHoursPerHour) : null,
+    paidDollarsPerMonth: perMonth(window.paidGpuHoursPerHour),
     instanceType: config.instanceType,
     nodePricePerHour: config.nodePricePerHour,
     control: budget ? controlView(service, now) : null,

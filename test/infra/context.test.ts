@@ -76,6 +76,21 @@ describe('readConfig', () => {
     expect(from({ instanceType: 'p4d.24xlarge', gpusPerNode: '8' }).gpusPerNode).toBe(8);
   });
 
+  // boa refuses to start with a gpusPerNode its instance type contradicts: caught at synth, not by a
+  // pod that fails to start after the deploy.
+  it('refuses a gpusPerNode that contradicts a type in its table, naming both', () => {
+    expect(from({ instanceType: 'g4dn.metal', gpusPerNode: '8' }).gpusPerNode).toBe(8);
+    expect(() => from({ instanceType: 'g4dn.12xlarge', gpusPerNode: '8' })).toThrow(
+      /context "gpusPerNode" is 8, but g4dn\.12xlarge has 4 GPUs: leave it unset or set it to 4/,
+    );
+  });
+
+  it('takes a node price for the $ figures, for types whose price boa does not know or other regions', () => {
+    expect(from({})).not.toHaveProperty('nodePricePerHour');
+    expect(from({ nodePricePerHour: '4.89' }).nodePricePerHour).toBe(4.89);
+    expect(from({ nodePricePerHour: 4.89 }).nodePricePerHour).toBe(4.89);
+  });
+
   // The GPU node group runs the EKS AL2023 NVIDIA x86_64 AMI: a type it cannot run would pass synth and
   // fail the deploy only when EKS creates the node group, well into `cdk deploy`.
   it.each([
@@ -103,6 +118,11 @@ describe('readConfig', () => {
     [{ backupTag: 'x'.repeat(129) }, /backupTag/],
     [{ budget: 'lots' }, /budget/],
     [{ maxGpuNodes: '0' }, /maxGpuNodes/],
+    [
+      { nodePricePerHour: '0' },
+      /context "nodePricePerHour" must be a positive number of dollars per node-hour, got 0/,
+    ],
+    [{ nodePricePerHour: 'cheap' }, /context "nodePricePerHour" must be a number, got "cheap"/],
     [{ maxGpuNodes: '2.5' }, /maxGpuNodes/],
     [{ instanceType: 'big gpu' }, /instanceType/],
     [{ region: 'mars-1' }, /region/],

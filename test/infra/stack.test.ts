@@ -22,6 +22,7 @@ beforeAll(() => {
   variant = synthTemplate({
     maxGpuNodes: '8',
     budget: '40',
+    nodePricePerHour: '4.2',
     allowedApiCidrs: '203.0.113.0/24,198.51.100.7/32',
     exposeApi: 'true',
   });
@@ -341,6 +342,8 @@ describe('boa workload', () => {
     expect(env).not.toHaveProperty('BOA_TOKEN');
     expect(env.BOA_NODEGROUP_NAME).toContain('NodegroupName');
     expect(env).not.toHaveProperty('BOA_BUDGET');
+    // Without one in the context, boa prices the nodes by their instance type.
+    expect(env).not.toHaveProperty('BOA_NODE_PRICE_PER_HOUR');
     expect(deployment.spec.template.spec.volumes).toEqual([
       { name: 'data', persistentVolumeClaim: { claimName: 'boa-data' } },
     ]);
@@ -354,6 +357,7 @@ describe('boa workload', () => {
       expect.arrayContaining([
         { name: 'BOA_BUDGET', value: '40' },
         { name: 'BOA_MAX_NODES', value: '8' },
+        { name: 'BOA_NODE_PRICE_PER_HOUR', value: '4.2' },
       ]),
     );
   });

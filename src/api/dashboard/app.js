@@ -193,13 +193,16 @@ function renderNumbers(budget, plan, status) {
       `<span class="${over ? 'over' : ''}">${fmt(w.paidGpuHoursPerHour)}</span>`,
     ),
     number('allocated-value', `allocated, last ${w.windowHours} h average`, fmt(w.allocatedGpuHoursPerHour)),
-    number(
-      'dollars-value',
-      'budget $ per month',
-      budget.dollarsPerMonth === null
-        ? '-'
-        : `$${Math.round(budget.dollarsPerMonth).toLocaleString('en-US')}`,
-    ),
+    // No price known for the nodes' instance type: no $ tile rather than one that reads like no budget.
+    budget.nodePricePerHour === null
+      ? ''
+      : number(
+          'dollars-value',
+          'budget $ per month',
+          budget.dollarsPerMonth === null
+            ? '-'
+            : `$${Math.round(budget.dollarsPerMonth).toLocaleString('en-US')}`,
+        ),
     number('plan-value', 'the plan allocates', plan ? fmt(plan.predicted.gpuHoursPerHour) : '-'),
     number('jct-value', 'predicted average JCT', plan ? minutes(plan.predicted.avgJctSeconds) : '-'),
     number('nodes-value', 'nodes desired / ready', `${nodes.desiredNodes ?? 0} / ${nodes.readyNodes}`),

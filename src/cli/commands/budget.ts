@@ -57,6 +57,11 @@ type BudgetSetView = BudgetView & {
   } | null;
 };
 
+/** " ($N/month)" after a budget, or nothing when the service knows no price for its nodes. */
+function perMonth(dollarsPerMonth: number | null): string {
+  return dollarsPerMonth === null ? '' : ` (${dollars(dollarsPerMonth)}/month)`;
+}
+
 /** The numbers `boa plan` shows for the new budget: its minimum, and what the plan will spend. */
 function renderBudgetSet(data: BudgetSetView): string {
   const plan = data.plan;
@@ -66,7 +71,7 @@ function renderBudgetSet(data: BudgetSetView): string {
       `current ${fixed(jobsPerHour, 2)} jobs/hour (boa plan)`
     : 'being computed for the new budget: see boa plan';
   const rows: [string, string][] = [
-    ['budget set', `${data.gpuHoursPerHour} GPU-hours/hour (${dollars(data.dollarsPerMonth)}/month)`],
+    ['budget set', `${data.gpuHoursPerHour} GPU-hours/hour${perMonth(data.dollarsPerMonth)}`],
     ['minimum feasible', `${significant(data.minFeasibleBudget)} GPU-hours/hour at these arrival rates`],
     ['plan', uses],
   ];
@@ -81,16 +86,25 @@ function renderBudget(b: BudgetView): string {
   const target =
     b.gpuHoursPerHour === null
       ? 'not set (boa budget set <gpuHoursPerHour>)'
-      : `${b.gpuHoursPerHour} GPU-hours/hour (${dollars(b.dollarsPerMonth)}/month)`;
+      : `${b.gpuHoursPerHour} GPU-hours/hour${perMonth(b.dollarsPerMonth)}`;
   const head = keyValues([
     ['budget', target],
     ['set at', when(b.setAt)],
-    ['price', `$${b.nodePricePerHour} per ${b.instanceType} node-hour`],
-    // The window covers only the hours since the service started, at first.
     [
-      'paid $/month',
-      `${dollars(b.paidDollarsPerMonth)} at the rate of the last ${hoursText(b.window.hours)}`,
+      'price',
+      b.nodePricePerHour === null
+        ? `unknown for ${b.instanceType}: set BOA_NODE_PRICE_PER_HOUR (or nodePricePerHour) on the service`
+        : `$${b.nodePricePerHour} per ${b.instanceType} node-hour`,
     ],
+    // The window covers only the hours since the service started, at first.
+    ...(b.paidDollarsPerMonth === null
+      ? []
+      : [
+          [
+            'paid $/month',
+            `${dollars(b.paidDollarsPerMonth)} at the rate of the last ${hoursText(b.window.hours)}`,
+          ] as [string, string],
+        ]),
   ]);
   const averages = [
     [`last ${b.window.windowHours} h`, b.window] as const,

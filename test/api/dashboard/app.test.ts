@@ -101,6 +101,26 @@ describe('the numbers and tables', () => {
       expect(dash.element('widths').innerHTML).toContain(`for ${shown} GPU-hours per hour`);
     }
   });
+
+  it("show the budget's dollars at the instance type's price, and none when it is not known", async () => {
+    const numbers = async (config: Record<string, unknown>) => {
+      const s = await service(config);
+      await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
+      await s.ticks(1);
+      const [view, plan, status] = await Promise.all(
+        ['/v1/budget', '/v1/plan', '/v1/status'].map(async (p) => (await s.request('GET', p)).body),
+      );
+      const dash = loadDashboardScript();
+      dash.renderNumbers(view, plan, status);
+      return dash.element('numbers').innerHTML;
+    };
+    // 40 GPUs of one per node at $0.526 an hour, 730 hours a month.
+    expect(await numbers({ instanceType: 'g4dn.xlarge' })).toContain('id="dollars-value">$15,359<');
+    const unpriced = await numbers({ instanceType: 'p4d.24xlarge', gpusPerNode: 8 });
+    expect(unpriced).toContain('id="budget-value">40.0<');
+    expect(unpriced).not.toContain('dollars-value');
+    expect(unpriced).not.toContain('$');
+  });
 });
 
 describe('the nodes table', () => {
