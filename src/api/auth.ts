@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { OperatorToken } from '../service/operator-token.ts';
 import { ServiceError } from '../service/errors.ts';
+import type { BoaService } from '../service/service.ts';
 import type { ApiEnv } from './env.ts';
 import { errorBody } from './errors.ts';
 
@@ -35,13 +36,12 @@ export function operatorOrJobAuth(operatorToken: OperatorToken | string): Middle
     if (!operator) {
       const jobRoute = JOB_ROUTE.exec(c.req.path);
       if (jobRoute) {
-        try {
-          // Throws 404 (no such job) or 401 (not this job's token); both are answered by onError.
-          c.var.service.job(Number(jobRoute[1]), token);
-        } catch (error) {
-          // Not the job's token: maybe an operator token rotated since boa last read it.
-          const unauthorized = error instanceof ServiceError && error.status === 401;
-          if (!unauthorized || !(await tokens.matchesAfterRefresh(token))) throw error;
+        if (!isJobToken(c.var.service, Number(jobRoute[1]), token)) {
+          // Maybe an operator token rotated since boa last read it; if not, the same 401 whether the
+          // job exists or not, so a caller without a token cannot probe which ids exist.
+          if (!(await tokens.matchesAfterRefresh(token))) {
+            return c.json(errorBody('unauthorized', 'wrong token'), 401);
+          }
           operator = true;
         }
       } else if (c.req.path.startsWith('/v1/jobs/')) {
@@ -56,6 +56,17 @@ export function operatorOrJobAuth(operatorToken: OperatorToken | string): Middle
     c.set('operator', operator);
     await next();
   };
+}
+
+/** Whether `token` is the job's own; false when it is not or when there is no such job. */
+function isJobToken(service: BoaService, id: number, token: string): boolean {
+  try {
+    service.job(id, token);
+    return true;
+  } catch (error) {
+    if (error instanceof ServiceError && (error.status === 401 || error.status === 404)) return false;
+    throw error;
+  }
 }
 
 function asOperatorToken(token: OperatorToken | string): OperatorToken {

@@ -9,21 +9,30 @@ export interface DataDirLock {
 }
 
 /**
+ * How long a start waits for the lock before it is refused. Two services started at the same instant
+ * need only as long as the loser takes to let go of its read lock (microseconds; a loaded machine may
+ * hold it up for some milliseconds); a second service next to a running one is refused after this,
+ * quickly enough for someone at a terminal.
+ */
+export const LOCK_WAIT_MS = 1000;
+
+/**
  * One service per data directory. The lock is an exclusive SQLite lock on `boa.lock` (an fcntl lock
  * underneath), held for the life of the process: the kernel drops it when the process dies, even by
  * kill -9, so a stale lock never blocks a restart. `boa.pid` only names the holder in the message: its
  * pid and host, since a data dir on shared storage, or in another container, may be held by a process
  * whose pid means nothing (or another process) here.
  */
-export function lockDataDir(dataDir: string): DataDirLock {
+export function lockDataDir(dataDir: string, waitMs = LOCK_WAIT_MS): DataDirLock {
   const lockFile = join(dataDir, 'boa.lock');
   const pidFile = join(dataDir, 'boa.pid');
-  const lock = new Database(lockFile, { timeout: 0 });
+  const lock = new Database(lockFile, { timeout: waitMs });
   try {
-    lock.pragma('locking_mode = EXCLUSIVE');
-    // The first write takes the exclusive lock; in EXCLUSIVE mode it is kept until close.
-    lock.exec('CREATE TABLE IF NOT EXISTS holder (pid INTEGER NOT NULL); DELETE FROM holder;');
-    lock.prepare('INSERT INTO holder (pid) VALUES (?)').run(process.pid);
+    // The write lock in one step, in SQLite's normal locking mode, where a try that finds the lock
+    // taken lets go of its read lock before it waits: of two starts at one instant, one gets the lock.
+    // (In EXCLUSIVE locking mode each kept the read lock the other needed gone, and both were refused.)
+    // The transaction is never committed: the lock is held until release, or the process's end.
+    lock.exec('BEGIN EXCLUSIVE');
   } catch (error) {
     lock.close();
     if ((error as { code?: string }).code === 'SQLITE_BUSY') {

@@ -110,6 +110,16 @@ describe('the auth column of docs/api.md', () => {
       expect(await refused(`Bearer ${own.token}`), `${route}, the job's own token`).toBe(!(open || job));
       if (job) jobCallable.push(template);
       expect(await refused(operator), `${route}, the operator token`).toBe(!byOperator);
+      if (!template.includes('{id}')) continue;
+      // The same route for a job that does not exist: a wrong token is refused alike, so it cannot tell
+      // which ids exist; the operator gets through to the route's own answer (404; 400 for the
+      // empty body sent to progress, which is checked first).
+      const missing = template.replace('{id}', String(own.id + 1000));
+      const status = (authorization: string) => call(boa!, method, missing, authorization);
+      for (const token of [other.token, own.token, 'not-a-token-0123456789']) {
+        expect(await status(`Bearer ${token}`), `${route}, no such job, a wrong token`).toBe(401);
+      }
+      expect(await status(operator), `${route}, no such job, the operator token`).not.toBe(401);
     }
     expect(seen.length).toBeGreaterThan(100);
     expect(new Set(jobCallable)).toEqual(new Set(securityJobRoutes()));

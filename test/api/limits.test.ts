@@ -49,8 +49,11 @@ describe('before the body is read', () => {
     const other = await boa.request('POST', '/v1/jobs', { class: 'cifar10' });
     const crossed = await post(boa, `/v1/jobs/${job.id}/progress`, other.body.token, '{"statEpoch":0}');
     expect(crossed.status).toBe(401);
+    // No such job: the same 401 (a wrong token cannot probe ids); the operator gets the route's 404.
     const unknown = await post(boa, '/v1/jobs/999/progress', 'whatever', '{"statEpoch":0}');
-    expect(unknown.status).toBe(404);
+    expect(unknown.status).toBe(401);
+    const byOperator = await post(boa, '/v1/jobs/999/progress', boa.token, '{"statEpoch":0}');
+    expect(byOperator.status).toBe(404);
     const right = await post(boa, `/v1/jobs/${job.id}/progress`, job.token, '{"statEpoch":0}');
     expect(right.status).toBe(200);
   });

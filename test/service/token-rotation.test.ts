@@ -75,6 +75,24 @@ describe('operator token from Secrets Manager', () => {
     expect(await get(`/v1/jobs/${job.id}`, 'wrong-token-0123456789')).toBe(401);
   });
 
+  it("a rotated operator token on a job that does not exist is refreshed and gets the route's 404", async () => {
+    sm.on(GetSecretValueCommand).resolves({ SecretString: OLD });
+    const { clock, get } = await boot();
+    const reads = () => sm.commandCalls(GetSecretValueCommand).length;
+    const atStart = reads();
+    sm.on(GetSecretValueCommand).resolves({ SecretString: NEW });
+    clock.advance(31);
+    const res = await get('/v1/jobs/999', NEW);
+    expect(res).toBe(404);
+    // The secret was re-read for this request, so the new token is now known without another read.
+    expect(reads()).toBe(atStart + 1);
+    expect(await get('/v1/jobs', NEW)).toBe(200);
+    expect(reads()).toBe(atStart + 1);
+    // A wrong token on a missing job is a 401, as on a job that exists.
+    clock.advance(31);
+    expect(await get('/v1/jobs/999', 'wrong-token-0123456789')).toBe(401);
+  });
+
   it('an unreadable secret stops the start with one line naming the secret (exit 1)', async () => {
     sm.on(GetSecretValueCommand).rejects(
       Object.assign(new Error('User is not authorized to perform secretsmanager:GetSecretValue'), {
