@@ -5,6 +5,7 @@ import { DEFAULT_SPEND_CEILING } from '../core/spend-ceiling.ts';
 import { DEFAULT_DRAIN } from '../core/exec/drain-widths.ts';
 import { DEFAULT_PLAN_CAP } from '../core/plan-cap.ts';
 import { DEFAULT_CREDIT } from '../core/credit.ts';
+import { DEFAULT_DEMAND_RATIO } from '../core/demand-ratio.ts';
 import { MAX_FIRST_DAY_ARRIVALS, MAX_RATE_CONFIDENCE } from './estimators.ts';
 import { DEFAULT_RISE } from './rate-rise.ts';
 import { instanceIssues, withInstanceDefaults, type WithInstanceDefaults } from './config-instance.ts';
@@ -109,6 +110,16 @@ export const configSchema = z
       .number({ error: 'drainAfterHours must be a number' })
       .nonnegative('drainAfterHours must be >= 0 (0: never)')
       .default(DEFAULT_DRAIN.afterHours),
+    /**
+     * Half-life of the demand ratio (core/demand-ratio.ts): plans are made with the budget divided by
+     * GPU-time allocated over what the plans in force expected, so a burst the online rates read late
+     * narrows the next plan; 0: not used. Opt-in: in the simulator it shortens jobs on bursty traces
+     * (boa@demand2), but the demo at 40 pays up to 14% under the budget with it (docs/budget.md).
+     */
+    demandHalfLifeHours: z
+      .number({ error: 'demandHalfLifeHours must be a number' })
+      .nonnegative('demandHalfLifeHours must be >= 0 (0: no demand ratio)')
+      .default(0),
     /**
      * Opt-in: the plan is made with at most this many times its load's minimum feasible budget, raised
      * by the window's unspent budget (core/plan-cap.ts; 2 is the setting measured): online rates read

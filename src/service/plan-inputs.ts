@@ -14,6 +14,7 @@ import {
   ratesMoved,
 } from './estimators.ts';
 import { riseOptions } from './rate-rise.ts';
+import { demandRatioNow } from './demand.ts';
 import type { ServiceJob } from './jobs.ts';
 import { overheadRatio } from './ledger.ts';
 import type { BoaService } from './service.ts';
@@ -33,9 +34,10 @@ export function planInputs(svc: BoaService): PlanInputs | undefined {
   const now = svc.deps.clock.now();
   const window = svc.deps.config.budgetWindowHours * HOUR;
   const ratio = overheadRatio(svc.ledgerAverages(Math.max(now - window, svc.state.startedAt), now));
+  const demand = demandRatioNow(svc, now);
   const input = {
     budget: budget.gpuHoursPerHour,
-    controlBudget: budget.gpuHoursPerHour / ratio,
+    controlBudget: budget.gpuHoursPerHour / (ratio * demand),
     warmupFactor: planningFactor(svc, now),
     loadNeeds: loadNeeds(svc, now),
     unspentGpuHours: -(currentSpendCeiling(svc, now)?.debtGpuHours ?? 0),
@@ -44,7 +46,8 @@ export function planInputs(svc: BoaService): PlanInputs | undefined {
     classes: estimatedClasses(svc),
     ratesPerHour: loadRates(svc, now),
     budget: budget.gpuHoursPerHour,
-    planningBudget: planningBudget(input, planningRules(svc)).planned,
+    ...plannedBudgets(planningBudget(input, planningRules(svc))),
+    demandRatio: demand,
     solver: svc.deps.config.solver,
     ...clusterShape(svc),
   };
@@ -63,6 +66,13 @@ export function clusterShape(svc: BoaService): { gpusPerNode: number; maxWidth?:
   );
   const gpusPerNode = config.gpusPerNode;
   return Number.isFinite(maxNodes) ? { gpusPerNode, maxWidth: maxNodes * gpusPerNode } : { gpusPerNode };
+}
+
+/** The plan's budget, and the budget without the cap where the cap held it down (demand.ts reads it). */
+function plannedBudgets(budgets: { planned: number; uncapped: number }) {
+  return budgets.planned < budgets.uncapped
+    ? { planningBudget: budgets.planned, uncappedBudget: budgets.uncapped }
+    : { planningBudget: budgets.planned };
 }
 
 /** The service's credit and plan cap, from its config (core/credit.ts, core/plan-cap.ts). */

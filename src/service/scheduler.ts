@@ -5,6 +5,7 @@ import { nodeReconcilerFor } from './nodes/index.ts';
 import type { NodeReconciler, NodeTickInput } from './nodes/reconciler.ts';
 import type { BoaService } from './service.ts';
 import { widthsUnderCeiling } from '../core/spend-ceiling.ts';
+import { intervalPlan } from './demand.ts';
 import { drainedWidths } from './drain.ts';
 import { replanIfGroupResized } from './plan-inputs.ts';
 import { TickUndo } from './tick-undo.ts';
@@ -14,6 +15,8 @@ export interface TickDecision {
   readonly wantedGpus: number;
   readonly allocatedGpus: number;
   readonly desiredNodes: number;
+  /** GPUs the drain adds to the plan's widths (expected, so the demand ratio does not narrow for them). */
+  readonly drainExtraGpus: number;
 }
 
 export interface TickReport extends TickDecision {
@@ -105,6 +108,8 @@ export class Scheduler {
     const drained = drainedWidths(this.service, active, served, maxNodes * config.gpusPerNode, now);
     state.draining = drained !== undefined;
     const widthOf = drained ?? served;
+    let drainExtraGpus = 0;
+    if (drained) for (const job of active) drainExtraGpus += drained(job) - served(job);
     const placement = this.placement.place(active, widthOf, readyNodes, {
       gpusPerNode: config.gpusPerNode,
       minNodes,
@@ -135,6 +140,7 @@ export class Scheduler {
       wantedGpus: placement.wantedGpus,
       allocatedGpus: placement.allocatedGpus,
       desiredNodes: placement.desiredNodes,
+      drainExtraGpus,
     };
   }
 
@@ -184,6 +190,7 @@ export class Scheduler {
       throw error;
     }
     state.allocatedGpus = decision.allocatedGpus;
+    state.intervalPlan = intervalPlan(this.service, decision.drainExtraGpus);
     state.lastTickAt = now;
     const computeMs = performance.now() - started;
     state.lastTickMs = computeMs;

@@ -29,6 +29,7 @@ import {
   planInputs,
 } from './plan-inputs.ts';
 import { Planner } from './planner.ts';
+import { expectedGpus } from './demand.ts';
 import { reportProgress } from './progress.ts';
 import type { SpendCeiling } from '../core/spend-ceiling.ts';
 import type { Clock, Executor, MetricsSink, NodePool, Workload } from './ports.ts';
@@ -295,7 +296,13 @@ export class BoaService {
 
   /** Closes the current allocation interval into a ledger sample (inside the caller's transaction). */
   flushAllocation(now: number): void {
-    this.deps.repo.recordAllocation(this.state.allocatedFrom, now, this.state.allocatedGpus);
+    const { allocatedFrom, allocatedGpus, intervalPlan } = this.state;
+    this.deps.repo.recordAllocation(
+      allocatedFrom,
+      now,
+      allocatedGpus,
+      expectedGpus(intervalPlan, allocatedGpus),
+    );
     this.state.allocatedFrom = now;
   }
 }

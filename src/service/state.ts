@@ -1,4 +1,5 @@
 import type { MixedPlan } from '../core/plan.ts';
+import type { IntervalPlan } from './demand.ts';
 import type { ClassProfile } from '../core/profile.ts';
 import type { PlanRow } from '../store/repository.ts';
 import type { ServiceJob } from './jobs.ts';
@@ -43,6 +44,8 @@ export class ServiceState {
   /** Allocated GPUs since `allocatedFrom`, for the ledger's allocation samples. */
   allocatedGpus = 0;
   allocatedFrom = 0;
+  /** What the plan in force expects of the same interval (demand.ts); undefined without a plan. */
+  intervalPlan: IntervalPlan | undefined;
   lastTickMs = 0;
   /** The budget the current load would need (service.loadNeeds), cached for a minute per load key. */
   loadNeeds: { at: number; key: string; gpuHoursPerHour: number } | undefined;

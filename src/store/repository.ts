@@ -261,11 +261,23 @@ export class Repository {
    * Stores allocated GPUs over [from, to]. A sample never reaches back before the end of the latest
    * one (a restart resuming from an older cursor would count that time twice), so samples never overlap.
    */
-  recordAllocation(from: number, to: number, gpus: number): void {
+  recordAllocation(from: number, to: number, gpus: number, expectedGpus: number | null = null): void {
     const start = Math.max(from, this.allocationCursor);
     if (to <= start) return;
-    this.hot.allocation.run(start, to, gpus);
+    this.hot.allocation.run(start, to, gpus, expectedGpus);
     this.allocationCursor = to;
+  }
+
+  /** Allocation samples that end after `from`, oldest first (the demand ratio's evidence). */
+  allocationSince(
+    from: number,
+  ): Array<{ from: number; to: number; gpus: number; expectedGpus: number | null }> {
+    return this.hot.allocationSince.all(from) as Array<{
+      from: number;
+      to: number;
+      gpus: number;
+      expectedGpus: number | null;
+    }>;
   }
 
   /** End of the latest allocation sample, if any: where the ledger's allocated time resumes. */
@@ -348,7 +360,13 @@ function prepareHot(db: Db) {
         'on conflict(id) do update set gone_at = null',
     ),
     closeNode: c.prepare('update ledger_nodes set gone_at = ?, last_seen_at = ? where id = ?'),
-    allocation: c.prepare('insert into allocation_samples (from_ms, to_ms, gpus) values (?, ?, ?)'),
+    allocation: c.prepare(
+      'insert into allocation_samples (from_ms, to_ms, gpus, expected_gpus) values (?, ?, ?, ?)',
+    ),
+    allocationSince: c.prepare(
+      'select from_ms as "from", to_ms as "to", gpus, expected_gpus as expectedGpus ' +
+        'from allocation_samples where to_ms > ? order by to_ms',
+    ),
     lastAllocationTo: c.prepare('select max(to_ms) from allocation_samples').pluck(),
     paidGpuMs: c.prepare(
       'select sum(gpus * max(0, min(coalesce(gone_at, @to), @to) - max(launched_at, @from))) as v ' +

@@ -109,6 +109,11 @@ export const allocationSamples = sqliteTable(
     from: integer('from_ms').notNull(),
     to: integer('to_ms').notNull(),
     gpus: integer('gpus').notNull(),
+    /**
+     * GPUs the plan in force expected over the interval (core/demand-ratio.ts, after its anti-windup);
+     * null in samples from before it was kept, read as the GPUs allocated (no evidence either way).
+     */
+    expectedGpus: real('expected_gpus'),
   },
   (t) => [index('allocation_samples_to').on(t.to)],
 );

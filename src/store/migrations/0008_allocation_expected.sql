@@ -1,0 +1,1 @@
+ALTER TABLE `allocation_samples` ADD `expected_gpus` real;
