@@ -28,7 +28,7 @@ const program = withSimulationOptions(
     .option('--apps <list>', 'only these applications, comma-separated (rates keep the whole file span)')
     .requiredOption(
       '--policy <name>',
-      `one of: ${POLICIES.map((p) => p.name).join(', ')}; or a boa variant as in compare (boa@oracle, boa@drainH, boa@capM, boa@creditH, boa@warmupH, boa@confZ, joined with @)`,
+      `one of: ${POLICIES.map((p) => p.name).join(', ')}; or a boa variant as in compare (boa@oracle, boa@drainH, boa@capM, boa@creditH, boa@warmupH, boa@confZ, boa@demandH, joined with @)`,
     )
     .option(
       '--budget <b>',

@@ -172,6 +172,11 @@ export interface PolicyOptions {
   readonly rateRiseHours?: number;
   /** boa's first-day arrivals (src/service/estimators.ts): every class planned with this many more until the window is full; 0: none. */
   readonly firstDayArrivals?: number;
+  /**
+   * boa's demand ratio (core/demand-ratio.ts; the service's opt-in `demandHalfLifeHours`): its
+   * half-life in hours; 0 or absent: none, as the service's default.
+   */
+  readonly demandHalfLifeHours?: number;
   /** Pollux variants (compare --sensitivity): AdaptDL's exploration cap, utility window, boot freeze. */
   readonly explorationCap?: boolean;
   readonly utilityWindowTicks?: number;

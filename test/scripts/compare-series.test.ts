@@ -71,6 +71,14 @@ describe('compare policy variants', () => {
     });
   });
 
+  it("boa@demandH narrows plans by the demand ratio (the service's opt-in), labelled with it", () => {
+    expect(parsePolicyEntry('boa@demand2', find)).toMatchObject({
+      options: { demandHalfLifeHours: 2 },
+      label: 'boa (demand ratio over 2 h)',
+    });
+    expect(parsePolicyEntry('boa@demand0', find).label).toBe('boa (no demand ratio)');
+  });
+
   it('boa@confZ plans online rates Z standard errors up, labelled with it', () => {
     expect(parsePolicyEntry('boa@conf2', find)).toMatchObject({
       options: { rateConfidence: 2 },
@@ -127,10 +135,12 @@ describe('compare policy variants', () => {
       'boa@oracle@rise0',
       'boa@firstday11',
       'boa@oracle@firstday1',
+      'boa@demand',
+      'boa@demand2@demand3',
       'boa@',
     ]) {
       expect(() => parsePolicyEntry(spec, find), spec).toThrow(
-        /boa@oracle .*, boa@warmupH .*, boa@drainH .*, boa@capM .*, boa@creditH .*, boa@confZ .*, boa@firstdayA .* and boa@riseH .*joined with @/,
+        /boa@oracle .*, boa@warmupH .*, boa@drainH .*, boa@capM .*, boa@creditH .*, boa@confZ .*, boa@firstdayA .*, boa@riseH .* and boa@demandH .*joined with @/,
       );
     }
   });

@@ -12,6 +12,7 @@
  * The planning budget stays within [minFactor, maxFactor] x budget / ratio, and at least the minimum
  * feasible budget.
  */
+import { DEFAULT_DEMAND_RATIO, DemandRatio } from '../../../core/demand-ratio.ts';
 import { PaidRatioEstimator, type PaidRatioOptions } from './paid-ratio.ts';
 
 export interface BudgetControlOptions {
@@ -34,10 +35,15 @@ export interface BudgetControlOptions {
   readonly demandFloor: number;
 }
 
+/**
+ * The service's control: budget / (paid / allocated) alone. The demand ratio is the service's opt-in
+ * (`demandHalfLifeHours`, boa@demandH); a surplus is held back by the spend ceiling, as in the
+ * service, not paid back over hours (both were the simulator's own until 2026-11-29).
+ */
 export const DEFAULT_BUDGET_CONTROL: BudgetControlOptions = {
   catchUpSeconds: Number.POSITIVE_INFINITY,
-  paybackSeconds: 6 * 3600,
-  demandHalfLifeSeconds: 2 * 3600,
+  paybackSeconds: Number.POSITIVE_INFINITY,
+  demandHalfLifeSeconds: 0,
   demandFloor: 1,
   minFactor: 0.2,
   maxFactor: 3,
@@ -51,9 +57,8 @@ export const DEFAULT_BUDGET_CONTROL: BudgetControlOptions = {
 
 export class BudgetControl {
   readonly #ratio: PaidRatioEstimator;
+  readonly #demand: DemandRatio;
   #paid = 0;
-  #actual: number;
-  #expected: number;
   #start: number | undefined;
   #now = 0;
   /** (time, paid so far) at each observation, for the paid total over a sliding window. */
@@ -64,14 +69,21 @@ export class BudgetControl {
     readonly options: BudgetControlOptions = DEFAULT_BUDGET_CONTROL,
   ) {
     this.#ratio = new PaidRatioEstimator({ ...options.paidRatio, priorGpus: budget });
-    this.#actual = budget * options.paidRatio.priorSeconds;
-    this.#expected = this.#actual;
+    // The service's rule (core/demand-ratio.ts), its prior as long as the paid ratio's.
+    this.#demand = new DemandRatio(
+      {
+        ...DEFAULT_DEMAND_RATIO,
+        halfLifeSeconds: options.demandHalfLifeSeconds,
+        floor: options.demandFloor,
+        priorSeconds: options.paidRatio.priorSeconds,
+      },
+      budget,
+    );
   }
 
   /** Allocated over expected by the plans in force (1 when not used). */
   demand(): number {
-    if (!(this.options.demandHalfLifeSeconds > 0)) return 1;
-    return Math.max(this.options.demandFloor, this.#actual / this.#expected);
+    return this.#demand.ratio();
   }
 
   ratio(): number {
@@ -91,12 +103,7 @@ export class BudgetControl {
     allocatedGpuSeconds: number,
     expectedGpuSeconds = allocatedGpuSeconds,
   ): void {
-    const dt = now - (this.#start === undefined ? now : this.#now);
-    if (dt > 0 && this.options.demandHalfLifeSeconds > 0) {
-      const decay = 0.5 ** (dt / this.options.demandHalfLifeSeconds);
-      this.#actual = this.#actual * decay + allocatedGpuSeconds;
-      this.#expected = this.#expected * decay + expectedGpuSeconds;
-    }
+    this.#demand.observe(now, allocatedGpuSeconds, expectedGpuSeconds);
     this.#start ??= now;
     this.#now = now;
     this.#paid += this.#ratio.observe(now, nodeGpus, allocatedGpuSeconds);

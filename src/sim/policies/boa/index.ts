@@ -111,6 +111,12 @@ export function boaSettings(context: PolicyContext, options: PolicyOptions): Boa
       `boa firstDayArrivals must be a number from 0 (none) to ${MAX_FIRST_DAY_ARRIVALS} arrivals a class, got ${firstDayArrivals}`,
     );
   }
+  const demandHours = options.demandHalfLifeHours ?? 0;
+  if (!(Number.isFinite(demandHours) && demandHours >= 0)) {
+    throw new BoaOptionsError(
+      `boa demandHalfLifeHours must be a number >= 0 (0: no demand ratio), got ${demandHours}`,
+    );
+  }
   const riseHours = options.rateRiseHours ?? DEFAULT_RISE.hours;
   if (!(Number.isFinite(riseHours) && riseHours >= 0 && riseHours < DEFAULT_ONLINE_RATES.windowHours)) {
     throw new BoaOptionsError(
@@ -157,6 +163,7 @@ export function boaSettings(context: PolicyContext, options: PolicyOptions): Boa
     drain,
     planCap: planCap.multiple > 0 ? planCap : null,
     credit: credit.spendHours > 0 ? credit : null,
+    control: { ...BOA_DEFAULTS.control, demandHalfLifeSeconds: demandHours * 3600 },
   };
 }
 

@@ -24,6 +24,7 @@ import { drainedWidths } from './drain.ts';
 import type { PlanCapOptions } from '../../../core/plan-cap.ts';
 import type { CreditOptions } from '../../../core/credit.ts';
 import { planningBudget } from '../../../core/planning-budget.ts';
+import { expectedGpuSeconds } from '../../../core/demand-ratio.ts';
 
 export interface BoaSettings {
   /** Target paid GPU-hours per hour (time-average). */
@@ -253,18 +254,16 @@ export class BoaPolicy implements Policy {
     for (const gpus of this.#held.values()) allocated += gpus * dt;
     this.#completedGpuSeconds = 0;
     const planned = this.#planned;
-    // Anti-windup: a plan at its minimum cannot narrow further (every job on its cheapest widths), so
-    // allocating more than it expected there (a backlog) is no evidence for narrowing more; counting it
-    // held the demand ratio at 2.4 through workload-2's burst and left a tenth of the budget unspent.
+    // Anti-windup at the plan's minimum and under the cap (core/demand-ratio.ts).
     const atMinimum =
       planned !== undefined && planned.plannedBudget <= planned.minFeasibleBudget * (1 + 1e-9);
-    const planExpected = ((planned?.gpuHoursPerHour ?? 0) + this.#drainExtra) * dt;
-    // Likewise while the cap holds the plan below the control's budget: allocating more than the plan
-    // expected, up to that budget, is the load the cap does not plan for, not a reason to narrow.
     const capped = planned !== undefined && planned.plannedBudget < this.#uncapped * (1 - 1e-9);
-    let expected = planExpected;
-    if (atMinimum) expected = Math.max(allocated, planExpected);
-    else if (capped) expected = Math.max(planExpected, Math.min(allocated, this.#uncapped * dt));
+    const expected = expectedGpuSeconds({
+      planned: ((planned?.gpuHoursPerHour ?? 0) + this.#drainExtra) * dt,
+      allocated,
+      atMinimum,
+      ...(capped ? { uncapped: this.#uncapped * dt } : {}),
+    });
     this.#control.observe(
       cluster.now,
       new Map(cluster.nodes.map((n) => [n.id, n.gpus])),

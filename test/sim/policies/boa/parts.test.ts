@@ -138,9 +138,11 @@ describe('paid / allocated ratio', () => {
 });
 
 describe('budget control', () => {
+  // Off by default, as in the service (the demand ratio is its opt-in); on here, to check them.
+  const MECHANISMS = { ...DEFAULT_BUDGET_CONTROL, paybackSeconds: 6 * 3600, demandHalfLifeSeconds: 2 * 3600 };
   // The catch-up of a deficit is off by default; 2 hours here, to check the mechanism.
   const options = {
-    ...DEFAULT_BUDGET_CONTROL,
+    ...MECHANISMS,
     catchUpSeconds: 2 * 3600,
     paidRatio: { ...DEFAULT_BUDGET_CONTROL.paidRatio, priorSeconds: 1e12 },
   };
@@ -177,7 +179,7 @@ describe('budget control', () => {
   it('divides the budget by the demand ratio: what the plans allocated over what they expected', () => {
     // Plans that expected 10 GPUs allocated 20 for hours (rates under-estimated): plan near half.
     const control = new BudgetControl(10, {
-      ...DEFAULT_BUDGET_CONTROL,
+      ...MECHANISMS,
       catchUpSeconds: 1e12,
       paybackSeconds: 1e12,
     });
@@ -191,27 +193,48 @@ describe('budget control', () => {
     expect(control.planningBudget(1)).toBeCloseTo(10 / control.demand(), 6);
     // With no demand half-life the ratio is not used.
     // Plans that allocated less than they expected (a lull, the drain) do not widen: floored at 1.
-    const lull = new BudgetControl(10, { ...DEFAULT_BUDGET_CONTROL, paybackSeconds: 1e12 });
+    const lull = new BudgetControl(10, { ...MECHANISMS, paybackSeconds: 1e12 });
     lull.observe(0, new Map(), 0, 0);
     for (let hour = 1; hour <= 12; hour++) lull.observe(hour * 3600, new Map(), 5 * 3600, 10 * 3600);
     expect(lull.demand()).toBe(1);
     expect(lull.planningBudget(1)).toBeCloseTo(10, 6);
-    const unfloored = new BudgetControl(10, { ...DEFAULT_BUDGET_CONTROL, demandFloor: 0 });
+    const unfloored = new BudgetControl(10, { ...MECHANISMS, demandFloor: 0 });
     unfloored.observe(0, new Map(), 0, 0);
     for (let hour = 1; hour <= 12; hour++) unfloored.observe(hour * 3600, new Map(), 5 * 3600, 10 * 3600);
     expect(unfloored.demand()).toBeLessThan(0.6);
     // And an unspent budget is not banked by default: after an idle hour the plan stays at the budget.
     const idle = new BudgetControl(10, {
-      ...DEFAULT_BUDGET_CONTROL,
-      paidRatio: { ...DEFAULT_BUDGET_CONTROL.paidRatio, priorSeconds: 1e12 },
+      ...MECHANISMS,
+      paidRatio: { ...MECHANISMS.paidRatio, priorSeconds: 1e12 },
     });
     idle.observe(0, new Map(), 0, 0);
     idle.observe(3600, new Map(), 0, 0);
     expect(idle.planningBudget(1)).toBeCloseTo(10, 6);
-    const off = new BudgetControl(10, { ...DEFAULT_BUDGET_CONTROL, demandHalfLifeSeconds: 0 });
+    const off = new BudgetControl(10, { ...MECHANISMS, demandHalfLifeSeconds: 0 });
     off.observe(0, new Map(), 0, 0);
     off.observe(3600, new Map(), 20 * 3600, 10 * 3600);
     expect(off.demand()).toBe(1);
+  });
+
+  it("is the service's control by default: no demand ratio, and a surplus is not paid back", () => {
+    const control = new BudgetControl(10, {
+      ...DEFAULT_BUDGET_CONTROL,
+      paidRatio: { ...DEFAULT_BUDGET_CONTROL.paidRatio, priorSeconds: 1e12 },
+    });
+    control.observe(0, new Map(), 0, 0);
+    // An hour at 3 nodes of 4 GPUs (2 GPU-hours over) on plans that expected half what they allocated.
+    control.observe(
+      3600,
+      new Map([
+        [1, 4],
+        [2, 4],
+        [3, 4],
+      ]),
+      12 * 3600,
+      6 * 3600,
+    );
+    expect(control.demand()).toBe(1);
+    expect(control.planningBudget(1)).toBeCloseTo(10, 6);
   });
 });
 
