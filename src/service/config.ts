@@ -5,7 +5,6 @@ import { DEFAULT_SPEND_CEILING } from '../core/spend-ceiling.ts';
 import { DEFAULT_DRAIN } from '../core/exec/drain-widths.ts';
 import { DEFAULT_PLAN_CAP } from '../core/plan-cap.ts';
 import { DEFAULT_CREDIT } from '../core/credit.ts';
-import { DEFAULT_DEMAND_RATIO } from '../core/demand-ratio.ts';
 import { MAX_FIRST_DAY_ARRIVALS, MAX_RATE_CONFIDENCE } from './estimators.ts';
 import { DEFAULT_RISE } from './rate-rise.ts';
 import { instanceIssues, withInstanceDefaults, type WithInstanceDefaults } from './config-instance.ts';

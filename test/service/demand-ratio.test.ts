@@ -18,6 +18,12 @@ afterEach(() => {
 const HOUR = 3_600_000;
 
 describe('the demand ratio in the service', () => {
+  it('refuses a negative half-life, naming the setting', async () => {
+    await expect(startService({ config: { demandHalfLifeHours: -1 } })).rejects.toThrow(
+      /demandHalfLifeHours must be >= 0 \(0: no demand ratio\)/,
+    );
+  });
+
   it("is off by default: a plan's budget is not divided by it", async () => {
     const boa = await startService();
     try {

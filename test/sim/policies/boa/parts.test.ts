@@ -139,6 +139,12 @@ describe('paid / allocated ratio', () => {
 
 describe('budget control', () => {
   // Off by default, as in the service (the demand ratio is its opt-in); on here, to check them.
+  /** 3 nodes of 4 GPUs: 12 GPU-hours an hour. */
+  const THREE_NODES = new Map([
+    [1, 4],
+    [2, 4],
+    [3, 4],
+  ]);
   const MECHANISMS = { ...DEFAULT_BUDGET_CONTROL, paybackSeconds: 6 * 3600, demandHalfLifeSeconds: 2 * 3600 };
   // The catch-up of a deficit is off by default; 2 hours here, to check the mechanism.
   const options = {
@@ -157,15 +163,7 @@ describe('budget control', () => {
 
     const over = new BudgetControl(10, options);
     over.observe(0, new Map(), 0);
-    over.observe(
-      3600,
-      new Map([
-        [1, 4],
-        [2, 4],
-        [3, 4],
-      ]),
-      12 * 3600,
-    );
+    over.observe(3600, THREE_NODES, 12 * 3600);
     // 2 GPU-hours over, paid back over 6 hours.
     expect(over.planningBudget(1)).toBeCloseTo(10 - 2 / 6, 6);
     expect(over.planningBudget(12)).toBe(12);
@@ -223,16 +221,7 @@ describe('budget control', () => {
     });
     control.observe(0, new Map(), 0, 0);
     // An hour at 3 nodes of 4 GPUs (2 GPU-hours over) on plans that expected half what they allocated.
-    control.observe(
-      3600,
-      new Map([
-        [1, 4],
-        [2, 4],
-        [3, 4],
-      ]),
-      12 * 3600,
-      6 * 3600,
-    );
+    control.observe(3600, THREE_NODES, 12 * 3600, 6 * 3600);
     expect(control.demand()).toBe(1);
     expect(control.planningBudget(1)).toBeCloseTo(10, 6);
   });
