@@ -1,10 +1,11 @@
 /**
  * Holding the paid time-average at the budget. Two parts:
  * - feed-forward: the plan allocates GPU-time but the bill counts node time, so plan with
- *   budget / (paid / allocated), the ratio estimated online (paid-ratio.ts); and online rates lag the
- *   arrivals (the service's prior counts as two hours of none), so the plans in force allocate more
- *   (or less) than they expect: the budget is also divided by that demand ratio, observed the same way;
- * - feedback on the run's own average: a surplus so far (paid - budget x elapsed) is paid back over
+ *   budget / (paid / allocated), the ratio estimated online (paid-ratio.ts); optionally (the service's
+ *   opt-in, off by default) online rates lagging the arrivals make the plans in force allocate more
+ *   than they expect, and the budget is also divided by that demand ratio (core/demand-ratio.ts);
+ * - feedback on the run's own average (off by default, as in the service, where the spend ceiling
+ *   holds a surplus back): a surplus so far (paid - budget x elapsed) is paid back over
  *   `paybackSeconds`. A deficit (budget unspent in a lull or at the start) may be caught up over
  *   `catchUpSeconds`, but by default it is not (Infinity): the budget it banked was then spent on the
  *   drain after a burst, widening the last long jobs on half-empty nodes, which paid 1.5x-1.8x the
