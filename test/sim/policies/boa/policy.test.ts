@@ -252,7 +252,11 @@ describe('executing the plan on an uncontended cluster', () => {
     // Below the minimum the plan is the cheapest one; forty jobs present allocate far more than its
     // steady state expects. Narrowing cannot answer that, so it must not count as demand: counted, the
     // ratio climbed and kept later plans narrow after the backlog had cleared.
-    const settings = boaSettings(context(RATES), { budget: minimum, rates: 'oracle' });
+    const settings = boaSettings(context(RATES), {
+      budget: minimum,
+      rates: 'oracle',
+      demandHalfLifeHours: 2,
+    });
     const policy = new BoaPolicy(context(RATES), { ...settings, budget: minimum / 2, ceiling: null });
     const jobs = Array.from({ length: 40 }, (_, i) => ({ ...view(0), id: i, name: `cifar10-${i}` }));
     for (const job of jobs) policy.onArrival?.(job, 0);
