@@ -50,6 +50,10 @@ const BudgetControl = z
       description:
         "what rise detection (rateRiseHours) multiplies the load's estimated rates by now: the last hours' level over the window's, where they are a step up; 1: no rise",
     }),
+    demandRatio: z.number().openapi({
+      description:
+        'what the plan in force divided its budget by for the opt-in demand ratio (demandHalfLifeHours): GPU-time allocated over what the plans in force expected; 1: off, or plans allocated no more than expected',
+    }),
     firstDayJobsPerHour: z.number().openapi({
       description:
         "jobs per hour the opt-in first-day arrivals (firstDayArrivals) add to the planned rate of every class without a configured prior rate now: firstDayArrivals over the hours observed and the prior's, until the rate window is full; 0: off or the window full",

@@ -82,6 +82,8 @@ function controlView(service: BoaService, now: number) {
     creditGpuHoursPerHour: round(credit, 3),
     rateConfidenceFactor: round(rateConfidenceNow(service, now), 3),
     rateRiseFactor: round(rateRiseNow(service, now), 3),
+    // The plan in force's (service/demand.ts): what its budget was divided by; 1 when off.
+    demandRatio: round((inputs?.inputs as { demandRatio?: number } | undefined)?.demandRatio ?? 1, 3),
     firstDayJobsPerHour: round(firstDayRateNow(service, now), 4),
     rateWindow: rateWindowView(service, now),
     queuedForBudget: queuedForBudget(service),

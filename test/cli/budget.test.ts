@@ -174,6 +174,25 @@ describe('boa budget', () => {
     );
   });
 
+  it('says when the plan in force was narrowed by the opt-in demand ratio', async () => {
+    const s = await started({ config: { demandHalfLifeHours: 2 } });
+    expect((await s.boa(['budget', 'set', '40'])).status).toBe(0);
+    await s.service.planner.idle();
+    expect((await s.request('GET', '/v1/budget')).body.control.demandRatio).toBe(1);
+    expect((await s.boa(['budget', 'get'])).stdout).not.toMatch(/^demand ratio/m);
+    // Three hours at twice what the plans expected, then a plan.
+    const start = s.clock.now();
+    for (let h = 0; h < 3; h++)
+      s.repo.recordAllocation(start + h * 3_600_000, start + (h + 1) * 3_600_000, 60, 30);
+    s.clock.advance(3 * 3600);
+    await s.service.planner.request('test');
+    const ratio = (await s.request('GET', '/v1/budget')).body.control.demandRatio;
+    expect(ratio).toBeGreaterThan(1.6);
+    expect((await s.boa(['budget', 'get'])).stdout).toMatch(
+      new RegExp(`^demand ratio\\s+the plan was made with the budget divided by ${ratio.toFixed(2)}`, 'm'),
+    );
+  });
+
   it('says when the drain hands the running jobs the budget', async () => {
     const s = await started({
       config: { tickSeconds: 600, leaseSeconds: 86_400, priorRates: { imagenet: 0.5 } },

@@ -181,6 +181,15 @@ function renderBudget(b: BudgetView): string {
               ] as [string, string],
             ]
           : []),
+        ...(b.control.demandRatio > 1
+          ? [
+              [
+                'demand ratio',
+                `the plan was made with the budget divided by ${fixed(b.control.demandRatio, 2)}: ` +
+                  'the plans allocated more than they expected (demandHalfLifeHours)',
+              ] as [string, string],
+            ]
+          : []),
         ...(b.control.warmupFactor < 1
           ? [
               [
