@@ -2,6 +2,7 @@ import { and, desc, eq, gt, inArray, isNotNull, lt } from 'drizzle-orm';
 import type { ClassProfile } from '../core/profile.ts';
 import type { Db } from './db.ts';
 import { PastArrivals } from './history.ts';
+import { prepareHot } from './hot-statements.ts';
 import { type PaidSpan, PaidWindow } from './paid-window.ts';
 import { allocationSamples, jobClasses, jobs, ledgerNodes, plans, resizes, settings } from './schema.ts';
 
@@ -342,54 +343,6 @@ export class Repository {
   recentResizes(limit: number): ResizeRow[] {
     return this.db.select().from(resizes).orderBy(desc(resizes.id)).limit(limit).all();
   }
-}
-
-function prepareHot(db: Db) {
-  const c = db.$client;
-  return {
-    openNodeIds: c.prepare('select id from ledger_nodes where gone_at is null').pluck(),
-    nodeSpan: c.prepare(
-      'select id, gpus, launched_at as launchedAt, gone_at as goneAt from ledger_nodes where id = ?',
-    ),
-    nodeSpansSince: c.prepare(
-      'select id, gpus, launched_at as launchedAt, gone_at as goneAt from ledger_nodes ' +
-        'where gone_at is null or gone_at > ?',
-    ),
-    openNode: c.prepare(
-      'insert into ledger_nodes (id, gpus, launched_at, last_seen_at) values (?, ?, ?, ?) ' +
-        'on conflict(id) do update set gone_at = null',
-    ),
-    closeNode: c.prepare('update ledger_nodes set gone_at = ?, last_seen_at = ? where id = ?'),
-    allocation: c.prepare(
-      'insert into allocation_samples (from_ms, to_ms, gpus, expected_gpus) values (?, ?, ?, ?)',
-    ),
-    allocationSince: c.prepare(
-      'select from_ms as "from", to_ms as "to", gpus, expected_gpus as expectedGpus ' +
-        'from allocation_samples where to_ms > ? order by to_ms',
-    ),
-    lastAllocationTo: c.prepare('select max(to_ms) from allocation_samples').pluck(),
-    paidGpuMs: c.prepare(
-      'select sum(gpus * max(0, min(coalesce(gone_at, @to), @to) - max(launched_at, @from))) as v ' +
-        'from ledger_nodes where coalesce(gone_at, @to) > @from',
-    ),
-    allocatedGpuMs: c.prepare(
-      'select sum(gpus * max(0, min(to_ms, @to) - max(from_ms, @from))) as v ' +
-        'from allocation_samples where to_ms > @from',
-    ),
-    saveJob: c.prepare(
-      'update jobs set state = @state, started_at = @startedAt, finished_at = @finishedAt, plan_id = @planId, ' +
-        'widths = @widths, stat_epoch = @statEpoch, epoch_started_at = @epochStartedAt, ' +
-        'epoch_generation = @epochGeneration, work_done_seconds = @workDoneSeconds, width = @width, allocation = @allocation, ' +
-        'generation = @generation, restarts = @restarts, exit_code = @exitCode, failure_reason = @failureReason, ' +
-        'restart_not_before = @restartNotBefore ' +
-        'where id = @id',
-    ),
-    touchJob: c.prepare('update jobs set last_seen_at = ? where id = ?'),
-    putSetting: c.prepare(
-      'insert into settings (key, value, updated_at) values (?, ?, ?) ' +
-        'on conflict(key) do update set value = excluded.value, updated_at = excluded.updated_at',
-    ),
-  };
 }
 
 /**
