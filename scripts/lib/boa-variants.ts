@@ -1,9 +1,10 @@
 /**
  * compare's and simulate's boa variants: `boa@oracle`, `boa@warmupH`, `boa@drainH`, `boa@capM`,
- * `boa@creditH`, `boa@confZ`, `boa@firstdayA`, `boa@riseH` and `boa@demandH`, alone or joined with `@` (`boa@cap2@conf2`). Each is a setting of boa's,
+ * `boa@creditH`, `boa@confZ`, `boa@firstdayA`, `boa@riseH`, `boa@demandH` and `boa@lookaheadL`, alone or joined with `@` (`boa@cap2@conf2`). Each is a setting of boa's,
  * and the series is labelled with all of them wherever it is shown; oracle rates are an input no other
  * policy and no service has, so their label says so.
  */
+import { DEFAULT_SPEND_CEILING } from '../../src/core/spend-ceiling.ts';
 import { MAX_FIRST_DAY_ARRIVALS, MAX_RATE_CONFIDENCE } from '../../src/service/estimators.ts';
 import type { PolicyOptions } from '../../src/sim/policy.ts';
 
@@ -77,6 +78,17 @@ const PARSERS: ReadonlyArray<{ pattern: RegExp; parse: (value: number) => Varian
         : undefined,
   },
   {
+    pattern: new RegExp(`^lookahead${NUMBER}$`),
+    parse: (hours) =>
+      hours >= DEFAULT_SPEND_CEILING.horizonHours && hours < 24
+        ? {
+            kind: 'lookahead',
+            options: { ceilingLookaheadHours: hours },
+            says: `ceiling look-ahead ${hours} h`,
+          }
+        : undefined,
+  },
+  {
     pattern: new RegExp(`^demand${NUMBER}$`),
     parse: (hours) => ({
       kind: 'demand',
@@ -97,7 +109,7 @@ const PARSERS: ReadonlyArray<{ pattern: RegExp; parse: (value: number) => Varian
   },
 ];
 
-export const VARIANTS_HELP = `the policy variants are boa@oracle (boa on the trace's own rates), boa@warmupH (boa with a warm-up of H hours, H > 0), boa@drainH (the drain after H hours without an arrival, 0: none), boa@capM (the plan cap at M >= 1 times the load's minimum, 0: none), boa@creditH (the window's credit spent over H hours while the load is tight, 0: never), boa@confZ (the load planned at 1 + Z / sqrt(arrivals seen) times its online estimate, Z from 0 to ${MAX_RATE_CONFIDENCE}), boa@firstdayA (until the rate window is full, every class planned with A more arrivals, A from 0 to ${MAX_FIRST_DAY_ARRIVALS}), boa@riseH (rise detection over the last H hours, H below 24, 0: none) and boa@demandH (plans narrowed by the demand ratio, allocated over expected, with a half-life of H hours, 0: none), joined with @ to combine (boa@cap2@conf2); and boa-price@ceilingB (boa-price under the service's spend ceiling at a budget of B)`;
+export const VARIANTS_HELP = `the policy variants are boa@oracle (boa on the trace's own rates), boa@warmupH (boa with a warm-up of H hours, H > 0), boa@drainH (the drain after H hours without an arrival, 0: none), boa@capM (the plan cap at M >= 1 times the load's minimum, 0: none), boa@creditH (the window's credit spent over H hours while the load is tight, 0: never), boa@confZ (the load planned at 1 + Z / sqrt(arrivals seen) times its online estimate, Z from 0 to ${MAX_RATE_CONFIDENCE}), boa@firstdayA (until the rate window is full, every class planned with A more arrivals, A from 0 to ${MAX_FIRST_DAY_ARRIVALS}), boa@riseH (rise detection over the last H hours, H below 24, 0: none), boa@demandH (plans narrowed by the demand ratio, allocated over expected, with a half-life of H hours, 0: none) and boa@lookaheadL (the spend ceiling keeps the budget windows ending up to L hours ahead, L from 1, the ceiling before 2026-11-29, to below 24; 3 by default), joined with @ to combine (boa@cap2@conf2); and boa-price@ceilingB (boa-price under the service's spend ceiling at a budget of B)`;
 
 /**
  * boa-price's one variant, `boa-price@ceilingB`: the service's spend ceiling at a budget of B, the price

@@ -29,6 +29,10 @@ const BudgetControl = z
         'paid above the budget in the window the ceiling counts: its last budgetWindowHours - horizonHours hours, or since the budget was set (negative: room)',
     }),
     horizonHours: z.number(),
+    lookaheadHours: z.number().openapi({
+      description:
+        'the ceiling keeps every budget window ending up to this many hours ahead within the budget (budgetLookaheadHours; unset: three horizons)',
+    }),
     planningBudget: z.number().nullable().openapi({ description: 'the budget given to the calculator' }),
     warmupFactor: z.number().openapi({
       description:

@@ -17,15 +17,41 @@
  *    follows it to its limit can overfill the windows that end sooner (a greedy spender at 1-minute
  *    ticks measured 3-8% over in 24 hours; with both rules, slack x horizon / T: 0.4% over 24 h).
  *    A full window can then pay at most what leaves it.
+ *
+ *    The windows checked reach past the horizon, to the look-ahead (`lookaheadHours`, 3 h; there,
+ *    LOOKAHEAD_CHECKS_PER_HORIZON a horizon). Room saved in a lull and spent in the burst after it comes back 24
+ *    hours later: when the lull leaves the window, the burst's spend is still in it, and a full window
+ *    must pay back all of it at once. Seen from 3 hours ahead, the same payback is spread over 3 hours
+ *    instead of one: on bursty-960-1 at 1.6x its minimum the cluster fell to 36 GPUs of a budget of 119
+ *    with 24 jobs waiting or running; with the look-ahead, to 76 (docs/budget.md, "the echo").
  */
 export interface SpendCeilingOptions {
   readonly horizonHours: number;
   /** Fraction above the budget the ceiling allows with no debt. */
   readonly slack: number;
+  /**
+   * Windows ending up to this many hours ahead are checked (at least the horizon, below the window):
+   * a payback the window will need is spread over this long.
+   */
+  readonly lookaheadHours: number;
 }
 
-/** The service's defaults (budgetHorizonHours, budgetSlack); the simulator's boa runs the same. */
-export const DEFAULT_SPEND_CEILING: SpendCeilingOptions = { horizonHours: 1, slack: 0.1 };
+/**
+ * The service's defaults (budgetHorizonHours, budgetSlack, budgetLookaheadHours); the simulator's boa
+ * runs the same.
+ */
+export const DEFAULT_SPEND_CEILING: SpendCeilingOptions = { horizonHours: 1, slack: 0.1, lookaheadHours: 3 };
+
+/**
+ * The look-ahead when none is set: three horizons (3 hours at the default one), within the window's
+ * last horizon and never below one horizon.
+ */
+export function defaultLookaheadHours(horizonHours: number, windowHours: number): number {
+  return Math.max(horizonHours, Math.min(3 * horizonHours, windowHours - horizonHours));
+}
+
+/** Window ends checked past the horizon, per horizon: one every 6 minutes at the default 1-hour one. */
+export const LOOKAHEAD_CHECKS_PER_HORIZON = 10;
 
 /** Window ends checked within the horizon: one a minute at the default 1-hour horizon and 60 s ticks. */
 export const SLIDING_CHECKS = 60;
@@ -40,15 +66,24 @@ export function ceilingLookbackHours(windowHours: number, horizonHours: number):
 
 /**
  * The look-backs, in hours, whose paid GPU-hours spendCeiling asks for: the spread rule's first, then
- * one for each window end within the horizon once the window is full.
+ * one for each window end within the horizon and the look-ahead once the window is that full.
  */
-export function ceilingLookbacks(windowHours: number, horizonHours: number, elapsedHours: number): number[] {
+export function ceilingLookbacks(
+  windowHours: number,
+  horizonHours: number,
+  elapsedHours: number,
+  lookaheadHours = horizonHours,
+): number[] {
   const elapsed = Math.max(0, elapsedHours);
   const lookbacks = [Math.min(ceilingLookbackHours(windowHours, horizonHours), elapsed)];
-  for (let k = 1; k < SLIDING_CHECKS; k++) {
-    const back = windowHours - (horizonHours * k) / SLIDING_CHECKS;
+  const check = (ahead: number) => {
+    const back = windowHours - ahead;
     if (back >= 0 && back <= elapsed) lookbacks.push(back);
-  }
+  };
+  for (let k = 1; k < SLIDING_CHECKS; k++) check((horizonHours * k) / SLIDING_CHECKS);
+  const step = horizonHours / LOOKAHEAD_CHECKS_PER_HORIZON;
+  const beyond = Math.floor((lookaheadHours - horizonHours) / step + 1e-9);
+  for (let k = 1; k <= beyond; k++) check(horizonHours + k * step);
   return lookbacks;
 }
 
@@ -79,7 +114,12 @@ export interface SpendCeiling {
 
 export function spendCeiling(input: SpendCeilingInput): SpendCeiling {
   const { budgetGpuHoursPerHour: budget, horizonHours, windowHours, slack } = input;
-  const [lookback = 0, ...backs] = ceilingLookbacks(windowHours, horizonHours, input.elapsedHours);
+  const [lookback = 0, ...backs] = ceilingLookbacks(
+    windowHours,
+    horizonHours,
+    input.elapsedHours,
+    input.lookaheadHours,
+  );
   const paid = input.paidInLast(lookback);
   let gpus = (budget * (lookback + (1 + slack) * horizonHours) - paid) / horizonHours;
   const cap = budget * (windowHours + slack * horizonHours);

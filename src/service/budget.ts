@@ -4,7 +4,13 @@ import { ServiceError } from './errors.ts';
 import { type Averages, averagesFromTotals } from './ledger.ts';
 import { clusterShape, estimatedClasses, loadRates } from './plan-inputs.ts';
 import type { BoaService } from './service.ts';
-import { ceilingLookbacks, type SpendCeiling, spendCeiling } from '../core/spend-ceiling.ts';
+import type { ServiceConfig } from './config.ts';
+import {
+  ceilingLookbacks,
+  defaultLookaheadHours,
+  type SpendCeiling,
+  spendCeiling,
+} from '../core/spend-ceiling.ts';
 import type { BudgetSetting } from './state.ts';
 
 const HOUR = 3_600_000;
@@ -72,6 +78,13 @@ export function budgetWindowFloor(svc: BoaService, budget: BudgetSetting): numbe
   return Math.max(svc.state.startedAt, budget.setAt);
 }
 
+/** The spend ceiling's look-ahead: the configured one, or three horizons (core/spend-ceiling.ts). */
+export function ceilingLookaheadHours(config: ServiceConfig): number {
+  return (
+    config.budgetLookaheadHours ?? defaultLookaheadHours(config.budgetHorizonHours, config.budgetWindowHours)
+  );
+}
+
 /** The most GPUs and nodes the budget window allows from now on (core/spend-ceiling.ts). */
 export function currentSpendCeiling(svc: BoaService, now: number): SpendCeiling | undefined {
   const budget = svc.state.budget;
@@ -79,7 +92,8 @@ export function currentSpendCeiling(svc: BoaService, now: number): SpendCeiling 
   const { config, repo } = svc.deps;
   const windowHours = config.budgetWindowHours;
   const elapsedHours = Math.max(0, now - budgetWindowFloor(svc, budget)) / HOUR;
-  const lookbacks = ceilingLookbacks(windowHours, config.budgetHorizonHours, elapsedHours);
+  const lookaheadHours = ceilingLookaheadHours(config);
+  const lookbacks = ceilingLookbacks(windowHours, config.budgetHorizonHours, elapsedHours, lookaheadHours);
   // The whole window too: the store's in-memory sum forgets what is older than the earliest start it
   // is asked for, and the ledger's window averages (plan inputs, views, metrics) read the whole window,
   // since the first start, not since the budget was set.
@@ -95,6 +109,7 @@ export function currentSpendCeiling(svc: BoaService, now: number): SpendCeiling 
     elapsedHours,
     paidInLast: (hours) => paidByLookback.get(hours) as number,
     horizonHours: config.budgetHorizonHours,
+    lookaheadHours,
     gpusPerNode: config.gpusPerNode,
     slack: config.budgetSlack,
     heldNodes: svc.state.nodes.length,

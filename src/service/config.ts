@@ -94,6 +94,12 @@ export const configSchema = z
     /** How far above the budget the spend ceiling goes with no debt (a fraction; debt stays below slack x budget x horizon). */
     budgetSlack: z.number().min(0).max(1).default(DEFAULT_SPEND_CEILING.slack),
     /**
+     * Windows ending up to this many hours ahead are kept within the budget: the payback of room spent
+     * after a lull, due when the lull leaves the window, is spread over this long instead of one horizon.
+     * Unset: three horizons (core/spend-ceiling.ts, defaultLookaheadHours).
+     */
+    budgetLookaheadHours: positive('budgetLookaheadHours').optional(),
+    /**
      * Opt-in warm-up (core/warmup.ts): for this many hours from the service's first start the plan uses
      * half the budget rising to all of it, banking budget for loads not yet seen; 0: none.
      */
@@ -259,6 +265,17 @@ export const configSchema = z
         message:
           `budgetHorizonHours must be below budgetWindowHours (${c.budgetWindowHours}), got ` +
           `${c.budgetHorizonHours}: the spend ceiling holds the window as it will be one horizon from now`,
+      });
+    }
+    const lookahead = c.budgetLookaheadHours;
+    if (lookahead !== undefined && (lookahead < c.budgetHorizonHours || lookahead >= c.budgetWindowHours)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['budgetLookaheadHours'],
+        message:
+          `budgetLookaheadHours must be at least budgetHorizonHours (${c.budgetHorizonHours}) and below ` +
+          `budgetWindowHours (${c.budgetWindowHours}), got ${lookahead}: the spend ceiling ` +
+          'checks the windows ending within it',
       });
     }
     if (c.cloud === 'aws' && !c.aws) {

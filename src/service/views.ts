@@ -1,3 +1,4 @@
+import { ceilingLookaheadHours } from './budget.ts';
 import type { Averages } from './ledger.ts';
 import { nodesOf, type ServiceJob } from './jobs.ts';
 import { ledgerKeptMs } from './retention.ts';
@@ -76,6 +77,7 @@ function controlView(service: BoaService, now: number) {
     ceilingNodes: ceiling?.nodes ?? null,
     debtGpuHours: ceiling ? round(ceiling.debtGpuHours, 3) : null,
     horizonHours: service.deps.config.budgetHorizonHours,
+    lookaheadHours: ceilingLookaheadHours(service.deps.config),
     planningBudget: inputs ? round(inputs.planningBudget) : null,
     warmupFactor: round(planningFactor(service, now), 3),
     planCapGpuHoursPerHour: Number.isFinite(cap) ? round(cap, 3) : null,

@@ -177,6 +177,12 @@ export interface PolicyOptions {
    * half-life in hours; 0 or absent: none, as the service's default.
    */
   readonly demandHalfLifeHours?: number;
+  /**
+   * boa's spend ceiling look-ahead (core/spend-ceiling.ts; the service's `budgetLookaheadHours`): hours
+   * of window ends it keeps within the budget, from the horizon (1: the ceiling before 2026-11-29) to
+   * below the window; absent: 3.
+   */
+  readonly ceilingLookaheadHours?: number;
   /** Pollux variants (compare --sensitivity): AdaptDL's exploration cap, utility window, boot freeze. */
   readonly explorationCap?: boolean;
   readonly utilityWindowTicks?: number;

@@ -1,11 +1,12 @@
 /**
  * The spend ceiling holds every full, sliding budget window, not just the one ending a horizon out: a
  * spender that takes all the ceiling allows, every minute, whatever it wants, never pays more than
- * budget x (window + slack x horizon) in any 24 hours.
+ * budget x (window + slack x horizon) in any 24 hours. With the look-ahead it spreads the payback a
+ * full window owes when a lull leaves it.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ceilingLookbacks, spendCeiling } from '../../src/core/spend-ceiling.ts';
+import { ceilingLookbacks, defaultLookaheadHours, spendCeiling } from '../../src/core/spend-ceiling.ts';
 
 const BUDGET = 40;
 const WINDOW = 24;
@@ -14,7 +15,11 @@ const SLACK = 0.1;
 const TICK = 1 / 60;
 
 /** Paid GPUs each minute when a spender asks for `wanted[hour]` GPUs and gets at most the ceiling. */
-function greedyRun(wanted: readonly number[], ceilingOf: typeof spendCeiling = spendCeiling): number[] {
+function greedyRun(
+  wanted: readonly number[],
+  ceilingOf: typeof spendCeiling = spendCeiling,
+  lookaheadHours = HORIZON,
+): number[] {
   const perHour = Math.round(1 / TICK);
   const paid: number[] = [];
   // prefix[i]: GPU-hours paid before minute i.
@@ -31,6 +36,7 @@ function greedyRun(wanted: readonly number[], ceilingOf: typeof spendCeiling = s
       windowHours: WINDOW,
       horizonHours: HORIZON,
       slack: SLACK,
+      lookaheadHours,
       elapsedHours,
       paidInLast,
       gpusPerNode: 1,
@@ -69,6 +75,33 @@ describe('the spend ceiling over a sliding window', () => {
     );
   });
 
+  it('holds every 24 hours as well when it looks 3 hours ahead', () => {
+    const cap = BUDGET * (WINDOW + SLACK * HORIZON);
+    fc.assert(
+      fc.property(demand, (wanted) => {
+        expect(heaviestWindow(greedyRun(wanted, spendCeiling, 3))).toBeLessThanOrEqual(cap * (1 + 1e-9));
+      }),
+      { numRuns: 20 },
+    );
+  });
+
+  it('spreads the payback of a lull spent in a burst over the look-ahead, not one hour', () => {
+    // Steady at the budget, a 3-hour lull, a burst that spends its room, then more demand than the
+    // budget: 24 hours after the lull the window owes the burst's excess back.
+    const wanted = Array.from({ length: 40 }, (_, h) => (h >= 6 && h < 9 ? 0 : h >= 9 && h < 12 ? 400 : 60));
+    const hourly = (paid: readonly number[]) =>
+      Array.from({ length: 40 }, (_, h) => paid.slice(h * 60, (h + 1) * 60).reduce((a, b) => a + b, 0) / 60);
+    const lowest = (paid: readonly number[]) => Math.min(...hourly(paid).slice(24, 40));
+    const oneHour = greedyRun(wanted, spendCeiling, 1);
+    const threeHours = greedyRun(wanted, spendCeiling, 3);
+    // Measured: the deepest hour pays 1.9 GPUs with one hour's look, 14.4 with three.
+    expect(lowest(oneHour)).toBeLessThan(BUDGET / 10);
+    expect(lowest(threeHours)).toBeGreaterThan(BUDGET / 4);
+    // Looking ahead moves the payback earlier; it does not make it larger.
+    const paidAfter = (paid: readonly number[]) => paid.slice(24 * 60).reduce((a, b) => a + b, 0) / 60;
+    expect(paidAfter(threeHours)).toBeGreaterThan(paidAfter(oneHour) * 0.97);
+  });
+
   it('needs the window ends within the horizon: the spread rule alone lets a full window overfill', () => {
     // Bursts after lulls: the ceiling's credit for the lull is spent in the last minutes it counts.
     const wanted = Array.from({ length: 72 }, (_, h) => (h % 5 === 0 ? 0 : h % 5 === 1 ? 60 : 400));
@@ -89,5 +122,25 @@ describe('the spend ceiling over a sliding window', () => {
     const partly = ceilingLookbacks(24, 1, 23.5);
     expect(partly[0]).toBe(23);
     expect(partly.slice(1).every((back) => back >= 23 && back <= 23.5)).toBe(true);
+  });
+
+  it('adds one window end every 6 minutes from the horizon to the look-ahead', () => {
+    const full = ceilingLookbacks(24, 1, 30, 3);
+    expect(full).toHaveLength(60 + 20);
+    expect(Math.min(...full.slice(1))).toBeCloseTo(21, 9);
+    expect(ceilingLookbacks(24, 1, 30, 1)).toEqual(ceilingLookbacks(24, 1, 30));
+    // Only windows whose past part the history holds: 22 hours in, those ending 2 to 3 hours ahead.
+    const partly = ceilingLookbacks(24, 1, 22, 3).slice(1);
+    expect(partly).toHaveLength(11);
+    expect(partly.every((back) => back >= 21 - 1e-9 && back <= 22 + 1e-9)).toBe(true);
+    // Scaled with the horizon: a 36 s horizon checks one window end every 3.6 s past it.
+    expect(ceilingLookbacks(0.1, 0.01, 1, 0.03)).toHaveLength(60 + 20);
+  });
+
+  it('looks three horizons ahead unless told, within the window', () => {
+    expect(defaultLookaheadHours(1, 24)).toBe(3);
+    expect(defaultLookaheadHours(0.01, 0.1)).toBeCloseTo(0.03, 12);
+    expect(defaultLookaheadHours(2, 7)).toBe(5);
+    expect(defaultLookaheadHours(5, 8)).toBe(5);
   });
 });

@@ -79,6 +79,13 @@ describe('compare policy variants', () => {
     expect(parsePolicyEntry('boa@demand0', find).label).toBe('boa (no demand ratio)');
   });
 
+  it("boa@lookaheadL sets the spend ceiling's look-ahead, labelled with it", () => {
+    expect(parsePolicyEntry('boa@lookahead1', find)).toMatchObject({
+      options: { ceilingLookaheadHours: 1 },
+      label: 'boa (ceiling look-ahead 1 h)',
+    });
+  });
+
   it('boa@confZ plans online rates Z standard errors up, labelled with it', () => {
     expect(parsePolicyEntry('boa@conf2', find)).toMatchObject({
       options: { rateConfidence: 2 },
@@ -137,10 +144,12 @@ describe('compare policy variants', () => {
       'boa@oracle@firstday1',
       'boa@demand',
       'boa@demand2@demand3',
+      'boa@lookahead0.5',
+      'boa@lookahead24',
       'boa@',
     ]) {
       expect(() => parsePolicyEntry(spec, find), spec).toThrow(
-        /boa@oracle .*, boa@warmupH .*, boa@drainH .*, boa@capM .*, boa@creditH .*, boa@confZ .*, boa@firstdayA .*, boa@riseH .* and boa@demandH .*joined with @/,
+        /boa@oracle .*, boa@warmupH .*, boa@drainH .*, boa@capM .*, boa@creditH .*, boa@confZ .*, boa@firstdayA .*, boa@riseH .*, boa@demandH .* and boa@lookaheadL .*joined with @/,
       );
     }
   });

@@ -55,6 +55,11 @@ describe('service configuration', () => {
       { budgetWindowHours: 2, budgetHorizonHours: 2 },
       /budgetHorizonHours must be below budgetWindowHours \(2\)/,
     ],
+    [{ budgetLookaheadHours: 0.5 }, /budgetLookaheadHours must be at least budgetHorizonHours \(1\)/],
+    [
+      { budgetWindowHours: 6, budgetLookaheadHours: 6 },
+      /budgetLookaheadHours must be at least budgetHorizonHours \(1\) and below budgetWindowHours \(6\), got 6/,
+    ],
     [{ nodes: { notReadyGraceSeconds: 600 } }, /notReadyGraceSeconds must be at most 300: Kubernetes evicts/],
     [{ rateWindowHours: 2 }, /rateRiseHours must be below rateWindowHours \(2\), got 2/],
     [{ rateRiseHours: -1 }, /rateRiseHours must be >= 0 \(0: no rise detection\)/],

@@ -117,6 +117,17 @@ export function boaSettings(context: PolicyContext, options: PolicyOptions): Boa
       `boa demandHalfLifeHours must be a number >= 0 (0: no demand ratio), got ${demandHours}`,
     );
   }
+  const lookahead = options.ceilingLookaheadHours ?? DEFAULT_SPEND_CEILING.lookaheadHours;
+  const { horizonHours } = DEFAULT_SPEND_CEILING;
+  if (!(
+    Number.isFinite(lookahead) &&
+    lookahead >= horizonHours &&
+    lookahead < BOA_DEFAULTS.budgetWindowHours
+  )) {
+    throw new BoaOptionsError(
+      `boa ceilingLookaheadHours must be a number from the spend ceiling's horizon (${horizonHours} h) to below the budget window's ${BOA_DEFAULTS.budgetWindowHours} hours, got ${lookahead}`,
+    );
+  }
   const riseHours = options.rateRiseHours ?? DEFAULT_RISE.hours;
   if (!(Number.isFinite(riseHours) && riseHours >= 0 && riseHours < DEFAULT_ONLINE_RATES.windowHours)) {
     throw new BoaOptionsError(
@@ -164,6 +175,7 @@ export function boaSettings(context: PolicyContext, options: PolicyOptions): Boa
     planCap: planCap.multiple > 0 ? planCap : null,
     credit: credit.spendHours > 0 ? credit : null,
     control: { ...BOA_DEFAULTS.control, demandHalfLifeSeconds: demandHours * 3600 },
+    ceiling: { ...DEFAULT_SPEND_CEILING, lookaheadHours: lookahead },
   };
 }
 

@@ -6,6 +6,7 @@ import { parseProfileFile } from '../../../../src/core/profile.ts';
 import { arrivalRatesPerHour, parseTrace } from '../../../../src/core/trace.ts';
 import { jctAtPaid } from '../../../../src/sim/matched.ts';
 import { BoaPlanner } from '../../../../src/sim/policies/boa/planner.ts';
+import type { TickSnapshot } from '../../../../src/sim/engine/engine.ts';
 import type { PolicyOptions } from '../../../../src/sim/policy.ts';
 import { simulate, truthProvider } from '../../../../src/sim/run.ts';
 import { generateTrace } from '../../../../src/sim/trace-gen/generate.ts';
@@ -121,6 +122,49 @@ describe('boa on a generated 960-job, 48-hour newTrace-mix trace (SCV 2.65)', ()
     expect(ownSpan(credited) / budget - 1).toBeLessThan(0.01);
     expect(credited.avgJctSeconds).toBeLessThan(0.93 * without.avgJctSeconds);
     expect(credited.p95JctSeconds).toBeLessThan(0.7 * without.p95JctSeconds);
+  });
+
+  it("spreads the window's payback for a lull over the look-ahead: no hour of jobs piled up on a few GPUs", () => {
+    // The lull at hours 6-8 was spent in the bursts after it; when it left the 24-hour window (hours
+    // 29-32) the window owed that back. Measured at 1.6x the minimum, the fewest GPUs paid in an hour
+    // while 15 or more jobs were present: 36 of a budget of 119 with a one-hour look (24 jobs), 76 with
+    // three hours (18.9); average JCT 2774 -> 2653 s.
+    const budget = 1.6 * minimum;
+    const lowestBusyHour = (options: PolicyOptions) => {
+      const hours: Array<{ paid: number; jobs: number; seconds: number }> = [];
+      let last: { at: number; paid: number; jobs: number } | undefined;
+      const observer = (tick: TickSnapshot) => {
+        const now = tick.cluster.now;
+        if (last) {
+          const hour = Math.floor(last.at / 3600);
+          const slot = (hours[hour] ??= { paid: 0, jobs: 0, seconds: 0 });
+          slot.paid += last.paid * (now - last.at);
+          slot.jobs += last.jobs * (now - last.at);
+          slot.seconds += now - last.at;
+        }
+        last = {
+          at: now,
+          paid: tick.cluster.nodes.reduce((sum, n) => sum + n.gpus, 0),
+          jobs: tick.jobs.length,
+        };
+      };
+      const { result } = simulate({
+        trace,
+        policy: 'boa',
+        options: { budget, ...options },
+        profiles,
+        truthOf,
+        observer,
+      });
+      const busy = hours.filter((h) => h && h.jobs / h.seconds >= 15).map((h) => h.paid / h.seconds);
+      return { lowest: Math.min(...busy), result };
+    };
+    const oneHour = lowestBusyHour({ ceilingLookaheadHours: 1 });
+    const threeHours = lowestBusyHour({});
+    expect(oneHour.lowest).toBeLessThan(0.4 * budget);
+    expect(threeHours.lowest).toBeGreaterThan(0.55 * budget);
+    expect(threeHours.result.avgJctSeconds).toBeLessThan(oneHour.result.avgJctSeconds);
+    expect(threeHours.result.peakDayPaidGpuHoursPerHour / budget - 1).toBeLessThan(0.005);
   });
 
   it("with oracle rates (the trace's own) also finishes every job near the budget", () => {
