@@ -1,7 +1,7 @@
 /**
  * compare's and simulate's boa variants: `boa@oracle`, `boa@warmupH`, `boa@drainH`, `boa@capM`,
- * `boa@creditH`, `boa@confZ`, `boa@firstdayA`, `boa@riseH`, `boa@demandH` and `boa@lookaheadL`, alone or joined with `@` (`boa@cap2@conf2`). Each is a setting of boa's,
- * and the series is labelled with all of them wherever it is shown; oracle rates are an input no other
+ * `boa@creditH`, `boa@confZ`, `boa@firstdayA`, `boa@riseH`, `boa@demandH` and `boa@lookaheadL`, alone
+ * or joined with `@` (`boa@cap2@conf2`). Each is a setting of boa's, and the series is labelled with all of them wherever it is shown; oracle rates are an input no other
  * policy and no service has, so their label says so.
  */
 import { DEFAULT_SPEND_CEILING } from '../../src/core/spend-ceiling.ts';

@@ -19,11 +19,12 @@
  *    A full window can then pay at most what leaves it.
  *
  *    The windows checked reach past the horizon, to the look-ahead (`lookaheadHours`, 3 h; there,
- *    LOOKAHEAD_CHECKS_PER_HORIZON a horizon). Room saved in a lull and spent in the burst after it comes back 24
- *    hours later: when the lull leaves the window, the burst's spend is still in it, and a full window
- *    must pay back all of it at once. Seen from 3 hours ahead, the same payback is spread over 3 hours
- *    instead of one: on bursty-960-1 at 1.6x its minimum the cluster fell to 36 GPUs of a budget of 119
- *    with 24 jobs waiting or running; with the look-ahead, to 76 (docs/budget.md, "the echo").
+ *    LOOKAHEAD_CHECKS_PER_HORIZON a horizon). Room saved in a lull and spent in the burst after it
+ *    comes back 24 hours later: when the lull leaves the window, the burst's spend is still in it, and
+ *    a full window must pay back all of it at once. Seen from 3 hours ahead, the same payback is spread
+ *    over 3 hours instead of one: on bursty-960-1 at 1.6x its minimum the cluster fell to 36 GPUs of a
+ *    budget of 119 with 24 jobs waiting or running; with the look-ahead, to 76 (docs/budget.md, "the
+ *    echo").
  */
 export interface SpendCeilingOptions {
   readonly horizonHours: number;

@@ -40,6 +40,9 @@ describe('boa budget', () => {
     expect(table.stdout).toMatch(/^budget\s+40 GPU-hours\/hour \(\$28,557\.60\/month\)$/m);
     expect(table.stdout).toMatch(/^since set\s+[\d.]+\s+[\d.]+\s+[\d.]+$/m);
     expect(table.stdout).not.toMatch(/^warm-up/m);
+    expect(table.stdout).toMatch(
+      /^ceiling\s+\d+ nodes \([\d.]+ GPUs\) for the next 1 h keep the window's average within the budget, and every 24-hour window ending within 3 h$/m,
+    );
     // The debt is over what the ceiling counts: the window as it will be one horizon (1 h) from now.
     expect(table.stdout).toMatch(
       /^debt\s+none \([\d.]+ GPU-hours under the budget in the window's last 23 h \(or since the budget was set\)\)$/m,

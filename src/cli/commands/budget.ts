@@ -121,7 +121,8 @@ function renderBudget(b: BudgetView): string {
         [
           'ceiling',
           `${b.control.ceilingNodes ?? '-'} nodes (${fixed(b.control.ceilingGpus ?? 0, 1)} GPUs) for the next ` +
-            `${b.control.horizonHours} h keep the window's average within the budget`,
+            `${b.control.horizonHours} h keep the window's average within the budget, and every ` +
+            `${b.window.windowHours}-hour window ending within ${b.control.lookaheadHours} h`,
         ],
         ['debt', debtLine(b.control.debtGpuHours ?? 0, b.window.windowHours - b.control.horizonHours)],
         ['load needs', `${fixed(b.control.loadNeedsGpuHoursPerHour, 1)} GPU-hours/hour`],
