@@ -287,12 +287,25 @@ function sameWidths(a: readonly number[] | null, b: readonly number[]): boolean 
   return true;
 }
 
+/**
+ * The group maximum a re-plan was last asked for: a plan that keeps failing is asked for once per
+ * change, not every tick (the calculator's timer still retries it).
+ */
+const askedForWidth = new WeakMap<BoaService, number | undefined>();
+
 /** Re-plans when the node group's maximum changed since the plan was made (the widths it allows). */
 export function replanIfGroupResized(svc: BoaService): void {
   const plan = svc.state.plan;
   if (!plan || !svc.state.budget) return;
   const planned = (plan.row.inputs as { maxWidth?: number }).maxWidth;
-  if (planned !== clusterShape(svc).maxWidth) void svc.planner.request('node group');
+  const width = clusterShape(svc).maxWidth;
+  if (planned === width) {
+    askedForWidth.delete(svc);
+    return;
+  }
+  if (askedForWidth.has(svc) && askedForWidth.get(svc) === width) return;
+  askedForWidth.set(svc, width);
+  void svc.planner.request('node group');
 }
 
 /** Re-plans when a class's load (loadRates) moved by more than a quarter since the plan was made. */

@@ -3,7 +3,8 @@
  * GPUs; a group of at most 2 nodes of 4 can give one job 8. Before, the plan counted on widths of 16
  * and more at a generous budget: speedups no job could reach, and budget spent on them in the plan.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { InlinePlanComputer } from '../../src/service/calculator/computer.ts';
 import { startService } from './harness.ts';
 
 function widestPlanned(plan: Readonly<Record<string, ReadonlyArray<{ widths: readonly number[] }>>>) {
@@ -33,6 +34,38 @@ describe('plan widths and the node group maximum', () => {
       await service.planner.idle();
       expect(service.state.plan!.row.id).toBe(row.id);
     } finally {
+      await boa.close();
+    }
+  }, 60_000);
+
+  it('asks once per change of the group for a plan that keeps failing, not every tick', async () => {
+    const boa = await startService({
+      config: { gpusPerNode: 4, local: { maxNodes: 2, bootSeconds: 0, releaseSeconds: 0 } },
+    });
+    try {
+      const { service, scheduler } = boa;
+      service.setBudget(500);
+      await service.planner.idle();
+      const compute = vi
+        .spyOn(InlinePlanComputer.prototype, 'compute')
+        .mockRejectedValue(new Error('the calculator is down'));
+      for (let i = 0; i < 5; i++) {
+        await scheduler.tick();
+        await service.planner.idle();
+      }
+      // The group became known (2 nodes of 4) at the first tick: one re-plan asked for, and it failed.
+      const groupReplans = compute.mock.calls.filter(([inputs]) => inputs.maxWidth === 8).length;
+      expect(groupReplans).toBe(1);
+      expect((service.state.plan!.row.inputs as { maxWidth?: number }).maxWidth).toBeUndefined();
+      // Once the calculator is back, the next change is planned for.
+      compute.mockRestore();
+      await scheduler.tick();
+      await service.planner.idle();
+      expect((service.state.plan!.row.inputs as { maxWidth?: number }).maxWidth).toBeUndefined();
+      await service.planner.request('timer');
+      expect((service.state.plan!.row.inputs as { maxWidth?: number }).maxWidth).toBe(8);
+    } finally {
+      vi.restoreAllMocks();
       await boa.close();
     }
   }, 60_000);
