@@ -26,6 +26,8 @@
  *    budget of 119 with 24 jobs waiting or running; with the look-ahead, to 76 (docs/budget.md, "the
  *    echo").
  */
+import { narrowedByPrice, type SpeedupTable, speedupAt } from './narrowing.ts';
+
 export interface SpendCeilingOptions {
   readonly horizonHours: number;
   /** Fraction above the budget the ceiling allows with no debt. */
@@ -162,28 +164,6 @@ export function servedWithin<J extends CeilingJob>(
   return served;
 }
 
-/**
- * The widest width every job may have so that all of them fit in `gpus` (water-filling: jobs narrower
- * than the level keep their width); Infinity when the widths fit as they are, 1 when not even one GPU
- * each fits (the rest then wait). Under the ceiling, narrowing every job serves more of them than
- * queueing some behind a few wide ones: a job's speed-up is sublinear, so the GPUs taken from the wide
- * ones buy more progress on the waiting ones.
- */
-export function widthLevel(widths: readonly number[], gpus: number): number {
-  const whole = Math.floor(gpus + 1e-9);
-  const total = (level: number) => widths.reduce((sum, w) => sum + Math.min(w, level), 0);
-  if (total(Number.POSITIVE_INFINITY) <= whole) return Number.POSITIVE_INFINITY;
-  let low = 1;
-  let high = 1;
-  for (const w of widths) if (w > high) high = w;
-  while (low < high) {
-    const mid = Math.ceil((low + high) / 2);
-    if (total(mid) <= whole) low = mid;
-    else high = mid - 1;
-  }
-  return low;
-}
-
 /** A job as the ceiling sees it: running or not (its widths come from the caller). */
 export interface CeilingJob {
   readonly state: string;
@@ -191,54 +171,70 @@ export interface CeilingJob {
 
 /**
  * The widths the ceiling allows, the same in the service and the simulator: when the planned widths
- * all fit, they are what jobs get; otherwise every job is capped at the common level (widthLevel), then
- * served in priority order (servedWithin), and a job left out waits. Every change of a running job's
- * width is a restart, so a running job keeps the width it has while that is within its plan and within
- * twice the level, unless the ceiling now allows at least twice as much: the ceiling moves with the
- * window's spend every tick, and narrowed jobs that moved with it restarted over and over (on
- * bursty-960-1 at 1.6x the minimum, 3669 restarts against 1060 with this rule, and 5% of average JCT).
+ * all fit, they are what jobs get; otherwise jobs are narrowed by price (narrowing.ts: the GPUs that buy
+ * the least speed go first, by each job's speedup table for its statistical epoch), then served in
+ * priority order (servedWithin), and a job left out waits. Every change of a running job's width is a
+ * restart, so a running job keeps the width it has while that is within its plan and within twice its
+ * narrowed width, unless it may now have at least twice as much: the ceiling moves with the window's
+ * spend every tick, and narrowed jobs that moved with it restarted over and over (on bursty-960-1 at
+ * 1.6x the minimum, 3669 restarts against 1060 with this rule, and 5% of average JCT).
  */
 export function widthsUnderCeiling<J extends CeilingJob>(
   jobs: readonly J[],
   plannedWidth: (job: J) => number,
   currentWidth: (job: J) => number,
   gpus: number,
+  speedupOf: (job: J) => SpeedupTable | undefined,
 ): Map<J, number> {
-  const level = widthLevel(jobs.map(plannedWidth), gpus);
-  if (level === Number.POSITIVE_INFINITY) return servedWithin(jobs, plannedWidth, gpus);
-  const capped = (job: J) => {
-    const planned = plannedWidth(job);
-    const target = Math.min(planned, level);
-    if (job.state !== 'running') return target;
-    const current = currentWidth(job);
-    const kept = current > 0 && current <= planned && current <= 2 * level && target < 2 * current;
-    return kept ? current : target;
-  };
+  const planned = jobs.map(plannedWidth);
+  const whole = Math.floor(gpus + 1e-9);
+  if (planned.reduce((sum, w) => sum + w, 0) <= whole) return servedWithin(jobs, plannedWidth, gpus);
+  const current = jobs.map((job) => (job.state === 'running' ? currentWidth(job) : 0));
+  const narrowed = narrowedByPrice(
+    jobs.map((job, index) => ({
+      planned: planned[index] as number,
+      current: current[index] as number,
+      speedups: speedupOf(job),
+    })),
+    gpus,
+  );
   const widths = new Map<J, number>();
-  for (const job of jobs) widths.set(job, capped(job));
-  fillRemainder(jobs, widths, plannedWidth, currentWidth, gpus);
+  jobs.forEach((job, index) => {
+    const plan = planned[index] as number;
+    const target = narrowed[index] as number;
+    const held = current[index] as number;
+    const kept = held > 0 && held <= plan && held <= 2 * target && target < 2 * held;
+    widths.set(job, kept ? held : target);
+  });
+  fillRemainder(jobs, widths, plannedWidth, currentWidth, speedupOf, gpus);
   return servedWithin(jobs, (job) => widths.get(job) as number, gpus);
 }
 
 /**
- * The level leaves up to one GPU per job of the ceiling unused (one more each would not fit), and with
- * many narrow jobs that is much of it (30 jobs at level 1 under a ceiling of 46 leave 16 idle). What is
- * left goes, oldest first, to waiting jobs (one GPU more each: no restart), then to running jobs that
- * it can at least double (a smaller gain is not worth a restart, as in the rule above).
+ * Narrowing can leave part of the ceiling unused (a step down may free more than was needed, and
+ * taking it back may not fit), and so can the widths running jobs keep. What is left goes, oldest
+ * first, to waiting jobs (one GPU more each: no restart), then to running jobs that it can at least
+ * double (a smaller gain is not worth a restart, as in the rule above); a width only where its table
+ * says it is faster (cifar10's first epoch is slower on 5 GPUs than on 4).
  */
 function fillRemainder<J extends CeilingJob>(
   jobs: readonly J[],
   widths: Map<J, number>,
   plannedWidth: (job: J) => number,
   currentWidth: (job: J) => number,
+  speedupOf: (job: J) => SpeedupTable | undefined,
   gpus: number,
 ): void {
+  const faster = (job: J, from: number, to: number) => {
+    const table = speedupOf(job);
+    return table === undefined || speedupAt(table, to) > speedupAt(table, from);
+  };
   let left = Math.floor(gpus + 1e-9);
   for (const width of widths.values()) left -= width;
   for (const job of jobs) {
     if (left <= 0) return;
     const width = widths.get(job) as number;
-    if (job.state !== 'running' && width > 0 && width < plannedWidth(job)) {
+    if (job.state !== 'running' && width > 0 && width < plannedWidth(job) && faster(job, width, width + 1)) {
       widths.set(job, width + 1);
       left -= 1;
     }
@@ -249,7 +245,7 @@ function fillRemainder<J extends CeilingJob>(
     const current = currentWidth(job);
     if (job.state !== 'running' || width !== current || current <= 0) continue;
     const doubled = Math.min(plannedWidth(job), 2 * current);
-    if (doubled >= 2 * current && doubled - width <= left) {
+    if (doubled >= 2 * current && doubled - width <= left && faster(job, current, doubled)) {
       widths.set(job, doubled);
       left -= doubled - width;
     }

@@ -5,6 +5,8 @@ import { nodeReconcilerFor } from './nodes/index.ts';
 import type { NodeReconciler, NodeTickInput } from './nodes/reconciler.ts';
 import type { BoaService } from './service.ts';
 import { widthsUnderCeiling } from '../core/spend-ceiling.ts';
+import { epochSpeedups } from '../core/narrowing.ts';
+import type { ServiceState } from './state.ts';
 import { intervalPlan } from './demand.ts';
 import { drainedWidths } from './drain.ts';
 import { replanIfGroupResized } from './plan-inputs.ts';
@@ -36,11 +38,16 @@ function isSortedById(jobs: readonly ServiceJob[]): boolean {
 }
 
 /**
- * Planned widths within `gpus` (the ceiling): when they do not all fit, jobs are narrowed to a common
- * level (widthLevel) before any waits, then jobs beyond what `gpus` can hold (running first, then
- * oldest) wait for the budget; each job is marked so its view can say why it waits.
+ * Planned widths within `gpus` (the ceiling): when they do not all fit, jobs are narrowed by price
+ * (core/narrowing.ts: the GPUs that buy the least speed first) before any waits, then jobs beyond what
+ * `gpus` can hold (running first, then oldest) wait for the budget; each job is marked so its view can
+ * say why it waits.
  */
-function budgetLimitedWidths(jobs: readonly ServiceJob[], gpus: number): (job: ServiceJob) => number {
+function budgetLimitedWidths(
+  jobs: readonly ServiceJob[],
+  gpus: number,
+  classes: ServiceState['classes'],
+): (job: ServiceJob) => number {
   // Most ticks the plan fits under the ceiling: every job gets its planned width, none waits for it
   // (what widthsUnderCeiling gives then, without a map of every job each tick).
   let planned = 0;
@@ -49,7 +56,13 @@ function budgetLimitedWidths(jobs: readonly ServiceJob[], gpus: number): (job: S
     planned += plannedWidth(job);
   }
   if (planned <= Math.floor(gpus + 1e-9)) return plannedWidth;
-  const served = widthsUnderCeiling(jobs, plannedWidth, (job) => job.width, gpus);
+  const served = widthsUnderCeiling(
+    jobs,
+    plannedWidth,
+    (job) => job.width,
+    gpus,
+    (job) => epochSpeedups(classes.get(job.className)?.profile, job.statEpoch),
+  );
   for (const job of jobs) job.queuedForBudget = !served.has(job) && plannedWidth(job) > 0;
   return (job) => served.get(job) ?? 0;
 }
@@ -104,7 +117,7 @@ export class Scheduler {
     // allows fewer: that adds nothing to the bill, and the bounds stay minNodes <= maxNodes.
     const budgetNodes = Math.max(minNodes, ceilingNodes);
     const maxNodes = Math.min(cap, budgetNodes);
-    const served = budgetLimitedWidths(active, budgetNodes * config.gpusPerNode);
+    const served = budgetLimitedWidths(active, budgetNodes * config.gpusPerNode, state.classes);
     const drained = drainedWidths(this.service, active, served, maxNodes * config.gpusPerNode, now);
     state.draining = drained !== undefined;
     const widthOf = drained ?? served;

@@ -28,12 +28,12 @@ function sweep(policy: string, options: PolicyOptions[]) {
 }
 
 describe('workload-1 at a matched paid usage of 40 GPU-hours/hour', () => {
-  // Budgets and targets that bracket a paid 40 (measured: boa online 38.30, 40.05 and 42.05, oracle
-  // 38.02 and 40.23).
+  // Budgets and targets that bracket a paid 40 (measured: boa online 37.99, 40.23 and 41.96, oracle
+  // 39.64 and 41.09).
   const online = sweep('boa', [{ budget: 36 }, { budget: 38 }, { budget: 40 }]);
   const oracle = sweep('boa', [
-    { budget: 38, rates: 'oracle' },
     { budget: 40, rates: 'oracle' },
+    { budget: 42, rates: 'oracle' },
   ]);
   const pollux = sweep('pollux-autoscale', [{ target: 0.6 }, { target: 0.65 }]);
   const oldPollux = sweep(
@@ -54,18 +54,19 @@ describe('workload-1 at a matched paid usage of 40 GPU-hours/hour', () => {
   });
 
   it('the old lead needs oracle rates or the old Pollux settings (cap, 15-tick window, freeze)', () => {
-    // Measured: the old Pollux about 1580 s against boa's 1172 s with oracle rates and 1386 s online.
+    // Measured: the old Pollux about 1580 s against boa's 1103 s with oracle rates and 1348 s online.
     expect(at(oldPollux) / at(oracle)).toBeGreaterThan(1.1);
     expect(at(online)).toBeLessThan(at(oldPollux));
   });
 
-  it("boa's average JCT is behind the default (strongest) pollux-autoscale with online rates, level with oracle ones", () => {
-    // Measured: boa online about 1386 s, pollux-autoscale 1194 s (0.86x; 0.80x before the GPUs the
-    // ceiling's level left idle were handed out, 0.71x before narrowed jobs kept their width under it).
-    // The target is not met here. With oracle rates boa is about 1172 s (1200 s before the
-    // hand-out, 1307 s before the kept widths; 1062 s without the ceiling at all).
-    expect(at(pollux) / at(online)).toBeLessThan(0.9);
+  it("boa's average JCT is behind the default (strongest) pollux-autoscale with online rates, ahead with oracle ones", () => {
+    // Measured: boa online about 1348 s, pollux-autoscale 1194 s (0.89x; 0.86x before narrowing by
+    // price under the ceiling, 0.80x before the GPUs the ceiling left idle were handed out, 0.71x before
+    // narrowed jobs kept their width under it). The target is not met here. With oracle rates boa
+    // is about 1103 s (1172 s with a common width under the ceiling, 1200 s before the hand-out, 1307 s
+    // before the kept widths; 1062 s without the ceiling at all).
+    expect(at(pollux) / at(online)).toBeLessThan(0.92);
     expect(at(oracle)).toBeLessThan(at(online));
-    expect(Math.abs(at(oracle) / at(pollux) - 1)).toBeLessThan(0.03);
+    expect(at(oracle) / at(pollux)).toBeLessThan(0.95);
   });
 });

@@ -4,6 +4,7 @@
  */
 import type { SpendCeiling, SpendCeilingOptions } from '../../../core/spend-ceiling.ts';
 import { ceilingLookbacks, spendCeiling, widthsUnderCeiling } from '../../../core/spend-ceiling.ts';
+import type { SpeedupTable } from '../../../core/narrowing.ts';
 import type { ClusterView } from '../../policy.ts';
 import type { BudgetControl } from './budget-control.ts';
 
@@ -45,12 +46,14 @@ export function servedUnderCeiling<W extends { id: number; state: string; width:
   planned: readonly W[],
   held: ReadonlyMap<number, number>,
   gpus: number,
+  speedupOf: (w: W) => SpeedupTable | undefined,
 ): W[] {
   const served = widthsUnderCeiling(
     planned,
     (w) => w.width,
     (w) => held.get(w.id) ?? 0,
     gpus,
+    speedupOf,
   );
   return planned.flatMap((w) => {
     const width = served.get(w) ?? 0;

@@ -18,6 +18,7 @@ import { type FillOptions, fillIdleGpus } from '../../../core/exec/idle-fill.ts'
 import type { ClassProfile } from '../../../core/profile.ts';
 import { DEFAULT_SPEND_CEILING, type SpendCeilingOptions } from '../../../core/spend-ceiling.ts';
 import { ceilingNow, servedUnderCeiling, unspentInLookback } from './ceiling.ts';
+import { epochSpeedups } from '../../../core/narrowing.ts';
 import { type WarmupOptions, warmupFactor } from '../../../core/warmup.ts';
 import type { DrainOptions } from '../../../core/exec/drain-widths.ts';
 import { drainedWidths } from './drain.ts';
@@ -176,7 +177,8 @@ export class BoaPolicy implements Policy {
       const soon = this.#epochClock.secondsToNextEpoch(job, now) <= this.settings.provisionLeadSeconds;
       const provision = soon ? Math.min(widest, widthAt(widths, job.statEpoch + 1)) : width;
       const state = job.allocation.length > 0 ? 'running' : 'waiting';
-      return { id: job.id, state, width, current: job.allocation, provision };
+      const speedups = epochSpeedups(this.#classes.get(job.app), job.statEpoch);
+      return { id: job.id, state, width, current: job.allocation, provision, speedups };
     });
     const { ceiling: ceilingOptions, budget, budgetWindowHours } = this.settings;
     const ceiling =
@@ -184,7 +186,9 @@ export class BoaPolicy implements Policy {
         ? undefined
         : ceilingNow(ceilingOptions, budget, budgetWindowHours, this.#control, cluster);
     const maxNodes = Math.min(cluster.maxNodes, ceiling?.nodes ?? Number.POSITIVE_INFINITY);
-    const served = ceiling ? servedUnderCeiling(planned, this.#held, ceiling.gpus) : planned;
+    const served = ceiling
+      ? servedUnderCeiling(planned, this.#held, ceiling.gpus, (w) => w.speedups)
+      : planned;
     const drained = drainedWidths({
       options: this.settings.drain,
       quietSeconds: this.#lastArrival === undefined ? 0 : now - this.#lastArrival,

@@ -1,0 +1,114 @@
+import { describe, expect, it } from 'vitest';
+import { epochSpeedups, narrowedByPrice, nextStepDown } from '../../src/core/narrowing.ts';
+import type { ClassProfile } from '../../src/core/profile.ts';
+
+// bert's and yolov3's first statistical epochs (data/profiles.json), up to 4 GPUs.
+const scalesWell = { '1': 1, '2': 2.056, '3': 3.034, '4': 4.074 };
+const scalesPoorly = { '1': 1, '2': 1.59, '4': 1.74 };
+
+describe('nextStepDown: the price at which a narrower width costs less per unit of work', () => {
+  it('is (s(b) - s(a)) / (b s(a) - a s(b)) for the narrower width reached first', () => {
+    // From 4: to 2 at (3 - 2) / (4 x 2 - 2 x 3) = 0.5, to 1 at (3 - 1) / (4 x 1 - 1 x 3) = 2.
+    expect(nextStepDown({ '1': 1, '2': 2, '4': 3 }, 4)).toEqual({ width: 2, price: 0.5 });
+    // yolov3's second and fourth GPUs add little: 4 -> 2 at 0.15 / 2.88.
+    const step = nextStepDown(scalesPoorly, 4);
+    expect(step?.width).toBe(2);
+    expect(step?.price).toBeCloseTo((1.74 - 1.59) / (4 * 1.59 - 2 * 1.74), 12);
+  });
+
+  it('is free to a narrower width as fast, the last resort for GPUs that scale linearly or better', () => {
+    expect(nextStepDown({ '1': 1, '2': 1.5, '4': 1.4 }, 4)).toEqual({
+      width: 2,
+      price: Number.NEGATIVE_INFINITY,
+    });
+    expect(nextStepDown({ '1': 1, '2': 2 }, 2)).toEqual({ width: 1, price: Number.POSITIVE_INFINITY });
+    // bert's measured 2 GPUs are a little better than linear.
+    expect(nextStepDown(scalesWell, 2)).toEqual({ width: 1, price: Number.POSITIVE_INFINITY });
+    expect(nextStepDown(scalesWell, 1)).toBeNull();
+  });
+
+  it('reads an unlisted width (a plan capped at the group) as the best listed width below it', () => {
+    // 6 is not listed: it is as fast as 4, so stepping to 4 is free.
+    expect(nextStepDown(scalesWell, 6)).toEqual({ width: 4, price: Number.NEGATIVE_INFINITY });
+  });
+});
+
+// Waiting jobs (nothing held) with these planned widths and tables.
+const waiting = (widths: readonly number[], tables: readonly (Record<string, number> | undefined)[]) =>
+  widths.map((planned, i) => ({ planned, current: 0, speedups: tables[i] }));
+
+describe('narrowedByPrice: the GPUs that buy the least speed go first', () => {
+  it('narrows the job that scales poorly and keeps the one that scales well', () => {
+    // 8 planned, 5 fit: yolov3 4 -> 2 (price 0.05) -> 1 (1.44) before bert 4 -> 3 (about 20).
+    expect(narrowedByPrice(waiting([4, 4], [scalesWell, scalesPoorly]), 5)).toEqual([4, 1]);
+    // A common width would have given both 2 (and one GPU left): bert at 2.06x, yolov3 at 1.59x.
+  });
+
+  it('leaves widths that fit as they are, and ignores a fraction of a GPU', () => {
+    expect(narrowedByPrice(waiting([4, 4], [scalesWell, scalesPoorly]), 8)).toEqual([4, 4]);
+    expect(narrowedByPrice(waiting([4, 4], [scalesWell, scalesPoorly]), 7.99)).toEqual([4, 2]);
+  });
+
+  it('takes back a cheaper step when a dearer one freed more than was needed', () => {
+    const a = { '1': 1, '2': 1.9 }; // 2 -> 1 at 0.9 / (2 - 1.9) = 9
+    const b = { '1': 1, '4': 3.9, '8': 7.7 }; // 8 -> 4 at 3.8 / (8 x 3.9 - 4 x 7.7) = 9.5
+    // 10 planned, 8 fit: a 2 -> 1 (9 left), then b 8 -> 4 (5 left); a's step back fits (6), b's not.
+    expect(narrowedByPrice(waiting([2, 8], [a, b]), 8)).toEqual([2, 4]);
+  });
+
+  it('at an equal price takes first what restarts nothing: a running job above what it holds, then the youngest', () => {
+    const table = { '1': 1, '2': 1.5 };
+    // Three jobs of one class planned at 2, 5 GPUs: one must step down to 1. The running job on 1 loses
+    // nothing it holds; without it, the youngest waiting job steps down, never the running job on 2.
+    const jobs = [
+      { planned: 2, current: 2, speedups: table },
+      { planned: 2, current: 1, speedups: table },
+      { planned: 2, current: 0, speedups: table },
+    ];
+    expect(narrowedByPrice(jobs, 5)).toEqual([2, 1, 2]);
+    const noneBelow = [jobs[0], { planned: 2, current: 0, speedups: table }, jobs[2]] as typeof jobs;
+    expect(narrowedByPrice(noneBelow, 5)).toEqual([2, 2, 1]);
+  });
+
+  it('keeps the width of a job without a table, and returns the narrowest widths when even they do not fit', () => {
+    expect(narrowedByPrice(waiting([4, 4], [undefined, scalesPoorly]), 5)).toEqual([4, 1]);
+    expect(narrowedByPrice(waiting([4, 4, 4], [scalesWell, scalesPoorly, scalesWell]), 2)).toEqual([1, 1, 1]);
+  });
+
+  it('never returns more than the GPUs when the narrowest widths fit (random tables)', () => {
+    let seed = 7;
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    for (let round = 0; round < 200; round++) {
+      const n = 1 + Math.floor(random() * 12);
+      const tables = Array.from({ length: n }, () => {
+        const table: Record<string, number> = { '1': 1 };
+        let s = 1;
+        for (const w of [2, 4, 8, 16]) table[String(w)] = s += random() * w * 0.6;
+        return table;
+      });
+      const widths = tables.map(() => [1, 2, 4, 8, 16][Math.floor(random() * 5)] as number);
+      const gpus = n + Math.floor(random() * 40);
+      const out = narrowedByPrice(waiting(widths, tables), gpus);
+      expect(out.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(Math.max(gpus, n));
+      out.forEach((w, i) => {
+        expect(w).toBeGreaterThanOrEqual(1);
+        expect(w).toBeLessThanOrEqual(widths[i] as number);
+      });
+    }
+  });
+});
+
+describe('epochSpeedups', () => {
+  it("is the job's statistical epoch's table, the last for a job past them", () => {
+    const profile = {
+      name: 'x',
+      epochs: [{ speedup: { '1': 1, '2': 1.5 } }, { speedup: { '1': 1, '2': 1.9 } }],
+    } as unknown as ClassProfile;
+    expect(epochSpeedups(profile, 0)).toEqual({ '1': 1, '2': 1.5 });
+    expect(epochSpeedups(profile, 5)).toEqual({ '1': 1, '2': 1.9 });
+    expect(epochSpeedups(undefined, 0)).toBeUndefined();
+  });
+});
