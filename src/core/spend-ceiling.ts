@@ -177,7 +177,8 @@ export interface CeilingJob {
  * restart, so a running job keeps the width it has while that is within its plan and within twice its
  * narrowed width, unless it may now have at least twice as much: the ceiling moves with the window's
  * spend every tick, and narrowed jobs that moved with it restarted over and over (on bursty-960-1 at
- * 1.6x the minimum, 3669 restarts against 1060 with this rule, and 5% of average JCT).
+ * 1.6x the minimum, with the common width narrowing replaced, 3669 restarts against 1060 with this
+ * rule, and 5% of average JCT).
  */
 export function widthsUnderCeiling<J extends CeilingJob>(
   jobs: readonly J[],

@@ -1,7 +1,7 @@
 /**
  * The boa policy in the simulator, as the service runs it: look up each job's width in the plan at its
  * statistical epoch, hold the widths under the service's spend ceiling (core/spend-ceiling.ts: narrowed
- * to a common width, then queued), place with the fixed-width executor, and plan with a budget that
+ * by price, then queued), place with the fixed-width executor, and plan with a budget that
  * holds the paid time-average at the budget (budget-control.ts).
  */
 import { executeWidths } from '../../../core/exec/execute.ts';
