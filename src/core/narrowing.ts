@@ -78,8 +78,9 @@ interface Candidate {
   readonly index: number;
   readonly step: Step;
   /**
-   * At an equal price (jobs of one class and epoch), the step that restarts nothing goes first: a
-   * running job's below what it holds last, a waiting job's before that, and the youngest job's first.
+   * At an equal price (jobs of one class and epoch), what restarts nothing goes first: 0, a running
+   * job's step that stays at or above the width it holds; 1, a waiting job's; 2, a running job's below
+   * what it holds. Within a tier, the youngest job's first.
    */
   readonly tier: number;
 }
