@@ -44,8 +44,19 @@ export function speedupAt(table: SpeedupTable, width: number): number {
   return best;
 }
 
+/** Steps already found, per table (the profiles' own objects, the same every tick) and width. */
+const stepsFound = new WeakMap<SpeedupTable, Map<number, Step | null>>();
+
 /** The job's cheapest step down from `width` (the narrower width reached at the lowest price). */
 export function nextStepDown(table: SpeedupTable, width: number): Step | null {
+  let found = stepsFound.get(table);
+  if (found === undefined) stepsFound.set(table, (found = new Map()));
+  let step = found.get(width);
+  if (step === undefined) found.set(width, (step = cheapestStepDown(table, width)));
+  return step;
+}
+
+function cheapestStepDown(table: SpeedupTable, width: number): Step | null {
   const at = speedupAt(table, width);
   let next: Step | null = null;
   for (const [key, speedup] of Object.entries(table)) {
@@ -93,40 +104,39 @@ function before(a: Candidate, b: Candidate): boolean {
 
 /** A binary heap of the jobs' next steps, the first to take on top. */
 class StepHeap {
-  readonly #items: Candidate[] = [];
-  get size(): number {
-    return this.#items.length;
+  readonly #items: Candidate[];
+  /** Built whole at once (linear time): one candidate per job. */
+  constructor(items: Candidate[]) {
+    this.#items = items;
+    for (let i = (items.length >> 1) - 1; i >= 0; i--) this.#siftDown(i);
   }
-  push(candidate: Candidate): void {
-    const items = this.#items;
-    items.push(candidate);
-    let i = items.length - 1;
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if (!before(items[i] as Candidate, items[parent] as Candidate)) break;
-      [items[parent], items[i]] = [items[i] as Candidate, items[parent] as Candidate];
-      i = parent;
-    }
+  get top(): Candidate | undefined {
+    return this.#items[0];
   }
-  pop(): Candidate | undefined {
+  /** The top taken: its job's next step in its place, or nothing when it has none. */
+  replaceTop(next: Candidate | null): void {
     const items = this.#items;
-    const top = items[0];
-    const last = items.pop();
-    if (items.length > 0 && last !== undefined) {
+    if (next !== null) items[0] = next;
+    else {
+      const last = items.pop() as Candidate;
+      if (items.length === 0) return;
       items[0] = last;
-      let i = 0;
-      for (;;) {
-        let first = i;
-        for (const child of [2 * i + 1, 2 * i + 2]) {
-          if (child < items.length && before(items[child] as Candidate, items[first] as Candidate))
-            first = child;
-        }
-        if (first === i) break;
-        [items[first], items[i]] = [items[i] as Candidate, items[first] as Candidate];
-        i = first;
-      }
     }
-    return top;
+    this.#siftDown(0);
+  }
+  #siftDown(from: number): void {
+    const items = this.#items;
+    let i = from;
+    for (;;) {
+      let first = i;
+      const left = 2 * i + 1;
+      const right = left + 1;
+      if (left < items.length && before(items[left] as Candidate, items[first] as Candidate)) first = left;
+      if (right < items.length && before(items[right] as Candidate, items[first] as Candidate)) first = right;
+      if (first === i) return;
+      [items[first], items[i]] = [items[i] as Candidate, items[first] as Candidate];
+      i = first;
+    }
   }
 }
 
@@ -141,23 +151,27 @@ export function narrowedByPrice(jobs: readonly NarrowedJob[], gpus: number): num
   const out = jobs.map((job) => job.planned);
   let total = out.reduce((sum, w) => sum + w, 0);
   if (total <= whole) return out;
-  const heap = new StepHeap();
-  const offer = (index: number, width: number) => {
+  const candidate = (index: number, width: number): Candidate | null => {
     const { speedups, current } = jobs[index] as NarrowedJob;
     const step = speedups && width > 0 ? nextStepDown(speedups, width) : null;
-    if (step === null) return;
+    if (step === null) return null;
     const tier = current === 0 ? 1 : current <= step.width ? 0 : 2;
-    heap.push({ index, step, tier });
+    return { index, step, tier };
   };
-  out.forEach((width, index) => offer(index, width));
+  const first: Candidate[] = [];
+  out.forEach((width, index) => {
+    const c = candidate(index, width);
+    if (c !== null) first.push(c);
+  });
+  const heap = new StepHeap(first);
   const taken: Array<{ index: number; from: number; to: number }> = [];
-  while (total > whole && heap.size > 0) {
-    const { index, step } = heap.pop() as Candidate;
+  for (let top = heap.top; total > whole && top !== undefined; top = heap.top) {
+    const { index, step } = top;
     const from = out[index] as number;
     out[index] = step.width;
     total -= from - step.width;
     taken.push({ index, from, to: step.width });
-    offer(index, step.width);
+    heap.replaceTop(candidate(index, step.width));
   }
   for (let i = taken.length - 1; i >= 0 && total < whole; i--) {
     const { index, from, to } = taken[i] as { index: number; from: number; to: number };
