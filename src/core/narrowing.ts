@@ -33,14 +33,23 @@ interface Step {
   readonly price: number;
 }
 
+/** Speedups of unlisted widths already found, per table. */
+const unlistedFound = new WeakMap<SpeedupTable, Map<number, number>>();
+
 /** A table's speedup at `width`; an unlisted width counts as the best listed width below it. */
 export function speedupAt(table: SpeedupTable, width: number): number {
   const listed = table[String(width)];
   if (listed !== undefined) return listed;
   // An unlisted width (a plan capped at the node group's size, a width narrowing left one GPU wider).
-  let best = 1;
-  for (const [key, speedup] of Object.entries(table))
-    if (Number(key) < width && speedup > best) best = speedup;
+  let found = unlistedFound.get(table);
+  if (found === undefined) unlistedFound.set(table, (found = new Map()));
+  let best = found.get(width);
+  if (best === undefined) {
+    best = 1;
+    for (const [key, speedup] of Object.entries(table))
+      if (Number(key) < width && speedup > best) best = speedup;
+    found.set(width, best);
+  }
   return best;
 }
 

@@ -178,9 +178,9 @@ export interface CeilingJob {
  * narrowed width, unless it may now have at least twice as much: the ceiling moves with the window's
  * spend every tick, and narrowed jobs that moved with it restarted over and over (on bursty-960-1 at
  * 1.6x the minimum, with the common width narrowing replaced, 3669 restarts against 1060 with this
- * rule, and 5% of average JCT). A kept width never leaves another job without its narrowed width: the
- * youngest kept job is narrowed first until they fit (in a loaded service 100 of 1,000 jobs waited
- * behind kept widths, `bench:tick`).
+ * rule, and 5% of average JCT). A kept width can leave a waiting job without room (in `bench:tick`,
+ * 100 of 1,000 jobs wait behind kept widths); narrowing the kept jobs then was measured faster but
+ * with twice the restarts and the demo at 40 out of issue 14's band (docs/budget.md).
  */
 export function widthsUnderCeiling<J extends CeilingJob>(
   jobs: readonly J[],
@@ -202,26 +202,13 @@ export function widthsUnderCeiling<J extends CeilingJob>(
     gpus,
   );
   const widths = new Map<J, number>();
-  let total = 0;
   jobs.forEach((job, index) => {
     const plan = planned[index] as number;
     const target = narrowed[index] as number;
     const held = current[index] as number;
     const kept = held > 0 && held <= plan && held <= 2 * target && target < 2 * held;
     widths.set(job, kept ? held : target);
-    total += kept ? held : target;
   });
-  // A width kept above the narrowed one must not make another job wait: the youngest such job is
-  // narrowed first until the narrowed widths fit again.
-  for (let index = jobs.length - 1; index >= 0 && total > whole; index--) {
-    const job = jobs[index] as J;
-    const target = narrowed[index] as number;
-    const width = widths.get(job) as number;
-    if (width > target) {
-      widths.set(job, target);
-      total -= width - target;
-    }
-  }
   fillRemainder(jobs, widths, plannedWidth, currentWidth, speedupOf, gpus);
   return servedWithin(jobs, (job) => widths.get(job) as number, gpus);
 }

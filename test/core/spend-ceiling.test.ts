@@ -39,25 +39,14 @@ describe('widthsUnderCeiling: the rule the service and the simulator share', () 
     expect([...under(jobs, 20).values()]).toEqual([8, 8]);
   });
 
-  it('lets a running job keep its width up to twice its narrowed width only while the others still fit', () => {
-    // Narrowed widths 8, 7, 7 (22; at an equal price the waiting jobs step down first). The running job
-    // on 12 is within twice its 8, but keeping it would leave the last job waiting (12 + 7 = 19 of 22):
-    // a kept width never makes another job wait, so it is narrowed to 8 and all three run.
+  it('lets a running job keep its plan width up to twice the level, narrowing the others to the level', () => {
+    // Level 7 (7 x 3 = 21 fits in 22, 8 x 3 does not): the running 12 <= 14 keeps its width.
     const jobs = [job(1, 'running', 12, 12), job(2, 'waiting', 12, 0), job(3, 'waiting', 12, 0)];
-    expect([...under(jobs, 22).values()]).toEqual([8, 7, 7]);
-    // With room for the others it keeps its width (no restart): see the tests below.
-  });
-
-  it('narrows the youngest kept job first, then the older ones, until the others fit', () => {
-    // Narrowed widths 6, 5, 5, 5 (21). Both running jobs would keep 8 (26): the younger narrowed to 5
-    // leaves 23, still over, so the older is narrowed to 6 too.
-    const jobs = [
-      job(1, 'running', 12, 8),
-      job(2, 'running', 12, 8),
-      job(3, 'waiting', 12, 0),
-      job(4, 'waiting', 12, 0),
-    ];
-    expect([...under(jobs, 21).values()]).toEqual([6, 5, 5, 5]);
+    const widths = under(jobs, 22);
+    expect(widths.get(jobs[0] as ReturnType<typeof job>)).toBe(12);
+    // What is left (10) serves one more job at the level; the last waits for the budget.
+    expect(widths.get(jobs[1] as ReturnType<typeof job>)).toBe(7);
+    expect(widths.has(jobs[2] as ReturnType<typeof job>)).toBe(false);
   });
 
   it('narrows a running job over twice its narrowed width', () => {
