@@ -177,10 +177,10 @@ export interface CeilingJob {
  * restart, so a running job keeps the width it has while that is within its plan and within twice its
  * narrowed width, unless it may now have at least twice as much: the ceiling moves with the window's
  * spend every tick, and narrowed jobs that moved with it restarted over and over (on bursty-960-1 at
- * 1.6x the minimum, with the common width narrowing replaced, 3669 restarts against 1060 with this
- * rule, and 5% of average JCT). A kept width can leave a waiting job without room (in `bench:tick`,
- * 100 of 1,000 jobs wait behind kept widths); narrowing the kept jobs then was measured faster but
- * with twice the restarts and the demo at 40 out of issue 14's band (docs/budget.md).
+ * 1.6x the minimum, when every job was narrowed to one common width: 3669 restarts against 1060 with
+ * this rule, and 5% of average JCT). A kept width can leave a waiting job without room (in
+ * `bench:tick`, 100 of 1,000 jobs wait behind kept widths); narrowing the kept jobs then was measured
+ * faster but with 1.4x-1.9x the restarts and the demo at 40 out of issue 14's band (docs/budget.md).
  */
 export function widthsUnderCeiling<J extends CeilingJob>(
   jobs: readonly J[],
