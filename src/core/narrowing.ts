@@ -13,44 +13,19 @@
  * on workload-3 it gave bert (4 GPUs: 4.1x) and yolov3 (4 GPUs: 1.7x) about 2 GPUs each.
  */
 
-import type { ClassProfile } from './profile.ts';
-
-/** Listed width -> measured speedup of a job's current statistical epoch. */
-export type SpeedupTable = Readonly<Record<string, number>>;
-
-/** The table of a class's statistical epoch (its last for a job past them); undefined: no class. */
-export function epochSpeedups(
-  profile: ClassProfile | undefined,
-  statEpoch: number,
-): SpeedupTable | undefined {
-  const epochs = profile?.epochs;
-  if (!epochs || epochs.length === 0) return undefined;
-  return epochs[Math.min(statEpoch, epochs.length - 1)]?.speedup;
-}
+import { type SpeedupTable, speedupUpTo } from './profile.ts';
 
 interface Step {
   readonly width: number;
   readonly price: number;
 }
 
-/** Speedups of unlisted widths already found, per table. */
-const unlistedFound = new WeakMap<SpeedupTable, Map<number, number>>();
-
-/** A table's speedup at `width`; an unlisted width counts as the best listed width below it. */
+/**
+ * A job's speedup on `width` GPUs: the measured one at a listed width (not the best below it: a job on
+ * a width where the measurement dips runs that slowly), the best listed width below an unlisted one.
+ */
 export function speedupAt(table: SpeedupTable, width: number): number {
-  const listed = table[String(width)];
-  if (listed !== undefined) return listed;
-  // An unlisted width (a plan capped at the node group's size, a width narrowing left one GPU wider).
-  let found = unlistedFound.get(table);
-  if (found === undefined) unlistedFound.set(table, (found = new Map()));
-  let best = found.get(width);
-  if (best === undefined) {
-    best = 1;
-    for (const [key, speedup] of Object.entries(table))
-      if (Number(key) < width && speedup > best) best = speedup;
-    found.set(width, best);
-  }
-  return best;
+  return table[String(width)] ?? speedupUpTo(table, width);
 }
 
 /** Steps already found, per table (the profiles' own objects, the same every tick) and width. */

@@ -106,6 +106,28 @@ function formatPath(path: readonly PropertyKey[]): string {
     .join('');
 }
 
+/** Listed width -> measured speedup of one statistical epoch. */
+export type SpeedupTable = Readonly<Record<string, number>>;
+
+/** The table of a class's statistical epoch (its last for a job past them); undefined: no class. */
+export function epochSpeedups(
+  profile: ClassProfile | undefined,
+  statEpoch: number,
+): SpeedupTable | undefined {
+  const epochs = profile?.epochs;
+  if (!epochs || epochs.length === 0) return undefined;
+  return epochs[Math.min(statEpoch, epochs.length - 1)]?.speedup;
+}
+
+/** The best listed speedup at or below this width (1 when none is listed). */
+export function speedupUpTo(table: SpeedupTable, width: number): number {
+  let best = 1;
+  for (const [key, speedup] of Object.entries(table)) {
+    if (Number(key) <= width && speedup > best) best = speedup;
+  }
+  return best;
+}
+
 /** Listed widths of an epoch's speedup table, ascending. */
 export function listedWidths(epoch: EpochProfile): number[] {
   return Object.keys(epoch.speedup)

@@ -26,7 +26,8 @@
  *    budget of 119 with 24 jobs waiting or running; with the look-ahead, to 76 (docs/budget.md, "the
  *    echo").
  */
-import { narrowedByPrice, type SpeedupTable, speedupAt } from './narrowing.ts';
+import { narrowedByPrice, speedupAt } from './narrowing.ts';
+import type { SpeedupTable } from './profile.ts';
 
 export interface SpendCeilingOptions {
   readonly horizonHours: number;

@@ -5,7 +5,7 @@ import { nodeReconcilerFor } from './nodes/index.ts';
 import type { NodeReconciler, NodeTickInput } from './nodes/reconciler.ts';
 import type { BoaService } from './service.ts';
 import { widthsUnderCeiling } from '../core/spend-ceiling.ts';
-import { epochSpeedups } from '../core/narrowing.ts';
+import { epochSpeedups } from '../core/profile.ts';
 import type { ServiceState } from './state.ts';
 import { intervalPlan } from './demand.ts';
 import { drainedWidths } from './drain.ts';

@@ -10,7 +10,7 @@
  * Why: the budget's band (issue 14) asks boa to spend within 3% of the budget, and a run that leaves
  * budget unspent may lack jobs that can use it rather than spend too little on jobs that could.
  */
-import type { ClassProfile } from '../core/profile.ts';
+import { type ClassProfile, epochSpeedups } from '../core/profile.ts';
 import type { TickSnapshot } from './engine/engine.ts';
 
 /** GPU-hours over the run, each a share of the budget's GPU-hours. */
@@ -77,9 +77,8 @@ export class UnspentAccount {
         waiting = true;
         continue;
       }
-      const cls = this.classes.get(job.app);
-      const epoch = cls?.epochs[Math.min(job.statEpoch, cls.epochs.length - 1)];
-      if (epoch) usable += usableExtraGpus(epoch.speedup, width, this.minMarginalSpeedup);
+      const speedups = epochSpeedups(this.classes.get(job.app), job.statEpoch);
+      if (speedups) usable += usableExtraGpus(speedups, width, this.minMarginalSpeedup);
     }
     // Idle GPUs already paid for serve the first of those steps.
     usable = Math.max(0, usable - (paid - allocated));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { epochSpeedups, narrowedByPrice, nextStepDown } from '../../src/core/narrowing.ts';
-import type { ClassProfile } from '../../src/core/profile.ts';
+import { narrowedByPrice, nextStepDown, speedupAt } from '../../src/core/narrowing.ts';
+import { type ClassProfile, epochSpeedups, speedupUpTo } from '../../src/core/profile.ts';
 
 // bert's and yolov3's first statistical epochs (data/profiles.json), up to 4 GPUs.
 const scalesWell = { '1': 1, '2': 2.056, '3': 3.034, '4': 4.074 };
@@ -98,6 +98,17 @@ describe('narrowedByPrice: the GPUs that buy the least speed go first', () => {
         expect(w).toBeLessThanOrEqual(widths[i] as number);
       });
     }
+  });
+});
+
+describe('speedupAt: what a job runs at, against the best listed at or below (speedupUpTo)', () => {
+  it('is the measured speedup at a listed width, even where it dips; the best below an unlisted one', () => {
+    // cifar10's first epoch: 5 GPUs measured slower than 4.
+    const dip = { '1': 1, '4': 2.649, '5': 1.935 };
+    expect(speedupAt(dip, 5)).toBe(1.935);
+    expect(speedupUpTo(dip, 5)).toBe(2.649);
+    expect(speedupAt(dip, 6)).toBe(2.649);
+    expect(speedupAt(dip, 3)).toBe(1);
   });
 });
 

@@ -6,7 +6,7 @@
  * the running jobs where they save the most time per GPU, by the profile, and a job is never narrowed
  * while the drain lasts (each change is a restart).
  */
-import type { ClassProfile } from '../profile.ts';
+import { type ClassProfile, epochSpeedups, speedupUpTo } from '../profile.ts';
 
 export interface DrainOptions {
   /** Hours without a submission after which the queue counts as draining. */
@@ -54,21 +54,21 @@ export function drainWidths(
   if (free < 0) return undefined;
   const growable = jobs.flatMap((job) => {
     const cls = classes.get(job.app);
-    const epoch = cls?.epochs[Math.min(job.statEpoch, cls.epochs.length - 1)];
-    if (cls === undefined || epoch === undefined || job.restarting) return [];
+    const speedups = epochSpeedups(cls, job.statEpoch);
+    if (cls === undefined || speedups === undefined || job.restarting) return [];
     const work = cls.epochs.reduce((sum, e) => sum + e.workSeconds, 0) * (1 - job.progressFraction);
-    const table = Object.entries(epoch.speedup)
+    const table = Object.entries(speedups)
       .map(([key, speedup]) => ({ width: Number(key), speedup }))
       .sort((a, b) => a.width - b.width);
-    const start = speedupAt(table, job.width);
+    const start = speedupUpTo(speedups, job.width);
     if (work / start < options.minRemainingRestarts * cls.rescaleSeconds) return [];
-    return [{ job, work, table, start }];
+    return [{ job, work, table, speedups, start }];
   });
   for (;;) {
     let best: { id: number; width: number; perGpu: number } | undefined;
-    for (const { job, work, table } of growable) {
+    for (const { job, work, table, speedups } of growable) {
       const width = widths.get(job.id) as number;
-      const speedup = speedupAt(table, width);
+      const speedup = speedupUpTo(speedups, width);
       for (const step of table) {
         const added = step.width - width;
         if (added <= 0 || added > free) continue;
@@ -84,16 +84,9 @@ export function drainWidths(
     widths.set(best.id, best.width);
   }
   // A restart has to buy enough: a job that would gain too little keeps its width.
-  for (const { job, table, start } of growable) {
+  for (const { job, speedups, start } of growable) {
     const width = widths.get(job.id) as number;
-    if (speedupAt(table, width) < start * options.minSpeedupGain) widths.set(job.id, job.width);
+    if (speedupUpTo(speedups, width) < start * options.minSpeedupGain) widths.set(job.id, job.width);
   }
   return widths;
-}
-
-/** The best listed speedup at or below this width (1 when none is listed). */
-function speedupAt(table: ReadonlyArray<{ width: number; speedup: number }>, width: number): number {
-  let best = 1;
-  for (const step of table) if (step.width <= width && step.speedup > best) best = step.speedup;
-  return best;
 }

@@ -5,7 +5,7 @@
  * profile says they speed up enough to repay the restart. The plan and the budget control never see
  * these GPUs: the node count and the booked allocation stay the plan's.
  */
-import type { ClassProfile } from '../profile.ts';
+import { type ClassProfile, epochSpeedups, speedupUpTo } from '../profile.ts';
 
 export interface FillCandidate {
   readonly id: number;
@@ -54,13 +54,13 @@ export function fillIdleGpus(
     if (idle <= 0 || job.restarting || remaining! < options.minRemainingRestarts * cls.rescaleSeconds) {
       continue;
     }
-    const epoch = cls.epochs[Math.min(job.statEpoch, cls.epochs.length - 1)];
-    if (epoch === undefined) continue;
-    const now = speedupUpTo(epoch.speedup, allocation.length);
+    const speedups = epochSpeedups(cls, job.statEpoch);
+    if (speedups === undefined) continue;
+    const now = speedupUpTo(speedups, allocation.length);
     const enough = now * options.minSpeedupGain;
     let best = allocation.length;
     let bestSpeedup = 0;
-    for (const [key, speedup] of Object.entries(epoch.speedup)) {
+    for (const [key, speedup] of Object.entries(speedups)) {
       const width = Number(key);
       if (width <= allocation.length || width > allocation.length + idle || speedup < enough) continue;
       // The fastest width; at equal speedup the narrower, so a GPU that adds nothing stays idle for
@@ -91,15 +91,6 @@ function remainingSeconds(
   const cls = classes.get(job.app);
   if (cls === undefined) return undefined;
   const work = cls.epochs.reduce((sum, e) => sum + e.workSeconds, 0) * (1 - job.progressFraction);
-  const epoch = cls.epochs[Math.min(job.statEpoch, cls.epochs.length - 1)];
-  return epoch === undefined ? undefined : work / speedupUpTo(epoch.speedup, allocation.length);
-}
-
-/** The best listed speedup at or below this width (1 when none is listed). */
-function speedupUpTo(table: Readonly<Record<string, number>>, width: number): number {
-  let best = 1;
-  for (const [key, speedup] of Object.entries(table)) {
-    if (Number(key) <= width && speedup > best) best = speedup;
-  }
-  return best;
+  const speedups = epochSpeedups(cls, job.statEpoch);
+  return speedups === undefined ? undefined : work / speedupUpTo(speedups, allocation.length);
 }

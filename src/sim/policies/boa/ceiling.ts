@@ -4,7 +4,7 @@
  */
 import type { SpendCeiling, SpendCeilingOptions } from '../../../core/spend-ceiling.ts';
 import { ceilingLookbacks, spendCeiling, widthsUnderCeiling } from '../../../core/spend-ceiling.ts';
-import type { SpeedupTable } from '../../../core/narrowing.ts';
+import type { SpeedupTable } from '../../../core/profile.ts';
 import type { ClusterView } from '../../policy.ts';
 import type { BudgetControl } from './budget-control.ts';
 
