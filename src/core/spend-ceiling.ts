@@ -150,19 +150,41 @@ export function servedWithin<J extends CeilingJob>(
   widthOf: (job: J) => number,
   gpus: number,
 ): Map<J, number> {
-  const served = new Map<J, number>();
+  const running = jobs.map((job) => job.state === 'running');
+  return servedMap(jobs, running, servedWidths(running, jobs.map(widthOf), gpus));
+}
+
+/** servedWithin on arrays aligned with the jobs (0: the job waits). */
+function servedWidths(running: readonly boolean[], widths: readonly number[], gpus: number): number[] {
   const whole = Math.floor(gpus + 1e-9);
+  const served = new Array<number>(widths.length).fill(0);
   let left = whole;
-  const take = (job: J) => {
-    const width = Math.min(widthOf(job), whole);
+  const take = (index: number) => {
+    const width = Math.min(widths[index] as number, whole);
     if (width > 0 && width <= left) {
-      served.set(job, width);
+      served[index] = width;
       left -= width;
     }
   };
-  for (const job of jobs) if (job.state === 'running') take(job);
-  for (const job of jobs) if (job.state !== 'running') take(job);
+  for (let i = 0; i < widths.length; i++) if (running[i]) take(i);
+  for (let i = 0; i < widths.length; i++) if (!running[i]) take(i);
   return served;
+}
+
+/** The served jobs and their widths, running jobs first, then the rest, each in the jobs' order. */
+function servedMap<J>(
+  jobs: readonly J[],
+  running: readonly boolean[],
+  served: readonly number[],
+): Map<J, number> {
+  const map = new Map<J, number>();
+  for (const first of [true, false]) {
+    jobs.forEach((job, index) => {
+      const width = served[index] as number;
+      if (running[index] === first && width > 0) map.set(job, width);
+    });
+  }
+  return map;
 }
 
 /** A job as the ceiling sees it: running or not (its widths come from the caller). */
@@ -190,28 +212,38 @@ export function widthsUnderCeiling<J extends CeilingJob>(
   gpus: number,
   speedupOf: (job: J) => SpeedupTable | undefined,
 ): Map<J, number> {
+  const running = jobs.map((job) => job.state === 'running');
   const planned = jobs.map(plannedWidth);
   const whole = Math.floor(gpus + 1e-9);
-  if (planned.reduce((sum, w) => sum + w, 0) <= whole) return servedWithin(jobs, plannedWidth, gpus);
-  const current = jobs.map((job) => (job.state === 'running' ? currentWidth(job) : 0));
+  if (planned.reduce((sum, w) => sum + w, 0) <= whole) {
+    return servedMap(jobs, running, servedWidths(running, planned, gpus));
+  }
+  const current = jobs.map((job, index) => (running[index] ? currentWidth(job) : 0));
+  const tables = jobs.map(speedupOf);
   const narrowed = narrowedByPrice(
-    jobs.map((job, index) => ({
-      planned: planned[index] as number,
+    planned.map((width, index) => ({
+      planned: width,
       current: current[index] as number,
-      speedups: speedupOf(job),
+      speedups: tables[index],
     })),
     gpus,
   );
-  const widths = new Map<J, number>();
-  jobs.forEach((job, index) => {
+  const widths = narrowed.map((target, index) => {
     const plan = planned[index] as number;
-    const target = narrowed[index] as number;
     const held = current[index] as number;
     const kept = held > 0 && held <= plan && held <= 2 * target && target < 2 * held;
-    widths.set(job, kept ? held : target);
+    return kept ? held : target;
   });
-  fillRemainder(jobs, widths, plannedWidth, currentWidth, speedupOf, gpus);
-  return servedWithin(jobs, (job) => widths.get(job) as number, gpus);
+  fillRemainder({ running, planned, current, tables }, widths, gpus);
+  return servedMap(jobs, running, servedWidths(running, widths, gpus));
+}
+
+/** What fillRemainder reads of the jobs, as arrays aligned with them. */
+interface JobArrays {
+  readonly running: readonly boolean[];
+  readonly planned: readonly number[];
+  readonly current: readonly number[];
+  readonly tables: ReadonlyArray<SpeedupTable | undefined>;
 }
 
 /**
@@ -221,36 +253,28 @@ export function widthsUnderCeiling<J extends CeilingJob>(
  * double (a smaller gain is not worth a restart, as in the rule above); a width only where its table
  * says it is faster (cifar10's first epoch is slower on 5 GPUs than on 4).
  */
-function fillRemainder<J extends CeilingJob>(
-  jobs: readonly J[],
-  widths: Map<J, number>,
-  plannedWidth: (job: J) => number,
-  currentWidth: (job: J) => number,
-  speedupOf: (job: J) => SpeedupTable | undefined,
-  gpus: number,
-): void {
-  const faster = (job: J, from: number, to: number) => {
-    const table = speedupOf(job);
+function fillRemainder(jobs: JobArrays, widths: number[], gpus: number): void {
+  const { running, planned, current, tables } = jobs;
+  const faster = (index: number, from: number, to: number) => {
+    const table = tables[index];
     return table === undefined || speedupAt(table, to) > speedupAt(table, from);
   };
   let left = Math.floor(gpus + 1e-9);
-  for (const width of widths.values()) left -= width;
-  for (const job of jobs) {
-    if (left <= 0) return;
-    const width = widths.get(job) as number;
-    if (job.state !== 'running' && width > 0 && width < plannedWidth(job) && faster(job, width, width + 1)) {
-      widths.set(job, width + 1);
+  for (const width of widths) left -= width;
+  for (let i = 0; i < widths.length && left > 0; i++) {
+    const width = widths[i] as number;
+    if (!running[i] && width > 0 && width < (planned[i] as number) && faster(i, width, width + 1)) {
+      widths[i] = width + 1;
       left -= 1;
     }
   }
-  for (const job of jobs) {
-    if (left <= 0) return;
-    const width = widths.get(job) as number;
-    const current = currentWidth(job);
-    if (job.state !== 'running' || width !== current || current <= 0) continue;
-    const doubled = Math.min(plannedWidth(job), 2 * current);
-    if (doubled >= 2 * current && doubled - width <= left && faster(job, current, doubled)) {
-      widths.set(job, doubled);
+  for (let i = 0; i < widths.length && left > 0; i++) {
+    const width = widths[i] as number;
+    const held = current[i] as number;
+    if (!running[i] || width !== held || held <= 0) continue;
+    const doubled = Math.min(planned[i] as number, 2 * held);
+    if (doubled >= 2 * held && doubled - width <= left && faster(i, held, doubled)) {
+      widths[i] = doubled;
       left -= doubled - width;
     }
   }
