@@ -187,6 +187,9 @@ function servedMap<J>(
   return map;
 }
 
+/** A job waiting this long for the budget narrows widths running jobs keep (widthsUnderCeiling). */
+export const LONG_WAIT_SECONDS = 3600;
+
 /** A job as the ceiling sees it: running or not (its widths come from the caller). */
 export interface CeilingJob {
   readonly state: string;
@@ -201,9 +204,11 @@ export interface CeilingJob {
  * narrowed width, unless it may now have at least twice as much: the ceiling moves with the window's
  * spend every tick, and narrowed jobs that moved with it restarted over and over (on bursty-960-1 at
  * 1.6x the minimum, when every job was narrowed to one common width: 3669 restarts against 1060 with
- * this rule, and 5% of average JCT). A kept width can leave a waiting job without room (in
- * `bench:tick`, 100 of 1,000 jobs wait behind kept widths); narrowing the kept jobs then was measured
- * faster but with 1.4x-1.9x the restarts and the demo at 40 out of issue 14's band (docs/budget.md).
+ * this rule, and 5% of average JCT). A kept width can leave a waiting job without room; once one has
+ * waited LONG_WAIT_SECONDS, the kept widths give way (makeRoomForLongWaits). Not sooner: narrowing
+ * them at once was faster in the simulator but with 1.4x-1.9x the restarts and the demo at 40 out of
+ * issue 14's band; after an hour it changes nearly nothing there, while in `bench:tick` (a ceiling
+ * that binds for good) 100 of 1,000 jobs waited up to 4 hours without it (docs/budget.md).
  */
 export function widthsUnderCeiling<J extends CeilingJob>(
   jobs: readonly J[],
@@ -211,6 +216,7 @@ export function widthsUnderCeiling<J extends CeilingJob>(
   currentWidth: (job: J) => number,
   gpus: number,
   speedupOf: (job: J) => SpeedupTable | undefined,
+  waitedLong: (job: J) => boolean = () => false,
 ): Map<J, number> {
   const running = jobs.map((job) => job.state === 'running');
   const planned = jobs.map(plannedWidth);
@@ -234,8 +240,42 @@ export function widthsUnderCeiling<J extends CeilingJob>(
     const kept = held > 0 && held <= plan && held <= 2 * target && target < 2 * held;
     return kept ? held : target;
   });
+  makeRoomForLongWaits(jobs, running, narrowed, widths, whole, waitedLong);
   fillRemainder({ running, planned, current, tables }, widths, gpus);
   return servedMap(jobs, running, servedWidths(running, widths, gpus));
+}
+
+/**
+ * A job that has waited long for the budget (LONG_WAIT_SECONDS) is not kept waiting by widths running
+ * jobs keep above their narrowed ones: the youngest such job goes to its narrowed width first, until
+ * the running jobs and the long-waiting ones fit.
+ */
+function makeRoomForLongWaits<J>(
+  jobs: readonly J[],
+  running: readonly boolean[],
+  narrowed: readonly number[],
+  widths: number[],
+  whole: number,
+  waitedLong: (job: J) => boolean,
+): void {
+  let needed = 0;
+  let anyLong = false;
+  jobs.forEach((job, index) => {
+    if (running[index]) needed += widths[index] as number;
+    else if (waitedLong(job)) {
+      needed += narrowed[index] as number;
+      anyLong = true;
+    }
+  });
+  if (!anyLong) return;
+  for (let index = jobs.length - 1; index >= 0 && needed > whole; index--) {
+    const width = widths[index] as number;
+    const target = narrowed[index] as number;
+    if (running[index] && width > target) {
+      widths[index] = target;
+      needed -= width - target;
+    }
+  }
 }
 
 /** What fillRemainder reads of the jobs, as arrays aligned with them. */

@@ -4,7 +4,7 @@ import type { MetricDatum, PoolNode } from './ports.ts';
 import { nodeReconcilerFor } from './nodes/index.ts';
 import type { NodeReconciler, NodeTickInput } from './nodes/reconciler.ts';
 import type { BoaService } from './service.ts';
-import { widthsUnderCeiling } from '../core/spend-ceiling.ts';
+import { LONG_WAIT_SECONDS, widthsUnderCeiling } from '../core/spend-ceiling.ts';
 import { epochSpeedups } from '../core/profile.ts';
 import type { ServiceState } from './state.ts';
 import { intervalPlan } from './demand.ts';
@@ -47,6 +47,7 @@ function budgetLimitedWidths(
   jobs: readonly ServiceJob[],
   gpus: number,
   classes: ServiceState['classes'],
+  now: number,
 ): (job: ServiceJob) => number {
   // Most ticks the plan fits under the ceiling: every job gets its planned width, none waits for it
   // (what widthsUnderCeiling gives then, without a map of every job each tick).
@@ -62,6 +63,7 @@ function budgetLimitedWidths(
     (job) => job.width,
     gpus,
     (job) => epochSpeedups(classes.get(job.className)?.profile, job.statEpoch),
+    (job) => now - job.submittedAt >= LONG_WAIT_SECONDS * 1000,
   );
   for (const job of jobs) job.queuedForBudget = !served.has(job) && plannedWidth(job) > 0;
   return (job) => served.get(job) ?? 0;
@@ -117,7 +119,7 @@ export class Scheduler {
     // allows fewer: that adds nothing to the bill, and the bounds stay minNodes <= maxNodes.
     const budgetNodes = Math.max(minNodes, ceilingNodes);
     const maxNodes = Math.min(cap, budgetNodes);
-    const served = budgetLimitedWidths(active, budgetNodes * config.gpusPerNode, state.classes);
+    const served = budgetLimitedWidths(active, budgetNodes * config.gpusPerNode, state.classes, now);
     const drained = drainedWidths(this.service, active, served, maxNodes * config.gpusPerNode, now);
     state.draining = drained !== undefined;
     const widthOf = drained ?? served;

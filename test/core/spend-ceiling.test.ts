@@ -25,13 +25,18 @@ describe('widthsUnderCeiling: the rule the service and the simulator share', () 
   // One concave table for every job (s(w) = w^0.75 at every width to 32): narrowing by price then
   // takes from the widest first, as a common width would.
   const concave = Object.fromEntries(Array.from({ length: 32 }, (_, i) => [String(i + 1), (i + 1) ** 0.75]));
-  const under = (jobs: ReturnType<typeof job>[], gpus: number) =>
+  const under = (
+    jobs: ReturnType<typeof job>[],
+    gpus: number,
+    waitedLong: (j: ReturnType<typeof job>) => boolean = () => false,
+  ) =>
     widthsUnderCeiling(
       jobs,
       (j) => j.planned,
       (j) => j.current,
       gpus,
       () => concave,
+      waitedLong,
     );
 
   it('keeps the plan when it fits', () => {
@@ -47,6 +52,24 @@ describe('widthsUnderCeiling: the rule the service and the simulator share', () 
     // What is left (10) serves one more job at the level; the last waits for the budget.
     expect(widths.get(jobs[1] as ReturnType<typeof job>)).toBe(7);
     expect(widths.has(jobs[2] as ReturnType<typeof job>)).toBe(false);
+  });
+
+  it('narrows widths running jobs keep once a waiting job has waited long for the budget', () => {
+    const longWait = (j: ReturnType<typeof job>) => j.state === 'waiting';
+    const withWait = (jobs: ReturnType<typeof job>[], gpus: number, waitedLong: typeof longWait) => {
+      const widths = under(jobs, gpus, waitedLong);
+      return jobs.map((j) => widths.get(j) ?? 0);
+    };
+    // Narrowed widths 12, 12, 12 under 36: the running jobs keep 16 (within twice 12), the waiting job
+    // does not fit in the 4 left and waits, until it has waited long.
+    const kept = [job(1, 'running', 16, 16), job(2, 'running', 16, 16), job(3, 'waiting', 16, 0)];
+    expect(withWait(kept, 36, () => false)).toEqual([16, 16, 0]);
+    expect(withWait(kept, 36, longWait)).toEqual([12, 12, 12]);
+    // A running job at or below its narrowed width is not what keeps the waiting job out: the one on
+    // 12 goes to its narrowed 9, the one on 8 keeps 8 (no restart).
+    const mixed = [job(1, 'running', 12, 12), job(2, 'running', 12, 8), job(3, 'waiting', 12, 0)];
+    expect(withWait(mixed, 26, () => false)).toEqual([12, 8, 0]);
+    expect(withWait(mixed, 26, longWait)).toEqual([9, 8, 9]);
   });
 
   it('narrows a running job over twice its narrowed width', () => {

@@ -47,6 +47,7 @@ export function servedUnderCeiling<W extends { id: number; state: string; width:
   held: ReadonlyMap<number, number>,
   gpus: number,
   speedupOf: (w: W) => SpeedupTable | undefined,
+  waitedLong?: (w: W) => boolean,
 ): W[] {
   const served = widthsUnderCeiling(
     planned,
@@ -54,6 +55,7 @@ export function servedUnderCeiling<W extends { id: number; state: string; width:
     (w) => held.get(w.id) ?? 0,
     gpus,
     speedupOf,
+    waitedLong,
   );
   return planned.flatMap((w) => {
     const width = served.get(w) ?? 0;

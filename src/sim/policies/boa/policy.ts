@@ -16,7 +16,11 @@ import { relocks, widthsFor } from '../../../core/shares.ts';
 import { ratesMoved } from '../../../service/estimators.ts';
 import { type FillOptions, fillIdleGpus } from '../../../core/exec/idle-fill.ts';
 import { type ClassProfile, epochSpeedups } from '../../../core/profile.ts';
-import { DEFAULT_SPEND_CEILING, type SpendCeilingOptions } from '../../../core/spend-ceiling.ts';
+import {
+  DEFAULT_SPEND_CEILING,
+  LONG_WAIT_SECONDS,
+  type SpendCeilingOptions,
+} from '../../../core/spend-ceiling.ts';
 import { ceilingNow, servedUnderCeiling, unspentInLookback } from './ceiling.ts';
 import { type WarmupOptions, warmupFactor } from '../../../core/warmup.ts';
 import type { DrainOptions } from '../../../core/exec/drain-widths.ts';
@@ -177,7 +181,7 @@ export class BoaPolicy implements Policy {
       const provision = soon ? Math.min(widest, widthAt(widths, job.statEpoch + 1)) : width;
       const state = job.allocation.length > 0 ? 'running' : 'waiting';
       const speedups = epochSpeedups(this.#classes.get(job.app), job.statEpoch);
-      return { id: job.id, state, width, current: job.allocation, provision, speedups };
+      return { id: job.id, state, width, current: job.allocation, provision, speedups, arrival: job.arrival };
     });
     const { ceiling: ceilingOptions, budget, budgetWindowHours } = this.settings;
     const ceiling =
@@ -186,7 +190,13 @@ export class BoaPolicy implements Policy {
         : ceilingNow(ceilingOptions, budget, budgetWindowHours, this.#control, cluster);
     const maxNodes = Math.min(cluster.maxNodes, ceiling?.nodes ?? Number.POSITIVE_INFINITY);
     const served = ceiling
-      ? servedUnderCeiling(planned, this.#held, ceiling.gpus, (w) => w.speedups)
+      ? servedUnderCeiling(
+          planned,
+          this.#held,
+          ceiling.gpus,
+          (w) => w.speedups,
+          (w) => now - w.arrival >= LONG_WAIT_SECONDS,
+        )
       : planned;
     const drained = drainedWidths({
       options: this.settings.drain,
