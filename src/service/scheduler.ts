@@ -4,8 +4,7 @@ import type { MetricDatum, PoolNode } from './ports.ts';
 import { nodeReconcilerFor } from './nodes/index.ts';
 import type { NodeReconciler, NodeTickInput } from './nodes/reconciler.ts';
 import type { BoaService } from './service.ts';
-import { LONG_WAIT_SECONDS, widthsUnderCeiling } from '../core/spend-ceiling.ts';
-import { epochSpeedups } from '../core/profile.ts';
+import { budgetLimitedWidths } from './budget-widths.ts';
 import type { ServiceState } from './state.ts';
 import { intervalPlan } from './demand.ts';
 import { drainedWidths } from './drain.ts';
@@ -35,38 +34,6 @@ function isSortedById(jobs: readonly ServiceJob[]): boolean {
   for (let i = 1; i < jobs.length; i++)
     if ((jobs[i] as ServiceJob).id < (jobs[i - 1] as ServiceJob).id) return false;
   return true;
-}
-
-/**
- * Planned widths within `gpus` (the ceiling): when they do not all fit, jobs are narrowed by price
- * (core/narrowing.ts: the GPUs that buy the least speed first) before any waits, then jobs beyond what
- * `gpus` can hold (running first, then oldest) wait for the budget; each job is marked so its view can
- * say why it waits.
- */
-function budgetLimitedWidths(
-  jobs: readonly ServiceJob[],
-  gpus: number,
-  classes: ServiceState['classes'],
-  now: number,
-): (job: ServiceJob) => number {
-  // Most ticks the plan fits under the ceiling: every job gets its planned width, none waits for it
-  // (what widthsUnderCeiling gives then, without a map of every job each tick).
-  let planned = 0;
-  for (const job of jobs) {
-    job.queuedForBudget = false;
-    planned += plannedWidth(job);
-  }
-  if (planned <= Math.floor(gpus + 1e-9)) return plannedWidth;
-  const served = widthsUnderCeiling(
-    jobs,
-    plannedWidth,
-    (job) => job.width,
-    gpus,
-    (job) => epochSpeedups(classes.get(job.className)?.profile, job.statEpoch),
-    (job) => now - job.submittedAt >= LONG_WAIT_SECONDS * 1000,
-  );
-  for (const job of jobs) job.queuedForBudget = !served.has(job) && plannedWidth(job) > 0;
-  return (job) => served.get(job) ?? 0;
 }
 
 /**

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { budgetLimitedWidths } from '../../src/service/budget-widths.ts';
+import type { ServiceJob } from '../../src/service/jobs.ts';
+import type { ServiceState } from '../../src/service/state.ts';
+
+const HOUR = 3_600_000;
+// One concave speedup table (s(w) = w^0.75 to 32 GPUs): narrowing takes from the widest first.
+const speedup = Object.fromEntries(Array.from({ length: 32 }, (_, i) => [String(i + 1), (i + 1) ** 0.75]));
+const classes = new Map([
+  ['c', { profile: { name: 'c', epochs: [{ speedup }] } }],
+]) as unknown as ServiceState['classes'];
+
+function job(id: number, state: 'running' | 'waiting', width: number, submittedAt: number): ServiceJob {
+  return {
+    id,
+    className: 'c',
+    state,
+    widths: [16],
+    statEpoch: 0,
+    width,
+    submittedAt,
+  } as unknown as ServiceJob;
+}
+
+describe('budgetLimitedWidths: the service under the spend ceiling', () => {
+  it('keeps running widths while a job waits under an hour, gives them up once it has waited an hour', () => {
+    const now = 10 * HOUR;
+    const running = [job(1, 'running', 16, 0), job(2, 'running', 16, 0)];
+    // Narrowed widths 12 each under 36: the running jobs keep 16 (within twice 12), no room for 12 more.
+    const recent = job(3, 'waiting', 0, now - HOUR + 60_000);
+    const recentWidths = budgetLimitedWidths([...running, recent], 36, classes, now);
+    expect([...running, recent].map(recentWidths)).toEqual([16, 16, 0]);
+    expect(recent.queuedForBudget).toBe(true);
+    const long = job(3, 'waiting', 0, now - HOUR);
+    const longWidths = budgetLimitedWidths([...running, long], 36, classes, now);
+    expect([...running, long].map(longWidths)).toEqual([12, 12, 12]);
+    expect(long.queuedForBudget).toBe(false);
+  });
+});
