@@ -1,11 +1,10 @@
-import { type ServiceJob, plannedWidth } from './jobs.ts';
+import type { ServiceJob } from './jobs.ts';
 import { IncrementalPlacement } from './placement.ts';
 import type { MetricDatum, PoolNode } from './ports.ts';
 import { nodeReconcilerFor } from './nodes/index.ts';
 import type { NodeReconciler, NodeTickInput } from './nodes/reconciler.ts';
 import type { BoaService } from './service.ts';
 import { budgetLimitedWidths } from './budget-widths.ts';
-import type { ServiceState } from './state.ts';
 import { intervalPlan } from './demand.ts';
 import { drainedWidths } from './drain.ts';
 import { replanIfGroupResized } from './plan-inputs.ts';
