@@ -187,8 +187,11 @@ function servedMap<J>(
   return map;
 }
 
-/** A job waiting this long for the budget narrows widths running jobs keep (widthsUnderCeiling). */
-export const LONG_WAIT_SECONDS = 3600;
+/**
+ * A job waiting this long for the budget narrows widths running jobs keep (widthsUnderCeiling): the
+ * service's keptWidthWaitMinutes unless set, and the simulator's boa.
+ */
+export const DEFAULT_LONG_WAIT_SECONDS = 3600;
 
 /** A job as the ceiling sees it: running or not (its widths come from the caller). */
 export interface CeilingJob {
@@ -205,7 +208,7 @@ export interface CeilingJob {
  * spend every tick, and narrowed jobs that moved with it restarted over and over (on bursty-960-1 at
  * 1.6x the minimum, when every job was narrowed to one common width: 3669 restarts against 1060 with
  * this rule, and 5% of average JCT). A kept width can leave a waiting job without room; once one has
- * waited LONG_WAIT_SECONDS, the kept widths give way (makeRoomForLongWaits). Not sooner: narrowing
+ * waited long (`waitedLong`: an hour by default), the kept widths give way (makeRoomForLongWaits). Not sooner: narrowing
  * them at once was faster in the simulator but with 1.4x-1.9x the restarts and the demo at 40 out of
  * issue 14's band; after an hour it changes nearly nothing there, while in `bench:tick` (a ceiling
  * that binds for good) 100 of 1,000 jobs waited up to 4 hours without it (docs/budget.md).
@@ -246,7 +249,7 @@ export function widthsUnderCeiling<J extends CeilingJob>(
 }
 
 /**
- * A job that has waited long for the budget (LONG_WAIT_SECONDS) is not kept waiting by widths running
+ * A job that has waited long for the budget (`waitedLong`) is not kept waiting by widths running
  * jobs keep above their narrowed ones: the youngest such job goes to its narrowed width first, until
  * the running jobs and the long-waiting ones fit.
  */

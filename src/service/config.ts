@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { describeIssue, describeUnknownKeys, fromSource } from './config-sources.ts';
-import { DEFAULT_SPEND_CEILING } from '../core/spend-ceiling.ts';
+import { DEFAULT_LONG_WAIT_SECONDS, DEFAULT_SPEND_CEILING } from '../core/spend-ceiling.ts';
 import { DEFAULT_DRAIN } from '../core/exec/drain-widths.ts';
 import { DEFAULT_PLAN_CAP } from '../core/plan-cap.ts';
 import { DEFAULT_CREDIT } from '../core/credit.ts';
@@ -99,6 +99,14 @@ export const configSchema = z
      * Unset: three horizons (core/spend-ceiling.ts, defaultLookaheadHours).
      */
     budgetLookaheadHours: positive('budgetLookaheadHours').optional(),
+    /**
+     * Under the spend ceiling a running job keeps a width up to twice its narrowed one (fewer restarts);
+     * a job that has waited this long for the budget makes those widths give way (core/spend-ceiling.ts).
+     */
+    keptWidthWaitMinutes: z
+      .number({ error: 'keptWidthWaitMinutes must be a number' })
+      .nonnegative('keptWidthWaitMinutes must be >= 0 (0: kept widths never make a job wait)')
+      .default(DEFAULT_LONG_WAIT_SECONDS / 60),
     /**
      * Opt-in warm-up (core/warmup.ts): for this many hours from the service's first start the plan uses
      * half the budget rising to all of it, banking budget for loads not yet seen; 0: none.

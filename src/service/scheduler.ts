@@ -85,7 +85,13 @@ export class Scheduler {
     // allows fewer: that adds nothing to the bill, and the bounds stay minNodes <= maxNodes.
     const budgetNodes = Math.max(minNodes, ceilingNodes);
     const maxNodes = Math.min(cap, budgetNodes);
-    const served = budgetLimitedWidths(active, budgetNodes * config.gpusPerNode, state.classes, now);
+    const served = budgetLimitedWidths(
+      active,
+      budgetNodes * config.gpusPerNode,
+      state.classes,
+      now,
+      config.keptWidthWaitMinutes * 60_000,
+    );
     const drained = drainedWidths(this.service, active, served, maxNodes * config.gpusPerNode, now);
     state.draining = drained !== undefined;
     const widthOf = drained ?? served;

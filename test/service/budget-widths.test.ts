@@ -23,17 +23,20 @@ function job(id: number, state: 'running' | 'waiting', width: number, submittedA
 }
 
 describe('budgetLimitedWidths: the service under the spend ceiling', () => {
-  it('keeps running widths while a job waits under an hour, gives them up once it has waited an hour', () => {
+  it('keeps running widths while a job waits under keptWidthWaitMinutes, gives them up after it', () => {
     const now = 10 * HOUR;
     const running = [job(1, 'running', 16, 0), job(2, 'running', 16, 0)];
     // Narrowed widths 12 each under 36: the running jobs keep 16 (within twice 12), no room for 12 more.
     const recent = job(3, 'waiting', 0, now - HOUR + 60_000);
-    const recentWidths = budgetLimitedWidths([...running, recent], 36, classes, now);
+    const recentWidths = budgetLimitedWidths([...running, recent], 36, classes, now, HOUR);
     expect([...running, recent].map(recentWidths)).toEqual([16, 16, 0]);
     expect(recent.queuedForBudget).toBe(true);
     const long = job(3, 'waiting', 0, now - HOUR);
-    const longWidths = budgetLimitedWidths([...running, long], 36, classes, now);
+    const longWidths = budgetLimitedWidths([...running, long], 36, classes, now, HOUR);
     expect([...running, long].map(longWidths)).toEqual([12, 12, 12]);
     expect(long.queuedForBudget).toBe(false);
+    // keptWidthWaitMinutes 0: kept widths never make a job wait.
+    const atOnce = budgetLimitedWidths([...running, recent], 36, classes, now, 0);
+    expect([...running, recent].map(atOnce)).toEqual([12, 12, 12]);
   });
 });

@@ -14,6 +14,7 @@ describe('service configuration', () => {
       tickSeconds: 60,
       calculatorMinutes: 15,
       rateWindowHours: 24,
+      keptWidthWaitMinutes: 60,
     });
   });
 
@@ -63,6 +64,10 @@ describe('service configuration', () => {
     [{ nodes: { notReadyGraceSeconds: 600 } }, /notReadyGraceSeconds must be at most 300: Kubernetes evicts/],
     [{ rateWindowHours: 2 }, /rateRiseHours must be below rateWindowHours \(2\), got 2/],
     [{ rateRiseHours: -1 }, /rateRiseHours must be >= 0 \(0: no rise detection\)/],
+    [
+      { keptWidthWaitMinutes: -5 },
+      /keptWidthWaitMinutes must be >= 0 \(0: kept widths never make a job wait\)/,
+    ],
   ])('refuses %j, naming the setting', (layer, message) => {
     expect(() => resolveConfig(layer)).toThrow(ConfigError);
     expect(() => resolveConfig(layer)).toThrow(message);

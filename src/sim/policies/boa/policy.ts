@@ -18,7 +18,7 @@ import { type FillOptions, fillIdleGpus } from '../../../core/exec/idle-fill.ts'
 import { type ClassProfile, epochSpeedups } from '../../../core/profile.ts';
 import {
   DEFAULT_SPEND_CEILING,
-  LONG_WAIT_SECONDS,
+  DEFAULT_LONG_WAIT_SECONDS,
   type SpendCeilingOptions,
 } from '../../../core/spend-ceiling.ts';
 import { ceilingNow, servedUnderCeiling, unspentInLookback } from './ceiling.ts';
@@ -195,7 +195,7 @@ export class BoaPolicy implements Policy {
           this.#held,
           ceiling.gpus,
           (w) => w.speedups,
-          (w) => now - w.arrival >= LONG_WAIT_SECONDS,
+          (w) => now - w.arrival >= DEFAULT_LONG_WAIT_SECONDS,
         )
       : planned;
     const drained = drainedWidths({
