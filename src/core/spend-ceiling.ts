@@ -140,21 +140,12 @@ export function spendCeiling(input: SpendCeilingInput): SpendCeiling {
 }
 
 /**
- * The jobs the ceiling lets run and their widths, in priority order (running jobs keep their place,
- * then the oldest waiting): each is served at its planned width if it still fits, else it waits for
- * the budget (smaller jobs behind it may start: backfill). A job wider than the whole ceiling would
- * never fit: it is served at the ceiling's width when that much is free, so it cannot starve.
+ * The widths the ceiling lets run, on arrays aligned with the jobs (0: the job waits), in priority
+ * order (running jobs keep their place, then the oldest waiting): each is served at its width if it
+ * still fits, else it waits for the budget (smaller jobs behind it may start: backfill). A job wider
+ * than the whole ceiling would never fit: it is served at the ceiling's width when that much is free,
+ * so it cannot starve.
  */
-export function servedWithin<J extends CeilingJob>(
-  jobs: readonly J[],
-  widthOf: (job: J) => number,
-  gpus: number,
-): Map<J, number> {
-  const running = jobs.map((job) => job.state === 'running');
-  return servedMap(jobs, running, servedWidths(running, jobs.map(widthOf), gpus));
-}
-
-/** servedWithin on arrays aligned with the jobs (0: the job waits). */
 function servedWidths(running: readonly boolean[], widths: readonly number[], gpus: number): number[] {
   const whole = Math.floor(gpus + 1e-9);
   const served = new Array<number>(widths.length).fill(0);
@@ -202,7 +193,7 @@ export interface CeilingJob {
  * The widths the ceiling allows, the same in the service and the simulator: when the planned widths
  * all fit, they are what jobs get; otherwise jobs are narrowed by price (narrowing.ts: the GPUs that buy
  * the least speed go first, by each job's speedup table for its statistical epoch), then served in
- * priority order (servedWithin), and a job left out waits. Every change of a running job's width is a
+ * priority order (servedWidths), and a job left out waits. Every change of a running job's width is a
  * restart, so a running job keeps the width it has while that is within its plan and within twice its
  * narrowed width, unless it may now have at least twice as much: the ceiling moves with the window's
  * spend every tick, and narrowed jobs that moved with it restarted over and over (on bursty-960-1 at

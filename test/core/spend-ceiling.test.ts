@@ -1,7 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { servedWithin, widthsUnderCeiling } from '../../src/core/spend-ceiling.ts';
+import { widthsUnderCeiling } from '../../src/core/spend-ceiling.ts';
 
-describe('servedWithin: what fits, running jobs first, then the oldest', () => {
+/** The jobs served at widths no table can narrow: what fits, in priority order. */
+const servedWithin = <J extends { state: string }>(jobs: J[], widthOf: (j: J) => number, gpus: number) =>
+  widthsUnderCeiling(
+    jobs,
+    widthOf,
+    (j) => (j.state === 'running' ? widthOf(j) : 0),
+    gpus,
+    () => undefined,
+  );
+
+describe('widths no table can narrow: what fits, running jobs first, then the oldest', () => {
   it('serves the wide running job and queues the others behind it', () => {
     const jobs = [
       { id: 1, state: 'running', width: 32 },
