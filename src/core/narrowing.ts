@@ -14,6 +14,7 @@
  */
 
 import { type SpeedupTable, speedupUpTo } from './profile.ts';
+import { StepHeap, type StepTables, stepTables } from './narrowing-steps.ts';
 
 interface Step {
   readonly width: number;
@@ -70,131 +71,195 @@ export interface NarrowedJob {
 }
 
 /**
- * The jobs' next steps as a binary heap of job indices, the first to take on top. Each job's step and
- * tie tier sit in flat arrays (no object per step: a binding ceiling over 1,000 jobs takes about 3,000
- * steps a tick). At an equal price (jobs of one class and epoch), what restarts nothing goes first:
- * tier 0, a running job's step that stays at or above the width it holds; 1, a waiting job's; 2, a
- * running job's below what it holds. Within a tier, the youngest job's first.
- */
-class StepHeap {
-  readonly #heap: Int32Array;
-  #size = 0;
-  readonly #price: Float64Array;
-  readonly #width: Int32Array;
-  readonly #tier: Uint8Array;
-
-  constructor(jobs: number) {
-    this.#heap = new Int32Array(jobs);
-    this.#price = new Float64Array(jobs);
-    this.#width = new Int32Array(jobs);
-    this.#tier = new Uint8Array(jobs);
-  }
-  /** Sets a job's step before the heap is built. */
-  add(index: number, step: Step, tier: number): void {
-    this.#set(index, step, tier);
-    this.#heap[this.#size++] = index;
-  }
-  /** Builds the heap from what was added, at once (linear time). */
-  build(): void {
-    for (let i = (this.#size >> 1) - 1; i >= 0; i--) this.#siftDown(i);
-  }
-  get empty(): boolean {
-    return this.#size === 0;
-  }
-  get topIndex(): number {
-    return this.#heap[0] as number;
-  }
-  get topWidth(): number {
-    return this.#width[this.#heap[0] as number] as number;
-  }
-  /** The top job's next step in its place, or (null) the job leaves the heap. */
-  replaceTop(step: Step | null, tier: number): void {
-    if (step !== null) this.#set(this.#heap[0] as number, step, tier);
-    else {
-      this.#size -= 1;
-      if (this.#size === 0) return;
-      this.#heap[0] = this.#heap[this.#size] as number;
-    }
-    this.#siftDown(0);
-  }
-  #set(index: number, step: Step, tier: number): void {
-    this.#price[index] = step.price;
-    this.#width[index] = step.width;
-    this.#tier[index] = tier;
-  }
-  #before(a: number, b: number): boolean {
-    const pa = this.#price[a] as number;
-    const pb = this.#price[b] as number;
-    if (pa !== pb) return pa < pb;
-    const ta = this.#tier[a] as number;
-    const tb = this.#tier[b] as number;
-    if (ta !== tb) return ta < tb;
-    return a > b;
-  }
-  #siftDown(from: number): void {
-    const heap = this.#heap;
-    const size = this.#size;
-    let i = from;
-    for (;;) {
-      let first = i;
-      const left = 2 * i + 1;
-      const right = left + 1;
-      if (left < size && this.#before(heap[left] as number, heap[first] as number)) first = left;
-      if (right < size && this.#before(heap[right] as number, heap[first] as number)) first = right;
-      if (first === i) return;
-      const swap = heap[first] as number;
-      heap[first] = heap[i] as number;
-      heap[i] = swap;
-      i = first;
-    }
-  }
-}
-
-/**
  * Widths within `gpus`: from the planned widths, the cheapest steps down first until they fit, then
  * the dearest steps taken back while what they free still fits (a last step may free more than was
  * needed). When even every job at its narrowest does not fit, that is what is returned: the caller
  * queues the jobs beyond the ceiling. A job without a table keeps its width.
+ *
+ * Taken one at a time through a heap, the steps of a binding ceiling over 1,000 jobs number about
+ * 8,000 a tick. A job's k-th step is taken once the price reaches the dearest of its first k (a cheaper
+ * step after a dear one follows it at once), so jobs of one table and planned width share a chain of
+ * such levels, and the chains alone give the clearing level, the lowest at which the widths fit. Every
+ * step below it is taken at once; the heap orders only the clearing level's steps, and, when taking
+ * those back leaves GPUs over, the levels below it, one at a time, dearest first, each replayed in
+ * the order the heap took it. The result is the one-step-at-a-time result (the test compares them).
  */
 export function narrowedByPrice(jobs: readonly NarrowedJob[], gpus: number): number[] {
   const whole = Math.floor(gpus + 1e-9);
-  const out = jobs.map((job) => job.planned);
-  let total = out.reduce((sum, w) => sum + w, 0);
-  if (total <= whole) return out;
-  const stepFrom = (index: number, width: number): Step | null => {
-    const { speedups } = jobs[index] as NarrowedJob;
-    return speedups && width > 0 ? nextStepDown(speedups, width) : null;
-  };
-  const tierOf = (index: number, step: Step): number => {
-    const { current } = jobs[index] as NarrowedJob;
-    return current === 0 ? 1 : current <= step.width ? 0 : 2;
-  };
+  const planned = jobs.map((job) => job.planned);
+  const total = planned.reduce((sum, w) => sum + w, 0);
+  if (total <= whole) return planned;
+  const tables = stepTables(jobs, nextStepDown);
+  const chains = chainsOf(tables, planned);
+  const clearing = clearingLevel(chains, total, whole);
+  const start = widthsBelow(chains, planned, clearing);
+  const stepped = stepDown(jobs, tables, start, whole, Number.POSITIVE_INFINITY);
+  takeBack(stepped, stepped.taken, whole);
+  for (const level of levelsBelow(chains, clearing)) {
+    if (stepped.total >= whole) break;
+    const replay = stepDown(
+      jobs,
+      tables,
+      widthsBelow(chains, planned, level),
+      Number.NEGATIVE_INFINITY,
+      level,
+    );
+    takeBack(stepped, replay.taken, whole);
+  }
+  return stepped.widths;
+}
+
+/** The one-step-at-a-time rule narrowedByPrice reproduces, for its test. */
+export function narrowedStepwise(jobs: readonly NarrowedJob[], gpus: number): number[] {
+  const whole = Math.floor(gpus + 1e-9);
+  const planned = jobs.map((job) => job.planned);
+  if (planned.reduce((sum, w) => sum + w, 0) <= whole) return planned;
+  const stepped = stepDown(jobs, stepTables(jobs, nextStepDown), planned, whole, Number.POSITIVE_INFINITY);
+  takeBack(stepped, stepped.taken, whole);
+  return stepped.widths;
+}
+
+/** Jobs of one table and planned width, and the levels (dearest price rank so far) of their steps. */
+interface Chain {
+  readonly jobs: number;
+  readonly steps: { readonly level: number; readonly freed: number; readonly to: number }[];
+}
+
+interface Chains {
+  readonly chainOf: Int32Array;
+  readonly chains: readonly Chain[];
+}
+
+function chainsOf({ slotOf, base, to, rank }: StepTables, planned: readonly number[]): Chains {
+  const chainOf = new Int32Array(planned.length).fill(-1);
+  const byKey = new Map<number, number>();
+  const chains: { jobs: number; steps: Chain['steps'] }[] = [];
+  planned.forEach((width, index) => {
+    const slot = slotOf[index] as number;
+    if (slot < 0) return;
+    const key = width * base.length + slot;
+    let chain = byKey.get(key);
+    if (chain === undefined) {
+      const steps: { level: number; freed: number; to: number }[] = [];
+      let level = -1;
+      for (let w = width, at = (base[slot] as number) + w; w > 0 && (to[at] as number) >= 0;) {
+        level = Math.max(level, rank[at] as number);
+        const next = to[at] as number;
+        steps.push({ level, freed: w - next, to: next });
+        w = next;
+        at = (base[slot] as number) + w;
+      }
+      byKey.set(key, (chain = chains.push({ jobs: 0, steps }) - 1));
+    }
+    (chains[chain] as { jobs: number }).jobs += 1;
+    chainOf[index] = chain;
+  });
+  return { chainOf, chains };
+}
+
+/** The lowest level at which, every step up to it taken, the widths fit (infinite: none does). */
+function clearingLevel({ chains }: Chains, total: number, whole: number): number {
+  const freedAt = new Map<number, number>();
+  for (const chain of chains)
+    for (const step of chain.steps)
+      freedAt.set(step.level, (freedAt.get(step.level) ?? 0) + chain.jobs * step.freed);
+  let left = total;
+  for (const level of [...freedAt.keys()].sort((a, b) => a - b)) {
+    left -= freedAt.get(level) as number;
+    if (left <= whole) return level;
+  }
+  return Number.POSITIVE_INFINITY;
+}
+
+/** The levels with steps below `level`, dearest first. */
+function levelsBelow({ chains }: Chains, level: number): number[] {
+  const levels = new Set<number>();
+  for (const chain of chains) for (const step of chain.steps) if (step.level < level) levels.add(step.level);
+  return [...levels].sort((a, b) => b - a);
+}
+
+/** Each job's width once every step of a level below `level` is taken. */
+function widthsBelow({ chainOf, chains }: Chains, planned: readonly number[], level: number): number[] {
+  const widthOf = chains.map((chain) => {
+    let width = -1;
+    for (const step of chain.steps) {
+      if (step.level >= level) break;
+      width = step.to;
+    }
+    return width;
+  });
+  return planned.map((width, index) => {
+    const chain = chainOf[index] as number;
+    return chain < 0 || (widthOf[chain] as number) < 0 ? width : (widthOf[chain] as number);
+  });
+}
+
+interface Stepped {
+  readonly widths: number[];
+  total: number;
+  /** Steps taken, as (job, from, to) triplets, so the dearest can be taken back. */
+  readonly taken: number[];
+}
+
+/**
+ * From `start`, the cheapest next step first (StepHeap's order) while the widths do not fit and the
+ * cheapest step's price rank is at most `lastRank`.
+ */
+function stepDown(
+  jobs: readonly NarrowedJob[],
+  { slotOf, base, to, rank }: StepTables,
+  start: readonly number[],
+  whole: number,
+  lastRank: number,
+): Stepped {
+  const widths = [...start];
+  let total = widths.reduce((sum, w) => sum + w, 0);
   const heap = new StepHeap(jobs.length);
-  out.forEach((width, index) => {
-    const step = stepFrom(index, width);
-    if (step !== null) heap.add(index, step, tierOf(index, step));
+  // Each job's next step: its position in the step tables (-1: none).
+  const stepAt = (index: number, width: number): number => {
+    const slot = slotOf[index] as number;
+    if (slot < 0 || width <= 0) return -1;
+    const at = (base[slot] as number) + width;
+    return (to[at] as number) < 0 ? -1 : at;
+  };
+  const keyOf = (index: number, at: number): number => {
+    const { current } = jobs[index] as NarrowedJob;
+    const tier = current === 0 ? 1 : current <= (to[at] as number) ? 0 : 2;
+    return heap.key(index, rank[at] as number, tier);
+  };
+  const pending = new Int32Array(jobs.length);
+  widths.forEach((width, index) => {
+    const at = stepAt(index, width);
+    if (at < 0) return;
+    pending[index] = at;
+    heap.add(keyOf(index, at));
   });
   heap.build();
-  // Steps taken, as (job, from, to) triplets, so the dearest can be taken back.
   const taken: number[] = [];
-  while (total > whole && !heap.empty) {
+  while (total > whole && !heap.empty && heap.topRank <= lastRank) {
     const index = heap.topIndex;
-    const to = heap.topWidth;
-    const from = out[index] as number;
-    out[index] = to;
-    total -= from - to;
-    taken.push(index, from, to);
-    const next = stepFrom(index, to);
-    heap.replaceTop(next, next === null ? 0 : tierOf(index, next));
+    const from = widths[index] as number;
+    const width = to[pending[index] as number] as number;
+    widths[index] = width;
+    total -= from - width;
+    taken.push(index, from, width);
+    const at = stepAt(index, width);
+    if (at >= 0) pending[index] = at;
+    heap.replaceTop(at < 0 ? null : keyOf(index, at));
   }
-  for (let i = taken.length - 3; i >= 0 && total < whole; i -= 3) {
+  return { widths, total, taken };
+}
+
+/** `taken`'s steps taken back from `stepped`, last taken first, while what each frees still fits. */
+function takeBack(stepped: Stepped, taken: readonly number[], whole: number): void {
+  const { widths } = stepped;
+  for (let i = taken.length - 3; i >= 0 && stepped.total < whole; i -= 3) {
     const index = taken[i] as number;
     const from = taken[i + 1] as number;
     const to = taken[i + 2] as number;
-    if (out[index] === to && total + (from - to) <= whole) {
-      out[index] = from;
-      total += from - to;
+    if (widths[index] === to && stepped.total + (from - to) <= whole) {
+      widths[index] = from;
+      stepped.total += from - to;
     }
   }
-  return out;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { narrowedByPrice, nextStepDown, speedupAt } from '../../src/core/narrowing.ts';
+import { narrowedByPrice, narrowedStepwise, nextStepDown, speedupAt } from '../../src/core/narrowing.ts';
 import { type ClassProfile, epochSpeedups, speedupUpTo } from '../../src/core/profile.ts';
 
 // bert's and yolov3's first statistical epochs (data/profiles.json), up to 4 GPUs.
@@ -73,6 +73,32 @@ describe('narrowedByPrice: the GPUs that buy the least speed go first', () => {
   it('keeps the width of a job without a table, and returns the narrowest widths when even they do not fit', () => {
     expect(narrowedByPrice(waiting([4, 4], [undefined, scalesPoorly]), 5)).toEqual([4, 1]);
     expect(narrowedByPrice(waiting([4, 4, 4], [scalesWell, scalesPoorly, scalesWell]), 2)).toEqual([1, 1, 1]);
+  });
+
+  it('gives the widths of taking one step at a time (random jobs sharing tables, some running)', () => {
+    let seed = 11;
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    // Tables that scale well, poorly, dip and go above linear: steps whose price falls as well as rises.
+    const tables = Array.from({ length: 6 }, () => {
+      const table: Record<string, number> = { '1': 1 };
+      for (const w of [2, 3, 4, 6, 8, 12, 16])
+        if (random() < 0.8) table[String(w)] = w ** (0.3 + random() * 0.8);
+      return table;
+    });
+    for (let round = 0; round < 3000; round++) {
+      const jobs = Array.from({ length: 1 + Math.floor(random() * (round % 10 === 0 ? 200 : 30)) }, () => {
+        const speedups = random() < 0.05 ? undefined : tables[Math.floor(random() * tables.length)];
+        const planned = random() < 0.03 ? 0 : 1 + Math.floor(random() * 17);
+        const current = random() < 0.4 ? 0 : 1 + Math.floor(random() * (planned + 2));
+        return { planned, current, speedups };
+      });
+      const planned = jobs.reduce((sum, job) => sum + job.planned, 0);
+      const gpus = Math.floor(random() * (planned + 2)) + (random() < 0.3 ? 0.5 : 0);
+      expect(narrowedByPrice(jobs, gpus)).toEqual(narrowedStepwise(jobs, gpus));
+    }
   });
 
   it('never returns more than the GPUs when the narrowest widths fit (random tables)', () => {
