@@ -4,7 +4,7 @@
  */
 
 import type { SpeedupTable } from './profile.ts';
-import type { NarrowedJob } from './narrowing.ts';
+import type { NarrowedJobs } from './narrowing.ts';
 
 /** A job's cheapest step down from a width: the width it reaches and the price at which it pays. */
 export type StepDown = (table: SpeedupTable, width: number) => { width: number; price: number } | null;
@@ -76,17 +76,19 @@ export class StepHeap {
  * step), and each step's price as its rank among all of them, so that the heap compares integers.
  * `slotOf` is each job's table (-1: none, or nothing planned); a step's position is base[slot] + width.
  */
-export function stepTables(jobs: readonly NarrowedJob[], nextStepDown: StepDown) {
-  const slotOf = new Int32Array(jobs.length).fill(-1);
+export function stepTables({ planned, speedups }: NarrowedJobs, nextStepDown: StepDown) {
+  const slotOf = new Int32Array(planned.length).fill(-1);
   const slots = new Map<SpeedupTable, number>();
   const widest: number[] = [];
-  jobs.forEach((job, index) => {
-    if (job.speedups === undefined || job.planned <= 0) return;
-    let slot = slots.get(job.speedups);
-    if (slot === undefined) slots.set(job.speedups, (slot = widest.push(0) - 1));
+  for (let index = 0; index < planned.length; index++) {
+    const table = speedups[index];
+    const width = planned[index] as number;
+    if (table === undefined || width <= 0) continue;
+    let slot = slots.get(table);
+    if (slot === undefined) slots.set(table, (slot = widest.push(0) - 1));
     slotOf[index] = slot;
-    widest[slot] = Math.max(widest[slot] as number, job.planned);
-  });
+    if (width > (widest[slot] as number)) widest[slot] = width;
+  }
   const base = new Int32Array(widest.length);
   let size = 0;
   widest.forEach((w, slot) => {

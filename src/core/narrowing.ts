@@ -63,11 +63,15 @@ function cheapestStepDown(table: SpeedupTable, width: number): Step | null {
   return next;
 }
 
-/** A job as narrowing sees it: its planned width, the width it runs on (0: waiting), its table. */
-export interface NarrowedJob {
-  readonly planned: number;
-  readonly current: number;
-  readonly speedups: SpeedupTable | undefined;
+/**
+ * The jobs as narrowing sees them, one array per field, aligned by job: the planned width, the width
+ * it runs on (0: waiting), its table. Arrays the caller has already, not an object per job: in a tick
+ * that makes 1,000 objects cost more than the narrowing (bench:tick).
+ */
+export interface NarrowedJobs {
+  readonly planned: readonly number[];
+  readonly current: readonly number[];
+  readonly speedups: ReadonlyArray<SpeedupTable | undefined>;
 }
 
 /**
@@ -84,11 +88,12 @@ export interface NarrowedJob {
  * those back leaves GPUs over, the levels below it, one at a time, dearest first, each replayed in
  * the order the heap took it. The result is the one-step-at-a-time result (the test compares them).
  */
-export function narrowedByPrice(jobs: readonly NarrowedJob[], gpus: number): number[] {
+export function narrowedByPrice(jobs: NarrowedJobs, gpus: number): number[] {
   const whole = Math.floor(gpus + 1e-9);
-  const planned = jobs.map((job) => job.planned);
-  const total = planned.reduce((sum, w) => sum + w, 0);
-  if (total <= whole) return planned;
+  const { planned } = jobs;
+  let total = 0;
+  for (const width of planned) total += width;
+  if (total <= whole) return [...planned];
   const tables = stepTables(jobs, nextStepDown);
   const chains = chainsOf(tables, planned);
   const clearing = clearingLevel(chains, total, whole);
@@ -110,10 +115,10 @@ export function narrowedByPrice(jobs: readonly NarrowedJob[], gpus: number): num
 }
 
 /** The one-step-at-a-time rule narrowedByPrice reproduces, for its test. */
-export function narrowedStepwise(jobs: readonly NarrowedJob[], gpus: number): number[] {
+export function narrowedStepwise(jobs: NarrowedJobs, gpus: number): number[] {
   const whole = Math.floor(gpus + 1e-9);
-  const planned = jobs.map((job) => job.planned);
-  if (planned.reduce((sum, w) => sum + w, 0) <= whole) return planned;
+  const { planned } = jobs;
+  if (planned.reduce((sum, w) => sum + w, 0) <= whole) return [...planned];
   const stepped = stepDown(jobs, stepTables(jobs, nextStepDown), planned, whole, Number.POSITIVE_INFINITY);
   takeBack(stepped, stepped.taken, whole);
   return stepped.widths;
@@ -206,7 +211,7 @@ interface Stepped {
  * cheapest step's price rank is at most `lastRank`.
  */
 function stepDown(
-  jobs: readonly NarrowedJob[],
+  { current }: NarrowedJobs,
   { slotOf, base, to, rank }: StepTables,
   start: readonly number[],
   whole: number,
@@ -214,7 +219,7 @@ function stepDown(
 ): Stepped {
   const widths = [...start];
   let total = widths.reduce((sum, w) => sum + w, 0);
-  const heap = new StepHeap(jobs.length);
+  const heap = new StepHeap(start.length);
   // Each job's next step: its position in the step tables (-1: none).
   const stepAt = (index: number, width: number): number => {
     const slot = slotOf[index] as number;
@@ -223,11 +228,11 @@ function stepDown(
     return (to[at] as number) < 0 ? -1 : at;
   };
   const keyOf = (index: number, at: number): number => {
-    const { current } = jobs[index] as NarrowedJob;
-    const tier = current === 0 ? 1 : current <= (to[at] as number) ? 0 : 2;
+    const held = current[index] as number;
+    const tier = held === 0 ? 1 : held <= (to[at] as number) ? 0 : 2;
     return heap.key(index, rank[at] as number, tier);
   };
-  const pending = new Int32Array(jobs.length);
+  const pending = new Int32Array(start.length);
   widths.forEach((width, index) => {
     const at = stepAt(index, width);
     if (at < 0) return;

@@ -220,14 +220,7 @@ export function widthsUnderCeiling<J extends CeilingJob>(
   }
   const current = jobs.map((job, index) => (running[index] ? currentWidth(job) : 0));
   const tables = jobs.map(speedupOf);
-  const narrowed = narrowedByPrice(
-    planned.map((width, index) => ({
-      planned: width,
-      current: current[index] as number,
-      speedups: tables[index],
-    })),
-    gpus,
-  );
+  const narrowed = narrowedByPrice({ planned, current, speedups: tables }, gpus);
   const widths = narrowed.map((target, index) => {
     const plan = planned[index] as number;
     const held = current[index] as number;

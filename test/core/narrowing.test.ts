@@ -34,8 +34,19 @@ describe('nextStepDown: the price at which a narrower width costs less per unit 
 });
 
 // Waiting jobs (nothing held) with these planned widths and tables.
-const waiting = (widths: readonly number[], tables: readonly (Record<string, number> | undefined)[]) =>
-  widths.map((planned, i) => ({ planned, current: 0, speedups: tables[i] }));
+const waiting = (widths: readonly number[], tables: readonly (Record<string, number> | undefined)[]) => ({
+  planned: widths,
+  current: widths.map(() => 0),
+  speedups: tables,
+});
+/** Jobs given one object each, as narrowing's columns. */
+const columns = (
+  jobs: readonly { planned: number; current: number; speedups?: Record<string, number> }[],
+) => ({
+  planned: jobs.map((job) => job.planned),
+  current: jobs.map((job) => job.current),
+  speedups: jobs.map((job) => job.speedups),
+});
 
 describe('narrowedByPrice: the GPUs that buy the least speed go first', () => {
   it('narrows the job that scales poorly and keeps the one that scales well', () => {
@@ -65,9 +76,9 @@ describe('narrowedByPrice: the GPUs that buy the least speed go first', () => {
       { planned: 2, current: 1, speedups: table },
       { planned: 2, current: 0, speedups: table },
     ];
-    expect(narrowedByPrice(jobs, 5)).toEqual([2, 1, 2]);
+    expect(narrowedByPrice(columns(jobs), 5)).toEqual([2, 1, 2]);
     const noneBelow = [jobs[0], { planned: 2, current: 0, speedups: table }, jobs[2]] as typeof jobs;
-    expect(narrowedByPrice(noneBelow, 5)).toEqual([2, 2, 1]);
+    expect(narrowedByPrice(columns(noneBelow), 5)).toEqual([2, 2, 1]);
   });
 
   it('keeps the width of a job without a table, and returns the narrowest widths when even they do not fit', () => {
@@ -97,7 +108,7 @@ describe('narrowedByPrice: the GPUs that buy the least speed go first', () => {
       });
       const planned = jobs.reduce((sum, job) => sum + job.planned, 0);
       const gpus = Math.floor(random() * (planned + 2)) + (random() < 0.3 ? 0.5 : 0);
-      expect(narrowedByPrice(jobs, gpus)).toEqual(narrowedStepwise(jobs, gpus));
+      expect(narrowedByPrice(columns(jobs), gpus)).toEqual(narrowedStepwise(columns(jobs), gpus));
     }
   });
 
