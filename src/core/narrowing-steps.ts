@@ -1,6 +1,6 @@
 /**
- * The machinery of narrowing by price (narrowing.ts): every table's steps down in flat arrays, their
- * prices as integer ranks, and a heap of the jobs' next steps keyed by one number each.
+ * The machinery of narrowing by price (narrowing.ts): every table's steps down in flat arrays, and a
+ * heap of the jobs' next steps.
  */
 
 import type { SpeedupTable } from './profile.ts';
@@ -10,25 +10,28 @@ import type { NarrowedJobs } from './narrowing.ts';
 export type StepDown = (table: SpeedupTable, width: number) => { width: number; price: number } | null;
 
 /**
- * Every job's next step in one binary heap of packed keys, the first to take on top. A key is
- * (price rank x 3 + tie tier) x jobs + (jobs - 1 - index): one number compares what three did. At an equal price (jobs of one class
- * and epoch), what restarts nothing goes first: tier 0, a running job's step that stays at or above the
- * width it holds; 1, a waiting job's; 2, a running job's below what it holds. Within a tier, the
- * youngest job's first.
+ * Every job's next step in a binary heap, the first to take on top, kept as two parallel arrays in heap
+ * order (no object per step): its price, and a tie key (tier x jobs + jobs - 1 - index). At an equal
+ * price (jobs of one class and epoch), what restarts nothing goes first: tier 0, a running job's step
+ * that stays at or above the width it holds; 1, a waiting job's; 2, a running job's below what it
+ * holds. Within a tier, the youngest job's first.
  */
 export class StepHeap {
-  readonly #keys: Float64Array;
+  readonly #price: Float64Array;
+  readonly #tie: Int32Array;
   #size = 0;
 
   constructor(readonly jobs: number) {
-    this.#keys = new Float64Array(jobs);
+    this.#price = new Float64Array(jobs);
+    this.#tie = new Int32Array(jobs);
   }
-  key(index: number, rank: number, tier: number): number {
-    return (rank * 3 + tier) * this.jobs + (this.jobs - 1 - index);
+  tie(index: number, tier: number): number {
+    return tier * this.jobs + (this.jobs - 1 - index);
   }
-  /** Adds a key before the heap is built. */
-  add(key: number): void {
-    this.#keys[this.#size++] = key;
+  /** Adds a step before the heap is built. */
+  add(price: number, tie: number): void {
+    this.#price[this.#size] = price;
+    this.#tie[this.#size++] = tie;
   }
   /** Builds the heap from what was added, at once (linear time). */
   build(): void {
@@ -37,43 +40,57 @@ export class StepHeap {
   get empty(): boolean {
     return this.#size === 0;
   }
-  /** The price rank of the top job's step. */
-  get topRank(): number {
-    return Math.floor((this.#keys[0] as number) / (3 * this.jobs));
+  get topPrice(): number {
+    return this.#price[0] as number;
   }
   get topIndex(): number {
-    return this.jobs - 1 - ((this.#keys[0] as number) % this.jobs);
+    return this.jobs - 1 - ((this.#tie[0] as number) % this.jobs);
   }
-  /** The top job's next step's key in its place, or (null) the job leaves the heap. */
-  replaceTop(key: number | null): void {
-    if (key !== null) this.#keys[0] = key;
-    else {
+  /** The top job's next step in its place, or (null) the job leaves the heap. */
+  replaceTop(price: number | null, tie: number): void {
+    if (price !== null) {
+      this.#price[0] = price;
+      this.#tie[0] = tie;
+    } else {
       this.#size -= 1;
       if (this.#size === 0) return;
-      this.#keys[0] = this.#keys[this.#size] as number;
+      this.#price[0] = this.#price[this.#size] as number;
+      this.#tie[0] = this.#tie[this.#size] as number;
     }
     this.#siftDown(0);
   }
   #siftDown(from: number): void {
-    const keys = this.#keys;
+    const price = this.#price;
+    const tie = this.#tie;
     const size = this.#size;
-    const moving = keys[from] as number;
+    const movingPrice = price[from] as number;
+    const movingTie = tie[from] as number;
     let i = from;
     for (;;) {
       let child = 2 * i + 1;
       if (child >= size) break;
-      if (child + 1 < size && (keys[child + 1] as number) < (keys[child] as number)) child += 1;
-      if ((keys[child] as number) >= moving) break;
-      keys[i] = keys[child] as number;
+      const right = child + 1;
+      if (
+        right < size &&
+        ((price[right] as number) < (price[child] as number) ||
+          (price[right] === price[child] && (tie[right] as number) < (tie[child] as number)))
+      )
+        child = right;
+      const childPrice = price[child] as number;
+      if (childPrice > movingPrice || (childPrice === movingPrice && (tie[child] as number) >= movingTie))
+        break;
+      price[i] = childPrice;
+      tie[i] = tie[child] as number;
       i = child;
     }
-    keys[i] = moving;
+    price[i] = movingPrice;
+    tie[i] = movingTie;
   }
 }
 
 /**
  * Each table's steps from every width up to the widest planned on it, in flat arrays (`to` -1: no
- * step), and each step's price as its rank among all of them, so that the heap compares integers.
+ * step; `price` its price).
  * `slotOf` is each job's table (-1: none, or nothing planned); a step's position is base[slot] + width.
  */
 export function stepTables({ planned, speedups }: NarrowedJobs, nextStepDown: StepDown) {
@@ -105,22 +122,7 @@ export function stepTables({ planned, speedups }: NarrowedJobs, nextStepDown: St
       price[(base[slot] as number) + width] = step.price;
     }
   }
-  const sorted = Float64Array.from(price).sort();
-  const rank = new Int32Array(size);
-  for (let at = 0; at < size; at++) rank[at] = lowerBound(sorted, price[at] as number);
-  return { slotOf, base, to, rank };
+  return { slotOf, base, to, price };
 }
 
 export type StepTables = ReturnType<typeof stepTables>;
-
-/** The first position in `sorted` holding at least `value`: equal prices share a rank. */
-function lowerBound(sorted: Float64Array, value: number): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if ((sorted[mid] as number) < value) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}

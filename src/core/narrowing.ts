@@ -97,6 +97,8 @@ export function narrowedByPrice(jobs: NarrowedJobs, gpus: number): number[] {
   const tables = stepTables(jobs, nextStepDown);
   const chains = chainsOf(tables, planned);
   const clearing = clearingLevel(chains, total, whole);
+  // No level at which the widths fit: every job on its narrowest, the rest for the caller to queue.
+  if (clearing === null) return widthsBelow(chains, planned, null);
   const start = widthsBelow(chains, planned, clearing);
   const stepped = stepDown(jobs, tables, start, whole, Number.POSITIVE_INFINITY);
   takeBack(stepped, stepped.taken, whole);
@@ -124,7 +126,7 @@ export function narrowedStepwise(jobs: NarrowedJobs, gpus: number): number[] {
   return stepped.widths;
 }
 
-/** Jobs of one table and planned width, and the levels (dearest price rank so far) of their steps. */
+/** Jobs of one table and planned width, and the levels (the dearest price so far) of their steps. */
 interface Chain {
   readonly jobs: number;
   readonly steps: { readonly level: number; readonly freed: number; readonly to: number }[];
@@ -135,7 +137,7 @@ interface Chains {
   readonly chains: readonly Chain[];
 }
 
-function chainsOf({ slotOf, base, to, rank }: StepTables, planned: readonly number[]): Chains {
+function chainsOf({ slotOf, base, to, price }: StepTables, planned: readonly number[]): Chains {
   const chainOf = new Int32Array(planned.length).fill(-1);
   const byKey = new Map<number, number>();
   const chains: { jobs: number; steps: Chain['steps'] }[] = [];
@@ -146,9 +148,9 @@ function chainsOf({ slotOf, base, to, rank }: StepTables, planned: readonly numb
     let chain = byKey.get(key);
     if (chain === undefined) {
       const steps: { level: number; freed: number; to: number }[] = [];
-      let level = -1;
+      let level = Number.NEGATIVE_INFINITY;
       for (let w = width, at = (base[slot] as number) + w; w > 0 && (to[at] as number) >= 0;) {
-        level = Math.max(level, rank[at] as number);
+        level = Math.max(level, price[at] as number);
         const next = to[at] as number;
         steps.push({ level, freed: w - next, to: next });
         w = next;
@@ -162,8 +164,8 @@ function chainsOf({ slotOf, base, to, rank }: StepTables, planned: readonly numb
   return { chainOf, chains };
 }
 
-/** The lowest level at which, every step up to it taken, the widths fit (infinite: none does). */
-function clearingLevel({ chains }: Chains, total: number, whole: number): number {
+/** The lowest level at which, every step up to it taken, the widths fit (null: none does). */
+function clearingLevel({ chains }: Chains, total: number, whole: number): number | null {
   const freedAt = new Map<number, number>();
   for (const chain of chains)
     for (const step of chain.steps)
@@ -173,7 +175,7 @@ function clearingLevel({ chains }: Chains, total: number, whole: number): number
     left -= freedAt.get(level) as number;
     if (left <= whole) return level;
   }
-  return Number.POSITIVE_INFINITY;
+  return null;
 }
 
 /** The levels with steps below `level`, dearest first. */
@@ -183,12 +185,16 @@ function levelsBelow({ chains }: Chains, level: number): number[] {
   return [...levels].sort((a, b) => b - a);
 }
 
-/** Each job's width once every step of a level below `level` is taken. */
-function widthsBelow({ chainOf, chains }: Chains, planned: readonly number[], level: number): number[] {
+/** Each job's width once every step of a level below `level` is taken (null: every step). */
+function widthsBelow(
+  { chainOf, chains }: Chains,
+  planned: readonly number[],
+  level: number | null,
+): number[] {
   const widthOf = chains.map((chain) => {
     let width = -1;
     for (const step of chain.steps) {
-      if (step.level >= level) break;
+      if (level !== null && step.level >= level) break;
       width = step.to;
     }
     return width;
@@ -208,14 +214,14 @@ interface Stepped {
 
 /**
  * From `start`, the cheapest next step first (StepHeap's order) while the widths do not fit and the
- * cheapest step's price rank is at most `lastRank`.
+ * cheapest step's price is at most `lastPrice`.
  */
 function stepDown(
   { current }: NarrowedJobs,
-  { slotOf, base, to, rank }: StepTables,
+  { slotOf, base, to, price }: StepTables,
   start: readonly number[],
   whole: number,
-  lastRank: number,
+  lastPrice: number,
 ): Stepped {
   const widths = [...start];
   let total = widths.reduce((sum, w) => sum + w, 0);
@@ -227,21 +233,21 @@ function stepDown(
     const at = (base[slot] as number) + width;
     return (to[at] as number) < 0 ? -1 : at;
   };
-  const keyOf = (index: number, at: number): number => {
+  const tieOf = (index: number, at: number): number => {
     const held = current[index] as number;
     const tier = held === 0 ? 1 : held <= (to[at] as number) ? 0 : 2;
-    return heap.key(index, rank[at] as number, tier);
+    return heap.tie(index, tier);
   };
   const pending = new Int32Array(start.length);
   widths.forEach((width, index) => {
     const at = stepAt(index, width);
     if (at < 0) return;
     pending[index] = at;
-    heap.add(keyOf(index, at));
+    heap.add(price[at] as number, tieOf(index, at));
   });
   heap.build();
   const taken: number[] = [];
-  while (total > whole && !heap.empty && heap.topRank <= lastRank) {
+  while (total > whole && !heap.empty && heap.topPrice <= lastPrice) {
     const index = heap.topIndex;
     const from = widths[index] as number;
     const width = to[pending[index] as number] as number;
@@ -250,7 +256,7 @@ function stepDown(
     taken.push(index, from, width);
     const at = stepAt(index, width);
     if (at >= 0) pending[index] = at;
-    heap.replaceTop(at < 0 ? null : keyOf(index, at));
+    heap.replaceTop(at < 0 ? null : (price[at] as number), at < 0 ? 0 : tieOf(index, at));
   }
   return { widths, total, taken };
 }
