@@ -1,4 +1,5 @@
 import type { PoolNode } from '../ports.ts';
+import { listedIds } from './listing.ts';
 
 /**
  * When each node was last seen ready for jobs, and what follows from it: a node that was ready and is
@@ -14,11 +15,8 @@ export class NodeReadiness {
 
   /** Takes in the listing: ready nodes are stamped now, nodes no longer listed forgotten. */
   note(nodes: readonly PoolNode[], now: number): void {
-    const listed = new Set<string>();
-    for (const node of nodes) {
-      listed.add(node.id);
-      if (node.ready) this.readyAt.set(node.id, now);
-    }
+    const listed = listedIds(nodes);
+    for (const node of nodes) if (node.ready) this.readyAt.set(node.id, now);
     for (const id of this.readyAt.keys()) if (!listed.has(id)) this.readyAt.delete(id);
   }
 

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { NodeRemovalRow, NodeRemovals, RemovalReason } from '../../store/node-removals.ts';
 import type { Clock, NodePool, PoolNode } from '../ports.ts';
 import { allocationName, type GpusInUse } from './victims.ts';
+import { listedIds } from './listing.ts';
 
 export interface RemovalDeps {
   readonly pool: Pick<NodePool, 'cordon' | 'terminate'>;
@@ -24,7 +25,7 @@ export class RemovalWalk {
   readonly #terminated = new Set<string>();
   /** The listing last noted and its node ids. */
   #noted: readonly PoolNode[] | undefined;
-  #listed = new Set<string>();
+  #listed: ReadonlySet<string> = new Set<string>();
 
   constructor(private readonly deps: RemovalDeps) {
     for (const row of deps.removals.open()) this.#open.set(row.nodeId, row);
@@ -39,12 +40,9 @@ export class RemovalWalk {
     // The same listing again: a tick whose listing failed reuses the last one.
     if (nodes === this.#noted) return;
     this.#noted = nodes;
-    const listed = new Set<string>();
+    const listed = listedIds(nodes);
     const firstSeen: string[] = [];
-    for (const node of nodes) {
-      listed.add(node.id);
-      if (!this.#listed.has(node.id)) firstSeen.push(node.id);
-    }
+    for (const node of nodes) if (!this.#listed.has(node.id)) firstSeen.push(node.id);
     for (const id of this.#terminated) if (!listed.has(id)) this.#terminated.delete(id);
     if (firstSeen.length > 0)
       for (const id of this.deps.removals.terminatedAmong(firstSeen)) this.#terminated.add(id);

@@ -1,0 +1,17 @@
+import type { PoolNode } from '../ports.ts';
+
+const idsByListing = new WeakMap<readonly PoolNode[], ReadonlySet<string>>();
+
+/**
+ * A listing's node ids, built once per listing: the tick's readiness and removals both read them, and
+ * over 2,000 nodes each set costs about 0.1 ms of the decision (bench:tick).
+ */
+export function listedIds(nodes: readonly PoolNode[]): ReadonlySet<string> {
+  let ids = idsByListing.get(nodes);
+  if (ids === undefined) {
+    const set = new Set<string>();
+    for (const node of nodes) set.add(node.id);
+    idsByListing.set(nodes, (ids = set));
+  }
+  return ids;
+}
