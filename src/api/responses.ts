@@ -81,6 +81,27 @@ const BudgetControl = z
         'no submission for drainAfterHours and nothing waits: the running jobs take the GPUs the budget allows',
     }),
     loadNeedsGpuHoursPerHour: gpuHours('the budget the current load would need'),
+    belowBudget: z
+      .object({
+        gpus: z.number().openapi({
+          description:
+            'GPUs paid below the budget now (the budget less the GPUs of the nodes paid for); 0 at or above it',
+        }),
+        waitingGpus: z.number().openapi({
+          description: 'all of them while a job waits (for the budget, nodes or a plan); 0 otherwise',
+        }),
+        usableGpus: z.number().openapi({
+          description:
+            "GPUs running jobs could take at half a GPU's speedup per GPU or better (their class profile), beyond the idle GPUs paid for: the plan does not buy them at the budget's price, or the ceiling holds them back",
+        }),
+        unusableGpus: z.number().openapi({
+          description: 'the rest: GPUs no job present can use at that rate',
+        }),
+      })
+      .openapi({
+        description:
+          'why the cluster pays less than the budget now (the split `simulate --unspent` gives over a run); the three parts add up to gpus',
+      }),
   })
   .openapi('BudgetControl');
 

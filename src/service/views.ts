@@ -1,3 +1,4 @@
+import { belowBudgetNow } from './below-budget.ts';
 import { ceilingLookaheadHours } from './budget.ts';
 import type { Averages } from './ledger.ts';
 import { nodesOf, type ServiceJob } from './jobs.ts';
@@ -91,6 +92,17 @@ function controlView(service: BoaService, now: number) {
     queuedForBudget: queuedForBudget(service),
     draining: service.state.draining,
     loadNeedsGpuHoursPerHour: round(service.loadNeeds(now), 3),
+    belowBudget: belowBudgetView(service),
+  };
+}
+
+function belowBudgetView(service: BoaService) {
+  const below = belowBudgetNow(service.state);
+  return {
+    gpus: round(below.gpus, 3),
+    waitingGpus: round(below.waitingGpus, 3),
+    usableGpus: round(below.usableGpus, 3),
+    unusableGpus: round(below.unusableGpus, 3),
   };
 }
 

@@ -40,6 +40,10 @@ describe('boa budget', () => {
     expect(table.stdout).toMatch(/^budget\s+40 GPU-hours\/hour \(\$28,557\.60\/month\)$/m);
     expect(table.stdout).toMatch(/^since set\s+[\d.]+\s+[\d.]+\s+[\d.]+$/m);
     expect(table.stdout).not.toMatch(/^warm-up/m);
+    // No nodes yet and no job waits: the whole budget is below, and nothing present can use it.
+    expect(table.stdout).toMatch(
+      /^below budget\s+40\.0 GPUs fewer than the budget are paid for now: running jobs could use 0\.0 at half a GPU's speedup per GPU or better, no job present can use 40\.0$/m,
+    );
     expect(table.stdout).toMatch(
       /^ceiling\s+\d+ nodes \([\d.]+ GPUs\) for the next 1 h keep the window's average within the budget, and every 24-hour window ending within 3 h$/m,
     );

@@ -2,25 +2,10 @@ import { describe, expect, it } from 'vitest';
 import type { ClassProfile } from '../../src/core/profile.ts';
 import type { TickSnapshot } from '../../src/sim/engine/engine.ts';
 import type { JobView } from '../../src/sim/policy.ts';
-import { UnspentAccount, usableExtraGpus } from '../../src/sim/unspent.ts';
+import { UnspentAccount } from '../../src/sim/unspent.ts';
 
 // Speedup per width: 2 GPUs add 0.9, 4 add 0.8 more per GPU, 8 only 0.2 per GPU; 16 dips back up.
 const SPEEDUP = { '1': 1, '2': 1.9, '4': 3.5, '8': 4.3, '16': 8 };
-
-describe('usable extra GPUs', () => {
-  it('climbs listed widths while each step adds at least the floor per GPU', () => {
-    expect(usableExtraGpus(SPEEDUP, 1, 0.5)).toBe(3);
-    expect(usableExtraGpus(SPEEDUP, 2, 0.5)).toBe(2);
-    expect(usableExtraGpus(SPEEDUP, 1, 0.85)).toBe(1);
-    expect(usableExtraGpus(SPEEDUP, 1, 0.95)).toBe(0);
-  });
-
-  it('skips a dip when a wider width is worth its GPUs from here', () => {
-    // From 4 (3.5): 8 adds 0.2 per GPU, but 16 adds (8 - 3.5) / 12 = 0.375 per GPU.
-    expect(usableExtraGpus(SPEEDUP, 4, 0.3)).toBe(12);
-    expect(usableExtraGpus(SPEEDUP, 4, 0.5)).toBe(0);
-  });
-});
 
 describe('the unspent account', () => {
   const classes = new Map([

@@ -127,6 +127,7 @@ function renderBudget(b: BudgetView): string {
         ['debt', debtLine(b.control.debtGpuHours ?? 0, b.window.windowHours - b.control.horizonHours)],
         ['load needs', `${fixed(b.control.loadNeedsGpuHoursPerHour, 1)} GPU-hours/hour`],
         ['queued', `${b.control.queuedForBudget} jobs wait for the budget (oldest first)`],
+        ...belowBudgetLine(b.control.belowBudget),
         ...(b.control.draining
           ? [
               [
@@ -237,6 +238,26 @@ function withMinimumHint(error: unknown): unknown {
  * Spent above the budget in what the ceiling counts (the window as it will be one horizon from now:
  * its last `hours`, or less while it is younger), or how far under it.
  */
+/** Why the cluster pays less than the budget now, when it does (GPUs, to a tenth). */
+function belowBudgetLine(below: {
+  gpus: number;
+  waitingGpus: number;
+  usableGpus: number;
+  unusableGpus: number;
+}): Array<[string, string]> {
+  if (below.gpus < 0.05) return [];
+  const paid = `${fixed(below.gpus, 1)} GPUs fewer than the budget are paid for now`;
+  if (below.waitingGpus > 0)
+    return [['below budget', `${paid}, while jobs wait (for nodes, the budget or a plan)`]];
+  return [
+    [
+      'below budget',
+      `${paid}: running jobs could use ${fixed(below.usableGpus, 1)} at half a GPU's speedup per GPU or better, ` +
+        `no job present can use ${fixed(below.unusableGpus, 1)}`,
+    ],
+  ];
+}
+
 function debtLine(debtGpuHours: number, hours: number): string {
   const where = `in the window's last ${fixed(hours, 0)} h (or since the budget was set)`;
   return debtGpuHours > 0.005
