@@ -1,6 +1,7 @@
 import { Gauge, Registry } from 'prom-client';
 import type { BoaService } from '../service/service.ts';
 import { budgetView, statusView } from '../service/views.ts';
+import { belowBudgetNow } from '../service/below-budget.ts';
 
 /** Gauges read from the service when scraped, so they are never stale. */
 export function prometheusRegistry(service: BoaService): Registry {
@@ -75,6 +76,17 @@ export function prometheusRegistry(service: BoaService): Registry {
     'boa_load_needs_gpu_hours_per_hour',
     'The budget the current load needs (its cheapest plan); above the budget, jobs queue',
     (g) => g.set(service.state.budget ? service.loadNeeds() : 0),
+  );
+  gauge(
+    'boa_gpus_below_budget',
+    'GPUs paid below the budget now, by why: jobs waiting, usable by running jobs, or nothing present can use',
+    (g) => {
+      const below = belowBudgetNow(service.state);
+      g.set({ reason: 'waiting' }, below.waitingGpus);
+      g.set({ reason: 'usable' }, below.usableGpus);
+      g.set({ reason: 'unusable' }, below.unusableGpus);
+    },
+    ['reason'],
   );
   return registry;
 }

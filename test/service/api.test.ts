@@ -159,5 +159,16 @@ describe('operations', () => {
     expect(now).toContain(`boa_jobs_queued_for_budget ${status.budget.queuedForBudget}\n`);
     const loadNeeds = Number(/^boa_load_needs_gpu_hours_per_hour (\S+)$/m.exec(now)?.[1]);
     expect(loadNeeds).toBeCloseTo(status.budget.loadNeedsGpuHoursPerHour, 3); // status rounds to 3 places
+    // Why fewer GPUs than the budget are paid, as /v1/budget splits it.
+    const below = (await s.request('GET', '/v1/budget')).body.control.belowBudget;
+    const belowMetric = (reason: string) =>
+      Number(new RegExp(`^boa_gpus_below_budget\\{reason="${reason}"\\} (\\S+)$`, 'm').exec(now)?.[1]);
+    expect(belowMetric('waiting')).toBeCloseTo(below.waitingGpus, 3);
+    expect(belowMetric('usable')).toBeCloseTo(below.usableGpus, 3);
+    expect(belowMetric('unusable')).toBeCloseTo(below.unusableGpus, 3);
+    expect(belowMetric('unusable') + belowMetric('usable') + belowMetric('waiting')).toBeCloseTo(
+      40 - status.gpus.paid,
+      3,
+    );
   });
 });
