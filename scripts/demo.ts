@@ -21,6 +21,9 @@ import { arrivalRatesPerHour } from '../src/core/trace.ts';
 import { bootService } from '../src/service/boot.ts';
 import { resolveConfig } from '../src/service/config.ts';
 import { summarize } from '../src/sim/engine/metrics.ts';
+import { UnspentAccount } from '../src/sim/unspent.ts';
+import { belowBudget, type BelowBudgetInput } from '../src/core/below-budget.ts';
+import { belowBudgetInput } from '../src/service/below-budget.ts';
 import { BoaPlanner } from '../src/sim/policies/boa/planner.ts';
 import { ApiError, LauncherClient } from '../src/sim/replay/api-client.ts';
 import { ReplayWorld, type WorldSnapshot } from '../src/sim/replay/world.ts';
@@ -264,6 +267,22 @@ await runMain(async () => {
     world.finishFromService(finished);
   }
   const heaviestWindow = new HeaviestWindow(boa.service);
+  // Why the service paid less than the budget, tick by tick, as `simulate --unspent` splits a run
+  // (only for a replay run whole: a resumed one would cover its last part alone).
+  const unspent = saved ? undefined : new UnspentAccount(budget, new Map());
+  // Each tick's state split over the GPU-hours the ledger paid until the next (the nodes listed at a
+  // tick miss those launched after it, which the ledger bills from their launch).
+  let interval: { at: number; input: BelowBudgetInput } | undefined = unspent
+    ? { at: seconds, input: belowBudgetInput(boa.service.state) }
+    : undefined;
+  const splitUntil = (to: number) => {
+    if (!unspent || !interval || !(to > interval.at)) return;
+    const paid = boa.service.ledgerAverages(
+      EPOCH + interval.at * 1000,
+      EPOCH + to * 1000,
+    ).paidGpuHoursPerHour;
+    unspent.record(interval.at, paid, belowBudget({ ...interval.input, paidGpus: paid }));
+  };
   const started = performance.now();
   let lastReport = started;
   while (!world.done && !interrupted) {
@@ -287,6 +306,8 @@ await runMain(async () => {
     }
     await world.follow(to);
     heaviestWindow.observe(clock.now());
+    splitUntil(to);
+    if (interval) interval = { at: to, input: belowBudgetInput(boa.service.state) };
     boa.repo.putSetting('replay', world.snapshot(to), clock.now());
     if (Number.isFinite(speed)) {
       const due = started + ((to - (jobs[0]?.time ?? 0)) * 1000) / speed;
@@ -334,6 +355,9 @@ await runMain(async () => {
     prior: opts.prior,
     historyArrivals: history.length,
     state: opts.state ?? null,
+    // GPU-hours below the budget (jobs waiting, usable by running jobs, nothing could use) and over it,
+    // from the first tick to the last completion.
+    ...(unspent ? { unspent: (splitUntil(last), unspent.finish(last)) } : {}),
     ...(opts.executor ? { executor: await replicasRun(boa, stateDir) } : {}),
   };
   process.stdout.write(`${JSON.stringify(result)}\n`);

@@ -6,16 +6,22 @@
 import {
   belowBudget,
   type BelowBudget,
+  type BelowBudgetInput,
   DEFAULT_MIN_MARGINAL_SPEEDUP,
   usableExtraGpus,
 } from '../core/below-budget.ts';
 import { epochSpeedups } from '../core/profile.ts';
 import type { ServiceState } from './state.ts';
 
-export function belowBudgetNow(state: ServiceState): BelowBudget {
-  let paidGpus = 0;
-  // Billing starts at EC2 running, as in the ledger: a pending instance is not paid for yet.
-  for (const node of state.nodes) if (node.billed !== false) paidGpus += node.gpus;
+/** GPUs of the nodes paid for now: billing starts at EC2 running, as in the ledger. */
+export function paidGpusNow(state: ServiceState): number {
+  let paid = 0;
+  for (const node of state.nodes) if (node.billed !== false) paid += node.gpus;
+  return paid;
+}
+
+/** What the split reads of the service now; `paidGpus` is the nodes paid for at this instant. */
+export function belowBudgetInput(state: ServiceState): BelowBudgetInput {
   let allocatedGpus = 0;
   let anyWaiting = false;
   let usableGpus = 0;
@@ -26,11 +32,15 @@ export function belowBudgetNow(state: ServiceState): BelowBudget {
     const speedups = epochSpeedups(state.classes.get(job.className)?.profile, job.statEpoch);
     if (speedups) usableGpus += usableExtraGpus(speedups, job.width, DEFAULT_MIN_MARGINAL_SPEEDUP);
   }
-  return belowBudget({
+  return {
     budgetGpus: state.budget?.gpuHoursPerHour ?? 0,
-    paidGpus,
+    paidGpus: paidGpusNow(state),
     allocatedGpus,
     anyWaiting,
     usableGpus,
-  });
+  };
+}
+
+export function belowBudgetNow(state: ServiceState): BelowBudget {
+  return belowBudget(belowBudgetInput(state));
 }

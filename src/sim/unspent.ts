@@ -54,17 +54,23 @@ export class UnspentAccount {
       const speedups = epochSpeedups(this.classes.get(job.app), job.statEpoch);
       if (speedups) usable += usableExtraGpus(speedups, width, this.minMarginalSpeedup);
     }
-    this.#last = {
-      at: tick.cluster.now,
-      over: Math.max(0, paid - this.budget),
-      below: belowBudget({
+    this.record(
+      tick.cluster.now,
+      paid,
+      belowBudget({
         budgetGpus: this.budget,
         paidGpus: paid,
         allocatedGpus: allocated,
         anyWaiting: waiting,
         usableGpus: usable,
       }),
-    };
+    );
+  }
+
+  /** A split made elsewhere (the service's, `demo`), at `at` seconds, held until the next. */
+  record(at: number, paidGpus: number, below: BelowBudget): void {
+    this.#close(at);
+    this.#last = { at, over: Math.max(0, paidGpus - this.budget), below };
   }
 
   /** The split up to `at` (seconds), the last tick's state held until then. */
