@@ -207,7 +207,18 @@ function renderNumbers(budget, plan, status) {
     number('jct-value', 'predicted average JCT', plan ? minutes(plan.predicted.avgJctSeconds) : '-'),
     number('nodes-value', 'nodes desired / ready', `${nodes.desiredNodes ?? 0} / ${nodes.readyNodes}`),
     number('gpus-value', 'GPUs allocated / paid', `${status.gpus.allocated} / ${status.gpus.paid}`),
+    budget.control
+      ? number('below-value', belowLabel(budget.control.belowBudget), fmt(budget.control.belowBudget.gpus, 1))
+      : '',
   ].join('');
+}
+
+/** Why fewer GPUs than the budget are paid for now (GET /v1/budget control.belowBudget). */
+function belowLabel(below) {
+  const label = 'GPUs below the budget now';
+  if (below.gpus < 0.05) return label;
+  if (below.waitingGpus > 0) return `${label}: jobs wait for nodes, the budget or a plan`;
+  return `${label}: running jobs could use ${fmt(below.usableGpus, 1)}, no job present can use ${fmt(below.unusableGpus, 1)}`;
 }
 
 /** Why a node is not ready that means it is on its way up (the others: not-ready, no-gpus, cordoned). */

@@ -121,6 +121,21 @@ describe('the numbers and tables', () => {
     expect(unpriced).not.toContain('dollars-value');
     expect(unpriced).not.toContain('$');
   });
+
+  it('say why fewer GPUs than the budget are paid for now', async () => {
+    const s = await service();
+    await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
+    await s.ticks(1);
+    const [view, plan, status] = await Promise.all(
+      ['/v1/budget', '/v1/plan', '/v1/status'].map(async (p) => (await s.request('GET', p)).body),
+    );
+    const dash = loadDashboardScript();
+    dash.renderNumbers(view, plan, status);
+    // No job, no node: the whole budget is below it, and nothing present can use it.
+    expect(dash.element('numbers').innerHTML).toContain(
+      '<div class="value" id="below-value">40.0</div><div class="label">GPUs below the budget now: running jobs could use 0.0, no job present can use 40.0</div>',
+    );
+  });
 });
 
 describe('the nodes table', () => {
