@@ -89,9 +89,9 @@ export class StepHeap {
 }
 
 /**
- * Each table's steps from every width up to the widest planned on it, in flat arrays (`to` -1: no
- * step; `price` its price).
- * `slotOf` is each job's table (-1: none, or nothing planned); a step's position is base[slot] + width.
+ * Each table's steps from every width up to the widest planned on it, in flat arrays (`to`: the width
+ * a step reaches, -1 for none; `price`: its price). `slotOf` is each job's table (-1: none, or nothing
+ * planned); a step's position is base[slot] + width.
  */
 export function stepTables({ planned, speedups }: NarrowedJobs, nextStepDown: StepDown) {
   const slotOf = new Int32Array(planned.length).fill(-1);

@@ -80,13 +80,14 @@ export interface NarrowedJobs {
  * needed). When even every job at its narrowest does not fit, that is what is returned: the caller
  * queues the jobs beyond the ceiling. A job without a table keeps its width.
  *
- * Taken one at a time through a heap, the steps of a binding ceiling over 1,000 jobs number about
- * 8,000 a tick. A job's k-th step is taken once the price reaches the dearest of its first k (a cheaper
- * step after a dear one follows it at once), so jobs of one table and planned width share a chain of
- * such levels, and the chains alone give the clearing level, the lowest at which the widths fit. Every
- * step below it is taken at once; the heap orders only the clearing level's steps, and, when taking
- * those back leaves GPUs over, the levels below it, one at a time, dearest first, each replayed in
- * the order the heap took it. The result is the one-step-at-a-time result (the test compares them).
+ * Taken one at a time through a heap, the steps of a binding ceiling over 1,000 jobs number in the
+ * thousands a tick. A job's k-th step is taken once the price reaches the dearest of its first k (a
+ * cheaper step after a dear one follows it at once), so jobs of one table and planned width share a
+ * chain of such levels, and the chains alone give the clearing level, the lowest at which the widths
+ * fit. Every step below it is taken at once; the heap orders only the clearing level's steps, and,
+ * when taking those back leaves GPUs over, the levels below it, one at a time, dearest first, each
+ * replayed in the order the heap took it. The result is the one-step-at-a-time result (the test
+ * compares them).
  */
 export function narrowedByPrice(jobs: NarrowedJobs, gpus: number): number[] {
   const whole = Math.floor(gpus + 1e-9);
