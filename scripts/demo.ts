@@ -330,6 +330,7 @@ await runMain(async () => {
   const first = Math.min(...records.map((r) => r.arrival));
   const last = Math.max(...records.map((r) => r.completedAt ?? first));
   const ledger = boa.service.ledgerAverages(EPOCH + first * 1000, EPOCH + last * 1000);
+  splitUntil(last);
   const metrics = summarize(
     records.map((r, id) => ({ id, name: '', app: '', ...r })),
     { start: first, end: last, paidGpuSeconds: ledger.paidGpuHoursPerHour * (last - first), peakNodes: 0 },
@@ -357,7 +358,7 @@ await runMain(async () => {
     state: opts.state ?? null,
     // GPU-hours below the budget (jobs waiting, usable by running jobs, nothing could use) and over it,
     // from the first tick to the last completion.
-    ...(unspent ? { unspent: (splitUntil(last), unspent.finish(last)) } : {}),
+    ...(unspent ? { unspent: unspent.finish(last) } : {}),
     ...(opts.executor ? { executor: await replicasRun(boa, stateDir) } : {}),
   };
   process.stdout.write(`${JSON.stringify(result)}\n`);

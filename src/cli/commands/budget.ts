@@ -234,10 +234,6 @@ function withMinimumHint(error: unknown): unknown {
   return new CliError(`${error.message} (try: boa budget set ${accepted})`, error.exitCode, error.body);
 }
 
-/**
- * Spent above the budget in what the ceiling counts (the window as it will be one horizon from now:
- * its last `hours`, or less while it is younger), or how far under it.
- */
 /** Why the cluster pays less than the budget now, when it does (GPUs, to a tenth). */
 function belowBudgetLine(below: {
   gpus: number;
@@ -258,6 +254,10 @@ function belowBudgetLine(below: {
   ];
 }
 
+/**
+ * Spent above the budget in what the ceiling counts (the window as it will be one horizon from now:
+ * its last `hours`, or less while it is younger), or how far under it.
+ */
 function debtLine(debtGpuHours: number, hours: number): string {
   const where = `in the window's last ${fixed(hours, 0)} h (or since the budget was set)`;
   return debtGpuHours > 0.005
