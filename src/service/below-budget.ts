@@ -14,7 +14,7 @@ import { epochSpeedups } from '../core/profile.ts';
 import type { ServiceState } from './state.ts';
 
 /** GPUs of the nodes paid for now: billing starts at EC2 running, as in the ledger. */
-export function paidGpusNow(state: ServiceState): number {
+function paidGpusNow(state: ServiceState): number {
   let paid = 0;
   for (const node of state.nodes) if (node.billed !== false) paid += node.gpus;
   return paid;
