@@ -102,18 +102,20 @@ describe('the numbers and tables', () => {
     }
   });
 
+  /** The numbers' HTML for a service with this config at a budget of 40, after one tick. */
+  const numbers = async (config: Record<string, unknown> = {}) => {
+    const s = await service(config);
+    await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
+    await s.ticks(1);
+    const [view, plan, status] = await Promise.all(
+      ['/v1/budget', '/v1/plan', '/v1/status'].map(async (p) => (await s.request('GET', p)).body),
+    );
+    const dash = loadDashboardScript();
+    dash.renderNumbers(view, plan, status);
+    return dash.element('numbers').innerHTML;
+  };
+
   it("show the budget's dollars at the instance type's price, and none when it is not known", async () => {
-    const numbers = async (config: Record<string, unknown>) => {
-      const s = await service(config);
-      await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
-      await s.ticks(1);
-      const [view, plan, status] = await Promise.all(
-        ['/v1/budget', '/v1/plan', '/v1/status'].map(async (p) => (await s.request('GET', p)).body),
-      );
-      const dash = loadDashboardScript();
-      dash.renderNumbers(view, plan, status);
-      return dash.element('numbers').innerHTML;
-    };
     // 40 GPUs of one per node at $0.526 an hour, 730 hours a month.
     expect(await numbers({ instanceType: 'g4dn.xlarge' })).toContain('id="dollars-value">$15,359<');
     const unpriced = await numbers({ instanceType: 'p4d.24xlarge', gpusPerNode: 8 });
@@ -123,16 +125,8 @@ describe('the numbers and tables', () => {
   });
 
   it('say why fewer GPUs than the budget are paid for now', async () => {
-    const s = await service();
-    await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
-    await s.ticks(1);
-    const [view, plan, status] = await Promise.all(
-      ['/v1/budget', '/v1/plan', '/v1/status'].map(async (p) => (await s.request('GET', p)).body),
-    );
-    const dash = loadDashboardScript();
-    dash.renderNumbers(view, plan, status);
     // No job, no node: the whole budget is below it, and nothing present can use it.
-    expect(dash.element('numbers').innerHTML).toContain(
+    expect(await numbers()).toContain(
       '<div class="value" id="below-value">40.0</div><div class="label">GPUs below the budget now: running jobs could use 0.0, no job present can use 40.0</div>',
     );
   });
