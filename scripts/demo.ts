@@ -21,9 +21,6 @@ import { arrivalRatesPerHour } from '../src/core/trace.ts';
 import { bootService } from '../src/service/boot.ts';
 import { resolveConfig } from '../src/service/config.ts';
 import { summarize } from '../src/sim/engine/metrics.ts';
-import { UnspentAccount } from '../src/sim/unspent.ts';
-import { belowBudget, type BelowBudgetInput } from '../src/core/below-budget.ts';
-import { belowBudgetInput } from '../src/service/below-budget.ts';
 import { BoaPlanner } from '../src/sim/policies/boa/planner.ts';
 import { ApiError, LauncherClient } from '../src/sim/replay/api-client.ts';
 import { ReplayWorld, type WorldSnapshot } from '../src/sim/replay/world.ts';
@@ -31,6 +28,7 @@ import { truthProvider } from '../src/sim/run.ts';
 import { checkDemoJobNames } from './lib/demo-names.ts';
 import { loadProfileFile, loadTrace, parseList, runMain, UsageError, scriptProgram } from './lib/inputs.ts';
 import { HeaviestWindow } from './lib/heaviest-window.ts';
+import { ReplayUnspent } from './lib/replay-unspent.ts';
 import { demoHistory, importDemoHistory } from './lib/demo-history.ts';
 import { demoSettings, settingsByFlag } from './lib/demo-settings.ts';
 import { DEFAULT_PROFILES } from './lib/paths.ts';
@@ -267,22 +265,10 @@ await runMain(async () => {
     world.finishFromService(finished);
   }
   const heaviestWindow = new HeaviestWindow(boa.service);
-  // Why the service paid less than the budget, tick by tick, as `simulate --unspent` splits a run
-  // (only for a replay run whole: a resumed one would cover its last part alone).
-  const unspent = saved ? undefined : new UnspentAccount(budget, new Map());
-  // Each tick's state split over the GPU-hours the ledger paid until the next (the nodes listed at a
-  // tick miss those launched after it, which the ledger bills from their launch).
-  let interval: { at: number; input: BelowBudgetInput } | undefined = unspent
-    ? { at: seconds, input: belowBudgetInput(boa.service.state) }
-    : undefined;
-  const splitUntil = (to: number) => {
-    if (!unspent || !interval || !(to > interval.at)) return;
-    const paid = boa.service.ledgerAverages(
-      EPOCH + interval.at * 1000,
-      EPOCH + to * 1000,
-    ).paidGpuHoursPerHour;
-    unspent.record(interval.at, paid, belowBudget({ ...interval.input, paidGpus: paid }));
-  };
+  // Only for a replay run whole: a resumed one would count its last part alone.
+  const unspent = saved
+    ? undefined
+    : new ReplayUnspent(boa.service, budget, seconds, (t) => EPOCH + t * 1000);
   const started = performance.now();
   let lastReport = started;
   while (!world.done && !interrupted) {
@@ -306,8 +292,7 @@ await runMain(async () => {
     }
     await world.follow(to);
     heaviestWindow.observe(clock.now());
-    splitUntil(to);
-    if (interval) interval = { at: to, input: belowBudgetInput(boa.service.state) };
+    unspent?.observe(to);
     boa.repo.putSetting('replay', world.snapshot(to), clock.now());
     if (Number.isFinite(speed)) {
       const due = started + ((to - (jobs[0]?.time ?? 0)) * 1000) / speed;
@@ -330,7 +315,6 @@ await runMain(async () => {
   const first = Math.min(...records.map((r) => r.arrival));
   const last = Math.max(...records.map((r) => r.completedAt ?? first));
   const ledger = boa.service.ledgerAverages(EPOCH + first * 1000, EPOCH + last * 1000);
-  splitUntil(last);
   const metrics = summarize(
     records.map((r, id) => ({ id, name: '', app: '', ...r })),
     { start: first, end: last, paidGpuSeconds: ledger.paidGpuHoursPerHour * (last - first), peakNodes: 0 },
@@ -357,7 +341,7 @@ await runMain(async () => {
     historyArrivals: history.length,
     state: opts.state ?? null,
     // GPU-hours below the budget (jobs waiting, usable by running jobs, nothing could use) and over it,
-    // from the first tick to the last completion.
+    // from the first arrival to the last completion.
     ...(unspent ? { unspent: unspent.finish(last) } : {}),
     ...(opts.executor ? { executor: await replicasRun(boa, stateDir) } : {}),
   };
