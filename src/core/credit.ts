@@ -6,7 +6,7 @@
  * widths, and the budget that quieter hours left unspent reaches the jobs only through the spend
  * ceiling, as room for peaks, while jobs wait behind it. On the generated bursty trace at 1.2x its
  * minimum that left 7% of the budget unspent while the jobs present could have used 8% more at half a
- * GPU's speedup per GPU or better (docs/budget.md). A generous budget (the load needs less than
+ * GPU's speedup per GPU or better (docs/budget-log.md). A generous budget (the load needs less than
  * `loadShare` of it) keeps its credit for the bursts to come: spending it then widens jobs where GPUs
  * buy little, measured worse (docs/comparison.md, "what was tried").
  *
@@ -25,7 +25,7 @@ export interface CreditOptions {
   readonly loadShare: number;
 }
 
-/** The setting measured (docs/budget.md, "credit for a tight budget"). */
+/** The setting measured (docs/budget-log.md, "credit for a tight budget"). */
 export const DEFAULT_CREDIT: CreditOptions = { spendHours: 4, loadShare: 0.9 };
 
 /** The share of the budget below `loadShare` over which the credit grows from none to all of it. */

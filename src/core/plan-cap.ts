@@ -13,7 +13,7 @@
  * cap rises by itself for every `relaxHours` of budget left unspent in the window. Even so it spends
  * less of a generous budget: off by default, because it trades the budget's lower band for JCT (the
  * demo at 40 on workload-1..8: 10% shorter on average, workload-1's ledger -2.8% -> -4.1%; the bursty
- * trace at 2x-3x its minimum: 3-7 points further below the budget; docs/budget.md).
+ * trace at 2x-3x its minimum: 3-7 points further below the budget; docs/budget-log.md).
  */
 export interface PlanCapOptions {
   /** The most budget a plan is made with, as a multiple of its load's minimum; 0: no cap. */

@@ -23,7 +23,7 @@
  *    comes back 24 hours later: when the lull leaves the window, the burst's spend is still in it, and
  *    a full window must pay back all of it at once. Seen from 3 hours ahead, the same payback is spread
  *    over 3 hours instead of one: on bursty-960-1 at 1.6x its minimum the cluster fell to 36 GPUs of a
- *    budget of 119 with 24 jobs waiting or running; with the look-ahead, to 76 (docs/budget.md, "the
+ *    budget of 119 with 24 jobs waiting or running; with the look-ahead, to 76 (docs/budget-log.md, "the
  *    echo").
  */
 import { narrowedByPrice, speedupAt } from './narrowing.ts';
@@ -202,7 +202,7 @@ export interface CeilingJob {
  * waited long (`waitedLong`: an hour by default), the kept widths give way (makeRoomForLongWaits). Not sooner: narrowing
  * them at once was faster in the simulator but with 1.4x-1.9x the restarts and the demo at 40 out of
  * issue 14's band; after an hour it changes nearly nothing there, while in `bench:tick` (a ceiling
- * that binds for good) 100 of 1,000 jobs waited up to 4 hours without it (docs/budget.md).
+ * that binds for good) 100 of 1,000 jobs waited up to 4 hours without it (docs/budget-log.md, "a long wait").
  */
 export function widthsUnderCeiling<J extends CeilingJob>(
   jobs: readonly J[],

@@ -5,7 +5,7 @@
  * few jobs present at wide, inefficient widths, and the burst that follows finds the spend ceiling
  * with nothing banked. Planning with less banks budget that the ceiling lets a later burst spend
  * (core/spend-ceiling.ts). The cost: the paid time-average sits below the budget while it lasts, and
- * on a trace shorter than a day what is banked may never be spent (docs/budget.md has the numbers).
+ * on a trace shorter than a day what is banked may never be spent (docs/budget-log.md has the numbers).
  */
 export interface WarmupOptions {
   /** Hours from the start to planning with the whole budget; 0: no warm-up. */

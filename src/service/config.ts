@@ -127,7 +127,7 @@ export const configSchema = z
      * Half-life of the demand ratio (core/demand-ratio.ts): plans are made with the budget divided by
      * GPU-time allocated over what the plans in force expected, so a burst the online rates read late
      * narrows the next plan; 0: not used. Opt-in: in the simulator it shortens jobs on bursty traces
-     * (boa@demand2), but the demo at 40 pays up to 14% under the budget with it (docs/budget.md).
+     * (boa@demand2), but the demo at 40 pays up to 14% under the budget with it (docs/budget-log.md).
      */
     demandHalfLifeHours: z
       .number({ error: 'demandHalfLifeHours must be a number' })

@@ -2,9 +2,9 @@
  * The drain: submissions have stopped (none for `afterHours`) and nothing waits, so the budget the
  * plan leaves unspent can only go to the jobs still running. BOA's widths are priced for the load the
  * plan expects; with no load coming, the last long jobs would run out the drain on those widths, at a
- * fraction of the budget, for hours (docs/budget.md). Here the GPUs the budget allows are handed to
- * the running jobs where they save the most time per GPU, by the profile, and a job is never narrowed
- * while the drain lasts (each change is a restart).
+ * fraction of the budget, for hours (docs/budget-log.md, "the drain"). Here the GPUs the budget
+ * allows are handed to the running jobs where they save the most time per GPU, by the profile, and a
+ * job is never narrowed while the drain lasts (each change is a restart).
  */
 import { type ClassProfile, epochSpeedups, speedupUpTo } from '../profile.ts';
 

@@ -89,7 +89,7 @@ describe('boa on a generated 960-job, 48-hour newTrace-mix trace (SCV 2.65)', ()
       expect(ownSpan(result) / budget - 1).toBeLessThan(0.01);
       // The budget window (24 h): the engine's bill in the heaviest day, measured +0.42% to +0.43%
       // (the ceiling's slack x horizon / window, 0.42%); 2.2% to 3.2% over while the ceiling let the
-      // hour about to leave a full window lend its credit (docs/budget.md, "measured from the bill").
+      // hour about to leave a full window lend its credit (docs/budget.md, "the spend ceiling").
       expect(result.peakDayPaidGpuHoursPerHour / budget - 1).toBeLessThan(0.005);
     },
   );
