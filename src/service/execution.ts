@@ -229,7 +229,7 @@ export class Execution {
 
   /** A failed replica: the generation restarts after a backoff, or the job fails for good. */
   private fail(job: ServiceJob, replica: ReplicaStatus): void {
-    const { config, repo, logger, clock } = this.service.deps;
+    const { config, logger, clock } = this.service.deps;
     const exitCode = replica.exitCode ?? null;
     const reason = `rank ${replica.rank} ${replica.reason ?? 'failed'}`;
     if (job.restarts >= config.maxRestarts) {
@@ -240,13 +240,14 @@ export class Execution {
       return;
     }
     const delay = Math.min(config.restartBackoffSeconds * 1000 * 2 ** job.restarts, MAX_BACKOFF_MS);
-    job.restarts += 1;
-    job.exitCode = exitCode;
-    job.failureReason = reason;
-    // A new generation on the same GPUs: the failed one's replicas are removed, a fresh set starts.
-    job.generation += 1;
-    job.restartNotBefore = clock.now() + delay;
-    repo.transaction(() => repo.saveJobState(job));
+    this.saveWith(job, {
+      restarts: job.restarts + 1,
+      exitCode,
+      failureReason: reason,
+      // A new generation on the same GPUs: the failed one's replicas are removed, a fresh set starts.
+      generation: job.generation + 1,
+      restartNotBefore: clock.now() + delay,
+    });
     logger.warn(
       { event: 'job_restart', jobId: job.id, restarts: job.restarts, exitCode, reason, backoffMs: delay },
       'job failed; restarting',
@@ -274,9 +275,8 @@ export class Execution {
    * podFailurePolicy ignores the DisruptionTarget condition): the job did nothing wrong.
    */
   private resume(job: ServiceJob, replica: ReplicaStatus): void {
-    const { repo, logger } = this.service.deps;
-    job.generation += 1;
-    repo.transaction(() => repo.saveJobState(job));
+    const { logger } = this.service.deps;
+    this.saveWith(job, { generation: job.generation + 1 });
     logger.warn(
       {
         event: 'job_interrupted',
@@ -287,6 +287,17 @@ export class Execution {
       },
       'a replica was stopped from outside; the job resumes from its checkpoint',
     );
+  }
+
+  /**
+   * Saves `job` with `changes`, and changes the job in memory only once the store has them: a failed
+   * write leaves both as they were (the tick saves a job only when its allocation changes, so a change
+   * held in memory alone would never reach the store, and a restart would lose it).
+   */
+  private saveWith(job: ServiceJob, changes: Partial<ServiceJob>): void {
+    const { repo } = this.service.deps;
+    repo.transaction(() => repo.saveJobState({ ...job, ...changes }));
+    Object.assign(job, changes);
   }
 
   /** Self-launched jobs holding GPUs that have not polled or reported for leaseSeconds are lost. */

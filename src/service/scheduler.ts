@@ -134,7 +134,6 @@ export class Scheduler {
   async tick(): Promise<TickReport> {
     const { state, deps } = this.service;
     const { pool, repo, logger, clock } = deps;
-    const now = clock.now();
     try {
       state.nodes = await pool.listNodes();
       state.group = await pool.describe();
@@ -142,18 +141,29 @@ export class Scheduler {
     } catch (error) {
       logger.warn({ event: 'pool_unavailable', error: (error as Error).message }, 'node pool not answering');
     }
+    // After the pool's calls (a second or more on AWS): a job submitted meanwhile starts no earlier than
+    // it was submitted, and a node the listing no longer has is paid until now, never less.
+    const now = clock.now();
     const started = performance.now();
     const held = () => gpusHeldPerNode(state.jobs.values());
     const ready = this.nodes.usable(state.nodes, held);
     const ceiling = this.service.spendCeiling(now);
     this.lastCeilingGpus = ceiling?.gpus ?? 0;
     const undo = new TickUndo();
-    let decision = this.decide(now, ready, ceiling?.nodes, undo);
-    if (this.nodes.chooseNow(this.nodeInput(decision.desiredNodes))) {
-      // Nodes chosen for removal had jobs: place those jobs elsewhere now (or let them wait).
-      const first = decision;
-      decision = this.decide(now, this.nodes.usable(state.nodes, held), ceiling?.nodes, undo);
-      decision = { ...decision, changed: [...new Set([...first.changed, ...decision.changed])] };
+    let decision: TickDecision;
+    try {
+      decision = this.decide(now, ready, ceiling?.nodes, undo);
+      if (this.nodes.chooseNow(this.nodeInput(decision.desiredNodes))) {
+        // Nodes chosen for removal had jobs: place those jobs elsewhere now (or let them wait).
+        const first = decision;
+        decision = this.decide(now, this.nodes.usable(state.nodes, held), ceiling?.nodes, undo);
+        decision = { ...decision, changed: [...new Set([...first.changed, ...decision.changed])] };
+      }
+    } catch (error) {
+      // A removal is stored as it is chosen (nodes/removals.ts), outside the tick's transaction: when
+      // that write fails, the jobs this tick changed go back, as when the transaction fails.
+      undo.restore();
+      throw error;
     }
     const decideMs = performance.now() - started;
     const allocatedFrom = state.allocatedFrom;

@@ -29,7 +29,7 @@ import {
   planInputs,
 } from './plan-inputs.ts';
 import { Planner } from './planner.ts';
-import { expectedGpus } from './demand.ts';
+import { expectedGpus, intervalPlan } from './demand.ts';
 import { reportProgress } from './progress.ts';
 import type { SpendCeiling } from '../core/spend-ceiling.ts';
 import type { Clock, Executor, MetricsSink, NodePool, Workload } from './ports.ts';
@@ -135,6 +135,9 @@ export class BoaService {
     s.lastSubmittedAt = repo.lastSubmittedAt();
     const plan = repo.latestPlan();
     if (plan) adoptPlan(this, plan);
+    // The first sample after a restart (its downtime) keeps the plan's expectation like every other:
+    // without it the demand ratio reads that stretch as on plan.
+    s.intervalPlan = intervalPlan(this, 0);
     s.lastTickAt = repo.getSetting<number>('lastTickAt');
     // Allocated time resumes where the ledger ends: a completion after the last tick wrote a sample
     // beyond lastTickAt, and resuming from lastTickAt would count that stretch twice.

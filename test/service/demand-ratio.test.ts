@@ -97,4 +97,37 @@ describe('the demand ratio in the service', () => {
       await boa.close();
     }
   });
+
+  it('keeps the expectation for the sample that spans a restart', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'boa-demand-restart-'));
+    dirs.push(dataDir);
+    const clock = new ManualClock();
+    const config = {
+      tickSeconds: 60,
+      local: { maxNodes: 8, bootSeconds: 0, releaseSeconds: 0 },
+      budget: 40,
+      priorRates: { cifar10: 2 },
+      demandHalfLifeHours: 2,
+    };
+    let boa = await startService({ dataDir, clock, config });
+    await boa.service.planner.idle();
+    boa.service.registerJob('cifar10', 'a');
+    await boa.ticks(5);
+    await boa.close();
+    // Ten minutes down, the job still running: the first tick after the restart records them.
+    clock.advance(600);
+    boa = await startService({ dataDir, clock, config });
+    try {
+      await boa.ticks(2);
+      const samples = boa.repo.allocationSince(0);
+      const acrossRestart = samples.find((sample) => sample.to - sample.from >= 600_000);
+      expect(acrossRestart).toBeDefined();
+      expect(acrossRestart!.expectedGpus).not.toBeNull();
+      // Once a plan is in force, no sample lacks its expectation (those before the first plan do).
+      const planned = samples.findIndex((sample) => sample.expectedGpus !== null);
+      expect(samples.slice(planned).every((sample) => sample.expectedGpus !== null)).toBe(true);
+    } finally {
+      await boa.close();
+    }
+  });
 });

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DesiredJob, Executor, ReplicaStatus } from '../../src/service/ports.ts';
 import { ManualClock, startService } from './harness.ts';
+import { failOnce } from '../helpers/fail-once.ts';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -310,6 +311,42 @@ describe('execution', () => {
     const next = await s.request('POST', '/v1/jobs', { class: 'bert', workload });
     await s.ticks(2);
     expect(s.service.job(next.body.id).state).toBe('running');
+  });
+
+  it('leaves a failed or interrupted job as the store has it when saving the restart fails', async () => {
+    const s = await service();
+    const { id } = (await s.request('POST', '/v1/jobs', { class: 'bert', workload })).body;
+    await s.ticks(4);
+    const job = s.service.job(id);
+    expect(job.state).toBe('running');
+    const columns = (j: { generation: number; restarts: number; restartNotBefore: number | null }) => ({
+      generation: j.generation,
+      restarts: j.restarts,
+      restartNotBefore: j.restartNotBefore,
+    });
+    const stored = () => columns(s.repo.getJob(id)!);
+    const before = stored();
+    expect(columns(job)).toEqual(before);
+    // A replica fails, and the restart cannot be written (disk full): memory stays as stored, and the
+    // failure is handled again once the store takes it.
+    s.executor.exits.set(`${id}/${job.generation}/0`, 3);
+    failOnce(s.repo, 'saveJobState');
+    s.service.execution.reconcile();
+    await s.service.execution.settle();
+    expect(columns(job)).toEqual(before);
+    expect(stored()).toEqual(before);
+    await s.ticks(1);
+    expect(columns(job)).toEqual(stored());
+    expect(stored()).toMatchObject({ generation: before.generation + 1, restarts: 1 });
+    // The same for a replica stopped from outside (resumed, not counted as a restart).
+    for (let i = 0; i < 5 && !s.executor.last(id); i++) await s.ticks(1);
+    const resumedFrom = stored();
+    s.executor.interrupted.set(`${id}/${job.generation}/0`, 3_600_000);
+    failOnce(s.repo, 'saveJobState');
+    s.service.execution.reconcile();
+    await s.service.execution.settle();
+    expect(columns(job)).toEqual(resumedFrom);
+    expect(stored()).toEqual(resumedFrom);
   });
 
   it('keeps a failed job waiting out its backoff across a service restart (the backoff is stored)', async () => {

@@ -49,4 +49,45 @@ describe('a tick whose transaction rolls back', () => {
       await boa.close();
     }
   }, 60_000);
+
+  it('puts the jobs back when the removal it chose cannot be stored', async () => {
+    // A removal is written as it is chosen, before the tick's transaction: a budget cut narrows and
+    // queues the jobs and picks nodes to remove in the same tick.
+    const boa = await startService({
+      config: {
+        tickSeconds: 60,
+        local: { maxNodes: 16, bootSeconds: 0, releaseSeconds: 0 },
+        budget: 40,
+        priorRates: { cifar10: 4 },
+      },
+    });
+    try {
+      const { service, scheduler, repo } = boa;
+      await service.planner.idle();
+      const jobs = Array.from({ length: 8 }, (_, i) => service.registerJob('cifar10', `j${i}`).job);
+      await boa.ticks(4);
+      expect(jobs.every((j) => j.state === 'running')).toBe(true);
+      service.setBudget(4);
+      await service.planner.idle();
+      const removals = (scheduler.nodes as unknown as { deps: { removals: { insert: () => unknown } } }).deps
+        .removals;
+      failOnce(removals, 'insert');
+      await expect(scheduler.tick()).rejects.toThrow('SQLITE_FULL');
+      const agrees = () =>
+        jobs
+          .filter((j) => service.state.jobs.has(j.id))
+          .every((j) => {
+            const row = repo.getJob(j.id)!;
+            return row.state === j.state && row.generation === j.generation && row.width === j.width;
+          });
+      expect(agrees()).toBe(true);
+      await scheduler.settle();
+      boa.clock.advance(60);
+      await boa.ticks(3);
+      expect(agrees()).toBe(true);
+      expect(jobs.some((j) => j.state === 'waiting')).toBe(true);
+    } finally {
+      await boa.close();
+    }
+  }, 60_000);
 });
