@@ -1,9 +1,5 @@
 import { z } from '@hono/zod-openapi';
-
-/** Longest Idempotency-Key taken: a UUID (36) or a client's own composite key fits many times over. */
-export const IDEMPOTENCY_KEY_MAX = 255;
-
-const ALLOWED = `1 to ${IDEMPOTENCY_KEY_MAX} printable ASCII characters (space to ~), e.g. a UUID`;
+import { IDEMPOTENCY_KEY_MAX, IDEMPOTENCY_KEY_RULE as ALLOWED } from '../core/idempotency-key.ts';
 
 /**
  * The Idempotency-Key request header (draft-ietf-httpapi-idempotency-key-header), taken as an opaque

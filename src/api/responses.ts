@@ -264,12 +264,14 @@ export const JobView = z
     generation: z.number().int(),
     workload: z
       .custom<Workload>((v) => typeof v === 'object')
-      .openapi({
-        type: 'object',
-        description: 'what boa runs for the job: the workload given at registration',
-      })
       .nullable()
-      .optional(),
+      .optional()
+      // After nullable(): given before it, the type here would drop the null self-launched jobs answer.
+      .openapi({
+        type: ['object', 'null'],
+        description:
+          'what boa runs for the job: the workload given at registration; null for a self-launched job',
+      }),
     restarts: z.number().int().optional(),
     exitCode: z.number().int().nullable().optional(),
     failureReason: z.string().nullable().optional(),

@@ -14,14 +14,27 @@ export const ErrorSchema = z
   })
   .openapi('Error');
 
-export const JobIdParam = z.object({
-  id: z.coerce
-    .number()
-    .int()
-    .positive()
-    .max(Number.MAX_SAFE_INTEGER)
-    .openapi({ param: { name: 'id', in: 'path' }, example: 12 }),
-});
+/**
+ * A number in a path or query string, in decimal notation only: `Number()` alone would also read 0x14,
+ * 0b10100, 1e1 or " 20" as some other number, and an empty one as 0. Anything else reads as NaN, which
+ * is refused as not a number.
+ */
+export const decimalNumber = (pattern = /^-?[0-9]+(\.[0-9]+)?$/) =>
+  z.preprocess((v) => (typeof v === 'string' && !pattern.test(v) ? Number.NaN : v), z.coerce.number());
+
+/** A path's id: digits only, a whole number from 1. */
+export const pathId = (example: number) =>
+  decimalNumber(/^[0-9]+$/)
+    .pipe(z.number().int().positive().max(Number.MAX_SAFE_INTEGER))
+    .openapi({
+      param: { name: 'id', in: 'path' },
+      type: 'integer',
+      minimum: 1,
+      maximum: Number.MAX_SAFE_INTEGER,
+      example,
+    });
+
+export const JobIdParam = z.object({ id: pathId(12) });
 
 export const RegisterJobBody = strictBody({
   class: className().openapi({ example: 'cifar10' }),
@@ -63,28 +76,24 @@ export const ClassNameParam = z.object({
   name: className().openapi({ param: { name: 'name', in: 'path' }, example: 'cifar10' }),
 });
 
-/** A query parameter read as a number: given empty (`?rank=`) it is refused, not read as 0. */
-const queryNumber = () => z.preprocess((v) => (v === '' ? Number.NaN : v), z.coerce.number());
+/** A whole-number query parameter from `min` to `max`, in decimal notation (decimalNumber). */
+export const queryInteger = (min: number, max: number, description: string) =>
+  decimalNumber()
+    .pipe(z.number().int().min(min).max(max))
+    .openapi({ type: 'integer', minimum: min, maximum: max, description });
+
+/** The same with a default when it is not given (shown in the OpenAPI document too). */
+export const queryIntegerOr = (fallback: number, min: number, max: number, description: string) =>
+  queryInteger(min, max, description).default(fallback).openapi({ default: fallback });
 
 export const JobLogsQuery = z.object({
-  rank: queryNumber()
-    .pipe(z.number().int().min(0).max(10_000))
-    .default(0)
-    .openapi({ description: "the replica's rank" }),
-  generation: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(Number.MAX_SAFE_INTEGER)
-    .optional()
-    .openapi({ description: 'default: the newest generation whose log is kept' }),
-  tail: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(10_000)
-    .default(100)
-    .openapi({ description: 'the last this many lines' }),
+  rank: queryIntegerOr(0, 0, 10_000, "the replica's rank"),
+  generation: queryInteger(
+    1,
+    Number.MAX_SAFE_INTEGER,
+    'default: the newest generation whose log is kept',
+  ).optional(),
+  tail: queryIntegerOr(100, 1, 10_000, 'the last this many lines'),
 });
 
 const STATES = ['waiting', 'running', 'done', 'cancelled', 'failed', 'lost'] as const;
@@ -109,13 +118,7 @@ export const ListJobsQuery = z.object({
     .max(BOUNDS.jobName)
     .optional()
     .openapi({ description: 'only jobs of exactly this name' }),
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(10_000)
-    .default(1000)
-    .openapi({ description: 'the newest this many jobs, listed oldest first' }),
+  limit: queryIntegerOr(1000, 1, 10_000, 'the newest this many jobs, listed oldest first'),
 });
 
 /** A time as ms since the epoch or an ISO 8601 date-time with its offset. */
@@ -167,4 +170,11 @@ export const jsonContent = <T extends z.ZodType>(schema: T, description: string)
 export const errors = {
   400: jsonContent(ErrorSchema, 'invalid input; the error names the field'),
   401: jsonContent(ErrorSchema, 'missing or wrong bearer token'),
+} as const;
+
+/** A route that reads a body can also refuse it before reading it (src/api/limits.ts, errors.ts). */
+export const bodyErrors = {
+  ...errors,
+  413: jsonContent(ErrorSchema, 'the body is larger than the service takes'),
+  415: jsonContent(ErrorSchema, 'the body is not sent as application/json'),
 } as const;

@@ -6,8 +6,17 @@ const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const QUANTITY = /^[0-9]+(\.[0-9]+)?([eE][0-9]+|[KMGTPE]i?|[kmun])?$/;
 const LIMIT = 4096;
 
-const nonEmpty = (what: string) =>
-  z.string().min(1, `${what} must not be empty`).max(LIMIT, `${what} is longer than ${LIMIT} characters`);
+/**
+ * A string a process can be given: no NUL, which no program's arguments, environment or path can hold
+ * (spawn refuses it), so a job carrying one could never start and would hold its GPUs until it failed.
+ */
+const passable = (what: string) =>
+  z
+    .string()
+    .max(LIMIT, `${what} is longer than ${LIMIT} characters`)
+    .refine((value) => !value.includes('\0'), `${what} must not contain a NUL character (\\u0000)`);
+
+const nonEmpty = (what: string) => passable(what).min(1, `${what} must not be empty`);
 
 /**
  * What a job runs (src/service/ports.ts Workload), validated at submission: each refusal names the
@@ -23,11 +32,17 @@ export const WorkloadSchema = strictBody({
     .min(1, 'command must name the program to run, e.g. ["python", "train.py"]')
     .max(256)
     .openapi({ example: ['python', 'train.py', '--epochs', '90'] }),
-  args: z.array(z.string().max(LIMIT)).max(256).optional(),
+  args: z.array(passable('each argument')).max(256).optional(),
   env: z
     .record(
       z.string().regex(ENV_NAME, 'environment variable names are letters, digits and _'),
-      z.string({ error: 'environment values must be strings' }).max(LIMIT),
+      z
+        .string({ error: 'environment values must be strings' })
+        .max(LIMIT, `each environment value is longer than ${LIMIT} characters`)
+        .refine(
+          (value) => !value.includes('\0'),
+          'environment values must not contain a NUL character (\\u0000)',
+        ),
     )
     .refine((env) => Object.keys(env).length <= 256, 'at most 256 environment variables')
     .optional(),

@@ -65,16 +65,37 @@ function logFile(text: string, path: string): HistoryFile {
 function instant(value: string, where: string): number {
   const ms = /^\d+$/.test(value)
     ? Number(value)
-    : ISO_WITH_OFFSET.test(value)
+    : ISO_WITH_OFFSET.test(value) && realDateTime(value)
       ? Date.parse(value)
       : Number.NaN;
   if (!Number.isSafeInteger(ms)) {
     throw usageError(
-      `${where}: submitted_at must be an ISO 8601 time with its offset (2026-11-27T09:30:00Z) or ms since ` +
+      `${where}: submitted_at must be a date and time that exist, in ISO 8601 with its offset (2026-11-27T09:30:00Z), or ms since ` +
         `the epoch, got "${value}"`,
     );
   }
   return ms;
+}
+
+/**
+ * The date and time a matching ISO string names exist: Date.parse rolls an impossible one over
+ * (2026-02-30 reads as March 2), which would move an arrival by days without a word.
+ */
+function realDateTime(value: string): boolean {
+  const [date = '', rest = ''] = value.split('T');
+  const [year, month, day] = date.split('-').map(Number) as [number, number, number];
+  const [hour, minute, second = 0] = (/^[\d:.]+/.exec(rest)?.[0] ?? '').split(':').map(Number);
+  const offset = /([+-])(\d{2}):(\d{2})$/.exec(value);
+  const calendar = new Date(Date.UTC(year, month - 1, day));
+  return (
+    calendar.getUTCFullYear() === year &&
+    calendar.getUTCMonth() === month - 1 &&
+    calendar.getUTCDate() === day &&
+    (hour ?? 99) <= 23 &&
+    (minute ?? 99) <= 59 &&
+    second < 60 &&
+    (offset === null || (Number(offset[2]) <= 23 && Number(offset[3]) <= 59))
+  );
 }
 
 /**

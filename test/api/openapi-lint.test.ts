@@ -60,4 +60,31 @@ describe('/openapi.json', () => {
     }
     expect(ids.size).toBeGreaterThan(15);
   });
+
+  it('says what the service answers: a null workload, 413 and 415 for a body, the SVG chart, integer numbers', async () => {
+    const doc = await servedDocument();
+    // A self-launched job's workload is null in every job body.
+    expect(doc.components.schemas.Job.properties.workload.type).toEqual(['object', 'null']);
+    const bodyRoutes: Array<[string, string]> = [];
+    for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+      for (const [method, op] of Object.entries(item)) {
+        if (!op.requestBody) continue;
+        bodyRoutes.push([method, path]);
+        expect(Object.keys(op.responses), `${method} ${path}`).toEqual(
+          expect.arrayContaining(['413', '415']),
+        );
+      }
+    }
+    expect(bodyRoutes.length).toBeGreaterThanOrEqual(6);
+    const frontier = doc.paths['/v1/frontier'].get.responses['200'].content;
+    expect(Object.keys(frontier)).toEqual(['application/json', 'image/svg+xml']);
+    const logs = doc.paths['/v1/jobs/{id}/logs'].get.parameters as Array<{ name: string; schema: any }>;
+    for (const name of ['id', 'rank', 'tail', 'generation'])
+      expect(logs.find((p) => p.name === name)?.schema.type, name).toBe('integer');
+    expect(logs.find((p) => p.name === 'rank')?.schema).toMatchObject({
+      minimum: 0,
+      maximum: 10_000,
+      default: 0,
+    });
+  });
 });

@@ -49,6 +49,13 @@ describe('validation errors', () => {
     ],
     ['PUT', '/v1/budget', { gpuHoursPerHour: -5 }, 'gpuHoursPerHour', 'gpuHoursPerHour must be > 0'],
     ['GET', '/v1/jobs/abc', undefined, 'id', 'id must be a number'],
+    // Decimal digits only: Number() would read these as jobs 20, 20 and 10.
+    ['GET', '/v1/jobs/0x14', undefined, 'id', 'id must be a number'],
+    ['GET', '/v1/jobs/0b10100', undefined, 'id', 'id must be a number'],
+    ['GET', '/v1/jobs/1e1', undefined, 'id', 'id must be a number'],
+    ['DELETE', '/v1/history/0x1', undefined, 'id', 'id must be a number'],
+    ['GET', '/v1/jobs?limit=0x10', undefined, 'limit', 'limit must be a number'],
+    ['GET', '/v1/ledger?points=1e2', undefined, 'points', 'points must be a number'],
     ['GET', '/v1/jobs?limit=0', undefined, 'limit', 'limit must be >= 1'],
     ['GET', '/v1/jobs?limit=1.5', undefined, 'limit', 'limit must be a whole number'],
     ['GET', '/v1/jobs?state=sleeping', undefined, 'state', STATE_MESSAGE],
@@ -59,7 +66,7 @@ describe('validation errors', () => {
     ['GET', '/v1/jobs?name=', undefined, 'name', 'name must not be empty'],
     ['GET', '/v1/jobs/1/logs?rank=', undefined, 'rank', 'rank must be a number'],
     ['GET', '/v1/jobs/1/logs?rank=-1', undefined, 'rank', 'rank must be >= 0'],
-    ['GET', '/v1/jobs/1/logs?tail=', undefined, 'tail', 'tail must be >= 1'],
+    ['GET', '/v1/jobs/1/logs?tail=', undefined, 'tail', 'tail must be a number'],
     ['GET', `/v1/jobs?name=${'n'.repeat(201)}`, undefined, 'name', 'name must be at most 200 characters'],
     ['POST', '/v1/history', { arrivals: [] }, 'arrivals', 'arrivals must have at least 1 item'],
     // A message the schema wrote itself is kept as it is.
@@ -69,6 +76,28 @@ describe('validation errors', () => {
       { class: 'cifar10', workload: { command: ['node'], env: { EPOCHS: 90 } } },
       'workload.env.EPOCHS',
       'workload.env.EPOCHS: environment values must be strings',
+    ],
+    // No process can be given a NUL: the job could never start and would hold its GPUs until it failed.
+    [
+      'POST',
+      '/v1/jobs',
+      { class: 'cifar10', workload: { command: ['node'], args: ['a\u0000b'] } },
+      'workload.args.0',
+      'workload.args.0: each argument must not contain a NUL character (\\u0000)',
+    ],
+    [
+      'POST',
+      '/v1/jobs',
+      { class: 'cifar10', workload: { command: ['node'], env: { A: 'a\u0000b' } } },
+      'workload.env.A',
+      'workload.env.A: environment values must not contain a NUL character (\\u0000)',
+    ],
+    [
+      'POST',
+      '/v1/jobs',
+      { class: 'cifar10', workload: { command: ['no\u0000de'] } },
+      'workload.command.0',
+      'workload.command.0: each command word must not contain a NUL character (\\u0000)',
     ],
   ])('%s %s %j: 400 naming %s', async (method, path, body, field, message) => {
     boa = await startService();

@@ -225,7 +225,16 @@ describe('boa history', () => {
       [write('other.csv', 'a,b\n1,2\n'), /not a history file: its header must be .*got "a,b"/],
       [
         write('bad-time.csv', 'class,submitted_at\ncifar10,yesterday\n'),
-        /bad-time\.csv line 2: submitted_at must be an ISO 8601 time/,
+        /bad-time\.csv line 2: submitted_at must be a date and time that exist, in ISO 8601/,
+      ],
+      // Date.parse would roll these over to March 2 and May 1: refused, not moved.
+      [
+        write('no-such-day.csv', 'class,submitted_at\ncifar10,2026-02-30T09:00:00Z\n'),
+        /no-such-day\.csv line 2: submitted_at must be a date and time that exist/,
+      ],
+      [
+        write('no-such-day-2.csv', 'class,submitted_at\ncifar10,2026-04-31T23:59:00+05:00\n'),
+        /no-such-day-2\.csv line 2: submitted_at must be a date and time that exist/,
       ],
       // The line in the file, blank lines counted: what an editor's "go to line" finds.
       [

@@ -68,6 +68,10 @@ describe('boa jobs submit --idempotency-key', () => {
     const bad = await s.boa(['jobs', 'submit', 'cifar10', '--idempotency-key', 'clé-日本']);
     expect(bad.status).toBe(2);
     expect(bad.stderr).toMatch(/--idempotency-key must be 1 to 255 printable ASCII characters/);
+    // Sent, it would arrive as "k1" (HTTP drops the space) and give back job 1 with a new token.
+    const spaced = await s.boa(['jobs', 'submit', 'cifar10', '--idempotency-key', 'k1 ']);
+    expect(spaced.status).toBe(2);
+    expect(spaced.stderr).toMatch(/--idempotency-key must be .*no space at either end/);
     expect((await s.request('GET', '/v1/jobs')).body.jobs).toHaveLength(1);
   });
 });

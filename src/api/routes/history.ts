@@ -4,16 +4,9 @@ import { requireOperator } from '../auth.ts';
 import type { ApiEnv } from '../env.ts';
 import { HistoryArrivalsView, HistoryDeletedView, HistoryImportedView, HistoryView } from '../responses.ts';
 import { historyReachMs } from '../../service/history.ts';
-import { ErrorSchema, errors, HistoryBody, jsonContent } from '../schemas.ts';
+import { bodyErrors, ErrorSchema, errors, HistoryBody, jsonContent, pathId } from '../schemas.ts';
 
-const ImportIdParam = z.object({
-  id: z.coerce
-    .number()
-    .int()
-    .positive()
-    .max(Number.MAX_SAFE_INTEGER)
-    .openapi({ param: { name: 'id', in: 'path' }, example: 1 }),
-});
+const ImportIdParam = z.object({ id: pathId(1) });
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -42,7 +35,7 @@ export function historyRoutes(app: OpenAPIHono<ApiEnv>) {
       request: { body: { content: { 'application/json': { schema: HistoryBody } }, required: true } },
       responses: {
         200: jsonContent(HistoryImportedView, 'imported (or imported before: alreadyImported)'),
-        ...errors,
+        ...bodyErrors,
         409: jsonContent(ErrorSchema, "its span overlaps an import's: its arrivals would count twice"),
         422: jsonContent(
           ErrorSchema,

@@ -5,6 +5,7 @@ import { IdempotencyKeyHeaders } from '../idempotency-key.ts';
 import { AllocationView, JobListView, JobView, RegisteredJobView } from '../responses.ts';
 import {
   errors,
+  bodyErrors,
   ErrorSchema,
   JobIdParam,
   JobLogsQuery,
@@ -45,7 +46,7 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
             },
           },
         },
-        ...errors,
+        ...bodyErrors,
         422: jsonContent(
           ErrorSchema,
           'the workload cannot run here, or the Idempotency-Key was used for a different request',
@@ -154,7 +155,7 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
       request: { params: JobIdParam, ...body(ProgressBody) },
       responses: {
         200: jsonContent(AllocationView, 'allocation after the report'),
-        ...errors,
+        ...bodyErrors,
         ...notFound,
         ...conflict,
       },

@@ -7,16 +7,20 @@ import { ledgerKeptMs } from '../../service/retention.ts';
 import type { BoaService } from '../../service/service.ts';
 import { requireOperator } from '../auth.ts';
 import type { ApiEnv } from '../env.ts';
-import { errors, jsonContent } from '../schemas.ts';
+import { decimalNumber, errors, jsonContent, queryIntegerOr } from '../schemas.ts';
 
 const HOUR = 3_600_000;
 
 export const LedgerQuery = z.object({
-  hours: z.coerce.number().positive().max(744).default(24).openapi({
+  hours: decimalNumber().pipe(z.number().positive().max(744)).default(24).openapi({
+    type: 'number',
+    exclusiveMinimum: 0,
+    maximum: 744,
+    default: 24,
     description:
       'how far back, hours; never before the first start, nor before the rows kept (the longest window plus a day)',
   }),
-  points: z.coerce.number().int().min(1).max(500).default(96).openapi({ description: 'time buckets' }),
+  points: queryIntegerOr(96, 1, 500, 'time buckets'),
 });
 
 const LedgerPoint = z
@@ -117,7 +121,7 @@ export function ledgerRoutes(app: OpenAPIHono<ApiEnv>) {
       path: '/v1/resizes',
       operationId: 'listResizes',
       summary: 'The latest node-group resizes, newest first',
-      request: { query: z.object({ limit: z.coerce.number().int().min(1).max(100).default(10) }) },
+      request: { query: z.object({ limit: queryIntegerOr(10, 1, 100, 'the newest this many resizes') }) },
       responses: { 200: jsonContent(ResizesView, 'resizes'), ...errors },
     }),
     (c) => {

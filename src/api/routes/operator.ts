@@ -1,4 +1,4 @@
-import { createRoute, type OpenAPIHono } from '@hono/zod-openapi';
+import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import { frontierChart } from '../../charts/frontier-chart.ts';
 import { parseClassProfile, speedupDips } from '../../core/profile.ts';
 import { frontierOf } from '../../service/calculator/compute.ts';
@@ -19,6 +19,7 @@ import {
   StatusView,
 } from '../responses.ts';
 import {
+  bodyErrors,
   BudgetBody,
   ClassBody,
   ClassNameParam,
@@ -42,7 +43,7 @@ export function operatorRoutes(app: OpenAPIHono<ApiEnv>) {
       request: body(BudgetBody),
       responses: {
         200: jsonContent(BudgetSetView, 'the budget, how spending tracks it, and the plan made for it'),
-        ...errors,
+        ...bodyErrors,
         422: jsonContent(
           ErrorSchema,
           'below what one job of the cheapest class needs, which the error states',
@@ -117,7 +118,7 @@ export function operatorRoutes(app: OpenAPIHono<ApiEnv>) {
       request: { params: ClassNameParam, ...body(ClassBody) },
       responses: {
         200: jsonContent(ClassSavedView, 'saved'),
-        ...errors,
+        ...bodyErrors,
         409: jsonContent(ErrorSchema, 'an active job of the class is in an epoch the new profile lacks'),
       },
     }),
@@ -168,7 +169,7 @@ export function operatorRoutes(app: OpenAPIHono<ApiEnv>) {
       operationId: 'validateClass',
       summary: 'Validate a class profile without saving it',
       request: body(ClassBody),
-      responses: { 200: jsonContent(ClassValidView, 'valid'), ...errors },
+      responses: { 200: jsonContent(ClassValidView, 'valid'), ...bodyErrors },
     }),
     (c) => {
       requireOperator(c);
@@ -235,7 +236,13 @@ export function operatorRoutes(app: OpenAPIHono<ApiEnv>) {
       summary: 'The cost/JCT frontier for the current estimates (JSON, or an SVG chart)',
       request: { query: FrontierQuery },
       responses: {
-        200: jsonContent(FrontierView, 'frontier vertices; format=svg answers the chart as image/svg+xml'),
+        200: {
+          description: 'frontier vertices; format=svg answers the chart as image/svg+xml',
+          content: {
+            'application/json': { schema: FrontierView },
+            'image/svg+xml': { schema: z.string().openapi({ description: 'the chart (format=svg)' }) },
+          },
+        },
         ...errors,
       },
     }),

@@ -1,4 +1,5 @@
 import { isAbsolute, resolve } from 'node:path';
+import { IDEMPOTENCY_KEY_RULE, validIdempotencyKey } from '../../core/idempotency-key.ts';
 import type { Command } from 'commander';
 import type { jobView } from '../../service/views.ts';
 import type { BoaClient } from '../client.ts';
@@ -65,11 +66,10 @@ export function addSubmitCommand(jobs: Command): void {
         ...(workload ? { workload } : {}),
       };
       const key = options.idempotencyKey;
-      // The API's rule, checked here too: fetch cannot even send a header outside Latin-1.
-      if (key !== undefined && !/^[\x20-\x7e]{1,255}$/.test(key))
-        throw usageError(
-          '--idempotency-key must be 1 to 255 printable ASCII characters (space to ~), e.g. a UUID',
-        );
+      // The API's rule, checked here too: fetch cannot even send a header outside Latin-1, and HTTP
+      // drops spaces at either end of a header's value, so "k " would replay the job key "k" made.
+      if (key !== undefined && !validIdempotencyKey(key))
+        throw usageError(`--idempotency-key must be ${IDEMPOTENCY_KEY_RULE}`);
       const { data, text, headers } = await context.client
         .json<{ id: number; token: string; job: JobView; tokenReplaced?: boolean }>(
           'POST',
