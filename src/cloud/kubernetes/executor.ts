@@ -16,7 +16,7 @@ import { coreApi, watcher } from './client.ts';
 import type { KubernetesExecutorConfig } from './config.ts';
 import {
   identityOf,
-  LABELS,
+  jobIdOf,
   OWNED_SELECTOR,
   podName,
   type PodIdentity,
@@ -185,7 +185,9 @@ export class KubernetesExecutor implements Executor {
     }
     // A job that is gone and whose pods are gone loses its Service (anything left is collected with it).
     for (const service of services) {
-      const jobId = Number(service.metadata?.labels?.[LABELS.jobId]);
+      // Only a job's Service: another object labelled managed-by=boa (a dashboard's, say) has no job id.
+      const jobId = jobIdOf(service.metadata?.labels);
+      if (jobId === undefined) continue;
       if (!want.has(jobId) && !byJob.has(jobId) && !service.metadata?.deletionTimestamp) {
         tasks.push(() => this.deleteService(service));
       }
@@ -201,13 +203,18 @@ export class KubernetesExecutor implements Executor {
     for (const [name, status] of this.rejected) {
       if (want.get(status.jobId)?.generation !== status.generation) this.rejected.delete(name);
     }
+    // A pod this pass saw ended before deleting it is reported as it was seen: the delete's answer,
+    // stamped to the second like its exit, cannot tell that exit from one the deletion caused.
+    const seenEnded = new Map(endedBeforeDeletion.map((r) => [`${r.jobId}/${r.generation}/${r.rank}`, r]));
     const statuses = this.pods.snapshot().flatMap((pod) => {
       const status = replicaStatusOf(pod);
-      return status ? [this.readmissions.status(pod, status)] : [];
+      if (!status) return [];
+      const key = `${status.jobId}/${status.generation}/${status.rank}`;
+      const ended = seenEnded.get(key);
+      seenEnded.delete(key);
+      return [ended ?? this.readmissions.status(pod, status)];
     });
-    const listed = new Set(statuses.map((r) => `${r.jobId}/${r.generation}/${r.rank}`));
-    const gone = endedBeforeDeletion.filter((r) => !listed.has(`${r.jobId}/${r.generation}/${r.rank}`));
-    return [...statuses, ...gone, ...this.rejected.values(), ...this.vanished.values()];
+    return [...statuses, ...seenEnded.values(), ...this.rejected.values(), ...this.vanished.values()];
   }
 
   /**

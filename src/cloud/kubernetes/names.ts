@@ -37,6 +37,17 @@ export interface PodIdentity {
   readonly rank: number;
 }
 
+/**
+ * A job Service's job id from its labels; undefined for any other object labelled as boa's (the
+ * executor deletes a job's Service once the job is gone, and must not take another for one).
+ */
+export function jobIdOf(labels: Readonly<Record<string, string>> | undefined): number | undefined {
+  if (labels?.[LABELS.component] !== 'job') return undefined;
+  const raw = labels[LABELS.jobId] ?? '';
+  if (!/^[0-9]{1,15}$/.test(raw)) return undefined;
+  return Number(raw);
+}
+
 /** Reads a pod's identity from its labels; undefined for a pod whose labels are not boa's. */
 export function identityOf(labels: Readonly<Record<string, string>> | undefined): PodIdentity | undefined {
   if (!labels) return undefined;

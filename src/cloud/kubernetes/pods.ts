@@ -148,7 +148,10 @@ export function replicaStatusOf(pod: V1Pod): ReplicaStatus | undefined {
     // Deleted while it runs, and boa deletes only replicas it no longer wants (whose statuses it
     // ignores): stopped from outside. Said now, not once it has ended: a peer that fails meanwhile,
     // its rendezvous gone, must not be taken for the job failing.
-    const graceMs = (pod.spec?.terminationGracePeriodSeconds ?? 30) * 1000;
+    // The grace the deletion used (kubectl delete --grace-period, a drain's), else the pod's own.
+    const graceSeconds =
+      pod.metadata.deletionGracePeriodSeconds ?? pod.spec?.terminationGracePeriodSeconds ?? 30;
+    const graceMs = graceSeconds * 1000;
     const deletedAt = new Date(pod.metadata.deletionTimestamp).getTime() - graceMs;
     return {
       ...base,
