@@ -15,7 +15,7 @@ import { LocalExecutor } from '../../src/cloud/local/executor.ts';
 import { SPAWN_ATTEMPTS, SPAWN_FAILED_EXIT } from '../../src/cloud/local/spawn-failures.ts';
 import { ReplicaLauncher } from '../../src/cloud/local/launcher.ts';
 import { checkLocalWorkload } from '../../src/cloud/local/executor-command.ts';
-import { processExists, readLogTail } from '../../src/cloud/local/executor-records.ts';
+import { isOurSupervisor, processExists, readLogTail } from '../../src/cloud/local/executor-records.ts';
 import { killReplicaGroups } from '../helpers/replica-groups.ts';
 import type { DesiredJob, ReplicaStatus } from '../../src/service/ports.ts';
 
@@ -156,6 +156,31 @@ describe('local executor', () => {
     }
   });
 
+  it("records the exit of a job whose PATH lacks the supervisor's tools, and runs its command on that PATH", async () => {
+    const dataDir = temp();
+    // A job's PATH of only its own bin folder (a virtualenv's, say): no date, mv or sed there.
+    const bin = join(dataDir, 'venv-bin');
+    mkdirSync(bin);
+    const out = join(dataDir, 'path.txt');
+    const executor = new LocalExecutor({ dataDir, terminationGraceSeconds: 1 });
+    try {
+      const base = job(['/bin/sh', '-c', `echo "$PATH" > ${out}`]);
+      const desired: DesiredJob = {
+        ...base,
+        replicas: base.replicas.map((r) => ({ ...r, workload: { ...r.workload, env: { PATH: bin } } })),
+      };
+      const [status] = await settle(
+        executor,
+        [desired],
+        (s) => s[0]?.phase === 'succeeded' || s[0]?.phase === 'failed',
+      );
+      expect(status).toMatchObject({ phase: 'succeeded', exitCode: 0 });
+      expect(readFileSync(out, 'utf8')).toBe(`${bin}\n`);
+    } finally {
+      await executor.close();
+    }
+  });
+
   it('still stops a replica whose records folder was removed from outside', async () => {
     const dataDir = temp();
     const executor = new LocalExecutor({ dataDir, terminationGraceSeconds: 1 });
@@ -280,6 +305,22 @@ describe('local executor', () => {
     await settle(executor, [], (s) => s.length === 0);
     expect(processExists(stranger.pid as number)).toBe(true);
     expect(supervisorsOf(dataDir)).toEqual([]);
+  });
+
+  it("takes a live process for a record's supervisor only with that record's folder and rank", async () => {
+    const dataDir = temp();
+    const dir = join(dataDir, 'jobs/1/10');
+    // The argv a supervisor of job 1, generation 10, rank 0 has (/bin/sh <script> <dir> <rank> ...).
+    const look = spawn('/bin/sh', ['-c', 'sleep 30', '/x/replica-supervisor.sh', dir, '0'], {
+      detached: true,
+      stdio: 'ignore',
+    });
+    pids.push(look.pid as number);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(isOurSupervisor(look.pid as number, dir, 0)).toBe(true);
+    // jobs/1/1 is a prefix of jobs/1/10, and rank 1 is another replica: neither is this process.
+    expect(isOurSupervisor(look.pid as number, join(dataDir, 'jobs/1/1'), 0)).toBe(false);
+    expect(isOurSupervisor(look.pid as number, dir, 1)).toBe(false);
   });
 
   it('checks at submission that the program exists: PATH, a path, the working directory', () => {

@@ -173,17 +173,21 @@ export function writeRecord(file: string, value: unknown): void {
  * Pid reuse guard: a pid from a record is our replica only if that process's command line is the
  * supervisor's with this replica's folder, so a recycled pid is never adopted or signalled.
  */
-export function isOurSupervisor(pid: number, dir: string): boolean {
+export function isOurSupervisor(pid: number, dir: string, rank: number): boolean {
   if (!processExists(pid)) return false;
-  let commandLine: string;
   try {
-    commandLine = existsSync('/proc')
-      ? readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ')
-      : execFileSync('ps', ['-o', 'args=', '-p', String(pid)], { encoding: 'utf8' });
+    if (existsSync('/proc')) {
+      // The arguments one by one: jobs/1/10's supervisor must not pass for a record in jobs/1/1.
+      const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      const script = args.findIndex((arg) => arg.endsWith('replica-supervisor.sh'));
+      return script >= 0 && args[script + 1] === dir && args[script + 2] === String(rank);
+    }
+    // Without /proc (macOS) only the joined command line: the folder and rank as whole words.
+    const commandLine = execFileSync('ps', ['-o', 'args=', '-p', String(pid)], { encoding: 'utf8' });
+    return commandLine.includes('replica-supervisor.sh') && commandLine.includes(` ${dir} ${rank} `);
   } catch {
     return false;
   }
-  return commandLine.includes('replica-supervisor.sh') && commandLine.includes(dir);
 }
 
 /** The exit code a replica reports: its own, or 128 + the signal number (as a shell reports it). */

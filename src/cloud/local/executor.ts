@@ -125,7 +125,7 @@ export class LocalExecutor implements Executor {
   private adopt(): void {
     for (const found of scanRecords(this.jobsDir)) {
       const exit = readExit(found.dir, found.rank);
-      const ours = isOurSupervisor(found.record.pid, found.dir);
+      const ours = isOurSupervisor(found.record.pid, found.dir, found.rank);
       const alive = exit === undefined && ours;
       this.ports.adopt(found.jobId, found.generation, found.dir);
       this.replicas.set(keyOf(found.jobId, found.generation, found.rank), {

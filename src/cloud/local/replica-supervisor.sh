@@ -22,6 +22,13 @@ grace=$4
 workdir=$5
 shift 6
 
+# The job's PATH finds its command; this script's own tools (date, mv, sed, sleep, setsid) come from the
+# system's folders first, so a job whose PATH is only, say, its virtualenv's bin still gets its exit
+# recorded (without the record, its end would read as a kill from outside).
+job_path=${PATH-/usr/local/bin:/usr/bin:/bin}
+PATH=/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin${PATH:+:$PATH}
+export PATH
+
 # A SIGTERM that comes before the command exists (a generation replaced at once) is remembered, so the
 # command is not started and the stop is still recorded, instead of this shell dying with no record.
 stopped=0
@@ -62,17 +69,19 @@ fi
 # stops. In the few microseconds until the trap below is set, a SIGTERM ends this shell with no exit
 # record instead; the executor then kills the process groups, the command's included.
 trap - TERM
-if command -v setsid >/dev/null 2>&1; then
+setsid_bin=$(command -v setsid 2>/dev/null)
+if [ -n "$setsid_bin" ]; then
   # The command in a session (and process group) of its own, its id recorded in <rank>.group by the
   # command's own process before it execs, so no crash in between leaves a group nobody knows: a job
   # that signals its own group (`trap 'kill 0' EXIT`, a common cleanup) must not reach this supervisor,
-  # which would take it for a stop from outside. Without setsid (macOS) it shares this group.
-  sh -c 'printf %s "$$" >"$1.tmp" && mv "$1.tmp" "$1"; shift; exec setsid "$@"' sh "$dir/$rank.group" "$@" \
-    >>"$dir/$rank.log" 2>&1 </dev/null &
+  # which would take it for a stop from outside. Without setsid (macOS) it shares this group. setsid is
+  # named by its path, and looks the command up on the job's PATH.
+  sh -c 'printf %s "$$" >"$1.tmp" && mv "$1.tmp" "$1"; PATH=$2; bin=$3; shift 3; exec "$bin" "$@"' \
+    sh "$dir/$rank.group" "$job_path" "$setsid_bin" "$@" >>"$dir/$rank.log" 2>&1 </dev/null &
   child=$!
   group=$child
 else
-  "$@" >>"$dir/$rank.log" 2>&1 </dev/null &
+  env PATH="$job_path" "$@" >>"$dir/$rank.log" 2>&1 </dev/null &
   child=$!
   group=
 fi
