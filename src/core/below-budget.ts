@@ -13,6 +13,8 @@
  * lack jobs that can use it rather than be spent too little on jobs that could.
  */
 
+import { speedupAt } from './profile.ts';
+
 /** The drain's floor: a GPU that adds less than half a GPU's speedup is not worth buying. */
 export const DEFAULT_MIN_MARGINAL_SPEEDUP = 0.5;
 
@@ -26,8 +28,8 @@ export function usableExtraGpus(
     .map(([key, value]) => ({ width: Number(key), speedup: value }))
     .sort((a, b) => a.width - b.width);
   let current = width;
-  let at = 1;
-  for (const step of table) if (step.width <= width) at = Math.max(at, step.speedup);
+  // What the job runs at now: on a width where the measurement dips, that lower speed.
+  let at = speedupAt(speedup, width);
   // The next listed width worth its GPUs, skipping a dip (a step across a node boundary) when a wider
   // one is worth them from here.
   for (;;) {

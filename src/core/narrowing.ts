@@ -13,7 +13,7 @@
  * on workload-3 it gave bert (4 GPUs: 4.1x) and yolov3 (4 GPUs: 1.7x) about 2 GPUs each.
  */
 
-import { type SpeedupTable, speedupUpTo } from './profile.ts';
+import { type SpeedupTable, speedupAt } from './profile.ts';
 import { StepHeap, type StepTables, stepTables } from './narrowing-steps.ts';
 
 interface Step {
@@ -21,13 +21,7 @@ interface Step {
   readonly price: number;
 }
 
-/**
- * A job's speedup on `width` GPUs: the measured one at a listed width (not the best below it: a job on
- * a width where the measurement dips runs that slowly), the best listed width below an unlisted one.
- */
-export function speedupAt(table: SpeedupTable, width: number): number {
-  return table[String(width)] ?? speedupUpTo(table, width);
-}
+export { speedupAt };
 
 /** Steps already found, per table (the profiles' own objects, the same every tick) and width. */
 const stepsFound = new WeakMap<SpeedupTable, Map<number, Step | null>>();

@@ -119,6 +119,14 @@ export function epochSpeedups(
   return epochs[Math.min(statEpoch, epochs.length - 1)]?.speedup;
 }
 
+/**
+ * A job's speedup on `width` GPUs: the measured one at a listed width (not the best below it: a job on
+ * a width where the measurement dips runs that slowly), the best listed width below an unlisted one.
+ */
+export function speedupAt(table: SpeedupTable, width: number): number {
+  return table[String(width)] ?? speedupUpTo(table, width);
+}
+
 /** The best listed speedup at or below this width (1 when none is listed). */
 export function speedupUpTo(table: SpeedupTable, width: number): number {
   let best = 1;

@@ -233,9 +233,10 @@ export function widthsUnderCeiling<J extends CeilingJob>(
 }
 
 /**
- * A job that has waited long for the budget (`waitedLong`) is not kept waiting by widths running
- * jobs keep above their narrowed ones: the youngest such job goes to its narrowed width first, until
- * the running jobs and the long-waiting ones fit.
+ * Widths running jobs keep above their narrowed ones never stop another running job, nor keep a job
+ * that has waited long for the budget (`waitedLong`) waiting: the youngest running job goes to its
+ * narrowed width first, until the running jobs and the long-waiting ones fit. (Narrowing alone fits
+ * them: a kept width that did not would leave a running job out, stopped, with GPUs unused.)
  */
 function makeRoomForLongWaits<J>(
   jobs: readonly J[],
@@ -246,15 +247,10 @@ function makeRoomForLongWaits<J>(
   waitedLong: (job: J) => boolean,
 ): void {
   let needed = 0;
-  let anyLong = false;
   jobs.forEach((job, index) => {
     if (running[index]) needed += widths[index] as number;
-    else if (waitedLong(job)) {
-      needed += narrowed[index] as number;
-      anyLong = true;
-    }
+    else if (waitedLong(job)) needed += narrowed[index] as number;
   });
-  if (!anyLong) return;
   for (let index = jobs.length - 1; index >= 0 && needed > whole; index--) {
     const width = widths[index] as number;
     const target = narrowed[index] as number;

@@ -5,6 +5,11 @@ import { belowBudget, usableExtraGpus } from '../../src/core/below-budget.ts';
 const SPEEDUP = { '1': 1, '2': 1.9, '4': 3.5, '8': 4.3, '16': 8 };
 
 describe('usable extra GPUs', () => {
+  it('reads a job on a width where its speedup dips at that lower speed', () => {
+    // 5 GPUs run at 2.0x, below 4's 3.6x: 8 GPUs (5.0x) add 1.0 per GPU from where the job is.
+    expect(usableExtraGpus({ '1': 1, '4': 3.6, '5': 2, '8': 5 }, 5, 0.5)).toBe(3);
+  });
+
   it('climbs listed widths while each step adds at least the floor per GPU', () => {
     expect(usableExtraGpus(SPEEDUP, 1, 0.5)).toBe(3);
     expect(usableExtraGpus(SPEEDUP, 2, 0.5)).toBe(2);

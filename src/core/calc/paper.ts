@@ -62,11 +62,12 @@ function expand(instance: Instance, config: CompiledConfiguration, itemWidths: r
 /**
  * The paper's Algorithm 1 (appendix C), faithfully: for each random glue configuration, solve the relaxed
  * problem, round to hull widths, evaluate with rescale costs, and cut the working budget by 1% until the
- * rounded plan fits. Guarded at the relaxed minimum, where the paper's loop would never end.
- * Returns null when no configuration yields a plan within budget.
+ * rounded plan fits. Guarded at the relaxed minimum, where the paper's loop would never end. When no
+ * configuration's rounded plan fits, the cheapest plan (every job on its cheapest widths).
  */
 export function solvePaper(instance: Instance, budget: number, options: PaperOptions = {}): Solution | null {
-  const minFeasibleBudget = new LagrangianSolver(instance).cheapest().value.gpuHoursPerHour;
+  const cheapest = new LagrangianSolver(instance).cheapest();
+  const minFeasibleBudget = cheapest.value.gpuHoursPerHour;
   if (!withinBudget(minFeasibleBudget, budget)) throw new BudgetTooLowError(budget, minFeasibleBudget);
   const step = 1 - (options.budgetStep ?? 0.01);
   const glues = drawGlueConfigurations(instance.classes, options.configurations ?? 50, options.seed ?? 1);
@@ -88,7 +89,10 @@ export function solvePaper(instance: Instance, budget: number, options: PaperOpt
       working *= step;
     }
   }
-  if (!best) return null;
+  // Among equally efficient hull vertices (a linear start, s(2) = 2) the relaxed problem starts at the
+  // widest, which is only as cheap without rescale costs: near the minimum every rounding then
+  // overspends. The cheapest plan fits any budget the check above let through.
+  if (!best) best = { plan: cheapest.plan, value: cheapest.value };
   return {
     solver: 'paper',
     budget,

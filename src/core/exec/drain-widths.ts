@@ -6,7 +6,7 @@
  * allows are handed to the running jobs where they save the most time per GPU, by the profile, and a
  * job is never narrowed while the drain lasts (each change is a restart).
  */
-import { type ClassProfile, epochSpeedups, speedupUpTo } from '../profile.ts';
+import { type ClassProfile, epochSpeedups, speedupAt } from '../profile.ts';
 
 export interface DrainOptions {
   /** Hours without a submission after which the queue counts as draining. */
@@ -60,15 +60,49 @@ export function drainWidths(
     const table = Object.entries(speedups)
       .map(([key, speedup]) => ({ width: Number(key), speedup }))
       .sort((a, b) => a.width - b.width);
-    const start = speedupUpTo(speedups, job.width);
+    const start = speedupAt(speedups, job.width);
     if (work / start < options.minRemainingRestarts * cls.rescaleSeconds) return [];
     return [{ job, work, table, speedups, start }];
   });
+  let candidates = growable;
+  for (;;) {
+    free = handOut(candidates, widths, free, options);
+    // A restart has to buy enough: a job that would gain too little keeps its width, and the GPUs it
+    // gives back go round the others again (they could still speed one up).
+    const tooLittle = candidates.filter(
+      ({ job, speedups, start }) =>
+        (widths.get(job.id) as number) !== job.width &&
+        speedupAt(speedups, widths.get(job.id) as number) < start * options.minSpeedupGain,
+    );
+    if (tooLittle.length === 0) return widths;
+    for (const { job } of tooLittle) {
+      free += (widths.get(job.id) as number) - job.width;
+      widths.set(job.id, job.width);
+    }
+    candidates = candidates.filter((c) => !tooLittle.includes(c));
+  }
+}
+
+interface Growable {
+  readonly job: DrainJob;
+  readonly work: number;
+  readonly table: ReadonlyArray<{ width: number; speedup: number }>;
+  readonly speedups: Readonly<Record<string, number>>;
+  readonly start: number;
+}
+
+/** GPUs go, a step at a time, to the job whose remaining time falls most per GPU; returns those left. */
+function handOut(
+  candidates: readonly Growable[],
+  widths: Map<number, number>,
+  free: number,
+  options: DrainOptions,
+): number {
   for (;;) {
     let best: { id: number; width: number; perGpu: number } | undefined;
-    for (const { job, work, table, speedups } of growable) {
+    for (const { job, work, table, speedups } of candidates) {
       const width = widths.get(job.id) as number;
-      const speedup = speedupUpTo(speedups, width);
+      const speedup = speedupAt(speedups, width);
       for (const step of table) {
         const added = step.width - width;
         if (added <= 0 || added > free) continue;
@@ -79,14 +113,8 @@ export function drainWidths(
         }
       }
     }
-    if (best === undefined) break;
+    if (best === undefined) return free;
     free -= best.width - (widths.get(best.id) as number);
     widths.set(best.id, best.width);
   }
-  // A restart has to buy enough: a job that would gain too little keeps its width.
-  for (const { job, speedups, start } of growable) {
-    const width = widths.get(job.id) as number;
-    if (speedupUpTo(speedups, width) < start * options.minSpeedupGain) widths.set(job.id, job.width);
-  }
-  return widths;
 }

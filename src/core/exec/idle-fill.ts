@@ -5,7 +5,7 @@
  * profile says they speed up enough to repay the restart. The plan and the budget control never see
  * these GPUs: the node count and the booked allocation stay the plan's.
  */
-import { type ClassProfile, epochSpeedups, speedupUpTo } from '../profile.ts';
+import { type ClassProfile, epochSpeedups, speedupAt } from '../profile.ts';
 
 export interface FillCandidate {
   readonly id: number;
@@ -56,7 +56,7 @@ export function fillIdleGpus(
     }
     const speedups = epochSpeedups(cls, job.statEpoch);
     if (speedups === undefined) continue;
-    const now = speedupUpTo(speedups, allocation.length);
+    const now = speedupAt(speedups, allocation.length);
     const enough = now * options.minSpeedupGain;
     let best = allocation.length;
     let bestSpeedup = 0;
@@ -92,5 +92,5 @@ function remainingSeconds(
   if (cls === undefined) return undefined;
   const work = cls.epochs.reduce((sum, e) => sum + e.workSeconds, 0) * (1 - job.progressFraction);
   const speedups = epochSpeedups(cls, job.statEpoch);
-  return speedups === undefined ? undefined : work / speedupUpTo(speedups, allocation.length);
+  return speedups === undefined ? undefined : work / speedupAt(speedups, allocation.length);
 }

@@ -53,3 +53,25 @@ describe("the paper's Algorithm 1", () => {
     expect(spent(w0, hull(w0)) + spent(w1, hull2(w1))).toBeCloseTo(2.1, 6);
   });
 });
+
+describe("the paper's calculator near the minimum with rescale costs", () => {
+  it('still answers with a plan where one exists (a linear start, s(2) = 2, rescale 60 s)', () => {
+    const instance: Instance = {
+      classes: [
+        {
+          name: 'a',
+          ratePerHour: 1,
+          weight: 1,
+          rescaleSeconds: 60,
+          epochs: [{ workSeconds: 3600, widths: [1, 2], speedups: [1, 2] }],
+        },
+      ],
+    };
+    // Width 1: the minimum feasible budget. Every rounding of the relaxed plan starts at width 2.
+    for (const budget of [3660 / 3600, 1.02, 1.03]) {
+      const solution = solvePaper(instance, budget);
+      expect(solution).not.toBeNull();
+      expect(solution!.value.gpuHoursPerHour).toBeLessThanOrEqual(budget * (1 + 1e-9));
+    }
+  });
+});

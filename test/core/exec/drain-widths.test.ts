@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type DrainJob, drainWidths } from '../../../src/core/exec/drain-widths.ts';
 import { flat, oneEpochClass } from './one-epoch.ts';
+import type { ClassProfile } from '../../../src/core/profile.ts';
 
 // Nearly linear to 8 GPUs, then flat.
 const scales = oneEpochClass('scales', { 1: 1, 2: 1.95, 4: 3.8, 8: 7.2, 16: 7.4 });
@@ -53,5 +54,34 @@ describe('drainWidths', () => {
 
   it('has nothing to hand out when the jobs own widths do not fit', () => {
     expect(drainWidths([job(1, 'scales', 8), job(2, 'scales', 8)], classes, 12)).toBeUndefined();
+  });
+});
+
+describe('the drain, on widths where a speedup dips and GPUs a job gave back', () => {
+  const profile = (name: string, work: number, speedup: Record<string, number>) =>
+    ({ name, weight: 1, rescaleSeconds: 10, epochs: [{ workSeconds: work, speedup }] }) as ClassProfile;
+  const running = (id: number, app: string, width: number) => ({
+    id,
+    app,
+    statEpoch: 0,
+    progressFraction: 0,
+    width,
+    restarting: false,
+  });
+
+  it('reads a job on a dip width at its measured speed: 5 GPUs (2.0x) to 8 (5.0x) is worth it', () => {
+    const dip = profile('d', 100_000, { '1': 1, '4': 3.6, '5': 2, '8': 5 });
+    expect(drainWidths([running(1, 'd', 5)], new Map([['d', dip]]), 8)?.get(1)).toBe(8);
+  });
+
+  it('offers the GPUs a widening gave back (under 1.1x) to the other jobs', () => {
+    const classes = new Map([
+      ['big', profile('big', 100_000, { '1': 1, '8': 6, '9': 6.5 })],
+      ['small', profile('small', 2_000, { '1': 1, '2': 1.9 })],
+    ]);
+    const out = drainWidths([running(1, 'big', 8), running(2, 'small', 1)], classes, 10);
+    // big 8 -> 9 is 1.08x: it keeps 8, and small takes the GPU (1.9x).
+    expect(out?.get(1)).toBe(8);
+    expect(out?.get(2)).toBe(2);
   });
 });
