@@ -1,4 +1,4 @@
-import { Duration } from 'aws-cdk-lib';
+import { ArnFormat, Duration, Stack } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -71,11 +71,30 @@ export class Monitoring extends Construct {
       masterKey: props.key,
       enforceSSL: true,
     });
-    // CloudWatch publishes alarm notifications into the encrypted topic.
-    props.key.grant(
-      new iam.ServicePrincipal('cloudwatch.amazonaws.com'),
-      'kms:Decrypt',
-      'kms:GenerateDataKey*',
+    // CloudWatch publishes alarm notifications into the encrypted topic. enforceSSL gives the topic a
+    // policy of its own, which replaces SNS's default one (that let the account's alarms publish), so
+    // the alarms are allowed here, only this account's and only boa's for this cluster.
+    const cloudwatchAlarms = new iam.ServicePrincipal('cloudwatch.amazonaws.com');
+    props.key.grant(cloudwatchAlarms, 'kms:Decrypt', 'kms:GenerateDataKey*');
+    const stack = Stack.of(this);
+    this.topic.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: 'AllowBoaAlarmsToPublish',
+        principals: [cloudwatchAlarms],
+        actions: ['sns:Publish'],
+        resources: [this.topic.topicArn],
+        conditions: {
+          StringEquals: { 'aws:SourceAccount': stack.account },
+          ArnLike: {
+            'aws:SourceArn': stack.formatArn({
+              service: 'cloudwatch',
+              resource: 'alarm',
+              resourceName: `boa-${props.clusterName}-*`,
+              arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+            }),
+          },
+        },
+      }),
     );
     if (props.alarmEmail) this.topic.addSubscription(new subscriptions.EmailSubscription(props.alarmEmail));
 

@@ -425,6 +425,32 @@ describe('monitoring', () => {
     template.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: Match.anyValue() });
   });
 
+  it("lets every alarm publish to its topic: the topic's own policy replaces SNS's default one", () => {
+    const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
+    const topics = new Set(
+      alarms
+        .flatMap((a) => [...(a.Properties.AlarmActions ?? []), ...(a.Properties.OKActions ?? [])])
+        .map((action: { Ref: string }) => action.Ref),
+    );
+    expect(topics.size).toBe(1);
+    const policies = Object.values(template.findResources('AWS::SNS::TopicPolicy')).filter((p) =>
+      p.Properties.Topics.some((t: { Ref: string }) => topics.has(t.Ref)),
+    );
+    expect(policies).toHaveLength(1);
+    const statements = policies[0]!.Properties.PolicyDocument.Statement as any[];
+    const allow = statements.find(
+      (st) =>
+        st.Effect === 'Allow' &&
+        st.Action === 'sns:Publish' &&
+        st.Principal?.Service === 'cloudwatch.amazonaws.com',
+    );
+    expect(allow).toBeDefined();
+    // Only this account's alarms, and only boa's for this cluster (every alarm is named boa-<cluster>-...).
+    expect(allow.Condition.StringEquals['aws:SourceAccount']).toBeDefined();
+    expect(JSON.stringify(allow.Condition.ArnLike['aws:SourceArn'])).toContain(':alarm:boa-boa-*');
+    for (const alarm of alarms) expect(alarm.Properties.AlarmName).toMatch(/^boa-boa-/);
+  });
+
   it('has a dashboard of budget vs paid and allocated GPU-hours, nodes and jobs', () => {
     const [, dashboard] = only(template, 'AWS::CloudWatch::Dashboard');
     expect(dashboard.Properties.DashboardName).toBe('boa-boa');
