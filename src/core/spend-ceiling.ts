@@ -198,8 +198,9 @@ export interface CeilingJob {
  * narrowed width, unless it may now have at least twice as much: the ceiling moves with the window's
  * spend every tick, and narrowed jobs that moved with it restarted over and over (on bursty-960-1 at
  * 1.6x the minimum, when every job was narrowed to one common width: 3669 restarts against 1060 with
- * this rule, and 5% of average JCT). A kept width can leave a waiting job without room; once one has
- * waited long (`waitedLong`: an hour by default), the kept widths give way (makeRoomForLongWaits). Not sooner: narrowing
+ * this rule, and 5% of average JCT). Kept widths give way at once where they would stop another running
+ * job, and for a waiting job once it has waited long (`waitedLong`: an hour by default; keptWidthsGiveWay).
+ * Not sooner for a waiting job: narrowing
  * them at once was faster in the simulator but with 1.4x-1.9x the restarts and the demo at 40 out of
  * issue 14's band; after an hour it changes nearly nothing there, while in `bench:tick` (a ceiling
  * that binds for good) 100 of 1,000 jobs waited up to 4 hours without it (docs/budget-log.md, "a long wait").
@@ -227,7 +228,7 @@ export function widthsUnderCeiling<J extends CeilingJob>(
     const kept = held > 0 && held <= plan && held <= 2 * target && target < 2 * held;
     return kept ? held : target;
   });
-  makeRoomForLongWaits(jobs, running, narrowed, widths, whole, waitedLong);
+  keptWidthsGiveWay(jobs, running, narrowed, widths, whole, waitedLong);
   fillRemainder({ running, planned, current, tables }, widths, gpus);
   return servedMap(jobs, running, servedWidths(running, widths, gpus));
 }
@@ -238,7 +239,7 @@ export function widthsUnderCeiling<J extends CeilingJob>(
  * narrowed width first, until the running jobs and the long-waiting ones fit. (Narrowing alone fits
  * them: a kept width that did not would leave a running job out, stopped, with GPUs unused.)
  */
-function makeRoomForLongWaits<J>(
+function keptWidthsGiveWay<J>(
   jobs: readonly J[],
   running: readonly boolean[],
   narrowed: readonly number[],
