@@ -169,9 +169,10 @@ export class BoaJob {
   /**
    * Polls until boa gives the job GPUs (width > 0) and returns that allocation. A self-launched job
    * calls it before training and again after stopping for a new generation: it adopts the allocation's
-   * generation and clears that stop. A SIGTERM or an ended job is never cleared. Rejects with a BoaError
-   * if the job ends meanwhile, SIGTERM comes while the width is 0, the timeout passes, or boa refuses the
-   * poll (a 4xx); boa unreachable or failing (5xx, 429) is waited out like width 0.
+   * generation and clears that stop. A SIGTERM or an ended job is never cleared: with one of those in
+   * place it rejects with a BoaError rather than hand back GPUs. It rejects too if the job ends
+   * meanwhile, SIGTERM comes while the width is 0, the timeout passes, or boa refuses the poll (a 4xx);
+   * boa unreachable or failing (5xx, 429) is waited out like width 0.
    */
   async waitForWidth(timeoutSeconds) {
     const deadline = timeoutSeconds === undefined ? Infinity : Date.now() + timeoutSeconds * 1000;
@@ -190,6 +191,10 @@ export class BoaJob {
         if (this.generation === null || this.#stopKind === 'generation') {
           this.generation = alloc.generation;
           this.#stopReason = this.#stopKind = null;
+        } else if (this.#stopKind !== null) {
+          // Handing back GPUs while shouldStop() stays true would send a caller that resumes on them
+          // straight back to stopping, in a loop.
+          throw new BoaError(`job ${this.jobId} stopped for good (${this.#stopReason})`);
         }
         return alloc;
       }

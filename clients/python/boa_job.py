@@ -204,9 +204,10 @@ class BoaJob:
 
         A self-launched job calls this before training and again after stopping for a new
         generation: it adopts the allocation's generation and clears that stop, so should_stop()
-        turns true at the next change. A SIGTERM or an ended job is never cleared. Raises BoaError
-        if the job ends meanwhile, SIGTERM comes while the width is 0, the timeout passes, or boa
-        refuses the poll (a 4xx); boa unreachable or failing (5xx, 429) is waited out like width 0."""
+        turns true at the next change. A SIGTERM or an ended job is never cleared: with one of those
+        in place it raises BoaError rather than hand back GPUs. Raises BoaError too if the job ends
+        meanwhile, SIGTERM comes while the width is 0, the timeout passes, or boa refuses the poll (a
+        4xx); boa unreachable or failing (5xx, 429) is waited out like width 0."""
         deadline = None if timeout_seconds is None else time.monotonic() + timeout_seconds
         while True:
             alloc, trouble = {}, None
@@ -224,6 +225,10 @@ class BoaJob:
                     if self.generation is None or self._stop_kind == "generation":
                         self.generation = alloc["generation"]
                         self._stop_kind = self._stop_reason = None
+                    elif self._stop_kind is not None:
+                        # Handing back GPUs while should_stop() stays true would send a caller that
+                        # resumes on them straight back to stopping, in a loop.
+                        raise BoaError(f"job {self.job_id} stopped for good ({self._stop_reason})")
                 return alloc
             wait = self.poll_seconds
             if deadline is not None:

@@ -257,6 +257,35 @@ describe('Node job client (clients/node/boa-job.mjs)', () => {
     expect(boa.takeRequests()).toEqual({ [`GET /v1/jobs/${job.id}/allocation`]: 1 });
   });
 
+  it('a self-launched job stopped by a refused poll is not handed GPUs again by waitForWidth', async () => {
+    // A stranger at BOA_URL for one poll (a restart, a reused port), boa again after it.
+    let gets = 0;
+    const server = createHttpServer((_req, res) => {
+      gets += 1;
+      const [status, body] =
+        gets === 2
+          ? [404, { error: { code: 'not_found', message: 'no such job' } }]
+          : [200, { jobId: 3, state: 'running', width: 2, nodes: [], generation: 1, statEpoch: 0 }];
+      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    });
+    strangers.push(server);
+    await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const c = BoaJob.fromEnv(
+      { BOA_URL: url, BOA_JOB_ID: '3', BOA_JOB_TOKEN: 'tok' },
+      { pollSeconds: 0.05, backoffSeconds: 1, handleSigterm: false },
+    );
+    clients.push(c);
+    expect(await c.waitForWidth()).toMatchObject({ width: 2 });
+    c.startPolling();
+    expect(await until(() => c.shouldStop(), 2)).toBe(true);
+    expect(c.stopReason).toMatch(/404/);
+    // Handed GPUs while shouldStop() stays true, a job that resumes on them would stop again at once,
+    // in a loop: the wait says the job stopped instead.
+    await expect(c.waitForWidth()).rejects.toThrow(/stopped for good/);
+    expect(c.shouldStop()).toBe(true);
+  });
+
   it('under the executor a refused poll is an error, not a stop: rank 0 exiting 0 would mark the job done', async () => {
     const job = await boa.makeJob();
     const c = client({ ...job, token: 'not-the-job-token-0123456789' }, { backoffSeconds: 1 });

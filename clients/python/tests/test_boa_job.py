@@ -232,6 +232,44 @@ class BoaJobTest(unittest.TestCase):
         time.sleep(0.2)
         self.assertEqual(control("/__test/requests"), {f"GET /v1/jobs/{job['id']}/allocation": 1})
 
+    def test_a_self_launched_job_stopped_by_a_refused_poll_is_not_handed_gpus_again(self):
+        # A stranger at BOA_URL for one poll (a restart, a reused port), boa again after it.
+        gets = {"n": 0}
+        running = {"jobId": 3, "state": "running", "width": 2, "nodes": [], "generation": 1, "statEpoch": 0}
+
+        class OnceRefused(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                gets["n"] += 1
+                refused = gets["n"] == 2
+                status, body = (404, {"error": {"code": "not_found", "message": "no such job"}}) if refused \
+                    else (200, running)
+                data = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args):
+                pass
+
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), OnceRefused)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        self.addCleanup(server.server_close)
+        self.addCleanup(server.shutdown)
+        env = {"BOA_URL": f"http://127.0.0.1:{server.server_port}", "BOA_JOB_ID": "3", "BOA_JOB_TOKEN": "tok"}
+        client = BoaJob.from_env(env, poll_seconds=0.05, backoff_seconds=1)
+        self.clients.append(client)
+        self.assertEqual(client.wait_for_width()["width"], 2)
+        client.start_polling()
+        self.assertTrue(wait_until(client.should_stop, 2))
+        self.assertIn("404", client.stop_reason)
+        # Handed GPUs while should_stop() stays true, a job that resumes on them would stop again at
+        # once, in a loop: the wait says the job stopped instead.
+        with self.assertRaisesRegex(BoaError, "stopped for good"):
+            client.wait_for_width()
+        self.assertTrue(client.should_stop())
+
     def test_under_the_executor_a_refused_poll_is_an_error_not_a_stop(self):
         # Rank 0 exiting 0 would mark the job done; boa stops the replicas it no longer wants itself.
         job = control("/__test/job")
