@@ -45,9 +45,15 @@ async function freePort(): Promise<number> {
 /** Something other than boa at BOA_URL (a proxy, another service) answering every request with
  * `status` and the JSON `body`; stopped after the test. Returns its URL. */
 async function stranger(status: number, body: unknown, port = 0): Promise<string> {
-  const server = createHttpServer((_req, res) =>
-    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body)),
-  );
+  return answering(() => [status, body], port);
+}
+
+/** A server answering each request with `answer()`'s status and JSON body; stopped after the test. */
+async function answering(answer: () => [number, unknown], port = 0): Promise<string> {
+  const server = createHttpServer((_req, res) => {
+    const [status, body] = answer();
+    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+  });
   strangers.push(server);
   await new Promise<void>((listening) => server.listen(port, '127.0.0.1', listening));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -260,17 +266,12 @@ describe('Node job client (clients/node/boa-job.mjs)', () => {
   it('a self-launched job stopped by a refused poll is not handed GPUs again by waitForWidth', async () => {
     // A stranger at BOA_URL for one poll (a restart, a reused port), boa again after it.
     let gets = 0;
-    const server = createHttpServer((_req, res) => {
+    const url = await answering(() => {
       gets += 1;
-      const [status, body] =
-        gets === 2
-          ? [404, { error: { code: 'not_found', message: 'no such job' } }]
-          : [200, { jobId: 3, state: 'running', width: 2, nodes: [], generation: 1, statEpoch: 0 }];
-      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      return gets === 2
+        ? [404, { error: { code: 'not_found', message: 'no such job' } }]
+        : [200, { jobId: 3, state: 'running', width: 2, nodes: [], generation: 1, statEpoch: 0 }];
     });
-    strangers.push(server);
-    await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const c = BoaJob.fromEnv(
       { BOA_URL: url, BOA_JOB_ID: '3', BOA_JOB_TOKEN: 'tok' },
       { pollSeconds: 0.05, backoffSeconds: 1, handleSigterm: false },

@@ -52,9 +52,16 @@ def wait_until(predicate, seconds=10.0):
 def stranger(test, status, body, port=0):
     """Something other than boa at BOA_URL (a proxy, another service) answering every request with
     status and the JSON body; stopped when the test ends. Returns its URL."""
+    return answering(test, lambda: (status, body), port)
+
+
+def answering(test, answer, port=0):
+    """A server answering each request with answer()'s (status, JSON body); stopped when the test
+    ends. Returns its URL."""
 
     class Answer(http.server.BaseHTTPRequestHandler):
         def do_GET(self):
+            status, body = answer()
             data = json.dumps(body).encode()
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
@@ -237,27 +244,13 @@ class BoaJobTest(unittest.TestCase):
         gets = {"n": 0}
         running = {"jobId": 3, "state": "running", "width": 2, "nodes": [], "generation": 1, "statEpoch": 0}
 
-        class OnceRefused(http.server.BaseHTTPRequestHandler):
-            def do_GET(self):
-                gets["n"] += 1
-                refused = gets["n"] == 2
-                status, body = (404, {"error": {"code": "not_found", "message": "no such job"}}) if refused \
-                    else (200, running)
-                data = json.dumps(body).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+        def answer():
+            gets["n"] += 1
+            if gets["n"] == 2:
+                return 404, {"error": {"code": "not_found", "message": "no such job"}}
+            return 200, running
 
-            def log_message(self, *args):
-                pass
-
-        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), OnceRefused)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        self.addCleanup(server.server_close)
-        self.addCleanup(server.shutdown)
-        env = {"BOA_URL": f"http://127.0.0.1:{server.server_port}", "BOA_JOB_ID": "3", "BOA_JOB_TOKEN": "tok"}
+        env = {"BOA_URL": answering(self, answer), "BOA_JOB_ID": "3", "BOA_JOB_TOKEN": "tok"}
         client = BoaJob.from_env(env, poll_seconds=0.05, backoff_seconds=1)
         self.clients.append(client)
         self.assertEqual(client.wait_for_width()["width"], 2)
