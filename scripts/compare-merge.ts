@@ -25,6 +25,16 @@ const program = scriptProgram('compare-merge')
   .requiredOption('--from <dir>', 'compare output folder with the re-measured series')
   .option('--apps <list>', 'application subset, for the chart titles');
 
+/** JSON with its keys sorted, so two equal settings read alike whatever order they were given in. */
+function canonical(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => a.localeCompare(b));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+}
+
 const readJson = <T>(path: string): T => {
   try {
     return JSON.parse(readFileSync(path, 'utf8')) as T;
@@ -63,6 +73,20 @@ await runMain(async () => {
         'merge only runs of the same --trace and --apps',
     );
   }
+  // Runs of another seed or other engine flags (--rescale, --boot, ...) differ in what is compared, not
+  // in the policy. Rows from before compare recorded the engine flags have none: those are not checked.
+  const mismatch = (what: string, of: (r: CompareRow) => string | undefined) => {
+    const olds = new Set(old.flatMap((r) => of(r) ?? []));
+    const differing = fresh.flatMap((r) => of(r) ?? []).find((v) => olds.size > 0 && !olds.has(v));
+    if (differing !== undefined) {
+      throw new UsageError(
+        `${opts.from} has runs at ${what} ${differing}, ${opts.into} at ${[...olds].map((v) => `${what} ${v}`).join(' / ')}: ` +
+          `merge only runs of the same ${what}`,
+      );
+    }
+  };
+  mismatch('seed', (r) => String(r.seed));
+  mismatch('engine flags', (r) => (r.engine === undefined ? undefined : canonical(r.engine)));
   // Each replaced series takes the place of its old runs, so tables keep their column order.
   const rows: CompareRow[] = [];
   const placed = new Set<string>();

@@ -21,6 +21,7 @@ import {
   atPaid,
   atPaidGaps,
   atPaidTable,
+  type CompareEntry,
   type CompareRow,
   type CompareTask,
   compareTasks,
@@ -38,6 +39,7 @@ import {
   type EngineFlags,
   engineConfigFrom,
   loadSimInputs,
+  optionsForPolicy,
   policyOptionsFrom,
   withSimulationOptions,
 } from './lib/sim-setup.ts';
@@ -100,6 +102,8 @@ const program = withSimulationOptions(
     .option('--quiet', 'no progress bar on stderr'),
 );
 
+const isBoa = (entry: CompareEntry) => entry.definition.name === 'boa';
+
 await runMain(async () => {
   program.parse();
   const opts = program.opts<
@@ -146,9 +150,14 @@ await runMain(async () => {
     numberOption(p, '--prices', { min: 0, exclusiveMin: true }),
   );
   const paids = opts.atPaid
-    ? relativeList(opts.atPaid, minimum, (text) =>
-        parseList(text, '--at-paid').map((p) => numberOption(p, '--at-paid', { min: 0, exclusiveMin: true })),
-      )
+    ? relativeList(opts.atPaid, minimum, (text) => {
+        if (text.includes(':')) {
+          throw new UsageError(`--at-paid takes a list (1.2x,1.6x), not a range: got "${text}"`);
+        }
+        return parseList(text, '--at-paid').map((p) =>
+          numberOption(p, '--at-paid', { min: 0, exclusiveMin: true }),
+        );
+      })
     : { values: [], points: [] };
   if (opts.sensitivity === undefined && opts.policies === undefined) {
     throw new UsageError('give --policies (or --sensitivity)');
@@ -192,7 +201,17 @@ await runMain(async () => {
       historyFiles.length,
       gapHours,
     );
-  const swept = compareTasks(entries, { budget: budgets.values, target: targets, price: prices }, shared);
+  // --rates and --solver are boa's: given to every policy, a baseline's series read "(oracle rates)" and
+  // boa-price refused every point.
+  if ((shared.rates !== undefined || shared.solver !== undefined) && !entries.some(isBoa)) {
+    throw new UsageError(
+      `--${shared.rates !== undefined ? 'rates' : 'solver'} applies to boa only: add boa to --policies`,
+    );
+  }
+  const withShared = entries.map((e) =>
+    isBoa(e) ? { ...e, options: optionsForPolicy(e.definition, shared, e.options, e.label) } : e,
+  );
+  const swept = compareTasks(withShared, { budget: budgets.values, target: targets, price: prices });
   const fixedMode = (policy: string) => findPolicy(policy).mode === 'fixed';
   const tasks =
     config.cluster === undefined
@@ -244,6 +263,7 @@ await runMain(async () => {
         knob,
         ...(task.label ? { label: task.label } : {}),
         trace: basename(opts.trace, extname(opts.trace)),
+        engine: config,
       });
   });
   // A run that did not finish every job (cut off by --horizon-days) is in results.json only: say so,

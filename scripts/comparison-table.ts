@@ -8,14 +8,14 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import type { AtPaidRow, CompareRow } from './lib/compare-report.ts';
+import { type AtPaidRow, type CompareRow, seriesOf } from './lib/compare-report.ts';
 import { runMain, UsageError, scriptProgram } from './lib/inputs.ts';
 
 const BOA = 'boa';
 const ORACLE = 'boa (oracle rates)';
 const PRICE = 'boa-price';
-/** boa's series: never "the best other". */
-const BOAS = new Set([BOA, ORACLE, PRICE]);
+/** The policies whose series are boa's own (any variant, rates or ceiling): never "the best other". */
+const BOA_POLICIES = new Set([BOA, PRICE]);
 const s = (v: number | null | undefined) => (v === null || v === undefined ? '-' : v.toFixed(0));
 
 const program = scriptProgram('comparison-table')
@@ -59,9 +59,18 @@ await runMain(() => {
   ];
   for (const dir of dirs) {
     const table = readOutput<AtPaidRow[]>(dir, 'at-paid.json');
+    const rows = readOutput<CompareRow[]>(dir, 'results.json');
+    // By the policy each series ran, not its name: boa@firstday2, boa-price@ceiling40 or --prior-from
+    // are boa too, and one of them read as "the best other" compared boa with itself.
+    const boas = new Set([
+      BOA,
+      ORACLE,
+      PRICE,
+      ...rows.filter((r) => BOA_POLICIES.has(r.policy)).map((r) => seriesOf(r)),
+    ]);
     for (const row of table) {
       const m = row.metrics;
-      const others = Object.entries(m).filter(([name, v]) => !BOAS.has(name) && v !== null);
+      const others = Object.entries(m).filter(([name, v]) => !boas.has(name) && v !== null);
       const best = others.sort(([, a], [, b]) => (a?.avgJctSeconds ?? 0) - (b?.avgJctSeconds ?? 0))[0];
       const pair = (name: string) => `${s(m[name]?.avgJctSeconds)} / ${s(m[name]?.p95JctSeconds)}`;
       const boa = m[BOA]?.avgJctSeconds;
@@ -81,7 +90,6 @@ await runMain(() => {
     }
     const first = table[0];
     const minimum = first?.minimumMultiple ? first.paidGpuHoursPerHour / first.minimumMultiple : undefined;
-    const rows = readOutput<CompareRow[]>(dir, 'results.json');
     // The series named boa, as in the tables above: a variant (boa@cap2, --prior-from, --history) is a
     // policy 'boa' with online rates too, and its runs were listed here unlabelled beside boa's.
     const boaRuns = rows.filter(

@@ -16,6 +16,7 @@ import {
   type EngineFlags,
   engineConfigFrom,
   loadSimInputs,
+  optionsForPolicy,
   policyOptionsFrom,
   resultTable,
   withSimulationOptions,
@@ -72,7 +73,7 @@ await runMain(() => {
   >();
   const inputs = loadSimInputs(opts);
   const entry = asUsage(() => parsePolicyEntry(opts.policy, findPolicy));
-  const options = { ...policyOptionsFrom(opts), ...entry.options };
+  const options = optionsForPolicy(entry.definition, policyOptionsFrom(opts), entry.options, opts.policy);
   const config = engineConfigFrom(opts);
   const seed = numberOption(opts.seed, '--seed', { integer: true });
   if (opts.unspent && options.budget === undefined) {

@@ -31,7 +31,15 @@ export function relativeList(
       `"${bad}" in "${text}": a multiple of the minimum feasible budget is a positive number then x (1.2x)`,
     );
   }
-  const multiples = parse(text.replace(/x/g, ''));
+  const stripped = text.replace(/x/g, '');
+  let multiples: number[];
+  try {
+    multiples = parse(stripped);
+  } catch (error) {
+    // The parser quotes what it was given: put the x back, or "1x:3x" reads as "1:3" GPU-hours.
+    if (!(error instanceof UsageError)) throw error;
+    throw new UsageError(error.message.split(`"${stripped}"`).join(`"${text}"`));
+  }
   const min = minimum();
   const round = (v: number) => Math.round(v * 1e6) / 1e6;
   // Budgets round up: `1x` rounded down fell below the minimum and boa (oracle) refused it.

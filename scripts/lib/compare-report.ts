@@ -12,6 +12,8 @@ export type CompareRow = SimResult & {
   readonly label?: string;
   /** The trace file's name without its folder and extension, for the charts' titles. */
   readonly trace?: string;
+  /** The engine flags the run was made with ({}: the defaults), so merged runs can be checked alike. */
+  readonly engine?: Readonly<Record<string, unknown>>;
 };
 
 /** The knob a run was made at, as people read it: `budget 40`, `target 0.8`, `price 0.5`. */

@@ -7,7 +7,7 @@ import type { TraceJob } from '../../src/core/trace.ts';
 import type { EngineConfig } from '../../src/sim/engine/config.ts';
 import { parseClusterSpec } from '../../src/sim/gpu-types.ts';
 import { APP_NAMES, isAppName } from '../../src/sim/truth/apps.ts';
-import type { PolicyOptions } from '../../src/sim/policy.ts';
+import type { PolicyDefinition, PolicyOptions } from '../../src/sim/policy.ts';
 import type { SimResult } from '../../src/sim/run.ts';
 import { loadProfileFile, loadTrace, parseList, UsageError } from './inputs.ts';
 import { DEFAULT_PROFILES, REPO_ROOT } from './paths.ts';
@@ -142,6 +142,45 @@ export function policyOptionsFrom(flags: PolicyFlags): PolicyOptions {
     options.rates = flags.rates;
   }
   return options;
+}
+
+/** Which policies read each flag-set option: any other policy would run without it, said as if applied. */
+const READERS: Readonly<Record<string, (d: PolicyDefinition) => boolean>> = {
+  budget: (d) => d.knob === 'budget',
+  target: (d) => d.knob === 'target',
+  price: (d) => d.knob === 'price',
+  solver: (d) => d.name === 'boa',
+  rates: (d) => d.name === 'boa',
+};
+
+/**
+ * The flags' options merged with a variant's (`boa@oracle`, `boa-price@ceiling40`), refusing a flag the
+ * policy does not read and a flag that contradicts the variant: either was dropped without a word and
+ * then echoed in the result as if applied.
+ */
+export function optionsForPolicy(
+  definition: PolicyDefinition,
+  fromFlags: PolicyOptions,
+  variant: PolicyOptions = {},
+  spec = definition.name,
+): PolicyOptions {
+  for (const [key, value] of Object.entries(fromFlags)) {
+    if (value === undefined) continue;
+    const reads = READERS[key];
+    if (reads && !reads(definition)) {
+      const knob = definition.knob === 'budget' ? '' : `; its knob is --${definition.knob}`;
+      const ceiling =
+        definition.name === 'boa-price' && key === 'budget' ? ' (a ceiling: boa-price@ceilingB)' : '';
+      throw new UsageError(`--${key} does not apply to ${definition.name}${ceiling}${knob}`);
+    }
+    const fixed = (variant as Record<string, unknown>)[key];
+    if (fixed !== undefined && fixed !== value) {
+      throw new UsageError(
+        `--${key} ${String(value)} contradicts ${spec}, which sets ${key} ${String(fixed)}`,
+      );
+    }
+  }
+  return { ...fromFlags, ...variant };
 }
 
 export interface SimInputs {

@@ -108,9 +108,10 @@ export function simulate(request: SimulateRequest): { result: SimResult; run: Si
     simMs,
     target: target ?? null,
     price: price ?? null,
-    solver: solver ?? null,
-    // Only boa reads rates; its default is online, and an oracle run must say so in every row.
-    rates: definition.name === 'boa' ? (rateSource ?? 'online') : (rateSource ?? null),
+    // Only boa reads rates and a solver (boa-price plans exact only): another policy's row never says
+    // oracle rates, which it never had. boa's default is online, and an oracle run says so in every row.
+    solver: definition.name === 'boa' ? (solver ?? null) : null,
+    rates: definition.name === 'boa' ? (rateSource ?? 'online') : null,
     seed,
     avgQueueSeconds: m.avgQueueSeconds,
     spanHours: m.spanHours,

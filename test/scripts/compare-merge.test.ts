@@ -137,6 +137,49 @@ describe('compare-merge', () => {
     expect(readFileSync(join(named, 'avg-jct.svg'), 'utf8')).toContain('paid GPU-hours per hour: w-1');
   });
 
+  it('refuses runs of another seed or other engine flags, leaving the folder as it was', () => {
+    const seeded = join(root, 'seeded');
+    mkdirSync(seeded);
+    writeFileSync(
+      join(seeded, 'results.json'),
+      JSON.stringify([{ ...run('boa', 40, 40, 1600, 'online'), seed: 2 }]),
+    );
+    const before = readFileSync(join(into, 'results.json'), 'utf8');
+    const seed = runScript('compare-merge.ts', ['--into', into, '--from', seeded]);
+    expect(seed.status).toBe(2);
+    expect(seed.stderr).toBe(
+      `error: ${seeded} has runs at seed 2, ${into} at seed 1: merge only runs of the same seed\n`,
+    );
+    // Engine flags are checked where both sides recorded them, whatever order they were given in.
+    const flagged = join(root, 'flagged');
+    const reflagged = join(root, 'reflagged');
+    const slower = join(root, 'slower');
+    mkdirSync(flagged);
+    mkdirSync(reflagged);
+    mkdirSync(slower);
+    const engine = { rescaleSeconds: 30, bootSeconds: 90 };
+    writeFileSync(join(flagged, 'results.json'), JSON.stringify(pollux.map((r) => ({ ...r, engine }))));
+    writeFileSync(
+      join(reflagged, 'results.json'),
+      JSON.stringify([
+        { ...run('boa', 40, 40, 1600, 'online'), engine: { bootSeconds: 90, rescaleSeconds: 30 } },
+      ]),
+    );
+    writeFileSync(
+      join(slower, 'results.json'),
+      JSON.stringify([{ ...run('boa', 40, 40, 1600, 'online'), engine: { rescaleSeconds: 300 } }]),
+    );
+    const refused = runScript('compare-merge.ts', ['--into', flagged, '--from', slower]);
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toBe(
+      `error: ${slower} has runs at engine flags {"rescaleSeconds":300}, ${flagged} at engine flags ` +
+        '{"bootSeconds":90,"rescaleSeconds":30}: merge only runs of the same engine flags\n',
+    );
+    const merged = runScript('compare-merge.ts', ['--into', flagged, '--from', reflagged]);
+    expect(merged.status, merged.stderr).toBe(0);
+    expect(readFileSync(join(into, 'results.json'), 'utf8')).toBe(before);
+  });
+
   it('refuses the same run twice (rows joined twice by hand), leaving the folder as it was', () => {
     const twice = join(root, 'twice');
     mkdirSync(twice);

@@ -41,6 +41,11 @@ describe('values as multiples of the minimum feasible budget', () => {
     );
     expect(() => relativeList('x', () => 50, parse)).toThrow(/^"x" in "x": a multiple/);
   });
+
+  it("quotes what was given, x and all, when the values' parser refuses them", () => {
+    expect(() => relativeList('1x:3x', () => 50, parse)).toThrow(/"1x:3x"/);
+    expect(() => relativeList('1x:3x', () => 50, parse)).not.toThrow(/"1:3"/);
+  });
 });
 
 describe('compare --sensitivity', () => {

@@ -178,6 +178,36 @@ describe('compare', () => {
     expect(rows.every((row: { trace?: string }) => row.trace === basename(TRACE, '.csv'))).toBe(true);
   });
 
+  it('gives --rates and --solver to boa only: a baseline never reads "(oracle rates)", boa-price still runs', () => {
+    const shared = join(out, 'shared');
+    const run = runScript('compare.ts', [
+      ...['--trace', TRACE, '--apps', 'cifar10', '--policies', 'boa,fixed-request,boa-price'],
+      ...['--budgets', '12', '--prices', '0.1', '--rates', 'oracle', '--out', shared, '--quiet'],
+    ]);
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stderr).not.toMatch(/skipped/);
+    const rows = JSON.parse(readFileSync(join(shared, 'results.json'), 'utf8')) as CompareRow[];
+    expect(rows.map((r) => `${seriesOf(r)}/${r.rates}`)).toEqual([
+      'boa (oracle rates)/oracle',
+      'fixed-request/null',
+      'boa-price/null',
+    ]);
+    const none = runScript('compare.ts', [
+      ...['--trace', TRACE, '--policies', 'fixed-request', '--budgets', '12', '--rates', 'oracle'],
+      ...['--out', shared],
+    ]);
+    expect(none.status).toBe(2);
+    expect(none.stderr).toBe('error: --rates applies to boa only: add boa to --policies\n');
+    const contradicts = runScript('compare.ts', [
+      ...['--trace', TRACE, '--policies', 'boa@oracle', '--budgets', '12', '--rates', 'online'],
+      ...['--out', shared],
+    ]);
+    expect(contradicts.status).toBe(2);
+    expect(contradicts.stderr).toMatch(
+      /^error: --rates online contradicts boa \(oracle rates\), which sets rates oracle/,
+    );
+  });
+
   it('refuses an unknown policy before starting any work', () => {
     const bad = runScript('compare.ts', [
       '--trace',

@@ -82,6 +82,38 @@ describe('comparison-table', () => {
     expect(table.stdout).toContain('| trace-b | 60 (1.2x): 5% |');
   });
 
+  it('never reads a boa variant as the best other: boa@firstday2, boa-price@ceilingB, an oracle prior', () => {
+    const variants = join(root, 'trace-c');
+    mkdirSync(variants);
+    const withBoas = {
+      ...series,
+      'boa (first-day arrivals 2)': metrics(600),
+      'boa-price (ceiling at 60)': metrics(650),
+      'boa (oracle prior)': metrics(500),
+    };
+    const avgs = Object.fromEntries(Object.entries(withBoas).map(([k, v]) => [k, v?.avgJctSeconds ?? null]));
+    writeFileSync(
+      join(variants, 'at-paid.json'),
+      JSON.stringify([
+        { paidGpuHoursPerHour: 60, minimumMultiple: 1.2, avgJctSeconds: avgs, metrics: withBoas },
+      ]),
+    );
+    writeFileSync(
+      join(variants, 'results.json'),
+      JSON.stringify([
+        { policy: 'boa', rates: 'online', budget: 60, paidGpuHoursPerHour: 63 },
+        { policy: 'boa', rates: 'online', label: 'boa (first-day arrivals 2)', budget: 60 },
+        { policy: 'boa-price', rates: null, label: 'boa-price (ceiling at 60)', budget: 60, price: 0.1 },
+        { policy: 'boa', rates: 'prior', budget: 60 },
+        { policy: 'pollux-autoscale', rates: null, target: 0.5 },
+      ]),
+    );
+    const table = runScript('comparison-table.ts', [variants]);
+    expect(table.status, table.stderr).toBe(0);
+    expect(table.stdout).toContain('| 800 / 1600 | pollux-autoscale | 1000 / 2000 |');
+    expect(table.stdout).toContain('| 0.90x |');
+  });
+
   it('has --help, and says in one line which folder or file is missing (no stack trace)', () => {
     const help = runScript('comparison-table.ts', ['--help']);
     expect(help.status).toBe(0);

@@ -122,6 +122,23 @@ describe('simulate', () => {
     expect(target.stderr).toBe('error: --target must be a number > 0 and < 1, got "2"\n');
   });
 
+  it('refuses a flag the policy does not read, or one its variant contradicts, instead of echoing it', () => {
+    const sim = (...args: string[]) =>
+      runScript('simulate.ts', ['--trace', TRACE, '--apps', 'cifar10', ...args]);
+    const budget = sim('--policy', 'pollux-autoscale', '--target', '0.5', '--budget', '8');
+    expect(budget.status).toBe(2);
+    expect(budget.stderr).toBe('error: --budget does not apply to pollux-autoscale; its knob is --target\n');
+    const rates = sim('--policy', 'fixed-request', '--budget', '8', '--rates', 'oracle');
+    expect(rates.stderr).toBe('error: --rates does not apply to fixed-request\n');
+    const ceiling = sim('--policy', 'boa-price@ceiling40', '--price', '0.1', '--budget', '80');
+    expect(ceiling.stderr).toBe(
+      'error: --budget does not apply to boa-price (a ceiling: boa-price@ceilingB); its knob is --price\n',
+    );
+    const oracle = sim('--policy', 'boa@oracle', '--budget', '12', '--rates', 'online');
+    expect(oracle.status).toBe(2);
+    expect(oracle.stderr).toBe('error: --rates online contradicts boa@oracle, which sets rates oracle\n');
+  });
+
   it('labels a boa variant or the trace rates in its JSON and table, as compare labels the series', () => {
     const args = ['--trace', TRACE, '--apps', 'cifar10', '--budget', '20', '--format', 'json'];
     const capped = JSON.parse(runScript('simulate.ts', [...args, '--policy', 'boa@cap2']).stdout);
