@@ -11,14 +11,8 @@ import {
   usableExtraGpus,
 } from '../core/below-budget.ts';
 import { epochSpeedups } from '../core/profile.ts';
+import { paidGpusNow } from './paid-now.ts';
 import type { ServiceState } from './state.ts';
-
-/** GPUs of the nodes paid for now: billing starts at EC2 running, as in the ledger. */
-function paidGpusNow(state: ServiceState): number {
-  let paid = 0;
-  for (const node of state.nodes) if (node.billed !== false) paid += node.gpus;
-  return paid;
-}
 
 /** What the split reads of the service now; `paidGpus` is the nodes paid for at this instant. */
 export function belowBudgetInput(state: ServiceState): BelowBudgetInput {
@@ -34,7 +28,7 @@ export function belowBudgetInput(state: ServiceState): BelowBudgetInput {
   }
   return {
     budgetGpus: state.budget?.gpuHoursPerHour ?? 0,
-    paidGpus: paidGpusNow(state),
+    paidGpus: paidGpusNow(state.nodes),
     allocatedGpus,
     anyWaiting,
     usableGpus,

@@ -9,6 +9,7 @@ import { intervalPlan } from './demand.ts';
 import { drainedWidths } from './drain.ts';
 import { replanIfGroupResized } from './plan-inputs.ts';
 import { TickUndo } from './tick-undo.ts';
+import { isBilled, paidGpusNow } from './paid-now.ts';
 
 export interface TickDecision {
   readonly changed: ServiceJob[];
@@ -172,10 +173,7 @@ export class Scheduler {
         this.service.flushAllocation(now);
         for (const job of decision.changed) repo.saveJobState(job);
         // Billing starts at EC2 running: a pending instance is not paid for yet.
-        repo.observeNodes(
-          state.nodes.filter((n) => n.billed !== false),
-          now,
-        );
+        repo.observeNodes(state.nodes.filter(isBilled), now);
         repo.setLastTick(now);
       });
     } catch (error) {
@@ -293,7 +291,7 @@ export class Scheduler {
       const averages = this.service.ledgerAverages(Math.max(now - window, state.startedAt), now);
       this.paidAverage = { at: now, value: averages.paidGpuHoursPerHour };
     }
-    const paidNow = state.nodes.reduce((sum, n) => sum + n.gpus, 0);
+    const paidNow = paidGpusNow(state.nodes);
     const running = [...state.jobs.values()].filter((j) => j.state === 'running').length;
     return [
       // Published every tick, budget or not: its absence is what the guard outside boa alarms on.

@@ -3,6 +3,7 @@ import { ceilingLookaheadHours } from './budget.ts';
 import type { Averages } from './ledger.ts';
 import { nodesOf, type ServiceJob } from './jobs.ts';
 import { ledgerKeptMs } from './retention.ts';
+import { paidGpusNow } from './paid-now.ts';
 import type { BoaService } from './service.ts';
 import {
   creditFactorNow,
@@ -202,7 +203,8 @@ export function statusView(service: BoaService) {
       readyNodes: state.nodes.filter((n) => n.ready).length,
       ...nodeGroupTruth(service),
     },
-    gpus: { allocated, paid: state.nodes.reduce((sum, n) => sum + n.gpus, 0) },
+    // Paid: the nodes billed now (an EKS instance still pending is not), as the ledger counts them.
+    gpus: { allocated, paid: paidGpusNow(state.nodes) },
     jobs: counts,
     budget: state.budget
       ? {

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { MetricDatum } from '../../src/service/ports.ts';
 import { startService } from './harness.ts';
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -170,5 +171,38 @@ describe('operations', () => {
       40 - status.gpus.paid,
       3,
     );
+  });
+});
+
+describe('paid now, while nodes boot', () => {
+  it('counts only billed nodes in status, /metrics and CloudWatch, as the ledger does', async () => {
+    const s = await started();
+    // As the EKS pool lists them: an instance still pending (not ready) is not billed yet.
+    const pool = s.service.deps.pool;
+    const listNodes = pool.listNodes.bind(pool);
+    pool.listNodes = async () =>
+      (await listNodes()).map((node) => (node.ready ? node : { ...node, billed: false }));
+    const published: Array<readonly MetricDatum[]> = [];
+    const sink = s.service.deps.metrics;
+    const put = sink.put.bind(sink);
+    sink.put = async (metrics, at) => {
+      published.push(metrics);
+      await put(metrics, at);
+    };
+    await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
+    await s.request('POST', '/v1/jobs', { class: 'cifar10' });
+    await s.ticks(2); // nodes asked for, booting
+    const status = (await s.request('GET', '/v1/status')).body;
+    const nodes = s.service.state.nodes; // what the last tick listed
+    expect(nodes.some((n) => n.billed === false)).toBe(true);
+    const billedGpus = nodes.filter((n) => n.billed !== false).reduce((sum, n) => sum + n.gpus, 0);
+    expect(status.gpus.paid).toBe(billedGpus);
+    expect(status.gpus.paid).toBeLessThan(nodes.reduce((sum, n) => sum + n.gpus, 0));
+    const metrics = (await s.request('GET', '/metrics')).body;
+    expect(metrics).toContain(`boa_gpus{kind="paid"} ${billedGpus}\n`);
+    const below = (await s.request('GET', '/v1/budget')).body.control.belowBudget;
+    expect(below.gpus).toBeCloseTo(40 - status.gpus.paid, 6);
+    const cloudWatch = published.at(-1)?.find((m) => m.name === 'PaidGpuHoursPerHour');
+    expect(cloudWatch?.value).toBe(billedGpus);
   });
 });
