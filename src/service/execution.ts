@@ -76,7 +76,7 @@ export class Execution {
       })
       .catch((error: Error) => {
         this.service.deps.logger.warn(
-          { event: 'executor_failed', error: error.message },
+          { event: 'executor_failed', error: error.message, stack: error.stack },
           'executor reconcile failed; retried next tick',
         );
       })

@@ -110,7 +110,11 @@ try {
     try {
       await scheduler.tick();
     } catch (error) {
-      logger.error({ event: 'tick_failed', error: (error as Error).message }, 'tick failed');
+      // The stack too: a programming error in a tick is otherwise one line with nothing to find it by.
+      logger.error(
+        { event: 'tick_failed', error: (error as Error).message, stack: (error as Error).stack },
+        'tick failed',
+      );
     } finally {
       ticking = false;
     }

@@ -97,7 +97,10 @@ export class Planner {
       return row;
     } catch (error) {
       this.lastError = (error as Error).message;
-      this.deps.logger.error({ event: 'plan_failed', reason, error: this.lastError }, 'plan failed');
+      this.deps.logger.error(
+        { event: 'plan_failed', reason, error: this.lastError, stack: (error as Error).stack },
+        'plan failed',
+      );
       return undefined;
     }
   }

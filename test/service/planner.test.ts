@@ -9,7 +9,7 @@ import type { PlanComputer } from '../../src/service/calculator/computer.ts';
 import { Planner } from '../../src/service/planner.ts';
 import type { Repository } from '../../src/store/repository.ts';
 
-function failingInputs() {
+function failingInputs(logger = pino({ level: 'silent' })) {
   let computed = 0;
   const planner = new Planner({
     repo: {} as Repository,
@@ -19,7 +19,7 @@ function failingInputs() {
         throw new Error('not reached');
       },
     } as unknown as PlanComputer,
-    logger: pino({ level: 'silent' }),
+    logger,
     now: () => 0,
     // Reading the inputs reads the store (the ledger's averages): an I/O error surfaces here.
     inputs: () => {
@@ -46,5 +46,15 @@ describe('Planner', () => {
     await expect(first).resolves.toBeUndefined();
     await expect(queued).resolves.toBeUndefined();
     await expect(planner.idle()).resolves.toBeUndefined();
+  });
+
+  it('logs a failed plan with its stack, so a programming error can be found from the log', async () => {
+    const lines: string[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
+    const { planner } = failingInputs(logger);
+    await planner.request('budget');
+    const failed = lines.map((line) => JSON.parse(line)).find((entry) => entry.event === 'plan_failed');
+    expect(failed.error).toMatch(/SQLITE_IOERR/);
+    expect(failed.stack).toMatch(/^Error: SQLITE_IOERR[^\n]*\n\s+at /);
   });
 });
