@@ -217,6 +217,7 @@ export function statusView(service: BoaService) {
     planId: state.plan?.row.id ?? null,
     plannerError: service.planner.lastError ?? null,
     lastTickAt: state.lastTickAt === undefined ? null : new Date(state.lastTickAt).toISOString(),
+    tickSeconds: deps.config.tickSeconds,
     lastTickMs: round(state.lastTickMs, 3),
   };
 }

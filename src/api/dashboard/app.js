@@ -224,7 +224,7 @@ function belowLabel(below) {
 /** Why a node is not ready that means it is on its way up (the others: not-ready, no-gpus, cordoned). */
 const BOOTING = new Set(['booting', 'registering']);
 
-function renderTables(plan, status, resizes) {
+function renderTables(plan, status) {
   if (plan) {
     const epochs = Math.max(
       0,
@@ -266,12 +266,45 @@ function renderTables(plan, status, resizes) {
       ],
     ],
   );
+}
+
+function renderResizes(resizes) {
   $('resizes').innerHTML = resizes.length
     ? table(
         ['at', 'to nodes', 'status'],
         resizes.map((r) => [new Date(r.at).toLocaleString(), r.target, escapeHtml(r.status)]),
       )
     : '<p>No resizes yet.</p>';
+}
+
+/**
+ * Whether the service is working, not only answering: the last tick (flagged once three ticks are
+ * missed: the scheduler's ticks fail, see the log's tick_failed), the planner's error, why jobs wait
+ * for nodes and the node group's health, as `boa status` prints them.
+ */
+function renderHealth(status, now = Date.now()) {
+  const lines = [];
+  if (status.lastTickAt === null) lines.push(['', 'no tick yet']);
+  else {
+    const age = (now - Date.parse(status.lastTickAt)) / 1000;
+    const late = age > 3 * status.tickSeconds;
+    const at = new Date(status.lastTickAt).toLocaleTimeString();
+    lines.push(
+      late
+        ? [
+            'over',
+            `no tick since ${at} (${minutes(age)} ago, every ${status.tickSeconds} s expected): the scheduler is failing, see the service log`,
+          ]
+        : ['', `last tick ${at}`],
+    );
+  }
+  if (status.plannerError) lines.push(['over', `plan failed: ${status.plannerError}`]);
+  const group = status.nodeGroup;
+  if (group.waitingReason) lines.push(['over', `jobs wait: ${group.waitingReason}`]);
+  for (const issue of group.issues ?? []) lines.push(['over', `node group: ${issue.code}: ${issue.message}`]);
+  $('health').innerHTML = lines
+    .map(([cls, text]) => `<span class="${cls}">${escapeHtml(text)}</span>`)
+    .join(' · ');
 }
 
 const WAITS_FOR = {
@@ -315,26 +348,84 @@ function renderActiveJobs(running, waiting, counts) {
     : '<p>No job is waiting or running.</p>';
 }
 
+const ACTIVE = (state) => `/v1/jobs?state=${state}&limit=${ACTIVE_SHOWN}`;
+const CALLS = {
+  budget: '/v1/budget',
+  plan: '/v1/plan',
+  status: '/v1/status',
+  ledger: '/v1/ledger?hours=24&points=96',
+  frontier: '/v1/frontier',
+  resizes: '/v1/resizes?limit=10',
+  running: ACTIVE('running'),
+  waiting: ACTIVE('waiting'),
+};
+
+/** Each part of the page, the calls it needs and how it is drawn: one failing call blanks only its own. */
+const SECTIONS = [
+  { ids: ['health'], needs: ['status'], draw: (d) => renderHealth(d.status) },
+  {
+    ids: ['numbers'],
+    needs: ['budget', 'plan', 'status'],
+    draw: (d) => renderNumbers(d.budget, d.plan, d.status),
+  },
+  {
+    ids: ['widths', 'jobs', 'nodes'],
+    needs: ['plan', 'status'],
+    draw: (d) => renderTables(d.plan, d.status),
+  },
+  { ids: ['resizes'], needs: ['resizes'], draw: (d) => renderResizes(d.resizes.resizes) },
+  {
+    ids: ['active-jobs'],
+    needs: ['running', 'waiting', 'status'],
+    draw: (d) => renderActiveJobs(d.running.jobs, d.waiting.jobs, d.status.jobs),
+  },
+  {
+    ids: ['spend-chart'],
+    needs: ['ledger', 'budget'],
+    draw: (d) => redraw('spend-chart', spendSpec(d.ledger, d.budget.gpuHoursPerHour)),
+  },
+  {
+    ids: ['frontier-chart'],
+    needs: ['frontier'],
+    draw: (d) => redraw('frontier-chart', frontierSpec(d.frontier)),
+  },
+];
+
+/**
+ * One round of calls and drawing. Throws Unauthorized when the token is refused, and an Error when no
+ * call got an answer (the service unreachable); otherwise draws what it can and says what it could not.
+ */
 async function refresh(token) {
-  const [budget, plan, status, ledger, frontier, resizes] = await Promise.all([
-    api('/v1/budget', token),
-    api('/v1/plan', token),
-    api('/v1/status', token),
-    api('/v1/ledger?hours=24&points=96', token),
-    api('/v1/frontier', token),
-    api('/v1/resizes?limit=10', token),
-  ]);
-  const [running, waiting] = await Promise.all([
-    api(`/v1/jobs?state=running&limit=${ACTIVE_SHOWN}`, token),
-    api(`/v1/jobs?state=waiting&limit=${ACTIVE_SHOWN}`, token),
-  ]);
-  renderNumbers(budget, plan, status);
-  renderTables(plan, status, resizes.resizes);
-  renderActiveJobs(running.jobs, waiting.jobs, status.jobs);
-  await redraw('spend-chart', spendSpec(ledger, budget.gpuHoursPerHour));
-  await redraw('frontier-chart', frontierSpec(frontier));
+  const names = Object.keys(CALLS);
+  const settled = await Promise.allSettled(names.map((name) => api(CALLS[name], token)));
+  const data = {};
+  const failed = {};
+  settled.forEach((result, i) => {
+    if (result.status === 'fulfilled') data[names[i]] = result.value;
+    else failed[names[i]] = result.reason;
+  });
+  const reasons = Object.values(failed);
+  if (reasons.some((e) => e instanceof Unauthorized)) throw new Unauthorized('the token was refused');
+  if (reasons.length === names.length) throw reasons[0];
+  const problems = [];
+  for (const section of SECTIONS) {
+    const missing = section.needs.find((name) => name in failed);
+    let error = missing ? failed[missing] : null;
+    if (!error) {
+      try {
+        await section.draw(data);
+      } catch (drawError) {
+        error = drawError;
+      }
+    }
+    if (error) {
+      const text = `could not show this: ${error.message}`;
+      for (const id of section.ids) $(id).innerHTML = `<p class="error">${escapeHtml(text)}</p>`;
+      problems.push(error.message);
+    }
+  }
   $('updated').textContent = `updated ${new Date().toLocaleTimeString()}`;
-  $('error').textContent = '';
+  $('error').textContent = problems.length ? `boa: ${[...new Set(problems)].join('; ')}` : '';
 }
 
 let timer = null;
@@ -353,10 +444,12 @@ async function start(token) {
   try {
     await refresh(token);
   } catch (error) {
+    // Kept only once the service has accepted it: a token that could not be sent (a pasted character
+    // no header can carry) or a service that did not answer stays on the form, saying why.
     if (error instanceof Unauthorized) {
       return showLogin('That token was refused: use the operator token (locally: data/token).');
     }
-    $('error').textContent = `boa: ${error.message}`;
+    return showLogin(`The token could not be checked: ${error.message}`);
   }
   sessionStorage.setItem(TOKEN_KEY, token);
   $('login').classList.add('hidden');

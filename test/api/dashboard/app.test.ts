@@ -94,7 +94,7 @@ describe('the numbers and tables', () => {
       expect([view.gpuHoursPerHour, plan.budget]).toEqual([budget, budget]);
       const dash = loadDashboardScript();
       dash.renderNumbers(view, plan, status);
-      dash.renderTables(plan, status, []);
+      dash.renderTables(plan, status);
       const shown = /id="budget-value">([^<]*)</.exec(dash.element('numbers').innerHTML)?.[1];
       // At least one decimal, as before: 40 reads 40.0.
       expect(shown).toBe(budget === 40 ? '40.0' : String(budget));
@@ -146,7 +146,7 @@ describe('the nodes table', () => {
       notReady: { booting: 1, registering: 1, 'no-gpus': 1, cordoned: 1 },
     };
     const dash = loadDashboardScript();
-    dash.renderTables(null, status, []);
+    dash.renderTables(null, status);
     const html = dash.element('nodes').innerHTML;
     const cells = (row: string) => [...row.matchAll(/<t[hd]>([^<]*)<\/t[hd]>/g)].map((m) => m[1]);
     const [head, row] = html.split('</tr>').map(cells);
@@ -172,9 +172,79 @@ describe('errors', () => {
       });
     });
     await expect(dash.api('/v1/budget', 'token')).rejects.toThrow('/v1/budget: 502 Bad Gateway');
+    // Nothing answered: the token could not be checked, so it is not kept and the form says why.
     await dash.start('token');
     expect(requested).toContain('/v1/status');
-    expect(dash.element('error').textContent).toMatch(/^boa: \/v1\/\S+: 502 Bad Gateway$/);
+    expect(dash.element('login-error').textContent).toMatch(
+      /^The token could not be checked: \/v1\/\S+: 502 Bad Gateway$/,
+    );
+    expect(dash.storage.get('boa.operatorToken')).toBeUndefined();
+    expect(dash.element('dashboard').classes.has('hidden')).toBe(true);
+  });
+
+  it('draws every section whose calls answered when one call fails, and says which failed where', async () => {
+    const s = await service();
+    await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
+    await s.request('POST', '/v1/jobs', { class: 'cifar10', name: 'a' });
+    await s.ticks(2);
+    const dash = loadDashboardScript(async (path, init) =>
+      path === '/v1/frontier'
+        ? new Response(
+            JSON.stringify({ error: { code: 'internal', message: 'internal error; see the service log' } }),
+            {
+              status: 500,
+              headers: { 'content-type': 'application/json' },
+            },
+          )
+        : s.app.request(path, init),
+    );
+    await dash.refresh(s.token);
+    expect(dash.element('numbers').innerHTML).toContain('budget-value');
+    expect(dash.element('active-jobs').innerHTML).toContain('<td>a</td>');
+    expect(dash.element('widths').innerHTML).toMatch(/^<p>plan #\d+/);
+    expect(dash.element('frontier-chart').innerHTML).toBe(
+      '<p class="error">could not show this: internal error; see the service log</p>',
+    );
+    expect(dash.element('error').textContent).toContain('internal error; see the service log');
+  });
+});
+
+describe('the health line', () => {
+  const status = (fields: Record<string, unknown> = {}) => ({
+    lastTickAt: '2026-11-01T12:00:00.000Z',
+    tickSeconds: 60,
+    plannerError: null,
+    nodeGroup: { waitingReason: null, issues: [] },
+    ...fields,
+  });
+  const at = Date.parse('2026-11-01T12:00:00.000Z');
+
+  it('shows the last tick, and flags it once three ticks are missed', () => {
+    const dash = loadDashboardScript();
+    dash.renderHealth(status(), at + 90_000);
+    expect(dash.element('health').innerHTML).toMatch(/^<span class="">last tick /);
+    dash.renderHealth(status(), at + 181_000);
+    expect(dash.element('health').innerHTML).toMatch(
+      /^<span class="over">no tick since .* \(3\.0 min ago, every 60 s expected\): the scheduler is failing/,
+    );
+  });
+
+  it("shows the planner's error, why jobs wait for nodes and the node group's issues, escaped", () => {
+    const dash = loadDashboardScript();
+    dash.renderHealth(
+      status({
+        plannerError: 'budget <b>',
+        nodeGroup: {
+          waitingReason: 'instances fail to launch (InsufficientInstanceCapacity)',
+          issues: [{ code: 'AsgInstanceLaunchFailures', message: 'no capacity' }],
+        },
+      }),
+      at,
+    );
+    const html = dash.element('health').innerHTML;
+    expect(html).toContain('plan failed: budget &#60;b&#62;');
+    expect(html).toContain('jobs wait: instances fail to launch (InsufficientInstanceCapacity)');
+    expect(html).toContain('node group: AsgInstanceLaunchFailures: no capacity');
   });
 });
 

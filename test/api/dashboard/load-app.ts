@@ -60,7 +60,7 @@ export function loadDashboardScript(fetch: FakeFetch = () => Promise.reject(new 
   vm.runInContext(readFileSync(APP, 'utf8'), context, { filename: APP });
   // Top-level declarations of a script are visible to later scripts in the same context.
   const fns = vm.runInContext(
-    '({ api, spendSpec, frontierSpec, renderNumbers, renderTables, renderActiveJobs, start })',
+    '({ api, spendSpec, frontierSpec, renderNumbers, renderTables, renderResizes, renderHealth, renderActiveJobs, refresh, start })',
     context,
   );
   return { ...fns, element, storage, refreshes } as {
@@ -68,7 +68,10 @@ export function loadDashboardScript(fetch: FakeFetch = () => Promise.reject(new 
     spendSpec(ledger: any, budget: number | null): any;
     frontierSpec(frontier: any): any;
     renderNumbers(budget: any, plan: any, status: any): void;
-    renderTables(plan: any, status: any, resizes: any[]): void;
+    renderTables(plan: any, status: any): void;
+    renderResizes(resizes: any[]): void;
+    renderHealth(status: any, now?: number): void;
+    refresh(token: string): Promise<void>;
     renderActiveJobs(running: any[], waiting: any[], counts: any): void;
     start(token: string): Promise<void>;
     element(id: string): FakeElement;
