@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_GPUS, STEP_SECONDS, WidthCaps } from '../../../../src/sim/policies/ones/caps.ts';
+import { maxGpusOf, scaledDown, STEP_SECONDS, WidthCaps } from '../../../../src/sim/policies/ones/caps.ts';
 import type { JobView } from '../../../../src/sim/policy.ts';
 import { jobView } from '../fakes.ts';
 
@@ -17,7 +17,8 @@ describe('ONES width limits', () => {
 
   it('doubles the limit of a job at its limit once per step, up to the ceiling', () => {
     const caps = new WidthCaps();
-    const at = (width: number): JobView => jobView(1, { allocation: onNode0(width), rescales: 1 });
+    const at = (width: number): JobView =>
+      jobView(1, { allocation: onNode0(width), rescales: 1, requestedGpus: 2 });
     caps.update([at(1)], STEP_SECONDS - 1, 64, ceiling8);
     expect(caps.limit(1)).toBe(1);
     caps.update([at(1)], STEP_SECONDS, 64, ceiling8);
@@ -27,12 +28,28 @@ describe('ONES width limits', () => {
     expect(caps.limit(1)).toBe(2);
     for (let step = 4; step < 12; step++) caps.update([at(caps.limit(1))], step * STEP_SECONDS, 64, () => 6);
     expect(caps.limit(1)).toBe(6);
-    expect(MAX_GPUS).toBe(8);
+  });
+
+  it("never grows a job past 4 times its request (the artifact's scale_up), whatever its profile allows", () => {
+    expect(maxGpusOf(jobView(1, { requestedGpus: 1 }))).toBe(4);
+    expect(maxGpusOf(jobView(1, { requestedGpus: 16 }))).toBe(64);
+    const caps = new WidthCaps();
+    const at = (width: number): JobView =>
+      jobView(1, { allocation: onNode0(width), rescales: 1, requestedGpus: 1 });
+    for (let step = 1; step < 10; step++) caps.update([at(caps.limit(1))], step * STEP_SECONDS, 64, () => 64);
+    expect(caps.limit(1)).toBe(4);
+    expect(caps.bounds(at(4), 10 * STEP_SECONDS, 64).hi).toBe(4);
+    const wide = new WidthCaps();
+    const asked16 = (width: number): JobView =>
+      jobView(1, { allocation: onNode0(width), rescales: 1, requestedGpus: 16 });
+    for (let step = 1; step < 10; step++)
+      wide.update([asked16(wide.limit(1))], step * STEP_SECONDS, 64, () => 64);
+    expect(wide.limit(1)).toBe(64);
   });
 
   it('lets a settled running job at most halve or double, or stop', () => {
     const caps = new WidthCaps();
-    const job = jobView(1, { allocation: onNode0(4), rescales: 1 });
+    const job = jobView(1, { allocation: onNode0(4), rescales: 1, requestedGpus: 2 });
     for (let step = 1; step <= 3; step++) caps.update([job], step * STEP_SECONDS, 64, ceiling8);
     expect(caps.limit(1)).toBe(8);
     expect(caps.bounds(job, 3 * STEP_SECONDS, 64)).toEqual({ lo: 2, hi: 8, canStop: true, pinned: false });
@@ -59,30 +76,43 @@ describe('ONES width limits', () => {
     expect(caps.bounds(restarting, 4990, 16).pinned).toBe(true);
   });
 
-  it('halves the limit of the widest job holding half the cluster, only while another job waits', () => {
-    const wide = jobView(1, { allocation: onNode0(4), rescales: 1 });
+  it('scales the widest job holding half the cluster down by its run time, only past the median and while another job waits', () => {
+    // The artifact's rule: 2 x 4 / (3600 / 1200 + 1) = 2; under the median, or at it, nothing.
+    expect(scaledDown(4, 3600, 1200)).toBe(2);
+    expect(scaledDown(8, 1300, 1200)).toBe(8);
+    expect(scaledDown(3, 100_000, 10)).toBe(2);
+    const wide = (runSeconds: number) =>
+      jobView(1, { allocation: onNode0(4), rescales: 1, requestedGpus: 2, runSeconds });
+    const short = jobView(3, { allocation: onNode0(1), rescales: 1, runSeconds: 1200, arrival: 50 });
     const waiting = jobView(2, { arrival: 100 });
     const grown = () => {
       const caps = new WidthCaps();
-      for (let step = 1; step <= 2; step++) caps.update([wide], step * STEP_SECONDS, 8, ceiling8);
+      for (let step = 1; step <= 2; step++) caps.update([wide(600)], step * STEP_SECONDS, 8, ceiling8);
       expect(caps.limit(1)).toBe(4);
       return caps;
     };
     const busy = grown();
-    busy.update([wide, waiting], 3 * STEP_SECONDS, 8, ceiling8);
+    // The median of 5000 and 1200 s run: 3100; 2 x 4 / (5000 / 3100 + 1) = 3.06, so 3, rounded up to
+    // an even 4: no narrower than it runs (its limit doubled first). At 12000 s, median 6600: 2.84, 2.
+    busy.update([wide(5000), short, waiting], 3 * STEP_SECONDS, 8, ceiling8);
+    expect(busy.limit(1)).toBe(8);
+    busy.update([wide(12000), short, waiting], 4 * STEP_SECONDS, 8, ceiling8);
     expect(busy.limit(1)).toBe(2);
     // It must now shrink to 2 (or stop) at its next change.
-    expect(busy.bounds(wide, 3 * STEP_SECONDS, 8)).toMatchObject({ lo: 2, hi: 2 });
+    expect(busy.bounds(wide(12000), 4 * STEP_SECONDS, 8)).toMatchObject({ lo: 2, hi: 2 });
     const idle = grown();
-    idle.update([wide], 3 * STEP_SECONDS, 8, ceiling8);
+    idle.update([wide(12000), short], 3 * STEP_SECONDS, 8, ceiling8);
     expect(idle.limit(1)).toBe(8);
+    const median = grown();
+    median.update([wide(1000), short, waiting], 3 * STEP_SECONDS, 8, ceiling8);
+    expect(median.limit(1)).toBe(8);
   });
 });
 
 describe('ONES resume rule (section 3.3.2)', () => {
   it('lets a preempted job ask for at most what it had, and halves its limit each tick it still waits', () => {
     const caps = new WidthCaps();
-    const running = jobView(1, { allocation: onNode0(4), rescales: 1 });
+    const running = jobView(1, { allocation: onNode0(4), rescales: 1, requestedGpus: 2 });
     for (let step = 1; step <= 3; step++) caps.update([running], step * STEP_SECONDS, 64, ceiling8);
     caps.moved(1, 3 * STEP_SECONDS);
     expect(caps.limit(1)).toBe(8);
