@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, renameSync, statSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, renameSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
@@ -73,6 +73,9 @@ export function openDb(dataDir: string | ':memory:'): Db {
 }
 
 function connect(file: string): Db {
+  // Created owner-only, whatever the umask or the mode of a data dir that already existed: it keeps
+  // every workload with its env (API keys included). SQLite gives its -wal and -shm files this mode too.
+  if (file !== ':memory:' && !existsSync(file)) closeSync(openSync(file, 'a', 0o600));
   const client = new Database(file);
   try {
     client.pragma('journal_mode = WAL');

@@ -2,7 +2,16 @@
  * A stored database the service must not start on is refused with one line naming the file and what
  * to do; `init` moves it aside (kept) instead. One service per data dir: the lock names the holder.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -176,5 +185,19 @@ describe('opening a stored database', () => {
     writeFileSync(file, 'x');
     expect(() => openStore(file)).toThrow(expect.objectContaining({ exitCode: 2 }));
     expect(() => openStore(file)).toThrow(/is a file; the data dir must be a directory/);
+  });
+});
+
+describe('file modes', () => {
+  it('creates the database owner-only in a data dir that already existed open to others', () => {
+    const dir = dataDir();
+    chmodSync(dir, 0o755);
+    const store = open(dir);
+    store.db.$client.prepare("INSERT INTO settings (key, value, updated_at) VALUES ('x', '1', 0)").run();
+    for (const name of ['boa.sqlite', 'boa.sqlite-wal', 'boa.sqlite-shm']) {
+      const file = join(dir, name);
+      if (existsSync(file)) expect([name, statSync(file).mode & 0o777]).toEqual([name, 0o600]);
+    }
+    expect(existsSync(join(dir, 'boa.sqlite-wal'))).toBe(true);
   });
 });

@@ -177,6 +177,13 @@ function number(id, label, value) {
   return `<div class="number"><div class="value" id="${id}">${value}</div><div class="label">${label}</div></div>`;
 }
 
+/** The window's span as read: "last 24 h", or what the record has while it is shorter (a new service). */
+function windowText(w) {
+  return w.hours < w.windowHours - 1e-6
+    ? `average of the ${minutes(w.hours * 3600)} on record`
+    : `last ${w.windowHours} h average`;
+}
+
 function renderNumbers(budget, plan, status) {
   const w = budget.window;
   const over = budget.gpuHoursPerHour !== null && w.paidGpuHoursPerHour > budget.gpuHoursPerHour;
@@ -189,10 +196,10 @@ function renderNumbers(budget, plan, status) {
     ),
     number(
       'paid-value',
-      `paid, last ${w.windowHours} h average`,
+      `paid, ${windowText(w)}`,
       `<span class="${over ? 'over' : ''}">${fmt(w.paidGpuHoursPerHour)}</span>`,
     ),
-    number('allocated-value', `allocated, last ${w.windowHours} h average`, fmt(w.allocatedGpuHoursPerHour)),
+    number('allocated-value', `allocated, ${windowText(w)}`, fmt(w.allocatedGpuHoursPerHour)),
     // No price known for the nodes' instance type: no $ tile rather than one that reads like no budget.
     budget.nodePricePerHour === null
       ? ''

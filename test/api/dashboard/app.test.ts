@@ -115,6 +115,21 @@ describe('the numbers and tables', () => {
     return dash.element('numbers').innerHTML;
   };
 
+  it('say over what span the averages are taken while the record is shorter than the window', async () => {
+    const dash = loadDashboardScript();
+    const view = (hours: number) => ({
+      gpuHoursPerHour: 40,
+      nodePricePerHour: null,
+      control: null,
+      window: { hours, windowHours: 24, paidGpuHoursPerHour: 18.7, allocatedGpuHoursPerHour: 10 },
+    });
+    const status = { nodeGroup: { desiredNodes: 1, readyNodes: 1 }, gpus: { allocated: 4, paid: 4 } };
+    dash.renderNumbers(view(0.5), null, status);
+    expect(dash.element('numbers').innerHTML).toContain('paid, average of the 30.0 min on record');
+    dash.renderNumbers(view(24), null, status);
+    expect(dash.element('numbers').innerHTML).toContain('paid, last 24 h average');
+  });
+
   it("show the budget's dollars at the instance type's price, and none when it is not known", async () => {
     // 40 GPUs of one per node at $0.526 an hour, 730 hours a month.
     expect(await numbers({ instanceType: 'g4dn.xlarge' })).toContain('id="dollars-value">$15,359<');
