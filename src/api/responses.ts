@@ -243,7 +243,9 @@ export const StatusView = z
     lastTickMs: z.number(),
     tickSeconds: z
       .number()
-      .openapi({ description: 'the scheduling tick: a lastTickAt several ticks old means ticks are failing' }),
+      .openapi({
+        description: 'the scheduling tick: a lastTickAt several ticks old means ticks are failing',
+      }),
   })
   .openapi('Status');
 
