@@ -241,11 +241,9 @@ export const StatusView = z
     plannerError: z.string().nullable(),
     lastTickAt: time().nullable(),
     lastTickMs: z.number(),
-    tickSeconds: z
-      .number()
-      .openapi({
-        description: 'the scheduling tick: a lastTickAt several ticks old means ticks are failing',
-      }),
+    tickSeconds: z.number().openapi({
+      description: 'the scheduling tick: a lastTickAt several ticks old means ticks are failing',
+    }),
   })
   .openapi('Status');
 
