@@ -15,7 +15,7 @@ const BOA = 'boa';
 const ORACLE = 'boa (oracle rates)';
 const PRICE = 'boa-price';
 /** The policies whose series are boa's own (any variant, rates or ceiling): never "the best other". */
-const BOA_POLICIES = new Set([BOA, PRICE]);
+const OWN_POLICIES = new Set([BOA, PRICE]);
 const s = (v: number | null | undefined) => (v === null || v === undefined ? '-' : v.toFixed(0));
 
 const program = scriptProgram('comparison-table')
@@ -66,7 +66,7 @@ await runMain(() => {
       BOA,
       ORACLE,
       PRICE,
-      ...rows.filter((r) => BOA_POLICIES.has(r.policy)).map((r) => seriesOf(r)),
+      ...rows.filter((r) => OWN_POLICIES.has(r.policy)).map((r) => seriesOf(r)),
     ]);
     for (const row of table) {
       const m = row.metrics;
