@@ -1,13 +1,20 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { OperatorToken } from '../service/operator-token.ts';
 import { ServiceError } from '../service/errors.ts';
 import type { BoaService } from '../service/service.ts';
 import type { ApiEnv } from './env.ts';
 import { errorBody } from './errors.ts';
+import { refusalLogOf } from './refusals.ts';
 
 export function bearer(header: string | undefined): string | undefined {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
   return match?.[1];
+}
+
+/** A 401, counted in the service's refusal log. */
+function unauthorized(c: Context<ApiEnv>, message: string) {
+  refusalLogOf(c.var.service).refused(c.req.path);
+  return c.json(errorBody('unauthorized', message), 401);
 }
 
 /** The routes a job's own token may call: /v1/jobs/{id} and its actions. */
@@ -30,7 +37,7 @@ export function operatorOrJobAuth(operatorToken: OperatorToken | string): Middle
         header === undefined
           ? 'missing bearer token (Authorization: Bearer <token>)'
           : 'the Authorization header is not "Bearer <token>" (one token, no spaces)';
-      return c.json(errorBody('unauthorized', message), 401);
+      return unauthorized(c, message);
     }
     let operator = tokens.matches(token);
     if (!operator) {
@@ -40,7 +47,7 @@ export function operatorOrJobAuth(operatorToken: OperatorToken | string): Middle
           // Maybe an operator token rotated since boa last read it; if not, the same 401 whether the
           // job exists or not, so a caller without a token cannot probe which ids exist.
           if (!(await tokens.matchesAfterRefresh(token))) {
-            return c.json(errorBody('unauthorized', 'wrong token'), 401);
+            return unauthorized(c, 'wrong token');
           }
           operator = true;
         }
@@ -50,7 +57,7 @@ export function operatorOrJobAuth(operatorToken: OperatorToken | string): Middle
       } else if (await tokens.matchesAfterRefresh(token)) {
         operator = true;
       } else {
-        return c.json(errorBody('unauthorized', 'wrong token'), 401);
+        return unauthorized(c, 'wrong token');
       }
     }
     c.set('operator', operator);
@@ -79,7 +86,7 @@ export function operatorOnly(operatorToken: OperatorToken | string): MiddlewareH
   return async (c, next) => {
     const token = bearer(c.req.header('authorization'));
     if (token === undefined || !(await tokens.matchesAfterRefresh(token))) {
-      return c.json(errorBody('unauthorized', 'the operator bearer token is needed here'), 401);
+      return unauthorized(c, 'the operator bearer token is needed here');
     }
     await next();
   };

@@ -144,3 +144,24 @@ describe('the auth column of docs/api.md', () => {
     }
   });
 });
+
+describe('refused tokens in the log', () => {
+  it('logs the first refusal at once and counts the rest a minute at a time, never the token', async () => {
+    const lines: string[] = [];
+    const { pino } = await import('pino');
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
+    boa = await startService({ logger });
+    const refusals = () =>
+      lines.map((line) => JSON.parse(line)).filter((entry) => entry.event === 'auth_refused');
+    const guess = (token: string, path = '/v1/status') => boa!.request('GET', path, undefined, token);
+    expect((await guess('guess-0001')).status).toBe(401);
+    expect(refusals()).toEqual([expect.objectContaining({ refused: 1, lastPath: '/v1/status' })]);
+    for (let i = 2; i <= 30; i++) await guess(`guess-${String(i).padStart(4, '0')}`, '/v1/jobs/1');
+    expect((await boa.request('GET', '/metrics', undefined, 'guess-metrics')).status).toBe(401);
+    expect(refusals()).toHaveLength(1);
+    boa.clock.advance(61);
+    await guess('guess-last');
+    expect(refusals().at(-1)).toMatchObject({ refused: 31, lastPath: '/v1/status' });
+    expect(lines.join('\n')).not.toMatch(/guess-/);
+  });
+});
