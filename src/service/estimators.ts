@@ -1,3 +1,4 @@
+import { binHoursOf, binOf, gridEdges } from './grid-bins.ts';
 import { recentRise, type RiseOptions } from './rate-rise.ts';
 import { robustRate } from './robust-rate.ts';
 import { SubmissionIndex } from './submission-index.ts';
@@ -52,25 +53,20 @@ export function estimatesAt(
 ): PastEstimate {
   const windowStart = Math.max(options.now - options.windowHours * HOUR, options.observedSince);
   const observedMs = Math.max(0, options.now - windowStart);
-  const binMs = (options.binHours ?? 1) * HOUR;
-  const binCount = Math.max(1, Math.ceil(observedMs / binMs));
+  const edges = gridEdges(windowStart, options.now, (options.binHours ?? 1) * HOUR);
   const counts = new Map<string, number[]>();
   if (index) {
-    for (const c of classes)
-      counts.set(c.name, index.bins(c.name, windowStart, options.now, binMs, binCount));
+    for (const c of classes) counts.set(c.name, index.bins(c.name, edges));
   } else {
     for (const s of submissions) {
-      if (s.submittedAt > windowStart && s.submittedAt <= options.now) {
-        let bins = counts.get(s.className);
-        if (!bins) counts.set(s.className, (bins = new Array<number>(binCount).fill(0)));
-        const bin = Math.min(binCount - 1, Math.floor((s.submittedAt - windowStart - 1) / binMs));
-        bins[bin] = (bins[bin] ?? 0) + 1;
-      }
+      const bin = binOf(edges, s.submittedAt);
+      if (bin < 0) continue;
+      let bins = counts.get(s.className);
+      if (!bins) counts.set(s.className, (bins = new Array<number>(edges.length - 1).fill(0)));
+      bins[bin] = (bins[bin] ?? 0) + 1;
     }
   }
-  const binHours = Array.from({ length: binCount }, (_, b) =>
-    Math.max(0, Math.min(binMs, observedMs - b * binMs) / HOUR),
-  );
+  const binHours = binHoursOf(edges);
   const evidenceHours = evidenceHoursOf(options.priorWeightHours, observedMs / HOUR, options.binHours);
   const rates: Record<string, number> = {};
   for (const c of classes) {

@@ -2,6 +2,7 @@
  * Rise detection for the rate estimator (estimators.ts): a step up in load, followed within hours
  * instead of as it fills the window.
  */
+import { binHoursOf, binOf, gridEdges } from './grid-bins.ts';
 import { robustRate } from './robust-rate.ts';
 import type { SubmissionIndex } from './submission-index.ts';
 
@@ -57,29 +58,28 @@ export function recentRise(
   const spanMs = now - start;
   // Less than a full recent window is too little to call a change on.
   if (spanMs < rise.hours * HOUR - 1) return undefined;
-  const binMs = rise.binMinutes * 60_000;
-  const binCount = Math.max(1, Math.ceil(spanMs / binMs));
+  const edges = gridEdges(start, now, rise.binMinutes * 60_000);
+  const binCount = edges.length - 1;
   const total = new Array<number>(binCount).fill(0);
   const classBins = new Map<string, number[]>();
   // Each class once, though a caller may list one twice.
   const known = new Set(classes.map((c) => c.name));
   if (index) {
-    for (const name of known) classBins.set(name, index.bins(name, start, now, binMs, binCount));
+    for (const name of known) classBins.set(name, index.bins(name, edges));
   } else {
     // Every class in the classes' order, as the index path has them: the shares below are summed in
     // this order, and a sum in another order differs in its last bits.
     for (const name of known) classBins.set(name, new Array<number>(binCount).fill(0));
     for (const s of submissions) {
-      if (s.submittedAt <= start || s.submittedAt > now || !known.has(s.className)) continue;
+      if (!known.has(s.className)) continue;
+      const bin = binOf(edges, s.submittedAt);
+      if (bin < 0) continue;
       const bins = classBins.get(s.className)!;
-      const bin = Math.min(binCount - 1, Math.floor((s.submittedAt - start - 1) / binMs));
       bins[bin] = (bins[bin] ?? 0) + 1;
     }
   }
   for (const bins of classBins.values()) bins.forEach((n, b) => (total[b] = (total[b] ?? 0) + n));
-  const binHours = Array.from({ length: binCount }, (_, b) =>
-    Math.max(0, Math.min(binMs, spanMs - b * binMs) / HOUR),
-  );
+  const binHours = binHoursOf(edges);
   const level = robustRate(0, 0, total, binHours); // jobs/hour, all classes
   const hours = spanMs / HOUR;
   const expected = Object.values(rates).reduce((a, b) => a + b, 0) * hours;

@@ -4,9 +4,8 @@
  * window: with a pass each, its first read grew with the square of the instants (8,000 took 1.8 s);
  * with the index 0.26 s (`npm run -s bench:rates`).
  *
- * The counts are exactly the pass's: a submission at `t` falls in bin `binOf(t)`, the same expression
- * the pass evaluates, and since that expression never decreases as `t` grows (each floating-point step
- * is monotone), a binary search on it splits the sorted times where the pass would.
+ * The counts are exactly the pass's: both put a submission at `t` in the bin (edges[i], edges[i + 1]]
+ * that holds it.
  */
 export class SubmissionIndex {
   readonly #times = new Map<string, Float64Array>();
@@ -30,25 +29,9 @@ export class SubmissionIndex {
     );
   }
 
-  /**
-   * The class's submissions in (from, to] counted into `binCount` bins of `binMs` from `from`, as the
-   * pass does: bin min(binCount - 1, floor((t - from - 1) / binMs)); a time whose bin is below 0 (within
-   * a millisecond after `from`) is counted in none.
-   */
-  bins(className: string, from: number, to: number, binMs: number, binCount: number): number[] {
-    const counts = new Array<number>(binCount).fill(0);
-    const times = this.#times.get(className);
-    if (!times) return counts;
-    const lo = firstIndex(times, 0, times.length, (t) => t > from);
-    const hi = firstIndex(times, lo, times.length, (t) => t > to);
-    const binOf = (t: number) => Math.min(binCount - 1, Math.floor((t - from - 1) / binMs));
-    let start = firstIndex(times, lo, hi, (t) => binOf(t) >= 0);
-    for (let b = 0; b < binCount; b++) {
-      const end = b === binCount - 1 ? hi : firstIndex(times, start, hi, (t) => binOf(t) > b);
-      counts[b] = end - start;
-      start = end;
-    }
-    return counts;
+  /** The class's submissions in each bin (edges[i], edges[i + 1]] (grid-bins.ts). */
+  bins(className: string, edges: readonly number[]): number[] {
+    return edges.slice(1).map((edge, i) => this.count(className, edges[i] as number, edge));
   }
 }
 

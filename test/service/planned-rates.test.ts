@@ -4,6 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { estimateRates, type PastEstimate, plannedRates } from '../../src/service/estimators.ts';
+import { DEFAULT_RISE } from '../../src/service/rate-rise.ts';
 import { startService } from './harness.ts';
 
 const HOUR = 3_600_000;
@@ -163,5 +164,44 @@ describe("the service's planned rates", () => {
     await expect(startService({ config: { rateHoldHalfLifeHours: -1 } })).rejects.toThrow(
       /rateHoldHalfLifeHours must be >= 0 \(0: no hold\)/,
     );
+  });
+});
+
+describe('planned rates after a burst, minute by minute', () => {
+  it('do not flip with the minute they are read: a burst stays in its bins as time passes', () => {
+    // Two days of one cifar10 and one bert job every 2 hours, then 60 cifar10 jobs 4 s apart.
+    const both = [
+      { name: 'cifar10', priorRatePerHour: 0 },
+      { name: 'bert', priorRatePerHour: 0 },
+    ];
+    const submissions: Array<{ className: string; submittedAt: number }> = [];
+    for (let t = T0 + HOUR; t < T0 + 48 * HOUR; t += 2 * HOUR) {
+      submissions.push(
+        { className: 'cifar10', submittedAt: t },
+        { className: 'bert', submittedAt: t + 60_000 },
+      );
+    }
+    // The burst straddles a 5-minute edge of the grid: 2 minutes before it to 2 minutes after.
+    const burstStart = T0 + 48 * HOUR + 3 * 60_000;
+    for (let i = 0; i < 60; i++)
+      submissions.push({ className: 'cifar10', submittedAt: burstStart + i * 4000 });
+    const end = burstStart + 59 * 4000;
+    const at = (minutes: number) =>
+      plannedRates(both, submissions, {
+        now: end + minutes * 60_000,
+        windowHours: 24,
+        priorWeightHours: 2,
+        observedSince: T0,
+        holdHalfLifeHours: 2,
+        rise: DEFAULT_RISE,
+      }).cifar10 as number;
+    // Read every minute of the next hour: the estimate may fall as the hold decays, never jump back up
+    // by more than a hair (a partial bin's hours grow with the clock).
+    let previous = at(1);
+    for (let minute = 2; minute <= 60; minute++) {
+      const now = at(minute);
+      expect(now, `minute ${minute}`).toBeLessThanOrEqual(previous * 1.05);
+      previous = now;
+    }
   });
 });

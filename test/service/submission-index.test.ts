@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { estimatesAt } from '../../src/service/estimators.ts';
 import { DEFAULT_RISE } from '../../src/service/rate-rise.ts';
+import { gridEdges } from '../../src/service/grid-bins.ts';
 import { SubmissionIndex } from '../../src/service/submission-index.ts';
 
 const HOUR = 3_600_000;
@@ -96,9 +97,9 @@ describe('the submission index', () => {
     expect(index.count('a', 9, 20)).toBe(3);
     expect(index.count('b', 0, 14)).toBe(0);
     expect(index.count('z', 0, 100)).toBe(0);
-    // Bins of 5 from 9: (9,14] holds 10 (bin 0: floor((10-9-1)/5) = 0), the last bin takes the rest.
-    expect(index.bins('a', 9, 20, 5, 2)).toEqual([1, 2]);
-    // A time within a millisecond after the start counts in no bin, as the pass has it.
-    expect(index.bins('a', 9.5, 20, 5, 3)).toEqual([0, 2, 0]);
+    // Bins on the grid of 5 from 9 to 20: (9,10] holds 10, (10,15] nothing, (15,20] both 20s.
+    expect(gridEdges(9, 20, 5)).toEqual([9, 10, 15, 20]);
+    expect(index.bins('a', gridEdges(9, 20, 5))).toEqual([1, 0, 2]);
+    expect(index.bins('a', gridEdges(10, 20, 5))).toEqual([0, 2]);
   });
 });
