@@ -7,6 +7,7 @@ import { pino } from 'pino';
 import { bootService } from '../../src/service/boot.ts';
 import { InlinePlanComputer } from '../../src/service/calculator/computer.ts';
 import { resolveConfig } from '../../src/service/config.ts';
+import { paidGpusNow } from '../../src/service/paid-now.ts';
 
 export interface BurstOptions {
   readonly jobs: number;
@@ -83,9 +84,12 @@ export async function runBurst(options: BurstOptions) {
           done++;
         }
       }
+      // What the pool holds once the tick has resized it: the tick's own listing is from before, so
+      // the nodes a tick launched showed up a tick late and the last tick's never.
+      const paidGpus = paidGpusNow(await boa.service.deps.pool.listNodes());
       ticks.push({
         tick,
-        paidGpus: boa.service.state.nodes.reduce((n, node) => n + node.gpus, 0),
+        paidGpus,
         ceilingGpus: ceiling?.gpus ?? Number.POSITIVE_INFINITY,
         running: jobs.filter((j) => j.state === 'running').length,
         queuedForBudget: jobs.filter((j) => j.state === 'waiting' && j.queuedForBudget).length,
