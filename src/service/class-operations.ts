@@ -80,10 +80,9 @@ export function deleteClass(svc: BoaService, name: string): void {
 }
 
 /**
- * A kept class's samples under its new profile: were judged against the old work, so where an epoch's
- * work changed they are judged again (trust.ts), or samples clamped to the old bounds would pull the
- * new estimate beyond what any one job may (a profile corrected from 3600 s to 1000 s read 2500 s
- * from one sample of 7000 s); the impossible ones are dropped and logged.
+ * A kept class's samples under its new profile: they were judged against the old work, so where an
+ * epoch's work changed they are judged again (trust.ts): the impossible ones are dropped and logged,
+ * the others kept as measured, and the plan clamps them to the new profile's bounds.
  */
 function rejudged(svc: BoaService, existing: ClassState, profile: ClassProfile): number[][] {
   return existing.workSamples.map((samples, j) => {
@@ -93,7 +92,7 @@ function rejudged(svc: BoaService, existing: ClassState, profile: ClassProfile):
     const kept: number[] = [];
     for (const sample of samples) {
       const verdict = judgeWorkSample(work, sample);
-      if (verdict.use) kept.push(verdict.workSeconds);
+      if (verdict.use) kept.push(sample);
       else
         svc.deps.logger.warn(
           {

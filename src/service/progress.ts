@@ -105,8 +105,10 @@ export function recordWorkSample(svc: BoaService, job: ServiceJob, now: number):
     );
     return;
   }
+  // Kept as measured; the plan reads it clamped to the profile's bounds (estimatedClasses). Stored
+  // clamped, a profile corrected to what jobs showed read its samples as half the new work.
   const samples = (cls.workSamples[job.statEpoch] ??= []);
-  samples.push(verdict.workSeconds);
+  samples.push(sample);
   if (samples.length > MAX_WORK_SAMPLES) samples.shift();
 }
 

@@ -76,6 +76,23 @@ describe('work samples of a replaced or deleted class', () => {
     expect(work(boa!)).toBe(30_000);
   });
 
+  it('a profile corrected to what jobs showed reads their samples as measured, not as the old bounds clamped them', async () => {
+    const { dataDir, clock } = await withSample();
+    const work = (b: Booted) =>
+      b.service.estimatedClasses().find((c) => c.name === 'x')!.epochs[0]!.workSeconds;
+    // Ten jobs whose epoch took 4x the profile's 3600 s: each counts at most twice it, as recorded.
+    const x = boa!.service.state.classes.get('x')!;
+    x.workSamples[0] = Array.from({ length: 10 }, () => 14_400);
+    boa!.repo.transaction(() => persistWorkSamples(boa!.service, clock.now()));
+    expect(work(boa!)).toBeCloseTo((3 * 3600 + 10 * 7200) / 13, 6);
+    // The operator corrects the profile to what the jobs showed: the estimate is that, not below it.
+    const corrected = profile('x', 1);
+    corrected.epochs[0]!.workSeconds = 14_400;
+    expect((await boa!.request('PUT', '/v1/classes/x', { profile: corrected })).status).toBe(200);
+    expect(work(boa!)).toBeCloseTo(14_400, 6);
+    expect(work(await restart(dataDir, clock))).toBeCloseTo(14_400, 6);
+  });
+
   it('a class put again with another number of epochs starts without samples, across a restart', async () => {
     const { dataDir, clock } = await withSample();
     expect((await boa!.request('PUT', '/v1/classes/x', { profile: profile('x', 3) })).status).toBe(200);

@@ -44,6 +44,27 @@ describe('progress reports as work samples', () => {
     expect(cls.workSamples[0]![0]).toBeCloseTo(epoch.workSeconds, 6);
   });
 
+  it('keeps an epoch as measured and reads it clamped, so a profile corrected to it reads it whole', async () => {
+    const { s, job, token, cls } = await runningJob();
+    const epoch = cls.profile.epochs[0]!;
+    const speedup = epoch.speedup[String(job.allocation.length)]!;
+    // The epoch took 4x its profile's work.
+    s.clock.t = job.epochStartedAt! + (cls.profile.rescaleSeconds + (4 * epoch.workSeconds) / speedup) * 1000;
+    expect((await s.request('POST', `/v1/jobs/${job.id}/progress`, { statEpoch: 1 }, token)).status).toBe(
+      200,
+    );
+    expect(cls.workSamples[0]![0]).toBeCloseTo(4 * epoch.workSeconds, 6);
+    const work = () => s.service.estimatedClasses().find((c) => c.name === 'cifar10')!.epochs[0]!.workSeconds;
+    // One job moves the estimate at most to twice the profile's work, blended with the profile's 3.
+    expect(work()).toBeCloseTo((3 * epoch.workSeconds + 2 * epoch.workSeconds) / 4, 6);
+    const corrected = {
+      ...cls.profile,
+      epochs: cls.profile.epochs.map((e, j) => (j === 0 ? { ...e, workSeconds: 4 * epoch.workSeconds } : e)),
+    };
+    s.service.putClass(corrected, 1);
+    expect(work()).toBeCloseTo(4 * epoch.workSeconds, 6);
+  });
+
   it('learns nothing from a report that skips epochs: its time covers several, not the one it left', async () => {
     const { s, job, token, cls } = await runningJob();
     // Three epochs' worth of time at its width, reported only on reaching epoch 3.
