@@ -85,7 +85,8 @@ export class WidthCaps {
     const active = new Set(jobs.map((j) => j.id));
     for (const [id, state] of this.#jobs) {
       if (active.has(id)) continue;
-      this.#finishedRunSeconds.push(state.runSeconds);
+      // As the artifact's median: jobs that ran (one that never started has no run time).
+      if (state.runSeconds > 0) this.#finishedRunSeconds.push(state.runSeconds);
       this.#jobs.delete(id);
     }
     let widest: { job: JobView; state: JobState } | null = null;
