@@ -18,17 +18,27 @@ export class RefusalLog {
     private readonly now: () => number,
   ) {}
 
+  #flushTimer: NodeJS.Timeout | undefined;
+
   refused(path: string): void {
     this.#unlogged += 1;
     this.#lastPath = path;
-    const at = this.now();
-    if (at - this.#lastLoggedAt < REFUSAL_LOG_INTERVAL_MS) return;
+    if (this.now() - this.#lastLoggedAt >= REFUSAL_LOG_INTERVAL_MS) this.flush();
+    // A burst followed by silence is still logged, once its minute is over.
+    else this.#flushTimer ??= setTimeout(() => this.flush(), REFUSAL_LOG_INTERVAL_MS).unref();
+  }
+
+  /** Logs the refusals not logged yet, if any. */
+  flush(): void {
+    clearTimeout(this.#flushTimer);
+    this.#flushTimer = undefined;
+    if (this.#unlogged === 0) return;
     this.logger.warn(
       { event: 'auth_refused', refused: this.#unlogged, lastPath: this.#lastPath },
       'requests with a wrong or missing token were refused',
     );
     this.#unlogged = 0;
-    this.#lastLoggedAt = at;
+    this.#lastLoggedAt = this.now();
   }
 }
 
