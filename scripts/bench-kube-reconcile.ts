@@ -58,75 +58,79 @@ await runMain(async () => {
       pino({ level: 'silent' }),
       { kubeConfig: fake.kubeConfig() },
     );
-    const timed = async (what: DesiredJob[]) => {
-      const start = performance.now();
-      const statuses = await executor.reconcile(what);
-      return { ms: performance.now() - start, statuses };
-    };
+    // Its watches hold the process open: closed on any exit from here, a failed run's too.
+    try {
+      const timed = async (what: DesiredJob[]) => {
+        const start = performance.now();
+        const statuses = await executor.reconcile(what);
+        return { ms: performance.now() - start, statuses };
+      };
 
-    const gen1 = desired(() => 1);
-    const first = await timed(gen1);
-    const pods = fake.pods('boa-jobs').length;
-    // The steady state is every pod Running, seen through the watch, before anything is timed.
-    let runningAtSteady = 0;
-    for (let i = 0; i < 300; i++) {
+      const gen1 = desired(() => 1);
+      const first = await timed(gen1);
+      const pods = fake.pods('boa-jobs').length;
+      // The steady state is every pod Running, seen through the watch, before anything is timed.
+      let runningAtSteady = 0;
+      for (let i = 0; i < 300; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        runningAtSteady = (await executor.reconcile(gen1)).filter((r) => r.phase === 'running').length;
+        if (runningAtSteady === pods) break;
+      }
+      const steady: number[] = [];
+      const before = fake.requests.length;
+      // CPU time too: on a shared machine wall time mostly measures the other processes.
+      const cpuBefore = process.cpuUsage();
+      for (let i = 0; i < ticks; i++) steady.push((await timed(gen1)).ms);
+      const cpu = process.cpuUsage(cpuBefore);
+      const steadyCpuMs = (cpu.user + cpu.system) / 1000 / ticks;
+      const steadyRequests = (fake.requests.length - before) / ticks;
+      steady.sort((a, b) => a - b);
+
+      const rescaled = desired((id) => (id % 10 === 0 ? 2 : 1));
+      const stop = await timed(rescaled); // deletes the old generation's pods
+      let start = 0;
+      for (let i = 0; i < 100; i++) {
+        await new Promise((r) => setTimeout(r, 20));
+        const { ms, statuses } = await timed(rescaled);
+        start += ms;
+        // Until the new generation's pods run, not merely exist.
+        const runningNew = statuses.filter((s) => s.generation === 2 && s.phase === 'running').length;
+        if (runningNew >= (jobCount / 10) * 1.5 - 1) break;
+      }
+
+      fake.store.compact();
+      fake.closeWatches();
       await new Promise((r) => setTimeout(r, 100));
-      runningAtSteady = (await executor.reconcile(gen1)).filter((r) => r.phase === 'running').length;
-      if (runningAtSteady === pods) break;
+      const relist = await timed(rescaled);
+
+      console.log(
+        JSON.stringify(
+          {
+            jobs: jobCount,
+            pods,
+            runningAtSteady,
+            apiRequests: fake.requests.length,
+            firstReconcileMs: round(first.ms),
+            steadyReconcileMs: { p50: round(quantile(steady, 0.5)), p99: round(quantile(steady, 0.99)) },
+            steadyReconcileCpuMsMean: round(steadyCpuMs),
+            apiRequestsPerSteadyReconcile: steadyRequests,
+            loadAverage1m: round(loadavg()[0]!),
+            rescale10PercentMs: { stopOld: round(stop.ms), startNew: round(start) },
+            relistReconcileMs: round(relist.ms),
+            note: 'in-process fake API server over HTTP on 127.0.0.1, not a real cluster',
+            // A steady reconcile answers from the watch-fed cache: no request at all.
+            targets: checkTargets({
+              apiRequestsPerSteadyReconcile: { value: steadyRequests, atMost: 0 },
+              runningAtSteady: { value: runningAtSteady, atLeast: pods },
+            }),
+          },
+          null,
+          2,
+        ),
+      );
+    } finally {
+      await executor.close();
     }
-    const steady: number[] = [];
-    const before = fake.requests.length;
-    // CPU time too: on a shared machine wall time mostly measures the other processes.
-    const cpuBefore = process.cpuUsage();
-    for (let i = 0; i < ticks; i++) steady.push((await timed(gen1)).ms);
-    const cpu = process.cpuUsage(cpuBefore);
-    const steadyCpuMs = (cpu.user + cpu.system) / 1000 / ticks;
-    const steadyRequests = (fake.requests.length - before) / ticks;
-    steady.sort((a, b) => a - b);
-
-    const rescaled = desired((id) => (id % 10 === 0 ? 2 : 1));
-    const stop = await timed(rescaled); // deletes the old generation's pods
-    let start = 0;
-    for (let i = 0; i < 100; i++) {
-      await new Promise((r) => setTimeout(r, 20));
-      const { ms, statuses } = await timed(rescaled);
-      start += ms;
-      // Until the new generation's pods run, not merely exist.
-      const runningNew = statuses.filter((s) => s.generation === 2 && s.phase === 'running').length;
-      if (runningNew >= (jobCount / 10) * 1.5 - 1) break;
-    }
-
-    fake.store.compact();
-    fake.closeWatches();
-    await new Promise((r) => setTimeout(r, 100));
-    const relist = await timed(rescaled);
-    await executor.close();
-
-    console.log(
-      JSON.stringify(
-        {
-          jobs: jobCount,
-          pods,
-          runningAtSteady,
-          apiRequests: fake.requests.length,
-          firstReconcileMs: round(first.ms),
-          steadyReconcileMs: { p50: round(quantile(steady, 0.5)), p99: round(quantile(steady, 0.99)) },
-          steadyReconcileCpuMsMean: round(steadyCpuMs),
-          apiRequestsPerSteadyReconcile: steadyRequests,
-          loadAverage1m: round(loadavg()[0]!),
-          rescale10PercentMs: { stopOld: round(stop.ms), startNew: round(start) },
-          relistReconcileMs: round(relist.ms),
-          note: 'in-process fake API server over HTTP on 127.0.0.1, not a real cluster',
-          // A steady reconcile answers from the watch-fed cache: no request at all.
-          targets: checkTargets({
-            apiRequestsPerSteadyReconcile: { value: steadyRequests, atMost: 0 },
-            runningAtSteady: { value: runningAtSteady, atLeast: pods },
-          }),
-        },
-        null,
-        2,
-      ),
-    );
   } finally {
     await fake.close();
   }

@@ -10,12 +10,10 @@
  * processes, one per node of its placement, restarted at each rescale; the emulated jobs still report
  * progress and completion at their ground-truth times (a real process cannot run on virtual time).
  */
-import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Option } from 'commander';
 import { pino } from 'pino';
 import { arrivalRatesPerHour } from '../src/core/trace.ts';
 import { bootService } from '../src/service/boot.ts';
@@ -26,98 +24,20 @@ import { ApiError, LauncherClient } from '../src/sim/replay/api-client.ts';
 import { ReplayWorld, type WorldSnapshot } from '../src/sim/replay/world.ts';
 import { truthProvider } from '../src/sim/run.ts';
 import { checkDemoJobNames } from './lib/demo-names.ts';
-import { loadProfileFile, loadTrace, parseList, runMain, UsageError, scriptProgram } from './lib/inputs.ts';
+import { loadProfileFile, loadTrace, parseList, runMain, UsageError } from './lib/inputs.ts';
 import { HeaviestWindow } from './lib/heaviest-window.ts';
 import { ReplayUnspent } from './lib/replay-unspent.ts';
 import { demoHistory, importDemoHistory } from './lib/demo-history.ts';
 import { demoSettings, settingsByFlag } from './lib/demo-settings.ts';
-import { DEFAULT_PROFILES } from './lib/paths.ts';
-import { DEFAULT_DATA } from './lib/sim-setup.ts';
-
-const program = scriptProgram('demo')
-  .description(
-    'The boa service replaying a trace on a virtual clock, with emulated jobs on the measured ground truth; prints the JSON metrics',
-  )
-  .requiredOption('--trace <file>', 'workload CSV')
-  .requiredOption('--budget <gpuHoursPerHour>', 'the budget to set')
-  .option('--apps <list>', 'only these applications')
-  .option('--speed <x>', 'virtual seconds per real second, or max', 'max')
-  .option('--state <dir>', 'service data directory; an unfinished replay there is resumed')
-  .option('--data <dir>', 'measured Pollux data (ground truth)', DEFAULT_DATA)
-  .option('--profiles <file>', 'job-class profiles', DEFAULT_PROFILES)
-  .option('--tick-seconds <s>', 'scheduling tick', '60')
-  .addOption(
-    new Option(
-      '--prior <source>',
-      "the rate estimator's prior: none (a new service's, default) or trace (the trace's own rates: oracle input)",
-    )
-      .choices(['none', 'trace'])
-      .default('none'),
-  )
-  .addOption(
-    new Option('--executor <kind>', 'run each job as real processes (local executor)').choices(['local']),
-  )
-  .option(
-    '--warmup-hours <h>',
-    "the service's opt-in warm-up (warmupHours): half the budget rising to all of it",
-    '0',
-  )
-  .option(
-    '--budget-window-hours <h>',
-    "the service's budget window (budgetWindowHours): the hours the budget's time-average is held over",
-    '24',
-  )
-  .option(
-    '--drain-after-hours <h>',
-    "the service's drain (drainAfterHours): hours without a submission before the running jobs take the budget; 0: never",
-    '2',
-  )
-  .option(
-    '--plan-cap-multiple <m>',
-    "the service's opt-in plan cap (planCapMultiple): plans get at most m times what the load needs; 0: none",
-    '0',
-  )
-  .option(
-    '--credit-spend-hours <h>',
-    "the service's credit for a tight budget (creditSpendHours): while the load needs 90% of the budget, plans spend the window's unspent budget over h hours; 0: never",
-    '4',
-  )
-  .option(
-    '--credit-load-share <s>',
-    "the credit's load share (creditLoadShare): spent whole while the load needs this share of the budget, in part from 0.2 below; lower spends more of a generous budget",
-    '0.9',
-  )
-  .option(
-    '--history <files>',
-    "other traces' submissions imported before the replay (POST /v1/history), back to back as compare --history places them: a service that ran through those days",
-  )
-  .option('--history-gap-hours <h>', 'quiet hours between the history days and before the trace', '0')
-  .option(
-    '--rate-confidence <z>',
-    "the service's opt-in confidence bound on arrival rates (rateConfidence): the load planned z standard errors above its estimate; 0: the estimate",
-    '0',
-  )
-  .option(
-    '--first-day-arrivals <a>',
-    "the service's opt-in first-day arrivals (firstDayArrivals): until its rate window is full, every class planned as if <a> more of its jobs had arrived; 0: none",
-    '0',
-  );
-
-/** A replica that says what it was given, then waits to be stopped (SIGTERM at a rescale or the end). */
-const REPLICA_WORKLOAD = {
-  command: [
-    'sh',
-    '-c',
-    'echo "job $BOA_JOB_ID generation $BOA_GENERATION rank $NODE_RANK/$NNODES: WORLD_SIZE=$WORLD_SIZE ' +
-      'NPROC_PER_NODE=$NPROC_PER_NODE"; exec sleep 1000000',
-  ],
-};
+import { REPLICA_WORKLOAD, replicasRun, replicasSettled, stopReplicas } from './lib/demo-replicas.ts';
+import { changedOptions, digest, type ReplayOptions } from './lib/demo-replay-options.ts';
+import { demoProgram } from './lib/demo-program.ts';
 
 /** Virtual time: the trace's seconds from an arbitrary fixed start, as epoch milliseconds. */
 const EPOCH = Date.UTC(2026, 0, 1);
 
 await runMain(async () => {
-  const opts = program.parse().opts<{
+  const opts = demoProgram.parse().opts<{
     trace: string;
     budget: string;
     apps?: string;
@@ -203,15 +123,13 @@ await runMain(async () => {
   // What this replay is: a --state started with other options resumes the run it holds, and the result
   // would be reported under these (another budget's label; another trace's jobs on its service).
   const replayOptions: ReplayOptions = {
-    '--trace/--apps': createHash('sha256').update(JSON.stringify(jobs)).digest('hex').slice(0, 16),
+    '--trace/--apps': digest(jobs),
     '--budget': budget,
     '--prior': opts.prior,
     '--tick-seconds': tickSeconds,
     ...settingsByFlag(settings),
     '--executor': opts.executor ?? 'none',
-    '--history': history.length
-      ? createHash('sha256').update(JSON.stringify(history)).digest('hex').slice(0, 16)
-      : 'none',
+    '--history': history.length ? digest(history) : 'none',
   };
   const saved = boa.repo.getSetting<WorldSnapshot>('replay');
   const startedWith = boa.repo.getSetting<ReplayOptions>('replay-options');
@@ -349,54 +267,3 @@ await runMain(async () => {
   await boa.close();
   removeState();
 });
-
-async function replicasSettled(boa: Awaited<ReturnType<typeof bootService>>): Promise<void> {
-  const { execution } = boa.service;
-  await execution.settle();
-  for (let i = 0; i < 100 && execution.settling; i++) {
-    await sleep(10);
-    execution.reconcile();
-    await execution.settle();
-  }
-}
-
-/** Asks the executor for no replicas until none is left (at most about 30 s); returns how many are left. */
-async function stopReplicas(boa: Awaited<ReturnType<typeof bootService>>): Promise<number> {
-  const executor = boa.service.execution.executor;
-  let left = Number.POSITIVE_INFINITY;
-  for (let i = 0; i < 300 && left > 0; i++) {
-    left = (await executor?.reconcile([]))?.length ?? 0;
-    if (left > 0) await sleep(100);
-  }
-  return left;
-}
-
-/**
- * Once every job is done: waits until the executor has stopped all replicas, and counts what it ran
- * (one log per replica started, DATA_DIR/jobs/<id>/<generation>/<rank>.log).
- */
-async function replicasRun(boa: Awaited<ReturnType<typeof bootService>>, stateDir: string) {
-  const left = await stopReplicas(boa);
-  let started = 0;
-  let generations = 0;
-  const jobsDir = join(stateDir, 'jobs');
-  for (const job of readdirSync(jobsDir)) {
-    for (const generation of readdirSync(join(jobsDir, job))) {
-      generations += 1;
-      started += readdirSync(join(jobsDir, job, generation)).filter((f) => f.endsWith('.log')).length;
-    }
-  }
-  return { kind: 'local', replicasStarted: started, generationsRun: generations, replicasLeft: left };
-}
-
-/** The options a replay was started with, by flag; the trace (after --apps) as a digest of its jobs. */
-type ReplayOptions = Record<string, string | number>;
-
-/** The flags whose value differs, as `--budget 40, not 60`. */
-function changedOptions(was: ReplayOptions, now: ReplayOptions): string[] {
-  return Object.keys(now)
-    .filter((flag) => flag in was && was[flag] !== now[flag])
-    .map((flag) =>
-      flag === '--trace/--apps' ? 'another trace or --apps' : `${flag} ${was[flag]}, not ${now[flag]}`,
-    );
-}

@@ -3,7 +3,12 @@ import type { BoaService } from '../service/service.ts';
 import { budgetView, statusView } from '../service/views.ts';
 import { belowBudgetNow } from '../service/below-budget.ts';
 
-/** Gauges read from the service when scraped, so they are never stale. */
+/**
+ * Gauges read from the service when scraped, so they are never stale. A value that does not exist yet
+ * (no budget, no plan) is NaN, not 0: a budget of 0 or a predicted JCT of 0 would read as real, and
+ * an alert on `paid > budget` would fire before a budget is set ("Avoid missing metrics" in
+ * Prometheus's instrumentation practices: 0, or NaN if 0 would be misleading).
+ */
 export function prometheusRegistry(service: BoaService): Registry {
   const registry = new Registry();
   const gauge = (name: string, help: string, collect: (g: Gauge) => void, labelNames: string[] = []) =>
@@ -16,8 +21,8 @@ export function prometheusRegistry(service: BoaService): Registry {
         collect(this);
       },
     });
-  gauge('boa_budget_gpu_hours_per_hour', 'Budget target', (g) =>
-    g.set(service.state.budget?.gpuHoursPerHour ?? 0),
+  gauge('boa_budget_gpu_hours_per_hour', 'Budget target (NaN while none is set)', (g) =>
+    g.set(service.state.budget?.gpuHoursPerHour ?? NaN),
   );
   gauge('boa_paid_gpu_hours_per_hour', 'Paid GPU-hours per hour, time-average over the budget window', (g) =>
     g.set(budgetView(service).window.paidGpuHoursPerHour),
@@ -34,7 +39,7 @@ export function prometheusRegistry(service: BoaService): Registry {
       const s = statusView(service);
       g.set({ kind: 'actual' }, s.nodeGroup.actualNodes);
       g.set({ kind: 'ready' }, s.nodeGroup.readyNodes);
-      g.set({ kind: 'desired' }, s.nodeGroup.desiredNodes ?? 0);
+      g.set({ kind: 'desired' }, s.nodeGroup.desiredNodes ?? NaN);
     },
     ['kind'],
   );
@@ -46,8 +51,10 @@ export function prometheusRegistry(service: BoaService): Registry {
     },
     ['state'],
   );
-  gauge('boa_plan_predicted_avg_jct_seconds', 'Predicted average JCT of the current plan', (g) =>
-    g.set(service.state.plan?.row.predictedAvgJctSeconds ?? 0),
+  gauge(
+    'boa_plan_predicted_avg_jct_seconds',
+    'Predicted average JCT of the current plan (NaN while there is none)',
+    (g) => g.set(service.state.plan?.row.predictedAvgJctSeconds ?? NaN),
   );
   gauge('boa_tick_duration_seconds', 'Compute time of the last scheduling tick', (g) =>
     g.set(service.state.lastTickMs / 1000),
@@ -74,8 +81,8 @@ export function prometheusRegistry(service: BoaService): Registry {
   );
   gauge(
     'boa_load_needs_gpu_hours_per_hour',
-    'The budget the current load needs (its cheapest plan); above the budget, jobs queue',
-    (g) => g.set(service.state.budget ? service.loadNeeds() : 0),
+    'The budget the current load needs (its cheapest plan); above the budget, jobs queue (NaN with no budget)',
+    (g) => g.set(service.state.budget ? service.loadNeeds() : NaN),
   );
   gauge(
     'boa_gpus_below_budget',

@@ -141,12 +141,18 @@ describe('operations', () => {
     );
     expect((await s.request('GET', '/healthz', undefined, null)).status).toBe(200);
     expect((await s.request('GET', '/readyz', undefined, null)).status).toBe(503);
+    // Before a budget and a plan, what does not exist reads NaN, never a real-looking 0.
+    const before = (await s.request('GET', '/metrics')).body;
+    expect(before).toMatch(/^boa_budget_gpu_hours_per_hour Nan$/m);
+    expect(before).toMatch(/^boa_plan_predicted_avg_jct_seconds Nan$/m);
+    expect(before).toMatch(/^boa_load_needs_gpu_hours_per_hour Nan$/m);
     await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
     await s.ticks(1);
     expect((await s.request('GET', '/readyz', undefined, null)).status).toBe(200);
     expect((await s.request('GET', '/metrics', undefined, null)).status).toBe(401);
     const metrics = await s.request('GET', '/metrics');
     expect(metrics.body).toMatch(/^boa_budget_gpu_hours_per_hour 40$/m);
+    expect(metrics.body).toMatch(/^boa_plan_predicted_avg_jct_seconds \d/m);
     // What an operator alerts on: a stalled tick, GPUs now, jobs held back by the budget.
     await s.request('POST', '/v1/jobs', { class: 'cifar10' });
     await s.ticks(4); // the local nodes boot and the job gets GPUs

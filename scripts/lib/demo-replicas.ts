@@ -1,0 +1,59 @@
+/**
+ * The demo's replicas under the local executor (--executor local): what each runs, and waiting for
+ * them on the replay's virtual clock, which cannot wait for real processes by itself.
+ */
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { bootService } from '../../src/service/boot.ts';
+
+type Boa = Awaited<ReturnType<typeof bootService>>;
+
+/** A replica that says what it was given, then waits to be stopped (SIGTERM at a rescale or the end). */
+export const REPLICA_WORKLOAD = {
+  command: [
+    'sh',
+    '-c',
+    'echo "job $BOA_JOB_ID generation $BOA_GENERATION rank $NODE_RANK/$NNODES: WORLD_SIZE=$WORLD_SIZE ' +
+      'NPROC_PER_NODE=$NPROC_PER_NODE"; exec sleep 1000000',
+  ],
+};
+
+export async function replicasSettled(boa: Boa): Promise<void> {
+  const { execution } = boa.service;
+  await execution.settle();
+  for (let i = 0; i < 100 && execution.settling; i++) {
+    await sleep(10);
+    execution.reconcile();
+    await execution.settle();
+  }
+}
+
+/** Asks the executor for no replicas until none is left (at most about 30 s); returns how many are left. */
+export async function stopReplicas(boa: Boa): Promise<number> {
+  const executor = boa.service.execution.executor;
+  let left = Number.POSITIVE_INFINITY;
+  for (let i = 0; i < 300 && left > 0; i++) {
+    left = (await executor?.reconcile([]))?.length ?? 0;
+    if (left > 0) await sleep(100);
+  }
+  return left;
+}
+
+/**
+ * Once every job is done: waits until the executor has stopped all replicas, and counts what it ran
+ * (one log per replica started, DATA_DIR/jobs/<id>/<generation>/<rank>.log).
+ */
+export async function replicasRun(boa: Boa, stateDir: string) {
+  const left = await stopReplicas(boa);
+  let started = 0;
+  let generations = 0;
+  const jobsDir = join(stateDir, 'jobs');
+  for (const job of readdirSync(jobsDir)) {
+    for (const generation of readdirSync(join(jobsDir, job))) {
+      generations += 1;
+      started += readdirSync(join(jobsDir, job, generation)).filter((f) => f.endsWith('.log')).length;
+    }
+  }
+  return { kind: 'local', replicasStarted: started, generationsRun: generations, replicasLeft: left };
+}
