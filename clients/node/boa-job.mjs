@@ -13,6 +13,20 @@
 // carries on instead. See docs/client.md for both, and the protocol.
 
 /* global process, console, fetch, AbortSignal, setTimeout, clearTimeout */
+import { writeFileSync } from 'node:fs';
+
+/**
+ * Under boa's local executor: tells it a SIGTERM reached the job, so an exit 0 after one that boa did
+ * not send (`pkill node`) is a stop from outside, not the job's end.
+ */
+function markSigterm(file) {
+  if (!file) return;
+  try {
+    writeFileSync(file, '');
+  } catch {
+    // Its folder gone: the exit then reads as the job's end, as without the file.
+  }
+}
 
 /** Job states after which the job has no allocation any more. */
 export const FINISHED_STATES = ['done', 'cancelled', 'failed', 'lost'];
@@ -89,6 +103,7 @@ export class BoaJob {
       // A listener replaces Node's default (exit), so the training loop gets to checkpoint.
       this.#onSigterm = () => {
         this.#sigterm = true;
+        markSigterm(process.env.BOA_SIGTERM_FILE);
         this.#wake();
       };
       process.on('SIGTERM', this.#onSigterm);

@@ -60,6 +60,17 @@ class BoaUnavailable(BoaError):
     """boa could not be reached after the retries."""
 
 
+def _mark_sigterm(path):
+    """Under boa's local executor: tells it a SIGTERM reached the job, so an exit 0 after one boa did
+    not send (`pkill python`) is a stop from outside, not the job's end."""
+    if not path:
+        return
+    try:
+        open(path, "w").close()
+    except OSError:
+        pass  # its folder gone: the exit then reads as the job's end, as without the file
+
+
 def _env_int(env, name, default=None):
     raw = env.get(name)
     if raw is None or raw == "":
@@ -351,6 +362,7 @@ class BoaJob:
 
         def on_sigterm(signum, frame):
             self._sigterm = True
+            _mark_sigterm(os.environ.get("BOA_SIGTERM_FILE"))
             if callable(previous) and previous not in (signal.SIG_DFL, signal.SIG_IGN):
                 previous(signum, frame)
 

@@ -19,6 +19,8 @@ import { isOurSupervisor, processExists, readLogTail } from '../../src/cloud/loc
 import { killReplicaGroups } from '../helpers/replica-groups.ts';
 import type { DesiredJob, ReplicaStatus } from '../../src/service/ports.ts';
 
+const CLIENT = join(import.meta.dirname, '../../clients/node/boa-job.mjs');
+
 const dirs: string[] = [];
 const pids: number[] = [];
 afterEach(() => {
@@ -212,6 +214,69 @@ describe('local executor', () => {
     await executor.close();
   });
 
+  it('reports a job whose client answered a SIGTERM sent to its command alone by exiting 0 as interrupted, not done', async () => {
+    const dataDir = temp();
+    const executor = new LocalExecutor({ dataDir, terminationGraceSeconds: 1 });
+    // A trainer on boa's Node client: a SIGTERM sets shouldStop, it checkpoints and exits 0.
+    const trainer =
+      `import { BoaJob } from ${JSON.stringify(CLIENT)};` +
+      "const job = new BoaJob({ url: 'http://127.0.0.1:9', jobId: 1, token: 't' });" +
+      "console.log('training');" +
+      'setInterval(() => { if (job.shouldStop()) process.exit(0); }, 20);';
+    const desired = [job([process.execPath, '--input-type=module', '-e', trainer])];
+    const log = join(dataDir, 'jobs/1/1/0.log');
+    await settle(executor, desired, () => {
+      try {
+        return readFileSync(log, 'utf8').includes('training');
+      } catch {
+        return false;
+      }
+    });
+    // `pkill node`, a kill of the command's group: the supervisor gets nothing.
+    process.kill(-Number(readFileSync(join(dataDir, 'jobs/1/1/0.group'), 'utf8')), 'SIGTERM');
+    const [status] = await settle(executor, desired, (s) => s[0]?.phase !== 'running');
+    expect(status).toMatchObject({ phase: 'failed', exitCode: 0, interrupted: true });
+    expect(status?.reason).toMatch(/after a SIGTERM boa did not send/);
+    await executor.close();
+  });
+
+  it("bounds a replica's log: past its cap the log's last part is kept as <rank>.log.1 and the log starts again", async () => {
+    const dataDir = temp();
+    const logCap = { capBytes: 200_000, keepBytes: 50_000, checkMs: 20 };
+    const executor = new LocalExecutor({ dataDir, terminationGraceSeconds: 1, logCap });
+    // 4 MB in 100-byte numbered lines, a little at a time, then quiet.
+    const printer =
+      'let i = 0; const t = setInterval(() => { for (let k = 0; k < 400; k++) process.stdout.write(String(i++).padStart(99, "x") + "\\n");' +
+      ' if (i >= 40000) { clearInterval(t); setTimeout(() => console.log("done printing"), 300); setTimeout(() => {}, 30000); } }, 5);';
+    const desired = [job([process.execPath, '-e', printer])];
+    const log = join(dataDir, 'jobs/1/1/0.log');
+    await settle(executor, desired, () => {
+      try {
+        return readFileSync(log, 'utf8').includes('done printing');
+      } catch {
+        return false;
+      }
+    });
+    const kept = readFileSync(`${log}.1`, 'utf8');
+    expect(kept.length).toBe(50_000);
+    // The log holds at most its cap plus what comes in between two checks, never the 4 MB written.
+    const now = readFileSync(log, 'utf8');
+    expect(now.length).toBeLessThan(logCap.capBytes + 400_000);
+    expect(now).toMatch(
+      /^boa: this log passed 0\.19 MiB and was cut; its last 0\.05 MiB before the cut are in 0\.log\.1$/m,
+    );
+    // What is kept is the end of the output: numbered lines, in order (a line written during a cut can
+    // be lost).
+    const numbers = `${kept}${now}`
+      .split('\n')
+      .filter((line) => /^x+\d+$/.test(line))
+      .map((line) => Number(line.replace(/x/g, '')));
+    expect(numbers.every((n, k) => k === 0 || n > (numbers[k - 1] as number))).toBe(true);
+    expect(numbers.at(-1)).toBeGreaterThan(39_000);
+    await settle(executor, [], (s) => s.length === 0);
+    await executor.close();
+  });
+
   it("reads a log's last lines from its end; one long line (progress bars redrawn with \\r) is still shown", () => {
     const dir = temp();
     const file = join(dir, '0.log');
@@ -305,6 +370,46 @@ describe('local executor', () => {
     await settle(executor, [], (s) => s.length === 0);
     expect(processExists(stranger.pid as number)).toBe(true);
     expect(supervisorsOf(dataDir)).toEqual([]);
+  });
+
+  it('takes an adopted replica for ended once its exit is recorded or its pid runs something else, and signals no stranger', async () => {
+    const dataDir = temp();
+    // Two adopted "supervisors" (their command lines are a supervisor's for their records), as a
+    // restarted service finds them: one whose exit gets recorded while its pid lives on (a pid reused
+    // before the check), one whose pid turns into another program (exec: the same pid, a stranger).
+    const fake = (jobId: number, script: string) => {
+      const dir = join(dataDir, `jobs/${jobId}/1`);
+      mkdirSync(dir, { recursive: true });
+      const proc = spawn('/bin/sh', ['-c', script, '/x/replica-supervisor.sh', dir, '0'], {
+        detached: true,
+        stdio: 'ignore',
+      });
+      pids.push(proc.pid as number);
+      writeFileSync(join(dir, '0.pid'), JSON.stringify({ pid: proc.pid, node: 'local-1', startedAt: 0 }));
+      return { dir, pid: proc.pid as number };
+    };
+    const recorded = fake(1, 'sleep 30');
+    const reused = fake(2, 'sleep 1; exec sleep 30');
+    await new Promise((r) => setTimeout(r, 200));
+    const executor = new LocalExecutor({ dataDir, terminationGraceSeconds: 1 });
+    const wanted = [1, 2].map((jobId) => {
+      const one = job(['sleep', '30']);
+      return { ...one, jobId, replicas: [{ ...one.replicas[0]!, jobId }] };
+    });
+    const before = await executor.reconcile(wanted);
+    expect(before.map((s) => s.phase)).toEqual(['running', 'running']);
+    writeFileSync(
+      join(recorded.dir, '0.exit'),
+      JSON.stringify({ code: 0, signal: null, reason: 'exited 0', stopped: false, at: Date.now() }),
+    );
+    await new Promise((r) => setTimeout(r, 1200)); // the second pid now runs `sleep 30`
+    const after = await executor.reconcile(wanted);
+    expect(after.find((s) => s.jobId === 1)).toMatchObject({ phase: 'succeeded', exitCode: 0 });
+    expect(after.find((s) => s.jobId === 2)).toMatchObject({ phase: 'failed', interrupted: true });
+    // Neither stranger is signalled when the generations are no longer wanted.
+    await settle(executor, [], (s) => s.length === 0);
+    expect(processExists(recorded.pid)).toBe(true);
+    expect(processExists(reused.pid)).toBe(true);
   });
 
   it("takes a live process for a record's supervisor only with that record's folder and rank", async () => {

@@ -8,8 +8,10 @@ clock, make a running job, count requests and inject 5xx answers.
 import http.server
 import json
 import os
+import shutil
 import signal
 import socket
+import tempfile
 import threading
 import time
 import unittest
@@ -178,6 +180,20 @@ class BoaJobTest(unittest.TestCase):
         # A SIGTERM is never cleared, not even by reading a running allocation again.
         self.assertGreater(client.wait_for_width(1)["width"], 0)
         self.assertEqual((client.should_stop(), client.stop_reason), (True, "SIGTERM"))
+
+    def test_sigterm_is_marked_for_the_local_executor(self):
+        # Under boa's local executor, the file tells it an exit 0 followed a SIGTERM (not the job's end).
+        marker = os.path.join(tempfile.mkdtemp(), "0.sigterm")
+        os.environ["BOA_SIGTERM_FILE"] = marker
+        try:
+            client = self.client(control("/__test/job"))
+            self.assertFalse(os.path.exists(marker))
+            os.kill(os.getpid(), signal.SIGTERM)
+            self.assertTrue(wait_until(client.should_stop, 2))
+            self.assertTrue(os.path.exists(marker))
+        finally:
+            del os.environ["BOA_SIGTERM_FILE"]
+            shutil.rmtree(os.path.dirname(marker), ignore_errors=True)
 
     def test_sigterm_ends_a_wait_for_gpus(self):
         # The handler replaces SIGTERM's default: a self-launched job waiting for width 0 used to wait

@@ -87,7 +87,7 @@ export function readLogTail(file: string, lines: number): string | undefined {
 export function recordFile(
   dir: string,
   rank: number,
-  kind: 'pid' | 'exit' | 'stop' | 'log' | 'group',
+  kind: 'pid' | 'exit' | 'stop' | 'log' | 'group' | 'sigterm',
 ): string {
   return join(dir, `${rank}.${kind}`);
 }
@@ -122,7 +122,7 @@ export function writeStop(dir: string, rank: number, at: number): void {
 
 /** Forgets a replica (its log stays, as the issue's log location promises). */
 export function removeRecords(dir: string, rank: number): void {
-  for (const kind of ['pid', 'exit', 'stop', 'group'] as const)
+  for (const kind of ['pid', 'exit', 'stop', 'group', 'sigterm'] as const)
     rmSync(recordFile(dir, rank, kind), { force: true });
 }
 

@@ -29,6 +29,7 @@ import {
   writeStop,
 } from './executor-records.ts';
 import { type Launched, ReplicaLauncher } from './launcher.ts';
+import { capReplicaLogs, DEFAULT_LOG_CAP, type LogCap } from './log-cap.ts';
 import { RendezvousPorts } from './rendezvous-ports.ts';
 import { SPAWN_ATTEMPTS, SpawnFailures } from './spawn-failures.ts';
 
@@ -44,6 +45,8 @@ export interface LocalExecutorOptions {
   readonly now?: () => number;
   /** What starts the supervisors (tests inject one that fails). */
   readonly launcher?: Pick<ReplicaLauncher, 'launch' | 'close'>;
+  /** How a replica's log is bounded (tests use small ones). */
+  readonly logCap?: LogCap;
 }
 
 interface LocalReplica {
@@ -101,6 +104,8 @@ export class LocalExecutor implements Executor {
   private readonly spawnFailures = new SpawnFailures();
   private readonly ports = new RendezvousPorts();
   private queue: Promise<void> = Promise.resolve();
+  private readonly logCap: LogCap;
+  private readonly logTimer: NodeJS.Timeout;
 
   constructor(options: LocalExecutorOptions) {
     this.jobsDir = join(resolve(options.dataDir), 'jobs');
@@ -109,7 +114,15 @@ export class LocalExecutor implements Executor {
     this.graceMs = options.terminationGraceSeconds * 1000;
     this.graceSeconds = String(Math.ceil(options.terminationGraceSeconds));
     this.launcher = options.launcher ?? new ReplicaLauncher();
+    this.logCap = options.logCap ?? DEFAULT_LOG_CAP;
     this.adopt();
+    // Its own timer, not the reconcile's: a tick can be minutes apart, and a log can grow by gigabytes.
+    this.logTimer = setInterval(() => this.capLogs(), this.logCap.checkMs);
+    this.logTimer.unref();
+  }
+
+  private capLogs(): void {
+    capReplicaLogs(this.replicas.values(), this.logCap, this.logger);
   }
 
   checkWorkload(workload: Workload) {
@@ -213,6 +226,7 @@ export class LocalExecutor implements Executor {
 
   async close(): Promise<void> {
     // Replicas keep running (a restarted service adopts them); only the launcher ends.
+    clearInterval(this.logTimer);
     await this.queue;
     await this.launcher.close();
   }
@@ -220,7 +234,15 @@ export class LocalExecutor implements Executor {
   private refresh(replica: LocalReplica, now: number): void {
     if (!replica.alive) return;
     const launched = replica.launched;
-    if (launched && !launched.orphaned ? launched.exited : !processExists(replica.pid)) {
+    // Adopted, or its launcher gone: a pid is only a number, and a recycled one looks alive, so the exit
+    // record counts first and then the pid must still be this replica's supervisor (else boa would keep
+    // the job running and signal a stranger at its stop).
+    const gone =
+      launched && !launched.orphaned
+        ? launched.exited
+        : readExit(replica.dir, replica.rank) !== undefined ||
+          !isOurSupervisor(replica.pid, replica.dir, replica.rank);
+    if (gone) {
       replica.alive = false;
       replica.exit = readExit(replica.dir, replica.rank);
       if (!replica.exit) replica.goneAt = now;
@@ -310,7 +332,9 @@ export class LocalExecutor implements Executor {
 
   /** SIGKILL to the supervisor's process group and to the command's own. */
   private killGroups(replica: LocalReplica): void {
-    this.signal(-replica.pid, 'SIGKILL');
+    // A pid recycled by a process that leads its own group: that group is a stranger's, not ours.
+    const stranger = processExists(replica.pid) && !isOurSupervisor(replica.pid, replica.dir, replica.rank);
+    if (!stranger) this.signal(-replica.pid, 'SIGKILL');
     const group = readGroup(replica.dir, replica.rank);
     if (group !== undefined && group !== replica.pid) this.signal(-group, 'SIGKILL');
   }

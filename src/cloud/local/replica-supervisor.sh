@@ -69,6 +69,13 @@ fi
 # stops. In the few microseconds until the trap below is set, a SIGTERM ends this shell with no exit
 # record instead; the executor then kills the process groups, the command's included.
 trap - TERM
+# A job that answers a SIGTERM by exiting 0 (boa's clients checkpoint, then exit) cannot be told from
+# one that finished, unless it says so: the clients create this file when a SIGTERM reaches them. One
+# that reached the command alone (`pkill python`, a kill of its group), not this supervisor, is then a
+# stop from outside, not the job's end.
+sigterm_file="$dir/$rank.sigterm"
+rm -f "$sigterm_file"
+export BOA_SIGTERM_FILE="$sigterm_file"
 setsid_bin=$(command -v setsid 2>/dev/null)
 if [ -n "$setsid_bin" ]; then
   # The command in a session (and process group) of its own, its id recorded in <rank>.group by the
@@ -129,6 +136,8 @@ if [ -n "$group" ]; then
   fi
   kill -KILL -"$group" 2>/dev/null
 fi
+
+[ "$stopped" = 0 ] && [ -e "$sigterm_file" ] && stopped=1
 
 case $code in
   126) reason='command not executable' ;;
