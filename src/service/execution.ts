@@ -213,7 +213,8 @@ export class Execution {
       const interrupted = current.find((r) => r.interrupted);
       const failed = current.find((r) => r.phase === 'failed');
       if ((rank0?.phase === 'succeeded' && !rank0.interrupted) || finishedBefore) {
-        this.service.finishJob(jobId, 'done');
+        const ended = (rank0?.phase === 'succeeded' ? rank0 : finishedBefore)?.endedAt;
+        this.service.finishJob(jobId, 'done', undefined, undefined, ended);
       } else if (interrupted) {
         this.interrupted(job, interrupted);
         // Its new generation starts at once, or when its backoff ends: followed up, not left to the

@@ -82,12 +82,18 @@ export function finishJob(
   job: ServiceJob,
   state: EndState,
   failure?: { exitCode: number | null; reason: string },
+  endedAt?: number,
 ): ServiceJob {
   if (job.state !== 'waiting' && job.state !== 'running') {
     if (job.state === state) return job;
     throw new ServiceError(409, 'already_finished', `job ${job.id} is already ${job.state}`);
   }
-  const now = svc.deps.clock.now();
+  // When its replicas ended, if the executor knows (a job that ended while the service was down), but
+  // never before the allocation already recorded: the ledger's samples do not overlap.
+  const now =
+    endedAt === undefined
+      ? svc.deps.clock.now()
+      : Math.min(svc.deps.clock.now(), Math.max(endedAt, svc.state.allocatedFrom));
   // Rolled back (disk full, an I/O error), memory goes back to what the store holds: the job stays
   // active, its GPUs allocated, and the epoch is learned once, when the end is reported again.
   const undo = endUndo(svc, job);

@@ -119,6 +119,10 @@ try {
       ticking = false;
     }
   };
+  // Replicas that ended while the service was down are seen before the first tick closes the ledger's
+  // downtime: their jobs finish when they ended (allocated until then), not at the restart.
+  service.execution.reconcile();
+  await service.execution.settle();
   await tick();
   const timer = setInterval(tick, config.tickSeconds * 1000);
   // Ledger rows, plans and resizes older than the longest window are pruned on a timer.

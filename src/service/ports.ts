@@ -162,6 +162,11 @@ export interface ReplicaStatus {
   readonly interrupted?: boolean;
   /** How long an ended replica's command (container) ran, when the executor knows it. */
   readonly ranForMs?: number;
+  /**
+   * When an ended replica's command ended (epoch ms), when the executor knows it: a job that finished
+   * while the service was down is finished then, not when the service came back.
+   */
+  readonly endedAt?: number;
 }
 
 /**

@@ -285,8 +285,9 @@ export class BoaService {
     state: EndState,
     token?: string,
     failure?: { exitCode: number | null; reason: string },
+    endedAt?: number,
   ): ServiceJob {
-    return finishJob(this, this.job(id, token), state, failure);
+    return finishJob(this, this.job(id, token), state, failure, endedAt);
   }
 
   private activeJob(id: number, token?: string): ServiceJob {

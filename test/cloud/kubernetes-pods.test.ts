@@ -235,6 +235,8 @@ describe('replica status from a pod', () => {
       phase: 'succeeded',
       exitCode: 0,
       reason: 'Completed',
+      // When its container ended: a job that finished while the service was down finishes then.
+      endedAt: deletion.getTime() - graceSeconds * 1000 - 60_000,
     });
     expect(replicaStatusOf(finished(-1000))).toMatchObject({ phase: 'failed', interrupted: true });
     // A spot interruption or preemption marks the pod before it goes.

@@ -217,6 +217,30 @@ describe('jobs run by the local executor (real service process, real CLI)', () =
     expect(log).toMatch(/stopping \((SIGTERM|job cancelled)\)/);
   }, 240_000);
 
+  it('finishes a job that ended while the service was down when it ended, not when the service came back', async () => {
+    const b = await boaService();
+    const first = await b.start();
+    const { id } = await submit(b, '--', 'sh', '-c', 'echo started; sleep 3');
+    const running = await until('the replica running', () =>
+      b.replicas(id).find((r) => r.pid !== undefined && r.log.includes('started')),
+    );
+    await killHard(first.child);
+    const exitFile = join(b.dataDir, 'jobs', String(id), String(running.generation), `${running.rank}.exit`);
+    await until('its exit recorded', () => existsSync(exitFile));
+    const exitAt = JSON.parse(readFileSync(exitFile, 'utf8')).at as number;
+    await new Promise((r) => setTimeout(r, 4000)); // down a while longer
+    const restartedAt = Date.now();
+    await b.start();
+    const done = await until('the job done', async () => {
+      const state = await jobState(b, id);
+      return state.state === 'done' ? state : undefined;
+    });
+    const finishedAt = Date.parse(done.finishedAt);
+    // The exit record has whole seconds; the ledger's last sample before the crash may bound it below.
+    expect(finishedAt).toBeLessThan(restartedAt - 2000);
+    expect(Math.abs(finishedAt - exitAt)).toBeLessThan(2000);
+  }, 240_000);
+
   it('resumes a job whose replica a shutdown stopped (SIGTERM to its process group): not done, not a restart', async () => {
     // Any run counts as long enough here: the test stops the replica seconds after it starts.
     const b = await boaService({ interruptedMinRunSeconds: 0 });

@@ -124,6 +124,7 @@ export function replicaStatusOf(pod: V1Pod): ReplicaStatus | undefined {
     phase,
     ...(terminated ? { exitCode: terminated.exitCode } : {}),
     ...(ranForMs !== undefined && ranForMs >= 0 ? { ranForMs } : {}),
+    ...(terminated?.finishedAt ? { endedAt: new Date(terminated.finishedAt).getTime() } : {}),
     reason: terminated?.reason ?? pod.status?.reason ?? fallbackReason,
   });
   const phase = pod.status?.phase;

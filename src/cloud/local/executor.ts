@@ -273,7 +273,14 @@ export class LocalExecutor implements Executor {
           ranForMs,
         };
       }
-      return { ...base, phase: exitCode === 0 ? 'succeeded' : 'failed', exitCode, reason, ranForMs };
+      return {
+        ...base,
+        phase: exitCode === 0 ? 'succeeded' : 'failed',
+        exitCode,
+        reason,
+        ranForMs,
+        endedAt: replica.exit.at,
+      };
     }
     if (!replica.alive) {
       return {
