@@ -10,9 +10,9 @@
 // in-process. The Python twin is examples/fake_train.py; the protocol is in docs/client.md.
 
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { BoaError, BoaHTTPError, BoaJob, FINISHED_STATES } from '../clients/node/boa-job.mjs';
@@ -122,19 +122,26 @@ async function main() {
   let resumed = saved !== null;
   let reportEpochs = true;
 
-  // Progress reports must not stop training: boa may be restarting, or know fewer epochs than this run.
-  const report = async (workDone) => {
-    if (!leader || !reportEpochs) return;
-    try {
-      await job.report(epoch, workDone);
-    } catch (error) {
-      if (error instanceof BoaHTTPError && error.field === 'statEpoch' && error.status === 400)
-        reportEpochs = false;
-      console.error(`fake-train: progress not reported: ${error.message}`);
-    }
+  // Progress reports must not stop training: boa may be restarting (a report retries for about 15 s),
+  // or know fewer epochs than this run. So they go in the background, one at a time: a report due while
+  // one is still out is skipped, and the next carries the epoch reached by then.
+  let reportInFlight = null;
+  const report = (workDone) => {
+    if (!leader || !reportEpochs || reportInFlight) return;
+    reportInFlight = job
+      .report(epoch, workDone)
+      .catch((error) => {
+        if (error instanceof BoaHTTPError && error.field === 'statEpoch' && error.status === 400)
+          reportEpochs = false;
+        console.error(`fake-train: progress not reported: ${error.message}`);
+      })
+      .finally(() => {
+        reportInFlight = null;
+      });
   };
 
   if (selfLaunched) {
+    console.log(`fake-train job ${job.jobId}: waiting for GPUs (boa gives them at a tick once it has nodes)`);
     try {
       await job.waitForWidth();
     } catch (error) {
@@ -154,7 +161,7 @@ async function main() {
         `NODE_RANK=${job.nodeRank}, ${resumed ? 'resumed at' : 'starting at'} epoch ${epoch}/${opts.epochs} ` +
         `(${workInEpoch.toFixed(1)} s of its work done)`,
     );
-    await report(workInEpoch);
+    report(workInEpoch);
     let lastReport = Date.now();
     const started = Date.now();
     while (epoch < opts.epochs && !job.shouldStop()) {
@@ -169,10 +176,10 @@ async function main() {
         );
         if (leader)
           writeCheckpoint(dir, file, { epoch, workInEpoch, generation: job.generation, worldSize: world });
-        if (epoch < opts.epochs) await report(0);
+        if (epoch < opts.epochs) report(0);
         lastReport = Date.now();
       } else if (Date.now() - lastReport >= 5000) {
-        await report(workInEpoch);
+        report(workInEpoch);
         lastReport = Date.now();
       }
     }
@@ -180,7 +187,7 @@ async function main() {
     if (FINISHED_STATES.includes(job.lastAllocation?.state)) {
       // Cancelled (or ended some other way): no generation will ever resume from a checkpoint.
       console.log(`stopping (${job.stopReason}) at epoch ${epoch}/${opts.epochs}: no checkpoint kept`);
-      if (leader && temporary) rmSync(dir, { recursive: true, force: true });
+      if (leader && temporary) removeTemporary(dir);
       return 0;
     }
     if (leader)
@@ -203,6 +210,7 @@ async function main() {
 
   console.log(`all ${opts.epochs} epochs done: WORLD_SIZE=${job.worldSize} NODE_RANK=${job.nodeRank}`);
   if (leader) {
+    await reportInFlight; // not overtaken by a report of an earlier epoch
     try {
       await job.complete();
       console.log(`job ${job.jobId} complete`);
@@ -210,7 +218,7 @@ async function main() {
       // Under the executor rank 0 exiting 0 completes the job anyway.
       console.error(`fake-train: could not mark the job complete: ${error.message}`);
     }
-    if (temporary) rmSync(dir, { recursive: true, force: true });
+    if (temporary) removeTemporary(dir);
   }
   return 0;
 }
@@ -218,7 +226,18 @@ async function main() {
 main().then(
   (code) => process.exit(code),
   (error) => {
-    console.error(`fake-train: ${error.stack ?? error}`);
+    // boa's refusal (a wrong token, a job gone) is one line; anything else is a bug: its stack.
+    console.error(`fake-train: ${error instanceof BoaError ? error.message : (error.stack ?? error)}`);
     process.exit(1);
   },
 );
+
+/** The job's temp folder, and the shared boa-fake-train folder above it once no other job's is left. */
+function removeTemporary(dir) {
+  rmSync(dir, { recursive: true, force: true });
+  try {
+    rmdirSync(dirname(dir));
+  } catch {
+    // Another job's folder is still there (or it is gone already).
+  }
+}

@@ -18,6 +18,7 @@ import re
 import shutil
 import sys
 import tempfile
+import threading
 import time
 import urllib.parse
 import urllib.request
@@ -103,6 +104,15 @@ def write_checkpoint(directory, path, state):
     os.replace(path + ".tmp", path)
 
 
+def remove_temporary(directory):
+    """The job's temp folder, and the shared boa-fake-train folder above it once no other job's is left."""
+    shutil.rmtree(directory, ignore_errors=True)
+    try:
+        os.rmdir(os.path.dirname(directory))
+    except OSError:
+        pass  # another job's folder is still there (or it is gone already)
+
+
 def main(argv=None):
     opts = options(argv)
     try:
@@ -122,18 +132,29 @@ def main(argv=None):
     resumed = saved is not None
     reporting = [True]
 
-    def report(work_done):
-        # Progress reports must not stop training: boa may be restarting, or know fewer epochs.
-        if not leader or not reporting[0]:
-            return
+    # Progress reports must not stop training: boa may be restarting (a report retries for about 15 s),
+    # or know fewer epochs than this run. So they go in a background thread, one at a time: a report due
+    # while one is still out is skipped, and the next carries the epoch reached by then.
+    in_flight = [None]
+
+    def send(stat_epoch, work_done):
         try:
-            job.report(epoch, work_done)
+            job.report(stat_epoch, work_done)
         except BoaError as error:
             if isinstance(error, BoaHTTPError) and error.status == 400 and error.field == "statEpoch":
                 reporting[0] = False
             print(f"fake_train: progress not reported: {error}", file=sys.stderr)
 
+    def report(work_done):
+        if not leader or not reporting[0]:
+            return
+        if in_flight[0] is not None and in_flight[0].is_alive():
+            return
+        in_flight[0] = threading.Thread(target=send, args=(epoch, work_done), daemon=True)
+        in_flight[0].start()
+
     if self_launched:
+        print(f"fake_train job {job.job_id}: waiting for GPUs (boa gives them at a tick once it has nodes)", flush=True)
         try:
             job.wait_for_width()
         except BoaError as error:
@@ -180,7 +201,7 @@ def main(argv=None):
             # Cancelled (or ended some other way): no generation will ever resume from a checkpoint.
             print(f"stopping ({job.stop_reason}) at epoch {epoch}/{opts.epochs}: no checkpoint kept", flush=True)
             if leader and temporary:
-                shutil.rmtree(directory, ignore_errors=True)
+                remove_temporary(directory)
             return 0
         if leader:
             write_checkpoint(directory, path, checkpoint(epoch, work_in_epoch, job, world))
@@ -202,6 +223,8 @@ def main(argv=None):
 
     print(f"all {opts.epochs} epochs done: WORLD_SIZE={job.world_size} NODE_RANK={job.node_rank}", flush=True)
     if leader:
+        if in_flight[0] is not None:
+            in_flight[0].join()  # not overtaken by a report of an earlier epoch
         try:
             job.complete()
             print(f"job {job.job_id} complete", flush=True)
@@ -209,7 +232,7 @@ def main(argv=None):
             # Under the executor rank 0 exiting 0 completes the job anyway.
             print(f"fake_train: could not mark the job complete: {error}", file=sys.stderr)
         if temporary:
-            shutil.rmtree(directory, ignore_errors=True)
+            remove_temporary(directory)
     return 0
 
 
@@ -218,4 +241,9 @@ def checkpoint(epoch, work_in_epoch, job, world):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except BoaError as error:
+        # boa's refusal (a wrong token, a job gone) is one line; anything else is a bug: its traceback.
+        print(f"fake_train: {error}", file=sys.stderr)
+        sys.exit(1)

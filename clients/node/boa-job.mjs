@@ -136,18 +136,25 @@ export class BoaJob {
   get worldSize() {
     return envInt(this.env, 'WORLD_SIZE', this.#lastAllocation?.width ?? 0);
   }
+  /** Nodes of the placement: NNODES, else the last allocation's (a self-launched job), else 1. */
   get nnodes() {
-    return envInt(this.env, 'NNODES', 1);
+    return envInt(this.env, 'NNODES', this.#lastAllocation?.nodes?.length || 1);
   }
   get nodeRank() {
     return envInt(this.env, 'NODE_RANK', 0);
   }
+  /** GPUs on this node: NPROC_PER_NODE, else this node's in the last allocation, else the world size. */
   get nprocPerNode() {
-    return envInt(this.env, 'NPROC_PER_NODE', this.worldSize);
+    const node = this.#lastAllocation?.nodes?.[this.nodeRank];
+    return envInt(this.env, 'NPROC_PER_NODE', node?.gpus ?? this.worldSize);
   }
   /** Global rank of this node's first worker: BOA_FIRST_RANK (nodes can hold different GPU counts). */
   get firstRank() {
-    return envInt(this.env, 'BOA_FIRST_RANK', this.nodeRank * this.nprocPerNode);
+    const before = this.#lastAllocation?.nodes?.slice(0, this.nodeRank);
+    const fallback = before
+      ? before.reduce((sum, node) => sum + node.gpus, 0)
+      : this.nodeRank * this.nprocPerNode;
+    return envInt(this.env, 'BOA_FIRST_RANK', fallback);
   }
   get masterAddr() {
     return this.env.MASTER_ADDR || '127.0.0.1';

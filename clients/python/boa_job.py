@@ -159,7 +159,8 @@ class BoaJob:
 
     @property
     def nnodes(self):
-        return _env_int(self.env, "NNODES", 1)
+        """Nodes of the placement: NNODES, else the last allocation's (a self-launched job), else 1."""
+        return _env_int(self.env, "NNODES", len(self._allocation_nodes()) or 1)
 
     @property
     def node_rank(self):
@@ -167,12 +168,24 @@ class BoaJob:
 
     @property
     def nproc_per_node(self):
-        return _env_int(self.env, "NPROC_PER_NODE", self.world_size)
+        """GPUs on this node: NPROC_PER_NODE, else this node's in the last allocation, else the world size."""
+        nodes = self._allocation_nodes()
+        rank = self.node_rank
+        fallback = nodes[rank].get("gpus", self.world_size) if rank < len(nodes) else self.world_size
+        return _env_int(self.env, "NPROC_PER_NODE", fallback)
 
     @property
     def first_rank(self):
         """Global rank of this node's first worker: BOA_FIRST_RANK (nodes can hold different GPU counts)."""
-        return _env_int(self.env, "BOA_FIRST_RANK", self.node_rank * self.nproc_per_node)
+        nodes = self._allocation_nodes()
+        if nodes:
+            fallback = sum(node.get("gpus", 0) for node in nodes[: self.node_rank])
+        else:
+            fallback = self.node_rank * self.nproc_per_node
+        return _env_int(self.env, "BOA_FIRST_RANK", fallback)
+
+    def _allocation_nodes(self):
+        return list((self._last_allocation or {}).get("nodes") or [])
 
     @property
     def master_addr(self):

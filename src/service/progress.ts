@@ -79,6 +79,9 @@ function progressUndo(svc: BoaService, job: ServiceJob): () => void {
   };
 }
 
+/** Jobs whose dropped work sample was logged at warn. */
+const jobsWarned = new WeakSet<ServiceJob>();
+
 /** A clean epoch (one allocation throughout, at the planned width) tells us its 1-GPU work. */
 export function recordWorkSample(svc: BoaService, job: ServiceJob, now: number): void {
   const cls = svc.state.classes.get(job.className);
@@ -92,7 +95,11 @@ export function recordWorkSample(svc: BoaService, job: ServiceJob, now: number):
   const sample = workFromDuration((now - job.epochStartedAt) / 1000, rescale, speedup);
   const verdict = judgeWorkSample(epoch.workSeconds, sample);
   if (!verdict.use) {
-    svc.deps.logger.warn(
+    // Once a job at warn: a job that runs shorter than its class (an example, a test run) would
+    // otherwise fill the log with one warning an epoch.
+    const first = !jobsWarned.has(job);
+    jobsWarned.add(job);
+    svc.deps.logger[first ? 'warn' : 'debug'](
       {
         event: 'work_sample_dropped',
         jobId: job.id,
@@ -101,7 +108,7 @@ export function recordWorkSample(svc: BoaService, job: ServiceJob, now: number):
         workSeconds: sample,
         reason: verdict.reason,
       },
-      'work sample ignored',
+      first ? "work sample ignored (this job's further ones are logged at debug)" : 'work sample ignored',
     );
     return;
   }

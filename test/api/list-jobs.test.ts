@@ -45,6 +45,11 @@ describe('GET /v1/jobs filters', () => {
     const badClass = await s.request('GET', '/v1/jobs?class=no%20such');
     expect(badClass.status).toBe(400);
     expect(badClass.body.error.field).toBe('class');
+    // Well formed but no class boa knows, and no job of it: a typo, not an empty list.
+    const unknown = await s.request('GET', '/v1/jobs?class=cifar11');
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error).toMatchObject({ code: 'unknown_class', field: 'class' });
+    expect(unknown.body.error.message).toMatch(/^unknown class "cifar11"; known classes: .*cifar10/);
     const emptyName = await s.request('GET', '/v1/jobs?name=');
     expect(emptyName.status).toBe(400);
     expect(emptyName.body.error.field).toBe('name');

@@ -86,7 +86,9 @@ describe('boa jobs wait', () => {
     const timedOut = await s.boa(['jobs', 'wait', String(job.id), '--timeout', '0.3', '--interval', '0.1']);
     expect(timedOut.status).toBe(6);
     expect(timedOut.stderr).toMatch(new RegExp(`^job ${job.id} \\(cifar10\\): waiting for a plan$`, 'm'));
-    expect(timedOut.stderr).toMatch(new RegExp(`1 of 1 still ${job.id} waiting after 0.3`));
+    expect(timedOut.stderr).toMatch(
+      new RegExp(`1 of 1 not finished after 0.3: job ${job.id} \\(cifar10\\) waiting$`, 'm'),
+    );
 
     const waiting = s.boa(['jobs', 'wait', String(job.id), '--interval', '0.1', '--json']);
     await s.request('POST', `/v1/jobs/${job.id}/cancel`);

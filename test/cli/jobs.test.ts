@@ -150,6 +150,10 @@ describe('boa jobs', () => {
     // No logs line for a service that is not local to this machine's data dir.
     const elsewhere = await s.boa(['jobs', 'show', String(body.id)], { BOA_DATA_DIR: join(s.cwd, 'none') });
     expect(elsewhere.stdout).not.toMatch(/^logs/m);
+    // Ended, its generation went up as it stopped: none ran that one, so show gives none.
+    expect((await s.request('POST', `/v1/jobs/${body.id}/cancel`)).status).toBe(200);
+    const ended = await s.boa(['jobs', 'show', String(body.id)]);
+    expect(ended.stdout).toMatch(/^GPUs\s+0$/m);
     const missing = await s.boa(['jobs', 'show', '99']);
     expect(missing.status).toBe(1);
     expect(missing.stderr).toBe('boa: job 99 not found\n');
@@ -174,6 +178,9 @@ describe('boa jobs', () => {
       join(local.cwd, 'sub'),
     );
     expect(await submitted(local, ['--workdir', '/srv', '--', 'node', 'train.js'])).toBe('/srv');
+    // Where it runs, in `jobs show` too.
+    const shown = await local.boa(['jobs', 'show', '2']);
+    expect(shown.stdout).toMatch(new RegExp(`^workdir\\s+${join(local.cwd, 'sub')}$`, 'm'));
     // Pods (even through a port-forward to 127.0.0.1) keep the image's folder, or the path as given.
     const pods = await startCliService({ executor: idle('kubernetes') });
     cleanups.push(pods.close);

@@ -319,6 +319,33 @@ describe('Node job client (clients/node/boa-job.mjs)', () => {
     expect(boa.takeRequests()).toEqual({ [key]: 2 });
   });
 
+  it("gives a self-launched job its placement's nodes and GPUs from the allocation, as the executor's environment would", async () => {
+    const allocation = {
+      jobId: 1,
+      state: 'running',
+      width: 6,
+      generation: 2,
+      statEpoch: 0,
+      nodes: [
+        { node: 'a', gpus: 4 },
+        { node: 'b', gpus: 2 },
+      ],
+    };
+    const url = await answering(() => [200, allocation]);
+    const placed = (env: Record<string, string>) =>
+      new BoaJob({ url, jobId: 1, token: 't', handleSigterm: false, env });
+    const first = placed({});
+    await first.allocation();
+    expect([first.worldSize, first.nnodes, first.nprocPerNode, first.firstRank]).toEqual([6, 2, 4, 0]);
+    const second = placed({ NODE_RANK: '1' });
+    await second.allocation();
+    expect([second.nnodes, second.nprocPerNode, second.firstRank]).toEqual([2, 2, 4]);
+    // The environment, when set, wins.
+    const set = placed({ NNODES: '1', NPROC_PER_NODE: '6' });
+    await set.allocation();
+    expect([set.nnodes, set.nprocPerNode]).toEqual([1, 6]);
+  });
+
   it('takes a non-JSON 200 (not boa at BOA_URL) for a BoaError, and polls on', async () => {
     const server = createHttpServer((_req, res) => res.end('<html>not boa</html>'));
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

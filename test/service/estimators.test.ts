@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { pino } from 'pino';
 import { estimateRates, plannedRates } from '../../src/service/estimators.ts';
 import { DEFAULT_ONLINE_RATES, OnlineRates } from '../../src/sim/policies/boa/online-rates.ts';
 import { IMPOSSIBLE_FACTOR, judgeWorkSample } from '../../src/service/trust.ts';
@@ -70,7 +71,9 @@ describe('trust in reported work', () => {
   });
 
   it('keeps a class estimate when a fake job reports epochs impossibly fast', async () => {
-    const s = await startService({ config: { priorRates: { cifar10: 4 }, budget: 20 } });
+    const lines: Array<{ level: number; event?: string }> = [];
+    const logger = pino({ level: 'debug' }, { write: (line: string) => lines.push(JSON.parse(line)) });
+    const s = await startService({ config: { priorRates: { cifar10: 4 }, budget: 20 }, logger });
     try {
       await s.service.planner.idle();
       const { job } = s.service.registerJob('cifar10', 'fake');
@@ -88,6 +91,10 @@ describe('trust in reported work', () => {
       expect(after[0]!.workSeconds).toBeLessThanOrEqual(before[0]!.workSeconds * 1.25 + 1e-9);
       // The epochs "done" in 5 s are impossible for cifar10: dropped, the estimates unchanged.
       expect(after.slice(1).map((e) => e.workSeconds)).toEqual(before.slice(1).map((e) => e.workSeconds));
+      // Each drop is logged, at warn only the job's first: the rest would fill the log.
+      const dropped = lines.filter((l) => l.event === 'work_sample_dropped');
+      expect(dropped.length).toBeGreaterThanOrEqual(before.length - 2);
+      expect(dropped.map((l) => l.level)).toEqual([40, ...dropped.slice(1).map(() => 20)]);
     } finally {
       await s.close();
     }

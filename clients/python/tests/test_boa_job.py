@@ -181,6 +181,18 @@ class BoaJobTest(unittest.TestCase):
         self.assertGreater(client.wait_for_width(1)["width"], 0)
         self.assertEqual((client.should_stop(), client.stop_reason), (True, "SIGTERM"))
 
+    def test_a_self_launched_job_reads_its_placement_from_the_allocation(self):
+        # What the executor's environment would say, from the last allocation: nodes, this node's GPUs.
+        allocation = {"width": 6, "nodes": [{"node": "a", "gpus": 4}, {"node": "b", "gpus": 2}]}
+        for env, expected in (
+            ({}, (6, 2, 4, 0)),
+            ({"NODE_RANK": "1"}, (6, 2, 2, 4)),
+            ({"NNODES": "1", "NPROC_PER_NODE": "6"}, (6, 1, 6, 0)),  # the environment wins
+        ):
+            client = BoaJob(URL, 1, "t", env=env, handle_sigterm=False)
+            client._last_allocation = allocation
+            self.assertEqual((client.world_size, client.nnodes, client.nproc_per_node, client.first_rank), expected)
+
     def test_sigterm_is_marked_for_the_local_executor(self):
         # Under boa's local executor, the file tells it an exit 0 followed a SIGTERM (not the job's end).
         marker = os.path.join(tempfile.mkdtemp(), "0.sigterm")

@@ -86,6 +86,16 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
       const { state, limit, class: className, name } = c.req.valid('query');
       const states = state?.split(',') as JobState[] | undefined;
       const jobs = c.var.service.deps.repo.listJobs(limit, { states, className, name });
+      // A typo would list nothing as if no job had run: a class neither known nor held by any job listed
+      // is refused (a deleted class's jobs still list).
+      const classes = c.var.service.state.classes;
+      if (className !== undefined && jobs.length === 0 && !classes.has(className))
+        throw new ServiceError(
+          400,
+          'unknown_class',
+          `unknown class "${className}"; known classes: ${[...classes.keys()].join(', ')}`,
+          'class',
+        );
       return c.json({ jobs: jobs.map((row) => jobView(c.var.service.job(row.id))) }, 200);
     },
   );

@@ -72,7 +72,7 @@ export async function waitForJobs(
       output(context, `[${ids.map((id) => latest.get(id)!.text).join(',')}]`, () => render(views));
       if (pending.length > 0) {
         throw new CliError(
-          `${pending.length} of ${ids.length} still ${pending.map((v) => `${v.id} ${v.state}`).join(', ')} after ${options.timeout}`,
+          `${pending.length} of ${ids.length} not finished after ${options.timeout}: ${pending.map((v) => `job ${v.id}${v.name ? ` (${v.name})` : ''} ${v.state}`).join(', ')}`,
           EXIT.timedOut,
         );
       }

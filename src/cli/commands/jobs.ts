@@ -152,7 +152,8 @@ function renderJob(job: JobView, logs: string | undefined): string {
   return keyValues([
     ['job', `${job.id}${job.name ? ` ${job.name}` : ''} (${job.class})`],
     ['state', [job.state, outcome(job)].filter(Boolean).join(': ')],
-    ['GPUs', `${job.width}, generation ${job.generation}`],
+    // An ended job's generation went up as it stopped (its replicas read that as "stop"): none ran it.
+    ['GPUs', active ? `${job.width}, generation ${job.generation}` : `${job.width}`],
     ['epoch', `${job.statEpoch}${epochs ? ` of ${epochs}` : ''}${work}`],
     ['plan widths', job.widths ? `${job.widths.join(' ')} by epoch (plan #${job.planId})` : null],
     ['submitted', when(job.submittedAt)],
@@ -163,6 +164,7 @@ function renderJob(job: JobView, logs: string | undefined): string {
       `${job.restarts}${job.restartNotBefore && active ? `, the next not before ${when(job.restartNotBefore)}` : ''}`,
     ],
     ['command', command],
+    ['workdir', job.workload?.workingDir ?? null],
     ...(logs ? [['logs', `${logs}/<rank>.log`] as [string, string]] : []),
   ]);
 }
