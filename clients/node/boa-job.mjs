@@ -22,7 +22,8 @@ import { writeFileSync } from 'node:fs';
 function markSigterm(file) {
   if (!file) return;
   try {
-    writeFileSync(file, '');
+    // Its pid: the supervisor counts the command's own process only, not a child that has a client too.
+    writeFileSync(file, String(process.pid));
   } catch {
     // Its folder gone: the exit then reads as the job's end, as without the file.
   }

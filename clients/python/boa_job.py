@@ -66,7 +66,9 @@ def _mark_sigterm(path):
     if not path:
         return
     try:
-        open(path, "w").close()
+        # Its pid: the supervisor counts the command's own process only, not a child with a client too.
+        with open(path, "w") as marker:
+            marker.write(str(os.getpid()))
     except OSError:
         pass  # its folder gone: the exit then reads as the job's end, as without the file
 
@@ -372,8 +374,18 @@ class BoaJob:
         if threading.current_thread() is not threading.main_thread():
             return
         previous = signal.getsignal(signal.SIGTERM)
+        owner = os.getpid()
 
         def on_sigterm(signum, frame):
+            if os.getpid() != owner:
+                # A forked child (a multiprocessing worker) inherited this handler: it is not the job,
+                # and a pool ends its workers with SIGTERM, which must end them as it would without boa.
+                signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)
+                if callable(previous) and previous not in (signal.SIG_DFL, signal.SIG_IGN):
+                    previous(signum, frame)
+                elif previous != signal.SIG_IGN:
+                    os.kill(os.getpid(), signal.SIGTERM)
+                return
             self._sigterm = True
             _mark_sigterm(os.environ.get("BOA_SIGTERM_FILE"))
             if callable(previous) and previous not in (signal.SIG_DFL, signal.SIG_IGN):

@@ -197,6 +197,9 @@ export class Execution {
       list.push(status);
       byJob.set(status.jobId, list);
     }
+    // Jobs done, finished in the order they ended: each finish closes the ledger's interval at its end,
+    // so a later end finished first would count an earlier job's GPUs until then.
+    const done: Array<{ jobId: number; endedAt: number | undefined }> = [];
     for (const [jobId, replicas] of byJob) {
       const job = this.service.state.jobs.get(jobId);
       if (!job?.workload || job.state !== 'running') {
@@ -213,8 +216,7 @@ export class Execution {
       const interrupted = current.find((r) => r.interrupted);
       const failed = current.find((r) => r.phase === 'failed');
       if ((rank0?.phase === 'succeeded' && !rank0.interrupted) || finishedBefore) {
-        const ended = (rank0?.phase === 'succeeded' ? rank0 : finishedBefore)?.endedAt;
-        this.service.finishJob(jobId, 'done', undefined, undefined, ended);
+        done.push({ jobId, endedAt: (rank0?.phase === 'succeeded' ? rank0 : finishedBefore)?.endedAt });
       } else if (interrupted) {
         this.interrupted(job, interrupted);
         // Its new generation starts at once, or when its backoff ends: followed up, not left to the
@@ -225,6 +227,10 @@ export class Execution {
         settling = true;
       }
     }
+    const endOf = (d: { endedAt: number | undefined }) => d.endedAt ?? Number.MAX_SAFE_INTEGER;
+    done.sort((a, b) => endOf(a) - endOf(b));
+    for (const { jobId, endedAt } of done)
+      this.service.finishJob(jobId, 'done', undefined, undefined, endedAt);
     return settling;
   }
 

@@ -50,6 +50,12 @@ export function openStore(dataDir: string | ':memory:', options: OpenOptions = {
     if (existsSync(file)) {
       const problem = databaseProblem(file, JOURNAL);
       if (problem !== undefined) {
+        // A downgrade: the data is fine, only this version is too old to read it.
+        if (!options.init && problem.startsWith('was written by a newer boa')) {
+          throw new StoreError(
+            `${file} ${problem}: run that newer boa on it (this version cannot read it; --init would start fresh and keep the file as ${file}.broken-<time>)`,
+          );
+        }
         if (!options.init) {
           throw new StoreError(
             `${file} ${problem}: restore it from the backup (docs/security.md), or start fresh on purpose with --init (the file is then kept as ${file}.broken-<time>)`,

@@ -50,6 +50,20 @@ describe('GET /v1/jobs filters', () => {
     expect(unknown.status).toBe(400);
     expect(unknown.body.error).toMatchObject({ code: 'unknown_class', field: 'class' });
     expect(unknown.body.error.message).toMatch(/^unknown class "cifar11"; known classes: .*cifar10/);
+    // A deleted class's jobs still list, whatever the other filters leave.
+    const tiny = {
+      name: 'tiny',
+      weight: 1,
+      rescaleSeconds: 1,
+      epochs: [{ workSeconds: 100, speedup: { '1': 1 } }],
+    };
+    expect((await s.request('PUT', '/v1/classes/tiny', { profile: tiny })).status).toBe(200);
+    const job = (await s.request('POST', '/v1/jobs', { class: 'tiny' })).body.id;
+    expect((await s.request('POST', `/v1/jobs/${job}/cancel`)).status).toBe(200);
+    expect((await s.request('DELETE', '/v1/classes/tiny')).status).toBeLessThan(300);
+    const gone = await s.request('GET', '/v1/jobs?class=tiny&state=running');
+    expect([gone.status, gone.body.jobs]).toEqual([200, []]);
+    expect((await s.request('GET', '/v1/jobs?class=tiny')).body.jobs).toHaveLength(1);
     const emptyName = await s.request('GET', '/v1/jobs?name=');
     expect(emptyName.status).toBe(400);
     expect(emptyName.body.error.field).toBe('name');

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import {
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -60,6 +61,11 @@ async function settle(
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error('timed out');
+}
+
+async function until(condition: () => boolean) {
+  for (let i = 0; i < 200 && !condition(); i++) await new Promise((r) => setTimeout(r, 25));
+  expect(condition()).toBe(true);
 }
 
 /**
@@ -214,15 +220,15 @@ describe('local executor', () => {
     await executor.close();
   });
 
-  it('reports a job whose client answered a SIGTERM sent to its command alone by exiting 0 as interrupted, not done', async () => {
+  /** A trainer on boa's Node client: on a SIGTERM it stops with `exitCode`, after `pkill` of its group. */
+  async function stoppedFromOutside(exitCode: number): Promise<ReplicaStatus | undefined> {
     const dataDir = temp();
     const executor = new LocalExecutor({ dataDir, terminationGraceSeconds: 1 });
-    // A trainer on boa's Node client: a SIGTERM sets shouldStop, it checkpoints and exits 0.
     const trainer =
       `import { BoaJob } from ${JSON.stringify(CLIENT)};` +
       "const job = new BoaJob({ url: 'http://127.0.0.1:9', jobId: 1, token: 't' });" +
       "console.log('training');" +
-      'setInterval(() => { if (job.shouldStop()) process.exit(0); }, 20);';
+      `setInterval(() => { if (job.shouldStop()) process.exit(${exitCode}); }, 20);`;
     const desired = [job([process.execPath, '--input-type=module', '-e', trainer])];
     const log = join(dataDir, 'jobs/1/1/0.log');
     await settle(executor, desired, () => {
@@ -235,9 +241,20 @@ describe('local executor', () => {
     // `pkill node`, a kill of the command's group: the supervisor gets nothing.
     process.kill(-Number(readFileSync(join(dataDir, 'jobs/1/1/0.group'), 'utf8')), 'SIGTERM');
     const [status] = await settle(executor, desired, (s) => s[0]?.phase !== 'running');
+    await executor.close();
+    return status;
+  }
+
+  it('reports a job whose client answered a SIGTERM sent to its command alone by exiting 0 as interrupted, not done', async () => {
+    const status = await stoppedFromOutside(0);
     expect(status).toMatchObject({ phase: 'failed', exitCode: 0, interrupted: true });
     expect(status?.reason).toMatch(/after a SIGTERM boa did not send/);
-    await executor.close();
+  });
+
+  it('still reports a job that exits 1 after such a SIGTERM as failed (a torchrun agent ending its workers after a crash)', async () => {
+    const status = await stoppedFromOutside(1);
+    expect(status).toMatchObject({ phase: 'failed', exitCode: 1 });
+    expect(status?.interrupted).toBeUndefined();
   });
 
   it("bounds a replica's log: past its cap the log's last part is kept as <rank>.log.1 and the log starts again", async () => {
@@ -375,8 +392,8 @@ describe('local executor', () => {
   it('takes an adopted replica for ended once its exit is recorded or its pid runs something else, and signals no stranger', async () => {
     const dataDir = temp();
     // Two adopted "supervisors" (their command lines are a supervisor's for their records), as a
-    // restarted service finds them: one whose exit gets recorded while its pid lives on (a pid reused
-    // before the check), one whose pid turns into another program (exec: the same pid, a stranger).
+    // restarted service finds them, whose pids then turn into another program (exec: the same pid, a
+    // stranger, as a pid reused between two looks): one after recording its exit, one without.
     const fake = (jobId: number, script: string) => {
       const dir = join(dataDir, `jobs/${jobId}/1`);
       mkdirSync(dir, { recursive: true });
@@ -388,8 +405,10 @@ describe('local executor', () => {
       writeFileSync(join(dir, '0.pid'), JSON.stringify({ pid: proc.pid, node: 'local-1', startedAt: 0 }));
       return { dir, pid: proc.pid as number };
     };
-    const recorded = fake(1, 'sleep 30');
-    const reused = fake(2, 'sleep 1; exec sleep 30');
+    const go = join(dataDir, 'go');
+    const becomeStranger = `while [ ! -e ${go} ]; do sleep 0.05; done; exec sleep 30`;
+    const recorded = fake(1, becomeStranger);
+    const reused = fake(2, becomeStranger);
     await new Promise((r) => setTimeout(r, 200));
     const executor = new LocalExecutor({ dataDir, terminationGraceSeconds: 1 });
     const wanted = [1, 2].map((jobId) => {
@@ -402,7 +421,9 @@ describe('local executor', () => {
       join(recorded.dir, '0.exit'),
       JSON.stringify({ code: 0, signal: null, reason: 'exited 0', stopped: false, at: Date.now() }),
     );
-    await new Promise((r) => setTimeout(r, 1200)); // the second pid now runs `sleep 30`
+    writeFileSync(go, '');
+    for (const { pid } of [recorded, reused])
+      await until(() => !readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('replica-supervisor'));
     const after = await executor.reconcile(wanted);
     expect(after.find((s) => s.jobId === 1)).toMatchObject({ phase: 'succeeded', exitCode: 0 });
     expect(after.find((s) => s.jobId === 2)).toMatchObject({ phase: 'failed', interrupted: true });
@@ -410,6 +431,62 @@ describe('local executor', () => {
     await settle(executor, [], (s) => s.length === 0);
     expect(processExists(recorded.pid)).toBe(true);
     expect(processExists(reused.pid)).toBe(true);
+  });
+
+  it("ends what an older boa's supervisor left of its command when it ended (it did not end the command's group)", async () => {
+    const dataDir = temp();
+    const dir = join(dataDir, 'jobs/1/1');
+    mkdirSync(dir, { recursive: true });
+    // An old supervisor: the command's helper in its own group, an exit record, then gone, the helper left.
+    const go = join(dataDir, 'go');
+    const exit = JSON.stringify({
+      code: 0,
+      signal: null,
+      reason: 'exited 0',
+      stopped: false,
+      at: Date.now(),
+    });
+    const old = spawn(
+      '/bin/sh',
+      [
+        '-c',
+        `sleep 30 & echo $! > ${dir}/helper; while [ ! -e ${go} ]; do sleep 0.05; done; printf '%s' '${exit}' > ${dir}/0.exit; exit 0`,
+        '/x/replica-supervisor.sh',
+        dir,
+        '0',
+      ],
+      { detached: true, stdio: 'ignore' },
+    );
+    pids.push(old.pid as number);
+    writeFileSync(join(dir, '0.pid'), JSON.stringify({ pid: old.pid, node: 'local-1', startedAt: 0 }));
+    await until(() => existsSync(join(dir, 'helper')));
+    const helper = Number(readFileSync(join(dir, 'helper'), 'utf8'));
+    const executor = new LocalExecutor({ dataDir, terminationGraceSeconds: 1 });
+    const [running] = await executor.reconcile([job(['sleep', '30'])]);
+    expect(running?.phase).toBe('running');
+    writeFileSync(go, '');
+    await settle(executor, [job(['sleep', '30'])], (s) => s[0]?.phase === 'succeeded');
+    await settle(executor, [], (s) => s.length === 0);
+    await until(() => !processExists(helper));
+  });
+
+  it("never SIGKILLs a stranger's process group that a stale group record names", async () => {
+    const dataDir = temp();
+    // A supervisor gone (its pid free) and a group record whose id now leads a stranger's group.
+    const stranger = spawn('sleep', ['30'], { detached: true, stdio: 'ignore' });
+    pids.push(stranger.pid as number);
+    const dead = spawn('true');
+    await new Promise((r) => dead.on('exit', r));
+    mkdirSync(join(dataDir, 'jobs/1/1'), { recursive: true });
+    writeFileSync(
+      join(dataDir, 'jobs/1/1/0.pid'),
+      JSON.stringify({ pid: dead.pid, node: 'local-1', startedAt: 0 }),
+    );
+    writeFileSync(join(dataDir, 'jobs/1/1/0.group'), String(stranger.pid));
+    const executor = new LocalExecutor({ dataDir, terminationGraceSeconds: 1 });
+    await settle(executor, [], (s) => s.length === 0);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(processExists(stranger.pid as number)).toBe(true);
   });
 
   it("takes a live process for a record's supervisor only with that record's folder and rank", async () => {

@@ -156,6 +156,36 @@ describe('execution', () => {
     expect(s.executor.last(id)).toBeUndefined();
   });
 
+  it('finishes jobs that ended unseen (the service down) in the order they ended, each at its end', async () => {
+    const s = await service();
+    const a = (await s.request('POST', '/v1/jobs', { class: 'bert', workload })).body.id as number;
+    const b = (await s.request('POST', '/v1/jobs', { class: 'bert', workload })).body.id as number;
+    await s.ticks(4);
+    const from = s.service.state.allocatedFrom;
+    const [widthA, widthB] = [s.service.job(a).width, s.service.job(b).width];
+    expect(widthA * widthB).toBeGreaterThan(0);
+    expect(s.service.state.allocatedGpus).toBe(widthA + widthB);
+    // Both rank 0s exited 0 while nothing looked: a (listed first) an hour in, b ten minutes in.
+    s.executor.statuses.set(`${a}/${s.service.job(a).generation}/0`, {
+      phase: 'succeeded',
+      exitCode: 0,
+      endedAt: from + 3_000_000,
+    });
+    s.executor.statuses.set(`${b}/${s.service.job(b).generation}/0`, {
+      phase: 'succeeded',
+      exitCode: 0,
+      endedAt: from + 600_000,
+    });
+    s.clock.advance(3600);
+    s.service.execution.reconcile();
+    await s.service.execution.settle();
+    expect(s.service.job(b)).toMatchObject({ state: 'done', finishedAt: from + 600_000 });
+    expect(s.service.job(a)).toMatchObject({ state: 'done', finishedAt: from + 3_000_000 });
+    // The ledger: both jobs' GPUs for ten minutes, then a's alone until its end.
+    const allocated = s.repo.allocationSince(from).reduce((sum, x) => sum + x.gpus * (x.to - x.from), 0);
+    expect(allocated).toBe((widthA + widthB) * 600_000 + widthA * 2_400_000);
+  });
+
   it("marks the job done when an older generation's rank 0 exited 0 on its own, as the job was rescaled", async () => {
     const s = await service();
     const { id } = (await s.request('POST', '/v1/jobs', { class: 'bert', workload })).body;

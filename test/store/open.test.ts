@@ -135,6 +135,9 @@ describe('opening a stored database', () => {
       .run('f'.repeat(64), Date.UTC(2099, 0, 1));
     client.close();
     expect(refusal(dir)).toMatch(/was written by a newer boa/);
+    // A downgrade: the way out is the newer boa, not a backup.
+    expect(refusal(dir)).toMatch(/: run that newer boa on it \(this version cannot read it;/);
+    expect(refusal(dir)).not.toMatch(/restore it from the backup/);
   });
 
   it('refuses a damaged page (quick_check), then --init keeps the file aside and starts fresh', () => {

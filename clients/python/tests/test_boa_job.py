@@ -193,6 +193,25 @@ class BoaJobTest(unittest.TestCase):
             client._last_allocation = allocation
             self.assertEqual((client.world_size, client.nnodes, client.nproc_per_node, client.first_rank), expected)
 
+    def test_a_forked_child_ends_on_sigterm_as_without_the_client(self):
+        # A multiprocessing pool ends its workers with SIGTERM: the inherited handler must not keep them.
+        marker = os.path.join(tempfile.mkdtemp(), "0.sigterm")
+        os.environ["BOA_SIGTERM_FILE"] = marker
+        try:
+            self.client(control("/__test/job"))
+            child = os.fork()
+            if child == 0:
+                os.kill(os.getpid(), signal.SIGTERM)
+                time.sleep(5)
+                os._exit(0)
+            _, status = os.waitpid(child, 0)
+            self.assertTrue(os.WIFSIGNALED(status))
+            self.assertEqual(os.WTERMSIG(status), signal.SIGTERM)
+            self.assertFalse(os.path.exists(marker))
+        finally:
+            del os.environ["BOA_SIGTERM_FILE"]
+            shutil.rmtree(os.path.dirname(marker), ignore_errors=True)
+
     def test_sigterm_is_marked_for_the_local_executor(self):
         # Under boa's local executor, the file tells it an exit 0 followed a SIGTERM (not the job's end).
         marker = os.path.join(tempfile.mkdtemp(), "0.sigterm")
@@ -202,7 +221,8 @@ class BoaJobTest(unittest.TestCase):
             self.assertFalse(os.path.exists(marker))
             os.kill(os.getpid(), signal.SIGTERM)
             self.assertTrue(wait_until(client.should_stop, 2))
-            self.assertTrue(os.path.exists(marker))
+            with open(marker) as written:
+                self.assertEqual(written.read(), str(os.getpid()))  # the supervisor checks it is the command's
         finally:
             del os.environ["BOA_SIGTERM_FILE"]
             shutil.rmtree(os.path.dirname(marker), ignore_errors=True)

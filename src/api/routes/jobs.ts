@@ -86,10 +86,16 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
       const { state, limit, class: className, name } = c.req.valid('query');
       const states = state?.split(',') as JobState[] | undefined;
       const jobs = c.var.service.deps.repo.listJobs(limit, { states, className, name });
-      // A typo would list nothing as if no job had run: a class neither known nor held by any job listed
-      // is refused (a deleted class's jobs still list).
+      // A typo would list nothing as if no job had run: a class neither known nor held by any job is
+      // refused (a deleted class's jobs still list, with any other filter too).
       const classes = c.var.service.state.classes;
-      if (className !== undefined && jobs.length === 0 && !classes.has(className))
+      const repo = c.var.service.deps.repo;
+      if (
+        className !== undefined &&
+        jobs.length === 0 &&
+        !classes.has(className) &&
+        repo.listJobs(1, { className }).length === 0
+      )
         throw new ServiceError(
           400,
           'unknown_class',

@@ -29,7 +29,10 @@ export interface ExitRecord {
   readonly code: number | null;
   readonly signal: string | null;
   readonly reason?: string;
-  /** The supervisor had received a SIGTERM before the command ended (records older than it: absent). */
+  /**
+   * The supervisor had received a SIGTERM before the command ended, or the command exited 0 after
+   * writing to <rank>.sigterm that one reached it (records older than it: absent).
+   */
   readonly stopped?: boolean;
   readonly at: number;
 }
@@ -114,6 +117,42 @@ export function readGroup(dir: string, rank: number): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Whether process group `group` is still this replica's command: a group id from a record can be any
+ * process's after the command's group emptied (a reboot, a long outage), so boa signals it only when a
+ * member's environment says it is this replica's (the supervisor's BOA_SIGTERM_FILE, or the job, generation
+ * and rank boa gave it). Without /proc (macOS) there is no way to tell, and the group is taken as ours.
+ */
+export function groupIsReplicas(
+  group: number,
+  replica: ReplicaKey & { readonly dir: string },
+): boolean {
+  try {
+    process.kill(-group, 0); // a group with no process left (the usual case) needs no look
+  } catch {
+    return false;
+  }
+  if (!existsSync('/proc/self/stat')) return true;
+  const marks = [
+    [`BOA_SIGTERM_FILE=${recordFile(replica.dir, replica.rank, 'sigterm')}`],
+    [`BOA_JOB_ID=${replica.jobId}`, `BOA_GENERATION=${replica.generation}`, `NODE_RANK=${replica.rank}`],
+  ];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // pid (comm) state ppid pgrp ...: comm may hold spaces and parentheses.
+      const pgrp = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
+      if (pgrp !== group) continue;
+      const env = new Set(readFileSync(`/proc/${entry}/environ`, 'utf8').split('\0'));
+      if (marks.some((mark) => mark.every((variable) => env.has(variable)))) return true;
+    } catch {
+      // Gone meanwhile, or another user's: not this replica's.
+    }
+  }
+  return false;
 }
 
 export function writeStop(dir: string, rank: number, at: number): void {

@@ -16,6 +16,7 @@ import {
   exitCodeOf,
   generationDir,
   generationsOf,
+  groupIsReplicas,
   isOurSupervisor,
   processExists,
   readExit,
@@ -157,6 +158,12 @@ export class LocalExecutor implements Executor {
         owned: ours || !processExists(found.record.pid),
       });
       if (alive) this.logger.info({ event: 'replica_adopted', ...found.record, dir: found.dir }, 'adopted');
+      // A stop is recorded before its SIGTERM is sent: a service killed in between never sent it, and the
+      // replica would get only the SIGKILL at the grace's end, with no chance to checkpoint. Sent again
+      // (the supervisor forwards each, the command's client takes a second as the first).
+      const stopAt = this.replicas.get(keyOf(found.jobId, found.generation, found.rank))?.stopAt;
+      if (alive && stopAt !== undefined && this.now() - stopAt < this.graceMs)
+        this.signal(found.record.pid, 'SIGTERM');
     }
   }
 
@@ -343,12 +350,15 @@ export class LocalExecutor implements Executor {
     const stranger = processExists(replica.pid) && !isOurSupervisor(replica.pid, replica.dir, replica.rank);
     if (!stranger) this.signal(-replica.pid, 'SIGKILL');
     const group = readGroup(replica.dir, replica.rank);
-    if (group !== undefined && group !== replica.pid) this.signal(-group, 'SIGKILL');
+    if (group !== undefined && group !== replica.pid && groupIsReplicas(group, replica))
+      this.signal(-group, 'SIGKILL');
   }
 
   private forget(key: string, replica: LocalReplica): void {
-    // A supervisor killed alone may leave its command running: never leave one behind.
-    if (!replica.exit && replica.owned) this.killGroups(replica);
+    // A supervisor killed alone may leave its command running, and one from a boa older than 2026-11-28
+    // did not end its command's group when the command ended: never leave one behind. A supervisor of
+    // today's ends that group itself, so the groups are then empty and this signals nothing.
+    if (replica.owned) this.killGroups(replica);
     removeRecords(replica.dir, replica.rank);
     this.replicas.delete(key);
   }

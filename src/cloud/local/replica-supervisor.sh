@@ -8,7 +8,8 @@
 #   sh replica-supervisor.sh <dir> <rank> <node> <grace seconds> <working dir> -- <command> [args...]
 #     <dir>/<rank>.pid   {"pid","node","startedAt"}  (the executor writes it too, right after spawn)
 #     <dir>/<rank>.exit  {"code","signal","reason","stopped","at"}  once the command has ended; stopped:
-#                        this supervisor got a SIGTERM first (so an exit 0 is a stop, not the job finished)
+#                        this supervisor got a SIGTERM first, or the command exited 0 after saying in
+#                        <dir>/<rank>.sigterm that one reached it (so an exit 0 is a stop, not the job finished)
 #     <dir>/<rank>.log   the command's stdout and stderr
 #     <dir>/<rank>.group the command's process group (where setsid exists), for the executor's SIGKILL
 if [ "$#" -lt 7 ] || [ "$6" != "--" ]; then
@@ -70,9 +71,11 @@ fi
 # record instead; the executor then kills the process groups, the command's included.
 trap - TERM
 # A job that answers a SIGTERM by exiting 0 (boa's clients checkpoint, then exit) cannot be told from
-# one that finished, unless it says so: the clients create this file when a SIGTERM reaches them. One
-# that reached the command alone (`pkill python`, a kill of its group), not this supervisor, is then a
-# stop from outside, not the job's end.
+# one that finished, unless it says so: the clients write their pid to this file when a SIGTERM reaches
+# them. One that reached the command alone (`pkill python`, a kill of its group), not this supervisor,
+# is then a stop from outside, not the job's end. Only the command's own process counts (setsid and env
+# exec it, so it has $child's pid), and only with exit 0: a torchrun agent ending its workers with
+# SIGTERM after one crashed, then exiting 1, is a failure, not a free resume.
 sigterm_file="$dir/$rank.sigterm"
 rm -f "$sigterm_file"
 export BOA_SIGTERM_FILE="$sigterm_file"
@@ -137,7 +140,11 @@ if [ -n "$group" ]; then
   kill -KILL -"$group" 2>/dev/null
 fi
 
-[ "$stopped" = 0 ] && [ -e "$sigterm_file" ] && stopped=1
+if [ "$stopped" = 0 ] && [ "$code" = 0 ] && [ -e "$sigterm_file" ]; then
+  marked=
+  read -r marked <"$sigterm_file" 2>/dev/null
+  [ "$marked" = "$child" ] && stopped=1
+fi
 
 case $code in
   126) reason='command not executable' ;;
