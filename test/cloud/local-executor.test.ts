@@ -470,6 +470,30 @@ describe('local executor', () => {
     await until(() => !processExists(helper));
   });
 
+  it('sends again at adoption a stop that was recorded but may never have been sent (killed in between)', async () => {
+    const dataDir = temp();
+    const dir = join(dataDir, 'jobs/1/1');
+    mkdirSync(dir, { recursive: true });
+    const supervisor = spawn(
+      '/bin/sh',
+      [
+        '-c',
+        `trap 'echo got > ${dir}/term; exit 0' TERM; while :; do sleep 0.05; done`,
+        '/x/replica-supervisor.sh',
+        dir,
+        '0',
+      ],
+      { detached: true, stdio: 'ignore' },
+    );
+    pids.push(supervisor.pid as number);
+    writeFileSync(join(dir, '0.pid'), JSON.stringify({ pid: supervisor.pid, node: 'local-1', startedAt: 0 }));
+    writeFileSync(join(dir, '0.stop'), JSON.stringify({ at: Date.now() }));
+    await new Promise((r) => setTimeout(r, 200));
+    const executor = new LocalExecutor({ dataDir, terminationGraceSeconds: 30 });
+    await until(() => existsSync(join(dir, 'term')));
+    await executor.close();
+  });
+
   it("never SIGKILLs a stranger's process group that a stale group record names", async () => {
     const dataDir = temp();
     // A supervisor gone (its pid free) and a group record whose id now leads a stranger's group.

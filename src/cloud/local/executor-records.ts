@@ -125,10 +125,7 @@ export function readGroup(dir: string, rank: number): number | undefined {
  * member's environment says it is this replica's (the supervisor's BOA_SIGTERM_FILE, or the job, generation
  * and rank boa gave it). Without /proc (macOS) there is no way to tell, and the group is taken as ours.
  */
-export function groupIsReplicas(
-  group: number,
-  replica: ReplicaKey & { readonly dir: string },
-): boolean {
+export function groupIsReplicas(group: number, replica: ReplicaKey & { readonly dir: string }): boolean {
   try {
     process.kill(-group, 0); // a group with no process left (the usual case) needs no look
   } catch {
