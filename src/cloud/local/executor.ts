@@ -107,6 +107,7 @@ export class LocalExecutor implements Executor {
   private queue: Promise<void> = Promise.resolve();
   private readonly logCap: LogCap;
   private readonly logTimer: NodeJS.Timeout;
+  private capping: Promise<void> | undefined;
 
   constructor(options: LocalExecutorOptions) {
     this.jobsDir = join(resolve(options.dataDir), 'jobs');
@@ -122,8 +123,12 @@ export class LocalExecutor implements Executor {
     this.logTimer.unref();
   }
 
+  /** One pass at a time: a pass copying large logs can outlast the timer's period. */
   private capLogs(): void {
-    capReplicaLogs(this.replicas.values(), this.logCap, this.logger);
+    if (this.capping) return;
+    this.capping = capReplicaLogs(this.replicas.values(), this.logCap, this.logger).finally(() => {
+      this.capping = undefined;
+    });
   }
 
   checkWorkload(workload: Workload) {
@@ -234,6 +239,7 @@ export class LocalExecutor implements Executor {
   async close(): Promise<void> {
     // Replicas keep running (a restarted service adopts them); only the launcher ends.
     clearInterval(this.logTimer);
+    await this.capping;
     await this.queue;
     await this.launcher.close();
   }

@@ -4,17 +4,8 @@
  * passes its cap, its last part is kept as <rank>.log.1 and the log starts again (logrotate's
  * copytruncate: the job keeps its open file, and writes with O_APPEND land at the new end).
  */
+import { open, rename, stat, writeFile, appendFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
-import {
-  appendFileSync,
-  closeSync,
-  ftruncateSync,
-  openSync,
-  readSync,
-  renameSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
 import { recordFile } from './executor-records.ts';
 
 export interface LogCap {
@@ -31,28 +22,30 @@ const MiB = 1024 * 1024;
 /** 64 MiB a log and 16 MiB of the part before it, checked every 2 s. */
 export const DEFAULT_LOG_CAP: LogCap = { capBytes: 64 * MiB, keepBytes: 16 * MiB, checkMs: 2000 };
 
-/** Cuts `file` if it is past the cap; true when it did. What the job writes during the cut is lost. */
-export function capLog(file: string, cap: LogCap): boolean {
-  let fd: number;
+/**
+ * Cuts `file` if it is past the cap; true when it did. What the job writes during the cut is lost.
+ * Asynchronous: the 16 MiB copy must not hold up the service's event loop (its API, its tick).
+ */
+export async function capLog(file: string, cap: LogCap): Promise<boolean> {
   try {
-    if (statSync(file).size <= cap.capBytes) return false;
-    fd = openSync(file, 'r+');
+    if ((await stat(file)).size <= cap.capBytes) return false;
   } catch {
     return false; // gone meanwhile (its job's folder removed)
   }
+  const handle = await open(file, 'r+');
   try {
-    const size = statSync(file).size;
+    const { size } = await handle.stat();
     const keep = Math.min(size, cap.keepBytes);
     const tail = Buffer.alloc(keep);
-    readSync(fd, tail, 0, keep, size - keep);
-    writeFileSync(`${file}.1.tmp`, tail);
-    renameSync(`${file}.1.tmp`, `${file}.1`);
-    ftruncateSync(fd, 0);
+    await handle.read(tail, 0, keep, size - keep);
+    await writeFile(`${file}.1.tmp`, tail);
+    await rename(`${file}.1.tmp`, `${file}.1`);
+    await handle.truncate(0);
   } finally {
-    closeSync(fd);
+    await handle.close();
   }
   const mib = (bytes: number) => (bytes / MiB).toFixed(bytes < MiB ? 2 : 0);
-  appendFileSync(
+  await appendFile(
     file,
     `boa: this log passed ${mib(cap.capBytes)} MiB and was cut; its last ${mib(cap.keepBytes)} MiB before the cut are in ${file.split('/').pop()}.1\n`,
   );
@@ -69,13 +62,17 @@ interface ReplicaLogRef {
 }
 
 /** Cuts the logs of the running replicas that passed the cap, saying so in the service's log. */
-export function capReplicaLogs(replicas: Iterable<ReplicaLogRef>, cap: LogCap, logger: Logger): void {
-  for (const replica of replicas) {
+export async function capReplicaLogs(
+  replicas: Iterable<ReplicaLogRef>,
+  cap: LogCap,
+  logger: Logger,
+): Promise<void> {
+  for (const replica of [...replicas]) {
     if (!replica.alive) continue;
     const file = recordFile(replica.dir, replica.rank, 'log');
     const { jobId, generation, rank } = replica;
     try {
-      if (capLog(file, cap))
+      if (await capLog(file, cap))
         logger.warn({ event: 'replica_log_cut', jobId, generation, rank }, 'log past its cap: cut');
     } catch (error) {
       logger.warn({ event: 'replica_log_cut_failed', file, error: (error as Error).message }, 'log not cut');
