@@ -92,9 +92,17 @@ describe('Kubernetes pod and service manifests', () => {
   it('uses the configured service account and image pull secrets, and none when not configured', () => {
     expect(pod.spec!.serviceAccountName).toBe('trainer');
     expect(pod.spec!.imagePullSecrets).toEqual([{ name: 'ecr-pull' }, { name: 'ghcr-pull' }]);
+    expect(pod.spec!.automountServiceAccountToken).toBeUndefined();
     const plain = podManifest(replica, { uid: 'u' }, kubernetesConfig({ namespace: 'train' }));
     expect(plain.spec!.serviceAccountName).toBeUndefined();
     expect(plain.spec!.imagePullSecrets).toBeUndefined();
+    // No service account for jobs: the namespace's default token is not mounted into them.
+    expect(plain.spec!.automountServiceAccountToken).toBe(false);
+    // Hardened as far as no training image minds.
+    expect(plain.spec!.containers[0]!.securityContext).toEqual({
+      allowPrivilegeEscalation: false,
+      seccompProfile: { type: 'RuntimeDefault' },
+    });
   });
 
   it('makes a headless Service publishing not-ready pods, selecting only the job', () => {

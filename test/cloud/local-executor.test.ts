@@ -7,6 +7,7 @@ import {
   readFileSync,
   renameSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -135,26 +136,36 @@ describe('local executor', () => {
 
   it("keeps the service's own boa and launcher variables from the job; boa's own replica env still reaches it", async () => {
     const dataDir = temp();
-    const saved = {
-      RANK: process.env.RANK,
-      TORCHELASTIC_RUN_ID: process.env.TORCHELASTIC_RUN_ID,
-      BOA_X: process.env.BOA_X,
+    // Its secrets too: its cloud credentials, anything named a secret, password or token.
+    const planted = {
+      RANK: '7',
+      TORCHELASTIC_RUN_ID: 'stale',
+      BOA_X: 'secret',
+      AWS_SECRET_ACCESS_KEY: 'x',
+      DB_PASSWORD: 'x',
+      HF_TOKEN: 'x',
+      TOKENIZERS_PARALLELISM: 'false',
     };
-    Object.assign(process.env, { RANK: '7', TORCHELASTIC_RUN_ID: 'stale', BOA_X: 'secret' });
+    const saved = Object.fromEntries(Object.keys(planted).map((name) => [name, process.env[name]]));
+    Object.assign(process.env, planted);
     const executor = new LocalExecutor({ dataDir, terminationGraceSeconds: 1 });
     try {
       const out = join(dataDir, 'env.txt');
       const base = job([
         'sh',
         '-c',
-        `echo "\${RANK-unset} \${TORCHELASTIC_RUN_ID-unset} \${BOA_X-unset} $WORLD_SIZE \${HOME:+home}" > ${out}`,
+        `echo "\${RANK-unset} \${TORCHELASTIC_RUN_ID-unset} \${BOA_X-unset} \${AWS_SECRET_ACCESS_KEY-unset} \${DB_PASSWORD-unset} \${HF_TOKEN-unset} \${TOKENIZERS_PARALLELISM-unset} $WORLD_SIZE \${HOME:+home}" > ${out}`,
       ]);
       const desired: DesiredJob = {
         ...base,
         replicas: base.replicas.map((r) => ({ ...r, env: { WORLD_SIZE: '4' } })),
       };
       await settle(executor, [desired], (s) => s[0]?.phase === 'succeeded' || s[0]?.phase === 'failed');
-      expect(readFileSync(out, 'utf8')).toBe('unset unset unset 4 home\n');
+      // Not a secret by its name (TOKENIZERS_...): kept.
+      expect(readFileSync(out, 'utf8')).toBe('unset unset unset unset unset unset false 4 home\n');
+      // Owner only, whatever the data dir's mode: logs often hold credentials.
+      expect(statSync(join(dataDir, 'jobs/1/1')).mode & 0o777).toBe(0o700);
+      expect(statSync(join(dataDir, 'jobs/1')).mode & 0o777).toBe(0o700);
     } finally {
       for (const [name, value] of Object.entries(saved)) {
         if (value === undefined) delete process.env[name];
@@ -314,6 +325,25 @@ describe('local executor', () => {
     const [status] = await settle(executor, [job(['no-such-program-boa'])], (s) => s[0]?.phase === 'failed');
     expect(status).toMatchObject({ exitCode: 127, reason: 'command not found: no-such-program-boa' });
     expect(readFileSync(join(dataDir, 'jobs/1/1/0.log'), 'utf8')).toContain('no-such-program-boa');
+  });
+
+  it('records the exit of a replica whose working directory or command has control characters (else it read as a kill from outside)', async () => {
+    const dataDir = temp();
+    const executor = new LocalExecutor({ dataDir, terminationGraceSeconds: 1 });
+    const base = job(['no-such\u0001program']);
+    const desired: DesiredJob = {
+      ...base,
+      replicas: base.replicas.map((r) => ({
+        ...r,
+        workload: { ...r.workload, workingDir: join(dataDir, 'gone\ndir\tx') },
+      })),
+    };
+    const [status] = await settle(executor, [desired], (s) => s[0]?.phase === 'failed');
+    expect(status).toMatchObject({
+      exitCode: 126,
+      reason: `cannot enter the working directory ${dataDir}/gonedirx`,
+    });
+    expect(status?.interrupted).toBeUndefined();
   });
 
   it('retries a replica whose start fails, and after a few failures in a row reports it failed, so its job is counted and not left holding GPUs', async () => {

@@ -72,7 +72,11 @@ export function podManifest(
       subdomain: serviceName(jobId),
       restartPolicy: 'Never',
       terminationGracePeriodSeconds: config.terminationGraceSeconds,
-      ...(config.serviceAccountName ? { serviceAccountName: config.serviceAccountName } : {}),
+      // A job talks to boa, not to the Kubernetes API: the namespace's default token is not mounted
+      // unless a service account was configured for jobs (then its token is what it is for).
+      ...(config.serviceAccountName
+        ? { serviceAccountName: config.serviceAccountName }
+        : { automountServiceAccountToken: false }),
       ...(config.imagePullSecrets.length > 0
         ? { imagePullSecrets: config.imagePullSecrets.map((name) => ({ name })) }
         : {}),
@@ -91,6 +95,9 @@ export function podManifest(
           ports: [{ name: 'rendezvous', containerPort: config.rendezvousPort }],
           resources: { requests, limits },
           volumeMounts,
+          // Nothing a training job needs; capabilities are left as the image has them (some need
+          // IPC_LOCK for RDMA), which the namespace's baseline Pod Security bounds.
+          securityContext: { allowPrivilegeEscalation: false, seccompProfile: { type: 'RuntimeDefault' } },
         },
       ],
     },

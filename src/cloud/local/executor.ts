@@ -87,6 +87,12 @@ const PRIVATE_ENV =
   /^(BOA_|TORCHELASTIC_)|^(RANK|LOCAL_RANK|GROUP_RANK|ROLE_RANK|LOCAL_WORLD_SIZE|GROUP_WORLD_SIZE|ROLE_WORLD_SIZE|WORLD_SIZE|MASTER_ADDR|MASTER_PORT|NODE_RANK|NNODES|NPROC_PER_NODE)$/;
 
 /**
+ * The service's secrets in its environment: its cloud credentials (AWS_*) and anything named a secret,
+ * password, token or credential. A job gets the ones it needs from its workload's `env` (`--env`).
+ */
+const SECRET_ENV = /^AWS_|(^|_)(SECRET|SECRETS|PASSWORD|PASSWD|TOKEN|CREDENTIAL|CREDENTIALS)(_|$)/i;
+
+/**
  * The embedded default's executor: each replica is a real process on this machine, started through
  * replica-supervisor.sh (POSIX sh) in its own process group so it survives the service, with its pid and exit
  * recorded under DATA_DIR/jobs. A new instance adopts what the records list (guarding against pid
@@ -371,7 +377,8 @@ export class LocalExecutor implements Executor {
 
   private async start(spec: ReplicaSpec): Promise<void> {
     const dir = generationDir(this.jobsDir, spec.jobId, spec.generation);
-    mkdirSync(dir, { recursive: true });
+    // Owner only: jobs' logs often hold credentials, and the data dir may have been made 755 by hand.
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
     // Kept with the generation, so ranks started after a restart of the service get the same port.
     const port = Number(spec.env.MASTER_PORT);
     if (Number.isInteger(port) && port > 0) this.ports.record(spec.jobId, spec.generation, dir, port);
@@ -379,7 +386,7 @@ export class LocalExecutor implements Executor {
     const { workload } = spec;
     const env: Record<string, string> = {};
     for (const [name, value] of Object.entries(process.env)) {
-      if (value !== undefined && !PRIVATE_ENV.test(name)) env[name] = value;
+      if (value !== undefined && !PRIVATE_ENV.test(name) && !SECRET_ENV.test(name)) env[name] = value;
     }
     Object.assign(env, workload.env ?? {}, spec.env);
     const launched = await this.launcher.launch(

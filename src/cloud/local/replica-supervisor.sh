@@ -23,7 +23,7 @@ grace=$4
 workdir=$5
 shift 6
 
-# The job's PATH finds its command; this script's own tools (date, mv, sed, sleep, setsid) come from the
+# The job's PATH finds its command; this script's own tools (date, mv, sed, sleep, setsid, tr) come from the
 # system's folders first, so a job whose PATH is only, say, its virtualenv's bin still gets its exit
 # recorded (without the record, its end would read as a kill from outside).
 job_path=${PATH-/usr/local/bin:/usr/bin:/bin}
@@ -45,7 +45,9 @@ if [ ! -e "$dir/$rank.pid" ]; then
 fi
 
 record_exit() {
-  reason=$(printf '%s' "$2" | sed 's/\\/\\\\/g; s/"/\\"/g')
+  # Control characters (a newline in a working directory's name) would make the record invalid JSON, and
+  # a job with no readable exit record is resumed as if stopped from outside: they are dropped.
+  reason=$(printf '%s' "$2" | tr -d '\000-\037' | sed 's/\\/\\\\/g; s/"/\\"/g')
   if [ "$stopped" = 1 ]; then by_term=true; else by_term=false; fi
   printf '{"code":%d,"signal":null,"reason":"%s","stopped":%s,"at":%s000}' "$1" "$reason" "$by_term" "$(date +%s)" \
     >"$dir/$rank.exit.tmp"
