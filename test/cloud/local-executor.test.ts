@@ -64,6 +64,21 @@ async function settle(
   throw new Error('timed out');
 }
 
+/**
+ * A process that passes for the supervisor of replica <dir>/0 (its command line is one's), running
+ * `script`, with the pid record a restarted service adopts it from; killed after the test.
+ */
+function fakeSupervisor(dir: string, script: string): number {
+  mkdirSync(dir, { recursive: true });
+  const proc = spawn('/bin/sh', ['-c', script, '/x/replica-supervisor.sh', dir, '0'], {
+    detached: true,
+    stdio: 'ignore',
+  });
+  pids.push(proc.pid as number);
+  writeFileSync(join(dir, '0.pid'), JSON.stringify({ pid: proc.pid, node: 'local-1', startedAt: 0 }));
+  return proc.pid as number;
+}
+
 async function until(condition: () => boolean) {
   for (let i = 0; i < 200 && !condition(); i++) await new Promise((r) => setTimeout(r, 25));
   expect(condition()).toBe(true);
@@ -426,14 +441,7 @@ describe('local executor', () => {
     // stranger, as a pid reused between two looks): one after recording its exit, one without.
     const fake = (jobId: number, script: string) => {
       const dir = join(dataDir, `jobs/${jobId}/1`);
-      mkdirSync(dir, { recursive: true });
-      const proc = spawn('/bin/sh', ['-c', script, '/x/replica-supervisor.sh', dir, '0'], {
-        detached: true,
-        stdio: 'ignore',
-      });
-      pids.push(proc.pid as number);
-      writeFileSync(join(dir, '0.pid'), JSON.stringify({ pid: proc.pid, node: 'local-1', startedAt: 0 }));
-      return { dir, pid: proc.pid as number };
+      return { dir, pid: fakeSupervisor(dir, script) };
     };
     const go = join(dataDir, 'go');
     const becomeStranger = `while [ ! -e ${go} ]; do sleep 0.05; done; exec sleep 30`;
@@ -466,7 +474,6 @@ describe('local executor', () => {
   it("ends what an older boa's supervisor left of its command when it ended (it did not end the command's group)", async () => {
     const dataDir = temp();
     const dir = join(dataDir, 'jobs/1/1');
-    mkdirSync(dir, { recursive: true });
     // An old supervisor: the command's helper in its own group, an exit record, then gone, the helper left.
     const go = join(dataDir, 'go');
     const exit = JSON.stringify({
@@ -476,19 +483,10 @@ describe('local executor', () => {
       stopped: false,
       at: Date.now(),
     });
-    const old = spawn(
-      '/bin/sh',
-      [
-        '-c',
-        `sleep 30 & echo $! > ${dir}/helper; while [ ! -e ${go} ]; do sleep 0.05; done; printf '%s' '${exit}' > ${dir}/0.exit; exit 0`,
-        '/x/replica-supervisor.sh',
-        dir,
-        '0',
-      ],
-      { detached: true, stdio: 'ignore' },
+    fakeSupervisor(
+      dir,
+      `sleep 30 & echo $! > ${dir}/helper; while [ ! -e ${go} ]; do sleep 0.05; done; printf '%s' '${exit}' > ${dir}/0.exit; exit 0`,
     );
-    pids.push(old.pid as number);
-    writeFileSync(join(dir, '0.pid'), JSON.stringify({ pid: old.pid, node: 'local-1', startedAt: 0 }));
     await until(() => existsSync(join(dir, 'helper')));
     const helper = Number(readFileSync(join(dir, 'helper'), 'utf8'));
     const executor = new LocalExecutor({ dataDir, terminationGraceSeconds: 1 });
@@ -503,20 +501,7 @@ describe('local executor', () => {
   it('sends again at adoption a stop that was recorded but may never have been sent (killed in between)', async () => {
     const dataDir = temp();
     const dir = join(dataDir, 'jobs/1/1');
-    mkdirSync(dir, { recursive: true });
-    const supervisor = spawn(
-      '/bin/sh',
-      [
-        '-c',
-        `trap 'echo got > ${dir}/term; exit 0' TERM; while :; do sleep 0.05; done`,
-        '/x/replica-supervisor.sh',
-        dir,
-        '0',
-      ],
-      { detached: true, stdio: 'ignore' },
-    );
-    pids.push(supervisor.pid as number);
-    writeFileSync(join(dir, '0.pid'), JSON.stringify({ pid: supervisor.pid, node: 'local-1', startedAt: 0 }));
+    fakeSupervisor(dir, `trap 'echo got > ${dir}/term; exit 0' TERM; while :; do sleep 0.05; done`);
     writeFileSync(join(dir, '0.stop'), JSON.stringify({ at: Date.now() }));
     await new Promise((r) => setTimeout(r, 200));
     const executor = new LocalExecutor({ dataDir, terminationGraceSeconds: 30 });

@@ -16,11 +16,9 @@ import {
   exitCodeOf,
   generationDir,
   generationsOf,
-  groupIsReplicas,
   isOurSupervisor,
   processExists,
   readExit,
-  readGroup,
   readLogTail,
   readStop,
   recordFile,
@@ -31,6 +29,8 @@ import {
 } from './executor-records.ts';
 import { type Launched, ReplicaLauncher } from './launcher.ts';
 import { capReplicaLogs, DEFAULT_LOG_CAP, type LogCap } from './log-cap.ts';
+import { replicaEnv } from './replica-env.ts';
+import { killReplicaGroups, signalQuietly } from './replica-signals.ts';
 import { RendezvousPorts } from './rendezvous-ports.ts';
 import { SPAWN_ATTEMPTS, SpawnFailures } from './spawn-failures.ts';
 
@@ -76,21 +76,6 @@ interface LocalReplica {
 }
 
 const keyOf = (jobId: number, generation: number, rank: number) => `${jobId}/${generation}/${rank}`;
-
-/**
- * Variables of the service's own environment a job must not inherit: boa's (the operator token above
- * all), and a distributed launcher's (torchrun's RANK, LOCAL_RANK, TORCHELASTIC_*, ...), which a job's
- * own launcher sets per worker and which, left over from the shell that started the service, would make
- * a training script believe it had been launched as that worker.
- */
-const PRIVATE_ENV =
-  /^(BOA_|TORCHELASTIC_)|^(RANK|LOCAL_RANK|GROUP_RANK|ROLE_RANK|LOCAL_WORLD_SIZE|GROUP_WORLD_SIZE|ROLE_WORLD_SIZE|WORLD_SIZE|MASTER_ADDR|MASTER_PORT|NODE_RANK|NNODES|NPROC_PER_NODE)$/;
-
-/**
- * The service's secrets in its environment: its cloud credentials (AWS_*) and anything named a secret,
- * password, token or credential. A job gets the ones it needs from its workload's `env` (`--env`).
- */
-const SECRET_ENV = /^AWS_|(^|_)(SECRET|SECRETS|PASSWORD|PASSWD|TOKEN|CREDENTIAL|CREDENTIALS)(_|$)/i;
 
 /**
  * The embedded default's executor: each replica is a real process on this machine, started through
@@ -174,7 +159,7 @@ export class LocalExecutor implements Executor {
       // (the supervisor forwards each, the command's client takes a second as the first).
       const stopAt = this.replicas.get(keyOf(found.jobId, found.generation, found.rank))?.stopAt;
       if (alive && stopAt !== undefined && this.now() - stopAt < this.graceMs)
-        this.signal(found.record.pid, 'SIGTERM');
+        signalQuietly(found.record.pid, 'SIGTERM');
     }
   }
 
@@ -326,7 +311,7 @@ export class LocalExecutor implements Executor {
           'stop not recorded',
         );
       }
-      this.signal(replica.pid, 'SIGTERM');
+      signalQuietly(replica.pid, 'SIGTERM');
       this.logger.info(
         {
           event: 'replica_stopping',
@@ -340,7 +325,7 @@ export class LocalExecutor implements Executor {
     }
     if (!replica.killed && now - replica.stopAt >= this.graceMs) {
       replica.killed = true;
-      this.killGroups(replica);
+      killReplicaGroups(replica);
       this.logger.warn(
         { event: 'replica_killed', jobId: replica.jobId, generation: replica.generation, rank: replica.rank },
         'grace period over: SIGKILL',
@@ -348,29 +333,11 @@ export class LocalExecutor implements Executor {
     }
   }
 
-  private signal(pid: number, signal: NodeJS.Signals): void {
-    try {
-      process.kill(pid, signal);
-    } catch {
-      // Already gone: the next reconcile sees it.
-    }
-  }
-
-  /** SIGKILL to the supervisor's process group and to the command's own. */
-  private killGroups(replica: LocalReplica): void {
-    // A pid recycled by a process that leads its own group: that group is a stranger's, not ours.
-    const stranger = processExists(replica.pid) && !isOurSupervisor(replica.pid, replica.dir, replica.rank);
-    if (!stranger) this.signal(-replica.pid, 'SIGKILL');
-    const group = readGroup(replica.dir, replica.rank);
-    if (group !== undefined && group !== replica.pid && groupIsReplicas(group, replica))
-      this.signal(-group, 'SIGKILL');
-  }
-
   private forget(key: string, replica: LocalReplica): void {
     // A supervisor killed alone may leave its command running, and one from a boa older than 2026-11-28
     // did not end its command's group when the command ended: never leave one behind. A supervisor of
     // today's ends that group itself, so the groups are then empty and this signals nothing.
-    if (replica.owned) this.killGroups(replica);
+    if (replica.owned) killReplicaGroups(replica);
     removeRecords(replica.dir, replica.rank);
     this.replicas.delete(key);
   }
@@ -384,11 +351,7 @@ export class LocalExecutor implements Executor {
     if (Number.isInteger(port) && port > 0) this.ports.record(spec.jobId, spec.generation, dir, port);
     rmSync(recordFile(dir, spec.rank, 'exit'), { force: true });
     const { workload } = spec;
-    const env: Record<string, string> = {};
-    for (const [name, value] of Object.entries(process.env)) {
-      if (value !== undefined && !PRIVATE_ENV.test(name) && !SECRET_ENV.test(name)) env[name] = value;
-    }
-    Object.assign(env, workload.env ?? {}, spec.env);
+    const env = replicaEnv(process.env, workload.env, spec.env);
     const launched = await this.launcher.launch(
       '/bin/sh',
       [

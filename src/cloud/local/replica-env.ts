@@ -1,0 +1,29 @@
+/** What a local replica's command inherits: the service's environment, less what is not the job's. */
+
+/**
+ * Variables of the service's own environment a job must not inherit: boa's (the operator token above
+ * all), and a distributed launcher's (torchrun's RANK, LOCAL_RANK, TORCHELASTIC_*, ...), which a job's
+ * own launcher sets per worker and which, left over from the shell that started the service, would make
+ * a training script believe it had been launched as that worker.
+ */
+const PRIVATE_ENV =
+  /^(BOA_|TORCHELASTIC_)|^(RANK|LOCAL_RANK|GROUP_RANK|ROLE_RANK|LOCAL_WORLD_SIZE|GROUP_WORLD_SIZE|ROLE_WORLD_SIZE|WORLD_SIZE|MASTER_ADDR|MASTER_PORT|NODE_RANK|NNODES|NPROC_PER_NODE)$/;
+
+/**
+ * The service's secrets in its environment: its cloud credentials (AWS_*) and anything named a secret,
+ * password, token or credential. A job gets the ones it needs from its workload's `env` (`--env`).
+ */
+const SECRET_ENV = /^AWS_|(^|_)(SECRET|SECRETS|PASSWORD|PASSWD|TOKEN|CREDENTIAL|CREDENTIALS)(_|$)/i;
+
+/** The service's environment less the two kinds above, then the workload's own env, then boa's. */
+export function replicaEnv(
+  serviceEnv: NodeJS.ProcessEnv,
+  workloadEnv: Readonly<Record<string, string>> | undefined,
+  boaEnv: Readonly<Record<string, string>>,
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(serviceEnv)) {
+    if (value !== undefined && !PRIVATE_ENV.test(name) && !SECRET_ENV.test(name)) env[name] = value;
+  }
+  return Object.assign(env, workloadEnv ?? {}, boaEnv);
+}
