@@ -109,7 +109,7 @@ export function nodesWorld(options: NodesWorldOptions = {}) {
     if (dataDir !== ':memory:') rmSync(dataDir, { recursive: true, force: true });
   };
 
-  return { clock, group, logs, metrics, start, cleanup };
+  return { clock, group, logs, metrics, start, cleanup, dataDir };
 }
 
 export type NodesWorld = ReturnType<typeof nodesWorld>;

@@ -1,3 +1,5 @@
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { NodePool } from '../../src/service/ports.ts';
 import { NodeRemovals } from '../../src/store/node-removals.ts';
@@ -159,5 +161,36 @@ describe('a restart after a scale-in', () => {
     const third = await w.start();
     await third.tick(1);
     expect(w.logs.lines.find((l) => l.event === 'nodes.drift')).toMatchObject({ boa: 1, aws: 3 });
+  });
+
+  it('over a data dir from before the expected size was stored: its terminations since the last resize count', async () => {
+    const w = nodesWorld({ onDisk: true });
+    worlds.push(w);
+    const first = await w.start();
+    first.job(4);
+    const b = first.job(4);
+    const c = first.job(4);
+    await first.tick(3);
+    expect(w.group.group.desiredSize).toBe(3);
+    first.boa.service.finishJob(b.id, 'done');
+    first.boa.service.finishJob(c.id, 'done');
+    await first.tick(3);
+    expect(w.group.group.desiredSize).toBe(1);
+    expect(first.boa.repo.lastResize()?.requested).toBe(3);
+    await first.boa.close();
+    // What an older boa left: no stored expected size.
+    const db = new Database(join(w.dataDir, 'boa.sqlite'));
+    db.prepare("DELETE FROM settings WHERE key = 'nodes.expectedDesiredSize'").run();
+    db.close();
+
+    const second = await w.start();
+    await second.tick(2);
+    expect(w.logs.lines.filter((l) => l.event === 'nodes.drift')).toEqual([]);
+    await second.boa.close();
+
+    w.group.setDesiredOutside(2);
+    const third = await w.start();
+    await third.tick(1);
+    expect(w.logs.lines.find((l) => l.event === 'nodes.drift')).toMatchObject({ boa: 1, aws: 2 });
   });
 });

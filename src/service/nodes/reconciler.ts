@@ -80,9 +80,11 @@ export class NodeReconciler {
     this.readiness = new NodeReadiness(deps.settings.notReadyGraceMs ?? 0);
     this.removing = new RemovalWalk(deps);
     const last = deps.repo.lastResize();
+    // A data dir from before the expected size was stored: the last resize, less the nodes boa
+    // terminated since (each lowered the desired size), or its own scale-in reads as drift.
     this.expected =
       deps.repo.getSetting<number>(EXPECTED_SIZE_KEY) ??
-      (last?.status === 'applied' ? last.requested : undefined);
+      (last?.status === 'applied' ? last.requested - deps.removals.terminatedAfter(last.at) : undefined);
     if (last?.status === 'requested') this.unconfirmed = last;
   }
 
