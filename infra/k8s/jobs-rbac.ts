@@ -1,7 +1,7 @@
 /**
  * What the Kubernetes executor (src/cloud/kubernetes) needs, and nothing more: pods and services in the
  * jobs namespace (create, delete, get, list, watch: no update, no patch, no exec), pods' logs (get: `boa jobs
- * logs`), and nodes cluster-wide
+ * logs`), secrets (create only: the jobs' tokens), and nodes cluster-wide
  * (nodes are not namespaced): list and watch, and patch for the node reconciler's cordon.
  */
 
@@ -18,6 +18,10 @@ export const JOBS_RULES: readonly PolicyRule[] = [
   { apiGroups: [''], resources: ['pods', 'services'], verbs: ['create', 'delete', 'get', 'list', 'watch'] },
   // Read-only: the replicas' output for GET /v1/jobs/{id}/logs.
   { apiGroups: [''], resources: ['pods/log'], verbs: ['get'] },
+  // Each job's token Secret: created before its pods, and garbage-collected with its Service (its
+  // owner), so no delete; never read back (AlreadyExists is enough: the token never changes), so no
+  // get, list or watch: boa can read no Secret of the jobs namespace (image pull secrets among them).
+  { apiGroups: [''], resources: ['secrets'], verbs: ['create'] },
 ];
 
 export const NODE_RULES: readonly PolicyRule[] = [

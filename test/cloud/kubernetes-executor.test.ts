@@ -2,12 +2,13 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { createKubernetesExecutor } from '../../src/cloud/kubernetes/index.ts';
 import { configSchema } from '../../src/service/config.ts';
 import { configFromEnv } from '../../src/service/config-env.ts';
-import type { DesiredJob, Executor, ReplicaStatus, Workload } from '../../src/service/ports.ts';
-import { type FakeKubeApi, startFakeKubeApi } from '../fakes/kube-api/index.ts';
+import type { DesiredJob, ReplicaStatus, Workload } from '../../src/service/ports.ts';
+import type { FakeKubeApi } from '../fakes/kube-api/index.ts';
+import { fakeKubeCluster } from './kube-executor-fixture.ts';
 
 const NS = 'boa-jobs';
 const workload: Workload = { image: 'repo/train:1', command: ['python3', 'train.py'] };
@@ -21,37 +22,18 @@ function job(jobId: number, generation: number, nodes: readonly string[]): Desir
 }
 
 describe('Kubernetes executor over the fake API server', () => {
+  const cluster = fakeKubeCluster(NS);
+  const { executor, executors } = cluster;
   let fake: FakeKubeApi;
   let nodes: string[];
   let delays: number[];
-  const executors: Executor[] = [];
-
-  const executor = (options: { requestTimeoutMs?: number } = {}) => {
-    const created = createKubernetesExecutor(
-      { terminationGraceSeconds: 60, kubernetes: { namespace: NS, ...options } },
-      pino({ level: 'silent' }),
-      // Backoff is recorded, not waited: tests skip time.
-      { kubeConfig: fake.kubeConfig(), sleep: async (ms) => void delays.push(ms), random: () => 0.5 },
-    );
-    executors.push(created);
-    return created;
-  };
+  beforeEach(() => void ({ fake, nodes, delays } = cluster));
   const podPosts = () => fake.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/pods'));
   const podNames = () =>
     fake
       .pods(NS)
       .map((p) => p.metadata.name)
       .sort();
-
-  beforeEach(async () => {
-    fake = await startFakeKubeApi({ kubelet: { autoStartMs: 0 } });
-    nodes = [fake.kubelet.addNode(), fake.kubelet.addNode()].map((n) => n.metadata.name);
-    delays = [];
-  });
-  afterEach(async () => {
-    for (const e of executors.splice(0)) await e.close();
-    await fake.close();
-  });
 
   it('creates one pod per node of the placement and the job Service that owns them', async () => {
     await executor().reconcile([job(1, 1, nodes)]);

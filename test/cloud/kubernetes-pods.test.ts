@@ -1,7 +1,7 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { kubernetesConfig } from '../../src/cloud/kubernetes/config.ts';
-import { rank0Address } from '../../src/cloud/kubernetes/names.ts';
+import { rank0Address, tokenSecretName } from '../../src/cloud/kubernetes/names.ts';
 import {
   checkPodWorkload,
   podManifest,
@@ -103,6 +103,25 @@ describe('Kubernetes pod and service manifests', () => {
       allowPrivilegeEscalation: false,
       seccompProfile: { type: 'RuntimeDefault' },
     });
+  });
+
+  it("reads the job's token from the job's Secret: nowhere in the pod spec, every other variable plain", () => {
+    const token = 'tok-Q2hhbmdlTWVPbmx5SW5UZXN0cy0wMTIzNDU2Nzg5';
+    const withToken = { ...replica, env: { ...replica.env, BOA_JOB_TOKEN: token } };
+    const spec = podManifest(withToken, { uid: 'u' }, config);
+    const serialized = JSON.stringify(spec);
+    expect(serialized).not.toContain(token);
+    expect(serialized).not.toContain(Buffer.from(token).toString('base64'));
+    const vars = spec.spec!.containers[0]!.env!;
+    expect(vars.find((e) => e.name === 'BOA_JOB_TOKEN')).toEqual({
+      name: 'BOA_JOB_TOKEN',
+      valueFrom: { secretKeyRef: { name: 'boa-job-42-token', key: 'token' } },
+    });
+    expect(vars.filter((e) => e.valueFrom)).toHaveLength(1);
+    expect(vars.find((e) => e.name === 'NODE_RANK')).toEqual({ name: 'NODE_RANK', value: '1' });
+    // A Secret's name may be 253 characters; a pod's, 63: the largest job id fits both ways.
+    expect(tokenSecretName(999_999_999_999_999)).toBe('boa-job-999999999999999-token');
+    expect(tokenSecretName(999_999_999_999_999).length).toBeLessThanOrEqual(63);
   });
 
   it('makes a headless Service publishing not-ready pods, selecting only the job', () => {

@@ -6,7 +6,7 @@ import {
   type V1Pod,
   Watch,
 } from '@kubernetes/client-node';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type FakeKubeApi, startFakeKubeApi } from './kube-api/index.ts';
 
 const NS = 'jobs';
@@ -195,6 +195,110 @@ describe('fake Kubernetes API server, through the real @kubernetes/client-node',
       (e) => e.length >= 1,
     );
     expect(expired).toEqual([{ type: 'ERROR', name: undefined, code: 410 }]);
+  });
+
+  it('serves secrets: create (stringData as base64 data), get, list, delete; immutable data; collected with their owner', async () => {
+    const svc = await api.createNamespacedService({
+      namespace: NS,
+      body: { metadata: { name: 'o' }, spec: {} },
+    });
+    const ref = { apiVersion: 'v1', kind: 'Service', name: 'o', uid: svc.metadata!.uid!, controller: true };
+    const body = {
+      metadata: { name: 's', labels: { app: 'x' }, ownerReferences: [ref] },
+      immutable: true,
+      stringData: { token: 'tok' },
+    };
+    const created = await api.createNamespacedSecret({ namespace: NS, body });
+    expect(created).toMatchObject({ type: 'Opaque', data: { token: Buffer.from('tok').toString('base64') } });
+    expect(created.stringData).toBeUndefined();
+    expect((await failure(api.createNamespacedSecret({ namespace: NS, body }))).code).toBe(409);
+    expect((await api.readNamespacedSecret({ name: 's', namespace: NS })).data).toEqual(created.data);
+    const listed = await api.listNamespacedSecret({ namespace: NS, labelSelector: 'app=x' });
+    expect(listed.items.map((s) => s.metadata?.name)).toEqual(['s']);
+    const changed = { ...created, data: { token: Buffer.from('new').toString('base64') } };
+    expect(
+      (await failure(api.replaceNamespacedSecret({ name: 's', namespace: NS, body: changed }))).code,
+    ).toBe(422);
+    const notBase64 = { metadata: { name: 'bad' }, data: { token: 'not base64!' } };
+    expect((await failure(api.createNamespacedSecret({ namespace: NS, body: notBase64 }))).code).toBe(422);
+    await api.createNamespacedSecret({ namespace: NS, body: { metadata: { name: 'free' } } });
+    await api.deleteNamespacedSecret({ name: 'free', namespace: NS });
+    await api.deleteNamespacedService({ name: 'o', namespace: NS });
+    expect(fake.secrets(NS)).toEqual([]);
+  });
+
+  it('the kubelet reads env secretKeyRefs; a missing Secret or key is CreateContainerConfigError until it exists', async () => {
+    const node = fake.kubelet.addNode().metadata.name;
+    const fromSecret = (name: string, key: string) => ({ valueFrom: { secretKeyRef: { name, key } } });
+    const container = (ref: { name: string; key: string }) => ({
+      name: 'm',
+      image: 'i',
+      env: [
+        { name: 'PLAIN', value: 'p' },
+        { name: 'TOKEN', ...fromSecret(ref.name, ref.key) },
+      ],
+    });
+    const waiting = async (name: string) =>
+      (await api.readNamespacedPod({ name, namespace: NS })).status?.containerStatuses?.[0]?.state?.waiting;
+    await api.createNamespacedPod({
+      namespace: NS,
+      body: pod(
+        'no-secret',
+        {},
+        { spec: { nodeName: node, containers: [container({ name: 's', key: 'token' })] } },
+      ),
+    });
+    await api.createNamespacedPod({
+      namespace: NS,
+      body: pod(
+        'no-key',
+        {},
+        { spec: { nodeName: node, containers: [container({ name: 's', key: 'other' })] } },
+      ),
+    });
+    expect(fake.kubelet.startPods()).toEqual([]);
+    expect(await waiting('no-secret')).toEqual({
+      reason: 'CreateContainerConfigError',
+      message: 'secret "s" not found',
+    });
+    await api.createNamespacedSecret({
+      namespace: NS,
+      body: { metadata: { name: 's' }, stringData: { token: 't0k' } },
+    });
+    expect(fake.kubelet.startPods()).toEqual(['no-secret']);
+    expect(fake.kubelet.environment('no-secret')).toEqual({ PLAIN: 'p', TOKEN: 't0k' });
+    expect(await waiting('no-key')).toEqual({
+      reason: 'CreateContainerConfigError',
+      message: `couldn't find key other in Secret ${NS}/s`,
+    });
+    expect((await api.readNamespacedPod({ name: 'no-key', namespace: NS })).status?.phase).toBe('Pending');
+  });
+
+  it('a kubelet that starts pods by itself starts one waiting on its Secret once the Secret is created', async () => {
+    const auto = await startFakeKubeApi({ kubelet: { autoStartMs: 0 } });
+    try {
+      const client = auto.kubeConfig(NS).makeApiClient(CoreV1Api);
+      const node = auto.kubelet.addNode().metadata.name;
+      const env = [{ name: 'T', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } }];
+      await client.createNamespacedPod({
+        namespace: NS,
+        body: pod('p', {}, { spec: { nodeName: node, containers: [{ name: 'm', image: 'i', env }] } }),
+      });
+      const phase = async () => (await client.readNamespacedPod({ name: 'p', namespace: NS })).status;
+      await vi.waitFor(async () =>
+        expect((await phase())?.containerStatuses?.[0]?.state?.waiting?.reason).toBe(
+          'CreateContainerConfigError',
+        ),
+      );
+      await client.createNamespacedSecret({
+        namespace: NS,
+        body: { metadata: { name: 's' }, stringData: { k: 'v' } },
+      });
+      await vi.waitFor(async () => expect((await phase())?.phase).toBe('Running'));
+      expect(auto.kubelet.environment('p')).toEqual({ T: 'v' });
+    } finally {
+      await auto.close();
+    }
   });
 
   it('injected faults fail the next requests, then the server answers again', async () => {

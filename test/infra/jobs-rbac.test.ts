@@ -28,12 +28,14 @@ describe("the Kubernetes executor's RBAC in the CDK app", () => {
     expect(env).toContainEqual({ name: 'BOA_JOBS_NAMESPACE', value: 'boa-jobs' });
   });
 
-  it("grants pods and services create/delete/get/list/watch, and reading pods' logs, in the jobs namespace only", () => {
+  it("grants pods and services create/delete/get/list/watch, reading pods' logs and creating secrets, in the jobs namespace only", () => {
     const role = objects.get('Role/boa-executor');
     expect(role.metadata.namespace).toBe('boa-jobs');
     expect(role.rules).toEqual([
       { apiGroups: [''], resources: ['pods', 'services'], verbs },
       { apiGroups: [''], resources: ['pods/log'], verbs: ['get'] },
+      // The jobs' tokens: written, never read back, collected with their Service.
+      { apiGroups: [''], resources: ['secrets'], verbs: ['create'] },
     ]);
     const binding = objects.get('RoleBinding/boa-executor');
     expect(binding.metadata.namespace).toBe('boa-jobs');
@@ -81,7 +83,7 @@ describe("the Kubernetes executor's RBAC in the CDK app", () => {
 
 /** The RBAC verb a request needs, as the API server's authorizer derives it. */
 function verbOf(method: string, path: string, watch: boolean): string {
-  const named = /\/(pods|services|nodes)\/[^/]+(\/log)?$/.test(path);
+  const named = /\/(pods|services|secrets|nodes)\/[^/]+(\/log)?$/.test(path);
   if (method === 'GET') return watch ? 'watch' : named ? 'get' : 'list';
   return { POST: 'create', DELETE: 'delete', PUT: 'update', PATCH: 'patch' }[method] ?? method;
 }
@@ -104,7 +106,7 @@ describe('the rules cover every call the executor makes', () => {
           node,
           gpus: 4,
           workload: { image: 'i', command: ['c'] },
-          env: {},
+          env: { BOA_JOB_TOKEN: 'job-1-token' },
         })),
       });
       const executor = createKubernetesExecutor(
@@ -127,7 +129,11 @@ describe('the rules cover every call the executor makes', () => {
       await settle([job(1, nodes.slice(0, 1))], () => names().join() === 'boa-job-1-g1-r0');
       expect(await executor.logs!({ jobId: 1, rank: 0, tailLines: 10 })).toMatchObject({ generation: 1 });
       await settle([job(2, nodes)], () => names().join() === 'boa-job-1-g2-r0,boa-job-1-g2-r1');
-      await settle([], () => names().length === 0 && fake.services('boa-jobs').length === 0);
+      await settle(
+        [],
+        () =>
+          names().length === 0 && fake.services('boa-jobs').length + fake.secrets('boa-jobs').length === 0,
+      );
       await executor.close();
 
       const used = new Set<string>();
@@ -150,6 +156,11 @@ describe('the rules cover every call the executor makes', () => {
           'pods/log:get',
           'services:create',
         ]),
+      );
+      // Least privilege on secrets: every verb granted is used, and no other (the GC deletes them).
+      const secretVerbs = JOBS_RULES.filter((r) => r.resources.includes('secrets')).flatMap((r) => r.verbs);
+      expect([...used].filter((u) => u.startsWith('secrets:')).map((u) => u.split(':')[1])).toEqual(
+        secretVerbs,
       );
     } finally {
       await fake.close();

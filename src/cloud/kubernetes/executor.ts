@@ -27,6 +27,7 @@ import { checkPodWorkload, podManifest, replicaStatusOf, serviceManifest } from 
 import { Readmissions } from './readmit.ts';
 import { readPodLog } from './logs.ts';
 import { KUBE_RETRY, kindOf, withKubeRetry } from './retry.ts';
+import { ensureTokenSecret } from './secrets.ts';
 
 export interface KubernetesExecutorDeps {
   readonly kubeConfig: KubeConfig;
@@ -54,8 +55,9 @@ async function runLimited(tasks: (() => Promise<void>)[], limit: number): Promis
 
 /**
  * The Executor port on Kubernetes: one pod per replica, pinned to its node, owned by the job's headless
- * Service. Level-triggered: every reconcile compares the pods boa owns (by label, from a watch-backed
- * cache with periodic relist) with the desired replicas and fixes the difference. Pod names are
+ * Service, as is the Secret holding the job's token. Level-triggered: every reconcile compares the pods
+ * boa owns (by label, from a watch-backed cache with periodic relist) with the desired replicas and
+ * fixes the difference. Pod names are
  * deterministic (job, generation, rank), so a create repeated after a crash or a lost answer is refused
  * with AlreadyExists and the pod adopted, never started twice.
  */
@@ -180,6 +182,11 @@ export class KubernetesExecutor implements Executor {
       if (missing.length === 0) continue;
       tasks.push(async () => {
         const service = await this.ensureService(job.jobId, servicesByName.get(serviceName(job.jobId)));
+        // Before any pod: a pod whose Secret is missing would wait in CreateContainerConfigError. One
+        // the API server refuses fails the replicas, as a refused pod does.
+        const { api, config, retry, logger } = this;
+        const refused = await ensureTokenSecret(api, config, retry, logger, missing[0]!, service);
+        if (refused) return missing.forEach((replica) => this.reject(replica, refused));
         for (const replica of missing) await this.createPod(replica, service);
       });
     }
@@ -330,13 +337,19 @@ export class KubernetesExecutor implements Executor {
       // boa's credentials, not the pod) fails this step, and the next reconcile tries again.
       if (kind === 'refused') {
         const reason = `pod rejected by the API server: ${(error as Error).message}`;
-        const { jobId, generation, rank, node } = replica;
-        this.rejected.set(name, { jobId, generation, rank, node, phase: 'failed', reason });
+        this.reject(replica, reason);
         this.logger.error({ event: 'kube.pod.rejected', ...log, reason }, 'replica pod rejected');
         return;
       }
       throw error;
     }
+  }
+
+  /** Reports the replica failed until its generation goes, instead of creating its pod again. */
+  private reject(replica: ReplicaSpec, reason: string): void {
+    const { jobId, generation, rank, node } = replica;
+    const name = podName(jobId, generation, rank);
+    this.rejected.set(name, { jobId, generation, rank, node, phase: 'failed', reason });
   }
 
   /** Deletion with the pod's own terminationGracePeriodSeconds: SIGTERM, then SIGKILL after the grace. */

@@ -17,6 +17,24 @@ export function serviceName(jobId: number): string {
   return `boa-job-${jobId}`;
 }
 
+/**
+ * The Secret holding the job's token (BOA_JOB_TOKEN). A Secret's name may be 253 characters; this one
+ * is at most 29 (job ids have at most 15 digits, jobIdOf), like the Service's, well under a pod's 63.
+ */
+export function tokenSecretName(jobId: number): string {
+  return `${serviceName(jobId)}-token`;
+}
+
+/** What every object of a job carries: boa's, a job's, which job. */
+export function jobLabels(jobId: number): Record<string, string> {
+  return { [LABELS.managedBy]: MANAGED_BY, [LABELS.component]: 'job', [LABELS.jobId]: String(jobId) };
+}
+
+/** Owned by the job's Service: deleting it (boa does once the job is gone) collects the object. */
+export function ownedByService(jobId: number, uid: string) {
+  return [{ apiVersion: 'v1', kind: 'Service', name: serviceName(jobId), uid, controller: true }];
+}
+
 export function podName(jobId: number, generation: number, rank: number): string {
   return `boa-job-${jobId}-g${generation}-r${rank}`;
 }

@@ -1,17 +1,23 @@
 import type { V1Pod, V1Service } from '@kubernetes/client-node';
 import type { ReplicaPhase, ReplicaSpec, ReplicaStatus, Workload } from '../../service/ports.ts';
 import type { KubernetesExecutorConfig } from './config.ts';
-import { identityOf, LABELS, MANAGED_BY, podHostname, podName, serviceName } from './names.ts';
+import {
+  identityOf,
+  jobLabels,
+  LABELS,
+  MANAGED_BY,
+  ownedByService,
+  podHostname,
+  podName,
+  serviceName,
+} from './names.ts';
 import { scaleQuantity } from './quantity.ts';
+import { containerEnv, replicaEnv } from './secrets.ts';
 
 /** Where a checkpoint volume claim is mounted (BOA_CHECKPOINT_DIR). */
 export const CHECKPOINT_MOUNT = '/checkpoint';
 /** The GPU nodes' taint (infra/k8s/device-plugin.ts); tolerated in case the kubelet checks it. */
 const GPU_TOLERATION = { key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoSchedule' };
-
-function jobLabels(jobId: number): Record<string, string> {
-  return { [LABELS.managedBy]: MANAGED_BY, [LABELS.component]: 'job', [LABELS.jobId]: String(jobId) };
-}
 
 /** Headless, and publishing not-ready pods, so rank 0 resolves while the job is still starting. */
 export function serviceManifest(jobId: number, config: KubernetesExecutorConfig): V1Service {
@@ -30,7 +36,8 @@ export function serviceManifest(jobId: number, config: KubernetesExecutorConfig)
 
 /**
  * One replica's pod: bound to its node (spec.nodeName, no scheduler), asking for exactly its GPUs,
- * never restarted by the kubelet (boa decides restarts), owned by the job's Service.
+ * never restarted by the kubelet (boa decides restarts), owned by the job's Service; its token is read
+ * from the job's Secret (secrets.ts), never written in the spec.
  */
 export function podManifest(
   replica: ReplicaSpec,
@@ -38,7 +45,7 @@ export function podManifest(
   config: KubernetesExecutorConfig,
 ): V1Pod {
   const { jobId, generation, rank, gpus, workload } = replica;
-  const env: Record<string, string> = { ...workload.env, ...replica.env };
+  const env = replicaEnv(replica);
   if (workload.checkpoint?.volumeClaim) env.BOA_CHECKPOINT_DIR = CHECKPOINT_MOUNT;
   const requests: Record<string, string> = { 'nvidia.com/gpu': String(gpus) };
   const limits: Record<string, string> = { 'nvidia.com/gpu': String(gpus) };
@@ -62,9 +69,7 @@ export function podManifest(
       name: podName(jobId, generation, rank),
       namespace: config.namespace,
       labels: { ...jobLabels(jobId), [LABELS.generation]: String(generation), [LABELS.rank]: String(rank) },
-      ownerReferences: [
-        { apiVersion: 'v1', kind: 'Service', name: serviceName(jobId), uid: owner.uid, controller: true },
-      ],
+      ownerReferences: ownedByService(jobId, owner.uid),
     },
     spec: {
       nodeName: replica.node,
@@ -89,9 +94,7 @@ export function podManifest(
           command: [...workload.command],
           ...(workload.args ? { args: [...workload.args] } : {}),
           ...(workload.workingDir ? { workingDir: workload.workingDir } : {}),
-          env: Object.entries(env)
-            .sort(([a], [b]) => a.localeCompare(b))
-            .map(([name, value]) => ({ name, value })),
+          env: containerEnv(jobId, env),
           ports: [{ name: 'rendezvous', containerPort: config.rendezvousPort }],
           resources: { requests, limits },
           volumeMounts,

@@ -129,5 +129,12 @@ function withDefaults(resource: Resource, body: KubeObject): KubeObject {
       spec.clusterIP = `10.100.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`;
     return { ...body, spec, status: { loadBalancer: {} } };
   }
+  if (resource === 'secrets') {
+    // stringData is write-only: merged into data, base64-encoded, as the real server does.
+    const { stringData, ...rest } = body as KubeObject & { stringData?: Record<string, string> };
+    const encoded = Object.entries(stringData ?? {}).map(([k, v]) => [k, Buffer.from(v).toString('base64')]);
+    const data = { ...(body.data as object | undefined), ...Object.fromEntries(encoded) };
+    return { type: 'Opaque', ...rest, data };
+  }
   return body;
 }

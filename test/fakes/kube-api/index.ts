@@ -3,10 +3,12 @@
  * speaking enough of core/v1 for the real @kubernetes/client-node. No kube-apiserver can be installed
  * here, so boa's Kubernetes adapters are tested against this, not against a real cluster.
  *
- * Served (REST, JSON): pods, services, events (namespaced) and nodes (cluster-scoped):
+ * Served (REST, JSON): pods, services, secrets, events (namespaced) and nodes (cluster-scoped):
  * - create (POST; 409 AlreadyExists; 422 Invalid for bad names, label values, pods without containers),
  *   get, list (labelSelector: =, ==, !=, in, notin, exists, !exists; fieldSelector: metadata.name,
  *   metadata.namespace, spec.nodeName, status.phase, spec.unschedulable), list across namespaces.
+ *   Secrets: type defaults to Opaque, stringData is merged into data (base64) on create, data values
+ *   must be base64, and an `immutable: true` Secret's data cannot change (422).
  * - replace (PUT, also /status): a stale metadata.resourceVersion is 409 Conflict.
  * - patch (PATCH): application/merge-patch+json, application/strategic-merge-patch+json (as a merge
  *   patch: lists are replaced, not merged by key), application/json-patch+json; a resourceVersion in the
@@ -32,12 +34,15 @@
  * - kubelet.setNodeReady(name, ready), kubelet.removeNode(name) (its pods are removed with it).
  * - kubelet.startPods(names?): Pending pods bound to a Ready node -> Running (containerStatuses running),
  *   or, as the kubelet's admission does, Failed with reason OutOfnvidia.com/gpu when the node's Running
- *   pods (terminating ones included) leave too few of its allocatable GPUs.
+ *   pods (terminating ones included) leave too few of its allocatable GPUs. env valueFrom.secretKeyRef
+ *   is read from the pod's namespace (kubelet.environment(pod): what the container got); a missing
+ *   Secret or key leaves the pod Pending, its container waiting with CreateContainerConfigError, and
+ *   it is tried again (with autoStartMs, when a Secret is created).
  * - kubelet.exit(pod, exitCode, reason?): Succeeded (0) or Failed, containerStatuses[].state.terminated.
  * - kubelet.kill(pod, reason = 'OOMKilled'): exit code 137 from outside.
  * - kubelet.finishTermination(pod?): terminating pods whose containers stopped are removed.
  * - Options kubelet.autoStartMs / autoStopMs make the kubelet start pods and finish terminations by itself.
- * - pods(namespace?), nodes(): the stored objects; requests: every request answered (method, path,
+ * - pods(namespace?), services(namespace?), secrets(namespace?), nodes(): the stored objects; requests: every request answered (method, path,
  *   query, status); store.compact(); store.currentVersion().
  */
 import { KubeConfig } from '@kubernetes/client-node';
@@ -73,6 +78,7 @@ export interface FakeKubeApi {
   pods(namespace?: string): KubeObject[];
   nodes(): KubeObject[];
   services(namespace?: string): KubeObject[];
+  secrets(namespace?: string): KubeObject[];
   closeWatches(): void;
   openWatches(): number;
   close(): Promise<void>;
@@ -105,6 +111,7 @@ export async function startFakeKubeApi(options: FakeKubeApiOptions = {}): Promis
     pods: (namespace) => store.list('pods', namespace),
     nodes: () => store.list('nodes'),
     services: (namespace) => store.list('services', namespace),
+    secrets: (namespace) => store.list('secrets', namespace),
     closeWatches: () => server.closeWatches(),
     openWatches: () => server.openWatches(),
     async close() {

@@ -31,6 +31,8 @@ export interface KubeletOptions {
 export class FakeKubelet {
   private nodeCount = 0;
   private readonly timers = new Set<NodeJS.Timeout>();
+  /** Each started container's environment, secretKeyRefs resolved, by namespace/pod/container. */
+  private readonly envs = new Map<string, Record<string, string>>();
 
   constructor(
     private readonly core: KubeApiCore,
@@ -47,7 +49,8 @@ export class FakeKubelet {
       if (event.resource === 'pods' && event.type === 'ADDED') {
         const name = event.object.metadata.name;
         this.later(options.autoStartMs, () => this.startPods([name]));
-      } else if (event.resource === 'nodes' && event.type !== 'DELETED') {
+      } else if ((event.resource === 'nodes' || event.resource === 'secrets') && event.type !== 'DELETED') {
+        // A node ready, or a Secret a waiting pod needs: the real kubelet retries its pods too.
         this.later(options.autoStartMs, () => this.startPods());
       }
     });
@@ -135,6 +138,22 @@ export class FakeKubelet {
         });
         continue;
       }
+      const env = this.resolveEnv(pod);
+      if (typeof env === 'string') {
+        // As the kubelet does: the pod stays Pending, its container waiting, retried later.
+        this.setStatus(pod, {
+          phase: 'Pending',
+          containerStatuses: containerNames(pod).map((name) => ({
+            name,
+            ready: false,
+            restartCount: 0,
+            state: { waiting: { reason: 'CreateContainerConfigError', message: env } },
+          })),
+        });
+        continue;
+      }
+      for (const [name, vars] of env)
+        this.envs.set(`${pod.metadata.namespace}/${pod.metadata.name}/${name}`, vars);
       const startedAt = new Date(this.now()).toISOString();
       this.setStatus(pod, {
         phase: 'Running',
@@ -192,7 +211,6 @@ export class FakeKubelet {
     return removed;
   }
 
-  /** The pod of that name (in any namespace; the tests' pod names are unique). */
   /** The pod's container writes `text` to its output (what `kubectl logs` shows). */
   writeLog(podName: string, text: string): void {
     const pod = this.pod(podName);
@@ -200,6 +218,13 @@ export class FakeKubelet {
     this.core.logs.set(key, (this.core.logs.get(key) ?? '') + text);
   }
 
+  /** The environment the pod's (first) container was started with, secretKeyRefs resolved. */
+  environment(podName: string, container?: string): Record<string, string> | undefined {
+    const pod = this.pod(podName);
+    return this.envs.get(`${pod.metadata.namespace}/${podName}/${container ?? containerNames(pod)[0]}`);
+  }
+
+  /** The pod of that name (in any namespace; the tests' pod names are unique). */
   pod(name: string): KubeObject {
     const pod = [...this.core.store.peek('pods')].find((p) => p.metadata.name === name);
     if (!pod) throw new Error(`fake kubelet: no pod named ${name}`);
@@ -209,6 +234,32 @@ export class FakeKubelet {
   close(): void {
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
+  }
+
+  /**
+   * Each container's env by name: plain values, and secretKeyRefs read from the pod's namespace; the
+   * kubelet's message when a Secret or key is missing (an optional ref is then left out).
+   */
+  private resolveEnv(pod: Readonly<KubeObject>): Map<string, Record<string, string>> | string {
+    const out = new Map<string, Record<string, string>>();
+    for (const container of pod.spec?.containers ?? []) {
+      const vars: Record<string, string> = {};
+      for (const e of container.env ?? []) {
+        const ref = e.valueFrom?.secretKeyRef;
+        if (!ref) {
+          if (!e.valueFrom) vars[e.name] = e.value ?? '';
+          continue;
+        }
+        const secret = this.core.store.get('secrets', pod.metadata.namespace, ref.name);
+        const value = (secret?.data as Record<string, string> | undefined)?.[ref.key];
+        if (value !== undefined) vars[e.name] = Buffer.from(value, 'base64').toString('utf8');
+        else if (ref.optional) continue;
+        else if (!secret) return `secret "${ref.name}" not found`;
+        else return `couldn't find key ${ref.key} in Secret ${pod.metadata.namespace}/${ref.name}`;
+      }
+      out.set(container.name, vars);
+    }
+    return out;
   }
 
   private setStatus(pod: KubeObject, status: Record<string, unknown>): KubeObject {

@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 
-/** The four resources the fake serves; the plural is the REST path segment. */
-export type Resource = 'pods' | 'services' | 'nodes' | 'events';
+/** The resources the fake serves; the plural is the REST path segment. */
+export type Resource = 'pods' | 'services' | 'secrets' | 'nodes' | 'events';
 
-export const RESOURCES: readonly Resource[] = ['pods', 'services', 'nodes', 'events'];
+export const RESOURCES: readonly Resource[] = ['pods', 'services', 'secrets', 'nodes', 'events'];
 
 export const KIND_OF: Record<Resource, string> = {
   pods: 'Pod',
   services: 'Service',
+  secrets: 'Secret',
   nodes: 'Node',
   events: 'Event',
 };
@@ -95,6 +96,8 @@ export function clone<T>(value: T): T {
   return structuredClone(value);
 }
 
+const SECRET_KEY = /^[-._a-zA-Z0-9]+$/;
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 
@@ -112,6 +115,12 @@ export function validate(resource: Resource, obj: KubeObject): void {
       throw invalid(resource, name, `metadata.labels: Invalid value: "${String(value)}" for ${key}`);
     }
   }
+  if (resource === 'secrets') {
+    for (const [key, value] of Object.entries((obj.data ?? {}) as Record<string, unknown>)) {
+      if (!SECRET_KEY.test(key) || typeof value !== 'string' || !BASE64.test(value))
+        throw invalid(resource, name, `data[${key}]: must be a valid key with a base64 value`);
+    }
+  }
   if (resource === 'pods') {
     const containers = obj.spec?.containers;
     if (!Array.isArray(containers) || containers.length === 0) {
@@ -122,4 +131,15 @@ export function validate(resource: Resource, obj: KubeObject): void {
       if (!c?.image) throw invalid(resource, name, `spec.containers[${i}].image: Required value`);
     }
   }
+}
+
+/** An update the real server refuses whatever its body: an immutable Secret's data, or its immutability. */
+export function validateUpdate(resource: Resource, current: KubeObject, next: KubeObject): void {
+  if (resource !== 'secrets' || current.immutable !== true) return;
+  if (next.immutable !== true || JSON.stringify(next.data ?? {}) !== JSON.stringify(current.data ?? {}))
+    throw invalid(
+      resource,
+      current.metadata.name,
+      'data: Forbidden: field is immutable when `immutable` is set',
+    );
 }

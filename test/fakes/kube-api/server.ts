@@ -58,7 +58,7 @@ function send(
 }
 
 /**
- * The HTTP face of the fake: core/v1 REST for pods, services, nodes and events, with list and watch
+ * The HTTP face of the fake: core/v1 REST for pods, services, secrets, nodes and events, with list and watch
  * (selectors, resourceVersion, 410 Expired), and faults applied before anything else.
  */
 export class FakeKubeHttpServer {

@@ -11,6 +11,7 @@ import {
   type Resource,
   RESOURCES,
   validate,
+  validateUpdate,
 } from './objects.ts';
 
 export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
@@ -135,6 +136,7 @@ export class KubeStore {
         : {}),
     };
     validate(resource, next);
+    validateUpdate(resource, current, next);
     if (
       JSON.stringify({ ...next, metadata: { ...next.metadata, resourceVersion: '' } }) ===
       JSON.stringify({ ...current, metadata: { ...current.metadata, resourceVersion: '' } })

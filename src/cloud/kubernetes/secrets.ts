@@ -1,0 +1,90 @@
+import type { CoreV1Api, V1EnvVar, V1Secret, V1Service } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import type { ReplicaSpec } from '../../service/ports.ts';
+import type { RetryContext } from '../retry.ts';
+import type { KubernetesExecutorConfig } from './config.ts';
+import { jobLabels, ownedByService, tokenSecretName } from './names.ts';
+import { kindOf, withKubeRetry } from './retry.ts';
+
+/** The job's bearer token for boa's API: kept out of the pod spec, which anyone who may get pods reads. */
+export const TOKEN_ENV = 'BOA_JOB_TOKEN';
+/** Its key in the job's Secret. */
+export const TOKEN_KEY = 'token';
+
+/** The replica's environment, boa's over the workload's. */
+export function replicaEnv(replica: ReplicaSpec): Record<string, string> {
+  return { ...replica.workload.env, ...replica.env };
+}
+
+/**
+ * The Secret holding the job's token, labelled and owned like its pods, so deleting the job's Service
+ * collects it too. Immutable: a job's token never changes (derived from its seed and boa's key; a new key
+ * gets the job's replicas refused anyway), so there is nothing to update, and the kubelet need not watch
+ * it. Undefined for a replica without a token.
+ */
+export function tokenSecretManifest(
+  replica: ReplicaSpec,
+  owner: { uid: string },
+  config: KubernetesExecutorConfig,
+): V1Secret | undefined {
+  const token = replicaEnv(replica)[TOKEN_ENV];
+  if (!token) return undefined;
+  const { jobId } = replica;
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    type: 'Opaque',
+    immutable: true,
+    metadata: {
+      name: tokenSecretName(jobId),
+      namespace: config.namespace,
+      labels: jobLabels(jobId),
+      ownerReferences: ownedByService(jobId, owner.uid),
+    },
+    data: { [TOKEN_KEY]: Buffer.from(token, 'utf8').toString('base64') },
+  };
+}
+
+/** A container's env, sorted: the token read from the job's Secret, every other variable a plain value. */
+export function containerEnv(jobId: number, env: Readonly<Record<string, string>>): V1EnvVar[] {
+  return Object.entries(env)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([name, value]) =>
+      name === TOKEN_ENV && value
+        ? { name, valueFrom: { secretKeyRef: { name: tokenSecretName(jobId), key: TOKEN_KEY } } }
+        : { name, value },
+    );
+}
+
+/**
+ * Creates the job's token Secret, owned by its Service (one deleted meanwhile: the Secret is collected
+ * with it, as its pods are), each time pods are to be created, so one deleted by hand comes back.
+ * AlreadyExists is an earlier pass's or life's: the token never changes, so nothing is read or replaced,
+ * and boa needs only create on secrets. Returns why the API server refused it (400, 422, a quota's 403);
+ * anything else that fails throws, and the step is tried again next reconcile.
+ */
+export async function ensureTokenSecret(
+  api: CoreV1Api,
+  config: KubernetesExecutorConfig,
+  retry: RetryContext,
+  logger: Logger,
+  replica: ReplicaSpec,
+  service: V1Service,
+): Promise<string | undefined> {
+  const body = tokenSecretManifest(replica, { uid: service.metadata!.uid! }, config);
+  if (!body) return undefined;
+  const namespace = config.namespace;
+  const log = { jobId: replica.jobId, name: body.metadata!.name };
+  try {
+    await withKubeRetry('create secret', () => api.createNamespacedSecret({ namespace, body }), retry);
+    logger.info({ event: 'kube.secret.created', ...log }, 'job token secret created');
+  } catch (error) {
+    const kind = kindOf(error);
+    if (kind === 'exists') return undefined;
+    if (kind !== 'refused') throw error;
+    const reason = `token secret rejected by the API server: ${(error as Error).message}`;
+    logger.error({ event: 'kube.secret.rejected', ...log, reason }, 'job token secret rejected');
+    return reason;
+  }
+  return undefined;
+}

@@ -1,0 +1,42 @@
+import { pino } from 'pino';
+import { afterEach, beforeEach } from 'vitest';
+import { createKubernetesExecutor, type KubernetesExecutorConfig } from '../../src/cloud/kubernetes/index.ts';
+import type { Executor } from '../../src/service/ports.ts';
+import { type FakeKubeApi, startFakeKubeApi } from '../fakes/kube-api/index.ts';
+
+/**
+ * For each test: a fake API server whose kubelet starts pods at once, with two GPU nodes; `executor()`
+ * makes Kubernetes executors on it (backoff recorded in `delays`, not waited: tests skip time), closed
+ * after the test with the server.
+ */
+export function fakeKubeCluster(namespace: string) {
+  const cluster = {
+    fake: undefined as unknown as FakeKubeApi,
+    nodes: [] as string[],
+    delays: [] as number[],
+    executors: [] as Executor[],
+    executor(options: Partial<KubernetesExecutorConfig> = {}): Executor {
+      const created = createKubernetesExecutor(
+        { terminationGraceSeconds: 60, kubernetes: { namespace, ...options } },
+        pino({ level: 'silent' }),
+        {
+          kubeConfig: cluster.fake.kubeConfig(),
+          sleep: async (ms) => void cluster.delays.push(ms),
+          random: () => 0.5,
+        },
+      );
+      cluster.executors.push(created);
+      return created;
+    },
+  };
+  beforeEach(async () => {
+    const fake = (cluster.fake = await startFakeKubeApi({ kubelet: { autoStartMs: 0 } }));
+    cluster.nodes = [fake.kubelet.addNode(), fake.kubelet.addNode()].map((n) => n.metadata.name);
+    cluster.delays = [];
+  });
+  afterEach(async () => {
+    for (const e of cluster.executors.splice(0)) await e.close();
+    await cluster.fake.close();
+  });
+  return cluster;
+}
