@@ -168,8 +168,20 @@ describe('service with --cloud aws --executor kubernetes', () => {
       });
     }
 
-    // Rank 0 exits 0: the job is done and its pods and Service go.
+    // The job's token reaches its containers from its Secret, never as a value in the pod spec, and
+    // boa takes it as the job's own.
     fake.kubelet.startPods();
+    for (const pod of pods) {
+      expect(JSON.stringify(pod.spec)).not.toMatch(/"name":"BOA_JOB_TOKEN","value"/);
+      const token = fake.kubelet.environment(pod.metadata.name)?.BOA_JOB_TOKEN;
+      expect(token).toBeTruthy();
+      const asJob = await boa.app.request(`/v1/jobs/${id}/allocation`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      expect(asJob.status).toBe(200);
+    }
+
+    // Rank 0 exits 0: the job is done and its pods and Service go.
     fake.kubelet.exit(podName(id, placed.generation, 0), 0);
     await eventually(
       'the job done',
