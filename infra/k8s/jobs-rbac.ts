@@ -1,8 +1,9 @@
 /**
  * What the Kubernetes executor (src/cloud/kubernetes) needs, and nothing more: pods and services in the
- * jobs namespace (create, delete, get, list, watch: no update, no patch, no exec), pods' logs (get: `boa jobs
- * logs`), secrets (create only: the jobs' tokens), and nodes cluster-wide
- * (nodes are not namespaced): list and watch, and patch for the node reconciler's cordon.
+ * jobs namespace (create, delete, get, list, watch: no update, no patch, no exec), pods' logs (get: `boa
+ * jobs logs`), secrets and network policies (create only: each job's token, and the policy letting only
+ * its own pods connect to them), and nodes cluster-wide (nodes are not namespaced): list and watch, and
+ * patch for the node reconciler's cordon.
  */
 
 export const JOBS_ROLE = 'boa-executor';
@@ -22,6 +23,9 @@ export const JOBS_RULES: readonly PolicyRule[] = [
   // owner), so no delete; never read back (AlreadyExists is enough: the token never changes), so no
   // get, list or watch: boa can read no Secret of the jobs namespace (image pull secrets among them).
   { apiGroups: [''], resources: ['secrets'], verbs: ['create'] },
+  // Each job's NetworkPolicy: the same, created before its pods, collected with its Service, never read
+  // (its content depends only on the job id).
+  { apiGroups: ['networking.k8s.io'], resources: ['networkpolicies'], verbs: ['create'] },
 ];
 
 export const NODE_RULES: readonly PolicyRule[] = [

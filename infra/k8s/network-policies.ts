@@ -3,9 +3,11 @@ import { BOA_NAMESPACE, BOA_PORT } from './boa.ts';
 /**
  * Least reach inside the cluster (enforced by the VPC CNI's network-policy agent, enabled in
  * cluster.ts). boa's namespace: only the jobs' pods reach boa's port, plus the internet-facing load
- * balancer when the API is exposed (its own sourceRanges restrict who). The jobs' namespace: replicas
- * talk to each other (torchrun rendezvous, collectives) and to boa; outward they reach anything but
- * the instance metadata service, so a job cannot borrow the node's AWS role.
+ * balancer when the API is exposed (its own sourceRanges restrict who). The jobs' namespace: no ingress
+ * but what a job's own NetworkPolicy allows (boa creates one per job, admitting only that job's pods:
+ * src/cloud/kubernetes/network-policy.ts), so one team's job cannot reach another's rendezvous or
+ * collectives; outward, pods reach the namespace (the receiving job's policy decides), boa, DNS and
+ * anything but the instance metadata service, so a job cannot borrow the node's AWS role.
  */
 export function networkPolicyManifests(options: {
   readonly jobsNamespace: string;
@@ -59,8 +61,8 @@ export function networkPolicyManifests(options: {
       metadata: meta('jobs', jobsNamespace),
       spec: {
         podSelector: {},
+        // Ingress with no rule: denied unless a job's own policy lets its peers in.
         policyTypes: ['Ingress', 'Egress'],
-        ingress: [{ from: [inNamespace(jobsNamespace)] }],
         egress: [
           { to: [inNamespace(jobsNamespace)] },
           { to: [inNamespace(BOA_NAMESPACE)], ports: [{ protocol: 'TCP', port: BOA_PORT }] },

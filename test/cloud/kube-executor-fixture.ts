@@ -1,7 +1,7 @@
 import { pino } from 'pino';
 import { afterEach, beforeEach } from 'vitest';
 import { createKubernetesExecutor, type KubernetesExecutorConfig } from '../../src/cloud/kubernetes/index.ts';
-import type { Executor } from '../../src/service/ports.ts';
+import type { DesiredJob, Executor } from '../../src/service/ports.ts';
 import { type FakeKubeApi, startFakeKubeApi } from '../fakes/kube-api/index.ts';
 
 /**
@@ -39,4 +39,26 @@ export function fakeKubeCluster(namespace: string) {
     await cluster.fake.close();
   });
   return cluster;
+}
+
+/** A desired job with a replica per node (rank = index), each given `gpus` and boa's `env` (its token). */
+export function jobOnNodes(
+  jobId: number,
+  generation: number,
+  nodes: readonly string[],
+  options: { gpus: number; env: (rank: number) => Record<string, string> },
+): DesiredJob {
+  return {
+    jobId,
+    generation,
+    replicas: nodes.map((node, rank) => ({
+      jobId,
+      generation,
+      rank,
+      node,
+      gpus: options.gpus,
+      workload: { image: 'repo/train:1', command: ['python3', 'train.py'] },
+      env: options.env(rank),
+    })),
+  };
 }

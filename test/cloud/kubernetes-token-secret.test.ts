@@ -5,26 +5,19 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { DesiredJob, Executor, ReplicaStatus } from '../../src/service/ports.ts';
 import type { FakeKubeApi, KubeObject } from '../fakes/kube-api/index.ts';
-import { fakeKubeCluster } from './kube-executor-fixture.ts';
+import { jobOnNodes, fakeKubeCluster } from './kube-executor-fixture.ts';
 
 const NS = 'boa-jobs';
 const TOKEN = 'tok-Q2hhbmdlTWVPbmx5SW5UZXN0cy0wMTIzNDU2Nzg5';
 const SECRET = 'boa-job-1-token';
 
 function job(generation: number, nodes: readonly string[], jobId = 1): DesiredJob {
-  return {
-    jobId,
-    generation,
-    replicas: nodes.map((node, rank) => ({
-      jobId,
-      generation,
-      rank,
-      node,
-      gpus: 4,
-      workload: { image: 'repo/train:1', command: ['python3', 'train.py'] },
-      env: { BOA_JOB_ID: String(jobId), BOA_JOB_TOKEN: TOKEN, NODE_RANK: String(rank) },
-    })),
-  };
+  const env = (rank: number) => ({
+    BOA_JOB_ID: String(jobId),
+    BOA_JOB_TOKEN: TOKEN,
+    NODE_RANK: String(rank),
+  });
+  return jobOnNodes(jobId, generation, nodes, { gpus: 4, env });
 }
 
 describe("the job's token in a Secret owned by its Service", () => {
@@ -127,7 +120,7 @@ describe("the job's token in a Secret owned by its Service", () => {
     expect(posts('secrets').map((r) => r.status)).toEqual([503, 201]);
     expect(delays).toHaveLength(1);
     const order = fake.requests.filter((r) => r.status === 201).map((r) => r.path.split('/').pop());
-    expect(order).toEqual(['services', 'secrets', 'pods', 'pods']);
+    expect(order).toEqual(['services', 'networkpolicies', 'secrets', 'pods', 'pods']);
 
     // Every attempt fails: the step fails (no pod), and the next reconcile creates both, Secret first.
     const second = job(1, nodes, 2);

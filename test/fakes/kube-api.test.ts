@@ -1,13 +1,14 @@
 import {
   ApiException,
   CoreV1Api,
+  NetworkingV1Api,
   PatchStrategy,
   setHeaderOptions,
   type V1Pod,
   Watch,
 } from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { type FakeKubeApi, startFakeKubeApi } from './kube-api/index.ts';
+import { connectionAllowed, type FakeKubeApi, type KubeObject, startFakeKubeApi } from './kube-api/index.ts';
 
 const NS = 'jobs';
 
@@ -299,6 +300,90 @@ describe('fake Kubernetes API server, through the real @kubernetes/client-node',
     } finally {
       await auto.close();
     }
+  });
+
+  it('serves networking.k8s.io/v1 network policies: create (409 on a duplicate), get, list, watch, delete; collected with their owner', async () => {
+    const net = fake.kubeConfig(NS).makeApiClient(NetworkingV1Api);
+    const svc = await api.createNamespacedService({
+      namespace: NS,
+      body: { metadata: { name: 'o' }, spec: {} },
+    });
+    const ref = { apiVersion: 'v1', kind: 'Service', name: 'o', uid: svc.metadata!.uid!, controller: true };
+    const job = { matchLabels: { job: '1' } };
+    const body = {
+      metadata: { name: 'np', labels: { app: 'x' }, ownerReferences: [ref] },
+      spec: { podSelector: job, ingress: [{ _from: [{ podSelector: job }] }] },
+    };
+    const created = await net.createNamespacedNetworkPolicy({ namespace: NS, body });
+    // Group and version are the policy's; policyTypes defaulted as the real server does.
+    expect(created).toMatchObject({ apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy' });
+    expect(created.spec?.policyTypes).toEqual(['Ingress']);
+    expect(fake.networkPolicies(NS)[0]?.spec.ingress).toEqual([{ from: [{ podSelector: job }] }]);
+    expect((await failure(net.createNamespacedNetworkPolicy({ namespace: NS, body }))).code).toBe(409);
+    expect((await net.readNamespacedNetworkPolicy({ name: 'np', namespace: NS })).metadata?.uid).toBe(
+      created.metadata?.uid,
+    );
+    const listed = await net.listNamespacedNetworkPolicy({ namespace: NS, labelSelector: 'app=x' });
+    expect(listed.items.map((p) => p.metadata?.name)).toEqual(['np']);
+    const invalid = { metadata: { name: 'bad' }, spec: { podSelector: {}, policyTypes: ['Sideways'] } };
+    expect((await failure(net.createNamespacedNetworkPolicy({ namespace: NS, body: invalid }))).code).toBe(
+      422,
+    );
+    // Only under its own group: not under /api/v1, as on a real server.
+    const res = await fetch(`${fake.url}/api/v1/namespaces/${NS}/networkpolicies`);
+    expect(res.status).toBe(404);
+
+    const events: string[] = [];
+    const stream = await new Watch(fake.kubeConfig()).watch(
+      `/apis/networking.k8s.io/v1/namespaces/${NS}/networkpolicies`,
+      { resourceVersion: listed.metadata!.resourceVersion! },
+      (type, obj) => events.push(`${type} ${obj.metadata.name}`),
+      () => {},
+    );
+    await net.createNamespacedNetworkPolicy({
+      namespace: NS,
+      body: { metadata: { name: 'free' }, spec: { podSelector: {} } },
+    });
+    await net.deleteNamespacedNetworkPolicy({ name: 'free', namespace: NS });
+    await api.deleteNamespacedService({ name: 'o', namespace: NS });
+    expect(fake.networkPolicies(NS)).toEqual([]);
+    await vi.waitFor(() => expect(events).toEqual(['ADDED free', 'DELETED free', 'DELETED np']));
+    stream.abort();
+  });
+
+  it('connectionAllowed reads policies as an enforcing CNI would', () => {
+    const policy = (name: string, spec: object) =>
+      ({ metadata: { name, namespace: NS }, spec }) as unknown as KubeObject;
+    const pod = (labels: Record<string, string>, namespace = NS) => ({ namespace, labels });
+    const [a1, a2, b1] = [pod({ job: 'a' }), pod({ job: 'a' }), pod({ job: 'b' })];
+    // No policy: everything connects.
+    expect(connectionAllowed([], b1, a1)).toBe(true);
+    const denyAll = policy('deny', { podSelector: {}, policyTypes: ['Ingress'] });
+    const onlyA = policy('a', {
+      podSelector: { matchLabels: { job: 'a' } },
+      policyTypes: ['Ingress'],
+      ingress: [
+        { from: [{ podSelector: { matchExpressions: [{ key: 'job', operator: 'In', values: ['a'] }] } }] },
+      ],
+    });
+    expect(connectionAllowed([denyAll], a2, a1)).toBe(false);
+    expect(connectionAllowed([denyAll, onlyA], a2, a1)).toBe(true);
+    expect(connectionAllowed([denyAll, onlyA], b1, a1)).toBe(false);
+    expect(connectionAllowed([denyAll, onlyA], a1, b1)).toBe(false);
+    // A podSelector alone means the policy's namespace: the same labels elsewhere do not match.
+    expect(connectionAllowed([denyAll, onlyA], pod({ job: 'a' }, 'other'), a1)).toBe(false);
+    const fromOther = policy('ns', {
+      podSelector: {},
+      policyTypes: ['Ingress'],
+      ingress: [
+        { from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'other' } } }] },
+      ],
+    });
+    expect(connectionAllowed([fromOther], pod({}, 'other'), b1)).toBe(true);
+    // Egress counts too: the sender's policies must let it out.
+    const noEgress = policy('out', { podSelector: { matchLabels: { job: 'b' } }, policyTypes: ['Egress'] });
+    expect(connectionAllowed([noEgress], b1, a1)).toBe(false);
+    expect(connectionAllowed([noEgress], a1, b1)).toBe(true);
   });
 
   it('injected faults fail the next requests, then the server answers again', async () => {

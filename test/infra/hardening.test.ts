@@ -1,6 +1,7 @@
 /**
  * Deploy hardening: the admin role trusts only named principals, the EKS endpoint only named CIDRs,
- * NetworkPolicies fence boa's and the jobs' namespaces (and the CNI enforces them), boa's volume is
+ * NetworkPolicies fence boa's and the jobs' namespaces (the jobs' denies ingress but what each job's own
+ * policy allows) and the CNI enforces them, boa's volume is
  * retained and backed up daily for 7 days.
  */
 import { Match, type Template } from 'aws-cdk-lib/assertions';
@@ -47,6 +48,8 @@ describe('deploy hardening', () => {
     const jobs = objects.get('NetworkPolicy/jobs');
     expect(jobs.metadata.namespace).toBe('boa-jobs');
     expect(jobs.spec.policyTypes).toEqual(['Ingress', 'Egress']);
+    // No ingress rule: a job's pods are reached only as its own NetworkPolicy (boa's) allows.
+    expect(jobs.spec.ingress).toBeUndefined();
     expect(JSON.stringify(jobs.spec.egress)).toContain('"except":["169.254.169.254/32"]');
     template.hasResourceProperties('AWS::EKS::Addon', {
       AddonName: 'vpc-cni',

@@ -28,7 +28,7 @@ describe("the Kubernetes executor's RBAC in the CDK app", () => {
     expect(env).toContainEqual({ name: 'BOA_JOBS_NAMESPACE', value: 'boa-jobs' });
   });
 
-  it("grants pods and services create/delete/get/list/watch, reading pods' logs and creating secrets, in the jobs namespace only", () => {
+  it("grants pods and services create/delete/get/list/watch, reading pods' logs and creating secrets and network policies, in the jobs namespace only", () => {
     const role = objects.get('Role/boa-executor');
     expect(role.metadata.namespace).toBe('boa-jobs');
     expect(role.rules).toEqual([
@@ -36,6 +36,8 @@ describe("the Kubernetes executor's RBAC in the CDK app", () => {
       { apiGroups: [''], resources: ['pods/log'], verbs: ['get'] },
       // The jobs' tokens: written, never read back, collected with their Service.
       { apiGroups: [''], resources: ['secrets'], verbs: ['create'] },
+      // Each job's NetworkPolicy: the same.
+      { apiGroups: ['networking.k8s.io'], resources: ['networkpolicies'], verbs: ['create'] },
     ]);
     const binding = objects.get('RoleBinding/boa-executor');
     expect(binding.metadata.namespace).toBe('boa-jobs');
@@ -83,13 +85,22 @@ describe("the Kubernetes executor's RBAC in the CDK app", () => {
 
 /** The RBAC verb a request needs, as the API server's authorizer derives it. */
 function verbOf(method: string, path: string, watch: boolean): string {
-  const named = /\/(pods|services|secrets|nodes)\/[^/]+(\/log)?$/.test(path);
+  const named = /\/(pods|services|secrets|networkpolicies|nodes)\/[^/]+(\/log)?$/.test(path);
   if (method === 'GET') return watch ? 'watch' : named ? 'get' : 'list';
   return { POST: 'create', DELETE: 'delete', PUT: 'update', PATCH: 'patch' }[method] ?? method;
 }
 
-const allowed = (rules: readonly PolicyRule[], resource: string, verb: string) =>
-  rules.some((r) => r.resources.includes(resource) && r.verbs.includes(verb));
+const allowed = (rules: readonly PolicyRule[], group: string, resource: string, verb: string) =>
+  rules.some((r) => r.apiGroups.includes(group) && r.resources.includes(resource) && r.verbs.includes(verb));
+
+/** A request's API group, resource (a subresource is its own: /pods/NAME/log is pods/log) and namespace. */
+function target(path: string): { group: string; resource: string; namespace: string } {
+  const parts = path.split('/').slice(1);
+  const [group, rest] = parts[0] === 'api' ? ['', parts.slice(2)] : [parts[1]!, parts.slice(3)];
+  const [scope, namespace, resource, , sub] = rest;
+  const inNamespace = scope === 'namespaces' ? namespace! : '';
+  return { group, resource: sub ? `${resource}/${sub}` : resource!, namespace: inNamespace };
+}
 
 describe('the rules cover every call the executor makes', () => {
   it('a job started, rescaled and removed: only granted verbs, in the jobs namespace', async () => {
@@ -129,22 +140,20 @@ describe('the rules cover every call the executor makes', () => {
       await settle([job(1, nodes.slice(0, 1))], () => names().join() === 'boa-job-1-g1-r0');
       expect(await executor.logs!({ jobId: 1, rank: 0, tailLines: 10 })).toMatchObject({ generation: 1 });
       await settle([job(2, nodes)], () => names().join() === 'boa-job-1-g2-r0,boa-job-1-g2-r1');
-      await settle(
-        [],
-        () =>
-          names().length === 0 && fake.services('boa-jobs').length + fake.secrets('boa-jobs').length === 0,
-      );
+      const objects = () =>
+        fake.services('boa-jobs').length +
+        fake.secrets('boa-jobs').length +
+        fake.networkPolicies('boa-jobs').length;
+      await settle([], () => names().length === 0 && objects() === 0);
       await executor.close();
 
       const used = new Set<string>();
       for (const r of fake.requests) {
-        expect(r.path.startsWith('/api/v1/namespaces/boa-jobs/')).toBe(true);
-        const parts = r.path.split('/');
-        // A subresource is its own RBAC resource: /pods/NAME/log is pods/log.
-        const resource = parts[7] ? `${parts[5]}/${parts[7]}` : parts[5]!;
+        const { group, resource, namespace } = target(r.path);
+        expect(namespace, r.path).toBe('boa-jobs');
         const verb = verbOf(r.method, r.path, r.watch);
         used.add(`${resource}:${verb}`);
-        expect(allowed([...JOBS_RULES, ...NODE_RULES], resource, verb), `${r.method} ${r.path}`).toBe(true);
+        expect(allowed(JOBS_RULES, group, resource, verb), `${r.method} ${r.path}`).toBe(true);
       }
       // The scenario did exercise the executor's verbs.
       expect([...used].sort()).toEqual(
@@ -157,11 +166,13 @@ describe('the rules cover every call the executor makes', () => {
           'services:create',
         ]),
       );
-      // Least privilege on secrets: every verb granted is used, and no other (the GC deletes them).
-      const secretVerbs = JOBS_RULES.filter((r) => r.resources.includes('secrets')).flatMap((r) => r.verbs);
-      expect([...used].filter((u) => u.startsWith('secrets:')).map((u) => u.split(':')[1])).toEqual(
-        secretVerbs,
-      );
+      // Least privilege on secrets and network policies: every verb granted is used, and no other (the
+      // GC deletes them with the job's Service).
+      for (const resource of ['secrets', 'networkpolicies']) {
+        const granted = JOBS_RULES.filter((r) => r.resources.includes(resource)).flatMap((r) => r.verbs);
+        const usedOn = [...used].filter((u) => u.startsWith(`${resource}:`)).map((u) => u.split(':')[1]);
+        expect(usedOn, resource).toEqual(granted);
+      }
     } finally {
       await fake.close();
     }

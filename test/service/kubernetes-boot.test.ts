@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { KubeClusterNodes } from '../../src/cloud/aws/kube-cluster-nodes.ts';
-import { LABELS, podName, serviceName } from '../../src/cloud/kubernetes/names.ts';
+import { LABELS, networkPolicyName, podName, serviceName } from '../../src/cloud/kubernetes/names.ts';
 import { bootService, InlinePlanComputer } from '../../src/service/boot.ts';
 import { resolveConfig } from '../../src/service/config.ts';
 import { nodesOf } from '../../src/service/jobs.ts';
@@ -168,6 +168,13 @@ describe('service with --cloud aws --executor kubernetes', () => {
       });
     }
 
+    // While it runs, the job has its NetworkPolicy: only its own pods may connect to them.
+    const [policy, ...otherPolicies] = fake.networkPolicies(NS);
+    expect(otherPolicies).toEqual([]);
+    expect(policy?.metadata.name).toBe(networkPolicyName(id));
+    expect(policy?.spec.podSelector.matchLabels[LABELS.jobId]).toBe(String(id));
+    expect(policy?.spec.ingress).toEqual([{ from: [{ podSelector: policy?.spec.podSelector }] }]);
+
     // The job's token reaches its containers from its Secret, never as a value in the pod spec, and
     // boa takes it as the job's own.
     fake.kubelet.startPods();
@@ -181,7 +188,7 @@ describe('service with --cloud aws --executor kubernetes', () => {
       expect(asJob.status).toBe(200);
     }
 
-    // Rank 0 exits 0: the job is done and its pods and Service go.
+    // Rank 0 exits 0: the job is done and its pods, Service and NetworkPolicy go.
     fake.kubelet.exit(podName(id, placed.generation, 0), 0);
     await eventually(
       'the job done',
@@ -205,5 +212,7 @@ describe('service with --cloud aws --executor kubernetes', () => {
       () => fake.services(NS),
       (list) => list.length === 0,
     );
+    // Collected with the Service.
+    expect(fake.networkPolicies(NS)).toEqual([]);
   }, 120_000);
 });

@@ -1,7 +1,9 @@
 import {
+  type Configuration,
   CoreV1Api,
   createConfiguration,
   KubeConfig,
+  NetworkingV1Api,
   type RequestContext,
   type ResponseContext,
   ServerConfiguration,
@@ -20,10 +22,10 @@ export function defaultKubeConfig(): KubeConfig {
 }
 
 /**
- * A CoreV1Api whose every request gives up after `timeoutMs` (the generated client sets none, so a
- * hung API server would hang a reconcile forever); the retry layer retries the timeout.
+ * An API group's client whose every request gives up after `timeoutMs` (the generated client sets none,
+ * so a hung API server would hang a reconcile forever); the retry layer retries the timeout.
  */
-export function coreApi(kc: KubeConfig, timeoutMs: number): CoreV1Api {
+function apiClient<T>(kc: KubeConfig, timeoutMs: number, Api: new (config: Configuration) => T): T {
   const cluster = kc.getCurrentCluster();
   if (!cluster) throw new Error('kubeconfig has no current cluster: set KUBECONFIG or run in a pod');
   const timeout = {
@@ -33,7 +35,7 @@ export function coreApi(kc: KubeConfig, timeoutMs: number): CoreV1Api {
     },
     post: async (context: ResponseContext) => context,
   };
-  return new CoreV1Api(
+  return new Api(
     createConfiguration({
       baseServer: new ServerConfiguration(cluster.server, {}),
       authMethods: { default: kc },
@@ -41,6 +43,13 @@ export function coreApi(kc: KubeConfig, timeoutMs: number): CoreV1Api {
     }),
   );
 }
+
+/** core/v1: pods, services, secrets, nodes. */
+export const coreApi = (kc: KubeConfig, timeoutMs: number): CoreV1Api => apiClient(kc, timeoutMs, CoreV1Api);
+
+/** networking.k8s.io/v1: the jobs' NetworkPolicies. */
+export const networkingApi = (kc: KubeConfig, timeoutMs: number): NetworkingV1Api =>
+  apiClient(kc, timeoutMs, NetworkingV1Api);
 
 /**
  * The kubeconfig with a limit on the wait for the server's response headers. client-node 1.4's Watch

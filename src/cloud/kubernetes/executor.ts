@@ -12,7 +12,7 @@ import type {
 import type { RetryContext, RetryPolicy } from '../retry.ts';
 import { realSleep, type Sleep } from '../time.ts';
 import { ObjectCache } from './cache.ts';
-import { coreApi, watcher } from './client.ts';
+import { coreApi, networkingApi, watcher } from './client.ts';
 import type { KubernetesExecutorConfig } from './config.ts';
 import {
   identityOf,
@@ -23,6 +23,7 @@ import {
   rank0Address,
   serviceName,
 } from './names.ts';
+import { JobNetworkPolicies } from './network-policy.ts';
 import { checkPodWorkload, podManifest, replicaStatusOf, serviceManifest } from './pods.ts';
 import { Readmissions } from './readmit.ts';
 import { readPodLog } from './logs.ts';
@@ -55,15 +56,16 @@ async function runLimited(tasks: (() => Promise<void>)[], limit: number): Promis
 
 /**
  * The Executor port on Kubernetes: one pod per replica, pinned to its node, owned by the job's headless
- * Service, as is the Secret holding the job's token. Level-triggered: every reconcile compares the pods
- * boa owns (by label, from a watch-backed cache with periodic relist) with the desired replicas and
- * fixes the difference. Pod names are
- * deterministic (job, generation, rank), so a create repeated after a crash or a lost answer is refused
- * with AlreadyExists and the pod adopted, never started twice.
+ * Service, as are the Secret holding the job's token and the NetworkPolicy admitting only the job's own
+ * pods. Level-triggered: every reconcile compares the pods boa owns (by label, from a watch-backed cache
+ * with periodic relist) with the desired replicas and fixes the difference. Pod names are deterministic
+ * (job, generation, rank), so a create repeated after a crash or a lost answer is refused with
+ * AlreadyExists and the pod adopted, never started twice.
  */
 export class KubernetesExecutor implements Executor {
   readonly kind = 'kubernetes' as const;
   private readonly api: CoreV1Api;
+  private readonly policies: JobNetworkPolicies;
   private readonly pods: ObjectCache<V1Pod>;
   private readonly services: ObjectCache<V1Service>;
   private readonly retry: RetryContext;
@@ -90,6 +92,8 @@ export class KubernetesExecutor implements Executor {
       logger: deps.logger,
       policy: deps.retryPolicy ?? KUBE_RETRY,
     };
+    const networking = networkingApi(deps.kubeConfig, config.requestTimeoutMs);
+    this.policies = new JobNetworkPolicies(networking, config, this.retry, deps.logger);
     const common = {
       namespace: config.namespace,
       labelSelector: OWNED_SELECTOR,
@@ -179,13 +183,23 @@ export class KubernetesExecutor implements Executor {
           !owned.some(({ id }) => id.rank === r.rank) && !this.rejected.has(name) && !this.vanished.has(name)
         );
       });
-      if (missing.length === 0) continue;
+      if (missing.length === 0) {
+        // Running, its policy not ensured by this executor: pods made before boa made policies (an upgrade).
+        const service = servicesByName.get(serviceName(job.jobId));
+        const live = service?.metadata?.uid && !service.metadata.deletionTimestamp;
+        if (owned.length > 0 && live && !this.policies.has(job.jobId))
+          tasks.push(async () => void (await this.policies.ensure(job.jobId, service)));
+        continue;
+      }
       tasks.push(async () => {
         const service = await this.ensureService(job.jobId, servicesByName.get(serviceName(job.jobId)));
-        // Before any pod: a pod whose Secret is missing would wait in CreateContainerConfigError. One
-        // the API server refuses fails the replicas, as a refused pod does.
+        // Before any pod: without its NetworkPolicy the namespace's policy lets no peer in, and without
+        // its Secret a pod waits in CreateContainerConfigError. One the API server refuses fails the
+        // replicas, as a refused pod does.
         const { api, config, retry, logger } = this;
-        const refused = await ensureTokenSecret(api, config, retry, logger, missing[0]!, service);
+        const refused =
+          (await this.policies.ensure(job.jobId, service)) ??
+          (await ensureTokenSecret(api, config, retry, logger, missing[0]!, service));
         if (refused) return missing.forEach((replica) => this.reject(replica, refused));
         for (const replica of missing) await this.createPod(replica, service);
       });
@@ -210,6 +224,7 @@ export class KubernetesExecutor implements Executor {
     for (const [name, status] of this.rejected) {
       if (want.get(status.jobId)?.generation !== status.generation) this.rejected.delete(name);
     }
+    this.policies.keepOnly(want);
     // A pod this pass saw ended before deleting it is reported as it was seen: the delete's answer,
     // stamped to the second like its exit, cannot tell that exit from one the deletion caused.
     const seenEnded = new Map(endedBeforeDeletion.map((r) => [`${r.jobId}/${r.generation}/${r.rank}`, r]));

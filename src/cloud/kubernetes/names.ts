@@ -25,6 +25,14 @@ export function tokenSecretName(jobId: number): string {
   return `${serviceName(jobId)}-token`;
 }
 
+/**
+ * The job's NetworkPolicy: the Service's name (another kind, so no clash), a DNS-1123 subdomain of at
+ * most 23 characters.
+ */
+export function networkPolicyName(jobId: number): string {
+  return serviceName(jobId);
+}
+
 /** What every object of a job carries: boa's, a job's, which job. */
 export function jobLabels(jobId: number): Record<string, string> {
   return { [LABELS.managedBy]: MANAGED_BY, [LABELS.component]: 'job', [LABELS.jobId]: String(jobId) };

@@ -3,8 +3,8 @@ import type { Logger } from 'pino';
 import type { ReplicaSpec } from '../../service/ports.ts';
 import type { RetryContext } from '../retry.ts';
 import type { KubernetesExecutorConfig } from './config.ts';
+import { createOnce } from './create-once.ts';
 import { jobLabels, ownedByService, tokenSecretName } from './names.ts';
-import { kindOf, withKubeRetry } from './retry.ts';
 
 /** The job's bearer token for boa's API: kept out of the pod spec, which anyone who may get pods reads. */
 export const TOKEN_ENV = 'BOA_JOB_TOKEN';
@@ -57,13 +57,11 @@ export function containerEnv(jobId: number, env: Readonly<Record<string, string>
 }
 
 /**
- * Creates the job's token Secret, owned by its Service (one deleted meanwhile: the Secret is collected
- * with it, as its pods are), each time pods are to be created, so one deleted by hand comes back.
- * AlreadyExists is an earlier pass's or life's: the token never changes, so nothing is read or replaced,
- * and boa needs only create on secrets. Returns why the API server refused it (400, 422, a quota's 403);
- * anything else that fails throws, and the step is tried again next reconcile.
+ * Creates the job's token Secret (createOnce), owned by its Service: one deleted meanwhile, the Secret is
+ * collected with it, as its pods are. The token never changes, so AlreadyExists is done. Returns why the
+ * API server refused it.
  */
-export async function ensureTokenSecret(
+export function ensureTokenSecret(
   api: CoreV1Api,
   config: KubernetesExecutorConfig,
   retry: RetryContext,
@@ -72,19 +70,9 @@ export async function ensureTokenSecret(
   service: V1Service,
 ): Promise<string | undefined> {
   const body = tokenSecretManifest(replica, { uid: service.metadata!.uid! }, config);
-  if (!body) return undefined;
+  if (!body) return Promise.resolve(undefined);
   const namespace = config.namespace;
-  const log = { jobId: replica.jobId, name: body.metadata!.name };
-  try {
-    await withKubeRetry('create secret', () => api.createNamespacedSecret({ namespace, body }), retry);
-    logger.info({ event: 'kube.secret.created', ...log }, 'job token secret created');
-  } catch (error) {
-    const kind = kindOf(error);
-    if (kind === 'exists') return undefined;
-    if (kind !== 'refused') throw error;
-    const reason = `token secret rejected by the API server: ${(error as Error).message}`;
-    logger.error({ event: 'kube.secret.rejected', ...log, reason }, 'job token secret rejected');
-    return reason;
-  }
-  return undefined;
+  const create = () => api.createNamespacedSecret({ namespace, body });
+  const object = { what: 'token secret', event: 'secret', jobId: replica.jobId, name: body.metadata!.name! };
+  return createOnce({ ...object, create }, retry, logger);
 }

@@ -136,5 +136,10 @@ function withDefaults(resource: Resource, body: KubeObject): KubeObject {
     const data = { ...(body.data as object | undefined), ...Object.fromEntries(encoded) };
     return { type: 'Opaque', ...rest, data };
   }
+  if (resource === 'networkpolicies' && body.spec && !body.spec.policyTypes) {
+    // As the real server: Ingress always, Egress when the policy has egress rules.
+    const policyTypes = body.spec.egress ? ['Ingress', 'Egress'] : ['Ingress'];
+    return { ...body, spec: { ...body.spec, policyTypes } };
+  }
   return body;
 }

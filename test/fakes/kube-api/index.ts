@@ -3,7 +3,9 @@
  * speaking enough of core/v1 for the real @kubernetes/client-node. No kube-apiserver can be installed
  * here, so boa's Kubernetes adapters are tested against this, not against a real cluster.
  *
- * Served (REST, JSON): pods, services, secrets, events (namespaced) and nodes (cluster-scoped):
+ * Served (REST, JSON): pods, services, secrets, events (namespaced) and nodes (cluster-scoped) under
+ * /api/v1; networkpolicies (namespaced) under /apis/networking.k8s.io/v1 (policyTypes checked, defaulted
+ * as the real server does; stored, never enforced: there is no traffic):
  * - create (POST; 409 AlreadyExists; 422 Invalid for bad names, label values, pods without containers),
  *   get, list (labelSelector: =, ==, !=, in, notin, exists, !exists; fieldSelector: metadata.name,
  *   metadata.namespace, spec.nodeName, status.phase, spec.unschedulable), list across namespaces.
@@ -42,8 +44,11 @@
  * - kubelet.kill(pod, reason = 'OOMKilled'): exit code 137 from outside.
  * - kubelet.finishTermination(pod?): terminating pods whose containers stopped are removed.
  * - Options kubelet.autoStartMs / autoStopMs make the kubelet start pods and finish terminations by itself.
- * - pods(namespace?), services(namespace?), secrets(namespace?), nodes(): the stored objects; requests: every request answered (method, path,
- *   query, status); store.compact(); store.currentVersion().
+ * - pods(namespace?), services(namespace?), secrets(namespace?), networkPolicies(namespace?), nodes(): the
+ *   stored objects; requests: every request answered (method, path, query, status); store.compact();
+ *   store.currentVersion().
+ * - connectionAllowed(policies, from, to) (network-policy.ts): whether policies let one pod connect to
+ *   another, as an enforcing CNI would decide (label selectors, namespaces; not ports or ipBlocks).
  */
 import { KubeConfig } from '@kubernetes/client-node';
 import { KubeApiCore } from './core.ts';
@@ -56,6 +61,7 @@ import { KubeStore } from './store.ts';
 export type { Fault, RequestInfo } from './faults.ts';
 export type { KubeletOptions, NodeOptions } from './kubelet.ts';
 export type { KubeObject } from './objects.ts';
+export { connectionAllowed, type PodRef } from './network-policy.ts';
 export type { RequestRecord } from './server.ts';
 
 export interface FakeKubeApiOptions {
@@ -79,6 +85,7 @@ export interface FakeKubeApi {
   nodes(): KubeObject[];
   services(namespace?: string): KubeObject[];
   secrets(namespace?: string): KubeObject[];
+  networkPolicies(namespace?: string): KubeObject[];
   closeWatches(): void;
   openWatches(): number;
   close(): Promise<void>;
@@ -112,6 +119,7 @@ export async function startFakeKubeApi(options: FakeKubeApiOptions = {}): Promis
     nodes: () => store.list('nodes'),
     services: (namespace) => store.list('services', namespace),
     secrets: (namespace) => store.list('secrets', namespace),
+    networkPolicies: (namespace) => store.list('networkpolicies', namespace),
     closeWatches: () => server.closeWatches(),
     openWatches: () => server.openWatches(),
     async close() {

@@ -1,9 +1,16 @@
 import { randomUUID } from 'node:crypto';
 
 /** The resources the fake serves; the plural is the REST path segment. */
-export type Resource = 'pods' | 'services' | 'secrets' | 'nodes' | 'events';
+export type Resource = 'pods' | 'services' | 'secrets' | 'nodes' | 'events' | 'networkpolicies';
 
-export const RESOURCES: readonly Resource[] = ['pods', 'services', 'secrets', 'nodes', 'events'];
+export const RESOURCES: readonly Resource[] = [
+  'pods',
+  'services',
+  'secrets',
+  'nodes',
+  'events',
+  'networkpolicies',
+];
 
 export const KIND_OF: Record<Resource, string> = {
   pods: 'Pod',
@@ -11,6 +18,17 @@ export const KIND_OF: Record<Resource, string> = {
   secrets: 'Secret',
   nodes: 'Node',
   events: 'Event',
+  networkpolicies: 'NetworkPolicy',
+};
+
+/** Group and version: core ones are served under /api/v1, the others under /apis/<group>/<version>. */
+export const API_VERSION_OF: Record<Resource, string> = {
+  pods: 'v1',
+  services: 'v1',
+  secrets: 'v1',
+  nodes: 'v1',
+  events: 'v1',
+  networkpolicies: 'networking.k8s.io/v1',
 };
 
 export function isNamespaced(resource: Resource): boolean {
@@ -120,6 +138,11 @@ export function validate(resource: Resource, obj: KubeObject): void {
       if (!SECRET_KEY.test(key) || typeof value !== 'string' || !BASE64.test(value))
         throw invalid(resource, name, `data[${key}]: must be a valid key with a base64 value`);
     }
+  }
+  if (resource === 'networkpolicies') {
+    const types: unknown = obj.spec?.policyTypes;
+    if (!Array.isArray(types) || types.some((t) => t !== 'Ingress' && t !== 'Egress'))
+      throw invalid(resource, name, 'spec.policyTypes: Unsupported value: must be Ingress or Egress');
   }
   if (resource === 'pods') {
     const containers = obj.spec?.containers;

@@ -2,7 +2,15 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { KubeApiCore } from './core.ts';
 import type { Faults, RequestInfo } from './faults.ts';
-import { KIND_OF, KubeError, type KubeObject, RESOURCES, type Resource } from './objects.ts';
+import {
+  API_VERSION_OF,
+  isNamespaced,
+  KIND_OF,
+  KubeError,
+  type KubeObject,
+  RESOURCES,
+  type Resource,
+} from './objects.ts';
 import { fieldMatcher, labelMatcher } from './selectors.ts';
 import type { StoreEvent } from './store.ts';
 
@@ -20,18 +28,24 @@ interface Route {
   readonly log?: boolean;
 }
 
-/** /api/v1/namespaces/{ns}/{resource}[/{name}[/status]] and /api/v1/{resource}[/{name}[/status]]. */
+/**
+ * /api/v1/namespaces/{ns}/{resource}[/{name}[/status]] and /api/v1/{resource}[/{name}[/status]] for core
+ * resources; /apis/{group}/{version}/... (the same below) for the others, each under its own group only.
+ */
 function route(path: string): Route | undefined {
   const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
-  if (parts[0] !== 'api' || parts[1] !== 'v1') return undefined;
-  const rest = parts.slice(2);
+  const prefix = parts[0] === 'api' ? 2 : parts[0] === 'apis' ? 3 : 0;
+  if (prefix === 0) return undefined;
+  const apiVersion = parts.slice(1, prefix).join('/');
+  const rest = parts.slice(prefix);
   const namespace = rest[0] === 'namespaces' && rest.length >= 3 ? rest[1] : undefined;
   const [resource, name, sub, extra] = namespace !== undefined ? rest.slice(2) : rest;
   if (!RESOURCES.includes(resource as Resource) || extra !== undefined) return undefined;
+  if (API_VERSION_OF[resource as Resource] !== apiVersion) return undefined;
   if (sub === 'log' && resource === 'pods' && namespace !== undefined)
     return { resource: 'pods', namespace, name, status: false, log: true };
   if (sub !== undefined && sub !== 'status') return undefined;
-  if (resource === 'nodes' && namespace !== undefined) return undefined;
+  if (!isNamespaced(resource as Resource) && namespace !== undefined) return undefined;
   return { resource: resource as Resource, namespace, name, status: sub === 'status' };
 }
 
@@ -58,7 +72,8 @@ function send(
 }
 
 /**
- * The HTTP face of the fake: core/v1 REST for pods, services, secrets, nodes and events, with list and watch
+ * The HTTP face of the fake: core/v1 REST for pods, services, secrets, nodes and events, and
+ * networking.k8s.io/v1 for network policies, with list and watch
  * (selectors, resourceVersion, 410 Expired), and faults applied before anything else.
  */
 export class FakeKubeHttpServer {
@@ -226,7 +241,7 @@ export class FakeKubeHttpServer {
   private list(r: Route, query: URLSearchParams): unknown {
     const matches = matcher(r, query);
     return {
-      apiVersion: 'v1',
+      apiVersion: API_VERSION_OF[r.resource],
       kind: `${KIND_OF[r.resource]}List`,
       metadata: { resourceVersion: String(this.core.store.currentVersion()) },
       items: this.core.store.list(r.resource, r.namespace).filter(matches),

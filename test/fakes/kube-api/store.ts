@@ -1,5 +1,6 @@
 import {
   alreadyExists,
+  API_VERSION_OF,
   clone,
   conflict,
   isNamespaced,
@@ -85,7 +86,7 @@ export class KubeStore {
     if (this.objects.get(resource)!.has(key(ns, name))) throw alreadyExists(resource, name);
     const obj: KubeObject = {
       ...clone(body),
-      apiVersion: 'v1',
+      apiVersion: API_VERSION_OF[resource],
       kind: KIND_OF[resource],
       metadata: {
         ...clone(meta),
@@ -120,7 +121,7 @@ export class KubeStore {
       throw conflict(resource, name);
     const next = change(clone(current));
     // Identity is the server's, whatever the body says.
-    next.apiVersion = 'v1';
+    next.apiVersion = API_VERSION_OF[resource];
     next.kind = KIND_OF[resource];
     next.metadata = {
       ...next.metadata,
