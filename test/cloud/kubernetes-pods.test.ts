@@ -102,6 +102,7 @@ describe('Kubernetes pod and service manifests', () => {
     expect(plain.spec!.containers[0]!.securityContext).toEqual({
       allowPrivilegeEscalation: false,
       seccompProfile: { type: 'RuntimeDefault' },
+      capabilities: { drop: ['NET_RAW'] },
     });
   });
 
