@@ -1,16 +1,10 @@
-import { and, desc, eq, gt, inArray, isNull, ne, or } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNull, ne, or } from 'drizzle-orm';
 import type { Db } from './db.ts';
 import { nodeRemovals } from './schema.ts';
 
 export type NodeRemovalRow = typeof nodeRemovals.$inferSelect;
 export type RemovalState = 'chosen' | 'cordoned' | 'terminating' | 'terminated' | 'cancelled';
 export type RemovalReason = 'scale-in' | 'provision-timeout';
-
-/** Removals that terminated a node: one that found its node already gone ('already-gone') did not. */
-const TERMINATED_BY_BOA = and(
-  eq(nodeRemovals.state, 'terminated'),
-  or(isNull(nodeRemovals.outcome), ne(nodeRemovals.outcome, 'already-gone')),
-);
 
 const OPEN: RemovalState[] = ['chosen', 'cordoned', 'terminating'];
 const ID_CHUNK = 500;
@@ -70,22 +64,15 @@ export class NodeRemovals {
     return this.db
       .select()
       .from(nodeRemovals)
-      .where(TERMINATED_BY_BOA)
+      .where(
+        and(
+          eq(nodeRemovals.state, 'terminated'),
+          or(isNull(nodeRemovals.outcome), ne(nodeRemovals.outcome, 'already-gone')),
+        ),
+      )
       .orderBy(desc(nodeRemovals.terminatedAt), desc(nodeRemovals.id))
       .limit(1)
       .get();
-  }
-
-  /**
-   * Nodes boa terminated after `at` (each lowered the group's desired size by one), for a data dir from
-   * before the expected size was stored (nodes/reconciler.ts).
-   */
-  terminatedAfter(at: number): number {
-    return this.db
-      .select({ id: nodeRemovals.id })
-      .from(nodeRemovals)
-      .where(and(TERMINATED_BY_BOA, gt(nodeRemovals.terminatedAt, at)))
-      .all().length;
   }
 
   /**

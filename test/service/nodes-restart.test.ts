@@ -163,7 +163,7 @@ describe('a restart after a scale-in', () => {
     expect(w.logs.lines.find((l) => l.event === 'nodes.drift')).toMatchObject({ boa: 1, aws: 3 });
   });
 
-  it('over a data dir from before the expected size was stored: its terminations since the last resize count', async () => {
+  it("over a data dir from before the expected size was stored: takes the group's size at the first pass, then watches it", async () => {
     const w = nodesWorld({ onDisk: true });
     worlds.push(w);
     const first = await w.start();

@@ -80,11 +80,9 @@ export class NodeReconciler {
     this.readiness = new NodeReadiness(deps.settings.notReadyGraceMs ?? 0);
     this.removing = new RemovalWalk(deps);
     const last = deps.repo.lastResize();
-    // A data dir from before the expected size was stored: the last resize, less the nodes boa
-    // terminated since (each lowered the desired size), or its own scale-in reads as drift.
-    this.expected =
-      deps.repo.getSetting<number>(EXPECTED_SIZE_KEY) ??
-      (last?.status === 'applied' ? last.requested - deps.removals.terminatedAfter(last.at) : undefined);
+    // None stored (a new data dir, or one from before it was stored): the first pass takes the group's
+    // size as it finds it. The last resize is no stand-in: boa's terminations since lowered the size.
+    this.expected = deps.repo.getSetting<number>(EXPECTED_SIZE_KEY);
     if (last?.status === 'requested') this.unconfirmed = last;
   }
 
