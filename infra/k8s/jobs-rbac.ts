@@ -1,8 +1,8 @@
 /**
  * What the Kubernetes executor (src/cloud/kubernetes) needs, and nothing more: pods and services in the
  * jobs namespace (create, delete, get, list, watch: no update, no patch, no exec), pods' logs (get: `boa
- * jobs logs`), secrets and network policies (create only: each job's token, and the policy letting only
- * its own pods connect to them), and nodes cluster-wide (nodes are not namespaced): list and watch, and
+ * jobs logs`), secrets (create only: each job's token), network policies (create, list, watch: the policy
+ * letting only a job's own pods connect to them, kept level-triggered), and nodes cluster-wide (nodes are not namespaced): list and watch, and
  * patch for the node reconciler's cordon.
  */
 
@@ -20,12 +20,14 @@ export const JOBS_RULES: readonly PolicyRule[] = [
   // Read-only: the replicas' output for GET /v1/jobs/{id}/logs.
   { apiGroups: [''], resources: ['pods/log'], verbs: ['get'] },
   // Each job's token Secret: created before its pods, and garbage-collected with its Service (its
-  // owner), so no delete; never read back (AlreadyExists is enough: the token never changes), so no
-  // get, list or watch: boa can read no Secret of the jobs namespace (image pull secrets among them).
+  // owner), so no delete; never read back (AlreadyExists is enough: its name carries its Service's uid
+  // and the token never changes), so no get, list or watch: boa never reads a Secret of the namespace
+  // (image pull secrets among them).
   { apiGroups: [''], resources: ['secrets'], verbs: ['create'] },
-  // Each job's NetworkPolicy: the same, created before its pods, collected with its Service, never read
-  // (its content depends only on the job id).
-  { apiGroups: ['networking.k8s.io'], resources: ['networkpolicies'], verbs: ['create'] },
+  // Each job's NetworkPolicy: created before its pods and collected with its Service, like the Secret,
+  // and watched (list, watch: a policy holds nothing secret), so one deleted while the job runs is made
+  // again at the next pass.
+  { apiGroups: ['networking.k8s.io'], resources: ['networkpolicies'], verbs: ['create', 'list', 'watch'] },
 ];
 
 export const NODE_RULES: readonly PolicyRule[] = [

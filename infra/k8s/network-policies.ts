@@ -71,5 +71,19 @@ export function networkPolicyManifests(options: {
         ],
       },
     },
+    {
+      // Pods made by a boa from before per-job policies (no `boa.dev/network: job` label) keep the
+      // namespace's ingress they were started with: a deploy applies this policy and the new boa
+      // together, and until the new boa's first pass made their jobs' policies, their peers could not
+      // reach them. Every pod boa makes now carries the label, so this admits none of them.
+      apiVersion: 'networking.k8s.io/v1',
+      kind: 'NetworkPolicy',
+      metadata: meta('jobs-before-isolation', jobsNamespace),
+      spec: {
+        podSelector: { matchExpressions: [{ key: 'boa.dev/network', operator: 'DoesNotExist' }] },
+        policyTypes: ['Ingress'],
+        ingress: [{ from: [inNamespace(jobsNamespace)] }],
+      },
+    },
   ];
 }

@@ -12,6 +12,7 @@ import { selects } from '../fakes/kube-api/network-policy.ts';
 import { jobOnNodes, fakeKubeCluster } from './kube-executor-fixture.ts';
 
 const NS = 'boa-jobs';
+const jobOf = (o: KubeObject) => o.metadata.labels!['boa.dev/job-id'];
 const JOB_LABELS = (jobId: number) => ({
   'app.kubernetes.io/managed-by': 'boa',
   'app.kubernetes.io/component': 'job',
@@ -54,7 +55,8 @@ describe("a job's NetworkPolicy admits only the job's own pods", () => {
       apiVersion: 'networking.k8s.io/v1',
       kind: 'NetworkPolicy',
       metadata: {
-        name: 'boa-job-7',
+        // Named for its Service: one made again gets its own, never the old one's.
+        name: `boa-job-7-${service!.metadata.uid}`,
         namespace: NS,
         labels: JOB_LABELS(7),
         ownerReferences: [
@@ -74,7 +76,8 @@ describe("a job's NetworkPolicy admits only the job's own pods", () => {
       ingress: [{ from: [{ podSelector: thisJob }] }],
     });
     // A DNS-1123 name (a label, even) for the largest job id (15 digits).
-    expect(networkPolicyName(999_999_999_999_999)).toMatch(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/);
+    const largest = networkPolicyName(999_999_999_999_999, service!.metadata.uid);
+    expect(largest).toMatch(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/);
     // Both selectors name the job's pods.
     for (const pod of fake.pods(NS)) {
       expect(selects(policy!.spec.podSelector, pod.metadata.labels!)).toBe(true);
@@ -84,7 +87,7 @@ describe("a job's NetworkPolicy admits only the job's own pods", () => {
     const created = fake.requests.filter((r) => r.status === 201).map((r) => r.path.split('/').pop());
     expect(created).toEqual(['services', 'networkpolicies', 'secrets', 'pods', 'pods']);
 
-    // A new generation creates pods again: the policy is sent again (AlreadyExists), never read or changed.
+    // A new generation creates pods again: the policy, watched, is neither sent again nor changed.
     await settle(
       [job(7, 2, cluster.nodes.slice(0, 1))],
       () =>
@@ -92,8 +95,9 @@ describe("a job's NetworkPolicy admits only the job's own pods", () => {
           .map((p) => p.metadata.name)
           .join() === 'boa-job-7-g2-r0',
     );
-    expect(policyPosts().map((r) => r.status)).toEqual([201, 409]);
-    expect(fake.requests.filter((r) => onPolicies(r) && r.method !== 'POST')).toEqual([]);
+    expect(policyPosts().map((r) => r.status)).toEqual([201]);
+    const written = (r: { method: string }) => !['GET', 'POST'].includes(r.method);
+    expect(fake.requests.filter((r) => onPolicies(r) && written(r))).toEqual([]);
     expect(fake.networkPolicies(NS)).toHaveLength(1);
   });
 
@@ -101,9 +105,9 @@ describe("a job's NetworkPolicy admits only the job's own pods", () => {
     executor();
     await settle([job(1, 1), job(2, 1)], () => live().length === 4);
     const policies = fake.networkPolicies(NS);
-    expect(policies.map((p) => p.metadata.name).sort()).toEqual(['boa-job-1', 'boa-job-2']);
+    const named = fake.services(NS).map((s) => `${s.metadata.name}-${s.metadata.uid}`);
+    expect(policies.map((p) => p.metadata.name).sort()).toEqual(named.sort());
     const pods = fake.pods(NS);
-    const jobOf = (o: KubeObject) => o.metadata.labels!['boa.dev/job-id'];
     for (const policy of policies) {
       const selected = pods.filter((p) => selects(policy.spec.podSelector, p.metadata.labels!));
       const admitted = pods.filter((p) =>
@@ -115,10 +119,10 @@ describe("a job's NetworkPolicy admits only the job's own pods", () => {
       expect(own).toHaveLength(2);
     }
     // As an enforcing CNI decides, with the CDK app's policy for the namespace beside the jobs'.
-    const namespacePolicy = networkPolicyManifests({ jobsNamespace: NS, exposed: false }).find(
+    const namespacePolicies = networkPolicyManifests({ jobsNamespace: NS, exposed: false }).filter(
       (m: any) => m.metadata.namespace === NS,
-    ) as unknown as KubeObject;
-    const all = [...policies, namespacePolicy];
+    ) as unknown as KubeObject[];
+    const all = [...policies, ...namespacePolicies];
     const ref = (p: KubeObject) => ({ namespace: NS, labels: p.metadata.labels! });
     for (const from of pods) {
       for (const to of pods.filter((p) => p !== from)) {
@@ -131,13 +135,17 @@ describe("a job's NetworkPolicy admits only the job's own pods", () => {
       // Another pod of the namespace (not a job's) reaches no job's pod.
       const stranger = { namespace: NS, labels: { app: 'debug' } };
       expect(connectionAllowed(all, stranger, ref(from))).toBe(false);
+      // A pod an older boa made (no boa.dev/network label) keeps the namespace's reach it started with,
+      // so a deploy does not cut its job's peers off before the new boa made the job's policy.
+      const { ['boa.dev/network']: _, ...older } = from.metadata.labels!;
+      expect(connectionAllowed(all, stranger, { namespace: NS, labels: older })).toBe(true);
     }
   });
 
   it('a forgotten job: its Service goes and the garbage collector takes the policy (boa sends no DELETE)', async () => {
     const e = executor();
     await settle([job(3, 1)], () => live().length === 2);
-    expect(fake.networkPolicies(NS).map((p) => p.metadata.name)).toEqual(['boa-job-3']);
+    expect(fake.networkPolicies(NS)).toHaveLength(1);
     await settle([], () => fake.services(NS).length === 0 && fake.pods(NS).length === 0);
     await e.reconcile([]);
     expect(fake.networkPolicies(NS)).toEqual([]);
@@ -157,7 +165,7 @@ describe("a job's NetworkPolicy admits only the job's own pods", () => {
     const statuses = await e.reconcile([job(1, 1), job(2, 1)]);
     expect(statuses.filter((s) => s.jobId === 2)).toEqual([]);
     expect(podPosts().filter((r) => r.status === 201)).toHaveLength(2);
-    expect(fake.networkPolicies(NS).map((p) => p.metadata.name)).toEqual(['boa-job-1']);
+    expect(fake.networkPolicies(NS).map((p) => jobOf(p))).toEqual(['1']);
     const before = fake.requests.length;
     await e.reconcile([job(1, 1), job(2, 1)]);
     const created = fake.requests
@@ -205,9 +213,56 @@ describe("a job's NetworkPolicy admits only the job's own pods", () => {
     const upgraded = executor();
     await upgraded.reconcile([job(4, 1)]);
     await upgraded.reconcile([job(4, 1)]);
-    expect(fake.networkPolicies(NS).map((p) => p.metadata.name)).toEqual(['boa-job-4']);
+    expect(fake.networkPolicies(NS).map((p) => jobOf(p))).toEqual(['4']);
     // One create at the first pass, none at the next.
     expect(policyPosts().map((r) => r.status)).toEqual([201, 201]);
     expect(podPosts().filter((r) => r.status === 201)).toHaveLength(2);
+  });
+  it('a policy deleted while its job runs is made again at the next pass', async () => {
+    const e = executor();
+    await settle([job(6, 1)], () => live().length === 2);
+    const [made] = fake.networkPolicies(NS);
+    fake.store.remove('networkpolicies', NS, made!.metadata.name);
+    await settle([job(6, 1)], () => fake.networkPolicies(NS).length === 1);
+    expect(fake.networkPolicies(NS)[0]!.metadata.name).toBe(made!.metadata.name);
+    // The pods ran on: nothing but the policy was made again.
+    expect(podPosts().filter((r) => r.status === 201)).toHaveLength(2);
+    await e.reconcile([job(6, 1)]);
+    expect(policyPosts().map((r) => r.status)).toEqual([201, 201]);
+  });
+
+  it("a job's Service made again before the collector took the old one's objects: the new Service gets its own policy and Secret", async () => {
+    executor();
+    await settle([job(5, 1)], () => live().length === 2);
+    const [old] = fake.services(NS);
+    // The job left and came back (a restart's backoff) while the garbage collector lagged: its pods and
+    // Service went, the policy and Secret of the old Service are still there.
+    for (const pod of fake.pods(NS)) fake.store.remove('pods', NS, pod.metadata.name);
+    fake.store.remove('services', NS, old!.metadata.name, { propagationPolicy: 'Orphan' });
+    expect(fake.networkPolicies(NS)).toHaveLength(1);
+    expect(fake.secrets(NS)).toHaveLength(1);
+    await settle(
+      [job(5, 2)],
+      () => live().length === 2 && live().every((p) => p.status?.phase === 'Running'),
+    );
+    const [service] = fake.services(NS);
+    expect(service!.metadata.uid).not.toBe(old!.metadata.uid);
+    // The collector catches up: what the old Service owned goes.
+    for (const policy of fake.networkPolicies(NS))
+      if (policy.metadata.name.endsWith(old!.metadata.uid))
+        fake.store.remove('networkpolicies', NS, policy.metadata.name);
+    for (const secret of fake.secrets(NS))
+      if (secret.metadata.name.endsWith(old!.metadata.uid))
+        fake.store.remove('secrets', NS, secret.metadata.name);
+    await settle([job(5, 2)], () => true);
+    expect(fake.networkPolicies(NS).map((p) => p.metadata.name)).toEqual([
+      `boa-job-5-${service!.metadata.uid}`,
+    ]);
+    expect(fake.secrets(NS).map((p) => p.metadata.name)).toEqual([
+      `boa-job-5-token-${service!.metadata.uid}`,
+    ]);
+    for (const pod of live()) {
+      expect(fake.kubelet.environment(pod.metadata.name)?.BOA_JOB_TOKEN).toBe('token-of-5');
+    }
   });
 });

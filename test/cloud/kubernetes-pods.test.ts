@@ -63,6 +63,8 @@ describe('Kubernetes pod and service manifests', () => {
       'boa.dev/job-id': '42',
       'boa.dev/generation': '3',
       'boa.dev/rank': '1',
+      // Reached only through its job's NetworkPolicy (the namespace admits pods without it).
+      'boa.dev/network': 'job',
     });
     expect(pod.metadata!.ownerReferences).toEqual([
       { apiVersion: 'v1', kind: 'Service', name: 'boa-job-42', uid: 'svc-uid', controller: true },
@@ -109,20 +111,24 @@ describe('Kubernetes pod and service manifests', () => {
   it("reads the job's token from the job's Secret: nowhere in the pod spec, every other variable plain", () => {
     const token = 'tok-Q2hhbmdlTWVPbmx5SW5UZXN0cy0wMTIzNDU2Nzg5';
     const withToken = { ...replica, env: { ...replica.env, BOA_JOB_TOKEN: token } };
-    const spec = podManifest(withToken, { uid: 'u' }, config);
+    const uid = '0b6f6c1e-2f0a-4c1e-9a57-3f1d2c4b5a69';
+    const spec = podManifest(withToken, { uid }, config);
     const serialized = JSON.stringify(spec);
     expect(serialized).not.toContain(token);
     expect(serialized).not.toContain(Buffer.from(token).toString('base64'));
     const vars = spec.spec!.containers[0]!.env!;
     expect(vars.find((e) => e.name === 'BOA_JOB_TOKEN')).toEqual({
       name: 'BOA_JOB_TOKEN',
-      valueFrom: { secretKeyRef: { name: 'boa-job-42-token', key: 'token' } },
+      // The Secret of this Service (its uid): a Service made again never reads the old one's.
+      valueFrom: { secretKeyRef: { name: `boa-job-42-token-${uid}`, key: 'token' } },
     });
     expect(vars.filter((e) => e.valueFrom)).toHaveLength(1);
     expect(vars.find((e) => e.name === 'NODE_RANK')).toEqual({ name: 'NODE_RANK', value: '1' });
-    // A Secret's name may be 253 characters; a pod's, 63: the largest job id fits both ways.
-    expect(tokenSecretName(999_999_999_999_999)).toBe('boa-job-999999999999999-token');
-    expect(tokenSecretName(999_999_999_999_999).length).toBeLessThanOrEqual(63);
+    // A DNS-1123 subdomain for the largest job id (a Secret's name may be 253 characters).
+    const largest = tokenSecretName(999_999_999_999_999, uid);
+    expect(largest).toBe(`boa-job-999999999999999-token-${uid}`);
+    expect(largest).toMatch(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/);
+    expect(largest.length).toBeLessThanOrEqual(253);
   });
 
   it('makes a headless Service publishing not-ready pods, selecting only the job', () => {

@@ -9,7 +9,6 @@ import { jobOnNodes, fakeKubeCluster } from './kube-executor-fixture.ts';
 
 const NS = 'boa-jobs';
 const TOKEN = 'tok-Q2hhbmdlTWVPbmx5SW5UZXN0cy0wMTIzNDU2Nzg5';
-const SECRET = 'boa-job-1-token';
 
 function job(generation: number, nodes: readonly string[], jobId = 1): DesiredJob {
   const env = (rank: number) => ({
@@ -24,6 +23,9 @@ describe("the job's token in a Secret owned by its Service", () => {
   const cluster = fakeKubeCluster(NS);
   const { executor } = cluster;
   let fake: FakeKubeApi;
+  /** The job's Secret: named for its Service (its uid). */
+  const secretOf = (jobId: number) =>
+    `boa-job-${jobId}-token-${fake.services(NS).find((v) => v.metadata.name === `boa-job-${jobId}`)!.metadata.uid}`;
   let nodes: string[];
   let delays: number[];
   beforeEach(() => void ({ fake, nodes, delays } = cluster));
@@ -58,7 +60,7 @@ describe("the job's token in a Secret owned by its Service", () => {
       const env = pod.spec.containers[0].env as { name: string; value?: string; valueFrom?: unknown }[];
       expect(env.find((v) => v.name === 'BOA_JOB_TOKEN')).toEqual({
         name: 'BOA_JOB_TOKEN',
-        valueFrom: { secretKeyRef: { name: SECRET, key: 'token' } },
+        valueFrom: { secretKeyRef: { name: secretOf(1), key: 'token' } },
       });
       expect(env.find((v) => v.name === 'BOA_JOB_ID')).toEqual({ name: 'BOA_JOB_ID', value: '1' });
       // What the container got: the token, from the Secret.
@@ -77,7 +79,7 @@ describe("the job's token in a Secret owned by its Service", () => {
     expect(others).toEqual([]);
     expect(secret).toMatchObject({ type: 'Opaque', immutable: true });
     expect(secret!.metadata).toMatchObject({
-      name: SECRET,
+      name: secretOf(1),
       labels: {
         'app.kubernetes.io/managed-by': 'boa',
         'app.kubernetes.io/component': 'job',
@@ -128,7 +130,7 @@ describe("the job's token in a Secret owned by its Service", () => {
     const statuses = await e.reconcile([second]);
     expect(statuses.filter((s) => s.jobId === 2)).toEqual([]);
     expect(fake.pods(NS).filter((p) => p.metadata.name.startsWith('boa-job-2-'))).toEqual([]);
-    expect(fake.secrets(NS).map((s) => s.metadata.name)).toEqual([SECRET]);
+    expect(fake.secrets(NS).map((s) => s.metadata.name)).toEqual([secretOf(1)]);
     const before = fake.requests.length;
     await e.reconcile([second]);
     const created = fake.requests

@@ -51,6 +51,15 @@ describe('deploy hardening', () => {
     // No ingress rule: a job's pods are reached only as its own NetworkPolicy (boa's) allows.
     expect(jobs.spec.ingress).toBeUndefined();
     expect(JSON.stringify(jobs.spec.egress)).toContain('"except":["169.254.169.254/32"]');
+    // Pods an older boa made (without the label every pod boa makes now carries) keep the namespace's
+    // ingress, so a deploy does not cut a running job's peers off before boa made its policy.
+    const older = objects.get('NetworkPolicy/jobs-before-isolation');
+    expect(older.spec.podSelector).toEqual({
+      matchExpressions: [{ key: 'boa.dev/network', operator: 'DoesNotExist' }],
+    });
+    expect(older.spec.ingress).toEqual([
+      { from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'boa-jobs' } } }] },
+    ]);
     template.hasResourceProperties('AWS::EKS::Addon', {
       AddonName: 'vpc-cni',
       ConfigurationValues: JSON.stringify({ enableNetworkPolicy: 'true' }),

@@ -171,7 +171,7 @@ describe('service with --cloud aws --executor kubernetes', () => {
     // While it runs, the job has its NetworkPolicy: only its own pods may connect to them.
     const [policy, ...otherPolicies] = fake.networkPolicies(NS);
     expect(otherPolicies).toEqual([]);
-    expect(policy?.metadata.name).toBe(networkPolicyName(id));
+    expect(policy?.metadata.name).toBe(networkPolicyName(id, jobService!.metadata.uid));
     expect(policy?.spec.podSelector.matchLabels[LABELS.jobId]).toBe(String(id));
     expect(policy?.spec.ingress).toEqual([{ from: [{ podSelector: policy?.spec.podSelector }] }]);
 

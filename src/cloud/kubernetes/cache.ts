@@ -15,7 +15,7 @@ interface Listed<T> {
 
 export interface CacheOptions<T> {
   /** e.g. 'pods'; used in the watch path and in logs. */
-  readonly resource: 'pods' | 'services';
+  readonly resource: 'pods' | 'services' | 'networkpolicies';
   readonly namespace: string;
   readonly labelSelector: string;
   readonly list: () => Promise<Listed<T>>;
@@ -76,6 +76,11 @@ export class ObjectCache<T extends { metadata?: Meta }> {
     return [...this.items.values()];
   }
 
+  /** One object by name, as last heard. */
+  get(name: string): T | undefined {
+    return this.items.get(name);
+  }
+
   /** Records the server's answer to our own write at once, before its watch event arrives. */
   put(obj: T): void {
     const name = obj.metadata?.name;
@@ -127,7 +132,8 @@ export class ObjectCache<T extends { metadata?: Meta }> {
 
   private async openWatch(id: number): Promise<void> {
     const o = this.options;
-    const path = `/api/v1/namespaces/${encodeURIComponent(o.namespace)}/${o.resource}`;
+    const group = o.resource === 'networkpolicies' ? '/apis/networking.k8s.io/v1' : '/api/v1';
+    const path = `${group}/namespaces/${encodeURIComponent(o.namespace)}/${o.resource}`;
     const params = {
       labelSelector: o.labelSelector,
       resourceVersion: this.version,

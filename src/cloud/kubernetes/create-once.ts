@@ -14,9 +14,9 @@ export interface CreateOnce {
 }
 
 /**
- * Creates the object through the retry layer, each time the job's pods are to be created, so one deleted
- * by hand comes back. AlreadyExists is an earlier pass's or life's: its content depends only on the job,
- * so nothing is read or replaced, and boa needs only create on it. Returns why the API server refused it
+ * Creates the object through the retry layer. AlreadyExists is an earlier pass's or life's: its name
+ * carries its owner's uid and its content depends only on the job and that owner, so nothing is read or
+ * replaced, and boa needs only create on it. Returns why the API server refused it
  * (400, 422, a quota's 403), for the replicas to fail with; anything else that fails throws, and the step
  * is tried again next reconcile.
  */

@@ -92,8 +92,6 @@ export class KubernetesExecutor implements Executor {
       logger: deps.logger,
       policy: deps.retryPolicy ?? KUBE_RETRY,
     };
-    const networking = networkingApi(deps.kubeConfig, config.requestTimeoutMs);
-    this.policies = new JobNetworkPolicies(networking, config, this.retry, deps.logger);
     const common = {
       namespace: config.namespace,
       labelSelector: OWNED_SELECTOR,
@@ -114,6 +112,8 @@ export class KubernetesExecutor implements Executor {
       resource: 'services',
       list: () => this.api.listNamespacedService({ namespace, labelSelector: OWNED_SELECTOR }),
     });
+    const networking = networkingApi(deps.kubeConfig, config.requestTimeoutMs);
+    this.policies = new JobNetworkPolicies(networking, config, this.retry, deps.logger, common);
   }
 
   checkWorkload(workload: Workload) {
@@ -131,7 +131,11 @@ export class KubernetesExecutor implements Executor {
   }
 
   async reconcile(desired: readonly DesiredJob[]): Promise<readonly ReplicaStatus[]> {
-    const [pods, services] = await Promise.all([this.pods.current(), this.services.current()]);
+    const [pods, services] = await Promise.all([
+      this.pods.current(),
+      this.services.current(),
+      this.policies.cache.current(),
+    ]);
     const want = new Map(desired.map((job) => [job.jobId, job]));
     const byJob = new Map<number, { pod: V1Pod; id: PodIdentity }[]>();
     for (const pod of pods) {
@@ -184,17 +188,17 @@ export class KubernetesExecutor implements Executor {
         );
       });
       if (missing.length === 0) {
-        // Running, its policy not ensured by this executor: pods made before boa made policies (an upgrade).
+        // Running without its policy: deleted by hand, or made before boa made policies (an upgrade).
         const service = servicesByName.get(serviceName(job.jobId));
         const live = service?.metadata?.uid && !service.metadata.deletionTimestamp;
-        if (owned.length > 0 && live && !this.policies.has(job.jobId))
+        if (owned.length > 0 && live && !this.policies.present(job.jobId, service))
           tasks.push(async () => void (await this.policies.ensure(job.jobId, service)));
         continue;
       }
       tasks.push(async () => {
         const service = await this.ensureService(job.jobId, servicesByName.get(serviceName(job.jobId)));
         // Before any pod: without its NetworkPolicy the namespace's policy lets no peer in, and without
-        // its Secret a pod waits in CreateContainerConfigError. One the API server refuses fails the
+        // its Secret a pod fails (CreateContainerConfigError). One the API server refuses fails the
         // replicas, as a refused pod does.
         const { api, config, retry, logger } = this;
         const refused =
@@ -224,7 +228,6 @@ export class KubernetesExecutor implements Executor {
     for (const [name, status] of this.rejected) {
       if (want.get(status.jobId)?.generation !== status.generation) this.rejected.delete(name);
     }
-    this.policies.keepOnly(want);
     // A pod this pass saw ended before deleting it is reported as it was seen: the delete's answer,
     // stamped to the second like its exit, cannot tell that exit from one the deletion caused.
     const seenEnded = new Map(endedBeforeDeletion.map((r) => [`${r.jobId}/${r.generation}/${r.rank}`, r]));
@@ -285,6 +288,7 @@ export class KubernetesExecutor implements Executor {
   async close(): Promise<void> {
     this.pods.close();
     this.services.close();
+    this.policies.close();
   }
 
   private async ensureService(jobId: number, known: V1Service | undefined): Promise<V1Service> {

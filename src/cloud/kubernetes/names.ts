@@ -5,6 +5,11 @@ export const LABELS = {
   rank: 'boa.dev/rank',
   managedBy: 'app.kubernetes.io/managed-by',
   component: 'app.kubernetes.io/component',
+  /**
+   * On pods reached only through their job's NetworkPolicy ('job'): the jobs namespace's policy still
+   * admits the namespace to pods without it, made by a boa from before per-job policies.
+   */
+  network: 'boa.dev/network',
 } as const;
 
 export const MANAGED_BY = 'boa';
@@ -18,19 +23,18 @@ export function serviceName(jobId: number): string {
 }
 
 /**
- * The Secret holding the job's token (BOA_JOB_TOKEN). A Secret's name may be 253 characters; this one
- * is at most 29 (job ids have at most 15 digits, jobIdOf), like the Service's, well under a pod's 63.
+ * The Secret holding the job's token (BOA_JOB_TOKEN), named for its owner, the job's Service (its uid):
+ * a Service made again (deleted by hand, or the job wanted again before the garbage collector ran) gets
+ * a Secret of its own, never the old one's, which the collector deletes under its pods. A DNS-1123
+ * subdomain of at most 66 characters (job ids have at most 15 digits, jobIdOf; a uid 36).
  */
-export function tokenSecretName(jobId: number): string {
-  return `${serviceName(jobId)}-token`;
+export function tokenSecretName(jobId: number, serviceUid: string): string {
+  return `${serviceName(jobId)}-token-${serviceUid}`;
 }
 
-/**
- * The job's NetworkPolicy: the Service's name (another kind, so no clash), a DNS-1123 subdomain of at
- * most 23 characters.
- */
-export function networkPolicyName(jobId: number): string {
-  return serviceName(jobId);
+/** The job's NetworkPolicy, named for its owner as the Secret is: at most 59 characters. */
+export function networkPolicyName(jobId: number, serviceUid: string): string {
+  return `${serviceName(jobId)}-${serviceUid}`;
 }
 
 /** What every object of a job carries: boa's, a job's, which job. */

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { RetryContext } from '../retry.ts';
 import type { KubernetesExecutorConfig } from './config.ts';
 import { createOnce } from './create-once.ts';
+import { type CacheOptions, ObjectCache } from './cache.ts';
 import { jobLabels, LABELS, MANAGED_BY, networkPolicyName, ownedByService } from './names.ts';
 
 /**
@@ -20,7 +21,7 @@ export function networkPolicyManifest(
     apiVersion: 'networking.k8s.io/v1',
     kind: 'NetworkPolicy',
     metadata: {
-      name: networkPolicyName(jobId),
+      name: networkPolicyName(jobId, owner.uid),
       namespace: config.namespace,
       labels: jobLabels(jobId),
       ownerReferences: ownedByService(jobId, owner.uid),
@@ -31,38 +32,50 @@ export function networkPolicyManifest(
 }
 
 /**
- * The jobs' NetworkPolicies, created (createOnce) before a job's pods each time they are to be created:
- * owned by the job's Service and collected with it; AlreadyExists is done, since the content depends only
- * on the job id. A job seen running without this executor having ensured its policy (pods made before boa
- * made policies: an upgrade) gets one create too, once.
+ * The jobs' NetworkPolicies, level-triggered: a job whose pods run or are to be made, and whose Service
+ * has no policy of its own in the watch-backed cache, gets one created (createOnce; AlreadyExists is
+ * done, its content depending only on the job and its Service). So a policy deleted by hand comes back
+ * at the next pass, one of a Service made again is never taken for the new one's (names carry the
+ * Service's uid), and a job running since before boa made policies (an upgrade) gets one.
  */
 export class JobNetworkPolicies {
-  private readonly ensured = new Set<number>();
+  readonly cache: ObjectCache<V1NetworkPolicy>;
 
   constructor(
     private readonly api: NetworkingV1Api,
     private readonly config: KubernetesExecutorConfig,
     private readonly retry: RetryContext,
     private readonly logger: Logger,
-  ) {}
+    cache: Omit<CacheOptions<V1NetworkPolicy>, 'resource' | 'list'>,
+  ) {
+    const { namespace } = config;
+    this.cache = new ObjectCache<V1NetworkPolicy>({
+      ...cache,
+      resource: 'networkpolicies',
+      list: () => api.listNamespacedNetworkPolicy({ namespace, labelSelector: cache.labelSelector }),
+    });
+  }
 
-  /** Returns why the API server refused the policy. */
+  /** Whether the cache (read this pass) holds the policy of the job's current Service. */
+  present(jobId: number, service: V1Service): boolean {
+    const policy = this.cache.get(networkPolicyName(jobId, service.metadata!.uid!));
+    return policy !== undefined && !policy.metadata?.deletionTimestamp;
+  }
+
+  /** Creates the policy unless the cache has it; returns why the API server refused it. */
   async ensure(jobId: number, service: V1Service): Promise<string | undefined> {
+    if (this.present(jobId, service)) return undefined;
     const body = networkPolicyManifest(jobId, { uid: service.metadata!.uid! }, this.config);
     const namespace = this.config.namespace;
-    const create = () => this.api.createNamespacedNetworkPolicy({ namespace, body });
+    const create = async () => {
+      // Known at once, so the next pass does not send it again before the watch says so.
+      this.cache.put(await this.api.createNamespacedNetworkPolicy({ namespace, body }));
+    };
     const object = { what: 'network policy', event: 'networkpolicy', jobId, name: body.metadata!.name! };
-    const refused = await createOnce({ ...object, create }, this.retry, this.logger);
-    if (!refused) this.ensured.add(jobId);
-    return refused;
+    return createOnce({ ...object, create }, this.retry, this.logger);
   }
 
-  has(jobId: number): boolean {
-    return this.ensured.has(jobId);
-  }
-
-  /** Forgets the jobs no longer wanted (a job id wanted again is ensured again). */
-  keepOnly(wanted: ReadonlyMap<number, unknown>): void {
-    for (const jobId of this.ensured) if (!wanted.has(jobId)) this.ensured.delete(jobId);
+  close(): void {
+    this.cache.close();
   }
 }

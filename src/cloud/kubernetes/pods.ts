@@ -68,7 +68,12 @@ export function podManifest(
     metadata: {
       name: podName(jobId, generation, rank),
       namespace: config.namespace,
-      labels: { ...jobLabels(jobId), [LABELS.generation]: String(generation), [LABELS.rank]: String(rank) },
+      labels: {
+        ...jobLabels(jobId),
+        [LABELS.generation]: String(generation),
+        [LABELS.rank]: String(rank),
+        [LABELS.network]: 'job',
+      },
       ownerReferences: ownedByService(jobId, owner.uid),
     },
     spec: {
@@ -94,7 +99,7 @@ export function podManifest(
           command: [...workload.command],
           ...(workload.args ? { args: [...workload.args] } : {}),
           ...(workload.workingDir ? { workingDir: workload.workingDir } : {}),
-          env: containerEnv(jobId, env),
+          env: containerEnv(jobId, owner.uid, env),
           ports: [{ name: 'rendezvous', containerPort: config.rendezvousPort }],
           resources: { requests, limits },
           volumeMounts,

@@ -36,7 +36,7 @@ export function tokenSecretManifest(
     type: 'Opaque',
     immutable: true,
     metadata: {
-      name: tokenSecretName(jobId),
+      name: tokenSecretName(jobId, owner.uid),
       namespace: config.namespace,
       labels: jobLabels(jobId),
       ownerReferences: ownedByService(jobId, owner.uid),
@@ -45,21 +45,30 @@ export function tokenSecretManifest(
   };
 }
 
-/** A container's env, sorted: the token read from the job's Secret, every other variable a plain value. */
-export function containerEnv(jobId: number, env: Readonly<Record<string, string>>): V1EnvVar[] {
+/**
+ * A container's env, sorted: the token read from the Secret of the job's Service (`serviceUid`), every
+ * other variable a plain value.
+ */
+export function containerEnv(
+  jobId: number,
+  serviceUid: string,
+  env: Readonly<Record<string, string>>,
+): V1EnvVar[] {
+  const secret = tokenSecretName(jobId, serviceUid);
   return Object.entries(env)
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([name, value]) =>
       name === TOKEN_ENV && value
-        ? { name, valueFrom: { secretKeyRef: { name: tokenSecretName(jobId), key: TOKEN_KEY } } }
+        ? { name, valueFrom: { secretKeyRef: { name: secret, key: TOKEN_KEY } } }
         : { name, value },
     );
 }
 
 /**
- * Creates the job's token Secret (createOnce), owned by its Service: one deleted meanwhile, the Secret is
- * collected with it, as its pods are. The token never changes, so AlreadyExists is done. Returns why the
- * API server refused it.
+ * Creates the job's token Secret (createOnce) each time the job's pods are to be created, so one deleted
+ * by hand is back for the next pods (those running read it when they started). Owned by its Service: one
+ * deleted meanwhile, the Secret is collected with it, as its pods are. Returns why the API server
+ * refused it.
  */
 export function ensureTokenSecret(
   api: CoreV1Api,
