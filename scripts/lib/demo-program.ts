@@ -3,6 +3,7 @@ import { Option } from 'commander';
 import { scriptProgram } from './inputs.ts';
 import { DEFAULT_PROFILES } from './paths.ts';
 import { DEFAULT_DATA } from './sim-setup.ts';
+import { DEFAULT_PLAN_CAP } from '../../src/core/plan-cap.ts';
 
 export const demoProgram = scriptProgram('demo')
   .description(
@@ -44,8 +45,8 @@ export const demoProgram = scriptProgram('demo')
   )
   .option(
     '--plan-cap-multiple <m>',
-    "the service's opt-in plan cap (planCapMultiple): plans get at most m times what the load needs; 0: none",
-    '0',
+    "the service's plan cap (planCapMultiple): plans get at most m times what the load needs; 0: none",
+    String(DEFAULT_PLAN_CAP.multiple),
   )
   .option(
     '--credit-spend-hours <h>',

@@ -134,9 +134,9 @@ export const configSchema = z
       .nonnegative('demandHalfLifeHours must be >= 0 (0: no demand ratio)')
       .default(0),
     /**
-     * Opt-in: the plan is made with at most this many times its load's minimum feasible budget, raised
-     * by the window's unspent budget (core/plan-cap.ts; 2 is the setting measured): online rates read
-     * low early, and a plan for too few jobs spends the budget on wide, inefficient widths; 0: no cap.
+     * The plan is made with at most this many times its load's minimum feasible budget, raised by the
+     * window's unspent budget (core/plan-cap.ts; default 2): online rates read low early, and a plan for
+     * too few jobs spends the budget on wide, inefficient widths; 0: no cap.
      */
     planCapMultiple: z
       .number({ error: 'planCapMultiple must be a number' })

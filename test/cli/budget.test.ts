@@ -73,8 +73,8 @@ describe('boa budget', () => {
     expect(table.stdout).toMatch(/^warm-up\s+planning with 50% of the budget, rising to all of it$/m);
   });
 
-  it('says when the opt-in plan cap holds the plan below the budget, and not without it', async () => {
-    const s = await started({ config: { priorRates: { cifar10: 8 }, planCapMultiple: 2 } });
+  it('says when the plan cap (a default) holds the plan below the budget, and not without it', async () => {
+    const s = await started({ config: { priorRates: { cifar10: 8 } } });
     expect((await s.boa(['budget', 'set', '400'])).status).toBe(0);
     const cap = (await s.request('GET', '/v1/budget')).body.control.planCapGpuHoursPerHour;
     expect(cap).toBeLessThan(400);
@@ -82,7 +82,7 @@ describe('boa budget', () => {
     expect(table.stdout).toMatch(
       new RegExp(`^plan cap\\s+plans use at most ${cap.toFixed(1)} GPU-hours/hour \\(planCapMultiple x`, 'm'),
     );
-    const plain = await started({ config: { priorRates: { cifar10: 8 } } });
+    const plain = await started({ config: { priorRates: { cifar10: 8 }, planCapMultiple: 0 } });
     expect((await plain.boa(['budget', 'set', '400'])).status).toBe(0);
     expect((await plain.boa(['budget', 'get'])).stdout).not.toMatch(/^plan cap/m);
   });

@@ -24,7 +24,7 @@ describe('the plan cap', () => {
   });
 
   it('checks its options, naming what is allowed', () => {
-    expect(planCapOptions(0, 4)).toEqual(DEFAULT_PLAN_CAP);
+    expect(planCapOptions(2, 4)).toEqual(DEFAULT_PLAN_CAP);
     expect(planCapOptions(2, 4).multiple).toBe(2);
     expect(() => planCapOptions(0.5, 4)).toThrow(/0 \(no cap\) or a number >= 1, got 0.5/);
     expect(() => planCapOptions(2, 0)).toThrow(/relax hours must be a number > 0, got 0/);

@@ -41,7 +41,8 @@ describe('the demand ratio in the service', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'boa-demand-'));
     dirs.push(dataDir);
     const clock = new ManualClock();
-    const config = { demandHalfLifeHours: 2 };
+    // Without the plan cap (a default), which would hold the plan down and hide the ratio's narrowing.
+    const config = { demandHalfLifeHours: 2, planCapMultiple: 0 };
     const first = await startService({ dataDir, clock, config });
     let ratio: number;
     let planned: number;
@@ -76,7 +77,9 @@ describe('the demand ratio in the service', () => {
   });
 
   it("records what the plan in force expected with each tick's allocation sample", async () => {
-    const boa = await startService({ config: { demandHalfLifeHours: 2, local: { bootSeconds: 0 } } });
+    const boa = await startService({
+      config: { demandHalfLifeHours: 2, planCapMultiple: 0, local: { bootSeconds: 0 } },
+    });
     try {
       boa.service.setBudget(40);
       await boa.service.planner.idle();

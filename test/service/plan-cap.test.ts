@@ -1,7 +1,7 @@
 /**
- * The opt-in plan cap (core/plan-cap.ts) in the service: with `planCapMultiple: 2` a budget many times
+ * The plan cap (core/plan-cap.ts) in the service: by default (`planCapMultiple: 2`) a budget many times
  * what the load needs is planned with twice the load's minimum, the cap rises as the window leaves
- * budget unspent, and the budget's control block says so; off by default.
+ * budget unspent, and the budget's control block says so; `planCapMultiple: 0` turns it off.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startService } from './harness.ts';
@@ -30,8 +30,8 @@ async function generous(config: Record<string, unknown> = {}) {
 }
 
 describe('the plan cap', () => {
-  it('plans a generous budget with twice what the load needs, more as the budget goes unspent', async () => {
-    const at = await generous({ planCapMultiple: 2 });
+  it('by default plans a generous budget with twice what the load needs, more as the budget goes unspent', async () => {
+    const at = await generous();
     const start = await at(0);
     expect(start.needs).toBeGreaterThan(0);
     expect(start.needs * 2).toBeLessThan(400);
@@ -43,8 +43,8 @@ describe('the plan cap', () => {
     expect(later.planningBudget).toBeCloseTo(later.cap as number, 1);
   });
 
-  it('is off by default: the plan gets the whole budget', async () => {
-    const at = await generous();
+  it('planCapMultiple 0 turns it off: the plan gets the whole budget', async () => {
+    const at = await generous({ planCapMultiple: 0 });
     const start = await at(0);
     expect(start.cap).toBeNull();
     expect(start.planningBudget).toBeCloseTo(400, 6);

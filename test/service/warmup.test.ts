@@ -11,7 +11,10 @@ afterEach(async () => {
 });
 
 async function planned(config: Record<string, unknown>) {
-  const s = await startService({ config: { priorRates: { cifar10: 8, bert: 1 }, ...config } });
+  // Without the plan cap (a default), which would hold both plans to twice the load's minimum.
+  const s = await startService({
+    config: { priorRates: { cifar10: 8, bert: 1 }, planCapMultiple: 0, ...config },
+  });
   cleanups.push(s.close);
   expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 })).status).toBe(200);
   await s.service.planner.idle();

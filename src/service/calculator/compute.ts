@@ -16,7 +16,7 @@ export interface PlanInputs {
   readonly budget: number;
   /** The budget given to the calculator: the target divided by the paid/allocated overhead. */
   readonly planningBudget: number;
-  /** The planning budget without the opt-in plan cap, when the cap held it down. */
+  /** The planning budget without the plan cap, when the cap held it down. */
   readonly uncappedBudget?: number;
   /** GPU-time allocated over what the plans in force expected (service/demand.ts); 1 when not used. */
   readonly demandRatio?: number;

@@ -5,7 +5,7 @@
  * estimator; prior: the same estimator starting from the trace's own rates, as the demo's --prior trace;
  * oracle: the trace's own rates, which no other policy and no service has), warmupHours (default 0: the
  * service's opt-in warm-up, core/warmup.ts), drainAfterHours (default 2, 0: never: the service's drain,
- * core/exec/drain-widths.ts), planCapMultiple (default 0: none; the service's opt-in cap on the plan's
+ * core/exec/drain-widths.ts), planCapMultiple (default 2, 0: none; the service's cap on the plan's
  * budget relative to its load, core/plan-cap.ts), creditSpendHours (default 4, 0: never; the service's
  * spending of the window's unspent budget while the load needs most of the budget, core/credit.ts),
  * rateConfidence (default 0: the estimate; the service's opt-in upper confidence bound on online rates,

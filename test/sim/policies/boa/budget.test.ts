@@ -67,25 +67,26 @@ describe('boa on a generated 960-job, 48-hour newTrace-mix trace (SCV 2.65)', ()
   const ownSpan = (r: ReturnType<typeof runBoa>) =>
     (r.paidGpuHoursPerHour * r.arrivalSpanHours) / r.spanHours;
 
-  // Online rates and the service's control (the default since 2026-11-29). On the yardstick, over the
-  // 48-hour arrival span, the drain after the last arrival is paid too: measured +17.8% at 1.2x, +11.0%
-  // at 1.5x, +5.3% at 2x, +2.8% at 2.5x, +1.7% at 3x (with the demand ratio, the simulator's own until
-  // then: +17.0%, +8.0%, +2.1%, +0.1%, -1.3%). An unspent budget is not banked, so over the run's own
-  // span boa pays at most the budget.
+  // Online rates and the service's control (the default since 2026-11-29; the plan cap since
+  // 2026-11-30). On the yardstick, over the 48-hour arrival span, the drain after the last arrival is
+  // paid too: measured +17.2% at 1.2x, +8.8% at 1.5x, +0.8% at 2x, -3.8% at 2.5x, -6.9% at 3x (without
+  // the cap: +17.5%, +9.6%, +3.3%, +1.1%, +0.2%; the cap keeps a generous budget from plans for the few
+  // jobs seen early, and on this trace their load never grows into it). An unspent budget is not banked,
+  // so over the run's own span boa pays at most the budget.
   it.each([
-    [1.2, 0.19],
-    [1.5, 0.12],
-    [2, 0.06],
-    [2.5, 0.03],
-    [3, 0.02],
+    [1.2, 0.19, -0.03],
+    [1.5, 0.12, -0.03],
+    [2, 0.06, -0.03],
+    [2.5, 0.03, -0.05],
+    [3, 0.02, -0.08],
   ])(
-    'at %sx the minimum, pays at most %s over the budget on the yardstick, no more over its own span',
-    (factor, over) => {
+    'at %sx the minimum, pays at most %s over the budget on the yardstick (at least %s), no more over its own span',
+    (factor, over, under) => {
       const budget = factor * minimum;
       const result = runBoa({ budget });
       expect(result.completed).toBe(960);
       expect(result.paidGpuHoursPerHour / budget - 1).toBeLessThan(over);
-      expect(result.paidGpuHoursPerHour / budget - 1).toBeGreaterThan(-0.03);
+      expect(result.paidGpuHoursPerHour / budget - 1).toBeGreaterThan(under);
       expect(ownSpan(result) / budget - 1).toBeLessThan(0.01);
       // The budget window (24 h): the engine's bill in the heaviest day, measured +0.42% to +0.43%
       // (the ceiling's slack x horizon / window, 0.42%); 2.2% to 3.2% over while the ceiling let the

@@ -99,8 +99,13 @@ describe('executing the plan on an uncontended cluster', () => {
   });
 
   it("gives a job its plan's width at each statistical epoch, on as few nodes as possible", () => {
-    // The plan alone: the spend ceiling (tested below) would hold a lone wide job to 1.1 x the budget.
-    const settings = boaSettings(context(RATES), { budget: 2 * minimum, solver: 'paper' });
+    // The plan alone: the spend ceiling (tested below) would hold a lone wide job to 1.1 x the budget,
+    // and the plan cap (below) the plan to twice its load's minimum.
+    const settings = boaSettings(context(RATES), {
+      budget: 2 * minimum,
+      solver: 'paper',
+      planCapMultiple: 0,
+    });
     const policy = new BoaPolicy(context(RATES), { ...settings, ceiling: null });
     policy.onArrival?.(view(0), 0);
     let allocation: readonly number[] = [];
@@ -139,7 +144,8 @@ describe('executing the plan on an uncontended cluster', () => {
 
   it('with a warm-up, plans with half the budget at the first arrival and all of it once it is over', () => {
     const budget = 3 * minimum;
-    const options = { budget, rates: 'oracle', solver: 'paper' } as const;
+    // Without the plan cap (below), which would hold both plans to twice the minimum.
+    const options = { budget, rates: 'oracle', solver: 'paper', planCapMultiple: 0 } as const;
     const plain = boaPolicy.create(context(RATES), options) as BoaPolicy;
     const warm = boaPolicy.create(context(RATES), { ...options, warmupHours: 8 }) as BoaPolicy;
     const budgets = plannedBudgets([plain, warm]);
@@ -155,11 +161,11 @@ describe('executing the plan on an uncontended cluster', () => {
     );
   });
 
-  it('with planCapMultiple 2, caps the plan at twice the minimum, raised as the budget goes unspent', () => {
+  it('by default (planCapMultiple 2) caps the plan at twice the minimum, raised as the budget goes unspent', () => {
     const budget = 4 * minimum;
     const options = { budget, rates: 'oracle', solver: 'paper' } as const;
-    const capped = boaPolicy.create(context(RATES), { ...options, planCapMultiple: 2 }) as BoaPolicy;
-    const plain = boaPolicy.create(context(RATES), options) as BoaPolicy;
+    const capped = boaPolicy.create(context(RATES), options) as BoaPolicy;
+    const plain = boaPolicy.create(context(RATES), { ...options, planCapMultiple: 0 }) as BoaPolicy;
     // No nodes, so nothing is paid: every hour leaves an hour of budget unspent.
     const budgets = plannedBudgets([capped, plain]);
     const [start, startPlain] = budgets(0);
@@ -168,8 +174,8 @@ describe('executing the plan on an uncontended cluster', () => {
     // Two hours of budget unspent, half of relaxHours (4): the cap is 1.5 times as high.
     const [later] = budgets(2 * 3600);
     expect(later).toBeCloseTo(3 * minimum, 2);
-    expect(boaSettings(context(RATES), { budget }).planCap).toBeNull();
-    expect(boaSettings(context(RATES), { budget, planCapMultiple: 2 }).planCap).toEqual({
+    expect(boaSettings(context(RATES), { budget, planCapMultiple: 0 }).planCap).toBeNull();
+    expect(boaSettings(context(RATES), { budget }).planCap).toEqual({
       multiple: 2,
       relaxHours: 4,
     });
