@@ -1,6 +1,7 @@
 /**
- * The plan cap (on by default since 2026-11-30): a plan is made with at most `multiple` times the minimum feasible budget of
- * the load it is made for, and the cap rises with the budget the window has left unspent.
+ * The plan cap (on by default since 2026-11-30): a plan is made with at most `multiple` times the
+ * minimum feasible budget of the load it is made for, and the cap rises with the budget the window has
+ * left unspent.
  *
  * Why: BOA's widths come from the budget relative to the load (a plan for rates r at budget B has the
  * widths of a plan for 2r at 2B). Online rates read low until enough hours are seen (four hours into
@@ -11,7 +12,7 @@
  *
  * A budget that truly is more than `multiple` times what the load needs would never be spent, so the
  * cap rises by itself for every `relaxHours` of budget left unspent in the window. Even so it spends
- * less of a generous budget. It was an opt-in until 2026-11-30, for issue 14's lower band; re-measured
+ * less of a generous budget. It was an opt-in until 2026-11-30, for the budget's lower band; re-measured
  * then, it was as fast or faster at matched paid spend at every point of the comparison, and the demo at
  * 40 3-15% faster on all eight workloads, with one of eight outside the band as without it (workload-1,
  * -3.5% against -3.1%); the bursty traces at 2x-3x their minimum pay 2-7 points further below the budget
