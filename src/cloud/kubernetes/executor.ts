@@ -29,6 +29,7 @@ import { Readmissions } from './readmit.ts';
 import { readPodLog } from './logs.ts';
 import { KUBE_RETRY, kindOf, withKubeRetry } from './retry.ts';
 import { ensureTokenSecret } from './secrets.ts';
+import { VanishedPods } from './vanished.ts';
 
 export interface KubernetesExecutorDeps {
   readonly kubeConfig: KubeConfig;
@@ -73,10 +74,8 @@ export class KubernetesExecutor implements Executor {
   /** Replicas whose pod the API server refused (422, a quota), reported failed so the job does not wait forever. */
   private readonly rejected = new Map<string, ReplicaStatus>();
   private readonly readmissions = new Readmissions();
-  /** Pods of wanted replicas as last seen, by name: one gone without boa deleting it was deleted by someone else. */
-  private readonly seen = new Map<string, { id: PodIdentity; node: string; startedAt?: number }>();
-  /** Replicas whose pod someone else deleted: reported interrupted (not created again) until their generation ends. */
-  private readonly vanished = new Map<string, ReplicaStatus>();
+  /** Replicas whose pod someone else deleted: reported interrupted, not created again (vanished.ts). */
+  private readonly vanished: VanishedPods;
   private readonly now: () => number;
 
   constructor(
@@ -85,6 +84,7 @@ export class KubernetesExecutor implements Executor {
   ) {
     this.logger = deps.logger;
     this.now = deps.now ?? Date.now;
+    this.vanished = new VanishedPods(deps.logger, this.now);
     this.api = coreApi(deps.kubeConfig, config.requestTimeoutMs);
     this.retry = {
       sleep: deps.sleep ?? realSleep,
@@ -175,7 +175,7 @@ export class KubernetesExecutor implements Executor {
       );
       tasks.push(() => this.deletePod(pod));
     }
-    this.noteVanished(wanted, want);
+    this.vanished.note(wanted, want);
     // Start what is missing, once the job's older replicas are gone.
     const servicesByName = new Map(services.map((s) => [s.metadata?.name ?? '', s]));
     for (const job of desired) {
@@ -239,50 +239,7 @@ export class KubernetesExecutor implements Executor {
       seenEnded.delete(key);
       return [ended ?? this.readmissions.status(pod, status)];
     });
-    return [...statuses, ...seenEnded.values(), ...this.rejected.values(), ...this.vanished.values()];
-  }
-
-  /**
-   * Wanted pods seen before and now gone, which boa did not delete: deleted by someone else (kubectl,
-   * a controller, a node's removal). Their jobs resume as a new generation, every rank together, rather
-   * than the one pod coming back alone to a rendezvous its peers have left. After a restart of the
-   * service nothing is remembered as seen, and a missing pod is simply created.
-   */
-  private noteVanished(wanted: readonly V1Pod[], want: ReadonlyMap<number, DesiredJob>): void {
-    const present = new Set<string>();
-    for (const pod of wanted) {
-      const name = pod.metadata?.name;
-      const id = identityOf(pod.metadata?.labels);
-      if (!name || !id) continue;
-      present.add(name);
-      // Terminating: if boa deleted it, it is not to be missed; if someone else did, it was seen before.
-      if (pod.metadata?.deletionTimestamp) continue;
-      const startedAt = pod.status?.containerStatuses?.[0]?.state?.running?.startedAt;
-      this.seen.set(name, {
-        id,
-        node: pod.spec?.nodeName ?? '',
-        ...(startedAt ? { startedAt: new Date(startedAt).getTime() } : {}),
-      });
-    }
-    const now = this.now();
-    for (const [name, { id, node, startedAt }] of this.seen) {
-      if (want.get(id.jobId)?.generation !== id.generation) this.seen.delete(name);
-      else if (!present.has(name)) {
-        this.seen.delete(name);
-        this.vanished.set(name, {
-          ...id,
-          node,
-          phase: 'failed',
-          reason: 'pod deleted by someone else',
-          interrupted: true,
-          ranForMs: startedAt === undefined ? 0 : Math.max(0, now - startedAt),
-        });
-        this.logger.warn({ event: 'kube.pod.vanished', pod: name }, 'replica pod deleted by someone else');
-      }
-    }
-    for (const [name, status] of this.vanished) {
-      if (want.get(status.jobId)?.generation !== status.generation) this.vanished.delete(name);
-    }
+    return [...statuses, ...seenEnded.values(), ...this.rejected.values(), ...this.vanished.statuses()];
   }
 
   async close(): Promise<void> {
@@ -381,13 +338,13 @@ export class KubernetesExecutor implements Executor {
         () => this.api.deleteNamespacedPod({ name, namespace }),
         this.retry,
       );
-      this.seen.delete(name);
+      this.vanished.deletedByBoa(name);
       if (deleted.metadata?.deletionTimestamp) this.pods.put(deleted);
       else this.pods.forget(name);
       this.logger.info({ event: 'kube.pod.deleting', pod: name }, 'replica pod stopping');
     } catch (error) {
       if (kindOf(error) !== 'not-found') throw error;
-      this.seen.delete(name);
+      this.vanished.deletedByBoa(name);
       this.pods.forget(name);
     }
   }
