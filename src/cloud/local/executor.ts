@@ -12,8 +12,6 @@ import type {
 } from '../../service/ports.ts';
 import { checkLocalWorkload } from './executor-command.ts';
 import {
-  type ExitRecord,
-  exitCodeOf,
   generationDir,
   generationsOf,
   isOurSupervisor,
@@ -27,7 +25,8 @@ import {
   writeRecord,
   writeStop,
 } from './executor-records.ts';
-import { type Launched, ReplicaLauncher } from './launcher.ts';
+import { ReplicaLauncher } from './launcher.ts';
+import { type LocalReplica, refreshLiveness, replicaStatus } from './local-replica.ts';
 import { capReplicaLogs, DEFAULT_LOG_CAP, type LogCap } from './log-cap.ts';
 import { replicaEnv } from './replica-env.ts';
 import { killReplicaGroups, signalQuietly } from './replica-signals.ts';
@@ -48,31 +47,6 @@ export interface LocalExecutorOptions {
   readonly launcher?: Pick<ReplicaLauncher, 'launch' | 'close'>;
   /** How a replica's log is bounded (tests use small ones). */
   readonly logCap?: LogCap;
-}
-
-interface LocalReplica {
-  readonly jobId: number;
-  readonly generation: number;
-  readonly rank: number;
-  readonly node: string;
-  readonly dir: string;
-  readonly pid: number;
-  /** When it was started (ms): with its exit record's time, how long it ran. */
-  readonly startedAt: number;
-  /** Started by this instance: the launcher reports its exit. Adopted ones are checked by pid. */
-  launched?: Launched;
-  alive: boolean;
-  exit?: ExitRecord;
-  /** When it was found gone without an exit record (its supervisor killed from outside). */
-  goneAt?: number;
-  /** When SIGTERM was sent (also on disk, so a restarted service keeps the grace deadline). */
-  stopAt?: number;
-  killed: boolean;
-  /**
-   * Its process group is ours to kill: we spawned it, or its recorded pid is our supervisor or no
-   * process at all (its command may linger in the group). A recycled pid's group never is.
-   */
-  readonly owned: boolean;
 }
 
 const keyOf = (jobId: number, generation: number, rank: number) => `${jobId}/${generation}/${rank}`;
@@ -191,7 +165,7 @@ export class LocalExecutor implements Executor {
     // Of generations no longer wanted, those that ended on their own (not by boa's stop): said once more.
     const endedBeforeStop: ReplicaStatus[] = [];
     for (const [key, replica] of this.replicas) {
-      this.refresh(replica, now);
+      refreshLiveness(replica, now);
       const job = wanted.get(replica.jobId);
       const current =
         job !== undefined &&
@@ -202,7 +176,7 @@ export class LocalExecutor implements Executor {
         this.stop(replica, now);
         blocked.add(replica.jobId);
       } else {
-        if (replica.exit && !replica.exit.stopped) endedBeforeStop.push(this.statusOf(replica));
+        if (replica.exit && !replica.exit.stopped) endedBeforeStop.push(replicaStatus(replica, now));
         this.forget(key, replica);
       }
     }
@@ -220,8 +194,9 @@ export class LocalExecutor implements Executor {
     await Promise.all(starts);
     const failedToStart = this.spawnFailures.retain(desired.flatMap((job) => job.replicas));
     this.ports.retain([...desired, ...this.replicas.values()]);
+    const reportedAt = this.now();
     return [
-      ...[...this.replicas.values()].map((r) => this.statusOf(r)),
+      ...[...this.replicas.values()].map((r) => replicaStatus(r, reportedAt)),
       ...failedToStart,
       ...endedBeforeStop,
     ];
@@ -233,69 +208,6 @@ export class LocalExecutor implements Executor {
     await this.capping;
     await this.queue;
     await this.launcher.close();
-  }
-
-  private refresh(replica: LocalReplica, now: number): void {
-    if (!replica.alive) return;
-    const launched = replica.launched;
-    // Adopted, or its launcher gone: a pid is only a number, and a recycled one looks alive, so the exit
-    // record counts first and then the pid must still be this replica's supervisor (else boa would keep
-    // the job running and signal a stranger at its stop).
-    const gone =
-      launched && !launched.orphaned
-        ? launched.exited
-        : readExit(replica.dir, replica.rank) !== undefined ||
-          !isOurSupervisor(replica.pid, replica.dir, replica.rank);
-    if (gone) {
-      replica.alive = false;
-      replica.exit = readExit(replica.dir, replica.rank);
-      if (!replica.exit) replica.goneAt = now;
-    }
-  }
-
-  private statusOf(replica: LocalReplica): ReplicaStatus {
-    const base = {
-      jobId: replica.jobId,
-      generation: replica.generation,
-      rank: replica.rank,
-      node: replica.node,
-    };
-    if (replica.exit) {
-      const exitCode = exitCodeOf(replica.exit);
-      const reason =
-        replica.exit.reason ?? (replica.exit.signal ? `killed by ${replica.exit.signal}` : undefined);
-      // The exit record's time has whole seconds.
-      const ranForMs = Math.max(0, replica.exit.at - replica.startedAt);
-      // A SIGTERM this executor did not send (it records its own first): a stop, even with exit 0.
-      if (replica.exit.stopped && replica.stopAt === undefined) {
-        return {
-          ...base,
-          phase: 'failed',
-          exitCode,
-          reason: `${reason ?? 'ended'} after a SIGTERM boa did not send`,
-          interrupted: true,
-          ranForMs,
-        };
-      }
-      return {
-        ...base,
-        phase: exitCode === 0 ? 'succeeded' : 'failed',
-        exitCode,
-        reason,
-        ranForMs,
-        endedAt: replica.exit.at,
-      };
-    }
-    if (!replica.alive) {
-      return {
-        ...base,
-        phase: 'failed',
-        reason: 'gone without an exit record (killed from outside, supervisor and all)',
-        interrupted: true,
-        ranForMs: Math.max(0, (replica.goneAt ?? this.now()) - replica.startedAt),
-      };
-    }
-    return { ...base, phase: replica.stopAt === undefined ? 'running' : 'stopping' };
   }
 
   /** SIGTERM once (the supervisor passes it to the command's group), then SIGKILL to both groups after the grace. */

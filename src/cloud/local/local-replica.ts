@@ -1,0 +1,94 @@
+import type { ReplicaStatus } from '../../service/ports.ts';
+import { type ExitRecord, exitCodeOf, isOurSupervisor, readExit } from './executor-records.ts';
+import type { Launched } from './launcher.ts';
+
+/** A replica as the local executor tracks it. */
+export interface LocalReplica {
+  readonly jobId: number;
+  readonly generation: number;
+  readonly rank: number;
+  readonly node: string;
+  readonly dir: string;
+  readonly pid: number;
+  /** When it was started (ms): with its exit record's time, how long it ran. */
+  readonly startedAt: number;
+  /** Started by this instance: the launcher reports its exit. Adopted ones are checked by pid. */
+  launched?: Launched;
+  alive: boolean;
+  exit?: ExitRecord;
+  /** When it was found gone without an exit record (its supervisor killed from outside). */
+  goneAt?: number;
+  /** When SIGTERM was sent (also on disk, so a restarted service keeps the grace deadline). */
+  stopAt?: number;
+  killed: boolean;
+  /**
+   * Its process group is ours to kill: we spawned it, or its recorded pid is our supervisor or no
+   * process at all (its command may linger in the group). A recycled pid's group never is.
+   */
+  readonly owned: boolean;
+}
+
+/** Whether the replica still runs: its launcher's word, or for an adopted one its records and pid. */
+export function refreshLiveness(replica: LocalReplica, now: number): void {
+  if (!replica.alive) return;
+  const launched = replica.launched;
+  // Adopted, or its launcher gone: a pid is only a number, and a recycled one looks alive, so the exit
+  // record counts first and then the pid must still be this replica's supervisor (else boa would keep
+  // the job running and signal a stranger at its stop).
+  const gone =
+    launched && !launched.orphaned
+      ? launched.exited
+      : readExit(replica.dir, replica.rank) !== undefined ||
+        !isOurSupervisor(replica.pid, replica.dir, replica.rank);
+  if (gone) {
+    replica.alive = false;
+    replica.exit = readExit(replica.dir, replica.rank);
+    if (!replica.exit) replica.goneAt = now;
+  }
+}
+
+/** What the replica reads as to the service. `now`: for one found gone without an exit record. */
+export function replicaStatus(replica: LocalReplica, now: number): ReplicaStatus {
+  const base = {
+    jobId: replica.jobId,
+    generation: replica.generation,
+    rank: replica.rank,
+    node: replica.node,
+  };
+  if (replica.exit) {
+    const exitCode = exitCodeOf(replica.exit);
+    const reason =
+      replica.exit.reason ?? (replica.exit.signal ? `killed by ${replica.exit.signal}` : undefined);
+    // The exit record's time has whole seconds.
+    const ranForMs = Math.max(0, replica.exit.at - replica.startedAt);
+    // A SIGTERM this executor did not send (it records its own first): a stop, even with exit 0.
+    if (replica.exit.stopped && replica.stopAt === undefined) {
+      return {
+        ...base,
+        phase: 'failed',
+        exitCode,
+        reason: `${reason ?? 'ended'} after a SIGTERM boa did not send`,
+        interrupted: true,
+        ranForMs,
+      };
+    }
+    return {
+      ...base,
+      phase: exitCode === 0 ? 'succeeded' : 'failed',
+      exitCode,
+      reason,
+      ranForMs,
+      endedAt: replica.exit.at,
+    };
+  }
+  if (!replica.alive) {
+    return {
+      ...base,
+      phase: 'failed',
+      reason: 'gone without an exit record (killed from outside, supervisor and all)',
+      interrupted: true,
+      ranForMs: Math.max(0, (replica.goneAt ?? now) - replica.startedAt),
+    };
+  }
+  return { ...base, phase: replica.stopAt === undefined ? 'running' : 'stopping' };
+}
