@@ -47,7 +47,7 @@ export function loadProfileFile(path: string): ProfileFile {
 
 export function loadTrace(path: string): TraceJob[] {
   const jobs = parseTrace(readText(path, 'trace'), path);
-  // Every command reads rates off the trace's span; said here, the message can name the file.
+  // Every command reads rates off the trace; said here, the message can name the file.
   try {
     arrivalRatesPerHour(jobs);
   } catch (error) {

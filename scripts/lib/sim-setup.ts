@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { ProfileFile } from '../../src/core/profile.ts';
-import type { TraceJob } from '../../src/core/trace.ts';
+import { MIN_TRACE_SPAN_HOURS, type TraceJob } from '../../src/core/trace.ts';
 import type { EngineConfig } from '../../src/sim/engine/config.ts';
 import { parseClusterSpec } from '../../src/sim/gpu-types.ts';
 import { APP_NAMES, isAppName } from '../../src/sim/truth/apps.ts';
@@ -234,6 +234,12 @@ export function loadSimInputs(flags: {
 
 export { DEFAULT_PROFILES };
 
+function yardstickWords(result: SimResult): string {
+  return result.arrivalSpanHours >= MIN_TRACE_SPAN_HOURS
+    ? 'all paid over the arrival span'
+    : 'all paid, per hour: the arrivals span under an hour, read as one';
+}
+
 /** A result as an aligned two-column table for people; `label` names the series (a boa variant). */
 export function resultTable(result: SimResult, label = result.policy): string {
   const hours = (s: number) =>
@@ -249,7 +255,7 @@ export function resultTable(result: SimResult, label = result.policy): string {
     ['P95 JCT', hours(result.p95JctSeconds)],
     ['average queueing', hours(result.avgQueueSeconds)],
     // The yardstick: everything paid over the arrival span (the drain after the last arrival counts in).
-    ['paid GPU-hours/hour', `${result.paidGpuHoursPerHour.toFixed(2)} (all paid over the arrival span)`],
+    ['paid GPU-hours/hour', `${result.paidGpuHoursPerHour.toFixed(2)} (${yardstickWords(result)})`],
     ['allocated GPU-hours/hour', `${result.allocatedGpuHoursPerHour.toFixed(2)} (the same)`],
     // What a budget held over the service's 24-hour window would have had to allow.
     ['most paid in 24 h', `${result.peakDayPaidGpuHoursPerHour.toFixed(2)} GPU-hours/hour`],

@@ -104,16 +104,28 @@ function optionalColumns(
 }
 
 /**
- * Arrival rate per class: its jobs / the whole trace's span (first to last arrival) in hours.
+ * Rates are per hour, so a trace whose arrivals span less than an hour (one job, a batch submitted at
+ * once) is read as that hour's arrivals: its rates are its jobs per hour, its minimum budget the
+ * GPU-hours of its cheapest plan, and the spend yardstick its GPU-hours paid (src/sim/engine/metrics.ts).
+ */
+export const MIN_TRACE_SPAN_HOURS = 1;
+
+/** The hours a trace's rates and spend are read over: first to last arrival, at least an hour. */
+export function traceSpanHours(jobs: readonly TraceJob[]): number {
+  if (jobs.length === 0) throw new TraceError('the trace has no jobs');
+  const span = ((jobs[jobs.length - 1] as TraceJob).time - (jobs[0] as TraceJob).time) / SECONDS_PER_HOUR;
+  return Math.max(MIN_TRACE_SPAN_HOURS, span);
+}
+
+/**
+ * Arrival rate per class: its jobs / the whole trace's span (first to last arrival, at least an hour).
  * The span is the whole file's, so filtering classes afterwards does not change the others' rates.
  */
 export function arrivalRatesPerHour(
   jobs: readonly TraceJob[],
   apps?: readonly string[],
 ): Record<string, number> {
-  if (jobs.length < 2) throw new TraceError('a trace needs at least two arrivals to have a span');
-  const span = ((jobs[jobs.length - 1] as TraceJob).time - (jobs[0] as TraceJob).time) / SECONDS_PER_HOUR;
-  if (!(span > 0)) throw new TraceError('all arrivals are at the same time: the trace has no span');
+  const span = traceSpanHours(jobs);
   const counts: Record<string, number> = {};
   for (const job of jobs) counts[job.application] = (counts[job.application] ?? 0) + 1;
   if (apps) {

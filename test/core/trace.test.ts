@@ -20,6 +20,17 @@ describe('workload traces', () => {
     expect(arrivalRatesPerHour(jobs, ['bert'])).toEqual({ bert: 0.5 });
   });
 
+  it('reads a trace spanning under an hour (a batch, one job) as one hour of arrivals', () => {
+    const batch = parseTrace(
+      'name,time,application,num_replicas,batch_size\nx,60,bert,1,12\ny,60,bert,1,12\n',
+    );
+    expect(arrivalRatesPerHour(batch)).toEqual({ bert: 2 });
+    expect(arrivalRatesPerHour(batch.slice(0, 1))).toEqual({ bert: 1 });
+    const halfHour = parseTrace(`${csv.split('\n')[0]}\na,0,cifar10,1,128\nb,1800,cifar10,1,128\n`);
+    expect(arrivalRatesPerHour(halfHour)).toEqual({ cifar10: 2 });
+    expect(() => arrivalRatesPerHour([])).toThrow(/the trace has no jobs/);
+  });
+
   it('says which line and column are wrong', () => {
     expect(() => parseTrace(csv.replace('3600', 'soon'), 't.csv')).toThrow(
       /t\.csv line 2: time must be a non-negative number/,

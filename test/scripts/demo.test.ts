@@ -256,12 +256,13 @@ describe('demo with a budget below the minimum feasible one', () => {
     const dir = mkdtempSync(join(tmpdir(), 'boa-demo-low-'));
     try {
       const trace = join(dir, 'trace.csv');
+      // Four jobs in half an hour: read as an hour's arrivals (a span under an hour counts as one).
       const rows = [0, 600, 1200, 1800].map((t, i) => `j${i},${t},cifar10,1,128`);
       writeFileSync(trace, `name,time,application,num_replicas,batch_size\n${rows.join('\n')}\n`);
       const low = runScript('demo.ts', ['--trace', trace, '--budget', '4']);
       expect(low.status, low.stderr).toBe(0);
       expect(low.stderr).toMatch(
-        /^warning: --budget 4 is below 8\.14 GPU-hours\/hour, the minimum feasible budget at the trace's rates: jobs queue/,
+        /^warning: --budget 4 is below 4\.07 GPU-hours\/hour, the minimum feasible budget at the trace's rates: jobs queue/,
       );
       expect(JSON.parse(low.stdout)).toMatchObject({ budget: 4, jobs: 4, completed: 4 });
     } finally {

@@ -151,12 +151,13 @@ describe('simulate', () => {
     const dir = mkdtempSync(join(tmpdir(), 'simulate-low-'));
     try {
       const trace = join(dir, 'trace.csv');
+      // Four jobs in half an hour: read as an hour's arrivals (a span under an hour counts as one).
       const rows = [0, 600, 1200, 1800].map((t, i) => `j${i},${t},cifar10,1,128`);
       writeFileSync(trace, `name,time,application,num_replicas,batch_size\n${rows.join('\n')}\n`);
       const low = runScript('simulate.ts', ['--trace', trace, '--policy', 'boa', '--budget', '4']);
       expect(low.status, low.stderr).toBe(0);
       expect(low.stderr).toMatch(
-        /^note: --budget 4 is below 8\.14 GPU-hours\/hour, the minimum feasible budget at the trace's rates: /,
+        /^note: --budget 4 is below 4\.07 GPU-hours\/hour, the minimum feasible budget at the trace's rates: /,
       );
       const enough = runScript('simulate.ts', ['--trace', trace, '--policy', 'boa', '--budget', '9']);
       expect(enough.stderr).toBe('');
@@ -173,14 +174,18 @@ describe('simulate', () => {
     );
   });
 
-  it('refuses a trace without a span (one arrival) in one line naming the file', () => {
+  it('runs a one-job trace, its spend read over one hour (the message says so)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'simulate-one-job-'));
     try {
       const one = join(dir, 'one.csv');
       writeFileSync(one, 'name,time,application,num_replicas,batch_size\nj1,0,cifar10,1,128\n');
       const out = runScript('simulate.ts', ['--trace', one, '--policy', 'boa', '--budget', '10']);
-      expect(out.status).toBe(2);
-      expect(out.stderr).toBe(`error: ${one}: a trace needs at least two arrivals to have a span\n`);
+      expect(out.stderr).toBe('');
+      expect(out.status).toBe(0);
+      expect(out.stdout).toMatch(/jobs completed +1 of 1/);
+      expect(out.stdout).toMatch(
+        /paid GPU-hours\/hour +[0-9.]+ \(all paid, per hour: the arrivals span under an hour, read as one\)/,
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

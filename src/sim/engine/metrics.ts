@@ -2,9 +2,10 @@
  * Per-run metrics. Spend is on one yardstick for every policy: total GPU-hours paid (or allocated) over
  * the arrival span, first to last submission, with what is paid after the last submission counted in.
  * Averaging over each run's own span instead would let a policy that finishes later dilute its average.
- * A trace whose jobs all arrive at once has no arrival span: the run span stands in.
+ * A span under an hour counts as one (MIN_TRACE_SPAN_HOURS): a batch's spend reads as its GPU-hours.
  */
 import { SECONDS_PER_HOUR } from '../../core/evaluate.ts';
+import { MIN_TRACE_SPAN_HOURS } from '../../core/trace.ts';
 import type { JobKind } from '../truth/labels.ts';
 
 export interface JobRecord {
@@ -39,7 +40,7 @@ export interface RunMetrics {
   readonly p95JctSeconds: number;
   readonly p50JctSeconds: number;
   readonly p99JctSeconds: number;
-  /** GPU-hours allocated / paid over the whole run, per hour of the arrival span (the yardstick). */
+  /** GPU-hours allocated / paid over the whole run, per hour of the arrival span, at least one (the yardstick). */
   readonly allocatedGpuHoursPerHour: number;
   readonly paidGpuHoursPerHour: number;
   /** Restarts and rescales after each job's first start (first starts are not counted). */
@@ -90,8 +91,8 @@ export function summarize(records: readonly JobRecord[], totals: RunTotals): Run
   const span = totals.end - totals.start;
   const lastArrival = records.reduce((last, r) => Math.max(last, r.arrival), totals.start);
   const arrivalSpan = lastArrival - totals.start;
-  const yardstick = arrivalSpan > 0 ? arrivalSpan : span;
-  const perHour = (gpuSeconds: number) => (yardstick > 0 ? gpuSeconds / yardstick : 0);
+  const yardstick = Math.max(arrivalSpan, MIN_TRACE_SPAN_HOURS * SECONDS_PER_HOUR);
+  const perHour = (gpuSeconds: number) => gpuSeconds / yardstick;
   const allocated = records.reduce((sum, r) => sum + (r.allocatedGpuSeconds ?? r.attainedGpuSeconds), 0);
   const withDeadline = records.filter((r) => r.deadline !== undefined && Number.isFinite(r.deadline));
   const met = withDeadline.filter((r) => r.completedAt !== null && r.completedAt <= (r.deadline as number));

@@ -29,9 +29,10 @@ describe('one job on an autoscaled cluster', () => {
     expect(run.metrics.rescales).toBe(0);
   });
 
-  it('bills the node from its request and the job from its start', () => {
-    expect(run.metrics.paidGpuHoursPerHour).toBeCloseTo(4, 12);
-    expect(run.metrics.allocatedGpuHoursPerHour).toBeCloseTo((4 * (850 - 220)) / 750, 12);
+  it('bills the node from its request and the job from its start, spend read over one hour', () => {
+    // One arrival has no span: the yardstick's hour makes the rate the run's GPU-hours.
+    expect(run.metrics.paidGpuHoursPerHour).toBeCloseTo((4 * (850 - 100)) / 3600, 12);
+    expect(run.metrics.allocatedGpuHoursPerHour).toBeCloseTo((4 * (850 - 220)) / 3600, 12);
     expect(run.metrics.peakNodes).toBe(1);
   });
 });
@@ -74,8 +75,9 @@ describe('a fixed cluster', () => {
     });
     expect(seen).toBe(2);
     expect(run.jobs.map((j) => j.completedAt)).toEqual([630, 630]);
-    expect(run.metrics.paidGpuHoursPerHour).toBeCloseTo(8, 12);
-    expect(run.metrics.allocatedGpuHoursPerHour).toBeCloseTo(8, 12);
+    // Two nodes of 4 GPUs for 630 s, both jobs at once: the spend is read over the yardstick's hour.
+    expect(run.metrics.paidGpuHoursPerHour).toBeCloseTo((8 * 630) / 3600, 12);
+    expect(run.metrics.allocatedGpuHoursPerHour).toBeCloseTo((8 * 630) / 3600, 12);
   });
 
   it('needs a budget to know its size', () => {
