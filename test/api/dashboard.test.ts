@@ -71,6 +71,14 @@ describe.skipIf(!haveChromium)('dashboard in headless Chromium', () => {
     await page.locator('#sign-in').click();
   }
 
+  /** The drawn charts' widths, in pixels. */
+  const chartWidths = (page: Page) =>
+    page.evaluate(() =>
+      ['#spend-chart svg', '#frontier-chart svg'].map((q) =>
+        Number(document.querySelector(q)?.getAttribute('width')),
+      ),
+    );
+
   it('refuses a wrong token and shows nothing but the login', async () => {
     const page = await context.newPage();
     await signIn(page, 'not-the-operator-token');
@@ -92,6 +100,10 @@ describe.skipIf(!haveChromium)('dashboard in headless Chromium', () => {
     const late = (await service.request('POST', '/v1/jobs', { class: 'bert', name: 'late' })).body;
     const page = await context.newPage();
     await signIn(page, service.token);
+    // As wide as their boxes from the first drawing, not only after the 10 s refresh (drawn while the
+    // dashboard was hidden, they measured 0 and showed nothing until then).
+    await page.locator('#frontier-chart svg').waitFor({ state: 'attached', timeout: 30_000 });
+    for (const width of await chartWidths(page)) expect(width).toBeGreaterThan(300);
     await page.locator('#spend-chart svg').waitFor({ timeout: 30_000 });
     await page.locator('#frontier-chart svg').waitFor({ timeout: 30_000 });
 
@@ -123,7 +135,8 @@ describe.skipIf(!haveChromium)('dashboard in headless Chromium', () => {
     expect(lateRow.slice(0, 5)).toEqual([String(late.id), 'late', 'bert', 'waiting', '0']);
     // Kept for the session: a reload needs no token.
     await page.reload();
-    await page.locator('#spend-chart svg').waitFor({ timeout: 30_000 });
+    await page.locator('#frontier-chart svg').waitFor({ state: 'attached', timeout: 30_000 });
+    for (const width of await chartWidths(page)) expect(width).toBeGreaterThan(300);
     expect(await page.locator('#login').isVisible()).toBe(false);
     await page.screenshot({ path: join(screenshots, 'dashboard.png'), fullPage: true });
     // Everything came from boa itself: no internet needed.

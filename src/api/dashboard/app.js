@@ -399,10 +399,10 @@ const SECTIONS = [
 ];
 
 /**
- * One round of calls and drawing. Throws Unauthorized when the token is refused, and an Error when no
- * call got an answer (the service unreachable); otherwise draws what it can and says what it could not.
+ * One round of calls. Throws Unauthorized when the token is refused, and an Error when no call got an
+ * answer (the service unreachable); otherwise what came back and what failed, for `drawAll`.
  */
-async function refresh(token) {
+async function load(token) {
   const names = Object.keys(CALLS);
   const settled = await Promise.allSettled(names.map((name) => api(CALLS[name], token)));
   const data = {};
@@ -414,6 +414,11 @@ async function refresh(token) {
   const reasons = Object.values(failed);
   if (reasons.some((e) => e instanceof Unauthorized)) throw new Unauthorized('the token was refused');
   if (reasons.length === names.length) throw reasons[0];
+  return { data, failed };
+}
+
+/** Draws what `load` got and says what it could not. The charts take their container's width then. */
+async function drawAll({ data, failed }) {
   const problems = [];
   for (const section of SECTIONS) {
     const missing = section.needs.find((name) => name in failed);
@@ -435,6 +440,11 @@ async function refresh(token) {
   $('error').textContent = problems.length ? `boa: ${[...new Set(problems)].join('; ')}` : '';
 }
 
+/** One round of calls and drawing (the 10 s refresh). */
+async function refresh(token) {
+  await drawAll(await load(token));
+}
+
 let timer = null;
 /** Back to the login: the token is dropped, from the session and from the form, so none is kept. */
 function showLogin(message) {
@@ -448,8 +458,9 @@ function showLogin(message) {
 }
 
 async function start(token) {
+  let loaded;
   try {
-    await refresh(token);
+    loaded = await load(token);
   } catch (error) {
     // Kept only once the service has accepted it: a token that could not be sent (a pasted character
     // no header can carry) or a service that did not answer stays on the form, saying why.
@@ -462,6 +473,9 @@ async function start(token) {
   $('login').classList.add('hidden');
   $('dashboard').classList.remove('hidden');
   $('logout').classList.remove('hidden');
+  // Drawn once the dashboard shows: a chart drawn while it is hidden measures its container as 0 wide
+  // and stays blank until the next refresh.
+  await drawAll(loaded);
   clearInterval(timer);
   timer = setInterval(() => {
     refresh(token).catch((error) => {
