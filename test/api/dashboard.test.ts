@@ -73,9 +73,9 @@ describe.skipIf(!haveChromium)('dashboard in headless Chromium', () => {
 
   /** The drawn charts' widths, in pixels. */
   const chartWidths = (page: Page) =>
-    page.evaluate(() =>
-      ['#spend-chart svg', '#frontier-chart svg'].map((q) =>
-        Number(document.querySelector(q)?.getAttribute('width')),
+    Promise.all(
+      ['#spend-chart svg', '#frontier-chart svg'].map(async (q) =>
+        Number(await page.locator(q).getAttribute('width')),
       ),
     );
 
