@@ -3,7 +3,7 @@
  * `compare --history` puts them (scripts/lib/other-days.ts), so the service reads what the simulator
  * measured.
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { historyFrom } from '../../scripts/lib/other-days.ts';
@@ -60,10 +60,41 @@ describe('boa history', () => {
     expect(listed.stdout).toMatch(/^ *2 +workload-2\.csv +\d+ /m);
 
     // Another day goes before the earliest, here past what the estimator reads: refused, nothing stored.
-    const older = await s.boa(['history', 'import', files[1] as string]);
+    const anotherDay = join(s.cwd, 'monday.csv');
+    writeFileSync(anotherDay, readFileSync(files[1] as string));
+    const older = await s.boa(['history', 'import', anotherDay]);
     expect(older.status).toBe(2);
     expect(older.stderr).toMatch(/all 160 arrivals are older than the rate estimator reads/);
     expect(stored(s)).toEqual(expected);
+  });
+
+  it('imports the same traces again as the imports they made: nothing changes', async () => {
+    const s = await started();
+    const files = [join(WORKLOADS, 'workload-2.csv'), join(WORKLOADS, 'workload-3.csv')];
+    expect((await s.boa(['history', 'import', ...files])).status).toBe(0);
+    const before = stored(s);
+    const again = await s.boa(['history', 'import', ...files]);
+    expect(again.stderr).toBe('');
+    expect(again.status).toBe(0);
+    expect(again.stdout).toMatch(/workload-2\.csv: imported before, as #2; nothing changed/);
+    expect(again.stdout).toMatch(/workload-3\.csv: imported before, as #1; nothing changed/);
+    expect(stored(s)).toEqual(before);
+    expect((await s.request('GET', '/v1/history')).body.imports).toHaveLength(2);
+
+    // Other content under a name imported before is another day: placed before the earliest.
+    const edited = join(s.cwd, 'workload-3.csv');
+    writeFileSync(edited, 'name,time,application,num_replicas,batch_size\nj1,0,bert,1,8\nj2,600,bert,1,8\n');
+    const other = await s.boa(['history', 'import', edited]);
+    expect(other.stderr).toBe('');
+    expect(other.stdout).toMatch(/workload-3\.csv: imported 2 arrivals as #3,/);
+    const imports = (await s.request('GET', '/v1/history')).body.imports as Array<{
+      id: number;
+      lastArrivalAt: string;
+      firstArrivalAt: string;
+    }>;
+    const third = imports.find((i) => i.id === 3)!;
+    const earliest = Math.min(...imports.filter((i) => i.id !== 3).map((i) => Date.parse(i.firstArrivalAt)));
+    expect(Date.parse(third.lastArrivalAt)).toBeLessThan(earliest);
   });
 
   it('imports a job log at its own times, once, and deletes it', async () => {

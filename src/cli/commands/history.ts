@@ -35,6 +35,44 @@ interface ImportResult {
   older: number;
 }
 
+type Arrivals = Array<{ className: string; submittedAt: number }>;
+type Kept = { sent: Arrivals; older: number; dropped: number };
+
+/**
+ * The trace placed where an import of the same file name ended before, and sent: the same content is
+ * that import (`alreadyImported`). Other content there overlaps it (409), so the next import of that
+ * name is tried, and undefined when none is the same.
+ */
+async function reimport(
+  held: HistoryView,
+  source: string,
+  jobs: ReadonlyArray<{ className: string; seconds: number }>,
+  keep: (arrivals: Arrivals) => Kept,
+  post: (sent: Arrivals) => Promise<{ data: Imported; text: string }>,
+): Promise<Omit<ImportResult, 'file'> | undefined> {
+  const relative = keep(placeTrace(jobs, 0, 0));
+  const last = relative.sent.reduce((latest, a) => Math.max(latest, a.submittedAt), Number.NEGATIVE_INFINITY);
+  const before = held.imports.filter((i) => i.source === source).sort((a, b) => b.id - a.id);
+  for (const previous of before) {
+    const shift = Date.parse(previous.lastArrivalAt) - last;
+    const sent = relative.sent.map((a) => ({ ...a, submittedAt: a.submittedAt + shift }));
+    try {
+      return { ...(await post(sent)), older: relative.older, dropped: relative.dropped };
+    } catch (error) {
+      if (!(error instanceof CliError && errorCode(error) === 'history_overlaps')) throw error;
+    }
+  }
+  return undefined;
+}
+
+function errorCode(error: CliError): string | undefined {
+  try {
+    return (JSON.parse(error.body ?? '') as { error?: { code?: string } }).error?.code;
+  } catch {
+    return undefined;
+  }
+}
+
 /** compare --history's least gap between days: a minute. */
 const DEFAULT_GAP_HOURS = 1 / 60;
 
@@ -80,23 +118,13 @@ export function addHistoryCommands(program: Command): void {
           }
         }
         const results: ImportResult[] = [];
-        // The last file is nearest the service's record: imported first, each next one placed before it.
-        for (const { file, content } of [...parsed].reverse()) {
-          let arrivals: Array<{ className: string; submittedAt: number }>;
-          if (content.kind === 'log') arrivals = content.arrivals;
-          else {
-            const { data } = await context.client.json<HistoryView>('GET', '/v1/history');
-            // Before the earliest day the service holds: its first arrival, or its own record's start.
-            const earliest = Math.min(
-              Date.parse(data.recordStartedAt),
-              ...data.imports.map((i) => Date.parse(i.firstArrivalAt)),
-            );
-            arrivals = placeTrace(content.jobs, earliest, gapHours * 3_600_000);
-          }
+        const keep = (arrivals: Arrivals) => {
           const kept = known ? arrivals.filter((a) => known.has(a.className)) : arrivals;
-          const { sent, older } = newestArrivals(kept);
-          const { data, text } = await context.client
-            .json<Imported>('POST', '/v1/history', { source: basename(file).slice(0, 200), arrivals: sent })
+          return { ...newestArrivals(kept), dropped: arrivals.length - kept.length };
+        };
+        const post = (file: string, source: string, sent: Arrivals) =>
+          context.client
+            .json<Imported>('POST', '/v1/history', { source, arrivals: sent })
             .catch((error: unknown) => {
               // Each file is its own import: say which went in before this one failed.
               if (error instanceof CliError && results.length > 0) {
@@ -105,7 +133,29 @@ export function addHistoryCommands(program: Command): void {
               }
               throw error;
             });
-          results.push({ file, data, text, dropped: arrivals.length - kept.length, older });
+        // The last file is nearest the service's record: imported first, each next one placed before it.
+        for (const { file, content } of [...parsed].reverse()) {
+          const source = basename(file).slice(0, 200);
+          if (content.kind === 'log') {
+            const { sent, older, dropped } = keep(content.arrivals);
+            results.push({ file, ...(await post(file, source, sent)), dropped, older });
+            continue;
+          }
+          const { data: held } = await context.client.json<HistoryView>('GET', '/v1/history');
+          // A trace has no times of its own: imported again, it goes back where it went before (the
+          // service then finds the same content, one import), not before it as a second day.
+          const again = await reimport(held, source, content.jobs, keep, (sent) => post(file, source, sent));
+          if (again) {
+            results.push({ file, ...again });
+            continue;
+          }
+          // Before the earliest day the service holds: its first arrival, or its own record's start.
+          const earliest = Math.min(
+            Date.parse(held.recordStartedAt),
+            ...held.imports.map((i) => Date.parse(i.firstArrivalAt)),
+          );
+          const { sent, older, dropped } = keep(placeTrace(content.jobs, earliest, gapHours * 3_600_000));
+          results.push({ file, ...(await post(file, source, sent)), dropped, older });
         }
         results.reverse();
         output(context, `[${results.map((r) => r.text).join(',')}]`, () =>
