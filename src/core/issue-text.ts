@@ -15,11 +15,14 @@ const article = (type: string) => (/^[aeiou]/.test(type) ? `an ${type}` : `a ${t
 export function issueText(issue: Issue): string {
   if (!/^(Invalid input|Too small|Too big|Invalid option)/.test(issue.message)) return `: ${issue.message}`;
   if (issue.code === 'invalid_type') {
-    const received = /received (\w+)$/.exec(issue.message)?.[1];
+    const received = /received (-?\w+)$/.exec(issue.message)?.[1];
     // zod's "record" (a map such as a speedup table) is a JSON object to whoever wrote it.
     const expected = issue.expected === 'record' ? 'object' : issue.expected;
     if (received === 'undefined') return ` is missing (${article(expected)})`;
     if (received === 'NaN') return ' must be a number';
+    // JSON.parse reads 1e400 as Infinity: too big, where the field's own bound is what to say.
+    if (received === 'Infinity' || received === '-Infinity') return ' must be a finite number';
+    if (received === 'null') return ` must be ${article(expected)}, not null`;
     // zod calls a fraction where an integer belongs "expected int, received number".
     if (issue.expected === 'int') return ' must be a whole number';
     return ` must be ${article(expected)}${received ? `, not ${article(received)}` : ''}`;
