@@ -253,7 +253,7 @@ export const JobView = z
     name: z.string().nullable(),
     class: z.string(),
     state: z.enum(['waiting', 'running', 'done', 'cancelled', 'failed', 'lost']),
-    waitingFor: z.enum(['plan', 'budget', 'nodes']).nullable().optional(),
+    waitingFor: z.enum(['plan', 'budget', 'tick', 'nodes']).nullable().optional(),
     submittedAt: time(),
     startedAt: time().nullable().openapi({
       description: 'its first start; a job stopped and started again (requeued, rescaled) keeps it',

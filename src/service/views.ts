@@ -118,20 +118,28 @@ function queuedForBudget(service: BoaService): number {
   return n;
 }
 
-/** Why a waiting job waits: no plan yet, the budget (queued, oldest first), or nodes to boot. */
-function waitingFor(job: ServiceJob): 'plan' | 'budget' | 'nodes' | null {
+/**
+ * Why a waiting job waits: no plan yet, the budget (queued, oldest first), the next tick (submitted
+ * since the last one: no tick has placed it yet, idle nodes or not), or nodes to boot.
+ */
+function waitingFor(
+  job: ServiceJob,
+  lastTickAt: number | undefined,
+): 'plan' | 'budget' | 'tick' | 'nodes' | null {
   if (job.state !== 'waiting') return null;
   if (!job.widths) return 'plan';
-  return job.queuedForBudget ? 'budget' : 'nodes';
+  if (job.queuedForBudget) return 'budget';
+  return lastTickAt === undefined || job.submittedAt > lastTickAt ? 'tick' : 'nodes';
 }
 
-export function jobView(job: ServiceJob) {
+/** A job as the API shows it; `lastTickAt` (the service's) tells a job no tick has seen yet. */
+export function jobView(job: ServiceJob, lastTickAt: number | undefined) {
   return {
     id: job.id,
     name: job.name,
     class: job.className,
     state: job.state,
-    waitingFor: waitingFor(job),
+    waitingFor: waitingFor(job, lastTickAt),
     submittedAt: new Date(job.submittedAt).toISOString(),
     startedAt: job.startedAt === null ? null : new Date(job.startedAt).toISOString(),
     finishedAt: job.finishedAt === null ? null : new Date(job.finishedAt).toISOString(),

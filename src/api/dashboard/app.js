@@ -317,6 +317,7 @@ function renderHealth(status, now = Date.now()) {
 const WAITS_FOR = {
   plan: 'waits for a plan (is a budget set?)',
   budget: 'queued for the budget',
+  tick: 'waits for the next tick',
   nodes: 'waits for nodes to boot',
 };
 /** Shown per state: a queue of thousands must not make the page slow; the CLI lists them all. */

@@ -64,7 +64,7 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
         input.workload,
         key,
       );
-      const registered = { id: job.id, token, job: jobView(job) };
+      const registered = { id: job.id, token, job: jobView(job, c.var.service.state.lastTickAt) };
       if (!replayed) return c.json(registered, 201);
       c.header('Idempotent-Replayed', 'true');
       return c.json({ ...registered, replayed: true as const, tokenReplaced: replayed.tokenReplaced }, 201);
@@ -102,7 +102,10 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
           `unknown class "${className}"; known classes: ${[...classes.keys()].join(', ')}`,
           'class',
         );
-      return c.json({ jobs: jobs.map((row) => jobView(c.var.service.job(row.id))) }, 200);
+      return c.json(
+        { jobs: jobs.map((row) => jobView(c.var.service.job(row.id), c.var.service.state.lastTickAt)) },
+        200,
+      );
     },
   );
 
@@ -115,7 +118,11 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
       request: { params: JobIdParam },
       responses: { 200: jsonContent(JobView, 'the job'), ...errors, ...notFound },
     }),
-    (c) => c.json(jobView(c.var.service.job(c.req.valid('param').id, jobToken(c))), 200),
+    (c) =>
+      c.json(
+        jobView(c.var.service.job(c.req.valid('param').id, jobToken(c)), c.var.service.state.lastTickAt),
+        200,
+      ),
   );
 
   app.openapi(
@@ -201,7 +208,14 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
         request: { params: JobIdParam },
         responses: { 200: jsonContent(JobView, 'the job'), ...errors, ...notFound, ...conflict },
       }),
-      (c) => c.json(jobView(c.var.service.finishJob(c.req.valid('param').id, state, jobToken(c))), 200),
+      (c) =>
+        c.json(
+          jobView(
+            c.var.service.finishJob(c.req.valid('param').id, state, jobToken(c)),
+            c.var.service.state.lastTickAt,
+          ),
+          200,
+        ),
     );
   }
 }

@@ -9,6 +9,8 @@ import { isDecimal } from '../parse.ts';
 type JobView = ReturnType<typeof jobView>;
 
 const FINAL = new Set(['done', 'cancelled', 'failed', 'lost']);
+/** `waiting for ...` in a wait's progress lines. */
+const WAITING_WORDS: Record<string, string> = { plan: 'a plan', tick: 'the next tick' };
 
 export interface WaitOptions {
   timeout?: string;
@@ -108,7 +110,7 @@ function describe(job: JobView): string {
   const who = `job ${job.id}${job.name ? ` (${job.name})` : ''}`;
   if (job.state === 'running') return `${who}: running on ${job.width} GPU${job.width === 1 ? '' : 's'}`;
   if (job.state === 'waiting')
-    return `${who}: waiting${job.waitingFor ? ` for ${job.waitingFor === 'plan' ? 'a plan' : job.waitingFor}` : ''}`;
+    return `${who}: waiting${job.waitingFor ? ` for ${WAITING_WORDS[job.waitingFor] ?? job.waitingFor}` : ''}`;
   const why =
     job.state === 'failed' && job.exitCode !== null
       ? ` (exit ${job.exitCode}${job.failureReason ? `: ${job.failureReason}` : ''})`

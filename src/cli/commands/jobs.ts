@@ -110,7 +110,12 @@ function parseStates(value: string): string[] {
 /** The service's page size when no --limit is given. */
 const DEFAULT_LIMIT = 1000;
 
-const WAITS_FOR = { plan: 'waits for a plan', budget: 'queued for the budget', nodes: 'waits for nodes' };
+const WAITS_FOR = {
+  plan: 'waits for a plan',
+  budget: 'queued for the budget',
+  tick: 'waits for the next tick',
+  nodes: 'waits for nodes',
+};
 
 /** The list's last column: why a waiting job waits, a running job's restarts, why a job ended badly. */
 function outcome(job: JobView): string | null {

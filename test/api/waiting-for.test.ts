@@ -1,0 +1,46 @@
+/**
+ * Why a waiting job waits, as the job view says it: a plan, the budget, the next tick (no tick has
+ * seen it yet, whatever the nodes), or nodes to boot.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { startService } from '../service/harness.ts';
+
+type Booted = Awaited<ReturnType<typeof startService>>;
+let boa: Booted | undefined;
+afterEach(async () => {
+  await boa?.close();
+  boa = undefined;
+});
+
+const waitingFor = async (s: Booted, id: number) =>
+  (await s.request('GET', `/v1/jobs/${id}`)).body.waitingFor;
+
+describe('waitingFor', () => {
+  it('is the next tick for a job submitted since the last one, then nodes while they boot', async () => {
+    boa = await startService();
+    const s = boa;
+    const early = (await s.request('POST', '/v1/jobs', { class: 'cifar10' })).body;
+    expect(early.job.waitingFor).toBe('plan');
+    await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
+    await s.ticks(1);
+    // Planned and placed, its nodes asked for: it waits for them to boot.
+    expect(await waitingFor(s, early.id)).toBe('nodes');
+    const states: string[] = [];
+    for (let i = 0; i < 10 && states.at(-1) !== 'running'; i++) {
+      await s.ticks(1);
+      states.push((await s.request('GET', `/v1/jobs/${early.id}`)).body.state);
+    }
+    expect(states.at(-1)).toBe('running');
+
+    // Nodes up: a job submitted now waits for the next tick, which places it (on new nodes if it
+    // needs them: then it waits for those).
+    const late = (await s.request('POST', '/v1/jobs', { class: 'cifar10' })).body;
+    expect(late.job.waitingFor).toBe('tick');
+    expect(await waitingFor(s, late.id)).toBe('tick');
+    await s.ticks(1);
+    const placed = (await s.request('GET', `/v1/jobs/${late.id}`)).body;
+    expect([placed.state, placed.waitingFor]).toEqual(
+      placed.state === 'running' ? ['running', null] : ['waiting', 'nodes'],
+    );
+  });
+});
