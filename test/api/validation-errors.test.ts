@@ -48,6 +48,14 @@ describe('validation errors', () => {
       'gpuHoursPerHour must be a number, not a string',
     ],
     ['PUT', '/v1/budget', { gpuHoursPerHour: -5 }, 'gpuHoursPerHour', 'gpuHoursPerHour must be > 0'],
+    // JSON.parse reads a number past the doubles as Infinity.
+    [
+      'PUT',
+      '/v1/budget',
+      '{"gpuHoursPerHour":1e400}',
+      'gpuHoursPerHour',
+      'gpuHoursPerHour must be a finite number',
+    ],
     ['GET', '/v1/jobs/abc', undefined, 'id', 'id must be a number'],
     // Decimal digits only: Number() would read these as jobs 20, 20 and 10.
     ['GET', '/v1/jobs/0x14', undefined, 'id', 'id must be a number'],
