@@ -12,8 +12,10 @@ const ACTIVE = new Set(['waiting', 'running']);
 
 /**
  * A job as the command line names it: a number is its id; anything else its exact name (`--name` at
- * submit), which must pick out one job, so a mistyped or reused name never acts on the wrong one.
- * `active`: only waiting and running jobs count (cancel), so a finished job's name can be reused.
+ * submit), which must pick out one job, so a mistyped or reused name never acts on the wrong one: the
+ * only job of that name, else the only waiting or running one (a name reused for a new run is that
+ * run: `boa jobs wait first` after submitting "first" again). `active`: only waiting and running jobs
+ * count (cancel).
  */
 export async function resolveJobRef(client: BoaClient, ref: string, active = false): Promise<number> {
   // "-1", "0", "1.5" look like ids and are refused as ids, not looked up as names.
@@ -21,8 +23,10 @@ export async function resolveJobRef(client: BoaClient, ref: string, active = fal
   if (ref === '') throw usageError('a job is named by its id or its name, got ""');
   const query = new URLSearchParams({ name: ref, limit: '10000' });
   const { data } = await client.json<{ jobs: NamedJob[] }>('GET', `/v1/jobs?${query}`);
-  const matches = active ? data.jobs.filter((j) => ACTIVE.has(j.state)) : data.jobs;
+  const live = data.jobs.filter((j) => ACTIVE.has(j.state));
+  const matches = active ? live : data.jobs;
   if (matches.length === 1) return matches[0]!.id;
+  if (live.length === 1) return live[0]!.id;
   if (matches.length > 1) {
     throw new CliError(
       `${matches.length} ${active ? 'waiting or running ' : ''}jobs are named "${ref}": ${described(matches)}; give the id(s)`,

@@ -98,7 +98,7 @@ describe('boa jobs by name, several at once, filtered', () => {
     expect(rerun.stdout).toBe(`job ${again2.body.id} is cancelled\n`);
   });
 
-  it('shows a job by its name; a name several jobs share is refused, listing them', async () => {
+  it('shows a job by its name; a name several jobs share is refused, listing them, unless one is still going', async () => {
     const { s, ids } = await withJobs([
       ['cifar10', 'r18'],
       ['cifar10', 'dup'],
@@ -112,6 +112,12 @@ describe('boa jobs by name, several at once, filtered', () => {
     expect(dup.stderr).toMatch(
       /^boa: 2 jobs are named "dup": job \d+ is waiting, job \d+ is waiting; give the id/,
     );
+    // A name reused after a run ended is the run still going: show, logs and wait pick it.
+    await s.boa(['jobs', 'cancel', String(ids[0])]);
+    const rerun = (await s.request('POST', '/v1/jobs', { class: 'cifar10', name: 'r18' })).body.id;
+    const again = await s.boa(['jobs', 'show', 'r18']);
+    expect(again.status, again.stderr).toBe(0);
+    expect(again.stdout).toMatch(new RegExp(`^job\\s+${rerun} r18 \\(cifar10\\)$`, 'm'));
     const none = await s.boa(['jobs', 'logs', 'nope']);
     expect(none.status).toBe(1);
     expect(none.stderr).toBe('boa: no job is named "nope" (see boa jobs list)\n');
