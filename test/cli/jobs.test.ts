@@ -84,6 +84,14 @@ describe('boa jobs', () => {
     );
     expect((await s.request('GET', '/v1/jobs')).body.jobs).toEqual([]);
 
+    // The -- forgotten: the job's own option reads as boa's, and the error says where it goes.
+    const noDashes = await s.boa(['jobs', 'submit', 'cifar10', 'node', 'train.js', '--epochs', '3']);
+    expect(noDashes.status).toBe(2);
+    expect(noDashes.stderr).toBe(
+      "error: unknown option '--epochs'\n(the job's command and its options go after --: boa jobs submit cifar10 -- node train.js --epochs 3)\n(add --help for usage)\n",
+    );
+    expect((await s.request('GET', '/v1/jobs')).body.jobs).toEqual([]);
+
     // A value forgotten: commander would take the "--" for it, and the job would be named "--".
     const noName = await s.boa(['jobs', 'submit', 'cifar10', '--name', '--', 'node', 'train.js']);
     expect(noName.status).toBe(2);

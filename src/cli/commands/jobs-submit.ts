@@ -41,6 +41,15 @@ export function addSubmitCommand(jobs: Command): void {
       'then wait until the job ends, as boa jobs wait does (exit 0 done, 5 not done, 6 timeout)',
     )
     .option('--timeout <duration>', 'with --wait: give up after this long (90, 90s, 30m, 2h)')
+    // Without the --, the job's own options read as boa's: say where they go.
+    .configureOutput({
+      outputError: (message, write) =>
+        write(
+          message.startsWith('error: unknown option')
+            ? `${message}(the job's command and its options go after --: boa jobs submit cifar10 -- node train.js --epochs 3)\n`
+            : message,
+        ),
+    })
     .action(async (className: string, words: string[], options: SubmitOptions, command: Command) => {
       const context = contextOf(command);
       if (classCameAfterDashes(command, className, words)) {
