@@ -124,7 +124,8 @@ describe.skipIf(!haveChromium)('dashboard in headless Chromium', () => {
     const rows = await page.locator('#active-jobs tbody tr').allInnerTexts();
     const cells = rows.map((r) => r.split('\t').map((c) => c.trim()));
     expect(cells.map((c) => c[1]).sort()).toEqual(['j0', 'j1', 'j2', 'j3', 'j4', 'j5', 'late']);
-    const reason = /^(waits for a plan|queued for the budget|waits for nodes to boot)/;
+    const reason =
+      /^(waits for a plan|queued for the budget|waits for the next tick|waits for nodes to boot)/;
     for (const [, , , state, gpus, , , note] of cells) {
       if (state === 'running') expect(Number(gpus)).toBeGreaterThan(0);
       else expect([state, gpus, note]).toEqual(['waiting', '0', expect.stringMatching(reason)]);
@@ -133,6 +134,8 @@ describe.skipIf(!haveChromium)('dashboard in headless Chromium', () => {
     expect(states).toEqual([...states].sort((a, b) => (a === b ? 0 : a === 'running' ? -1 : 1)));
     const lateRow = cells.find((c) => c[1] === 'late')!;
     expect(lateRow.slice(0, 5)).toEqual([String(late.id), 'late', 'bert', 'waiting', '0']);
+    // No tick has seen it yet: nodes or not, the next tick places it.
+    expect(lateRow[7]).toBe('waits for the next tick');
     // Kept for the session: a reload needs no token.
     await page.reload();
     await page.locator('#frontier-chart svg').waitFor({ state: 'attached', timeout: 30_000 });
