@@ -19,11 +19,17 @@ export interface BoaJobOptions {
   maxBackoffSeconds?: number;
   /** Listen for SIGTERM (default true); close() removes the listener. */
   handleSigterm?: boolean;
+  /** While waitForWidth cannot reach boa (or boa answers 5xx, 429): a console.warn at once, then at
+   * most this often (default 60). */
+  warnEverySeconds?: number;
 }
 
 export declare class BoaError extends Error {}
 export declare class BoaConfigError extends BoaError {}
-export declare class BoaUnavailable extends BoaError {}
+export declare class BoaUnavailable extends BoaError {
+  /** Why the last attempt got no answer: ECONNREFUSED, ENOTFOUND, timed out after 10 s, ... */
+  readonly reason: string | null;
+}
 export declare class BoaHTTPError extends BoaError {
   readonly status: number;
   readonly code: string;

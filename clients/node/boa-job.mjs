@@ -12,7 +12,7 @@
 // Under boa's executor, which starts the next generation; a self-launched job waits for GPUs and
 // carries on instead. See docs/client.md for both, and the protocol.
 
-/* global process, console, fetch, AbortSignal, setTimeout, clearTimeout */
+/* global process, console, fetch, AbortSignal, URL, setTimeout, clearTimeout */
 import { writeFileSync } from 'node:fs';
 
 /**
@@ -47,9 +47,13 @@ export class BoaHTTPError extends BoaError {
     Object.assign(this, { status, code, detail: message, field });
   }
 }
-/** boa could not be reached after the retries. */
+/** boa could not be reached after the retries; `reason` says why (ECONNREFUSED, timed out after 10 s). */
 export class BoaUnavailable extends BoaError {
   name = 'BoaUnavailable';
+  constructor(message, reason = null) {
+    super(message);
+    this.reason = reason;
+  }
 }
 
 function envInt(env, name, fallback) {
@@ -58,6 +62,46 @@ function envInt(env, name, fallback) {
   if (!/^-?\d+$/.test(raw))
     throw new BoaConfigError(`${name} must be an integer, got ${JSON.stringify(raw)}`);
   return Number(raw);
+}
+
+/**
+ * Refuses what cannot be boa's address: every request to it would fail like a boa restarting, and be
+ * retried for ever, with nothing said.
+ */
+function checkUrl(name, url) {
+  const text = String(url);
+  const problem = urlProblem(text);
+  if (problem !== null)
+    throw new BoaConfigError(
+      `${name} must be an absolute http:// or https:// URL such as http://127.0.0.1:8080, got ` +
+        `${JSON.stringify(text)}: ${problem}`,
+    );
+}
+
+/** What is wrong with a URL for boa, or null; the same rules as the Python client's. */
+function urlProblem(text) {
+  if (/\s/.test(text)) return 'it contains whitespace';
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(text)?.[1];
+  if (scheme === undefined) {
+    if (!/^https?:/i.test(text))
+      return `it has no scheme (did you mean "http://${text.replace(/^\/+/, '')}"?)`;
+    return 'http: or https: must be followed by //';
+  }
+  if (!['http', 'https'].includes(scheme.toLowerCase())) return `its scheme is ${scheme}://`;
+  const authority = /^[^:]+:\/\/([^/?#]*)/.exec(text)?.[1] ?? '';
+  // fetch refuses such a URL at every attempt
+  if (authority.includes('@')) return "it has a user or password (the client sends the job's token)";
+  const [, host, port = ''] = /^(\[[^\]]*\]|[^:[\]]*)(?::(.*))?$/.exec(authority) ?? [];
+  if (host === '') return 'it has no host';
+  if (port !== '' && !(/^\d+$/.test(port) && Number(port) >= 1 && Number(port) <= 65535))
+    return 'its port is not a number from 1 to 65535';
+  try {
+    new URL(text);
+  } catch {
+    return 'it is not a valid URL';
+  }
+  if (/[?#]/.test(text)) return 'it has a query or fragment (the client appends /v1/jobs/... to it)';
+  return null;
 }
 
 const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
@@ -74,6 +118,8 @@ export class BoaJob {
   /** Ends the pause of a waitForWidth, for SIGTERM and close(). */
   #wakers = new Set();
   #runByExecutor;
+  /** When waitForWidth last warned that boa is unreachable or failing; null: not since it answered. */
+  #warnedAt = null;
 
   constructor({
     url,
@@ -87,10 +133,12 @@ export class BoaJob {
     backoffSeconds = 0.5,
     maxBackoffSeconds = 8,
     handleSigterm = true,
+    warnEverySeconds = 60,
   }) {
     for (const [name, value] of Object.entries({ url, jobId, token }))
       if (value === undefined || value === null || value === '')
         throw new BoaConfigError(`${name} is required`);
+    checkUrl('url', url);
     this.url = String(url).replace(/\/+$/, '');
     this.jobId = Number(jobId);
     this.token = String(token);
@@ -99,7 +147,14 @@ export class BoaJob {
     // BOA_GENERATION is set only by boa's executor, which stops the replicas it no longer wants itself.
     this.#runByExecutor = this.generation !== null;
     this.env = { ...env };
-    Object.assign(this, { pollSeconds, timeoutSeconds, retries, backoffSeconds, maxBackoffSeconds });
+    Object.assign(this, {
+      pollSeconds,
+      timeoutSeconds,
+      retries,
+      backoffSeconds,
+      maxBackoffSeconds,
+      warnEverySeconds,
+    });
     if (handleSigterm) {
       // A listener replaces Node's default (exit), so the training loop gets to checkpoint.
       this.#onSigterm = () => {
@@ -121,6 +176,7 @@ export class BoaJob {
           '`boa jobs submit` printed',
       );
     }
+    checkUrl('BOA_URL', env.BOA_URL);
     return new BoaJob({
       url: env.BOA_URL,
       jobId: envInt(env, 'BOA_JOB_ID'),
@@ -195,7 +251,8 @@ export class BoaJob {
    * generation and clears that stop. A SIGTERM or an ended job is never cleared: with one of those in
    * place it rejects with a BoaError rather than hand back GPUs. It rejects too if the job ends
    * meanwhile, SIGTERM comes while the width is 0, the timeout passes, or boa refuses the poll (a 4xx);
-   * boa unreachable or failing (5xx, 429) is waited out like width 0.
+   * boa unreachable or failing (5xx, 429) is waited out like width 0, with a console.warn at the first
+   * such poll and then at most every warnEverySeconds.
    */
   async waitForWidth(timeoutSeconds) {
     const deadline = timeoutSeconds === undefined ? Infinity : Date.now() + timeoutSeconds * 1000;
@@ -209,6 +266,7 @@ export class BoaJob {
         if (!passing(error)) throw error;
         trouble = error;
       }
+      this.#warnTrouble(trouble);
       if (FINISHED_STATES.includes(alloc.state)) throw new BoaError(`job ${this.jobId} is ${alloc.state}`);
       if (alloc.width > 0) {
         if (this.generation === null || this.#stopKind === 'generation') {
@@ -231,6 +289,25 @@ export class BoaJob {
       if (this.#sigterm) throw new BoaError('SIGTERM while waiting for GPUs');
       if (this.#closed) throw new BoaError('client closed while waiting for GPUs');
     }
+  }
+
+  #warnTrouble(trouble) {
+    // A wrong BOA_URL fails like a boa restarting, which is waited out: without a word the job would
+    // seem to wait for GPUs. So: at once, then at most every warnEverySeconds while it lasts.
+    if (trouble === null || this.#closed) {
+      this.#warnedAt = null;
+      return;
+    }
+    const now = Date.now();
+    if (this.#warnedAt !== null && now - this.#warnedAt < this.warnEverySeconds * 1000) return;
+    this.#warnedAt = now;
+    console.warn(
+      trouble instanceof BoaUnavailable
+        ? `boa job ${this.jobId}: boa at ${this.url} is not reachable (${trouble.reason}); retrying while ` +
+            'waiting for GPUs (is BOA_URL right?)'
+        : `boa job ${this.jobId}: boa at ${this.url} answered ${trouble.status} ${trouble.code}: ` +
+            `${trouble.detail}; retrying while waiting for GPUs`,
+    );
   }
 
   /** Sleeps up to `ms`; SIGTERM or close() ends it at once (and its timer, which would hold the process). */
@@ -339,11 +416,13 @@ export class BoaJob {
         });
         text = await response.text();
       } catch (error) {
-        // Refused, reset, timed out: the service may be restarting.
+        // Refused, reset, timed out, a name not found: the service may be restarting.
         response = undefined;
         if (last) {
+          const reason = unreachableReason(error, this.timeoutSeconds);
           throw new BoaUnavailable(
-            `boa at ${this.url} not reachable after ${this.retries + 1} attempts: ${error.cause?.code ?? error.message}`,
+            `boa at ${this.url} not reachable after ${this.retries + 1} attempts: ${reason}`,
+            reason,
           );
         }
       }
@@ -367,6 +446,13 @@ function passing(error) {
     error instanceof BoaUnavailable ||
     (error instanceof BoaHTTPError && (error.status >= 500 || error.status === 429))
   );
+}
+
+/** Why a request got no answer, short: ECONNREFUSED, ENOTFOUND, timed out after 10 s. */
+function unreachableReason(error, timeoutSeconds) {
+  if (error?.name === 'TimeoutError') return `timed out after ${timeoutSeconds} s`;
+  // fetch's TypeError('fetch failed') carries the socket's error as its cause.
+  return error?.cause?.code ?? error?.cause?.message ?? error?.message ?? String(error);
 }
 
 /** Every answer of boa's is a JSON object; anything else (a stranger's HTML page) is a BoaError. */

@@ -17,16 +17,20 @@ WORLD_SIZE, ...); a self-launched job passes url, job id and token and waits for
 See docs/client.md for the protocol.
 """
 
+import errno
 import http.client
 import json
 import logging
 import numbers
 import os
 import random
+import re
 import signal
+import socket
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 
 __all__ = ["BoaJob", "BoaError", "BoaConfigError", "BoaHTTPError", "BoaUnavailable", "FINISHED_STATES"]
@@ -57,7 +61,11 @@ class BoaHTTPError(BoaError):
 
 
 class BoaUnavailable(BoaError):
-    """boa could not be reached after the retries."""
+    """boa could not be reached after the retries; reason says why (ECONNREFUSED, timed out after 10 s)."""
+
+    def __init__(self, message, reason=None):
+        super().__init__(message)
+        self.reason = reason
 
 
 def _mark_sigterm(path):
@@ -83,6 +91,48 @@ def _env_int(env, name, default=None):
         raise BoaConfigError(f"{name} must be an integer, got {raw!r}") from None
 
 
+def _check_url(name, url):
+    """Refuses what cannot be boa's address: every request to it would fail like a boa restarting, and
+    be retried for ever, with nothing said."""
+    text = str(url)
+    problem = _url_problem(text)
+    if problem:
+        raise BoaConfigError(
+            f"{name} must be an absolute http:// or https:// URL such as http://127.0.0.1:8080, got {text!r}: "
+            f"{problem}"
+        )
+
+
+def _url_problem(text):
+    """What is wrong with a URL for boa, or None; the same rules as the Node client's."""
+    if re.search(r"\s", text):
+        return "it contains whitespace"
+    scheme = re.match(r"([A-Za-z][A-Za-z0-9+.-]*)://", text)
+    if not scheme:
+        if not text.lower().startswith(("http:", "https:")):
+            return f"it has no scheme (did you mean 'http://{text.lstrip('/')}'?)"
+        return "http: or https: must be followed by //"
+    if scheme.group(1).lower() not in ("http", "https"):
+        return f"its scheme is {scheme.group(1)}://"
+    try:
+        parts = urllib.parse.urlsplit(text)
+    except ValueError:  # http://[::1
+        return "it is not a valid URL"
+    if "@" in parts.netloc:
+        return "it has a user or password (the client sends the job's token)"
+    if not parts.hostname:
+        return "it has no host"
+    try:
+        port = parts.port
+    except ValueError:
+        port = 0
+    if port == 0:
+        return "its port is not a number from 1 to 65535"
+    if re.search("[?#]", text):
+        return "it has a query or fragment (the client appends /v1/jobs/... to it)"
+    return None
+
+
 class BoaJob:
     """One job's connection to boa. Thread-safe; one per process."""
 
@@ -100,10 +150,12 @@ class BoaJob:
         backoff_seconds=0.5,
         max_backoff_seconds=8.0,
         handle_sigterm=True,
+        warn_every_seconds=60.0,
     ):
         for name, value in (("url", url), ("job_id", job_id), ("token", token)):
             if value is None or value == "":
                 raise BoaConfigError(f"{name} is required")
+        _check_url("url", url)
         self.url = str(url).rstrip("/")
         self.job_id = int(job_id)
         self.token = str(token)
@@ -117,6 +169,9 @@ class BoaJob:
         self.retries = int(retries)
         self.backoff_seconds = float(backoff_seconds)
         self.max_backoff_seconds = float(max_backoff_seconds)
+        self.warn_every_seconds = float(warn_every_seconds)
+        # When wait_for_width last warned that boa is unreachable or failing; None: not since it answered.
+        self._warned_at = None
         self._lock = threading.Lock()
         # Set by the SIGTERM handler without the lock: a handler runs in the main thread, which may hold it.
         self._sigterm = False
@@ -140,6 +195,7 @@ class BoaJob:
                 "BOA_JOB_ID and BOA_JOB_TOKEN; a self-launched job sets them to the URL of the service "
                 "and the id and token `boa jobs submit` printed"
             )
+        _check_url("BOA_URL", env["BOA_URL"])
         return cls(
             env["BOA_URL"],
             _env_int(env, "BOA_JOB_ID"),
@@ -233,7 +289,8 @@ class BoaJob:
         turns true at the next change. A SIGTERM or an ended job is never cleared: with one of those
         in place it raises BoaError rather than hand back GPUs. Raises BoaError too if the job ends
         meanwhile, SIGTERM comes while the width is 0, the timeout passes, or boa refuses the poll (a
-        4xx); boa unreachable or failing (5xx, 429) is waited out like width 0."""
+        4xx); boa unreachable or failing (5xx, 429) is waited out like width 0, with a warning on the
+        boa_job logger at the first such poll and then at most every warn_every_seconds."""
         deadline = None if timeout_seconds is None else time.monotonic() + timeout_seconds
         while True:
             alloc, trouble = {}, None
@@ -244,6 +301,7 @@ class BoaJob:
                 if not _passing(error):
                     raise
                 trouble = error
+            self._warn_trouble(trouble)
             if alloc.get("state") in FINISHED_STATES:
                 raise BoaError(f"job {self.job_id} is {alloc['state']}")
             if alloc.get("width", 0) > 0:
@@ -268,6 +326,23 @@ class BoaJob:
                 raise BoaError("SIGTERM while waiting for GPUs")
             if self._stopped.is_set():
                 raise BoaError("client closed while waiting for GPUs")
+
+    def _warn_trouble(self, trouble):
+        # A wrong BOA_URL fails like a boa restarting, which is waited out: without a word the job would
+        # seem to wait for GPUs. So: at once, then at most every warn_every_seconds while it lasts.
+        if trouble is None or self._stopped.is_set():
+            self._warned_at = None
+            return
+        now = time.monotonic()
+        if self._warned_at is not None and now - self._warned_at < self.warn_every_seconds:
+            return
+        self._warned_at = now
+        if isinstance(trouble, BoaUnavailable):
+            _log.warning("boa job %s: boa at %s is not reachable (%s); retrying while waiting for GPUs "
+                         "(is BOA_URL right?)", self.job_id, self.url, trouble.reason)
+        else:
+            _log.warning("boa job %s: boa at %s answered %s %s: %s; retrying while waiting for GPUs",
+                         self.job_id, self.url, trouble.status, trouble.code, trouble.message)
 
     def _pause(self, seconds):
         # Sleeps up to seconds; close() ends it at once, SIGTERM within 0.1 s. The handler only sets a
@@ -414,16 +489,30 @@ class BoaJob:
                     raise failure from None
                 wait = _retry_after(error) or delay * (0.5 + random.random() / 2)
             except (urllib.error.URLError, OSError, http.client.HTTPException) as error:
+                # Refused, reset, timed out, a name not found: the service may be restarting.
                 if last:
+                    reason = _unreachable_reason(error, self.timeout_seconds)
                     raise BoaUnavailable(
-                        f"boa at {self.url} not reachable after {self.retries + 1} attempts: "
-                        f"{getattr(error, 'reason', error)}"
+                        f"boa at {self.url} not reachable after {self.retries + 1} attempts: {reason}", reason
                     ) from None
                 wait = delay * (0.5 + random.random() / 2)  # jitter: replicas do not retry in step
             if self._stopped.wait(wait):
                 raise BoaUnavailable("client closed while retrying")
             delay = min(delay * 2, self.max_backoff_seconds)
         raise AssertionError("unreachable")
+
+
+def _unreachable_reason(error, timeout_seconds):
+    """Why a request got no answer, short: ECONNREFUSED, timed out after 10 s, the DNS's word."""
+    reason = getattr(error, "reason", error)  # a URLError wraps the OSError
+    if isinstance(reason, (socket.timeout, TimeoutError)):
+        return f"timed out after {timeout_seconds:g} s"
+    if isinstance(reason, socket.gaierror):
+        return f"name not resolved: {reason.strerror}"
+    # The builtin ones only: an ssl.SSLError's errno is not the OS's.
+    if type(reason).__module__ == "builtins" and getattr(reason, "errno", None) in errno.errorcode:
+        return errno.errorcode[reason.errno]
+    return str(reason) or type(reason).__name__
 
 
 def _json_object(raw, url):

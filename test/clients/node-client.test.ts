@@ -1,7 +1,7 @@
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import {
   BoaConfigError,
   BoaError,
@@ -32,6 +32,13 @@ afterEach(async () => {
     await new Promise((closed) => server.close(closed));
   }
 });
+
+/** Mutes (and records) the client's console.warn for the rest of the test. */
+function mutedWarnings() {
+  const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+  onTestFinished(() => warn.mockRestore());
+  return warn;
+}
 
 /** A port nothing listens on (until a test puts something there). */
 async function freePort(): Promise<number> {
@@ -102,6 +109,31 @@ describe('Node job client (clients/node/boa-job.mjs)', () => {
     expect(() =>
       BoaJob.fromEnv({ BOA_URL: boa.url, BOA_JOB_ID: '3', BOA_JOB_TOKEN: 't', BOA_GENERATION: 'x' }),
     ).toThrow('BOA_GENERATION must be an integer, got "x"');
+  });
+
+  it('refuses a URL that is not an absolute http:// or https:// URL at once, naming it', () => {
+    // Every request to it would fail like a boa restarting, retried for ever with nothing said.
+    const env = { BOA_URL: '127.0.0.1:8080', BOA_JOB_ID: '12', BOA_JOB_TOKEN: 'x' };
+    expect(() => BoaJob.fromEnv(env)).toThrow(BoaConfigError);
+    expect(() => BoaJob.fromEnv(env)).toThrow(
+      'BOA_URL must be an absolute http:// or https:// URL such as http://127.0.0.1:8080, got ' +
+        '"127.0.0.1:8080": it has no scheme (did you mean "http://127.0.0.1:8080"?)',
+    );
+    const made = (url: string) => () => new BoaJob({ url, jobId: 1, token: 't', handleSigterm: false });
+    for (const [url, problem] of [
+      ['localhost:8080', /^url must be .* got "localhost:8080": it has no scheme/],
+      ['ftp://boa:21', /its scheme is ftp:\/\//],
+      ['http:/boa:8080', /must be followed by \/\//],
+      ['http://:8080', /it has no host/],
+      ['http://boa:99999', /its port is not a number from 1 to 65535/],
+      ['http://boa:80a', /its port is not a number/],
+      ['http://boa:8080/?x=1', /a query or fragment/],
+      ['http://user:pw@boa:8080', /a user or password/],
+      ['http://boa :8080', /whitespace/],
+    ] as const)
+      expect(made(url), url).toThrow(problem);
+    for (const url of ['http://127.0.0.1:8080', 'HTTPS://boa.example:8443/prefix/', 'http://[::1]:8080'])
+      expect(made(url)).not.toThrow();
   });
 
   it('reads the allocation and the launch environment', async () => {
@@ -374,6 +406,7 @@ describe('Node job client (clients/node/boa-job.mjs)', () => {
 
   it('waits for GPUs through an outage of boa (5xx, then unreachable), as through a width of 0', async () => {
     // boa restarting outlasts the retries of one poll; the wait ends only with the job or the timeout.
+    const warn = mutedWarnings();
     const job = await boa.makeJob();
     boa.takeRequests();
     boa.failNext(7, 503);
@@ -389,9 +422,52 @@ describe('Node job client (clients/node/boa-job.mjs)', () => {
     const again = new BoaJob({ url: `http://127.0.0.1:${port}`, jobId: 1, token: 't', ...options });
     clients.push(again);
     expect(await again.waitForWidth(30)).toEqual(back);
+    // Each outage said once (the 5xx, then the port nothing listened on for a second).
+    expect(warn.mock.calls.map((call) => String(call[0]))).toEqual([
+      expect.stringMatching(/answered 503 injected/),
+      expect.stringMatching(/is not reachable \(ECONNREFUSED\)/),
+    ]);
+  });
+
+  it('says so while boa stays unreachable or failing during a wait for GPUs: at once, then at most every warnEverySeconds', async () => {
+    // A wrong BOA_URL (a port nothing listens on) fails like a boa restarting, which is waited out: the
+    // wait used to look like one for GPUs, for ever.
+    const warn = mutedWarnings();
+    const url = `http://127.0.0.1:${await freePort()}`;
+    const options = { pollSeconds: 0.02, retries: 0, handleSigterm: false, env: {} };
+    const wrong = new BoaJob({ url, jobId: 12, token: 't', warnEverySeconds: 0.3, ...options });
+    clients.push(wrong);
+    const started = Date.now();
+    await expect(wrong.waitForWidth(1)).rejects.toThrow(/no GPUs within 1 s/);
+    const seconds = (Date.now() - started) / 1000;
+    const said = warn.mock.calls.map((call) => String(call[0]));
+    expect(said[0]).toBe(
+      `boa job 12: boa at ${url} is not reachable (ECONNREFUSED); retrying while waiting for GPUs (is BOA_URL right?)`,
+    );
+    // Dozens of polls, a few lines: one at once, then one per 0.3 s at most.
+    expect(said.length).toBeGreaterThanOrEqual(2);
+    expect(said.length).toBeLessThanOrEqual(Math.floor(seconds / 0.3) + 1);
+    warn.mockClear();
+    // By default once a minute: one line for this whole wait.
+    const quiet = new BoaJob({ url, jobId: 12, token: 't', ...options });
+    clients.push(quiet);
+    await expect(quiet.waitForWidth(0.5)).rejects.toThrow(/no GPUs within/);
+    expect(warn).toHaveBeenCalledTimes(1);
+    warn.mockClear();
+    // boa there but failing (5xx) is said too, in its own words.
+    const job = await boa.makeJob();
+    boa.failNext(3, 503);
+    const failing = new BoaJob({ url: boa.url, jobId: job.id, token: job.token, ...options });
+    clients.push(failing);
+    expect((await failing.waitForWidth(10)).width).toBe(job.width);
+    expect(warn).toHaveBeenCalledTimes(1);
+    expect(String(warn.mock.calls[0]?.[0])).toBe(
+      `boa job ${job.id}: boa at ${boa.url} answered 503 injected: injected by the test; retrying while waiting for GPUs`,
+    );
   });
 
   it('still ends a wait for GPUs at a refusal (4xx) or the timeout', async () => {
+    mutedWarnings();
     const job = await boa.makeJob(false);
     const options = { pollSeconds: 0.05, retries: 0, handleSigterm: false, env: {} };
     const refused = new BoaJob({
@@ -480,7 +556,8 @@ describe('Node job client (clients/node/boa-job.mjs)', () => {
     const started = Date.now();
     const error = await c.allocation().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(BoaUnavailable);
-    expect((error as Error).message).toMatch(/not reachable after 4 attempts/);
+    expect((error as Error).message).toMatch(/not reachable after 4 attempts: ECONNREFUSED$/);
+    expect(error).toMatchObject({ reason: 'ECONNREFUSED' });
     // Waits of 0.05, 0.1 and 0.2 s at most: bounded, no endless loop.
     expect(Date.now() - started).toBeLessThan(5000);
   });

@@ -133,6 +133,32 @@ class BoaJobTest(unittest.TestCase):
         with self.assertRaisesRegex(BoaConfigError, "BOA_GENERATION must be an integer, got 'x'"):
             BoaJob.from_env({"BOA_URL": URL, "BOA_JOB_ID": "3", "BOA_JOB_TOKEN": "t", "BOA_GENERATION": "x"})
 
+    def test_a_url_that_is_not_absolute_http_is_refused_at_once(self):
+        # Every request to it would fail like a boa restarting, retried for ever with nothing said.
+        env = {"BOA_URL": "127.0.0.1:8080", "BOA_JOB_ID": "12", "BOA_JOB_TOKEN": "x"}
+        with self.assertRaises(BoaConfigError) as raised:
+            BoaJob.from_env(env)
+        self.assertEqual(
+            str(raised.exception),
+            "BOA_URL must be an absolute http:// or https:// URL such as http://127.0.0.1:8080, got "
+            "'127.0.0.1:8080': it has no scheme (did you mean 'http://127.0.0.1:8080'?)",
+        )
+        for url, problem in (
+            ("localhost:8080", r"^url must be .* got 'localhost:8080': it has no scheme"),
+            ("ftp://boa:21", "its scheme is ftp://"),
+            ("http:/boa:8080", "must be followed by //"),
+            ("http://:8080", "it has no host"),
+            ("http://boa:99999", "its port is not a number from 1 to 65535"),
+            ("http://boa:80a", "its port is not a number"),
+            ("http://boa:8080/?x=1", "a query or fragment"),
+            ("http://user:pw@boa:8080", "a user or password"),
+            ("http://boa :8080", "whitespace"),
+        ):
+            with self.subTest(url=url), self.assertRaisesRegex(BoaConfigError, problem):
+                BoaJob(url, 1, "t", handle_sigterm=False)
+        for url in ("http://127.0.0.1:8080", "HTTPS://boa.example:8443/prefix/", "http://[::1]:8080"):
+            BoaJob(url, 1, "t", handle_sigterm=False)
+
     def test_reads_the_allocation_and_the_launch_environment(self):
         job = control("/__test/job")
         client = self.client(job)
@@ -352,8 +378,9 @@ class BoaJobTest(unittest.TestCase):
         url = f"http://127.0.0.1:{free_port()}"
         client = BoaJob(url, 1, "t", retries=3, backoff_seconds=0.05, handle_sigterm=False)
         started = time.monotonic()
-        with self.assertRaisesRegex(BoaUnavailable, "not reachable after 4 attempts"):
+        with self.assertRaisesRegex(BoaUnavailable, "not reachable after 4 attempts: ECONNREFUSED$") as raised:
             client.allocation()
+        self.assertEqual(raised.exception.reason, "ECONNREFUSED")
         # Waits of 0.05, 0.1, 0.2 s at most (with jitter): bounded, no endless loop.
         self.assertLess(time.monotonic() - started, 5)
 
@@ -392,15 +419,59 @@ class BoaJobTest(unittest.TestCase):
         options = dict(poll_seconds=0.05, retries=1, backoff_seconds=0.05, handle_sigterm=False, env={})
         client = BoaJob(URL, job["id"], job["token"], **options)
         self.clients.append(client)
-        self.assertEqual(client.wait_for_width(30)["width"], job["width"])
-        # Four polls of two attempts: seven 503s, then the allocation.
-        self.assertEqual(control("/__test/requests"), {f"GET /v1/jobs/{job['id']}/allocation": 8})
-        port = free_port()
-        back = {"jobId": 1, "state": "running", "width": 2, "nodes": [], "generation": 3, "statEpoch": 0}
-        threading.Timer(1.0, stranger, (self, 200, back, port)).start()
-        client = BoaJob(f"http://127.0.0.1:{port}", 1, "t", **options)
+        with self.assertLogs("boa_job", "WARNING") as logged:
+            self.assertEqual(client.wait_for_width(30)["width"], job["width"])
+            # Four polls of two attempts: seven 503s, then the allocation.
+            self.assertEqual(control("/__test/requests"), {f"GET /v1/jobs/{job['id']}/allocation": 8})
+            port = free_port()
+            back = {"jobId": 1, "state": "running", "width": 2, "nodes": [], "generation": 3, "statEpoch": 0}
+            threading.Timer(1.0, stranger, (self, 200, back, port)).start()
+            client = BoaJob(f"http://127.0.0.1:{port}", 1, "t", **options)
+            self.clients.append(client)
+            self.assertEqual(client.wait_for_width(30), back)
+        # Each outage said once (the 5xx, then the port nothing listened on for a second).
+        self.assertEqual(len(logged.output), 2, logged.output)
+        self.assertIn("answered 503 injected", logged.output[0])
+        self.assertIn("is not reachable (ECONNREFUSED)", logged.output[1])
+
+    def test_wait_for_width_says_so_while_boa_stays_unreachable_or_failing(self):
+        # A wrong BOA_URL (a port nothing listens on) fails like a boa restarting, which is waited out:
+        # the wait used to look like one for GPUs, for ever. Said at once, then every warn_every_seconds.
+        url = f"http://127.0.0.1:{free_port()}"
+        options = dict(poll_seconds=0.02, retries=0, handle_sigterm=False, env={})
+        client = BoaJob(url, 12, "t", warn_every_seconds=0.3, **options)
         self.clients.append(client)
-        self.assertEqual(client.wait_for_width(30), back)
+        started = time.monotonic()
+        with self.assertLogs("boa_job", "WARNING") as logged, self.assertRaisesRegex(BoaError, "no GPUs within 1 s"):
+            client.wait_for_width(1)
+        seconds = time.monotonic() - started
+        said = [record.getMessage() for record in logged.records]
+        self.assertEqual(
+            said[0],
+            f"boa job 12: boa at {url} is not reachable (ECONNREFUSED); retrying while waiting for GPUs "
+            "(is BOA_URL right?)",
+        )
+        # Dozens of polls, a few lines: one at once, then one per 0.3 s at most.
+        self.assertGreaterEqual(len(said), 2)
+        self.assertLessEqual(len(said), int(seconds / 0.3) + 1)
+        # By default once a minute: one line for this whole wait.
+        client = BoaJob(url, 12, "t", **options)
+        self.clients.append(client)
+        with self.assertLogs("boa_job", "WARNING") as logged, self.assertRaises(BoaError):
+            client.wait_for_width(0.5)
+        self.assertEqual(len(logged.records), 1)
+        # boa there but failing (5xx) is said too, in its own words.
+        job = control("/__test/job")
+        control("/__test/fail-next", {"count": 3, "status": 503})
+        client = BoaJob(URL, job["id"], job["token"], **options)
+        self.clients.append(client)
+        with self.assertLogs("boa_job", "WARNING") as logged:
+            self.assertEqual(client.wait_for_width(10)["width"], job["width"])
+        self.assertEqual(
+            [record.getMessage() for record in logged.records],
+            [f"boa job {job['id']}: boa at {URL} answered 503 injected: injected by the test; retrying while "
+             "waiting for GPUs"],
+        )
 
     def test_wait_for_width_still_ends_at_a_refusal_or_the_timeout(self):
         job = control("/__test/job", {"running": False})
@@ -413,7 +484,9 @@ class BoaJobTest(unittest.TestCase):
         self.assertEqual(control("/__test/requests"), {f"GET /v1/jobs/{job['id']}/allocation": 1})
         client = BoaJob(f"http://127.0.0.1:{free_port()}", 1, "t", **options)
         self.clients.append(client)
-        with self.assertRaisesRegex(BoaError, r"no GPUs within 0.5 s \(last poll: boa at .* not reachable"):
+        with self.assertLogs("boa_job", "WARNING"), self.assertRaisesRegex(
+            BoaError, r"no GPUs within 0.5 s \(last poll: boa at .* not reachable"
+        ):
             client.wait_for_width(0.5)
 
     def test_an_error_whose_error_is_a_string_is_a_boa_http_error(self):
