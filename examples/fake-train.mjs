@@ -19,7 +19,7 @@ import { BoaError, BoaHTTPError, BoaJob, FINISHED_STATES } from '../clients/node
 
 /* global process, console, setTimeout */
 
-const USAGE = `usage: node examples/fake-train.mjs [--work-seconds S] [--epochs N] [--speed X] [--poll-seconds P]
+const USAGE = `usage: node examples/fake-train.mjs [--work-seconds S] [--epochs N] [--speed X] [--poll-seconds P] [--help]
   --work-seconds  1-GPU seconds of work in the whole job (FAKE_TRAIN_WORK_SECONDS, default 600)
   --epochs        statistical epochs it is split into (FAKE_TRAIN_EPOCHS, default 8)
   --speed         1-GPU work seconds done per second on one GPU (FAKE_TRAIN_SPEED, default 1)
@@ -31,15 +31,24 @@ const SCALING = 0.8;
 const STEP_SECONDS = 0.1;
 
 function options() {
-  const { values } = parseArgs({
-    options: {
-      'work-seconds': { type: 'string' },
-      epochs: { type: 'string' },
-      speed: { type: 'string' },
-      'poll-seconds': { type: 'string' },
-      help: { type: 'boolean' },
-    },
-  });
+  let values;
+  try {
+    ({ values } = parseArgs({
+      options: {
+        'work-seconds': { type: 'string' },
+        epochs: { type: 'string' },
+        speed: { type: 'string' },
+        'poll-seconds': { type: 'string' },
+        help: { type: 'boolean' },
+      },
+    }));
+  } catch (error) {
+    // A mistyped flag is the user's slip, not a bug: what is wrong and the usage, no stack (as argparse).
+    if (!String(error?.code).startsWith('ERR_PARSE_ARGS_')) throw error;
+    const what = error.message.split('. ')[0]; // Node 18 adds a hint about positionals after '--'
+    console.error(`fake-train: ${what[0].toLowerCase()}${what.slice(1)}; ${USAGE.split('\n')[0]}`);
+    process.exit(2);
+  }
   if (values.help) {
     console.log(USAGE);
     process.exit(0);
@@ -141,7 +150,9 @@ async function main() {
   };
 
   if (selfLaunched) {
-    console.log(`fake-train job ${job.jobId}: waiting for GPUs (boa gives them at a tick once it has nodes)`);
+    console.log(
+      `fake-train job ${job.jobId}: waiting for GPUs from boa at ${job.url} (boa gives them at a tick once it has nodes)`,
+    );
     try {
       await job.waitForWidth();
     } catch (error) {

@@ -154,7 +154,8 @@ def main(argv=None):
         in_flight[0].start()
 
     if self_launched:
-        print(f"fake_train job {job.job_id}: waiting for GPUs (boa gives them at a tick once it has nodes)", flush=True)
+        print(f"fake_train job {job.job_id}: waiting for GPUs from boa at {job.url} (boa gives them at a tick once it "
+              "has nodes)", flush=True)
         try:
             job.wait_for_width()
         except BoaError as error:

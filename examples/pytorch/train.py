@@ -31,7 +31,7 @@ from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "clients", "python"))
 
-from boa_job import BoaError, BoaJob  # noqa: E402
+from boa_job import BoaConfigError, BoaError, BoaJob  # noqa: E402
 
 
 def options(argv=None):
@@ -151,6 +151,7 @@ def worker(local_rank, args):
                     print(f"stopping ({job.stop_reason}) at epoch {epoch} step {step}: saved {path}", flush=True)
                 dist.barrier()
                 dist.destroy_process_group()
+                ignore_sigterm()
                 return
             optimizer.zero_grad()
             loss = loss_fn(model(x.to(device)), y.to(device))
@@ -169,6 +170,15 @@ def worker(local_rank, args):
         except BoaError as error:
             print(f"could not mark the job complete (rank 0 exiting 0 does it under the executor): {error}")
     dist.destroy_process_group()
+    ignore_sigterm()
+
+
+def ignore_sigterm():
+    """For a process whose work is done. boa stops a completed job's replicas with SIGTERM, often while
+    they are still exiting, and the interpreter puts SIGTERM back to its default (death) while it shuts
+    down: a worker killed so made the parent's join raise "process 1 terminated with signal SIGTERM"
+    after a job that had finished fine. Ignored, the SIGTERM leaves the exit 0 as it is."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
 
 def report(job, stat_epoch):
@@ -180,6 +190,12 @@ def report(job, stat_epoch):
 
 def main():
     args = options()
+    try:
+        # A missing BOA_* variable or a BOA_URL that is no http(s) URL: one line, not a traceback per worker.
+        BoaJob.from_env(handle_sigterm=False)
+    except BoaConfigError as error:
+        print(f"train.py: {error}", file=sys.stderr)
+        return 2
     args.checkpoint_dir = checkpoint_directory(args)  # once per node, before any worker starts
     if "LOCAL_RANK" in os.environ:  # torchrun started this process as one worker
         worker(int(os.environ["LOCAL_RANK"]), args)
@@ -187,9 +203,19 @@ def main():
     # boa started one process for this node: one worker per GPU boa gave the job here.
     nproc = int(os.environ.get("NPROC_PER_NODE", "1"))
     workers, stopping = [], []
+    # Under boa's local executor this process says a SIGTERM reached it, so its exit 0 is a stop to resume,
+    # not the job's end. Only its own pid counts there: the workers' clients, whose pids do not, must not
+    # overwrite it, so they do not get the variable.
+    sigterm_file = os.environ.pop("BOA_SIGTERM_FILE", None)
 
     def forward(signum, _frame):
         stopping.append(signum)
+        if sigterm_file:
+            try:
+                with open(sigterm_file, "w") as marker:
+                    marker.write(str(os.getpid()))
+            except OSError:
+                pass  # its folder gone: the exit then reads as the job's end, as without the file
         for process in workers:
             if process.is_alive():
                 os.kill(process.pid, signum)
@@ -200,8 +226,16 @@ def main():
     workers.extend(context.processes)
     if stopping:
         forward(stopping[0], None)
-    while not context.join():
-        pass
+    try:
+        while not context.join():
+            pass
+    except mp.ProcessExitedException as error:
+        # A worker still starting (importing torch, before its client took SIGTERM over) dies of boa's
+        # SIGTERM with nothing to save: a stop like any other, not a failure. Any other death is one.
+        if not stopping or getattr(error, "exit_code", None) != -signal.SIGTERM:
+            raise
+        print(f"train.py: stopped by SIGTERM while its workers started ({error})", file=sys.stderr, flush=True)
+    ignore_sigterm()  # this process is done too: boa stopping it now must not make its exit 0 a death
     return 0
 
 

@@ -278,6 +278,26 @@ describe.each(runtimes)('$name', ({ command, script, skip }) => {
       );
       expect(bad.status).toBe(2);
       expect(bad.out).toMatch(/--epochs.*integer >= 1.*many/);
+      // A mistyped flag: named, with the flags there are, and no stack trace.
+      const typo = await run(
+        command,
+        [script, '--work-secs', '5'],
+        executorEnv(job, job.generation, job.width),
+        ROOT,
+      );
+      expect(typo.status).toBe(2);
+      expect(typo.out).toMatch(/--work-secs/);
+      expect(typo.out).toMatch(/usage: /);
+      for (const flag of ['--work-seconds', '--epochs', '--speed', '--poll-seconds'])
+        expect(typo.out).toContain(flag);
+      expect(typo.out).not.toMatch(/Error|Traceback|\n\s+at /);
+      // A BOA_URL without a scheme was retried for ever as "boa restarting", while the job said it waited for GPUs.
+      const schemeless = { ...executorEnv(job, job.generation, job.width), BOA_URL: '127.0.0.1:8080' };
+      const noScheme = await run(command, [script], schemeless, ROOT);
+      expect(noScheme.status).toBe(2);
+      expect(noScheme.out).toMatch(
+        /BOA_URL must be an absolute http:\/\/ or https:\/\/ URL .*127\.0\.0\.1:8080.*no scheme/,
+      );
       const remote = executorEnv(job, job.generation, job.width, 's3://bucket/ckpt');
       const refused = await run(command, [script], remote, ROOT);
       expect(refused.status).toBe(2);
@@ -352,6 +372,48 @@ describe.skipIf(!torchPython)('examples/pytorch/train.py with torch (CPU, gloo)'
       );
       expect(second.output()).toContain('epoch 8/8 done: WORLD_SIZE=1');
       expect(boa.job(job.id).state).toBe('done');
+    },
+  );
+
+  it(
+    'exits 0 when boa stops its replica just after it completed the job, workers still exiting',
+    { timeout: 600_000 },
+    async () => {
+      // boa stops a done job's replicas with SIGTERM, often while the workers are still exiting: one
+      // killed by it then (the interpreter puts SIGTERM back to its default as it shuts down) made the
+      // parent's join raise "process 1 terminated with signal SIGTERM" after a job that finished fine.
+      let signalled = 0;
+      for (const delayMs of [0, 150, 300, 500]) {
+        const job = await boa.makeJob();
+        const dir = tempDir();
+        const sigtermFile = join(dir, '0.sigterm');
+        const env = {
+          ...executorEnv(job, job.generation, 2, dir),
+          MASTER_PORT: String(await freePort()),
+          BOA_SIGTERM_FILE: sigtermFile,
+        };
+        const args = [
+          'examples/pytorch/train.py',
+          '--epochs',
+          '2',
+          '--samples',
+          '1024',
+          '--poll-seconds',
+          '0.2',
+        ];
+        const proc = watched(torchPython as string, args, env, ROOT);
+        const done = () => boa.job(job.id).state === 'done' || proc.child.exitCode !== null;
+        expect(await until(done, 300)).toBe(true);
+        await new Promise((r) => setTimeout(r, delayMs));
+        // As boa's executor stops the replica of a done job (a pod's main process gets it).
+        if (proc.child.exitCode === null && proc.kill('SIGTERM')) signalled += 1;
+        expect(await proc.exited).toEqual({ code: 0, signal: null });
+        expect(proc.output()).not.toContain('Traceback');
+        expect(boa.job(job.id).state).toBe('done');
+        // Under the local executor the command's own pid says a SIGTERM reached it (the workers' do not count).
+        if (existsSync(sigtermFile)) expect(readFileSync(sigtermFile, 'utf8')).toBe(String(proc.child.pid));
+      }
+      expect(signalled).toBeGreaterThan(0);
     },
   );
 });
