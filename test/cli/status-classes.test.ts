@@ -40,7 +40,7 @@ describe('boa status', () => {
     expect(run.status).toBe(0);
     const g = api.nodeGroup;
     expect(run.stdout).toContain(
-      `${g.desiredNodes} desired, ${g.actualNodes} actual, ${g.readyNodes} ready (group min ${g.minSize}, max ${g.maxSize})`,
+      `${g.desiredNodes} desired, ${g.actualNodes} actual, ${g.readyNodes} ready at the last tick (group min ${g.minSize}, max ${g.maxSize})`,
     );
     expect(run.stdout).toMatch(
       new RegExp(`^GPUs\\s+${api.gpus.allocated} allocated of ${api.gpus.paid} paid$`, 'm'),

@@ -28,7 +28,8 @@ function renderStatus(s: StatusView): string {
     ['cloud', s.cloud],
     [
       'nodes',
-      `${group.desiredNodes ?? '-'} desired, ${group.actualNodes} actual, ${group.readyNodes} ready` +
+      // Read by the tick: a node that came up since reads as booting until the next one.
+      `${group.desiredNodes ?? '-'} desired, ${group.actualNodes} actual, ${group.readyNodes} ready at the last tick` +
         ` (group min ${group.minSize ?? '-'}, max ${group.maxSize ?? '-'})`,
     ],
     ['last resize', resize],
