@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { Stack } from 'aws-cdk-lib';
+import { IgnoreMode, Stack } from 'aws-cdk-lib';
 import * as ecrAssets from 'aws-cdk-lib/aws-ecr-assets';
 import type * as eks from 'aws-cdk-lib/aws-eks-v2';
 import { Construct, type IDependable } from 'constructs';
@@ -22,6 +22,23 @@ export const DATA_VOLUME_GIB = 10;
 
 /** The repository root: the Docker build context of boa's image. */
 export const REPO_ROOT = path.resolve(import.meta.dirname, '..');
+
+/**
+ * What the image's build context leaves out (also .dockerignore). The image takes only
+ * data/profiles.json from data/: a local service's state there (its token, key, lock, jobs' logs) would
+ * change the asset's hash, so a deploy from a checkout where boa was tried would build, push and roll
+ * a new image with no code change, and copy those files into cdk.out.
+ */
+export const IMAGE_EXCLUDE = [
+  'node_modules',
+  'cdk.out',
+  '.git',
+  'infra',
+  'test',
+  '**/*.sqlite*',
+  'data/*',
+  '!data/profiles.json',
+];
 
 export interface BoaWorkloadProps {
   readonly cluster: eks.Cluster;
@@ -64,8 +81,8 @@ export class BoaWorkload extends Construct {
     this.image = new ecrAssets.DockerImageAsset(this, 'Image', {
       directory: REPO_ROOT,
       platform: ecrAssets.Platform.LINUX_AMD64,
-      // Also in .dockerignore; listed here so the asset hash ignores them whatever the ignore mode.
-      exclude: ['node_modules', 'cdk.out', '.git', 'infra', 'test', '**/*.sqlite*'],
+      exclude: IMAGE_EXCLUDE,
+      ignoreMode: IgnoreMode.DOCKER,
     });
 
     this.namespace = cluster.addManifest('Namespace', namespaceManifest());
