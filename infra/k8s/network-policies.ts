@@ -2,8 +2,9 @@ import { BOA_NAMESPACE, BOA_PORT } from './boa.ts';
 
 /**
  * Least reach inside the cluster (enforced by the VPC CNI's network-policy agent, enabled in
- * cluster.ts). boa's namespace: only the jobs' pods reach boa's port, plus the internet-facing load
- * balancer when the API is exposed (its own sourceRanges restrict who). The jobs' namespace: no ingress
+ * cluster.ts). boa's namespace: only the jobs' pods reach boa's port; when the API is exposed, any
+ * source does (the NLB's traffic arrives from node addresses after kube-proxy, its health checks from its
+ * own: no narrower block admits them all), and the NLB's sourceRanges restrict who. The jobs' namespace: no ingress
  * but what a job's own NetworkPolicy allows (boa creates one per job, admitting only that job's pods:
  * src/cloud/kubernetes/network-policy.ts), so one team's job cannot reach another's rendezvous or
  * collectives; outward, pods reach the namespace (the receiving job's policy decides), boa, DNS and
