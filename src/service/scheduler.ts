@@ -4,6 +4,7 @@ import type { MetricDatum, PoolNode } from './ports.ts';
 import { nodeReconcilerFor } from './nodes/index.ts';
 import type { NodeReconciler, NodeTickInput } from './nodes/reconciler.ts';
 import type { BoaService } from './service.ts';
+import { budgetWindowFloor } from './budget.ts';
 import { budgetLimitedWidths } from './budget-widths.ts';
 import { intervalPlan } from './demand.ts';
 import { drainedWidths } from './drain.ts';
@@ -286,9 +287,12 @@ export class Scheduler {
 
   private metrics(decision: TickDecision, now: number): MetricDatum[] {
     const { state, deps } = this.service;
-    if (now - this.paidAverage.at >= 5 * 60_000) {
+    // The window the budget is held over: a new budget starts a new one, so after a cut the alarm on
+    // this average reads what boa holds to the new budget, not a day paid at the old one.
+    const floor = state.budget ? budgetWindowFloor(this.service, state.budget) : state.startedAt;
+    if (now - this.paidAverage.at >= 5 * 60_000 || floor > this.paidAverage.at) {
       const window = deps.config.budgetWindowHours * 3_600_000;
-      const averages = this.service.ledgerAverages(Math.max(now - window, state.startedAt), now);
+      const averages = this.service.ledgerAverages(Math.max(now - window, floor), now);
       this.paidAverage = { at: now, value: averages.paidGpuHoursPerHour };
     }
     const paidNow = paidGpusNow(state.nodes);

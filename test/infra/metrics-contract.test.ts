@@ -39,4 +39,32 @@ describe("boa's metrics as the CDK app's alarms read them", () => {
     const budgets = w.metrics.map((b) => b.find((m) => m.name === 'BudgetGpuHoursPerHour')?.value);
     expect(budgets).toEqual([0, 0, 40, 40, 40]);
   });
+
+  it('averages the paid spend over the window a new budget starts: a cut is not judged by the old budget', async () => {
+    const w = nodesWorld();
+    worlds.push(w);
+    const { tick, boa, job } = await w.start();
+    const setBudget = (gpuHoursPerHour: number) =>
+      boa.app.request('/v1/budget', {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${boa.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ gpuHoursPerHour }),
+      });
+    await setBudget(40);
+    job(8);
+    await tick(30);
+    const published = () => w.metrics.at(-1)?.find((m) => m.name === 'PaidGpuHoursPerHourAverage')?.value;
+    expect(published()).toBeGreaterThan(4);
+
+    await setBudget(4);
+    const cutAt = boa.service.state.budget!.setAt;
+    // The average is refreshed every 5 minutes (and at once when a budget is set): the sixth tick is one.
+    await tick(6);
+    const now = boa.service.deps.clock.now();
+    // Read at the last tick (published before the clock moved on a tick): since the cut, not the day.
+    const sinceCut = boa.service.ledgerAverages(cutAt, now - 60_000).paidGpuHoursPerHour;
+    const whole = boa.service.ledgerAverages(boa.service.state.startedAt, now - 60_000).paidGpuHoursPerHour;
+    expect(whole).toBeGreaterThan(sinceCut);
+    expect(published()).toBeCloseTo(sinceCut, 6);
+  });
 });
