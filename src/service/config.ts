@@ -286,6 +286,18 @@ export const configSchema = z
           'checks the windows ending within it',
       });
     }
+    // The Heartbeat published every tick is what the silence alarm and the budget guard outside boa
+    // read (infra/budget-guard.ts): with the shortest guardMinutes (5), slower ticks would read as boa
+    // gone, and the guard would shrink a node group boa runs.
+    if (c.cloud === 'aws' && c.tickSeconds > MAX_AWS_TICK_SECONDS) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['tickSeconds'],
+        message:
+          `tickSeconds must be at most ${MAX_AWS_TICK_SECONDS} with cloud "aws", got ${c.tickSeconds}: each tick ` +
+          "publishes the Heartbeat that the CDK app's silence alarm and budget guard read (guardMinutes from 5)",
+      });
+    }
     if (c.cloud === 'aws' && !c.aws) {
       ctx.addIssue({
         code: 'custom',
@@ -295,6 +307,9 @@ export const configSchema = z
       });
     }
   });
+
+/** The slowest tick on AWS: two Heartbeats within the budget guard's shortest silence (5 minutes). */
+export const MAX_AWS_TICK_SECONDS = 120;
 
 export type ServiceConfig = WithInstanceDefaults<z.output<typeof configSchema>>;
 

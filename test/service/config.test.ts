@@ -50,6 +50,11 @@ describe('service configuration', () => {
     [{ port: 0 }, /port: port must be between 1 and 65535 \(0, a random port, is not supported\)/],
     [{ cloud: 'gcp' }, /cloud must be one of "local", "aws"/],
     [{ tickSeconds: 0 }, /tickSeconds: tickSeconds must be > 0/],
+    // On AWS each tick's Heartbeat is what the guard outside boa reads (5 minutes of silence at least).
+    [
+      { cloud: 'aws', aws: { clusterName: 'c', nodegroupName: 'g' }, tickSeconds: 1200 },
+      /tickSeconds: tickSeconds must be at most 120 with cloud "aws", got 1200: each tick publishes the Heartbeat/,
+    ],
     [{ token: 'short' }, /token: token must be at least 16 characters/],
     [{ colour: 'blue' }, /unknown setting "colour"/],
     [
