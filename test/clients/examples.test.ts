@@ -270,21 +270,13 @@ describe.each(runtimes)('$name', ({ command, script, skip }) => {
       expect(missing.status).toBe(2);
       expect(missing.out).toContain('missing environment variable BOA_URL, BOA_JOB_ID, BOA_JOB_TOKEN');
       const job = await boa.makeJob();
-      const bad = await run(
-        command,
-        [script, '--epochs', 'many'],
-        executorEnv(job, job.generation, job.width),
-        ROOT,
-      );
+      const withFlags = (...flags: string[]) =>
+        run(command, [script, ...flags], executorEnv(job, job.generation, job.width), ROOT);
+      const bad = await withFlags('--epochs', 'many');
       expect(bad.status).toBe(2);
       expect(bad.out).toMatch(/--epochs.*integer >= 1.*many/);
       // A mistyped flag: named, with the flags there are, and no stack trace.
-      const typo = await run(
-        command,
-        [script, '--work-secs', '5'],
-        executorEnv(job, job.generation, job.width),
-        ROOT,
-      );
+      const typo = await withFlags('--work-secs', '5');
       expect(typo.status).toBe(2);
       expect(typo.out).toMatch(/--work-secs/);
       expect(typo.out).toMatch(/usage: /);
