@@ -94,6 +94,22 @@ describe('KubeClusterNodes (Node watch)', () => {
     expect(read).toMatchObject([{ name: 'n1', instanceId: 'i-0abc' }]);
   });
 
+  it('a Node watch the server ends at once with nothing in it is a failure: started again after restartMs, not in a loop', async () => {
+    const { fake, nodes } = await setup();
+    fake.kubelet.addNode({ name: 'n1', gpus: 4, ready: true, instanceId: 'i-0abc' });
+    fake.faults.inject({ endAtOnce: true, count: 10_000, match: (r) => r.watch && r.path === '/api/v1/nodes' });
+    const watches = () => fake.requests.filter((r) => r.watch && r.path === '/api/v1/nodes').length;
+    expect(await nodes.list()).toMatchObject([{ name: 'n1' }]);
+    // restartMs is 50 here: about 10 in 500 ms at most (client-node's informer alone made hundreds).
+    await new Promise((r) => setTimeout(r, 500));
+    expect(watches()).toBeGreaterThan(1);
+    expect(watches()).toBeLessThanOrEqual(11);
+    // The watch down, a read lists: the view stays true.
+    fake.kubelet.addNode({ name: 'n2', gpus: 4, ready: true, instanceId: 'i-0abd' });
+    expect((await nodes.list()).map((n) => n.name).sort()).toEqual(['n1', 'n2']);
+    fake.faults.clear();
+  });
+
   it("reads EKS's update taint (eks.amazonaws.com/nodegroup NoSchedule): the node will be drained for an update", async () => {
     const { fake, nodes } = await setup();
     fake.kubelet.addNode({ name: 'n1', gpus: 4, ready: true, instanceId: 'i-0abc' });

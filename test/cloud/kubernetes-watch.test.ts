@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { SHORT_WATCH_MS } from '../../src/cloud/kubernetes/client.ts';
 import { createKubernetesExecutor } from '../../src/cloud/kubernetes/index.ts';
 import type { DesiredJob, Executor, Workload } from '../../src/service/ports.ts';
 import { type FakeKubeApi, startFakeKubeApi } from '../fakes/kube-api/index.ts';
@@ -80,10 +81,28 @@ describe('Kubernetes executor watches', () => {
     // Even a stream gone quiet without closing ends then, and is started again.
     expect(podRequests(true)[0]?.query.get('timeoutSeconds')).toBe('300');
     const lists = podRequests(false).length;
+    // Past a very short watch's second, which would be taken for a failure (the next test).
+    await new Promise((r) => setTimeout(r, SHORT_WATCH_MS));
     fake.closeWatches();
     await vi.waitFor(() => expect(podRequests(true)).toHaveLength(2));
     expect(Number(podRequests(true)[1]?.query.get('resourceVersion'))).toBeGreaterThan(0);
     await e.reconcile([job(2, node)]);
     expect(podRequests(false)).toHaveLength(lists);
+  });
+
+  it('a watch the server ends at once with nothing in it is a failure: listed again at the next read, not resumed in a loop', async () => {
+    const e = executor();
+    // A proxy that cuts every pod watch (the unguarded watch measured about 1,000 requests a second).
+    fake.faults.inject({ endAtOnce: true, count: 10_000, match: (r) => r.watch && r.path.endsWith('/pods') });
+    await e.reconcile([job(3, node)]);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(podRequests(true)).toHaveLength(1);
+    expect(logs.lines).toContainEqual(expect.objectContaining({ event: 'kube.watch.failed', resource: 'pods' }));
+    // The next read lists, the cache being down, and watches once more.
+    const lists = podRequests(false).length;
+    await e.reconcile([job(3, node)]);
+    expect(podRequests(false)).toHaveLength(lists + 1);
+    await vi.waitFor(() => expect(podRequests(true)).toHaveLength(2));
+    fake.faults.clear();
   });
 });

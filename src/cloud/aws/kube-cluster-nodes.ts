@@ -2,7 +2,7 @@ import {
   type CoreV1Api,
   type Informer,
   type KubeConfig,
-  makeInformer,
+  ListWatch,
   type ObjectCache,
   PatchStrategy,
   setHeaderOptions,
@@ -10,7 +10,7 @@ import {
 } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { Clock } from '../../service/ports.ts';
-import { coreApi, withWatchTimeout } from '../kubernetes/client.ts';
+import { coreApi, watcher } from '../kubernetes/client.ts';
 import { KUBE_RETRY, withKubeRetry } from '../kubernetes/retry.ts';
 import type { RetryContext } from '../retry.ts';
 import { realSleep, type Sleep } from '../time.ts';
@@ -60,10 +60,12 @@ export class KubeClusterNodes implements ClusterNodes {
       policy: KUBE_RETRY,
     };
     // Its watch bounded like the executor's: a first read must not wait forever on a silent server.
-    this.informer = makeInformer(
-      withWatchTimeout(kubeConfig, options.requestTimeoutMs ?? 10_000),
+    // Not makeInformer: its Watch resumes a watch the server closes at once, at once, in a loop.
+    this.informer = new ListWatch(
       '/api/v1/nodes',
+      watcher(kubeConfig, options.requestTimeoutMs ?? 10_000),
       () => this.api.listNode(),
+      false,
     );
     const put = (node: V1Node) => {
       const view = clusterNodeFrom(node as NodeObject);

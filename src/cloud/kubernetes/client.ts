@@ -66,7 +66,37 @@ export function withWatchTimeout(kc: KubeConfig, timeoutMs: number): KubeConfig 
   return config;
 }
 
-/** A Watch that gives up on a server that does not answer within `timeoutMs` (withWatchTimeout). */
+/**
+ * A watch that ends this soon with no event is taken for a failure, as client-go's reflector takes a
+ * "very short watch": a proxy or load balancer in front of the API server, or a server shutting down,
+ * can answer every watch and close it at once, and resuming at once would loop (measured: about 1,000
+ * watch requests a second).
+ */
+export const SHORT_WATCH_MS = 1000;
+
+/**
+ * A Watch that gives up on a server that does not answer within `timeoutMs` (withWatchTimeout), and
+ * reports a watch ended within SHORT_WATCH_MS with no event as an error, so that its caller relists or
+ * waits before watching again instead of resuming at once.
+ */
 export function watcher(kc: KubeConfig, timeoutMs: number): Watch {
-  return new Watch(withWatchTimeout(kc, timeoutMs));
+  const inner = new Watch(withWatchTimeout(kc, timeoutMs));
+  const guarded = Object.create(inner) as Watch;
+  guarded.watch = (path, params, callback, done) => {
+    const started = performance.now();
+    let events = 0;
+    return inner.watch(
+      path,
+      params,
+      (type, obj, raw) => {
+        events += 1;
+        callback(type, obj, raw);
+      },
+      (error) => {
+        if (error || events > 0 || performance.now() - started >= SHORT_WATCH_MS) return done(error);
+        done(new Error(`watch of ${path} ended at once with no event (a proxy, or a server shutting down?)`));
+      },
+    );
+  };
+  return guarded;
 }

@@ -20,6 +20,8 @@ export interface Fault {
   readonly retryAfterSeconds?: number;
   /** Never answer: the client's own timeout must give up. */
   readonly timeout?: boolean;
+  /** Answer 200 and end the stream at once with nothing in it (a watch, through a proxy that cuts it). */
+  readonly endAtOnce?: boolean;
   /** Which requests it applies to (default: all but watches). */
   readonly match?: (request: RequestInfo) => boolean;
 }
@@ -38,6 +40,7 @@ export interface FaultAction {
   readonly message?: string;
   readonly retryAfterSeconds?: number;
   readonly timeout?: boolean;
+  readonly endAtOnce?: boolean;
 }
 
 /** Queued faults, consumed in order by the requests they match. */
@@ -48,7 +51,8 @@ export class Faults {
 
   /** The next `count` matching requests fail as described. */
   inject(fault: Fault): void {
-    if (!fault.timeout && !fault.status) throw new Error('fault: give a status or timeout: true');
+    if (!fault.timeout && !fault.status && !fault.endAtOnce)
+      throw new Error('fault: give a status, timeout: true or endAtOnce: true');
     this.queue.push({ fault, left: fault.count ?? 1 });
   }
 
@@ -67,13 +71,14 @@ export class Faults {
     entry.left--;
     if (entry.left <= 0) this.queue.splice(this.queue.indexOf(entry), 1);
     this.injected++;
-    const { status, message, timeout, retryAfterSeconds } = entry.fault;
+    const { status, message, timeout, endAtOnce, retryAfterSeconds } = entry.fault;
     return {
       ...(status !== undefined
         ? { status, reason: entry.fault.reason ?? REASONS[status] ?? 'InternalError' }
         : {}),
       ...(message !== undefined ? { message } : {}),
       ...(timeout ? { timeout } : {}),
+      ...(endAtOnce ? { endAtOnce } : {}),
       ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
     };
   }

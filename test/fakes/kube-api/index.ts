@@ -27,7 +27,8 @@
  *   after compact()) gets an ERROR event with a 410 Expired Status, as the real server answers.
  *   timeoutSeconds is honoured; closeWatches() ends all streams as a server restart would.
  * - faults: faults.inject({status: 429|500|503|409, count, retryAfterSeconds, message, match}) fails the
- *   next matching requests with a Status body; {timeout: true} never answers them (the client must time out).
+ *   next matching requests with a Status body; {timeout: true} never answers them (the client must time out);
+ *   {endAtOnce: true} answers 200 and ends the stream at once (a watch cut by a proxy).
  *   By default faults match every request but watches.
  *
  * Control API for tests (no HTTP):

@@ -153,6 +153,12 @@ export class FakeKubeHttpServer {
       res.on('close', () => this.hanging.delete(res));
       return;
     }
+    if (fault?.endAtOnce) {
+      this.requests.push({ method, path: url.pathname, query, watch: info.watch, status: 200 });
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end();
+      return;
+    }
     if (fault?.status) {
       const error = new KubeError(
         fault.status,
