@@ -97,7 +97,11 @@ describe('KubeClusterNodes (Node watch)', () => {
   it('a Node watch the server ends at once with nothing in it is a failure: started again after restartMs, not in a loop', async () => {
     const { fake, nodes } = await setup();
     fake.kubelet.addNode({ name: 'n1', gpus: 4, ready: true, instanceId: 'i-0abc' });
-    fake.faults.inject({ endAtOnce: true, count: 10_000, match: (r) => r.watch && r.path === '/api/v1/nodes' });
+    fake.faults.inject({
+      endAtOnce: true,
+      count: 10_000,
+      match: (r) => r.watch && r.path === '/api/v1/nodes',
+    });
     const watches = () => fake.requests.filter((r) => r.watch && r.path === '/api/v1/nodes').length;
     expect(await nodes.list()).toMatchObject([{ name: 'n1' }]);
     // restartMs is 50 here: about 10 in 500 ms at most (client-node's informer alone made hundreds).

@@ -97,7 +97,9 @@ describe('Kubernetes executor watches', () => {
     await e.reconcile([job(3, node)]);
     await new Promise((r) => setTimeout(r, 500));
     expect(podRequests(true)).toHaveLength(1);
-    expect(logs.lines).toContainEqual(expect.objectContaining({ event: 'kube.watch.failed', resource: 'pods' }));
+    expect(logs.lines).toContainEqual(
+      expect.objectContaining({ event: 'kube.watch.failed', resource: 'pods' }),
+    );
     // The next read lists, the cache being down, and watches once more.
     const lists = podRequests(false).length;
     await e.reconcile([job(3, node)]);
