@@ -91,7 +91,7 @@ async function bootOnEks() {
     await boa.service.execution.settle();
     clock.advance(60);
   };
-  return { boa, fake: bridge.fake, tick };
+  return { boa, fake: bridge.fake, tick, group };
 }
 
 describe('service with --cloud aws --executor kubernetes', () => {
@@ -214,5 +214,78 @@ describe('service with --cloud aws --executor kubernetes', () => {
     );
     // Collected with the Service.
     expect(fake.networkPolicies(NS)).toEqual([]);
+  }, 120_000);
+
+  it('a node whose kubelet dies under a job is removed after provisionSeconds, though its old pod can never confirm its stop, and the job runs elsewhere', async () => {
+    const { boa, fake, tick, group } = await bootOnEks();
+    const api = (method: string, path: string, body?: unknown) =>
+      boa.app.request(path, {
+        method,
+        headers: { authorization: `Bearer ${boa.token}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    expect((await api('PUT', '/v1/budget', { gpuHoursPerHour: 30 })).status).toBe(200);
+    await boa.service.planner.idle();
+    const submitted = await api('POST', '/v1/jobs', {
+      class: 'cifar10',
+      workload: { image: 'ghcr.io/example/train:1', command: ['python', 'train.py'] },
+    });
+    const { id } = (await submitted.json()) as { id: number };
+    const placed = await eventually(
+      'the job placed',
+      async () => {
+        await tick();
+        return boa.service.job(id);
+      },
+      (job) => job.allocation.length > 0,
+    );
+    await eventually(
+      'its pods',
+      () => fake.pods(NS),
+      (list) => list.length === nodesOf(placed.allocation).length,
+    );
+    fake.kubelet.startPods();
+    await tick();
+    const deadNode = fake.pods(NS)[0]!.spec.nodeName as string;
+    const node = fake.nodes().find((n) => n.metadata.name === deadNode)!;
+    const instanceId = (node.spec.providerID as string).split('/').pop()!;
+    // Its kubelet goes silent: NotReady, and a pod deleted there stays Terminating (the fake kubelet
+    // confirms no stop on a NotReady node, as a real API server waits for the kubelet).
+    group.kube.neverReadies(instanceId);
+    let ticks = 0;
+    const removed = await eventually(
+      'the dead node removed',
+      async () => {
+        await tick();
+        ticks += 1;
+        fake.kubelet.startPods();
+        fake.kubelet.finishTermination();
+        return group.asg.instances.find((i: { id: string }) => i.id === instanceId) as
+          { terminatedAt?: number } | undefined;
+      },
+      (instance) => instance?.terminatedAt !== undefined || ticks > 60,
+    );
+    expect(removed?.terminatedAt).toBeDefined();
+    // provisionSeconds (900 s) after it was last seen ready, at 60 s ticks, plus the cordon's pass.
+    expect(ticks).toBeGreaterThanOrEqual(15);
+    expect(ticks).toBeLessThanOrEqual(20);
+    // The job runs on other nodes, its pods all of its current generation, none Terminating.
+    const job = await eventually(
+      'the job running elsewhere',
+      async () => {
+        await tick();
+        fake.kubelet.startPods();
+        return { job: boa.service.job(id), pods: fake.pods(NS) };
+      },
+      ({ job, pods }) =>
+        pods.length === nodesOf(job.allocation).length &&
+        pods.every((p) => p.status?.phase === 'Running' && !p.metadata.deletionTimestamp),
+    );
+    expect(job.job.state).toBe('running');
+    expect(nodesOf(job.job.allocation).map((n) => n.node)).not.toContain(deadNode);
+    for (const pod of job.pods) {
+      expect(pod.spec.nodeName).not.toBe(deadNode);
+      expect(pod.metadata.labels?.[LABELS.generation]).toBe(String(job.job.generation));
+    }
   }, 120_000);
 });

@@ -138,7 +138,7 @@ export class NodeReconciler {
     const group = input.group;
     if (!group || updatedByEks(group)) return false;
     const target = this.bounded(input.target, group);
-    const busy = input.gpusInUse;
+    const busy = this.liveLoad(input, now);
     // Overdue nodes first, so the scale-in below counts them as going and never picks them a second time.
     this.chooseProvisionTimeouts(input.nodes, busy, now);
     const kept = input.nodes.filter((n) => !n.leaving && !this.removing.includes(n.id));
@@ -162,9 +162,9 @@ export class NodeReconciler {
   }
 
   private async pass(input: NodeTickInput, group: NodeGroupState): Promise<void> {
-    const busy = input.gpusInUse;
     const { pool, logger, clock } = this.deps;
     const now = clock.now();
+    const busy = this.liveLoad(input, now);
     const nodes = input.nodes;
     const target = this.bounded(input.target, group);
     this.lastGroup = group;
@@ -249,6 +249,23 @@ export class NodeReconciler {
   private bounded(count: number, group: NodeGroupState): number {
     const max = Math.max(group.minSize, Math.min(group.maxSize, this.deps.settings.maxNodes ?? Infinity));
     return Math.min(max, Math.max(group.minSize, count));
+  }
+
+  /**
+   * What is in use on each node, but nothing on a node whose kubelet has been silent (NotReady) for
+   * provisionMs: its jobs moved off after their grace, and a replica still stopping there never will,
+   * since only its kubelet could confirm the stop (a real API server keeps such a pod Terminating until
+   * the node goes). Counted, it would keep the dead node paid for ever and its job's next generation
+   * waiting for the pod; removing the node ends both (Kubernetes collects the pods of a deleted Node).
+   */
+  private liveLoad(input: NodeTickInput, now: number): GpusInUse {
+    const { provisionMs } = this.deps.settings;
+    const dead = new Set<string>();
+    for (const node of input.nodes)
+      if (node.waitingFor === 'not-ready' && this.readiness.overdue(node, now, provisionMs))
+        dead.add(allocationName(node));
+    if (dead.size === 0) return input.gpusInUse;
+    return (name) => (dead.has(name) ? 0 : input.gpusInUse(name));
   }
 
   /** Nodes launched longer ago than provisionMs and still not ready for jobs: paid for, never usable. */

@@ -95,10 +95,16 @@ export class FakeKubelet {
 
   /** Sets the node's Ready condition (a NotReady kubelet, or one that recovered). */
   setNodeReady(name: string, ready: boolean): KubeObject {
-    return this.core.store.update('nodes', undefined, name, (node) => ({
+    const node = this.core.store.update('nodes', undefined, name, (node) => ({
       ...node,
       status: { ...node.status, conditions: [this.readyCondition(ready)] },
     }));
+    // A kubelet back confirms the stops it missed.
+    if (ready)
+      for (const pod of [...this.core.store.peek('pods')])
+        if (pod.spec?.nodeName === name && pod.metadata.deletionTimestamp)
+          this.finishTermination(pod.metadata.name);
+    return node;
   }
 
   /** Deletes the node; its pods are deleted at once, as the pod garbage collector does for gone nodes. */
@@ -198,17 +204,31 @@ export class FakeKubelet {
     return this.exit(podName, 137, reason);
   }
 
-  /** Terminating pods (or only `podName`) whose containers have stopped are removed. Returns how many. */
+  /**
+   * Terminating pods (or only `podName`) whose containers have stopped are removed. Returns how many.
+   * Not on a node that is NotReady: only its kubelet confirms a stop, so a real API server keeps such a
+   * pod Terminating until the node recovers or is deleted (removeNode, the pod garbage collector).
+   */
   finishTermination(podName?: string): number {
     let removed = 0;
     const done = [...this.core.store.peek('pods')].filter(
-      (pod) => pod.metadata.deletionTimestamp && (!podName || pod.metadata.name === podName),
+      (pod) =>
+        pod.metadata.deletionTimestamp &&
+        (!podName || pod.metadata.name === podName) &&
+        !this.onSilentNode(pod),
     );
     for (const pod of done) {
       this.core.store.remove('pods', pod.metadata.namespace, pod.metadata.name);
       removed++;
     }
     return removed;
+  }
+
+  private onSilentNode(pod: KubeObject): boolean {
+    const node = pod.spec?.nodeName && this.core.store.get('nodes', undefined, pod.spec.nodeName);
+    return (
+      Boolean(node) && !node.status?.conditions?.some((c: any) => c.type === 'Ready' && c.status === 'True')
+    );
   }
 
   /** The pod's container writes `text` to its output (what `kubectl logs` shows). */
