@@ -186,6 +186,13 @@ export const configSchema = z
      * that keeps evicting it, a job that signals its own supervisor) must not resume it forever.
      */
     interruptedMinRunSeconds: z.number().nonnegative().default(60),
+    /**
+     * A generation whose replicas are not all running this long after boa first asked for them has
+     * failed (a restart, with its backoff): a pod that never starts (a volume that cannot attach, a
+     * pull that never succeeds, a create the API server keeps failing) must not hold its GPUs for
+     * ever. Counted from when this service asked (a restart of boa starts it again). 0: no deadline.
+     */
+    startTimeoutSeconds: z.number().nonnegative().default(900),
     /** Running replicas are checked this often between ticks, so an exit is seen within it. */
     replicaCheckSeconds: positive('replicaCheckSeconds').default(5),
     /** A self-launched job silent (no poll, no report) this long is `lost` and its GPUs freed. */

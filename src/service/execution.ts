@@ -40,6 +40,8 @@ export class Execution {
   private readonly specs = new Map<number, DesiredJob>();
   /** Job tokens handed to replicas, derived once per job. */
   private readonly tokens = new Map<number, string>();
+  /** When each job's current generation was first asked of the executor, until all of it runs. */
+  private readonly startAsked = new Map<number, { generation: number; at: number }>();
 
   constructor(
     private readonly service: BoaService,
@@ -117,6 +119,8 @@ export class Execution {
         backingOff += 1;
         continue;
       }
+      if (this.startAsked.get(job.id)?.generation !== job.generation)
+        this.startAsked.set(job.id, { generation: job.generation, at: now });
       let wanted = this.specs.get(job.id);
       if (wanted?.generation !== job.generation) {
         wanted = { jobId: job.id, generation: job.generation, replicas: this.replicasOf(job) };
@@ -227,11 +231,54 @@ export class Execution {
         settling = true;
       }
     }
+    if (this.failOverdueStarts(byJob)) settling = true;
     const endOf = (d: { endedAt: number | undefined }) => d.endedAt ?? Number.MAX_SAFE_INTEGER;
     done.sort((a, b) => endOf(a) - endOf(b));
     for (const { jobId, endedAt } of done)
       this.service.finishJob(jobId, 'done', undefined, undefined, endedAt);
     return settling;
+  }
+
+  /**
+   * Generations not all running startTimeoutSeconds after they were asked for fail, with what the
+   * replica still starting last said (or that none was made). Returns whether one did.
+   */
+  private failOverdueStarts(byJob: ReadonlyMap<number, ReplicaStatus[]>): boolean {
+    const { config, clock } = this.service.deps;
+    const limitMs = config.startTimeoutSeconds * 1000;
+    const now = clock.now();
+    let failed = false;
+    for (const [jobId, asked] of this.startAsked) {
+      const job = this.service.state.jobs.get(jobId);
+      const ranks = this.specs.get(jobId)?.replicas ?? [];
+      if (job?.state !== 'running' || job.generation !== asked.generation) {
+        this.startAsked.delete(jobId);
+        continue;
+      }
+      const current = (byJob.get(jobId) ?? []).filter((r) => r.generation === job.generation);
+      const up = (rank: number) =>
+        current.some((r) => r.rank === rank && (r.phase === 'running' || r.phase === 'succeeded'));
+      const waiting = ranks.filter((r) => !up(r.rank));
+      if (waiting.length === 0) {
+        this.startAsked.delete(jobId);
+        continue;
+      }
+      if (!(limitMs > 0) || now - asked.at < limitMs) continue;
+      const first = waiting[0]!;
+      const seen = current.find((r) => r.rank === first.rank);
+      const why = seen?.reason ?? (seen ? seen.phase : 'no replica was made (the executor log says why)');
+      this.startAsked.delete(jobId);
+      this.fail(job, {
+        jobId,
+        generation: job.generation,
+        rank: first.rank,
+        node: first.node,
+        phase: 'failed',
+        reason: `did not start within ${config.startTimeoutSeconds} s (startTimeoutSeconds): ${why}`,
+      });
+      failed = true;
+    }
+    return failed;
   }
 
   /** A failed replica: the generation restarts after a backoff, or the job fails for good. */

@@ -354,22 +354,60 @@ describe('replica status from a pod', () => {
     expect(replicaStatusOf(withStatus(notDisrupted))?.interrupted).toBeUndefined();
   });
 
-  it('reports a pod stuck on its image as failed, so the job does not wait forever', () => {
-    const waiting = [
-      {
-        name: 'train',
-        image: 'i',
-        imageID: '',
-        ready: false,
-        restartCount: 0,
-        state: { waiting: { reason: 'ImagePullBackOff' } },
-      },
-    ];
-    expect(replicaStatusOf(withStatus({ phase: 'Pending', containerStatuses: waiting }))).toEqual({
+  const waitingOn = (reason: string, message?: string) =>
+    withStatus({
+      phase: 'Pending',
+      containerStatuses: [
+        {
+          name: 'train',
+          image: 'i',
+          imageID: '',
+          ready: false,
+          restartCount: 0,
+          state: { waiting: { reason, ...(message ? { message } : {}) } },
+        },
+      ],
+    });
+
+  it('fails a pull the registry refuses at once, with its message, so a wrong image does not wait', () => {
+    const message =
+      'failed to pull and unpack image "docker.io/repo/trian:1": failed to resolve reference: docker.io/repo/trian:1: not found';
+    expect(replicaStatusOf(waitingOn('ErrImagePull', message))).toEqual({
       ...ids,
       phase: 'failed',
-      reason: 'ImagePullBackOff',
+      reason: `ErrImagePull: ${message}`,
     });
+    const denied = 'pull access denied for repo/train, repository does not exist or may require docker login';
+    expect(replicaStatusOf(waitingOn('ErrImagePull', denied))).toMatchObject({ phase: 'failed' });
+    expect(replicaStatusOf(waitingOn('InvalidImageName', "couldn't parse image reference"))).toEqual({
+      ...ids,
+      phase: 'failed',
+      reason: "InvalidImageName: couldn't parse image reference",
+    });
+    expect(replicaStatusOf(waitingOn('CreateContainerConfigError'))).toEqual({
+      ...ids,
+      phase: 'failed',
+      reason: 'CreateContainerConfigError',
+    });
+  });
+
+  it('a pull that fails for a passing cause (throttled, a 5xx, a timeout) or in back-off is starting, with its reason: the start deadline catches one that never passes', () => {
+    for (const [reason, message] of [
+      ['ErrImagePull', 'failed to pull: 429 Too Many Requests (toomanyrequests)'],
+      ['ErrImagePull', 'rpc error: code = Unknown desc = 503 Service Unavailable'],
+      ['ErrImagePull', 'dial tcp 10.0.0.1:443: i/o timeout'],
+      ['ImagePullBackOff', 'Back-off pulling image "repo/train:1"'],
+    ] as const) {
+      expect(replicaStatusOf(waitingOn(reason, message))).toEqual({
+        ...ids,
+        phase: 'starting',
+        reason: `${reason}: ${message}`,
+      });
+    }
+    // A kubelet's message can be long: kept within 400 characters.
+    const long = replicaStatusOf(waitingOn('ContainerCreating', 'x'.repeat(2000)));
+    expect(long?.reason).toHaveLength(400);
+    expect(long?.phase).toBe('starting');
   });
 
   it('ignores pods without boa labels', () => {

@@ -26,42 +26,58 @@ class ScriptedExecutor implements Executor {
   readonly interrupted = new Map<string, number>();
   /** Any other status the test gives a replica. */
   readonly statuses = new Map<string, Partial<ReplicaStatus>>();
+  /** Jobs whose replicas all stay starting, with this reason (a pod that never starts). */
+  readonly starting = new Map<number, string>();
   /** Statuses of replicas no longer desired, reported at the next reconcile only. */
   readonly endedBefore: ReplicaStatus[] = [];
 
+  /** When each job/generation was first asked for, by the service's clock (set by the test). */
+  readonly asked = new Map<string, number>();
+  now: () => number = () => 0;
+
   async reconcile(desired: readonly DesiredJob[]): Promise<readonly ReplicaStatus[]> {
     this.calls.push([...desired]);
+    for (const job of desired)
+      if (!this.asked.has(`${job.jobId}/${job.generation}`))
+        this.asked.set(`${job.jobId}/${job.generation}`, this.now());
     return this.endedBefore.splice(0).concat(this.desiredStatuses(desired));
   }
 
+  /** Jobs none of whose replicas is ever made (every create refused as a step error). */
+  readonly unmade = new Set<number>();
+
   private desiredStatuses(desired: readonly DesiredJob[]): ReplicaStatus[] {
-    return desired.flatMap((job) =>
-      job.replicas.map((r): ReplicaStatus => {
-        const key = `${r.jobId}/${r.generation}/${r.rank}`;
-        const code = this.exits.get(key);
-        const base = { jobId: r.jobId, generation: r.generation, rank: r.rank, node: r.node };
-        const given = this.statuses.get(key);
-        if (given) return { ...base, phase: 'running', ...given };
-        const ranForMs = this.interrupted.get(key);
-        if (ranForMs !== undefined) {
+    return desired
+      .filter((job) => !this.unmade.has(job.jobId))
+      .flatMap((job) =>
+        job.replicas.map((r): ReplicaStatus => {
+          const key = `${r.jobId}/${r.generation}/${r.rank}`;
+          const code = this.exits.get(key);
+          const base = { jobId: r.jobId, generation: r.generation, rank: r.rank, node: r.node };
+          const stuck = this.starting.get(r.jobId);
+          if (stuck !== undefined) return { ...base, phase: 'starting', reason: stuck };
+          const given = this.statuses.get(key);
+          if (given) return { ...base, phase: 'running', ...given };
+          const ranForMs = this.interrupted.get(key);
+          if (ranForMs !== undefined) {
+            return {
+              ...base,
+              phase: 'failed',
+              exitCode: 0,
+              reason: 'exited 0 after SIGTERM',
+              interrupted: true,
+              ranForMs,
+            };
+          }
+          if (code === undefined) return { ...base, phase: 'running' };
           return {
             ...base,
-            phase: 'failed',
-            exitCode: 0,
-            reason: 'exited 0 after SIGTERM',
-            interrupted: true,
-            ranForMs,
+            phase: code === 0 ? 'succeeded' : 'failed',
+            exitCode: code,
+            reason: `exited ${code}`,
           };
-        }
-        if (code === undefined) return { ...base, phase: 'running' };
-        return {
-          ...base,
-          phase: code === 0 ? 'succeeded' : 'failed',
-          exitCode: code,
-          reason: `exited ${code}`,
-        };
-      }),
-    );
+        }),
+      );
   }
 
   checkWorkload() {
@@ -142,6 +158,47 @@ describe('execution', () => {
     expect(own.status).toBe(200);
     // Neither the token nor its key is in the stored row.
     expect(JSON.stringify(s.repo.getJob(job.id))).not.toContain(made.body.token);
+  });
+
+  it('fails a generation not all running startTimeoutSeconds after it was asked for, with what its replica said, and restarts it', async () => {
+    const s = await service({ startTimeoutSeconds: 300 });
+    const { id } = (await s.request('POST', '/v1/jobs', { class: 'bert', workload })).body;
+    const reason = 'ContainerCreating: Multi-Attach error for volume "pvc-1"';
+    s.executor.starting.set(id, reason);
+    s.executor.now = () => s.clock.now();
+    await s.ticks(4);
+    const first = { ...s.service.job(id) };
+    expect(first).toMatchObject({ state: 'running', restarts: 0 });
+    const askedAt = s.executor.asked.get(`${id}/${first.generation}`)!;
+    // Within the deadline nothing happens; past it, the generation has failed (a restart, backed off).
+    let failedAt = 0;
+    while (s.service.job(id).restarts === 0 && s.clock.now() - askedAt < 600_000) {
+      failedAt = s.clock.now();
+      await s.ticks(1);
+    }
+    const failed = s.service.job(id);
+    expect(failed.restarts).toBe(1);
+    expect(failed.generation).toBe(first.generation + 1);
+    expect(failed.failureReason).toBe(`rank 0 did not start within 300 s (startTimeoutSeconds): ${reason}`);
+    // Failed in the tick that passed the deadline (a reconcile a tick here), not one before.
+    expect(failedAt - askedAt).toBeLessThan(300_000);
+    expect(s.clock.now() - askedAt).toBeGreaterThanOrEqual(300_000);
+    // Its next generation starts and runs: no deadline once all of it runs.
+    s.executor.starting.delete(id);
+    await s.ticks(15);
+    expect(s.service.job(id)).toMatchObject({ state: 'running', restarts: 1 });
+  });
+
+  it('fails a generation none of whose replicas was ever made, after startTimeoutSeconds, saying so', async () => {
+    const s = await service({ startTimeoutSeconds: 300, maxRestarts: 0 });
+    const { id } = (await s.request('POST', '/v1/jobs', { class: 'bert', workload })).body;
+    s.executor.unmade.add(id);
+    await s.ticks(12);
+    expect(s.service.job(id)).toMatchObject({
+      state: 'failed',
+      failureReason:
+        'rank 0 did not start within 300 s (startTimeoutSeconds): no replica was made (the executor log says why) (after 0 restarts)',
+    });
   });
 
   it('marks the job done when rank 0 exits 0', async () => {

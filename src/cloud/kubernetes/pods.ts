@@ -119,13 +119,28 @@ export function podManifest(
 
 /** Waiting reasons that do not go away by waiting: the replica is reported failed so boa can react. */
 const STUCK_REASONS = new Set([
-  'ErrImagePull',
-  'ImagePullBackOff',
   'InvalidImageName',
   'ErrImageNeverPull',
   'CreateContainerConfigError',
   'CreateContainerError',
 ]);
+
+/**
+ * A failed pull is retried by the kubelet, and most failures pass (a registry's 429 or 5xx, a timeout,
+ * ECR throttling): failing the generation on the first one killed its running ranks, and a registry out
+ * for two minutes failed the job for good. Only a registry's answer that the image is not there or not
+ * ours fails at once; any other pull that never succeeds is caught by the start deadline
+ * (startTimeoutSeconds). The kubelet's ImagePullBackOff message names no cause.
+ */
+const PULL_REASONS = new Set(['ErrImagePull', 'ImagePullBackOff']);
+const PULL_REFUSED =
+  /not found|manifest unknown|pull access denied|unauthorized|repository does not exist|invalid reference format|forbidden/i;
+
+/** What the kubelet said, its message after its reason word, within a length a job record shows. */
+function said(reason: string, message: string | undefined): string {
+  const text = message ? `${reason}: ${message}` : reason;
+  return text.length > 400 ? `${text.slice(0, 399)}…` : text;
+}
 
 /** What boa needs of a pod: identity from labels, phase and exit code from its status. */
 export function replicaStatusOf(pod: V1Pod): ReplicaStatus | undefined {
@@ -134,6 +149,7 @@ export function replicaStatusOf(pod: V1Pod): ReplicaStatus | undefined {
   const container = pod.status?.containerStatuses?.[0];
   const terminated = container?.state?.terminated;
   const waiting = container?.state?.waiting?.reason;
+  const waitingMessage = container?.state?.waiting?.message;
   const base = { ...id, node: pod.spec?.nodeName ?? '' };
   const ranForMs =
     terminated?.startedAt && terminated.finishedAt
@@ -145,7 +161,9 @@ export function replicaStatusOf(pod: V1Pod): ReplicaStatus | undefined {
     ...(terminated ? { exitCode: terminated.exitCode } : {}),
     ...(ranForMs !== undefined && ranForMs >= 0 ? { ranForMs } : {}),
     ...(terminated?.finishedAt ? { endedAt: new Date(terminated.finishedAt).getTime() } : {}),
-    reason: terminated?.reason ?? pod.status?.reason ?? fallbackReason,
+    reason: terminated?.reason
+      ? said(terminated.reason, terminated.message)
+      : (pod.status?.reason ?? fallbackReason),
   });
   const phase = pod.status?.phase;
   // Not started: the node's kubelet had no room yet (the executor creates it again once it may have).
@@ -183,8 +201,12 @@ export function replicaStatusOf(pod: V1Pod): ReplicaStatus | undefined {
     };
   }
   if (pod.metadata?.deletionTimestamp) return { ...base, phase: 'stopping' };
-  if (waiting && STUCK_REASONS.has(waiting)) return { ...base, phase: 'failed', reason: waiting };
-  return { ...base, phase: pod.status?.phase === 'Running' ? 'running' : 'starting' };
+  if (waiting && STUCK_REASONS.has(waiting))
+    return { ...base, phase: 'failed', reason: said(waiting, waitingMessage) };
+  if (waiting && PULL_REASONS.has(waiting) && PULL_REFUSED.test(waitingMessage ?? ''))
+    return { ...base, phase: 'failed', reason: said(waiting, waitingMessage) };
+  if (pod.status?.phase === 'Running') return { ...base, phase: 'running' };
+  return { ...base, phase: 'starting', ...(waiting ? { reason: said(waiting, waitingMessage) } : {}) };
 }
 
 /**
