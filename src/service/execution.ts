@@ -206,16 +206,23 @@ export class Execution {
     const done: Array<{ jobId: number; endedAt: number | undefined }> = [];
     for (const [jobId, replicas] of byJob) {
       const job = this.service.state.jobs.get(jobId);
+      // Rank 0 of an older generation that exited 0 on its own (the executor never reports one its stop
+      // ended as succeeded and not interrupted): the job finished just as it was rescaled or restarted,
+      // or as a tick took all its GPUs (it waits then, and would run again; the exit is reported once).
+      const finishedBefore =
+        job &&
+        replicas.find(
+          (r) => r.generation < job.generation && r.rank === 0 && r.phase === 'succeeded' && !r.interrupted,
+        );
+      if (job?.workload && job.state === 'waiting' && finishedBefore) {
+        done.push({ jobId, endedAt: finishedBefore.endedAt });
+        continue;
+      }
       if (!job?.workload || job.state !== 'running') {
         this.tokens.delete(jobId);
         continue;
       }
       const current = replicas.filter((r) => r.generation === job.generation);
-      // Rank 0 of an older generation that exited 0 on its own (the executor never reports one its stop
-      // ended as succeeded and not interrupted): the job finished just as it was rescaled or restarted.
-      const finishedBefore = replicas.find(
-        (r) => r.generation < job.generation && r.rank === 0 && r.phase === 'succeeded' && !r.interrupted,
-      );
       const rank0 = current.find((r) => r.rank === 0);
       const interrupted = current.find((r) => r.interrupted);
       const failed = current.find((r) => r.phase === 'failed');

@@ -201,6 +201,31 @@ describe('execution', () => {
     });
   });
 
+  it('marks the job done, not to run again, when its rank 0 exited 0 on its own just before a tick took all its GPUs', async () => {
+    const s = await service();
+    const { id } = (await s.request('POST', '/v1/jobs', { class: 'bert', workload })).body;
+    await s.ticks(6);
+    const job = s.service.job(id);
+    expect(job.state).toBe('running');
+    const old = { jobId: id, generation: job.generation, node: job.allocation[0]!, exitCode: 0 };
+    // A budget cut: the next tick takes the job's GPUs (width 0, a new generation) before the executor
+    // has seen its rank 0 exit 0, which it then reports once, as a replica no longer wanted.
+    expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 1 })).status).toBe(200);
+    await s.service.planner.idle();
+    await s.scheduler.tick();
+    await s.service.execution.settle();
+    expect(s.service.job(id)).toMatchObject({ state: 'waiting', width: 0 });
+    s.executor.endedBefore.push({ ...old, rank: 0, phase: 'succeeded' });
+    s.service.execution.reconcile();
+    await s.service.execution.settle();
+    expect(s.service.job(id).state).toBe('done');
+    // GPUs back: nothing of it is asked for again.
+    expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 30 })).status).toBe(200);
+    await s.service.planner.idle();
+    await s.ticks(4);
+    expect(s.executor.last(id)).toBeUndefined();
+  });
+
   it('marks the job done when rank 0 exits 0', async () => {
     const s = await service();
     const { id } = (await s.request('POST', '/v1/jobs', { class: 'bert', workload })).body;
