@@ -8,6 +8,7 @@ import {
   renameSync,
   rmSync,
   statSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -147,6 +148,28 @@ describe('local executor', () => {
       reason: expect.stringContaining('gone without an exit record'),
     });
     await executor.close();
+  });
+
+  it('adopts its running replica when restarted on the same data dir under another name (a symlink): never a second copy', async () => {
+    const dataDir = temp();
+    const first = new LocalExecutor({ dataDir, terminationGraceSeconds: 1 });
+    const desired = [job(['sleep', '30'])];
+    expect((await first.reconcile(desired)).map((r) => r.phase)).toEqual(['running']);
+    const { pid } = JSON.parse(readFileSync(join(dataDir, 'jobs/1/1/0.pid'), 'utf8'));
+    pids.push(pid);
+    await first.close();
+    // The service restarted with BOA_DATA_DIR naming the same folder through a link.
+    const link = join(temp(), 'data');
+    symlinkSync(dataDir, link);
+    const again = new LocalExecutor({ dataDir: link, terminationGraceSeconds: 1 });
+    const statuses = await again.reconcile(desired);
+    expect(statuses).toEqual([expect.objectContaining({ phase: 'running' })]);
+    expect(statuses[0]?.interrupted).toBeUndefined();
+    expect([...supervisorsOf(dataDir), ...supervisorsOf(link)]).toEqual([pid]);
+    // Stopping it stops the one copy.
+    await settle(again, [], (s) => s.length === 0);
+    expect(processExists(pid)).toBe(false);
+    await again.close();
   });
 
   it("keeps the service's own boa and launcher variables from the job; boa's own replica env still reaches it", async () => {

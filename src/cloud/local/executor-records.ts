@@ -7,12 +7,13 @@ import {
   readdirSync,
   readFileSync,
   readSync,
+  realpathSync,
   renameSync,
   rmSync,
   writeFileSync,
 } from 'node:fs';
 import { constants } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 
 /**
  * The local executor's records on disk, one folder per job generation: DATA_DIR/jobs/<id>/<generation>/
@@ -216,7 +217,7 @@ export function isOurSupervisor(pid: number, dir: string, rank: number): boolean
       // The arguments one by one: jobs/1/10's supervisor must not pass for a record in jobs/1/1.
       const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
       const script = args.findIndex((arg) => arg.endsWith('replica-supervisor.sh'));
-      return script >= 0 && args[script + 1] === dir && args[script + 2] === String(rank);
+      return script >= 0 && sameDir(args[script + 1], dir) && args[script + 2] === String(rank);
     }
     // Without /proc (macOS) only the joined command line: the folder and rank as whole words.
     const commandLine = execFileSync('ps', ['-o', 'args=', '-p', String(pid)], { encoding: 'utf8' });
@@ -224,6 +225,24 @@ export function isOurSupervisor(pid: number, dir: string, rank: number): boolean
   } catch {
     return false;
   }
+}
+
+/**
+ * The folder with its links resolved, so one data dir named two ways (a symlink, a bind mount, macOS's
+ * /tmp and /private/tmp) is one: a service restarted under the other name took its running replicas
+ * for gone, ran them a second time and left the first running. As given when it does not exist yet.
+ */
+export function realDir(dir: string): string {
+  try {
+    return realpathSync(dir);
+  } catch {
+    return resolve(dir);
+  }
+}
+
+/** One folder, however each path names it. */
+function sameDir(a: string | undefined, b: string): boolean {
+  return a !== undefined && (a === b || realDir(a) === realDir(b));
 }
 
 /** The exit code a replica reports: its own, or 128 + the signal number (as a shell reports it). */

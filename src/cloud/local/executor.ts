@@ -19,6 +19,7 @@ import {
   readExit,
   readLogTail,
   readStop,
+  realDir,
   recordFile,
   removeRecords,
   scanRecords,
@@ -75,7 +76,7 @@ export class LocalExecutor implements Executor {
   private capping: Promise<void> | undefined;
 
   constructor(options: LocalExecutorOptions) {
-    this.jobsDir = join(resolve(options.dataDir), 'jobs');
+    this.jobsDir = join(realDir(options.dataDir), 'jobs');
     this.logger = (options.logger ?? pino({ level: 'silent' })).child({ component: 'local-executor' });
     this.now = options.now ?? Date.now;
     this.graceMs = options.terminationGraceSeconds * 1000;
