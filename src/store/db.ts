@@ -1,4 +1,4 @@
-import { closeSync, existsSync, mkdirSync, openSync, renameSync, statSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, renameSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
@@ -65,6 +65,7 @@ export function openStore(dataDir: string | ':memory:', options: OpenOptions = {
       }
     }
     const db = connect(file);
+    keepJobIdsAbove(db, join(dataDir, 'jobs'));
     return { db, file, close: () => closeAll(db, lock) };
   } catch (error) {
     lock.release();
@@ -111,6 +112,24 @@ function prepareDir(dataDir: string): void {
       2,
     );
   }
+}
+
+/**
+ * Job ids are never reused in a data dir: the local executor names its folders (logs, replica records)
+ * by them, and a database started afresh (--init, or removed by hand) numbered from 1 again, into an old
+ * job's folder (its log read as the new job's). The next id goes above the highest folder.
+ */
+function keepJobIdsAbove(db: Db, jobsDir: string): void {
+  if (!existsSync(jobsDir)) return;
+  let highest = 0;
+  for (const name of readdirSync(jobsDir)) if (/^\d+$/.test(name)) highest = Math.max(highest, Number(name));
+  const client = db.$client;
+  const seq = client.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'jobs'").pluck().get() as
+    number | undefined;
+  if (highest <= (seq ?? 0)) return;
+  if (seq === undefined)
+    client.prepare("INSERT INTO sqlite_sequence (name, seq) VALUES ('jobs', ?)").run(highest);
+  else client.prepare("UPDATE sqlite_sequence SET seq = ? WHERE name = 'jobs'").run(highest);
 }
 
 function moveAside(file: string, options: OpenOptions): void {

@@ -5,6 +5,7 @@
 import {
   chmodSync,
   existsSync,
+  mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
@@ -161,6 +162,24 @@ describe('opening a stored database', () => {
     const kept = readdirSync(dir).filter((f) => f.startsWith('boa.sqlite.broken-') && !/-(wal|shm)$/.test(f));
     expect(kept).toHaveLength(1);
     expect(readFileSync(join(dir, kept[0]!)).equals(bytes)).toBe(true);
+  });
+
+  it("never reuses a job id whose folder the data dir holds: a database started afresh numbers above the old jobs' logs", () => {
+    const dir = dataDir();
+    // An old database's jobs left their folders (logs, replica records); the database itself is gone.
+    for (const id of ['3', '12', 'not-a-job']) mkdirSync(join(dir, 'jobs', id, '1'), { recursive: true });
+    const seq = (store: Store) =>
+      store.db.$client.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'jobs'").pluck().get();
+    const store = open(dir);
+    // AUTOINCREMENT gives the next job seq + 1: 13.
+    expect(seq(store)).toBe(12);
+    store.close();
+    stores.splice(stores.indexOf(store), 1);
+    // Reopened with jobs stored past them, the sequence is left alone.
+    const again = openStore(dir);
+    again.db.$client.prepare("UPDATE sqlite_sequence SET seq = 40 WHERE name = 'jobs'").run();
+    again.close();
+    expect(seq(open(dir))).toBe(40);
   });
 
   it('one service per data dir: a second open is refused naming the first pid; free after close', () => {
