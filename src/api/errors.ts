@@ -14,7 +14,7 @@ export function errorBody(code: string, message: string, field?: string, details
 /** Validation failures name the first bad field by its path, e.g. `classes.0.epochs`. */
 export function validationError(c: Context, error: ZodError) {
   // A misspelt field also leaves the right one missing: the unknown one says more ({"budget": 40}).
-  const issue = error.issues.find((i) => i.code === 'unrecognized_keys') ?? error.issues[0];
+  const issue = plainIssue(error.issues);
   const path = issue?.path.map(String) ?? [];
   // An unknown field is itself the field to fix (its message lists the ones taken: strict.ts).
   if (issue?.code === 'unrecognized_keys') path.push(issue.keys[0]!);
@@ -30,6 +30,27 @@ export function validationError(c: Context, error: ZodError) {
         : `${field ?? 'body'}${issueText(issue)}`
     : 'invalid request';
   return c.json(errorBody('invalid', message, field), 400);
+}
+
+type Issue = ZodError['issues'][number];
+
+/**
+ * The issue to report, in the schema's own terms: a misspelt field before the missing one it leaves; a
+ * field's own bound before zod's safe-integer one (1e20 "must be <= 10000", not 2^53); a record key's
+ * own message before zod's "Invalid key in record".
+ */
+function plainIssue(issues: readonly Issue[]): Issue | undefined {
+  const unknown = issues.find((i) => i.code === 'unrecognized_keys');
+  if (unknown) return unknown;
+  let first = issues[0];
+  if (first?.code === 'too_big' && first.origin === 'int') {
+    const at = first.path.join('.');
+    first =
+      issues.find((i) => i.code === 'too_big' && i.origin === 'number' && i.path.join('.') === at) ?? first;
+  }
+  if (first?.code === 'invalid_key' && first.issues[0])
+    return { ...first.issues[0], path: first.path } as Issue;
+  return first;
 }
 
 export function handleError(error: Error, c: Context, logger: Logger) {

@@ -75,6 +75,24 @@ describe('validation errors', () => {
     ['GET', '/v1/jobs/1/logs?rank=', undefined, 'rank', 'rank must be a number'],
     ['GET', '/v1/jobs/1/logs?rank=-1', undefined, 'rank', 'rank must be >= 0'],
     ['GET', '/v1/jobs/1/logs?tail=', undefined, 'tail', 'tail must be a number'],
+    // Past the doubles' whole numbers: the parameter's own range, not zod's 2^53.
+    ['GET', '/v1/jobs/1/logs?tail=99999999999999999999', undefined, 'tail', 'tail must be <= 10000'],
+    ['GET', '/v1/jobs?limit=99999999999999999999', undefined, 'limit', 'limit must be <= 10000'],
+    [
+      'GET',
+      '/v1/jobs/99999999999999999999',
+      undefined,
+      'id',
+      'id must be <= 9007199254740991',
+    ],
+    // A record's key: the schema's own words for it, not zod's "Invalid key in record".
+    [
+      'POST',
+      '/v1/jobs',
+      { class: 'cifar10', workload: { command: ['node'], env: { 'A=B': 'x' } } },
+      'workload.env.A=B',
+      'workload.env.A=B: environment variable names are letters, digits and _',
+    ],
     ['GET', `/v1/jobs?name=${'n'.repeat(201)}`, undefined, 'name', 'name must be at most 200 characters'],
     ['POST', '/v1/history', { arrivals: [] }, 'arrivals', 'arrivals must have at least 1 item'],
     // A message the schema wrote itself is kept as it is.
