@@ -78,13 +78,7 @@ describe('validation errors', () => {
     // Past the doubles' whole numbers: the parameter's own range, not zod's 2^53.
     ['GET', '/v1/jobs/1/logs?tail=99999999999999999999', undefined, 'tail', 'tail must be <= 10000'],
     ['GET', '/v1/jobs?limit=99999999999999999999', undefined, 'limit', 'limit must be <= 10000'],
-    [
-      'GET',
-      '/v1/jobs/99999999999999999999',
-      undefined,
-      'id',
-      'id must be <= 9007199254740991',
-    ],
+    ['GET', '/v1/jobs/99999999999999999999', undefined, 'id', 'id must be <= 9007199254740991'],
     // A record's key: the schema's own words for it, not zod's "Invalid key in record".
     [
       'POST',
