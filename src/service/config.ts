@@ -225,6 +225,8 @@ export const configSchema = z
           .default('boa-jobs'),
         serviceAccountName: z.string().min(1).optional(),
         imagePullSecrets: z.array(z.string().min(1)).default([]),
+        /** An ended pod of a job no longer run is kept this long after its exit, for its log. */
+        endedPodRetentionSeconds: z.number().nonnegative().default(3600),
       })
       .optional(),
     /** Node group behaviour (src/service/nodes, docs/nodes.md). */

@@ -40,7 +40,10 @@ export class Execution {
   private readonly specs = new Map<number, DesiredJob>();
   /** Job tokens handed to replicas, derived once per job. */
   private readonly tokens = new Map<number, string>();
-  /** When each job's current generation was first asked of the executor, until all of it runs. */
+  /**
+   * When each job's current generation was first asked of the executor (or its older replicas were
+   * last seen stopping), until all of it runs.
+   */
   private readonly startAsked = new Map<number, { generation: number; at: number }>();
 
   constructor(
@@ -262,7 +265,14 @@ export class Execution {
         this.startAsked.delete(jobId);
         continue;
       }
-      const current = (byJob.get(jobId) ?? []).filter((r) => r.generation === job.generation);
+      const replicas = byJob.get(jobId) ?? [];
+      // Counted from when its older replicas are gone: until then it cannot start (one stopping on a
+      // node whose kubelet is silent keeps it waiting until that node is removed: docs/nodes.md).
+      const older = replicas.some(
+        (r) => r.generation < job.generation && r.phase !== 'succeeded' && r.phase !== 'failed',
+      );
+      if (older) asked.at = now;
+      const current = replicas.filter((r) => r.generation === job.generation);
       const up = (rank: number) =>
         current.some((r) => r.rank === rank && (r.phase === 'running' || r.phase === 'succeeded'));
       const waiting = ranks.filter((r) => !up(r.rank));

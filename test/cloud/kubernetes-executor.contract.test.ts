@@ -52,7 +52,8 @@ export async function kubernetesHarness(): Promise<ExecutorHarness> {
     nodes,
     create: async ({ terminationGraceSeconds }) =>
       createKubernetesExecutor(
-        { terminationGraceSeconds, kubernetes: { namespace: JOBS_NAMESPACE } },
+        // No retention of ended pods for their logs (its own test): the contract's "removed" at once.
+        { terminationGraceSeconds, kubernetes: { namespace: JOBS_NAMESPACE, endedPodRetentionSeconds: 0 } },
         pino({ level: 'silent' }),
         { kubeConfig: fake.kubeConfig() },
       ),

@@ -261,6 +261,40 @@ describe('Kubernetes executor over the fake API server', () => {
     expect(fake.pods(NS)).toEqual([]);
   });
 
+  it("keeps an ended pod of a job no longer run for its log, within endedPodRetentionSeconds; the job's next generation still waits for it to go", async () => {
+    const e = executor({ endedPodRetentionSeconds: 1 });
+    const settle = async (desired: DesiredJob[], done: (s: readonly ReplicaStatus[]) => boolean) => {
+      for (let i = 0; i < 100; i++) {
+        const statuses = await e.reconcile(desired);
+        if (done(statuses)) return statuses;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      throw new Error('never settled');
+    };
+    await e.reconcile([job(11, 1, [nodes[0]!])]);
+    fake.kubelet.startPods();
+    fake.kubelet.writeLog('boa-job-11-g1-r0', 'Traceback ...\nValueError: bad lr\n');
+    fake.kubelet.exit('boa-job-11-g1-r0', 1);
+    await settle([job(11, 1, [nodes[0]!])], (s) => s[0]?.phase === 'failed');
+    // Its restart's backoff: the job runs nothing, and its failed pod stays, its log readable.
+    await e.reconcile([]);
+    expect(podNames()).toEqual(['boa-job-11-g1-r0']);
+    expect(await e.logs!({ jobId: 11, rank: 0, tailLines: 1 })).toEqual({
+      generation: 1,
+      text: 'ValueError: bad lr\n',
+    });
+    // The next generation: the old pod goes first, then the new one is made.
+    await settle([job(11, 2, [nodes[0]!])], () => podNames().join() === 'boa-job-11-g2-r0');
+    // A job failed for good: kept for the retention, then removed with its Service.
+    fake.kubelet.startPods();
+    fake.kubelet.exit('boa-job-11-g2-r0', 1);
+    await settle([job(11, 2, [nodes[0]!])], (s) => s[0]?.phase === 'failed');
+    await e.reconcile([]);
+    expect(podNames()).toEqual(['boa-job-11-g2-r0']);
+    await new Promise((r) => setTimeout(r, 1100));
+    await settle([], () => fake.pods(NS).length === 0 && fake.services(NS).length === 0);
+  });
+
   it('takes namespace, service account, pull secrets and grace from the service config (file or BOA_* env)', async () => {
     const env = configFromEnv({
       BOA_JOBS_NAMESPACE: 'team-a',
@@ -273,6 +307,7 @@ describe('Kubernetes executor over the fake API server', () => {
       namespace: 'team-a',
       serviceAccountName: 'trainer',
       imagePullSecrets: ['ecr', 'ghcr'],
+      endedPodRetentionSeconds: 3600,
     });
     expect(() => configSchema.parse({ kubernetes: { namespace: 'Team A' } })).toThrow(
       /kubernetes.namespace must be a DNS label/,

@@ -282,6 +282,8 @@ describe('service with --cloud aws --executor kubernetes', () => {
         pods.every((p) => p.status?.phase === 'Running' && !p.metadata.deletionTimestamp),
     );
     expect(job.job.state).toBe('running');
+    // No restart counted: the start deadline waits while the older generation's pod stops.
+    expect(job.job.restarts).toBe(0);
     expect(nodesOf(job.job.allocation).map((n) => n.node)).not.toContain(deadNode);
     for (const pod of job.pods) {
       expect(pod.spec.nodeName).not.toBe(deadNode);

@@ -16,6 +16,11 @@ export interface KubernetesExecutorConfig {
   readonly requestTimeoutMs: number;
   /** API calls in flight at once during one reconcile. */
   readonly concurrency: number;
+  /**
+   * An ended pod of a job no longer run (failed for good, or waiting out a restart's backoff) is kept
+   * this long after its exit, for `boa jobs logs` and `kubectl logs`: it holds no GPUs.
+   */
+  readonly endedPodRetentionSeconds: number;
 }
 
 export const DEFAULT_JOBS_NAMESPACE = 'boa-jobs';
@@ -28,6 +33,7 @@ export const KUBERNETES_DEFAULTS: KubernetesExecutorConfig = {
   resyncSeconds: 300,
   requestTimeoutMs: 10_000,
   concurrency: 16,
+  endedPodRetentionSeconds: 3600,
 };
 
 export function kubernetesConfig(partial: Partial<KubernetesExecutorConfig> = {}): KubernetesExecutorConfig {

@@ -153,8 +153,11 @@ export class KubernetesExecutor implements Executor {
       for (const { pod, id } of owned) {
         if (!belongs(pod, id, want.get(jobId)) && !pod.metadata?.deletionTimestamp) {
           const status = replicaStatusOf(pod);
-          if (status && (status.phase === 'succeeded' || status.phase === 'failed') && !status.interrupted)
-            endedBeforeDeletion.push(status);
+          const ended = status && (status.phase === 'succeeded' || status.phase === 'failed');
+          // Kept for its log while its job runs nothing (a restart's backoff, or failed for good): the
+          // log says why it failed. A job's next generation still starts only once it is gone.
+          if (ended && !want.has(jobId) && this.kept(pod)) continue;
+          if (ended && !status.interrupted) endedBeforeDeletion.push(status);
           tasks.push(() => this.deletePod(pod));
         }
       }
@@ -319,6 +322,13 @@ export class KubernetesExecutor implements Executor {
       }
       throw error;
     }
+  }
+
+  /** An ended pod within its retention (endedPodRetentionSeconds after its container's exit). */
+  private kept(pod: V1Pod): boolean {
+    const finished = pod.status?.containerStatuses?.[0]?.state?.terminated?.finishedAt;
+    if (!finished) return false;
+    return this.now() - new Date(finished).getTime() < this.config.endedPodRetentionSeconds * 1000;
   }
 
   /** Reports the replica failed until its generation goes, instead of creating its pod again. */
