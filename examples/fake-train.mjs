@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { BoaError, BoaHTTPError, BoaJob, FINISHED_STATES } from '../clients/node/boa-job.mjs';
+import { BoaError, BoaJob, FINISHED_STATES } from '../clients/node/boa-job.mjs';
 
 /* global process, console, setTimeout */
 
@@ -129,21 +129,17 @@ async function main() {
   let epoch = Math.min(saved?.epoch ?? 0, opts.epochs);
   let workInEpoch = saved?.workInEpoch ?? 0;
   let resumed = saved !== null;
-  let reportEpochs = true;
 
-  // Progress reports must not stop training: boa may be restarting (a report retries for about 15 s),
-  // or know fewer epochs than this run. So they go in the background, one at a time: a report due while
-  // one is still out is skipped, and the next carries the epoch reached by then.
+  // Progress reports must not slow training: boa may be restarting (a report retries for about 15 s).
+  // So they go in the background, one at a time: a report due while one is still out is skipped, and
+  // the next carries the epoch reached by then. One boa does not take (it knows fewer epochs than this
+  // run) the client says so and returns; only a refused job (a wrong token) rejects.
   let reportInFlight = null;
   const report = (workDone) => {
-    if (!leader || !reportEpochs || reportInFlight) return;
+    if (!leader || reportInFlight) return;
     reportInFlight = job
       .report(epoch, workDone)
-      .catch((error) => {
-        if (error instanceof BoaHTTPError && error.field === 'statEpoch' && error.status === 400)
-          reportEpochs = false;
-        console.error(`fake-train: progress not reported: ${error.message}`);
-      })
+      .catch((error) => console.error(`fake-train: progress not reported: ${error.message}`))
       .finally(() => {
         reportInFlight = null;
       });

@@ -25,7 +25,7 @@ import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "clients", "python"))
 
-from boa_job import FINISHED_STATES, BoaConfigError, BoaError, BoaHTTPError, BoaJob  # noqa: E402
+from boa_job import FINISHED_STATES, BoaConfigError, BoaError, BoaJob  # noqa: E402
 
 SCALING = 0.8  # work per second on w GPUs: w ** 0.8, a simple sublinear speedup
 STEP_SECONDS = 0.1
@@ -130,23 +130,21 @@ def main(argv=None):
     epoch = min(int((saved or {}).get("epoch", 0)), opts.epochs)
     work_in_epoch = float((saved or {}).get("workInEpoch", 0))
     resumed = saved is not None
-    reporting = [True]
 
-    # Progress reports must not stop training: boa may be restarting (a report retries for about 15 s),
-    # or know fewer epochs than this run. So they go in a background thread, one at a time: a report due
-    # while one is still out is skipped, and the next carries the epoch reached by then.
+    # Progress reports must not slow training: boa may be restarting (a report retries for about 15 s).
+    # So they go in a background thread, one at a time: a report due while one is still out is skipped,
+    # and the next carries the epoch reached by then. One boa does not take (it knows fewer epochs than
+    # this run) the client logs and returns; only a refused job (a wrong token) raises.
     in_flight = [None]
 
     def send(stat_epoch, work_done):
         try:
             job.report(stat_epoch, work_done)
         except BoaError as error:
-            if isinstance(error, BoaHTTPError) and error.status == 400 and error.field == "statEpoch":
-                reporting[0] = False
             print(f"fake_train: progress not reported: {error}", file=sys.stderr)
 
     def report(work_done):
-        if not leader or not reporting[0]:
+        if not leader:
             return
         if in_flight[0] is not None and in_flight[0].is_alive():
             return

@@ -63,7 +63,11 @@ export declare class BoaJob {
   readonly masterPort: number;
   readonly checkpointDir: string | null;
   allocation(): Promise<Allocation>;
-  report(statEpoch: number, workDoneSeconds?: number): Promise<Allocation>;
+  /**
+   * A report boa does not take (boa unreachable, an epoch refused) is warned about and the last
+   * allocation seen returned: it never stops training. Rejects only for a refused job (401, 403, 404).
+   */
+  report(statEpoch: number, workDoneSeconds?: number): Promise<Allocation | Record<string, never>>;
   complete(): Promise<Record<string, unknown>>;
   waitForWidth(timeoutSeconds?: number): Promise<Allocation>;
   shouldStop(): boolean;

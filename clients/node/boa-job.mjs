@@ -120,6 +120,8 @@ export class BoaJob {
   #runByExecutor;
   /** When waitForWidth last warned that boa is unreachable or failing; null: not since it answered. */
   #warnedAt = null;
+  /** When report() last warned that a report was not taken. */
+  #reportWarnedAt = null;
 
   constructor({
     url,
@@ -231,11 +233,30 @@ export class BoaJob {
     return this.#observe(await this.#request('GET', `/v1/jobs/${this.jobId}/allocation`));
   }
 
-  /** Reports the statistical epoch reached (and 1-GPU seconds of work done in it); returns the allocation. */
+  /**
+   * Reports the statistical epoch reached (and 1-GPU seconds of work done in it); returns the
+   * allocation. A report boa does not take never stops training: boa unreachable or failing
+   * (restarting), or refusing the report itself (an epoch outside the class's range, one below an
+   * earlier report after a restart without a checkpoint, a non-integer) is said with console.warn (at
+   * once, then at most every warnEverySeconds) and the last allocation seen is returned. Rejects with
+   * a BoaHTTPError only when boa refuses the job (401, 403, 404: a wrong token or job id).
+   */
   async report(statEpoch, workDoneSeconds) {
     const body = { statEpoch };
     if (workDoneSeconds !== undefined && workDoneSeconds !== null) body.workDoneSeconds = workDoneSeconds;
-    return this.#observe(await this.#request('POST', `/v1/jobs/${this.jobId}/progress`, body));
+    try {
+      return this.#observe(await this.#request('POST', `/v1/jobs/${this.jobId}/progress`, body));
+    } catch (error) {
+      if (error instanceof BoaHTTPError && [401, 403, 404].includes(error.status)) throw error;
+      if (!(error instanceof BoaError)) throw error;
+      // A training loop reports every epoch: one line a while, not one per report.
+      const now = Date.now();
+      if (this.#reportWarnedAt === null || now - this.#reportWarnedAt >= this.warnEverySeconds * 1000) {
+        this.#reportWarnedAt = now;
+        console.warn(`boa job ${this.jobId}: progress report not taken, training goes on: ${error.message}`);
+      }
+      return { ...(this.#lastAllocation ?? {}) };
+    }
   }
 
   /** Tells boa the job finished; boa frees its GPUs. Repeating it is harmless. */

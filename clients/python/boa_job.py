@@ -172,6 +172,8 @@ class BoaJob:
         self.warn_every_seconds = float(warn_every_seconds)
         # When wait_for_width last warned that boa is unreachable or failing; None: not since it answered.
         self._warned_at = None
+        # When report() last warned that a report was not taken.
+        self._report_warned_at = None
         self._lock = threading.Lock()
         # Set by the SIGTERM handler without the lock: a handler runs in the main thread, which may hold it.
         self._sigterm = False
@@ -265,7 +267,13 @@ class BoaJob:
         return self._observe(self._request("GET", f"/v1/jobs/{self.job_id}/allocation"))
 
     def report(self, stat_epoch, work_done_seconds=None):
-        """Reports the statistical epoch reached (and 1-GPU seconds of work done in it); returns the allocation."""
+        """Reports the statistical epoch reached (and 1-GPU seconds of work done in it); returns the allocation.
+
+        A report boa does not take never stops training: boa unreachable or failing (restarting), or
+        refusing the report itself (an epoch outside the class's range, one below an earlier report
+        after a restart without a checkpoint, a non-integer) is logged on the boa_job logger (at
+        once, then at most every warn_every_seconds) and the last allocation seen is returned. Raises
+        BoaHTTPError only when boa refuses the job (401, 403, 404: a wrong token or job id)."""
         # Sent as given, like the Node client: boa refuses a non-integer (400, field statEpoch), which
         # truncating it here would hide. Integers that are not int (numpy's) become int for JSON.
         if isinstance(stat_epoch, numbers.Integral) and not isinstance(stat_epoch, bool):
@@ -273,7 +281,22 @@ class BoaJob:
         body = {"statEpoch": stat_epoch}
         if work_done_seconds is not None:
             body["workDoneSeconds"] = float(work_done_seconds)
-        return self._observe(self._request("POST", f"/v1/jobs/{self.job_id}/progress", body))
+        try:
+            return self._observe(self._request("POST", f"/v1/jobs/{self.job_id}/progress", body))
+        except (BoaUnavailable, BoaHTTPError) as error:
+            if isinstance(error, BoaHTTPError) and error.status in (401, 403, 404):
+                raise
+            self._warn_report(error)
+            with self._lock:
+                return dict(self._last_allocation or {})
+
+    def _warn_report(self, error):
+        # A training loop reports every epoch: one line a while, not one per report.
+        now = time.monotonic()
+        if self._report_warned_at is not None and now - self._report_warned_at < self.warn_every_seconds:
+            return
+        self._report_warned_at = now
+        _log.warning("boa job %s: progress report not taken, training goes on: %s", self.job_id, error)
 
     def complete(self):
         """Tells boa the job finished; boa frees its GPUs. Repeating it is harmless."""

@@ -167,20 +167,50 @@ describe('Node job client (clients/node/boa-job.mjs)', () => {
     expect(c.firstRank).toBe(0);
   });
 
-  it('reports progress; a 4xx is raised with its field and not retried', async () => {
+  it('reports progress; a report boa does not take is said, not thrown, and training goes on; a refused job is thrown', async () => {
+    const warn = mutedWarnings();
     const job = await boa.makeJob();
     const c = client(job);
     expect((await c.report(0, 12.5)).statEpoch).toBe(0);
     expect((await jobView(job)).workDoneSeconds).toBe(12.5);
-    await c.report(1);
+    const last = await c.report(1);
     expect(await jobView(job)).toMatchObject({ statEpoch: 1, workDoneSeconds: 0 });
     boa.takeRequests();
-    const regressed = await c.report(0).catch((e: unknown) => e);
-    expect(regressed).toBeInstanceOf(BoaHTTPError);
-    expect(regressed).toMatchObject({ status: 409, field: 'statEpoch' });
+    // An epoch below the last (a restart without a checkpoint): refused by boa (409), not retried,
+    // said once, and the last allocation seen returned.
+    expect(await c.report(0)).toEqual(last);
     expect(boa.takeRequests()).toEqual({ [`POST /v1/jobs/${job.id}/progress`]: 1 });
-    // Not an integer: sent as given, and boa refuses it.
-    await expect(c.report(1.5)).rejects.toMatchObject({ status: 400, field: 'statEpoch' });
+    expect(warn).toHaveBeenCalledTimes(1);
+    expect(String(warn.mock.calls[0]?.[0])).toMatch(
+      new RegExp(
+        `^boa job ${job.id}: progress report not taken, training goes on: .*already in statistical epoch 1`,
+      ),
+    );
+    // Not an integer: sent as given, refused (400); said at most every warnEverySeconds (60 s here).
+    expect(await c.report(1.5)).toEqual(last);
+    expect(warn).toHaveBeenCalledTimes(1);
+    // boa unreachable (a restart outlasting the retries): the same.
+    const away = new BoaJob({
+      url: `http://127.0.0.1:${await freePort()}`,
+      jobId: job.id,
+      token: job.token,
+      retries: 0,
+      handleSigterm: false,
+      env: {},
+    });
+    clients.push(away);
+    expect(await away.report(2)).toEqual({});
+    expect(String(warn.mock.calls.at(-1)?.[0])).toMatch(/progress report not taken.*not reachable/);
+    // A wrong token is the job refused: thrown.
+    const wrong = new BoaJob({
+      url: boa.url,
+      jobId: job.id,
+      token: 'not-the-token',
+      handleSigterm: false,
+      env: {},
+    });
+    clients.push(wrong);
+    await expect(wrong.report(2)).rejects.toMatchObject({ status: 401 });
   });
 
   it('turns shouldStop on at SIGTERM, and the process lives on to checkpoint', async () => {

@@ -183,18 +183,32 @@ class BoaJobTest(unittest.TestCase):
         answer = client.report(0, 12.5)
         self.assertEqual(answer["statEpoch"], 0)
         self.assertEqual(api_get(f"/v1/jobs/{job['id']}", job["token"])["workDoneSeconds"], 12.5)
-        client.report(1)
+        last = client.report(1)
         seen = api_get(f"/v1/jobs/{job['id']}", job["token"])
         self.assertEqual((seen["statEpoch"], seen["workDoneSeconds"]), (1, 0))
-        # A 4xx is the caller's mistake: raised with boa's code and field, not retried.
+        # A report boa refuses (an epoch below the last, after a restart without a checkpoint) is
+        # logged, not raised, and not retried: training goes on with the last allocation seen.
+        with self.assertLogs("boa_job", "WARNING") as logged:
+            self.assertEqual(client.report(0), last)
+            self.assertEqual(control("/__test/requests")[f"POST /v1/jobs/{job['id']}/progress"], 3)
+            # Not an integer: sent as given (not truncated to epoch 1), refused, and logged at most
+            # every warn_every_seconds (60 s here): no second line.
+            self.assertEqual(client.report(1.5), last)
+        self.assertEqual(len(logged.output), 1)
+        self.assertRegex(logged.output[0], r"progress report not taken, training goes on: .*409")
+        # boa unreachable (a restart outlasting the retries): the same.
+        away = BoaJob(f"http://127.0.0.1:{free_port()}", job["id"], job["token"], retries=0,
+                      handle_sigterm=False)
+        self.clients.append(away)
+        with self.assertLogs("boa_job", "WARNING") as logged:
+            self.assertEqual(away.report(2), {})
+        self.assertIn("not reachable", logged.output[0])
+        # A wrong token is the job refused: raised.
+        wrong = BoaJob(client.url, job["id"], "not-the-token", handle_sigterm=False)
+        self.clients.append(wrong)
         with self.assertRaises(BoaHTTPError) as raised:
-            client.report(0)
-        self.assertEqual((raised.exception.status, raised.exception.field), (409, "statEpoch"))
-        self.assertEqual(control("/__test/requests")[f"POST /v1/jobs/{job['id']}/progress"], 3)
-        # Not an integer: sent as given (not truncated to epoch 1), and boa refuses it.
-        with self.assertRaises(BoaHTTPError) as raised:
-            client.report(1.5)
-        self.assertEqual((raised.exception.status, raised.exception.field), (400, "statEpoch"))
+            wrong.report(2)
+        self.assertEqual(raised.exception.status, 401)
 
     def test_sigterm_sets_should_stop(self):
         job = control("/__test/job")
