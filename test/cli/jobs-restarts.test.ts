@@ -59,5 +59,34 @@ describe('boa jobs: a restarted job', () => {
     expect(show.stdout).toMatch(new RegExp(`^state\\s+running: ${why}$`, 'm'));
     // Started twice: the time shown is the first start, and says so.
     expect(show.stdout).toMatch(/^first started\s+\S/m);
+    expect(show.stdout).not.toMatch(/^output/m);
+  });
+
+  it('once failed for good, show and wait point to its output, where its own words are', async () => {
+    const s = await startCliService({
+      executor: crashesOnce(),
+      config: { local: { bootSeconds: 0, releaseSeconds: 0 }, maxRestarts: 0 },
+    });
+    cleanups.push(s.close);
+    await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
+    const { body } = await s.request('POST', '/v1/jobs', {
+      class: 'cifar10',
+      name: 'broken',
+      workload: { command: ['node', 'train.js'] },
+    });
+    for (let i = 0; i < 5; i++) {
+      await s.ticks(1);
+      await s.service.execution.settle();
+    }
+    expect((await s.request('GET', `/v1/jobs/${body.id}`)).body.state).toBe('failed');
+    const show = await s.boa(['jobs', 'show', 'broken']);
+    expect(show.stdout).toMatch(
+      new RegExp(`^output\\s+boa jobs logs ${body.id} \\(rank 0; --rank N for the others\\)$`, 'm'),
+    );
+    const wait = await s.boa(['jobs', 'wait', 'broken']);
+    expect(wait.status).toBe(5);
+    expect(wait.stderr).toContain(
+      `job ${body.id} (broken): failed (exit 3: rank 0 exited 3 (after 0 restarts)); its output: boa jobs logs ${body.id}`,
+    );
   });
 });

@@ -87,7 +87,7 @@ describe('boa jobs wait', () => {
     expect(timedOut.status).toBe(6);
     expect(timedOut.stderr).toMatch(new RegExp(`^job ${job.id} \\(cifar10\\): waiting for a plan$`, 'm'));
     expect(timedOut.stderr).toMatch(
-      new RegExp(`1 of 1 not finished after 0.3: job ${job.id} \\(cifar10\\) waiting$`, 'm'),
+      new RegExp(`1 of 1 not finished after 0.3 s: job ${job.id} \\(cifar10\\) waiting$`, 'm'),
     );
 
     const waiting = s.boa(['jobs', 'wait', String(job.id), '--interval', '0.1', '--json']);

@@ -98,6 +98,14 @@ describe('boa jobs', () => {
     expect(noName.stderr).toBe('boa: --name needs a value before --, e.g. --name VALUE -- node train.js\n');
     expect((await s.request('GET', '/v1/jobs')).body.jobs).toEqual([]);
 
+    // Nothing after -- (a script's empty $CMD): not a self-launched job nobody would launch.
+    const nothing = await s.boa(['jobs', 'submit', 'cifar10', '--']);
+    expect(nothing.status).toBe(2);
+    expect(nothing.stderr).toBe(
+      'boa: nothing after --: give the command boa should run, e.g. -- python3 train.py\n',
+    );
+    expect((await s.request('GET', '/v1/jobs')).body.jobs).toEqual([]);
+
     const badId = await s.boa(['jobs', 'cancel', '-1']);
     expect(badId.status).toBe(2);
     expect(badId.stderr).toMatch(/job id is a positive integer/);

@@ -574,6 +574,17 @@ describe('local executor', () => {
     expect(checkLocalWorkload({ command: ['node', 'x.js'] })).toBeUndefined();
     expect(checkLocalWorkload({ command: ['./train.sh'], workingDir: dir })).toBeUndefined();
     expect(checkLocalWorkload({ command: ['./data.txt'], workingDir: dir })?.field).toBe('workload.command');
+    // The likely fixes said: a script without its execute bit is run with its interpreter...
+    expect(checkLocalWorkload({ command: ['./data.txt'], workingDir: dir })?.message).toContain(
+      'it is a file without the execute bit: run it with its interpreter (-- node ./data.txt, -- python3 ./data.txt) or chmod +x it',
+    );
+    // ...and a whole command line in one word is no shell's.
+    expect(checkLocalWorkload({ command: ['python3 train.py'] })?.message).toContain(
+      'the command runs without a shell: give its words apart (-- python3 train.py), or -- sh -c "..."',
+    );
+    expect(checkLocalWorkload({ command: ['python3 x/train.py'] })?.message).toMatch(
+      /^python3 x\/train.py is not an executable file .*without a shell/,
+    );
     expect(checkLocalWorkload({ command: ['no-such-program-boa'] })).toMatchObject({
       field: 'workload.command',
       message: expect.stringContaining('command not found'),

@@ -60,6 +60,10 @@ export function addSubmitCommand(jobs: Command): void {
         );
       }
       refuseDashesAsValue(options);
+      // `submit cifar10 -- $CMD` with $CMD empty: a self-launched job nobody launches would hold its
+      // GPUs until its lease ran out. No -- at all is how to ask for a self-launched job.
+      if (words.length === 0 && rawArgsOf(command).includes('--'))
+        throw usageError('nothing after --: give the command boa should run, e.g. -- python3 train.py');
       if (options.timeout !== undefined && !options.wait) throw usageError('--timeout needs --wait');
       // Checked before submitting: a bad --timeout must not leave a job submitted behind an error.
       if (options.timeout !== undefined) parseDuration(options.timeout);
@@ -145,11 +149,16 @@ interface SubmitOptions {
   idempotencyKey?: string;
 }
 
-/** commander fills <class> from the words after -- when none comes before: `submit -- node x.js`. */
-function classCameAfterDashes(command: Command, className: string, words: string[]): boolean {
+/** The command line as given, `--` included (commander drops it from the words). */
+function rawArgsOf(command: Command): string[] {
   let root = command;
   while (root.parent) root = root.parent;
-  const raw = (root as Command & { rawArgs?: string[] }).rawArgs ?? [];
+  return (root as Command & { rawArgs?: string[] }).rawArgs ?? [];
+}
+
+/** commander fills <class> from the words after -- when none comes before: `submit -- node x.js`. */
+function classCameAfterDashes(command: Command, className: string, words: string[]): boolean {
+  const raw = rawArgsOf(command);
   const dashes = raw.indexOf('--');
   if (dashes < 0) return false;
   const after = raw.slice(dashes + 1);

@@ -74,7 +74,7 @@ export async function waitForJobs(
       output(context, `[${ids.map((id) => latest.get(id)!.text).join(',')}]`, () => render(views));
       if (pending.length > 0) {
         throw new CliError(
-          `${pending.length} of ${ids.length} not finished after ${options.timeout}: ${pending.map((v) => `job ${v.id}${v.name ? ` (${v.name})` : ''} ${v.state}`).join(', ')}`,
+          `${pending.length} of ${ids.length} not finished after ${timeoutText(options.timeout ?? '')}: ${pending.map((v) => `job ${v.id}${v.name ? ` (${v.name})` : ''} ${v.state}`).join(', ')}`,
           EXIT.timedOut,
         );
       }
@@ -115,7 +115,9 @@ function describe(job: JobView): string {
     job.state === 'failed' && job.exitCode !== null
       ? ` (exit ${job.exitCode}${job.failureReason ? `: ${job.failureReason}` : ''})`
       : '';
-  return `${who}: ${job.state}${why}`;
+  // Why, in its own words (a traceback), is in its output, which nothing else here shows.
+  const output = job.state === 'failed' && job.workload ? `; its output: boa jobs logs ${job.id}` : '';
+  return `${who}: ${job.state}${why}${output}`;
 }
 
 function render(views: readonly JobView[]): string {
@@ -134,6 +136,11 @@ export function parseDuration(text: string): number {
   if (!(ms > 0))
     throw usageError(`--timeout must be a positive duration such as 90, 90s, 30m or 2h, got "${text}"`);
   return ms;
+}
+
+/** The timeout as given, with its unit: a bare number is seconds. */
+function timeoutText(text: string): string {
+  return /^\d+(\.\d+)?$/.test(text.trim()) ? `${text.trim()} s` : text.trim();
 }
 
 function parseInterval(text: string): number {

@@ -171,6 +171,10 @@ function renderJob(job: JobView, logs: string | undefined): string {
     ['command', command],
     ['workdir', job.workload?.workingDir ?? null],
     ...(logs ? [['logs', `${logs}/<rank>.log`] as [string, string]] : []),
+    // A failure's own words (a traceback) are in the job's output.
+    ...(job.state === 'failed' && job.workload
+      ? [['output', `boa jobs logs ${job.id} (rank 0; --rank N for the others)`] as [string, string]]
+      : []),
   ]);
 }
 

@@ -12,6 +12,14 @@ function isExecutableFile(path: string): boolean {
   }
 }
 
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Whether the local executor can start this workload's program: a path (it has a slash) must be an
  * executable file, relative to the working directory; a bare name must be found on PATH (the job's own
@@ -33,12 +41,22 @@ export function checkLocalWorkload(
     if (!isDir) return { field: 'workload.workingDir', message: `no such directory: ${workingDir}` };
   }
   const program = workload.command[0] ?? '';
+  // `-- "python3 train.py"`: one word with a space, which no shell splits here.
+  const oneWord =
+    workload.command.length === 1 && /\s/.test(program)
+      ? '; the command runs without a shell: give its words apart (-- python3 train.py), or -- sh -c "..."'
+      : '';
   if (program.includes('/')) {
     const path = isAbsolute(program) ? program : resolve(workingDir, program);
     if (isExecutableFile(path)) return undefined;
+    // A script without its execute bit: it is run with its interpreter.
+    const plainFile =
+      !oneWord && isFile(path)
+        ? `; it is a file without the execute bit: run it with its interpreter (-- node ${program}, -- python3 ${program}) or chmod +x it`
+        : '';
     return {
       field: 'workload.command',
-      message: `${program} is not an executable file (looked at ${path})`,
+      message: `${program} is not an executable file (looked at ${path})${oneWord}${plainFile}`,
     };
   }
   const searchPath = workload.env?.PATH ?? serviceEnv.PATH ?? '';
@@ -47,7 +65,7 @@ export function checkLocalWorkload(
   }
   return {
     field: 'workload.command',
-    message: `command not found: "${program}" is not an executable on the PATH of this machine (${shortPath(searchPath)}); give its full path, or set PATH with --env`,
+    message: `command not found: "${program}" is not an executable on the PATH of this machine (${shortPath(searchPath)}); give its full path, or set PATH with --env${oneWord}`,
   };
 }
 
