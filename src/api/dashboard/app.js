@@ -325,10 +325,17 @@ const ACTIVE_SHOWN = 20;
 
 function jobNote(job) {
   if (job.waitingFor) return WAITS_FOR[job.waitingFor] ?? job.waitingFor;
-  if (job.restarts === 0) return '';
-  const code = job.exitCode === null ? '' : `exit ${job.exitCode}: `;
-  const last = job.failureReason ? `, the last after ${code}${job.failureReason}` : '';
-  return `${job.restarts} restart${job.restarts === 1 ? '' : 's'}${last}`;
+  const notes = [];
+  // Running narrower than its plan: its nodes still boot, or the budget's ceiling narrowed it (as the CLI says).
+  const planned = job.state === 'running' && job.widths ? job.widths[job.statEpoch] : undefined;
+  if (planned !== undefined && job.width < planned)
+    notes.push(`on ${job.width} of its plan's ${planned} GPUs (nodes booting or the budget)`);
+  if (job.restarts > 0) {
+    const code = job.exitCode === null ? '' : `exit ${job.exitCode}: `;
+    const last = job.failureReason ? `, the last after ${code}${job.failureReason}` : '';
+    notes.push(`${job.restarts} restart${job.restarts === 1 ? '' : 's'}${last}`);
+  }
+  return notes.join('; ');
 }
 
 function renderActiveJobs(running, waiting, counts) {

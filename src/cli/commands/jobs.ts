@@ -118,14 +118,19 @@ const WAITS_FOR = {
 };
 
 /** The list's last column: why a waiting job waits, a running job's restarts, why a job ended badly. */
-function outcome(job: JobView): string | null {
+export function outcome(job: JobView): string | null {
   if (job.waitingFor) return WAITS_FOR[job.waitingFor];
   const code = job.exitCode === null ? '' : `exit ${job.exitCode}: `;
   if (job.state !== 'failed' && job.state !== 'lost') {
-    if (job.restarts === 0) return null;
+    const notes: string[] = [];
+    // Running narrower than its plan: its nodes still boot, or the budget's ceiling narrowed it.
+    const planned = job.state === 'running' ? job.widths?.[job.statEpoch] : undefined;
+    if (planned !== undefined && job.width < planned)
+      notes.push(`on ${job.width} of its plan's ${planned} GPUs (nodes booting or the budget: boa status)`);
     // A job crash-looping towards `failed` says why now, not only once it has failed for good.
     const last = job.failureReason ? `, the last after ${code}${job.failureReason}` : '';
-    return `${job.restarts} restart${job.restarts === 1 ? '' : 's'}${last}`;
+    if (job.restarts > 0) notes.push(`${job.restarts} restart${job.restarts === 1 ? '' : 's'}${last}`);
+    return notes.length > 0 ? notes.join('; ') : null;
   }
   return `${code}${job.failureReason ?? job.state}`;
 }

@@ -1,0 +1,42 @@
+/**
+ * The note `boa jobs list` and `show` give a job: why it waits, why it runs narrower than its plan,
+ * its restarts, why it ended badly.
+ */
+import { describe, expect, it } from 'vitest';
+import { outcome } from '../../src/cli/commands/jobs.ts';
+import type { jobView } from '../../src/service/views.ts';
+
+type JobView = ReturnType<typeof jobView>;
+
+const running = (changes: Partial<JobView>): JobView =>
+  ({
+    state: 'running',
+    waitingFor: null,
+    widths: [2, 9, 9, 9],
+    statEpoch: 1,
+    width: 9,
+    restarts: 0,
+    exitCode: null,
+    failureReason: null,
+    ...changes,
+  }) as JobView;
+
+describe('a job note', () => {
+  it('says a running job has fewer GPUs than its plan gives its epoch, and where to see why', () => {
+    expect(outcome(running({ width: 2 }))).toBe(
+      "on 2 of its plan's 9 GPUs (nodes booting or the budget: boa status)",
+    );
+    expect(outcome(running({}))).toBeNull();
+    // Lent idle GPUs of its nodes, wider than its plan: nothing to say.
+    expect(outcome(running({ width: 12 }))).toBeNull();
+    // Both at once, each said.
+    expect(outcome(running({ width: 2, restarts: 1, exitCode: 3, failureReason: 'rank 0 exited 3' }))).toBe(
+      "on 2 of its plan's 9 GPUs (nodes booting or the budget: boa status); 1 restart, the last after exit 3: rank 0 exited 3",
+    );
+  });
+
+  it('says nothing of a plan for a job that is not running', () => {
+    expect(outcome(running({ state: 'waiting', waitingFor: 'nodes', width: 0 }))).toBe('waits for nodes');
+    expect(outcome(running({ state: 'done', width: 0 }))).toBeNull();
+  });
+});
