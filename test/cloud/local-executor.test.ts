@@ -172,6 +172,49 @@ describe('local executor', () => {
     await again.close();
   });
 
+  it('a replica whose folder was removed while it ran: its end is still recorded; after a restart it is stopped, never run twice', async () => {
+    const dataDir = temp();
+    const first = new LocalExecutor({ dataDir, terminationGraceSeconds: 1 });
+    const exitsSoon = [job(['sh', '-c', 'echo started; sleep 0.5; exit 0'])];
+    expect((await first.reconcile(exitsSoon)).map((r) => r.phase)).toEqual(['running']);
+    const supervisor = JSON.parse(readFileSync(join(dataDir, 'jobs/1/1/0.pid'), 'utf8')).pid as number;
+    pids.push(supervisor);
+    // Removed once the command runs (before, the supervisor's own start fails on the missing folder).
+    const log = join(dataDir, 'jobs/1/1/0.log');
+    for (let i = 0; i < 100 && !(existsSync(log) && readFileSync(log, 'utf8').includes('started')); i++)
+      await new Promise((r) => setTimeout(r, 10));
+    rmSync(join(dataDir, 'jobs/1'), { recursive: true, force: true });
+    // Its exit 0 lands all the same: the job finished, not a kill from outside.
+    const [ended] = await settle(first, exitsSoon, (s) => s[0]?.phase !== 'running');
+    expect(ended).toMatchObject({ phase: 'succeeded', exitCode: 0 });
+    expect(ended?.interrupted).toBeUndefined();
+    await first.close();
+
+    // A long one, its folder removed, then the service restarted: nothing records it any more.
+    const runs = [
+      {
+        ...job(['sleep', '30']),
+        generation: 2,
+        replicas: [{ ...job(['sleep', '30']).replicas[0]!, generation: 2 }],
+      },
+    ];
+    const second = new LocalExecutor({ dataDir, terminationGraceSeconds: 1 });
+    expect((await second.reconcile(runs)).map((r) => r.phase)).toEqual(['running']);
+    const stray = JSON.parse(readFileSync(join(dataDir, 'jobs/1/2/0.pid'), 'utf8')).pid as number;
+    pids.push(stray);
+    await second.close();
+    rmSync(join(dataDir, 'jobs/1'), { recursive: true, force: true });
+    const third = new LocalExecutor({ dataDir, terminationGraceSeconds: 1 });
+    // The stray is stopped as the new instance starts, before it starts the replica again.
+    for (let i = 0; i < 50 && processExists(stray); i++) await new Promise((r) => setTimeout(r, 20));
+    expect(processExists(stray)).toBe(false);
+    expect((await third.reconcile(runs)).map((r) => r.phase)).toEqual(['running']);
+    const restarted = JSON.parse(readFileSync(join(dataDir, 'jobs/1/2/0.pid'), 'utf8')).pid as number;
+    pids.push(restarted);
+    expect(supervisorsOf(dataDir)).toEqual([restarted]);
+    await third.close();
+  });
+
   it("keeps the service's own boa and launcher variables from the job; boa's own replica env still reaches it", async () => {
     const dataDir = temp();
     // Its secrets too: its cloud credentials, anything named a secret, password or token.

@@ -245,6 +245,45 @@ function sameDir(a: string | undefined, b: string): boolean {
   return a !== undefined && (a === b || realDir(a) === realDir(b));
 }
 
+/**
+ * Supervisors of replicas under `jobsDir` that run without their pid record (their folder removed by
+ * hand while they ran), with the process groups they hold: theirs and their commands'. No record, no
+ * adoption: a restarted service would start the replica a second time beside it. Linux (/proc) only.
+ */
+export function unrecordedSupervisors(
+  jobsDir: string,
+): Array<{ pid: number; dir: string; groups: number[] }> {
+  if (!existsSync('/proc')) return [];
+  const root = `${realDir(jobsDir)}/`;
+  const found: Array<{ pid: number; dir: string; groups: number[] }> = [];
+  const parents = new Map<number, number[]>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    let args: string[];
+    let stat: string;
+    try {
+      args = readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0');
+      stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+    } catch {
+      continue; // ended meanwhile
+    }
+    // pid (comm) state ppid pgrp ...: comm may hold spaces and parentheses.
+    const [state, ppid, pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (state === 'Z') continue;
+    parents.set(Number(ppid), [...(parents.get(Number(ppid)) ?? []), Number(pgrp)]);
+    const script = args.findIndex((arg) => arg.endsWith('replica-supervisor.sh'));
+    const dir = script >= 0 ? args[script + 1] : undefined;
+    const rank = script >= 0 ? args[script + 2] : undefined;
+    if (!dir || !rank || !/^\d+$/.test(rank) || !`${realDir(dir)}/`.startsWith(root)) continue;
+    if (readPid(dir, Number(rank))?.pid === Number(name)) continue;
+    found.push({ pid: Number(name), dir, groups: [Number(name)] });
+  }
+  for (const supervisor of found)
+    for (const group of parents.get(supervisor.pid) ?? [])
+      if (!supervisor.groups.includes(group)) supervisor.groups.push(group);
+  return found;
+}
+
 /** The exit code a replica reports: its own, or 128 + the signal number (as a shell reports it). */
 export function exitCodeOf(exit: ExitRecord): number {
   if (exit.code !== null) return exit.code;

@@ -23,6 +23,7 @@ import {
   recordFile,
   removeRecords,
   scanRecords,
+  unrecordedSupervisors,
   writeRecord,
   writeStop,
 } from './executor-records.ts';
@@ -108,6 +109,15 @@ export class LocalExecutor implements Executor {
   }
 
   private adopt(): void {
+    // Running without its record, nothing can adopt it, and its replica would be started again beside
+    // it: it goes, its job's replica starting afresh (from its checkpoint) as any lost one does.
+    for (const stray of unrecordedSupervisors(this.jobsDir)) {
+      this.logger.warn(
+        { event: 'replica_unrecorded', pid: stray.pid, dir: stray.dir },
+        'a replica runs without its record (its folder was removed); stopping it so it does not run twice',
+      );
+      for (const group of stray.groups) signalQuietly(-group, 'SIGKILL');
+    }
     for (const found of scanRecords(this.jobsDir)) {
       const exit = readExit(found.dir, found.rank);
       const ours = isOurSupervisor(found.record.pid, found.dir, found.rank);

@@ -49,6 +49,8 @@ record_exit() {
   # a job with no readable exit record is resumed as if stopped from outside: they are dropped.
   reason=$(printf '%s' "$2" | tr -d '\000-\037' | sed 's/\\/\\\\/g; s/"/\\"/g')
   if [ "$stopped" = 1 ]; then by_term=true; else by_term=false; fi
+  # Its folder removed while it ran (logs cleaned up by hand): made again, or the end reads as a kill.
+  mkdir -p "$dir"
   printf '{"code":%d,"signal":null,"reason":"%s","stopped":%s,"at":%s000}' "$1" "$reason" "$by_term" "$(date +%s)" \
     >"$dir/$rank.exit.tmp"
   mv "$dir/$rank.exit.tmp" "$dir/$rank.exit"
