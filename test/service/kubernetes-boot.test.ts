@@ -91,21 +91,31 @@ async function bootOnEks() {
     await boa.service.execution.settle();
     clock.advance(60);
   };
-  return { boa, fake: bridge.fake, tick, group };
+  const api = (method: string, path: string, body?: unknown) =>
+    boa.app.request(path, {
+      method,
+      headers: { authorization: `Bearer ${boa.token}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  expect((await api('PUT', '/v1/budget', { gpuHoursPerHour: 30 })).status).toBe(200);
+  await boa.service.planner.idle();
+  /** Ticks until the job is placed: the group scales up, the instances boot and join as Nodes. */
+  const placedJob = (id: number) =>
+    eventually(
+      'the job placed',
+      async () => {
+        await tick();
+        return boa.service.job(id);
+      },
+      (job) => job.allocation.length > 0,
+    );
+  return { boa, fake: bridge.fake, tick, group, api, placedJob };
 }
 
 describe('service with --cloud aws --executor kubernetes', () => {
   it('runs a submitted workload as pods pinned to its nodes, and removes them once it is done', async () => {
-    const { boa, fake, tick } = await bootOnEks();
+    const { boa, fake, tick, api, placedJob } = await bootOnEks();
     expect(boa.service.execution.executor?.kind).toBe('kubernetes');
-    const api = (method: string, path: string, body?: unknown) =>
-      boa.app.request(path, {
-        method,
-        headers: { authorization: `Bearer ${boa.token}`, 'content-type': 'application/json' },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-    expect((await api('PUT', '/v1/budget', { gpuHoursPerHour: 30 })).status).toBe(200);
-    await boa.service.planner.idle();
     const submitted = await api('POST', '/v1/jobs', {
       class: 'cifar10',
       name: 'r18',
@@ -119,14 +129,7 @@ describe('service with --cloud aws --executor kubernetes', () => {
     const { id } = (await submitted.json()) as { id: number };
 
     // The group scales up, the instances boot and join as Nodes, the job is placed, its pods made.
-    const placed = await eventually(
-      'the job placed',
-      async () => {
-        await tick();
-        return boa.service.job(id);
-      },
-      (job) => job.allocation.length > 0,
-    );
+    const placed = await placedJob(id);
     const perNode = nodesOf(placed.allocation);
     const pods = await eventually(
       'the job pods',
@@ -217,28 +220,13 @@ describe('service with --cloud aws --executor kubernetes', () => {
   }, 120_000);
 
   it('a node whose kubelet dies under a job is removed after provisionSeconds, though its old pod can never confirm its stop, and the job runs elsewhere', async () => {
-    const { boa, fake, tick, group } = await bootOnEks();
-    const api = (method: string, path: string, body?: unknown) =>
-      boa.app.request(path, {
-        method,
-        headers: { authorization: `Bearer ${boa.token}`, 'content-type': 'application/json' },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-    expect((await api('PUT', '/v1/budget', { gpuHoursPerHour: 30 })).status).toBe(200);
-    await boa.service.planner.idle();
+    const { boa, fake, tick, group, placedJob, api } = await bootOnEks();
     const submitted = await api('POST', '/v1/jobs', {
       class: 'cifar10',
       workload: { image: 'ghcr.io/example/train:1', command: ['python', 'train.py'] },
     });
     const { id } = (await submitted.json()) as { id: number };
-    const placed = await eventually(
-      'the job placed',
-      async () => {
-        await tick();
-        return boa.service.job(id);
-      },
-      (job) => job.allocation.length > 0,
-    );
+    const placed = await placedJob(id);
     await eventually(
       'its pods',
       () => fake.pods(NS),
