@@ -23,19 +23,38 @@ type CrashPoint = 'after cordon' | 'before terminate' | 'after terminate';
 
 function crashing(point: CrashPoint): (pool: NodePool) => NodePool {
   return (pool) => {
-    const wrapped: NodePool = Object.create(pool);
-    if (point === 'after cordon') {
-      wrapped.cordon = async (ids) => {
-        await pool.cordon(ids);
-        throw new Killed('kill -9 after the cordon, before it was recorded');
-      };
-    } else {
-      wrapped.terminate = async (ids) => {
-        if (point === 'before terminate') throw new Killed('kill -9 after recording, before sending');
-        await pool.terminate(ids);
-        throw new Killed('kill -9 after the termination, before it was recorded');
-      };
-    }
+    // Once killed, nothing of this service reaches AWS any more (a pass that carries on past one
+    // failed removal must not act for a dead process).
+    let killed = false;
+    const kill = (message: string): never => {
+      killed = true;
+      throw new Killed(message);
+    };
+    const overrides: Partial<NodePool> =
+      point === 'after cordon'
+        ? {
+            cordon: async (ids) => {
+              await pool.cordon(ids);
+              kill('kill -9 after the cordon, before it was recorded');
+            },
+          }
+        : {
+            terminate: async (ids) => {
+              if (point === 'before terminate') kill('kill -9 after recording, before sending');
+              await pool.terminate(ids);
+              return kill('kill -9 after the termination, before it was recorded');
+            },
+          };
+    const wrapped = new Proxy(pool, {
+      get(target, key, receiver) {
+        const value = (overrides as Record<PropertyKey, unknown>)[key] ?? Reflect.get(target, key, receiver);
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          if (killed) throw new Killed('kill -9: the service is dead');
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
     return wrapped;
   };
 }
@@ -56,7 +75,11 @@ describe('kill -9 during a scale-in', () => {
       const busy = idle === nodeA ? nodeB! : nodeA!;
       await first.tick(1); // the pass dies at the crash point
       expect(
-        w.logs.lines.some((l) => l.event === 'nodes.failed' && String(l.error).includes('kill -9')),
+        w.logs.lines.some(
+          (l) =>
+            (l.event === 'node.remove-failed' || l.event === 'nodes.failed') &&
+            String(l.error).includes('kill -9'),
+        ),
       ).toBe(true);
       const open = new NodeRemovals(first.boa.db).open();
       expect(open).toHaveLength(1);

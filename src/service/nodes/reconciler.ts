@@ -192,6 +192,9 @@ export class NodeReconciler {
     this.removing.note(nodes);
     const terminated = await this.removing.carryOn(nodes, busy, () => {
       this.counters.terminations += 1;
+      // The termination lowered the desired size by one: stored at once, so a crash or a failing step
+      // before the size is read again is not taken for a change from outside (nodes.drift).
+      if (this.expected !== undefined) this.expect(this.expected - 1);
     });
     const current = terminated > 0 ? await pool.describe() : group;
     this.lastGroup = current;

@@ -83,61 +83,82 @@ export class RemovalWalk {
    * Returns how many nodes were terminated; `onTerminated` hears of each at once (a later step may throw).
    */
   async carryOn(nodes: readonly PoolNode[], busy: GpusInUse, onTerminated: () => void): Promise<number> {
-    const { pool, logger } = this.deps;
     let terminated = 0;
     for (const row of this.rows()) {
-      const node = nodes.find((n) => n.id === row.nodeId);
-      if (!node) {
-        // Gone already: terminated before a crash, or by someone else. Nothing is sent.
-        this.finish(row, 'already-gone');
-        continue;
-      }
-      if (row.state === 'chosen') {
-        try {
-          await pool.cordon([row.nodeId]);
-        } catch (error) {
-          // boa already places nothing there; the cordon keeps others off. A refusal (403: RBAC
-          // without patch on nodes) must not keep an idle node paid for, so it is logged and passed;
-          // anything else is retried at the next pass.
-          if (!forbidden(error)) throw error;
-          logger.warn(
-            { event: 'node.cordon-failed', nodeId: row.nodeId, error: (error as Error).message },
-            'cordon failed; removing the node anyway once it is empty',
-          );
-        }
-        this.advance(row, 'cordoned');
-      }
-      if (row.state === 'cordoned') {
-        const jobs = busy(allocationName(node));
-        if (jobs > 0) {
-          logger.debug(
-            { event: 'node.draining', nodeId: row.nodeId, gpusInUse: jobs },
-            'waiting for jobs to move',
-          );
-          continue;
-        }
-        this.advance(row, 'terminating');
-      }
-      if (row.state === 'terminating') {
-        const result = await pool.terminate([row.nodeId]);
-        const sent = result.terminated.includes(row.nodeId);
-        if (sent) {
-          terminated += 1;
-          onTerminated();
-        }
-        this.finish(row, sent ? 'sent' : 'already-gone');
-        logger.info(
+      // One removal that fails (a refusal for that instance, say) holds up neither the others nor the
+      // rest of the pass (the resize a waiting job needs): it is logged and tried again next pass.
+      try {
+        terminated += await this.step(row, nodes, busy, onTerminated);
+      } catch (error) {
+        this.deps.logger.warn(
           {
-            event: 'node.removed',
+            event: 'node.remove-failed',
             nodeId: row.nodeId,
-            reason: row.reason,
-            outcome: sent ? 'sent' : 'already-gone',
+            state: row.state,
+            error: (error as Error).message,
           },
-          'node removed',
+          'a node removal step failed; tried again at the next pass',
         );
       }
     }
     return terminated;
+  }
+
+  /** One removal one step further; 1 when it terminated its node now. */
+  private async step(
+    row: NodeRemovalRow,
+    nodes: readonly PoolNode[],
+    busy: GpusInUse,
+    onTerminated: () => void,
+  ): Promise<number> {
+    const { pool, logger } = this.deps;
+    const node = nodes.find((n) => n.id === row.nodeId);
+    if (!node) {
+      // Gone already: terminated before a crash, or by someone else. Nothing is sent.
+      this.finish(row, 'already-gone');
+      return 0;
+    }
+    if (row.state === 'chosen') {
+      try {
+        await pool.cordon([row.nodeId]);
+      } catch (error) {
+        // boa already places nothing there; the cordon keeps others off. A refusal (403: RBAC
+        // without patch on nodes) must not keep an idle node paid for, so it is logged and passed;
+        // anything else is retried at the next pass.
+        if (!forbidden(error)) throw error;
+        logger.warn(
+          { event: 'node.cordon-failed', nodeId: row.nodeId, error: (error as Error).message },
+          'cordon failed; removing the node anyway once it is empty',
+        );
+      }
+      this.advance(row, 'cordoned');
+    }
+    if (row.state === 'cordoned') {
+      const jobs = busy(allocationName(node));
+      if (jobs > 0) {
+        logger.debug(
+          { event: 'node.draining', nodeId: row.nodeId, gpusInUse: jobs },
+          'waiting for jobs to move',
+        );
+        return 0;
+      }
+      this.advance(row, 'terminating');
+    }
+    if (row.state !== 'terminating') return 0;
+    const result = await pool.terminate([row.nodeId]);
+    const sent = result.terminated.includes(row.nodeId);
+    if (sent) onTerminated();
+    this.finish(row, sent ? 'sent' : 'already-gone');
+    logger.info(
+      {
+        event: 'node.removed',
+        nodeId: row.nodeId,
+        reason: row.reason,
+        outcome: sent ? 'sent' : 'already-gone',
+      },
+      'node removed',
+    );
+    return sent ? 1 : 0;
   }
 
   private advance(row: NodeRemovalRow, state: 'cordoned' | 'terminating'): void {
