@@ -67,7 +67,8 @@ function nodeRemovalStatements(nodegroupName: string, clusterName: string, clust
     }),
     new iam.PolicyStatement({
       sid: 'ReadScalingActivities',
-      actions: ['autoscaling:DescribeScalingActivities'],
+      // The instance's lifecycle state before a Terminate (never sent twice for one removal).
+      actions: ['autoscaling:DescribeScalingActivities', 'autoscaling:DescribeAutoScalingInstances'],
       resources: ['*'],
     }),
     ...(clusterArn

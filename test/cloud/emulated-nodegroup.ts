@@ -4,6 +4,7 @@ import {
   DescribeScalingActivitiesCommand,
   SetInstanceProtectionCommand,
   TerminateInstanceInAutoScalingGroupCommand,
+  DescribeAutoScalingInstancesCommand,
 } from '@aws-sdk/client-auto-scaling';
 import { DescribeInstancesCommand, EC2Client, type Filter, type Instance } from '@aws-sdk/client-ec2';
 import {
@@ -52,6 +53,7 @@ export type EmulatedOperation =
   | 'DescribeUpdate'
   | 'DescribeInstances'
   | 'TerminateInstanceInAutoScalingGroup'
+  | 'DescribeAutoScalingInstances'
   | 'SetInstanceProtection';
 
 interface InjectedFailure {
@@ -275,6 +277,25 @@ export function emulateNodegroup(options: EmulatedNodegroupOptions) {
     failNow('TerminateInstanceInAutoScalingGroup', true);
     return {
       Activity: { ActivityId: activity.id, StatusCode: 'InProgress', Description: activity.description },
+    };
+  });
+
+  // A live instance is InService; one terminated is Terminating while it shuts down (shutdownMs: EKS's
+  // lifecycle hook holds it in Terminating:Wait meanwhile), then has left the group.
+  asgMock.on(DescribeAutoScalingInstancesCommand).callsFake((input) => {
+    failNow('DescribeAutoScalingInstances', false);
+    const ids = new Set(input.InstanceIds ?? []);
+    const now = clock.now();
+    return {
+      AutoScalingInstances: asgs.flatMap((a) =>
+        a.asg.instances
+          .filter((i) => ids.has(i.id) && (i.terminatedAt === undefined || now < i.terminatedAt + shutdownMs))
+          .map((i) => ({
+            InstanceId: i.id,
+            LifecycleState: i.terminatedAt === undefined ? 'InService' : 'Terminating:Wait',
+            AutoScalingGroupName: a.asg.name,
+          })),
+      ),
     };
   });
 

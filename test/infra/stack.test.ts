@@ -228,7 +228,7 @@ describe("boa's IAM role (EKS Pod Identity)", () => {
         }),
         expect.objectContaining({
           // Only what src/cloud/aws calls: boa never describes the group itself.
-          Action: 'autoscaling:DescribeScalingActivities',
+          Action: ['autoscaling:DescribeAutoScalingInstances', 'autoscaling:DescribeScalingActivities'],
           Resource: '*',
         }),
         expect.objectContaining({ Action: 'eks:ListNodegroups' }),
@@ -277,6 +277,7 @@ describe("boa's IAM role (EKS Pod Identity)", () => {
           'cloudwatch:PutMetricData',
           'autoscaling:DescribeAutoScalingGroups',
           'autoscaling:DescribeScalingActivities',
+          'autoscaling:DescribeAutoScalingInstances',
         ];
         const tagScoped = [
           'autoscaling:SetInstanceProtection',

@@ -1,5 +1,6 @@
 import {
   type AutoScalingClient,
+  DescribeAutoScalingInstancesCommand,
   DescribeScalingActivitiesCommand,
   SetInstanceProtectionCommand,
   TerminateInstanceInAutoScalingGroupCommand,
@@ -27,11 +28,25 @@ function awsMessage(error: unknown): string {
   return error instanceof AwsCallError ? String((error.cause as Error | undefined)?.message ?? '') : '';
 }
 
+/** Lifecycle states of an instance on its way out of the group (a lifecycle hook's wait included). */
+const LEAVING = /^Terminat/;
+
+/** The instance's lifecycle state in its group (InService, Terminating:Wait, ...); undefined: not in it. */
+async function lifecycleOf(instanceId: string, ctx: AsgContext): Promise<string | undefined> {
+  const out = await ctx.autoscaling.send(
+    new DescribeAutoScalingInstancesCommand({ InstanceIds: [instanceId] }),
+  );
+  return out?.AutoScalingInstances?.find((i) => i.InstanceId === instanceId)?.LifecycleState;
+}
+
 /**
  * TerminateInstanceInAutoScalingGroup(ShouldDecrementDesiredCapacity: true) for each instance, one at a
- * time. An instance the group no longer has is reported as already gone (a repeat after a crash changes
- * nothing). Where decrementing would break the group's minimum, the instance is terminated without
- * decrementing and the ASG launches its replacement (a node that never became ready, say).
+ * time. It lowers the desired size, so it must never be sent twice for one instance: an instance the
+ * group no longer has, or has on its way out (Terminating:Wait while EKS drains it: a repeat after a
+ * crash), is reported as already gone and nothing is sent; a retry (a timeout whose call AWS may have
+ * applied) first reads the instance again, and one already leaving was terminated by the first send.
+ * Where decrementing would break the group's minimum, the instance is terminated without decrementing
+ * and the ASG launches its replacement (a node that never became ready, say).
  */
 export async function terminateInstances(
   instanceIds: readonly string[],
@@ -40,18 +55,34 @@ export async function terminateInstances(
   const terminated: string[] = [];
   const alreadyGone: string[] = [];
   for (const instanceId of new Set(instanceIds)) {
-    const send = (decrement: boolean) =>
-      withRetry(
+    const leaving = async () => {
+      const state = await lifecycleOf(instanceId, ctx);
+      return state === undefined || LEAVING.test(state);
+    };
+    const send = (decrement: boolean) => {
+      let attempts = 0;
+      return withRetry(
         'TerminateInstanceInAutoScalingGroup',
-        () =>
-          ctx.autoscaling.send(
+        async () => {
+          if (attempts++ > 0 && (await leaving())) return { Activity: undefined };
+          return ctx.autoscaling.send(
             new TerminateInstanceInAutoScalingGroupCommand({
               InstanceId: instanceId,
               ShouldDecrementDesiredCapacity: decrement,
             }),
-          ),
+          );
+        },
         ctx,
       );
+    };
+    if (await withRetry('DescribeAutoScalingInstances', leaving, ctx)) {
+      alreadyGone.push(instanceId);
+      ctx.logger.info(
+        { event: 'node.already-gone', instanceId },
+        'instance already left the group, or is leaving',
+      );
+      continue;
+    }
     try {
       const out = await send(true);
       terminated.push(instanceId);
