@@ -10,10 +10,17 @@ const PRIVATE_ENV =
   /^(BOA_|TORCHELASTIC_)|^(RANK|LOCAL_RANK|GROUP_RANK|ROLE_RANK|LOCAL_WORLD_SIZE|GROUP_WORLD_SIZE|ROLE_WORLD_SIZE|WORLD_SIZE|MASTER_ADDR|MASTER_PORT|NODE_RANK|NNODES|NPROC_PER_NODE)$/;
 
 /**
- * The service's secrets in its environment: its cloud credentials (AWS_*) and anything named a secret,
- * password, token or credential. A job gets the ones it needs from its workload's `env` (`--env`).
+ * The service's secrets in its environment: its cloud credentials (AWS_*), anything named a secret,
+ * password (PGPASSWORD, MYSQL_PWD), passphrase, token, credential, key (OPENAI_API_KEY, SSH_PRIVATE_KEY),
+ * personal access token (GITHUB_PAT), auth or DSN, and the operator's ssh agent. TOKEN and AUTH only as
+ * words: TOKENIZERS_PARALLELISM and GIT_AUTHOR_NAME are no secrets. A job gets the ones it needs from its
+ * workload's `env` (`--env`).
  */
-const SECRET_ENV = /^AWS_|(^|_)(SECRET|SECRETS|PASSWORD|PASSWD|TOKEN|CREDENTIAL|CREDENTIALS)(_|$)/i;
+const SECRET_ENV =
+  /^AWS_|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL|APIKEY|_PWD$|(^|_)(TOKENS?|AUTH)(_|$)|(^|_)(KEY|PAT|DSN)$/i;
+
+/** A URL with a password in it (DATABASE_URL=postgres://user:pw@host/db), whatever its name. */
+const URL_WITH_PASSWORD = /^[a-z][a-z0-9+.-]*:\/\/[^/@\s:]*:[^/@\s]*@/i;
 
 /** The service's environment less the two kinds above, then the workload's own env, then boa's. */
 export function replicaEnv(
@@ -23,7 +30,8 @@ export function replicaEnv(
 ): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(serviceEnv)) {
-    if (value !== undefined && !PRIVATE_ENV.test(name) && !SECRET_ENV.test(name)) env[name] = value;
+    if (value === undefined || PRIVATE_ENV.test(name) || SECRET_ENV.test(name)) continue;
+    if (!URL_WITH_PASSWORD.test(value)) env[name] = value;
   }
   return Object.assign(env, workloadEnv ?? {}, boaEnv);
 }

@@ -1,0 +1,45 @@
+/**
+ * What a local job inherits of the service's environment: nothing of boa's, no launcher's leftovers,
+ * none of the operator's secrets, everything else (PATH, HOME, a virtualenv's, a GPU library's).
+ */
+import { describe, expect, it } from 'vitest';
+import { replicaEnv } from '../../src/cloud/local/replica-env.ts';
+
+describe('replicaEnv', () => {
+  it("keeps the service's secrets from a job, by name and by a password in a URL", () => {
+    const secrets = {
+      AWS_SECRET_ACCESS_KEY: 'x',
+      HF_TOKEN: 'x',
+      DB_PASSWORD: 'x',
+      PGPASSWORD: 'x',
+      MYSQL_PWD: 'x',
+      OPENAI_API_KEY: 'x',
+      WANDB_API_KEY: 'x',
+      STRIPE_APIKEY: 'x',
+      SSH_PRIVATE_KEY: 'x',
+      GPG_PASSPHRASE: 'x',
+      GITHUB_PAT: 'x',
+      GOOGLE_APPLICATION_CREDENTIALS: '/keys/sa.json',
+      SENTRY_DSN: 'https://k@sentry.io/1',
+      SSH_AUTH_SOCK: '/tmp/ssh-agent.sock',
+      BASIC_AUTH: 'u:p',
+      DATABASE_URL: 'postgres://user:pw@db.internal/app',
+      REDIS: 'redis://:pw@cache:6379',
+      BOA_TOKEN: 'operator',
+    };
+    const kept = {
+      PATH: '/usr/bin',
+      HOME: '/home/me',
+      PWD: '/home/me/src',
+      TOKENIZERS_PARALLELISM: 'false',
+      GIT_AUTHOR_NAME: 'me',
+      CUDA_VISIBLE_DEVICES: '0',
+      NCCL_DEBUG: 'INFO',
+      HF_HOME: '/cache/hf',
+      MLFLOW_TRACKING_URI: 'http://mlflow.internal:5000',
+      KEYBOARD: 'us',
+    };
+    const env = replicaEnv({ ...secrets, ...kept }, { HF_TOKEN: 'given' }, { WORLD_SIZE: '4' });
+    expect(env).toEqual({ ...kept, HF_TOKEN: 'given', WORLD_SIZE: '4' });
+  });
+});
