@@ -503,7 +503,7 @@ class BoaJob:
             last = attempt == self.retries
             request = urllib.request.Request(self.url + path, data=data, headers=headers, method=method)
             try:
-                with urllib.request.urlopen(request, timeout=self.timeout_seconds) as response:
+                with _OPENER.open(request, timeout=self.timeout_seconds) as response:
                     return _json_object(response.read(), self.url)
             except urllib.error.HTTPError as error:
                 failure = _http_error(error)
@@ -563,6 +563,24 @@ def _http_error(error):
     if message is None:
         message = detail if isinstance(detail, str) else error.reason
     return BoaHTTPError(error.code, payload.get("code", "http_error"), message, payload.get("field"))
+
+
+class _TokenKeepingRedirects(urllib.request.HTTPRedirectHandler):
+    """Follows a redirect, but sends the job token on only to the same host, never down to plain http.
+
+    urllib copies every header onto a redirect, to any host: an ingress redirecting elsewhere, or a
+    stranger at BOA_URL, would get the token (fetch, in the Node client, drops it across origins)."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        new = super().redirect_request(req, fp, code, msg, headers, newurl)
+        if new is not None:
+            old, to = urllib.parse.urlsplit(req.full_url), urllib.parse.urlsplit(newurl)
+            if to.netloc != old.netloc or (old.scheme == "https" and to.scheme != "https"):
+                new.remove_header("Authorization")
+        return new
+
+
+_OPENER = urllib.request.build_opener(_TokenKeepingRedirects)
 
 
 def _passing(error):

@@ -503,6 +503,50 @@ class BoaJobTest(unittest.TestCase):
         ):
             client.wait_for_width(0.5)
 
+    def test_a_redirect_takes_the_token_only_to_the_same_host(self):
+        seen = {}
+
+        def serve(host, handler):
+            server = http.server.ThreadingHTTPServer((host, 0), handler)
+            threading.Thread(target=server.serve_forever, daemon=True).start()
+            self.addCleanup(server.server_close)
+            self.addCleanup(server.shutdown)
+            return server.server_port
+
+        class Target(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                seen[self.headers.get("Host")] = self.headers.get("Authorization")
+                data = b'{"jobId":1,"state":"running","width":1,"nodes":[],"generation":1,"statEpoch":0}'
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args):
+                pass
+
+        # 127.0.0.2 is another host to urllib (loopback, so no network is needed).
+        elsewhere = serve("127.0.0.2", Target)
+
+        class Redirecting(Target):
+            def do_GET(self):
+                if self.path.startswith("/v1/"):
+                    return Target.do_GET(self)
+                # /away/v1/... to the other host, /same/v1/... to this one's /v1/...
+                to = f"http://127.0.0.2:{elsewhere}" if self.path.startswith("/away") else ""
+                self.send_response(302)
+                self.send_header("Location", to + self.path[self.path.index("/v1/"):])
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+        here = serve("127.0.0.1", Redirecting)
+        for prefix in ("/away", "/same"):
+            client = BoaJob(f"http://127.0.0.1:{here}{prefix}", 1, "JOB-TOKEN", handle_sigterm=False)
+            self.clients.append(client)
+            self.assertEqual(client.allocation()["width"], 1)
+        self.assertEqual(seen, {f"127.0.0.2:{elsewhere}": None, f"127.0.0.1:{here}": "Bearer JOB-TOKEN"})
+
     def test_an_error_whose_error_is_a_string_is_a_boa_http_error(self):
         # Not boa's {"error": {"code", ...}} but a proxy's or another framework's {"error": "Not Found"}:
         # an AttributeError used to escape, which trainers catching BoaError do not expect.
