@@ -175,6 +175,28 @@ describe('boa jobs', () => {
     expect(missing.stderr).toBe('boa: job 99 not found\n');
   });
 
+  it('--env NAME takes the value from the shell, off the command line; one not set there is refused', async () => {
+    const s = await startCliService({
+      executor: { kind: 'local', reconcile: async () => [], close: async () => {} },
+    });
+    cleanups.push(s.close);
+    const run = await s.boa(
+      ['--json', 'jobs', 'submit', 'cifar10', '--env', 'HF_TOKEN', '--env', 'LR=0.1', '--', 'node', 'x.js'],
+      {
+        HF_TOKEN: 'from-the-shell',
+      },
+    );
+    expect(run.status, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout).job.workload.env).toEqual({ HF_TOKEN: 'from-the-shell', LR: '0.1' });
+    const unset = await s.boa(['jobs', 'submit', 'cifar10', '--env', 'NOT_SET_HERE', '--', 'node', 'x.js'], {
+      NOT_SET_HERE: undefined,
+    });
+    expect(unset.status).toBe(2);
+    expect(unset.stderr).toBe(
+      'boa: --env NOT_SET_HERE: NOT_SET_HERE is not set here (give NAME=value, or export it)\n',
+    );
+  });
+
   it("runs a local executor's command where it was submitted (--workdir relative to it); a remote one's as given", async () => {
     const idle = (kind: 'local' | 'kubernetes'): Executor => ({
       kind,

@@ -24,7 +24,12 @@ export function addSubmitCommand(jobs: Command): void {
     .argument('[command...]', 'after --: the program boa runs and its arguments, e.g. -- python train.py')
     .option('--name <name>', 'a name to recognise the job by')
     .option('--image <image>', 'container image (Kubernetes executor; ignored by the local one)')
-    .option('--env <NAME=value>', 'an environment variable for the job (repeatable)', collect, [])
+    .option(
+      '--env <NAME=value>',
+      'an environment variable for the job (repeatable); NAME alone takes its value from this shell',
+      collect,
+      [],
+    )
     .option(
       '--workdir <dir>',
       "the job's working directory (local executor: default, and relative to, this one)",
@@ -200,7 +205,18 @@ function workloadOf(words: string[], options: SubmitOptions) {
   const env: Record<string, string> = {};
   for (const pair of options.env) {
     const at = pair.indexOf('=');
-    if (at <= 0) throw new CliError(`--env takes NAME=value, got "${pair}"`, EXIT.badInput);
+    if (at < 0 && /^[A-Za-z_][A-Za-z0-9_]*$/.test(pair)) {
+      // --env NAME: the value from this shell, kept off the command line (ps, shell history).
+      const value = process.env[pair];
+      if (value === undefined)
+        throw new CliError(
+          `--env ${pair}: ${pair} is not set here (give NAME=value, or export it)`,
+          EXIT.badInput,
+        );
+      env[pair] = value;
+      continue;
+    }
+    if (at <= 0) throw new CliError(`--env takes NAME=value or NAME, got "${pair}"`, EXIT.badInput);
     env[pair.slice(0, at)] = pair.slice(at + 1);
   }
   const checkpoint =
