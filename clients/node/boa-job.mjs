@@ -31,6 +31,8 @@ function markSigterm(file) {
 
 /** Job states after which the job has no allocation any more. */
 export const FINISHED_STATES = ['done', 'cancelled', 'failed', 'lost'];
+/** boa's answer to a report for a job that is no longer waiting or running. */
+const ENDED_CODES = ['not_active', 'already_finished'];
 
 export class BoaError extends Error {
   name = 'BoaError';
@@ -249,6 +251,9 @@ export class BoaJob {
     } catch (error) {
       if (error instanceof BoaHTTPError && [401, 403, 404].includes(error.status)) throw error;
       if (!(error instanceof BoaError)) throw error;
+      // The job ended (cancelled, lost, done): shouldStop() says so, as a poll would.
+      if (error instanceof BoaHTTPError && ENDED_CODES.includes(error.code))
+        this.#setStop(`job ended (${error.detail ?? error.message})`, 'ended');
       // A training loop reports every epoch: one line a while, not one per report.
       const now = Date.now();
       if (this.#reportWarnedAt === null || now - this.#reportWarnedAt >= this.warnEverySeconds * 1000) {

@@ -286,6 +286,9 @@ class BoaJob:
         except (BoaUnavailable, BoaHTTPError) as error:
             if isinstance(error, BoaHTTPError) and error.status in (401, 403, 404):
                 raise
+            if isinstance(error, BoaHTTPError) and error.code in ENDED_CODES:
+                # The job ended (cancelled, lost, done): should_stop() says so, as a poll would.
+                self._set_stop(f"job ended ({error.message})")
             self._warn_report(error)
             with self._lock:
                 return dict(self._last_allocation or {})
@@ -581,6 +584,10 @@ class _TokenKeepingRedirects(urllib.request.HTTPRedirectHandler):
 
 
 _OPENER = urllib.request.build_opener(_TokenKeepingRedirects)
+
+
+# boa's answer to a report for a job that is no longer waiting or running.
+ENDED_CODES = ("not_active", "already_finished")
 
 
 def _passing(error):

@@ -211,6 +211,16 @@ describe('Node job client (clients/node/boa-job.mjs)', () => {
     });
     clients.push(wrong);
     await expect(wrong.report(2)).rejects.toMatchObject({ status: 401 });
+    // The job ended (cancelled here): not thrown, but shouldStop() says so, as a poll would.
+    const cancelled = await fetch(`${boa.url}/v1/jobs/${job.id}/cancel`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${job.token}` },
+    });
+    expect(cancelled.status).toBe(200);
+    expect(c.shouldStop()).toBe(false);
+    expect(await c.report(2)).toEqual(last);
+    expect(c.shouldStop()).toBe(true);
+    expect(c.stopReason).toMatch(/^job ended \(job \d+ is cancelled\)$/);
   });
 
   it('turns shouldStop on at SIGTERM, and the process lives on to checkpoint', async () => {

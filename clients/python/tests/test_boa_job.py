@@ -209,6 +209,15 @@ class BoaJobTest(unittest.TestCase):
         with self.assertRaises(BoaHTTPError) as raised:
             wrong.report(2)
         self.assertEqual(raised.exception.status, 401)
+        # The job ended (cancelled here): not raised, but should_stop() says so, as a poll would.
+        cancel = urllib.request.Request(URL + f"/v1/jobs/{job['id']}/cancel", data=b"", method="POST",
+                                        headers={"Authorization": f"Bearer {job['token']}"})
+        with urllib.request.urlopen(cancel, timeout=10):
+            pass
+        self.assertFalse(client.should_stop())
+        self.assertEqual(client.report(2), last)
+        self.assertTrue(client.should_stop())
+        self.assertRegex(client.stop_reason, r"^job ended \(job \d+ is cancelled\)$")
 
     def test_sigterm_sets_should_stop(self):
         job = control("/__test/job")
