@@ -62,16 +62,19 @@ export class Execution {
     const executor = this.executor;
     if (!executor || this.reconciling || this.closed) return;
     let started = 0;
+    let sent: readonly DesiredJob[] = [];
     // On the next turn of the event loop: the tick (and the API) never wait for an executor's own
     // synchronous work, such as the local executor spawning processes.
     this.reconciling = new Promise<void>((next) => setImmediate(next))
       .then(() => {
         started = performance.now();
-        return executor.reconcile(this.desired(this.service.deps.clock.now()));
+        sent = this.desired(this.service.deps.clock.now());
+        return executor.reconcile(sent);
       })
       .then((statuses) => {
         this.lastReconcileMs = performance.now() - started;
         this.reconciles += 1;
+        this.noteAsked(sent);
         this.settling = this.apply(statuses);
         if (this.settling || this.backingOff > 0) this.scheduleFollowUp(FOLLOW_UP_MS);
         // An exit is seen within seconds, not at the next tick: a failed job's GPUs are not held a tick
@@ -80,6 +83,9 @@ export class Execution {
           this.scheduleFollowUp(this.service.deps.config.replicaCheckSeconds * 1000);
       })
       .catch((error: Error) => {
+        // An executor (or an API server) that fails is no generation's fault: start deadlines count
+        // again from when it answers.
+        this.startAsked.clear();
         this.service.deps.logger.warn(
           { event: 'executor_failed', error: error.message, stack: error.stack },
           'executor reconcile failed; retried next tick',
@@ -122,8 +128,6 @@ export class Execution {
         backingOff += 1;
         continue;
       }
-      if (this.startAsked.get(job.id)?.generation !== job.generation)
-        this.startAsked.set(job.id, { generation: job.generation, at: now });
       let wanted = this.specs.get(job.id);
       if (wanted?.generation !== job.generation) {
         wanted = { jobId: job.id, generation: job.generation, replicas: this.replicasOf(job) };
@@ -241,7 +245,7 @@ export class Execution {
         settling = true;
       }
     }
-    if (this.failOverdueStarts(byJob)) settling = true;
+    if (this.failOverdueStarts(byJob, new Set(done.map((d) => d.jobId)))) settling = true;
     const endOf = (d: { endedAt: number | undefined }) => d.endedAt ?? Number.MAX_SAFE_INTEGER;
     done.sort((a, b) => endOf(a) - endOf(b));
     for (const { jobId, endedAt } of done)
@@ -249,11 +253,19 @@ export class Execution {
     return settling;
   }
 
+  /** Stamps each generation the executor has just taken (answered without failing) for the first time. */
+  private noteAsked(sent: readonly DesiredJob[]): void {
+    const now = this.service.deps.clock.now();
+    for (const job of sent)
+      if (this.startAsked.get(job.jobId)?.generation !== job.generation)
+        this.startAsked.set(job.jobId, { generation: job.generation, at: now });
+  }
+
   /**
    * Generations not all running startTimeoutSeconds after they were asked for fail, with what the
    * replica still starting last said (or that none was made). Returns whether one did.
    */
-  private failOverdueStarts(byJob: ReadonlyMap<number, ReplicaStatus[]>): boolean {
+  private failOverdueStarts(byJob: ReadonlyMap<number, ReplicaStatus[]>, done: ReadonlySet<number>): boolean {
     const { config, clock } = this.service.deps;
     const limitMs = config.startTimeoutSeconds * 1000;
     const now = clock.now();
@@ -261,7 +273,8 @@ export class Execution {
     for (const [jobId, asked] of this.startAsked) {
       const job = this.service.state.jobs.get(jobId);
       const ranks = this.specs.get(jobId)?.replicas ?? [];
-      if (job?.state !== 'running' || job.generation !== asked.generation) {
+      // A job that finished in this pass (rank 0 exited 0) is done, whatever its other ranks.
+      if (job?.state !== 'running' || job.generation !== asked.generation || done.has(jobId)) {
         this.startAsked.delete(jobId);
         continue;
       }

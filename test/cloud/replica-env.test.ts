@@ -3,7 +3,7 @@
  * none of the operator's secrets, everything else (PATH, HOME, a virtualenv's, a GPU library's).
  */
 import { describe, expect, it } from 'vitest';
-import { replicaEnv } from '../../src/cloud/local/replica-env.ts';
+import { heldBackNames, replicaEnv } from '../../src/cloud/local/replica-env.ts';
 
 describe('replicaEnv', () => {
   it("keeps the service's secrets from a job, by name and by a password in a URL", () => {
@@ -38,8 +38,13 @@ describe('replicaEnv', () => {
       HF_HOME: '/cache/hf',
       MLFLOW_TRACKING_URI: 'http://mlflow.internal:5000',
       KEYBOARD: 'us',
+      MAX_TOKENS: '512',
+      MAX_NEW_TOKENS: '64',
+      CACHE_KEY: 'v2',
     };
     const env = replicaEnv({ ...secrets, ...kept }, { HF_TOKEN: 'given' }, { WORLD_SIZE: '4' });
     expect(env).toEqual({ ...kept, HF_TOKEN: 'given', WORLD_SIZE: '4' });
+    // The names held back, for the one log line that says so (never their values).
+    expect(heldBackNames({ ...secrets, ...kept })).toEqual(Object.keys(secrets).sort());
   });
 });

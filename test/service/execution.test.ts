@@ -35,7 +35,11 @@ class ScriptedExecutor implements Executor {
   readonly asked = new Map<string, number>();
   now: () => number = () => 0;
 
+  /** While set, every reconcile fails (the executor or its API server down). */
+  down = false;
+
   async reconcile(desired: readonly DesiredJob[]): Promise<readonly ReplicaStatus[]> {
+    if (this.down) throw new Error('the API server is down');
     this.calls.push([...desired]);
     for (const job of desired)
       if (!this.asked.has(`${job.jobId}/${job.generation}`))
@@ -54,10 +58,10 @@ class ScriptedExecutor implements Executor {
           const key = `${r.jobId}/${r.generation}/${r.rank}`;
           const code = this.exits.get(key);
           const base = { jobId: r.jobId, generation: r.generation, rank: r.rank, node: r.node };
-          const stuck = this.starting.get(r.jobId);
-          if (stuck !== undefined) return { ...base, phase: 'starting', reason: stuck };
           const given = this.statuses.get(key);
           if (given) return { ...base, phase: 'running', ...given };
+          const stuck = this.starting.get(r.jobId);
+          if (stuck !== undefined) return { ...base, phase: 'starting', reason: stuck };
           const ranForMs = this.interrupted.get(key);
           if (ranForMs !== undefined) {
             return {
@@ -187,6 +191,38 @@ describe('execution', () => {
     s.executor.starting.delete(id);
     await s.ticks(15);
     expect(s.service.job(id)).toMatchObject({ state: 'running', restarts: 1 });
+  });
+
+  it('counts no start deadline while the executor fails: a generation asked for during an outage gets all of it once it answers', async () => {
+    const s = await service({ startTimeoutSeconds: 300 });
+    s.executor.down = true;
+    const { id } = (await s.request('POST', '/v1/jobs', { class: 'bert', workload })).body;
+    s.executor.starting.set(id, 'ContainerCreating');
+    await s.ticks(12); // 12 minutes of outage, the job placed meanwhile
+    expect(s.service.job(id)).toMatchObject({ state: 'running', restarts: 0 });
+    s.executor.down = false;
+    // Counted from when the executor answered: not failed at once (asked 12 minutes ago)...
+    await s.ticks(1);
+    expect(s.service.job(id)).toMatchObject({ state: 'running', restarts: 0 });
+    // ...but once 5 minutes of starting have passed since.
+    for (let i = 0; i < 12 && s.service.job(id).restarts === 0; i++) await s.ticks(1);
+    expect(s.service.job(id).restarts).toBe(1);
+  });
+
+  it('a job whose rank 0 exits 0 as another rank passes its start deadline is done, not failed', async () => {
+    const s = await service({ startTimeoutSeconds: 300, maxRestarts: 0 });
+    const { id } = (await s.request('POST', '/v1/jobs', { class: 'bert', workload })).body;
+    s.executor.starting.set(id, 'ContainerCreating');
+    s.executor.now = () => s.clock.now();
+    await s.ticks(3);
+    const { generation, allocation } = s.service.job(id);
+    expect(allocation.length).toBeGreaterThan(0);
+    const askedAt = s.executor.asked.get(`${id}/${generation}`)!;
+    // Up to the tick whose pass crosses the deadline, then rank 0 exits 0 in that very pass.
+    while (s.clock.now() + 60_000 - askedAt < 300_000) await s.ticks(1);
+    s.executor.statuses.set(`${id}/${generation}/0`, { phase: 'succeeded', exitCode: 0 });
+    await s.ticks(1);
+    expect(s.service.job(id)).toMatchObject({ state: 'done', exitCode: null });
   });
 
   it('fails a generation none of whose replicas was ever made, after startTimeoutSeconds, saying so', async () => {

@@ -39,6 +39,12 @@ async function lifecycleOf(instanceId: string, ctx: AsgContext): Promise<string 
   return out?.AutoScalingInstances?.find((i) => i.InstanceId === instanceId)?.LifecycleState;
 }
 
+/** An IAM refusal: a boa upgraded without its stack redeployed lacks DescribeAutoScalingInstances. */
+function refused(error: unknown): boolean {
+  const cause = (error instanceof AwsCallError ? error.cause : error) as { name?: string } | undefined;
+  return /AccessDenied|UnauthorizedOperation/.test(cause?.name ?? '');
+}
+
 /**
  * TerminateInstanceInAutoScalingGroup(ShouldDecrementDesiredCapacity: true) for each instance, one at a
  * time. It lowers the desired size, so it must never be sent twice for one instance: an instance the
@@ -56,8 +62,19 @@ export async function terminateInstances(
   const alreadyGone: string[] = [];
   for (const instanceId of new Set(instanceIds)) {
     const leaving = async () => {
-      const state = await lifecycleOf(instanceId, ctx);
-      return state === undefined || LEAVING.test(state);
+      try {
+        const state = await lifecycleOf(instanceId, ctx);
+        return state === undefined || LEAVING.test(state);
+      } catch (error) {
+        // Unreadable, the Terminate goes out as it did before the read existed (its "not in the
+        // group" answer still stops a repeat), rather than no node ever being removed.
+        if (!refused(error)) throw error;
+        ctx.logger.warn(
+          { event: 'node.lifecycle-unreadable', instanceId, error: (error as Error).message },
+          'cannot read the instance lifecycle (autoscaling:DescribeAutoScalingInstances: redeploy the stack); terminating without it',
+        );
+        return false;
+      }
     };
     const send = (decrement: boolean) => {
       let attempts = 0;

@@ -10,6 +10,7 @@ import {
   realpathSync,
   renameSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from 'node:fs';
 import { constants } from 'node:os';
@@ -228,9 +229,10 @@ export function isOurSupervisor(pid: number, dir: string, rank: number): boolean
 }
 
 /**
- * The folder with its links resolved, so one data dir named two ways (a symlink, a bind mount, macOS's
- * /tmp and /private/tmp) is one: a service restarted under the other name took its running replicas
- * for gone, ran them a second time and left the first running. As given when it does not exist yet.
+ * The folder with its links resolved, so one data dir named two ways (a symlink, macOS's /tmp and
+ * /private/tmp) is one: a service restarted under the other name took its running replicas for gone,
+ * ran them a second time and left the first running (a bind mount: sameDir's inode). As given when it
+ * does not exist yet.
  */
 export function realDir(dir: string): string {
   try {
@@ -240,9 +242,16 @@ export function realDir(dir: string): string {
   }
 }
 
-/** One folder, however each path names it. */
+/** One folder, however each path names it: links resolved, or the same inode (a bind mount). */
 function sameDir(a: string | undefined, b: string): boolean {
-  return a !== undefined && (a === b || realDir(a) === realDir(b));
+  if (a === undefined) return false;
+  if (a === b || realDir(a) === realDir(b)) return true;
+  try {
+    const [x, y] = [statSync(a), statSync(b)];
+    return x.dev === y.dev && x.ino === y.ino;
+  } catch {
+    return false;
+  }
 }
 
 /**

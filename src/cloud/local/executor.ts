@@ -30,7 +30,7 @@ import {
 import { ReplicaLauncher } from './launcher.ts';
 import { type LocalReplica, refreshLiveness, replicaStatus } from './local-replica.ts';
 import { capReplicaLogs, DEFAULT_LOG_CAP, type LogCap } from './log-cap.ts';
-import { replicaEnv } from './replica-env.ts';
+import { heldBackNames, replicaEnv } from './replica-env.ts';
 import { killReplicaGroups, signalQuietly } from './replica-signals.ts';
 import { RendezvousPorts } from './rendezvous-ports.ts';
 import { SPAWN_ATTEMPTS, SpawnFailures } from './spawn-failures.ts';
@@ -88,6 +88,20 @@ export class LocalExecutor implements Executor {
     // Its own timer, not the reconcile's: a tick can be minutes apart, and a log can grow by gigabytes.
     this.logTimer = setInterval(() => this.capLogs(), this.logCap.checkMs);
     this.logTimer.unref();
+  }
+
+  private heldBackSaid = false;
+
+  /** Once, as the first replica starts: what of the service's environment no job inherits, by name. */
+  private sayHeldBack(): void {
+    if (this.heldBackSaid) return;
+    this.heldBackSaid = true;
+    const names = heldBackNames(process.env);
+    if (names.length > 0)
+      this.logger.info(
+        { event: 'local.env-held-back', names },
+        "these variables of the service's environment are not passed to jobs; give a job one it needs with --env",
+      );
   }
 
   /** One pass at a time: a pass copying large logs can outlast the timer's period. */
@@ -275,6 +289,7 @@ export class LocalExecutor implements Executor {
     rmSync(recordFile(dir, spec.rank, 'exit'), { force: true });
     const { workload } = spec;
     const env = replicaEnv(process.env, workload.env, spec.env);
+    this.sayHeldBack();
     const launched = await this.launcher.launch(
       '/bin/sh',
       [

@@ -11,16 +11,29 @@ const PRIVATE_ENV =
 
 /**
  * The service's secrets in its environment: its cloud credentials (AWS_*), anything named a secret,
- * password (PGPASSWORD, MYSQL_PWD), passphrase, token, credential, key (OPENAI_API_KEY, SSH_PRIVATE_KEY),
- * personal access token (GITHUB_PAT), auth or DSN, and the operator's ssh agent. TOKEN and AUTH only as
- * words: TOKENIZERS_PARALLELISM and GIT_AUTHOR_NAME are no secrets. A job gets the ones it needs from its
- * workload's `env` (`--env`).
+ * password (PGPASSWORD, MYSQL_PWD), passphrase or credential, a token or auth as a word (HF_TOKEN,
+ * SSH_AUTH_SOCK: the operator's ssh agent; not MAX_TOKENS or GIT_AUTHOR_NAME), a key of the kinds that
+ * are secrets (OPENAI_API_KEY, SSH_PRIVATE_KEY; not CACHE_KEY), a personal access token (GITHUB_PAT) or
+ * a DSN. A job gets the ones it needs from its workload's `env` (`--env`).
  */
 const SECRET_ENV =
-  /^AWS_|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL|APIKEY|_PWD$|(^|_)(TOKENS?|AUTH)(_|$)|(^|_)(KEY|PAT|DSN)$/i;
+  /^AWS_|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL|_PWD$|(^|_)(TOKEN|AUTH)(_|$)|(API_?KEY|PRIVATE_KEY|ACCESS_KEY|SIGNING_KEY|ENCRYPTION_KEY|MASTER_KEY)$|(^|_)(PAT|DSN)$/i;
 
 /** A URL with a password in it (DATABASE_URL=postgres://user:pw@host/db), whatever its name. */
 const URL_WITH_PASSWORD = /^[a-z][a-z0-9+.-]*:\/\/[^/@\s:]*:[^/@\s]*@/i;
+
+/** Whether a job does not inherit this variable of the service's. */
+function heldBack(name: string, value: string): boolean {
+  return PRIVATE_ENV.test(name) || SECRET_ENV.test(name) || URL_WITH_PASSWORD.test(value);
+}
+
+/** The names of the service's variables no job inherits (logged once: one a job needed is no mystery). */
+export function heldBackNames(serviceEnv: NodeJS.ProcessEnv): string[] {
+  return Object.entries(serviceEnv)
+    .filter(([name, value]) => value !== undefined && heldBack(name, value))
+    .map(([name]) => name)
+    .sort();
+}
 
 /** The service's environment less the two kinds above, then the workload's own env, then boa's. */
 export function replicaEnv(
@@ -30,8 +43,7 @@ export function replicaEnv(
 ): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(serviceEnv)) {
-    if (value === undefined || PRIVATE_ENV.test(name) || SECRET_ENV.test(name)) continue;
-    if (!URL_WITH_PASSWORD.test(value)) env[name] = value;
+    if (value !== undefined && !heldBack(name, value)) env[name] = value;
   }
   return Object.assign(env, workloadEnv ?? {}, boaEnv);
 }

@@ -262,10 +262,12 @@ export class NodeReconciler {
    * waiting for the pod; removing the node ends both (Kubernetes collects the pods of a deleted Node).
    */
   private liveLoad(input: NodeTickInput, now: number): GpusInUse {
-    const { provisionMs } = this.deps.settings;
+    // Never within the not-ready grace, which keeps the node's jobs (a blip must not cost a node).
+    const { provisionMs, notReadyGraceMs = 0 } = this.deps.settings;
+    const deadAfterMs = Math.max(provisionMs, notReadyGraceMs);
     const dead = new Set<string>();
     for (const node of input.nodes)
-      if (node.waitingFor === 'not-ready' && this.readiness.overdue(node, now, provisionMs))
+      if (node.waitingFor === 'not-ready' && this.readiness.overdue(node, now, deadAfterMs))
         dead.add(allocationName(node));
     if (dead.size === 0) return input.gpusInUse;
     return (name) => (dead.has(name) ? 0 : input.gpusInUse(name));

@@ -45,6 +45,29 @@ describe('a node removal sends its Terminate once', () => {
     expect(w.group.group.desiredSize).toBe(1);
   });
 
+  it('without the right to read the lifecycle (a stack not redeployed since), still sent, once, and said', async () => {
+    const w = nodesWorld();
+    worlds.push(w);
+    const { tick, job, boa } = await w.start();
+    job(4);
+    const b = job(4);
+    await tick(3);
+    const denied = Object.assign(
+      new Error('not authorized to perform autoscaling:DescribeAutoScalingInstances'),
+      {
+        name: 'AccessDenied',
+        $fault: 'client',
+        $metadata: { httpStatusCode: 403 },
+      },
+    );
+    w.group.failNext('DescribeAutoScalingInstances', [denied, denied, denied]);
+    boa.service.finishJob(b.id, 'done');
+    await tick(2);
+    expect(terminateCalls(w)).toHaveLength(1);
+    expect(w.group.group.desiredSize).toBe(1);
+    expect(w.logs.lines.some((l) => l.event === 'node.lifecycle-unreadable')).toBe(true);
+  });
+
   it('when its answer is lost (a timeout) after AWS applied it: the retry reads the instance first', async () => {
     const w = nodesWorld();
     worlds.push(w);
