@@ -5,15 +5,13 @@
  */
 import { TerminateInstanceInAutoScalingGroupCommand } from '@aws-sdk/client-auto-scaling';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type NodesWorld, nodesWorld } from '../nodes-harness.ts';
+import type { NodesWorld } from '../nodes-harness.ts';
+import { awsError, busyNodes } from './busy-nodes.ts';
 
 const worlds: NodesWorld[] = [];
 afterEach(async () => {
   for (const w of worlds.splice(0)) await w.cleanup();
 });
-
-const awsError = (name: string, message: string) =>
-  Object.assign(new Error(message), { name, $fault: 'client', $metadata: { httpStatusCode: 400 } });
 
 /** Every Terminate refused, as when an instance lost the tag boa's IAM condition needs. */
 const refusedTerminates = (count: number) =>
@@ -23,13 +21,8 @@ const refusedTerminates = (count: number) =>
 
 describe('a node removal that fails', () => {
   it('holds up no scale-out: a job that needs a new node gets it while one removal keeps failing', async () => {
-    const w = nodesWorld();
-    worlds.push(w);
-    const { tick, job, boa } = await w.start();
-    job(4);
-    const b = job(4);
-    await tick(3);
-    expect(w.group.group.desiredSize).toBe(2);
+    const { w, tick, job, boa, jobs } = await busyNodes(worlds, 2);
+    const b = jobs[1]!;
     w.group.failNext('TerminateInstanceInAutoScalingGroup', refusedTerminates(50));
     boa.service.finishJob(b.id, 'done');
     await tick(1); // b's node chosen, cordoned, its Terminate refused
@@ -43,14 +36,8 @@ describe('a node removal that fails', () => {
   });
 
   it('holds up no other removal: each idle node is tried', async () => {
-    const w = nodesWorld();
-    worlds.push(w);
-    const { tick, job, boa } = await w.start();
-    job(4);
-    const b = job(4);
-    const c = job(4);
-    await tick(3);
-    expect(w.group.group.desiredSize).toBe(3);
+    const { w, tick, boa, jobs } = await busyNodes(worlds, 3);
+    const [, b, c] = jobs as [unknown, { id: number }, { id: number }];
     // Every Terminate refused: each removal is still tried at every pass, not only the first.
     w.group.failNext('TerminateInstanceInAutoScalingGroup', refusedTerminates(50));
     boa.service.finishJob(b.id, 'done');
@@ -65,14 +52,8 @@ describe('a node removal that fails', () => {
   });
 
   it("takes none of boa's own terminations for drift when a later step of the same pass fails", async () => {
-    const w = nodesWorld();
-    worlds.push(w);
-    const { tick, job, boa } = await w.start();
-    job(4);
-    const b = job(4);
-    const c = job(4);
-    await tick(3);
-    expect(w.group.group.desiredSize).toBe(3);
+    const { w, tick, boa, jobs } = await busyNodes(worlds, 3);
+    const [, b, c] = jobs as [unknown, { id: number }, { id: number }];
     // The first Terminate goes through, the second is refused once (not retried).
     w.group.failNext('TerminateInstanceInAutoScalingGroup', [
       undefined,

@@ -7,6 +7,7 @@ import { TerminateInstanceInAutoScalingGroupCommand } from '@aws-sdk/client-auto
 import { afterEach, describe, expect, it } from 'vitest';
 import { NodeRemovals } from '../../../src/store/node-removals.ts';
 import { type NodesWorld, nodesWorld } from '../nodes-harness.ts';
+import { awsError, busyNodes } from './busy-nodes.ts';
 import { terminatingWait } from './terminating-wait.ts';
 
 const worlds: NodesWorld[] = [];
@@ -46,19 +47,12 @@ describe('a node removal sends its Terminate once', () => {
   });
 
   it('without the right to read the lifecycle (a stack not redeployed since), still sent, once, and said', async () => {
-    const w = nodesWorld();
-    worlds.push(w);
-    const { tick, job, boa } = await w.start();
-    job(4);
-    const b = job(4);
-    await tick(3);
-    const denied = Object.assign(
-      new Error('not authorized to perform autoscaling:DescribeAutoScalingInstances'),
-      {
-        name: 'AccessDenied',
-        $fault: 'client',
-        $metadata: { httpStatusCode: 403 },
-      },
+    const { w, tick, boa, jobs } = await busyNodes(worlds, 2);
+    const b = jobs[1]!;
+    const denied = awsError(
+      'AccessDenied',
+      'not authorized to perform autoscaling:DescribeAutoScalingInstances',
+      403,
     );
     w.group.failNext('DescribeAutoScalingInstances', [denied, denied, denied]);
     boa.service.finishJob(b.id, 'done');
@@ -69,12 +63,8 @@ describe('a node removal sends its Terminate once', () => {
   });
 
   it('when its answer is lost (a timeout) after AWS applied it: the retry reads the instance first', async () => {
-    const w = nodesWorld();
-    worlds.push(w);
-    const { tick, job, boa } = await w.start();
-    job(4);
-    const b = job(4);
-    await tick(3);
+    const { w, tick, boa, jobs } = await busyNodes(worlds, 2);
+    const b = jobs[1]!;
     const timeout = Object.assign(new Error('socket timed out'), { name: 'TimeoutError', $metadata: {} });
     w.group.failNext('TerminateInstanceInAutoScalingGroup', [timeout], { afterApply: true });
     boa.service.finishJob(b.id, 'done');
