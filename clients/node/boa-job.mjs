@@ -251,9 +251,11 @@ export class BoaJob {
     } catch (error) {
       if (error instanceof BoaHTTPError && [401, 403, 404].includes(error.status)) throw error;
       if (!(error instanceof BoaError)) throw error;
-      // The job ended (cancelled, lost, done): shouldStop() says so, as a poll would.
-      if (error instanceof BoaHTTPError && ENDED_CODES.includes(error.code))
+      // The job ended (cancelled, lost, done): shouldStop() says so, in a poll's words.
+      if (error instanceof BoaHTTPError && ENDED_CODES.includes(error.code)) {
+        await this.allocation().catch(() => undefined);
         this.#setStop(`job ended (${error.detail ?? error.message})`, 'ended');
+      }
       // A training loop reports every epoch: one line a while, not one per report.
       const now = Date.now();
       if (this.#reportWarnedAt === null || now - this.#reportWarnedAt >= this.warnEverySeconds * 1000) {

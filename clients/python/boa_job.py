@@ -287,7 +287,11 @@ class BoaJob:
             if isinstance(error, BoaHTTPError) and error.status in (401, 403, 404):
                 raise
             if isinstance(error, BoaHTTPError) and error.code in ENDED_CODES:
-                # The job ended (cancelled, lost, done): should_stop() says so, as a poll would.
+                # The job ended (cancelled, lost, done): should_stop() says so, in a poll's words.
+                try:
+                    self.allocation()
+                except BoaError:
+                    pass
                 self._set_stop(f"job ended ({error.message})")
             self._warn_report(error)
             with self._lock:

@@ -205,14 +205,44 @@ describe('local executor', () => {
     await second.close();
     rmSync(join(dataDir, 'jobs/1'), { recursive: true, force: true });
     const third = new LocalExecutor({ dataDir, terminationGraceSeconds: 1 });
-    // The stray is stopped as the new instance starts, before it starts the replica again.
-    for (let i = 0; i < 50 && processExists(stray); i++) await new Promise((r) => setTimeout(r, 20));
+    // The stray is stopped as the new instance starts, as any replica is (SIGTERM: time to checkpoint;
+    // its supervisor records the stop), before it starts the replica again.
+    for (let i = 0; i < 100 && processExists(stray); i++) await new Promise((r) => setTimeout(r, 20));
     expect(processExists(stray)).toBe(false);
+    expect(JSON.parse(readFileSync(join(dataDir, 'jobs/1/2/0.exit'), 'utf8'))).toMatchObject({
+      stopped: true,
+    });
     expect((await third.reconcile(runs)).map((r) => r.phase)).toEqual(['running']);
     const restarted = JSON.parse(readFileSync(join(dataDir, 'jobs/1/2/0.pid'), 'utf8')).pid as number;
     pids.push(restarted);
     expect(supervisorsOf(dataDir)).toEqual([restarted]);
     await third.close();
+  });
+
+  it('a replica running without its record that ignores SIGTERM gets its grace, then SIGKILL; its job starts nothing meanwhile', async () => {
+    const dataDir = temp();
+    const stubborn = [job(['sh', '-c', "trap '' TERM; echo started; sleep 30"])];
+    const first = new LocalExecutor({ dataDir, terminationGraceSeconds: 1 });
+    await first.reconcile(stubborn);
+    const stray = JSON.parse(readFileSync(join(dataDir, 'jobs/1/1/0.pid'), 'utf8')).pid as number;
+    pids.push(stray);
+    const log = join(dataDir, 'jobs/1/1/0.log');
+    for (let i = 0; i < 100 && !(existsSync(log) && readFileSync(log, 'utf8').includes('started')); i++)
+      await new Promise((r) => setTimeout(r, 10));
+    await first.close();
+    rmSync(join(dataDir, 'jobs/1'), { recursive: true, force: true });
+    const second = new LocalExecutor({ dataDir, terminationGraceSeconds: 1 });
+    // Within its grace: the job's replica is not started beside it.
+    expect(await second.reconcile(stubborn)).toEqual([]);
+    await new Promise((r) => setTimeout(r, 1100));
+    await second.reconcile(stubborn); // past the grace: SIGKILL
+    const [started] = await settle(second, stubborn, (s) => s[0]?.phase === 'running');
+    expect(started).toMatchObject({ phase: 'running' });
+    expect(processExists(stray)).toBe(false);
+    const restarted = JSON.parse(readFileSync(join(dataDir, 'jobs/1/1/0.pid'), 'utf8')).pid as number;
+    pids.push(restarted);
+    expect(supervisorsOf(dataDir)).toEqual([restarted]);
+    await second.close();
   });
 
   it("keeps the service's own boa and launcher variables from the job; boa's own replica env still reaches it", async () => {

@@ -14,7 +14,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { constants } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 
 /**
  * The local executor's records on disk, one folder per job generation: DATA_DIR/jobs/<id>/<generation>/
@@ -254,17 +254,22 @@ function sameDir(a: string | undefined, b: string): boolean {
   }
 }
 
+/** A replica's supervisor running without its record, and the process groups it holds. */
+export interface UnrecordedSupervisor extends ReplicaKey {
+  readonly pid: number;
+  readonly dir: string;
+  readonly groups: number[];
+}
+
 /**
  * Supervisors of replicas under `jobsDir` that run without their pid record (their folder removed by
  * hand while they ran), with the process groups they hold: theirs and their commands'. No record, no
  * adoption: a restarted service would start the replica a second time beside it. Linux (/proc) only.
  */
-export function unrecordedSupervisors(
-  jobsDir: string,
-): Array<{ pid: number; dir: string; groups: number[] }> {
+export function unrecordedSupervisors(jobsDir: string): UnrecordedSupervisor[] {
   if (!existsSync('/proc')) return [];
   const root = `${realDir(jobsDir)}/`;
-  const found: Array<{ pid: number; dir: string; groups: number[] }> = [];
+  const found: UnrecordedSupervisor[] = [];
   const parents = new Map<number, number[]>();
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
@@ -285,7 +290,12 @@ export function unrecordedSupervisors(
     const rank = script >= 0 ? args[script + 2] : undefined;
     if (!dir || !rank || !/^\d+$/.test(rank) || !`${realDir(dir)}/`.startsWith(root)) continue;
     if (readPid(dir, Number(rank))?.pid === Number(name)) continue;
-    found.push({ pid: Number(name), dir, groups: [Number(name)] });
+    const key = {
+      jobId: Number(basename(dirname(dir))),
+      generation: Number(basename(dir)),
+      rank: Number(rank),
+    };
+    found.push({ ...key, pid: Number(name), dir, groups: [Number(name)] });
   }
   for (const supervisor of found)
     for (const group of parents.get(supervisor.pid) ?? [])

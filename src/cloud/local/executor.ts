@@ -14,6 +14,7 @@ import { checkLocalWorkload } from './executor-command.ts';
 import {
   generationDir,
   generationsOf,
+  groupIsReplicas,
   isOurSupervisor,
   processExists,
   readExit,
@@ -23,6 +24,7 @@ import {
   recordFile,
   removeRecords,
   scanRecords,
+  type UnrecordedSupervisor,
   unrecordedSupervisors,
   writeRecord,
   writeStop,
@@ -62,6 +64,8 @@ const keyOf = (jobId: number, generation: number, rank: number) => `${jobId}/${g
 export class LocalExecutor implements Executor {
   readonly kind = 'local' as const;
   private readonly replicas = new Map<string, LocalReplica>();
+  /** Replicas found running without their record at start, being stopped (adopt()). */
+  private strays: Array<{ stray: UnrecordedSupervisor; killAt: number }> = [];
   private readonly jobsDir: string;
   private readonly logger: Logger;
   private readonly now: () => number;
@@ -124,13 +128,15 @@ export class LocalExecutor implements Executor {
 
   private adopt(): void {
     // Running without its record, nothing can adopt it, and its replica would be started again beside
-    // it: it goes, its job's replica starting afresh (from its checkpoint) as any lost one does.
+    // it: it is stopped as any replica is (SIGTERM, time to checkpoint, SIGKILL after the grace), and
+    // its job starts nothing until it is gone, then resumes from its checkpoint.
     for (const stray of unrecordedSupervisors(this.jobsDir)) {
       this.logger.warn(
         { event: 'replica_unrecorded', pid: stray.pid, dir: stray.dir },
         'a replica runs without its record (its folder was removed); stopping it so it does not run twice',
       );
-      for (const group of stray.groups) signalQuietly(-group, 'SIGKILL');
+      signalQuietly(stray.pid, 'SIGTERM');
+      this.strays.push({ stray, killAt: this.now() + this.graceMs });
     }
     for (const found of scanRecords(this.jobsDir)) {
       const exit = readExit(found.dir, found.rank);
@@ -187,6 +193,14 @@ export class LocalExecutor implements Executor {
     const now = this.now();
     // Jobs whose older replicas are still alive: their new generation waits until those are gone.
     const blocked = new Set<number>();
+    this.strays = this.strays.filter(({ stray, killAt }) => {
+      // Its groups, while a member's environment says they are still this replica's (never a stranger's).
+      const alive = stray.groups.filter((group) => groupIsReplicas(group, stray));
+      if (alive.length === 0) return false;
+      if (now >= killAt) for (const group of alive) signalQuietly(-group, 'SIGKILL');
+      blocked.add(stray.jobId);
+      return true;
+    });
     // Of generations no longer wanted, those that ended on their own (not by boa's stop): said once more.
     const endedBeforeStop: ReplicaStatus[] = [];
     for (const [key, replica] of this.replicas) {
