@@ -255,6 +255,7 @@ export class BoaJob {
       if (error instanceof BoaHTTPError && ENDED_CODES.includes(error.code)) {
         await this.allocation().catch(() => undefined);
         this.#setStop(`job ended (${error.detail ?? error.message})`, 'ended');
+        return { ...(this.#lastAllocation ?? {}) };
       }
       // A training loop reports every epoch: one line a while, not one per report.
       const now = Date.now();

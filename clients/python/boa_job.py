@@ -293,7 +293,8 @@ class BoaJob:
                 except BoaError:
                     pass
                 self._set_stop(f"job ended ({error.message})")
-            self._warn_report(error)
+            else:
+                self._warn_report(error)
             with self._lock:
                 return dict(self._last_allocation or {})
 
