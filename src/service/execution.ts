@@ -2,6 +2,7 @@ import { publicUrl } from './config.ts';
 import { nodesOf, type ServiceJob } from './jobs.ts';
 import type { DesiredJob, Executor, ReplicaSpec, ReplicaStatus } from './ports.ts';
 import type { BoaService } from './service.ts';
+import { StartDeadlines } from './start-deadlines.ts';
 
 /** Longest wait before a failed job's replicas start again (the backoff doubles up to this). */
 const MAX_BACKOFF_MS = 10 * 60_000;
@@ -40,11 +41,7 @@ export class Execution {
   private readonly specs = new Map<number, DesiredJob>();
   /** Job tokens handed to replicas, derived once per job. */
   private readonly tokens = new Map<number, string>();
-  /**
-   * When each job's current generation was first asked of the executor (or its older replicas were
-   * last seen stopping), until all of it runs.
-   */
-  private readonly startAsked = new Map<number, { generation: number; at: number }>();
+  private readonly startDeadlines = new StartDeadlines();
 
   constructor(
     private readonly service: BoaService,
@@ -74,7 +71,7 @@ export class Execution {
       .then((statuses) => {
         this.lastReconcileMs = performance.now() - started;
         this.reconciles += 1;
-        this.noteAsked(sent);
+        this.startDeadlines.taken(sent, this.service.deps.clock.now());
         this.settling = this.apply(statuses);
         if (this.settling || this.backingOff > 0) this.scheduleFollowUp(FOLLOW_UP_MS);
         // An exit is seen within seconds, not at the next tick: a failed job's GPUs are not held a tick
@@ -83,9 +80,7 @@ export class Execution {
           this.scheduleFollowUp(this.service.deps.config.replicaCheckSeconds * 1000);
       })
       .catch((error: Error) => {
-        // An executor (or an API server) that fails is no generation's fault: start deadlines count
-        // again from when it answers.
-        this.startAsked.clear();
+        this.startDeadlines.executorFailed();
         this.service.deps.logger.warn(
           { event: 'executor_failed', error: error.message, stack: error.stack },
           'executor reconcile failed; retried next tick',
@@ -245,70 +240,22 @@ export class Execution {
         settling = true;
       }
     }
-    if (this.failOverdueStarts(byJob, new Set(done.map((d) => d.jobId)))) settling = true;
+    const { config, clock } = this.service.deps;
+    const late = this.startDeadlines.overdue(
+      byJob,
+      (id) => this.service.state.jobs.get(id),
+      (id) => this.specs.get(id),
+      new Set(done.map((d) => d.jobId)),
+      clock.now(),
+      config.startTimeoutSeconds * 1000,
+    );
+    for (const { job, replica } of late) this.fail(job, replica);
+    if (late.length > 0) settling = true;
     const endOf = (d: { endedAt: number | undefined }) => d.endedAt ?? Number.MAX_SAFE_INTEGER;
     done.sort((a, b) => endOf(a) - endOf(b));
     for (const { jobId, endedAt } of done)
       this.service.finishJob(jobId, 'done', undefined, undefined, endedAt);
     return settling;
-  }
-
-  /** Stamps each generation the executor has just taken (answered without failing) for the first time. */
-  private noteAsked(sent: readonly DesiredJob[]): void {
-    const now = this.service.deps.clock.now();
-    for (const job of sent)
-      if (this.startAsked.get(job.jobId)?.generation !== job.generation)
-        this.startAsked.set(job.jobId, { generation: job.generation, at: now });
-  }
-
-  /**
-   * Generations not all running startTimeoutSeconds after they were asked for fail, with what the
-   * replica still starting last said (or that none was made). Returns whether one did.
-   */
-  private failOverdueStarts(byJob: ReadonlyMap<number, ReplicaStatus[]>, done: ReadonlySet<number>): boolean {
-    const { config, clock } = this.service.deps;
-    const limitMs = config.startTimeoutSeconds * 1000;
-    const now = clock.now();
-    let failed = false;
-    for (const [jobId, asked] of this.startAsked) {
-      const job = this.service.state.jobs.get(jobId);
-      const ranks = this.specs.get(jobId)?.replicas ?? [];
-      // A job that finished in this pass (rank 0 exited 0) is done, whatever its other ranks.
-      if (job?.state !== 'running' || job.generation !== asked.generation || done.has(jobId)) {
-        this.startAsked.delete(jobId);
-        continue;
-      }
-      const replicas = byJob.get(jobId) ?? [];
-      // Counted from when its older replicas are gone: until then it cannot start (one stopping on a
-      // node whose kubelet is silent keeps it waiting until that node is removed: docs/nodes.md).
-      const older = replicas.some(
-        (r) => r.generation < job.generation && r.phase !== 'succeeded' && r.phase !== 'failed',
-      );
-      if (older) asked.at = now;
-      const current = replicas.filter((r) => r.generation === job.generation);
-      const up = (rank: number) =>
-        current.some((r) => r.rank === rank && (r.phase === 'running' || r.phase === 'succeeded'));
-      const waiting = ranks.filter((r) => !up(r.rank));
-      if (waiting.length === 0) {
-        this.startAsked.delete(jobId);
-        continue;
-      }
-      if (!(limitMs > 0) || now - asked.at < limitMs) continue;
-      const first = waiting[0]!;
-      const seen = current.find((r) => r.rank === first.rank);
-      const why = seen?.reason ?? (seen ? seen.phase : 'no replica was made (the executor log says why)');
-      this.startAsked.delete(jobId);
-      this.fail(job, {
-        jobId,
-        generation: job.generation,
-        rank: first.rank,
-        node: first.node,
-        phase: 'failed',
-        reason: `did not start within ${config.startTimeoutSeconds} s (startTimeoutSeconds): ${why}`,
-      });
-      failed = true;
-    }
-    return failed;
   }
 
   /** A failed replica: the generation restarts after a backoff, or the job fails for good. */
