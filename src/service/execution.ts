@@ -42,6 +42,7 @@ export class Execution {
   /** Job tokens handed to replicas, derived once per job. */
   private readonly tokens = new Map<number, string>();
   private readonly startDeadlines = new StartDeadlines();
+  private jobIdsKeptAbove = 0;
 
   constructor(
     private readonly service: BoaService,
@@ -72,6 +73,7 @@ export class Execution {
         this.lastReconcileMs = performance.now() - started;
         this.reconciles += 1;
         this.startDeadlines.taken(sent, this.service.deps.clock.now());
+        this.keepJobIdsAbove(statuses);
         this.settling = this.apply(statuses);
         if (this.settling || this.backingOff > 0) this.scheduleFollowUp(FOLLOW_UP_MS);
         // An exit is seen within seconds, not at the next tick: a failed job's GPUs are not held a tick
@@ -101,6 +103,23 @@ export class Execution {
     if (this.followUp) clearTimeout(this.followUp);
     await this.settle();
     await this.executor?.close();
+  }
+
+  /**
+   * No new job takes the id of one whose replicas the executor still holds: after --init (or a database
+   * removed by hand) the Kubernetes executor keeps old pods for their logs, and a new job of the same id
+   * would take them for its own. Level-triggered: every answer raises the next id above what it shows.
+   */
+  private keepJobIdsAbove(statuses: readonly ReplicaStatus[]): void {
+    const highest = statuses.reduce((max, r) => Math.max(max, r.jobId), 0);
+    if (highest <= this.jobIdsKeptAbove) return;
+    this.jobIdsKeptAbove = highest;
+    if (this.service.deps.repo.keepJobIdsAbove(highest)) {
+      this.service.deps.logger.warn(
+        { event: 'job_ids.kept_above', highest },
+        `the executor holds replicas of job ${highest}, which this database does not know (started afresh?): new job ids start above it`,
+      );
+    }
   }
 
   private scheduleFollowUp(delayMs: number): void {

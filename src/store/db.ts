@@ -6,6 +6,7 @@ import { type BetterSQLite3Database, drizzle } from 'drizzle-orm/better-sqlite3'
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { databaseProblem } from './checks.ts';
 import { StoreError } from './errors.ts';
+import { keepJobIdsAbove } from './job-ids.ts';
 import { type DataDirLock, lockDataDir } from './lock.ts';
 import * as schema from './schema.ts';
 
@@ -65,7 +66,7 @@ export function openStore(dataDir: string | ':memory:', options: OpenOptions = {
       }
     }
     const db = connect(file);
-    keepJobIdsAbove(db, join(dataDir, 'jobs'));
+    keepJobIdsAbove(db.$client, highestJobFolder(join(dataDir, 'jobs')));
     return { db, file, close: () => closeAll(db, lock) };
   } catch (error) {
     lock.release();
@@ -114,22 +115,12 @@ function prepareDir(dataDir: string): void {
   }
 }
 
-/**
- * Job ids are never reused in a data dir: the local executor names its folders (logs, replica records)
- * by them, and a database started afresh (--init, or removed by hand) numbered from 1 again, into an old
- * job's folder (its log read as the new job's). The next id goes above the highest folder.
- */
-function keepJobIdsAbove(db: Db, jobsDir: string): void {
-  if (!existsSync(jobsDir)) return;
+/** The highest job id among the data dir's job folders (0 when none). */
+function highestJobFolder(jobsDir: string): number {
+  if (!existsSync(jobsDir)) return 0;
   let highest = 0;
   for (const name of readdirSync(jobsDir)) if (/^\d+$/.test(name)) highest = Math.max(highest, Number(name));
-  const client = db.$client;
-  const seq = client.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'jobs'").pluck().get() as
-    number | undefined;
-  if (highest <= (seq ?? 0)) return;
-  if (seq === undefined)
-    client.prepare("INSERT INTO sqlite_sequence (name, seq) VALUES ('jobs', ?)").run(highest);
-  else client.prepare("UPDATE sqlite_sequence SET seq = ? WHERE name = 'jobs'").run(highest);
+  return highest;
 }
 
 function moveAside(file: string, options: OpenOptions): void {

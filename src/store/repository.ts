@@ -2,6 +2,7 @@ import { and, desc, eq, gt, inArray, isNotNull, lt } from 'drizzle-orm';
 import type { ClassProfile } from '../core/profile.ts';
 import type { Db } from './db.ts';
 import { PastArrivals } from './history.ts';
+import { keepJobIdsAbove } from './job-ids.ts';
 import { prepareHot } from './hot-statements.ts';
 import { type PaidSpan, PaidWindow } from './paid-window.ts';
 import { allocationSamples, jobClasses, jobs, ledgerNodes, plans, resizes, settings } from './schema.ts';
@@ -113,6 +114,11 @@ export class Repository {
   /** Removes a class; true when it existed. Jobs keep their class name (history stays readable). */
   deleteClass(name: string): boolean {
     return this.db.delete(jobClasses).where(eq(jobClasses.name, name)).run().changes > 0;
+  }
+
+  /** The next job id goes above `highest` (job-ids.ts); true when it was not already. */
+  keepJobIdsAbove(highest: number): boolean {
+    return keepJobIdsAbove(this.db.$client, highest);
   }
 
   insertJob(job: NewJob): JobRow {

@@ -59,12 +59,19 @@ function useKubeconfig(exported: string): void {
   });
 }
 
-async function bootOnEks() {
+/** The cluster a service runs against: an emulated node group whose instances join the fake API server. */
+async function eksCluster() {
   const clock = new ManualClock();
   const group = emulateNodegroup({ clock, minSize: 0, maxSize: 4, bootMs: 60_000, updatePolls: 0 });
   const bridge = await kubeBridge(group.kube);
   cleanups.push(() => bridge.close());
   useKubeconfig(bridge.fake.kubeConfig().exportConfig());
+  return { clock, group, bridge };
+}
+
+/** A service on its own fresh database (`:memory:`), against `cluster` (a new one by default). */
+async function bootOnEks(cluster?: Awaited<ReturnType<typeof eksCluster>>, kubernetes: object = {}) {
+  const { clock, group, bridge } = cluster ?? (await eksCluster());
   const logger = pino({ level: 'silent' });
   const config = resolveConfig({
     cloud: 'aws',
@@ -76,7 +83,7 @@ async function bootOnEks() {
     priorRates: { cifar10: 8 },
     terminationGraceSeconds: 30,
     aws: { clusterName: 'boa', nodegroupName: 'gpu', region: 'us-east-1' },
-    kubernetes: { namespace: NS },
+    kubernetes: { namespace: NS, ...kubernetes },
   });
   const nodes = new KubeClusterNodes(bridge.fake.kubeConfig(), { logger, clock, resyncMs: 0 });
   cleanups.push(() => nodes.close());
@@ -109,7 +116,7 @@ async function bootOnEks() {
       },
       (job) => job.allocation.length > 0,
     );
-  return { boa, fake: bridge.fake, tick, group, api, placedJob };
+  return { boa, fake: bridge.fake, tick, group, api, placedJob, cluster: { clock, group, bridge } };
 }
 
 describe('service with --cloud aws --executor kubernetes', () => {
@@ -277,5 +284,59 @@ describe('service with --cloud aws --executor kubernetes', () => {
       expect(pod.spec.nodeName).not.toBe(deadNode);
       expect(pod.metadata.labels?.[LABELS.generation]).toBe(String(job.job.generation));
     }
+  }, 120_000);
+
+  it("a database started afresh (--init) gives new jobs ids above the pods an old one left, never an old job's pods", async () => {
+    // Kept for their logs the whole test (the fake kubelet stamps exits by the test's clock, weeks
+    // behind the wall clock the executor reads).
+    const kept = { endedPodRetentionSeconds: 1e9 };
+    const first = await bootOnEks(undefined, kept);
+    const submit = async (api: typeof first.api) => {
+      const made = await api('POST', '/v1/jobs', {
+        class: 'cifar10',
+        workload: { image: 'ghcr.io/example/train:1', command: ['python', 'train.py'] },
+      });
+      expect(made.status).toBe(201);
+      return ((await made.json()) as { id: number }).id;
+    };
+    const old = await submit(first.api);
+    await first.placedJob(old);
+    await eventually(
+      'its pods',
+      () => first.fake.pods(NS),
+      (list) => list.length > 0,
+    );
+    first.fake.kubelet.startPods();
+    await first.tick();
+    const { generation } = first.boa.service.job(old);
+    const oldPod = podName(old, generation, 0);
+    first.fake.kubelet.exit(oldPod, 0);
+    await eventually(
+      'the old job done',
+      async () => {
+        await first.tick();
+        first.fake.kubelet.finishTermination();
+        return first.boa.service.job(old).state;
+      },
+      (state) => state === 'done',
+    );
+    expect(first.fake.pods(NS).map((p) => p.metadata.name)).toContain(oldPod);
+    await first.boa.close();
+
+    // The same cluster, a new database: the executor's first answer shows the old job's pod.
+    const second = await bootOnEks(first.cluster, kept);
+    await second.tick();
+    const fresh = await submit(second.api);
+    expect(fresh).toBeGreaterThan(old);
+    // It runs as itself, on pods of its own.
+    const running = await second.placedJob(fresh);
+    await eventually(
+      'its own pods',
+      () => second.fake.pods(NS).filter((p) => p.metadata.labels?.[LABELS.jobId] === String(fresh)),
+      (list) => list.length === nodesOf(running.allocation).length,
+    );
+    second.fake.kubelet.startPods();
+    await second.tick();
+    expect(second.boa.service.job(fresh).state).toBe('running');
   }, 120_000);
 });
