@@ -94,6 +94,15 @@ export const JobLogsQuery = z.object({
     'default: the newest generation whose log is kept',
   ).optional(),
   tail: queryIntegerOr(100, 1, 10_000, 'the last this many lines'),
+  follow: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true')
+    .openapi({
+      type: 'boolean',
+      description:
+        'stream the lines as the replica writes them, until it ends (then ask again for the next generation)',
+    }),
 });
 
 const STATES = ['waiting', 'running', 'done', 'cancelled', 'failed', 'lost'] as const;

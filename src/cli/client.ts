@@ -73,6 +73,43 @@ export class BoaClient {
     return (await this.send(method, path, body)).text;
   }
 
+  /**
+   * A body read as it comes (a followed log), each piece to `onText`. The timeout is the answer's
+   * (its headers), not the body's, which lasts as long as what it follows. `cut`: the body broke off
+   * (the service stopped, the connection dropped) rather than ended.
+   */
+  async stream(path: string, onText: (text: string) => void): Promise<{ headers: Headers; cut: boolean }> {
+    const { url, token } = this.connection;
+    const headers: Record<string, string> = { accept: 'text/plain, application/json' };
+    if (token) headers.authorization = `Bearer ${token}`;
+    const abort = new AbortController();
+    const timer = setTimeout(
+      () => abort.abort(new DOMException('timed out', 'TimeoutError')),
+      this.timeoutMs,
+    );
+    let res: Response;
+    try {
+      res = await fetch(url + path, { headers, signal: abort.signal });
+    } catch (error) {
+      throw this.unreachable(error);
+    } finally {
+      clearTimeout(timer);
+    }
+    if (!res.ok) throw this.refusal(res.status, await res.text());
+    const decoder = new TextDecoder();
+    try {
+      for await (const bytes of res.body ?? []) {
+        const text = decoder.decode(bytes, { stream: true });
+        if (text) onText(text);
+      }
+    } catch {
+      return { headers: res.headers, cut: true };
+    }
+    const rest = decoder.decode();
+    if (rest) onText(rest);
+    return { headers: res.headers, cut: false };
+  }
+
   private async send(
     method: string,
     path: string,
@@ -92,20 +129,25 @@ export class BoaClient {
         signal: AbortSignal.timeout(this.timeoutMs),
       });
     } catch (error) {
-      if ((error as Error).name === 'TimeoutError') {
-        throw new CliError(
-          `the boa service at ${url} did not answer within ${this.timeoutMs / 1000} s`,
-          EXIT.unreachable,
-        );
-      }
-      throw new CliError(
-        `cannot reach the boa service at ${url} (is it running? set BOA_URL): ${causeOf(error)}`,
-        EXIT.unreachable,
-      );
+      throw this.unreachable(error);
     }
     const text = await res.text();
     if (!res.ok) throw this.refusal(res.status, text);
     return { text, headers: res.headers };
+  }
+
+  private unreachable(error: unknown): CliError {
+    const { url } = this.connection;
+    if ((error as Error).name === 'TimeoutError') {
+      return new CliError(
+        `the boa service at ${url} did not answer within ${this.timeoutMs / 1000} s`,
+        EXIT.unreachable,
+      );
+    }
+    return new CliError(
+      `cannot reach the boa service at ${url} (is it running? set BOA_URL): ${causeOf(error)}`,
+      EXIT.unreachable,
+    );
   }
 
   private refusal(status: number, text: string): CliError {

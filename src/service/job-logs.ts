@@ -1,4 +1,4 @@
-import type { ReplicaLog } from './ports.ts';
+import type { Executor, ReplicaLog, ReplicaLogFollow, ReplicaLogQuery } from './ports.ts';
 import { ServiceError } from './errors.ts';
 import type { BoaService } from './service.ts';
 
@@ -18,6 +18,27 @@ export async function jobLogs(
   query: JobLogsQuery,
   token?: string,
 ): Promise<ReplicaLog> {
+  return readLog(service, id, query, token, (executor, q) => executor.logs?.(q));
+}
+
+/** The same log followed: its last lines, then what the replica writes until it ends. */
+export async function followJobLogs(
+  service: BoaService,
+  id: number,
+  query: JobLogsQuery,
+  signal: AbortSignal,
+  token?: string,
+): Promise<ReplicaLogFollow> {
+  return readLog(service, id, query, token, (executor, q) => executor.followLog?.(q, signal));
+}
+
+async function readLog<T>(
+  service: BoaService,
+  id: number,
+  query: JobLogsQuery,
+  token: string | undefined,
+  read: (executor: Executor, query: ReplicaLogQuery) => Promise<T | undefined> | undefined,
+): Promise<T> {
   const job = service.job(id, token);
   const executor = service.deps.executor;
   if (!executor?.logs)
@@ -32,21 +53,21 @@ export async function jobLogs(
       'no_log',
       `job ${job.id} launches itself (it was submitted without a command): boa does not run it and keeps no log of it`,
     );
-  const log = await executor
-    .logs({
+  const log = await Promise.resolve(
+    read(executor, {
       jobId: job.id,
       rank: query.rank,
       tailLines: query.tail,
       ...(query.generation !== undefined ? { generation: query.generation } : {}),
-    })
-    .catch((error: unknown) => {
-      // The cloud's refusal or outage (e.g. RBAC without pods/log), said as it is rather than a bare 500.
-      throw new ServiceError(
-        503,
-        'logs_unavailable',
-        `reading job ${job.id}'s log failed: ${(error as Error).message}`,
-      );
-    });
+    }),
+  ).catch((error: unknown) => {
+    // The cloud's refusal or outage (e.g. RBAC without pods/log), said as it is rather than a bare 500.
+    throw new ServiceError(
+      503,
+      'logs_unavailable',
+      `reading job ${job.id}'s log failed: ${(error as Error).message}`,
+    );
+  });
   if (!log) {
     const which = query.generation !== undefined ? `generation ${query.generation}, ` : '';
     throw new ServiceError(

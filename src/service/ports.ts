@@ -195,6 +195,13 @@ export interface ReplicaLog {
   readonly text: string;
 }
 
+/** A replica's log as it is written (`tail -f`, `kubectl logs -f`). */
+export interface ReplicaLogFollow {
+  readonly generation: number;
+  /** Its last `tailLines` lines, then what it writes, until it has ended or the follower's signal aborts. */
+  readonly chunks: AsyncIterable<string>;
+}
+
 export interface Executor {
   readonly kind: 'local' | 'kubernetes';
   /**
@@ -210,6 +217,8 @@ export interface Executor {
    * log is kept; undefined when none is (it never ran here; on Kubernetes, its pod is gone).
    */
   logs?(query: ReplicaLogQuery): Promise<ReplicaLog | undefined>;
+  /** The same replica's log, followed; undefined when none is kept. */
+  followLog?(query: ReplicaLogQuery, signal: AbortSignal): Promise<ReplicaLogFollow | undefined>;
   /** Stops watching; replicas keep running (a restarted service adopts them). */
   close(): Promise<void>;
 }

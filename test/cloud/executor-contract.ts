@@ -394,6 +394,54 @@ export function executorContract(
       expect(await executor.logs!({ jobId: 11, rank: 0, generation: 7, tailLines: 100 })).toBeUndefined();
     });
 
+    it("follows a replica's log: its last lines, then what it writes, until it exits; or until the follower goes", async () => {
+      const executor = await create();
+      expect(executor.followLog).toBeDefined();
+      const ref = { jobId: 13, generation: 1, rank: 0 };
+      const desired = [desiredJob(harness, 13, 1, [1], harness.workload())];
+      await until(executor, desired, () => started(ref), 'start');
+      await harness.say(ref, 'epoch 1\nepoch 2\n');
+      // Its log exists once it started writing (a pod's once it runs).
+      const deadline = Date.now() + settleMs;
+      while (!(await executor.logs!({ jobId: 13, rank: 0, tailLines: 5 }))?.text.endsWith('epoch 2\n')) {
+        if (Date.now() > deadline) throw new Error('timed out waiting for its log');
+        await executor.reconcile(desired);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const read = async (follow: Awaited<ReturnType<NonNullable<Executor['followLog']>>>) => {
+        let seen = '';
+        const done = (async () => {
+          for await (const chunk of follow!.chunks) seen += chunk;
+        })();
+        const until = async (text: string) => {
+          const end = Date.now() + settleMs;
+          while (!seen.endsWith(text) && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+          expect(seen).toMatch(new RegExp(`${text}$`));
+        };
+        return { done, until, seen: () => seen };
+      };
+      const follower = new AbortController();
+      const first = await read(
+        await executor.followLog!({ jobId: 13, rank: 0, tailLines: 1 }, follower.signal),
+      );
+      const second = await read(
+        await executor.followLog!({ ...ref, tailLines: 10 }, new AbortController().signal),
+      );
+      await first.until('epoch 2\n');
+      await harness.say(ref, 'epoch 3\n');
+      await first.until('epoch 3\n');
+      follower.abort();
+      await first.done;
+      await harness.say(ref, 'epoch 4, the last\n');
+      await harness.exit(ref, 0);
+      await second.done;
+      expect(first.seen()).toBe('epoch 2\nepoch 3\n');
+      expect(second.seen()).toBe('epoch 1\nepoch 2\nepoch 3\nepoch 4, the last\n');
+      expect(
+        await executor.followLog!({ jobId: 14, rank: 0, tailLines: 5 }, follower.signal),
+      ).toBeUndefined();
+    });
+
     it('removes replicas of jobs no longer desired, ended or running, also after a restart', async () => {
       const first = await create();
       const a = { jobId: 9, generation: 1, rank: 0 };

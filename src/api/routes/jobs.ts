@@ -16,7 +16,8 @@ import {
 } from '../schemas.ts';
 import { ServiceError } from '../../service/errors.ts';
 import type { JobState } from '../../store/repository.ts';
-import { jobLogs } from '../../service/job-logs.ts';
+import { followJobLogs, jobLogs } from '../../service/job-logs.ts';
+import { textStream } from '../text-stream.ts';
 import { allocationView, jobView } from '../../service/views.ts';
 
 const notFound = { 404: jsonContent(ErrorSchema, 'no such job') };
@@ -135,7 +136,8 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
       responses: {
         200: {
           content: { 'text/plain': { schema: z.string() } },
-          description: 'the lines; header boa-generation names the generation they are from',
+          description:
+            'the lines; header boa-generation names the generation they are from; with follow=true, streamed until the replica ends',
         },
         ...errors,
         404: jsonContent(ErrorSchema, 'no such job, or no log kept for that replica'),
@@ -144,7 +146,20 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
       },
     }),
     async (c) => {
-      const log = await jobLogs(c.var.service, c.req.valid('param').id, c.req.valid('query'), jobToken(c));
+      const { id } = c.req.valid('param');
+      const query = c.req.valid('query');
+      if (query.follow) {
+        const stop = new AbortController();
+        c.req.raw.signal.addEventListener('abort', () => stop.abort(), { once: true });
+        const log = await followJobLogs(c.var.service, id, query, stop.signal, jobToken(c));
+        return c.body(textStream(log.chunks, stop), 200, {
+          'content-type': 'text/plain; charset=utf-8',
+          'boa-generation': String(log.generation),
+          // Through a proxy that buffers (nginx), lines would come in bursts.
+          'x-accel-buffering': 'no',
+        }) as never;
+      }
+      const log = await jobLogs(c.var.service, id, query, jobToken(c));
       return c.body(log.text, 200, {
         'content-type': 'text/plain; charset=utf-8',
         'boa-generation': String(log.generation),

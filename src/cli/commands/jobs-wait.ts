@@ -8,7 +8,7 @@ import { isDecimal } from '../parse.ts';
 
 type JobView = ReturnType<typeof jobView>;
 
-const FINAL = new Set(['done', 'cancelled', 'failed', 'lost']);
+export const FINAL_STATES: ReadonlySet<string> = new Set(['done', 'cancelled', 'failed', 'lost']);
 /** `waiting for ...` in a wait's progress lines. */
 const WAITING_WORDS: Record<string, string> = { plan: 'a plan', tick: 'the next tick' };
 
@@ -54,7 +54,7 @@ export async function waitForJobs(
   const seen = new Map<number, string>();
   const latest = new Map<number, { view: JobView; text: string }>();
   for (;;) {
-    const open = ids.filter((id) => !FINAL.has(latest.get(id)?.view.state ?? ''));
+    const open = ids.filter((id) => !FINAL_STATES.has(latest.get(id)?.view.state ?? ''));
     const listed = await activeJobs(context, open);
     for (const id of open) {
       const found = listed.get(id);
@@ -62,14 +62,14 @@ export async function waitForJobs(
         ? { data: found, text: JSON.stringify(found) }
         : await context.client.json<JobView>('GET', `/v1/jobs/${id}`);
       latest.set(id, { view: data, text });
-      const line = describe(data);
+      const line = describeJob(data);
       if (seen.get(id) !== line) {
         seen.set(id, line);
         process.stderr.write(`${printable(line)}\n`);
       }
     }
     const views = ids.map((id) => latest.get(id)!.view);
-    const pending = views.filter((v) => !FINAL.has(v.state));
+    const pending = views.filter((v) => !FINAL_STATES.has(v.state));
     if (pending.length === 0 || Date.now() >= deadline) {
       output(context, `[${ids.map((id) => latest.get(id)!.text).join(',')}]`, () => render(views));
       if (pending.length > 0) {
@@ -106,7 +106,7 @@ async function activeJobs(context: CliContext, open: readonly number[]): Promise
 }
 
 /** "job 3 (first): running on 4 GPUs" — what changed, as a person watching would say it. */
-function describe(job: JobView): string {
+export function describeJob(job: JobView): string {
   const who = `job ${job.id}${job.name ? ` (${job.name})` : ''}`;
   if (job.state === 'running') return `${who}: running on ${job.width} GPU${job.width === 1 ? '' : 's'}`;
   if (job.state === 'waiting')

@@ -10,6 +10,7 @@ import { resolveJobRef } from '../job-refs.ts';
 import { parseNumber } from '../parse.ts';
 import { addCancelCommand } from './jobs-cancel.ts';
 import { addSubmitCommand } from './jobs-submit.ts';
+import { addLogsCommand } from './jobs-logs.ts';
 import { addWaitCommand } from './jobs-wait.ts';
 
 type JobView = ReturnType<typeof jobView>;
@@ -60,27 +61,7 @@ export function addJobsCommands(program: Command): void {
       output(context, text, () => renderJob(data, logsDir(context.client.connection, data)));
     });
 
-  jobs
-    .command('logs')
-    .description("the last lines a job's replica wrote (jobs boa runs; on Kubernetes while the pod exists)")
-    .argument('<job>', 'job id, or the name of one job (see boa jobs list)')
-    .option('--rank <n>', "the replica's rank", '0')
-    .option('--generation <g>', 'default: the newest generation whose log is kept')
-    .option('--tail <n>', 'the last this many lines (1 to 10000)', '100')
-    .action(
-      async (ref: string, options: { rank: string; generation?: string; tail: string }, command: Command) => {
-        const context = contextOf(command);
-        const query = new URLSearchParams({
-          rank: String(parseNumber(options.rank, '--rank')),
-          tail: String(parseNumber(options.tail, '--tail')),
-        });
-        if (options.generation !== undefined)
-          query.set('generation', String(parseNumber(options.generation, '--generation')));
-        const jobId = await resolveJobRef(context.client, ref);
-        process.stdout.write(await context.client.text('GET', `/v1/jobs/${jobId}/logs?${query}`));
-      },
-    );
-
+  addLogsCommand(jobs);
   addSubmitCommand(jobs);
   addWaitCommand(jobs);
 

@@ -4,6 +4,7 @@ import type {
   DesiredJob,
   Executor,
   ReplicaLog,
+  ReplicaLogFollow,
   ReplicaLogQuery,
   ReplicaSpec,
   ReplicaStatus,
@@ -26,6 +27,7 @@ import {
 import { JobNetworkPolicies } from './network-policy.ts';
 import { checkPodWorkload, podManifest, replicaStatusOf, serviceManifest } from './pods.ts';
 import { Readmissions } from './readmit.ts';
+import { followPodLog } from './log-follow.ts';
 import { readPodLog } from './logs.ts';
 import { KUBE_RETRY, kindOf, withKubeRetry } from './retry.ts';
 import { ensureTokenSecret } from './secrets.ts';
@@ -77,12 +79,14 @@ export class KubernetesExecutor implements Executor {
   /** Replicas whose pod someone else deleted: reported interrupted, not created again (vanished.ts). */
   private readonly vanished: VanishedPods;
   private readonly now: () => number;
+  private readonly kubeConfig: KubeConfig;
 
   constructor(
     private readonly config: KubernetesExecutorConfig,
     deps: KubernetesExecutorDeps,
   ) {
     this.logger = deps.logger;
+    this.kubeConfig = deps.kubeConfig;
     this.now = deps.now ?? Date.now;
     this.vanished = new VanishedPods(deps.logger, this.now);
     this.api = coreApi(deps.kubeConfig, config.requestTimeoutMs);
@@ -128,6 +132,26 @@ export class KubernetesExecutor implements Executor {
   async logs(query: ReplicaLogQuery): Promise<ReplicaLog | undefined> {
     const pods = query.generation === undefined ? await this.pods.current() : [];
     return readPodLog(this.api, this.config.namespace, this.retry, pods, query);
+  }
+
+  /** The pod's log followed (`kubectl logs -f`, across broken streams: log-follow.ts). */
+  async followLog(query: ReplicaLogQuery, signal: AbortSignal): Promise<ReplicaLogFollow | undefined> {
+    const { jobId, rank, tailLines } = query;
+    const generations =
+      query.generation !== undefined
+        ? [query.generation]
+        : (await this.pods.current())
+            .map((pod) => identityOf(pod.metadata?.labels))
+            .filter((id) => id !== undefined && id.jobId === jobId && id.rank === rank)
+            .map((id) => id!.generation)
+            .sort((a, b) => b - a);
+    const { api, retry, kubeConfig } = this;
+    const deps = { api, retry, kubeConfig, namespace: this.config.namespace };
+    for (const generation of generations) {
+      const chunks = await followPodLog(deps, podName(jobId, generation, rank), tailLines, signal);
+      if (chunks) return { generation, chunks };
+    }
+    return undefined;
   }
 
   async reconcile(desired: readonly DesiredJob[]): Promise<readonly ReplicaStatus[]> {

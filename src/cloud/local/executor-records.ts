@@ -68,6 +68,11 @@ const LOG_TAIL_BYTES = 1 << 20;
 
 /** The last `lines` lines of a log file (at most its last MiB); undefined when there is no such file. */
 export function readLogTail(file: string, lines: number): string | undefined {
+  return readLogTailWithSize(file, lines)?.text;
+}
+
+/** readLogTail, and the file's size when read: where a follower reads on from. */
+export function readLogTailWithSize(file: string, lines: number): { text: string; size: number } | undefined {
   let fd: number;
   try {
     fd = openSync(file, 'r');
@@ -83,7 +88,7 @@ export function readLogTail(file: string, lines: number): string | undefined {
     // A cut at the MiB mark leaves a partial first line: dropped unless the whole file was read, or it
     // is all there is (progress bars redrawn with \r write one long line).
     if (length < size && all.length > 1) all.shift();
-    return all.slice(Math.max(0, all.length - lines)).join('');
+    return { text: lines === 0 ? '' : all.slice(Math.max(0, all.length - lines)).join(''), size };
   } finally {
     closeSync(fd);
   }

@@ -5,6 +5,7 @@ import type {
   DesiredJob,
   Executor,
   ReplicaLog,
+  ReplicaLogFollow,
   ReplicaLogQuery,
   ReplicaSpec,
   ReplicaStatus,
@@ -18,6 +19,7 @@ import {
   isOurSupervisor,
   processExists,
   readExit,
+  readPid,
   readLogTail,
   readStop,
   realDir,
@@ -32,6 +34,7 @@ import {
 import { ReplicaLauncher } from './launcher.ts';
 import { type LocalReplica, refreshLiveness, replicaStatus } from './local-replica.ts';
 import { capReplicaLogs, DEFAULT_LOG_CAP, type LogCap } from './log-cap.ts';
+import { followLogFile } from './log-follow.ts';
 import { heldBackNames, replicaEnv } from './replica-env.ts';
 import { killReplicaGroups, signalQuietly } from './replica-signals.ts';
 import { RendezvousPorts } from './rendezvous-ports.ts';
@@ -51,6 +54,8 @@ export interface LocalExecutorOptions {
   readonly launcher?: Pick<ReplicaLauncher, 'launch' | 'close'>;
   /** How a replica's log is bounded (tests use small ones). */
   readonly logCap?: LogCap;
+  /** How often a followed log is checked for more (default 500 ms). */
+  readonly followPollMs?: number;
 }
 
 const keyOf = (jobId: number, generation: number, rank: number) => `${jobId}/${generation}/${rank}`;
@@ -77,6 +82,7 @@ export class LocalExecutor implements Executor {
   private readonly ports = new RendezvousPorts();
   private queue: Promise<void> = Promise.resolve();
   private readonly logCap: LogCap;
+  private readonly followPollMs: number;
   private readonly logTimer: NodeJS.Timeout;
   private capping: Promise<void> | undefined;
 
@@ -88,6 +94,7 @@ export class LocalExecutor implements Executor {
     this.graceSeconds = String(Math.ceil(options.terminationGraceSeconds));
     this.launcher = options.launcher ?? new ReplicaLauncher();
     this.logCap = options.logCap ?? DEFAULT_LOG_CAP;
+    this.followPollMs = options.followPollMs ?? 500;
     this.adopt();
     // Its own timer, not the reconcile's: a tick can be minutes apart, and a log can grow by gigabytes.
     this.logTimer = setInterval(() => this.capLogs(), this.logCap.checkMs);
@@ -173,6 +180,25 @@ export class LocalExecutor implements Executor {
     for (const g of generations) {
       const text = readLogTail(recordFile(generationDir(this.jobsDir, jobId, g), rank, 'log'), tailLines);
       if (text !== undefined) return { generation: g, text };
+    }
+    return undefined;
+  }
+
+  async followLog(query: ReplicaLogQuery, signal: AbortSignal): Promise<ReplicaLogFollow | undefined> {
+    const { jobId, rank, generation, tailLines } = query;
+    const generations = generation !== undefined ? [generation] : generationsOf(this.jobsDir, jobId);
+    for (const g of generations) {
+      const dir = generationDir(this.jobsDir, jobId, g);
+      // One being started is not in the map yet, though its supervisor may have begun its log: its pid
+      // record says it is there. One forgotten has no records left.
+      const ended = () => {
+        if (readExit(dir, rank) !== undefined) return true;
+        const replica = this.replicas.get(keyOf(jobId, g, rank));
+        return replica ? !replica.alive : readPid(dir, rank) === undefined;
+      };
+      const options = { tailLines, pollMs: this.followPollMs, ended, signal };
+      const chunks = followLogFile(recordFile(dir, rank, 'log'), options);
+      if (chunks) return { generation: g, chunks };
     }
     return undefined;
   }

@@ -1,3 +1,4 @@
+import { PodLogs } from './logs.ts';
 import { applyPatch } from './patch.ts';
 import { conflict, KubeError, type KubeObject, notFound, type Resource } from './objects.ts';
 import { type DeleteOptions, KubeStore } from './store.ts';
@@ -14,9 +15,13 @@ export class KubeApiCore {
   /** Called when a pod starts terminating; the kubelet decides when it is gone. */
   onTerminating: (pod: KubeObject) => void = () => {};
   /** What each pod's container wrote, by namespace/name (the kubelet writes it; GET .../log reads it). */
-  readonly logs = new Map<string, string>();
+  readonly logs: PodLogs;
 
-  constructor(readonly store: KubeStore) {
+  constructor(
+    readonly store: KubeStore,
+    now: () => number = Date.now,
+  ) {
+    this.logs = new PodLogs(now);
     store.deleteDependent = (resource, obj) => {
       try {
         this.delete(resource, obj.metadata.namespace, obj.metadata.name, {});

@@ -26,6 +26,8 @@
  *   sends the current objects as ADDED first; a version older than the kept history (historyLimit, or
  *   after compact()) gets an ERROR event with a 410 Expired Status, as the real server answers.
  *   timeoutSeconds is honoured; closeWatches() ends all streams as a server restart would.
+ * - pods/{name}/log (logs.ts): tailLines, timestamps, sinceTime, follow (open until the container ends or
+ *   the pod goes); cutLogStreams() breaks the followed ones' connections.
  * - faults: faults.inject({status: 429|500|503|409, count, retryAfterSeconds, message, match}) fails the
  *   next matching requests with a Status body; {timeout: true} never answers them (the client must time out);
  *   {endAtOnce: true} answers 200 and ends the stream at once (a watch cut by a proxy).
@@ -88,6 +90,8 @@ export interface FakeKubeApi {
   secrets(namespace?: string): KubeObject[];
   networkPolicies(namespace?: string): KubeObject[];
   closeWatches(): void;
+  /** Breaks every followed log's connection mid-stream (a proxy's idle timeout, a dropped network). */
+  cutLogStreams(): void;
   openWatches(): number;
   close(): Promise<void>;
 }
@@ -95,7 +99,7 @@ export interface FakeKubeApi {
 export async function startFakeKubeApi(options: FakeKubeApiOptions = {}): Promise<FakeKubeApi> {
   const now = options.now ?? Date.now;
   const store = new KubeStore(options.historyLimit ?? 10_000, now);
-  const core = new KubeApiCore(store);
+  const core = new KubeApiCore(store, now);
   const faults = new Faults();
   const kubelet = new FakeKubelet(core, options.kubelet ?? {}, now);
   const server = new FakeKubeHttpServer(core, faults);
@@ -122,6 +126,7 @@ export async function startFakeKubeApi(options: FakeKubeApiOptions = {}): Promis
     secrets: (namespace) => store.list('secrets', namespace),
     networkPolicies: (namespace) => store.list('networkpolicies', namespace),
     closeWatches: () => server.closeWatches(),
+    cutLogStreams: () => server.cutLogStreams(),
     openWatches: () => server.openWatches(),
     async close() {
       kubelet.close();

@@ -234,8 +234,7 @@ export class FakeKubelet {
   /** The pod's container writes `text` to its output (what `kubectl logs` shows). */
   writeLog(podName: string, text: string): void {
     const pod = this.pod(podName);
-    const key = `${pod.metadata.namespace}/${podName}`;
-    this.core.logs.set(key, (this.core.logs.get(key) ?? '') + text);
+    this.core.logs.write(`${pod.metadata.namespace}/${podName}`, text);
   }
 
   /** The environment the pod's (first) container was started with, secretKeyRefs resolved. */

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { KubeApiCore } from './core.ts';
 import type { Faults, RequestInfo } from './faults.ts';
+import { serveLog } from './logs.ts';
 import {
   API_VERSION_OF,
   isNamespaced,
@@ -82,6 +83,7 @@ export class FakeKubeHttpServer {
   /** Open watch streams, with what stops their subscription. */
   private readonly watches = new Map<ServerResponse, () => void>();
   private readonly hanging = new Set<ServerResponse>();
+  private readonly followedLogs = new Set<ServerResponse>();
 
   constructor(
     private readonly core: KubeApiCore,
@@ -118,6 +120,7 @@ export class FakeKubeHttpServer {
 
   async close(): Promise<void> {
     this.closeWatches();
+    this.cutLogStreams();
     for (const res of this.hanging) res.destroy();
     this.hanging.clear();
     this.server.closeAllConnections();
@@ -214,7 +217,7 @@ export class FakeKubeHttpServer {
     throw new KubeError(405, 'MethodNotAllowed', `${method} is not supported on ${url.pathname}`);
   }
 
-  /** GET .../pods/{name}/log[?tailLines=N]: text/plain, as the kubelet serves it (gone with the pod). */
+  /** GET .../pods/{name}/log (logs.ts); a followed one is kept to be cut. */
   private log(
     req: IncomingMessage,
     res: ServerResponse,
@@ -222,17 +225,6 @@ export class FakeKubeHttpServer {
     name: string,
     query: URLSearchParams,
   ): void {
-    const pod = this.core.get('pods', namespace, name) as KubeObject; // 404 once the pod is gone
-    if (pod.status?.phase === 'Pending')
-      throw new KubeError(
-        400,
-        'BadRequest',
-        `container "replica" in pod "${name}" is waiting to start: ContainerCreating`,
-      );
-    const text = this.core.logs.get(`${namespace}/${name}`) ?? '';
-    const tail = query.get('tailLines');
-    const lines = text.split(/(?<=\n)/).filter((l) => l !== '');
-    const shown = tail === null ? text : lines.slice(Math.max(0, lines.length - Number(tail))).join('');
     this.requests.push({
       method: 'GET',
       path: new URL(req.url ?? '/', 'http://fake').pathname,
@@ -240,8 +232,15 @@ export class FakeKubeHttpServer {
       watch: false,
       status: 200,
     });
-    res.writeHead(200, { 'Content-Type': 'text/plain' });
-    res.end(shown);
+    const open = serveLog(this.core, res, req, namespace, name, query);
+    if (!open) return;
+    this.followedLogs.add(open);
+    open.on('close', () => this.followedLogs.delete(open));
+  }
+
+  cutLogStreams(): void {
+    for (const res of this.followedLogs) res.destroy();
+    this.followedLogs.clear();
   }
 
   private list(r: Route, query: URLSearchParams): unknown {

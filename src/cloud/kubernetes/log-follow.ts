@@ -1,0 +1,158 @@
+import { PassThrough, type Readable } from 'node:stream';
+import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type CoreV1Api, type KubeConfig, Log } from '@kubernetes/client-node';
+import type { RetryContext } from '../retry.ts';
+import { classifyKubeError, kindOf, withKubeRetry } from './retry.ts';
+
+/** The replica's container in its pod (pods.ts). */
+const CONTAINER = 'train';
+/** A stream that broke off, or a container not started yet, is asked again after this. */
+const AGAIN_MS = 1000;
+
+export interface PodLogFollowDeps {
+  readonly kubeConfig: KubeConfig;
+  readonly api: CoreV1Api;
+  readonly namespace: string;
+  readonly retry: RetryContext;
+  /** How long to wait before asking again (tests shorten it). */
+  readonly againMs?: number;
+}
+
+/**
+ * `kubectl logs -f` of one pod that does not lose or repeat lines when its stream breaks: the API server
+ * (or a proxy's idle timeout in front of it) ends a followed log now and then, and the kubelet closes
+ * one idle for hours. Lines come with their kubelet timestamps; a stream that ends while the container
+ * still runs is opened again from the last one's second (sinceTime), dropping what was already given.
+ * Its chunks end when the container has ended (all it wrote given) or the pod is gone, or `signal`
+ * aborts. The first request is made before this returns, so a refusal (403: boa's role lacks pods/log)
+ * is an error to answer with, not a stream cut at once; undefined when the pod is gone.
+ */
+export async function followPodLog(
+  deps: PodLogFollowDeps,
+  name: string,
+  tailLines: number,
+  signal: AbortSignal,
+): Promise<AsyncGenerator<string> | undefined> {
+  const first = await open(deps, name, { tailLines });
+  if (first === 'gone') return undefined;
+  return follow(deps, name, tailLines, signal, first);
+}
+
+type Opened = { stream: PassThrough; abort: AbortController } | 'not-started' | 'gone';
+
+async function open(
+  deps: PodLogFollowDeps,
+  name: string,
+  from: { tailLines: number } | { sinceTime: string },
+): Promise<Opened> {
+  const stream = new PassThrough();
+  // client-node pipes the response body into it, and a body that breaks off neither ends nor errors
+  // the pipe's destination: that is taken from the body itself.
+  stream.on('pipe', (body: Readable) => body.once('error', () => stream.end()));
+  try {
+    const options = { follow: true, timestamps: true, ...from };
+    const abort = await new Log(deps.kubeConfig).log(deps.namespace, name, CONTAINER, stream, options);
+    return { stream, abort };
+  } catch (error) {
+    // 400: its container has not started; asked again until it has, or its pod is gone.
+    if (statusOf(error) === 400) return 'not-started';
+    if (statusOf(error) === 404) return 'gone';
+    if (statusOf(error) === 403)
+      throw new Error(
+        `reading pod ${name}'s log was refused (403): boa's role in ${deps.namespace} needs get on pods/log (infra/k8s/jobs-rbac.ts)`,
+        { cause: error },
+      );
+    throw error;
+  }
+}
+
+async function* follow(
+  deps: PodLogFollowDeps,
+  name: string,
+  tailLines: number,
+  signal: AbortSignal,
+  first: Opened,
+): AsyncGenerator<string> {
+  let last: Stamp | undefined;
+  let opened = first;
+  const again = () => sleep(deps.againMs ?? AGAIN_MS, undefined, { signal }).catch(() => undefined);
+  for (;;) {
+    if (opened === 'gone' || signal.aborted) return;
+    if (opened !== 'not-started') {
+      const { stream, abort } = opened;
+      const stop = () => {
+        abort.abort();
+        stream.end();
+      };
+      signal.addEventListener('abort', stop, { once: true });
+      try {
+        for await (const line of createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY })) {
+          const { stamp, text } = parseLine(line);
+          if (stamp && last && compareStamps(stamp, last) <= 0) continue;
+          if (stamp) last = stamp;
+          yield `${text}\n`;
+        }
+      } finally {
+        signal.removeEventListener('abort', stop);
+        abort.abort();
+      }
+      if (signal.aborted || (await containerEnded(deps, name))) return;
+    }
+    await again();
+    if (signal.aborted) return;
+    const from = last ? { sinceTime: sinceTimeOf(last) } : { tailLines };
+    // A throttled or unavailable API server is asked again, as long as the follower waits; anything
+    // else ends the stream as cut.
+    opened = await open(deps, name, from).catch((error: unknown) => {
+      const kind = classifyKubeError(error);
+      if (kind === 'throttling' || kind === 'transient') return 'not-started' as const;
+      throw error;
+    });
+  }
+}
+
+/** Whether the pod's container has ended (or the pod is gone): its log will not grow. */
+async function containerEnded(deps: PodLogFollowDeps, name: string): Promise<boolean> {
+  try {
+    const pod = await withKubeRetry(
+      'read pod',
+      () => deps.api.readNamespacedPod({ name, namespace: deps.namespace }),
+      deps.retry,
+    );
+    const phase = pod.status?.phase;
+    return phase === 'Succeeded' || phase === 'Failed';
+  } catch (error) {
+    if (kindOf(error) === 'not-found') return true;
+    throw error;
+  }
+}
+
+/** A kubelet timestamp (RFC3339 with up to nine fraction digits) as whole seconds and nanoseconds. */
+interface Stamp {
+  readonly seconds: number;
+  readonly nanos: number;
+}
+
+function parseLine(line: string): { stamp: Stamp | undefined; text: string } {
+  const space = line.indexOf(' ');
+  const match = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?Z$/.exec(line.slice(0, space));
+  if (space < 0 || !match) return { stamp: undefined, text: line };
+  const seconds = Date.parse(`${match[1]}Z`) / 1000;
+  const nanos = Number((match[2] ?? '').padEnd(9, '0'));
+  return { stamp: { seconds, nanos }, text: line.slice(space + 1) };
+}
+
+function compareStamps(a: Stamp, b: Stamp): number {
+  return a.seconds - b.seconds || a.nanos - b.nanos;
+}
+
+/** sinceTime is whole seconds: the second of the last line, whose lines already given are dropped. */
+function sinceTimeOf(stamp: Stamp): string {
+  return new Date(stamp.seconds * 1000).toISOString().replace('.000Z', 'Z');
+}
+
+function statusOf(error: unknown): number | undefined {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'number' ? code : undefined;
+}

@@ -1,0 +1,118 @@
+/**
+ * `boa jobs logs --follow` against a service running a real local process: the log as it is written,
+ * through a restart (the next generation from its start), until the job ends, with the exit code
+ * `jobs wait` gives.
+ */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+import { LocalExecutor } from '../../src/cloud/local/executor.ts';
+import { killReplicaGroups } from '../helpers/replica-groups.ts';
+import { startCliService } from './cli-harness.ts';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const fn of cleanups.splice(0)) await fn();
+});
+
+async function serviceRunningProcesses() {
+  const dataDir = mkdtempSync(join(tmpdir(), 'boa-follow-'));
+  const executor = new LocalExecutor({ dataDir, terminationGraceSeconds: 1, followPollMs: 50 });
+  const s = await startCliService({
+    executor,
+    config: { local: { bootSeconds: 0, releaseSeconds: 0 }, restartBackoffSeconds: 1 },
+  });
+  cleanups.push(async () => {
+    await s.close();
+    await executor.close();
+    killReplicaGroups(join(dataDir, 'jobs'));
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
+  /** Ticks the service (its clock a tick on each time) until `until` settles, then gives its outcome. */
+  const tickUntil = async <T>(until: Promise<T>): Promise<T> => {
+    let settled = false;
+    void until.finally(() => (settled = true));
+    for (let i = 0; i < 600 && !settled; i++) {
+      await s.ticks(1);
+      await s.service.execution.settle();
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    return until;
+  };
+  return { s, dataDir, tickUntil };
+}
+
+it('follows a job from before it starts, through a restart, to its end; exit 0 when it is done', async () => {
+  const { s, dataDir, tickUntil } = await serviceRunningProcesses();
+  const marker = join(dataDir, 'failed-once');
+  // The first run writes slowly and fails; the one after it writes and finishes.
+  const script = `
+    const fs = require('node:fs');
+    const again = fs.existsSync(${JSON.stringify(marker)});
+    let i = 0;
+    const timer = setInterval(() => {
+      i += 1;
+      console.log((again ? 'second ' : 'first ') + i);
+      if (i === 6) {
+        clearInterval(timer);
+        if (!again) fs.writeFileSync(${JSON.stringify(marker)}, '');
+        process.exit(again ? 0 : 1);
+      }
+    }, 150);`;
+  const { body } = await s.request('POST', '/v1/jobs', {
+    class: 'cifar10',
+    workload: { command: [process.execPath, '-e', script] },
+  });
+  const follow = await tickUntil(s.boa(['jobs', 'logs', String(body.id), '--follow']));
+  expect(existsSync(marker)).toBe(true);
+  const lines = follow.stdout.trimEnd().split('\n');
+  expect(lines).toEqual(
+    [1, 2, 3, 4, 5, 6].map((i) => `first ${i}`).concat([1, 2, 3, 4, 5, 6].map((i) => `second ${i}`)),
+  );
+  const job = (await s.request('GET', `/v1/jobs/${body.id}`)).body;
+  expect(job.state).toBe('done');
+  // The run after the restart is announced (an ended job shows the generation after its last run).
+  expect(follow.stderr).toMatch(new RegExp(`^--- job ${body.id}, generation \\d+ ---$`, 'm'));
+  expect(follow.stderr).toMatch(new RegExp(`job ${body.id} \\(cifar10\\): done`));
+  expect(follow.status).toBe(0);
+}, 120_000);
+
+it('ends with exit 5 when the followed job is cancelled, and follows one named generation alone', async () => {
+  const { s, tickUntil } = await serviceRunningProcesses();
+  const script = "let i = 0; setInterval(() => console.log('tick ' + ++i), 100);";
+  const { body } = await s.request('POST', '/v1/jobs', {
+    class: 'cifar10',
+    workload: { command: [process.execPath, '-e', script] },
+  });
+  const follow = s.boa(['jobs', 'logs', String(body.id), '-f']);
+  // Cancelled once the follower has printed some of what it runs.
+  const cancelled = (async () => {
+    for (let i = 0; i < 600; i++) {
+      const log = await s.request('GET', `/v1/jobs/${body.id}/logs?tail=10`);
+      if (log.status === 200 && /tick 3\n/.test(String(log.body))) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    return s.request('POST', `/v1/jobs/${body.id}/cancel`);
+  })();
+  const [ended] = await tickUntil(Promise.all([follow, cancelled]));
+  expect(ended.stdout).toMatch(/^tick 1\ntick 2\ntick 3\n/);
+  expect(ended.stderr).toMatch(new RegExp(`^boa: job ${body.id} \\(cifar10\\): cancelled$`, 'm'));
+  expect(ended.status).toBe(5);
+
+  // A generation that ended, named: its log, and no waiting for another.
+  const { generation } = (await s.request('GET', `/v1/jobs/${body.id}`)).body;
+  const named = await s.boa([
+    'jobs',
+    'logs',
+    String(body.id),
+    '-f',
+    '--generation',
+    String(generation - 1),
+    '--tail',
+    '10000',
+  ]);
+  expect(named.status).toBe(0);
+  expect(named.stdout).toMatch(/tick 3\n/);
+}, 120_000);

@@ -1,0 +1,92 @@
+/**
+ * Following a replica's pod log through the Kubernetes executor (src/cloud/kubernetes/log-follow.ts),
+ * with the real client against the fake API server: lines as they are written, a broken stream picked
+ * up again without a line lost or repeated, the end with the container, and a refusal said at once.
+ */
+import { describe, expect, it } from 'vitest';
+import { podName } from '../../src/cloud/kubernetes/names.ts';
+import type { ReplicaLogFollow } from '../../src/service/ports.ts';
+import { fakeKubeCluster, jobOnNodes } from './kube-executor-fixture.ts';
+
+const NS = 'boa-jobs';
+const cluster = fakeKubeCluster(NS);
+
+async function runningJob() {
+  const executor = cluster.executor();
+  const job = jobOnNodes(7, 1, [cluster.nodes[0]!], { gpus: 1, env: () => ({}) });
+  for (let i = 0; i < 100; i++) {
+    const statuses = await executor.reconcile([job]);
+    if (statuses.some((s) => s.phase === 'running')) break;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return { executor, pod: podName(7, 1, 0) };
+}
+
+/** Reads the followed chunks in the background: what came so far, and the end. */
+function reader(follow: ReplicaLogFollow) {
+  let seen = '';
+  const done = (async () => {
+    for await (const chunk of follow.chunks) seen += chunk;
+  })();
+  const until = async (ok: (seen: string) => boolean) => {
+    for (let i = 0; i < 400 && !ok(seen); i++) await new Promise((r) => setTimeout(r, 10));
+    expect(seen).toSatisfy(ok);
+  };
+  return { seen: () => seen, done, until };
+}
+
+describe('the Kubernetes executor following a log', () => {
+  it('gives the last lines, then new ones, picks a broken stream up where it was, and ends with the container', async () => {
+    const { executor, pod } = await runningJob();
+    cluster.fake.kubelet.writeLog(pod, 'one\ntwo\nthree\n');
+    const follow = await executor.followLog!(
+      { jobId: 7, rank: 0, tailLines: 2 },
+      new AbortController().signal,
+    );
+    expect(follow?.generation).toBe(1);
+    const read = reader(follow!);
+    await read.until((s) => s === 'two\nthree\n');
+    cluster.fake.kubelet.writeLog(pod, 'four\n');
+    await read.until((s) => s.endsWith('four\n'));
+    // A proxy drops the connection; lines written meanwhile come once it is opened again, none twice.
+    cluster.fake.cutLogStreams();
+    cluster.fake.kubelet.writeLog(pod, 'five\nsix\n');
+    await read.until((s) => s.endsWith('six\n'));
+    cluster.fake.kubelet.writeLog(pod, 'last words\n');
+    cluster.fake.kubelet.exit(pod, 0);
+    await read.done;
+    expect(read.seen()).toBe('two\nthree\nfour\nfive\nsix\nlast words\n');
+    // Reopened from the last line's second, not from the tail again.
+    const reads = cluster.fake.requests.filter((r) => r.path.endsWith(`/pods/${pod}/log`));
+    expect(reads.length).toBeGreaterThanOrEqual(2);
+    expect(reads.at(-1)?.query.get('sinceTime')).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+  }, 30_000);
+
+  it('ends when the follower goes away, though the replica runs on', async () => {
+    const { executor, pod } = await runningJob();
+    cluster.fake.kubelet.writeLog(pod, 'working\n');
+    const stop = new AbortController();
+    const read = reader((await executor.followLog!({ jobId: 7, rank: 0, tailLines: 10 }, stop.signal))!);
+    await read.until((s) => s === 'working\n');
+    stop.abort();
+    await read.done;
+    expect(cluster.fake.pods(NS).find((p) => p.metadata.name === pod)?.status?.phase).toBe('Running');
+  });
+
+  it("refuses at once, naming the permission, when boa's role may not read pod logs; none for a pod that is gone", async () => {
+    const { executor } = await runningJob();
+    cluster.fake.faults.inject({
+      status: 403,
+      count: 1,
+      match: (r) => r.path.endsWith('/log'),
+      message: 'pods "boa-job-7-g1-r0" is forbidden: User "boa" cannot get resource "pods/log"',
+    });
+    const signal = new AbortController().signal;
+    await expect(executor.followLog!({ jobId: 7, rank: 0, tailLines: 10 }, signal)).rejects.toThrow(
+      /needs get on pods\/log/,
+    );
+    expect(
+      await executor.followLog!({ jobId: 7, rank: 0, generation: 5, tailLines: 10 }, signal),
+    ).toBeUndefined();
+  });
+});

@@ -1,0 +1,91 @@
+/** Following a local replica's log (src/cloud/local/log-follow.ts): `tail -f` with the log's cap and a stop. */
+import { appendFileSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+import { followLogFile } from '../../src/cloud/local/log-follow.ts';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function logFile(text: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'boa-follow-'));
+  dirs.push(dir);
+  const file = join(dir, '0.log');
+  writeFileSync(file, text);
+  return file;
+}
+
+/** Collects what the follower yields while `act` runs against it, until it ends. */
+async function collect(chunks: AsyncGenerator<string>, act: (seen: () => string) => Promise<void>) {
+  let seen = '';
+  const reading = (async () => {
+    for await (const chunk of chunks) seen += chunk;
+  })();
+  await act(() => seen);
+  await reading;
+  return seen;
+}
+
+const until = async (ok: () => boolean) => {
+  for (let i = 0; i < 200 && !ok(); i++) await new Promise((r) => setTimeout(r, 10));
+  expect(ok()).toBe(true);
+};
+
+it('gives the last lines, then what is written, then ends once the replica has ended and all is read', async () => {
+  const file = logFile('a\nb\nc\n');
+  let ended = false;
+  const chunks = followLogFile(file, {
+    tailLines: 2,
+    pollMs: 5,
+    ended: () => ended,
+    signal: new AbortController().signal,
+  })!;
+  const seen = await collect(chunks, async (seen) => {
+    await until(() => seen() === 'b\nc\n');
+    appendFileSync(file, 'd\n');
+    await until(() => seen() === 'b\nc\nd\n');
+    // Written just before the end: still shown.
+    appendFileSync(file, 'e\n');
+    ended = true;
+  });
+  expect(seen).toBe('b\nc\nd\ne\n');
+});
+
+it('starts a log cut by its cap again from its beginning, and keeps a character split across reads whole', async () => {
+  const file = logFile('old line\n');
+  let ended = false;
+  const chunks = followLogFile(file, {
+    tailLines: 10,
+    pollMs: 5,
+    ended: () => ended,
+    signal: new AbortController().signal,
+  })!;
+  const seen = await collect(chunks, async (seen) => {
+    await until(() => seen() === 'old line\n');
+    truncateSync(file, 0); // copytruncate, as log-cap.ts cuts it
+    appendFileSync(file, 'cut\n');
+    await until(() => seen().endsWith('cut\n'));
+    const euro = Buffer.from('€\n');
+    appendFileSync(file, euro.subarray(0, 1));
+    await new Promise((r) => setTimeout(r, 30));
+    appendFileSync(file, euro.subarray(1));
+    ended = true;
+  });
+  expect(seen).toBe('old line\ncut\n€\n');
+});
+
+it('ends when its signal aborts, though the replica runs on; none for a log that does not exist', async () => {
+  const file = logFile('x\n');
+  const stop = new AbortController();
+  const chunks = followLogFile(file, { tailLines: 5, pollMs: 5, ended: () => false, signal: stop.signal })!;
+  const seen = await collect(chunks, async (seen) => {
+    await until(() => seen() === 'x\n');
+    stop.abort();
+  });
+  expect(seen).toBe('x\n');
+  const options = { tailLines: 5, pollMs: 5, ended: () => true, signal: stop.signal };
+  expect(followLogFile(join(file, '..', 'missing.log'), options)).toBeUndefined();
+});
