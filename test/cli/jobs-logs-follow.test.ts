@@ -3,13 +3,10 @@
  * through a restart (the next generation from its start), until the job ends, with the exit code
  * `jobs wait` gives.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { LocalExecutor } from '../../src/cloud/local/executor.ts';
-import { killReplicaGroups } from '../helpers/replica-groups.ts';
-import { startCliService } from './cli-harness.ts';
+import { startProcessService } from './process-service.ts';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -17,19 +14,11 @@ afterEach(async () => {
 });
 
 async function serviceRunningProcesses() {
-  const dataDir = mkdtempSync(join(tmpdir(), 'boa-follow-'));
-  const executor = new LocalExecutor({ dataDir, terminationGraceSeconds: 1, followPollMs: 50 });
-  const s = await startCliService({
-    executor,
-    config: { local: { bootSeconds: 0, releaseSeconds: 0 }, restartBackoffSeconds: 1 },
-  });
-  cleanups.push(async () => {
-    await s.close();
-    await executor.close();
-    killReplicaGroups(join(dataDir, 'jobs'));
-    rmSync(dataDir, { recursive: true, force: true });
-  });
-  await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
+  const { s, dataDir } = await startProcessService(
+    cleanups,
+    { restartBackoffSeconds: 1 },
+    { followPollMs: 50 },
+  );
   /** Ticks the service (its clock a tick on each time) until `until` settles, then gives its outcome. */
   const tickUntil = async <T>(until: Promise<T>): Promise<T> => {
     let settled = false;

@@ -1,11 +1,9 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LocalExecutor } from '../../src/cloud/local/executor.ts';
 import type { Executor } from '../../src/service/ports.ts';
-import { killReplicaGroups } from '../helpers/replica-groups.ts';
 import { startCliService } from './cli-harness.ts';
+import { startProcessService } from './process-service.ts';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -255,19 +253,7 @@ describe('boa jobs', () => {
   });
 
   it("prints the last lines a job's replica wrote (--tail, --generation), and says why when there are none", async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'boa-logs-'));
-    const executor = new LocalExecutor({ dataDir, terminationGraceSeconds: 1 });
-    const s = await startCliService({
-      executor,
-      config: { local: { bootSeconds: 0, releaseSeconds: 0 } },
-    });
-    cleanups.push(async () => {
-      await s.close();
-      await executor.close();
-      killReplicaGroups(join(dataDir, 'jobs'));
-      rmSync(dataDir, { recursive: true, force: true });
-    });
-    await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
+    const { s } = await startProcessService(cleanups);
     const print = "for (let i = 1; i <= 5; i++) console.log('line ' + i); setInterval(() => {}, 1000);";
     const { body } = await s.request('POST', '/v1/jobs', {
       class: 'cifar10',
