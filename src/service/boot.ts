@@ -10,6 +10,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { pino, type Logger } from 'pino';
 import { createApp } from '../api/app.ts';
 import { LocalExecutor } from '../cloud/local/executor.ts';
@@ -56,6 +57,9 @@ export interface BootOverrides {
 }
 
 export const systemClock: Clock = { now: () => Date.now() };
+
+/** How long the start waits for the executor's first look at the replicas. */
+const STARTUP_RECONCILE_MS = 10_000;
 
 /**
  * The operator token: from a Secrets Manager secret (re-read, so a rotation needs no restart), from
@@ -211,6 +215,13 @@ export async function bootService(config: ServiceConfig, overrides: BootOverride
   const app = createApp(service, scheduler, tokens);
   tokens.start();
   const token = tokens.current;
+  // What the executor runs is seen before the first tick and the first job: replicas that ended while
+  // the service was down (their jobs finish when they ended, allocated until then, not at the restart),
+  // and the ids a database started afresh must number above. At most a few seconds: an API server that
+  // hangs (the Kubernetes executor retries for about a minute) must not hold up the start; the ticks'
+  // reconciles carry on, and jobs are registered once it has answered (Execution.registrationBlocked).
+  service.execution.reconcile();
+  await Promise.race([service.execution.settle(), sleep(STARTUP_RECONCILE_MS, undefined, { ref: false })]);
   const close = async () => {
     tokens.stop();
     await service.execution.close();

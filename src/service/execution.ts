@@ -43,11 +43,30 @@ export class Execution {
   private readonly tokens = new Map<number, string>();
   private readonly startDeadlines = new StartDeadlines();
   private jobIdsKeptAbove = 0;
+  /** The executor has answered a reconcile since the service started. */
+  private answered = false;
+  private lastError: string | undefined;
+  /** No job was ever stored: a database started afresh, or a first start. */
+  private readonly freshStore: boolean;
 
   constructor(
     private readonly service: BoaService,
     readonly executor: Executor | undefined,
-  ) {}
+  ) {
+    this.freshStore = service.deps.repo.lastSubmittedAt() === undefined;
+  }
+
+  /**
+   * Why a job with a workload cannot be registered yet, or undefined. A database started afresh numbers
+   * jobs above those whose replicas the executor still holds (keepJobIdsAbove), which it knows only once
+   * the executor has answered: until then a new job could take an old one's id, and with it its pods
+   * (an old finished pod read as the new job done).
+   */
+  registrationBlocked(): string | undefined {
+    if (!this.executor || this.answered || !this.freshStore) return undefined;
+    const why = this.lastError ? ` (its last error: ${this.lastError})` : '';
+    return `boa is reading what its executor runs before numbering new jobs${why}; try again in a few seconds`;
+  }
 
   /** The tick's hook: leases now, the executor in the background (the tick never waits for it). */
   afterTick(now: number): void {
@@ -72,6 +91,7 @@ export class Execution {
       .then((statuses) => {
         this.lastReconcileMs = performance.now() - started;
         this.reconciles += 1;
+        this.answered = true;
         this.startDeadlines.taken(sent, this.service.deps.clock.now());
         this.keepJobIdsAbove(statuses);
         this.settling = this.apply(statuses);
@@ -82,6 +102,7 @@ export class Execution {
           this.scheduleFollowUp(this.service.deps.config.replicaCheckSeconds * 1000);
       })
       .catch((error: Error) => {
+        this.lastError = error.message;
         this.startDeadlines.executorFailed();
         this.service.deps.logger.warn(
           { event: 'executor_failed', error: error.message, stack: error.stack },

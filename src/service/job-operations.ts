@@ -29,7 +29,12 @@ export function registerJob(
       'class',
     );
   }
-  if (workload) checkWorkload(svc, workload);
+  if (workload) {
+    checkWorkload(svc, workload);
+    // A self-launched job is never judged by replicas, so an old job's cannot end it.
+    const blocked = svc.execution.registrationBlocked();
+    if (blocked) throw new ServiceError(503, 'executor_not_ready', blocked);
+  }
   const tokenSeed = workload ? newToken() : null;
   const token = tokenSeed === null ? newToken() : svc.jobToken(tokenSeed);
   const now = svc.deps.clock.now();

@@ -4,7 +4,6 @@
  * managed node group. Settings: defaults < --config FILE < BOA_* environment < flags.
  */
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Command, CommanderError, Option } from 'commander';
 import { ConfigError, localUrl, readConfigFile, resolveConfig } from './config.ts';
 import { configFromEnv, unknownEnv } from './config-env.ts';
@@ -14,9 +13,6 @@ import { fromSource } from './config-sources.ts';
 import { PRUNE_EVERY_MS, pruneOldRows } from './retention.ts';
 import { undoFreshDataDir } from './fresh-data-dir.ts';
 import { listen, StartupError, startFailure } from './startup.ts';
-
-/** How long the start waits for the executor's first look at the replicas. */
-const STARTUP_RECONCILE_MS = 10_000;
 
 const program = new Command('boa-service')
   .description('boa: budget-aware GPU rental service')
@@ -123,12 +119,6 @@ try {
       ticking = false;
     }
   };
-  // Replicas that ended while the service was down are seen before the first tick closes the ledger's
-  // downtime: their jobs finish when they ended (allocated until then), not at the restart. At most a
-  // few seconds: an API server that hangs (the Kubernetes executor retries for about a minute) must not
-  // hold up the start; the tick's own reconcile then carries on.
-  service.execution.reconcile();
-  await Promise.race([service.execution.settle(), sleep(STARTUP_RECONCILE_MS, undefined, { ref: false })]);
   await tick();
   const timer = setInterval(tick, config.tickSeconds * 1000);
   // Ledger rows, plans and resizes older than the longest window are pruned on a timer.

@@ -119,7 +119,8 @@ function prepareDir(dataDir: string): void {
 function highestJobFolder(jobsDir: string): number {
   if (!existsSync(jobsDir)) return 0;
   let highest = 0;
-  for (const name of readdirSync(jobsDir)) if (/^\d+$/.test(name)) highest = Math.max(highest, Number(name));
+  for (const name of readdirSync(jobsDir))
+    if (/^\d{1,15}$/.test(name)) highest = Math.max(highest, Number(name));
   return highest;
 }
 

@@ -559,6 +559,35 @@ describe('execution', () => {
     expect(late.status).toBe(409);
   });
 
+  it('on a database started afresh, registers no job with a workload until the executor has answered once (it may hold old jobs of the same ids)', async () => {
+    const executor = new ScriptedExecutor();
+    executor.down = true;
+    const s = await startService({ executor, config: { priorRates: { bert: 1 } } });
+    cleanups.push(s.close);
+    const refused = await s.request('POST', '/v1/jobs', { class: 'bert', workload });
+    expect(refused.status).toBe(503);
+    expect(refused.body.error).toMatchObject({ code: 'executor_not_ready' });
+    expect(refused.body.error.message).toContain('the API server is down');
+    expect(s.repo.listJobs(10).length).toBe(0);
+    // A self-launched job is never judged by replicas: registered as ever.
+    expect((await s.request('POST', '/v1/jobs', { class: 'bert' })).status).toBe(201);
+    // The executor answers, showing replicas of an old job 40: new jobs are numbered above it.
+    executor.down = false;
+    executor.endedBefore.push({
+      jobId: 40,
+      generation: 1,
+      rank: 0,
+      node: 'n',
+      phase: 'succeeded',
+      exitCode: 0,
+    });
+    s.service.execution.reconcile();
+    await s.service.execution.settle();
+    const made = await s.request('POST', '/v1/jobs', { class: 'bert', workload });
+    expect(made.status).toBe(201);
+    expect(made.body.id).toBe(41);
+  });
+
   it('refuses a workload when the service runs no executor, storing nothing', async () => {
     const s = await startService({ executor: null });
     cleanups.push(s.close);

@@ -81,9 +81,10 @@ export function jobIdOf(labels: Readonly<Record<string, string>> | undefined): n
 /** Reads a pod's identity from its labels; undefined for a pod whose labels are not boa's. */
 export function identityOf(labels: Readonly<Record<string, string>> | undefined): PodIdentity | undefined {
   if (!labels) return undefined;
-  const jobId = Number(labels[LABELS.jobId]);
-  const generation = Number(labels[LABELS.generation]);
-  const rank = Number(labels[LABELS.rank]);
-  if (![jobId, generation, rank].every((n) => Number.isSafeInteger(n) && n >= 0)) return undefined;
+  // Plain digits, at most 15 (job ids never have more): `1e15`, `0x10` or 2^53 in a label made by hand
+  // would otherwise pass for an id, and boa numbers new jobs above every id it sees.
+  const raw = [labels[LABELS.jobId], labels[LABELS.generation], labels[LABELS.rank]];
+  if (!raw.every((v) => v !== undefined && /^[0-9]{1,15}$/.test(v))) return undefined;
+  const [jobId, generation, rank] = raw.map(Number) as [number, number, number];
   return { jobId, generation, rank };
 }
