@@ -2,7 +2,7 @@
 export class ServiceError extends Error {
   override name = 'ServiceError';
   constructor(
-    readonly status: 400 | 401 | 403 | 404 | 409 | 422 | 503,
+    readonly status: 400 | 401 | 403 | 404 | 409 | 422 | 429 | 503,
     readonly code: string,
     message: string,
     readonly field?: string,

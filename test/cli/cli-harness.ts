@@ -23,6 +23,8 @@ export function runBoa(
   args: string[],
   env: Record<string, string | undefined>,
   cwd: string,
+  /** Called with its stderr so far, as it comes (a test waiting for a command to reach a point). */
+  onStderr?: (stderr: string) => void,
 ): Promise<CliRun> {
   const base = { ...process.env };
   for (const key of ['BOA_URL', 'BOA_TOKEN', 'BOA_DATA_DIR']) delete base[key];
@@ -31,7 +33,10 @@ export function runBoa(
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+      onStderr?.(stderr);
+    });
     child.on('error', fail);
     child.on('close', (status) => done({ status, stdout, stderr }));
   });
@@ -45,8 +50,11 @@ export async function startCliService(options: Parameters<typeof startService>[0
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const cwd = mkdtempSync(join(tmpdir(), 'boa-cli-'));
-  const boa = (args: string[], env: Record<string, string | undefined> = {}) =>
-    runBoa(args, { BOA_URL: url, BOA_TOKEN: booted.token, ...env }, cwd);
+  const boa = (
+    args: string[],
+    env: Record<string, string | undefined> = {},
+    onStderr?: (stderr: string) => void,
+  ) => runBoa(args, { BOA_URL: url, BOA_TOKEN: booted.token, ...env }, cwd, onStderr);
   const close = async () => {
     await new Promise((closed) => server.close(closed));
     await booted.close();

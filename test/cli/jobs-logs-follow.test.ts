@@ -105,3 +105,68 @@ it('ends with exit 5 when the followed job is cancelled, and follows one named g
   expect(named.status).toBe(0);
   expect(named.stdout).toMatch(/tick 3\n/);
 }, 120_000);
+
+it('shows the whole output of a job that ran and ended between two of its looks, when it began before the job ran', async () => {
+  const { s, tickUntil } = await serviceRunningProcesses();
+  const { body } = await s.request('POST', '/v1/jobs', {
+    class: 'cifar10',
+    workload: { command: [process.execPath, '-e', "console.log('all I had to say')"] },
+  });
+  // The follower has found the job waiting (no log kept) before the service runs it.
+  let waiting!: () => void;
+  const seenWaiting = new Promise<void>((resolve) => (waiting = resolve));
+  const follow = s.boa(['jobs', 'logs', String(body.id), '-f'], {}, (stderr) => {
+    if (/waiting/.test(stderr)) waiting();
+  });
+  await seenWaiting;
+  const ended = await tickUntil(follow);
+  expect(ended.stdout, ended.stderr).toBe('all I had to say\n');
+  expect(ended.stderr).toMatch(new RegExp(`job ${body.id} \\(cifar10\\): done`));
+  expect(ended.status).toBe(0);
+}, 120_000);
+
+it('follows at most 64 logs at once, each follow counted out as it ends', async () => {
+  const { s } = await serviceRunningProcesses();
+  const forever = "console.log('up'); setInterval(() => {}, 1000);";
+  const quick = "console.log('done at once')";
+  const jobs = [];
+  for (const command of [forever, quick]) {
+    const { body } = await s.request('POST', '/v1/jobs', {
+      class: 'cifar10',
+      workload: { command: [process.execPath, '-e', command] },
+    });
+    jobs.push(body.id as number);
+  }
+  const [running, finishing] = jobs as [number, number];
+  const headers = { authorization: `Bearer ${s.token}` };
+  const follow = (id: number, signal?: AbortSignal) =>
+    fetch(`${s.url}/v1/jobs/${id}/logs?follow=true`, { headers, signal });
+  for (let i = 0; i < 100; i++) {
+    const logs = await Promise.all(jobs.map((id) => s.request('GET', `/v1/jobs/${id}/logs`)));
+    if (logs.every((l) => l.status === 200 && /up|done/.test(String(l.body)))) break;
+    await s.ticks(1);
+    await s.service.execution.settle();
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  // Followed to its end, 70 times over: each is counted out as it ends.
+  for (let i = 0; i < 70; i++) expect(await (await follow(finishing)).text()).toBe('done at once\n');
+  const stop = new AbortController();
+  const open = [];
+  for (let i = 0; i < 64; i++) {
+    const res = await follow(running, stop.signal);
+    expect(res.status).toBe(200);
+    open.push(res);
+  }
+  const refused = await follow(running);
+  expect(refused.status).toBe(429);
+  expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('too_many_followed_logs');
+  stop.abort();
+  for (const res of open) await res.body?.cancel().catch(() => undefined);
+  let again = await follow(running);
+  for (let i = 0; i < 100 && again.status === 429; i++) {
+    await new Promise((r) => setTimeout(r, 20));
+    again = await follow(running);
+  }
+  expect(again.status).toBe(200);
+  await again.body?.cancel();
+}, 120_000);

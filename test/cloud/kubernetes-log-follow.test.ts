@@ -62,6 +62,38 @@ describe('the Kubernetes executor following a log', () => {
     expect(reads.at(-1)?.query.get('sinceTime')).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
   }, 30_000);
 
+  it('loses and repeats nothing across a break when the node stamps in its own zone and to the second; a \\r stays within its line', async () => {
+    const { executor, pod } = await runningJob();
+    cluster.fake.logs.utcOffsetMinutes = 120;
+    cluster.fake.logs.coarse = true;
+    cluster.fake.kubelet.writeLog(pod, 'a\nb\nprogress 10%\rprogress 20%\n');
+    const follow = await executor.followLog!(
+      { jobId: 7, rank: 0, tailLines: 10 },
+      new AbortController().signal,
+    );
+    const read = reader(follow!);
+    await read.until((s) => s.endsWith('20%\n'));
+    cluster.fake.cutLogStreams();
+    cluster.fake.kubelet.writeLog(pod, 'b\nc\n'); // the same text again, in the same second
+    await read.until((s) => s.endsWith('c\n'));
+    cluster.fake.kubelet.exit(pod, 0);
+    await read.done;
+    expect(read.seen()).toBe('a\nb\nprogress 10%\rprogress 20%\nb\nc\n');
+  }, 30_000);
+
+  it('closes its connection to the API server when the follower goes before reading anything', async () => {
+    const { executor, pod } = await runningJob();
+    cluster.fake.kubelet.writeLog(pod, 'working\n');
+    const stop = new AbortController();
+    const follow = await executor.followLog!({ jobId: 7, rank: 0, tailLines: 10 }, stop.signal);
+    expect(follow).toBeDefined();
+    expect(cluster.fake.openLogStreams()).toBe(1);
+    stop.abort();
+    for (let i = 0; i < 200 && cluster.fake.openLogStreams() > 0; i++)
+      await new Promise((r) => setTimeout(r, 10));
+    expect(cluster.fake.openLogStreams()).toBe(0);
+  });
+
   it('ends when the follower goes away, though the replica runs on', async () => {
     const { executor, pod } = await runningJob();
     cluster.fake.kubelet.writeLog(pod, 'working\n');

@@ -29,7 +29,14 @@ function jobToken(c: { get(k: 'operator'): boolean; req: { header(n: string): st
   return c.get('operator') ? undefined : bearer(c.req.header('authorization'));
 }
 
+/**
+ * Logs followed at once, per service: each holds a connection to the API server (Kubernetes) or a
+ * file poll (local) for as long as its replica runs, and a job token may open as many as it likes.
+ */
+const MAX_FOLLOWED_LOGS = 64;
+
 export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
+  let followed = 0;
   app.openapi(
     createRoute({
       method: 'post',
@@ -51,6 +58,10 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
         422: jsonContent(
           ErrorSchema,
           'the workload cannot run here, or the Idempotency-Key was used for a different request',
+        ),
+        503: jsonContent(
+          ErrorSchema,
+          'a database started afresh registers no job with a workload until the executor has answered once',
         ),
       },
     }),
@@ -141,6 +152,7 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
         },
         ...errors,
         404: jsonContent(ErrorSchema, 'no such job, or no log kept for that replica'),
+        429: jsonContent(ErrorSchema, 'too many logs followed at once'),
         409: jsonContent(ErrorSchema, 'the service runs no jobs (no executor)'),
         503: jsonContent(ErrorSchema, 'the log could not be read (the cloud refused or did not answer)'),
       },
@@ -149,9 +161,22 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
       const { id } = c.req.valid('param');
       const query = c.req.valid('query');
       if (query.follow) {
+        if (followed >= MAX_FOLLOWED_LOGS)
+          throw new ServiceError(
+            429,
+            'too_many_followed_logs',
+            `${MAX_FOLLOWED_LOGS} logs are followed already, the most this service follows at once: stop one, or read without follow`,
+          );
         const stop = new AbortController();
+        followed += 1;
+        stop.signal.addEventListener('abort', () => (followed -= 1), { once: true });
         c.req.raw.signal.addEventListener('abort', () => stop.abort(), { once: true });
-        const log = await followJobLogs(c.var.service, id, query, stop.signal, jobToken(c));
+        const log = await followJobLogs(c.var.service, id, query, stop.signal, jobToken(c)).catch(
+          (error: unknown) => {
+            stop.abort();
+            throw error;
+          },
+        );
         return c.body(textStream(log.chunks, stop), 200, {
           'content-type': 'text/plain; charset=utf-8',
           'boa-generation': String(log.generation),

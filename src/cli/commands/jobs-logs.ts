@@ -68,44 +68,39 @@ function logQuery({ rank, tail, generation, follow }: LogQuery): URLSearchParams
  */
 async function followLogs(client: BoaClient, jobId: number, first: LogQuery): Promise<void> {
   const write = (text: string) => void process.stdout.write(text);
-  let shown: number | undefined;
   let said = '';
   const say = (line: string) => {
     if (line !== said) process.stderr.write(`${printable(line)}\n`);
     said = line;
   };
+  /** The generations up to this one are shown, or were not to be (none kept when following began). */
+  let after: number | undefined;
+  let shownAny = false;
   let query: LogQuery = { ...first, follow: true };
   for (;;) {
-    const streamed = await streamLog(client, jobId, query, write);
+    const streamed = await streamLog(client, jobId, query, write, say);
     if (streamed) {
-      shown = streamed.generation;
+      after = streamed.generation;
+      shownAny = true;
       if (first.generation !== undefined) return;
-      // A cut stream (the service restarted, the connection dropped) goes on from its last line,
-      // shown again; an ended one waits for the next generation.
-      if (streamed.cut) {
-        say(
-          `boa: the log of job ${jobId} broke off; following it again (lines written meanwhile may be missing)`,
-        );
-        await new Promise((wake) => setTimeout(wake, FOLLOW_POLL_MS));
-        query = { ...query, tail: 1, generation: shown };
-        continue;
-      }
     } else if (first.generation !== undefined) {
       throw new CliError(`job ${jobId} has no log kept for generation ${first.generation}`, EXIT.failed);
     } else {
-      // Not started yet (waiting, or its process or pod not up): asked again in a while.
-      await new Promise((wake) => setTimeout(wake, FOLLOW_POLL_MS));
+      // Nothing kept yet (it waits, or its process or pod is not up): every generation from its
+      // present one on is to be shown, whenever it runs.
+      if (after === undefined) after = (await readJob(client, jobId)).generation - 1;
+      await pause();
     }
-    const job = await nextGeneration(client, jobId, shown, say);
+    const job = await nextGeneration(client, jobId, after, say);
     const final = FINAL_STATES.has(job.state);
     // Generations that ran and ended while it was asked after (a run shorter than a poll): shown whole.
-    const last = final ? job.generation : job.generation - 1;
-    for (let g = (shown ?? 0) + 1; shown !== undefined && g <= last; g++) {
+    for (let g = Math.max(1, after + 1); g <= (final ? job.generation : job.generation - 1); g++) {
       const text = await generationLog(client, jobId, first.rank, g);
       if (text === undefined) continue;
-      say(`--- job ${jobId}, generation ${g} ---`);
+      if (shownAny) say(`--- job ${jobId}, generation ${g} ---`);
       write(text);
-      shown = g;
+      after = g;
+      shownAny = true;
     }
     if (final) {
       // Its output, which `jobs wait` points to, was just shown.
@@ -114,10 +109,16 @@ async function followLogs(client: BoaClient, jobId: number, first: LogQuery): Pr
       say(ended);
       return;
     }
-    if (shown !== undefined) say(`--- job ${jobId}, generation ${job.generation} ---`);
-    const tail = shown === undefined ? first.tail : WHOLE_LOG;
-    query = { ...first, tail, generation: job.generation, follow: true };
+    if (shownAny) say(`--- job ${jobId}, generation ${job.generation} ---`);
+    // Begun after the first request: shown from its start.
+    query = { ...first, tail: WHOLE_LOG, generation: job.generation, follow: true };
   }
+}
+
+const pause = () => new Promise((wake) => setTimeout(wake, FOLLOW_POLL_MS));
+
+async function readJob(client: BoaClient, jobId: number): Promise<JobView> {
+  return (await client.json<JobView>('GET', `/v1/jobs/${jobId}`)).data;
 }
 
 /** A generation's whole log (up to 10000 lines), not followed; undefined when none is kept. */
@@ -136,42 +137,65 @@ async function generationLog(
   }
 }
 
-/** Streams one generation's log; undefined when none is kept (not started yet, or gone). */
+/** How long a follower keeps asking a service that does not answer (restarting, say). */
+const UNREACHABLE_MS = 60_000;
+
+/**
+ * Streams one generation's log; undefined when none is kept (not started yet, or gone). A stream cut
+ * off (the service restarted, the connection dropped) is opened again from its last line, and a
+ * service that does not answer is asked again for up to a minute.
+ */
 async function streamLog(
   client: BoaClient,
   jobId: number,
   query: LogQuery,
   write: (text: string) => void,
-): Promise<{ generation: number; cut: boolean } | undefined> {
-  try {
-    const { headers, cut } = await client.stream(`/v1/jobs/${jobId}/logs?${logQuery(query)}`, write);
-    return { generation: Number(headers.get('boa-generation')), cut };
-  } catch (error) {
-    if (error instanceof CliError && error.body && /"code":"no_log"/.test(error.body)) {
-      // A job that launches itself never has one: said at once, not waited for.
-      if (/launches itself/.test(error.message)) throw error;
-      return undefined;
+  say: (line: string) => void,
+): Promise<{ generation: number } | undefined> {
+  let asked = query;
+  let failingSince: number | undefined;
+  for (;;) {
+    try {
+      const { headers, cut } = await client.stream(`/v1/jobs/${jobId}/logs?${logQuery(asked)}`, write);
+      const generation = Number(headers.get('boa-generation'));
+      if (!cut) return { generation };
+      say(
+        `boa: the log of job ${jobId} broke off; following it again (its last line shows again, and lines written meanwhile may be missing)`,
+      );
+      asked = { ...asked, tail: 1, generation };
+      failingSince = undefined;
+    } catch (error) {
+      if (!(error instanceof CliError)) throw error;
+      if (error.body && /"code":"no_log"/.test(error.body)) {
+        // A job that launches itself never has one: said at once, not waited for.
+        if (/launches itself/.test(error.message)) throw error;
+        return undefined;
+      }
+      const starting = error.body !== undefined && /"code":"starting"/.test(error.body);
+      if (error.exitCode !== EXIT.unreachable && !starting) throw error;
+      failingSince ??= Date.now();
+      if (Date.now() - failingSince > UNREACHABLE_MS) throw error;
+      say(`boa: ${error.message}; trying again`);
     }
-    throw error;
+    await pause();
   }
 }
 
 /**
- * Waits until the job ends or runs a generation newer than `shown` (any, when nothing was shown yet),
- * saying on stderr what it waits for.
+ * Waits until the job ends or runs a generation newer than `after`, saying on stderr what it waits for.
  */
 async function nextGeneration(
   client: BoaClient,
   jobId: number,
-  shown: number | undefined,
+  after: number,
   say: (line: string) => void,
 ): Promise<JobView> {
   for (;;) {
-    const { data: job } = await client.json<JobView>('GET', `/v1/jobs/${jobId}`);
+    const job = await readJob(client, jobId);
     if (FINAL_STATES.has(job.state)) return job;
-    const newer = shown === undefined || job.generation > shown;
+    const newer = job.generation > after;
     if (job.state === 'running' && newer && job.width > 0) return job;
     say(describeJob(job));
-    await new Promise((wake) => setTimeout(wake, FOLLOW_POLL_MS));
+    await pause();
   }
 }

@@ -1,5 +1,5 @@
 import { PassThrough, type Readable } from 'node:stream';
-import { createInterface } from 'node:readline';
+import { TextDecoder } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type CoreV1Api, type KubeConfig, Log } from '@kubernetes/client-node';
 import type { RetryContext } from '../retry.ts';
@@ -34,27 +34,48 @@ export async function followPodLog(
   tailLines: number,
   signal: AbortSignal,
 ): Promise<AsyncGenerator<string> | undefined> {
-  const first = await open(deps, name, { tailLines });
+  const first = await open(deps, name, { tailLines }, signal);
   if (first === 'gone') return undefined;
   return follow(deps, name, tailLines, signal, first);
 }
 
-type Opened = { stream: PassThrough; abort: AbortController } | 'not-started' | 'gone';
+type Opened = { lines: AsyncIterable<string>; close: () => void } | 'not-started' | 'gone';
 
+/**
+ * One request for the log. Its connection is closed when `signal` aborts, whatever has come of it by
+ * then: a follower gone before the stream was read must not leave it open until the container ends.
+ */
 async function open(
   deps: PodLogFollowDeps,
   name: string,
   from: { tailLines: number } | { sinceTime: string },
+  signal: AbortSignal,
 ): Promise<Opened> {
   const stream = new PassThrough();
   // client-node pipes the response body into it, and a body that breaks off neither ends nor errors
   // the pipe's destination: that is taken from the body itself.
-  stream.on('pipe', (body: Readable) => body.once('error', () => stream.end()));
+  let body: Readable | undefined;
+  stream.on('pipe', (source: Readable) => {
+    body = source;
+    source.once('error', () => stream.end());
+  });
+  // A last write of the body racing its close: nothing is read after the close anyway.
+  stream.on('error', () => undefined);
+  let abort: AbortController | undefined;
+  const close = () => {
+    body?.unpipe(stream);
+    abort?.abort();
+    stream.end();
+  };
+  signal.addEventListener('abort', close, { once: true });
+  stream.once('close', () => signal.removeEventListener('abort', close));
   try {
     const options = { follow: true, timestamps: true, ...from };
-    const abort = await new Log(deps.kubeConfig).log(deps.namespace, name, CONTAINER, stream, options);
-    return { stream, abort };
+    abort = await new Log(deps.kubeConfig).log(deps.namespace, name, CONTAINER, stream, options);
+    if (signal.aborted) close();
+    return { lines: linesOf(stream), close };
   } catch (error) {
+    stream.destroy();
     // 400: its container has not started; asked again until it has, or its pod is gone.
     if (statusOf(error) === 400) return 'not-started';
     if (statusOf(error) === 404) return 'gone';
@@ -67,6 +88,20 @@ async function open(
   }
 }
 
+/** Lines as the container wrote them, split at \n only (a progress bar's \r stays within its line). */
+async function* linesOf(stream: PassThrough): AsyncGenerator<string> {
+  const decoder = new TextDecoder();
+  let pending = '';
+  for await (const chunk of stream) {
+    pending += decoder.decode(chunk as Buffer, { stream: true });
+    const lines = pending.split('\n');
+    pending = lines.pop()!;
+    yield* lines;
+  }
+  pending += decoder.decode();
+  if (pending) yield pending;
+}
+
 async function* follow(
   deps: PodLogFollowDeps,
   name: string,
@@ -74,41 +109,51 @@ async function* follow(
   signal: AbortSignal,
   first: Opened,
 ): AsyncGenerator<string> {
+  /** The newest stamp given, and how many lines carried it: a stream opened again skips those. */
   let last: Stamp | undefined;
+  let givenAtLast = 0;
   let opened = first;
   const again = () => sleep(deps.againMs ?? AGAIN_MS, undefined, { signal }).catch(() => undefined);
-  for (;;) {
-    if (opened === 'gone' || signal.aborted) return;
-    if (opened !== 'not-started') {
-      const { stream, abort } = opened;
-      const stop = () => {
-        abort.abort();
-        stream.end();
-      };
-      signal.addEventListener('abort', stop, { once: true });
-      try {
-        for await (const line of createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY })) {
-          const { stamp, text } = parseLine(line);
-          if (stamp && last && compareStamps(stamp, last) <= 0) continue;
-          if (stamp) last = stamp;
-          yield `${text}\n`;
+  try {
+    for (let reopened = false; ; reopened = true) {
+      if (opened === 'gone' || signal.aborted) return;
+      if (opened !== 'not-started') {
+        const { lines, close } = opened;
+        let skipAtLast = reopened ? givenAtLast : 0;
+        try {
+          for await (const line of lines) {
+            const { stamp, text } = parseLine(line);
+            if (stamp && last) {
+              const order = compareStamps(stamp, last);
+              // Given before the stream broke: sinceTime is whole seconds, so its second comes again.
+              if (reopened && order < 0) continue;
+              if (order === 0 && skipAtLast > 0) {
+                skipAtLast -= 1;
+                continue;
+              }
+              givenAtLast = order === 0 ? givenAtLast + 1 : 1;
+            } else if (stamp) givenAtLast = 1;
+            if (stamp) last = stamp;
+            yield `${text}\n`;
+          }
+        } finally {
+          close();
         }
-      } finally {
-        signal.removeEventListener('abort', stop);
-        abort.abort();
+        if (signal.aborted || (await containerEnded(deps, name))) return;
       }
-      if (signal.aborted || (await containerEnded(deps, name))) return;
+      await again();
+      if (signal.aborted) return;
+      const from = last ? { sinceTime: sinceTimeOf(last) } : { tailLines };
+      // A throttled or unavailable API server is asked again, as long as the follower waits; anything
+      // else ends the stream as cut.
+      opened = await open(deps, name, from, signal).catch((error: unknown) => {
+        const kind = classifyKubeError(error);
+        if (kind === 'throttling' || kind === 'transient') return 'not-started' as const;
+        throw error;
+      });
     }
-    await again();
-    if (signal.aborted) return;
-    const from = last ? { sinceTime: sinceTimeOf(last) } : { tailLines };
-    // A throttled or unavailable API server is asked again, as long as the follower waits; anything
-    // else ends the stream as cut.
-    opened = await open(deps, name, from).catch((error: unknown) => {
-      const kind = classifyKubeError(error);
-      if (kind === 'throttling' || kind === 'transient') return 'not-started' as const;
-      throw error;
-    });
+  } finally {
+    if (typeof opened !== 'string') opened.close();
   }
 }
 
@@ -136,9 +181,12 @@ interface Stamp {
 
 function parseLine(line: string): { stamp: Stamp | undefined; text: string } {
   const space = line.indexOf(' ');
-  const match = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?Z$/.exec(line.slice(0, space));
+  const match = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?(Z|[+-]\d\d:\d\d)$/.exec(
+    line.slice(0, space),
+  );
   if (space < 0 || !match) return { stamp: undefined, text: line };
-  const seconds = Date.parse(`${match[1]}Z`) / 1000;
+  // A node whose clock is not in UTC stamps with its offset.
+  const seconds = Date.parse(`${match[1]}${match[3]}`) / 1000;
   const nanos = Number((match[2] ?? '').padEnd(9, '0'));
   return { stamp: { seconds, nanos }, text: line.slice(space + 1) };
 }

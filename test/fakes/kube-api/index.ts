@@ -55,6 +55,7 @@
  */
 import { KubeConfig } from '@kubernetes/client-node';
 import { KubeApiCore } from './core.ts';
+import type { PodLogs } from './logs.ts';
 import { Faults } from './faults.ts';
 import { FakeKubelet, type KubeletOptions } from './kubelet.ts';
 import type { KubeObject } from './objects.ts';
@@ -92,6 +93,10 @@ export interface FakeKubeApi {
   closeWatches(): void;
   /** Breaks every followed log's connection mid-stream (a proxy's idle timeout, a dropped network). */
   cutLogStreams(): void;
+  /** Followed logs whose connection is open now. */
+  openLogStreams(): number;
+  /** The pods' output, and how its lines are stamped (utcOffsetMinutes, coarse). */
+  readonly logs: PodLogs;
   openWatches(): number;
   close(): Promise<void>;
 }
@@ -127,6 +132,8 @@ export async function startFakeKubeApi(options: FakeKubeApiOptions = {}): Promis
     networkPolicies: (namespace) => store.list('networkpolicies', namespace),
     closeWatches: () => server.closeWatches(),
     cutLogStreams: () => server.cutLogStreams(),
+    logs: core.logs,
+    openLogStreams: () => server.openLogStreams(),
     openWatches: () => server.openWatches(),
     async close() {
       kubelet.close();

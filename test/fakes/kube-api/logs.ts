@@ -22,16 +22,32 @@ export class PodLogs {
 
   constructor(private readonly now: () => number) {}
 
+  /** Stamps in this offset from UTC (a node whose clock is not in UTC), in minutes. */
+  utcOffsetMinutes = 0;
+  /** Stamps to the second only (a coarse clock): many lines share one. */
+  coarse = false;
+
   write(key: string, text: string): void {
     const list = this.lines.get(key) ?? [];
     for (const piece of text.split(/(?<=\n)/).filter((p) => p !== '')) {
       const at = this.now();
       this.sequence = (this.sequence + 1) % 1_000_000;
-      const stamp = new Date(at).toISOString().replace('Z', `${String(this.sequence).padStart(6, '0')}Z`);
-      list.push({ stamp, at, text: piece });
+      list.push({ stamp: this.stamp(at), at, text: piece });
     }
     this.lines.set(key, list);
     for (const listener of this.listeners.get(key) ?? []) listener();
+  }
+
+  private stamp(at: number): string {
+    const offset = this.utcOffsetMinutes;
+    const local = new Date((this.coarse ? Math.floor(at / 1000) * 1000 : at) + offset * 60_000).toISOString();
+    const sign = offset < 0 ? '-' : '+';
+    const zone =
+      offset === 0
+        ? 'Z'
+        : `${sign}${String(Math.floor(Math.abs(offset) / 60)).padStart(2, '0')}:${String(Math.abs(offset) % 60).padStart(2, '0')}`;
+    const fraction = this.coarse ? '' : `.${local.slice(20, 23)}${String(this.sequence).padStart(6, '0')}`;
+    return `${local.slice(0, 19)}${fraction}${zone}`;
   }
 
   text(key: string): string {

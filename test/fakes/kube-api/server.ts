@@ -238,6 +238,10 @@ export class FakeKubeHttpServer {
     open.on('close', () => this.followedLogs.delete(open));
   }
 
+  openLogStreams(): number {
+    return this.followedLogs.size;
+  }
+
   cutLogStreams(): void {
     for (const res of this.followedLogs) res.destroy();
     this.followedLogs.clear();
