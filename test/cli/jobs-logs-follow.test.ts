@@ -170,3 +170,23 @@ it('follows at most 64 logs at once, each follow counted out as it ends', async 
   expect(again.status).toBe(200);
   await again.body?.cancel();
 }, 120_000);
+
+it('submit --follow: stdout is the job output alone, what was submitted goes to stderr, exit as the job ends', async () => {
+  const { s, tickUntil } = await serviceRunningProcesses();
+  const script = "console.log('epoch 1'); console.log('epoch 2'); process.exit(3)";
+  const run = await tickUntil(
+    s.boa(['jobs', 'submit', 'cifar10', '--name', 'followed', '-f', '--', process.execPath, '-e', script]),
+  );
+  // Each run's output, its restarts' too (each announced on stderr).
+  const { restarts } = (await s.request('GET', '/v1/jobs/1')).body;
+  expect(run.stdout).toBe('epoch 1\nepoch 2\n'.repeat(restarts + 1));
+  expect(run.stderr).toMatch(/^job\s+1 \(cifar10, waiting\)$/m);
+  expect(run.stderr).toMatch(/^token\s+\S+$/m);
+  expect(run.stderr).toMatch(/job 1 \(followed\): failed \(exit 3/);
+  expect(run.status).toBe(5);
+
+  const refused = await s.boa(['jobs', 'submit', 'cifar10', '-f', '--wait', '--', 'true']);
+  expect(refused.status).toBe(2);
+  expect(refused.stderr).toContain('--follow prints the job');
+  expect((await s.request('GET', '/v1/jobs?limit=10')).body.jobs).toHaveLength(1);
+}, 120_000);

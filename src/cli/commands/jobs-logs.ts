@@ -11,7 +11,7 @@ import { describeJob, FINAL_STATES } from './jobs-wait.ts';
 type JobView = ReturnType<typeof jobView>;
 
 /** The most lines a request gives: a newer generation's log is shown from its start, up to this. */
-const WHOLE_LOG = 10_000;
+export const WHOLE_LOG = 10_000;
 /** How often a followed job is asked after for a newer generation or its end. */
 const FOLLOW_POLL_MS = 2000;
 
@@ -50,9 +50,12 @@ export function addLogsCommand(jobs: Command): void {
 interface LogQuery {
   rank: number;
   tail: number;
-  generation: number | undefined;
+  generation?: number | undefined;
   follow?: boolean;
 }
+
+/** What a follow starts from: the rank, the lines before now, and (alone) one generation. */
+export type FollowQuery = Omit<LogQuery, 'follow'>;
 
 function logQuery({ rank, tail, generation, follow }: LogQuery): URLSearchParams {
   const query = new URLSearchParams({ rank: String(rank), tail: String(tail) });
@@ -66,7 +69,7 @@ function logQuery({ rank, tail, generation, follow }: LogQuery): URLSearchParams
  * ends (a restart, a rescale), the next one's from its start, each announced on stderr; until the job
  * ends, said on stderr as `jobs wait` says it. A generation named with --generation is followed alone.
  */
-async function followLogs(client: BoaClient, jobId: number, first: LogQuery): Promise<void> {
+export async function followLogs(client: BoaClient, jobId: number, first: FollowQuery): Promise<void> {
   const write = (text: string) => void process.stdout.write(text);
   let said = '';
   const say = (line: string) => {

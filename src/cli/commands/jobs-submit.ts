@@ -7,6 +7,7 @@ import { isLocalUrl } from '../connection.ts';
 import { contextOf, output } from '../context.ts';
 import { keyValues } from '../format.ts';
 import { CliError, EXIT, usageError } from '../errors.ts';
+import { followLogs, WHOLE_LOG } from './jobs-logs.ts';
 import { parseDuration, type WaitOptions, waitForJobs } from './jobs-wait.ts';
 
 type JobView = ReturnType<typeof jobView>;
@@ -46,6 +47,10 @@ export function addSubmitCommand(jobs: Command): void {
       'then wait until the job ends, as boa jobs wait does (exit 0 done, 5 not done, 6 timeout)',
     )
     .option('--timeout <duration>', 'with --wait: give up after this long (90, 90s, 30m, 2h)')
+    .option(
+      '-f, --follow',
+      "then print its output (rank 0) as it runs until it ends, as boa jobs logs -f does (exit 0 done, 5 not); the submission's lines go to stderr",
+    )
     // Without the --, the job's own options read as boa's: say where they go.
     .configureOutput({
       outputError: (message, write) =>
@@ -70,6 +75,12 @@ export function addSubmitCommand(jobs: Command): void {
       if (words.length === 0 && rawArgsOf(command).includes('--'))
         throw usageError('nothing after --: give the command boa should run, e.g. -- python3 train.py');
       if (options.timeout !== undefined && !options.wait) throw usageError('--timeout needs --wait');
+      if (options.follow && (options.wait || context.json))
+        throw usageError('--follow prints the job\'s output: give it without --wait and --json');
+      if (options.follow && words.length === 0)
+        throw usageError(
+          '--follow needs a command after -- (a job boa runs): a self-launched job keeps its own output',
+        );
       // Checked before submitting: a bad --timeout must not leave a job submitted behind an error.
       if (options.timeout !== undefined) parseDuration(options.timeout);
       // Nobody but its launcher runs a self-launched job, and that launcher needs the token printed now.
@@ -110,7 +121,9 @@ export function addSubmitCommand(jobs: Command): void {
           .gpuHoursPerHour === null;
       // With --json and --wait, stdout holds one JSON document: the job as it ended.
       if (options.wait && context.json) return waitForJobs(context, [data.id], waitOptions(options));
-      output(context, text, () =>
+      // Followed, stdout is the job's output (to a file, a pipe): what was submitted goes to stderr.
+      const print = options.follow ? (line: string) => void process.stderr.write(line) : context.print;
+      output({ ...context, print }, text, () =>
         keyValues([
           ['job', `${data.id} (${data.job.class}, ${data.job.state})`],
           ['token', data.token],
@@ -127,6 +140,7 @@ export function addSubmitCommand(jobs: Command): void {
         ]),
       );
       if (options.wait) await waitForJobs(context, [data.id], waitOptions(options));
+      if (options.follow) await followLogs(context.client, data.id, { rank: 0, tail: WHOLE_LOG });
     });
 }
 
@@ -150,6 +164,7 @@ interface SubmitOptions {
   checkpoint?: string;
   checkpointClaim?: string;
   wait?: boolean;
+  follow?: boolean;
   timeout?: string;
   idempotencyKey?: string;
 }
