@@ -76,7 +76,7 @@ export function addSubmitCommand(jobs: Command): void {
         throw usageError('nothing after --: give the command boa should run, e.g. -- python3 train.py');
       if (options.timeout !== undefined && !options.wait) throw usageError('--timeout needs --wait');
       if (options.follow && (options.wait || context.json))
-        throw usageError('--follow prints the job\'s output: give it without --wait and --json');
+        throw usageError("--follow prints the job's output: give it without --wait and --json");
       if (options.follow && words.length === 0)
         throw usageError(
           '--follow needs a command after -- (a job boa runs): a self-launched job keeps its own output',
