@@ -4,30 +4,13 @@
  * `npm test` installs Chromium first when it is missing and we may (scripts/ensure-chromium.mjs);
  * without it this file is skipped, saying so.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCliService } from '../cli/cli-harness.ts';
-
-export const CHROMIUM = process.env.BOA_CHROMIUM ?? '/usr/bin/chromium';
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-const haveChromium = existsSync(CHROMIUM);
-if (!haveChromium) {
-  process.stderr.write(
-    `dashboard test skipped: no ${CHROMIUM} (npm test installs it as root: apt-get install -y chromium)\n`,
-  );
-}
+import { CHROMIUM, chromiumFlags, haveChromium } from './chromium.ts';
 
 describe.skipIf(!haveChromium)('dashboard in headless Chromium', () => {
   let service: Awaited<ReturnType<typeof startCliService>>;
@@ -52,7 +35,7 @@ describe.skipIf(!haveChromium)('dashboard in headless Chromium', () => {
     context = await chromium.launchPersistentContext(join(temp, 'profile'), {
       executablePath: CHROMIUM,
       headless: true,
-      args: FLAGS,
+      args: chromiumFlags,
       viewport: { width: 1400, height: 1000 },
     });
     context.on('request', (r) => requested.push(r.url()));

@@ -1,5 +1,5 @@
 /* The dashboard's script: runs in the browser, served as is. vega and vegaLite come from the service. */
-/* global document, window, sessionStorage, fetch, setInterval, clearInterval, vega, vegaLite */
+/* global document, window, sessionStorage, fetch, setInterval, clearInterval, vega, vegaLite, AbortController, TextDecoder */
 'use strict';
 
 const TOKEN_KEY = 'boa.operatorToken';
@@ -341,7 +341,10 @@ function jobNote(job) {
 function renderActiveJobs(running, waiting, counts) {
   const jobs = [...running, ...waiting];
   const rows = jobs.map((j) => [
-    j.id,
+    // A job boa runs has a log to show: its id opens it below the table.
+    j.workload
+      ? `<button type="button" class="job-log" data-job="${j.id}" title="show its output">${j.id}</button>`
+      : j.id,
     escapeHtml(j.name ?? ''),
     escapeHtml(j.class),
     escapeHtml(j.state),
@@ -361,6 +364,70 @@ function renderActiveJobs(running, waiting, counts) {
         more.length ? `<p class="shown">Shown: ${more.join('; ')} (all: <code>boa jobs list</code>).</p>` : ''
       }`
     : '<p>No job is waiting or running.</p>';
+}
+
+/** The most of a followed log the page keeps: its last 256 KiB, cut at a line. */
+const LOG_KEPT = 256 * 1024;
+
+/** `text` with only its last `max` characters, from the first whole line among them. */
+function keepTail(text, max = LOG_KEPT) {
+  if (text.length <= max) return text;
+  const cut = text.slice(text.length - max);
+  if (text[text.length - max - 1] === '\n') return cut;
+  const newline = cut.indexOf('\n');
+  return newline >= 0 ? cut.slice(newline + 1) : cut;
+}
+
+let following = null;
+
+/** Stops showing a followed log (its request ends, so boa stops following it too). */
+function closeLog() {
+  following?.abort();
+  following = null;
+  $('log-section').classList.add('hidden');
+}
+
+/** Rank 0's output of a job, its last 200 lines and then as it is written, until that run ends. */
+async function showLog(token, id) {
+  following?.abort();
+  const stop = new AbortController();
+  following = stop;
+  const status = (text) => {
+    if (following === stop) $('log-status').textContent = text;
+  };
+  $('log-section').classList.remove('hidden');
+  $('log-title').textContent = `Job ${id}: the output of rank 0`;
+  $('log-text').textContent = '';
+  status('reading...');
+  try {
+    const res = await fetch(`/v1/jobs/${id}/logs?rank=0&tail=200&follow=true`, {
+      headers: { authorization: `Bearer ${token}` },
+      signal: stop.signal,
+    });
+    if (!res.ok) {
+      const body = await res.json().catch(() => null);
+      return status(body?.error?.message ?? `no log: ${res.status}`);
+    }
+    $('log-title').textContent =
+      `Job ${id}: the output of rank 0, generation ${res.headers.get('boa-generation')}`;
+    status('following: lines appear as the job writes them');
+    const reader = res.body.getReader();
+    const decoder = new TextDecoder();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      const pre = $('log-text');
+      const atEnd = pre.scrollTop + pre.clientHeight >= pre.scrollHeight - 4;
+      pre.textContent = keepTail(pre.textContent + decoder.decode(value, { stream: true }));
+      // Kept at the newest line, unless scrolled up to read.
+      if (atEnd) pre.scrollTop = pre.scrollHeight;
+    }
+    status(
+      `this run has ended; its id again shows the job's next run (boa jobs logs -f ${id} follows them all)`,
+    );
+  } catch (error) {
+    if (!stop.signal.aborted) status(`the log broke off: ${error.message}`);
+  }
 }
 
 const ACTIVE = (state) => `/v1/jobs?state=${state}&limit=${ACTIVE_SHOWN}`;
@@ -457,6 +524,7 @@ let timer = null;
 /** Back to the login: the token is dropped, from the session and from the form, so none is kept. */
 function showLogin(message) {
   clearInterval(timer);
+  closeLog();
   sessionStorage.removeItem(TOKEN_KEY);
   $('token').value = '';
   $('dashboard').classList.add('hidden');
@@ -498,6 +566,12 @@ $('login').addEventListener('submit', (event) => {
   const token = $('token').value.trim();
   if (token) void start(token);
 });
+$('active-jobs').addEventListener('click', (event) => {
+  const button = event.target?.closest?.('button.job-log');
+  const token = sessionStorage.getItem(TOKEN_KEY);
+  if (button && token) void showLog(token, Number(button.dataset.job));
+});
+$('log-close').addEventListener('click', () => closeLog());
 $('logout').addEventListener('click', (event) => {
   event.preventDefault();
   showLogin();

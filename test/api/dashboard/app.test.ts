@@ -294,6 +294,38 @@ describe('the token', () => {
   });
 });
 
+describe("a job's log", () => {
+  it('keeps the last part of a long log, from a whole line', () => {
+    const dash = loadDashboardScript();
+    expect(dash.keepTail('a\nb\nc\n', 100)).toBe('a\nb\nc\n');
+    // Cut where a line starts: that line is kept; cut within one: it goes.
+    expect(dash.keepTail('aa\nbb\ncc\n', 6)).toBe('bb\ncc\n');
+    expect(dash.keepTail('aa\nbb\ncc\n', 5)).toBe('cc\n');
+    expect(dash.keepTail('x'.repeat(10), 4)).toBe('xxxx');
+  });
+
+  it('opens only for a job boa runs: its id is a button, a self-launched one plain', () => {
+    const dash = loadDashboardScript();
+    const job = (id: number, workload: unknown) => ({
+      id,
+      name: `j${id}`,
+      class: 'cifar10',
+      state: 'running',
+      width: 4,
+      statEpoch: 0,
+      widths: [4],
+      restarts: 0,
+      startedAt: 0,
+      submittedAt: 0,
+      workload,
+    });
+    dash.renderActiveJobs([job(1, { command: ['python3'] }), job(2, null)], [], { running: 2, waiting: 0 });
+    const html = dash.element('active-jobs').innerHTML;
+    expect(html).toContain('<button type="button" class="job-log" data-job="1"');
+    expect(html).not.toContain('data-job="2"');
+  });
+});
+
 describe('the page as served', () => {
   it('loads only what boa serves and refuses to be framed by another site', async () => {
     const s = await service();

@@ -60,7 +60,7 @@ export function loadDashboardScript(fetch: FakeFetch = () => Promise.reject(new 
   vm.runInContext(readFileSync(APP, 'utf8'), context, { filename: APP });
   // Top-level declarations of a script are visible to later scripts in the same context.
   const fns = vm.runInContext(
-    '({ api, spendSpec, frontierSpec, renderNumbers, renderTables, renderResizes, renderHealth, renderActiveJobs, refresh, start })',
+    '({ api, spendSpec, frontierSpec, renderNumbers, renderTables, renderResizes, renderHealth, renderActiveJobs, refresh, start, keepTail })',
     context,
   );
   return { ...fns, element, storage, refreshes } as {
@@ -74,6 +74,7 @@ export function loadDashboardScript(fetch: FakeFetch = () => Promise.reject(new 
     refresh(token: string): Promise<void>;
     renderActiveJobs(running: any[], waiting: any[], counts: any): void;
     start(token: string): Promise<void>;
+    keepTail(text: string, max?: number): string;
     element(id: string): FakeElement;
     storage: Map<string, string>;
     refreshes: Array<() => void>;
