@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { podName } from '../../src/cloud/kubernetes/names.ts';
-import type { ReplicaLogFollow } from '../../src/service/ports.ts';
+import type { DesiredJob, ReplicaLogFollow } from '../../src/service/ports.ts';
 import { fakeKubeCluster, jobOnNodes } from './kube-executor-fixture.ts';
 
 const NS = 'boa-jobs';
@@ -79,6 +79,43 @@ describe('the Kubernetes executor following a log', () => {
     cluster.fake.kubelet.exit(pod, 0);
     await read.done;
     expect(read.seen()).toBe('a\nb\nprogress 10%\rprogress 20%\nb\nc\n');
+  }, 30_000);
+
+  it('follows a pod its node turned away into the pod made again for it, the same generation', async () => {
+    const executor = cluster.executor();
+    const node = cluster.nodes[0]!;
+    const reconcileUntil = async (desired: DesiredJob[], jobId: number, ok: (phase?: string) => boolean) => {
+      for (let i = 0; i < 200; i++) {
+        const status = (await executor.reconcile(desired)).find((s) => s.jobId === jobId);
+        if (ok(status?.phase)) return;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      throw new Error(`job ${jobId} never got there`);
+    };
+    // Job 1 holds the node's 4 GPUs; job 2 is placed there as job 1's pod stops: turned away.
+    const holder = jobOnNodes(1, 1, [node], { gpus: 4, env: () => ({}) });
+    await reconcileUntil([holder], 1, (phase) => phase === 'running');
+    const next = [jobOnNodes(2, 1, [node], { gpus: 4, env: () => ({}) })];
+    await reconcileUntil(next, 2, () =>
+      cluster.fake.pods(NS).some((p) => p.metadata.name === podName(2, 1, 0)),
+    );
+    const turned = () => cluster.fake.pods(NS).find((p) => p.metadata.name === podName(2, 1, 0));
+    for (let i = 0; i < 200 && turned()?.status?.phase !== 'Failed'; i++)
+      await new Promise((r) => setTimeout(r, 10));
+    expect(turned()?.status?.phase).toBe('Failed');
+    const follow = await executor.followLog!(
+      { jobId: 2, rank: 0, tailLines: 10 },
+      new AbortController().signal,
+    );
+    const read = reader(follow!);
+    // Job 1's pod is gone: job 2's is made again, starts and writes.
+    cluster.fake.kubelet.finishTermination(podName(1, 1, 0));
+    await reconcileUntil(next, 2, (phase) => phase === 'running');
+    cluster.fake.kubelet.writeLog(podName(2, 1, 0), 'made again, running\n');
+    await read.until((s) => s === 'made again, running\n');
+    cluster.fake.kubelet.exit(podName(2, 1, 0), 0);
+    await read.done;
+    expect(read.seen()).toBe('made again, running\n');
   }, 30_000);
 
   it('closes its connection to the API server when the follower goes before reading anything', async () => {

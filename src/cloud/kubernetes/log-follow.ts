@@ -3,12 +3,15 @@ import { TextDecoder } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type CoreV1Api, type KubeConfig, Log } from '@kubernetes/client-node';
 import type { RetryContext } from '../retry.ts';
+import { admissionRejected } from './pods.ts';
 import { classifyKubeError, kindOf, withKubeRetry } from './retry.ts';
 
 /** The replica's container in its pod (pods.ts). */
 const CONTAINER = 'train';
 /** A stream that broke off, or a container not started yet, is asked again after this. */
 const AGAIN_MS = 1000;
+/** How long a pod its node turned away is waited for to be made again (readmit.ts: every 10 s, 3 times). */
+const READMIT_WAIT_MS = 2 * 60_000;
 
 export interface PodLogFollowDeps {
   readonly kubeConfig: KubeConfig;
@@ -113,10 +116,16 @@ async function* follow(
   let last: Stamp | undefined;
   let givenAtLast = 0;
   let opened = first;
+  let readmitUntil = 0;
   const again = () => sleep(deps.againMs ?? AGAIN_MS, undefined, { signal }).catch(() => undefined);
   try {
     for (let reopened = false; ; reopened = true) {
-      if (opened === 'gone' || signal.aborted) return;
+      if (signal.aborted) return;
+      // Gone while the executor makes a turned-away pod again: waited for, a while.
+      if (opened === 'gone') {
+        if (Date.now() > readmitUntil) return;
+        opened = 'not-started';
+      }
       if (opened !== 'not-started') {
         const { lines, close } = opened;
         let skipAtLast = reopened ? givenAtLast : 0;
@@ -139,7 +148,10 @@ async function* follow(
         } finally {
           close();
         }
-        if (signal.aborted || (await containerEnded(deps, name))) return;
+        if (signal.aborted) return;
+        const state = await podState(deps, name);
+        if (state === 'ended') return;
+        if (state === 'turned-away') readmitUntil = Date.now() + READMIT_WAIT_MS;
       }
       await again();
       if (signal.aborted) return;
@@ -157,18 +169,22 @@ async function* follow(
   }
 }
 
-/** Whether the pod's container has ended (or the pod is gone): its log will not grow. */
-async function containerEnded(deps: PodLogFollowDeps, name: string): Promise<boolean> {
+/**
+ * Whether the pod's container has ended (or the pod is gone: its log will not grow), or its node turned
+ * it away before it ran, when the executor makes it again under the same name (readmit.ts).
+ */
+async function podState(deps: PodLogFollowDeps, name: string): Promise<'running' | 'ended' | 'turned-away'> {
   try {
     const pod = await withKubeRetry(
       'read pod',
       () => deps.api.readNamespacedPod({ name, namespace: deps.namespace }),
       deps.retry,
     );
+    if (admissionRejected(pod)) return 'turned-away';
     const phase = pod.status?.phase;
-    return phase === 'Succeeded' || phase === 'Failed';
+    return phase === 'Succeeded' || phase === 'Failed' ? 'ended' : 'running';
   } catch (error) {
-    if (kindOf(error) === 'not-found') return true;
+    if (kindOf(error) === 'not-found') return 'ended';
     throw error;
   }
 }
