@@ -94,6 +94,11 @@ export const JobLogsQuery = z.object({
     'default: the newest generation whose log is kept',
   ).optional(),
   tail: queryIntegerOr(100, 1, 10_000, 'the last this many lines'),
+  offset: queryInteger(
+    0,
+    Number.MAX_SAFE_INTEGER,
+    "followed: from this byte of the generation's log (a follower's boa-log-offset plus the bytes it got), not its last lines; local executor",
+  ).optional(),
   follow: z
     .enum(['true', 'false'])
     .default('false')

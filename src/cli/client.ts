@@ -1,3 +1,5 @@
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import type { Connection } from './connection.ts';
 import { CliError, EXIT } from './errors.ts';
 
@@ -74,40 +76,71 @@ export class BoaClient {
   }
 
   /**
-   * A body read as it comes (a followed log), each piece to `onText`. The timeout is the answer's
-   * (its headers), not the body's, which lasts as long as what it follows. `cut`: the body broke off
-   * (the service stopped, the connection dropped) rather than ended.
+   * A body read as it comes (a followed log), each piece to `onText`, over node:http rather than fetch,
+   * whose body timeout (300 s) cut a job's log that was quiet for five minutes. The timeout is the
+   * answer's (its headers), not the body's, which lasts as long as what it follows. `bytes`: how much
+   * of the body came; `cut`: it broke off (the service stopped, the connection dropped) rather than ended.
    */
-  async stream(path: string, onText: (text: string) => void): Promise<{ headers: Headers; cut: boolean }> {
+  stream(
+    path: string,
+    onText: (text: string) => void,
+  ): Promise<{ header(name: string): string | undefined; bytes: number; cut: boolean }> {
     const { url, token } = this.connection;
     const headers: Record<string, string> = { accept: 'text/plain, application/json' };
     if (token) headers.authorization = `Bearer ${token}`;
-    const abort = new AbortController();
-    const timer = setTimeout(
-      () => abort.abort(new DOMException('timed out', 'TimeoutError')),
-      this.timeoutMs,
-    );
-    let res: Response;
-    try {
-      res = await fetch(url + path, { headers, signal: abort.signal });
-    } catch (error) {
-      throw this.unreachable(error);
-    } finally {
-      clearTimeout(timer);
-    }
-    if (!res.ok) throw this.refusal(res.status, await res.text());
-    const decoder = new TextDecoder();
-    try {
-      for await (const bytes of res.body ?? []) {
-        const text = decoder.decode(bytes, { stream: true });
-        if (text) onText(text);
-      }
-    } catch {
-      return { headers: res.headers, cut: true };
-    }
-    const rest = decoder.decode();
-    if (rest) onText(rest);
-    return { headers: res.headers, cut: false };
+    const target = new URL(url + path);
+    const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+    return new Promise((resolve, reject) => {
+      let settled = false;
+      const fail = (error: unknown) => {
+        if (settled) return;
+        settled = true;
+        reject(error instanceof CliError ? error : this.unreachable(error));
+      };
+      let responded = false;
+      const req = send(target, { headers }, (res) => {
+        responded = true;
+        clearTimeout(timer);
+        const status = res.statusCode ?? 0;
+        const chunks: Buffer[] = [];
+        if (status < 200 || status >= 300) {
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () => fail(this.refusal(status, Buffer.concat(chunks).toString('utf8'))));
+          res.on('error', fail);
+          return;
+        }
+        const decoder = new TextDecoder();
+        let bytes = 0;
+        res.on('data', (chunk: Buffer) => {
+          bytes += chunk.length;
+          const text = decoder.decode(chunk, { stream: true });
+          if (text) onText(text);
+        });
+        res.on('error', () => undefined); // a cut: said by 'close' below
+        res.on('close', () => {
+          if (settled) return;
+          settled = true;
+          const rest = decoder.decode();
+          if (rest) onText(rest);
+          const header = (name: string) => {
+            const value = res.headers[name.toLowerCase()];
+            return Array.isArray(value) ? value[0] : value;
+          };
+          resolve({ header, bytes, cut: !res.complete });
+        });
+      });
+      const timer = setTimeout(() => {
+        const timeout = new Error('timed out');
+        timeout.name = 'TimeoutError';
+        req.destroy(timeout);
+      }, this.timeoutMs);
+      req.on('error', (error) => {
+        clearTimeout(timer);
+        // Once the answer has begun, a broken connection is a cut, said by the answer's 'close'.
+        if (!responded) fail(error);
+      });
+      req.end();
+    });
   }
 
   private async send(

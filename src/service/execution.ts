@@ -65,7 +65,11 @@ export class Execution {
   registrationBlocked(): string | undefined {
     if (!this.executor || this.answered || !this.freshStore) return undefined;
     const why = this.lastError ? ` (its last error: ${this.lastError})` : '';
-    return `boa is reading what its executor runs before numbering new jobs${why}; try again in a few seconds`;
+    return (
+      `the executor has not answered since boa started${why}: on a database started afresh, jobs with a ` +
+      'command are numbered only once it has (an old job of the same id may still have replicas); ' +
+      'fix what the error says, or try again in a few seconds'
+    );
   }
 
   /** The tick's hook: leases now, the executor in the background (the tick never waits for it). */

@@ -6,6 +6,7 @@ export interface JobLogsQuery {
   readonly rank: number;
   readonly generation?: number;
   readonly tail: number;
+  readonly offset?: number;
 }
 
 /**
@@ -59,6 +60,7 @@ async function readLog<T>(
       rank: query.rank,
       tailLines: query.tail,
       ...(query.generation !== undefined ? { generation: query.generation } : {}),
+      ...(query.offset !== undefined ? { offset: query.offset } : {}),
     }),
   ).catch((error: unknown) => {
     // The cloud's refusal or outage (e.g. RBAC without pods/log), said as it is rather than a bare 500.

@@ -188,6 +188,8 @@ export interface ReplicaLogQuery {
   readonly rank: number;
   readonly generation?: number;
   readonly tailLines: number;
+  /** Followed: from this byte of the log, not its last tailLines lines (executors whose logs are files). */
+  readonly offset?: number;
 }
 
 export interface ReplicaLog {
@@ -200,6 +202,8 @@ export interface ReplicaLogFollow {
   readonly generation: number;
   /** Its last `tailLines` lines, then what it writes, until it has ended or the follower's signal aborts. */
   readonly chunks: AsyncIterable<string>;
+  /** The byte of the log the chunks start at, where the executor has one: a follower's cursor. */
+  readonly offset?: number;
 }
 
 export interface Executor {

@@ -60,7 +60,9 @@ export async function startCliService(options: Parameters<typeof startService>[0
     await booted.close();
     rmSync(cwd, { recursive: true, force: true });
   };
-  return { ...booted, url, cwd, boa, close };
+  /** Drops every open connection mid-answer, as a service killed and started again would. */
+  const cutConnections = () => (server as import('node:http').Server).closeAllConnections();
+  return { ...booted, url, cwd, boa, close, cutConnections };
 }
 
 /** A local port nothing listens on: bound, then released. */

@@ -3,7 +3,7 @@
  * through a restart (the next generation from its start), until the job ends, with the exit code
  * `jobs wait` gives.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { startProcessService } from './process-service.ts';
@@ -189,4 +189,67 @@ it('submit --follow: stdout is the job output alone, what was submitted goes to 
   expect(refused.status).toBe(2);
   expect(refused.stderr).toContain('--follow prints the job');
   expect((await s.request('GET', '/v1/jobs?limit=10')).body.jobs).toHaveLength(1);
+}, 120_000);
+
+it('goes on from the byte it got to when its connection to boa breaks: nothing lost, nothing twice', async () => {
+  const { s, dataDir, tickUntil } = await serviceRunningProcesses();
+  const release = join(dataDir, 'go-on');
+  // Writes 5 lines, waits for the test, writes 5 more and ends.
+  const script = `
+    const fs = require('node:fs');
+    for (let i = 1; i <= 5; i++) console.log('line ' + i);
+    const wait = setInterval(() => {
+      if (!fs.existsSync(${JSON.stringify(release)})) return;
+      clearInterval(wait);
+      for (let i = 6; i <= 10; i++) console.log('line ' + i);
+    }, 50);`;
+  const { body } = await s.request('POST', '/v1/jobs', {
+    class: 'cifar10',
+    workload: { command: [process.execPath, '-e', script] },
+  });
+  let cut = false;
+  const follow = s.boa(['jobs', 'logs', String(body.id), '-f'], {}, (stderr) => {
+    if (!cut && /broke off/.test(stderr)) cut = true;
+  });
+  const driving = (async () => {
+    // Once the follower has shown the first five lines (the API's own view of the log says they are
+    // written), its connection is dropped; then the job writes the rest.
+    for (let i = 0; i < 600; i++) {
+      const log = await s.request('GET', `/v1/jobs/${body.id}/logs?tail=10`);
+      if (log.status === 200 && /line 5\n/.test(String(log.body))) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await new Promise((r) => setTimeout(r, 1500));
+    s.cutConnections();
+    for (let i = 0; i < 200 && !cut; i++) await new Promise((r) => setTimeout(r, 20));
+    writeFileSync(release, '');
+    // Then it is cancelled: the follower ends with it.
+    await new Promise((r) => setTimeout(r, 1500));
+    await s.request('POST', `/v1/jobs/${body.id}/cancel`);
+  })();
+  const [ended] = await tickUntil(Promise.all([follow, driving]));
+  expect(cut).toBe(true);
+  expect(ended.stderr).toContain('following it again from where it was');
+  expect(ended.stdout).toBe(Array.from({ length: 10 }, (_, i) => `line ${i + 1}\n`).join(''));
+}, 120_000);
+
+it('refuses what it cannot follow: --json, a rank the running job has no replica of', async () => {
+  const { s, tickUntil } = await serviceRunningProcesses();
+  const { body } = await s.request('POST', '/v1/jobs', {
+    class: 'cifar10',
+    workload: { command: [process.execPath, '-e', "console.log('up'); setInterval(() => {}, 1000)"] },
+  });
+  const json = await s.boa(['jobs', 'logs', String(body.id), '-f', '--json']);
+  expect(json.status).toBe(2);
+  expect(json.stderr).toContain('without --json');
+  await tickUntil(
+    (async () => {
+      for (let i = 0; i < 600 && s.service.job(body.id).state !== 'running'; i++)
+        await new Promise((r) => setTimeout(r, 50));
+    })(),
+  );
+  const replicas = new Set(s.service.job(body.id).allocation).size;
+  const rank = await s.boa(['jobs', 'logs', String(body.id), '-f', '--rank', String(replicas)]);
+  expect(rank.status).toBe(2);
+  expect(rank.stderr).toContain(`--rank ${replicas} is none of them`);
 }, 120_000);

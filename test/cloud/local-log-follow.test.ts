@@ -42,7 +42,7 @@ it('gives the last lines, then what is written, then ends once the replica has e
     pollMs: 5,
     ended: () => ended,
     signal: new AbortController().signal,
-  })!;
+  })!.chunks;
   const seen = await collect(chunks, async (seen) => {
     await until(() => seen() === 'b\nc\n');
     appendFileSync(file, 'd\n');
@@ -62,7 +62,7 @@ it('starts a log cut by its cap again from its beginning, and keeps a character 
     pollMs: 5,
     ended: () => ended,
     signal: new AbortController().signal,
-  })!;
+  })!.chunks;
   const seen = await collect(chunks, async (seen) => {
     await until(() => seen() === 'old line\n');
     truncateSync(file, 0); // copytruncate, as log-cap.ts cuts it
@@ -80,7 +80,12 @@ it('starts a log cut by its cap again from its beginning, and keeps a character 
 it('ends when its signal aborts, though the replica runs on; none for a log that does not exist', async () => {
   const file = logFile('x\n');
   const stop = new AbortController();
-  const chunks = followLogFile(file, { tailLines: 5, pollMs: 5, ended: () => false, signal: stop.signal })!;
+  const chunks = followLogFile(file, {
+    tailLines: 5,
+    pollMs: 5,
+    ended: () => false,
+    signal: stop.signal,
+  })!.chunks;
   const seen = await collect(chunks, async (seen) => {
     await until(() => seen() === 'x\n');
     stop.abort();
@@ -88,4 +93,18 @@ it('ends when its signal aborts, though the replica runs on; none for a log that
   expect(seen).toBe('x\n');
   const options = { tailLines: 5, pollMs: 5, ended: () => true, signal: stop.signal };
   expect(followLogFile(join(file, '..', 'missing.log'), options)).toBeUndefined();
+});
+
+it('says the byte its text starts at, and starts from a byte given (a follower cut off goes on from there)', async () => {
+  const file = logFile('a\nb\nc\n');
+  const options = { pollMs: 5, ended: () => true, signal: new AbortController().signal };
+  const tail = followLogFile(file, { ...options, tailLines: 2 })!;
+  expect(tail.start).toBe(2);
+  expect(await collect(tail.chunks, async () => undefined)).toBe('b\nc\n');
+  const from = followLogFile(file, { ...options, tailLines: 2, offset: 4 })!;
+  expect(from.start).toBe(4);
+  expect(await collect(from.chunks, async () => undefined)).toBe('c\n');
+  // Past its end: the log was cut (its cap) since, so it is read from its beginning.
+  const cut = followLogFile(file, { ...options, tailLines: 2, offset: 100 })!;
+  expect(await collect(cut.chunks, async () => undefined)).toBe('a\nb\nc\n');
 });

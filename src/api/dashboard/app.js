@@ -378,6 +378,14 @@ function keepTail(text, max = LOG_KEPT) {
   return newline >= 0 ? cut.slice(newline + 1) : cut;
 }
 
+/**
+ * A line as a terminal shows it: a progress bar redraws its line with \r, so only what follows a line's
+ * last \r is kept (a \r\n ends a line as \n does).
+ */
+function redrawn(text) {
+  return text.replace(/[^\n]*\r(?!\n|$)/g, '');
+}
+
 let following = null;
 
 /** Stops showing a followed log (its request ends, so boa stops following it too). */
@@ -418,7 +426,7 @@ async function showLog(token, id) {
       if (done) break;
       const pre = $('log-text');
       const atEnd = pre.scrollTop + pre.clientHeight >= pre.scrollHeight - 4;
-      pre.textContent = keepTail(pre.textContent + decoder.decode(value, { stream: true }));
+      pre.textContent = keepTail(redrawn(pre.textContent + decoder.decode(value, { stream: true })));
       // Kept at the newest line, unless scrolled up to read.
       if (atEnd) pre.scrollTop = pre.scrollHeight;
     }

@@ -180,6 +180,8 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
         return c.body(textStream(log.chunks, stop), 200, {
           'content-type': 'text/plain; charset=utf-8',
           'boa-generation': String(log.generation),
+          // Where the text starts in the log: a follower cut off asks again from there plus what it got.
+          ...(log.offset !== undefined ? { 'boa-log-offset': String(log.offset) } : {}),
           // Through a proxy that buffers (nginx), lines would come in bursts.
           'x-accel-buffering': 'no',
         }) as never;

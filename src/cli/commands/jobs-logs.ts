@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { jobView } from '../../service/views.ts';
 import type { BoaClient } from '../client.ts';
 import { contextOf } from '../context.ts';
-import { CliError, EXIT } from '../errors.ts';
+import { CliError, EXIT, usageError } from '../errors.ts';
 import { printable } from '../format.ts';
 import { resolveJobRef } from '../job-refs.ts';
 import { parseNumber } from '../parse.ts';
@@ -40,6 +40,8 @@ export function addLogsCommand(jobs: Command): void {
       const tail = parseNumber(options.tail, '--tail');
       const generation =
         options.generation === undefined ? undefined : parseNumber(options.generation, '--generation');
+      if (options.follow && context.json)
+        throw usageError("--follow prints the job's output as it comes: give it without --json");
       const jobId = await resolveJobRef(context.client, ref);
       if (options.follow) return followLogs(context.client, jobId, { rank, tail, generation });
       const query = logQuery({ rank, tail, generation });
@@ -52,15 +54,18 @@ interface LogQuery {
   tail: number;
   generation?: number | undefined;
   follow?: boolean;
+  /** Followed on from this byte of the log (a cut stream asked again). */
+  offset?: number;
 }
 
 /** What a follow starts from: the rank, the lines before now, and (alone) one generation. */
-export type FollowQuery = Omit<LogQuery, 'follow'>;
+export type FollowQuery = Omit<LogQuery, 'follow' | 'offset'>;
 
-function logQuery({ rank, tail, generation, follow }: LogQuery): URLSearchParams {
+function logQuery({ rank, tail, generation, follow, offset }: LogQuery): URLSearchParams {
   const query = new URLSearchParams({ rank: String(rank), tail: String(tail) });
   if (generation !== undefined) query.set('generation', String(generation));
   if (follow) query.set('follow', 'true');
+  if (offset !== undefined) query.set('offset', String(offset));
   return query;
 }
 
@@ -70,6 +75,13 @@ function logQuery({ rank, tail, generation, follow }: LogQuery): URLSearchParams
  * ends, said on stderr as `jobs wait` says it. A generation named with --generation is followed alone.
  */
 export async function followLogs(client: BoaClient, jobId: number, first: FollowQuery): Promise<void> {
+  // Following is only watching: say so on Ctrl-C, before anyone cancels a job to stop it twice.
+  process.once('SIGINT', () => {
+    process.stderr.write(
+      `\nboa: stopped following; job ${jobId} runs on (boa jobs logs ${jobId} -f follows it again, boa jobs cancel ${jobId} stops it)\n`,
+    );
+    process.exit(130);
+  });
   const write = (text: string) => void process.stdout.write(text);
   let said = '';
   const say = (line: string) => {
@@ -91,17 +103,24 @@ export async function followLogs(client: BoaClient, jobId: number, first: Follow
     } else {
       // Nothing kept yet (it waits, or its process or pod is not up): every generation from its
       // present one on is to be shown, whenever it runs.
-      if (after === undefined) after = (await readJob(client, jobId)).generation - 1;
+      const job = await readJob(client, jobId);
+      if (after === undefined) after = job.generation - 1;
+      if (job.state === 'running') await refuseMissingRank(client, jobId, first.rank);
       await pause();
     }
     const job = await nextGeneration(client, jobId, after, say);
     const final = FINAL_STATES.has(job.state);
     // Generations that ran and ended while it was asked after (a run shorter than a poll): shown whole.
     for (let g = Math.max(1, after + 1); g <= (final ? job.generation : job.generation - 1); g++) {
-      const text = await generationLog(client, jobId, first.rank, g);
-      if (text === undefined) continue;
-      if (shownAny) say(`--- job ${jobId}, generation ${g} ---`);
-      write(text);
+      // Announced with its first line: a generation that never ran (or kept no log) says nothing.
+      let announced = !shownAny;
+      const writeAnnounced = (text: string) => {
+        if (!announced) say(`--- job ${jobId}, generation ${g} ---`);
+        announced = true;
+        write(text);
+      };
+      const shown = await streamLog(client, jobId, fromStart(first.rank, g), writeAnnounced, say);
+      if (!shown) continue;
       after = g;
       shownAny = true;
     }
@@ -114,8 +133,19 @@ export async function followLogs(client: BoaClient, jobId: number, first: Follow
     }
     if (shownAny) say(`--- job ${jobId}, generation ${job.generation} ---`);
     // Begun after the first request: shown from its start.
-    query = { ...first, tail: WHOLE_LOG, generation: job.generation, follow: true };
+    query = fromStart(first.rank, job.generation);
   }
+}
+
+/** A rank the running job has no replica of would be waited for until the job ends, showing nothing. */
+async function refuseMissingRank(client: BoaClient, jobId: number, rank: number): Promise<void> {
+  const { data } = await client.json<{ nodes: unknown[] }>('GET', `/v1/jobs/${jobId}/allocation`);
+  const replicas = data.nodes.length;
+  if (replicas === 0 || rank < replicas) return;
+  throw new CliError(
+    `job ${jobId} runs ${replicas} replica${replicas === 1 ? '' : 's'} now (--rank 0${replicas > 1 ? ` to ${replicas - 1}` : ''}): --rank ${rank} is none of them`,
+    EXIT.badInput,
+  );
 }
 
 const pause = () => new Promise((wake) => setTimeout(wake, FOLLOW_POLL_MS));
@@ -124,20 +154,12 @@ async function readJob(client: BoaClient, jobId: number): Promise<JobView> {
   return (await client.json<JobView>('GET', `/v1/jobs/${jobId}`)).data;
 }
 
-/** A generation's whole log (up to 10000 lines), not followed; undefined when none is kept. */
-async function generationLog(
-  client: BoaClient,
-  jobId: number,
-  rank: number,
-  generation: number,
-): Promise<string | undefined> {
-  const query = logQuery({ rank, tail: WHOLE_LOG, generation });
-  try {
-    return await client.text('GET', `/v1/jobs/${jobId}/logs?${query}`);
-  } catch (error) {
-    if (error instanceof CliError && error.body && /"code":"no_log"/.test(error.body)) return undefined;
-    throw error;
-  }
+/**
+ * A generation's log from its start: a local one whole (from its first byte), a pod's last 10000 lines
+ * (the API's most), followed until it ends.
+ */
+function fromStart(rank: number, generation: number): LogQuery {
+  return { rank, tail: WHOLE_LOG, generation, offset: 0, follow: true };
 }
 
 /** How long a follower keeps asking a service that does not answer (restarting, say). */
@@ -159,13 +181,20 @@ async function streamLog(
   let failingSince: number | undefined;
   for (;;) {
     try {
-      const { headers, cut } = await client.stream(`/v1/jobs/${jobId}/logs?${logQuery(asked)}`, write);
-      const generation = Number(headers.get('boa-generation'));
-      if (!cut) return { generation };
-      say(
-        `boa: the log of job ${jobId} broke off; following it again (its last line shows again, and lines written meanwhile may be missing)`,
-      );
-      asked = { ...asked, tail: 1, generation };
+      const answer = await client.stream(`/v1/jobs/${jobId}/logs?${logQuery(asked)}`, write);
+      const generation = Number(answer.header('boa-generation'));
+      if (!answer.cut) return { generation };
+      // Asked again from the byte it got to (a log that is a file: local); else from its newest line.
+      const offset = answer.header('boa-log-offset');
+      if (offset !== undefined) {
+        say(`boa: the log of job ${jobId} broke off; following it again from where it was`);
+        asked = { ...asked, generation, offset: Number(offset) + answer.bytes };
+      } else {
+        say(
+          `boa: the log of job ${jobId} broke off; following it again from its newest line (lines written meanwhile may be missing)`,
+        );
+        asked = { ...asked, tail: 1, generation };
+      }
       failingSince = undefined;
     } catch (error) {
       if (!(error instanceof CliError)) throw error;
@@ -177,7 +206,12 @@ async function streamLog(
       const starting = error.body !== undefined && /"code":"starting"/.test(error.body);
       if (error.exitCode !== EXIT.unreachable && !starting) throw error;
       failingSince ??= Date.now();
-      if (Date.now() - failingSince > UNREACHABLE_MS) throw error;
+      if (Date.now() - failingSince > UNREACHABLE_MS)
+        throw new CliError(
+          `${error.message} (job ${jobId} may still run: boa jobs logs ${jobId} -f follows it again)`,
+          error.exitCode,
+          error.body,
+        );
       say(`boa: ${error.message}; trying again`);
     }
     await pause();
@@ -198,7 +232,17 @@ async function nextGeneration(
     if (FINAL_STATES.has(job.state)) return job;
     const newer = job.generation > after;
     if (job.state === 'running' && newer && job.width > 0) return job;
-    say(describeJob(job));
+    say(restartLine(job) ?? describeJob(job));
     await pause();
   }
+}
+
+/** A job waiting out the backoff before a restart: what ended its run, and when it runs again. */
+export function restartLine(job: JobView): string | undefined {
+  if (job.restartNotBefore === null) return undefined;
+  const code = job.exitCode === null ? '' : `exit ${job.exitCode}`;
+  const why = [code, job.failureReason].filter(Boolean).join(': ');
+  const name = job.name ? ` (${job.name})` : '';
+  const at = new Date(job.restartNotBefore).toLocaleTimeString();
+  return `job ${job.id}${name}: its run ended${why ? ` (${why})` : ''}; restart ${job.restarts} at ${at}`;
 }

@@ -196,9 +196,9 @@ export class LocalExecutor implements Executor {
         const replica = this.replicas.get(keyOf(jobId, g, rank));
         return replica ? !replica.alive : readPid(dir, rank) === undefined;
       };
-      const options = { tailLines, pollMs: this.followPollMs, ended, signal };
-      const chunks = followLogFile(recordFile(dir, rank, 'log'), options);
-      if (chunks) return { generation: g, chunks };
+      const options = { tailLines, offset: query.offset, pollMs: this.followPollMs, ended, signal };
+      const followed = followLogFile(recordFile(dir, rank, 'log'), options);
+      if (followed) return { generation: g, chunks: followed.chunks, offset: followed.start };
     }
     return undefined;
   }

@@ -8,6 +8,8 @@ const CHUNK_BYTES = 64 * 1024;
 
 export interface FollowOptions {
   readonly tailLines: number;
+  /** Start at this byte of the log instead of its last tailLines lines (past its end: it was cut). */
+  readonly offset?: number;
   /** How often the file is checked for more (a file watch misses writes on some mounts; a poll does not). */
   readonly pollMs: number;
   /** True once the replica writes no more: its process ended, or it is not one this executor runs. */
@@ -16,15 +18,23 @@ export interface FollowOptions {
 }
 
 /**
- * `tail -f` of a local replica's log: its last lines, then what it writes, until it has ended and all it
+ * `tail -f` of a local replica's log: its last lines (or from a byte offset), then what it writes, with
+ * the byte its text starts at (a follower's cursor), until it has ended and all it
  * wrote is read. A log cut by its cap (log-cap.ts: copytruncate) is seen shorter than what was read,
  * and read again from its beginning (unless the job wrote past that point within one poll: 64 MiB).
  * Undefined when the log does not exist.
  */
-export function followLogFile(file: string, options: FollowOptions): AsyncGenerator<string> | undefined {
+export function followLogFile(
+  file: string,
+  options: FollowOptions,
+): { start: number; chunks: AsyncGenerator<string> } | undefined {
   const first = readLogTailWithSize(file, options.tailLines);
   if (!first) return undefined;
-  return follow(file, first, options);
+  // From a byte a follower reached before (its connection broke): on from there, nothing twice.
+  if (options.offset !== undefined) {
+    return { start: options.offset, chunks: follow(file, { text: '', size: options.offset }, options) };
+  }
+  return { start: first.size - Buffer.byteLength(first.text), chunks: follow(file, first, options) };
 }
 
 async function* follow(

@@ -304,6 +304,16 @@ describe("a job's log", () => {
     expect(dash.keepTail('x'.repeat(10), 4)).toBe('xxxx');
   });
 
+  it('shows a progress bar as a terminal does: what follows its last \\r', () => {
+    const dash = loadDashboardScript();
+    expect(dash.redrawn('epoch 1\nprogress 10%\rprogress 20%\rprogress 30%\nepoch 2\n')).toBe(
+      'epoch 1\nprogress 30%\nepoch 2\n',
+    );
+    expect(dash.redrawn('windows line\r\nnext\r\n')).toBe('windows line\r\nnext\r\n');
+    // A \r at the end of what came so far: its line is redrawn by what comes next.
+    expect(dash.redrawn('progress 10%\r')).toBe('progress 10%\r');
+  });
+
   it('opens only for a job boa runs: its id is a button, a self-launched one plain', () => {
     const dash = loadDashboardScript();
     const job = (id: number, workload: unknown) => ({

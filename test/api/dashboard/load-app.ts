@@ -60,7 +60,7 @@ export function loadDashboardScript(fetch: FakeFetch = () => Promise.reject(new 
   vm.runInContext(readFileSync(APP, 'utf8'), context, { filename: APP });
   // Top-level declarations of a script are visible to later scripts in the same context.
   const fns = vm.runInContext(
-    '({ api, spendSpec, frontierSpec, renderNumbers, renderTables, renderResizes, renderHealth, renderActiveJobs, refresh, start, keepTail })',
+    '({ api, spendSpec, frontierSpec, renderNumbers, renderTables, renderResizes, renderHealth, renderActiveJobs, refresh, start, keepTail, redrawn })',
     context,
   );
   return { ...fns, element, storage, refreshes } as {
@@ -75,6 +75,7 @@ export function loadDashboardScript(fetch: FakeFetch = () => Promise.reject(new 
     renderActiveJobs(running: any[], waiting: any[], counts: any): void;
     start(token: string): Promise<void>;
     keepTail(text: string, max?: number): string;
+    redrawn(text: string): string;
     element(id: string): FakeElement;
     storage: Map<string, string>;
     refreshes: Array<() => void>;
