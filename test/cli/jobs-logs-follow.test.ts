@@ -116,7 +116,7 @@ it('shows the whole output of a job that ran and ended between two of its looks,
   let waiting!: () => void;
   const seenWaiting = new Promise<void>((resolve) => (waiting = resolve));
   const follow = s.boa(['jobs', 'logs', String(body.id), '-f'], {}, (stderr) => {
-    if (/waiting/.test(stderr)) waiting();
+    if (/waiting|queued/.test(stderr)) waiting();
   });
   await seenWaiting;
   const ended = await tickUntil(follow);

@@ -9,8 +9,13 @@ import { isDecimal } from '../parse.ts';
 type JobView = ReturnType<typeof jobView>;
 
 export const FINAL_STATES: ReadonlySet<string> = new Set(['done', 'cancelled', 'failed', 'lost']);
-/** `waiting for ...` in a wait's progress lines. */
-const WAITING_WORDS: Record<string, string> = { plan: 'a plan', tick: 'the next tick' };
+/** Why it waits, in a wait's progress lines: as `boa jobs list` says it. */
+const WAITING_WORDS: Record<string, string> = {
+  plan: 'waiting for a plan',
+  budget: 'queued for the budget',
+  tick: 'waiting for the next tick',
+  nodes: 'waiting for nodes to boot',
+};
 
 export interface WaitOptions {
   timeout?: string;
@@ -110,7 +115,7 @@ export function describeJob(job: JobView): string {
   const who = `job ${job.id}${job.name ? ` (${job.name})` : ''}`;
   if (job.state === 'running') return `${who}: running on ${job.width} GPU${job.width === 1 ? '' : 's'}`;
   if (job.state === 'waiting')
-    return `${who}: waiting${job.waitingFor ? ` for ${WAITING_WORDS[job.waitingFor] ?? job.waitingFor}` : ''}`;
+    return `${who}: ${job.waitingFor ? (WAITING_WORDS[job.waitingFor] ?? `waiting for ${job.waitingFor}`) : 'waiting'}`;
   const why =
     job.state === 'failed' && job.exitCode !== null
       ? ` (exit ${job.exitCode}${job.failureReason ? `: ${job.failureReason}` : ''})`
