@@ -30,11 +30,20 @@ async function serviceRunningProcesses() {
     }
     return until;
   };
-  return { s, dataDir, tickUntil };
+  /** Submits a job boa runs: `node -e script`. Its id. */
+  const submitScript = async (script: string): Promise<number> => {
+    const made = await s.request('POST', '/v1/jobs', {
+      class: 'cifar10',
+      workload: { command: [process.execPath, '-e', script] },
+    });
+    expect(made.status).toBe(201);
+    return made.body.id as number;
+  };
+  return { s, dataDir, tickUntil, submitScript };
 }
 
 it('follows a job from before it starts, through a restart, to its end; exit 0 when it is done', async () => {
-  const { s, dataDir, tickUntil } = await serviceRunningProcesses();
+  const { s, dataDir, tickUntil, submitScript } = await serviceRunningProcesses();
   const marker = join(dataDir, 'failed-once');
   // The first run writes slowly and fails; the one after it writes and finishes.
   const script = `
@@ -50,52 +59,46 @@ it('follows a job from before it starts, through a restart, to its end; exit 0 w
         process.exit(again ? 0 : 1);
       }
     }, 150);`;
-  const { body } = await s.request('POST', '/v1/jobs', {
-    class: 'cifar10',
-    workload: { command: [process.execPath, '-e', script] },
-  });
-  const follow = await tickUntil(s.boa(['jobs', 'logs', String(body.id), '--follow']));
+  const id = await submitScript(script);
+  const follow = await tickUntil(s.boa(['jobs', 'logs', String(id), '--follow']));
   expect(existsSync(marker)).toBe(true);
   const lines = follow.stdout.trimEnd().split('\n');
   expect(lines).toEqual(
     [1, 2, 3, 4, 5, 6].map((i) => `first ${i}`).concat([1, 2, 3, 4, 5, 6].map((i) => `second ${i}`)),
   );
-  const job = (await s.request('GET', `/v1/jobs/${body.id}`)).body;
+  const job = (await s.request('GET', `/v1/jobs/${id}`)).body;
   expect(job.state).toBe('done');
   // The run after the restart is announced (an ended job shows the generation after its last run).
-  expect(follow.stderr).toMatch(new RegExp(`^--- job ${body.id}, generation \\d+ ---$`, 'm'));
-  expect(follow.stderr).toMatch(new RegExp(`job ${body.id} \\(cifar10\\): done`));
+  expect(follow.stderr).toMatch(new RegExp(`^--- job ${id}, generation \\d+ ---$`, 'm'));
+  expect(follow.stderr).toMatch(new RegExp(`job ${id} \\(cifar10\\): done`));
   expect(follow.status).toBe(0);
 }, 120_000);
 
 it('ends with exit 5 when the followed job is cancelled, and follows one named generation alone', async () => {
-  const { s, tickUntil } = await serviceRunningProcesses();
+  const { s, tickUntil, submitScript } = await serviceRunningProcesses();
   const script = "let i = 0; setInterval(() => console.log('tick ' + ++i), 100);";
-  const { body } = await s.request('POST', '/v1/jobs', {
-    class: 'cifar10',
-    workload: { command: [process.execPath, '-e', script] },
-  });
-  const follow = s.boa(['jobs', 'logs', String(body.id), '-f']);
+  const id = await submitScript(script);
+  const follow = s.boa(['jobs', 'logs', String(id), '-f']);
   // Cancelled once the follower has printed some of what it runs.
   const cancelled = (async () => {
     for (let i = 0; i < 600; i++) {
-      const log = await s.request('GET', `/v1/jobs/${body.id}/logs?tail=10`);
+      const log = await s.request('GET', `/v1/jobs/${id}/logs?tail=10`);
       if (log.status === 200 && /tick 3\n/.test(String(log.body))) break;
       await new Promise((r) => setTimeout(r, 50));
     }
-    return s.request('POST', `/v1/jobs/${body.id}/cancel`);
+    return s.request('POST', `/v1/jobs/${id}/cancel`);
   })();
   const [ended] = await tickUntil(Promise.all([follow, cancelled]));
   expect(ended.stdout).toMatch(/^tick 1\ntick 2\ntick 3\n/);
-  expect(ended.stderr).toMatch(new RegExp(`^boa: job ${body.id} \\(cifar10\\): cancelled$`, 'm'));
+  expect(ended.stderr).toMatch(new RegExp(`^boa: job ${id} \\(cifar10\\): cancelled$`, 'm'));
   expect(ended.status).toBe(5);
 
   // A generation that ended, named: its log, and no waiting for another.
-  const { generation } = (await s.request('GET', `/v1/jobs/${body.id}`)).body;
+  const { generation } = (await s.request('GET', `/v1/jobs/${id}`)).body;
   const named = await s.boa([
     'jobs',
     'logs',
-    String(body.id),
+    String(id),
     '-f',
     '--generation',
     String(generation - 1),
@@ -107,35 +110,28 @@ it('ends with exit 5 when the followed job is cancelled, and follows one named g
 }, 120_000);
 
 it('shows the whole output of a job that ran and ended between two of its looks, when it began before the job ran', async () => {
-  const { s, tickUntil } = await serviceRunningProcesses();
-  const { body } = await s.request('POST', '/v1/jobs', {
-    class: 'cifar10',
-    workload: { command: [process.execPath, '-e', "console.log('all I had to say')"] },
-  });
+  const { s, tickUntil, submitScript } = await serviceRunningProcesses();
+  const id = await submitScript("console.log('all I had to say')");
   // The follower has found the job waiting (no log kept) before the service runs it.
   let waiting!: () => void;
   const seenWaiting = new Promise<void>((resolve) => (waiting = resolve));
-  const follow = s.boa(['jobs', 'logs', String(body.id), '-f'], {}, (stderr) => {
+  const follow = s.boa(['jobs', 'logs', String(id), '-f'], {}, (stderr) => {
     if (/waiting|queued/.test(stderr)) waiting();
   });
   await seenWaiting;
   const ended = await tickUntil(follow);
   expect(ended.stdout, ended.stderr).toBe('all I had to say\n');
-  expect(ended.stderr).toMatch(new RegExp(`job ${body.id} \\(cifar10\\): done`));
+  expect(ended.stderr).toMatch(new RegExp(`job ${id} \\(cifar10\\): done`));
   expect(ended.status).toBe(0);
 }, 120_000);
 
 it('follows at most 64 logs at once, each follow counted out as it ends', async () => {
-  const { s } = await serviceRunningProcesses();
+  const { s, submitScript } = await serviceRunningProcesses();
   const forever = "console.log('up'); setInterval(() => {}, 1000);";
   const quick = "console.log('done at once')";
   const jobs = [];
   for (const command of [forever, quick]) {
-    const { body } = await s.request('POST', '/v1/jobs', {
-      class: 'cifar10',
-      workload: { command: [process.execPath, '-e', command] },
-    });
-    jobs.push(body.id as number);
+    jobs.push(await submitScript(command));
   }
   const [running, finishing] = jobs as [number, number];
   const headers = { authorization: `Bearer ${s.token}` };
@@ -192,7 +188,7 @@ it('submit --follow: stdout is the job output alone, what was submitted goes to 
 }, 120_000);
 
 it('goes on from the byte it got to when its connection to boa breaks: nothing lost, nothing twice', async () => {
-  const { s, dataDir, tickUntil } = await serviceRunningProcesses();
+  const { s, dataDir, tickUntil, submitScript } = await serviceRunningProcesses();
   const release = join(dataDir, 'go-on');
   // Writes 5 lines, waits for the test, writes 5 more and ends.
   const script = `
@@ -203,19 +199,16 @@ it('goes on from the byte it got to when its connection to boa breaks: nothing l
       clearInterval(wait);
       for (let i = 6; i <= 10; i++) console.log('line ' + i);
     }, 50);`;
-  const { body } = await s.request('POST', '/v1/jobs', {
-    class: 'cifar10',
-    workload: { command: [process.execPath, '-e', script] },
-  });
+  const id = await submitScript(script);
   let cut = false;
-  const follow = s.boa(['jobs', 'logs', String(body.id), '-f'], {}, (stderr) => {
+  const follow = s.boa(['jobs', 'logs', String(id), '-f'], {}, (stderr) => {
     if (!cut && /broke off/.test(stderr)) cut = true;
   });
   const driving = (async () => {
     // Once the follower has shown the first five lines (the API's own view of the log says they are
     // written), its connection is dropped; then the job writes the rest.
     for (let i = 0; i < 600; i++) {
-      const log = await s.request('GET', `/v1/jobs/${body.id}/logs?tail=10`);
+      const log = await s.request('GET', `/v1/jobs/${id}/logs?tail=10`);
       if (log.status === 200 && /line 5\n/.test(String(log.body))) break;
       await new Promise((r) => setTimeout(r, 50));
     }
@@ -225,7 +218,7 @@ it('goes on from the byte it got to when its connection to boa breaks: nothing l
     writeFileSync(release, '');
     // Then it is cancelled: the follower ends with it.
     await new Promise((r) => setTimeout(r, 1500));
-    await s.request('POST', `/v1/jobs/${body.id}/cancel`);
+    await s.request('POST', `/v1/jobs/${id}/cancel`);
   })();
   const [ended] = await tickUntil(Promise.all([follow, driving]));
   expect(cut).toBe(true);
@@ -234,22 +227,19 @@ it('goes on from the byte it got to when its connection to boa breaks: nothing l
 }, 120_000);
 
 it('refuses what it cannot follow: --json, a rank the running job has no replica of', async () => {
-  const { s, tickUntil } = await serviceRunningProcesses();
-  const { body } = await s.request('POST', '/v1/jobs', {
-    class: 'cifar10',
-    workload: { command: [process.execPath, '-e', "console.log('up'); setInterval(() => {}, 1000)"] },
-  });
-  const json = await s.boa(['jobs', 'logs', String(body.id), '-f', '--json']);
+  const { s, tickUntil, submitScript } = await serviceRunningProcesses();
+  const id = await submitScript("console.log('up'); setInterval(() => {}, 1000)");
+  const json = await s.boa(['jobs', 'logs', String(id), '-f', '--json']);
   expect(json.status).toBe(2);
   expect(json.stderr).toContain('without --json');
   await tickUntil(
     (async () => {
-      for (let i = 0; i < 600 && s.service.job(body.id).state !== 'running'; i++)
+      for (let i = 0; i < 600 && s.service.job(id).state !== 'running'; i++)
         await new Promise((r) => setTimeout(r, 50));
     })(),
   );
-  const replicas = new Set(s.service.job(body.id).allocation).size;
-  const rank = await s.boa(['jobs', 'logs', String(body.id), '-f', '--rank', String(replicas)]);
+  const replicas = new Set(s.service.job(id).allocation).size;
+  const rank = await s.boa(['jobs', 'logs', String(id), '-f', '--rank', String(replicas)]);
   expect(rank.status).toBe(2);
   expect(rank.stderr).toContain(`--rank ${replicas} is none of them`);
 }, 120_000);

@@ -27,7 +27,7 @@ import {
 import { JobNetworkPolicies } from './network-policy.ts';
 import { checkPodWorkload, podManifest, replicaStatusOf, serviceManifest } from './pods.ts';
 import { Readmissions } from './readmit.ts';
-import { followPodLog } from './log-follow.ts';
+import { followReplicaLog } from './log-follow.ts';
 import { readPodLog } from './logs.ts';
 import { KUBE_RETRY, kindOf, withKubeRetry } from './retry.ts';
 import { ensureTokenSecret } from './secrets.ts';
@@ -136,22 +136,14 @@ export class KubernetesExecutor implements Executor {
 
   /** The pod's log followed (`kubectl logs -f`, across broken streams: log-follow.ts). */
   async followLog(query: ReplicaLogQuery, signal: AbortSignal): Promise<ReplicaLogFollow | undefined> {
-    const { jobId, rank, tailLines } = query;
-    const generations =
-      query.generation !== undefined
-        ? [query.generation]
-        : (await this.pods.current())
-            .map((pod) => identityOf(pod.metadata?.labels))
-            .filter((id) => id !== undefined && id.jobId === jobId && id.rank === rank)
-            .map((id) => id!.generation)
-            .sort((a, b) => b - a);
+    const pods = query.generation === undefined ? await this.pods.current() : [];
     const { api, retry, kubeConfig } = this;
-    const deps = { api, retry, kubeConfig, namespace: this.config.namespace };
-    for (const generation of generations) {
-      const chunks = await followPodLog(deps, podName(jobId, generation, rank), tailLines, signal);
-      if (chunks) return { generation, chunks };
-    }
-    return undefined;
+    return followReplicaLog(
+      { api, retry, kubeConfig, namespace: this.config.namespace },
+      pods,
+      query,
+      signal,
+    );
   }
 
   async reconcile(desired: readonly DesiredJob[]): Promise<readonly ReplicaStatus[]> {

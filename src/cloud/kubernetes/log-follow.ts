@@ -1,8 +1,11 @@
 import { PassThrough, type Readable } from 'node:stream';
 import { TextDecoder } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type CoreV1Api, type KubeConfig, Log } from '@kubernetes/client-node';
+import { type CoreV1Api, type KubeConfig, Log, type V1Pod } from '@kubernetes/client-node';
+import type { ReplicaLogFollow, ReplicaLogQuery } from '../../service/ports.ts';
 import type { RetryContext } from '../retry.ts';
+import { logGenerations, logRefused } from './logs.ts';
+import { podName } from './names.ts';
 import { admissionRejected } from './pods.ts';
 import { classifyKubeError, kindOf, withKubeRetry } from './retry.ts';
 
@@ -31,7 +34,7 @@ export interface PodLogFollowDeps {
  * aborts. The first request is made before this returns, so a refusal (403: boa's role lacks pods/log)
  * is an error to answer with, not a stream cut at once; undefined when the pod is gone.
  */
-export async function followPodLog(
+async function followPodLog(
   deps: PodLogFollowDeps,
   name: string,
   tailLines: number,
@@ -40,6 +43,21 @@ export async function followPodLog(
   const first = await open(deps, name, { tailLines }, signal);
   if (first === 'gone') return undefined;
   return follow(deps, name, tailLines, signal, first);
+}
+
+/** A replica's pod log followed: of the generation asked for, else of the newest whose pod exists. */
+export async function followReplicaLog(
+  deps: PodLogFollowDeps,
+  pods: readonly V1Pod[],
+  query: ReplicaLogQuery,
+  signal: AbortSignal,
+): Promise<ReplicaLogFollow | undefined> {
+  for (const generation of logGenerations(pods, query)) {
+    const name = podName(query.jobId, generation, query.rank);
+    const chunks = await followPodLog(deps, name, query.tailLines, signal);
+    if (chunks) return { generation, chunks };
+  }
+  return undefined;
 }
 
 type Opened = { lines: AsyncIterable<string>; close: () => void } | 'not-started' | 'gone';
@@ -82,11 +100,7 @@ async function open(
     // 400: its container has not started; asked again until it has, or its pod is gone.
     if (statusOf(error) === 400) return 'not-started';
     if (statusOf(error) === 404) return 'gone';
-    if (statusOf(error) === 403)
-      throw new Error(
-        `reading pod ${name}'s log was refused (403): boa's role in ${deps.namespace} needs get on pods/log (infra/k8s/jobs-rbac.ts)`,
-        { cause: error },
-      );
+    if (statusOf(error) === 403) throw logRefused(name, deps.namespace, error);
     throw error;
   }
 }

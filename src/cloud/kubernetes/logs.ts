@@ -8,6 +8,30 @@ import { kindOf, withKubeRetry } from './retry.ts';
 const LOG_LIMIT_BYTES = 1 << 20;
 
 /**
+ * The generations whose log to read, newest first: the one asked for, else those of `pods` (boa's, from
+ * its cache) for the job and rank.
+ */
+export function logGenerations(
+  pods: readonly V1Pod[],
+  { jobId, rank, generation }: Pick<ReplicaLogQuery, 'jobId' | 'rank' | 'generation'>,
+): number[] {
+  if (generation !== undefined) return [generation];
+  return pods
+    .map((pod) => identityOf(pod.metadata?.labels))
+    .filter((id) => id !== undefined && id.jobId === jobId && id.rank === rank)
+    .map((id) => id!.generation)
+    .sort((a, b) => b - a);
+}
+
+/** A log read boa's role may not make, naming the permission it lacks. */
+export function logRefused(pod: string, namespace: string, cause: unknown): Error {
+  return new Error(
+    `reading pod ${pod}'s log was refused (403): boa's role in ${namespace} needs get on pods/log (infra/k8s/jobs-rbac.ts)`,
+    { cause },
+  );
+}
+
+/**
  * A replica's pod log (`kubectl logs`): of the generation asked for, else of the newest of `pods` (boa's,
  * from its cache) for that job and rank whose pod still exists. A container not started yet has written
  * nothing; a refusal says which permission is missing.
@@ -19,15 +43,7 @@ export async function readPodLog(
   pods: readonly V1Pod[],
   { jobId, rank, generation, tailLines }: ReplicaLogQuery,
 ): Promise<ReplicaLog | undefined> {
-  const generations =
-    generation !== undefined
-      ? [generation]
-      : pods
-          .map((pod) => identityOf(pod.metadata?.labels))
-          .filter((id) => id !== undefined && id.jobId === jobId && id.rank === rank)
-          .map((id) => id!.generation)
-          .sort((a, b) => b - a);
-  for (const g of generations) {
+  for (const g of logGenerations(pods, { jobId, rank, generation })) {
     const name = podName(jobId, g, rank);
     try {
       const text = await withKubeRetry(
@@ -39,11 +55,7 @@ export async function readPodLog(
     } catch (error) {
       // 400: its container has not started yet (Pending, pulling), so it has written nothing.
       if (statusOf(error) === 400) return { generation: g, text: '' };
-      if (statusOf(error) === 403)
-        throw new Error(
-          `reading pod ${name}'s log was refused (403): boa's role in ${namespace} needs get on pods/log (infra/k8s/jobs-rbac.ts)`,
-          { cause: error },
-        );
+      if (statusOf(error) === 403) throw logRefused(name, namespace, error);
       if (kindOf(error) !== 'not-found') throw error;
     }
   }
