@@ -94,10 +94,14 @@ export const JobLogsQuery = z.object({
     'default: the newest generation whose log is kept',
   ).optional(),
   tail: queryIntegerOr(100, 1, 10_000, 'the last this many lines'),
-  offset: queryInteger(
+  cursor: z.string().max(64).optional().openapi({
+    description:
+      'followed: from where a follower cut off got to: the boa-log-cursor header it was answered with (and skip), not the last lines',
+  }),
+  skip: queryInteger(
     0,
     Number.MAX_SAFE_INTEGER,
-    "followed: from this byte of the generation's log (a follower's boa-log-offset plus the bytes it got), not its last lines; local executor",
+    'with cursor: bytes past it (the boa-log-skip header it was answered with plus the bytes it got)',
   ).optional(),
   follow: z
     .enum(['true', 'false'])

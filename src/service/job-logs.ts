@@ -1,4 +1,11 @@
-import type { Executor, ReplicaLog, ReplicaLogFollow, ReplicaLogQuery } from './ports.ts';
+import {
+  LogCursorError,
+  type Executor,
+  type LogPosition,
+  type ReplicaLog,
+  type ReplicaLogFollow,
+  type ReplicaLogQuery,
+} from './ports.ts';
 import { ServiceError } from './errors.ts';
 import type { BoaService } from './service.ts';
 
@@ -6,7 +13,8 @@ export interface JobLogsQuery {
   readonly rank: number;
   readonly generation?: number;
   readonly tail: number;
-  readonly offset?: number;
+  /** Followed from where a follower got to, not from the last lines. */
+  readonly from?: LogPosition;
 }
 
 /**
@@ -60,9 +68,11 @@ async function readLog<T>(
       rank: query.rank,
       tailLines: query.tail,
       ...(query.generation !== undefined ? { generation: query.generation } : {}),
-      ...(query.offset !== undefined ? { offset: query.offset } : {}),
+      ...(query.from !== undefined ? { from: query.from } : {}),
     }),
   ).catch((error: unknown) => {
+    if (error instanceof LogCursorError)
+      throw new ServiceError(400, 'bad_log_cursor', error.message, 'cursor');
     // The cloud's refusal or outage (e.g. RBAC without pods/log), said as it is rather than a bare 500.
     throw new ServiceError(
       503,

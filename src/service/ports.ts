@@ -169,6 +169,51 @@ export interface ReplicaStatus {
   readonly endedAt?: number;
 }
 
+/** Which replica's log, and how much of it. */
+export interface ReplicaLogQuery {
+  readonly jobId: number;
+  readonly rank: number;
+  readonly generation?: number;
+  readonly tailLines: number;
+  /** Followed: from where a follower got to (a cursor this executor gave, and the bytes read past it). */
+  readonly from?: LogPosition;
+}
+
+/**
+ * A place in a replica's log: `skip` bytes of text past `cursor`, which is opaque outside its executor
+ * (the local executor's is a byte of the file; the Kubernetes executor's a second and the lines before
+ * the text within it) but for LOG_START, every executor's. A follower cut off asks again from the
+ * position it was given plus what it got.
+ */
+export interface LogPosition {
+  readonly cursor: string;
+  readonly skip: number;
+}
+
+/** The cursor of a log's beginning, for every executor. */
+export const LOG_START = 'start';
+
+/** A cursor this executor did not make (malformed, or another executor's): the asker's mistake. */
+export class LogCursorError extends Error {
+  constructor(cursor: string, allowed: string) {
+    super(`cursor ${JSON.stringify(cursor).slice(0, 80)} is not a place in this executor's logs: ${allowed}`);
+  }
+}
+
+export interface ReplicaLog {
+  readonly generation: number;
+  readonly text: string;
+}
+
+/** A replica's log as it is written (`tail -f`, `kubectl logs -f`). */
+export interface ReplicaLogFollow {
+  readonly generation: number;
+  /** Its last `tailLines` lines, then what it writes, until it has ended or the follower's signal aborts. */
+  readonly chunks: AsyncIterable<string>;
+  /** Where in the log the chunks start: a follower cut off asks again from here plus what it got. */
+  readonly from: LogPosition;
+}
+
 /**
  * Runs jobs' replicas where placement put them. Level-triggered: `reconcile` compares the replicas that
  * should exist with those that do and fixes the difference: replicas of another generation or of a job
@@ -183,29 +228,6 @@ export interface ReplicaStatus {
  * Idempotent, and safe after a restart:
  * replicas that survived the service are adopted, never started twice.
  */
-export interface ReplicaLogQuery {
-  readonly jobId: number;
-  readonly rank: number;
-  readonly generation?: number;
-  readonly tailLines: number;
-  /** Followed: from this byte of the log, not its last tailLines lines (executors whose logs are files). */
-  readonly offset?: number;
-}
-
-export interface ReplicaLog {
-  readonly generation: number;
-  readonly text: string;
-}
-
-/** A replica's log as it is written (`tail -f`, `kubectl logs -f`). */
-export interface ReplicaLogFollow {
-  readonly generation: number;
-  /** Its last `tailLines` lines, then what it writes, until it has ended or the follower's signal aborts. */
-  readonly chunks: AsyncIterable<string>;
-  /** The byte of the log the chunks start at, where the executor has one: a follower's cursor. */
-  readonly offset?: number;
-}
-
 export interface Executor {
   readonly kind: 'local' | 'kubernetes';
   /**

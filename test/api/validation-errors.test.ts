@@ -75,6 +75,27 @@ describe('validation errors', () => {
     ['GET', '/v1/jobs/1/logs?rank=', undefined, 'rank', 'rank must be a number'],
     ['GET', '/v1/jobs/1/logs?rank=-1', undefined, 'rank', 'rank must be >= 0'],
     ['GET', '/v1/jobs/1/logs?tail=', undefined, 'tail', 'tail must be a number'],
+    [
+      'GET',
+      '/v1/jobs/1/logs?follow=true&skip=5',
+      undefined,
+      'skip',
+      'skip counts bytes past a cursor: give the cursor too',
+    ],
+    [
+      'GET',
+      '/v1/jobs/1/logs?cursor=start',
+      undefined,
+      'cursor',
+      'cursor says where a followed log goes on from: give follow=true too',
+    ],
+    [
+      'GET',
+      `/v1/jobs/1/logs?follow=true&cursor=${'9'.repeat(65)}`,
+      undefined,
+      'cursor',
+      'cursor must be at most 64 characters',
+    ],
     // Past the doubles' whole numbers: the parameter's own range, not zod's 2^53.
     ['GET', '/v1/jobs/1/logs?tail=99999999999999999999', undefined, 'tail', 'tail must be <= 10000'],
     ['GET', '/v1/jobs?limit=99999999999999999999', undefined, 'limit', 'limit must be <= 10000'],

@@ -229,6 +229,11 @@ it('goes on from the byte it got to when its connection to boa breaks: nothing l
 it('refuses what it cannot follow: --json, a rank the running job has no replica of', async () => {
   const { s, tickUntil, submitScript } = await serviceRunningProcesses();
   const id = await submitScript("console.log('up'); setInterval(() => {}, 1000)");
+  // A cursor this service's executor did not give: said, naming the field.
+  const bad = await s.request('GET', `/v1/jobs/${id}/logs?follow=true&cursor=2026-11-30T11:08:23Z/1`);
+  expect(bad.status).toBe(400);
+  expect(bad.body.error).toMatchObject({ code: 'bad_log_cursor', field: 'cursor' });
+  expect(bad.body.error.message).toContain(`a local log's cursor is "start" or a byte of it`);
   const json = await s.boa(['jobs', 'logs', String(id), '-f', '--json']);
   expect(json.status).toBe(2);
   expect(json.stderr).toContain('without --json');

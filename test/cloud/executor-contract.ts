@@ -3,7 +3,13 @@
  * local processes (local-executor.contract.test.ts) and Kubernetes pods over the fake API server.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { DesiredJob, Executor, ReplicaStatus, Workload } from '../../src/service/ports.ts';
+import {
+  LogCursorError,
+  type DesiredJob,
+  type Executor,
+  type ReplicaStatus,
+  type Workload,
+} from '../../src/service/ports.ts';
 
 export interface ReplicaRef {
   readonly jobId: number;
@@ -440,6 +446,63 @@ export function executorContract(
       expect(
         await executor.followLog!({ jobId: 14, rank: 0, tailLines: 5 }, follower.signal),
       ).toBeUndefined();
+    });
+
+    it('goes on with a followed log from where a follower cut off got to, after a restart too: nothing lost or twice', async () => {
+      const executor = await create();
+      const ref = { jobId: 15, generation: 1, rank: 0 };
+      const desired = [desiredJob(harness, 15, 1, [1], harness.workload())];
+      await until(executor, desired, () => started(ref), 'start');
+      await harness.say(ref, 'epoch 1\nepoch 2\n');
+      // The harness says one thing at a time: each is waited for in the log before the next.
+      const written = async (on: Executor, text: string) => {
+        const deadline = Date.now() + settleMs;
+        while (!(await on.logs!({ jobId: 15, rank: 0, tailLines: 5 }))?.text.endsWith(text)) {
+          if (Date.now() > deadline)
+            throw new Error(`timed out waiting for ${JSON.stringify(text)} in its log`);
+          await on.reconcile(desired);
+          await new Promise((r) => setTimeout(r, 50));
+        }
+      };
+      await written(executor, 'epoch 2\n');
+      const readAll = async (follow: Awaited<ReturnType<NonNullable<Executor['followLog']>>>) => {
+        let seen = '';
+        for await (const chunk of follow!.chunks) seen += chunk;
+        return seen;
+      };
+      const follower = new AbortController();
+      const first = (await executor.followLog!({ jobId: 15, rank: 0, tailLines: 1 }, follower.signal))!;
+      let seen = '';
+      for await (const chunk of first.chunks) {
+        seen += chunk;
+        if (seen.endsWith('epoch 2\n')) break;
+      }
+      expect(seen).toBe('epoch 2\n');
+      follower.abort();
+      // Cut off after "epoch" (5 bytes) came; boa restarts while the replica writes on.
+      await harness.say(ref, 'epoch 3\n');
+      await written(executor, 'epoch 3\n');
+      await executor.close();
+      const restarted = await create();
+      const from = { cursor: first.from.cursor, skip: first.from.skip + 5 };
+      const resumed = await restarted.followLog!(
+        { ...ref, tailLines: 1, from },
+        new AbortController().signal,
+      );
+      const whole = await restarted.followLog!(
+        { ...ref, tailLines: 1, from: { cursor: 'start', skip: 0 } },
+        new AbortController().signal,
+      );
+      await harness.say(ref, 'epoch 4\n');
+      await harness.exit(ref, 0);
+      expect(await readAll(resumed)).toBe(' 2\nepoch 3\nepoch 4\n');
+      expect(await readAll(whole)).toBe('epoch 1\nepoch 2\nepoch 3\nepoch 4\n');
+      await expect(
+        restarted.followLog!(
+          { ...ref, tailLines: 1, from: { cursor: 'no such place', skip: 0 } },
+          follower.signal,
+        ),
+      ).rejects.toThrow(LogCursorError);
     });
 
     it('removes replicas of jobs no longer desired, ended or running, also after a restart', async () => {

@@ -81,6 +81,64 @@ describe('the Kubernetes executor following a log', () => {
     expect(read.seen()).toBe('a\nb\nprogress 10%\rprogress 20%\nb\nc\n');
   }, 30_000);
 
+  it.each([
+    ['to the nanosecond', false],
+    ['to the second, in its own zone', true],
+  ])(
+    'goes on from the position a follower was given plus the bytes it got, nothing lost or repeated: a clock %s',
+    async (_, coarse) => {
+      const { executor, pod } = await runningJob();
+      cluster.fake.logs.coarse = coarse;
+      cluster.fake.logs.utcOffsetMinutes = coarse ? -330 : 0;
+      // Many lines within one second: the tail starts inside it.
+      cluster.fake.kubelet.writeLog(pod, 'a\nb\nc\nd\ne\n');
+      const first = new AbortController();
+      const follow = (await executor.followLog!({ jobId: 7, rank: 0, tailLines: 3 }, first.signal))!;
+      // The second of its first line, and the lines of that second before it.
+      expect(follow.from.cursor).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\/2$/);
+      expect(follow.from.skip).toBe(0);
+      const read = reader(follow);
+      await read.until((s) => s === 'c\nd\ne\n');
+      // boa restarts: the follower had 3 bytes, written meanwhile is more.
+      first.abort();
+      await read.done;
+      cluster.fake.kubelet.writeLog(pod, 'f\n');
+      const again = (await executor.followLog!(
+        { jobId: 7, rank: 0, generation: 1, tailLines: 3, from: { cursor: follow.from.cursor, skip: 3 } },
+        new AbortController().signal,
+      ))!;
+      expect(again.from).toEqual({ cursor: follow.from.cursor, skip: 3 });
+      const rest = reader(again);
+      await rest.until((s) => s.endsWith('f\n'));
+      cluster.fake.kubelet.writeLog(pod, 'g\n');
+      cluster.fake.kubelet.exit(pod, 0);
+      await rest.done;
+      expect(rest.seen()).toBe('\ne\nf\ng\n');
+      // From its beginning, past the bytes given.
+      const start = (await executor.followLog!(
+        { jobId: 7, rank: 0, generation: 1, tailLines: 3, from: { cursor: 'start', skip: 4 } },
+        new AbortController().signal,
+      ))!;
+      const whole = reader(start);
+      await whole.done;
+      expect(whole.seen()).toBe('c\nd\ne\nf\ng\n');
+    },
+    30_000,
+  );
+
+  it('starts a log with fewer lines than asked at its beginning; refuses a cursor it did not give', async () => {
+    const { executor, pod } = await runningJob();
+    cluster.fake.kubelet.writeLog(pod, 'only\n');
+    const stop = new AbortController();
+    const follow = (await executor.followLog!({ jobId: 7, rank: 0, tailLines: 3 }, stop.signal))!;
+    expect(follow.from).toEqual({ cursor: 'start', skip: 0 });
+    stop.abort();
+    for (const cursor of ['12', '2026-11-30T11:08:23.5Z/1', '2026-13-40T11:08:23Z/1', 'start/1'])
+      await expect(
+        executor.followLog!({ jobId: 7, rank: 0, tailLines: 3, from: { cursor, skip: 0 } }, stop.signal),
+      ).rejects.toThrow(/is not a place in this executor's logs: a pod log's cursor is "start" or a second/);
+  });
+
   it('follows a pod its node turned away into the pod made again for it, the same generation', async () => {
     const executor = cluster.executor();
     const node = cluster.nodes[0]!;

@@ -95,16 +95,28 @@ it('ends when its signal aborts, though the replica runs on; none for a log that
   expect(followLogFile(join(file, '..', 'missing.log'), options)).toBeUndefined();
 });
 
-it('says the byte its text starts at, and starts from a byte given (a follower cut off goes on from there)', async () => {
+it('says the byte its text starts at, and starts from a position given (a follower cut off goes on from there)', async () => {
   const file = logFile('a\nb\nc\n');
   const options = { pollMs: 5, ended: () => true, signal: new AbortController().signal };
   const tail = followLogFile(file, { ...options, tailLines: 2 })!;
-  expect(tail.start).toBe(2);
+  expect(tail.from).toEqual({ cursor: '2', skip: 0 });
   expect(await collect(tail.chunks, async () => undefined)).toBe('b\nc\n');
-  const from = followLogFile(file, { ...options, tailLines: 2, offset: 4 })!;
-  expect(from.start).toBe(4);
+  // The cursor it was given and the bytes it got: the rest, nothing twice.
+  const from = followLogFile(file, { ...options, tailLines: 2, from: { cursor: '2', skip: 2 } })!;
+  expect(from.from).toEqual({ cursor: '4', skip: 0 });
   expect(await collect(from.chunks, async () => undefined)).toBe('c\n');
+  const start = followLogFile(file, { ...options, tailLines: 1, from: { cursor: 'start', skip: 1 } })!;
+  expect(await collect(start.chunks, async () => undefined)).toBe('\nb\nc\n');
   // Past its end: the log was cut (its cap) since, so it is read from its beginning.
-  const cut = followLogFile(file, { ...options, tailLines: 2, offset: 100 })!;
+  const cut = followLogFile(file, { ...options, tailLines: 2, from: { cursor: '100', skip: 0 } })!;
   expect(await collect(cut.chunks, async () => undefined)).toBe('a\nb\nc\n');
+});
+
+it('refuses a cursor it did not give, saying what one looks like', () => {
+  const file = logFile('a\n');
+  const options = { pollMs: 5, ended: () => true, signal: new AbortController().signal, tailLines: 1 };
+  for (const cursor of ['2026-11-30T11:08:23Z/0', '-1', '1e3', ''])
+    expect(() => followLogFile(file, { ...options, from: { cursor, skip: 0 } })).toThrow(
+      /is not a place in this executor's logs: a local log's cursor is "start" or a byte of it/,
+    );
 });

@@ -148,7 +148,7 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
         200: {
           content: { 'text/plain': { schema: z.string() } },
           description:
-            'the lines; header boa-generation names the generation they are from; with follow=true, streamed until the replica ends',
+            'the lines; header boa-generation names the generation they are from; with follow=true, streamed until the replica ends, and headers boa-log-cursor and boa-log-skip say where they start (a follower cut off asks again with cursor and skip plus the bytes it got)',
         },
         ...errors,
         404: jsonContent(ErrorSchema, 'no such job, or no log kept for that replica'),
@@ -159,7 +159,21 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
     }),
     async (c) => {
       const { id } = c.req.valid('param');
-      const query = c.req.valid('query');
+      const { cursor, skip, ...query } = c.req.valid('query');
+      if (cursor === undefined && skip !== undefined)
+        throw new ServiceError(
+          400,
+          'invalid',
+          'skip counts bytes past a cursor: give the cursor too',
+          'skip',
+        );
+      if (cursor !== undefined && !query.follow)
+        throw new ServiceError(
+          400,
+          'invalid',
+          'cursor says where a followed log goes on from: give follow=true too',
+          'cursor',
+        );
       if (query.follow) {
         if (followed >= MAX_FOLLOWED_LOGS)
           throw new ServiceError(
@@ -171,17 +185,23 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
         followed += 1;
         stop.signal.addEventListener('abort', () => (followed -= 1), { once: true });
         c.req.raw.signal.addEventListener('abort', () => stop.abort(), { once: true });
-        const log = await followJobLogs(c.var.service, id, query, stop.signal, jobToken(c)).catch(
-          (error: unknown) => {
-            stop.abort();
-            throw error;
-          },
-        );
+        const from = cursor === undefined ? undefined : { cursor, skip: skip ?? 0 };
+        const log = await followJobLogs(
+          c.var.service,
+          id,
+          { ...query, from },
+          stop.signal,
+          jobToken(c),
+        ).catch((error: unknown) => {
+          stop.abort();
+          throw error;
+        });
         return c.body(textStream(log.chunks, stop), 200, {
           'content-type': 'text/plain; charset=utf-8',
           'boa-generation': String(log.generation),
           // Where the text starts in the log: a follower cut off asks again from there plus what it got.
-          ...(log.offset !== undefined ? { 'boa-log-offset': String(log.offset) } : {}),
+          'boa-log-cursor': log.from.cursor,
+          'boa-log-skip': String(log.from.skip),
           // Through a proxy that buffers (nginx), lines would come in bursts.
           'x-accel-buffering': 'no',
         }) as never;

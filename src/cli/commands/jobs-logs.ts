@@ -54,18 +54,19 @@ interface LogQuery {
   tail: number;
   generation?: number | undefined;
   follow?: boolean;
-  /** Followed on from this byte of the log (a cut stream asked again). */
-  offset?: number;
+  /** Followed on from here (the service's cursor, and bytes past it): a cut stream asked again. */
+  from?: { cursor: string; skip: number };
 }
 
 /** What a follow starts from: the rank, the lines before now, and (alone) one generation. */
-export type FollowQuery = Omit<LogQuery, 'follow' | 'offset'>;
+export type FollowQuery = Omit<LogQuery, 'follow' | 'from'>;
 
-function logQuery({ rank, tail, generation, follow, offset }: LogQuery): URLSearchParams {
+function logQuery({ rank, tail, generation, follow, from }: LogQuery): URLSearchParams {
   const query = new URLSearchParams({ rank: String(rank), tail: String(tail) });
   if (generation !== undefined) query.set('generation', String(generation));
   if (follow) query.set('follow', 'true');
-  if (offset !== undefined) query.set('offset', String(offset));
+  if (from) query.set('cursor', from.cursor);
+  if (from?.skip) query.set('skip', String(from.skip));
   return query;
 }
 
@@ -154,12 +155,9 @@ async function readJob(client: BoaClient, jobId: number): Promise<JobView> {
   return (await client.json<JobView>('GET', `/v1/jobs/${jobId}`)).data;
 }
 
-/**
- * A generation's log from its start: a local one whole (from its first byte), a pod's last 10000 lines
- * (the API's most), followed until it ends.
- */
+/** A generation's log from its start (the cursor `start`), followed until it ends. */
 function fromStart(rank: number, generation: number): LogQuery {
-  return { rank, tail: WHOLE_LOG, generation, offset: 0, follow: true };
+  return { rank, tail: WHOLE_LOG, generation, from: { cursor: 'start', skip: 0 }, follow: true };
 }
 
 /** How long a follower keeps asking a service that does not answer (restarting, say). */
@@ -184,12 +182,14 @@ async function streamLog(
       const answer = await client.stream(`/v1/jobs/${jobId}/logs?${logQuery(asked)}`, write);
       const generation = Number(answer.header('boa-generation'));
       if (!answer.cut) return { generation };
-      // Asked again from the byte it got to (a log that is a file: local); else from its newest line.
-      const offset = answer.header('boa-log-offset');
-      if (offset !== undefined) {
+      // Asked again from where it got to: where the text began, and the bytes that came.
+      const cursor = answer.header('boa-log-cursor');
+      if (cursor !== undefined) {
         say(`boa: the log of job ${jobId} broke off; following it again from where it was`);
-        asked = { ...asked, generation, offset: Number(offset) + answer.bytes };
+        const skip = Number(answer.header('boa-log-skip') ?? 0) + answer.bytes;
+        asked = { ...asked, generation, from: { cursor, skip } };
       } else {
+        // A service from before cursors: its newest line is the best it can do.
         say(
           `boa: the log of job ${jobId} broke off; following it again from its newest line (lines written meanwhile may be missing)`,
         );

@@ -2,9 +2,11 @@ import { PassThrough, type Readable } from 'node:stream';
 import { TextDecoder } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type CoreV1Api, type KubeConfig, Log, type V1Pod } from '@kubernetes/client-node';
-import type { ReplicaLogFollow, ReplicaLogQuery } from '../../service/ports.ts';
+import type { LogPosition, ReplicaLogFollow, ReplicaLogQuery } from '../../service/ports.ts';
 import type { RetryContext } from '../retry.ts';
-import { logGenerations, logRefused } from './logs.ts';
+import { anchorOfTail, formatCursor, parseCursor, type PodLogAnchor } from './log-cursor.ts';
+import { compareStamps, parseLine, secondAsTime, type Stamp } from './log-stamps.ts';
+import { logGenerations, logRefused, statusOf } from './logs.ts';
 import { podName } from './names.ts';
 import { admissionRejected } from './pods.ts';
 import { classifyKubeError, kindOf, withKubeRetry } from './retry.ts';
@@ -30,19 +32,28 @@ export interface PodLogFollowDeps {
  * (or a proxy's idle timeout in front of it) ends a followed log now and then, and the kubelet closes
  * one idle for hours. Lines come with their kubelet timestamps; a stream that ends while the container
  * still runs is opened again from the last one's second (sinceTime), dropping what was already given.
+ * It starts at its last `tailLines` lines, or at a position a follower was given before (cut off by a
+ * restart of boa, say): a cursor (a second, and the lines of it before) and bytes past it.
  * Its chunks end when the container has ended (all it wrote given) or the pod is gone, or `signal`
- * aborts. The first request is made before this returns, so a refusal (403: boa's role lacks pods/log)
+ * aborts. The first requests are made before this returns, so a refusal (403: boa's role lacks pods/log)
  * is an error to answer with, not a stream cut at once; undefined when the pod is gone.
  */
 async function followPodLog(
   deps: PodLogFollowDeps,
   name: string,
-  tailLines: number,
+  start: { tailLines: number } | { anchor: PodLogAnchor; skip: number },
   signal: AbortSignal,
-): Promise<AsyncGenerator<string> | undefined> {
-  const first = await open(deps, name, { tailLines }, signal);
+): Promise<{ chunks: AsyncGenerator<string>; from: LogPosition } | undefined> {
+  const anchor =
+    'anchor' in start
+      ? start.anchor
+      : await anchorOfTail({ ...deps, container: CONTAINER }, name, start.tailLines);
+  if (anchor === 'gone') return undefined;
+  const skip = 'skip' in start ? start.skip : 0;
+  const first = await open(deps, name, anchorTime(anchor), signal);
   if (first === 'gone') return undefined;
-  return follow(deps, name, tailLines, signal, first);
+  const chunks = follow(deps, name, { anchor, skip }, signal, first);
+  return { chunks, from: { cursor: formatCursor(anchor), skip } };
 }
 
 /** A replica's pod log followed: of the generation asked for, else of the newest whose pod exists. */
@@ -52,12 +63,21 @@ export async function followReplicaLog(
   query: ReplicaLogQuery,
   signal: AbortSignal,
 ): Promise<ReplicaLogFollow | undefined> {
+  // Parsed first: a cursor this executor did not give is the asker's mistake, whatever the pods.
+  const start = query.from
+    ? { anchor: parseCursor(query.from.cursor), skip: query.from.skip }
+    : { tailLines: query.tailLines };
   for (const generation of logGenerations(pods, query)) {
     const name = podName(query.jobId, generation, query.rank);
-    const chunks = await followPodLog(deps, name, query.tailLines, signal);
-    if (chunks) return { generation, chunks };
+    const followed = await followPodLog(deps, name, start, signal);
+    if (followed) return { generation, ...followed };
   }
   return undefined;
+}
+
+/** What to ask the API server for to read from an anchor: the whole log, or from its second. */
+function anchorTime(anchor: PodLogAnchor): { sinceTime?: string } {
+  return anchor.second === undefined ? {} : { sinceTime: secondAsTime(anchor.second) };
 }
 
 type Opened = { lines: AsyncIterable<string>; close: () => void } | 'not-started' | 'gone';
@@ -69,7 +89,7 @@ type Opened = { lines: AsyncIterable<string>; close: () => void } | 'not-started
 async function open(
   deps: PodLogFollowDeps,
   name: string,
-  from: { tailLines: number } | { sinceTime: string },
+  from: { sinceTime?: string },
   signal: AbortSignal,
 ): Promise<Opened> {
   const stream = new PassThrough();
@@ -122,13 +142,16 @@ async function* linesOf(stream: PassThrough): AsyncGenerator<string> {
 async function* follow(
   deps: PodLogFollowDeps,
   name: string,
-  tailLines: number,
+  { anchor, skip }: { anchor: PodLogAnchor; skip: number },
   signal: AbortSignal,
   first: Opened,
 ): AsyncGenerator<string> {
-  /** The newest stamp given, and how many lines carried it: a stream opened again skips those. */
+  /** The newest stamp read, and how many lines carried it: a stream opened again skips those. */
   let last: Stamp | undefined;
   let givenAtLast = 0;
+  /** What comes before the text: the anchor's second's earlier lines, then the bytes a follower had. */
+  let linesBefore = anchor.linesBefore;
+  let bytesBefore = skip;
   let opened = first;
   let readmitUntil = 0;
   const again = () => sleep(deps.againMs ?? AGAIN_MS, undefined, { signal }).catch(() => undefined);
@@ -157,7 +180,17 @@ async function* follow(
               givenAtLast = order === 0 ? givenAtLast + 1 : 1;
             } else if (stamp) givenAtLast = 1;
             if (stamp) last = stamp;
-            yield `${text}\n`;
+            if (linesBefore > 0) {
+              linesBefore -= 1;
+              continue;
+            }
+            const bytes = Buffer.from(`${text}\n`);
+            if (bytesBefore >= bytes.length) {
+              bytesBefore -= bytes.length;
+              continue;
+            }
+            yield bytes.subarray(bytesBefore).toString();
+            bytesBefore = 0;
           }
         } finally {
           close();
@@ -169,7 +202,8 @@ async function* follow(
       }
       await again();
       if (signal.aborted) return;
-      const from = last ? { sinceTime: sinceTimeOf(last) } : { tailLines };
+      // sinceTime is whole seconds: the last line's second comes again, its lines already read dropped.
+      const from = last ? { sinceTime: secondAsTime(last.seconds) } : anchorTime(anchor);
       // A throttled or unavailable API server is asked again, as long as the follower waits; anything
       // else ends the stream as cut.
       opened = await open(deps, name, from, signal).catch((error: unknown) => {
@@ -201,36 +235,4 @@ async function podState(deps: PodLogFollowDeps, name: string): Promise<'running'
     if (kindOf(error) === 'not-found') return 'ended';
     throw error;
   }
-}
-
-/** A kubelet timestamp (RFC3339 with up to nine fraction digits) as whole seconds and nanoseconds. */
-interface Stamp {
-  readonly seconds: number;
-  readonly nanos: number;
-}
-
-function parseLine(line: string): { stamp: Stamp | undefined; text: string } {
-  const space = line.indexOf(' ');
-  const match = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?(Z|[+-]\d\d:\d\d)$/.exec(
-    line.slice(0, space),
-  );
-  if (space < 0 || !match) return { stamp: undefined, text: line };
-  // A node whose clock is not in UTC stamps with its offset.
-  const seconds = Date.parse(`${match[1]}${match[3]}`) / 1000;
-  const nanos = Number((match[2] ?? '').padEnd(9, '0'));
-  return { stamp: { seconds, nanos }, text: line.slice(space + 1) };
-}
-
-function compareStamps(a: Stamp, b: Stamp): number {
-  return a.seconds - b.seconds || a.nanos - b.nanos;
-}
-
-/** sinceTime is whole seconds: the second of the last line, whose lines already given are dropped. */
-function sinceTimeOf(stamp: Stamp): string {
-  return new Date(stamp.seconds * 1000).toISOString().replace('.000Z', 'Z');
-}
-
-function statusOf(error: unknown): number | undefined {
-  const code = (error as { code?: unknown } | undefined)?.code;
-  return typeof code === 'number' ? code : undefined;
 }

@@ -63,7 +63,7 @@ export async function readPodLog(
 }
 
 /** The HTTP status of a failed call, seen through the retry layer's wrapper (its cause). */
-function statusOf(error: unknown): number | undefined {
+export function statusOf(error: unknown): number | undefined {
   const code = (e: unknown) => (e as { code?: unknown } | undefined)?.code;
   const status = code(error) ?? code((error as { cause?: unknown } | undefined)?.cause);
   return typeof status === 'number' ? status : undefined;

@@ -34,7 +34,7 @@ import {
 import { ReplicaLauncher } from './launcher.ts';
 import { type LocalReplica, refreshLiveness, replicaStatus } from './local-replica.ts';
 import { capReplicaLogs, DEFAULT_LOG_CAP, type LogCap } from './log-cap.ts';
-import { followLogFile } from './log-follow.ts';
+import { followLogFile, logByteOf } from './log-follow.ts';
 import { heldBackNames, replicaEnv } from './replica-env.ts';
 import { killReplicaGroups, signalQuietly } from './replica-signals.ts';
 import { RendezvousPorts } from './rendezvous-ports.ts';
@@ -186,6 +186,8 @@ export class LocalExecutor implements Executor {
 
   async followLog(query: ReplicaLogQuery, signal: AbortSignal): Promise<ReplicaLogFollow | undefined> {
     const { jobId, rank, generation, tailLines } = query;
+    // A cursor this executor did not give is the asker's mistake, said even before any log exists.
+    if (query.from) logByteOf(query.from);
     const generations = generation !== undefined ? [generation] : generationsOf(this.jobsDir, jobId);
     for (const g of generations) {
       const dir = generationDir(this.jobsDir, jobId, g);
@@ -196,9 +198,9 @@ export class LocalExecutor implements Executor {
         const replica = this.replicas.get(keyOf(jobId, g, rank));
         return replica ? !replica.alive : readPid(dir, rank) === undefined;
       };
-      const options = { tailLines, offset: query.offset, pollMs: this.followPollMs, ended, signal };
+      const options = { tailLines, from: query.from, pollMs: this.followPollMs, ended, signal };
       const followed = followLogFile(recordFile(dir, rank, 'log'), options);
-      if (followed) return { generation: g, chunks: followed.chunks, offset: followed.start };
+      if (followed) return { generation: g, chunks: followed.chunks, from: followed.from };
     }
     return undefined;
   }

@@ -1,6 +1,7 @@
 import { TextDecoder } from 'node:util';
 import { open, stat } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { LOG_START, LogCursorError, type LogPosition } from '../../service/ports.ts';
 import { readLogTailWithSize } from './executor-records.ts';
 
 /** A read of what a log gained: at most this much at once, so one chunk never holds a MiB of a burst. */
@@ -8,8 +9,8 @@ const CHUNK_BYTES = 64 * 1024;
 
 export interface FollowOptions {
   readonly tailLines: number;
-  /** Start at this byte of the log instead of its last tailLines lines (past its end: it was cut). */
-  readonly offset?: number;
+  /** Start here (a byte of the file, as a cursor, and bytes past it), not at its last tailLines lines. */
+  readonly from?: LogPosition;
   /** How often the file is checked for more (a file watch misses writes on some mounts; a poll does not). */
   readonly pollMs: number;
   /** True once the replica writes no more: its process ended, or it is not one this executor runs. */
@@ -18,8 +19,8 @@ export interface FollowOptions {
 }
 
 /**
- * `tail -f` of a local replica's log: its last lines (or from a byte offset), then what it writes, with
- * the byte its text starts at (a follower's cursor), until it has ended and all it
+ * `tail -f` of a local replica's log: its last lines (or from a position a follower got to), then what
+ * it writes, with the byte its text starts at (the follower's cursor), until it has ended and all it
  * wrote is read. A log cut by its cap (log-cap.ts: copytruncate) is seen shorter than what was read,
  * and read again from its beginning (unless the job wrote past that point within one poll: 64 MiB).
  * Undefined when the log does not exist.
@@ -27,14 +28,25 @@ export interface FollowOptions {
 export function followLogFile(
   file: string,
   options: FollowOptions,
-): { start: number; chunks: AsyncGenerator<string> } | undefined {
+): { from: LogPosition; chunks: AsyncGenerator<string> } | undefined {
+  const reached = options.from && logByteOf(options.from);
   const first = readLogTailWithSize(file, options.tailLines);
   if (!first) return undefined;
   // From a byte a follower reached before (its connection broke): on from there, nothing twice.
-  if (options.offset !== undefined) {
-    return { start: options.offset, chunks: follow(file, { text: '', size: options.offset }, options) };
+  if (reached !== undefined) {
+    const chunks = follow(file, { text: '', size: reached }, options);
+    return { from: { cursor: String(reached), skip: 0 }, chunks };
   }
-  return { start: first.size - Buffer.byteLength(first.text), chunks: follow(file, first, options) };
+  const start = first.size - Buffer.byteLength(first.text);
+  return { from: { cursor: String(start), skip: 0 }, chunks: follow(file, first, options) };
+}
+
+/** The byte a position names: its cursor is a byte of the file (as this executor gives it), or its start. */
+export function logByteOf({ cursor, skip }: LogPosition): number {
+  if (cursor === LOG_START) return skip;
+  if (!/^\d{1,15}$/.test(cursor))
+    throw new LogCursorError(cursor, `a local log's cursor is "${LOG_START}" or a byte of it, e.g. 1024`);
+  return Number(cursor) + skip;
 }
 
 async function* follow(
