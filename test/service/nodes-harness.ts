@@ -1,6 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
+import { createAwsNodePool } from '../../src/cloud/aws/index.ts';
+import type { Sleep } from '../../src/cloud/time.ts';
 import { bootService, InlinePlanComputer } from '../../src/service/boot.ts';
 import { resolveConfig } from '../../src/service/config.ts';
 import type { Executor, MetricDatum, NodePool, Workload } from '../../src/service/ports.ts';
@@ -8,7 +11,6 @@ import { KubeClusterNodes } from '../../src/cloud/aws/kube-cluster-nodes.ts';
 import { captureLogs } from '../cloud/fake-time.ts';
 import { kubeBridge } from '../cloud/kube-bridge.ts';
 import { type EmulatedNodegroup, emulateNodegroup } from '../cloud/emulated-nodegroup.ts';
-import { poolOnEmulatedGroup } from './aws-pool.ts';
 import { ManualClock } from './harness.ts';
 
 export const TICK_SECONDS = 60;
@@ -22,6 +24,9 @@ export interface NodesWorldOptions {
   readonly notReadyGraceSeconds?: number;
   /** A data dir on disk (restarts); default in memory. */
   readonly onDisk?: boolean;
+  /** The node pool's waits (polls, retries): default real ones, which the manual clock never sees. */
+  readonly sleep?: Sleep;
+  readonly clock?: ManualClock;
 }
 
 /**
@@ -30,7 +35,7 @@ export interface NodesWorldOptions {
  * service over the same group and data dir again: a restart after kill -9 (only SQLite survives).
  */
 export function nodesWorld(options: NodesWorldOptions = {}) {
-  const clock = new ManualClock();
+  const clock = options.clock ?? new ManualClock();
   const group = emulateNodegroup({
     clock,
     minSize: 0,
@@ -70,7 +75,17 @@ export function nodesWorld(options: NodesWorldOptions = {}) {
     // Relisted on every read (resync 0), so each tick sees the fake as the bridge just left it.
     const nodes = new KubeClusterNodes(bridge.fake.kubeConfig(), { logger: logs.logger, clock, resyncMs: 0 });
     watchers.push(nodes);
-    const pool = poolOnEmulatedGroup(config, logs.logger, group, clock, nodes);
+    const pool = createAwsNodePool(config, logs.logger, {
+      clients: {
+        eks: group.eks,
+        ec2: group.ec2,
+        autoscaling: group.autoscaling,
+        cloudwatch: new CloudWatchClient({ region: 'us-east-1' }),
+      },
+      clock,
+      nodes,
+      ...(options.sleep ? { sleep: options.sleep } : {}),
+    });
     const boa = await bootService(config, {
       clock,
       pool: wrap(pool),
@@ -99,7 +114,8 @@ export function nodesWorld(options: NodesWorldOptions = {}) {
       const res = await boa.app.request('/v1/status', { headers: { authorization: `Bearer ${boa.token}` } });
       return (await res.json()) as any;
     };
-    return { boa, tick, job, status, cordons: bridge.cordons, kube: bridge.fake };
+    // sync: the fake API server takes in the emulator's Nodes (tick does it; for ticks run by hand).
+    return { boa, tick, job, status, sync: bridge.sync, cordons: bridge.cordons, kube: bridge.fake };
   };
 
   const cleanup = async () => {

@@ -1,6 +1,6 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import { systemClock } from '../time.ts';
+import { type Sleep, systemClock } from '../time.ts';
 import type { Clock, MetricsSink, NodePool } from '../../service/ports.ts';
 import { type AwsClients, createAwsClients } from './clients.ts';
 import type { ClusterNodes } from './cluster-nodes.ts';
@@ -31,6 +31,8 @@ export interface AwsAdapterConfig {
 
 export interface AwsAdapterDeps {
   readonly clock?: Clock;
+  /** How the node pool waits between polls and retries (tests move a fake clock instead). */
+  readonly sleep?: Sleep;
   /** Default: createAwsClients(config.aws.region). */
   readonly clients?: AwsClients;
   /** Kubernetes' view of the nodes (a Node watch); without it nodes are ready at EC2 running. */
@@ -62,6 +64,7 @@ export function createAwsNodePool(
       ...nodesOption(deps, logger),
       logger,
       ...(deps.clock ? { clock: deps.clock } : {}),
+      ...(deps.sleep ? { sleep: deps.sleep } : {}),
     },
   );
 }
