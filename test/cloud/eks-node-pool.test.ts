@@ -13,17 +13,17 @@ import { captureLogs, fakeTime } from './fake-time.ts';
 
 type Setup = Partial<Omit<EmulatedNodegroupOptions, 'clock'>> & {
   hardCap?: number;
-  updateTimeoutMs?: number;
+  updateWaitMs?: number;
   /** Runs at each of the pool's sleeps: things that happen while it waits. */
   whileSleeping?: (ms: number) => void;
 };
 
-function setup({ hardCap, updateTimeoutMs, whileSleeping, ...group }: Setup = {}) {
+function setup({ hardCap, updateWaitMs, whileSleeping, ...group }: Setup = {}) {
   const time = fakeTime();
   const logs = captureLogs();
   const ng = emulateNodegroup({ clock: time.clock, minSize: 0, maxSize: 10, desiredSize: 2, ...group });
   const pool = new EksNodePool(
-    { clusterName: CLUSTER, nodegroupName: NODEGROUP, gpusPerNode: 4, hardCap, updateTimeoutMs },
+    { clusterName: CLUSTER, nodegroupName: NODEGROUP, gpusPerNode: 4, hardCap, updateWaitMs },
     {
       eks: ng.eks,
       ec2: ng.ec2,
@@ -110,15 +110,18 @@ describe('EksNodePool.setDesiredSize', () => {
     expect(ng.group.desiredSize).toBe(7);
   });
 
-  it('fails clearly when the group stays in use, leaving the desired size alone', async () => {
-    const { ng, pool, logs } = setup();
+  it('fails clearly when the group stays in use, leaving the desired size alone, within seconds', async () => {
+    const { ng, pool, logs, time } = setup();
     ng.failNext('UpdateNodegroupConfig', Array.from({ length: 8 }, inUse));
     await expect(pool.setDesiredSize(5)).rejects.toThrow(
-      /still busy with another update after 8 attempts \(ResourceInUseException\); desired size left at 2/,
+      /still busy with another update after 3 attempts \(ResourceInUseException\); desired size left at 2/,
     );
-    expect(ng.updateCalls()).toHaveLength(8);
+    expect(ng.updateCalls()).toHaveLength(3);
     expect(ng.group.desiredSize).toBe(2);
     expect(logs.lines.at(-1)).toMatchObject({ event: 'resize.failed', reason: 'in-use' });
+    // The caller's next pass asks again: no pass waits minutes for the group (it waited 8 attempts,
+    // up to 4 minutes, before).
+    expect(time.sleeps.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(15_000);
   });
 
   it('retries throttling with backoff and the same idempotency token', async () => {
@@ -205,18 +208,56 @@ describe('EksNodePool.setDesiredSize', () => {
     expect(ng.group.desiredSize).toBe(6);
   });
 
-  it('never has two updates in flight: a timed-out update is waited for before the next', async () => {
-    const { ng, pool, logs } = setup({ updatePolls: 1000, updateTimeoutMs: 60_000 });
-    await expect(pool.setDesiredSize(4)).rejects.toThrow(/update-1 .* still InProgress after 60 s/);
+  it('leaves an update still InProgress after updateWaitMs in flight, and sends nothing else until it ends', async () => {
+    const { ng, pool, logs, time } = setup({ updatePolls: 1000 });
+    expect(await pool.setDesiredSize(4)).toEqual({ requested: 4, updateId: 'update-1' });
+    // Followed for 30 s at most, not the many minutes an update can hang.
+    expect(time.sleeps.reduce((a, b) => a + b, 0)).toBe(30_000);
+    expect(logs.events()).toContain('resize.in-flight');
+    const polls = () => ng.eksMock.commandCalls(DescribeUpdateCommand).length;
+    let before = polls();
     expect(await pool.describe()).toMatchObject({ desiredSize: 4, updateInFlight: 'update-1' });
-    // update-1 ends three polls from now; the emulator refuses update-2 until then (ResourceInUse).
-    const first = ng.updates.get('update-1');
-    if (first) first.pollsLeft = 3;
+    expect(polls() - before).toBe(1);
+    // The emulator would refuse update-2 (ResourceInUse); the pool does not send it, nor wait.
+    const slept = time.sleeps.length;
+    before = polls();
+    await expect(pool.setDesiredSize(6)).rejects.toThrow(
+      /update-1 of boa\/gpu still InProgress; desired size 6 not sent/,
+    );
+    expect(polls() - before).toBe(1);
+    expect(time.sleeps).toHaveLength(slept);
+    expect(ng.updateCalls()).toHaveLength(1);
+    // EKS ends it: the next describe() sees that once, and the next resize goes.
+    ng.updates.get('update-1')!.pollsLeft = 0;
     ng.setUpdatePolls(0);
+    expect((await pool.describe()).updateInFlight).toBeUndefined();
+    expect(logs.lines.find((l) => l.event === 'update.settled')).toMatchObject({
+      updateId: 'update-1',
+      status: 'Successful',
+    });
     expect(await pool.setDesiredSize(6)).toMatchObject({ requested: 6, updateId: 'update-2' });
-    expect(logs.events()).toContain('resize.waiting');
     expect(logs.events()).not.toContain('resize.in-use');
     expect((await pool.describe()).updateInFlight).toBeUndefined();
+  });
+
+  it('an update left in flight that ends Failed is seen by describe(), and the same resize is sent anew', async () => {
+    const { ng, pool, logs } = setup({ updatePolls: 1000 });
+    ng.failNextUpdates();
+    expect(await pool.setDesiredSize(4)).toMatchObject({ updateId: 'update-1' });
+    ng.updates.get('update-1')!.pollsLeft = 0;
+    expect((await pool.describe()).updateInFlight).toBeUndefined();
+    expect(logs.lines.find((l) => l.event === 'update.settled')).toMatchObject({
+      status: 'Failed',
+      errors: ['AsgInstanceLaunchFailures: InsufficientInstanceCapacity'],
+    });
+    // The group did not change, so the same resize starts from the same state: a new token all the
+    // same, or EKS would answer with the failed update.
+    ng.succeedNextUpdates();
+    ng.setUpdatePolls(0);
+    expect(await pool.setDesiredSize(4)).toMatchObject({ requested: 4, updateId: 'update-2' });
+    expect(ng.group.desiredSize).toBe(4);
+    const tokens = ng.updateCalls().map((c) => c.args[0].input.clientRequestToken);
+    expect(new Set(tokens).size).toBe(2);
   });
 
   it('queues concurrent resizes so the second starts after the first has finished', async () => {

@@ -37,11 +37,18 @@ export interface EksNodePoolConfig {
   readonly gpusPerNode: number;
   /** The operator's cap on nodes (maxNodes), below the group's own maxSize. */
   readonly hardCap?: number;
-  /** How long to wait for one EKS update to leave InProgress (default 10 minutes). */
-  readonly updateTimeoutMs?: number;
+  /**
+   * How long a resize follows the update it sent (default 30 s; a scaling update usually ends within
+   * seconds). One still InProgress then is left in flight: describe() checks it once a call, and no
+   * other resize is sent until it has ended. Nothing waits for an update that hangs.
+   */
+  readonly updateWaitMs?: number;
   /** Throttling and transient errors (default DEFAULT_RETRY). */
   readonly retry?: RetryPolicy;
-  /** While another update holds the group (ResourceInUseException): default 8 attempts, 5 s to 60 s apart. */
+  /**
+   * While another update holds the group (ResourceInUseException): default 3 attempts, 5 s then 10 s
+   * apart; then the resize fails and the next pass sends it again, so no pass waits minutes.
+   */
   readonly inUse?: RetryPolicy;
   /**
    * Labels that identify the group (infra/cluster.ts NODE_ROLE_LABEL): when the configured name is gone
@@ -69,21 +76,22 @@ export interface EksNodePoolDeps {
 /** infra/cluster.ts puts NODE_ROLE_LABEL = 'gpu' on the GPU node group. */
 const DEFAULT_LABELS = { 'boa/node-role': 'gpu' } as const;
 
-const DEFAULT_IN_USE: RetryPolicy = { maxAttempts: 8, baseDelayMs: 5_000, maxDelayMs: 60_000 };
+const DEFAULT_IN_USE: RetryPolicy = { maxAttempts: 3, baseDelayMs: 5_000, maxDelayMs: 10_000 };
 
 /**
  * An EKS managed node group as the service's node pool. Resizes set desiredSize only, clamped to the
  * group's bounds (read from DescribeNodegroup every time) and the hard cap; one update at a time (calls
- * are queued, and the pool's own unfinished update is waited for); each resize is followed to Successful
- * or Failed. Nodes come from EC2. Every decision is logged with its fields.
+ * are queued, and none is sent while the pool's own update is InProgress); each resize is followed to
+ * Successful or Failed for `updateWaitMs`, then left in flight for describe() to follow, one
+ * DescribeUpdate a call. Nodes come from EC2. Every decision is logged with its fields.
  */
 export class EksNodePool implements NodePool {
   readonly kind = 'aws' as const;
   private readonly ctx: EksContext;
   private readonly logger: Logger;
-  private readonly updateTimeoutMs: number;
+  private readonly updateWaitMs: number;
   private readonly inUse: RetryPolicy;
-  /** The pool's own update that may still be in progress (a resize that timed out waiting for it). */
+  /** The pool's own update that may still be in progress (a resize left it in flight). */
   private pendingUpdateId: string | undefined;
   private pendingToken: string | undefined;
   /**
@@ -128,7 +136,7 @@ export class EksNodePool implements NodePool {
       logger: this.logger,
       policy: config.retry ?? DEFAULT_RETRY,
     };
-    this.updateTimeoutMs = config.updateTimeoutMs ?? 600_000;
+    this.updateWaitMs = config.updateWaitMs ?? 30_000;
     this.inUse = config.inUse ?? DEFAULT_IN_USE;
     this.ref = { clusterName: config.clusterName, nodegroupName: config.nodegroupName };
   }
@@ -283,7 +291,17 @@ export class EksNodePool implements NodePool {
 
   private async resize(target: number): Promise<ResizeResult> {
     this.logger.info({ event: 'resize.requested', target }, 'resize requested');
-    await this.settlePendingUpdate();
+    const pending = await this.pendingUpdateStillRunning();
+    if (pending) {
+      // EKS would refuse a second update (ResourceInUseException); waiting for this one could take
+      // many minutes. The caller asks again later, and it is sent once the update has ended.
+      this.logger.info({ event: 'resize.deferred', target, updateId: pending }, 'own update still running');
+      throw new CloudError(
+        `EKS update ${pending} of ${this.ref.clusterName}/${this.ref.nodegroupName} still InProgress; ` +
+          `desired size ${target} not sent (one update at a time): ask again once it has ended`,
+        'UpdateNodegroupConfig',
+      );
+    }
     for (let attempt = 1; ; attempt++) {
       // Re-read every attempt: whoever held the group may have changed its bounds or desired size.
       const group = await this.readGroup();
@@ -314,7 +332,7 @@ export class EksNodePool implements NodePool {
         this.pendingUpdateId = update.id;
         this.pendingToken = token;
         this.logger.info({ event: 'resize.issued', ...fields, updateId: update.id, token }, 'resize issued');
-        await this.finishUpdate(update.id, fields);
+        await this.followUpdate(update.id, fields);
         return { requested, updateId: update.id };
       } catch (error) {
         if (!(error instanceof AwsCallError && error.kind === 'in-use')) {
@@ -343,9 +361,19 @@ export class EksNodePool implements NodePool {
     }
   }
 
-  /** Follows an update to its end; a Failed or Cancelled one is an error carrying EKS's own errors. */
-  private async finishUpdate(updateId: string, fields: Record<string, unknown>): Promise<void> {
-    const outcome = await awaitUpdate(this.ref, updateId, this.ctx, this.updateTimeoutMs);
+  /**
+   * Follows an update for `updateWaitMs`: a Failed or Cancelled one is an error carrying EKS's own
+   * errors; one still InProgress then stays in flight (pendingUpdateId) for describe() to follow.
+   */
+  private async followUpdate(updateId: string, fields: Record<string, unknown>): Promise<void> {
+    const outcome = await awaitUpdate(this.ref, updateId, this.ctx, this.updateWaitMs);
+    if (outcome.status === 'InProgress') {
+      this.logger.info(
+        { event: 'resize.in-flight', ...fields, updateId, waitedMs: this.updateWaitMs },
+        'update still in progress; left in flight',
+      );
+      return;
+    }
     this.settled(outcome.status);
     if (outcome.status === 'Successful') {
       this.logger.info({ event: 'resize.succeeded', ...fields, updateId }, 'resize succeeded');
@@ -356,17 +384,6 @@ export class EksNodePool implements NodePool {
       `EKS update ${updateId} (desiredSize ${String(fields.requested)}) ended ${outcome.status}: ${errors}`,
       'DescribeUpdate',
     );
-  }
-
-  /** Waits for the pool's own earlier update, if one may still be running, before issuing another. */
-  private async settlePendingUpdate(): Promise<void> {
-    const updateId = this.pendingUpdateId;
-    if (!updateId) return;
-    this.logger.info({ event: 'resize.waiting', updateId }, 'waiting for the previous update');
-    const outcome = await awaitUpdate(this.ref, updateId, this.ctx, this.updateTimeoutMs);
-    this.settled(outcome.status);
-    const level = outcome.status === 'Successful' ? 'info' : 'warn';
-    this.logger[level]({ event: 'update.settled', updateId, status: outcome.status, errors: outcome.errors });
   }
 
   /** The pool's own update ended; one that did not succeed leaves its token spent (see spentTokens). */
@@ -380,10 +397,23 @@ export class EksNodePool implements NodePool {
     this.pendingToken = undefined;
   }
 
+  /**
+   * The pool's own update, if one is in flight: one DescribeUpdate. One that has ended is settled here
+   * (logged with its outcome), so the next resize may be sent.
+   */
   private async pendingUpdateStillRunning(): Promise<string | undefined> {
     const updateId = this.pendingUpdateId;
     if (!updateId) return undefined;
-    const { status } = await readUpdate(this.ref, updateId, this.ctx);
-    return status === 'InProgress' ? updateId : undefined;
+    const outcome = await readUpdate(this.ref, updateId, this.ctx);
+    if (outcome.status === 'InProgress') return updateId;
+    // A resize settled it while this was read, or sent a newer one: that is the state now.
+    if (this.pendingUpdateId !== updateId) return this.pendingUpdateId;
+    this.settled(outcome.status);
+    const level = outcome.status === 'Successful' ? 'info' : 'warn';
+    this.logger[level](
+      { event: 'update.settled', updateId, status: outcome.status, errors: outcome.errors },
+      'own update ended',
+    );
+    return undefined;
   }
 }

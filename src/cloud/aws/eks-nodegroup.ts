@@ -156,24 +156,21 @@ export async function readUpdate(
 /** Polling DescribeUpdate: a scaling update usually ends within seconds (the ASG's desired is set). */
 export const UPDATE_POLL: RetryPolicy = { maxAttempts: Infinity, baseDelayMs: 1_000, maxDelayMs: 15_000 };
 
-/** Polls DescribeUpdate until the update is no longer InProgress, or fails after `timeoutMs`. */
+/**
+ * Polls DescribeUpdate until the update is no longer InProgress, for at most `waitMs`: then it answers
+ * InProgress and the caller leaves the update in flight (an EKS update can stay InProgress for many
+ * minutes, and nothing waits that long). `waitMs` 0 reads it once.
+ */
 export async function awaitUpdate(
   ref: NodegroupRef,
   updateId: string,
   ctx: EksContext,
-  timeoutMs: number,
+  waitMs: number,
 ): Promise<UpdateOutcome> {
-  const deadline = ctx.clock.now() + timeoutMs;
+  const deadline = ctx.clock.now() + waitMs;
   for (let poll = 1; ; poll++) {
     const outcome = await readUpdate(ref, updateId, ctx);
-    if (outcome.status !== 'InProgress') return outcome;
-    if (ctx.clock.now() >= deadline) {
-      throw new CloudError(
-        `EKS update ${updateId} of ${ref.clusterName}/${ref.nodegroupName} still InProgress after ` +
-          `${Math.round(timeoutMs / 1000)} s; the next resize waits for it`,
-        'DescribeUpdate',
-      );
-    }
+    if (outcome.status !== 'InProgress' || ctx.clock.now() >= deadline) return outcome;
     const delayMs = Math.min(
       backoffDelay(poll, UPDATE_POLL, ctx.random),
       Math.max(0, deadline - ctx.clock.now()),

@@ -54,7 +54,9 @@ export interface NodeTickInput {
  * size lowered by one. Every step is recorded before it is sent, so after a crash a removal carries on
  * from where it stopped and is never sent twice. The desired size is raised to the target, and a size
  * changed outside boa is corrected (logged with both numbers); while launches fail for want of capacity
- * boa backs off and asks for no more than what exists. Runs in the background: the tick never waits.
+ * boa backs off and asks for no more than what exists. Runs in the background: the tick never waits,
+ * and a pass never waits for a cloud update of boa's own that is still running (it checks it again
+ * next pass, and sends no other resize meanwhile).
  */
 export class NodeReconciler {
   private running: Promise<void> | null = null;
@@ -74,6 +76,14 @@ export class NodeReconciler {
   private readonly readiness: NodeReadiness;
   /** Holding off the group while EKS applies an update boa did not ask for (updatedByEks). */
   private holding = false;
+  /**
+   * boa's own resize whose cloud update had not ended when it returned: its row stays `requested`
+   * until a pass sees the update ended. `size` is what the group should then hold (the size sent, less
+   * boa's terminations since).
+   */
+  private inFlight: { rowId: number; updateId: string; size: number } | undefined;
+  /** The update `nodes.update-wait` was logged for (once per update). */
+  private waitLogged: string | undefined;
 
   constructor(private readonly deps: NodeReconcilerDeps) {
     this.backoff = new CapacityBackoff(deps.settings.backoff);
@@ -169,6 +179,7 @@ export class NodeReconciler {
     const target = this.bounded(input.target, group);
     this.lastGroup = group;
     this.confirmInterrupted(group);
+    this.followUpdate(group);
     if (updatedByEks(group)) {
       // Its surge nodes, taints and drains are EKS's; boa places jobs on the nodes that are ready and
       // resizes nothing until the group is ACTIVE again (EKS refuses config updates meanwhile anyway).
@@ -182,7 +193,8 @@ export class NodeReconciler {
       return;
     }
     this.holding = false;
-    if (this.expected !== undefined && group.desiredSize !== this.expected) {
+    // While boa's own update runs, the group may show the size before it or after it: no drift then.
+    if (!group.updateInFlight && this.expected !== undefined && group.desiredSize !== this.expected) {
       this.counters.driftCorrections += 1;
       logger.warn(
         { event: 'nodes.drift', boa: this.expected, aws: group.desiredSize, target },
@@ -195,6 +207,7 @@ export class NodeReconciler {
       // The termination lowered the desired size by one: stored at once, so a crash or a failing step
       // before the size is read again is not taken for a change from outside (nodes.drift).
       if (this.expected !== undefined) this.expect(this.expected - 1);
+      if (this.inFlight) this.inFlight.size -= 1;
     });
     const current = terminated > 0 ? await pool.describe() : group;
     this.lastGroup = current;
@@ -212,13 +225,52 @@ export class NodeReconciler {
     // burst of nodes arrives later that nobody planned for.
     if (this.backoff.active(now)) want = Math.min(want, live);
     want = this.bounded(want, current);
+    if (current.updateInFlight) {
+      // boa's own update is still running: EKS refuses another meanwhile, and waiting for it could take
+      // many minutes. Removals went on above; the size wanted is sent by the first pass after it ends.
+      this.waitForUpdate(current.updateInFlight, want, current);
+      this.lastGroup = current;
+      this.deps.onGroup?.(current);
+      return;
+    }
     this.expect(current.desiredSize);
     let reported = current;
     if (want !== current.desiredSize && (await this.resize(want, current, nodes, busy, now))) {
       reported = await pool.describe();
+      this.followUpdate(reported);
     }
     this.lastGroup = reported;
     this.deps.onGroup?.(reported);
+  }
+
+  /** Logged once per update: what waits for boa's own update to end. */
+  private waitForUpdate(updateId: string, want: number, group: NodeGroupState): void {
+    if (want === group.desiredSize || this.waitLogged === updateId) return;
+    this.waitLogged = updateId;
+    this.deps.logger.info(
+      { event: 'nodes.update-wait', updateId, want, desiredSize: group.desiredSize },
+      'own node group update still in progress; the new desired size is sent once it ends',
+    );
+  }
+
+  /**
+   * boa's own update in flight has ended when the group no longer reports it: its row is settled from
+   * the group itself, `applied` if it holds the size, `failed` if not (the pool logged EKS's errors),
+   * and the size is taken as boa's own, not as drift. Level-triggered: the pass then asks for what is
+   * wanted now either way.
+   */
+  private followUpdate(group: NodeGroupState): void {
+    const flight = this.inFlight;
+    if (flight === undefined || group.updateInFlight === flight.updateId) return;
+    this.inFlight = undefined;
+    if (group.desiredSize === flight.size) {
+      this.deps.repo.updateResize(flight.rowId, { status: 'applied' });
+    } else {
+      const error = `EKS update ${flight.updateId} ended with the group at ${group.desiredSize}, not ${flight.size}`;
+      this.deps.repo.updateResize(flight.rowId, { status: 'failed', error });
+      this.deps.logger.warn({ event: 'resize_failed', target: flight.size, error }, 'resize failed');
+    }
+    this.expect(group.desiredSize);
   }
 
   /**
@@ -321,11 +373,15 @@ export class NodeReconciler {
     logger.info({ event: 'resize', target: want, previous: group.desiredSize }, 'node group resize');
     try {
       const result = await pool.setDesiredSize(want);
+      // With an update id, the row stays `requested` until a pass sees the update ended (followUpdate):
+      // it may still be running. A crash meanwhile leaves it to the restart's confirmInterrupted.
       repo.updateResize(row.id, {
-        status: 'applied',
+        status: result.updateId ? 'requested' : 'applied',
         requested: result.requested,
         updateId: result.updateId ?? null,
       });
+      if (result.updateId)
+        this.inFlight = { rowId: row.id, updateId: result.updateId, size: result.requested };
       this.expect(result.requested);
       return true;
     } catch (error) {
