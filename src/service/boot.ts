@@ -283,7 +283,7 @@ async function createExecutor(
       const module = (await import(KUBERNETES_MODULE)) as {
         createKubernetesExecutor: (c: ServiceConfig, l: Logger) => Promise<Executor> | Executor;
       };
-      return await module.createKubernetesExecutor(config, logger);
+      return await module.createKubernetesExecutor({ ...config, dataDir }, logger);
     } catch (error) {
       const message = `executor "kubernetes" is not available: ${(error as Error).message}`;
       // Asked for by name: refuse to start. Only implied by --cloud aws: run, but run no workloads.

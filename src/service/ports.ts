@@ -69,7 +69,8 @@ export interface NodePool {
   describe(): Promise<NodeGroupState>;
   /**
    * Sets the desired node count, clamped to the group's bounds (and never above them). Idempotent for the
-   * same target; waits and retries while another update is in flight; retries throttling with backoff.
+   * same target; retries throttling with backoff. Another update in flight is not waited out: the call
+   * fails soon (EKS: 3 attempts within 15 s) and the next pass asks again (docs/nodes.md).
    */
   setDesiredSize(target: number): Promise<ResizeResult>;
   /** Nodes that exist now (booting or ready), with their launch times. */
@@ -240,7 +241,8 @@ export interface Executor {
   reconcile(desired: readonly DesiredJob[]): Promise<readonly ReplicaStatus[]>;
   /**
    * The last `tailLines` lines a replica wrote, of `generation` or else of the newest generation whose
-   * log is kept; undefined when none is (it never ran here; on Kubernetes, its pod is gone).
+   * log is kept; undefined when none is (it never ran here; on Kubernetes, its pod went and boa kept no
+   * log of it).
    */
   logs?(query: ReplicaLogQuery): Promise<ReplicaLog | undefined>;
   /** The same replica's log, followed; undefined when none is kept. */

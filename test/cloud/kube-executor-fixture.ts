@@ -15,7 +15,10 @@ export function fakeKubeCluster(namespace: string) {
     nodes: [] as string[],
     delays: [] as number[],
     executors: [] as Executor[],
-    executor(options: Partial<KubernetesExecutorConfig> = {}): Executor {
+    executor(
+      options: Partial<KubernetesExecutorConfig> = {},
+      deps: { logArchiveDir?: string } = {},
+    ): Executor {
       const created = createKubernetesExecutor(
         { terminationGraceSeconds: 60, kubernetes: { namespace, ...options } },
         pino({ level: 'silent' }),
@@ -23,6 +26,7 @@ export function fakeKubeCluster(namespace: string) {
           kubeConfig: cluster.fake.kubeConfig(),
           sleep: async (ms) => void cluster.delays.push(ms),
           random: () => 0.5,
+          ...deps,
         },
       );
       cluster.executors.push(created);

@@ -27,7 +27,9 @@ import {
 import { JobNetworkPolicies } from './network-policy.ts';
 import { checkPodWorkload, podManifest, replicaStatusOf, serviceManifest } from './pods.ts';
 import { Readmissions } from './readmit.ts';
-import { followReplicaLog } from './log-follow.ts';
+import { archivedFrom, archivedTail } from './archived-log.ts';
+import { PodLogArchive } from './log-archive.ts';
+import { followReplicaLog, startOf } from './log-follow.ts';
 import { readPodLog } from './logs.ts';
 import { KUBE_RETRY, kindOf, withKubeRetry } from './retry.ts';
 import { ensureTokenSecret } from './secrets.ts';
@@ -41,6 +43,8 @@ export interface KubernetesExecutorDeps {
   /** Kubernetes calls: fewer and quicker than AWS's, since a tick waits for them. */
   readonly retryPolicy?: RetryPolicy;
   readonly now?: () => number;
+  /** Where pods' logs are kept as boa deletes the pods (`<data>/jobs`); none kept without it. */
+  readonly logArchiveDir?: string;
 }
 
 /** Runs at most `limit` of the tasks at once; failures are returned, not thrown, so one bad job stops nothing. */
@@ -80,6 +84,7 @@ export class KubernetesExecutor implements Executor {
   private readonly vanished: VanishedPods;
   private readonly now: () => number;
   private readonly kubeConfig: KubeConfig;
+  private readonly archive: PodLogArchive;
 
   constructor(
     private readonly config: KubernetesExecutorConfig,
@@ -106,6 +111,14 @@ export class KubernetesExecutor implements Executor {
       now: deps.now ?? Date.now,
     };
     const namespace = config.namespace;
+    // A stopping pod is followed through its grace period, and a minute more for a slow kubelet.
+    const archiveLimitMs = (config.terminationGraceSeconds + 60) * 1000;
+    const archiveDeps = { api: this.api, kubeConfig: deps.kubeConfig, namespace, retry: this.retry };
+    this.archive = new PodLogArchive(
+      deps.logArchiveDir,
+      { ...archiveDeps, logger: deps.logger },
+      archiveLimitMs,
+    );
     this.pods = new ObjectCache<V1Pod>({
       ...common,
       resource: 'pods',
@@ -128,22 +141,30 @@ export class KubernetesExecutor implements Executor {
     return { addr: rank0Address(jobId, this.config.namespace), port: this.config.rendezvousPort };
   }
 
-  /** The pod's log, as `kubectl logs` reads it: kept while the pod is (boa deletes a generation's pods as it ends). */
+  /**
+   * The pod's log, as `kubectl logs` reads it, while the pod is; then as boa kept it when it deleted the
+   * pod (log-archive.ts: every rescale and restart deletes the generation before).
+   */
   async logs(query: ReplicaLogQuery): Promise<ReplicaLog | undefined> {
     const pods = query.generation === undefined ? await this.pods.current() : [];
-    return readPodLog(this.api, this.config.namespace, this.retry, pods, query);
+    const live = await readPodLog(this.api, this.config.namespace, this.retry, pods, query);
+    if (live) return live;
+    const kept = this.archive.newest(query.jobId, query.rank, query.generation);
+    return kept && { generation: kept.generation, text: archivedTail(kept.stamped, query.tailLines) };
   }
 
-  /** The pod's log followed (`kubectl logs -f`, across broken streams: log-follow.ts). */
+  /** The pod's log followed (`kubectl logs -f`, across broken streams: log-follow.ts); a kept one whole. */
   async followLog(query: ReplicaLogQuery, signal: AbortSignal): Promise<ReplicaLogFollow | undefined> {
+    const start = startOf(query);
     const pods = query.generation === undefined ? await this.pods.current() : [];
     const { api, retry, kubeConfig } = this;
-    return followReplicaLog(
-      { api, retry, kubeConfig, namespace: this.config.namespace },
-      pods,
-      query,
-      signal,
-    );
+    const deps = { api, retry, kubeConfig, namespace: this.config.namespace };
+    const live = await followReplicaLog(deps, pods, query, signal);
+    if (live) return live;
+    const kept = this.archive.newest(query.jobId, query.rank, query.generation);
+    if (!kept) return undefined;
+    const { text, from } = archivedFrom(kept.stamped, start);
+    return { generation: kept.generation, from, chunks: once(text) };
   }
 
   async reconcile(desired: readonly DesiredJob[]): Promise<readonly ReplicaStatus[]> {
@@ -174,7 +195,16 @@ export class KubernetesExecutor implements Executor {
           // log says why it failed. A job's next generation still starts only once it is gone.
           if (ended && !want.has(jobId) && this.kept(pod)) continue;
           if (ended && !status.interrupted) endedBeforeDeletion.push(status);
-          tasks.push(() => this.deletePod(pod));
+          // Its log first: the pod takes it along (an ended one's read, a running one's followed).
+          tasks.push(async () => {
+            await (ended ? this.archive.keepEnded(pod) : this.archive.keepStopping(pod));
+            await this.deletePod(pod);
+          });
+        } else if (pod.metadata?.deletionTimestamp && !this.archive.has(pod)) {
+          // Stopping, its log not kept: deleted by someone else, or boa restarted while it stopped.
+          const phase = pod.status?.phase;
+          const ended = phase === 'Succeeded' || phase === 'Failed';
+          tasks.push(() => (ended ? this.archive.keepEnded(pod) : this.archive.keepStopping(pod)));
         }
       }
     }
@@ -265,6 +295,8 @@ export class KubernetesExecutor implements Executor {
     this.pods.close();
     this.services.close();
     this.policies.close();
+    // What stopping pods wrote so far is kept; a restarted boa follows those still stopping again.
+    await this.archive.close();
   }
 
   private async ensureService(jobId: number, known: V1Service | undefined): Promise<V1Service> {
@@ -390,6 +422,11 @@ export class KubernetesExecutor implements Executor {
     }
     this.services.forget(name);
   }
+}
+
+/** A finished log's text as a follow's chunks: it all comes at once, and then it ends. */
+async function* once(text: string): AsyncGenerator<string> {
+  if (text) yield text;
 }
 
 /** A pod belongs when its job wants this generation, with a replica of its rank on its node. */

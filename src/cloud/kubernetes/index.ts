@@ -2,6 +2,7 @@
  * The Kubernetes executor: jobs' replicas as pods on the nodes boa placed them on. Imported on its own
  * (dynamic import from the service's boot) so the local default never loads @kubernetes/client-node.
  */
+import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { Executor } from '../../service/ports.ts';
@@ -22,6 +23,8 @@ export { LABELS, OWNED_SELECTOR, podName, rank0Address, serviceName } from './na
 export interface KubernetesServiceConfig {
   readonly terminationGraceSeconds?: number;
   readonly kubernetes?: Partial<KubernetesExecutorConfig>;
+  /** The service's data folder: pods' logs are kept under its `jobs` as boa deletes them. */
+  readonly dataDir?: string;
 }
 
 /**
@@ -39,5 +42,8 @@ export function createKubernetesExecutor(
     ...config.kubernetes,
   });
   const kubeConfig = overrides.kubeConfig ?? defaultKubeConfig();
-  return new KubernetesExecutor(settings, { ...overrides, kubeConfig, logger });
+  // An in-memory store (tests) keeps nothing on disk, pods' logs neither.
+  const keepLogs = config.dataDir !== undefined && config.dataDir !== ':memory:';
+  const logArchiveDir = overrides.logArchiveDir ?? (keepLogs ? join(config.dataDir!, 'jobs') : undefined);
+  return new KubernetesExecutor(settings, { ...overrides, kubeConfig, logger, logArchiveDir });
 }

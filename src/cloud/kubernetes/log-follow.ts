@@ -8,11 +8,9 @@ import { anchorOfTail, formatCursor, parseCursor, type PodLogAnchor } from './lo
 import { compareStamps, parseLine, secondAsTime, type Stamp } from './log-stamps.ts';
 import { logGenerations, logRefused, statusOf } from './logs.ts';
 import { podName } from './names.ts';
-import { admissionRejected } from './pods.ts';
+import { admissionRejected, CONTAINER } from './pods.ts';
 import { classifyKubeError, kindOf, withKubeRetry } from './retry.ts';
 
-/** The replica's container in its pod (pods.ts). */
-const CONTAINER = 'train';
 /** A stream that broke off, or a container not started yet, is asked again after this. */
 const AGAIN_MS = 1000;
 /** How long a pod its node turned away is waited for to be made again (readmit.ts: every 10 s, 3 times). */
@@ -38,11 +36,12 @@ export interface PodLogFollowDeps {
  * aborts. The first requests are made before this returns, so a refusal (403: boa's role lacks pods/log)
  * is an error to answer with, not a stream cut at once; undefined when the pod is gone.
  */
-async function followPodLog(
+export async function followPodLog(
   deps: PodLogFollowDeps,
   name: string,
-  start: { tailLines: number } | { anchor: PodLogAnchor; skip: number },
+  start: PodLogStart,
   signal: AbortSignal,
+  { stamped = false }: { stamped?: boolean } = {},
 ): Promise<{ chunks: AsyncGenerator<string>; from: LogPosition } | undefined> {
   const anchor =
     'anchor' in start
@@ -52,8 +51,18 @@ async function followPodLog(
   const skip = 'skip' in start ? start.skip : 0;
   const first = await open(deps, name, anchorTime(anchor), signal);
   if (first === 'gone') return undefined;
-  const chunks = follow(deps, name, { anchor, skip }, signal, first);
+  const chunks = follow(deps, name, { anchor, skip, stamped }, signal, first);
   return { chunks, from: { cursor: formatCursor(anchor), skip } };
+}
+
+/** Where a follow starts: a log's last lines, or where a follower got to. */
+export type PodLogStart = { tailLines: number } | { anchor: PodLogAnchor; skip: number };
+
+/** A follow's start from a query: a cursor this executor did not give is the asker's mistake. */
+export function startOf(query: ReplicaLogQuery): PodLogStart {
+  return query.from
+    ? { anchor: parseCursor(query.from.cursor), skip: query.from.skip }
+    : { tailLines: query.tailLines };
 }
 
 /** A replica's pod log followed: of the generation asked for, else of the newest whose pod exists. */
@@ -64,9 +73,7 @@ export async function followReplicaLog(
   signal: AbortSignal,
 ): Promise<ReplicaLogFollow | undefined> {
   // Parsed first: a cursor this executor did not give is the asker's mistake, whatever the pods.
-  const start = query.from
-    ? { anchor: parseCursor(query.from.cursor), skip: query.from.skip }
-    : { tailLines: query.tailLines };
+  const start = startOf(query);
   for (const generation of logGenerations(pods, query)) {
     const name = podName(query.jobId, generation, query.rank);
     const followed = await followPodLog(deps, name, start, signal);
@@ -142,7 +149,7 @@ async function* linesOf(stream: PassThrough): AsyncGenerator<string> {
 async function* follow(
   deps: PodLogFollowDeps,
   name: string,
-  { anchor, skip }: { anchor: PodLogAnchor; skip: number },
+  { anchor, skip, stamped }: { anchor: PodLogAnchor; skip: number; stamped: boolean },
   signal: AbortSignal,
   first: Opened,
 ): AsyncGenerator<string> {
@@ -184,7 +191,8 @@ async function* follow(
               linesBefore -= 1;
               continue;
             }
-            const bytes = Buffer.from(`${text}\n`);
+            // Kept with its stamp (an archive), where a later reader finds a cursor's second.
+            const bytes = Buffer.from(`${stamped ? line : text}\n`);
             if (bytesBefore >= bytes.length) {
               bytesBefore -= bytes.length;
               continue;

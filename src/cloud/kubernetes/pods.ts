@@ -16,6 +16,8 @@ import { containerEnv, replicaEnv } from './secrets.ts';
 
 /** Where a checkpoint volume claim is mounted (BOA_CHECKPOINT_DIR). */
 export const CHECKPOINT_MOUNT = '/checkpoint';
+/** The replica's container, the pod's only one. */
+export const CONTAINER = 'train';
 /** The GPU nodes' taint (infra/k8s/device-plugin.ts); tolerated in case the kubelet checks it. */
 const GPU_TOLERATION = { key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoSchedule' };
 
@@ -94,7 +96,7 @@ export function podManifest(
       volumes,
       containers: [
         {
-          name: 'train',
+          name: CONTAINER,
           image: workload.image,
           command: [...workload.command],
           ...(workload.args ? { args: [...workload.args] } : {}),

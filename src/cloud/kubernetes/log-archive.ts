@@ -1,0 +1,213 @@
+import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { V1Pod } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import { followPodLog, type PodLogFollowDeps } from './log-follow.ts';
+import { withKubeRetry } from './retry.ts';
+import { identityOf, podName, type PodIdentity } from './names.ts';
+import { CONTAINER } from './pods.ts';
+
+/** The most of a pod's log kept once the pod goes: its last MiB (as `boa jobs logs` reads a live one). */
+export const ARCHIVE_BYTES = 1 << 20;
+/** Lines asked of the API server for an archive: past a MiB of any useful output. */
+const ARCHIVE_LINES = 50_000;
+/** Pods followed at once to their last line as they stop; past that, what they wrote so far is kept. */
+const MAX_FOLLOWED = 32;
+
+/**
+ * A pod's log kept in boa's data folder before boa deletes the pod, which takes the log with it: an
+ * ended pod's as it is, a running one's followed through its grace period to its last line (a job saving
+ * its checkpoint on SIGTERM says so then). `boa jobs logs` reads a generation whose pod is gone from
+ * here: every rescale and restart deletes the pods of the generation before. Kept with the kubelet's
+ * stamps (`<jobs>/<job>/<generation>/<rank>.pod.log`), so a follower's cursor finds its place in it.
+ */
+export class PodLogArchive {
+  private readonly followed = new Map<string, { stop: AbortController; done: Promise<void> }>();
+  /** Pods kept already: a Terminating pod is seen again until its deletion reaches the cache. */
+  private readonly kept = new Set<string>();
+
+  constructor(
+    private readonly jobsDir: string | undefined,
+    private readonly deps: PodLogFollowDeps & { readonly logger: Logger },
+    private readonly followLimitMs: number,
+  ) {}
+
+  /** An ended pod's log, read whole (up to its last MiB) and kept; a failed read is logged, not fatal. */
+  async keepEnded(pod: V1Pod): Promise<void> {
+    const id = this.identity(pod);
+    if (!id) return;
+    const name = pod.metadata!.name!;
+    const { api, namespace, retry } = this.deps;
+    const container = CONTAINER;
+    try {
+      const text = await withKubeRetry(
+        'read pod log',
+        () =>
+          api.readNamespacedPodLog({
+            name,
+            namespace,
+            container,
+            timestamps: true,
+            tailLines: ARCHIVE_LINES,
+          }),
+        retry,
+      );
+      this.write(id, text);
+    } catch (error) {
+      this.failed(name, error);
+    }
+  }
+
+  /**
+   * A running pod boa is about to stop: its log followed from now until its container has ended (or
+   * `followLimitMs`), then kept. Resolves once it is followed, so its deletion can go ahead.
+   */
+  async keepStopping(pod: V1Pod): Promise<void> {
+    const id = this.identity(pod);
+    const name = pod.metadata?.name ?? '';
+    // Not skipped when it looks Pending: the cache may be behind, and a container not started is
+    // waited for by the follow until the pod is gone.
+    if (!id || this.followed.has(name)) return;
+    if (this.followed.size >= MAX_FOLLOWED) return this.keepEnded(pod);
+    const stop = new AbortController();
+    const timer = setTimeout(() => stop.abort(), this.followLimitMs);
+    timer.unref();
+    try {
+      const followed = await followPodLog(this.deps, name, { tailLines: ARCHIVE_LINES }, stop.signal, {
+        stamped: true,
+      });
+      if (!followed) return clearTimeout(timer);
+      const done = (async () => {
+        const tail = new TailBuffer(ARCHIVE_BYTES);
+        try {
+          for await (const chunk of followed.chunks) tail.push(chunk);
+        } catch (error) {
+          this.failed(name, error);
+        }
+        this.write(id, tail.text());
+      })().finally(() => {
+        clearTimeout(timer);
+        this.followed.delete(name);
+      });
+      this.followed.set(name, { stop, done });
+    } catch (error) {
+      clearTimeout(timer);
+      this.failed(name, error);
+    }
+  }
+
+  /** Whether a pod's log is kept already (or being followed to be). */
+  has(pod: V1Pod): boolean {
+    const name = pod.metadata?.name ?? '';
+    return this.followed.has(name) || this.kept.has(name);
+  }
+
+  /** The generations of a replica with a kept log, newest first. */
+  generations(jobId: number, rank: number): number[] {
+    if (!this.jobsDir) return [];
+    let names: string[];
+    try {
+      names = readdirSync(join(this.jobsDir, String(jobId)));
+    } catch {
+      return [];
+    }
+    return names
+      .filter((g) => /^\d{1,15}$/.test(g) && this.read({ jobId, generation: Number(g), rank }) !== undefined)
+      .map(Number)
+      .sort((a, b) => b - a);
+  }
+
+  /** A replica's kept log, stamped as the kubelet gave it; undefined when none is kept. */
+  read(id: PodIdentity): string | undefined {
+    if (!this.jobsDir) return undefined;
+    try {
+      return readFileSync(this.file(id), 'utf8');
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The kept log of the generation asked for, else of the newest generation with one. */
+  newest(
+    jobId: number,
+    rank: number,
+    generation?: number,
+  ): { generation: number; stamped: string } | undefined {
+    for (const g of generation !== undefined ? [generation] : this.generations(jobId, rank)) {
+      const stamped = this.read({ jobId, generation: g, rank });
+      if (stamped !== undefined) return { generation: g, stamped };
+    }
+    return undefined;
+  }
+
+  /** Stops following: what each pod wrote so far is kept. */
+  async close(): Promise<void> {
+    const pending = [...this.followed.values()];
+    for (const { stop } of pending) stop.abort();
+    await Promise.all(pending.map(({ done }) => done));
+  }
+
+  private identity(pod: V1Pod): PodIdentity | undefined {
+    if (!this.jobsDir) return undefined;
+    return identityOf(pod.metadata?.labels);
+  }
+
+  private file({ jobId, generation, rank }: PodIdentity): string {
+    return join(this.jobsDir!, String(jobId), String(generation), `${rank}.pod.log`);
+  }
+
+  /** Written whole or not at all (a crash mid-write leaves the one before). */
+  private write(id: PodIdentity, text: string): void {
+    // Nothing written (a pod turned away before it ran): nothing to keep, not an empty log.
+    if (text !== '') {
+      const file = this.file(id);
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(`${file}.tmp`, lastBytes(text, ARCHIVE_BYTES));
+      renameSync(`${file}.tmp`, file);
+    }
+    this.kept.add(podName(id.jobId, id.generation, id.rank));
+    // Bounded: an old name seen again only costs one more read.
+    if (this.kept.size > 10_000) this.kept.delete(this.kept.values().next().value!);
+  }
+
+  private failed(name: string, error: unknown): void {
+    this.deps.logger.warn(
+      { event: 'kube.log.archive-failed', pod: name, error: String(error) },
+      "a pod's log could not be kept before its deletion",
+    );
+  }
+}
+
+/** The last `limit` bytes of lines as they come, from a line's start. */
+class TailBuffer {
+  private lines: string[] = [];
+  private first = 0;
+  private bytes = 0;
+
+  constructor(private readonly limit: number) {}
+
+  push(line: string): void {
+    this.lines.push(line);
+    this.bytes += Buffer.byteLength(line);
+    while (this.bytes > this.limit && this.first < this.lines.length - 1)
+      this.bytes -= Buffer.byteLength(this.lines[this.first++]!);
+    // Dropped lines are let go now and then, not shifted out one by one.
+    if (this.first > 4096) {
+      this.lines = this.lines.slice(this.first);
+      this.first = 0;
+    }
+  }
+
+  text(): string {
+    return this.lines.slice(this.first).join('');
+  }
+}
+
+/** The last `limit` bytes of `text`, from a line's start. */
+function lastBytes(text: string, limit: number): string {
+  const buffer = Buffer.from(text);
+  if (buffer.length <= limit) return text;
+  const cut = buffer.subarray(buffer.length - limit);
+  const newline = cut.indexOf(10);
+  return cut.subarray(newline + 1).toString();
+}
