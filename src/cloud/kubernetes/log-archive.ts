@@ -9,8 +9,8 @@ import { CONTAINER } from './pods.ts';
 
 /** The most of a pod's log kept once the pod goes: its last MiB (as `boa jobs logs` reads a live one). */
 export const ARCHIVE_BYTES = 1 << 20;
-/** Lines asked of the API server for an archive: past a MiB of any useful output. */
-const ARCHIVE_LINES = 50_000;
+/** Lines asked of the API server for an archive: as many as `boa jobs logs --tail` gives. */
+const ARCHIVE_LINES = 10_000;
 /** Pods followed at once to their last line as they stop; past that, what they wrote so far is kept. */
 const MAX_FOLLOWED = 32;
 
@@ -84,7 +84,12 @@ export class PodLogArchive {
         } catch (error) {
           this.failed(name, error);
         }
-        this.write(id, tail.text());
+        // What came is kept even when the stream failed; a full disk is logged, not thrown (no one awaits).
+        try {
+          this.write(id, tail.text());
+        } catch (error) {
+          this.failed(name, error);
+        }
       })().finally(() => {
         clearTimeout(timer);
         this.followed.delete(name);
