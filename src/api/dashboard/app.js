@@ -1,5 +1,5 @@
 /* The dashboard's script: runs in the browser, served as is. vega and vegaLite come from the service. */
-/* global document, window, sessionStorage, fetch, setInterval, clearInterval, vega, vegaLite, AbortController, TextDecoder */
+/* global document, window, sessionStorage, fetch, setInterval, clearInterval, setTimeout, clearTimeout, URLSearchParams, vega, vegaLite, AbortController, TextDecoder */
 'use strict';
 
 const TOKEN_KEY = 'boa.operatorToken';
@@ -386,55 +386,310 @@ function redrawn(text) {
   return text.replace(/[^\n]*\r(?!\n|$)/g, '');
 }
 
+/** How often a followed job is asked after between its runs, as `boa jobs logs -f` does. */
+const FOLLOW_POLL_MS = 2000;
+/** How long a follow keeps asking a service that does not answer (restarting, say). */
+const UNREACHABLE_MS = 60_000;
+/** The most lines a request gives: a later generation's log is read from its start, up to this. */
+const WHOLE_LOG = 10_000;
+const FINAL_STATES = new Set(['done', 'cancelled', 'failed', 'lost']);
+/** Why a followed job waits, in the words `boa jobs logs -f` says it with (those of `boa jobs list`). */
+const WAITING_WORDS = {
+  plan: 'waiting for a plan',
+  budget: 'queued for the budget',
+  tick: 'waiting for the next tick',
+  nodes: 'waiting for nodes to boot',
+};
+
+const jobWho = (job) => `job ${job.id}${job.name ? ` (${job.name})` : ''}`;
+
+/** "job 3 (first): failed (exit 1: rank 0 exited 1)": a followed job's state as the CLI says it. */
+function describeJob(job) {
+  const who = jobWho(job);
+  if (job.state === 'running') return `${who}: running on ${job.width} GPU${job.width === 1 ? '' : 's'}`;
+  if (job.state === 'waiting')
+    return `${who}: ${job.waitingFor ? (WAITING_WORDS[job.waitingFor] ?? `waiting for ${job.waitingFor}`) : 'waiting'}`;
+  const code = job.exitCode === null ? '' : `exit ${job.exitCode}`;
+  const why = job.state === 'failed' ? [code, job.failureReason].filter(Boolean).join(': ') : '';
+  return `${who}: ${job.state}${why ? ` (${why})` : ''}`;
+}
+
+/** A job waiting out a restart's backoff: what ended its run, and when it runs again (as the CLI). */
+function restartLine(job) {
+  const code = job.exitCode === null ? '' : `exit ${job.exitCode}`;
+  const why = [code, job.failureReason].filter(Boolean).join(': ');
+  const at = new Date(job.restartNotBefore).toLocaleTimeString();
+  return `${jobWho(job)}: its run ended${why ? ` (${why})` : ''}; restart ${job.restarts} at ${at}`;
+}
+
+/**
+ * A running job whose generation has no log yet. `restartsSeen` is its restarts when the last run shown
+ * began: more now means that run failed and this one waits out the backoff (restartNotBefore alone
+ * does not say so: it stays set once the restart has run).
+ */
+function startingLine(job, restartsSeen) {
+  if (job.restartNotBefore !== null && job.restarts > restartsSeen) return restartLine(job);
+  return `${describeJob(job)}; generation ${job.generation} is starting`;
+}
+
+/**
+ * Where a followed log cut off (the connection broke, boa restarted) goes on, from the answer that
+ * broke off and the bytes of it received: `query` replaces the cut request's position (tail, offset).
+ * `exact`: from the byte it got to (a local log), nothing lost or shown twice; else from its newest line.
+ */
+function resumeQuery(headers, bytes) {
+  const offset = headers.get('boa-log-offset');
+  if (offset === null) return { exact: false, query: { tail: '1' } };
+  return { exact: true, query: { offset: String(Number(offset) + bytes) } };
+}
+
+/** A generation from its start: a local log whole (from its first byte), a pod's last 10000 lines. */
+const FROM_START = { tail: String(WHOLE_LOG), offset: '0' };
+
+function logPath(id, generation, position) {
+  const query = new URLSearchParams({ rank: '0', ...position, follow: 'true' });
+  if (generation !== undefined) query.set('generation', String(generation));
+  return `/v1/jobs/${id}/logs?${query}`;
+}
+
+/** Waits `ms`, or rejects as soon as the follow is stopped, its timer cleared: Close leaves none behind. */
+function pause(ms, signal) {
+  return new Promise((wake, stopped) => {
+    if (signal.aborted) return stopped(signal.reason);
+    const abort = () => {
+      clearTimeout(timer);
+      stopped(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', abort);
+      wake();
+    }, ms);
+    signal.addEventListener('abort', abort, { once: true });
+  });
+}
+
+/**
+ * One request of a follow, asked again every poll while boa does not answer or is starting (restarted),
+ * for up to a minute; its answer, whatever its status.
+ */
+async function ask(f, path) {
+  let failingSince;
+  for (;;) {
+    let problem;
+    try {
+      const res = await fetch(path, { headers: { authorization: `Bearer ${f.token}` }, signal: f.signal });
+      if (res.status !== 503 || (await refusal(res.clone())).code !== 'starting') return res;
+      problem = 'boa is starting';
+    } catch (error) {
+      if (f.signal.aborted) throw error;
+      problem = `boa did not answer (${error.message})`;
+    }
+    failingSince ??= Date.now();
+    if (Date.now() - failingSince > UNREACHABLE_MS)
+      throw new Error(`${problem} for a minute; the job may still run: its id follows it again`);
+    f.status(`${problem}; trying again`);
+    await pause(FOLLOW_POLL_MS, f.signal);
+  }
+}
+
+/** boa's error of an answer that is not what was asked for, or its status. */
+async function refusal(res) {
+  const body = await res.json().catch(() => null);
+  return {
+    code: body?.error?.code ?? '',
+    message: body?.error?.message ?? `${res.status} ${res.statusText}`,
+  };
+}
+
+async function readJob(f) {
+  const res = await ask(f, `/v1/jobs/${f.id}`);
+  if (!res.ok) throw new Error((await refusal(res)).message);
+  return res.json();
+}
+
+/**
+ * Shows one generation's log (the newest one kept, when `generation` is undefined) as it is written,
+ * until that run ends. Its generation, or undefined when no log is kept (not started yet, or gone).
+ * `opened` is told the generation when its log begins. A stream cut off is asked again from where it
+ * broke off (resumeQuery).
+ */
+async function streamLog(f, generation, position, opened) {
+  let asked = { generation, position };
+  let shown;
+  const decoder = new TextDecoder();
+  for (;;) {
+    const res = await ask(f, logPath(f.id, asked.generation, asked.position));
+    if (!res.ok) {
+      const error = await refusal(res);
+      // None kept (yet); a job that launches itself never has one: said, not waited for.
+      if (error.code === 'no_log' && !/launches itself/.test(error.message)) return shown;
+      throw new Error(error.message);
+    }
+    if (shown === undefined) {
+      shown = Number(res.headers.get('boa-generation'));
+      opened(shown);
+    }
+    f.status(`following generation ${shown}: lines appear as the job writes them`);
+    let bytes = 0;
+    try {
+      const reader = res.body.getReader();
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        bytes += value.byteLength;
+        f.write(decoder.decode(value, { stream: true }));
+      }
+      f.write(decoder.decode());
+      return shown;
+    } catch (error) {
+      if (f.signal.aborted) throw error;
+      const resume = resumeQuery(res.headers, bytes);
+      f.status(
+        `the log broke off (${error.message}); following it again ${resume.exact ? 'from where it was' : 'from its newest line (lines written meanwhile may be missing)'}`,
+      );
+      asked = { generation: shown, position: resume.query };
+      await pause(FOLLOW_POLL_MS, f.signal);
+    }
+  }
+}
+
+/** Asks after the job until it ends or runs a generation newer than `after`, saying what it waits for. */
+async function nextGeneration(f, after) {
+  for (;;) {
+    const job = await readJob(f);
+    if (FINAL_STATES.has(job.state)) return job;
+    if (job.state === 'running' && job.generation > after && job.width > 0) return job;
+    f.status(describeJob(job));
+    await pause(FOLLOW_POLL_MS, f.signal);
+  }
+}
+
+/**
+ * Rank 0's output of a job as `boa jobs logs -f` shows it: its last 200 lines and what it writes; then
+ * each next generation (a restart, a rescale) from its start, after a separator line, saying between
+ * runs what it waits for; until the job ends, said as the CLI says it.
+ */
+async function followJob(f) {
+  let restartsSeen = (await readJob(f)).restarts;
+  let shownAny = false;
+  const opened = (generation) => {
+    if (shownAny) f.separator(generation);
+    shownAny = true;
+    f.title(generation);
+  };
+  // Nothing kept yet (it waits, or its replica is not up): every generation from its present one on.
+  let after = (await streamLog(f, undefined, { tail: '200' }, opened)) ?? (await readJob(f)).generation - 1;
+  for (;;) {
+    const job = await nextGeneration(f, after);
+    const final = FINAL_STATES.has(job.state);
+    // Generations that ran and ended between two looks (a run shorter than a poll): shown whole.
+    for (let g = Math.max(1, after + 1); g < job.generation + (final ? 1 : 0); g++) {
+      await streamLog(f, g, FROM_START, opened);
+      after = g;
+    }
+    if (final) return f.status(describeJob(job));
+    const shown = await streamLog(f, job.generation, FROM_START, opened);
+    if (shown !== undefined) {
+      after = shown;
+      restartsSeen = job.restarts;
+      continue;
+    }
+    f.status(startingLine(job, restartsSeen));
+    await pause(FOLLOW_POLL_MS, f.signal);
+  }
+}
+
 let following = null;
 
-/** Stops showing a followed log (its request ends, so boa stops following it too). */
+/**
+ * What the log gained since it was last drawn. Drawn at most every LOG_DRAW_MS, not per read: a
+ * generation's log read from its start (a local one is capped at 64 MiB) redrew 256 KiB per read, and
+ * 64 MiB took 5 to 6 s in headless Chromium (1 s batched). `logReplaces`: it was cut to its own last
+ * part, which alone holds all that is kept.
+ */
+let logPending = '';
+let logReplaces = false;
+let logDraw = null;
+const LOG_DRAW_MS = 100;
+
+/** Drops the draw scheduled, if any (none at the page's load, where no timer is touched). */
+function cancelDraw() {
+  if (logDraw !== null) clearTimeout(logDraw);
+  logDraw = null;
+}
+
+/** Draws what the log gained, kept at its newest line unless scrolled up to read. */
+function drawLog() {
+  cancelDraw();
+  if (!logPending && !logReplaces) return;
+  const pre = $('log-text');
+  const atEnd = pre.scrollTop + pre.clientHeight >= pre.scrollHeight - 4;
+  pre.textContent = keepTail(redrawn((logReplaces ? '' : pre.textContent) + logPending));
+  logPending = '';
+  logReplaces = false;
+  if (atEnd) pre.scrollTop = pre.scrollHeight;
+}
+
+function appendLog(text) {
+  if (!text) return;
+  logPending += text;
+  if (logPending.length > 4 * LOG_KEPT) {
+    logPending = keepTail(logPending, 2 * LOG_KEPT);
+    logReplaces = true;
+  }
+  logDraw ??= setTimeout(drawLog, LOG_DRAW_MS);
+}
+
+/** Empties the log shown, dropping what was not drawn yet. */
+function clearLog() {
+  cancelDraw();
+  logPending = '';
+  logReplaces = false;
+  $('log-text').textContent = '';
+}
+
+/** Stops showing a followed log: its request and any wait between runs end, so boa stops following too. */
 function closeLog() {
   following?.abort();
   following = null;
+  clearLog();
   $('log-section').classList.add('hidden');
 }
 
-/** Rank 0's output of a job, its last 200 lines and then as it is written, until that run ends. */
+/** Opens a job's rank 0 output below the active jobs and follows it until the job ends or Close. */
 async function showLog(token, id) {
   following?.abort();
   const stop = new AbortController();
   following = stop;
-  const status = (text) => {
-    if (following === stop) $('log-status').textContent = text;
+  // Guarded: a read that lands as another log is opened must not write into it.
+  const mine = () => following === stop;
+  const f = {
+    token,
+    id,
+    signal: stop.signal,
+    status: (text) => {
+      if (!mine()) return;
+      // What it says follows what was written before it.
+      drawLog();
+      $('log-status').textContent = text;
+    },
+    write: (text) => mine() && appendLog(text),
+    title: (generation) =>
+      mine() && ($('log-title').textContent = `Job ${id}: the output of rank 0, generation ${generation}`),
+    separator: (generation) => {
+      if (!mine()) return;
+      const text = logPending || $('log-text').textContent;
+      appendLog(`${text && !text.endsWith('\n') ? '\n' : ''}--- job ${id}, generation ${generation} ---\n`);
+    },
   };
   $('log-section').classList.remove('hidden');
   $('log-title').textContent = `Job ${id}: the output of rank 0`;
-  $('log-text').textContent = '';
-  status('reading...');
+  clearLog();
+  f.status('reading...');
   try {
-    const res = await fetch(`/v1/jobs/${id}/logs?rank=0&tail=200&follow=true`, {
-      headers: { authorization: `Bearer ${token}` },
-      signal: stop.signal,
-    });
-    if (!res.ok) {
-      const body = await res.json().catch(() => null);
-      return status(body?.error?.message ?? `no log: ${res.status}`);
-    }
-    $('log-title').textContent =
-      `Job ${id}: the output of rank 0, generation ${res.headers.get('boa-generation')}`;
-    status('following: lines appear as the job writes them');
-    const reader = res.body.getReader();
-    const decoder = new TextDecoder();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      const pre = $('log-text');
-      const atEnd = pre.scrollTop + pre.clientHeight >= pre.scrollHeight - 4;
-      pre.textContent = keepTail(redrawn(pre.textContent + decoder.decode(value, { stream: true })));
-      // Kept at the newest line, unless scrolled up to read.
-      if (atEnd) pre.scrollTop = pre.scrollHeight;
-    }
-    status(
-      `this run has ended; its id again shows the job's next run (boa jobs logs -f ${id} follows them all)`,
-    );
+    await followJob(f);
   } catch (error) {
-    if (!stop.signal.aborted) status(`the log broke off: ${error.message}`);
+    if (!stop.signal.aborted) f.status(`stopped following: ${error.message}`);
   }
 }
 
