@@ -434,17 +434,18 @@ function startingLine(job, restartsSeen) {
 
 /**
  * Where a followed log cut off (the connection broke, boa restarted) goes on, from the answer that
- * broke off and the bytes of it received: `query` replaces the cut request's position (tail, offset).
- * `exact`: from the byte it got to (a local log), nothing lost or shown twice; else from its newest line.
+ * broke off and the bytes of it received: `query` replaces the cut request's position (tail, cursor).
+ * `exact`: from where it got to (the answer's cursor and skip plus the bytes), nothing lost or shown
+ * twice; else (a service from before cursors) from its newest line.
  */
 function resumeQuery(headers, bytes) {
-  const offset = headers.get('boa-log-offset');
-  if (offset === null) return { exact: false, query: { tail: '1' } };
-  return { exact: true, query: { offset: String(Number(offset) + bytes) } };
+  const cursor = headers.get('boa-log-cursor');
+  if (cursor === null) return { exact: false, query: { tail: '1' } };
+  return { exact: true, query: { cursor, skip: String(Number(headers.get('boa-log-skip') ?? 0) + bytes) } };
 }
 
-/** A generation from its start: a local log whole (from its first byte), a pod's last 10000 lines. */
-const FROM_START = { tail: String(WHOLE_LOG), offset: '0' };
+/** A generation from its start (the cursor every executor reads as a log's beginning). */
+const FROM_START = { tail: String(WHOLE_LOG), cursor: 'start' };
 
 function logPath(id, generation, position) {
   const query = new URLSearchParams({ rank: '0', ...position, follow: 'true' });
