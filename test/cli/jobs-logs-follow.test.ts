@@ -19,11 +19,15 @@ async function serviceRunningProcesses() {
     { restartBackoffSeconds: 1 },
     { followPollMs: 50 },
   );
-  /** Ticks the service (its clock a tick on each time) until `until` settles, then gives its outcome. */
-  const tickUntil = async <T>(until: Promise<T>): Promise<T> => {
+  /**
+   * Ticks the service (its clock a tick on each time) until `until` settles, then gives its outcome;
+   * `beforeTick` may hold the clock (a backoff lasts until the tick after it).
+   */
+  const tickUntil = async <T>(until: Promise<T>, beforeTick?: () => Promise<void>): Promise<T> => {
     let settled = false;
     void until.finally(() => (settled = true));
     for (let i = 0; i < 600 && !settled; i++) {
+      await beforeTick?.();
       await s.ticks(1);
       await s.service.execution.settle();
       await new Promise((r) => setTimeout(r, 50));
@@ -60,7 +64,15 @@ it('follows a job from before it starts, through a restart, to its end; exit 0 w
       }
     }, 150);`;
   const id = await submitScript(script);
-  const follow = await tickUntil(s.boa(['jobs', 'logs', String(id), '--follow']));
+  // The backoff held for longer than the follower's poll (2 s), as a real one (10 s and more) is.
+  let held = false;
+  const holdBackoff = async () => {
+    if (held || s.service.job(id).restartNotBefore === null) return;
+    held = true;
+    await new Promise((r) => setTimeout(r, 3000));
+  };
+  const follow = await tickUntil(s.boa(['jobs', 'logs', String(id), '--follow']), holdBackoff);
+  expect(held).toBe(true);
   expect(existsSync(marker)).toBe(true);
   const lines = follow.stdout.trimEnd().split('\n');
   expect(lines).toEqual(
@@ -68,6 +80,10 @@ it('follows a job from before it starts, through a restart, to its end; exit 0 w
   );
   const job = (await s.request('GET', `/v1/jobs/${id}`)).body;
   expect(job.state).toBe('done');
+  // The backoff is said: what ended the run, and when the next starts.
+  expect(follow.stderr).toMatch(
+    new RegExp(`job ${id} \\(cifar10\\): its run ended \\(exit 1: [^)]*\\); restart 1 at `),
+  );
   // The run after the restart is announced (an ended job shows the generation after its last run).
   expect(follow.stderr).toMatch(new RegExp(`^--- job ${id}, generation \\d+ ---$`, 'm'));
   expect(follow.stderr).toMatch(new RegExp(`job ${id} \\(cifar10\\): done`));

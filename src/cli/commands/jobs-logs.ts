@@ -107,6 +107,9 @@ export async function followLogs(client: BoaClient, jobId: number, first: Follow
       const job = await readJob(client, jobId);
       if (after === undefined) after = job.generation - 1;
       if (job.state === 'running') await refuseMissingRank(client, jobId, first.rank);
+      // A restart's backoff: the job runs (its next generation numbered already) and has no log yet.
+      const backoff = restartLine(job);
+      if (backoff) say(backoff);
       await pause();
     }
     const job = await nextGeneration(client, jobId, after, say);
