@@ -202,6 +202,11 @@ describe('local executor', () => {
     expect((await second.reconcile(runs)).map((r) => r.phase)).toEqual(['running']);
     const stray = JSON.parse(readFileSync(join(dataDir, 'jobs/1/2/0.pid'), 'utf8')).pid as number;
     pids.push(stray);
+    // Its command started (its group recorded): on a loaded machine the folder was otherwise removed
+    // before the command's shell wrote there, which ended it at once (exit 2), not stopped.
+    const group = join(dataDir, 'jobs/1/2/0.group');
+    for (let i = 0; i < 200 && !existsSync(group); i++) await new Promise((r) => setTimeout(r, 10));
+    expect(existsSync(group)).toBe(true);
     await second.close();
     rmSync(join(dataDir, 'jobs/1'), { recursive: true, force: true });
     const third = new LocalExecutor({ dataDir, terminationGraceSeconds: 1 });
