@@ -1,6 +1,7 @@
 import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import type { Logger } from 'pino';
 import { type AwsAdapterConfig, type AwsAdapterDeps, createAwsNodePool } from '../../src/cloud/aws/index.ts';
+import type { Sleep } from '../../src/cloud/time.ts';
 import type { Clock } from '../../src/service/ports.ts';
 import type { EmulatedNodegroup } from '../cloud/emulated-nodegroup.ts';
 
@@ -11,6 +12,7 @@ export function poolOnEmulatedGroup(
   group: EmulatedNodegroup,
   clock: Clock,
   nodes?: AwsAdapterDeps['nodes'],
+  sleep?: Sleep,
 ) {
   return createAwsNodePool(config, logger, {
     clients: {
@@ -21,5 +23,6 @@ export function poolOnEmulatedGroup(
     },
     clock,
     nodes,
+    ...(sleep ? { sleep } : {}),
   });
 }

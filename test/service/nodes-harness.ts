@@ -1,8 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
-import { createAwsNodePool } from '../../src/cloud/aws/index.ts';
 import type { Sleep } from '../../src/cloud/time.ts';
 import { bootService, InlinePlanComputer } from '../../src/service/boot.ts';
 import { resolveConfig } from '../../src/service/config.ts';
@@ -11,6 +9,7 @@ import { KubeClusterNodes } from '../../src/cloud/aws/kube-cluster-nodes.ts';
 import { captureLogs } from '../cloud/fake-time.ts';
 import { kubeBridge } from '../cloud/kube-bridge.ts';
 import { type EmulatedNodegroup, emulateNodegroup } from '../cloud/emulated-nodegroup.ts';
+import { poolOnEmulatedGroup } from './aws-pool.ts';
 import { ManualClock } from './harness.ts';
 
 export const TICK_SECONDS = 60;
@@ -75,17 +74,7 @@ export function nodesWorld(options: NodesWorldOptions = {}) {
     // Relisted on every read (resync 0), so each tick sees the fake as the bridge just left it.
     const nodes = new KubeClusterNodes(bridge.fake.kubeConfig(), { logger: logs.logger, clock, resyncMs: 0 });
     watchers.push(nodes);
-    const pool = createAwsNodePool(config, logs.logger, {
-      clients: {
-        eks: group.eks,
-        ec2: group.ec2,
-        autoscaling: group.autoscaling,
-        cloudwatch: new CloudWatchClient({ region: 'us-east-1' }),
-      },
-      clock,
-      nodes,
-      ...(options.sleep ? { sleep: options.sleep } : {}),
-    });
+    const pool = poolOnEmulatedGroup(config, logs.logger, group, clock, nodes, options.sleep);
     const boa = await bootService(config, {
       clock,
       pool: wrap(pool),
