@@ -73,6 +73,11 @@ export interface NodePool {
    * fails soon (EKS: 3 attempts within 15 s) and the next pass asks again (docs/nodes.md).
    */
   setDesiredSize(target: number): Promise<ResizeResult>;
+  /**
+   * A cloud update a previous run of the service sent and stored (its resize `requested`): followed as
+   * the pool's own, so describe() reports it in flight until it ends, and nothing is sent meanwhile.
+   */
+  adoptUpdate?(updateId: string): void;
   /** Nodes that exist now (booting or ready), with their launch times. */
   listNodes(): Promise<PoolNode[]>;
   /** Marks nodes unschedulable, so nothing new lands there before they are removed. Idempotent. */

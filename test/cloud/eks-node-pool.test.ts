@@ -260,6 +260,31 @@ describe('EksNodePool.setDesiredSize', () => {
     expect(new Set(tokens).size).toBe(2);
   });
 
+  it('follows an update a previous run sent (adoptUpdate) until it ends; one EKS does not know is not waited for', async () => {
+    const { ng, pool, logs } = setup({ updatePolls: 1000 });
+    expect(await pool.setDesiredSize(4)).toMatchObject({ updateId: 'update-1' });
+    // A new pool over the same group, as after a restart, told of the stored update.
+    const restarted = new EksNodePool(
+      { clusterName: CLUSTER, nodegroupName: NODEGROUP, gpusPerNode: 4 },
+      {
+        eks: ng.eks,
+        ec2: ng.ec2,
+        clock: fakeTime().clock,
+        sleep: async () => undefined,
+        random: () => 0.5,
+        logger: logs.logger,
+      },
+    );
+    restarted.adoptUpdate('update-1');
+    expect((await restarted.describe()).updateInFlight).toBe('update-1');
+    ng.updates.get('update-1')!.pollsLeft = 0;
+    expect((await restarted.describe()).updateInFlight).toBeUndefined();
+    // An id EKS no longer knows (ResourceNotFoundException): dropped, said, and describe() goes on.
+    restarted.adoptUpdate('update-77');
+    expect((await restarted.describe()).updateInFlight).toBeUndefined();
+    expect(logs.lines.find((l) => l.event === 'update.unknown')).toMatchObject({ updateId: 'update-77' });
+  });
+
   it('queues concurrent resizes so the second starts after the first has finished', async () => {
     const { ng, pool, logs } = setup({ updatePolls: 3 });
     const results = await Promise.all([

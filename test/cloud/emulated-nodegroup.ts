@@ -206,7 +206,11 @@ export function emulateNodegroup(options: EmulatedNodegroupOptions) {
   eksMock.on(DescribeUpdateCommand).callsFake((input) => {
     failNow('DescribeUpdate', false);
     const update = updates.get(input.updateId);
-    if (!update) throw new Error(`no update ${input.updateId}`);
+    if (!update)
+      throw new ResourceNotFoundException({
+        message: `No update found for id: ${input.updateId}.`,
+        $metadata: {},
+      });
     if (update.pollsLeft > 0) {
       update.pollsLeft--;
       return { update: { id: update.id, status: 'InProgress' } };

@@ -397,6 +397,11 @@ export class EksNodePool implements NodePool {
     this.pendingToken = undefined;
   }
 
+  adoptUpdate(updateId: string): void {
+    // Its token is not known: a failed one is sent again with a new token, as any other.
+    this.pendingUpdateId ??= updateId;
+  }
+
   /**
    * The pool's own update, if one is in flight: one DescribeUpdate. One that has ended is settled here
    * (logged with its outcome), so the next resize may be sent.
@@ -404,7 +409,17 @@ export class EksNodePool implements NodePool {
   private async pendingUpdateStillRunning(): Promise<string | undefined> {
     const updateId = this.pendingUpdateId;
     if (!updateId) return undefined;
-    const outcome = await readUpdate(this.ref, updateId, this.ctx);
+    let outcome;
+    try {
+      outcome = await readUpdate(this.ref, updateId, this.ctx);
+    } catch (error) {
+      const cause = error instanceof AwsCallError ? (error.cause as Error | undefined) : undefined;
+      if (cause?.name !== 'ResourceNotFoundException') throw error;
+      // EKS no longer knows it (an id stored long ago, a group replaced): nothing to wait for.
+      this.logger.warn({ event: 'update.unknown', updateId }, 'own update not found; not waiting for it');
+      if (this.pendingUpdateId === updateId) this.pendingUpdateId = undefined;
+      return this.pendingUpdateId;
+    }
     if (outcome.status === 'InProgress') return updateId;
     // A resize settled it while this was read, or sent a newer one: that is the state now.
     if (this.pendingUpdateId !== updateId) return this.pendingUpdateId;

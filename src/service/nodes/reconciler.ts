@@ -93,7 +93,12 @@ export class NodeReconciler {
     // None stored (a new data dir, or one from before it was stored): the first pass takes the group's
     // size as it finds it. The last resize is no stand-in: boa's terminations since lowered the size.
     this.expected = deps.repo.getSetting<number>(EXPECTED_SIZE_KEY);
-    if (last?.status === 'requested') this.unconfirmed = last;
+    if (last?.status === 'requested' && last.updateId && deps.pool.adoptUpdate) {
+      // Its update may still run (EKS can keep one InProgress for many minutes): followed as before the
+      // restart, not refused resizes until it ends. The size boa expects counts its terminations since.
+      deps.pool.adoptUpdate(last.updateId);
+      this.inFlight = { rowId: last.id, updateId: last.updateId, size: this.expected ?? last.requested };
+    } else if (last?.status === 'requested') this.unconfirmed = last;
   }
 
   /**

@@ -92,7 +92,7 @@ describe("an EKS update of boa's own that stays InProgress", () => {
     expect(w.logs.lines.filter((l) => l.event === 'nodes.failed')).toEqual([]);
   });
 
-  it('a restart while it runs sends nothing twice, waits no pass out, and sends the size once EKS is free', async () => {
+  it('a restart while it runs follows it as before: nothing sent twice or refused, the size sent once EKS is free', async () => {
     const { w, boot, sizesSent } = hangingWorld({ onDisk: true });
     const first = await boot();
     first.job(4);
@@ -107,20 +107,20 @@ describe("an EKS update of boa's own that stays InProgress", () => {
     await first.boa.close();
     const second = await boot();
     second.job(4);
-    // The restarted pool no longer knows update-2: EKS refuses the resize (ResourceInUseException),
-    // which applies nothing; each pass tries again within seconds, not minutes.
+    // The restarted service follows update-2 from its stored row: no resize is sent while it runs
+    // (EKS would refuse it), none is recorded failed, and no pass waits it out.
     expect(await second.ticks(5)).toBe(5);
+    expect(sizesSent()).toEqual([1, 2]);
     expect(w.group.updates.size).toBe(2);
-    expect(w.group.group.desiredSize).toBe(2);
-    expect(second.boa.repo.lastResize()).toMatchObject({ requested: 3, status: 'failed' });
-    expect(second.boa.repo.lastResize()?.error).toMatch(/ResourceInUseException/);
-    // The resize row of update-2, left requested by the crash, is settled from the group.
-    const rows = second.boa.repo.recentResizes(20).reverse();
-    expect(rows.find((r) => r.updateId === 'update-2')).toMatchObject({ requested: 2, status: 'applied' });
+    expect(second.boa.repo.lastResize()).toMatchObject({ updateId: 'update-2', status: 'requested' });
+    expect(second.boa.repo.recentResizes(20).filter((r) => r.status === 'failed')).toEqual([]);
 
     w.group.updates.get('update-2')!.pollsLeft = 0;
     w.group.setUpdatePolls(0);
     expect(await second.ticks(1)).toBe(1);
+    // Settled from the group, then the size wanted sent at once.
+    const rows = second.boa.repo.recentResizes(20).reverse();
+    expect(rows.find((r) => r.updateId === 'update-2')).toMatchObject({ requested: 2, status: 'applied' });
     expect(w.group.updates.size).toBe(3);
     expect(w.group.group.desiredSize).toBe(3);
     expect(second.boa.repo.lastResize()).toMatchObject({ requested: 3, status: 'applied' });
