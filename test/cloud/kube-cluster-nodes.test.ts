@@ -115,7 +115,10 @@ describe('KubeClusterNodes (Node watch)', () => {
     // The watch down, a read lists: the view stays true (within a restart: a read in the instant the
     // watch is up again, before the server ends it, is answered from the cache).
     fake.kubelet.addNode({ name: 'n2', gpus: 4, ready: true, instanceId: 'i-0abd' });
-    const listed = await eventually(() => nodes.list(), (l) => l.length === 2);
+    const listed = await eventually(
+      () => nodes.list(),
+      (l) => l.length === 2,
+    );
     expect(listed.map((n) => n.name).sort()).toEqual(['n1', 'n2']);
     fake.faults.clear();
   });
