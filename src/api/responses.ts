@@ -205,6 +205,10 @@ export const StatusView = z
         readyNodes: z.number().int(),
         name: z.string().nullable(),
         status: z.string().nullable(),
+        updateInFlight: z.string().nullable().openapi({
+          description:
+            "boa's own node group update still running (EKS): no other resize is sent until it ends",
+        }),
         issues: z.array(z.unknown()).readonly(),
         notReady: z
           .record(z.string(), z.number().int())
@@ -219,6 +223,7 @@ export const StatusView = z
       .partial({
         name: true,
         status: true,
+        updateInFlight: true,
         issues: true,
         notReady: true,
         removing: true,

@@ -245,6 +245,8 @@ function nodeGroupTruth(service: BoaService) {
   return {
     name: state.group?.name ?? null,
     status: state.group?.status ?? null,
+    // boa's own cloud update still running (EKS may keep one InProgress for minutes): no resize until it ends.
+    updateInFlight: state.group?.updateInFlight ?? null,
     issues: state.group?.issues ?? [],
     notReady,
     removing: nodes?.removing ?? [],

@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { renderStatus } from '../../src/cli/commands/status.ts';
 import { hasScript, onTerminal, startCliService } from './cli-harness.ts';
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -48,6 +49,24 @@ describe('boa status', () => {
     const jobs = Object.entries(api.jobs as Record<string, number>).map(([state, n]) => `${n} ${state}`);
     expect(run.stdout).toMatch(new RegExp(`^jobs\\s+${jobs.join(', ')}$`, 'm'));
     expect(run.stdout).toMatch(new RegExp(`^last tick\\s+${api.lastTickAt.replace('.000Z', 'Z')} \\(`, 'm'));
+  });
+});
+
+describe('boa status while an EKS update of its own runs', () => {
+  it('says the update is still in progress beside the resize it carries', async () => {
+    const s = await started();
+    const api = (await s.request('GET', '/v1/status')).body;
+    const at = '2026-11-30T12:00:00.000Z';
+    const lastResize = { target: 3, status: 'requested', at };
+    const text = renderStatus({
+      ...api,
+      nodeGroup: { ...api.nodeGroup, lastResize, updateInFlight: 'update-2' },
+    });
+    expect(text).toMatch(
+      /^last resize\s+to 3 nodes, requested, at 2026-11-30T12:00:00Z.*; EKS update update-2 still in progress$/m,
+    );
+    const idle = renderStatus({ ...api, nodeGroup: { ...api.nodeGroup, lastResize, updateInFlight: null } });
+    expect(idle).not.toMatch(/still in progress/);
   });
 });
 

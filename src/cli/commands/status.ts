@@ -16,10 +16,11 @@ export function addStatusCommand(program: Command): void {
     });
 }
 
-function renderStatus(s: StatusView): string {
+export function renderStatus(s: StatusView): string {
   const group = s.nodeGroup;
+  const inFlight = group.updateInFlight ? `; EKS update ${group.updateInFlight} still in progress` : '';
   const resize = group.lastResize
-    ? `to ${group.lastResize.target} nodes, ${group.lastResize.status}, at ${when(group.lastResize.at)}`
+    ? `to ${group.lastResize.target} nodes, ${group.lastResize.status}, at ${when(group.lastResize.at)}${inFlight}`
     : 'none yet';
   const jobs = Object.entries(s.jobs)
     .map(([state, count]) => `${count} ${state}`)

@@ -75,7 +75,10 @@ describe("an EKS update of boa's own that stays InProgress", () => {
     expect(sizesSent()).toEqual([2, 3]);
     expect(w.logs.lines.filter((l) => l.event === 'resize.in-use')).toEqual([]);
     expect(w.logs.lines.filter((l) => l.event === 'nodes.update-wait')).toHaveLength(1);
-    expect((await status()).nodeGroup.lastResize).toMatchObject({ target: 3, status: 'requested' });
+    expect((await status()).nodeGroup).toMatchObject({
+      lastResize: { target: 3, status: 'requested' },
+      updateInFlight: 'update-2',
+    });
 
     // EKS ends the update: the next pass records it and sends what is wanted now.
     w.group.updates.get('update-2')!.pollsLeft = 0;
@@ -88,6 +91,7 @@ describe("an EKS update of boa's own that stays InProgress", () => {
       [3, 'applied'],
     ]);
     expect(await ticks(3)).toBe(3);
+    expect((await status()).nodeGroup.updateInFlight).toBeNull();
     expect(d.allocation).toHaveLength(8);
     expect(w.logs.lines.filter((l) => l.event === 'nodes.failed')).toEqual([]);
   });
