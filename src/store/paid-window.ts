@@ -1,3 +1,5 @@
+import { PaidTimeline } from './paid-timeline.ts';
+
 /** One ledger node as the paid sum reads it: GPUs held from launch until gone (open: until now). */
 export interface PaidSpan {
   readonly id: string;
@@ -8,7 +10,8 @@ export interface PaidSpan {
 
 /**
  * The ledger's paid GPU-time, mirrored in memory for the spend ceiling's query every tick: the same sum
- * as the SQL over ledger_nodes, without SQLite evaluating a row per node (a few thousand at 1,000 jobs).
+ * as the SQL over ledger_nodes, without SQLite evaluating a row per node (a few thousand at 1,000 jobs),
+ * kept as a timeline of GPUs paid (paid-timeline.ts) so a query costs a binary search per start.
  * It holds the open nodes and the closed ones that may still overlap a query starting at `heldFrom` or
  * later; a query reaching further back returns undefined and the caller asks the store.
  */
@@ -19,15 +22,19 @@ export class PaidWindow {
   private head = 0;
   /** Closed spans still held, by node id (a node listed again is reopened with its first launch). */
   private readonly closedById = new Map<string, PaidSpan>();
+  private readonly timeline: PaidTimeline;
 
   constructor(
     spans: Iterable<PaidSpan>,
     private heldFrom: number,
+    foldAfter?: number,
   ) {
+    this.timeline = new PaidTimeline(heldFrom, foldAfter);
     const closed: PaidSpan[] = [];
     for (const span of spans) {
       if (span.goneAt === null) this.open.set(span.id, span);
       else closed.push(span);
+      this.count(span);
     }
     closed.sort((a, b) => (a.goneAt as number) - (b.goneAt as number));
     for (const span of closed) this.hold(span);
@@ -38,10 +45,15 @@ export class PaidWindow {
     const was = this.closedById.get(span.id);
     if (was) {
       // Left in the closed list, skipped by its reset goneAt: the list stays in closing order.
+      this.uncount(was);
       was.goneAt = null;
       this.closedById.delete(span.id);
     }
-    this.open.set(span.id, { ...span, goneAt: null });
+    const open = this.open.get(span.id);
+    if (open) this.uncount(open);
+    const reopened = { ...span, goneAt: null };
+    this.open.set(span.id, reopened);
+    this.count(reopened);
   }
 
   /** A node the store has just closed at `at`. */
@@ -51,6 +63,9 @@ export class PaidWindow {
     this.open.delete(id);
     span.goneAt = at;
     this.hold(span);
+    // Its launch step stands; it stops paying at `at` (pays nothing if that is not after its launch).
+    if (at > span.launchedAt) this.timeline.add(at, -span.gpus);
+    else this.timeline.remove(span.launchedAt, span.gpus);
   }
 
   /**
@@ -59,50 +74,37 @@ export class PaidWindow {
    * what the ceiling's look-backs, every tick, still read.
    */
   paidGpuMs(from: number, to: number): number | undefined {
-    return this.paidGpuMsFrom([from], to, false)?.[0];
+    return from < this.heldFrom ? undefined : this.timeline.paid(from, to);
   }
 
   /**
-   * Paid GPU-milliseconds over [from, to] for each of `froms` in one pass, or undefined when one is
-   * before what is held. The earliest start forgets what ended before it (unless `forget` is false):
-   * later queries may still reach back to it.
+   * Paid GPU-milliseconds over [from, to] for each of `froms`, or undefined when one is before what is
+   * held. The earliest start forgets what ended before it (unless `forget` is false): later queries may
+   * still reach back to it.
    */
   paidGpuMsFrom(froms: readonly number[], to: number, forget = true): number[] | undefined {
     const earliest = Math.min(...froms);
     if (earliest < this.heldFrom) return undefined;
     if (forget) this.forgetBefore(earliest);
-    const latest = Math.max(...froms);
-    const sums = froms.map(() => 0);
-    // Only spans that start or end between the earliest and the latest start differ from one start to
-    // the next: one launched after every start adds the same to each, and one covering them all adds
-    // gpus x (end - from), summed once and spread at the end.
-    let common = 0;
-    let coverGpus = 0;
-    let coverGpuMsAfterEarliest = 0;
-    const add = (gpus: number, launchedAt: number, end: number) => {
-      if (launchedAt >= latest) {
-        common += gpus * Math.max(0, end - launchedAt);
-        return;
-      }
-      if (launchedAt <= earliest && end >= latest) {
-        coverGpus += gpus;
-        coverGpuMsAfterEarliest += gpus * (end - earliest);
-        return;
-      }
-      for (let i = 0; i < froms.length; i++)
-        sums[i] = (sums[i] as number) + gpus * Math.max(0, end - Math.max(launchedAt, froms[i] as number));
-    };
-    for (const span of this.open.values()) add(span.gpus, span.launchedAt, to);
-    for (let i = this.head; i < this.closed.length; i++) {
-      const span = this.closed[i] as PaidSpan;
-      const gone = span.goneAt;
-      // Reopened spans (goneAt reset) are counted with the open ones.
-      if (gone === null || gone <= earliest) continue;
-      add(span.gpus, span.launchedAt, Math.min(gone, to));
-    }
-    return sums.map(
-      (sum, i) => sum + common + coverGpuMsAfterEarliest - ((froms[i] as number) - earliest) * coverGpus,
-    );
+    return this.timeline.paidFrom(froms, to);
+  }
+
+  /**
+   * A span's steps: its GPUs from launch, back when gone. A span gone before its launch (a clock ahead
+   * of the store's) pays nothing, as the SQL's max(0, ...) says.
+   */
+  private count(span: PaidSpan): void {
+    const { gpus, launchedAt, goneAt } = span;
+    if (goneAt !== null && goneAt <= launchedAt) return;
+    this.timeline.add(launchedAt, gpus);
+    if (goneAt !== null) this.timeline.add(goneAt, -gpus);
+  }
+
+  private uncount(span: PaidSpan): void {
+    const { gpus, launchedAt, goneAt } = span;
+    if (goneAt !== null && goneAt <= launchedAt) return;
+    this.timeline.remove(launchedAt, gpus);
+    if (goneAt !== null) this.timeline.remove(goneAt, -gpus);
   }
 
   private hold(span: PaidSpan): void {
@@ -123,5 +125,6 @@ export class PaidWindow {
       this.head = 0;
     }
     this.heldFrom = Math.max(this.heldFrom, from);
+    this.timeline.foldBefore(this.heldFrom);
   }
 }
