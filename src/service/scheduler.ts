@@ -104,14 +104,17 @@ export class Scheduler {
       minNodes,
       maxNodes,
     });
-    const changed: ServiceJob[] = [];
-    for (const job of active) {
+    // The jobs placement moved and those a newer plan rewidthed (saved with the tick even if their
+    // allocation did not change), in id order as in `active`: a few a tick, not a pass over every job.
+    const changed: ServiceJob[] = [...rewidthed];
+    for (const id of placement.changed.keys()) {
+      const job = state.jobs.get(id) as ServiceJob;
+      if (!rewidthed.has(job)) changed.push(job);
+    }
+    changed.sort((a, b) => a.id - b.id);
+    for (const job of changed) {
       const next = placement.changed.get(job.id);
-      if (next === undefined) {
-        // New widths from a newer plan: saved with the tick even if its allocation did not change.
-        if (rewidthed.has(job)) changed.push(job);
-        continue;
-      }
+      if (next === undefined) continue;
       undo.note(job);
       job.allocation = next as string[];
       job.width = next.length;
@@ -122,7 +125,6 @@ export class Scheduler {
         job.epochStartedAt = now;
         job.epochGeneration = job.generation;
       }
-      changed.push(job);
     }
     return {
       changed,
