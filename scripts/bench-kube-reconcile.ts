@@ -2,10 +2,13 @@
  * The Kubernetes executor's reconcile with many jobs, over the in-process fake API server (the real
  * @kubernetes/client-node over HTTP on 127.0.0.1; no real cluster). Prints one JSON object:
  * the first reconcile (creating every Service and pod), steady-state reconciles (nothing to change: the
- * watch-fed cache answers), a rescale of 10% of the jobs, and a forced relist.
- *   npx tsx scripts/bench-kube-reconcile.ts [--jobs N] [--ticks N]
+ * watch-fed cache answers), a rescale of 10% of the jobs (each stopped pod's log kept first, as the
+ * service with its data folder does), and a forced relist.
+ *   npx tsx scripts/bench-kube-reconcile.ts [--jobs N] [--ticks N] [--no-pod-logs]
  */
-import { loadavg } from 'node:os';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { pino } from 'pino';
 import { createKubernetesExecutor } from '../src/cloud/kubernetes/index.ts';
 import type { DesiredJob } from '../src/service/ports.ts';
@@ -15,14 +18,15 @@ import { checkTargets } from './lib/targets.ts';
 
 const program = scriptProgram('bench:kube-reconcile')
   .option('--jobs <n>', 'placed jobs (half on one node, half on two)', '1000')
-  .option('--ticks <n>', 'steady-state reconciles timed', '200');
+  .option('--ticks <n>', 'steady-state reconciles timed', '200')
+  .option('--no-pod-logs', "keep no pod's log as it is deleted (as a service without a data folder)");
 
 const quantile = (sorted: number[], q: number) =>
   sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] as number;
 const round = (ms: number) => Math.round(ms * 100) / 100;
 
 await runMain(async () => {
-  const opts = program.parse().opts<{ jobs: string; ticks: string }>();
+  const opts = program.parse().opts<{ jobs: string; ticks: string; podLogs: boolean }>();
   const jobCount = Number(opts.jobs);
   const ticks = Number(opts.ticks);
   if (!Number.isInteger(jobCount) || jobCount < 1) throw new UsageError('--jobs must be a positive integer');
@@ -53,8 +57,14 @@ await runMain(async () => {
           })),
         };
       });
+    // A data folder, as the service on EKS has: pods' logs are kept there as they are deleted.
+    const dataDir = mkdtempSync(join(tmpdir(), 'boa-bench-kube-'));
     const executor = createKubernetesExecutor(
-      { terminationGraceSeconds: 30, kubernetes: { namespace: 'boa-jobs' } },
+      {
+        terminationGraceSeconds: 30,
+        kubernetes: { namespace: 'boa-jobs' },
+        ...(opts.podLogs ? { dataDir } : {}),
+      },
       pino({ level: 'silent' }),
       { kubeConfig: fake.kubeConfig() },
     );
@@ -76,6 +86,8 @@ await runMain(async () => {
         runningAtSteady = (await executor.reconcile(gen1)).filter((r) => r.phase === 'running').length;
         if (runningAtSteady === pods) break;
       }
+      // Each pod has written something: a rescale keeps it.
+      for (const pod of fake.pods('boa-jobs')) fake.kubelet.writeLog(pod.metadata.name, 'epoch 1\n');
       const steady: number[] = [];
       const before = fake.requests.length;
       // CPU time too: on a shared machine wall time mostly measures the other processes.
@@ -98,6 +110,10 @@ await runMain(async () => {
         if (runningNew >= (jobCount / 10) * 1.5 - 1) break;
       }
 
+      const kept = join(dataDir, 'jobs');
+      const podLogsKept = existsSync(kept)
+        ? readdirSync(kept, { recursive: true }).filter((f) => String(f).endsWith('.pod.log')).length
+        : 0;
       fake.store.compact();
       fake.closeWatches();
       await new Promise((r) => setTimeout(r, 100));
@@ -116,6 +132,7 @@ await runMain(async () => {
             apiRequestsPerSteadyReconcile: steadyRequests,
             loadAverage1m: round(loadavg()[0]!),
             rescale10PercentMs: { stopOld: round(stop.ms), startNew: round(start) },
+            podLogsKept,
             relistReconcileMs: round(relist.ms),
             note: 'in-process fake API server over HTTP on 127.0.0.1, not a real cluster',
             // A steady reconcile answers from the watch-fed cache: no request at all.
@@ -130,6 +147,7 @@ await runMain(async () => {
       );
     } finally {
       await executor.close();
+      rmSync(dataDir, { recursive: true, force: true });
     }
   } finally {
     await fake.close();

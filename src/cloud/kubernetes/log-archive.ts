@@ -2,7 +2,7 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 
 import { dirname, join } from 'node:path';
 import type { V1Pod } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import { followPodLog, type PodLogFollowDeps } from './log-follow.ts';
+import { followPodTail, type PodLogFollowDeps } from './log-follow.ts';
 import { withKubeRetry } from './retry.ts';
 import { identityOf, podName, type PodIdentity } from './names.ts';
 import { CONTAINER } from './pods.ts';
@@ -73,14 +73,12 @@ export class PodLogArchive {
     const timer = setTimeout(() => stop.abort(), this.followLimitMs);
     timer.unref();
     try {
-      const followed = await followPodLog(this.deps, name, { tailLines: ARCHIVE_LINES }, stop.signal, {
-        stamped: true,
-      });
-      if (!followed) return clearTimeout(timer);
+      const chunks = await followPodTail(this.deps, name, ARCHIVE_LINES, stop.signal);
+      if (!chunks) return clearTimeout(timer);
       const done = (async () => {
         const tail = new TailBuffer(ARCHIVE_BYTES);
         try {
-          for await (const chunk of followed.chunks) tail.push(chunk);
+          for await (const chunk of chunks) tail.push(chunk);
         } catch (error) {
           this.failed(name, error);
         }

@@ -36,12 +36,11 @@ export interface PodLogFollowDeps {
  * aborts. The first requests are made before this returns, so a refusal (403: boa's role lacks pods/log)
  * is an error to answer with, not a stream cut at once; undefined when the pod is gone.
  */
-export async function followPodLog(
+async function followPodLog(
   deps: PodLogFollowDeps,
   name: string,
   start: PodLogStart,
   signal: AbortSignal,
-  { stamped = false }: { stamped?: boolean } = {},
 ): Promise<{ chunks: AsyncGenerator<string>; from: LogPosition } | undefined> {
   const anchor =
     'anchor' in start
@@ -49,10 +48,33 @@ export async function followPodLog(
       : await anchorOfTail({ ...deps, container: CONTAINER }, name, start.tailLines);
   if (anchor === 'gone') return undefined;
   const skip = 'skip' in start ? start.skip : 0;
-  const first = await open(deps, name, anchorTime(anchor), signal);
+  const from = anchorTime(anchor);
+  const first = await open(deps, name, from, signal);
   if (first === 'gone') return undefined;
-  const chunks = follow(deps, name, { anchor, skip, stamped }, signal, first);
+  const before = { lines: anchor.linesBefore, bytes: skip };
+  const chunks = follow(deps, name, { from, before, stamped: false }, signal, first);
   return { chunks, from: { cursor: formatCursor(anchor), skip } };
+}
+
+/**
+ * A pod's last `tailLines` lines and what it writes until its container ends, each line with its
+ * kubelet stamp (a log being kept: log-archive.ts). One request to start, none to place a cursor.
+ */
+export async function followPodTail(
+  deps: PodLogFollowDeps,
+  name: string,
+  tailLines: number,
+  signal: AbortSignal,
+): Promise<AsyncGenerator<string> | undefined> {
+  const first = await open(deps, name, { tailLines }, signal);
+  if (first === 'gone') return undefined;
+  return follow(
+    deps,
+    name,
+    { from: { tailLines }, before: { lines: 0, bytes: 0 }, stamped: true },
+    signal,
+    first,
+  );
 }
 
 /** Where a follow starts: a log's last lines, or where a follower got to. */
@@ -82,8 +104,11 @@ export async function followReplicaLog(
   return undefined;
 }
 
+/** Where a request for the log starts: the whole log, from a second, or its last lines. */
+type LogRequest = { sinceTime?: string; tailLines?: number };
+
 /** What to ask the API server for to read from an anchor: the whole log, or from its second. */
-function anchorTime(anchor: PodLogAnchor): { sinceTime?: string } {
+function anchorTime(anchor: PodLogAnchor): LogRequest {
   return anchor.second === undefined ? {} : { sinceTime: secondAsTime(anchor.second) };
 }
 
@@ -96,7 +121,7 @@ type Opened = { lines: AsyncIterable<string>; close: () => void } | 'not-started
 async function open(
   deps: PodLogFollowDeps,
   name: string,
-  from: { sinceTime?: string },
+  from: LogRequest,
   signal: AbortSignal,
 ): Promise<Opened> {
   const stream = new PassThrough();
@@ -149,7 +174,7 @@ async function* linesOf(stream: PassThrough): AsyncGenerator<string> {
 async function* follow(
   deps: PodLogFollowDeps,
   name: string,
-  { anchor, skip, stamped }: { anchor: PodLogAnchor; skip: number; stamped: boolean },
+  { from, before, stamped }: { from: LogRequest; before: { lines: number; bytes: number }; stamped: boolean },
   signal: AbortSignal,
   first: Opened,
 ): AsyncGenerator<string> {
@@ -157,8 +182,8 @@ async function* follow(
   let last: Stamp | undefined;
   let givenAtLast = 0;
   /** What comes before the text: the anchor's second's earlier lines, then the bytes a follower had. */
-  let linesBefore = anchor.linesBefore;
-  let bytesBefore = skip;
+  let linesBefore = before.lines;
+  let bytesBefore = before.bytes;
   let opened = first;
   let readmitUntil = 0;
   const again = () => sleep(deps.againMs ?? AGAIN_MS, undefined, { signal }).catch(() => undefined);
@@ -211,10 +236,10 @@ async function* follow(
       await again();
       if (signal.aborted) return;
       // sinceTime is whole seconds: the last line's second comes again, its lines already read dropped.
-      const from = last ? { sinceTime: secondAsTime(last.seconds) } : anchorTime(anchor);
+      const asked = last ? { sinceTime: secondAsTime(last.seconds) } : from;
       // A throttled or unavailable API server is asked again, as long as the follower waits; anything
       // else ends the stream as cut.
-      opened = await open(deps, name, from, signal).catch((error: unknown) => {
+      opened = await open(deps, name, asked, signal).catch((error: unknown) => {
         const kind = classifyKubeError(error);
         if (kind === 'throttling' || kind === 'transient') return 'not-started' as const;
         throw error;
