@@ -1,5 +1,8 @@
 import type { PoolNode } from '../ports.ts';
-import { listedIds } from './listing.ts';
+import { listedIds, sameIds } from './listing.ts';
+
+/** The stamp of a node ready at the last listing noted: read as that note's time (`notedAt`). */
+const READY = Number.POSITIVE_INFINITY;
 
 /**
  * When each node was last seen ready for jobs, and what follows from it: a node that was ready and is
@@ -9,15 +12,49 @@ import { listedIds } from './listing.ts';
  * one without from its launch.
  */
 export class NodeReadiness {
+  /**
+   * When each listed node was last seen ready; READY for the nodes ready at the last note, so that a
+   * tick listing the same nodes writes only the few whose readiness changed, not 1,400 stamps.
+   */
   private readonly readyAt = new Map<string, number>();
+  /** The listing last noted, when; whether its ids were distinct (the walk below relies on it). */
+  private noted: readonly PoolNode[] | undefined;
+  private notedAt = 0;
+  private distinct = false;
+  /** inGrace stamped a node since the last note: it may not be listed, so the next note checks all. */
+  private stampedSince = false;
 
   constructor(private readonly graceMs: number) {}
 
   /** Takes in the listing: ready nodes are stamped now, nodes no longer listed forgotten. */
   note(nodes: readonly PoolNode[], now: number): void {
+    const last = this.noted;
+    const lastAt = this.notedAt;
+    this.noted = nodes;
+    this.notedAt = now;
+    if (last !== undefined && this.distinct && !this.stampedSince && sameIds(last, nodes)) {
+      // The same nodes: every stamp is of a listed node, and only a change of readiness is written.
+      for (let i = 0; i < nodes.length; i++) {
+        const node = nodes[i] as PoolNode;
+        if (node.ready === (last[i] as PoolNode).ready) continue;
+        this.readyAt.set(node.id, node.ready ? READY : lastAt);
+      }
+      return;
+    }
+    this.stampedSince = false;
     const listed = listedIds(nodes);
-    for (const node of nodes) if (node.ready) this.readyAt.set(node.id, now);
+    this.distinct = listed.size === nodes.length;
+    // Nodes ready at the last note and not now were last seen ready then.
+    for (const node of nodes)
+      if (!node.ready && this.readyAt.get(node.id) === READY) this.readyAt.set(node.id, lastAt);
+    for (const node of nodes) if (node.ready) this.readyAt.set(node.id, READY);
     for (const id of this.readyAt.keys()) if (!listed.has(id)) this.readyAt.delete(id);
+  }
+
+  /** When the node was last seen ready (or its grace started), undefined if never since it was listed. */
+  lastReady(nodeId: string): number | undefined {
+    const at = this.readyAt.get(nodeId);
+    return at === READY ? this.notedAt : at;
   }
 
   /**
@@ -27,14 +64,17 @@ export class NodeReadiness {
   inGrace(node: PoolNode, now: number, holdsJobs: () => boolean): boolean {
     const unhealthy = node.waitingFor === 'not-ready' || node.waitingFor === 'no-gpus';
     if (!unhealthy || node.cordoned || node.leaving || !(this.graceMs > 0)) return false;
-    if (!this.readyAt.has(node.id) && holdsJobs()) this.readyAt.set(node.id, now);
-    const readyAt = this.readyAt.get(node.id);
+    if (!this.readyAt.has(node.id) && holdsJobs()) {
+      this.readyAt.set(node.id, now);
+      this.stampedSince = true;
+    }
+    const readyAt = this.lastReady(node.id);
     return readyAt !== undefined && now - readyAt < this.graceMs;
   }
 
   /** Not ready for jobs for `provisionMs`, counted from its launch or from when it was last seen ready. */
   overdue(node: PoolNode, now: number, provisionMs: number): boolean {
-    const since = Math.max(node.launchedAt, this.readyAt.get(node.id) ?? Number.NEGATIVE_INFINITY);
+    const since = Math.max(node.launchedAt, this.lastReady(node.id) ?? Number.NEGATIVE_INFINITY);
     return now - since >= provisionMs;
   }
 }

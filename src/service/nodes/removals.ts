@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { NodeRemovalRow, NodeRemovals, RemovalReason } from '../../store/node-removals.ts';
 import type { Clock, NodePool, PoolNode } from '../ports.ts';
 import { allocationName, type GpusInUse } from './victims.ts';
-import { listedIds } from './listing.ts';
+import { listedIds, sameIds } from './listing.ts';
 
 export interface RemovalDeps {
   readonly pool: Pick<NodePool, 'cordon' | 'terminate'>;
@@ -26,6 +26,8 @@ export class RemovalWalk {
   /** The listing last noted and its node ids. */
   #noted: readonly PoolNode[] | undefined;
   #listed: ReadonlySet<string> = new Set<string>();
+  /** A node terminated since the last note: it may not be listed, so the next note checks them all. */
+  #finishedSince = false;
 
   constructor(private readonly deps: RemovalDeps) {
     for (const row of deps.removals.open()) this.#open.set(row.nodeId, row);
@@ -39,7 +41,12 @@ export class RemovalWalk {
   note(nodes: readonly PoolNode[]): void {
     // The same listing again: a tick whose listing failed reuses the last one.
     if (nodes === this.#noted) return;
+    const last = this.#noted;
     this.#noted = nodes;
+    // The same node ids as the last listing (most ticks): none is new, every terminated one is still
+    // listed, and #listed holds these ids already; no set of 1,400 ids is built.
+    if (last !== undefined && !this.#finishedSince && sameIds(last, nodes)) return;
+    this.#finishedSince = false;
     const listed = listedIds(nodes);
     const firstSeen: string[] = [];
     for (const node of nodes) if (!this.#listed.has(node.id)) firstSeen.push(node.id);
@@ -173,6 +180,7 @@ export class RemovalWalk {
     this.deps.removals.advance(row.id, 'terminated', at, { terminatedAt: at, outcome });
     this.#open.delete(row.nodeId);
     this.#terminated.add(row.nodeId);
+    this.#finishedSince = true;
   }
 }
 
