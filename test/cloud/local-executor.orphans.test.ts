@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -102,14 +102,18 @@ describe('local executor: nothing of a replica outlives it', () => {
   it("gives the rest of a stopped command's group its grace period to finish", async () => {
     const { dataDir, executor } = await setUp(30);
     const marker = join(dataDir, 'checkpointed');
+    const ready = join(dataDir, 'trapping');
     const helper = join(dataDir, 'helper.sh');
     // A worker that checkpoints on SIGTERM for a second; its parent shell dies of the SIGTERM at once.
     writeFileSync(
       helper,
-      `trap 'sleep 1; echo done >"${marker}"; exit 0' TERM\nwhile :; do sleep 0.1; done\n`,
+      `trap 'sleep 1; echo done >"${marker}"; exit 0' TERM\necho >"${ready}"\nwhile :; do sleep 0.1; done\n`,
     );
     await settle(executor, [job(['sh', '-c', 'sh "$0" & wait', helper])], (s) => s[0]?.phase === 'running');
     const group = await commandGroup(dataDir);
+    // Its trap is set before the stop (on a loaded machine the SIGTERM could come first and end it).
+    for (let i = 0; i < 500 && !existsSync(ready); i++) await new Promise((r) => setTimeout(r, 10));
+    expect(existsSync(ready)).toBe(true);
     await settle(executor, [], (s) => s.length === 0);
     expect(readFileSync(marker, 'utf8')).toBe('done\n');
     expect(groupMembers(group)).toEqual([]);
