@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { V1Pod } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
@@ -115,7 +115,7 @@ export class PodLogArchive {
       return [];
     }
     return names
-      .filter((g) => /^\d{1,15}$/.test(g) && this.read({ jobId, generation: Number(g), rank }) !== undefined)
+      .filter((g) => /^\d{1,15}$/.test(g) && existsSync(this.file({ jobId, generation: Number(g), rank })))
       .map(Number)
       .sort((a, b) => b - a);
   }
