@@ -3,6 +3,7 @@ import type { NodeRemovalRow, NodeRemovals } from '../../store/node-removals.ts'
 import type { Repository, ResizeRow } from '../../store/repository.ts';
 import type { Clock, MetricDatum, NodeGroupState, NodePool, PoolNode } from '../ports.ts';
 import { type BackoffPolicy, CapacityBackoff, type CapacityView } from './capacity.ts';
+import { OwnUpdate } from './own-update.ts';
 import { NodeReadiness } from './readiness.ts';
 import { RemovalWalk } from './removals.ts';
 import { allocationName, chooseVictims, type GpusInUse } from './victims.ts';
@@ -76,19 +77,13 @@ export class NodeReconciler {
   private readonly readiness: NodeReadiness;
   /** Holding off the group while EKS applies an update boa did not ask for (updatedByEks). */
   private holding = false;
-  /**
-   * boa's own resize whose cloud update had not ended when it returned: its row stays `requested`
-   * until a pass sees the update ended. `size` is what the group should then hold (the size sent, less
-   * boa's terminations since).
-   */
-  private inFlight: { rowId: number; updateId: string; size: number } | undefined;
-  /** The update `nodes.update-wait` was logged for (once per update). */
-  private waitLogged: string | undefined;
+  private readonly ownUpdate: OwnUpdate;
 
   constructor(private readonly deps: NodeReconcilerDeps) {
     this.backoff = new CapacityBackoff(deps.settings.backoff);
     this.readiness = new NodeReadiness(deps.settings.notReadyGraceMs ?? 0);
     this.removing = new RemovalWalk(deps);
+    this.ownUpdate = new OwnUpdate(deps.repo, deps.logger);
     const last = deps.repo.lastResize();
     // None stored (a new data dir, or one from before it was stored): the first pass takes the group's
     // size as it finds it. The last resize is no stand-in: boa's terminations since lowered the size.
@@ -97,7 +92,7 @@ export class NodeReconciler {
       // Its update may still run (EKS can keep one InProgress for many minutes): followed as before the
       // restart, not refused resizes until it ends. The size boa expects counts its terminations since.
       deps.pool.adoptUpdate(last.updateId);
-      this.inFlight = { rowId: last.id, updateId: last.updateId, size: this.expected ?? last.requested };
+      this.ownUpdate.track(last.id, last.updateId, this.expected ?? last.requested);
     } else if (last?.status === 'requested') this.unconfirmed = last;
   }
 
@@ -184,7 +179,7 @@ export class NodeReconciler {
     const target = this.bounded(input.target, group);
     this.lastGroup = group;
     this.confirmInterrupted(group);
-    this.followUpdate(group);
+    this.followOwnUpdate(group);
     if (updatedByEks(group)) {
       // Its surge nodes, taints and drains are EKS's; boa places jobs on the nodes that are ready and
       // resizes nothing until the group is ACTIVE again (EKS refuses config updates meanwhile anyway).
@@ -212,7 +207,7 @@ export class NodeReconciler {
       // The termination lowered the desired size by one: stored at once, so a crash or a failing step
       // before the size is read again is not taken for a change from outside (nodes.drift).
       if (this.expected !== undefined) this.expect(this.expected - 1);
-      if (this.inFlight) this.inFlight.size -= 1;
+      this.ownUpdate.terminated();
     });
     const current = terminated > 0 ? await pool.describe() : group;
     this.lastGroup = current;
@@ -233,7 +228,7 @@ export class NodeReconciler {
     if (current.updateInFlight) {
       // boa's own update is still running: EKS refuses another meanwhile, and waiting for it could take
       // many minutes. Removals went on above; the size wanted is sent by the first pass after it ends.
-      this.waitForUpdate(current.updateInFlight, want, current);
+      this.ownUpdate.waitFor(current.updateInFlight, want, current);
       this.lastGroup = current;
       this.deps.onGroup?.(current);
       return;
@@ -242,40 +237,15 @@ export class NodeReconciler {
     let reported = current;
     if (want !== current.desiredSize && (await this.resize(want, current, nodes, busy, now))) {
       reported = await pool.describe();
-      this.followUpdate(reported);
+      this.followOwnUpdate(reported);
     }
     this.lastGroup = reported;
     this.deps.onGroup?.(reported);
   }
 
-  /** Logged once per update: what waits for boa's own update to end. */
-  private waitForUpdate(updateId: string, want: number, group: NodeGroupState): void {
-    if (want === group.desiredSize || this.waitLogged === updateId) return;
-    this.waitLogged = updateId;
-    this.deps.logger.info(
-      { event: 'nodes.update-wait', updateId, want, desiredSize: group.desiredSize },
-      'own node group update still in progress; the new desired size is sent once it ends',
-    );
-  }
-
-  /**
-   * boa's own update in flight has ended when the group no longer reports it: its row is settled from
-   * the group itself, `applied` if it holds the size, `failed` if not (the pool logged EKS's errors),
-   * and the size is taken as boa's own, not as drift. Level-triggered: the pass then asks for what is
-   * wanted now either way.
-   */
-  private followUpdate(group: NodeGroupState): void {
-    const flight = this.inFlight;
-    if (flight === undefined || group.updateInFlight === flight.updateId) return;
-    this.inFlight = undefined;
-    if (group.desiredSize === flight.size) {
-      this.deps.repo.updateResize(flight.rowId, { status: 'applied' });
-    } else {
-      const error = `EKS update ${flight.updateId} ended with the group at ${group.desiredSize}, not ${flight.size}`;
-      this.deps.repo.updateResize(flight.rowId, { status: 'failed', error });
-      this.deps.logger.warn({ event: 'resize_failed', target: flight.size, error }, 'resize failed');
-    }
-    this.expect(group.desiredSize);
+  /** boa's own update ended: its size is boa's, not drift (own-update.ts). */
+  private followOwnUpdate(group: NodeGroupState): void {
+    if (this.ownUpdate.ended(group)) this.expect(group.desiredSize);
   }
 
   /**
@@ -378,15 +348,14 @@ export class NodeReconciler {
     logger.info({ event: 'resize', target: want, previous: group.desiredSize }, 'node group resize');
     try {
       const result = await pool.setDesiredSize(want);
-      // With an update id, the row stays `requested` until a pass sees the update ended (followUpdate):
+      // With an update id, the row stays `requested` until a pass sees the update ended (OwnUpdate):
       // it may still be running. A crash meanwhile leaves it to the restart's confirmInterrupted.
       repo.updateResize(row.id, {
         status: result.updateId ? 'requested' : 'applied',
         requested: result.requested,
         updateId: result.updateId ?? null,
       });
-      if (result.updateId)
-        this.inFlight = { rowId: row.id, updateId: result.updateId, size: result.requested };
+      if (result.updateId) this.ownUpdate.track(row.id, result.updateId, result.requested);
       this.expect(result.requested);
       return true;
     } catch (error) {
