@@ -42,11 +42,21 @@ export function runBoa(
   });
 }
 
-/** The boa service on a real HTTP port, plus a `boa` runner pointed at it with the operator token. */
-export async function startCliService(options: Parameters<typeof startService>[0] = {}) {
+/**
+ * The boa service on a real HTTP port, plus a `boa` runner pointed at it with the operator token.
+ * `hold` may keep a request waiting before the service sees it (a client slower than the service).
+ */
+export async function startCliService(
+  options: Parameters<typeof startService>[0] = {},
+  hold?: (request: Request) => Promise<void>,
+) {
   const booted = await startService(options);
+  const fetch = async (request: Request) => {
+    await hold?.(request);
+    return booted.app.fetch(request);
+  };
   const server = await new Promise<ReturnType<typeof serve>>((ready) => {
-    const s = serve({ fetch: booted.app.fetch, port: 0, hostname: '127.0.0.1' }, () => ready(s));
+    const s = serve({ fetch, port: 0, hostname: '127.0.0.1' }, () => ready(s));
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const cwd = mkdtempSync(join(tmpdir(), 'boa-cli-'));

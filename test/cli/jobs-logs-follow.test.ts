@@ -13,11 +13,12 @@ afterEach(async () => {
   for (const fn of cleanups.splice(0)) await fn();
 });
 
-async function serviceRunningProcesses() {
+async function serviceRunningProcesses(hold?: (request: Request) => Promise<void>) {
   const { s, dataDir } = await startProcessService(
     cleanups,
     { restartBackoffSeconds: 1 },
     { followPollMs: 50 },
+    hold,
   );
   /**
    * Ticks the service (its clock a tick on each time) until `until` settles, then gives its outcome;
@@ -201,6 +202,28 @@ it('submit --follow: stdout is the job output alone, what was submitted goes to 
   expect(refused.status).toBe(2);
   expect(refused.stderr).toContain('--follow prints the job');
   expect((await s.request('GET', '/v1/jobs?limit=10')).body.jobs).toHaveLength(1);
+}, 120_000);
+
+it('submit --follow shows the runs that ended before its first look at the log, each from its start', async () => {
+  // The follower's log requests wait until the job has run and failed twice (a loaded machine).
+  let twiceFailed!: () => void;
+  const failedTwice = new Promise<void>((resolve) => (twiceFailed = resolve));
+  const { s, tickUntil } = await serviceRunningProcesses(async (request) => {
+    if (new URL(request.url).pathname.endsWith('/logs')) await failedTwice;
+  });
+  const script = "console.log('run starts'); process.exit(3)";
+  const run = await tickUntil(
+    s.boa(['jobs', 'submit', 'cifar10', '-f', '--', process.execPath, '-e', script]),
+    async () => {
+      const job = await s.request('GET', '/v1/jobs/1');
+      if (job.status === 200 && job.body.restarts >= 2) twiceFailed();
+    },
+  );
+  const { restarts } = (await s.request('GET', '/v1/jobs/1')).body;
+  expect(restarts).toBeGreaterThanOrEqual(2);
+  expect(run.stdout).toBe('run starts\n'.repeat(restarts + 1));
+  for (let g = 2; g <= restarts + 1; g++) expect(run.stderr).toContain(`--- job 1, generation ${g} ---`);
+  expect(run.status).toBe(5);
 }, 120_000);
 
 it('goes on from the byte it got to when its connection to boa breaks: nothing lost, nothing twice', async () => {

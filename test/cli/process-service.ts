@@ -13,13 +13,14 @@ export async function startProcessService(
   cleanups: Array<() => Promise<void>>,
   config: Record<string, unknown> = {},
   executorOptions: { followPollMs?: number } = {},
+  hold?: (request: Request) => Promise<void>,
 ) {
   const dataDir = mkdtempSync(join(tmpdir(), 'boa-cli-jobs-'));
   const executor = new LocalExecutor({ dataDir, terminationGraceSeconds: 1, ...executorOptions });
-  const s = await startCliService({
-    executor,
-    config: { local: { bootSeconds: 0, releaseSeconds: 0 }, ...config },
-  });
+  const s = await startCliService(
+    { executor, config: { local: { bootSeconds: 0, releaseSeconds: 0 }, ...config } },
+    hold,
+  );
   cleanups.push(async () => {
     await s.close();
     await executor.close();

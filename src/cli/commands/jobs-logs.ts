@@ -58,8 +58,11 @@ interface LogQuery {
   from?: { cursor: string; skip: number };
 }
 
-/** What a follow starts from: the rank, the lines before now, and (alone) one generation. */
-export type FollowQuery = Omit<LogQuery, 'follow' | 'from'>;
+/**
+ * What a follow starts from: the rank, the lines before now, and (alone) one generation; or, with
+ * `fromFirstRun`, every generation from the first's start (a job followed since its submission).
+ */
+export type FollowQuery = Omit<LogQuery, 'follow' | 'from'> & { fromFirstRun?: boolean };
 
 function logQuery({ rank, tail, generation, follow, from }: LogQuery): URLSearchParams {
   const query = new URLSearchParams({ rank: String(rank), tail: String(tail) });
@@ -90,9 +93,12 @@ export async function followLogs(client: BoaClient, jobId: number, first: Follow
     said = line;
   };
   /** The generations up to this one are shown, or were not to be (none kept when following began). */
-  let after: number | undefined;
+  let after: number | undefined = first.fromFirstRun ? 0 : undefined;
   let shownAny = false;
-  let query: LogQuery = { ...first, follow: true };
+  // From the first run: a job that ran and restarted before the first request is shown whole.
+  let query: LogQuery = first.fromFirstRun
+    ? fromStart(first.rank, 1)
+    : { rank: first.rank, tail: first.tail, generation: first.generation, follow: true };
   for (;;) {
     const streamed = await streamLog(client, jobId, query, write, say);
     if (streamed) {

@@ -49,7 +49,7 @@ export function addSubmitCommand(jobs: Command): void {
     .option('--timeout <duration>', 'with --wait: give up after this long (90, 90s, 30m, 2h)')
     .option(
       '-f, --follow',
-      "then print its output (rank 0) as it runs until it ends, as boa jobs logs -f does (exit 0 done, 5 not); the submission's lines go to stderr",
+      "then print its output (rank 0) from its first run until it ends, as boa jobs logs -f does (exit 0 done, 5 not); the submission's lines go to stderr",
     )
     // Without the --, the job's own options read as boa's: say where they go.
     .configureOutput({
@@ -140,7 +140,8 @@ export function addSubmitCommand(jobs: Command): void {
         ]),
       );
       if (options.wait) await waitForJobs(context, [data.id], waitOptions(options));
-      if (options.follow) await followLogs(context.client, data.id, { rank: 0, tail: WHOLE_LOG });
+      if (options.follow)
+        await followLogs(context.client, data.id, { rank: 0, tail: WHOLE_LOG, fromFirstRun: true });
     });
 }
 
