@@ -19,15 +19,13 @@ import { type AsgContext, protectInstances, recentLaunchFailures, terminateInsta
 import type { ClusterNodes } from './cluster-nodes.ts';
 import { listNodegroupInstances, type NodegroupRef } from './ec2-nodes.ts';
 import {
-  awaitUpdate,
   type EksContext,
   findNodegroupsByLabels,
   type NodegroupScaling,
   readNodegroup,
-  readUpdate,
   requestDesiredSize,
 } from './eks-nodegroup.ts';
-import { idempotencyToken } from './idempotency.ts';
+import { OwnEksUpdate } from './eks-own-update.ts';
 
 export interface EksNodePoolConfig {
   readonly clusterName: string;
@@ -89,17 +87,9 @@ export class EksNodePool implements NodePool {
   readonly kind = 'aws' as const;
   private readonly ctx: EksContext;
   private readonly logger: Logger;
-  private readonly updateWaitMs: number;
   private readonly inUse: RetryPolicy;
   /** The pool's own update that may still be in progress (a resize left it in flight). */
-  private pendingUpdateId: string | undefined;
-  private pendingToken: string | undefined;
-  /**
-   * Tokens whose update ended Failed or Cancelled. Such an update applied nothing, so the same resize
-   * starts again from the same group state and would compute the same token, which EKS answers with the
-   * failed update instead of trying again: it gets a new one.
-   */
-  private readonly spentTokens = new Set<string>();
+  private readonly ownUpdate: OwnEksUpdate;
   /** Resizes run one after another, so this pool never has two updates in flight. */
   private queue: Promise<unknown> = Promise.resolve();
   /** The group as last found: its name changes when it is replaced (see labels). */
@@ -136,14 +126,15 @@ export class EksNodePool implements NodePool {
       logger: this.logger,
       policy: config.retry ?? DEFAULT_RETRY,
     };
-    this.updateWaitMs = config.updateWaitMs ?? 30_000;
     this.inUse = config.inUse ?? DEFAULT_IN_USE;
     this.ref = { clusterName: config.clusterName, nodegroupName: config.nodegroupName };
+    const waitMs = config.updateWaitMs ?? 30_000;
+    this.ownUpdate = new OwnEksUpdate(this.ctx, this.logger, waitMs, () => this.ref);
   }
 
   async describe(): Promise<NodeGroupState> {
     const group = await this.readGroup();
-    const updateInFlight = await this.pendingUpdateStillRunning();
+    const updateInFlight = await this.ownUpdate.stillRunning();
     const since = this.ctx.clock.now() - (this.config.launchFailureWindowMs ?? 15 * 60_000);
     const launchFailures =
       group.autoScalingGroup && this.deps.autoscaling
@@ -193,8 +184,7 @@ export class EksNodePool implements NodePool {
         { event: 'nodegroup.replaced', from: this.arn, to: group.arn, nodegroup: group.name },
         'node group replaced; following the new one',
       );
-      this.pendingUpdateId = undefined;
-      this.pendingToken = undefined;
+      this.ownUpdate.forget();
     }
     this.arn = group.arn ?? this.arn;
     this.autoScalingGroup = group.autoScalingGroup;
@@ -291,7 +281,7 @@ export class EksNodePool implements NodePool {
 
   private async resize(target: number): Promise<ResizeResult> {
     this.logger.info({ event: 'resize.requested', target }, 'resize requested');
-    const pending = await this.pendingUpdateStillRunning();
+    const pending = await this.ownUpdate.stillRunning();
     if (pending) {
       // EKS would refuse a second update (ResourceInUseException); waiting for this one could take
       // many minutes. The caller asks again later, and it is sent once the update has ended.
@@ -323,16 +313,10 @@ export class EksNodePool implements NodePool {
       // successor may not be answered from it; retries of one attempt (throttling, timeouts) share a token.
       const generation = `${group.generation}#${attempt}`;
       const intent = { ...this.config, ...this.ref, desiredSize: requested, generation };
-      let token = idempotencyToken(intent);
-      for (let retry = 1; this.spentTokens.has(token); retry++) {
-        token = idempotencyToken({ ...intent, generation: `${generation}~${retry}` });
-      }
+      const token = this.ownUpdate.tokenFor(intent);
       try {
         const update = await requestDesiredSize(this.ref, requested, token, this.ctx);
-        this.pendingUpdateId = update.id;
-        this.pendingToken = token;
-        this.logger.info({ event: 'resize.issued', ...fields, updateId: update.id, token }, 'resize issued');
-        await this.followUpdate(update.id, fields);
+        await this.ownUpdate.follow(update.id, token, fields);
         return { requested, updateId: update.id };
       } catch (error) {
         if (!(error instanceof AwsCallError && error.kind === 'in-use')) {
@@ -361,74 +345,7 @@ export class EksNodePool implements NodePool {
     }
   }
 
-  /**
-   * Follows an update for `updateWaitMs`: a Failed or Cancelled one is an error carrying EKS's own
-   * errors; one still InProgress then stays in flight (pendingUpdateId) for describe() to follow.
-   */
-  private async followUpdate(updateId: string, fields: Record<string, unknown>): Promise<void> {
-    const outcome = await awaitUpdate(this.ref, updateId, this.ctx, this.updateWaitMs);
-    if (outcome.status === 'InProgress') {
-      this.logger.info(
-        { event: 'resize.in-flight', ...fields, updateId, waitedMs: this.updateWaitMs },
-        'update still in progress; left in flight',
-      );
-      return;
-    }
-    this.settled(outcome.status);
-    if (outcome.status === 'Successful') {
-      this.logger.info({ event: 'resize.succeeded', ...fields, updateId }, 'resize succeeded');
-      return;
-    }
-    const errors = outcome.errors.length ? outcome.errors.join('; ') : 'no errors reported';
-    throw new CloudError(
-      `EKS update ${updateId} (desiredSize ${String(fields.requested)}) ended ${outcome.status}: ${errors}`,
-      'DescribeUpdate',
-    );
-  }
-
-  /** The pool's own update ended; one that did not succeed leaves its token spent (see spentTokens). */
-  private settled(status: string): void {
-    if (status !== 'Successful' && this.pendingToken) {
-      this.spentTokens.add(this.pendingToken);
-      // Failed updates are rare; keep the memory bounded all the same (the oldest first out).
-      if (this.spentTokens.size > 100) this.spentTokens.delete(this.spentTokens.values().next().value!);
-    }
-    this.pendingUpdateId = undefined;
-    this.pendingToken = undefined;
-  }
-
   adoptUpdate(updateId: string): void {
-    // Its token is not known: a failed one is sent again with a new token, as any other.
-    this.pendingUpdateId ??= updateId;
-  }
-
-  /**
-   * The pool's own update, if one is in flight: one DescribeUpdate. One that has ended is settled here
-   * (logged with its outcome), so the next resize may be sent.
-   */
-  private async pendingUpdateStillRunning(): Promise<string | undefined> {
-    const updateId = this.pendingUpdateId;
-    if (!updateId) return undefined;
-    let outcome;
-    try {
-      outcome = await readUpdate(this.ref, updateId, this.ctx);
-    } catch (error) {
-      const cause = error instanceof AwsCallError ? (error.cause as Error | undefined) : undefined;
-      if (cause?.name !== 'ResourceNotFoundException') throw error;
-      // EKS no longer knows it (an id stored long ago, a group replaced): nothing to wait for.
-      this.logger.warn({ event: 'update.unknown', updateId }, 'own update not found; not waiting for it');
-      if (this.pendingUpdateId === updateId) this.pendingUpdateId = undefined;
-      return this.pendingUpdateId;
-    }
-    if (outcome.status === 'InProgress') return updateId;
-    // A resize settled it while this was read, or sent a newer one: that is the state now.
-    if (this.pendingUpdateId !== updateId) return this.pendingUpdateId;
-    this.settled(outcome.status);
-    const level = outcome.status === 'Successful' ? 'info' : 'warn';
-    this.logger[level](
-      { event: 'update.settled', updateId, status: outcome.status, errors: outcome.errors },
-      'own update ended',
-    );
-    return undefined;
+    this.ownUpdate.adopt(updateId);
   }
 }
