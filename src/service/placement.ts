@@ -130,7 +130,10 @@ export class IncrementalPlacement {
     const previous = new Map<number, readonly string[]>();
     let wanted = 0;
     let settled = 0;
-    const byId = (this.byId ??= [...this.placed.values()].sort((a, b) => a.id - b.id));
+    const byId = this.byId ?? [...this.placed.values()].sort((a, b) => a.id - b.id);
+    // Taken for this pass: a pass that throws leaves none, so the next one reads the map, not records
+    // this one released.
+    this.byId = undefined;
     let next = 0;
     // Jobs out of id order are looked up in the map instead, from the first of them on.
     let inOrder = true;

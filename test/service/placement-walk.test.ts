@@ -3,7 +3,7 @@
  * in id order (the service's), and by a map lookup otherwise. The same ticks given twice, once with ids
  * ascending in priority order (the walk) and once relabelled descending (every lookup in the map), place
  * every job alike: jobs arriving, leaving, changing width, stopped elsewhere (allocation reset), nodes
- * going, booting and keep-only.
+ * going, booting and keep-only, and after a pass that throws midway.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -33,6 +33,8 @@ const step = fc.record({
   nodes: fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 8, maxLength: 8 }),
   // Some ticks hand the same jobs again with nothing changed.
   repeat: fc.boolean(),
+  // Some ticks first fail a pass at this job (a width that throws), after the jobs before it moved.
+  throwAt: fc.option(fc.integer({ min: 0, max: 13 }), { nil: undefined }),
 });
 
 function poolNode(i: number, state: number): PoolNode {
@@ -62,6 +64,16 @@ describe('IncrementalPlacement: the walk by id and the map', () => {
             });
           }
           const ready = s.nodes.flatMap((state, i) => (state === 0 ? [] : [poolNode(i, state)]));
+          if (s.throwAt !== undefined && s.throwAt < twins.length) {
+            const failing = (job: Job, jobs: Job[]) => {
+              if (job === jobs[s.throwAt!]) throw new RangeError('width out of range');
+              return job.width;
+            };
+            const walkedJobs = twins.map((t) => t.walked);
+            const mappedJobs = twins.map((t) => t.mapped);
+            expect(() => walked.place(walkedJobs, (j) => failing(j, walkedJobs), ready, BOUNDS)).toThrow();
+            expect(() => mapped.place(mappedJobs, (j) => failing(j, mappedJobs), ready, BOUNDS)).toThrow();
+          }
           for (let round = 0; round < (s.repeat ? 2 : 1); round++) {
             const a = walked.place(
               twins.map((t) => t.walked),
