@@ -81,6 +81,27 @@ describe('the Kubernetes executor following a log', () => {
     expect(read.seen()).toBe('a\nb\nprogress 10%\rprogress 20%\nb\nc\n');
   }, 30_000);
 
+  it('gives a line a break cut in whole, once; and the lines written between a break and the end', async () => {
+    const { executor, pod } = await runningJob();
+    cluster.fake.kubelet.writeLog(pod, 'one\n');
+    const follow = await executor.followLog!(
+      { jobId: 7, rank: 0, tailLines: 5 },
+      new AbortController().signal,
+    );
+    const read = reader(follow!);
+    await read.until((s) => s === 'one\n');
+    // The connection drops three characters into a line: that line comes again whole, not cut short.
+    cluster.fake.logs.cutInNextLine = true;
+    cluster.fake.kubelet.writeLog(pod, 'two words\n');
+    await read.until((s) => s === 'one\ntwo words\n');
+    // It breaks off again, and the container writes its last line and ends before boa asks again.
+    cluster.fake.cutLogStreams();
+    cluster.fake.kubelet.writeLog(pod, 'three\nno newline at the end');
+    cluster.fake.kubelet.exit(pod, 0);
+    await read.done;
+    expect(read.seen()).toBe('one\ntwo words\nthree\nno newline at the end\n');
+  }, 30_000);
+
   it.each([
     ['to the nanosecond', false],
     ['to the second, in its own zone', true],

@@ -206,11 +206,16 @@ class TailBuffer {
   }
 }
 
-/** The last `limit` bytes of `text`, from a line's start. */
-function lastBytes(text: string, limit: number): string {
+/**
+ * The last `limit` bytes of `text`, from a line's start; a last line longer than that (a progress bar
+ * redrawn for hours) is kept as its last bytes rather than not at all.
+ */
+export function lastBytes(text: string, limit: number): string {
   const buffer = Buffer.from(text);
   if (buffer.length <= limit) return text;
-  const cut = buffer.subarray(buffer.length - limit);
-  const newline = cut.indexOf(10);
-  return cut.subarray(newline + 1).toString();
+  const from = buffer.length - limit;
+  if (buffer[from - 1] === 10) return buffer.subarray(from).toString();
+  const newline = buffer.indexOf(10, from);
+  const lineStart = newline >= 0 && newline < buffer.length - 1 ? newline + 1 : from;
+  return buffer.subarray(lineStart).toString();
 }

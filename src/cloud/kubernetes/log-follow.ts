@@ -112,7 +112,8 @@ function anchorTime(anchor: PodLogAnchor): LogRequest {
   return anchor.second === undefined ? {} : { sinceTime: secondAsTime(anchor.second) };
 }
 
-type Opened = { lines: AsyncIterable<string>; close: () => void } | 'not-started' | 'gone';
+type Opened =
+  { lines: AsyncIterable<string>; close: () => void; unfinished: { text: string } } | 'not-started' | 'gone';
 
 /**
  * One request for the log. Its connection is closed when `signal` aborts, whatever has come of it by
@@ -146,7 +147,8 @@ async function open(
     const options = { follow: true, timestamps: true, ...from };
     abort = await new Log(deps.kubeConfig).log(deps.namespace, name, CONTAINER, stream, options);
     if (signal.aborted) close();
-    return { lines: linesOf(stream), close };
+    const unfinished = { text: '' };
+    return { lines: linesOf(stream, unfinished), close, unfinished };
   } catch (error) {
     stream.destroy();
     // 400: its container has not started; asked again until it has, or its pod is gone.
@@ -157,18 +159,33 @@ async function open(
   }
 }
 
-/** Lines as the container wrote them, split at \n only (a progress bar's \r stays within its line). */
-async function* linesOf(stream: PassThrough): AsyncGenerator<string> {
+/** A line longer than this (a progress bar redrawn with \r for hours) is given in pieces, not held whole. */
+const MAX_LINE_CHARS = 1 << 20;
+
+/**
+ * Lines as the container wrote them, split at \n only (a progress bar's \r stays within its line). What
+ * follows the last \n when the stream ends is left in `unfinished`: a line the stream was cut in, which
+ * comes again whole, or the last words of a container that ended without a \n.
+ */
+async function* linesOf(stream: PassThrough, unfinished: { text: string }): AsyncGenerator<string> {
   const decoder = new TextDecoder();
   let pending = '';
   for await (const chunk of stream) {
-    pending += decoder.decode(chunk as Buffer, { stream: true });
-    const lines = pending.split('\n');
-    pending = lines.pop()!;
+    const text = decoder.decode(chunk as Buffer, { stream: true });
+    const end = text.lastIndexOf('\n');
+    if (end < 0) {
+      pending += text;
+      if (pending.length > MAX_LINE_CHARS) {
+        yield pending;
+        pending = '';
+      }
+      continue;
+    }
+    const lines = (pending + text.slice(0, end)).split('\n');
+    pending = text.slice(end + 1);
     yield* lines;
   }
-  pending += decoder.decode();
-  if (pending) yield pending;
+  unfinished.text = pending + decoder.decode();
 }
 
 async function* follow(
@@ -186,9 +203,51 @@ async function* follow(
   let bytesBefore = before.bytes;
   let opened = first;
   let readmitUntil = 0;
+  /** Whether this stream is one opened again, and how many lines of the last second it gives again. */
+  let reopened = false;
+  let skipAtLast = 0;
+  /** A line read: the text to give, or undefined when it was given before or comes before the start. */
+  const admit = (line: string): string | undefined => {
+    const { stamp, text } = parseLine(line);
+    if (stamp && last) {
+      const order = compareStamps(stamp, last);
+      // Given before the stream broke: sinceTime is whole seconds, so its second comes again.
+      if (reopened && order < 0) return undefined;
+      if (order === 0 && skipAtLast > 0) {
+        skipAtLast -= 1;
+        return undefined;
+      }
+      givenAtLast = order === 0 ? givenAtLast + 1 : 1;
+    } else if (stamp) givenAtLast = 1;
+    if (stamp) last = stamp;
+    if (linesBefore > 0) {
+      linesBefore -= 1;
+      return undefined;
+    }
+    // Kept with its stamp (an archive), where a later reader finds a cursor's second.
+    const bytes = Buffer.from(`${stamped ? line : text}\n`);
+    if (bytesBefore >= bytes.length) {
+      bytesBefore -= bytes.length;
+      return undefined;
+    }
+    const given = bytes.subarray(bytesBefore).toString();
+    bytesBefore = 0;
+    return given;
+  };
+  // sinceTime is whole seconds: the last line's second comes again, its lines already read dropped.
+  // A throttled or unavailable API server is asked again, as long as the follower waits; anything else
+  // ends the stream as cut.
+  const openAgain = () =>
+    open(deps, name, last ? { sinceTime: secondAsTime(last.seconds) } : from, signal).catch(
+      (error: unknown) => {
+        const kind = classifyKubeError(error);
+        if (kind === 'throttling' || kind === 'transient') return 'not-started' as const;
+        throw error;
+      },
+    );
   const again = () => sleep(deps.againMs ?? AGAIN_MS, undefined, { signal }).catch(() => undefined);
   try {
-    for (let reopened = false; ; reopened = true) {
+    for (let toItsEnd = false; ; reopened = true) {
       if (signal.aborted) return;
       // Gone while the executor makes a turned-away pod again: waited for, a while.
       if (opened === 'gone') {
@@ -196,54 +255,39 @@ async function* follow(
         opened = 'not-started';
       }
       if (opened !== 'not-started') {
-        const { lines, close } = opened;
-        let skipAtLast = reopened ? givenAtLast : 0;
+        const { lines, close, unfinished } = opened;
+        skipAtLast = reopened ? givenAtLast : 0;
         try {
           for await (const line of lines) {
-            const { stamp, text } = parseLine(line);
-            if (stamp && last) {
-              const order = compareStamps(stamp, last);
-              // Given before the stream broke: sinceTime is whole seconds, so its second comes again.
-              if (reopened && order < 0) continue;
-              if (order === 0 && skipAtLast > 0) {
-                skipAtLast -= 1;
-                continue;
-              }
-              givenAtLast = order === 0 ? givenAtLast + 1 : 1;
-            } else if (stamp) givenAtLast = 1;
-            if (stamp) last = stamp;
-            if (linesBefore > 0) {
-              linesBefore -= 1;
-              continue;
-            }
-            // Kept with its stamp (an archive), where a later reader finds a cursor's second.
-            const bytes = Buffer.from(`${stamped ? line : text}\n`);
-            if (bytesBefore >= bytes.length) {
-              bytesBefore -= bytes.length;
-              continue;
-            }
-            yield bytes.subarray(bytesBefore).toString();
-            bytesBefore = 0;
+            const given = admit(line);
+            if (given !== undefined) yield given;
           }
         } finally {
           close();
         }
         if (signal.aborted) return;
         const state = await podState(deps, name);
-        if (state === 'ended') return;
+        if (state === 'ended') {
+          // The stream may have broken off just before the container ended: read once more to its end.
+          if (!toItsEnd) {
+            toItsEnd = true;
+            const rest = await openAgain();
+            if (typeof rest !== 'string') {
+              opened = rest;
+              continue;
+            }
+          }
+          // A line the container ended without a \n is its last words; one a stream was cut in is not
+          // given (it comes again whole).
+          const lastWords = unfinished.text ? admit(unfinished.text) : undefined;
+          if (lastWords !== undefined) yield lastWords;
+          return;
+        }
         if (state === 'turned-away') readmitUntil = Date.now() + READMIT_WAIT_MS;
       }
       await again();
       if (signal.aborted) return;
-      // sinceTime is whole seconds: the last line's second comes again, its lines already read dropped.
-      const asked = last ? { sinceTime: secondAsTime(last.seconds) } : from;
-      // A throttled or unavailable API server is asked again, as long as the follower waits; anything
-      // else ends the stream as cut.
-      opened = await open(deps, name, asked, signal).catch((error: unknown) => {
-        const kind = classifyKubeError(error);
-        if (kind === 'throttling' || kind === 'transient') return 'not-started' as const;
-        throw error;
-      });
+      opened = await openAgain();
     }
   } finally {
     if (typeof opened !== 'string') opened.close();

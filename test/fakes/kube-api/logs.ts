@@ -26,6 +26,8 @@ export class PodLogs {
   utcOffsetMinutes = 0;
   /** Stamps to the second only (a coarse clock): many lines share one. */
   coarse = false;
+  /** The next line a followed stream sends is cut off just past its stamp, with the connection. */
+  cutInNextLine = false;
 
   write(key: string, text: string): void {
     const list = this.lines.get(key) ?? [];
@@ -121,6 +123,14 @@ export function serveLog(
   const send = () => {
     const more = core.logs.read(key, next, timestamps);
     next = more.next;
+    if (more.text && core.logs.cutInNextLine) {
+      core.logs.cutInNextLine = false;
+      unlisten();
+      clearInterval(timer);
+      // Cut once the piece is on its way: destroyed at once, it would not be sent.
+      res.write(more.text.slice(0, more.text.indexOf(' ') + 4), () => setTimeout(() => res.destroy(), 20));
+      return;
+    }
     if (more.text) res.write(more.text);
     if (ended()) stop();
   };
