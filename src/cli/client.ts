@@ -84,6 +84,8 @@ export class BoaClient {
   stream(
     path: string,
     onText: (text: string) => void,
+    /** Called with the answer's headers as it starts, before its text. */
+    onAnswer?: (header: (name: string) => string | undefined) => void,
   ): Promise<{ header(name: string): string | undefined; bytes: number; cut: boolean }> {
     const { url, token } = this.connection;
     const headers: Record<string, string> = { accept: 'text/plain, application/json' };
@@ -109,10 +111,18 @@ export class BoaClient {
           res.on('error', fail);
           return;
         }
+        const header = (name: string) => {
+          const value = res.headers[name.toLowerCase()];
+          return Array.isArray(value) ? value[0] : value;
+        };
+        onAnswer?.(header);
         const decoder = new TextDecoder();
         let bytes = 0;
+        /** The last bytes that came, across chunks: where a cut may have split a character. */
+        let last = Buffer.alloc(0);
         res.on('data', (chunk: Buffer) => {
           bytes += chunk.length;
+          last = Buffer.concat([last, chunk.subarray(-3)]).subarray(-3);
           const text = decoder.decode(chunk, { stream: true });
           if (text) onText(text);
         });
@@ -120,13 +130,14 @@ export class BoaClient {
         res.on('close', () => {
           if (settled) return;
           settled = true;
-          const rest = decoder.decode();
-          if (rest) onText(rest);
-          const header = (name: string) => {
-            const value = res.headers[name.toLowerCase()];
-            return Array.isArray(value) ? value[0] : value;
-          };
-          resolve({ header, bytes, cut: !res.complete });
+          const cut = !res.complete;
+          // Cut inside a character: its bytes are not counted as got, so it comes again whole.
+          if (cut) bytes -= unfinishedCharBytes(last);
+          else {
+            const rest = decoder.decode();
+            if (rest) onText(rest);
+          }
+          resolve({ header, bytes, cut });
         });
       });
       const timer = setTimeout(() => {
@@ -202,4 +213,15 @@ export class BoaClient {
       EXIT.failed,
     );
   }
+}
+
+/** The bytes at the end of `chunk` that begin a UTF-8 character without finishing it. */
+export function unfinishedCharBytes(chunk: Buffer): number {
+  for (let back = 1; back <= Math.min(3, chunk.length); back++) {
+    const byte = chunk[chunk.length - back]!;
+    if ((byte & 0xc0) === 0x80) continue; // a continuation byte: its lead is further back
+    const length = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
+    return length > back ? back : 0;
+  }
+  return 0;
 }

@@ -218,6 +218,11 @@ export interface ReplicaLogFollow {
   readonly chunks: AsyncIterable<string>;
   /** Where in the log the chunks start: a follower cut off asks again from here plus what it got. */
   readonly from: LogPosition;
+  /**
+   * The position asked for is no longer in the log (the kubelet rotated it away, or a kept log lacks its
+   * beginning): the chunks go on from the log's newest line, and lines between may be missing.
+   */
+  readonly gap?: true;
 }
 
 /**

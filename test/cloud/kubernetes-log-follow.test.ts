@@ -103,6 +103,49 @@ describe('the Kubernetes executor following a log', () => {
   }, 30_000);
 
   it.each([
+    ['a second and the lines of it before', 1, 'b\n'],
+    ["the log's start", 5, 'a\nb\n'],
+  ])(
+    'says a gap when the place a follower got to (from %s) was rotated away, and goes on from the newest line',
+    async (_, tailLines, had) => {
+      const { executor, pod } = await runningJob();
+      cluster.fake.kubelet.writeLog(pod, 'a\nb\n');
+      const first = new AbortController();
+      const follow = (await executor.followLog!({ jobId: 7, rank: 0, tailLines }, first.signal))!;
+      expect(follow.from.cursor === 'start').toBe(tailLines === 5);
+      const read = reader(follow);
+      await read.until((s) => s === had);
+      first.abort();
+      await read.done;
+      // While boa was away the job wrote on, and the kubelet rotated its log.
+      cluster.fake.kubelet.writeLog(pod, 'c\n');
+      await new Promise((r) => setTimeout(r, 1100));
+      cluster.fake.kubelet.rotateLog(pod);
+      cluster.fake.kubelet.writeLog(pod, 'd\n');
+      const again = (await executor.followLog!(
+        {
+          jobId: 7,
+          rank: 0,
+          generation: 1,
+          tailLines,
+          from: { cursor: follow.from.cursor, skip: had.length },
+        },
+        new AbortController().signal,
+      ))!;
+      expect(again.gap).toBe(true);
+      const rest = reader(again);
+      cluster.fake.kubelet.writeLog(pod, 'e\n');
+      await rest.until((s) => s.endsWith('e\n'));
+      cluster.fake.kubelet.exit(pod, 0);
+      await rest.done;
+      // What came after it asked; d, written before, is among the lines said missing. Not nothing at all,
+      // as when the bytes it had were skipped in what the log holds now.
+      expect(rest.seen()).toBe('e\n');
+    },
+    30_000,
+  );
+
+  it.each([
     ['to the nanosecond', false],
     ['to the second, in its own zone', true],
   ])(
@@ -128,7 +171,8 @@ describe('the Kubernetes executor following a log', () => {
         { jobId: 7, rank: 0, generation: 1, tailLines: 3, from: { cursor: follow.from.cursor, skip: 3 } },
         new AbortController().signal,
       ))!;
-      expect(again.from).toEqual({ cursor: follow.from.cursor, skip: 3 });
+      // Answered from the line it got to (d, the fourth of that second), not from where it began.
+      expect(again.from).toEqual({ cursor: follow.from.cursor.replace(/\/2$/, '/3'), skip: 1 });
       const rest = reader(again);
       await rest.until((s) => s.endsWith('f\n'));
       cluster.fake.kubelet.writeLog(pod, 'g\n');

@@ -444,6 +444,17 @@ function resumeQuery(headers, bytes) {
   return { exact: true, query: { cursor, skip: String(Number(headers.get('boa-log-skip') ?? 0) + bytes) } };
 }
 
+/** The bytes at the end of `bytes` that begin a UTF-8 character without finishing it (as the CLI's). */
+function unfinishedCharBytes(bytes) {
+  for (let back = 1; back <= Math.min(3, bytes.length); back++) {
+    const byte = bytes[bytes.length - back];
+    if ((byte & 0xc0) === 0x80) continue;
+    const length = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
+    return length > back ? back : 0;
+  }
+  return 0;
+}
+
 /** A generation from its start (the cursor every executor reads as a log's beginning). */
 const FROM_START = { tail: String(WHOLE_LOG), cursor: 'start' };
 
@@ -517,7 +528,6 @@ async function readJob(f) {
 async function streamLog(f, generation, position, opened) {
   let asked = { generation, position };
   let shown;
-  const decoder = new TextDecoder();
   for (;;) {
     const res = await ask(f, logPath(f.id, asked.generation, asked.position));
     if (!res.ok) {
@@ -530,21 +540,29 @@ async function streamLog(f, generation, position, opened) {
       shown = Number(res.headers.get('boa-generation'));
       opened(shown);
     }
-    f.status(`following generation ${shown}: lines appear as the job writes them`);
+    f.status(
+      res.headers.get('boa-log-gap') === 'true'
+        ? `following generation ${shown}: where the log had got to is no longer kept (rotated away while it was cut off); lines between are missing`
+        : `following generation ${shown}: lines appear as the job writes them`,
+    );
     let bytes = 0;
+    // The last bytes that came: a cut inside a character is asked again from its start.
+    let last = new Uint8Array(0);
+    const decoder = new TextDecoder();
     try {
       const reader = res.body.getReader();
       for (;;) {
         const { done, value } = await reader.read();
         if (done) break;
         bytes += value.byteLength;
+        last = new Uint8Array([...last, ...value.subarray(-3)]).subarray(-3);
         f.write(decoder.decode(value, { stream: true }));
       }
       f.write(decoder.decode());
       return shown;
     } catch (error) {
       if (f.signal.aborted) throw error;
-      const resume = resumeQuery(res.headers, bytes);
+      const resume = resumeQuery(res.headers, bytes - unfinishedCharBytes(last));
       f.status(
         `the log broke off (${error.message}); following it again ${resume.exact ? 'from where it was' : 'from its newest line (lines written meanwhile may be missing)'}`,
       );

@@ -148,7 +148,7 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
         200: {
           content: { 'text/plain': { schema: z.string() } },
           description:
-            'the lines; header boa-generation names the generation they are from; with follow=true, streamed until the replica ends, and headers boa-log-cursor and boa-log-skip say where they start (a follower cut off asks again with cursor and skip plus the bytes it got)',
+            'the lines; header boa-generation names the generation they are from; with follow=true, streamed until the replica ends, and headers boa-log-cursor and boa-log-skip say where they start (a follower cut off asks again with cursor and skip plus the bytes it got); boa-log-gap: true when the position asked for is no longer in the log (rotated away), the text then going on from its newest line',
         },
         ...errors,
         404: jsonContent(ErrorSchema, 'no such job, or no log kept for that replica'),
@@ -202,6 +202,8 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
           // Where the text starts in the log: a follower cut off asks again from there plus what it got.
           'boa-log-cursor': log.from.cursor,
           'boa-log-skip': String(log.from.skip),
+          // The position asked for is gone from the log: lines between may be missing.
+          ...(log.gap ? { 'boa-log-gap': 'true' } : {}),
           // Through a proxy that buffers (nginx), lines would come in bursts.
           'x-accel-buffering': 'no',
         }) as never;

@@ -188,7 +188,12 @@ async function streamLog(
   let failingSince: number | undefined;
   for (;;) {
     try {
-      const answer = await client.stream(`/v1/jobs/${jobId}/logs?${logQuery(asked)}`, write);
+      const answer = await client.stream(`/v1/jobs/${jobId}/logs?${logQuery(asked)}`, write, (header) => {
+        if (header('boa-log-gap') === 'true')
+          say(
+            `boa: the log of job ${jobId} no longer holds where this follow had got to (rotated away while it was cut off); going on from its newest line, lines between are missing`,
+          );
+      });
       const generation = Number(answer.header('boa-generation'));
       if (!answer.cut) return { generation };
       // Asked again from where it got to: where the text began, and the bytes that came.

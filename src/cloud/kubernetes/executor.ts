@@ -163,8 +163,8 @@ export class KubernetesExecutor implements Executor {
     if (live) return live;
     const kept = this.archive.newest(query.jobId, query.rank, query.generation);
     if (!kept) return undefined;
-    const { text, from } = archivedFrom(kept.stamped, start);
-    return { generation: kept.generation, from, chunks: once(text) };
+    const { text, ...from } = archivedFrom(kept.stamped, start);
+    return { generation: kept.generation, ...from, chunks: once(text) };
   }
 
   async reconcile(desired: readonly DesiredJob[]): Promise<readonly ReplicaStatus[]> {

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFile
 import { dirname, join } from 'node:path';
 import type { V1Pod } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
+import { NOT_WHOLE } from './archived-log.ts';
 import { followPodTail, type PodLogFollowDeps } from './log-follow.ts';
 import { withKubeRetry } from './retry.ts';
 import { identityOf, podName, type PodIdentity } from './names.ts';
@@ -52,7 +53,8 @@ export class PodLogArchive {
           }),
         retry,
       );
-      this.write(id, text);
+      // Fewer lines than asked and within the allowance: the log from its beginning.
+      this.write(id, text, lineCount(text) < ARCHIVE_LINES);
     } catch (error) {
       this.failed(name, error);
     }
@@ -84,7 +86,7 @@ export class PodLogArchive {
         }
         // What came is kept even when the stream failed; a full disk is logged, not thrown (no one awaits).
         try {
-          this.write(id, tail.text());
+          this.write(id, tail.text(), tail.whole && tail.pushed < ARCHIVE_LINES);
         } catch (error) {
           this.failed(name, error);
         }
@@ -159,13 +161,17 @@ export class PodLogArchive {
     return join(this.jobsDir!, String(jobId), String(generation), `${rank}.pod.log`);
   }
 
-  /** Written whole or not at all (a crash mid-write leaves the one before). */
-  private write(id: PodIdentity, text: string): void {
+  /**
+   * Written whole or not at all (a crash mid-write leaves the one before). A log without its beginning
+   * (`fromStart` false, or cut here) says so in its first line, for readers placing a follower in it.
+   */
+  private write(id: PodIdentity, text: string, fromStart: boolean): void {
     // Nothing written (a pod turned away before it ran): nothing to keep, not an empty log.
     if (text !== '') {
       const file = this.file(id);
       mkdirSync(dirname(file), { recursive: true });
-      writeFileSync(`${file}.tmp`, lastBytes(text, ARCHIVE_BYTES));
+      const kept = lastBytes(text, ARCHIVE_BYTES);
+      writeFileSync(`${file}.tmp`, fromStart && kept === text ? kept : `${NOT_WHOLE}\n${kept}`);
       renameSync(`${file}.tmp`, file);
     }
     this.kept.add(podName(id.jobId, id.generation, id.rank));
@@ -186,10 +192,17 @@ class TailBuffer {
   private lines: string[] = [];
   private first = 0;
   private bytes = 0;
+  /** Lines pushed, and whether all are still held. */
+  pushed = 0;
 
   constructor(private readonly limit: number) {}
 
+  get whole(): boolean {
+    return this.first === 0 && this.pushed === this.lines.length;
+  }
+
   push(line: string): void {
+    this.pushed += 1;
     this.lines.push(line);
     this.bytes += Buffer.byteLength(line);
     while (this.bytes > this.limit && this.first < this.lines.length - 1)
@@ -205,6 +218,8 @@ class TailBuffer {
     return this.lines.slice(this.first).join('');
   }
 }
+
+const lineCount = (text: string) => text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
 
 /**
  * The last `limit` bytes of `text`, from a line's start; a last line longer than that (a progress bar

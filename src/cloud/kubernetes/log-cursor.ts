@@ -37,7 +37,7 @@ export interface StampedReadDeps {
   readonly container: string;
 }
 
-type StampedLine = { readonly stamp: Stamp | undefined; readonly text: string };
+export type StampedLine = { readonly stamp: Stamp | undefined; readonly text: string };
 
 /**
  * The anchor of a log's last `tailLines` lines: the second of the first of them, and the lines of that
@@ -64,10 +64,10 @@ export async function anchorOfTail(
 }
 
 /** A non-followed read with timestamps, as lines; a container not started yet has written none. */
-async function readStamped(
+export async function readStamped(
   deps: StampedReadDeps,
   name: string,
-  from: { tailLines: number } | { sinceTime: string },
+  from: { tailLines?: number; sinceTime?: string },
 ): Promise<StampedLine[] | 'gone'> {
   const { api, namespace, container, retry } = deps;
   try {

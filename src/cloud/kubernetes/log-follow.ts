@@ -4,7 +4,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type CoreV1Api, type KubeConfig, Log, type V1Pod } from '@kubernetes/client-node';
 import type { LogPosition, ReplicaLogFollow, ReplicaLogQuery } from '../../service/ports.ts';
 import type { RetryContext } from '../retry.ts';
-import { anchorOfTail, formatCursor, parseCursor, type PodLogAnchor } from './log-cursor.ts';
+import { anchorOfTail, formatCursor, parseCursor, type PodLogAnchor, readStamped } from './log-cursor.ts';
+import { endOf, type LogPlace, placeInLog } from './log-place.ts';
 import { compareStamps, parseLine, secondAsTime, type Stamp } from './log-stamps.ts';
 import { logGenerations, logRefused, statusOf } from './logs.ts';
 import { podName } from './names.ts';
@@ -41,19 +42,39 @@ async function followPodLog(
   name: string,
   start: PodLogStart,
   signal: AbortSignal,
-): Promise<{ chunks: AsyncGenerator<string>; from: LogPosition } | undefined> {
-  const anchor =
-    'anchor' in start
-      ? start.anchor
-      : await anchorOfTail({ ...deps, container: CONTAINER }, name, start.tailLines);
-  if (anchor === 'gone') return undefined;
-  const skip = 'skip' in start ? start.skip : 0;
+): Promise<{ chunks: AsyncGenerator<string>; from: LogPosition; gap?: true } | undefined> {
+  const placed = await placeStart(deps, name, start);
+  if (placed === 'gone') return undefined;
+  const { anchor, skip } = placed;
   const from = anchorTime(anchor);
   const first = await open(deps, name, from, signal);
   if (first === 'gone') return undefined;
   const before = { lines: anchor.linesBefore, bytes: skip };
   const chunks = follow(deps, name, { from, before, stamped: false }, signal, first);
-  return { chunks, from: { cursor: formatCursor(anchor), skip } };
+  return { chunks, from: { cursor: formatCursor(anchor), skip }, ...(placed.gap ? { gap: true } : {}) };
+}
+
+/**
+ * Where a follow starts, as an anchor and bytes past it: the last `tailLines` lines, or where a follower
+ * got to, found in the log as it is now (near the follower's last line, so the log is not read again
+ * from where a long follow began). A position the log no longer reaches (the kubelet rotated it away)
+ * is a gap: the follow goes on from the log's newest line.
+ */
+async function placeStart(
+  deps: PodLogFollowDeps,
+  name: string,
+  start: PodLogStart,
+): Promise<(LogPlace & { gap: boolean }) | 'gone'> {
+  const stamped = { ...deps, container: CONTAINER };
+  if (!('anchor' in start)) {
+    const anchor = await anchorOfTail(stamped, name, start.tailLines);
+    return anchor === 'gone' ? anchor : { anchor, skip: 0, gap: false };
+  }
+  const lines = await readStamped(stamped, name, anchorTime(start.anchor));
+  if (lines === 'gone') return lines;
+  const place = placeInLog(lines, start, true);
+  if (place !== 'lost') return { ...place, gap: false };
+  return { anchor: endOf(lines, start.anchor), skip: 0, gap: true };
 }
 
 /**

@@ -237,6 +237,12 @@ export class FakeKubelet {
     this.core.logs.write(`${pod.metadata.namespace}/${podName}`, text);
   }
 
+  /** The kubelet rotates the pod's log: the API server no longer serves what it wrote so far. */
+  rotateLog(podName: string): void {
+    const pod = this.pod(podName);
+    this.core.logs.rotate(`${pod.metadata.namespace}/${podName}`);
+  }
+
   /** The environment the pod's (first) container was started with, secretKeyRefs resolved. */
   environment(podName: string, container?: string): Record<string, string> | undefined {
     const pod = this.pod(podName);

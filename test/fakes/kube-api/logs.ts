@@ -52,6 +52,14 @@ export class PodLogs {
     return `${local.slice(0, 19)}${fraction}${zone}`;
   }
 
+  /**
+   * The kubelet rotates the log: what it wrote so far leaves the file the API server reads (its newest).
+   * For logs no one follows now (an open follow would miss the next lines).
+   */
+  rotate(key: string): void {
+    this.lines.set(key, []);
+  }
+
   text(key: string): string {
     return (this.lines.get(key) ?? []).map((l) => l.text).join('');
   }
