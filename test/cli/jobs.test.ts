@@ -30,6 +30,7 @@ describe('boa jobs', () => {
     const id = Number(/^job\s+(\d+) \(cifar10, waiting\)$/m.exec(submit.stdout)?.[1]);
     const token = /^token\s+(\S+)$/m.exec(submit.stdout)?.[1] as string;
     expect(submit.stdout).toMatch(/launcher needs this token/);
+    expect(submit.stdout).toMatch(/self-launched: boa starts nothing for it, but gives it GPUs \(paid\)/);
     // Submitted before any budget: it would wait for a plan forever; the CLI says what to do.
     expect(submit.stdout).toMatch(
       /^budget\s+none is set: the job waits until boa budget set <gpuHoursPerHour>$/m,
@@ -47,14 +48,16 @@ describe('boa jobs', () => {
       'resnet18',
       'cifar10',
       'waiting',
-      '0',
+      '1', // its first statistical epoch
       '0',
       expect.any(String),
       '-',
       '-',
     ]);
     // Why it waits (a plan, nodes to boot, or the budget), in the last column.
-    expect(row?.slice(9).join(' ')).toMatch(/^(waits for a plan|waits for nodes|queued for the budget)$/);
+    expect(row?.slice(9).join(' ')).toMatch(
+      /^(waits for a plan \(is a budget set\? boa budget set N\)|waits for nodes|queued for the budget)$/,
+    );
 
     const cancel = await s.boa(['jobs', 'cancel', String(id)]);
     expect(cancel.status).toBe(0);
@@ -155,7 +158,7 @@ describe('boa jobs', () => {
       job: `${body.id} r18 (cifar10)`,
       state: 'running',
       GPUs: `${job.width}, generation ${job.generation}`,
-      epoch: '0 of 8',
+      'statistical epoch': '1 of 8',
       restarts: '0',
       command: 'none: self-launched (it polls its allocation)',
       logs: `${join(dataDir, 'jobs', String(body.id), String(job.generation))}/<rank>.log`,

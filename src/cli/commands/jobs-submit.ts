@@ -111,8 +111,11 @@ export function addSubmitCommand(jobs: Command): void {
         });
       const note = workload
         ? 'boa runs the command when the job gets GPUs; its processes get this token as BOA_JOB_TOKEN.'
-        : "the job's launcher needs this token: it authenticates the job's allocation, progress and" +
-          ' complete calls. It is shown only now.';
+        : // A job submitted without `-- command` by mistake holds paid GPUs until its lease ends: say so.
+          "self-launched: boa starts nothing for it, but gives it GPUs (paid) from the next tick. The job's" +
+          ' launcher needs this token for its allocation, progress and complete calls (shown only now);' +
+          ' unpolled for its lease (leaseSeconds, 10 minutes by default) the job is lost and its GPUs freed.' +
+          ` For boa to run a command instead: boa jobs submit ${data.job.class} -- <command>.`;
       // A job submitted before any budget waits "for a plan" that never comes: say what to do.
       const unbudgeted =
         !context.json &&

@@ -92,7 +92,7 @@ function parseStates(value: string): string[] {
 const DEFAULT_LIMIT = 1000;
 
 const WAITS_FOR = {
-  plan: 'waits for a plan',
+  plan: 'waits for a plan (is a budget set? boa budget set N)',
   budget: 'queued for the budget',
   tick: 'waits for the next tick',
   nodes: 'waits for nodes',
@@ -145,7 +145,8 @@ function renderJob(job: JobView, logs: string | undefined): string {
     ['state', [job.state, outcome(job)].filter(Boolean).join(': ')],
     // An ended job's generation went up as it stopped (its replicas read that as "stop"): none ran it.
     ['GPUs', active ? `${job.width}, generation ${job.generation}` : `${job.width}`],
-    ['epoch', `${job.statEpoch}${epochs ? ` of ${epochs}` : ''}${work}`],
+    // Counted from 1, as people count: the API's statEpoch is an index. Not the trainer's own epochs.
+    ['statistical epoch', `${job.statEpoch + 1}${epochs ? ` of ${epochs}` : ''}${work}`],
     ['plan widths', job.widths ? `${job.widths.join(' ')} by epoch (plan #${job.planId})` : null],
     ['submitted', when(job.submittedAt)],
     ['first started', when(job.startedAt)],
@@ -171,7 +172,7 @@ function renderJobs(jobs: JobView[]): string {
     j.name,
     j.class,
     j.state,
-    j.statEpoch,
+    j.statEpoch + 1,
     j.width,
     when(j.submittedAt),
     when(j.startedAt),
