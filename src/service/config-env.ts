@@ -61,6 +61,7 @@ export function configFromEnv(env: Env): Record<string, unknown> {
     terminationGraceSeconds: number(env, 'BOA_TERMINATION_GRACE_SECONDS'),
     maxRestarts: number(env, 'BOA_MAX_RESTARTS'),
     leaseSeconds: number(env, 'BOA_LEASE_SECONDS'),
+    jobLogRetentionDays: number(env, 'BOA_JOB_LOG_RETENTION_DAYS'),
     aws,
     kubernetes,
   };
@@ -93,6 +94,7 @@ const SERVICE_ENV = [
   'BOA_TERMINATION_GRACE_SECONDS',
   'BOA_MAX_RESTARTS',
   'BOA_LEASE_SECONDS',
+  'BOA_JOB_LOG_RETENTION_DAYS',
   'BOA_CLUSTER_NAME',
   'BOA_NODEGROUP_NAME',
   'BOA_JOBS_NAMESPACE',

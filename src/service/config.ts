@@ -82,6 +82,11 @@ export const configSchema = z
     startTimeoutSeconds: z.number().nonnegative().default(900),
     /** Running replicas are checked this often between ticks, so an exit is seen within it. */
     replicaCheckSeconds: positive('replicaCheckSeconds').default(5),
+    /** An ended job's kept logs (both executors') are deleted this many days after it ended; 0: kept for good. */
+    jobLogRetentionDays: z
+      .number({ error: 'jobLogRetentionDays must be a number' })
+      .nonnegative('jobLogRetentionDays must be >= 0 (0: logs kept for good)')
+      .default(30),
     /** A self-launched job silent (no poll, no report) this long is `lost` and its GPUs freed. */
     leaseSeconds: positive('leaseSeconds').default(600),
     /** The URL replicas reach the service at (BOA_URL); default http://<host>:<port>. */

@@ -10,7 +10,7 @@ import { configFromEnv, unknownEnv } from './config-env.ts';
 import { bootService } from './boot.ts';
 import { announceStart, chooseLogFormat, createLogger, LOG_FORMATS } from './logging.ts';
 import { fromSource } from './config-sources.ts';
-import { PRUNE_EVERY_MS, pruneOldRows } from './retention.ts';
+import { PRUNE_EVERY_MS, pruneJobLogs, pruneOldRows } from './retention.ts';
 import { undoFreshDataDir } from './fresh-data-dir.ts';
 import { listen, StartupError, startFailure } from './startup.ts';
 
@@ -125,6 +125,7 @@ try {
   const prune = () => {
     try {
       pruneOldRows(service);
+      pruneJobLogs(service);
     } catch (error) {
       logger.error({ event: 'prune_failed', error: (error as Error).message }, 'pruning failed');
     }

@@ -257,6 +257,10 @@ export interface Executor {
   logs?(query: ReplicaLogQuery): Promise<ReplicaLog | undefined>;
   /** The same replica's log, followed; undefined when none is kept. */
   followLog?(query: ReplicaLogQuery, signal: AbortSignal): Promise<ReplicaLogFollow | undefined>;
+  /** Jobs whose logs are kept here, ended ones included (retention.ts deletes the old ones'). */
+  keptLogJobs?(): number[];
+  /** Deletes what is kept of a job that has ended (its logs, every generation); false while it still runs here. */
+  deleteKeptLogs?(jobId: number): boolean;
   /** Stops watching; replicas keep running (a restarted service adopts them). */
   close(): Promise<void>;
 }

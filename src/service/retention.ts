@@ -24,3 +24,28 @@ export function pruneOldRows(service: BoaService): number {
   if (deleted > 0) logger.info({ event: 'pruned', rows: deleted }, 'old rows pruned');
   return deleted;
 }
+
+/**
+ * Deletes the kept logs of jobs that ended more than `jobLogRetentionDays` ago, so a data folder does not
+ * fill its disk with every rescale's logs (up to 1 MiB a pod on Kubernetes). A folder of a job the store
+ * does not know is left alone. Returns how many jobs' logs went.
+ */
+export function pruneJobLogs(service: BoaService): number {
+  const { config, repo, clock, logger, executor } = service.deps;
+  if (config.jobLogRetentionDays === 0 || !executor?.keptLogJobs || !executor.deleteKeptLogs) return 0;
+  const before = clock.now() - config.jobLogRetentionDays * 24 * HOUR;
+  let deleted = 0;
+  for (const jobId of executor.keptLogJobs()) {
+    if (service.state.jobs.has(jobId)) continue;
+    const row = repo.getJob(jobId);
+    const ended = row !== undefined && row.state !== 'waiting' && row.state !== 'running';
+    if (!ended || row.finishedAt === null || row.finishedAt >= before) continue;
+    if (executor.deleteKeptLogs(jobId)) deleted += 1;
+  }
+  if (deleted > 0)
+    logger.info(
+      { event: 'job_logs_pruned', jobs: deleted, retentionDays: config.jobLogRetentionDays },
+      'logs of jobs ended long ago deleted',
+    );
+  return deleted;
+}

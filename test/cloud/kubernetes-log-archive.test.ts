@@ -122,6 +122,11 @@ describe("the Kubernetes executor keeping pods' logs", () => {
       text: 'Traceback: CUDA out of memory\n',
     });
     expect(await executor.logs!({ jobId: 7, rank: 1, tailLines: 10 })).toBeUndefined();
+    // Its retention over (retention.ts asks), the kept log goes.
+    expect(executor.keptLogJobs!()).toEqual([7]);
+    expect(executor.deleteKeptLogs!(7)).toBe(true);
+    expect(executor.keptLogJobs!()).toEqual([]);
+    expect(await executor.logs!({ jobId: 7, rank: 0, tailLines: 10 })).toBeUndefined();
   }, 30_000);
 
   it('follows a pod a restarted boa finds stopping, and keeps nothing without a data folder', async () => {

@@ -167,6 +167,14 @@ export class KubernetesExecutor implements Executor {
     return { generation: kept.generation, ...from, chunks: once(text) };
   }
 
+  keptLogJobs(): number[] {
+    return this.archive.jobs();
+  }
+
+  deleteKeptLogs(jobId: number): boolean {
+    return this.archive.delete(jobId);
+  }
+
   async reconcile(desired: readonly DesiredJob[]): Promise<readonly ReplicaStatus[]> {
     const [pods, services] = await Promise.all([
       this.pods.current(),

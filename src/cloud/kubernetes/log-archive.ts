@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { NOT_WHOLE } from './archived-log.ts';
 import { followPodTail, type PodLogFollowDeps } from './log-follow.ts';
 import { withKubeRetry } from './retry.ts';
+import { deleteJobFolder, jobsWithFolders } from '../job-folders.ts';
 import { identityOf, podName, type PodIdentity } from './names.ts';
 import { CONTAINER } from './pods.ts';
 
@@ -23,7 +24,10 @@ const MAX_FOLLOWED = 32;
  * stamps (`<jobs>/<job>/<generation>/<rank>.pod.log`), so a follower's cursor finds its place in it.
  */
 export class PodLogArchive {
-  private readonly followed = new Map<string, { stop: AbortController; done: Promise<void> }>();
+  private readonly followed = new Map<
+    string,
+    { stop: AbortController; done: Promise<void>; jobId: number }
+  >();
   /** Pods kept already: a Terminating pod is seen again until its deletion reaches the cache. */
   private readonly kept = new Set<string>();
 
@@ -94,7 +98,7 @@ export class PodLogArchive {
         clearTimeout(timer);
         this.followed.delete(name);
       });
-      this.followed.set(name, { stop, done });
+      this.followed.set(name, { stop, done, jobId: id.jobId });
     } catch (error) {
       clearTimeout(timer);
       this.failed(name, error);
@@ -143,6 +147,18 @@ export class PodLogArchive {
       if (stamped !== undefined) return { generation: g, stamped };
     }
     return undefined;
+  }
+
+  /** Jobs with a kept log. */
+  jobs(): number[] {
+    return jobsWithFolders(this.jobsDir);
+  }
+
+  /** Deletes a job's kept logs (not while one of its pods is followed to be kept). */
+  delete(jobId: number): boolean {
+    for (const followed of this.followed.values()) if (followed.jobId === jobId) return false;
+    deleteJobFolder(this.jobsDir, jobId);
+    return true;
   }
 
   /** Stops following: what each pod wrote so far is kept. */

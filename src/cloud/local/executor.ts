@@ -1,4 +1,5 @@
 import { mkdirSync, rmSync } from 'node:fs';
+import { deleteJobFolder, jobsWithFolders } from '../job-folders.ts';
 import { join, resolve } from 'node:path';
 import { pino, type Logger } from 'pino';
 import type {
@@ -267,6 +268,17 @@ export class LocalExecutor implements Executor {
       ...failedToStart,
       ...endedBeforeStop,
     ];
+  }
+
+  keptLogJobs(): number[] {
+    return jobsWithFolders(this.jobsDir);
+  }
+
+  deleteKeptLogs(jobId: number): boolean {
+    // Its folder holds its replicas' records too: never while one is still tracked.
+    for (const key of this.replicas.keys()) if (key.startsWith(`${jobId}/`)) return false;
+    deleteJobFolder(this.jobsDir, jobId);
+    return true;
   }
 
   async close(): Promise<void> {
