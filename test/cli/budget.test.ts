@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hasScript, onTerminal, runBoa, startCliService, unusedPort } from './cli-harness.ts';
@@ -32,8 +32,22 @@ describe('boa budget', () => {
     const minimum = (out: string) => /minimum feasible\s+([\d.e-]+)/.exec(out)?.[1];
     expect(minimum(set.stdout)).toBeDefined();
     expect(minimum(set.stdout)).toBe(minimum(plan.stdout));
-    const planned = /allocated ([\d.e-]+) GPU-hours\/hour/.exec(plan.stdout)?.[1];
-    expect(set.stdout).toMatch(new RegExp(`^plan\\s+plan #\\d+ allocates ${planned} GPU-hours/hour`, 'm'));
+    // No arrivals seen yet: what it expects to spend is next to nothing, said in words.
+    expect(set.stdout).toMatch(
+      /^plan\s+plan #\d+: no arrivals seen yet, so it expects to spend next to nothing/m,
+    );
+    // With arrivals expected (a prior), the spend the plan predicts, as boa plan gives it.
+    const expecting = await started({ config: { priorRates: { cifar10: 2 } } });
+    const setThere = await expecting.boa(['budget', 'set', '40']);
+    const planThere = await expecting.boa(['plan']);
+    const planned = /allocated ([\d.e-]+) GPU-hours\/hour/.exec(planThere.stdout)?.[1];
+    expect(planned).toBeDefined();
+    expect(setThere.stdout).toMatch(
+      new RegExp(
+        `^plan\\s+plan #\\d+ allocates ${planned} GPU-hours/hour at the current 2\\.00 jobs/hour`,
+        'm',
+      ),
+    );
 
     const table = await s.boa(['budget', 'get']);
     expect(table.status).toBe(0);
@@ -325,6 +339,10 @@ describe('boa connection errors', () => {
     // A pointer to the help, not the whole help after the error.
     expect(unknown.stderr).toContain('(add --help for usage)');
     expect(unknown.stderr).not.toContain('Usage:');
+    // --version answers without asking the service: the package's version, exit 0.
+    const version = await s.boa(['--version']);
+    const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '../../package.json'), 'utf8'));
+    expect(version).toMatchObject({ status: 0, stdout: `${pkg.version}\n` });
     const badUrl = await s.boa(['budget', 'get'], { BOA_URL: 'ftp://example.com' });
     expect(badUrl.status).toBe(2);
     expect(badUrl.stderr).toMatch(/must start with http:\/\/ or https:\/\//);

@@ -296,6 +296,20 @@ describe('boa jobs', () => {
     const bad = await s.boa(['jobs', 'logs', String(body.id), '--tail', '0']);
     expect(bad.status).not.toBe(0);
     expect(bad.stderr).toMatch(/tail/);
+    // A replica that has written nothing: an empty stdout, and stderr says so.
+    const quiet = await s.request('POST', '/v1/jobs', {
+      class: 'cifar10',
+      workload: { command: [process.execPath, '-e', 'setInterval(() => {}, 1000)'] },
+    });
+    for (let i = 0; i < 100; i++) {
+      if ((await s.request('GET', `/v1/jobs/${quiet.body.id}/logs`)).status === 200) break;
+      await s.ticks(1);
+      await s.service.execution.settle();
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const silent = await s.boa(['jobs', 'logs', String(quiet.body.id)]);
+    expect(silent).toMatchObject({ status: 0, stdout: '' });
+    expect(silent.stderr).toBe(`boa: job ${quiet.body.id}'s rank 0 has written nothing yet\n`);
 
     // A service that runs no jobs keeps no logs.
     const plain = await startCliService();

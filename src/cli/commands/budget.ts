@@ -66,10 +66,15 @@ function perMonth(dollarsPerMonth: number | null): string {
 function renderBudgetSet(data: BudgetSetView): string {
   const plan = data.plan;
   const jobsPerHour = plan ? Object.values(plan.ratesPerHour).reduce((sum, r) => sum + r, 0) : 0;
-  const uses = plan
-    ? `plan #${plan.id} allocates ${significant(plan.predictedGpuHoursPerHour)} GPU-hours/hour at the ` +
-      `current ${fixed(jobsPerHour, 2)} jobs/hour (boa plan)`
-    : 'being computed for the new budget: see boa plan';
+  // A new service has seen no arrivals: its plan expects to spend next to nothing, yet gives each job
+  // that comes its widths. Said so, rather than "allocates 0.0003".
+  const uses = !plan
+    ? 'being computed for the new budget: see boa plan'
+    : jobsPerHour < 0.005
+      ? `plan #${plan.id}: no arrivals seen yet, so it expects to spend next to nothing; each job that ` +
+        'comes gets its widths (boa plan)'
+      : `plan #${plan.id} allocates ${significant(plan.predictedGpuHoursPerHour)} GPU-hours/hour at the ` +
+        `current ${fixed(jobsPerHour, 2)} jobs/hour (boa plan)`;
   const rows: [string, string][] = [
     ['budget set', `${data.gpuHoursPerHour} GPU-hours/hour${perMonth(data.dollarsPerMonth)}`],
     ['minimum feasible', `${significant(data.minFeasibleBudget)} GPU-hours/hour at these arrival rates`],

@@ -45,7 +45,10 @@ export function addLogsCommand(jobs: Command): void {
       const jobId = await resolveJobRef(context.client, ref);
       if (options.follow) return followLogs(context.client, jobId, { rank, tail, generation });
       const query = logQuery({ rank, tail, generation });
-      process.stdout.write(await context.client.text('GET', `/v1/jobs/${jobId}/logs?${query}`));
+      const text = await context.client.text('GET', `/v1/jobs/${jobId}/logs?${query}`);
+      process.stdout.write(text);
+      // An empty answer is not a failure to read: said on stderr, stdout stays the log alone.
+      if (text === '') process.stderr.write(`boa: job ${jobId}'s rank ${rank} has written nothing yet\n`);
     });
 }
 
