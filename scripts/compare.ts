@@ -13,7 +13,8 @@ import { availableParallelism } from 'node:os';
 import { basename, extname, join } from 'node:path';
 import { arrivalRatesPerHour } from '../src/core/trace.ts';
 import { BoaPlanner } from '../src/sim/policies/boa/planner.ts';
-import { findPolicy } from '../src/sim/policies/index.ts';
+import { findPolicy, POLICIES } from '../src/sim/policies/index.ts';
+import { VARIANTS_HELP } from './lib/boa-variants.ts';
 import { isPolicyOptionsError } from '../src/sim/policy.ts';
 import type { SimResult } from '../src/sim/run.ts';
 import { parseBudgets } from './lib/budgets.ts';
@@ -59,7 +60,7 @@ const program = withSimulationOptions(
     .option('--apps <list>', 'only these applications, comma-separated')
     .option(
       '--policies <list>',
-      'comma-separated policy names; boa variants: boa@oracle (the trace rates), boa@warmupH, boa@drainH, boa@capM, boa@creditH, boa@confZ, joined with @ (boa@cap2@conf3); boa-price@ceilingB (under the spend ceiling at budget B)',
+      `comma-separated policy names (${POLICIES.map((p) => p.name).join(', ')}); ${VARIANTS_HELP}`,
     )
     .option(
       '--budgets <spec>',

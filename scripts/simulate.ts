@@ -7,6 +7,7 @@ import { Option } from 'commander';
 import { arrivalRatesPerHour } from '../src/core/trace.ts';
 import { BoaPlanner } from '../src/sim/policies/boa/planner.ts';
 import { findPolicy, POLICIES } from '../src/sim/policies/index.ts';
+import { VARIANTS_HELP } from './lib/boa-variants.ts';
 import { simulate, truthProvider } from '../src/sim/run.ts';
 import { type UnspentSplit, UnspentAccount } from '../src/sim/unspent.ts';
 import { parsePolicyEntry, seriesOf } from './lib/compare-report.ts';
@@ -29,7 +30,7 @@ const program = withSimulationOptions(
     .option('--apps <list>', 'only these applications, comma-separated (rates keep the whole file span)')
     .requiredOption(
       '--policy <name>',
-      `one of: ${POLICIES.map((p) => p.name).join(', ')}; or a boa variant as in compare (boa@oracle, boa@drainH, boa@capM, boa@creditH, boa@warmupH, boa@confZ, boa@demandH, joined with @)`,
+      `one of: ${POLICIES.map((p) => p.name).join(', ')}; or a variant as in compare: ${VARIANTS_HELP}`,
     )
     .option(
       '--budget <b>',
