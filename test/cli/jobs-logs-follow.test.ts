@@ -99,8 +99,10 @@ it('follows a job from before it starts, through a restart, to its end; exit 0 w
   expect(follow.stderr).toMatch(
     new RegExp(`job ${id} \\(cifar10\\): its run ended \\(exit 1: [^)]*\\); restart 1 at `),
   );
-  // The run after the restart is announced (an ended job shows the generation after its last run).
+  // The run after the restart is announced (an ended job shows the generation after its last run),
+  // and how wide it runs, as jobs wait says it.
   expect(follow.stderr).toMatch(new RegExp(`^--- job ${id}, generation \\d+ ---$`, 'm'));
+  expect(follow.stderr).toMatch(new RegExp(`^job ${id} \\(cifar10\\): running on \\d+ GPUs?$`, 'm'));
   expect(follow.stderr).toMatch(new RegExp(`job ${id} \\(cifar10\\): done`));
   expect(follow.status).toBe(0);
 }, 120_000);

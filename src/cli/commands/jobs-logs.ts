@@ -248,7 +248,11 @@ async function nextGeneration(
     const job = await readJob(client, jobId);
     if (FINAL_STATES.has(job.state)) return job;
     const newer = job.generation > after;
-    if (job.state === 'running' && newer && job.width > 0) return job;
+    if (job.state === 'running' && newer && job.width > 0) {
+      // As `jobs wait` says it: how wide the run it now follows is.
+      say(describeJob(job));
+      return job;
+    }
     say(restartLine(job) ?? describeJob(job));
     await pause();
   }
