@@ -27,10 +27,9 @@ import {
 import { JobNetworkPolicies } from './network-policy.ts';
 import { checkPodWorkload, podManifest, replicaStatusOf, serviceManifest } from './pods.ts';
 import { Readmissions } from './readmit.ts';
-import { archivedFrom, archivedTail } from './archived-log.ts';
 import { PodLogArchive } from './log-archive.ts';
-import { followReplicaLog, startOf } from './log-follow.ts';
-import { readPodLog } from './logs.ts';
+import { ReplicaLogs } from './replica-logs.ts';
+import { runLimited } from './run-limited.ts';
 import { KUBE_RETRY, kindOf, withKubeRetry } from './retry.ts';
 import { ensureTokenSecret } from './secrets.ts';
 import { VanishedPods } from './vanished.ts';
@@ -45,20 +44,6 @@ export interface KubernetesExecutorDeps {
   readonly now?: () => number;
   /** Where pods' logs are kept as boa deletes the pods (`<data>/jobs`); none kept without it. */
   readonly logArchiveDir?: string;
-}
-
-/** Runs at most `limit` of the tasks at once; failures are returned, not thrown, so one bad job stops nothing. */
-async function runLimited(tasks: (() => Promise<void>)[], limit: number): Promise<unknown[]> {
-  const errors: unknown[] = [];
-  let next = 0;
-  const worker = async () => {
-    while (next < tasks.length) {
-      const task = tasks[next++]!;
-      await task().catch((error: unknown) => errors.push(error));
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
-  return errors;
 }
 
 /**
@@ -85,6 +70,7 @@ export class KubernetesExecutor implements Executor {
   private readonly now: () => number;
   private readonly kubeConfig: KubeConfig;
   private readonly archive: PodLogArchive;
+  private readonly replicaLogs: ReplicaLogs;
 
   constructor(
     private readonly config: KubernetesExecutorConfig,
@@ -129,6 +115,7 @@ export class KubernetesExecutor implements Executor {
       resource: 'services',
       list: () => this.api.listNamespacedService({ namespace, labelSelector: OWNED_SELECTOR }),
     });
+    this.replicaLogs = new ReplicaLogs(archiveDeps, this.archive, () => this.pods.current());
     const networking = networkingApi(deps.kubeConfig, config.requestTimeoutMs);
     this.policies = new JobNetworkPolicies(networking, config, this.retry, deps.logger, common);
   }
@@ -141,30 +128,12 @@ export class KubernetesExecutor implements Executor {
     return { addr: rank0Address(jobId, this.config.namespace), port: this.config.rendezvousPort };
   }
 
-  /**
-   * The pod's log, as `kubectl logs` reads it, while the pod is; then as boa kept it when it deleted the
-   * pod (log-archive.ts: every rescale and restart deletes the generation before).
-   */
-  async logs(query: ReplicaLogQuery): Promise<ReplicaLog | undefined> {
-    const pods = query.generation === undefined ? await this.pods.current() : [];
-    const live = await readPodLog(this.api, this.config.namespace, this.retry, pods, query);
-    if (live) return live;
-    const kept = this.archive.newest(query.jobId, query.rank, query.generation);
-    return kept && { generation: kept.generation, text: archivedTail(kept.stamped, query.tailLines) };
+  logs(query: ReplicaLogQuery): Promise<ReplicaLog | undefined> {
+    return this.replicaLogs.read(query);
   }
 
-  /** The pod's log followed (`kubectl logs -f`, across broken streams: log-follow.ts); a kept one whole. */
-  async followLog(query: ReplicaLogQuery, signal: AbortSignal): Promise<ReplicaLogFollow | undefined> {
-    const start = startOf(query);
-    const pods = query.generation === undefined ? await this.pods.current() : [];
-    const { api, retry, kubeConfig } = this;
-    const deps = { api, retry, kubeConfig, namespace: this.config.namespace };
-    const live = await followReplicaLog(deps, pods, query, signal);
-    if (live) return live;
-    const kept = this.archive.newest(query.jobId, query.rank, query.generation);
-    if (!kept) return undefined;
-    const { text, ...from } = archivedFrom(kept.stamped, start);
-    return { generation: kept.generation, ...from, chunks: once(text) };
+  followLog(query: ReplicaLogQuery, signal: AbortSignal): Promise<ReplicaLogFollow | undefined> {
+    return this.replicaLogs.follow(query, signal);
   }
 
   keptLogJobs(): number[] {
@@ -430,11 +399,6 @@ export class KubernetesExecutor implements Executor {
     }
     this.services.forget(name);
   }
-}
-
-/** A finished log's text as a follow's chunks: it all comes at once, and then it ends. */
-async function* once(text: string): AsyncGenerator<string> {
-  if (text) yield text;
 }
 
 /** A pod belongs when its job wants this generation, with a replica of its rank on its node. */

@@ -1,0 +1,45 @@
+import type { V1Pod } from '@kubernetes/client-node';
+import type { ReplicaLog, ReplicaLogFollow, ReplicaLogQuery } from '../../service/ports.ts';
+import { archivedFrom, archivedTail } from './archived-log.ts';
+import type { PodLogArchive } from './log-archive.ts';
+import { followReplicaLog, type PodLogFollowDeps, startOf } from './log-follow.ts';
+import { readPodLog } from './logs.ts';
+
+/**
+ * A replica's log on Kubernetes: its pod's, as `kubectl logs` reads it, while the pod is; then as boa
+ * kept it when it deleted the pod (log-archive.ts: every rescale and restart deletes the generation
+ * before). Without a generation asked for, that of the newest pod boa owns (the cache's `currentPods`).
+ */
+export class ReplicaLogs {
+  constructor(
+    private readonly deps: PodLogFollowDeps,
+    private readonly archive: PodLogArchive,
+    private readonly currentPods: () => Promise<readonly V1Pod[]>,
+  ) {}
+
+  async read(query: ReplicaLogQuery): Promise<ReplicaLog | undefined> {
+    const pods = query.generation === undefined ? await this.currentPods() : [];
+    const { api, namespace, retry } = this.deps;
+    const live = await readPodLog(api, namespace, retry, pods, query);
+    if (live) return live;
+    const kept = this.archive.newest(query.jobId, query.rank, query.generation);
+    return kept && { generation: kept.generation, text: archivedTail(kept.stamped, query.tailLines) };
+  }
+
+  /** Followed (`kubectl logs -f`, across broken streams: log-follow.ts); a kept one given whole. */
+  async follow(query: ReplicaLogQuery, signal: AbortSignal): Promise<ReplicaLogFollow | undefined> {
+    const start = startOf(query);
+    const pods = query.generation === undefined ? await this.currentPods() : [];
+    const live = await followReplicaLog(this.deps, pods, query, signal);
+    if (live) return live;
+    const kept = this.archive.newest(query.jobId, query.rank, query.generation);
+    if (!kept) return undefined;
+    const { text, ...from } = archivedFrom(kept.stamped, start);
+    return { generation: kept.generation, ...from, chunks: once(text) };
+  }
+}
+
+/** A finished log's text as a follow's chunks: it all comes at once, and then it ends. */
+async function* once(text: string): AsyncGenerator<string> {
+  if (text) yield text;
+}
