@@ -283,11 +283,10 @@ export const JobView = z
     restarts: z.number().int().optional(),
     exitCode: z.number().int().nullable().optional(),
     failureReason: z.string().nullable().optional(),
-    restartNotBefore: z
-      .string()
-      .nullable()
-      .optional()
-      .openapi({ description: 'after a failure, when its replicas start again (the restart backoff)' }),
+    restartNotBefore: z.string().nullable().optional().openapi({
+      description:
+        'after a failure, when its replicas start again (the restart backoff); null once that time has come',
+    }),
   })
   .openapi('Job');
 

@@ -21,6 +21,9 @@ export class Execution {
   /** Jobs the last `desired` left out while they wait out a restart backoff (followed up until none). */
   private backingOff = 0;
   private followUp: NodeJS.Timeout | null = null;
+  private followUpAt = 0;
+  /** Asked for while a pass ran (a tick placed a job): one more pass once it ends. */
+  private askedMeanwhile = false;
   private closed = false;
   /** The executor's last reconcile, measured apart from the tick's decision. */
   lastReconcileMs = 0;
@@ -78,10 +81,17 @@ export class Execution {
     this.reconcile();
   }
 
-  /** Starts a reconcile unless one is in flight (level-triggered: the next one sees what this missed). */
+  /**
+   * Starts a reconcile; one asked for while another is in flight runs when that one ends, so what a tick
+   * decided meanwhile (a job given its GPUs) is not left to the next tick.
+   */
   reconcile(): void {
     const executor = this.executor;
-    if (!executor || this.reconciling || this.closed) return;
+    if (!executor || this.closed) return;
+    if (this.reconciling) {
+      this.askedMeanwhile = true;
+      return;
+    }
     let started = 0;
     let sent: readonly DesiredJob[] = [];
     // On the next turn of the event loop: the tick (and the API) never wait for an executor's own
@@ -115,6 +125,9 @@ export class Execution {
       })
       .finally(() => {
         this.reconciling = null;
+        if (!this.askedMeanwhile) return;
+        this.askedMeanwhile = false;
+        this.reconcile();
       });
   }
 
@@ -148,7 +161,12 @@ export class Execution {
   }
 
   private scheduleFollowUp(delayMs: number): void {
-    if (this.followUp || this.closed) return;
+    if (this.closed) return;
+    // A sooner follow-up (a replica settling, 1 s) replaces a later one (the 5 s check), never the reverse.
+    const at = performance.now() + delayMs;
+    if (this.followUp && this.followUpAt <= at) return;
+    if (this.followUp) clearTimeout(this.followUp);
+    this.followUpAt = at;
     this.followUp = setTimeout(() => {
       this.followUp = null;
       this.reconcile();
@@ -275,12 +293,12 @@ export class Execution {
       if ((rank0?.phase === 'succeeded' && !rank0.interrupted) || finishedBefore) {
         done.push({ jobId, endedAt: (rank0?.phase === 'succeeded' ? rank0 : finishedBefore)?.endedAt });
       } else if (interrupted) {
-        this.interrupted(job, interrupted);
+        this.guarded(jobId, 'resume', () => this.interrupted(job, interrupted));
         // Its new generation starts at once, or when its backoff ends: followed up, not left to the
         // next tick (up to tickSeconds later) when none of its replicas is left running.
         settling = true;
       } else if (failed) {
-        this.fail(job, failed);
+        this.guarded(jobId, 'fail', () => this.fail(job, failed));
         settling = true;
       }
     }
@@ -293,13 +311,30 @@ export class Execution {
       clock.now(),
       config.startTimeoutSeconds * 1000,
     );
-    for (const { job, replica } of late) this.fail(job, replica);
+    for (const { job, replica } of late) this.guarded(job.id, 'fail', () => this.fail(job, replica));
     if (late.length > 0) settling = true;
     const endOf = (d: { endedAt: number | undefined }) => d.endedAt ?? Number.MAX_SAFE_INTEGER;
     done.sort((a, b) => endOf(a) - endOf(b));
     for (const { jobId, endedAt } of done)
-      this.service.finishJob(jobId, 'done', undefined, undefined, endedAt);
+      this.guarded(jobId, 'finish', () =>
+        this.service.finishJob(jobId, 'done', undefined, undefined, endedAt),
+      );
     return settling;
+  }
+
+  /**
+   * One job's step of a pass: one that fails (a store error) is logged, and the other jobs' steps are
+   * still taken (a job finished as its rank 0 ended is not lost to another job's failure).
+   */
+  private guarded(jobId: number, step: string, take: () => void): void {
+    try {
+      take();
+    } catch (error) {
+      this.service.deps.logger.error(
+        { event: 'execution_step_failed', jobId, step, error: (error as Error).message },
+        "a job's step failed; the other jobs' were taken",
+      );
+    }
   }
 
   /** A failed replica: the generation restarts after a backoff, or the job fails for good. */

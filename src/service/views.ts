@@ -132,8 +132,11 @@ function waitingFor(
   return lastTickAt === undefined || job.submittedAt > lastTickAt ? 'tick' : 'nodes';
 }
 
-/** A job as the API shows it; `lastTickAt` (the service's) tells a job no tick has seen yet. */
-export function jobView(job: ServiceJob, lastTickAt: number | undefined) {
+/**
+ * A job as the API shows it; `lastTickAt` (the service's) tells a job no tick has seen yet, `now` a
+ * restart backoff still running from one that is over (shown null then, not as a time gone by).
+ */
+export function jobView(job: ServiceJob, lastTickAt: number | undefined, now: number) {
   return {
     id: job.id,
     name: job.name,
@@ -153,7 +156,10 @@ export function jobView(job: ServiceJob, lastTickAt: number | undefined) {
     restarts: job.restarts,
     exitCode: job.exitCode,
     failureReason: job.failureReason,
-    restartNotBefore: job.restartNotBefore === null ? null : new Date(job.restartNotBefore).toISOString(),
+    restartNotBefore:
+      job.restartNotBefore === null || job.restartNotBefore <= now
+        ? null
+        : new Date(job.restartNotBefore).toISOString(),
   };
 }
 

@@ -493,6 +493,53 @@ describe('local executor', () => {
     expect(calls).toBe(SPAWN_ATTEMPTS + 1);
   });
 
+  it('tracks a replica whose pid record cannot be written (a full disk): started once, its record written when it can be', async () => {
+    const dataDir = temp();
+    const record = join(dataDir, 'jobs/1/1/0.pid');
+    let launches = 0;
+    const unrecordable = {
+      // The replica starts, but its record's place is taken (as a full disk refuses the write).
+      launch: async () => {
+        launches += 1;
+        mkdirSync(record, { recursive: true });
+        const proc = spawn('sleep', ['30'], { detached: true, stdio: 'ignore' });
+        pids.push(proc.pid as number);
+        return { pid: proc.pid as number, exited: false, orphaned: false };
+      },
+      close: async () => undefined,
+    };
+    const executor = new LocalExecutor({ dataDir, terminationGraceSeconds: 1, launcher: unrecordable });
+    const desired = [job(['sleep', '30'])];
+    for (let pass = 0; pass < 3; pass++) {
+      const [status] = await executor.reconcile(desired);
+      expect(status).toMatchObject({ phase: 'running' });
+    }
+    expect(launches).toBe(1);
+    rmSync(record, { recursive: true });
+    await executor.reconcile(desired);
+    expect(JSON.parse(readFileSync(record, 'utf8'))).toMatchObject({ pid: pids.at(-1), node: 'local-1' });
+  });
+
+  it('keeps the record of a rank that finished on its own until a pass has reported it: a restart in between reports it again', async () => {
+    const dataDir = temp();
+    const first = new LocalExecutor({ dataDir, terminationGraceSeconds: 1 });
+    const done = job([process.execPath, '-e', 'process.exit(0)']);
+    await settle(first, [done], (s) => s.some((r) => r.phase === 'succeeded'));
+    // Rescaled as it finished: generation 2 is wanted, generation 1's rank 0 said once more.
+    const next: DesiredJob = { jobId: 1, generation: 2, replicas: [] };
+    const said = await first.reconcile([next]);
+    expect(said).toEqual([expect.objectContaining({ generation: 1, rank: 0, phase: 'succeeded' })]);
+    // The service stops before it reads that pass's statuses: the next start hears it again.
+    await first.close();
+    const second = new LocalExecutor({ dataDir, terminationGraceSeconds: 1 });
+    expect(await second.reconcile([next])).toEqual([
+      expect.objectContaining({ generation: 1, rank: 0, phase: 'succeeded' }),
+    ]);
+    // Once returned, it is forgotten at the pass after.
+    expect(await second.reconcile([next])).toEqual([]);
+    await second.close();
+  });
+
   it('retries a start that failed at the next reconcile, which runs it', async () => {
     const dataDir = temp();
     let failedOnce = false;

@@ -274,6 +274,27 @@ describe('execution', () => {
     expect(s.executor.last(id)).toBeUndefined();
   });
 
+  it("takes every other job's step when one job's fails: a job done is not lost to another's store error", async () => {
+    const s = await service();
+    const a = (await s.request('POST', '/v1/jobs', { class: 'bert', workload })).body.id as number;
+    const b = (await s.request('POST', '/v1/jobs', { class: 'bert', workload })).body.id as number;
+    await s.ticks(4);
+    for (const id of [a, b]) s.executor.exits.set(`${id}/${s.service.job(id).generation}/0`, 0);
+    const finishJob = s.service.finishJob.bind(s.service);
+    let broken = true;
+    s.service.finishJob = (id, ...rest) => {
+      if (broken && id === a) throw new Error('SQLITE_FULL: database or disk is full');
+      return finishJob(id, ...rest);
+    };
+    await s.ticks(1);
+    expect(s.service.job(b).state).toBe('done');
+    expect(s.service.job(a).state).toBe('running');
+    // Level-triggered: the next pass, the disk freed, finishes it.
+    broken = false;
+    await s.ticks(1);
+    expect(s.service.job(a).state).toBe('done');
+  });
+
   it('finishes jobs that ended unseen (the service down) in the order they ended, each at its end', async () => {
     const s = await service();
     const a = (await s.request('POST', '/v1/jobs', { class: 'bert', workload })).body.id as number;
@@ -535,6 +556,33 @@ describe('execution', () => {
     expect(restarted.state).toBe('running');
     expect(second.executor.last(id)?.generation).toBe(restarted.generation);
     expect(restarted.generation).toBeGreaterThan(failedGeneration);
+    // The backoff over, the API no longer shows it as a time to come.
+    expect((await second.request('GET', `/v1/jobs/${id}`)).body.restartNotBefore).toBeNull();
+  });
+
+  it('runs a reconcile asked for while one is in flight as soon as that one ends, not at the next tick', async () => {
+    const s = await service();
+    await s.ticks(2);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const reconcile = s.executor.reconcile.bind(s.executor);
+    let hold = true;
+    s.executor.reconcile = async (desired) => {
+      if (hold) {
+        hold = false;
+        await held;
+      }
+      return reconcile(desired);
+    };
+    const before = s.executor.calls.length;
+    s.service.execution.reconcile();
+    await new Promise((r) => setTimeout(r, 20)); // the pass has begun, and waits
+    // A tick asks meanwhile (it gave a job its GPUs): one more pass follows the one in flight.
+    s.service.execution.reconcile();
+    s.service.execution.reconcile();
+    release();
+    await s.service.execution.settle();
+    expect(s.executor.calls.length - before).toBe(2);
   });
 
   it('marks a silent self-launched job lost after leaseSeconds and frees its GPUs; polls and reports renew', async () => {

@@ -76,7 +76,11 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
         input.workload,
         key,
       );
-      const registered = { id: job.id, token, job: jobView(job, c.var.service.state.lastTickAt) };
+      const registered = {
+        id: job.id,
+        token,
+        job: jobView(job, c.var.service.state.lastTickAt, c.var.service.deps.clock.now()),
+      };
       if (!replayed) return c.json(registered, 201);
       c.header('Idempotent-Replayed', 'true');
       return c.json({ ...registered, replayed: true as const, tokenReplaced: replayed.tokenReplaced }, 201);
@@ -115,7 +119,15 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
           'class',
         );
       return c.json(
-        { jobs: jobs.map((row) => jobView(c.var.service.job(row.id), c.var.service.state.lastTickAt)) },
+        {
+          jobs: jobs.map((row) =>
+            jobView(
+              c.var.service.job(row.id),
+              c.var.service.state.lastTickAt,
+              c.var.service.deps.clock.now(),
+            ),
+          ),
+        },
         200,
       );
     },
@@ -132,7 +144,11 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
     }),
     (c) =>
       c.json(
-        jobView(c.var.service.job(c.req.valid('param').id, jobToken(c)), c.var.service.state.lastTickAt),
+        jobView(
+          c.var.service.job(c.req.valid('param').id, jobToken(c)),
+          c.var.service.state.lastTickAt,
+          c.var.service.deps.clock.now(),
+        ),
         200,
       ),
   );
@@ -277,6 +293,7 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
           jobView(
             c.var.service.finishJob(c.req.valid('param').id, state, jobToken(c)),
             c.var.service.state.lastTickAt,
+            c.var.service.deps.clock.now(),
           ),
           200,
         ),

@@ -230,9 +230,12 @@ export class LocalExecutor implements Executor {
       blocked.add(stray.jobId);
       return true;
     });
-    // Of generations no longer wanted, those that ended on their own (not by boa's stop): said once more.
-    const endedBeforeStop: ReplicaStatus[] = [];
+    // Of generations no longer wanted, those that ended on their own (not by boa's stop): said once more,
+    // kept until a pass has returned them (a pass that fails, a service that stops before it reads the
+    // statuses, must not lose "rank 0 finished": its record goes only when it is forgotten).
+    const endedBeforeStop: LocalReplica[] = [];
     for (const [key, replica] of this.replicas) {
+      if (replica.unrecorded) this.record(replica);
       refreshLiveness(replica, now);
       const job = wanted.get(replica.jobId);
       const current =
@@ -243,8 +246,9 @@ export class LocalExecutor implements Executor {
       if (replica.alive) {
         this.stop(replica, now);
         blocked.add(replica.jobId);
+      } else if (replica.exit && !replica.exit.stopped && !replica.reportedEnded) {
+        endedBeforeStop.push(replica);
       } else {
-        if (replica.exit && !replica.exit.stopped) endedBeforeStop.push(replicaStatus(replica, now));
         this.forget(key, replica);
       }
     }
@@ -263,11 +267,8 @@ export class LocalExecutor implements Executor {
     const failedToStart = this.spawnFailures.retain(desired.flatMap((job) => job.replicas));
     this.ports.retain([...desired, ...this.replicas.values()]);
     const reportedAt = this.now();
-    return [
-      ...[...this.replicas.values()].map((r) => replicaStatus(r, reportedAt)),
-      ...failedToStart,
-      ...endedBeforeStop,
-    ];
+    for (const replica of endedBeforeStop) replica.reportedEnded = true;
+    return [...[...this.replicas.values()].map((r) => replicaStatus(r, reportedAt)), ...failedToStart];
   }
 
   keptLogJobs(): number[] {
@@ -324,6 +325,22 @@ export class LocalExecutor implements Executor {
     }
   }
 
+  /** Its pid record, which a restarted service adopts it by; one that cannot be written is tried again. */
+  private record(replica: LocalReplica): void {
+    const { pid, node, startedAt } = replica;
+    try {
+      writeRecord(recordFile(replica.dir, replica.rank, 'pid'), { pid, node, startedAt });
+      delete replica.unrecorded;
+    } catch (error) {
+      if (!replica.unrecorded)
+        this.logger.error(
+          { event: 'replica_record_failed', jobId: replica.jobId, rank: replica.rank, error: String(error) },
+          'replica started, but its pid record could not be written: tried again each pass',
+        );
+      replica.unrecorded = true;
+    }
+  }
+
   private forget(key: string, replica: LocalReplica): void {
     // A supervisor killed alone may leave its command running, and one from a boa older than 2026-11-28
     // did not end its command's group when the command ended: never leave one behind. A supervisor of
@@ -333,7 +350,29 @@ export class LocalExecutor implements Executor {
     this.replicas.delete(key);
   }
 
+  /**
+   * Starts a replica; never throws, so one replica that cannot start (a full disk) stops no other job's
+   * statuses: a failure before its launch counts as a failed start (reported failed after a few).
+   */
   private async start(spec: ReplicaSpec): Promise<void> {
+    try {
+      await this.launch(spec);
+    } catch (error) {
+      this.spawnFailed(spec, `preparing its start failed: ${(error as Error).message}`);
+    }
+  }
+
+  private spawnFailed(spec: ReplicaSpec, error: string): void {
+    const attempts = this.spawnFailures.failed(spec, error);
+    this.logger.error(
+      { event: 'replica_spawn_failed', jobId: spec.jobId, generation: spec.generation, attempts, error },
+      attempts >= SPAWN_ATTEMPTS
+        ? 'could not start supervisor: reported failed'
+        : 'could not start supervisor',
+    );
+  }
+
+  private async launch(spec: ReplicaSpec): Promise<void> {
     const dir = generationDir(this.jobsDir, spec.jobId, spec.generation);
     // Owner only: jobs' logs often hold credentials, and the data dir may have been made 755 by hand.
     mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -362,24 +401,12 @@ export class LocalExecutor implements Executor {
     );
     if (typeof launched === 'string') {
       // Nothing recorded (the launcher gone, no processes left): the next reconcile tries again, a few times.
-      const attempts = this.spawnFailures.failed(spec, launched);
-      this.logger.error(
-        {
-          event: 'replica_spawn_failed',
-          jobId: spec.jobId,
-          generation: spec.generation,
-          attempts,
-          error: launched,
-        },
-        attempts >= SPAWN_ATTEMPTS
-          ? 'could not start supervisor: reported failed'
-          : 'could not start supervisor',
-      );
+      this.spawnFailed(spec, launched);
       return;
     }
     this.spawnFailures.started(spec);
     const startedAt = this.now();
-    writeRecord(recordFile(dir, spec.rank, 'pid'), { pid: launched.pid, node: spec.node, startedAt });
+    // Tracked before anything else can fail: a replica running untracked would be started again.
     const replica: LocalReplica = {
       jobId: spec.jobId,
       generation: spec.generation,
@@ -394,6 +421,7 @@ export class LocalExecutor implements Executor {
       owned: true,
     };
     this.replicas.set(keyOf(spec.jobId, spec.generation, spec.rank), replica);
+    this.record(replica);
     this.logger.info(
       {
         event: 'replica_started',

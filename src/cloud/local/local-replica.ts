@@ -26,6 +26,10 @@ export interface LocalReplica {
    * process at all (its command may linger in the group). A recycled pid's group never is.
    */
   readonly owned: boolean;
+  /** Its pid record could not be written (a full disk): written again at each pass until it is. */
+  unrecorded?: true;
+  /** Ended on its own and reported once, its generation no longer wanted: forgotten at the next pass. */
+  reportedEnded?: true;
 }
 
 /** Whether the replica still runs: its launcher's word, or for an adopted one its records and pid. */
