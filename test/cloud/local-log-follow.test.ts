@@ -107,9 +107,13 @@ it('says the byte its text starts at, and starts from a position given (a follow
   expect(await collect(from.chunks, async () => undefined)).toBe('c\n');
   const start = followLogFile(file, { ...options, tailLines: 1, from: { cursor: 'start', skip: 1 } })!;
   expect(await collect(start.chunks, async () => undefined)).toBe('\nb\nc\n');
-  // Past its end: the log was cut (its cap) since, so it is read from its beginning.
+  // Past its end: the log was cut (its cap) since, so it is read from its beginning, said as a gap
+  // (what was between the follower's place and the cut is not in it).
   const cut = followLogFile(file, { ...options, tailLines: 2, from: { cursor: '100', skip: 0 } })!;
+  expect(cut.gap).toBe(true);
+  expect(cut.from).toEqual({ cursor: '0', skip: 0 });
   expect(await collect(cut.chunks, async () => undefined)).toBe('a\nb\nc\n');
+  expect(from.gap).toBeUndefined();
 });
 
 it('refuses a cursor it did not give, saying what one looks like', () => {

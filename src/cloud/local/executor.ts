@@ -201,7 +201,7 @@ export class LocalExecutor implements Executor {
       };
       const options = { tailLines, from: query.from, pollMs: this.followPollMs, ended, signal };
       const followed = followLogFile(recordFile(dir, rank, 'log'), options);
-      if (followed) return { generation: g, chunks: followed.chunks, from: followed.from };
+      if (followed) return { generation: g, ...followed };
     }
     return undefined;
   }

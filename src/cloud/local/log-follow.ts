@@ -28,10 +28,17 @@ export interface FollowOptions {
 export function followLogFile(
   file: string,
   options: FollowOptions,
-): { from: LogPosition; chunks: AsyncGenerator<string> } | undefined {
+): { from: LogPosition; chunks: AsyncGenerator<string>; gap?: true } | undefined {
   const reached = options.from && logByteOf(options.from);
   const first = readLogTailWithSize(file, options.tailLines);
   if (!first) return undefined;
+  // Past the log's end: it was cut by its cap since (or the byte is not one it had). What it holds was
+  // written after the cut, so all of it is new to the follower, read from its beginning; the lines
+  // between its place and the cut are in <log>.1 (its last MiBs) or gone, said as a gap.
+  if (reached !== undefined && reached > first.size) {
+    const chunks = follow(file, { text: '', size: 0 }, options);
+    return { from: { cursor: '0', skip: 0 }, chunks, gap: true };
+  }
   // From a byte a follower reached before (its connection broke): on from there, nothing twice.
   if (reached !== undefined) {
     const chunks = follow(file, { text: '', size: reached }, options);
