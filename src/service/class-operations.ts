@@ -5,7 +5,31 @@ import type { BoaService } from './service.ts';
 import type { ClassState } from './state.ts';
 import { judgeWorkSample } from './trust.ts';
 
+/**
+ * The most speedup-table entries (widths x statistical epochs, over every class) the service keeps: the
+ * frontier and a budget's minimum are computed on the request's thread, about 0.1 s at this size
+ * (2 s at 2.4 million: a service stalled for every caller).
+ */
+export const MAX_PROFILE_ENTRIES = 200_000;
+
+const entriesOf = (profile: ClassProfile) =>
+  profile.epochs.reduce((sum, epoch) => sum + Object.keys(epoch.speedup).length, 0);
+
 export function putClass(svc: BoaService, profile: ClassProfile, priorRatePerHour: number | undefined): void {
+  let entries = entriesOf(profile);
+  for (const [name, { profile: other }] of svc.state.classes)
+    if (name !== profile.name) entries += entriesOf(other);
+  if (entries > MAX_PROFILE_ENTRIES) {
+    throw new ServiceError(
+      422,
+      'profiles_too_large',
+      `with class ${profile.name} (${entriesOf(profile)} speedup entries), the classes' speedup tables ` +
+        `would hold ${entries} entries (widths x statistical epochs, over all classes); at most ` +
+        `${MAX_PROFILE_ENTRIES} are kept, so that plans, the frontier and the budget's minimum stay quick ` +
+        'to compute: list only the widths a job may be given, or fewer statistical epochs',
+      'profile',
+    );
+  }
   // A job in an epoch the new profile lacks could report no progress (progress.ts): refused.
   const epochs = profile.epochs.length;
   const beyond = activeJobs(svc, profile.name).filter((j) => j.statEpoch >= epochs);

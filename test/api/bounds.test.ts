@@ -88,6 +88,33 @@ describe('bounds', () => {
   });
 });
 
+describe('PUT /v1/classes/{name}', () => {
+  it('refuses a class that would take the speedup tables past their bound, storing nothing', async () => {
+    boa = await startService();
+    // 60 epochs x 1,000 widths: 60,000 entries each, within the body limit.
+    const wide = (name: string) => ({
+      name,
+      rescaleSeconds: 30,
+      epochs: Array.from({ length: 60 }, () => ({
+        workSeconds: 100,
+        speedup: Object.fromEntries(
+          Array.from({ length: 1000 }, (_, i) => [String(i + 1), Math.round((i + 1) ** 0.5 * 100) / 100]),
+        ),
+      })),
+    });
+    const before = (await boa.request('GET', '/v1/classes')).body.classes.length;
+    for (const name of ['w1', 'w2', 'w3'])
+      expect((await boa.request('PUT', `/v1/classes/${name}`, { profile: wide(name) })).status).toBe(200);
+    const refused = await boa.request('PUT', '/v1/classes/w4', { profile: wide('w4') });
+    expect(refused.status).toBe(422);
+    expect(refused.body.error).toMatchObject({ code: 'profiles_too_large', field: 'profile' });
+    expect(refused.body.error.message).toMatch(/would hold \d+ entries .* at most 200000/);
+    expect((await boa.request('GET', '/v1/classes')).body.classes).toHaveLength(before + 3);
+    // Replacing one of them with as large a profile is within the bound: its old table goes.
+    expect((await boa.request('PUT', '/v1/classes/w3', { profile: wide('w3') })).status).toBe(200);
+  });
+});
+
 describe('DELETE /v1/classes/{name}', () => {
   it('is refused while a job of the class is active, then deletes it', async () => {
     boa = await startService();

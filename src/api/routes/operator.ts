@@ -120,6 +120,10 @@ export function operatorRoutes(app: OpenAPIHono<ApiEnv>) {
         200: jsonContent(ClassSavedView, 'saved'),
         ...bodyErrors,
         409: jsonContent(ErrorSchema, 'an active job of the class is in an epoch the new profile lacks'),
+        422: jsonContent(
+          ErrorSchema,
+          "profiles_too_large: the classes' speedup tables would hold more than 200,000 entries",
+        ),
       },
     }),
     (c) => {
