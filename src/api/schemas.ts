@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { strictBody } from './strict.ts';
+import { strictBody, strictQuery } from './strict.ts';
 import { BOUNDS, className, printableName } from './bounds.ts';
 import { WorkloadSchema } from './workload.ts';
 import { ID_LIKE_NAME_MESSAGE, looksLikeJobId } from '../core/job-ref.ts';
@@ -86,7 +86,7 @@ export const queryInteger = (min: number, max: number, description: string) =>
 export const queryIntegerOr = (fallback: number, min: number, max: number, description: string) =>
   queryInteger(min, max, description).default(fallback).openapi({ default: fallback });
 
-export const JobLogsQuery = z.object({
+export const JobLogsQuery = strictQuery({
   rank: queryIntegerOr(0, 0, 10_000, "the replica's rank"),
   generation: queryInteger(
     1,
@@ -117,7 +117,7 @@ export const JobLogsQuery = z.object({
 const STATES = ['waiting', 'running', 'done', 'cancelled', 'failed', 'lost'] as const;
 const STATE_LIST = new RegExp(`^(${STATES.join('|')})(,(${STATES.join('|')}))*$`);
 
-export const ListJobsQuery = z.object({
+export const ListJobsQuery = strictQuery({
   // A list in one parameter, so "the active jobs" (waiting,running) is one page, newest first.
   state: z
     .string()
@@ -175,7 +175,7 @@ export const HistoryBody = strictBody({
     .max(BOUNDS.historyArrivals, `at most ${BOUNDS.historyArrivals} arrivals in one import`),
 }).openapi('HistoryImport');
 
-export const FrontierQuery = z.object({ format: z.enum(['json', 'svg']).default('json') });
+export const FrontierQuery = strictQuery({ format: z.enum(['json', 'svg']).default('json') });
 
 /** Responses are documented loosely: their shapes live in src/service/views.ts. */
 export const AnyJson = z.record(z.string(), z.unknown());

@@ -88,6 +88,22 @@ describe('bounds', () => {
   });
 });
 
+describe('query parameters', () => {
+  it('refuses one a route does not take, naming those it does, instead of ignoring it', async () => {
+    boa = await startService();
+    const typo = await boa.request('GET', '/v1/jobs?states=running');
+    expect(typo.status).toBe(400);
+    expect(typo.body.error).toMatchObject({ code: 'invalid', field: 'states' });
+    expect(typo.body.error.message).toBe(
+      'unknown query parameter "states"; the parameters are state, class, name, limit',
+    );
+    expect((await boa.request('GET', '/v1/ledger?hour=1')).body.error.message).toMatch(
+      /^unknown query parameter "hour"; the parameters are /,
+    );
+    expect((await boa.request('GET', '/v1/jobs?state=running')).status).toBe(200);
+  });
+});
+
 describe('PUT /v1/classes/{name}', () => {
   it('refuses a class that would take the speedup tables past their bound, storing nothing', async () => {
     boa = await startService();

@@ -8,10 +8,11 @@ import type { BoaService } from '../../service/service.ts';
 import { requireOperator } from '../auth.ts';
 import type { ApiEnv } from '../env.ts';
 import { decimalNumber, errors, jsonContent, queryIntegerOr } from '../schemas.ts';
+import { strictQuery } from '../strict.ts';
 
 const HOUR = 3_600_000;
 
-export const LedgerQuery = z.object({
+export const LedgerQuery = strictQuery({
   hours: decimalNumber().pipe(z.number().positive().max(744)).default(24).openapi({
     type: 'number',
     exclusiveMinimum: 0,
@@ -121,7 +122,7 @@ export function ledgerRoutes(app: OpenAPIHono<ApiEnv>) {
       path: '/v1/resizes',
       operationId: 'listResizes',
       summary: 'The latest node-group resizes, newest first',
-      request: { query: z.object({ limit: queryIntegerOr(10, 1, 100, 'the newest this many resizes') }) },
+      request: { query: strictQuery({ limit: queryIntegerOr(10, 1, 100, 'the newest this many resizes') }) },
       responses: { 200: jsonContent(ResizesView, 'resizes'), ...errors },
     }),
     (c) => {
