@@ -20,7 +20,19 @@ export const ErrorSchema = z
  * is refused as not a number.
  */
 export const decimalNumber = (pattern = /^-?[0-9]+(\.[0-9]+)?$/) =>
-  z.preprocess((v) => (typeof v === 'string' && !pattern.test(v) ? Number.NaN : v), z.coerce.number());
+  z.preprocess((v, ctx) => {
+    // A parameter given twice (?limit=2&limit=3) is not "not a number": said as what it is.
+    if (Array.isArray(v)) {
+      ctx.addIssue({ code: 'custom', message: 'given more than once: give it once' });
+      return z.NEVER;
+    }
+    if (typeof v === 'string' && !pattern.test(v)) {
+      const kind = pattern.test('-1') ? 'a number' : 'a whole number';
+      ctx.addIssue({ code: 'custom', message: `must be ${kind} in decimal digits (e.g. 20), got "${v}"` });
+      return z.NEVER;
+    }
+    return v;
+  }, z.coerce.number());
 
 /** A path's id: digits only, a whole number from 1. */
 export const pathId = (example: number) =>

@@ -13,6 +13,8 @@ const article = (type: string) => (/^[aeiou]/.test(type) ? `an ${type}` : `a ${t
  * " is missing (a number)"); a message a schema wrote itself is kept (": <message>").
  */
 export function issueText(issue: Issue): string {
+  // A message written to follow the field's name ("must be ...", "given more than once") reads on from it.
+  if (/^(must|given) /.test(issue.message)) return ` ${issue.message}`;
   if (!/^(Invalid input|Too small|Too big|Invalid option)/.test(issue.message)) return `: ${issue.message}`;
   if (issue.code === 'invalid_type') {
     const received = /received (-?\w+)$/.exec(issue.message)?.[1];
