@@ -11,6 +11,9 @@ export const MAX_EPOCH_WORK_SECONDS = 1e8;
  * Speedups are as measured: they may dip across node boundaries and may be slightly superlinear;
  * the calculators take hulls themselves, so the file keeps the truth.
  */
+/** How far past linear a measured speedup may be (slightly superlinear ones are real: caches). */
+const SUPERLINEAR_LIMIT = 2;
+
 const speedupTable = z
   .record(
     z.string(),
@@ -36,6 +39,16 @@ const speedupTable = z
         });
       } else if (Number(key) > MAX_WIDTH) {
         ctx.addIssue({ code: 'custom', path: [key], message: `widths are at most ${MAX_WIDTH} GPUs` });
+      } else if ((table[key] as number) > SUPERLINEAR_LIMIT * Number(key)) {
+        // Slightly superlinear is measured (caches); far beyond is a typo or a wrong unit, and the
+        // plan would give jobs those widths as if they paid for themselves.
+        ctx.addIssue({
+          code: 'custom',
+          path: [key],
+          message:
+            `speedup at ${key} GPUs is ${table[key]}, more than ${SUPERLINEAR_LIMIT}x linear ` +
+            `(${SUPERLINEAR_LIMIT * Number(key)}): a speedup is measured against 1 GPU, at most about the GPU count`,
+        });
       }
     }
   });

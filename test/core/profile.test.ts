@@ -19,6 +19,12 @@ const valid = () => ({
 type Spoilable = any;
 
 describe('profile file validation', () => {
+  it('accepts a slightly superlinear speedup, as measured (caches)', () => {
+    const file = valid();
+    file.classes[0]!.epochs[0]!.speedup = { 1: 1, 2: 2.3, 4: 4.4 };
+    expect(parseProfileFile(file).classes[0]?.epochs[0]?.speedup['2']).toBe(2.3);
+  });
+
   it('accepts the documented format and defaults the weight', () => {
     const file = valid();
     delete (file.classes[0] as { weight?: number }).weight;
@@ -46,6 +52,11 @@ describe('profile file validation', () => {
       'a zero speedup',
       (f: Spoilable) => (f.classes[0].epochs[0].speedup['2'] = 0),
       /classes\[0\]\.epochs\[0\]\.speedup\.2/,
+    ],
+    [
+      'a speedup far past linear (a typo, a wrong unit)',
+      (f: Spoilable) => (f.classes[0].epochs[0].speedup['2'] = 2048),
+      /speedup\.2: speedup at 2 GPUs is 2048, more than 2x linear \(4\)/,
     ],
     ['an unknown field', (f: Spoilable) => (f.classes[0].color = 'red'), /classes\[0\].*color/],
     [
