@@ -154,21 +154,32 @@ export const ListJobsQuery = strictQuery({
 /** A time as ms since the epoch or an ISO 8601 date-time with its offset. */
 const instant = (description: string) =>
   z
-    .union([
-      z.number().int().nonnegative().max(8.64e15),
-      z
-        .string()
-        .datetime({
-          offset: true,
-          message: 'an ISO 8601 date-time with its offset, e.g. 2026-11-27T09:30:00Z',
-        })
-        // Bounded so that the body limit can hold the longest valid import (limits.ts).
-        .max(
-          BOUNDS.isoTime,
-          `an ISO 8601 date-time of at most ${BOUNDS.isoTime} characters (to the nanosecond)`,
-        ),
-    ])
+    .union(
+      [
+        z.number().int().nonnegative().max(8.64e15),
+        z
+          .string()
+          .datetime({
+            offset: true,
+            message: 'an ISO 8601 date-time with its offset, e.g. 2026-11-27T09:30:00Z',
+          })
+          // Bounded so that the body limit can hold the longest valid import (limits.ts).
+          .max(
+            BOUNDS.isoTime,
+            `an ISO 8601 date-time of at most ${BOUNDS.isoTime} characters (to the nanosecond)`,
+          ),
+      ],
+      {
+        error: (issue) =>
+          issue.code === 'invalid_union'
+            ? 'must be milliseconds since 1970 or an ISO 8601 date-time with its offset, e.g. 2026-11-27T09:30:00Z'
+            : undefined,
+      },
+    )
     .transform((v) => (typeof v === 'number' ? v : Date.parse(v)))
+    // As the number form: from 1970 on (0000-01-01 was stored as year 0, and every later import then
+    // overlapped it).
+    .refine((ms) => ms >= 0, 'must be from 1970-01-01T00:00:00Z on (milliseconds since then, or a date-time)')
     .openapi({ description, example: '2026-11-27T09:30:00Z' });
 
 export const HistoryBody = strictBody({

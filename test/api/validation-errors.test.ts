@@ -94,6 +94,20 @@ describe('validation errors', () => {
     ],
     ['GET', '/v1/jobs?limit=2&limit=3', undefined, 'limit', 'limit given more than once: give it once'],
     [
+      'POST',
+      '/v1/history',
+      { arrivals: [{ className: 'cifar10', submittedAt: null }] },
+      'arrivals.0.submittedAt',
+      'arrivals.0.submittedAt must be milliseconds since 1970 or an ISO 8601 date-time with its offset, e.g. 2026-11-27T09:30:00Z',
+    ],
+    [
+      'POST',
+      '/v1/history',
+      { observedFrom: '0000-01-01T00:00:00Z', arrivals: [{ className: 'cifar10', submittedAt: 0 }] },
+      'observedFrom',
+      'observedFrom must be from 1970-01-01T00:00:00Z on (milliseconds since then, or a date-time)',
+    ],
+    [
       'GET',
       '/v1/jobs?limit=0x10',
       undefined,
