@@ -39,5 +39,7 @@ export const printableName = (max: number) =>
     .min(1)
     .max(max, `at most ${max} characters`)
     .regex(PRINTABLE, 'only printable characters (no control characters such as NUL, newline or ESC)')
+    // Blank, it shows as nothing in every list, and `jobs show "   "` finds nothing by it.
+    .refine((name) => name.trim() !== '', 'must hold more than spaces')
     // The document's pattern without the JavaScript flag suffix the generator appends ("/u").
     .openapi({ pattern: PRINTABLE.source });

@@ -93,6 +93,7 @@ describe('validation errors', () => {
       'id must be a whole number in decimal digits (e.g. 20), got "0x1"',
     ],
     ['GET', '/v1/jobs?limit=2&limit=3', undefined, 'limit', 'limit given more than once: give it once'],
+    ['POST', '/v1/jobs', { class: 'cifar10', name: '   ' }, 'name', 'name must hold more than spaces'],
     [
       'POST',
       '/v1/history',
