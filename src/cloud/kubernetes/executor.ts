@@ -71,6 +71,8 @@ export class KubernetesExecutor implements Executor {
   private readonly kubeConfig: KubeConfig;
   private readonly archive: PodLogArchive;
   private readonly replicaLogs: ReplicaLogs;
+  /** Pods of a rank that finished on its own, reported by a pass that returned: deleted at the next. */
+  private readonly reportedFinished = new Set<string>();
 
   constructor(
     private readonly config: KubernetesExecutorConfig,
@@ -163,6 +165,7 @@ export class KubernetesExecutor implements Executor {
     // One that had ended on its own is reported as it ended, once more: its pod may be gone by the end
     // of this pass (a rank 0 that finished just as its job was rescaled is the job finished).
     const endedBeforeDeletion: ReplicaStatus[] = [];
+    const finishedNow: string[] = [];
     for (const [jobId, owned] of byJob) {
       for (const { pod, id } of owned) {
         if (!belongs(pod, id, want.get(jobId)) && !pod.metadata?.deletionTimestamp) {
@@ -172,6 +175,15 @@ export class KubernetesExecutor implements Executor {
           // log says why it failed. A job's next generation still starts only once it is gone.
           if (ended && !want.has(jobId) && this.kept(pod)) continue;
           if (ended && !status.interrupted) endedBeforeDeletion.push(status);
+          // A rank that finished on its own (its job done) is deleted only once a pass has reported it:
+          // a pass that fails, or a service that stops before it reads the statuses, would lose it with
+          // the pod, and the job would run again.
+          const name = pod.metadata?.name ?? '';
+          if (status?.phase === 'succeeded' && !status.interrupted && !this.reportedFinished.has(name)) {
+            finishedNow.push(name);
+            continue;
+          }
+          this.reportedFinished.delete(name);
           // Its log first: the pod takes it along (an ended one's read, a running one's followed).
           tasks.push(async () => {
             await (ended ? this.archive.keepEnded(pod) : this.archive.keepStopping(pod));
@@ -265,6 +277,12 @@ export class KubernetesExecutor implements Executor {
       seenEnded.delete(key);
       return [ended ?? this.readmissions.status(pod, status)];
     });
+    for (const name of finishedNow) this.reportedFinished.add(name);
+    // Bounded: a name not deleted after its report (its pod gone meanwhile) goes with the oldest.
+    for (const name of this.reportedFinished) {
+      if (this.reportedFinished.size <= 10_000) break;
+      this.reportedFinished.delete(name);
+    }
     return [...statuses, ...seenEnded.values(), ...this.rejected.values(), ...this.vanished.statuses()];
   }
 
