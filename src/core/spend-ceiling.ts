@@ -99,6 +99,17 @@ export interface SpendCeilingInput extends SpendCeilingOptions {
   readonly elapsedHours: number;
   /** GPU-hours paid in the last `hours`, asked for each of ceilingLookbacks(). */
   readonly paidInLast: (hours: number) => number;
+  /**
+   * GPU-hours the budget promised over the last `hours` (the budgets in force then, a changed one
+   * included); default: the budget throughout. The time to come is promised at the budget now.
+   */
+  readonly allowedInLast?: (hours: number) => number;
+  /**
+   * Hours back to when the budget changed, within the window: the window that starts there is checked
+   * too, to its end. Room a higher budget promised leaves the window with its hours, while what it was
+   * spent on stays in, so a later window must not find more paid than it promises.
+   */
+  readonly changedHoursAgo?: readonly number[];
   readonly gpusPerNode: number;
   /** Nodes the group holds now (for the half-node hysteresis that keeps it from flapping). */
   readonly heldNodes?: number;
@@ -124,10 +135,16 @@ export function spendCeiling(input: SpendCeilingInput): SpendCeiling {
     input.elapsedHours,
     input.lookaheadHours,
   );
+  const allowed = input.allowedInLast ?? ((hours: number) => budget * hours);
   const paid = input.paidInLast(lookback);
-  let gpus = (budget * (lookback + (1 + slack) * horizonHours) - paid) / horizonHours;
-  const cap = budget * (windowHours + slack * horizonHours);
-  for (const back of backs) gpus = Math.min(gpus, (cap - input.paidInLast(back)) / (windowHours - back));
+  let gpus = (allowed(lookback) + budget * (1 + slack) * horizonHours - paid) / horizonHours;
+  const changes = (input.changedHoursAgo ?? []).filter((back) => back > 0 && back < windowHours);
+  // A window ending `ahead` hours from now: what was promised over its past part, the budget for the rest.
+  for (const back of [...backs, ...changes]) {
+    const ahead = windowHours - back;
+    const cap = allowed(back) + budget * (ahead + slack * horizonHours);
+    gpus = Math.min(gpus, (cap - input.paidInLast(back)) / ahead);
+  }
   gpus = Math.max(0, gpus);
   // A hair of tolerance: a ceiling of exactly 40 GPUs is 10 nodes of 4, not 9.
   let nodes = Math.floor(gpus / input.gpusPerNode + 1e-9);
@@ -136,7 +153,7 @@ export function spendCeiling(input: SpendCeilingInput): SpendCeiling {
   // (slack x budget + half a node) x horizon.
   const held = input.heldNodes ?? 0;
   if (held > nodes && gpus >= (held - 0.5) * input.gpusPerNode) nodes = held;
-  return { gpus, nodes, debtGpuHours: paid - budget * lookback };
+  return { gpus, nodes, debtGpuHours: paid - allowed(lookback) };
 }
 
 /**

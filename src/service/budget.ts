@@ -61,11 +61,29 @@ export function setBudget(
       ? `budget ${gpuHoursPerHour} is below ${minFeasibleBudget.toFixed(3)} GPU-hours/hour, the minimum ` +
         'for the estimated arrivals: jobs will queue (oldest first) until the budget allows them'
       : null;
-  // A new budget starts a new window; the same budget set again (a retried PUT, a script that sets it
-  // on every deploy) is the same promise, and restarting its window would forgive its debt.
+  // A changed budget holds every window to what was promised over it: the old value for the hours it
+  // was in force, the new one from now. Starting the window again would forgive the debt paid under the
+  // old value (a cut after a burst let the next hours pay 26% over both budgets; 40 -> 40.01 cleared it).
   const previous = svc.state.budget;
   const unchanged = previous?.gpuHoursPerHour === gpuHoursPerHour;
-  const budget = previous && unchanged ? previous : { gpuHoursPerHour, setAt: now };
+  const budget: BudgetSetting =
+    previous && unchanged
+      ? previous
+      : previous
+        ? {
+            gpuHoursPerHour,
+            setAt: now,
+            promisedSince: previous.promisedSince ?? previous.setAt,
+            earlier: inForceWithin(
+              [
+                ...(previous.earlier ?? []),
+                { gpuHoursPerHour: previous.gpuHoursPerHour, setAt: previous.setAt },
+              ],
+              now,
+              now - svc.deps.config.budgetWindowHours * HOUR,
+            ),
+          }
+        : { gpuHoursPerHour, setAt: now };
   if (!unchanged) svc.deps.repo.putSetting('budget', budget, now);
   svc.state.budget = budget;
   svc.deps.logger.info({ event: 'budget_set', gpuHoursPerHour, unchanged, warning }, 'budget set');
@@ -76,6 +94,40 @@ export function setBudget(
 /** Where the budget window may start: when the service started, or the budget was set (a new promise). */
 export function budgetWindowFloor(svc: BoaService, budget: BudgetSetting): number {
   return Math.max(svc.state.startedAt, budget.setAt);
+}
+
+/** Where the spend ceiling's window starts: the service's start, or when a budget was first set. */
+function promiseFloor(svc: BoaService, budget: BudgetSetting): number {
+  return Math.max(svc.state.startedAt, budget.promisedSince ?? budget.setAt);
+}
+
+/** Earlier values still in force after `since` (the one in force then included), at most the last 1000. */
+function inForceWithin(
+  earlier: ReadonlyArray<{ gpuHoursPerHour: number; setAt: number }>,
+  now: number,
+  since: number,
+) {
+  const kept = earlier.filter((entry, i) => (earlier[i + 1]?.setAt ?? now) > since);
+  return kept.slice(-1000);
+}
+
+/**
+ * GPU-hours promised over the last `hours` before `now`: each value for the time it was in force (the
+ * oldest kept reaching back as far as asked), the current one since it was set.
+ */
+export function promisedGpuHours(budget: BudgetSetting, now: number, hours: number): number {
+  const values = [
+    ...(budget.earlier ?? []),
+    { gpuHoursPerHour: budget.gpuHoursPerHour, setAt: budget.setAt },
+  ];
+  const from = now - hours * HOUR;
+  let promised = 0;
+  values.forEach((value, i) => {
+    const start = i === 0 ? from : Math.max(from, value.setAt);
+    const end = Math.min(now, values[i + 1]?.setAt ?? now);
+    if (end > start) promised += (value.gpuHoursPerHour * (end - start)) / HOUR;
+  });
+  return promised;
 }
 
 /** The spend ceiling's look-ahead: the configured one, or three horizons (core/spend-ceiling.ts). */
@@ -91,23 +143,30 @@ export function currentSpendCeiling(svc: BoaService, now: number): SpendCeiling 
   if (!budget) return undefined;
   const { config, repo } = svc.deps;
   const windowHours = config.budgetWindowHours;
-  const elapsedHours = Math.max(0, now - budgetWindowFloor(svc, budget)) / HOUR;
+  const elapsedHours = Math.max(0, now - promiseFloor(svc, budget)) / HOUR;
   const lookaheadHours = ceilingLookaheadHours(config);
   const lookbacks = ceilingLookbacks(windowHours, config.budgetHorizonHours, elapsedHours, lookaheadHours);
   // The whole window too: the store's in-memory sum forgets what is older than the earliest start it
   // is asked for, and the ledger's window averages (plan inputs, views, metrics) read the whole window,
   // since the first start, not since the budget was set.
   const whole = Math.min(windowHours, Math.max(0, now - svc.state.startedAt) / HOUR);
+  // The windows that start where the budget changed (within the window, after the floor).
+  const changedHoursAgo = [...(budget.earlier ?? []).slice(1), budget]
+    .map((value) => (now - value.setAt) / HOUR)
+    .filter((hours) => hours > 0 && hours < Math.min(windowHours, elapsedHours));
+  const asked = [...lookbacks, ...changedHoursAgo];
   const [, ...paid] = repo.paidGpuMsFrom(
-    [whole, ...lookbacks].map((hours) => now - hours * HOUR),
+    [whole, ...asked].map((hours) => now - hours * HOUR),
     now,
   );
-  const paidByLookback = new Map(lookbacks.map((hours, i) => [hours, (paid[i] as number) / HOUR]));
+  const paidByLookback = new Map(asked.map((hours, i) => [hours, (paid[i] as number) / HOUR]));
   return spendCeiling({
     budgetGpuHoursPerHour: budget.gpuHoursPerHour,
     windowHours,
     elapsedHours,
     paidInLast: (hours) => paidByLookback.get(hours) as number,
+    allowedInLast: (hours) => promisedGpuHours(budget, now, hours),
+    changedHoursAgo,
     horizonHours: config.budgetHorizonHours,
     lookaheadHours,
     gpusPerNode: config.gpusPerNode,

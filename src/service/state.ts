@@ -15,7 +15,15 @@ export interface ClassState {
 
 export interface BudgetSetting {
   gpuHoursPerHour: number;
+  /** When this value was set. */
   setAt: number;
+  /**
+   * Since when a budget has been set without a break: the window the spend ceiling holds starts there
+   * (or at the service's start), and a changed value does not start it again (it would forgive debt).
+   */
+  promisedSince?: number;
+  /** The values before this one that were in force within a window ago, oldest first. */
+  earlier?: ReadonlyArray<{ readonly gpuHoursPerHour: number; readonly setAt: number }>;
 }
 
 /** The service's working state in memory; every change is written through to the store. */

@@ -1,7 +1,7 @@
 /**
- * Setting the budget again: a new budget starts a new window (docs/budget.md), but the same budget
- * set again (a retried PUT, a deploy script that sets it on every run) is the same promise: its
- * window, and the debt paid above it, carry on.
+ * Setting the budget again: the same budget set again (a retried PUT, a deploy script that sets it on
+ * every run) is the same promise; a new one holds every window to what was promised over it, the old
+ * value for the hours it was in force (docs/budget.md): a change forgives no debt.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startService } from './harness.ts';
@@ -41,11 +41,33 @@ describe('setting the budget again', () => {
     expect(after.control.ceilingGpus).toBeCloseTo(before.control.ceilingGpus, 6);
   });
 
-  it('starts a new window for a new budget (the documented rule)', async () => {
+  it('keeps the debt paid under the old budget when a new one is set: a change forgives nothing', async () => {
     const { s, before } = await anHourInDebt();
-    expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 41 })).status).toBe(200);
+    // A hair more (40 -> 40.01) used to start a new window and clear 24 GPU-hours of debt.
+    expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40.01 })).status).toBe(200);
     const after = (await s.request('GET', '/v1/budget')).body;
     expect(after.setAt).not.toBe(before.setAt);
-    expect(after.control.debtGpuHours).toBe(0);
+    expect(after.control.debtGpuHours).toBeCloseTo(24, 6);
+    expect(after.control.ceilingGpus).toBeCloseTo(40.01 * 1.1 - 24, 2); // shown to 2 decimals
+    // A cut holds the next hour to the new budget less the same debt: never looser than before it.
+    expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 30 })).status).toBe(200);
+    const cut = (await s.request('GET', '/v1/budget')).body;
+    expect(cut.control.debtGpuHours).toBeCloseTo(24, 6);
+    expect(cut.control.ceilingGpus).toBeCloseTo(30 * 1.1 - 24, 2);
+    expect(cut.control.ceilingGpus).toBeLessThan(before.control.ceilingGpus);
+  });
+
+  it('holds each window to what was promised over it across a change (40, then 80 for an hour)', async () => {
+    const { s } = await anHourInDebt(); // an hour at 40 paying 64
+    expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 80 })).status).toBe(200);
+    s.repo.observeNodes([], s.clock.t); // nothing paid in the hour at 80
+    s.clock.t += HOUR;
+    // Promised over the two hours: 40 + 80 = 120; paid 64: 56 GPU-hours of room.
+    const after = (await s.request('GET', '/v1/budget')).body;
+    expect(after.control.debtGpuHours).toBeCloseTo(64 - 120, 6);
+    // Back to 40: the room the hour at 80 left is the promise of that hour, not forgiven debt.
+    expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 })).status).toBe(200);
+    const back = (await s.request('GET', '/v1/budget')).body;
+    expect(back.control.debtGpuHours).toBeCloseTo(64 - 120, 6);
   });
 });

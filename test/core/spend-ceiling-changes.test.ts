@@ -1,0 +1,102 @@
+/**
+ * A budget changed mid-window holds every window to what was promised over it (allowedInLast: each
+ * value for the hours it was in force), so a change forgives no debt: a spender that takes all the
+ * ceiling allows every minute pays at most, in any 24 hours, what was promised over them plus the
+ * slack, and plus what a cut took back from the hours the ceiling had already counted on (the cut's
+ * size over the look-ahead). Starting the window again at each change, as boa did until 2026-11-30,
+ * paid a cut after a burst 26% over both budgets.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { spendCeiling } from '../../src/core/spend-ceiling.ts';
+
+const WINDOW = 24;
+const HORIZON = 1;
+const LOOKAHEAD = 3;
+const SLACK = 0.1;
+const PER_HOUR = 60;
+const TICK = 1 / PER_HOUR;
+
+/** Minute by minute: the budget in force and the GPUs a spender that takes all it may is paid. */
+function greedyRun(wanted: readonly number[], budgets: readonly number[]) {
+  const minutes = wanted.length * PER_HOUR;
+  const paidPrefix = [0];
+  const promisedPrefix = [0];
+  const paid: number[] = [];
+  // The hours at which the budget changed.
+  const changes = budgets.flatMap((budget, h) => (h > 0 && budget !== budgets[h - 1] ? [h] : []));
+  for (let i = 0; i < minutes; i++) {
+    const budget = budgets[Math.floor(i / PER_HOUR)] as number;
+    const back = (hours: number, prefix: number[]) =>
+      (prefix[i] as number) - (prefix[Math.max(0, i - Math.round(hours / TICK))] as number);
+    const ceiling = spendCeiling({
+      budgetGpuHoursPerHour: budget,
+      windowHours: WINDOW,
+      horizonHours: HORIZON,
+      slack: SLACK,
+      lookaheadHours: LOOKAHEAD,
+      elapsedHours: i * TICK,
+      paidInLast: (hours) => back(hours, paidPrefix),
+      allowedInLast: (hours) => back(hours, promisedPrefix),
+      changedHoursAgo: changes.filter((h) => h * PER_HOUR <= i).map((h) => i * TICK - h),
+      gpusPerNode: 1,
+    });
+    const gpus = Math.min(wanted[Math.floor(i / PER_HOUR)] as number, ceiling.gpus);
+    paid.push(gpus);
+    paidPrefix.push((paidPrefix[i] as number) + gpus * TICK);
+    promisedPrefix.push((promisedPrefix[i] as number) + budget * TICK);
+  }
+  return {
+    paid,
+    promised: (from: number, to: number) => (promisedPrefix[to] as number) - (promisedPrefix[from] as number),
+  };
+}
+
+describe('the spend ceiling across budget changes', () => {
+  it('pays no 24 hours more than was promised over them, the slack and a cut over the look-ahead', () => {
+    const schedule = fc.array(
+      fc.record({ hours: fc.integer({ min: 1, max: 20 }), budget: fc.constantFrom(20, 39, 40, 80) }),
+      {
+        minLength: 2,
+        maxLength: 5,
+      },
+    );
+    const demand = fc.array(fc.constantFrom(0, 0, 30, 60, 400), { minLength: 60, maxLength: 60 });
+    fc.assert(
+      fc.property(schedule, demand, (changes, wanted) => {
+        const budgets: number[] = [];
+        for (const { hours, budget } of changes) for (let h = 0; h < hours; h++) budgets.push(budget);
+        while (budgets.length < wanted.length) budgets.push(budgets.at(-1) as number);
+        const { paid, promised } = greedyRun(wanted, budgets);
+        const span = WINDOW * PER_HOUR;
+        let sum = 0;
+        for (let i = 0; i < paid.length; i++) {
+          sum += (paid[i] as number) * TICK;
+          if (i >= span) sum -= (paid[i - span] as number) * TICK;
+          const from = Math.max(0, i + 1 - span);
+          const inWindow = budgets.slice(Math.floor(from / PER_HOUR), Math.floor(i / PER_HOUR) + 1);
+          const most = Math.max(...inWindow);
+          const cut = most - Math.min(...inWindow);
+          const bound = promised(from, i + 1) + SLACK * HORIZON * most + cut * LOOKAHEAD;
+          expect(sum).toBeLessThanOrEqual(bound * (1 + 1e-9));
+        }
+      }),
+      { numRuns: 15 },
+    );
+  });
+
+  it('after a burst, a cut to 39 pays the next hours less than before it, not 26% over', () => {
+    // 12 idle hours, a burst, idle to hour 28, then all it may; the budget cut from 40 to 39 at hour 30.
+    const wanted = Array.from({ length: 60 }, (_, h) => (h < 12 ? 0 : h < 14 ? 400 : h < 28 ? 0 : 400));
+    const budgets = Array.from({ length: 60 }, (_, h) => (h < 30 ? 40 : 39));
+    const { paid } = greedyRun(wanted, budgets);
+    const hourPaid = (h: number) =>
+      paid.slice(h * PER_HOUR, (h + 1) * PER_HOUR).reduce((a, b) => a + b, 0) * TICK;
+    const kept = greedyRun(
+      wanted,
+      budgets.map(() => 40),
+    ).paid;
+    const keptHour = kept.slice(30 * PER_HOUR, 31 * PER_HOUR).reduce((a, b) => a + b, 0) * TICK;
+    expect(hourPaid(30)).toBeLessThanOrEqual(keptHour + 1e-9);
+  });
+});
