@@ -138,8 +138,10 @@ export class Scheduler {
   async tick(): Promise<TickReport> {
     const { state, deps } = this.service;
     const { pool, repo, logger, clock } = deps;
+    let listed = false;
     try {
       state.nodes = await pool.listNodes();
+      listed = true;
       state.group = await pool.describe();
       replanIfGroupResized(this.service);
     } catch (error) {
@@ -175,8 +177,10 @@ export class Scheduler {
       repo.transaction(() => {
         this.service.flushAllocation(now);
         for (const job of decision.changed) repo.saveJobState(job);
-        // Billing starts at EC2 running: a pending instance is not paid for yet.
-        repo.observeNodes(state.nodes.filter(isBilled), now);
+        // Billing starts at EC2 running: a pending instance is not paid for yet. Without a listing
+        // this tick (the pool not answering, after a restart the view is empty) the ledger's open
+        // nodes stay open: paid until a listing says they are gone, never dropped.
+        if (listed) repo.observeNodes(state.nodes.filter(isBilled), now);
         repo.setLastTick(now);
       });
     } catch (error) {
