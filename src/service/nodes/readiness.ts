@@ -63,13 +63,23 @@ export class NodeReadiness {
    */
   inGrace(node: PoolNode, now: number, holdsJobs: () => boolean): boolean {
     const unhealthy = node.waitingFor === 'not-ready' || node.waitingFor === 'no-gpus';
-    if (!unhealthy || node.cordoned || node.leaving || !(this.graceMs > 0)) return false;
-    if (!this.readyAt.has(node.id) && holdsJobs()) {
-      this.readyAt.set(node.id, now);
-      this.stampedSince = true;
-    }
+    if (!unhealthy || node.cordoned || node.leaving) return false;
+    // Holding jobs, it was ready when they were placed: counted from now, with a grace or without one.
+    if (!this.readyAt.has(node.id) && holdsJobs()) this.holdsReplicas(node, now);
+    if (!(this.graceMs > 0)) return false;
     const readyAt = this.lastReady(node.id);
     return readyAt !== undefined && now - readyAt < this.graceMs;
+  }
+
+  /**
+   * A node not ready, with jobs or replicas on it (running or stopping), that boa has not seen ready since it
+   * started: it was ready when they were placed, so its time counts from now, whatever the grace (after
+   * a restart, counted from its launch, a moment's NotReady read as never ready and cost the node).
+   */
+  holdsReplicas(node: PoolNode, now: number): void {
+    if (this.readyAt.has(node.id)) return;
+    this.readyAt.set(node.id, now);
+    this.stampedSince = true;
   }
 
   /** Not ready for jobs for `provisionMs`, counted from its launch or from when it was last seen ready. */

@@ -293,9 +293,11 @@ export class NodeReconciler {
     const { provisionMs, notReadyGraceMs = 0 } = this.deps.settings;
     const deadAfterMs = Math.max(provisionMs, notReadyGraceMs);
     const dead = new Set<string>();
-    for (const node of input.nodes)
-      if (node.waitingFor === 'not-ready' && this.readiness.overdue(node, now, deadAfterMs))
-        dead.add(allocationName(node));
+    for (const node of input.nodes) {
+      if (node.waitingFor !== 'not-ready') continue;
+      if (input.gpusInUse(allocationName(node)) > 0) this.readiness.holdsReplicas(node, now);
+      if (this.readiness.overdue(node, now, deadAfterMs)) dead.add(allocationName(node));
+    }
     if (dead.size === 0) return input.gpusInUse;
     return (name) => (dead.has(name) ? 0 : input.gpusInUse(name));
   }
