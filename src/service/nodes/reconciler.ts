@@ -235,7 +235,7 @@ export class NodeReconciler {
     }
     this.expect(current.desiredSize);
     let reported = current;
-    if (want !== current.desiredSize && (await this.resize(want, current, nodes, busy, now))) {
+    if (want !== current.desiredSize && (await this.resize(want, current, nodes, now))) {
       reported = await pool.describe();
       this.followOwnUpdate(reported);
     }
@@ -331,21 +331,22 @@ export class NodeReconciler {
 
   /**
    * Sets the desired size (stored before it is sent). Lowering it lets the group pick which instances
-   * go, so every node with a job is protected from scale-in first; normally only launches that never
-   * happened are cancelled, since boa removes nodes one by one itself.
+   * go, so every node boa keeps is protected from scale-in first, idle ones too: a tick may place a job
+   * on an idle one while this pass runs in the background, and only launches boa never saw (the ones it
+   * means to cancel) are left to go. boa removes nodes one by one itself.
    */
   private async resize(
     want: number,
     group: NodeGroupState,
     nodes: readonly PoolNode[],
-    busy: GpusInUse,
     now: number,
   ): Promise<boolean> {
     const { pool, repo, logger } = this.deps;
-    if (want < group.desiredSize) {
-      const busyIds = nodes.filter((n) => busy(allocationName(n)) > 0).map((n) => n.id);
-      await pool.protect(busyIds, true);
-    }
+    if (want < group.desiredSize)
+      await pool.protect(
+        nodes.filter((n) => !n.leaving).map((n) => n.id),
+        true,
+      );
     const row = repo.insertResize({ at: now, target: want, requested: want, status: 'requested' });
     logger.info({ event: 'resize', target: want, previous: group.desiredSize }, 'node group resize');
     try {
