@@ -66,3 +66,18 @@ export function jobOnNodes(
     })),
   };
 }
+
+/** Reconciles `desired` until `ok` holds (the executor's cache catching up with the fake), or fails. */
+export async function reconcileUntil(
+  executor: Executor,
+  desired: DesiredJob[],
+  ok: () => boolean,
+  what: string,
+): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    await executor.reconcile(desired);
+    if (ok()) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}

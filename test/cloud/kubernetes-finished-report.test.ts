@@ -5,23 +5,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { podName } from '../../src/cloud/kubernetes/names.ts';
-import type { DesiredJob, Executor } from '../../src/service/ports.ts';
-import { fakeKubeCluster, jobOnNodes } from './kube-executor-fixture.ts';
+import { fakeKubeCluster, jobOnNodes, reconcileUntil } from './kube-executor-fixture.ts';
 
 const NS = 'boa-jobs';
 const cluster = fakeKubeCluster(NS);
 const job = (generation: number) =>
   jobOnNodes(7, generation, [cluster.nodes[0]!], { gpus: 1, env: () => ({}) });
 const pod = (name: string) => cluster.fake.pods(NS).find((p) => p.metadata.name === name);
-
-async function reconcileUntil(executor: Executor, desired: DesiredJob[], ok: () => boolean, what: string) {
-  for (let i = 0; i < 300; i++) {
-    await executor.reconcile(desired);
-    if (ok()) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 describe('a rank that finished on its own as its generation left', () => {
   it('is reported before its pod is deleted, and again by a restarted service', async () => {
