@@ -15,13 +15,10 @@ import type {
 import { checkLocalWorkload } from './executor-command.ts';
 import {
   generationDir,
-  generationsOf,
   groupIsReplicas,
   isOurSupervisor,
   processExists,
   readExit,
-  readPid,
-  readLogTail,
   readStop,
   realDir,
   recordFile,
@@ -35,7 +32,7 @@ import {
 import { ReplicaLauncher } from './launcher.ts';
 import { type LocalReplica, refreshLiveness, replicaStatus } from './local-replica.ts';
 import { capReplicaLogs, DEFAULT_LOG_CAP, type LogCap } from './log-cap.ts';
-import { followLogFile, logByteOf } from './log-follow.ts';
+import { LocalReplicaLogs } from './replica-logs.ts';
 import { heldBackNames, replicaEnv } from './replica-env.ts';
 import { killReplicaGroups, signalQuietly } from './replica-signals.ts';
 import { RendezvousPorts } from './rendezvous-ports.ts';
@@ -83,7 +80,7 @@ export class LocalExecutor implements Executor {
   private readonly ports = new RendezvousPorts();
   private queue: Promise<void> = Promise.resolve();
   private readonly logCap: LogCap;
-  private readonly followPollMs: number;
+  private readonly replicaLogs: LocalReplicaLogs;
   private readonly logTimer: NodeJS.Timeout;
   private capping: Promise<void> | undefined;
 
@@ -95,7 +92,9 @@ export class LocalExecutor implements Executor {
     this.graceSeconds = String(Math.ceil(options.terminationGraceSeconds));
     this.launcher = options.launcher ?? new ReplicaLauncher();
     this.logCap = options.logCap ?? DEFAULT_LOG_CAP;
-    this.followPollMs = options.followPollMs ?? 500;
+    this.replicaLogs = new LocalReplicaLogs(this.jobsDir, options.followPollMs ?? 500, (jobId, g, rank) =>
+      this.replicas.get(keyOf(jobId, g, rank)),
+    );
     this.adopt();
     // Its own timer, not the reconcile's: a tick can be minutes apart, and a log can grow by gigabytes.
     this.logTimer = setInterval(() => this.capLogs(), this.logCap.checkMs);
@@ -176,34 +175,12 @@ export class LocalExecutor implements Executor {
     }
   }
 
-  async logs({ jobId, rank, generation, tailLines }: ReplicaLogQuery): Promise<ReplicaLog | undefined> {
-    const generations = generation !== undefined ? [generation] : generationsOf(this.jobsDir, jobId);
-    for (const g of generations) {
-      const text = readLogTail(recordFile(generationDir(this.jobsDir, jobId, g), rank, 'log'), tailLines);
-      if (text !== undefined) return { generation: g, text };
-    }
-    return undefined;
+  async logs(query: ReplicaLogQuery): Promise<ReplicaLog | undefined> {
+    return this.replicaLogs.read(query);
   }
 
   async followLog(query: ReplicaLogQuery, signal: AbortSignal): Promise<ReplicaLogFollow | undefined> {
-    const { jobId, rank, generation, tailLines } = query;
-    // A cursor this executor did not give is the asker's mistake, said even before any log exists.
-    if (query.from) logByteOf(query.from);
-    const generations = generation !== undefined ? [generation] : generationsOf(this.jobsDir, jobId);
-    for (const g of generations) {
-      const dir = generationDir(this.jobsDir, jobId, g);
-      // One being started is not in the map yet, though its supervisor may have begun its log: its pid
-      // record says it is there. One forgotten has no records left.
-      const ended = () => {
-        if (readExit(dir, rank) !== undefined) return true;
-        const replica = this.replicas.get(keyOf(jobId, g, rank));
-        return replica ? !replica.alive : readPid(dir, rank) === undefined;
-      };
-      const options = { tailLines, from: query.from, pollMs: this.followPollMs, ended, signal };
-      const followed = followLogFile(recordFile(dir, rank, 'log'), options);
-      if (followed) return { generation: g, ...followed };
-    }
-    return undefined;
+    return this.replicaLogs.follow(query, signal);
   }
 
   reconcile(desired: readonly DesiredJob[]): Promise<readonly ReplicaStatus[]> {
