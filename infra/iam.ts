@@ -67,8 +67,13 @@ function nodeRemovalStatements(nodegroupName: string, clusterName: string, clust
     }),
     new iam.PolicyStatement({
       sid: 'ReadScalingActivities',
-      // The instance's lifecycle state before a Terminate (never sent twice for one removal).
-      actions: ['autoscaling:DescribeScalingActivities', 'autoscaling:DescribeAutoScalingInstances'],
+      // The instance's lifecycle state before a Terminate (never sent twice for one removal), and the
+      // group's instances the ASG itself is terminating (not counted as kept while their hook drains them).
+      actions: [
+        'autoscaling:DescribeScalingActivities',
+        'autoscaling:DescribeAutoScalingInstances',
+        'autoscaling:DescribeAutoScalingGroups',
+      ],
       resources: ['*'],
     }),
     ...(clusterArn

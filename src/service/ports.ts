@@ -46,7 +46,7 @@ export interface PoolNode {
   readonly keepOnly?: boolean;
   /** Already on its way out (released or shutting down): still paid until gone, never counted as kept. */
   readonly leaving?: boolean;
-  /** Why a node is not ready, for status and logs: booting, registering, not-ready, no-gpus, cordoned. */
+  /** Why a node is not ready, for status and logs: booting, registering, not-ready, no-gpus, cordoned, leaving. */
   readonly waitingFor?: string;
 }
 

@@ -18,8 +18,13 @@ export interface EmulatedInstance {
   protectedFromScaleIn: boolean;
   /** When scale-in or TerminateInstanceInAutoScalingGroup took it: shutting-down, then gone. */
   terminatedAt?: number;
-  /** Why it went: 'scale-in' (the ASG's own choice) or 'api' (TerminateInstanceInAutoScalingGroup). */
-  terminatedBy?: 'scale-in' | 'api';
+  /**
+   * Why it went: 'scale-in' (the ASG's own choice), 'api' (TerminateInstanceInAutoScalingGroup) or
+   * 'replacement' (the ASG replacing it on its own: a failed health check, AZ rebalancing).
+   */
+  terminatedBy?: 'scale-in' | 'api' | 'replacement';
+  /** EKS's termination lifecycle hook holds it in Terminating:Wait, EC2 still running, until then. */
+  hookUntil?: number;
 }
 
 export interface ScalingActivity {
@@ -147,6 +152,30 @@ export class EmulatedAsg {
     return this.activity('Successful', `Terminating EC2 instance: ${instanceId} (${cause})`);
   }
 
+  /**
+   * The ASG replaces an instance on its own (a failed EC2 health check, AZ rebalancing): the desired
+   * capacity stays, a replacement is launched at the next step, and EKS's lifecycle hook holds the old
+   * one in Terminating:Wait, EC2 running and paid, for `hookMs` while its Node is drained.
+   */
+  replaceInstance(instanceId: string, hookMs: number): void {
+    const instance = this.live().find((i) => i.id === instanceId);
+    if (!instance) throw new Error(`no live instance ${instanceId}`);
+    this.terminate(instance, 'replacement');
+    instance.hookUntil = this.clock.now() + hookMs;
+    this.activity(
+      'Successful',
+      `Terminating EC2 instance: ${instanceId} (an instance was taken out of service in response to an EC2 health check)`,
+    );
+  }
+
+  /** Terminating:Wait (the hook holds it), Terminating:Proceed (shutting down), or undefined: not leaving. */
+  leavingState(instance: EmulatedInstance): string | undefined {
+    if (instance.terminatedAt === undefined) return undefined;
+    return instance.hookUntil !== undefined && this.clock.now() < instance.hookUntil
+      ? 'Terminating:Wait'
+      : 'Terminating:Proceed';
+  }
+
   /** SetInstanceProtection. */
   setProtection(instanceIds: readonly string[], protect: boolean): void {
     for (const id of instanceIds) {
@@ -161,14 +190,19 @@ export class EmulatedAsg {
     }
   }
 
-  /** EC2's view: pending until bootMs after launch, shutting-down a while after termination, then gone. */
+  /**
+   * EC2's view: pending until bootMs after launch; after termination running while a lifecycle hook holds
+   * it, then shutting-down a while, then gone.
+   */
   ec2State(
     instance: EmulatedInstance,
     bootMs: number,
   ): 'pending' | 'running' | 'shutting-down' | 'terminated' {
     const now = this.clock.now();
     if (instance.terminatedAt !== undefined) {
-      return now < instance.terminatedAt + this.options.shutdownMs ? 'shutting-down' : 'terminated';
+      const hookEnd = instance.hookUntil ?? instance.terminatedAt;
+      if (now < hookEnd) return 'running';
+      return now < hookEnd + this.options.shutdownMs ? 'shutting-down' : 'terminated';
     }
     return now < instance.launchedAt + bootMs ? 'pending' : 'running';
   }
@@ -183,7 +217,7 @@ export class EmulatedAsg {
     return this.live().length;
   }
 
-  private terminate(instance: EmulatedInstance, by: 'scale-in' | 'api'): void {
+  private terminate(instance: EmulatedInstance, by: NonNullable<EmulatedInstance['terminatedBy']>): void {
     instance.terminatedAt = this.clock.now();
     instance.terminatedBy = by;
     instance.protectedFromScaleIn = false;

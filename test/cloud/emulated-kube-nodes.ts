@@ -42,7 +42,13 @@ export class EmulatedKubeNodes implements ClusterNodes {
   objects(): NodeObject[] {
     const now = this.clock.now();
     return this.t.instances().flatMap((i) => {
-      if (this.neverJoin.has(i.id) || this.t.ec2State(i) !== 'running' || i.terminatedAt !== undefined)
+      // One the ASG is terminating stays, cordoned by EKS's drain, while the lifecycle hook holds it.
+      const draining = i.terminatedAt !== undefined && i.hookUntil !== undefined && now < i.hookUntil;
+      if (
+        this.neverJoin.has(i.id) ||
+        this.t.ec2State(i) !== 'running' ||
+        (i.terminatedAt !== undefined && !draining)
+      )
         return [];
       const runningAt = i.launchedAt + this.t.bootMs;
       if (now < runningAt + this.t.registerMs) return [];
@@ -53,7 +59,7 @@ export class EmulatedKubeNodes implements ClusterNodes {
           metadata: { name },
           spec: {
             providerID: `aws:///${i.zone}/${i.id}`,
-            unschedulable: this.cordoned.has(name),
+            unschedulable: this.cordoned.has(name) || draining,
             ...(this.updateTainted.has(i.id)
               ? {
                   taints: [

@@ -54,6 +54,7 @@ export type EmulatedOperation =
   | 'DescribeInstances'
   | 'TerminateInstanceInAutoScalingGroup'
   | 'DescribeAutoScalingInstances'
+  | 'DescribeAutoScalingGroups'
   | 'SetInstanceProtection';
 
 interface InjectedFailure {
@@ -224,7 +225,9 @@ export function emulateNodegroup(options: EmulatedNodegroupOptions) {
 
   const asgNamed = (name: string | undefined) => asgs.find((a) => a.asg.name === name)?.asg;
 
+  // Instances on their way out are listed, Terminating, until EC2 has them gone.
   asgMock.on(DescribeAutoScalingGroupsCommand).callsFake((input) => {
+    failNow('DescribeAutoScalingGroups', false);
     step();
     const found = (input.AutoScalingGroupNames ?? []).flatMap((n: string) => asgNamed(n) ?? []);
     return {
@@ -233,14 +236,17 @@ export function emulateNodegroup(options: EmulatedNodegroupOptions) {
         MinSize: asg.minSize,
         MaxSize: asg.maxSize,
         DesiredCapacity: asg.desiredCapacity,
-        Instances: asg.live().map((i) => ({
-          InstanceId: i.id,
-          AvailabilityZone: i.zone,
-          LifecycleState: asg.ec2State(i, bootMs) === 'pending' ? 'Pending' : 'InService',
-          HealthStatus: 'Healthy',
-          ProtectedFromScaleIn: i.protectedFromScaleIn,
-          LaunchTemplate: { LaunchTemplateName: 'eks-gpu', Version: String(i.templateVersion) },
-        })),
+        Instances: asg.instances
+          .filter((i) => asg.ec2State(i, bootMs) !== 'terminated')
+          .map((i) => ({
+            InstanceId: i.id,
+            AvailabilityZone: i.zone,
+            LifecycleState:
+              asg.leavingState(i) ?? (asg.ec2State(i, bootMs) === 'pending' ? 'Pending' : 'InService'),
+            HealthStatus: 'Healthy',
+            ProtectedFromScaleIn: i.protectedFromScaleIn,
+            LaunchTemplate: { LaunchTemplateName: 'eks-gpu', Version: String(i.templateVersion) },
+          })),
       })),
     };
   });
@@ -284,16 +290,15 @@ export function emulateNodegroup(options: EmulatedNodegroupOptions) {
     };
   });
 
-  // A live instance is InService; one terminated is Terminating while it shuts down (shutdownMs: EKS's
-  // lifecycle hook holds it in Terminating:Wait meanwhile), then has left the group.
+  // A live instance is InService; one terminated is Terminating while it shuts down (shutdownMs, or a
+  // replacement's hook: EKS's lifecycle hook holds it in Terminating:Wait meanwhile), then has left the group.
   asgMock.on(DescribeAutoScalingInstancesCommand).callsFake((input) => {
     failNow('DescribeAutoScalingInstances', false);
     const ids = new Set(input.InstanceIds ?? []);
-    const now = clock.now();
     return {
       AutoScalingInstances: asgs.flatMap((a) =>
         a.asg.instances
-          .filter((i) => ids.has(i.id) && (i.terminatedAt === undefined || now < i.terminatedAt + shutdownMs))
+          .filter((i) => ids.has(i.id) && a.asg.ec2State(i, bootMs) !== 'terminated')
           .map((i) => ({
             InstanceId: i.id,
             LifecycleState: i.terminatedAt === undefined ? 'InService' : 'Terminating:Wait',

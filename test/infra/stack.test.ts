@@ -227,8 +227,12 @@ describe("boa's IAM role (EKS Pod Identity)", () => {
           },
         }),
         expect.objectContaining({
-          // Only what src/cloud/aws calls: boa never describes the group itself.
-          Action: ['autoscaling:DescribeAutoScalingInstances', 'autoscaling:DescribeScalingActivities'],
+          // Only what src/cloud/aws calls: the group's instances' lifecycle states, its activities.
+          Action: [
+            'autoscaling:DescribeAutoScalingGroups',
+            'autoscaling:DescribeAutoScalingInstances',
+            'autoscaling:DescribeScalingActivities',
+          ],
           Resource: '*',
         }),
         expect.objectContaining({ Action: 'eks:ListNodegroups' }),

@@ -1,5 +1,6 @@
 import {
   type AutoScalingClient,
+  DescribeAutoScalingGroupsCommand,
   DescribeAutoScalingInstancesCommand,
   DescribeScalingActivitiesCommand,
   SetInstanceProtectionCommand,
@@ -39,8 +40,28 @@ async function lifecycleOf(instanceId: string, ctx: AsgContext): Promise<string 
   return out?.AutoScalingInstances?.find((i) => i.InstanceId === instanceId)?.LifecycleState;
 }
 
-/** An IAM refusal: a boa upgraded without its stack redeployed lacks DescribeAutoScalingInstances. */
-function refused(error: unknown): boolean {
+/**
+ * The instances of the group that are on their way out, whoever sent them: the ASG's own replacements
+ * (a failed health check, AZ rebalancing) and scale-ins sit in Terminating:Wait while EKS's lifecycle
+ * hook drains them, EC2 still `running` and paid, for minutes. One DescribeAutoScalingGroups call.
+ */
+export async function leavingInstances(autoScalingGroupName: string, ctx: AsgContext): Promise<Set<string>> {
+  const out = await withRetry(
+    'DescribeAutoScalingGroups',
+    () =>
+      ctx.autoscaling.send(
+        new DescribeAutoScalingGroupsCommand({ AutoScalingGroupNames: [autoScalingGroupName] }),
+      ),
+    ctx,
+  );
+  const instances = (out?.AutoScalingGroups ?? []).flatMap((g) => g.Instances ?? []);
+  return new Set(
+    instances.flatMap((i) => (i.InstanceId && LEAVING.test(i.LifecycleState ?? '') ? [i.InstanceId] : [])),
+  );
+}
+
+/** An IAM refusal: a boa upgraded without its stack redeployed lacks a newer Describe permission. */
+export function refused(error: unknown): boolean {
   const cause = (error instanceof AwsCallError ? error.cause : error) as { name?: string } | undefined;
   return /AccessDenied|UnauthorizedOperation/.test(cause?.name ?? '');
 }

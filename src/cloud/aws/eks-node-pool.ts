@@ -15,7 +15,14 @@ import { CloudError } from '../errors.ts';
 import { backoffDelay, DEFAULT_RETRY, type RetryPolicy } from '../retry.ts';
 import { AwsCallError } from './retry.ts';
 import { realSleep, type Sleep, systemClock } from '../time.ts';
-import { type AsgContext, protectInstances, recentLaunchFailures, terminateInstances } from './asg.ts';
+import {
+  type AsgContext,
+  leavingInstances,
+  protectInstances,
+  recentLaunchFailures,
+  refused,
+  terminateInstances,
+} from './asg.ts';
 import type { ClusterNodes } from './cluster-nodes.ts';
 import { listNodegroupInstances, type NodegroupRef } from './ec2-nodes.ts';
 import {
@@ -98,6 +105,8 @@ export class EksNodePool implements NodePool {
   private autoScalingGroup: string | undefined;
   /** Kubernetes node name of each instance, from the last listing. */
   private names = new Map<string, string>();
+  /** Why the group's lifecycle states could not be read, while they cannot (logged once). */
+  private lifecycleUnread: string | undefined;
 
   constructor(
     private readonly config: EksNodePoolConfig,
@@ -199,6 +208,39 @@ export class EksNodePool implements NodePool {
     return { ...this.ctx, autoscaling };
   }
 
+  /**
+   * The group's instances in a Terminating lifecycle state. Unreadable (an IAM refusal before the stack is
+   * redeployed, an Auto Scaling outage), the listing goes on without them, as before the read existed:
+   * the ledger and placement must not stop for it. Logged once until it reads again.
+   */
+  private async leavingInstances(): Promise<Set<string>> {
+    if (!this.deps.autoscaling) return new Set();
+    try {
+      const group = this.autoScalingGroup ?? (await this.readGroup()).autoScalingGroup;
+      if (!group) return new Set();
+      const leaving = await leavingInstances(group, this.asgContext());
+      if (this.lifecycleUnread !== undefined) {
+        this.logger.info({ event: 'node.lifecycle-read' }, 'instance lifecycle states read again');
+      }
+      this.lifecycleUnread = undefined;
+      return leaving;
+    } catch (error) {
+      const message = (error as Error).message;
+      if (this.lifecycleUnread === undefined) {
+        this.logger.warn(
+          {
+            event: 'node.lifecycle-unreadable',
+            error: message,
+            ...(refused(error) ? { fix: 'redeploy the stack: autoscaling:DescribeAutoScalingGroups' } : {}),
+          },
+          "cannot read the group's instance lifecycle states; instances the group is terminating count as kept until it can",
+        );
+      }
+      this.lifecycleUnread = message;
+      return new Set();
+    }
+  }
+
   async setDesiredSize(target: number): Promise<ResizeResult> {
     checkTarget(target);
     const run = this.queue.then(() => this.resize(target));
@@ -212,37 +254,49 @@ export class EksNodePool implements NodePool {
    * advertised (without a Kubernetes view, at EC2 running).
    */
   async listNodes(): Promise<PoolNode[]> {
-    const instances = await listNodegroupInstances(
-      this.deps.ec2,
-      this.ref,
-      this.config.gpusPerNode,
-      this.ctx,
-    );
+    const listed = await listNodegroupInstances(this.deps.ec2, this.ref, this.config.gpusPerNode, this.ctx);
+    // In Terminating:Wait an instance is still EC2 running and paid, but the group's no more: nothing is
+    // placed there and it is not counted as kept.
+    const leaving = await this.leavingInstances();
+    const out = (id: string) => (leaving.has(id) ? { leaving: true } : {});
     const kube = this.deps.nodes;
-    if (!kube)
-      return instances.map((n) => ({ ...n, billed: n.ready, ...(n.ready ? {} : { waitingFor: 'booting' }) }));
+    if (!kube) {
+      return listed.map((n) => {
+        const waitingFor = leaving.has(n.id) ? 'leaving' : n.ready ? undefined : 'booting';
+        return {
+          ...n,
+          ready: waitingFor === undefined,
+          billed: n.ready,
+          ...out(n.id),
+          ...(waitingFor ? { waitingFor } : {}),
+        };
+      });
+    }
     const byInstance = new Map<string, Awaited<ReturnType<ClusterNodes['list']>>[number]>();
     for (const node of await kube.list()) if (node.instanceId) byInstance.set(node.instanceId, node);
     this.names = new Map();
-    return instances.map((instance) => {
+    return listed.map((instance) => {
       const running = instance.ready;
       const node = byInstance.get(instance.id);
       if (node) this.names.set(instance.id, node.name);
-      const waitingFor = !running
-        ? 'booting'
-        : !node
-          ? 'registering'
-          : !node.ready
-            ? 'not-ready'
-            : node.gpus < this.config.gpusPerNode
-              ? 'no-gpus'
-              : node.unschedulable
-                ? 'cordoned'
-                : undefined;
+      const waitingFor = leaving.has(instance.id)
+        ? 'leaving'
+        : !running
+          ? 'booting'
+          : !node
+            ? 'registering'
+            : !node.ready
+              ? 'not-ready'
+              : node.gpus < this.config.gpusPerNode
+                ? 'no-gpus'
+                : node.unschedulable
+                  ? 'cordoned'
+                  : undefined;
       return {
         ...instance,
         ready: waitingFor === undefined,
         billed: running,
+        ...out(instance.id),
         ...(node ? { name: node.name } : {}),
         ...(node?.unschedulable ? { cordoned: true } : {}),
         // EKS will drain it for an update: its jobs stay until then, nothing new goes there.
