@@ -53,6 +53,12 @@ export interface PoolNode {
 export interface TerminateResult {
   /** Terminated now (the group's desired size lowered by one each). */
   readonly terminated: readonly string[];
+  /**
+   * Terminated now with the desired size left as it was, since lowering it would break the group's
+   * minimum: the group launches a replacement (for a node that never became ready, what is wanted).
+   * Absent when there are none.
+   */
+  readonly replaced?: readonly string[];
   /** Not in the group any more (terminated earlier, by anyone): nothing was sent that changed anything. */
   readonly alreadyGone: readonly string[];
 }

@@ -111,6 +111,22 @@ export function nodePoolContract(name: string, { make, settleMs }: ContractOptio
       expect((await h.pool.listNodes()).map((n) => n.id)).toEqual(left);
     });
 
+    it('terminates a node at the group minimum without lowering the size: replaced, and a new one comes', async () => {
+      const h = make(bounds);
+      h.advance(settleMs);
+      const [only] = (await h.pool.listNodes()).map((n) => n.id);
+      expect(await h.pool.terminate([only as string])).toEqual({
+        terminated: [],
+        replaced: [only],
+        alreadyGone: [],
+      });
+      expect((await h.pool.describe()).desiredSize).toBe(1);
+      h.advance(settleMs);
+      const after = await h.pool.listNodes();
+      expect(after.map((n) => n.id)).not.toContain(only);
+      expect(after).toHaveLength(1);
+    });
+
     it('cordons: a cordoned node is listed, not ready for jobs, and says why', async () => {
       const h = make(bounds);
       await h.pool.setDesiredSize(2);

@@ -73,13 +73,14 @@ export function refused(error: unknown): boolean {
  * crash), is reported as already gone and nothing is sent; a retry (a timeout whose call AWS may have
  * applied) first reads the instance again, and one already leaving was terminated by the first send.
  * Where decrementing would break the group's minimum, the instance is terminated without decrementing
- * and the ASG launches its replacement (a node that never became ready, say).
+ * and the ASG launches its replacement (a node that never became ready, say): reported as `replaced`.
  */
 export async function terminateInstances(
   instanceIds: readonly string[],
   ctx: AsgContext,
 ): Promise<TerminateResult> {
   const terminated: string[] = [];
+  const replaced: string[] = [];
   const alreadyGone: string[] = [];
   for (const instanceId of new Set(instanceIds)) {
     const leaving = async () => {
@@ -135,7 +136,7 @@ export async function terminateInstances(
         ctx.logger.info({ event: 'node.already-gone', instanceId }, 'instance already left the group');
       } else if (BELOW_MIN.test(message)) {
         await send(false);
-        terminated.push(instanceId);
+        replaced.push(instanceId);
         ctx.logger.info(
           { event: 'node.terminate-sent', instanceId, decrement: false, reason: 'minSize' },
           'instance terminated; the group replaces it',
@@ -145,7 +146,7 @@ export async function terminateInstances(
       }
     }
   }
-  return { terminated, alreadyGone };
+  return { terminated, alreadyGone, ...(replaced.length > 0 ? { replaced } : {}) };
 }
 
 /**

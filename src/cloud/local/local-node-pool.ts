@@ -152,6 +152,7 @@ export class LocalNodePool implements NodePool {
   async terminate(nodeIds: readonly string[]): Promise<TerminateResult> {
     const now = this.clock.now();
     const terminated: string[] = [];
+    const replaced: string[] = [];
     const alreadyGone: string[] = [];
     for (const id of new Set(nodeIds)) {
       const node = this.liveNodes().find((n) => n.id === id);
@@ -160,18 +161,19 @@ export class LocalNodePool implements NodePool {
         continue;
       }
       node.releasedAt = now;
+      const atMin = this.desiredSize <= this.config.minSize;
       this.desiredSize = Math.max(this.config.minSize, this.desiredSize - 1);
-      terminated.push(id);
+      (atMin ? replaced : terminated).push(id);
       this.logger.info(
         { event: 'node.terminated', nodeId: id, desiredSize: this.desiredSize },
         'node terminated',
       );
     }
-    if (terminated.length > 0) {
+    if (terminated.length + replaced.length > 0) {
       this.reconcile(now);
       this.options.onChange?.(this.toJSON());
     }
-    return { terminated, alreadyGone };
+    return { terminated, alreadyGone, ...(replaced.length > 0 ? { replaced } : {}) };
   }
 
   async protect(nodeIds: readonly string[], protect: boolean): Promise<void> {

@@ -202,8 +202,10 @@ export class NodeReconciler {
       );
     }
     this.removing.note(nodes);
-    const terminated = await this.removing.carryOn(nodes, busy, () => {
+    const terminated = await this.removing.carryOn(nodes, busy, (decremented) => {
       this.counters.terminations += 1;
+      // At the group's minimum the size stays and the group replaces the node: nothing to expect.
+      if (!decremented) return;
       // The termination lowered the desired size by one: stored at once, so a crash or a failing step
       // before the size is read again is not taken for a change from outside (nodes.drift).
       if (this.expected !== undefined) this.expect(this.expected - 1);

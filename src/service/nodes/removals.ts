@@ -87,9 +87,14 @@ export class RemovalWalk {
 
   /**
    * Takes each open removal one step further: cordon, wait until nothing is placed there, terminate.
-   * Returns how many nodes were terminated; `onTerminated` hears of each at once (a later step may throw).
+   * Returns how many nodes were terminated; `onTerminated` hears of each at once (a later step may throw),
+   * and whether the group's desired size went down with it (not when that would break its minimum).
    */
-  async carryOn(nodes: readonly PoolNode[], busy: GpusInUse, onTerminated: () => void): Promise<number> {
+  async carryOn(
+    nodes: readonly PoolNode[],
+    busy: GpusInUse,
+    onTerminated: (decremented: boolean) => void,
+  ): Promise<number> {
     let terminated = 0;
     for (const row of this.rows()) {
       // One removal that fails (a refusal for that instance, say) holds up neither the others nor the
@@ -116,7 +121,7 @@ export class RemovalWalk {
     row: NodeRemovalRow,
     nodes: readonly PoolNode[],
     busy: GpusInUse,
-    onTerminated: () => void,
+    onTerminated: (decremented: boolean) => void,
   ): Promise<number> {
     const { pool, logger } = this.deps;
     const node = nodes.find((n) => n.id === row.nodeId);
@@ -153,8 +158,9 @@ export class RemovalWalk {
     }
     if (row.state !== 'terminating') return 0;
     const result = await pool.terminate([row.nodeId]);
-    const sent = result.terminated.includes(row.nodeId);
-    if (sent) onTerminated();
+    const decremented = result.terminated.includes(row.nodeId);
+    const sent = decremented || (result.replaced ?? []).includes(row.nodeId);
+    if (sent) onTerminated(decremented);
     this.finish(row, sent ? 'sent' : 'already-gone');
     logger.info(
       {
@@ -162,6 +168,7 @@ export class RemovalWalk {
         nodeId: row.nodeId,
         reason: row.reason,
         outcome: sent ? 'sent' : 'already-gone',
+        ...(sent && !decremented ? { replaced: true } : {}),
       },
       'node removed',
     );
