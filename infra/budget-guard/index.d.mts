@@ -39,6 +39,16 @@ export function runGuard(
   /** Tests: a sleep that does not wait (the waits while another update holds the group). */
   options?: { sleep?: (ms: number) => Promise<unknown> },
 ): Promise<
-  Omit<GuardDecision, 'unprotect'> & { heartbeats: number; budget: number | undefined; unprotected: number }
+  Omit<GuardDecision, 'unprotect'> & {
+    heartbeats: number;
+    budget: number | undefined;
+    unprotected: number;
+    /** The desired size sent. */
+    sent?: number;
+    /** The group was raised to this while the guard waited for it: left alone. */
+    raisedMeanwhile?: number;
+    /** Another update brought the group within the budget while the guard waited. */
+    withinBudget?: number;
+  }
 >;
 export function handler(): Promise<unknown>;

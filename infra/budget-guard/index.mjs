@@ -180,7 +180,10 @@ function refusedInstance(error) {
 /**
  * Sets the desired size to `desiredSize`, waiting out another update of the group (IN_USE_RETRY). After a
  * wait the group is read again: the update that held it may have lowered the desired size (then nothing
- * is sent, the guard never raises it) or changed its minimum.
+ * is sent, the guard never raises it) or changed its minimum. Raised meanwhile, it is left alone: the
+ * guard never raises it, so someone alive did, most likely boa back from its silence and resizing
+ * before its heartbeat shows in CloudWatch (the update that held the group was its own). Cutting that
+ * would kill nodes the group picks and have boa raise it again. Returns what it did.
  */
 async function lowerDesiredSize(eks, settings, from, desiredSize, budget, sleep) {
   const { clusterName, nodegroupName, gpusPerNode } = settings;
@@ -195,7 +198,7 @@ async function lowerDesiredSize(eks, settings, from, desiredSize, budget, sleep)
           scalingConfig: { desiredSize: target },
         }),
       );
-      return;
+      return { sent: target };
     } catch (error) {
       if (error?.name !== 'ResourceInUseException') throw error;
       if (attempt >= IN_USE_RETRY.maxAttempts) {
@@ -210,9 +213,14 @@ async function lowerDesiredSize(eks, settings, from, desiredSize, budget, sleep)
     await sleep(IN_USE_RETRY.delayMs);
     const { nodegroup } = await eks.send(new DescribeNodegroupCommand({ clusterName, nodegroupName }));
     const scaling = nodegroup?.scalingConfig ?? {};
+    const before = current;
     current = scaling.desiredSize ?? 0;
+    if (current > before) {
+      console.log(JSON.stringify({ event: 'budget_guard.raised_meanwhile', from: before, to: current }));
+      return { raisedMeanwhile: current };
+    }
     target = Math.min(current, allowedNodes(budget, gpusPerNode, scaling.minSize ?? 0));
-    if (target >= current) return;
+    if (target >= current) return { withinBudget: current };
   }
 }
 
@@ -226,16 +234,18 @@ export async function runGuard({ eks, cloudwatch, autoscaling }, settings, now =
   const silentFrom = new Date(now.getTime() - guardMinutes * 60_000);
   const beats = await metricValues(cloudwatch, 'Heartbeat', clusterName, silentFrom, now, 'SampleCount');
   const heartbeats = beats.reduce((n, d) => n + (d.SampleCount ?? 0), 0);
-  // The operator's latest budget as boa last published it; the deploy-time budget otherwise.
+  // The operator's latest budget as boa last published it; the deploy-time budget otherwise. The newest
+  // bucket's Minimum: a 24-hour read has 2-minute buckets, and a cut within boa's last two minutes is
+  // the budget to hold (its Maximum would be the value before the cut).
   const budgets = await metricValues(
     cloudwatch,
     'BudgetGpuHoursPerHour',
     clusterName,
     new Date(now.getTime() - 24 * 3_600_000),
     now,
-    'Maximum',
+    'Minimum',
   );
-  const published = budgets.length > 0 ? budgets[budgets.length - 1].Maximum : undefined;
+  const published = budgets.length > 0 ? budgets[budgets.length - 1].Minimum : undefined;
   const budget = published !== undefined && published > 0 ? published : settings.budget;
 
   // The group's instances are read only when the guard may act: boa alive costs it nothing more.
@@ -245,13 +255,21 @@ export async function runGuard({ eks, cloudwatch, autoscaling }, settings, now =
       : undefined;
   const decision = decide({ heartbeats, budget, gpusPerNode, scaling, instances });
   let unprotected = 0;
+  let lowered = {};
   if (decision.action === 'shrink') {
     // Protection first: lowered with protected instances, the desired size drops and they keep running.
     if (decision.unprotect.length > 0)
       unprotected = await unprotect(autoscaling, autoScalingGroupName, decision.unprotect);
     if (decision.desiredSize < (scaling.desiredSize ?? 0)) {
       const from = scaling.desiredSize ?? 0;
-      await lowerDesiredSize(eks, settings, from, decision.desiredSize, budget, options.sleep ?? delay);
+      lowered = await lowerDesiredSize(
+        eks,
+        settings,
+        from,
+        decision.desiredSize,
+        budget,
+        options.sleep ?? delay,
+      );
     }
   }
   await cloudwatch.send(
@@ -271,7 +289,7 @@ export async function runGuard({ eks, cloudwatch, autoscaling }, settings, now =
     }),
   );
   const { unprotect: _, ...reported } = decision;
-  return { ...reported, heartbeats, budget, unprotected };
+  return { ...reported, heartbeats, budget, unprotected, ...lowered };
 }
 
 export async function handler() {

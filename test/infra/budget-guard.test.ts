@@ -41,7 +41,7 @@ function world(options: { heartbeats: number; publishedBudget?: number; desiredS
     .on(GetMetricStatisticsCommand, { MetricName: 'BudgetGpuHoursPerHour' })
     .resolves({
       Datapoints:
-        options.publishedBudget === undefined ? [] : [{ Timestamp: NOW, Maximum: options.publishedBudget }],
+        options.publishedBudget === undefined ? [] : [{ Timestamp: NOW, Minimum: options.publishedBudget }],
     });
   cwMock.on(PutMetricDataCommand).resolves({});
   return { clients: { eks, cloudwatch }, eksMock, cwMock };
@@ -92,6 +92,22 @@ describe('budget guard logic', () => {
     const small = world({ heartbeats: 0, desiredSize: 3 });
     expect(await runGuard(small.clients, settings, NOW)).toMatchObject({ action: 'none', budget: 40 });
     expect(small.eksMock.commandCalls(UpdateNodegroupConfigCommand)).toHaveLength(0);
+  });
+
+  it('holds the group to a budget cut in the last bucket it reads, not the value before the cut', async () => {
+    const w = world({ heartbeats: 0, desiredSize: 64 });
+    // Two-minute buckets over 24 hours: boa published 40, then 8 just before it went silent.
+    w.cwMock.on(GetMetricStatisticsCommand, { MetricName: 'BudgetGpuHoursPerHour' }).callsFake((input) => ({
+      Datapoints: [{ Timestamp: NOW, Minimum: 8, Maximum: 40 }].map((d) => ({
+        Timestamp: d.Timestamp,
+        [input.Statistics[0]]: d[input.Statistics[0] as 'Minimum' | 'Maximum'],
+      })),
+    }));
+    expect(await runGuard(w.clients, settings, NOW)).toMatchObject({
+      action: 'shrink',
+      budget: 8,
+      desiredSize: 2,
+    });
   });
 
   it('does not report itself acting when boa is silent and no budget is known: it can hold nothing', async () => {
@@ -223,6 +239,20 @@ describe('budget guard while the node group is in another update', () => {
     expect(result).toMatchObject({ action: 'shrink' });
     expect(group.updateCalls()).toHaveLength(1);
     expect(group.group.desiredSize).toBe(1); // never raised back to what the budget allows
+  });
+
+  it('leaves the group alone when it was raised while the guard waited: boa is back, resizing', async () => {
+    const { group, clients } = silentGroup();
+    // boa's first resize after its silence holds the group; its heartbeat is not in CloudWatch yet.
+    group.startVersionUpdate(0);
+    const sleep = async () => {
+      group.finishVersionUpdate();
+      group.setDesiredOutside(8);
+    };
+    const result = await runGuard(clients, { ...settings, budget: 8 }, NOW, { sleep });
+    expect(result).toMatchObject({ action: 'shrink', raisedMeanwhile: 8 });
+    expect(group.updateCalls()).toHaveLength(1); // the one refused while boa's update ran
+    expect(group.group.desiredSize).toBe(8);
   });
 
   it('gives up within the Lambda timeout, with an error that names the busy group and the sizes', async () => {
