@@ -71,6 +71,7 @@ export class BoaStack extends Stack {
       backupTag: config.backupTag,
       tokenSecretArn: this.operatorToken.secret.secretArn,
       ...(config.budget !== undefined ? { budget: config.budget } : {}),
+      ...(config.budgetGuard ? { guardMinutes: config.guardMinutes } : {}),
       ...(config.nodePricePerHour !== undefined ? { nodePricePerHour: config.nodePricePerHour } : {}),
       ...(config.exposeApi
         ? {

@@ -48,6 +48,8 @@ export interface BoaWorkloadProps {
   readonly instanceType: string;
   readonly gpusPerNode: number;
   readonly budget?: number;
+  /** The budget guard Lambda's silence, when it is deployed: boa then holds itself to its rule first. */
+  readonly guardMinutes?: number;
   /** Dollars per node-hour for boa's $ figures; unset: boa prices the instance type itself. */
   readonly nodePricePerHour?: number;
   /** Where the Kubernetes executor runs jobs' pods (BOA_JOBS_NAMESPACE). */
@@ -123,6 +125,7 @@ export class BoaWorkload extends Construct {
       // The jobs' pods get this as BOA_URL; boa's default (127.0.0.1) would be the pod itself.
       BOA_PUBLIC_URL: inClusterUrl(props.loadBalancer !== undefined),
       ...(props.budget !== undefined ? { BOA_BUDGET: String(props.budget) } : {}),
+      ...(props.guardMinutes !== undefined ? { BOA_GUARD_MINUTES: String(props.guardMinutes) } : {}),
       ...(props.nodePricePerHour !== undefined
         ? { BOA_NODE_PRICE_PER_HOUR: String(props.nodePricePerHour) }
         : {}),

@@ -24,6 +24,10 @@ const BudgetControl = z
   .object({
     ceilingGpus: z.number().nullable().openapi({ description: 'paid GPUs the budget window allows now' }),
     ceilingNodes: z.number().int().nullable(),
+    heartbeatHoldNodes: z.number().int().nullable().openapi({
+      description:
+        "the budget guard's size boa holds itself to while its heartbeat does not reach CloudWatch (config guardMinutes); null: no hold",
+    }),
     debtGpuHours: z.number().nullable().openapi({
       description:
         'paid above the budget in the window the ceiling counts: its last budgetWindowHours - horizonHours hours, or since the budget was set (negative: room)',

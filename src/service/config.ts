@@ -58,6 +58,15 @@ export const configSchema = z
       .optional(),
     /** Hard cap on nodes, below the node group's own maximum. */
     maxNodes: z.number().int().nonnegative().optional(),
+    /**
+     * The budget guard's silence in minutes (the CDK app sets it when it deploys the guard Lambda): once
+     * boa's heartbeat has not reached CloudWatch for most of it, boa holds itself to the guard's rule
+     * (heartbeat-hold.ts), so a boa alive with only its metrics failing never fights the guard.
+     */
+    guardMinutes: z
+      .number({ error: 'guardMinutes must be a number' })
+      .positive("guardMinutes must be > 0 (the budget guard's silence, in minutes)")
+      .optional(),
     solver: z.enum(['exact', 'paper']).default('exact'),
     /** What runs jobs submitted with a workload; default: local with cloud local, kubernetes with aws. */
     executor: z.enum(['local', 'kubernetes']).optional(),

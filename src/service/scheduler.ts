@@ -155,14 +155,22 @@ export class Scheduler {
     const ready = this.nodes.usable(state.nodes, held);
     const ceiling = this.service.spendCeiling(now);
     this.lastCeilingGpus = ceiling?.gpus ?? 0;
+    // While the heartbeat does not reach CloudWatch, no more nodes than the budget guard would leave.
+    const heldNodes = this.service.heartbeat.nodes(
+      now,
+      state.budget?.gpuHoursPerHour,
+      deps.config.gpusPerNode,
+      state.group?.minSize ?? 0,
+    );
+    const ceilingNodes = Math.min(ceiling?.nodes ?? Number.POSITIVE_INFINITY, heldNodes);
     const undo = new TickUndo();
     let decision: TickDecision;
     try {
-      decision = this.decide(now, ready, ceiling?.nodes, undo);
+      decision = this.decide(now, ready, ceilingNodes, undo);
       if (this.nodes.chooseNow(this.nodeInput(decision.desiredNodes))) {
         // Nodes chosen for removal had jobs: place those jobs elsewhere now (or let them wait).
         const first = decision;
-        decision = this.decide(now, this.nodes.usable(state.nodes, held), ceiling?.nodes, undo);
+        decision = this.decide(now, this.nodes.usable(state.nodes, held), ceilingNodes, undo);
         decision = { ...decision, changed: [...new Set([...first.changed, ...decision.changed])] };
       }
     } catch (error) {
@@ -212,9 +220,12 @@ export class Scheduler {
     this.nodes.afterTick(this.nodeInput(decision.desiredNodes));
     this.service.execution.afterTick(now);
     this.service.planner.maybeRun();
-    void deps.metrics.put(this.metrics(decision, now), now).catch((error: Error) => {
-      logger.warn({ event: 'metrics_failed', error: error.message }, 'metrics not published');
-    });
+    void deps.metrics.put(this.metrics(decision, now), now).then(
+      () => this.service.heartbeat.delivered(now),
+      (error: Error) => {
+        logger.warn({ event: 'metrics_failed', error: error.message }, 'metrics not published');
+      },
+    );
     return { ...decision, at: now, decideMs, computeMs, nodes: state.nodes.length, readyNodes: ready.length };
   }
 

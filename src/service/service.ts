@@ -1,3 +1,4 @@
+import { HeartbeatHold } from './heartbeat-hold.ts';
 import type { Logger } from 'pino';
 import type { ClassProfile } from '../core/profile.ts';
 import type { JobState, Repository } from '../store/repository.ts';
@@ -64,9 +65,12 @@ export class BoaService {
   readonly planner: Planner;
   /** Runs executed jobs' replicas and judges their exits and self-launched jobs' leases (execution.ts). */
   readonly execution: Execution;
+  /** The budget guard's size, held while boa's heartbeat does not reach CloudWatch (heartbeat-hold.ts). */
+  readonly heartbeat: HeartbeatHold;
 
   constructor(readonly deps: ServiceDeps) {
     this.execution = new Execution(this, deps.executor);
+    this.heartbeat = new HeartbeatHold(deps.config.guardMinutes, deps.clock.now(), deps.logger);
     this.planner = new Planner({
       repo: deps.repo,
       computer: deps.computer,

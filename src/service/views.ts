@@ -77,6 +77,8 @@ function controlView(service: BoaService, now: number) {
   return {
     ceilingGpus: ceiling ? round(ceiling.gpus, 2) : null,
     ceilingNodes: ceiling?.nodes ?? null,
+    // The budget guard's size, held while boa's heartbeat does not reach CloudWatch (heartbeat-hold.ts).
+    heartbeatHoldNodes: service.heartbeat.holding?.nodes ?? null,
     debtGpuHours: ceiling ? round(ceiling.debtGpuHours, 3) : null,
     horizonHours: service.deps.config.budgetHorizonHours,
     lookaheadHours: ceilingLookaheadHours(service.deps.config),

@@ -15,7 +15,7 @@ import { BudgetGuard } from '../../infra/budget-guard.ts';
 import { allowedNodes, decide, periodFor, readSettings, runGuard } from '../../infra/budget-guard/index.mjs';
 import { emulateNodegroup } from '../cloud/emulated-nodegroup.ts';
 import { ManualClock } from '../service/harness.ts';
-import { synthTemplate } from './synth.ts';
+import { kubernetesObjects, synthTemplate } from './synth.ts';
 
 const settings = { clusterName: 'boa', nodegroupName: 'gpu', gpusPerNode: 4, guardMinutes: 15, budget: 40 };
 const NOW = new Date('2026-11-01T12:00:00Z');
@@ -446,6 +446,9 @@ describe('budget guard in the CDK app', () => {
       { AlarmName: Match.stringLikeRegexp('budget-guard-failing') },
       0,
     );
+    // No guard to agree with: boa is not told a silence to hold itself to.
+    const env = kubernetesObjects(template).get('Deployment/boa').spec.template.spec.containers[0].env;
+    expect(env.map((e: { name: string }) => e.name)).not.toContain('BOA_GUARD_MINUTES');
   }, 300_000);
 });
 

@@ -347,6 +347,8 @@ describe('boa workload', () => {
     expect(env).not.toHaveProperty('BOA_TOKEN');
     expect(env.BOA_NODEGROUP_NAME).toContain('NodegroupName');
     expect(env).not.toHaveProperty('BOA_BUDGET');
+    // The guard Lambda is deployed by default: boa holds itself to its size when its heartbeat fails.
+    expect(env.BOA_GUARD_MINUTES).toBe('15');
     // Without one in the context, boa prices the nodes by their instance type.
     expect(env).not.toHaveProperty('BOA_NODE_PRICE_PER_HOUR');
     expect(deployment.spec.template.spec.volumes).toEqual([

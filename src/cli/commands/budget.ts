@@ -129,6 +129,15 @@ function renderBudget(b: BudgetView): string {
             `${b.control.horizonHours} h keep the window's average within the budget, and every ` +
             `${b.window.windowHours}-hour window ending within ${b.control.lookaheadHours} h`,
         ],
+        ...(b.control.heartbeatHoldNodes !== null
+          ? [
+              [
+                'held',
+                `at most ${b.control.heartbeatHoldNodes} nodes: boa's heartbeat is not reaching CloudWatch, ` +
+                  'and the budget guard would set that many (see the metrics_failed log)',
+              ] as [string, string],
+            ]
+          : []),
         ['debt', debtLine(b.control.debtGpuHours ?? 0, b.window.windowHours - b.control.horizonHours)],
         ['load needs', `${fixed(b.control.loadNeedsGpuHoursPerHour, 1)} GPU-hours/hour`],
         ['queued', `${b.control.queuedForBudget} jobs wait for the budget (oldest first)`],

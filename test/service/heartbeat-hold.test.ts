@@ -1,0 +1,93 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { bootService, InlinePlanComputer } from '../../src/service/boot.ts';
+import { resolveConfig } from '../../src/service/config.ts';
+import { captureLogs } from '../cloud/fake-time.ts';
+import { ManualClock } from './harness.ts';
+
+const closers: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const close of closers.splice(0)) await close();
+});
+
+async function world(guardMinutes: number | undefined) {
+  const clock = new ManualClock();
+  const logs = captureLogs();
+  let failing = false;
+  const config = resolveConfig({
+    dataDir: ':memory:',
+    token: 'operator-token-0123456789',
+    budget: 8,
+    gpusPerNode: 4,
+    tickSeconds: 60,
+    // The jobs here launch themselves and never report: keep them from being declared lost.
+    leaseSeconds: 86_400,
+    local: { maxNodes: 16, bootSeconds: 0, releaseSeconds: 0 },
+    ...(guardMinutes !== undefined ? { guardMinutes } : {}),
+  });
+  const boa = await bootService(config, {
+    clock,
+    computer: new InlinePlanComputer(),
+    logger: logs.logger,
+    dataDir: ':memory:',
+    metrics: {
+      put: async () => {
+        if (failing) throw new Error('CloudWatch PutMetricData: ServiceUnavailable');
+      },
+    },
+  });
+  closers.push(() => boa.close());
+  const tick = async (count = 1) => {
+    for (let i = 0; i < count; i++) {
+      await boa.scheduler.tick();
+      await boa.scheduler.settle();
+      await new Promise((resolve) => setImmediate(resolve)); // the metrics put settles
+      clock.advance(60);
+    }
+  };
+  const job = (name: string) => boa.service.registerJob('cifar10', name).job;
+  const desired = async () => (await boa.pool.describe()).desiredSize;
+  const budget = async () => {
+    const res = await boa.app.request('/v1/budget', { headers: { authorization: `Bearer ${boa.token}` } });
+    return (await res.json()) as any;
+  };
+  return { boa, clock, logs, tick, job, desired, budget, fail: (on: boolean) => (failing = on) };
+}
+
+describe("boa's heartbeat not reaching CloudWatch, with the budget guard deployed", () => {
+  it("holds the group to the guard's size until a heartbeat is delivered again", async () => {
+    const w = await world(15);
+    await w.tick(600); // ten quiet hours: the window has room for more than the budget's 2 nodes
+    w.fail(true);
+    const jobs = ['a', 'b', 'c', 'd'].map(w.job);
+    await w.tick(3);
+    // The room the quiet hours left lets boa run wider than the budget's 2 nodes for a while.
+    const free = await w.desired();
+    expect(free).toBeGreaterThan(2);
+    expect((await w.budget()).control.heartbeatHoldNodes).toBeNull();
+
+    await w.tick(8); // 10 minutes without a delivered heartbeat: 5 before the guard would act
+    expect(await w.desired()).toBe(2);
+    expect(jobs.reduce((gpus, j) => gpus + j.allocation.length, 0)).toBeLessThanOrEqual(8);
+    expect((await w.budget()).control.heartbeatHoldNodes).toBe(2);
+    expect(w.logs.lines.filter((l) => l.event === 'heartbeat.hold')).toHaveLength(1);
+
+    w.fail(false);
+    await w.tick(2);
+    expect(await w.desired()).toBeGreaterThan(2);
+    expect((await w.budget()).control.heartbeatHoldNodes).toBeNull();
+    expect(w.logs.events()).toContain('heartbeat.hold-released');
+  });
+
+  it('never holds without a guard to agree with (guardMinutes unset)', async () => {
+    const w = await world(undefined);
+    await w.tick(600);
+    w.fail(true);
+    for (const name of ['a', 'b', 'c', 'd']) w.job(name);
+    await w.tick(3);
+    const free = await w.desired();
+    expect(free).toBeGreaterThan(2);
+    await w.tick(27);
+    expect(await w.desired()).toBeGreaterThan(2);
+    expect(w.logs.events()).not.toContain('heartbeat.hold');
+  });
+});
