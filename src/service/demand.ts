@@ -7,8 +7,8 @@ import { DEFAULT_DEMAND_RATIO, DemandRatio, expectedGpuSeconds } from '../core/d
 import type { BoaService } from './service.ts';
 
 const HOUR = 3_600_000;
-/** Samples older than this many half-lives weigh under 1/32 together: not read. */
-const HALF_LIVES_READ = 5;
+/** Samples older than this many half-lives weigh under 1/32 together: not read (nor pruned before). */
+export const HALF_LIVES_READ = 5;
 
 /** What the plan in force expects of an allocation interval. */
 export interface IntervalPlan {

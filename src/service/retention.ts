@@ -1,3 +1,4 @@
+import { HALF_LIVES_READ } from './demand.ts';
 import { historyReachMs } from './history.ts';
 import type { BoaService } from './service.ts';
 import type { ServiceConfig } from './config.ts';
@@ -6,9 +7,16 @@ const HOUR = 3_600_000;
 /** How often old rows are pruned: often enough that tables stay small, rarely enough to cost nothing. */
 export const PRUNE_EVERY_MS = HOUR;
 
-/** How far back ledger rows are kept: the longest window (rates, budget) plus a day of slack. */
-export function ledgerKeptMs(config: Pick<ServiceConfig, 'rateWindowHours' | 'budgetWindowHours'>): number {
-  return (Math.max(config.rateWindowHours, config.budgetWindowHours) + 24) * HOUR;
+/**
+ * How far back ledger rows are kept: the longest span an estimate reads (the rate and budget windows,
+ * the demand ratio's half-lives) plus a day of slack. The demand ratio reads allocation samples back
+ * 5 half-lives: with one over 9.6 hours it read past what was kept, and each prune moved it.
+ */
+export function ledgerKeptMs(
+  config: Pick<ServiceConfig, 'rateWindowHours' | 'budgetWindowHours' | 'demandHalfLifeHours'>,
+): number {
+  const demandHours = HALF_LIVES_READ * config.demandHalfLifeHours;
+  return (Math.max(config.rateWindowHours, config.budgetWindowHours, demandHours) + 24) * HOUR;
 }
 
 /**

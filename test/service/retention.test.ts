@@ -39,6 +39,23 @@ describe('pruning old rows', () => {
   });
 });
 
+describe('pruning and the demand ratio', () => {
+  it('keeps the allocation samples a long half-life still reads, so a prune does not move the ratio', async () => {
+    boa = await startService({ config: { tickSeconds: 600, demandHalfLifeHours: 12 } });
+    await boa.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
+    await boa.request('POST', '/v1/jobs', { class: 'cifar10' });
+    await boa.ticks(12);
+    const samples = count(boa, 'allocation_samples');
+    // 50 hours on: past the 24 h windows and a day, within the ratio's 5 half-lives (60 h) and a day.
+    boa.clock.advance(50 * 3600);
+    pruneOldRows(boa.service);
+    expect(count(boa, 'allocation_samples')).toBe(samples);
+    boa.clock.advance(35 * 3600); // 85 hours: past 60 + 24
+    pruneOldRows(boa.service);
+    expect(count(boa, 'allocation_samples')).toBe(0);
+  });
+});
+
 describe('what GET /v1/budget reports across a prune', () => {
   it('the averages since the budget was set do not count pruned time as time nothing was paid', async () => {
     boa = await startService({ config: { tickSeconds: 7200 } });
