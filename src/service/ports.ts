@@ -29,7 +29,10 @@ export interface NodeGroupState {
 /** A node that exists and is paid for: the ledger's truth. */
 export interface PoolNode {
   readonly id: string;
-  /** When it was launched (billing starts), ms since the epoch. */
+  /**
+   * When it was launched, ms since the epoch: the ledger pays a billed node from here (on EC2 the
+   * LaunchTime, a few pending seconds before billing starts at running; see billed).
+   */
   readonly launchedAt: number;
   readonly gpus: number;
   /** Ready to run jobs: booted, joined (on EKS: Kubernetes Ready, not cordoned, its GPUs advertised). */

@@ -185,7 +185,8 @@ export class Scheduler {
       repo.transaction(() => {
         this.service.flushAllocation(now);
         for (const job of decision.changed) repo.saveJobState(job);
-        // Billing starts at EC2 running: a pending instance is not paid for yet. Without a listing
+        // Billing starts at EC2 running: a pending instance is not in the ledger yet (once running it
+        // is counted from its launch, pending seconds in: aws/ec2-nodes.ts). Without a listing
         // this tick (the pool not answering, after a restart the view is empty) the ledger's open
         // nodes stay open: paid until a listing says they are gone, never dropped.
         if (listed) repo.observeNodes(state.nodes.filter(isBilled), now);

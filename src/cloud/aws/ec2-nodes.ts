@@ -14,7 +14,9 @@ const PAGE_SIZE = 500;
 /**
  * EKS managed node groups tag their instances with these. Pending instances are listed too (they are
  * launching and count against the desired size), but EC2 bills from running only: the pool marks them
- * billed: false and the ledger starts counting at running.
+ * billed: false and the ledger opens a node once it is running, counted from its LaunchTime: the
+ * seconds it was pending (EC2 gives no time it started running) are paid in the ledger and not billed,
+ * so the ledger errs toward boa spending a little less than it may.
  */
 export function nodegroupFilters(ref: NodegroupRef): Filter[] {
   return [
