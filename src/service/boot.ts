@@ -54,6 +54,12 @@ export interface BootOverrides {
    * world (a resize): main binds the HTTP port here, so a taken port also ends the start cleanly.
    */
   beforeSideEffects?: () => Promise<void>;
+  /**
+   * Runs when the start is refused once the store is open (the token, the port), before the store's
+   * lock is released: main removes a data dir this start made, which another start on the same path
+   * could take over, and fill, as soon as the lock is free (found in review).
+   */
+  onRefused?: (error: unknown) => void;
 }
 
 export const systemClock: Clock = { now: () => Date.now() };
@@ -186,7 +192,11 @@ export async function bootService(config: ServiceConfig, overrides: BootOverride
     jobTokenKey = jobTokenKeyOf(dataDir, logger);
     await overrides.beforeSideEffects?.();
   } catch (error) {
-    store.close();
+    try {
+      overrides.onRefused?.(error);
+    } finally {
+      store.close();
+    }
     throw error;
   }
   const pool = overrides.pool ?? (await cloudPool(config, repo, clock, logger));

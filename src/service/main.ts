@@ -75,7 +75,9 @@ function flags(): Record<string, unknown> {
   );
 }
 
-// Set once the data dir is known: a start refused for its port leaves no new data dir behind.
+// Set once the data dir is known: a start refused for its port leaves no new data dir behind. Run
+// while the store's lock is held (bootService's onRefused); a start refused before it opened the store
+// made nothing to undo.
 let undoFreshStart: (() => void) | undefined;
 try {
   const cli = flags();
@@ -97,6 +99,11 @@ try {
     logger: startLogger,
     beforeSideEffects: async () => {
       http = await listen(config.host, config.port);
+    },
+    // While this start still holds the data dir's lock: released first, another start could own it.
+    onRefused: (error) => {
+      if (error instanceof StartupError) undoFreshStart?.();
+      undoFreshStart = undefined;
     },
   });
   if (!http) throw new Error('the HTTP port was not bound during boot');
@@ -174,7 +181,6 @@ try {
 } catch (error) {
   // commander has printed its own line (a bad flag, or --help); a bad flag is a setting to fix.
   if (error instanceof CommanderError) process.exit(error.exitCode === 0 ? 0 : 2);
-  if (error instanceof StartupError) undoFreshStart?.();
   // One line naming the cause, never a stack trace: exit 2 for a setting to fix, 1 otherwise.
   const { line, exitCode } = startFailure(error);
   process.stderr.write(`${line}\n`);
