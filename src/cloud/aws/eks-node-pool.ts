@@ -15,14 +15,8 @@ import { CloudError } from '../errors.ts';
 import { backoffDelay, DEFAULT_RETRY, type RetryPolicy } from '../retry.ts';
 import { AwsCallError } from './retry.ts';
 import { realSleep, type Sleep, systemClock } from '../time.ts';
-import {
-  type AsgContext,
-  leavingInstances,
-  protectInstances,
-  recentLaunchFailures,
-  refused,
-  terminateInstances,
-} from './asg.ts';
+import { type AsgContext, protectInstances, recentLaunchFailures, terminateInstances } from './asg.ts';
+import { LeavingInstances } from './leaving-instances.ts';
 import type { ClusterNodes } from './cluster-nodes.ts';
 import { listNodegroupInstances, type NodegroupRef } from './ec2-nodes.ts';
 import {
@@ -105,8 +99,7 @@ export class EksNodePool implements NodePool {
   private autoScalingGroup: string | undefined;
   /** Kubernetes node name of each instance, from the last listing. */
   private names = new Map<string, string>();
-  /** Why the group's lifecycle states could not be read, while they cannot (logged once). */
-  private lifecycleUnread: string | undefined;
+  private readonly leaving: LeavingInstances;
 
   constructor(
     private readonly config: EksNodePoolConfig,
@@ -139,6 +132,7 @@ export class EksNodePool implements NodePool {
     this.ref = { clusterName: config.clusterName, nodegroupName: config.nodegroupName };
     const waitMs = config.updateWaitMs ?? 30_000;
     this.ownUpdate = new OwnEksUpdate(this.ctx, this.logger, waitMs, () => this.ref);
+    this.leaving = new LeavingInstances(this.logger);
   }
 
   async describe(): Promise<NodeGroupState> {
@@ -208,37 +202,13 @@ export class EksNodePool implements NodePool {
     return { ...this.ctx, autoscaling };
   }
 
-  /**
-   * The group's instances in a Terminating lifecycle state. Unreadable (an IAM refusal before the stack is
-   * redeployed, an Auto Scaling outage), the listing goes on without them, as before the read existed:
-   * the ledger and placement must not stop for it. Logged once until it reads again.
-   */
-  private async leavingInstances(): Promise<Set<string>> {
-    if (!this.deps.autoscaling) return new Set();
-    try {
-      const group = this.autoScalingGroup ?? (await this.readGroup()).autoScalingGroup;
-      if (!group) return new Set();
-      const leaving = await leavingInstances(group, this.asgContext());
-      if (this.lifecycleUnread !== undefined) {
-        this.logger.info({ event: 'node.lifecycle-read' }, 'instance lifecycle states read again');
-      }
-      this.lifecycleUnread = undefined;
-      return leaving;
-    } catch (error) {
-      const message = (error as Error).message;
-      if (this.lifecycleUnread === undefined) {
-        this.logger.warn(
-          {
-            event: 'node.lifecycle-unreadable',
-            error: message,
-            ...(refused(error) ? { fix: 'redeploy the stack: autoscaling:DescribeAutoScalingGroups' } : {}),
-          },
-          "cannot read the group's instance lifecycle states; instances the group is terminating count as kept until it can",
-        );
-      }
-      this.lifecycleUnread = message;
-      return new Set();
-    }
+  /** The group's instances in a Terminating lifecycle state; none without an Auto Scaling client. */
+  private leavingInstances(): Promise<Set<string>> {
+    if (!this.deps.autoscaling) return Promise.resolve(new Set());
+    return this.leaving.read(
+      async () => this.autoScalingGroup ?? (await this.readGroup()).autoScalingGroup,
+      () => this.asgContext(),
+    );
   }
 
   async setDesiredSize(target: number): Promise<ResizeResult> {

@@ -1,0 +1,45 @@
+import type { Logger } from 'pino';
+import { type AsgContext, leavingInstances, refused } from './asg.ts';
+
+/**
+ * The node group's instances the ASG is terminating, read at each listing (asg.ts leavingInstances).
+ * Unreadable (an IAM refusal before the stack is redeployed, an Auto Scaling outage), the listing goes
+ * on without them, as before the read existed: the ledger and placement must not stop for it. Logged
+ * once until it reads again.
+ */
+export class LeavingInstances {
+  /** Why the states could not be read, while they cannot. */
+  private unread: string | undefined;
+
+  constructor(private readonly logger: Logger) {}
+
+  async read(
+    autoScalingGroup: () => Promise<string | undefined>,
+    ctx: () => AsgContext,
+  ): Promise<Set<string>> {
+    try {
+      const group = await autoScalingGroup();
+      if (!group) return new Set();
+      const leaving = await leavingInstances(group, ctx());
+      if (this.unread !== undefined) {
+        this.logger.info({ event: 'node.lifecycle-read' }, 'instance lifecycle states read again');
+      }
+      this.unread = undefined;
+      return leaving;
+    } catch (error) {
+      const message = (error as Error).message;
+      if (this.unread === undefined) {
+        this.logger.warn(
+          {
+            event: 'node.lifecycle-unreadable',
+            error: message,
+            ...(refused(error) ? { fix: 'redeploy the stack: autoscaling:DescribeAutoScalingGroups' } : {}),
+          },
+          "cannot read the group's instance lifecycle states; instances the group is terminating count as kept until it can",
+        );
+      }
+      this.unread = message;
+      return new Set();
+    }
+  }
+}
