@@ -1,15 +1,12 @@
 import type { Logger } from 'pino';
 import type { NodeRemovalRow, NodeRemovals } from '../../store/node-removals.ts';
-import type { Repository, ResizeRow } from '../../store/repository.ts';
+import type { Repository } from '../../store/repository.ts';
 import type { Clock, MetricDatum, NodeGroupState, NodePool, PoolNode } from '../ports.ts';
 import { type BackoffPolicy, CapacityBackoff, type CapacityView } from './capacity.ts';
-import { OwnUpdate } from './own-update.ts';
+import { DesiredSize } from './desired-size.ts';
 import { NodeReadiness } from './readiness.ts';
 import { RemovalWalk } from './removals.ts';
 import { allocationName, chooseVictims, type GpusInUse } from './victims.ts';
-
-/** Where the desired size boa expects is kept across restarts. */
-const EXPECTED_SIZE_KEY = 'nodes.expectedDesiredSize';
 
 export interface NodeSettings {
   /** A node not ready for jobs this long after launch is terminated (default 900 s). */
@@ -64,36 +61,19 @@ export class NodeReconciler {
   private readonly backoff: CapacityBackoff;
   /** Nodes on their way out, one step a pass (removals.ts). */
   private readonly removing: RemovalWalk;
-  /**
-   * The desired size boa last set or saw after its own change: anything else is drift. Stored, since
-   * its terminations lower it too (a restart that went by the last resize alone saw its own scale-in
-   * as a change from outside).
-   */
-  private expected: number | undefined;
+  /** The desired size boa expects, and the resizes it sends (desired-size.ts). */
+  private readonly size: DesiredSize;
   readonly counters = { provisionTimeouts: 0, driftCorrections: 0, terminations: 0, launchFailures: 0 };
   private lastGroup: NodeGroupState | undefined;
-  /** A resize stored but not answered before a crash: the group's desired size says if it went through. */
-  private unconfirmed: ResizeRow | undefined;
   private readonly readiness: NodeReadiness;
   /** Holding off the group while EKS applies an update boa did not ask for (updatedByEks). */
   private holding = false;
-  private readonly ownUpdate: OwnUpdate;
 
   constructor(private readonly deps: NodeReconcilerDeps) {
     this.backoff = new CapacityBackoff(deps.settings.backoff);
     this.readiness = new NodeReadiness(deps.settings.notReadyGraceMs ?? 0);
     this.removing = new RemovalWalk(deps);
-    this.ownUpdate = new OwnUpdate(deps.repo, deps.logger);
-    const last = deps.repo.lastResize();
-    // None stored (a new data dir, or one from before it was stored): the first pass takes the group's
-    // size as it finds it. The last resize is no stand-in: boa's terminations since lowered the size.
-    this.expected = deps.repo.getSetting<number>(EXPECTED_SIZE_KEY);
-    if (last?.status === 'requested' && last.updateId && deps.pool.adoptUpdate) {
-      // Its update may still run (EKS can keep one InProgress for many minutes): followed as before the
-      // restart, not refused resizes until it ends. The size boa expects counts its terminations since.
-      deps.pool.adoptUpdate(last.updateId);
-      this.ownUpdate.track(last.id, last.updateId, this.expected ?? last.requested);
-    } else if (last?.status === 'requested') this.unconfirmed = last;
+    this.size = new DesiredSize(deps);
   }
 
   /**
@@ -178,8 +158,7 @@ export class NodeReconciler {
     const nodes = input.nodes;
     const target = this.bounded(input.target, group);
     this.lastGroup = group;
-    this.confirmInterrupted(group);
-    this.followOwnUpdate(group);
+    this.size.observe(group);
     if (updatedByEks(group)) {
       // Its surge nodes, taints and drains are EKS's; boa places jobs on the nodes that are ready and
       // resizes nothing until the group is ACTIVE again (EKS refuses config updates meanwhile anyway).
@@ -194,10 +173,11 @@ export class NodeReconciler {
     }
     this.holding = false;
     // While boa's own update runs, the group may show the size before it or after it: no drift then.
-    if (!group.updateInFlight && this.expected !== undefined && group.desiredSize !== this.expected) {
+    const expected = this.size.drift(group);
+    if (expected !== undefined) {
       this.counters.driftCorrections += 1;
       logger.warn(
-        { event: 'nodes.drift', boa: this.expected, aws: group.desiredSize, target },
+        { event: 'nodes.drift', boa: expected, aws: group.desiredSize, target },
         'desired size changed outside boa; correcting',
       );
     }
@@ -205,11 +185,7 @@ export class NodeReconciler {
     const terminated = await this.removing.carryOn(nodes, busy, (decremented) => {
       this.counters.terminations += 1;
       // At the group's minimum the size stays and the group replaces the node: nothing to expect.
-      if (!decremented) return;
-      // The termination lowered the desired size by one: stored at once, so a crash or a failing step
-      // before the size is read again is not taken for a change from outside (nodes.drift).
-      if (this.expected !== undefined) this.expect(this.expected - 1);
-      this.ownUpdate.terminated();
+      if (decremented) this.size.terminated();
     });
     const current = terminated > 0 ? await pool.describe() : group;
     this.lastGroup = current;
@@ -230,51 +206,19 @@ export class NodeReconciler {
     if (current.updateInFlight) {
       // boa's own update is still running: EKS refuses another meanwhile, and waiting for it could take
       // many minutes. Removals went on above; the size wanted is sent by the first pass after it ends.
-      this.ownUpdate.waitFor(current.updateInFlight, want, current);
+      this.size.waitFor(current.updateInFlight, want, current);
       this.lastGroup = current;
       this.deps.onGroup?.(current);
       return;
     }
-    this.expect(current.desiredSize);
+    this.size.accept(current);
     let reported = current;
-    if (want !== current.desiredSize && (await this.resize(want, current, nodes, now))) {
+    if (want !== current.desiredSize && (await this.size.send(want, current, nodes, now))) {
       reported = await pool.describe();
-      this.followOwnUpdate(reported);
+      this.size.followOwnUpdate(reported);
     }
     this.lastGroup = reported;
     this.deps.onGroup?.(reported);
-  }
-
-  /** boa's own update ended: its size is boa's, not drift (own-update.ts). */
-  private followOwnUpdate(group: NodeGroupState): void {
-    if (this.ownUpdate.ended(group)) this.expect(group.desiredSize);
-  }
-
-  /**
-   * The service stopped between storing a resize and recording the group's answer. If the group holds
-   * that size the call went through; otherwise it is marked `interrupted` (never arrived, or not yet
-   * visible: the pass that follows asks for what is wanted now either way, level-triggered) instead of
-   * staying `requested` for good.
-   */
-  private confirmInterrupted(group: NodeGroupState): void {
-    const row = this.unconfirmed;
-    if (row === undefined) return;
-    this.unconfirmed = undefined;
-    if (group.desiredSize === row.requested) {
-      this.deps.repo.updateResize(row.id, { status: 'applied' });
-      this.expect(row.requested);
-    } else {
-      this.deps.repo.updateResize(row.id, {
-        status: 'interrupted',
-        error: `the service stopped before the node group answered; the group holds ${group.desiredSize}`,
-      });
-    }
-  }
-
-  private expect(size: number): void {
-    if (size === this.expected) return;
-    this.expected = size;
-    this.deps.repo.putSetting(EXPECTED_SIZE_KEY, size, this.deps.clock.now());
   }
 
   /** Never below the group's minimum, never above its maximum or the operator's cap. */
@@ -329,48 +273,6 @@ export class NodeReconciler {
   private overdue(node: PoolNode, now: number): boolean {
     if (node.ready || node.leaving || node.cordoned || this.removing.includes(node.id)) return false;
     return this.readiness.overdue(node, now, this.deps.settings.provisionMs);
-  }
-
-  /**
-   * Sets the desired size (stored before it is sent). Lowering it lets the group pick which instances
-   * go, so every node boa keeps is protected from scale-in first, idle ones too: a tick may place a job
-   * on an idle one while this pass runs in the background, and only launches boa never saw (the ones it
-   * means to cancel) are left to go. boa removes nodes one by one itself.
-   */
-  private async resize(
-    want: number,
-    group: NodeGroupState,
-    nodes: readonly PoolNode[],
-    now: number,
-  ): Promise<boolean> {
-    const { pool, repo, logger } = this.deps;
-    if (want < group.desiredSize)
-      await pool.protect(
-        nodes.filter((n) => !n.leaving).map((n) => n.id),
-        true,
-      );
-    const row = repo.insertResize({ at: now, target: want, requested: want, status: 'requested' });
-    logger.info({ event: 'resize', target: want, previous: group.desiredSize }, 'node group resize');
-    try {
-      const result = await pool.setDesiredSize(want);
-      // With an update id, the row stays `requested` until a pass sees the update ended (OwnUpdate):
-      // it may still be running. A crash meanwhile leaves it to the restart's confirmInterrupted.
-      repo.updateResize(row.id, {
-        status: result.updateId ? 'requested' : 'applied',
-        requested: result.requested,
-        updateId: result.updateId ?? null,
-      });
-      if (result.updateId) this.ownUpdate.track(row.id, result.updateId, result.requested);
-      this.expect(result.requested);
-      return true;
-    } catch (error) {
-      repo.updateResize(row.id, { status: 'failed', error: (error as Error).message });
-      logger.error(
-        { event: 'resize_failed', target: want, error: (error as Error).message },
-        'resize failed',
-      );
-      return false;
-    }
   }
 
   /** For /v1/status: what the cloud reports, removals under way, capacity backoff. */

@@ -1,0 +1,145 @@
+import type { Logger } from 'pino';
+import type { Repository, ResizeRow } from '../../store/repository.ts';
+import type { Clock, NodeGroupState, NodePool, PoolNode } from '../ports.ts';
+import { OwnUpdate } from './own-update.ts';
+
+/** Where the desired size boa expects is kept across restarts. */
+const EXPECTED_SIZE_KEY = 'nodes.expectedDesiredSize';
+
+export interface DesiredSizeDeps {
+  readonly pool: NodePool;
+  readonly repo: Pick<
+    Repository,
+    'insertResize' | 'updateResize' | 'lastResize' | 'getSetting' | 'putSetting'
+  >;
+  readonly clock: Clock;
+  readonly logger: Logger;
+}
+
+/**
+ * The node group's desired size as boa expects it, and the resizes boa sends: each stored before it is
+ * sent, confirmed from the group after a crash, and followed while its cloud update runs (own-update.ts).
+ * A size the group shows otherwise was changed outside boa (drift). The expectation is stored, since
+ * boa's terminations lower it too: a restart that went by the last resize alone saw its own scale-in as
+ * a change from outside.
+ */
+export class DesiredSize {
+  private expected: number | undefined;
+  /** A resize stored but not answered before a crash: the group's desired size says if it went through. */
+  private unconfirmed: ResizeRow | undefined;
+  private readonly ownUpdate: OwnUpdate;
+
+  constructor(private readonly deps: DesiredSizeDeps) {
+    this.ownUpdate = new OwnUpdate(deps.repo, deps.logger);
+    const last = deps.repo.lastResize();
+    // None stored (a new data dir, or one from before it was stored): the first pass takes the group's
+    // size as it finds it. The last resize is no stand-in: boa's terminations since lowered the size.
+    this.expected = deps.repo.getSetting<number>(EXPECTED_SIZE_KEY);
+    if (last?.status === 'requested' && last.updateId && deps.pool.adoptUpdate) {
+      // Its update may still run (EKS can keep one InProgress for many minutes): followed as before the
+      // restart, not refused resizes until it ends. The size boa expects counts its terminations since.
+      deps.pool.adoptUpdate(last.updateId);
+      this.ownUpdate.track(last.id, last.updateId, this.expected ?? last.requested);
+    } else if (last?.status === 'requested') this.unconfirmed = last;
+  }
+
+  /** At a pass's start: a resize a crash left unanswered is settled, and boa's own update followed. */
+  observe(group: NodeGroupState): void {
+    this.confirmInterrupted(group);
+    this.followOwnUpdate(group);
+  }
+
+  /** What boa expected when the group holds another size with no update of boa's own running. */
+  drift(group: NodeGroupState): number | undefined {
+    if (group.updateInFlight || this.expected === undefined) return undefined;
+    return group.desiredSize !== this.expected ? this.expected : undefined;
+  }
+
+  /**
+   * boa terminated a node and lowered the desired size by one: stored at once, so a crash or a failing
+   * step before the size is read again is not taken for a change from outside.
+   */
+  terminated(): void {
+    if (this.expected !== undefined) this.expect(this.expected - 1);
+    this.ownUpdate.terminated();
+  }
+
+  /** The group as found is boa's to hold from here (no update of boa's own in flight). */
+  accept(group: NodeGroupState): void {
+    this.expect(group.desiredSize);
+  }
+
+  /** boa's own update still runs: the size wanted waits for it (logged once per update). */
+  waitFor(updateId: string, want: number, group: NodeGroupState): void {
+    this.ownUpdate.waitFor(updateId, want, group);
+  }
+
+  /** The group as reported after a resize: an update of boa's that has ended makes its size boa's. */
+  followOwnUpdate(group: NodeGroupState): void {
+    if (this.ownUpdate.ended(group)) this.expect(group.desiredSize);
+  }
+
+  /**
+   * Sets the desired size (stored before it is sent). Lowering it lets the group pick which instances
+   * go, so every node boa keeps is protected from scale-in first, idle ones too: a tick may place a job
+   * on an idle one while the pass runs in the background, and only launches boa never saw (the ones it
+   * means to cancel) are left to go. boa removes nodes one by one itself. True when the resize was sent.
+   */
+  async send(want: number, group: NodeGroupState, nodes: readonly PoolNode[], now: number): Promise<boolean> {
+    const { pool, repo, logger } = this.deps;
+    if (want < group.desiredSize)
+      await pool.protect(
+        nodes.filter((n) => !n.leaving).map((n) => n.id),
+        true,
+      );
+    const row = repo.insertResize({ at: now, target: want, requested: want, status: 'requested' });
+    logger.info({ event: 'resize', target: want, previous: group.desiredSize }, 'node group resize');
+    try {
+      const result = await pool.setDesiredSize(want);
+      // With an update id, the row stays `requested` until a pass sees the update ended (OwnUpdate):
+      // it may still be running. A crash meanwhile leaves it to the restart's confirmInterrupted.
+      repo.updateResize(row.id, {
+        status: result.updateId ? 'requested' : 'applied',
+        requested: result.requested,
+        updateId: result.updateId ?? null,
+      });
+      if (result.updateId) this.ownUpdate.track(row.id, result.updateId, result.requested);
+      this.expect(result.requested);
+      return true;
+    } catch (error) {
+      repo.updateResize(row.id, { status: 'failed', error: (error as Error).message });
+      logger.error(
+        { event: 'resize_failed', target: want, error: (error as Error).message },
+        'resize failed',
+      );
+      return false;
+    }
+  }
+
+  /**
+   * The service stopped between storing a resize and recording the group's answer. If the group holds
+   * that size the call went through; otherwise it is marked `interrupted` (never arrived, or not yet
+   * visible: the pass that follows asks for what is wanted now either way, level-triggered) instead of
+   * staying `requested` for good.
+   */
+  private confirmInterrupted(group: NodeGroupState): void {
+    const row = this.unconfirmed;
+    if (row === undefined) return;
+    this.unconfirmed = undefined;
+    if (group.desiredSize === row.requested) {
+      this.deps.repo.updateResize(row.id, { status: 'applied' });
+      this.expect(row.requested);
+    } else {
+      this.deps.repo.updateResize(row.id, {
+        status: 'interrupted',
+        error: `the service stopped before the node group answered; the group holds ${group.desiredSize}`,
+      });
+    }
+  }
+
+  private expect(size: number): void {
+    if (size === this.expected) return;
+    this.expected = size;
+    this.deps.repo.putSetting(EXPECTED_SIZE_KEY, size, this.deps.clock.now());
+  }
+}
