@@ -2,10 +2,9 @@ import { publicUrl } from './config.ts';
 import { nodesOf, type ServiceJob } from './jobs.ts';
 import type { DesiredJob, Executor, ReplicaSpec, ReplicaStatus } from './ports.ts';
 import type { BoaService } from './service.ts';
+import { failGeneration, interruptedGeneration } from './replica-exits.ts';
 import { StartDeadlines } from './start-deadlines.ts';
 
-/** Longest wait before a failed job's replicas start again (the backoff doubles up to this). */
-const MAX_BACKOFF_MS = 10 * 60_000;
 /** While replicas start or stop, the executor is asked again this soon instead of at the next tick. */
 const FOLLOW_UP_MS = 1000;
 
@@ -293,12 +292,12 @@ export class Execution {
       if ((rank0?.phase === 'succeeded' && !rank0.interrupted) || finishedBefore) {
         done.push({ jobId, endedAt: (rank0?.phase === 'succeeded' ? rank0 : finishedBefore)?.endedAt });
       } else if (interrupted) {
-        this.guarded(jobId, 'resume', () => this.interrupted(job, interrupted));
+        this.guarded(jobId, 'resume', () => interruptedGeneration(this.service, job, interrupted));
         // Its new generation starts at once, or when its backoff ends: followed up, not left to the
         // next tick (up to tickSeconds later) when none of its replicas is left running.
         settling = true;
       } else if (failed) {
-        this.guarded(jobId, 'fail', () => this.fail(job, failed));
+        this.guarded(jobId, 'fail', () => failGeneration(this.service, job, failed));
         settling = true;
       }
     }
@@ -311,7 +310,8 @@ export class Execution {
       clock.now(),
       config.startTimeoutSeconds * 1000,
     );
-    for (const { job, replica } of late) this.guarded(job.id, 'fail', () => this.fail(job, replica));
+    for (const { job, replica } of late)
+      this.guarded(job.id, 'fail', () => failGeneration(this.service, job, replica));
     if (late.length > 0) settling = true;
     const endOf = (d: { endedAt: number | undefined }) => d.endedAt ?? Number.MAX_SAFE_INTEGER;
     done.sort((a, b) => endOf(a) - endOf(b));
@@ -335,79 +335,6 @@ export class Execution {
         "a job's step failed; the other jobs' were taken",
       );
     }
-  }
-
-  /** A failed replica: the generation restarts after a backoff, or the job fails for good. */
-  private fail(job: ServiceJob, replica: ReplicaStatus): void {
-    const { config, logger, clock } = this.service.deps;
-    const exitCode = replica.exitCode ?? null;
-    const reason = `rank ${replica.rank} ${replica.reason ?? 'failed'}`;
-    if (job.restarts >= config.maxRestarts) {
-      this.service.finishJob(job.id, 'failed', undefined, {
-        exitCode,
-        reason: `${reason} (after ${job.restarts} restarts)`,
-      });
-      return;
-    }
-    const delay = Math.min(config.restartBackoffSeconds * 1000 * 2 ** job.restarts, MAX_BACKOFF_MS);
-    this.saveWith(job, {
-      restarts: job.restarts + 1,
-      exitCode,
-      failureReason: reason,
-      // A new generation on the same GPUs: the failed one's replicas are removed, a fresh set starts.
-      generation: job.generation + 1,
-      restartNotBefore: clock.now() + delay,
-    });
-    logger.warn(
-      { event: 'job_restart', jobId: job.id, restarts: job.restarts, exitCode, reason, backoffMs: delay },
-      'job failed; restarting',
-    );
-  }
-
-  /** Resumed for free if it ran long enough to have been worth running; a failure otherwise. */
-  private interrupted(job: ServiceJob, replica: ReplicaStatus): void {
-    const minRunMs = this.service.deps.config.interruptedMinRunSeconds * 1000;
-    if (replica.ranForMs !== undefined && replica.ranForMs >= minRunMs) {
-      this.resume(job, replica);
-      return;
-    }
-    const ran =
-      replica.ranForMs === undefined ? 'for an unknown time' : `${Math.round(replica.ranForMs / 1000)} s`;
-    this.fail(job, {
-      ...replica,
-      reason: `${replica.reason ?? 'stopped from outside'}, after it ran ${ran} (under interruptedMinRunSeconds: counted as a failure)`,
-    });
-  }
-
-  /**
-   * A replica stopped by someone else (a machine shutting down, a pod evicted): the generation starts
-   * again from its checkpoint at once, and it is not counted against maxRestarts (as a Kubernetes Job's
-   * podFailurePolicy ignores the DisruptionTarget condition): the job did nothing wrong.
-   */
-  private resume(job: ServiceJob, replica: ReplicaStatus): void {
-    const { logger } = this.service.deps;
-    this.saveWith(job, { generation: job.generation + 1 });
-    logger.warn(
-      {
-        event: 'job_interrupted',
-        jobId: job.id,
-        rank: replica.rank,
-        exitCode: replica.exitCode ?? null,
-        reason: replica.reason,
-      },
-      'a replica was stopped from outside; the job resumes from its checkpoint',
-    );
-  }
-
-  /**
-   * Saves `job` with `changes`, and changes the job in memory only once the store has them: a failed
-   * write leaves both as they were (the tick saves a job only when its allocation changes, so a change
-   * held in memory alone would never reach the store, and a restart would lose it).
-   */
-  private saveWith(job: ServiceJob, changes: Partial<ServiceJob>): void {
-    const { repo } = this.service.deps;
-    repo.transaction(() => repo.saveJobState({ ...job, ...changes }));
-    Object.assign(job, changes);
   }
 
   /** Self-launched jobs holding GPUs that have not polled or reported for leaseSeconds are lost. */
