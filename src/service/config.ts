@@ -24,7 +24,13 @@ export const configSchema = z
     dataDir: z.string().min(1).default('./data'),
     cloud: z.enum(['local', 'aws']).default('local'),
     /** Operator bearer token; in local mode one is generated into the data dir when absent. */
-    token: z.string().min(16, 'token must be at least 16 characters').optional(),
+    token: z
+      .string()
+      .min(16, 'token must be at least 16 characters')
+      // A bearer token is one word on the wire: one with a space or a trailing newline (a Secret's
+      // value, an env file) could never be matched, and every operator call would get 401.
+      .regex(/^\S+$/, 'token must have no spaces or line breaks (a trailing newline, say)')
+      .optional(),
     /** The operator token from this AWS Secrets Manager secret instead (EKS), re-read so rotation needs no restart. */
     tokenSecretArn: z
       .string()

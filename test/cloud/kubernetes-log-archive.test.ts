@@ -3,7 +3,7 @@
  * against the fake API server: a rescale's stopping pod followed to its last line, an ended pod's read
  * whole, both read and followed after their pods are gone, and a pod left stopping by a restart of boa.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -62,6 +62,10 @@ describe("the Kubernetes executor keeping pods' logs", () => {
     // Kept with the kubelet's stamps, in the job's folder as the local executor keeps its logs.
     const file = join(dir, '7', '1', '0.pod.log');
     expect(readFileSync(file, 'utf8')).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z epoch 1\n/);
+    // Owner only: a job's log often holds credentials.
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(statSync(join(dir, '7', '1')).mode & 0o777).toBe(0o700);
+    expect(statSync(join(dir, '7')).mode & 0o777).toBe(0o700);
     // Followed after the pod went: the whole of it, then the end; a cursor goes on where it was.
     const follow = (await executor.followLog!(
       { jobId: 7, rank: 0, generation: 1, tailLines: 2 },

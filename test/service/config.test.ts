@@ -56,6 +56,10 @@ describe('service configuration', () => {
       /tickSeconds: tickSeconds must be at most 120 with cloud "aws", got 1200: each tick publishes the Heartbeat/,
     ],
     [{ token: 'short' }, /token: token must be at least 16 characters/],
+    // From a Secret or an env file with a trailing newline: no caller could ever send it.
+    [{ token: 'operator-token-0123456789\n' }, /token: token must have no spaces or line breaks/],
+    [{ token: 'operator token 0123456789' }, /token: token must have no spaces or line breaks/],
+    [{ guardMinutes: 0 }, /guardMinutes must be > 0/],
     [{ colour: 'blue' }, /unknown setting "colour"/],
     [
       { budgetWindowHours: 2, budgetHorizonHours: 2 },

@@ -185,9 +185,13 @@ export class PodLogArchive {
     // Nothing written (a pod turned away before it ran): nothing to keep, not an empty log.
     if (text !== '') {
       const file = this.file(id);
-      mkdirSync(dirname(file), { recursive: true });
+      // Owner only, as the local executor's: jobs' logs often hold credentials, and the data dir may
+      // have been made 755 by hand (found in review: these were 755 and 644).
+      mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
       const kept = lastBytes(text, ARCHIVE_BYTES);
-      writeFileSync(`${file}.tmp`, fromStart && kept === text ? kept : `${NOT_WHOLE}\n${kept}`);
+      writeFileSync(`${file}.tmp`, fromStart && kept === text ? kept : `${NOT_WHOLE}\n${kept}`, {
+        mode: 0o600,
+      });
       renameSync(`${file}.tmp`, file);
     }
     this.kept.add(podName(id.jobId, id.generation, id.rank));
