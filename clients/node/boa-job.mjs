@@ -246,6 +246,9 @@ export class BoaJob {
   async report(statEpoch, workDoneSeconds) {
     const body = { statEpoch };
     if (workDoneSeconds !== undefined && workDoneSeconds !== null) body.workDoneSeconds = workDoneSeconds;
+    // The generation this replica runs: a report landing after a rescale or restart (a retry, say)
+    // then does not time the epoch it starts.
+    if (this.generation !== null) body.generation = this.generation;
     try {
       return this.#observe(await this.#request('POST', `/v1/jobs/${this.jobId}/progress`, body));
     } catch (error) {

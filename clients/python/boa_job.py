@@ -281,6 +281,10 @@ class BoaJob:
         body = {"statEpoch": stat_epoch}
         if work_done_seconds is not None:
             body["workDoneSeconds"] = float(work_done_seconds)
+        # The generation this replica runs: a report landing after a rescale or restart (a retry, say)
+        # then does not time the epoch it starts.
+        if self.generation is not None:
+            body["generation"] = self.generation
         try:
             return self._observe(self._request("POST", f"/v1/jobs/{self.job_id}/progress", body))
         except (BoaUnavailable, BoaHTTPError) as error:

@@ -69,6 +69,10 @@ export const ProgressBody = strictBody({
   workDoneSeconds: z.number().nonnegative().max(BOUNDS.workSeconds).optional().openapi({
     description: 'work done so far in that statistical epoch, in 1-GPU seconds (optional)',
   }),
+  generation: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER).optional().openapi({
+    description:
+      'the generation the reporting replica runs (its BOA_GENERATION, or the allocation it adopted); a report from one since replaced does not time the epoch it starts (optional; the clients send it)',
+  }),
 }).openapi('Progress');
 
 export const BudgetBody = strictBody({

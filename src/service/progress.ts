@@ -5,12 +5,18 @@ import type { BoaService } from './service.ts';
 import { type ClassState, MAX_WORK_SAMPLES } from './state.ts';
 import { judgeWorkSample } from './trust.ts';
 
-/** A job's progress report: its statistical epoch (and work done in it); a finished epoch is evidence. */
+/**
+ * A job's progress report: its statistical epoch (and work done in it); a finished epoch is evidence.
+ * `generation`: the reporting replica's. One since replaced (a report sent just before a rescale or a
+ * restart, landing after it, retries included) still moves the epoch on, but the epoch it starts is not
+ * timed: its clock would count the restart as work (found in review: an epoch learned at 3x its work).
+ */
 export function reportProgress(
   svc: BoaService,
   job: ServiceJob,
   statEpoch: number,
   workDoneSeconds: number | undefined,
+  generation?: number,
 ): ServiceJob {
   if (workDoneSeconds !== undefined && !(Number.isFinite(workDoneSeconds) && workDoneSeconds >= 0)) {
     throw new ServiceError(
@@ -28,6 +34,14 @@ export function reportProgress(
       'invalid',
       `statEpoch must be an integer from 0 to ${epochs - 1} for class ${job.className}`,
       'statEpoch',
+    );
+  }
+  if (generation !== undefined && generation > job.generation) {
+    throw new ServiceError(
+      409,
+      'generation_ahead',
+      `job ${job.id} is at generation ${job.generation}; a replica cannot report from generation ${generation}`,
+      'generation',
     );
   }
   if (statEpoch < job.statEpoch) {
@@ -56,7 +70,8 @@ export function reportProgress(
     job.statEpoch = statEpoch;
     job.workDoneSeconds = workDoneSeconds ?? 0;
     job.epochStartedAt = job.allocation.length > 0 ? now : null;
-    job.epochGeneration = job.generation;
+    // From a replaced generation: the epoch's clock belongs to that one, so it takes no sample.
+    job.epochGeneration = Math.min(job.generation, generation ?? job.generation);
     svc.deps.repo.transaction(() => {
       svc.deps.repo.saveJobState(job);
       persistWorkSamples(svc, now);

@@ -277,10 +277,16 @@ export class BoaService {
     return job;
   }
 
-  reportProgress(id: number, statEpoch: number, token?: string, workDoneSeconds?: number): ServiceJob {
+  reportProgress(
+    id: number,
+    statEpoch: number,
+    token?: string,
+    workDoneSeconds?: number,
+    generation?: number,
+  ): ServiceJob {
     const job = this.activeJob(id, token);
     this.touch(job);
-    return reportProgress(this, job, statEpoch, workDoneSeconds);
+    return reportProgress(this, job, statEpoch, workDoneSeconds, generation);
   }
 
   /** Ends a job: its GPUs are freed at once; `failure` says why an executed or lost job ended. */

@@ -336,6 +336,32 @@ describe('Node job client (clients/node/boa-job.mjs)', () => {
     expect(boa.takeRequests()).toEqual({ [`GET /v1/jobs/${job.id}/allocation`]: 1 });
   });
 
+  it('sends the generation its replica runs with each report (a stale one then times no epoch)', async () => {
+    const bodies: unknown[] = [];
+    const server = createHttpServer((req, res) => {
+      let text = '';
+      req.on('data', (chunk) => (text += chunk));
+      req.on('end', () => {
+        if (req.method === 'POST') bodies.push(JSON.parse(text));
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(
+            JSON.stringify({ jobId: 3, state: 'running', width: 2, nodes: [], generation: 4, statEpoch: 2 }),
+          );
+      });
+    });
+    strangers.push(server);
+    await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const c = BoaJob.fromEnv(
+      { BOA_URL: url, BOA_JOB_ID: '3', BOA_JOB_TOKEN: 'tok', BOA_GENERATION: '4', WORLD_SIZE: '2' },
+      { handleSigterm: false },
+    );
+    clients.push(c);
+    await c.report(2, 10);
+    expect(bodies).toEqual([{ statEpoch: 2, workDoneSeconds: 10, generation: 4 }]);
+  });
+
   it('a self-launched job stopped by a refused poll is not handed GPUs again by waitForWidth', async () => {
     // A stranger at BOA_URL for one poll (a restart, a reused port), boa again after it.
     let gets = 0;

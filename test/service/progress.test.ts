@@ -83,6 +83,48 @@ describe('progress reports as work samples', () => {
     );
   });
 
+  it('does not time an epoch started by a report from a generation since replaced: its clock holds the restart', async () => {
+    const { s, job, token, cls } = await runningJob();
+    const { epochs, rescaleSeconds } = cls.profile;
+    const at = (epoch: number) =>
+      (rescaleSeconds + epochs[epoch]!.workSeconds / epochs[epoch]!.speedup[String(job.allocation.length)]!) *
+      1000;
+    const old = job.generation;
+    s.clock.t = job.epochStartedAt! + at(0);
+    const report = (statEpoch: number, generation: number) =>
+      s.request('POST', `/v1/jobs/${job.id}/progress`, { statEpoch, generation }, token);
+    expect((await report(1, old)).status).toBe(200);
+    expect(cls.workSamples[0]).toHaveLength(1);
+    // Restarted (a failure, a resume) just as it reached epoch 2: the report it sent lands after.
+    job.generation = old + 1;
+    s.service.deps.repo.saveJobState(job);
+    s.clock.t += at(1);
+    expect((await report(2, old)).status).toBe(200);
+    expect(job.statEpoch).toBe(2);
+    // The new generation restarts (120 s) and runs epoch 2 at its profile's speed: not a clean epoch.
+    s.clock.t += 120_000 + at(2);
+    expect((await report(3, old + 1)).status).toBe(200);
+    expect(cls.workSamples[1] ?? []).toHaveLength(0);
+    expect(cls.workSamples[2] ?? []).toHaveLength(0);
+    // A clean epoch of the new generation is learned again.
+    s.clock.t += at(3);
+    expect((await report(4, old + 1)).status).toBe(200);
+    expect(cls.workSamples[3]).toHaveLength(1);
+  });
+
+  it('refuses a report from a generation the job has not reached, naming it', async () => {
+    const { s, job, token } = await runningJob();
+    const res = await s.request(
+      'POST',
+      `/v1/jobs/${job.id}/progress`,
+      { statEpoch: 1, generation: job.generation + 1 },
+      token,
+    );
+    expect(res.status).toBe(409);
+    expect(res.body.error).toMatchObject({ code: 'generation_ahead', field: 'generation' });
+    expect(job.statEpoch).toBe(0);
+  });
+
   it('leaves no trace of a report whose transaction rolls back, and learns the epoch once from the retry', async () => {
     const { s, job, cls } = await runningJob();
     const epoch = cls.profile.epochs[0]!;

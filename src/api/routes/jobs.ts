@@ -264,12 +264,13 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
       },
     }),
     (c) => {
-      const { statEpoch, workDoneSeconds } = c.req.valid('json');
+      const { statEpoch, workDoneSeconds, generation } = c.req.valid('json');
       const job = c.var.service.reportProgress(
         c.req.valid('param').id,
         statEpoch,
         jobToken(c),
         workDoneSeconds,
+        generation,
       );
       return c.json(allocationView(job), 200);
     },
