@@ -4,7 +4,13 @@ import { chartFrame, renderSvg } from '../../src/charts/render.ts';
 import type { PolicyDefinition, PolicyOptions } from '../../src/sim/policy.ts';
 import { jctAtPaid, metricsAtPaid, type RunMetricsAtPaid } from '../../src/sim/matched.ts';
 import type { SimResult } from '../../src/sim/run.ts';
-import { boaPriceVariant, boaVariant, PolicyVariantError, VARIANTS_HELP } from './boa-variants.ts';
+import {
+  boaPriceVariant,
+  boaVariant,
+  PolicyVariantError,
+  polluxVariant,
+  VARIANTS_HELP,
+} from './boa-variants.ts';
 
 /** A run as compare reports it: the knob swept, and the series it belongs to (`label`). */
 export type CompareRow = SimResult & {
@@ -68,7 +74,9 @@ export function parsePolicyEntry(spec: string, find: (name: string) => PolicyDef
       ? boaVariant(variants)
       : definition.name === 'boa-price'
         ? boaPriceVariant(variants)
-        : undefined;
+        : definition.name === 'pollux-autoscale'
+          ? polluxVariant(variants)
+          : undefined;
   if (!variant) throw new PolicyVariantError(`"${spec}": ${VARIANTS_HELP}`);
   return { definition, ...variant };
 }

@@ -52,6 +52,16 @@ describe('compare policy variants', () => {
       expect(() => parsePolicyEntry(spec, find), spec).toThrow(/boa-price@ceilingB/);
   });
 
+  it('pollux-autoscale@freeze takes no utility sample while a node boots, labelled with it', () => {
+    expect(parsePolicyEntry('pollux-autoscale@freeze', find)).toMatchObject({
+      definition: { name: 'pollux-autoscale' },
+      options: { bootFreeze: true },
+      label: 'pollux-autoscale (boot freeze)',
+    });
+    for (const spec of ['pollux-autoscale@cap2', 'pollux-autoscale@freeze@freeze', 'pollux-budget@freeze'])
+      expect(() => parsePolicyEntry(spec, find), spec).toThrow(/pollux-autoscale@freeze/);
+  });
+
   it('boa@capM turns on the plan cap at M times the load minimum, labelled with it', () => {
     expect(parsePolicyEntry('boa@cap2', find)).toMatchObject({
       options: { planCapMultiple: 2 },
