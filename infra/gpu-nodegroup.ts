@@ -38,12 +38,29 @@ export class GpuNodegroup extends Construct {
     super(scope, id);
     const { cluster } = props;
 
+    // Jobs must never borrow the node's AWS role through the instance metadata service. Their
+    // NetworkPolicy blocks 169.254.169.254, but the VPC CNI (in its default, standard mode) applies a new
+    // pod's policies a moment after it starts (found in review). IMDSv2 with a hop limit of 1 closes that
+    // window: a pod's request is one hop more and never gets a token; host-network DaemonSets (the CNI,
+    // kube-proxy) still do. EKS takes the root volume's size from here once a launch template is given.
+    const launchTemplate = new ec2.CfnLaunchTemplate(this, 'LaunchTemplate', {
+      launchTemplateData: {
+        metadataOptions: { httpEndpoint: 'enabled', httpTokens: 'required', httpPutResponseHopLimit: 1 },
+        blockDeviceMappings: [
+          {
+            deviceName: '/dev/xvda',
+            ebs: { volumeSize: props.diskGiB, volumeType: 'gp3', encrypted: true, deleteOnTermination: true },
+          },
+        ],
+      },
+    });
+
     this.nodegroup = cluster.addNodegroupCapacity('Gpu', {
       instanceTypes: [new ec2.InstanceType(props.instanceType)],
       amiType: eks.NodegroupAmiType.AL2023_X86_64_NVIDIA,
       capacityType: eks.CapacityType.ON_DEMAND,
       ...GPU_NODEGROUP_CREATE_SCALING,
-      diskSize: props.diskGiB,
+      launchTemplateSpec: { id: launchTemplate.ref, version: launchTemplate.attrLatestVersionNumber },
       labels: { [NODE_ROLE_LABEL]: 'gpu', 'nvidia.com/gpu.present': 'true' },
       taints: [{ key: GPU_TAINT.key, value: GPU_TAINT.value, effect: eks.TaintEffect.NO_SCHEDULE }],
       subnets: { subnetType: ec2.SubnetType.PRIVATE_WITH_EGRESS },

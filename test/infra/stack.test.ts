@@ -136,9 +136,21 @@ describe('GPU node group', () => {
       ScalingConfig: { MinSize: 0 },
       Taints: [{ Key: 'nvidia.com/gpu', Value: 'true', Effect: 'NO_SCHEDULE' }],
       Labels: { 'boa/node-role': 'gpu', 'nvidia.com/gpu.present': 'true' },
-      DiskSize: 200,
       // EKS node auto-repair replaces nodes that turn unhealthy (kubelet, GPU) on its own.
       NodeRepairConfig: { Enabled: true },
+    });
+    // Its disk, and no instance metadata for pods (IMDSv2, one hop): jobs never borrow the node's role.
+    const [templateId, launchTemplate] = only(template, 'AWS::EC2::LaunchTemplate');
+    expect(ng.Properties.LaunchTemplate).toMatchObject({ Id: { Ref: templateId } });
+    expect(ng.Properties.DiskSize).toBeUndefined();
+    expect(launchTemplate.Properties.LaunchTemplateData).toEqual({
+      MetadataOptions: { HttpEndpoint: 'enabled', HttpTokens: 'required', HttpPutResponseHopLimit: 1 },
+      BlockDeviceMappings: [
+        {
+          DeviceName: '/dev/xvda',
+          Ebs: { VolumeSize: 200, VolumeType: 'gp3', Encrypted: true, DeleteOnTermination: true },
+        },
+      ],
     });
   });
 
