@@ -200,6 +200,41 @@ it('follows at most 64 logs at once, each follow counted out as it ends', async 
   await again.body?.cancel();
 }, 120_000);
 
+it("a job's own token follows at most 4 of its logs at once; the operator still follows", async () => {
+  const { s, submitScript } = await serviceRunningProcesses();
+  const id = await submitScript("console.log('up'); setInterval(() => {}, 1000);");
+  for (let i = 0; i < 100; i++) {
+    const log = await s.request('GET', `/v1/jobs/${id}/logs`);
+    if (log.status === 200 && /up/.test(String(log.body))) break;
+    await s.ticks(1);
+    await s.service.execution.settle();
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const jobToken = s.service.jobToken(s.service.state.jobs.get(id)!.tokenSeed!);
+  const stop = new AbortController();
+  const follow = (token: string) =>
+    fetch(`${s.url}/v1/jobs/${id}/logs?follow=true`, {
+      headers: { authorization: `Bearer ${token}` },
+      signal: stop.signal,
+    });
+  const open = [];
+  for (let i = 0; i < 4; i++) {
+    const res = await follow(jobToken);
+    expect(res.status).toBe(200);
+    open.push(res);
+  }
+  const refused = await follow(jobToken);
+  expect(refused.status).toBe(429);
+  expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(
+    /follows 4 of its logs already/,
+  );
+  const operator = await follow(s.token);
+  expect(operator.status).toBe(200);
+  open.push(operator);
+  stop.abort();
+  for (const res of open) await res.body?.cancel().catch(() => undefined);
+}, 120_000);
+
 it('submit --follow: stdout is the job output alone, what was submitted goes to stderr, exit as the job ends', async () => {
   const { s, tickUntil, keptLogs } = await serviceRunningProcesses();
   const script = "console.log('epoch 1'); console.log('epoch 2'); process.exit(3)";

@@ -34,9 +34,17 @@ function jobToken(c: { get(k: 'operator'): boolean; req: { header(n: string): st
  * file poll (local) for as long as its replica runs, and a job token may open as many as it likes.
  */
 const MAX_FOLLOWED_LOGS = 64;
+/**
+ * A job's own token follows at most this many of its logs at once, and job tokens together leave the
+ * operator OPERATOR_FOLLOWS (found in review: one job opening 64 follows refused every other, the
+ * operator's `boa jobs logs -f` and the dashboard's too).
+ */
+const MAX_FOLLOWED_PER_JOB = 4;
+const OPERATOR_FOLLOWS = 16;
 
 export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
   let followed = 0;
+  const followedByJob = new Map<number, number>();
   app.openapi(
     createRoute({
       method: 'post',
@@ -191,15 +199,34 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
           'cursor',
         );
       if (query.follow) {
-        if (followed >= MAX_FOLLOWED_LOGS)
+        const byJob = jobToken(c) !== undefined;
+        const limit = byJob ? MAX_FOLLOWED_LOGS - OPERATOR_FOLLOWS : MAX_FOLLOWED_LOGS;
+        if (followed >= limit)
           throw new ServiceError(
             429,
             'too_many_followed_logs',
-            `${MAX_FOLLOWED_LOGS} logs are followed already, the most this service follows at once: stop one, or read without follow`,
+            `${followed} logs are followed already, the most this service follows at once${byJob ? ' for jobs' : ''}: stop one, or read without follow`,
+          );
+        if (byJob && (followedByJob.get(id) ?? 0) >= MAX_FOLLOWED_PER_JOB)
+          throw new ServiceError(
+            429,
+            'too_many_followed_logs',
+            `job ${id} follows ${MAX_FOLLOWED_PER_JOB} of its logs already, the most a job's own token may at once: stop one, or read without follow`,
           );
         const stop = new AbortController();
         followed += 1;
-        stop.signal.addEventListener('abort', () => (followed -= 1), { once: true });
+        if (byJob) followedByJob.set(id, (followedByJob.get(id) ?? 0) + 1);
+        stop.signal.addEventListener(
+          'abort',
+          () => {
+            followed -= 1;
+            if (!byJob) return;
+            const left = (followedByJob.get(id) ?? 1) - 1;
+            if (left > 0) followedByJob.set(id, left);
+            else followedByJob.delete(id);
+          },
+          { once: true },
+        );
         c.req.raw.signal.addEventListener('abort', () => stop.abort(), { once: true });
         const from = cursor === undefined ? undefined : { cursor, skip: skip ?? 0 };
         const log = await followJobLogs(
