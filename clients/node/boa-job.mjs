@@ -113,6 +113,12 @@ export class BoaJob {
   #sigterm = false;
   #stopKind = null;
   #lastAllocation = null;
+  /**
+   * The allocation the running generation was started on (waitForWidth adopted it): the launch values
+   * come from it, not from the newest poll, which may already hold the next generation's width (0 for a
+   * pause) while this one is still running until it stops (found in review).
+   */
+  #adoptedAllocation = null;
   #pollError = null;
   #closed = false;
   #pollTimer = null;
@@ -193,25 +199,29 @@ export class BoaJob {
 
   // ---- the launch environment (torchrun's names) ----
 
-  /** GPUs of the whole job: WORLD_SIZE, else the last allocation's width. */
-  get worldSize() {
-    return envInt(this.env, 'WORLD_SIZE', this.#lastAllocation?.width ?? 0);
+  /** The allocation the launch values fall back to: the adopted one, else the last seen. */
+  get #launchAllocation() {
+    return this.#adoptedAllocation ?? this.#lastAllocation;
   }
-  /** Nodes of the placement: NNODES, else the last allocation's (a self-launched job), else 1. */
+  /** GPUs of the whole job: WORLD_SIZE, else the width of the allocation this generation runs on. */
+  get worldSize() {
+    return envInt(this.env, 'WORLD_SIZE', this.#launchAllocation?.width ?? 0);
+  }
+  /** Nodes of the placement: NNODES, else the adopted allocation's (a self-launched job), else 1. */
   get nnodes() {
-    return envInt(this.env, 'NNODES', this.#lastAllocation?.nodes?.length || 1);
+    return envInt(this.env, 'NNODES', this.#launchAllocation?.nodes?.length || 1);
   }
   get nodeRank() {
     return envInt(this.env, 'NODE_RANK', 0);
   }
   /** GPUs on this node: NPROC_PER_NODE, else this node's in the last allocation, else the world size. */
   get nprocPerNode() {
-    const node = this.#lastAllocation?.nodes?.[this.nodeRank];
+    const node = this.#launchAllocation?.nodes?.[this.nodeRank];
     return envInt(this.env, 'NPROC_PER_NODE', node?.gpus ?? this.worldSize);
   }
   /** Global rank of this node's first worker: BOA_FIRST_RANK (nodes can hold different GPU counts). */
   get firstRank() {
-    const before = this.#lastAllocation?.nodes?.slice(0, this.nodeRank);
+    const before = this.#launchAllocation?.nodes?.slice(0, this.nodeRank);
     const fallback = before
       ? before.reduce((sum, node) => sum + node.gpus, 0)
       : this.nodeRank * this.nprocPerNode;
@@ -303,6 +313,7 @@ export class BoaJob {
       if (alloc.width > 0) {
         if (this.generation === null || this.#stopKind === 'generation') {
           this.generation = alloc.generation;
+          this.#adoptedAllocation = alloc;
           this.#stopReason = this.#stopKind = null;
         } else if (this.#stopKind !== null) {
           // Handing back GPUs while shouldStop() stays true would send a caller that resumes on them

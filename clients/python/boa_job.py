@@ -180,6 +180,8 @@ class BoaJob:
         self._stop_reason = None
         self._stop_kind = None
         self._last_allocation = None
+        # The allocation the running generation was started on (wait_for_width adopts it).
+        self._adopted_allocation = None
         self._poll_error = None
         self._stopped = threading.Event()
         self._poller = None
@@ -209,13 +211,19 @@ class BoaJob:
 
     # ---- the launch environment (torchrun's names) ----
 
+    def _launch_allocation(self):
+        """The allocation the running generation started on (wait_for_width adopted it), else the last
+        seen: the newest poll may already hold the next generation's width (0 for a pause) while this
+        one still runs until it stops."""
+        return self._adopted_allocation or self._last_allocation or {}
+
     @property
     def world_size(self):
-        """GPUs of the whole job: WORLD_SIZE, else the last allocation's width."""
+        """GPUs of the whole job: WORLD_SIZE, else the width of the allocation this generation runs on."""
         size = _env_int(self.env, "WORLD_SIZE")
         if size is not None:
             return size
-        return (self._last_allocation or {}).get("width", 0)
+        return self._launch_allocation().get("width", 0)
 
     @property
     def nnodes(self):
@@ -245,7 +253,7 @@ class BoaJob:
         return _env_int(self.env, "BOA_FIRST_RANK", fallback)
 
     def _allocation_nodes(self):
-        return list((self._last_allocation or {}).get("nodes") or [])
+        return list(self._launch_allocation().get("nodes") or [])
 
     @property
     def master_addr(self):
@@ -343,6 +351,7 @@ class BoaJob:
                 with self._lock:
                     if self.generation is None or self._stop_kind == "generation":
                         self.generation = alloc["generation"]
+                        self._adopted_allocation = dict(alloc)
                         self._stop_kind = self._stop_reason = None
                     elif self._stop_kind is not None:
                         # Handing back GPUs while should_stop() stays true would send a caller that

@@ -336,6 +336,36 @@ describe('Node job client (clients/node/boa-job.mjs)', () => {
     expect(boa.takeRequests()).toEqual({ [`GET /v1/jobs/${job.id}/allocation`]: 1 });
   });
 
+  it("a self-launched job's launch values stay those of the generation it runs until it stops", async () => {
+    let paused = false;
+    const url = await answering(() =>
+      paused
+        ? [200, { jobId: 3, state: 'waiting', width: 0, nodes: [], generation: 2, statEpoch: 0 }]
+        : [
+            200,
+            {
+              jobId: 3,
+              state: 'running',
+              width: 2,
+              nodes: [{ node: 'n1', gpus: 2 }],
+              generation: 1,
+              statEpoch: 0,
+            },
+          ],
+    );
+    const c = BoaJob.fromEnv(
+      { BOA_URL: url, BOA_JOB_ID: '3', BOA_JOB_TOKEN: 'tok' },
+      { pollSeconds: 0.05, backoffSeconds: 1, handleSigterm: false },
+    );
+    clients.push(c);
+    await c.waitForWidth();
+    c.startPolling();
+    paused = true; // boa pauses the job: the next poll sees width 0 and generation 2
+    expect(await until(() => c.shouldStop(), 2)).toBe(true);
+    // The generation still running (it checkpoints and stops next) was started on 2 GPUs.
+    expect([c.generation, c.worldSize, c.nnodes, c.nprocPerNode]).toEqual([1, 2, 1, 2]);
+  });
+
   it('sends the generation its replica runs with each report (a stale one then times no epoch)', async () => {
     const bodies: unknown[] = [];
     const server = createHttpServer((req, res) => {

@@ -362,6 +362,29 @@ class BoaJobTest(unittest.TestCase):
             client.wait_for_width()
         self.assertTrue(client.should_stop())
 
+    def test_a_self_launched_jobs_launch_values_stay_those_of_its_generation_until_it_stops(self):
+        paused = {"now": False}
+        running = {
+            "jobId": 3,
+            "state": "running",
+            "width": 2,
+            "nodes": [{"node": "n1", "gpus": 2}],
+            "generation": 1,
+            "statEpoch": 0,
+        }
+        waiting = {"jobId": 3, "state": "waiting", "width": 0, "nodes": [], "generation": 2, "statEpoch": 0}
+        url = answering(self, lambda: (200, waiting if paused["now"] else running))
+        client = BoaJob.from_env({"BOA_URL": url, "BOA_JOB_ID": "3", "BOA_JOB_TOKEN": "tok"}, poll_seconds=0.05)
+        self.clients.append(client)
+        client.wait_for_width()
+        client.start_polling()
+        paused["now"] = True  # boa pauses the job: the next poll sees width 0 and generation 2
+        self.assertTrue(wait_until(client.should_stop, 2))
+        # The generation still running (it checkpoints and stops next) was started on 2 GPUs.
+        self.assertEqual(
+            (client.generation, client.world_size, client.nnodes, client.nproc_per_node), (1, 2, 1, 2)
+        )
+
     def test_under_the_executor_a_refused_poll_is_an_error_not_a_stop(self):
         # Rank 0 exiting 0 would mark the job done; boa stops the replicas it no longer wants itself.
         job = control("/__test/job")
