@@ -275,6 +275,36 @@ describe('Node job client (clients/node/boa-job.mjs)', () => {
     expect(child.output()).toContain('BoaError: SIGTERM while waiting for GPUs, stop reason SIGTERM');
   });
 
+  it('a SIGTERM ends a report retrying against an unreachable boa, at once: the grace is for the checkpoint', async () => {
+    const port = await new Promise<number>((done) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as AddressInfo;
+        probe.close(() => done(port));
+      });
+    });
+    const script = `
+      import { BoaJob } from ${JSON.stringify(CLIENT)};
+      const job = BoaJob.fromEnv(process.env, { backoffSeconds: 5, maxBackoffSeconds: 5 });
+      console.log('reporting');
+      job.report(1).then(() => console.log('report returned, stop reason ' + job.stopReason))
+        .finally(() => job.close());`;
+    const env = {
+      BOA_URL: `http://127.0.0.1:${port}`,
+      BOA_JOB_ID: '3',
+      BOA_JOB_TOKEN: 'tok',
+      BOA_GENERATION: '1',
+      WORLD_SIZE: '1',
+    };
+    const child = watched(process.execPath, ['--input-type=module', '-e', script], env);
+    await child.waitFor(/reporting/, 10);
+    await new Promise((r) => setTimeout(r, 500)); // refused, in its 2.5-5 s wait before the retry
+    const signalled = Date.now();
+    child.kill('SIGTERM');
+    expect(await child.exited).toEqual({ code: 0, signal: null });
+    expect(Date.now() - signalled).toBeLessThan(2000);
+    expect(child.output()).toContain('report returned, stop reason SIGTERM');
+  });
+
   it('ends a wait for GPUs at close(), at once', async () => {
     const job = await boa.makeJob(false);
     const c = new BoaJob({

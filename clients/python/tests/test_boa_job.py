@@ -295,6 +295,18 @@ class BoaJobTest(unittest.TestCase):
         with self.assertRaisesRegex(BoaError, "SIGTERM while waiting for GPUs"):
             client.wait_for_width(30)
 
+    def test_sigterm_ends_a_report_retrying_against_an_unreachable_boa(self):
+        # The grace period after a SIGTERM is for the checkpoint: a report retried against an
+        # unreachable boa used to hold the training loop for the retries' waits.
+        url = f"http://127.0.0.1:{free_port()}"
+        client = BoaJob(url, 3, "tok", 1, env={}, backoff_seconds=5, max_backoff_seconds=5)
+        self.clients.append(client)
+        threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGTERM)).start()
+        started = time.monotonic()
+        self.assertEqual(client.report(1), {})
+        self.assertLess(time.monotonic() - started, 2)
+        self.assertEqual(client.stop_reason, "SIGTERM")
+
     def test_a_new_generation_sets_should_stop(self):
         job = control("/__test/job")
         client = self.client(job).start_polling()
@@ -442,6 +454,8 @@ class BoaJobTest(unittest.TestCase):
                 self.end_headers()
                 self.wfile.write(body)
 
+            do_POST = do_GET
+
             def log_message(self, *args):
                 pass
 
@@ -458,6 +472,8 @@ class BoaJobTest(unittest.TestCase):
         time.sleep(0.2)
         self.assertTrue(client._poller.is_alive())
         self.assertFalse(client.should_stop())
+        # A report answered so is not taken and training goes on (only 401, 403 and 404 raise).
+        self.assertEqual(client.report(1), {})
 
     def test_wait_for_width_waits_out_an_outage_of_boa(self):
         # boa restarting answers 5xx, then nothing, for longer than the retries of one poll: the wait
