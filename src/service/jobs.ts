@@ -21,6 +21,8 @@ export interface ServiceJob {
   statEpoch: number;
   epochStartedAt: number | null;
   epochGeneration: number;
+  /** The epoch's clock started at a report of its generation (its startup is not in it), not at allocation. */
+  epochTimedFromReport: boolean;
   /** Work done in the current statistical epoch, in 1-GPU seconds, as the job last reported it. */
   workDoneSeconds: number;
   width: number;
@@ -57,6 +59,7 @@ export function jobFromRow(row: JobRow): ServiceJob {
     statEpoch: row.statEpoch,
     epochStartedAt: row.epochStartedAt,
     epochGeneration: row.epochGeneration,
+    epochTimedFromReport: row.epochTimedFromReport,
     workDoneSeconds: row.workDoneSeconds,
     width: row.width,
     allocation: row.allocation,

@@ -57,19 +57,22 @@ export function reportProgress(
   // sample the store lacks (learned again from the same epoch after a restart).
   const undo = progressUndo(svc, job);
   try {
+    const now = svc.deps.clock.now();
     if (statEpoch === job.statEpoch) {
-      if (workDoneSeconds === undefined || workDoneSeconds === job.workDoneSeconds) return job;
-      job.workDoneSeconds = workDoneSeconds;
-      svc.deps.repo.transaction(() => svc.deps.repo.saveJobState(job));
+      const startedNow = startsEpochClock(job, generation, workDoneSeconds);
+      if (startedNow) Object.assign(job, { epochStartedAt: now, epochTimedFromReport: true });
+      const workChanged = workDoneSeconds !== undefined && workDoneSeconds !== job.workDoneSeconds;
+      if (workChanged) job.workDoneSeconds = workDoneSeconds;
+      if (startedNow || workChanged) svc.deps.repo.transaction(() => svc.deps.repo.saveJobState(job));
       return job;
     }
-    const now = svc.deps.clock.now();
     // Only the next epoch ends the current one alone: a report that skips epochs spans several, and its
     // duration is not the work of the epoch it leaves.
     if (statEpoch === job.statEpoch + 1) recordWorkSample(svc, job, now);
     job.statEpoch = statEpoch;
     job.workDoneSeconds = workDoneSeconds ?? 0;
     job.epochStartedAt = job.allocation.length > 0 ? now : null;
+    job.epochTimedFromReport = true;
     // From a replaced generation: the epoch's clock belongs to that one, so it takes no sample.
     job.epochGeneration = Math.min(job.generation, generation ?? job.generation);
     svc.deps.repo.transaction(() => {
@@ -83,13 +86,36 @@ export function reportProgress(
   }
 }
 
+/**
+ * A first report of the epoch a job was started in, from its running generation and with no work done
+ * yet: the job is up (the clients report as soon as they run), so the epoch's clock starts again here
+ * and leaves out the
+ * startup (an image pull on a new node, CUDA and NCCL): timed from the allocation, every job of a class
+ * counted its startup beyond the profile's rescaleSeconds as work (found in review: cifar10's epoch 0
+ * read 1.57x its work after 20 jobs that took 120 s to start).
+ */
+function startsEpochClock(
+  job: ServiceJob,
+  generation: number | undefined,
+  workDoneSeconds: number | undefined,
+): boolean {
+  return (
+    !job.epochTimedFromReport &&
+    (workDoneSeconds ?? 0) === 0 &&
+    job.epochStartedAt !== null &&
+    job.allocation.length > 0 &&
+    job.epochGeneration === job.generation &&
+    (generation ?? job.generation) === job.generation
+  );
+}
+
 /** What a progress report changes in memory, put back by the function returned. */
 function progressUndo(svc: BoaService, job: ServiceJob): () => void {
-  const { statEpoch, workDoneSeconds, epochStartedAt, epochGeneration } = job;
+  const { statEpoch, workDoneSeconds, epochStartedAt, epochGeneration, epochTimedFromReport } = job;
   const cls = svc.state.classes.get(job.className);
   const samples = cls?.workSamples.map((epoch) => [...epoch]);
   return () => {
-    Object.assign(job, { statEpoch, workDoneSeconds, epochStartedAt, epochGeneration });
+    Object.assign(job, { statEpoch, workDoneSeconds, epochStartedAt, epochGeneration, epochTimedFromReport });
     if (cls && samples) cls.workSamples = samples;
   };
 }
@@ -105,8 +131,9 @@ export function recordWorkSample(svc: BoaService, job: ServiceJob, now: number):
   const epoch = cls.profile.epochs[job.statEpoch];
   const speedup = epoch?.speedup[String(width)];
   if (!epoch || !speedup || width !== plannedWidth(job)) return;
-  // Only the first epoch begins with a (re)start: a later one whose width changed is not clean.
-  const rescale = job.statEpoch === 0 ? cls.profile.rescaleSeconds : 0;
+  // Only the first epoch begins with a (re)start, and only a clock started at the allocation holds it:
+  // a later epoch whose width changed is not clean.
+  const rescale = job.statEpoch === 0 && !job.epochTimedFromReport ? cls.profile.rescaleSeconds : 0;
   const sample = workFromDuration((now - job.epochStartedAt) / 1000, rescale, speedup);
   const verdict = judgeWorkSample(epoch.workSeconds, sample);
   if (!verdict.use) {

@@ -124,6 +124,9 @@ export class Scheduler {
         job.startedAt = now;
         job.epochStartedAt = now;
         job.epochGeneration = job.generation;
+        // Until the job reports from this generation (clients report epoch 0 once started): the
+        // startup is in the clock, and the profile's rescaleSeconds stands for it.
+        job.epochTimedFromReport = false;
       }
     }
     return {

@@ -9,6 +9,7 @@ type TickFields = Pick<
   | 'widths'
   | 'epochStartedAt'
   | 'epochGeneration'
+  | 'epochTimedFromReport'
   | 'width'
   | 'allocation'
   | 'generation'
@@ -32,6 +33,7 @@ export class TickUndo {
       widths: job.widths,
       epochStartedAt: job.epochStartedAt,
       epochGeneration: job.epochGeneration,
+      epochTimedFromReport: job.epochTimedFromReport,
       width: job.width,
       allocation: job.allocation,
       generation: job.generation,

@@ -39,7 +39,7 @@ export function prepareHot(db: Db) {
     saveJob: c.prepare(
       'update jobs set state = @state, started_at = @startedAt, finished_at = @finishedAt, plan_id = @planId, ' +
         'widths = @widths, stat_epoch = @statEpoch, epoch_started_at = @epochStartedAt, ' +
-        'epoch_generation = @epochGeneration, work_done_seconds = @workDoneSeconds, width = @width, allocation = @allocation, ' +
+        'epoch_generation = @epochGeneration, epoch_timed_from_report = @epochTimedFromReport, work_done_seconds = @workDoneSeconds, width = @width, allocation = @allocation, ' +
         'generation = @generation, restarts = @restarts, exit_code = @exitCode, failure_reason = @failureReason, ' +
         'restart_not_before = @restartNotBefore ' +
         'where id = @id',

@@ -31,6 +31,7 @@ export type JobStateColumns = Pick<
   | 'statEpoch'
   | 'epochStartedAt'
   | 'epochGeneration'
+  | 'epochTimedFromReport'
   | 'workDoneSeconds'
   | 'width'
   | 'allocation'
@@ -298,6 +299,7 @@ export class Repository {
       ...job,
       widths: job.widths === null ? null : JSON.stringify(job.widths),
       allocation: JSON.stringify(job.allocation),
+      epochTimedFromReport: job.epochTimedFromReport ? 1 : 0,
     });
   }
 

@@ -38,6 +38,11 @@ export const jobs = sqliteTable(
     epochStartedAt: integer('epoch_started_at'),
     /** Allocation generation when the epoch began: unchanged at its end means a clean work sample. */
     epochGeneration: integer('epoch_generation').notNull().default(0),
+    /**
+     * The epoch's clock started at a progress report of its generation, not at the allocation: no
+     * startup allowance is taken off its duration (service/progress.ts).
+     */
+    epochTimedFromReport: integer('epoch_timed_from_report', { mode: 'boolean' }).notNull().default(false),
     /** GPU-seconds x speedup reported done in the current epoch, as the job's launcher reports it. */
     workDoneSeconds: real('work_done_seconds').notNull().default(0),
     width: integer('width').notNull().default(0),

@@ -44,6 +44,31 @@ describe('progress reports as work samples', () => {
     expect(cls.workSamples[0]![0]).toBeCloseTo(epoch.workSeconds, 6);
   });
 
+  it("times epoch 0 from the job's first report of its generation, so a long startup is not work", async () => {
+    const { s, job, token, cls } = await runningJob();
+    const epoch = cls.profile.epochs[0]!;
+    const speedup = epoch.speedup[String(job.allocation.length)]!;
+    const report = (body: Record<string, number>) =>
+      s.request('POST', `/v1/jobs/${job.id}/progress`, { generation: job.generation, ...body }, token);
+    // Two minutes to start (an image pull on a new node), then it reports epoch 0 and trains it at
+    // exactly its profile's speed.
+    s.clock.t = job.epochStartedAt! + 120_000;
+    expect((await report({ statEpoch: 0 })).status).toBe(200);
+    expect(job.epochStartedAt).toBe(s.clock.t);
+    const started = s.clock.t;
+    s.clock.t += 60_000;
+    expect((await report({ statEpoch: 0 })).status).toBe(200); // a later report of epoch 0 keeps it
+    expect(job.epochStartedAt).toBe(started);
+    s.clock.t = started + (epoch.workSeconds / speedup) * 1000;
+    expect((await report({ statEpoch: 1 })).status).toBe(200);
+    expect(cls.workSamples[0]![0]).toBeCloseTo(epoch.workSeconds, 6);
+    // Stored: a restart reads the same clock.
+    const row = s.db.$client
+      .prepare('select epoch_timed_from_report as fromReport from jobs where id = ?')
+      .get(job.id) as { fromReport: number };
+    expect(row.fromReport).toBe(1);
+  });
+
   it('keeps an epoch as measured and reads it clamped, so a profile corrected to it reads it whole', async () => {
     const { s, job, token, cls } = await runningJob();
     const epoch = cls.profile.epochs[0]!;

@@ -1,0 +1,1 @@
+ALTER TABLE `jobs` ADD `epoch_timed_from_report` integer DEFAULT false NOT NULL;
