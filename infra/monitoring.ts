@@ -75,25 +75,36 @@ export class Monitoring extends Construct {
     // policy of its own, which replaces SNS's default one (that let the account's alarms publish), so
     // the alarms are allowed here, only this account's and only boa's for this cluster.
     const cloudwatchAlarms = new iam.ServicePrincipal('cloudwatch.amazonaws.com');
-    props.key.grant(cloudwatchAlarms, 'kms:Decrypt', 'kms:GenerateDataKey*');
     const stack = Stack.of(this);
+    const boaAlarmsOnly = {
+      StringEquals: { 'aws:SourceAccount': stack.account },
+      ArnLike: {
+        'aws:SourceArn': stack.formatArn({
+          service: 'cloudwatch',
+          resource: 'alarm',
+          resourceName: `boa-${props.clusterName}-*`,
+          arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+        }),
+      },
+    };
+    // The key encrypts EKS secrets and backups too: CloudWatch may use it for boa's alarms alone (found
+    // in review: the grant had no condition).
+    props.key.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: 'AllowBoaAlarmsToEncryptNotifications',
+        principals: [cloudwatchAlarms],
+        actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+        resources: ['*'],
+        conditions: boaAlarmsOnly,
+      }),
+    );
     this.topic.addToResourcePolicy(
       new iam.PolicyStatement({
         sid: 'AllowBoaAlarmsToPublish',
         principals: [cloudwatchAlarms],
         actions: ['sns:Publish'],
         resources: [this.topic.topicArn],
-        conditions: {
-          StringEquals: { 'aws:SourceAccount': stack.account },
-          ArnLike: {
-            'aws:SourceArn': stack.formatArn({
-              service: 'cloudwatch',
-              resource: 'alarm',
-              resourceName: `boa-${props.clusterName}-*`,
-              arnFormat: ArnFormat.COLON_RESOURCE_NAME,
-            }),
-          },
-        },
+        conditions: boaAlarmsOnly,
       }),
     );
     if (props.alarmEmail) this.topic.addSubscription(new subscriptions.EmailSubscription(props.alarmEmail));

@@ -29,6 +29,27 @@ describe('deploy hardening', () => {
     expect(JSON.stringify(role)).not.toMatch(/:root/);
   });
 
+  it("CloudWatch may use the cluster's KMS key and publish to the alarm topic for boa's alarms only", () => {
+    const conditioned = (statement: any) => {
+      expect(statement.Condition.StringEquals['aws:SourceAccount']).toBeDefined();
+      expect(JSON.stringify(statement.Condition.ArnLike['aws:SourceArn'])).toContain(':alarm:boa-');
+    };
+    const keys = Object.values(template.findResources('AWS::KMS::Key')) as Array<{ Properties: any }>;
+    const byCloudWatch = keys
+      .flatMap((k) => k.Properties.KeyPolicy.Statement)
+      .filter((st: any) => JSON.stringify(st.Principal ?? {}).includes('cloudwatch.amazonaws.com'));
+    expect(byCloudWatch.length).toBeGreaterThan(0);
+    for (const statement of byCloudWatch) conditioned(statement);
+    const topicPolicies = Object.values(template.findResources('AWS::SNS::TopicPolicy')) as Array<{
+      Properties: any;
+    }>;
+    const publish = topicPolicies
+      .flatMap((p) => p.Properties.PolicyDocument.Statement)
+      .filter((st: any) => JSON.stringify(st.Principal ?? {}).includes('cloudwatch.amazonaws.com'));
+    expect(publish.length).toBeGreaterThan(0);
+    for (const statement of publish) conditioned(statement);
+  });
+
   it('the EKS endpoint is open only to allowedApiCidrs', () => {
     template.hasResourceProperties('AWS::EKS::Cluster', {
       ResourcesVpcConfig: Match.objectLike({ PublicAccessCidrs: ['203.0.113.0/24'] }),
