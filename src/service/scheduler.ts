@@ -224,8 +224,9 @@ export class Scheduler {
     this.nodes.afterTick(this.nodeInput(decision.desiredNodes));
     this.service.execution.afterTick(now);
     this.service.planner.maybeRun();
+    const published = state.budget?.gpuHoursPerHour;
     void deps.metrics.put(this.metrics(decision, now), now).then(
-      () => this.service.heartbeat.delivered(now),
+      () => this.service.heartbeat.delivered(now, published),
       (error: Error) => {
         logger.warn({ event: 'metrics_failed', error: error.message }, 'metrics not published');
       },

@@ -70,7 +70,12 @@ export class BoaService {
 
   constructor(readonly deps: ServiceDeps) {
     this.execution = new Execution(this, deps.executor);
-    this.heartbeat = new HeartbeatHold(deps.config.guardMinutes, deps.clock.now(), deps.logger);
+    this.heartbeat = new HeartbeatHold(
+      { guardMinutes: deps.config.guardMinutes, deployBudget: deps.config.budget },
+      deps.repo,
+      deps.clock.now(),
+      deps.logger,
+    );
     this.planner = new Planner({
       repo: deps.repo,
       computer: deps.computer,

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bootService, InlinePlanComputer } from '../../src/service/boot.ts';
 import { resolveConfig } from '../../src/service/config.ts';
@@ -9,12 +12,16 @@ afterEach(async () => {
   for (const close of closers.splice(0)) await close();
 });
 
-async function world(guardMinutes: number | undefined) {
-  const clock = new ManualClock();
+async function world(
+  guardMinutes: number | undefined,
+  options: { dataDir?: string; clock?: ManualClock; failing?: boolean } = {},
+) {
+  const clock = options.clock ?? new ManualClock();
+  const dataDir = options.dataDir ?? ':memory:';
   const logs = captureLogs();
-  let failing = false;
+  let failing = options.failing ?? false;
   const config = resolveConfig({
-    dataDir: ':memory:',
+    dataDir,
     token: 'operator-token-0123456789',
     budget: 8,
     gpusPerNode: 4,
@@ -28,7 +35,7 @@ async function world(guardMinutes: number | undefined) {
     clock,
     computer: new InlinePlanComputer(),
     logger: logs.logger,
-    dataDir: ':memory:',
+    dataDir,
     metrics: {
       put: async () => {
         if (failing) throw new Error('CloudWatch PutMetricData: ServiceUnavailable');
@@ -50,7 +57,13 @@ async function world(guardMinutes: number | undefined) {
     const res = await boa.app.request('/v1/budget', { headers: { authorization: `Bearer ${boa.token}` } });
     return (await res.json()) as any;
   };
-  return { boa, clock, logs, tick, job, desired, budget, fail: (on: boolean) => (failing = on) };
+  const setBudget = (gpuHoursPerHour: number) =>
+    boa.app.request('/v1/budget', {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${boa.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ gpuHoursPerHour }),
+    });
+  return { boa, clock, logs, tick, job, desired, budget, setBudget, fail: (on: boolean) => (failing = on) };
 }
 
 describe("boa's heartbeat not reaching CloudWatch, with the budget guard deployed", () => {
@@ -89,5 +102,34 @@ describe("boa's heartbeat not reaching CloudWatch, with the budget guard deploye
     await w.tick(27);
     expect(await w.desired()).toBeGreaterThan(2);
     expect(w.logs.events()).not.toContain('heartbeat.hold');
+  });
+
+  it('holds to the budget the guard last read: a raise during the silence has not reached it', async () => {
+    const w = await world(15);
+    await w.tick(600);
+    w.fail(true);
+    for (const name of ['a', 'b', 'c', 'd']) w.job(name);
+    expect((await w.setBudget(16)).status).toBe(200); // 4 nodes, but the guard still reads 8: 2
+    await w.tick(12);
+    expect((await w.budget()).control.heartbeatHoldNodes).toBe(2);
+    expect(await w.desired()).toBe(2);
+  });
+
+  it('a restart during the silence holds as soon as the guard would act, not after a silence of its own', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'boa-hold-'));
+    closers.push(async () => rmSync(dataDir, { recursive: true, force: true }));
+    const clock = new ManualClock();
+    const first = await world(15, { dataDir, clock });
+    await first.tick(600);
+    first.fail(true);
+    await first.tick(5); // 5 minutes undelivered: no hold yet
+    expect((await first.budget()).control.heartbeatHoldNodes).toBeNull();
+    await first.boa.close();
+    clock.advance(6 * 60); // down for 6 minutes: 11 without a heartbeat
+    const second = await world(15, { dataDir, clock, failing: true });
+    for (const name of ['a', 'b', 'c', 'd']) second.job(name);
+    await second.tick(1);
+    expect((await second.budget()).control.heartbeatHoldNodes).toBe(2);
+    expect(await second.desired()).toBeLessThanOrEqual(2);
   });
 });
