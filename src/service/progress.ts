@@ -100,6 +100,7 @@ function startsEpochClock(
   workDoneSeconds: number | undefined,
 ): boolean {
   return (
+    job.statEpoch === 0 &&
     !job.epochTimedFromReport &&
     (workDoneSeconds ?? 0) === 0 &&
     job.epochStartedAt !== null &&

@@ -77,4 +77,25 @@ describe('migrating a stored database', () => {
       store.close();
     }
   });
+
+  it("a job running before 0009 keeps its epoch's clock: a report does not restart it", () => {
+    const dataDir = tempDir();
+    const old = new Database(join(dataDir, 'boa.sqlite'));
+    migrate(drizzle(old), { migrationsFolder: migrationsBefore('0009_epoch_timed_from_report') });
+    old
+      .prepare(
+        `INSERT INTO jobs (name, class_name, token_hash, state, submitted_at, allocation, epoch_started_at)
+         VALUES ('running', 'cifar10', ?, 'running', 1000, '["n1"]', 2000)`,
+      )
+      .run('a'.repeat(64));
+    old.close();
+
+    const store = openStore(dataDir);
+    try {
+      const [job] = new Repository(store.db).listJobs(10);
+      expect(job).toMatchObject({ name: 'running', epochStartedAt: 2000, epochTimedFromReport: true });
+    } finally {
+      store.close();
+    }
+  });
 });
