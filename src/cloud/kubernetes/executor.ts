@@ -13,7 +13,7 @@ import type {
 import type { RetryContext, RetryPolicy } from '../retry.ts';
 import { realSleep, type Sleep } from '../time.ts';
 import { ObjectCache } from './cache.ts';
-import { coreApi, networkingApi, watcher } from './client.ts';
+import { coreApi, networkingApi, watcher, withWatchTimeout } from './client.ts';
 import type { KubernetesExecutorConfig } from './config.ts';
 import {
   identityOf,
@@ -101,7 +101,14 @@ export class KubernetesExecutor implements Executor {
     const namespace = config.namespace;
     // A stopping pod is followed through its grace period, and a minute more for a slow kubelet.
     const archiveLimitMs = (config.terminationGraceSeconds + 60) * 1000;
-    const archiveDeps = { api: this.api, kubeConfig: deps.kubeConfig, namespace, retry: this.retry };
+    // A log request the API server accepts and never answers (a kubelet on a dead node) ends after
+    // requestTimeoutMs, as every other call: the pod's deletion waits for it (found in review).
+    const archiveDeps = {
+      api: this.api,
+      kubeConfig: withWatchTimeout(deps.kubeConfig, config.requestTimeoutMs),
+      namespace,
+      retry: this.retry,
+    };
     this.archive = new PodLogArchive(
       deps.logArchiveDir,
       { ...archiveDeps, logger: deps.logger },

@@ -23,6 +23,9 @@ const MAX_FOLLOWED = 32;
  * here: every rescale and restart deletes the pods of the generation before. Kept with the kubelet's
  * stamps (`<jobs>/<job>/<generation>/<rank>.pod.log`), so a follower's cursor finds its place in it.
  */
+/** Follows of one stopping pod's log before it is given up (see failedFollows). */
+const FOLLOW_TRIES = 2;
+
 export class PodLogArchive {
   private readonly followed = new Map<
     string,
@@ -30,6 +33,11 @@ export class PodLogArchive {
   >();
   /** Pods kept already: a Terminating pod is seen again until its deletion reaches the cache. */
   private readonly kept = new Set<string>();
+  /**
+   * Follows that failed, per pod: a pod Terminating on a dead node is seen again every pass, and each
+   * follow waits out the API server's dial to its kubelet. Given up after FOLLOW_TRIES (found in review).
+   */
+  private readonly failedFollows = new Map<string, number>();
 
   constructor(
     private readonly jobsDir: string | undefined,
@@ -102,13 +110,19 @@ export class PodLogArchive {
     } catch (error) {
       clearTimeout(timer);
       this.failed(name, error);
+      this.failedFollows.set(name, (this.failedFollows.get(name) ?? 0) + 1);
+      // Bounded: an old name seen again only costs its tries again.
+      if (this.failedFollows.size > 10_000)
+        this.failedFollows.delete(this.failedFollows.keys().next().value!);
     }
   }
 
   /** Whether a pod's log is kept already (or being followed to be). */
   has(pod: V1Pod): boolean {
     const name = pod.metadata?.name ?? '';
-    return this.followed.has(name) || this.kept.has(name);
+    return (
+      this.followed.has(name) || this.kept.has(name) || (this.failedFollows.get(name) ?? 0) >= FOLLOW_TRIES
+    );
   }
 
   /** The generations of a replica with a kept log, newest first. */
