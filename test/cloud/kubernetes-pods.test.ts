@@ -273,6 +273,9 @@ describe('replica status from a pod', () => {
       endedAt: deletion.getTime() - graceSeconds * 1000 - 60_000,
     });
     expect(replicaStatusOf(finished(-1000))).toMatchObject({ phase: 'failed', interrupted: true });
+    // A rank 0 exiting 0 at once on SIGTERM, on a node whose clock is a second behind the API
+    // server's (each stamped to the second): the deletion's, or its job would be marked done.
+    expect(replicaStatusOf(finished(1000))).toMatchObject({ phase: 'failed', interrupted: true });
     // A spot interruption or preemption marks the pod before it goes.
     const disrupted = {
       phase: 'Succeeded',
