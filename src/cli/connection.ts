@@ -40,6 +40,17 @@ export function localTokenFile(env: Env, cwd: string): string {
 }
 
 /**
+ * A bearer token is one word of printable ASCII on the wire: anything else could never be sent (fetch
+ * refuses the header), and was reported as the service being unreachable (found in review).
+ */
+function sendable(token: string, from: string): string {
+  if (/^[\x21-\x7e]+$/.test(token)) return token;
+  throw usageError(
+    `${from} must be the operator token as boa printed it: printable characters with no spaces or line breaks`,
+  );
+}
+
+/**
  * URL: --url, else BOA_URL, else the local default. Token: --token, else BOA_TOKEN, else (only for a
  * local URL, so the token never leaves this machine by accident) the local service's token file.
  */
@@ -59,8 +70,8 @@ export function resolveConnection(
     throw usageError(`the service URL must start with http:// or https://, got "${raw}"`);
   }
   const url = parsed.href.replace(/\/+$/, '');
-  if (options.token) return { url, token: options.token, tokenSource: 'option' };
-  if (env.BOA_TOKEN) return { url, token: env.BOA_TOKEN, tokenSource: 'env' };
+  if (options.token) return { url, token: sendable(options.token, '--token'), tokenSource: 'option' };
+  if (env.BOA_TOKEN) return { url, token: sendable(env.BOA_TOKEN, 'BOA_TOKEN'), tokenSource: 'env' };
   const file = localTokenFile(env, cwd);
   if (!isLocalUrl(parsed)) return { url, token: undefined, tokenSource: 'none' };
   if (existsSync(file)) {

@@ -36,6 +36,24 @@ describe('resolveConnection', () => {
     });
   });
 
+  it('refuses a token no request could carry, naming where it came from (not: the service unreachable)', () => {
+    const refusal = (run: () => unknown) => {
+      try {
+        run();
+      } catch (error) {
+        return error as CliError;
+      }
+      throw new Error('not refused');
+    };
+    const fromEnv = refusal(() => resolveConnection({}, { BOA_TOKEN: 'abc\ndef-0123456789' }, cwd));
+    expect(fromEnv).toBeInstanceOf(CliError);
+    expect(fromEnv.exitCode).toBe(EXIT.badInput);
+    expect(fromEnv.message).toMatch(/^BOA_TOKEN must be the operator token .*no spaces or line breaks/);
+    expect(refusal(() => resolveConnection({ token: 'tök-0123456789abcdef' }, {}, cwd)).message).toMatch(
+      /^--token must be/,
+    );
+  });
+
   it('reads the token file of BOA_DATA_DIR when set', () => {
     const dir = join(cwd, 'elsewhere');
     mkdirSync(dir, { recursive: true });

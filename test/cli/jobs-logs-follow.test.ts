@@ -257,6 +257,33 @@ it('submit --follow: stdout is the job output alone, what was submitted goes to 
   expect((await s.request('GET', '/v1/jobs?limit=10')).body.jobs).toHaveLength(1);
 }, 120_000);
 
+it('follow says each restart and each generation once, however long the backoff it polls through', async () => {
+  const { s, tickUntil } = await serviceRunningProcesses();
+  const script = "console.log('run'); process.exit(3)";
+  const held = new Set<number>();
+  const run = await tickUntil(
+    s.boa(['jobs', 'submit', 'cifar10', '--name', 'looping', '-f', '--', process.execPath, '-e', script]),
+    async () => {
+      // Each backoff held for 1.5 s of the follower's 50 ms polls before the tick that ends it.
+      const job = s.service.state.jobs.get(1);
+      if (job?.restartNotBefore && !held.has(job.generation)) {
+        held.add(job.generation);
+        await new Promise((r) => setTimeout(r, 1500));
+      }
+    },
+  );
+  expect(run.status).toBe(5);
+  expect(held.size).toBeGreaterThan(0);
+  const lines = run.stderr.split('\n');
+  const count = (said: RegExp) => lines.filter((l) => said.test(l));
+  for (const said of [/^--- job 1, generation \d+ ---$/, /restart \d+ at /]) {
+    expect(new Set(count(said)).size, run.stderr).toBe(count(said).length);
+  }
+  // Its width once a generation at most (the same width again is a new generation's).
+  const generations = count(/^--- job 1, generation \d+ ---$/).length + 1;
+  expect(count(/running on \d+ GPU/).length, run.stderr).toBeLessThanOrEqual(generations);
+}, 120_000);
+
 it('submit --follow shows the runs that ended before its first look at the log, each from its start', async () => {
   // The follower's log requests wait until the job has run and failed twice (a loaded machine).
   let twiceFailed!: () => void;

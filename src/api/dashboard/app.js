@@ -349,7 +349,8 @@ function renderActiveJobs(running, waiting, counts) {
     escapeHtml(j.class),
     escapeHtml(j.state),
     j.width,
-    `${j.statEpoch}${j.widths ? ` of ${j.widths.length}` : ''}`,
+    // Counted from 1, as the CLI shows it (the API's statEpoch is 0-based).
+    `${j.statEpoch + 1}${j.widths ? ` of ${j.widths.length}` : ''}`,
     new Date(j.startedAt ?? j.submittedAt).toLocaleString(),
     escapeHtml(jobNote(j)),
   ]);

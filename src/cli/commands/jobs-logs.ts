@@ -95,6 +95,17 @@ export async function followLogs(client: BoaClient, jobId: number, first: Follow
     if (line !== said) process.stderr.write(`${printable(line)}\n`);
     said = line;
   };
+  // What is said of a generation (its start, its width, its restart) is said once: while the next one
+  // waits out a backoff or has written nothing yet (a pod pulling its image), the loop below comes back
+  // to it every poll (found in review: the same three lines every 2 s).
+  const saidOf = new Map<number, Set<string>>();
+  const sayOnce = (generation: number, line: string) => {
+    const lines = saidOf.get(generation) ?? new Set<string>();
+    saidOf.set(generation, lines);
+    if (lines.has(line)) return;
+    lines.add(line);
+    say(line);
+  };
   /** The generations up to this one are shown, or were not to be (none kept when following began). */
   let after: number | undefined = first.fromFirstRun ? 0 : undefined;
   let shownAny = false;
@@ -118,10 +129,10 @@ export async function followLogs(client: BoaClient, jobId: number, first: Follow
       if (job.state === 'running') await refuseMissingRank(client, jobId, first.rank);
       // A restart's backoff: the job runs (its next generation numbered already) and has no log yet.
       const backoff = restartLine(job);
-      if (backoff) say(backoff);
+      if (backoff) sayOnce(job.generation, backoff);
       await pause();
     }
-    const job = await nextGeneration(client, jobId, after, say);
+    const job = await nextGeneration(client, jobId, after, say, sayOnce);
     const final = FINAL_STATES.has(job.state);
     // Generations that ran and ended while it was asked after (a run shorter than a poll): shown whole.
     for (let g = Math.max(1, after + 1); g <= (final ? job.generation : job.generation - 1); g++) {
@@ -144,7 +155,7 @@ export async function followLogs(client: BoaClient, jobId: number, first: Follow
       say(ended);
       return;
     }
-    if (shownAny) say(`--- job ${jobId}, generation ${job.generation} ---`);
+    if (shownAny) sayOnce(job.generation, `--- job ${jobId}, generation ${job.generation} ---`);
     // Begun after the first request: shown from its start.
     query = fromStart(first.rank, job.generation);
   }
@@ -243,17 +254,21 @@ async function nextGeneration(
   jobId: number,
   after: number,
   say: (line: string) => void,
+  sayOnce: (generation: number, line: string) => void,
 ): Promise<JobView> {
   for (;;) {
     const job = await readJob(client, jobId);
     if (FINAL_STATES.has(job.state)) return job;
     const newer = job.generation > after;
-    if (job.state === 'running' && newer && job.width > 0) {
+    // A generation still waiting out its restart's backoff has not started: it is waited for.
+    if (job.state === 'running' && newer && job.width > 0 && job.restartNotBefore === null) {
       // As `jobs wait` says it: how wide the run it now follows is.
-      say(describeJob(job));
+      sayOnce(job.generation, describeJob(job));
       return job;
     }
-    say(restartLine(job) ?? describeJob(job));
+    const backoff = restartLine(job);
+    if (backoff) sayOnce(job.generation, backoff);
+    else say(describeJob(job));
     await pause();
   }
 }

@@ -333,6 +333,9 @@ describe("a job's log", () => {
     const html = dash.element('active-jobs').innerHTML;
     expect(html).toContain('<button type="button" class="job-log" data-job="1"');
     expect(html).not.toContain('data-job="2"');
+    // Its statistical epoch counted from 1, as the CLI shows it: the first of one.
+    expect(html).toContain('1 of 1');
+    expect(html).not.toContain('0 of 1');
   });
 });
 
