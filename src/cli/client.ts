@@ -200,7 +200,14 @@ export class BoaClient {
       return new CliError(tokenHelp(this.connection), EXIT.unauthorized, error ? text : undefined);
     }
     if (!error) return this.notBoa(`HTTP ${status}`);
-    const field = error.field && !error.message.includes(error.field) ? ` (field: ${error.field})` : '';
+    // The flag the user typed, where the API's field has one (found in review: `--limit 0` was
+    // answered "limit must be >= 1" with nothing naming the flag).
+    const flag = error.field ? FLAG_OF_FIELD[error.field] : undefined;
+    const field = flag
+      ? ` (${flag})`
+      : error.field && !error.message.includes(error.field)
+        ? ` (field: ${error.field})`
+        : '';
     const message = `${error.message}${field}`;
     if (status === 400 || status === 422) return new CliError(message, EXIT.badInput, text);
     if (status >= 500) return new CliError(`the service failed: ${message}`, EXIT.failed, text);
@@ -214,6 +221,15 @@ export class BoaClient {
     );
   }
 }
+
+/** API fields the CLI's flags set, for its messages. */
+const FLAG_OF_FIELD: Readonly<Record<string, string>> = {
+  limit: '--limit',
+  rank: '--rank',
+  tail: '--tail',
+  generation: '--generation',
+  priorRatePerHour: '--prior-rate',
+};
 
 /** The bytes at the end of `chunk` that begin a UTF-8 character without finishing it. */
 export function unfinishedCharBytes(chunk: Buffer): number {

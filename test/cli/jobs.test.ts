@@ -119,6 +119,10 @@ describe('boa jobs', () => {
     const badLimit = await s.boa(['jobs', 'list', '--limit', 'abc']);
     expect(badLimit.status).toBe(2);
     expect(badLimit.stderr).toBe('boa: --limit must be a number, got "abc"\n');
+    // Out of the API's range: its message, and the flag that set it.
+    const zeroLimit = await s.boa(['jobs', 'list', '--limit', '0']);
+    expect(zeroLimit.status).toBe(2);
+    expect(zeroLimit.stderr).toMatch(/^boa: .*limit must be >= 1.* \(--limit\)\n$/);
     const badState = await s.boa(['jobs', 'list', '--state', 'sleeping']);
     expect(badState.status).toBe(2);
     expect(badState.stderr).toBe(
