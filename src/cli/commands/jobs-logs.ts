@@ -139,7 +139,7 @@ export async function followLogs(client: BoaClient, jobId: number, first: Follow
       // Announced with its first line: a generation that never ran (or kept no log) says nothing.
       let announced = !shownAny;
       const writeAnnounced = (text: string) => {
-        if (!announced) say(`--- job ${jobId}, generation ${g} ---`);
+        if (!announced) sayOnce(g, `--- job ${jobId}, generation ${g} ---`);
         announced = true;
         write(text);
       };
@@ -260,8 +260,9 @@ async function nextGeneration(
     const job = await readJob(client, jobId);
     if (FINAL_STATES.has(job.state)) return job;
     const newer = job.generation > after;
-    // A generation still waiting out its restart's backoff has not started: it is waited for.
-    if (job.state === 'running' && newer && job.width > 0 && job.restartNotBefore === null) {
+    // (A generation in its restart's backoff is returned too: the job holds its GPUs, and its first
+    // lines may come and go between two polls of a loaded machine. What is said of it is said once.)
+    if (job.state === 'running' && newer && job.width > 0) {
       // As `jobs wait` says it: how wide the run it now follows is.
       sayOnce(job.generation, describeJob(job));
       return job;
