@@ -28,6 +28,7 @@ import { JobNetworkPolicies } from './network-policy.ts';
 import { checkPodWorkload, podManifest, replicaStatusOf, serviceManifest } from './pods.ts';
 import { Readmissions } from './readmit.ts';
 import { PodLogArchive } from './log-archive.ts';
+import { PodStops } from './pod-stops.ts';
 import { ReplicaLogs } from './replica-logs.ts';
 import { runLimited } from './run-limited.ts';
 import { KUBE_RETRY, kindOf, withKubeRetry } from './retry.ts';
@@ -68,18 +69,16 @@ export class KubernetesExecutor implements Executor {
   /** Replicas whose pod someone else deleted: reported interrupted, not created again (vanished.ts). */
   private readonly vanished: VanishedPods;
   private readonly now: () => number;
-  private readonly kubeConfig: KubeConfig;
   private readonly archive: PodLogArchive;
   private readonly replicaLogs: ReplicaLogs;
-  /** Pods of a rank that finished on its own, reported by a pass that returned: deleted at the next. */
-  private readonly reportedFinished = new Set<string>();
+  /** What each pass stops, and ranks that finished on their own until a pass has reported them. */
+  private readonly stops: PodStops;
 
   constructor(
     private readonly config: KubernetesExecutorConfig,
     deps: KubernetesExecutorDeps,
   ) {
     this.logger = deps.logger;
-    this.kubeConfig = deps.kubeConfig;
     this.now = deps.now ?? Date.now;
     this.vanished = new VanishedPods(deps.logger, this.now);
     this.api = coreApi(deps.kubeConfig, config.requestTimeoutMs);
@@ -114,6 +113,11 @@ export class KubernetesExecutor implements Executor {
       { ...archiveDeps, logger: deps.logger },
       archiveLimitMs,
     );
+    this.stops = new PodStops(this.archive, {
+      belongs,
+      kept: (pod) => this.kept(pod),
+      deletePod: (pod) => this.deletePod(pod),
+    });
     this.pods = new ObjectCache<V1Pod>({
       ...common,
       resource: 'pods',
@@ -166,44 +170,10 @@ export class KubernetesExecutor implements Executor {
       if (!id) continue;
       byJob.set(id.jobId, [...(byJob.get(id.jobId) ?? []), { pod, id }]);
     }
-    const tasks: (() => Promise<void>)[] = [];
-
     // Stop what should not run: other generations, jobs no longer desired, replicas on the wrong node.
     // One that had ended on its own is reported as it ended, once more: its pod may be gone by the end
     // of this pass (a rank 0 that finished just as its job was rescaled is the job finished).
-    const endedBeforeDeletion: ReplicaStatus[] = [];
-    const finishedNow: string[] = [];
-    for (const [jobId, owned] of byJob) {
-      for (const { pod, id } of owned) {
-        if (!belongs(pod, id, want.get(jobId)) && !pod.metadata?.deletionTimestamp) {
-          const status = replicaStatusOf(pod);
-          const ended = status && (status.phase === 'succeeded' || status.phase === 'failed');
-          // Kept for its log while its job runs nothing (a restart's backoff, or failed for good): the
-          // log says why it failed. A job's next generation still starts only once it is gone.
-          if (ended && !want.has(jobId) && this.kept(pod)) continue;
-          if (ended && !status.interrupted) endedBeforeDeletion.push(status);
-          // A rank that finished on its own (its job done) is deleted only once a pass has reported it:
-          // a pass that fails, or a service that stops before it reads the statuses, would lose it with
-          // the pod, and the job would run again.
-          const name = pod.metadata?.name ?? '';
-          if (status?.phase === 'succeeded' && !status.interrupted && !this.reportedFinished.has(name)) {
-            finishedNow.push(name);
-            continue;
-          }
-          this.reportedFinished.delete(name);
-          // Its log first: the pod takes it along (an ended one's read, a running one's followed).
-          tasks.push(async () => {
-            await (ended ? this.archive.keepEnded(pod) : this.archive.keepStopping(pod));
-            await this.deletePod(pod);
-          });
-        } else if (pod.metadata?.deletionTimestamp && !this.archive.has(pod)) {
-          // Stopping, its log not kept: deleted by someone else, or boa restarted while it stopped.
-          const phase = pod.status?.phase;
-          const ended = phase === 'Succeeded' || phase === 'Failed';
-          tasks.push(() => (ended ? this.archive.keepEnded(pod) : this.archive.keepStopping(pod)));
-        }
-      }
-    }
+    const { tasks, endedBeforeDeletion, finishedNow } = this.stops.plan(byJob, want);
     // Pods their node turned away (another job's pod still holding the GPUs) go, to be created again.
     const wanted = [...byJob].flatMap(([jobId, owned]) =>
       owned.filter(({ pod, id }) => belongs(pod, id, want.get(jobId))).map(({ pod }) => pod),
@@ -284,12 +254,7 @@ export class KubernetesExecutor implements Executor {
       seenEnded.delete(key);
       return [ended ?? this.readmissions.status(pod, status)];
     });
-    for (const name of finishedNow) this.reportedFinished.add(name);
-    // Bounded: a name not deleted after its report (its pod gone meanwhile) goes with the oldest.
-    for (const name of this.reportedFinished) {
-      if (this.reportedFinished.size <= 10_000) break;
-      this.reportedFinished.delete(name);
-    }
+    this.stops.reported(finishedNow);
     return [...statuses, ...seenEnded.values(), ...this.rejected.values(), ...this.vanished.statuses()];
   }
 
