@@ -4,7 +4,7 @@
  * ground truth. Prints the simulator's JSON metrics. Resumable: kill it (even with -9) and run the same
  * command with the same --state to continue.
  *   npm run -s demo -- --trace FILE [--apps a,b] --budget B [--speed X|max] [--state DIR] [--prior none|trace] [--executor local]
- *     [--warmup-hours H] [--budget-window-hours H] [--drain-after-hours H] [--plan-cap-multiple M] [--credit-spend-hours H] [--credit-load-share S] [--rate-confidence Z] [--first-day-arrivals A]
+ *     [--warmup-hours H] [--budget-window-hours H] [--drain-after-hours H] [--fill-below-band S] [--plan-cap-multiple M] [--credit-spend-hours H] [--credit-load-share S] [--rate-confidence Z] [--first-day-arrivals A]
  *     [--history F1,F2,... [--history-gap-hours H]]
  * With --executor local every job is submitted with a command that the local executor runs as real
  * processes, one per node of its placement, restarted at each rescale; the emulated jobs still report
@@ -51,6 +51,7 @@ await runMain(async () => {
     warmupHours: string;
     budgetWindowHours: string;
     drainAfterHours: string;
+    fillBelowBand: string;
     planCapMultiple: string;
     creditSpendHours: string;
     creditLoadShare: string;

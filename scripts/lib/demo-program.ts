@@ -44,6 +44,11 @@ export const demoProgram = scriptProgram('demo')
     '2',
   )
   .option(
+    '--fill-below-band <share>',
+    "the service's opt-in fill (fillBelowBand): while the budget window pays more than this share under the budget, the running jobs take it; 0: never",
+    '0',
+  )
+  .option(
     '--plan-cap-multiple <m>',
     "the service's plan cap (planCapMultiple): plans get at most m times what the load needs; 0: none",
     String(DEFAULT_PLAN_CAP.multiple),

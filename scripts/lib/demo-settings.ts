@@ -25,6 +25,12 @@ const FLAGS = [
     what: 'a number >= 0 (0: never)',
   },
   {
+    flag: '--fill-below-band',
+    key: 'fillBelowBand',
+    allowed: (b: number) => b >= 0 && b < 1,
+    what: 'a share of the budget from 0 (never) to below 1',
+  },
+  {
     flag: '--plan-cap-multiple',
     key: 'planCapMultiple',
     allowed: (m: number) => m === 0 || m >= 1,

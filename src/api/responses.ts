@@ -84,6 +84,10 @@ const BudgetControl = z
       description:
         'no submission for drainAfterHours and nothing waits: the running jobs take the GPUs the budget allows',
     }),
+    fillingToBudget: z.boolean().openapi({
+      description:
+        'the budget window paid more than fillBelowBand under the budget (opt-in) and nothing waits: the running jobs take the GPUs the budget allows',
+    }),
     loadNeedsGpuHoursPerHour: gpuHours('the budget the current load would need'),
     belowBudget: z
       .object({

@@ -90,6 +90,17 @@ export const planningSettings = {
     .nonnegative('drainAfterHours must be >= 0 (0: never)')
     .default(DEFAULT_DRAIN.afterHours),
   /**
+   * Opt-in: while the budget window (6 hours or more of it) has paid more than this share under its
+   * budget and nothing waits, the running jobs take the budget's GPUs by the drain's rule, with no floor
+   * on what a GPU adds (core/exec/band-fill.ts); 0: never. For a budget lost if unspent: 0.015 keeps the
+   * demo's eight workloads within 3% of it. Off by default: it spends the room bursts borrow.
+   */
+  fillBelowBand: z
+    .number({ error: 'fillBelowBand must be a number' })
+    .min(0, 'fillBelowBand must be a share of the budget from 0 (never) to below 1')
+    .lt(1, 'fillBelowBand must be a share of the budget from 0 (never) to below 1')
+    .default(0),
+  /**
    * Half-life of the demand ratio (core/demand-ratio.ts): plans are made with the budget divided by
    * GPU-time allocated over what the plans in force expected, so a burst the online rates read late
    * narrows the next plan; 0: not used. Opt-in: in the simulator it shortens jobs on bursty traces

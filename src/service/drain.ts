@@ -1,8 +1,11 @@
 /**
  * The drain in the service (core/exec/drain-widths.ts, the simulator's rule too): once nothing has
  * been submitted for `drainAfterHours` and every job runs at its width, the running jobs take the GPUs
- * the budget allows, whole nodes within the budget and the spend ceiling.
+ * the budget allows, whole nodes within the budget and the spend ceiling. The same, with no floor on
+ * what a GPU adds, while the budget window pays more than `fillBelowBand` under its budget
+ * (core/exec/band-fill.ts).
  */
+import { BAND_FILL_DRAIN } from '../core/exec/band-fill.ts';
 import { DEFAULT_DRAIN, drainWidths } from '../core/exec/drain-widths.ts';
 import type { ServiceJob } from './jobs.ts';
 import { estimatedClasses } from './plan-inputs.ts';
@@ -10,19 +13,27 @@ import type { BoaService } from './service.ts';
 
 const HOUR = 3_600_000;
 
-/** Widths for the drain, or undefined when it does not apply (`widthOf` then stands). */
+export interface Drained {
+  readonly widthOf: (job: ServiceJob) => number;
+  /** drain: submissions stopped; fill: the window is under the budget's band. */
+  readonly why: 'drain' | 'fill';
+}
+
+/** Widths for the drain or the fill, or undefined when neither applies (`widthOf` then stands). */
 export function drainedWidths(
   svc: BoaService,
   jobs: readonly ServiceJob[],
   widthOf: (job: ServiceJob) => number,
   maxGpus: number,
   now: number,
-): ((job: ServiceJob) => number) | undefined {
+  belowBand: boolean,
+): Drained | undefined {
   const { config } = svc.deps;
   const { budget, lastSubmittedAt } = svc.state;
   const afterHours = config.drainAfterHours;
-  if (!(afterHours > 0) || budget === undefined || lastSubmittedAt === undefined) return undefined;
-  if (now - lastSubmittedAt < afterHours * HOUR || jobs.length === 0) return undefined;
+  if (budget === undefined || jobs.length === 0) return undefined;
+  const quiet = afterHours > 0 && lastSubmittedAt !== undefined && now - lastSubmittedAt >= afterHours * HOUR;
+  if (!quiet && !belowBand) return undefined;
   // Anything waiting (for nodes, the budget or its plan) ends the drain: the plan serves it first.
   if (jobs.some((job) => job.width === 0 || widthOf(job) === 0)) return undefined;
   const perNode = config.gpusPerNode;
@@ -42,10 +53,10 @@ export function drainedWidths(
     })),
     classes,
     gpus,
-    { ...DEFAULT_DRAIN, afterHours },
+    quiet ? { ...DEFAULT_DRAIN, afterHours } : BAND_FILL_DRAIN,
   );
   if (widths === undefined) return undefined;
-  return (job) => widths.get(job.id) ?? widthOf(job);
+  return { widthOf: (job) => widths.get(job.id) ?? widthOf(job), why: quiet ? 'drain' : 'fill' };
 }
 
 /** Statistical progress, 0..1: the epochs done and the work reported in the current one. */

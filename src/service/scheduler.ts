@@ -8,6 +8,7 @@ import { budgetWindowFloor } from './budget.ts';
 import { budgetLimitedWidths } from './budget-widths.ts';
 import { intervalPlan } from './demand.ts';
 import { drainedWidths } from './drain.ts';
+import { bandFillOptions, windowBelowBand } from '../core/exec/band-fill.ts';
 import { replanIfGroupResized } from './plan-inputs.ts';
 import { TickUndo } from './tick-undo.ts';
 import { isBilled, paidGpusNow } from './paid-now.ts';
@@ -57,12 +58,14 @@ export class Scheduler {
    * The pure part of a tick (benchmarked): decides widths, placements and the node count.
    * `ceilingNodes`: the most nodes the budget window allows (core/spend-ceiling.ts); jobs beyond it wait.
    * `undo` hears of each job before it changes (the tick puts them back if its transaction fails).
+   * `belowBand`: the budget window paid more than `fillBelowBand` under its budget (src/service/drain.ts).
    */
   decide(
     now: number,
     readyNodes: readonly PoolNode[],
     ceilingNodes = Number.POSITIVE_INFINITY,
     undo = new TickUndo(),
+    belowBand = false,
   ): TickDecision {
     const { state, deps } = this.service;
     const active = [...state.jobs.values()];
@@ -94,11 +97,13 @@ export class Scheduler {
       now,
       config.keptWidthWaitMinutes * 60_000,
     );
-    const drained = drainedWidths(this.service, active, served, maxNodes * config.gpusPerNode, now);
-    state.draining = drained !== undefined;
-    const widthOf = drained ?? served;
+    const maxGpus = maxNodes * config.gpusPerNode;
+    const drained = drainedWidths(this.service, active, served, maxGpus, now, belowBand);
+    state.draining = drained?.why === 'drain';
+    state.fillingToBudget = drained?.why === 'fill';
+    const widthOf = drained?.widthOf ?? served;
     let drainExtraGpus = 0;
-    if (drained) for (const job of active) drainExtraGpus += drained(job) - served(job);
+    if (drained) for (const job of active) drainExtraGpus += widthOf(job) - served(job);
     const placement = this.placement.place(active, widthOf, readyNodes, {
       gpusPerNode: config.gpusPerNode,
       minNodes,
@@ -166,14 +171,18 @@ export class Scheduler {
       state.group?.minSize ?? 0,
     );
     const ceilingNodes = Math.min(ceiling?.nodes ?? Number.POSITIVE_INFINITY, heldNodes);
+    const budgetNow = state.budget?.gpuHoursPerHour ?? 0;
+    const belowBand =
+      ceiling !== undefined &&
+      windowBelowBand(ceiling, budgetNow, bandFillOptions(deps.config.fillBelowBand));
     const undo = new TickUndo();
     let decision: TickDecision;
     try {
-      decision = this.decide(now, ready, ceilingNodes, undo);
+      decision = this.decide(now, ready, ceilingNodes, undo, belowBand);
       if (this.nodes.chooseNow(this.nodeInput(decision.desiredNodes))) {
         // Nodes chosen for removal had jobs: place those jobs elsewhere now (or let them wait).
         const first = decision;
-        decision = this.decide(now, this.nodes.usable(state.nodes, held), ceilingNodes, undo);
+        decision = this.decide(now, this.nodes.usable(state.nodes, held), ceilingNodes, undo, belowBand);
         decision = { ...decision, changed: [...new Set([...first.changed, ...decision.changed])] };
       }
     } catch (error) {

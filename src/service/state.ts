@@ -43,6 +43,8 @@ export class ServiceState {
   lastSubmittedAt: number | undefined;
   /** The last tick handed the running jobs the budget's GPUs (src/service/drain.ts). */
   draining = false;
+  /** The same, because the budget window was under its band (the opt-in fill, core/exec/band-fill.ts). */
+  fillingToBudget = false;
   lastTickAt: number | undefined;
   nodes: PoolNode[] = [];
   /** The node group as the cloud last reported it (refreshed after boa's own changes). */

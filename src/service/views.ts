@@ -94,6 +94,7 @@ function controlView(service: BoaService, now: number) {
     rateWindow: rateWindowView(service, now),
     queuedForBudget: queuedForBudget(service),
     draining: service.state.draining,
+    fillingToBudget: service.state.fillingToBudget,
     loadNeedsGpuHoursPerHour: round(service.loadNeeds(now), 3),
     belowBudget: belowBudgetView(service),
   };

@@ -162,6 +162,8 @@ export interface PolicyOptions {
   readonly warmupHours?: number;
   /** boa's drain (core/exec/drain-widths.ts): hours without an arrival before it; 0: never; absent: 2. */
   readonly drainAfterHours?: number;
+  /** boa's fill below the band (core/exec/band-fill.ts): the band, a share of the budget; 0 or absent: never. */
+  readonly fillBelowBand?: number;
   /** boa's plan cap (core/plan-cap.ts): the most budget a plan gets, times its load's minimum; 0 or absent: none. */
   readonly planCapMultiple?: number;
   /** boa's credit for a tight budget (core/credit.ts): hours to spend the window's credit over; 0: never; absent: 4. */

@@ -233,6 +233,27 @@ describe('boa budget', () => {
     );
   });
 
+  it('says when the opt-in fill below the band hands the running jobs the budget', async () => {
+    const s = await started({
+      config: {
+        tickSeconds: 600,
+        leaseSeconds: 86_400,
+        priorRates: { imagenet: 0.5 },
+        drainAfterHours: 0,
+        fillBelowBand: 0.015,
+      },
+    });
+    expect((await s.boa(['budget', 'set', '40'])).status).toBe(0);
+    await s.service.planner.idle();
+    await s.request('POST', '/v1/jobs', { class: 'imagenet' });
+    await s.ticks(2);
+    expect((await s.boa(['budget', 'get'])).stdout).not.toMatch(/^fill/m);
+    await s.ticks(36); // the window has counted 6 hours, far under the budget
+    expect((await s.boa(['budget', 'get'])).stdout).toMatch(
+      /^fill\s+the window paid more than fillBelowBand under the budget and nothing waits: the running jobs take the GPUs the budget allows$/m,
+    );
+  });
+
   it('warns when the budget is below the load minimum; refuses one below a single job with exit 2', async () => {
     const s = await started({ config: { priorRates: { cifar10: 8 } } });
     await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });

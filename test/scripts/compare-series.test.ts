@@ -96,6 +96,18 @@ describe('compare policy variants', () => {
     });
   });
 
+  it('boa@bandP fills toward the budget while the window pays P% under it, labelled with it', () => {
+    expect(parsePolicyEntry('boa@band1.5', find)).toMatchObject({
+      options: { fillBelowBand: 0.015 },
+      label: 'boa (fill when 1.5% under)',
+    });
+    expect(parsePolicyEntry('boa@band0', find)).toMatchObject({
+      options: { fillBelowBand: 0 },
+      label: 'boa (no fill below the band)',
+    });
+    expect(() => parsePolicyEntry('boa@band100', find)).toThrow(/boa@bandP/);
+  });
+
   it('boa@confZ plans online rates Z standard errors up, labelled with it', () => {
     expect(parsePolicyEntry('boa@conf2', find)).toMatchObject({
       options: { rateConfidence: 2 },

@@ -1,7 +1,8 @@
 /**
  * The drain (src/service/drain.ts): once nothing has been submitted for `drainAfterHours` and every
  * job runs at its width, the running jobs take the GPUs the budget allows, whole nodes within it; a
- * submission ends it. Off with `drainAfterHours: 0`.
+ * submission ends it. Off with `drainAfterHours: 0`. The opt-in fill (`fillBelowBand`) does the same
+ * while the budget window pays more than the band under the budget.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -122,5 +123,43 @@ describe('the drain', () => {
     await s.ticks(20);
     expect(await widths()).toEqual(planned);
     expect((await s.request('GET', '/v1/budget')).body.control.draining).toBe(false);
+  });
+});
+
+describe('the fill below the band (opt-in)', () => {
+  it('hands the running jobs the budget once the window has counted 6 hours under the band; never with 0, the default', async () => {
+    // The drain off, so only the fill can widen the jobs; the same service without the fill alongside
+    // (its plan widens them too as budget goes unspent: the plan cap relaxes).
+    const filling = await twoLongJobs({ drainAfterHours: 0, fillBelowBand: 0.015 });
+    const plain = await twoLongJobs({ drainAfterHours: 0 });
+    const both = async (ticks: number) => {
+      await filling.s.ticks(ticks);
+      await plain.s.ticks(ticks);
+      return { filled: await filling.widths(), planned: await plain.widths() };
+    };
+    const sum = (widths: number[]) => widths.reduce((a, b) => a + b, 0);
+    // Under 6 hours of window (36 ten-minute ticks): the plan's widths, though far under the budget.
+    let now = await both(32);
+    expect(now.filled).toEqual(now.planned);
+    let budget = (await filling.s.request('GET', '/v1/budget')).body;
+    expect(budget.control.fillingToBudget).toBe(false);
+    expect(budget.control.debtGpuHours).toBeLessThan(-0.015 * BUDGET * 5);
+
+    now = await both(6);
+    budget = (await filling.s.request('GET', '/v1/budget')).body;
+    expect(budget.control.fillingToBudget).toBe(true);
+    expect(budget.control.draining).toBe(false);
+    expect(now.filled[0]!).toBeGreaterThanOrEqual(now.planned[0]!);
+    expect(now.filled[1]!).toBeGreaterThanOrEqual(now.planned[1]!);
+    expect(sum(now.filled)).toBeGreaterThan(sum(now.planned));
+    expect(sum(now.filled)).toBeLessThanOrEqual(BUDGET);
+    expect(gpusOf(filling.s)).toBeLessThanOrEqual(BUDGET);
+    expect((await plain.s.request('GET', '/v1/budget')).body.control.fillingToBudget).toBe(false);
+  });
+
+  it('refuses a band outside [0, 1), naming the setting', async () => {
+    await expect(startService({ config: { fillBelowBand: 1 } })).rejects.toThrow(
+      /fillBelowBand must be a share of the budget from 0 \(never\) to below 1/,
+    );
   });
 });

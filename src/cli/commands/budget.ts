@@ -150,6 +150,14 @@ function renderBudget(b: BudgetView): string {
               ] as [string, string],
             ]
           : []),
+        ...(b.control.fillingToBudget
+          ? [
+              [
+                'fill',
+                'the window paid more than fillBelowBand under the budget and nothing waits: the running jobs take the GPUs the budget allows',
+              ] as [string, string],
+            ]
+          : []),
         ...(b.control.planCapGpuHoursPerHour !== null &&
         b.control.planCapGpuHoursPerHour < (b.gpuHoursPerHour ?? 0)
           ? [

@@ -1,9 +1,11 @@
 /**
  * The service's drain (core/exec/drain-widths.ts, src/service/drain.ts) in the simulator: once no job
  * has arrived for `afterHours` and every job runs at its planned width, the running jobs take the GPUs
- * the budget allows, whole nodes within the budget and the ceiling.
+ * the budget allows, whole nodes within the budget and the ceiling. The same, with no floor on what a
+ * GPU adds, while the window is under the budget's band (the opt-in fill, core/exec/band-fill.ts).
  */
 import { type DrainOptions, drainWidths } from '../../../core/exec/drain-widths.ts';
+import { BAND_FILL_DRAIN } from '../../../core/exec/band-fill.ts';
 import type { ClassProfile } from '../../../core/profile.ts';
 import type { ClusterView, JobView } from '../../policy.ts';
 
@@ -19,6 +21,8 @@ export interface DrainInput<W extends Wanted> {
   readonly options: DrainOptions | null;
   /** Seconds since the last arrival (0 before any). */
   readonly quietSeconds: number;
+  /** The window is under the budget's band (band-fill.ts): the drain's rule applies before the drain. */
+  readonly belowBand: boolean;
   readonly budget: number;
   readonly ceilingGpus: number | undefined;
   readonly cluster: ClusterView;
@@ -36,9 +40,11 @@ export interface DrainInput<W extends Wanted> {
 export function drainedWidths<W extends Wanted>(
   input: DrainInput<W>,
 ): { wanted: readonly W[]; extraGpus: number } {
-  const { options, served, planned, cluster } = input;
+  const { served, planned, cluster } = input;
   const unchanged = { wanted: served, extraGpus: 0 };
-  if (options === null || input.quietSeconds < options.afterHours * 3600) return unchanged;
+  const draining = input.options !== null && input.quietSeconds >= input.options.afterHours * 3600;
+  if (!draining && !input.belowBand) return unchanged;
+  const options = draining ? (input.options as DrainOptions) : BAND_FILL_DRAIN;
   if (served.length !== planned.length || served.some((w, i) => w.width !== planned[i]?.width))
     return unchanged;
   if (served.some((w) => w.state !== 'running')) return unchanged;

@@ -5,8 +5,10 @@
  * estimator; prior: the same estimator starting from the trace's own rates, as the demo's --prior trace;
  * oracle: the trace's own rates, which no other policy and no service has), warmupHours (default 0: the
  * service's opt-in warm-up, core/warmup.ts), drainAfterHours (default 2, 0: never: the service's drain,
- * core/exec/drain-widths.ts), planCapMultiple (default 2, 0: none; the service's cap on the plan's
- * budget relative to its load, core/plan-cap.ts), creditSpendHours (default 4, 0: never; the service's
+ * core/exec/drain-widths.ts), fillBelowBand (default 0: never; the service's opt-in fill toward the
+ * budget while the window pays more than that share under it, core/exec/band-fill.ts),
+ * planCapMultiple (default 2, 0: none; the service's cap on the plan's budget relative to its load,
+ * core/plan-cap.ts), creditSpendHours (default 4, 0: never; the service's
  * spending of the window's unspent budget while the load needs most of the budget, core/credit.ts),
  * rateConfidence (default 0: the estimate; the service's opt-in upper confidence bound on online rates,
  * src/service/estimators.ts), priorRatesPerHour (the online estimator's prior, the service's priorRates,
@@ -25,6 +27,7 @@ import { DEFAULT_SPEND_CEILING } from '../../../core/spend-ceiling.ts';
 import { RELOCK_FACTOR } from '../../../core/shares.ts';
 import { warmupOptions } from '../../../core/warmup.ts';
 import { DEFAULT_DRAIN } from '../../../core/exec/drain-widths.ts';
+import { bandFillOptions } from '../../../core/exec/band-fill.ts';
 import { DEFAULT_PLAN_CAP, planCapOptions } from '../../../core/plan-cap.ts';
 import { creditOptions, DEFAULT_CREDIT } from '../../../core/credit.ts';
 import { MAX_FIRST_DAY_ARRIVALS, MAX_RATE_CONFIDENCE } from '../../../service/estimators.ts';
@@ -50,6 +53,7 @@ export const BOA_DEFAULTS: Omit<BoaSettings, 'budget'> = {
   budgetWindowHours: 24,
   warmup: null,
   drain: DEFAULT_DRAIN,
+  bandFill: null,
   planCap: DEFAULT_PLAN_CAP,
   credit: DEFAULT_CREDIT,
   price: null,
@@ -89,6 +93,8 @@ export function boaSettings(context: PolicyContext, options: PolicyOptions): Boa
     throw new BoaOptionsError(`boa drainAfterHours must be a number >= 0 (0: never), got ${drainHours}`);
   }
   const drain = drainHours > 0 ? { ...DEFAULT_DRAIN, afterHours: drainHours } : null;
+  const band = checked('fillBelowBand', () => bandFillOptions(options.fillBelowBand ?? 0));
+  const bandFill = band.band > 0 ? band : BOA_DEFAULTS.bandFill;
   const planCap = checked('planCapMultiple', () =>
     planCapOptions(options.planCapMultiple ?? DEFAULT_PLAN_CAP.multiple, DEFAULT_PLAN_CAP.relaxHours),
   );
@@ -172,6 +178,7 @@ export function boaSettings(context: PolicyContext, options: PolicyOptions): Boa
     rates,
     warmup,
     drain,
+    bandFill,
     planCap: planCap.multiple > 0 ? planCap : null,
     credit: credit.spendHours > 0 ? credit : null,
     control: { ...BOA_DEFAULTS.control, demandHalfLifeSeconds: demandHours * 3600 },

@@ -24,6 +24,7 @@ import {
 import { ceilingNow, servedUnderCeiling, unspentInLookback } from './ceiling.ts';
 import { type WarmupOptions, warmupFactor } from '../../../core/warmup.ts';
 import type { DrainOptions } from '../../../core/exec/drain-widths.ts';
+import { type BandFillOptions, windowBelowBand } from '../../../core/exec/band-fill.ts';
 import { drainedWidths } from './drain.ts';
 import type { PlanCapOptions } from '../../../core/plan-cap.ts';
 import type { CreditOptions } from '../../../core/credit.ts';
@@ -62,6 +63,8 @@ export interface BoaSettings {
   readonly warmup: WarmupOptions | null;
   /** Spend the budget on the running jobs once submissions stop (drain-widths.ts); null: never. */
   readonly drain: DrainOptions | null;
+  /** Spend toward the budget while the window is under it by more than a band (band-fill.ts); null: never. */
+  readonly bandFill: BandFillOptions | null;
   /** The service's cap on the plan's budget relative to its load (core/plan-cap.ts); null: none. */
   readonly planCap: PlanCapOptions | null;
   /** The service's spending of the window's credit while the load is tight (core/credit.ts); null: never. */
@@ -201,6 +204,10 @@ export class BoaPolicy implements Policy {
     const drained = drainedWidths({
       options: this.settings.drain,
       quietSeconds: this.#lastArrival === undefined ? 0 : now - this.#lastArrival,
+      belowBand:
+        ceiling !== undefined &&
+        this.settings.bandFill !== null &&
+        windowBelowBand(ceiling, budget, this.settings.bandFill),
       budget: this.settings.budget,
       ceilingGpus: ceiling?.gpus,
       cluster,

@@ -33,14 +33,31 @@ describe('boa on workload-1 (cifar10, bert, deepspeech2: 85 jobs) at budget 40',
   it('finishes every job and holds its own running average near the budget', () => {
     expect(exact.completed).toBe(85);
     // On the yardstick (over the 8-hour arrival span) the drain after the last arrival is counted in:
-    // measured +5.1% over 40; over the run's own span -2.8% (the spend ceiling clips the bursts and the
-    // control does not bank what it left unspent), just inside the issue's -3% (-4.9% before the GPUs
-    // the ceiling's level left idle were handed out).
+    // measured +4.1% over 40; over the run's own span -3.6% (the spend ceiling clips the bursts and the
+    // control does not bank what it left unspent), just outside the issue's -3% (the opt-in fill
+    // below brings it in).
     expect(exact.paidGpuHoursPerHour / 40 - 1).toBeLessThan(0.08);
     const ownSpan = (exact.paidGpuHoursPerHour * exact.arrivalSpanHours) / exact.spanHours;
     expect(ownSpan / 40 - 1).toBeLessThan(0.01);
     expect(ownSpan / 40 - 1).toBeGreaterThan(-0.05);
     expect(exact.allocatedGpuHoursPerHour).toBeLessThan(exact.paidGpuHoursPerHour);
+  });
+
+  it('with the opt-in fill below the band, pays within 1.5% of the budget over its own span, no slower', () => {
+    const filled = simulate({
+      trace,
+      apps: ['cifar10', 'bert', 'deepspeech2'],
+      policy: 'boa',
+      options: { budget: 40, fillBelowBand: 0.015 },
+      profiles,
+      truthOf,
+    }).result;
+    const ownSpan = (r: typeof exact) => (r.paidGpuHoursPerHour * r.arrivalSpanHours) / r.spanHours / 40 - 1;
+    // Measured: -3.6% without, -1.5% with, average JCT 1192 s and 1191 s.
+    expect(ownSpan(exact)).toBeLessThan(-0.03);
+    expect(ownSpan(filled)).toBeGreaterThan(-0.02);
+    expect(ownSpan(filled)).toBeLessThan(0.01);
+    expect(filled.avgJctSeconds).toBeLessThanOrEqual(exact.avgJctSeconds * 1.01);
   });
 
   it('is no slower with the exact calculator than with the paper one, at the same paid spend', () => {

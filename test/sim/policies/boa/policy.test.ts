@@ -254,6 +254,18 @@ describe('executing the plan on an uncontended cluster', () => {
     );
   });
 
+  it('fills below the band only when asked (fillBelowBand), from 6 hours of window, and refuses a band of 1 or more', () => {
+    expect(boaSettings(context(RATES), { budget: 50 }).bandFill).toBeNull();
+    expect(boaSettings(context(RATES), { budget: 50, fillBelowBand: 0 }).bandFill).toBeNull();
+    expect(boaSettings(context(RATES), { budget: 50, fillBelowBand: 0.015 }).bandFill).toEqual({
+      band: 0.015,
+      afterHours: 6,
+    });
+    expect(() => boaSettings(context(RATES), { budget: 50, fillBelowBand: 1 })).toThrow(
+      /boa fillBelowBand: the band must be a share of the budget from 0 \(never\) to below 1, got 1/,
+    );
+  });
+
   it('a backlog on a plan at its minimum does not wind the demand ratio up (anti-windup)', () => {
     // Below the minimum the plan is the cheapest one; forty jobs present allocate far more than its
     // steady state expects. Narrowing cannot answer that, so it must not count as demand: counted, the
