@@ -56,7 +56,9 @@ export class ReplicaLauncher {
   }
 
   private open(): ChildProcess {
-    const child = spawn(process.execPath, [LAUNCHER], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [LAUNCHER, String(process.pid)], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
     this.child = child;
     child.unref();
     (child.stdin as Socket | null)?.unref();

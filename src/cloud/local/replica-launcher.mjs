@@ -12,6 +12,9 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 
+// The service that asked: once it is gone (killed), requests still buffered on stdin are not started, so a
+// restarted service never finds a replica starting behind its back after it adopted what was recorded.
+const service = Number(process.argv[2]) || process.ppid;
 const send = (message) => process.stdout.write(`${JSON.stringify(message)}\n`);
 // The service's terminal may send these to its whole process group; the service decides when to stop.
 process.on('SIGINT', () => undefined);
@@ -26,6 +29,7 @@ createInterface({ input: process.stdin })
     } catch {
       return;
     }
+    if (process.ppid !== service) return; // nobody will record it
     let child;
     try {
       child = spawn(request.file, request.args, {
