@@ -247,6 +247,7 @@ export const StatusView = z
         loadNeedsGpuHoursPerHour: z.number(),
         queuedForBudget: z.number(),
         draining: z.boolean(),
+        fillingToBudget: z.boolean(),
       })
       .nullable()
       .optional(),

@@ -125,6 +125,8 @@ export interface SpendCeiling {
    * hours, or since it started; negative: below it, room to spend).
    */
   readonly debtGpuHours: number;
+  /** GPU-hours the budget promised over those hours. */
+  readonly promisedGpuHours: number;
   /** The hours that debt is counted over. */
   readonly debtHours: number;
 }
@@ -155,7 +157,8 @@ export function spendCeiling(input: SpendCeilingInput): SpendCeiling {
   // (slack x budget + half a node) x horizon.
   const held = input.heldNodes ?? 0;
   if (held > nodes && gpus >= (held - 0.5) * input.gpusPerNode) nodes = held;
-  return { gpus, nodes, debtGpuHours: paid - allowed(lookback), debtHours: lookback };
+  const promisedGpuHours = allowed(lookback);
+  return { gpus, nodes, debtGpuHours: paid - promisedGpuHours, promisedGpuHours, debtHours: lookback };
 }
 
 /**

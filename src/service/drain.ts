@@ -15,8 +15,10 @@ const HOUR = 3_600_000;
 
 export interface Drained {
   readonly widthOf: (job: ServiceJob) => number;
-  /** drain: submissions stopped; fill: the window is under the budget's band. */
-  readonly why: 'drain' | 'fill';
+  /** Submissions stopped `drainAfterHours` ago. */
+  readonly draining: boolean;
+  /** The window is under the budget's band: the fill's rule (no floor on what a GPU adds) applies. */
+  readonly filling: boolean;
 }
 
 /** Widths for the drain or the fill, or undefined when neither applies (`widthOf` then stands). */
@@ -34,8 +36,13 @@ export function drainedWidths(
   if (budget === undefined || jobs.length === 0) return undefined;
   const quiet = afterHours > 0 && lastSubmittedAt !== undefined && now - lastSubmittedAt >= afterHours * HOUR;
   if (!quiet && !belowBand) return undefined;
-  // Anything waiting (for nodes, the budget or its plan) ends the drain: the plan serves it first.
-  if (jobs.some((job) => job.width === 0 || widthOf(job) === 0)) return undefined;
+  // A job the plan or the ceiling leaves waiting ends both: the plan serves it first. A job that only
+  // waits to start (a new one) ends the drain, but the fill makes room for it at its plan's width and
+  // keeps what it handed out while everything fits the budget: otherwise each submission would take
+  // every filled job back to its plan's width and the next tick widen it again, a restart each way
+  // (twice the restarts on bursty-960-2 at 1.6x its minimum).
+  if (jobs.some((job) => widthOf(job) === 0)) return undefined;
+  if (!belowBand && jobs.some((job) => job.width === 0)) return undefined;
   const perNode = config.gpusPerNode;
   const allowed = Math.min(budget.gpuHoursPerHour, maxGpus);
   const gpus = Math.floor(allowed / perNode + 1e-9) * perNode;
@@ -53,10 +60,11 @@ export function drainedWidths(
     })),
     classes,
     gpus,
-    quiet ? { ...DEFAULT_DRAIN, afterHours } : BAND_FILL_DRAIN,
+    // Both at once: the fill's rule, which hands out what the drain's floor would leave unspent.
+    belowBand ? BAND_FILL_DRAIN : { ...DEFAULT_DRAIN, afterHours },
   );
   if (widths === undefined) return undefined;
-  return { widthOf: (job) => widths.get(job.id) ?? widthOf(job), why: quiet ? 'drain' : 'fill' };
+  return { widthOf: (job) => widths.get(job.id) ?? widthOf(job), draining: quiet, filling: belowBand };
 }
 
 /** Statistical progress, 0..1: the epochs done and the work reported in the current one. */

@@ -9,6 +9,7 @@ import { budgetLimitedWidths } from './budget-widths.ts';
 import { intervalPlan } from './demand.ts';
 import { drainedWidths } from './drain.ts';
 import { bandFillOptions, windowBelowBand } from '../core/exec/band-fill.ts';
+import { ceilingLookbackHours } from '../core/spend-ceiling.ts';
 import { replanIfGroupResized } from './plan-inputs.ts';
 import { TickUndo } from './tick-undo.ts';
 import { isBilled, paidGpusNow } from './paid-now.ts';
@@ -99,8 +100,8 @@ export class Scheduler {
     );
     const maxGpus = maxNodes * config.gpusPerNode;
     const drained = drainedWidths(this.service, active, served, maxGpus, now, belowBand);
-    state.draining = drained?.why === 'drain';
-    state.fillingToBudget = drained?.why === 'fill';
+    state.draining = drained?.draining ?? false;
+    state.fillingToBudget = drained?.filling ?? false;
     const widthOf = drained?.widthOf ?? served;
     let drainExtraGpus = 0;
     if (drained) for (const job of active) drainExtraGpus += widthOf(job) - served(job);
@@ -171,10 +172,13 @@ export class Scheduler {
       state.group?.minSize ?? 0,
     );
     const ceilingNodes = Math.min(ceiling?.nodes ?? Number.POSITIVE_INFINITY, heldNodes);
-    const budgetNow = state.budget?.gpuHoursPerHour ?? 0;
+    const { fillBelowBand, budgetWindowHours, budgetHorizonHours } = deps.config;
     const belowBand =
       ceiling !== undefined &&
-      windowBelowBand(ceiling, budgetNow, bandFillOptions(deps.config.fillBelowBand));
+      windowBelowBand(
+        ceiling,
+        bandFillOptions(fillBelowBand, ceilingLookbackHours(budgetWindowHours, budgetHorizonHours)),
+      );
     const undo = new TickUndo();
     let decision: TickDecision;
     try {

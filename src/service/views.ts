@@ -229,6 +229,7 @@ export function statusView(service: BoaService) {
           loadNeedsGpuHoursPerHour: round(service.loadNeeds(), 3),
           queuedForBudget: queuedForBudget(service),
           draining: state.draining,
+          fillingToBudget: state.fillingToBudget,
         }
       : null,
     planId: state.plan?.row.id ?? null,

@@ -248,7 +248,11 @@ describe('boa budget', () => {
     await s.request('POST', '/v1/jobs', { class: 'imagenet' });
     await s.ticks(2);
     expect((await s.boa(['budget', 'get'])).stdout).not.toMatch(/^fill/m);
+    expect((await s.boa(['status'])).stdout).not.toMatch(/filling/);
     await s.ticks(36); // the window has counted 6 hours, far under the budget
+    expect((await s.boa(['status'])).stdout).toMatch(
+      /^budget\s+40 GPU-hours\/hour; .*; filling: the window is under the budget, the running jobs take it$/m,
+    );
     expect((await s.boa(['budget', 'get'])).stdout).toMatch(
       /^fill\s+the window paid more than fillBelowBand under the budget and nothing waits: the running jobs take the GPUs the budget allows$/m,
     );

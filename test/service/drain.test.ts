@@ -155,6 +155,14 @@ describe('the fill below the band (opt-in)', () => {
     expect(sum(now.filled)).toBeLessThanOrEqual(BUDGET);
     expect(gpusOf(filling.s)).toBeLessThanOrEqual(BUDGET);
     expect((await plain.s.request('GET', '/v1/budget')).body.control.fillingToBudget).toBe(false);
+
+    // A submission while the filled jobs hold the whole budget: the plan serves it first, every job on
+    // its plan's width.
+    expect(sum(now.filled)).toBe(BUDGET);
+    const late = (await filling.s.request('POST', '/v1/jobs', { class: 'cifar10' })).body;
+    await filling.s.ticks(2);
+    expect((await filling.s.request('GET', `/v1/jobs/${late.id}`)).body.state).toBe('running');
+    expect(sum(await filling.widths())).toBeLessThan(BUDGET);
   });
 
   it('refuses a band outside [0, 1), naming the setting', async () => {

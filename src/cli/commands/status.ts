@@ -55,7 +55,11 @@ export function renderStatus(s: StatusView): string {
 function budgetLine(b: StatusView['budget']): string {
   if (!b) return 'not set (boa budget set <gpuHoursPerHour>)';
   const queued = b.queuedForBudget > 0 ? `; ${b.queuedForBudget} jobs queued for the budget` : '';
-  const draining = b.draining ? '; draining: the running jobs take the budget' : '';
+  const draining = b.draining
+    ? '; draining: the running jobs take the budget'
+    : b.fillingToBudget
+      ? '; filling: the window is under the budget, the running jobs take it'
+      : '';
   return (
     `${b.gpuHoursPerHour} GPU-hours/hour; the load needs ${fixed(b.loadNeedsGpuHoursPerHour, 1)} ` +
     `GPU-hours/hour${queued}${draining}`

@@ -25,30 +25,37 @@ export interface BandFillOptions {
 /** The hours the window must have counted (measured: docs/comparison.md). */
 export const BAND_FILL_AFTER_HOURS = 6;
 
-/** The band measured: inside issue 14's -3%, so the fill starts before the window leaves it. */
-export const SUGGESTED_BAND = 0.015;
-
 /** The drain's rule as the fill uses it: any GPU that shortens a job is worth the budget it spends. */
 export const BAND_FILL_DRAIN: DrainOptions = { ...DEFAULT_DRAIN, minMarginalSpeedup: 0 };
 
 /** The window so far, as the spend ceiling counts it (core/spend-ceiling.ts). */
 export interface WindowSoFar {
-  /** GPU-hours paid above the budget (negative: under). */
+  /** GPU-hours paid above what the budget promised (negative: under). */
   readonly debtGpuHours: number;
+  /** GPU-hours the budget promised over those hours (each budget in force for its hours). */
+  readonly promisedGpuHours: number;
   /** The hours that debt is counted over. */
   readonly debtHours: number;
 }
 
-/** Whether the window so far paid more than the band under the budget (`budget` GPU-hours per hour). */
-export function windowBelowBand(window: WindowSoFar, budget: number, options: BandFillOptions): boolean {
-  if (!(options.band > 0) || !(budget > 0) || window.debtHours < options.afterHours) return false;
-  return -window.debtGpuHours > options.band * budget * window.debtHours;
+/**
+ * Whether the window so far paid more than the band under what the budget promised over it: against the
+ * promise, not the budget now, so a day after a budget change is judged as the ledger judges it.
+ */
+export function windowBelowBand(window: WindowSoFar, options: BandFillOptions): boolean {
+  if (!(options.band > 0) || !(window.promisedGpuHours > 0) || window.debtHours < options.afterHours)
+    return false;
+  return -window.debtGpuHours > options.band * window.promisedGpuHours;
 }
 
-/** Options for a band from a config or a command line; the message names what is allowed. */
-export function bandFillOptions(band: number): BandFillOptions {
+/**
+ * Options for a band from a config or a command line; the message names what is allowed.
+ * `lookbackHours`: the most the ceiling counts its debt over (a window shorter than 7 hours gates the
+ * fill on all of it, not on 6 hours it never reaches).
+ */
+export function bandFillOptions(band: number, lookbackHours = Number.POSITIVE_INFINITY): BandFillOptions {
   if (!(Number.isFinite(band) && band >= 0 && band < 1)) {
     throw new RangeError(`the band must be a share of the budget from 0 (never) to below 1, got ${band}`);
   }
-  return { band, afterHours: BAND_FILL_AFTER_HOURS };
+  return { band, afterHours: Math.min(BAND_FILL_AFTER_HOURS, lookbackHours) };
 }

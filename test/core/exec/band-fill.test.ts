@@ -11,24 +11,42 @@ import { oneEpochClass } from './one-epoch.ts';
 const options = bandFillOptions(0.015);
 
 describe('windowBelowBand', () => {
-  it('is under the band only when the window paid more than the band under the budget', () => {
-    // 10 hours at 40: 400 promised; 1.5% of it is 6 GPU-hours.
-    expect(windowBelowBand({ debtGpuHours: -6.1, debtHours: 10 }, 40, options)).toBe(true);
-    expect(windowBelowBand({ debtGpuHours: -5.9, debtHours: 10 }, 40, options)).toBe(false);
-    expect(windowBelowBand({ debtGpuHours: 3, debtHours: 10 }, 40, options)).toBe(false);
+  // 10 hours at 40 promised 400 GPU-hours; 1.5% of it is 6.
+  const tenHours = (debtGpuHours: number) => ({ debtGpuHours, promisedGpuHours: 400, debtHours: 10 });
+
+  it('is under the band only when the window paid more than the band under what was promised', () => {
+    expect(windowBelowBand(tenHours(-6.1), options)).toBe(true);
+    expect(windowBelowBand(tenHours(-5.9), options)).toBe(false);
+    expect(windowBelowBand(tenHours(3), options)).toBe(false);
+  });
+
+  it('judges a window across a budget change against what each budget promised for its hours', () => {
+    // 8 hours at 10, then 2 at 40: promised 160, paid 156 (2.5% under). Judged against the budget now
+    // (40 x 10 h), 2.5% under would read 61% under; against 40 raised from 10 the other way, a window
+    // 4% under would read inside the band.
+    const afterRaise = { debtGpuHours: -4, promisedGpuHours: 160, debtHours: 10 };
+    expect(windowBelowBand(afterRaise, options)).toBe(true);
+    // 8 hours at 40, then 2 at 10: promised 340, paid 339 (0.3% under): inside the band.
+    const afterCut = { debtGpuHours: -1, promisedGpuHours: 340, debtHours: 10 };
+    expect(windowBelowBand(afterCut, options)).toBe(false);
   });
 
   it('waits until the window has counted its hours, and never fills with a band of 0', () => {
-    const early = BAND_FILL_AFTER_HOURS - 0.01;
-    expect(windowBelowBand({ debtGpuHours: -early * 40, debtHours: early }, 40, options)).toBe(false);
-    expect(
-      windowBelowBand(
-        { debtGpuHours: -BAND_FILL_AFTER_HOURS * 40, debtHours: BAND_FILL_AFTER_HOURS },
-        40,
-        options,
-      ),
-    ).toBe(true);
-    expect(windowBelowBand({ debtGpuHours: -400, debtHours: 10 }, 40, bandFillOptions(0))).toBe(false);
+    const hours = (debtHours: number) => ({
+      debtGpuHours: -debtHours * 40,
+      promisedGpuHours: debtHours * 40,
+      debtHours,
+    });
+    expect(windowBelowBand(hours(BAND_FILL_AFTER_HOURS - 0.01), options)).toBe(false);
+    expect(windowBelowBand(hours(BAND_FILL_AFTER_HOURS), options)).toBe(true);
+    expect(windowBelowBand(tenHours(-400), bandFillOptions(0))).toBe(false);
+  });
+
+  it('gates a window shorter than its 6 hours on all the hours it counts', () => {
+    // A 5-hour window with a 1-hour horizon counts its debt over 4 hours at most.
+    const short = bandFillOptions(0.015, 4);
+    expect(short.afterHours).toBe(4);
+    expect(windowBelowBand({ debtGpuHours: -80, promisedGpuHours: 160, debtHours: 4 }, short)).toBe(true);
   });
 
   it('refuses a band outside [0, 1), naming what is allowed', () => {

@@ -44,10 +44,13 @@ export function drainedWidths<W extends Wanted>(
   const unchanged = { wanted: served, extraGpus: 0 };
   const draining = input.options !== null && input.quietSeconds >= input.options.afterHours * 3600;
   if (!draining && !input.belowBand) return unchanged;
-  const options = draining ? (input.options as DrainOptions) : BAND_FILL_DRAIN;
+  // Both at once: the fill's rule, which hands out what the drain's floor would leave unspent.
+  const options = input.belowBand ? BAND_FILL_DRAIN : (input.options as DrainOptions);
   if (served.length !== planned.length || served.some((w, i) => w.width !== planned[i]?.width))
     return unchanged;
-  if (served.some((w) => w.state !== 'running')) return unchanged;
+  // A job waiting to start ends the drain; the fill makes room for it at its plan's width and keeps
+  // what it handed out while everything fits (src/service/drain.ts).
+  if (!input.belowBand && served.some((w) => w.state !== 'running')) return unchanged;
   const allowed = Math.min(
     input.budget,
     input.ceilingGpus ?? Number.POSITIVE_INFINITY,

@@ -207,7 +207,7 @@ export class BoaPolicy implements Policy {
       belowBand:
         ceiling !== undefined &&
         this.settings.bandFill !== null &&
-        windowBelowBand(ceiling, budget, this.settings.bandFill),
+        windowBelowBand(ceiling, this.settings.bandFill),
       budget: this.settings.budget,
       ceilingGpus: ceiling?.gpus,
       cluster,

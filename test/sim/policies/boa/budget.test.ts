@@ -43,7 +43,7 @@ describe('boa on workload-1 (cifar10, bert, deepspeech2: 85 jobs) at budget 40',
     expect(exact.allocatedGpuHoursPerHour).toBeLessThan(exact.paidGpuHoursPerHour);
   });
 
-  it('with the opt-in fill below the band, pays within 1.5% of the budget over its own span, no slower', () => {
+  it('with the opt-in fill below the band, pays within 2% of the budget over its own span, no slower', () => {
     const filled = simulate({
       trace,
       apps: ['cifar10', 'bert', 'deepspeech2'],
