@@ -78,7 +78,9 @@ export const ProgressBody = strictBody({
 export const BudgetBody = strictBody({
   gpuHoursPerHour: z
     .number()
-    .positive()
+    .positive(
+      'gpuHoursPerHour must be > 0: the paid GPU-hours per hour boa may spend on average (to stop spending, cancel the jobs)',
+    )
     .max(BOUNDS.budget, `gpuHoursPerHour is at most ${BOUNDS.budget}`)
     .openapi({ example: 40 }),
 }).openapi('Budget');

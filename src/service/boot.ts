@@ -250,7 +250,14 @@ function readProfiles(file: string | undefined): ProfileFile {
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    throw new ConfigError(`cannot read profiles file ${path}: ${(error as NodeJS.ErrnoException).code}`);
+    const code = (error as NodeJS.ErrnoException).code;
+    // The default one is committed beside the service's state in data/: removing data/ to start afresh
+    // removes it too.
+    const hint =
+      file === undefined && code === 'ENOENT'
+        ? ' (it comes with the repository: `git checkout -- data` restores it; to start afresh remove only data/boa.sqlite*, data/token, data/job-token.key and data/jobs)'
+        : '';
+    throw new ConfigError(`cannot read profiles file ${path}: ${code}${hint}`);
   }
   try {
     return parseProfileFile(JSON.parse(text), path);

@@ -47,7 +47,13 @@ describe('validation errors', () => {
       'gpuHoursPerHour',
       'gpuHoursPerHour must be a number, not a string',
     ],
-    ['PUT', '/v1/budget', { gpuHoursPerHour: -5 }, 'gpuHoursPerHour', 'gpuHoursPerHour must be > 0'],
+    [
+      'PUT',
+      '/v1/budget',
+      { gpuHoursPerHour: -5 },
+      'gpuHoursPerHour',
+      'gpuHoursPerHour must be > 0: the paid GPU-hours per hour boa may spend on average (to stop spending, cancel the jobs)',
+    ],
     // JSON.parse reads a number past the doubles as Infinity.
     [
       'PUT',

@@ -15,7 +15,16 @@ describe('boa jobs submit --idempotency-key', () => {
     const s = await startCliService();
     cleanups.push(s.close);
     const submit = () =>
-      s.boa(['jobs', 'submit', 'cifar10', '--name', 'r18', '--idempotency-key', 'nightly 42']);
+      s.boa([
+        'jobs',
+        'submit',
+        'cifar10',
+        '--self-launched',
+        '--name',
+        'r18',
+        '--idempotency-key',
+        'nightly 42',
+      ]);
 
     const first = await submit();
     expect(first.stderr).toBe('');
@@ -50,6 +59,7 @@ describe('boa jobs submit --idempotency-key', () => {
       'jobs',
       'submit',
       'cifar10',
+      '--self-launched',
       '--name',
       'r18',
       '--idempotency-key',
@@ -61,15 +71,22 @@ describe('boa jobs submit --idempotency-key', () => {
   it('the same key for another job is refused (exit 2) naming the job; a bad key before any request', async () => {
     const s = await startCliService();
     cleanups.push(s.close);
-    await s.boa(['jobs', 'submit', 'cifar10', '--idempotency-key', 'k1']);
-    const other = await s.boa(['jobs', 'submit', 'bert', '--idempotency-key', 'k1']);
+    await s.boa(['jobs', 'submit', 'cifar10', '--self-launched', '--idempotency-key', 'k1']);
+    const other = await s.boa(['jobs', 'submit', 'bert', '--self-launched', '--idempotency-key', 'k1']);
     expect(other.status).toBe(2);
     expect(other.stderr).toMatch(/Idempotency-Key k1 was used for a different request \(job 1\)/);
-    const bad = await s.boa(['jobs', 'submit', 'cifar10', '--idempotency-key', 'clé-日本']);
+    const bad = await s.boa([
+      'jobs',
+      'submit',
+      'cifar10',
+      '--self-launched',
+      '--idempotency-key',
+      'clé-日本',
+    ]);
     expect(bad.status).toBe(2);
     expect(bad.stderr).toMatch(/--idempotency-key must be 1 to 255 printable ASCII characters/);
     // Sent, it would arrive as "k1" (HTTP drops the space) and give back job 1 with a new token.
-    const spaced = await s.boa(['jobs', 'submit', 'cifar10', '--idempotency-key', 'k1 ']);
+    const spaced = await s.boa(['jobs', 'submit', 'cifar10', '--self-launched', '--idempotency-key', 'k1 ']);
     expect(spaced.status).toBe(2);
     expect(spaced.stderr).toMatch(/--idempotency-key must be .*no space at either end/);
     expect((await s.request('GET', '/v1/jobs')).body.jobs).toHaveLength(1);

@@ -18,7 +18,7 @@ describe('a job name that reads as an id', () => {
       cleanups.push(s.close);
       const other = await s.request('POST', '/v1/jobs', { class: 'cifar10', name: 'colleague-run' });
       expect(other.body.id).toBe(1);
-      const submit = await s.boa(['jobs', 'submit', 'cifar10', '--name', name]);
+      const submit = await s.boa(['jobs', 'submit', 'cifar10', '--self-launched', '--name', name]);
       expect(submit.status).toBe(2);
       expect(submit.stderr).toMatch(/name must not read as a number \(boa jobs cancel 1 means job id 1\)/);
       const jobs = (await s.request('GET', '/v1/jobs')).body.jobs as Array<{ id: number }>;

@@ -20,11 +20,28 @@ function rows(stdout: string): string[][] {
 }
 
 describe('boa jobs', () => {
+  it('says at submit when another waiting or running job has the name, and submits all the same', async () => {
+    const s = await startCliService();
+    cleanups.push(s.close);
+    expect((await s.boa(['jobs', 'submit', 'cifar10', '--self-launched', '--name', 'first'])).stderr).toBe(
+      '',
+    );
+    const again = await s.boa(['jobs', 'submit', 'cifar10', '--self-launched', '--name', 'first']);
+    expect(again.status).toBe(0);
+    expect(again.stderr).toBe(
+      'boa: job 1 (waiting) is also named "first": while both are active, commands take their ids, not the name\n',
+    );
+    // Once the first is cancelled, the name is the second's alone: nothing to say.
+    expect((await s.boa(['jobs', 'cancel', '1'])).status).toBe(0);
+    expect((await s.boa(['jobs', 'submit', 'bert', '--self-launched', '--name', 'other'])).stderr).toBe('');
+    expect((await s.boa(['jobs', 'show', 'first'])).status).toBe(0);
+  });
+
   it('submits, lists and cancels a job; the printed token is the job token', async () => {
     const s = await startCliService();
     cleanups.push(s.close);
 
-    const submit = await s.boa(['jobs', 'submit', 'cifar10', '--name', 'resnet18']);
+    const submit = await s.boa(['jobs', 'submit', 'cifar10', '--self-launched', '--name', 'resnet18']);
     expect(submit.stderr).toBe('');
     expect(submit.status).toBe(0);
     const id = Number(/^job\s+(\d+) \(cifar10, waiting\)$/m.exec(submit.stdout)?.[1]);
@@ -73,7 +90,7 @@ describe('boa jobs', () => {
   it('refuses an unknown class (exit 2, naming the known ones), a bad id, a missing job', async () => {
     const s = await startCliService();
     cleanups.push(s.close);
-    const unknown = await s.boa(['jobs', 'submit', 'gpt5']);
+    const unknown = await s.boa(['jobs', 'submit', 'gpt5', '--self-launched']);
     expect(unknown.status).toBe(2);
     expect(unknown.stderr).toMatch(/^boa: unknown class "gpt5"; known classes: .*cifar10/);
     expect((await s.request('GET', '/v1/jobs')).body.jobs).toEqual([]);
@@ -100,6 +117,15 @@ describe('boa jobs', () => {
     expect((await s.request('GET', '/v1/jobs')).body.jobs).toEqual([]);
 
     // Nothing after -- (a script's empty $CMD): not a self-launched job nobody would launch.
+    // No command and no --self-launched: a forgotten --, which would hold paid GPUs for nobody.
+    const forgot = await s.boa(['jobs', 'submit', 'cifar10', '--name', 'x']);
+    expect(forgot.status).toBe(2);
+    expect(forgot.stderr).toMatch(
+      /give the command boa should run after --, e\.g\. boa jobs submit cifar10 -- python3 train\.py \(for a job you launch yourself: --self-launched\)/,
+    );
+    const both = await s.boa(['jobs', 'submit', 'cifar10', '--self-launched', '--', 'node', 'train.js']);
+    expect(both.status).toBe(2);
+    expect(both.stderr).toMatch(/--self-launched takes no command/);
     const nothing = await s.boa(['jobs', 'submit', 'cifar10', '--']);
     expect(nothing.status).toBe(2);
     expect(nothing.stderr).toBe(
@@ -328,7 +354,7 @@ describe('boa jobs', () => {
     const s = await startCliService();
     cleanups.push(s.close);
     await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
-    const submit = await s.boa(['jobs', 'submit', 'cifar10']);
+    const submit = await s.boa(['jobs', 'submit', 'cifar10', '--self-launched']);
     expect(submit.status).toBe(0);
     expect(submit.stdout).not.toMatch(/^budget/m);
   });

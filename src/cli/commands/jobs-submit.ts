@@ -5,7 +5,7 @@ import type { jobView } from '../../service/views.ts';
 import type { BoaClient } from '../client.ts';
 import { isLocalUrl } from '../connection.ts';
 import { contextOf, output } from '../context.ts';
-import { keyValues } from '../format.ts';
+import { keyValues, printable } from '../format.ts';
 import { CliError, EXIT, usageError } from '../errors.ts';
 import { followLogs, WHOLE_LOG } from './jobs-logs.ts';
 import { parseDuration, type WaitOptions, waitForJobs } from './jobs-wait.ts';
@@ -24,6 +24,10 @@ export function addSubmitCommand(jobs: Command): void {
     .argument('<class>', 'job class, e.g. cifar10 (see boa classes list)')
     .argument('[command...]', 'after --: the program boa runs and its arguments, e.g. -- python train.py')
     .option('--name <name>', 'a name to recognise the job by')
+    .option(
+      '--self-launched',
+      "no command: boa runs nothing and prints the token the job's own launcher polls its allocation with (it gets GPUs, paid, from the next tick)",
+    )
     .option('--image <image>', 'container image (Kubernetes executor; ignored by the local one)')
     .option(
       '--env <NAME=value>',
@@ -88,6 +92,14 @@ export function addSubmitCommand(jobs: Command): void {
         throw usageError(
           '--wait needs a command after -- (a job boa runs); wait for a self-launched job with boa jobs wait',
         );
+      // A forgotten -- would register a job nobody launches, holding paid GPUs until its lease ran out.
+      if (words.length === 0 && !options.selfLaunched)
+        throw usageError(
+          `give the command boa should run after --, e.g. boa jobs submit ${className} -- python3 train.py` +
+            ' (for a job you launch yourself: --self-launched)',
+        );
+      if (words.length > 0 && options.selfLaunched)
+        throw usageError('--self-launched takes no command: boa runs what comes after --');
       const workload = await inSubmitDir(context.client, workloadOf(words, options));
       const body = {
         class: className,
@@ -122,6 +134,7 @@ export function addSubmitCommand(jobs: Command): void {
         data.job.waitingFor === 'plan' &&
         (await context.client.json<{ gpuHoursPerHour: number | null }>('GET', '/v1/budget')).data
           .gpuHoursPerHour === null;
+      if (options.name !== undefined) await sayNameShared(context.client, options.name, data.id);
       // With --json and --wait, stdout holds one JSON document: the job as it ended.
       if (options.wait && context.json) return waitForJobs(context, [data.id], waitOptions(options));
       // Followed, stdout is the job's output (to a file, a pipe): what was submitted goes to stderr.
@@ -148,6 +161,24 @@ export function addSubmitCommand(jobs: Command): void {
     });
 }
 
+/**
+ * A name another waiting or running job has too (the quick start run twice): commands that take a name
+ * refuse it while both are active (job-refs.ts), so say so now, on stderr, and go on.
+ */
+async function sayNameShared(client: BoaClient, name: string, id: number): Promise<void> {
+  const query = new URLSearchParams({ name, limit: '10000' });
+  const { data } = await client.json<{ jobs: Array<{ id: number; state: string }> }>(
+    'GET',
+    `/v1/jobs?${query}`,
+  );
+  const others = data.jobs.filter((j) => j.id !== id && (j.state === 'waiting' || j.state === 'running'));
+  if (others.length === 0) return;
+  const which = others.map((j) => `job ${j.id} (${j.state})`).join(', ');
+  process.stderr.write(
+    `boa: ${which} is also named "${printable(name)}": while both are active, commands take their ids, not the name\n`,
+  );
+}
+
 function waitOptions(options: SubmitOptions): WaitOptions {
   return { interval: '5', ...(options.timeout === undefined ? {} : { timeout: options.timeout }) };
 }
@@ -162,6 +193,7 @@ function alreadySubmitted(data: { id: number; tokenReplaced?: boolean }): [strin
 
 interface SubmitOptions {
   name?: string;
+  selfLaunched?: boolean;
   image?: string;
   env: string[];
   workdir?: string;
