@@ -15,6 +15,7 @@ import type {
 import { checkLocalWorkload } from './executor-command.ts';
 import {
   generationDir,
+  pruneGenerations,
   groupIsReplicas,
   isOurSupervisor,
   processExists,
@@ -57,6 +58,9 @@ export interface LocalExecutorOptions {
 }
 
 const keyOf = (jobId: number, generation: number, rank: number) => `${jobId}/${generation}/${rank}`;
+
+/** A job's generations whose logs are kept (the newest); older ones' folders go as new ones start. */
+export const KEPT_GENERATIONS = 10;
 
 /**
  * The embedded default's executor: each replica is a real process on this machine, started through
@@ -339,6 +343,18 @@ export class LocalExecutor implements Executor {
     }
   }
 
+  /** Keeps a job's newest KEPT_GENERATIONS generations' folders (executor-records.ts pruneGenerations). */
+  private pruneGenerations(jobId: number): void {
+    const tracked = (generation: number) =>
+      [...this.replicas.keys()].some((key) => key.startsWith(`${jobId}/${generation}/`));
+    const pruned = pruneGenerations(this.jobsDir, jobId, KEPT_GENERATIONS, tracked);
+    if (pruned.length > 0)
+      this.logger.info(
+        { event: 'job_generations_pruned', jobId, generations: pruned },
+        "old generations' logs deleted",
+      );
+  }
+
   private spawnFailed(spec: ReplicaSpec, error: string): void {
     const attempts = this.spawnFailures.failed(spec, error);
     this.logger.error(
@@ -353,6 +369,7 @@ export class LocalExecutor implements Executor {
     const dir = generationDir(this.jobsDir, spec.jobId, spec.generation);
     // Owner only: jobs' logs often hold credentials, and the data dir may have been made 755 by hand.
     mkdirSync(dir, { recursive: true, mode: 0o700 });
+    if (spec.rank === 0) this.pruneGenerations(spec.jobId);
     // Kept with the generation, so ranks started after a restart of the service get the same port.
     const port = Number(spec.env.MASTER_PORT);
     if (Number.isInteger(port) && port > 0) this.ports.record(spec.jobId, spec.generation, dir, port);
