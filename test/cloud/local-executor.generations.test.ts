@@ -6,8 +6,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { KEPT_GENERATIONS, LocalExecutor } from '../../src/cloud/local/executor.ts';
-import { pruneGenerations } from '../../src/cloud/local/executor-records.ts';
+import { LocalExecutor } from '../../src/cloud/local/executor.ts';
+import { KEPT_GENERATIONS, pruneGenerations } from '../../src/cloud/job-folders.ts';
 import type { DesiredJob, ReplicaStatus } from '../../src/service/ports.ts';
 import { killReplicaGroups } from '../helpers/replica-groups.ts';
 

@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { KEPT_GENERATIONS, pruneGenerations } from '../job-folders.ts';
 import { dirname, join } from 'node:path';
 import type { V1Pod } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
@@ -201,7 +202,11 @@ export class PodLogArchive {
       const file = this.file(id);
       // Owner only, as the local executor's: jobs' logs often hold credentials, and the data dir may
       // have been made 755 by hand (found in review: these were 755 and 644).
+      const generationNew = !existsSync(dirname(file));
       mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+      // A generation's first archive: only the job's newest ones are kept (job-folders.ts).
+      if (generationNew && this.jobsDir)
+        pruneGenerations(this.jobsDir, id.jobId, KEPT_GENERATIONS, () => false);
       const kept = lastBytes(text, ARCHIVE_BYTES);
       writeFileSync(`${file}.tmp`, fromStart && kept === text ? kept : `${NOT_WHOLE}\n${kept}`, {
         mode: 0o600,

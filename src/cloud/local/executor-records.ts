@@ -63,35 +63,6 @@ export function generationsOf(jobsDir: string, jobId: number): number[] {
     .sort((a, b) => b - a);
 }
 
-/**
- * The folders of a job's generations older than its newest `keep`, none of whose replicas `inUse` or has
- * a pid record (one still stopping, or not adopted yet), are deleted: each holds up to 80 MiB of logs a
- * rank (the log's cap and its cut part), and a job restarted hundreds of times kept them all until it
- * ended. Returns the generations deleted.
- */
-export function pruneGenerations(
-  jobsDir: string,
-  jobId: number,
-  keep: number,
-  inUse: (generation: number) => boolean,
-): number[] {
-  const pruned: number[] = [];
-  for (const generation of generationsOf(jobsDir, jobId).slice(keep)) {
-    const dir = generationDir(jobsDir, jobId, generation);
-    if (inUse(generation)) continue;
-    let names: string[];
-    try {
-      names = readdirSync(dir);
-    } catch {
-      continue;
-    }
-    if (names.some((name) => name.endsWith('.pid'))) continue;
-    rmSync(dir, { recursive: true, force: true });
-    pruned.push(generation);
-  }
-  return pruned;
-}
-
 /** A log's read from its end: a long run's log is not read whole for its last lines. */
 const LOG_TAIL_BYTES = 1 << 20;
 

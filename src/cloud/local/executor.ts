@@ -1,5 +1,5 @@
 import { mkdirSync, rmSync } from 'node:fs';
-import { deleteJobFolder, jobsWithFolders } from '../job-folders.ts';
+import { deleteJobFolder, jobsWithFolders, KEPT_GENERATIONS, pruneGenerations } from '../job-folders.ts';
 import { join, resolve } from 'node:path';
 import { pino, type Logger } from 'pino';
 import type {
@@ -15,7 +15,6 @@ import type {
 import { checkLocalWorkload } from './executor-command.ts';
 import {
   generationDir,
-  pruneGenerations,
   groupIsReplicas,
   isOurSupervisor,
   processExists,
@@ -58,9 +57,6 @@ export interface LocalExecutorOptions {
 }
 
 const keyOf = (jobId: number, generation: number, rank: number) => `${jobId}/${generation}/${rank}`;
-
-/** A job's generations whose logs are kept (the newest); older ones' folders go as new ones start. */
-export const KEPT_GENERATIONS = 10;
 
 /**
  * The embedded default's executor: each replica is a real process on this machine, started through
