@@ -268,10 +268,13 @@ export class NodeReconciler {
 
   /**
    * Not ready for jobs for `provisionMs`, counted from its launch or from when it was last seen ready
-   * (and not on its way out already).
+   * (and not on its way out already). A node cordoned by someone else counts too: boa never places jobs
+   * there, yet it filled a place in the group, paid for, and no node was launched beside it for a job
+   * that waited (found in review: 30 minutes and counting); once empty it goes, and the resize after
+   * launches a node jobs can use.
    */
   private overdue(node: PoolNode, now: number): boolean {
-    if (node.ready || node.leaving || node.cordoned || this.removing.includes(node.id)) return false;
+    if (node.ready || node.leaving || this.removing.includes(node.id)) return false;
     return this.readiness.overdue(node, now, this.deps.settings.provisionMs);
   }
 
