@@ -86,7 +86,8 @@ async function readLog<T>(
       404,
       'no_log',
       `job ${job.id} has no log kept for ${which}rank ${query.rank}: it has not run yet, the rank is not one ` +
-        `of its replicas, or (Kubernetes) its pod went and boa kept no log of it`,
+        `of its replicas, it is older than the job's newest 10 generations (their logs are not kept), or ` +
+        `(Kubernetes) its pod went and boa kept no log of it`,
     );
   }
   return log;

@@ -12,14 +12,14 @@ import { parseDuration, type WaitOptions, waitForJobs } from './jobs-wait.ts';
 
 type JobView = ReturnType<typeof jobView>;
 
-/** `boa jobs submit <class> [-- command...]`: a job boa runs, or a self-launched one's token. */
+/** `boa jobs submit <class> (-- command... | --self-launched)`: a job boa runs, or a self-launched one's token. */
 export function addSubmitCommand(jobs: Command): void {
   jobs
     .command('submit')
     .description(
       'submit a training job of a class. With a command after --, boa runs it (one process or pod per node' +
-        " of the job's placement, rescaled as its width changes); without one, prints the token a" +
-        ' self-launched job polls its allocation with',
+        " of the job's placement, rescaled as its width changes); with --self-launched instead, prints the" +
+        ' token the job polls its allocation with',
     )
     .argument('<class>', 'job class, e.g. cifar10 (see boa classes list)')
     .argument('[command...]', 'after --: the program boa runs and its arguments, e.g. -- python train.py')
@@ -75,7 +75,7 @@ export function addSubmitCommand(jobs: Command): void {
       }
       refuseDashesAsValue(options);
       // `submit cifar10 -- $CMD` with $CMD empty: a self-launched job nobody launches would hold its
-      // GPUs until its lease ran out. No -- at all is how to ask for a self-launched job.
+      // GPUs until its lease ran out. --self-launched, with no --, is how to ask for one.
       if (words.length === 0 && rawArgsOf(command).includes('--'))
         throw usageError('nothing after --: give the command boa should run, e.g. -- python3 train.py');
       if (options.timeout !== undefined && !options.wait) throw usageError('--timeout needs --wait');
@@ -135,6 +135,7 @@ export function addSubmitCommand(jobs: Command): void {
         (await context.client.json<{ gpuHoursPerHour: number | null }>('GET', '/v1/budget')).data
           .gpuHoursPerHour === null;
       if (options.name !== undefined) await sayNameShared(context.client, options.name, data.id);
+
       // With --json and --wait, stdout holds one JSON document: the job as it ended.
       if (options.wait && context.json) return waitForJobs(context, [data.id], waitOptions(options));
       // Followed, stdout is the job's output (to a file, a pipe): what was submitted goes to stderr.
@@ -166,12 +167,15 @@ export function addSubmitCommand(jobs: Command): void {
  * refuse it while both are active (job-refs.ts), so say so now, on stderr, and go on.
  */
 async function sayNameShared(client: BoaClient, name: string, id: number): Promise<void> {
-  const query = new URLSearchParams({ name, limit: '10000' });
-  const { data } = await client.json<{ jobs: Array<{ id: number; state: string }> }>(
-    'GET',
-    `/v1/jobs?${query}`,
-  );
-  const others = data.jobs.filter((j) => j.id !== id && (j.state === 'waiting' || j.state === 'running'));
+  const query = new URLSearchParams({ name, state: 'waiting,running', limit: '10000' });
+  let jobs: Array<{ id: number; state: string }>;
+  try {
+    jobs = (await client.json<{ jobs: typeof jobs }>('GET', `/v1/jobs?${query}`)).data.jobs;
+  } catch {
+    // Only a note: the job is submitted, and its token (shown only now) must still be printed.
+    return;
+  }
+  const others = jobs.filter((j) => j.id !== id);
   if (others.length === 0) return;
   const which = others.map((j) => `job ${j.id} (${j.state})`).join(', ');
   process.stderr.write(

@@ -206,7 +206,7 @@ export class PodLogArchive {
       mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
       // A generation's first archive: only the job's newest ones are kept (job-folders.ts).
       if (generationNew && this.jobsDir)
-        pruneGenerations(this.jobsDir, id.jobId, KEPT_GENERATIONS, () => false);
+        pruneGenerations(this.jobsDir, id.jobId, KEPT_GENERATIONS, (g) => g === id.generation);
       const kept = lastBytes(text, ARCHIVE_BYTES);
       writeFileSync(`${file}.tmp`, fromStart && kept === text ? kept : `${NOT_WHOLE}\n${kept}`, {
         mode: 0o600,

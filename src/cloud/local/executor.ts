@@ -339,7 +339,7 @@ export class LocalExecutor implements Executor {
     }
   }
 
-  /** Keeps a job's newest KEPT_GENERATIONS generations' folders (executor-records.ts pruneGenerations). */
+  /** Keeps a job's newest KEPT_GENERATIONS generations' folders (job-folders.ts pruneGenerations). */
   private pruneGenerations(jobId: number): void {
     const tracked = (generation: number) =>
       [...this.replicas.keys()].some((key) => key.startsWith(`${jobId}/${generation}/`));
