@@ -91,6 +91,8 @@ export interface NodePool {
   listNodes(): Promise<PoolNode[]>;
   /** Marks nodes unschedulable, so nothing new lands there before they are removed. Idempotent. */
   cordon(nodeIds: readonly string[]): Promise<void>;
+  /** Opens nodes boa cordoned to jobs again: a removal called off (the target rose). Idempotent. */
+  uncordon(nodeIds: readonly string[]): Promise<void>;
   /**
    * Removes exactly these nodes and lowers the desired size by as many (EKS:
    * TerminateInstanceInAutoScalingGroup with ShouldDecrementDesiredCapacity). Nodes already gone are

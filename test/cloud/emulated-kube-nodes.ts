@@ -81,6 +81,10 @@ export class EmulatedKubeNodes implements ClusterNodes {
     return this.objects().flatMap((o) => clusterNodeFrom(o) ?? []);
   }
 
+  async uncordon(name: string): Promise<void> {
+    this.cordoned.delete(name);
+  }
+
   async cordon(name: string): Promise<void> {
     this.cordons.push(name);
     this.cordoned.add(name);

@@ -164,6 +164,10 @@ describe('KubeClusterNodes (Node watch)', () => {
     expect((await nodes.list())[0]).toMatchObject({ unschedulable: true });
     const patch = fake.requests.find((r) => r.method === 'PATCH');
     expect(patch?.path).toBe('/api/v1/nodes/n1');
+    // A removal called off: schedulable again, on the API server and in the cache.
+    await nodes.uncordon('n1');
+    expect(fake.nodes()[0]).toMatchObject({ spec: { unschedulable: false } });
+    expect((await nodes.list())[0]).toMatchObject({ unschedulable: false });
   });
 
   it('retries a throttled cordon in the retry layer, a bounded number of times', async () => {

@@ -141,6 +141,12 @@ export function nodePoolContract(name: string, { make, settleMs }: ContractOptio
         waitingFor: 'cordoned',
       });
       expect(nodes.find((n) => n.id === b?.id)).toMatchObject({ ready: true });
+      // A removal called off: open to jobs again, twice as harmless as once.
+      await h.pool.uncordon([a?.id as string]);
+      await h.pool.uncordon([a?.id as string]);
+      const reopened = (await h.pool.listNodes()).find((n) => n.id === a?.id);
+      expect(reopened).toMatchObject({ ready: true });
+      expect(reopened?.cordoned ?? false).toBe(false);
     });
 
     it('protected nodes stay when the desired size is lowered; others go', async () => {

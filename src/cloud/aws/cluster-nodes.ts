@@ -23,6 +23,8 @@ export interface ClusterNodes {
   list(): Promise<readonly ClusterNode[]>;
   /** Marks the node unschedulable, so nothing new lands there while boa empties and removes it. */
   cordon(name: string): Promise<void>;
+  /** Marks it schedulable again: boa called its removal off. */
+  uncordon(name: string): Promise<void>;
   close?(): Promise<void>;
 }
 

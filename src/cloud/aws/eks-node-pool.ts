@@ -290,6 +290,17 @@ export class EksNodePool implements NodePool {
     }
   }
 
+  /** Opens the instances' Kubernetes nodes to jobs again (a removal called off). */
+  async uncordon(nodeIds: readonly string[]): Promise<void> {
+    const kube = this.deps.nodes;
+    for (const id of nodeIds) {
+      const name = this.names.get(id);
+      if (!kube || !name) continue;
+      await kube.uncordon(name);
+      this.logger.info({ event: 'node.uncordoned', instanceId: id, node: name }, 'node uncordoned');
+    }
+  }
+
   terminate(nodeIds: readonly string[]): Promise<TerminateResult> {
     return terminateInstances(nodeIds, this.asgContext());
   }

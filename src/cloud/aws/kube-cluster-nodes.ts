@@ -102,18 +102,26 @@ export class KubeClusterNodes implements ClusterNodes {
   }
 
   async cordon(name: string): Promise<void> {
+    await this.setUnschedulable(name, true);
+  }
+
+  async uncordon(name: string): Promise<void> {
+    await this.setUnschedulable(name, false);
+  }
+
+  private async setUnschedulable(name: string, unschedulable: boolean): Promise<void> {
     // A merge patch carries no resourceVersion, so it never conflicts: repeating it is harmless.
     await withKubeRetry(
-      'cordon node',
+      unschedulable ? 'cordon node' : 'uncordon node',
       () =>
         this.api.patchNode(
-          { name, body: { spec: { unschedulable: true } } },
+          { name, body: { spec: { unschedulable } } },
           setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
         ),
       this.retry,
     );
     const node = this.nodes.get(name);
-    if (node) this.nodes.set(name, { ...node, unschedulable: true });
+    if (node) this.nodes.set(name, { ...node, unschedulable });
   }
 
   async close(): Promise<void> {

@@ -144,6 +144,18 @@ export class LocalNodePool implements NodePool {
     if (changed) this.options.onChange?.(this.toJSON());
   }
 
+  async uncordon(nodeIds: readonly string[]): Promise<void> {
+    let changed = false;
+    for (const node of this.liveNodes()) {
+      if (nodeIds.includes(node.id) && node.cordoned) {
+        node.cordoned = false;
+        changed = true;
+        this.logger.info({ event: 'node.uncordoned', nodeId: node.id }, 'node uncordoned');
+      }
+    }
+    if (changed) this.options.onChange?.(this.toJSON());
+  }
+
   /**
    * Releases exactly these nodes and lowers the desired size by as many, as
    * TerminateInstanceInAutoScalingGroup(ShouldDecrementDesiredCapacity) does; below minSize the group

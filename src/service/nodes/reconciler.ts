@@ -182,6 +182,7 @@ export class NodeReconciler {
       );
     }
     this.removing.note(nodes);
+    await this.callOffRemovals(nodes, target, busy);
     const terminated = await this.removing.carryOn(nodes, busy, (decremented) => {
       this.counters.terminations += 1;
       // At the group's minimum the size stays and the group replaces the node: nothing to expect.
@@ -219,6 +220,30 @@ export class NodeReconciler {
     }
     this.lastGroup = reported;
     this.deps.onGroup?.(reported);
+  }
+
+  /**
+   * Level-triggered: while fewer nodes are kept than the target, scale-in removals not yet terminating are
+   * called off, the busiest node first (the least drained). Carried on, the node would drain while a new
+   * one launched beside it for the target: the ceiling's nodes plus one paid for, and a cold boot for a
+   * warm node (found in review).
+   */
+  private async callOffRemovals(nodes: readonly PoolNode[], target: number, busy: GpusInUse): Promise<void> {
+    const kept = nodes.filter((n) => !n.leaving && !this.removing.includes(n.id)).length;
+    let short = target - kept;
+    if (short <= 0) return;
+    const load = (nodeId: string) => {
+      const node = nodes.find((n) => n.id === nodeId);
+      return node ? busy(allocationName(node)) : -1;
+    };
+    const callable = this.removing
+      .rows()
+      .filter((r) => r.reason === 'scale-in' && r.state !== 'terminating' && load(r.nodeId) >= 0)
+      .sort((a, b) => load(b.nodeId) - load(a.nodeId));
+    for (const row of callable) {
+      if (short <= 0) break;
+      if (await this.removing.cancel(row)) short -= 1;
+    }
   }
 
   /** Never below the group's minimum, never above its maximum or the operator's cap. */

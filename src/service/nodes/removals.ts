@@ -5,7 +5,7 @@ import { allocationName, type GpusInUse } from './victims.ts';
 import { listedIds, sameIds } from './listing.ts';
 
 export interface RemovalDeps {
-  readonly pool: Pick<NodePool, 'cordon' | 'terminate'>;
+  readonly pool: Pick<NodePool, 'cordon' | 'uncordon' | 'terminate'>;
   readonly removals: NodeRemovals;
   readonly clock: Clock;
   readonly logger: Logger;
@@ -173,6 +173,33 @@ export class RemovalWalk {
       'node removed',
     );
     return sent ? 1 : 0;
+  }
+
+  /**
+   * Calls a removal off before its node is terminated: the node is opened to jobs again (uncordoned
+   * first, then the row stored as cancelled, so a crash between the two finishes the cancel next pass).
+   * False when it cannot be: terminating already, or the node cannot be uncordoned (it goes on).
+   */
+  async cancel(row: NodeRemovalRow): Promise<boolean> {
+    if (row.state === 'terminating') return false;
+    if (row.state === 'cordoned') {
+      try {
+        await this.deps.pool.uncordon([row.nodeId]);
+      } catch (error) {
+        this.deps.logger.warn(
+          { event: 'node.uncordon-failed', nodeId: row.nodeId, error: (error as Error).message },
+          'uncordon failed; the removal goes on',
+        );
+        return false;
+      }
+    }
+    this.deps.removals.advance(row.id, 'cancelled', this.deps.clock.now());
+    this.#open.delete(row.nodeId);
+    this.deps.logger.info(
+      { event: 'node.removal-cancelled', nodeId: row.nodeId, node: row.nodeName, state: row.state },
+      'the target rose: removal called off, the node kept',
+    );
+    return true;
   }
 
   private advance(row: NodeRemovalRow, state: 'cordoned' | 'terminating'): void {

@@ -162,6 +162,7 @@ describe('node listings walked as the last one', () => {
             new RemovalWalk({
               pool: {
                 cordon: async () => {},
+                uncordon: async () => {},
                 terminate: async (ids) => ({ terminated: [...ids], alreadyGone: [] }),
               },
               removals: store as unknown as NodeRemovals,

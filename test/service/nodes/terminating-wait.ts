@@ -8,6 +8,7 @@ export function passThrough(pool: NodePool): NodePool {
     describe: () => pool.describe(),
     setDesiredSize: (n) => pool.setDesiredSize(n),
     cordon: (ids) => pool.cordon(ids),
+    uncordon: (ids) => pool.uncordon(ids),
     protect: (ids, p) => pool.protect(ids, p),
     terminate: (ids) => pool.terminate(ids),
     listNodes: () => pool.listNodes(),
