@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LocalExecutor } from '../../src/cloud/local/executor.ts';
-import type { DesiredJob, ReplicaStatus } from '../../src/service/ports.ts';
+import type { DesiredJob } from '../../src/service/ports.ts';
 import { killReplicaGroups } from '../helpers/replica-groups.ts';
+import { settle } from './local-executor-settle.ts';
 
 /**
  * torchrun starts each worker with Popen(start_new_session=True)
@@ -21,19 +22,6 @@ const job = (command: string[], generation = 1): DesiredJob => ({
   generation,
   replicas: [{ jobId: 1, generation, rank: 0, node: 'local-1', gpus: 1, workload: { command }, env: {} }],
 });
-
-async function settle(
-  executor: LocalExecutor,
-  desired: DesiredJob[],
-  done: (s: readonly ReplicaStatus[]) => boolean,
-) {
-  for (let i = 0; i < 400; i++) {
-    const statuses = await executor.reconcile(desired);
-    if (done(statuses)) return statuses;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('timed out');
-}
 
 const alive = (pid: number) => {
   try {

@@ -8,8 +8,9 @@ import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { LocalExecutor } from '../../src/cloud/local/executor.ts';
 import { KEPT_GENERATIONS, pruneGenerations } from '../../src/cloud/job-folders.ts';
-import type { DesiredJob, ReplicaStatus } from '../../src/service/ports.ts';
+import type { DesiredJob } from '../../src/service/ports.ts';
 import { killReplicaGroups } from '../helpers/replica-groups.ts';
+import { settle } from './local-executor-settle.ts';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -34,19 +35,6 @@ const generation = (g: number): DesiredJob => ({
     },
   ],
 });
-
-async function settle(
-  executor: LocalExecutor,
-  desired: DesiredJob[],
-  done: (s: readonly ReplicaStatus[]) => boolean,
-) {
-  for (let i = 0; i < 200; i++) {
-    const statuses = await executor.reconcile(desired);
-    if (done(statuses)) return statuses;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error('timed out');
-}
 
 it(`keeps the newest ${KEPT_GENERATIONS} generations' logs of a job as new ones start`, async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'boa-generations-'));

@@ -6,9 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { DesiredJob, Executor, ReplicaStatus } from '../../src/service/ports.ts';
 import { runBoa } from '../cli/cli-harness.ts';
 import { nodeName, type NodesWorld, nodesWorld } from './nodes-harness.ts';
+import { gracefulExecutor } from './nodes/graceful-executor.ts';
 
 /** boa on an EKS node group that behaves as AWS does (issue 11's must-show cases, except restarts). */
 const worlds: NodesWorld[] = [];
@@ -407,39 +407,6 @@ describe('capacity', () => {
     expect((await status()).nodeGroup.capacity).toMatchObject({ backoffUntil: null, failures: 0 });
   });
 });
-
-/** An executor whose replicas of jobs no longer wanted keep stopping (grace period) until released. */
-function gracefulExecutor() {
-  const known = new Map<string, ReplicaStatus>();
-  const released = new Set<string>();
-  const executor: Executor = {
-    kind: 'kubernetes',
-    async reconcile(desired: readonly DesiredJob[]) {
-      const wanted = new Set<string>();
-      for (const job of desired) {
-        for (const r of job.replicas) {
-          const key = `${r.jobId}/${r.generation}/${r.rank}`;
-          wanted.add(key);
-          known.set(key, {
-            jobId: r.jobId,
-            generation: r.generation,
-            rank: r.rank,
-            node: r.node,
-            phase: 'running',
-          });
-        }
-      }
-      for (const [key, status] of known) {
-        if (wanted.has(key)) continue;
-        if (released.has(key)) known.delete(key);
-        else known.set(key, { ...status, phase: 'stopping' });
-      }
-      return [...known.values()];
-    },
-    async close() {},
-  };
-  return { executor, releaseAll: () => known.forEach((_, key) => released.add(key)) };
-}
 
 describe('draining', () => {
   it("removes a node only after its job's replicas stopped with their grace period", async () => {

@@ -5,46 +5,14 @@
  */
 import { UpdateNodegroupConfigCommand } from '@aws-sdk/client-eks';
 import { afterEach, expect, it } from 'vitest';
-import type { DesiredJob, Executor, ReplicaStatus } from '../../../src/service/ports.ts';
 import { NodeRemovals } from '../../../src/store/node-removals.ts';
 import { nodeName, type NodesWorld, nodesWorld } from '../nodes-harness.ts';
+import { gracefulExecutor } from './graceful-executor.ts';
 
 const worlds: NodesWorld[] = [];
 afterEach(async () => {
   for (const w of worlds.splice(0)) await w.cleanup();
 });
-
-/** Replicas no longer wanted keep stopping until released (a grace period), as pods do. */
-function gracefulExecutor() {
-  const known = new Map<string, ReplicaStatus>();
-  const released = new Set<string>();
-  const executor: Executor = {
-    kind: 'kubernetes',
-    async reconcile(desired: readonly DesiredJob[]) {
-      const wanted = new Set<string>();
-      for (const job of desired)
-        for (const r of job.replicas) {
-          const key = `${r.jobId}/${r.generation}/${r.rank}`;
-          wanted.add(key);
-          known.set(key, {
-            jobId: r.jobId,
-            generation: r.generation,
-            rank: r.rank,
-            node: r.node,
-            phase: 'running',
-          });
-        }
-      for (const [key, status] of known) {
-        if (wanted.has(key)) continue;
-        if (released.has(key)) known.delete(key);
-        else known.set(key, { ...status, phase: 'stopping' });
-      }
-      return [...known.values()];
-    },
-    async close() {},
-  };
-  return { executor, releaseAll: () => known.forEach((_, key) => released.add(key)) };
-}
 
 it('calls a scale-in off when the target rises while its node drains, and launches nothing', async () => {
   const w = nodesWorld();
