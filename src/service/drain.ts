@@ -39,8 +39,7 @@ export function drainedWidths(
   // A job the plan or the ceiling leaves waiting ends both: the plan serves it first. A job that only
   // waits to start (a new one) ends the drain, but the fill makes room for it at its plan's width and
   // keeps what it handed out while everything fits the budget: otherwise each submission would take
-  // every filled job back to its plan's width and the next tick widen it again, a restart each way
-  // (twice the restarts on bursty-960-2 at 1.6x its minimum).
+  // every filled job back to its plan's width and the next tick widen it again, a restart each way.
   if (jobs.some((job) => widthOf(job) === 0)) return undefined;
   if (!belowBand && jobs.some((job) => job.width === 0)) return undefined;
   const perNode = config.gpusPerNode;

@@ -1,6 +1,6 @@
 /**
- * Filling toward the budget (opt-in): while the budget window has paid more than `band` under its
- * budget and nothing waits, the running jobs take the budget's GPUs by the drain's rule
+ * Filling toward the budget (opt-in): while the budget window has paid more than `band` under what its
+ * budget promised and no job waits for the budget, the running jobs take the budget's GPUs by the drain's rule
  * (drain-widths.ts), with no floor on what a GPU must add (a step must still gain 1.1x, and the job
  * have 20 restarts' worth of work left).
  *
