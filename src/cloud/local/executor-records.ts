@@ -139,24 +139,47 @@ export function groupIsReplicas(group: number, replica: ReplicaKey & { readonly 
     return false;
   }
   if (!existsSync('/proc/self/stat')) return true;
-  const marks = [
-    [`BOA_SIGTERM_FILE=${recordFile(replica.dir, replica.rank, 'sigterm')}`],
-    [`BOA_JOB_ID=${replica.jobId}`, `BOA_GENERATION=${replica.generation}`, `NODE_RANK=${replica.rank}`],
-  ];
+  const inGroup = (pid: number) => {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // pid (comm) state ppid pgrp ...: comm may hold spaces and parentheses.
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]) === group;
+  };
+  return replicaProcesses(replica, inGroup, 1).length > 0;
+}
+
+/**
+ * Live processes (Linux /proc; none elsewhere) whose environment says they are this replica's: the
+ * supervisor's BOA_SIGTERM_FILE, which names the replica's folder. Within a group already known to be
+ * boa's (`among`), the job, generation and rank boa gave it also do; across all processes they do not,
+ * since another data dir's service numbers its jobs the same. At most `limit` are returned; the
+ * service's own process and others' never.
+ */
+export function replicaProcesses(
+  replica: ReplicaKey & { readonly dir: string },
+  among?: (pid: number) => boolean,
+  limit = Number.POSITIVE_INFINITY,
+): number[] {
+  if (!existsSync('/proc/self/environ')) return [];
+  const marks = [[`BOA_SIGTERM_FILE=${recordFile(replica.dir, replica.rank, 'sigterm')}`]];
+  if (among)
+    marks.push([
+      `BOA_JOB_ID=${replica.jobId}`,
+      `BOA_GENERATION=${replica.generation}`,
+      `NODE_RANK=${replica.rank}`,
+    ]);
+  const found: number[] = [];
   for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
     try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      // pid (comm) state ppid pgrp ...: comm may hold spaces and parentheses.
-      const pgrp = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
-      if (pgrp !== group) continue;
+      if (among && !among(Number(entry))) continue;
       const env = new Set(readFileSync(`/proc/${entry}/environ`, 'utf8').split('\0'));
-      if (marks.some((mark) => mark.every((variable) => env.has(variable)))) return true;
+      if (marks.some((mark) => mark.every((variable) => env.has(variable)))) found.push(Number(entry));
+      if (found.length >= limit) break;
     } catch {
       // Gone meanwhile, or another user's: not this replica's.
     }
   }
-  return false;
+  return found;
 }
 
 export function writeStop(dir: string, rank: number, at: number): void {

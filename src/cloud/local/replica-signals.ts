@@ -2,13 +2,12 @@
  * Signals to a local replica's processes, never to a stranger's: a recorded pid or process group id can
  * belong to someone else once the replica's processes are gone (a reused pid, a reboot).
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import {
   groupIsReplicas,
-  recordFile,
   isOurSupervisor,
   processExists,
   readGroup,
+  replicaProcesses,
   type ReplicaKey,
 } from './executor-records.ts';
 
@@ -31,23 +30,6 @@ export function killReplicaGroups(
   if (group !== undefined && group !== replica.pid && groupIsReplicas(group, replica))
     signalQuietly(-group, 'SIGKILL');
   // Processes that left both groups (torchrun's workers: Popen(start_new_session=True)) still carry the
-  // replica's BOA_SIGTERM_FILE in their environment.
+  // replica's environment.
   for (const pid of replicaProcesses(replica)) signalQuietly(pid, 'SIGKILL');
-}
-
-/** Live processes whose environment names this replica's sigterm file (Linux; none elsewhere). */
-export function replicaProcesses(replica: ReplicaKey & { readonly dir: string }): number[] {
-  if (!existsSync('/proc/self/environ')) return [];
-  const mark = `BOA_SIGTERM_FILE=${recordFile(replica.dir, replica.rank, 'sigterm')}`;
-  const found: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/environ`, 'utf8').split('\0').includes(mark))
-        found.push(Number(entry));
-    } catch {
-      // gone meanwhile, or another user's
-    }
-  }
-  return found;
 }
