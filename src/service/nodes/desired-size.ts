@@ -27,6 +27,11 @@ export class DesiredSize {
   private expected: number | undefined;
   /** A resize stored but not answered before a crash: the group's desired size says if it went through. */
   private unconfirmed: ResizeRow | undefined;
+  /**
+   * A resize whose call failed: it may have gone through all the same (a timeout that lost the reply,
+   * an update that was followed no further). The group says so once nothing is being applied to it.
+   */
+  private failedSend: { rowId: number; from: number; to: number } | undefined;
   private readonly ownUpdate: OwnUpdate;
 
   constructor(private readonly deps: DesiredSizeDeps) {
@@ -46,6 +51,7 @@ export class DesiredSize {
   /** At a pass's start: a resize a crash left unanswered is settled, and boa's own update followed. */
   observe(group: NodeGroupState): void {
     this.confirmInterrupted(group);
+    this.confirmFailedSend(group);
     this.followOwnUpdate(group);
   }
 
@@ -84,10 +90,13 @@ export class DesiredSize {
    * go, so every node boa keeps is protected from scale-in first, idle ones too: a tick may place a job
    * on an idle one while the pass runs in the background, and only launches boa never saw (the ones it
    * means to cancel) are left to go. boa removes nodes one by one itself. True when the resize was sent.
+   * Whether it lowers the size is read from the group now when the copy given says it does not: the
+   * tick's copy misses a raise made since (found in review: the group then picked a busy node to go).
    */
   async send(want: number, group: NodeGroupState, nodes: readonly PoolNode[], now: number): Promise<boolean> {
     const { pool, repo, logger } = this.deps;
-    if (want < group.desiredSize)
+    this.failedSend = undefined;
+    if (want < group.desiredSize || want < (await pool.describe()).desiredSize)
       await pool.protect(
         nodes.filter((n) => !n.leaving).map((n) => n.id),
         true,
@@ -108,6 +117,7 @@ export class DesiredSize {
       return true;
     } catch (error) {
       repo.updateResize(row.id, { status: 'failed', error: (error as Error).message });
+      this.failedSend = { rowId: row.id, from: group.desiredSize, to: want };
       logger.error(
         { event: 'resize_failed', target: want, error: (error as Error).message },
         'resize failed',
@@ -135,6 +145,28 @@ export class DesiredSize {
         error: `the service stopped before the node group answered; the group holds ${group.desiredSize}`,
       });
     }
+  }
+
+  /**
+   * A resize whose call failed but whose size the group holds went through (its reply was lost): the
+   * size is boa's own, not a change from outside to log as drift (found in review), and its row says
+   * applied. A size between the one before and the one sent counts too: the pool clamps to its hard cap.
+   * Judged once the group is no longer updating, since the lost call may have started an EKS update.
+   */
+  private confirmFailedSend(group: NodeGroupState): void {
+    const sent = this.failedSend;
+    if (sent === undefined || group.updateInFlight || group.status === 'UPDATING') return;
+    this.failedSend = undefined;
+    const size = group.desiredSize;
+    const low = Math.min(sent.from, sent.to);
+    const high = Math.max(sent.from, sent.to);
+    if (size === sent.from || size < low || size > high) return;
+    this.deps.repo.updateResize(sent.rowId, { status: 'applied', requested: size, error: null });
+    this.deps.logger.info(
+      { event: 'resize.went-through', requested: sent.to, desiredSize: size },
+      'a resize whose call failed went through',
+    );
+    this.expect(size);
   }
 
   private expect(size: number): void {
