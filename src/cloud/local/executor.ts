@@ -12,20 +12,14 @@ import type {
   ReplicaStatus,
   Workload,
 } from '../../service/ports.ts';
+import { adoptRecorded, type StrayReplica } from './executor-adopt.ts';
 import { checkLocalWorkload } from './executor-command.ts';
 import {
   generationDir,
   groupIsReplicas,
-  isOurSupervisor,
-  processExists,
-  readExit,
-  readStop,
   realDir,
   recordFile,
   removeRecords,
-  scanRecords,
-  type UnrecordedSupervisor,
-  unrecordedSupervisors,
   writeRecord,
   writeStop,
 } from './executor-records.ts';
@@ -68,7 +62,7 @@ export class LocalExecutor implements Executor {
   readonly kind = 'local' as const;
   private readonly replicas = new Map<string, LocalReplica>();
   /** Replicas found running without their record at start, being stopped (adopt()). */
-  private strays: Array<{ stray: UnrecordedSupervisor; killAt: number }> = [];
+  private strays: StrayReplica[] = [];
   private readonly jobsDir: string;
   private readonly logger: Logger;
   private readonly now: () => number;
@@ -134,45 +128,9 @@ export class LocalExecutor implements Executor {
   }
 
   private adopt(): void {
-    // Running without its record, nothing can adopt it, and its replica would be started again beside
-    // it: it is stopped as any replica is (SIGTERM, time to checkpoint, SIGKILL after the grace), and
-    // its job starts nothing until it is gone, then resumes from its checkpoint.
-    for (const stray of unrecordedSupervisors(this.jobsDir)) {
-      this.logger.warn(
-        { event: 'replica_unrecorded', pid: stray.pid, dir: stray.dir },
-        'a replica runs without its record (its folder was removed); stopping it so it does not run twice',
-      );
-      signalQuietly(stray.pid, 'SIGTERM');
-      this.strays.push({ stray, killAt: this.now() + this.graceMs });
-    }
-    for (const found of scanRecords(this.jobsDir)) {
-      const exit = readExit(found.dir, found.rank);
-      const ours = isOurSupervisor(found.record.pid, found.dir, found.rank);
-      const alive = exit === undefined && ours;
-      this.ports.adopt(found.jobId, found.generation, found.dir);
-      this.replicas.set(keyOf(found.jobId, found.generation, found.rank), {
-        jobId: found.jobId,
-        generation: found.generation,
-        rank: found.rank,
-        node: found.record.node,
-        dir: found.dir,
-        pid: found.record.pid,
-        startedAt: found.record.startedAt,
-        alive,
-        exit,
-        goneAt: alive || exit ? undefined : this.now(),
-        stopAt: readStop(found.dir, found.rank),
-        killed: false,
-        owned: ours || !processExists(found.record.pid),
-      });
-      if (alive) this.logger.info({ event: 'replica_adopted', ...found.record, dir: found.dir }, 'adopted');
-      // A stop is recorded before its SIGTERM is sent: a service killed in between never sent it, and the
-      // replica would get only the SIGKILL at the grace's end, with no chance to checkpoint. Sent again
-      // (the supervisor forwards each, the command's client takes a second as the first).
-      const stopAt = this.replicas.get(keyOf(found.jobId, found.generation, found.rank))?.stopAt;
-      if (alive && stopAt !== undefined && this.now() - stopAt < this.graceMs)
-        signalQuietly(found.record.pid, 'SIGTERM');
-    }
+    const found = adoptRecorded(this.jobsDir, this.now(), this.graceMs, this.logger, this.ports);
+    for (const r of found.replicas) this.replicas.set(keyOf(r.jobId, r.generation, r.rank), r);
+    this.strays = found.strays;
   }
 
   async logs(query: ReplicaLogQuery): Promise<ReplicaLog | undefined> {
