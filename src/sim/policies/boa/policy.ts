@@ -4,7 +4,6 @@
  * by price, then queued), place with the fixed-width executor, and plan with a budget that
  * holds the paid time-average at the budget (budget-control.ts).
  */
-import { executeWidths } from '../../../core/exec/execute.ts';
 import type { Widths } from '../../../core/plan.ts';
 import type { ClusterView, Decision, JobView, Policy, PolicyContext } from '../../policy.ts';
 import { StratifiedDraws } from './draws.ts';
@@ -14,7 +13,8 @@ import { BudgetControl, type BudgetControlOptions } from './budget-control.ts';
 import { BoaPlanner, type PlannedWidths } from './planner.ts';
 import { relocks, widthsFor } from '../../../core/shares.ts';
 import { ratesMoved } from '../../../service/estimators.ts';
-import { type FillOptions, fillIdleGpus } from '../../../core/exec/idle-fill.ts';
+import type { FillOptions } from '../../../core/exec/idle-fill.ts';
+import { placeWanted } from './place.ts';
 import { type ClassProfile, epochSpeedups } from '../../../core/profile.ts';
 import {
   DEFAULT_SPEND_CEILING,
@@ -218,53 +218,22 @@ export class BoaPolicy implements Policy {
     });
     const wanted = drained.wanted;
     this.#drainExtra = drained.extraGpus;
-    const options = {
-      gpusPerNode: cluster.gpusPerNode,
+    const placed = placeWanted({
+      wanted,
+      ordered,
+      cluster,
       maxNodes,
-      shortfall: 'partial',
-    } as const;
-    // A job keeps GPUs it was given on top of its plan (idle-fill.ts) until another job needs them.
-    const keeping = wanted.map((w) => {
-      const bonus = this.#bonus.get(w.id) ?? 0;
-      return bonus > w.width && w.current.length === bonus ? { ...w, width: bonus } : w;
+      fill: this.settings.fill,
+      classes: this.#classes,
+      bonus: this.#bonus,
     });
-    let out = executeWidths(keeping, cluster.nodes, options);
-    if (keeping.some((w, i) => w !== wanted[i]) && (out.short.length > 0 || out.waiting.length > 0)) {
-      out = executeWidths(wanted, cluster.nodes, options);
-    }
-    let allocations: Map<number, number[]> = out.allocations;
-    const fill = this.settings.fill;
-    if (fill !== null) {
-      const short = new Set(out.short);
-      allocations = fillIdleGpus(
-        allocations,
-        new Map(cluster.nodes.filter((n) => n.ready).map((n) => [n.id, n.gpus])),
-        ordered
-          .filter((job) => allocations.has(job.id) && !short.has(job.id))
-          .map((job) => ({
-            id: job.id,
-            app: job.app,
-            statEpoch: job.statEpoch,
-            progressFraction: job.progressFraction,
-            restarting: job.restartingUntil !== null && job.restartingUntil > now,
-          })),
-        this.#classes,
-        fill,
-      );
-    }
-    const wantedWidths = new Map(wanted.map((w) => [w.id, w.width]));
-    this.#held = new Map();
-    this.#bonus = new Map();
-    for (const [id, allocation] of allocations) {
-      const width = wantedWidths.get(id) ?? allocation.length;
-      this.#held.set(id, Math.min(width, allocation.length));
-      if (allocation.length > width) this.#bonus.set(id, allocation.length);
-    }
+    this.#held = placed.held;
+    this.#bonus = placed.bonus;
     this.#lastTick = now;
     // Nodes for the plan's widths only: the extra GPUs are on nodes the plan keeps anyway.
     const needed = wanted.reduce((sum, w) => sum + Math.max(w.width, w.provision), 0);
     const desiredNodes = Math.min(maxNodes, Math.ceil(needed / cluster.gpusPerNode));
-    return { allocations, desiredNodes };
+    return { allocations: placed.allocations, desiredNodes };
   }
 
   /** Books the interval since the last tick into the paid / allocated estimate. */
