@@ -209,6 +209,14 @@ describe('validation errors', () => {
       'workload.env.A',
       'workload.env.A: environment values must not contain a NUL character (\\u0000)',
     ],
+    // JSON's own key, which JavaScript objects cannot hold as data: refused, not silently dropped.
+    [
+      'POST',
+      '/v1/jobs',
+      { class: 'cifar10', workload: { command: ['node'], env: JSON.parse('{"__proto__":"x","A":"a"}') } },
+      'workload.env.__proto__',
+      'workload.env.__proto__: __proto__ cannot be given as a field or a name',
+    ],
     [
       'POST',
       '/v1/jobs',

@@ -226,6 +226,10 @@ describe('boa jobs', () => {
     expect(unset.stderr).toBe(
       'boa: --env NOT_SET_HERE: NOT_SET_HERE is not set here (give NAME=value, or export it)\n',
     );
+    // A name JavaScript objects drop as data: refused by name, not submitted without it.
+    const proto = await s.boa(['jobs', 'submit', 'cifar10', '--env', '__proto__=x', '--', 'node', 'x.js']);
+    expect(proto.status).not.toBe(0);
+    expect(proto.stderr).toContain('workload.env.__proto__: __proto__ cannot be given as a field or a name');
   });
 
   it("runs a local executor's command where it was submitted (--workdir relative to it); a remote one's as given", async () => {

@@ -257,7 +257,8 @@ function workloadOf(words: string[], options: SubmitOptions) {
     }
     return undefined;
   }
-  const env: Record<string, string> = {};
+  // No prototype: --env __proto__=x stays a key, for the service to refuse by name, not vanish.
+  const env: Record<string, string> = Object.create(null);
   for (const pair of options.env) {
     const at = pair.indexOf('=');
     if (at < 0 && /^[A-Za-z_][A-Za-z0-9_]*$/.test(pair)) {
