@@ -290,8 +290,10 @@ export class BoaService {
     generation?: number,
   ): ServiceJob {
     const job = this.activeJob(id, token);
+    // Renewed once the report is taken: a refused one changes nothing stored (found in review).
+    const reported = reportProgress(this, job, statEpoch, workDoneSeconds, generation);
     this.touch(job);
-    return reportProgress(this, job, statEpoch, workDoneSeconds, generation);
+    return reported;
   }
 
   /** Ends a job: its GPUs are freed at once; `failure` says why an executed or lost job ended. */

@@ -607,6 +607,31 @@ describe('execution', () => {
     expect(late.status).toBe(409);
   });
 
+  it("renews no lease on an operator's read or a refused report: its launcher is what the lease is about", async () => {
+    const s = await service({ leaseSeconds: 300 });
+    const watched = (await s.request('POST', '/v1/jobs', { class: 'bert' })).body;
+    for (let i = 0; i < 4 && s.service.job(watched.id).state !== 'running'; i++) await s.ticks(1);
+    expect(s.service.job(watched.id).state).toBe('running');
+    const seenAt = () => s.repo.getJob(watched.id)?.lastSeenAt;
+    const stored = seenAt();
+    for (let i = 0; i < 11; i++) {
+      await s.ticks(1);
+      // The dashboard (operator token) reads the allocation; the job sends reports it refuses.
+      expect((await s.request('GET', `/v1/jobs/${watched.id}/allocation`)).status).toBe(200);
+      const refused = await s.request(
+        'POST',
+        `/v1/jobs/${watched.id}/progress`,
+        { statEpoch: 0, generation: 999 },
+        watched.token,
+      );
+      if (s.service.job(watched.id).state === 'running') {
+        expect(refused.status).toBe(409);
+        expect(seenAt()).toBe(stored);
+      }
+    }
+    expect(s.service.job(watched.id).state).toBe('lost');
+  });
+
   it('on a database started afresh, registers no job with a workload until the executor has answered once (it may hold old jobs of the same ids)', async () => {
     const executor = new ScriptedExecutor();
     executor.down = true;
