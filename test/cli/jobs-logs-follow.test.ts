@@ -217,6 +217,15 @@ it("a job's own token follows at most 4 of its logs at once; the operator still 
       headers: { authorization: `Bearer ${token}` },
       signal: stop.signal,
     });
+  // HEADs (a monitor checking the URL) take no follow: Hono runs GET for them and drops its body
+  // uncancelled, which held a slot for good (found in review: 4 HEADs locked the job out).
+  for (let i = 0; i < 5; i++) {
+    const head = await fetch(`${s.url}/v1/jobs/${id}/logs?follow=true`, {
+      method: 'HEAD',
+      headers: { authorization: `Bearer ${jobToken}` },
+    });
+    expect(head.status).toBe(200);
+  }
   const open = [];
   for (let i = 0; i < 4; i++) {
     const res = await follow(jobToken);

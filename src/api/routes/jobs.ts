@@ -198,7 +198,10 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
           'cursor says where a followed log goes on from: give follow=true too',
           'cursor',
         );
-      if (query.follow) {
+      // A HEAD is answered by this handler with its body dropped, never cancelled: a follow opened for
+      // it would hold its slot (and the executor's follow) until a restart (found in review). It gets
+      // the headers of a plain read.
+      if (query.follow && c.req.method !== 'HEAD') {
         const byJob = jobToken(c) !== undefined;
         const limit = byJob ? MAX_FOLLOWED_LOGS - OPERATOR_FOLLOWS : MAX_FOLLOWED_LOGS;
         if (followed >= limit)
