@@ -27,8 +27,11 @@ export const BOUNDS = {
 /** Class names as the profile format has them: 1-64 letters, digits, _ . - (starting alphanumeric). */
 export const CLASS_NAME = new RegExp(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,${BOUNDS.className - 1}}$`);
 
-/** No control, format (bidi overrides), surrogate, private-use or unassigned characters. */
-const PRINTABLE = /^[^\p{C}]*$/u;
+/**
+ * No control, format (bidi overrides), surrogate, private-use or unassigned characters, and no line or
+ * paragraph separator (U+2028, U+2029: not controls to Unicode, but line breaks in a terminal's list).
+ */
+const PRINTABLE = /^[^\p{C}\p{Zl}\p{Zp}]*$/u;
 
 export const className = () =>
   z.string().regex(CLASS_NAME, 'class names are 1-64 letters, digits, _ . - starting with a letter or digit');

@@ -86,7 +86,10 @@ export const BudgetBody = strictBody({
 }).openapi('Budget');
 
 export const ClassBody = strictBody({
-  profile: z.unknown().openapi({ description: 'a class object of the profile file format (version 1)' }),
+  // An object (checked as a profile after): z.unknown() named a missing one "a nonoptional".
+  profile: z
+    .record(z.string(), z.unknown())
+    .openapi({ description: 'a class object of the profile file format (version 1)' }),
   priorRatePerHour: z.number().nonnegative().max(BOUNDS.ratePerHour).optional(),
 }).openapi('ClassPut');
 

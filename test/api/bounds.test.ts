@@ -48,7 +48,15 @@ describe('bounds', () => {
 
   it('refuses job names with control characters (NUL, newline, ESC) and overlong ones', async () => {
     boa = await startService();
-    for (const name of ['a\u0000b', 'two\nlines', '\u001b[31mred', 'bidi\u202eevil', 'x'.repeat(201)]) {
+    const separators = ['line\u2028separator', 'paragraph\u2029separator'];
+    for (const name of [
+      'a\u0000b',
+      'two\nlines',
+      '\u001b[31mred',
+      'bidi\u202eevil',
+      'x'.repeat(201),
+      ...separators,
+    ]) {
       const res = await boa.request('POST', '/v1/jobs', { class: 'cifar10', name });
       expect(res.status, JSON.stringify(name)).toBe(400);
       expect(res.body.error.field).toBe('name');

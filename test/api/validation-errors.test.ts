@@ -32,6 +32,8 @@ describe('validation errors', () => {
       'workload: unknown field "envs"; the fields are image, command, args, env, workingDir, cpuPerGpu, memoryPerGpu, checkpoint',
     ],
     ['POST', '/v1/jobs', {}, 'class', 'class is missing (a string)'],
+    ['PUT', '/v1/classes/cifar10', {}, 'profile', 'profile is missing (an object)'],
+    ['PUT', '/v1/classes/cifar10', { profile: [] }, 'profile', 'profile must be an object, not an array'],
     [
       'POST',
       '/v1/jobs',
