@@ -3,7 +3,9 @@ import { z } from '@hono/zod-openapi';
 /**
  * Upper bounds on every number and name a caller can send. Each is far above any real use and low
  * enough that no single request can push the planner, the ledger or the node group into nonsense
- * (a budget of 1e308, a class whose work makes every budget infeasible).
+ * (a budget of 1e308, work that overflows a sum). A class can still be declared whose load no budget
+ * serves (an epoch of 1e8 GPU-seconds at 5 jobs an hour needs 138,889 GPU-hours per hour): that is a
+ * load, not nonsense, and the budget then says it is below the minimum and jobs queue (found in review).
  */
 export const BOUNDS = {
   /** GPU-hours per hour: 100,000 is a 25,000-node g4dn.12xlarge fleet, beyond any account's quota. */
