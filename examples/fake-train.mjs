@@ -191,7 +191,13 @@ async function main() {
       }
     }
     if (epoch >= opts.epochs) break;
-    if (FINISHED_STATES.includes(job.lastAllocation?.state)) {
+    // boa sends a cancel as a SIGTERM too, often before a poll has seen it: asked afresh, as
+    // docs/client.md advises (boa unreachable: a checkpoint, to be safe).
+    const ended =
+      job.stopReason === 'SIGTERM'
+        ? (await job.allocation().catch(() => job.lastAllocation))?.state
+        : job.lastAllocation?.state;
+    if (FINISHED_STATES.includes(ended)) {
       // Cancelled (or ended some other way): no generation will ever resume from a checkpoint.
       console.log(`stopping (${job.stopReason}) at epoch ${epoch}/${opts.epochs}: no checkpoint kept`);
       if (leader && temporary) removeTemporary(dir);

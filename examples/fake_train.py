@@ -196,7 +196,15 @@ def main(argv=None):
                 last_report = time.monotonic()
         if epoch >= opts.epochs:
             break
-        if (job.last_allocation or {}).get("state") in FINISHED_STATES:
+        # boa sends a cancel as a SIGTERM too, often before a poll has seen it: asked afresh, as
+        # docs/client.md advises (boa unreachable: a checkpoint, to be safe).
+        ended = (job.last_allocation or {}).get("state")
+        if job.stop_reason == "SIGTERM":
+            try:
+                ended = job.allocation().get("state")
+            except BoaError:
+                pass
+        if ended in FINISHED_STATES:
             # Cancelled (or ended some other way): no generation will ever resume from a checkpoint.
             print(f"stopping ({job.stop_reason}) at epoch {epoch}/{opts.epochs}: no checkpoint kept", flush=True)
             if leader and temporary:

@@ -247,6 +247,30 @@ describe.each(runtimes)('$name', ({ command, script, skip }) => {
   });
 
   it.skipIf(skip)(
+    'cancelled, with the SIGTERM before any poll saw it: asks boa, keeps no checkpoint',
+    async () => {
+      const job = await boa.makeJob();
+      const tag = createHash('sha256').update(job.token).digest('hex').slice(0, 12);
+      const dir = join(tmpdir(), 'boa-fake-train', `job-${job.id}-${tag}`);
+      cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+      // Polling once a minute (as a trainer at the default of a few seconds may, between polls).
+      const slowPoll = [...flags(job.width, 0.3), '--poll-seconds', '60'];
+      const proc = start(slowPoll, executorEnv(job, job.generation, job.width));
+      await proc.waitFor(/epoch 1\/8 done/);
+      // What the executor does on a cancel: the job ends, then its replicas get a SIGTERM at once.
+      const cancel = await fetch(`${boa.url}/v1/jobs/${job.id}/cancel`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${job.token}` },
+      });
+      expect(cancel.status).toBe(200);
+      proc.kill('SIGTERM');
+      expect(await proc.exited).toEqual({ code: 0, signal: null });
+      expect(proc.output()).toMatch(/stopping \(SIGTERM\) at epoch [1-7]\/8: no checkpoint kept/);
+      expect(existsSync(dir)).toBe(false);
+    },
+  );
+
+  it.skipIf(skip)(
     'under the executor, trains on when boa refuses its polls (rank 0 exiting 0 early would mark the job done)',
     async () => {
       // A stranger at BOA_URL for a while (another service on a reused port, a restart) refuses the token.
