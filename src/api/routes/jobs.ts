@@ -272,13 +272,11 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
       responses: { 200: jsonContent(AllocationView, 'allocation'), ...errors, ...notFound },
     }),
     (c) => {
-      const token = jobToken(c);
-      const job = c.var.service.job(c.req.valid('param').id, token);
-      // The job's own poll renews its lease (leaseSeconds); only active jobs hold one. An operator's
-      // read (the dashboard, a script) says nothing of the launcher: it kept a dead one's job running,
-      // its GPUs paid, for as long as someone looked (found in review).
-      if (token !== undefined && (job.state === 'waiting' || job.state === 'running'))
-        c.var.service.touch(job);
+      const job = c.var.service.job(c.req.valid('param').id, jobToken(c));
+      // A poll renews a self-launched job's lease (leaseSeconds); only active jobs hold one. The
+      // operator token's too: a launcher may hold it (the demo's does), and the dashboard polls no
+      // allocation (a review asked; renewing on the job's token alone left the demo's jobs lost).
+      if (job.state === 'waiting' || job.state === 'running') c.var.service.touch(job);
       return c.json(allocationView(job), 200);
     },
   );
