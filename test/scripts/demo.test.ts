@@ -141,6 +141,15 @@ describe('demo replay', () => {
     },
     120_000,
   );
+  // Its launcher polls with the operator token, and workload-2's epochs outlast the 600 s lease: renewed
+  // by the job's token alone, jobs were marked lost and the replay never ended (found re-measuring).
+  it('finishes every job of workload-2, whose epochs outlast the lease its launcher keeps', () => {
+    const trace = resolve(POLLUX, 'workloads/workload-2.csv');
+    const demo = runScript('demo.ts', [...ARGS.slice(2), '--trace', trace, '--speed', 'max']);
+    expect(demo.status, demo.stderr).toBe(0);
+    expect(JSON.parse(demo.stdout)).toMatchObject({ jobs: 91, completed: 91 });
+  }, 120_000);
+
   it('holds every full budget window in the ledger: a 2-hour window, sliding through 8 hours', () => {
     const windowHours = 2;
     const run = runScript('demo.ts', [...ARGS, '--budget-window-hours', String(windowHours)]);
