@@ -90,19 +90,28 @@ export class StepHeap {
 
 /**
  * Each table's steps from every width up to the widest planned on it, in flat arrays (`to`: the width
- * a step reaches, -1 for none; `price`: its price). `slotOf` is each job's table (-1: none, or nothing
- * planned); a step's position is base[slot] + width.
+ * a step reaches, -1 for none; `price`: its price, times the class weight). `slotOf` is each job's
+ * table and weight (-1: none, or nothing planned); a step's position is base[slot] + width.
  */
-export function stepTables({ planned, speedups }: NarrowedJobs, nextStepDown: StepDown) {
+export function stepTables({ planned, speedups, weights }: NarrowedJobs, nextStepDown: StepDown) {
   const slotOf = new Int32Array(planned.length).fill(-1);
-  const slots = new Map<SpeedupTable, number>();
+  const slots = new Map<SpeedupTable, Map<number, number>>();
+  const slotTables: SpeedupTable[] = [];
+  const slotWeights: number[] = [];
   const widest: number[] = [];
   for (let index = 0; index < planned.length; index++) {
     const table = speedups[index];
     const width = planned[index] as number;
     if (table === undefined || width <= 0) continue;
-    let slot = slots.get(table);
-    if (slot === undefined) slots.set(table, (slot = widest.push(0) - 1));
+    const weight = weights?.[index] ?? 1;
+    let byWeight = slots.get(table);
+    if (byWeight === undefined) slots.set(table, (byWeight = new Map()));
+    let slot = byWeight.get(weight);
+    if (slot === undefined) {
+      byWeight.set(weight, (slot = widest.push(0) - 1));
+      slotTables.push(table);
+      slotWeights.push(weight);
+    }
     slotOf[index] = slot;
     if (width > (widest[slot] as number)) widest[slot] = width;
   }
@@ -114,14 +123,15 @@ export function stepTables({ planned, speedups }: NarrowedJobs, nextStepDown: St
   });
   const to = new Int32Array(size).fill(-1);
   const price = new Float64Array(size);
-  for (const [table, slot] of slots) {
+  slotTables.forEach((table, slot) => {
+    const weight = slotWeights[slot] as number;
     for (let width = 1; width <= (widest[slot] as number); width++) {
       const step = nextStepDown(table, width);
       if (step === null) continue;
       to[(base[slot] as number) + width] = step.width;
-      price[(base[slot] as number) + width] = step.price;
+      price[(base[slot] as number) + width] = step.price * weight;
     }
-  }
+  });
   return { slotOf, base, to, price };
 }
 

@@ -36,16 +36,19 @@ export function budgetLimitedWidths(
   const widths = new Array<number>(count);
   const current = new Array<number>(count);
   const tables = new Array<SpeedupTable | undefined>(count);
+  const weights = new Array<number>(count);
   for (let index = 0; index < count; index++) {
     const job = jobs[index] as ServiceJob;
     const runs = job.state === 'running';
     running[index] = runs;
     widths[index] = plannedWidth(job);
     current[index] = runs ? job.width : 0;
-    tables[index] = epochSpeedups(classes.get(job.className)?.profile, job.statEpoch);
+    const profile = classes.get(job.className)?.profile;
+    tables[index] = epochSpeedups(profile, job.statEpoch);
+    weights[index] = profile?.weight ?? 1;
   }
   const served = ceilingWidths(
-    { running, planned: widths, current, tables },
+    { running, planned: widths, current, tables, weights },
     gpus,
     (index) => now - (jobs[index] as ServiceJob).submittedAt >= longWaitMs,
   );

@@ -55,6 +55,19 @@ describe('narrowedByPrice: the GPUs that buy the least speed go first', () => {
     // A common width would have given both 2 (and one GPU left): bert at 2.06x, yolov3 at 1.59x.
   });
 
+  it("prices a class's steps by its weight, as BOA's cost (w + mu x GPUs) / speedup does", () => {
+    const heavy = { '1': 1, '2': 1.5 }; // 2 -> 1 at 0.5 / (2 - 1.5) = 1, weighted 10: 10
+    const light = { '1': 1, '2': 1.8 }; // 2 -> 1 at 0.8 / (2 - 1.8) = 4
+    const jobs = { ...waiting([2, 2], [heavy, light]), weights: [10, 1] };
+    // Unweighted the heavy job's GPU is the cheaper one to take; its JCT counts 10 times.
+    expect(narrowedByPrice(waiting([2, 2], [heavy, light]), 3)).toEqual([1, 2]);
+    expect(narrowedByPrice(jobs, 3)).toEqual([2, 1]);
+    expect(narrowedStepwise(jobs, 3)).toEqual([2, 1]);
+    // One table at two weights is two chains, each at its own price.
+    const same = { ...waiting([2, 2], [heavy, heavy]), weights: [10, 1] };
+    expect(narrowedByPrice(same, 3)).toEqual([2, 1]);
+  });
+
   it('leaves widths that fit as they are, and ignores a fraction of a GPU', () => {
     expect(narrowedByPrice(waiting([4, 4], [scalesWell, scalesPoorly]), 8)).toEqual([4, 4]);
     expect(narrowedByPrice(waiting([4, 4], [scalesWell, scalesPoorly]), 7.99)).toEqual([4, 2]);

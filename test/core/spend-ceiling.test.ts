@@ -148,6 +148,22 @@ describe('widthsUnderCeiling: the rule the service and the simulator share', () 
     expect([...under(running, 18).values()]).toEqual([5, 5, 5]);
   });
 
+  it('doubles a running job only to a width its table lists: an unlisted one runs as the listed below', () => {
+    const gapped = { '1': 1, '2': 1.9, '3': 2.7, '4': 3.5, '8': 6, '16': 10 };
+    const on = (held: number, planned: number, gpus: number) =>
+      widthsUnderCeiling(
+        [job(1, 'running', planned, held)],
+        (j) => j.planned,
+        (j) => j.current,
+        gpus,
+        () => gapped,
+      );
+    // On 3, planned 16, 7 GPUs allowed: 6 is unlisted (it runs as 4), 8 does not fit: it keeps 3.
+    expect([...on(3, 16, 7).values()]).toEqual([3]);
+    // 9 allowed: 8, the narrowest listed width at least double.
+    expect([...on(3, 16, 9).values()]).toEqual([8]);
+  });
+
   it('narrows a job running wider than its new plan to that plan, and the others by price', () => {
     const replanned = [job(1, 'running', 4, 12), job(2, 'waiting', 12, 0), job(3, 'waiting', 12, 0)];
     expect([...under(replanned, 16).values()]).toEqual([4, 6, 6]);

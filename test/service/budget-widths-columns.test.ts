@@ -18,11 +18,18 @@ const table = (exponent: number, widest: number) =>
 const classes = new Map(
   [
     ['a', [table(0.9, 16), table(0.5, 8)]],
-    ['b', [table(0.6, 8)]],
-    ['c', [{ ...table(0.8, 4), '5': 2, '6': 2.5, '8': 3.2 }, table(0.95, 32)]],
-  ].map(([name, epochs]) => [
+    ['b', [table(0.6, 8)], 4],
+    ['c', [{ ...table(0.8, 4), '5': 2, '6': 2.5, '8': 3.2 }, table(0.95, 32)], 0.5],
+  ].map(([name, epochs, weight]) => [
     name,
-    { profile: { name, epochs: (epochs as object[]).map((speedup) => ({ speedup })) } },
+    {
+      profile: {
+        name,
+        epochs: (epochs as object[]).map((speedup) => ({ speedup })),
+        // Classes weighted unlike each other: the columns carry each job's weight.
+        weight: (weight as number | undefined) ?? 1,
+      },
+    },
   ]),
 ) as unknown as ServiceState['classes'];
 
@@ -67,6 +74,7 @@ describe('budgetLimitedWidths: columns against the map', () => {
             gpus,
             (job) => epochSpeedups(classes.get(job.className)?.profile, job.statEpoch),
             (job) => now - job.submittedAt >= longWaitMs,
+            (job) => classes.get(job.className)?.profile.weight ?? 1,
           );
           const widthOf = budgetLimitedWidths(jobs, gpus, classes, now, longWaitMs);
           expect(jobs.map(widthOf)).toEqual(jobs.map((job) => expected.get(job) ?? 0));

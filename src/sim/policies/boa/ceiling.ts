@@ -48,6 +48,7 @@ export function servedUnderCeiling<W extends { id: number; state: string; width:
   gpus: number,
   speedupOf: (w: W) => SpeedupTable | undefined,
   waitedLong?: (w: W) => boolean,
+  weightOf?: (w: W) => number,
 ): W[] {
   const served = widthsUnderCeiling(
     planned,
@@ -56,6 +57,7 @@ export function servedUnderCeiling<W extends { id: number; state: string; width:
     gpus,
     speedupOf,
     waitedLong,
+    weightOf,
   );
   return planned.flatMap((w) => {
     const width = served.get(w) ?? 0;

@@ -183,8 +183,19 @@ export class BoaPolicy implements Policy {
       const soon = this.#epochClock.secondsToNextEpoch(job, now) <= this.settings.provisionLeadSeconds;
       const provision = soon ? Math.min(widest, widthAt(widths, job.statEpoch + 1)) : width;
       const state = job.allocation.length > 0 ? 'running' : 'waiting';
-      const speedups = epochSpeedups(this.#classes.get(job.app), job.statEpoch);
-      return { id: job.id, state, width, current: job.allocation, provision, speedups, arrival: job.arrival };
+      const profile = this.#classes.get(job.app);
+      const speedups = epochSpeedups(profile, job.statEpoch);
+      const weight = profile?.weight ?? 1;
+      return {
+        id: job.id,
+        state,
+        width,
+        current: job.allocation,
+        provision,
+        speedups,
+        weight,
+        arrival: job.arrival,
+      };
     });
     const { ceiling: ceilingOptions, budget, budgetWindowHours } = this.settings;
     const ceiling =
@@ -199,6 +210,7 @@ export class BoaPolicy implements Policy {
           ceiling.gpus,
           (w) => w.speedups,
           (w) => now - w.arrival >= DEFAULT_LONG_WAIT_SECONDS,
+          (w) => w.weight,
         )
       : planned;
     const drained = drainedWidths({
