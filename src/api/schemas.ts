@@ -158,6 +158,11 @@ export const ListJobsQuery = strictQuery({
     .optional()
     .openapi({ description: 'only jobs of exactly this name' }),
   limit: queryIntegerOr(1000, 1, 10_000, 'the newest this many jobs, listed oldest first'),
+  before: queryInteger(
+    1,
+    Number.MAX_SAFE_INTEGER,
+    'only jobs with a lower id: the page before one whose first job had this id',
+  ).optional(),
 });
 
 /** A time as ms since the epoch or an ISO 8601 date-time with its offset. */

@@ -14,6 +14,8 @@ export interface JobFilter {
   states?: JobState[];
   className?: string;
   name?: string;
+  /** Only jobs with a lower id: the page before one already listed. */
+  beforeId?: number;
 }
 export type NewJob = typeof jobs.$inferInsert;
 export type PlanRow = typeof plans.$inferSelect;
@@ -179,6 +181,7 @@ export class Repository {
       filter.states && filter.states.length > 0 ? inArray(jobs.state, filter.states) : undefined,
       filter.className === undefined ? undefined : eq(jobs.className, filter.className),
       filter.name === undefined ? undefined : eq(jobs.name, filter.name),
+      filter.beforeId === undefined ? undefined : lt(jobs.id, filter.beforeId),
     );
     return this.db.select().from(jobs).where(where).orderBy(desc(jobs.id)).limit(limit).all().reverse();
   }

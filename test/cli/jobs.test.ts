@@ -373,11 +373,22 @@ describe('boa jobs', () => {
     expect(list.status).toBe(0);
     // The two newest, oldest first: a job submitted after the first page is never hidden.
     expect(rows(list.stdout).map((r) => r[1])).toEqual(['c', 'd']);
-    expect(list.stderr).toBe('the newest 2 jobs are shown; older ones: --limit N (up to 10000)\n');
+    expect(list.stderr).toBe(
+      'the newest 2 jobs are shown; older ones: --before 3 (or --limit N, up to 10000)\n',
+    );
+    // The page before it, as the hint says: the rest, and a short page says nothing.
+    const older = await s.boa(['jobs', 'list', '--limit', '2', '--before', '3']);
+    expect(rows(older.stdout).map((r) => r[1])).toEqual(['a', 'b']);
+    const oldest = await s.boa(['jobs', 'list', '--limit', '2', '--before', '2']);
+    expect(rows(oldest.stdout).map((r) => r[1])).toEqual(['a']);
+    expect(oldest.stderr).toBe('');
     const all = await s.boa(['jobs', 'list', '--limit', '10']);
     expect(rows(all.stdout).map((r) => r[1])).toEqual(['a', 'b', 'c', 'd']);
     expect(all.stderr).toBe('');
     const api = await s.request('GET', '/v1/jobs?limit=3');
     expect(api.body.jobs.map((j: { name: string }) => j.name)).toEqual(['b', 'c', 'd']);
+    const page = await s.request('GET', '/v1/jobs?limit=3&before=4&state=waiting');
+    expect(page.body.jobs.map((j: { name: string }) => j.name)).toEqual(['a', 'b', 'c']);
+    expect((await s.request('GET', '/v1/jobs?before=0')).body.error).toMatchObject({ field: 'before' });
   });
 });

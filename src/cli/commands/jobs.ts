@@ -34,6 +34,7 @@ export function addJobsCommands(program: Command): void {
     .option('--class <class>', 'only jobs of this class')
     .option('--name <name>', 'only jobs of exactly this name')
     .option('--limit <n>', 'the newest this many jobs (the service allows 1 to 10000; default 1000)')
+    .option('--before <id>', 'only jobs with a lower id: the page before one that began with this job')
     .action(async (options: ListOptions, command: Command) => {
       const context = contextOf(command);
       const query = new URLSearchParams();
@@ -42,12 +43,15 @@ export function addJobsCommands(program: Command): void {
       if (options.name !== undefined) query.set('name', options.name);
       const limit = options.limit === undefined ? DEFAULT_LIMIT : parseNumber(options.limit, '--limit');
       if (options.limit !== undefined) query.set('limit', String(limit));
+      if (options.before !== undefined) query.set('before', String(parseNumber(options.before, '--before')));
       const path = query.size > 0 ? `/v1/jobs?${query}` : '/v1/jobs';
       const { data, text } = await context.client.json<{ jobs: JobView[] }>('GET', path);
       output(context, text, () => renderJobs(data.jobs));
       // On stderr, so the table stays whole for awk: a full page may have older jobs before it.
       if (!context.json && data.jobs.length === limit)
-        process.stderr.write(`the newest ${limit} jobs are shown; older ones: --limit N (up to 10000)\n`);
+        process.stderr.write(
+          `the newest ${limit} jobs are shown; older ones: --before ${data.jobs[0]?.id} (or --limit N, up to 10000)\n`,
+        );
     });
 
   jobs
@@ -73,6 +77,7 @@ interface ListOptions {
   class?: string;
   name?: string;
   limit?: string;
+  before?: string;
 }
 
 /** `--state running` or `--state waiting,running`: each a state, so a typo is named before any request. */
