@@ -52,6 +52,7 @@ export const WorkloadSchema = strictBody({
   cpuPerGpu: z.number().positive().max(1024).optional(),
   memoryPerGpu: z
     .string()
+    .max(64, 'memoryPerGpu is longer than 64 characters')
     .regex(QUANTITY, 'memoryPerGpu must be a Kubernetes quantity such as 16Gi')
     .optional(),
   checkpoint: strictBody({

@@ -211,6 +211,14 @@ describe('validation errors', () => {
       'workload.env.A',
       'workload.env.A: environment values must not contain a NUL character (\\u0000)',
     ],
+    // Every string has a bound of its own, not only the body's 64 KiB.
+    [
+      'POST',
+      '/v1/jobs',
+      { class: 'cifar10', workload: { command: ['node'], memoryPerGpu: '1'.repeat(65) } },
+      'workload.memoryPerGpu',
+      'workload.memoryPerGpu: memoryPerGpu is longer than 64 characters',
+    ],
     // JSON's own key, which JavaScript objects cannot hold as data: refused, not silently dropped.
     [
       'POST',
