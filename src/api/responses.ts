@@ -253,6 +253,9 @@ export const StatusView = z
       .optional(),
     planId: z.number().int().nullable(),
     plannerError: z.string().nullable(),
+    plannerComputingSince: time().nullable().openapi({
+      description: 'when the plan computation running now started; null when none runs',
+    }),
     lastTickAt: time().nullable(),
     lastTickMs: z.number(),
     tickSeconds: z.number().openapi({

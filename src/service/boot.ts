@@ -235,9 +235,11 @@ export async function bootService(config: ServiceConfig, overrides: BootOverride
   const close = async () => {
     tokens.stop();
     await service.execution.close();
+    // The computer first: closing it ends a computation in flight, which a hung one never does itself
+    // (shutdown waited for its timeout, minutes; found in review). A restart plans again.
+    await computer.close();
     await service.planner.idle();
     await scheduler.settle();
-    await computer.close();
     store.close();
   };
   return { service, scheduler, app, repo, db, token, tokens, pool, logger, close };

@@ -5,6 +5,14 @@ import type { PlanComputer } from './calculator/computer.ts';
 import type { PlanInputs } from './calculator/compute.ts';
 
 /**
+ * Why a plan is asked for. A change of the budget, a profile or the node group makes a plan being
+ * computed from the inputs before it wrong, not only older: it is not put in force (the run queued
+ * for the change follows at once). Newer rates only refine one, and a burst of submissions would
+ * otherwise discard plan after plan.
+ */
+const INVALIDATING = new Set(['budget', 'profile', 'node group']);
+
+/**
  * Runs the width calculator off the tick: on a timer, and at once when the budget or a profile
  * changes. Requests arriving while a computation runs coalesce into one more run after it, so a
  * burst of changes costs at most two computations and the latest inputs always win.
@@ -13,7 +21,11 @@ export class Planner {
   private running: Promise<PlanRow | undefined> | null = null;
   private queued: Promise<PlanRow | undefined> | null = null;
   private lastStartedAt = Number.NEGATIVE_INFINITY;
+  /** The running computation's inputs were changed by a budget, profile or node group change. */
+  private runningInvalidated = false;
   lastError: string | undefined;
+  /** When the computation running now started (undefined: none runs), for status: a hung one shows. */
+  computingSince: number | undefined;
 
   constructor(
     private readonly deps: {
@@ -29,13 +41,16 @@ export class Planner {
 
   /** Called every tick: starts a computation when the timer is due. Never waits for it. */
   maybeRun(): void {
-    if (!this.running && this.deps.now() - this.lastStartedAt >= this.deps.intervalMs)
-      void this.request('timer');
+    const now = this.deps.now();
+    // A clock stepped back (NTP, a VM restored) would otherwise silence the timer for the step's length.
+    const due = now - this.lastStartedAt >= this.deps.intervalMs || now < this.lastStartedAt;
+    if (!this.running && due) void this.request('timer');
   }
 
   /** Asks for a plan; resolves with a plan computed from inputs read after this call. */
   request(reason: string): Promise<PlanRow | undefined> {
     if (!this.running) return this.start(reason);
+    if (INVALIDATING.has(reason)) this.runningInvalidated = true;
     this.queued ??= this.running.then(() => {
       this.queued = null;
       return this.start(reason);
@@ -50,8 +65,13 @@ export class Planner {
 
   private start(reason: string): Promise<PlanRow | undefined> {
     this.lastStartedAt = this.deps.now();
+    this.computingSince = this.lastStartedAt;
+    this.runningInvalidated = false;
     const run: Promise<PlanRow | undefined> = this.run(reason).finally(() => {
-      if (this.running === run) this.running = null;
+      if (this.running === run) {
+        this.running = null;
+        this.computingSince = undefined;
+      }
     });
     this.running = run;
     return run;
@@ -64,6 +84,14 @@ export class Planner {
       const inputs = this.deps.inputs();
       if (!inputs) return undefined;
       const result = await this.deps.computer.compute(inputs);
+      if (this.runningInvalidated) {
+        // Found in review: one made for budget 90 landed after a cut to 9 and steered every job.
+        this.deps.logger.info(
+          { event: 'plan.superseded', reason, budget: inputs.budget },
+          'plan computed from inputs changed meanwhile; not put in force (the next one follows)',
+        );
+        return undefined;
+      }
       const row = this.deps.repo.insertPlan({
         computedAt: this.deps.now(),
         solver: inputs.solver,

@@ -234,6 +234,11 @@ export function statusView(service: BoaService) {
       : null,
     planId: state.plan?.row.id ?? null,
     plannerError: service.planner.lastError ?? null,
+    // A computation that has not ended: a hung one shows here, not only once its timeout fails it.
+    plannerComputingSince:
+      service.planner.computingSince === undefined
+        ? null
+        : new Date(service.planner.computingSince).toISOString(),
     lastTickAt: state.lastTickAt === undefined ? null : new Date(state.lastTickAt).toISOString(),
     tickSeconds: deps.config.tickSeconds,
     lastTickMs: round(state.lastTickMs, 3),

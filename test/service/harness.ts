@@ -2,6 +2,7 @@ import { type Logger, pino } from 'pino';
 import { resolveConfig } from '../../src/service/config.ts';
 import { bootService, InlinePlanComputer } from '../../src/service/boot.ts';
 import type { Executor } from '../../src/service/ports.ts';
+import type { PlanComputer } from '../../src/service/calculator/computer.ts';
 
 /** A clock tests move by hand. */
 export class ManualClock {
@@ -23,6 +24,8 @@ export async function startService(
     executor?: Executor | null;
     /** Where the service logs (default: nowhere). */
     logger?: Logger;
+    /** What computes plans (default: inline, at once). */
+    computer?: PlanComputer;
   } = {},
 ) {
   const clock = options.clock ?? new ManualClock();
@@ -33,7 +36,7 @@ export async function startService(
   });
   const booted = await bootService(config, {
     clock,
-    computer: new InlinePlanComputer(),
+    computer: options.computer ?? new InlinePlanComputer(),
     logger: options.logger ?? pino({ level: 'silent' }),
     dataDir: options.dataDir ?? ':memory:',
     ...(options.executor === undefined ? {} : { executor: options.executor }),

@@ -1,8 +1,10 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import { frontierChart } from '../../charts/frontier-chart.ts';
 import { parseClassProfile, speedupDips } from '../../core/profile.ts';
 import { frontierOf } from '../../service/calculator/compute.ts';
 import { ServiceError } from '../../service/errors.ts';
+import type { BoaService } from '../../service/service.ts';
 import { clusterShape } from '../../service/plan-inputs.ts';
 import { budgetView, planView, statusView } from '../../service/views.ts';
 import { requireOperator } from '../auth.ts';
@@ -55,8 +57,10 @@ export function operatorRoutes(app: OpenAPIHono<ApiEnv>) {
       const service = c.var.service;
       const { budget, minFeasibleBudget, warning } = service.setBudget(c.req.valid('json').gpuHoursPerHour);
       // Answer with the plan made for this budget, so the minimum and the spend shown here are the
-      // ones `GET /v1/plan` shows (the calculator takes milliseconds).
-      await service.planner.idle();
+      // ones `GET /v1/plan` shows (the calculator takes milliseconds). Not past PLAN_WAIT_MS: a hung
+      // computation (bounded only by the worker's timeout, minutes) held the answer with it (found in
+      // review); the budget is set either way, and the answer then has no plan.
+      await planned(service);
       const current = planView(service);
       const plan = current && current.budget === budget.gpuHoursPerHour ? current : null;
       return c.json(
@@ -222,11 +226,23 @@ export function operatorRoutes(app: OpenAPIHono<ApiEnv>) {
       requireOperator(c);
       if (!c.var.service.state.budget)
         throw new ServiceError(409, 'no_budget', 'set a budget before computing a plan');
-      await c.var.service.planner.request('operator');
-      const plan = planView(c.var.service);
-      if (!plan) {
-        const why = c.var.service.planner.lastError ?? 'no plan was made';
-        throw new ServiceError(503, 'plan_failed', `the calculator failed: ${why}`);
+      const service = c.var.service;
+      const before = service.state.plan?.row.id;
+      void service.planner.request('operator');
+      await planned(service);
+      const plan = planView(service);
+      // The plan in force as before: this computation (and any queued after it) made none. It answered
+      // 200 with the old plan, the calculator's failure visible only in the status (found in review).
+      if (!plan || plan.id === before) {
+        const why =
+          service.planner.computingSince !== undefined
+            ? `still computing after ${PLAN_WAIT_MS / 1000} s`
+            : (service.planner.lastError ?? 'no plan was made');
+        throw new ServiceError(
+          503,
+          'plan_failed',
+          `the calculator failed: ${why}; the plan in force is unchanged`,
+        );
       }
       return c.json(plan, 200);
     },
@@ -302,4 +318,12 @@ export function operatorRoutes(app: OpenAPIHono<ApiEnv>) {
       return c.json(statusView(c.var.service), 200);
     },
   );
+}
+
+/** How long an answer waits for the plan it asked for (computations take milliseconds to seconds). */
+const PLAN_WAIT_MS = 30_000;
+
+/** The planner idle, or PLAN_WAIT_MS gone by. */
+async function planned(service: BoaService): Promise<void> {
+  await Promise.race([service.planner.idle(), sleep(PLAN_WAIT_MS, undefined, { ref: false })]);
 }

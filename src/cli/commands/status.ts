@@ -48,8 +48,15 @@ export function renderStatus(s: StatusView): string {
     ['budget', budgetLine(s.budget)],
     ['plan', s.planId === null ? 'none yet (set a budget)' : `#${s.planId} (boa plan)`],
     ...(s.plannerError ? [['planner error', s.plannerError] as [string, string]] : []),
+    ...plannerBusy(s.plannerComputingSince),
     ['last tick', s.lastTickAt ? `${when(s.lastTickAt)} (${fixed(s.lastTickMs, 1)} ms)` : 'none yet'],
   ]);
+}
+
+/** A plan computation running for over a minute (they take milliseconds to seconds): said, with since when. */
+function plannerBusy(since: string | null | undefined): Array<[string, string]> {
+  if (!since || Date.now() - Date.parse(since) < 60_000) return [];
+  return [['planner', `computing since ${when(since)}`]];
 }
 
 function budgetLine(b: StatusView['budget']): string {
