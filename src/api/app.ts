@@ -45,7 +45,7 @@ export function createApp(service: BoaService, scheduler: Scheduler, operatorTok
   // Tokens first, then the body's size, both before any handler reads the body.
   app.use('/v1/*', operatorOrJobAuth(operatorToken));
   app.use('*', bodyLimits());
-  app.use('*', refuseProtoKeys());
+  app.use('/v1/*', refuseProtoKeys());
   jobRoutes(app);
   operatorRoutes(app);
   ledgerRoutes(app);

@@ -1,11 +1,15 @@
 import type { MiddlewareHandler } from 'hono';
 import { errorBody } from './errors.ts';
 
+/** Deeper than any body the API takes: a key below it is not looked at (the schemas refuse such a body). */
+const MAX_DEPTH = 32;
+
 /**
- * Refuses a JSON body with a key named `__proto__` anywhere. JSON.parse keeps it as data, but zod skips
- * it in every object and record, so `"env": {"__proto__": "x"}` was accepted and the variable silently
- * dropped (found in review). Runs after the body limit; a body that is not valid JSON is left to the
- * validator, which says so.
+ * Refuses a JSON body with a key named `__proto__`. JSON.parse keeps it as data, but zod skips it in
+ * every object and record, so `"env": {"__proto__": "x"}` was accepted and the variable silently
+ * dropped (found in review). Mounted after the token check and the body limit; a body that is not
+ * valid JSON is left to the validator, which says so. The walk is iterative and stops at MAX_DEPTH: a
+ * body nested thousands deep overflowed a recursive one's stack (a 500, found in review).
  */
 export function refuseProtoKeys(): MiddlewareHandler {
   return async (c, next) => {
@@ -16,26 +20,30 @@ export function refuseProtoKeys(): MiddlewareHandler {
       } catch {
         return next();
       }
-      const at = protoKeyPath(body, []);
-      if (at !== undefined) {
-        const field = at.join('.');
+      const field = protoKeyPath(body);
+      if (field !== undefined)
         return c.json(
           errorBody('invalid', `${field}: __proto__ cannot be given as a field or a name`, field),
           400,
         );
-      }
     }
     await next();
   };
 }
 
-function protoKeyPath(value: unknown, path: string[]): string[] | undefined {
-  if (value === null || typeof value !== 'object') return undefined;
-  for (const [key, child] of Object.entries(value)) {
-    const at = [...path, key];
-    if (key === '__proto__') return at;
-    const found = protoKeyPath(child, at);
-    if (found) return found;
+/** The dotted path of the first `__proto__` key within MAX_DEPTH, if any. */
+function protoKeyPath(root: unknown): string | undefined {
+  const stack: Array<{ value: unknown; path: string; depth: number }> = [{ value: root, path: '', depth: 0 }];
+  while (stack.length > 0) {
+    const { value, path, depth } = stack.pop()!;
+    if (value === null || typeof value !== 'object' || depth >= MAX_DEPTH) continue;
+    for (const key of Object.keys(value)) {
+      const at = path === '' ? key : `${path}.${key}`;
+      if (key === '__proto__') return at;
+      const child = (value as Record<string, unknown>)[key];
+      if (child !== null && typeof child === 'object')
+        stack.push({ value: child, path: at, depth: depth + 1 });
+    }
   }
   return undefined;
 }

@@ -243,6 +243,22 @@ describe('validation errors', () => {
   });
 });
 
+describe('a body nested thousands deep', () => {
+  it('is refused as any wrong body, not a 500, and costs nothing before the token check', async () => {
+    boa = await startService();
+    const deep = `{"class":"cifar10","workload":{"command":["node"],"env":{"A":${'['.repeat(5000)}${']'.repeat(5000)}}}}`;
+    const res = await boa.request('POST', '/v1/jobs', deep);
+    expect(res.status).toBe(400);
+    expect(res.body.error.field).toBe('workload.env.A');
+    const anonymous = await boa.app.request('/nothing-here', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: `${'['.repeat(5000)}${']'.repeat(5000)}`,
+    });
+    expect(anonymous.status).toBe(404);
+  });
+});
+
 describe('a body that is not sent as JSON', () => {
   it.each([
     ['application/x-www-form-urlencoded', '"application/x-www-form-urlencoded"'], // what curl -d sends
