@@ -90,6 +90,10 @@ export class Repository {
     return row?.value as T | undefined;
   }
 
+  deleteSetting(key: string): void {
+    this.db.delete(settings).where(eq(settings.key, key)).run();
+  }
+
   putSetting(key: string, value: unknown, now: number): void {
     this.db
       .insert(settings)

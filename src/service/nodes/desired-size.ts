@@ -5,12 +5,20 @@ import { OwnUpdate } from './own-update.ts';
 
 /** Where the desired size boa expects is kept across restarts. */
 const EXPECTED_SIZE_KEY = 'nodes.expectedDesiredSize';
+/** Where a resize whose call failed is kept until the group says whether it went through. */
+const FAILED_SEND_KEY = 'nodes.failedResize';
+
+interface FailedSend {
+  readonly rowId: number;
+  readonly from: number;
+  readonly to: number;
+}
 
 export interface DesiredSizeDeps {
   readonly pool: NodePool;
   readonly repo: Pick<
     Repository,
-    'insertResize' | 'updateResize' | 'lastResize' | 'getSetting' | 'putSetting'
+    'insertResize' | 'updateResize' | 'lastResize' | 'getSetting' | 'putSetting' | 'deleteSetting'
   >;
   readonly clock: Clock;
   readonly logger: Logger;
@@ -31,7 +39,7 @@ export class DesiredSize {
    * A resize whose call failed: it may have gone through all the same (a timeout that lost the reply,
    * an update that was followed no further). The group says so once nothing is being applied to it.
    */
-  private failedSend: { rowId: number; from: number; to: number } | undefined;
+  private failedSend: FailedSend | undefined;
   private readonly ownUpdate: OwnUpdate;
 
   constructor(private readonly deps: DesiredSizeDeps) {
@@ -40,6 +48,8 @@ export class DesiredSize {
     // None stored (a new data dir, or one from before it was stored): the first pass takes the group's
     // size as it finds it. The last resize is no stand-in: boa's terminations since lowered the size.
     this.expected = deps.repo.getSetting<number>(EXPECTED_SIZE_KEY);
+    // Stored: a restart before the group said so took boa's own resize for drift (found in review).
+    this.failedSend = deps.repo.getSetting<FailedSend>(FAILED_SEND_KEY);
     if (last?.status === 'requested' && last.updateId && deps.pool.adoptUpdate) {
       // Its update may still run (EKS can keep one InProgress for many minutes): followed as before the
       // restart, not refused resizes until it ends. The size boa expects counts its terminations since.
@@ -95,14 +105,24 @@ export class DesiredSize {
    */
   async send(want: number, group: NodeGroupState, nodes: readonly PoolNode[], now: number): Promise<boolean> {
     const { pool, repo, logger } = this.deps;
-    this.failedSend = undefined;
-    if (want < group.desiredSize || want < (await pool.describe()).desiredSize)
+    this.settleFailedSend();
+    let previous = group.desiredSize;
+    let lowering = want < previous;
+    if (!lowering) {
+      try {
+        previous = (await pool.describe()).desiredSize;
+        lowering = want < previous;
+      } catch {
+        lowering = true; // not known: protecting costs one call, a busy node lost costs a job's restart
+      }
+    }
+    if (lowering)
       await pool.protect(
         nodes.filter((n) => !n.leaving).map((n) => n.id),
         true,
       );
     const row = repo.insertResize({ at: now, target: want, requested: want, status: 'requested' });
-    logger.info({ event: 'resize', target: want, previous: group.desiredSize }, 'node group resize');
+    logger.info({ event: 'resize', target: want, previous }, 'node group resize');
     try {
       const result = await pool.setDesiredSize(want);
       // With an update id, the row stays `requested` until a pass sees the update ended (OwnUpdate):
@@ -117,7 +137,8 @@ export class DesiredSize {
       return true;
     } catch (error) {
       repo.updateResize(row.id, { status: 'failed', error: (error as Error).message });
-      this.failedSend = { rowId: row.id, from: group.desiredSize, to: want };
+      this.failedSend = { rowId: row.id, from: previous, to: want };
+      repo.putSetting(FAILED_SEND_KEY, this.failedSend, now);
       logger.error(
         { event: 'resize_failed', target: want, error: (error as Error).message },
         'resize failed',
@@ -156,7 +177,7 @@ export class DesiredSize {
   private confirmFailedSend(group: NodeGroupState): void {
     const sent = this.failedSend;
     if (sent === undefined || group.updateInFlight || group.status === 'UPDATING') return;
-    this.failedSend = undefined;
+    this.settleFailedSend();
     const size = group.desiredSize;
     const low = Math.min(sent.from, sent.to);
     const high = Math.max(sent.from, sent.to);
@@ -167,6 +188,13 @@ export class DesiredSize {
       'a resize whose call failed went through',
     );
     this.expect(size);
+  }
+
+  /** The failed resize is judged (or another sent): nothing left to confirm, here or after a restart. */
+  private settleFailedSend(): void {
+    if (this.failedSend === undefined) return;
+    this.failedSend = undefined;
+    this.deps.repo.deleteSetting(FAILED_SEND_KEY);
   }
 
   private expect(size: number): void {

@@ -26,7 +26,7 @@ export interface NodeReconcilerDeps {
   readonly removals: NodeRemovals;
   readonly repo: Pick<
     Repository,
-    'insertResize' | 'updateResize' | 'lastResize' | 'getSetting' | 'putSetting'
+    'insertResize' | 'updateResize' | 'lastResize' | 'getSetting' | 'putSetting' | 'deleteSetting'
   >;
   readonly clock: Clock;
   readonly logger: Logger;

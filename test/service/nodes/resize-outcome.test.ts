@@ -54,6 +54,40 @@ describe('a resize whose call failed', () => {
     expect(w.logs.events()).toContain('resize.went-through');
   });
 
+  it('that went through is still no drift after a restart before the group said so', async () => {
+    const w = nodesWorld({ onDisk: true });
+    worlds.push(w);
+    let loseReplies = 0;
+    const first = await w.start((pool) =>
+      wrapPool(pool, {
+        async setDesiredSize(target) {
+          const result = await pool.setDesiredSize(target);
+          if (loseReplies > 0) {
+            loseReplies -= 1;
+            throw new Error('UpdateNodegroupConfig timed out after 3 attempts');
+          }
+          return result;
+        },
+      }),
+    );
+    first.job(4);
+    await first.tick(3);
+    loseReplies = 1;
+    first.job(4);
+    const failed = () => first.boa.repo.recentResizes(10).some((r) => r.status === 'failed');
+    for (let i = 0; i < 3 && !failed(); i++) await first.tick(1);
+    expect(failed()).toBe(true);
+    expect(w.group.group.desiredSize).toBe(2);
+    await first.boa.close();
+    const second = await w.start();
+    await second.tick(2);
+    expect(driftLogs(w)).toEqual([]);
+    expect(second.boa.repo.recentResizes(10).map((r) => [r.requested, r.status])).toEqual([
+      [2, 'applied'],
+      [1, 'applied'],
+    ]);
+  });
+
   it('that did not go through stays failed and is sent again, with no drift either', async () => {
     const w = world();
     let refuse = 0;
