@@ -19,27 +19,30 @@ function world() {
   return w;
 }
 
+/** The pool, whose resizes go through but, while `lost.replies` > 0, answer with a timeout. */
+function losingReplies(pool: NodePool, lost: { replies: number }): NodePool {
+  return wrapPool(pool, {
+    async setDesiredSize(target) {
+      const result = await pool.setDesiredSize(target);
+      if (lost.replies > 0) {
+        lost.replies -= 1;
+        throw new Error('UpdateNodegroupConfig timed out after 3 attempts');
+      }
+      return result;
+    },
+  });
+}
+
 const driftLogs = (w: NodesWorld) => w.logs.lines.filter((l) => l.event === 'nodes.drift');
 
 describe('a resize whose call failed', () => {
   it('that went through (its reply lost to a timeout) is taken for no drift and recorded applied', async () => {
     const w = world();
-    let loseReplies = 0;
-    const { job, tick, boa, status } = await w.start((pool) =>
-      wrapPool(pool, {
-        async setDesiredSize(target) {
-          const result = await pool.setDesiredSize(target);
-          if (loseReplies > 0) {
-            loseReplies -= 1;
-            throw new Error('UpdateNodegroupConfig timed out after 3 attempts');
-          }
-          return result;
-        },
-      }),
-    );
+    const lost = { replies: 0 };
+    const { job, tick, boa, status } = await w.start((pool) => losingReplies(pool, lost));
     job(4);
     await tick(3);
-    loseReplies = 1;
+    lost.replies = 1;
     const b = job(4);
     await tick(3);
     expect(w.group.group.desiredSize).toBe(2);
@@ -57,22 +60,11 @@ describe('a resize whose call failed', () => {
   it('that went through is still no drift after a restart before the group said so', async () => {
     const w = nodesWorld({ onDisk: true });
     worlds.push(w);
-    let loseReplies = 0;
-    const first = await w.start((pool) =>
-      wrapPool(pool, {
-        async setDesiredSize(target) {
-          const result = await pool.setDesiredSize(target);
-          if (loseReplies > 0) {
-            loseReplies -= 1;
-            throw new Error('UpdateNodegroupConfig timed out after 3 attempts');
-          }
-          return result;
-        },
-      }),
-    );
+    const lost = { replies: 0 };
+    const first = await w.start((pool) => losingReplies(pool, lost));
     first.job(4);
     await first.tick(3);
-    loseReplies = 1;
+    lost.replies = 1;
     first.job(4);
     const failed = () => first.boa.repo.recentResizes(10).some((r) => r.status === 'failed');
     for (let i = 0; i < 3 && !failed(); i++) await first.tick(1);
