@@ -236,13 +236,9 @@ export function operatorRoutes(app: OpenAPIHono<ApiEnv>) {
       if (!plan || plan.id === before) {
         const why =
           service.planner.computingSince !== undefined
-            ? `still computing after ${PLAN_WAIT_MS / 1000} s`
-            : (service.planner.lastError ?? 'no plan was made');
-        throw new ServiceError(
-          503,
-          'plan_failed',
-          `the calculator failed: ${why}; the plan in force is unchanged`,
-        );
+            ? `the calculator is still computing after ${PLAN_WAIT_MS / 1000} s`
+            : `the calculator failed: ${service.planner.lastError ?? 'no plan was made'}`;
+        throw new ServiceError(503, 'plan_failed', `${why}; the plan in force is unchanged`);
       }
       return c.json(plan, 200);
     },
@@ -323,7 +319,13 @@ export function operatorRoutes(app: OpenAPIHono<ApiEnv>) {
 /** How long an answer waits for the plan it asked for (computations take milliseconds to seconds). */
 const PLAN_WAIT_MS = 30_000;
 
-/** The planner idle, or PLAN_WAIT_MS gone by. */
+/** The planner idle, or PLAN_WAIT_MS gone by (the timer cleared either way). */
 async function planned(service: BoaService): Promise<void> {
-  await Promise.race([service.planner.idle(), sleep(PLAN_WAIT_MS, undefined, { ref: false })]);
+  const done = new AbortController();
+  const timeout = sleep(PLAN_WAIT_MS, undefined, { ref: false, signal: done.signal }).catch(() => undefined);
+  try {
+    await Promise.race([service.planner.idle(), timeout]);
+  } finally {
+    done.abort();
+  }
 }
