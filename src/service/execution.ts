@@ -105,7 +105,9 @@ export class Execution {
         this.lastReconcileMs = performance.now() - started;
         this.reconciles += 1;
         this.answered = true;
-        this.startDeadlines.taken(sent, this.service.deps.clock.now());
+        // It read the replicas but could not write: no generation's clock runs meanwhile.
+        if (executor.outage?.()) this.startDeadlines.executorFailed();
+        else this.startDeadlines.taken(sent, this.service.deps.clock.now());
         this.keepJobIdsAbove(statuses);
         this.settling = this.apply(statuses);
         if (this.settling || this.backingOff > 0) this.scheduleFollowUp(FOLLOW_UP_MS);

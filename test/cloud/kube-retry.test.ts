@@ -110,7 +110,7 @@ describe('withKubeRetry against the fake API server', () => {
       'services "svc" is forbidden: exceeded quota: objects, requested: services=1, used: services=5, limited: services=5',
     );
     await expect(withKubeRetry('read service', read, ctx)).rejects.toMatchObject({
-      kind: 'refused',
+      kind: 'quota',
       attempts: 1,
     });
     expect(requests('GET', '/services/svc')).toHaveLength(2);

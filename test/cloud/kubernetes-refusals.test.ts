@@ -83,14 +83,38 @@ describe('Kubernetes executor: refusals of a pod create', () => {
     expect(podNames()).toEqual(['boa-job-3-g1-r0']);
   });
 
-  it("a quota's 403 refuses the pod itself: its replica is reported failed with the reason, not asked again", async () => {
-    refuseCreate({ status: 403, reason: 'Forbidden', message: QUOTA_DENIAL, count: 1 });
+  it("a quota's 403 is waited out: the replica is starting, with the quota's words, and its pod made once the quota passes", async () => {
+    // Another job's pods in their grace still count against a GPU quota: it passes once they are gone.
+    refuseCreate({ status: 403, reason: 'Forbidden', message: QUOTA_DENIAL, count: 2 });
     const e = executor();
-    const [status] = await e.reconcile([job(4, node)]);
-    expect(status).toMatchObject({ jobId: 4, rank: 0, phase: 'failed' });
-    expect(status?.reason).toMatch(/rejected[\s\S]*exceeded quota/);
-    await e.reconcile([job(4, node)]);
-    expect(podPosts()).toHaveLength(1);
-    expect(podNames()).toEqual([]);
+    for (let pass = 0; pass < 2; pass++) {
+      const [status] = await e.reconcile([job(4, node)]);
+      expect(status).toEqual({
+        jobId: 4,
+        generation: 1,
+        rank: 0,
+        node,
+        phase: 'starting',
+        reason:
+          'waiting for quota: exceeded quota: gpus, requested: requests.nvidia.com/gpu=4, used: requests.nvidia.com/gpu=8, limited: requests.nvidia.com/gpu=8',
+      });
+      expect(e.outage?.()).toBe(false);
+    }
+    expect(logs.events().filter((event) => event === 'kube.pod.quota')).toHaveLength(1);
+    const statuses = await e.reconcile([job(4, node)]);
+    expect(statuses.map((r) => [r.jobId, r.rank, r.phase, r.reason])).toEqual([
+      [4, 0, 'starting', undefined],
+    ]);
+    expect(podNames()).toEqual(['boa-job-4-g1-r0']);
+  });
+
+  it('writes refused for a reason no job is to blame for (503 past the retries) are an outage, until they pass', async () => {
+    refuseCreate({ status: 503, reason: 'ServiceUnavailable', count: 4 });
+    const e = executor();
+    expect(await e.reconcile([job(5, node)])).toEqual([]);
+    expect(e.outage?.()).toBe(true);
+    await e.reconcile([job(5, node)]);
+    expect(e.outage?.()).toBe(false);
+    expect(podNames()).toEqual(['boa-job-5-g1-r0']);
   });
 });

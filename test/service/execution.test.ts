@@ -37,6 +37,12 @@ class ScriptedExecutor implements Executor {
 
   /** While set, every reconcile fails (the executor or its API server down). */
   down = false;
+  /** While set, reconciles read the replicas but say their writes failed (the API server refusing them). */
+  writesFailing = false;
+
+  outage(): boolean {
+    return this.writesFailing;
+  }
 
   async reconcile(desired: readonly DesiredJob[]): Promise<readonly ReplicaStatus[]> {
     if (this.down) throw new Error('the API server is down');
@@ -205,6 +211,22 @@ describe('execution', () => {
     await s.ticks(1);
     expect(s.service.job(id)).toMatchObject({ state: 'running', restarts: 0 });
     // ...but once 5 minutes of starting have passed since.
+    for (let i = 0; i < 12 && s.service.job(id).restarts === 0; i++) await s.ticks(1);
+    expect(s.service.job(id).restarts).toBe(1);
+  });
+
+  it('counts no start deadline while the executor reads but cannot write: none of its replicas could be made', async () => {
+    const s = await service({ startTimeoutSeconds: 300 });
+    s.executor.writesFailing = true;
+    const { id } = (await s.request('POST', '/v1/jobs', { class: 'bert', workload })).body;
+    s.executor.unmade.add(id);
+    await s.ticks(12); // 12 minutes of an admission webhook down
+    expect(s.service.job(id)).toMatchObject({ state: 'running', restarts: 0 });
+    s.executor.writesFailing = false;
+    s.executor.unmade.delete(id);
+    s.executor.starting.set(id, 'ContainerCreating');
+    await s.ticks(1);
+    expect(s.service.job(id)).toMatchObject({ state: 'running', restarts: 0 });
     for (let i = 0; i < 12 && s.service.job(id).restarts === 0; i++) await s.ticks(1);
     expect(s.service.job(id).restarts).toBe(1);
   });

@@ -33,7 +33,8 @@ export async function createOnce(
   } catch (error) {
     const kind = kindOf(error);
     if (kind === 'exists') return undefined;
-    if (kind !== 'refused') throw error;
+    // A quota on Secrets or policies counts objects, which no grace period frees: refused as the object.
+    if (kind !== 'refused' && kind !== 'quota') throw error;
     const reason = `${what} rejected by the API server: ${(error as Error).message}`;
     logger.error({ event: `kube.${event}.rejected`, jobId, name, reason }, `job ${what} rejected`);
     return reason;

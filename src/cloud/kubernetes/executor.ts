@@ -35,6 +35,13 @@ import { KUBE_RETRY, kindOf, withKubeRetry } from './retry.ts';
 import { ensureTokenSecret } from './secrets.ts';
 import { VanishedPods } from './vanished.ts';
 
+/**
+ * Failed steps no job is to blame for: the API server unavailable or throttling past the retries, or
+ * boa's own credentials refused. A write outage (an admission webhook down) failed every start deadline
+ * as the job's fault (found in review); a quota exceeded or a refused pod is the job's, and counts.
+ */
+const OUTAGE_KINDS: ReadonlySet<string> = new Set(['transient', 'throttling', 'unauthorized', 'forbidden']);
+
 export interface KubernetesExecutorDeps {
   readonly kubeConfig: KubeConfig;
   readonly logger: Logger;
@@ -63,7 +70,16 @@ export class KubernetesExecutor implements Executor {
   private readonly services: ObjectCache<V1Service>;
   private readonly retry: RetryContext;
   private readonly logger: Logger;
-  /** Replicas whose pod the API server refused (422, a quota), reported failed so the job does not wait forever. */
+  /** The last pass's writes failed for a reason no job is to blame for (outage()). */
+  private writesFailed = false;
+  /**
+   * Replicas whose pod a ResourceQuota refused: reported starting with the quota's words and created
+   * again each pass, since the quota passes once other pods (another job's, still in their grace) are
+   * gone; one that never passes meets the start deadline, which then names the quota (found in review:
+   * it failed the replica at once, a restart used up by another job's terminating pods).
+   */
+  private readonly quotaWaits = new Map<string, ReplicaStatus>();
+  /** Replicas whose pod the API server refused (422, an admission check), reported failed so the job does not wait forever. */
   private readonly rejected = new Map<string, ReplicaStatus>();
   private readonly readmissions = new Readmissions();
   /** Replicas whose pod someone else deleted: reported interrupted, not created again (vanished.ts). */
@@ -157,6 +173,10 @@ export class KubernetesExecutor implements Executor {
     return this.archive.delete(jobId);
   }
 
+  outage(): boolean {
+    return this.writesFailed;
+  }
+
   async reconcile(desired: readonly DesiredJob[]): Promise<readonly ReplicaStatus[]> {
     const [pods, services] = await Promise.all([
       this.pods.current(),
@@ -234,6 +254,7 @@ export class KubernetesExecutor implements Executor {
     }
 
     const errors = await runLimited(tasks, this.config.concurrency);
+    this.writesFailed = errors.some((error) => OUTAGE_KINDS.has(kindOf(error)));
     for (const error of errors) {
       this.logger.error(
         { event: 'kube.reconcile.failed', error: String(error) },
@@ -242,6 +263,10 @@ export class KubernetesExecutor implements Executor {
     }
     for (const [name, status] of this.rejected) {
       if (want.get(status.jobId)?.generation !== status.generation) this.rejected.delete(name);
+    }
+    for (const [name, status] of this.quotaWaits) {
+      if (want.get(status.jobId)?.generation !== status.generation || this.pods.get(name))
+        this.quotaWaits.delete(name);
     }
     // A pod this pass saw ended before deleting it is reported as it was seen: the delete's answer,
     // stamped to the second like its exit, cannot tell that exit from one the deletion caused.
@@ -255,7 +280,13 @@ export class KubernetesExecutor implements Executor {
       return [ended ?? this.readmissions.status(pod, status)];
     });
     this.stops.reported(finishedNow);
-    return [...statuses, ...seenEnded.values(), ...this.rejected.values(), ...this.vanished.statuses()];
+    return [
+      ...statuses,
+      ...seenEnded.values(),
+      ...this.rejected.values(),
+      ...this.quotaWaits.values(),
+      ...this.vanished.statuses(),
+    ];
   }
 
   async close(): Promise<void> {
@@ -313,6 +344,7 @@ export class KubernetesExecutor implements Executor {
         this.retry,
       );
       this.pods.put(created);
+      this.quotaWaits.delete(name);
       this.logger.info({ event: 'kube.pod.created', ...log }, 'replica pod created');
     } catch (error) {
       const kind = kindOf(error);
@@ -329,6 +361,17 @@ export class KubernetesExecutor implements Executor {
       }
       // Only a refusal of the pod itself fails the replica. Anything else (a 401 or an RBAC 403 is
       // boa's credentials, not the pod) fails this step, and the next reconcile tries again.
+      if (kind === 'quota') {
+        if (!this.quotaWaits.has(name))
+          this.logger.warn(
+            { event: 'kube.pod.quota', ...log, error: quotaMessage(error) },
+            'pod waits for quota',
+          );
+        const { jobId, generation, rank, node } = replica;
+        const reason = `waiting for quota: ${quotaMessage(error)}`;
+        this.quotaWaits.set(name, { jobId, generation, rank, node, phase: 'starting', reason });
+        return;
+      }
       if (kind === 'refused') {
         const reason = `pod rejected by the API server: ${(error as Error).message}`;
         this.reject(replica, reason);
@@ -395,4 +438,11 @@ export class KubernetesExecutor implements Executor {
 function belongs(pod: V1Pod, id: PodIdentity, job: DesiredJob | undefined): boolean {
   if (!job || job.generation !== id.generation) return false;
   return job.replicas.some((r) => r.rank === id.rank && r.node === pod.spec?.nodeName);
+}
+
+/** The quota's own words from a 403's Status (`exceeded quota: gpus, requested: ...`), else the error's. */
+function quotaMessage(error: unknown): string {
+  const message = (error as Error).message;
+  // Up to the quote (or escaped quote) that ends it in the Status the error message carries as JSON.
+  return /exceeded quota[^"\\]*/.exec(message)?.[0]?.trim() ?? message;
 }

@@ -6,8 +6,9 @@ import { CloudCallError, type RetryContext, type RetryPolicy, retrying, type Ret
  * are retried with backoff, as is a Conflict (409 on a stale resourceVersion: the call re-reads first)
  * and an Unauthorized (401: boa's token, which an authenticator such as EKS's can fail to accept for a
  * moment); AlreadyExists and NotFound are answers the caller uses (adopt the pod, it is gone already).
- * The rest is final: `forbidden` (403 from RBAC: boa's own permissions), `refused` (the object itself:
- * 400, 422 Invalid, or a 403 from a quota or an admission check) and `fatal` (anything else).
+ * The rest is final: `forbidden` (403 from RBAC: boa's own permissions), `quota` (403, a ResourceQuota
+ * exceeded: it passes once other pods are gone, so the next pass tries again), `refused` (the object
+ * itself: 400, 422 Invalid, or a 403 from an admission check) and `fatal` (anything else).
  */
 export type KubeErrorKind =
   | 'throttling'
@@ -17,6 +18,7 @@ export type KubeErrorKind =
   | 'exists'
   | 'not-found'
   | 'forbidden'
+  | 'quota'
   | 'refused'
   | 'fatal';
 
@@ -45,6 +47,9 @@ function apiStatus(error: ApiException<unknown>): Status | undefined {
   }
 }
 
+/** A ResourceQuota's refusal: `pods "x" is forbidden: exceeded quota: gpus, requested: ...`. */
+const QUOTA_EXCEEDED = /\bexceeded quota\b/;
+
 /**
  * The authorizer's refusal, as the API server words it: `User "..." cannot create resource "pods" ...`
  * (or `cannot get path "..."`). A quota's or an admission check's 403 names the object instead.
@@ -58,8 +63,11 @@ export function classifyKubeError(error: unknown): KubeErrorKind {
     if (error.code === 404) return 'not-found';
     if (error.code === 409) return apiStatus(error)?.reason === 'AlreadyExists' ? 'exists' : 'conflict';
     if (error.code === 401) return 'unauthorized';
-    if (error.code === 403)
-      return RBAC_DENIAL.test(apiStatus(error)?.message ?? '') ? 'forbidden' : 'refused';
+    if (error.code === 403) {
+      const message = apiStatus(error)?.message ?? '';
+      if (RBAC_DENIAL.test(message)) return 'forbidden';
+      return QUOTA_EXCEEDED.test(message) ? 'quota' : 'refused';
+    }
     if (error.code === 400 || error.code === 422) return 'refused';
     return 'fatal';
   }
