@@ -108,6 +108,20 @@ describe('Kubernetes executor: refusals of a pod create', () => {
     expect(podNames()).toEqual(['boa-job-4-g1-r0']);
   });
 
+  it('a replica waiting for quota and then refused is reported once, failed', async () => {
+    refuseCreate({ status: 403, reason: 'Forbidden', message: QUOTA_DENIAL, count: 1 });
+    const e = executor();
+    expect((await e.reconcile([job(6, node)])).map((r) => r.phase)).toEqual(['starting']);
+    refuseCreate({
+      status: 422,
+      reason: 'Invalid',
+      message: 'spec.containers[0].image: Required value',
+      count: 1,
+    });
+    const statuses = await e.reconcile([job(6, node)]);
+    expect(statuses.map((r) => [r.rank, r.phase])).toEqual([[0, 'failed']]);
+  });
+
   it('writes refused for a reason no job is to blame for (503 past the retries) are an outage, until they pass', async () => {
     refuseCreate({ status: 503, reason: 'ServiceUnavailable', count: 4 });
     const e = executor();

@@ -394,6 +394,7 @@ export class KubernetesExecutor implements Executor {
     const { jobId, generation, rank, node } = replica;
     const name = podName(jobId, generation, rank);
     this.rejected.set(name, { jobId, generation, rank, node, phase: 'failed', reason });
+    this.quotaWaits.delete(name); // one status a replica: refused now, no longer waiting
   }
 
   /** Deletion with the pod's own terminationGracePeriodSeconds: SIGTERM, then SIGKILL after the grace. */
