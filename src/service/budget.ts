@@ -87,7 +87,9 @@ export function setBudget(
   if (!unchanged) svc.deps.repo.putSetting('budget', budget, now);
   svc.state.budget = budget;
   svc.deps.logger.info({ event: 'budget_set', gpuHoursPerHour, unchanged, warning }, 'budget set');
-  void svc.planner.request('budget');
+  // The same budget again leaves a plan being computed valid (a config loop re-applying it must not
+  // discard every plan: found in review).
+  void svc.planner.request(unchanged ? 'budget unchanged' : 'budget');
   return { budget, minFeasibleBudget, warning };
 }
 

@@ -105,9 +105,10 @@ export class Execution {
         this.lastReconcileMs = performance.now() - started;
         this.reconciles += 1;
         this.answered = true;
-        // It read the replicas but could not write: no generation's clock runs meanwhile.
-        if (executor.outage?.()) this.startDeadlines.executorFailed();
-        else this.startDeadlines.taken(sent, this.service.deps.clock.now());
+        const now = this.service.deps.clock.now();
+        this.startDeadlines.taken(sent, now);
+        // Replicas it could not make for no fault of their job's: their clocks start again.
+        this.startDeadlines.restart(executor.outage?.() ?? [], now);
         this.keepJobIdsAbove(statuses);
         this.settling = this.apply(statuses);
         if (this.settling || this.backingOff > 0) this.scheduleFollowUp(FOLLOW_UP_MS);

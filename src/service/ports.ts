@@ -261,11 +261,11 @@ export interface Executor {
   rendezvous?(jobId: number, generation: number, rank0Node: string): { addr: string; port: number };
   reconcile(desired: readonly DesiredJob[]): Promise<readonly ReplicaStatus[]>;
   /**
-   * Whether the last reconcile could not make its changes for a reason no job is to blame for (the
-   * API server refusing writes: 5xx, throttling, boa's own credentials), though it read the replicas:
-   * start deadlines wait for it as for a reconcile that failed.
+   * Jobs whose replicas the last reconcile could not make for a reason they are not to blame for (the
+   * API server refusing the create: 5xx, throttling, boa's token for a moment), though it read the
+   * replicas: their start deadlines start again, as after a reconcile that failed.
    */
-  outage?(): boolean;
+  outage?(): ReadonlySet<number>;
   /**
    * The last `tailLines` lines a replica wrote, of `generation` or else of the newest generation whose
    * log is kept; undefined when none is (it never ran here; on Kubernetes, its pod went and boa kept no

@@ -19,6 +19,14 @@ export class StartDeadlines {
         this.asked.set(job.jobId, { generation: job.generation, at: now });
   }
 
+  /** These jobs' replicas could not be made for no fault of theirs (an outage): their clocks start again. */
+  restart(jobIds: Iterable<number>, now: number): void {
+    for (const jobId of jobIds) {
+      const asked = this.asked.get(jobId);
+      if (asked) asked.at = now;
+    }
+  }
+
   /** The executor failed: every clock starts again when it answers. */
   executorFailed(): void {
     this.asked.clear();

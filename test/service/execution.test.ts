@@ -37,11 +37,11 @@ class ScriptedExecutor implements Executor {
 
   /** While set, every reconcile fails (the executor or its API server down). */
   down = false;
-  /** While set, reconciles read the replicas but say their writes failed (the API server refusing them). */
+  /** While set, the jobs in `unmade` could not be made for no fault of theirs (the API server refusing the creates). */
   writesFailing = false;
 
-  outage(): boolean {
-    return this.writesFailing;
+  outage(): ReadonlySet<number> {
+    return this.writesFailing ? new Set(this.unmade) : new Set();
   }
 
   async reconcile(desired: readonly DesiredJob[]): Promise<readonly ReplicaStatus[]> {
@@ -215,13 +215,17 @@ describe('execution', () => {
     expect(s.service.job(id).restarts).toBe(1);
   });
 
-  it('counts no start deadline while the executor reads but cannot write: none of its replicas could be made', async () => {
+  it('counts no start deadline for a job whose replicas the executor could not make for no fault of its own, only for that job', async () => {
     const s = await service({ startTimeoutSeconds: 300 });
     s.executor.writesFailing = true;
     const { id } = (await s.request('POST', '/v1/jobs', { class: 'bert', workload })).body;
     s.executor.unmade.add(id);
-    await s.ticks(12); // 12 minutes of an admission webhook down
+    // Another job whose pod never starts: its deadline runs whatever befalls the first's creates.
+    const other = (await s.request('POST', '/v1/jobs', { class: 'cifar10', workload })).body.id;
+    s.executor.starting.set(other, 'ImagePullBackOff');
+    await s.ticks(12); // 12 minutes of an admission webhook down for the first job's pods
     expect(s.service.job(id)).toMatchObject({ state: 'running', restarts: 0 });
+    expect(s.service.job(other).restarts).toBeGreaterThan(0);
     s.executor.writesFailing = false;
     s.executor.unmade.delete(id);
     s.executor.starting.set(id, 'ContainerCreating');

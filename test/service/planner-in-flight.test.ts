@@ -42,6 +42,19 @@ describe('a plan computed while its inputs change', () => {
     expect(s.service.state.plan!.row.budget).toBe(9);
   });
 
+  it('is put in force when the same budget is set again meanwhile (a config loop re-applying it)', async () => {
+    const { s, computer } = await boot();
+    const before = s.service.state.plan!.row.id;
+    computer.open = false;
+    void s.service.planner.request('timer');
+    s.service.setBudget(90);
+    computer.held.shift()!.go();
+    await settle();
+    expect(s.service.state.plan!.row.id).toBeGreaterThan(before);
+    computer.held.shift()?.go();
+    await s.service.planner.idle();
+  });
+
   it('is put in force when only newer rates came meanwhile (a burst must not discard every plan)', async () => {
     const { s, computer } = await boot();
     const before = s.service.state.plan!.row.id;
@@ -79,9 +92,25 @@ describe('the planner', () => {
     const res = await answer;
     expect(res.status).toBe(503);
     expect(res.body.error.message).toBe(
-      'the calculator failed: worker exited with code 1; the plan in force is unchanged',
+      'the calculator failed: worker exited with code 1; this request made no plan',
     );
     expect(s.service.state.plan!.row.id).toBe(before);
+  });
+
+  it("answers 503 when a recompute's own computation failed, though a timer's plan landed before it", async () => {
+    const { s, computer } = await boot();
+    computer.open = false;
+    void s.service.planner.request('timer');
+    const answer = s.request('POST', '/v1/plan/recompute');
+    await settle();
+    computer.held.shift()!.go(); // the timer's plan lands
+    await settle();
+    computer.held.shift()!.fail('worker exited with code 1'); // the recompute's own fails
+    const res = await answer;
+    expect(res.status).toBe(503);
+    expect(res.body.error.message).toBe(
+      'the calculator failed: worker exited with code 1; this request made no plan',
+    );
   });
 
   it('shows a computation in flight in the status, and a stop ends a hung one', async () => {

@@ -228,17 +228,21 @@ export function operatorRoutes(app: OpenAPIHono<ApiEnv>) {
         throw new ServiceError(409, 'no_budget', 'set a budget before computing a plan');
       const service = c.var.service;
       const before = service.state.plan?.row.id;
-      void service.planner.request('operator');
+      const asked = service.planner.request('operator');
       await planned(service);
+      // Its own computation's plan (settled by now unless still computing). Undefined: it failed, or a
+      // budget or profile change superseded it and the plan for that is the one in force.
+      const made = await Promise.race([asked, Promise.resolve(undefined)]);
       const plan = planView(service);
-      // The plan in force as before: this computation (and any queued after it) made none. It answered
-      // 200 with the old plan, the calculator's failure visible only in the status (found in review).
-      if (!plan || plan.id === before) {
+      const failed = made === undefined && service.planner.lastError !== undefined;
+      // No plan made for it: it answered 200 with the old one, or with a timer's plan that landed just
+      // before its own computation failed (found in review).
+      if (!plan || plan.id === before || failed) {
         const why =
           service.planner.computingSince !== undefined
             ? `the calculator is still computing after ${PLAN_WAIT_MS / 1000} s`
             : `the calculator failed: ${service.planner.lastError ?? 'no plan was made'}`;
-        throw new ServiceError(503, 'plan_failed', `${why}; the plan in force is unchanged`);
+        throw new ServiceError(503, 'plan_failed', `${why}; this request made no plan`);
       }
       return c.json(plan, 200);
     },

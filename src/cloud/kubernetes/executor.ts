@@ -36,11 +36,13 @@ import { ensureTokenSecret } from './secrets.ts';
 import { VanishedPods } from './vanished.ts';
 
 /**
- * Failed steps no job is to blame for: the API server unavailable or throttling past the retries, or
- * boa's own credentials refused. A write outage (an admission webhook down) failed every start deadline
- * as the job's fault (found in review); a quota exceeded or a refused pod is the job's, and counts.
+ * A pod create that failed for a reason its job is not to blame for: the API server unavailable or
+ * throttling past the retries, or boa's token refused for a moment. An admission webhook down for 15
+ * minutes failed every starting generation as the job's fault (found in review). Per job: one flaky
+ * write elsewhere (a policy, another job's pod) must not stop every job's deadline (found in review of
+ * that fix); an RBAC 403 is a setup to fix, not waited out.
  */
-const OUTAGE_KINDS: ReadonlySet<string> = new Set(['transient', 'throttling', 'unauthorized', 'forbidden']);
+const OUTAGE_KINDS: ReadonlySet<string> = new Set(['transient', 'throttling', 'unauthorized']);
 
 export interface KubernetesExecutorDeps {
   readonly kubeConfig: KubeConfig;
@@ -70,8 +72,8 @@ export class KubernetesExecutor implements Executor {
   private readonly services: ObjectCache<V1Service>;
   private readonly retry: RetryContext;
   private readonly logger: Logger;
-  /** The last pass's writes failed for a reason no job is to blame for (outage()). */
-  private writesFailed = false;
+  /** Jobs whose pod creates failed in the last pass for a reason they are not to blame for (outage()). */
+  private createsFailed = new Set<number>();
   /**
    * Replicas whose pod a ResourceQuota refused: reported starting with the quota's words and created
    * again each pass, since the quota passes once other pods (another job's, still in their grace) are
@@ -173,8 +175,8 @@ export class KubernetesExecutor implements Executor {
     return this.archive.delete(jobId);
   }
 
-  outage(): boolean {
-    return this.writesFailed;
+  outage(): ReadonlySet<number> {
+    return this.createsFailed;
   }
 
   async reconcile(desired: readonly DesiredJob[]): Promise<readonly ReplicaStatus[]> {
@@ -184,6 +186,7 @@ export class KubernetesExecutor implements Executor {
       this.policies.cache.current(),
     ]);
     const want = new Map(desired.map((job) => [job.jobId, job]));
+    this.createsFailed = new Set();
     const byJob = new Map<number, { pod: V1Pod; id: PodIdentity }[]>();
     for (const pod of pods) {
       const id = identityOf(pod.metadata?.labels);
@@ -254,7 +257,6 @@ export class KubernetesExecutor implements Executor {
     }
 
     const errors = await runLimited(tasks, this.config.concurrency);
-    this.writesFailed = errors.some((error) => OUTAGE_KINDS.has(kindOf(error)));
     for (const error of errors) {
       this.logger.error(
         { event: 'kube.reconcile.failed', error: String(error) },
@@ -361,6 +363,9 @@ export class KubernetesExecutor implements Executor {
       }
       // Only a refusal of the pod itself fails the replica. Anything else (a 401 or an RBAC 403 is
       // boa's credentials, not the pod) fails this step, and the next reconcile tries again.
+      if (OUTAGE_KINDS.has(kind)) this.createsFailed.add(replica.jobId);
+      // Failed for another reason now: no longer said to wait for quota.
+      if (kind !== 'quota') this.quotaWaits.delete(name);
       if (kind === 'quota') {
         if (!this.quotaWaits.has(name))
           this.logger.warn(
