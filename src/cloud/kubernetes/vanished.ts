@@ -2,16 +2,22 @@ import type { V1Pod } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { DesiredJob, ReplicaStatus } from '../../service/ports.ts';
 import { identityOf, type PodIdentity } from './names.ts';
+import { replicaStatusOf } from './pods.ts';
 
 /**
  * Wanted pods seen before and now gone, which boa did not delete: deleted by someone else (kubectl,
  * a controller, a node's removal). Their jobs resume as a new generation, every rank together, rather
- * than the one pod coming back alone to a rendezvous its peers have left. After a restart of the
- * service nothing is remembered as seen, and a missing pod is simply created.
+ * than the one pod coming back alone to a rendezvous its peers have left. One that had ended before it
+ * went (a rank that finished, its node then removed and its pod collected) is reported as it ended:
+ * read as interrupted, it resumed a job whose rank 0 was about to finish (found in review). After a
+ * restart of the service nothing is remembered as seen, and a missing pod is simply created.
  */
 export class VanishedPods {
   /** Pods of wanted replicas as last seen, by name. */
-  private readonly seen = new Map<string, { id: PodIdentity; node: string; startedAt?: number }>();
+  private readonly seen = new Map<
+    string,
+    { id: PodIdentity; node: string; startedAt?: number; ended?: ReplicaStatus }
+  >();
   /** Replicas whose pod someone else deleted: reported interrupted until their generation ends. */
   private readonly vanished = new Map<string, ReplicaStatus>();
 
@@ -31,16 +37,31 @@ export class VanishedPods {
       // Terminating: if boa deleted it, it is not to be missed; if someone else did, it was seen before.
       if (pod.metadata?.deletionTimestamp) continue;
       const startedAt = pod.status?.containerStatuses?.[0]?.state?.running?.startedAt;
+      const status = replicaStatusOf(pod);
+      const ended = status?.phase === 'succeeded' || status?.phase === 'failed' ? status : undefined;
+      const before = this.seen.get(name);
       this.seen.set(name, {
         id,
         node: pod.spec?.nodeName ?? '',
-        ...(startedAt ? { startedAt: new Date(startedAt).getTime() } : {}),
+        ...(startedAt
+          ? { startedAt: new Date(startedAt).getTime() }
+          : before?.startedAt
+            ? { startedAt: before.startedAt }
+            : {}),
+        ...(ended ? { ended } : {}),
       });
     }
     const now = this.now();
-    for (const [name, { id, node, startedAt }] of this.seen) {
+    for (const [name, { id, node, startedAt, ended }] of this.seen) {
       if (want.get(id.jobId)?.generation !== id.generation) this.seen.delete(name);
-      else if (!present.has(name)) {
+      else if (!present.has(name) && ended) {
+        this.seen.delete(name);
+        this.vanished.set(name, ended);
+        this.logger.info(
+          { event: 'kube.pod.gone-after-end', pod: name, phase: ended.phase },
+          'ended pod gone',
+        );
+      } else if (!present.has(name)) {
         this.seen.delete(name);
         this.vanished.set(name, {
           ...id,
