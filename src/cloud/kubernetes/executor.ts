@@ -34,15 +34,7 @@ import { runLimited } from './run-limited.ts';
 import { KUBE_RETRY, kindOf, withKubeRetry } from './retry.ts';
 import { ensureTokenSecret } from './secrets.ts';
 import { VanishedPods } from './vanished.ts';
-
-/**
- * A pod create that failed for a reason its job is not to blame for: the API server unavailable or
- * throttling past the retries, or boa's token refused for a moment. An admission webhook down for 15
- * minutes failed every starting generation as the job's fault (found in review). Per job: one flaky
- * write elsewhere (a policy, another job's pod) must not stop every job's deadline (found in review of
- * that fix); an RBAC 403 is a setup to fix, not waited out.
- */
-const OUTAGE_KINDS: ReadonlySet<string> = new Set(['transient', 'throttling', 'unauthorized']);
+import { CreateRefusals } from './create-refusals.ts';
 
 export interface KubernetesExecutorDeps {
   readonly kubeConfig: KubeConfig;
@@ -72,17 +64,8 @@ export class KubernetesExecutor implements Executor {
   private readonly services: ObjectCache<V1Service>;
   private readonly retry: RetryContext;
   private readonly logger: Logger;
-  /** Jobs whose pod creates failed in the last pass for a reason they are not to blame for (outage()). */
-  private createsFailed = new Set<number>();
-  /**
-   * Replicas whose pod a ResourceQuota refused: reported starting with the quota's words and created
-   * again each pass, since the quota passes once other pods (another job's, still in their grace) are
-   * gone; one that never passes meets the start deadline, which then names the quota (found in review:
-   * it failed the replica at once, a restart used up by another job's terminating pods).
-   */
-  private readonly quotaWaits = new Map<string, ReplicaStatus>();
-  /** Replicas whose pod the API server refused (422, an admission check), reported failed so the job does not wait forever. */
-  private readonly rejected = new Map<string, ReplicaStatus>();
+  /** Replicas whose pod create was refused, and jobs whose creates failed for no fault of theirs. */
+  private readonly refusals: CreateRefusals;
   private readonly readmissions = new Readmissions();
   /** Replicas whose pod someone else deleted: reported interrupted, not created again (vanished.ts). */
   private readonly vanished: VanishedPods;
@@ -99,6 +82,7 @@ export class KubernetesExecutor implements Executor {
     this.logger = deps.logger;
     this.now = deps.now ?? Date.now;
     this.vanished = new VanishedPods(deps.logger, this.now);
+    this.refusals = new CreateRefusals(this.logger);
     this.api = coreApi(deps.kubeConfig, config.requestTimeoutMs);
     this.retry = {
       sleep: deps.sleep ?? realSleep,
@@ -176,7 +160,7 @@ export class KubernetesExecutor implements Executor {
   }
 
   outage(): ReadonlySet<number> {
-    return this.createsFailed;
+    return this.refusals.outage;
   }
 
   async reconcile(desired: readonly DesiredJob[]): Promise<readonly ReplicaStatus[]> {
@@ -186,7 +170,7 @@ export class KubernetesExecutor implements Executor {
       this.policies.cache.current(),
     ]);
     const want = new Map(desired.map((job) => [job.jobId, job]));
-    this.createsFailed = new Set();
+    this.refusals.beginPass();
     const byJob = new Map<number, { pod: V1Pod; id: PodIdentity }[]>();
     for (const pod of pods) {
       const id = identityOf(pod.metadata?.labels);
@@ -222,7 +206,9 @@ export class KubernetesExecutor implements Executor {
       const missing = job.replicas.filter((r) => {
         const name = podName(job.jobId, job.generation, r.rank);
         return (
-          !owned.some(({ id }) => id.rank === r.rank) && !this.rejected.has(name) && !this.vanished.has(name)
+          !owned.some(({ id }) => id.rank === r.rank) &&
+          !this.refusals.blocks(name) &&
+          !this.vanished.has(name)
         );
       });
       if (missing.length === 0) {
@@ -242,7 +228,7 @@ export class KubernetesExecutor implements Executor {
         const refused =
           (await this.policies.ensure(job.jobId, service)) ??
           (await ensureTokenSecret(api, config, retry, logger, missing[0]!, service));
-        if (refused) return missing.forEach((replica) => this.reject(replica, refused));
+        if (refused) return missing.forEach((replica) => this.refusals.reject(replica, refused));
         for (const replica of missing) await this.createPod(replica, service);
       });
     }
@@ -263,13 +249,7 @@ export class KubernetesExecutor implements Executor {
         'reconcile step failed; retried next tick',
       );
     }
-    for (const [name, status] of this.rejected) {
-      if (want.get(status.jobId)?.generation !== status.generation) this.rejected.delete(name);
-    }
-    for (const [name, status] of this.quotaWaits) {
-      if (want.get(status.jobId)?.generation !== status.generation || this.pods.get(name))
-        this.quotaWaits.delete(name);
-    }
+    this.refusals.prune(want, (name) => this.pods.get(name) !== undefined);
     // A pod this pass saw ended before deleting it is reported as it was seen: the delete's answer,
     // stamped to the second like its exit, cannot tell that exit from one the deletion caused.
     const seenEnded = new Map(endedBeforeDeletion.map((r) => [`${r.jobId}/${r.generation}/${r.rank}`, r]));
@@ -282,13 +262,7 @@ export class KubernetesExecutor implements Executor {
       return [ended ?? this.readmissions.status(pod, status)];
     });
     this.stops.reported(finishedNow);
-    return [
-      ...statuses,
-      ...seenEnded.values(),
-      ...this.rejected.values(),
-      ...this.quotaWaits.values(),
-      ...this.vanished.statuses(),
-    ];
+    return [...statuses, ...seenEnded.values(), ...this.refusals.statuses(), ...this.vanished.statuses()];
   }
 
   async close(): Promise<void> {
@@ -346,7 +320,7 @@ export class KubernetesExecutor implements Executor {
         this.retry,
       );
       this.pods.put(created);
-      this.quotaWaits.delete(name);
+      this.refusals.created(name);
       this.logger.info({ event: 'kube.pod.created', ...log }, 'replica pod created');
     } catch (error) {
       const kind = kindOf(error);
@@ -361,28 +335,9 @@ export class KubernetesExecutor implements Executor {
         this.logger.info({ event: 'kube.pod.adopted', ...log }, 'replica pod already existed; adopted');
         return;
       }
-      // Only a refusal of the pod itself fails the replica. Anything else (a 401 or an RBAC 403 is
-      // boa's credentials, not the pod) fails this step, and the next reconcile tries again.
-      if (OUTAGE_KINDS.has(kind)) this.createsFailed.add(replica.jobId);
-      // Failed for another reason now: no longer said to wait for quota.
-      if (kind !== 'quota') this.quotaWaits.delete(name);
-      if (kind === 'quota') {
-        if (!this.quotaWaits.has(name))
-          this.logger.warn(
-            { event: 'kube.pod.quota', ...log, error: quotaMessage(error) },
-            'pod waits for quota',
-          );
-        const { jobId, generation, rank, node } = replica;
-        const reason = `waiting for quota: ${quotaMessage(error)}`;
-        this.quotaWaits.set(name, { jobId, generation, rank, node, phase: 'starting', reason });
-        return;
-      }
-      if (kind === 'refused') {
-        const reason = `pod rejected by the API server: ${(error as Error).message}`;
-        this.reject(replica, reason);
-        this.logger.error({ event: 'kube.pod.rejected', ...log, reason }, 'replica pod rejected');
-        return;
-      }
+      // Only a refusal of the pod itself fails the replica, and a quota's is waited for. Anything else
+      // (a 401 or an RBAC 403 is boa's credentials, not the pod) fails this step; the next pass tries again.
+      if (this.refusals.failed(replica, kind, error as Error, log)) return;
       throw error;
     }
   }
@@ -392,14 +347,6 @@ export class KubernetesExecutor implements Executor {
     const finished = pod.status?.containerStatuses?.[0]?.state?.terminated?.finishedAt;
     if (!finished) return false;
     return this.now() - new Date(finished).getTime() < this.config.endedPodRetentionSeconds * 1000;
-  }
-
-  /** Reports the replica failed until its generation goes, instead of creating its pod again. */
-  private reject(replica: ReplicaSpec, reason: string): void {
-    const { jobId, generation, rank, node } = replica;
-    const name = podName(jobId, generation, rank);
-    this.rejected.set(name, { jobId, generation, rank, node, phase: 'failed', reason });
-    this.quotaWaits.delete(name); // one status a replica: refused now, no longer waiting
   }
 
   /** Deletion with the pod's own terminationGracePeriodSeconds: SIGTERM, then SIGKILL after the grace. */
@@ -444,11 +391,4 @@ export class KubernetesExecutor implements Executor {
 function belongs(pod: V1Pod, id: PodIdentity, job: DesiredJob | undefined): boolean {
   if (!job || job.generation !== id.generation) return false;
   return job.replicas.some((r) => r.rank === id.rank && r.node === pod.spec?.nodeName);
-}
-
-/** The quota's own words from a 403's Status (`exceeded quota: gpus, requested: ...`), else the error's. */
-function quotaMessage(error: unknown): string {
-  const message = (error as Error).message;
-  // Up to the quote (or escaped quote) that ends it in the Status the error message carries as JSON.
-  return /exceeded quota[^"\\]*/.exec(message)?.[0]?.trim() ?? message;
 }
