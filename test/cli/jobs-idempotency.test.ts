@@ -14,17 +14,17 @@ describe('boa jobs submit --idempotency-key', () => {
   it('a retried submit prints the same job and says it was already submitted; one job exists', async () => {
     const s = await startCliService();
     cleanups.push(s.close);
-    const submit = () =>
-      s.boa([
-        'jobs',
-        'submit',
-        'cifar10',
-        '--self-launched',
-        '--name',
-        'r18',
-        '--idempotency-key',
-        'nightly 42',
-      ]);
+    const args = [
+      'jobs',
+      'submit',
+      'cifar10',
+      '--self-launched',
+      '--name',
+      'r18',
+      '--idempotency-key',
+      'nightly 42',
+    ];
+    const submit = () => s.boa(args);
 
     const first = await submit();
     expect(first.stderr).toBe('');
@@ -54,17 +54,7 @@ describe('boa jobs submit --idempotency-key', () => {
     expect((await allocation(token(again.stdout))).status).toBe(200);
     expect((await allocation(token(first.stdout))).status).toBe(401);
 
-    const json = await s.boa([
-      '--json',
-      'jobs',
-      'submit',
-      'cifar10',
-      '--self-launched',
-      '--name',
-      'r18',
-      '--idempotency-key',
-      'nightly 42',
-    ]);
+    const json = await s.boa(['--json', ...args]);
     expect(JSON.parse(json.stdout)).toMatchObject({ id, replayed: true, tokenReplaced: true });
   });
 
