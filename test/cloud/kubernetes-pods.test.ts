@@ -276,6 +276,20 @@ describe('replica status from a pod', () => {
     // A rank 0 exiting 0 at once on SIGTERM, on a node whose clock is a second behind the API
     // server's (each stamped to the second): the deletion's, or its job would be marked done.
     expect(replicaStatusOf(finished(1000))).toMatchObject({ phase: 'failed', interrupted: true });
+    // On a node 10 s behind, as its pod shows (the kubelet's startTime 9 s before the API server's
+    // creationTimestamp), an exit stamped 5 s before the deletion is still the deletion's; one 15 s
+    // before is the job's own.
+    const onLaggingNode = (msBeforeDeletionAsked: number): V1Pod => {
+      const pod = finished(msBeforeDeletionAsked);
+      const created = new Date('2026-11-28T11:00:00Z');
+      return {
+        ...pod,
+        metadata: { ...pod.metadata, creationTimestamp: created },
+        status: { ...pod.status, startTime: new Date(created.getTime() - 9_000) },
+      };
+    };
+    expect(replicaStatusOf(onLaggingNode(5_000))).toMatchObject({ phase: 'failed', interrupted: true });
+    expect(replicaStatusOf(onLaggingNode(15_000))).toMatchObject({ phase: 'succeeded', exitCode: 0 });
     // A spot interruption or preemption marks the pod before it goes.
     const disrupted = {
       phase: 'Succeeded',

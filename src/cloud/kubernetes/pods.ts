@@ -243,9 +243,22 @@ function interruptionOf(pod: V1Pod): string | undefined {
  * The two clocks compared below, the node's (finishedAt) and the API server's (deletionTimestamp), each
  * to the second: an exit this close to the deletion is taken for the deletion's. Read the other way, a
  * rank 0 that exits 0 at once on SIGTERM would mark its job done (found in review); this way a job that
- * finished on its own just before is resumed from its last checkpoint and finishes again.
+ * finished on its own just before is resumed from its last checkpoint and finishes again. A node whose
+ * clock is further behind widens it by what the pod shows of that (nodeClockLagMs).
  */
 const CLOCK_MARGIN_MS = 2_000;
+
+/**
+ * How far the node's clock is at least behind the API server's, as the pod shows it: the kubelet
+ * stamps `startTime` (node clock) after the API server stamped `creationTimestamp`, so a start before
+ * the creation is the node's lag (0 when it shows none).
+ */
+function nodeClockLagMs(pod: V1Pod): number {
+  const created = pod.metadata?.creationTimestamp;
+  const started = pod.status?.startTime;
+  if (!created || !started) return 0;
+  return Math.max(0, new Date(created).getTime() - new Date(started).getTime());
+}
 
 /**
  * Its container had ended before the pod was deleted (boa deletes an older generation's pods, one
@@ -258,7 +271,7 @@ function endedBeforeDeletion(pod: V1Pod): boolean {
   const graceSeconds =
     pod.metadata?.deletionGracePeriodSeconds ?? pod.spec?.terminationGracePeriodSeconds ?? 30;
   const deletedAt = new Date(deletion).getTime() - graceSeconds * 1000;
-  return new Date(finishedAt).getTime() < deletedAt - CLOCK_MARGIN_MS;
+  return new Date(finishedAt).getTime() < deletedAt - CLOCK_MARGIN_MS - nodeClockLagMs(pod);
 }
 
 /** Why a workload cannot run as a pod, naming the field; undefined when it can. */
