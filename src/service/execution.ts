@@ -41,6 +41,11 @@ export class Execution {
   onNodesFreed: ((nodes: ReadonlySet<string>) => void) | undefined;
   /** Each executed job's replicas at its current generation, built once per generation, not per tick. */
   private readonly specs = new Map<number, DesiredJob>();
+  /**
+   * The generation each job was let start at once its restart backoff ended: a clock stepped back after
+   * that must not hold the job back again, stopping a running generation (found in review).
+   */
+  private readonly backoffEnded = new Map<number, number>();
   /** Job tokens handed to replicas, derived once per job. */
   private readonly tokens = new Map<number, string>();
   private readonly startDeadlines = new StartDeadlines();
@@ -183,9 +188,12 @@ export class Execution {
     for (const job of this.service.state.jobs.values()) {
       if (!job.workload || job.allocation.length === 0 || job.state !== 'running') continue;
       // Persisted with the failure, so a service restarted during the backoff waits it out too.
-      if (job.restartNotBefore !== null && now < job.restartNotBefore) {
-        backingOff += 1;
-        continue;
+      if (job.restartNotBefore !== null && this.backoffEnded.get(job.id) !== job.generation) {
+        if (now < job.restartNotBefore) {
+          backingOff += 1;
+          continue;
+        }
+        this.backoffEnded.set(job.id, job.generation);
       }
       let wanted = this.specs.get(job.id);
       if (wanted?.generation !== job.generation) {
@@ -198,6 +206,7 @@ export class Execution {
     if (this.specs.size > out.length * 2 + 64) {
       const live = new Set(out.map((j) => j.jobId));
       for (const id of this.specs.keys()) if (!live.has(id)) this.specs.delete(id);
+      for (const id of this.backoffEnded.keys()) if (!live.has(id)) this.backoffEnded.delete(id);
     }
     this.backingOff = backingOff;
     return out;

@@ -586,6 +586,24 @@ describe('execution', () => {
     expect((await second.request('GET', `/v1/jobs/${id}`)).body.restartNotBefore).toBeNull();
   });
 
+  it('keeps running a generation whose backoff ended when the clock then steps back into it (NTP)', async () => {
+    const clock = new ManualClock();
+    const s = await service({ maxRestarts: 3, restartBackoffSeconds: 60 }, { clock });
+    const { id } = (await s.request('POST', '/v1/jobs', { class: 'bert', workload })).body;
+    await s.ticks(4);
+    s.executor.exits.set(`${id}/${s.service.job(id).generation}/0`, 3);
+    await s.ticks(1);
+    const notBefore = s.service.job(id).restartNotBefore as number;
+    expect(notBefore).toBeGreaterThan(clock.now());
+    while (clock.now() < notBefore) await s.ticks(1);
+    const generation = s.service.job(id).generation;
+    expect(s.service.execution.desired(clock.now()).map((j) => j.jobId)).toEqual([id]);
+    clock.advance(-120);
+    expect(s.service.execution.desired(clock.now())).toEqual([
+      expect.objectContaining({ jobId: id, generation }),
+    ]);
+  });
+
   it('runs a reconcile asked for while one is in flight as soon as that one ends, not at the next tick', async () => {
     const s = await service();
     await s.ticks(2);

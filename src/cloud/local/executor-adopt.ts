@@ -24,7 +24,7 @@ export interface StrayReplica {
  */
 export function adoptRecorded(
   jobsDir: string,
-  now: number,
+  clocks: { now: number; steadyNow: number },
   graceMs: number,
   logger: Logger,
   ports: RendezvousPorts,
@@ -32,6 +32,7 @@ export function adoptRecorded(
   // Running without its record, nothing can adopt it, and its replica would be started again beside
   // it: it is stopped as any replica is (SIGTERM, time to checkpoint, SIGKILL after the grace), and
   // its job starts nothing until it is gone, then resumes from its checkpoint.
+  const { now, steadyNow } = clocks;
   const strays: StrayReplica[] = [];
   for (const stray of unrecordedSupervisors(jobsDir)) {
     logger.warn(
@@ -39,14 +40,18 @@ export function adoptRecorded(
       'a replica runs without its record (its folder was removed); stopping it so it does not run twice',
     );
     signalQuietly(stray.pid, 'SIGTERM');
-    strays.push({ stray, killAt: now + graceMs });
+    strays.push({ stray, killAt: steadyNow + graceMs });
   }
   const replicas: LocalReplica[] = [];
   for (const found of scanRecords(jobsDir)) {
     const exit = readExit(found.dir, found.rank);
     const ours = isOurSupervisor(found.record.pid, found.dir, found.rank);
     const alive = exit === undefined && ours;
-    const stopAt = readStop(found.dir, found.rank);
+    const stop = readStop(found.dir, found.rank);
+    const stopAt = stop?.at;
+    // The grace already used, by the wall clock (all a restart has), within [0, grace]: a clock stepped
+    // while boa was down neither kills at once nor holds the SIGKILL off beyond one grace period.
+    const used = stopAt === undefined ? 0 : Math.min(graceMs, Math.max(0, now - stopAt));
     ports.adopt(found.jobId, found.generation, found.dir);
     replicas.push({
       jobId: found.jobId,
@@ -60,14 +65,17 @@ export function adoptRecorded(
       exit,
       goneAt: alive || exit ? undefined : now,
       stopAt,
+      ...(stopAt === undefined ? {} : { stopSteadyAt: steadyNow - used }),
       killed: false,
       owned: ours || !processExists(found.record.pid),
     });
     if (alive) logger.info({ event: 'replica_adopted', ...found.record, dir: found.dir }, 'adopted');
-    // A stop is recorded before its SIGTERM is sent: a service killed in between never sent it, and the
-    // replica would get only the SIGKILL at the grace's end, with no chance to checkpoint. Sent again
-    // (the supervisor forwards each, the command's client takes a second as the first).
-    if (alive && stopAt !== undefined && now - stopAt < graceMs) signalQuietly(found.record.pid, 'SIGTERM');
+    // A stop is recorded before its SIGTERM is sent, and again once sent: a service killed in between
+    // never sent it, and the replica would get only the SIGKILL at the grace's end, with no chance to
+    // checkpoint, so it is sent now. One already sent is not sent twice (a second SIGTERM cuts a
+    // handler's save short; torchrun's agent ends at once on it).
+    if (alive && stop !== undefined && !stop.sent && used < graceMs)
+      signalQuietly(found.record.pid, 'SIGTERM');
   }
   return { replicas, strays };
 }

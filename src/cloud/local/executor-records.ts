@@ -113,8 +113,13 @@ function readJson<T>(file: string): T | undefined {
 
 export const readPid = (dir: string, rank: number) => readJson<PidRecord>(recordFile(dir, rank, 'pid'));
 export const readExit = (dir: string, rank: number) => readJson<ExitRecord>(recordFile(dir, rank, 'exit'));
-export const readStop = (dir: string, rank: number) =>
-  readJson<{ at: number }>(recordFile(dir, rank, 'stop'))?.at;
+/** boa's stop of a replica: when, and whether its SIGTERM was sent (recorded before and after). */
+export interface StopRecord {
+  readonly at: number;
+  readonly sent?: true;
+}
+
+export const readStop = (dir: string, rank: number) => readJson<StopRecord>(recordFile(dir, rank, 'stop'));
 
 /** The command's own process group (replica-supervisor.sh runs it in a session of its own). */
 export function readGroup(dir: string, rank: number): number | undefined {
@@ -182,8 +187,8 @@ export function replicaProcesses(
   return found;
 }
 
-export function writeStop(dir: string, rank: number, at: number): void {
-  writeRecord(recordFile(dir, rank, 'stop'), { at });
+export function writeStop(dir: string, rank: number, at: number, sent?: { sent: true }): void {
+  writeRecord(recordFile(dir, rank, 'stop'), { at, ...sent });
 }
 
 /** Forgets a replica (its log stays, as the log location promises). */

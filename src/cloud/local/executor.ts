@@ -40,8 +40,13 @@ export interface LocalExecutorOptions {
   /** SIGTERM to SIGKILL when a replica is stopped. */
   readonly terminationGraceSeconds: number;
   readonly logger?: Logger;
-  /** Wall-clock milliseconds (grace periods are real time: they are real processes). */
+  /** Wall-clock milliseconds: what records and reports are stamped with. */
   readonly now?: () => number;
+  /**
+   * Steady milliseconds (default performance.now()): what grace periods are counted on, so a clock
+   * stepped forward (a laptop waking, NTP) does not SIGKILL a replica mid-checkpoint.
+   */
+  readonly monotonicNow?: () => number;
   /** What starts the supervisors (tests inject one that fails). */
   readonly launcher?: Pick<ReplicaLauncher, 'launch' | 'close'>;
   /** How a replica's log is bounded (tests use small ones). */
@@ -66,6 +71,7 @@ export class LocalExecutor implements Executor {
   private readonly jobsDir: string;
   private readonly logger: Logger;
   private readonly now: () => number;
+  private readonly monotonicNow: () => number;
   private readonly graceMs: number;
   /** The grace period for the supervisor, which holds the rest of a stopped command's group to it. */
   private readonly graceSeconds: string;
@@ -82,6 +88,7 @@ export class LocalExecutor implements Executor {
     this.jobsDir = join(realDir(options.dataDir), 'jobs');
     this.logger = (options.logger ?? pino({ level: 'silent' })).child({ component: 'local-executor' });
     this.now = options.now ?? Date.now;
+    this.monotonicNow = options.monotonicNow ?? (() => performance.now());
     this.graceMs = options.terminationGraceSeconds * 1000;
     this.graceSeconds = String(Math.ceil(options.terminationGraceSeconds));
     this.launcher = options.launcher ?? new ReplicaLauncher();
@@ -128,7 +135,13 @@ export class LocalExecutor implements Executor {
   }
 
   private adopt(): void {
-    const found = adoptRecorded(this.jobsDir, this.now(), this.graceMs, this.logger, this.ports);
+    const found = adoptRecorded(
+      this.jobsDir,
+      { now: this.now(), steadyNow: this.monotonicNow() },
+      this.graceMs,
+      this.logger,
+      this.ports,
+    );
     for (const r of found.replicas) this.replicas.set(keyOf(r.jobId, r.generation, r.rank), r);
     this.strays = found.strays;
   }
@@ -155,13 +168,14 @@ export class LocalExecutor implements Executor {
     const wanted = new Map<number, DesiredJob>();
     for (const job of desired) wanted.set(job.jobId, job);
     const now = this.now();
+    const steadyNow = this.monotonicNow();
     // Jobs whose older replicas are still alive: their new generation waits until those are gone.
     const blocked = new Set<number>();
     this.strays = this.strays.filter(({ stray, killAt }) => {
       // Its groups, while a member's environment says they are still this replica's (never a stranger's).
       const alive = stray.groups.filter((group) => groupIsReplicas(group, stray));
       if (alive.length === 0) return false;
-      if (now >= killAt) for (const group of alive) signalQuietly(-group, 'SIGKILL');
+      if (steadyNow >= killAt) for (const group of alive) signalQuietly(-group, 'SIGKILL');
       blocked.add(stray.jobId);
       return true;
     });
@@ -177,10 +191,15 @@ export class LocalExecutor implements Executor {
         job !== undefined &&
         replica.generation === job.generation &&
         job.replicas.some((r) => r.rank === replica.rank);
-      if (current) continue;
+      // One boa stopped is never current again (a clock stepped back can make its generation wanted
+      // once more): it goes on stopping, and its exit reads as interrupted, so its job resumes as a new
+      // generation; taken back, its SIGTERM's exit 0 read as done (found in review).
+      if (current && replica.stopAt === undefined) continue;
       if (replica.alive) {
-        this.stop(replica, now);
+        this.stop(replica, now, steadyNow);
         blocked.add(replica.jobId);
+      } else if (current) {
+        continue;
       } else if (replica.exit && !replica.exit.stopped && !replica.reportedEnded) {
         endedBeforeStop.push(replica);
       } else {
@@ -226,9 +245,10 @@ export class LocalExecutor implements Executor {
   }
 
   /** SIGTERM once (the supervisor passes it to the command's group), then SIGKILL to both groups after the grace. */
-  private stop(replica: LocalReplica, now: number): void {
+  private stop(replica: LocalReplica, now: number, steadyNow: number): void {
     if (replica.stopAt === undefined) {
       replica.stopAt = now;
+      replica.stopSteadyAt = steadyNow;
       try {
         writeStop(replica.dir, replica.rank, now);
       } catch (error) {
@@ -239,6 +259,12 @@ export class LocalExecutor implements Executor {
         );
       }
       signalQuietly(replica.pid, 'SIGTERM');
+      // So a restarted boa does not send it again: a second SIGTERM cuts a handler's save short.
+      try {
+        writeStop(replica.dir, replica.rank, now, { sent: true });
+      } catch {
+        // Not recorded: a restart sends it once more, as before there was this record.
+      }
       this.logger.info(
         {
           event: 'replica_stopping',
@@ -250,7 +276,7 @@ export class LocalExecutor implements Executor {
       );
       return;
     }
-    if (!replica.killed && now - replica.stopAt >= this.graceMs) {
+    if (!replica.killed && steadyNow - (replica.stopSteadyAt ?? replica.stopAt) >= this.graceMs) {
       replica.killed = true;
       killReplicaGroups(replica);
       this.logger.warn(
@@ -281,7 +307,17 @@ export class LocalExecutor implements Executor {
     // did not end its command's group when the command ended: never leave one behind. A supervisor of
     // today's ends that group itself, so the groups are then empty and this signals nothing.
     if (replica.owned) killReplicaGroups(replica);
-    removeRecords(replica.dir, replica.rank);
+    // Forgotten even if its records stay (a folder made unwritable from outside): throwing here stopped
+    // every pass, so no job's exit was seen again, and a restart threw on the same records (found in
+    // review). Those left are adopted as ended at a restart and removed then.
+    try {
+      removeRecords(replica.dir, replica.rank);
+    } catch (error) {
+      this.logger.warn(
+        { event: 'replica_record_failed', dir: replica.dir, rank: replica.rank, error: String(error) },
+        "an ended replica's records could not be removed",
+      );
+    }
     this.replicas.delete(key);
   }
 

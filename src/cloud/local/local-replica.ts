@@ -20,6 +20,8 @@ export interface LocalReplica {
   goneAt?: number;
   /** When SIGTERM was sent (also on disk, so a restarted service keeps the grace deadline). */
   stopAt?: number;
+  /** The same on the steady clock (LocalExecutorOptions.monotonicNow), which the grace is counted on. */
+  stopSteadyAt?: number;
   killed: boolean;
   /**
    * Its process group is ours to kill: we spawned it, or its recorded pid is our supervisor or no
@@ -65,13 +67,15 @@ export function replicaStatus(replica: LocalReplica, now: number): ReplicaStatus
       replica.exit.reason ?? (replica.exit.signal ? `killed by ${replica.exit.signal}` : undefined);
     // The exit record's time has whole seconds.
     const ranForMs = Math.max(0, replica.exit.at - replica.startedAt);
-    // A SIGTERM this executor did not send (it records its own first): a stop, even with exit 0.
-    if (replica.exit.stopped && replica.stopAt === undefined) {
+    // Ended by a SIGTERM: a stop, even with exit 0, never the job's own end. One this executor did not
+    // send (it records its own first) is said to be someone else's.
+    if (replica.exit.stopped) {
+      const by = replica.stopAt === undefined ? 'a SIGTERM boa did not send' : "boa's stop";
       return {
         ...base,
         phase: 'failed',
         exitCode,
-        reason: `${reason ?? 'ended'} after a SIGTERM boa did not send`,
+        reason: `${reason ?? 'ended'} after ${by}`,
         interrupted: true,
         ranForMs,
       };

@@ -101,9 +101,14 @@ else
 fi
 # A stop reaches the command's whole group (a shell's children, python's workers), not only its main
 # process; before setsid has made the group, only that process exists, so it gets it.
+# Seconds on a steady clock where Linux has one (the wall clock can step: a laptop waking, NTP), so a
+# stepped clock neither cuts a stopping command's grace short nor holds it off.
+steady_seconds() {
+  if [ -r /proc/uptime ] && read -r up idle </proc/uptime; then echo "${up%%.*}"; else date +%s; fi
+}
 forward_term() {
   stopped=1
-  [ -z "$stopped_at" ] && stopped_at=$(date +%s)
+  [ -z "$stopped_at" ] && stopped_at=$(steady_seconds)
   { [ -n "$group" ] && kill -TERM -"$group" 2>/dev/null; } || kill -TERM "$child" 2>/dev/null
 }
 stopped_at=
@@ -137,7 +142,7 @@ group_lives() {
 # The group's id cannot be reused while a member lives, so this reaches nothing else.
 if [ -n "$group" ]; then
   if [ "$stopped" = 1 ]; then
-    while group_lives && [ "$(date +%s)" -lt $((stopped_at + grace)) ]; do
+    while group_lives && [ "$(steady_seconds)" -lt $((stopped_at + grace)) ]; do
       sleep 1
     done
   fi
