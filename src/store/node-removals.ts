@@ -3,10 +3,11 @@ import type { Db } from './db.ts';
 import { nodeRemovals } from './schema.ts';
 
 export type NodeRemovalRow = typeof nodeRemovals.$inferSelect;
-export type RemovalState = 'chosen' | 'cordoned' | 'terminating' | 'terminated' | 'cancelled';
+/** `cordoning`: stored before the cordon call, so a cordon whose answer was lost is still undone. */
+export type RemovalState = 'chosen' | 'cordoning' | 'cordoned' | 'terminating' | 'terminated' | 'cancelled';
 export type RemovalReason = 'scale-in' | 'provision-timeout';
 
-const OPEN: RemovalState[] = ['chosen', 'cordoned', 'terminating'];
+const OPEN: RemovalState[] = ['chosen', 'cordoning', 'cordoned', 'terminating'];
 const ID_CHUNK = 500;
 
 /** The node reconciler's records: each write is its own statement, committed before the call it precedes. */

@@ -150,7 +150,7 @@ export const nodeRemovals = sqliteTable(
     nodeName: text('node_name'),
     /** scale-in | provision-timeout */
     reason: text('reason').notNull(),
-    /** chosen | cordoned | terminating | terminated | cancelled */
+    /** chosen | cordoning | cordoned | terminating | terminated | cancelled */
     state: text('state').notNull(),
     chosenAt: integer('chosen_at').notNull(),
     updatedAt: integer('updated_at').notNull(),

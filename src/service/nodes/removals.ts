@@ -130,7 +130,10 @@ export class RemovalWalk {
       this.finish(row, 'already-gone');
       return 0;
     }
-    if (row.state === 'chosen') {
+    if (row.state === 'chosen' || row.state === 'cordoning') {
+      // Stored first: a cordon applied whose answer was lost (a timeout, a crash) is still undone if the
+      // removal is called off; a node kept cordoned runs nothing and is removed as never ready.
+      if (row.state === 'chosen') this.advance(row, 'cordoning');
       try {
         await pool.cordon([row.nodeId]);
       } catch (error) {
@@ -182,7 +185,7 @@ export class RemovalWalk {
    */
   async cancel(row: NodeRemovalRow): Promise<boolean> {
     if (row.state === 'terminating') return false;
-    if (row.state === 'cordoned') {
+    if (row.state === 'cordoned' || row.state === 'cordoning') {
       try {
         await this.deps.pool.uncordon([row.nodeId]);
       } catch (error) {
@@ -202,7 +205,7 @@ export class RemovalWalk {
     return true;
   }
 
-  private advance(row: NodeRemovalRow, state: 'cordoned' | 'terminating'): void {
+  private advance(row: NodeRemovalRow, state: 'cordoning' | 'cordoned' | 'terminating'): void {
     const at = this.deps.clock.now();
     this.deps.removals.advance(row.id, state, at);
     row.state = state;
