@@ -6,12 +6,27 @@ const DELIVERED_KEY = 'heartbeat.delivered';
 /** How often the delivered heartbeat is stored: the hold counts in minutes. */
 const STORE_EVERY_MS = 60_000;
 /** The guard reads boa's published budget over the last 24 hours (infra/budget-guard/index.mjs). */
-const GUARD_BUDGET_LOOKBACK_MS = 24 * 3_600_000;
+export const GUARD_BUDGET_LOOKBACK_MS = 24 * 3_600_000;
+/**
+ * The buckets the guard reads that budget in: `periodFor` of its 24-hour read (infra/budget-guard/index.mjs;
+ * 1,440 datapoints at most make them 2 minutes, test/service/heartbeat-hold-guard.test.ts checks the two
+ * agree). It takes the newest bucket's Minimum, and the bucket holding the last delivery began less than
+ * one bucket before it, whichever way CloudWatch aligns buckets (stamping a point to its minute only moves
+ * older points out): so the lowest budget delivered within one bucket before the last delivery is never
+ * above the one the guard reads.
+ */
+export const GUARD_BUDGET_BUCKET_MS = 120_000;
 
 interface Delivered {
   readonly at: number;
-  /** The budget that went out with it (what the guard reads); undefined: none was set. */
+  /**
+   * The budget the guard reads while this is the last delivery: the lowest delivered within
+   * GUARD_BUDGET_BUCKET_MS up to it (a raise just before a silence shares the guard's bucket with the
+   * budget before it). Undefined: none was set.
+   */
   readonly budget?: number;
+  /** Set by the first delivery after a silence: the hold is kept until `until`, at most at `budget`. */
+  readonly kept?: { readonly until: number; readonly budget: number };
 }
 
 /**
@@ -20,12 +35,15 @@ interface Delivered {
  * node group to floor(budget / GPUs per node) every 5 minutes while boa raises it back: nodes killed and
  * launched again, jobs restarted (found in review). So once the heartbeat has gone undelivered for most
  * of the guard's silence, boa holds itself to the guard's rule, with the budget the guard reads (the
- * last one delivered, or the deploy budget once that is older than the guard looks), until one is
- * delivered: the two agree on the size. The last delivery is stored, so a restart during the silence
- * holds as soon as the guard would act, not after a silence of its own.
+ * lowest delivered in the guard's last bucket, or the deploy budget once that is older than the guard
+ * looks), until one is delivered and the guard can read it: the two agree on the size. The last delivery
+ * is stored, so a restart during the silence holds as soon as the guard would act, not after a silence of
+ * its own.
  */
 export class HeartbeatHold {
   private last: Delivered;
+  /** Deliveries with a budget within one guard bucket of the newest: what `last.budget` is the lowest of. */
+  private recent: Array<{ readonly at: number; readonly budget: number }>;
   private storedAt = Number.NEGATIVE_INFINITY;
   private hold: { since: number; nodes: number } | undefined;
 
@@ -42,17 +60,40 @@ export class HeartbeatHold {
   ) {
     // Never stored (a first start, or no guard): counted from the start.
     this.last = repo.getSetting<Delivered>(DELIVERED_KEY) ?? { at: startedAt };
+    this.recent = this.last.budget !== undefined ? [{ at: this.last.at, budget: this.last.budget }] : [];
   }
 
   /** A heartbeat reached CloudWatch: the metrics of the tick at `at`, with the budget published then. */
   delivered(at: number, budget: number | undefined): void {
-    // A put can land after a later one: the newest delivery counts.
-    if (at < this.last.at) return;
-    this.last = { at, ...(budget !== undefined && budget > 0 ? { budget } : {}) };
-    if (this.settings.guardMinutes === undefined || at - this.storedAt < STORE_EVERY_MS) return;
-    this.storedAt = at;
+    if (budget !== undefined && budget > 0) this.recent.push({ at, budget });
+    // A put can land after a later one: the newest counts for the silence, both for the guard's bucket.
+    const newest = Math.max(at, this.last.at);
+    this.recent = this.recent.filter((d) => d.at >= newest - GUARD_BUDGET_BUCKET_MS);
+    const lowest = this.recent.length > 0 ? Math.min(...this.recent.map((d) => d.budget)) : undefined;
+    let kept = this.last.kept;
+    const leadMs = this.leadMs();
+    const readBefore = this.read(at);
+    if (leadMs !== undefined && readBefore !== undefined && at - this.last.at >= this.holdAfterMs()) {
+      // The first delivery after a silence the hold was for. The guard counts only heartbeats CloudWatch
+      // already returns, and this one may not be readable for a while (most likely right as an outage
+      // ends): lifted now, boa's next tick raises the group and a guard run in between, seeing none,
+      // cuts it (found in review). The hold already starts `leadMs` before the guard would act, trusting
+      // a heartbeat to be readable within that; it is kept as long after, at the budget the guard read
+      // during the silence (the one just delivered may not be readable either).
+      kept = { until: at + leadMs, budget: readBefore };
+      this.logger.info(
+        { event: 'heartbeat.hold-kept', keptMinutes: leadMs / 60_000 },
+        'heartbeat delivered again; the hold is kept until the budget guard can read it',
+      );
+    }
+    const changed = lowest !== this.last.budget || kept !== this.last.kept;
+    this.last = { at: newest, ...optional(lowest), ...(kept !== undefined ? { kept } : {}) };
+    if (this.settings.guardMinutes === undefined) return;
+    // Every minute, and whenever what the guard reads changes: a restart holds to what the guard reads.
+    if (!changed && newest - this.storedAt < STORE_EVERY_MS) return;
+    this.storedAt = newest;
     try {
-      this.repo.putSetting(DELIVERED_KEY, this.last, at);
+      this.repo.putSetting(DELIVERED_KEY, this.last, newest);
     } catch (error) {
       // Only a restart's knowledge of the silence is lost; the tick goes on.
       this.logger.warn({ event: 'heartbeat.store-failed', error: (error as Error).message });
@@ -61,17 +102,14 @@ export class HeartbeatHold {
 
   /**
    * The most nodes boa may ask for at `now`: the guard's rule (never below the group's minimum) while
-   * the heartbeat is overdue, else no limit. Held from half the guard's silence, or 5 minutes before it
-   * ends if that is later: the guard runs every 5 minutes and reads the whole silence.
+   * the heartbeat is overdue or was delivered again only lately (`delivered`), else no limit.
    */
   nodes(now: number, budget: number | undefined, gpusPerNode: number, minSize: number): number {
     const { guardMinutes } = this.settings;
     const guardBudget = this.guardBudget(now, budget);
     if (guardMinutes === undefined || guardBudget === undefined) return this.release(now);
-    const silenceMs = guardMinutes * 60_000;
-    const holdAfterMs = Math.max(silenceMs / 2, silenceMs - 5 * 60_000);
     const overdueMs = now - this.last.at;
-    if (overdueMs < holdAfterMs) return this.release(now);
+    if (overdueMs < this.holdAfterMs() && !this.keptAt(now)) return this.release(now);
     // The guard's own arithmetic (infra/budget-guard/index.mjs allowedNodes).
     const nodes = Math.max(minSize, Math.floor(guardBudget / gpusPerNode + 1e-9));
     if (this.hold === undefined) {
@@ -90,15 +128,44 @@ export class HeartbeatHold {
   }
 
   /**
-   * The budget the guard holds the group to: the one last delivered (a raise since has not reached
-   * it), the deploy budget once that delivery is older than the guard looks, and never more than boa's
-   * own. Undefined: the guard knows none and acts on nothing.
+   * Held from half the guard's silence, or 5 minutes before it ends if that is later: the guard runs
+   * every 5 minutes and reads the whole silence. Never without a guard.
+   */
+  private holdAfterMs(): number {
+    const silenceMs = (this.settings.guardMinutes ?? Number.POSITIVE_INFINITY) * 60_000;
+    return Math.max(silenceMs / 2, silenceMs - 5 * 60_000);
+  }
+
+  /** How long before the guard would act the hold starts (5 minutes, half the silence if shorter). */
+  private leadMs(): number | undefined {
+    const { guardMinutes } = this.settings;
+    return guardMinutes === undefined ? undefined : guardMinutes * 60_000 - this.holdAfterMs();
+  }
+
+  private keptAt(now: number): boolean {
+    return this.last.kept !== undefined && now < this.last.kept.until;
+  }
+
+  /**
+   * The budget the guard holds the group to, and never more than boa's own. Undefined: the guard knows
+   * none and acts on nothing.
    */
   private guardBudget(now: number, budget: number | undefined): number | undefined {
-    const aged = now - this.last.at > GUARD_BUDGET_LOOKBACK_MS;
-    const read = aged ? this.settings.deployBudget : (this.last.budget ?? this.settings.deployBudget);
+    const read = this.read(now);
     if (read === undefined) return undefined;
     return budget === undefined ? read : Math.min(read, budget);
+  }
+
+  /**
+   * What the guard reads at `now`: the lowest budget delivered in its last bucket (a raise since has not
+   * reached it), the deploy budget once that delivery is older than the guard looks; while the hold is
+   * kept after a silence, no more than the budget it read during the silence.
+   */
+  private read(now: number): number | undefined {
+    const aged = now - this.last.at > GUARD_BUDGET_LOOKBACK_MS;
+    const last = aged ? this.settings.deployBudget : (this.last.budget ?? this.settings.deployBudget);
+    const kept = this.keptAt(now) ? this.last.kept?.budget : undefined;
+    return last === undefined || kept === undefined ? (last ?? kept) : Math.min(last, kept);
   }
 
   private release(now: number): number {
@@ -111,4 +178,8 @@ export class HeartbeatHold {
     }
     return Number.POSITIVE_INFINITY;
   }
+}
+
+function optional(budget: number | undefined): { budget?: number } {
+  return budget !== undefined ? { budget } : {};
 }

@@ -85,7 +85,13 @@ describe("boa's heartbeat not reaching CloudWatch, with the budget guard deploye
     expect(w.logs.lines.filter((l) => l.event === 'heartbeat.hold')).toHaveLength(1);
 
     w.fail(false);
-    await w.tick(2);
+    // Delivered again, but kept 5 minutes (the hold's lead on the guard at 15) until the guard can read it.
+    await w.tick(5);
+    expect(await w.desired()).toBe(2);
+    expect((await w.budget()).control.heartbeatHoldNodes).toBe(2);
+    expect(w.logs.events()).toContain('heartbeat.hold-kept');
+    expect(w.logs.events()).not.toContain('heartbeat.hold-released');
+    await w.tick(1);
     expect(await w.desired()).toBeGreaterThan(2);
     expect((await w.budget()).control.heartbeatHoldNodes).toBeNull();
     expect(w.logs.events()).toContain('heartbeat.hold-released');
@@ -110,6 +116,18 @@ describe("boa's heartbeat not reaching CloudWatch, with the budget guard deploye
     w.fail(true);
     for (const name of ['a', 'b', 'c', 'd']) w.job(name);
     expect((await w.setBudget(16)).status).toBe(200); // 4 nodes, but the guard still reads 8: 2
+    await w.tick(12);
+    expect((await w.budget()).control.heartbeatHoldNodes).toBe(2);
+    expect(await w.desired()).toBe(2);
+  });
+
+  it("holds to the budget before a raise delivered just before the silence: the guard's bucket holds both", async () => {
+    const w = await world(15);
+    await w.tick(600);
+    expect((await w.setBudget(16)).status).toBe(200);
+    await w.tick(1); // 16 delivered a minute after the last 8: the guard's newest 2-minute bucket may hold both
+    w.fail(true);
+    for (const name of ['a', 'b', 'c', 'd']) w.job(name);
     await w.tick(12);
     expect((await w.budget()).control.heartbeatHoldNodes).toBe(2);
     expect(await w.desired()).toBe(2);
