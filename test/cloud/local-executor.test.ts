@@ -435,6 +435,20 @@ describe('local executor', () => {
     expect(readLogTail(file, 5)?.endsWith('epoch 1: 10%\r')).toBe(true);
   });
 
+  it('starts the command with HUP, INT and QUIT at their defaults (a background command of sh starts with them ignored)', async () => {
+    const dataDir = temp();
+    const executor = new LocalExecutor({ dataDir, terminationGraceSeconds: 1 });
+    await settle(
+      executor,
+      [job(['grep', 'SigIgn', '/proc/self/status'])],
+      (s) => s[0]?.phase === 'succeeded',
+    );
+    const ignored = /SigIgn:\s*([0-9a-f]+)/.exec(readFileSync(join(dataDir, 'jobs/1/1/0.log'), 'utf8'))?.[1];
+    expect(ignored).toBeDefined();
+    // Bits 1-3: SIGHUP, SIGINT, SIGQUIT.
+    expect(Number.parseInt(ignored!, 16) & 0b111).toBe(0);
+  });
+
   it('reports a command that cannot be found as failed with 127, the log saying why', async () => {
     const dataDir = temp();
     const executor = new LocalExecutor({ dataDir, terminationGraceSeconds: 1 });

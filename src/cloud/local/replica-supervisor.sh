@@ -84,18 +84,26 @@ sigterm_file="$dir/$rank.sigterm"
 rm -f "$sigterm_file"
 export BOA_SIGTERM_FILE="$sigterm_file"
 setsid_bin=$(command -v setsid 2>/dev/null)
+# The command starts with HUP, INT and QUIT at their defaults: this shell ignores HUP (above), and a
+# background command of a shell without job control starts with INT and QUIT ignored, which an exec
+# keeps (a Python job then never sees a KeyboardInterrupt). GNU env resets them; without it (macOS)
+# they stay ignored.
+env_bin=$(command -v env 2>/dev/null)
+reset_signals=--default-signal=HUP,INT,QUIT
+"$env_bin" "$reset_signals" true 2>/dev/null || reset_signals=
 if [ -n "$setsid_bin" ]; then
   # The command in a session (and process group) of its own, its id recorded in <rank>.group by the
   # command's own process before it execs, so no crash in between leaves a group nobody knows: a job
   # that signals its own group (`trap 'kill 0' EXIT`, a common cleanup) must not reach this supervisor,
   # which would take it for a stop from outside. Without setsid (macOS) it shares this group. setsid is
   # named by its path, and looks the command up on the job's PATH.
-  sh -c 'printf %s "$$" >"$1.tmp" && mv "$1.tmp" "$1"; PATH=$2; bin=$3; shift 3; exec "$bin" "$@"' \
-    sh "$dir/$rank.group" "$job_path" "$setsid_bin" "$@" >>"$dir/$rank.log" 2>&1 </dev/null &
+  sh -c 'printf %s "$$" >"$1.tmp" && mv "$1.tmp" "$1"; PATH=$2; bin=$3; env_bin=$4; reset=$5; shift 5
+    if [ -n "$reset" ]; then exec "$env_bin" "$reset" "$bin" "$@"; fi; exec "$bin" "$@"' \
+    sh "$dir/$rank.group" "$job_path" "$setsid_bin" "$env_bin" "$reset_signals" "$@" >>"$dir/$rank.log" 2>&1 </dev/null &
   child=$!
   group=$child
 else
-  env PATH="$job_path" "$@" >>"$dir/$rank.log" 2>&1 </dev/null &
+  env ${reset_signals:+"$reset_signals"} PATH="$job_path" "$@" >>"$dir/$rank.log" 2>&1 </dev/null &
   child=$!
   group=
 fi
