@@ -225,8 +225,12 @@ export interface ReplicaLog {
 /** A replica's log as it is written (`tail -f`, `kubectl logs -f`). */
 export interface ReplicaLogFollow {
   readonly generation: number;
-  /** Its last `tailLines` lines, then what it writes, until it has ended or the follower's signal aborts. */
-  readonly chunks: AsyncIterable<string>;
+  /**
+   * Its last `tailLines` lines, then what it writes, until it has ended or the follower's signal aborts.
+   * A local log's are its bytes as written (Buffers, not decoded: a follower's place counts bytes of the
+   * file, and a log need not be UTF-8); a pod's, text.
+   */
+  readonly chunks: AsyncIterable<string | Buffer>;
   /** Where in the log the chunks start: a follower cut off asks again from here plus what it got. */
   readonly from: LogPosition;
   /**

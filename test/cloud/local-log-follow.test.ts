@@ -1,16 +1,17 @@
 /** Following a local replica's log (src/cloud/local/log-follow.ts): `tail -f` with the log's cap and a stop. */
-import { appendFileSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { followLogFile } from '../../src/cloud/local/log-follow.ts';
+import { capLog } from '../../src/cloud/local/log-cap.ts';
+import { CUT_GAP_LINE, followLogFile } from '../../src/cloud/local/log-follow.ts';
 
 const dirs: string[] = [];
 afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-function logFile(text: string): string {
+function logFile(text: string | Buffer): string {
   const dir = mkdtempSync(join(tmpdir(), 'boa-follow-'));
   dirs.push(dir);
   const file = join(dir, '0.log');
@@ -19,14 +20,15 @@ function logFile(text: string): string {
 }
 
 /** Collects what the follower yields while `act` runs against it, until it ends. */
-async function collect(chunks: AsyncGenerator<string>, act: (seen: () => string) => Promise<void>) {
-  let seen = '';
+async function collect(chunks: AsyncIterable<Buffer>, act: (seen: () => string) => Promise<void>) {
+  const got: Buffer[] = [];
+  const seen = () => Buffer.concat(got).toString('utf8');
   const reading = (async () => {
-    for await (const chunk of chunks) seen += chunk;
+    for await (const chunk of chunks) got.push(Buffer.from(chunk));
   })();
-  await act(() => seen);
+  await act(seen);
   await reading;
-  return seen;
+  return seen();
 }
 
 const until = async (ok: () => boolean) => {
@@ -54,7 +56,7 @@ it('gives the last lines, then what is written, then ends once the replica has e
   expect(seen).toBe('b\nc\nd\ne\n');
 });
 
-it('starts a log cut by its cap again from its beginning, and keeps a character split across reads whole', async () => {
+it('says a log cut without a record (by hand) as a gap, and keeps a character split across reads whole', async () => {
   const file = logFile('old line\n');
   let ended = false;
   const chunks = followLogFile(file, {
@@ -65,7 +67,7 @@ it('starts a log cut by its cap again from its beginning, and keeps a character 
   })!.chunks;
   const seen = await collect(chunks, async (seen) => {
     await until(() => seen() === 'old line\n');
-    truncateSync(file, 0); // copytruncate, as log-cap.ts cuts it
+    truncateSync(file, 0); // not log-cap.ts's cut: nothing says what was past the follower's place
     appendFileSync(file, 'cut\n');
     await until(() => seen().endsWith('cut\n'));
     const euro = Buffer.from('€\n');
@@ -74,7 +76,76 @@ it('starts a log cut by its cap again from its beginning, and keeps a character 
     appendFileSync(file, euro.subarray(1));
     ended = true;
   });
-  expect(seen).toBe('old line\ncut\n€\n');
+  expect(seen).toBe(`old line\n${CUT_GAP_LINE}cut\n€\n`);
+});
+
+/** The follow's chunks, pulled one at a time: between two pulls the follower reads nothing. */
+function pulled(file: string, ended: () => boolean) {
+  const follow = followLogFile(file, {
+    tailLines: 100,
+    pollMs: 5,
+    ended,
+    signal: new AbortController().signal,
+  })!;
+  const iterator = follow.chunks[Symbol.asyncIterator]();
+  return {
+    from: follow.from,
+    next: async () => Buffer.from((await iterator.next()).value as Buffer),
+    rest: async () => {
+      const got: Buffer[] = [];
+      for (let next = await iterator.next(); !next.done; next = await iterator.next())
+        got.push(Buffer.from(next.value));
+      return Buffer.concat(got).toString('utf8');
+    },
+  };
+}
+
+const lines = (from: number, to: number, tag = 'line') =>
+  Array.from({ length: to - from }, (_, i) => `${tag} ${from + i}\n`).join('');
+
+it('reads on in <log>.1 from its place when the cap cuts the log, before the log from its beginning', async () => {
+  const file = logFile(lines(0, 10));
+  let ended = false;
+  const follow = pulled(file, () => ended);
+  expect((await follow.next()).toString()).toBe(lines(0, 10));
+  // Written, not yet read, then cut: those lines are only in 0.log.1 now.
+  appendFileSync(file, lines(10, 30));
+  expect(await capLog(file, { capBytes: 100, keepBytes: 250, checkMs: 1 })).toBe(true);
+  const notice = readFileSync(file, 'utf8');
+  appendFileSync(file, 'after the cut\n');
+  ended = true;
+  expect(await follow.rest()).toBe(`${lines(10, 30)}${notice}after the cut\n`);
+});
+
+it('says a gap in the stream when what the follower had not read is gone: cut twice, or kept less of', async () => {
+  const cap = { capBytes: 100, keepBytes: 250, checkMs: 1 };
+  const file = logFile(lines(0, 10));
+  let ended = false;
+  const twice = pulled(file, () => ended);
+  await twice.next();
+  appendFileSync(file, lines(10, 30, 'lost'));
+  await capLog(file, cap);
+  appendFileSync(file, lines(0, 10, 'kept'));
+  await capLog(file, cap);
+  const kept = readFileSync(`${file}.1`, 'utf8'); // the first cut's notice, then the kept lines
+  appendFileSync(file, 'after\n');
+  ended = true;
+  const seen = await twice.rest();
+  expect(seen).toBe(`${CUT_GAP_LINE}${kept}${readFileSync(file, 'utf8')}`);
+  expect(seen).not.toMatch(/lost/);
+  expect(kept).toMatch(/kept 9\n$/);
+
+  // Once, but further behind than 0.log.1 keeps: its kept part after the gap.
+  const behind = logFile('start\n');
+  let over = false;
+  const lagging = pulled(behind, () => over);
+  await lagging.next();
+  appendFileSync(behind, lines(0, 100));
+  await capLog(behind, cap);
+  over = true;
+  const rest = await lagging.rest();
+  expect(rest.startsWith(`${CUT_GAP_LINE}${readFileSync(`${behind}.1`, 'utf8')}`)).toBe(true);
+  expect(rest).toMatch(/line 99\n/);
 });
 
 it('ends when its signal aborts, though the replica runs on; none for a log that does not exist', async () => {
@@ -114,6 +185,29 @@ it('says the byte its text starts at, and starts from a position given (a follow
   expect(cut.from).toEqual({ cursor: '0', skip: 0 });
   expect(await collect(cut.chunks, async () => undefined)).toBe('a\nb\nc\n');
   expect(from.gap).toBeUndefined();
+});
+
+it('counts its place in bytes of the file, a log that is not UTF-8 too: a follower goes on where it got to', async () => {
+  // "café" in Latin-1: a lone 0xe9, not UTF-8 (decoded, each becomes a 3-byte U+FFFD).
+  const latin1 = (i: number) =>
+    Buffer.concat([Buffer.from('caf'), Buffer.from([0xe9]), Buffer.from(` ${i}\n`)]);
+  const all = Buffer.concat(Array.from({ length: 20 }, (_, i) => latin1(i)));
+  const file = logFile(all);
+  const options = { pollMs: 5, ended: () => true, signal: new AbortController().signal, tailLines: 100 };
+  const whole = followLogFile(file, options)!;
+  expect(whole.from).toEqual({ cursor: '0', skip: 0 });
+  const got: Buffer[] = [];
+  for await (const chunk of whole.chunks) got.push(Buffer.from(chunk));
+  expect(Buffer.concat(got).equals(all)).toBe(true);
+  // Cut off after 5 lines: asked again from the cursor and the bytes it got, the 6th line comes whole.
+  const five = Buffer.concat(Array.from({ length: 5 }, (_, i) => latin1(i))).length;
+  const on = followLogFile(file, { ...options, from: { cursor: whole.from.cursor, skip: five } })!;
+  const rest: Buffer[] = [];
+  for await (const chunk of on.chunks) rest.push(Buffer.from(chunk));
+  expect(Buffer.concat(rest).equals(all.subarray(five))).toBe(true);
+  // Its last lines: the byte they start at is the file's.
+  const tail = followLogFile(file, { ...options, tailLines: 2 })!;
+  expect(tail.from).toEqual({ cursor: String(all.length - latin1(18).length - latin1(19).length), skip: 0 });
 });
 
 it('refuses a cursor it did not give, saying what one looks like', () => {

@@ -68,11 +68,15 @@ const LOG_TAIL_BYTES = 1 << 20;
 
 /** The last `lines` lines of a log file (at most its last MiB); undefined when there is no such file. */
 export function readLogTail(file: string, lines: number): string | undefined {
-  return readLogTailWithSize(file, lines)?.text;
+  return readLogTailBytes(file, lines)?.bytes.toString('utf8');
 }
 
-/** readLogTail, and the file's size when read: where a follower reads on from. */
-export function readLogTailWithSize(file: string, lines: number): { text: string; size: number } | undefined {
+/**
+ * readLogTail's bytes as the file holds them, and the file's size when read: where a follower reads on
+ * from. Lines are found by their newline bytes, never by decoding: a log that is not UTF-8 (a Latin-1
+ * tool, binary output) or a read cutting a character in two must not move where its text starts.
+ */
+export function readLogTailBytes(file: string, lines: number): { bytes: Buffer; size: number } | undefined {
   let fd: number;
   try {
     fd = openSync(file, 'r');
@@ -84,11 +88,18 @@ export function readLogTailWithSize(file: string, lines: number): { text: string
     const length = Math.min(size, LOG_TAIL_BYTES);
     const buffer = Buffer.alloc(length);
     readSync(fd, buffer, 0, length, size - length);
-    const all = buffer.toString('utf8').split(/(?<=\n)/);
     // A cut at the MiB mark leaves a partial first line: dropped unless the whole file was read, or it
     // is all there is (progress bars redrawn with \r write one long line).
-    if (length < size && all.length > 1) all.shift();
-    return { text: lines === 0 ? '' : all.slice(Math.max(0, all.length - lines)).join(''), size };
+    const newline = buffer.indexOf(0x0a);
+    const first = length < size && newline !== -1 && newline < length - 1 ? newline + 1 : 0;
+    let from = lines === 0 ? length : first;
+    // Back from the end, over `lines` newlines (the last byte's own newline ends the last line).
+    for (let i = length - 2, seen = 0; lines > 0 && i >= first; i--)
+      if (buffer[i] === 0x0a && ++seen === lines) {
+        from = i + 1;
+        break;
+      }
+    return { bytes: buffer.subarray(from), size };
   } finally {
     closeSync(fd);
   }

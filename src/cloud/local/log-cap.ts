@@ -4,6 +4,7 @@
  * passes its cap, its last part is kept as <rank>.log.1 and the log starts again (logrotate's
  * copytruncate: the job keeps its open file, and writes with O_APPEND land at the new end).
  */
+import { readFileSync } from 'node:fs';
 import { open, rename, stat, writeFile, appendFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { recordFile } from './executor-records.ts';
@@ -23,6 +24,26 @@ const MiB = 1024 * 1024;
 export const DEFAULT_LOG_CAP: LogCap = { capBytes: 64 * MiB, keepBytes: 16 * MiB, checkMs: 2000 };
 
 /**
+ * A log's cuts so far, its size at the last, and the byte of it at which <rank>.log.1 begins, kept in
+ * <rank>.log.cut: a follower that finds the log cut reads on in <rank>.log.1 from its place there, and
+ * knows from the count whether it missed a cut in between (its place then gone too).
+ */
+export interface LogCutRecord {
+  readonly cuts: number;
+  readonly size: number;
+  readonly from: number;
+}
+
+export function readLogCut(file: string): LogCutRecord | undefined {
+  try {
+    const record = JSON.parse(readFileSync(`${file}.cut`, 'utf8')) as LogCutRecord;
+    return [record.cuts, record.size, record.from].every(Number.isSafeInteger) ? record : undefined;
+  } catch {
+    return undefined; // never cut (or by a boa from before the record)
+  }
+}
+
+/**
  * Cuts `file` if it is past the cap; true when it did. What the job writes during the cut is lost.
  * Asynchronous: the 16 MiB copy must not hold up the service's event loop (its API, its tick).
  */
@@ -40,6 +61,10 @@ export async function capLog(file: string, cap: LogCap): Promise<boolean> {
     await handle.read(tail, 0, keep, size - keep);
     await writeFile(`${file}.1.tmp`, tail);
     await rename(`${file}.1.tmp`, `${file}.1`);
+    // Recorded before the truncate: a follower that sees the log shrink finds this cut's record.
+    const record: LogCutRecord = { cuts: (readLogCut(file)?.cuts ?? 0) + 1, size, from: size - keep };
+    await writeFile(`${file}.cut.tmp`, JSON.stringify(record));
+    await rename(`${file}.cut.tmp`, `${file}.cut`);
     await handle.truncate(0);
   } finally {
     await handle.close();

@@ -1,11 +1,18 @@
-import { TextDecoder } from 'node:util';
 import { open, stat } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LOG_START, LogCursorError, type LogPosition } from '../../service/ports.ts';
-import { readLogTailWithSize } from './executor-records.ts';
+import { readLogTailBytes } from './executor-records.ts';
+import { readLogCut, type LogCutRecord } from './log-cap.ts';
 
 /** A read of what a log gained: at most this much at once, so one chunk never holds a MiB of a burst. */
 const CHUNK_BYTES = 64 * 1024;
+
+/**
+ * Said in a followed log where bytes are missing because the log was cut by its cap (twice since the
+ * follower last read it, or more than <rank>.log.1 keeps behind the follower's place).
+ */
+export const CUT_GAP_LINE =
+  'boa: lines are missing here: the log was cut (its size cap) before this follow read them\n';
 
 export interface FollowOptions {
   readonly tailLines: number;
@@ -21,31 +28,43 @@ export interface FollowOptions {
 /**
  * `tail -f` of a local replica's log: its last lines (or from a position a follower got to), then what
  * it writes, with the byte its text starts at (the follower's cursor), until it has ended and all it
- * wrote is read. A log cut by its cap (log-cap.ts: copytruncate) is seen shorter than what was read,
- * and read again from its beginning (unless the job wrote past that point within one poll: 64 MiB).
+ * wrote is read. The chunks are the file's bytes as written, never decoded: a follower counts the bytes
+ * it got, and a log that is not UTF-8 must not move its place. A log cut by its cap (log-cap.ts:
+ * copytruncate) is seen shorter than what was read or than its cut record says: the rest of what was
+ * read from is in <rank>.log.1, read on from the follower's place, then the log from its beginning
+ * (unless the job wrote the cut's size again within one poll: 64 MiB). Bytes no longer kept are said
+ * with CUT_GAP_LINE.
  * Undefined when the log does not exist.
  */
 export function followLogFile(
   file: string,
   options: FollowOptions,
-): { from: LogPosition; chunks: AsyncGenerator<string>; gap?: true } | undefined {
+): { from: LogPosition; chunks: AsyncGenerator<Buffer>; gap?: true } | undefined {
   const reached = options.from && logByteOf(options.from);
-  const first = readLogTailWithSize(file, options.tailLines);
+  // The cuts counted around the read, again if one came between: the log read is that many cuts old.
+  let cuts = readLogCut(file)?.cuts ?? 0;
+  let first = readLogTailBytes(file, options.tailLines);
+  for (let again = 0; first && again < 3; again++) {
+    const after = readLogCut(file)?.cuts ?? 0;
+    if (after === cuts) break;
+    cuts = after;
+    first = readLogTailBytes(file, options.tailLines);
+  }
   if (!first) return undefined;
   // Past the log's end: it was cut by its cap since (or the byte is not one it had). What it holds was
   // written after the cut, so all of it is new to the follower, read from its beginning; the lines
   // between its place and the cut are in <log>.1 (its last MiBs) or gone, said as a gap.
   if (reached !== undefined && reached > first.size) {
-    const chunks = follow(file, { text: '', size: 0 }, options);
+    const chunks = follow(file, { bytes: Buffer.alloc(0), size: 0, cuts }, options);
     return { from: { cursor: '0', skip: 0 }, chunks, gap: true };
   }
   // From a byte a follower reached before (its connection broke): on from there, nothing twice.
   if (reached !== undefined) {
-    const chunks = follow(file, { text: '', size: reached }, options);
+    const chunks = follow(file, { bytes: Buffer.alloc(0), size: reached, cuts }, options);
     return { from: { cursor: String(reached), skip: 0 }, chunks };
   }
-  const start = first.size - Buffer.byteLength(first.text);
-  return { from: { cursor: String(start), skip: 0 }, chunks: follow(file, first, options) };
+  const start = first.size - first.bytes.length;
+  return { from: { cursor: String(start), skip: 0 }, chunks: follow(file, { ...first, cuts }, options) };
 }
 
 /** The byte a position names: its cursor is a byte of the file (as this executor gives it), or its start. */
@@ -58,12 +77,12 @@ export function logByteOf({ cursor, skip }: LogPosition): number {
 
 async function* follow(
   file: string,
-  first: { text: string; size: number },
+  first: { bytes: Buffer; size: number; cuts: number },
   { pollMs, ended, signal }: FollowOptions,
-): AsyncGenerator<string> {
-  if (first.text) yield first.text;
+): AsyncGenerator<Buffer> {
+  if (first.bytes.length > 0) yield first.bytes;
   let offset = first.size;
-  const decoder = new TextDecoder('utf-8');
+  let cuts = first.cuts;
   while (!signal.aborted) {
     // Read before deciding it ended: what the replica wrote just before its exit is shown.
     const last = ended();
@@ -73,35 +92,79 @@ async function* follow(
     } catch {
       return; // its job's folder removed
     }
-    if (size < offset) offset = 0;
-    while (offset < size && !signal.aborted) {
-      const { text, bytes } = await readRange(file, offset, Math.min(size, offset + CHUNK_BYTES), decoder);
-      if (bytes === 0) break; // cut meanwhile: the next check starts it again
-      offset += bytes;
-      if (text) yield text;
+    // Cut: shorter than what was read, or a new cut recorded and the log shorter than it was then (the
+    // job's next lines, or the cut's notice, can make it longer than what was read; before the record's
+    // truncate it is not shorter, and is read on as it is).
+    const record = readLogCut(file);
+    if (size < offset || (record && record.cuts > cuts && size < record.size)) {
+      cuts = yield* beforeCut(file, offset, cuts, record, signal);
+      offset = 0;
     }
-    if (last) {
-      const rest = decoder.decode();
-      if (rest) yield rest;
-      return;
+    for await (const bytes of readRange(file, offset, size, signal)) {
+      offset += bytes.length;
+      yield bytes;
     }
+    if (last) return;
     await sleep(pollMs, undefined, { signal }).catch(() => undefined);
   }
 }
 
-async function readRange(
+/**
+ * What the log held past `offset` when it was cut: the rest of <rank>.log.1 from there, or a gap line
+ * (and what <rank>.log.1 holds) when that is gone: cut twice since (the count says so), or the follower
+ * was further behind than <rank>.log.1 keeps. Returns the cuts counted now.
+ */
+async function* beforeCut(
+  file: string,
+  offset: number,
+  cuts: number,
+  record: LogCutRecord | undefined,
+  signal: AbortSignal,
+): AsyncGenerator<Buffer, number> {
+  if (!record) {
+    // Cut without a record (by hand, or by a boa from before it): what was past `offset` is unknown.
+    yield Buffer.from(CUT_GAP_LINE);
+    return cuts;
+  }
+  // One cut past the follower's count: this one. Level with it: the follower's first read fell between
+  // this cut's record and its truncate, so what it read was the log before this cut. More: cut twice.
+  const once = record.cuts - cuts <= 1;
+  const kept = `${file}.1`;
+  if (!once || offset < record.from) yield Buffer.from(CUT_GAP_LINE);
+  const from = once ? Math.max(0, offset - record.from) : 0;
+  const size = await stat(kept).then(
+    (s) => s.size,
+    () => 0,
+  );
+  // Past its end: the follower had read bytes the cut then lost; nothing more is kept of them.
+  for await (const bytes of readRange(kept, from, size, signal)) yield bytes;
+  return record.cuts;
+}
+
+/** The file's bytes from `from` to `to` (or as far as it holds), a chunk at a time. */
+async function* readRange(
   file: string,
   from: number,
   to: number,
-  decoder: TextDecoder,
-): Promise<{ text: string; bytes: number }> {
-  const handle = await open(file, 'r');
-  try {
-    const buffer = Buffer.alloc(to - from);
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, from);
-    // A character cut at the chunk's end is held until its next bytes come.
-    return { text: decoder.decode(buffer.subarray(0, bytesRead), { stream: true }), bytes: bytesRead };
-  } finally {
-    await handle.close();
+  signal: AbortSignal,
+): AsyncGenerator<Buffer> {
+  let at = from;
+  while (at < to && !signal.aborted) {
+    let handle;
+    try {
+      handle = await open(file, 'r');
+    } catch {
+      return; // gone meanwhile
+    }
+    let bytesRead: number;
+    const buffer = Buffer.alloc(Math.min(to - at, CHUNK_BYTES));
+    try {
+      ({ bytesRead } = await handle.read(buffer, 0, buffer.length, at));
+    } finally {
+      await handle.close();
+    }
+    if (bytesRead === 0) return; // cut meanwhile: the next check starts it again
+    at += bytesRead;
+    yield buffer.subarray(0, bytesRead);
   }
 }
