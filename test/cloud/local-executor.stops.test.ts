@@ -4,36 +4,17 @@
  * cannot be removed stops no other job's statuses.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { LocalExecutor } from '../../src/cloud/local/executor.ts';
 import type { DesiredJob } from '../../src/service/ports.ts';
-import { killReplicaGroups } from '../helpers/replica-groups.ts';
+import { localExecutorDirs } from './local-executor-dirs.ts';
 import { settle } from './local-executor-settle.ts';
 
-const dirs: string[] = [];
-const pids: number[] = [];
-afterEach(() => {
-  for (const pid of pids.splice(0)) {
-    try {
-      process.kill(-pid, 'SIGKILL');
-    } catch {
-      // gone
-    }
-  }
-  for (const dir of dirs.splice(0)) {
-    killReplicaGroups(join(dir, 'jobs'));
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
-
-function temp(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'boa-local-stops-'));
-  dirs.push(dir);
-  return dir;
-}
+const dirs = localExecutorDirs('boa-local-stops-');
+afterEach(() => dirs.cleanup());
+const temp = () => dirs.temp();
 
 const job = (command: string[], jobId = 1, generation = 1): DesiredJob => ({
   jobId,
@@ -123,7 +104,7 @@ it('sends a recorded stop again at adoption only if it was not recorded as sent:
       detached: true,
       stdio: 'ignore',
     });
-    pids.push(proc.pid as number);
+    dirs.track(proc.pid as number);
     writeFileSync(join(dir, '0.pid'), JSON.stringify({ pid: proc.pid, node: 'local-1', startedAt: 0 }));
     writeFileSync(join(dir, '0.stop'), JSON.stringify(stop));
     return dir;

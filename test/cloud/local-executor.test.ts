@@ -2,7 +2,6 @@ import { spawn } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
   renameSync,
@@ -11,7 +10,6 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LocalExecutor } from '../../src/cloud/local/executor.ts';
@@ -19,32 +17,14 @@ import { SPAWN_ATTEMPTS, SPAWN_FAILED_EXIT } from '../../src/cloud/local/spawn-f
 import { ReplicaLauncher } from '../../src/cloud/local/launcher.ts';
 import { checkLocalWorkload } from '../../src/cloud/local/executor-command.ts';
 import { isOurSupervisor, processExists, readLogTail } from '../../src/cloud/local/executor-records.ts';
-import { killReplicaGroups } from '../helpers/replica-groups.ts';
+import { localExecutorDirs } from './local-executor-dirs.ts';
 import type { DesiredJob, ReplicaStatus } from '../../src/service/ports.ts';
 
 const CLIENT = join(import.meta.dirname, '../../clients/node/boa-job.mjs');
 
-const dirs: string[] = [];
-const pids: number[] = [];
-afterEach(() => {
-  for (const pid of pids.splice(0)) {
-    try {
-      process.kill(-pid, 'SIGKILL');
-    } catch {
-      // gone
-    }
-  }
-  for (const dir of dirs.splice(0)) {
-    killReplicaGroups(join(dir, 'jobs'));
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
-
-function temp(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'boa-local-exec-'));
-  dirs.push(dir);
-  return dir;
-}
+const dirs = localExecutorDirs('boa-local-exec-');
+afterEach(() => dirs.cleanup());
+const temp = () => dirs.temp();
 
 const job = (command: string[]): DesiredJob => ({
   jobId: 1,
@@ -75,7 +55,7 @@ function fakeSupervisor(dir: string, script: string): number {
     detached: true,
     stdio: 'ignore',
   });
-  pids.push(proc.pid as number);
+  dirs.track(proc.pid as number);
   writeFileSync(join(dir, '0.pid'), JSON.stringify({ pid: proc.pid, node: 'local-1', startedAt: 0 }));
   return proc.pid as number;
 }
@@ -131,7 +111,7 @@ describe('local executor', () => {
     expect(a.map((r) => r.phase)).toEqual(['running']);
     expect(b.map((r) => r.phase)).toEqual(['running']);
     const record = JSON.parse(readFileSync(join(dataDir, 'jobs/1/1/0.pid'), 'utf8'));
-    pids.push(record.pid);
+    dirs.track(record.pid);
     expect(supervisorsOf(dataDir)).toEqual([record.pid]);
     // The supervisor's parent is the launcher, a process of its own that ends with the executor.
     const launcher = parentOf(record.pid);
@@ -156,7 +136,7 @@ describe('local executor', () => {
     const desired = [job(['sleep', '30'])];
     expect((await first.reconcile(desired)).map((r) => r.phase)).toEqual(['running']);
     const { pid } = JSON.parse(readFileSync(join(dataDir, 'jobs/1/1/0.pid'), 'utf8'));
-    pids.push(pid);
+    dirs.track(pid);
     await first.close();
     // The service restarted with BOA_DATA_DIR naming the same folder through a link.
     const link = join(temp(), 'data');
@@ -178,7 +158,7 @@ describe('local executor', () => {
     const exitsSoon = [job(['sh', '-c', 'echo started; sleep 0.5; exit 0'])];
     expect((await first.reconcile(exitsSoon)).map((r) => r.phase)).toEqual(['running']);
     const supervisor = JSON.parse(readFileSync(join(dataDir, 'jobs/1/1/0.pid'), 'utf8')).pid as number;
-    pids.push(supervisor);
+    dirs.track(supervisor);
     // Removed once the command runs (before, the supervisor's own start fails on the missing folder).
     const log = join(dataDir, 'jobs/1/1/0.log');
     for (let i = 0; i < 100 && !(existsSync(log) && readFileSync(log, 'utf8').includes('started')); i++)
@@ -201,7 +181,7 @@ describe('local executor', () => {
     const second = new LocalExecutor({ dataDir, terminationGraceSeconds: 1 });
     expect((await second.reconcile(runs)).map((r) => r.phase)).toEqual(['running']);
     const stray = JSON.parse(readFileSync(join(dataDir, 'jobs/1/2/0.pid'), 'utf8')).pid as number;
-    pids.push(stray);
+    dirs.track(stray);
     // Its command started (its group recorded): on a loaded machine the folder was otherwise removed
     // before the command's shell wrote there, which ended it at once (exit 2), not stopped.
     const group = join(dataDir, 'jobs/1/2/0.group');
@@ -219,7 +199,7 @@ describe('local executor', () => {
     });
     expect((await third.reconcile(runs)).map((r) => r.phase)).toEqual(['running']);
     const restarted = JSON.parse(readFileSync(join(dataDir, 'jobs/1/2/0.pid'), 'utf8')).pid as number;
-    pids.push(restarted);
+    dirs.track(restarted);
     expect(supervisorsOf(dataDir)).toEqual([restarted]);
     await third.close();
   });
@@ -230,7 +210,7 @@ describe('local executor', () => {
     const first = new LocalExecutor({ dataDir, terminationGraceSeconds: 1 });
     await first.reconcile(stubborn);
     const stray = JSON.parse(readFileSync(join(dataDir, 'jobs/1/1/0.pid'), 'utf8')).pid as number;
-    pids.push(stray);
+    dirs.track(stray);
     const log = join(dataDir, 'jobs/1/1/0.log');
     for (let i = 0; i < 100 && !(existsSync(log) && readFileSync(log, 'utf8').includes('started')); i++)
       await new Promise((r) => setTimeout(r, 10));
@@ -245,7 +225,7 @@ describe('local executor', () => {
     expect(started).toMatchObject({ phase: 'running' });
     expect(processExists(stray)).toBe(false);
     const restarted = JSON.parse(readFileSync(join(dataDir, 'jobs/1/1/0.pid'), 'utf8')).pid as number;
-    pids.push(restarted);
+    dirs.track(restarted);
     expect(supervisorsOf(dataDir)).toEqual([restarted]);
     await second.close();
   });
@@ -321,7 +301,7 @@ describe('local executor', () => {
     const executor = new LocalExecutor({ dataDir, terminationGraceSeconds: 1 });
     await settle(executor, [job(['sleep', '30'])], (s) => s[0]?.phase === 'running');
     const { pid } = JSON.parse(readFileSync(join(dataDir, 'jobs/1/1/0.pid'), 'utf8'));
-    pids.push(pid);
+    dirs.track(pid);
     // Gone in one step (a rename), then deleted: the running supervisor keeps writing records by path,
     // and a delete in place raced it (ENOTEMPTY past 100 retries on a loaded CI machine).
     renameSync(join(dataDir, 'jobs'), join(dataDir, 'jobs-removed'));
@@ -517,7 +497,7 @@ describe('local executor', () => {
         launches += 1;
         mkdirSync(record, { recursive: true });
         const proc = spawn('sleep', ['30'], { detached: true, stdio: 'ignore' });
-        pids.push(proc.pid as number);
+        dirs.track(proc.pid as number);
         return { pid: proc.pid as number, exited: false, orphaned: false };
       },
       close: async () => undefined,
@@ -531,7 +511,10 @@ describe('local executor', () => {
     expect(launches).toBe(1);
     rmSync(record, { recursive: true });
     await executor.reconcile(desired);
-    expect(JSON.parse(readFileSync(record, 'utf8'))).toMatchObject({ pid: pids.at(-1), node: 'local-1' });
+    expect(JSON.parse(readFileSync(record, 'utf8'))).toMatchObject({
+      pid: dirs.pids.at(-1),
+      node: 'local-1',
+    });
   });
 
   it('keeps the record of a rank that finished on its own until a pass has reported it: a restart in between reports it again', async () => {
@@ -581,7 +564,7 @@ describe('local executor', () => {
     const dataDir = temp();
     // A live process that is not a supervisor holds the recorded pid.
     const stranger = spawn('sleep', ['30'], { detached: true, stdio: 'ignore' });
-    pids.push(stranger.pid as number);
+    dirs.track(stranger.pid as number);
     mkdirSync(join(dataDir, 'jobs/1/1'), { recursive: true });
     writeFileSync(
       join(dataDir, 'jobs/1/1/0.pid'),
@@ -675,7 +658,7 @@ describe('local executor', () => {
     const dataDir = temp();
     // A supervisor gone (its pid free) and a group record whose id now leads a stranger's group.
     const stranger = spawn('sleep', ['30'], { detached: true, stdio: 'ignore' });
-    pids.push(stranger.pid as number);
+    dirs.track(stranger.pid as number);
     const dead = spawn('true');
     await new Promise((r) => dead.on('exit', r));
     mkdirSync(join(dataDir, 'jobs/1/1'), { recursive: true });
@@ -698,7 +681,7 @@ describe('local executor', () => {
       detached: true,
       stdio: 'ignore',
     });
-    pids.push(look.pid as number);
+    dirs.track(look.pid as number);
     await new Promise((r) => setTimeout(r, 200));
     expect(isOurSupervisor(look.pid as number, dir, 0)).toBe(true);
     // jobs/1/1 is a prefix of jobs/1/10, and rank 1 is another replica: neither is this process.

@@ -28,19 +28,24 @@ function world() {
   const removals = new NodeRemovals(openDb(':memory:'));
   const walk = () =>
     new RemovalWalk({ pool, removals, clock: { now: () => 1_000 }, logger: pino({ level: 'silent' }) });
-  return { cordoned, walk, removals, answered: () => (answer = 'ok') };
+  /** A walk that chose `node` and sent its cordon, whose answer was lost. */
+  const cordonLost = async () => {
+    const lost = walk();
+    lost.note([node]);
+    lost.choose(node, 'scale-in', 1_000);
+    await lost.carryOn(
+      [node],
+      () => 0,
+      () => undefined,
+    );
+    return lost;
+  };
+  return { cordoned, walk, cordonLost, removals, answered: () => (answer = 'ok') };
 }
 
 it('uncordons a node whose cordon applied but whose answer was lost when its removal is called off', async () => {
   const w = world();
-  const walk = w.walk();
-  walk.note([node]);
-  walk.choose(node, 'scale-in', 1_000);
-  await walk.carryOn(
-    [node],
-    () => 0,
-    () => undefined,
-  );
+  const walk = await w.cordonLost();
   const row = walk.rows()[0]!;
   expect(row.state).toBe('cordoning');
   expect(await walk.cancel(row)).toBe(true);
@@ -50,14 +55,7 @@ it('uncordons a node whose cordon applied but whose answer was lost when its rem
 
 it('does the same after a restart in between: the stored removal says a cordon may have applied', async () => {
   const w = world();
-  const before = w.walk();
-  before.note([node]);
-  before.choose(node, 'scale-in', 1_000);
-  await before.carryOn(
-    [node],
-    () => 0,
-    () => undefined,
-  );
+  await w.cordonLost();
   const after = w.walk();
   after.note([node]);
   const row = after.rows()[0]!;
@@ -67,14 +65,7 @@ it('does the same after a restart in between: the stored removal says a cordon m
 
 it('carries a removal left cordoning on: the cordon is sent again, then the node goes once empty', async () => {
   const w = world();
-  const walk = w.walk();
-  walk.note([node]);
-  walk.choose(node, 'scale-in', 1_000);
-  await walk.carryOn(
-    [node],
-    () => 0,
-    () => undefined,
-  );
+  const walk = await w.cordonLost();
   w.answered();
   expect(
     await walk.carryOn(
