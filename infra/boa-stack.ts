@@ -86,6 +86,10 @@ export class BoaStack extends Stack {
     });
     // The service account lives in boa's namespace.
     this.identity.serviceAccount.node.addDependency(this.workload.namespace);
+    // The bounds after boa's Deployment: a lower maxGpuNodes reaches boa (BOA_MAX_NODES) first, and the
+    // bounds handler waits for boa to scale in to it, choosing and draining the nodes itself, rather than
+    // lowering the desired size and letting the Auto Scaling group pick busy nodes.
+    this.gpu.bounds.node.addDependency(this.workload.app);
 
     new BoaBackup(this, 'Backup', { key: this.boaCluster.key, backupTag: config.backupTag });
 

@@ -14,7 +14,7 @@ import { GPU_TAINT, nvidiaDevicePluginManifest } from './k8s/device-plugin.ts';
  * The scaling config written into the AWS::EKS::Nodegroup resource. It never changes (whatever the context
  * says), so no later deploy has a scaling change to apply and the desired size boa set is left alone. The
  * real bounds (min 0, max from context) are applied by the GpuNodegroupBounds custom resource, which never
- * sends a desired size except to clamp it into new bounds.
+ * sends a desired size except to raise it to a raised minimum (it waits for boa to go below a lowered max).
  */
 export const GPU_NODEGROUP_CREATE_SCALING = { minSize: 0, desiredSize: 0, maxSize: 1 } as const;
 
@@ -71,7 +71,7 @@ export class GpuNodegroup extends Construct {
     });
 
     const handler = new lambda.Function(this, 'BoundsHandler', {
-      description: 'Sets the GPU node group min/max size; never its desired size (boa owns that)',
+      description: 'Sets the GPU node group min/max size; never lowers its desired size (boa owns that)',
       runtime: lambda.Runtime.NODEJS_24_X,
       handler: 'index.handler',
       code: lambda.Code.fromAsset(path.join(import.meta.dirname, 'gpu-scaling-handler')),

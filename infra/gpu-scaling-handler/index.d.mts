@@ -26,15 +26,26 @@ export interface EksLike {
 }
 
 export interface RetryOptions {
+  /** Reads of the node group in all, shared by the waits for another update and for boa to scale in. */
   maxAttempts: number;
   retryMs: number;
   sleep(ms: number): Promise<void>;
+  /** The Lambda's remaining time: waiting stops early when it runs short. */
+  timeLeftMs?(): number;
 }
+
+/** Nothing to change, the bounds to send, or wait: the desired size is above the new max (boa lowers it). */
+export type ScalingPlan =
+  | { action: 'none' }
+  | { action: 'update'; scalingConfig: ScalingBounds }
+  | { action: 'wait'; desiredSize: number };
 
 export function planScalingUpdate(
   current: ScalingBounds,
   wanted: { minSize: number; maxSize: number },
-): ScalingBounds | undefined;
+): ScalingPlan;
+
+export function desiredAboveMaxMessage(target: Target, desiredSize: number, waitedMs: number): string;
 
 export function applyBounds(
   eks: EksLike,
@@ -44,8 +55,11 @@ export function applyBounds(
 
 export function readTarget(properties: Record<string, string | undefined>): Target;
 
-export function handler(event: {
-  RequestType: 'Create' | 'Update' | 'Delete';
-  PhysicalResourceId?: string;
-  ResourceProperties: Record<string, string | undefined>;
-}): Promise<{ PhysicalResourceId?: string; Data?: Record<string, string> }>;
+export function handler(
+  event: {
+    RequestType: 'Create' | 'Update' | 'Delete';
+    PhysicalResourceId?: string;
+    ResourceProperties: Record<string, string | undefined>;
+  },
+  context?: { getRemainingTimeInMillis(): number },
+): Promise<{ PhysicalResourceId?: string; Data?: Record<string, string> }>;

@@ -183,7 +183,8 @@ export function emulateNodegroup(options: EmulatedNodegroupOptions) {
       throw new ResourceInUseException({ message: 'an update is in progress', $metadata: {} });
     }
     const { asg } = nodegroup;
-    const desired: number = input.scalingConfig.desiredSize;
+    // As EKS: a config without a desired size (the bounds handler's) keeps the current one.
+    const desired: number = input.scalingConfig.desiredSize ?? asg.desiredCapacity;
     const min = input.scalingConfig.minSize ?? asg.minSize;
     const max = input.scalingConfig.maxSize ?? asg.maxSize;
     if (desired < min || desired > max) {

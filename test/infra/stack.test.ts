@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../infra/boa-workload.ts';
 import { GPU_NODEGROUP_CREATE_SCALING } from '../../infra/gpu-nodegroup.ts';
 import { METRIC_NAMES } from '../../infra/monitoring.ts';
-import { buildStack, kubernetesObjects, type Resource, synthTemplate } from './synth.ts';
+import { buildStack, kubernetesObjects, manifestObjects, type Resource, synthTemplate } from './synth.ts';
 
 // Two synths shared by the whole file: the defaults, and a variant with other context values.
 let template: Template;
@@ -164,6 +164,16 @@ describe('GPU node group', () => {
     });
     expect(bounds(variant)).toMatchObject({ MinSize: 0, MaxSize: 8 });
     for (const t of [template, variant]) expect(bounds(t)).not.toHaveProperty('DesiredSize');
+  });
+
+  it("applies the bounds after boa's Deployment, whose BOA_MAX_NODES brings the size down first", () => {
+    const [, bounds] = only(template, 'Custom::BoaGpuNodegroupBounds');
+    const app = Object.entries(template.findResources('Custom::AWSCDK-EKS-KubernetesResource')).find(
+      ([, r]) =>
+        manifestObjects(r as Resource).some((o) => o.kind === 'Deployment' && o.metadata.name === 'boa'),
+    );
+    expect(app).toBeDefined();
+    expect(bounds.DependsOn).toContain(app![0]);
   });
 
   it('has a scaling config that no context changes, so a later deploy never resets the desired size', () => {
