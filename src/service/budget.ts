@@ -28,7 +28,7 @@ function smallestJobGpus(classes: readonly ClassProfile[]): number {
 
 /**
  * Sets the budget. Refused (422) only below what one job of the cheapest class needs to run at all
- * (its narrowest width, in GPUs); a budget below the minimum for the current estimates is accepted
+ * (its narrowest width, in GPUs, rounded up to whole nodes); a budget below the minimum for the current estimates is accepted
  * with a warning: the plan uses the cheapest widths and the jobs the budget cannot serve queue.
  */
 export function setBudget(
@@ -40,14 +40,23 @@ export function setBudget(
   }
   const classes = estimatedClasses(svc);
   const smallest = smallestJobGpus(classes);
-  if (gpuHoursPerHour < smallest) {
+  // Nodes are paid whole: a budget below one node's GPUs keeps no job running either (accepted, it ran
+  // nothing for the first hour or more and said nothing: found trying boa as a newcomer).
+  const perNode = svc.deps.config.gpusPerNode;
+  const leastPaid = Math.ceil(smallest / perNode - 1e-9) * perNode;
+  if (gpuHoursPerHour < leastPaid) {
+    const gpus = (n: number) => `${n} GPU${n === 1 ? '' : 's'}`;
+    const why =
+      leastPaid > smallest
+        ? `the cheapest class needs at least ${gpus(smallest)}, and boa pays whole nodes of ${gpus(perNode)}`
+        : `the cheapest class needs at least ${gpus(smallest)}`;
     throw new ServiceError(
       422,
       'budget_below_minimum',
-      `budget ${gpuHoursPerHour} GPU-hours/hour cannot keep even one job running: the cheapest class ` +
-        `needs at least ${smallest} GPU${smallest === 1 ? '' : 's'}. The smallest accepted budget is ${smallest}.`,
+      `budget ${gpuHoursPerHour} GPU-hours/hour cannot keep even one job running: ${why}. ` +
+        `The smallest accepted budget is ${leastPaid}.`,
       'gpuHoursPerHour',
-      { minFeasibleBudget: smallest },
+      { minFeasibleBudget: leastPaid },
     );
   }
   const now = svc.deps.clock.now();

@@ -270,14 +270,16 @@ describe('boa budget', () => {
     const tooLow = await s.boa(['budget', 'set', '0.5']);
     expect(tooLow.status).toBe(2);
     expect(tooLow.stdout).toBe('');
-    expect(tooLow.stderr).toContain('the cheapest class needs at least 1 GPU');
-    expect(tooLow.stderr).toContain('try: boa budget set 1');
+    expect(tooLow.stderr).toContain(
+      'the cheapest class needs at least 1 GPU, and boa pays whole nodes of 4 GPUs',
+    );
+    expect(tooLow.stderr).toContain('try: boa budget set 4');
     expect(tooLow.stderr).not.toMatch(/\n\s+at /); // no stack trace
     expect(await storedBudget(s)).toBe(5);
 
     const lowJson = await s.boa(['--json', 'budget', 'set', '0.5']);
     expect(lowJson.status).toBe(2);
-    expect(JSON.parse(lowJson.stdout).error.minFeasibleBudget).toBe(1);
+    expect(JSON.parse(lowJson.stdout).error.minFeasibleBudget).toBe(4);
   });
 
   it.each([
@@ -380,23 +382,24 @@ describe('boa budget set on a terminal', () => {
     async () => {
       const s = await started();
       await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
-      const no = await onTerminal(s, ['budget', 'set', '4'], 'n\n');
-      expect(no.output).toContain('cut the budget from 40 to 4 GPU-hours/hour?');
+      const no = await onTerminal(s, ['budget', 'set', '8'], 'n\n');
+      expect(no.output).toContain('cut the budget from 40 to 8 GPU-hours/hour?');
       expect(no.output).toContain('the budget is unchanged');
       expect(no.status).toBe(1);
       expect(await storedBudget(s)).toBe(40);
 
-      const yes = await onTerminal(s, ['budget', 'set', '4'], 'y\n');
+      const yes = await onTerminal(s, ['budget', 'set', '8'], 'y\n');
       expect(yes.status).toBe(0);
-      expect(await storedBudget(s)).toBe(4);
+      expect(await storedBudget(s)).toBe(8);
 
       // Not a cut to under half, or --yes: no question.
-      const up = await onTerminal(s, ['budget', 'set', '3'], '');
+      const up = await onTerminal(s, ['budget', 'set', '5'], '');
       expect(up.output).not.toContain('cut the budget');
-      expect(await storedBudget(s)).toBe(3);
-      const forced = await onTerminal(s, ['budget', 'set', '1', '--yes'], '');
+      expect(await storedBudget(s)).toBe(5);
+      await onTerminal(s, ['budget', 'set', '20'], '');
+      const forced = await onTerminal(s, ['budget', 'set', '4', '--yes'], '');
       expect(forced.output).not.toContain('cut the budget');
-      expect(await storedBudget(s)).toBe(1);
+      expect(await storedBudget(s)).toBe(4);
       // A script (no terminal) is never asked.
       const piped = await s.boa(['budget', 'set', '0.2']);
       expect(piped.stdout + piped.stderr).not.toContain('cut the budget');

@@ -29,7 +29,7 @@ describe('budget API', () => {
     expect(get.body.dollarsPerMonth).toBeCloseTo(40 * (3.912 / 4) * 730, 1);
   });
 
-  it('accepts a budget below the minimum for the load with a warning; 422 only below one job', async () => {
+  it('accepts a budget below the minimum for the load with a warning; 422 only below one job on one node', async () => {
     // 8 cifar10 jobs an hour of about an hour's work each need at least about 8 GPUs.
     const s = await started({ config: { priorRates: { cifar10: 8 } } });
     await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
@@ -41,12 +41,19 @@ describe('budget API', () => {
     expect(low.body.warning).toMatch(/below \d+\.\d{3} GPU-hours\/hour.*jobs will queue/);
     expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 12 })).body.warning).toBeNull();
 
-    // No class runs on less than 1 GPU: below that nothing could ever run.
-    const tooLow = await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 0.5 });
-    expect(tooLow.status).toBe(422);
-    expect(tooLow.body.error.field).toBe('gpuHoursPerHour');
-    expect(tooLow.body.error.minFeasibleBudget).toBe(1);
-    expect(tooLow.body.error.message).toMatch(/cheapest class needs at least 1 GPU/);
+    // No class runs on less than 1 GPU, and nodes (4 GPUs here) are paid whole: below one node
+    // nothing could keep running (a budget of 3 ran nothing for hours and said nothing).
+    for (const gpuHoursPerHour of [0.5, 3]) {
+      const tooLow = await s.request('PUT', '/v1/budget', { gpuHoursPerHour });
+      expect(tooLow.status).toBe(422);
+      expect(tooLow.body.error.field).toBe('gpuHoursPerHour');
+      expect(tooLow.body.error.minFeasibleBudget).toBe(4);
+      expect(tooLow.body.error.message).toMatch(
+        /cheapest class needs at least 1 GPU, and boa pays whole nodes of 4 GPUs\. The smallest accepted budget is 4\./,
+      );
+    }
+    expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 4 })).status).toBe(200);
+    await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 12 });
     expect((await s.request('GET', '/v1/budget')).body.gpuHoursPerHour).toBe(12);
   });
 
