@@ -40,6 +40,11 @@ describe('boa budget', () => {
     const expecting = await started({ config: { priorRates: { cifar10: 2 } } });
     const setThere = await expecting.boa(['budget', 'set', '40']);
     const planThere = await expecting.boa(['plan']);
+    // Epoch columns counted from 1, as jobs list and jobs show count a job's statistical epoch.
+    expect(planThere.stdout).toMatch(
+      /^GPU widths by statistical epoch \(e1 = first, as jobs list counts\):$/m,
+    );
+    expect(planThere.stdout).toMatch(/^class\s+jobs\/h\s+share\s+e1\s+e2\b/m);
     const planned = /allocated ([\d.e-]+) GPU-hours\/hour/.exec(planThere.stdout)?.[1];
     expect(planned).toBeDefined();
     expect(setThere.stdout).toMatch(

@@ -33,7 +33,9 @@ export function renderPlan(p: PlanView): string {
   const inputs = p.inputs as { ratesPerHour?: Record<string, number>; clampedToMinimum?: boolean };
   const classes = Object.entries(p.widths);
   const epochs = Math.max(0, ...classes.flatMap(([, shares]) => shares.map((s) => s.widths.length)));
-  const head = ['class', 'jobs/h', 'share', ...Array.from({ length: epochs }, (_, j) => `e${j}`)];
+  // Counted from 1, as `jobs list` and `jobs show` count a job's statistical epoch (found trying boa as
+  // a newcomer: e0 beside "epoch 1" read one column out).
+  const head = ['class', 'jobs/h', 'share', ...Array.from({ length: epochs }, (_, j) => `e${j + 1}`)];
   const rows = classes.flatMap(([name, shares]) =>
     shares.map((s) => [
       name,
@@ -60,5 +62,5 @@ export function renderPlan(p: PlanView): string {
         ` allocated ${significant(p.predicted.gpuHoursPerHour)} GPU-hours/hour`,
     ],
   ]);
-  return `${summary}\nGPU widths by statistical epoch (e0 = first):\n${table(head, rows)}`;
+  return `${summary}\nGPU widths by statistical epoch (e1 = first, as jobs list counts):\n${table(head, rows)}`;
 }
