@@ -237,7 +237,8 @@ function renderTables(plan, status) {
       0,
       ...Object.values(plan.widths).flatMap((shares) => shares.map((s) => s.widths.length)),
     );
-    const head = ['class', 'share', ...Array.from({ length: epochs }, (_, j) => `e${j}`)];
+    // Counted from 1, as the jobs table and the CLI count a job's statistical epoch.
+    const head = ['class', 'share', ...Array.from({ length: epochs }, (_, j) => `e${j + 1}`)];
     const rows = Object.entries(plan.widths).flatMap(([name, shares]) =>
       shares.map((s) => [
         escapeHtml(name),

@@ -85,7 +85,7 @@ describe('the spend chart', () => {
 describe('the numbers and tables', () => {
   it('show the budget as the operator set it, not rounded to one decimal', async () => {
     const s = await service();
-    for (const budget of [12.25, 1.25, 40]) {
+    for (const budget of [12.25, 4.25, 40]) {
       expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: budget })).status).toBe(200);
       await s.ticks(1);
       const [view, plan, status] = await Promise.all(
