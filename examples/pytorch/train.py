@@ -22,12 +22,16 @@ import sys
 import urllib.parse
 import urllib.request
 
-import torch
-import torch.distributed as dist
-import torch.multiprocessing as mp
-from torch import nn
-from torch.nn.parallel import DistributedDataParallel
-from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
+try:
+    import torch
+    import torch.distributed as dist
+    import torch.multiprocessing as mp
+    from torch import nn
+    from torch.nn.parallel import DistributedDataParallel
+    from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
+except ImportError as missing:  # --help still works; a run says what is missing in one line
+    torch = None
+    TORCH_MISSING = missing
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "clients", "python"))
 
@@ -190,6 +194,9 @@ def report(job, stat_epoch):
 
 def main():
     args = options()
+    if torch is None:
+        print(f"train.py: needs PyTorch (pip install torch): {TORCH_MISSING}", file=sys.stderr)
+        return 2
     try:
         # A missing BOA_* variable or a BOA_URL that is no http(s) URL: one line, not a traceback per worker.
         BoaJob.from_env(handle_sigterm=False)

@@ -333,6 +333,21 @@ describe.skipIf(!hasPython)('examples/pytorch/train.py', () => {
     ]);
     expect(compiled).toEqual({ status: 0, out: '' });
   });
+
+  it.skipIf(torchPython)(
+    'prints its options without torch, and a run says in one line that torch is missing',
+    async () => {
+      const script = join(ROOT, 'examples/pytorch/train.py');
+      const help = await run('python3', [script, '--help']);
+      expect(help.status).toBe(0);
+      expect(help.out).toContain('--epochs');
+      const ran = await run('python3', [script]);
+      expect(ran.status).toBe(2);
+      expect(ran.out.trim()).toMatch(
+        /^train\.py: needs PyTorch \(pip install torch\): No module named 'torch'$/,
+      );
+    },
+  );
 });
 
 async function freePort(): Promise<number> {
