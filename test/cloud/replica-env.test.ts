@@ -44,7 +44,10 @@ describe('replicaEnv', () => {
     };
     const env = replicaEnv({ ...secrets, ...kept }, { HF_TOKEN: 'given' }, { WORLD_SIZE: '4' });
     expect(env).toEqual({ ...kept, HF_TOKEN: 'given', WORLD_SIZE: '4' });
-    // The names held back, for the one log line that says so (never their values).
-    expect(heldBackNames({ ...secrets, ...kept })).toEqual(Object.keys(secrets).sort());
+    // The names held back, for the one log line that says so (never their values); not boa's own or a
+    // launcher's, which boa sets per job itself (the line told the operator to pass BOA_URL with --env).
+    const setPerJob = { BOA_URL: 'http://127.0.0.1:8080', RANK: '3' };
+    expect(replicaEnv({ ...setPerJob, ...kept }, undefined, {})).toEqual(kept);
+    expect(heldBackNames({ ...secrets, ...setPerJob, ...kept })).toEqual(Object.keys(secrets).sort());
   });
 });

@@ -27,10 +27,16 @@ function heldBack(name: string, value: string): boolean {
   return PRIVATE_ENV.test(name) || SECRET_ENV.test(name) || URL_WITH_PASSWORD.test(value);
 }
 
-/** The names of the service's variables no job inherits (logged once: one a job needed is no mystery). */
+/**
+ * The names of the service's secrets no job inherits (logged once: one a job needed is no mystery).
+ * boa's own variables and a launcher's are not listed: boa sets its own per job (BOA_URL, WORLD_SIZE),
+ * and a log line telling the operator to pass BOA_URL with --env misled (found trying boa as a newcomer).
+ */
 export function heldBackNames(serviceEnv: NodeJS.ProcessEnv): string[] {
   return Object.entries(serviceEnv)
-    .filter(([name, value]) => value !== undefined && heldBack(name, value))
+    .filter(
+      ([name, value]) => value !== undefined && (SECRET_ENV.test(name) || URL_WITH_PASSWORD.test(value)),
+    )
     .map(([name]) => name)
     .sort();
 }
