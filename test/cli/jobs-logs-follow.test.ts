@@ -300,7 +300,10 @@ it('submit --follow shows the runs that ended before its first look at the log, 
   const { s, tickUntil, keptLogs } = await serviceRunningProcesses(async (request) => {
     if (new URL(request.url).pathname.endsWith('/logs')) await failedTwice;
   });
-  const script = "console.log('run starts'); process.exit(3)";
+  // Rank 0 fails each run; the other ranks wait to be stopped. All failing at once, rank 0 could be
+  // stopped by another rank's failure before it printed (a loaded machine), its run's log empty.
+  const script =
+    "console.log('run starts'); if (process.env.NODE_RANK === '0') process.exit(3); setInterval(() => {}, 1000)";
   const run = await tickUntil(
     s.boa(['jobs', 'submit', 'cifar10', '-f', '--', process.execPath, '-e', script]),
     async () => {
