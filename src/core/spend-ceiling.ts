@@ -91,6 +91,31 @@ export function ceilingLookbacks(
   return lookbacks;
 }
 
+/**
+ * The look-backs of the windows a budget change is inside, that end past the look-ahead: each change's
+ * own (the window that starts there), and those starting between the earliest change and the
+ * look-ahead's reach, one every LOOKAHEAD_CHECKS_PER_HORIZON of a horizon. Such a window holds what was
+ * spent before the change (at the budget then, room it saved spent in a burst included) and promises
+ * the budget now for the rest: after a cut it can be full already. Checked only from the look-ahead, two
+ * 400-GPU hours at 80 and a cut to 20 let 32 GPUs run ten hours later, and one 24 hours paid 864
+ * GPU-hours against 660 promised (found by a property test, 2026-12-01).
+ */
+export function changeLookbacks(
+  changedHoursAgo: readonly number[],
+  windowHours: number,
+  horizonHours: number,
+  lookaheadHours: number,
+): number[] {
+  const changes = changedHoursAgo.filter((back) => back > 0 && back < windowHours);
+  if (changes.length === 0) return [];
+  const earliest = Math.min(...changes);
+  const reach = windowHours - lookaheadHours;
+  const step = horizonHours / LOOKAHEAD_CHECKS_PER_HORIZON;
+  const backs = new Set(changes);
+  for (let k = 1; reach - k * step >= earliest - 1e-9; k++) backs.add(reach - k * step);
+  return [...backs];
+}
+
 export interface SpendCeilingInput extends SpendCeilingOptions {
   readonly budgetGpuHoursPerHour: number;
   /** The budget window, hours (24 in the service). */
@@ -105,9 +130,10 @@ export interface SpendCeilingInput extends SpendCeilingOptions {
    */
   readonly allowedInLast?: (hours: number) => number;
   /**
-   * Hours back to when the budget changed, within the window: the window that starts there is checked
-   * too, to its end. Room a higher budget promised leaves the window with its hours, while what it was
-   * spent on stays in, so a later window must not find more paid than it promises.
+   * Hours back to when the budget changed, within the window: the windows that hold the change are
+   * checked too, to their ends (changeLookbacks; paidInLast is asked for each). Room a higher budget
+   * promised leaves the window with its hours, while what it was spent on stays in, so a later window
+   * must not find more paid than it promises.
    */
   readonly changedHoursAgo?: readonly number[];
   readonly gpusPerNode: number;
@@ -142,7 +168,12 @@ export function spendCeiling(input: SpendCeilingInput): SpendCeiling {
   const allowed = input.allowedInLast ?? ((hours: number) => budget * hours);
   const paid = input.paidInLast(lookback);
   let gpus = (allowed(lookback) + budget * (1 + slack) * horizonHours - paid) / horizonHours;
-  const changes = (input.changedHoursAgo ?? []).filter((back) => back > 0 && back < windowHours);
+  const changes = changeLookbacks(
+    input.changedHoursAgo ?? [],
+    windowHours,
+    horizonHours,
+    input.lookaheadHours,
+  );
   // A window ending `ahead` hours from now: what was promised over its past part, the budget for the rest.
   for (const back of [...backs, ...changes]) {
     const ahead = windowHours - back;

@@ -7,6 +7,7 @@ import type { BoaService } from './service.ts';
 import type { ServiceConfig } from './config.ts';
 import {
   ceilingLookbacks,
+  changeLookbacks,
   defaultLookaheadHours,
   type SpendCeiling,
   spendCeiling,
@@ -165,7 +166,10 @@ export function currentSpendCeiling(svc: BoaService, now: number): SpendCeiling 
   const changedHoursAgo = [...(budget.earlier ?? []).slice(1), budget]
     .map((value) => (now - value.setAt) / HOUR)
     .filter((hours) => hours > 0 && hours < Math.min(windowHours, elapsedHours));
-  const asked = [...lookbacks, ...changedHoursAgo];
+  const asked = [
+    ...lookbacks,
+    ...changeLookbacks(changedHoursAgo, windowHours, config.budgetHorizonHours, lookaheadHours),
+  ];
   const [, ...paid] = repo.paidGpuMsFrom(
     [whole, ...asked].map((hours) => now - hours * HOUR),
     now,

@@ -71,3 +71,27 @@ describe('setting the budget again', () => {
     expect(back.control.debtGpuHours).toBeCloseTo(64 - 120, 6);
   });
 });
+
+describe('a cut after a burst', () => {
+  it('lets nothing run while a window that holds the burst is already over what it promises', async () => {
+    const s = await startService();
+    cleanups.push(s.close);
+    expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 80 })).status).toBe(200);
+    const paidFor = (gpus: number) =>
+      s.repo.observeNodes(
+        Array.from({ length: gpus / 4 }, (_, i) => ({ id: `n-${i}`, gpus: 4, launchedAt: s.clock.t })),
+        s.clock.t,
+      );
+    // 18 quiet hours save room; two 400-GPU hours spend it (hours 18 and 20); a cut to 20 at hour 21.
+    for (const gpus of [...Array<number>(18).fill(0), 400, 0, 400]) {
+      paidFor(gpus);
+      s.clock.t += HOUR;
+    }
+    expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 20 })).status).toBe(200);
+    paidFor(0);
+    s.clock.t += 9 * HOUR;
+    // Hour 30: the window from hour 18 to 42 holds 800 GPU-hours against 3 x 80 + 21 x 20 = 660 promised.
+    const control = (await s.request('GET', '/v1/budget')).body.control;
+    expect(control.ceilingGpus).toBe(0);
+  });
+});
