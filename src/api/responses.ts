@@ -271,6 +271,10 @@ export const JobView = z
     class: z.string(),
     state: z.enum(['waiting', 'running', 'done', 'cancelled', 'failed', 'lost']),
     waitingFor: z.enum(['plan', 'budget', 'tick', 'nodes']).nullable().optional(),
+    narrowedBy: z.enum(['budget']).nullable().optional().openapi({
+      description:
+        "a running job's GPUs below its plan's width, when the budget's ceiling is why (narrowed, or kept at the width it runs at to spare a restart); null otherwise (its nodes boot, placement)",
+    }),
     submittedAt: time(),
     startedAt: time().nullable().openapi({
       description: 'its first start; a job stopped and started again (requeued, rescaled) keeps it',

@@ -26,6 +26,7 @@ export function budgetLimitedWidths(
   let planned = 0;
   for (const job of jobs) {
     job.queuedForBudget = false;
+    job.narrowedByBudget = false;
     planned += plannedWidth(job);
   }
   if (planned <= Math.floor(gpus + 1e-9)) return plannedWidth;
@@ -53,7 +54,9 @@ export function budgetLimitedWidths(
     (index) => now - (jobs[index] as ServiceJob).submittedAt >= longWaitMs,
   );
   jobs.forEach((job, index) => {
-    job.queuedForBudget = served[index] === 0 && (widths[index] as number) > 0;
+    const width = served[index] as number;
+    job.queuedForBudget = width === 0 && (widths[index] as number) > 0;
+    job.narrowedByBudget = width > 0 && width < (widths[index] as number);
   });
   return widthIn(jobs, served);
 }

@@ -31,6 +31,11 @@ export interface ServiceJob {
   generation: number;
   /** Set each tick: the job has its widths but waits because the budget window allows no more GPUs. */
   queuedForBudget?: boolean;
+  /**
+   * Set each tick: the budget's ceiling gives it fewer GPUs than its plan (narrowed, or kept at the width
+   * it runs at to spare a restart), so the API can say why a job runs narrower than its plan.
+   */
+  narrowedByBudget?: boolean;
   /** What the executor runs; null for a self-launched job. */
   readonly workload: Workload | null;
   readonly tokenSeed: string | null;

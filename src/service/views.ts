@@ -146,6 +146,8 @@ export function jobView(job: ServiceJob, lastTickAt: number | undefined, now: nu
     class: job.className,
     state: job.state,
     waitingFor: waitingFor(job, lastTickAt),
+    // Why a running job has fewer GPUs than its plan, when the budget is why (else nodes or placement).
+    narrowedBy: job.state === 'running' && job.narrowedByBudget ? ('budget' as const) : null,
     submittedAt: new Date(job.submittedAt).toISOString(),
     startedAt: job.startedAt === null ? null : new Date(job.startedAt).toISOString(),
     finishedAt: job.finishedAt === null ? null : new Date(job.finishedAt).toISOString(),

@@ -22,16 +22,19 @@ const running = (changes: Partial<JobView>): JobView =>
   }) as JobView;
 
 describe('a job note', () => {
-  it('says a running job has fewer GPUs than its plan gives its epoch, and where to see why', () => {
+  it('says a running job has fewer GPUs than its plan gives its epoch, why, and where to see it', () => {
     expect(outcome(running({ width: 2 }))).toBe(
-      "on 2 of its plan's 9 GPUs (nodes booting or the budget: boa status)",
+      "on 2 of its plan's 9 GPUs (nodes booting or placement: boa status)",
+    );
+    expect(outcome(running({ width: 2, narrowedBy: 'budget' }))).toBe(
+      "on 2 of its plan's 9 GPUs (the budget's ceiling: boa budget get)",
     );
     expect(outcome(running({}))).toBeNull();
     // Lent idle GPUs of its nodes, wider than its plan: nothing to say.
     expect(outcome(running({ width: 12 }))).toBeNull();
     // Both at once, each said.
     expect(outcome(running({ width: 2, restarts: 1, exitCode: 3, failureReason: 'rank 0 exited 3' }))).toBe(
-      "on 2 of its plan's 9 GPUs (nodes booting or the budget: boa status); 1 restart, the last after exit 3: rank 0 exited 3",
+      "on 2 of its plan's 9 GPUs (nodes booting or placement: boa status); 1 restart, the last after exit 3: rank 0 exited 3",
     );
   });
 

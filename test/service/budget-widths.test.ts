@@ -35,6 +35,11 @@ describe('budgetLimitedWidths: the service under the spend ceiling', () => {
     const longWidths = budgetLimitedWidths([...running, long], 36, classes, now, HOUR);
     expect([...running, long].map(longWidths)).toEqual([12, 12, 12]);
     expect(long.queuedForBudget).toBe(false);
+    // Each below its plan's 16 for the budget: said so (the API's narrowedBy), the waiting one too.
+    expect([...running, long].map((j) => j.narrowedByBudget)).toEqual([true, true, true]);
+    // Under a ceiling the plan fits: none is.
+    budgetLimitedWidths([...running, long], 48, classes, now, HOUR);
+    expect([...running, long].map((j) => j.narrowedByBudget)).toEqual([false, false, false]);
     // keptWidthWaitMinutes 0: kept widths never make a job wait.
     const atOnce = budgetLimitedWidths([...running, recent], 36, classes, now, 0);
     expect([...running, recent].map(atOnce)).toEqual([12, 12, 12]);

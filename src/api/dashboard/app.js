@@ -327,10 +327,13 @@ const ACTIVE_SHOWN = 20;
 function jobNote(job) {
   if (job.waitingFor) return WAITS_FOR[job.waitingFor] ?? job.waitingFor;
   const notes = [];
-  // Running narrower than its plan: its nodes still boot, or the budget's ceiling narrowed it (as the CLI says).
+  // Running narrower than its plan: the budget's ceiling narrowed it, or its nodes still boot or
+  // placement could not give it more (as the CLI says).
   const planned = job.state === 'running' && job.widths ? job.widths[job.statEpoch] : undefined;
-  if (planned !== undefined && job.width < planned)
-    notes.push(`on ${job.width} of its plan's ${planned} GPUs (nodes booting or the budget)`);
+  if (planned !== undefined && job.width < planned) {
+    const why = job.narrowedBy === 'budget' ? "the budget's ceiling" : 'nodes booting or placement';
+    notes.push(`on ${job.width} of its plan's ${planned} GPUs (${why})`);
+  }
   if (job.restarts > 0) {
     const code = job.exitCode === null ? '' : `exit ${job.exitCode}: `;
     const last = job.failureReason ? `, the last after ${code}${job.failureReason}` : '';

@@ -109,10 +109,16 @@ export function outcome(job: JobView): string | null {
   const code = job.exitCode === null ? '' : `exit ${job.exitCode}: `;
   if (job.state !== 'failed' && job.state !== 'lost') {
     const notes: string[] = [];
-    // Running narrower than its plan: its nodes still boot, or the budget's ceiling narrowed it.
+    // Running narrower than its plan: the budget's ceiling narrowed it (the service says so), or its
+    // nodes still boot or placement could not give it more.
     const planned = job.state === 'running' ? job.widths?.[job.statEpoch] : undefined;
-    if (planned !== undefined && job.width < planned)
-      notes.push(`on ${job.width} of its plan's ${planned} GPUs (nodes booting or the budget: boa status)`);
+    if (planned !== undefined && job.width < planned) {
+      const why =
+        job.narrowedBy === 'budget'
+          ? "the budget's ceiling: boa budget get"
+          : 'nodes booting or placement: boa status';
+      notes.push(`on ${job.width} of its plan's ${planned} GPUs (${why})`);
+    }
     // A job crash-looping towards `failed` says why now, not only once it has failed for good.
     const last = job.failureReason ? `, the last after ${code}${job.failureReason}` : '';
     if (job.restarts > 0) notes.push(`${job.restarts} restart${job.restarts === 1 ? '' : 's'}${last}`);
