@@ -21,12 +21,12 @@ import {
   recordFile,
   removeRecords,
   writeRecord,
-  writeStop,
 } from './executor-records.ts';
 import { ReplicaLauncher } from './launcher.ts';
 import { type LocalReplica, refreshLiveness, replicaStatus } from './local-replica.ts';
 import { capReplicaLogs, DEFAULT_LOG_CAP, type LogCap } from './log-cap.ts';
 import { LocalReplicaLogs } from './replica-logs.ts';
+import { stopReplica } from './replica-stop.ts';
 import { heldBackNames, replicaEnv } from './replica-env.ts';
 import { killReplicaGroups, signalQuietly } from './replica-signals.ts';
 import { RendezvousPorts } from './rendezvous-ports.ts';
@@ -196,7 +196,7 @@ export class LocalExecutor implements Executor {
       // generation; taken back, its SIGTERM's exit 0 read as done (found in review).
       if (current && replica.stopAt === undefined) continue;
       if (replica.alive) {
-        this.stop(replica, now, steadyNow);
+        stopReplica(replica, { now, steadyNow }, this.graceMs, this.logger);
         blocked.add(replica.jobId);
       } else if (current) {
         continue;
@@ -242,48 +242,6 @@ export class LocalExecutor implements Executor {
     await this.capping;
     await this.queue;
     await this.launcher.close();
-  }
-
-  /** SIGTERM once (the supervisor passes it to the command's group), then SIGKILL to both groups after the grace. */
-  private stop(replica: LocalReplica, now: number, steadyNow: number): void {
-    if (replica.stopAt === undefined) {
-      replica.stopAt = now;
-      replica.stopSteadyAt = steadyNow;
-      try {
-        writeStop(replica.dir, replica.rank, now);
-      } catch (error) {
-        // Its folder removed from outside: the stop is still sent; only a restart would forget the deadline.
-        this.logger.warn(
-          { event: 'replica_record_failed', dir: replica.dir, error: (error as Error).message },
-          'stop not recorded',
-        );
-      }
-      signalQuietly(replica.pid, 'SIGTERM');
-      // So a restarted boa does not send it again: a second SIGTERM cuts a handler's save short.
-      try {
-        writeStop(replica.dir, replica.rank, now, { sent: true });
-      } catch {
-        // Not recorded: a restart sends it once more, as before there was this record.
-      }
-      this.logger.info(
-        {
-          event: 'replica_stopping',
-          jobId: replica.jobId,
-          generation: replica.generation,
-          rank: replica.rank,
-        },
-        'SIGTERM',
-      );
-      return;
-    }
-    if (!replica.killed && steadyNow - (replica.stopSteadyAt ?? replica.stopAt) >= this.graceMs) {
-      replica.killed = true;
-      killReplicaGroups(replica);
-      this.logger.warn(
-        { event: 'replica_killed', jobId: replica.jobId, generation: replica.generation, rank: replica.rank },
-        'grace period over: SIGKILL',
-      );
-    }
   }
 
   /** Its pid record, which a restarted service adopts it by; one that cannot be written is tried again. */
