@@ -17,6 +17,15 @@ export const GUARD_BUDGET_LOOKBACK_MS = 24 * 3_600_000;
  */
 export const GUARD_BUDGET_BUCKET_MS = 120_000;
 
+/**
+ * The longest a node boa gives up takes to empty: the tick that chooses and cordons it stops its
+ * replicas, they have the grace to exit, the tick after terminates it; and a minute for a slow call.
+ * 5 minutes at the defaults (a grace of 120 s, 60 s ticks).
+ */
+export function nodeDrainMs(config: { terminationGraceSeconds: number; tickSeconds: number }): number {
+  return (config.terminationGraceSeconds + 2 * config.tickSeconds) * 1000 + 60_000;
+}
+
 interface Delivered {
   readonly at: number;
   /**
@@ -53,6 +62,11 @@ export class HeartbeatHold {
       readonly guardMinutes: number | undefined;
       /** The budget the guard falls back to (config budget, the deploy budget on EKS). */
       readonly deployBudget: number | undefined;
+      /**
+       * How long emptying a node takes at most, ms (nodeDrainMs): the hold starts at least this long
+       * before the guard would act, so the nodes it gives up are empty before the guard could cut them.
+       */
+      readonly drainMs?: number;
     },
     private readonly repo: Pick<Repository, 'getSetting' | 'putSetting'>,
     startedAt: number,
@@ -61,6 +75,7 @@ export class HeartbeatHold {
     // Never stored (a first start, or no guard): counted from the start.
     this.last = repo.getSetting<Delivered>(DELIVERED_KEY) ?? { at: startedAt };
     this.recent = this.last.budget !== undefined ? [{ at: this.last.at, budget: this.last.budget }] : [];
+    this.warnIfDrainIsLong();
   }
 
   /** A heartbeat reached CloudWatch: the metrics of the tick at `at`, with the budget published then. */
@@ -127,19 +142,46 @@ export class HeartbeatHold {
     return this.hold;
   }
 
-  /**
-   * Held from half the guard's silence, or 5 minutes before it ends if that is later: the guard runs
-   * every 5 minutes and reads the whole silence. Never without a guard.
-   */
+  /** Held from `leadMs` before the guard's silence ends. Never without a guard. */
   private holdAfterMs(): number {
-    const silenceMs = (this.settings.guardMinutes ?? Number.POSITIVE_INFINITY) * 60_000;
-    return Math.max(silenceMs / 2, silenceMs - 5 * 60_000);
+    const { guardMinutes } = this.settings;
+    const leadMs = this.leadMs();
+    return guardMinutes === undefined || leadMs === undefined
+      ? Number.POSITIVE_INFINITY
+      : guardMinutes * 60_000 - leadMs;
   }
 
-  /** How long before the guard would act the hold starts (5 minutes, half the silence if shorter). */
+  /**
+   * How long before the guard would act the hold starts: 5 minutes (the guard runs every 5 and reads the
+   * whole silence; half the silence if shorter, so a brief failure holds nothing), or a node's drain if
+   * that is longer: a node the hold gives up must be empty before the guard can cut it (found in
+   * review: with a grace over about 3 minutes, the guard cut nodes boa was still draining).
+   */
   private leadMs(): number | undefined {
-    const { guardMinutes } = this.settings;
-    return guardMinutes === undefined ? undefined : guardMinutes * 60_000 - this.holdAfterMs();
+    const { guardMinutes, drainMs = 0 } = this.settings;
+    if (guardMinutes === undefined) return undefined;
+    const silenceMs = guardMinutes * 60_000;
+    // Never from a heartbeat only two minutes late: that is a slow tick, not a silence.
+    return Math.max(Math.min(5 * 60_000, silenceMs / 2), Math.min(drainMs, silenceMs - 120_000));
+  }
+
+  /** A drain that moves the hold before half the guard's silence: say so once, with what would avoid it. */
+  private warnIfDrainIsLong(): void {
+    const { guardMinutes, drainMs = 0 } = this.settings;
+    if (guardMinutes === undefined || drainMs <= (guardMinutes * 60_000) / 2) return;
+    const drainMinutes = Math.ceil(drainMs / 60_000);
+    this.logger.warn(
+      { event: 'heartbeat.hold-early', guardMinutes, drainMinutes },
+      drainMs > guardMinutes * 60_000 - 120_000
+        ? `emptying a node takes up to ${drainMinutes} minutes, longer than the budget guard's silence ` +
+            `(guardMinutes ${guardMinutes}): if boa's heartbeat stops reaching CloudWatch, the guard can cut ` +
+            `nodes boa is still emptying; give guardMinutes at least ${2 * drainMinutes}, or a shorter ` +
+            'terminationGraceSeconds'
+        : `emptying a node takes up to ${drainMinutes} minutes, over half the budget guard's silence ` +
+            `(guardMinutes ${guardMinutes}): boa holds to the guard's size after ` +
+            `${(guardMinutes - drainMs / 60_000).toFixed(1)} minutes without a delivered heartbeat; give ` +
+            `guardMinutes at least ${2 * drainMinutes} to hold later`,
+    );
   }
 
   private keptAt(now: number): boolean {

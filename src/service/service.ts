@@ -1,4 +1,4 @@
-import { HeartbeatHold } from './heartbeat-hold.ts';
+import { HeartbeatHold, nodeDrainMs } from './heartbeat-hold.ts';
 import type { Logger } from 'pino';
 import type { ClassProfile } from '../core/profile.ts';
 import type { JobState, Repository } from '../store/repository.ts';
@@ -71,7 +71,11 @@ export class BoaService {
   constructor(readonly deps: ServiceDeps) {
     this.execution = new Execution(this, deps.executor);
     this.heartbeat = new HeartbeatHold(
-      { guardMinutes: deps.config.guardMinutes, deployBudget: deps.config.budget },
+      {
+        guardMinutes: deps.config.guardMinutes,
+        deployBudget: deps.config.budget,
+        drainMs: nodeDrainMs(deps.config),
+      },
       deps.repo,
       deps.clock.now(),
       deps.logger,

@@ -14,7 +14,12 @@ afterEach(async () => {
 
 async function world(
   guardMinutes: number | undefined,
-  options: { dataDir?: string; clock?: ManualClock; failing?: boolean } = {},
+  options: {
+    dataDir?: string;
+    clock?: ManualClock;
+    failing?: boolean;
+    terminationGraceSeconds?: number;
+  } = {},
 ) {
   const clock = options.clock ?? new ManualClock();
   const dataDir = options.dataDir ?? ':memory:';
@@ -30,6 +35,9 @@ async function world(
     leaseSeconds: 86_400,
     local: { maxNodes: 16, bootSeconds: 0, releaseSeconds: 0 },
     ...(guardMinutes !== undefined ? { guardMinutes } : {}),
+    ...(options.terminationGraceSeconds !== undefined
+      ? { terminationGraceSeconds: options.terminationGraceSeconds }
+      : {}),
   });
   const boa = await bootService(config, {
     clock,
@@ -95,6 +103,29 @@ describe("boa's heartbeat not reaching CloudWatch, with the budget guard deploye
     expect(await w.desired()).toBeGreaterThan(2);
     expect((await w.budget()).control.heartbeatHoldNodes).toBeNull();
     expect(w.logs.events()).toContain('heartbeat.hold-released');
+  });
+
+  it("holds a node's drain before the guard would act when that is longer than 5 minutes", async () => {
+    // A grace of 10 minutes: emptying a node takes up to 13 (the grace, two ticks and a minute), so the
+    // hold starts 13 minutes before the guard's 15 are up, and the nodes it gives up are empty in time.
+    const w = await world(15, { terminationGraceSeconds: 600 });
+    expect(w.logs.lines.find((l) => l.event === 'heartbeat.hold-early')?.msg).toMatch(
+      /takes up to 13 minutes.*holds to the guard's size after 2\.0 minutes.*guardMinutes at least 26/,
+    );
+    await w.tick(600);
+    w.fail(true);
+    for (const name of ['a', 'b', 'c', 'd']) w.job(name);
+    await w.tick(1);
+    expect((await w.budget()).control.heartbeatHoldNodes).toBeNull();
+    expect(await w.desired()).toBeGreaterThan(2);
+    await w.tick(1); // 2 minutes since the last delivered heartbeat
+    expect((await w.budget()).control.heartbeatHoldNodes).toBe(2);
+    expect(await w.desired()).toBe(2);
+  });
+
+  it('a drain within 5 minutes keeps the hold at 5 minutes before the guard, and says nothing', async () => {
+    const w = await world(15, { terminationGraceSeconds: 120 });
+    expect(w.logs.events()).not.toContain('heartbeat.hold-early');
   });
 
   it('never holds without a guard to agree with (guardMinutes unset)', async () => {
