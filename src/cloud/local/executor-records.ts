@@ -123,7 +123,22 @@ function readJson<T>(file: string): T | undefined {
 }
 
 export const readPid = (dir: string, rank: number) => readJson<PidRecord>(recordFile(dir, rank, 'pid'));
-export const readExit = (dir: string, rank: number) => readJson<ExitRecord>(recordFile(dir, rank, 'exit'));
+/**
+ * How the replica ended, or undefined while that is unknown: no record yet, or one that is not an exit
+ * record (empty or cut short by a full disk, null, a field missing). Unknown is never a success or a
+ * failure: a replica whose supervisor is gone without a valid record reads as interrupted, and its job
+ * resumes as a new generation.
+ */
+export function readExit(dir: string, rank: number): ExitRecord | undefined {
+  const exit = readJson<Partial<ExitRecord> | null>(recordFile(dir, rank, 'exit'));
+  if (typeof exit !== 'object' || exit === null) return undefined;
+  const { code, signal, at } = exit;
+  const valid =
+    (Number.isInteger(code) || (code === null && typeof signal === 'string')) &&
+    (signal === null || typeof signal === 'string') &&
+    Number.isFinite(at);
+  return valid ? (exit as ExitRecord) : undefined;
+}
 /** boa's stop of a replica: when, and whether its SIGTERM was sent (recorded before and after). */
 export interface StopRecord {
   readonly at: number;

@@ -51,9 +51,13 @@ record_exit() {
   if [ "$stopped" = 1 ]; then by_term=true; else by_term=false; fi
   # Its folder removed while it ran (logs cleaned up by hand): made again, or the end reads as a kill.
   mkdir -p "$dir"
-  printf '{"code":%d,"signal":null,"reason":"%s","stopped":%s,"at":%s000}' "$1" "$reason" "$by_term" "$(date +%s)" \
-    >"$dir/$rank.exit.tmp"
-  mv "$dir/$rank.exit.tmp" "$dir/$rank.exit"
+  # Renamed only once written whole: on a full disk printf fails after truncating its file, and an empty
+  # record was renamed in. None is better: the end then reads as an interruption and the job resumes.
+  if printf '{"code":%d,"signal":null,"reason":"%s","stopped":%s,"at":%s000}' "$1" "$reason" "$by_term" \
+    "$(date +%s)" >"$dir/$rank.exit.tmp"; then
+    mv "$dir/$rank.exit.tmp" "$dir/$rank.exit" && return
+  fi
+  rm -f "$dir/$rank.exit.tmp"
 }
 
 if [ "$stopped" = 1 ]; then
