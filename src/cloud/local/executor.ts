@@ -261,10 +261,10 @@ export class LocalExecutor implements Executor {
   }
 
   private forget(key: string, replica: LocalReplica): void {
-    // A supervisor killed alone may leave its command running, and one from a boa older than 2026-11-28
-    // did not end its command's group when the command ended: never leave one behind. A supervisor of
-    // today's ends that group itself, so the groups are then empty and this signals nothing.
-    if (replica.owned) killReplicaGroups(replica);
+    // A supervisor killed alone (its pid maybe reused since) may leave its command running, and one from
+    // a boa older than 2026-11-28 did not end its command's group when the command ended: never leave one
+    // behind. A supervisor of today's ends that group itself, so this then signals nothing.
+    killReplicaGroups(replica);
     // Forgotten even if its records stay (a folder made unwritable from outside): throwing here stopped
     // every pass, so no job's exit was seen again, and a restart threw on the same records (found in
     // review). Those left are adopted as ended at a restart and removed then.

@@ -24,8 +24,9 @@ export interface LocalReplica {
   stopSteadyAt?: number;
   killed: boolean;
   /**
-   * Its process group is ours to kill: we spawned it, or its recorded pid is our supervisor or no
-   * process at all (its command may linger in the group). A recycled pid's group never is.
+   * Its supervisor's process group is ours to kill: we spawned it, or its recorded pid is our supervisor
+   * or no process at all (its command may linger in the group). A recycled pid's group never is; its
+   * command's group is still ended where /proc tells it apart (replica-signals.ts).
    */
   readonly owned: boolean;
   /** Its pid record could not be written (a full disk): written again at each pass until it is. */

@@ -1,0 +1,74 @@
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { LocalExecutor } from '../../src/cloud/local/executor.ts';
+import { processExists } from '../../src/cloud/local/executor-records.ts';
+import type { DesiredJob } from '../../src/service/ports.ts';
+import { groupMembers } from '../helpers/replica-groups.ts';
+import { localExecutorDirs } from './local-executor-dirs.ts';
+import { settle } from './local-executor-settle.ts';
+
+/**
+ * A supervisor killed while boa was down, its pid then reused by another program: the stranger is never
+ * signalled, and the replica's command, still running in its own group, is not left behind.
+ */
+const dirs = localExecutorDirs('boa-lost-supervisor-');
+afterEach(() => dirs.cleanup());
+
+const job = (generation: number): DesiredJob => ({
+  jobId: 1,
+  generation,
+  replicas: [
+    {
+      jobId: 1,
+      generation,
+      rank: 0,
+      node: 'local-1',
+      gpus: 1,
+      workload: { command: ['sleep', '300'] },
+      env: { BOA_JOB_ID: '1', BOA_GENERATION: String(generation), NODE_RANK: '0' },
+    },
+  ],
+});
+
+async function until(condition: () => boolean) {
+  for (let i = 0; i < 200 && !condition(); i++) await new Promise((r) => setTimeout(r, 25));
+  expect(condition()).toBe(true);
+}
+
+describe.runIf(existsSync('/proc/self/environ'))(
+  'local executor: a lost supervisor whose pid was reused',
+  () => {
+    it("stops the replica's command still running, and never signals the process holding the pid", async () => {
+      const dataDir = dirs.temp();
+      const dir = join(dataDir, 'jobs/1/1');
+      const first = new LocalExecutor({ dataDir, terminationGraceSeconds: 1 });
+      await settle(first, [job(1)], (s) => s[0]?.phase === 'running');
+      const groupFile = join(dir, '0.group');
+      await until(() => existsSync(groupFile));
+      const group = Number(readFileSync(groupFile, 'utf8'));
+      dirs.track(group);
+      await first.close();
+      // boa is down; the supervisor is killed alone (its command runs on in its own session)...
+      const supervisor = (JSON.parse(readFileSync(join(dir, '0.pid'), 'utf8')) as { pid: number }).pid;
+      process.kill(supervisor, 'SIGKILL');
+      await until(() => !processExists(supervisor));
+      // ...and its pid is another program's by the time boa starts again.
+      const stranger = spawn('sleep', ['30'], { detached: true, stdio: 'ignore' });
+      dirs.track(stranger.pid as number);
+      writeFileSync(join(dir, '0.pid'), JSON.stringify({ pid: stranger.pid, node: 'local-1', startedAt: 0 }));
+      expect(groupMembers(group).length).toBeGreaterThan(0);
+
+      const second = new LocalExecutor({ dataDir, terminationGraceSeconds: 1 });
+      const [gone] = await second.reconcile([job(1)]);
+      expect(gone).toMatchObject({ phase: 'failed', interrupted: true });
+      // Its job resumes as a new generation; the old command must not run beside it.
+      await settle(second, [job(2)], (s) => s.length === 1 && s[0]?.generation === 2);
+      expect(groupMembers(group), 'the lost replica still runs beside its next generation').toEqual([]);
+      expect(processExists(stranger.pid as number)).toBe(true);
+      await settle(second, [], (s) => s.length === 0);
+      await second.close();
+    });
+  },
+);
