@@ -21,7 +21,7 @@ import { openStore } from '../store/db.ts';
 import { StoreError } from '../store/errors.ts';
 import { Repository } from '../store/repository.ts';
 import { InlinePlanComputer, type PlanComputer, WorkerPlanComputer } from './calculator/computer.ts';
-import { ConfigError, executorKind, type ServiceConfig } from './config.ts';
+import { ConfigError, executorKind, publicUrl, type ServiceConfig } from './config.ts';
 import { unknownPriceWarning } from './config-instance.ts';
 import type { Clock, Executor, MetricsSink, NodePool } from './ports.ts';
 import { Scheduler } from './scheduler.ts';
@@ -317,6 +317,7 @@ async function createExecutor(
     dataDir,
     terminationGraceSeconds: config.terminationGraceSeconds,
     logger,
+    serviceUrl: publicUrl(config),
   });
 }
 

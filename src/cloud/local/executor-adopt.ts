@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { startedUrl, warnMovedUrl } from './adopted-url.ts';
 import {
   isOurSupervisor,
   processExists,
@@ -21,6 +22,7 @@ export interface StrayReplica {
 /**
  * What a starting executor finds under DATA_DIR/jobs: the replicas its records list (alive ones adopted,
  * guarding against pid reuse), and replicas running without a record, which it starts stopping.
+ * `serviceUrl`: BOA_URL as replicas get it now; adopted ones told another are named in a warning.
  */
 export function adoptRecorded(
   jobsDir: string,
@@ -28,6 +30,7 @@ export function adoptRecorded(
   graceMs: number,
   logger: Logger,
   ports: RendezvousPorts,
+  serviceUrl?: string,
 ): { replicas: LocalReplica[]; strays: StrayReplica[] } {
   // Running without its record, nothing can adopt it, and its replica would be started again beside
   // it: it is stopped as any replica is (SIGTERM, time to checkpoint, SIGKILL after the grace), and
@@ -61,6 +64,7 @@ export function adoptRecorded(
       dir: found.dir,
       pid: found.record.pid,
       startedAt: found.record.startedAt,
+      boaUrl: startedUrl(found.record, ours ? found.record.pid : undefined),
       alive,
       exit,
       goneAt: alive || exit ? undefined : now,
@@ -77,5 +81,6 @@ export function adoptRecorded(
     if (alive && stop !== undefined && !stop.sent && used < graceMs)
       signalQuietly(found.record.pid, 'SIGTERM');
   }
+  warnMovedUrl(replicas, serviceUrl, logger);
   return { replicas, strays };
 }

@@ -25,6 +25,8 @@ export interface PidRecord {
   readonly pid: number;
   readonly node: string;
   readonly startedAt: number;
+  /** The BOA_URL it was started with (records from before 2026-12: absent). */
+  readonly boaUrl?: string;
 }
 
 export interface ExitRecord {

@@ -53,6 +53,8 @@ export interface LocalExecutorOptions {
   readonly logCap?: LogCap;
   /** How often a followed log is checked for more (default 500 ms). */
   readonly followPollMs?: number;
+  /** BOA_URL as replicas get it now: running ones adopted with another are named in a warning. */
+  readonly serviceUrl?: string;
 }
 
 const keyOf = (jobId: number, generation: number, rank: number) => `${jobId}/${generation}/${rank}`;
@@ -96,7 +98,7 @@ export class LocalExecutor implements Executor {
     this.replicaLogs = new LocalReplicaLogs(this.jobsDir, options.followPollMs ?? 500, (jobId, g, rank) =>
       this.replicas.get(keyOf(jobId, g, rank)),
     );
-    this.adopt();
+    this.adopt(options.serviceUrl);
     // Its own timer, not the reconcile's: a tick can be minutes apart, and a log can grow by gigabytes.
     this.logTimer = setInterval(() => this.capLogs(), this.logCap.checkMs);
     this.logTimer.unref();
@@ -134,14 +136,9 @@ export class LocalExecutor implements Executor {
     return { addr: '127.0.0.1', port };
   }
 
-  private adopt(): void {
-    const found = adoptRecorded(
-      this.jobsDir,
-      { now: this.now(), steadyNow: this.monotonicNow() },
-      this.graceMs,
-      this.logger,
-      this.ports,
-    );
+  private adopt(serviceUrl: string | undefined): void {
+    const clocks = { now: this.now(), steadyNow: this.monotonicNow() };
+    const found = adoptRecorded(this.jobsDir, clocks, this.graceMs, this.logger, this.ports, serviceUrl);
     for (const r of found.replicas) this.replicas.set(keyOf(r.jobId, r.generation, r.rank), r);
     this.strays = found.strays;
   }
@@ -246,9 +243,9 @@ export class LocalExecutor implements Executor {
 
   /** Its pid record, which a restarted service adopts it by; one that cannot be written is tried again. */
   private record(replica: LocalReplica): void {
-    const { pid, node, startedAt } = replica;
+    const { pid, node, startedAt, boaUrl } = replica;
     try {
-      writeRecord(recordFile(replica.dir, replica.rank, 'pid'), { pid, node, startedAt });
+      writeRecord(recordFile(replica.dir, replica.rank, 'pid'), { pid, node, startedAt, boaUrl });
       delete replica.unrecorded;
     } catch (error) {
       if (!replica.unrecorded)
@@ -357,6 +354,7 @@ export class LocalExecutor implements Executor {
       dir,
       pid: launched.pid,
       startedAt,
+      boaUrl: spec.env.BOA_URL,
       launched,
       alive: true,
       killed: false,

@@ -12,6 +12,8 @@ export interface LocalReplica {
   readonly pid: number;
   /** When it was started (ms): with its exit record's time, how long it ran. */
   readonly startedAt: number;
+  /** The BOA_URL it reports to (adopted-url.ts), when known. */
+  readonly boaUrl?: string;
   /** Started by this instance: the launcher reports its exit. Adopted ones are checked by pid. */
   launched?: Launched;
   alive: boolean;
