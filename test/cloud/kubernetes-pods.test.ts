@@ -155,6 +155,26 @@ describe('replica status from a pod', () => {
     expect(replicaStatusOf(withStatus({ phase: 'Pending' }))).toEqual({ ...ids, phase: 'starting' });
     expect(replicaStatusOf(withStatus({ phase: 'Running' }))).toEqual({ ...ids, phase: 'running' });
     expect(replicaStatusOf(withStatus({ phase: 'Running' }, true))).toEqual({ ...ids, phase: 'stopping' });
+    // Deleted by someone else before it started (evicted from a NotReady node): interrupted, so its job
+    // resumes instead of waiting for the start deadline to fail it.
+    const waiting = [
+      {
+        name: 'train',
+        image: 'i',
+        imageID: '',
+        ready: false,
+        restartCount: 0,
+        state: { waiting: { reason: 'ContainerCreating' } },
+      },
+    ];
+    for (const status of [{ phase: 'Pending' }, { phase: 'Pending', containerStatuses: waiting }])
+      expect(replicaStatusOf(withStatus(status, true))).toEqual({
+        ...ids,
+        phase: 'stopping',
+        reason: 'deleted before it started',
+        interrupted: true,
+        ranForMs: 0,
+      });
     const terminated = (exitCode: number, reason: string) => [
       {
         name: 'train',

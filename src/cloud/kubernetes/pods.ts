@@ -202,6 +202,19 @@ export function replicaStatusOf(pod: V1Pod): ReplicaStatus | undefined {
       ranForMs: Math.max(0, deletedAt - new Date(runningSince).getTime()),
     };
   }
+  if (pod.metadata?.deletionTimestamp && phase === 'Pending' && !terminated) {
+    // Deleted before it started, and not by boa (it ignores the replicas it stops): most often evicted
+    // from a node gone NotReady, whose kubelet may never say it ended. Plain "stopping", its job waited
+    // for the start deadline and was failed, a restart counted against it (found in review); an
+    // interruption resumes it as a new generation, which still starts only once this pod is gone.
+    return {
+      ...base,
+      phase: 'stopping',
+      reason: 'deleted before it started',
+      interrupted: true,
+      ranForMs: 0,
+    };
+  }
   if (pod.metadata?.deletionTimestamp) return { ...base, phase: 'stopping' };
   if (waiting && STUCK_REASONS.has(waiting))
     return { ...base, phase: 'failed', reason: said(waiting, waitingMessage) };
