@@ -106,7 +106,7 @@ export function changeLookbacks(
   horizonHours: number,
   lookaheadHours: number,
 ): number[] {
-  const changes = changedHoursAgo.filter((back) => back > 0 && back < windowHours);
+  const changes = changedHoursAgo.filter((back) => back >= 0 && back < windowHours);
   if (changes.length === 0) return [];
   const earliest = Math.min(...changes);
   const reach = windowHours - lookaheadHours;
