@@ -21,6 +21,8 @@ export interface TickDecision {
   readonly desiredNodes: number;
   /** GPUs the drain adds to the plan's widths (expected, so the demand ratio does not narrow for them). */
   readonly drainExtraGpus: number;
+  /** A job was started or resized on fewer GPUs than its width: the ready nodes had no more. */
+  readonly placedShort: boolean;
 }
 
 export interface TickReport extends TickDecision {
@@ -118,9 +120,11 @@ export class Scheduler {
       if (!rewidthed.has(job)) changed.push(job);
     }
     changed.sort((a, b) => a.id - b.id);
+    let placedShort = false;
     for (const job of changed) {
       const next = placement.changed.get(job.id);
       if (next === undefined) continue;
+      if (next.length > 0 && next.length < widthOf(job)) placedShort = true;
       undo.note(job);
       job.allocation = next as string[];
       job.width = next.length;
@@ -141,6 +145,7 @@ export class Scheduler {
       allocatedGpus: placement.allocatedGpus,
       desiredNodes: placement.desiredNodes,
       drainExtraGpus,
+      placedShort,
     };
   }
 
@@ -183,11 +188,24 @@ export class Scheduler {
     let decision: TickDecision;
     try {
       decision = this.decide(now, ready, ceilingNodes, undo, belowBand);
+      if (decision.placedShort) {
+        // Under the spend ceiling the job keeps that width from now on (a running job keeps a width
+        // within 2x of its target, to spare a restart: core/spend-ceiling.ts), so the next tick, reading
+        // the widths this one leaves, no longer counts the GPUs it was short of and scaled in a node
+        // launched for them while it booted (found by a newcomer, who saw it after a restart). Decided
+        // again on those widths, the node count is the one the next tick holds.
+        decision = this.decideAgain(decision, now, ready, ceilingNodes, undo, belowBand);
+      }
       if (this.nodes.chooseNow(this.nodeInput(decision.desiredNodes))) {
         // Nodes chosen for removal had jobs: place those jobs elsewhere now (or let them wait).
-        const first = decision;
-        decision = this.decide(now, this.nodes.usable(state.nodes, held), ceilingNodes, undo, belowBand);
-        decision = { ...decision, changed: [...new Set([...first.changed, ...decision.changed])] };
+        decision = this.decideAgain(
+          decision,
+          now,
+          this.nodes.usable(state.nodes, held),
+          ceilingNodes,
+          undo,
+          belowBand,
+        );
       }
     } catch (error) {
       // A removal is stored as it is chosen (nodes/removals.ts), outside the tick's transaction: when
@@ -245,6 +263,19 @@ export class Scheduler {
       },
     );
     return { ...decision, at: now, decideMs, computeMs, nodes: state.nodes.length, readyNodes: ready.length };
+  }
+
+  /** Decides again after `first` changed jobs or nodes; the jobs either pass changed are saved. */
+  private decideAgain(
+    first: TickDecision,
+    now: number,
+    readyNodes: readonly PoolNode[],
+    ceilingNodes: number,
+    undo: TickUndo,
+    belowBand: boolean,
+  ): TickDecision {
+    const next = this.decide(now, readyNodes, ceilingNodes, undo, belowBand);
+    return { ...next, changed: [...new Set([...first.changed, ...next.changed])] };
   }
 
   /** After a restart: removals and resizes carry on from their stored state at the next tick. */
