@@ -3,7 +3,7 @@ import type { jobView } from '../../service/views.ts';
 import type { BoaClient } from '../client.ts';
 import { contextOf } from '../context.ts';
 import { CliError, EXIT, usageError } from '../errors.ts';
-import { printable } from '../format.ts';
+import { printable, when } from '../format.ts';
 import { resolveJobRef } from '../job-refs.ts';
 import { parseNumber } from '../parse.ts';
 import { describeJob, FINAL_STATES } from './jobs-wait.ts';
@@ -280,6 +280,7 @@ export function restartLine(job: JobView): string | undefined {
   const code = job.exitCode === null ? '' : `exit ${job.exitCode}`;
   const why = [code, job.failureReason].filter(Boolean).join(': ');
   const name = job.name ? ` (${job.name})` : '';
-  const at = new Date(job.restartNotBefore).toLocaleTimeString();
+  // ISO UTC, as every other time the CLI prints: the machine's locale and zone are not the reader's.
+  const at = when(job.restartNotBefore);
   return `job ${job.id}${name}: its run ended${why ? ` (${why})` : ''}; restart ${job.restarts} at ${at}`;
 }
