@@ -29,7 +29,7 @@ describe('boa jobs submit --idempotency-key', () => {
     const first = await submit();
     expect(first.stderr).toBe('');
     expect(first.status).toBe(0);
-    const id = Number(/^job\s+(\d+) \(cifar10, waiting\)$/m.exec(first.stdout)?.[1]);
+    const id = Number(/^job\s+(\d+) "r18" \(cifar10, waiting\)$/m.exec(first.stdout)?.[1]);
     expect(first.stdout).not.toMatch(/^submitted/m);
 
     const again = await submit();

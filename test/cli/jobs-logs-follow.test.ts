@@ -255,7 +255,7 @@ it('submit --follow: stdout is the job output alone, what was submitted goes to 
   expect(kept.length).toBeGreaterThanOrEqual(2);
   for (const { text } of kept) expect(text).toBe('epoch 1\nepoch 2\n');
   expect(run.stdout).toBe(kept.map(({ text }) => text).join(''));
-  expect(run.stderr).toMatch(/^job\s+1 \(cifar10, waiting\)$/m);
+  expect(run.stderr).toMatch(/^job\s+1 "followed" \(cifar10, waiting\)$/m);
   expect(run.stderr).toMatch(/^token\s+\S+$/m);
   expect(run.stderr).toMatch(/job 1 \(followed\): failed \(exit 3/);
   expect(run.status).toBe(5);

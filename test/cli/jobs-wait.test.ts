@@ -147,7 +147,7 @@ describe('boa jobs submit --wait', () => {
     await s.request('POST', `/v1/jobs/${id}/cancel`);
     const run = await submitting;
     expect(run.status).toBe(5);
-    expect(run.stdout).toMatch(new RegExp(`^job\\s+${id} \\(cifar10, waiting\\)$`, 'm'));
+    expect(run.stdout).toMatch(new RegExp(`^job\\s+${id} "w" \\(cifar10, waiting\\)$`, 'm'));
     expect(run.stderr).toMatch(new RegExp(`^job ${id} \\(w\\): cancelled$`, 'm'));
   });
 

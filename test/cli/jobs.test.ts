@@ -44,7 +44,9 @@ describe('boa jobs', () => {
     const submit = await s.boa(['jobs', 'submit', 'cifar10', '--self-launched', '--name', 'resnet18']);
     expect(submit.stderr).toBe('');
     expect(submit.status).toBe(0);
-    const id = Number(/^job\s+(\d+) \(cifar10, waiting\)$/m.exec(submit.stdout)?.[1]);
+    // The name given shown with the id, to recognise the job by.
+    expect(submit.stdout).toMatch(/^job\s+\d+ "resnet18" \(cifar10, waiting\)$/m);
+    const id = Number(/^job\s+(\d+) "resnet18" \(cifar10, waiting\)$/m.exec(submit.stdout)?.[1]);
     const token = /^token\s+(\S+)$/m.exec(submit.stdout)?.[1] as string;
     expect(submit.stdout).toMatch(/launcher needs this token/);
     expect(submit.stdout).toMatch(/self-launched: boa starts nothing for it, but gives it GPUs \(paid\)/);
@@ -360,6 +362,8 @@ describe('boa jobs', () => {
     await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
     const submit = await s.boa(['jobs', 'submit', 'cifar10', '--self-launched']);
     expect(submit.status).toBe(0);
+    // No name, none shown.
+    expect(submit.stdout).toMatch(/^job\s+1 \(cifar10, waiting\)$/m);
     expect(submit.stdout).not.toMatch(/^budget/m);
   });
 

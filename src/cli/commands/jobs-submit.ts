@@ -140,9 +140,11 @@ export function addSubmitCommand(jobs: Command): void {
       if (options.wait && context.json) return waitForJobs(context, [data.id], waitOptions(options));
       // Followed, stdout is the job's output (to a file, a pipe): what was submitted goes to stderr.
       const print = options.follow ? (line: string) => void process.stderr.write(line) : context.print;
+      // The name given, to recognise the job by; unnamed, the service names it after its class: no news.
+      const named = options.name === undefined ? '' : ` "${options.name}"`;
       output({ ...context, print }, text, () =>
         keyValues([
-          ['job', `${data.id} (${data.job.class}, ${data.job.state})`],
+          ['job', `${data.id}${named} (${data.job.class}, ${data.job.state})`],
           ['token', data.token],
           ['note', note],
           ...(unbudgeted
