@@ -112,6 +112,40 @@ describe('boa jobs', () => {
     );
     expect((await s.request('GET', '/v1/jobs')).body.jobs).toEqual([]);
 
+    // The -- forgotten before options boa has too: they were boa's, and the job never saw them.
+    const taken = await s.boa(['jobs', 'submit', 'cifar10', 'node', 'x.js', '--name', 'x']);
+    expect(taken.status).toBe(2);
+    expect(taken.stderr).toBe(
+      `boa: the job's command goes after --: boa jobs submit cifar10 -- node x.js --name x (without the --, boa would have run "node x.js" and read options among its words as its own)\n`,
+    );
+    // boa's own options before the command stay before the --; a word after a late -- is the job's too.
+    const late = await s.boa([
+      'jobs',
+      'submit',
+      'cifar10',
+      '--name',
+      't',
+      '--wait',
+      'python3',
+      'train.py',
+      '--env',
+      'A=1',
+      '--',
+      '--lr',
+      "it's",
+    ]);
+    expect(late.status).toBe(2);
+    expect(late.stderr).toMatch(
+      /^boa: the job's command goes after --: boa jobs submit cifar10 --name t --wait -- python3 train\.py --env A=1 --lr 'it'\\''s' \(without the --, boa would have run "python3 train\.py --lr 'it'\\''s'"/,
+    );
+    // Not even a plain command is taken without it.
+    const plain = await s.boa(['jobs', 'submit', 'cifar10', 'node', 'x.js']);
+    expect(plain.status).toBe(2);
+    expect(plain.stderr).toMatch(
+      /^boa: the job's command goes after --: boa jobs submit cifar10 -- node x\.js /,
+    );
+    expect((await s.request('GET', '/v1/jobs')).body.jobs).toEqual([]);
+
     // A value forgotten: commander would take the "--" for it, and the job would be named "--".
     const noName = await s.boa(['jobs', 'submit', 'cifar10', '--name', '--', 'node', 'train.js']);
     expect(noName.status).toBe(2);

@@ -8,6 +8,7 @@ import { contextOf, output } from '../context.ts';
 import { keyValues, printable } from '../format.ts';
 import { CliError, EXIT, usageError } from '../errors.ts';
 import { followLogs, WHOLE_LOG } from './jobs-logs.ts';
+import { classCameAfterDashes, rawArgsOf, refuseWordsBeforeDashes } from './submit-dashes.ts';
 import { parseDuration, type WaitOptions, waitForJobs } from './jobs-wait.ts';
 
 type JobView = ReturnType<typeof jobView>;
@@ -74,6 +75,7 @@ export function addSubmitCommand(jobs: Command): void {
         );
       }
       refuseDashesAsValue(options);
+      refuseWordsBeforeDashes(command, className, words);
       // `submit cifar10 -- $CMD` with $CMD empty: a self-launched job nobody launches would hold its
       // GPUs until its lease ran out. --self-launched, with no --, is how to ask for one.
       if (words.length === 0 && rawArgsOf(command).includes('--'))
@@ -209,22 +211,6 @@ interface SubmitOptions {
   follow?: boolean;
   timeout?: string;
   idempotencyKey?: string;
-}
-
-/** The command line as given, `--` included (commander drops it from the words). */
-function rawArgsOf(command: Command): string[] {
-  let root = command;
-  while (root.parent) root = root.parent;
-  return (root as Command & { rawArgs?: string[] }).rawArgs ?? [];
-}
-
-/** commander fills <class> from the words after -- when none comes before: `submit -- node x.js`. */
-function classCameAfterDashes(command: Command, className: string, words: string[]): boolean {
-  const raw = rawArgsOf(command);
-  const dashes = raw.indexOf('--');
-  if (dashes < 0) return false;
-  const after = raw.slice(dashes + 1);
-  return after.length === words.length + 1 && after[0] === className;
 }
 
 /** `--name -- node x` gave commander "--" as the name, and the job was submitted named "--". */
