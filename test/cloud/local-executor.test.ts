@@ -693,7 +693,7 @@ describe('local executor', () => {
     const dir = temp();
     writeFileSync(join(dir, 'train.sh'), '#!/bin/sh\n', { mode: 0o755 });
     writeFileSync(join(dir, 'data.txt'), 'not a program', { mode: 0o644 });
-    expect(checkLocalWorkload({ command: ['node', 'x.js'] })).toBeUndefined();
+    expect(checkLocalWorkload({ command: ['node', '-e', '0'] })).toBeUndefined();
     expect(checkLocalWorkload({ command: ['./train.sh'], workingDir: dir })).toBeUndefined();
     expect(checkLocalWorkload({ command: ['./data.txt'], workingDir: dir })?.field).toBe('workload.command');
     // The likely fixes said: a script without its execute bit is run with its interpreter...

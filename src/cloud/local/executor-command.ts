@@ -1,6 +1,7 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import type { Workload } from '../../service/ports.ts';
+import { missingScript } from './script-check.ts';
 
 function isExecutableFile(path: string): boolean {
   try {
@@ -23,7 +24,8 @@ function isFile(path: string): boolean {
 /**
  * Whether the local executor can start this workload's program: a path (it has a slash) must be an
  * executable file, relative to the working directory; a bare name must be found on PATH (the job's own
- * PATH if its env sets one). Checked at submission, so a job that could never start is refused.
+ * PATH if its env sets one); an interpreter's script must exist (script-check.ts). Checked at submission,
+ * so a job that could never start is refused.
  */
 export function checkLocalWorkload(
   workload: Workload,
@@ -40,6 +42,18 @@ export function checkLocalWorkload(
     }
     if (!isDir) return { field: 'workload.workingDir', message: `no such directory: ${workingDir}` };
   }
+  const problem = programProblem(workload, serviceEnv, workingDir);
+  if (problem) return problem;
+  const missing = missingScript(workload.command, workingDir);
+  return missing === undefined ? undefined : { field: 'workload.command', message: missing };
+}
+
+/** Why the program cannot be started (not found, not executable), or undefined. */
+function programProblem(
+  workload: Workload,
+  serviceEnv: NodeJS.ProcessEnv,
+  workingDir: string,
+): { field: string; message: string } | undefined {
   const program = workload.command[0] ?? '';
   // `-- "python3 train.py"`: one word with a space, which no shell splits here.
   const oneWord =
