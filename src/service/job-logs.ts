@@ -82,12 +82,16 @@ async function readLog<T>(
   });
   if (!log) {
     const which = query.generation !== undefined ? `generation ${query.generation}, ` : '';
+    // A job never given GPUs has no log at all: say that, not every way a log can be missing.
+    const why =
+      job.startedAt === null
+        ? `it has not run yet (${job.state === 'waiting' ? 'it waits for GPUs: boa jobs show ' + job.id : job.state})`
+        : `the rank is not one of its replicas, it is older than the job's newest 10 generations (their logs ` +
+          `are not kept), it has not started yet, or (Kubernetes) its pod went and boa kept no log of it`;
     throw new ServiceError(
       404,
       'no_log',
-      `job ${job.id} has no log kept for ${which}rank ${query.rank}: it has not run yet, the rank is not one ` +
-        `of its replicas, it is older than the job's newest 10 generations (their logs are not kept), or ` +
-        `(Kubernetes) its pod went and boa kept no log of it`,
+      `job ${job.id} has no log kept for ${which}rank ${query.rank}: ${why}`,
     );
   }
   return log;

@@ -334,7 +334,9 @@ describe('boa jobs', () => {
     });
     const waiting = await s.boa(['jobs', 'logs', String(body.id)]);
     expect(waiting.status).toBe(1);
-    expect(waiting.stderr).toContain(`job ${body.id} has no log kept for rank 0: it has not run yet`);
+    expect(waiting.stderr).toContain(
+      `job ${body.id} has no log kept for rank 0: it has not run yet (it waits for GPUs: boa jobs show ${body.id})`,
+    );
 
     let logs = await s.boa(['jobs', 'logs', String(body.id), '--tail', '2']);
     for (let i = 0; i < 100 && logs.stdout !== 'line 4\nline 5\n'; i++) {
@@ -352,7 +354,9 @@ describe('boa jobs', () => {
     expect(await api.text()).toBe('line 5\n');
     expect(api.headers.get('boa-generation')).toBe(String(generation));
     const none = await s.boa(['jobs', 'logs', String(body.id), '--generation', String(generation + 5)]);
-    expect(none.stderr).toContain(`no log kept for generation ${generation + 5}, rank 0`);
+    expect(none.stderr).toContain(
+      `no log kept for generation ${generation + 5}, rank 0: the rank is not one`,
+    );
     // The job's own token reads its logs; another job's token does not.
     const other = await s.request('POST', '/v1/jobs', { class: 'cifar10' });
     const own = await s.request('GET', `/v1/jobs/${body.id}/logs?tail=1`, undefined, body.token);
