@@ -67,6 +67,8 @@ export class HeartbeatHold {
        * before the guard would act, so the nodes it gives up are empty before the guard could cut them.
        */
       readonly drainMs?: number;
+      /** The tick, ms: a heartbeat goes every tick, so a gap of a tick or two is no silence. */
+      readonly tickMs?: number;
     },
     private readonly repo: Pick<Repository, 'getSetting' | 'putSetting'>,
     startedAt: number,
@@ -86,15 +88,15 @@ export class HeartbeatHold {
     this.recent = this.recent.filter((d) => d.at >= newest - GUARD_BUDGET_BUCKET_MS);
     const lowest = this.recent.length > 0 ? Math.min(...this.recent.map((d) => d.budget)) : undefined;
     let kept = this.last.kept;
-    const leadMs = this.leadMs();
+    const leadMs = this.readableLeadMs();
     const readBefore = this.read(at);
     if (leadMs !== undefined && readBefore !== undefined && at - this.last.at >= this.holdAfterMs()) {
       // The first delivery after a silence the hold was for. The guard counts only heartbeats CloudWatch
       // already returns, and this one may not be readable for a while (most likely right as an outage
       // ends): lifted now, boa's next tick raises the group and a guard run in between, seeing none,
-      // cuts it (found in review). The hold already starts `leadMs` before the guard would act, trusting
-      // a heartbeat to be readable within that; it is kept as long after, at the budget the guard read
-      // during the silence (the one just delivered may not be readable either).
+      // cuts it (found in review). Without a long drain the hold starts `leadMs` before the guard would
+      // act, trusting a heartbeat to be readable within that; it is kept as long after, at the budget the
+      // guard read during the silence (the one just delivered may not be readable either).
       kept = { until: at + leadMs, budget: readBefore };
       this.logger.info(
         { event: 'heartbeat.hold-kept', keptMinutes: leadMs / 60_000 },
@@ -152,35 +154,51 @@ export class HeartbeatHold {
   }
 
   /**
-   * How long before the guard would act the hold starts: 5 minutes (the guard runs every 5 and reads the
-   * whole silence; half the silence if shorter, so a brief failure holds nothing), or a node's drain if
-   * that is longer: a node the hold gives up must be empty before the guard can cut it (found in
-   * review: with a grace over about 3 minutes, the guard cut nodes boa was still draining).
+   * How long before the guard would act a heartbeat is trusted to be readable by it: 5 minutes (the
+   * guard runs every 5 and reads the whole silence), half the silence if shorter, so a brief failure
+   * holds nothing. Also how long a hold is kept once heartbeats get through again.
+   */
+  private readableLeadMs(): number | undefined {
+    const { guardMinutes } = this.settings;
+    return guardMinutes === undefined ? undefined : Math.min(5 * 60_000, (guardMinutes * 60_000) / 2);
+  }
+
+  /**
+   * How long before the guard would act the hold starts: `readableLeadMs`, or a node's drain if that is
+   * longer, so a node the hold gives up is empty before the guard can cut it (found in review: with a
+   * grace over about 3 minutes, the guard cut nodes boa was still draining); but never so early that a
+   * gap of two ticks and a minute, a put or two that failed, reads as a silence.
    */
   private leadMs(): number | undefined {
     const { guardMinutes, drainMs = 0 } = this.settings;
-    if (guardMinutes === undefined) return undefined;
-    const silenceMs = guardMinutes * 60_000;
-    // Never from a heartbeat only two minutes late: that is a slow tick, not a silence.
-    return Math.max(Math.min(5 * 60_000, silenceMs / 2), Math.min(drainMs, silenceMs - 120_000));
+    const readable = this.readableLeadMs();
+    if (guardMinutes === undefined || readable === undefined) return undefined;
+    return Math.max(readable, Math.min(drainMs, guardMinutes * 60_000 - this.earliestHoldMs()));
+  }
+
+  /** The shortest silence a drain may move the hold to: two ticks and a minute. */
+  private earliestHoldMs(): number {
+    return 2 * (this.settings.tickMs ?? 60_000) + 60_000;
   }
 
   /** A drain that moves the hold before half the guard's silence: say so once, with what would avoid it. */
   private warnIfDrainIsLong(): void {
     const { guardMinutes, drainMs = 0 } = this.settings;
-    if (guardMinutes === undefined || drainMs <= (guardMinutes * 60_000) / 2) return;
+    const leadMs = this.leadMs();
+    if (guardMinutes === undefined || leadMs === undefined || drainMs <= (guardMinutes * 60_000) / 2) return;
     const drainMinutes = Math.ceil(drainMs / 60_000);
+    const holdAfterMinutes = ((guardMinutes * 60_000 - leadMs) / 60_000).toFixed(1);
+    const advice = `give guardMinutes at least ${2 * drainMinutes}`;
     this.logger.warn(
       { event: 'heartbeat.hold-early', guardMinutes, drainMinutes },
-      drainMs > guardMinutes * 60_000 - 120_000
-        ? `emptying a node takes up to ${drainMinutes} minutes, longer than the budget guard's silence ` +
-            `(guardMinutes ${guardMinutes}): if boa's heartbeat stops reaching CloudWatch, the guard can cut ` +
-            `nodes boa is still emptying; give guardMinutes at least ${2 * drainMinutes}, or a shorter ` +
-            'terminationGraceSeconds'
+      drainMs > leadMs
+        ? `emptying a node takes up to ${drainMinutes} minutes, more than the budget guard's silence ` +
+            `(guardMinutes ${guardMinutes}) leaves once boa holds (after ${holdAfterMinutes} minutes without a ` +
+            `delivered heartbeat): if its heartbeat stops reaching CloudWatch, the guard can cut nodes boa is ` +
+            `still emptying; ${advice}, or a shorter terminationGraceSeconds`
         : `emptying a node takes up to ${drainMinutes} minutes, over half the budget guard's silence ` +
-            `(guardMinutes ${guardMinutes}): boa holds to the guard's size after ` +
-            `${(guardMinutes - drainMs / 60_000).toFixed(1)} minutes without a delivered heartbeat; give ` +
-            `guardMinutes at least ${2 * drainMinutes} to hold later`,
+            `(guardMinutes ${guardMinutes}): boa holds to the guard's size after ${holdAfterMinutes} minutes ` +
+            `without a delivered heartbeat; ${advice} to hold later`,
     );
   }
 

@@ -75,6 +75,7 @@ export class BoaService {
         guardMinutes: deps.config.guardMinutes,
         deployBudget: deps.config.budget,
         drainMs: nodeDrainMs(deps.config),
+        tickMs: deps.config.tickSeconds * 1000,
       },
       deps.repo,
       deps.clock.now(),

@@ -19,6 +19,7 @@ async function world(
     clock?: ManualClock;
     failing?: boolean;
     terminationGraceSeconds?: number;
+    tickSeconds?: number;
   } = {},
 ) {
   const clock = options.clock ?? new ManualClock();
@@ -30,7 +31,7 @@ async function world(
     token: 'operator-token-0123456789',
     budget: 8,
     gpusPerNode: 4,
-    tickSeconds: 60,
+    tickSeconds: options.tickSeconds ?? 60,
     // The jobs here launch themselves and never report: keep them from being declared lost.
     leaseSeconds: 86_400,
     local: { maxNodes: 16, bootSeconds: 0, releaseSeconds: 0 },
@@ -56,7 +57,7 @@ async function world(
       await boa.scheduler.tick();
       await boa.scheduler.settle();
       await new Promise((resolve) => setImmediate(resolve)); // the metrics put settles
-      clock.advance(60);
+      clock.advance(options.tickSeconds ?? 60);
     }
   };
   const job = (name: string) => boa.service.registerJob('cifar10', name).job;
@@ -106,21 +107,48 @@ describe("boa's heartbeat not reaching CloudWatch, with the budget guard deploye
   });
 
   it("holds a node's drain before the guard would act when that is longer than 5 minutes", async () => {
-    // A grace of 10 minutes: emptying a node takes up to 13 (the grace, two ticks and a minute), so the
-    // hold starts 13 minutes before the guard's 15 are up, and the nodes it gives up are empty in time.
-    const w = await world(15, { terminationGraceSeconds: 600 });
+    // A grace of 9 minutes: emptying a node takes up to 12 (the grace, two ticks and a minute), so the
+    // hold starts 12 minutes before the guard's 15 are up, and the nodes it gives up are empty in time.
+    const w = await world(15, { terminationGraceSeconds: 540 });
     expect(w.logs.lines.find((l) => l.event === 'heartbeat.hold-early')?.msg).toMatch(
-      /takes up to 13 minutes.*holds to the guard's size after 2\.0 minutes.*guardMinutes at least 26/,
+      /takes up to 12 minutes, over half.*holds to the guard's size after 3\.0 minutes.*guardMinutes at least 24/,
     );
     await w.tick(600);
     w.fail(true);
     for (const name of ['a', 'b', 'c', 'd']) w.job(name);
-    await w.tick(1);
+    await w.tick(2);
     expect((await w.budget()).control.heartbeatHoldNodes).toBeNull();
     expect(await w.desired()).toBeGreaterThan(2);
-    await w.tick(1); // 2 minutes since the last delivered heartbeat
+    await w.tick(1); // 3 minutes since the last delivered heartbeat
     expect((await w.budget()).control.heartbeatHoldNodes).toBe(2);
     expect(await w.desired()).toBe(2);
+    // Kept after heartbeats get through again for as long as the guard may take to read one (5
+    // minutes), not for the drain.
+    w.fail(false);
+    await w.tick(5);
+    expect((await w.budget()).control.heartbeatHoldNodes).toBe(2);
+    await w.tick(1);
+    expect((await w.budget()).control.heartbeatHoldNodes).toBeNull();
+  });
+
+  it('a drain longer than the silence leaves is said, and still holds no earlier than two ticks and a minute', async () => {
+    const w = await world(15, { terminationGraceSeconds: 1200 });
+    expect(w.logs.lines.find((l) => l.event === 'heartbeat.hold-early')?.msg).toMatch(
+      /takes up to 23 minutes, more than the budget guard's silence \(guardMinutes 15\) leaves once boa holds \(after 3\.0 minutes/,
+    );
+    await w.tick(600);
+    w.fail(true);
+    await w.tick(2);
+    expect((await w.budget()).control.heartbeatHoldNodes).toBeNull();
+  });
+
+  it('never holds while heartbeats get through, at the shortest guard and the slowest tick (5 minutes, 120 s)', async () => {
+    const w = await world(5, { tickSeconds: 120 });
+    await w.tick(300);
+    for (const name of ['a', 'b', 'c', 'd']) w.job(name);
+    await w.tick(10);
+    expect((await w.budget()).control.heartbeatHoldNodes).toBeNull();
+    expect(w.logs.events()).not.toContain('heartbeat.hold');
   });
 
   it('a drain within 5 minutes keeps the hold at 5 minutes before the guard, and says nothing', async () => {
