@@ -162,10 +162,12 @@ export function currentSpendCeiling(svc: BoaService, now: number): SpendCeiling 
   // is asked for, and the ledger's window averages (plan inputs, views, metrics) read the whole window,
   // since the first start, not since the budget was set.
   const whole = Math.min(windowHours, Math.max(0, now - svc.state.startedAt) / HOUR);
-  // The windows that start where the budget changed (within the window, after the floor).
+  // The windows that start where the budget changed (within the window, after the floor). A change
+  // made this very instant counts (the tick right after a PUT), as does one the clock has since stepped
+  // back before: taken as made now, not dropped until the clock catches up.
   const changedHoursAgo = [...(budget.earlier ?? []).slice(1), budget]
-    .map((value) => (now - value.setAt) / HOUR)
-    .filter((hours) => hours > 0 && hours < Math.min(windowHours, elapsedHours));
+    .map((value) => Math.max(0, now - value.setAt) / HOUR)
+    .filter((hours) => hours < Math.min(windowHours, elapsedHours));
   const asked = [
     ...lookbacks,
     ...changeLookbacks(changedHoursAgo, windowHours, config.budgetHorizonHours, lookaheadHours),

@@ -94,4 +94,24 @@ describe('a cut after a burst', () => {
     const control = (await s.request('GET', '/v1/budget')).body.control;
     expect(control.ceilingGpus).toBe(0);
   });
+
+  it('holds the tick at the very instant of the cut too: a burst just before it fills the window', async () => {
+    const s = await startService();
+    cleanups.push(s.close);
+    expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 80 })).status).toBe(200);
+    const paidFor = (gpus: number) =>
+      s.repo.observeNodes(
+        Array.from({ length: gpus / 4 }, (_, i) => ({ id: `n-${i}`, gpus: 4, launchedAt: s.clock.t })),
+        s.clock.t,
+      );
+    // 15 quiet hours, two 400-GPU hours, then a cut to 20 read at the same instant it is made.
+    for (const gpus of [...Array<number>(15).fill(0), 400, 400]) {
+      paidFor(gpus);
+      s.clock.t += HOUR;
+    }
+    paidFor(0);
+    expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 20 })).status).toBe(200);
+    // The window from hour 15 to 39 holds 800 GPU-hours against 2 x 80 + 22 x 20 = 600 promised.
+    expect((await s.request('GET', '/v1/budget')).body.control.ceilingGpus).toBe(0);
+  });
 });
