@@ -64,3 +64,20 @@ it('accepts scripts that are there, inline code, modules, and what it cannot tel
   ])
     expect(missingScript(command, dir), command.join(' ')).toBeUndefined();
 });
+
+it('lets bash and sh find a script on PATH, as they do when it is not in the folder', () => {
+  const bin = join(dir, 'bin');
+  mkdirSync(bin);
+  writeFileSync(join(bin, 'boa-deploy.sh'), '');
+  const path = process.env.PATH;
+  process.env.PATH = `${bin}:${path ?? ''}`;
+  try {
+    expect(missingScript(['bash', 'boa-deploy.sh'], dir)).toBeUndefined();
+    expect(missingScript(['sh', 'boa-deploy.sh'], dir)).toBeUndefined();
+    // python does not look on PATH: refused as before.
+    expect(missingScript(['python3', 'boa-deploy.sh'], dir)).toContain('no such file: boa-deploy.sh');
+  } finally {
+    process.env.PATH = path;
+  }
+  expect(missingScript(['bash', 'boa-deploy.sh'], dir)).toContain('no such file: boa-deploy.sh');
+});

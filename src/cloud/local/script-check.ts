@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { basename, extname, resolve } from 'node:path';
+import { basename, delimiter, extname, join, resolve } from 'node:path';
 
 /**
  * Per interpreter: options whose code is inline (no script follows), options taking the next word as
@@ -88,7 +88,13 @@ export function missingScript(command: readonly string[], workingDir: string): s
   if (!SCRIPT_EXTENSIONS.has(extension) && !script.includes('/')) return undefined;
   // node finds `dist/train` as dist/train.js, .mjs, .json or dist/train/index.js: a module, not a file.
   if (name === 'node' && extension === '') return undefined;
+  // bash and sh look a script without a slash up on PATH when it is not in the folder (`bash deploy.sh`).
+  if ((name === 'bash' || name === 'sh') && !script.includes('/') && onPath(script)) return undefined;
   const path = resolve(workingDir, script);
   if (existsSync(path)) return undefined;
   return `no such file: ${script} (looked at ${path}, from the working directory ${workingDir}); ${command[0]} would fail to start it. Give its path from that folder, or the folder with --workdir`;
+}
+
+function onPath(file: string): boolean {
+  return (process.env.PATH ?? '').split(delimiter).some((dir) => dir !== '' && existsSync(join(dir, file)));
 }
