@@ -203,31 +203,35 @@ export class BoaPolicy implements Policy {
         ? undefined
         : ceilingNow(ceilingOptions, budget, budgetWindowHours, this.#control, cluster);
     const maxNodes = Math.min(cluster.maxNodes, ceiling?.nodes ?? Number.POSITIVE_INFINITY);
-    const served = ceiling
-      ? servedUnderCeiling(
-          planned,
-          this.#held,
-          ceiling.gpus,
-          (w) => w.speedups,
-          (w) => now - w.arrival >= DEFAULT_LONG_WAIT_SECONDS,
-          (w) => w.weight,
-        )
-      : planned;
-    const drained = drainedWidths({
-      options: this.settings.drain,
-      quietSeconds: this.#lastArrival === undefined ? 0 : now - this.#lastArrival,
-      belowBand:
-        ceiling !== undefined &&
-        this.settings.bandFill !== null &&
-        windowBelowBand(ceiling, this.settings.bandFill),
-      budget: this.settings.budget,
-      ceilingGpus: ceiling?.gpus,
-      cluster,
-      served,
-      planned,
-      jobs: ordered,
-      classes: this.#classes,
-    });
+    // The widths the ceiling serves (a running job keeps one within 2x of its target, by `held`), drained.
+    const widthsFrom = (jobs: readonly (typeof planned)[number][], held: ReadonlyMap<number, number>) => {
+      const served = ceiling
+        ? servedUnderCeiling(
+            jobs,
+            held,
+            ceiling.gpus,
+            (w) => w.speedups,
+            (w) => now - w.arrival >= DEFAULT_LONG_WAIT_SECONDS,
+            (w) => w.weight,
+          )
+        : jobs;
+      return drainedWidths({
+        options: this.settings.drain,
+        quietSeconds: this.#lastArrival === undefined ? 0 : now - this.#lastArrival,
+        belowBand:
+          ceiling !== undefined &&
+          this.settings.bandFill !== null &&
+          windowBelowBand(ceiling, this.settings.bandFill),
+        budget: this.settings.budget,
+        ceilingGpus: ceiling?.gpus,
+        cluster,
+        served,
+        planned: jobs,
+        jobs: ordered,
+        classes: this.#classes,
+      });
+    };
+    const drained = widthsFrom(planned, this.#held);
     const wanted = drained.wanted;
     this.#drainExtra = drained.extraGpus;
     const placed = placeWanted({
@@ -242,8 +246,25 @@ export class BoaPolicy implements Policy {
     this.#held = placed.held;
     this.#bonus = placed.bonus;
     this.#lastTick = now;
+    // A job started or resized on fewer GPUs than its width (the ready nodes had no more) keeps that
+    // width under the ceiling from the next tick, which reads it in `held`: nodes booted for the rest
+    // would be scaled in while they boot, paid for nothing. Sized on the widths the next tick keeps, as
+    // the service decides again after such a tick (service/scheduler.ts).
+    const short = wanted.some((w) => {
+      const held = placed.held.get(w.id) ?? 0;
+      return held > 0 && held < w.width;
+    });
+    const sized = short
+      ? widthsFrom(
+          planned.map((w) => {
+            const current = placed.allocations.get(w.id) ?? [];
+            return { ...w, state: current.length > 0 ? 'running' : 'waiting', current };
+          }),
+          placed.held,
+        ).wanted
+      : wanted;
     // Nodes for the plan's widths only: the extra GPUs are on nodes the plan keeps anyway.
-    const needed = wanted.reduce((sum, w) => sum + Math.max(w.width, w.provision), 0);
+    const needed = sized.reduce((sum, w) => sum + Math.max(w.width, w.provision), 0);
     const desiredNodes = Math.min(maxNodes, Math.ceil(needed / cluster.gpusPerNode));
     return { allocations: placed.allocations, desiredNodes };
   }
