@@ -65,19 +65,27 @@ it('accepts scripts that are there, inline code, modules, and what it cannot tel
     expect(missingScript(command, dir), command.join(' ')).toBeUndefined();
 });
 
-it('lets bash and sh find a script on PATH, as they do when it is not in the folder', () => {
+it("lets bash find a script on the job's PATH, as it does when it is not in the folder; sh does not", () => {
   const bin = join(dir, 'bin');
   mkdirSync(bin);
   writeFileSync(join(bin, 'boa-deploy.sh'), '');
-  const path = process.env.PATH;
-  process.env.PATH = `${bin}:${path ?? ''}`;
-  try {
-    expect(missingScript(['bash', 'boa-deploy.sh'], dir)).toBeUndefined();
-    expect(missingScript(['sh', 'boa-deploy.sh'], dir)).toBeUndefined();
-    // python does not look on PATH: refused as before.
-    expect(missingScript(['python3', 'boa-deploy.sh'], dir)).toContain('no such file: boa-deploy.sh');
-  } finally {
-    process.env.PATH = path;
-  }
-  expect(missingScript(['bash', 'boa-deploy.sh'], dir)).toContain('no such file: boa-deploy.sh');
+  const path = `${bin}:/usr/bin`;
+  expect(missingScript(['bash', 'boa-deploy.sh'], dir, path)).toBeUndefined();
+  // A relative PATH entry is the working directory's.
+  expect(missingScript(['bash', 'boa-deploy.sh'], dir, 'bin')).toBeUndefined();
+  // dash (Debian's sh) and zsh do not look on PATH, nor does python: refused as before.
+  for (const program of ['sh', 'dash', 'python3'])
+    expect(missingScript([program, 'boa-deploy.sh'], dir, path)).toContain('no such file: boa-deploy.sh');
+  expect(missingScript(['bash', 'boa-deploy.sh'], dir, '/usr/bin')).toContain('no such file: boa-deploy.sh');
+  // The job's own PATH (--env PATH) is the one searched, not the service's.
+  expect(
+    checkLocalWorkload(
+      { command: ['bash', 'boa-deploy.sh'], env: { PATH: path } },
+      { PATH: '/usr/bin' },
+      dir,
+    ),
+  ).toBeUndefined();
+  expect(
+    checkLocalWorkload({ command: ['bash', 'boa-deploy.sh'] }, { PATH: '/usr/bin' }, dir)?.message,
+  ).toContain('no such file: boa-deploy.sh');
 });

@@ -44,7 +44,7 @@ export function checkLocalWorkload(
   }
   const problem = programProblem(workload, serviceEnv, workingDir);
   if (problem) return problem;
-  const missing = missingScript(workload.command, workingDir);
+  const missing = missingScript(workload.command, workingDir, workload.env?.PATH ?? serviceEnv.PATH ?? '');
   return missing === undefined ? undefined : { field: 'workload.command', message: missing };
 }
 

@@ -78,7 +78,12 @@ function scriptOf(interpreter: Interpreter, args: readonly string[]): string | u
  * once it has GPUs, after its restarts. A word is taken for a script when it ends like one or has a
  * slash; `python3 -m mod`, `node -e "..."` and `bash -c "..."` run no script.
  */
-export function missingScript(command: readonly string[], workingDir: string): string | undefined {
+export function missingScript(
+  command: readonly string[],
+  workingDir: string,
+  /** The job's PATH (its --env PATH, else the service's): what bash looks a script up on. */
+  searchPath = process.env.PATH ?? '',
+): string | undefined {
   const found = interpreterOf(command[0] ?? '');
   if (!found) return undefined;
   const [name, interpreter] = found;
@@ -88,13 +93,17 @@ export function missingScript(command: readonly string[], workingDir: string): s
   if (!SCRIPT_EXTENSIONS.has(extension) && !script.includes('/')) return undefined;
   // node finds `dist/train` as dist/train.js, .mjs, .json or dist/train/index.js: a module, not a file.
   if (name === 'node' && extension === '') return undefined;
-  // bash and sh look a script without a slash up on PATH when it is not in the folder (`bash deploy.sh`).
-  if ((name === 'bash' || name === 'sh') && !script.includes('/') && onPath(script)) return undefined;
+  // bash looks a script without a slash up on PATH when it is not in the folder (`bash deploy.sh`);
+  // dash, sh and zsh do not.
+  if (name === 'bash' && !script.includes('/') && onPath(script, searchPath, workingDir)) return undefined;
   const path = resolve(workingDir, script);
   if (existsSync(path)) return undefined;
   return `no such file: ${script} (looked at ${path}, from the working directory ${workingDir}); ${command[0]} would fail to start it. Give its path from that folder, or the folder with --workdir`;
 }
 
-function onPath(file: string): boolean {
-  return (process.env.PATH ?? '').split(delimiter).some((dir) => dir !== '' && existsSync(join(dir, file)));
+/** Relative PATH entries are the working directory's, as for the program (executor-command.ts). */
+function onPath(file: string, searchPath: string, workingDir: string): boolean {
+  return searchPath
+    .split(delimiter)
+    .some((dir) => dir !== '' && existsSync(join(resolve(workingDir, dir), file)));
 }
