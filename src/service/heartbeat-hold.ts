@@ -167,7 +167,7 @@ export class HeartbeatHold {
    * How long before the guard would act the hold starts: `readableLeadMs`, or a node's drain if that is
    * longer, so a node the hold gives up is empty before the guard can cut it (found in review: with a
    * grace over about 3 minutes, the guard cut nodes boa was still draining); but never so early that a
-   * gap of two ticks and a minute, a put or two that failed, reads as a silence.
+   * gap shorter than two ticks and a minute (one failed put) reads as a silence.
    */
   private leadMs(): number | undefined {
     const { guardMinutes, drainMs = 0 } = this.settings;

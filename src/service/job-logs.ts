@@ -85,9 +85,12 @@ async function readLog<T>(
     // A job never given GPUs has no log at all: say that, not every way a log can be missing.
     const why =
       job.startedAt === null
-        ? `it has not run yet (${job.state === 'waiting' ? 'it waits for GPUs: boa jobs show ' + job.id : job.state})`
+        ? job.state === 'waiting'
+          ? `it has not run yet (it waits for GPUs: boa jobs show ${job.id})`
+          : `it never ran (${job.state} before it had GPUs)`
         : `the rank is not one of its replicas, it is older than the job's newest 10 generations (their logs ` +
-          `are not kept), it has not started yet, or (Kubernetes) its pod went and boa kept no log of it`;
+          `are not kept), that generation has not started yet, or (Kubernetes) its pod went and boa kept no ` +
+          `log of it`;
     throw new ServiceError(
       404,
       'no_log',

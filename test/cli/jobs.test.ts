@@ -337,6 +337,14 @@ describe('boa jobs', () => {
     expect(waiting.stderr).toContain(
       `job ${body.id} has no log kept for rank 0: it has not run yet (it waits for GPUs: boa jobs show ${body.id})`,
     );
+    const dropped = await s.request('POST', '/v1/jobs', {
+      class: 'cifar10',
+      workload: { command: [process.execPath, '-e', '0'] },
+    });
+    expect((await s.request('POST', `/v1/jobs/${dropped.body.id}/cancel`)).status).toBe(200);
+    expect((await s.boa(['jobs', 'logs', String(dropped.body.id)])).stderr).toContain(
+      `job ${dropped.body.id} has no log kept for rank 0: it never ran (cancelled before it had GPUs)`,
+    );
 
     let logs = await s.boa(['jobs', 'logs', String(body.id), '--tail', '2']);
     for (let i = 0; i < 100 && logs.stdout !== 'line 4\nline 5\n'; i++) {

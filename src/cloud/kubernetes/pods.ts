@@ -206,9 +206,9 @@ export function replicaStatusOf(pod: V1Pod): ReplicaStatus | undefined {
     // Deleted before it started, and not by boa (it ignores the replicas it stops): most often evicted
     // from a node gone NotReady, whose kubelet may never say it ended. Plain "stopping", its job waited
     // for the start deadline to be failed, with no reason of its own (found in review). Said now, it
-    // is a stop from outside that ran 0 s: counted as a failure at once (replica-exits.ts: a node that
-    // evicts a job as it starts must not resume it forever), with this reason; its next generation
-    // still starts only once this pod is gone.
+    // is a stop from outside that ran 0 s: a failure at once while interruptedMinRunSeconds is above 0
+    // (replica-exits.ts: a node that evicts a job as it starts must not resume it forever), with this
+    // reason; its next generation still starts only once this pod is gone.
     return {
       ...base,
       phase: 'stopping',
