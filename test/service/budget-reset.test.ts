@@ -72,23 +72,29 @@ describe('setting the budget again', () => {
   });
 });
 
+/** A service at budget 80 that was paid `hourly` GPUs hour by hour, the clock at the end of them. */
+async function paidHourly(hourly: readonly number[]) {
+  const s = await startService();
+  cleanups.push(s.close);
+  expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 80 })).status).toBe(200);
+  const paidFor = (gpus: number) =>
+    s.repo.observeNodes(
+      Array.from({ length: gpus / 4 }, (_, i) => ({ id: `n-${i}`, gpus: 4, launchedAt: s.clock.t })),
+      s.clock.t,
+    );
+  for (const gpus of hourly) {
+    paidFor(gpus);
+    s.clock.t += HOUR;
+  }
+  paidFor(0);
+  return s;
+}
+
 describe('a cut after a burst', () => {
   it('lets nothing run while a window that holds the burst is already over what it promises', async () => {
-    const s = await startService();
-    cleanups.push(s.close);
-    expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 80 })).status).toBe(200);
-    const paidFor = (gpus: number) =>
-      s.repo.observeNodes(
-        Array.from({ length: gpus / 4 }, (_, i) => ({ id: `n-${i}`, gpus: 4, launchedAt: s.clock.t })),
-        s.clock.t,
-      );
     // 18 quiet hours save room; two 400-GPU hours spend it (hours 18 and 20); a cut to 20 at hour 21.
-    for (const gpus of [...Array<number>(18).fill(0), 400, 0, 400]) {
-      paidFor(gpus);
-      s.clock.t += HOUR;
-    }
+    const s = await paidHourly([...Array<number>(18).fill(0), 400, 0, 400]);
     expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 20 })).status).toBe(200);
-    paidFor(0);
     s.clock.t += 9 * HOUR;
     // Hour 30: the window from hour 18 to 42 holds 800 GPU-hours against 3 x 80 + 21 x 20 = 660 promised.
     const control = (await s.request('GET', '/v1/budget')).body.control;
@@ -96,20 +102,8 @@ describe('a cut after a burst', () => {
   });
 
   it('holds the tick at the very instant of the cut too: a burst just before it fills the window', async () => {
-    const s = await startService();
-    cleanups.push(s.close);
-    expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 80 })).status).toBe(200);
-    const paidFor = (gpus: number) =>
-      s.repo.observeNodes(
-        Array.from({ length: gpus / 4 }, (_, i) => ({ id: `n-${i}`, gpus: 4, launchedAt: s.clock.t })),
-        s.clock.t,
-      );
     // 15 quiet hours, two 400-GPU hours, then a cut to 20 read at the same instant it is made.
-    for (const gpus of [...Array<number>(15).fill(0), 400, 400]) {
-      paidFor(gpus);
-      s.clock.t += HOUR;
-    }
-    paidFor(0);
+    const s = await paidHourly([...Array<number>(15).fill(0), 400, 400]);
     expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 20 })).status).toBe(200);
     // The window from hour 15 to 39 holds 800 GPU-hours against 2 x 80 + 22 x 20 = 600 promised.
     expect((await s.request('GET', '/v1/budget')).body.control.ceilingGpus).toBe(0);
