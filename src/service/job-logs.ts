@@ -7,6 +7,7 @@ import {
   type ReplicaLogQuery,
 } from './ports.ts';
 import { ServiceError } from './errors.ts';
+import { nodesOf } from './jobs.ts';
 import type { BoaService } from './service.ts';
 
 export interface JobLogsQuery {
@@ -83,14 +84,17 @@ async function readLog<T>(
   if (!log) {
     const which = query.generation !== undefined ? `generation ${query.generation}, ` : '';
     // A job never given GPUs has no log at all: say that, not every way a log can be missing.
+    const ranks = nodesOf(job.allocation).length;
     const why =
       job.startedAt === null
         ? job.state === 'waiting'
           ? `it has not run yet (it waits for GPUs: boa jobs show ${job.id})`
           : `it never ran (${job.state} before it had GPUs)`
-        : `the rank is not one of its replicas, it is older than the job's newest 10 generations (their logs ` +
-          `are not kept), that generation has not started yet, or (Kubernetes) its pod went and boa kept no ` +
-          `log of it`;
+        : query.generation === undefined && ranks > 0 && query.rank >= ranks
+          ? `it runs ${ranks === 1 ? 'rank 0 only' : `ranks 0 to ${ranks - 1}`} now (generation ${job.generation}; an older generation's: --generation)`
+          : `the rank is not one of its replicas, it is older than the job's newest 10 generations (their logs ` +
+            `are not kept), that generation has not started yet, or (Kubernetes) its pod went and boa kept no ` +
+            `log of it`;
     throw new ServiceError(
       404,
       'no_log',

@@ -356,6 +356,12 @@ describe('boa jobs', () => {
     expect(logs.stdout).toBe('line 4\nline 5\n');
     expect(logs.status).toBe(0);
     const generation = (await s.request('GET', `/v1/jobs/${body.id}`)).body.generation;
+    // A rank the job does not run now: the ranks it runs are named.
+    const ranks = (await s.request('GET', `/v1/jobs/${body.id}/allocation`)).body.nodes.length as number;
+    const named = ranks === 1 ? 'rank 0 only' : `ranks 0 to ${ranks - 1}`;
+    expect((await s.boa(['jobs', 'logs', String(body.id), '--rank', '9'])).stderr).toContain(
+      `no log kept for rank 9: it runs ${named} now (generation ${generation}; an older generation's: --generation)`,
+    );
     const api = await fetch(`${s.url}/v1/jobs/${body.id}/logs?tail=1`, {
       headers: { authorization: `Bearer ${s.token}` },
     });
