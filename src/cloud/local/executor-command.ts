@@ -1,7 +1,8 @@
 import { accessSync, constants, statSync } from 'node:fs';
-import { delimiter, isAbsolute, join, resolve } from 'node:path';
+import { delimiter, isAbsolute, resolve } from 'node:path';
 import type { Workload } from '../../service/ports.ts';
 import { missingScript } from './script-check.ts';
+import { foundOnPath } from './search-path.ts';
 
 function isExecutableFile(path: string): boolean {
   try {
@@ -74,9 +75,7 @@ function programProblem(
     };
   }
   const searchPath = workload.env?.PATH ?? serviceEnv.PATH ?? '';
-  for (const folder of searchPath.split(delimiter)) {
-    if (folder && isExecutableFile(join(resolve(workingDir, folder), program))) return undefined;
-  }
+  if (foundOnPath(program, searchPath, workingDir, isExecutableFile)) return undefined;
   return {
     field: 'workload.command',
     message: `command not found: "${program}" is not an executable on the PATH of this machine (${shortPath(searchPath)}); give its full path, or set PATH with --env${oneWord}`,

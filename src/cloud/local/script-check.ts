@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { basename, delimiter, extname, join, resolve } from 'node:path';
+import { basename, extname, resolve } from 'node:path';
+import { foundOnPath } from './search-path.ts';
 
 /**
  * Per interpreter: options whose code is inline (no script follows), options taking the next word as
@@ -95,15 +96,9 @@ export function missingScript(
   if (name === 'node' && extension === '') return undefined;
   // bash looks a script without a slash up on PATH when it is not in the folder (`bash deploy.sh`);
   // dash, sh and zsh do not.
-  if (name === 'bash' && !script.includes('/') && onPath(script, searchPath, workingDir)) return undefined;
+  if (name === 'bash' && !script.includes('/') && foundOnPath(script, searchPath, workingDir, existsSync))
+    return undefined;
   const path = resolve(workingDir, script);
   if (existsSync(path)) return undefined;
   return `no such file: ${script} (looked at ${path}, from the working directory ${workingDir}); ${command[0]} would fail to start it. Give its path from that folder, or the folder with --workdir`;
-}
-
-/** Relative PATH entries are the working directory's, as for the program (executor-command.ts). */
-function onPath(file: string, searchPath: string, workingDir: string): boolean {
-  return searchPath
-    .split(delimiter)
-    .some((dir) => dir !== '' && existsSync(join(resolve(workingDir, dir), file)));
 }
