@@ -15,6 +15,7 @@ import { relocks, widthsFor } from '../../../core/shares.ts';
 import { ratesMoved } from '../../../service/estimators.ts';
 import type { FillOptions } from '../../../core/exec/idle-fill.ts';
 import { placeWanted } from './place.ts';
+import { widthsToSize } from './placed-short.ts';
 import { type ClassProfile, epochSpeedups } from '../../../core/profile.ts';
 import {
   DEFAULT_SPEND_CEILING,
@@ -246,23 +247,7 @@ export class BoaPolicy implements Policy {
     this.#held = placed.held;
     this.#bonus = placed.bonus;
     this.#lastTick = now;
-    // A job started or resized on fewer GPUs than its width (the ready nodes had no more) keeps that
-    // width under the ceiling from the next tick, which reads it in `held`: nodes booted for the rest
-    // would be scaled in while they boot, paid for nothing. Sized on the widths the next tick keeps, as
-    // the service decides again after such a tick (service/scheduler.ts).
-    const short = wanted.some((w) => {
-      const held = placed.held.get(w.id) ?? 0;
-      return held > 0 && held < w.width;
-    });
-    const sized = short
-      ? widthsFrom(
-          planned.map((w) => {
-            const current = placed.allocations.get(w.id) ?? [];
-            return { ...w, state: current.length > 0 ? 'running' : 'waiting', current };
-          }),
-          placed.held,
-        ).wanted
-      : wanted;
+    const sized = widthsToSize(planned, wanted, placed, (jobs, held) => widthsFrom(jobs, held).wanted);
     // Nodes for the plan's widths only: the extra GPUs are on nodes the plan keeps anyway.
     const needed = sized.reduce((sum, w) => sum + Math.max(w.width, w.provision), 0);
     const desiredNodes = Math.min(maxNodes, Math.ceil(needed / cluster.gpusPerNode));
