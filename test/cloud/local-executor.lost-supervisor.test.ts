@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LocalExecutor } from '../../src/cloud/local/executor.ts';
@@ -8,6 +8,7 @@ import type { DesiredJob } from '../../src/service/ports.ts';
 import { groupMembers } from '../helpers/replica-groups.ts';
 import { localExecutorDirs } from './local-executor-dirs.ts';
 import { settle } from './local-executor-settle.ts';
+import { loseSupervisor } from './lost-supervisor.ts';
 
 /**
  * A supervisor killed while boa was down, its pid then reused by another program: the stranger is never
@@ -32,28 +33,14 @@ const job = (generation: number): DesiredJob => ({
   ],
 });
 
-async function until(condition: () => boolean) {
-  for (let i = 0; i < 200 && !condition(); i++) await new Promise((r) => setTimeout(r, 25));
-  expect(condition()).toBe(true);
-}
-
 describe.runIf(existsSync('/proc/self/environ'))(
   'local executor: a lost supervisor whose pid was reused',
   () => {
     it("stops the replica's command still running, and never signals the process holding the pid", async () => {
       const dataDir = dirs.temp();
       const dir = join(dataDir, 'jobs/1/1');
-      const first = new LocalExecutor({ dataDir, terminationGraceSeconds: 1 });
-      await settle(first, [job(1)], (s) => s[0]?.phase === 'running');
-      const groupFile = join(dir, '0.group');
-      await until(() => existsSync(groupFile));
-      const group = Number(readFileSync(groupFile, 'utf8'));
-      dirs.track(group);
-      await first.close();
       // boa is down; the supervisor is killed alone (its command runs on in its own session)...
-      const supervisor = (JSON.parse(readFileSync(join(dir, '0.pid'), 'utf8')) as { pid: number }).pid;
-      process.kill(supervisor, 'SIGKILL');
-      await until(() => !processExists(supervisor));
+      const { group } = await loseSupervisor(dataDir, job(1), (g) => dirs.track(g));
       // ...and its pid is another program's by the time boa starts again.
       const stranger = spawn('sleep', ['30'], { detached: true, stdio: 'ignore' });
       dirs.track(stranger.pid as number);

@@ -11,7 +11,7 @@ import {
 } from './executor-records.ts';
 import type { LocalReplica } from './local-replica.ts';
 import type { RendezvousPorts } from './rendezvous-ports.ts';
-import { signalQuietly } from './replica-signals.ts';
+import { signalQuietly, signalReplicaGroups } from './replica-signals.ts';
 
 /** A replica found running without its record, being stopped: SIGKILLed at `killAt` if still there. */
 export interface StrayReplica {
@@ -56,7 +56,7 @@ export function adoptRecorded(
     // while boa was down neither kills at once nor holds the SIGKILL off beyond one grace period.
     const used = stopAt === undefined ? 0 : Math.min(graceMs, Math.max(0, now - stopAt));
     ports.adopt(found.jobId, found.generation, found.dir);
-    replicas.push({
+    const replica: LocalReplica = {
       jobId: found.jobId,
       generation: found.generation,
       rank: found.rank,
@@ -72,14 +72,18 @@ export function adoptRecorded(
       ...(stopAt === undefined ? {} : { stopSteadyAt: steadyNow - used }),
       killed: false,
       owned: ours || !processExists(found.record.pid),
-    });
+    };
+    replicas.push(replica);
     if (alive) logger.info({ event: 'replica_adopted', ...found.record, dir: found.dir }, 'adopted');
     // A stop is recorded before its SIGTERM is sent, and again once sent: a service killed in between
     // never sent it, and the replica would get only the SIGKILL at the grace's end, with no chance to
     // checkpoint, so it is sent now. One already sent is not sent twice (a second SIGTERM cuts a
     // handler's save short; torchrun's agent ends at once on it).
-    if (alive && stop !== undefined && !stop.sent && used < graceMs)
-      signalQuietly(found.record.pid, 'SIGTERM');
+    // A lost supervisor's command (no exit record) gets it itself, as stopReplica sends it.
+    if (stop !== undefined && !stop.sent && used < graceMs) {
+      if (alive) signalQuietly(found.record.pid, 'SIGTERM');
+      else if (exit === undefined) signalReplicaGroups(replica, 'SIGTERM');
+    }
   }
   warnMovedUrl(replicas, serviceUrl, logger);
   return { replicas, strays };

@@ -26,7 +26,7 @@ import { ReplicaLauncher } from './launcher.ts';
 import { type LocalReplica, refreshLiveness, replicaStatus } from './local-replica.ts';
 import { capReplicaLogs, DEFAULT_LOG_CAP, type LogCap } from './log-cap.ts';
 import { LocalReplicaLogs } from './replica-logs.ts';
-import { stopReplica } from './replica-stop.ts';
+import { stopLostReplica, stopReplica } from './replica-stop.ts';
 import { heldBackNames, replicaEnv } from './replica-env.ts';
 import { killReplicaGroups, signalQuietly } from './replica-signals.ts';
 import { RendezvousPorts } from './rendezvous-ports.ts';
@@ -195,6 +195,9 @@ export class LocalExecutor implements Executor {
       if (replica.alive) {
         stopReplica(replica, { now, steadyNow }, this.graceMs, this.logger);
         blocked.add(replica.jobId);
+      } else if (stopLostReplica(replica, { now, steadyNow }, this.graceMs, this.logger)) {
+        // Its supervisor lost, its command still running: its next generation waits as for any stop.
+        blocked.add(replica.jobId);
       } else if (current) {
         continue;
       } else if (replica.exit && !replica.exit.stopped && !replica.reportedEnded) {
@@ -258,9 +261,9 @@ export class LocalExecutor implements Executor {
   }
 
   private forget(key: string, replica: LocalReplica): void {
-    // A supervisor killed alone (its pid maybe reused since) may leave its command running, and one from
-    // a boa older than 2026-11-28 did not end its command's group when the command ended: never leave one
-    // behind. A supervisor of today's ends that group itself, so this then signals nothing.
+    // One from a boa older than 2026-11-28 did not end its command's group when the command ended: never
+    // leave one behind (a lost supervisor's command was stopped before: stopLostReplica). A supervisor of
+    // today's ends that group itself, so this then signals nothing.
     killReplicaGroups(replica);
     // Forgotten even if its records stay (a folder made unwritable from outside): throwing here stopped
     // every pass, so no job's exit was seen again, and a restart threw on the same records (found in

@@ -25,6 +25,8 @@ export interface LocalReplica {
   /** The same on the steady clock (LocalExecutorOptions.monotonicNow), which the grace is counted on. */
   stopSteadyAt?: number;
   killed: boolean;
+  /** Its supervisor lost, its command still running: being stopped (replica-stop.ts stopLostReplica). */
+  lostRunning?: boolean;
   /**
    * Its supervisor's process group is ours to kill: we spawned it, or its recorded pid is our supervisor
    * or no process at all (its command may linger in the group). A recycled pid's group never is; its
@@ -92,7 +94,7 @@ export function replicaStatus(replica: LocalReplica, now: number): ReplicaStatus
       endedAt: replica.exit.at,
     };
   }
-  if (!replica.alive) {
+  if (!replica.alive && !replica.lostRunning) {
     return {
       ...base,
       phase: 'failed',

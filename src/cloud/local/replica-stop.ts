@@ -1,12 +1,14 @@
 import type { Logger } from 'pino';
 import { writeStop } from './executor-records.ts';
 import type { LocalReplica } from './local-replica.ts';
-import { killReplicaGroups, signalQuietly } from './replica-signals.ts';
+import { killReplicaGroups, replicaTargets, signalQuietly, signalReplicaGroups } from './replica-signals.ts';
 
 /**
  * boa's stop of a local replica, one step a pass: SIGTERM once (the supervisor passes it to the
  * command's group), recorded before and after it is sent, then SIGKILL to both groups once the grace
  * has passed on the steady clock (`steadyNow`; a wall clock stepped forward must not cut it short).
+ * A replica whose supervisor is lost (not `alive`, its command still running) is stopped the same way,
+ * its SIGTERM sent to what is left of it (replicaTargets): a training job gets its time to checkpoint.
  */
 export function stopReplica(
   replica: LocalReplica,
@@ -27,7 +29,8 @@ export function stopReplica(
         'stop not recorded',
       );
     }
-    signalQuietly(replica.pid, 'SIGTERM');
+    if (replica.alive) signalQuietly(replica.pid, 'SIGTERM');
+    else signalReplicaGroups(replica, 'SIGTERM');
     // So a restarted boa does not send it again: a second SIGTERM cuts a handler's save short.
     try {
       writeStop(replica.dir, replica.rank, now, { sent: true });
@@ -35,7 +38,8 @@ export function stopReplica(
       // Not recorded: a restart sends it once more, as before there was this record.
     }
     const { jobId, generation, rank } = replica;
-    logger.info({ event: 'replica_stopping', jobId, generation, rank }, 'SIGTERM');
+    const lost = !replica.alive || undefined;
+    logger.info({ event: 'replica_stopping', jobId, generation, rank, lost }, 'SIGTERM');
     return;
   }
   // Adopted stops get theirs from their record (executor-adopt.ts); one without is counted from now.
@@ -46,4 +50,25 @@ export function stopReplica(
     const { jobId, generation, rank } = replica;
     logger.warn({ event: 'replica_killed', jobId, generation, rank }, 'grace period over: SIGKILL');
   }
+}
+
+/**
+ * A replica gone without an exit record (its supervisor killed alone, maybe while boa was down, its pid
+ * maybe reused since), which boa stops or no longer wants: whether its command still runs, and if so one
+ * step of its stop (stopReplica). The command runs on in a session of its own, and SIGKILLing it at once
+ * cost a training job its checkpoint.
+ */
+export function stopLostReplica(
+  replica: LocalReplica,
+  clocks: { now: number; steadyNow: number },
+  graceMs: number,
+  logger: Logger,
+): boolean {
+  const left = replica.exit === undefined ? replicaTargets(replica) : [];
+  replica.lostRunning = left.length > 0;
+  if (!replica.lostRunning) return false;
+  // Killed, yet something is left (forked just before the SIGKILL): killed too.
+  if (replica.killed) for (const target of left) signalQuietly(target, 'SIGKILL');
+  else stopReplica(replica, clocks, graceMs, logger);
+  return true;
 }

@@ -1,0 +1,143 @@
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { LocalExecutor } from '../../src/cloud/local/executor.ts';
+import { processExists, readStop } from '../../src/cloud/local/executor-records.ts';
+import type { DesiredJob } from '../../src/service/ports.ts';
+import { groupMembers } from '../helpers/replica-groups.ts';
+import { localExecutorDirs } from './local-executor-dirs.ts';
+import { settle } from './local-executor-settle.ts';
+import { loseSupervisor, until } from './lost-supervisor.ts';
+
+/**
+ * A supervisor killed while boa was down leaves its command running: once its generation is replaced,
+ * that command is stopped as any replica is (SIGTERM, the grace to checkpoint, then SIGKILL), not
+ * SIGKILLed at once, also across a restart of boa mid-grace.
+ */
+const dirs = localExecutorDirs('boa-lost-grace-');
+afterEach(() => dirs.cleanup());
+
+const job = (generation: number, command: string[]): DesiredJob => ({
+  jobId: 1,
+  generation,
+  replicas: [
+    {
+      jobId: 1,
+      generation,
+      rank: 0,
+      node: 'local-1',
+      gpus: 1,
+      workload: { command },
+      env: { BOA_JOB_ID: '1', BOA_GENERATION: String(generation), NODE_RANK: '0' },
+    },
+  ],
+});
+
+/** Writes a line to `file` for each SIGTERM and runs on: only a SIGKILL ends it. */
+const ignoresTerm = (file: string) => [
+  'sh',
+  '-c',
+  `trap 'echo term >> "${file}"' TERM; while :; do sleep 0.1; done`,
+];
+
+const lines = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n') : []);
+
+describe.runIf(existsSync('/proc/self/environ'))("local executor: a lost supervisor's command", () => {
+  it('gets SIGTERM and time to checkpoint; the next generation starts once it is gone', async () => {
+    const dataDir = dirs.temp();
+    const marker = join(dataDir, 'checkpoint');
+    const checkpoints = job(1, [
+      'sh',
+      '-c',
+      `trap 'sleep 0.3; echo saved > "${marker}"; exit 0' TERM; while :; do sleep 0.1; done`,
+    ]);
+    const { group } = await loseSupervisor(dataDir, checkpoints, (g) => dirs.track(g));
+    const boa = new LocalExecutor({ dataDir, terminationGraceSeconds: 2 });
+    try {
+      const next = job(2, ['sleep', '300']);
+      const first = await boa.reconcile([next]);
+      // Stopping, and its job starts nothing meanwhile: it must not run beside its next generation.
+      expect(first).toEqual([expect.objectContaining({ generation: 1, phase: 'stopping' })]);
+      await settle(boa, [next], (s) => s.length === 1 && s[0]?.generation === 2);
+      expect(existsSync(marker) && readFileSync(marker, 'utf8')).toBe('saved\n');
+      expect(groupMembers(group)).toEqual([]);
+      await settle(boa, [], (s) => s.length === 0);
+    } finally {
+      await boa.close();
+    }
+  });
+
+  it('that ignores SIGTERM is SIGKILLed once the grace is over, not before; the stranger holding its pid is never signalled', async () => {
+    const dataDir = dirs.temp();
+    const terms = join(dataDir, 'terms');
+    const { group } = await loseSupervisor(dataDir, job(1, ignoresTerm(terms)), (g) => dirs.track(g));
+    const stranger = spawn('sleep', ['30'], { detached: true, stdio: 'ignore' });
+    dirs.track(stranger.pid as number);
+    const pidFile = join(dataDir, 'jobs/1/1/0.pid');
+    writeFileSync(pidFile, JSON.stringify({ pid: stranger.pid, node: 'local-1', startedAt: 0 }));
+    const boa = new LocalExecutor({ dataDir, terminationGraceSeconds: 2 });
+    try {
+      const next = job(2, ['sleep', '300']);
+      const stoppedAt = performance.now();
+      await boa.reconcile([next]);
+      await until(() => lines(terms).length === 1);
+      await new Promise((r) => setTimeout(r, 700));
+      expect(groupMembers(group).length, 'SIGKILLed before its grace was over').toBeGreaterThan(0);
+      expect((await boa.reconcile([next])).map((s) => [s.generation, s.phase])).toEqual([[1, 'stopping']]);
+      await settle(boa, [next], (s) => s.length === 1 && s[0]?.generation === 2);
+      expect(performance.now() - stoppedAt).toBeGreaterThanOrEqual(1900);
+      expect(groupMembers(group)).toEqual([]);
+      expect(lines(terms)).toEqual(['term']);
+      expect(processExists(stranger.pid as number)).toBe(true);
+      await settle(boa, [], (s) => s.length === 0);
+    } finally {
+      await boa.close();
+    }
+  });
+
+  it('is still stopped by a boa restarted mid-grace, from the recorded deadline and without a second SIGTERM', async () => {
+    const dataDir = dirs.temp();
+    const terms = join(dataDir, 'terms');
+    const { group } = await loseSupervisor(dataDir, job(1, ignoresTerm(terms)), (g) => dirs.track(g));
+    const next = job(2, ['sleep', '300']);
+    const before = new LocalExecutor({ dataDir, terminationGraceSeconds: 30 });
+    await before.reconcile([next]);
+    await until(() => lines(terms).length === 1);
+    await before.close();
+    expect(readStop(join(dataDir, 'jobs/1/1'), 0)).toMatchObject({ sent: true });
+    // 29 of its 30 s were used while boa was down (the wall clock, all a restart has): about 1 s is left,
+    // where a grace counted from zero would hold the next generation off for 30 s.
+    const after = new LocalExecutor({
+      dataDir,
+      terminationGraceSeconds: 30,
+      now: () => Date.now() + 29_000,
+    });
+    try {
+      const restartedAt = performance.now();
+      await settle(after, [next], (s) => s.length === 1 && s[0]?.generation === 2);
+      expect(performance.now() - restartedAt).toBeLessThan(10_000);
+      expect(groupMembers(group)).toEqual([]);
+      expect(lines(terms)).toEqual(['term']);
+      await settle(after, [], (s) => s.length === 0);
+    } finally {
+      await after.close();
+    }
+  });
+
+  it('gets at adoption a SIGTERM recorded but never sent (boa killed in between)', async () => {
+    const dataDir = dirs.temp();
+    const terms = join(dataDir, 'terms');
+    await loseSupervisor(dataDir, job(1, ignoresTerm(terms)), (g) => dirs.track(g));
+    writeFileSync(join(dataDir, 'jobs/1/1/0.stop'), JSON.stringify({ at: Date.now() }));
+    const boa = new LocalExecutor({ dataDir, terminationGraceSeconds: 30 });
+    try {
+      await until(() => lines(terms).length === 1);
+      await boa.reconcile([job(2, ['sleep', '300'])]);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(lines(terms)).toEqual(['term']);
+    } finally {
+      await boa.close();
+    }
+  });
+});

@@ -1,0 +1,36 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect } from 'vitest';
+import { LocalExecutor } from '../../src/cloud/local/executor.ts';
+import { processExists } from '../../src/cloud/local/executor-records.ts';
+import type { DesiredJob } from '../../src/service/ports.ts';
+import { settle } from './local-executor-settle.ts';
+
+export async function until(condition: () => boolean, tries = 200) {
+  for (let i = 0; i < tries && !condition(); i++) await new Promise((r) => setTimeout(r, 25));
+  expect(condition()).toBe(true);
+}
+
+/**
+ * Job 1's generation 1 started by a boa that is then down, and its supervisor killed alone meanwhile
+ * (an OOM kill, a `kill -9` of the wrong pid): its command runs on in a session of its own. Returns the
+ * command's process group (for `track`, so the test's cleanup kills it) and the dead supervisor's pid.
+ */
+export async function loseSupervisor(
+  dataDir: string,
+  desired: DesiredJob,
+  track: (group: number) => void,
+): Promise<{ group: number; supervisor: number }> {
+  const dir = join(dataDir, 'jobs/1/1');
+  const first = new LocalExecutor({ dataDir, terminationGraceSeconds: 1 });
+  await settle(first, [desired], (s) => s[0]?.phase === 'running');
+  const groupFile = join(dir, '0.group');
+  await until(() => existsSync(groupFile));
+  const group = Number(readFileSync(groupFile, 'utf8'));
+  track(group);
+  await first.close();
+  const supervisor = (JSON.parse(readFileSync(join(dir, '0.pid'), 'utf8')) as { pid: number }).pid;
+  process.kill(supervisor, 'SIGKILL');
+  await until(() => !processExists(supervisor));
+  return { group, supervisor };
+}
