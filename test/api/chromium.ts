@@ -14,6 +14,12 @@ export const chromiumFlags = [
   '--disable-sync',
 ];
 
+/**
+ * The browsers' time zone: not UTC, and half an hour off it, so a time the page showed in the browser's
+ * zone rather than in UTC (as the CLI and the API) would not match.
+ */
+export const BROWSER_ZONE = 'Asia/Kolkata';
+
 export const haveChromium = existsSync(CHROMIUM);
 if (!haveChromium) {
   process.stderr.write(

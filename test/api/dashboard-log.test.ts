@@ -9,8 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, afterEach, expect, it } from 'vitest';
+import { when } from '../../src/cli/format.ts';
 import { startProcessService } from '../cli/process-service.ts';
-import { CHROMIUM, chromiumFlags, haveChromium } from './chromium.ts';
+import { BROWSER_ZONE, CHROMIUM, chromiumFlags, haveChromium } from './chromium.ts';
 
 const cleanups: Array<() => Promise<void>> = [];
 const temp = mkdtempSync(join(tmpdir(), 'boa-dashboard-log-'));
@@ -69,6 +70,7 @@ async function openLog(s: Service, id: number): Promise<Page> {
     headless: true,
     args: chromiumFlags,
     viewport: { width: 1400, height: 1000 },
+    timezoneId: BROWSER_ZONE,
   });
   const page = await context.newPage();
   // Closed before its service, even when a test fails: a log it still follows would hold the service open.
@@ -157,10 +159,8 @@ it.skipIf(!haveChromium)(
     await expect
       .poll(() => status(page), { timeout: 30_000 })
       .toBe(
-        `job ${id} (restarted): its run ended (exit 1: ${job.failureReason}); restart 1 at ${await page.evaluate(
-          (at) => new Date(at).toLocaleTimeString(),
-          job.restartNotBefore,
-        )}`,
+        // In UTC as the CLI prints it, though the browser is in another zone.
+        `job ${id} (restarted): its run ended (exit 1: ${job.failureReason}); restart 1 at ${when(job.restartNotBefore)}`,
       );
     expect(await text(page)).toBe(lines('first', 1, 4));
 

@@ -9,8 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { when } from '../../src/cli/format.ts';
 import { startCliService } from '../cli/cli-harness.ts';
-import { CHROMIUM, chromiumFlags, haveChromium } from './chromium.ts';
+import { BROWSER_ZONE, CHROMIUM, chromiumFlags, haveChromium } from './chromium.ts';
 
 describe.skipIf(!haveChromium)('dashboard in headless Chromium', () => {
   let service: Awaited<ReturnType<typeof startCliService>>;
@@ -37,6 +38,7 @@ describe.skipIf(!haveChromium)('dashboard in headless Chromium', () => {
       headless: true,
       args: chromiumFlags,
       viewport: { width: 1400, height: 1000 },
+      timezoneId: BROWSER_ZONE,
     });
     context.on('request', (r) => requested.push(r.url()));
   }, 120_000);
@@ -129,4 +131,35 @@ describe.skipIf(!haveChromium)('dashboard in headless Chromium', () => {
     expect(requested.filter((u) => !u.startsWith(service.url))).toEqual([]);
     await page.close();
   }, 90_000);
+
+  it("shows every time in UTC as the CLI does, not in the browser's zone", async () => {
+    const page = await context.newPage();
+    await signIn(page, service.token);
+    await page.locator('#spend-chart svg').waitFor({ timeout: 30_000 });
+    // The browser really is in that zone: 5 h 30 min ahead of UTC.
+    expect(await page.evaluate(() => new Date('2026-11-01T00:00:00Z').getTimezoneOffset())).toBe(-330);
+    const status = (await service.request('GET', '/v1/status')).body;
+    // The service's clock is hours behind the browser's: its last tick reads as long ago.
+    expect(await page.locator('#health').textContent()).toMatch(
+      new RegExp(`^(last tick|no tick since) ${when(status.lastTickAt)}( |$)`),
+    );
+    const jobs: Array<{ id: number; startedAt: string | null; submittedAt: string }> = (
+      await service.request('GET', '/v1/jobs?limit=100')
+    ).body.jobs;
+    const since = new Map(jobs.map((j) => [String(j.id), when(j.startedAt ?? j.submittedAt)]));
+    const rows = await page.locator('#active-jobs tbody tr').allInnerTexts();
+    expect(rows.length).toBeGreaterThan(0);
+    for (const [id, , , , , , started] of rows.map((r) => r.split('\t').map((c) => c.trim()))) {
+      expect([id, started]).toEqual([id, since.get(id!)]);
+    }
+    // The ledger runs from the service clock's 00:00 UTC for an hour and a half: the axis reads 1 AM,
+    // where in Kolkata's zone it read 5:30 to 7 AM.
+    const axis = page.locator('#spend-chart svg g[aria-label^="X-axis"]');
+    expect(await axis.locator('.role-axis-title').textContent()).toBe('time (UTC)');
+    const labels = await axis.locator('.role-axis-label text').allTextContents();
+    expect(labels).toContain('01 AM');
+    expect(labels.filter((l) => /^0[5-7]/.test(l))).toEqual([]);
+    expect(await page.locator('#updated').textContent()).toMatch(/^updated \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    await page.close();
+  }, 60_000);
 });

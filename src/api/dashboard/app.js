@@ -30,6 +30,14 @@ function budgetText(value) {
   return text.includes('.') ? text : `${text}.0`;
 }
 
+/**
+ * A time as the CLI, the API and the logs give it: ISO-8601 UTC to the second (2026-11-01T12:00:00Z).
+ * Not the browser's zone: an operator comparing the page with `boa` or a log would be hours off.
+ */
+function utcTime(at) {
+  return new Date(at).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
 function minutes(seconds) {
   if (seconds === null || seconds === undefined) return '-';
   return seconds >= 3600 ? `${(seconds / 3600).toFixed(1)} h` : `${(seconds / 60).toFixed(1)} min`;
@@ -74,12 +82,13 @@ function spendSpec(ledger, budget) {
   // The budget window, shaded; clipped to the series so a young service's chart is not mostly empty.
   const start = first ? new Date(first.from).getTime() : end;
   const windowStart = new Date(Math.max(start, end - ledger.windowHours * 3_600_000)).toISOString();
-  const x = { field: 'at', type: 'temporal', title: null };
+  // UTC, as the times in the tables and everywhere else in boa; the browser's zone would shift the axis.
+  const x = { field: 'at', type: 'temporal', title: 'time (UTC)', scale: { type: 'utc' } };
   const layers = [
     {
       data: { values: [{ from: windowStart, to: new Date(end).toISOString() }] },
       mark: { type: 'rect', color: '#1f3a5f', opacity: 0.06 },
-      encoding: { x: { field: 'from', type: 'temporal' }, x2: { field: 'to' } },
+      encoding: { x: { field: 'from', type: 'temporal', scale: { type: 'utc' } }, x2: { field: 'to' } },
     },
     {
       data: { values },
@@ -280,7 +289,7 @@ function renderResizes(resizes) {
   $('resizes').innerHTML = resizes.length
     ? table(
         ['at', 'to nodes', 'status'],
-        resizes.map((r) => [new Date(r.at).toLocaleString(), r.target, escapeHtml(r.status)]),
+        resizes.map((r) => [utcTime(r.at), r.target, escapeHtml(r.status)]),
       )
     : '<p>No resizes yet.</p>';
 }
@@ -296,7 +305,7 @@ function renderHealth(status, now = Date.now()) {
   else {
     const age = (now - Date.parse(status.lastTickAt)) / 1000;
     const late = age > 3 * status.tickSeconds;
-    const at = new Date(status.lastTickAt).toLocaleTimeString();
+    const at = utcTime(status.lastTickAt);
     lines.push(
       late
         ? [
@@ -355,7 +364,7 @@ function renderActiveJobs(running, waiting, counts) {
     j.width,
     // Counted from 1, as the CLI shows it (the API's statEpoch is 0-based).
     `${j.statEpoch + 1}${j.widths ? ` of ${j.widths.length}` : ''}`,
-    new Date(j.startedAt ?? j.submittedAt).toLocaleString(),
+    utcTime(j.startedAt ?? j.submittedAt),
     escapeHtml(jobNote(j)),
   ]);
   const more = [
@@ -423,7 +432,7 @@ function describeJob(job) {
 function restartLine(job) {
   const code = job.exitCode === null ? '' : `exit ${job.exitCode}`;
   const why = [code, job.failureReason].filter(Boolean).join(': ');
-  const at = new Date(job.restartNotBefore).toLocaleTimeString();
+  const at = utcTime(job.restartNotBefore);
   return `${jobWho(job)}: its run ended${why ? ` (${why})` : ''}; restart ${job.restarts} at ${at}`;
 }
 
@@ -798,7 +807,7 @@ async function drawAll({ data, failed }) {
       problems.push(error.message);
     }
   }
-  $('updated').textContent = `updated ${new Date().toLocaleTimeString()}`;
+  $('updated').textContent = `updated ${utcTime(Date.now())}`;
   $('error').textContent = problems.length ? `boa: ${[...new Set(problems)].join('; ')}` : '';
 }
 

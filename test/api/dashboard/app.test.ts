@@ -147,6 +147,16 @@ describe('the numbers and tables', () => {
   });
 });
 
+describe('the resizes', () => {
+  it('say when each was asked for in UTC, as the CLI does', () => {
+    const dash = loadDashboardScript();
+    dash.renderResizes([{ at: '2026-11-01T12:00:05.250Z', target: 3, status: 'done' }]);
+    expect(dash.element('resizes').innerHTML).toContain(
+      '<tr><td>2026-11-01T12:00:05Z</td><td>3</td><td>done</td></tr>',
+    );
+  });
+});
+
 describe('the nodes table', () => {
   it('counts as booting only nodes on their way up; others not ready say why', async () => {
     const s = await service();
@@ -237,10 +247,11 @@ describe('the health line', () => {
   it('shows the last tick, and flags it once three ticks are missed', () => {
     const dash = loadDashboardScript();
     dash.renderHealth(status(), at + 90_000);
-    expect(dash.element('health').innerHTML).toMatch(/^<span class="">last tick /);
+    // In UTC, as the CLI prints times (the page in a browser elsewhere: ../dashboard.test.ts).
+    expect(dash.element('health').innerHTML).toBe('<span class="">last tick 2026-11-01T12:00:00Z</span>');
     dash.renderHealth(status(), at + 181_000);
     expect(dash.element('health').innerHTML).toMatch(
-      /^<span class="over">no tick since .* \(3\.0 min ago, every 60 s expected\): the scheduler is failing/,
+      /^<span class="over">no tick since 2026-11-01T12:00:00Z \(3\.0 min ago, every 60 s expected\): the scheduler is failing/,
     );
   });
 
