@@ -48,7 +48,13 @@ export declare class BoaJob {
       env?: Record<string, string | undefined>;
     } & BoaJobOptions,
   );
+  /**
+   * From BOA_URL, BOA_JOB_ID, BOA_JOB_TOKEN (BOA_GENERATION if set). With BOA_URL_FILE (boa's local
+   * executor sets it), a request boa does not answer re-reads that file and moves to another valid URL
+   * it names (boa restarted at another address), with one console.warn; a constructed client never does.
+   */
   static fromEnv(env?: Record<string, string | undefined>, options?: BoaJobOptions): BoaJob;
+  /** Where boa is: BOA_URL or the url given, or the address BOA_URL_FILE moved it to (fromEnv). */
   readonly url: string;
   readonly jobId: number;
   readonly token: string;

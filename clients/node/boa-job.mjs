@@ -13,7 +13,7 @@
 // carries on instead. See docs/client.md for both, and the protocol.
 
 /* global process, console, fetch, AbortSignal, URL, setTimeout, clearTimeout */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 
 /**
  * Under boa's local executor: tells it a SIGTERM reached the job, so an exit 0 after one that boa did
@@ -128,6 +128,8 @@ export class BoaJob {
   #warnedAt = null;
   /** When report() last warned that a report was not taken. */
   #reportWarnedAt = null;
+  /** BOA_URL_FILE (fromEnv only): where boa's local executor writes its address when it moves. */
+  #urlFile = null;
 
   constructor({
     url,
@@ -185,7 +187,7 @@ export class BoaJob {
       );
     }
     checkUrl('BOA_URL', env.BOA_URL);
-    return new BoaJob({
+    const job = new BoaJob({
       url: env.BOA_URL,
       jobId: envInt(env, 'BOA_JOB_ID'),
       token: env.BOA_JOB_TOKEN,
@@ -193,6 +195,9 @@ export class BoaJob {
       env,
       ...options,
     });
+    // Only here: a url given to the constructor is the caller's word, which no file overrides.
+    job.#urlFile = env.BOA_URL_FILE || null;
+    return job;
   }
 
   // ---- the launch environment (torchrun's names) ----
@@ -448,6 +453,7 @@ export class BoaJob {
       let wait = delay * (0.5 + Math.random() / 2);
       let response;
       let text;
+      let moved = false;
       try {
         response = await fetch(this.url + path, {
           method,
@@ -457,9 +463,10 @@ export class BoaJob {
         });
         text = await response.text();
       } catch (error) {
-        // Refused, reset, timed out, a name not found: the service may be restarting.
+        // Refused, reset, timed out, a name not found: the service may be restarting, maybe elsewhere.
         response = undefined;
-        if (last) {
+        moved = this.#followMovedUrl();
+        if (last && !moved) {
           const reason = unreachableReason(error, this.timeoutSeconds);
           throw new BoaUnavailable(
             `boa at ${this.url} not reachable after ${this.retries + 1} attempts: ${reason}`,
@@ -480,8 +487,33 @@ export class BoaJob {
       await this.#pause(wait * 1000);
       if (this.#closed) throw new BoaUnavailable('client closed while retrying');
       if (this.#sigterm) throw new BoaUnavailable('SIGTERM: not retried, the job is to stop', 'SIGTERM');
-      delay = Math.min(delay * 2, this.maxBackoffSeconds);
+      // At a new address the retries start over. Only a change of the file's does that: no loop.
+      if (moved) [attempt, delay] = [-1, this.backoffSeconds];
+      else delay = Math.min(delay * 2, this.maxBackoffSeconds);
     }
+  }
+
+  /**
+   * Under boa's local executor, a boa restarted at another address (--port, --public-url) writes it to
+   * BOA_URL_FILE, since this process's BOA_URL cannot change: read when boa does not answer, and taken
+   * if it is another valid URL. Returns whether the client moved to it.
+   */
+  #followMovedUrl() {
+    if (this.#urlFile === null) return false;
+    let text;
+    try {
+      text = readFileSync(this.#urlFile, 'utf8').trim();
+    } catch {
+      return false; // its folder gone (the replica is being forgotten): stay where we are
+    }
+    const url = text.replace(/\/+$/, '');
+    // Not one a BOA_URL would be refused for: requests there would fail for ever, as at a wrong BOA_URL.
+    if (url === '' || url === this.url || urlProblem(text) !== null) return false;
+    console.warn(
+      `boa job ${this.jobId}: boa moved from ${this.url} to ${url} (BOA_URL_FILE); reporting there`,
+    );
+    this.url = url;
+    return true;
   }
 }
 

@@ -183,6 +183,8 @@ class BoaJob:
         # The allocation the running generation was started on (wait_for_width adopts it).
         self._adopted_allocation = None
         self._poll_error = None
+        # BOA_URL_FILE (from_env only): where boa's local executor writes its address when it moves.
+        self._url_file = None
         self._stopped = threading.Event()
         self._poller = None
         if handle_sigterm:
@@ -200,7 +202,7 @@ class BoaJob:
                 "and the id and token `boa jobs submit` printed"
             )
         _check_url("BOA_URL", env["BOA_URL"])
-        return cls(
+        job = cls(
             env["BOA_URL"],
             _env_int(env, "BOA_JOB_ID"),
             env["BOA_JOB_TOKEN"],
@@ -208,6 +210,9 @@ class BoaJob:
             env=env,
             **options,
         )
+        # Only here: a url given to the constructor is the caller's word, which no file overrides.
+        job._url_file = env.get("BOA_URL_FILE") or None
+        return job
 
     # ---- the launch environment (torchrun's names) ----
 
@@ -521,8 +526,10 @@ class BoaJob:
         if data is not None:
             headers["Content-Type"] = "application/json"
         delay = self.backoff_seconds
-        for attempt in range(self.retries + 1):
+        attempt = 0
+        while True:
             last = attempt == self.retries
+            moved = False
             request = urllib.request.Request(self.url + path, data=data, headers=headers, method=method)
             try:
                 with _OPENER.open(request, timeout=self.timeout_seconds) as response:
@@ -534,8 +541,9 @@ class BoaJob:
                     raise failure from None
                 wait = _retry_after(error) or delay * (0.5 + random.random() / 2)
             except (urllib.error.URLError, OSError, http.client.HTTPException) as error:
-                # Refused, reset, timed out, a name not found: the service may be restarting.
-                if last:
+                # Refused, reset, timed out, a name not found: the service may be restarting, maybe elsewhere.
+                moved = self._follow_moved_url()
+                if last and not moved:
                     reason = _unreachable_reason(error, self.timeout_seconds)
                     raise BoaUnavailable(
                         f"boa at {self.url} not reachable after {self.retries + 1} attempts: {reason}", reason
@@ -549,8 +557,34 @@ class BoaJob:
                     raise BoaUnavailable("client closed while retrying")
             if self._sigterm:
                 raise BoaUnavailable("SIGTERM: not retried, the job is to stop", "SIGTERM")
-            delay = min(delay * 2, self.max_backoff_seconds)
-        raise AssertionError("unreachable")
+            if moved:
+                # At a new address the retries start over. Only a change of the file's does that: no loop.
+                attempt, delay = 0, self.backoff_seconds
+            else:
+                attempt, delay = attempt + 1, min(delay * 2, self.max_backoff_seconds)
+
+    def _follow_moved_url(self):
+        """Under boa's local executor, a boa restarted at another address (--port, --public-url) writes it
+        to BOA_URL_FILE, since this process's BOA_URL cannot change: read when boa does not answer, and
+        taken if it is another valid URL. Returns whether the client moved to it."""
+        if not self._url_file:
+            return False
+        try:
+            with open(self._url_file) as file:
+                text = file.read().strip()
+        except (OSError, ValueError):
+            return False  # its folder gone (the replica is being forgotten): stay where we are
+        url = text.rstrip("/")
+        # Not one a BOA_URL would be refused for: requests there would fail for ever, as at a wrong BOA_URL.
+        if not url or _url_problem(text):
+            return False
+        with self._lock:  # the poll thread and the training loop may both find boa gone
+            if url == self.url:
+                return False
+            _log.warning("boa job %s: boa moved from %s to %s (BOA_URL_FILE); reporting there",
+                         self.job_id, self.url, url)
+            self.url = url
+        return True
 
 
 def _unreachable_reason(error, timeout_seconds):

@@ -1,6 +1,8 @@
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
-import { resolve } from 'node:path';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import {
   BoaConfigError,
@@ -64,6 +66,34 @@ async function answering(answer: () => [number, unknown], port = 0): Promise<str
   strangers.push(server);
   await new Promise<void>((listening) => server.listen(port, '127.0.0.1', listening));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/** boa at a second address: a server passing every request on to it; stopped after the test. */
+async function forwarding(): Promise<{ url: string; server: Server; seen: string[] }> {
+  const seen: string[] = [];
+  const server = createHttpServer(async (req, res) => {
+    seen.push(`${req.method} ${req.url}`);
+    const body: Buffer[] = [];
+    for await (const chunk of req) body.push(chunk as Buffer);
+    const answer = await fetch(boa.url + req.url, {
+      method: req.method,
+      headers: { authorization: req.headers.authorization ?? '', 'content-type': 'application/json' },
+      body: body.length > 0 ? Buffer.concat(body) : undefined,
+    });
+    res.writeHead(answer.status, { 'content-type': 'application/json' }).end(await answer.text());
+  });
+  strangers.push(server);
+  await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server, seen };
+}
+
+/** A BOA_URL_FILE holding `url`, as boa's local executor writes one; removed after the test. */
+function urlFile(url: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'boa-url-file-'));
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, '0.url');
+  writeFileSync(file, `${url}\n`);
+  return file;
 }
 
 function executorEnv(job: TestJob): Record<string, string> {
@@ -222,6 +252,58 @@ describe('Node job client (clients/node/boa-job.mjs)', () => {
     expect(c.shouldStop()).toBe(true);
     // In a poll's words (the report's answer, read once more), as a loop that polls would see it.
     expect(c.stopReason).toBe('job cancelled');
+  });
+
+  it('moves to the address BOA_URL_FILE names when BOA_URL stops answering (boa restarted elsewhere)', async () => {
+    const warn = mutedWarnings();
+    const job = await boa.makeJob();
+    const old = await forwarding();
+    const file = urlFile(old.url);
+    // fromEnv's env: boa's local executor gives BOA_URL and BOA_URL_FILE.
+    const moving = BoaJob.fromEnv(
+      { ...executorEnv(job), BOA_URL: old.url, BOA_URL_FILE: file },
+      { pollSeconds: 0.05, backoffSeconds: 0.05, handleSigterm: false, retries: 2 },
+    );
+    clients.push(moving);
+    expect((await moving.report(0, 1)).statEpoch).toBe(0);
+    expect(old.seen).toEqual([`POST /v1/jobs/${job.id}/progress`]);
+    // boa stops answering at the old address, and is restarted at another, which it writes to the file.
+    old.server.closeAllConnections();
+    await new Promise((closed) => old.server.close(closed));
+    writeFileSync(file, `${boa.url}/\n`);
+    boa.takeRequests();
+    expect(await moving.report(1)).toMatchObject({ statEpoch: 1 });
+    expect(moving.url).toBe(boa.url);
+    expect(boa.takeRequests()).toEqual({ [`POST /v1/jobs/${job.id}/progress`]: 1 });
+    expect(await jobView(job)).toMatchObject({ statEpoch: 1 });
+    expect(warn.mock.calls.map((call) => String(call[0]))).toEqual([
+      `boa job ${job.id}: boa moved from ${old.url} to ${boa.url} (BOA_URL_FILE); reporting there`,
+    ]);
+  });
+
+  it('does not move for a BOA_URL_FILE naming no valid URL, nor for a url given to the constructor', async () => {
+    const warn = mutedWarnings();
+    const job = await boa.makeJob();
+    const away = `http://127.0.0.1:${await freePort()}`;
+    const bad = BoaJob.fromEnv(
+      { ...executorEnv(job), BOA_URL: away, BOA_URL_FILE: urlFile('127.0.0.1:8080') },
+      { backoffSeconds: 0.01, handleSigterm: false, retries: 1 },
+    );
+    const given = new BoaJob({
+      url: away,
+      jobId: job.id,
+      token: job.token,
+      env: { BOA_URL_FILE: urlFile(boa.url) },
+      backoffSeconds: 0.01,
+      handleSigterm: false,
+      retries: 1,
+    });
+    clients.push(bad, given);
+    for (const c of [bad, given]) {
+      await expect(c.allocation()).rejects.toThrow(BoaUnavailable);
+      expect(c.url).toBe(away);
+    }
+    expect(warn).not.toHaveBeenCalled();
   });
 
   it('turns shouldStop on at SIGTERM, and the process lives on to checkpoint', async () => {

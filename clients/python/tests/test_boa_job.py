@@ -83,6 +83,54 @@ def answering(test, answer, port=0):
     return f"http://127.0.0.1:{server.server_port}"
 
 
+def forwarding(test):
+    """boa at a second address: a server passing every request on to it; stopped when the test ends.
+    Returns the server, its URL and the requests it passed on ("METHOD path")."""
+    seen = []
+
+    class Forward(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            seen.append(f"{self.command} {self.path}")
+            length = int(self.headers.get("Content-Length") or 0)
+            request = urllib.request.Request(
+                URL + self.path,
+                data=self.rfile.read(length) if length else None,
+                method=self.command,
+                headers={"Authorization": self.headers["Authorization"], "Content-Type": "application/json"},
+            )
+            try:
+                with urllib.request.urlopen(request, timeout=10) as response:
+                    status, data = response.status, response.read()
+            except urllib.error.HTTPError as error:
+                status, data = error.code, error.read()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        do_POST = do_GET
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Forward)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    test.addCleanup(server.server_close)
+    test.addCleanup(server.shutdown)
+    return server, f"http://127.0.0.1:{server.server_port}", seen
+
+
+def url_file(test, url):
+    """A BOA_URL_FILE holding url, as boa's local executor writes one; removed when the test ends."""
+    folder = tempfile.mkdtemp(prefix="boa-url-file-")
+    test.addCleanup(shutil.rmtree, folder, True)
+    path = os.path.join(folder, "0.url")
+    with open(path, "w") as file:
+        file.write(url + "\n")
+    return path
+
+
 def free_port():
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -220,6 +268,46 @@ class BoaJobTest(unittest.TestCase):
         self.assertTrue(client.should_stop())
         # In a poll's words (the report's answer, read once more), as a loop that polls would see it.
         self.assertEqual(client.stop_reason, "job cancelled")
+
+    def test_moves_to_the_address_boa_url_file_names_when_boa_url_stops_answering(self):
+        job = control("/__test/job")
+        server, old, seen = forwarding(self)
+        path = url_file(self, old)
+        # from_env's env: boa's local executor gives BOA_URL and BOA_URL_FILE.
+        env = {**executor_env(job), "BOA_URL": old, "BOA_URL_FILE": path}
+        client = BoaJob.from_env(env, backoff_seconds=0.05, retries=2, handle_sigterm=False)
+        self.clients.append(client)
+        self.assertEqual(client.report(0, 1)["statEpoch"], 0)
+        self.assertEqual(seen, [f"POST /v1/jobs/{job['id']}/progress"])
+        # boa stops answering at the old address, and is restarted at another, which it writes to the file.
+        server.shutdown()
+        server.server_close()
+        with open(path, "w") as file:
+            file.write(URL + "/\n")
+        control("/__test/requests")
+        with self.assertLogs("boa_job", "WARNING") as logged:
+            self.assertEqual(client.report(1)["statEpoch"], 1)
+        self.assertEqual(client.url, URL)
+        self.assertEqual(control("/__test/requests"), {f"POST /v1/jobs/{job['id']}/progress": 1})
+        self.assertEqual(api_get(f"/v1/jobs/{job['id']}", job["token"])["statEpoch"], 1)
+        self.assertEqual(logged.output, [
+            f"WARNING:boa_job:boa job {job['id']}: boa moved from {old} to {URL} (BOA_URL_FILE); reporting there"
+        ])
+
+    def test_no_move_for_a_boa_url_file_naming_no_valid_url_nor_for_a_url_given_to_the_constructor(self):
+        job = control("/__test/job")
+        away = f"http://127.0.0.1:{free_port()}"
+        options = {"backoff_seconds": 0.01, "retries": 1, "handle_sigterm": False}
+        env = {**executor_env(job), "BOA_URL": away, "BOA_URL_FILE": url_file(self, "127.0.0.1:8080")}
+        bad = BoaJob.from_env(env, **options)
+        given = BoaJob(away, job["id"], job["token"], env={"BOA_URL_FILE": url_file(self, URL)}, **options)
+        self.clients += [bad, given]
+        with mock.patch("boa_job._log") as log:
+            for client in (bad, given):
+                with self.assertRaises(BoaUnavailable):
+                    client.allocation()
+                self.assertEqual(client.url, away)
+        log.warning.assert_not_called()
 
     def test_sigterm_sets_should_stop(self):
         job = control("/__test/job")
