@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { startedUrl, warnMovedUrl } from './adopted-url.ts';
+import { reportedUrl, tellMovedUrl } from './adopted-url.ts';
 import {
   isOurSupervisor,
   processExists,
@@ -22,7 +22,8 @@ export interface StrayReplica {
 /**
  * What a starting executor finds under DATA_DIR/jobs: the replicas its records list (alive ones adopted,
  * guarding against pid reuse), and replicas running without a record, which it starts stopping.
- * `serviceUrl`: BOA_URL as replicas get it now; adopted ones told another are named in a warning.
+ * `serviceUrl`: BOA_URL as replicas get it now; adopted ones reporting to another are told it in their
+ * BOA_URL_FILE (adopted-url.ts), and named in a warning.
  */
 export function adoptRecorded(
   jobsDir: string,
@@ -64,7 +65,7 @@ export function adoptRecorded(
       dir: found.dir,
       pid: found.record.pid,
       startedAt: found.record.startedAt,
-      boaUrl: startedUrl(found.record, ours ? found.record.pid : undefined),
+      boaUrl: reportedUrl(found.dir, found.rank, found.record, ours ? found.record.pid : undefined),
       alive,
       exit,
       goneAt: alive || exit ? undefined : now,
@@ -85,6 +86,6 @@ export function adoptRecorded(
       else if (exit === undefined) signalReplicaGroups(replica, 'SIGTERM');
     }
   }
-  warnMovedUrl(replicas, serviceUrl, logger);
+  tellMovedUrl(replicas, serviceUrl, logger);
   return { replicas, strays };
 }

@@ -19,7 +19,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 /**
  * The local executor's records on disk, one folder per job generation: DATA_DIR/jobs/<id>/<generation>/
  * with <rank>.pid (the replica's supervisor), <rank>.exit (how it ended), <rank>.stop (when SIGTERM was
- * sent) and <rank>.log. They are the executor's truth across restarts: what they list is adopted.
+ * sent), <rank>.url (where boa is now: its BOA_URL_FILE) and <rank>.log. They are the executor's truth across restarts: what they list is adopted.
  */
 export interface PidRecord {
   readonly pid: number;
@@ -110,7 +110,7 @@ export function readLogTailBytes(file: string, lines: number): { bytes: Buffer; 
 export function recordFile(
   dir: string,
   rank: number,
-  kind: 'pid' | 'exit' | 'stop' | 'log' | 'group' | 'sigterm',
+  kind: 'pid' | 'exit' | 'stop' | 'log' | 'group' | 'sigterm' | 'url',
 ): string {
   return join(dir, `${rank}.${kind}`);
 }
@@ -221,7 +221,7 @@ export function writeStop(dir: string, rank: number, at: number, sent?: { sent: 
 
 /** Forgets a replica (its log stays, as the issue's log location promises). */
 export function removeRecords(dir: string, rank: number): void {
-  for (const kind of ['pid', 'exit', 'stop', 'group', 'sigterm'] as const)
+  for (const kind of ['pid', 'exit', 'stop', 'group', 'sigterm', 'url'] as const)
     rmSync(recordFile(dir, rank, kind), { force: true });
 }
 
@@ -264,8 +264,30 @@ export function processExists(pid: number): boolean {
 
 /** Written whole or not at all (rename), so a reader never sees half a record. */
 export function writeRecord(file: string, value: unknown): void {
-  writeFileSync(`${file}.tmp`, JSON.stringify(value));
+  writeWhole(file, JSON.stringify(value));
+}
+
+function writeWhole(file: string, text: string): void {
+  writeFileSync(`${file}.tmp`, text);
   renameSync(`${file}.tmp`, file);
+}
+
+/**
+ * <rank>.url, the replica's BOA_URL_FILE: the address boa is at now, which boa's job clients re-read
+ * when BOA_URL stops answering (a restart at another --port or --public-url rewrites it). Plain text,
+ * written whole: a client reading it mid-write would take half a URL for the new address.
+ */
+export function writeUrlFile(dir: string, rank: number, url: string): void {
+  writeWhole(recordFile(dir, rank, 'url'), `${url}\n`);
+}
+
+/** What <rank>.url says, or undefined without one (a replica started before boa wrote it). */
+export function readUrlFile(dir: string, rank: number): string | undefined {
+  try {
+    return readFileSync(recordFile(dir, rank, 'url'), 'utf8').trim();
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -21,6 +21,7 @@ import {
   recordFile,
   removeRecords,
   writeRecord,
+  writeUrlFile,
 } from './executor-records.ts';
 import { ReplicaLauncher } from './launcher.ts';
 import { type LocalReplica, refreshLiveness, replicaStatus } from './local-replica.ts';
@@ -53,7 +54,10 @@ export interface LocalExecutorOptions {
   readonly logCap?: LogCap;
   /** How often a followed log is checked for more (default 500 ms). */
   readonly followPollMs?: number;
-  /** BOA_URL as replicas get it now: running ones adopted with another are named in a warning. */
+  /**
+   * BOA_URL as replicas get it now: running ones adopted with another get it in their BOA_URL_FILE, and
+   * are named in a warning.
+   */
   readonly serviceUrl?: string;
 }
 
@@ -323,7 +327,14 @@ export class LocalExecutor implements Executor {
     if (Number.isInteger(port) && port > 0) this.ports.record(spec.jobId, spec.generation, dir, port);
     rmSync(recordFile(dir, spec.rank, 'exit'), { force: true });
     const { workload } = spec;
-    const env = replicaEnv(process.env, workload.env, spec.env);
+    // Where boa is now, which a restart at another address rewrites (adopted-url.ts): BOA_URL is fixed
+    // for the process's life, and boa's job clients re-read this file when BOA_URL stops answering.
+    const boaEnv: Record<string, string> = { ...spec.env };
+    if (spec.env.BOA_URL !== undefined) {
+      writeUrlFile(dir, spec.rank, spec.env.BOA_URL);
+      boaEnv.BOA_URL_FILE = recordFile(dir, spec.rank, 'url');
+    }
+    const env = replicaEnv(process.env, workload.env, boaEnv);
     this.sayHeldBack();
     const launched = await this.launcher.launch(
       '/bin/sh',

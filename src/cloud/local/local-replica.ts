@@ -12,8 +12,8 @@ export interface LocalReplica {
   readonly pid: number;
   /** When it was started (ms): with its exit record's time, how long it ran. */
   readonly startedAt: number;
-  /** The BOA_URL it reports to (adopted-url.ts), when known. */
-  readonly boaUrl?: string;
+  /** The address it reports to (adopted-url.ts), when known: its BOA_URL, or what its BOA_URL_FILE says. */
+  boaUrl?: string;
   /** Started by this instance: the launcher reports its exit. Adopted ones are checked by pid. */
   launched?: Launched;
   alive: boolean;
