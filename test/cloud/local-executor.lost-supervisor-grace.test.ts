@@ -4,11 +4,10 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LocalExecutor } from '../../src/cloud/local/executor.ts';
 import { processExists, readStop } from '../../src/cloud/local/executor-records.ts';
-import type { DesiredJob } from '../../src/service/ports.ts';
 import { groupMembers } from '../helpers/replica-groups.ts';
 import { localExecutorDirs } from './local-executor-dirs.ts';
 import { settle } from './local-executor-settle.ts';
-import { loseSupervisor, until } from './lost-supervisor.ts';
+import { lostJob as job, loseSupervisor, until } from './lost-supervisor.ts';
 
 /**
  * A supervisor killed while boa was down leaves its command running: once its generation is replaced,
@@ -17,22 +16,6 @@ import { loseSupervisor, until } from './lost-supervisor.ts';
  */
 const dirs = localExecutorDirs('boa-lost-grace-');
 afterEach(() => dirs.cleanup());
-
-const job = (generation: number, command: string[]): DesiredJob => ({
-  jobId: 1,
-  generation,
-  replicas: [
-    {
-      jobId: 1,
-      generation,
-      rank: 0,
-      node: 'local-1',
-      gpus: 1,
-      workload: { command },
-      env: { BOA_JOB_ID: '1', BOA_GENERATION: String(generation), NODE_RANK: '0' },
-    },
-  ],
-});
 
 /** Writes a line to `file` for each SIGTERM and runs on: only a SIGKILL ends it. */
 const ignoresTerm = (file: string) => [

@@ -4,11 +4,10 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LocalExecutor } from '../../src/cloud/local/executor.ts';
 import { processExists } from '../../src/cloud/local/executor-records.ts';
-import type { DesiredJob } from '../../src/service/ports.ts';
 import { groupMembers } from '../helpers/replica-groups.ts';
 import { localExecutorDirs } from './local-executor-dirs.ts';
 import { settle } from './local-executor-settle.ts';
-import { loseSupervisor } from './lost-supervisor.ts';
+import { lostJob as job, loseSupervisor } from './lost-supervisor.ts';
 
 /**
  * A supervisor killed while boa was down, its pid then reused by another program: the stranger is never
@@ -16,22 +15,6 @@ import { loseSupervisor } from './lost-supervisor.ts';
  */
 const dirs = localExecutorDirs('boa-lost-supervisor-');
 afterEach(() => dirs.cleanup());
-
-const job = (generation: number): DesiredJob => ({
-  jobId: 1,
-  generation,
-  replicas: [
-    {
-      jobId: 1,
-      generation,
-      rank: 0,
-      node: 'local-1',
-      gpus: 1,
-      workload: { command: ['sleep', '300'] },
-      env: { BOA_JOB_ID: '1', BOA_GENERATION: String(generation), NODE_RANK: '0' },
-    },
-  ],
-});
 
 describe.runIf(existsSync('/proc/self/environ'))(
   'local executor: a lost supervisor whose pid was reused',

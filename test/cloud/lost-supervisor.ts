@@ -6,6 +6,23 @@ import { processExists } from '../../src/cloud/local/executor-records.ts';
 import type { DesiredJob } from '../../src/service/ports.ts';
 import { settle } from './local-executor-settle.ts';
 
+/** Job 1's one replica, rank 0 on local-1, running `command`, at `generation`. */
+export const lostJob = (generation: number, command: string[] = ['sleep', '300']): DesiredJob => ({
+  jobId: 1,
+  generation,
+  replicas: [
+    {
+      jobId: 1,
+      generation,
+      rank: 0,
+      node: 'local-1',
+      gpus: 1,
+      workload: { command },
+      env: { BOA_JOB_ID: '1', BOA_GENERATION: String(generation), NODE_RANK: '0' },
+    },
+  ],
+});
+
 export async function until(condition: () => boolean, tries = 200) {
   for (let i = 0; i < tries && !condition(); i++) await new Promise((r) => setTimeout(r, 25));
   expect(condition()).toBe(true);

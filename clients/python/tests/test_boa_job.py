@@ -57,6 +57,24 @@ def stranger(test, status, body, port=0):
     return answering(test, lambda: (status, body), port)
 
 
+def serve(test, handler, host="127.0.0.1", port=0):
+    """A server of handler on its own thread, stopped when the test ends. Returns the server."""
+    server = http.server.ThreadingHTTPServer((host, port), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    test.addCleanup(server.server_close)
+    test.addCleanup(server.shutdown)
+    return server
+
+
+def reply(handler, status, data):
+    """Answers the handler's request with status and the JSON bytes data."""
+    handler.send_response(status)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Content-Length", str(len(data)))
+    handler.end_headers()
+    handler.wfile.write(data)
+
+
 def answering(test, answer, port=0):
     """A server answering each request with answer()'s (status, JSON body); stopped when the test
     ends. Returns its URL."""
@@ -65,22 +83,14 @@ def answering(test, answer, port=0):
         def do_GET(self):
             status, body = answer()
             data = json.dumps(body).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+            reply(self, status, data)
 
         do_POST = do_GET
 
         def log_message(self, *args):
             pass
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), Answer)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    test.addCleanup(server.server_close)
-    test.addCleanup(server.shutdown)
-    return f"http://127.0.0.1:{server.server_port}"
+    return f"http://127.0.0.1:{serve(test, Answer, port=port).server_port}"
 
 
 def forwarding(test):
@@ -103,21 +113,14 @@ def forwarding(test):
                     status, data = response.status, response.read()
             except urllib.error.HTTPError as error:
                 status, data = error.code, error.read()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+            reply(self, status, data)
 
         do_POST = do_GET
 
         def log_message(self, *args):
             pass
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Forward)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    test.addCleanup(server.server_close)
-    test.addCleanup(server.shutdown)
+    server = serve(test, Forward)
     return server, f"http://127.0.0.1:{server.server_port}", seen
 
 
@@ -547,10 +550,7 @@ class BoaJobTest(unittest.TestCase):
             def log_message(self, *args):
                 pass
 
-        server = http.server.HTTPServer(("127.0.0.1", 0), Page)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        self.addCleanup(server.server_close)
-        self.addCleanup(server.shutdown)
+        server = serve(self, Page)
         client = BoaJob(f"http://127.0.0.1:{server.server_port}", 1, "t", 1, poll_seconds=0.05, handle_sigterm=False)
         self.clients.append(client)
         with self.assertRaisesRegex(BoaError, "unexpected answer .*not boa"):
@@ -644,13 +644,6 @@ class BoaJobTest(unittest.TestCase):
     def test_a_redirect_takes_the_token_only_to_the_same_host(self):
         seen = {}
 
-        def serve(host, handler):
-            server = http.server.ThreadingHTTPServer((host, 0), handler)
-            threading.Thread(target=server.serve_forever, daemon=True).start()
-            self.addCleanup(server.server_close)
-            self.addCleanup(server.shutdown)
-            return server.server_port
-
         class Target(http.server.BaseHTTPRequestHandler):
             def do_GET(self):
                 seen[self.headers.get("Host")] = self.headers.get("Authorization")
@@ -665,7 +658,7 @@ class BoaJobTest(unittest.TestCase):
                 pass
 
         # 127.0.0.2 is another host to urllib (loopback, so no network is needed).
-        elsewhere = serve("127.0.0.2", Target)
+        elsewhere = serve(self, Target, "127.0.0.2").server_port
 
         class Redirecting(Target):
             def do_GET(self):
@@ -678,7 +671,7 @@ class BoaJobTest(unittest.TestCase):
                 self.send_header("Content-Length", "0")
                 self.end_headers()
 
-        here = serve("127.0.0.1", Redirecting)
+        here = serve(self, Redirecting).server_port
         for prefix in ("/away", "/same"):
             client = BoaJob(f"http://127.0.0.1:{here}{prefix}", 1, "JOB-TOKEN", handle_sigterm=False)
             self.clients.append(client)
