@@ -2,7 +2,7 @@
 /**
  * `npm run build`: the service as plain JavaScript in dist/ (what the deploy image runs, with no
  * TypeScript loader): tsc emits src/ with .ts imports rewritten to .js; this copies what tsc does not
- * (the dashboard's page and script, the default profiles) and writes the calculator worker's entry.
+ * (the dashboard's page and scripts, the default profiles) and writes the calculator worker's entry.
  */
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,8 +18,8 @@ execFileSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json'), '-
   stdio: 'inherit',
 });
 const assets = [
-  'src/api/dashboard/page.html',
-  'src/api/dashboard/app.js',
+  // Its page and browser scripts: all but the .ts, which tsc compiles.
+  'src/api/dashboard',
   'src/store/migrations',
   'src/cloud/local/replica-supervisor.sh',
   'src/cloud/local/replica-launcher.mjs',
@@ -27,7 +27,7 @@ const assets = [
 ];
 for (const file of assets) {
   mkdirSync(dirname(join(out, file)), { recursive: true });
-  cpSync(join(root, file), join(out, file), { recursive: true });
+  cpSync(join(root, file), join(out, file), { recursive: true, filter: (from) => !from.endsWith('.ts') });
 }
 // Compiled code needs no loader: the worker entry just loads the compiled worker.
 writeFileSync(join(out, 'src/service/calculator/worker-entry.mjs'), "await import('./worker.js');\n");

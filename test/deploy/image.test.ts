@@ -8,6 +8,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } fr
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { DASHBOARD_SCRIPTS } from '../../src/api/dashboard/scripts.ts';
 import { unusedPort } from '../cli/cli-harness.ts';
 
 const REPO = resolve(import.meta.dirname, '../..');
@@ -41,7 +42,8 @@ describe('Dockerfile', () => {
     const out = join(temp, 'app');
     const build = spawnSync(process.execPath, [join(REPO, 'scripts/build.mjs'), out], { encoding: 'utf8' });
     expect(build.status, build.stderr).toBe(0);
-    for (const file of ['src/service/main.js', 'src/api/dashboard/page.html', 'data/profiles.json']) {
+    const dashboard = ['page.html', ...DASHBOARD_SCRIPTS].map((name) => `src/api/dashboard/${name}`);
+    for (const file of ['src/service/main.js', ...dashboard, 'data/profiles.json']) {
       expect(existsSync(join(out, file)), file).toBe(true);
     }
     // As the image lays it out: package.json and node_modules beside the compiled tree.
@@ -69,6 +71,8 @@ describe('Dockerfile', () => {
       // The plan came from the compiled calculator worker.
       expect(((await put.json()) as { plan: { id: number } | null }).plan?.id).toBeGreaterThan(0);
       expect((await fetch(`http://127.0.0.1:${port}/`)).headers.get('content-type')).toMatch(/text\/html/);
+      const script = await fetch(`http://127.0.0.1:${port}/dashboard/${DASHBOARD_SCRIPTS[0]}`);
+      expect(script.status).toBe(200);
       expect(log).not.toMatch(/tsx/);
     } finally {
       child.kill('SIGKILL');

@@ -1,13 +1,14 @@
 /**
- * The dashboard at `/`: one page, its script, and the chart library (vega, vega-lite) served from the
- * installed npm packages, so it works with no internet. The page holds no data: it asks for the
- * operator token once and reads the operator API with it, like any other client.
+ * The dashboard at `/`: one page, its scripts (listed in scripts.ts), and the chart library (vega,
+ * vega-lite) served from the installed npm packages, so it works with no internet. The page holds no
+ * data: it asks for the operator token once and reads the operator API with it, like any other client.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { ApiEnv } from '../env.ts';
+import { DASHBOARD_SCRIPTS } from './scripts.ts';
 
 const require = createRequire(import.meta.url);
 const JS = 'text/javascript; charset=utf-8';
@@ -20,7 +21,9 @@ function asset(path: string, type: string) {
 function loadAssets() {
   return new Map([
     ['/', asset(join(import.meta.dirname, 'page.html'), 'text/html; charset=utf-8')],
-    ['/dashboard/app.js', asset(join(import.meta.dirname, 'app.js'), JS)],
+    ...DASHBOARD_SCRIPTS.map(
+      (name) => [`/dashboard/${name}`, asset(join(import.meta.dirname, name), JS)] as const,
+    ),
     ['/dashboard/vendor/vega.min.js', asset(require.resolve('vega/build/vega.min.js'), JS)],
     ['/dashboard/vendor/vega-lite.min.js', asset(require.resolve('vega-lite/build/vega-lite.min.js'), JS)],
   ]);

@@ -1,8 +1,9 @@
 /**
- * The dashboard's script in node (load-app.ts): the charts' specs rendered with the real vega, the
+ * The dashboard's scripts in node (load-app.ts): the charts' specs rendered with the real vega, the
  * numbers and tables as HTML, what the API's answers turn into. The whole page: ../dashboard.test.ts.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { DASHBOARD_SCRIPTS } from '../../../src/api/dashboard/scripts.ts';
 import { startService } from '../../service/harness.ts';
 import { loadDashboardScript, renderSpec } from './load-app.ts';
 
@@ -358,5 +359,35 @@ describe('the page as served', () => {
     const policy = res.headers.get('content-security-policy') ?? '';
     expect(policy).toContain("default-src 'self'");
     expect(policy).toContain("frame-ancestors 'none'");
+  });
+
+  /** The scripts the served page loads, in its order; every `<script>` has a src (the policy runs no inline one). */
+  async function pageScripts(s: Service) {
+    const html = await (await s.app.request('/')).text();
+    const tags = html.match(/<script\b[^>]*>/g) ?? [];
+    return tags.map((tag) => /\bsrc="([^"]+)"/.exec(tag)?.[1]);
+  }
+
+  it("loads the chart library, then the dashboard's scripts in the order the node loader runs them", async () => {
+    const scripts = await pageScripts(await service());
+    expect(scripts).toEqual([
+      '/dashboard/vendor/vega.min.js',
+      '/dashboard/vendor/vega-lite.min.js',
+      ...DASHBOARD_SCRIPTS.map((name) => `/dashboard/${name}`),
+    ]);
+  });
+
+  it('serves every script the page loads, as JavaScript, under the same policy', async () => {
+    const s = await service();
+    const scripts = await pageScripts(s);
+    expect(scripts.length).toBeGreaterThan(2);
+    for (const src of scripts) {
+      const res = await s.app.request(src!);
+      expect(res.status, src).toBe(200);
+      expect(res.headers.get('content-type'), src).toBe('text/javascript; charset=utf-8');
+      expect(res.headers.get('cache-control'), src).toBe('no-cache');
+      expect(res.headers.get('content-security-policy'), src).toContain("default-src 'self'");
+      expect((await res.text()).length, src).toBeGreaterThan(0);
+    }
   });
 });

@@ -1,16 +1,18 @@
 /**
- * The dashboard's script (src/api/dashboard/app.js) in a node:vm context with a minimal stand-in for
- * the page: elements by id (innerHTML, textContent, value, classes, listeners), sessionStorage, a fetch
- * the test answers, and the real vega and vega-lite. Fast checks of its functions with no browser;
- * test/api/dashboard.test.ts runs the whole page in Chromium.
+ * The dashboard's scripts (src/api/dashboard, in the order of its scripts.ts, as the page loads them) in
+ * one node:vm context with a minimal stand-in for the page: elements by id (innerHTML, textContent,
+ * value, classes, listeners), sessionStorage, a fetch the test answers, and the real vega and vega-lite.
+ * Fast checks of their functions with no browser; test/api/dashboard.test.ts runs the whole page in
+ * Chromium.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import vm from 'node:vm';
 import * as vega from 'vega';
 import * as vegaLite from 'vega-lite';
+import { DASHBOARD_SCRIPTS } from '../../../src/api/dashboard/scripts.ts';
 
-const APP = join(import.meta.dirname, '../../../src/api/dashboard/app.js');
+const DASHBOARD = join(import.meta.dirname, '../../../src/api/dashboard');
 
 export class FakeElement {
   innerHTML = '';
@@ -57,8 +59,11 @@ export function loadDashboardScript(fetch: FakeFetch = () => Promise.reject(new 
     vega,
     vegaLite,
   });
-  vm.runInContext(readFileSync(APP, 'utf8'), context, { filename: APP });
-  // Top-level declarations of a script are visible to later scripts in the same context.
+  // Top-level declarations of a script are visible to later scripts in the same context, as on the page.
+  for (const name of DASHBOARD_SCRIPTS) {
+    const file = join(DASHBOARD, name);
+    vm.runInContext(readFileSync(file, 'utf8'), context, { filename: file });
+  }
   const fns = vm.runInContext(
     '({ api, spendSpec, frontierSpec, renderNumbers, renderTables, renderResizes, renderHealth, renderActiveJobs, refresh, start, keepTail, redrawn })',
     context,

@@ -1,0 +1,138 @@
+/*
+ * The dashboard's two charts: their Vega-Lite specs, the spend against the budget over the last 24 h
+ * (spendSpec) and what each budget buys on the current frontier (frontierSpec), and their drawing with
+ * vega into the page, each replacing its previous view (redraw).
+ */
+/* global vega, vegaLite */
+/* global $ -- format.js */
+/* exported redraw, spendSpec, frontierSpec -- used by app.js */
+'use strict';
+
+async function draw(container, spec) {
+  const view = new vega.View(vega.parse(vegaLite.compile(spec).spec), { renderer: 'svg', container });
+  await view.runAsync();
+  return view;
+}
+
+const views = {};
+async function redraw(name, spec) {
+  views[name]?.finalize();
+  views[name] = await draw($(name), spec);
+}
+
+function spendSpec(ledger, budget) {
+  const names = ['paid (per bucket)', 'allocated (per bucket)', `paid, ${ledger.windowHours} h average`];
+  const point = (at, p) => [
+    { at, series: names[0], value: p.paidGpuHoursPerHour },
+    { at, series: names[1], value: p.allocatedGpuHoursPerHour },
+    { at, series: names[2], value: p.paidWindowAverage },
+  ];
+  const first = ledger.series[0];
+  const last = ledger.series[ledger.series.length - 1];
+  // Step-after holds a point's value until the next point: each bucket's values start at its `from`,
+  // and the last bucket's are repeated at its `to` (now), so every bucket is drawn over its own span
+  // (at `to`, each was drawn a bucket late and the last one not at all).
+  const values = [...ledger.series.flatMap((p) => point(p.from, p)), ...(last ? point(last.to, last) : [])];
+  const end = last ? new Date(last.to).getTime() : Date.now();
+  // The budget window, shaded; clipped to the series so a young service's chart is not mostly empty.
+  const start = first ? new Date(first.from).getTime() : end;
+  const windowStart = new Date(Math.max(start, end - ledger.windowHours * 3_600_000)).toISOString();
+  // UTC, as the times in the tables and everywhere else in boa; the browser's zone would shift the axis.
+  const x = { field: 'at', type: 'temporal', title: 'time (UTC)', scale: { type: 'utc' } };
+  const layers = [
+    {
+      data: { values: [{ from: windowStart, to: new Date(end).toISOString() }] },
+      mark: { type: 'rect', color: '#1f3a5f', opacity: 0.06 },
+      encoding: { x: { field: 'from', type: 'temporal', scale: { type: 'utc' } }, x2: { field: 'to' } },
+    },
+    {
+      data: { values },
+      mark: { type: 'line', interpolate: 'step-after' },
+      encoding: {
+        x,
+        y: { field: 'value', type: 'quantitative', title: 'GPU-hours per hour' },
+        // The series named up front: with no points yet (a service that just started) an empty
+        // legend made vega size the chart 1.8e308 px tall; and each series keeps its colour.
+        color: {
+          field: 'series',
+          type: 'nominal',
+          title: null,
+          scale: { domain: names },
+          legend: { orient: 'bottom' },
+        },
+      },
+    },
+  ];
+  if (budget !== null) {
+    layers.push({
+      data: { values: [{ budget, label: `budget ${budget}` }] },
+      layer: [
+        {
+          mark: { type: 'rule', color: '#c0392b', strokeDash: [6, 4], size: 2 },
+          encoding: { y: { field: 'budget', type: 'quantitative' } },
+        },
+        {
+          mark: { type: 'text', color: '#c0392b', align: 'left', x: 4, dy: -7 },
+          encoding: { y: { field: 'budget', type: 'quantitative' }, text: { field: 'label' } },
+        },
+      ],
+    });
+  }
+  return { width: 'container', height: 260, layer: layers, config: { view: { stroke: null } } };
+}
+
+function frontierSpec(frontier) {
+  const values = frontier.vertices.map((v) => ({ budget: v.gpuHoursPerHour, jct: v.avgJctSeconds / 60 }));
+  const layers = [
+    {
+      data: { values },
+      mark: { type: 'line', point: true },
+      encoding: {
+        x: { field: 'budget', type: 'quantitative', title: 'GPU-hours per hour', scale: { zero: false } },
+        y: { field: 'jct', type: 'quantitative', title: 'average JCT (minutes)', scale: { type: 'log' } },
+      },
+    },
+  ];
+  if (frontier.budget !== null && frontier.budget !== undefined) {
+    layers.push({
+      data: { values: [{ budget: frontier.budget, label: `your budget ${frontier.budget}` }] },
+      layer: [
+        {
+          mark: { type: 'rule', color: '#c0392b', strokeDash: [6, 4] },
+          encoding: { x: { field: 'budget', type: 'quantitative' } },
+        },
+        {
+          mark: { type: 'text', color: '#c0392b', align: 'left', dx: 4, y: 10 },
+          encoding: { x: { field: 'budget', type: 'quantitative' }, text: { field: 'label' } },
+        },
+      ],
+    });
+  }
+  if (frontier.plan) {
+    layers.push({
+      data: {
+        values: [
+          { budget: frontier.plan.gpuHoursPerHour, jct: frontier.plan.avgJctSeconds / 60, label: 'plan' },
+        ],
+      },
+      layer: [
+        {
+          mark: { type: 'point', shape: 'diamond', size: 150, filled: true, color: '#c0392b' },
+          encoding: {
+            x: { field: 'budget', type: 'quantitative' },
+            y: { field: 'jct', type: 'quantitative' },
+          },
+        },
+        {
+          mark: { type: 'text', color: '#c0392b', align: 'left', dx: 8, dy: -8 },
+          encoding: {
+            x: { field: 'budget', type: 'quantitative' },
+            y: { field: 'jct', type: 'quantitative' },
+            text: { field: 'label' },
+          },
+        },
+      ],
+    });
+  }
+  return { width: 'container', height: 260, layer: layers, config: { view: { stroke: null } } };
+}

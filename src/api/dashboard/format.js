@@ -1,0 +1,44 @@
+/*
+ * The dashboard's first script. The page loads its scripts in the order of scripts.ts, as classic
+ * scripts sharing one global scope: each uses what the ones before it define. This one holds the small
+ * helpers all the others use: an element of the page by id (`$`), and values as the page shows them (a
+ * number to 2 decimals, a budget as set, a time in UTC as the CLI prints it, a duration, an HTML table,
+ * text escaped for HTML).
+ */
+/* global document */
+/* exported $, fmt, budgetText, utcTime, minutes, table, escapeHtml -- used by the scripts after it */
+'use strict';
+
+const $ = (id) => document.getElementById(id);
+
+const fmt = (value, digits = 2) =>
+  value === null || value === undefined || Number.isNaN(value) ? '-' : Number(value).toFixed(digits);
+
+/** A budget: the operator's own number, as set (to 4 decimals), never rounded to 1 (12.25 read 12.3). */
+function budgetText(value) {
+  const text = String(Number(value.toFixed(4)));
+  return text.includes('.') ? text : `${text}.0`;
+}
+
+/**
+ * A time as the CLI, the API and the logs give it: ISO-8601 UTC to the second (2026-11-01T12:00:00Z).
+ * Not the browser's zone: an operator comparing the page with `boa` or a log would be hours off.
+ */
+function utcTime(at) {
+  return new Date(at).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+function minutes(seconds) {
+  if (seconds === null || seconds === undefined) return '-';
+  return seconds >= 3600 ? `${(seconds / 3600).toFixed(1)} h` : `${(seconds / 60).toFixed(1)} min`;
+}
+
+function table(head, rows) {
+  const th = head.map((h) => `<th>${h}</th>`).join('');
+  const body = rows.map((r) => `<tr>${r.map((c) => `<td>${c}</td>`).join('')}</tr>`).join('');
+  return `<table><thead><tr>${th}</tr></thead><tbody>${body}</tbody></table>`;
+}
+
+function escapeHtml(text) {
+  return String(text).replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+}

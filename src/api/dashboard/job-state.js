@@ -1,0 +1,47 @@
+/*
+ * A followed job's state in the words `boa jobs logs -f` says it with: running, waiting (for what),
+ * how it ended, a restart's backoff, a generation starting. Text only: log-follow.js puts it on the log's
+ * status line.
+ */
+/* global utcTime -- format.js */
+/* exported describeJob, startingLine -- used by log-follow.js */
+'use strict';
+
+/** Why a followed job waits, in the words `boa jobs logs -f` says it with (those of `boa jobs list`). */
+const WAITING_WORDS = {
+  plan: 'waiting for a plan',
+  budget: 'queued for the budget',
+  tick: 'waiting for the next tick',
+  nodes: 'waiting for nodes to boot',
+};
+
+const jobWho = (job) => `job ${job.id}${job.name ? ` (${job.name})` : ''}`;
+
+/** "job 3 (first): failed (exit 1: rank 0 exited 1)": a followed job's state as the CLI says it. */
+function describeJob(job) {
+  const who = jobWho(job);
+  if (job.state === 'running') return `${who}: running on ${job.width} GPU${job.width === 1 ? '' : 's'}`;
+  if (job.state === 'waiting')
+    return `${who}: ${job.waitingFor ? (WAITING_WORDS[job.waitingFor] ?? `waiting for ${job.waitingFor}`) : 'waiting'}`;
+  const code = job.exitCode === null ? '' : `exit ${job.exitCode}`;
+  const why = job.state === 'failed' ? [code, job.failureReason].filter(Boolean).join(': ') : '';
+  return `${who}: ${job.state}${why ? ` (${why})` : ''}`;
+}
+
+/** A job waiting out a restart's backoff: what ended its run, and when it runs again (as the CLI). */
+function restartLine(job) {
+  const code = job.exitCode === null ? '' : `exit ${job.exitCode}`;
+  const why = [code, job.failureReason].filter(Boolean).join(': ');
+  const at = utcTime(job.restartNotBefore);
+  return `${jobWho(job)}: its run ended${why ? ` (${why})` : ''}; restart ${job.restarts} at ${at}`;
+}
+
+/**
+ * A running job whose generation has no log yet. `restartsSeen` is its restarts when the last run shown
+ * began: more now means that run failed and this one waits out the backoff (restartNotBefore alone
+ * does not say so: it stays set once the restart has run).
+ */
+function startingLine(job, restartsSeen) {
+  if (job.restartNotBefore !== null && job.restarts > restartsSeen) return restartLine(job);
+  return `${describeJob(job)}; generation ${job.generation} is starting`;
+}

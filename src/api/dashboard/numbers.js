@@ -1,0 +1,93 @@
+/*
+ * The dashboard's current numbers as tiles (the budget, what is paid and allocated over the budget's
+ * window, the plan, nodes and GPUs, how far below the budget and why), and the health line above them
+ * (the last tick, the planner's error, why jobs wait for nodes, the node group's issues).
+ */
+/* global $, fmt, budgetText, utcTime, minutes, escapeHtml -- format.js */
+/* exported renderNumbers, renderHealth -- used by app.js */
+'use strict';
+
+function number(id, label, value) {
+  return `<div class="number"><div class="value" id="${id}">${value}</div><div class="label">${label}</div></div>`;
+}
+
+/** The window's span as read: "last 24 h", or what the record has while it is shorter (a new service). */
+function windowText(w) {
+  return w.hours < w.windowHours - 1e-6
+    ? `average of the ${minutes(w.hours * 3600)} on record`
+    : `last ${w.windowHours} h average`;
+}
+
+function renderNumbers(budget, plan, status) {
+  const w = budget.window;
+  const over = budget.gpuHoursPerHour !== null && w.paidGpuHoursPerHour > budget.gpuHoursPerHour;
+  const nodes = status.nodeGroup;
+  $('numbers').innerHTML = [
+    number(
+      'budget-value',
+      'budget, GPU-hours per hour',
+      budget.gpuHoursPerHour === null ? 'not set' : budgetText(budget.gpuHoursPerHour),
+    ),
+    number(
+      'paid-value',
+      `paid, ${windowText(w)}`,
+      `<span class="${over ? 'over' : ''}">${fmt(w.paidGpuHoursPerHour)}</span>`,
+    ),
+    number('allocated-value', `allocated, ${windowText(w)}`, fmt(w.allocatedGpuHoursPerHour)),
+    // No price known for the nodes' instance type: no $ tile rather than one that reads like no budget.
+    budget.nodePricePerHour === null
+      ? ''
+      : number(
+          'dollars-value',
+          'budget $ per month',
+          budget.dollarsPerMonth === null
+            ? '-'
+            : `$${Math.round(budget.dollarsPerMonth).toLocaleString('en-US')}`,
+        ),
+    number('plan-value', 'the plan allocates', plan ? fmt(plan.predicted.gpuHoursPerHour) : '-'),
+    number('jct-value', 'predicted average JCT', plan ? minutes(plan.predicted.avgJctSeconds) : '-'),
+    number('nodes-value', 'nodes desired / ready', `${nodes.desiredNodes ?? 0} / ${nodes.readyNodes}`),
+    number('gpus-value', 'GPUs allocated / paid', `${status.gpus.allocated} / ${status.gpus.paid}`),
+    budget.control
+      ? number('below-value', belowLabel(budget.control.belowBudget), fmt(budget.control.belowBudget.gpus, 1))
+      : '',
+  ].join('');
+}
+
+/** Why fewer GPUs than the budget are paid for now (GET /v1/budget control.belowBudget). */
+function belowLabel(below) {
+  const label = 'GPUs below the budget now';
+  if (below.gpus < 0.05) return label;
+  if (below.waitingGpus > 0) return `${label}: jobs wait for nodes, the budget or a plan`;
+  return `${label}: running jobs could use ${fmt(below.usableGpus, 1)}, no job present can use ${fmt(below.unusableGpus, 1)}`;
+}
+
+/**
+ * Whether the service is working, not only answering: the last tick (flagged once three ticks are
+ * missed: the scheduler's ticks fail, see the log's tick_failed), the planner's error, why jobs wait
+ * for nodes and the node group's health, as `boa status` prints them.
+ */
+function renderHealth(status, now = Date.now()) {
+  const lines = [];
+  if (status.lastTickAt === null) lines.push(['', 'no tick yet']);
+  else {
+    const age = (now - Date.parse(status.lastTickAt)) / 1000;
+    const late = age > 3 * status.tickSeconds;
+    const at = utcTime(status.lastTickAt);
+    lines.push(
+      late
+        ? [
+            'over',
+            `no tick since ${at} (${minutes(age)} ago, every ${status.tickSeconds} s expected): the scheduler is failing, see the service log`,
+          ]
+        : ['', `last tick ${at}`],
+    );
+  }
+  if (status.plannerError) lines.push(['over', `plan failed: ${status.plannerError}`]);
+  const group = status.nodeGroup;
+  if (group.waitingReason) lines.push(['over', `jobs wait: ${group.waitingReason}`]);
+  for (const issue of group.issues ?? []) lines.push(['over', `node group: ${issue.code}: ${issue.message}`]);
+  $('health').innerHTML = lines
+    .map(([cls, text]) => `<span class="${cls}">${escapeHtml(text)}</span>`)
+    .join(' · ');
+}

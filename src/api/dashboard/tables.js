@@ -1,0 +1,121 @@
+/*
+ * The dashboard's tables: the plan's GPU widths by class and statistical epoch, the jobs by state, the
+ * nodes, the last resizes, and the active jobs (running, and waiting with why), whose ids open their
+ * log (log-panel.js).
+ */
+/* global $, budgetText, utcTime, table, escapeHtml -- format.js */
+/* exported renderTables, renderResizes, ACTIVE_SHOWN, renderActiveJobs -- used by app.js */
+'use strict';
+
+/** Why a node is not ready that means it is on its way up (the others: not-ready, no-gpus, cordoned). */
+const BOOTING = new Set(['booting', 'registering']);
+
+function renderTables(plan, status) {
+  if (plan) {
+    const epochs = Math.max(
+      0,
+      ...Object.values(plan.widths).flatMap((shares) => shares.map((s) => s.widths.length)),
+    );
+    // Counted from 1, as the jobs table and the CLI count a job's statistical epoch.
+    const head = ['class', 'share', ...Array.from({ length: epochs }, (_, j) => `e${j + 1}`)];
+    const rows = Object.entries(plan.widths).flatMap(([name, shares]) =>
+      shares.map((s) => [
+        escapeHtml(name),
+        `${Math.round(s.share * 100)}%`,
+        ...Array.from({ length: epochs }, (_, j) => s.widths[j] ?? ''),
+      ]),
+    );
+    $('widths').innerHTML =
+      `<p>plan #${plan.id}, ${escapeHtml(plan.solver)} solver, for ${budgetText(plan.budget)} GPU-hours per hour</p>${table(head, rows)}`;
+  } else {
+    $('widths').innerHTML = '<p>No plan yet: set a budget (<code>npx boa budget set 40</code>).</p>';
+  }
+  $('jobs').innerHTML = table(
+    ['state', 'jobs'],
+    Object.entries(status.jobs).map(([state, n]) => [escapeHtml(state), n]),
+  );
+  const g = status.nodeGroup;
+  // Not ready is not always booting: a node that lost its GPUs or went NotReady, or one cordoned for
+  // removal, says why (docs/nodes.md), as `boa status` does.
+  const notReady = Object.entries(g.notReady ?? {});
+  const booting = notReady.filter(([why]) => BOOTING.has(why)).reduce((sum, [, n]) => sum + n, 0);
+  const other = notReady.filter(([why]) => !BOOTING.has(why)).map(([why, n]) => `${n} ${escapeHtml(why)}`);
+  $('nodes').innerHTML = table(
+    ['desired', 'ready', 'booting', 'not ready', 'min', 'max'],
+    [
+      [
+        g.desiredNodes ?? '-',
+        g.readyNodes,
+        booting,
+        other.join(', ') || '-',
+        g.minSize ?? '-',
+        g.maxSize ?? '-',
+      ],
+    ],
+  );
+}
+
+function renderResizes(resizes) {
+  $('resizes').innerHTML = resizes.length
+    ? table(
+        ['at', 'to nodes', 'status'],
+        resizes.map((r) => [utcTime(r.at), r.target, escapeHtml(r.status)]),
+      )
+    : '<p>No resizes yet.</p>';
+}
+
+const WAITS_FOR = {
+  plan: 'waits for a plan (is a budget set?)',
+  budget: 'queued for the budget',
+  tick: 'waits for the next tick',
+  nodes: 'waits for nodes to boot',
+};
+/** Shown per state: a queue of thousands must not make the page slow; the CLI lists them all. */
+const ACTIVE_SHOWN = 20;
+
+function jobNote(job) {
+  if (job.waitingFor) return WAITS_FOR[job.waitingFor] ?? job.waitingFor;
+  const notes = [];
+  // Running narrower than its plan: the budget's ceiling narrowed it, or its nodes still boot or
+  // placement could not give it more (as the CLI says).
+  const planned = job.state === 'running' && job.widths ? job.widths[job.statEpoch] : undefined;
+  if (planned !== undefined && job.width < planned) {
+    const why = job.narrowedBy === 'budget' ? "the budget's ceiling" : 'nodes booting or placement';
+    notes.push(`on ${job.width} of its plan's ${planned} GPUs (${why})`);
+  }
+  if (job.restarts > 0) {
+    const code = job.exitCode === null ? '' : `exit ${job.exitCode}: `;
+    const last = job.failureReason ? `, the last after ${code}${job.failureReason}` : '';
+    notes.push(`${job.restarts} restart${job.restarts === 1 ? '' : 's'}${last}`);
+  }
+  return notes.join('; ');
+}
+
+function renderActiveJobs(running, waiting, counts) {
+  const jobs = [...running, ...waiting];
+  const rows = jobs.map((j) => [
+    // A job boa runs has a log to show: its id opens it below the table.
+    j.workload
+      ? `<button type="button" class="job-log" data-job="${j.id}" title="show its output">${j.id}</button>`
+      : j.id,
+    escapeHtml(j.name ?? ''),
+    escapeHtml(j.class),
+    escapeHtml(j.state),
+    j.width,
+    // Counted from 1, as the CLI shows it (the API's statEpoch is 0-based).
+    `${j.statEpoch + 1}${j.widths ? ` of ${j.widths.length}` : ''}`,
+    utcTime(j.startedAt ?? j.submittedAt),
+    escapeHtml(jobNote(j)),
+  ]);
+  const more = [
+    [counts.running, running.length, 'running'],
+    [counts.waiting, waiting.length, 'waiting'],
+  ]
+    .filter(([total, shown]) => total > shown)
+    .map(([total, shown, state]) => `the newest ${shown} of ${total} ${state}`);
+  $('active-jobs').innerHTML = jobs.length
+    ? `${table(['id', 'name', 'class', 'state', 'GPUs', 'epoch', 'since', 'note'], rows)}${
+        more.length ? `<p class="shown">Shown: ${more.join('; ')} (all: <code>boa jobs list</code>).</p>` : ''
+      }`
+    : '<p>No job is waiting or running.</p>';
+}
