@@ -83,6 +83,12 @@ try {
   const cli = flags();
   const file = program.opts<{ config?: string }>().config;
   const config = resolveConfig(file ? readConfigFile(file) : {}, configFromEnv(process.env), cli);
+  if (config.dataDir === ':memory:' && !config.token && !config.tokenSecretArn) {
+    // The token would be generated and kept nowhere: a service nobody could call.
+    throw new ConfigError(
+      '--data :memory: keeps no token file: give the operator token with BOA_TOKEN or --token',
+    );
+  }
   undoFreshStart = undoFreshDataDir(config.dataDir);
   const logFormat = chooseLogFormat(program.opts<{ logFormat?: string }>().logFormat, process.stdout.isTTY);
   const startLogger = createLogger(config.logLevel, logFormat);

@@ -30,14 +30,17 @@ describe('a start that cannot succeed', () => {
     const badProfiles = join(root, 'bad-profiles.json');
     writeFileSync(badProfiles, JSON.stringify({ version: 2, classes: [] }));
     const port = String(await unusedPort());
-    const [tick, data, missing, bad, flag] = await Promise.all([
+    const [tick, data, missing, bad, flag, memory] = await Promise.all([
       runToExit(['--data', dir(), '--port', port], { BOA_TICK_SECONDS: '0' }),
       runToExit(['--data', file, '--port', port]),
       runToExit(['--data', dir(), '--port', port, '--profiles', join(root, 'nope.json')]),
       runToExit(['--data', dir(), '--port', port, '--profiles', badProfiles]),
       runToExit(['--data', dir(), '--port', port, '--tick-seconds', '-5']),
+      // A token generated into no file: a service nobody could call.
+      runToExit(['--data', ':memory:', '--port', port]),
     ]);
-    for (const run of [tick, data, missing, bad, flag]) expect(run.code, run.stderr).toBe(2);
+    for (const run of [tick, data, missing, bad, flag, memory]) expect(run.code, run.stderr).toBe(2);
+    expectOneLine(memory, /--data :memory: keeps no token file: give the operator token with BOA_TOKEN/);
     expectOneLine(tick, /BOA_TICK_SECONDS must be > 0 \(got 0\)/);
     expectOneLine(data, /--data .*a-file is a file; the data dir must be a directory/);
     expectOneLine(missing, /cannot read profiles file .*nope\.json: ENOENT/);
