@@ -10,6 +10,7 @@ import {
   unrecordedSupervisors,
 } from './executor-records.ts';
 import type { LocalReplica } from './local-replica.ts';
+import { procSnapshot } from './proc-snapshot.ts';
 import type { RendezvousPorts } from './rendezvous-ports.ts';
 import { signalQuietly, signalReplicaGroups } from './replica-signals.ts';
 
@@ -47,6 +48,7 @@ export function adoptRecorded(
     strays.push({ stray, killAt: steadyNow + graceMs });
   }
   const replicas: LocalReplica[] = [];
+  const procs = procSnapshot();
   for (const found of scanRecords(jobsDir)) {
     const exit = readExit(found.dir, found.rank);
     const ours = isOurSupervisor(found.record.pid, found.dir, found.rank);
@@ -83,7 +85,7 @@ export function adoptRecorded(
     // A lost supervisor's command (no exit record) gets it itself, as stopReplica sends it.
     if (stop !== undefined && !stop.sent && used < graceMs) {
       if (alive) signalQuietly(found.record.pid, 'SIGTERM');
-      else if (exit === undefined) signalReplicaGroups(replica, 'SIGTERM');
+      else if (exit === undefined) signalReplicaGroups(replica, 'SIGTERM', procs);
     }
   }
   tellMovedUrl(replicas, serviceUrl, logger);

@@ -15,6 +15,7 @@ import {
 } from 'node:fs';
 import { constants } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
+import type { ProcEntry, ProcSnapshot } from './proc-snapshot.ts';
 
 /**
  * The local executor's records on disk, one folder per job generation: DATA_DIR/jobs/<id>/<generation>/
@@ -165,54 +166,43 @@ export function readGroup(dir: string, rank: number): number | undefined {
  * member's environment says it is this replica's (the supervisor's BOA_SIGTERM_FILE, or the job, generation
  * and rank boa gave it). Without /proc (macOS) there is no way to tell, and the group is taken as ours.
  */
-export function groupIsReplicas(group: number, replica: ReplicaKey & { readonly dir: string }): boolean {
+export function groupIsReplicas(
+  group: number,
+  replica: ReplicaKey & { readonly dir: string },
+  procs: ProcSnapshot,
+): boolean {
   try {
     process.kill(-group, 0); // a group with no process left (the usual case) needs no look
   } catch {
     return false;
   }
-  if (!existsSync('/proc/self/stat')) return true;
-  const inGroup = (pid: number) => {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // pid (comm) state ppid pgrp ...: comm may hold spaces and parentheses.
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]) === group;
-  };
-  return replicaProcesses(replica, inGroup, 1).length > 0;
+  if (procs() === undefined) return true;
+  return replicaProcesses(replica, procs, group).length > 0;
 }
 
 /**
  * Live processes (Linux /proc; none elsewhere) whose environment says they are this replica's: the
  * supervisor's BOA_SIGTERM_FILE, which names the replica's folder. Within a group already known to be
- * boa's (`among`), the job, generation and rank boa gave it also do; across all processes they do not,
- * since another data dir's service numbers its jobs the same. At most `limit` are returned; the
- * service's own process and others' never.
+ * boa's (`inGroup`), the job, generation and rank boa gave it also do; across all processes they do not,
+ * since another data dir's service numbers its jobs the same. The service's own process never is.
  */
 export function replicaProcesses(
   replica: ReplicaKey & { readonly dir: string },
-  among?: (pid: number) => boolean,
-  limit = Number.POSITIVE_INFINITY,
-): number[] {
-  if (!existsSync('/proc/self/environ')) return [];
-  const marks = [[`BOA_SIGTERM_FILE=${recordFile(replica.dir, replica.rank, 'sigterm')}`]];
-  if (among)
-    marks.push([
-      `BOA_JOB_ID=${replica.jobId}`,
-      `BOA_GENERATION=${replica.generation}`,
-      `NODE_RANK=${replica.rank}`,
-    ]);
-  const found: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
-    try {
-      if (among && !among(Number(entry))) continue;
-      const env = new Set(readFileSync(`/proc/${entry}/environ`, 'utf8').split('\0'));
-      if (marks.some((mark) => mark.every((variable) => env.has(variable)))) found.push(Number(entry));
-      if (found.length >= limit) break;
-    } catch {
-      // Gone meanwhile, or another user's: not this replica's.
-    }
-  }
-  return found;
+  procs: ProcSnapshot,
+  inGroup?: number,
+): ProcEntry[] {
+  const sigtermFile = recordFile(replica.dir, replica.rank, 'sigterm');
+  const given = (env: ReadonlyMap<string, string>) =>
+    env.get('BOA_JOB_ID') === String(replica.jobId) &&
+    env.get('BOA_GENERATION') === String(replica.generation) &&
+    env.get('NODE_RANK') === String(replica.rank);
+  return (procs() ?? []).filter(
+    (p) =>
+      !p.zombie &&
+      p.pid !== process.pid &&
+      (inGroup === undefined || p.pgrp === inGroup) &&
+      (p.env.get('BOA_SIGTERM_FILE') === sigtermFile || (inGroup !== undefined && given(p.env))),
+  );
 }
 
 export function writeStop(dir: string, rank: number, at: number, sent?: { sent: true }): void {

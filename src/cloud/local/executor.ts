@@ -27,6 +27,7 @@ import { ReplicaLauncher } from './launcher.ts';
 import { type LocalReplica, refreshLiveness, replicaStatus } from './local-replica.ts';
 import { capReplicaLogs, DEFAULT_LOG_CAP, type LogCap } from './log-cap.ts';
 import { LocalReplicaLogs } from './replica-logs.ts';
+import { procSnapshot, type ProcSnapshot } from './proc-snapshot.ts';
 import { stopLostReplica, stopReplica } from './replica-stop.ts';
 import { heldBackNames, replicaEnv } from './replica-env.ts';
 import { killReplicaGroups, signalQuietly } from './replica-signals.ts';
@@ -172,9 +173,11 @@ export class LocalExecutor implements Executor {
     const steadyNow = this.monotonicNow();
     // Jobs whose older replicas are still alive: their new generation waits until those are gone.
     const blocked = new Set<number>();
+    // /proc as this pass sees it, read once if any replica needs it (replica-signals.ts).
+    const procs = procSnapshot();
     this.strays = this.strays.filter(({ stray, killAt }) => {
       // Its groups, while a member's environment says they are still this replica's (never a stranger's).
-      const alive = stray.groups.filter((group) => groupIsReplicas(group, stray));
+      const alive = stray.groups.filter((group) => groupIsReplicas(group, stray, procs));
       if (alive.length === 0) return false;
       if (steadyNow >= killAt) for (const group of alive) signalQuietly(-group, 'SIGKILL');
       blocked.add(stray.jobId);
@@ -197,9 +200,9 @@ export class LocalExecutor implements Executor {
       // generation; taken back, its SIGTERM's exit 0 read as done (found in review).
       if (current && replica.stopAt === undefined) continue;
       if (replica.alive) {
-        stopReplica(replica, { now, steadyNow }, this.graceMs, this.logger);
+        stopReplica(replica, { now, steadyNow }, this.graceMs, this.logger, procs);
         blocked.add(replica.jobId);
-      } else if (stopLostReplica(replica, { now, steadyNow }, this.graceMs, this.logger)) {
+      } else if (stopLostReplica(replica, { now, steadyNow }, this.graceMs, this.logger, procs)) {
         // Its supervisor lost, its command still running: its next generation waits as for any stop.
         blocked.add(replica.jobId);
       } else if (current) {
@@ -207,7 +210,7 @@ export class LocalExecutor implements Executor {
       } else if (replica.exit && !replica.exit.stopped && !replica.reportedEnded) {
         endedBeforeStop.push(replica);
       } else {
-        this.forget(key, replica);
+        this.forget(key, replica, procs);
       }
     }
     const starts: Promise<void>[] = [];
@@ -264,11 +267,11 @@ export class LocalExecutor implements Executor {
     }
   }
 
-  private forget(key: string, replica: LocalReplica): void {
+  private forget(key: string, replica: LocalReplica, procs: ProcSnapshot): void {
     // One from a boa older than 2026-11-28 did not end its command's group when the command ended: never
     // leave one behind (a lost supervisor's command was stopped before: stopLostReplica). A supervisor of
     // today's ends that group itself, so this then signals nothing.
-    killReplicaGroups(replica);
+    killReplicaGroups(replica, procs);
     // Forgotten even if its records stay (a folder made unwritable from outside): throwing here stopped
     // every pass, so no job's exit was seen again, and a restart threw on the same records (found in
     // review). Those left are adopted as ended at a restart and removed then.

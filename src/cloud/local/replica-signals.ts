@@ -2,7 +2,6 @@
  * Signals to a local replica's processes, never to a stranger's: a recorded pid or process group id can
  * belong to someone else once the replica's processes are gone (a reused pid, a reboot).
  */
-import { existsSync } from 'node:fs';
 import {
   groupIsReplicas,
   isOurSupervisor,
@@ -11,7 +10,8 @@ import {
   replicaProcesses,
   type ReplicaKey,
 } from './executor-records.ts';
-import { groupLives, groupOf } from './process-groups.ts';
+import { groupLives } from './process-groups.ts';
+import type { ProcSnapshot } from './proc-snapshot.ts';
 
 export function signalQuietly(pid: number, signal: NodeJS.Signals): void {
   try {
@@ -24,33 +24,39 @@ export function signalQuietly(pid: number, signal: NodeJS.Signals): void {
 type Replica = ReplicaKey & { readonly dir: string; readonly pid: number; readonly owned: boolean };
 
 /**
- * What is left of a replica to signal: the supervisor's process group (only when `owned`: a recycled
- * pid's group is a stranger's) and the command's own, as -id, and the processes carrying the replica's
- * environment outside them, by pid. Empty once nothing of it runs (zombies hold nothing and count not).
+ * What is left of a replica to signal: the supervisor's process group (only when `owned`: a
+ * recycled pid's group is a stranger's) and the command's own, as -id, and processes carrying the
+ * replica's environment outside them, by pid. Empty once nothing of it runs (zombies hold nothing and
+ * count not). `procs`: the pass's view of /proc, read once for all replicas.
  */
-export function replicaTargets(replica: Replica): number[] {
+export function replicaTargets(replica: Replica, procs: ProcSnapshot): number[] {
   // A supervisor killed while boa was down, its pid since reused, leaves its command running in a group
   // of its own: on Linux that group and those processes are known by their environment, so they are
   // ended even then. Without /proc (macOS) nothing can be told apart, and such a replica is left alone.
-  if (!replica.owned && !existsSync('/proc/self/environ')) return [];
+  if (!replica.owned && procs() === undefined) return [];
   const groups: number[] = [];
   // A pid recycled by a process that leads its own group: that group is a stranger's, not ours.
   const stranger = processExists(replica.pid) && !isOurSupervisor(replica.pid, replica.dir, replica.rank);
-  if (replica.owned && !stranger && groupLives(replica.pid)) groups.push(replica.pid);
+  if (replica.owned && !stranger && groupLives(replica.pid, procs)) groups.push(replica.pid);
   const group = readGroup(replica.dir, replica.rank);
-  if (group !== undefined && group !== replica.pid && groupIsReplicas(group, replica)) groups.push(group);
+  if (group !== undefined && group !== replica.pid && groupIsReplicas(group, replica, procs))
+    groups.push(group);
   // Processes that left both groups (torchrun's workers: Popen(start_new_session=True)) still carry the
   // replica's environment. One inside a group signalled is not signalled twice: a second SIGTERM cuts
   // a handler's save short.
-  const outside = replicaProcesses(replica).filter((pid) => !groups.includes(groupOf(pid) ?? -1));
-  return [...groups.map((g) => -g), ...outside];
+  const outside = replicaProcesses(replica, procs).filter((p) => !groups.includes(p.pgrp));
+  return [...groups.map((g) => -g), ...outside.map((p) => p.pid)];
 }
 
 /** `signal` to each of replicaTargets: SIGTERM for a stop, SIGKILL once its grace is over. */
-export function signalReplicaGroups(replica: Replica, signal: NodeJS.Signals): void {
-  for (const target of replicaTargets(replica)) signalQuietly(target, signal);
+export function signalReplicaGroups(
+  replica: Replica,
+  signal: 'SIGTERM' | 'SIGKILL',
+  procs: ProcSnapshot,
+): void {
+  for (const target of replicaTargets(replica, procs)) signalQuietly(target, signal);
 }
 
-export function killReplicaGroups(replica: Replica): void {
-  signalReplicaGroups(replica, 'SIGKILL');
+export function killReplicaGroups(replica: Replica, procs: ProcSnapshot): void {
+  signalReplicaGroups(replica, 'SIGKILL', procs);
 }

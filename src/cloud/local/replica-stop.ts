@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { writeStop } from './executor-records.ts';
 import type { LocalReplica } from './local-replica.ts';
+import type { ProcSnapshot } from './proc-snapshot.ts';
 import { killReplicaGroups, replicaTargets, signalQuietly, signalReplicaGroups } from './replica-signals.ts';
 
 /**
@@ -15,6 +16,7 @@ export function stopReplica(
   clocks: { now: number; steadyNow: number },
   graceMs: number,
   logger: Logger,
+  procs: ProcSnapshot,
 ): void {
   const { now, steadyNow } = clocks;
   if (replica.stopAt === undefined) {
@@ -30,7 +32,7 @@ export function stopReplica(
       );
     }
     if (replica.alive) signalQuietly(replica.pid, 'SIGTERM');
-    else signalReplicaGroups(replica, 'SIGTERM');
+    else signalReplicaGroups(replica, 'SIGTERM', procs);
     // So a restarted boa does not send it again: a second SIGTERM cuts a handler's save short.
     try {
       writeStop(replica.dir, replica.rank, now, { sent: true });
@@ -46,7 +48,7 @@ export function stopReplica(
   replica.stopSteadyAt ??= steadyNow;
   if (!replica.killed && steadyNow - replica.stopSteadyAt >= graceMs) {
     replica.killed = true;
-    killReplicaGroups(replica);
+    killReplicaGroups(replica, procs);
     const { jobId, generation, rank } = replica;
     logger.warn({ event: 'replica_killed', jobId, generation, rank }, 'grace period over: SIGKILL');
   }
@@ -63,12 +65,13 @@ export function stopLostReplica(
   clocks: { now: number; steadyNow: number },
   graceMs: number,
   logger: Logger,
+  procs: ProcSnapshot,
 ): boolean {
-  const left = replica.exit === undefined ? replicaTargets(replica) : [];
+  const left = replica.exit === undefined ? replicaTargets(replica, procs) : [];
   replica.lostRunning = left.length > 0;
   if (!replica.lostRunning) return false;
   // Killed, yet something is left (forked just before the SIGKILL): killed too.
   if (replica.killed) for (const target of left) signalQuietly(target, 'SIGKILL');
-  else stopReplica(replica, clocks, graceMs, logger);
+  else stopReplica(replica, clocks, graceMs, logger, procs);
   return true;
 }
