@@ -7,7 +7,7 @@ import { processExists, readStop } from '../../src/cloud/local/executor-records.
 import { groupMembers } from '../helpers/replica-groups.ts';
 import { localExecutorDirs } from './local-executor-dirs.ts';
 import { settle } from './local-executor-settle.ts';
-import { lostJob as job, loseSupervisor, until } from './lost-supervisor.ts';
+import { lines, loggerPid, lostJob as job, loseSupervisor, termLogger, until } from './lost-supervisor.ts';
 
 /**
  * A supervisor killed while boa was down leaves its command running: once its generation is replaced,
@@ -17,14 +17,8 @@ import { lostJob as job, loseSupervisor, until } from './lost-supervisor.ts';
 const dirs = localExecutorDirs('boa-lost-grace-');
 afterEach(() => dirs.cleanup());
 
-/** Writes a line to `file` for each SIGTERM and runs on: only a SIGKILL ends it. */
-const ignoresTerm = (file: string) => [
-  'sh',
-  '-c',
-  `trap 'echo term >> "${file}"' TERM; while :; do sleep 0.1; done`,
-];
-
-const lines = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n') : []);
+/** Writes "term" to `file` for each SIGTERM (each one: a second must show) and runs on. */
+const ignoresTerm = (dir: string, file: string) => termLogger(dir, file, 'term');
 
 describe.runIf(existsSync('/proc/self/environ'))("local executor: a lost supervisor's command", () => {
   it('gets SIGTERM and time to checkpoint; the next generation starts once it is gone', async () => {
@@ -54,7 +48,10 @@ describe.runIf(existsSync('/proc/self/environ'))("local executor: a lost supervi
   it('that ignores SIGTERM is SIGKILLed once the grace is over, not before; the stranger holding its pid is never signalled', async () => {
     const dataDir = dirs.temp();
     const terms = join(dataDir, 'terms');
-    const { group } = await loseSupervisor(dataDir, job(1, ignoresTerm(terms)), (g) => dirs.track(g));
+    const { group } = await loseSupervisor(dataDir, job(1, ignoresTerm(dataDir, terms)), (g) =>
+      dirs.track(g),
+    );
+    await loggerPid(terms, 'term');
     const stranger = spawn('sleep', ['30'], { detached: true, stdio: 'ignore' });
     dirs.track(stranger.pid as number);
     const pidFile = join(dataDir, 'jobs/1/1/0.pid');
@@ -82,7 +79,10 @@ describe.runIf(existsSync('/proc/self/environ'))("local executor: a lost supervi
   it('is still stopped by a boa restarted mid-grace, from the recorded deadline and without a second SIGTERM', async () => {
     const dataDir = dirs.temp();
     const terms = join(dataDir, 'terms');
-    const { group } = await loseSupervisor(dataDir, job(1, ignoresTerm(terms)), (g) => dirs.track(g));
+    const { group } = await loseSupervisor(dataDir, job(1, ignoresTerm(dataDir, terms)), (g) =>
+      dirs.track(g),
+    );
+    await loggerPid(terms, 'term');
     const next = job(2, ['sleep', '300']);
     const before = new LocalExecutor({ dataDir, terminationGraceSeconds: 30 });
     await before.reconcile([next]);
@@ -111,7 +111,8 @@ describe.runIf(existsSync('/proc/self/environ'))("local executor: a lost supervi
   it('gets at adoption a SIGTERM recorded but never sent (boa killed in between)', async () => {
     const dataDir = dirs.temp();
     const terms = join(dataDir, 'terms');
-    await loseSupervisor(dataDir, job(1, ignoresTerm(terms)), (g) => dirs.track(g));
+    await loseSupervisor(dataDir, job(1, ignoresTerm(dataDir, terms)), (g) => dirs.track(g));
+    await loggerPid(terms, 'term');
     writeFileSync(join(dataDir, 'jobs/1/1/0.stop'), JSON.stringify({ at: Date.now() }));
     const boa = new LocalExecutor({ dataDir, terminationGraceSeconds: 30 });
     try {

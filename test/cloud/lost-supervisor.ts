@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { LocalExecutor } from '../../src/cloud/local/executor.ts';
@@ -50,4 +50,44 @@ export async function loseSupervisor(
   process.kill(supervisor, 'SIGKILL');
   await until(() => !processExists(supervisor));
   return { group, supervisor };
+}
+
+/**
+ * A Node script (node's handler sees each SIGTERM, where a shell's trap around `sleep` can run once for
+ * two): it appends its name to `log` for every SIGTERM and runs on, so only a SIGKILL ends it, and
+ * writes `<log>.<name>.pid` once its handler is set. With `worker`, it first starts itself as "worker"
+ * in a session of its own (torchrun's agent: Popen(start_new_session=True)), its environment inherited,
+ * and passes each SIGTERM on to it 0.3 s later, as torchrun's agent does.
+ */
+const TERM_LOGGER = `
+const { appendFileSync, writeFileSync } = require('node:fs');
+const { spawn } = require('node:child_process');
+const [log, name, withWorker] = process.argv.slice(2);
+const worker = withWorker === 'worker'
+  ? spawn(process.execPath, [__filename, log, 'worker'], { detached: true, stdio: 'ignore' })
+  : undefined;
+process.on('SIGTERM', () => {
+  appendFileSync(log, name + '\\n');
+  if (worker) setTimeout(() => worker.kill('SIGTERM'), 300);
+});
+writeFileSync(log + '.' + name + '.pid', String(process.pid));
+setInterval(() => {}, 1 << 30);
+`;
+
+/** The command running TERM_LOGGER (written into `dir`) as `name`, logging to `log`. */
+export function termLogger(dir: string, log: string, name: string, withWorker = false): string[] {
+  const script = join(dir, 'term-logger.cjs');
+  writeFileSync(script, TERM_LOGGER);
+  return [process.execPath, script, log, name, ...(withWorker ? ['worker'] : [])];
+}
+
+/** The lines of `file` (none without it). */
+export const lines = (file: string) =>
+  existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n') : [];
+
+/** The pid TERM_LOGGER named `name` wrote once its handler was set. */
+export async function loggerPid(log: string, name: string): Promise<number> {
+  const file = `${log}.${name}.pid`;
+  await until(() => existsSync(file));
+  return Number(readFileSync(file, 'utf8'));
 }
