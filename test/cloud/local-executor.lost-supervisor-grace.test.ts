@@ -108,20 +108,36 @@ describe.runIf(existsSync('/proc/self/environ'))("local executor: a lost supervi
     }
   });
 
-  it('gets at adoption a SIGTERM recorded but never sent (boa killed in between)', async () => {
+  it('gets at adoption a SIGTERM recorded but never sent (boa killed in between), once however often boa restarts', async () => {
     const dataDir = dirs.temp();
     const terms = join(dataDir, 'terms');
     await loseSupervisor(dataDir, job(1, ignoresTerm(dataDir, terms)), (g) => dirs.track(g));
     await loggerPid(terms, 'term');
     writeFileSync(join(dataDir, 'jobs/1/1/0.stop'), JSON.stringify({ at: Date.now() }));
-    const boa = new LocalExecutor({ dataDir, terminationGraceSeconds: 30 });
-    try {
-      await until(() => lines(terms).length === 1);
-      await boa.reconcile([job(2, ['sleep', '300'])]);
-      await new Promise((r) => setTimeout(r, 300));
-      expect(lines(terms)).toEqual(['term']);
-    } finally {
-      await boa.close();
-    }
+    await restartThrice(dataDir, terms);
+  });
+
+  it('with its supervisor alive, gets at adoption a SIGTERM recorded but never sent, once however often boa restarts', async () => {
+    const dataDir = dirs.temp();
+    const terms = join(dataDir, 'terms');
+    const first = new LocalExecutor({ dataDir, terminationGraceSeconds: 30 });
+    await settle(first, [job(1, ignoresTerm(dataDir, terms))], (s) => s[0]?.phase === 'running');
+    await loggerPid(terms, 'term');
+    await first.close();
+    writeFileSync(join(dataDir, 'jobs/1/1/0.stop'), JSON.stringify({ at: Date.now() }));
+    await restartThrice(dataDir, terms);
   });
 });
+
+/** Three boas started one after another (each its adoption): the stop's SIGTERM reaches the command once. */
+async function restartThrice(dataDir: string, terms: string): Promise<void> {
+  for (let i = 0; i < 3; i++) {
+    const boa = new LocalExecutor({ dataDir, terminationGraceSeconds: 30 });
+    await until(() => lines(terms).length >= 1);
+    await boa.reconcile([job(2, ['sleep', '300'])]);
+    await new Promise((r) => setTimeout(r, 300));
+    await boa.close();
+  }
+  expect(lines(terms)).toEqual(['term']);
+  expect(readStop(join(dataDir, 'jobs/1/1'), 0)).toMatchObject({ sent: true });
+}

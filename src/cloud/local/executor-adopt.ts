@@ -8,6 +8,7 @@ import {
   scanRecords,
   type UnrecordedSupervisor,
   unrecordedSupervisors,
+  writeStop,
 } from './executor-records.ts';
 import type { LocalReplica } from './local-replica.ts';
 import { procSnapshot } from './proc-snapshot.ts';
@@ -83,9 +84,15 @@ export function adoptRecorded(
     // checkpoint, so it is sent now. One already sent is not sent twice (a second SIGTERM cuts a
     // handler's save short; torchrun's agent ends at once on it).
     // A lost supervisor's command (no exit record) gets it itself, as stopReplica sends it.
-    if (stop !== undefined && !stop.sent && used < graceMs) {
+    if (stop !== undefined && !stop.sent && used < graceMs && (alive || exit === undefined)) {
       if (alive) signalQuietly(found.record.pid, 'SIGTERM');
-      else if (exit === undefined) signalReplicaGroups(replica, 'SIGTERM', procs);
+      else signalReplicaGroups(replica, 'SIGTERM', procs);
+      // Sent now: recorded so, or each restart during the grace would send it again (found in review).
+      try {
+        writeStop(found.dir, found.rank, stop.at, { sent: true });
+      } catch {
+        // Not recorded: the next restart sends it once more.
+      }
     }
   }
   tellMovedUrl(replicas, serviceUrl, logger);
