@@ -176,7 +176,12 @@ export class BoaJob {
     }
   }
 
-  /** Builds the client from BOA_URL, BOA_JOB_ID, BOA_JOB_TOKEN (and BOA_GENERATION if set). */
+  /**
+   * Builds the client from BOA_URL, BOA_JOB_ID, BOA_JOB_TOKEN (and BOA_GENERATION if set). With
+   * BOA_URL_FILE set (boa's local executor sets it), the file is re-read whenever boa stops answering
+   * (refused, reset, DNS, timeout), and a valid URL there other than the current one is reported to
+   * from then on, with one warning: a boa restarted at another address is followed.
+   */
   static fromEnv(env = process.env, options = {}) {
     const missing = ['BOA_URL', 'BOA_JOB_ID', 'BOA_JOB_TOKEN'].filter((name) => !env[name]);
     if (missing.length > 0) {

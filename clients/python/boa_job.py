@@ -192,7 +192,12 @@ class BoaJob:
 
     @classmethod
     def from_env(cls, env=None, **options):
-        """Builds the client from BOA_URL, BOA_JOB_ID, BOA_JOB_TOKEN (and BOA_GENERATION if set)."""
+        """Builds the client from BOA_URL, BOA_JOB_ID, BOA_JOB_TOKEN (and BOA_GENERATION if set).
+
+        With BOA_URL_FILE set (boa's local executor sets it), the file is re-read whenever boa stops
+        answering (refused, reset, DNS, timeout), and a valid URL there other than the current one is
+        reported to from then on, with one warning: a boa restarted at another address is followed.
+        """
         env = os.environ if env is None else env
         missing = [n for n in ("BOA_URL", "BOA_JOB_ID", "BOA_JOB_TOKEN") if not env.get(n)]
         if missing:
