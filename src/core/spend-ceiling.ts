@@ -175,10 +175,24 @@ export function spendCeiling(input: SpendCeilingInput): SpendCeiling {
     input.lookaheadHours,
   );
   // A window ending `ahead` hours from now: what was promised over its past part, the budget for the rest.
-  for (const back of [...backs, ...changes]) {
+  for (const back of backs) {
     const ahead = windowHours - back;
     const cap = allowed(back) + budget * (ahead + slack * horizonHours);
     gpus = Math.min(gpus, (cap - input.paidInLast(back)) / ahead);
+  }
+  for (const back of changes) {
+    const ahead = windowHours - back;
+    if (ahead <= input.lookaheadHours + 1e-9) {
+      const cap = allowed(back) + budget * (ahead + slack * horizonHours);
+      gpus = Math.min(gpus, (cap - input.paidInLast(back)) / ahead);
+    } else {
+      // Past the look-ahead the window is held as the spread rule holds its own: its debt repaid (or its
+      // room spent) within one horizon, the budget after that. Held to its end instead, every change
+      // took the slack away for a day: raising 40 to 41 on a fresh service cut the ceiling from 44 GPUs
+      // to 41.2 (found by a newcomer). Its room never falls below the budget for the rest this way, so
+      // the window is still held to its end once the look-ahead reaches it.
+      gpus = Math.min(gpus, (allowed(back) - input.paidInLast(back)) / horizonHours + budget * (1 + slack));
+    }
   }
   gpus = Math.max(0, gpus);
   // A hair of tolerance: a ceiling of exactly 40 GPUs is 10 nodes of 4, not 9.

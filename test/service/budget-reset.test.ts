@@ -57,6 +57,22 @@ describe('setting the budget again', () => {
     expect(cut.control.ceilingGpus).toBeLessThan(before.control.ceilingGpus);
   });
 
+  it('keeps the slack after a change: a raise never lowers the ceiling (found by a newcomer)', async () => {
+    const s = await startService();
+    cleanups.push(s.close);
+    expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 })).status).toBe(200);
+    expect((await s.request('GET', '/v1/budget')).body.control.ceilingGpus).toBeCloseTo(44, 2);
+    s.clock.t += 60_000;
+    // Each window the change is inside was held as if these GPUs ran to its end, 24 hours: 41.2 GPUs
+    // at 41, 80.3 at 80, lower than the 44 at 40 before the raise, for a day.
+    for (const budget of [41, 80]) {
+      expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: budget })).status).toBe(200);
+      const ceiling = (await s.request('GET', '/v1/budget')).body.control.ceilingGpus;
+      expect(ceiling).toBeGreaterThan(budget * 1.1 - 0.5);
+      expect(ceiling).toBeLessThanOrEqual(budget * 1.1 + 1e-6);
+    }
+  });
+
   it('holds each window to what was promised over it across a change (40, then 80 for an hour)', async () => {
     const { s } = await anHourInDebt(); // an hour at 40 paying 64
     expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 80 })).status).toBe(200);
