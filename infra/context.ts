@@ -127,17 +127,36 @@ export function checkCidr(cidr: string): string {
 }
 
 /**
- * Why the GPU node group's AMI (AL2023 NVIDIA, x86_64) cannot run this instance type, or undefined if it
- * may: NVIDIA's instances are the G and P families, less the Graviton ones (a `g` among the letters after
- * the generation: g5g, c7g, im4gn) and g4ad, whose GPUs are AMD's. EKS would refuse the node group only
- * at deploy time.
+ * The instance families the GPU node group's AMI (EKS AL2023 NVIDIA, x86_64) supports, as AWS lists them
+ * in "Use EKS-optimized accelerated AMIs for GPU instances"
+ * (docs.aws.amazon.com/eks/latest/userguide/ml-eks-optimized-ami.html, read 2026-12). An allowlist, not a
+ * pattern: older NVIDIA families (p2, g3) would deploy and be paid for while the AMI's driver cannot use
+ * their GPUs, and g4ad (AMD), g5g and p6e-gb200/gb300 (Arm) are not x86 NVIDIA at all. EKS itself refuses
+ * some of these only at deploy time, others not at all. A family AWS adds later must be added here.
  */
-function notNvidiaX86(instanceType: string): string | undefined {
-  const family = instanceType.split('.')[0]!;
-  if (/^[a-z]+\d+[a-z]*g[a-z]*$/.test(family)) return 'is a Graviton (Arm) instance type';
-  if (family === 'g4ad') return 'has AMD GPUs';
-  if (!/^[gp]/.test(family)) return 'is not an NVIDIA GPU instance type';
-  return undefined;
+export const NVIDIA_X86_FAMILIES: readonly string[] = [
+  'p6-b300',
+  'p6-b200',
+  'p5',
+  'p5e',
+  'p5en',
+  'p4d',
+  'p4de',
+  'p3',
+  'p3dn',
+  'g7e',
+  'gr6',
+  'g6',
+  'g6e',
+  'g6f',
+  'gr6f',
+  'g5',
+  'g4dn',
+];
+
+/** The family of an instance type: everything before the size, dashes kept (p6-b200.48xlarge: p6-b200). */
+export function instanceFamily(instanceType: string): string {
+  return instanceType.slice(0, instanceType.indexOf('.'));
 }
 
 const NAME = /^[a-zA-Z][a-zA-Z0-9-]{0,62}$/;
@@ -190,12 +209,11 @@ export function readConfig(
   if (!INSTANCE_TYPE.test(instanceType)) {
     throw new ContextError(`context "instanceType" is not an EC2 instance type: "${instanceType}"`);
   }
-  const unfit = notNvidiaX86(instanceType);
-  if (unfit !== undefined) {
+  if (!NVIDIA_X86_FAMILIES.includes(instanceFamily(instanceType))) {
     throw new ContextError(
-      `context "instanceType" must be an NVIDIA GPU instance type on x86 (a G or P family: g4dn, g5, g6, ` +
-        `p4d, p5, ...), because the GPU node group runs the EKS AL2023 NVIDIA x86_64 AMI; ` +
-        `"${instanceType}" ${unfit}`,
+      `context "instanceType" is "${instanceType}", whose family ${instanceFamily(instanceType)} the GPU node ` +
+        `group's AMI (EKS AL2023 NVIDIA x86_64) does not support; allowed families: ` +
+        NVIDIA_X86_FAMILIES.join(', '),
     );
   }
   const known = instanceTypeFacts(instanceType)?.gpus;

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { ContextError, DEFAULTS, readConfig } from '../../infra/context.ts';
+import {
+  ContextError,
+  DEFAULTS,
+  NVIDIA_X86_FAMILIES,
+  instanceFamily,
+  readConfig,
+} from '../../infra/context.ts';
+import { knownInstanceTypes } from '../../src/core/instance-types.ts';
 
 /** The two values every deployment must name; a test may override either (or blank it). */
 const REQUIRED = {
@@ -91,26 +98,53 @@ describe('readConfig', () => {
     expect(from({ nodePricePerHour: 4.89 }).nodePricePerHour).toBe(4.89);
   });
 
-  // The GPU node group runs the EKS AL2023 NVIDIA x86_64 AMI: a type it cannot run would pass synth and
-  // fail the deploy only when EKS creates the node group, well into `cdk deploy`.
+  // The GPU node group runs the EKS AL2023 NVIDIA x86_64 AMI: a type it cannot run would be paid for while
+  // unusable (p2, g3: NVIDIA, but not on the AMI's list) or fail the deploy only when EKS creates the group.
   it.each([
-    ['g5g.xlarge', /Graviton \(Arm\)/],
-    ['c7g.large', /Graviton \(Arm\)/],
-    ['g4ad.xlarge', /AMD GPUs/],
-    ['inf2.xlarge', /not an NVIDIA GPU instance type/],
-    ['m5.large', /not an NVIDIA GPU instance type/],
-  ])('refuses %s, whose nodes the NVIDIA x86 AMI cannot run, even with gpusPerNode', (instanceType, why) => {
-    expect(() => from({ instanceType, gpusPerNode: '1' })).toThrow(ContextError);
-    expect(() => from({ instanceType, gpusPerNode: '1' })).toThrow(/context "instanceType"/);
-    expect(() => from({ instanceType, gpusPerNode: '1' })).toThrow(why);
-  });
-
-  it.each(['g6e.xlarge', 'gr6.4xlarge', 'p5.48xlarge', 'p6-b200.48xlarge'])(
-    'takes other NVIDIA x86 types (%s) with gpusPerNode',
+    'p2.xlarge',
+    'p2.16xlarge',
+    'g3.4xlarge',
+    'g3s.xlarge',
+    'g4ad.xlarge',
+    'g5g.xlarge',
+    'p6e-gb200.36xlarge',
+    'p6e-gb300.36xlarge',
+    'c7g.large',
+    'inf2.xlarge',
+    'm5.large',
+  ])(
+    'refuses %s, whose family the NVIDIA x86 AMI does not support, even with gpusPerNode',
     (instanceType) => {
-      expect(from({ instanceType, gpusPerNode: '1' }).instanceType).toBe(instanceType);
+      const family = instanceType.split('.')[0]!;
+      expect(() => from({ instanceType, gpusPerNode: '1' })).toThrow(ContextError);
+      expect(() => from({ instanceType, gpusPerNode: '1' })).toThrow(
+        new RegExp(
+          `context "instanceType" is "${instanceType.replace('.', '\\.')}", whose family ${family} .*` +
+            'AL2023 NVIDIA x86_64.*allowed families: p6-b300, p6-b200, p5, .*g5, g4dn$',
+        ),
+      );
     },
   );
+
+  it.each(NVIDIA_X86_FAMILIES.map((family) => `${family}.48xlarge`))(
+    "takes %s, of a family on the AMI's list, with gpusPerNode",
+    (instanceType) => {
+      expect(from({ instanceType, gpusPerNode: '8' }).instanceType).toBe(instanceType);
+    },
+  );
+
+  it('reads a dashed family whole: p6-b200 is on the list, p6e-gb200 (Grace, Arm) is not', () => {
+    expect(instanceFamily('p6-b200.48xlarge')).toBe('p6-b200');
+    expect(instanceFamily('p6e-gb200.36xlarge')).toBe('p6e-gb200');
+    expect(NVIDIA_X86_FAMILIES).not.toContain('p6e-gb200');
+  });
+
+  // boa's own table (gpusPerNode defaults, prices) must not name a type the stack would refuse.
+  it("has every type of the app's GPU table in a supported family", () => {
+    for (const instanceType of knownInstanceTypes()) {
+      expect(NVIDIA_X86_FAMILIES).toContain(instanceFamily(instanceType));
+    }
+  });
 
   it.each([
     [{ budget: '0' }, /budget/],
