@@ -3,11 +3,11 @@
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { BoaStack } from './boa-stack.ts';
-import { ContextError, readConfig } from './context.ts';
+import { ContextError, readAppConfig } from './context.ts';
 
 const app = new App();
 try {
-  const config = readConfig((key) => app.node.tryGetContext(key), process.env);
+  const config = readAppConfig(app.node, process.env);
   new BoaStack(app, 'Boa', {
     stackName: config.stackName,
     // The account stays unresolved without credentials (synth works offline); the region is concrete.

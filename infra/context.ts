@@ -163,6 +163,89 @@ const NAME = /^[a-zA-Z][a-zA-Z0-9-]{0,62}$/;
 const REGION = /^[a-z]{2}(-[a-z]+)+-\d$/;
 const INSTANCE_TYPE = /^[a-z][a-z0-9-]*\.[a-z0-9]+$/;
 
+/**
+ * Every context key the app reads (readConfig, and `nag` in app.ts). A key outside it is refused: a
+ * misspelling such as maxGPUNodes would otherwise be ignored and its default deployed (4 nodes, not 16).
+ */
+export const CONTEXT_KEYS: readonly string[] = [
+  'stackName',
+  'clusterName',
+  'region',
+  'availabilityZones',
+  'budget',
+  'maxGpuNodes',
+  'instanceType',
+  'gpusPerNode',
+  'nodePricePerHour',
+  'gpuNodeDiskGiB',
+  'allowedApiCidrs',
+  'exposeApi',
+  'apiCertificateArn',
+  'alarmEmail',
+  'adminPrincipalArns',
+  'adminPrincipalArn',
+  'jobsNamespace',
+  'budgetGuard',
+  'guardMinutes',
+  'backupTag',
+  'nag',
+];
+
+/**
+ * Keys CDK puts into the context itself, never the operator's: feature flags (@aws-cdk/..., also
+ * @aws-cdk-containers/...), the CLI's aws:cdk:... keys, cdk.context.json's lookups (availability-zones:...,
+ * ami:..., all provider:key), `cdk acknowledge`'s list, and cdk-... keys. Left unchecked so a CDK release
+ * that adds one never fails a synth.
+ */
+function isCdkKey(key: string): boolean {
+  return (
+    key.startsWith('@') || key.includes(':') || key.startsWith('cdk') || key === 'acknowledged-issue-numbers'
+  );
+}
+
+/** Levenshtein distance, case ignored (maxGPUNodes is a case slip of maxGpuNodes). */
+function distance(a: string, b: string): number {
+  const [x, y] = [a.toLowerCase(), b.toLowerCase()];
+  let row = Array.from({ length: y.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= x.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= y.length; j++) {
+      next.push(Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (x[i - 1] === y[j - 1] ? 0 : 1)));
+    }
+    row = next;
+  }
+  return row[y.length]!;
+}
+
+/** Refuses a context key that is neither boa's nor CDK's own, naming the closest of boa's. */
+export function checkContextKeys(keys: Iterable<string>): void {
+  for (const key of keys) {
+    if (CONTEXT_KEYS.includes(key) || isCdkKey(key)) continue;
+    const closest = CONTEXT_KEYS.reduce((best, known) =>
+      distance(key, known) < distance(key, best) ? known : best,
+    );
+    throw new ContextError(
+      `unknown context key "${key}" (did you mean "${closest}"?); it would be ignored and its default ` +
+        `deployed. Known keys: ${CONTEXT_KEYS.join(', ')}`,
+    );
+  }
+}
+
+/** The app's node, as far as reading its context goes (a CDK App's node is one). */
+export interface ContextNode {
+  tryGetContext(key: string): unknown;
+  getAllContext(): Record<string, unknown>;
+}
+
+/** The config of a CDK app: its context keys checked, then read (app.ts and the tests' synth alike). */
+export function readAppConfig(
+  node: ContextNode,
+  env: Readonly<Record<string, string | undefined>> = {},
+): BoaConfig {
+  checkContextKeys(Object.keys(node.getAllContext()));
+  return readConfig((key) => node.tryGetContext(key), env);
+}
+
 /** Validates the context into a config; throws ContextError naming the key at fault. */
 /** Every cdk command builds the app (bootstrap and destroy too), so each needs the required settings. */
 const EVERY_COMMAND =

@@ -1,9 +1,14 @@
+import { readFileSync } from 'node:fs';
+import { App } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
 import {
+  CONTEXT_KEYS,
   ContextError,
   DEFAULTS,
+  checkContextKeys,
   NVIDIA_X86_FAMILIES,
   instanceFamily,
+  readAppConfig,
   readConfig,
 } from '../../infra/context.ts';
 import { knownInstanceTypes } from '../../src/core/instance-types.ts';
@@ -197,5 +202,54 @@ describe('readConfig', () => {
   ])('rejects %j', (context, message) => {
     expect(() => from(context)).toThrow(ContextError);
     expect(() => from(context)).toThrow(message);
+  });
+});
+
+describe('context keys', () => {
+  const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as {
+    context: Record<string, unknown>;
+  };
+  // What the CLI adds to cdk.json's context on a plain `cdk synth` (seen in a synth's getAllContext()).
+  const cli = {
+    'aws:cdk:enable-path-metadata': true,
+    'aws:cdk:enable-asset-metadata': true,
+    'aws:cdk:version-reporting': true,
+    'aws:cdk:bundling-stacks': ['**'],
+  };
+  const app = (context: Record<string, unknown>) =>
+    new App({ context: { ...cdkJson.context, ...cli, ...REQUIRED, ...context } });
+
+  it("takes cdk.json's own context, the CLI's keys and cdk.context.json's lookups", () => {
+    const lookups = {
+      'availability-zones:account=123456789012:region=us-east-1': ['us-east-1a', 'us-east-1b'],
+      'ami:account=123456789012:filters.name.0=x:region=us-east-1': 'ami-0123',
+      'acknowledged-issue-numbers': [12345],
+    };
+    expect(readAppConfig(app({ ...lookups, maxGpuNodes: '16', nag: 'true' }).node).maxGpuNodes).toBe(16);
+  });
+
+  // A misspelled key was ignored and its default deployed: -c maxGPUNodes=16 gave a node group of 4.
+  it.each([
+    ['maxGPUNodes', 'maxGpuNodes'],
+    ['instancetype', 'instanceType'],
+    ['budgett', 'budget'],
+    ['max-gpu-nodes', 'maxGpuNodes'],
+    ['allowedApiCidr', 'allowedApiCidrs'],
+  ])('refuses the unknown key %s, naming %s and the known keys', (key, closest) => {
+    expect(() => readAppConfig(app({ [key]: '16' }).node)).toThrow(ContextError);
+    expect(() => readAppConfig(app({ [key]: '16' }).node)).toThrow(
+      `unknown context key "${key}" (did you mean "${closest}"?); it would be ignored and its default ` +
+        `deployed. Known keys: ${CONTEXT_KEYS.join(', ')}`,
+    );
+  });
+
+  it('knows every key readConfig reads', () => {
+    const read = new Set<string>();
+    readConfig((key) => {
+      read.add(key);
+      return (REQUIRED as Record<string, unknown>)[key];
+    });
+    expect([...read].filter((key) => !CONTEXT_KEYS.includes(key))).toEqual([]);
+    expect(() => checkContextKeys(read)).not.toThrow();
   });
 });

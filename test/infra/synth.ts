@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { BoaStack } from '../../infra/boa-stack.ts';
-import { readConfig } from '../../infra/context.ts';
+import { readAppConfig } from '../../infra/context.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const cdkJson = JSON.parse(readFileSync(path.join(root, 'cdk.json'), 'utf8')) as {
@@ -22,7 +22,7 @@ export function buildStack(context: Record<string, unknown> = {}): { app: App; s
   const app = new App({
     context: { ...cdkJson.context, 'aws:cdk:disable-asset-staging': true, ...REQUIRED_CONTEXT, ...context },
   });
-  const config = readConfig((key) => app.node.tryGetContext(key), {});
+  const config = readAppConfig(app.node, {});
   const stack = new BoaStack(app, 'Boa', {
     stackName: config.stackName,
     env: { region: config.region },
