@@ -6,6 +6,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { nodeLaunchTemplate } from './node-launch-template.ts';
 
 /** Kubernetes minor version; the kubectl layer above must stay within one minor version of it. */
 export const KUBERNETES_VERSION = eks.KubernetesVersion.V1_36;
@@ -97,7 +98,8 @@ export class BoaCluster extends Construct {
       minSize: 2,
       desiredSize: 2,
       maxSize: 2,
-      diskSize: 30,
+      // boa's pod, CoreDNS and the EBS CSI controller run here: none may borrow the node's role.
+      launchTemplateSpec: nodeLaunchTemplate(this, 'SystemLaunchTemplate', 30),
       labels: { [NODE_ROLE_LABEL]: 'system' },
       subnets: { subnetType: ec2.SubnetType.PRIVATE_WITH_EGRESS },
     });

@@ -9,6 +9,7 @@ import * as cr from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
 import { NODE_ROLE_LABEL } from './cluster.ts';
 import { GPU_TAINT, nvidiaDevicePluginManifest } from './k8s/device-plugin.ts';
+import { nodeLaunchTemplate } from './node-launch-template.ts';
 
 /**
  * The scaling config written into the AWS::EKS::Nodegroup resource. It never changes (whatever the context
@@ -40,27 +41,16 @@ export class GpuNodegroup extends Construct {
 
     // Jobs must never borrow the node's AWS role through the instance metadata service. Their
     // NetworkPolicy blocks 169.254.169.254, but the VPC CNI (in its default, standard mode) applies a new
-    // pod's policies a moment after it starts (found in review). IMDSv2 with a hop limit of 1 closes that
-    // window: a pod's request is one hop more and never gets a token; host-network DaemonSets (the CNI,
-    // kube-proxy) still do. EKS takes the root volume's size from here once a launch template is given.
-    const launchTemplate = new ec2.CfnLaunchTemplate(this, 'LaunchTemplate', {
-      launchTemplateData: {
-        metadataOptions: { httpEndpoint: 'enabled', httpTokens: 'required', httpPutResponseHopLimit: 1 },
-        blockDeviceMappings: [
-          {
-            deviceName: '/dev/xvda',
-            ebs: { volumeSize: props.diskGiB, volumeType: 'gp3', encrypted: true, deleteOnTermination: true },
-          },
-        ],
-      },
-    });
+    // pod's policies a moment after it starts (found in review): the template's hop limit of 1 closes that
+    // window.
+    const launchTemplate = nodeLaunchTemplate(this, 'LaunchTemplate', props.diskGiB);
 
     this.nodegroup = cluster.addNodegroupCapacity('Gpu', {
       instanceTypes: [new ec2.InstanceType(props.instanceType)],
       amiType: eks.NodegroupAmiType.AL2023_X86_64_NVIDIA,
       capacityType: eks.CapacityType.ON_DEMAND,
       ...GPU_NODEGROUP_CREATE_SCALING,
-      launchTemplateSpec: { id: launchTemplate.ref, version: launchTemplate.attrLatestVersionNumber },
+      launchTemplateSpec: launchTemplate,
       labels: { [NODE_ROLE_LABEL]: 'gpu', 'nvidia.com/gpu.present': 'true' },
       taints: [{ key: GPU_TAINT.key, value: GPU_TAINT.value, effect: eks.TaintEffect.NO_SCHEDULE }],
       subnets: { subnetType: ec2.SubnetType.PRIVATE_WITH_EGRESS },

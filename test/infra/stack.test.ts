@@ -36,6 +36,27 @@ function only(t: Template, type: string, props: Record<string, unknown> = {}): [
 
 const gpuNodegroup = (t: Template) => only(t, 'AWS::EKS::Nodegroup', { AmiType: 'AL2023_x86_64_NVIDIA' });
 
+/** The launch template data of a node group, which must carry the disk (no DiskSize beside a template). */
+function nodeLaunchTemplate(t: Template, ng: Resource): unknown {
+  expect(ng.Properties.DiskSize).toBeUndefined();
+  const id = ng.Properties.LaunchTemplate?.Id?.Ref;
+  expect(ng.Properties.LaunchTemplate).toEqual({
+    Id: { Ref: id },
+    Version: { 'Fn::GetAtt': [id, 'LatestVersionNumber'] },
+  });
+  return (t.toJSON().Resources[id] as Resource).Properties.LaunchTemplateData;
+}
+
+const imdsHopOne = (diskGiB: number) => ({
+  MetadataOptions: { HttpEndpoint: 'enabled', HttpTokens: 'required', HttpPutResponseHopLimit: 1 },
+  BlockDeviceMappings: [
+    {
+      DeviceName: '/dev/xvda',
+      Ebs: { VolumeSize: diskGiB, VolumeType: 'gp3', Encrypted: true, DeleteOnTermination: true },
+    },
+  ],
+});
+
 describe('network', () => {
   it('spans two availability zones with private subnets for the nodes', () => {
     template.resourceCountIs('AWS::EC2::VPC', 1);
@@ -110,6 +131,14 @@ describe('cluster', () => {
     });
   });
 
+  // boa's pod, CoreDNS and the EBS CSI controller get AWS credentials through Pod Identity, not the
+  // node's role: with the default hop limit of 2, any pod here could still fetch that role from IMDS.
+  it('answers instance metadata only with IMDSv2 and one hop, as the GPU nodes do', () => {
+    const [, ng] = only(template, 'AWS::EKS::Nodegroup', { AmiType: 'AL2023_x86_64_STANDARD' });
+    expect(nodeLaunchTemplate(template, ng)).toEqual(imdsHopOne(30));
+    template.resourceCountIs('AWS::EC2::LaunchTemplate', 2);
+  });
+
   it('installs the EBS CSI driver and the Pod Identity agent as add-ons', () => {
     template.hasResourceProperties('AWS::EKS::Addon', { AddonName: 'eks-pod-identity-agent' });
     template.hasResourceProperties('AWS::EKS::Addon', {
@@ -140,18 +169,7 @@ describe('GPU node group', () => {
       NodeRepairConfig: { Enabled: true },
     });
     // Its disk, and no instance metadata for pods (IMDSv2, one hop): jobs never borrow the node's role.
-    const [templateId, launchTemplate] = only(template, 'AWS::EC2::LaunchTemplate');
-    expect(ng.Properties.LaunchTemplate).toMatchObject({ Id: { Ref: templateId } });
-    expect(ng.Properties.DiskSize).toBeUndefined();
-    expect(launchTemplate.Properties.LaunchTemplateData).toEqual({
-      MetadataOptions: { HttpEndpoint: 'enabled', HttpTokens: 'required', HttpPutResponseHopLimit: 1 },
-      BlockDeviceMappings: [
-        {
-          DeviceName: '/dev/xvda',
-          Ebs: { VolumeSize: 200, VolumeType: 'gp3', Encrypted: true, DeleteOnTermination: true },
-        },
-      ],
-    });
+    expect(nodeLaunchTemplate(template, ng)).toEqual(imdsHopOne(200));
   });
 
   it('gets min 0 and max from context through the bounds resource, which never sets a desired size', () => {
