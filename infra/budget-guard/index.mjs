@@ -272,6 +272,11 @@ export async function runGuard({ eks, cloudwatch, autoscaling }, settings, now =
       );
     }
   }
+  // Nor with an empty group: nothing to hold, as on a first deploy before boa's first heartbeat (the
+  // group is created at 0), where GuardTripped=1 would be a false alarm. Actions are unchanged: a silent
+  // boa's group that gains a node is held (and reported) on the next run.
+  const holding =
+    decision.action === 'shrink' || (scaling.desiredSize ?? 0) > 0 || (instances?.running ?? 0) > 0;
   await cloudwatch.send(
     new PutMetricDataCommand({
       Namespace: NAMESPACE,
@@ -281,7 +286,7 @@ export async function runGuard({ eks, cloudwatch, autoscaling }, settings, now =
           Dimensions: [{ Name: 'Cluster', Value: clusterName }],
           // Acting: silent with a budget to hold the group to. With none known it can do nothing, and
           // the silence alarm already says boa is silent.
-          Value: decision.silent && budget !== undefined ? 1 : 0,
+          Value: decision.silent && budget !== undefined && holding ? 1 : 0,
           Unit: 'Count',
           Timestamp: now,
         },

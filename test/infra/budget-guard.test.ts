@@ -110,6 +110,23 @@ describe('budget guard logic', () => {
     });
   });
 
+  // A first deploy with a budget: the group is created at 0 and boa has not published yet. Reporting
+  // itself acting then fired the guard alarm on every new stack.
+  it('does not report itself acting while the group is empty, and does when it has nodes to hold', async () => {
+    const tripped = async (desiredSize: number) => {
+      const w = world({ heartbeats: 0, desiredSize });
+      const result = await runGuard(w.clients, settings, NOW);
+      expect(w.eksMock.commandCalls(UpdateNodegroupConfigCommand)).toHaveLength(0);
+      const data = w.cwMock.commandCalls(PutMetricDataCommand)[0]!.args[0].input.MetricData;
+      return { result, value: data?.find((m) => m.MetricName === 'GuardTripped')?.Value };
+    };
+    const empty = await tripped(0);
+    expect(empty.result).toMatchObject({ action: 'none', silent: true, budget: 40 });
+    expect(empty.value).toBe(0);
+    // Within the budget but holding nodes: still reported, as before.
+    expect((await tripped(3)).value).toBe(1);
+  });
+
   it('does not report itself acting when boa is silent and no budget is known: it can hold nothing', async () => {
     const w = world({ heartbeats: 0, desiredSize: 64 });
     const result = await runGuard(w.clients, { ...settings, budget: undefined }, NOW);
