@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../infra/boa-workload.ts';
 import { GPU_NODEGROUP_CREATE_SCALING } from '../../infra/gpu-nodegroup.ts';
 import { METRIC_NAMES } from '../../infra/monitoring.ts';
+import { nodegroupFilters } from '../../src/cloud/aws/ec2-nodes.ts';
 import { buildStack, kubernetesObjects, manifestObjects, type Resource, synthTemplate } from './synth.ts';
 
 // Two synths shared by the whole file: the defaults, and a variant with other context values.
@@ -170,6 +171,36 @@ describe('GPU node group', () => {
     });
     // Its disk, and no instance metadata for pods (IMDSv2, one hop): jobs never borrow the node's role.
     expect(nodeLaunchTemplate(template, ng)).toEqual(imdsHopOne(200));
+  });
+
+  // deploy.md's settings table warns that a gpuNodeDiskGiB change rolls every GPU node: the disk is in
+  // the launch template, the group follows its latest version, and EKS forces the update through.
+  it('rolls every GPU node on a gpuNodeDiskGiB change, as deploy.md says', () => {
+    const [, ng] = gpuNodegroup(template);
+    const bigger = synthTemplate({ gpuNodeDiskGiB: '300' });
+    const [, biggerNg] = gpuNodegroup(bigger);
+    expect(nodeLaunchTemplate(bigger, biggerNg)).toEqual(imdsHopOne(300));
+    expect(biggerNg.Properties.ForceUpdateEnabled).toBe(true);
+    expect({ ...biggerNg.Properties, LaunchTemplate: undefined }).toEqual({
+      ...ng.Properties,
+      LaunchTemplate: undefined,
+    });
+    const deployMd = readFileSync(path.join(REPO_ROOT, 'docs/deploy.md'), 'utf8');
+    const row = deployMd.split('\n').find((line) => line.startsWith('| `gpuNodeDiskGiB` |'));
+    expect(row).toMatch(/rolls \*\*every\*\* GPU node.*surged in and paid.*every running job/);
+  });
+
+  // deploy.md's "Changing the instance type" says why the old group's nodes go unseen while CloudFormation
+  // replaces the group: boa lists nodes by their group's name. Should that change, so must the section.
+  it("lists nodes by the group's name tag, as deploy.md's instance-type section says", () => {
+    expect(nodegroupFilters({ clusterName: 'boa', nodegroupName: 'gpu-1' })).toContainEqual({
+      Name: 'tag:eks:nodegroup-name',
+      Values: ['gpu-1'],
+    });
+    const deployMd = readFileSync(path.join(REPO_ROOT, 'docs/deploy.md'), 'utf8');
+    const section = deployMd.split('### Changing the instance type')[1]?.split('\n## ')[0] ?? '';
+    expect(section).toMatch(/`tag:eks:nodegroup-name`/);
+    expect(section).toMatch(/quiet hour, with no jobs running/);
   });
 
   it('gets min 0 and max from context through the bounds resource, which never sets a desired size', () => {
