@@ -189,7 +189,8 @@ export class IncrementalPlacement {
     const running = unsettled.filter((j) => j.width > 0 && !kept.has(j.id));
     const result =
       running.length > 0
-        ? executeWidths(running, this.freeNodes(), { ...bounds, shortfall: 'partial' }).allocations
+        ? executeWidths(running, this.freeNodes(), { ...bounds, shortfall: 'partial', packResized: true })
+            .allocations
         : new Map<number, number[]>();
     for (const job of unsettled) {
       if (kept.has(job.id)) continue;

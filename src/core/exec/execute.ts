@@ -34,6 +34,12 @@ export interface ExecOptions {
    * left; `gang` (reservations) makes it wait, and every later waiting job waits behind it (strict FIFO).
    */
   readonly shortfall: 'partial' | 'gang';
+  /**
+   * Jobs resizing in one tick are placed together, the widest first (packedTogether), not one at a time.
+   * The service's placement does; the simulator's policies do not: the matrix was measured one at a time,
+   * and placing together moves every policy's runs by a few percent either way (docs/nodes.md).
+   */
+  readonly packResized?: boolean;
 }
 
 export interface ExecResult {
@@ -77,16 +83,18 @@ export function executeWidths(
     }
   }
 
-  const shrinkingFirst = [
-    ...resizing.filter((j) => j.width < j.current.length),
-    ...resizing.filter((j) => j.width > j.current.length),
-  ];
-  for (const job of shrinkingFirst) {
-    returnGpus(free, job.current);
-    const placed = placeBestFit(job.width, free) ?? [...job.current];
-    takeGpus(free, placed);
-    allocations.set(job.id, placed);
-    if (placed.length < job.width) short.push(job.id);
+  if (!(options.packResized === true && packedTogether(resizing, free, allocations))) {
+    const shrinkingFirst = [
+      ...resizing.filter((j) => j.width < j.current.length),
+      ...resizing.filter((j) => j.width > j.current.length),
+    ];
+    for (const job of shrinkingFirst) {
+      returnGpus(free, job.current);
+      const placed = placeBestFit(job.width, free) ?? [...job.current];
+      takeGpus(free, placed);
+      allocations.set(job.id, placed);
+      if (placed.length < job.width) short.push(job.id);
+    }
   }
 
   let blocked = false;
@@ -119,6 +127,36 @@ export function executeWidths(
     Math.max(minNodes, Math.ceil(wanted / options.gpusPerNode)),
   );
   return { allocations, desiredNodes, short, waiting };
+}
+
+/**
+ * The jobs resizing this tick, placed together: all their GPUs freed, then each placed best-fit, the
+ * widest first. Each restarts anyway, so where it ran does not matter; one at a time, the first took the
+ * GPUs the next was about to free, and two jobs growing in one tick were spread over 5 nodes and 2 where
+ * 4 and 1 held them (found by a newcomer). False, with nothing changed, when one of them does not fit:
+ * then they go one at a time, and a job that cannot grow keeps what it has.
+ */
+function packedTogether(
+  resizing: readonly ExecJob[],
+  free: FreeGpus,
+  allocations: Map<number, number[]>,
+): boolean {
+  if (resizing.length < 2) return false;
+  for (const job of resizing) returnGpus(free, job.current);
+  const widestFirst = [...resizing].sort((a, b) => b.width - a.width);
+  const placed: number[][] = [];
+  for (const job of widestFirst) {
+    const gpus = placeBestFit(job.width, free);
+    if (gpus === undefined) {
+      for (const taken of placed) returnGpus(free, taken);
+      for (const held of resizing) takeGpus(free, held.current);
+      return false;
+    }
+    takeGpus(free, gpus);
+    placed.push(gpus);
+  }
+  widestFirst.forEach((job, index) => allocations.set(job.id, placed[index] as number[]));
+  return true;
 }
 
 /** True when every GPU of the allocation is on a ready node with room (the job can stay there). */

@@ -82,6 +82,22 @@ describe('executing widths', () => {
     expect(out.short).toEqual([]);
   });
 
+  it('places jobs resizing in one tick together, on as few nodes as they fit (found by a newcomer)', () => {
+    // One at a time, the first to grow took the GPUs the second was about to free: each split over
+    // both nodes ([0, 1, 1, 1] and [0, 0, 0, 1]) where one node each holds them.
+    const jobs: ExecJob[] = [
+      { id: 1, width: 4, current: [0, 0] },
+      { id: 2, width: 4, current: [0, 0, 1] },
+    ];
+    const out = executeWidths(jobs, nodes(2), { ...partial, packResized: true });
+    expect(out.allocations.get(1)).toEqual([0, 0, 0, 0]);
+    expect(out.allocations.get(2)).toEqual([1, 1, 1, 1]);
+    expect(out.short).toEqual([]);
+    // The simulator's policies keep placing them one at a time, as the matrix was measured.
+    const apart = executeWidths(jobs, nodes(2), partial);
+    expect(apart.allocations.get(1)).toEqual([0, 1, 1, 1]);
+  });
+
   it('moves a job off a node that is no longer ready', () => {
     const out = executeWidths([{ id: 1, width: 2, current: [0, 0] }], nodes(2).slice(1), partial);
     expect(out.allocations.get(1)).toEqual([1, 1]);
@@ -101,9 +117,12 @@ describe('executor invariants on random clusters', () => {
       readyMask: fc.array(fc.boolean(), { minLength: 6, maxLength: 6 }),
       widths: fc.array(fc.integer({ min: 1, max: 12 }), { maxLength: 8 }),
       runningMask: fc.array(fc.boolean(), { minLength: 8, maxLength: 8 }),
+      // GPUs a running job holds beyond its width (it is shrinking this tick).
+      extra: fc.array(fc.integer({ min: 0, max: 4 }), { minLength: 8, maxLength: 8 }),
       mode: fc.constantFrom('partial' as const, 'gang' as const),
+      packResized: fc.boolean(),
     })
-    .map(({ nodeCount, readyMask, widths, runningMask, mode }) => {
+    .map(({ nodeCount, readyMask, widths, runningMask, extra, mode, packResized }) => {
       const cluster = Array.from({ length: nodeCount }, (_, id) => ({ id, gpus: 4, ready: !!readyMask[id] }));
       // Give some jobs a valid current allocation: their width (or less) packed on the free ready GPUs.
       const free = new Map(cluster.filter((n) => n.ready).map((n) => [n.id, n.gpus]));
@@ -111,20 +130,21 @@ describe('executor invariants on random clusters', () => {
         const current: number[] = [];
         if (runningMask[id]) {
           for (const [node, gpus] of free) {
-            const take = Math.min(gpus, width - current.length);
+            const take = Math.min(gpus, width + (extra[id] ?? 0) - current.length);
             for (let g = 0; g < take; g++) current.push(node);
             free.set(node, gpus - take);
           }
         }
         return { id, width, current };
       });
-      return { cluster, jobs, mode };
+      return { cluster, jobs, mode, packResized };
     });
 
   it('never overfills a node, uses only ready nodes, and gives each job its width unless short', () => {
     fc.assert(
-      fc.property(scenario, ({ cluster, jobs, mode }) => {
-        const out = executeWidths(jobs, cluster, { gpusPerNode: 4, maxNodes: 50, shortfall: mode });
+      fc.property(scenario, ({ cluster, jobs, mode, packResized }) => {
+        const options = { gpusPerNode: 4, maxNodes: 50, shortfall: mode, packResized };
+        const out = executeWidths(jobs, cluster, options);
         const used = new Map<number, number>();
         for (const [id, allocation] of out.allocations) {
           const job = jobs.find((j) => j.id === id) as ExecJob;
