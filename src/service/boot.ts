@@ -49,6 +49,8 @@ export interface BootOverrides {
   executor?: Executor | null;
   /** `--init`: a stored database that fails the start-up checks is moved aside and a fresh one made. */
   init?: boolean;
+  /** BOA_ROLLBACK_TO_COPY=1: a database a newer boa migrated is moved aside and its copy for this version used. */
+  rollbackToCopy?: boolean;
   /**
    * Runs once profiles and the store have passed their checks and before anything can change the
    * world (a resize): main binds the HTTP port here, so a taken port also ends the start cleanly.
@@ -182,6 +184,17 @@ export async function bootService(config: ServiceConfig, overrides: BootOverride
     init: overrides.init,
     onMovedAside: (from, to) =>
       logger.warn({ event: 'database_moved_aside', from, to }, `--init: ${from} moved aside to ${to}`),
+    onCopied: ({ path, tag, pending }) =>
+      logger.info(
+        { event: 'database_copied', copy: path, at: tag, migrations: pending },
+        `before migrating (${pending.join(', ')}): the database as it was is kept at ${path}, for a rollback to this version`,
+      ),
+    rollbackToCopy: overrides.rollbackToCopy,
+    onRolledBack: (newerAt, copy) =>
+      logger.warn(
+        { event: 'database_rolled_back', copy, newerAt },
+        `BOA_ROLLBACK_TO_COPY: the database a newer boa migrated is moved aside to ${newerAt} and this version starts from its copy ${copy}: everything since the upgrade (jobs submitted since, the ledger since) is not in it; unset BOA_ROLLBACK_TO_COPY`,
+      ),
   });
   const db = store.db;
   const repo = new Repository(db);

@@ -102,6 +102,7 @@ try {
   let http: Awaited<ReturnType<typeof listen>> | undefined;
   const boa = await bootService(config, {
     init: program.opts<{ init?: boolean }>().init,
+    rollbackToCopy: process.env.BOA_ROLLBACK_TO_COPY === '1',
     logger: startLogger,
     beforeSideEffects: async () => {
       http = await listen(config.host, config.port);

@@ -1,10 +1,20 @@
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, renameSync, statSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+} from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { type BetterSQLite3Database, drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { databaseProblem } from './checks.ts';
+import { copyForThisVersion, copyPath, type KeptCopy, keepCopyBeforeMigrating } from './copies.ts';
 import { StoreError } from './errors.ts';
 import { keepJobIdsAbove } from './job-ids.ts';
 import { type DataDirLock, lockDataDir } from './lock.ts';
@@ -20,6 +30,15 @@ export interface OpenOptions {
   init?: boolean;
   /** Called with the path a refused database was moved to under `init`. */
   onMovedAside?: (from: string, to: string) => void;
+  /** Called once a copy of the database is kept before migrating it. */
+  onCopied?: (copy: KeptCopy) => void;
+  /**
+   * BOA_ROLLBACK_TO_COPY: a database a newer boa migrated is moved aside (kept) and this version starts
+   * from its copy from before that upgrade, if there is one; everything since the upgrade is left out.
+   */
+  rollbackToCopy?: boolean;
+  /** Called after a rollback to the copy: the newer file now at `newerAt`, `copy` now the database. */
+  onRolledBack?: (newerAt: string, copy: string) => void;
 }
 
 export interface Store {
@@ -49,20 +68,29 @@ export function openStore(dataDir: string | ':memory:', options: OpenOptions = {
   try {
     const file = join(dataDir, 'boa.sqlite');
     if (existsSync(file)) {
-      const problem = databaseProblem(file, JOURNAL);
+      let problem = databaseProblem(file, JOURNAL);
+      // A downgrade: the data is fine, only this version is too old to read it.
+      if (problem?.startsWith('was written by a newer boa') && !options.init) {
+        const copy = copyForThisVersion(file, JOURNAL);
+        if (!copy || !options.rollbackToCopy)
+          throw new StoreError(newerRefusal(file, problem, copy, options));
+        const newerAt = moveAside(file, 'newer');
+        renameWithLog(copy, file);
+        options.onRolledBack?.(newerAt, copy);
+        problem = databaseProblem(file, JOURNAL);
+      }
       if (problem !== undefined) {
-        // A downgrade: the data is fine, only this version is too old to read it.
-        if (!options.init && problem.startsWith('was written by a newer boa')) {
-          throw new StoreError(
-            `${file} ${problem}: run that newer boa on it (this version cannot read it; --init would start fresh and keep the file as ${file}.broken-<time>)`,
-          );
-        }
         if (!options.init) {
           throw new StoreError(
             `${file} ${problem}: restore it from the backup (docs/security.md), or start fresh on purpose with --init (the file is then kept as ${file}.broken-<time>)`,
           );
         }
-        moveAside(file, options);
+        // Moved first: an optional call (`?.`) would skip evaluating its arguments.
+        const to = moveAside(file, 'broken');
+        options.onMovedAside?.(file, to);
+      } else {
+        const copy = keepCopyBeforeMigrating(file, JOURNAL);
+        if (copy) options.onCopied?.(copy);
       }
     }
     const db = connect(file);
@@ -124,13 +152,40 @@ function highestJobFolder(jobsDir: string): number {
   return highest;
 }
 
-function moveAside(file: string, options: OpenOptions): void {
-  const to = `${file}.broken-${new Date().toISOString().replace(/[:.]/g, '-')}`;
-  renameSync(file, to);
+/** Renames the database with its -wal and -shm (a log applied to another file would damage it). */
+function moveAside(file: string, label: 'broken' | 'newer'): string {
+  const to = `${file}.${label}-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+  renameWithLog(file, to);
+  return to;
+}
+
+function renameWithLog(from: string, to: string): void {
+  renameSync(from, to);
   for (const suffix of ['-wal', '-shm']) {
-    if (existsSync(file + suffix)) renameSync(file + suffix, to + suffix);
+    if (existsSync(from + suffix)) renameSync(from + suffix, to + suffix);
   }
-  options.onMovedAside?.(file, to);
+}
+
+/** The refusal of a file a newer boa migrated: the newer boa, or this version's copy and how to go back to it. */
+function newerRefusal(file: string, problem: string, copy: string | undefined, options: OpenOptions): string {
+  if (!copy) {
+    const none = options.rollbackToCopy
+      ? `; BOA_ROLLBACK_TO_COPY is set but there is no copy this version can run (${copyPath(file, lastTag())})`
+      : '';
+    return `${file} ${problem}: run that newer boa on it (this version cannot read it; --init would start fresh and keep the file as ${file}.broken-<time>)${none}`;
+  }
+  return (
+    `${file} ${problem}: run that newer boa on it, or go back to this version's copy from before the upgrade, ${copy}, ` +
+    `losing everything since the upgrade (jobs submitted since, the ledger since): stop boa, move ${file} and its -wal and -shm aside, ` +
+    `rename ${copy} to ${file}, start this version; or start this version once with BOA_ROLLBACK_TO_COPY=1, which does that (the newer file kept as ${file}.newer-<time>)`
+  );
+}
+
+function lastTag(): string {
+  return (
+    (JSON.parse(readFileSync(JOURNAL, 'utf8')) as { entries: Array<{ tag: string }> }).entries.at(-1)?.tag ??
+    'none'
+  );
 }
 
 function closeAll(db: Db, lock: DataDirLock): void {

@@ -1,0 +1,241 @@
+/**
+ * Before migrating a stored database, boa keeps a copy of it as it was (`boa.sqlite.at-<its last
+ * migration>`), the newest three, so a version rolled back after an upgrade has a file it can run; a
+ * copy that cannot be written stops the start before anything is migrated. An older boa refused a
+ * file a newer one migrated names that copy, and BOA_ROLLBACK_TO_COPY=1 starts from it.
+ */
+import {
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import Database from 'better-sqlite3';
+import { drizzle } from 'drizzle-orm/better-sqlite3';
+import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { KeptCopy } from '../../src/store/copies.ts';
+import { openStore, type OpenOptions } from '../../src/store/db.ts';
+import { StoreError } from '../../src/store/errors.ts';
+
+const MIGRATIONS = resolve(import.meta.dirname, '../../src/store/migrations');
+const TAGS = (
+  JSON.parse(readFileSync(join(MIGRATIONS, 'meta', '_journal.json'), 'utf8')) as {
+    entries: Array<{ tag: string }>;
+  }
+).entries.map((e) => e.tag);
+const LAST = TAGS.at(-1)!;
+const BEFORE_LAST = TAGS.at(-2)!;
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'boa-copies-'));
+  dirs.push(dir);
+  return dir;
+}
+
+/** A data dir whose database an older boa wrote (migrations up to BEFORE_LAST), with two plans. */
+function olderDataDir(): string {
+  const folder = tempDir();
+  cpSync(MIGRATIONS, folder, { recursive: true });
+  const journalFile = join(folder, 'meta', '_journal.json');
+  const journal = JSON.parse(readFileSync(journalFile, 'utf8')) as { entries: unknown[] };
+  journal.entries = journal.entries.slice(0, -1);
+  writeFileSync(journalFile, JSON.stringify(journal));
+  const dir = tempDir();
+  const db = new Database(join(dir, 'boa.sqlite'));
+  db.pragma('journal_mode = WAL');
+  migrate(drizzle(db), { migrationsFolder: folder });
+  seedPlans(db, 2);
+  db.close();
+  return dir;
+}
+
+/** A data dir whose database this version wrote, with three plans, and a copy of it for this version. */
+function currentWithCopy(): { dir: string; copy: string } {
+  const dir = tempDir();
+  const store = openStore(dir);
+  seedPlans(store.db.$client, 3);
+  store.close();
+  const copy = join(dir, `boa.sqlite.at-${LAST}`);
+  copyFileSync(join(dir, 'boa.sqlite'), copy);
+  return { dir, copy };
+}
+
+/** As a newer boa leaves the file: a migration this version does not know, and a plan since. */
+function migrateAsNewer(dir: string): void {
+  const db = new Database(join(dir, 'boa.sqlite'));
+  db.prepare('INSERT INTO __drizzle_migrations (hash, created_at) VALUES (?, ?)').run(
+    'f'.repeat(64),
+    Date.UTC(2099, 0, 1),
+  );
+  seedPlans(db, 1);
+  db.close();
+}
+
+function seedPlans(db: Database.Database, n: number): void {
+  const insert = db.prepare(
+    `INSERT INTO plans (computed_at, solver, budget, planning_budget, min_feasible_budget,
+       predicted_avg_jct_seconds, predicted_gpu_hours_per_hour, plan, inputs, solve_ms)
+     VALUES (?, 'exact', 40, 40, 8, 100, 39, '{}', '{}', 1)`,
+  );
+  for (let i = 0; i < n; i++) insert.run(i);
+}
+
+function count(file: string, sql: string): unknown {
+  const db = new Database(file, { readonly: true });
+  try {
+    return db.prepare(sql).pluck().get();
+  } finally {
+    db.close();
+  }
+}
+
+function open(dir: string, options: OpenOptions = {}) {
+  openStore(dir, options).close();
+}
+
+function refusal(dir: string, options: OpenOptions = {}): string {
+  try {
+    open(dir, options);
+  } catch (error) {
+    expect(error).toBeInstanceOf(StoreError);
+    return (error as Error).message;
+  }
+  throw new Error('opened a database that should have been refused');
+}
+
+const copiesIn = (dir: string) =>
+  readdirSync(dir)
+    .filter((f) => f.startsWith('boa.sqlite.at-'))
+    .sort();
+
+describe('a copy before migrating', () => {
+  it('pending migrations: the database as it was is kept, old schema and data, owner-only', () => {
+    const dir = olderDataDir();
+    const copied: KeptCopy[] = [];
+    open(dir, { onCopied: (copy) => copied.push(copy) });
+    const copy = join(dir, `boa.sqlite.at-${BEFORE_LAST}`);
+    expect(copied).toEqual([{ path: copy, tag: BEFORE_LAST, pending: [LAST] }]);
+    expect(copiesIn(dir)).toEqual([`boa.sqlite.at-${BEFORE_LAST}`]);
+    expect(count(copy, 'SELECT count(*) FROM __drizzle_migrations')).toBe(TAGS.length - 1);
+    expect(count(copy, 'SELECT count(*) FROM plans')).toBe(2);
+    expect(statSync(copy).mode & 0o777).toBe(0o600);
+    // The database itself was migrated, its plans kept.
+    const file = join(dir, 'boa.sqlite');
+    expect(count(file, 'SELECT count(*) FROM __drizzle_migrations')).toBe(TAGS.length);
+    expect(count(file, 'SELECT count(*) FROM plans')).toBe(2);
+  });
+
+  it('nothing pending, or a new database: no copy', () => {
+    const dir = tempDir();
+    const copied: KeptCopy[] = [];
+    open(dir, { onCopied: (copy) => copied.push(copy) });
+    open(dir, { onCopied: (copy) => copied.push(copy) });
+    expect(copied).toEqual([]);
+    expect(copiesIn(dir)).toEqual([]);
+  });
+
+  it('keeps the newest three copies, and replaces a partial copy a crash left', () => {
+    const dir = olderDataDir();
+    const old = ['0001_a', '0002_b', '0003_c'].map((tag, i) => {
+      const path = join(dir, `boa.sqlite.at-${tag}`);
+      writeFileSync(path, 'an older copy');
+      utimesSync(path, 1000 + i, 1000 + i);
+      return path;
+    });
+    writeFileSync(`${old[0]}-wal`, 'its log');
+    const partial = join(dir, `boa.sqlite.at-${BEFORE_LAST}.partial`);
+    writeFileSync(partial, 'cut short by a crash');
+    open(dir);
+    expect(copiesIn(dir)).toEqual([
+      'boa.sqlite.at-0002_b',
+      'boa.sqlite.at-0003_c',
+      `boa.sqlite.at-${BEFORE_LAST}`,
+    ]);
+    expect(existsSync(partial)).toBe(false);
+    expect(count(join(dir, `boa.sqlite.at-${BEFORE_LAST}`), 'SELECT count(*) FROM plans')).toBe(2);
+  });
+
+  it('a copy that cannot be written stops the start before migrating, the database as it was', () => {
+    const dir = olderDataDir();
+    // What a full disk does to the copy, made certain: its temporary name is taken by a directory.
+    const partial = join(dir, `boa.sqlite.at-${BEFORE_LAST}.partial`);
+    mkdirSync(partial);
+    const message = refusal(dir);
+    expect(message).toMatch(/cannot keep a copy of .*boa\.sqlite before migrating it \(/);
+    expect(message).toMatch(/EISDIR.*\): nothing was migrated; fix that and start again$/);
+    const file = join(dir, 'boa.sqlite');
+    expect(count(file, 'SELECT count(*) FROM __drizzle_migrations')).toBe(TAGS.length - 1);
+    expect(copiesIn(dir)).toEqual([`boa.sqlite.at-${BEFORE_LAST}.partial`]);
+    // The lock was let go: once there is room, the start goes ahead.
+    rmSync(partial, { recursive: true });
+    open(dir);
+    expect(count(file, 'SELECT count(*) FROM __drizzle_migrations')).toBe(TAGS.length);
+  });
+});
+
+describe('a database a newer boa migrated', () => {
+  it("the refusal names this version's copy and how to go back to it", () => {
+    const { dir, copy } = currentWithCopy();
+    migrateAsNewer(dir);
+    const file = join(dir, 'boa.sqlite');
+    const message = refusal(dir);
+    expect(message).toContain(`${file} was written by a newer boa`);
+    expect(message).toContain(
+      `run that newer boa on it, or go back to this version's copy from before the upgrade, ${copy}`,
+    );
+    expect(message).toContain('losing everything since the upgrade (jobs submitted since, the ledger since)');
+    expect(message).toContain(
+      `stop boa, move ${file} and its -wal and -shm aside, rename ${copy} to ${file}`,
+    );
+    expect(message).toContain('BOA_ROLLBACK_TO_COPY=1');
+    expect(message.split('\n')).toHaveLength(1);
+  });
+
+  it('BOA_ROLLBACK_TO_COPY: the newer file is moved aside, kept, and this version starts from the copy', () => {
+    const { dir, copy } = currentWithCopy();
+    migrateAsNewer(dir);
+    const rolled: string[][] = [];
+    const store = openStore(dir, {
+      rollbackToCopy: true,
+      onRolledBack: (newerAt, from) => rolled.push([newerAt, from]),
+    });
+    try {
+      expect(store.db.$client.prepare('SELECT count(*) FROM plans').pluck().get()).toBe(3);
+    } finally {
+      store.close();
+    }
+    const newer = readdirSync(dir).filter((f) => /^boa\.sqlite\.newer-[\dTZ-]+$/.test(f));
+    expect(newer).toHaveLength(1);
+    expect(rolled).toEqual([[join(dir, newer[0]!), copy]]);
+    expect(existsSync(copy)).toBe(false);
+    // The newer file is whole: its plan since the copy, its migration.
+    expect(count(join(dir, newer[0]!), 'SELECT count(*) FROM plans')).toBe(4);
+    expect(count(join(dir, newer[0]!), 'SELECT count(*) FROM __drizzle_migrations')).toBe(TAGS.length + 1);
+  });
+
+  it('BOA_ROLLBACK_TO_COPY without a copy for this version: refused, the file left where it is', () => {
+    const { dir, copy } = currentWithCopy();
+    rmSync(copy);
+    migrateAsNewer(dir);
+    expect(refusal(dir, { rollbackToCopy: true })).toMatch(
+      /run that newer boa on it .*BOA_ROLLBACK_TO_COPY is set but there is no copy this version can run/,
+    );
+    expect(readdirSync(dir).filter((f) => f.startsWith('boa.sqlite.'))).toEqual([]);
+    expect(count(join(dir, 'boa.sqlite'), 'SELECT count(*) FROM plans')).toBe(4);
+  });
+});
