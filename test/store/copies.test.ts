@@ -6,33 +6,24 @@
  */
 import {
   copyFileSync,
-  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
-  readFileSync,
   rmSync,
   statSync,
   utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { drizzle } from 'drizzle-orm/better-sqlite3';
-import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { KeptCopy } from '../../src/store/copies.ts';
 import { openStore, type OpenOptions } from '../../src/store/db.ts';
 import { StoreError } from '../../src/store/errors.ts';
+import { migrateAsNewer, olderDatabase, seedPlans, TAGS } from './schema-versions.ts';
 
-const MIGRATIONS = resolve(import.meta.dirname, '../../src/store/migrations');
-const TAGS = (
-  JSON.parse(readFileSync(join(MIGRATIONS, 'meta', '_journal.json'), 'utf8')) as {
-    entries: Array<{ tag: string }>;
-  }
-).entries.map((e) => e.tag);
 const LAST = TAGS.at(-1)!;
 const BEFORE_LAST = TAGS.at(-2)!;
 
@@ -47,18 +38,10 @@ function tempDir(): string {
   return dir;
 }
 
-/** A data dir whose database an older boa wrote (migrations up to BEFORE_LAST), with two plans. */
+/** A data dir whose database an older boa wrote (migrations before LAST), with two plans. */
 function olderDataDir(): string {
-  const folder = tempDir();
-  cpSync(MIGRATIONS, folder, { recursive: true });
-  const journalFile = join(folder, 'meta', '_journal.json');
-  const journal = JSON.parse(readFileSync(journalFile, 'utf8')) as { entries: unknown[] };
-  journal.entries = journal.entries.slice(0, -1);
-  writeFileSync(journalFile, JSON.stringify(journal));
   const dir = tempDir();
-  const db = new Database(join(dir, 'boa.sqlite'));
-  db.pragma('journal_mode = WAL');
-  migrate(drizzle(db), { migrationsFolder: folder });
+  const db = olderDatabase(join(dir, 'boa.sqlite'), LAST, tempDir());
   seedPlans(db, 2);
   db.close();
   return dir;
@@ -73,26 +56,6 @@ function currentWithCopy(): { dir: string; copy: string } {
   const copy = join(dir, `boa.sqlite.at-${LAST}`);
   copyFileSync(join(dir, 'boa.sqlite'), copy);
   return { dir, copy };
-}
-
-/** As a newer boa leaves the file: a migration this version does not know, and a plan since. */
-function migrateAsNewer(dir: string): void {
-  const db = new Database(join(dir, 'boa.sqlite'));
-  db.prepare('INSERT INTO __drizzle_migrations (hash, created_at) VALUES (?, ?)').run(
-    'f'.repeat(64),
-    Date.UTC(2099, 0, 1),
-  );
-  seedPlans(db, 1);
-  db.close();
-}
-
-function seedPlans(db: Database.Database, n: number): void {
-  const insert = db.prepare(
-    `INSERT INTO plans (computed_at, solver, budget, planning_budget, min_feasible_budget,
-       predicted_avg_jct_seconds, predicted_gpu_hours_per_hour, plan, inputs, solve_ms)
-     VALUES (?, 'exact', 40, 40, 8, 100, 39, '{}', '{}', 1)`,
-  );
-  for (let i = 0; i < n; i++) insert.run(i);
 }
 
 function count(file: string, sql: string): unknown {
@@ -191,7 +154,7 @@ describe('a copy before migrating', () => {
 describe('a database a newer boa migrated', () => {
   it("the refusal names this version's copy and how to go back to it", () => {
     const { dir, copy } = currentWithCopy();
-    migrateAsNewer(dir);
+    migrateAsNewer(join(dir, 'boa.sqlite'));
     const file = join(dir, 'boa.sqlite');
     const message = refusal(dir);
     expect(message).toContain(`${file} was written by a newer boa`);
@@ -208,7 +171,7 @@ describe('a database a newer boa migrated', () => {
 
   it('BOA_ROLLBACK_TO_COPY: the newer file is moved aside, kept, and this version starts from the copy', () => {
     const { dir, copy } = currentWithCopy();
-    migrateAsNewer(dir);
+    migrateAsNewer(join(dir, 'boa.sqlite'));
     const rolled: string[][] = [];
     const store = openStore(dir, {
       rollbackToCopy: true,
@@ -231,7 +194,7 @@ describe('a database a newer boa migrated', () => {
   it('BOA_ROLLBACK_TO_COPY without a copy for this version: refused, the file left where it is', () => {
     const { dir, copy } = currentWithCopy();
     rmSync(copy);
-    migrateAsNewer(dir);
+    migrateAsNewer(join(dir, 'boa.sqlite'));
     expect(refusal(dir, { rollbackToCopy: true })).toMatch(
       /run that newer boa on it .*BOA_ROLLBACK_TO_COPY is set but there is no copy this version can run/,
     );

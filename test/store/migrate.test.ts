@@ -2,17 +2,17 @@
  * A database written by an older boa migrates at start and keeps its rows: here one made by the
  * migrations before 0005_job_idempotency_key (jobs without an Idempotency-Key column).
  */
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/db.ts';
 import { Repository } from '../../src/store/repository.ts';
+import { migrationsBefore } from './schema-versions.ts';
 
-const MIGRATIONS = resolve(import.meta.dirname, '../../src/store/migrations');
 const dirs: string[] = [];
 afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
@@ -24,24 +24,16 @@ function tempDir(): string {
   return dir;
 }
 
-/** A copy of the committed migrations whose journal stops before `tag`: an older boa's set. */
-function migrationsBefore(tag: string): string {
-  const folder = tempDir();
-  cpSync(MIGRATIONS, folder, { recursive: true });
-  const journalFile = join(folder, 'meta', '_journal.json');
-  const journal = JSON.parse(readFileSync(journalFile, 'utf8')) as { entries: Array<{ tag: string }> };
-  const at = journal.entries.findIndex((e) => e.tag === tag);
-  expect(at, `no migration ${tag}`).toBeGreaterThan(0);
-  journal.entries = journal.entries.slice(0, at);
-  writeFileSync(journalFile, JSON.stringify(journal));
-  return folder;
+/** The committed migrations up to `tag`, in a temp dir. */
+function before(tag: string): string {
+  return migrationsBefore(tag, tempDir());
 }
 
 describe('migrating a stored database', () => {
   it('a database from before the Idempotency-Key migration keeps its jobs and takes keys after', () => {
     const dataDir = tempDir();
     const old = new Database(join(dataDir, 'boa.sqlite'));
-    migrate(drizzle(old), { migrationsFolder: migrationsBefore('0005_job_idempotency_key') });
+    migrate(drizzle(old), { migrationsFolder: before('0005_job_idempotency_key') });
     const insert = old.prepare(
       `INSERT INTO jobs (name, class_name, token_hash, state, submitted_at, allocation)
        VALUES (?, 'cifar10', ?, ?, 1000, '[]')`,
@@ -81,7 +73,7 @@ describe('migrating a stored database', () => {
   it("a job running before 0009 keeps its epoch's clock: a report does not restart it", () => {
     const dataDir = tempDir();
     const old = new Database(join(dataDir, 'boa.sqlite'));
-    migrate(drizzle(old), { migrationsFolder: migrationsBefore('0009_epoch_timed_from_report') });
+    migrate(drizzle(old), { migrationsFolder: before('0009_epoch_timed_from_report') });
     old
       .prepare(
         `INSERT INTO jobs (name, class_name, token_hash, state, submitted_at, allocation, epoch_started_at)
