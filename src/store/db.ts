@@ -1,6 +1,8 @@
 import {
   closeSync,
   existsSync,
+  fsyncSync,
+  linkSync,
   mkdirSync,
   openSync,
   readdirSync,
@@ -74,9 +76,7 @@ export function openStore(dataDir: string | ':memory:', options: OpenOptions = {
         const copy = copyForThisVersion(file, JOURNAL);
         if (!copy || !options.rollbackToCopy)
           throw new StoreError(newerRefusal(file, problem, copy, options));
-        const newerAt = moveAside(file, 'newer');
-        renameWithLog(copy, file);
-        options.onRolledBack?.(newerAt, copy);
+        options.onRolledBack?.(rollBackTo(copy, file), copy);
         problem = databaseProblem(file, JOURNAL);
       }
       if (problem !== undefined) {
@@ -86,7 +86,7 @@ export function openStore(dataDir: string | ':memory:', options: OpenOptions = {
           );
         }
         // Moved first: an optional call (`?.`) would skip evaluating its arguments.
-        const to = moveAside(file, 'broken');
+        const to = moveAside(file);
         options.onMovedAside?.(file, to);
       } else {
         const copy = keepCopyBeforeMigrating(file, JOURNAL);
@@ -153,14 +153,38 @@ function highestJobFolder(jobsDir: string): number {
 }
 
 /** Renames the database with its -wal and -shm (a log applied to another file would damage it). */
-function moveAside(file: string, label: 'broken' | 'newer'): string {
-  const to = `${file}.${label}-${new Date().toISOString().replace(/[:.]/g, '-')}`;
-  renameWithLog(file, to);
+function moveAside(file: string): string {
+  const to = asideName(file, 'broken');
+  renameSync(file, to);
+  moveLog(file, to);
   return to;
 }
 
-function renameWithLog(from: string, to: string): void {
-  renameSync(from, to);
+/**
+ * Puts `copy` in place of `file`, the newer file kept as `<file>.newer-<time>` (returned). The newer
+ * file gets its second name (a hard link) before the copy is renamed over it, so a crash at any step
+ * leaves a boa.sqlite (the newer file or the copy), never none, which the next start would make afresh.
+ */
+function rollBackTo(copy: string, file: string): string {
+  const to = asideName(file, 'newer');
+  linkSync(file, to);
+  moveLog(file, to);
+  renameSync(copy, file);
+  moveLog(copy, file);
+  const dir = openSync(dirname(file), 'r');
+  try {
+    fsyncSync(dir);
+  } finally {
+    closeSync(dir);
+  }
+  return to;
+}
+
+function asideName(file: string, label: 'broken' | 'newer'): string {
+  return `${file}.${label}-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+}
+
+function moveLog(from: string, to: string): void {
   for (const suffix of ['-wal', '-shm']) {
     if (existsSync(from + suffix)) renameSync(from + suffix, to + suffix);
   }
