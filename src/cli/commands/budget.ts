@@ -139,7 +139,10 @@ function renderBudget(b: BudgetView): string {
             ]
           : []),
         ['debt', debtLine(b.control.debtGpuHours ?? 0, b.window.windowHours - b.control.horizonHours)],
-        ['load needs', `${fixed(b.control.loadNeedsGpuHoursPerHour, 1)} GPU-hours/hour`],
+        [
+          'load needs',
+          `${fixed(b.control.loadNeedsGpuHoursPerHour, 1)} GPU-hours/hour at least, on average, for the arrivals seen and the jobs waiting`,
+        ],
         ['queued', `${b.control.queuedForBudget} jobs wait for the budget (oldest first)`],
         ...belowBudgetLine(b.control.belowBudget),
         ...(b.control.draining

@@ -68,8 +68,11 @@ function budgetLine(b: StatusView['budget']): string {
       ? '; filling: the window is under the budget, the running jobs take it'
       : '';
   return (
-    `${b.gpuHoursPerHour} GPU-hours/hour; the load needs ${fixed(b.loadNeedsGpuHoursPerHour, 1)} ` +
-    `GPU-hours/hour${queued}${draining}`
+    // The cheapest plan's spend for the estimated arrivals and the jobs waiting, over a budget window: an
+    // average, not the GPUs the jobs present want now (a newcomer read 2.4 against 48 GPUs wanted as a
+    // contradiction).
+    `${b.gpuHoursPerHour} GPU-hours/hour; the load (arrivals seen, jobs waiting) needs at least ` +
+    `${fixed(b.loadNeedsGpuHoursPerHour, 1)} on average${queued}${draining}`
   );
 }
 
