@@ -242,6 +242,63 @@ describe('boa jobs', () => {
     expect(missing.stderr).toBe('boa: job 99 not found\n');
   });
 
+  it('says at submit that a local executor ignores --image, and shows the image given', async () => {
+    const idle = (kind: 'local' | 'kubernetes'): Executor => ({
+      kind,
+      reconcile: async () => [],
+      close: async () => {},
+    });
+    const local = await startCliService({ executor: idle('local') });
+    cleanups.push(local.close);
+    const warning =
+      'the local executor runs the command on this machine and ignores the image "ghcr.io/me/train:1"' +
+      ' (--image, workload.image: used by the Kubernetes executor)';
+    const run = await local.boa([
+      'jobs',
+      'submit',
+      'cifar10',
+      '--image',
+      'ghcr.io/me/train:1',
+      '--',
+      'node',
+      'x.js',
+    ]);
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout).toContain(`\nwarning  ${warning}\n`);
+    const json = await local.boa([
+      '--json',
+      'jobs',
+      'submit',
+      'cifar10',
+      '--image',
+      'ghcr.io/me/train:1',
+      '--',
+      'node',
+      'x.js',
+    ]);
+    expect(JSON.parse(json.stdout).warning).toBe(warning);
+    expect((await local.boa(['jobs', 'show', '1'])).stdout).toMatch(/^image\s+ghcr\.io\/me\/train:1$/m);
+    // No image, no warning and no image line.
+    const plain = await local.boa(['jobs', 'submit', 'cifar10', '--', 'node', 'x.js']);
+    expect(plain.stdout).not.toMatch(/^warning/m);
+    expect((await local.boa(['jobs', 'show', '3'])).stdout).not.toMatch(/^image/m);
+    // Pods use the image: nothing to warn of.
+    const pods = await startCliService({ executor: idle('kubernetes') });
+    cleanups.push(pods.close);
+    const pod = await pods.boa([
+      '--json',
+      'jobs',
+      'submit',
+      'cifar10',
+      '--image',
+      'img:1',
+      '--',
+      'python',
+      'train.py',
+    ]);
+    expect(JSON.parse(pod.stdout).warning).toBeNull();
+  });
+
   it('--env NAME takes the value from the shell, off the command line; one not set there is refused', async () => {
     const s = await startCliService({
       executor: { kind: 'local', reconcile: async () => [], close: async () => {} },

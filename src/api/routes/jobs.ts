@@ -42,6 +42,19 @@ const MAX_FOLLOWED_LOGS = 64;
 const MAX_FOLLOWED_PER_JOB = 4;
 const OPERATOR_FOLLOWS = 16;
 
+/**
+ * What a registration accepts but this service will not use (a newcomer's --image on a local service
+ * was taken and silently ignored): a note with the answer, not a refusal, so one workload serves both.
+ */
+function workloadWarning(executor: string | undefined, workload: { image?: string } | undefined) {
+  if (executor === 'local' && workload?.image !== undefined)
+    return (
+      `the local executor runs the command on this machine and ignores the image ${JSON.stringify(workload.image)}` +
+      ' (--image, workload.image: used by the Kubernetes executor)'
+    );
+  return null;
+}
+
 export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
   let followed = 0;
   const followedByJob = new Map<number, number>();
@@ -88,6 +101,7 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
         id: job.id,
         token,
         job: jobView(job, c.var.service.state.lastTickAt, c.var.service.deps.clock.now()),
+        warning: workloadWarning(c.var.service.deps.executor?.kind, input.workload),
       };
       if (!replayed) return c.json(registered, 201);
       c.header('Idempotent-Replayed', 'true');

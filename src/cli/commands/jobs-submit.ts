@@ -114,7 +114,7 @@ export function addSubmitCommand(jobs: Command): void {
       if (key !== undefined && !validIdempotencyKey(key))
         throw usageError(`--idempotency-key must be ${IDEMPOTENCY_KEY_RULE}`);
       const { data, text, headers } = await context.client
-        .json<{ id: number; token: string; job: JobView; tokenReplaced?: boolean }>(
+        .json<{ id: number; token: string; job: JobView; tokenReplaced?: boolean; warning?: string | null }>(
           'POST',
           '/v1/jobs',
           body,
@@ -149,6 +149,8 @@ export function addSubmitCommand(jobs: Command): void {
           ['job', `${data.id}${named} (${data.job.class}, ${data.job.state})`],
           ['token', data.token],
           ['note', note],
+          // Accepted but unused here (--image on a local service): said, not silently dropped.
+          ...(data.warning ? [['warning', data.warning] as [string, string]] : []),
           ...(unbudgeted
             ? [
                 ['budget', 'none is set: the job waits until boa budget set <gpuHoursPerHour>'] as [

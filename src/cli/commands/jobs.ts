@@ -167,6 +167,8 @@ function renderJob(job: JobView, logs: string | undefined): string {
       `${job.restarts}${job.restartNotBefore && active ? `, the next not before ${when(job.restartNotBefore)}` : ''}`,
     ],
     ['command', command],
+    // Only when given: a local service ignores it, and the submit said so.
+    ...(job.workload?.image === undefined ? [] : [['image', job.workload.image] as [string, string]]),
     ['workdir', job.workload?.workingDir ?? null],
     ...(logs ? [['logs', `${logs}/<rank>.log`] as [string, string]] : []),
     // A failure's own words (a traceback) are in the job's output.
