@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Data-parallel PyTorch training (DDP) that boa can rescale: checkpoint on stop, resume at any width.
 
-    npx boa jobs submit cifar10 --name ddp --image YOUR_IMAGE -- python3 examples/pytorch/train.py --epochs 30
+On EKS, with a volume claim for the checkpoints (without one, a pod of the next generation finds none and
+starts over):
+
+    npx boa jobs submit cifar10 --name ddp --image YOUR_IMAGE --checkpoint-claim YOUR_PVC -- python3 examples/pytorch/train.py --epochs 30
 
 boa's executor starts one process per node with WORLD_SIZE, NNODES, NODE_RANK, NPROC_PER_NODE,
 BOA_FIRST_RANK, MASTER_ADDR and MASTER_PORT; this script then starts one worker per GPU of its node (or, when torchrun
