@@ -282,6 +282,10 @@ export const JobView = z
     finishedAt: time().nullable(),
     statEpoch: z.number().int(),
     workDoneSeconds: z.number(),
+    reportedProgress: z.boolean().optional().openapi({
+      description:
+        'whether the job ever reported progress (an epoch past the first, work done, or its first report of epoch 0 from a running replica); a job done without it finished without saying how far it got',
+    }),
     planId: z.number().int().nullable(),
     widths: z.array(z.number().int()).nullable(),
     width: z.number().int(),

@@ -42,4 +42,13 @@ describe('a job note', () => {
     expect(outcome(running({ state: 'waiting', waitingFor: 'nodes', width: 0 }))).toBe('waits for nodes');
     expect(outcome(running({ state: 'done', width: 0 }))).toBeNull();
   });
+
+  it('says a job done without ever reporting progress ended so, and only a done one', () => {
+    expect(outcome(running({ state: 'done', width: 0, statEpoch: 0, reportedProgress: false }))).toBe(
+      'ended without reporting progress',
+    );
+    expect(outcome(running({ state: 'done', width: 0, reportedProgress: true }))).toBeNull();
+    // Running and not reporting yet is not news: it may be starting.
+    expect(outcome(running({ statEpoch: 0, width: 2, reportedProgress: false }))).toBeNull();
+  });
 });

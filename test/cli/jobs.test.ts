@@ -299,6 +299,28 @@ describe('boa jobs', () => {
     expect(JSON.parse(pod.stdout).warning).toBeNull();
   });
 
+  it('notes a job done without ever reporting progress, in show and list; one that reported has none', async () => {
+    const s = await startCliService({ config: { local: { bootSeconds: 0, releaseSeconds: 0 } } });
+    cleanups.push(s.close);
+    await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
+    const silent = (await s.request('POST', '/v1/jobs', { class: 'cifar10', name: 'silent' })).body;
+    const told = (await s.request('POST', '/v1/jobs', { class: 'cifar10', name: 'told' })).body;
+    await s.ticks(3);
+    // The clients' first report, epoch 0 as soon as they run: progress, though no epoch went by.
+    const report = await s.request('POST', `/v1/jobs/${told.id}/progress`, { statEpoch: 0 }, told.token);
+    expect(report.status).toBe(200);
+    for (const job of [silent, told])
+      expect((await s.request('POST', `/v1/jobs/${job.id}/complete`, undefined, job.token)).status).toBe(200);
+    expect((await s.request('GET', `/v1/jobs/${silent.id}`)).body.reportedProgress).toBe(false);
+    expect((await s.request('GET', `/v1/jobs/${told.id}`)).body.reportedProgress).toBe(true);
+    const show = await s.boa(['jobs', 'show', 'silent']);
+    expect(show.stdout).toMatch(/^state\s+done: ended without reporting progress$/m);
+    expect((await s.boa(['jobs', 'show', 'told'])).stdout).toMatch(/^state\s+done$/m);
+    const list = (await s.boa(['jobs', 'list'])).stdout.split('\n');
+    expect(list.find((line) => line.includes('silent'))).toMatch(/ended without reporting progress$/);
+    expect(list.find((line) => line.includes('told'))).not.toContain('without reporting');
+  });
+
   it('--env NAME takes the value from the shell, off the command line; one not set there is refused', async () => {
     const s = await startCliService({
       executor: { kind: 'local', reconcile: async () => [], close: async () => {} },

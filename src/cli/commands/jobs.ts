@@ -122,6 +122,9 @@ export function outcome(job: JobView): string | null {
     // A job crash-looping towards `failed` says why now, not only once it has failed for good.
     const last = job.failureReason ? `, the last after ${code}${job.failureReason}` : '';
     if (job.restarts > 0) notes.push(`${job.restarts} restart${job.restarts === 1 ? '' : 's'}${last}`);
+    // Done is right (rank 0 exited 0, or complete was called), but its epoch says only where it began.
+    if (job.state === 'done' && job.reportedProgress === false)
+      notes.push('ended without reporting progress');
     return notes.length > 0 ? notes.join('; ') : null;
   }
   return `${code}${job.failureReason ?? job.state}`;
