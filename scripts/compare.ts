@@ -295,8 +295,15 @@ await runMain(async () => {
     process.stdout.write(atPaidGaps(rows, table));
   }
   if (!opts.quiet) {
+    // Where the output went, last: the tables above scroll it away otherwise (found by a newcomer).
+    const seconds = ((performance.now() - began) / 1000).toFixed(1);
+    const used = Math.min(workers, tasks.length);
     process.stderr.write(
-      `${rows.length} runs in ${((performance.now() - began) / 1000).toFixed(1)} s on ${Math.min(workers, tasks.length)} workers\n`,
+      `${counted(rows.length, 'run')} in ${seconds} s on ${counted(used, 'worker')}; results in ${opts.out}\n`,
     );
   }
 });
+
+function counted(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}

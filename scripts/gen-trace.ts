@@ -32,5 +32,22 @@ await runMain(() => {
     scv: numberOption(opts.scv, '--scv', { min: 0 }),
     seed: numberOption(opts.seed, '--seed', { integer: true }),
   };
-  emit(formatTraceCsv(asUsage(() => generateTrace(spec))), opts.out);
+  const trace = asUsage(() => generateTrace(spec));
+  emit(formatTraceCsv(trace), opts.out);
+  // Percentages that are not (cifar10:3,bert:1) are taken as weights: say what they came to (once
+  // written: an error stays its one line).
+  const total = Object.values(spec.mix).reduce((a, b) => a + b, 0);
+  if (Math.abs(total - 100) > 1e-9) {
+    const shares = Object.entries(spec.mix).map(([app, w]) => `${app} ${round((100 * w) / total)}%`);
+    process.stderr.write(`--mix sums to ${round(total)}, not 100: normalised to ${shares.join(', ')}\n`);
+  }
+  // Written to a file, it printed nothing: say what and where (to stderr, as the note above).
+  if (opts.out) {
+    const last = Math.max(...trace.map((job) => job.time));
+    process.stderr.write(`wrote ${opts.out}: ${trace.length} jobs arriving over ${round(last / 3600)} h\n`);
+  }
 });
+
+function round(value: number): number {
+  return Number(value.toFixed(2));
+}

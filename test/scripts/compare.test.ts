@@ -261,6 +261,17 @@ describe('compare', () => {
     );
   });
 
+  it('ends, unless --quiet, saying how many runs on how many workers and where the output went', () => {
+    const dir = join(out, 'said');
+    const run = runScript('compare.ts', [
+      ...['--trace', TRACE, '--apps', 'cifar10', '--policies', 'fixed-request', '--budgets', '12'],
+      ...['--horizon-days', '0.01', '--out', dir, '--workers', '4'],
+    ]);
+    expect(run.status, run.stderr).toBe(0);
+    // One run, so one worker of the four: both counted in the singular.
+    expect(run.stderr).toMatch(new RegExp(`\\n1 run in \\d+\\.\\d s on 1 worker; results in ${dir}\\n$`));
+  });
+
   it('refuses an --out that cannot be a folder before running anything', () => {
     const file = join(out, 'results.csv');
     const bad = runScript('compare.ts', [

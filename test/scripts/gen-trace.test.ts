@@ -12,7 +12,8 @@ describe('gen-trace', () => {
       ...['--jobs', '200', '--hours', '10', '--mix', 'cifar10:75,bert:25', '--scv', '2.65', '--seed', '4'],
       ...['--out', out],
     ]);
-    expect(run.stderr).toBe('');
+    // Written to a file: one line says what and where; percentages summing to 100 need no note.
+    expect(run.stderr).toBe(`wrote ${out}: 200 jobs arriving over 10 h\n`);
     expect(run.status).toBe(0);
     const jobs = parseTrace(readFileSync(out, 'utf8'));
     expect(jobs).toHaveLength(200);
@@ -20,9 +21,17 @@ describe('gen-trace', () => {
     expect(jobs.filter((j) => j.application === 'cifar10')).toHaveLength(150);
   });
 
+  it('says when the --mix weights do not sum to 100 and were normalised', () => {
+    const run = runScript('gen-trace.ts', ['--jobs', '8', '--hours', '1', '--mix', 'cifar10:3,bert:1']);
+    expect(run.status).toBe(0);
+    expect(run.stderr).toBe('--mix sums to 4, not 100: normalised to cifar10 75%, bert 25%\n');
+    expect(run.stdout.trimEnd().split('\n')).toHaveLength(9);
+  });
+
   it('prints to stdout by default and is reproducible for a seed', () => {
-    const args = ['--jobs', '20', '--hours', '1', '--mix', 'ncf:1', '--seed', '9'];
+    const args = ['--jobs', '20', '--hours', '1', '--mix', 'ncf:100', '--seed', '9'];
     const first = runScript('gen-trace.ts', args);
+    expect(first.stderr).toBe('');
     expect(first.stdout.split('\n')[0]).toBe('name,time,application,num_replicas,batch_size');
     expect(runScript('gen-trace.ts', args).stdout).toBe(first.stdout);
   });
