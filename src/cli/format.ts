@@ -74,6 +74,11 @@ export function keyValues(pairs: Array<[string, Cell]>): string {
     .join('');
 }
 
+/** A count and its noun, singular for 1 ("1 node", "2 nodes"). */
+export function counted(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
+
 export function fixed(value: number | null | undefined, digits = 2): string {
   return value === null || value === undefined ? '-' : value.toFixed(digits);
 }

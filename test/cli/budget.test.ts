@@ -1,6 +1,8 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { renderBudget } from '../../src/cli/commands/budget.ts';
+import { renderStatus } from '../../src/cli/commands/status.ts';
 import { hasScript, onTerminal, runBoa, startCliService, unusedPort } from './cli-harness.ts';
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -83,6 +85,29 @@ describe('boa budget', () => {
     const json = await s.boa(['budget', 'get', '--json']);
     expect(json.status).toBe(0);
     expect(JSON.parse(json.stdout)).toEqual((await s.request('GET', '/v1/budget')).body);
+  });
+
+  it('counts one node and one job in the singular, in budget get and status', async () => {
+    const s = await started();
+    await s.boa(['budget', 'set', '4']);
+    const budget = (await s.request('GET', '/v1/budget')).body;
+    const one = { ...budget.control, ceilingNodes: 1, heartbeatHoldNodes: 1, queuedForBudget: 1 };
+    const text = renderBudget({ ...budget, control: one });
+    expect(text).toMatch(/^ceiling\s+1 node \(/m);
+    expect(text).toMatch(/^held\s+at most 1 node: /m);
+    expect(text).toMatch(/^queued\s+1 job waits for the budget \(oldest first\)$/m);
+    const two = renderBudget({ ...budget, control: { ...one, ceilingNodes: 2, queuedForBudget: 2 } });
+    expect(two).toMatch(/^ceiling\s+2 nodes \(/m);
+    expect(two).toMatch(/^queued\s+2 jobs wait for the budget/m);
+    const status = (await s.request('GET', '/v1/status')).body;
+    const at = '2026-11-30T12:00:00.000Z';
+    const shown = renderStatus({
+      ...status,
+      nodeGroup: { ...status.nodeGroup, lastResize: { target: 1, status: 'requested', at } },
+      budget: { ...status.budget, queuedForBudget: 1 },
+    });
+    expect(shown).toMatch(/^last resize\s+to 1 node, requested/m);
+    expect(shown).toMatch(/; 1 job queued for the budget/m);
   });
 
   it('says when the opt-in warm-up plans with part of the budget', async () => {

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { budgetView } from '../../service/views.ts';
 import { CliError, EXIT } from '../errors.ts';
 import { contextOf, output } from '../context.ts';
-import { dollars, fixed, keyValues, significant, table, when } from '../format.ts';
+import { counted, dollars, fixed, keyValues, significant, table, when } from '../format.ts';
 import { parseNumber } from '../parse.ts';
 
 type BudgetView = ReturnType<typeof budgetView>;
@@ -87,7 +87,7 @@ function renderBudgetSet(data: BudgetSetView): string {
   return keyValues(rows);
 }
 
-function renderBudget(b: BudgetView): string {
+export function renderBudget(b: BudgetView): string {
   const target =
     b.gpuHoursPerHour === null
       ? 'not set (boa budget set <gpuHoursPerHour>)'
@@ -125,7 +125,8 @@ function renderBudget(b: BudgetView): string {
     ? `\n${keyValues([
         [
           'ceiling',
-          `${b.control.ceilingNodes ?? '-'} nodes (${fixed(b.control.ceilingGpus ?? 0, 1)} GPUs) for the next ` +
+          `${b.control.ceilingNodes === null ? '- nodes' : counted(b.control.ceilingNodes, 'node')} ` +
+            `(${fixed(b.control.ceilingGpus ?? 0, 1)} GPUs) for the next ` +
             `${b.control.horizonHours} h keep the window's average within the budget, and every ` +
             `${b.window.windowHours}-hour window ending within ${b.control.lookaheadHours} h`,
         ],
@@ -133,7 +134,7 @@ function renderBudget(b: BudgetView): string {
           ? [
               [
                 'held',
-                `at most ${b.control.heartbeatHoldNodes} nodes: boa's heartbeat is not reaching CloudWatch, ` +
+                `at most ${counted(b.control.heartbeatHoldNodes, 'node')}: boa's heartbeat is not reaching CloudWatch, ` +
                   'and the budget guard would set that many (see the metrics_failed log)',
               ] as [string, string],
             ]
@@ -143,7 +144,10 @@ function renderBudget(b: BudgetView): string {
           'load needs',
           `${fixed(b.control.loadNeedsGpuHoursPerHour, 1)} GPU-hours/hour at least, on average, for the arrivals seen and the jobs waiting`,
         ],
-        ['queued', `${b.control.queuedForBudget} jobs wait for the budget (oldest first)`],
+        [
+          'queued',
+          `${counted(b.control.queuedForBudget, 'job')} wait${b.control.queuedForBudget === 1 ? 's' : ''} for the budget (oldest first)`,
+        ],
         ...belowBudgetLine(b.control.belowBudget),
         ...(b.control.draining
           ? [

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { statusView } from '../../service/views.ts';
 import { contextOf, output } from '../context.ts';
-import { fixed, keyValues, when } from '../format.ts';
+import { counted, fixed, keyValues, when } from '../format.ts';
 
 type StatusView = ReturnType<typeof statusView>;
 
@@ -20,7 +20,7 @@ export function renderStatus(s: StatusView): string {
   const group = s.nodeGroup;
   const inFlight = group.updateInFlight ? `; EKS update ${group.updateInFlight} still in progress` : '';
   const resize = group.lastResize
-    ? `to ${group.lastResize.target} nodes, ${group.lastResize.status}, at ${when(group.lastResize.at)}${inFlight}`
+    ? `to ${counted(group.lastResize.target, 'node')}, ${group.lastResize.status}, at ${when(group.lastResize.at)}${inFlight}`
     : 'none yet';
   const jobs = Object.entries(s.jobs)
     .map(([state, count]) => `${count} ${state}`)
@@ -61,7 +61,7 @@ function plannerBusy(since: string | null | undefined): Array<[string, string]> 
 
 function budgetLine(b: StatusView['budget']): string {
   if (!b) return 'not set (boa budget set <gpuHoursPerHour>)';
-  const queued = b.queuedForBudget > 0 ? `; ${b.queuedForBudget} jobs queued for the budget` : '';
+  const queued = b.queuedForBudget > 0 ? `; ${counted(b.queuedForBudget, 'job')} queued for the budget` : '';
   const draining = b.draining
     ? '; draining: the running jobs take the budget'
     : b.fillingToBudget
