@@ -55,7 +55,8 @@ function executor(dataDir: string, serviceUrl: string) {
   const started = new LocalExecutor({ dataDir, terminationGraceSeconds: 1, logger, serviceUrl });
   executors.push(started);
   const moved = () => lines.filter((l) => l.event === 'replica_url_moved');
-  return { executor: started, moved };
+  const adopted = () => lines.filter((l) => l.event === 'replica_adopted');
+  return { executor: started, moved, adopted };
 }
 
 /** Jobs 1 and 2 running, started by a service at OLD, which then stops (its replicas run on). */
@@ -103,8 +104,15 @@ describe('local executor: adopted replicas told another BOA_URL', () => {
   it('are not warned about at the same address', async () => {
     const dataDir = dirs.temp();
     const desired = await runAtOld(dataDir);
-    const { executor: second, moved } = executor(dataDir, OLD);
+    const { executor: second, moved, adopted } = executor(dataDir, OLD);
     expect(moved()).toEqual([]);
+    // Each adoption logged by its job, generation and rank, not only its node and folder.
+    const named = adopted().map((l) => [l.jobId, l.generation, l.rank, l.node, l.msg]);
+    // In the order the folders are read (the file system's): sorted by job.
+    expect(named.sort((a, b) => Number(a[0]) - Number(b[0]))).toEqual([
+      [1, 1, 0, 'local-1', "adopted job 1's running replica (generation 1, rank 0)"],
+      [2, 1, 0, 'local-1', "adopted job 2's running replica (generation 1, rank 0)"],
+    ]);
     expect(urlFileOf(dataDir, 1).url).toBe(OLD);
     await settle(second, desired, (s) => s.length === 2);
     await settle(second, [], (s) => s.length === 0);

@@ -78,7 +78,15 @@ export function adoptRecorded(
       owned: ours || !processExists(found.record.pid),
     };
     replicas.push(replica);
-    if (alive) logger.info({ event: 'replica_adopted', ...found.record, dir: found.dir }, 'adopted');
+    // Named by job, generation and rank, not only its node and folder: the operator reading the log
+    // after a restart asks which job runs on. The executor keeps no job names; the service log has them.
+    if (alive) {
+      const { jobId, generation, rank } = found;
+      logger.info(
+        { event: 'replica_adopted', jobId, generation, rank, ...found.record, dir: found.dir },
+        `adopted job ${jobId}'s running replica (generation ${generation}, rank ${rank})`,
+      );
+    }
     // A stop is recorded before its SIGTERM is sent, and again once sent: a service killed in between
     // never sent it, and the replica would get only the SIGKILL at the grace's end, with no chance to
     // checkpoint, so it is sent now. One already sent is not sent twice (a second SIGTERM cuts a
