@@ -711,11 +711,30 @@ describe('local executor', () => {
       field: 'workload.command',
       message: expect.stringContaining('command not found'),
     });
-    // A long PATH (npm's, a node_modules/.bin per parent folder) is shortened in the message.
+    // A long PATH is shortened in the message; one given with --env is listed as given.
     const path = Array.from({ length: 12 }, (_, i) => `/p${i}`).join(':');
     const long = checkLocalWorkload({ command: ['no-such-program-boa'], env: { PATH: path } });
-    expect(long?.message).toContain('(/p0:/p1:/p2:/p3:/p4:/p5:... 6 more folders)');
+    expect(long?.message).toContain(
+      `is not an executable on the job's PATH (from --env: /p0:/p1:/p2:/p3:/p4:/p5:... 6 more folders)`,
+    );
     expect(long?.message).toContain('give its full path, or set PATH with --env');
+    // The service's, under npm start: the job inherits it whole, and npm's folders are counted, not
+    // listed as this machine's.
+    const npm = [
+      '/home/me/boa/node_modules/.bin',
+      '/home/me/node_modules/.bin',
+      '/node_modules/.bin',
+      '/usr/lib/node_modules/npm/node_modules/@npmcli/run-script/lib/node-gyp-bin',
+      '/usr/local/bin:/usr/bin:/bin',
+    ].join(':');
+    expect(checkLocalWorkload({ command: ['no-such-program-boa'] }, { PATH: npm })?.message).toBe(
+      'command not found: "no-such-program-boa" is not an executable on the job\'s PATH (the service\'s, which' +
+        ' the job inherits: /usr/local/bin:/usr/bin:/bin; not listed: the 4 folders npm put before them' +
+        ' (node_modules/.bin), which the job inherits too); give its full path, or set PATH with --env',
+    );
+    expect(
+      checkLocalWorkload({ command: ['no-such-program-boa'] }, { PATH: '/usr/bin:/bin' })?.message,
+    ).toContain("(the service's, which the job inherits: /usr/bin:/bin)");
     expect(checkLocalWorkload({ command: ['node'], workingDir: join(dir, 'missing') })?.field).toBe(
       'workload.workingDir',
     );

@@ -74,17 +74,38 @@ function programProblem(
       message: `${program} is not an executable file (looked at ${path})${oneWord}${plainFile}`,
     };
   }
-  const searchPath = workload.env?.PATH ?? serviceEnv.PATH ?? '';
+  const given = workload.env?.PATH;
+  const searchPath = given ?? serviceEnv.PATH ?? '';
   if (foundOnPath(program, searchPath, workingDir, isExecutableFile)) return undefined;
   return {
     field: 'workload.command',
-    message: `command not found: "${program}" is not an executable on the PATH of this machine (${shortPath(searchPath)}); give its full path, or set PATH with --env${oneWord}`,
+    message: `command not found: "${program}" is not an executable on the job's PATH (${pathForMessage(searchPath, given !== undefined)}); give its full path, or set PATH with --env${oneWord}`,
   };
 }
 
-/** A PATH for a message: under npm it leads with a node_modules/.bin folder per parent directory. */
-function shortPath(searchPath: string, shown = 6): string {
-  const folders = searchPath.split(delimiter).filter(Boolean);
-  if (folders.length <= shown) return folders.join(delimiter);
-  return `${folders.slice(0, shown).join(delimiter)}${delimiter}... ${folders.length - shown} more folders`;
+/**
+ * npm's own folders: under `npm start` it puts a node_modules/.bin per parent directory (and its
+ * node-gyp-bin) before the PATH it was given.
+ */
+const NPM_FOLDER = /[/\\]node_modules[/\\]\.bin$|[/\\]node-gyp-bin$/;
+
+/**
+ * The PATH a job runs with, for a message. Given with --env, as given; else the service's, which the
+ * job inherits whole (npm's folders included; changing that would change what jobs run): npm's are
+ * counted, not listed, since read as "this machine's PATH" they hid the folders a newcomer looked for.
+ */
+function pathForMessage(searchPath: string, given: boolean, shown = 6): string {
+  const all = searchPath.split(delimiter).filter(Boolean);
+  const folders = given ? all : all.filter((folder) => !NPM_FOLDER.test(folder));
+  const npm = all.length - folders.length;
+  const listed =
+    folders.length <= shown
+      ? folders.join(delimiter)
+      : `${folders.slice(0, shown).join(delimiter)}${delimiter}... ${folders.length - shown} more folders`;
+  const source = given ? 'from --env' : "the service's, which the job inherits";
+  const npmNote =
+    npm === 0
+      ? ''
+      : `; not listed: ${npm === 1 ? 'the folder' : `the ${npm} folders`} npm put before them (node_modules/.bin), which the job inherits too`;
+  return `${source}: ${listed || 'none'}${npmNote}`;
 }
