@@ -186,12 +186,14 @@ export function spendCeiling(input: SpendCeilingInput): SpendCeiling {
       const cap = allowed(back) + budget * (ahead + slack * horizonHours);
       gpus = Math.min(gpus, (cap - input.paidInLast(back)) / ahead);
     } else {
-      // Past the look-ahead the window is held as the spread rule holds its own: its debt repaid (or its
-      // room spent) within one horizon, the budget after that. Held to its end instead, every change
+      // Past the look-ahead, room the window has is spent as the spread rule spends its own, within one
+      // horizon (the budget after that), and debt is repaid by its end. Held to its end, every change
       // took the slack away for a day: raising 40 to 41 on a fresh service cut the ceiling from 44 GPUs
-      // to 41.2 (found by a newcomer). Its room never falls below the budget for the rest this way, so
-      // the window is still held to its end once the look-ahead reaches it.
-      gpus = Math.min(gpus, (allowed(back) - input.paidInLast(back)) / horizonHours + budget * (1 + slack));
+      // to 41.2 (found by a newcomer). Debt repaid within one horizon instead stopped every job for ten
+      // hours after a raise that followed a burst (found in review). A window with room keeps at least
+      // the budget for its hours left, so it is still held to its end once the look-ahead reaches it.
+      const room = allowed(back) - input.paidInLast(back) + budget * slack * horizonHours;
+      gpus = Math.min(gpus, budget + room / (room >= 0 ? horizonHours : ahead));
     }
   }
   gpus = Math.max(0, gpus);
