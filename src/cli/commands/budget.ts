@@ -142,7 +142,7 @@ export function renderBudget(b: BudgetView): string {
         ['debt', debtLine(b.control.debtGpuHours ?? 0, b.window.windowHours - b.control.horizonHours)],
         [
           'load needs',
-          `${fixed(b.control.loadNeedsGpuHoursPerHour, 1)} GPU-hours/hour at least, on average, for the arrivals seen and the jobs waiting`,
+          `${fixed(b.control.loadNeedsGpuHoursPerHour, 1)} GPU-hours/hour at least, on average, for the expected arrivals (estimated rates) and the jobs waiting`,
         ],
         [
           'queued',

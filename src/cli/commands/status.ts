@@ -68,11 +68,11 @@ function budgetLine(b: StatusView['budget']): string {
       ? '; filling: the window is under the budget, the running jobs take it'
       : '';
   return (
-    // The cheapest plan's spend for the estimated arrivals and the jobs waiting, over a budget window: an
-    // average, not the GPUs the jobs present want now (a newcomer read 2.4 against 48 GPUs wanted as a
-    // contradiction).
-    `${b.gpuHoursPerHour} GPU-hours/hour; the load (arrivals seen, jobs waiting) needs at least ` +
-    `${fixed(b.loadNeedsGpuHoursPerHour, 1)} on average${queued}${draining}`
+    // The cheapest plan's spend for the expected arrivals (estimated rates: configured priors blended
+    // with submissions) and the jobs waiting, over a budget window: an average, not the GPUs the jobs
+    // present want now (a newcomer read 2.4 against 48 GPUs wanted as a contradiction).
+    `${b.gpuHoursPerHour} GPU-hours/hour; the expected load (arrivals, jobs waiting) needs at least ` +
+    `${fixed(b.loadNeedsGpuHoursPerHour, 1)} GPU-hours/hour on average${queued}${draining}`
   );
 }
 
