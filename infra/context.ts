@@ -148,11 +148,15 @@ export const NVIDIA_X86_FAMILIES: readonly string[] = [
   'gr6',
   'g6',
   'g6e',
-  'g6f',
-  'gr6f',
   'g5',
   'g4dn',
 ];
+
+/**
+ * On the AMI's list, but each instance has a fraction of one L4 GPU: boa's widths count whole GPUs, and
+ * no gpusPerNode would say what such a node holds (found in review).
+ */
+export const FRACTIONAL_GPU_FAMILIES: readonly string[] = ['g6f', 'gr6f'];
 
 /** The family of an instance type: everything before the size, dashes kept (p6-b200.48xlarge: p6-b200). */
 export function instanceFamily(instanceType: string): string {
@@ -291,6 +295,13 @@ export function readConfig(
   const instanceType = text(read, 'instanceType') ?? DEFAULTS.instanceType;
   if (!INSTANCE_TYPE.test(instanceType)) {
     throw new ContextError(`context "instanceType" is not an EC2 instance type: "${instanceType}"`);
+  }
+  if (FRACTIONAL_GPU_FAMILIES.includes(instanceFamily(instanceType))) {
+    throw new ContextError(
+      `context "instanceType" is "${instanceType}", of family ${instanceFamily(instanceType)}, whose ` +
+        'instances have a fraction of one GPU: boa counts whole GPUs; allowed families: ' +
+        NVIDIA_X86_FAMILIES.join(', '),
+    );
   }
   if (!NVIDIA_X86_FAMILIES.includes(instanceFamily(instanceType))) {
     throw new ContextError(

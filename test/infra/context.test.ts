@@ -131,6 +131,15 @@ describe('readConfig', () => {
     },
   );
 
+  it.each(['g6f.large', 'gr6f.4xlarge'])(
+    'refuses %s, whose instances have a fraction of one GPU',
+    (instanceType) => {
+      expect(() => from({ instanceType, gpusPerNode: '1' })).toThrow(
+        /instances have a fraction of one GPU: boa counts whole GPUs; allowed families: p6-b300/,
+      );
+    },
+  );
+
   it.each(NVIDIA_X86_FAMILIES.map((family) => `${family}.48xlarge`))(
     "takes %s, of a family on the AMI's list, with gpusPerNode",
     (instanceType) => {
