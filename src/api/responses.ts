@@ -284,7 +284,11 @@ export const JobView = z
     workDoneSeconds: z.number(),
     reportedProgress: z.boolean().optional().openapi({
       description:
-        'whether the job ever reported progress (an epoch past the first, work done, or its first report of epoch 0 from a running replica); a job done without it finished without saying how far it got',
+        'whether boa ever took a progress report (POST /v1/jobs/{id}/progress) for the job, from any generation and whatever it said; false for a done job: it finished without saying how far it got, so its statEpoch is where it began. Jobs stored before boa recorded reports (migration 0010) read true, unless they were waiting and never started then',
+    }),
+    lastReportAt: time().nullable().optional().openapi({
+      description:
+        'when boa last took a progress report for the job; null: none yet. Not a lease (polling the allocation does not set it). Jobs stored before boa recorded reports (migration 0010) read their submission time',
     }),
     planId: z.number().int().nullable(),
     widths: z.array(z.number().int()).nullable(),

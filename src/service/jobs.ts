@@ -46,6 +46,8 @@ export interface ServiceJob {
   restartNotBefore: number | null;
   /** Lease of a self-launched job: its last poll or report (ms since the epoch). */
   lastSeenAt: number | null;
+  /** When its last progress report was taken (ms since the epoch); null: none yet. Not the lease. */
+  lastReportAt: number | null;
 }
 
 export function jobFromRow(row: JobRow): ServiceJob {
@@ -76,6 +78,7 @@ export function jobFromRow(row: JobRow): ServiceJob {
     failureReason: row.failureReason,
     restartNotBefore: row.restartNotBefore,
     lastSeenAt: row.lastSeenAt,
+    lastReportAt: row.lastReportAt,
   };
 }
 

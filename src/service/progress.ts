@@ -58,12 +58,14 @@ export function reportProgress(
   const undo = progressUndo(svc, job);
   try {
     const now = svc.deps.clock.now();
+    // Every report taken is recorded, even one that changes nothing else (a replaced generation's
+    // epoch 0): the epoch, work and clock cannot tell a job that reported from one that never did.
+    job.lastReportAt = now;
     if (statEpoch === job.statEpoch) {
       const startedNow = startsEpochClock(job, generation, workDoneSeconds);
       if (startedNow) Object.assign(job, { epochStartedAt: now, epochTimedFromReport: true });
-      const workChanged = workDoneSeconds !== undefined && workDoneSeconds !== job.workDoneSeconds;
-      if (workChanged) job.workDoneSeconds = workDoneSeconds;
-      if (startedNow || workChanged) svc.deps.repo.transaction(() => svc.deps.repo.saveJobState(job));
+      if (workDoneSeconds !== undefined) job.workDoneSeconds = workDoneSeconds;
+      svc.deps.repo.transaction(() => svc.deps.repo.saveJobState(job));
       return job;
     }
     // Only the next epoch ends the current one alone: a report that skips epochs spans several, and its
@@ -112,11 +114,19 @@ function startsEpochClock(
 
 /** What a progress report changes in memory, put back by the function returned. */
 function progressUndo(svc: BoaService, job: ServiceJob): () => void {
-  const { statEpoch, workDoneSeconds, epochStartedAt, epochGeneration, epochTimedFromReport } = job;
+  const { statEpoch, workDoneSeconds, epochStartedAt, epochGeneration, epochTimedFromReport, lastReportAt } =
+    job;
   const cls = svc.state.classes.get(job.className);
   const samples = cls?.workSamples.map((epoch) => [...epoch]);
   return () => {
-    Object.assign(job, { statEpoch, workDoneSeconds, epochStartedAt, epochGeneration, epochTimedFromReport });
+    Object.assign(job, {
+      statEpoch,
+      workDoneSeconds,
+      epochStartedAt,
+      epochGeneration,
+      epochTimedFromReport,
+      lastReportAt,
+    });
     if (cls && samples) cls.workSamples = samples;
   };
 }

@@ -136,18 +136,6 @@ function waitingFor(
 }
 
 /**
- * Whether the job ever reported progress. No field records reports as such, but only a report moves
- * these three off their start: the epoch (never back), the work done in it, and the epoch-0 clock the
- * clients' first report (sent as soon as they run) restarts; only the first start sets that flag back.
- * A job done with none of them ("rank 0 exiting 0 is the job done") read as done at epoch 1 of 8 with
- * no hint that it never said how far it got (found by a newcomer). A report that moved none of them (a
- * replaced generation's first, epoch 0 with no work) is missed: the hint errs towards being shown.
- */
-function reportedProgress(job: ServiceJob): boolean {
-  return job.statEpoch > 0 || job.workDoneSeconds > 0 || job.epochTimedFromReport;
-}
-
-/**
  * A job as the API shows it; `lastTickAt` (the service's) tells a job no tick has seen yet, `now` a
  * restart backoff still running from one that is over (shown null then, not as a time gone by).
  */
@@ -165,7 +153,12 @@ export function jobView(job: ServiceJob, lastTickAt: number | undefined, now: nu
     finishedAt: job.finishedAt === null ? null : new Date(job.finishedAt).toISOString(),
     statEpoch: job.statEpoch,
     workDoneSeconds: job.workDoneSeconds,
-    reportedProgress: reportedProgress(job),
+    // A job done without a report ("rank 0 exiting 0 is the job done") read as done at epoch 1 of 8
+    // with no hint that it never said how far it got (found by a newcomer). Recorded, not inferred from
+    // the epoch and its clock: a job rescaled before its first report, done within epoch 0, read as
+    // never having reported (found in review). Jobs from before migration 0010 read as reported.
+    reportedProgress: job.lastReportAt !== null,
+    lastReportAt: job.lastReportAt === null ? null : new Date(job.lastReportAt).toISOString(),
     planId: job.planId,
     widths: job.widths,
     width: job.width,

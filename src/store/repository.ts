@@ -42,6 +42,7 @@ export type JobStateColumns = Pick<
   | 'exitCode'
   | 'failureReason'
   | 'restartNotBefore'
+  | 'lastReportAt'
 >;
 
 /**

@@ -64,6 +64,12 @@ export const jobs = sqliteTable(
     /** Lease: when a self-launched job last polled or reported (ms since the epoch). */
     lastSeenAt: integer('last_seen_at'),
     /**
+     * When the job's last progress report was taken (ms since the epoch); null: none yet. Not the lease
+     * above (a poll renews that too, and only for self-launched jobs): a job done with none ended
+     * without saying how far it got. Migration 0010 sets it for the jobs it found (unknown then).
+     */
+    lastReportAt: integer('last_report_at'),
+    /**
      * The Idempotency-Key the job was submitted with, if any: unique, so a retried or concurrent
      * submission finds this job instead of creating another (SQLite's unique index allows many NULLs).
      */

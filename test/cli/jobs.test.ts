@@ -305,20 +305,41 @@ describe('boa jobs', () => {
     await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
     const silent = (await s.request('POST', '/v1/jobs', { class: 'cifar10', name: 'silent' })).body;
     const told = (await s.request('POST', '/v1/jobs', { class: 'cifar10', name: 'told' })).body;
+    const rescaled = (await s.request('POST', '/v1/jobs', { class: 'cifar10', name: 'rescaled' })).body;
     await s.ticks(3);
     // The clients' first report, epoch 0 as soon as they run: progress, though no epoch went by.
     const report = await s.request('POST', `/v1/jobs/${told.id}/progress`, { statEpoch: 0 }, told.token);
     expect(report.status).toBe(200);
-    for (const job of [silent, told])
+    // Rescaled before its client's first report (as a tick does: a new generation, its epoch's clock
+    // kept), it reports epoch 0 from the new generation, which moves neither the epoch nor its clock.
+    const job = s.service.state.jobs.get(rescaled.id)!;
+    job.generation += 1;
+    s.service.deps.repo.saveJobState(job);
+    const late = { statEpoch: 0, generation: job.generation };
+    expect((await s.request('POST', `/v1/jobs/${rescaled.id}/progress`, late, rescaled.token)).status).toBe(
+      200,
+    );
+    for (const job of [silent, told, rescaled])
       expect((await s.request('POST', `/v1/jobs/${job.id}/complete`, undefined, job.token)).status).toBe(200);
-    expect((await s.request('GET', `/v1/jobs/${silent.id}`)).body.reportedProgress).toBe(false);
-    expect((await s.request('GET', `/v1/jobs/${told.id}`)).body.reportedProgress).toBe(true);
+    const silentView = (await s.request('GET', `/v1/jobs/${silent.id}`)).body;
+    expect(silentView).toMatchObject({ reportedProgress: false, lastReportAt: null });
+    for (const job of [told, rescaled])
+      expect((await s.request('GET', `/v1/jobs/${job.id}`)).body).toMatchObject({
+        reportedProgress: true,
+        lastReportAt: new Date(s.clock.t).toISOString(),
+      });
     const show = await s.boa(['jobs', 'show', 'silent']);
     expect(show.stdout).toMatch(/^state\s+done: ended without reporting progress$/m);
-    expect((await s.boa(['jobs', 'show', 'told'])).stdout).toMatch(/^state\s+done$/m);
+    expect(show.stdout).toMatch(/^last report\s+none$/m);
+    for (const name of ['told', 'rescaled']) {
+      const shown = (await s.boa(['jobs', 'show', name])).stdout;
+      expect(shown).toMatch(/^state\s+done$/m);
+      expect(shown).toMatch(/^last report\s+\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/m);
+    }
     const list = (await s.boa(['jobs', 'list'])).stdout.split('\n');
     expect(list.find((line) => line.includes('silent'))).toMatch(/ended without reporting progress$/);
-    expect(list.find((line) => line.includes('told'))).not.toContain('without reporting');
+    for (const name of ['told', 'rescaled'])
+      expect(list.find((line) => line.includes(name))).not.toContain('without reporting');
   });
 
   it('--env NAME takes the value from the shell, off the command line; one not set there is refused', async () => {

@@ -159,6 +159,7 @@ describe('progress reports as work samples', () => {
       statEpoch: job.statEpoch,
       epochStartedAt: job.epochStartedAt,
       workDone: job.workDoneSeconds,
+      lastReportAt: job.lastReportAt,
     };
     const repo = s.service.deps.repo;
     failOnce(repo, 'saveJobState');
@@ -168,11 +169,13 @@ describe('progress reports as work samples', () => {
       statEpoch: job.statEpoch,
       epochStartedAt: job.epochStartedAt,
       workDone: job.workDoneSeconds,
+      lastReportAt: job.lastReportAt,
     }).toEqual(before);
+    expect(before.lastReportAt).toBeNull();
     expect(cls.workSamples[0]).toHaveLength(0);
     // The client's retry is the report: saved, and the epoch learned once.
     s.service.reportProgress(job.id, 1, undefined, 30);
-    expect(repo.getJob(job.id)!.statEpoch).toBe(1);
+    expect(repo.getJob(job.id)).toMatchObject({ statEpoch: 1, lastReportAt: s.clock.t });
     expect(cls.workSamples[0]).toHaveLength(1);
     // The same for a report of work done within the epoch.
     failOnce(repo, 'saveJobState');

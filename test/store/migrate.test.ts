@@ -12,6 +12,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/db.ts';
 import { Repository } from '../../src/store/repository.ts';
 import { migrationsBefore } from './schema-versions.ts';
+import { jobFromRow } from '../../src/service/jobs.ts';
+import { jobView } from '../../src/service/views.ts';
+import { outcome } from '../../src/cli/commands/jobs.ts';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -86,6 +89,33 @@ describe('migrating a stored database', () => {
     try {
       const [job] = new Repository(store.db).listJobs(10);
       expect(job).toMatchObject({ name: 'running', epochStartedAt: 2000, epochTimedFromReport: true });
+    } finally {
+      store.close();
+    }
+  });
+
+  it('jobs from before 0010 that started or ended read as having reported; a never-started one does not', () => {
+    const dataDir = tempDir();
+    const old = new Database(join(dataDir, 'boa.sqlite'));
+    migrate(drizzle(old), { migrationsFolder: before('0010_last_report_at') });
+    const insert = old.prepare(
+      `INSERT INTO jobs (name, class_name, token_hash, state, submitted_at, started_at, allocation)
+       VALUES (?, 'cifar10', ?, ?, 1000, ?, '[]')`,
+    );
+    insert.run('done', 'a'.repeat(64), 'done', 2000);
+    insert.run('requeued', 'b'.repeat(64), 'waiting', 2000);
+    insert.run('queued', 'c'.repeat(64), 'waiting', null);
+    old.close();
+
+    const store = openStore(dataDir);
+    try {
+      const repo = new Repository(store.db);
+      const reports = Object.fromEntries(repo.listJobs(10).map((j) => [j.name, j.lastReportAt]));
+      // Whether they reported was not recorded: a done job is not noted "ended without reporting".
+      expect(reports).toEqual({ done: 1000, requeued: 1000, queued: null });
+      const view = jobView(jobFromRow(repo.listJobs(10).find((j) => j.name === 'done')!), undefined, 0);
+      expect(view.reportedProgress).toBe(true);
+      expect(outcome(view)).toBeNull();
     } finally {
       store.close();
     }

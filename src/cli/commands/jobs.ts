@@ -165,6 +165,8 @@ function renderJob(job: JobView, logs: string | undefined): string {
     ['submitted', when(job.submittedAt)],
     ['first started', when(job.startedAt)],
     ['finished', when(job.finishedAt)],
+    // When its client last said how far it got (none: never; '-': a service too old to say).
+    ['last report', job.lastReportAt === null ? 'none' : when(job.lastReportAt)],
     [
       'restarts',
       `${job.restarts}${job.restartNotBefore && active ? `, the next not before ${when(job.restartNotBefore)}` : ''}`,
