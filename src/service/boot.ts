@@ -229,6 +229,7 @@ export async function bootService(config: ServiceConfig, overrides: BootOverride
     logger,
     executor,
     jobTokenKey,
+    rolledBack: store.rolledBack,
   });
   service.init(profiles.classes);
   const unpriced = unknownPriceWarning(config);

@@ -53,27 +53,30 @@ export class Execution {
   /** The executor has answered a reconcile since the service started. */
   private answered = false;
   private lastError: string | undefined;
-  /** No job was ever stored: a database started afresh, or a first start. */
-  private readonly freshStore: boolean;
+  /**
+   * Jobs the executor still runs may be unknown to the store: no job was ever stored (a database started
+   * afresh, or a first start), or it was rolled back to a copy (jobs submitted since are not in it).
+   */
+  private readonly mayNotKnowReplicas: boolean;
 
   constructor(
     private readonly service: BoaService,
     readonly executor: Executor | undefined,
   ) {
-    this.freshStore = service.deps.repo.lastSubmittedAt() === undefined;
+    this.mayNotKnowReplicas = service.deps.repo.lastSubmittedAt() === undefined || !!service.deps.rolledBack;
   }
 
   /**
-   * Why a job with a workload cannot be registered yet, or undefined. A database started afresh numbers
-   * jobs above those whose replicas the executor still holds (keepJobIdsAbove), which it knows only once
-   * the executor has answered: until then a new job could take an old one's id, and with it its pods
-   * (an old finished pod read as the new job done).
+   * Why a job with a workload cannot be registered yet, or undefined. A database started afresh (or rolled
+   * back to a copy) numbers jobs above those whose replicas the executor still holds (keepJobIdsAbove),
+   * which it knows only once the executor has answered: until then a new job could take an old one's id,
+   * and with it its pods (an old finished pod read as the new job done).
    */
   registrationBlocked(): string | undefined {
-    if (!this.executor || this.answered || !this.freshStore) return undefined;
+    if (!this.executor || this.answered || !this.mayNotKnowReplicas) return undefined;
     const why = this.lastError ? ` (its last error: ${this.lastError})` : '';
     return (
-      `the executor has not answered since boa started${why}: on a database started afresh, jobs with a ` +
+      `the executor has not answered since boa started${why}: on a database started afresh or rolled back to a copy, jobs with a ` +
       'command are numbered only once it has (an old job of the same id may still have replicas); ' +
       'fix what the error says, or try again in a few seconds'
     );

@@ -49,6 +49,8 @@ export interface ServiceDeps {
   readonly executor?: Executor;
   /** Key the tokens of executed jobs are derived from (see deriveJobToken). */
   readonly jobTokenKey?: Buffer;
+  /** The store was rolled back to a copy at this start: jobs since the copy may still have replicas. */
+  readonly rolledBack?: boolean;
 }
 
 /** How a job ended: the API's complete/cancel, or the executor's and the lease's verdicts. */

@@ -20,6 +20,7 @@ import { copyForThisVersion, copyPath, type KeptCopy, keepCopyBeforeMigrating } 
 import { StoreError } from './errors.ts';
 import { keepJobIdsAbove } from './job-ids.ts';
 import { type DataDirLock, lockDataDir } from './lock.ts';
+import { raiseCopyJobIds } from './rollback-ids.ts';
 import * as schema from './schema.ts';
 
 export type Db = BetterSQLite3Database<typeof schema> & { $client: Database.Database };
@@ -47,6 +48,8 @@ export interface Store {
   db: Db;
   /** Where the SQLite file lives (':memory:' in tests). */
   file: string;
+  /** This start rolled back to a copy (BOA_ROLLBACK_TO_COPY): jobs since it may still have replicas. */
+  rolledBack?: boolean;
   close(): void;
 }
 
@@ -69,6 +72,7 @@ export function openStore(dataDir: string | ':memory:', options: OpenOptions = {
   const lock = lockDataDir(dataDir);
   try {
     const file = join(dataDir, 'boa.sqlite');
+    let rolledBack = false;
     if (existsSync(file)) {
       let problem = databaseProblem(file, JOURNAL);
       // A downgrade: the data is fine, only this version is too old to read it.
@@ -76,7 +80,10 @@ export function openStore(dataDir: string | ':memory:', options: OpenOptions = {
         const copy = copyForThisVersion(file, JOURNAL);
         if (!copy || !options.rollbackToCopy)
           throw new StoreError(newerRefusal(file, problem, copy, options));
-        options.onRolledBack?.(rollBackTo(copy, file), copy);
+        // Rolled back first: an optional call (`?.`) would skip evaluating its arguments.
+        const newerAt = rollBackTo(copy, file);
+        rolledBack = true;
+        options.onRolledBack?.(newerAt, copy);
         problem = databaseProblem(file, JOURNAL);
       }
       if (problem !== undefined) {
@@ -95,7 +102,7 @@ export function openStore(dataDir: string | ':memory:', options: OpenOptions = {
     }
     const db = connect(file);
     keepJobIdsAbove(db.$client, highestJobFolder(join(dataDir, 'jobs')));
-    return { db, file, close: () => closeAll(db, lock) };
+    return { db, file, rolledBack, close: () => closeAll(db, lock) };
   } catch (error) {
     lock.release();
     throw error;
@@ -166,6 +173,7 @@ function moveAside(file: string): string {
  * leaves a boa.sqlite (the newer file or the copy), never none, which the next start would make afresh.
  */
 function rollBackTo(copy: string, file: string): string {
+  raiseCopyJobIds(file, copy);
   const to = asideName(file, 'newer');
   linkSync(file, to);
   moveLog(file, to);

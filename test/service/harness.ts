@@ -26,6 +26,8 @@ export async function startService(
     logger?: Logger;
     /** What computes plans (default: inline, at once). */
     computer?: PlanComputer;
+    /** BOA_ROLLBACK_TO_COPY. */
+    rollbackToCopy?: boolean;
   } = {},
 ) {
   const clock = options.clock ?? new ManualClock();
@@ -39,6 +41,7 @@ export async function startService(
     computer: options.computer ?? new InlinePlanComputer(),
     logger: options.logger ?? pino({ level: 'silent' }),
     dataDir: options.dataDir ?? ':memory:',
+    rollbackToCopy: options.rollbackToCopy,
     ...(options.executor === undefined ? {} : { executor: options.executor }),
   });
   const request = async (

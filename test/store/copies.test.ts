@@ -191,6 +191,26 @@ describe('a database a newer boa migrated', () => {
     expect(count(join(dir, newer[0]!), 'SELECT count(*) FROM __drizzle_migrations')).toBe(TAGS.length + 1);
   });
 
+  it('BOA_ROLLBACK_TO_COPY: the copy numbers new jobs above every job the newer file gave an id (their pods may be about)', () => {
+    const { dir } = currentWithCopy();
+    const file = join(dir, 'boa.sqlite');
+    migrateAsNewer(file);
+    // Jobs 2 and 3 submitted since the upgrade: in the newer file only.
+    const newer = new Database(file);
+    newer.prepare("INSERT OR REPLACE INTO sqlite_sequence (name, seq) VALUES ('jobs', 3)").run();
+    newer.close();
+    const store = openStore(dir, { rollbackToCopy: true });
+    try {
+      const seq = store.db.$client
+        .prepare("SELECT seq FROM sqlite_sequence WHERE name = 'jobs'")
+        .pluck()
+        .get();
+      expect(seq).toBe(3);
+    } finally {
+      store.close();
+    }
+  });
+
   it('BOA_ROLLBACK_TO_COPY without a copy for this version: refused, the file left where it is', () => {
     const { dir, copy } = currentWithCopy();
     rmSync(copy);
