@@ -333,7 +333,7 @@ export const RegisteredJobView = z
           "only on a replay. true: a self-launched job's new token (boa keeps only a hash of the first, so it " +
           'cannot repeat it); the earlier token no longer works. false: the token first given (an executed job)',
       }),
-    warning: z.string().nullable().optional().openapi({
+    warning: z.string().nullable().openapi({
       description:
         'something given that this service accepts but does not use (an image on a local executor); null when none',
     }),

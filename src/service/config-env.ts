@@ -15,6 +15,17 @@ function number(env: Env, key: string): number | undefined {
   return value;
 }
 
+/**
+ * A yes/no variable: 1, true or yes (any case) is yes; unset or empty is no. Anything else is refused,
+ * naming the variable: a "on" silently read as no would skip what the operator asked for.
+ */
+export function envFlag(env: Env, key: string): boolean {
+  const raw = env[key]?.trim();
+  if (raw === undefined || raw === '') return false;
+  if (/^(1|true|yes)$/i.test(raw)) return true;
+  throw new ConfigError(`${key} must be 1, true or yes, or unset, got "${env[key]}"`);
+}
+
 function definedOnly(o: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
 }

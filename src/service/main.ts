@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { ConfigError, localUrl, readConfigFile, resolveConfig } from './config.ts';
-import { configFromEnv, unknownEnv } from './config-env.ts';
+import { configFromEnv, envFlag, unknownEnv } from './config-env.ts';
 import { bootService } from './boot.ts';
 import { announceStart, chooseLogFormat, createLogger, LOG_FORMATS } from './logging.ts';
 import { fromSource } from './config-sources.ts';
@@ -83,6 +83,7 @@ try {
   const cli = flags();
   const file = program.opts<{ config?: string }>().config;
   const config = resolveConfig(file ? readConfigFile(file) : {}, configFromEnv(process.env), cli);
+  const rollbackToCopy = envFlag(process.env, 'BOA_ROLLBACK_TO_COPY');
   if (config.dataDir === ':memory:' && !config.token && !config.tokenSecretArn) {
     // The token would be generated and kept nowhere: a service nobody could call.
     throw new ConfigError(
@@ -102,7 +103,7 @@ try {
   let http: Awaited<ReturnType<typeof listen>> | undefined;
   const boa = await bootService(config, {
     init: program.opts<{ init?: boolean }>().init,
-    rollbackToCopy: process.env.BOA_ROLLBACK_TO_COPY === '1',
+    rollbackToCopy,
     logger: startLogger,
     beforeSideEffects: async () => {
       http = await listen(config.host, config.port);

@@ -35,6 +35,10 @@ describe('response bodies match the OpenAPI schemas', () => {
       conforms(views.BudgetView, (await s.request('GET', '/v1/budget')).body);
       const registered = (await s.request('POST', '/v1/jobs', { class: 'cifar10', name: 'first' })).body;
       conforms(views.RegisteredJobView, registered);
+      // Always answered (null when none): required, so a client's type is not `string | null | undefined`.
+      expect(registered.warning).toBeNull();
+      const doc = (await s.request('GET', '/openapi.json')).body;
+      expect(doc.components.schemas.RegisteredJob.required).toContain('warning');
       await s.ticks(3);
       const job = (path: string, body?: unknown) =>
         s.request(body === undefined ? 'GET' : 'POST', path, body, registered.token);

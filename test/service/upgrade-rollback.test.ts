@@ -1,7 +1,7 @@
 /**
  * An upgrade and its rollback, as the service process sees them: a start that migrates logs where it
  * kept the database as it was; an older boa on a file a newer one migrated is refused naming that copy,
- * and with BOA_ROLLBACK_TO_COPY=1 (a variable it knows, not warned about) starts from it.
+ * and with BOA_ROLLBACK_TO_COPY=1 (or true, yes; a variable it knows, not warned about) starts from it.
  */
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -43,8 +43,17 @@ describe('upgrade and rollback', () => {
     ]);
     expect(refused.stderr).toContain(`this version's copy from before the upgrade, ${copy}`);
 
+    // Any value but 1, true or yes is refused, naming the variable; nothing is moved.
+    const misspelt = await runToExit(['--data', data, '--port', String(await unusedPort())], {
+      BOA_ROLLBACK_TO_COPY: 'on',
+    });
+    expect(misspelt.code, misspelt.stderr).toBe(2);
+    expect(misspelt.stderr).toContain('BOA_ROLLBACK_TO_COPY must be 1, true or yes, or unset, got "on"');
+    expect(existsSync(copy)).toBe(true);
+
+    // true (any case) as 1: it was silently read as unset.
     const service = await startProcess(['--data', data, '--port', String(await unusedPort())], {
-      BOA_ROLLBACK_TO_COPY: '1',
+      BOA_ROLLBACK_TO_COPY: 'True',
     });
     await killHard(service.child);
     expect(service.output()).toContain('"event":"database_rolled_back"');

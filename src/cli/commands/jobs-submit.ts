@@ -114,7 +114,7 @@ export function addSubmitCommand(jobs: Command): void {
       if (key !== undefined && !validIdempotencyKey(key))
         throw usageError(`--idempotency-key must be ${IDEMPOTENCY_KEY_RULE}`);
       const { data, text, headers } = await context.client
-        .json<{ id: number; token: string; job: JobView; tokenReplaced?: boolean; warning?: string | null }>(
+        .json<{ id: number; token: string; job: JobView; tokenReplaced?: boolean; warning: string | null }>(
           'POST',
           '/v1/jobs',
           body,
