@@ -7,6 +7,7 @@ import {
   readFileSync,
   renameSync,
   rmSync,
+  statfsSync,
   statSync,
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
@@ -16,6 +17,9 @@ import { StoreError } from './errors.ts';
 
 /** Copies kept from before migrations: the newest few, enough for a rollback or two. */
 export const COPIES_KEPT = 3;
+
+/** Room kept free beyond a copy's size, for the migrations that follow it. */
+const COPY_MARGIN_BYTES = 64 * 1024 * 1024;
 
 interface Migration {
   when: number;
@@ -39,7 +43,11 @@ export interface KeptCopy {
  * Written under a temporary name and renamed once on disk, so a copy cut short by a crash or a full
  * disk is never taken for a good one; a copy that cannot be written stops the start before migrating.
  */
-export function keepCopyBeforeMigrating(file: string, journalFile: string): KeptCopy | undefined {
+export function keepCopyBeforeMigrating(
+  file: string,
+  journalFile: string,
+  freeBytes: (dir: string) => number = freeBytesIn,
+): KeptCopy | undefined {
   const migrations = journal(journalFile);
   const db = new Database(file, { fileMustExist: true });
   try {
@@ -50,6 +58,10 @@ export function keepCopyBeforeMigrating(file: string, journalFile: string): Kept
     const tag = migrations.filter((m) => m.when <= newest).at(-1)?.tag ?? String(newest);
     const path = copyPath(file, tag);
     const partial = `${path}.partial`;
+    // Pruned first: with the newest kept and the new one, the volume holds the database and COPIES_KEPT
+    // copies at most, never one more while the new copy is written.
+    pruneCopies(file, COPIES_KEPT - 1, path);
+    checkRoom(file, freeBytes(dirname(file)));
     try {
       // A partial copy left by a crash mid-copy. Created owner-only: the copy holds every job's env.
       rmSync(partial, { force: true });
@@ -74,7 +86,6 @@ export function keepCopyBeforeMigrating(file: string, journalFile: string): Kept
         `cannot keep a copy of ${file} before migrating it (${reason(error)}): nothing was migrated; ${fix} and start again`,
       );
     }
-    pruneCopies(file);
     return { path, tag, pending };
   } finally {
     db.close();
@@ -97,17 +108,36 @@ export function copyPath(file: string, tag: string): string {
   return `${file}.at-${tag}`;
 }
 
-/** Keeps the newest COPIES_KEPT copies of `file` (by when they were written), deletes the others. */
-function pruneCopies(file: string): void {
+/** Keeps the newest `kept` copies of `file` but `except` (by when they were written), deletes the others. */
+function pruneCopies(file: string, kept: number, except: string): void {
   const dir = dirname(file);
   const prefix = `${basename(file)}.at-`;
   const copies = readdirSync(dir)
     .filter((name) => name.startsWith(prefix) && /^\w+$/.test(name.slice(prefix.length)))
     .map((name) => ({ path: join(dir, name), written: statSync(join(dir, name)).mtimeMs }))
+    .filter((copy) => copy.path !== except)
     .sort((a, b) => b.written - a.written);
-  for (const old of copies.slice(COPIES_KEPT)) {
+  for (const old of copies.slice(kept)) {
     for (const suffix of ['', '-wal', '-shm']) rmSync(old.path + suffix, { force: true });
   }
+}
+
+/**
+ * Refuses a copy the volume has no room for, before writing any of it: the database and its log, and a
+ * margin for the migrations that follow (they grow the log). A full volume stops SQLite's commits too.
+ */
+function checkRoom(file: string, free: number): void {
+  const size = [file, `${file}-wal`].reduce((sum, f) => sum + (existsSync(f) ? statSync(f).size : 0), 0);
+  const needed = size + Math.max(COPY_MARGIN_BYTES, Math.ceil(size / 10));
+  if (free >= needed) return;
+  throw new StoreError(
+    `cannot keep a copy of ${file} before migrating it: it needs about ${needed} bytes (the database's ${size} and a margin) and ${dirname(file)} has ${free} free; nothing was migrated; free space there (older copies ${basename(file)}.at-*, .newer-* and .broken-* files, jobs/ logs) and start again`,
+  );
+}
+
+function freeBytesIn(dir: string): number {
+  const fs = statfsSync(dir);
+  return fs.bavail * fs.bsize;
 }
 
 function newestApplied(db: Database.Database): number | undefined {

@@ -19,12 +19,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { KeptCopy } from '../../src/store/copies.ts';
+import { COPIES_KEPT, keepCopyBeforeMigrating, type KeptCopy } from '../../src/store/copies.ts';
 import { openStore, type OpenOptions } from '../../src/store/db.ts';
 import { StoreError } from '../../src/store/errors.ts';
-import { migrateAsNewer, olderDatabase, seedPlans, TAGS } from './schema-versions.ts';
+import { MIGRATIONS, migrateAsNewer, olderDatabase, seedPlans, TAGS } from './schema-versions.ts';
 
 const LAST = TAGS.at(-1)!;
+const JOURNAL = join(MIGRATIONS, 'meta', '_journal.json');
 const BEFORE_LAST = TAGS.at(-2)!;
 
 const dirs: string[] = [];
@@ -131,6 +132,40 @@ describe('a copy before migrating', () => {
     ]);
     expect(existsSync(partial)).toBe(false);
     expect(count(join(dir, `boa.sqlite.at-${BEFORE_LAST}`), 'SELECT count(*) FROM plans')).toBe(2);
+  });
+
+  it('older copies are pruned before the new one is written: the volume never holds one more than kept', () => {
+    const dir = olderDataDir();
+    ['0001_a', '0002_b', '0003_c'].forEach((tag, i) => {
+      const path = join(dir, `boa.sqlite.at-${tag}`);
+      writeFileSync(path, 'an older copy');
+      utimesSync(path, 1000 + i, 1000 + i);
+    });
+    let whileCopying: string[] = [];
+    keepCopyBeforeMigrating(join(dir, 'boa.sqlite'), JOURNAL, () => {
+      whileCopying = copiesIn(dir);
+      return Number.MAX_SAFE_INTEGER;
+    });
+    expect(whileCopying).toEqual(['boa.sqlite.at-0002_b', 'boa.sqlite.at-0003_c']);
+    expect(copiesIn(dir)).toHaveLength(COPIES_KEPT);
+  });
+
+  it('no room for the copy: refused before writing it, naming the bytes needed and free', () => {
+    const dir = olderDataDir();
+    const file = join(dir, 'boa.sqlite');
+    const size = statSync(file).size + (existsSync(`${file}-wal`) ? statSync(`${file}-wal`).size : 0);
+    let message = '';
+    try {
+      keepCopyBeforeMigrating(file, JOURNAL, () => 1000);
+    } catch (error) {
+      expect(error).toBeInstanceOf(StoreError);
+      message = (error as Error).message;
+    }
+    expect(message).toContain(`cannot keep a copy of ${file} before migrating it: it needs about `);
+    expect(message).toContain(`bytes (the database's ${size} and a margin) and ${dir} has 1000 free`);
+    expect(message).toContain('nothing was migrated; free space there');
+    expect(readdirSync(dir).filter((f) => f.startsWith('boa.sqlite.'))).toEqual([]);
+    expect(count(file, 'SELECT count(*) FROM __drizzle_migrations')).toBe(TAGS.length - 1);
   });
 
   it('a copy that cannot be written stops the start before migrating, the database as it was', () => {
