@@ -190,10 +190,13 @@ export async function bootService(config: ServiceConfig, overrides: BootOverride
         `before migrating (${pending.join(', ')}): the database as it was is kept at ${path}, for a rollback to this version`,
       ),
     rollbackToCopy: overrides.rollbackToCopy,
-    onRolledBack: (newerAt, copy) =>
+    onRolledBack: (newerAt, copy, copiedAt) =>
       logger.warn(
-        { event: 'database_rolled_back', copy, newerAt },
-        `BOA_ROLLBACK_TO_COPY: the database a newer boa migrated is moved aside to ${newerAt} and this version starts from its copy ${copy}: everything since the upgrade (jobs submitted since, the ledger since) is not in it; unset BOA_ROLLBACK_TO_COPY`,
+        { event: 'database_rolled_back', copy, copiedAt: copiedAt.toISOString(), newerAt },
+        `BOA_ROLLBACK_TO_COPY: the database a newer boa migrated is moved aside to ${newerAt} and this version starts from its copy ${copy}, written ${copiedAt.toISOString()}. ` +
+          'Everything since is not in it: jobs submitted since are unknown (their pods are stopped); jobs that finished since wait or run again as the copy has them; ' +
+          'the ledger since is lost, so the paid average over the budget window reads low and boa may spend up to the budget again over hours already paid ' +
+          '(its own paid-average alarm will not see it; AWS-side alarms do): set a lower budget until the window has passed. Unset BOA_ROLLBACK_TO_COPY',
       ),
   });
   const db = store.db;

@@ -40,8 +40,11 @@ export interface OpenOptions {
    * from its copy from before that upgrade, if there is one; everything since the upgrade is left out.
    */
   rollbackToCopy?: boolean;
-  /** Called after a rollback to the copy: the newer file now at `newerAt`, `copy` now the database. */
-  onRolledBack?: (newerAt: string, copy: string) => void;
+  /**
+   * Called after a rollback to the copy: the newer file now at `newerAt`, `copy` now the database,
+   * written at `copiedAt` (everything since is lost).
+   */
+  onRolledBack?: (newerAt: string, copy: string, copiedAt: Date) => void;
 }
 
 export interface Store {
@@ -81,9 +84,10 @@ export function openStore(dataDir: string | ':memory:', options: OpenOptions = {
         if (!copy || !options.rollbackToCopy)
           throw new StoreError(newerRefusal(file, problem, copy, options));
         // Rolled back first: an optional call (`?.`) would skip evaluating its arguments.
+        const copiedAt = statSync(copy).mtime;
         const newerAt = rollBackTo(copy, file);
         rolledBack = true;
-        options.onRolledBack?.(newerAt, copy);
+        options.onRolledBack?.(newerAt, copy, copiedAt);
         problem = databaseProblem(file, JOURNAL);
       }
       if (problem !== undefined) {
@@ -206,9 +210,11 @@ function newerRefusal(file: string, problem: string, copy: string | undefined, o
       : '';
     return `${file} ${problem}: run that newer boa on it (this version cannot read it; --init would start fresh and keep the file as ${file}.broken-<time>)${none}`;
   }
+  // Its age says how much is lost: everything since it was written.
+  const copiedAt = statSync(copy).mtime.toISOString();
   return (
-    `${file} ${problem}: run that newer boa on it, or go back to this version's copy from before the upgrade, ${copy}, ` +
-    `losing everything since the upgrade (jobs submitted since, the ledger since): stop boa, move ${file} and its -wal and -shm aside, ` +
+    `${file} ${problem}: run that newer boa on it, or go back to this version's copy from before the upgrade, ${copy} (written ${copiedAt}), ` +
+    `losing everything since the upgrade (jobs submitted since, the ledger since: see docs/deploy.md, Upgrades and rollbacks): stop boa, move ${file} and its -wal and -shm aside, ` +
     `rename ${copy} to ${file}, start this version; or start this version once with BOA_ROLLBACK_TO_COPY=1, which does that (the newer file kept as ${file}.newer-<time>)`
   );
 }

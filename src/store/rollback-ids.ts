@@ -1,3 +1,4 @@
+import { statSync, utimesSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { keepJobIdsAbove } from './job-ids.ts';
 
@@ -10,12 +11,15 @@ import { keepJobIdsAbove } from './job-ids.ts';
  */
 export function raiseCopyJobIds(file: string, copy: string): number {
   const highest = highestJobId(file);
+  // The copy's time says when it was written (the refusal, the log, which copies are pruned): kept.
+  const { atime, mtime } = statSync(copy);
   const db = new Database(copy, { fileMustExist: true });
   try {
     db.pragma('synchronous = FULL');
     keepJobIdsAbove(db, highest);
   } finally {
     db.close();
+    utimesSync(copy, atime, mtime);
   }
   return highest;
 }

@@ -41,7 +41,7 @@ describe('upgrade and rollback', () => {
     expect(refused.stderr.trim().split('\n')).toEqual([
       expect.stringMatching(/^boa: .*was written by a newer boa/),
     ]);
-    expect(refused.stderr).toContain(`this version's copy from before the upgrade, ${copy}`);
+    expect(refused.stderr).toContain(`this version's copy from before the upgrade, ${copy} (written 20`);
 
     // Any value but 1, true or yes is refused, naming the variable; nothing is moved.
     const misspelt = await runToExit(['--data', data, '--port', String(await unusedPort())], {
@@ -57,6 +57,10 @@ describe('upgrade and rollback', () => {
     });
     await killHard(service.child);
     expect(service.output()).toContain('"event":"database_rolled_back"');
+    // What is lost and what to do about the budget, with the copy's age.
+    expect(service.output()).toMatch(/"copiedAt":"\d{4}-\d\d-\d\dT[\d:.]+Z"/);
+    expect(service.output()).toContain('jobs that finished since wait or run again');
+    expect(service.output()).toContain('set a lower budget until the window has passed');
     expect(service.output()).not.toContain('"event":"unknown_env"');
     expect(existsSync(copy)).toBe(false);
     expect(readdirSync(data).filter((f) => /^boa\.sqlite\.newer-[\dTZ-]+$/.test(f))).toHaveLength(1);

@@ -194,9 +194,11 @@ describe('a database a newer boa migrated', () => {
     const message = refusal(dir);
     expect(message).toContain(`${file} was written by a newer boa`);
     expect(message).toContain(
-      `run that newer boa on it, or go back to this version's copy from before the upgrade, ${copy}`,
+      `run that newer boa on it, or go back to this version's copy from before the upgrade, ${copy} (written ${statSync(copy).mtime.toISOString()})`,
     );
-    expect(message).toContain('losing everything since the upgrade (jobs submitted since, the ledger since)');
+    expect(message).toContain(
+      'losing everything since the upgrade (jobs submitted since, the ledger since: see docs/deploy.md, Upgrades and rollbacks)',
+    );
     expect(message).toContain(
       `stop boa, move ${file} and its -wal and -shm aside, rename ${copy} to ${file}`,
     );
@@ -208,9 +210,11 @@ describe('a database a newer boa migrated', () => {
     const { dir, copy } = currentWithCopy();
     migrateAsNewer(join(dir, 'boa.sqlite'));
     const rolled: string[][] = [];
+    const written = new Date('2026-11-30T08:00:00.000Z');
+    utimesSync(copy, written, written);
     const store = openStore(dir, {
       rollbackToCopy: true,
-      onRolledBack: (newerAt, from) => rolled.push([newerAt, from]),
+      onRolledBack: (newerAt, from, copiedAt) => rolled.push([newerAt, from, copiedAt.toISOString()]),
     });
     try {
       expect(store.db.$client.prepare('SELECT count(*) FROM plans').pluck().get()).toBe(3);
@@ -219,7 +223,9 @@ describe('a database a newer boa migrated', () => {
     }
     const newer = readdirSync(dir).filter((f) => /^boa\.sqlite\.newer-[\dTZ-]+$/.test(f));
     expect(newer).toHaveLength(1);
-    expect(rolled).toEqual([[join(dir, newer[0]!), copy]]);
+    // The copy's time, not the rollback's: raising its job ids kept it.
+    expect(rolled).toEqual([[join(dir, newer[0]!), copy, written.toISOString()]]);
+    expect(statSync(join(dir, 'boa.sqlite')).mtime).toEqual(written);
     expect(existsSync(copy)).toBe(false);
     // The newer file is whole: its plan since the copy, its migration.
     expect(count(join(dir, newer[0]!), 'SELECT count(*) FROM plans')).toBe(4);
