@@ -165,7 +165,7 @@ export class Execution {
     if (this.service.deps.repo.keepJobIdsAbove(highest)) {
       this.service.deps.logger.warn(
         { event: 'job_ids.kept_above', highest },
-        `the executor holds replicas of job ${highest}, which this database does not know (started afresh?): new job ids start above it`,
+        `the executor holds replicas of job ${highest}, which this database does not know (started afresh, or rolled back to a copy?): new job ids start above it`,
       );
     }
   }
