@@ -174,18 +174,15 @@ export function spendCeiling(input: SpendCeilingInput): SpendCeiling {
     horizonHours,
     input.lookaheadHours,
   );
-  // A window ending `ahead` hours from now: what was promised over its past part, the budget for the rest.
-  for (const back of backs) {
-    const ahead = windowHours - back;
-    const cap = allowed(back) + budget * (ahead + slack * horizonHours);
-    gpus = Math.min(gpus, (cap - input.paidInLast(back)) / ahead);
-  }
+  // A window ending `ahead` hours from now, these GPUs held to its end: what was promised over its past
+  // part, the budget for the rest.
+  const heldToEnd = (back: number, ahead: number) =>
+    (allowed(back) + budget * (ahead + slack * horizonHours) - input.paidInLast(back)) / ahead;
+  for (const back of backs) gpus = Math.min(gpus, heldToEnd(back, windowHours - back));
   for (const back of changes) {
     const ahead = windowHours - back;
-    if (ahead <= input.lookaheadHours + 1e-9) {
-      const cap = allowed(back) + budget * (ahead + slack * horizonHours);
-      gpus = Math.min(gpus, (cap - input.paidInLast(back)) / ahead);
-    } else {
+    if (ahead <= input.lookaheadHours + 1e-9) gpus = Math.min(gpus, heldToEnd(back, ahead));
+    else {
       // Past the look-ahead, room the window has is spent as the spread rule spends its own, within one
       // horizon (the budget after that), and debt is repaid by its end. Held to its end, every change
       // took the slack away for a day: raising 40 to 41 on a fresh service cut the ceiling from 44 GPUs
