@@ -253,29 +253,11 @@ describe('boa jobs', () => {
     const warning =
       'the local executor runs the command on this machine and ignores the image "ghcr.io/me/train:1"' +
       ' (--image, workload.image: used by the Kubernetes executor)';
-    const run = await local.boa([
-      'jobs',
-      'submit',
-      'cifar10',
-      '--image',
-      'ghcr.io/me/train:1',
-      '--',
-      'node',
-      'x.js',
-    ]);
+    const submit = ['jobs', 'submit', 'cifar10', '--image', 'ghcr.io/me/train:1', '--', 'node', 'x.js'];
+    const run = await local.boa(submit);
     expect(run.status, run.stderr).toBe(0);
     expect(run.stdout).toContain(`\nwarning  ${warning}\n`);
-    const json = await local.boa([
-      '--json',
-      'jobs',
-      'submit',
-      'cifar10',
-      '--image',
-      'ghcr.io/me/train:1',
-      '--',
-      'node',
-      'x.js',
-    ]);
+    const json = await local.boa(['--json', ...submit]);
     expect(JSON.parse(json.stdout).warning).toBe(warning);
     expect((await local.boa(['jobs', 'show', '1'])).stdout).toMatch(/^image\s+ghcr\.io\/me\/train:1$/m);
     // No image, no warning and no image line.
