@@ -23,7 +23,11 @@ export function envFlag(env: Env, key: string): boolean {
   const raw = env[key]?.trim();
   if (raw === undefined || raw === '') return false;
   if (/^(1|true|yes)$/i.test(raw)) return true;
-  throw new ConfigError(`${key} must be 1, true or yes, or unset, got "${env[key]}"`);
+  // Off said as plainly: `kubectl set env ... =0` to turn it off must not crash-loop the pod.
+  if (/^(0|false|no)$/i.test(raw)) return false;
+  throw new ConfigError(
+    `${key} must be 1, true or yes (on), 0, false or no (off), or unset, got "${env[key]}"`,
+  );
 }
 
 function definedOnly(o: Record<string, unknown>): Record<string, unknown> {

@@ -214,8 +214,8 @@ function newerRefusal(file: string, problem: string, copy: string | undefined, o
   const copiedAt = statSync(copy).mtime.toISOString();
   return (
     `${file} ${problem}: run that newer boa on it, or go back to this version's copy from before the upgrade, ${copy} (written ${copiedAt}), ` +
-    `losing everything since the upgrade (jobs submitted since, the ledger since: see docs/deploy.md, Upgrades and rollbacks): stop boa, move ${file} and its -wal and -shm aside, ` +
-    `rename ${copy} to ${file}, start this version; or start this version once with BOA_ROLLBACK_TO_COPY=1, which does that (the newer file kept as ${file}.newer-<time>)`
+    `losing everything since the upgrade (jobs submitted since, the ledger since: see docs/deploy.md, Upgrades and rollbacks): start this version once with BOA_ROLLBACK_TO_COPY=1, ` +
+    `which does that (the newer file kept as ${file}.newer-<time>, new job ids above its jobs'); by hand, also raise the copy's job ids above the newer file's before anything is submitted (docs/deploy.md)`
   );
 }
 

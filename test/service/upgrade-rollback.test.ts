@@ -48,7 +48,9 @@ describe('upgrade and rollback', () => {
       BOA_ROLLBACK_TO_COPY: 'on',
     });
     expect(misspelt.code, misspelt.stderr).toBe(2);
-    expect(misspelt.stderr).toContain('BOA_ROLLBACK_TO_COPY must be 1, true or yes, or unset, got "on"');
+    expect(misspelt.stderr).toContain(
+      'BOA_ROLLBACK_TO_COPY must be 1, true or yes (on), 0, false or no (off), or unset, got "on"',
+    );
     expect(existsSync(copy)).toBe(true);
 
     // true (any case) as 1: it was silently read as unset.
