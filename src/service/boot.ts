@@ -19,6 +19,7 @@ import { LogMetricsSink } from '../cloud/log-sink.ts';
 import { ProfileError, type ProfileFile, parseProfileFile } from '../core/profile.ts';
 import { openStore } from '../store/db.ts';
 import { StoreError } from '../store/errors.ts';
+import { JobIdMark } from '../store/job-ids.ts';
 import { Repository } from '../store/repository.ts';
 import { InlinePlanComputer, type PlanComputer, WorkerPlanComputer } from './calculator/computer.ts';
 import { ConfigError, executorKind, publicUrl, type ServiceConfig } from './config.ts';
@@ -200,7 +201,7 @@ export async function bootService(config: ServiceConfig, overrides: BootOverride
       ),
   });
   const db = store.db;
-  const repo = new Repository(db);
+  const repo = new Repository(db, dataDir === ':memory:' ? undefined : new JobIdMark(join(dataDir, 'jobs')));
   let tokens: OperatorToken;
   let jobTokenKey: Buffer;
   try {

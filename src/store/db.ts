@@ -18,7 +18,7 @@ import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { databaseProblem } from './checks.ts';
 import { copyForThisVersion, copyPath, type KeptCopy, keepCopyBeforeMigrating } from './copies.ts';
 import { StoreError } from './errors.ts';
-import { keepJobIdsAbove } from './job-ids.ts';
+import { keepJobIdsAbove, readJobIdMark } from './job-ids.ts';
 import { type DataDirLock, lockDataDir } from './lock.ts';
 import { raiseCopyJobIds } from './rollback-ids.ts';
 import * as schema from './schema.ts';
@@ -105,7 +105,8 @@ export function openStore(dataDir: string | ':memory:', options: OpenOptions = {
       }
     }
     const db = connect(file);
-    keepJobIdsAbove(db.$client, highestJobFolder(join(dataDir, 'jobs')));
+    const jobsDir = join(dataDir, 'jobs');
+    keepJobIdsAbove(db.$client, Math.max(highestJobFolder(jobsDir), readJobIdMark(jobsDir)));
     return { db, file, rolledBack, close: () => closeAll(db, lock) };
   } catch (error) {
     lock.release();
@@ -215,7 +216,7 @@ function newerRefusal(file: string, problem: string, copy: string | undefined, o
   return (
     `${file} ${problem}: run that newer boa on it, or go back to this version's copy from before the upgrade, ${copy} (written ${copiedAt}), ` +
     `losing everything since the upgrade (jobs submitted since, the ledger since: see docs/deploy.md, Upgrades and rollbacks): start this version once with BOA_ROLLBACK_TO_COPY=1, ` +
-    `which does that (the newer file kept as ${file}.newer-<time>, new job ids above its jobs'); by hand, also raise the copy's job ids above the newer file's before anything is submitted (docs/deploy.md)`
+    `which does that (the newer file kept as ${file}.newer-<time>, new job ids above its jobs'), or by hand: docs/deploy.md`
   );
 }
 

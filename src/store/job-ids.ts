@@ -1,3 +1,5 @@
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 
 /**
@@ -15,4 +17,44 @@ export function keepJobIdsAbove(client: Database.Database, highest: number): boo
     client.prepare("INSERT INTO sqlite_sequence (name, seq) VALUES ('jobs', ?)").run(highest);
   else client.prepare("UPDATE sqlite_sequence SET seq = ? WHERE name = 'jobs'").run(highest);
   return true;
+}
+
+/** The highest job id handed out, kept beside the job folders (`<data>/jobs/.highest-id`). */
+const MARK = '.highest-id';
+
+/** The id the mark holds (0 without one, or when it cannot be read). */
+export function readJobIdMark(jobsDir: string): number {
+  try {
+    const id = Number(readFileSync(join(jobsDir, MARK), 'utf8').trim());
+    return Number.isSafeInteger(id) && id > 0 ? id : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Keeps the highest job id handed out outside the database, so a database put back by hand (a copy from
+ * before an upgrade, a snapshot) still numbers new jobs above those submitted since: on Kubernetes a job
+ * has a folder only once a pod's log is archived, and a new job of an old id takes its pods, Service and
+ * logs (found in review). Best effort: a mark that cannot be written leaves the folders' guard.
+ */
+export class JobIdMark {
+  private highest: number;
+
+  constructor(private readonly jobsDir: string) {
+    this.highest = readJobIdMark(jobsDir);
+  }
+
+  record(id: number): void {
+    if (id <= this.highest) return;
+    const file = join(this.jobsDir, MARK);
+    try {
+      mkdirSync(this.jobsDir, { recursive: true });
+      writeFileSync(`${file}.tmp`, `${id}\n`);
+      renameSync(`${file}.tmp`, file);
+      this.highest = id;
+    } catch {
+      // A read-only or full volume: the database and the job folders still guard ids as before.
+    }
+  }
 }

@@ -2,7 +2,7 @@ import { and, desc, eq, gt, inArray, isNotNull, lt } from 'drizzle-orm';
 import type { ClassProfile } from '../core/profile.ts';
 import type { Db } from './db.ts';
 import { PastArrivals } from './history.ts';
-import { keepJobIdsAbove } from './job-ids.ts';
+import { type JobIdMark, keepJobIdsAbove } from './job-ids.ts';
 import { prepareHot } from './hot-statements.ts';
 import { type PaidSpan, PaidWindow } from './paid-window.ts';
 import { allocationSamples, jobClasses, jobs, ledgerNodes, plans, resizes, settings } from './schema.ts';
@@ -61,7 +61,11 @@ export class Repository {
   /** Submissions imported from before the service's own record (history.ts). */
   readonly history: PastArrivals;
 
-  constructor(readonly db: Db) {
+  /** `jobIdMark`: where the highest job id handed out is kept outside the database (none in memory). */
+  constructor(
+    readonly db: Db,
+    private readonly jobIdMark?: JobIdMark,
+  ) {
     this.history = new PastArrivals(db);
     this.hot = prepareHot(db);
     this.openNodes = new Set(this.hot.openNodeIds.all() as string[]);
@@ -130,7 +134,9 @@ export class Repository {
   }
 
   insertJob(job: NewJob): JobRow {
-    return this.db.insert(jobs).values(job).returning().get();
+    const row = this.db.insert(jobs).values(job).returning().get();
+    this.jobIdMark?.record(row.id);
+    return row;
   }
 
   updateJob(id: number, patch: Partial<NewJob>): void {

@@ -5,7 +5,7 @@
  * unknown jobs' replicas are not desired, so the executor stops them (its contract: "removes replicas
  * of jobs no longer desired", test/cloud/executor-contract.ts).
  */
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -83,5 +83,26 @@ describe('rollback to the copy', () => {
     } finally {
       await s.close();
     }
+  }, 60_000);
+
+  // Found in review: by hand, nothing raised the copy's ids, and the executor is not waited for.
+  it('by hand too: new jobs are numbered above the highest id handed out, kept beside the job folders', async () => {
+    const data = join(root, 'by-hand');
+    const file = join(data, 'boa.sqlite');
+    const submitOn = async (executor: Executor) => {
+      const s = await startService({ dataDir: data, executor, config: { priorRates: { bert: 1 } } });
+      const made = await s.request('POST', '/v1/jobs', { class: 'bert', workload });
+      await s.close();
+      return made;
+    };
+    expect((await submitOn(new HeldPods())).body.id).toBe(1);
+    copyFileSync(file, `${file}.at-${TAGS.at(-1)}`);
+    expect((await submitOn(new HeldPods())).body.id).toBe(2);
+    expect((await submitOn(new HeldPods())).body.id).toBe(3);
+    // The documented steps without raising the ids: the newer file aside, the copy in its place.
+    for (const suffix of ['', '-wal', '-shm'])
+      if (existsSync(`${file}${suffix}`)) renameSync(`${file}${suffix}`, `${file}.newer${suffix}`);
+    renameSync(`${file}.at-${TAGS.at(-1)}`, file);
+    expect((await submitOn(new HeldPods())).body.id).toBe(4);
   }, 60_000);
 });
