@@ -135,9 +135,17 @@ function checkRoom(file: string, free: number): void {
   );
 }
 
-function freeBytesIn(dir: string): number {
-  const fs = statfsSync(dir);
-  return fs.bavail * fs.bsize;
+/**
+ * Free bytes for boa in `dir`; unbounded when the file system does not say (statfs failing, or a volume
+ * reporting no blocks at all, as some FUSE and network drivers do): then the copy's own ENOSPC decides.
+ */
+export function freeBytesIn(dir: string): number {
+  try {
+    const fs = statfsSync(dir);
+    return fs.blocks > 0 ? fs.bavail * fs.bsize : Number.POSITIVE_INFINITY;
+  } catch {
+    return Number.POSITIVE_INFINITY;
+  }
 }
 
 function newestApplied(db: Database.Database): number | undefined {

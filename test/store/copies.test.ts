@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { COPIES_KEPT, keepCopyBeforeMigrating, type KeptCopy } from '../../src/store/copies.ts';
+import { COPIES_KEPT, freeBytesIn, keepCopyBeforeMigrating, type KeptCopy } from '../../src/store/copies.ts';
 import { openStore, type OpenOptions } from '../../src/store/db.ts';
 import { StoreError } from '../../src/store/errors.ts';
 import { MIGRATIONS, migrateAsNewer, olderDatabase, seedPlans, TAGS } from './schema-versions.ts';
@@ -166,6 +166,12 @@ describe('a copy before migrating', () => {
     expect(message).toContain('nothing was migrated; free space there');
     expect(readdirSync(dir).filter((f) => f.startsWith('boa.sqlite.'))).toEqual([]);
     expect(count(file, 'SELECT count(*) FROM __drizzle_migrations')).toBe(TAGS.length - 1);
+  });
+
+  it('free space: read from the file system, unbounded where it cannot be read (the copy then decides)', () => {
+    const free = freeBytesIn(tmpdir());
+    expect(Number.isFinite(free) && free > 0).toBe(true);
+    expect(freeBytesIn(join(tmpdir(), 'boa-no-such-dir', 'x'))).toBe(Number.POSITIVE_INFINITY);
   });
 
   it('a copy that cannot be written stops the start before migrating, the database as it was', () => {
