@@ -6,6 +6,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { bootService } from '../../src/service/boot.ts';
+import { jobsWithFolders } from '../../src/cloud/job-folders.ts';
 
 type Boa = Awaited<ReturnType<typeof bootService>>;
 
@@ -49,10 +50,11 @@ export async function replicasRun(boa: Boa, stateDir: string) {
   let started = 0;
   let generations = 0;
   const jobsDir = join(stateDir, 'jobs');
-  for (const job of readdirSync(jobsDir)) {
-    for (const generation of readdirSync(join(jobsDir, job))) {
+  // Job folders only: jobs/ also holds the highest job id handed out (.highest-id).
+  for (const job of jobsWithFolders(jobsDir)) {
+    for (const generation of readdirSync(join(jobsDir, String(job)))) {
       generations += 1;
-      started += readdirSync(join(jobsDir, job, generation)).filter((f) => f.endsWith('.log')).length;
+      started += readdirSync(join(jobsDir, String(job), generation)).filter((f) => f.endsWith('.log')).length;
     }
   }
   return { kind: 'local', replicasStarted: started, generationsRun: generations, replicasLeft: left };

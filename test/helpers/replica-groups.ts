@@ -9,6 +9,8 @@ export function replicaGroups(jobsDir: string): number[] {
   const groups: number[] = [];
   if (!existsSync(jobsDir)) return groups;
   for (const job of readdirSync(jobsDir)) {
+    // Job folders only: jobs/ also holds the highest id handed out (.highest-id).
+    if (!/^\d+$/.test(job)) continue;
     for (const generation of readdirSync(join(jobsDir, job))) {
       const dir = join(jobsDir, job, generation);
       for (const file of readdirSync(dir)) {
