@@ -15,6 +15,12 @@ const FOLLOW_UP_MS = 1000;
  * maxRestarts: failed; stopped from outside: resume at once, not counted), and the lease of
  * self-launched jobs (silent past leaseSeconds: lost).
  */
+/**
+ * A database whose last tick is older than this may be behind the world (a restored snapshot): new jobs
+ * with a command wait for the executor's first answer, a few seconds, as on a fresh one (found in review).
+ */
+const LONG_DOWN_MS = 10 * 60_000;
+
 export class Execution {
   private reconciling: Promise<void> | null = null;
   /** Jobs the last `desired` left out while they wait out a restart backoff (followed up until none). */
@@ -55,7 +61,8 @@ export class Execution {
   private lastError: string | undefined;
   /**
    * Jobs the executor still runs may be unknown to the store: no job was ever stored (a database started
-   * afresh, or a first start), or it was rolled back to a copy (jobs submitted since are not in it).
+   * afresh, or a first start), it was rolled back to a copy (jobs submitted since are not in it), or its
+   * last tick is long past (a volume restored from a snapshot comes back with its own, older job ids).
    */
   private readonly mayNotKnowReplicas: boolean;
 
@@ -63,7 +70,10 @@ export class Execution {
     private readonly service: BoaService,
     readonly executor: Executor | undefined,
   ) {
-    this.mayNotKnowReplicas = service.deps.repo.lastSubmittedAt() === undefined || !!service.deps.rolledBack;
+    const { repo, clock, rolledBack } = service.deps;
+    const lastTick = repo.getSetting<number>('lastTickAt');
+    const longPast = lastTick !== undefined && clock.now() - lastTick > LONG_DOWN_MS;
+    this.mayNotKnowReplicas = repo.lastSubmittedAt() === undefined || !!rolledBack || longPast;
   }
 
   /**
@@ -76,7 +86,7 @@ export class Execution {
     if (!this.executor || this.answered || !this.mayNotKnowReplicas) return undefined;
     const why = this.lastError ? ` (its last error: ${this.lastError})` : '';
     return (
-      `the executor has not answered since boa started${why}: on a database started afresh or rolled back to a copy, jobs with a ` +
+      `the executor has not answered since boa started${why}: on a database started afresh, rolled back to a copy or last ticked long ago (restored?), jobs with a ` +
       'command are numbered only once it has (an old job of the same id may still have replicas); ' +
       'fix what the error says, or try again in a few seconds'
     );

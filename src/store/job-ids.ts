@@ -25,8 +25,9 @@ const MARK = '.highest-id';
 /** The id the mark holds (0 without one, or when it cannot be read). */
 export function readJobIdMark(jobsDir: string): number {
   try {
-    const id = Number(readFileSync(join(jobsDir, MARK), 'utf8').trim());
-    return Number.isSafeInteger(id) && id > 0 ? id : 0;
+    // Digits only, as the job folders' names: "1e3" or a 16-digit id is not a mark boa wrote.
+    const text = readFileSync(join(jobsDir, MARK), 'utf8').trim();
+    return /^\d{1,15}$/.test(text) ? Number(text) : 0;
   } catch {
     return 0;
   }

@@ -706,6 +706,39 @@ describe('execution', () => {
     expect(made.body.id).toBe(41);
   });
 
+  it('after a long time down (a volume restored from a snapshot), waits for the executor before numbering jobs with a workload', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'boa-restored-'));
+    cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+    const clock = new ManualClock();
+    const first = await startService({ dataDir, clock, executor: new ScriptedExecutor() });
+    expect((await first.request('POST', '/v1/jobs', { class: 'bert', workload })).status).toBe(201);
+    await first.ticks(1);
+    await first.close();
+    // Back a day later, from a snapshot that does not know job 7, whose pods the executor still holds.
+    clock.advance(24 * 3600);
+    const executor = new ScriptedExecutor();
+    executor.down = true;
+    const s = await startService({ dataDir, clock, executor });
+    cleanups.push(s.close);
+    const refused = await s.request('POST', '/v1/jobs', { class: 'bert', workload });
+    expect(refused.status).toBe(503);
+    expect(refused.body.error.message).toContain('last ticked long ago');
+    executor.down = false;
+    executor.endedBefore.push({
+      jobId: 7,
+      generation: 1,
+      rank: 0,
+      node: 'n',
+      phase: 'succeeded',
+      exitCode: 0,
+    });
+    s.service.execution.reconcile();
+    await s.service.execution.settle();
+    const made = await s.request('POST', '/v1/jobs', { class: 'bert', workload });
+    expect(made.status).toBe(201);
+    expect(made.body.id).toBe(8);
+  });
+
   it('refuses a workload when the service runs no executor, storing nothing', async () => {
     const s = await startService({ executor: null });
     cleanups.push(s.close);
