@@ -690,20 +690,7 @@ describe('execution', () => {
     // A self-launched job is never judged by replicas: registered as ever.
     expect((await s.request('POST', '/v1/jobs', { class: 'bert' })).status).toBe(201);
     // The executor answers, showing replicas of an old job 40: new jobs are numbered above it.
-    executor.down = false;
-    executor.endedBefore.push({
-      jobId: 40,
-      generation: 1,
-      rank: 0,
-      node: 'n',
-      phase: 'succeeded',
-      exitCode: 0,
-    });
-    s.service.execution.reconcile();
-    await s.service.execution.settle();
-    const made = await s.request('POST', '/v1/jobs', { class: 'bert', workload });
-    expect(made.status).toBe(201);
-    expect(made.body.id).toBe(41);
+    expect(await answeredShowing(s, executor, 40)).toBe(41);
   });
 
   it('after a long time down (a volume restored from a snapshot), waits for the executor before numbering jobs with a workload', async () => {
@@ -723,20 +710,7 @@ describe('execution', () => {
     const refused = await s.request('POST', '/v1/jobs', { class: 'bert', workload });
     expect(refused.status).toBe(503);
     expect(refused.body.error.message).toContain('last ticked long ago');
-    executor.down = false;
-    executor.endedBefore.push({
-      jobId: 7,
-      generation: 1,
-      rank: 0,
-      node: 'n',
-      phase: 'succeeded',
-      exitCode: 0,
-    });
-    s.service.execution.reconcile();
-    await s.service.execution.settle();
-    const made = await s.request('POST', '/v1/jobs', { class: 'bert', workload });
-    expect(made.status).toBe(201);
-    expect(made.body.id).toBe(8);
+    expect(await answeredShowing(s, executor, 7)).toBe(8);
   });
 
   it('refuses a workload when the service runs no executor, storing nothing', async () => {
@@ -748,6 +722,31 @@ describe('execution', () => {
     expect((await s.request('GET', '/v1/jobs')).body.jobs).toEqual([]);
   });
 });
+
+/**
+ * The executor answers at last, showing an old job `oldJobId` ended: the id of the job with a workload
+ * registered next (201).
+ */
+async function answeredShowing(
+  s: Awaited<ReturnType<typeof startService>>,
+  executor: ScriptedExecutor,
+  oldJobId: number,
+): Promise<number> {
+  executor.down = false;
+  executor.endedBefore.push({
+    jobId: oldJobId,
+    generation: 1,
+    rank: 0,
+    node: 'n',
+    phase: 'succeeded',
+    exitCode: 0,
+  });
+  s.service.execution.reconcile();
+  await s.service.execution.settle();
+  const made = await s.request('POST', '/v1/jobs', { class: 'bert', workload });
+  expect(made.status).toBe(201);
+  return made.body.id;
+}
 
 /** Polls in real time (the executor's follow-ups are real timers), failing after 5 s. */
 async function waitFor(condition: () => boolean): Promise<void> {

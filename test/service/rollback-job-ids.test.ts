@@ -41,16 +41,19 @@ class HeldPods implements Executor {
 
 const workload = { image: 'ghcr.io/example/train:1', command: ['python', 'train.py'] };
 
+/** Submits one job with a workload on a service started on `data` for it, then stopped. */
+const submitterOn = (data: string) => async (executor: Executor) => {
+  const s = await startService({ dataDir: data, executor, config: { priorRates: { bert: 1 } } });
+  const made = await s.request('POST', '/v1/jobs', { class: 'bert', workload });
+  await s.close();
+  return made;
+};
+
 describe('rollback to the copy', () => {
   it('new jobs wait for the executor and take no id of a job submitted since the upgrade', async () => {
     const data = join(root, 'data');
     const file = join(data, 'boa.sqlite');
-    const submitOn = async (executor: Executor) => {
-      const s = await startService({ dataDir: data, executor, config: { priorRates: { bert: 1 } } });
-      const made = await s.request('POST', '/v1/jobs', { class: 'bert', workload });
-      await s.close();
-      return made;
-    };
+    const submitOn = submitterOn(data);
     expect((await submitOn(new HeldPods())).body.id).toBe(1);
     // The copy an upgrade keeps, then jobs 2 and 3 on the upgraded version.
     copyFileSync(file, `${file}.at-${TAGS.at(-1)}`);
@@ -89,12 +92,7 @@ describe('rollback to the copy', () => {
   it('by hand too: new jobs are numbered above the highest id handed out, kept beside the job folders', async () => {
     const data = join(root, 'by-hand');
     const file = join(data, 'boa.sqlite');
-    const submitOn = async (executor: Executor) => {
-      const s = await startService({ dataDir: data, executor, config: { priorRates: { bert: 1 } } });
-      const made = await s.request('POST', '/v1/jobs', { class: 'bert', workload });
-      await s.close();
-      return made;
-    };
+    const submitOn = submitterOn(data);
     expect((await submitOn(new HeldPods())).body.id).toBe(1);
     copyFileSync(file, `${file}.at-${TAGS.at(-1)}`);
     expect((await submitOn(new HeldPods())).body.id).toBe(2);
