@@ -49,16 +49,21 @@ const submitterOn = (data: string) => async (executor: Executor) => {
   return made;
 };
 
+/** Job 1, the copy an upgrade keeps, then jobs 2 and 3 on the upgraded version, in `root/<name>`. */
+async function upgradedWithCopy(name: string) {
+  const data = join(root, name);
+  const file = join(data, 'boa.sqlite');
+  const submitOn = submitterOn(data);
+  expect((await submitOn(new HeldPods())).body.id).toBe(1);
+  copyFileSync(file, `${file}.at-${TAGS.at(-1)}`);
+  expect((await submitOn(new HeldPods())).body.id).toBe(2);
+  expect((await submitOn(new HeldPods())).body.id).toBe(3);
+  return { data, file, submitOn };
+}
+
 describe('rollback to the copy', () => {
   it('new jobs wait for the executor and take no id of a job submitted since the upgrade', async () => {
-    const data = join(root, 'data');
-    const file = join(data, 'boa.sqlite');
-    const submitOn = submitterOn(data);
-    expect((await submitOn(new HeldPods())).body.id).toBe(1);
-    // The copy an upgrade keeps, then jobs 2 and 3 on the upgraded version.
-    copyFileSync(file, `${file}.at-${TAGS.at(-1)}`);
-    expect((await submitOn(new HeldPods())).body.id).toBe(2);
-    expect((await submitOn(new HeldPods())).body.id).toBe(3);
+    const { data, file } = await upgradedWithCopy('data');
     migrateAsNewer(file);
 
     // Rolled back while the executor has not answered; it holds jobs 2's and 3's pods.
@@ -90,13 +95,7 @@ describe('rollback to the copy', () => {
 
   // Found in review: by hand, nothing raised the copy's ids, and the executor is not waited for.
   it('by hand too: new jobs are numbered above the highest id handed out, kept beside the job folders', async () => {
-    const data = join(root, 'by-hand');
-    const file = join(data, 'boa.sqlite');
-    const submitOn = submitterOn(data);
-    expect((await submitOn(new HeldPods())).body.id).toBe(1);
-    copyFileSync(file, `${file}.at-${TAGS.at(-1)}`);
-    expect((await submitOn(new HeldPods())).body.id).toBe(2);
-    expect((await submitOn(new HeldPods())).body.id).toBe(3);
+    const { file, submitOn } = await upgradedWithCopy('by-hand');
     // The documented steps without raising the ids: the newer file aside, the copy in its place.
     for (const suffix of ['', '-wal', '-shm'])
       if (existsSync(`${file}${suffix}`)) renameSync(`${file}${suffix}`, `${file}.newer${suffix}`);
