@@ -3,6 +3,8 @@
  * Every key is documented in docs/deploy.md; defaults live here only.
  */
 import { instanceTypeFacts } from '../src/core/instance-types.ts';
+import { unknownContextKey } from './context-keys.ts';
+import { FRACTIONAL_GPU_FAMILIES, instanceFamily, NVIDIA_X86_FAMILIES } from './instance-families.ts';
 
 export interface BoaConfig {
   /** Stack name in CloudFormation. */
@@ -126,113 +128,14 @@ export function checkCidr(cidr: string): string {
   return cidr;
 }
 
-/**
- * The instance families the GPU node group's AMI (EKS AL2023 NVIDIA, x86_64) supports, as AWS lists them
- * in "Use EKS-optimized accelerated AMIs for GPU instances"
- * (docs.aws.amazon.com/eks/latest/userguide/ml-eks-optimized-ami.html, read 2026-12). An allowlist, not a
- * pattern: older NVIDIA families (p2, g3) would deploy and be paid for while the AMI's driver cannot use
- * their GPUs, and g4ad (AMD), g5g and p6e-gb200/gb300 (Arm) are not x86 NVIDIA at all. EKS itself refuses
- * some of these only at deploy time, others not at all. A family AWS adds later must be added here.
- */
-export const NVIDIA_X86_FAMILIES: readonly string[] = [
-  'p6-b300',
-  'p6-b200',
-  'p5',
-  'p5e',
-  'p5en',
-  'p4d',
-  'p4de',
-  'p3',
-  'p3dn',
-  'g7e',
-  'gr6',
-  'g6',
-  'g6e',
-  'g5',
-  'g4dn',
-];
-
-/**
- * On the AMI's list, but each instance has a fraction of one L4 GPU: boa's widths count whole GPUs, and
- * no gpusPerNode would say what such a node holds (found in review).
- */
-export const FRACTIONAL_GPU_FAMILIES: readonly string[] = ['g6f', 'gr6f'];
-
-/** The family of an instance type: everything before the size, dashes kept (p6-b200.48xlarge: p6-b200). */
-export function instanceFamily(instanceType: string): string {
-  return instanceType.slice(0, instanceType.indexOf('.'));
-}
-
 const NAME = /^[a-zA-Z][a-zA-Z0-9-]{0,62}$/;
 const REGION = /^[a-z]{2}(-[a-z]+)+-\d$/;
 const INSTANCE_TYPE = /^[a-z][a-z0-9-]*\.[a-z0-9]+$/;
 
-/**
- * Every context key the app reads (readConfig, and `nag` in app.ts). A key outside it is refused: a
- * misspelling such as maxGPUNodes would otherwise be ignored and its default deployed (4 nodes, not 16).
- */
-export const CONTEXT_KEYS: readonly string[] = [
-  'stackName',
-  'clusterName',
-  'region',
-  'availabilityZones',
-  'budget',
-  'maxGpuNodes',
-  'instanceType',
-  'gpusPerNode',
-  'nodePricePerHour',
-  'gpuNodeDiskGiB',
-  'allowedApiCidrs',
-  'exposeApi',
-  'apiCertificateArn',
-  'alarmEmail',
-  'adminPrincipalArns',
-  'adminPrincipalArn',
-  'jobsNamespace',
-  'budgetGuard',
-  'guardMinutes',
-  'backupTag',
-  'nag',
-];
-
-/**
- * Keys CDK puts into the context itself, never the operator's: feature flags (@aws-cdk/..., also
- * @aws-cdk-containers/...), the CLI's aws:cdk:... keys, cdk.context.json's lookups (availability-zones:...,
- * ami:..., all provider:key), `cdk acknowledge`'s list, and cdk-... keys. Left unchecked so a CDK release
- * that adds one never fails a synth.
- */
-function isCdkKey(key: string): boolean {
-  return (
-    key.startsWith('@') || key.includes(':') || key.startsWith('cdk') || key === 'acknowledged-issue-numbers'
-  );
-}
-
-/** Levenshtein distance, case ignored (maxGPUNodes is a case slip of maxGpuNodes). */
-function distance(a: string, b: string): number {
-  const [x, y] = [a.toLowerCase(), b.toLowerCase()];
-  let row = Array.from({ length: y.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= x.length; i++) {
-    const next = [i];
-    for (let j = 1; j <= y.length; j++) {
-      next.push(Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (x[i - 1] === y[j - 1] ? 0 : 1)));
-    }
-    row = next;
-  }
-  return row[y.length]!;
-}
-
 /** Refuses a context key that is neither boa's nor CDK's own, naming the closest of boa's. */
 export function checkContextKeys(keys: Iterable<string>): void {
-  for (const key of keys) {
-    if (CONTEXT_KEYS.includes(key) || isCdkKey(key)) continue;
-    const closest = CONTEXT_KEYS.reduce((best, known) =>
-      distance(key, known) < distance(key, best) ? known : best,
-    );
-    throw new ContextError(
-      `unknown context key "${key}" (did you mean "${closest}"?); it would be ignored and its default ` +
-        `deployed. Known keys: ${CONTEXT_KEYS.join(', ')}`,
-    );
-  }
+  const problem = unknownContextKey(keys);
+  if (problem) throw new ContextError(problem);
 }
 
 /** The app's node, as far as reading its context goes (a CDK App's node is one). */

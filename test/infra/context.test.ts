@@ -1,16 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { App } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
-import {
-  CONTEXT_KEYS,
-  ContextError,
-  DEFAULTS,
-  checkContextKeys,
-  NVIDIA_X86_FAMILIES,
-  instanceFamily,
-  readAppConfig,
-  readConfig,
-} from '../../infra/context.ts';
+import { CONTEXT_KEYS } from '../../infra/context-keys.ts';
+import { ContextError, DEFAULTS, checkContextKeys, readAppConfig, readConfig } from '../../infra/context.ts';
+import { instanceFamily, NVIDIA_X86_FAMILIES } from '../../infra/instance-families.ts';
 import { knownInstanceTypes } from '../../src/core/instance-types.ts';
 
 /** The two values every deployment must name; a test may override either (or blank it). */
