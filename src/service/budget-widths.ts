@@ -1,10 +1,10 @@
 /**
- * The widths the spend ceiling allows the service's jobs this tick (core/spend-ceiling.ts, the rule the
+ * The widths the spend ceiling allows the service's jobs this tick (core/ceiling-widths.ts, the rule the
  * simulator's boa runs too), each job marked so its view can say why it waits.
  */
 import { type ServiceJob, plannedWidth } from './jobs.ts';
 import type { ServiceState } from './state.ts';
-import { ceilingWidths } from '../core/spend-ceiling.ts';
+import { ceilingWidths } from '../core/ceiling-widths.ts';
 import { type SpeedupTable, epochSpeedups } from '../core/profile.ts';
 
 /**

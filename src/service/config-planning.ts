@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { DEFAULT_CREDIT } from '../core/credit.ts';
 import { DEFAULT_DRAIN } from '../core/exec/drain-widths.ts';
 import { DEFAULT_PLAN_CAP } from '../core/plan-cap.ts';
-import { DEFAULT_LONG_WAIT_SECONDS, DEFAULT_SPEND_CEILING } from '../core/spend-ceiling.ts';
+import { DEFAULT_LONG_WAIT_SECONDS } from '../core/ceiling-widths.ts';
+import { DEFAULT_SPEND_CEILING } from '../core/spend-ceiling.ts';
 import { positive } from './config-number.ts';
 import { MAX_FIRST_DAY_ARRIVALS, MAX_RATE_CONFIDENCE } from './estimators.ts';
 import { DEFAULT_RISE } from './rate-rise.ts';
@@ -67,7 +68,7 @@ export const planningSettings = {
   budgetLookaheadHours: positive('budgetLookaheadHours').optional(),
   /**
    * Under the spend ceiling a running job keeps a width up to twice its narrowed one (fewer restarts);
-   * a job that has waited this long for the budget makes those widths give way (core/spend-ceiling.ts).
+   * a job that has waited this long for the budget makes those widths give way (core/ceiling-widths.ts).
    */
   keptWidthWaitMinutes: z
     .number({ error: 'keptWidthWaitMinutes must be a number' })

@@ -190,7 +190,7 @@ export class Scheduler {
       decision = this.decide(now, ready, ceilingNodes, undo, belowBand);
       if (decision.placedShort) {
         // Under the spend ceiling the job keeps that width from now on (a running job keeps a width
-        // within 2x of its target, to spare a restart: core/spend-ceiling.ts), so the next tick, reading
+        // within 2x of its target, to spare a restart: core/ceiling-widths.ts), so the next tick, reading
         // the widths this one leaves, no longer counts the GPUs it was short of and scaled in a node
         // launched for them while it booted (found by a newcomer, who saw it after a restart). Decided
         // again on those widths, the node count is the one the next tick holds.

@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { narrowedByPrice } from '../../src/core/narrowing.ts';
 import { parseProfileFile } from '../../src/core/profile.ts';
-import { widthsUnderCeiling } from '../../src/core/spend-ceiling.ts';
+import { widthsUnderCeiling } from '../../src/core/ceiling-widths.ts';
 
 const concave = Object.fromEntries(Array.from({ length: 32 }, (_, i) => [String(i + 1), (i + 1) ** 0.75]));
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { widthsUnderCeiling } from '../../src/core/spend-ceiling.ts';
+import { widthsUnderCeiling } from '../../src/core/ceiling-widths.ts';
 
 /** The jobs served at widths no table can narrow: what fits, in priority order. */
 const servedWithin = <J extends { state: string }>(jobs: J[], widthOf: (j: J) => number, gpus: number) =>

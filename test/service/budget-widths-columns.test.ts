@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { budgetLimitedWidths } from '../../src/service/budget-widths.ts';
 import { type ServiceJob, plannedWidth } from '../../src/service/jobs.ts';
 import type { ServiceState } from '../../src/service/state.ts';
-import { widthsUnderCeiling } from '../../src/core/spend-ceiling.ts';
+import { widthsUnderCeiling } from '../../src/core/ceiling-widths.ts';
 import { epochSpeedups } from '../../src/core/profile.ts';
 
 const HOUR = 3_600_000;

@@ -3,7 +3,8 @@
  * window's spend so far allows from now on, and the planned widths that fit under it.
  */
 import type { SpendCeiling, SpendCeilingOptions } from '../../../core/spend-ceiling.ts';
-import { ceilingLookbacks, spendCeiling, widthsUnderCeiling } from '../../../core/spend-ceiling.ts';
+import { widthsUnderCeiling } from '../../../core/ceiling-widths.ts';
+import { ceilingLookbacks, spendCeiling } from '../../../core/spend-ceiling.ts';
 import type { SpeedupTable } from '../../../core/profile.ts';
 import type { ClusterView } from '../../policy.ts';
 import type { BudgetControl } from './budget-control.ts';

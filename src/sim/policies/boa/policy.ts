@@ -1,6 +1,6 @@
 /**
  * The boa policy in the simulator, as the service runs it: look up each job's width in the plan at its
- * statistical epoch, hold the widths under the service's spend ceiling (core/spend-ceiling.ts: narrowed
+ * statistical epoch, hold the widths under the service's spend ceiling (core/spend-ceiling.ts, core/ceiling-widths.ts: narrowed
  * by price, then queued), place with the fixed-width executor, and plan with a budget that
  * holds the paid time-average at the budget (budget-control.ts).
  */
@@ -17,11 +17,8 @@ import type { FillOptions } from '../../../core/exec/idle-fill.ts';
 import { placeWanted } from './place.ts';
 import { widthsToSize } from './placed-short.ts';
 import { type ClassProfile, epochSpeedups } from '../../../core/profile.ts';
-import {
-  DEFAULT_SPEND_CEILING,
-  DEFAULT_LONG_WAIT_SECONDS,
-  type SpendCeilingOptions,
-} from '../../../core/spend-ceiling.ts';
+import { DEFAULT_LONG_WAIT_SECONDS } from '../../../core/ceiling-widths.ts';
+import { DEFAULT_SPEND_CEILING, type SpendCeilingOptions } from '../../../core/spend-ceiling.ts';
 import { ceilingNow, servedUnderCeiling, unspentInLookback } from './ceiling.ts';
 import { type WarmupOptions, warmupFactor } from '../../../core/warmup.ts';
 import type { DrainOptions } from '../../../core/exec/drain-widths.ts';

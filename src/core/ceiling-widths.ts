@@ -1,0 +1,211 @@
+/**
+ * The widths the budget's spend ceiling (spend-ceiling.ts) lets jobs run at, the same in the service and
+ * the simulator: narrowed by price, kept to spare restarts, then served in priority order.
+ */
+import { narrowedByPrice, speedupAt } from './narrowing.ts';
+import type { SpeedupTable } from './profile.ts';
+
+/**
+ * The widths the ceiling lets run, on arrays aligned with the jobs (0: the job waits), in priority
+ * order (running jobs keep their place, then the oldest waiting): each is served at its width if it
+ * still fits, else it waits for the budget (smaller jobs behind it may start: backfill). A job wider
+ * than the whole ceiling would never fit: it is served at the ceiling's width when that much is free,
+ * so it cannot starve.
+ */
+function servedWidths(running: readonly boolean[], widths: readonly number[], gpus: number): number[] {
+  const whole = Math.floor(gpus + 1e-9);
+  const served = new Array<number>(widths.length).fill(0);
+  let left = whole;
+  const take = (index: number) => {
+    const width = Math.min(widths[index] as number, whole);
+    if (width > 0 && width <= left) {
+      served[index] = width;
+      left -= width;
+    }
+  };
+  for (let i = 0; i < widths.length; i++) if (running[i]) take(i);
+  for (let i = 0; i < widths.length; i++) if (!running[i]) take(i);
+  return served;
+}
+
+/** The served jobs and their widths, running jobs first, then the rest, each in the jobs' order. */
+function servedMap<J>(
+  jobs: readonly J[],
+  running: readonly boolean[],
+  served: readonly number[],
+): Map<J, number> {
+  const map = new Map<J, number>();
+  for (const first of [true, false]) {
+    jobs.forEach((job, index) => {
+      const width = served[index] as number;
+      if (running[index] === first && width > 0) map.set(job, width);
+    });
+  }
+  return map;
+}
+
+/**
+ * A job waiting this long for the budget narrows widths running jobs keep (widthsUnderCeiling): the
+ * service's keptWidthWaitMinutes unless set, and the simulator's boa.
+ */
+export const DEFAULT_LONG_WAIT_SECONDS = 3600;
+
+/** A job as the ceiling sees it: running or not (its widths come from the caller). */
+export interface CeilingJob {
+  readonly state: string;
+}
+
+/**
+ * The widths the ceiling allows, the same in the service and the simulator: when the planned widths
+ * all fit, they are what jobs get; otherwise jobs are narrowed by price (narrowing.ts: the GPUs that buy
+ * the least speed go first, by each job's speedup table for its statistical epoch), then served in
+ * priority order (servedWidths), and a job left out waits. Every change of a running job's width is a
+ * restart, so a running job keeps the width it has while that is within its plan and within twice its
+ * narrowed width, unless it may now have at least twice as much: the ceiling moves with the window's
+ * spend every tick, and narrowed jobs that moved with it restarted over and over (on bursty-960-1 at
+ * 1.6x the minimum, when every job was narrowed to one common width: 3669 restarts against 1060 with
+ * this rule, and 5% of average JCT). Kept widths give way at once where they would stop another running
+ * job, and for a waiting job once it has waited long (`waitedLong`: an hour by default; keptWidthsGiveWay).
+ * Not sooner for a waiting job: narrowing
+ * them at once was faster in the simulator but with 1.4x-1.9x the restarts and the demo at 40 out of
+ * issue 14's band; after an hour it changes nearly nothing there, while in `bench:tick` (a ceiling
+ * that binds for good) 100 of 1,000 jobs waited up to 4 hours without it (docs/budget-log.md, "a long wait").
+ */
+export function widthsUnderCeiling<J extends CeilingJob>(
+  jobs: readonly J[],
+  plannedWidth: (job: J) => number,
+  currentWidth: (job: J) => number,
+  gpus: number,
+  speedupOf: (job: J) => SpeedupTable | undefined,
+  waitedLong: (job: J) => boolean = () => false,
+  /** The job's class weight (narrowing.ts); 1 when not given. */
+  weightOf?: (job: J) => number,
+): Map<J, number> {
+  const running = jobs.map((job) => job.state === 'running');
+  const planned = jobs.map(plannedWidth);
+  const whole = Math.floor(gpus + 1e-9);
+  if (planned.reduce((sum, w) => sum + w, 0) <= whole) {
+    return servedMap(jobs, running, servedWidths(running, planned, gpus));
+  }
+  const current = jobs.map((job, index) => (running[index] ? currentWidth(job) : 0));
+  const tables = jobs.map(speedupOf);
+  const weights = weightOf ? jobs.map(weightOf) : undefined;
+  const served = ceilingWidths({ running, planned, current, tables, weights }, gpus, (index) =>
+    waitedLong(jobs[index] as J),
+  );
+  return servedMap(jobs, running, served);
+}
+
+/**
+ * widthsUnderCeiling on the jobs' columns (`current`: 0 for a job not running), the widths aligned
+ * with them (0: the job waits): the service's tick reads its jobs once into columns, where a map of
+ * 1,000 jobs built and read each tick cost as much as the narrowing (bench:tick).
+ */
+export function ceilingWidths(
+  jobs: JobArrays,
+  gpus: number,
+  waitedLong: (index: number) => boolean,
+): number[] {
+  const { running, planned, current, tables } = jobs;
+  const whole = Math.floor(gpus + 1e-9);
+  let total = 0;
+  for (const width of planned) total += width;
+  if (total <= whole) return servedWidths(running, planned, gpus);
+  const narrowed = narrowedByPrice({ planned, current, speedups: tables, weights: jobs.weights }, gpus);
+  const widths = narrowed.map((target, index) => {
+    const plan = planned[index] as number;
+    const held = current[index] as number;
+    const kept = held > 0 && held <= plan && held <= 2 * target && target < 2 * held;
+    return kept ? held : target;
+  });
+  keptWidthsGiveWay(running, narrowed, widths, whole, waitedLong);
+  fillRemainder(jobs, widths, gpus);
+  return servedWidths(running, widths, gpus);
+}
+
+/**
+ * Widths running jobs keep above their narrowed ones never stop another running job, nor keep a job
+ * that has waited long for the budget (`waitedLong`) waiting: the youngest running job goes to its
+ * narrowed width first, until the running jobs and the long-waiting ones fit. (Narrowing alone fits
+ * them: a kept width that did not would leave a running job out, stopped, with GPUs unused.)
+ */
+function keptWidthsGiveWay(
+  running: readonly boolean[],
+  narrowed: readonly number[],
+  widths: number[],
+  whole: number,
+  waitedLong: (index: number) => boolean,
+): void {
+  let needed = 0;
+  for (let index = 0; index < widths.length; index++) {
+    if (running[index]) needed += widths[index] as number;
+    else if (waitedLong(index)) needed += narrowed[index] as number;
+  }
+  for (let index = widths.length - 1; index >= 0 && needed > whole; index--) {
+    const width = widths[index] as number;
+    const target = narrowed[index] as number;
+    if (running[index] && width > target) {
+      widths[index] = target;
+      needed -= width - target;
+    }
+  }
+}
+
+/** The jobs as the ceiling reads them, as arrays aligned with them. */
+export interface JobArrays {
+  readonly running: readonly boolean[];
+  readonly planned: readonly number[];
+  readonly current: readonly number[];
+  readonly tables: ReadonlyArray<SpeedupTable | undefined>;
+  /** Each job's class weight (narrowing.ts); 1 for every job when not given. */
+  readonly weights?: readonly number[] | undefined;
+}
+
+/**
+ * Narrowing can leave part of the ceiling unused (a step down may free more than was needed, and
+ * taking it back may not fit), and so can the widths running jobs keep. What is left goes, oldest
+ * first, to waiting jobs (one GPU more each: no restart), then to running jobs that it can at least
+ * double (a smaller gain is not worth a restart, as in the rule above); a width only where its table
+ * says it is faster (cifar10's first epoch is slower on 5 GPUs than on 4).
+ */
+function fillRemainder(jobs: JobArrays, widths: number[], gpus: number): void {
+  const { running, planned, current, tables } = jobs;
+  const faster = (index: number, from: number, to: number) => {
+    const table = tables[index];
+    return table === undefined || speedupAt(table, to) > speedupAt(table, from);
+  };
+  let left = Math.floor(gpus + 1e-9);
+  for (const width of widths) left -= width;
+  for (let i = 0; i < widths.length && left > 0; i++) {
+    const width = widths[i] as number;
+    if (!running[i] && width > 0 && width < (planned[i] as number) && faster(i, width, width + 1)) {
+      widths[i] = width + 1;
+      left -= 1;
+    }
+  }
+  for (let i = 0; i < widths.length && left > 0; i++) {
+    const width = widths[i] as number;
+    const held = current[i] as number;
+    if (!running[i] || width !== held || held <= 0) continue;
+    const doubled = atLeastDoubled(tables[i], held, Math.min(planned[i] as number, held + left));
+    if (doubled !== undefined && faster(i, held, doubled)) {
+      widths[i] = doubled;
+      left -= doubled - width;
+    }
+  }
+}
+
+/**
+ * The narrowest width of at least twice `held` and at most `most` that the job's table lists: an
+ * unlisted one runs as fast as the listed width below it (found in review: bert held 9 was given 18,
+ * which runs as 16 does, two GPUs paid for nothing). Without a table, twice `held`.
+ */
+function atLeastDoubled(table: SpeedupTable | undefined, held: number, most: number): number | undefined {
+  if (table === undefined) return 2 * held <= most ? 2 * held : undefined;
+  let best: number | undefined;
+  for (const key of Object.keys(table)) {
+    const width = Number(key);
+    if (width >= 2 * held && width <= most && (best === undefined || width < best)) best = width;
+  }
+  return best;
+}
