@@ -83,18 +83,17 @@ export function executeWidths(
     }
   }
 
-  if (!(options.packResized === true && packedTogether(resizing, free, allocations))) {
-    const shrinkingFirst = [
-      ...resizing.filter((j) => j.width < j.current.length),
-      ...resizing.filter((j) => j.width > j.current.length),
-    ];
-    for (const job of shrinkingFirst) {
-      returnGpus(free, job.current);
-      const placed = placeBestFit(job.width, free) ?? [...job.current];
-      takeGpus(free, placed);
-      allocations.set(job.id, placed);
-      if (placed.length < job.width) short.push(job.id);
-    }
+  const oneAtATime = options.packResized === true ? packTogether(resizing, free, allocations) : resizing;
+  const shrinkingFirst = [
+    ...oneAtATime.filter((j) => j.width < j.current.length),
+    ...oneAtATime.filter((j) => j.width > j.current.length),
+  ];
+  for (const job of shrinkingFirst) {
+    returnGpus(free, job.current);
+    const placed = placeBestFit(job.width, free) ?? [...job.current];
+    takeGpus(free, placed);
+    allocations.set(job.id, placed);
+    if (placed.length < job.width) short.push(job.id);
   }
 
   let blocked = false;
@@ -130,26 +129,47 @@ export function executeWidths(
 }
 
 /**
- * The jobs resizing this tick, placed together: all their GPUs freed, then each placed best-fit, the
- * widest first. Each restarts anyway, so where it ran does not matter; one at a time, the first took the
- * GPUs the next was about to free, and two jobs growing in one tick were spread over 5 nodes and 2 where
- * 4 and 1 held them (found by a newcomer). False, with nothing changed, when one of them does not fit:
- * then they go one at a time, and a job that cannot grow keeps what it has.
+ * The jobs resizing this tick, placed together: their GPUs freed, then each placed best-fit, the widest
+ * first. Each restarts anyway, so where it ran does not matter; one at a time, the first took the GPUs
+ * the next was about to free, and two jobs growing in one tick were spread over 5 nodes and 2 where 4 and
+ * 1 held them (found by a newcomer). While they do not all fit, the job growing most is left out (it
+ * usually waits for a booting node) and keeps its GPUs for the one-at-a-time pass: before, one such job
+ * sent every other back to one at a time. Returns the jobs left for that pass.
  */
-function packedTogether(
+function packTogether(
   resizing: readonly ExecJob[],
   free: FreeGpus,
   allocations: Map<number, number[]>,
-): boolean {
-  if (resizing.length < 2) return false;
-  for (const job of resizing) returnGpus(free, job.current);
-  const widestFirst = [...resizing].sort((a, b) => b.width - a.width);
+): readonly ExecJob[] {
+  const growth = (job: ExecJob): number => job.width - job.current.length;
+  // Growing most first; among equals, the latest in priority order.
+  const leaveOrder = resizing.map((job, index) => ({ job, index }));
+  leaveOrder.sort((a, b) => growth(b.job) - growth(a.job) || b.index - a.index);
+  const together = new Set(resizing);
+  // GPUs needed beyond those the jobs hold: a cheap test that spares hopeless placements.
+  let extraNeeded = resizing.reduce((sum, job) => sum + growth(job), 0);
+  const freeTotal = freeCount(free);
+  for (const { job } of leaveOrder) {
+    if (together.size < 2) break;
+    if (extraNeeded <= freeTotal && packAll([...together], free, allocations)) {
+      return resizing.filter((other) => !together.has(other));
+    }
+    together.delete(job);
+    extraNeeded -= growth(job);
+  }
+  return resizing;
+}
+
+/** Places every job, or none (false, nothing changed). */
+function packAll(together: readonly ExecJob[], free: FreeGpus, allocations: Map<number, number[]>): boolean {
+  for (const job of together) returnGpus(free, job.current);
+  const widestFirst = [...together].sort((a, b) => b.width - a.width);
   const placed: number[][] = [];
   for (const job of widestFirst) {
     const gpus = placeBestFit(job.width, free);
     if (gpus === undefined) {
       for (const taken of placed) returnGpus(free, taken);
-      for (const held of resizing) takeGpus(free, held.current);
+      for (const held of together) takeGpus(free, held.current);
       return false;
     }
     takeGpus(free, gpus);

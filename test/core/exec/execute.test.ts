@@ -98,6 +98,24 @@ describe('executing widths', () => {
     expect(apart.allocations.get(1)).toEqual([0, 1, 1, 1]);
   });
 
+  it('packs the jobs that can resize together when one waits for a booting node', () => {
+    // Job 3 grows past the ready GPUs (node 3 still boots): it keeps its two GPUs, short, and the other
+    // two still get a node each. All or nothing, job 3 sent both back to one at a time and job 2 ran
+    // split over nodes 0 and 1.
+    const jobs: ExecJob[] = [
+      { id: 1, width: 4, current: [0, 0] },
+      { id: 2, width: 4, current: [0, 0, 1] },
+      { id: 3, width: 9, current: [2, 2] },
+    ];
+    const out = executeWidths(jobs, nodes(4, 3), { ...partial, packResized: true });
+    expect(new Set(out.allocations.get(1))).toHaveProperty('size', 1);
+    expect(new Set(out.allocations.get(2))).toHaveProperty('size', 1);
+    expect(out.allocations.get(1)).toHaveLength(4);
+    expect(out.allocations.get(2)).toHaveLength(4);
+    expect(out.allocations.get(3)).toEqual([2, 2]);
+    expect(out.short).toEqual([3]);
+  });
+
   it('moves a job off a node that is no longer ready', () => {
     const out = executeWidths([{ id: 1, width: 2, current: [0, 0] }], nodes(2).slice(1), partial);
     expect(out.allocations.get(1)).toEqual([1, 1]);
