@@ -115,6 +115,7 @@ export function finishJob(
       job.allocation = [];
       job.width = 0;
       job.generation += 1;
+      job.generationSince = now;
       if (failure) {
         job.exitCode = failure.exitCode;
         job.failureReason = failure.reason;

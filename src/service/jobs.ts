@@ -29,6 +29,8 @@ export interface ServiceJob {
   /** Node id per allocated GPU. */
   allocation: string[];
   generation: number;
+  /** When boa moved the job to this generation (ms since the epoch); null: before migration 0011. */
+  generationSince: number | null;
   /** Set each tick: the job has its widths but waits because the budget window allows no more GPUs. */
   queuedForBudget?: boolean;
   /**
@@ -71,6 +73,7 @@ export function jobFromRow(row: JobRow): ServiceJob {
     width: row.width,
     allocation: row.allocation,
     generation: row.generation,
+    generationSince: row.generationSince ?? null,
     workload: row.workload ?? null,
     tokenSeed: row.tokenSeed,
     restarts: row.restarts,

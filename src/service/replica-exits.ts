@@ -30,6 +30,7 @@ export function failGeneration(service: BoaService, job: ServiceJob, replica: Re
     failureReason: reason,
     // A new generation on the same GPUs: the failed one's replicas are removed, a fresh set starts.
     generation: job.generation + 1,
+    generationSince: clock.now(),
     restartNotBefore: clock.now() + delay,
   });
   logger.warn(
@@ -59,8 +60,8 @@ export function interruptedGeneration(service: BoaService, job: ServiceJob, repl
  * podFailurePolicy ignores the DisruptionTarget condition): the job did nothing wrong.
  */
 function resume(service: BoaService, job: ServiceJob, replica: ReplicaStatus): void {
-  const { logger } = service.deps;
-  saveWith(service, job, { generation: job.generation + 1 });
+  const { logger, clock } = service.deps;
+  saveWith(service, job, { generation: job.generation + 1, generationSince: clock.now() });
   logger.warn(
     {
       event: 'job_interrupted',

@@ -129,6 +129,7 @@ export class Scheduler {
       job.allocation = next as string[];
       job.width = next.length;
       job.generation += 1;
+      job.generationSince = now;
       job.state = next.length > 0 ? 'running' : 'waiting';
       if (next.length > 0 && job.startedAt === null) {
         job.startedAt = now;

@@ -13,6 +13,7 @@ type TickFields = Pick<
   | 'width'
   | 'allocation'
   | 'generation'
+  | 'generationSince'
 >;
 
 /**
@@ -37,6 +38,7 @@ export class TickUndo {
       width: job.width,
       allocation: job.allocation,
       generation: job.generation,
+      generationSince: job.generationSince,
     });
   }
 

@@ -43,6 +43,7 @@ export type JobStateColumns = Pick<
   | 'failureReason'
   | 'restartNotBefore'
   | 'lastReportAt'
+  | 'generationSince'
 >;
 
 /**

@@ -70,6 +70,12 @@ export const jobs = sqliteTable(
      */
     lastReportAt: integer('last_report_at'),
     /**
+     * When boa last moved the job to a new generation (ms since the epoch); null: not since migration
+     * 0011. An older generation's rank 0 that exited 0 after it had left because it saw the new one, as
+     * boa's clients do; only one that ended before it finished the job (execution.ts).
+     */
+    generationSince: integer('generation_since'),
+    /**
      * The Idempotency-Key the job was submitted with, if any: unique, so a retried or concurrent
      * submission finds this job instead of creating another (SQLite's unique index allows many NULLs).
      */

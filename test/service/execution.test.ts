@@ -269,7 +269,14 @@ describe('execution', () => {
     await s.ticks(6);
     const job = s.service.job(id);
     expect(job.state).toBe('running');
-    const old = { jobId: id, generation: job.generation, node: job.allocation[0]!, exitCode: 0 };
+    // It ended before the tick below moved the job on (so it cannot have left for the new generation).
+    const old = {
+      jobId: id,
+      generation: job.generation,
+      node: job.allocation[0]!,
+      exitCode: 0,
+      endedAt: s.clock.now() - 5000,
+    };
     // A budget cut: the next tick takes the job's GPUs (width 0, a new generation) before the executor
     // has seen its rank 0 exit 0, which it then reports once, as a replica no longer wanted.
     // (A budget below one node, as an older boa accepted and stored; the API now refuses it.)
@@ -362,16 +369,69 @@ describe('execution', () => {
     // A new generation (as a rescale makes) before the executor saw the old one's exits: a peer's,
     // and rank 0's stopped by boa (interrupted), change nothing.
     job.generation += 1;
+    job.generationSince = s.clock.now();
     s.executor.endedBefore.push(
       { ...old, rank: 1, phase: 'succeeded' },
       { ...old, rank: 0, phase: 'failed', interrupted: true },
     );
     await s.ticks(1);
     expect(s.service.job(id)).toMatchObject({ state: 'running', restarts: 0 });
-    // Its rank 0 ended on its own with 0: the job finished, it is not run again.
-    s.executor.endedBefore.push({ ...old, rank: 0, phase: 'succeeded' });
+    // Its rank 0 ended on its own with 0 before the new generation: the job finished, not run again.
+    s.executor.endedBefore.push({ ...old, rank: 0, phase: 'succeeded', endedAt: job.generationSince - 5000 });
     await s.ticks(1);
     expect(s.service.job(id)).toMatchObject({ state: 'done', restarts: 0 });
+  });
+
+  it("runs on when an older generation's rank 0 exited 0 after the rescale: a client leaving for the new one (found in a trial)", async () => {
+    // boa's clients exit 0 when their allocation shows a new generation, before the executor stops them;
+    // under load 14 of 30 rescaled jobs were marked done with their work undone.
+    const s = await service();
+    const { id } = (await s.request('POST', '/v1/jobs', { class: 'bert', workload })).body;
+    await s.ticks(4);
+    const job = s.service.job(id);
+    const old = { jobId: id, generation: job.generation, node: job.allocation[0]!, exitCode: 0 };
+    job.generation += 1;
+    job.generationSince = s.clock.now();
+    s.executor.endedBefore.push({ ...old, rank: 0, phase: 'succeeded', endedAt: job.generationSince + 3000 });
+    await s.ticks(1);
+    expect(s.service.job(id)).toMatchObject({ state: 'running', restarts: 0, generation: old.generation + 1 });
+    expect(s.executor.last(id)?.generation).toBe(old.generation + 1);
+    // Unknown when it ended (or when the generation began): it may have left, so it runs once more.
+    s.executor.endedBefore.push({ ...old, rank: 0, phase: 'succeeded' });
+    await s.ticks(1);
+    expect(s.service.job(id).state).toBe('running');
+  });
+
+  it('keeps when a generation began across a restart, so a client that left for it is not taken as done', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'boa-generation-'));
+    cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+    const clock = new ManualClock();
+    const first = await service({}, { dataDir, clock });
+    const { id } = (await first.request('POST', '/v1/jobs', { class: 'bert', workload })).body;
+    await first.ticks(4);
+    const before = first.service.job(id);
+    const old = { jobId: id, generation: before.generation, node: before.allocation[0]!, exitCode: 0 };
+    // A budget cut: a tick takes its GPUs (a new generation, stored); then boa is killed.
+    expect((await first.request('PUT', '/v1/budget', { gpuHoursPerHour: 4 })).status).toBe(200);
+    await first.service.planner.idle();
+    await first.ticks(1);
+    const moved = first.service.job(id);
+    expect(moved.generation).toBeGreaterThan(old.generation);
+    expect(moved.generationSince).not.toBeNull();
+    await first.close();
+
+    // The new service learns the old generation's rank 0 exited 0 a second after the change.
+    const second = await service({}, { dataDir, clock });
+    expect(second.service.job(id).generationSince).toBe(moved.generationSince);
+    second.executor.endedBefore.push({
+      ...old,
+      rank: 0,
+      phase: 'succeeded',
+      endedAt: (moved.generationSince as number) + 1000,
+    });
+    second.service.execution.reconcile();
+    await second.service.execution.settle();
+    expect(second.service.job(id).state).not.toBe('done');
   });
 
   it('resumes a job whose replica was stopped from outside at once, not done and not counted as a restart', async () => {
