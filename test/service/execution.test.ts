@@ -394,7 +394,11 @@ describe('execution', () => {
     job.generationSince = s.clock.now();
     s.executor.endedBefore.push({ ...old, rank: 0, phase: 'succeeded', endedAt: job.generationSince + 3000 });
     await s.ticks(1);
-    expect(s.service.job(id)).toMatchObject({ state: 'running', restarts: 0, generation: old.generation + 1 });
+    expect(s.service.job(id)).toMatchObject({
+      state: 'running',
+      restarts: 0,
+      generation: old.generation + 1,
+    });
     expect(s.executor.last(id)?.generation).toBe(old.generation + 1);
     // Unknown when it ended (or when the generation began): it may have left, so it runs once more.
     s.executor.endedBefore.push({ ...old, rank: 0, phase: 'succeeded' });
