@@ -2,7 +2,8 @@ import type { Clock } from '../../src/service/ports.ts';
 
 /**
  * The Auto Scaling group under an emulated EKS managed node group: launches, the default termination
- * policy, explicit termination, scale-in protection and launch failures, as AWS documents them
+ * policy, explicit termination, scale-in protection, launch failures, suspended processes and AZ
+ * rebalancing, as AWS documents them
  * (https://docs.aws.amazon.com/autoscaling/ec2/userguide/ec2-auto-scaling-termination-policies.html).
  * Everything time-dependent derives from the clock; `step()` applies what the ASG would have done by now.
  */
@@ -20,9 +21,10 @@ export interface EmulatedInstance {
   terminatedAt?: number;
   /**
    * Why it went: 'scale-in' (the ASG's own choice), 'api' (TerminateInstanceInAutoScalingGroup) or
-   * 'replacement' (the ASG replacing it on its own: a failed health check, AZ rebalancing).
+   * 'replacement' (the ASG replacing it on its own: a failed health check) or 'rebalance' (AZRebalance
+   * evening out the zones).
    */
-  terminatedBy?: 'scale-in' | 'api' | 'replacement';
+  terminatedBy?: 'scale-in' | 'api' | 'replacement' | 'rebalance';
   /** EKS's termination lifecycle hook holds it in Terminating:Wait, EC2 still running, until then. */
   hookUntil?: number;
 }
@@ -54,8 +56,14 @@ export class EmulatedAsg {
   /** Instances the ASG could still launch (EC2 capacity); Infinity = no limit. */
   capacity = Number.POSITIVE_INFINITY;
   templateVersion = 1;
+  /** SuspendProcesses / ResumeProcesses: process names suspended (none at creation, as EKS leaves it). */
+  readonly suspendedProcesses = new Set<string>();
+  /** Instances AZRebalance launched beyond the desired capacity: nobody asked for them. */
+  readonly rebalanceLaunches: string[] = [];
   private nextInstance = 1;
   private lastFailureAt = Number.NEGATIVE_INFINITY;
+  /** A decrementing TerminateInstanceInAutoScalingGroup left the zones as they are: rebalance next step. */
+  private unbalancedByApi = false;
 
   constructor(
     readonly name: string,
@@ -63,8 +71,19 @@ export class EmulatedAsg {
     public minSize: number,
     public maxSize: number,
     public desiredCapacity: number,
-    private readonly options: { readonly shutdownMs: number; readonly idPrefix?: string },
+    private readonly options: {
+      readonly shutdownMs: number;
+      readonly idPrefix?: string;
+      /** The zones of its subnets (default ZONES). */
+      readonly zones?: readonly string[];
+      /** How long EKS's lifecycle hook drains an instance AZRebalance terminates (default 0). */
+      readonly rebalanceHookMs?: number;
+    },
   ) {}
+
+  private get zones(): readonly string[] {
+    return this.options.zones ?? ZONES;
+  }
 
   /** Instances in service or launching (not terminating): what counts against the desired capacity. */
   live(): EmulatedInstance[] {
@@ -88,16 +107,7 @@ export class EmulatedAsg {
         }
         break;
       }
-      const zone = this.leastLoadedZone(live);
-      const instance: EmulatedInstance = {
-        id: `i-${this.options.idPrefix ?? ''}${String(this.nextInstance++).padStart(17 - (this.options.idPrefix?.length ?? 0), '0')}`,
-        zone,
-        launchedAt,
-        templateVersion: this.templateVersion,
-        protectedFromScaleIn: false,
-      };
-      this.instances.push(instance);
-      this.activity('Successful', `Launching a new EC2 instance: ${instance.id}`);
+      this.launch(this.leastLoadedZone(live), launchedAt);
       live = this.live();
     }
     while (live.length > this.desiredCapacity) {
@@ -106,6 +116,72 @@ export class EmulatedAsg {
       this.terminate(victim, 'scale-in');
       live = this.live();
     }
+    if (this.unbalancedByApi) this.rebalance();
+  }
+
+  /**
+   * AZRebalance after TerminateInstanceInAutoScalingGroup with decrement left the zones uneven (AWS's
+   * reference for that call warns of it): it launches in the zone with the fewest instances first, up to
+   * 10% or one instance above maxSize, then terminates one in the zone with the most by the default
+   * policy, busy or not. Nothing while the process is suspended (nor while Launch or Terminate is).
+   */
+  private rebalance(): void {
+    this.unbalancedByApi = false;
+    const off = ['AZRebalance', 'Launch', 'Terminate'].some((p) => this.suspendedProcesses.has(p));
+    if (off) return;
+    const ceiling = this.maxSize + Math.max(1, Math.ceil(this.maxSize * 0.1));
+    for (;;) {
+      const live = this.live();
+      const count = (zone: string) => live.filter((i) => i.zone === zone).length;
+      const sorted = [...this.zones].sort((a, b) => count(a) - count(b));
+      const fewest = sorted[0] as string;
+      const most = sorted.at(-1) as string;
+      if (count(most) - count(fewest) <= 1 || live.length >= ceiling) return;
+      const launched = this.launch(fewest, this.clock.now());
+      this.rebalanceLaunches.push(launched.id);
+      const victim = this.defaultPolicyVictim(live.filter((i) => i.zone === most));
+      if (!victim) return;
+      this.terminate(victim, 'rebalance');
+      victim.hookUntil = this.clock.now() + (this.options.rebalanceHookMs ?? 0);
+      this.activity(
+        'Successful',
+        `Terminating EC2 instance: ${victim.id} (an instance was taken out of service in response to an ` +
+          'Availability Zone rebalancing)',
+      );
+    }
+  }
+
+  private launch(zone: string, launchedAt: number): EmulatedInstance {
+    const prefix = this.options.idPrefix ?? '';
+    const instance: EmulatedInstance = {
+      id: `i-${prefix}${String(this.nextInstance++).padStart(17 - prefix.length, '0')}`,
+      zone,
+      launchedAt,
+      templateVersion: this.templateVersion,
+      protectedFromScaleIn: false,
+    };
+    this.instances.push(instance);
+    this.activity('Successful', `Launching a new EC2 instance: ${instance.id}`);
+    return instance;
+  }
+
+  /** SuspendProcesses (all of them when none is named). */
+  suspend(processes: readonly string[] | undefined): void {
+    const all = ['Launch', 'Terminate', 'AddToLoadBalancer', 'AlarmNotification', 'AZRebalance'];
+    for (const p of processes ?? [
+      ...all,
+      'HealthCheck',
+      'InstanceRefresh',
+      'ReplaceUnhealthy',
+      'ScheduledActions',
+    ])
+      this.suspendedProcesses.add(p);
+  }
+
+  /** ResumeProcesses (all of them when none is named). */
+  resume(processes: readonly string[] | undefined): void {
+    if (processes === undefined) this.suspendedProcesses.clear();
+    else for (const p of processes) this.suspendedProcesses.delete(p);
   }
 
   /**
@@ -146,6 +222,8 @@ export class EmulatedAsg {
     }
     if (decrement) this.desiredCapacity -= 1;
     this.terminate(instance, 'api');
+    // Without decrement the replacement goes to the zone short of one; with it, nothing evens them out.
+    if (decrement) this.unbalancedByApi = true;
     const cause = decrement
       ? 'shrinking the capacity from ' + (this.desiredCapacity + 1) + ' to ' + this.desiredCapacity
       : 'a replacement will be launched';
@@ -225,7 +303,7 @@ export class EmulatedAsg {
 
   private leastLoadedZone(live: readonly EmulatedInstance[]): string {
     const count = (zone: string) => live.filter((i) => i.zone === zone).length;
-    return [...ZONES].sort((a, b) => count(a) - count(b))[0] as string;
+    return [...this.zones].sort((a, b) => count(a) - count(b))[0] as string;
   }
 
   private activity(status: ScalingActivity['status'], description: string, message?: string) {

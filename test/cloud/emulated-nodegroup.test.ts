@@ -1,6 +1,7 @@
 import {
   DescribeScalingActivitiesCommand,
   SetInstanceProtectionCommand,
+  SuspendProcessesCommand,
   TerminateInstanceInAutoScalingGroupCommand,
 } from '@aws-sdk/client-auto-scaling';
 import { DescribeNodegroupCommand, UpdateNodegroupConfigCommand } from '@aws-sdk/client-eks';
@@ -97,6 +98,35 @@ describe('emulated node group: the ASG default termination policy', () => {
     expect(ng.instances.map((i) => i.id)).not.toContain(victim);
     await expect(send()).rejects.toThrow(/Instance Id not found/);
     expect(ng.terminations).toHaveLength(1);
+  });
+
+  it('AZRebalance evens the zones a decrementing terminate left uneven: launches first, then drains one', async () => {
+    const zones = ['us-east-1a', 'us-east-1b'];
+    const run = async (suspend: boolean) => {
+      const { ng } = setup(4, { zones, maxSize: 4 });
+      if (suspend)
+        await ng.autoscaling.send(
+          new SuspendProcessesCommand({
+            AutoScalingGroupName: ng.asg.name,
+            ScalingProcesses: ['AZRebalance'],
+          }),
+        );
+      for (const i of ng.instances.filter((i) => i.zone === 'us-east-1a'))
+        await ng.autoscaling.send(
+          new TerminateInstanceInAutoScalingGroupCommand({
+            InstanceId: i.id,
+            ShouldDecrementDesiredCapacity: true,
+          }),
+        );
+      return ng;
+    };
+    const active = await run(false);
+    expect(active.instances.map((i) => i.zone)).toEqual(['us-east-1b', 'us-east-1a']);
+    expect(active.asg.rebalanceLaunches).toHaveLength(1);
+    expect(active.asg.instances.filter((i) => i.terminatedBy === 'rebalance')).toHaveLength(1);
+    const suspended = await run(true);
+    expect(suspended.instances.map((i) => i.zone)).toEqual(['us-east-1b', 'us-east-1b']);
+    expect(suspended.asg.rebalanceLaunches).toEqual([]);
   });
 
   it('shows launch failures in health.issues while the update itself succeeds', async () => {

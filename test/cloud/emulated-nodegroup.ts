@@ -5,6 +5,8 @@ import {
   SetInstanceProtectionCommand,
   TerminateInstanceInAutoScalingGroupCommand,
   DescribeAutoScalingInstancesCommand,
+  ResumeProcessesCommand,
+  SuspendProcessesCommand,
 } from '@aws-sdk/client-auto-scaling';
 import { DescribeInstancesCommand, EC2Client, type Filter, type Instance } from '@aws-sdk/client-ec2';
 import {
@@ -19,7 +21,7 @@ import {
 } from '@aws-sdk/client-eks';
 import { mockClient } from 'aws-sdk-client-mock';
 import type { Clock } from '../../src/service/ports.ts';
-import { AsgError, EmulatedAsg, type EmulatedInstance } from './emulated-asg.ts';
+import { AsgError, EmulatedAsg, type EmulatedInstance, ZONES } from './emulated-asg.ts';
 import { EmulatedKubeNodes } from './emulated-kube-nodes.ts';
 
 export const CLUSTER = 'boa';
@@ -45,6 +47,10 @@ export interface EmulatedNodegroupOptions {
   readonly registerMs?: number;
   readonly kubeReadyMs?: number;
   readonly gpusPerNode?: number;
+  /** The zones of the group's subnets (default emulated-asg.ts ZONES, three). */
+  readonly zones?: readonly string[];
+  /** How long EKS's hook drains an instance AZRebalance terminates (default 0). */
+  readonly rebalanceHookMs?: number;
 }
 
 export type EmulatedOperation =
@@ -55,7 +61,8 @@ export type EmulatedOperation =
   | 'TerminateInstanceInAutoScalingGroup'
   | 'DescribeAutoScalingInstances'
   | 'DescribeAutoScalingGroups'
-  | 'SetInstanceProtection';
+  | 'SetInstanceProtection'
+  | 'SuspendProcesses';
 
 interface InjectedFailure {
   /** Undefined: this call succeeds (to fail a later one). */
@@ -92,6 +99,11 @@ export function emulateNodegroup(options: EmulatedNodegroupOptions) {
   const asgMock = mockClient(autoscaling);
   let generation = 1;
   const shutdownMs = options.shutdownMs ?? 30_000;
+  const asgOptions = {
+    shutdownMs,
+    ...(options.zones ? { zones: options.zones } : {}),
+    ...(options.rebalanceHookMs !== undefined ? { rebalanceHookMs: options.rebalanceHookMs } : {}),
+  };
   const nodegroup = {
     name: NODEGROUP,
     arn: `arn:aws:eks:us-east-1:123456789012:nodegroup/${CLUSTER}/${NODEGROUP}/uuid-1`,
@@ -102,7 +114,7 @@ export function emulateNodegroup(options: EmulatedNodegroupOptions) {
       options.minSize,
       options.maxSize,
       options.desiredSize ?? options.minSize,
-      { shutdownMs },
+      asgOptions,
     ),
   };
   /** Every ASG the node group ever had (a replaced group's instances stay visible while they shut down). */
@@ -237,6 +249,11 @@ export function emulateNodegroup(options: EmulatedNodegroupOptions) {
         MinSize: asg.minSize,
         MaxSize: asg.maxSize,
         DesiredCapacity: asg.desiredCapacity,
+        AvailabilityZones: [...(options.zones ?? ZONES)],
+        SuspendedProcesses: [...asg.suspendedProcesses].map((p) => ({
+          ProcessName: p,
+          SuspensionReason: 'User suspended at 2026-12-01T00:00:00Z',
+        })),
         Instances: asg.instances
           .filter((i) => asg.ec2State(i, bootMs) !== 'terminated')
           .map((i) => ({
@@ -324,6 +341,23 @@ export function emulateNodegroup(options: EmulatedNodegroupOptions) {
     return {};
   });
 
+  // A new ASG (a replaced node group) starts with none suspended: EKS does not suspend any.
+  const processCall =
+    (resume: boolean) => (input: { AutoScalingGroupName?: string; ScalingProcesses?: string[] }) => {
+      if (!resume) failNow('SuspendProcesses', false);
+      const asg = asgNamed(input.AutoScalingGroupName);
+      if (!asg)
+        return asgFault(
+          new AsgError('ValidationError', `AutoScalingGroup name not found - ${input.AutoScalingGroupName}`),
+        );
+      if (resume) asg.resume(input.ScalingProcesses);
+      else asg.suspend(input.ScalingProcesses);
+      if (!resume) failNow('SuspendProcesses', true);
+      return {};
+    };
+  asgMock.on(SuspendProcessesCommand).callsFake(processCall(false));
+  asgMock.on(ResumeProcessesCommand).callsFake(processCall(true));
+
   const matches = (filters: Filter[] | undefined, values: Record<string, string>) =>
     (filters ?? []).every((f) => {
       const value = values[f.Name ?? ''];
@@ -398,7 +432,7 @@ export function emulateNodegroup(options: EmulatedNodegroupOptions) {
     addInstance(instance: { id: string; launchedAt: number; zone?: string }) {
       nodegroup.asg.desiredCapacity += 1;
       nodegroup.asg.instances.push({
-        zone: 'us-east-1a',
+        zone: options.zones?.[0] ?? 'us-east-1a',
         templateVersion: nodegroup.asg.templateVersion,
         protectedFromScaleIn: false,
         ...instance,
@@ -436,10 +470,7 @@ export function emulateNodegroup(options: EmulatedNodegroupOptions) {
         old.minSize,
         old.maxSize,
         old.desiredCapacity,
-        {
-          shutdownMs,
-          idPrefix: `${generation}`,
-        },
+        { ...asgOptions, idPrefix: `${generation}` },
       );
       asgs.push({ asg, nodegroupName: newName });
       Object.assign(nodegroup, {
@@ -463,6 +494,10 @@ export function emulateNodegroup(options: EmulatedNodegroupOptions) {
       const queue = failures.get(operation) ?? [];
       queue.push(...errors.map((error) => ({ error, afterApply: options.afterApply ?? false })));
       failures.set(operation, queue);
+    },
+    /** Injected failures of `operation` not yet used are dropped: its calls succeed again. */
+    clearFailures(operation: EmulatedOperation) {
+      failures.delete(operation);
     },
     /**
      * A managed node group version (or AMI) update, as EKS runs it: the ASG's maximum and desired size go

@@ -26,6 +26,8 @@ export interface NodesWorldOptions {
   /** The node pool's waits (polls, retries): default real ones, which the manual clock never sees. */
   readonly sleep?: Sleep;
   readonly clock?: ManualClock;
+  /** The zones of the group's subnets (default three). */
+  readonly zones?: readonly string[];
 }
 
 /**
@@ -43,6 +45,7 @@ export function nodesWorld(options: NodesWorldOptions = {}) {
     updatePolls: 0,
     registerMs: options.registerMs ?? 0,
     kubeReadyMs: options.kubeReadyMs ?? 0,
+    ...(options.zones ? { zones: options.zones } : {}),
   });
   const dataDir = options.onDisk ? mkdtempSync(join(tmpdir(), 'boa-nodes-')) : ':memory:';
   const logs = captureLogs();

@@ -4,6 +4,7 @@ import {
   DescribeAutoScalingInstancesCommand,
   DescribeScalingActivitiesCommand,
   SetInstanceProtectionCommand,
+  SuspendProcessesCommand,
   TerminateInstanceInAutoScalingGroupCommand,
 } from '@aws-sdk/client-auto-scaling';
 import type { TerminateResult } from '../../service/ports.ts';
@@ -40,12 +41,20 @@ async function lifecycleOf(instanceId: string, ctx: AsgContext): Promise<string 
   return out?.AutoScalingInstances?.find((i) => i.InstanceId === instanceId)?.LifecycleState;
 }
 
-/**
- * The instances of the group that are on their way out, whoever sent them: the ASG's own replacements
- * (a failed health check, AZ rebalancing) and scale-ins sit in Terminating:Wait while EKS's lifecycle
- * hook drains them, EC2 still `running` and paid, for minutes. One DescribeAutoScalingGroups call.
- */
-export async function leavingInstances(autoScalingGroupName: string, ctx: AsgContext): Promise<Set<string>> {
+/** What one DescribeAutoScalingGroups says of the group. */
+export interface AsgView {
+  /**
+   * The instances of the group that are on their way out, whoever sent them: the ASG's own replacements
+   * (a failed health check, AZ rebalancing) and scale-ins sit in Terminating:Wait while EKS's lifecycle
+   * hook drains them, EC2 still `running` and paid, for minutes.
+   */
+  readonly leaving: Set<string>;
+  /** The group's suspended processes; undefined when the answer did not have the group. */
+  readonly suspended: readonly string[] | undefined;
+}
+
+/** One DescribeAutoScalingGroups call: the group's leaving instances and suspended processes. */
+export async function describeAsg(autoScalingGroupName: string, ctx: AsgContext): Promise<AsgView> {
   const out = await withRetry(
     'DescribeAutoScalingGroups',
     () =>
@@ -54,9 +63,33 @@ export async function leavingInstances(autoScalingGroupName: string, ctx: AsgCon
       ),
     ctx,
   );
-  const instances = (out?.AutoScalingGroups ?? []).flatMap((g) => g.Instances ?? []);
-  return new Set(
+  const group = (out?.AutoScalingGroups ?? []).find((g) => g.AutoScalingGroupName === autoScalingGroupName);
+  const instances = group?.Instances ?? [];
+  const leaving = new Set(
     instances.flatMap((i) => (i.InstanceId && LEAVING.test(i.LifecycleState ?? '') ? [i.InstanceId] : [])),
+  );
+  const suspended = group
+    ? (group.SuspendedProcesses ?? []).flatMap((p) => (p.ProcessName ? [p.ProcessName] : []))
+    : undefined;
+  return { leaving, suspended };
+}
+
+/** SuspendProcesses of these processes on the group (a no-op for ones suspended already). */
+export async function suspendProcesses(
+  autoScalingGroupName: string,
+  processes: readonly string[],
+  ctx: AsgContext,
+): Promise<void> {
+  await withRetry(
+    'SuspendProcesses',
+    () =>
+      ctx.autoscaling.send(
+        new SuspendProcessesCommand({
+          AutoScalingGroupName: autoScalingGroupName,
+          ScalingProcesses: [...processes],
+        }),
+      ),
+    ctx,
   );
 }
 

@@ -16,6 +16,7 @@ import { backoffDelay, DEFAULT_RETRY, type RetryPolicy } from '../retry.ts';
 import { AwsCallError } from './retry.ts';
 import { realSleep, type Sleep, systemClock } from '../time.ts';
 import { type AsgContext, protectInstances, recentLaunchFailures, terminateInstances } from './asg.ts';
+import { AzRebalanceHold } from './az-rebalance.ts';
 import { LeavingInstances } from './leaving-instances.ts';
 import type { ClusterNodes } from './cluster-nodes.ts';
 import { listNodegroupInstances, type NodegroupRef } from './ec2-nodes.ts';
@@ -100,6 +101,8 @@ export class EksNodePool implements NodePool {
   /** Kubernetes node name of each instance, from the last listing. */
   private names = new Map<string, string>();
   private readonly leaving: LeavingInstances;
+  /** AZRebalance kept suspended on the group's ASG (az-rebalance.ts). */
+  private readonly rebalance: AzRebalanceHold;
 
   constructor(
     private readonly config: EksNodePoolConfig,
@@ -133,6 +136,7 @@ export class EksNodePool implements NodePool {
     const waitMs = config.updateWaitMs ?? 30_000;
     this.ownUpdate = new OwnEksUpdate(this.ctx, this.logger, waitMs, () => this.ref);
     this.leaving = new LeavingInstances(this.logger);
+    this.rebalance = new AzRebalanceHold(this.logger);
   }
 
   async describe(): Promise<NodeGroupState> {
@@ -202,12 +206,16 @@ export class EksNodePool implements NodePool {
     return { ...this.ctx, autoscaling };
   }
 
-  /** The group's instances in a Terminating lifecycle state; none without an Auto Scaling client. */
+  /**
+   * The group's instances in a Terminating lifecycle state; none without an Auto Scaling client. The same
+   * read keeps AZRebalance suspended (level-triggered: a new ASG or a hand-made resume is caught here).
+   */
   private leavingInstances(): Promise<Set<string>> {
     if (!this.deps.autoscaling) return Promise.resolve(new Set());
     return this.leaving.read(
       async () => this.autoScalingGroup ?? (await this.readGroup()).autoScalingGroup,
       () => this.asgContext(),
+      (group, suspended) => this.rebalance.keep(group, suspended, this.asgContext()),
     );
   }
 
@@ -301,8 +309,22 @@ export class EksNodePool implements NodePool {
     }
   }
 
-  terminate(nodeIds: readonly string[]): Promise<TerminateResult> {
-    return terminateInstances(nodeIds, this.asgContext());
+  /**
+   * AZRebalance is made sure to be suspended first (read now): a termination that lowers the desired
+   * capacity could otherwise make the group launch a node and drain another. When it cannot be, nothing
+   * is sent and the call fails (the removal waits for a later pass, its node kept).
+   */
+  async terminate(nodeIds: readonly string[]): Promise<TerminateResult> {
+    const ctx = this.asgContext();
+    if (nodeIds.length === 0) return { terminated: [], alreadyGone: [] };
+    const group = this.autoScalingGroup ?? (await this.readGroup()).autoScalingGroup;
+    if (!group)
+      throw new CloudError(
+        'DescribeNodegroup named no Auto Scaling group',
+        'TerminateInstanceInAutoScalingGroup',
+      );
+    await this.rebalance.ensure(group, ctx);
+    return terminateInstances(nodeIds, ctx);
   }
 
   async protect(nodeIds: readonly string[], protect: boolean): Promise<void> {

@@ -1,8 +1,9 @@
 import type { Logger } from 'pino';
-import { type AsgContext, leavingInstances, refused } from './asg.ts';
+import { type AsgContext, describeAsg, refused } from './asg.ts';
 
 /**
- * The node group's instances the ASG is terminating, read at each listing (asg.ts leavingInstances).
+ * The node group's instances the ASG is terminating, read at each listing (asg.ts describeAsg); the same
+ * answer's suspended processes go to `onSuspended` (az-rebalance.ts keeps AZRebalance among them).
  * Unreadable (an IAM refusal before the stack is redeployed, an Auto Scaling outage), the listing goes
  * on without them, as before the read existed: the ledger and placement must not stop for it. Logged
  * once until it reads again.
@@ -16,11 +17,13 @@ export class LeavingInstances {
   async read(
     autoScalingGroup: () => Promise<string | undefined>,
     ctx: () => AsgContext,
+    onSuspended?: (group: string, suspended: readonly string[] | undefined) => Promise<unknown>,
   ): Promise<Set<string>> {
     try {
       const group = await autoScalingGroup();
       if (!group) return new Set();
-      const leaving = await leavingInstances(group, ctx());
+      const { leaving, suspended } = await describeAsg(group, ctx());
+      await onSuspended?.(group, suspended);
       if (this.unread !== undefined) {
         this.logger.info({ event: 'node.lifecycle-read' }, 'instance lifecycle states read again');
       }
