@@ -47,16 +47,21 @@ export function boaPolicyStatements(refs: string | NodegroupRefs): iam.PolicySta
 }
 
 /**
- * Removing the nodes boa chose (issue 11): TerminateInstanceInAutoScalingGroup and SetInstanceProtection
- * only on the Auto Scaling group EKS made for the node group. Its ARN carries a UUID unknown at synth
- * time, so the resource is "*" narrowed by the tags EKS puts on it (eks:nodegroup-name, eks:cluster-name).
- * The Describe calls have no resource-level permissions.
+ * Removing the nodes boa chose (issue 11): TerminateInstanceInAutoScalingGroup and SetInstanceProtection,
+ * and SuspendProcesses (AZRebalance kept suspended, so a decrementing terminate never makes the group
+ * launch and drain nodes of its own), only on the Auto Scaling group EKS made for the node group. Its ARN
+ * carries a UUID unknown at synth time, so the resource is "*" narrowed by the tags EKS puts on it
+ * (eks:nodegroup-name, eks:cluster-name). The Describe calls have no resource-level permissions.
  */
 function nodeRemovalStatements(nodegroupName: string, clusterName: string, clusterArn?: string) {
   return [
     new iam.PolicyStatement({
       sid: 'RemoveChosenGpuNodes',
-      actions: ['autoscaling:SetInstanceProtection', 'autoscaling:TerminateInstanceInAutoScalingGroup'],
+      actions: [
+        'autoscaling:SetInstanceProtection',
+        'autoscaling:SuspendProcesses',
+        'autoscaling:TerminateInstanceInAutoScalingGroup',
+      ],
       resources: ['*'],
       conditions: {
         StringEquals: {

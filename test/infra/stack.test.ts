@@ -285,10 +285,15 @@ describe("boa's IAM role (EKS Pod Identity)", () => {
           Action: ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'],
           Resource: { Ref: secretId },
         }),
-        // Removing the instances boa chose: only the GPU node group's ASG, found by EKS's tags on it.
+        // Removing the instances boa chose, and keeping AZRebalance suspended: only the GPU node group's
+        // ASG, found by EKS's tags on it.
         expect.objectContaining({
           Effect: 'Allow',
-          Action: ['autoscaling:SetInstanceProtection', 'autoscaling:TerminateInstanceInAutoScalingGroup'],
+          Action: [
+            'autoscaling:SetInstanceProtection',
+            'autoscaling:SuspendProcesses',
+            'autoscaling:TerminateInstanceInAutoScalingGroup',
+          ],
           Resource: '*',
           Condition: {
             StringEquals: {
@@ -357,6 +362,7 @@ describe("boa's IAM role (EKS Pod Identity)", () => {
         const tagScoped = [
           'autoscaling:SetInstanceProtection',
           'autoscaling:TerminateInstanceInAutoScalingGroup',
+          'autoscaling:SuspendProcesses',
         ];
         expect(actions.every((a: string) => unscoped.includes(a) || tagScoped.includes(a))).toBe(true);
         if (actions.some((a: string) => tagScoped.includes(a))) expect(statement.Condition).toBeDefined();
