@@ -8,7 +8,7 @@ import { followPodTail, type PodLogFollowDeps } from './log-follow.ts';
 import { withKubeRetry } from './retry.ts';
 import { deleteJobFolder, jobsWithFolders } from '../job-folders.ts';
 import { identityOf, podName, type PodIdentity } from './names.ts';
-import { CONTAINER } from './pods.ts';
+import { containerEnded, CONTAINER } from './pods.ts';
 
 /** The most of a pod's log kept once the pod goes: its last MiB (as `boa jobs logs` reads a live one). */
 export const ARCHIVE_BYTES = 1 << 20;
@@ -24,21 +24,24 @@ const MAX_FOLLOWED = 32;
  * here: every rescale and restart deletes the pods of the generation before. Kept with the kubelet's
  * stamps (`<jobs>/<job>/<generation>/<rank>.pod.log`), so a follower's cursor finds its place in it.
  */
-/** Follows of one stopping pod's log before it is given up (see failedFollows). */
-const FOLLOW_TRIES = 2;
+/** Failed follows or reads of one pod's log before it is given up (see failures). */
+const TRIES = 2;
 
 export class PodLogArchive {
   private readonly followed = new Map<
     string,
     { stop: AbortController; done: Promise<void>; jobId: number }
   >();
-  /** Pods kept already: a Terminating pod is seen again until its deletion reaches the cache. */
-  private readonly kept = new Set<string>();
   /**
-   * Follows that failed, per pod: a pod Terminating on a dead node is seen again every pass, and each
-   * follow waits out the API server's dial to its kubelet. Given up after FOLLOW_TRIES (found in review).
+   * Pods kept already, and whether after their container ended (the log whole, never read again): a
+   * Terminating pod is seen again until its deletion reaches the cache, an ended one for an hour.
    */
-  private readonly failedFollows = new Map<string, number>();
+  private readonly kept = new Map<string, boolean>();
+  /**
+   * Follows and reads that failed, per pod: a pod on a dead node is seen again every pass, and each
+   * try waits out the API server's dial to its kubelet. Given up after TRIES (found in review).
+   */
+  private readonly failures = new Map<string, number>();
 
   constructor(
     private readonly jobsDir: string | undefined,
@@ -46,10 +49,13 @@ export class PodLogArchive {
     private readonly followLimitMs: number,
   ) {}
 
-  /** An ended pod's log, read whole (up to its last MiB) and kept; a failed read is logged, not fatal. */
+  /**
+   * An ended pod's log, read whole (up to its last MiB) and kept, once: not again when kept since its
+   * container ended. A failed read is logged, not fatal. (Also a running pod's so far, past MAX_FOLLOWED.)
+   */
   async keepEnded(pod: V1Pod): Promise<void> {
     const id = this.identity(pod);
-    if (!id) return;
+    if (!id || this.keptWhole(pod)) return;
     const name = pod.metadata!.name!;
     const { api, namespace, retry } = this.deps;
     const container = CONTAINER;
@@ -67,10 +73,25 @@ export class PodLogArchive {
         retry,
       );
       // Fewer lines than asked and within the allowance: the log from its beginning.
-      this.write(id, text, lineCount(text) < ARCHIVE_LINES);
+      this.write(id, text, lineCount(text) < ARCHIVE_LINES, containerEnded(pod));
     } catch (error) {
       this.failed(name, error);
+      this.countFailure(name);
     }
+  }
+
+  /**
+   * Whether the pod's log was kept after its container ended (so it is whole), or given up: known from
+   * this run, else from the mark written beside the log (a restarted boa reads no log twice).
+   */
+  keptWhole(pod: V1Pod): boolean {
+    const id = this.identity(pod);
+    if (!id) return true;
+    const name = pod.metadata!.name!;
+    if (this.kept.get(name) === true || (this.failures.get(name) ?? 0) >= TRIES) return true;
+    if (!existsSync(this.endedMark(id))) return false;
+    this.remember(name, true);
+    return true;
   }
 
   /**
@@ -99,7 +120,7 @@ export class PodLogArchive {
         }
         // What came is kept even when the stream failed; a full disk is logged, not thrown (no one awaits).
         try {
-          this.write(id, tail.text(), tail.whole && tail.pushed < ARCHIVE_LINES);
+          this.write(id, tail.text(), tail.whole && tail.pushed < ARCHIVE_LINES, false);
         } catch (error) {
           this.failed(name, error);
         }
@@ -111,19 +132,20 @@ export class PodLogArchive {
     } catch (error) {
       clearTimeout(timer);
       this.failed(name, error);
-      this.failedFollows.set(name, (this.failedFollows.get(name) ?? 0) + 1);
-      // Bounded: an old name seen again only costs its tries again.
-      if (this.failedFollows.size > 10_000)
-        this.failedFollows.delete(this.failedFollows.keys().next().value!);
+      this.countFailure(name);
     }
+  }
+
+  private countFailure(name: string): void {
+    this.failures.set(name, (this.failures.get(name) ?? 0) + 1);
+    // Bounded: an old name seen again only costs its tries again.
+    if (this.failures.size > 10_000) this.failures.delete(this.failures.keys().next().value!);
   }
 
   /** Whether a pod's log is kept already (or being followed to be). */
   has(pod: V1Pod): boolean {
     const name = pod.metadata?.name ?? '';
-    return (
-      this.followed.has(name) || this.kept.has(name) || (this.failedFollows.get(name) ?? 0) >= FOLLOW_TRIES
-    );
+    return this.followed.has(name) || this.kept.has(name) || (this.failures.get(name) ?? 0) >= TRIES;
   }
 
   /** The generations of a replica with a kept log, newest first. */
@@ -192,11 +214,18 @@ export class PodLogArchive {
     return join(this.jobsDir!, String(jobId), String(generation), `${rank}.pod.log`);
   }
 
+  /** Written after a log kept once its container had ended: that log is whole. */
+  private endedMark(id: PodIdentity): string {
+    return join(this.jobsDir!, String(id.jobId), String(id.generation), `${id.rank}.pod.ended`);
+  }
+
   /**
    * Written whole or not at all (a crash mid-write leaves the one before). A log without its beginning
    * (`fromStart` false, or cut here) says so in its first line, for readers placing a follower in it.
+   * `whole`: read after its container ended; marked so once the log is in place (a crash between
+   * leaves it unmarked, read once more).
    */
-  private write(id: PodIdentity, text: string, fromStart: boolean): void {
+  private write(id: PodIdentity, text: string, fromStart: boolean, whole: boolean): void {
     // Nothing written (a pod turned away before it ran): nothing to keep, not an empty log.
     if (text !== '') {
       const file = this.file(id);
@@ -212,16 +241,21 @@ export class PodLogArchive {
         mode: 0o600,
       });
       renameSync(`${file}.tmp`, file);
+      if (whole) writeFileSync(this.endedMark(id), '', { mode: 0o600 });
     }
-    this.kept.add(podName(id.jobId, id.generation, id.rank));
-    // Bounded: an old name seen again only costs one more read.
-    if (this.kept.size > 10_000) this.kept.delete(this.kept.values().next().value!);
+    this.remember(podName(id.jobId, id.generation, id.rank), whole);
+  }
+
+  private remember(name: string, whole: boolean): void {
+    this.kept.set(name, whole);
+    // Bounded: an old name seen again only costs one more look (or read).
+    if (this.kept.size > 10_000) this.kept.delete(this.kept.keys().next().value!);
   }
 
   private failed(name: string, error: unknown): void {
     this.deps.logger.warn(
       { event: 'kube.log.archive-failed', pod: name, error: String(error) },
-      "a pod's log could not be kept before its deletion",
+      "a pod's log could not be kept",
     );
   }
 }

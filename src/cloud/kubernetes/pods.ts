@@ -226,6 +226,10 @@ export function replicaStatusOf(pod: V1Pod): ReplicaStatus | undefined {
   return { ...base, phase: 'starting', ...(waiting ? { reason: said(waiting, waitingMessage) } : {}) };
 }
 
+/** Its container ran and has ended (not a pod turned away before it ran): its log will not change. */
+export const containerEnded = (pod: V1Pod): boolean =>
+  pod.status?.containerStatuses?.[0]?.state?.terminated !== undefined;
+
 /**
  * Turned away by its node's kubelet before it ran: a pod bound by nodeName skips the scheduler, so the
  * kubelet's admission is the first check. Most refusals pass: OutOfnvidia.com/gpu while another job's
