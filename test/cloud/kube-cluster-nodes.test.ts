@@ -1,6 +1,6 @@
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { pino } from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { EksNodePool } from '../../src/cloud/aws/eks-node-pool.ts';
 import { KubeClusterNodes } from '../../src/cloud/aws/kube-cluster-nodes.ts';
 import { coreApi } from '../../src/cloud/kubernetes/client.ts';
@@ -21,7 +21,6 @@ async function setup(options: { requestTimeoutMs?: number } = {}) {
   const nodes = new KubeClusterNodes(fake.kubeConfig(), {
     logger: silent,
     clock: time.clock,
-    restartMs: 50,
     sleep: time.sleep,
     random: () => 0,
     ...options,
@@ -78,7 +77,7 @@ describe('KubeClusterNodes (Node watch)', () => {
   it('lists again when the watch could not start: a failed first list is not taken for no nodes', async () => {
     const { fake, nodes } = await setup();
     fake.kubelet.addNode({ name: 'n1', gpus: 4, ready: true, instanceId: 'i-0abc' });
-    // The informer's own list (no retry of its own) is answered 503 once.
+    // The first list is answered 503 once: retried, not taken for an empty cluster.
     fake.faults.inject({ status: 503, count: 1, match: (r) => !r.watch && r.path === '/api/v1/nodes' });
     expect(await nodes.list()).toMatchObject([{ name: 'n1', instanceId: 'i-0abc', ready: true }]);
   });
@@ -94,7 +93,7 @@ describe('KubeClusterNodes (Node watch)', () => {
     expect(read).toMatchObject([{ name: 'n1', instanceId: 'i-0abc' }]);
   });
 
-  it('a Node watch the server ends at once with nothing in it is a failure: started again after restartMs, not in a loop', async () => {
+  it('a Node watch the server ends at once with nothing in it is a failure: listed again at the next read, not resumed in a loop', async () => {
     const { fake, nodes } = await setup();
     fake.kubelet.addNode({ name: 'n1', gpus: 4, ready: true, instanceId: 'i-0abc' });
     fake.faults.inject({
@@ -102,25 +101,42 @@ describe('KubeClusterNodes (Node watch)', () => {
       count: 10_000,
       match: (r) => r.watch && r.path === '/api/v1/nodes',
     });
-    const watches = () => fake.requests.filter((r) => r.watch && r.path === '/api/v1/nodes').length;
-    const since = Date.now();
+    const gets = (watch: boolean) =>
+      fake.requests.filter((r) => r.method === 'GET' && r.path === '/api/v1/nodes' && r.watch === watch)
+        .length;
     expect(await nodes.list()).toMatchObject([{ name: 'n1' }]);
-    // Started again (waited for: a loaded machine may take a while)...
-    for (let i = 0; i < 250 && watches() <= 1; i++) await new Promise((r) => setTimeout(r, 20));
-    expect(watches()).toBeGreaterThan(1);
-    // ...but at most once a restartMs (50 here) over the time passed, not in a loop (client-node's
-    // informer alone made hundreds in 500 ms).
+    // Not resumed by itself (client-node's informer alone made hundreds in 500 ms).
     await new Promise((r) => setTimeout(r, 500));
-    expect(watches()).toBeLessThanOrEqual(Math.ceil((Date.now() - since) / 50) + 1);
-    // The watch down, a read lists: the view stays true (within a restart: a read in the instant the
-    // watch is up again, before the server ends it, is answered from the cache).
+    expect(gets(true)).toBe(1);
+    // The watch down, the next read lists (the view stays true) and watches once more.
     fake.kubelet.addNode({ name: 'n2', gpus: 4, ready: true, instanceId: 'i-0abd' });
+    const lists = gets(false);
+    expect((await nodes.list()).map((n) => n.name).sort()).toEqual(['n1', 'n2']);
+    expect(gets(false)).toBe(lists + 1);
+    await vi.waitFor(() => expect(gets(true)).toBe(2));
+    fake.faults.clear();
+  });
+
+  it('a Node watch gone quiet without closing is started again at the resync: a node Ready since is seen without waiting for the next', async () => {
+    const { fake, nodes, time } = await setup();
+    fake.kubelet.addNode({ name: 'n1', gpus: 4, ready: false, instanceId: 'i-0abc' });
+    expect(await nodes.list()).toMatchObject([{ name: 'n1', ready: false }]);
+    const watches = () => fake.requests.filter((r) => r.watch && r.path === '/api/v1/nodes');
+    await vi.waitFor(() => expect(fake.openWatches()).toBe(1));
+    // The server is asked to end it within 5 minutes, as the pod and service watches are.
+    expect(watches()[0]?.query.get('timeoutSeconds')).toBe('300');
+    fake.stallWatches();
+    fake.kubelet.addNode({ name: 'n2', gpus: 4, ready: true, instanceId: 'i-0abd' });
+    // The resync lists (n2 seen) and starts the watch again.
+    time.advance(300_000);
+    expect((await nodes.list()).map((n) => n.name).sort()).toEqual(['n1', 'n2']);
+    fake.kubelet.setNodeReady('n1', true);
     const listed = await eventually(
       () => nodes.list(),
-      (l) => l.length === 2,
+      (l) => l.find((n) => n.name === 'n1')?.ready === true,
     );
-    expect(listed.map((n) => n.name).sort()).toEqual(['n1', 'n2']);
-    fake.faults.clear();
+    expect(listed.find((n) => n.name === 'n1')).toMatchObject({ ready: true });
+    expect(watches()).toHaveLength(2);
   });
 
   it("reads EKS's update taint (eks.amazonaws.com/nodegroup NoSchedule): the node will be drained for an update", async () => {

@@ -1,15 +1,13 @@
 import {
   type CoreV1Api,
-  type Informer,
   type KubeConfig,
-  ListWatch,
-  type ObjectCache,
   PatchStrategy,
   setHeaderOptions,
   type V1Node,
 } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { Clock } from '../../service/ports.ts';
+import { ObjectCache } from '../kubernetes/cache.ts';
 import { coreApi, watcher } from '../kubernetes/client.ts';
 import { KUBE_RETRY, withKubeRetry } from '../kubernetes/retry.ts';
 import type { RetryContext } from '../retry.ts';
@@ -19,10 +17,8 @@ import { type ClusterNode, type ClusterNodes, clusterNodeFrom, type NodeObject }
 export interface KubeClusterNodesOptions {
   readonly logger: Logger;
   readonly clock: Clock;
-  /** A full relist at least this often, whatever the watch says (default 5 minutes). */
+  /** A full relist, the watch started again, at least this often (default 5 minutes). */
   readonly resyncMs?: number;
-  /** Wait before restarting a watch that failed (default 5 s). */
-  readonly restartMs?: number;
   /** The retry layer's waits (tests skip them); default real time. */
   readonly sleep?: Sleep;
   readonly random?: () => number;
@@ -31,74 +27,40 @@ export interface KubeClusterNodesOptions {
 }
 
 /**
- * The cluster's Nodes, kept by a watch (client-node's informer: list, then watch from its version) with
- * a periodic relist, the way controllers keep them: a read relists first when the watch is down or the
- * resync is due, so the node reconciler compares against what is, not what it last heard.
+ * The cluster's Nodes, kept as the executor keeps its pods (cache.ts): a list, then a watch from its
+ * version that asks the server to end it within 5 minutes, resumed when it ends; a read lists again,
+ * and starts the watch again, when the watch is down or the resync is due. Before (found in review),
+ * client-node's informer watched with no timeout and a relist left its watch as it was: a watch gone
+ * quiet without closing left nodes just Ready unused, and ones gone NotReady given jobs, until each
+ * resync.
  */
 export class KubeClusterNodes implements ClusterNodes {
   private readonly api: CoreV1Api;
-  private readonly informer: Informer<V1Node> & ObjectCache<V1Node>;
-  private readonly nodes = new Map<string, ClusterNode>();
-  private watching = false;
-  private started = false;
-  private closed = false;
-  private listedAt = Number.NEGATIVE_INFINITY;
-  private restart: NodeJS.Timeout | undefined;
-  /** Errors the informer reported: its start() reports a failed list this way, it does not throw. */
-  private errors = 0;
+  private readonly cache: ObjectCache<V1Node>;
   private readonly retry: RetryContext;
 
-  constructor(
-    kubeConfig: KubeConfig,
-    private readonly options: KubeClusterNodesOptions,
-  ) {
-    this.api = coreApi(kubeConfig, options.requestTimeoutMs ?? 10_000);
+  constructor(kubeConfig: KubeConfig, options: KubeClusterNodesOptions) {
+    const timeoutMs = options.requestTimeoutMs ?? 10_000;
+    this.api = coreApi(kubeConfig, timeoutMs);
     this.retry = {
       sleep: options.sleep ?? realSleep,
       random: options.random ?? Math.random,
       logger: options.logger,
       policy: KUBE_RETRY,
     };
-    // Its watch bounded like the executor's: a first read must not wait forever on a silent server.
-    // Not makeInformer: its Watch resumes a watch the server closes at once, at once, in a loop.
-    this.informer = new ListWatch(
-      '/api/v1/nodes',
-      watcher(kubeConfig, options.requestTimeoutMs ?? 10_000),
-      () => this.api.listNode(),
-      false,
-    );
-    const put = (node: V1Node) => {
-      const view = clusterNodeFrom(node as NodeObject);
-      if (view) this.nodes.set(view.name, view);
-    };
-    this.informer.on('add', put);
-    this.informer.on('update', put);
-    this.informer.on('delete', (node) => {
-      if (node.metadata?.name) this.nodes.delete(node.metadata.name);
-    });
-    this.informer.on('connect', () => {
-      this.watching = true;
-    });
-    this.informer.on('error', (error: unknown) => {
-      this.errors++;
-      this.watching = false;
-      if (this.closed) return;
-      this.options.logger.warn(
-        { event: 'nodes.watch-failed', error: (error as Error)?.message ?? String(error) },
-        'Node watch failed; restarting',
-      );
-      this.restart = setTimeout(() => void this.startWatch(), this.options.restartMs ?? 5_000);
+    this.cache = new ObjectCache<V1Node>({
+      resource: 'nodes',
+      list: () => this.api.listNode(),
+      watch: watcher(kubeConfig, timeoutMs),
+      retry: this.retry,
+      logger: options.logger,
+      resyncMs: options.resyncMs ?? 300_000,
+      now: () => options.clock.now(),
     });
   }
 
   async list(): Promise<readonly ClusterNode[]> {
-    if (!this.started) {
-      this.started = true;
-      await this.startWatch();
-    }
-    const now = this.options.clock.now();
-    if (!this.watching || now - this.listedAt >= (this.options.resyncMs ?? 300_000)) await this.relist();
-    return [...this.nodes.values()];
+    return (await this.cache.current()).flatMap((node) => clusterNodeFrom(node as NodeObject) ?? []);
   }
 
   async cordon(name: string): Promise<void> {
@@ -111,7 +73,7 @@ export class KubeClusterNodes implements ClusterNodes {
 
   private async setUnschedulable(name: string, unschedulable: boolean): Promise<void> {
     // A merge patch carries no resourceVersion, so it never conflicts: repeating it is harmless.
-    await withKubeRetry(
+    const patched = await withKubeRetry(
       unschedulable ? 'cordon node' : 'uncordon node',
       () =>
         this.api.patchNode(
@@ -120,42 +82,11 @@ export class KubeClusterNodes implements ClusterNodes {
         ),
       this.retry,
     );
-    const node = this.nodes.get(name);
-    if (node) this.nodes.set(name, { ...node, unschedulable });
+    // Seen at once, before its watch event.
+    this.cache.put(patched);
   }
 
   async close(): Promise<void> {
-    this.closed = true;
-    if (this.restart) clearTimeout(this.restart);
-    await this.informer.stop();
-  }
-
-  private async startWatch(): Promise<void> {
-    if (this.closed) return;
-    const errors = this.errors;
-    try {
-      await this.informer.start();
-      // A list or watch that failed inside start() was reported as an error (watch down, restart
-      // scheduled): the next read must list, not take the empty or stale cache for the cluster.
-      if (this.errors !== errors) return;
-      this.watching = true;
-      this.listedAt = this.options.clock.now();
-    } catch (error) {
-      this.watching = false;
-      this.options.logger.warn(
-        { event: 'nodes.watch-failed', error: (error as Error).message },
-        'Node watch could not start; reading by list',
-      );
-    }
-  }
-
-  private async relist(): Promise<void> {
-    const listed = await withKubeRetry('list nodes', () => this.api.listNode(), this.retry);
-    this.nodes.clear();
-    for (const node of listed.items) {
-      const view = clusterNodeFrom(node as NodeObject);
-      if (view) this.nodes.set(view.name, view);
-    }
-    this.listedAt = this.options.clock.now();
+    this.cache.close();
   }
 }

@@ -15,9 +15,10 @@ interface Listed<T> {
 
 export interface CacheOptions<T> {
   /** e.g. 'pods'; used in the watch path and in logs. */
-  readonly resource: 'pods' | 'services' | 'networkpolicies';
-  readonly namespace: string;
-  readonly labelSelector: string;
+  readonly resource: 'pods' | 'services' | 'networkpolicies' | 'nodes';
+  /** None for a cluster-scoped resource (nodes). */
+  readonly namespace?: string;
+  readonly labelSelector?: string;
   readonly list: () => Promise<Listed<T>>;
   /** Gives up on a watch request the server does not answer (client.ts: watcher). */
   readonly watch: Watch;
@@ -42,10 +43,11 @@ function newer(candidate: string | undefined, current: string | undefined): bool
 }
 
 /**
- * The objects boa owns of one resource, kept by a list then a watch from the list's resourceVersion, the
- * way controllers do: a watch that ends is resumed from the last version seen; 410 Expired or any error
- * means a fresh list; and a full relist at least every `resyncMs`, or whenever the watch is down when
- * read, so the executor always compares against what is, not what it last heard.
+ * The objects of one resource boa reads (those it owns, by label; or the Nodes), kept by a list then a
+ * watch from the list's resourceVersion, the way controllers do: a watch that ends is resumed from the
+ * last version seen; 410 Expired or any error means a fresh list; and a full relist, the watch started
+ * again, at least every `resyncMs`, or whenever the watch is down when read, so boa always compares
+ * against what is, not what it last heard.
  */
 export class ObjectCache<T extends { metadata?: Meta }> {
   private readonly items = new Map<string, T>();
@@ -123,9 +125,11 @@ export class ObjectCache<T extends { metadata?: Meta }> {
    */
   private startWatch(): void {
     if (this.closed) return;
+    // The id first: aborting the old watch ends it at once, and an end seen as the current watch's
+    // would resume it, two watches then started where one was meant (found by the Node watch's test).
+    const id = ++this.watchId;
     this.watchAbort?.abort();
     this.watchAbort = undefined;
-    const id = ++this.watchId;
     this.watching = true;
     this.openWatch(id).catch((error: unknown) => this.watchFailed(id, error));
   }
@@ -133,9 +137,10 @@ export class ObjectCache<T extends { metadata?: Meta }> {
   private async openWatch(id: number): Promise<void> {
     const o = this.options;
     const group = o.resource === 'networkpolicies' ? '/apis/networking.k8s.io/v1' : '/api/v1';
-    const path = `${group}/namespaces/${encodeURIComponent(o.namespace)}/${o.resource}`;
+    const scope = o.namespace === undefined ? '' : `/namespaces/${encodeURIComponent(o.namespace)}`;
+    const path = `${group}${scope}/${o.resource}`;
     const params = {
-      labelSelector: o.labelSelector,
+      ...(o.labelSelector === undefined ? {} : { labelSelector: o.labelSelector }),
       resourceVersion: this.version,
       allowWatchBookmarks: true,
       timeoutSeconds: WATCH_TIMEOUT_SECONDS,

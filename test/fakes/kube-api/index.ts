@@ -25,7 +25,8 @@
  *   selector is DELETED); from resourceVersion N it replays every change after N, from "0" or none it
  *   sends the current objects as ADDED first; a version older than the kept history (historyLimit, or
  *   after compact()) gets an ERROR event with a 410 Expired Status, as the real server answers.
- *   timeoutSeconds is honoured; closeWatches() ends all streams as a server restart would.
+ *   timeoutSeconds is honoured; closeWatches() ends all streams as a server restart would;
+ *   stallWatches() leaves them open with no more events (a stream gone quiet without closing).
  * - pods/{name}/log (logs.ts): tailLines, timestamps, sinceTime, follow (open until the container ends or
  *   the pod goes); cutLogStreams() breaks the followed ones' connections.
  * - faults: faults.inject({status: 429|500|503|409, count, retryAfterSeconds, message, match}) fails the
@@ -91,6 +92,8 @@ export interface FakeKubeApi {
   secrets(namespace?: string): KubeObject[];
   networkPolicies(namespace?: string): KubeObject[];
   closeWatches(): void;
+  /** Open watch streams get no more events and stay open (until their timeoutSeconds). */
+  stallWatches(): void;
   /** Breaks every followed log's connection mid-stream (a proxy's idle timeout, a dropped network). */
   cutLogStreams(): void;
   /** Followed logs whose connection is open now. */
@@ -131,6 +134,7 @@ export async function startFakeKubeApi(options: FakeKubeApiOptions = {}): Promis
     secrets: (namespace) => store.list('secrets', namespace),
     networkPolicies: (namespace) => store.list('networkpolicies', namespace),
     closeWatches: () => server.closeWatches(),
+    stallWatches: () => server.stallWatches(),
     cutLogStreams: () => server.cutLogStreams(),
     logs: core.logs,
     openLogStreams: () => server.openLogStreams(),

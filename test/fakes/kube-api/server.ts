@@ -114,6 +114,14 @@ export class FakeKubeHttpServer {
     this.watches.clear();
   }
 
+  /**
+   * Open watch streams get no more events and stay open (until their timeoutSeconds): a stream gone
+   * quiet without the client seeing it close.
+   */
+  stallWatches(): void {
+    for (const stop of this.watches.values()) stop();
+  }
+
   openWatches(): number {
     return this.watches.size;
   }
