@@ -28,8 +28,8 @@ export interface GpuNodegroupProps {
 
 /**
  * The GPU node group boa resizes: on-demand instances of one type, the EKS-optimized AL2023 NVIDIA AMI
- * (driver and container toolkit included), min 0, tainted so only pods that ask for GPUs land there, and
- * the NVIDIA device plugin so those pods can request nvidia.com/gpu.
+ * (driver and container toolkit included), min 0, tainted with boa's own key (boa.dev/gpu) so only boa's
+ * pods land there, and the NVIDIA device plugin so those pods can request nvidia.com/gpu.
  */
 export class GpuNodegroup extends Construct {
   readonly nodegroup: eks.Nodegroup;

@@ -1,5 +1,7 @@
-/** Taint on every GPU node: only pods that tolerate it (GPU training pods) are scheduled there. */
-export const GPU_TAINT = { key: 'nvidia.com/gpu', value: 'true', effect: 'NoSchedule' } as const;
+import { gpuTolerations } from '../../src/cloud/kubernetes/gpu-taint.ts';
+
+/** Taint on every GPU node: only pods that tolerate it (boa's and the device plugin) are scheduled there. */
+export { GPU_TAINT } from '../../src/cloud/kubernetes/gpu-taint.ts';
 
 /** NVIDIA k8s-device-plugin release; the EKS AL2023 NVIDIA AMI ships the driver, not the plugin. */
 export const NVIDIA_DEVICE_PLUGIN_IMAGE = 'nvcr.io/nvidia/k8s-device-plugin:v0.18.2';
@@ -21,7 +23,8 @@ export function nvidiaDevicePluginManifest(): Record<string, unknown> {
         metadata: { labels },
         spec: {
           nodeSelector: { 'nvidia.com/gpu.present': 'true' },
-          tolerations: [{ key: GPU_TAINT.key, operator: 'Exists', effect: GPU_TAINT.effect }],
+          // Both keys: nodes launched before the key changed may still carry the old one.
+          tolerations: gpuTolerations(),
           priorityClassName: 'system-node-critical',
           containers: [
             {

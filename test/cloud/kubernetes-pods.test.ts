@@ -49,11 +49,11 @@ describe('Kubernetes pod and service manifests', () => {
     expect(pod.spec!.terminationGracePeriodSeconds).toBe(90);
     expect(container.resources!.requests).toEqual({ 'nvidia.com/gpu': '2', cpu: '7000m', memory: '32Gi' });
     expect(container.resources!.limits).toEqual({ 'nvidia.com/gpu': '2', memory: '32Gi' });
-    expect(pod.spec!.tolerations).toContainEqual({
-      key: 'nvidia.com/gpu',
-      operator: 'Exists',
-      effect: 'NoSchedule',
-    });
+    // The GPU nodes' taint, by boa's key and by the old one nodes from before an upgrade may carry.
+    expect(pod.spec!.tolerations).toEqual([
+      { key: 'boa.dev/gpu', operator: 'Exists', effect: 'NoSchedule' },
+      { key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoSchedule' },
+    ]);
   });
 
   it('labels the pod with job, generation and rank, owned by the job Service', () => {

@@ -164,7 +164,9 @@ describe('GPU node group', () => {
       InstanceTypes: ['g4dn.12xlarge'],
       CapacityType: 'ON_DEMAND',
       ScalingConfig: { MinSize: 0 },
-      Taints: [{ Key: 'nvidia.com/gpu', Value: 'true', Effect: 'NO_SCHEDULE' }],
+      // boa's own key: ExtendedResourceToleration makes any pod requesting nvidia.com/gpu tolerate a
+      // taint keyed nvidia.com/gpu, so with that key others' GPU pods landed on boa's nodes.
+      Taints: [{ Key: 'boa.dev/gpu', Value: 'true', Effect: 'NO_SCHEDULE' }],
       Labels: { 'boa/node-role': 'gpu', 'nvidia.com/gpu.present': 'true' },
       // EKS node auto-repair replaces nodes that turn unhealthy (kubelet, GPU) on its own.
       NodeRepairConfig: { Enabled: true },
@@ -241,7 +243,9 @@ describe('GPU node group', () => {
     const plugin = kubernetesObjects(template).get('DaemonSet/nvidia-device-plugin-daemonset');
     expect(plugin.metadata.namespace).toBe('kube-system');
     expect(plugin.spec.template.spec.nodeSelector).toEqual({ 'nvidia.com/gpu.present': 'true' });
+    // The new key and the old one, which nodes launched before an upgrade may still carry.
     expect(plugin.spec.template.spec.tolerations).toEqual([
+      { key: 'boa.dev/gpu', operator: 'Exists', effect: 'NoSchedule' },
       { key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoSchedule' },
     ]);
     expect(plugin.spec.template.spec.containers[0].image).toMatch(/^nvcr\.io\/nvidia\/k8s-device-plugin:v\d/);

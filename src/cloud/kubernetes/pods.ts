@@ -11,6 +11,7 @@ import {
   podName,
   serviceName,
 } from './names.ts';
+import { gpuTolerations } from './gpu-taint.ts';
 import { scaleQuantity } from './quantity.ts';
 import { containerEnv, replicaEnv } from './secrets.ts';
 
@@ -18,8 +19,6 @@ import { containerEnv, replicaEnv } from './secrets.ts';
 export const CHECKPOINT_MOUNT = '/checkpoint';
 /** The replica's container, the pod's only one. */
 export const CONTAINER = 'train';
-/** The GPU nodes' taint (infra/k8s/device-plugin.ts); tolerated in case the kubelet checks it. */
-const GPU_TOLERATION = { key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoSchedule' };
 
 /** Headless, and publishing not-ready pods, so rank 0 resolves while the job is still starting. */
 export function serviceManifest(jobId: number, config: KubernetesExecutorConfig): V1Service {
@@ -92,7 +91,9 @@ export function podManifest(
       ...(config.imagePullSecrets.length > 0
         ? { imagePullSecrets: config.imagePullSecrets.map((name) => ({ name })) }
         : {}),
-      tolerations: [GPU_TOLERATION],
+      // The GPU nodes' taint (gpu-taint.ts), tolerated in case the kubelet checks it (nodeName skips
+      // the scheduler).
+      tolerations: gpuTolerations(),
       volumes,
       containers: [
         {
