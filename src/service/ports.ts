@@ -49,6 +49,11 @@ export interface PoolNode {
   readonly keepOnly?: boolean;
   /** Already on its way out (released or shutting down): still paid until gone, never counted as kept. */
   readonly leaving?: boolean;
+  /**
+   * GPUs held there by pods boa did not create (on EKS: non-terminated pods bound to it requesting
+   * nvidia.com/gpu): placement leaves them, and the node is never chosen for scale-in while they hold them.
+   */
+  readonly foreignGpus?: number;
   /** Why a node is not ready, for status and logs: booting, registering, not-ready, no-gpus, cordoned, leaving. */
   readonly waitingFor?: string;
 }

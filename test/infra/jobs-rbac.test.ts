@@ -53,9 +53,10 @@ describe("the Kubernetes executor's RBAC in the CDK app", () => {
     expect(binding.subjects).toEqual([boaAccount]);
   });
 
-  it('grants nodes list/watch (and patch, to cordon) cluster-wide, and no wildcard anywhere', () => {
+  it('grants nodes list/watch (and patch, to cordon) and pods list cluster-wide, and no wildcard anywhere', () => {
     expect(objects.get('ClusterRole/boa-node-reader').rules).toEqual([
       { apiGroups: [''], resources: ['nodes'], verbs: ['list', 'watch', 'patch'] },
+      { apiGroups: [''], resources: ['pods'], verbs: ['list'] },
     ]);
     expect(objects.get('ClusterRoleBinding/boa-node-reader').subjects).toEqual([boaAccount]);
     const rbac = [...objects.values()].filter((o) => String(o.apiVersion).startsWith('rbac.'));
@@ -200,6 +201,8 @@ describe("the node rules are exactly what boa's Node informer uses", () => {
       // A resync (the watch stays up): a relist, as the node reconciler's reads do every few minutes.
       time.advance(600_000);
       expect(await nodes.list()).toMatchObject([{ name: 'n1', unschedulable: true }]);
+      // The GPU pods boa did not create on its nodes: one list across namespaces per node.
+      await nodes.foreignGpus(['n1']);
       // The informer's watch is started and resumed in the background: give it a moment to connect.
       for (let i = 0; i < 250 && !fake.requests.some((r) => r.watch); i++)
         await new Promise((r) => setTimeout(r, 20));
@@ -207,12 +210,16 @@ describe("the node rules are exactly what boa's Node informer uses", () => {
       await nodes.close();
       await fake.close();
     }
-    const used = new Set<string>();
+    const used = new Map<string, Set<string>>();
     for (const r of fake.requests) {
-      expect(r.path.startsWith('/api/v1/nodes')).toBe(true);
-      used.add(verbOf(r.method, r.path, r.watch));
+      const resource = /^\/api\/v1\/(nodes|pods)\b/.exec(r.path)?.[1];
+      expect(resource).toBeDefined();
+      if (!used.has(resource!)) used.set(resource!, new Set());
+      used.get(resource!)!.add(verbOf(r.method, r.path, r.watch));
     }
-    // Least privilege: every verb granted on nodes is one boa uses, and it uses no other.
-    expect([...used].sort()).toEqual(NODE_RULES.flatMap((r) => r.verbs).sort());
+    // Least privilege: every verb granted on nodes and pods is one boa uses, and it uses no other.
+    for (const rule of NODE_RULES) {
+      expect([...(used.get(rule.resources[0]!) ?? [])].sort()).toEqual([...rule.verbs].sort());
+    }
   });
 });

@@ -18,6 +18,8 @@ export interface ClusterNode {
   readonly gpus: number;
 }
 
+import type { ForeignGpus } from './foreign-gpu-pods.ts';
+
 export interface ClusterNodes {
   /** The nodes as last seen (a watch keeps them current; a periodic relist corrects missed events). */
   list(): Promise<readonly ClusterNode[]>;
@@ -26,6 +28,8 @@ export interface ClusterNodes {
   /** Marks it schedulable again: boa called its removal off. */
   uncordon(name: string): Promise<void>;
   close?(): Promise<void>;
+  /** GPUs held on these nodes by pods boa did not create; nodes with none are left out. */
+  foreignGpus?(names: readonly string[]): Promise<ReadonlyMap<string, ForeignGpus>>;
 }
 
 /** `aws:///us-east-1a/i-0abc...` -> `i-0abc...`; anything else -> undefined. */

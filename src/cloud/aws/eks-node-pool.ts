@@ -253,6 +253,11 @@ export class EksNodePool implements NodePool {
     const byInstance = new Map<string, Awaited<ReturnType<ClusterNodes['list']>>[number]>();
     for (const node of await kube.list()) if (node.instanceId) byInstance.set(node.instanceId, node);
     this.names = new Map();
+    const registered = listed.flatMap((i) => {
+      const name = byInstance.get(i.id)?.name;
+      return name && !leaving.has(i.id) ? [name] : [];
+    });
+    const foreign = (await kube.foreignGpus?.(registered)) ?? new Map();
     return listed.map((instance) => {
       const running = instance.ready;
       const node = byInstance.get(instance.id);
@@ -277,6 +282,7 @@ export class EksNodePool implements NodePool {
         ...out(instance.id),
         ...(node ? { name: node.name } : {}),
         ...(node?.unschedulable ? { cordoned: true } : {}),
+        ...(node && foreign.has(node.name) ? { foreignGpus: foreign.get(node.name)?.gpus } : {}),
         // EKS will drain it for an update: its jobs stay until then, nothing new goes there.
         ...(node?.updating && waitingFor === undefined ? { keepOnly: true } : {}),
         ...(waitingFor ? { waitingFor } : {}),

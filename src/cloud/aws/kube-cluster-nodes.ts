@@ -13,6 +13,7 @@ import { KUBE_RETRY, withKubeRetry } from '../kubernetes/retry.ts';
 import type { RetryContext } from '../retry.ts';
 import { realSleep, type Sleep } from '../time.ts';
 import { type ClusterNode, type ClusterNodes, clusterNodeFrom, type NodeObject } from './cluster-nodes.ts';
+import { type ForeignGpus, ForeignGpuPods } from './foreign-gpu-pods.ts';
 
 export interface KubeClusterNodesOptions {
   readonly logger: Logger;
@@ -38,6 +39,7 @@ export class KubeClusterNodes implements ClusterNodes {
   private readonly api: CoreV1Api;
   private readonly cache: ObjectCache<V1Node>;
   private readonly retry: RetryContext;
+  private readonly foreign: ForeignGpuPods;
 
   constructor(kubeConfig: KubeConfig, options: KubeClusterNodesOptions) {
     const timeoutMs = options.requestTimeoutMs ?? 10_000;
@@ -48,6 +50,7 @@ export class KubeClusterNodes implements ClusterNodes {
       logger: options.logger,
       policy: KUBE_RETRY,
     };
+    this.foreign = new ForeignGpuPods(this.api, this.retry, options.logger);
     this.cache = new ObjectCache<V1Node>({
       resource: 'nodes',
       list: () => this.api.listNode(),
@@ -61,6 +64,10 @@ export class KubeClusterNodes implements ClusterNodes {
 
   async list(): Promise<readonly ClusterNode[]> {
     return (await this.cache.current()).flatMap((node) => clusterNodeFrom(node as NodeObject) ?? []);
+  }
+
+  foreignGpus(names: readonly string[]): Promise<ReadonlyMap<string, ForeignGpus>> {
+    return this.foreign.read(names);
   }
 
   async cordon(name: string): Promise<void> {

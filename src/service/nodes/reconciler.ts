@@ -90,8 +90,10 @@ export class NodeReconciler {
     let held: ReadonlyMap<string, number> | undefined;
     const usable: PoolNode[] = [];
     this.removing.note(nodes);
-    for (const n of nodes) {
-      if (this.removing.includes(n.id)) continue;
+    for (const node of nodes) {
+      if (this.removing.includes(node.id)) continue;
+      // GPUs another's pod holds there are not placement's to give (the kubelet would refuse the pod).
+      const n = node.foreignGpus ? { ...node, gpus: Math.max(0, node.gpus - node.foreignGpus) } : node;
       const id = n.name ?? n.id;
       if (!n.ready) {
         // The map is built once a tick, and only when a node not ready is seen for the first time.
@@ -133,11 +135,23 @@ export class NodeReconciler {
     this.chooseProvisionTimeouts(input.nodes, busy, now);
     const kept = input.nodes.filter((n) => !n.leaving && !this.removing.includes(n.id));
     let placed = false;
-    for (const victim of chooseVictims(kept, kept.length - target, busy)) {
+    for (const victim of this.victims(kept, kept.length - target, busy)) {
       this.removing.choose(victim, 'scale-in', now);
       if (busy(allocationName(victim)) > 0) placed = true;
     }
     return placed;
+  }
+
+  /**
+   * A node holding another's GPU pod is never idle and never removed: that would kill the pod (found in
+   * review). Its GPUs rank as load, and when the ranking picks it, it stays and no busier node goes in
+   * its place (that would move boa's jobs off a node to keep one boa cannot use whole).
+   */
+  private victims(kept: readonly PoolNode[], count: number, busy: GpusInUse): PoolNode[] {
+    const foreign = new Map(kept.flatMap((n) => (n.foreignGpus ? [[allocationName(n), n.foreignGpus]] : [])));
+    if (foreign.size === 0) return chooseVictims(kept, count, busy);
+    const load = (name: string) => busy(name) + (foreign.get(name) ?? 0);
+    return chooseVictims(kept, count, load).filter((n) => !foreign.has(allocationName(n)));
   }
 
   async settle(): Promise<void> {
