@@ -2,7 +2,8 @@
  * What the Kubernetes executor (src/cloud/kubernetes) needs, and nothing more: pods and services in the
  * jobs namespace (create, delete, get, list, watch: no update, no patch, no exec), pods' logs (get: `boa
  * jobs logs`), secrets (create only: each job's token), network policies (create, list, watch: the policy
- * letting only a job's own pods connect to them, kept level-triggered), and nodes cluster-wide (nodes are not namespaced): list and watch, and
+ * letting only a job's own pods connect to them, kept level-triggered), volume claims (get: a job's
+ * checkpoint claim, checked at submission), and nodes cluster-wide (nodes are not namespaced): list and watch, and
  * patch for the node reconciler's cordon.
  */
 
@@ -28,6 +29,9 @@ export const JOBS_RULES: readonly PolicyRule[] = [
   // and watched (list, watch: a policy holds nothing secret), so one deleted while the job runs is made
   // again at the next pass.
   { apiGroups: ['networking.k8s.io'], resources: ['networkpolicies'], verbs: ['create', 'list', 'watch'] },
+  // A job's checkpoint volume claim, read at its submission (src/cloud/kubernetes/claims.ts): one that
+  // is missing or not ReadWriteMany is refused. Never written: the claims are the operator's.
+  { apiGroups: [''], resources: ['persistentvolumeclaims'], verbs: ['get'] },
 ];
 
 export const NODE_RULES: readonly PolicyRule[] = [

@@ -266,6 +266,13 @@ export interface Executor {
    * is not found), or undefined. Checked at submission so nothing is stored for a job that cannot run.
    */
   checkWorkload?(workload: Workload): { field: string; message: string } | undefined;
+  /**
+   * Why this executor cannot keep a job's checkpoints on the volume claim `claim`
+   * (workload.checkpoint.volumeClaim), or undefined when it can. Asked at submission, before anything
+   * is stored; `unavailable` when the answer could not be had (the API server out of reach), which
+   * says nothing against the claim.
+   */
+  checkVolumeClaim?(claim: string): Promise<{ message: string; unavailable?: true } | undefined>;
   /** Where rank 0 listens for rendezvous (MASTER_ADDR/MASTER_PORT); default: rank 0's node, port 29500. */
   rendezvous?(jobId: number, generation: number, rank0Node: string): { addr: string; port: number };
   reconcile(desired: readonly DesiredJob[]): Promise<readonly ReplicaStatus[]>;

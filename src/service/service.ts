@@ -17,6 +17,7 @@ import {
   importHistory,
   loadHistory,
 } from './history.ts';
+import { checkCheckpointClaim } from './claim-check.ts';
 import { finishJob, type Registered, registerJob } from './job-operations.ts';
 import { registerJobOnce } from './idempotency.ts';
 import { type ServiceJob, jobFromRow } from './jobs.ts';
@@ -246,6 +247,20 @@ export class BoaService {
   ): Registered {
     if (idempotencyKey === undefined) return registerJob(this, className, name, workload);
     return registerJobOnce(this, { class: className, name, workload }, idempotencyKey);
+  }
+
+  /**
+   * POST /v1/jobs: registerJob once the executor has checked what only it can read (the checkpoint
+   * volume claim, claim-check.ts), so nothing is stored for a job whose replicas could not start.
+   */
+  async submitJob(
+    className: string,
+    name: string | undefined,
+    workload?: Workload,
+    idempotencyKey?: string,
+  ): Promise<Registered> {
+    await checkCheckpointClaim(this, className, workload, idempotencyKey);
+    return this.registerJob(className, name, workload, idempotencyKey);
   }
 
   /** The token an executed job's replicas get (derived again from its seed; never stored). */

@@ -28,7 +28,7 @@ describe("the Kubernetes executor's RBAC in the CDK app", () => {
     expect(env).toContainEqual({ name: 'BOA_JOBS_NAMESPACE', value: 'boa-jobs' });
   });
 
-  it("grants pods and services create/delete/get/list/watch, reading pods' logs and creating secrets and network policies, in the jobs namespace only", () => {
+  it("grants pods and services create/delete/get/list/watch, reading pods' logs and volume claims, and creating secrets and network policies, in the jobs namespace only", () => {
     const role = objects.get('Role/boa-executor');
     expect(role.metadata.namespace).toBe('boa-jobs');
     expect(role.rules).toEqual([
@@ -42,6 +42,8 @@ describe("the Kubernetes executor's RBAC in the CDK app", () => {
         resources: ['networkpolicies'],
         verbs: ['create', 'list', 'watch'],
       },
+      // A job's checkpoint claim, read at submission; never written.
+      { apiGroups: [''], resources: ['persistentvolumeclaims'], verbs: ['get'] },
     ]);
     const binding = objects.get('RoleBinding/boa-executor');
     expect(binding.metadata.namespace).toBe('boa-jobs');
@@ -90,7 +92,9 @@ describe("the Kubernetes executor's RBAC in the CDK app", () => {
 
 /** The RBAC verb a request needs, as the API server's authorizer derives it. */
 function verbOf(method: string, path: string, watch: boolean): string {
-  const named = /\/(pods|services|secrets|networkpolicies|nodes)\/[^/]+(\/log)?$/.test(path);
+  const named = /\/(pods|services|secrets|networkpolicies|persistentvolumeclaims|nodes)\/[^/]+(\/log)?$/.test(
+    path,
+  );
   if (method === 'GET') return watch ? 'watch' : named ? 'get' : 'list';
   return { POST: 'create', DELETE: 'delete', PUT: 'update', PATCH: 'patch' }[method] ?? method;
 }
@@ -142,6 +146,14 @@ describe('the rules cover every call the executor makes', () => {
           .pods('boa-jobs')
           .map((p) => p.metadata.name)
           .sort();
+      // Its submission: the checkpoint claim read.
+      fake.store.create('persistentvolumeclaims', 'boa-jobs', {
+        apiVersion: 'v1',
+        kind: 'PersistentVolumeClaim',
+        metadata: { name: 'ckpt' } as never,
+        spec: { accessModes: ['ReadWriteMany'] },
+      });
+      expect(await executor.checkVolumeClaim!('ckpt')).toBeUndefined();
       await settle([job(1, nodes.slice(0, 1))], () => names().join() === 'boa-job-1-g1-r0');
       expect(await executor.logs!({ jobId: 1, rank: 0, tailLines: 10 })).toMatchObject({ generation: 1 });
       await settle([job(2, nodes)], () => names().join() === 'boa-job-1-g2-r0,boa-job-1-g2-r1');
@@ -169,11 +181,12 @@ describe('the rules cover every call the executor makes', () => {
           'pods:watch',
           'pods/log:get',
           'services:create',
+          'persistentvolumeclaims:get',
         ]),
       );
-      // Least privilege on secrets and network policies: every verb granted is used, and no other (the
+      // Least privilege on secrets, network policies and claims: every verb granted is used, and no other (the
       // GC deletes them with the job's Service; secrets are never read).
-      for (const resource of ['secrets', 'networkpolicies']) {
+      for (const resource of ['secrets', 'networkpolicies', 'persistentvolumeclaims']) {
         const granted = JOBS_RULES.filter((r) => r.resources.includes(resource)).flatMap((r) => r.verbs);
         const usedOn = [...used].filter((u) => u.startsWith(`${resource}:`)).map((u) => u.split(':')[1]);
         expect(usedOn.sort(), resource).toEqual([...granted].sort());

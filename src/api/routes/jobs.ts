@@ -78,20 +78,22 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
         ...bodyErrors,
         422: jsonContent(
           ErrorSchema,
-          'the workload cannot run here, or the Idempotency-Key was used for a different request',
+          'the workload cannot run here (a checkpoint volume claim missing, or not ReadWriteMany), or the' +
+            ' Idempotency-Key was used for a different request',
         ),
         503: jsonContent(
           ErrorSchema,
-          'a database started afresh registers no job with a workload until the executor has answered once',
+          'a database started afresh registers no job with a workload until the executor has answered once;' +
+            ' a checkpoint volume claim that could not be read (the Kubernetes API server out of reach)',
         ),
       },
     }),
-    (c) => {
+    async (c) => {
       if (!c.get('operator'))
         throw new ServiceError(401, 'unauthorized', 'registering a job needs the operator token');
       const input = c.req.valid('json');
       const key = c.req.valid('header')['idempotency-key'];
-      const { job, token, replayed } = c.var.service.registerJob(
+      const { job, token, replayed } = await c.var.service.submitJob(
         input.class,
         input.name,
         input.workload,

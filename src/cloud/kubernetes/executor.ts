@@ -35,6 +35,7 @@ import { KUBE_RETRY, kindOf, withKubeRetry } from './retry.ts';
 import { ensureTokenSecret } from './secrets.ts';
 import { VanishedPods } from './vanished.ts';
 import { CreateRefusals } from './create-refusals.ts';
+import { checkVolumeClaim as claimProblem } from './claims.ts';
 
 export interface KubernetesExecutorDeps {
   readonly kubeConfig: KubeConfig;
@@ -137,6 +138,10 @@ export class KubernetesExecutor implements Executor {
 
   checkWorkload(workload: Workload) {
     return checkPodWorkload(workload);
+  }
+
+  checkVolumeClaim(claim: string) {
+    return claimProblem(this.api, this.config.namespace, claim, this.retry);
   }
 
   rendezvous(jobId: number): { addr: string; port: number } {

@@ -135,6 +135,15 @@ export class LocalExecutor implements Executor {
     return checkLocalWorkload(workload);
   }
 
+  /** Replicas here are processes on this machine: nothing mounts a claim (BOA_CHECKPOINT_DIR would name no folder). */
+  async checkVolumeClaim(claim: string) {
+    return {
+      message:
+        `the local executor runs replicas as processes on this machine and mounts no volume claim ("${claim}"); ` +
+        'give checkpoint.uri (--checkpoint) instead: a folder here, or a store such as s3://bucket/run',
+    };
+  }
+
   /** Rank 0 listens on this machine, on a port no other generation of this executor's jobs holds. */
   rendezvous(jobId: number, generation: number) {
     const port = this.ports.portOf(jobId, generation, generationDir(this.jobsDir, jobId, generation));

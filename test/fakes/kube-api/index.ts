@@ -3,8 +3,9 @@
  * speaking enough of core/v1 for the real @kubernetes/client-node. No kube-apiserver can be installed
  * here, so boa's Kubernetes adapters are tested against this, not against a real cluster.
  *
- * Served (REST, JSON): pods, services, secrets, events (namespaced) and nodes (cluster-scoped) under
- * /api/v1; networkpolicies (namespaced) under /apis/networking.k8s.io/v1 (policyTypes checked, defaulted
+ * Served (REST, JSON): pods, services, secrets, events, persistentvolumeclaims (namespaced; stored as
+ * given, never bound or mounted: the kubelet starts pods whatever their volumes) and nodes
+ * (cluster-scoped) under /api/v1; networkpolicies (namespaced) under /apis/networking.k8s.io/v1 (policyTypes checked, defaulted
  * as the real server does; stored, never enforced: there is no traffic):
  * - create (POST; 409 AlreadyExists; 422 Invalid for bad names, label values, pods without containers),
  *   get, list (labelSelector: =, ==, !=, in, notin, exists, !exists; fieldSelector: metadata.name,

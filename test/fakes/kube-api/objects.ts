@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 
 /** The resources the fake serves; the plural is the REST path segment. */
-export type Resource = 'pods' | 'services' | 'secrets' | 'nodes' | 'events' | 'networkpolicies';
+export type Resource =
+  'pods' | 'services' | 'secrets' | 'nodes' | 'events' | 'persistentvolumeclaims' | 'networkpolicies';
 
 export const RESOURCES: readonly Resource[] = [
   'pods',
@@ -9,6 +10,7 @@ export const RESOURCES: readonly Resource[] = [
   'secrets',
   'nodes',
   'events',
+  'persistentvolumeclaims',
   'networkpolicies',
 ];
 
@@ -18,6 +20,7 @@ export const KIND_OF: Record<Resource, string> = {
   secrets: 'Secret',
   nodes: 'Node',
   events: 'Event',
+  persistentvolumeclaims: 'PersistentVolumeClaim',
   networkpolicies: 'NetworkPolicy',
 };
 
@@ -28,6 +31,7 @@ export const API_VERSION_OF: Record<Resource, string> = {
   secrets: 'v1',
   nodes: 'v1',
   events: 'v1',
+  persistentvolumeclaims: 'v1',
   networkpolicies: 'networking.k8s.io/v1',
 };
 

@@ -1,0 +1,34 @@
+import { ServiceError } from './errors.ts';
+import type { Workload } from './ports.ts';
+import type { BoaService } from './service.ts';
+
+/**
+ * A submission's checkpoint volume claim, checked by the executor before anything is stored: a claim
+ * its replicas cannot mount keeps them in ContainerCreating, their GPUs paid and idle, until the start
+ * deadline, attempt after attempt (docs/kubernetes.md). Skipped where registerJob refuses anyway (an
+ * unknown class, no executor) and for a key whose job exists (its answer is replayed, claim or not).
+ */
+export async function checkCheckpointClaim(
+  svc: BoaService,
+  className: string,
+  workload: Workload | undefined,
+  idempotencyKey: string | undefined,
+): Promise<void> {
+  const claim = workload?.checkpoint?.volumeClaim;
+  const executor = svc.deps.executor;
+  if (claim === undefined || !executor?.checkVolumeClaim || !svc.state.classes.has(className)) return;
+  if (idempotencyKey !== undefined && svc.deps.repo.jobByIdempotencyKey(idempotencyKey)) return;
+  const problem = await executor.checkVolumeClaim(claim);
+  if (!problem) return;
+  // Out of reach, the claim is refused for now (503), not taken on trust with a warning: a job taken on
+  // a claim that cannot mount would hold paid GPUs for startTimeoutSeconds per attempt, and jobs with a
+  // workload are already refused with 503 while the executor has not answered (executor_not_ready).
+  if (problem.unavailable)
+    throw new ServiceError(
+      503,
+      'executor_unavailable',
+      `${problem.message}; nothing was stored: try again in a few seconds`,
+      'workload.checkpoint.volumeClaim',
+    );
+  throw new ServiceError(422, 'workload_not_runnable', problem.message, 'workload.checkpoint.volumeClaim');
+}
