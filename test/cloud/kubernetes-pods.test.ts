@@ -447,6 +447,35 @@ describe('replica status from a pod', () => {
     expect(long?.phase).toBe('starting');
   });
 
+  it('a pod waiting in ContainerCreating before its sandbox (volumes not mounted) names its claim, still starting: the start deadline fails it', () => {
+    const creating = (sandboxReady: 'True' | 'False' | undefined, pod = base): V1Pod => ({
+      ...pod,
+      status: {
+        ...waitingOn('ContainerCreating').status,
+        ...(sandboxReady
+          ? { conditions: [{ type: 'PodReadyToStartContainers', status: sandboxReady }] }
+          : {}),
+      },
+    });
+    const stuck = replicaStatusOf(creating('False'));
+    expect(stuck).toMatchObject({ ...ids, phase: 'starting' });
+    expect(stuck?.reason).toBe(
+      'ContainerCreating: volumes or network not ready: it mounts volume claim "ckpt" (ReadWriteMany needed); ' +
+        'kubectl -n train describe pod boa-job-42-g3-r1 shows FailedMount or FailedAttachVolume events if the volume is why',
+    );
+    // Sandbox made (an image pulling), or a cluster without the condition: nothing said that is not known.
+    expect(replicaStatusOf(creating('True'))?.reason).toBe('ContainerCreating');
+    expect(replicaStatusOf(creating(undefined))?.reason).toBe('ContainerCreating');
+    const noClaim = podManifest(
+      { ...replica, workload: { image: 'i', command: ['c'] } },
+      { uid: 'u' },
+      config,
+    );
+    expect(replicaStatusOf(creating('False', noClaim))?.reason).toBe(
+      'ContainerCreating: pod sandbox not ready (network?): kubectl -n train describe pod boa-job-42-g3-r1 shows why',
+    );
+  });
+
   it('ignores pods without boa labels', () => {
     expect(replicaStatusOf({ metadata: { name: 'x', labels: { app: 'other' } } })).toBeUndefined();
   });

@@ -14,6 +14,7 @@ import {
 import { gpuTolerations } from './gpu-taint.ts';
 import { scaleQuantity } from './quantity.ts';
 import { containerEnv, replicaEnv } from './secrets.ts';
+import { volumeWait } from './volume-wait.ts';
 
 /** Where a checkpoint volume claim is mounted (BOA_CHECKPOINT_DIR). */
 export const CHECKPOINT_MOUNT = '/checkpoint';
@@ -224,6 +225,8 @@ export function replicaStatusOf(pod: V1Pod): ReplicaStatus | undefined {
   if (waiting && PULL_REASONS.has(waiting) && PULL_REFUSED.test(waitingMessage ?? ''))
     return { ...base, phase: 'failed', reason: said(waiting, waitingMessage) };
   if (pod.status?.phase === 'Running') return { ...base, phase: 'running' };
+  const hint = waiting === 'ContainerCreating' ? volumeWait(pod) : undefined;
+  if (hint) return { ...base, phase: 'starting', reason: said(waiting!, hint) };
   return { ...base, phase: 'starting', ...(waiting ? { reason: said(waiting, waitingMessage) } : {}) };
 }
 
