@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Data-parallel PyTorch training (DDP) that boa can rescale: checkpoint on stop, resume at any width.
 
-On EKS, with a volume claim for the checkpoints (without one, a pod of the next generation finds none and
-starts over):
+On EKS, with a ReadWriteMany volume claim for the checkpoints, such as EFS (without one, a pod of the next
+generation finds none and starts over; boa refuses any other claim: docs/jobs.md):
 
     npx boa jobs submit cifar10 --name ddp --image YOUR_IMAGE --checkpoint-claim YOUR_PVC -- python3 examples/pytorch/train.py --epochs 30
 
