@@ -152,6 +152,7 @@ describe('the rules cover every call the executor makes', () => {
         kind: 'PersistentVolumeClaim',
         metadata: { name: 'ckpt' } as never,
         spec: { accessModes: ['ReadWriteMany'] },
+        status: { phase: 'Bound' },
       });
       expect(await executor.checkVolumeClaim!('ckpt')).toBeUndefined();
       await settle([job(1, nodes.slice(0, 1))], () => names().join() === 'boa-job-1-g1-r0');

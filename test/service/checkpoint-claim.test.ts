@@ -19,12 +19,13 @@ afterEach(async () => {
   for (const fn of cleanups.splice(0).reverse()) await fn();
 });
 
-function claim(fake: FakeKubeApi, name: string, accessModes: string[]): void {
+function claim(fake: FakeKubeApi, name: string, accessModes: string[], phase?: string): void {
   fake.store.create('persistentvolumeclaims', NS, {
     apiVersion: 'v1',
     kind: 'PersistentVolumeClaim',
     metadata: { name } as never,
     spec: { accessModes, storageClassName: 'x', resources: { requests: { storage: '10Gi' } } },
+    status: { phase: phase ?? 'Bound' },
   });
 }
 
@@ -85,6 +86,18 @@ describe('a checkpoint volume claim on the Kubernetes executor', () => {
     expect(accepted.status).toBe(201);
     expect(claimReads()).toBe(1);
     expect(s.repo.getJob(accepted.body.id)?.workload?.checkpoint).toEqual({ volumeClaim: 'efs-ckpt' });
+  });
+
+  it('is refused when ReadWriteMany but not Bound (Pending: a WaitForFirstConsumer class never binds for pinned pods)', async () => {
+    const { fake, s, submit } = await onKubernetes();
+    claim(fake, 'rwx-waiting', ['ReadWriteMany'], 'Pending');
+    const refused = await submit('rwx-waiting');
+    expect(refused.status).toBe(422);
+    expect(refused.body.error.field).toBe('workload.checkpoint.volumeClaim');
+    expect(refused.body.error.message).toMatch(
+      /^volume claim "rwx-waiting" is Pending, not Bound: .*WaitForFirstConsumer.*kubectl -n boa-jobs get pvc rwx-waiting.*efs\.csi\.aws\.com.*s3:\/\//,
+    );
+    expect(s.repo.listJobs(10)).toEqual([]);
   });
 
   it('is refused for now (503, nothing stored) when the API server cannot be asked, and taken when it can', async () => {

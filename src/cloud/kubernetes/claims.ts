@@ -1,4 +1,4 @@
-import { ApiException, type CoreV1Api } from '@kubernetes/client-node';
+import { ApiException, type CoreV1Api, type V1PersistentVolumeClaim } from '@kubernetes/client-node';
 import type { RetryContext, RetryPolicy } from '../retry.ts';
 import { KubeCallError, kindOf, withKubeRetry } from './retry.ts';
 
@@ -8,16 +8,17 @@ import { KubeCallError, kindOf, withKubeRetry } from './retry.ts';
  */
 export const CLAIM_CHECK_RETRY: RetryPolicy = { maxAttempts: 2, baseDelayMs: 200, maxDelayMs: 1_000 };
 
-const INSTEAD =
-  'use a ReadWriteMany claim, such as one of an EFS storage class (efs.csi.aws.com), or no claim and ' +
-  "the job's own checkpoint store (checkpoint.uri, --checkpoint, e.g. s3://bucket/run)";
+const STORE =
+  "no claim and the job's own checkpoint store (checkpoint.uri, --checkpoint, e.g. s3://bucket/run)";
+const INSTEAD = `use a ReadWriteMany claim, such as one of an EFS storage class (efs.csi.aws.com), or ${STORE}`;
 
 /**
- * Whether a job's pods can mount the claim: it must exist in the jobs namespace and be ReadWriteMany.
- * boa pins each replica to the node it picked (spec.nodeName), so the scheduler never sees the pod:
- * a WaitForFirstConsumer claim (EKS's gp2, boa's own boa-gp3) never binds (kubernetes/kubernetes#89953),
- * an EBS volume cannot attach in another zone, and a ReadWriteOnce volume is refused to every node but
- * one (Multi-Attach). Each waits in ContainerCreating until the start deadline, its GPUs paid and idle.
+ * Whether a job's pods can mount the claim: it must exist in the jobs namespace, be ReadWriteMany and
+ * be Bound. boa pins each replica to the node it picked (spec.nodeName), so the scheduler never sees the
+ * pod: a WaitForFirstConsumer claim (EKS's gp2, boa's own boa-gp3) never binds
+ * (kubernetes/kubernetes#89953), an EBS volume cannot attach in another zone, and a ReadWriteOnce volume
+ * is refused to every node but one (Multi-Attach). Each waits in ContainerCreating until the start
+ * deadline, its GPUs paid and idle.
  */
 export async function checkVolumeClaim(
   api: CoreV1Api,
@@ -25,14 +26,13 @@ export async function checkVolumeClaim(
   claim: string,
   retry: RetryContext,
 ): Promise<{ message: string; unavailable?: true } | undefined> {
-  let modes: readonly string[];
+  let pvc: V1PersistentVolumeClaim;
   try {
-    const pvc = await withKubeRetry(
+    pvc = await withKubeRetry(
       `read volume claim ${namespace}/${claim}`,
       () => api.readNamespacedPersistentVolumeClaim({ name: claim, namespace }),
       { ...retry, policy: CLAIM_CHECK_RETRY },
     );
-    modes = pvc.spec?.accessModes ?? [];
   } catch (error) {
     const kind = kindOf(error);
     if (kind === 'not-found')
@@ -49,13 +49,25 @@ export async function checkVolumeClaim(
         : briefly(error);
     return { unavailable: true, message: `could not read volume claim "${claim}": ${why}` };
   }
-  if (modes.includes('ReadWriteMany')) return undefined;
+  const modes = pvc.spec?.accessModes ?? [];
+  if (!modes.includes('ReadWriteMany'))
+    return {
+      message:
+        `volume claim "${claim}" is ${modes.join(', ') || 'without access modes'}, not ReadWriteMany: ` +
+        'replicas run on nodes boa picks itself (bound by spec.nodeName, bypassing the scheduler), across ' +
+        'zones and several nodes at once, where such a volume never binds (WaitForFirstConsumer), ' +
+        `cannot attach (another zone) or is refused to a second node (Multi-Attach); ${INSTEAD}`,
+    };
+  // Pending: boa's pods never make a WaitForFirstConsumer claim bind, while one that binds at once (EFS)
+  // is Bound seconds after its creation. Lost: its volume is gone.
+  const phase = pvc.status?.phase;
+  if (phase === 'Bound') return undefined;
   return {
     message:
-      `volume claim "${claim}" is ${modes.join(', ') || 'without access modes'}, not ReadWriteMany: ` +
-      'replicas run on nodes boa picks itself (bound by spec.nodeName, bypassing the scheduler), across ' +
-      'zones and several nodes at once, where such a volume never binds (WaitForFirstConsumer), ' +
-      `cannot attach (another zone) or is refused to a second node (Multi-Attach); ${INSTEAD}`,
+      `volume claim "${claim}" is ${phase ?? 'not bound'}, not Bound: pods boa pins to their nodes never ` +
+      'make a claim bind that waits for its first consumer (WaitForFirstConsumer); use a ReadWriteMany ' +
+      `claim that is Bound (kubectl -n ${namespace} get pvc ${claim}), such as one of an EFS storage ` +
+      `class (efs.csi.aws.com), or ${STORE}`,
   };
 }
 
