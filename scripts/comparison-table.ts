@@ -90,11 +90,9 @@ await runMain(() => {
     }
     const first = table[0];
     const minimum = first?.minimumMultiple ? first.paidGpuHoursPerHour / first.minimumMultiple : undefined;
-    // The series named boa, as in the tables above: a variant (boa@cap2, --prior-from, --history) is a
-    // policy 'boa' with online rates too, and its runs were listed here unlabelled beside boa's.
-    const boaRuns = rows.filter(
-      (r) => r.policy === BOA && r.label === undefined && r.rates === 'online' && r.budget !== null,
-    );
+    // The series named boa, as in the tables above: a variant (boa@cap2, --prior-from, --history,
+    // --solver paper) is a policy 'boa' with online rates too, and its runs were listed here beside boa's.
+    const boaRuns = rows.filter((r) => seriesOf(r) === BOA && r.rates === 'online' && r.budget !== null);
     const cells = boaRuns.map((r) => {
       const x = minimum ? ` (${((r.budget as number) / minimum).toFixed(1)}x)` : '';
       return `${(r.budget as number).toFixed(0)}${x}: ${(100 * (r.paidGpuHoursPerHour / (r.budget as number) - 1)).toFixed(0)}%`;

@@ -85,10 +85,15 @@ export function parsePolicyEntry(spec: string, find: (name: string) => PolicyDef
 export function seriesOf(row: CompareRow): string {
   // Both use the trace's own rates, which no other policy has: labelled wherever shown.
   const oracle = row.rates === 'oracle' ? 'oracle rates' : row.rates === 'prior' ? 'oracle prior' : undefined;
-  if (!row.label) return oracle ? `${row.policy} (${oracle})` : row.policy;
-  // A variant given the trace's rates by --rates (not boa@oracle) was labelled without them.
-  if (!oracle || row.label.includes('oracle')) return row.label;
-  return row.label.endsWith(')') ? row.label.replace(/\)$/, `, ${oracle})`) : `${row.label} (${oracle})`;
+  // Set by flags, not by the variant, so the label lacks them: a --solver paper series shown and merged
+  // as plain "boa" replaced the default's runs (found in a trial). Exact is the default, unlabelled.
+  const says = [
+    ...(oracle && !row.label?.includes('oracle') ? [oracle] : []),
+    ...(row.solver === 'paper' ? ['paper solver'] : []),
+  ];
+  const name = row.label ?? row.policy;
+  if (says.length === 0) return name;
+  return name.endsWith(')') ? name.replace(/\)$/, `, ${says.join(', ')})`) : `${name} (${says.join(', ')})`;
 }
 
 export interface AtPaidRow {

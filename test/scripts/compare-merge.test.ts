@@ -78,6 +78,21 @@ describe('compare-merge', () => {
       expect(existsSync(join(into, file))).toBe(true);
   });
 
+  it('keeps a --solver paper series beside the default boa series, not in its place', () => {
+    const paperInto = join(root, 'paper-into');
+    const paperFrom = join(root, 'paper-from');
+    mkdirSync(paperInto);
+    mkdirSync(paperFrom);
+    writeFileSync(join(paperInto, 'results.json'), JSON.stringify([run('boa', 40, 50, 3000, 'online')]));
+    const paper = { ...run('boa', 40, 45, 3500, 'online'), solver: 'paper' };
+    writeFileSync(join(paperFrom, 'results.json'), JSON.stringify([paper]));
+    const merged = runScript('compare-merge.ts', ['--into', paperInto, '--from', paperFrom]);
+    expect(merged.status, merged.stderr).toBe(0);
+    expect(merged.stdout).toContain('replaced boa (paper solver) in');
+    const rows = JSON.parse(readFileSync(join(paperInto, 'results.json'), 'utf8'));
+    expect(rows.map((r: { solver: string | null }) => r.solver)).toEqual([null, 'paper']);
+  });
+
   it('merges into a folder compare wrote without --at-paid, and writes nothing when one is unreadable', () => {
     const plain = join(root, 'plain');
     mkdirSync(plain);

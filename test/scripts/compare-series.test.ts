@@ -12,6 +12,15 @@ describe('compare series labels', () => {
     expect(seriesOf(row('prior'))).toBe('boa (oracle prior)');
     expect(seriesOf(row('oracle', 'boa (oracle rates)'))).toBe('boa (oracle rates)');
   });
+
+  it('labels a boa series run with the paper solver (--solver paper), alone or beside a variant', () => {
+    const paper = (rates: CompareRow['rates'], label?: string) => ({ ...row(rates, label), solver: 'paper' });
+    expect(seriesOf(paper('online'))).toBe('boa (paper solver)');
+    expect(seriesOf(paper('oracle'))).toBe('boa (oracle rates, paper solver)');
+    expect(seriesOf(paper('online', 'boa (plan cap 2x)'))).toBe('boa (plan cap 2x, paper solver)');
+    // Exact is the default: --solver exact is the default series.
+    expect(seriesOf({ ...row('online'), solver: 'exact' })).toBe('boa');
+  });
 });
 
 describe('compare policy variants', () => {

@@ -75,6 +75,8 @@ describe('comparison-table', () => {
         { ...boa, paidGpuHoursPerHour: 63 },
         { ...boa, label: 'boa (plan cap 2x)', paidGpuHoursPerHour: 75 },
         { ...boa, label: 'boa (prior from 2 other traces)', paidGpuHoursPerHour: 54 },
+        // --solver paper: unlabelled in results.json, its own series all the same.
+        { ...boa, solver: 'paper', paidGpuHoursPerHour: 48 },
       ]),
     );
     const table = runScript('comparison-table.ts', [withVariants]);
