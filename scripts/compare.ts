@@ -45,6 +45,7 @@ import {
   withSimulationOptions,
 } from './lib/sim-setup.ts';
 import { historyFrom, priorFrom, withHistory, withPrior } from './lib/other-days.ts';
+import { refuseBelowServiceFloor } from './lib/service-floor.ts';
 import { runPool } from './lib/worker-pool.ts';
 
 const DEFAULT_TARGETS = '0.5,0.6,0.7,0.8,0.9';
@@ -168,6 +169,24 @@ await runMain(async () => {
     : parseList(opts.policies as string, '--policies').map((spec) =>
         asUsage(() => parsePolicyEntry(spec, findPolicy)),
       );
+  // A knob flag no selected policy reads was dropped without a word (pollux-autoscale --budgets 1x ran
+  // its targets, exit 0: found in a trial); simulate refuses such a flag too. Defaults are not given.
+  for (const [knob, flag] of [
+    ['budget', '--budgets'],
+    ['target', '--targets'],
+    ['price', '--prices'],
+  ] as const) {
+    const given =
+      flag === '--budgets'
+        ? opts.budgets !== undefined
+        : program.getOptionValueSource(flag.slice(2)) === 'cli';
+    if (given && !parsed.some((e) => e.definition.knob === knob)) {
+      const readers = POLICIES.filter((p) => p.knob === knob).map((p) => p.name);
+      throw new UsageError(
+        `${flag} applies to policies whose knob is a ${knob} (${readers.join(', ')}); none of --policies reads it`,
+      );
+    }
+  }
   // Only a policy whose knob is a budget needs --budgets (pollux-autoscale alone sweeps --targets).
   const needBudgets = parsed.filter((e) => e.definition.knob === 'budget').map((e) => e.definition.name);
   if (opts.budgets === undefined && config.cluster === undefined && needBudgets.length > 0) {
@@ -175,6 +194,8 @@ await runMain(async () => {
       `give --budgets for ${[...new Set(needBudgets)].join(', ')} (or --cluster, on which fixed-cluster policies run once)`,
     );
   }
+  if (opts.budgets !== undefined && parsed.some((e) => e.definition.name === 'boa'))
+    refuseBelowServiceFloor(budgets.values, inputs.profiles, config, `--budgets ${opts.budgets}`);
   const priorFiles = opts.priorFrom ? parseList(opts.priorFrom, '--prior-from') : [];
   const historyFiles = opts.history ? parseList(opts.history, '--history') : [];
   // Both are boa's estimator's: without a boa series they would be dropped without a word.

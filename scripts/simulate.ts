@@ -1,6 +1,7 @@
 /**
- * One trace-driven simulation of one policy.
- *   npm run -s simulate -- --trace FILE [--apps a,b] --policy NAME [--budget B] [--target C] [--price P] [--seed N]
+ * One trace-driven simulation of one policy. --budget may be a multiple of the minimum feasible budget
+ * at the trace's rates (1.2x), as in compare; a boa budget the service refuses is refused.
+ *   npm run -s simulate -- --trace FILE [--apps a,b] --policy NAME [--budget B|Mx] [--target C] [--price P] [--seed N]
  *     [--solver exact|paper] [--rates online|prior|oracle] [--unspent] [--format table|json] [engine flags]
  */
 import { Option } from 'commander';
@@ -12,6 +13,8 @@ import { simulate, truthProvider } from '../src/sim/run.ts';
 import { type UnspentSplit, UnspentAccount } from '../src/sim/unspent.ts';
 import { parsePolicyEntry, seriesOf } from './lib/compare-report.ts';
 import { emit, runMain, UsageError, scriptProgram } from './lib/inputs.ts';
+import { relativeList } from './lib/compare-relative.ts';
+import { refuseBelowServiceFloor } from './lib/service-floor.ts';
 import { asUsage, numberOption } from './lib/sim-args.ts';
 import {
   type EngineFlags,
@@ -34,7 +37,7 @@ const program = withSimulationOptions(
     )
     .option(
       '--budget <b>',
-      'GPU-hours per hour (boa), max GPUs (fixed-request), cluster GPUs (fixed policies)',
+      'GPU-hours per hour (boa), max GPUs (fixed-request), cluster GPUs (fixed policies); 1.2x: times the minimum feasible',
     )
     .option('--target <c>', 'target efficiency (policies whose knob is a target)')
     .option('--price <p>', 'boa-price: seconds of JCT one more GPU-second must save')
@@ -74,21 +77,32 @@ await runMain(() => {
   >();
   const inputs = loadSimInputs(opts);
   const entry = asUsage(() => parsePolicyEntry(opts.policy, findPolicy));
-  const options = optionsForPolicy(entry.definition, policyOptionsFrom(opts), entry.options, opts.policy);
-  const config = engineConfigFrom(opts);
   const seed = numberOption(opts.seed, '--seed', { integer: true });
+  let least: number | undefined;
+  const minimum = () =>
+    (least ??= new BoaPlanner(inputs.profiles, 'exact', seed).minFeasible(
+      arrivalRatesPerHour(inputs.trace, inputs.apps),
+    ));
+  // A multiple of the minimum (1.5x) as compare takes it: refused here, it was accepted there.
+  const budget = opts.budget === undefined ? undefined : String(oneBudget(opts.budget, minimum));
+  const options = optionsForPolicy(
+    entry.definition,
+    policyOptionsFrom({ ...opts, budget }),
+    entry.options,
+    opts.policy,
+  );
+  const config = engineConfigFrom(opts);
   if (opts.unspent && options.budget === undefined) {
     throw new UsageError('--unspent needs --budget: the spend it splits what was left of');
   }
+  if (entry.definition.name === 'boa' && options.budget !== undefined)
+    refuseBelowServiceFloor([options.budget], inputs.profiles, config, `--budget ${opts.budget}`);
   if (entry.definition.name === 'boa' && options.budget !== undefined && options.rates !== 'oracle') {
     // Online, boa runs a budget below the load's minimum (as the service accepts one): say so, or a
     // result of days-long queues reads as boa's.
-    const minimum = new BoaPlanner(inputs.profiles, 'exact', seed).minFeasible(
-      arrivalRatesPerHour(inputs.trace, inputs.apps),
-    );
-    if (options.budget < minimum * (1 - 1e-9)) {
+    if (options.budget < minimum() * (1 - 1e-9)) {
       process.stderr.write(
-        `note: --budget ${options.budget} is below ${minimum.toFixed(2)} GPU-hours/hour, the minimum feasible ` +
+        `note: --budget ${options.budget} is below ${minimum().toFixed(2)} GPU-hours/hour, the minimum feasible ` +
           "budget at the trace's rates: every job runs on its cheapest widths and jobs queue until the budget allows them\n",
       );
     }
@@ -133,6 +147,15 @@ await runMain(() => {
     opts.out,
   );
 });
+
+/** --budget as a number of GPU-hours per hour or, as compare takes it, a multiple of the minimum. */
+function oneBudget(text: string, minimum: () => number): number {
+  const { values } = relativeList(text, minimum, (plain) => {
+    if (/[,:]/.test(plain)) throw new UsageError(`--budget takes one value (40 or 1.2x), got "${text}"`);
+    return [numberOption(plain, '--budget', { min: 0, exclusiveMin: true })];
+  });
+  return values[0] as number;
+}
 
 /** The split as shares of the budget's GPU-hours over the run. */
 function unspentTable(split: UnspentSplit): string {

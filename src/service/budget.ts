@@ -1,4 +1,4 @@
-import type { ClassProfile } from '../core/profile.ts';
+import { budgetBelowFloor } from './budget-floor.ts';
 import { checkBudget } from './calculator/compute.ts';
 import { ServiceError } from './errors.ts';
 import { type Averages, averagesFromTotals } from './ledger.ts';
@@ -16,17 +16,6 @@ import type { BudgetSetting } from './state.ts';
 
 const HOUR = 3_600_000;
 
-/** The fewest GPUs any class can run a job on: a budget below this cannot run anything. */
-function smallestJobGpus(classes: readonly ClassProfile[]): number {
-  let smallest = Number.POSITIVE_INFINITY;
-  for (const c of classes) {
-    for (const e of c.epochs) {
-      for (const width of Object.keys(e.speedup)) smallest = Math.min(smallest, Number(width));
-    }
-  }
-  return Number.isFinite(smallest) ? smallest : 1;
-}
-
 /**
  * Sets the budget. Refused (422) only below what one job of the cheapest class needs to run at all
  * (its narrowest width, in GPUs, rounded up to whole nodes); a budget below the minimum for the current estimates is accepted
@@ -40,25 +29,11 @@ export function setBudget(
     throw new ServiceError(400, 'invalid', 'gpuHoursPerHour must be a positive number', 'gpuHoursPerHour');
   }
   const classes = estimatedClasses(svc);
-  const smallest = smallestJobGpus(classes);
-  // Nodes are paid whole: a budget below one node's GPUs keeps no job running either (accepted, it ran
-  // nothing for the first hour or more and said nothing: found trying boa as a newcomer).
-  const perNode = svc.deps.config.gpusPerNode;
-  const leastPaid = Math.ceil(smallest / perNode - 1e-9) * perNode;
-  if (gpuHoursPerHour < leastPaid) {
-    const gpus = (n: number) => `${n} GPU${n === 1 ? '' : 's'}`;
-    const why =
-      leastPaid > smallest
-        ? `the cheapest class needs at least ${gpus(smallest)}, and boa pays whole nodes of ${gpus(perNode)}`
-        : `the cheapest class needs at least ${gpus(smallest)}`;
-    throw new ServiceError(
-      422,
-      'budget_below_minimum',
-      `budget ${gpuHoursPerHour} GPU-hours/hour cannot keep even one job running: ${why}. ` +
-        `The smallest accepted budget is ${leastPaid}.`,
-      'gpuHoursPerHour',
-      { minFeasibleBudget: leastPaid },
-    );
+  const below = budgetBelowFloor(gpuHoursPerHour, classes, svc.deps.config.gpusPerNode);
+  if (below) {
+    throw new ServiceError(422, 'budget_below_minimum', below.message, 'gpuHoursPerHour', {
+      minFeasibleBudget: below.leastPaid,
+    });
   }
   const now = svc.deps.clock.now();
   const minFeasibleBudget = checkBudget(

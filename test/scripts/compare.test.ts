@@ -250,6 +250,33 @@ describe('compare', () => {
     expect(withBoa.stderr).toMatch(/^error: give --budgets for boa \(or --cluster, /);
   });
 
+  it('refuses a knob flag no selected policy reads, and a boa budget the service refuses', () => {
+    const args = ['--trace', TRACE, '--apps', 'cifar10', '--out', join(out, 'unread'), '--quiet'];
+    const budgets = runScript('compare.ts', [...args, '--policies', 'pollux-autoscale', '--budgets', '1x']);
+    expect(budgets.status).toBe(2);
+    expect(budgets.stderr).toMatch(
+      /^error: --budgets applies to policies whose knob is a budget \(boa, .*\); none of --policies reads it\n$/,
+    );
+    const targets = runScript('compare.ts', [
+      ...args,
+      '--policies',
+      'lyra',
+      '--budgets',
+      '12',
+      '--targets',
+      '0.5',
+    ]);
+    expect(targets.stderr).toBe(
+      'error: --targets applies to policies whose knob is a target (pollux-autoscale); none of --policies reads it\n',
+    );
+    const floor = runScript('compare.ts', [...args, '--policies', 'boa,lyra', '--budgets', '1,12']);
+    expect(floor.status).toBe(2);
+    expect(floor.stderr).toMatch(
+      /^error: --budgets 1,12: boa's budget 1 GPU-hours\/hour cannot keep even one job/,
+    );
+    expect(existsSync(join(out, 'unread', 'results.json'))).toBe(false);
+  });
+
   it('names the runs that did not finish every job, which no chart or at-paid cell shows', () => {
     const cut = runScript('compare.ts', [
       ...['--trace', TRACE, '--apps', 'cifar10', '--policies', 'fixed-request', '--budgets', '12'],

@@ -98,7 +98,7 @@ describe('simulate', () => {
       '--policy',
       'boa',
       '--budget',
-      '1',
+      '4',
       '--rates',
       'oracle',
     ]);
@@ -164,6 +164,36 @@ describe('simulate', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('refuses a boa budget the service refuses (below one node), by its rule and in its words', () => {
+    const low = runScript('simulate.ts', [
+      '--trace',
+      TRACE,
+      '--apps',
+      'cifar10',
+      '--policy',
+      'boa',
+      '--budget',
+      '1',
+    ]);
+    expect(low.status).toBe(2);
+    expect(low.stderr).toBe(
+      "error: --budget 1: boa's budget 1 GPU-hours/hour cannot keep even one job running: the cheapest class " +
+        'needs at least 1 GPU, and boa pays whole nodes of 4 GPUs. The smallest accepted budget is 4. ' +
+        'The service refuses such a budget, so the simulator does too.\n',
+    );
+  });
+
+  it("takes --budget as a multiple of the trace's minimum feasible budget (1.5x), as compare does", () => {
+    const args = ['--trace', TRACE, '--apps', 'cifar10', '--policy', 'boa', '--format', 'json'];
+    const run = runScript('simulate.ts', [...args, '--budget', '1.5x']);
+    expect(run.status, run.stderr).toBe(0);
+    // cifar10's minimum on workload-1 is 8.76 GPU-hours/hour (the oracle refusal names it).
+    expect(JSON.parse(run.stdout).budget).toBeCloseTo(1.5 * 8.76036, 3);
+    const two = runScript('simulate.ts', [...args, '--budget', '1x,2x']);
+    expect(two.status).toBe(2);
+    expect(two.stderr).toBe('error: --budget takes one value (40 or 1.2x), got "1x,2x"\n');
   });
 
   it("ends a mistyped option's error with one line pointing at --help, exit 2 as any bad input", () => {
