@@ -14,6 +14,7 @@ import { type UnspentSplit, UnspentAccount } from '../src/sim/unspent.ts';
 import { parsePolicyEntry, seriesOf } from './lib/compare-report.ts';
 import { emit, runMain, UsageError, scriptProgram } from './lib/inputs.ts';
 import { relativeList } from './lib/compare-relative.ts';
+import { simulationProgress } from './lib/sim-progress.ts';
 import { refuseBelowServiceFloor } from './lib/service-floor.ts';
 import { asUsage, numberOption } from './lib/sim-args.ts';
 import {
@@ -52,7 +53,8 @@ const program = withSimulationOptions(
       'where paid fell below --budget: jobs waiting, GPUs running jobs could use (>= half a GPU of speedup each), or nothing could use',
     )
     .addOption(new Option('--format <format>', 'output').choices(['table', 'json']).default('table'))
-    .option('--out <file>', 'write here instead of stdout'),
+    .option('--out <file>', 'write here instead of stdout')
+    .option('--quiet', 'no progress bar on stderr (drawn only when stderr is a terminal)'),
 );
 
 await runMain(() => {
@@ -73,6 +75,7 @@ await runMain(() => {
       solver?: string;
       rates?: string;
       unspent?: boolean;
+      quiet?: boolean;
     }
   >();
   const inputs = loadSimInputs(opts);
@@ -111,6 +114,9 @@ await runMain(() => {
     ? new UnspentAccount(options.budget as number, new Map(inputs.profiles.classes.map((c) => [c.name, c])))
     : undefined;
   let start: number | undefined;
+  // On a terminal only: stdout's table or JSON stays as it was, and a log gets no bar (compare's
+  // convention is a bar unless --quiet; a bursty run took 23 s without a sign of life: a trial).
+  const progress = simulationProgress(inputs, !opts.quiet && process.stderr.isTTY === true);
   const { result } = asUsage(() =>
     simulate({
       trace: inputs.trace,
@@ -121,16 +127,16 @@ await runMain(() => {
       profiles: inputs.profiles,
       truthOf: truthProvider(inputs.dataDir),
       config,
-      ...(account
-        ? {
-            observer: (tick) => {
-              start ??= tick.cluster.now;
-              account.observe(tick);
-            },
-          }
-        : {}),
+      observer: (tick) => {
+        progress.observe(tick);
+        if (account) {
+          start ??= tick.cluster.now;
+          account.observe(tick);
+        }
+      },
     }),
   );
+  progress.stop(result.completed);
   const unspent = account?.finish((start ?? 0) + result.spanHours * 3600);
   // Labelled as compare labels the series (boa@cap2, oracle rates): shown as plain "boa", a variant's
   // result read as the default's.
