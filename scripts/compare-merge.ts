@@ -120,7 +120,7 @@ await runMain(async () => {
         ...(row.minimumMultiple === undefined ? {} : { minimumMultiple: row.minimumMultiple }),
       }))
     : undefined;
-  await writeRunOutputs(opts.into, rows, opts.apps);
+  await writeRunOutputs(opts.into, rows, opts.apps, points);
   process.stdout.write(`replaced ${[...replaced].join(', ')} in ${opts.into}\n`);
   if (points === undefined) {
     process.stdout.write(`(no at-paid.json in ${opts.into}: no paid points to read the runs off at)\n`);

@@ -296,7 +296,7 @@ await runMain(async () => {
         `(${row.completed} of ${row.jobs} jobs done)\n`,
     );
   }
-  await writeRunOutputs(opts.out, rows, opts.apps);
+  await writeRunOutputs(opts.out, rows, opts.apps, paids.points);
   if (earlier) process.stderr.write(`replaced the results of an earlier compare in ${opts.out}\n`);
   const stale = join(opts.out, 'at-paid.json');
   if (paids.values.length === 0 && existsSync(stale)) {

@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type CompareRow, compareCsv, jctChart } from './compare-report.ts';
+import { type CompareRow, compareCsv, type PaidPoint } from './compare-report.ts';
+import { jctChart } from './jct-chart.ts';
 import { UsageError } from './inputs.ts';
 
 /**
@@ -27,12 +28,13 @@ export function prepareOutDir(dir: string): void {
 /**
  * A compare output folder's runs: results.json, results.csv and the two JCT charts (compare writes
  * them, compare-merge rewrites them). The charts' titles name the rows' trace and `apps`, the application
- * subset.
+ * subset; `points`, the at-paid reading points, are marked on them.
  */
 export async function writeRunOutputs(
   dir: string,
   rows: readonly CompareRow[],
   apps?: string,
+  points: readonly PaidPoint[] = [],
 ): Promise<void> {
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'results.json'), `${JSON.stringify(rows, null, 2)}\n`);
@@ -41,10 +43,10 @@ export async function writeRunOutputs(
   const what = `${trace ? `: ${trace}` : ''}${apps ? ` (${apps})` : ''}`;
   writeFileSync(
     join(dir, 'avg-jct.svg'),
-    await jctChart(rows, 'avg', `Average JCT vs paid GPU-hours per hour${what}`),
+    await jctChart(rows, 'avg', `Average JCT vs paid GPU-hours per hour${what}`, points),
   );
   writeFileSync(
     join(dir, 'p95-jct.svg'),
-    await jctChart(rows, 'p95', `P95 JCT vs paid GPU-hours per hour${what}`),
+    await jctChart(rows, 'p95', `P95 JCT vs paid GPU-hours per hour${what}`, points),
   );
 }

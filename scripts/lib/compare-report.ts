@@ -1,6 +1,4 @@
-/** compare's outputs: the result rows (each with the knob swept), as CSV, and the two charts. */
-import type { TopLevelSpec } from 'vega-lite';
-import { chartFrame, renderSvg } from '../../src/charts/render.ts';
+/** compare's outputs: the result rows (each with the knob swept), read off at paid points, and as CSV. */
 import type { PolicyDefinition, PolicyOptions } from '../../src/sim/policy.ts';
 import { jctAtPaid, metricsAtPaid, type RunMetricsAtPaid } from '../../src/sim/matched.ts';
 import type { SimResult } from '../../src/sim/run.ts';
@@ -187,40 +185,4 @@ export function compareCsv(rows: readonly CompareRow[]): string {
             .join(';')
         : String(v);
   return `${[columns.join(','), ...rows.map((r) => columns.map((c) => cell(r[c])).join(','))].join('\n')}\n`;
-}
-
-/**
- * JCT (average or P95) against paid GPU-hours per hour, one line per policy, as in the BOA paper's
- * Figures 4 and 6: every policy is placed by what it actually paid, whatever its knob.
- */
-export function jctChart(rows: readonly CompareRow[], metric: 'avg' | 'p95', title: string): Promise<string> {
-  const field = metric === 'avg' ? 'avgJctSeconds' : 'p95JctSeconds';
-  const values = rows
-    .filter((r) => r.completed === r.jobs && Number.isFinite(r[field]))
-    .map((r) => ({
-      policy: seriesOf(r),
-      paid: r.paidGpuHoursPerHour,
-      jctMinutes: r[field] / 60,
-      knob: knobLabel(r),
-    }))
-    .sort((a, b) => a.policy.localeCompare(b.policy) || a.paid - b.paid);
-  const spec: TopLevelSpec = {
-    ...chartFrame(title),
-    data: { values },
-    mark: { type: 'line', point: { size: 30 } },
-    encoding: {
-      x: { field: 'paid', type: 'quantitative', title: 'Paid GPU-hours per hour', scale: { zero: false } },
-      y: {
-        field: 'jctMinutes',
-        type: 'quantitative',
-        title: `${metric === 'avg' ? 'Average' : 'P95'} job completion time (minutes, log scale)`,
-        scale: { type: 'log' },
-      },
-      order: { field: 'paid', type: 'quantitative' },
-      // Twenty colours: the default ten repeat from the eleventh series (the matrix has eleven).
-      color: { field: 'policy', type: 'nominal', title: 'Policy', scale: { scheme: 'tableau20' } },
-      tooltip: [{ field: 'policy' }, { field: 'knob' }, { field: 'paid' }, { field: 'jctMinutes' }],
-    },
-  };
-  return renderSvg(spec);
 }
