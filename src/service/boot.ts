@@ -1,18 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import {
-  closeSync,
-  existsSync,
-  fsyncSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeSync,
-} from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pino, type Logger } from 'pino';
 import { createApp } from '../api/app.ts';
+import { writeFileDurably } from '../cloud/durable-file.ts';
 import { LocalExecutor } from '../cloud/local/executor.ts';
 import { LocalNodePool } from '../cloud/local/local-node-pool.ts';
 import { LogMetricsSink } from '../cloud/log-sink.ts';
@@ -119,7 +111,7 @@ function fixedOperatorToken(config: ServiceConfig, dataDir: string, logger: Logg
   }
   if (stored !== undefined) return stored;
   const token = newToken();
-  writeSecret(file, `${token}\n`);
+  writeFileDurably(file, `${token}\n`);
   return token;
 }
 
@@ -145,31 +137,6 @@ function readSecret(file: string, logger: Logger): string | undefined {
     `${file} is empty (its first write was cut short by a crash or a full disk): a new one is made`,
   );
   return undefined;
-}
-
-/** Writes a secret whole or not at all: into a temporary file, synced to disk, then renamed over `file`. */
-function writeSecret(file: string, text: string): void {
-  const temporary = `${file}.tmp-${process.pid}`;
-  try {
-    const fd = openSync(temporary, 'w', 0o600);
-    try {
-      writeSync(fd, text);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(temporary, file);
-  } catch (error) {
-    rmSync(temporary, { force: true });
-    throw error;
-  }
-  // The rename itself is on disk only once the directory is.
-  const dir = openSync(dirname(file), 'r');
-  try {
-    fsyncSync(dir);
-  } finally {
-    closeSync(dir);
-  }
 }
 
 /** Wires the service from its configuration; every port can be overridden (tests, the demo). */
@@ -306,7 +273,7 @@ function jobTokenKeyOf(dataDir: string, logger: Logger): Buffer {
     return key;
   }
   const key = randomBytes(32);
-  writeSecret(file, `${key.toString('base64')}\n`);
+  writeFileDurably(file, `${key.toString('base64')}\n`);
   return key;
 }
 

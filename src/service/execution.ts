@@ -393,8 +393,15 @@ export class Execution {
  */
 const GENERATION_CLOCK_MARGIN_MS = 2000;
 
-/** The replica ended before boa moved its job to the current generation, so it cannot have left for it. */
+/**
+ * The replica ended before boa moved its job on from the replica's generation, so it cannot have left
+ * for a newer one. Judged only for the generation just before the current one, whose end is
+ * `generationSince`: after two moves the time the replica's generation ended is not kept, and an exit
+ * before the second move may have been a client leaving for the first (found in review), so it counts
+ * as may-be-either: the job runs once more.
+ */
 function endedBeforeGeneration(replica: ReplicaStatus, job: ServiceJob): boolean {
   if (replica.endedAt === undefined || job.generationSince === null) return false;
+  if (replica.generation !== job.generation - 1) return false;
   return replica.endedAt < job.generationSince - GENERATION_CLOCK_MARGIN_MS;
 }

@@ -135,12 +135,21 @@ export function finishJob(
 
 /** What ending `job` changes in memory, put back by the function returned. */
 function endUndo(svc: BoaService, job: ServiceJob): () => void {
-  const { state, finishedAt, allocation, width, generation, exitCode, failureReason } = job;
+  const { state, finishedAt, allocation, width, generation, generationSince, exitCode, failureReason } = job;
   const { allocatedGpus, allocatedFrom } = svc.state;
   const cls = svc.state.classes.get(job.className);
   const samples = cls?.workSamples.map((epoch) => [...epoch]);
   return () => {
-    Object.assign(job, { state, finishedAt, allocation, width, generation, exitCode, failureReason });
+    Object.assign(job, {
+      state,
+      finishedAt,
+      allocation,
+      width,
+      generation,
+      generationSince,
+      exitCode,
+      failureReason,
+    });
     svc.state.allocatedGpus = allocatedGpus;
     svc.state.allocatedFrom = allocatedFrom;
     if (cls && samples) cls.workSamples = samples;

@@ -400,6 +400,19 @@ describe('execution', () => {
       generation: old.generation + 1,
     });
     expect(s.executor.last(id)?.generation).toBe(old.generation + 1);
+    // Moved on again, 30 s later: when the old generation ended is no longer kept, so an exit before
+    // this move (here 1 s after the first) may have been a client leaving: not done (found in review).
+    s.clock.advance(30);
+    job.generation += 1;
+    job.generationSince = s.clock.now();
+    s.executor.endedBefore.push({
+      ...old,
+      rank: 0,
+      phase: 'succeeded',
+      endedAt: (job.generationSince as number) - 29_000,
+    });
+    await s.ticks(1);
+    expect(s.service.job(id).state).toBe('running');
     // Unknown when it ended (or when the generation began): it may have left, so it runs once more.
     s.executor.endedBefore.push({ ...old, rank: 0, phase: 'succeeded' });
     await s.ticks(1);

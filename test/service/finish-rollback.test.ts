@@ -28,7 +28,12 @@ describe("a job's end whose transaction rolls back", () => {
       const speedup = epoch.speedup[String(job.allocation.length)]!;
       boa.clock.advance(profile.rescaleSeconds + epoch.workSeconds / speedup);
       const allocated = service.state.allocatedGpus;
-      const before = { allocation: job.allocation, width: job.width, generation: job.generation };
+      const before = {
+        allocation: job.allocation,
+        width: job.width,
+        generation: job.generation,
+        generationSince: job.generationSince,
+      };
       const samples = JSON.stringify(service.state.classes.get('one')!.workSamples);
 
       failOnce(repo, 'saveJobState');
@@ -38,7 +43,14 @@ describe("a job's end whose transaction rolls back", () => {
         state: 'running',
         finishedAt: null,
       });
-      expect({ allocation: job.allocation, width: job.width, generation: job.generation }).toEqual(before);
+      // generationSince too (found in review): a later save would store the failed end's time as when
+      // the generation began, and an older exit before it would read as the job's end.
+      expect({
+        allocation: job.allocation,
+        width: job.width,
+        generation: job.generation,
+        generationSince: job.generationSince,
+      }).toEqual(before);
       expect(service.state.allocatedGpus).toBe(allocated);
       expect(JSON.stringify(service.state.classes.get('one')!.workSamples)).toBe(samples);
       expect(repo.getJob(job.id)!.state).toBe('running');

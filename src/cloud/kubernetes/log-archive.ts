@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { writeFileDurably } from '../durable-file.ts';
 import { KEPT_GENERATIONS, pruneGenerations } from '../job-folders.ts';
 import { dirname, join } from 'node:path';
 import type { V1Pod } from '@kubernetes/client-node';
@@ -237,11 +238,10 @@ export class PodLogArchive {
       if (generationNew && this.jobsDir)
         pruneGenerations(this.jobsDir, id.jobId, KEPT_GENERATIONS, (g) => g === id.generation);
       const kept = lastBytes(text, ARCHIVE_BYTES);
-      writeFileSync(`${file}.tmp`, fromStart && kept === text ? kept : `${NOT_WHOLE}\n${kept}`, {
-        mode: 0o600,
-      });
-      renameSync(`${file}.tmp`, file);
-      if (whole) writeFileSync(this.endedMark(id), '', { mode: 0o600 });
+      // On disk before the mark that says it is whole (found in review: without the syncs a power loss
+      // could keep the mark and lose the log, which no later pass would then read again).
+      writeFileDurably(file, fromStart && kept === text ? kept : `${NOT_WHOLE}\n${kept}`);
+      if (whole) writeFileDurably(this.endedMark(id), '');
     }
     this.remember(podName(id.jobId, id.generation, id.rank), whole);
   }
