@@ -437,6 +437,63 @@ describe('local executor', () => {
     expect(readFileSync(join(dataDir, 'jobs/1/1/0.log'), 'utf8')).toContain('no-such-program-boa');
   });
 
+  it("names boa's program only when boa's exec of it fails: a 127 or 126 of the command's own (sh -c 'exec torchrun ...' without torchrun) points at its output", async () => {
+    // Found in a trial: `-- sh -c 'exec torchrun ...'` was reported "command not found: sh".
+    const dataDir = temp();
+    const executor = new LocalExecutor({ dataDir, terminationGraceSeconds: 1 });
+    const [status] = await settle(
+      executor,
+      [job(['sh', '-c', 'exec no-such-program-boa --nnodes=1'])],
+      (s) => s[0]?.phase === 'failed',
+    );
+    expect(status).toMatchObject({
+      exitCode: 127,
+      reason: "exited 127 (command not found? the job's output says which)",
+    });
+    expect(readFileSync(join(dataDir, 'jobs/1/1/0.log'), 'utf8')).toMatch(/no-such-program-boa: not found/);
+    await settle(executor, [], (s) => s.length === 0);
+
+    const second = { ...job(['sh', '-c', 'exit 126']), jobId: 2 };
+    second.replicas = second.replicas.map((r) => ({ ...r, jobId: 2 }));
+    const [own126] = await settle(executor, [second], (s) => s[0]?.phase === 'failed');
+    expect(own126).toMatchObject({
+      exitCode: 126,
+      reason: "exited 126 (a command not executable? the job's output says which)",
+    });
+    await settle(executor, [], (s) => s.length === 0);
+    await executor.close();
+  });
+
+  it("reports boa's program, given as a path, as not found (127) or not executable (126) by name, without running it", async () => {
+    const dataDir = temp();
+    const workingDir = temp();
+    writeFileSync(join(workingDir, 'train.sh'), '#!/bin/sh\nexit 0\n', { mode: 0o644 });
+    const executor = new LocalExecutor({ dataDir, terminationGraceSeconds: 1 });
+    const inDir = (jobId: number, command: string[]): DesiredJob => ({
+      jobId,
+      generation: 1,
+      replicas: job(command).replicas.map((r) => ({ ...r, jobId, workload: { command, workingDir } })),
+    });
+    const statuses = await settle(
+      executor,
+      [inDir(1, ['./gone.sh']), inDir(2, ['./train.sh'])],
+      (s) => s.length === 2 && s.every((r) => r.phase === 'failed'),
+    );
+    expect(statuses.find((s) => s.jobId === 1)).toMatchObject({
+      exitCode: 127,
+      reason: 'command not found: ./gone.sh',
+    });
+    expect(statuses.find((s) => s.jobId === 2)).toMatchObject({
+      exitCode: 126,
+      reason: 'command not executable: ./train.sh',
+    });
+    expect(readFileSync(join(dataDir, 'jobs/2/1/0.log'), 'utf8')).toContain(
+      'boa: command not executable: ./train.sh',
+    );
+    await settle(executor, [], (s) => s.length === 0);
+    await executor.close();
+  });
+
   it('records the exit of a replica whose working directory or command has control characters (else it read as a kill from outside)', async () => {
     const dataDir = temp();
     const executor = new LocalExecutor({ dataDir, terminationGraceSeconds: 1 });

@@ -73,6 +73,48 @@ if ! cd "$workdir" 2>>"$dir/$rank.log"; then
   record_exit 126 "cannot enter the working directory $workdir"
   exit 126
 fi
+# boa's own command looked up as the exec below will (execvp: a name with a slash from the working
+# directory, else the first executable file of that name on the job's PATH, an empty entry meaning here).
+# Only this says whether the exec itself would fail: an exit 127 or 126 afterwards may be the command's
+# own (`sh -c 'exec torchrun ...'` on a machine without torchrun, a sys.exit(127)), so it names no
+# program. Checked at submission too (executor-command.ts), so this is a PATH changed or a file gone
+# since: an exit counted with its backoff and retried like a removed working directory (docs/jobs.md),
+# since the file may come back (a virtualenv being rebuilt); there is no fail-fast path for one exit.
+# Sets `found` to found, not-executable (only files it may not run) or missing; no subshell, so a SIGTERM
+# meanwhile still reaches the trap above.
+lookup() {
+  case $1 in
+    */*)
+      if [ -f "$1" ] && [ -x "$1" ]; then found=found; elif [ -e "$1" ]; then found=not-executable; else found=missing; fi
+      return
+      ;;
+  esac
+  found=missing
+  rest=$job_path
+  while :; do
+    entry=${rest%%:*}
+    if [ -f "${entry:-.}/$1" ] && [ -x "${entry:-.}/$1" ]; then
+      found=found
+      return
+    fi
+    [ -e "${entry:-.}/$1" ] && found=not-executable
+    [ "$rest" = "$entry" ] && break
+    rest=${rest#*:}
+  done
+}
+lookup "$1"
+case $found in
+  missing)
+    echo "boa: command not found: no $1 on the job's PATH ($job_path) from $workdir" >>"$dir/$rank.log"
+    record_exit 127 "command not found: $1"
+    exit 127
+    ;;
+  not-executable)
+    echo "boa: command not executable: $1 is not an executable file (the job's PATH: $job_path; from $workdir)" >>"$dir/$rank.log"
+    record_exit 126 "command not executable: $1"
+    exit 126
+    ;;
+esac
 # The command is forked with SIGTERM at its default: a child forked while the shell catches it can swallow
 # one that comes before its exec (dash keeps it pending and exec drops it), and the command then never
 # stops. In the few microseconds until the trap below is set, a SIGTERM ends this shell with no exit
@@ -167,9 +209,11 @@ if [ "$stopped" = 0 ] && [ "$code" = 0 ] && [ -e "$sigterm_file" ]; then
   [ "$marked" = "$child" ] && stopped=1
 fi
 
+# boa's own command was found above, so a 126 or 127 is its doing (or its child's, under a shell): what
+# it could not run, only its output says.
 case $code in
-  126) reason='command not executable' ;;
-  127) reason="command not found: $1" ;;
+  126) reason='exited 126 (a command not executable? the job'"'"'s output says which)' ;;
+  127) reason='exited 127 (command not found? the job'"'"'s output says which)' ;;
   0) reason='exited 0' ;;
   *) reason="exited $code" ;;
 esac
