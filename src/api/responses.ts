@@ -307,6 +307,10 @@ export const JobView = z
     restarts: z.number().int().optional(),
     exitCode: z.number().int().nullable().optional(),
     failureReason: z.string().nullable().optional(),
+    failedRank: z.number().int().nullable().optional().openapi({
+      description:
+        "the rank whose failure failureReason is (of a failed job, or the last of one restarted): its log, GET /v1/jobs/{id}/logs?rank=N, holds the failure's own words; null when none failed",
+    }),
     restartNotBefore: z.string().nullable().optional().openapi({
       description:
         'after a failure, when its replicas start again (the restart backoff); null once that time has come',

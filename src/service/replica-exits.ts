@@ -11,10 +11,21 @@ import type { BoaService } from './service.ts';
 /** Longest wait before a failed job's replicas start again (the backoff doubles up to this). */
 const MAX_BACKOFF_MS = 10 * 60_000;
 
+/**
+ * The rank whose failure a stored reason names: every failure reason starts with it (failGeneration
+ * writes "rank N ..."), so the API's failedRank is read back from the reason rather than stored apart,
+ * and is known for jobs stored before it was shown too. Null for no reason, or one not of that form.
+ */
+export function failedRankOf(reason: string | null): number | null {
+  const match = reason === null ? null : /^rank (\d+) /.exec(reason);
+  return match ? Number(match[1]) : null;
+}
+
 /** A failed replica: the generation restarts after a backoff, or the job fails for good. */
 export function failGeneration(service: BoaService, job: ServiceJob, replica: ReplicaStatus): void {
   const { config, logger, clock } = service.deps;
   const exitCode = replica.exitCode ?? null;
+  // Its form is failedRankOf's.
   const reason = `rank ${replica.rank} ${replica.reason ?? 'failed'}`;
   if (job.restarts >= config.maxRestarts) {
     service.finishJob(job.id, 'failed', undefined, {

@@ -4,6 +4,7 @@ import type { Averages } from './ledger.ts';
 import { nodesOf, type ServiceJob } from './jobs.ts';
 import { ledgerKeptMs } from './retention.ts';
 import { paidGpusNow } from './paid-now.ts';
+import { failedRankOf } from './replica-exits.ts';
 import type { BoaService } from './service.ts';
 import {
   creditFactorNow,
@@ -167,6 +168,8 @@ export function jobView(job: ServiceJob, lastTickAt: number | undefined, now: nu
     restarts: job.restarts,
     exitCode: job.exitCode,
     failureReason: job.failureReason,
+    // Which rank's log holds the failure's own words (a failure on rank 1 sent people to rank 0's).
+    failedRank: failedRankOf(job.failureReason),
     restartNotBefore:
       job.restartNotBefore === null || job.restartNotBefore <= now
         ? null

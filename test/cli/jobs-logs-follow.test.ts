@@ -13,10 +13,13 @@ afterEach(async () => {
   for (const fn of cleanups.splice(0)) await fn();
 });
 
-async function serviceRunningProcesses(hold?: (request: Request) => Promise<void>) {
+async function serviceRunningProcesses(
+  hold?: (request: Request) => Promise<void>,
+  config: Record<string, unknown> = {},
+) {
   const { s, dataDir } = await startProcessService(
     cleanups,
-    { restartBackoffSeconds: 1 },
+    { restartBackoffSeconds: 1, ...config },
     { followPollMs: 50 },
     hold,
   );
@@ -318,6 +321,19 @@ it('submit --follow shows the runs that ended before its first look at the log, 
   for (const { generation } of kept.slice(1))
     expect(run.stderr).toContain(`--- job 1, generation ${generation} ---`);
   expect(run.status).toBe(5);
+}, 120_000);
+
+it("submit --follow of a job that failed on a rank it did not follow names that rank's output (found in a trial)", async () => {
+  const { s, tickUntil } = await serviceRunningProcesses(undefined, { maxRestarts: 0 });
+  const script =
+    "if (process.env.NODE_RANK === '1') process.exit(7); console.log('rank 0 runs'); setInterval(() => {}, 1000)";
+  const run = await tickUntil(
+    s.boa(['jobs', 'submit', 'cifar10', '-f', '--', process.execPath, '-e', script]),
+  );
+  expect(run.status).toBe(5);
+  expect(run.stderr).toContain(
+    'job 1 (cifar10): failed (exit 7: rank 1 exited 7 (after 0 restarts)); its output: boa jobs logs 1 --rank 1\n',
+  );
 }, 120_000);
 
 it('goes on from the byte it got to when its connection to boa breaks: nothing lost, nothing twice', async () => {

@@ -149,8 +149,10 @@ export async function followLogs(client: BoaClient, jobId: number, first: Follow
       shownAny = true;
     }
     if (final) {
-      // Its output, which `jobs wait` points to, was just shown.
-      const ended = describeJob(job).replace(/; its output: .*$/, '');
+      // Its output, which `jobs wait` points to, was just shown, if the rank followed is the one that
+      // failed; else the hint names that one (--rank N).
+      const shownFailure = (job.failedRank ?? 0) === first.rank;
+      const ended = shownFailure ? describeJob(job).replace(/; its output: .*$/, '') : describeJob(job);
       if (job.state !== 'done') throw new CliError(ended, EXIT.jobUnsuccessful);
       say(ended);
       return;

@@ -110,6 +110,16 @@ async function activeJobs(context: CliContext, open: readonly number[]): Promise
   return new Map(data.jobs.map((job) => [job.id, job]));
 }
 
+/**
+ * What prints a failed job's own words: the log of the rank that failed, which the service names
+ * (failedRank; found in a trial: a failure on rank 1 pointed at rank 0's healthy log), rank 0's from a
+ * service too old to say.
+ */
+export function failedOutputCommand(job: Pick<JobView, 'id' | 'failedRank'>): string {
+  const rank = job.failedRank ?? 0;
+  return `boa jobs logs ${job.id}${rank === 0 ? '' : ` --rank ${rank}`}`;
+}
+
 /** "job 3 (first): running on 4 GPUs" — what changed, as a person watching would say it. */
 export function describeJob(job: JobView): string {
   const who = `job ${job.id}${job.name ? ` (${job.name})` : ''}`;
@@ -121,7 +131,7 @@ export function describeJob(job: JobView): string {
       ? ` (exit ${job.exitCode}${job.failureReason ? `: ${job.failureReason}` : ''})`
       : '';
   // Why, in its own words (a traceback), is in its output, which nothing else here shows.
-  const output = job.state === 'failed' && job.workload ? `; its output: boa jobs logs ${job.id}` : '';
+  const output = job.state === 'failed' && job.workload ? `; its output: ${failedOutputCommand(job)}` : '';
   return `${who}: ${job.state}${why}${output}`;
 }
 

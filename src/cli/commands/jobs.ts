@@ -11,7 +11,7 @@ import { parseNumber } from '../parse.ts';
 import { addCancelCommand } from './jobs-cancel.ts';
 import { addSubmitCommand } from './jobs-submit.ts';
 import { addLogsCommand } from './jobs-logs.ts';
-import { addWaitCommand } from './jobs-wait.ts';
+import { addWaitCommand, failedOutputCommand } from './jobs-wait.ts';
 
 type JobView = ReturnType<typeof jobView>;
 
@@ -178,9 +178,22 @@ function renderJob(job: JobView, logs: string | undefined): string {
     ...(logs ? [['logs', `${logs}/<rank>.log`] as [string, string]] : []),
     // A failure's own words (a traceback) are in the job's output.
     ...(job.state === 'failed' && job.workload
-      ? [['output', `boa jobs logs ${job.id} (rank 0; --rank N for the others)`] as [string, string]]
+      ? [
+          ['output', `${failedOutputCommand(job)} (${whichRank(job)}; --rank N for the others)`] as [
+            string,
+            string,
+          ],
+        ]
       : []),
   ]);
+}
+
+/** The rank `show`'s output line points at, and why that one. */
+function whichRank(job: JobView): string {
+  // undefined: a service from before failedRank.
+  return job.failedRank === undefined || job.failedRank === null
+    ? 'rank 0'
+    : `rank ${job.failedRank}, the one that failed`;
 }
 
 function renderJobs(jobs: JobView[]): string {
