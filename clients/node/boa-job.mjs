@@ -34,6 +34,9 @@ export const FINISHED_STATES = ['done', 'cancelled', 'failed', 'lost'];
 /** boa's answer to a report for a job that is no longer waiting or running. */
 const ENDED_CODES = ['not_active', 'already_finished'];
 
+/** A NaN or an infinity, which JSON cannot carry (JSON.stringify writes null). */
+const nonFinite = (value) => typeof value === 'number' && !Number.isFinite(value);
+
 export class BoaError extends Error {
   name = 'BoaError';
 }
@@ -260,10 +263,27 @@ export class BoaJob {
    * earlier report after a restart without a checkpoint, a non-integer) is said with console.warn (at
    * once, then at most every warnEverySeconds) and the last allocation seen is returned. Rejects with
    * a BoaHTTPError only when boa refuses the job (401, 403, 404: a wrong token or job id).
+   *
+   * A NaN or infinite statEpoch is not sent (warned the same way); a NaN or infinite workDoneSeconds
+   * (easily a loss-derived figure) is left out, warned, and the epoch reported.
    */
   async report(statEpoch, workDoneSeconds) {
+    // JSON has no NaN: JSON.stringify sent null, boa refused the whole report, and a bad work figure
+    // lost the epoch with it (found in a trial, with the Python client). Both clients refuse them here.
+    if (nonFinite(statEpoch)) {
+      this.#warnReport(
+        `progress report not taken, training goes on: statEpoch must be a finite number, got ${statEpoch}: nothing sent`,
+      );
+      return { ...(this.#lastAllocation ?? {}) };
+    }
     const body = { statEpoch };
-    if (workDoneSeconds !== undefined && workDoneSeconds !== null) body.workDoneSeconds = workDoneSeconds;
+    if (nonFinite(workDoneSeconds)) {
+      // The epoch is what widens or narrows the job; work is optional, so it goes without.
+      this.#warnReport(
+        `workDoneSeconds must be a finite number, got ${workDoneSeconds}: statEpoch ${statEpoch} reported without it`,
+      );
+    } else if (workDoneSeconds !== undefined && workDoneSeconds !== null)
+      body.workDoneSeconds = workDoneSeconds;
     // The generation this replica runs: a report landing after a rescale or restart (a retry, say)
     // then does not time the epoch it starts.
     if (this.generation !== null) body.generation = this.generation;
@@ -278,13 +298,17 @@ export class BoaJob {
         this.#setStop(`job ended (${error.detail ?? error.message})`, 'ended');
         return { ...(this.#lastAllocation ?? {}) };
       }
-      // A training loop reports every epoch: one line a while, not one per report.
-      const now = Date.now();
-      if (this.#reportWarnedAt === null || now - this.#reportWarnedAt >= this.warnEverySeconds * 1000) {
-        this.#reportWarnedAt = now;
-        console.warn(`boa job ${this.jobId}: progress report not taken, training goes on: ${error.message}`);
-      }
+      this.#warnReport(`progress report not taken, training goes on: ${error.message}`);
       return { ...(this.#lastAllocation ?? {}) };
+    }
+  }
+
+  #warnReport(message) {
+    // A training loop reports every epoch: one line a while, not one per report.
+    const now = Date.now();
+    if (this.#reportWarnedAt === null || now - this.#reportWarnedAt >= this.warnEverySeconds * 1000) {
+      this.#reportWarnedAt = now;
+      console.warn(`boa job ${this.jobId}: ${message}`);
     }
   }
 

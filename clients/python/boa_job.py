@@ -21,6 +21,7 @@ import errno
 import http.client
 import json
 import logging
+import math
 import numbers
 import os
 import random
@@ -66,6 +67,12 @@ class BoaUnavailable(BoaError):
     def __init__(self, message, reason=None):
         super().__init__(message)
         self.reason = reason
+
+
+def _non_finite(value):
+    """A NaN or an infinity (float, numpy's), which JSON cannot carry."""
+    real = isinstance(value, numbers.Real) and not isinstance(value, numbers.Integral)
+    return real and not math.isfinite(value)
 
 
 def _mark_sigterm(path):
@@ -291,14 +298,32 @@ class BoaJob:
         refusing the report itself (an epoch outside the class's range, one below an earlier report
         after a restart without a checkpoint, a non-integer) is logged on the boa_job logger (at
         once, then at most every warn_every_seconds) and the last allocation seen is returned. Raises
-        BoaHTTPError only when boa refuses the job (401, 403, 404: a wrong token or job id)."""
+        BoaHTTPError only when boa refuses the job (401, 403, 404: a wrong token or job id).
+
+        A NaN or infinite stat_epoch is not sent (logged the same way); a NaN or infinite
+        work_done_seconds (easily a loss-derived figure) is left out, logged, and the epoch reported."""
+        # JSON has no NaN: json.dumps wrote the token NaN, boa answered "Malformed JSON" naming no field,
+        # and a bad work figure lost the epoch with it (found in a trial). Refused here, as the Node client.
+        if _non_finite(stat_epoch):
+            self._warn_report(f"stat_epoch must be a finite number, got {stat_epoch!r}: nothing sent")
+            with self._lock:
+                return dict(self._last_allocation or {})
         # Sent as given, like the Node client: boa refuses a non-integer (400, field statEpoch), which
         # truncating it here would hide. Integers that are not int (numpy's) become int for JSON.
         if isinstance(stat_epoch, numbers.Integral) and not isinstance(stat_epoch, bool):
             stat_epoch = int(stat_epoch)
         body = {"statEpoch": stat_epoch}
         if work_done_seconds is not None:
-            body["workDoneSeconds"] = float(work_done_seconds)
+            work = float(work_done_seconds)
+            if math.isfinite(work):
+                body["workDoneSeconds"] = work
+            else:
+                # The epoch is what widens or narrows the job; work is optional, so it goes without.
+                self._warn_report(
+                    f"work_done_seconds must be a finite number, got {work!r}: "
+                    f"stat_epoch {stat_epoch!r} reported without it",
+                    taken=True,
+                )
         # The generation this replica runs: a report landing after a rescale or restart (a retry, say)
         # then does not time the epoch it starts.
         if self.generation is not None:
@@ -321,13 +346,16 @@ class BoaJob:
             with self._lock:
                 return dict(self._last_allocation or {})
 
-    def _warn_report(self, error):
+    def _warn_report(self, error, taken=False):
         # A training loop reports every epoch: one line a while, not one per report.
         now = time.monotonic()
         if self._report_warned_at is not None and now - self._report_warned_at < self.warn_every_seconds:
             return
         self._report_warned_at = now
-        _log.warning("boa job %s: progress report not taken, training goes on: %s", self.job_id, error)
+        if taken:
+            _log.warning("boa job %s: %s", self.job_id, error)
+        else:
+            _log.warning("boa job %s: progress report not taken, training goes on: %s", self.job_id, error)
 
     def complete(self):
         """Tells boa the job finished; boa frees its GPUs. Repeating it is harmless."""

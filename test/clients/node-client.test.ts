@@ -254,6 +254,28 @@ describe('Node job client (clients/node/boa-job.mjs)', () => {
     expect(c.stopReason).toBe('job cancelled');
   });
 
+  it('names a NaN or infinity it will not send; a bad work figure does not lose the epoch (found in a trial)', async () => {
+    const warn = mutedWarnings();
+    const job = await boa.makeJob();
+    const c = client(job, { warnEverySeconds: 0 });
+    await c.report(0, 3);
+    expect((await c.report(1, Number.NaN)).statEpoch).toBe(1);
+    expect((await c.report(2, Number.NEGATIVE_INFINITY)).statEpoch).toBe(2);
+    boa.takeRequests();
+    const last = await c.report(Number.NaN, 5);
+    await c.report(Number.POSITIVE_INFINITY);
+    // Nothing sent.
+    expect(boa.takeRequests()).toEqual({});
+    expect(last.statEpoch).toBe(2);
+    expect(await jobView(job)).toMatchObject({ statEpoch: 2, workDoneSeconds: 0 });
+    expect(warn.mock.calls.map((call) => String(call[0]))).toEqual([
+      `boa job ${job.id}: workDoneSeconds must be a finite number, got NaN: statEpoch 1 reported without it`,
+      `boa job ${job.id}: workDoneSeconds must be a finite number, got -Infinity: statEpoch 2 reported without it`,
+      `boa job ${job.id}: progress report not taken, training goes on: statEpoch must be a finite number, got NaN: nothing sent`,
+      `boa job ${job.id}: progress report not taken, training goes on: statEpoch must be a finite number, got Infinity: nothing sent`,
+    ]);
+  });
+
   it('moves to the address BOA_URL_FILE names when BOA_URL stops answering (boa restarted elsewhere)', async () => {
     const warn = mutedWarnings();
     const job = await boa.makeJob();

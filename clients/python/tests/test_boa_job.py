@@ -272,6 +272,37 @@ class BoaJobTest(unittest.TestCase):
         # In a poll's words (the report's answer, read once more), as a loop that polls would see it.
         self.assertEqual(client.stop_reason, "job cancelled")
 
+    def test_a_nan_or_infinity_is_named_and_a_bad_work_figure_does_not_lose_the_epoch(self):
+        # Found in a trial: json.dumps wrote NaN, boa answered "Malformed JSON" naming no field, and a
+        # NaN work figure (a loss-derived one) lost the epoch reported with it.
+        job = control("/__test/job")
+        client = self.client(job, warn_every_seconds=0)
+        client.report(0, 3.0)
+        path = f"POST /v1/jobs/{job['id']}/progress"
+        with self.assertLogs("boa_job", "WARNING") as logged:
+            self.assertEqual(client.report(1, float("nan"))["statEpoch"], 1)
+            self.assertEqual(client.report(2, float("-inf"))["statEpoch"], 2)
+            control("/__test/requests")  # reads and resets the counts
+            last = client.report(float("nan"), 5)
+            client.report(float("inf"))
+            # Nothing sent.
+            self.assertEqual(control("/__test/requests").get(path, 0), 0)
+        self.assertEqual(last["statEpoch"], 2)
+        seen = api_get(f"/v1/jobs/{job['id']}", job["token"])
+        self.assertEqual((seen["statEpoch"], seen["workDoneSeconds"]), (2, 0))
+        self.assertEqual(len(logged.output), 4)
+        self.assertIn(
+            "work_done_seconds must be a finite number, got nan: stat_epoch 1 reported without it",
+            logged.output[0],
+        )
+        self.assertIn("work_done_seconds must be a finite number, got -inf", logged.output[1])
+        self.assertIn(
+            "progress report not taken, training goes on: stat_epoch must be a finite number, got nan: "
+            "nothing sent",
+            logged.output[2],
+        )
+        self.assertIn("stat_epoch must be a finite number, got inf", logged.output[3])
+
     def test_moves_to_the_address_boa_url_file_names_when_boa_url_stops_answering(self):
         job = control("/__test/job")
         server, old, seen = forwarding(self)
