@@ -107,6 +107,12 @@ it('follows a job from before it starts, through a restart, to its end; exit 0 w
   expect(follow.stderr).toMatch(new RegExp(`^--- job ${id}, generation \\d+ ---$`, 'm'));
   expect(follow.stderr).toMatch(new RegExp(`^job ${id} \\(cifar10\\): running on \\d+ GPUs?$`, 'm'));
   expect(follow.stderr).toMatch(new RegExp(`job ${id} \\(cifar10\\): done`));
+  // Why the first run ended is said before the next run's header (it came after, found in a trial).
+  const said = follow.stderr.split('\n');
+  const ended = said.findIndex((l) => / its run ended /.test(l));
+  const header = said.findIndex((l) => new RegExp(`^--- job ${id}, generation \\d+ ---$`).test(l));
+  expect(ended, follow.stderr).toBeGreaterThanOrEqual(0);
+  expect(ended, follow.stderr).toBeLessThan(header);
   expect(follow.status).toBe(0);
 }, 120_000);
 

@@ -262,14 +262,16 @@ async function nextGeneration(
     const job = await readJob(client, jobId);
     if (FINAL_STATES.has(job.state)) return job;
     const newer = job.generation > after;
+    const backoff = restartLine(job);
     // (A generation in its restart's backoff is returned too: the job holds its GPUs, and its first
     // lines may come and go between two polls of a loaded machine. What is said of it is said once.)
     if (job.state === 'running' && newer && job.width > 0) {
-      // As `jobs wait` says it: how wide the run it now follows is.
+      // Why the run before ended first, then how wide the one it now follows is (as `jobs wait` says
+      // it), then its header: the header came before the reason (found in a trial).
+      if (backoff) sayOnce(job.generation, backoff);
       sayOnce(job.generation, describeJob(job));
       return job;
     }
-    const backoff = restartLine(job);
     if (backoff) sayOnce(job.generation, backoff);
     else say(describeJob(job));
     await pause();
