@@ -31,7 +31,8 @@ export interface FollowOptions {
  * wrote is read. The chunks are the file's bytes as written, never decoded: a follower counts the bytes
  * it got, and a log that is not UTF-8 must not move its place. A log cut by its cap (log-cap.ts:
  * copytruncate) is seen shorter than what was read or than its cut record says: the rest of what was
- * read from is in <rank>.log.1, read on from the follower's place, then the log from its beginning
+ * read from is in <rank>.log.1 (ending with the cut's notice), read on from the follower's place, then
+ * the log from its beginning
  * (unless the job wrote the cut's size again within one poll: 64 MiB). Bytes no longer kept are said
  * with CUT_GAP_LINE.
  * Undefined when the log does not exist.

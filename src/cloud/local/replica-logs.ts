@@ -1,17 +1,12 @@
 import type { ReplicaLog, ReplicaLogFollow, ReplicaLogQuery } from '../../service/ports.ts';
-import {
-  generationDir,
-  generationsOf,
-  readExit,
-  readLogTail,
-  readPid,
-  recordFile,
-} from './executor-records.ts';
+import { generationDir, generationsOf, readExit, readPid, recordFile } from './executor-records.ts';
 import type { LocalReplica } from './local-replica.ts';
 import { followLogFile, logByteOf } from './log-follow.ts';
+import { readLogTailAcrossCut } from './log-tail.ts';
 
 /**
- * A local replica's log (`<jobs>/<job>/<generation>/<rank>.log`): its last lines, or followed until the
+ * A local replica's log (`<jobs>/<job>/<generation>/<rank>.log`): its last lines (across a cut by its
+ * cap), or followed until the
  * replica has ended, of the generation asked for, else of the newest one with a log.
  */
 export class LocalReplicaLogs {
@@ -24,7 +19,10 @@ export class LocalReplicaLogs {
 
   read({ jobId, rank, generation, tailLines }: ReplicaLogQuery): ReplicaLog | undefined {
     for (const g of this.generations(jobId, generation)) {
-      const text = readLogTail(recordFile(generationDir(this.jobsDir, jobId, g), rank, 'log'), tailLines);
+      const text = readLogTailAcrossCut(
+        recordFile(generationDir(this.jobsDir, jobId, g), rank, 'log'),
+        tailLines,
+      );
       if (text !== undefined) return { generation: g, text };
     }
     return undefined;
