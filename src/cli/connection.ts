@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { OPERATOR_TOKEN_RULE, sendableToken, usableOperatorToken } from '../core/operator-token-rule.ts';
 import { usageError } from './errors.ts';
 
 export const DEFAULT_URL = 'http://127.0.0.1:8080';
@@ -44,7 +45,7 @@ export function localTokenFile(env: Env, cwd: string): string {
  * refuses the header), and was reported as the service being unreachable (found in review).
  */
 function sendable(token: string, from: string): string {
-  if (/^[\x21-\x7e]+$/.test(token)) return token;
+  if (sendableToken(token)) return token;
   throw usageError(
     `${from} must be the operator token as boa printed it: printable characters with no spaces or line breaks`,
   );
@@ -75,7 +76,20 @@ export function resolveConnection(
   const file = localTokenFile(env, cwd);
   if (!isLocalUrl(parsed)) return { url, token: undefined, tokenSource: 'none' };
   if (existsSync(file)) {
-    return { url, token: readFileSync(file, 'utf8').trim(), tokenSource: 'file', tokenFile: file };
+    return { url, token: tokenOfFile(file), tokenSource: 'file', tokenFile: file };
   }
   return { url, token: undefined, tokenSource: 'none', tokenFile: file };
+}
+
+/**
+ * The token the local service wrote, by the service's own rule: one edited by hand into something no
+ * request can carry (an escape, a NUL) was reported as the service being unreachable, exit 3 (found in
+ * a trial). Such a file stops the service's start too, so the fix is the same.
+ */
+function tokenOfFile(file: string): string {
+  const token = readFileSync(file, 'utf8').trim();
+  if (token === '' || usableOperatorToken(token)) return token;
+  throw usageError(
+    `the token file ${file} holds no usable operator token (${OPERATOR_TOKEN_RULE}): delete it and restart the service, which writes a new one, or give the token with BOA_TOKEN or --token`,
+  );
 }

@@ -22,6 +22,7 @@ import { BoaService } from './service.ts';
 import { OperatorToken } from './operator-token.ts';
 import { StartupError } from './startup.ts';
 import { newToken } from './tokens.ts';
+import { OPERATOR_TOKEN_RULE, usableOperatorToken } from '../core/operator-token-rule.ts';
 
 // Loaded only with --cloud aws, so the local default never loads the AWS SDK.
 const AWS_MODULE = '../cloud/aws/index.ts';
@@ -103,9 +104,9 @@ function fixedOperatorToken(config: ServiceConfig, dataDir: string, logger: Logg
   const file = join(dataDir, 'token');
   const stored = readSecret(file, logger);
   // BOA_TOKEN's rule: a token edited into the file by hand must be one a caller can send.
-  if (stored !== undefined && (stored.length < 16 || /\s/.test(stored))) {
+  if (stored !== undefined && !usableOperatorToken(stored)) {
     throw new ConfigError(
-      `${file} holds no usable operator token (at least 16 characters, no spaces): delete it and ` +
+      `${file} holds no usable operator token (${OPERATOR_TOKEN_RULE}): delete it and ` +
         'boa writes a new one, or give the token with BOA_TOKEN or --token',
     );
   }

@@ -4,6 +4,7 @@ import { describeIssue, describeUnknownKeys, fromSource } from './config-sources
 import { instanceIssues, withInstanceDefaults, type WithInstanceDefaults } from './config-instance.ts';
 import { planningIssues, planningSettings } from './config-planning.ts';
 import { positive } from './config-number.ts';
+import { OPERATOR_TOKEN_MIN, sendableToken } from '../core/operator-token-rule.ts';
 
 const PORT_RANGE = 'port must be between 1 and 65535 (0, a random port, is not supported)';
 
@@ -26,10 +27,14 @@ export const configSchema = z
     /** Operator bearer token; in local mode one is generated into the data dir when absent. */
     token: z
       .string()
-      .min(16, 'token must be at least 16 characters')
-      // A bearer token is one word on the wire: one with a space or a trailing newline (a Secret's
-      // value, an env file) could never be matched, and every operator call would get 401.
-      .regex(/^\S+$/, 'token must have no spaces or line breaks (a trailing newline, say)')
+      .min(OPERATOR_TOKEN_MIN, `token must be at least ${OPERATOR_TOKEN_MIN} characters`)
+      // A bearer token is one word of visible ASCII on the wire: one with a space or a trailing newline
+      // (a Secret's value, an env file) could never be matched, and one with a control character could
+      // not even be sent (core/operator-token-rule.ts).
+      .refine(
+        sendableToken,
+        'token must be visible ASCII (! to ~): no spaces, line breaks (a trailing newline, say) or control characters',
+      )
       .optional(),
     /** The operator token from this AWS Secrets Manager secret instead (EKS), re-read so rotation needs no restart. */
     tokenSecretArn: z

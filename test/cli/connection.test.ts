@@ -54,11 +54,36 @@ describe('resolveConnection', () => {
     );
   });
 
+  it.each([
+    ['an escape', 'abcdefghij\x1bklmnopqrstuvwxyz'],
+    ['a NUL', 'abcdefgh\x00ijklmnopqrstuvwxyz'],
+    ['a space', 'abcdefgh ijklmnopqrstuvwxyz'],
+    ['too few characters', 'hunter2'],
+  ])(
+    'refuses a token file holding %s as a usage error naming the file and the rule (not: unreachable)',
+    (_what, content) => {
+      const dir = join(cwd, `bad-${content.length}-${content.charCodeAt(8)}`);
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, 'token'), `${content}\n`);
+      let error: unknown;
+      try {
+        resolveConnection({}, { BOA_DATA_DIR: dir }, cwd);
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(CliError);
+      expect((error as CliError).exitCode).toBe(EXIT.badInput);
+      expect((error as CliError).message).toBe(
+        `the token file ${join(dir, 'token')} holds no usable operator token (at least 16 characters, each visible ASCII (! to ~): no spaces, line breaks or control characters): delete it and restart the service, which writes a new one, or give the token with BOA_TOKEN or --token`,
+      );
+    },
+  );
+
   it('reads the token file of BOA_DATA_DIR when set', () => {
     const dir = join(cwd, 'elsewhere');
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'token'), 'other\n');
-    expect(resolveConnection({}, { BOA_DATA_DIR: dir }, cwd).token).toBe('other');
+    writeFileSync(join(dir, 'token'), 'other-0123456789abcdef\n');
+    expect(resolveConnection({}, { BOA_DATA_DIR: dir }, cwd).token).toBe('other-0123456789abcdef');
   });
 
   it('never sends the local token file to a remote service', () => {

@@ -65,6 +65,15 @@ describe('the operator token from Secrets Manager', () => {
     sm.reset();
     sm.on(GetSecretValueCommand).resolves({ SecretString: 'short' });
     await expect(read.read()).rejects.toThrow(`secret ${ARN} holds no usable operator token`);
+
+    // Long enough, and yet no client could send it (found in a trial for the token file).
+    sm.reset();
+    sm.on(GetSecretValueCommand).resolves({
+      SecretString: JSON.stringify({ token: 'abcdefghij\x1bklmnopqrstuv' }),
+    });
+    await expect(read.read()).rejects.toThrow(
+      /holds no usable operator token: .*each visible ASCII \(! to ~\)/,
+    );
   });
 
   it("reads the secret in the region its ARN names, whatever region boa's other clients use", async () => {

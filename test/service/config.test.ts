@@ -57,8 +57,23 @@ describe('service configuration', () => {
     ],
     [{ token: 'short' }, /token: token must be at least 16 characters/],
     // From a Secret or an env file with a trailing newline: no caller could ever send it.
-    [{ token: 'operator-token-0123456789\n' }, /token: token must have no spaces or line breaks/],
-    [{ token: 'operator token 0123456789' }, /token: token must have no spaces or line breaks/],
+    [
+      { token: 'operator-token-0123456789\n' },
+      /token: token must be visible ASCII \(! to ~\): no spaces, line breaks/,
+    ],
+    [
+      { token: 'operator token 0123456789' },
+      /token: token must be visible ASCII \(! to ~\): no spaces, line breaks/,
+    ],
+    // A control character passed the old "no spaces" rule, and no client could send the token.
+    [
+      { token: 'abcdefghij\x1bklmnopqrstuvwxyz' },
+      /token: token must be visible ASCII \(! to ~\): .*control characters/,
+    ],
+    [
+      { token: 'abcdefgh\x00ijklmnopqrstuvwxyz' },
+      /token: token must be visible ASCII \(! to ~\): .*control characters/,
+    ],
     [{ guardMinutes: 0 }, /guardMinutes must be > 0/],
     [{ colour: 'blue' }, /unknown setting "colour"/],
     [

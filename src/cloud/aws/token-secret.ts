@@ -1,6 +1,7 @@
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { Logger } from 'pino';
 import type { TokenSource } from '../../service/operator-token.ts';
+import { OPERATOR_TOKEN_RULE, usableOperatorToken } from '../../core/operator-token-rule.ts';
 import { CloudError } from '../errors.ts';
 import type { RetryPolicy } from '../retry.ts';
 import { realSleep, type Sleep } from '../time.ts';
@@ -60,10 +61,10 @@ export function tokenFromSecretString(secretString: string | undefined, secretAr
       token = '';
     }
   }
-  if (token.length < 16 || /\s/.test(token)) {
+  if (!usableOperatorToken(token)) {
     throw new CloudError(
-      `secret ${secretArn} holds no usable operator token: its value must be the token (at least 16 ` +
-        'characters, no spaces) or JSON {"token": "..."}',
+      `secret ${secretArn} holds no usable operator token: its value must be the token ` +
+        `(${OPERATOR_TOKEN_RULE}) or JSON {"token": "..."}`,
       'GetSecretValue',
     );
   }
