@@ -7,6 +7,7 @@ import type { ApiEnv } from './env.ts';
 import { errorBody, handleError, validationError } from './errors.ts';
 import { bodyLimits } from './limits.ts';
 import { refuseProtoKeys } from './proto-keys.ts';
+import { strictRequests } from './strict-requests.ts';
 import { prometheusRegistry } from './prometheus.ts';
 import { historyRoutes } from './routes/history.ts';
 import { jobRoutes } from './routes/jobs.ts';
@@ -45,6 +46,7 @@ export function createApp(service: BoaService, scheduler: Scheduler, operatorTok
   // Tokens first, then the body's size, both before any handler reads the body.
   app.use('/v1/*', operatorOrJobAuth(operatorToken));
   app.use('*', bodyLimits());
+  app.use('/v1/*', strictRequests(app));
   app.use('/v1/*', refuseProtoKeys());
   jobRoutes(app);
   operatorRoutes(app);
