@@ -20,6 +20,7 @@ import { copyForThisVersion, copyPath, type KeptCopy, keepCopyBeforeMigrating } 
 import { StoreError } from './errors.ts';
 import { keepJobIdsAbove, readJobIdMark } from './job-ids.ts';
 import { type DataDirLock, lockDataDir } from './lock.ts';
+import { unwritable } from './writable.ts';
 import { raiseCopyJobIds } from './rollback-ids.ts';
 import * as schema from './schema.ts';
 
@@ -72,6 +73,7 @@ export function openStore(dataDir: string | ':memory:', options: OpenOptions = {
     return { db, file: ':memory:', close: () => db.$client.close() };
   }
   prepareDir(dataDir);
+  checkWritable(dataDir);
   const lock = lockDataDir(dataDir);
   try {
     const file = join(dataDir, 'boa.sqlite');
@@ -152,6 +154,29 @@ function prepareDir(dataDir: string): void {
       `cannot create data dir ${dataDir}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
       2,
     );
+  }
+}
+
+/**
+ * The data dir and the files boa writes in it must be writable by this process: checked before the
+ * lock, so a data dir (or a copied database) boa may only read is refused naming the path and why, not
+ * with SQLite's "unable to open database file" (found in a trial). A setting to fix: exit code 2.
+ */
+function checkWritable(dataDir: string): void {
+  const dirProblem = unwritable(dataDir);
+  if (dirProblem !== undefined)
+    throw new StoreError(
+      `data dir ${dataDir} is ${dirProblem}: boa writes its lock, database and job logs there; give the user boa runs as write access to it, or give another --data`,
+      2,
+    );
+  for (const name of ['boa.lock', 'boa.pid', 'boa.sqlite', 'boa.sqlite-wal', 'boa.sqlite-shm']) {
+    const file = join(dataDir, name);
+    const problem = unwritable(file);
+    if (problem !== undefined)
+      throw new StoreError(
+        `${file} is ${problem}: boa writes to it; give the user boa runs as write access to it (chown or chmod u+w), or give another --data`,
+        2,
+      );
   }
 }
 

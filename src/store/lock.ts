@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { StoreError } from './errors.ts';
+import { openProblem } from './writable.ts';
 
 export interface DataDirLock {
   release(): void;
@@ -26,7 +27,14 @@ export const LOCK_WAIT_MS = 1000;
 export function lockDataDir(dataDir: string, waitMs = LOCK_WAIT_MS): DataDirLock {
   const lockFile = join(dataDir, 'boa.lock');
   const pidFile = join(dataDir, 'boa.pid');
-  const lock = new Database(lockFile, { timeout: waitMs });
+  let lock: Database.Database;
+  try {
+    lock = new Database(lockFile, { timeout: waitMs });
+  } catch (error) {
+    // SQLite's "unable to open database file" names neither the file nor why (found in a trial).
+    const cause = openProblem(lockFile) ?? (error as Error).message;
+    throw new StoreError(`cannot lock data dir ${dataDir}: ${lockFile} is ${cause}`);
+  }
   try {
     // The write lock in one step, in SQLite's normal locking mode, where a try that finds the lock
     // taken lets go of its read lock before it waits: of two starts at one instant, one gets the lock.
