@@ -3,8 +3,8 @@
  * jobs namespace (create, delete, get, list, watch: no update, no patch, no exec), pods' logs (get: `boa
  * jobs logs`), secrets (create only: each job's token), network policies (create, list, watch: the policy
  * letting only a job's own pods connect to them, kept level-triggered), volume claims (get: a job's
- * checkpoint claim, checked at submission), and nodes cluster-wide (nodes are not namespaced): list and watch, and
- * patch for the node reconciler's cordon.
+ * checkpoint claim, checked at submission), and cluster-wide (neither is namespaced): nodes, list and
+ * watch, and patch for the node reconciler's cordon; storage classes, get (a Pending claim's class).
  */
 
 export const JOBS_ROLE = 'boa-executor';
@@ -30,7 +30,7 @@ export const JOBS_RULES: readonly PolicyRule[] = [
   // again at the next pass.
   { apiGroups: ['networking.k8s.io'], resources: ['networkpolicies'], verbs: ['create', 'list', 'watch'] },
   // A job's checkpoint volume claim, read at its submission (src/cloud/kubernetes/claims.ts): one that
-  // is missing or not ReadWriteMany is refused. Never written: the claims are the operator's.
+  // is missing, not ReadWriteMany or not Bound is refused. Never written: the claims are the operator's.
   { apiGroups: [''], resources: ['persistentvolumeclaims'], verbs: ['get'] },
 ];
 
@@ -41,6 +41,14 @@ export const NODE_RULES: readonly PolicyRule[] = [
   // list, cluster-wide: the GPU pods boa did not create on its GPU nodes, one list per node by
   // spec.nodeName (src/cloud/aws/foreign-gpu-pods.ts); it reads no pod's contents beyond its requests.
   { apiGroups: [''], resources: ['pods'], verbs: ['list'] },
+];
+
+/** In the same ClusterRole as NODE_RULES (boa's cluster-wide reads), apart for the tests' accounting. */
+export const STORAGE_CLASS_RULES: readonly PolicyRule[] = [
+  // get: the class of a checkpoint claim still Pending at submission (src/cloud/kubernetes/claims.ts),
+  // whose volumeBindingMode tells a claim that never binds for boa's pods (WaitForFirstConsumer) from
+  // one still being provisioned (Immediate). A class holds nothing secret.
+  { apiGroups: ['storage.k8s.io'], resources: ['storageclasses'], verbs: ['get'] },
 ];
 
 const labels = { 'app.kubernetes.io/name': 'boa', 'app.kubernetes.io/component': 'executor' };
@@ -63,7 +71,7 @@ export interface ExecutorRbacOptions {
   readonly serviceAccount: { readonly name: string; readonly namespace: string };
 }
 
-/** Role and RoleBinding in the jobs namespace; ClusterRole and ClusterRoleBinding for nodes. */
+/** Role and RoleBinding in the jobs namespace; ClusterRole and ClusterRoleBinding for nodes and storage classes. */
 export function executorRbacManifests(options: ExecutorRbacOptions): Record<string, unknown>[] {
   const subject = { kind: 'ServiceAccount', ...options.serviceAccount };
   const rbac = 'rbac.authorization.k8s.io';
@@ -86,7 +94,7 @@ export function executorRbacManifests(options: ExecutorRbacOptions): Record<stri
       apiVersion: `${rbac}/v1`,
       kind: 'ClusterRole',
       metadata: { name: NODES_CLUSTER_ROLE, labels },
-      rules: rules(NODE_RULES),
+      rules: rules([...NODE_RULES, ...STORAGE_CLASS_RULES]),
     },
     {
       apiVersion: `${rbac}/v1`,

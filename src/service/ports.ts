@@ -246,6 +246,17 @@ export interface ReplicaLogFollow {
 }
 
 /**
+ * A checkpoint claim a job cannot be taken on now: `refused`, it cannot work as it is (missing, not
+ * ReadWriteMany, never going to bind, Lost); `binding`, still Pending but able to bind by itself (an
+ * Immediate class's volume being provisioned); `unavailable`, the claim could not be read (the API server
+ * out of reach); `forbidden`, boa's own role may not read it, which only a redeploy fixes.
+ */
+export interface VolumeClaimProblem {
+  readonly kind: 'refused' | 'binding' | 'unavailable' | 'forbidden';
+  readonly message: string;
+}
+
+/**
  * Runs jobs' replicas where placement put them. Level-triggered: `reconcile` compares the replicas that
  * should exist with those that do and fixes the difference: replicas of another generation or of a job
  * not in `desired` are stopped with the grace period (SIGTERM, then SIGKILL; pod deletion with
@@ -268,11 +279,10 @@ export interface Executor {
   checkWorkload?(workload: Workload): { field: string; message: string } | undefined;
   /**
    * Why this executor cannot keep a job's checkpoints on the volume claim `claim`
-   * (workload.checkpoint.volumeClaim), or undefined when it can. Asked at submission, before anything
-   * is stored; `unavailable` when the answer could not be had (the API server out of reach), which
-   * says nothing against the claim.
+   * (workload.checkpoint.volumeClaim) now, or undefined when it can. Asked at submission, before
+   * anything is stored.
    */
-  checkVolumeClaim?(claim: string): Promise<{ message: string; unavailable?: true } | undefined>;
+  checkVolumeClaim?(claim: string): Promise<VolumeClaimProblem | undefined>;
   /** Where rank 0 listens for rendezvous (MASTER_ADDR/MASTER_PORT); default: rank 0's node, port 29500. */
   rendezvous?(jobId: number, generation: number, rank0Node: string): { addr: string; port: number };
   reconcile(desired: readonly DesiredJob[]): Promise<readonly ReplicaStatus[]>;

@@ -2,7 +2,13 @@ import type { Template } from 'aws-cdk-lib/assertions';
 import { pino } from 'pino';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ContextError, readConfig } from '../../infra/context.ts';
-import { executorRbacManifests, JOBS_RULES, NODE_RULES, type PolicyRule } from '../../infra/k8s/jobs-rbac.ts';
+import {
+  executorRbacManifests,
+  JOBS_RULES,
+  NODE_RULES,
+  type PolicyRule,
+  STORAGE_CLASS_RULES,
+} from '../../infra/k8s/jobs-rbac.ts';
 import { KubeClusterNodes } from '../../src/cloud/aws/kube-cluster-nodes.ts';
 import { createKubernetesExecutor } from '../../src/cloud/kubernetes/index.ts';
 import type { DesiredJob } from '../../src/service/ports.ts';
@@ -55,10 +61,12 @@ describe("the Kubernetes executor's RBAC in the CDK app", () => {
     expect(binding.subjects).toEqual([boaAccount]);
   });
 
-  it('grants nodes list/watch (and patch, to cordon) and pods list cluster-wide, and no wildcard anywhere', () => {
+  it('grants nodes list/watch (and patch, to cordon), pods list and storage classes get cluster-wide, and no wildcard anywhere', () => {
     expect(objects.get('ClusterRole/boa-node-reader').rules).toEqual([
       { apiGroups: [''], resources: ['nodes'], verbs: ['list', 'watch', 'patch'] },
       { apiGroups: [''], resources: ['pods'], verbs: ['list'] },
+      // A Pending checkpoint claim's class, read at submission.
+      { apiGroups: ['storage.k8s.io'], resources: ['storageclasses'], verbs: ['get'] },
     ]);
     expect(objects.get('ClusterRoleBinding/boa-node-reader').subjects).toEqual([boaAccount]);
     const rbac = [...objects.values()].filter((o) => String(o.apiVersion).startsWith('rbac.'));
@@ -92,9 +100,10 @@ describe("the Kubernetes executor's RBAC in the CDK app", () => {
 
 /** The RBAC verb a request needs, as the API server's authorizer derives it. */
 function verbOf(method: string, path: string, watch: boolean): string {
-  const named = /\/(pods|services|secrets|networkpolicies|persistentvolumeclaims|nodes)\/[^/]+(\/log)?$/.test(
-    path,
-  );
+  const named =
+    /\/(pods|services|secrets|networkpolicies|persistentvolumeclaims|nodes|storageclasses)\/[^/]+(\/log)?$/.test(
+      path,
+    );
   if (method === 'GET') return watch ? 'watch' : named ? 'get' : 'list';
   return { POST: 'create', DELETE: 'delete', PUT: 'update', PATCH: 'patch' }[method] ?? method;
 }
@@ -102,13 +111,16 @@ function verbOf(method: string, path: string, watch: boolean): string {
 const allowed = (rules: readonly PolicyRule[], group: string, resource: string, verb: string) =>
   rules.some((r) => r.apiGroups.includes(group) && r.resources.includes(resource) && r.verbs.includes(verb));
 
-/** A request's API group, resource (a subresource is its own: /pods/NAME/log is pods/log) and namespace. */
+/**
+ * A request's API group, resource (a subresource is its own: /pods/NAME/log is pods/log) and namespace
+ * ('' for a cluster-scoped one, such as /apis/storage.k8s.io/v1/storageclasses/NAME).
+ */
 function target(path: string): { group: string; resource: string; namespace: string } {
   const parts = path.split('/').slice(1);
   const [group, rest] = parts[0] === 'api' ? ['', parts.slice(2)] : [parts[1]!, parts.slice(3)];
-  const [scope, namespace, resource, , sub] = rest;
-  const inNamespace = scope === 'namespaces' ? namespace! : '';
-  return { group, resource: sub ? `${resource}/${sub}` : resource!, namespace: inNamespace };
+  const inNamespace = rest[0] === 'namespaces';
+  const [resource, , sub] = inNamespace ? rest.slice(2) : rest;
+  return { group, resource: sub ? `${resource}/${sub}` : resource!, namespace: inNamespace ? rest[1]! : '' };
 }
 
 describe('the rules cover every call the executor makes', () => {
@@ -155,6 +167,22 @@ describe('the rules cover every call the executor makes', () => {
         status: { phase: 'Bound' },
       });
       expect(await executor.checkVolumeClaim!('ckpt')).toBeUndefined();
+      // A Pending one: its class read, cluster-wide.
+      fake.store.create('storageclasses', undefined, {
+        apiVersion: 'storage.k8s.io/v1',
+        kind: 'StorageClass',
+        metadata: { name: 'efs' } as never,
+        provisioner: 'efs.csi.aws.com',
+        volumeBindingMode: 'Immediate',
+      });
+      fake.store.create('persistentvolumeclaims', 'boa-jobs', {
+        apiVersion: 'v1',
+        kind: 'PersistentVolumeClaim',
+        metadata: { name: 'ckpt-new' } as never,
+        spec: { accessModes: ['ReadWriteMany'], storageClassName: 'efs' },
+        status: { phase: 'Pending' },
+      });
+      expect(await executor.checkVolumeClaim!('ckpt-new')).toMatchObject({ kind: 'binding' });
       await settle([job(1, nodes.slice(0, 1))], () => names().join() === 'boa-job-1-g1-r0');
       expect(await executor.logs!({ jobId: 1, rank: 0, tailLines: 10 })).toMatchObject({ generation: 1 });
       await settle([job(2, nodes)], () => names().join() === 'boa-job-1-g2-r0,boa-job-1-g2-r1');
@@ -168,10 +196,13 @@ describe('the rules cover every call the executor makes', () => {
       const used = new Set<string>();
       for (const r of fake.requests) {
         const { group, resource, namespace } = target(r.path);
-        expect(namespace, r.path).toBe('boa-jobs');
+        // Cluster-scoped requests are the ClusterRole's (storage classes only, here); all else the jobs
+        // namespace's Role.
+        const rules = namespace === '' ? STORAGE_CLASS_RULES : JOBS_RULES;
+        if (namespace !== '') expect(namespace, r.path).toBe('boa-jobs');
         const verb = verbOf(r.method, r.path, r.watch);
         used.add(`${resource}:${verb}`);
-        expect(allowed(JOBS_RULES, group, resource, verb), `${r.method} ${r.path}`).toBe(true);
+        expect(allowed(rules, group, resource, verb), `${r.method} ${r.path}`).toBe(true);
       }
       // The scenario did exercise the executor's verbs.
       expect([...used].sort()).toEqual(
@@ -183,12 +214,15 @@ describe('the rules cover every call the executor makes', () => {
           'pods/log:get',
           'services:create',
           'persistentvolumeclaims:get',
+          'storageclasses:get',
         ]),
       );
-      // Least privilege on secrets, network policies and claims: every verb granted is used, and no other (the
+      // Least privilege on secrets, network policies, claims and storage classes: every verb granted is used, and no other (the
       // GC deletes them with the job's Service; secrets are never read).
-      for (const resource of ['secrets', 'networkpolicies', 'persistentvolumeclaims']) {
-        const granted = JOBS_RULES.filter((r) => r.resources.includes(resource)).flatMap((r) => r.verbs);
+      for (const resource of ['secrets', 'networkpolicies', 'persistentvolumeclaims', 'storageclasses']) {
+        const granted = [...JOBS_RULES, ...STORAGE_CLASS_RULES]
+          .filter((r) => r.resources.includes(resource))
+          .flatMap((r) => r.verbs);
         const usedOn = [...used].filter((u) => u.startsWith(`${resource}:`)).map((u) => u.split(':')[1]);
         expect(usedOn.sort(), resource).toEqual([...granted].sort());
       }

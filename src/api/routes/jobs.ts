@@ -78,13 +78,15 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
         ...bodyErrors,
         422: jsonContent(
           ErrorSchema,
-          'the workload cannot run here (a checkpoint volume claim missing, or not ReadWriteMany), or the' +
-            ' Idempotency-Key was used for a different request',
+          'the workload cannot run here (a checkpoint volume claim missing, not ReadWriteMany, Lost, or' +
+            ' Pending in a WaitForFirstConsumer class), or the Idempotency-Key was used for a different request',
         ),
         503: jsonContent(
           ErrorSchema,
-          'a database started afresh registers no job with a workload until the executor has answered once;' +
-            ' a checkpoint volume claim that could not be read (the Kubernetes API server out of reach)',
+          'a database started afresh registers no job with a workload until the executor has answered once' +
+            ' (executor_not_ready); a checkpoint volume claim still binding (claim_not_bound: try again once' +
+            ' Bound), that boa may not read (executor_forbidden: redeploy the stack), or that could not be read' +
+            ' (executor_unavailable: the Kubernetes API server out of reach)',
         ),
       },
     }),

@@ -7,6 +7,7 @@ import {
   type RequestContext,
   type ResponseContext,
   ServerConfiguration,
+  StorageV1Api,
   Watch,
 } from '@kubernetes/client-node';
 
@@ -46,6 +47,10 @@ function apiClient<T>(kc: KubeConfig, timeoutMs: number, Api: new (config: Confi
 
 /** core/v1: pods, services, secrets, nodes. */
 export const coreApi = (kc: KubeConfig, timeoutMs: number): CoreV1Api => apiClient(kc, timeoutMs, CoreV1Api);
+
+/** storage.k8s.io/v1: the StorageClass of a checkpoint claim still Pending at submission (claims.ts). */
+export const storageApi = (kc: KubeConfig, timeoutMs: number): StorageV1Api =>
+  apiClient(kc, timeoutMs, StorageV1Api);
 
 /** networking.k8s.io/v1: the jobs' NetworkPolicies. */
 export const networkingApi = (kc: KubeConfig, timeoutMs: number): NetworkingV1Api =>

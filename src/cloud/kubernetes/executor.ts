@@ -1,4 +1,4 @@
-import type { CoreV1Api, KubeConfig, V1Pod, V1Service } from '@kubernetes/client-node';
+import type { CoreV1Api, KubeConfig, StorageV1Api, V1Pod, V1Service } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type {
   DesiredJob,
@@ -13,7 +13,7 @@ import type {
 import type { RetryContext, RetryPolicy } from '../retry.ts';
 import { realSleep, type Sleep } from '../time.ts';
 import { ObjectCache } from './cache.ts';
-import { coreApi, networkingApi, watcher, withWatchTimeout } from './client.ts';
+import { coreApi, networkingApi, storageApi, watcher, withWatchTimeout } from './client.ts';
 import type { KubernetesExecutorConfig } from './config.ts';
 import {
   identityOf,
@@ -60,6 +60,7 @@ export interface KubernetesExecutorDeps {
 export class KubernetesExecutor implements Executor {
   readonly kind = 'kubernetes' as const;
   private readonly api: CoreV1Api;
+  private readonly storage: StorageV1Api;
   private readonly policies: JobNetworkPolicies;
   private readonly pods: ObjectCache<V1Pod>;
   private readonly services: ObjectCache<V1Service>;
@@ -85,6 +86,7 @@ export class KubernetesExecutor implements Executor {
     this.vanished = new VanishedPods(deps.logger, this.now);
     this.refusals = new CreateRefusals(this.logger);
     this.api = coreApi(deps.kubeConfig, config.requestTimeoutMs);
+    this.storage = storageApi(deps.kubeConfig, config.requestTimeoutMs);
     this.retry = {
       sleep: deps.sleep ?? realSleep,
       random: deps.random ?? Math.random,
@@ -141,7 +143,7 @@ export class KubernetesExecutor implements Executor {
   }
 
   checkVolumeClaim(claim: string) {
-    return claimProblem(this.api, this.config.namespace, claim, this.retry);
+    return claimProblem({ core: this.api, storage: this.storage }, this.config.namespace, claim, this.retry);
   }
 
   rendezvous(jobId: number): { addr: string; port: number } {

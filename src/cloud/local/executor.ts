@@ -138,6 +138,7 @@ export class LocalExecutor implements Executor {
   /** Replicas here are processes on this machine: nothing mounts a claim (BOA_CHECKPOINT_DIR would name no folder). */
   async checkVolumeClaim(claim: string) {
     return {
+      kind: 'refused' as const,
       message:
         `the local executor runs replicas as processes on this machine and mounts no volume claim ("${claim}"); ` +
         'give checkpoint.uri (--checkpoint) instead: a folder here, or a store such as s3://bucket/run',

@@ -146,5 +146,9 @@ function withDefaults(resource: Resource, body: KubeObject): KubeObject {
     const policyTypes = body.spec.egress ? ['Ingress', 'Egress'] : ['Ingress'];
     return { ...body, spec: { ...body.spec, policyTypes } };
   }
+  if (resource === 'storageclasses' && !body.volumeBindingMode) {
+    // As the real server: a class that names no binding mode binds at once.
+    return { ...body, volumeBindingMode: 'Immediate' };
+  }
   return body;
 }

@@ -6,7 +6,9 @@
  * Served (REST, JSON): pods, services, secrets, events, persistentvolumeclaims (namespaced; stored as
  * given, never bound or mounted: the kubelet starts pods whatever their volumes) and nodes
  * (cluster-scoped) under /api/v1; networkpolicies (namespaced) under /apis/networking.k8s.io/v1 (policyTypes checked, defaulted
- * as the real server does; stored, never enforced: there is no traffic):
+ * as the real server does; stored, never enforced: there is no traffic); storageclasses (cluster-scoped)
+ * under /apis/storage.k8s.io/v1 (volumeBindingMode defaulted to Immediate on a POST, as the real server
+ * does; nothing is provisioned: a test sets a claim's status.phase itself):
  * - create (POST; 409 AlreadyExists; 422 Invalid for bad names, label values, pods without containers),
  *   get, list (labelSelector: =, ==, !=, in, notin, exists, !exists; fieldSelector: metadata.name,
  *   metadata.namespace, spec.nodeName, status.phase, spec.unschedulable), list across namespaces.

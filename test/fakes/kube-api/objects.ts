@@ -2,7 +2,14 @@ import { randomUUID } from 'node:crypto';
 
 /** The resources the fake serves; the plural is the REST path segment. */
 export type Resource =
-  'pods' | 'services' | 'secrets' | 'nodes' | 'events' | 'persistentvolumeclaims' | 'networkpolicies';
+  | 'pods'
+  | 'services'
+  | 'secrets'
+  | 'nodes'
+  | 'events'
+  | 'persistentvolumeclaims'
+  | 'networkpolicies'
+  | 'storageclasses';
 
 export const RESOURCES: readonly Resource[] = [
   'pods',
@@ -12,6 +19,7 @@ export const RESOURCES: readonly Resource[] = [
   'events',
   'persistentvolumeclaims',
   'networkpolicies',
+  'storageclasses',
 ];
 
 export const KIND_OF: Record<Resource, string> = {
@@ -22,6 +30,7 @@ export const KIND_OF: Record<Resource, string> = {
   events: 'Event',
   persistentvolumeclaims: 'PersistentVolumeClaim',
   networkpolicies: 'NetworkPolicy',
+  storageclasses: 'StorageClass',
 };
 
 /** Group and version: core ones are served under /api/v1, the others under /apis/<group>/<version>. */
@@ -33,10 +42,11 @@ export const API_VERSION_OF: Record<Resource, string> = {
   events: 'v1',
   persistentvolumeclaims: 'v1',
   networkpolicies: 'networking.k8s.io/v1',
+  storageclasses: 'storage.k8s.io/v1',
 };
 
 export function isNamespaced(resource: Resource): boolean {
-  return resource !== 'nodes';
+  return resource !== 'nodes' && resource !== 'storageclasses';
 }
 
 export interface OwnerReference {

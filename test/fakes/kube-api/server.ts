@@ -73,8 +73,8 @@ function send(
 }
 
 /**
- * The HTTP face of the fake: core/v1 REST for pods, services, secrets, nodes and events, and
- * networking.k8s.io/v1 for network policies, with list and watch
+ * The HTTP face of the fake: core/v1 REST for pods, services, secrets, nodes, events and volume claims,
+ * networking.k8s.io/v1 for network policies and storage.k8s.io/v1 for storage classes, with list and watch
  * (selectors, resourceVersion, 410 Expired), and faults applied before anything else.
  */
 export class FakeKubeHttpServer {
