@@ -13,7 +13,7 @@ import { KUBE_RETRY, withKubeRetry } from '../kubernetes/retry.ts';
 import type { RetryContext } from '../retry.ts';
 import { realSleep, type Sleep } from '../time.ts';
 import { type ClusterNode, type ClusterNodes, clusterNodeFrom, type NodeObject } from './cluster-nodes.ts';
-import { type ForeignGpus, ForeignGpuPods } from './foreign-gpu-pods.ts';
+import { FOREIGN_LIST_TIMEOUT_MS, type ForeignGpus, ForeignGpuPods } from './foreign-gpu-pods.ts';
 
 export interface KubeClusterNodesOptions {
   readonly logger: Logger;
@@ -50,7 +50,9 @@ export class KubeClusterNodes implements ClusterNodes {
       logger: options.logger,
       policy: KUBE_RETRY,
     };
-    this.foreign = new ForeignGpuPods(this.api, this.retry, options.logger);
+    // Its own client: a list of a node's pods waits a few seconds at most, not the 10 s of other calls.
+    const podsApi = coreApi(kubeConfig, Math.min(timeoutMs, FOREIGN_LIST_TIMEOUT_MS));
+    this.foreign = new ForeignGpuPods(podsApi, this.retry, options.logger, options.clock);
     this.cache = new ObjectCache<V1Node>({
       resource: 'nodes',
       list: () => this.api.listNode(),
