@@ -1,5 +1,4 @@
 import type { Logger } from 'pino';
-import { CloudError } from '../errors.ts';
 import { type AsgContext, describeAsg, refused, suspendProcesses } from './asg.ts';
 
 export const AZ_REBALANCE = 'AZRebalance';
@@ -44,18 +43,20 @@ export class AzRebalanceHold {
 
   /**
    * Before a termination that lowers the desired capacity: the group read now, AZRebalance suspended if
-   * it is not. Throws when it cannot be: nothing may be terminated with decrement this pass.
+   * it is not. Never throws: when it cannot be, the termination goes on anyway (found in review: blocking
+   * it on an old stack without SuspendProcesses stopped every scale-in and provision-timeout removal, so
+   * spend had no limit until a redeploy). The budget wins over the rebalance risk: a node launched for a
+   * while, a busy one drained and its job restarted from its checkpoint. Logged once per occurrence.
    */
-  async ensure(group: string, ctx: AsgContext): Promise<void> {
+  async ensure(group: string, ctx: AsgContext): Promise<boolean> {
     let suspended: readonly string[] | undefined;
     try {
       suspended = (await describeAsg(group, ctx)).suspended;
     } catch (error) {
       this.failed(group, error as Error);
-      throw this.refusal(group, error as Error);
+      return false;
     }
-    if (await this.keep(group, suspended, ctx)) return;
-    throw this.refusal(group, new Error(this.failing ?? 'SuspendProcesses failed'));
+    return this.keep(group, suspended, ctx);
   }
 
   private held(): boolean {
@@ -68,25 +69,16 @@ export class AzRebalanceHold {
 
   private failed(group: string, error: Error): void {
     if (this.failing === undefined) {
-      this.logger.error(
+      this.logger.warn(
         {
           event: 'nodegroup.az-rebalance-unsuspended',
           autoScalingGroup: group,
           error: error.message,
           ...(refused(error) ? { fix: 'redeploy the stack: autoscaling:SuspendProcesses' } : {}),
         },
-        'cannot suspend AZRebalance on the node group; no node is terminated with the desired size lowered until it is (the removals wait, their nodes kept)',
+        "cannot suspend AZRebalance on the node group; boa's removals still terminate with the desired size lowered (the budget first), and the group may launch a node and drain another to even its zones until it is suspended",
       );
     }
     this.failing = error.message;
-  }
-
-  private refusal(group: string, error: Error): CloudError {
-    return new CloudError(
-      `AZRebalance not suspended on ${group} (${error.message}): a termination lowering the desired ` +
-        'capacity could make the group rebalance (launch a node, drain another); not sent this pass',
-      'SuspendProcesses',
-      { cause: error },
-    );
   }
 }

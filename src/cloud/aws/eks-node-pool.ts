@@ -317,8 +317,8 @@ export class EksNodePool implements NodePool {
 
   /**
    * AZRebalance is made sure to be suspended first (read now): a termination that lowers the desired
-   * capacity could otherwise make the group launch a node and drain another. When it cannot be, nothing
-   * is sent and the call fails (the removal waits for a later pass, its node kept).
+   * capacity could otherwise make the group launch a node and drain another. When it cannot be, the
+   * termination is still sent (logged with the fix): a node kept would be paid with no limit.
    */
   async terminate(nodeIds: readonly string[]): Promise<TerminateResult> {
     const ctx = this.asgContext();
