@@ -51,9 +51,12 @@ export interface PoolNode {
   readonly leaving?: boolean;
   /**
    * GPUs held there by pods boa did not create (on EKS: non-terminated pods bound to it requesting
-   * nvidia.com/gpu): placement leaves them, and the node is never chosen for scale-in while they hold them.
+   * nvidia.com/gpu): placement leaves them, and scale-in ranks them as load (such a node goes after idle
+   * ones, but goes when the count asks: boa's budget pays for it).
    */
   readonly foreignGpus?: number;
+  /** Those pods (namespace/name), for the log when boa removes the node. */
+  readonly foreignPods?: readonly string[];
   /** Why a node is not ready, for status and logs: booting, registering, not-ready, no-gpus, cordoned, leaving. */
   readonly waitingFor?: string;
 }

@@ -282,7 +282,9 @@ export class EksNodePool implements NodePool {
         ...out(instance.id),
         ...(node ? { name: node.name } : {}),
         ...(node?.unschedulable ? { cordoned: true } : {}),
-        ...(node && foreign.has(node.name) ? { foreignGpus: foreign.get(node.name)?.gpus } : {}),
+        ...(node && foreign.has(node.name)
+          ? { foreignGpus: foreign.get(node.name)?.gpus, foreignPods: foreign.get(node.name)?.pods }
+          : {}),
         // EKS will drain it for an update: its jobs stay until then, nothing new goes there.
         ...(node?.updating && waitingFor === undefined ? { keepOnly: true } : {}),
         ...(waitingFor ? { waitingFor } : {}),

@@ -137,7 +137,7 @@ export class ForeignGpuPods {
         this.logged.add(key);
         this.logger.warn(
           { event: 'node.foreign-gpu-pod', node, pod: name, gpus: held },
-          'a GPU pod boa did not create is on its node: its GPUs are not placed on, the node is kept',
+          "a GPU pod boa did not create is on its node: its GPUs are not placed on, and the node is removed after idle ones (boa's budget pays for it)",
         );
       }
     }

@@ -6,7 +6,7 @@ import { type BackoffPolicy, CapacityBackoff, type CapacityView } from './capaci
 import { DesiredSize } from './desired-size.ts';
 import { NodeReadiness } from './readiness.ts';
 import { RemovalWalk } from './removals.ts';
-import { allocationName, chooseVictims, type GpusInUse } from './victims.ts';
+import { allocationName, chooseVictimsForeignLast, type GpusInUse } from './victims.ts';
 
 export interface NodeSettings {
   /** A node not ready for jobs this long after launch is terminated (default 900 s). */
@@ -135,23 +135,11 @@ export class NodeReconciler {
     this.chooseProvisionTimeouts(input.nodes, busy, now);
     const kept = input.nodes.filter((n) => !n.leaving && !this.removing.includes(n.id));
     let placed = false;
-    for (const victim of this.victims(kept, kept.length - target, busy)) {
+    for (const victim of chooseVictimsForeignLast(kept, kept.length - target, busy)) {
       this.removing.choose(victim, 'scale-in', now);
       if (busy(allocationName(victim)) > 0) placed = true;
     }
     return placed;
-  }
-
-  /**
-   * A node holding another's GPU pod is never idle and never removed: that would kill the pod (found in
-   * review). Its GPUs rank as load, and when the ranking picks it, it stays and no busier node goes in
-   * its place (that would move boa's jobs off a node to keep one boa cannot use whole).
-   */
-  private victims(kept: readonly PoolNode[], count: number, busy: GpusInUse): PoolNode[] {
-    const foreign = new Map(kept.flatMap((n) => (n.foreignGpus ? [[allocationName(n), n.foreignGpus]] : [])));
-    if (foreign.size === 0) return chooseVictims(kept, count, busy);
-    const load = (name: string) => busy(name) + (foreign.get(name) ?? 0);
-    return chooseVictims(kept, count, load).filter((n) => !foreign.has(allocationName(n)));
   }
 
   async settle(): Promise<void> {

@@ -160,6 +160,20 @@ export class RemovalWalk {
       this.advance(row, 'terminating');
     }
     if (row.state !== 'terminating') return 0;
+    if (node.foreignGpus)
+      // boa's budget pays for every node of its group: one holding another's GPU pod goes when the count
+      // asks for it (chosen after idle ones), and EKS's drain evicts that pod.
+      logger.warn(
+        {
+          event: 'node.foreign-pod-removed',
+          nodeId: row.nodeId,
+          node: node.name ?? null,
+          reason: row.reason,
+          pods: node.foreignPods ?? [],
+          gpus: node.foreignGpus,
+        },
+        "removing a node that holds GPU pods boa did not create: the node count boa's budget allows asks for it; EKS's drain evicts them",
+      );
     const result = await pool.terminate([row.nodeId]);
     const decremented = result.terminated.includes(row.nodeId);
     const sent = decremented || (result.replaced ?? []).includes(row.nodeId);

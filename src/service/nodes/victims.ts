@@ -50,6 +50,24 @@ export function chooseVictims(
   return chosen;
 }
 
+/**
+ * chooseVictims with GPUs held by pods boa did not create ranked as load: such a node goes after idle
+ * ones, but is not exempt (found in review: kept while the pod lived, with the desired size 0, its node
+ * was paid from boa's budget with no limit and the time-average went over it). When the count boa's
+ * budget and plan allow asks for it, it is removed and EKS's drain evicts the pod: the budget wins.
+ */
+export function chooseVictimsForeignLast(
+  candidates: readonly PoolNode[],
+  count: number,
+  gpusInUse: GpusInUse,
+): PoolNode[] {
+  const foreign = new Map(
+    candidates.flatMap((n) => (n.foreignGpus ? [[allocationName(n), n.foreignGpus]] : [])),
+  );
+  if (foreign.size === 0) return chooseVictims(candidates, count, gpusInUse);
+  return chooseVictims(candidates, count, (name) => gpusInUse(name) + (foreign.get(name) ?? 0));
+}
+
 interface Ranked {
   readonly node: PoolNode;
   readonly load: number;
