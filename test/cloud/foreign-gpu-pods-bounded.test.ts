@@ -49,8 +49,12 @@ describe('ForeignGpuPods: one read is bounded', () => {
 
   it('starts no list after its budget; the nodes not read keep their last count', async () => {
     let slow = false;
+    const listed = new Set<string>();
     const { time, foreign, calls } = setup(async (node) => {
-      if (slow) time.advance(1_000);
+      if (slow) {
+        time.advance(1_000);
+        listed.add(node);
+      }
       return { items: [notebook(node)] };
     });
     expect((await foreign.read(NODES)).size).toBe(64);
@@ -62,6 +66,9 @@ describe('ForeignGpuPods: one read is bounded', () => {
     expect(time.clock.now() - start).toBeLessThan(15_000);
     expect(read.size).toBe(64);
     expect(read.get('n63')).toEqual({ gpus: 1, pods: ['research/nb-n63'] });
+    // The next reads start where this one stopped: every node is listed in turn, not the first few only.
+    for (let i = 0; i < 30; i++) await foreign.read(NODES);
+    expect(listed.size).toBe(64);
   });
 
   it('a node never read counts none (fail open), logged once until read, with the fix for a 403', async () => {

@@ -64,6 +64,8 @@ export class ForeignGpuPods {
   private readonly unknown = new Set<string>();
   /** Whether the last read left nodes unread for want of time or after a failure (logged once). */
   private cut = false;
+  /** The node the next read starts at: the first one the last read left out, so every node has its turn. */
+  private resumeAt: string | undefined;
   private readonly once: RetryContext;
 
   constructor(
@@ -81,9 +83,13 @@ export class ForeignGpuPods {
     const seen = new Set<string>();
     let failed = false;
     let skipped = 0;
-    const tasks = nodeNames.map((node) => async () => {
+    let firstSkipped: string | undefined;
+    const from = Math.max(0, this.resumeAt === undefined ? 0 : nodeNames.indexOf(this.resumeAt));
+    const order = [...nodeNames.slice(from), ...nodeNames.slice(0, from)];
+    const tasks = order.map((node) => async () => {
       if (failed || this.clock.now() - start >= this.limits.budgetMs) {
         skipped += 1;
+        firstSkipped ??= node;
         this.keepLogged(node, seen);
         return;
       }
@@ -102,6 +108,7 @@ export class ForeignGpuPods {
         "not every GPU node's pods were listed this tick (a failure, or out of time); those keep their last count",
       );
     this.cut = skipped > 0;
+    this.resumeAt = firstSkipped;
     const out = new Map<string, ForeignGpus>();
     for (const node of nodeNames) {
       const known = this.last.get(node);
