@@ -9,7 +9,7 @@ import { type CompareRow, knobLabel, type PaidPoint, seriesOf } from './compare-
 
 /** boa's own series, drawn in black and thicker: no other series has it. */
 const BOA = 'boa';
-const BOA_COLOUR = '#000000';
+const boaSeriesColour = '#000000';
 // Paul Tol's "bright" scheme, safe for colour-blind readers; with 7 colours and 6 dash patterns every
 // series of the matrix (about 12) has its own pair, and a marker shape of its own besides (found in a
 // trial: tableau20's boa #4c78a8 and pollux-autoscale #439894 read as one).
@@ -31,7 +31,7 @@ export function seriesStyles(
 ): Array<{ name: string; colour: string; dash: number[]; shape: string }> {
   const others = names.filter((n) => n !== BOA);
   return [
-    ...(names.includes(BOA) ? [{ name: BOA, colour: BOA_COLOUR, dash: [1, 0], shape: 'circle' }] : []),
+    ...(names.includes(BOA) ? [{ name: BOA, colour: boaSeriesColour, dash: [1, 0], shape: 'circle' }] : []),
     ...others.map((name, i) => ({
       name,
       colour: COLOURS[i % COLOURS.length] as string,

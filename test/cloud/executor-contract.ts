@@ -283,7 +283,11 @@ export function executorContract(
         'the interrupted replica reported',
       );
       expect(seen.filter((s) => s?.phase === 'succeeded')).toEqual([]);
-      expect(find(statuses, ref)).toMatchObject({ phase: 'failed', interrupted: true });
+      // Said as soon as it is seen: still stopping (a pod deleted while it runs, kubernetes/pods.ts) or
+      // ended. A loaded machine saw the first (a CI run), which this once read as a failure.
+      const reported = find(statuses, ref);
+      expect(reported?.interrupted).toBe(true);
+      expect(['stopping', 'failed']).toContain(reported?.phase);
       expect(await harness.starts(ref)).toHaveLength(1);
     });
 
