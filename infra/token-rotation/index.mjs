@@ -15,7 +15,10 @@ export function newToken() {
   return randomBytes(32).toString('base64url');
 }
 
-const usable = (token) => typeof token === 'string' && token.length >= 16 && !/\s/.test(token);
+// boa's own rule (src/core/operator-token-rule.ts), restated: this Lambda ships as one file. A version
+// it lets through that boa then refuses would stop boa at its next start (found in review).
+const usable = (token) =>
+  typeof token === 'string' && token.length >= 16 && /^[\x21-\x7e\xa1-\xff]+$/.test(token);
 
 /** One rotation step for the version ClientRequestToken of SecretId. Returns what was done. */
 export async function rotate(client, { SecretId, ClientRequestToken, Step }) {

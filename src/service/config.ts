@@ -33,7 +33,7 @@ export const configSchema = z
       // not even be sent (core/operator-token-rule.ts).
       .refine(
         sendableToken,
-        'token must be visible ASCII (! to ~): no spaces, line breaks (a trailing newline, say) or control characters',
+        'token must be visible ASCII (! to ~) or Latin-1 (¡ to ÿ): no spaces, line breaks (a trailing newline, say) or control characters',
       )
       .optional(),
     /** The operator token from this AWS Secrets Manager secret instead (EKS), re-read so rotation needs no restart. */

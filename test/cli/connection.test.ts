@@ -49,7 +49,7 @@ describe('resolveConnection', () => {
     expect(fromEnv).toBeInstanceOf(CliError);
     expect(fromEnv.exitCode).toBe(EXIT.badInput);
     expect(fromEnv.message).toMatch(/^BOA_TOKEN must be the operator token .*no spaces or line breaks/);
-    expect(refusal(() => resolveConnection({ token: 'tök-0123456789abcdef' }, {}, cwd)).message).toMatch(
+    expect(refusal(() => resolveConnection({ token: 'tok€-0123456789abcdef' }, {}, cwd)).message).toMatch(
       /^--token must be/,
     );
   });
@@ -74,7 +74,7 @@ describe('resolveConnection', () => {
       expect(error).toBeInstanceOf(CliError);
       expect((error as CliError).exitCode).toBe(EXIT.badInput);
       expect((error as CliError).message).toBe(
-        `the token file ${join(dir, 'token')} holds no usable operator token (at least 16 characters, each visible ASCII (! to ~): no spaces, line breaks or control characters): delete it and restart the service, which writes a new one, or give the token with BOA_TOKEN or --token`,
+        `the token file ${join(dir, 'token')} holds no usable operator token (at least 16 characters, each visible ASCII (! to ~) or Latin-1 (¡ to ÿ): no spaces, line breaks or control characters): delete it and restart the service, which writes a new one, or give the token with BOA_TOKEN or --token`,
       );
     },
   );

@@ -72,7 +72,7 @@ describe('the operator token from Secrets Manager', () => {
       SecretString: JSON.stringify({ token: 'abcdefghij\x1bklmnopqrstuv' }),
     });
     await expect(read.read()).rejects.toThrow(
-      /holds no usable operator token: .*each visible ASCII \(! to ~\)/,
+      /holds no usable operator token: .*each visible ASCII \(! to ~\) or Latin-1 \(¡ to ÿ\)/,
     );
   });
 

@@ -180,6 +180,12 @@ describe('operator token rotation Lambda', () => {
     await expect(
       rotate(secret.client, { SecretId: ARN, ClientRequestToken: 'v3', Step: 'testSecret' }),
     ).rejects.toThrow('is no usable token');
+    // A control character passed the Lambda's old check and boa, refusing it, would not start (found
+    // in review); a Latin-1 letter both take.
+    secret.versions.set('v4', { value: 'abcdefghij\x1bklmnopqrstuvwxyz', stages: ['AWSPENDING'] });
+    await expect(
+      rotate(secret.client, { SecretId: ARN, ClientRequestToken: 'v4', Step: 'testSecret' }),
+    ).rejects.toThrow('is no usable token');
     expect(secret.current()).toBe(OLD);
   });
 });

@@ -59,20 +59,20 @@ describe('service configuration', () => {
     // From a Secret or an env file with a trailing newline: no caller could ever send it.
     [
       { token: 'operator-token-0123456789\n' },
-      /token: token must be visible ASCII \(! to ~\): no spaces, line breaks/,
+      /token: token must be visible ASCII \(! to ~\) or Latin-1 \(¡ to ÿ\): no spaces, line breaks/,
     ],
     [
       { token: 'operator token 0123456789' },
-      /token: token must be visible ASCII \(! to ~\): no spaces, line breaks/,
+      /token: token must be visible ASCII \(! to ~\) or Latin-1 \(¡ to ÿ\): no spaces, line breaks/,
     ],
     // A control character passed the old "no spaces" rule, and no client could send the token.
     [
       { token: 'abcdefghij\x1bklmnopqrstuvwxyz' },
-      /token: token must be visible ASCII \(! to ~\): .*control characters/,
+      /token: token must be visible ASCII \(! to ~\) or Latin-1 \(¡ to ÿ\): .*control characters/,
     ],
     [
       { token: 'abcdefgh\x00ijklmnopqrstuvwxyz' },
-      /token: token must be visible ASCII \(! to ~\): .*control characters/,
+      /token: token must be visible ASCII \(! to ~\) or Latin-1 \(¡ to ÿ\): .*control characters/,
     ],
     [{ guardMinutes: 0 }, /guardMinutes must be > 0/],
     [{ colour: 'blue' }, /unknown setting "colour"/],
