@@ -3,6 +3,7 @@ import { nodesOf, type ServiceJob } from './jobs.ts';
 import type { DesiredJob, Executor, ReplicaSpec, ReplicaStatus } from './ports.ts';
 import type { BoaService } from './service.ts';
 import { failGeneration, interruptedGeneration } from './replica-exits.ts';
+import { olderGenerationFinished } from './older-exits.ts';
 import { StartDeadlines } from './start-deadlines.ts';
 
 /** While replicas start or stop, the executor is asked again this soon instead of at the next tick. */
@@ -294,21 +295,8 @@ export class Execution {
     const done: Array<{ jobId: number; endedAt: number | undefined }> = [];
     for (const [jobId, replicas] of byJob) {
       const job = this.service.state.jobs.get(jobId);
-      // Rank 0 of an older generation that exited 0 on its own: the job finished just as it was rescaled
-      // or restarted, or as a tick took all its GPUs (it waits then, and would run again; the exit is
-      // reported once). Only if it ended before boa moved the job on: boa's clients exit 0 when they see
-      // the new generation, before the executor stops them (found in a trial: under load 14 of 30 jobs
-      // rescaled were marked done with their work undone). An exit that may be either runs once more.
-      const finishedBefore =
-        job &&
-        replicas.find(
-          (r) =>
-            r.generation < job.generation &&
-            r.rank === 0 &&
-            r.phase === 'succeeded' &&
-            !r.interrupted &&
-            endedBeforeGeneration(r, job),
-        );
+      // An older generation's rank 0 that finished the job before boa moved it on (older-exits.ts).
+      const finishedBefore = job && olderGenerationFinished(replicas, job);
       if (job?.workload && job.state === 'waiting' && finishedBefore) {
         done.push({ jobId, endedAt: finishedBefore.endedAt });
         continue;
@@ -385,23 +373,4 @@ export class Execution {
       });
     }
   }
-}
-
-/**
- * Margin for the clock of the node that saw the exit against boa's (a Kubernetes container's finish
- * time is its node's): an exit this close to the new generation may have been a client leaving for it.
- */
-const GENERATION_CLOCK_MARGIN_MS = 2000;
-
-/**
- * The replica ended before boa moved its job on from the replica's generation, so it cannot have left
- * for a newer one. Judged only for the generation just before the current one, whose end is
- * `generationSince`: after two moves the time the replica's generation ended is not kept, and an exit
- * before the second move may have been a client leaving for the first (found in review), so it counts
- * as may-be-either: the job runs once more.
- */
-function endedBeforeGeneration(replica: ReplicaStatus, job: ServiceJob): boolean {
-  if (replica.endedAt === undefined || job.generationSince === null) return false;
-  if (replica.generation !== job.generation - 1) return false;
-  return replica.endedAt < job.generationSince - GENERATION_CLOCK_MARGIN_MS;
 }

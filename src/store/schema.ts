@@ -72,7 +72,7 @@ export const jobs = sqliteTable(
     /**
      * When boa last moved the job to a new generation (ms since the epoch); null: not since migration
      * 0011. An older generation's rank 0 that exited 0 after it had left because it saw the new one, as
-     * boa's clients do; only one that ended before it finished the job (execution.ts).
+     * boa's clients do; only one that ended before it finished the job (older-exits.ts).
      */
     generationSince: integer('generation_since'),
     /**

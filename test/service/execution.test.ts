@@ -101,6 +101,18 @@ class ScriptedExecutor implements Executor {
   }
 }
 
+/** A running bert job moved to a new generation (as a rescale does) before its old replicas' exits are seen. */
+async function movedOn() {
+  const s = await service();
+  const { id } = (await s.request('POST', '/v1/jobs', { class: 'bert', workload })).body;
+  await s.ticks(4);
+  const job = s.service.job(id);
+  const old = { jobId: id, generation: job.generation, node: job.allocation[0]!, exitCode: 0 };
+  job.generation += 1;
+  job.generationSince = s.clock.now();
+  return { s, id, job, old };
+}
+
 async function service(
   config: Record<string, unknown> = {},
   store: { dataDir?: string; clock?: ManualClock } = {},
@@ -361,15 +373,9 @@ describe('execution', () => {
   });
 
   it("marks the job done when an older generation's rank 0 exited 0 on its own, as the job was rescaled", async () => {
-    const s = await service();
-    const { id } = (await s.request('POST', '/v1/jobs', { class: 'bert', workload })).body;
-    await s.ticks(4);
-    const job = s.service.job(id);
-    const old = { jobId: id, generation: job.generation, node: job.allocation[0]!, exitCode: 0 };
     // A new generation (as a rescale makes) before the executor saw the old one's exits: a peer's,
     // and rank 0's stopped by boa (interrupted), change nothing.
-    job.generation += 1;
-    job.generationSince = s.clock.now();
+    const { s, id, job, old } = await movedOn();
     s.executor.endedBefore.push(
       { ...old, rank: 1, phase: 'succeeded' },
       { ...old, rank: 0, phase: 'failed', interrupted: true },
@@ -377,7 +383,12 @@ describe('execution', () => {
     await s.ticks(1);
     expect(s.service.job(id)).toMatchObject({ state: 'running', restarts: 0 });
     // Its rank 0 ended on its own with 0 before the new generation: the job finished, not run again.
-    s.executor.endedBefore.push({ ...old, rank: 0, phase: 'succeeded', endedAt: job.generationSince - 5000 });
+    s.executor.endedBefore.push({
+      ...old,
+      rank: 0,
+      phase: 'succeeded',
+      endedAt: job.generationSince! - 5000,
+    });
     await s.ticks(1);
     expect(s.service.job(id)).toMatchObject({ state: 'done', restarts: 0 });
   });
@@ -385,14 +396,13 @@ describe('execution', () => {
   it("runs on when an older generation's rank 0 exited 0 after the rescale: a client leaving for the new one (found in a trial)", async () => {
     // boa's clients exit 0 when their allocation shows a new generation, before the executor stops them;
     // under load 14 of 30 rescaled jobs were marked done with their work undone.
-    const s = await service();
-    const { id } = (await s.request('POST', '/v1/jobs', { class: 'bert', workload })).body;
-    await s.ticks(4);
-    const job = s.service.job(id);
-    const old = { jobId: id, generation: job.generation, node: job.allocation[0]!, exitCode: 0 };
-    job.generation += 1;
-    job.generationSince = s.clock.now();
-    s.executor.endedBefore.push({ ...old, rank: 0, phase: 'succeeded', endedAt: job.generationSince + 3000 });
+    const { s, id, job, old } = await movedOn();
+    s.executor.endedBefore.push({
+      ...old,
+      rank: 0,
+      phase: 'succeeded',
+      endedAt: job.generationSince! + 3000,
+    });
     await s.ticks(1);
     expect(s.service.job(id)).toMatchObject({
       state: 'running',
