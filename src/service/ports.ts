@@ -185,6 +185,11 @@ export interface ReplicaStatus {
    * job that checkpoints on SIGTERM exits 0 then. Reported with phase 'failed'.
    */
   readonly interrupted?: boolean;
+  /**
+   * Failed for a reason no restart mends (the Kubernetes executor: its checkpoint volume claim deleted
+   * after submission): the job fails at once, its restarts unused. Reported with phase 'failed'.
+   */
+  readonly permanent?: boolean;
   /** How long an ended replica's command (container) ran, when the executor knows it. */
   readonly ranForMs?: number;
   /**

@@ -21,16 +21,22 @@ export function failedRankOf(reason: string | null): number | null {
   return match ? Number(match[1]) : null;
 }
 
-/** A failed replica: the generation restarts after a backoff, or the job fails for good. */
+/**
+ * A failed replica: the generation restarts after a backoff, or the job fails for good (after
+ * maxRestarts, or at once when the executor says no restart can mend it).
+ */
 export function failGeneration(service: BoaService, job: ServiceJob, replica: ReplicaStatus): void {
   const { config, logger, clock } = service.deps;
   const exitCode = replica.exitCode ?? null;
   // Its form is failedRankOf's.
   const reason = `rank ${replica.rank} ${replica.reason ?? 'failed'}`;
-  if (job.restarts >= config.maxRestarts) {
+  // A failure every restart would meet again fails the job now: restarts would hold its GPUs for nothing.
+  if (replica.permanent || job.restarts >= config.maxRestarts) {
     service.finishJob(job.id, 'failed', undefined, {
       exitCode,
-      reason: `${reason} (after ${job.restarts} restarts)`,
+      reason: replica.permanent
+        ? `${reason} (not restarted: a restart would fail the same way)`
+        : `${reason} (after ${job.restarts} restarts)`,
     });
     return;
   }

@@ -597,6 +597,20 @@ describe('execution', () => {
     expect(s.service.job(next.body.id).state).toBe('running');
   });
 
+  it('fails a job at once, its restarts unused, when the executor says no restart mends its failure (a checkpoint claim gone)', async () => {
+    const s = await service({ maxRestarts: 3, restartBackoffSeconds: 90 });
+    const { id } = (await s.request('POST', '/v1/jobs', { class: 'bert', workload })).body;
+    await s.ticks(4);
+    const { generation } = s.service.job(id);
+    const gone = 'ContainerCreating: volume claim "ckpt" no longer exists in namespace boa-jobs';
+    s.executor.statuses.set(`${id}/${generation}/0`, { phase: 'failed', permanent: true, reason: gone });
+    await s.ticks(1);
+    const failed = s.service.job(id);
+    expect(failed).toMatchObject({ state: 'failed', restarts: 0, width: 0 });
+    expect(failed.failureReason).toBe(`rank 0 ${gone} (not restarted: a restart would fail the same way)`);
+    expect((await s.request('GET', `/v1/jobs/${id}`)).body.failedRank).toBe(0);
+  });
+
   it('leaves a failed or interrupted job as the store has it when saving the restart fails', async () => {
     const s = await service();
     const { id } = (await s.request('POST', '/v1/jobs', { class: 'bert', workload })).body;
