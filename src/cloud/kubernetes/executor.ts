@@ -36,6 +36,7 @@ import { ensureTokenSecret } from './secrets.ts';
 import { VanishedPods } from './vanished.ts';
 import { CreateRefusals } from './create-refusals.ts';
 import { checkVolumeClaim as claimProblem } from './claims.ts';
+import { ClaimRechecks } from './claim-recheck.ts';
 
 export interface KubernetesExecutorDeps {
   readonly kubeConfig: KubeConfig;
@@ -76,6 +77,8 @@ export class KubernetesExecutor implements Executor {
   private readonly replicaLogs: ReplicaLogs;
   /** What each pass stops, and ranks that finished on their own until a pass has reported them. */
   private readonly stops: PodStops;
+  /** Checkpoint claims read again while pods wait on them: one gone fails its pods at once. */
+  private readonly claims: ClaimRechecks;
 
   constructor(
     private readonly config: KubernetesExecutorConfig,
@@ -103,6 +106,13 @@ export class KubernetesExecutor implements Executor {
       now: deps.now ?? Date.now,
     };
     const namespace = config.namespace;
+    this.claims = new ClaimRechecks({
+      api: this.api,
+      namespace,
+      retry: this.retry,
+      logger: deps.logger,
+      now: this.now,
+    });
     // A stopping pod is followed through its grace period, and a minute more for a slow kubelet.
     const archiveLimitMs = (config.terminationGraceSeconds + 60) * 1000;
     // A log request the API server accepts and never answers (a kubelet on a dead node) ends after
@@ -249,6 +259,8 @@ export class KubernetesExecutor implements Executor {
       }
     }
 
+    // Never throws: a claim not read fails nothing.
+    tasks.push(...this.claims.due(wanted));
     const errors = await runLimited(tasks, this.config.concurrency);
     for (const error of errors) {
       this.logger.error(
@@ -266,7 +278,7 @@ export class KubernetesExecutor implements Executor {
       const key = `${status.jobId}/${status.generation}/${status.rank}`;
       const ended = seenEnded.get(key);
       seenEnded.delete(key);
-      return [ended ?? this.readmissions.status(pod, status)];
+      return [ended ?? this.claims.status(pod, this.readmissions.status(pod, status))];
     });
     this.stops.reported(finishedNow);
     return [...statuses, ...seenEnded.values(), ...this.refusals.statuses(), ...this.vanished.statuses()];

@@ -4,7 +4,7 @@
  * here, so boa's Kubernetes adapters are tested against this, not against a real cluster.
  *
  * Served (REST, JSON): pods, services, secrets, events, persistentvolumeclaims (namespaced; stored as
- * given, never bound or mounted: the kubelet starts pods whatever their volumes) and nodes
+ * given, never bound: a pod mounting one that is missing, not Bound or being deleted waits, as below) and nodes
  * (cluster-scoped) under /api/v1; networkpolicies (namespaced) under /apis/networking.k8s.io/v1 (policyTypes checked, defaulted
  * as the real server does; stored, never enforced: there is no traffic); storageclasses (cluster-scoped)
  * under /apis/storage.k8s.io/v1 (volumeBindingMode defaulted to Immediate on a POST, as the real server
@@ -46,7 +46,10 @@
  *   pods (terminating ones included) leave too few of its allocatable GPUs. env valueFrom.secretKeyRef
  *   is read from the pod's namespace (kubelet.environment(pod): what the container got); a missing
  *   Secret or key leaves the pod Pending, its container waiting with CreateContainerConfigError, and
- *   it is tried again (with autoStartMs, when a Secret is created).
+ *   it is tried again (with autoStartMs, when a Secret is created). A pod mounting a volume claim that
+ *   is missing, not Bound (status.phase) or being deleted (deletionTimestamp) stays Pending, its
+ *   container waiting in ContainerCreating and PodReadyToStartContainers False, as the kubelet's volume
+ *   manager leaves it (retried, with autoStartMs, when a claim is created or changed).
  * - kubelet.exit(pod, exitCode, reason?): Succeeded (0) or Failed, containerStatuses[].state.terminated.
  * - kubelet.kill(pod, reason = 'OOMKilled'): exit code 137 from outside.
  * - kubelet.finishTermination(pod?): terminating pods whose containers stopped are removed.

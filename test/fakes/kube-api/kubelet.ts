@@ -49,8 +49,11 @@ export class FakeKubelet {
       if (event.resource === 'pods' && event.type === 'ADDED') {
         const name = event.object.metadata.name;
         this.later(options.autoStartMs, () => this.startPods([name]));
-      } else if ((event.resource === 'nodes' || event.resource === 'secrets') && event.type !== 'DELETED') {
-        // A node ready, or a Secret a waiting pod needs: the real kubelet retries its pods too.
+      } else if (
+        ['nodes', 'secrets', 'persistentvolumeclaims'].includes(event.resource) &&
+        event.type !== 'DELETED'
+      ) {
+        // A node ready, or a Secret or claim a waiting pod needs: the real kubelet retries its pods too.
         this.later(options.autoStartMs, () => this.startPods());
       }
     });
@@ -141,6 +144,21 @@ export class FakeKubelet {
           message:
             "Pod was rejected: Node didn't have enough resource: nvidia.com/gpu, " +
             `requested: ${requested}, used: ${used}, capacity: ${capacity}`,
+        });
+        continue;
+      }
+      if (!this.claimsMountable(pod)) {
+        // As the kubelet's volume manager: volumes come before the sandbox, so the pod waits, its sandbox
+        // not ready (FailedMount is an Event), retried later.
+        this.setStatus(pod, {
+          phase: 'Pending',
+          conditions: [{ type: 'PodReadyToStartContainers', status: 'False' }],
+          containerStatuses: containerNames(pod).map((name) => ({
+            name,
+            ready: false,
+            restartCount: 0,
+            state: { waiting: { reason: 'ContainerCreating' } },
+          })),
         });
         continue;
       }
@@ -259,6 +277,19 @@ export class FakeKubelet {
   close(): void {
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
+  }
+
+  /** Every volume claim the pod mounts exists in its namespace, Bound, and is not being deleted. */
+  private claimsMountable(pod: Readonly<KubeObject>): boolean {
+    return (pod.spec?.volumes ?? []).every((v: { persistentVolumeClaim?: { claimName: string } }) => {
+      if (!v.persistentVolumeClaim) return true;
+      const claim = this.core.store.get(
+        'persistentvolumeclaims',
+        pod.metadata.namespace,
+        v.persistentVolumeClaim.claimName,
+      );
+      return claim !== undefined && !claim.metadata.deletionTimestamp && claim.status?.phase === 'Bound';
+    });
   }
 
   /**
