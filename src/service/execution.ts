@@ -308,7 +308,11 @@ export class Execution {
       const current = replicas.filter((r) => r.generation === job.generation);
       const rank0 = current.find((r) => r.rank === 0);
       const interrupted = current.find((r) => r.interrupted);
-      const failed = current.find((r) => r.phase === 'failed');
+      // The one that says a restart cannot help, if any: a peer's exit 1 at its rendezvous's loss must
+      // not hide it.
+      const failed =
+        current.find((r) => r.phase === 'failed' && r.notRestartable !== undefined) ??
+        current.find((r) => r.phase === 'failed');
       if ((rank0?.phase === 'succeeded' && !rank0.interrupted) || finishedBefore) {
         done.push({ jobId, endedAt: (rank0?.phase === 'succeeded' ? rank0 : finishedBefore)?.endedAt });
       } else if (interrupted) {

@@ -186,10 +186,11 @@ export interface ReplicaStatus {
    */
   readonly interrupted?: boolean;
   /**
-   * Failed for a reason no restart mends (the Kubernetes executor: its checkpoint volume claim deleted
-   * after submission): the job fails at once, its restarts unused. Reported with phase 'failed'.
+   * Why a restart would fail the same way, and what to check: the job's own command exited 127 or 126
+   * (src/cloud/command-exits.ts), or its checkpoint volume claim is gone (the Kubernetes executor,
+   * claim-recheck.ts). The job fails at once, its restarts unused. Reported with phase 'failed'.
    */
-  readonly permanent?: boolean;
+  readonly notRestartable?: string;
   /** How long an ended replica's command (container) ran, when the executor knows it. */
   readonly ranForMs?: number;
   /**

@@ -22,21 +22,25 @@ export function failedRankOf(reason: string | null): number | null {
 }
 
 /**
- * A failed replica: the generation restarts after a backoff, or the job fails for good (after
- * maxRestarts, or at once when the executor says no restart can mend it).
+ * A failed replica: the generation restarts after a backoff, or the job fails for good: after
+ * maxRestarts, or at once when a restart would fail the same way (ReplicaStatus.notRestartable).
  */
 export function failGeneration(service: BoaService, job: ServiceJob, replica: ReplicaStatus): void {
   const { config, logger, clock } = service.deps;
   const exitCode = replica.exitCode ?? null;
   // Its form is failedRankOf's.
   const reason = `rank ${replica.rank} ${replica.reason ?? 'failed'}`;
-  // A failure every restart would meet again fails the job now: restarts would hold its GPUs for nothing.
-  if (replica.permanent || job.restarts >= config.maxRestarts) {
+  if (replica.notRestartable !== undefined) {
     service.finishJob(job.id, 'failed', undefined, {
       exitCode,
-      reason: replica.permanent
-        ? `${reason} (not restarted: a restart would fail the same way)`
-        : `${reason} (after ${job.restarts} restarts)`,
+      reason: `${reason}; ${replica.notRestartable}`,
+    });
+    return;
+  }
+  if (job.restarts >= config.maxRestarts) {
+    service.finishJob(job.id, 'failed', undefined, {
+      exitCode,
+      reason: `${reason} (after ${job.restarts} restarts)`,
     });
     return;
   }

@@ -6,7 +6,7 @@
  */
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CLAIM_RECHECK_MS } from '../../src/cloud/kubernetes/claim-recheck.ts';
+import { CLAIM_RECHECK_MS, NOT_RESTARTED } from '../../src/cloud/kubernetes/claim-recheck.ts';
 import { createKubernetesExecutor } from '../../src/cloud/kubernetes/index.ts';
 import type { DesiredJob, Executor, ReplicaStatus } from '../../src/service/ports.ts';
 import { type FakeKubeApi, startFakeKubeApi } from '../fakes/kube-api/index.ts';
@@ -91,7 +91,8 @@ describe('a checkpoint claim gone after submission', () => {
     fake.kubelet.startPods();
     const failed = await until((s) => s.some((r) => r.phase === 'failed'), 'a replica failed');
     expect(failed).toHaveLength(2);
-    for (const replica of failed) expect(replica).toMatchObject({ phase: 'failed', permanent: true });
+    for (const replica of failed)
+      expect(replica).toMatchObject({ phase: 'failed', notRestartable: NOT_RESTARTED });
     expect(failed[0]!.reason).toMatch(
       /^ContainerCreating: volume claim "ckpt" no longer exists in namespace boa-jobs \(deleted after the job was submitted\): its job's pods cannot mount it .*startTimeoutSeconds; make a ReadWriteMany claim of that name again and submit the job again, or submit with checkpoint\.uri/,
     );
@@ -119,9 +120,9 @@ describe('a checkpoint claim gone after submission', () => {
     t += 1;
     const lost = await executor.reconcile(desired());
     expect(claimReads()).toBe(2);
-    expect(lost.map((r) => [r.phase, r.permanent])).toEqual([
-      ['failed', true],
-      ['failed', true],
+    expect(lost.map((r) => [r.phase, r.notRestartable])).toEqual([
+      ['failed', NOT_RESTARTED],
+      ['failed', NOT_RESTARTED],
     ]);
     expect(lost[0]!.reason).toContain('volume claim "ckpt" is Lost (its volume is gone)');
     // Deleted while pods use it: pvc-protection keeps it, terminating, and the kubelet mounts none such.
@@ -132,7 +133,7 @@ describe('a checkpoint claim gone after submission', () => {
     }));
     t += CLAIM_RECHECK_MS;
     const deleting = await executor.reconcile(desired());
-    expect(deleting[0]).toMatchObject({ phase: 'failed', permanent: true });
+    expect(deleting[0]).toMatchObject({ phase: 'failed', notRestartable: NOT_RESTARTED });
     expect(deleting[0]!.reason).toContain('volume claim "ckpt" is being deleted (since 2026-12-01T12:00:30');
   });
 

@@ -203,6 +203,60 @@ describe('replica status from a pod', () => {
     });
   });
 
+  it("marks a container's exit 127 or 126 (containerd's StartError of a program not there or not runnable too) as not worth a restart, naming the image; no other exit", () => {
+    const failed = (terminated: { exitCode: number; reason: string; message?: string }) =>
+      replicaStatusOf(
+        withStatus({
+          phase: 'Failed',
+          containerStatuses: [
+            { name: 'train', image: 'i', imageID: '', ready: false, restartCount: 0, state: { terminated } },
+          ],
+        }),
+      );
+    const own127 = failed({ exitCode: 127, reason: 'Error' });
+    expect(own127).toMatchObject({ phase: 'failed', exitCode: 127, reason: 'Error' });
+    expect(own127?.notRestartable).toMatch(
+      /^not restarted: exit 127 means a command the job ran was not found, which fails the same way at every start; check the command and the PATH in the image repo\/train:1\.0 /,
+    );
+    expect(failed({ exitCode: 126, reason: 'Error' })?.notRestartable).toMatch(
+      /^not restarted: exit 126 means a command the job ran is not executable.* in the image repo\/train:1\.0 /,
+    );
+    // As containerd reports a command not in the image (runc's exec fails, exit 128).
+    const startError = (message: string) => failed({ exitCode: 128, reason: 'StartError', message });
+    expect(
+      startError(
+        'failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: exec: "torchrun": executable file not found in $PATH: unknown',
+      )?.notRestartable,
+    ).toMatch(/^not restarted: exit 127 /);
+    expect(
+      startError('... unable to start container process: exec: "/app/run.sh": permission denied: unknown')
+        ?.notRestartable,
+    ).toMatch(/^not restarted: exit 126 /);
+    // Any other start error may pass; any other exit is restarted as before.
+    expect(startError('error mounting "/x" to rootfs: no such device')?.notRestartable).toBeUndefined();
+    for (const exitCode of [1, 2, 125, 128, 137])
+      expect(failed({ exitCode, reason: 'Error' })?.notRestartable).toBeUndefined();
+    // A pod stopped from outside is interrupted, whatever its exit.
+    const evicted = replicaStatusOf({
+      ...withStatus({
+        phase: 'Failed',
+        reason: 'Evicted',
+        containerStatuses: [
+          {
+            name: 'train',
+            image: 'i',
+            imageID: '',
+            ready: false,
+            restartCount: 0,
+            state: { terminated: { exitCode: 127, reason: 'Error' } },
+          },
+        ],
+      }),
+    });
+    expect(evicted?.interrupted).toBe(true);
+    expect(evicted?.notRestartable).toBeUndefined();
+  });
+
   it("reports a pod its node's kubelet turned away as still starting, not failed", () => {
     const message =
       "Pod was rejected: Node didn't have enough resource: nvidia.com/gpu, requested: 2, used: 3, capacity: 4";

@@ -442,6 +442,8 @@ describe('local executor', () => {
     const executor = new LocalExecutor({ dataDir, terminationGraceSeconds: 1 });
     const [status] = await settle(executor, [job(['no-such-program-boa'])], (s) => s[0]?.phase === 'failed');
     expect(status).toMatchObject({ exitCode: 127, reason: 'command not found: no-such-program-boa' });
+    // boa's own look-up: retried, as the program may come back (a virtualenv being rebuilt).
+    expect(status?.notRestartable).toBeUndefined();
     expect(readFileSync(join(dataDir, 'jobs/1/1/0.log'), 'utf8')).toContain('no-such-program-boa');
   });
 
@@ -457,6 +459,10 @@ describe('local executor', () => {
     expect(status).toMatchObject({
       exitCode: 127,
       reason: "exited 127 (command not found? the job's output says which)",
+      // The command's own: it fails the same way at every start, so it is not restarted.
+      notRestartable: expect.stringMatching(
+        /^not restarted: exit 127 means a command the job ran was not found, .* the PATH on this machine \(the job's PATH/,
+      ),
     });
     expect(readFileSync(join(dataDir, 'jobs/1/1/0.log'), 'utf8')).toMatch(/no-such-program-boa: not found/);
     await settle(executor, [], (s) => s.length === 0);
@@ -467,6 +473,7 @@ describe('local executor', () => {
     expect(own126).toMatchObject({
       exitCode: 126,
       reason: "exited 126 (a command not executable? the job's output says which)",
+      notRestartable: expect.stringMatching(/^not restarted: exit 126 /),
     });
     await settle(executor, [], (s) => s.length === 0);
     await executor.close();
@@ -495,6 +502,7 @@ describe('local executor', () => {
       exitCode: 126,
       reason: 'command not executable: ./train.sh',
     });
+    expect(statuses.every((s) => s.notRestartable === undefined)).toBe(true);
     expect(readFileSync(join(dataDir, 'jobs/2/1/0.log'), 'utf8')).toContain(
       'boa: command not executable: ./train.sh',
     );
@@ -519,6 +527,7 @@ describe('local executor', () => {
       reason: `cannot enter the working directory ${dataDir}/gonedirx`,
     });
     expect(status?.interrupted).toBeUndefined();
+    expect(status?.notRestartable).toBeUndefined();
   });
 
   it('retries a replica whose start fails, and after a few failures in a row reports it failed, so its job is counted and not left holding GPUs', async () => {

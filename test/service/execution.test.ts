@@ -564,6 +564,31 @@ describe('execution', () => {
     expect(s.service.job(id).failureReason).toContain('counted as a failure');
   });
 
+  it("fails a job at once when a replica's exit says a restart cannot help, even when a peer's plain failure comes first", async () => {
+    const s = await service({ maxRestarts: 3, restartBackoffSeconds: 90 });
+    const { id } = (await s.request('POST', '/v1/jobs', { class: 'bert', workload })).body;
+    await s.ticks(4);
+    const { generation } = s.service.job(id);
+    const ranks = s.executor.last(id)?.replicas.map((r) => r.rank) ?? [];
+    expect(ranks.length).toBeGreaterThan(1);
+    // Rank 0 loses its peer and exits 1; the last rank's command was not found.
+    s.executor.exits.set(`${id}/${generation}/0`, 1);
+    const last = ranks.at(-1)!;
+    s.executor.statuses.set(`${id}/${generation}/${last}`, {
+      phase: 'failed',
+      exitCode: 127,
+      reason: 'exited 127',
+      notRestartable: 'not restarted: check the PATH',
+    });
+    await s.ticks(1);
+    expect(s.service.job(id)).toMatchObject({
+      state: 'failed',
+      restarts: 0,
+      exitCode: 127,
+      failureReason: `rank ${last} exited 127; not restarted: check the PATH`,
+    });
+  });
+
   it('restarts a failing job as a new generation after a backoff, then fails it after maxRestarts', async () => {
     const s = await service({ maxRestarts: 2, restartBackoffSeconds: 90 });
     const { id } = (await s.request('POST', '/v1/jobs', { class: 'bert', workload })).body;
@@ -603,11 +628,15 @@ describe('execution', () => {
     await s.ticks(4);
     const { generation } = s.service.job(id);
     const gone = 'ContainerCreating: volume claim "ckpt" no longer exists in namespace boa-jobs';
-    s.executor.statuses.set(`${id}/${generation}/0`, { phase: 'failed', permanent: true, reason: gone });
+    s.executor.statuses.set(`${id}/${generation}/0`, {
+      phase: 'failed',
+      reason: gone,
+      notRestartable: 'not restarted: a restart would fail the same way',
+    });
     await s.ticks(1);
     const failed = s.service.job(id);
     expect(failed).toMatchObject({ state: 'failed', restarts: 0, width: 0 });
-    expect(failed.failureReason).toBe(`rank 0 ${gone} (not restarted: a restart would fail the same way)`);
+    expect(failed.failureReason).toBe(`rank 0 ${gone}; not restarted: a restart would fail the same way`);
     expect((await s.request('GET', `/v1/jobs/${id}`)).body.failedRank).toBe(0);
   });
 

@@ -226,6 +226,43 @@ describe('service with --cloud aws --executor kubernetes', () => {
     expect(fake.networkPolicies(NS)).toEqual([]);
   }, 120_000);
 
+  it('a container whose command exits 127 fails its job at once, not restarted, naming the image to check', async () => {
+    const { boa, fake, tick, api, placedJob } = await bootOnEks();
+    const submitted = await api('POST', '/v1/jobs', {
+      class: 'cifar10',
+      workload: { image: 'ghcr.io/example/train:1', command: ['sh', '-c', 'exec torchrun train.py'] },
+    });
+    const { id } = (await submitted.json()) as { id: number };
+    const placed = await placedJob(id);
+    await eventually(
+      'its pods',
+      () => fake.pods(NS),
+      (list) => list.length === nodesOf(placed.allocation).length,
+    );
+    fake.kubelet.startPods();
+    await tick();
+    // Its generation now: placed is the service's own object, which the job's end changes.
+    const generation = placed.generation;
+    // The image has no torchrun: the shell says so and exits 127 (maxRestarts is 3 by default).
+    fake.kubelet.exit(podName(id, generation, 0), 127);
+    const job = await eventually(
+      'the job failed',
+      async () => {
+        await tick();
+        return boa.service.job(id);
+      },
+      (j) => j.state !== 'running' || j.restarts > 0,
+    );
+    expect(job).toMatchObject({ state: 'failed', restarts: 0, exitCode: 127 });
+    expect(job.failureReason).toMatch(
+      /^rank 0 Error; not restarted: exit 127 means a command the job ran was not found, .* check the command and the PATH in the image ghcr\.io\/example\/train:1 /,
+    );
+    // No second generation was made.
+    expect(fake.pods(NS).every((p) => p.metadata.labels?.[LABELS.generation] === String(generation))).toBe(
+      true,
+    );
+  }, 120_000);
+
   it('a node whose kubelet dies under a job is removed after provisionSeconds, though its old pod can never confirm its stop, and the job runs elsewhere', async () => {
     const { boa, fake, tick, group, placedJob, api } = await bootOnEks();
     const submitted = await api('POST', '/v1/jobs', {

@@ -24,9 +24,12 @@ interface Reading {
  * FailedMount Event (its role grants no Events). So while a pod waits there on a claim, the claim is
  * read again, once per CLAIM_RECHECK_MS for all its pods, and a pod whose claim is missing, Lost or
  * being deleted (the kubelet mounts no such claim; pvc-protection keeps it until no pod uses it) is
- * reported failed, `permanent`: no restart can mount it. A read that fails (a 403 from a role without
+ * reported failed, not restartable: no restart can mount it. A read that fails (a 403 from a role without
  * get on persistentvolumeclaims, an API server out) fails nothing: the start deadline stays.
  */
+/** What the job's reason ends with (ReplicaStatus.notRestartable): its own words say what to do. */
+export const NOT_RESTARTED = 'not restarted: a restart would fail the same way';
+
 export class ClaimRechecks {
   private readonly readings = new Map<string, Reading>();
 
@@ -64,7 +67,10 @@ export class ClaimRechecks {
     if (status.phase !== 'starting') return status;
     for (const claim of waitingOnClaims(pod)) {
       const gone = this.readings.get(claim)?.gone;
-      if (gone) return { ...status, phase: 'failed', permanent: true, reason: `ContainerCreating: ${gone}` };
+      if (gone) {
+        const reason = `ContainerCreating: ${gone}`;
+        return { ...status, phase: 'failed', reason, notRestartable: NOT_RESTARTED };
+      }
     }
     return status;
   }

@@ -1,5 +1,6 @@
 import type { V1Pod, V1Service } from '@kubernetes/client-node';
 import type { ReplicaPhase, ReplicaSpec, ReplicaStatus, Workload } from '../../service/ports.ts';
+import { notRestartable } from '../command-exits.ts';
 import type { KubernetesExecutorConfig } from './config.ts';
 import {
   identityOf,
@@ -140,6 +141,18 @@ const PULL_REASONS = new Set(['ErrImagePull', 'ImagePullBackOff']);
 const PULL_REFUSED =
   /not found|manifest unknown|pull access denied|unauthorized|repository does not exist|invalid reference format|forbidden/i;
 
+/**
+ * The exit status a shell would give the container's command: its own, or, for containerd's StartError
+ * (exit 128: runc could not exec it), 127 for a program not on the image's PATH and 126 for one it may
+ * not run. Any other start error (a mount, a cgroup) is left as it is: it may pass.
+ */
+function commandExitOf(terminated: { exitCode: number; reason?: string; message?: string }): number {
+  if (terminated.reason !== 'StartError') return terminated.exitCode;
+  if (/exec: "[^"]*": executable file not found/.test(terminated.message ?? '')) return 127;
+  if (/exec: "[^"]*": permission denied/.test(terminated.message ?? '')) return 126;
+  return terminated.exitCode;
+}
+
 /** What the kubelet said, its message after its reason word, within a length a job record shows. */
 function said(reason: string, message: string | undefined): string {
   const text = message ? `${reason}: ${message}` : reason;
@@ -184,7 +197,11 @@ export function replicaStatusOf(pod: V1Pod): ReplicaStatus | undefined {
     // replicas it no longer wants, whose exits it ignores.
     const disruption = interruptionOf(pod);
     if (disruption) return { ...ended('failed', disruption), reason: disruption, interrupted: true };
-    return phase === 'Succeeded' ? ended('succeeded', 'Completed') : ended('failed', 'Failed');
+    if (phase === 'Succeeded') return ended('succeeded', 'Completed');
+    // A container's exit is its command's own: the image holds no launcher of boa's.
+    const where = `in the image ${pod.spec?.containers?.[0]?.image ?? '(none named)'}`;
+    const why = terminated ? notRestartable(commandExitOf(terminated), where) : undefined;
+    return { ...ended('failed', 'Failed'), ...(why === undefined ? {} : { notRestartable: why }) };
   }
   const runningSince = container?.state?.running?.startedAt;
   if (pod.metadata?.deletionTimestamp && runningSince) {

@@ -39,6 +39,11 @@ export interface ExitRecord {
    * writing to <rank>.sigterm that one reached it (records older than it: absent).
    */
   readonly stopped?: boolean;
+  /**
+   * The code is the command's own exit status, not the supervisor's (its look-up of the program, a
+   * working directory it could not enter); records from before 2026-12-01: absent.
+   */
+  readonly command?: boolean;
   readonly at: number;
 }
 

@@ -1,4 +1,5 @@
 import type { ReplicaStatus } from '../../service/ports.ts';
+import { notRestartable } from '../command-exits.ts';
 import { type ExitRecord, exitCodeOf, isOurSupervisor, readExit } from './executor-records.ts';
 import type { Launched } from './launcher.ts';
 
@@ -58,6 +59,9 @@ export function refreshLiveness(replica: LocalReplica, now: number): void {
   }
 }
 
+/** Where a local job's command and PATH are to be checked when it exits 127 or 126. */
+const ON_THIS_MACHINE = "on this machine (the job's PATH: its --env PATH, else the service's)";
+
 /** What the replica reads as to the service. `now`: for one found gone without an exit record. */
 export function replicaStatus(replica: LocalReplica, now: number): ReplicaStatus {
   const base = {
@@ -85,11 +89,14 @@ export function replicaStatus(replica: LocalReplica, now: number): ReplicaStatus
         ranForMs,
       };
     }
+    const notRestartableWhy =
+      replica.exit.command === true ? notRestartable(exitCode, ON_THIS_MACHINE) : undefined;
     return {
       ...base,
       phase: exitCode === 0 ? 'succeeded' : 'failed',
       exitCode,
       reason,
+      ...(notRestartableWhy === undefined ? {} : { notRestartable: notRestartableWhy }),
       ranForMs,
       endedAt: replica.exit.at,
     };

@@ -7,9 +7,10 @@
 #
 #   sh replica-supervisor.sh <dir> <rank> <node> <grace seconds> <working dir> -- <command> [args...]
 #     <dir>/<rank>.pid   {"pid","node","startedAt"}  (the executor writes it too, right after spawn)
-#     <dir>/<rank>.exit  {"code","signal","reason","stopped","at"}  once the command has ended; stopped:
+#     <dir>/<rank>.exit  {"code","signal","reason","stopped","at","command"}  once the command has ended; stopped:
 #                        this supervisor got a SIGTERM first, or the command exited 0 after saying in
-#                        <dir>/<rank>.sigterm that one reached it (so an exit 0 is a stop, not the job finished)
+#                        <dir>/<rank>.sigterm that one reached it (so an exit 0 is a stop, not the job finished);
+#                        command: true when the code is the command's own (absent: this script's)
 #     <dir>/<rank>.log   the command's stdout and stderr
 #     <dir>/<rank>.group the command's process group (where setsid exists), for the executor's SIGKILL
 if [ "$#" -lt 7 ] || [ "$6" != "--" ]; then
@@ -53,8 +54,11 @@ record_exit() {
   mkdir -p "$dir"
   # Renamed only once written whole: on a full disk printf fails after truncating its file, and an empty
   # record was renamed in. None is better: the end then reads as an interruption and the job resumes.
-  if printf '{"code":%d,"signal":null,"reason":"%s","stopped":%s,"at":%s000}' "$1" "$reason" "$by_term" \
-    "$(date +%s)" >"$dir/$rank.exit.tmp"; then
+  # $3 = command: the code is the command's own exit status, not this script's (an exit 127 or 126 of
+  # it is not retried: src/cloud/command-exits.ts).
+  if [ "$3" = command ]; then own=',"command":true'; else own=; fi
+  if printf '{"code":%d,"signal":null,"reason":"%s","stopped":%s,"at":%s000%s}' "$1" "$reason" "$by_term" \
+    "$(date +%s)" "$own" >"$dir/$rank.exit.tmp"; then
     mv "$dir/$rank.exit.tmp" "$dir/$rank.exit" && return
   fi
   rm -f "$dir/$rank.exit.tmp"
@@ -77,9 +81,10 @@ fi
 # directory, else the first executable file of that name on the job's PATH, an empty entry meaning here).
 # Only this says whether the exec itself would fail: an exit 127 or 126 afterwards may be the command's
 # own (`sh -c 'exec torchrun ...'` on a machine without torchrun, a sys.exit(127)), so it names no
-# program. Checked at submission too (executor-command.ts), so this is a PATH changed or a file gone
-# since: an exit counted with its backoff and retried like a removed working directory (docs/jobs.md),
-# since the file may come back (a virtualenv being rebuilt); there is no fail-fast path for one exit.
+# program, and fails the job without a restart (recorded as the command's). Checked at submission too
+# (executor-command.ts), so this is a PATH changed or a file gone since: an exit counted with its backoff
+# and retried like a removed working directory (docs/jobs.md), since the file may come back (a
+# virtualenv being rebuilt).
 # Sets `found` to found, not-executable (only files it may not run) or missing; no subshell, so a SIGTERM
 # meanwhile still reaches the trap above.
 lookup() {
@@ -217,4 +222,4 @@ case $code in
   0) reason='exited 0' ;;
   *) reason="exited $code" ;;
 esac
-record_exit "$code" "$reason"
+record_exit "$code" "$reason" command

@@ -1,0 +1,60 @@
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { LocalExecutor } from '../../src/cloud/local/executor.ts';
+import { killReplicaGroups } from '../helpers/replica-groups.ts';
+import { startService } from './harness.ts';
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const fn of cleanups.splice(0)) await fn();
+});
+
+describe("execution with the local executor: the job's own command exits 127", () => {
+  it('fails the job after its one attempt, not restarted, saying why and what to check', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'boa-notrestartable-'));
+    const executor = new LocalExecutor({ dataDir, terminationGraceSeconds: 1 });
+    const s = await startService({
+      executor,
+      config: {
+        priorRates: { cifar10: 8, bert: 1 },
+        local: { maxNodes: 16, bootSeconds: 60, releaseSeconds: 30 },
+        maxRestarts: 3,
+        restartBackoffSeconds: 1,
+      },
+    });
+    cleanups.push(async () => {
+      await s.close();
+      killReplicaGroups(join(dataDir, 'jobs'));
+      rmSync(dataDir, { recursive: true, force: true });
+    });
+    expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 30 })).status).toBe(200);
+    await s.service.planner.idle();
+    // sh is found at submission; the program it runs is not there (a wrapper over a missing torchrun).
+    const made = await s.request('POST', '/v1/jobs', {
+      class: 'bert',
+      workload: { command: ['sh', '-c', 'exec no-such-program-boa --nnodes=1'] },
+    });
+    expect(made.status).toBe(201);
+    const job = s.service.job(made.body.id);
+    // Each tick is a minute of the service's clock, past any backoff; the replica's exit takes real time.
+    for (let i = 0; i < 200 && job.state !== 'failed'; i++) {
+      await s.ticks(1);
+      await s.service.execution.settle();
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(job.state).toBe('failed');
+    expect(job.restarts).toBe(0);
+    // One attempt: its replicas ran in the first generation's folder only.
+    expect(readdirSync(join(dataDir, 'jobs', String(job.id)))).toEqual(['1']);
+    expect(job.exitCode).toBe(127);
+    expect(job.failureReason).toMatch(
+      /^rank \d+ exited 127 \(command not found\? the job's output says which\); not restarted: exit 127 means a command the job ran was not found, which fails the same way at every start; check the command and the PATH on this machine/,
+    );
+    const shown = await s.request('GET', `/v1/jobs/${job.id}`);
+    expect(shown.body).toMatchObject({ state: 'failed', restarts: 0, failedRank: expect.any(Number) });
+    const log = await executor.logs({ jobId: job.id, rank: 0, tailLines: 5 });
+    expect(log?.text).toMatch(/no-such-program-boa: not found/);
+  });
+});
