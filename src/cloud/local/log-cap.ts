@@ -17,6 +17,7 @@ import {
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { readExit, recordFile } from './executor-records.ts';
+import { logHistory } from './log-history.ts';
 
 export interface LogCap {
   /** A log past this many bytes is cut. */
@@ -41,12 +42,21 @@ export interface LogCutRecord {
   readonly cuts: number;
   readonly size: number;
   readonly from: number;
+  /**
+   * Where <rank>.log.1 begins in the log's history (log-history.ts: every byte it has had, each cut's
+   * notice counted), and its length once the notice is written: a follower's cursor is such a byte.
+   * Records from before 2026-12-01: absent.
+   */
+  readonly start?: number;
+  readonly kept?: number;
 }
 
 export function readLogCut(file: string): LogCutRecord | undefined {
   try {
     const record = JSON.parse(readFileSync(`${file}.cut`, 'utf8')) as LogCutRecord;
-    return [record.cuts, record.size, record.from].every(Number.isSafeInteger) ? record : undefined;
+    const known = [record.cuts, record.size, record.from].every(Number.isSafeInteger);
+    const optional = [record.start, record.kept].every((n) => n === undefined || Number.isSafeInteger(n));
+    return known && optional ? record : undefined;
   } catch {
     return undefined; // never cut (or by a boa from before the record)
   }
@@ -90,12 +100,14 @@ export async function capLog(file: string, cap: LogCap): Promise<boolean> {
     }
     // From here to the truncate, nothing else runs (no await): each step is one call.
     at = copyToEnd(log.fd, kept.fd, at);
+    // The log began at this byte of its history: past the .1 the last cut kept (read before it goes).
+    const began = logHistory(file).logFrom;
     renameSync(`${file}.1.tmp`, `${file}.1`);
     // Recorded before the truncate: a follower that sees the log shrink finds this cut's record. What the
     // job wrote meanwhile goes to <rank>.log.1 too (a follower reads that to its end).
-    const record: LogCutRecord = { cuts: (readLogCut(file)?.cuts ?? 0) + 1, size: at, from };
-    writeFileSync(`${file}.cut.tmp`, JSON.stringify(record));
-    renameSync(`${file}.cut.tmp`, `${file}.cut`);
+    const cuts = (readLogCut(file)?.cuts ?? 0) + 1;
+    const record: LogCutRecord = { cuts, size: at, from, start: began + from };
+    writeRecord(file, record);
     const recorded = at;
     at = copyToEnd(log.fd, kept.fd, at);
     ftruncateSync(log.fd, 0);
@@ -108,11 +120,18 @@ export async function capLog(file: string, cap: LogCap): Promise<boolean> {
     const name = file.split('/').pop();
     const notice = `boa: this log passed ${mib(cap.capBytes)} MiB and was cut here: the ${mib(cap.keepBytes)} MiB above are kept in ${name}.1, what follows is in ${name}\n`;
     writeSync(kept.fd, `${partial ? '\n' : ''}${writing ? MAYBE_LOST_LINE : ''}${notice}`);
+    // Complete now: where the new log begins in the history is known.
+    writeRecord(file, { ...record, kept: fstatSync(kept.fd).size });
   } finally {
     await kept.close();
     await log.close();
   }
   return true;
+}
+
+function writeRecord(file: string, record: LogCutRecord): void {
+  writeFileSync(`${file}.cut.tmp`, JSON.stringify(record));
+  renameSync(`${file}.cut.tmp`, `${file}.cut`);
 }
 
 const mib = (bytes: number) => (bytes / MiB).toFixed(bytes < MiB ? 2 : 0);

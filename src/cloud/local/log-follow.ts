@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { LOG_START, LogCursorError, type LogPosition } from '../../service/ports.ts';
 import { readLogTailBytes } from './executor-records.ts';
 import { readLogCut, type LogCutRecord } from './log-cap.ts';
+import { type LogHistory, logHistory } from './log-history.ts';
 
 /** A read of what a log gained: at most this much at once, so one chunk never holds a MiB of a burst. */
 const CHUNK_BYTES = 64 * 1024;
@@ -27,50 +28,85 @@ export interface FollowOptions {
 
 /**
  * `tail -f` of a local replica's log: its last lines (or from a position a follower got to), then what
- * it writes, with the byte its text starts at (the follower's cursor), until it has ended and all it
+ * it writes, with the place its text starts at (the follower's cursor), until it has ended and all it
  * wrote is read. The chunks are the file's bytes as written, never decoded: a follower counts the bytes
  * it got, and a log that is not UTF-8 must not move its place. A log cut by its cap (log-cap.ts:
  * copytruncate) is seen shorter than what was read or than its cut record says: the rest of what was
  * read from is in <rank>.log.1 (ending with the cut's notice), read on from the follower's place, then
  * the log from its beginning
  * (unless the job wrote the cut's size again within one poll: 64 MiB). Bytes no longer kept are said
- * with CUT_GAP_LINE.
+ * with CUT_GAP_LINE. Places are bytes of the log's history (log-history.ts), so a follower that
+ * reconnects after a cut goes on in <rank>.log.1 from its place, or is told of a gap.
  * Undefined when the log does not exist.
  */
 export function followLogFile(
   file: string,
   options: FollowOptions,
 ): { from: LogPosition; chunks: AsyncGenerator<Buffer>; gap?: true } | undefined {
-  const reached = options.from && logByteOf(options.from);
   // The cuts counted around the read, again if one came between: the log read is that many cuts old.
-  let cuts = readLogCut(file)?.cuts ?? 0;
+  let record = readLogCut(file);
   let first = readLogTailBytes(file, options.tailLines);
   for (let again = 0; first && again < 3; again++) {
-    const after = readLogCut(file)?.cuts ?? 0;
-    if (after === cuts) break;
-    cuts = after;
+    const after = readLogCut(file);
+    if ((after?.cuts ?? 0) === (record?.cuts ?? 0)) break;
+    record = after;
     first = readLogTailBytes(file, options.tailLines);
   }
   if (!first) return undefined;
-  // Past the log's end: it was cut by its cap since (or the byte is not one it had). What it holds was
-  // written after the cut, so all of it is new to the follower, read from its beginning; the lines
-  // between its place and the cut are in <log>.1 (its last MiBs) or gone, said as a gap.
-  if (reached !== undefined && reached > first.size) {
+  const history = logHistory(file, record);
+  const { cuts, logFrom } = history;
+  const at = (byte: number): LogPosition => ({ cursor: String(byte), skip: 0 });
+  const reached = options.from && logByteOf(options.from, logFrom);
+  if (reached === undefined) {
+    const start = first.size - first.bytes.length;
+    return { from: at(logFrom + start), chunks: follow(file, { ...first, cuts }, options) };
+  }
+  // Before the log's beginning: cut since the follower's place, which is in <rank>.log.1 or gone.
+  if (reached < logFrom) return fromKept(file, reached, history, options);
+  // Past the log's end: cut without a record (by hand, or a boa from before records), or a byte it
+  // never had. What it holds is new to the follower, read from its beginning; what lay between is gone.
+  if (reached - logFrom > first.size) {
     const chunks = follow(file, { bytes: Buffer.alloc(0), size: 0, cuts }, options);
-    return { from: { cursor: '0', skip: 0 }, chunks, gap: true };
+    return { from: at(logFrom), chunks, gap: true };
   }
   // From a byte a follower reached before (its connection broke): on from there, nothing twice.
-  if (reached !== undefined) {
-    const chunks = follow(file, { bytes: Buffer.alloc(0), size: reached, cuts }, options);
-    return { from: { cursor: String(reached), skip: 0 }, chunks };
-  }
-  const start = first.size - first.bytes.length;
-  return { from: { cursor: String(start), skip: 0 }, chunks: follow(file, { ...first, cuts }, options) };
+  const chunks = follow(file, { bytes: Buffer.alloc(0), size: reached - logFrom, cuts }, options);
+  return { from: at(reached), chunks };
 }
 
-/** The byte a position names: its cursor is a byte of the file (as this executor gives it), or its start. */
-export function logByteOf({ cursor, skip }: LogPosition): number {
-  if (cursor === LOG_START) return skip;
+/**
+ * A follower's place from before the log's last cut: read on in <rank>.log.1 from it, then the log from
+ * its beginning. One further back than <rank>.log.1 keeps (cut twice since, or behind its start) is
+ * told so with CUT_GAP_LINE, then gets all it keeps; its cursor counts that line, so a later reconnect
+ * still names the same place (where the log's history is too short for that, the answer says gap).
+ */
+function fromKept(
+  file: string,
+  reached: number,
+  { cuts, keptFrom, keptBytes }: LogHistory,
+  options: FollowOptions,
+): { from: LogPosition; chunks: AsyncGenerator<Buffer>; gap?: true } {
+  const gone = reached < keptFrom;
+  const line = gone && keptFrom >= CUT_GAP_LINE.length ? Buffer.from(CUT_GAP_LINE) : Buffer.alloc(0);
+  const from = gone ? keptFrom - line.length : reached;
+  async function* chunks(): AsyncGenerator<Buffer> {
+    if (line.length > 0) yield line;
+    yield* readRange(`${file}.1`, gone ? 0 : reached - keptFrom, keptBytes, options.signal);
+    yield* follow(file, { bytes: Buffer.alloc(0), size: 0, cuts }, options);
+  }
+  return {
+    from: { cursor: String(from), skip: 0 },
+    chunks: chunks(),
+    ...(gone && line.length === 0 ? { gap: true as const } : {}),
+  };
+}
+
+/**
+ * The byte of the log's history a position names: its cursor is one (as this executor gives it), or
+ * the start of the log as it is now (`logFrom`: a generation shown from its start shows it from the last cut).
+ */
+export function logByteOf({ cursor, skip }: LogPosition, logFrom = 0): number {
+  if (cursor === LOG_START) return logFrom + skip;
   if (!/^\d{1,15}$/.test(cursor))
     throw new LogCursorError(cursor, `a local log's cursor is "${LOG_START}" or a byte of it, e.g. 1024`);
   return Number(cursor) + skip;

@@ -1,0 +1,118 @@
+/**
+ * A follower of a local log that reconnects after the log's cut (log-cap.ts): its cursor still names its
+ * place, in <rank>.log.1 or gone (said with a gap line), never a byte of the new log (found in review:
+ * it went on from that byte of the new log, what lay between skipped without a word).
+ */
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+import { capLog } from '../../src/cloud/local/log-cap.ts';
+import { CUT_GAP_LINE, followLogFile } from '../../src/cloud/local/log-follow.ts';
+import type { LogPosition } from '../../src/service/ports.ts';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function logFile(text: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'boa-follow-reconnect-'));
+  dirs.push(dir);
+  const file = join(dir, '0.log');
+  writeFileSync(file, text);
+  return file;
+}
+
+const lines = (from: number, to: number, tag = 'line') =>
+  Array.from({ length: to - from }, (_, i) => `${tag} ${from + i}\n`).join('');
+
+const cap = { capBytes: 100, keepBytes: 250, checkMs: 1 };
+const options = { tailLines: 100, pollMs: 5, ended: () => true, signal: new AbortController().signal };
+
+/** A follow of a replica that has ended: all it gives, and where it said its text starts. */
+async function followed(file: string, from?: LogPosition) {
+  const follow = followLogFile(file, { ...options, ...(from ? { from } : {}) })!;
+  const got: Buffer[] = [];
+  for await (const chunk of follow.chunks) got.push(Buffer.from(chunk));
+  return { from: follow.from, gap: follow.gap, text: Buffer.concat(got).toString('utf8') };
+}
+
+/** The follower's next ask after it got `text` of a follow that started at `from`. */
+const after = (from: LogPosition, text: string): LogPosition => ({
+  cursor: from.cursor,
+  skip: from.skip + Buffer.byteLength(text),
+});
+
+it('goes on in <log>.1 from its place after a cut, then the new log: nothing lost, nothing twice', async () => {
+  const file = logFile(lines(0, 10));
+  const first = await followed(file);
+  expect(first.text).toBe(lines(0, 10));
+  // Cut off there; meanwhile the job writes on, the log is cut, and the new log grows past that byte.
+  appendFileSync(file, lines(10, 20));
+  expect(await capLog(file, cap)).toBe(true);
+  const notice = readFileSync(`${file}.1`, 'utf8').split('\n').at(-2)!;
+  expect(notice).toMatch(/^boa: this log passed /);
+  appendFileSync(file, lines(0, 30, 'new'));
+  const again = await followed(file, after(first.from, first.text));
+  expect(again.gap).toBeUndefined();
+  expect(again.text).toBe(`${lines(10, 20)}${notice}\n${lines(0, 30, 'new')}`);
+
+  // Cut off again part way through 0.log.1, then through the new log: each time the rest, exactly.
+  const part = again.text.slice(0, 40);
+  const third = await followed(file, after(again.from, part));
+  expect(part + third.text).toBe(again.text);
+  const most = again.text.slice(0, again.text.length - 12);
+  const fourth = await followed(file, after(again.from, most));
+  expect(fourth.text).toBe(again.text.slice(most.length));
+});
+
+it('goes on from its place after a cut its follow had read across, and says a gap when the cut log is gone', async () => {
+  const file = logFile(lines(0, 10));
+  const first = await followed(file);
+  appendFileSync(file, lines(10, 20));
+  await capLog(file, cap);
+  appendFileSync(file, lines(0, 5, 'new'));
+  // The follower read across the cut into the new log, then was cut off.
+  const across = await followed(file, after(first.from, first.text));
+  expect(across.text).toMatch(/new 4\n$/);
+  appendFileSync(file, lines(5, 10, 'new'));
+  const on = await followed(file, after(across.from, across.text));
+  expect(on.text).toBe(lines(5, 10, 'new'));
+
+  // Cut twice since its place: what lay between is gone, and said; then all that is kept.
+  appendFileSync(file, lines(10, 40, 'lost'));
+  await capLog(file, cap);
+  appendFileSync(file, lines(0, 30, 'kept'));
+  await capLog(file, cap);
+  appendFileSync(file, 'latest\n');
+  const gone = await followed(file, after(on.from, on.text));
+  const kept = readFileSync(`${file}.1`, 'utf8');
+  expect(gone.text).toBe(`${CUT_GAP_LINE}${kept}latest\n`);
+  expect(kept).not.toMatch(/lost 10\n/);
+  // Cut off after the gap line and some of what is kept: its cursor counts the line, the rest follows.
+  const seen = gone.text.slice(0, CUT_GAP_LINE.length + 30);
+  const rest = await followed(file, after(gone.from, seen));
+  expect(seen + rest.text).toBe(gone.text);
+});
+
+it('counts a live follow across a cut as a reconnect does: cut off after it, it goes on where it was', async () => {
+  const file = logFile(lines(0, 10));
+  let ended = false;
+  const live = followLogFile(file, { ...options, ended: () => ended })!;
+  const iterator = live.chunks[Symbol.asyncIterator]();
+  const got: Buffer[] = [Buffer.from((await iterator.next()).value as Buffer)];
+  appendFileSync(file, lines(10, 20));
+  await capLog(file, cap);
+  appendFileSync(file, lines(0, 3, 'new'));
+  // Read across the cut (the rest of 0.log.1, its notice, the new log), then cut off.
+  while (!Buffer.concat(got).toString().endsWith('new 2\n'))
+    got.push(Buffer.from((await iterator.next()).value as Buffer));
+  ended = true;
+  await iterator.return?.(undefined);
+  const seen = Buffer.concat(got).toString();
+  expect(seen).toMatch(/line 19\nboa: this log passed [^\n]*\nnew 0\n/);
+  appendFileSync(file, lines(3, 6, 'new'));
+  const on = await followed(file, after(live.from, seen));
+  expect(on.text).toBe(lines(3, 6, 'new'));
+});
