@@ -117,7 +117,13 @@ export const BudgetView = z
   .object({
     gpuHoursPerHour: z.number().nullable().openapi({ description: 'the budget; null when none is set' }),
     setAt: time().nullable(),
-    window: Averages.extend({ windowHours: z.number() }),
+    window: Averages.extend({
+      windowHours: z.number(),
+      budgetGpuHoursPerHour: z.number().nullable().openapi({
+        description:
+          "the budgets in force over the window's hours, time-averaged (each for the hours it was in force): what the window's paid average is held to, the budget itself while it has not changed; null: no budget",
+      }),
+    }),
     sinceSet: Averages.nullable().openapi({
       description:
         'since the budget was set, or over the ledger rows kept (the longest window plus a day) when it was set before them',

@@ -1,5 +1,5 @@
 import { belowBudgetNow } from './below-budget.ts';
-import { ceilingLookaheadHours } from './budget.ts';
+import { ceilingLookaheadHours, promisedGpuHours } from './budget.ts';
 import type { Averages } from './ledger.ts';
 import { nodesOf, type ServiceJob } from './jobs.ts';
 import { ledgerKeptMs } from './retention.ts';
@@ -53,7 +53,20 @@ export function budgetView(service: BoaService) {
   return {
     gpuHoursPerHour: budget?.gpuHoursPerHour ?? null,
     setAt: budget ? new Date(budget.setAt).toISOString() : null,
-    window: { windowHours: config.budgetWindowHours, ...averagesView(window) },
+    window: {
+      windowHours: config.budgetWindowHours,
+      ...averagesView(window),
+      // What the window's paid average is held to: each budget for the hours it was in force. After a
+      // cut the paid average is above the new budget for a day with nothing overspent (the dashboard
+      // flagged it as over).
+      budgetGpuHoursPerHour: budget
+        ? round(
+            window.hours > 0
+              ? promisedGpuHours(budget, now, window.hours) / window.hours
+              : budget.gpuHoursPerHour,
+          )
+        : null,
+    },
     sinceSet: sinceSet ? averagesView(sinceSet) : null,
     dollarsPerMonth: budget ? perMonth(budget.gpuHoursPerHour) : null,
     paidDollarsPerMonth: perMonth(window.paidGpuHoursPerHour),

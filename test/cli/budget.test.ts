@@ -59,7 +59,13 @@ describe('boa budget', () => {
     const table = await s.boa(['budget', 'get']);
     expect(table.status).toBe(0);
     expect(table.stdout).toMatch(/^budget\s+40 GPU-hours\/hour \(\$28,557\.60\/month\)$/m);
-    expect(table.stdout).toMatch(/^since set\s+[\d.]+\s+[\d.]+\s+[\d.]+$/m);
+    // Each average beside the budget it is held to (the budgets in force over the window, each for its
+    // hours; the budget since it was set).
+    expect(table.stdout).toMatch(
+      /^average over\s+hours\s+paid GPU-h\/h\s+allocated GPU-h\/h\s+budget GPU-h\/h$/m,
+    );
+    expect(table.stdout).toMatch(/^last 24 h\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+40\.00$/m);
+    expect(table.stdout).toMatch(/^since set\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+40\.00$/m);
     expect(table.stdout).not.toMatch(/^warm-up/m);
     // No nodes yet and no job waits: the whole budget is below, and nothing present can use it.
     expect(table.stdout).toMatch(

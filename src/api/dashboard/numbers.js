@@ -20,7 +20,11 @@ function windowText(w) {
 
 function renderNumbers(budget, plan, status) {
   const w = budget.window;
-  const over = budget.gpuHoursPerHour !== null && w.paidGpuHoursPerHour > budget.gpuHoursPerHour;
+  // Over what the window was promised (each budget for its hours), not over the budget now: after a cut
+  // the window's average stays above the new budget for a day with nothing overspent.
+  const promised = w.budgetGpuHoursPerHour ?? budget.gpuHoursPerHour;
+  const over = promised !== null && w.paidGpuHoursPerHour > promised;
+  const changed = promised !== null && Math.abs(promised - budget.gpuHoursPerHour) >= 0.05;
   const nodes = status.nodeGroup;
   $('numbers').innerHTML = [
     number(
@@ -30,7 +34,7 @@ function renderNumbers(budget, plan, status) {
     ),
     number(
       'paid-value',
-      `paid, ${windowText(w)}`,
+      `paid, ${windowText(w)}${changed ? ` (the budgets in force over it: ${fmt(promised)})` : ''}`,
       `<span class="${over ? 'over' : ''}">${fmt(w.paidGpuHoursPerHour)}</span>`,
     ),
     number('allocated-value', `allocated, ${windowText(w)}`, fmt(w.allocatedGpuHoursPerHour)),

@@ -111,15 +111,18 @@ export function renderBudget(b: BudgetView): string {
           ] as [string, string],
         ]),
   ]);
+  // Each average beside the budget it is held to: over the window, each budget for the hours it was in
+  // force (after a cut the paid average is above the new budget for a day, and nothing is overspent).
   const averages = [
-    [`last ${b.window.windowHours} h`, b.window] as const,
-    ...(b.sinceSet ? [['since set', b.sinceSet] as const] : []),
+    [`last ${b.window.windowHours} h`, b.window, b.window.budgetGpuHoursPerHour] as const,
+    ...(b.sinceSet ? [['since set', b.sinceSet, b.gpuHoursPerHour] as const] : []),
   ];
-  const rows = averages.map(([label, a]) => [
+  const rows = averages.map(([label, a, budgetAverage]) => [
     label,
     fixed(a.hours, 2),
     fixed(a.paidGpuHoursPerHour),
     fixed(a.allocatedGpuHoursPerHour),
+    fixed(budgetAverage),
   ]);
   const control = b.control
     ? `\n${keyValues([
@@ -231,7 +234,7 @@ export function renderBudget(b: BudgetView): string {
           : []),
       ])}`
     : '';
-  return `${head}\n${table(['average over', 'hours', 'paid GPU-h/h', 'allocated GPU-h/h'], rows)}${control}`;
+  return `${head}\n${table(['average over', 'hours', 'paid GPU-h/h', 'allocated GPU-h/h', 'budget GPU-h/h'], rows)}${control}`;
 }
 
 /**

@@ -140,6 +140,34 @@ describe('the numbers and tables', () => {
     expect(unpriced).not.toContain('$');
   });
 
+  it('flag the paid average as over only against the budgets in force over its window, not after a cut', async () => {
+    // Found in a trial: 40 for half an hour with a job running, then a cut to 8. The window promised
+    // 40 for its first half hour; its paid average is above 8 with nothing overspent, and the tile
+    // was red.
+    const s = await service({ leaseSeconds: 86_400 });
+    await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
+    expect((await s.request('POST', '/v1/jobs', { class: 'cifar10' })).status).toBe(201);
+    await s.ticks(30);
+    await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 8 });
+    await s.ticks(2);
+    const [view, plan, status] = await Promise.all(
+      ['/v1/budget', '/v1/plan', '/v1/status'].map(async (p) => (await s.request('GET', p)).body),
+    );
+    const w = view.window;
+    expect(w.paidGpuHoursPerHour).toBeGreaterThan(8);
+    // 40 for 30 of the 32 minutes on record, 8 for the last 2.
+    expect(w.budgetGpuHoursPerHour).toBeCloseTo((40 * 30 + 8 * 2) / 32, 1);
+    expect(w.paidGpuHoursPerHour).toBeLessThan(w.budgetGpuHoursPerHour);
+    const dash = loadDashboardScript();
+    dash.renderNumbers(view, plan, status);
+    const html = dash.element('numbers').innerHTML;
+    expect(html).toMatch(/id="paid-value"><span class="">/);
+    expect(html).toContain(`(the budgets in force over it: ${w.budgetGpuHoursPerHour.toFixed(2)})`);
+    // Paid above what the window was promised is still flagged.
+    dash.renderNumbers({ ...view, window: { ...w, budgetGpuHoursPerHour: 8 } }, plan, status);
+    expect(dash.element('numbers').innerHTML).toMatch(/id="paid-value"><span class="over">/);
+  });
+
   it('say why fewer GPUs than the budget are paid for now', async () => {
     // No job, no node: the whole budget is below it, and nothing present can use it.
     expect(await numbers()).toContain(
