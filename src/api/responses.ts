@@ -48,7 +48,7 @@ const BudgetControl = z
     }),
     creditGpuHoursPerHour: z.number().openapi({
       description:
-        "what plans get on top of the budget from the window's unspent budget, spread over creditSpendHours, while the load needs at least creditLoadShare of the budget (a proportional part from 0.2 below it); 0: none",
+        "what plans get on top of the budget from the window's unspent budget (since the last budget change, when later), spread over creditSpendHours, while the load needs at least creditLoadShare of the budget (a proportional part from 0.2 below it); 0: none",
     }),
     rateConfidenceFactor: z.number().openapi({
       description:

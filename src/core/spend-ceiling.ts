@@ -153,6 +153,14 @@ export interface SpendCeiling {
   readonly promisedGpuHours: number;
   /** The hours that debt is counted over. */
   readonly debtHours: number;
+  /**
+   * GPU-hours of room plans may count on (the credit, the plan cap's relaxing): the spread rule's
+   * (-debtGpuHours), but no more than any window that starts at a budget change has. Room an earlier,
+   * higher budget left is never paid out after a change (those windows hold the ceiling), so plans that
+   * counted it were wider than the ceiling allowed for a day (found in a trial: 100000 set for 25 s by
+   * mistake, then 8, planned with 170).
+   */
+  readonly spendableGpuHours: number;
 }
 
 export function spendCeiling(input: SpendCeilingInput): SpendCeiling {
@@ -200,5 +208,16 @@ export function spendCeiling(input: SpendCeilingInput): SpendCeiling {
   const held = input.heldNodes ?? 0;
   if (held > nodes && gpus >= (held - 0.5) * input.gpusPerNode) nodes = held;
   const promisedGpuHours = allowed(lookback);
-  return { gpus, nodes, debtGpuHours: paid - promisedGpuHours, promisedGpuHours, debtHours: lookback };
+  let spendableGpuHours = promisedGpuHours - paid;
+  for (const back of (input.changedHoursAgo ?? []).filter((b) => b >= 0 && b < windowHours)) {
+    spendableGpuHours = Math.min(spendableGpuHours, allowed(back) - input.paidInLast(back));
+  }
+  return {
+    gpus,
+    nodes,
+    debtGpuHours: paid - promisedGpuHours,
+    promisedGpuHours,
+    debtHours: lookback,
+    spendableGpuHours,
+  };
 }

@@ -41,7 +41,7 @@ export function planInputs(svc: BoaService): PlanInputs | undefined {
     controlBudget: budget.gpuHoursPerHour / (ratio * demand),
     warmupFactor: planningFactor(svc, now),
     loadNeeds: loadNeeds(svc, now),
-    unspentGpuHours: -(currentSpendCeiling(svc, now)?.debtGpuHours ?? 0),
+    unspentGpuHours: currentSpendCeiling(svc, now)?.spendableGpuHours ?? 0,
   };
   return {
     classes: estimatedClasses(svc),
@@ -88,7 +88,7 @@ function planningRules(svc: BoaService) {
 /** The most budget the plan may be made with: a multiple of the load's minimum (core/plan-cap.ts). */
 export function planCap(svc: BoaService, now: number, ceiling = currentSpendCeiling(svc, now)): number {
   const budget = svc.state.budget?.gpuHoursPerHour ?? 0;
-  const unspentGpuHours = -(ceiling?.debtGpuHours ?? 0);
+  const unspentGpuHours = ceiling?.spendableGpuHours ?? 0;
   return planBudgetCap(
     { budget, minFeasibleBudget: loadNeeds(svc, now), unspentGpuHours },
     planningRules(svc).planCap,
@@ -102,7 +102,7 @@ export function creditFactorNow(
   ceiling = currentSpendCeiling(svc, now),
 ): number {
   const budget = svc.state.budget?.gpuHoursPerHour ?? 0;
-  const unspentGpuHours = -(ceiling?.debtGpuHours ?? 0);
+  const unspentGpuHours = ceiling?.spendableGpuHours ?? 0;
   return creditFactor({ budget, loadNeeds: loadNeeds(svc, now), unspentGpuHours }, planningRules(svc).credit);
 }
 

@@ -51,6 +51,39 @@ describe('credit for a tight budget', () => {
     expect(later.planningBudget).toBeCloseTo(budget * 1.5, 1);
   });
 
+  it('counts no room a budget before a change left, which the ceiling never pays out', async () => {
+    // Found in a trial: 100000 set by mistake for a minute, then the budget meant. The window promised
+    // 100000 for that minute; the ceiling holds the window from the change to the new budget, but the
+    // credit counted the minute's room and planned for hundreds of GPU-hours per hour more.
+    const s = await startService({
+      config: { priorRates: { cifar10: 8, bert: 1 }, priorWeightHours: 1000 },
+    });
+    cleanups.push(s.close);
+    expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 400 })).status).toBe(200);
+    const needs = (await s.request('GET', '/v1/budget')).body.control.loadNeedsGpuHoursPerHour as number;
+    expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 100_000 })).status).toBe(200);
+    s.clock.t += 60_000;
+    const budget = needs * 1.05;
+    expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: budget })).status).toBe(200);
+    await s.service.planner.idle();
+    const setAt = s.clock.t;
+    const control = async (hours: number) => {
+      s.clock.t = setAt + hours * 3_600_000;
+      await s.service.planner.request('timer');
+      return (await s.request('GET', '/v1/budget')).body.control;
+    };
+    const now = await control(0);
+    // The minute's room is the spread rule's, but not the ceiling's: it holds the new budget.
+    expect(now.debtGpuHours).toBeLessThan(-1000);
+    expect(now.ceilingGpus).toBeLessThanOrEqual(budget * 1.1 + 1e-6);
+    expect(now.creditGpuHoursPerHour).toBe(0);
+    expect(now.planningBudget).toBeCloseTo(budget, 2);
+    // Room saved since the change is credit as before: two hours unspent, half the budget more.
+    const later = await control(2);
+    expect(later.creditGpuHoursPerHour).toBeCloseTo(budget / 2, 1);
+    expect(later.planningBudget).toBeCloseTo(budget * 1.5, 1);
+  });
+
   it('keeps the credit of a generous budget for later', async () => {
     const { budget, at } = await budgeted(2);
     const later = await at(2);
