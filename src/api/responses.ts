@@ -30,7 +30,7 @@ const BudgetControl = z
     }),
     debtGpuHours: z.number().nullable().openapi({
       description:
-        'paid above the budget in the window the ceiling counts: its last budgetWindowHours - horizonHours hours, or since the budget was set (negative: room)',
+        'paid above the budget in the window the ceiling counts: its last budgetWindowHours - horizonHours hours, or since a budget was first set (negative: room)',
     }),
     horizonHours: z.number(),
     lookaheadHours: z.number().openapi({

@@ -76,7 +76,7 @@ describe('boa budget', () => {
     );
     // The debt is over what the ceiling counts: the window as it will be one horizon (1 h) from now.
     expect(table.stdout).toMatch(
-      /^debt\s+none \([\d.]+ GPU-hours under the budget in the window's last 23 h \(or since the budget was set\)\)$/m,
+      /^debt\s+none \([\d.]+ GPU-hours under the budget in the window's last 23 h \(or since a budget was first set\)\)$/m,
     );
     // A service just started has no 24 hours to average: the rate is named by the time it covers.
     const covered = (await s.request('GET', '/v1/budget')).body.window.hours as number;
@@ -102,6 +102,14 @@ describe('boa budget', () => {
     expect(text).toMatch(/^ceiling\s+1 node \(/m);
     expect(text).toMatch(/^held\s+at most 1 node: /m);
     expect(text).toMatch(/^queued\s+1 job waits for the budget \(oldest first\)$/m);
+    // A credit that rounds to 0.0 is no credit line (found in a trial: "plans get 0.0 GPU-hours/hour
+    // more"), one that does not is.
+    expect(renderBudget({ ...budget, control: { ...one, creditGpuHoursPerHour: 0.026 } })).not.toMatch(
+      /^credit/m,
+    );
+    expect(renderBudget({ ...budget, control: { ...one, creditGpuHoursPerHour: 0.05 } })).toMatch(
+      /^credit\s+plans get 0\.1 GPU-hours\/hour more/m,
+    );
     const two = renderBudget({ ...budget, control: { ...one, ceilingNodes: 2, queuedForBudget: 2 } });
     expect(two).toMatch(/^ceiling\s+2 nodes \(/m);
     expect(two).toMatch(/^queued\s+2 jobs wait for the budget/m);

@@ -178,7 +178,8 @@ export function renderBudget(b: BudgetView): string {
               ] as [string, string],
             ]
           : []),
-        ...(b.control.creditGpuHoursPerHour > 0
+        // Shown to a tenth: a credit that rounds to 0.0 is no line ("0.0 GPU-hours/hour more" read as a bug).
+        ...(b.control.creditGpuHoursPerHour >= 0.05
           ? [
               [
                 'credit',
@@ -291,7 +292,8 @@ function belowBudgetLine(below: {
  * its last `hours`, or less while it is younger), or how far under it.
  */
 function debtLine(debtGpuHours: number, hours: number): string {
-  const where = `in the window's last ${fixed(hours, 0)} h (or since the budget was set)`;
+  // Since the first budget, not the last: a changed budget keeps what was paid and promised before it.
+  const where = `in the window's last ${fixed(hours, 0)} h (or since a budget was first set)`;
   return debtGpuHours > 0.005
     ? `${fixed(debtGpuHours, 2)} GPU-hours above the budget ${where}`
     : `none (${fixed(Math.max(0, -debtGpuHours), 2)} GPU-hours under the budget ${where})`;
