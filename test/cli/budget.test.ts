@@ -422,7 +422,7 @@ describe('boa connection errors', () => {
 
 describe('boa budget set on a terminal', () => {
   it.skipIf(!hasScript)(
-    'asks before cutting the budget to under half; no answers keep it; --yes and scripts do not ask',
+    'asks before cutting the budget to under half or raising it over twice; no answers keep it; --yes and scripts do not ask',
     async () => {
       const s = await started();
       await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
@@ -440,7 +440,15 @@ describe('boa budget set on a terminal', () => {
       const up = await onTerminal(s, ['budget', 'set', '5'], '');
       expect(up.output).not.toContain('cut the budget');
       expect(await storedBudget(s)).toBe(5);
-      await onTerminal(s, ['budget', 'set', '20'], '');
+      // A raise to over twice is asked about too (found in a trial: 100000 for 40 booted 39 nodes).
+      const raise = await onTerminal(s, ['budget', 'set', '20'], 'n\n');
+      expect(raise.output).toContain(
+        'raise the budget from 5 to 20 GPU-hours/hour? At the next tick jobs may be widened and nodes launched',
+      );
+      expect(raise.status).toBe(1);
+      expect(await storedBudget(s)).toBe(5);
+      expect((await onTerminal(s, ['budget', 'set', '20'], 'y\n')).status).toBe(0);
+      expect(await storedBudget(s)).toBe(20);
       const forced = await onTerminal(s, ['budget', 'set', '4', '--yes'], '');
       expect(forced.output).not.toContain('cut the budget');
       expect(await storedBudget(s)).toBe(4);

@@ -18,7 +18,10 @@ export function addBudgetCommands(program: Command): void {
       'set the budget; below the minimum for the estimated load it is accepted with a warning (jobs queue)',
     )
     .argument('<gpuHoursPerHour>', 'average GPUs to pay for, e.g. 40')
-    .option('--yes', 'on a terminal, do not ask before cutting the budget to under half')
+    .option(
+      '--yes',
+      'on a terminal, do not ask before cutting the budget to under half or raising it over twice',
+    )
     .action(async (value: string, options: { yes?: boolean }, command: Command) => {
       const context = contextOf(command);
       const gpuHoursPerHour = parseNumber(value, 'gpuHoursPerHour');
@@ -301,14 +304,25 @@ function debtLine(debtGpuHours: number, hours: number): string {
 
 /**
  * What to ask before a cut to under half the budget (a typo of 4 for 40 would otherwise narrow or queue
- * the running jobs and release their nodes at the next tick); undefined when no question is needed.
+ * the running jobs and release their nodes at the next tick), or a raise to over twice it (400 for 40
+ * launches nodes at the next tick, paid from launch: found in a trial, 100000 booted 39 nodes within
+ * seconds); undefined when no question is needed.
  */
 export function cutQuestion(current: number | null, next: number): string | undefined {
-  if (current === null || !(next < current / 2)) return undefined;
-  return (
-    `cut the budget from ${current} to ${next} GPU-hours/hour? At the next tick running jobs are ` +
-    'narrowed or queued to fit it, and nodes released'
-  );
+  if (current === null) return undefined;
+  if (next < current / 2) {
+    return (
+      `cut the budget from ${current} to ${next} GPU-hours/hour? At the next tick running jobs are ` +
+      'narrowed or queued to fit it, and nodes released'
+    );
+  }
+  if (next > current * 2) {
+    return (
+      `raise the budget from ${current} to ${next} GPU-hours/hour? At the next tick jobs may be widened ` +
+      'and nodes launched up to what it allows, each paid from its launch'
+    );
+  }
+  return undefined;
 }
 
 function hoursText(hours: number): string {
