@@ -42,6 +42,13 @@ export class Execution {
    */
   nodesWithReplicas: ReadonlySet<string> = new Set();
   /**
+   * Until the executor's first answer, any node may hold a replica still stopping, from before a restart
+   * (found in a crash trial: a restart whose first pod list failed terminated every node of a removal
+   * waiting for them). For at most the grace period and a minute from the start: by then such a replica
+   * was killed by its kubelet, and an executor that never answers must not keep idle nodes paid.
+   */
+  private readonly unknownUntil: number;
+  /**
    * Called with the nodes whose last replica has just ended (between ticks): the scheduler removes a
    * node waiting for them now rather than at the next tick, so it is not paid for a tick longer.
    */
@@ -75,6 +82,13 @@ export class Execution {
     const lastTick = repo.getSetting<number>('lastTickAt');
     const longPast = lastTick !== undefined && clock.now() - lastTick > LONG_DOWN_MS;
     this.mayNotKnowReplicas = repo.lastSubmittedAt() === undefined || !!rolledBack || longPast;
+    this.unknownUntil = clock.now() + (service.deps.config.terminationGraceSeconds + 60) * 1000;
+  }
+
+  /** Whether a replica may be running or stopping on this node (by allocation name). */
+  mayHoldReplicas(node: string, now: number): boolean {
+    if (this.nodesWithReplicas.has(node)) return true;
+    return !!this.executor && !this.answered && now < this.unknownUntil;
   }
 
   /**

@@ -290,15 +290,17 @@ export class Scheduler {
 
   /** What the node reconciler works from: the target, the nodes as last listed, what is placed where. */
   private nodeInput(target: number): NodeTickInput {
-    const { state, execution } = this.service;
+    const { state, execution, deps } = this.service;
+    const now = deps.clock.now();
     const { placement } = this;
     return {
       target,
       nodes: state.nodes,
       group: state.group,
       // GPUs placed there as of the last tick (a job ended since still counts: a node is never removed
-      // early), and a replica still stopping there (grace period) after its job moved off.
-      gpusInUse: (name) => placement.gpusOn(name) + (execution.nodesWithReplicas.has(name) ? 1 : 0),
+      // early), and a replica still stopping there (grace period) after its job moved off, or one that
+      // may be, as the executor has not answered since the start.
+      gpusInUse: (name) => placement.gpusOn(name) + (execution.mayHoldReplicas(name, now) ? 1 : 0),
     };
   }
 

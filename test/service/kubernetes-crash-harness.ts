@@ -1,0 +1,119 @@
+/**
+ * A boa service restarted over the same data dir and the same cluster (an emulated EKS node group whose
+ * instances join the in-process fake Kubernetes API server), as kubernetes-boot.test.ts boots it: the
+ * first life is left at a chosen point, then a second boots with only what SQLite and the cluster held.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { KubeClusterNodes } from '../../src/cloud/aws/kube-cluster-nodes.ts';
+import { bootService, InlinePlanComputer } from '../../src/service/boot.ts';
+import { resolveConfig } from '../../src/service/config.ts';
+import { emulateNodegroup } from '../cloud/emulated-nodegroup.ts';
+import { kubeBridge } from '../cloud/kube-bridge.ts';
+import { poolOnEmulatedGroup } from './aws-pool.ts';
+import { ManualClock } from './harness.ts';
+
+export const NS = 'boa-jobs';
+
+/** Watch events and the executor's pass arrive asynchronously: poll, with room for a loaded machine. */
+export async function eventually<T>(
+  what: string,
+  read: () => T | Promise<T>,
+  ok: (value: T) => boolean,
+): Promise<T> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const value = await read();
+    if (ok(value)) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** The cluster and data dir both lives share; `close` removes them and restores KUBECONFIG. */
+export async function crashWorld() {
+  const cleanups: Array<() => Promise<void> | void> = [];
+  const clock = new ManualClock();
+  const group = emulateNodegroup({ clock, minSize: 0, maxSize: 4, bootMs: 60_000, updatePolls: 0 });
+  const bridge = await kubeBridge(group.kube);
+  cleanups.push(() => bridge.close());
+  const dataDir = mkdtempSync(join(tmpdir(), 'boa-kcrash-'));
+  cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+  const kubeDir = mkdtempSync(join(tmpdir(), 'boa-kubeconfig-'));
+  writeFileSync(join(kubeDir, 'config'), bridge.fake.kubeConfig().exportConfig());
+  const saved = {
+    KUBECONFIG: process.env.KUBECONFIG,
+    KUBERNETES_SERVICE_HOST: process.env.KUBERNETES_SERVICE_HOST,
+  };
+  process.env.KUBECONFIG = join(kubeDir, 'config');
+  delete process.env.KUBERNETES_SERVICE_HOST;
+  cleanups.push(() => {
+    for (const [key, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+    }
+    rmSync(kubeDir, { recursive: true, force: true });
+  });
+  const fake = bridge.fake;
+
+  /** One life of the service on the shared data dir. */
+  const boot = async () => {
+    const logger = pino({ level: 'silent' });
+    const config = resolveConfig({
+      cloud: 'aws',
+      executor: 'kubernetes',
+      dataDir,
+      token: 'operator-token-0123456789',
+      publicUrl: 'http://boa.boa-system.svc:8080',
+      gpusPerNode: 4,
+      priorRates: { cifar10: 8 },
+      terminationGraceSeconds: 30,
+      aws: { clusterName: 'boa', nodegroupName: 'gpu', region: 'us-east-1' },
+      kubernetes: { namespace: NS },
+    });
+    const nodes = new KubeClusterNodes(fake.kubeConfig(), { logger, clock, resyncMs: 0 });
+    cleanups.push(() => nodes.close());
+    const pool = poolOnEmulatedGroup(config, logger, group, clock, nodes);
+    const boa = await bootService(config, { clock, pool, computer: new InlinePlanComputer(), logger });
+    let closed = false;
+    const close = async () => {
+      if (closed) return;
+      closed = true;
+      await boa.close();
+    };
+    cleanups.push(close);
+    const tick = async () => {
+      bridge.sync();
+      await boa.scheduler.tick();
+      await boa.scheduler.settle();
+      await boa.service.execution.settle();
+      clock.advance(60);
+    };
+    const api = (method: string, path: string, body?: unknown) =>
+      boa.app.request(path, {
+        method,
+        headers: { authorization: `Bearer ${boa.token}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    return { boa, tick, api, close };
+  };
+
+  /** A job of class cifar10 running a command; its id. */
+  const submit = async (api: Awaited<ReturnType<typeof boot>>['api']) => {
+    const made = await api('POST', '/v1/jobs', {
+      class: 'cifar10',
+      workload: { image: 'ghcr.io/example/train:1', command: ['python', 'train.py'] },
+    });
+    if (made.status !== 201) throw new Error(`submit: ${made.status} ${await made.text()}`);
+    return ((await made.json()) as { id: number }).id;
+  };
+
+  const close = async () => {
+    for (const fn of cleanups.splice(0).reverse()) await fn();
+  };
+  return { clock, group, bridge, fake, dataDir, boot, submit, close };
+}
+
+export type CrashWorld = Awaited<ReturnType<typeof crashWorld>>;
