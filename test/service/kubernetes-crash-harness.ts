@@ -10,6 +10,7 @@ import { pino } from 'pino';
 import { KubeClusterNodes } from '../../src/cloud/aws/kube-cluster-nodes.ts';
 import { bootService, InlinePlanComputer } from '../../src/service/boot.ts';
 import { resolveConfig } from '../../src/service/config.ts';
+import type { NodePool } from '../../src/service/ports.ts';
 import { emulateNodegroup } from '../cloud/emulated-nodegroup.ts';
 import { kubeBridge } from '../cloud/kube-bridge.ts';
 import { poolOnEmulatedGroup } from './aws-pool.ts';
@@ -32,10 +33,40 @@ export async function eventually<T>(
   }
 }
 
+/**
+ * The pool of a service killed once a `key` call has run: that call did its work in AWS, then the process
+ * died: its database takes no more writes (the connection closed, so no handler records a failure), and
+ * every pool call after it fails before reaching AWS.
+ */
+export function killedAfter<K extends keyof NodePool>(key: K): Wrap {
+  return (pool, die) => {
+    let killed = false;
+    return new Proxy(pool, {
+      get(target, name, receiver) {
+        const value = Reflect.get(target, name, receiver) as unknown;
+        if (typeof value !== 'function') return value;
+        return async (...args: unknown[]) => {
+          if (killed) throw new Error('kill -9: the service is dead');
+          const result: unknown = await (value as (...a: unknown[]) => unknown).apply(target, args);
+          if (name !== key) return result;
+          killed = true;
+          die();
+          throw new Error(`kill -9 after ${String(key)}, before its answer was recorded`);
+        };
+      },
+    });
+  };
+}
+
+/** Wraps a life's pool; `die` stops that life's database taking writes. */
+export type Wrap = (pool: NodePool, die: () => void) => NodePool;
+
 /** The cluster and data dir both lives share; `close` removes them and restores KUBECONFIG. */
 export async function crashWorld() {
   const cleanups: Array<() => Promise<void> | void> = [];
-  const clock = new ManualClock();
+  // From the wall clock, which the fake kubelet stamps exits by: an exit while boa is down is then
+  // before the restart on boa's clock too (the manual clock runs ahead of it, a minute a tick).
+  const clock = new ManualClock(Math.floor(Date.now() / 1000) * 1000);
   const group = emulateNodegroup({ clock, minSize: 0, maxSize: 4, bootMs: 60_000, updatePolls: 0 });
   const bridge = await kubeBridge(group.kube);
   cleanups.push(() => bridge.close());
@@ -58,9 +89,12 @@ export async function crashWorld() {
   });
   const fake = bridge.fake;
 
+  /** Every life's log lines, parsed. */
+  const logs: Array<Record<string, unknown>> = [];
+  const sink = { write: (line: string) => void logs.push(JSON.parse(line) as Record<string, unknown>) };
   /** One life of the service on the shared data dir. */
-  const boot = async () => {
-    const logger = pino({ level: 'silent' });
+  const boot = async (wrap: Wrap = (pool) => pool) => {
+    const logger = pino({ level: 'debug' }, sink);
     const config = resolveConfig({
       cloud: 'aws',
       executor: 'kubernetes',
@@ -75,8 +109,14 @@ export async function crashWorld() {
     });
     const nodes = new KubeClusterNodes(fake.kubeConfig(), { logger, clock, resyncMs: 0 });
     cleanups.push(() => nodes.close());
-    const pool = poolOnEmulatedGroup(config, logger, group, clock, nodes);
+    let die = () => {};
+    const pool = wrap(poolOnEmulatedGroup(config, logger, group, clock, nodes), () => die());
     const boa = await bootService(config, { clock, pool, computer: new InlinePlanComputer(), logger });
+    let dead = false;
+    die = () => {
+      dead = true;
+      boa.db.$client.close();
+    };
     let closed = false;
     const close = async () => {
       if (closed) return;
@@ -86,9 +126,14 @@ export async function crashWorld() {
     cleanups.push(close);
     const tick = async () => {
       bridge.sync();
-      await boa.scheduler.tick();
-      await boa.scheduler.settle();
-      await boa.service.execution.settle();
+      try {
+        await boa.scheduler.tick();
+        await boa.scheduler.settle();
+        await boa.service.execution.settle();
+      } catch (error) {
+        // Killed meanwhile (a pass between ticks, after a replica ended): a dead service's tick fails.
+        if (!dead) throw error;
+      }
       clock.advance(60);
     };
     const api = (method: string, path: string, body?: unknown) =>
@@ -113,7 +158,7 @@ export async function crashWorld() {
   const close = async () => {
     for (const fn of cleanups.splice(0).reverse()) await fn();
   };
-  return { clock, group, bridge, fake, dataDir, boot, submit, close };
+  return { clock, group, bridge, fake, dataDir, logs, boot, submit, close };
 }
 
 export type CrashWorld = Awaited<ReturnType<typeof crashWorld>>;

@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { LABELS } from '../../src/cloud/kubernetes/names.ts';
 import { nodesOf } from '../../src/service/jobs.ts';
-import { type CrashWorld, crashWorld, eventually, NS } from './kubernetes-crash-harness.ts';
+import { type CrashWorld, crashWorld, eventually, killedAfter, NS } from './kubernetes-crash-harness.ts';
 
 const worlds: CrashWorld[] = [];
 afterEach(async () => {
@@ -105,5 +105,255 @@ describe('a restart while replicas still stop on nodes being removed', () => {
     await second.tick();
     expect(terminatedOf(w, held).sort()).toEqual([...held].sort());
     expect(w.clock.now() - bootedAt).toBe(180_000);
+  }, 120_000);
+});
+
+/** The job's pods: name, generation, node, Terminating or not. */
+const podsOf = (w: CrashWorld, id: number) =>
+  w.fake
+    .pods(NS)
+    .filter((p) => p.metadata.labels?.[LABELS.jobId] === String(id))
+    .map((p) => ({
+      name: p.metadata.name as string,
+      generation: Number(p.metadata.labels?.[LABELS.generation]),
+      node: p.spec.nodeName as string,
+      stopping: !!p.metadata.deletionTimestamp,
+    }));
+
+/** A first life with one job running on its pods; the life, the job's id. */
+async function running(w: CrashWorld) {
+  const first = await w.boot();
+  expect((await first.api('PUT', '/v1/budget', { gpuHoursPerHour: 30 })).status).toBe(200);
+  await first.boa.service.planner.idle();
+  const id = await w.submit(first.api);
+  const placed = await eventually(
+    'the job placed',
+    async () => {
+      await first.tick();
+      return first.boa.service.job(id);
+    },
+    (job) => job.allocation.length > 0,
+  );
+  await eventually(
+    'its pods',
+    () => podsOf(w, id),
+    (pods) => pods.length === nodesOf(placed.allocation).length,
+  );
+  w.fake.kubelet.startPods();
+  await first.tick();
+  expect(first.boa.service.job(id).state).toBe('running');
+  return { first, id };
+}
+
+describe('a restart in the middle of a rescale', () => {
+  it("starts the new generation once, after the old one's pods have stopped, with no restart counted", async () => {
+    const w = await crashWorld();
+    worlds.push(w);
+    const { first, id } = await running(w);
+    // A copy: job() gives the live state.
+    const before = structuredClone(first.boa.service.job(id));
+    // A lower budget: the job is narrowed, its old generation's pods stop (Terminating through their
+    // grace period), and the new generation waits for them. The service stops there.
+    expect((await first.api('PUT', '/v1/budget', { gpuHoursPerHour: 8 })).status).toBe(200);
+    await first.boa.service.planner.idle();
+    const moved = await eventually(
+      'the job narrowed',
+      async () => {
+        await first.tick();
+        return first.boa.service.job(id);
+      },
+      (job) => job.generation !== before.generation,
+    ).then((job) => structuredClone(job));
+    await eventually(
+      'the old pods stopping',
+      async () => {
+        await first.tick();
+        return podsOf(w, id);
+      },
+      (pods) => pods.length > 0 && pods.every((p) => p.stopping),
+    );
+    expect(podsOf(w, id).every((p) => p.generation === before.generation)).toBe(true);
+    const terminationsBefore = w.group.terminations.length;
+    await first.close();
+
+    const second = await w.boot();
+    await second.tick();
+    expect(second.boa.service.job(id)).toMatchObject({ generation: moved.generation, state: 'running' });
+    // Nothing of the new generation while the old one stops, and no node of a stopping pod terminated.
+    expect(podsOf(w, id).every((p) => p.generation === before.generation && p.stopping)).toBe(true);
+    expect(w.group.terminations.length).toBe(terminationsBefore);
+    w.fake.kubelet.finishTermination();
+    const job = second.boa.service.job(id);
+    const pods = await eventually(
+      'the new generation running',
+      async () => {
+        await second.tick();
+        w.fake.kubelet.startPods();
+        return podsOf(w, id);
+      },
+      (list) => list.length === nodesOf(job.allocation).length && list.every((p) => !p.stopping),
+    );
+    // One pod per rank of the new generation, on the job's nodes.
+    expect(pods.every((p) => p.generation === moved.generation)).toBe(true);
+    expect(new Set(pods.map((p) => p.name)).size).toBe(pods.length);
+    expect(pods.map((p) => p.node).sort()).toEqual(
+      nodesOf(job.allocation)
+        .map((n) => n.node)
+        .sort(),
+    );
+    await second.tick();
+    expect(second.boa.service.job(id)).toMatchObject({
+      state: 'running',
+      generation: moved.generation,
+      restarts: 0,
+    });
+    // The group no larger than the budget allows (8 GPU-hours per hour: 2 nodes of 4 GPUs).
+    expect(w.group.group.desiredSize).toBeLessThanOrEqual(2);
+  }, 120_000);
+});
+
+describe('a restart in the middle of a job end', () => {
+  it('rank 0 exited 0 while boa was down: the job is done once, ended when its pod did, its objects removed', async () => {
+    const w = await crashWorld();
+    worlds.push(w);
+    const { first, id } = await running(w);
+    const { generation } = first.boa.service.job(id);
+    await first.close();
+    const stoppedAt = w.clock.now();
+    // While boa is down, rank 0 ends its run; minutes pass.
+    w.fake.kubelet.exit(`${podsOf(w, id).find((p) => p.name.endsWith('-r0'))!.name}`, 0);
+    w.clock.advance(300);
+
+    const second = await w.boot();
+    await second.tick();
+    const job = second.boa.service.job(id);
+    expect(job).toMatchObject({ state: 'done', restarts: 0 });
+    // No pod made for it after its end: the pods it ever had are its first generation's.
+    const created = w.logs.filter((l) => l.event === 'kube.pod.created' && l.jobId === id);
+    expect(created.length).toBeGreaterThan(0);
+    expect(created.every((l) => l.generation === generation)).toBe(true);
+    await eventually(
+      'its pods and Service gone',
+      async () => {
+        await second.tick();
+        w.fake.kubelet.finishTermination();
+        return { pods: podsOf(w, id), services: w.fake.services(NS).length };
+      },
+      (left) => left.pods.length === 0 && left.services === 0,
+    );
+    // Allocated until its pod ended (stamped by the wall clock, behind boa's: until the last sample
+    // before the stop), not until boa saw it at the restart.
+    const after = second.boa.repo.ledgerTotals(stoppedAt, w.clock.now());
+    expect(after.allocatedGpuMs).toBe(0);
+  }, 120_000);
+});
+
+describe('a restart after UpdateNodegroupConfig was sent, before its answer was stored', () => {
+  it('settles the stored resize from the group, sends it no second time, and runs the job on one set of pods', async () => {
+    const w = await crashWorld();
+    worlds.push(w);
+    const first = await w.boot(killedAfter('setDesiredSize'));
+    expect((await first.api('PUT', '/v1/budget', { gpuHoursPerHour: 30 })).status).toBe(200);
+    await first.boa.service.planner.idle();
+    const id = await w.submit(first.api);
+    await first.tick();
+    // The scale-out went through in EKS; the service died before storing its answer.
+    expect(w.group.updateCalls()).toHaveLength(1);
+    const sent = w.group.group.desiredSize;
+    expect(sent).toBeGreaterThan(0);
+    await first.close();
+
+    const second = await w.boot();
+    expect(second.boa.repo.lastResize()).toMatchObject({
+      status: 'requested',
+      requested: sent,
+      updateId: null,
+    });
+    const placed = await eventually(
+      'the job placed',
+      async () => {
+        await second.tick();
+        return structuredClone(second.boa.service.job(id));
+      },
+      (job) => job.allocation.length > 0,
+    );
+    expect(w.group.updateCalls()).toHaveLength(1);
+    expect(second.boa.repo.lastResize()).toMatchObject({ status: 'applied', requested: sent });
+    expect(w.logs.some((l) => l.event === 'nodes.drift')).toBe(false);
+    // Within the group's maximum, and within what the budget allows (30 GPU-hours per hour: 7 nodes).
+    expect(w.group.group.desiredSize).toBeLessThanOrEqual(4);
+    const pods = await eventually(
+      'its pods',
+      () => podsOf(w, id),
+      (list) => list.length === nodesOf(placed.allocation).length,
+    );
+    expect(new Set(pods.map((p) => p.name)).size).toBe(pods.length);
+    expect(pods.every((p) => p.generation === placed.generation)).toBe(true);
+  }, 120_000);
+});
+
+describe('a restart after TerminateInstanceInAutoScalingGroup was sent, before its answer was stored', () => {
+  it("terminates each spare node once, lowers the size once for each, and never a running job's node", async () => {
+    const w = await crashWorld();
+    worlds.push(w);
+    const first = await w.boot(killedAfter('terminate'));
+    expect((await first.api('PUT', '/v1/budget', { gpuHoursPerHour: 30 })).status).toBe(200);
+    await first.boa.service.planner.idle();
+    const id = await w.submit(first.api);
+    await eventually(
+      'the job running on 4 nodes',
+      async () => {
+        await first.tick();
+        w.fake.kubelet.startPods();
+        return podsOf(w, id);
+      },
+      (pods) => pods.length === 4 && pods.every((p) => !p.stopping),
+    );
+    // A lower budget narrows the job; the spare nodes go once its old pods have stopped.
+    expect((await first.api('PUT', '/v1/budget', { gpuHoursPerHour: 8 })).status).toBe(200);
+    await first.boa.service.planner.idle();
+    await eventually(
+      'the first termination (the service dies with it)',
+      async () => {
+        // Not after it: a dead service ticks no more.
+        if (w.group.terminations.length > 0) return w.group.terminations.length;
+        await first.tick();
+        w.fake.kubelet.finishTermination();
+        w.fake.kubelet.startPods();
+        return w.group.terminations.length;
+      },
+      (n) => n > 0,
+    );
+    expect(w.group.terminations).toHaveLength(1);
+    await first.close();
+
+    const second = await w.boot();
+    const settled = await eventually(
+      'the spare nodes gone',
+      async () => {
+        await second.tick();
+        w.fake.kubelet.finishTermination();
+        w.fake.kubelet.startPods();
+        const job = second.boa.service.job(id);
+        return {
+          live: w.group.asg.live().length,
+          desired: w.group.group.desiredSize,
+          jobNodes: nodesOf(job.allocation).map((n) => n.node),
+          pods: podsOf(w, id),
+        };
+      },
+      (s) =>
+        s.live === s.jobNodes.length &&
+        s.pods.length === s.jobNodes.length &&
+        s.pods.every((p) => !p.stopping),
+    );
+    const terminated = w.group.terminations.map((t) => t.instanceId);
+    expect(new Set(terminated).size).toBe(terminated.length);
+    expect(terminated).toHaveLength(4 - settled.jobNodes.length);
+    // Lowered once per termination: the group holds the job's nodes, no fewer.
+    expect(settled.desired).toBe(settled.jobNodes.length);
+    const jobInstances = w.group.asg.live().map((i) => i.id);
+    expect(terminated.some((i) => jobInstances.includes(i))).toBe(false);
+    expect(second.boa.service.job(id)).toMatchObject({ state: 'running', restarts: 0 });
   }, 120_000);
 });
