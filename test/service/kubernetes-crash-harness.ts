@@ -142,7 +142,9 @@ export async function crashWorld() {
         headers: { authorization: `Bearer ${boa.token}`, 'content-type': 'application/json' },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
-    return { boa, tick, api, close };
+    /** Kills this life: its database takes no more writes. */
+    const kill = () => die();
+    return { boa, tick, api, close, kill };
   };
 
   /** A job of class cifar10 running a command; its id. */

@@ -357,3 +357,58 @@ describe('a restart after TerminateInstanceInAutoScalingGroup was sent, before i
     expect(second.boa.service.job(id)).toMatchObject({ state: 'running', restarts: 0 });
   }, 120_000);
 });
+
+describe('a restart after a pod create was sent, before the rest of its generation', () => {
+  it('makes the missing ranks once and keeps the pod made before the stop, one pod per rank', async () => {
+    const w = await crashWorld();
+    worlds.push(w);
+    const first = await w.boot();
+    expect((await first.api('PUT', '/v1/budget', { gpuHoursPerHour: 30 })).status).toBe(200);
+    await first.boa.service.planner.idle();
+    const id = await w.submit(first.api);
+    // The first pod created is the last thing this life does: its database takes no more writes, and
+    // its other creates never reach the API server (refused, as a dead process sends nothing).
+    const podPosts = (r: { method: string; path: string }) =>
+      r.method === 'POST' && r.path === `/api/v1/namespaces/${NS}/pods`;
+    const watch = w.fake.store.subscribe(w.fake.store.currentVersion(), (event) => {
+      if (event.resource !== 'pods' || event.type !== 'ADDED') return;
+      if (watch !== 'expired') watch.stop();
+      first.kill();
+      w.fake.faults.inject({ status: 403, count: 1_000, match: podPosts, message: 'injected: dead' });
+    });
+    await eventually(
+      'the first pod',
+      async () => {
+        await first.tick();
+        return podsOf(w, id);
+      },
+      (pods) => pods.length > 0,
+    );
+    const [made, ...others] = w.fake.pods(NS);
+    expect(others).toEqual([]);
+    await first.close();
+    w.fake.faults.clear();
+
+    const second = await w.boot();
+    const job = structuredClone(second.boa.service.job(id));
+    const pods = await eventually(
+      'every rank',
+      async () => {
+        await second.tick();
+        return w.fake.pods(NS);
+      },
+      (list) => list.length === nodesOf(job.allocation).length,
+    );
+    expect(new Set(pods.map((p) => p.metadata.labels?.[LABELS.rank])).size).toBe(pods.length);
+    expect(pods.every((p) => p.metadata.labels?.[LABELS.generation] === String(job.generation))).toBe(true);
+    // The pod made before the stop was kept, not made again.
+    expect(pods.find((p) => p.metadata.name === made!.metadata.name)?.metadata.uid).toBe(made!.metadata.uid);
+    w.fake.kubelet.startPods();
+    await second.tick();
+    expect(second.boa.service.job(id)).toMatchObject({
+      state: 'running',
+      generation: job.generation,
+      restarts: 0,
+    });
+  }, 120_000);
+});
