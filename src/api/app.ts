@@ -5,6 +5,7 @@ import type { BoaService } from '../service/service.ts';
 import { operatorOnly, operatorOrJobAuth } from './auth.ts';
 import type { ApiEnv } from './env.ts';
 import { errorBody, handleError, validationError } from './errors.ts';
+import { liveness, readiness } from './health.ts';
 import { bodyLimits } from './limits.ts';
 import { refuseProtoKeys } from './proto-keys.ts';
 import { strictRequests } from './strict-requests.ts';
@@ -30,10 +31,13 @@ export function createApp(service: BoaService, scheduler: Scheduler, operatorTok
     await next();
   });
 
-  app.get('/healthz', (c) => c.json({ ok: true }));
+  app.get('/healthz', (c) => {
+    const { status, body } = liveness(service);
+    return c.json(body, status);
+  });
   app.get('/readyz', (c) => {
-    const ready = service.state.lastTickAt !== undefined;
-    return c.json({ ready, lastTickAt: service.state.lastTickAt ?? null }, ready ? 200 : 503);
+    const { status, body } = readiness(service);
+    return c.json(body, status);
   });
   const registry = prometheusRegistry(service);
   // Metrics name jobs, classes and spend: the operator token is needed, as for /v1 (Prometheus sends

@@ -150,7 +150,18 @@ export class Scheduler {
     };
   }
 
+  /** One tick, its start kept while it runs: /healthz reads a tick that never ends as a hung loop. */
   async tick(): Promise<TickReport> {
+    const { state, deps } = this.service;
+    state.tickStartedAt = deps.clock.now();
+    try {
+      return await this.tickOnce();
+    } finally {
+      state.tickStartedAt = undefined;
+    }
+  }
+
+  private async tickOnce(): Promise<TickReport> {
     const { state, deps } = this.service;
     const { pool, repo, logger, clock } = deps;
     let listed = false;

@@ -46,6 +46,8 @@ export class ServiceState {
   /** The same, because the budget window was under its band (the opt-in fill, core/exec/band-fill.ts). */
   fillingToBudget = false;
   lastTickAt: number | undefined;
+  /** When the tick now running began; undefined between ticks (a tick that never ends is a hung loop). */
+  tickStartedAt: number | undefined;
   nodes: PoolNode[] = [];
   /** The node group as the cloud last reported it (refreshed after boa's own changes). */
   group: NodeGroupState | undefined;
