@@ -1,4 +1,5 @@
-import { Gauge, Registry } from 'prom-client';
+import { Counter, Gauge, Registry } from 'prom-client';
+import type { OpsCounters } from '../service/ops-counters.ts';
 import type { BoaService } from '../service/service.ts';
 import { budgetView, statusView } from '../service/views.ts';
 import { belowBudgetNow } from '../service/below-budget.ts';
@@ -94,6 +95,37 @@ export function prometheusRegistry(service: BoaService): Registry {
       g.set({ reason: 'unusable' }, below.unusableGpus);
     },
     ['reason'],
+  );
+  // Since this process started (rate() and increase() read a restart's 0 as a reset).
+  const counter = (name: string, help: string, key: keyof OpsCounters) =>
+    new Counter({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(service.state.counters[key]);
+      },
+    });
+  counter(
+    'boa_tick_failures_total',
+    "Scheduling ticks that failed (the store not written, an error in boa); the log's tick_failed says why",
+    'tickFailures',
+  );
+  counter(
+    'boa_node_pool_failures_total',
+    "Failed listings of the node pool (AWS, Kubernetes) after their retries; the log's pool_unavailable",
+    'poolFailures',
+  );
+  counter(
+    'boa_metrics_publish_failures_total',
+    "Ticks whose CloudWatch metrics, the Heartbeat among them, were not delivered; the log's metrics_failed",
+    'metricsPublishFailures',
+  );
+  counter(
+    'boa_job_restarts_total',
+    'Failed job runs restarted after a backoff (a job out of restarts is boa_jobs{state="failed"})',
+    'jobRestarts',
   );
   return registry;
 }

@@ -54,6 +54,7 @@ export function failGeneration(service: BoaService, job: ServiceJob, replica: Re
     generationSince: clock.now(),
     restartNotBefore: clock.now() + delay,
   });
+  service.state.counters.jobRestarts += 1;
   logger.warn(
     { event: 'job_restart', jobId: job.id, restarts: job.restarts, exitCode, reason, backoffMs: delay },
     'job failed; restarting',

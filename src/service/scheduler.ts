@@ -150,12 +150,15 @@ export class Scheduler {
     };
   }
 
-  /** One tick, its start kept while it runs: /healthz reads a tick that never ends as a hung loop. */
+  /** One tick, counted when it fails and timed while it runs (for /metrics and /healthz). */
   async tick(): Promise<TickReport> {
     const { state, deps } = this.service;
     state.tickStartedAt = deps.clock.now();
     try {
       return await this.tickOnce();
+    } catch (error) {
+      state.counters.tickFailures += 1;
+      throw error;
     } finally {
       state.tickStartedAt = undefined;
     }
@@ -171,6 +174,7 @@ export class Scheduler {
       state.group = await pool.describe();
       replanIfGroupResized(this.service);
     } catch (error) {
+      state.counters.poolFailures += 1;
       logger.warn({ event: 'pool_unavailable', error: (error as Error).message }, 'node pool not answering');
     }
     // After the pool's calls (a second or more on AWS): a job submitted meanwhile starts no earlier than
@@ -271,6 +275,7 @@ export class Scheduler {
     void deps.metrics.put(this.metrics(decision, now), now).then(
       () => this.service.heartbeat.delivered(now, published),
       (error: Error) => {
+        state.counters.metricsPublishFailures += 1;
         logger.warn({ event: 'metrics_failed', error: error.message }, 'metrics not published');
       },
     );
@@ -333,6 +338,7 @@ export class Scheduler {
         state.group = await deps.pool.describe();
       } catch (error) {
         // The next tick takes the removal on instead.
+        state.counters.poolFailures += 1;
         deps.logger.warn(
           { event: 'pool_unavailable', error: (error as Error).message },
           'node pool not answering',

@@ -5,6 +5,7 @@ import type { PlanRow } from '../store/repository.ts';
 import type { ServiceJob } from './jobs.ts';
 import type { NodeStatusView } from './nodes/reconciler.ts';
 import type { NodeGroupState, PoolNode } from './ports.ts';
+import { OpsCounters } from './ops-counters.ts';
 
 export interface ClassState {
   profile: ClassProfile;
@@ -48,6 +49,7 @@ export class ServiceState {
   lastTickAt: number | undefined;
   /** When the tick now running began; undefined between ticks (a tick that never ends is a hung loop). */
   tickStartedAt: number | undefined;
+  readonly counters = new OpsCounters();
   nodes: PoolNode[] = [];
   /** The node group as the cloud last reported it (refreshed after boa's own changes). */
   group: NodeGroupState | undefined;
