@@ -129,7 +129,9 @@ export function finishJob(
   }
   svc.state.jobs.delete(job.id);
   svc.seenAt.delete(job.id);
-  svc.deps.logger.info({ event: `job_${state}`, jobId: job.id, ...failure }, `job ${state}`);
+  // A job failed for good or lost is at least as loud as the restarts before it (job_restart, warn).
+  const level = state === 'failed' || state === 'lost' ? 'warn' : 'info';
+  svc.deps.logger[level]({ event: `job_${state}`, jobId: job.id, ...failure }, `job ${state}`);
   return job;
 }
 
