@@ -3,6 +3,7 @@ import type { OpsCounters } from '../service/ops-counters.ts';
 import type { BoaService } from '../service/service.ts';
 import { budgetView, statusView } from '../service/views.ts';
 import { belowBudgetNow } from '../service/below-budget.ts';
+import { nodeGroupMetrics } from './prometheus-nodes.ts';
 
 /**
  * Gauges read from the service when scraped, so they are never stale. A value that does not exist yet
@@ -127,5 +128,6 @@ export function prometheusRegistry(service: BoaService): Registry {
     'Failed job runs restarted after a backoff (a job out of restarts is boa_jobs{state="failed"})',
     'jobRestarts',
   );
+  nodeGroupMetrics(registry, service);
   return registry;
 }
