@@ -1,7 +1,8 @@
 import { Counter, Gauge, Registry } from 'prom-client';
 import type { OpsCounters } from '../service/ops-counters.ts';
 import type { BoaService } from '../service/service.ts';
-import { budgetView, statusView } from '../service/views.ts';
+import { statusView } from '../service/views.ts';
+import { budgetWindowAverages } from './window-averages.ts';
 import { belowBudgetNow } from '../service/below-budget.ts';
 import { nodeGroupMetrics } from './prometheus-nodes.ts';
 
@@ -26,13 +27,15 @@ export function prometheusRegistry(service: BoaService): Registry {
   gauge('boa_budget_gpu_hours_per_hour', 'Budget target (NaN while none is set)', (g) =>
     g.set(service.state.budget?.gpuHoursPerHour ?? NaN),
   );
-  gauge('boa_paid_gpu_hours_per_hour', 'Paid GPU-hours per hour, time-average over the budget window', (g) =>
-    g.set(budgetView(service).window.paidGpuHoursPerHour),
+  gauge(
+    'boa_paid_gpu_hours_per_hour',
+    'Paid GPU-hours per hour, time-average over the budget window (since the budget was set, at most its hours)',
+    (g) => g.set(budgetWindowAverages(service).paidGpuHoursPerHour),
   );
   gauge(
     'boa_allocated_gpu_hours_per_hour',
-    'Allocated GPU-hours per hour, time-average over the window',
-    (g) => g.set(budgetView(service).window.allocatedGpuHoursPerHour),
+    'Allocated GPU-hours per hour, time-average over the same window',
+    (g) => g.set(budgetWindowAverages(service).allocatedGpuHoursPerHour),
   );
   gauge(
     'boa_nodes',
