@@ -100,6 +100,17 @@ export function prometheusRegistry(service: BoaService): Registry {
     },
     ['reason'],
   );
+  // The queue's wait: how long the oldest job that has not yet started has waited (jobs only queue).
+  gauge(
+    'boa_oldest_unstarted_job_wait_seconds',
+    'How long the oldest job not yet started has waited since its submission (0 with none)',
+    (g) => {
+      let oldest = Number.POSITIVE_INFINITY;
+      for (const job of service.state.jobs.values())
+        if (job.startedAt === null) oldest = Math.min(oldest, job.submittedAt);
+      g.set(Number.isFinite(oldest) ? (service.deps.clock.now() - oldest) / 1000 : 0);
+    },
+  );
   // Since this process started (rate() and increase() read a restart's 0 as a reset).
   const counter = (name: string, help: string, key: keyof OpsCounters) =>
     new Counter({
