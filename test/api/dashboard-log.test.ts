@@ -207,6 +207,30 @@ it.skipIf(!haveChromium)(
     // Its restart is the next generation (an ended job shows the one after its last run).
     const second = first + 1;
     expect(await text(page)).toBe(`run ${first}\n--- job ${id}, generation ${second} ---\nrun ${second}\n`);
+
+    // Gone from the active jobs, it is listed with the failed ones: why, and the command for its output
+    // (found in a trial: the page had only "failed 1" in the jobs by state).
+    await page.evaluate(() => (globalThis as any).boaDashboard.refresh());
+    const row = page.locator('#failed-jobs tbody tr');
+    await expect.poll(() => row.count()).toBe(1);
+    const cells = (await row.innerText()).split('\t').map((c) => c.trim());
+    expect(cells).toEqual([
+      String(id),
+      'doomed',
+      'cifar10',
+      'failed',
+      when(job.finishedAt),
+      `exit 3: ${job.failureReason}`,
+      `boa jobs logs ${id}`,
+    ]);
+    expect(await page.locator('#active-jobs').textContent()).toBe('No job is waiting or running.');
+    // Its id opens its last run's output.
+    await page.locator('#log-close').click();
+    await page.locator(`#failed-jobs button.job-log[data-job="${id}"]`).click();
+    await expect.poll(() => text(page), { timeout: 30_000 }).toContain(`run ${second}\n`);
+    await expect
+      .poll(() => status(page), { timeout: 30_000 })
+      .toBe(`job ${id} (doomed): failed (exit 3: ${job.failureReason})`);
   },
   120_000,
 );

@@ -9,6 +9,7 @@
 /* global redraw, spendSpec, frontierSpec -- charts.js */
 /* global renderNumbers, renderHealth -- numbers.js */
 /* global renderTables, renderResizes, ACTIVE_SHOWN, renderActiveJobs -- tables.js */
+/* global FAILED_SHOWN, renderFailedJobs -- failed-jobs.js */
 /* global closeLog, showLog -- log-panel.js */
 'use strict';
 
@@ -40,6 +41,7 @@ const CALLS = {
   resizes: '/v1/resizes?limit=10',
   running: ACTIVE('running'),
   waiting: ACTIVE('waiting'),
+  failed: `/v1/jobs?state=failed,lost&limit=${FAILED_SHOWN}`,
 };
 
 /** Each part of the page, the calls it needs and how it is drawn: one failing call blanks only its own. */
@@ -60,6 +62,11 @@ const SECTIONS = [
     ids: ['active-jobs'],
     needs: ['running', 'waiting', 'status'],
     draw: (d) => renderActiveJobs(d.running.jobs, d.waiting.jobs, d.status.jobs),
+  },
+  {
+    ids: ['failed-jobs'],
+    needs: ['failed', 'status'],
+    draw: (d) => renderFailedJobs(d.failed.jobs, d.status.jobs.failed + d.status.jobs.lost),
   },
   {
     ids: ['spend-chart'],
@@ -166,11 +173,14 @@ $('login').addEventListener('submit', (event) => {
   const token = $('token').value.trim();
   if (token) void start(token);
 });
-$('active-jobs').addEventListener('click', (event) => {
+/** A job's id, in the active or the failed jobs, opens its output below them. */
+function openLog(event) {
   const button = event.target?.closest?.('button.job-log');
   const token = sessionStorage.getItem(TOKEN_KEY);
   if (button && token) void showLog(token, Number(button.dataset.job));
-});
+}
+$('active-jobs').addEventListener('click', openLog);
+$('failed-jobs').addEventListener('click', openLog);
 $('log-close').addEventListener('click', () => closeLog());
 $('logout').addEventListener('click', (event) => {
   event.preventDefault();

@@ -10,6 +10,7 @@ export const DASHBOARD_SCRIPTS = [
   'charts.js',
   'numbers.js',
   'tables.js',
+  'failed-jobs.js',
   'job-state.js',
   'log-follow.js',
   'log-panel.js',

@@ -379,6 +379,54 @@ describe("a job's log", () => {
   });
 });
 
+describe('the failed jobs', () => {
+  const failed = (id: number, fields: Record<string, unknown>) => ({
+    id,
+    name: `j${id}`,
+    class: 'cifar10',
+    state: 'failed',
+    finishedAt: '2026-11-01T12:00:00.000Z',
+    exitCode: 7,
+    failureReason: 'rank 0 exited 7 (after 3 restarts)',
+    failedRank: 0,
+    workload: { command: ['python3'] },
+    ...fields,
+  });
+
+  it("say why each failed and name the failed rank's output; only rank 0's opens below", () => {
+    const dash = loadDashboardScript();
+    dash.renderFailedJobs(
+      [
+        failed(1, {}),
+        failed(2, { failedRank: 1, failureReason: 'rank 1 exited 7 (after 3 restarts)' }),
+        failed(3, {
+          name: '<b>',
+          state: 'lost',
+          workload: null,
+          exitCode: null,
+          failureReason: 'no poll for 600 s',
+        }),
+      ],
+      7,
+    );
+    const html = dash.element('failed-jobs').innerHTML;
+    const rows = html.split('<tr>').slice(2);
+    expect(rows[0]).toContain('data-job="1"');
+    expect(rows[0]).toContain(
+      '<td>2026-11-01T12:00:00Z</td><td>exit 7: rank 0 exited 7 (after 3 restarts)</td>',
+    );
+    expect(rows[0]).toContain('<code>boa jobs logs 1</code>');
+    // Rank 1 failed: the panel shows rank 0's output, so the command names rank 1 instead.
+    expect(rows[1]).not.toContain('data-job="2"');
+    expect(rows[1]).toContain('<code>boa jobs logs 2 --rank 1</code>');
+    expect(rows[2]).toContain('<td>&#60;b&#62;</td>');
+    expect(rows[2]).toContain('<td>no poll for 600 s</td><td>self-launched: its own logs</td>');
+    expect(html).toContain('the newest 3 of 7; ');
+    dash.renderFailedJobs([], 0);
+    expect(dash.element('failed-jobs').innerHTML).toBe('<p>No job has failed.</p>');
+  });
+});
+
 describe('the page as served', () => {
   it('loads only what boa serves and refuses to be framed by another site', async () => {
     const s = await service();

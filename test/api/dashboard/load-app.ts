@@ -65,7 +65,7 @@ export function loadDashboardScript(fetch: FakeFetch = () => Promise.reject(new 
     vm.runInContext(readFileSync(file, 'utf8'), context, { filename: file });
   }
   const fns = vm.runInContext(
-    '({ api, spendSpec, frontierSpec, renderNumbers, renderTables, renderResizes, renderHealth, renderActiveJobs, refresh, start, keepTail, redrawn })',
+    '({ api, spendSpec, frontierSpec, renderNumbers, renderTables, renderResizes, renderHealth, renderActiveJobs, renderFailedJobs, refresh, start, keepTail, redrawn })',
     context,
   );
   return { ...fns, element, storage, refreshes } as {
@@ -78,6 +78,7 @@ export function loadDashboardScript(fetch: FakeFetch = () => Promise.reject(new 
     renderHealth(status: any, now?: number): void;
     refresh(token: string): Promise<void>;
     renderActiveJobs(running: any[], waiting: any[], counts: any): void;
+    renderFailedJobs(jobs: any[], total: number): void;
     start(token: string): Promise<void>;
     keepTail(text: string, max?: number): string;
     redrawn(text: string): string;
