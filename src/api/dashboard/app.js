@@ -99,6 +99,9 @@ async function load(token) {
   return { data, failed };
 }
 
+/** When the figures shown were read (UTC, as `updated` in the header says). */
+let lastUpdated = null;
+
 /** Draws what `load` got and says what it could not. The charts take their container's width then. */
 async function drawAll({ data, failed }) {
   const problems = [];
@@ -118,8 +121,20 @@ async function drawAll({ data, failed }) {
       problems.push(error.message);
     }
   }
-  $('updated').textContent = `updated ${utcTime(Date.now())}`;
+  lastUpdated = utcTime(Date.now());
+  $('updated').textContent = `updated ${lastUpdated}`;
   $('error').textContent = problems.length ? `boa: ${[...new Set(problems)].join('; ')}` : '';
+}
+
+/**
+ * A refresh that got no answer at all (the service stopped, the network down): said at the top, with
+ * the time of what is still shown (found in a trial: "boa: Failed to fetch" below the last section, the
+ * old figures above it reading as current).
+ */
+function unreachable(error) {
+  $('error').textContent =
+    `boa did not answer at ${utcTime(Date.now())} (${error.message}): the figures shown are from ` +
+    `${lastUpdated}, not current; the page asks again every ${REFRESH_MS / 1000} s.`;
 }
 
 /** One round of calls and drawing (the 10 s refresh). */
@@ -163,7 +178,7 @@ async function start(token) {
   timer = setInterval(() => {
     refresh(token).catch((error) => {
       if (error instanceof Unauthorized) showLogin('The token is no longer accepted.');
-      else $('error').textContent = `boa: ${error.message}`;
+      else unreachable(error);
     });
   }, REFRESH_MS);
 }

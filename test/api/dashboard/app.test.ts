@@ -263,6 +263,38 @@ describe('errors', () => {
   });
 });
 
+describe('a service that stops answering', () => {
+  it('says so at the top, with the time of the figures still shown, and clears once it answers', async () => {
+    const s = await service();
+    let down = false;
+    const dash = loadDashboardScript(async (path, init) => {
+      if (down) throw new TypeError('Failed to fetch');
+      return s.app.request(path, init);
+    });
+    await dash.start(s.token);
+    const updated = /^updated (\S+)$/.exec(dash.element('updated').textContent)![1];
+    down = true;
+    dash.refreshes.at(-1)!();
+    await expect
+      .poll(() => dash.element('error').textContent)
+      .toMatch(
+        new RegExp(
+          `^boa did not answer at \\S+Z \\(Failed to fetch\\): the figures shown are from ${updated}, not current; the page asks again every 10 s\\.$`,
+        ),
+      );
+    down = false;
+    dash.refreshes.at(-1)!();
+    // Answered again (the charts cannot draw without a DOM here, which the line may say instead).
+    await expect.poll(() => dash.element('error').textContent).not.toMatch(/did not answer/);
+  });
+
+  it('is said above the figures, not below the last section', async () => {
+    const html = await (await (await service()).app.request('/')).text();
+    expect(html.indexOf('id="error"')).toBeGreaterThan(0);
+    expect(html.indexOf('id="error"')).toBeLessThan(html.indexOf('id="dashboard"'));
+  });
+});
+
 describe('the health line', () => {
   const status = (fields: Record<string, unknown> = {}) => ({
     lastTickAt: '2026-11-01T12:00:00.000Z',
