@@ -48,7 +48,7 @@ function renderNumbers(budget, plan, status) {
             ? '-'
             : `$${Math.round(budget.dollarsPerMonth).toLocaleString('en-US')}`,
         ),
-    number('plan-value', 'the plan allocates', plan ? fmt(plan.predicted.gpuHoursPerHour) : '-'),
+    number('plan-value', planLabel(plan), plan ? fmt(plan.predicted.gpuHoursPerHour) : '-'),
     number('jct-value', 'predicted average JCT', plan ? minutes(plan.predicted.avgJctSeconds) : '-'),
     number('nodes-value', 'nodes desired / ready', `${nodes.desiredNodes ?? 0} / ${nodes.readyNodes}`),
     number('gpus-value', 'GPUs allocated / paid', `${status.gpus.allocated} / ${status.gpus.paid}`),
@@ -56,6 +56,20 @@ function renderNumbers(budget, plan, status) {
       ? number('below-value', belowLabel(budget.control.belowBudget), fmt(budget.control.belowBudget.gpus, 1))
       : '',
   ].join('');
+}
+
+/**
+ * The plan's spend, and why it is above the budget when it is: the budget is below the minimum the
+ * expected load needs, so the cheapest plan is used, jobs queue and the spend is held at the budget
+ * (found in a trial: "the plan allocates 81.93" beside a budget of 40.0, with nothing saying why; `boa
+ * plan` says it).
+ */
+function planLabel(plan) {
+  if (!plan?.inputs?.clampedToMinimum) return 'the plan allocates';
+  return (
+    `the plan allocates: the cheapest, as the budget is below the minimum ${fmt(plan.minFeasibleBudget)} ` +
+    'the expected load needs; jobs queue, spend is held at the budget'
+  );
 }
 
 /** Why fewer GPUs than the budget are paid for now (GET /v1/budget control.belowBudget). */

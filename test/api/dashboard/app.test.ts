@@ -168,6 +168,17 @@ describe('the numbers and tables', () => {
     expect(dash.element('numbers').innerHTML).toMatch(/id="paid-value"><span class="over">/);
   });
 
+  it('say why the plan allocates more than the budget: it is below the minimum for the load', async () => {
+    expect(await numbers()).toContain('<div class="label">the plan allocates</div>');
+    // Jobs arriving faster than 40 GPU-hours per hour can serve.
+    const html = await numbers({ priorRates: { imagenet: 6 } });
+    const [, spend, label] = /id="plan-value">([^<]*)<\/div><div class="label">([^<]*)</.exec(html)!;
+    expect(Number(spend)).toBeGreaterThan(40);
+    expect(label).toBe(
+      `the plan allocates: the cheapest, as the budget is below the minimum ${spend} the expected load needs; jobs queue, spend is held at the budget`,
+    );
+  });
+
   it('say why fewer GPUs than the budget are paid for now', async () => {
     // No job, no node: the whole budget is below it, and nothing present can use it.
     expect(await numbers()).toContain(
