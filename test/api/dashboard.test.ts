@@ -162,4 +162,29 @@ describe.skipIf(!haveChromium)('dashboard in headless Chromium', () => {
     expect(await page.locator('#updated').textContent()).toMatch(/^updated \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     await page.close();
   }, 60_000);
+
+  it('fits a phone-wide window: no section wider than the page, a wide table scrolls in its own box', async () => {
+    // A long name makes the active jobs' table wider than the window.
+    await service.request('POST', '/v1/jobs', { class: 'bert', name: `sweep-${'lr0.001-bs256-'.repeat(8)}` });
+    const page = await context.newPage();
+    await page.setViewportSize({ width: 390, height: 800 });
+    await signIn(page, service.token);
+    await page.locator('#spend-chart svg').waitFor({ timeout: 30_000 });
+    await page.locator('#active-jobs table').waitFor({ timeout: 30_000 });
+    // Found in a trial: the grid's 560 px columns made the page 665 px wide at 390, header and all
+    // sections sliding off to the right.
+    const widths = await page.evaluate(() => {
+      const doc = (globalThis as any).document;
+      return {
+        page: doc.documentElement.scrollWidth,
+        sections: [...doc.querySelectorAll('main > section, main > p, header')].map(
+          (e: any) => e.getBoundingClientRect().right,
+        ),
+      };
+    });
+    expect(widths.page).toBeLessThanOrEqual(390);
+    for (const right of widths.sections) expect(right).toBeLessThanOrEqual(390);
+    await page.screenshot({ path: join(screenshots, 'narrow.png'), fullPage: true });
+    await page.close();
+  }, 60_000);
 });
