@@ -19,6 +19,7 @@ describe.skipIf(!haveChromium)('dashboard in headless Chromium', () => {
   const temp = mkdtempSync(join(tmpdir(), 'boa-dashboard-'));
   const screenshots = join(temp, 'screenshots');
   const requested: string[] = [];
+  const notFound: string[] = [];
 
   beforeAll(async () => {
     service = await startCliService({ config: { priorRates: { cifar10: 6, bert: 1 } } });
@@ -41,6 +42,8 @@ describe.skipIf(!haveChromium)('dashboard in headless Chromium', () => {
       timezoneId: BROWSER_ZONE,
     });
     context.on('request', (r) => requested.push(r.url()));
+    // The browser's own requests (its icon) are not seen as requests, but their 404s are logged.
+    context.on('console', (m) => m.text().includes('404') && notFound.push(m.text()));
   }, 120_000);
 
   afterAll(async () => {
@@ -67,6 +70,8 @@ describe.skipIf(!haveChromium)('dashboard in headless Chromium', () => {
   it('refuses a wrong token and shows nothing but the login', async () => {
     const page = await context.newPage();
     await signIn(page, 'not-the-operator-token');
+    // Where the token is, on this machine and deployed (found in a trial: only data/token was named).
+    expect(await page.locator('#login').textContent()).toMatch(/data\/token.*TokenCommand/s);
     await expect.poll(() => page.locator('#login-error').textContent()).toMatch(/token was refused/);
     expect(await page.locator('#dashboard').isVisible()).toBe(false);
     expect(
@@ -129,6 +134,8 @@ describe.skipIf(!haveChromium)('dashboard in headless Chromium', () => {
     await page.screenshot({ path: join(screenshots, 'dashboard.png'), fullPage: true });
     // Everything came from boa itself: no internet needed.
     expect(requested.filter((u) => !u.startsWith(service.url))).toEqual([]);
+    // Nothing asked for that boa does not serve (found in a trial: /favicon.ico, a 404 on every load).
+    expect(notFound).toEqual([]);
     await page.close();
   }, 90_000);
 
