@@ -108,6 +108,14 @@ describe.skipIf(!haveChromium)('dashboard in headless Chromium', () => {
     );
     expect(await page.locator('#spend-chart svg').textContent()).toContain('budget 40');
     expect(await page.locator('#frontier-chart svg').textContent()).toContain('your budget 40');
+    // Each chart has its numbers as text (found in a trial: none, a screen reader met only SVG marks).
+    const text = (id: string) => page.locator(id).getAttribute('aria-label');
+    expect(await text('#spend-chart')).toMatch(
+      /^Spend against the budget, GPU-hours per hour: paid \d+\.\d\d and allocated \d+\.\d\d in the last bucket, to \S+Z, paid \d+\.\d\d on average over the 24 h window; budget 40\.$/,
+    );
+    expect(await text('#frontier-chart')).toMatch(
+      /^What each budget buys: average JCT from \S+ (min|h) at [\d.]+ GPU-hours per hour to .*; your budget 40; the plan .*\.$/,
+    );
     expect(await page.locator('#widths table').textContent()).toContain('cifar10');
     expect(await page.locator('#jobs').textContent()).toMatch(/running|waiting/);
     // Every active job by name: running ones with their GPUs first, then waiting ones with the reason.

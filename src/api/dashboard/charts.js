@@ -4,7 +4,7 @@
  * vega into the page, each replacing its previous view (redraw).
  */
 /* global vega, vegaLite */
-/* global $ -- format.js */
+/* global $, fmt, minutes, utcTime -- format.js */
 /* exported redraw, spendSpec, frontierSpec -- used by app.js */
 'use strict';
 
@@ -18,6 +18,38 @@ const views = {};
 async function redraw(name, spec) {
   views[name]?.finalize();
   views[name] = await draw($(name), spec);
+}
+
+/** A chart's number for its text: 3 significant digits, so a tiny budget (0.000167) is not 0.00. */
+const short = (value) => String(Number(value.toPrecision(3)));
+
+/**
+ * The spend chart in words, its spec's description (found in a trial: the charts had no text, a screen
+ * reader met only SVG marks): the last bucket's paid and allocated, the window's average, the budget.
+ */
+function spendSummary(ledger, budget) {
+  const target = budget === null ? 'no budget set' : `budget ${budget}`;
+  const last = ledger.series[ledger.series.length - 1];
+  if (!last) return `Spend against the budget: nothing recorded yet; ${target}.`;
+  return (
+    `Spend against the budget, GPU-hours per hour: paid ${fmt(last.paidGpuHoursPerHour)} and allocated ` +
+    `${fmt(last.allocatedGpuHoursPerHour)} in the last bucket, to ${utcTime(last.to)}, paid ` +
+    `${fmt(last.paidWindowAverage)} on average over the ${ledger.windowHours} h window; ${target}.`
+  );
+}
+
+/** The frontier in words: its two ends, the budget and the plan. */
+function frontierSummary(frontier) {
+  const [first, last] = [frontier.vertices[0], frontier.vertices[frontier.vertices.length - 1]];
+  const at = (budget, seconds) => `${minutes(seconds)} at ${short(budget)} GPU-hours per hour`;
+  const parts = first
+    ? [
+        `average JCT from ${at(first.gpuHoursPerHour, first.avgJctSeconds)} to ${at(last.gpuHoursPerHour, last.avgJctSeconds)}`,
+      ]
+    : ['no estimates yet'];
+  if (frontier.budget !== null && frontier.budget !== undefined) parts.push(`your budget ${frontier.budget}`);
+  if (frontier.plan) parts.push(`the plan ${at(frontier.plan.gpuHoursPerHour, frontier.plan.avgJctSeconds)}`);
+  return `What each budget buys: ${parts.join('; ')}.`;
 }
 
 function spendSpec(ledger, budget) {
@@ -78,7 +110,14 @@ function spendSpec(ledger, budget) {
       ],
     });
   }
-  return { width: 'container', height: 260, layer: layers, config: { view: { stroke: null } } };
+  return {
+    // Vega gives it to the chart's container as its aria-label: a screen reader reads the numbers.
+    description: spendSummary(ledger, budget),
+    width: 'container',
+    height: 260,
+    layer: layers,
+    config: { view: { stroke: null } },
+  };
 }
 
 function frontierSpec(frontier) {
@@ -134,5 +173,11 @@ function frontierSpec(frontier) {
       ],
     });
   }
-  return { width: 'container', height: 260, layer: layers, config: { view: { stroke: null } } };
+  return {
+    description: frontierSummary(frontier),
+    width: 'container',
+    height: 260,
+    layer: layers,
+    config: { view: { stroke: null } },
+  };
 }

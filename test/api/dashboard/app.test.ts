@@ -83,6 +83,40 @@ describe('the spend chart', () => {
   });
 });
 
+describe("the charts' text", () => {
+  it('says the numbers a chart shows, and what it lacks while there are none', () => {
+    const dash = loadDashboardScript();
+    expect(dash.spendSummary({ windowHours: 24, series: [] }, null)).toBe(
+      'Spend against the budget: nothing recorded yet; no budget set.',
+    );
+    const bucket = {
+      from: '2026-11-01T11:45:00.000Z',
+      to: '2026-11-01T12:00:00.000Z',
+      paidGpuHoursPerHour: 16,
+      allocatedGpuHoursPerHour: 12.5,
+      paidWindowAverage: 4.123,
+    };
+    const ledger = { windowHours: 24, series: [bucket] };
+    expect(dash.spendSpec(ledger, 40).description).toBe(dash.spendSummary(ledger, 40));
+    expect(dash.spendSummary(ledger, 40)).toBe(
+      'Spend against the budget, GPU-hours per hour: paid 16.00 and allocated 12.50 in the last bucket, to 2026-11-01T12:00:00Z, paid 4.12 on average over the 24 h window; budget 40.',
+    );
+    // No arrivals yet: budgets of ten-thousandths, not 0.00.
+    const frontier = {
+      vertices: [
+        { gpuHoursPerHour: 0.00016654, avgJctSeconds: 98806 },
+        { gpuHoursPerHour: 0.000389, avgJctSeconds: 5400 },
+      ],
+      budget: 40,
+      plan: { gpuHoursPerHour: 0.000333, avgJctSeconds: 4280 },
+    };
+    expect(dash.frontierSpec(frontier).description).toBe(dash.frontierSummary(frontier));
+    expect(dash.frontierSummary(frontier)).toBe(
+      'What each budget buys: average JCT from 27.4 h at 0.000167 GPU-hours per hour to 1.5 h at 0.000389 GPU-hours per hour; your budget 40; the plan 1.2 h at 0.000333 GPU-hours per hour.',
+    );
+  });
+});
+
 describe('the numbers and tables', () => {
   it('show the budget as the operator set it, not rounded to one decimal', async () => {
     const s = await service();

@@ -65,13 +65,15 @@ export function loadDashboardScript(fetch: FakeFetch = () => Promise.reject(new 
     vm.runInContext(readFileSync(file, 'utf8'), context, { filename: file });
   }
   const fns = vm.runInContext(
-    '({ api, spendSpec, frontierSpec, renderNumbers, renderTables, renderResizes, renderHealth, renderActiveJobs, renderFailedJobs, refresh, start, keepTail, redrawn })',
+    '({ api, spendSpec, frontierSpec, spendSummary, frontierSummary, renderNumbers, renderTables, renderResizes, renderHealth, renderActiveJobs, renderFailedJobs, refresh, start, keepTail, redrawn })',
     context,
   );
   return { ...fns, element, storage, refreshes } as {
     api(path: string, token: string): Promise<any>;
     spendSpec(ledger: any, budget: number | null): any;
     frontierSpec(frontier: any): any;
+    spendSummary(ledger: any, budget: number | null): string;
+    frontierSummary(frontier: any): string;
     renderNumbers(budget: any, plan: any, status: any): void;
     renderTables(plan: any, status: any): void;
     renderResizes(resizes: any[]): void;
