@@ -8,7 +8,12 @@
  * `where`: where the command and its PATH are to be checked ("in the image X", "on this machine ...").
  * Undefined for any other exit code.
  */
-export function notRestartable(exitCode: number | null | undefined, where: string): string | undefined {
+export function notRestartable(
+  exitCode: number | null | undefined,
+  where: string,
+  /** The program could not be started at all (containerd's StartError, exit 128): said so, not as an exit. */
+  notStarted = false,
+): string | undefined {
   const what =
     exitCode === 127
       ? 'a command the job ran was not found'
@@ -16,5 +21,8 @@ export function notRestartable(exitCode: number | null | undefined, where: strin
         ? 'a command the job ran is not executable'
         : undefined;
   if (what === undefined) return undefined;
-  return `not restarted: exit ${exitCode} means ${what}, which fails the same way at every start; check the command and the PATH ${where} (the job's output names the command), then submit it again`;
+  const means = notStarted
+    ? `the container's command could not start (${exitCode === 127 ? 'not found' : 'not executable'})`
+    : `exit ${exitCode} means ${what}`;
+  return `not restarted: ${means}, which fails the same way at every start; check the command and the PATH ${where} (the job's output names the command), then submit it again`;
 }

@@ -169,4 +169,39 @@ describe('a checkpoint claim gone after submission', () => {
     expect(failed.map((r) => r.phase)).toEqual(['failed', 'failed']);
     expect(claimReads()).toBe(4);
   });
+
+  it('judges a job submitted after the claim was made again by a read of its own, not the last verdict', async () => {
+    // Found in review: within the 30 s a verdict of gone stood, it failed the new job's pods for good.
+    await podsMade();
+    fake.store.remove('persistentvolumeclaims', NS, 'ckpt');
+    fake.kubelet.startPods();
+    await until((s) => s.some((r) => r.phase === 'failed'), 'job 1 failed');
+    expect(claimReads()).toBe(1);
+    // The user makes the claim again (Pending while its volume binds) and submits job 2, 10 s later.
+    fake.store.create('persistentvolumeclaims', NS, {
+      apiVersion: 'v1',
+      kind: 'PersistentVolumeClaim',
+      metadata: { name: 'ckpt' } as never,
+      spec: { accessModes: ['ReadWriteMany'], storageClassName: 'efs' },
+      status: { phase: 'Pending' },
+    });
+    t += 10_000;
+    const job2 = () => [
+      { ...job, jobId: 2, replicas: job.replicas.map((r, i) => ({ ...r, jobId: 2, node: nodes[i]! })) },
+    ];
+    let second: ReplicaStatus[] = [];
+    for (let i = 0; i < 200 && !waiting(second); i++) {
+      second = (await executor.reconcile(job2())).filter((r) => r.jobId === 2);
+      fake.kubelet.startPods();
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(second.map((r) => r.phase)).toEqual(['starting', 'starting']);
+    // Read again for them, once: the claim is there.
+    expect(claimReads()).toBe(2);
+    for (let i = 0; i < 5; i++) {
+      const statuses = await executor.reconcile(job2());
+      expect(waiting(statuses.filter((r) => r.jobId === 2))).toBe(true);
+    }
+    expect(claimReads()).toBe(2);
+  });
 });

@@ -221,17 +221,18 @@ describe('replica status from a pod', () => {
     expect(failed({ exitCode: 126, reason: 'Error' })?.notRestartable).toMatch(
       /^not restarted: exit 126 means a command the job ran is not executable.* in the image repo\/train:1\.0 /,
     );
-    // As containerd reports a command not in the image (runc's exec fails, exit 128).
+    // As containerd reports a command not in the image (runc's exec fails, exit 128): said as not
+    // started, not as an exit 127 beside the job's exit code 128 (found in review).
     const startError = (message: string) => failed({ exitCode: 128, reason: 'StartError', message });
     expect(
       startError(
         'failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: exec: "torchrun": executable file not found in $PATH: unknown',
       )?.notRestartable,
-    ).toMatch(/^not restarted: exit 127 /);
+    ).toMatch(/^not restarted: the container's command could not start \(not found\), which fails /);
     expect(
       startError('... unable to start container process: exec: "/app/run.sh": permission denied: unknown')
         ?.notRestartable,
-    ).toMatch(/^not restarted: exit 126 /);
+    ).toMatch(/^not restarted: the container's command could not start \(not executable\), which fails /);
     // Any other start error may pass; any other exit is restarted as before.
     expect(startError('error mounting "/x" to rootfs: no such device')?.notRestartable).toBeUndefined();
     for (const exitCode of [1, 2, 125, 128, 137])

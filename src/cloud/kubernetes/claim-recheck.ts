@@ -15,7 +15,15 @@ interface Reading {
   readonly gone?: string;
   /** The kind of the last failed read, so a failure is logged once, not every read. */
   readonly failed?: string;
+  /**
+   * The pods (uids) waiting on it when it was read: a verdict of gone holds for them only. A pod made
+   * since (a job submitted after the claim was made again, as the reason tells the user to) has the
+   * claim read again first (found in review: the 30 s verdict failed such a job's pods for good).
+   */
+  readonly pods?: ReadonlySet<string>;
 }
+
+const uidOf = (pod: V1Pod) => pod.metadata?.uid ?? pod.metadata?.name ?? '';
 
 /**
  * Checkpoint claims deleted (or turned Lost) after their job was submitted: claims.ts checks a claim
@@ -46,19 +54,29 @@ export class ClaimRechecks {
   /** The reads this pass is to make: claims waited on and not read within CLAIM_RECHECK_MS. */
   due(pods: readonly V1Pod[]): Array<() => Promise<void>> {
     const now = this.deps.now();
+    const waited = new Map<string, Set<string>>();
+    for (const pod of pods)
+      for (const claim of waitingOnClaims(pod)) {
+        const uids = waited.get(claim) ?? new Set<string>();
+        waited.set(claim, uids.add(uidOf(pod)));
+      }
     const fresh = (claim: string) => {
-      const at = this.readings.get(claim)?.at;
-      return at !== undefined && now - at < CLAIM_RECHECK_MS && now >= at;
+      const reading = this.readings.get(claim);
+      if (reading === undefined || !(now - reading.at < CLAIM_RECHECK_MS && now >= reading.at)) return false;
+      // Found gone: a pod made since is judged by a read of its own.
+      const since = [...(waited.get(claim) ?? [])].some((uid) => !reading.pods?.has(uid));
+      return !(reading.gone && since);
     };
-    const waited = new Set(pods.flatMap((pod) => waitingOnClaims(pod)));
     for (const claim of this.readings.keys())
       if (!waited.has(claim) && !fresh(claim)) this.readings.delete(claim);
     return [...waited]
-      .filter((claim) => !fresh(claim))
-      .map((claim) => {
-        // Taken now, so a read in flight or failed still counts against the interval.
-        this.readings.set(claim, { ...this.readings.get(claim), at: now });
-        return () => this.read(claim, now);
+      .filter(([claim]) => !fresh(claim))
+      .map(([claim, uids]) => {
+        // Taken now, so a read in flight or failed still counts against the interval; a verdict of gone
+        // is not held against the pods made since until the read says so again.
+        const { gone: _, ...last } = this.readings.get(claim) ?? {};
+        this.readings.set(claim, { ...last, at: now, pods: uids });
+        return () => this.read(claim, now, uids);
       });
   }
 
@@ -66,7 +84,8 @@ export class ClaimRechecks {
   status(pod: V1Pod, status: ReplicaStatus): ReplicaStatus {
     if (status.phase !== 'starting') return status;
     for (const claim of waitingOnClaims(pod)) {
-      const gone = this.readings.get(claim)?.gone;
+      const reading = this.readings.get(claim);
+      const gone = reading?.pods?.has(uidOf(pod)) ? reading.gone : undefined;
       if (gone) {
         const reason = `ContainerCreating: ${gone}`;
         return { ...status, phase: 'failed', reason, notRestartable: NOT_RESTARTED };
@@ -75,7 +94,7 @@ export class ClaimRechecks {
     return status;
   }
 
-  private async read(claim: string, at: number): Promise<void> {
+  private async read(claim: string, at: number, pods: ReadonlySet<string>): Promise<void> {
     const { api, namespace, retry, logger } = this.deps;
     const instead =
       `its job's pods cannot mount it and would wait in ContainerCreating until startTimeoutSeconds; make a ` +
@@ -104,7 +123,7 @@ export class ClaimRechecks {
               : 'volume claim not read again; its pods fail only at the start deadline',
           );
         // Unknown now: what an older read found is not held against the pods.
-        this.readings.set(claim, { at, failed: kind });
+        this.readings.set(claim, { at, failed: kind, pods });
         return;
       }
     }
@@ -113,6 +132,6 @@ export class ClaimRechecks {
         { event: 'kube.claim.gone', claim, namespace, reason: gone },
         'checkpoint volume claim gone',
       );
-    this.readings.set(claim, { at, ...(gone ? { gone } : {}) });
+    this.readings.set(claim, { at, pods, ...(gone ? { gone } : {}) });
   }
 }

@@ -200,7 +200,9 @@ export function replicaStatusOf(pod: V1Pod): ReplicaStatus | undefined {
     if (phase === 'Succeeded') return ended('succeeded', 'Completed');
     // A container's exit is its command's own: the image holds no launcher of boa's.
     const where = `in the image ${pod.spec?.containers?.[0]?.image ?? '(none named)'}`;
-    const why = terminated ? notRestartable(commandExitOf(terminated), where) : undefined;
+    const why = terminated
+      ? notRestartable(commandExitOf(terminated), where, terminated.reason === 'StartError')
+      : undefined;
     return { ...ended('failed', 'Failed'), ...(why === undefined ? {} : { notRestartable: why }) };
   }
   const runningSince = container?.state?.running?.startedAt;
