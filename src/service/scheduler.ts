@@ -317,6 +317,7 @@ export class Scheduler {
       // early), and a replica still stopping there (grace period) after its job moved off, or one that
       // may be, as the executor has not answered since the start.
       gpusInUse: (name) => placement.gpusOn(name) + (execution.mayHoldReplicas(name, now) ? 1 : 0),
+      knownInUse: (name) => placement.gpusOn(name) + (execution.nodesWithReplicas.has(name) ? 1 : 0),
     };
   }
 

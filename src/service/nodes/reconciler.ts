@@ -43,6 +43,13 @@ export interface NodeTickInput {
   readonly nodes: readonly PoolNode[];
   readonly group: NodeGroupState | undefined;
   readonly gpusInUse: GpusInUse;
+  /**
+   * gpusInUse less the nodes that only may hold a replica, the executor not having answered since boa
+   * started (Execution.mayHoldReplicas): such a guess keeps a node, but must not restart a not-ready
+   * node's clock (readiness.holdsReplicas), which would pay a node that never came up for up to another
+   * provisionMs (found in review). Absent: gpusInUse is all known.
+   */
+  readonly knownInUse?: GpusInUse;
 }
 
 /**
@@ -268,7 +275,8 @@ export class NodeReconciler {
     const dead = new Set<string>();
     for (const node of input.nodes) {
       if (node.waitingFor !== 'not-ready') continue;
-      if (input.gpusInUse(allocationName(node)) > 0) this.readiness.holdsReplicas(node, now);
+      const known = input.knownInUse ?? input.gpusInUse;
+      if (known(allocationName(node)) > 0) this.readiness.holdsReplicas(node, now);
       if (this.readiness.overdue(node, now, deadAfterMs)) dead.add(allocationName(node));
     }
     if (dead.size === 0) return input.gpusInUse;
