@@ -88,7 +88,11 @@ function planningRules(svc: BoaService) {
 /** The most budget the plan may be made with: a multiple of the load's minimum (core/plan-cap.ts). */
 export function planCap(svc: BoaService, now: number, ceiling = currentSpendCeiling(svc, now)): number {
   const budget = svc.state.budget?.gpuHoursPerHour ?? 0;
-  const unspentGpuHours = ceiling?.spendableGpuHours ?? 0;
+  // The window's whole shortfall, not what the ceiling can pay out (the credit's): the relaxing says the
+  // budget goes unused, and a cap only lowers the plan's budget. Read off spendableGpuHours, any budget
+  // change (a raise of 40 to 41 too) dropped a generous budget's cap to twice the load's need for hours
+  // (found in review).
+  const unspentGpuHours = -(ceiling?.debtGpuHours ?? 0);
   return planBudgetCap(
     { budget, minFeasibleBudget: loadNeeds(svc, now), unspentGpuHours },
     planningRules(svc).planCap,

@@ -43,6 +43,28 @@ describe('the plan cap', () => {
     expect(later.planningBudget).toBeCloseTo(later.cap as number, 1);
   });
 
+  it('keeps its relaxing through a budget change: the unspent hours say the budget goes unused', async () => {
+    // Found in review: read off the room the ceiling can pay out since the change (the credit's), a
+    // raise of 400 to 401 after 10 quiet hours dropped the cap to twice the load's need.
+    const s = await startService({ config: { priorRates: { cifar10: 8, bert: 1 }, priorWeightHours: 1000 } });
+    cleanups.push(s.close);
+    expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 400 })).status).toBe(200);
+    await s.service.planner.idle();
+    const t0 = s.clock.t;
+    const at = async (hours: number) => {
+      s.clock.t = t0 + hours * 3_600_000;
+      await s.service.planner.request('timer');
+      return (await s.request('GET', '/v1/budget')).body.control.planCapGpuHoursPerHour as number;
+    };
+    const start = await at(0);
+    const before = await at(10);
+    expect(before).toBeGreaterThan(3 * start);
+    s.clock.t = t0 + 10 * 3_600_000;
+    expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 401 })).status).toBe(200);
+    await s.service.planner.idle();
+    expect(await at(10.01)).toBeGreaterThan(0.9 * before);
+  });
+
   it('planCapMultiple 0 turns it off: the plan gets the whole budget', async () => {
     const at = await generous({ planCapMultiple: 0 });
     const start = await at(0);

@@ -59,7 +59,7 @@ describe('a node that never came up, when boa restarts and its executor does not
     };
     const second = await w.start((p) => p, failingFirst);
     // Both still want the node, as the plan had them.
-    for (const job of [a, b]) second.boa.service.job(job.id).widths = [...job.widths];
+    for (const job of [a, b]) second.boa.service.job(job.id).widths = Array.from({ length: 8 }, () => 4);
     await second.tick(3); // to 10 minutes after its launch
     expect(w.group.terminations.map((t) => t.instanceId)).toEqual([node]);
     expect(new NodeRemovals(second.boa.db).all().map((r) => `${r.nodeId}:${r.reason}`)).toEqual([
