@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { capLog } from '../../src/cloud/local/log-cap.ts';
-import { CUT_GAP_LINE, followLogFile } from '../../src/cloud/local/log-follow.ts';
+import { CUT_GAP_LINE, FollowGapError, followLogFile } from '../../src/cloud/local/log-follow.ts';
 import type { LogPosition } from '../../src/service/ports.ts';
 
 const dirs: string[] = [];
@@ -115,4 +115,28 @@ it('counts a live follow across a cut as a reconnect does: cut off after it, it 
   appendFileSync(file, lines(3, 6, 'new'));
   const on = await followed(file, after(live.from, seen));
   expect(on.text).toBe(lines(3, 6, 'new'));
+});
+
+it('breaks off a live follow whose unread bytes a cut dropped: asked again, its cursor after the gap line is the true place', async () => {
+  const file = logFile(lines(0, 10));
+  let ended = false;
+  const live = followLogFile(file, { ...options, ended: () => ended })!;
+  const iterator = live.chunks[Symbol.asyncIterator]();
+  const seen = Buffer.from((await iterator.next()).value as Buffer).toString();
+  // 80 bytes written, not read; the cut keeps the last 50 of them: the follower's next 30 are gone.
+  appendFileSync(file, lines(10, 20));
+  await capLog(file, { ...cap, keepBytes: 50 });
+  appendFileSync(file, lines(0, 3, 'new'));
+  await expect(iterator.next()).rejects.toThrow(FollowGapError);
+  // Asked again from where it got to: the gap line, what 0.log.1 keeps, the new log.
+  ended = true;
+  const again = await followed(file, after(live.from, seen));
+  expect(again.text).toBe(`${CUT_GAP_LINE}${readFileSync(`${file}.1`, 'utf8')}${lines(0, 3, 'new')}`);
+  // Cut off after `new 2`, then part way through 0.log.1 and the new log: each time the rest, exactly.
+  appendFileSync(file, lines(3, 30, 'new'));
+  expect((await followed(file, after(again.from, again.text))).text).toBe(lines(3, 30, 'new'));
+  for (const part of [CUT_GAP_LINE.length + 12, again.text.length - 3]) {
+    const rest = await followed(file, after(again.from, again.text.slice(0, part)));
+    expect(again.text.slice(0, part) + rest.text).toBe(again.text + lines(3, 30, 'new'));
+  }
 });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { capLog } from '../../src/cloud/local/log-cap.ts';
-import { CUT_GAP_LINE, followLogFile } from '../../src/cloud/local/log-follow.ts';
+import { FollowGapError, followLogFile } from '../../src/cloud/local/log-follow.ts';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -56,27 +56,35 @@ it('gives the last lines, then what is written, then ends once the replica has e
   expect(seen).toBe('b\nc\nd\ne\n');
 });
 
-it('says a log cut without a record (by hand) as a gap, and keeps a character split across reads whole', async () => {
+it('breaks off at a log cut without a record (by hand): asked again, the log from its beginning as a gap', async () => {
   const file = logFile('old line\n');
   let ended = false;
-  const chunks = followLogFile(file, {
-    tailLines: 10,
-    pollMs: 5,
-    ended: () => ended,
-    signal: new AbortController().signal,
-  })!.chunks;
-  const seen = await collect(chunks, async (seen) => {
-    await until(() => seen() === 'old line\n');
-    truncateSync(file, 0); // not log-cap.ts's cut: nothing says what was past the follower's place
-    appendFileSync(file, 'cut\n');
-    await until(() => seen().endsWith('cut\n'));
+  const options = { tailLines: 10, pollMs: 5, ended: () => ended, signal: new AbortController().signal };
+  const first = followLogFile(file, options)!;
+  const got: Buffer[] = [];
+  const broken = (async () => {
+    for await (const chunk of first.chunks) got.push(Buffer.from(chunk));
+  })().then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+  await until(() => Buffer.concat(got).toString() === 'old line\n');
+  truncateSync(file, 0); // not log-cap.ts's cut: nothing says what was past the follower's place
+  appendFileSync(file, 'cut\n');
+  expect(await broken).toBeInstanceOf(FollowGapError);
+  // Asked again from where it got to: past the log's end, so from its beginning, with what it writes.
+  const again = followLogFile(file, { ...options, from: { ...first.from, skip: 9 } })!;
+  expect(again).toMatchObject({ gap: true, from: { cursor: '0', skip: 0 } });
+  const seen = await collect(again.chunks, async (seen) => {
+    await until(() => seen() === 'cut\n');
+    // A character split across reads is kept whole.
     const euro = Buffer.from('€\n');
     appendFileSync(file, euro.subarray(0, 1));
     await new Promise((r) => setTimeout(r, 30));
     appendFileSync(file, euro.subarray(1));
     ended = true;
   });
-  expect(seen).toBe(`old line\n${CUT_GAP_LINE}cut\n€\n`);
+  expect(seen).toBe('cut\n€\n');
 });
 
 /** The follow's chunks, pulled one at a time: between two pulls the follower reads nothing. */
@@ -122,35 +130,25 @@ it('reads on in <log>.1 from its place when the cap cuts the log, before the log
   expect(await follow.rest()).toBe(`${lines(10, 30)}${notice}after the cut\n`);
 });
 
-it('says a gap in the stream when what the follower had not read is gone: cut twice, or kept less of', async () => {
+it('breaks off where what the follower had not read is gone: cut twice, or kept less of', async () => {
   const cap = { capBytes: 100, keepBytes: 250, checkMs: 1 };
   const file = logFile(lines(0, 10));
-  let ended = false;
-  const twice = pulled(file, () => ended);
+  const twice = pulled(file, () => false);
   await twice.next();
   appendFileSync(file, lines(10, 30, 'lost'));
   await capLog(file, cap);
   appendFileSync(file, lines(0, 20, 'kept'));
   expect(await capLog(file, cap)).toBe(true);
-  const kept = readFileSync(`${file}.1`, 'utf8'); // the kept lines, then the second cut's notice
-  appendFileSync(file, 'after\n');
-  ended = true;
-  const seen = await twice.rest();
-  expect(seen).toBe(`${CUT_GAP_LINE}${kept}${readFileSync(file, 'utf8')}`);
-  expect(seen).not.toMatch(/lost/);
-  expect(kept).toMatch(/kept 19\nboa: this log passed [^\n]*\n$/);
+  // Asked again from there, it gets the gap line and what is kept (local-log-follow-reconnect.test.ts).
+  await expect(twice.rest()).rejects.toThrow(FollowGapError);
 
-  // Once, but further behind than 0.log.1 keeps: its kept part after the gap.
+  // Once, but further behind than 0.log.1 keeps.
   const behind = logFile('start\n');
-  let over = false;
-  const lagging = pulled(behind, () => over);
+  const lagging = pulled(behind, () => false);
   await lagging.next();
   appendFileSync(behind, lines(0, 100));
   await capLog(behind, cap);
-  over = true;
-  const rest = await lagging.rest();
-  expect(rest.startsWith(`${CUT_GAP_LINE}${readFileSync(`${behind}.1`, 'utf8')}`)).toBe(true);
-  expect(rest).toMatch(/line 99\n/);
+  await expect(lagging.rest()).rejects.toThrow(FollowGapError);
 });
 
 it('ends when its signal aborts, though the replica runs on; none for a log that does not exist', async () => {

@@ -9,11 +9,25 @@ import { type LogHistory, logHistory } from './log-history.ts';
 const CHUNK_BYTES = 64 * 1024;
 
 /**
- * Said in a followed log where bytes are missing because the log was cut by its cap (twice since the
- * follower last read it, or more than <rank>.log.1 keeps behind the follower's place).
+ * Said at the start of a follow asked from a place the log's cap cut away (cut twice since the follower
+ * last read it, or more than <rank>.log.1 keeps behind its place): the lines after it come next.
  */
 export const CUT_GAP_LINE =
   'boa: lines are missing here: the log was cut (its size cap) before this follow read them\n';
+
+/**
+ * A follow's unread bytes are gone (the log was cut twice between its polls, it was further behind than
+ * <rank>.log.1 keeps, or it was cut without a record): it ends there, as a broken connection does, and
+ * its follower asks again from where it got to, answered with CUT_GAP_LINE (or, for a cut without a
+ * record, the gap flag) and a cursor for the place after it.
+ * Said in the same answer, the line and the bytes after it were counted from a place they do not follow,
+ * so a reconnect after them went on elsewhere (found in review: 58 bytes skipped mid-line, or lines twice).
+ */
+export class FollowGapError extends Error {
+  constructor(file: string) {
+    super(`${file}: lines this follow had not read were cut away; ask again from where it got to`);
+  }
+}
 
 export interface FollowOptions {
   readonly tailLines: number;
@@ -34,9 +48,10 @@ export interface FollowOptions {
  * copytruncate) is seen shorter than what was read or than its cut record says: the rest of what was
  * read from is in <rank>.log.1 (ending with the cut's notice), read on from the follower's place, then
  * the log from its beginning
- * (unless the job wrote the cut's size again within one poll: 64 MiB). Bytes no longer kept are said
- * with CUT_GAP_LINE. Places are bytes of the log's history (log-history.ts), so a follower that
- * reconnects after a cut goes on in <rank>.log.1 from its place, or is told of a gap.
+ * (unless the job wrote the cut's size again within one poll: 64 MiB). Places are bytes of the log's
+ * history (log-history.ts), so a follower that reconnects after a cut goes on in <rank>.log.1 from its
+ * place, or is told of a gap with CUT_GAP_LINE. One that finds its unread bytes gone while it follows
+ * breaks off there (FollowGapError): its follower asks again and is told of the gap so.
  * Undefined when the log does not exist.
  */
 export function followLogFile(
@@ -147,9 +162,9 @@ async function* follow(
 }
 
 /**
- * What the log held past `offset` when it was cut: the rest of <rank>.log.1 from there, or a gap line
- * (and what <rank>.log.1 holds) when that is gone: cut twice since (the count says so), or the follower
- * was further behind than <rank>.log.1 keeps. Returns the cuts counted now.
+ * What the log held past `offset` when it was cut: the rest of <rank>.log.1 from there. Where that is
+ * gone (cut twice since, the count says so, or the follower was further behind than <rank>.log.1 keeps,
+ * or a cut with no record says nothing of it), FollowGapError. Returns the cuts counted now.
  */
 async function* beforeCut(
   file: string,
@@ -158,23 +173,16 @@ async function* beforeCut(
   record: LogCutRecord | undefined,
   signal: AbortSignal,
 ): AsyncGenerator<Buffer, number> {
-  if (!record) {
-    // Cut without a record (by hand, or by a boa from before it): what was past `offset` is unknown.
-    yield Buffer.from(CUT_GAP_LINE);
-    return cuts;
-  }
   // One cut past the follower's count: this one. Level with it: the follower's first read fell between
   // this cut's record and its truncate, so what it read was the log before this cut. More: cut twice.
-  const once = record.cuts - cuts <= 1;
+  if (!record || record.cuts - cuts > 1 || offset < record.from) throw new FollowGapError(file);
   const kept = `${file}.1`;
-  if (!once || offset < record.from) yield Buffer.from(CUT_GAP_LINE);
-  const from = once ? Math.max(0, offset - record.from) : 0;
   const size = await stat(kept).then(
     (s) => s.size,
     () => 0,
   );
   // Past its end: the follower had read bytes the cut then lost; nothing more is kept of them.
-  for await (const bytes of readRange(kept, from, size, signal)) yield bytes;
+  for await (const bytes of readRange(kept, offset - record.from, size, signal)) yield bytes;
   return record.cuts;
 }
 
