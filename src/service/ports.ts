@@ -212,8 +212,8 @@ export interface ReplicaLogQuery {
 
 /**
  * A place in a replica's log: `skip` bytes of text past `cursor`, which is opaque outside its executor
- * (the local executor's is a byte of the file; the Kubernetes executor's a second and the lines before
- * the text within it) but for LOG_START, every executor's. A follower cut off asks again from the
+ * (the local executor's is `h` and a byte of all the log has had; the Kubernetes executor's a second
+ * and the lines before the text within it) but for LOG_START, every executor's. A follower cut off asks again from the
  * position it was given plus what it got.
  */
 export interface LogPosition {

@@ -388,7 +388,7 @@ it('refuses what it cannot follow: --json, a rank the running job has no replica
   const bad = await s.request('GET', `/v1/jobs/${id}/logs?follow=true&cursor=2026-11-30T11:08:23Z/1`);
   expect(bad.status).toBe(400);
   expect(bad.body.error).toMatchObject({ code: 'bad_log_cursor', field: 'cursor' });
-  expect(bad.body.error.message).toContain(`a local log's cursor is "start" or a byte of it`);
+  expect(bad.body.error.message).toContain(`a local log's cursor is "start" or one it gave, e.g. h1024`);
   const json = await s.boa(['jobs', 'logs', String(id), '-f', '--json']);
   expect(json.status).toBe(2);
   expect(json.stderr).toContain('without --json');

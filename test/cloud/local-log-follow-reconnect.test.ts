@@ -140,3 +140,19 @@ it('breaks off a live follow whose unread bytes a cut dropped: asked again, its 
     expect(again.text.slice(0, part) + rest.text).toBe(again.text + lines(3, 30, 'new'));
   }
 });
+
+it('reads a cursor a boa from before 2026-12-01 gave (digits: a byte of the log since its cut) as it did', async () => {
+  const file = logFile(lines(0, 20));
+  await capLog(file, { ...cap, keepBytes: 50 });
+  appendFileSync(file, lines(0, 10, 'new'));
+  // Its follower had got `new 0` to `new 4` (byte 30 of the log since the cut), then boa was upgraded.
+  const old = await followed(file, { cursor: '0', skip: 30 });
+  expect(old).toMatchObject({ gap: undefined, text: lines(5, 10, 'new') });
+  // The cursor it is given now names the same place: asked again from it, the same rest.
+  expect(old.from.cursor).toMatch(/^h\d+$/);
+  expect((await followed(file, old.from)).text).toBe(old.text);
+  // As the cut record of a boa from before then says it too (no start, no kept).
+  const { cuts, size, from } = JSON.parse(readFileSync(`${file}.cut`, 'utf8')) as Record<string, number>;
+  writeFileSync(`${file}.cut`, JSON.stringify({ cuts, size, from }));
+  expect((await followed(file, { cursor: '0', skip: 30 })).text).toBe(lines(5, 10, 'new'));
+});

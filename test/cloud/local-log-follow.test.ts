@@ -74,7 +74,7 @@ it('breaks off at a log cut without a record (by hand): asked again, the log fro
   expect(await broken).toBeInstanceOf(FollowGapError);
   // Asked again from where it got to: past the log's end, so from its beginning, with what it writes.
   const again = followLogFile(file, { ...options, from: { ...first.from, skip: 9 } })!;
-  expect(again).toMatchObject({ gap: true, from: { cursor: '0', skip: 0 } });
+  expect(again).toMatchObject({ gap: true, from: { cursor: 'h0', skip: 0 } });
   const seen = await collect(again.chunks, async (seen) => {
     await until(() => seen() === 'cut\n');
     // A character split across reads is kept whole.
@@ -173,19 +173,19 @@ it('says the byte its text starts at, and starts from a position given (a follow
   const file = logFile('a\nb\nc\n');
   const options = { pollMs: 5, ended: () => true, signal: new AbortController().signal };
   const tail = followLogFile(file, { ...options, tailLines: 2 })!;
-  expect(tail.from).toEqual({ cursor: '2', skip: 0 });
+  expect(tail.from).toEqual({ cursor: 'h2', skip: 0 });
   expect(await collect(tail.chunks, async () => undefined)).toBe('b\nc\n');
   // The cursor it was given and the bytes it got: the rest, nothing twice.
-  const from = followLogFile(file, { ...options, tailLines: 2, from: { cursor: '2', skip: 2 } })!;
-  expect(from.from).toEqual({ cursor: '4', skip: 0 });
+  const from = followLogFile(file, { ...options, tailLines: 2, from: { cursor: 'h2', skip: 2 } })!;
+  expect(from.from).toEqual({ cursor: 'h4', skip: 0 });
   expect(await collect(from.chunks, async () => undefined)).toBe('c\n');
   const start = followLogFile(file, { ...options, tailLines: 1, from: { cursor: 'start', skip: 1 } })!;
   expect(await collect(start.chunks, async () => undefined)).toBe('\nb\nc\n');
   // Past its end: the log was cut (its cap) since, so it is read from its beginning, said as a gap
   // (what was between the follower's place and the cut is not in it).
-  const cut = followLogFile(file, { ...options, tailLines: 2, from: { cursor: '100', skip: 0 } })!;
+  const cut = followLogFile(file, { ...options, tailLines: 2, from: { cursor: 'h100', skip: 0 } })!;
   expect(cut.gap).toBe(true);
-  expect(cut.from).toEqual({ cursor: '0', skip: 0 });
+  expect(cut.from).toEqual({ cursor: 'h0', skip: 0 });
   expect(await collect(cut.chunks, async () => undefined)).toBe('a\nb\nc\n');
   expect(from.gap).toBeUndefined();
 });
@@ -198,7 +198,7 @@ it('counts its place in bytes of the file, a log that is not UTF-8 too: a follow
   const file = logFile(all);
   const options = { pollMs: 5, ended: () => true, signal: new AbortController().signal, tailLines: 100 };
   const whole = followLogFile(file, options)!;
-  expect(whole.from).toEqual({ cursor: '0', skip: 0 });
+  expect(whole.from).toEqual({ cursor: 'h0', skip: 0 });
   const got: Buffer[] = [];
   for await (const chunk of whole.chunks) got.push(Buffer.from(chunk));
   expect(Buffer.concat(got).equals(all)).toBe(true);
@@ -210,14 +210,17 @@ it('counts its place in bytes of the file, a log that is not UTF-8 too: a follow
   expect(Buffer.concat(rest).equals(all.subarray(five))).toBe(true);
   // Its last lines: the byte they start at is the file's.
   const tail = followLogFile(file, { ...options, tailLines: 2 })!;
-  expect(tail.from).toEqual({ cursor: String(all.length - latin1(18).length - latin1(19).length), skip: 0 });
+  expect(tail.from).toEqual({
+    cursor: 'h' + String(all.length - latin1(18).length - latin1(19).length),
+    skip: 0,
+  });
 });
 
 it('refuses a cursor it did not give, saying what one looks like', () => {
   const file = logFile('a\n');
   const options = { pollMs: 5, ended: () => true, signal: new AbortController().signal, tailLines: 1 };
-  for (const cursor of ['2026-11-30T11:08:23Z/0', '-1', '1e3', ''])
+  for (const cursor of ['2026-11-30T11:08:23Z/0', '-1', '1e3', '', 'h', 'h-1', 'x5'])
     expect(() => followLogFile(file, { ...options, from: { cursor, skip: 0 } })).toThrow(
-      /is not a place in this executor's logs: a local log's cursor is "start" or a byte of it/,
+      /is not a place in this executor's logs: a local log's cursor is "start" or one it gave, e.g. h1024/,
     );
 });

@@ -1,8 +1,9 @@
 import { open, stat } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { LOG_START, LogCursorError, type LogPosition } from '../../service/ports.ts';
+import type { LogPosition } from '../../service/ports.ts';
 import { readLogTailBytes } from './executor-records.ts';
 import { readLogCut, type LogCutRecord } from './log-cap.ts';
+import { cursorAt, logByteOf } from './log-cursor.ts';
 import { type LogHistory, logHistory } from './log-history.ts';
 
 /** A read of what a log gained: at most this much at once, so one chunk never holds a MiB of a burst. */
@@ -70,11 +71,10 @@ export function followLogFile(
   if (!first) return undefined;
   const history = logHistory(file, record);
   const { cuts, logFrom } = history;
-  const at = (byte: number): LogPosition => ({ cursor: String(byte), skip: 0 });
   const reached = options.from && logByteOf(options.from, logFrom);
   if (reached === undefined) {
     const start = first.size - first.bytes.length;
-    return { from: at(logFrom + start), chunks: follow(file, { ...first, cuts }, options) };
+    return { from: cursorAt(logFrom + start), chunks: follow(file, { ...first, cuts }, options) };
   }
   // Before the log's beginning: cut since the follower's place, which is in <rank>.log.1 or gone.
   if (reached < logFrom) return fromKept(file, reached, history, options);
@@ -82,11 +82,11 @@ export function followLogFile(
   // never had. What it holds is new to the follower, read from its beginning; what lay between is gone.
   if (reached - logFrom > first.size) {
     const chunks = follow(file, { bytes: Buffer.alloc(0), size: 0, cuts }, options);
-    return { from: at(logFrom), chunks, gap: true };
+    return { from: cursorAt(logFrom), chunks, gap: true };
   }
   // From a byte a follower reached before (its connection broke): on from there, nothing twice.
   const chunks = follow(file, { bytes: Buffer.alloc(0), size: reached - logFrom, cuts }, options);
-  return { from: at(reached), chunks };
+  return { from: cursorAt(reached), chunks };
 }
 
 /**
@@ -110,21 +110,10 @@ function fromKept(
     yield* follow(file, { bytes: Buffer.alloc(0), size: 0, cuts }, options);
   }
   return {
-    from: { cursor: String(from), skip: 0 },
+    from: cursorAt(from),
     chunks: chunks(),
     ...(gone && line.length === 0 ? { gap: true as const } : {}),
   };
-}
-
-/**
- * The byte of the log's history a position names: its cursor is one (as this executor gives it), or
- * the start of the log as it is now (`logFrom`: a generation shown from its start shows it from the last cut).
- */
-export function logByteOf({ cursor, skip }: LogPosition, logFrom = 0): number {
-  if (cursor === LOG_START) return logFrom + skip;
-  if (!/^\d{1,15}$/.test(cursor))
-    throw new LogCursorError(cursor, `a local log's cursor is "${LOG_START}" or a byte of it, e.g. 1024`);
-  return Number(cursor) + skip;
 }
 
 async function* follow(

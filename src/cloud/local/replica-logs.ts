@@ -1,7 +1,8 @@
 import type { ReplicaLog, ReplicaLogFollow, ReplicaLogQuery } from '../../service/ports.ts';
 import { generationDir, generationsOf, readExit, readPid, recordFile } from './executor-records.ts';
 import type { LocalReplica } from './local-replica.ts';
-import { followLogFile, logByteOf } from './log-follow.ts';
+import { logByteOf } from './log-cursor.ts';
+import { followLogFile } from './log-follow.ts';
 import { readLogTailAcrossCut } from './log-tail.ts';
 
 /**
