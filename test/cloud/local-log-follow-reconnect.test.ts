@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { capLog } from '../../src/cloud/local/log-cap.ts';
-import { CUT_GAP_LINE, FollowGapError, followLogFile } from '../../src/cloud/local/log-follow.ts';
+import { CUT_GAP_LINE, FollowBreakOff, followLogFile } from '../../src/cloud/local/log-follow.ts';
+import { logHistory } from '../../src/cloud/local/log-history.ts';
 import type { LogPosition } from '../../src/service/ports.ts';
 
 const dirs: string[] = [];
@@ -127,7 +128,7 @@ it('breaks off a live follow whose unread bytes a cut dropped: asked again, its 
   appendFileSync(file, lines(10, 20));
   await capLog(file, { ...cap, keepBytes: 50 });
   appendFileSync(file, lines(0, 3, 'new'));
-  await expect(iterator.next()).rejects.toThrow(FollowGapError);
+  await expect(iterator.next()).rejects.toThrow(FollowBreakOff);
   // Asked again from where it got to: the gap line, what 0.log.1 keeps, the new log.
   ended = true;
   const again = await followed(file, after(live.from, seen));
@@ -155,4 +156,34 @@ it('reads a cursor a boa from before 2026-12-01 gave (digits: a byte of the log 
   const { cuts, size, from } = JSON.parse(readFileSync(`${file}.cut`, 'utf8')) as Record<string, number>;
   writeFileSync(`${file}.cut`, JSON.stringify({ cuts, size, from }));
   expect((await followed(file, { cursor: '0', skip: 30 })).text).toBe(lines(5, 10, 'new'));
+});
+
+it('reads the <log>.1 it began in to its end though a cut replaces it meanwhile, then breaks off', async () => {
+  const KiB = 1024;
+  const file = logFile(lines(0, 30_000, 'old'));
+  const big = { capBytes: 100 * KiB, keepBytes: 200 * KiB, checkMs: 1 };
+  await capLog(file, big);
+  const kept = readFileSync(`${file}.1`);
+  // A follower whose place is where 0.log.1 begins reads its first chunk (64 KiB of it)...
+  const follow = followLogFile(file, {
+    ...options,
+    from: { cursor: `h${logHistory(file).keptFrom}`, skip: 0 },
+  })!;
+  const iterator = follow.chunks[Symbol.asyncIterator]();
+  const got: Buffer[] = [Buffer.from((await iterator.next()).value as Buffer)];
+  expect(got[0]!.length).toBeLessThan(kept.length);
+  // ...then the log is cut again: another 0.log.1 takes the name.
+  appendFileSync(file, lines(0, 30_000, 'next'));
+  await capLog(file, big);
+  const broken = await (async () => {
+    for (let next = await iterator.next(); !next.done; next = await iterator.next())
+      got.push(Buffer.from(next.value));
+  })().then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+  // The rest is of the one it began in, not spliced with the next; where that ends, the log it was
+  // followed by is cut away (its first 100 KiB): asked again, the follower gets the gap line.
+  expect(Buffer.concat(got).equals(kept)).toBe(true);
+  expect(broken).toBeInstanceOf(FollowBreakOff);
 });

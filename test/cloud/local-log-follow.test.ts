@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { capLog } from '../../src/cloud/local/log-cap.ts';
-import { FollowGapError, followLogFile } from '../../src/cloud/local/log-follow.ts';
+import { FollowBreakOff, followLogFile } from '../../src/cloud/local/log-follow.ts';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -71,7 +71,7 @@ it('breaks off at a log cut without a record (by hand): asked again, the log fro
   await until(() => Buffer.concat(got).toString() === 'old line\n');
   truncateSync(file, 0); // not log-cap.ts's cut: nothing says what was past the follower's place
   appendFileSync(file, 'cut\n');
-  expect(await broken).toBeInstanceOf(FollowGapError);
+  expect(await broken).toBeInstanceOf(FollowBreakOff);
   // Asked again from where it got to: past the log's end, so from its beginning, with what it writes.
   const again = followLogFile(file, { ...options, from: { ...first.from, skip: 9 } })!;
   expect(again).toMatchObject({ gap: true, from: { cursor: 'h0', skip: 0 } });
@@ -140,7 +140,7 @@ it('breaks off where what the follower had not read is gone: cut twice, or kept 
   appendFileSync(file, lines(0, 20, 'kept'));
   expect(await capLog(file, cap)).toBe(true);
   // Asked again from there, it gets the gap line and what is kept (local-log-follow-reconnect.test.ts).
-  await expect(twice.rest()).rejects.toThrow(FollowGapError);
+  await expect(twice.rest()).rejects.toThrow(FollowBreakOff);
 
   // Once, but further behind than 0.log.1 keeps.
   const behind = logFile('start\n');
@@ -148,7 +148,7 @@ it('breaks off where what the follower had not read is gone: cut twice, or kept 
   await lagging.next();
   appendFileSync(behind, lines(0, 100));
   await capLog(behind, cap);
-  await expect(lagging.rest()).rejects.toThrow(FollowGapError);
+  await expect(lagging.rest()).rejects.toThrow(FollowBreakOff);
 });
 
 it('ends when its signal aborts, though the replica runs on; none for a log that does not exist', async () => {

@@ -1,4 +1,4 @@
-import { open, stat } from 'node:fs/promises';
+import { open, stat, type FileHandle } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { LogPosition } from '../../service/ports.ts';
 import { readLogTailBytes } from './executor-records.ts';
@@ -18,13 +18,13 @@ export const CUT_GAP_LINE =
 
 /**
  * A follow's unread bytes are gone (the log was cut twice between its polls, it was further behind than
- * <rank>.log.1 keeps, or it was cut without a record): it ends there, as a broken connection does, and
- * its follower asks again from where it got to, answered with CUT_GAP_LINE (or, for a cut without a
- * record, the gap flag) and a cursor for the place after it.
+ * <rank>.log.1 keeps, or it was cut without a record), or a cut came as it began to read <rank>.log.1:
+ * it ends there, as a broken connection does, and its follower asks again from where it got to, answered
+ * with CUT_GAP_LINE (or, for a cut without a record, the gap flag) and a cursor for the place after it.
  * Said in the same answer, the line and the bytes after it were counted from a place they do not follow,
  * so a reconnect after them went on elsewhere (found in review: 58 bytes skipped mid-line, or lines twice).
  */
-export class FollowGapError extends Error {
+export class FollowBreakOff extends Error {
   constructor(file: string) {
     super(`${file}: lines this follow had not read were cut away; ask again from where it got to`);
   }
@@ -52,7 +52,7 @@ export interface FollowOptions {
  * (unless the job wrote the cut's size again within one poll: 64 MiB). Places are bytes of the log's
  * history (log-history.ts), so a follower that reconnects after a cut goes on in <rank>.log.1 from its
  * place, or is told of a gap with CUT_GAP_LINE. One that finds its unread bytes gone while it follows
- * breaks off there (FollowGapError): its follower asks again and is told of the gap so.
+ * breaks off there (FollowBreakOff): its follower asks again and is told of the gap so.
  * Undefined when the log does not exist.
  */
 export function followLogFile(
@@ -105,8 +105,13 @@ function fromKept(
   const line = gone && keptFrom >= CUT_GAP_LINE.length ? Buffer.from(CUT_GAP_LINE) : Buffer.alloc(0);
   const from = gone ? keptFrom - line.length : reached;
   async function* chunks(): AsyncGenerator<Buffer> {
-    if (line.length > 0) yield line;
-    yield* readRange(`${file}.1`, gone ? 0 : reached - keptFrom, keptBytes, options.signal);
+    const kept = await openKept(file, cuts);
+    try {
+      if (line.length > 0) yield line;
+      yield* readRange(kept, gone ? 0 : reached - keptFrom, keptBytes, options.signal);
+    } finally {
+      await kept?.close();
+    }
     yield* follow(file, { bytes: Buffer.alloc(0), size: 0, cuts }, options);
   }
   return {
@@ -153,7 +158,7 @@ async function* follow(
 /**
  * What the log held past `offset` when it was cut: the rest of <rank>.log.1 from there. Where that is
  * gone (cut twice since, the count says so, or the follower was further behind than <rank>.log.1 keeps,
- * or a cut with no record says nothing of it), FollowGapError. Returns the cuts counted now.
+ * or a cut with no record says nothing of it), FollowBreakOff. Returns the cuts counted now.
  */
 async function* beforeCut(
   file: string,
@@ -164,41 +169,47 @@ async function* beforeCut(
 ): AsyncGenerator<Buffer, number> {
   // One cut past the follower's count: this one. Level with it: the follower's first read fell between
   // this cut's record and its truncate, so what it read was the log before this cut. More: cut twice.
-  if (!record || record.cuts - cuts > 1 || offset < record.from) throw new FollowGapError(file);
-  const kept = `${file}.1`;
-  const size = await stat(kept).then(
-    (s) => s.size,
-    () => 0,
-  );
-  // Past its end: the follower had read bytes the cut then lost; nothing more is kept of them.
-  for await (const bytes of readRange(kept, offset - record.from, size, signal)) yield bytes;
+  if (!record || record.cuts - cuts > 1 || offset < record.from) throw new FollowBreakOff(file);
+  const kept = await openKept(file, record.cuts);
+  try {
+    // Past its end: the follower had read bytes the cut then lost; nothing more is kept of them.
+    yield* readRange(kept, offset - record.from, Infinity, signal);
+  } finally {
+    await kept?.close();
+  }
   return record.cuts;
 }
 
-/** The file's bytes from `from` to `to` (or as far as it holds), a chunk at a time. */
+/**
+ * <rank>.log.1 as the cut counted `cuts` left it, open for the whole of its read: a cut meanwhile puts
+ * another in its place, which the follower's place is not counted in (reopened by name for each chunk,
+ * a read spliced the two: found in review). A later cut made already: FollowBreakOff, to be placed anew.
+ */
+async function openKept(file: string, cuts: number): Promise<FileHandle | undefined> {
+  const kept = await open(`${file}.1`, 'r').catch(() => undefined); // removed by hand: nothing kept
+  if ((readLogCut(file)?.cuts ?? 0) === cuts) return kept;
+  await kept?.close();
+  throw new FollowBreakOff(file);
+}
+
+/** The file's bytes from `from` to `to` (or as far as it holds), a chunk at a time, through one handle. */
 async function* readRange(
-  file: string,
+  file: string | FileHandle | undefined,
   from: number,
   to: number,
   signal: AbortSignal,
 ): AsyncGenerator<Buffer> {
-  let at = from;
-  while (at < to && !signal.aborted) {
-    let handle;
-    try {
-      handle = await open(file, 'r');
-    } catch {
-      return; // gone meanwhile
+  const handle = typeof file === 'string' ? await open(file, 'r').catch(() => undefined) : file;
+  if (!handle) return; // gone meanwhile
+  try {
+    for (let at = from; at < to && !signal.aborted;) {
+      const buffer = Buffer.alloc(Math.min(to - at, CHUNK_BYTES));
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, at);
+      if (bytesRead === 0) return; // cut meanwhile: the next check starts it again
+      at += bytesRead;
+      yield buffer.subarray(0, bytesRead);
     }
-    let bytesRead: number;
-    const buffer = Buffer.alloc(Math.min(to - at, CHUNK_BYTES));
-    try {
-      ({ bytesRead } = await handle.read(buffer, 0, buffer.length, at));
-    } finally {
-      await handle.close();
-    }
-    if (bytesRead === 0) return; // cut meanwhile: the next check starts it again
-    at += bytesRead;
-    yield buffer.subarray(0, bytesRead);
+  } finally {
+    if (handle !== file) await handle.close();
   }
 }
