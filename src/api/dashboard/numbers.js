@@ -59,16 +59,21 @@ function renderNumbers(budget, plan, status) {
 }
 
 /**
- * The plan's spend, and why it is above the budget when it is: the budget is below the minimum the
- * expected load needs, so the cheapest plan is used, jobs queue and the spend is held at the budget
- * (found in a trial: "the plan allocates 81.93" beside a budget of 40.0, with nothing saying why; `boa
- * plan` says it).
+ * The plan's spend, and why it is the cheapest plan when it is (found in a trial: "the plan allocates
+ * 81.93" beside a budget of 40.0, with nothing saying why; `boa plan` says it). clampedToMinimum compares
+ * the planning budget, not the budget, with the minimum: only when the budget itself is below it do jobs
+ * queue with spend held at the budget (found in review: a budget of 40 planned at 30 against a minimum of
+ * 35 was said to be below 35).
  */
 function planLabel(plan) {
   if (!plan?.inputs?.clampedToMinimum) return 'the plan allocates';
+  const minimum = `the minimum ${fmt(plan.minFeasibleBudget)} the expected load needs`;
+  if (plan.budget < plan.minFeasibleBudget) {
+    return `the plan allocates: the cheapest, as the budget is below ${minimum}; jobs queue, spend is held at the budget`;
+  }
   return (
-    `the plan allocates: the cheapest, as the budget is below the minimum ${fmt(plan.minFeasibleBudget)} ` +
-    'the expected load needs; jobs queue, spend is held at the budget'
+    `the plan allocates: the cheapest, as the planning budget ${fmt(plan.planningBudget)} (the budget ` +
+    `corrected for GPUs paid but idle, warm-up, credit or debt and the plan cap) is below ${minimum}`
   );
 }
 

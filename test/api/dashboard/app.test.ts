@@ -213,6 +213,33 @@ describe('the numbers and tables', () => {
     );
   });
 
+  it('say the planning budget, not the budget, is below the minimum when only it is', async () => {
+    const s = await service();
+    await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
+    await s.ticks(1);
+    const [view, plan, status] = await Promise.all(
+      ['/v1/budget', '/v1/plan', '/v1/status'].map(async (p) => (await s.request('GET', p)).body),
+    );
+    // As compute.ts makes it when the budget planned with (paid/allocated corrected, warm-up, credit,
+    // cap) is 30 and the load needs 35, the budget being 40 (found in review: said "the budget is below").
+    const clamped = {
+      ...plan,
+      budget: 40,
+      planningBudget: 30,
+      minFeasibleBudget: 35,
+      predicted: { ...plan.predicted, gpuHoursPerHour: 35 },
+      inputs: { ...plan.inputs, planningBudget: 30, clampedToMinimum: true },
+    };
+    const dash = loadDashboardScript();
+    dash.renderNumbers(view, clamped, status);
+    const label = /id="plan-value">[^<]*<\/div><div class="label">([^<]*)</.exec(
+      dash.element('numbers').innerHTML,
+    )![1];
+    expect(label).toBe(
+      'the plan allocates: the cheapest, as the planning budget 30.00 (the budget corrected for GPUs paid but idle, warm-up, credit or debt and the plan cap) is below the minimum 35.00 the expected load needs',
+    );
+  });
+
   it('say why fewer GPUs than the budget are paid for now', async () => {
     // No job, no node: the whole budget is below it, and nothing present can use it.
     expect(await numbers()).toContain(
