@@ -143,9 +143,14 @@ async function refresh(token) {
 }
 
 let timer = null;
-/** Back to the login: the token is dropped, from the session and from the form, so none is kept. */
+/**
+ * Back to the login: the token is dropped, from the session and from the form, so none is kept. The
+ * line at the top goes too: nothing refreshes now (found in review: "boa did not answer ... the page
+ * asks again every 10 s" stayed above the form after boa came back with a rotated token).
+ */
 function showLogin(message) {
   clearInterval(timer);
+  $('error').textContent = '';
   closeLog();
   sessionStorage.removeItem(TOKEN_KEY);
   $('token').value = '';

@@ -360,6 +360,25 @@ describe('a service that stops answering', () => {
     await expect.poll(() => dash.element('error').textContent).not.toMatch(/did not answer/);
   });
 
+  it('is no longer said once the login form shows (boa back with a rotated token)', async () => {
+    const s = await service();
+    let mode: 'up' | 'down' | 'rotated' = 'up';
+    const dash = loadDashboardScript(async (path, init) => {
+      if (mode === 'down') throw new TypeError('Failed to fetch');
+      if (mode === 'rotated') return new Response('{}', { status: 401 });
+      return s.app.request(path, init);
+    });
+    await dash.start(s.token);
+    mode = 'down';
+    dash.refreshes.at(-1)!();
+    await expect.poll(() => dash.element('error').textContent).toMatch(/did not answer/);
+    mode = 'rotated';
+    dash.refreshes.at(-1)!();
+    await expect.poll(() => dash.element('login-error').textContent).toMatch(/no longer accepted/);
+    expect(dash.element('login').classes.has('hidden')).toBe(false);
+    expect(dash.element('error').textContent).toBe('');
+  });
+
   it('is said above the figures, not below the last section', async () => {
     const html = await (await (await service()).app.request('/')).text();
     expect(html.indexOf('id="error"')).toBeGreaterThan(0);
