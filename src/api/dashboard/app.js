@@ -101,6 +101,16 @@ async function load(token) {
 
 /** When the figures shown were read (UTC, as `updated` in the header says). */
 let lastUpdated = null;
+/** When the first refresh of the ones boa has not answered since was made; null while it answers. */
+let downSince = null;
+
+/**
+ * Writes the line at the top only when its words change: it is an alert, read out by a screen reader
+ * each time it is written (found in review: re-announced every 10 s while boa was down).
+ */
+function sayAtTop(text) {
+  if ($('error').textContent !== text) $('error').textContent = text;
+}
 
 /** Draws what `load` got and says what it could not. The charts take their container's width then. */
 async function drawAll({ data, failed }) {
@@ -123,18 +133,22 @@ async function drawAll({ data, failed }) {
   }
   lastUpdated = utcTime(Date.now());
   $('updated').textContent = `updated ${lastUpdated}`;
-  $('error').textContent = problems.length ? `boa: ${[...new Set(problems)].join('; ')}` : '';
+  downSince = null;
+  sayAtTop(problems.length ? `boa: ${[...new Set(problems)].join('; ')}` : '');
 }
 
 /**
  * A refresh that got no answer at all (the service stopped, the network down): said at the top, with
  * the time of what is still shown (found in a trial: "boa: Failed to fetch" below the last section, the
- * old figures above it reading as current).
+ * old figures above it reading as current). Since the first refresh it did not answer, so the words stay
+ * the same, and are not announced again, while it stays down.
  */
 function unreachable(error) {
-  $('error').textContent =
-    `boa did not answer at ${utcTime(Date.now())} (${error.message}): the figures shown are from ` +
-    `${lastUpdated}, not current; the page asks again every ${REFRESH_MS / 1000} s.`;
+  downSince ??= utcTime(Date.now());
+  sayAtTop(
+    `boa has not answered since ${downSince} (${error.message}): the figures shown are from ` +
+      `${lastUpdated}, not current; the page asks again every ${REFRESH_MS / 1000} s.`,
+  );
 }
 
 /** One round of calls and drawing (the 10 s refresh). */
@@ -150,7 +164,8 @@ let timer = null;
  */
 function showLogin(message) {
   clearInterval(timer);
-  $('error').textContent = '';
+  downSince = null;
+  sayAtTop('');
   closeLog();
   sessionStorage.removeItem(TOKEN_KEY);
   $('token').value = '';

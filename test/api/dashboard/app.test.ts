@@ -351,13 +351,39 @@ describe('a service that stops answering', () => {
       .poll(() => dash.element('error').textContent)
       .toMatch(
         new RegExp(
-          `^boa did not answer at \\S+Z \\(Failed to fetch\\): the figures shown are from ${updated}, not current; the page asks again every 10 s\\.$`,
+          `^boa has not answered since \\S+Z \\(Failed to fetch\\): the figures shown are from ${updated}, not current; the page asks again every 10 s\\.$`,
         ),
       );
     down = false;
     dash.refreshes.at(-1)!();
     // Answered again (the charts cannot draw without a DOM here, which the line may say instead).
-    await expect.poll(() => dash.element('error').textContent).not.toMatch(/did not answer/);
+    await expect.poll(() => dash.element('error').textContent).not.toMatch(/not answered/);
+  });
+
+  it('is written once while boa stays down, not again each refresh (a screen reader reads each write)', async () => {
+    const s = await service();
+    let down = false;
+    const dash = loadDashboardScript(async (path, init) => {
+      if (down) throw new TypeError('Failed to fetch');
+      return s.app.request(path, init);
+    });
+    await dash.start(s.token);
+    // Each write of the alert's text counted, as a screen reader would announce it.
+    const error = dash.element('error');
+    const written: string[] = [];
+    let text = error.textContent;
+    Object.defineProperty(error, 'textContent', {
+      get: () => text,
+      set: (value: string) => void written.push((text = value)),
+    });
+    down = true;
+    dash.refreshes.at(-1)!();
+    await expect.poll(() => written.length).toBe(1);
+    dash.refreshes.at(-1)!();
+    dash.refreshes.at(-1)!();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(written).toHaveLength(1);
+    expect(written[0]).toMatch(/^boa has not answered since /);
   });
 
   it('is no longer said once the login form shows (boa back with a rotated token)', async () => {
@@ -371,7 +397,7 @@ describe('a service that stops answering', () => {
     await dash.start(s.token);
     mode = 'down';
     dash.refreshes.at(-1)!();
-    await expect.poll(() => dash.element('error').textContent).toMatch(/did not answer/);
+    await expect.poll(() => dash.element('error').textContent).toMatch(/not answered/);
     mode = 'rotated';
     dash.refreshes.at(-1)!();
     await expect.poll(() => dash.element('login-error').textContent).toMatch(/no longer accepted/);
