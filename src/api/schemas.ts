@@ -163,6 +163,10 @@ export const ListJobsQuery = strictQuery({
     Number.MAX_SAFE_INTEGER,
     'only jobs with a lower id: the page before one whose first job had this id',
   ).optional(),
+  order: z.enum(['submitted', 'ended']).optional().openapi({
+    description:
+      'submitted (default): the newest submitted, oldest first; ended: the jobs that ended last, newest first (jobs not ended after them)',
+  }),
 });
 
 /** A time as ms since the epoch or an ISO 8601 date-time with its offset. */

@@ -16,6 +16,8 @@ export interface JobFilter {
   name?: string;
   /** Only jobs with a lower id: the page before one already listed. */
   beforeId?: number;
+  /** 'ended': the jobs that ended last, newest first (jobs not ended after them), not the newest submitted. */
+  order?: 'submitted' | 'ended';
 }
 export type NewJob = typeof jobs.$inferInsert;
 export type PlanRow = typeof plans.$inferSelect;
@@ -186,7 +188,8 @@ export class Repository {
 
   /**
    * The newest `limit` jobs, oldest first. Jobs are never pruned: taking the oldest would hide every job
-   * submitted after the first `limit` from `boa jobs list`.
+   * submitted after the first `limit` from `boa jobs list`. With order 'ended', the `limit` that ended
+   * last, newest first: a long job failing now is among the latest failures, whenever it was submitted.
    */
   listJobs(limit: number, filter: JobFilter = {}): JobRow[] {
     const where = and(
@@ -195,7 +198,12 @@ export class Repository {
       filter.name === undefined ? undefined : eq(jobs.name, filter.name),
       filter.beforeId === undefined ? undefined : lt(jobs.id, filter.beforeId),
     );
-    return this.db.select().from(jobs).where(where).orderBy(desc(jobs.id)).limit(limit).all().reverse();
+    const query = this.db.select().from(jobs).where(where);
+    if (filter.order === 'ended') {
+      // SQLite puts nulls (jobs not ended) last in a descending order.
+      return query.orderBy(desc(jobs.finishedAt), desc(jobs.id)).limit(limit).all();
+    }
+    return query.orderBy(desc(jobs.id)).limit(limit).all().reverse();
   }
 
   countJobsByState(): Record<string, number> {

@@ -1,6 +1,7 @@
 /**
  * `GET /v1/jobs` filters: several states at once (the active jobs are waiting,running), a class, an
- * exact name; combined, they all hold; the newest `limit` of the matches, oldest first.
+ * exact name; combined, they all hold; the newest `limit` of the matches, oldest first, or with order=ended
+ * the `limit` that ended last, newest first.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startService } from '../service/harness.ts';
@@ -38,6 +39,30 @@ describe('GET /v1/jobs filters', () => {
     expect(ids((await s.request('GET', '/v1/jobs?name=sweep&class=cifar10')).body)).toEqual([a]);
     expect(ids((await s.request('GET', '/v1/jobs?class=cifar10&state=waiting&limit=1')).body)).toEqual([c]);
     expect((await s.request('GET', '/v1/jobs?class=imagenet')).body.jobs).toEqual([]);
+  });
+
+  it('with order=ended, lists the jobs that ended last, newest first, whenever they were submitted', async () => {
+    const s = (boa = await startService());
+    const long = await submit(s, 'cifar10', 'three-day');
+    const later: number[] = [];
+    for (const name of ['b', 'c', 'd']) later.push(await submit(s, 'cifar10', name));
+    const open = await submit(s, 'cifar10', 'still-waiting');
+    // The jobs submitted after it fail first, the long one last (found in review: the dashboard's
+    // "newest failed" were the newest submitted, so the long one was left off).
+    for (const id of [...later, long]) {
+      s.clock.advance(60);
+      s.service.finishJob(id, 'failed', undefined, { exitCode: 1, reason: 'rank 0 exited 1' });
+    }
+    const ended = await s.request('GET', '/v1/jobs?state=failed&order=ended&limit=2');
+    expect(ids(ended.body)).toEqual([long, later[2]]);
+    // Jobs not ended come after those that did.
+    expect(ids((await s.request('GET', '/v1/jobs?order=ended')).body)).toEqual([
+      long,
+      ...[...later].reverse(),
+      open,
+    ]);
+    // The default is unchanged: the newest submitted, oldest first.
+    expect(ids((await s.request('GET', '/v1/jobs?state=failed&limit=2')).body)).toEqual([later[1], later[2]]);
   });
 
   it('refuses a malformed class or an empty name, naming the field', async () => {

@@ -41,7 +41,8 @@ const CALLS = {
   resizes: '/v1/resizes?limit=10',
   running: ACTIVE('running'),
   waiting: ACTIVE('waiting'),
-  failed: `/v1/jobs?state=failed,lost&limit=${FAILED_SHOWN}`,
+  // The latest to fail, not the newest submitted: a long job failing now is listed.
+  failed: `/v1/jobs?state=failed,lost&order=ended&limit=${FAILED_SHOWN}`,
 };
 
 /** Each part of the page, the calls it needs and how it is drawn: one failing call blanks only its own. */

@@ -1,5 +1,5 @@
 /*
- * The dashboard's failed jobs: the newest few that failed or were lost, why (their exit and reason, as
+ * The dashboard's failed jobs: the last few to fail or be lost, why (their exit and reason, as
  * `boa jobs list` says it) and where their output is, so a failure is more than a count in the jobs by
  * state (found in a trial: a job failing after 3 restarts left only "failed 1" on the page).
  */
@@ -7,7 +7,7 @@
 /* exported FAILED_SHOWN, renderFailedJobs -- used by app.js */
 'use strict';
 
-/** The newest failed or lost jobs shown; the CLI lists them all. */
+/** The failed or lost jobs shown, the latest to end; the CLI lists them all. */
 const FAILED_SHOWN = 5;
 
 /** The command that prints the failed rank's output, as `boa jobs wait` and `show` name it. */
@@ -22,7 +22,8 @@ function failureText(job) {
 }
 
 /**
- * `jobs` as GET /v1/jobs?state=failed,lost gives them, `total` the count of both. The id of a job boa
+ * `jobs` as GET /v1/jobs?state=failed,lost&order=ended gives them (newest ended first), `total` the
+ * count of both. The id of a job boa
  * ran opens its output below (rank 0's, as the log panel shows) only when rank 0 is the one that
  * failed: another rank's failure is in that rank's log, which the command names.
  */
@@ -42,7 +43,7 @@ function renderFailedJobs(jobs, total) {
     escapeHtml(failureText(j)),
     j.workload ? `<code>${escapeHtml(outputCommand(j))}</code>` : 'self-launched: its own logs',
   ]);
-  const more = total > jobs.length ? `the newest ${jobs.length} of ${total}; ` : '';
+  const more = total > jobs.length ? `the ${jobs.length} that ended last of ${total}; ` : '';
   $('failed-jobs').innerHTML =
     `${table(['id', 'name', 'class', 'state', 'ended', 'why', 'its output'], rows)}` +
     `<p class="shown">${more}boa does not run a failed job again: fix what its output shows and submit it ` +

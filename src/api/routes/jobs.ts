@@ -125,9 +125,15 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
     (c) => {
       if (!c.get('operator'))
         throw new ServiceError(401, 'unauthorized', 'listing jobs needs the operator token');
-      const { state, limit, class: className, name, before } = c.req.valid('query');
+      const { state, limit, class: className, name, before, order } = c.req.valid('query');
       const states = state?.split(',') as JobState[] | undefined;
-      const jobs = c.var.service.deps.repo.listJobs(limit, { states, className, name, beforeId: before });
+      const jobs = c.var.service.deps.repo.listJobs(limit, {
+        states,
+        className,
+        name,
+        beforeId: before,
+        order,
+      });
       // A typo would list nothing as if no job had run: a class neither known nor held by any job is
       // refused (a deleted class's jobs still list, with any other filter too).
       const classes = c.var.service.state.classes;

@@ -570,9 +570,31 @@ describe('the failed jobs', () => {
     expect(rows[1]).toContain('<code>boa jobs logs 2 --rank 1</code>');
     expect(rows[2]).toContain('<td>&#60;b&#62;</td>');
     expect(rows[2]).toContain('<td>no poll for 600 s</td><td>self-launched: its own logs</td>');
-    expect(html).toContain('the newest 3 of 7; ');
+    expect(html).toContain('the 3 that ended last of 7; ');
     dash.renderFailedJobs([], 0);
     expect(dash.element('failed-jobs').innerHTML).toBe('<p>No job has failed.</p>');
+  });
+
+  it('are those that ended last, newest first, not the newest submitted', async () => {
+    const s = await service();
+    const submit = async (name: string) =>
+      (await s.request('POST', '/v1/jobs', { class: 'cifar10', name })).body.id;
+    const long = await submit('three-day');
+    const later: number[] = [];
+    for (const name of ['b', 'c', 'd', 'e', 'f']) later.push(await submit(name));
+    // The five submitted after it fail first; it fails now (found in review: it was not listed).
+    for (const id of [...later, long]) {
+      s.clock.advance(60);
+      s.service.finishJob(id, 'failed', undefined, { exitCode: 1, reason: 'rank 0 exited 1' });
+    }
+    const dash = loadDashboardScript(async (path, init) => s.app.request(path, init));
+    await dash.refresh(s.token);
+    // Self-launched jobs: the id is the row's first cell, no button.
+    const shown = [...dash.element('failed-jobs').innerHTML.matchAll(/<tr><td>(\d+)<\/td>/g)].map((m) =>
+      Number(m[1]),
+    );
+    expect(shown).toEqual([long, ...later.slice(1).reverse()]);
+    expect(dash.element('failed-jobs').innerHTML).toContain('the 5 that ended last of 6; ');
   });
 });
 
