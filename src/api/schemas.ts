@@ -165,7 +165,7 @@ export const ListJobsQuery = strictQuery({
   ).optional(),
   order: z.enum(['submitted', 'ended']).optional().openapi({
     description:
-      'submitted (default): the newest submitted, oldest first; ended: the jobs that ended last, newest first (jobs not ended after them)',
+      'submitted (default): the newest submitted, oldest first; ended: the jobs that ended last, newest first (jobs not ended after them; not with before, 400)',
   }),
 });
 

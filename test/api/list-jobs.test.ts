@@ -61,6 +61,11 @@ describe('GET /v1/jobs filters', () => {
       ...[...later].reverse(),
       open,
     ]);
+    // A page by id in that order would skip jobs: refused, naming the field.
+    const paged = await s.request('GET', `/v1/jobs?order=ended&before=${later[1]}`);
+    expect(paged.status).toBe(400);
+    expect(paged.body.error).toMatchObject({ code: 'invalid', field: 'before' });
+    expect(paged.body.error.message).toContain('cannot be given with order=ended');
     // The default is unchanged: the newest submitted, oldest first.
     expect(ids((await s.request('GET', '/v1/jobs?state=failed&limit=2')).body)).toEqual([later[1], later[2]]);
   });

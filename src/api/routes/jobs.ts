@@ -126,6 +126,14 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
       if (!c.get('operator'))
         throw new ServiceError(401, 'unauthorized', 'listing jobs needs the operator token');
       const { state, limit, class: className, name, before, order } = c.req.valid('query');
+      // Pages are of ids; listed by end, a page by id would skip jobs (found in review).
+      if (before !== undefined && order === 'ended')
+        throw new ServiceError(
+          400,
+          'invalid',
+          'before pages the jobs in the order they were submitted; it cannot be given with order=ended (the limit newest ended is one page)',
+          'before',
+        );
       const states = state?.split(',') as JobState[] | undefined;
       const jobs = c.var.service.deps.repo.listJobs(limit, {
         states,

@@ -17,10 +17,10 @@ export const CUT_GAP_LINE =
   'boa: lines are missing here: the log was cut (its size cap) before this follow read them\n';
 
 /**
- * A follow's unread bytes are gone (the log was cut twice between its polls, it was further behind than
- * <rank>.log.1 keeps, or it was cut without a record), or a cut came as it began to read <rank>.log.1:
- * it ends there, as a broken connection does, and its follower asks again from where it got to, answered
- * with CUT_GAP_LINE (or, for a cut without a record, the gap flag) and a cursor for the place after it.
+ * A follow's unread bytes are gone (the log was cut twice between its polls, or it was further behind
+ * than <rank>.log.1 keeps), or a cut came as it began to read <rank>.log.1: it ends there, as a broken
+ * connection does, and its follower asks again from where it got to, answered with CUT_GAP_LINE and a
+ * cursor for the place after it.
  * Said in the same answer, the line and the bytes after it were counted from a place they do not follow,
  * so a reconnect after them went on elsewhere (found in review: 58 bytes skipped mid-line, or lines twice).
  */
@@ -157,8 +157,8 @@ async function* follow(
 
 /**
  * What the log held past `offset` when it was cut: the rest of <rank>.log.1 from there. Where that is
- * gone (cut twice since, the count says so, or the follower was further behind than <rank>.log.1 keeps,
- * or a cut with no record says nothing of it), FollowBreakOff. Returns the cuts counted now.
+ * gone (cut twice since, the count says so, or the follower was further behind than <rank>.log.1 keeps),
+ * FollowBreakOff; a cut with no record, CUT_GAP_LINE. Returns the cuts counted now.
  */
 async function* beforeCut(
   file: string,
@@ -169,7 +169,15 @@ async function* beforeCut(
 ): AsyncGenerator<Buffer, number> {
   // One cut past the follower's count: this one. Level with it: the follower's first read fell between
   // this cut's record and its truncate, so what it read was the log before this cut. More: cut twice.
-  if (!record || record.cuts - cuts > 1 || offset < record.from) throw new FollowBreakOff(file);
+  if (!record) {
+    // Cut without a record (by hand: copytruncate): said here, and read on from the log's beginning.
+    // Broken off instead, a log written again past the follower's place before it asked again was read
+    // on from there, its first lines lost with no gap said (found in review); so said, a reconnect
+    // later may repeat lines, as the place cannot count this line.
+    yield Buffer.from(CUT_GAP_LINE);
+    return cuts;
+  }
+  if (record.cuts - cuts > 1 || offset < record.from) throw new FollowBreakOff(file);
   const kept = await openKept(file, record.cuts);
   try {
     // Past its end: the follower had read bytes the cut then lost; nothing more is kept of them.
