@@ -1,8 +1,7 @@
 import { Counter, Gauge, Registry } from 'prom-client';
 import type { OpsCounters } from '../service/ops-counters.ts';
 import type { BoaService } from '../service/service.ts';
-import { statusView } from '../service/views.ts';
-import { budgetWindowAverages } from './window-averages.ts';
+import { statusView, windowView } from '../service/views.ts';
 import { belowBudgetNow } from '../service/below-budget.ts';
 import { nodeGroupMetrics } from './prometheus-nodes.ts';
 
@@ -27,15 +26,23 @@ export function prometheusRegistry(service: BoaService): Registry {
   gauge('boa_budget_gpu_hours_per_hour', 'Budget target (NaN while none is set)', (g) =>
     g.set(service.state.budget?.gpuHoursPerHour ?? NaN),
   );
+  // The budget window as GET /v1/budget and the dashboard show it: paid above the window's budget (each
+  // budget for the hours it was in force) is what the dashboard marks over, so one rule holds everywhere.
+  const window = () => windowView(service, service.deps.clock.now());
   gauge(
     'boa_paid_gpu_hours_per_hour',
-    'Paid GPU-hours per hour, time-average over the budget window (since the budget was set, at most its hours)',
-    (g) => g.set(budgetWindowAverages(service).paidGpuHoursPerHour),
+    'Paid GPU-hours per hour, time-average over the budget window (GET /v1/budget window)',
+    (g) => g.set(window().paidGpuHoursPerHour),
   );
   gauge(
     'boa_allocated_gpu_hours_per_hour',
     'Allocated GPU-hours per hour, time-average over the same window',
-    (g) => g.set(budgetWindowAverages(service).allocatedGpuHoursPerHour),
+    (g) => g.set(window().allocatedGpuHoursPerHour),
+  );
+  gauge(
+    'boa_window_budget_gpu_hours_per_hour',
+    'The budgets in force over the budget window, time-averaged: what the paid average is held to (NaN while none is set)',
+    (g) => g.set(window().budgetGpuHoursPerHour ?? NaN),
   );
   gauge(
     'boa_nodes',

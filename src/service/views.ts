@@ -31,6 +31,34 @@ function averagesView(a: Averages) {
   };
 }
 
+/** Paid and allocated averages over the budget window's hours so far (from the service's start). */
+function windowAverages(service: BoaService, now: number): Averages {
+  const { state, deps } = service;
+  return service.ledgerAverages(Math.max(now - deps.config.budgetWindowHours * HOUR, state.startedAt), now);
+}
+
+/**
+ * The budget window's averages and what its paid average is held to, as GET /v1/budget, the dashboard,
+ * boa budget get and /metrics all show them (one rule for "over budget").
+ */
+export function windowView(service: BoaService, now: number, window = windowAverages(service, now)) {
+  const budget = service.state.budget;
+  return {
+    windowHours: service.deps.config.budgetWindowHours,
+    ...averagesView(window),
+    // What the window's paid average is held to: each budget for the hours it was in force. After a
+    // cut the paid average is above the new budget for a day with nothing overspent (the dashboard
+    // flagged it as over).
+    budgetGpuHoursPerHour: budget
+      ? round(
+          window.hours > 0
+            ? promisedGpuHours(budget, now, window.hours) / window.hours
+            : budget.gpuHoursPerHour,
+        )
+      : null,
+  };
+}
+
 /** What the operator sees for the budget: the target and how spending tracks it. */
 export function budgetView(service: BoaService) {
   const { state, deps } = service;
@@ -41,10 +69,7 @@ export function budgetView(service: BoaService) {
   const perMonth = (gpuHoursPerHour: number) =>
     gpuPrice === null ? null : round(gpuHoursPerHour * gpuPrice * HOURS_PER_MONTH, 2);
   const budget = state.budget;
-  const window = service.ledgerAverages(
-    Math.max(now - config.budgetWindowHours * HOUR, state.startedAt),
-    now,
-  );
+  const window = windowAverages(service, now);
   // Since the budget was set, but not before the ledger rows retention keeps: pruned time would read as
   // time nothing was paid or allocated (the average's `hours` is the span it covers).
   const sinceSet = budget
@@ -53,20 +78,7 @@ export function budgetView(service: BoaService) {
   return {
     gpuHoursPerHour: budget?.gpuHoursPerHour ?? null,
     setAt: budget ? new Date(budget.setAt).toISOString() : null,
-    window: {
-      windowHours: config.budgetWindowHours,
-      ...averagesView(window),
-      // What the window's paid average is held to: each budget for the hours it was in force. After a
-      // cut the paid average is above the new budget for a day with nothing overspent (the dashboard
-      // flagged it as over).
-      budgetGpuHoursPerHour: budget
-        ? round(
-            window.hours > 0
-              ? promisedGpuHours(budget, now, window.hours) / window.hours
-              : budget.gpuHoursPerHour,
-          )
-        : null,
-    },
+    window: windowView(service, now, window),
     sinceSet: sinceSet ? averagesView(sinceSet) : null,
     dollarsPerMonth: budget ? perMonth(budget.gpuHoursPerHour) : null,
     paidDollarsPerMonth: perMonth(window.paidGpuHoursPerHour),
