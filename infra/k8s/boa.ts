@@ -120,6 +120,11 @@ export function deploymentManifest(options: BoaManifestOptions): Record<string, 
   };
 }
 
+// KEEP_REACHABLE: boa is one replica, so a Service that drops it when /readyz fails (ticks failing for
+// three intervals) leaves nothing: the jobs' /progress and /complete calls would fail, and `boa status`
+// and a Prometheus scrape would lose boa exactly when its failure counters matter. Its Services keep
+// the pod while it is not ready; readiness still shows on the pod (its Ready condition) and in rollouts.
+
 /**
  * Where the jobs' pods reach boa (BOA_PUBLIC_URL, handed to them as BOA_URL): a ClusterIP Service on
  * port 8080, since boa's own default (http://127.0.0.1:8080) would point a pod at itself. Exposed, the
@@ -142,6 +147,8 @@ export function internalServiceManifest(): Record<string, unknown> {
       type: 'ClusterIP',
       selector: labels,
       ports: [{ name: 'http', port: BOA_PORT, targetPort: 'http', protocol: 'TCP' }],
+      // The jobs report progress and completion here while ticks fail (KEEP_REACHABLE).
+      publishNotReadyAddresses: true,
     },
   };
 }
@@ -172,6 +179,8 @@ export function serviceManifest(options: Pick<BoaManifestOptions, 'loadBalancer'
       type: lb ? 'LoadBalancer' : 'ClusterIP',
       selector: labels,
       ports: [{ name: 'http', port, targetPort: 'http', protocol: 'TCP' }],
+      // An operator needs `boa status` and /metrics most while ticks fail (KEEP_REACHABLE).
+      publishNotReadyAddresses: true,
       ...(lb ? { loadBalancerSourceRanges: [...lb.sourceRanges] } : {}),
     },
   };

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   BOA_DATA_DIR,
   deploymentManifest,
+  internalServiceManifest,
   namespaceManifest,
   serviceManifest,
   storageManifests,
@@ -24,6 +25,17 @@ describe("boa's Kubernetes objects", () => {
     expect(container.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'http' });
     expect(container.volumeMounts).toEqual([{ name: 'data', mountPath: BOA_DATA_DIR }]);
     expect(BOA_DATA_DIR).toBe('/var/lib/boa');
+  });
+
+  it('keeps boa in its Services while /readyz fails, the single replica being the only endpoint', () => {
+    // Found in review: once ticks failed for three intervals, boa-internal lost its endpoint, and the
+    // jobs' /progress and /complete calls, `boa status` and a scrape through a Service with it.
+    const services = [
+      internalServiceManifest(),
+      serviceManifest({}),
+      serviceManifest({ loadBalancer: { sourceRanges: ['203.0.113.0/24'] } }),
+    ] as any[];
+    for (const service of services) expect(service.spec.publishNotReadyAddresses).toBe(true);
   });
 
   it('binds to all interfaces inside the pod (the service defaults to 127.0.0.1)', () => {
