@@ -105,7 +105,11 @@ export function deploymentManifest(options: BoaManifestOptions): Record<string, 
               image: options.image,
               ports: [{ name: 'http', containerPort: BOA_PORT }],
               env,
-              startupProbe: probe('/healthz', 5, 60),
+              // Until boot and the first tick end, every request, /healthz too, is 503. A first tick on
+              // AWS's bounded retries (about a minute a call: 10 s timeouts, 5 attempts) over a dozen
+              // calls and pages can pass 5 minutes: it gets the 10 minutes liveness gives any tick
+              // (hungAfterMs at the default 60 s tick), and 5 more for boot's own listing.
+              startupProbe: probe('/healthz', 5, 180),
               livenessProbe: probe('/healthz', 20, 3),
               readinessProbe: probe('/readyz', 10, 3),
               resources: { requests: { cpu: '250m', memory: '512Mi' }, limits: { memory: '1Gi' } },
