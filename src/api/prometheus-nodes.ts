@@ -6,7 +6,7 @@ type NodeCounter = keyof NodeStatusView['counters'];
 
 /**
  * The node group's health as boa sees it, the same numbers CloudWatch gets (CapacityBackoff,
- * NodeLaunchFailures, ...: the reconciler's metrics()): instances AWS could not launch, nodes never
+ * NodeLaunchFailures, ...: the reconciler's metrics()): launch failures boa backed off for, nodes never
  * ready, the desired size changed outside boa, removals under way. Counters since the process started.
  */
 export function nodeGroupMetrics(registry: Registry, service: BoaService): void {
@@ -23,7 +23,7 @@ export function nodeGroupMetrics(registry: Registry, service: BoaService): void 
     });
   counter(
     'boa_node_launch_failures_total',
-    "Times the node group failed to launch instances (capacity): the log's nodes.capacity",
+    "Passes of the capacity backoff that saw a failed launch newer than the last it saw (the log's nodes.capacity): several failed activities between two passes count once, and one of the last 15 minutes counts again after a restart",
     'launchFailures',
   );
   counter(
