@@ -107,14 +107,19 @@ export function prometheusRegistry(service: BoaService): Registry {
     },
     ['reason'],
   );
-  // The queue's wait: how long the oldest job that has not yet started has waited (jobs only queue).
+  // The queue's wait: how long the job waiting longest for GPUs has waited, since its submission or,
+  // for one that ran and was queued again (a budget cut), since then: the scheduler moves a job to
+  // waiting with a new generation, so its generationSince is when it was queued.
   gauge(
     'boa_oldest_unstarted_job_wait_seconds',
-    'How long the oldest job not yet started has waited since its submission (0 with none)',
+    'How long the job waiting longest for GPUs has waited: since its submission, or since it was queued again after running (0 with none)',
     (g) => {
       let oldest = Number.POSITIVE_INFINITY;
-      for (const job of service.state.jobs.values())
-        if (job.startedAt === null) oldest = Math.min(oldest, job.submittedAt);
+      for (const job of service.state.jobs.values()) {
+        if (job.state !== 'waiting') continue;
+        const since = job.startedAt === null ? job.submittedAt : (job.generationSince ?? job.startedAt);
+        oldest = Math.min(oldest, since);
+      }
       g.set(Number.isFinite(oldest) ? (service.deps.clock.now() - oldest) / 1000 : 0);
     },
   );

@@ -27,3 +27,25 @@ it('serves how long the oldest job not yet started has waited, 0 with none', asy
   boa.service.finishJob(1, 'cancelled');
   expect(await wait()).toBe(30);
 });
+
+it('counts a job queued again after it ran from when it was queued, not as no wait', async () => {
+  // Found in review: only jobs never started were read, so a queue of jobs a budget cut took off their
+  // GPUs read 0 however long they waited.
+  const boa = await startService({ config: { tickSeconds: 60 } });
+  closes.push(boa.close);
+  const wait = async () =>
+    Number(
+      /^boa_oldest_unstarted_job_wait_seconds (\S+)$/m.exec((await boa.request('GET', '/metrics')).body)?.[1],
+    );
+  const { job } = boa.service.registerJob('cifar10', 'a');
+  boa.clock.advance(60);
+  // As the scheduler leaves a running job it takes off its GPUs (scheduler.ts): waiting, a new
+  // generation since then, startedAt kept.
+  Object.assign(job, { startedAt: boa.clock.now() - 30_000, generationSince: boa.clock.now() });
+  boa.clock.advance(600);
+  expect(await wait()).toBe(600);
+  // A job submitted since, waiting less, does not lower it.
+  boa.service.registerJob('cifar10', 'b');
+  boa.clock.advance(30);
+  expect(await wait()).toBe(630);
+});
