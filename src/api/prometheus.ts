@@ -111,7 +111,7 @@ export function prometheusRegistry(service: BoaService): Registry {
   // for one that ran and was queued again (a budget cut), since then: the scheduler moves a job to
   // waiting with a new generation, so its generationSince is when it was queued.
   gauge(
-    'boa_oldest_unstarted_job_wait_seconds',
+    'boa_longest_job_wait_seconds',
     'How long the job waiting longest for GPUs has waited: since its submission, or since it was queued again after running (0 with none)',
     (g) => {
       let oldest = Number.POSITIVE_INFINITY;
