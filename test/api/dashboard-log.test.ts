@@ -186,12 +186,14 @@ it.skipIf(!haveChromium)(
   async () => {
     const { s, dataDir } = await service({ maxRestarts: 1 });
     const go = join(dataDir, 'go');
-    // Each run says its generation and exits 3; the first only once told.
+    // Each run says its generation and its rank 0 exits 3, the first only once told; any other rank
+    // waits to be stopped, so rank 0 is the one that failed (a loaded run had rank 1's exit seen first).
     const script = `
       const fs = require('node:fs');
       console.log('run ' + process.env.BOA_GENERATION);
-      if (fs.existsSync(${JSON.stringify(go)})) process.exit(3);
-      ${whenFile(go, 'process.exit(3);')}`;
+      if (process.env.NODE_RANK !== '0') setInterval(() => undefined, 1000);
+      else if (fs.existsSync(${JSON.stringify(go)})) process.exit(3);
+      else { ${whenFile(go, 'process.exit(3);')} }`;
     const id = await submit(s, 'doomed', script);
     await tickUntil(s, () => s.service.job(id).state === 'running', 'running');
     const first = s.service.job(id).generation;
