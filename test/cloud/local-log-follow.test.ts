@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { capLog } from '../../src/cloud/local/log-cap.ts';
-import { CUT_GAP_LINE, FollowBreakOff, followLogFile } from '../../src/cloud/local/log-follow.ts';
+import { FollowBreakOff, followLogFile, HAND_CUT_LINE } from '../../src/cloud/local/log-follow.ts';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -66,7 +66,7 @@ it('says a log cut without a record (by hand) where it follows, and reads on fro
   const seen = await collect(first.chunks, async (seen) => {
     await until(() => seen() === 'old line 1\nold line 2\n');
     truncateSync(file, 0); // not log-cap.ts's cut: nothing says what was past the follower's place
-    await until(() => seen().endsWith(CUT_GAP_LINE));
+    await until(() => seen().endsWith(HAND_CUT_LINE));
     // Written past the follower's place before it could ask again.
     appendFileSync(file, 'new line A\nnew line B\nnew line C\n');
     await until(() => seen().endsWith('new line C\n'));
@@ -77,7 +77,7 @@ it('says a log cut without a record (by hand) where it follows, and reads on fro
     appendFileSync(file, euro.subarray(1));
     ended = true;
   });
-  expect(seen).toBe(`old line 1\nold line 2\n${CUT_GAP_LINE}new line A\nnew line B\nnew line C\n€\n`);
+  expect(seen).toBe(`old line 1\nold line 2\n${HAND_CUT_LINE}new line A\nnew line B\nnew line C\n€\n`);
 });
 
 /** The follow's chunks, pulled one at a time: between two pulls the follower reads nothing. */

@@ -16,6 +16,10 @@ const CHUNK_BYTES = 64 * 1024;
 export const CUT_GAP_LINE =
   'boa: lines are missing here: the log was cut (its size cap) before this follow read them\n';
 
+/** Said in a followed log where it was cut by something other than boa (truncate, copytruncate). */
+export const HAND_CUT_LINE =
+  'boa: lines may be missing here: the log was cut, not by boa, while this follow read it\n';
+
 /**
  * A follow's unread bytes are gone (the log was cut twice between its polls, or it was further behind
  * than <rank>.log.1 keeps), or a cut came as it began to read <rank>.log.1: it ends there, as a broken
@@ -172,9 +176,10 @@ async function* beforeCut(
   if (!record) {
     // Cut without a record (by hand: copytruncate): said here, and read on from the log's beginning.
     // Broken off instead, a log written again past the follower's place before it asked again was read
-    // on from there, its first lines lost with no gap said (found in review); so said, a reconnect
-    // later may repeat lines, as the place cannot count this line.
-    yield Buffer.from(CUT_GAP_LINE);
+    // on from there, its first lines lost with no gap said (found in review). Said so, the follower's
+    // place counts what it read before: a reconnect after this may skip or repeat lines (no record
+    // tells where the new log began).
+    yield Buffer.from(HAND_CUT_LINE);
     return cuts;
   }
   if (record.cuts - cuts > 1 || offset < record.from) throw new FollowBreakOff(file);
