@@ -1,10 +1,7 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LocalExecutor } from '../../src/cloud/local/executor.ts';
-import { killReplicaGroups } from '../helpers/replica-groups.ts';
-import { startService } from './harness.ts';
+import { localExecutorService } from './local-executor-service.ts';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -13,24 +10,10 @@ afterEach(async () => {
 
 describe("execution with the local executor: the job's own command exits 127", () => {
   it('fails the job after its one attempt, not restarted, saying why and what to check', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'boa-notrestartable-'));
-    const executor = new LocalExecutor({ dataDir, terminationGraceSeconds: 1 });
-    const s = await startService({
-      executor,
-      config: {
-        priorRates: { cifar10: 8, bert: 1 },
-        local: { maxNodes: 16, bootSeconds: 60, releaseSeconds: 30 },
-        maxRestarts: 3,
-        restartBackoffSeconds: 1,
-      },
+    const { s, executor, dataDir, untilFailed } = await localExecutorService(cleanups, {
+      prefix: 'boa-notrestartable-',
+      maxRestarts: 3,
     });
-    cleanups.push(async () => {
-      await s.close();
-      killReplicaGroups(join(dataDir, 'jobs'));
-      rmSync(dataDir, { recursive: true, force: true });
-    });
-    expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 30 })).status).toBe(200);
-    await s.service.planner.idle();
     // sh is found at submission; the program it runs is not there (a wrapper over a missing torchrun).
     const made = await s.request('POST', '/v1/jobs', {
       class: 'bert',
@@ -38,12 +21,7 @@ describe("execution with the local executor: the job's own command exits 127", (
     });
     expect(made.status).toBe(201);
     const job = s.service.job(made.body.id);
-    // Each tick is a minute of the service's clock, past any backoff; the replica's exit takes real time.
-    for (let i = 0; i < 200 && job.state !== 'failed'; i++) {
-      await s.ticks(1);
-      await s.service.execution.settle();
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await untilFailed(job);
     expect(job.state).toBe('failed');
     expect(job.restarts).toBe(0);
     // One attempt: its replicas ran in the first generation's folder only.

@@ -4,9 +4,6 @@
  * clients (aws-sdk-client-mock), and Kubernetes is the real @kubernetes/client-node against the
  * in-process fake API server, whose Nodes follow the emulated group's instances.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { KubeClusterNodes } from '../../src/cloud/aws/kube-cluster-nodes.ts';
@@ -18,6 +15,7 @@ import { emulateNodegroup } from '../cloud/emulated-nodegroup.ts';
 import { kubeBridge } from '../cloud/kube-bridge.ts';
 import { poolOnEmulatedGroup } from './aws-pool.ts';
 import { ManualClock } from './harness.ts';
+import { useKubeconfig } from '../helpers/kubeconfig-env.ts';
 
 const NS = 'boa-jobs';
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -40,32 +38,13 @@ async function eventually<T>(
   }
 }
 
-/** KUBECONFIG pointing at the fake API server, as a cluster admin's would; restored afterwards. */
-function useKubeconfig(exported: string): void {
-  const dir = mkdtempSync(join(tmpdir(), 'boa-kubeconfig-'));
-  writeFileSync(join(dir, 'config'), exported);
-  const saved = {
-    KUBECONFIG: process.env.KUBECONFIG,
-    KUBERNETES_SERVICE_HOST: process.env.KUBERNETES_SERVICE_HOST,
-  };
-  process.env.KUBECONFIG = join(dir, 'config');
-  delete process.env.KUBERNETES_SERVICE_HOST;
-  cleanups.push(() => {
-    for (const [key, value] of Object.entries(saved)) {
-      if (value === undefined) delete process.env[key];
-      else process.env[key] = value;
-    }
-    rmSync(dir, { recursive: true, force: true });
-  });
-}
-
 /** The cluster a service runs against: an emulated node group whose instances join the fake API server. */
 async function eksCluster() {
   const clock = new ManualClock();
   const group = emulateNodegroup({ clock, minSize: 0, maxSize: 4, bootMs: 60_000, updatePolls: 0 });
   const bridge = await kubeBridge(group.kube);
   cleanups.push(() => bridge.close());
-  useKubeconfig(bridge.fake.kubeConfig().exportConfig());
+  useKubeconfig(bridge.fake.kubeConfig().exportConfig(), cleanups);
   return { clock, group, bridge };
 }
 

@@ -3,7 +3,7 @@
  * instances join the in-process fake Kubernetes API server), as kubernetes-boot.test.ts boots it: the
  * first life is left at a chosen point, then a second boots with only what SQLite and the cluster held.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
@@ -15,6 +15,7 @@ import { emulateNodegroup } from '../cloud/emulated-nodegroup.ts';
 import { kubeBridge } from '../cloud/kube-bridge.ts';
 import { poolOnEmulatedGroup } from './aws-pool.ts';
 import { ManualClock } from './harness.ts';
+import { useKubeconfig } from '../helpers/kubeconfig-env.ts';
 
 export const NS = 'boa-jobs';
 
@@ -72,21 +73,7 @@ export async function crashWorld() {
   cleanups.push(() => bridge.close());
   const dataDir = mkdtempSync(join(tmpdir(), 'boa-kcrash-'));
   cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-  const kubeDir = mkdtempSync(join(tmpdir(), 'boa-kubeconfig-'));
-  writeFileSync(join(kubeDir, 'config'), bridge.fake.kubeConfig().exportConfig());
-  const saved = {
-    KUBECONFIG: process.env.KUBECONFIG,
-    KUBERNETES_SERVICE_HOST: process.env.KUBERNETES_SERVICE_HOST,
-  };
-  process.env.KUBECONFIG = join(kubeDir, 'config');
-  delete process.env.KUBERNETES_SERVICE_HOST;
-  cleanups.push(() => {
-    for (const [key, value] of Object.entries(saved)) {
-      if (value === undefined) delete process.env[key];
-      else process.env[key] = value;
-    }
-    rmSync(kubeDir, { recursive: true, force: true });
-  });
+  useKubeconfig(bridge.fake.kubeConfig().exportConfig(), cleanups);
   const fake = bridge.fake;
 
   /** Every life's log lines, parsed. */
