@@ -19,6 +19,7 @@ export const METRIC_NAMES = [
   'PaidGpuHoursPerHour',
   'AllocatedGpuHoursPerHour',
   'PaidGpuHoursPerHourAverage',
+  'WindowBudgetGpuHoursPerHour',
   'DesiredNodes',
   'ActualNodes',
   'JobsRunning',
@@ -36,7 +37,7 @@ export const METRIC_NAMES = [
 ] as const;
 export type MetricName = (typeof METRIC_NAMES)[number];
 
-/** The alarm fires when the paid time-average exceeds the budget by more than this fraction. */
+/** The alarm fires when the window's paid average exceeds the window's budget by more than this fraction. */
 export const OVERSPEND_TOLERANCE = 0.1;
 
 export interface MonitoringProps {
@@ -65,6 +66,12 @@ export class Monitoring extends Construct {
 
     const budget = metric('BudgetGpuHoursPerHour', 'Budget');
     const paidAverage = metric('PaidGpuHoursPerHourAverage', 'Paid (time-average over the budget window)');
+    // What that average is held to: the budgets in force over the window, time-averaged (GET /v1/budget's
+    // window.budgetGpuHoursPerHour). After a cut it stays above the budget now for up to a day.
+    const windowBudget = metric(
+      'WindowBudgetGpuHoursPerHour',
+      'Budget over the window (what the paid average is held to)',
+    );
 
     this.topic = new sns.Topic(this, 'AlarmTopic', {
       displayName: `boa ${props.clusterName} budget alarms`,
@@ -109,17 +116,19 @@ export class Monitoring extends Construct {
     );
     if (props.alarmEmail) this.topic.addSubscription(new subscriptions.EmailSubscription(props.alarmEmail));
 
-    // paid average - 1.1 x budget > 0, both averaged over the same 5 minutes.
+    // paid average - 1.1 x window budget > 0, both averaged over the same 5 minutes: the rule GET /v1/budget,
+    // boa's dashboard and /metrics use, so a deep cut does not fire here while they show nothing over.
     this.overspendAlarm = new cloudwatch.Alarm(this, 'OverspendAlarm', {
       alarmName: `boa-${props.clusterName}-paid-average-over-budget`,
       alarmDescription:
-        `The paid GPU-hours per hour, time-averaged over boa's budget window, exceed the budget by more than ` +
+        `The paid GPU-hours per hour, time-averaged over boa's budget window, exceed the budgets in force over ` +
+        `that window (time-averaged) by more than ` +
         `${OVERSPEND_TOLERANCE * 100}% on cluster ${props.clusterName}.`,
       metric: new cloudwatch.MathExpression({
-        expression: `paid - ${1 + OVERSPEND_TOLERANCE} * budget`,
-        usingMetrics: { paid: paidAverage, budget },
+        expression: `paid - ${1 + OVERSPEND_TOLERANCE} * windowBudget`,
+        usingMetrics: { paid: paidAverage, windowBudget },
         period: Duration.minutes(5),
-        label: 'Paid average above 110% of budget (GPU-hours per hour)',
+        label: "Paid average above 110% of the window's budget (GPU-hours per hour)",
       }),
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
       threshold: 0,
@@ -147,7 +156,8 @@ export class Monitoring extends Construct {
       new cloudwatch.TextWidget({
         markdown:
           `# boa on ${props.clusterName}\nBudget against what is paid (GPU-hours per hour of rented GPUs) and ` +
-          'what jobs hold; the alarm compares the paid time-average with the budget.',
+          "what jobs hold; the alarm compares the paid time-average over the window with the window's budget " +
+          "(the budgets in force over it), as boa's own dashboard does.",
         width: 24,
         height: 2,
       }),
@@ -158,6 +168,7 @@ export class Monitoring extends Construct {
         title: 'Now',
         metrics: [
           budget,
+          windowBudget,
           paidAverage,
           metric('AllocatedGpuHoursPerHour', 'Allocated to jobs'),
           metric('PredictedAvgJctSeconds', 'Predicted average JCT (s)'),
@@ -174,6 +185,7 @@ export class Monitoring extends Construct {
         metric('PaidGpuHoursPerHour', 'Paid'),
         metric('AllocatedGpuHoursPerHour', 'Allocated to jobs'),
         paidAverage,
+        windowBudget,
       ]),
       new cloudwatch.AlarmWidget({
         title: 'Paid average over budget',

@@ -4,7 +4,7 @@ import type { MetricDatum, PoolNode } from './ports.ts';
 import { nodeReconcilerFor } from './nodes/index.ts';
 import type { NodeReconciler, NodeTickInput } from './nodes/reconciler.ts';
 import type { BoaService } from './service.ts';
-import { budgetWindowFloor } from './budget.ts';
+import { windowView } from './views.ts';
 import { budgetLimitedWidths } from './budget-widths.ts';
 import { intervalPlan } from './demand.ts';
 import { drainedWidths } from './drain.ts';
@@ -369,19 +369,11 @@ export class Scheduler {
 
   private lastCeilingGpus = 0;
 
-  /** The window's paid average, refreshed every few minutes: it moves slowly and costs a query. */
-  private paidAverage = { at: Number.NEGATIVE_INFINITY, value: 0 };
-
   private metrics(decision: TickDecision, now: number): MetricDatum[] {
-    const { state, deps } = this.service;
-    // The window the budget is held over: a new budget starts a new one, so after a cut the alarm on
-    // this average reads what boa holds to the new budget, not a day paid at the old one.
-    const floor = state.budget ? budgetWindowFloor(this.service, state.budget) : state.startedAt;
-    if (now - this.paidAverage.at >= 5 * 60_000 || floor > this.paidAverage.at) {
-      const window = deps.config.budgetWindowHours * 3_600_000;
-      const averages = this.service.ledgerAverages(Math.max(now - window, floor), now);
-      this.paidAverage = { at: now, value: averages.paidGpuHoursPerHour };
-    }
+    const { state } = this.service;
+    // The window as GET /v1/budget and /metrics read it, so the overspend alarm judges the paid average by
+    // the budgets in force over the window, as the dashboard does: one rule for over budget.
+    const window = windowView(this.service, now);
     const paidNow = paidGpusNow(state.nodes);
     const running = [...state.jobs.values()].filter((j) => j.state === 'running').length;
     return [
@@ -390,7 +382,9 @@ export class Scheduler {
       { name: 'BudgetGpuHoursPerHour', value: state.budget?.gpuHoursPerHour ?? 0, unit: 'None' },
       { name: 'PaidGpuHoursPerHour', value: paidNow, unit: 'None' },
       { name: 'AllocatedGpuHoursPerHour', value: decision.allocatedGpus, unit: 'None' },
-      { name: 'PaidGpuHoursPerHourAverage', value: this.paidAverage.value, unit: 'None' },
+      { name: 'PaidGpuHoursPerHourAverage', value: window.paidGpuHoursPerHour, unit: 'None' },
+      // 0 before a budget is set, as BudgetGpuHoursPerHour.
+      { name: 'WindowBudgetGpuHoursPerHour', value: window.budgetGpuHoursPerHour ?? 0, unit: 'None' },
       { name: 'DesiredNodes', value: decision.desiredNodes, unit: 'Count' },
       { name: 'ActualNodes', value: state.nodes.length, unit: 'Count' },
       { name: 'JobsRunning', value: running, unit: 'Count' },

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { METRIC_NAMES } from '../../infra/monitoring.ts';
+import { windowView } from '../../src/service/views.ts';
 import { type NodesWorld, nodesWorld } from '../service/nodes-harness.ts';
 
 /**
@@ -40,7 +41,7 @@ describe("boa's metrics as the CDK app's alarms read them", () => {
     expect(budgets).toEqual([0, 0, 40, 40, 40]);
   });
 
-  it('averages the paid spend over the window a new budget starts: a cut is not judged by the old budget', async () => {
+  it('publishes the window GET /v1/budget shows, so a cut is judged by the budgets in force over it', async () => {
     const w = nodesWorld();
     worlds.push(w);
     const { tick, boa, job } = await w.start();
@@ -53,18 +54,15 @@ describe("boa's metrics as the CDK app's alarms read them", () => {
     await setBudget(40);
     job(8);
     await tick(30);
-    const published = () => w.metrics.at(-1)?.find((m) => m.name === 'PaidGpuHoursPerHourAverage')?.value;
-    expect(published()).toBeGreaterThan(4);
-
     await setBudget(4);
-    const cutAt = boa.service.state.budget!.setAt;
-    // The average is refreshed every 5 minutes (and at once when a budget is set): the sixth tick is one.
     await tick(6);
-    const now = boa.service.deps.clock.now();
-    // Read at the last tick (published before the clock moved on a tick): since the cut, not the day.
-    const sinceCut = boa.service.ledgerAverages(cutAt, now - 60_000).paidGpuHoursPerHour;
-    const whole = boa.service.ledgerAverages(boa.service.state.startedAt, now - 60_000).paidGpuHoursPerHour;
-    expect(whole).toBeGreaterThan(sinceCut);
-    expect(published()).toBeCloseTo(sinceCut, 6);
+    // Read at the last tick (published before the clock moved on a tick).
+    const view = windowView(boa.service, boa.service.deps.clock.now() - 60_000);
+    const published = (name: string) => w.metrics.at(-1)?.find((m) => m.name === name)?.value;
+    expect(published('PaidGpuHoursPerHourAverage')).toBe(view.paidGpuHoursPerHour);
+    expect(published('WindowBudgetGpuHoursPerHour')).toBe(view.budgetGpuHoursPerHour);
+    // The alarm's rule: paid - 1.1 x the window's budget, not the budget now (40 for 30 min, 4 for the 5 to the last tick).
+    expect(view.budgetGpuHoursPerHour).toBeCloseTo((40 * 30 + 4 * 5) / 35, 3);
+    expect(published('PaidGpuHoursPerHourAverage')!).toBeLessThan(1.1 * view.budgetGpuHoursPerHour!);
   });
 });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Sleep } from '../../src/cloud/time.ts';
 import { bootService, InlinePlanComputer } from '../../src/service/boot.ts';
 import { resolveConfig } from '../../src/service/config.ts';
-import type { Executor, MetricDatum, NodePool, Workload } from '../../src/service/ports.ts';
+import type { Executor, MetricDatum, MetricsSink, NodePool, Workload } from '../../src/service/ports.ts';
 import { KubeClusterNodes } from '../../src/cloud/aws/kube-cluster-nodes.ts';
 import { captureLogs } from '../cloud/fake-time.ts';
 import { kubeBridge } from '../cloud/kube-bridge.ts';
@@ -28,6 +28,8 @@ export interface NodesWorldOptions {
   readonly clock?: ManualClock;
   /** The zones of the group's subnets (default three). */
   readonly zones?: readonly string[];
+  /** Where each tick's metrics go besides `metrics` (e.g. the CloudWatch sink over a mocked client). */
+  readonly sink?: MetricsSink;
 }
 
 /**
@@ -81,7 +83,12 @@ export function nodesWorld(options: NodesWorldOptions = {}) {
     const boa = await bootService(config, {
       clock,
       pool: wrap(pool),
-      metrics: { put: async (batch) => void metrics.push([...batch]) },
+      metrics: {
+        put: async (batch, at) => {
+          metrics.push([...batch]);
+          await options.sink?.put(batch, at);
+        },
+      },
       computer: new InlinePlanComputer(),
       logger: logs.logger,
       dataDir,
