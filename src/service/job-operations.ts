@@ -1,3 +1,4 @@
+import { closest } from './config-sources.ts';
 import { ServiceError } from './errors.ts';
 import { type ServiceJob, jobFromRow } from './jobs.ts';
 import { followPlan, replanIfRatesMoved } from './plan-inputs.ts';
@@ -21,14 +22,13 @@ export function registerJob(
   workload?: Workload,
   idempotency?: { key: string; fingerprint: string },
 ): Registered {
-  if (!svc.state.classes.has(className)) {
+  if (!svc.state.classes.has(className))
     throw new ServiceError(
       400,
       'unknown_class',
-      `unknown class "${className}"; known classes: ${[...svc.state.classes.keys()].join(', ')}`,
+      unknownClassMessage(className, [...svc.state.classes.keys()]),
       'class',
     );
-  }
   if (workload) {
     checkWorkload(svc, workload);
     // A self-launched job is never judged by replicas, so an old job's cannot end it.
@@ -156,4 +156,17 @@ function endUndo(svc: BoaService, job: ServiceJob): () => void {
     svc.state.allocatedFrom = allocatedFrom;
     if (cls && samples) cls.workSamples = samples;
   };
+}
+
+/**
+ * A submission's unknown class, a typo's likely meaning, and how a model of one's own gets a class:
+ * a newcomer's own script was refused with only the list of known classes (found in a newcomer trial).
+ */
+function unknownClassMessage(className: string, known: readonly string[]): string {
+  const meant = closest(className, known);
+  return (
+    `unknown class "${className}"${meant ? ` (did you mean ${meant}?)` : ''}; known classes: ${known.join(', ')}. ` +
+    'A model of your own runs as the known class closest to it in scaling, or as a class of its own added ' +
+    'first with its speedup table: boa classes put class.json (PUT /v1/classes/{name}; docs/jobs.md, "Which class?")'
+  );
 }

@@ -95,7 +95,16 @@ describe('boa jobs', () => {
     const unknown = await s.boa(['jobs', 'submit', 'gpt5', '--self-launched']);
     expect(unknown.status).toBe(2);
     expect(unknown.stderr).toMatch(/^boa: unknown class "gpt5"; known classes: .*cifar10/);
+    // A newcomer's own model: the refusal says how a class of its own is added.
+    expect(unknown.stderr).toContain(
+      'A model of your own runs as the known class closest to it in scaling, or as a class of its own ' +
+        'added first with its speedup table: boa classes put class.json',
+    );
     expect((await s.request('GET', '/v1/jobs')).body.jobs).toEqual([]);
+    // A typo names the class it most likely meant.
+    const typo = await s.boa(['jobs', 'submit', 'cifar01', '--', 'node', '-e', '0']);
+    expect(typo.status).toBe(2);
+    expect(typo.stderr).toMatch(/^boa: unknown class "cifar01" \(did you mean cifar10\?\); known classes: /);
     // The class forgotten: commander would take the command's first word for it.
     const noClass = await s.boa(['jobs', 'submit', '--name', 'x', '--', 'node', 'train.js']);
     expect(noClass.status).toBe(2);
