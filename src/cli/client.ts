@@ -75,6 +75,11 @@ export class BoaClient {
     return (await this.send(method, path, body)).text;
   }
 
+  /** The text and the answer's headers (a log's `boa-generation`). */
+  async textAnswer(method: string, path: string): Promise<{ text: string; headers: Headers }> {
+    return this.send(method, path);
+  }
+
   /**
    * A body read as it comes (a followed log), each piece to `onText`, over node:http rather than fetch,
    * whose body timeout (300 s) cut a job's log that was quiet for five minutes. The timeout is the

@@ -45,11 +45,20 @@ export function addLogsCommand(jobs: Command): void {
       const jobId = await resolveJobRef(context.client, ref);
       if (options.follow) return followLogs(context.client, jobId, { rank, tail, generation });
       const query = logQuery({ rank, tail, generation });
-      const text = await context.client.text('GET', `/v1/jobs/${jobId}/logs?${query}`);
+      const { text, headers } = await context.client.textAnswer('GET', `/v1/jobs/${jobId}/logs?${query}`);
       process.stdout.write(text);
-      // An empty answer is not a failure to read: said on stderr, stdout stays the log alone.
+      // Said on stderr, stdout stays the log alone: an empty answer is not a failure to read, and the
+      // newest generation alone hid the runs before a rescale or restart (found in a newcomer trial).
+      const shown = Number(headers.get('boa-generation'));
       if (text === '') process.stderr.write(`boa: job ${jobId}'s rank ${rank} has written nothing yet\n`);
+      else if (generation === undefined && shown > 1) process.stderr.write(`boa: ${earlierRuns(shown)}\n`);
     });
+}
+
+/** The generation shown, the job's newest, and how to read the runs before it. */
+function earlierRuns(shown: number): string {
+  const before = shown === 2 ? '--generation 1' : `--generation 1 to ${shown - 1}`;
+  return `this is generation ${shown}, the newest kept; its runs before a rescale or restart: ${before}`;
 }
 
 interface LogQuery {

@@ -1,0 +1,60 @@
+/**
+ * `boa jobs logs` of a job that ran more than once: the newest generation is shown, and stderr says
+ * how to read the runs before it (a newcomer's job showed its last run alone, found in a trial).
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+import { startProcessService } from './process-service.ts';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const fn of cleanups.splice(0)) await fn();
+});
+
+it('says which generation it shows and how to read the runs before it', async () => {
+  const { s, dataDir } = await startProcessService(cleanups, { restartBackoffSeconds: 1 });
+  const marker = join(dataDir, 'failed-once');
+  // Rank 0's first run fails (its other ranks, one per node, see no marker of their own); the run
+  // after the restart stays up.
+  const script = `
+    const fs = require('node:fs');
+    if (process.env.NODE_RANK === '0' && !fs.existsSync(${JSON.stringify(marker)})) {
+      console.log('first run');
+      fs.writeFileSync(${JSON.stringify(marker)}, '');
+      process.exit(1);
+    }
+    console.log('second run');
+    setInterval(() => {}, 1000);`;
+  const made = await s.request('POST', '/v1/jobs', {
+    class: 'cifar10',
+    workload: { command: [process.execPath, '-e', script] },
+  });
+  const id = made.body.id as number;
+  let logs = await s.boa(['jobs', 'logs', String(id)]);
+  for (let i = 0; i < 300 && logs.stdout !== 'second run\n'; i++) {
+    await s.ticks(1);
+    await s.service.execution.settle();
+    await new Promise((r) => setTimeout(r, 50));
+    logs = await s.boa(['jobs', 'logs', String(id)]);
+  }
+  expect(existsSync(marker)).toBe(true);
+  expect(logs.stdout).toBe('second run\n');
+  expect(logs.status).toBe(0);
+  const { generation } = (await s.request('GET', `/v1/jobs/${id}`)).body as { generation: number };
+  const before = generation === 2 ? '--generation 1' : `--generation 1 to ${generation - 1}`;
+  expect(logs.stderr).toBe(
+    `boa: this is generation ${generation}, the newest kept; its runs before a rescale or restart: ${before}\n`,
+  );
+
+  // A generation named is shown alone, with nothing said.
+  let first = '';
+  for (let g = 1; g < generation && first === ''; g++) {
+    const named = await s.boa(['jobs', 'logs', String(id), '--generation', String(g)]);
+    if (named.stdout !== '') {
+      first = named.stdout;
+      expect(named.stderr).toBe('');
+    }
+  }
+  expect(first).toBe('first run\n');
+}, 120_000);
