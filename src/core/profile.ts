@@ -165,12 +165,26 @@ export function listedWidths(epoch: EpochProfile): number[] {
 export function parseClassProfile(json: unknown): ClassProfile {
   const result = classSchema.safeParse(json);
   if (!result.success) {
-    const issue = result.error.issues[0];
+    const { issues } = result.error;
+    // A misspelt field is said first, with the fields allowed there: its "workSeconds is missing", or
+    // "(top level): Unrecognized key", named neither (found in a newcomer trial).
+    const unknown = issues.find((i) => i.code === 'unrecognized_keys');
+    if (unknown)
+      throw new ProfileError(`invalid class profile: ${unknownFields(unknown.path, unknown.keys)}`);
+    const issue = issues[0];
     throw new ProfileError(
       `invalid class profile: ${formatPath(issue?.path ?? [])}${issue ? issueText(issue) : ''}`,
     );
   }
   return result.data;
+}
+
+/** Unknown fields of a class object or of one of its epochs, and the fields that object has. */
+function unknownFields(path: readonly PropertyKey[], keys: readonly string[]): string {
+  const allowed = Object.keys(path.length === 0 ? classSchema.shape : epochSchema.shape).join(', ');
+  const named = keys.map((k) => JSON.stringify(k)).join(', ');
+  const where = path.length === 0 ? 'a class object' : `${formatPath(path)}, a statistical epoch,`;
+  return `${where} has no field ${named}; its fields are ${allowed}`;
 }
 
 /** Every place a class's speedup falls from one listed width to the next, for the operator to check. */

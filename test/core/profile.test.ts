@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseProfileFile } from '../../src/core/profile.ts';
+import { parseClassProfile, parseProfileFile } from '../../src/core/profile.ts';
 
 const valid = () => ({
   version: 1,
@@ -96,5 +96,20 @@ describe('profile file validation', () => {
     const file = valid();
     spoil(file);
     expect(() => parseProfileFile(file, 'p.json')).toThrow(message);
+  });
+});
+
+describe('class object validation (boa classes put)', () => {
+  const tiny = { name: 'mine', rescaleSeconds: 30, epochs: [{ workSeconds: 60, speedup: { 1: 1, 2: 1.8 } }] };
+
+  it('names a misspelt field and the fields allowed there, before the field it left missing', () => {
+    expect(() => parseClassProfile({ ...tiny, epochs: [{ work: 60, speedup: { 1: 1 } }] })).toThrow(
+      'invalid class profile: epochs[0], a statistical epoch, has no field "work"; its fields are workSeconds, speedup',
+    );
+    const { rescaleSeconds, ...rest } = tiny;
+    expect(() => parseClassProfile({ ...rest, rescaleSecs: rescaleSeconds, extra: 1 })).toThrow(
+      'invalid class profile: a class object has no field "rescaleSecs", "extra"; its fields are name, weight, rescaleSeconds, epochs',
+    );
+    expect(parseClassProfile(tiny).weight).toBe(1);
   });
 });
