@@ -123,6 +123,18 @@ export const BudgetView = z
         description:
           "the budgets in force over the window's hours, time-averaged (each for the hours it was in force): what the window's paid average is held to, the budget itself while it has not changed; null: no budget",
       }),
+      backWithinBudget: z
+        .object({
+          at: time().nullable().openapi({
+            description:
+              "when the window's paid average is back within its budget and stays so, if the paid rate stays as it is now (paidGpusNow) and the budget too: old spend leaves the sliding window; null: not at the current rate (paidGpusNow is above the budget)",
+          }),
+          paidGpusNow: z.number().openapi({ description: 'the GPUs paid now: the rate assumed' }),
+        })
+        .nullable()
+        .openapi({
+          description: "null while the window's paid average is within its budget, or with no budget",
+        }),
     }),
     sinceSet: Averages.nullable().openapi({
       description:

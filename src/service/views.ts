@@ -1,3 +1,4 @@
+import { backWithinBudgetView } from './back-within.ts';
 import { belowBudgetNow } from './below-budget.ts';
 import { ceilingLookaheadHours, promisedGpuHours } from './budget.ts';
 import type { Averages } from './ledger.ts';
@@ -78,7 +79,7 @@ export function budgetView(service: BoaService) {
   return {
     gpuHoursPerHour: budget?.gpuHoursPerHour ?? null,
     setAt: budget ? new Date(budget.setAt).toISOString() : null,
-    window: windowView(service, now, window),
+    window: { ...windowView(service, now, window), backWithinBudget: backWithinBudgetView(service, now) },
     sinceSet: sinceSet ? averagesView(sinceSet) : null,
     dollarsPerMonth: budget ? perMonth(budget.gpuHoursPerHour) : null,
     paidDollarsPerMonth: perMonth(window.paidGpuHoursPerHour),

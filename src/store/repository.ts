@@ -278,6 +278,11 @@ export class Repository {
     );
   }
 
+  /** The ledger's nodes paid after `from`: GPUs from launch until gone (null: paid still). */
+  paidSpansSince(from: number): Array<{ gpus: number; launchedAt: number; goneAt: number | null }> {
+    return this.hot.nodeSpansSince.all(from) as PaidSpan[];
+  }
+
   /** Paid GPU-milliseconds over [from, to] for each of `froms`: the spend ceiling's query, every tick. */
   paidGpuMsFrom(froms: readonly number[], to: number): number[] {
     const earliest = Math.min(...froms);

@@ -124,6 +124,23 @@ describe('boa budget', () => {
     expect(shown).toMatch(/; 1 job queued for the budget/m);
   });
 
+  it("says when the window's paid average is back within its budget, or not at the current rate", async () => {
+    const s = await started();
+    await s.boa(['budget', 'set', '4']);
+    const budget = (await s.request('GET', '/v1/budget')).body;
+    expect(budget.window.backWithinBudget).toBeNull();
+    expect(renderBudget(budget)).not.toMatch(/^back within/m);
+    const at = '2026-12-01T19:30:00.000Z';
+    const back = { ...budget.window, backWithinBudget: { at, paidGpusNow: 0 } };
+    expect(renderBudget({ ...budget, window: back })).toMatch(
+      /^back within\s+the window's paid average is within its budget from 2026-12-01T19:30:00Z on, if paid stays at 0 GPUs, as now$/m,
+    );
+    const never = { ...budget.window, backWithinBudget: { at: null, paidGpusNow: 8 } };
+    expect(renderBudget({ ...budget, window: never })).toMatch(
+      /^back within\s+not at the current rate: 8 GPUs paid now, above the budget 4$/m,
+    );
+  });
+
   it('says when the opt-in warm-up plans with part of the budget', async () => {
     const s = await started({ config: { priorRates: { cifar10: 8 }, warmupHours: 8 } });
     expect((await s.boa(['budget', 'set', '40'])).status).toBe(0);

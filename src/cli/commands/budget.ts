@@ -113,6 +113,7 @@ export function renderBudget(b: BudgetView): string {
             `${dollars(b.paidDollarsPerMonth)} at the rate of the last ${hoursText(b.window.hours)}`,
           ] as [string, string],
         ]),
+    ...backWithinLine(b.window.backWithinBudget, b.gpuHoursPerHour),
   ]);
   // Each average beside the budget it is held to: over the window, each budget for the hours it was in
   // force (after a cut the paid average is above the new budget for a day, and nothing is overspent).
@@ -239,6 +240,26 @@ export function renderBudget(b: BudgetView): string {
       ])}`
     : '';
   return `${head}\n${table(['average over', 'hours', 'paid GPU-h/h', 'allocated GPU-h/h', 'budget GPU-h/h'], rows)}${control}`;
+}
+
+/**
+ * While the window's paid average is over its budget: when it is back within it, if the GPUs paid now
+ * stay paid (old spend leaves the window as it slides), or that it is not at that rate.
+ */
+function backWithinLine(
+  back: { at: string | null; paidGpusNow: number } | null,
+  budget: number | null,
+): Array<[string, string]> {
+  if (!back) return [];
+  const paid = counted(back.paidGpusNow, 'GPU');
+  return [
+    [
+      'back within',
+      back.at === null
+        ? `not at the current rate: ${paid} paid now, above the budget ${budget ?? '-'}`
+        : `the window's paid average is within its budget from ${when(back.at)} on, if paid stays at ${paid}, as now`,
+    ],
+  ];
 }
 
 /**

@@ -1,0 +1,37 @@
+import { backWithinBudget } from '../core/back-within-budget.ts';
+import { paidGpusNow } from './paid-now.ts';
+import type { BoaService } from './service.ts';
+
+const HOUR = 3_600_000;
+
+/**
+ * When the window's paid average is back within its budget if the GPUs paid now stay paid and the
+ * budget stays as it is (core/back-within-budget.ts): null while within it or with no budget; `at`
+ * null when the rate now is itself above the budget.
+ */
+export function backWithinBudgetView(
+  service: BoaService,
+  now: number,
+): { at: string | null; paidGpusNow: number } | null {
+  const { state, deps } = service;
+  const budget = state.budget;
+  if (!budget) return null;
+  const windowMs = deps.config.budgetWindowHours * HOUR;
+  const floor = state.startedAt;
+  const from = Math.max(now - windowMs, floor);
+  // The ledger's nodes, open ones paid until now, as the window's paid average reads them.
+  const paid = deps.repo
+    .paidSpansSince(from)
+    .map((s) => ({ start: s.launchedAt, end: Math.min(s.goneAt ?? now, now), gpus: s.gpus }));
+  const paidNow = paidGpusNow(state.nodes);
+  const result = backWithinBudget({
+    now,
+    windowMs,
+    floor,
+    paid,
+    budgets: [...(budget.earlier ?? []), { gpuHoursPerHour: budget.gpuHoursPerHour, setAt: budget.setAt }],
+    paidNow,
+  });
+  if (result.kind === 'within') return null;
+  return { at: result.kind === 'at' ? new Date(result.at).toISOString() : null, paidGpusNow: paidNow };
+}
