@@ -202,4 +202,24 @@ describe.skipIf(!haveChromium)('dashboard in headless Chromium', () => {
     await page.screenshot({ path: join(screenshots, 'narrow.png'), fullPage: true });
     await page.close();
   }, 60_000);
+
+  // Last: it changes the shared service's budget.
+  it('draws the budget as it was over the chart, stepping down at a cut', async () => {
+    const cutAt = (await service.request('PUT', '/v1/budget', { gpuHoursPerHour: 30 })).body.setAt;
+    await service.ticks(10);
+    const page = await context.newPage();
+    await signIn(page, service.token);
+    await expect
+      .poll(() => page.locator('#spend-chart').getAttribute('aria-label'), { timeout: 30_000 })
+      .toMatch(new RegExp(`; budget 30 since ${when(cutAt)} \\(40 before\\)\\.$`));
+    // The budget's line: one path from the chart's start to now, 40 then 30, so it spans a height (a
+    // line at the budget now alone is flat).
+    const line = page.locator('#spend-chart svg g.mark-line path[stroke="#c0392b"]');
+    await line.waitFor({ timeout: 30_000 });
+    const box = await line.boundingBox();
+    expect(box?.height).toBeGreaterThan(10);
+    expect(await page.locator('#spend-chart svg').textContent()).toContain('budget 30');
+    await page.screenshot({ path: join(screenshots, 'budget-cut.png'), fullPage: true });
+    await page.close();
+  }, 60_000);
 });

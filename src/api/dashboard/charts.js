@@ -1,7 +1,7 @@
 /*
  * The dashboard's two charts: their Vega-Lite specs, the spend against the budget over the last 24 h
- * (spendSpec) and what each budget buys on the current frontier (frontierSpec), and their drawing with
- * vega into the page, each replacing its previous view (redraw).
+ * (spendSpec, the budget as it was over those hours) and what each budget buys on the current frontier
+ * (frontierSpec), and their drawing with vega into the page, each replacing its previous view (redraw).
  */
 /* global vega, vegaLite */
 /* global $, fmt, minutes, utcTime -- format.js */
@@ -28,7 +28,15 @@ const short = (value) => String(Number(value.toPrecision(3)));
  * reader met only SVG marks): the last bucket's paid and allocated, the window's average, the budget.
  */
 function spendSummary(ledger, budget) {
-  const target = budget === null ? 'no budget set' : `budget ${budget}`;
+  const spans = ledger.budgets ?? [];
+  const since = spans.length > 1 ? spans[spans.length - 1].from : null;
+  const before = spans.slice(0, -1).map((b) => b.gpuHoursPerHour);
+  const target =
+    budget === null
+      ? 'no budget set'
+      : since
+        ? `budget ${budget} since ${utcTime(since)} (${before.join(', then ')} before)`
+        : `budget ${budget}`;
   const last = ledger.series[ledger.series.length - 1];
   if (!last) return `Spend against the budget: nothing recorded yet; ${target}.`;
   return (
@@ -95,7 +103,35 @@ function spendSpec(ledger, budget) {
       },
     },
   ];
-  if (budget !== null) {
+  const spans = ledger.budgets ?? [];
+  const latest = spans[spans.length - 1];
+  if (latest) {
+    // The budget as it was over the chart's span, a step at each change (found in a trial: only
+    // today's was drawn, so the hours before a cut read as over the budget).
+    const steps = [
+      ...spans.map((b) => ({ at: b.from, budget: b.gpuHoursPerHour })),
+      { at: latest.to, budget: latest.gpuHoursPerHour },
+    ];
+    layers.push({
+      data: { values: steps },
+      mark: { type: 'line', interpolate: 'step-after', color: '#c0392b', strokeDash: [6, 4], size: 2 },
+      encoding: { x, y: { field: 'budget', type: 'quantitative' } },
+    });
+    layers.push({
+      data: {
+        values: [
+          {
+            at: latest.to,
+            budget: latest.gpuHoursPerHour,
+            label: `budget ${budget ?? latest.gpuHoursPerHour}`,
+          },
+        ],
+      },
+      mark: { type: 'text', color: '#c0392b', align: 'right', dy: -7 },
+      encoding: { x, y: { field: 'budget', type: 'quantitative' }, text: { field: 'label' } },
+    });
+  } else if (budget !== null) {
+    // Nothing recorded yet (no span to draw over): the budget now across the chart.
     layers.push({
       data: { values: [{ budget, label: `budget ${budget}` }] },
       layer: [

@@ -3,6 +3,7 @@
  * dashboard and anyone auditing spend want to see), and GET /v1/resizes: the latest node-group resizes.
  */
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { budgetSpans } from '../../service/budget-history.ts';
 import { ledgerKeptMs } from '../../service/retention.ts';
 import type { BoaService } from '../../service/service.ts';
 import { requireOperator } from '../auth.ts';
@@ -42,6 +43,18 @@ export const LedgerView = z
     budgetSetAt: z.string().nullable(),
     windowHours: z.number().openapi({ description: 'the budget window: the average the budget holds' }),
     series: z.array(LedgerPoint),
+    budgets: z
+      .array(
+        z.object({
+          from: z.string().openapi({ format: 'date-time' }),
+          to: z.string().openapi({ format: 'date-time' }),
+          gpuHoursPerHour: z.number(),
+        }),
+      )
+      .openapi({
+        description:
+          "the budgets in force over the series' span, oldest first, each over the part of it it was in force; none before the first budget, nor before the oldest value kept (those in force within a budget window of the last change)",
+      }),
   })
   .openapi('Ledger');
 
@@ -96,6 +109,11 @@ export function ledgerSeries(service: BoaService, hours: number, points: number)
     budgetSetAt: state.budget ? new Date(state.budget.setAt).toISOString() : null,
     windowHours: deps.config.budgetWindowHours,
     series,
+    budgets: budgetSpans(state.budget, from, now).map((b) => ({
+      from: new Date(b.from).toISOString(),
+      to: new Date(b.to).toISOString(),
+      gpuHoursPerHour: b.gpuHoursPerHour,
+    })),
   };
 }
 

@@ -83,6 +83,45 @@ describe('the spend chart', () => {
   });
 });
 
+describe('the spend chart, the budget', () => {
+  it('draws the budget as it was over the span, a step at each change, not only the budget now', async () => {
+    const s = await service();
+    await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
+    await s.ticks(30);
+    const cutAt = s.clock.t;
+    await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 20 });
+    await s.ticks(30);
+    const ledger = (await s.request('GET', '/v1/ledger?hours=24&points=20')).body;
+    const start = Date.parse(ledger.series[0].from);
+    const end = Date.parse(ledger.series.at(-1).to);
+    expect(ledger.budgets).toEqual([
+      { from: ledger.series[0].from, to: new Date(cutAt).toISOString(), gpuHoursPerHour: 40 },
+      { from: new Date(cutAt).toISOString(), to: ledger.series.at(-1).to, gpuHoursPerHour: 20 },
+    ]);
+    const spec = loadDashboardScript().spendSpec(ledger, 20);
+    const line = spec.layer.find((l: any) => l.mark.type === 'line' && l.mark.color === '#c0392b');
+    expect(line.mark.interpolate).toBe('step-after');
+    // A step-after line holds each point's value until the next point's time.
+    const drawnAt = (at: number) =>
+      line.data.values
+        .filter((v: any) => Date.parse(v.at) <= at)
+        .sort((a: any, b: any) => Date.parse(a.at) - Date.parse(b.at))
+        .at(-1)?.budget;
+    expect(drawnAt(start)).toBe(40);
+    expect(drawnAt(cutAt - 1)).toBe(40);
+    expect(drawnAt(cutAt)).toBe(20);
+    expect(Math.max(...line.data.values.map((v: any) => Date.parse(v.at)))).toBe(end);
+    // Rendered: the label names the budget now, and the text says when it changed.
+    const svg = await renderSpec(spec);
+    expect(svg).toContain('budget 20');
+    expect(spec.description).toMatch(
+      new RegExp(
+        `; budget 20 since ${new Date(cutAt).toISOString().replace('.000Z', 'Z')} \\(40 before\\)\\.$`,
+      ),
+    );
+  });
+});
+
 describe("the charts' text", () => {
   it('says the numbers a chart shows, and what it lacks while there are none', () => {
     const dash = loadDashboardScript();
