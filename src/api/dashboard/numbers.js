@@ -1,6 +1,6 @@
 /*
  * The dashboard's current numbers as tiles (the budget, what is paid and allocated over the budget's
- * window, the plan, nodes and GPUs, how far below the budget and why), and the health line above them
+ * window and, while over, when it is back within, the plan, nodes and GPUs, how far below the budget and why), and the health line above them
  * (the last tick, the planner's error, why jobs wait for nodes, the node group's issues).
  */
 /* global $, fmt, budgetText, utcTime, minutes, escapeHtml -- format.js */
@@ -34,7 +34,7 @@ function renderNumbers(budget, plan, status) {
     ),
     number(
       'paid-value',
-      `paid, ${windowText(w)}${changed ? ` (the budgets in force over it: ${fmt(promised)})` : ''}`,
+      `paid, ${windowText(w)}${changed ? ` (the budgets in force over it: ${fmt(promised)})` : ''}${backWithinText(w.backWithinBudget)}`,
       `<span class="${over ? 'over' : ''}">${fmt(w.paidGpuHoursPerHour)}</span>`,
     ),
     number('allocated-value', `allocated, ${windowText(w)}`, fmt(w.allocatedGpuHoursPerHour)),
@@ -56,6 +56,19 @@ function renderNumbers(budget, plan, status) {
       ? number('below-value', belowLabel(budget.control.belowBudget), fmt(budget.control.belowBudget.gpus, 1))
       : '',
   ].join('');
+}
+
+/**
+ * While the window's paid average is over its budget: from when it is within it if the GPUs paid now
+ * stay paid (GET /v1/budget window.backWithinBudget, as `boa budget get` says it), or that it is not
+ * at that rate.
+ */
+function backWithinText(back) {
+  if (!back) return '';
+  const paid = `${back.paidGpusNow} GPU${back.paidGpusNow === 1 ? '' : 's'}`;
+  return back.at === null
+    ? `; not back within the budget at the current rate (${paid} paid now)`
+    : `; within the budget from ${utcTime(back.at)} if paid stays at ${paid}, as now`;
 }
 
 /**

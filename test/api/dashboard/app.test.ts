@@ -204,6 +204,29 @@ describe('the numbers and tables', () => {
     expect(dash.element('numbers').innerHTML).toContain('paid, last 24 h average');
   });
 
+  it('say, while the paid average is over, when it is back within the budget at the rate paid now', async () => {
+    const s = await service();
+    await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
+    const [view, plan, status] = await Promise.all(
+      ['/v1/budget', '/v1/plan', '/v1/status'].map(async (p) => (await s.request('GET', p)).body),
+    );
+    expect(view.window.backWithinBudget).toBeNull();
+    const dash = loadDashboardScript();
+    const label = (backWithinBudget: unknown) => {
+      dash.renderNumbers({ ...view, window: { ...view.window, backWithinBudget } }, plan, status);
+      return /id="paid-value">.*?<\/div><div class="label">([^<]*)</.exec(
+        dash.element('numbers').innerHTML,
+      )![1];
+    };
+    expect(label(null)).not.toMatch(/within/);
+    expect(label({ at: '2026-12-01T19:30:00.000Z', paidGpusNow: 4 })).toMatch(
+      /; within the budget from 2026-12-01T19:30:00Z if paid stays at 4 GPUs, as now$/,
+    );
+    expect(label({ at: null, paidGpusNow: 44 })).toMatch(
+      /; not back within the budget at the current rate \(44 GPUs paid now\)$/,
+    );
+  });
+
   it("show the budget's dollars at the instance type's price, and none when it is not known", async () => {
     // 40 GPUs of one per node at $0.526 an hour, 730 hours a month.
     expect(await numbers({ instanceType: 'g4dn.xlarge' })).toContain('id="dollars-value">$15,359<');
