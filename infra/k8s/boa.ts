@@ -1,3 +1,5 @@
+import { HUNG_AFTER_MS } from '../../src/api/health.ts';
+
 /** Where boa listens, is probed and keeps its SQLite file (the service's own conventions). */
 export const BOA_PORT = 8080;
 export const BOA_DATA_DIR = '/var/lib/boa';
@@ -62,6 +64,15 @@ export function storageManifests(volumeGiB: number, backupTag: string): Record<s
   ];
 }
 
+/** Boot's own listing and adoption, before the first tick, on AWS's bounded retries (about a minute a call). */
+export const BOOT_SECONDS = 5 * 60;
+const STARTUP_PERIOD_SECONDS = 5;
+/**
+ * How long the startup probe waits for boot and the first tick: a first tick over a dozen AWS calls and
+ * pages can pass 5 minutes, and a restart starts it over, so it gets the hung limit any tick gets.
+ */
+export const STARTUP_SECONDS = BOOT_SECONDS + HUNG_AFTER_MS / 1000;
+
 /** One replica (SQLite has one writer), replaced rather than rolled since its volume attaches to one node. */
 export function deploymentManifest(options: BoaManifestOptions): Record<string, unknown> {
   // The operator token is read from Secrets Manager (BOA_TOKEN_SECRET_ARN in options.env), not from here.
@@ -105,11 +116,13 @@ export function deploymentManifest(options: BoaManifestOptions): Record<string, 
               image: options.image,
               ports: [{ name: 'http', containerPort: BOA_PORT }],
               env,
-              // Until boot and the first tick end, every request, /healthz too, is 503. A first tick on
-              // AWS's bounded retries (about a minute a call: 10 s timeouts, 5 attempts) over a dozen
-              // calls and pages can pass 5 minutes: it gets the 10 minutes liveness gives any tick
-              // (hungAfterMs at the default 60 s tick), and 5 more for boot's own listing.
-              startupProbe: probe('/healthz', 5, 180),
+              // Until boot and the first tick end, every request, /healthz too, is 503: the first tick
+              // gets what liveness gives any tick, and boot its own listing besides (STARTUP_SECONDS).
+              startupProbe: probe(
+                '/healthz',
+                STARTUP_PERIOD_SECONDS,
+                STARTUP_SECONDS / STARTUP_PERIOD_SECONDS,
+              ),
               livenessProbe: probe('/healthz', 20, 3),
               readinessProbe: probe('/readyz', 10, 3),
               resources: { requests: { cpu: '250m', memory: '512Mi' }, limits: { memory: '1Gi' } },

@@ -6,10 +6,11 @@ export const READY_TICKS = 3;
 /**
  * A tick running longer than this is hung (a call that never returns): only a restart ends it, since the
  * loop starts no tick while one runs. Far above a slow tick's worst case: every cloud call's bounded retries.
+ * The same at every tick interval: a tick's work does not grow with the interval, and the startup probe
+ * (infra/k8s/boa.ts) gives a first tick this long, so a tick liveness would wait for is never one a
+ * restart cuts short each time (10 ticks at 120 s was 20 minutes, past the probe's 15).
  */
-export function hungAfterMs(tickSeconds: number): number {
-  return Math.max(10 * 60_000, 10 * tickSeconds * 1000);
-}
+export const HUNG_AFTER_MS = 10 * 60_000;
 
 export interface Probe {
   readonly status: 200 | 503;
@@ -17,7 +18,7 @@ export interface Probe {
 }
 
 /**
- * Liveness: 503 once a tick has run past hungAfterMs, so Kubernetes restarts boa (running jobs are adopted
+ * Liveness: 503 once a tick has run past HUNG_AFTER_MS, so Kubernetes restarts boa (running jobs are adopted
  * by the next start). Ticks that fail quickly are not a reason to restart: readiness and the alarms show them.
  * The probes need no token, so they name no error: the log does (tick_failed, pool_unavailable).
  */
@@ -25,7 +26,7 @@ export function liveness(service: BoaService): Probe {
   const { state, deps } = service;
   const since = state.tickStartedAt;
   const runningMs = since === undefined ? 0 : deps.clock.now() - since;
-  if (runningMs <= hungAfterMs(deps.config.tickSeconds)) return { status: 200, body: { ok: true } };
+  if (runningMs <= HUNG_AFTER_MS) return { status: 200, body: { ok: true } };
   return {
     status: 503,
     body: {

@@ -12,8 +12,8 @@ afterEach(async () => {
   for (const close of closes.splice(0)) await close();
 });
 
-async function started() {
-  const boa = await startService({ config: { tickSeconds: 60, budget: 40 } });
+async function started(tickSeconds = 60) {
+  const boa = await startService({ config: { tickSeconds, budget: 40 } });
   closes.push(boa.close);
   await boa.service.planner.idle();
   return boa;
@@ -84,5 +84,25 @@ describe('/healthz', () => {
     await boa.scheduler.settle();
     expect((await boa.request('GET', '/healthz', undefined, null)).status).toBe(200);
     expect((await boa.request('GET', '/readyz', undefined, null)).status).toBe(200);
+  });
+
+  it('counts a tick hung after 10 minutes at a 120 s tick too, within what the startup probe gives a first tick', async () => {
+    // Found in review: 10 ticks at 120 s (20 minutes) was past the startup probe's 15 for boot and the
+    // first tick, so a tick liveness waited for was cut short at every start, and boa restarted in a loop.
+    const boa = await started(120);
+    await boa.ticks(1);
+    let answer: (nodes: never[]) => void = () => {};
+    const listNodes = boa.pool.listNodes.bind(boa.pool);
+    boa.pool.listNodes = () => new Promise((resolve) => (answer = resolve));
+    const hung = boa.scheduler.tick();
+    boa.clock.advance(11 * 60);
+    const res = await boa.request('GET', '/healthz', undefined, null);
+    expect(res.status).toBe(503);
+    expect(res.body.reason).toMatch(/has run 660 s: the scheduler is hung/);
+
+    boa.pool.listNodes = listNodes;
+    answer([]);
+    await hung;
+    await boa.scheduler.settle();
   });
 });
