@@ -151,6 +151,10 @@ export const BudgetView = z
       description:
         "dollars per node-hour: the configured nodePricePerHour, else the instance type's on-demand price in us-east-1; null when neither is known",
     }),
+    maxGpus: z.number().int().nullable().openapi({
+      description:
+        "the most GPUs boa can pay for at once: the node group's maximum nodes (or maxNodes, if lower) times GPUs per node; a budget above it can never be spent. null while the group's maximum is not known yet",
+    }),
     control: BudgetControl.nullable(),
   })
   .openapi('BudgetStatus');

@@ -5,6 +5,7 @@ import type { Averages } from './ledger.ts';
 import { nodesOf, type ServiceJob } from './jobs.ts';
 import { ledgerKeptMs } from './retention.ts';
 import { paidGpusNow } from './paid-now.ts';
+import { clusterShape } from './plan-inputs.ts';
 import { failedRankOf } from './replica-exits.ts';
 import type { BoaService } from './service.ts';
 import {
@@ -85,6 +86,8 @@ export function budgetView(service: BoaService) {
     paidDollarsPerMonth: perMonth(window.paidGpuHoursPerHour),
     instanceType: config.instanceType,
     nodePricePerHour: config.nodePricePerHour,
+    // The most GPUs boa can ever pay for at once: a budget above it holds nothing back (the CLI asks).
+    maxGpus: clusterShape(service).maxWidth ?? null,
     control: budget ? controlView(service, now) : null,
   };
 }

@@ -475,4 +475,26 @@ describe('boa budget set on a terminal', () => {
     },
     60_000,
   );
+
+  it.skipIf(!hasScript)(
+    'asks before a first budget above the GPUs the node group can ever run; within them it does not',
+    async () => {
+      // Found in review: with no budget set nothing was asked, so 100000 typed for 100 went through.
+      const s = await started({ config: { maxNodes: 4, gpusPerNode: 4 } });
+      expect((await s.request('GET', '/v1/budget')).body.maxGpus).toBe(16);
+      const no = await onTerminal(s, ['budget', 'set', '100000'], 'n\n');
+      expect(no.output).toContain(
+        'set a first budget of 100000 GPU-hours/hour, more than the 16 GPUs the node group can ever run?',
+      );
+      expect(no.output).toContain('the budget is unchanged');
+      expect(no.status).toBe(1);
+      expect(await storedBudget(s)).toBeNull();
+
+      const within = await onTerminal(s, ['budget', 'set', '16'], '');
+      expect(within.output).not.toContain('set a first budget');
+      expect(within.status).toBe(0);
+      expect(await storedBudget(s)).toBe(16);
+    },
+    60_000,
+  );
 });

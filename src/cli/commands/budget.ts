@@ -20,14 +20,17 @@ export function addBudgetCommands(program: Command): void {
     .argument('<gpuHoursPerHour>', 'average GPUs to pay for, e.g. 40')
     .option(
       '--yes',
-      'on a terminal, do not ask before cutting the budget to under half or raising it over twice',
+      'on a terminal, do not ask before cutting the budget to under half, raising it over twice, or ' +
+        'a first budget above the GPUs the node group can ever run',
     )
     .action(async (value: string, options: { yes?: boolean }, command: Command) => {
       const context = contextOf(command);
       const gpuHoursPerHour = parseNumber(value, 'gpuHoursPerHour');
       if (context.confirm && !options.yes) {
-        const current = (await context.client.json<BudgetView>('GET', '/v1/budget')).data.gpuHoursPerHour;
-        const question = cutQuestion(current, gpuHoursPerHour);
+        const { data: now } = await context.client.json<BudgetView>('GET', '/v1/budget');
+        const question =
+          cutQuestion(now.gpuHoursPerHour, gpuHoursPerHour) ??
+          firstBudgetQuestion(now.gpuHoursPerHour, gpuHoursPerHour, now.maxGpus);
         if (question && !(await context.confirm(question)))
           throw new CliError('the budget is unchanged', EXIT.failed);
       }
@@ -344,6 +347,25 @@ export function cutQuestion(current: number | null, next: number): string | unde
     );
   }
   return undefined;
+}
+
+/**
+ * What to ask before a first budget above the most GPUs the node group can ever run (maxGpus): with no
+ * budget before it, no cut or raise is asked about, and 100000 typed for 100 lets boa launch every node
+ * the group allows at the next tick. A budget above maxGpus holds nothing back, so it is a slip or
+ * means "no limit", which deserves a yes. Undefined when no question is needed or the maximum is unknown (an older service does not say it).
+ */
+export function firstBudgetQuestion(
+  current: number | null,
+  next: number,
+  maxGpus: number | null | undefined,
+): string | undefined {
+  if (current !== null || maxGpus === null || maxGpus === undefined || next <= maxGpus) return undefined;
+  return (
+    `set a first budget of ${next} GPU-hours/hour, more than the ${maxGpus} GPUs the node group can ever ` +
+    'run? It holds nothing back: at the next tick jobs may be widened and nodes launched up to the ' +
+    "group's maximum, each paid from its launch"
+  );
 }
 
 function hoursText(hours: number): string {
