@@ -1,5 +1,5 @@
 import { backWithinBudget } from '../core/back-within-budget.ts';
-import { paidGpusNow } from './paid-now.ts';
+import { isBilled, paidGpusNow } from './paid-now.ts';
 import type { BoaService } from './service.ts';
 
 const HOUR = 3_600_000;
@@ -23,7 +23,13 @@ export function backWithinBudgetView(
   const paid = deps.repo
     .paidSpansSince(from)
     .map((s) => ({ start: s.launchedAt, end: Math.min(s.goneAt ?? now, now), gpus: s.gpus }));
-  const paidNow = paidGpusNow(state.nodes);
+  // A node still pending is not in the ledger yet, but once running it is paid from its launch: counted
+  // now, as if billed, so its boot is not left out of the answer (a little early, or a time where the
+  // rate it brings is over the budget).
+  const pending = state.nodes.filter((node) => !isBilled(node));
+  for (const node of pending)
+    paid.push({ start: Math.max(node.launchedAt, from), end: now, gpus: node.gpus });
+  const paidNow = paidGpusNow(state.nodes) + pending.reduce((sum, node) => sum + node.gpus, 0);
   const result = backWithinBudget({
     now,
     windowMs,

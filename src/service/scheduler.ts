@@ -4,7 +4,7 @@ import type { MetricDatum, PoolNode } from './ports.ts';
 import { nodeReconcilerFor } from './nodes/index.ts';
 import type { NodeReconciler, NodeTickInput } from './nodes/reconciler.ts';
 import type { BoaService } from './service.ts';
-import { windowView } from './views.ts';
+import { windowPaidView } from './views.ts';
 import { budgetLimitedWidths } from './budget-widths.ts';
 import { intervalPlan } from './demand.ts';
 import { drainedWidths } from './drain.ts';
@@ -373,7 +373,7 @@ export class Scheduler {
     const { state } = this.service;
     // The window as GET /v1/budget and /metrics read it, so the overspend alarm judges the paid average by
     // the budgets in force over the window, as the dashboard does: one rule for over budget.
-    const window = windowView(this.service, now);
+    const window = windowPaidView(this.service, now);
     const paidNow = paidGpusNow(state.nodes);
     const running = [...state.jobs.values()].filter((j) => j.state === 'running').length;
     return [

@@ -1,7 +1,7 @@
 import { backWithinBudgetView } from './back-within.ts';
 import { belowBudgetNow } from './below-budget.ts';
 import { ceilingLookaheadHours, promisedGpuHours } from './budget.ts';
-import type { Averages } from './ledger.ts';
+import { type Averages, averagesFromTotals } from './ledger.ts';
 import { nodesOf, type ServiceJob } from './jobs.ts';
 import { ledgerKeptMs } from './retention.ts';
 import { paidGpusNow } from './paid-now.ts';
@@ -35,8 +35,23 @@ function averagesView(a: Averages) {
 
 /** Paid and allocated averages over the budget window's hours so far (from the service's start). */
 function windowAverages(service: BoaService, now: number): Averages {
-  const { state, deps } = service;
-  return service.ledgerAverages(Math.max(now - deps.config.budgetWindowHours * HOUR, state.startedAt), now);
+  return service.ledgerAverages(windowStart(service, now), now);
+}
+
+/** Where the budget window begins: its hours before now, or the service's start if later. */
+function windowStart(service: BoaService, now: number): number {
+  return Math.max(now - service.deps.config.budgetWindowHours * HOUR, service.state.startedAt);
+}
+
+/**
+ * The window's paid average and what it is held to, without the allocated average (a sum over every
+ * allocation sample of the window, 86,400 rows at 1 s ticks): what the scheduler publishes every tick.
+ */
+export function windowPaidView(service: BoaService, now: number) {
+  const from = windowStart(service, now);
+  const paidOnly = averagesFromTotals(service.deps.repo.paidGpuMs(from, now), 0, now - from);
+  const { paidGpuHoursPerHour, budgetGpuHoursPerHour } = windowView(service, now, paidOnly);
+  return { paidGpuHoursPerHour, budgetGpuHoursPerHour };
 }
 
 /**
