@@ -67,6 +67,7 @@ export declare class BoaJob {
   readonly firstRank: number;
   readonly masterAddr: string;
   readonly masterPort: number;
+  /** BOA_CHECKPOINT_DIR; null when the job has none (on Kubernetes without --checkpoint or --checkpoint-claim). */
   readonly checkpointDir: string | null;
   allocation(): Promise<Allocation>;
   /**

@@ -244,7 +244,11 @@ export class BoaJob {
   get masterPort() {
     return envInt(this.env, 'MASTER_PORT', 29500);
   }
-  /** BOA_CHECKPOINT_DIR, or null when the job has no checkpoint location. */
+  /**
+   * BOA_CHECKPOINT_DIR, or null when the job has no checkpoint location (always set under the local
+   * executor: its own folder when submitted without --checkpoint; on Kubernetes only with --checkpoint
+   * or --checkpoint-claim).
+   */
   get checkpointDir() {
     return this.env.BOA_CHECKPOINT_DIR || null;
   }

@@ -282,7 +282,9 @@ class BoaJob:
 
     @property
     def checkpoint_dir(self):
-        """BOA_CHECKPOINT_DIR, or None when the job has no checkpoint location."""
+        """BOA_CHECKPOINT_DIR, or None when the job has no checkpoint location
+        (always set under the local executor: its own folder when submitted without --checkpoint;
+        on Kubernetes only with --checkpoint or --checkpoint-claim)."""
         return self.env.get("BOA_CHECKPOINT_DIR") or None
 
     # ---- the API ----

@@ -47,7 +47,11 @@ it(`keeps the newest ${KEPT_GENERATIONS} generations' logs of a job as new ones 
         s.some((r) => r.generation === g && r.phase === 'succeeded'),
       );
     }
-    const kept = readdirSync(join(dataDir, 'jobs', '1'))
+    const folders = readdirSync(join(dataDir, 'jobs', '1'));
+    // The job's checkpoint folder (it was given none) is kept beside its generations, never pruned.
+    expect(folders).toContain('checkpoint');
+    const kept = folders
+      .filter((name) => /^\d+$/.test(name))
       .map(Number)
       .sort((a, b) => a - b);
     expect(kept).toEqual(Array.from({ length: KEPT_GENERATIONS }, (_, i) => last - KEPT_GENERATIONS + 1 + i));

@@ -12,6 +12,8 @@ export function replicaGroups(jobsDir: string): number[] {
     // Job folders only: jobs/ also holds the highest id handed out (.highest-id).
     if (!/^\d+$/.test(job)) continue;
     for (const generation of readdirSync(join(jobsDir, job))) {
+      // Generation folders only: a job's folder also holds its checkpoint folder.
+      if (!/^\d+$/.test(generation)) continue;
       const dir = join(jobsDir, job, generation);
       for (const file of readdirSync(dir)) {
         try {

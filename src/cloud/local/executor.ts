@@ -12,6 +12,7 @@ import type {
   ReplicaStatus,
   Workload,
 } from '../../service/ports.ts';
+import { makeDefaultCheckpointDir } from './default-checkpoint.ts';
 import { adoptRecorded, type StrayReplica } from './executor-adopt.ts';
 import { checkLocalWorkload } from './executor-command.ts';
 import {
@@ -343,6 +344,8 @@ export class LocalExecutor implements Executor {
     // Where boa is now, which a restart at another address rewrites (adopted-url.ts): BOA_URL is fixed
     // for the process's life, and boa's job clients re-read this file when BOA_URL stops answering.
     const boaEnv: Record<string, string> = { ...spec.env };
+    // No --checkpoint: the job's own folder, made before its process starts (default-checkpoint.ts).
+    boaEnv.BOA_CHECKPOINT_DIR ??= makeDefaultCheckpointDir(this.jobsDir, spec.jobId);
     if (spec.env.BOA_URL !== undefined) {
       writeUrlFile(dir, spec.rank, spec.env.BOA_URL);
       boaEnv.BOA_URL_FILE = recordFile(dir, spec.rank, 'url');
