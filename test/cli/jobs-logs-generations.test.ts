@@ -58,3 +58,45 @@ it('says which generation it shows and how to read the runs before it', async ()
   }
   expect(first).toBe('first run\n');
 }, 120_000);
+
+it("says, between a crash and the restart's first line, that the new run has not written yet and how to read the one before", async () => {
+  const { s, dataDir } = await startProcessService(cleanups, { restartBackoffSeconds: 1 });
+  const marker = join(dataDir, 'failed-once');
+  // Rank 0's first run writes and fails; the run after the restart writes nothing and stays up.
+  const script = `
+    const fs = require('node:fs');
+    if (process.env.NODE_RANK === '0' && !fs.existsSync(${JSON.stringify(marker)})) {
+      console.log('first run');
+      fs.writeFileSync(${JSON.stringify(marker)}, '');
+      process.exit(1);
+    }
+    setInterval(() => {}, 1000);`;
+  const made = await s.request('POST', '/v1/jobs', {
+    class: 'cifar10',
+    workload: { command: [process.execPath, '-e', script] },
+  });
+  const id = made.body.id as number;
+  // Until the restarted run's (empty) log is the newest kept: before, the first run's is shown.
+  const restarted = () => existsSync(marker) && logs.stdout === '';
+  let logs = await s.boa(['jobs', 'logs', String(id)]);
+  for (let i = 0; i < 300 && !restarted(); i++) {
+    await s.ticks(1);
+    await s.service.execution.settle();
+    await new Promise((r) => setTimeout(r, 50));
+    logs = await s.boa(['jobs', 'logs', String(id)]);
+  }
+  expect(existsSync(marker)).toBe(true);
+  expect(logs.stdout).toBe('');
+  expect(logs.status).toBe(0);
+  const shown = Number(/generation (\d+)/.exec(logs.stderr)?.[1]);
+  expect(logs.stderr).toMatch(
+    new RegExp(
+      `^boa: job ${id}'s rank 0 has written nothing yet in generation ${shown}, its newest run \\(after a restart or rescale\\); the run before it: boa jobs logs ${id} --generation (\\d+)\\n$`,
+    ),
+  );
+  // The command it names shows the first run's output.
+  const named = Number(/--generation (\d+)\n$/.exec(logs.stderr)?.[1]);
+  expect(named).toBeLessThan(shown);
+  const before = await s.boa(['jobs', 'logs', String(id), '--generation', String(named)]);
+  expect(before.stdout).toBe('first run\n');
+}, 120_000);

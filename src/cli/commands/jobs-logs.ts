@@ -7,6 +7,7 @@ import { printable, when } from '../format.ts';
 import { resolveJobRef } from '../job-refs.ts';
 import { parseNumber } from '../parse.ts';
 import { describeJob, FINAL_STATES } from './jobs-wait.ts';
+import { nothingWrittenLine } from './logs-not-written.ts';
 
 type JobView = ReturnType<typeof jobView>;
 
@@ -50,8 +51,10 @@ export function addLogsCommand(jobs: Command): void {
       // Said on stderr, stdout stays the log alone: an empty answer is not a failure to read, and the
       // newest generation alone hid the runs before a rescale or restart (found in a newcomer trial).
       const shown = Number(headers.get('boa-generation'));
-      if (text === '') process.stderr.write(`boa: job ${jobId}'s rank ${rank} has written nothing yet\n`);
-      else if (generation === undefined && shown > 1) process.stderr.write(`boa: ${earlierRuns(shown)}\n`);
+      if (text === '') {
+        const line = await nothingWrittenLine(context.client, jobId, rank, shown, generation !== undefined);
+        process.stderr.write(`boa: ${line}\n`);
+      } else if (generation === undefined && shown > 1) process.stderr.write(`boa: ${earlierRuns(shown)}\n`);
     });
 }
 

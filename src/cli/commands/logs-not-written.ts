@@ -1,0 +1,49 @@
+import type { BoaClient } from '../client.ts';
+import { CliError } from '../errors.ts';
+
+/** How far back an earlier run with a log is looked for: as many generations as boa keeps. */
+const LOOKED_BACK = 10;
+
+/**
+ * What `boa jobs logs` says on stderr when the log shown is empty. Its newest run (generation `shown`
+ * past the first) not having written yet, between a crash and the restart's first line, read as "has
+ * written nothing yet" although the runs before it had (found in a newcomer trial): it names the newest
+ * earlier run with a log and the command that shows it.
+ */
+export async function nothingWrittenLine(
+  client: BoaClient,
+  jobId: number,
+  rank: number,
+  shown: number,
+  named: boolean,
+): Promise<string> {
+  const who = `job ${jobId}'s rank ${rank}`;
+  if (named) return `${who} has written nothing in generation ${shown}`;
+  if (!(shown > 1)) return `${who} has written nothing yet`;
+  const newest = `${who} has written nothing yet in generation ${shown}, its newest run (after a restart or rescale)`;
+  const earlier = await newestEarlierLog(client, jobId, rank, shown);
+  if (earlier === undefined) return `${newest}; no earlier run's log is kept`;
+  const rankOption = rank === 0 ? '' : ` --rank ${rank}`;
+  return `${newest}; the run before it: boa jobs logs ${jobId}${rankOption} --generation ${earlier}`;
+}
+
+/** The newest generation before `shown` whose log of this rank is kept. */
+async function newestEarlierLog(
+  client: BoaClient,
+  jobId: number,
+  rank: number,
+  shown: number,
+): Promise<number | undefined> {
+  for (let g = shown - 1; g >= Math.max(1, shown - LOOKED_BACK); g--) {
+    const query = new URLSearchParams({ rank: String(rank), tail: '1', generation: String(g) });
+    try {
+      await client.textAnswer('GET', `/v1/jobs/${jobId}/logs?${query}`);
+      return g;
+    } catch (error) {
+      // None kept of that one (it never ran, or was pruned): look further back.
+      if (error instanceof CliError && error.body && /"code":"no_log"/.test(error.body)) continue;
+      throw error;
+    }
+  }
+  return undefined;
+}
