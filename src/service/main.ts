@@ -10,7 +10,7 @@ import { configFromEnv, envFlag, unknownEnv } from './config-env.ts';
 import { bootService } from './boot.ts';
 import { announceStart, chooseLogFormat, createLogger, LOG_FORMATS } from './logging.ts';
 import { fromSource } from './config-sources.ts';
-import { PRUNE_EVERY_MS, pruneDoneCheckpoints, pruneJobLogs, pruneOldRows } from './retention.ts';
+import { PRUNE_EVERY_MS, pruneJobLogs, pruneOldRows } from './retention.ts';
 import { undoFreshDataDir } from './fresh-data-dir.ts';
 import { listen, StartupError, startFailure } from './startup.ts';
 
@@ -141,7 +141,6 @@ try {
     try {
       pruneOldRows(service);
       pruneJobLogs(service);
-      pruneDoneCheckpoints(service);
     } catch (error) {
       logger.error({ event: 'prune_failed', error: (error as Error).message }, 'pruning failed');
     }

@@ -313,11 +313,6 @@ export interface Executor {
   keptLogJobs?(): number[];
   /** Deletes what is kept of a job that has ended (its logs, every generation); false while it still runs here. */
   deleteKeptLogs?(jobId: number): boolean;
-  /**
-   * Deletes the checkpoint folder this executor made for a job given no checkpoint location (the local
-   * executor's), once the job ended done; false while it still runs here, or when there is none.
-   */
-  deleteDefaultCheckpoint?(jobId: number): boolean;
   /** Stops watching; replicas keep running (a restarted service adopts them). */
   close(): Promise<void>;
 }

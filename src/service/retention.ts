@@ -34,27 +34,6 @@ export function pruneOldRows(service: BoaService): number {
 }
 
 /**
- * Deletes the checkpoint folder the executor made for a job given none (local: default-checkpoint.ts)
- * once the job ended done: no run resumes from it, and checkpoints are large. A failed, cancelled or
- * lost job's stays with its logs (pruneJobLogs), for a new job to resume from a copy. Returns how many went.
- */
-export function pruneDoneCheckpoints(service: BoaService): number {
-  const { repo, logger, executor } = service.deps;
-  if (!executor?.keptLogJobs || !executor.deleteDefaultCheckpoint) return 0;
-  let deleted = 0;
-  for (const jobId of executor.keptLogJobs()) {
-    if (service.state.jobs.has(jobId) || repo.getJob(jobId)?.state !== 'done') continue;
-    if (executor.deleteDefaultCheckpoint(jobId)) deleted += 1;
-  }
-  if (deleted > 0)
-    logger.info(
-      { event: 'done_checkpoints_deleted', jobs: deleted },
-      'checkpoint folders of jobs done deleted',
-    );
-  return deleted;
-}
-
-/**
  * Deletes the kept logs of jobs that ended more than `jobLogRetentionDays` ago, so a data folder does not
  * fill its disk with every rescale's logs (up to 1 MiB a pod on Kubernetes). A folder of a job the store
  * does not know is left alone. Returns how many jobs' logs went.

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** The folder's name in a job's folder, beside its generations' (numbered) log folders. */
@@ -19,12 +19,4 @@ export function makeDefaultCheckpointDir(jobsDir: string, jobId: number): string
   const dir = defaultCheckpointDir(jobsDir, jobId);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   return dir;
-}
-
-/** Deletes it (a job that ended done needs it no more); false when there was none. */
-export function deleteDefaultCheckpointDir(jobsDir: string, jobId: number): boolean {
-  const dir = defaultCheckpointDir(jobsDir, jobId);
-  if (!existsSync(dir)) return false;
-  rmSync(dir, { recursive: true, force: true });
-  return true;
 }

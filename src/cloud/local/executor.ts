@@ -12,7 +12,7 @@ import type {
   ReplicaStatus,
   Workload,
 } from '../../service/ports.ts';
-import { deleteDefaultCheckpointDir, makeDefaultCheckpointDir } from './default-checkpoint.ts';
+import { makeDefaultCheckpointDir } from './default-checkpoint.ts';
 import { adoptRecorded, type StrayReplica } from './executor-adopt.ts';
 import { checkLocalWorkload } from './executor-command.ts';
 import {
@@ -252,11 +252,6 @@ export class LocalExecutor implements Executor {
     for (const key of this.replicas.keys()) if (key.startsWith(`${jobId}/`)) return false;
     deleteJobFolder(this.jobsDir, jobId);
     return true;
-  }
-
-  deleteDefaultCheckpoint(jobId: number): boolean {
-    for (const key of this.replicas.keys()) if (key.startsWith(`${jobId}/`)) return false;
-    return deleteDefaultCheckpointDir(this.jobsDir, jobId);
   }
 
   async close(): Promise<void> {
