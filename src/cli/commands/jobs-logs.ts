@@ -7,7 +7,7 @@ import { printable, when } from '../format.ts';
 import { resolveJobRef } from '../job-refs.ts';
 import { parseNumber } from '../parse.ts';
 import { describeJob, FINAL_STATES } from './jobs-wait.ts';
-import { nothingWrittenLine } from './logs-not-written.ts';
+import { earlierRunsLine, nothingWrittenLine } from './logs-hints.ts';
 
 type JobView = ReturnType<typeof jobView>;
 
@@ -54,14 +54,10 @@ export function addLogsCommand(jobs: Command): void {
       if (text === '') {
         const line = await nothingWrittenLine(context.client, jobId, rank, shown, generation !== undefined);
         process.stderr.write(`boa: ${line}\n`);
-      } else if (generation === undefined && shown > 1) process.stderr.write(`boa: ${earlierRuns(shown)}\n`);
+      } else if (generation === undefined && shown > 1) {
+        process.stderr.write(`boa: ${await earlierRunsLine(context.client, jobId, rank, shown)}\n`);
+      }
     });
-}
-
-/** The generation shown, the job's newest, and how to read the runs before it. */
-function earlierRuns(shown: number): string {
-  const before = shown === 2 ? '--generation 1' : `--generation 1 to ${shown - 1}`;
-  return `this is generation ${shown}, the newest kept; its runs before a rescale or restart: ${before}`;
 }
 
 interface LogQuery {

@@ -23,8 +23,25 @@ export async function nothingWrittenLine(
   const newest = `${who} has written nothing yet in generation ${shown}, its newest run (after a restart or rescale)`;
   const earlier = await newestEarlierLog(client, jobId, rank, shown);
   if (earlier === undefined) return `${newest}; no earlier run's log is kept`;
+  return `${newest}; the run before it: ${logsCommand(jobId, rank, earlier)}`;
+}
+
+/**
+ * What `boa jobs logs` says on stderr when it shows a generation past the first: which, and the newest
+ * earlier one whose log is kept. Naming "1 to N-1" pointed at runs whose logs were gone (only the newest
+ * 10 generations are kept; a job queued again gets a generation with no run) and called a rank's
+ * newest log the job's newest run (found in review).
+ */
+export async function earlierRunsLine(client: BoaClient, jobId: number, rank: number, shown: number) {
+  const here = `this is generation ${shown}, the newest with a log of rank ${rank} kept`;
+  const earlier = await newestEarlierLog(client, jobId, rank, shown);
+  if (earlier === undefined) return `${here}; no earlier run's log is kept`;
+  return `${here}; the newest run before it with a log: ${logsCommand(jobId, rank, earlier)}`;
+}
+
+function logsCommand(jobId: number, rank: number, generation: number): string {
   const rankOption = rank === 0 ? '' : ` --rank ${rank}`;
-  return `${newest}; the run before it: boa jobs logs ${jobId}${rankOption} --generation ${earlier}`;
+  return `boa jobs logs ${jobId}${rankOption} --generation ${generation}`;
 }
 
 /** The newest generation before `shown` whose log of this rank is kept. */

@@ -1,0 +1,40 @@
+/**
+ * What `boa jobs logs` says about the runs before the one it shows names only runs whose logs are kept
+ * (found in review: it said "--generation 1 to N-1" and "the newest kept", though boa keeps the newest
+ * 10 generations and a job queued again gets a generation with no run, so the hint led to 404s).
+ */
+import { expect, it } from 'vitest';
+import type { BoaClient } from '../../src/cli/client.ts';
+import { CliError, EXIT } from '../../src/cli/errors.ts';
+import { earlierRunsLine, nothingWrittenLine } from '../../src/cli/commands/logs-hints.ts';
+
+/** A service whose job 7 keeps rank 0's logs of these generations only. */
+function clientKeeping(kept: number[]): BoaClient {
+  return {
+    textAnswer: async (_method: string, path: string) => {
+      const generation = Number(new URL(path, 'http://boa').searchParams.get('generation'));
+      if (kept.includes(generation)) return { text: 'a line\n', headers: new Headers() };
+      throw new CliError('no log', EXIT.failed, '{"error":{"code":"no_log"}}');
+    },
+  } as unknown as BoaClient;
+}
+
+it('names the newest earlier generation whose log is kept, not the pruned ones', async () => {
+  // Generations 1 and 2 pruned (the newest 10 of 12 kept), 11 a requeue that never ran.
+  const line = await earlierRunsLine(clientKeeping([3, 4, 5, 6, 7, 8, 9, 10, 12]), 7, 0, 12);
+  expect(line).toBe(
+    'this is generation 12, the newest with a log of rank 0 kept; the newest run before it with a log: boa jobs logs 7 --generation 10',
+  );
+});
+
+it('says when no earlier run has a log', async () => {
+  expect(await earlierRunsLine(clientKeeping([4]), 7, 2, 4)).toBe(
+    "this is generation 4, the newest with a log of rank 2 kept; no earlier run's log is kept",
+  );
+});
+
+it('names the rank in the command for a rank other than 0', async () => {
+  expect(await nothingWrittenLine(clientKeeping([2]), 7, 3, 4, false)).toBe(
+    "job 7's rank 3 has written nothing yet in generation 4, its newest run (after a restart or rescale); the run before it: boa jobs logs 7 --rank 3 --generation 2",
+  );
+});
