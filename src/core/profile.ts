@@ -106,6 +106,16 @@ export class ProfileError extends Error {
 export function parseProfileFile(json: unknown, origin = 'profile'): ProfileFile {
   const result = profileFileSchema.safeParse(json);
   if (result.success) return result.data;
+  // As for one class (parseClassProfile): a class's misspelt field first, with the fields it has.
+  const unknown = result.error.issues.find(
+    (i) => i.code === 'unrecognized_keys' && i.path[0] === 'classes' && typeof i.path[1] === 'number',
+  );
+  if (unknown?.code === 'unrecognized_keys') {
+    const where = `${origin} ${formatPath(unknown.path.slice(0, 2))}`;
+    throw new ProfileError(
+      `invalid profile: ${where}: ${unknownFields(unknown.path.slice(2), unknown.keys)}`,
+    );
+  }
   const lines = result.error.issues
     .slice(0, 5)
     .map((issue) => `${origin} ${formatPath(issue.path)}${issueText(issue)}`);

@@ -163,9 +163,11 @@ function endUndo(svc: BoaService, job: ServiceJob): () => void {
  * a newcomer's own script was refused with only the list of known classes (found in a newcomer trial).
  */
 function unknownClassMessage(className: string, known: readonly string[]): string {
-  const meant = closest(className, known);
+  // Said as the closest name, not a typo's meaning: cifar100 and yolov5 are models of their own, a letter
+  // away from cifar10 and yolov3 (found in review).
+  const near = closest(className, known);
   return (
-    `unknown class "${className}"${meant ? ` (did you mean ${meant}?)` : ''}; known classes: ${known.join(', ')}. ` +
+    `unknown class "${className}"${near ? ` (the closest known name: ${near})` : ''}; known classes: ${known.join(', ')}. ` +
     'A model of your own runs as the known class closest to it in scaling, or as a class of its own added ' +
     'first with its speedup table: boa classes put class.json (PUT /v1/classes/{name}; docs/jobs.md, "Which class?")'
   );

@@ -104,7 +104,9 @@ describe('boa jobs', () => {
     // A typo names the class it most likely meant.
     const typo = await s.boa(['jobs', 'submit', 'cifar01', '--', 'node', '-e', '0']);
     expect(typo.status).toBe(2);
-    expect(typo.stderr).toMatch(/^boa: unknown class "cifar01" \(did you mean cifar10\?\); known classes: /);
+    expect(typo.stderr).toMatch(
+      /^boa: unknown class "cifar01" \(the closest known name: cifar10\); known classes: /,
+    );
     // The class forgotten: commander would take the command's first word for it.
     const noClass = await s.boa(['jobs', 'submit', '--name', 'x', '--', 'node', 'train.js']);
     expect(noClass.status).toBe(2);

@@ -112,4 +112,17 @@ describe('class object validation (boa classes put)', () => {
     );
     expect(parseClassProfile(tiny).weight).toBe(1);
   });
+
+  it('says the same of a class in a whole profile file (the one the service starts with)', () => {
+    const file = { version: 1, instanceType: 'g4dn.12xlarge', gpusPerNode: 4, classes: [tiny, { ...tiny }] };
+    const { rescaleSeconds, ...rest } = tiny;
+    file.classes[1] = { ...rest, rescaleSecs: rescaleSeconds } as unknown as typeof tiny;
+    expect(() => parseProfileFile(file, 'p.json')).toThrow(
+      'invalid profile: p.json classes[1]: a class object has no field "rescaleSecs"; its fields are name, weight, rescaleSeconds, epochs',
+    );
+    file.classes[1] = { ...tiny, epochs: [{ work: 60, speedup: { 1: 1 } }] } as unknown as typeof tiny;
+    expect(() => parseProfileFile(file, 'p.json')).toThrow(
+      'invalid profile: p.json classes[1]: epochs[0], a statistical epoch, has no field "work"; its fields are workSeconds, speedup',
+    );
+  });
 });
