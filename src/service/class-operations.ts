@@ -4,6 +4,7 @@ import { persistWorkSamples } from './progress.ts';
 import type { BoaService } from './service.ts';
 import type { ClassState } from './state.ts';
 import { judgeWorkSample } from './trust.ts';
+import { sampleWork, underTable, type WorkSample } from './work-samples.ts';
 
 /**
  * The most speedup-table entries (widths x statistical epochs, over every class) the service keeps: the
@@ -104,18 +105,20 @@ export function deleteClass(svc: BoaService, name: string): void {
 }
 
 /**
- * A kept class's samples under its new profile: they were judged against the old work, so where an
- * epoch's work changed they are judged again (trust.ts): the impossible ones are dropped and logged,
- * the others kept as measured, and the plan clamps them to the new profile's bounds.
+ * A kept class's samples under its new profile: each is read against the new speedup table at its
+ * width (work-samples.ts underTable), and where an epoch's work changed they are judged again
+ * (trust.ts): the impossible ones are dropped and logged, the others kept as measured, and the plan
+ * clamps them to the new profile's bounds.
  */
-function rejudged(svc: BoaService, existing: ClassState, profile: ClassProfile): number[][] {
-  return existing.workSamples.map((samples, j) => {
-    const before = existing.profile.epochs[j]?.workSeconds;
-    const work = profile.epochs[j]?.workSeconds as number;
-    if (before === work) return samples;
-    const kept: number[] = [];
+function rejudged(svc: BoaService, existing: ClassState, profile: ClassProfile): WorkSample[][] {
+  return existing.workSamples.map((stored, j) => {
+    const [was, is] = [existing.profile.epochs[j], profile.epochs[j]];
+    if (!was || !is) return stored;
+    const samples = stored.map((sample) => underTable(sample, was.speedup, is.speedup));
+    if (was.workSeconds === is.workSeconds) return samples;
+    const kept: WorkSample[] = [];
     for (const sample of samples) {
-      const verdict = judgeWorkSample(work, sample);
+      const verdict = judgeWorkSample(is.workSeconds, sampleWork(sample));
       if (verdict.use) kept.push(sample);
       else
         svc.deps.logger.warn(
@@ -123,7 +126,7 @@ function rejudged(svc: BoaService, existing: ClassState, profile: ClassProfile):
             event: 'work_sample_dropped',
             class: profile.name,
             statEpoch: j,
-            workSeconds: sample,
+            workSeconds: sampleWork(sample),
             reason: verdict.reason,
           },
           'work sample ignored: the class profile changed',

@@ -3,7 +3,6 @@ import type { ClassProfile } from '../core/profile.ts';
 import type { PlanRow } from '../store/repository.ts';
 import type { PlanInputs } from './calculator/compute.ts';
 import {
-  blendWork,
   confidenceFactor,
   estimateRates,
   estimatesAt,
@@ -18,7 +17,7 @@ import { demandRatioNow } from './demand.ts';
 import type { ServiceJob } from './jobs.ts';
 import { overheadRatio } from './ledger.ts';
 import type { BoaService } from './service.ts';
-import { judgeWorkSample } from './trust.ts';
+import { classInUse } from './class-in-use.ts';
 import { warmupFactor, warmupOptions } from '../core/warmup.ts';
 import { followedWidths, widthsFor } from '../core/shares.ts';
 import { planBudgetCap } from '../core/plan-cap.ts';
@@ -251,25 +250,12 @@ export function loadRates(svc: BoaService, now: number): Record<string, number> 
 }
 
 /**
- * Class profiles with each epoch's work blended with what finished epochs showed, each sample as
- * measured clamped to the profile's bounds (trust.ts: one job moves an epoch's estimate at most so far).
+ * Class profiles as the plan reads them (class-in-use.ts): each epoch's speedups corrected by what its
+ * jobs showed at two or more widths, and its work blended with the samples, each clamped to the
+ * profile's bounds (trust.ts: one job moves an epoch's estimate at most so far).
  */
 export function estimatedClasses(svc: BoaService): ClassProfile[] {
-  return [...svc.state.classes.values()].map(({ profile, workSamples }) => ({
-    ...profile,
-    epochs: profile.epochs.map((e, j) => ({
-      ...e,
-      workSeconds: blendWork(e.workSeconds, trusted(e.workSeconds, workSamples[j] ?? [])),
-    })),
-  }));
-}
-
-/** The samples the plan reads: clamped to the profile's bounds, the impossible ones left out. */
-function trusted(profileWork: number, samples: readonly number[]): number[] {
-  return samples.flatMap((sample) => {
-    const verdict = judgeWorkSample(profileWork, sample);
-    return verdict.use ? [verdict.workSeconds] : [];
-  });
+  return [...svc.state.classes.values()].map((cls) => classInUse(svc, cls).profile);
 }
 
 export function adoptPlan(svc: BoaService, row: PlanRow): void {

@@ -166,9 +166,10 @@ export function recordWorkSample(svc: BoaService, job: ServiceJob, now: number):
     return;
   }
   // Kept as measured; the plan reads it clamped to the profile's bounds (estimatedClasses). Stored
-  // clamped, a profile corrected to what jobs showed read its samples as half the new work.
+  // clamped, a profile corrected to what jobs showed read its samples as half the new work. Its width
+  // is what the class's speedups are learned from (learned-speedups.ts).
   const samples = (cls.workSamples[job.statEpoch] ??= []);
-  samples.push(sample);
+  samples.push({ workSeconds: sample, width });
   if (samples.length > MAX_WORK_SAMPLES) samples.shift();
 }
 

@@ -37,6 +37,7 @@ import type { SpendCeiling } from '../core/spend-ceiling.ts';
 import type { Clock, Executor, MetricsSink, NodePool, Workload } from './ports.ts';
 import { type BudgetSetting, ServiceState } from './state.ts';
 import { deriveJobToken, tokenMatchesHash } from './tokens.ts';
+import type { WorkSample } from './work-samples.ts';
 
 export interface ServiceDeps {
   readonly config: ServiceConfig;
@@ -135,7 +136,7 @@ export class BoaService {
         `class ${change.name}: prior rate ${change.old}/h replaced by the config's ${change.new}/h`,
       );
     }
-    const samples = repo.getSetting<Record<string, number[][]>>('workSamples') ?? {};
+    const samples = repo.getSetting<Record<string, WorkSample[][]>>('workSamples') ?? {};
     for (const c of repo.listClasses()) {
       // Samples of another shape are a replaced class's, stored before a PUT also stored its samples.
       const stored = samples[c.name];

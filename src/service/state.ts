@@ -6,12 +6,13 @@ import type { ServiceJob } from './jobs.ts';
 import type { NodeStatusView } from './nodes/reconciler.ts';
 import type { NodeGroupState, PoolNode } from './ports.ts';
 import { OpsCounters } from './ops-counters.ts';
+import type { WorkSample } from './work-samples.ts';
 
 export interface ClassState {
   profile: ClassProfile;
   priorRatePerHour: number;
   /** Observed 1-GPU work per statistical epoch (most recent last), from jobs that ran it cleanly. */
-  workSamples: number[][];
+  workSamples: WorkSample[][];
 }
 
 export interface BudgetSetting {

@@ -117,6 +117,37 @@ describe('work samples of a replaced or deleted class', () => {
   });
 });
 
+describe('work samples with the widths they ran at', () => {
+  const inUse = (b: Booted) => b.service.estimatedClasses().find((c) => c.name === 'x')!.epochs[0]!;
+  const atWidth = (n: number, workSeconds: number, width: number) =>
+    Array.from({ length: n }, () => ({ workSeconds, width }));
+
+  it('reads samples stored before widths were kept beside new ones: both count for the work', async () => {
+    const { dataDir, clock } = await withSample();
+    // One as stored before 2026-12-01 (a plain number), one with its width.
+    boa!.repo.transaction(() =>
+      boa!.repo.putSetting('workSamples', { x: [[2000, { workSeconds: 2000, width: 2 }]] }, clock.now()),
+    );
+    const b = await restart(dataDir, clock);
+    expect(inUse(b).workSeconds).toBeCloseTo((3 * 3600 + 2 * 2000) / 5, 6);
+  });
+
+  it('a table put again reads the samples against it: a speedup corrected by hand is not corrected again', async () => {
+    const { dataDir, clock } = await withSample();
+    // At 2 GPUs the jobs got 1.2x where the table says 1.8x: their samples imply 1.5x the work.
+    const x = boa!.service.state.classes.get('x')!;
+    x.workSamples[0] = [...atWidth(3, 3600, 1), ...atWidth(3, 3600 * 1.5, 2)];
+    boa!.repo.transaction(() => persistWorkSamples(boa!.service, clock.now()));
+    expect(inUse(boa!).speedup['2']).toBeCloseTo(1.2, 9);
+    // The operator puts 1.2 there: the samples are read as its jobs' durations x 1.2, and it stands.
+    const corrected = profile('x', 1);
+    corrected.epochs[0]!.speedup['2'] = 1.2;
+    expect((await boa!.request('PUT', '/v1/classes/x', { profile: corrected })).status).toBe(200);
+    expect(inUse(boa!).speedup['2']).toBeCloseTo(1.2, 9);
+    expect(inUse(await restart(dataDir, clock)).speedup['2']).toBeCloseTo(1.2, 9);
+  });
+});
+
 describe('a class reshaped under its active jobs', () => {
   it('refuses a profile without the epoch an active job is in, naming it; the job keeps reporting', async () => {
     boa = await startService({ clock: new ManualClock(T0) });

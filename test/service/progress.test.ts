@@ -5,6 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startService } from './harness.ts';
 import { failOnce } from '../helpers/fail-once.ts';
+import { sampleWork } from '../../src/service/work-samples.ts';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -41,7 +42,9 @@ describe('progress reports as work samples', () => {
       200,
     );
     expect(cls.workSamples[0]).toHaveLength(1);
-    expect(cls.workSamples[0]![0]).toBeCloseTo(epoch.workSeconds, 6);
+    expect(sampleWork(cls.workSamples[0]![0]!)).toBeCloseTo(epoch.workSeconds, 6);
+    // With the width it ran at: what the class's speedups are learned from (learned-speedups.ts).
+    expect(cls.workSamples[0]![0]).toMatchObject({ width: job.allocation.length });
   });
 
   it("times epoch 0 from the job's first report of its generation, so a long startup is not work", async () => {
@@ -61,7 +64,7 @@ describe('progress reports as work samples', () => {
     expect(job.epochStartedAt).toBe(started);
     s.clock.t = started + (epoch.workSeconds / speedup) * 1000;
     expect((await report({ statEpoch: 1 })).status).toBe(200);
-    expect(cls.workSamples[0]![0]).toBeCloseTo(epoch.workSeconds, 6);
+    expect(sampleWork(cls.workSamples[0]![0]!)).toBeCloseTo(epoch.workSeconds, 6);
     // Stored: a restart reads the same clock.
     const row = s.db.$client
       .prepare('select epoch_timed_from_report as fromReport from jobs where id = ?')
@@ -78,7 +81,7 @@ describe('progress reports as work samples', () => {
     expect((await s.request('POST', `/v1/jobs/${job.id}/progress`, { statEpoch: 1 }, token)).status).toBe(
       200,
     );
-    expect(cls.workSamples[0]![0]).toBeCloseTo(4 * epoch.workSeconds, 6);
+    expect(sampleWork(cls.workSamples[0]![0]!)).toBeCloseTo(4 * epoch.workSeconds, 6);
     const work = () => s.service.estimatedClasses().find((c) => c.name === 'cifar10')!.epochs[0]!.workSeconds;
     // One job moves the estimate at most to twice the profile's work, blended with the profile's 3.
     expect(work()).toBeCloseTo((3 * epoch.workSeconds + 2 * epoch.workSeconds) / 4, 6);
@@ -192,7 +195,7 @@ describe('progress reports as work samples', () => {
     s.clock.t = job.epochStartedAt! + (cls.profile.rescaleSeconds + epoch.workSeconds / speedup) * 1000;
     expect((await s.request('POST', `/v1/jobs/${job.id}/complete`, undefined, token)).status).toBe(200);
     expect(cls.workSamples[0]).toHaveLength(1);
-    expect(cls.workSamples[0]![0]).toBeCloseTo(epoch.workSeconds, 6);
+    expect(sampleWork(cls.workSamples[0]![0]!)).toBeCloseTo(epoch.workSeconds, 6);
   });
 
   it('learns nothing from a completion before the last epoch: a job that never reported spans them all', async () => {

@@ -1,0 +1,56 @@
+import { type ClassProfile, parseClassProfile } from '../core/profile.ts';
+import { blendWork } from './estimators.ts';
+import { type LearnedEpoch, learnEpoch } from './learned-speedups.ts';
+import type { BoaService } from './service.ts';
+import type { ClassState } from './state.ts';
+import { sampleWork } from './work-samples.ts';
+
+/**
+ * A class as the plan reads it: each epoch's speedups learned from its samples' widths
+ * (learned-speedups.ts) and its work blended with the samples read against them. A corrected class the
+ * profile rules refuse (a speedup beyond 2x linear: a table near it scaled up) keeps its profile's
+ * tables, said once in the log.
+ */
+export function classInUse(
+  svc: BoaService,
+  { profile, workSamples }: ClassState,
+): { profile: ClassProfile; epochs: LearnedEpoch[] } {
+  let epochs = profile.epochs.map((e, j) => learnEpoch(e, workSamples[j] ?? []));
+  let inUse = withEpochs(profile, epochs);
+  if (epochs.some((e) => e.corrected)) {
+    try {
+      parseClassProfile(inUse);
+      refused.get(svc)?.delete(profile.name);
+    } catch (error) {
+      warnOnce(svc, profile.name, error);
+      // Without widths the samples count for the work only, as before speedups were learned.
+      epochs = profile.epochs.map((e, j) => learnEpoch(e, (workSamples[j] ?? []).map(sampleWork)));
+      inUse = withEpochs(profile, epochs);
+    }
+  }
+  return { profile: inUse, epochs };
+}
+
+function withEpochs(profile: ClassProfile, epochs: readonly LearnedEpoch[]): ClassProfile {
+  return {
+    ...profile,
+    epochs: profile.epochs.map((e, j) => {
+      const learned = epochs[j]!;
+      return { workSeconds: blendWork(e.workSeconds, learned.workSamples), speedup: learned.speedup };
+    }),
+  };
+}
+
+/** Classes whose corrected tables were refused, logged once until they are valid again. */
+const refused = new WeakMap<BoaService, Set<string>>();
+
+function warnOnce(svc: BoaService, name: string, error: unknown): void {
+  const names = refused.get(svc) ?? new Set<string>();
+  refused.set(svc, names);
+  if (names.has(name)) return;
+  names.add(name);
+  svc.deps.logger.warn(
+    { event: 'learned_speedups_refused', class: name, reason: String((error as Error).message) },
+    `class ${name}: the speedups learned from its jobs are not a valid table; the profile's are used`,
+  );
+}

@@ -1,0 +1,86 @@
+import type { EpochProfile, SpeedupTable } from '../core/profile.ts';
+import { INFLUENCE_FACTOR, judgeWorkSample } from './trust.ts';
+import { sampleWidth, sampleWork, type WorkSample } from './work-samples.ts';
+
+/**
+ * A class's speedups learned from the widths its jobs ran at. Each sample is an epoch's duration x the
+ * table's speedup at its width, so if the table is right every width implies the same 1-GPU work; where
+ * a width implies more, the table claims more speedup there than the jobs got. With at least
+ * MIN_SAMPLES_AT_WIDTH trusted samples at each of two or more listed widths, each observed width's
+ * speedup is scaled by W_ref / W_w (W: the median of its samples; ref: the narrowest observed width,
+ * whose speedup the table is likeliest to have right and which keeps speedup(1) = 1 below it), clamped
+ * to [1/MAX_CORRECTION, MAX_CORRECTION] as trust.ts bounds one sample. A width not observed takes the
+ * factor of its nearest observed width (the narrower on a tie): below the narrowest 1, above the
+ * widest the widest's, so the table's ratio to that neighbour is kept.
+ */
+export const MIN_SAMPLES_AT_WIDTH = 3;
+export const MAX_CORRECTION = 2;
+
+export interface LearnedEpoch {
+  /** The table the plan reads: the profile's, corrected where two or more widths were observed. */
+  readonly speedup: SpeedupTable;
+  /** The trusted samples read against `speedup` (its duration x the speedup in use), for the work blend. */
+  readonly workSamples: number[];
+  /** Trusted samples by width; "unknown" for those stored without one. */
+  readonly samples: Record<string, number>;
+  readonly corrected: boolean;
+}
+
+export function learnEpoch(epoch: EpochProfile, stored: readonly WorkSample[]): LearnedEpoch {
+  const profileWork = epoch.workSeconds;
+  const trusted = stored.flatMap((sample) => {
+    const verdict = judgeWorkSample(profileWork, sampleWork(sample));
+    const width = sampleWidth(sample);
+    const listed = width !== undefined && epoch.speedup[String(width)] !== undefined;
+    return verdict.use ? [{ work: verdict.workSeconds, width: listed ? width : undefined }] : [];
+  });
+  const byWidth = new Map<number, number[]>();
+  const samples: Record<string, number> = {};
+  for (const { work, width } of trusted) {
+    const key = width === undefined ? 'unknown' : String(width);
+    samples[key] = (samples[key] ?? 0) + 1;
+    if (width !== undefined) byWidth.set(width, [...(byWidth.get(width) ?? []), work]);
+  }
+  const factors = correctionFactors(byWidth);
+  if (!factors) {
+    return { speedup: epoch.speedup, workSamples: trusted.map((s) => s.work), samples, corrected: false };
+  }
+  const factorAt = (width: number) => nearest(factors, width);
+  const speedup = Object.fromEntries(
+    Object.entries(epoch.speedup).map(([width, s]) => [width, s * factorAt(Number(width))]),
+  );
+  // Read against the corrected table, a sample's work stays within trust.ts's bounds of the profile's.
+  const [low, high] = [profileWork / INFLUENCE_FACTOR, profileWork * INFLUENCE_FACTOR];
+  const workSamples = trusted.map(({ work, width }) =>
+    width === undefined ? work : Math.min(high, Math.max(low, work * factorAt(width))),
+  );
+  return { speedup, workSamples, samples, corrected: true };
+}
+
+/** W_ref / W_w for each observed width, ascending; undefined with fewer than two observed widths. */
+function correctionFactors(byWidth: ReadonlyMap<number, number[]>): Array<[number, number]> | undefined {
+  const observed = [...byWidth]
+    .filter(([, works]) => works.length >= MIN_SAMPLES_AT_WIDTH)
+    .sort(([a], [b]) => a - b)
+    .map(([width, works]) => [width, median(works)] as const);
+  if (observed.length < 2) return undefined;
+  const reference = observed[0]![1];
+  return observed.map(([width, work]) => [
+    width,
+    Math.min(MAX_CORRECTION, Math.max(1 / MAX_CORRECTION, reference / work)),
+  ]);
+}
+
+/** The factor of the observed width nearest `width` (the narrower on a tie); 1 below the narrowest. */
+function nearest(factors: ReadonlyArray<[number, number]>, width: number): number {
+  if (width <= factors[0]![0]) return 1;
+  let best = factors[0]!;
+  for (const entry of factors) if (Math.abs(entry[0] - width) < Math.abs(best[0] - width)) best = entry;
+  return best[1];
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}

@@ -1,0 +1,83 @@
+/**
+ * A class whose table oversells its scaling is planned by what its jobs showed (src/service/
+ * learned-speedups.ts): the table says 8 GPUs train 7.5x as fast as 1, its jobs' epochs at 8 take as
+ * long as 4x would. Learned through real progress reports, at two widths the budget gives.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { widthsFor } from '../../src/core/shares.ts';
+import { startService } from './harness.ts';
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const fn of cleanups.splice(0)) await fn();
+});
+
+const WORK = 3600;
+const RESCALE = 30;
+const MYMODEL = {
+  name: 'mymodel',
+  weight: 1,
+  rescaleSeconds: RESCALE,
+  epochs: [{ workSeconds: WORK, speedup: { '1': 1, '2': 1.9, '4': 3.6, '8': 7.5 } }],
+};
+/** What the jobs really get: the table's speedups but at 8 GPUs, 4x. */
+const actual = (width: number) => (width === 8 ? 4 : MYMODEL.epochs[0]!.speedup[String(width) as '1']);
+
+async function service() {
+  const s = await startService({
+    config: {
+      tickSeconds: 60,
+      local: { maxNodes: 8, bootSeconds: 0, releaseSeconds: 0 },
+      budget: 8,
+      creditSpendHours: 0,
+    },
+  });
+  cleanups.push(s.close);
+  s.service.putClass(MYMODEL, 8);
+  await s.service.planner.idle();
+  return s;
+}
+
+type Booted = Awaited<ReturnType<typeof service>>;
+
+const plannedWidth = (s: Booted) => widthsFor(s.service.state.plan!.plan, 'mymodel', 0.5)![0];
+
+/** One job run at the width the budget's plan gives, its epoch as long as its true speedup there makes it. */
+async function runOne(s: Booted): Promise<number> {
+  const { job, token } = s.service.registerJob('mymodel', 'a');
+  await s.ticks(3);
+  expect(job.state).toBe('running');
+  const width = job.allocation.length;
+  s.clock.t = job.epochStartedAt! + (RESCALE + WORK / actual(width)) * 1000;
+  const done = await s.request('POST', `/v1/jobs/${job.id}/complete`, undefined, token);
+  expect(done.status, JSON.stringify(done.body)).toBe(200);
+  await s.ticks(1);
+  return width;
+}
+
+async function setBudget(s: Booted, gpuHoursPerHour: number) {
+  const answer = await s.request('PUT', '/v1/budget', { gpuHoursPerHour });
+  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+  await s.service.planner.idle();
+}
+
+describe('speedups learned through progress reports', () => {
+  it('plans a class narrower once its jobs at 8 GPUs showed 4x where its table says 7.5x', async () => {
+    const s = await service();
+    // A budget of 8 for 8 jobs an hour of an hour's 1-GPU work: three jobs at 1 GPU, as fast as the
+    // table says (1x). One width alone, the table stands: a budget of 12 buys 8 GPUs a job.
+    for (let i = 0; i < 3; i++) expect(await runOne(s)).toBe(1);
+    await setBudget(s, 12);
+    expect(plannedWidth(s)).toBe(8);
+
+    // Three at 8 (a budget of 40), where an epoch takes as long as 4x makes it.
+    await setBudget(s, 40);
+    for (let i = 0; i < 3; i++) expect(await runOne(s)).toBe(8);
+    const [learned] = s.service.estimatedClasses().filter((c) => c.name === 'mymodel');
+    expect(learned!.epochs[0]!.speedup['8']).toBeCloseTo(4, 6);
+    expect(learned!.epochs[0]!.workSeconds).toBeCloseTo(WORK, 6);
+    // 8 GPUs at 4x cost 16 GPU-hours an hour for the load: more than 12.
+    await setBudget(s, 12);
+    expect(plannedWidth(s)).toBeLessThan(8);
+  }, 60_000);
+});

@@ -1,0 +1,78 @@
+/**
+ * A class's speedups learned from the widths its jobs ran at (src/service/learned-speedups.ts), from
+ * hand-built samples: each is an epoch's duration x the table's speedup at its width.
+ */
+import { describe, expect, it } from 'vitest';
+import { learnEpoch } from '../../src/service/learned-speedups.ts';
+import type { WorkSample } from '../../src/service/work-samples.ts';
+
+const epoch = { workSeconds: 3600, speedup: { '1': 1, '2': 1.9, '4': 3.6, '8': 7.5, '16': 12 } };
+
+/** `n` samples of an epoch run at `width` with the true speedup `actual` there (1-GPU work 3600 s). */
+const at = (width: number, actual: number, n = 3): WorkSample[] =>
+  Array.from({ length: n }, () => ({
+    workSeconds: (3600 / actual) * epoch.speedup[String(width) as '8'],
+    width,
+  }));
+
+describe('learning a speedup table from the widths its samples ran at', () => {
+  it("scales an observed width by the narrowest one's work over its own: 8 GPUs at 4x, not 7.5x", () => {
+    const learned = learnEpoch(epoch, [...at(2, 1.9), ...at(8, 4)]);
+    expect(learned.corrected).toBe(true);
+    expect(learned.speedup['8']).toBeCloseTo(4, 9);
+    expect(learned.speedup['2']).toBe(1.9);
+    // Below the narrowest observed width the table stands (speedup(1) = 1); above the widest, the
+    // widest's factor keeps the table's ratio to it; between, the nearest observed width's (4: 2's).
+    expect(learned.speedup['1']).toBe(1);
+    expect(learned.speedup['16']).toBeCloseTo(12 * (4 / 7.5), 9);
+    expect(learned.speedup['4']).toBe(3.6);
+    // Every sample read against the corrected table implies the one work.
+    for (const work of learned.workSamples) expect(work).toBeCloseTo(3600, 6);
+    expect(learned.samples).toEqual({ '2': 3, '8': 3 });
+  });
+
+  it("a tie between two observed widths takes the narrower one's factor", () => {
+    const table = { workSeconds: 3600, speedup: { '1': 1, '2': 2, '4': 4, '6': 6 } };
+    const samples = (width: number, actual: number) =>
+      Array.from({ length: 3 }, () => ({ workSeconds: (3600 / actual) * width, width }));
+    const learned = learnEpoch(table, [...samples(2, 2), ...samples(6, 3)]);
+    expect(learned.speedup['6']).toBeCloseTo(3, 9);
+    expect(learned.speedup['4']).toBe(4);
+  });
+
+  it('needs three samples at each of two widths; until then the table and the samples stand', () => {
+    const samples = [...at(2, 1.9), ...at(8, 4, 2)];
+    const learned = learnEpoch(epoch, samples);
+    expect(learned.corrected).toBe(false);
+    expect(learned.speedup).toEqual(epoch.speedup);
+    expect(learned.workSamples).toEqual(samples.map((s) => (s as { workSeconds: number }).workSeconds));
+  });
+
+  it('reads each width by its median: one odd job does not move it', () => {
+    const odd = { workSeconds: 6000, width: 2 };
+    const learned = learnEpoch(epoch, [...at(2, 1.9), odd, ...at(8, 4, 4)]);
+    // Medians: 3600 at 2 (of 3600, 3600, 3600, 6000), 3600 x 7.5 / 4 at 8.
+    expect(learned.speedup['8']).toBeCloseTo(4, 9);
+  });
+
+  it('corrects by at most 2x either way, as trust.ts bounds one sample', () => {
+    // 8 GPUs that run as 1 would: 7.5x the work, but trust.ts clamps a sample to twice the profile's.
+    const learned = learnEpoch(epoch, [...at(1, 1), ...at(8, 1.2)]);
+    expect(learned.speedup['8']).toBeCloseTo(7.5 / 2, 9);
+    // A table that undersells 8 GPUs (2x where the jobs got 5x): corrected up, at most twice.
+    const undersold = { workSeconds: 3600, speedup: { '1': 1, '8': 2 } };
+    const up = learnEpoch(undersold, [
+      ...Array.from({ length: 3 }, () => ({ workSeconds: 3600, width: 1 })),
+      ...Array.from({ length: 3 }, () => ({ workSeconds: (3600 / 5) * 2, width: 8 })),
+    ]);
+    expect(up.speedup['8']).toBe(4);
+  });
+
+  it('counts samples stored without a width for the work only', () => {
+    const learned = learnEpoch(epoch, [4000, 4000, 4000, ...at(8, 4)]);
+    expect(learned.corrected).toBe(false);
+    expect(learned.speedup).toEqual(epoch.speedup);
+    expect(learned.samples).toEqual({ unknown: 3, '8': 3 });
+    expect(learned.workSamples.slice(0, 3)).toEqual([4000, 4000, 4000]);
+  });
+});
