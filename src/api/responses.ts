@@ -384,6 +384,22 @@ export const ClassListView = z
         name: z.string(),
         priorRatePerHour: z.number().nullable().optional(),
         profile: described('one class of the profile file format (version 1)'),
+        inUse: z
+          .object({
+            epochs: z.array(
+              z.object({
+                workSeconds: z.number(),
+                speedup: z.record(z.string(), z.number()),
+                speedupLearned: z.boolean(),
+                samples: z.record(z.string(), z.number().int()),
+              }),
+            ),
+          })
+          .openapi({
+            description:
+              "what the plan reads: each epoch's work blended with its jobs' samples and its speedups, " +
+              "the profile's or learned from the widths the samples ran at; samples: trusted ones by width",
+          }),
       }),
     ),
   })

@@ -31,6 +31,27 @@ export function classInUse(
   return { profile: inUse, epochs };
 }
 
+/**
+ * A class as `GET /v1/classes` shows it: its profile, and beside it the tables and work the plan reads
+ * with each epoch's trusted samples by width ("unknown": stored before widths were kept).
+ */
+export function classView(svc: BoaService, cls: ClassState) {
+  const { profile, epochs } = classInUse(svc, cls);
+  return {
+    name: cls.profile.name,
+    priorRatePerHour: cls.priorRatePerHour,
+    profile: cls.profile,
+    inUse: {
+      epochs: profile.epochs.map((e, j) => ({
+        workSeconds: e.workSeconds,
+        speedup: e.speedup,
+        speedupLearned: epochs[j]!.corrected,
+        samples: epochs[j]!.samples,
+      })),
+    },
+  };
+}
+
 function withEpochs(profile: ClassProfile, epochs: readonly LearnedEpoch[]): ClassProfile {
   return {
     ...profile,

@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { widthsFor } from '../../src/core/shares.ts';
+import { pino } from 'pino';
 import { startService } from './harness.ts';
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -79,5 +80,33 @@ describe('speedups learned through progress reports', () => {
     // 8 GPUs at 4x cost 16 GPU-hours an hour for the load: more than 12.
     await setBudget(s, 12);
     expect(plannedWidth(s)).toBeLessThan(8);
+
+    // GET /v1/classes shows the table in use beside the profile's, with the samples it came from.
+    const view = (await s.request('GET', '/v1/classes')).body.classes.find(
+      (c: { name: string }) => c.name === 'mymodel',
+    );
+    expect(view.profile.epochs[0].speedup['8']).toBe(7.5);
+    expect(view.inUse.epochs[0]).toMatchObject({ speedupLearned: true, samples: { '1': 3, '8': 3 } });
+    expect(view.inUse.epochs[0].speedup['8']).toBeCloseTo(4, 6);
   }, 60_000);
+
+  it("keeps the profile's table where the corrected one breaks its rules, said once in the log", async () => {
+    const lines: Array<{ event?: string; class?: string }> = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => lines.push(JSON.parse(line)) });
+    const s = await startService({ logger });
+    cleanups.push(s.close);
+    // 2 GPUs at 3.9x, near the 2x-linear limit; jobs there showed twice that: 7.8x, beyond it.
+    const table = { '1': 1, '2': 3.9 };
+    s.service.putClass({ ...MYMODEL, epochs: [{ workSeconds: WORK, speedup: table }] }, 0);
+    const cls = s.service.state.classes.get('mymodel')!;
+    const at = (n: number, workSeconds: number, width: number) =>
+      Array.from({ length: n }, () => ({ workSeconds, width }));
+    cls.workSamples[0] = [...at(3, WORK, 1), ...at(3, WORK / 2, 2)];
+    const inUse = () => s.service.estimatedClasses().find((c) => c.name === 'mymodel')!.epochs[0]!;
+    expect(inUse().speedup).toEqual(table);
+    // The samples count for the work as measured, as before speedups were learned.
+    expect(inUse().workSeconds).toBeCloseTo((3 * WORK + 3 * WORK + 3 * (WORK / 2)) / 9, 6);
+    const refused = lines.filter((l) => l.event === 'learned_speedups_refused');
+    expect(refused).toEqual([expect.objectContaining({ class: 'mymodel' })]);
+  });
 });

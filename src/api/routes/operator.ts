@@ -3,6 +3,7 @@ import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import { frontierChart } from '../../charts/frontier-chart.ts';
 import { parseClassProfile, speedupDips } from '../../core/profile.ts';
 import { frontierOf } from '../../service/calculator/compute.ts';
+import { classView } from '../../service/class-in-use.ts';
 import { ServiceError } from '../../service/errors.ts';
 import type { BoaService } from '../../service/service.ts';
 import { clusterShape } from '../../service/plan-inputs.ts';
@@ -104,11 +105,8 @@ export function operatorRoutes(app: OpenAPIHono<ApiEnv>) {
     }),
     (c) => {
       requireOperator(c);
-      const classes = [...c.var.service.state.classes.values()].map((s) => ({
-        name: s.profile.name,
-        priorRatePerHour: s.priorRatePerHour,
-        profile: s.profile,
-      }));
+      const service = c.var.service;
+      const classes = [...service.state.classes.values()].map((s) => classView(service, s));
       return c.json({ classes }, 200);
     },
   );

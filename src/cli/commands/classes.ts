@@ -5,8 +5,19 @@ import { CliError, EXIT, usageError } from '../errors.ts';
 import { fixed, table } from '../format.ts';
 import { parseNumber, readJsonFile } from '../parse.ts';
 
+interface InUseEpoch {
+  speedup: Record<string, number>;
+  speedupLearned: boolean;
+  samples: Record<string, number>;
+}
+
 interface ClassesView {
-  classes: Array<{ name: string; priorRatePerHour: number; profile: ClassProfile }>;
+  classes: Array<{
+    name: string;
+    priorRatePerHour: number;
+    profile: ClassProfile;
+    inUse?: { epochs: InUseEpoch[] };
+  }>;
 }
 
 export function addClassesCommands(program: Command): void {
@@ -108,7 +119,7 @@ function classProfileFrom(file: string): { name: string } {
   return json as { name: string };
 }
 
-function renderClasses(view: ClassesView): string {
+export function renderClasses(view: ClassesView): string {
   const rows = view.classes.map(({ name, priorRatePerHour, profile }) => {
     const widths = Object.keys(profile.epochs[0]?.speedup ?? {}).map(Number);
     const work = profile.epochs.reduce((sum, e) => sum + e.workSeconds, 0);
@@ -122,7 +133,25 @@ function renderClasses(view: ClassesView): string {
       profile.weight,
     ];
   });
-  return table(['class', 'prior jobs/h', 'epochs', '1-GPU hours', 'widths', 'rescale s', 'weight'], rows);
+  const header = ['class', 'prior jobs/h', 'epochs', '1-GPU hours', 'widths', 'rescale s', 'weight'];
+  return table(header, rows) + view.classes.flatMap(learnedLines).join('');
+}
+
+/** Each epoch whose speedups the plan reads as learned from its jobs, the changed widths and the samples. */
+function learnedLines({ name, profile, inUse }: ClassesView['classes'][number]): string[] {
+  return (inUse?.epochs ?? []).flatMap((e, j) => {
+    const table = profile.epochs[j]?.speedup ?? {};
+    const changed = Object.entries(e.speedup)
+      .filter(([width, s]) => e.speedupLearned && Math.abs(s - (table[width] ?? s)) > 1e-9)
+      .map(([width, s]) => `${width} GPUs ${table[width]} -> ${fixed(s, 2)}`);
+    if (changed.length === 0) return [];
+    const samples = Object.entries(e.samples).map(([width, n]) =>
+      width === 'unknown' ? `${n} without a width` : `${n} at ${width} GPU${width === '1' ? '' : 's'}`,
+    );
+    return [
+      `${name} epoch ${j}: speedups learned from samples (${samples.join(', ')}): ${changed.join(', ')}\n`,
+    ];
+  });
 }
 
 /**
