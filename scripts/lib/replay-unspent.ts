@@ -22,13 +22,13 @@ export class ReplayUnspent {
     private readonly toMs: (seconds: number) => number,
   ) {
     this.#account = new UnspentAccount(budget, new Map());
-    this.#since = { at: start, input: belowBudgetInput(service.state) };
+    this.#since = { at: start, input: belowBudgetInput(service) };
   }
 
   /** After the tick at `to`: the interval before it counted, its state held from now. */
   observe(to: number): void {
     this.#countUntil(to);
-    this.#since = { at: to, input: belowBudgetInput(this.service.state) };
+    this.#since = { at: to, input: belowBudgetInput(this.service) };
   }
 
   /** GPU-hours below the budget (waiting, usable, nothing could use) and over it, up to `end`. */

@@ -100,7 +100,7 @@ export function prometheusRegistry(service: BoaService): Registry {
     'boa_gpus_below_budget',
     'GPUs paid below the budget now, by why: jobs waiting, usable by running jobs, or nothing present can use',
     (g) => {
-      const below = belowBudgetNow(service.state);
+      const below = belowBudgetNow(service);
       g.set({ reason: 'waiting' }, below.waitingGpus);
       g.set({ reason: 'usable' }, below.usableGpus);
       g.set({ reason: 'unusable' }, below.unusableGpus);

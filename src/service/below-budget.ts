@@ -12,10 +12,13 @@ import {
 } from '../core/below-budget.ts';
 import { epochSpeedups } from '../core/profile.ts';
 import { paidGpusNow } from './paid-now.ts';
-import type { ServiceState } from './state.ts';
+import { profilesInUse } from './profiles-in-use.ts';
+import type { BoaService } from './service.ts';
 
 /** What the split reads of the service now; `paidGpus` is the nodes paid for at this instant. */
-export function belowBudgetInput(state: ServiceState): BelowBudgetInput {
+export function belowBudgetInput(service: BoaService): BelowBudgetInput {
+  const { state } = service;
+  const classes = profilesInUse(service);
   let allocatedGpus = 0;
   let anyWaiting = false;
   let usableGpus = 0;
@@ -23,7 +26,7 @@ export function belowBudgetInput(state: ServiceState): BelowBudgetInput {
     if (job.state === 'waiting') anyWaiting = true;
     if (job.state !== 'running') continue;
     allocatedGpus += job.width;
-    const speedups = epochSpeedups(state.classes.get(job.className)?.profile, job.statEpoch);
+    const speedups = epochSpeedups(classes.get(job.className)?.profile, job.statEpoch);
     if (speedups) usableGpus += usableExtraGpus(speedups, job.width, DEFAULT_MIN_MARGINAL_SPEEDUP);
   }
   return {
@@ -35,6 +38,6 @@ export function belowBudgetInput(state: ServiceState): BelowBudgetInput {
   };
 }
 
-export function belowBudgetNow(state: ServiceState): BelowBudget {
-  return belowBudget(belowBudgetInput(state));
+export function belowBudgetNow(service: BoaService): BelowBudget {
+  return belowBudget(belowBudgetInput(service));
 }

@@ -3,7 +3,7 @@
  * simulator's boa runs too), each job marked so its view can say why it waits.
  */
 import { type ServiceJob, plannedWidth } from './jobs.ts';
-import type { ServiceState } from './state.ts';
+import type { ClassProfiles } from './profiles-in-use.ts';
 import { ceilingWidths } from '../core/ceiling-widths.ts';
 import { type SpeedupTable, epochSpeedups } from '../core/profile.ts';
 
@@ -17,7 +17,7 @@ import { type SpeedupTable, epochSpeedups } from '../core/profile.ts';
 export function budgetLimitedWidths(
   jobs: readonly ServiceJob[],
   gpus: number,
-  classes: ServiceState['classes'],
+  classes: ClassProfiles,
   now: number,
   longWaitMs: number,
 ): (job: ServiceJob) => number {

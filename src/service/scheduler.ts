@@ -5,6 +5,7 @@ import { nodeReconcilerFor } from './nodes/index.ts';
 import type { NodeReconciler, NodeTickInput } from './nodes/reconciler.ts';
 import type { BoaService } from './service.ts';
 import { windowPaidView } from './views.ts';
+import { profilesInUse } from './profiles-in-use.ts';
 import { budgetLimitedWidths } from './budget-widths.ts';
 import { intervalPlan } from './demand.ts';
 import { drainedWidths } from './drain.ts';
@@ -96,7 +97,7 @@ export class Scheduler {
     const served = budgetLimitedWidths(
       active,
       budgetNodes * config.gpusPerNode,
-      state.classes,
+      profilesInUse(this.service),
       now,
       config.keptWidthWaitMinutes * 60_000,
     );

@@ -146,7 +146,7 @@ function controlView(service: BoaService, now: number) {
 }
 
 function belowBudgetView(service: BoaService) {
-  const below = belowBudgetNow(service.state);
+  const below = belowBudgetNow(service);
   return {
     gpus: round(below.gpus, 3),
     waitingGpus: round(below.waitingGpus, 3),
