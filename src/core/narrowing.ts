@@ -115,6 +115,28 @@ export function narrowedByPrice(jobs: NarrowedJobs, gpus: number): number[] {
   return stepped.widths;
 }
 
+/**
+ * The price the ceiling sets (seconds of JCT per GPU-second, BOA's multiplier): the level of the
+ * dearest step narrowedByPrice takes to fit the widths within `gpus`, the clearing level. null when the
+ * planned widths fit, or when only free steps (a narrower width as fast) are needed; when even every job
+ * at its narrowest does not fit, the dearest level there is. Levels of steps no more efficient per GPU
+ * (an infinite price) are not a price: the dearest finite level at or below is returned.
+ */
+export function clearingPrice(jobs: NarrowedJobs, gpus: number): number | null {
+  const whole = Math.floor(gpus + 1e-9);
+  let total = 0;
+  for (const width of jobs.planned) total += width;
+  if (total <= whole) return null;
+  const chains = chainsOf(stepTables(jobs, nextStepDown), jobs.planned);
+  const clearing = clearingLevel(chains, total, whole) ?? Number.POSITIVE_INFINITY;
+  let price: number | null = null;
+  for (const chain of chains.chains)
+    for (const step of chain.steps)
+      if (step.level <= clearing && Number.isFinite(step.level) && step.level > (price ?? 0))
+        price = step.level;
+  return price;
+}
+
 /** The one-step-at-a-time rule narrowedByPrice reproduces, for its test. */
 export function narrowedStepwise(jobs: NarrowedJobs, gpus: number): number[] {
   const whole = Math.floor(gpus + 1e-9);

@@ -185,6 +185,8 @@ export interface PolicyOptions {
    * below the window; absent: 3.
    */
   readonly ceilingLookaheadHours?: number;
+  /** boa's plan at a price at least the ceiling's highest clearing price, decayed with this half-life in hours (simulator only, `boa@clearH`); absent: none. */
+  readonly clearHalfLifeHours?: number;
   /** Pollux variants (compare --sensitivity): AdaptDL's exploration cap, utility window, boot freeze. */
   readonly explorationCap?: boolean;
   readonly utilityWindowTicks?: number;

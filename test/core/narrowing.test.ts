@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { narrowedByPrice, narrowedStepwise, nextStepDown, speedupAt } from '../../src/core/narrowing.ts';
+import {
+  clearingPrice,
+  narrowedByPrice,
+  narrowedStepwise,
+  nextStepDown,
+  speedupAt,
+} from '../../src/core/narrowing.ts';
 import { type ClassProfile, epochSpeedups, speedupUpTo } from '../../src/core/profile.ts';
 
 // bert's and yolov3's first statistical epochs (data/profiles.json), up to 4 GPUs.
@@ -171,5 +177,36 @@ describe('epochSpeedups', () => {
     expect(epochSpeedups(profile, 0)).toEqual({ '1': 1, '2': 1.5 });
     expect(epochSpeedups(profile, 5)).toEqual({ '1': 1, '2': 1.9 });
     expect(epochSpeedups(undefined, 0)).toBeUndefined();
+  });
+});
+
+describe('clearingPrice: the price the ceiling sets', () => {
+  it('is the dearest step narrowing takes, null when the widths fit', () => {
+    const jobs = waiting([4, 4], [scalesWell, scalesPoorly]);
+    expect(clearingPrice(jobs, 8)).toBeNull();
+    // 5 fit: yolov3 4 -> 2 -> 1, the second step the dearest (narrowedByPrice's [4, 1]).
+    const second = nextStepDown(scalesPoorly, 2)?.price as number;
+    expect(clearingPrice(jobs, 5)).toBeCloseTo(second, 12);
+    // 6 fit: its first step alone.
+    expect(clearingPrice(jobs, 6)).toBeCloseTo(nextStepDown(scalesPoorly, 4)?.price as number, 12);
+    // 4 fit only with bert narrowed too: a dearer price.
+    expect(clearingPrice(jobs, 4) as number).toBeGreaterThan(second);
+  });
+
+  it('is the dearest finite level when even the narrowest widths do not fit, null for free steps alone', () => {
+    const jobs = waiting([4, 4], [scalesWell, scalesPoorly]);
+    // Every job at 1 GPU is still 2: every step taken, up to the first no more efficient per GPU
+    // (bert's 2 -> 1, better than linear: no price).
+    let dearest = Number.NEGATIVE_INFINITY;
+    for (const table of [scalesWell, scalesPoorly]) {
+      for (let step = nextStepDown(table, 4); step !== null; step = nextStepDown(table, step.width)) {
+        if (step.price === Number.POSITIVE_INFINITY) break;
+        dearest = Math.max(dearest, step.price);
+      }
+    }
+    expect(dearest).toBeGreaterThan(0);
+    expect(clearingPrice(jobs, 1)).toBeCloseTo(dearest, 12);
+    // 4 planned, 2 fit, on a table where 4 is no faster than 2: a free step fits it.
+    expect(clearingPrice(waiting([4], [{ '1': 1, '2': 1.5, '4': 1.4 }]), 2)).toBeNull();
   });
 });

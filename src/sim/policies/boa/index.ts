@@ -57,6 +57,7 @@ export const BOA_DEFAULTS: Omit<BoaSettings, 'budget'> = {
   planCap: DEFAULT_PLAN_CAP,
   credit: DEFAULT_CREDIT,
   price: null,
+  clearHalfLifeHours: null,
 };
 
 /** Checks the options; with oracle rates, a budget below the minimum feasible one is refused up front. */
@@ -153,6 +154,10 @@ export function boaSettings(context: PolicyContext, options: PolicyOptions): Boa
         );
     }
   }
+  const clear = options.clearHalfLifeHours;
+  if (clear !== undefined && !(Number.isFinite(clear) && clear > 0)) {
+    throw new BoaOptionsError(`boa clearHalfLifeHours must be a number > 0 (hours), got ${clear}`);
+  }
   const history = options.history;
   if (history !== undefined) {
     if (rates !== 'online')
@@ -183,6 +188,7 @@ export function boaSettings(context: PolicyContext, options: PolicyOptions): Boa
     credit: credit.spendHours > 0 ? credit : null,
     control: { ...BOA_DEFAULTS.control, demandHalfLifeSeconds: demandHours * 3600 },
     ceiling: { ...DEFAULT_SPEND_CEILING, lookaheadHours: lookahead },
+    clearHalfLifeHours: clear ?? null,
   };
 }
 

@@ -4,7 +4,12 @@
  * cheapest widths): the cheapest plan is all boa can do, and refusing mid-run would lose jobs.
  */
 import { solveExact } from '../../../core/calc/exact.ts';
-import { LagrangianSolver } from '../../../core/calc/lagrangian.ts';
+import {
+  crossingMultiplier,
+  LagrangianSolver,
+  lagrangian,
+  totalWeightedRate,
+} from '../../../core/calc/lagrangian.ts';
 import { solvePaper } from '../../../core/calc/paper.ts';
 import { buildInstance } from '../../../core/instance.ts';
 import { fixedToMixed, type MixedPlan } from '../../../core/plan.ts';
@@ -62,6 +67,53 @@ export class BoaPlanner {
   atPrice(mu: number): PlannedWidths {
     const ones = Object.fromEntries(this.profiles.classes.map((c) => [c.name, 1]));
     const solver = new LagrangianSolver(buildInstance(this.profiles, ones));
+    const priced = solver.atMultiplier(mu);
+    return {
+      plan: fixedToMixed(solver.instance, priced.plan),
+      plannedBudget: priced.value.gpuHoursPerHour,
+      minFeasibleBudget: solver.cheapest().value.gpuHoursPerHour,
+      ...priced.value,
+    };
+  }
+
+  /**
+   * The price (BOA's multiplier mu, seconds of JCT per GPU-second) of the exact plan at this budget: the
+   * slope of the (budget, JCT) hull segment the budget lies on, found as solveExact finds it. At or below
+   * the minimum feasible budget, the lowest price at which the cheapest plan is chosen; at or above the
+   * fastest plan's budget, just under the highest price at which the fastest is.
+   */
+  priceAt(rates: Readonly<Record<string, number>>, budget: number): number {
+    const { solver } = this.#lagrangian(rates);
+    const weightedRate = totalWeightedRate(solver.instance);
+    const cheapest = solver.cheapest();
+    const fastest = solver.atMultiplier(0);
+    const low = cheapest.value.gpuHoursPerHour;
+    const high = fastest.value.gpuHoursPerHour;
+    if (!(high > low)) return crossingMultiplier(fastest, cheapest, weightedRate);
+    const edge = (high - low) * 1e-6;
+    const target = Math.min(high - edge, Math.max(low + edge, budget));
+    let over = fastest;
+    let under = cheapest;
+    let mu = crossingMultiplier(over, under, weightedRate);
+    for (let step = 0; step < 500; step++) {
+      mu = crossingMultiplier(over, under, weightedRate);
+      const probe = solver.atMultiplier(mu);
+      const onSegment = lagrangian(over, mu, weightedRate);
+      if (lagrangian(probe, mu, weightedRate) >= onSegment - 1e-10 * Math.abs(onSegment)) break;
+      if (probe.value.gpuHoursPerHour > target) over = probe;
+      else under = probe;
+    }
+    // Above the fastest plan's budget every price up to the first segment's slope gives it; ties go
+    // to the cheaper plan, so just under that slope.
+    return budget >= high ? mu * (1 - 1e-6) : mu;
+  }
+
+  /**
+   * The plan at price `mu` (LagrangianSolver.atMultiplier) for these rates: its widths do not depend on
+   * the rates, its budget figures do. `plannedBudget` is the plan's own GPU-hours per hour.
+   */
+  atMultiplier(rates: Readonly<Record<string, number>>, mu: number): PlannedWidths {
+    const { solver } = this.#lagrangian(rates);
     const priced = solver.atMultiplier(mu);
     return {
       plan: fixedToMixed(solver.instance, priced.plan),

@@ -18,6 +18,7 @@ import { placeWanted } from './place.ts';
 import { widthsToSize } from './placed-short.ts';
 import { type ClassProfile, epochSpeedups } from '../../../core/profile.ts';
 import { DEFAULT_LONG_WAIT_SECONDS } from '../../../core/ceiling-widths.ts';
+import { clearingPrice } from '../../../core/narrowing.ts';
 import { DEFAULT_SPEND_CEILING, type SpendCeilingOptions } from '../../../core/spend-ceiling.ts';
 import { ceilingNow, servedUnderCeiling, unspentInLookback } from './ceiling.ts';
 import { type WarmupOptions, warmupFactor } from '../../../core/warmup.ts';
@@ -72,6 +73,14 @@ export interface BoaSettings {
    * no budget control, ceiling or drain. null: boa.
    */
   readonly price: number | null;
+  /**
+   * Simulator-only variant (`boa@clearH`): when the spend ceiling binds, narrowing by price reveals the
+   * price the load needs, its clearing price (core/narrowing.ts clearingPrice); each re-plan plans at
+   * a price (BOA's multiplier) at least the highest clearing price seen, decayed with this half-life in
+   * hours, instead of the plan's own when that is lower; the ceiling and every other rule unchanged.
+   * null: off.
+   */
+  readonly clearHalfLifeHours: number | null;
 }
 
 export class BoaPolicy implements Policy {
@@ -104,8 +113,19 @@ export class BoaPolicy implements Policy {
   #drainExtra = 0;
   /** The control's budget when the plan in force was made, before the cap (core/plan-cap.ts). */
   #uncapped = 0;
+  /** The highest clearing price seen, decayed, as of `at` (clearHalfLifeHours). */
+  #clearFloor: { mu: number; at: number } | undefined;
   /** Plans made, for tests and reports. */
   replans = 0;
+  /** With clearHalfLifeHours, each plan's time, planning budget, own price, the floor, and the price planned at. */
+  readonly priceLog: {
+    at: number;
+    rates: Readonly<Record<string, number>>;
+    budget: number;
+    target: number;
+    floor: number;
+    mu: number;
+  }[] = [];
 
   constructor(
     readonly context: PolicyContext,
@@ -200,6 +220,18 @@ export class BoaPolicy implements Policy {
       ceilingOptions === null
         ? undefined
         : ceilingNow(ceilingOptions, budget, budgetWindowHours, this.#control, cluster);
+    if (ceiling !== undefined && this.settings.clearHalfLifeHours !== null) {
+      const price = clearingPrice(
+        {
+          planned: planned.map((w) => w.width),
+          current: planned.map((w) => this.#held.get(w.id) ?? 0),
+          speedups: planned.map((w) => w.speedups),
+          weights: planned.map((w) => w.weight),
+        },
+        ceiling.gpus,
+      );
+      this.#observeClearing(now, price);
+    }
     const maxNodes = Math.min(cluster.maxNodes, ceiling?.nodes ?? Number.POSITIVE_INFINITY);
     // The widths the ceiling serves (a running job keeps one within 2x of its target, by `held`), drained.
     const widthsFrom = (jobs: readonly (typeof planned)[number][], held: ReadonlyMap<number, number>) => {
@@ -353,10 +385,48 @@ export class BoaPolicy implements Policy {
     const minFeasible = this.#planner.minFeasible(rates);
     const budgets = this.#budgets(now, minFeasible);
     this.#uncapped = budgets.uncapped;
-    this.#planned = this.#planner.plan(rates, Math.max(minFeasible, budgets.planned));
+    const budgetNow = Math.max(minFeasible, budgets.planned);
+    const exact = this.#planner.plan(rates, budgetNow);
+    this.#planned = this.#floored(now, rates, exact) ?? exact;
     this.#plannedAt = now;
     this.#replanDue = false;
     this.replans++;
+  }
+
+  /** The clearing floor at `now`: the highest clearing price seen, halved every clearHalfLifeHours. */
+  #floorAt(now: number): number {
+    const floor = this.#clearFloor;
+    const halfLife = this.settings.clearHalfLifeHours;
+    if (floor === undefined || halfLife === null) return 0;
+    return floor.mu * 0.5 ** ((now - floor.at) / 3600 / halfLife);
+  }
+
+  /** A tick's clearing price (null: the ceiling did not bind) raises the floor to it. */
+  #observeClearing(now: number, price: number | null): void {
+    if (process.env.BOA_CLEAR_LOG !== undefined && price !== null) console.error(`CLEAR ${now} ${price}`);
+    if (price === null || !(price > this.#floorAt(now))) return;
+    this.#clearFloor = { mu: price, at: now };
+  }
+
+  /**
+   * With clearHalfLifeHours: the plan at the clearing floor when the plan's own price is below it, its
+   * plannedBudget the planning budget's (so the re-plan test and the anti-windup read the control's
+   * budget as before); undefined: the plan itself.
+   */
+  #floored(
+    now: number,
+    rates: Readonly<Record<string, number>>,
+    exact: PlannedWidths,
+  ): PlannedWidths | undefined {
+    if (this.settings.clearHalfLifeHours === null) return undefined;
+    const target = this.#planner.priceAt(rates, exact.plannedBudget);
+    const floor = this.#floorAt(now);
+    const mu = Math.max(target, floor);
+    this.priceLog.push({ at: now, rates, budget: exact.plannedBudget, target, floor, mu });
+    if (process.env.BOA_CLEAR_LOG !== undefined)
+      console.error(`PLAN ${now} ${exact.plannedBudget} ${exact.minFeasibleBudget} ${target} ${floor}`);
+    if (!(floor > target)) return undefined;
+    return { ...this.#planner.atMultiplier(rates, mu), plannedBudget: exact.plannedBudget };
   }
 
   /**
