@@ -12,7 +12,7 @@ export const MAX_EPOCH_WORK_SECONDS = 1e8;
  * the calculators take hulls themselves, so the file keeps the truth.
  */
 /** How far past linear a measured speedup may be (slightly superlinear ones are real: caches). */
-const SUPERLINEAR_LIMIT = 2;
+export const SUPERLINEAR_LIMIT = 2;
 
 const speedupTable = z
   .record(

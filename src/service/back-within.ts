@@ -23,21 +23,25 @@ export function backWithinBudgetView(
   const paid = deps.repo
     .paidSpansSince(from)
     .map((s) => ({ start: s.launchedAt, end: Math.min(s.goneAt ?? now, now), gpus: s.gpus }));
+  const budgets = [
+    ...(budget.earlier ?? []),
+    { gpuHoursPerHour: budget.gpuHoursPerHour, setAt: budget.setAt },
+  ];
+  // Over or within is the window's paid average's verdict, the ledger's alone: with a booting node
+  // counted, a window within its budget read as over beside a paid average that said within (found in
+  // review).
+  const billedNow = paidGpusNow(state.nodes);
+  const ledger = backWithinBudget({ now, windowMs, floor, paid, budgets, paidNow: billedNow });
+  if (ledger.kind === 'within') return null;
   // A node still pending is not in the ledger yet, but once running it is paid from its launch: counted
-  // now, as if billed, so its boot is not left out of the answer (a little early, or a time where the
-  // rate it brings is over the budget).
+  // in the time, so its boot is not left out (a little early, or a time where the rate it brings is
+  // over the budget).
   const pending = state.nodes.filter((node) => !isBilled(node));
   for (const node of pending)
     paid.push({ start: Math.max(node.launchedAt, from), end: now, gpus: node.gpus });
-  const paidNow = paidGpusNow(state.nodes) + pending.reduce((sum, node) => sum + node.gpus, 0);
-  const result = backWithinBudget({
-    now,
-    windowMs,
-    floor,
-    paid,
-    budgets: [...(budget.earlier ?? []), { gpuHoursPerHour: budget.gpuHoursPerHour, setAt: budget.setAt }],
-    paidNow,
-  });
+  const paidNow = billedNow + pending.reduce((sum, node) => sum + node.gpus, 0);
+  const result =
+    pending.length > 0 ? backWithinBudget({ now, windowMs, floor, paid, budgets, paidNow }) : ledger;
   if (result.kind === 'within') return null;
   return { at: result.kind === 'at' ? new Date(result.at).toISOString() : null, paidGpusNow: paidNow };
 }

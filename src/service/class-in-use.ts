@@ -7,9 +7,10 @@ import { sampleWork } from './work-samples.ts';
 
 /**
  * A class as the plan reads it: each epoch's speedups learned from its samples' widths
- * (learned-speedups.ts) and its work blended with the samples read against them. A corrected class the
- * profile rules refuse (a speedup beyond 2x linear: a table near it scaled up) keeps its profile's
- * tables, said once in the log.
+ * (learned-speedups.ts) and its work blended with the samples read against them. An epoch whose
+ * correction the profile rules refuse (a speedup beyond 2x linear: a table near it scaled up) keeps its
+ * profile's table, the others their learned ones, said once in the log; a class the rules still refuse
+ * keeps every profile table.
  */
 export function classInUse(
   svc: BoaService,
@@ -17,10 +18,14 @@ export function classInUse(
 ): { profile: ClassProfile; epochs: LearnedEpoch[] } {
   let epochs = profile.epochs.map((e, j) => learnEpoch(e, workSamples[j] ?? []));
   let inUse = withEpochs(profile, epochs);
+  const refusedEpoch = epochs.findIndex((e) => e.refused);
+  if (refusedEpoch >= 0) {
+    warnOnce(svc, profile.name, new Error(`epoch ${refusedEpoch}: ${epochs[refusedEpoch]!.refused}`));
+  } else if (!epochs.some((e) => e.corrected)) refused.get(svc)?.delete(profile.name);
   if (epochs.some((e) => e.corrected)) {
     try {
       parseClassProfile(inUse);
-      refused.get(svc)?.delete(profile.name);
+      if (refusedEpoch < 0) refused.get(svc)?.delete(profile.name);
     } catch (error) {
       warnOnce(svc, profile.name, error);
       // Without widths the samples count for the work only, as before speedups were learned.

@@ -1,4 +1,4 @@
-import type { EpochProfile, SpeedupTable } from '../core/profile.ts';
+import { type EpochProfile, SUPERLINEAR_LIMIT, type SpeedupTable } from '../core/profile.ts';
 import { INFLUENCE_FACTOR, judgeWorkSample } from './trust.ts';
 import { sampleWidth, sampleWork, type WorkSample } from './work-samples.ts';
 
@@ -24,35 +24,52 @@ export interface LearnedEpoch {
   /** Trusted samples by width; "unknown" for those stored without one. */
   readonly samples: Record<string, number>;
   readonly corrected: boolean;
+  /** Why a correction was not used (a speedup beyond the profile rules): the profile's table is read. */
+  readonly refused?: string;
 }
 
 export function learnEpoch(epoch: EpochProfile, stored: readonly WorkSample[]): LearnedEpoch {
   const profileWork = epoch.workSeconds;
+  // Medians of the samples as measured (the impossible ones dropped): clamped first to the profile's
+  // work bounds, a class whose work is 1.5x its profile's learned 5.6x where its jobs got 4x (found in
+  // review). The work blend reads them clamped, as trust.ts bounds one sample.
+  const [low, high] = [profileWork / INFLUENCE_FACTOR, profileWork * INFLUENCE_FACTOR];
+  const clamp = (work: number) => Math.min(high, Math.max(low, work));
   const trusted = stored.flatMap((sample) => {
-    const verdict = judgeWorkSample(profileWork, sampleWork(sample));
+    const raw = sampleWork(sample);
     const width = sampleWidth(sample);
     const listed = width !== undefined && epoch.speedup[String(width)] !== undefined;
-    return verdict.use ? [{ work: verdict.workSeconds, width: listed ? width : undefined }] : [];
+    return judgeWorkSample(profileWork, raw).use ? [{ raw, width: listed ? width : undefined }] : [];
   });
   const byWidth = new Map<number, number[]>();
   const samples: Record<string, number> = {};
-  for (const { work, width } of trusted) {
+  for (const { raw, width } of trusted) {
     const key = width === undefined ? 'unknown' : String(width);
     samples[key] = (samples[key] ?? 0) + 1;
-    if (width !== undefined) byWidth.set(width, [...(byWidth.get(width) ?? []), work]);
+    if (width !== undefined) byWidth.set(width, [...(byWidth.get(width) ?? []), raw]);
   }
+  const asProfiled = (refused?: string): LearnedEpoch => ({
+    speedup: epoch.speedup,
+    workSamples: trusted.map((s) => clamp(s.raw)),
+    samples,
+    corrected: false,
+    ...(refused ? { refused } : {}),
+  });
   const factors = correctionFactors(byWidth);
-  if (!factors) {
-    return { speedup: epoch.speedup, workSamples: trusted.map((s) => s.work), samples, corrected: false };
-  }
+  if (!factors) return asProfiled();
   const factorAt = (width: number) => nearest(factors, width);
   const speedup = Object.fromEntries(
     Object.entries(epoch.speedup).map(([width, s]) => [width, s * factorAt(Number(width))]),
   );
-  // Read against the corrected table, a sample's work stays within trust.ts's bounds of the profile's.
-  const [low, high] = [profileWork / INFLUENCE_FACTOR, profileWork * INFLUENCE_FACTOR];
-  const workSamples = trusted.map(({ work, width }) =>
-    width === undefined ? work : Math.min(high, Math.max(low, work * factorAt(width))),
+  // The profile rules' bound, checked per epoch: one epoch beyond it refused every epoch's learning.
+  const beyond = Object.entries(speedup).find(([width, s]) => s > SUPERLINEAR_LIMIT * Number(width));
+  if (beyond) {
+    return asProfiled(
+      `speedup at ${beyond[0]} GPUs would be ${beyond[1].toFixed(2)}, more than ${SUPERLINEAR_LIMIT}x linear`,
+    );
+  }
+  const workSamples = trusted.map(({ raw, width }) =>
+    clamp(width === undefined ? raw : raw * factorAt(width)),
   );
   return { speedup, workSamples, samples, corrected: true };
 }

@@ -4,6 +4,9 @@ import { type ServiceJob, plannedWidth } from './jobs.ts';
 import type { BoaService } from './service.ts';
 import { type ClassState, MAX_WORK_SAMPLES } from './state.ts';
 import { judgeWorkSample } from './trust.ts';
+import { learnEpoch } from './learned-speedups.ts';
+import { trimSamples } from './work-samples.ts';
+import type { SpeedupTable } from '../core/profile.ts';
 
 /**
  * A job's progress report: its statistical epoch (and work done in it); a finished epoch is evidence.
@@ -169,8 +172,11 @@ export function recordWorkSample(svc: BoaService, job: ServiceJob, now: number):
   // clamped, a profile corrected to what jobs showed read its samples as half the new work. Its width
   // is what the class's speedups are learned from (learned-speedups.ts).
   const samples = (cls.workSamples[job.statEpoch] ??= []);
+  const before = learnEpoch(epoch, samples).speedup;
   samples.push({ workSeconds: sample, width });
-  if (samples.length > MAX_WORK_SAMPLES) samples.shift();
+  trimSamples(samples, MAX_WORK_SAMPLES);
+  // A correction that took effect (or changed) is planned for now, not at the next timed re-plan.
+  if (!sameTable(before, learnEpoch(epoch, samples).speedup)) void svc.planner.request('speedups learned');
 }
 
 /** Stores every class's samples (inside the caller's transaction); `classes`: the state about to be. */
@@ -181,4 +187,9 @@ export function persistWorkSamples(
 ): void {
   const all = Object.fromEntries([...classes].map(([name, c]) => [name, c.workSamples]));
   svc.deps.repo.putSetting('workSamples', all, now);
+}
+
+function sameTable(a: SpeedupTable, b: SpeedupTable): boolean {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((k) => a[k] === b[k]);
 }

@@ -26,3 +26,20 @@ export function underTable(sample: WorkSample, before: SpeedupTable, after: Spee
   if (was === undefined || is === undefined) return sampleWork(sample);
   return was === is ? sample : { workSeconds: (sampleWork(sample) / was) * is, width };
 }
+
+/**
+ * Drops samples, oldest first, from the width with the most, until at most `max` are kept. Dropped
+ * oldest first whatever the width, a corrected width's samples aged out once the plan stopped giving
+ * it: the table went back to the profile's, the plan gave that width again, and the correction came
+ * back three jobs later, over and over (found in review). Kept in place (the class's list).
+ */
+export function trimSamples(samples: WorkSample[], max: number): void {
+  while (samples.length > max) {
+    const counts = new Map<number | undefined, number>();
+    for (const sample of samples) counts.set(sampleWidth(sample), (counts.get(sampleWidth(sample)) ?? 0) + 1);
+    const most = Math.max(...counts.values());
+    // The oldest sample of a width with the most.
+    const index = samples.findIndex((sample) => counts.get(sampleWidth(sample)) === most);
+    samples.splice(index, 1);
+  }
+}

@@ -73,7 +73,15 @@ describe('speedups learned through progress reports', () => {
 
     // Three at 8 (a budget of 40), where an epoch takes as long as 4x makes it.
     await setBudget(s, 40);
+    const requests: string[] = [];
+    const request = s.service.planner.request.bind(s.service.planner);
+    s.service.planner.request = (reason: string) => {
+      requests.push(reason);
+      return request(reason);
+    };
     for (let i = 0; i < 3; i++) expect(await runOne(s)).toBe(8);
+    // The third sample at 8 corrects the table: a plan is asked for at once, not at the next timed one.
+    expect(requests.filter((r) => r === 'speedups learned')).toHaveLength(1);
     const [learned] = s.service.estimatedClasses().filter((c) => c.name === 'mymodel');
     expect(learned!.epochs[0]!.speedup['8']).toBeCloseTo(4, 6);
     expect(learned!.epochs[0]!.workSeconds).toBeCloseTo(WORK, 6);

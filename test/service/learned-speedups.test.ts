@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { learnEpoch } from '../../src/service/learned-speedups.ts';
-import type { WorkSample } from '../../src/service/work-samples.ts';
+import { trimSamples, type WorkSample } from '../../src/service/work-samples.ts';
 
 const epoch = { workSeconds: 3600, speedup: { '1': 1, '2': 1.9, '4': 3.6, '8': 7.5, '16': 12 } };
 
@@ -74,5 +74,46 @@ describe('learning a speedup table from the widths its samples ran at', () => {
     expect(learned.speedup).toEqual(epoch.speedup);
     expect(learned.samples).toEqual({ unknown: 3, '8': 3 });
     expect(learned.workSamples.slice(0, 3)).toEqual([4000, 4000, 4000]);
+  });
+  it("reads each width by its samples as measured, not clamped: work 1.5x the profile's, 8 GPUs at 4x", () => {
+    // Found in review: clamped to twice the profile's work before the medians, 8 GPUs read 5.63x.
+    const heavier = (width: number, actual: number): WorkSample[] =>
+      at(width, actual).map((s) => ({
+        ...(s as { workSeconds: number; width: number }),
+        workSeconds: (s as { workSeconds: number }).workSeconds * 1.5,
+      }));
+    const learned = learnEpoch(epoch, [...heavier(1, 1), ...heavier(8, 4)]);
+    expect(learned.speedup['8']).toBeCloseTo(4, 9);
+    // The work blend reads each sample clamped to twice the profile's, as trust.ts bounds one.
+    for (const work of learned.workSamples) expect(work).toBeCloseTo(3600 * 1.5, 6);
+  });
+
+  it('keeps the profile table of an epoch whose correction breaks the rules, saying why', () => {
+    // 2 GPUs at 3.9x near the 2x-linear limit; jobs there showed 7.8x: beyond it.
+    const near = { workSeconds: 3600, speedup: { '1': 1, '2': 3.9 } };
+    const samples = [
+      ...Array.from({ length: 3 }, () => ({ workSeconds: 3600, width: 1 })),
+      ...Array.from({ length: 3 }, () => ({ workSeconds: (3600 / 7.8) * 3.9, width: 2 })),
+    ];
+    const learned = learnEpoch(near, samples);
+    expect(learned.corrected).toBe(false);
+    expect(learned.speedup).toEqual(near.speedup);
+    expect(learned.refused).toMatch(/speedup at 2 GPUs would be 7\.80, more than 2x linear/);
+    expect(learned.samples).toEqual({ '1': 3, '2': 3 });
+  });
+});
+
+describe('trimSamples: the samples kept of an epoch', () => {
+  it('drops from the width with the most, so a corrected width keeps its samples', () => {
+    // Found in review: dropped oldest first, 8 GPUs' three samples aged out once the plan gave 4.
+    const samples: WorkSample[] = [...at(8, 4), ...at(1, 1)];
+    for (let i = 0; i < 60; i++) {
+      samples.push({ workSeconds: 3600, width: 4 });
+      trimSamples(samples, 50);
+    }
+    expect(samples).toHaveLength(50);
+    expect(samples.filter((s) => typeof s !== 'number' && s.width === 8)).toHaveLength(3);
+    expect(samples.filter((s) => typeof s !== 'number' && s.width === 1)).toHaveLength(3);
+    expect(learnEpoch(epoch, samples).speedup['8']).toBeCloseTo(4, 9);
   });
 });
