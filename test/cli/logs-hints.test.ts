@@ -38,3 +38,22 @@ it('names the rank in the command for a rank other than 0', async () => {
     "job 7's rank 3 has written nothing yet in generation 4, its newest run (after a restart or rescale); the run before it: boa jobs logs 7 --rank 3 --generation 2",
   );
 });
+
+/** A service answering 503 for every earlier generation's log (restarting, overloaded). */
+const unavailable = {
+  textAnswer: async () => {
+    const body = '{"error":{"code":"unavailable","message":"overloaded"}}';
+    throw new CliError('the service failed: overloaded', EXIT.failed, body);
+  },
+} as unknown as BoaClient;
+
+// Said after the log went to stdout: a failed lookup failing the command changed its exit code
+// for scripts (found in review); the hint is said without the earlier run.
+it('says the hint without the earlier run when looking it up fails', async () => {
+  expect(await earlierRunsLine(unavailable, 7, 0, 5)).toBe(
+    'this is generation 5, the newest with a log of rank 0 kept',
+  );
+  expect(await nothingWrittenLine(unavailable, 7, 0, 5, false)).toBe(
+    "job 7's rank 0 has written nothing yet in generation 5, its newest run (after a restart or rescale)",
+  );
+});

@@ -22,6 +22,7 @@ export async function nothingWrittenLine(
   if (!(shown > 1)) return `${who} has written nothing yet`;
   const newest = `${who} has written nothing yet in generation ${shown}, its newest run (after a restart or rescale)`;
   const earlier = await newestEarlierLog(client, jobId, rank, shown);
+  if (earlier === unknown) return newest;
   if (earlier === undefined) return `${newest}; no earlier run's log is kept`;
   return `${newest}; the run before it: ${logsCommand(jobId, rank, earlier)}`;
 }
@@ -35,6 +36,7 @@ export async function nothingWrittenLine(
 export async function earlierRunsLine(client: BoaClient, jobId: number, rank: number, shown: number) {
   const here = `this is generation ${shown}, the newest with a log of rank ${rank} kept`;
   const earlier = await newestEarlierLog(client, jobId, rank, shown);
+  if (earlier === unknown) return here;
   if (earlier === undefined) return `${here}; no earlier run's log is kept`;
   return `${here}; the newest run before it with a log: ${logsCommand(jobId, rank, earlier)}`;
 }
@@ -44,13 +46,20 @@ function logsCommand(jobId: number, rank: number, generation: number): string {
   return `boa jobs logs ${jobId}${rankOption} --generation ${generation}`;
 }
 
-/** The newest generation before `shown` whose log of this rank is kept. */
+/** The earlier generations could not be read (a 503, a dropped connection). */
+const unknown = Symbol('unknown');
+
+/**
+ * The newest generation before `shown` whose log of this rank is kept; `unknown` if asking failed.
+ * The hints are best-effort, said after the log went to stdout: a failed lookup failing the command
+ * changed its exit code for scripts (found in review), so the hint is said without the earlier run.
+ */
 async function newestEarlierLog(
   client: BoaClient,
   jobId: number,
   rank: number,
   shown: number,
-): Promise<number | undefined> {
+): Promise<number | undefined | typeof unknown> {
   for (let g = shown - 1; g >= Math.max(1, shown - LOOKED_BACK); g--) {
     const query = new URLSearchParams({ rank: String(rank), tail: '1', generation: String(g) });
     try {
@@ -59,7 +68,7 @@ async function newestEarlierLog(
     } catch (error) {
       // None kept of that one (it never ran, or was pruned): look further back.
       if (error instanceof CliError && error.body && /"code":"no_log"/.test(error.body)) continue;
-      throw error;
+      return unknown;
     }
   }
   return undefined;
