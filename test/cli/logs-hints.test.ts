@@ -29,8 +29,24 @@ it('names the newest earlier generation whose log is kept, not the pruned ones',
 
 it('says when no earlier run has a log', async () => {
   expect(await earlierRunsLine(clientKeeping([4]), 7, 2, 4)).toBe(
-    "this is generation 4, the newest with a log of rank 2 kept; no earlier run's log is kept",
+    "this is generation 4, the newest with a log of rank 2 kept; no earlier run's log in the 10 generations before it",
   );
+});
+
+// Generation numbers are looked back over, not kept logs: a job queued again 11 times has a kept log
+// 12 numbers back, which "no earlier run's log is kept" denied (found in review).
+it('says how far back it looked, in no more than 10 requests, when an older log is kept', async () => {
+  const client = clientKeeping([1, 13]);
+  const asked: string[] = [];
+  const textAnswer = client.textAnswer.bind(client);
+  client.textAnswer = (async (method: 'GET', path: string) => {
+    asked.push(path);
+    return textAnswer(method, path);
+  }) as BoaClient['textAnswer'];
+  expect(await earlierRunsLine(client, 7, 0, 13)).toBe(
+    "this is generation 13, the newest with a log of rank 0 kept; no earlier run's log in the 10 generations before it",
+  );
+  expect(asked).toHaveLength(10);
 });
 
 it('names the rank in the command for a rank other than 0', async () => {

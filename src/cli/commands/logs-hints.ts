@@ -1,8 +1,13 @@
 import type { BoaClient } from '../client.ts';
 import { CliError } from '../errors.ts';
 
-/** How far back an earlier run with a log is looked for: as many generations as boa keeps. */
+/**
+ * How far back an earlier run with a log is looked for, one request each: generation numbers, not
+ * kept logs (a job queued again gets a number with no run), so the hint says "in the 10 before it".
+ */
 const LOOKED_BACK = 10;
+/** Said when none of those has a log: "no earlier run's log is kept" was untrue of older ones (found in review). */
+const NONE_EARLIER = `no earlier run's log in the ${LOOKED_BACK} generations before it`;
 
 /**
  * What `boa jobs logs` says on stderr when the log shown is empty. Its newest run (generation `shown`
@@ -23,7 +28,7 @@ export async function nothingWrittenLine(
   const newest = `${who} has written nothing yet in generation ${shown}, its newest run (after a restart or rescale)`;
   const earlier = await newestEarlierLog(client, jobId, rank, shown);
   if (earlier === unknown) return newest;
-  if (earlier === undefined) return `${newest}; no earlier run's log is kept`;
+  if (earlier === undefined) return `${newest}; ${NONE_EARLIER}`;
   return `${newest}; the run before it: ${logsCommand(jobId, rank, earlier)}`;
 }
 
@@ -37,7 +42,7 @@ export async function earlierRunsLine(client: BoaClient, jobId: number, rank: nu
   const here = `this is generation ${shown}, the newest with a log of rank ${rank} kept`;
   const earlier = await newestEarlierLog(client, jobId, rank, shown);
   if (earlier === unknown) return here;
-  if (earlier === undefined) return `${here}; no earlier run's log is kept`;
+  if (earlier === undefined) return `${here}; ${NONE_EARLIER}`;
   return `${here}; the newest run before it with a log: ${logsCommand(jobId, rank, earlier)}`;
 }
 
