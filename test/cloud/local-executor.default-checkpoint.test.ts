@@ -18,7 +18,12 @@ afterEach(() => dirs.cleanup());
 const SCRIPT =
   'echo "dir=$BOA_CHECKPOINT_DIR"; test -d "$BOA_CHECKPOINT_DIR" && echo run >> "$BOA_CHECKPOINT_DIR/runs"';
 
-const job = (jobId: number, generation: number, env: Record<string, string> = {}): DesiredJob => ({
+const job = (
+  jobId: number,
+  generation: number,
+  env: Record<string, string> = {},
+  workloadEnv?: Record<string, string>,
+): DesiredJob => ({
   jobId,
   generation,
   replicas: [
@@ -28,7 +33,7 @@ const job = (jobId: number, generation: number, env: Record<string, string> = {}
       rank: 0,
       node: 'local-1',
       gpus: 1,
-      workload: { command: ['sh', '-c', SCRIPT] },
+      workload: { command: ['sh', '-c', SCRIPT], ...(workloadEnv && { env: workloadEnv }) },
       env,
     },
   ],
@@ -73,4 +78,21 @@ it('leaves a checkpoint location the job was given as it is', async () => {
   expect(readFileSync(join(jobs, '3', '1', '0.log'), 'utf8')).toBe(`dir=${given}\n`);
   expect(readFileSync(join(given, 'runs'), 'utf8')).toBe('run\n');
   expect(existsSync(join(jobs, '3', 'checkpoint'))).toBe(false);
+});
+
+// A job's own `--env BOA_CHECKPOINT_DIR` was replaced by the default folder (found in review); before
+// 2026-12-01 and on Kubernetes the job gets it.
+it("honours a job's own --env BOA_CHECKPOINT_DIR, making no folder of its own", async () => {
+  const dataDir = dirs.temp();
+  const mine = dirs.temp();
+  const executor = new LocalExecutor({ dataDir, terminationGraceSeconds: 1 });
+  try {
+    await settle(executor, [job(4, 1, {}, { BOA_CHECKPOINT_DIR: mine })], ended(4, 1));
+  } finally {
+    await executor.close();
+  }
+  const jobs = join(realpathSync(dataDir), 'jobs');
+  expect(readFileSync(join(jobs, '4', '1', '0.log'), 'utf8')).toBe(`dir=${mine}\n`);
+  expect(readFileSync(join(mine, 'runs'), 'utf8')).toBe('run\n');
+  expect(existsSync(join(jobs, '4', 'checkpoint'))).toBe(false);
 });

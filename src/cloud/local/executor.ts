@@ -344,8 +344,11 @@ export class LocalExecutor implements Executor {
     // Where boa is now, which a restart at another address rewrites (adopted-url.ts): BOA_URL is fixed
     // for the process's life, and boa's job clients re-read this file when BOA_URL stops answering.
     const boaEnv: Record<string, string> = { ...spec.env };
-    // No --checkpoint: the job's own folder, made before its process starts (default-checkpoint.ts).
-    boaEnv.BOA_CHECKPOINT_DIR ??= makeDefaultCheckpointDir(this.jobsDir, spec.jobId);
+    // No --checkpoint: the job's own folder, made before its process starts (default-checkpoint.ts);
+    // but a job given `--env BOA_CHECKPOINT_DIR=...` keeps its own, as before 2026-12-01 and as on
+    // Kubernetes (found in review: it was silently replaced).
+    if (boaEnv.BOA_CHECKPOINT_DIR === undefined && workload.env?.BOA_CHECKPOINT_DIR === undefined)
+      boaEnv.BOA_CHECKPOINT_DIR = makeDefaultCheckpointDir(this.jobsDir, spec.jobId);
     if (spec.env.BOA_URL !== undefined) {
       writeUrlFile(dir, spec.rank, spec.env.BOA_URL);
       boaEnv.BOA_URL_FILE = recordFile(dir, spec.rank, 'url');
