@@ -67,7 +67,7 @@ export declare class BoaJob {
   readonly firstRank: number;
   readonly masterAddr: string;
   readonly masterPort: number;
-  /** BOA_CHECKPOINT_DIR; null when the job has none (on Kubernetes without --checkpoint or --checkpoint-claim). */
+  /** BOA_CHECKPOINT_DIR; null when the job has none (on Kubernetes without --checkpoint or --checkpoint-claim; a self-launched job). */
   readonly checkpointDir: string | null;
   allocation(): Promise<Allocation>;
   /**

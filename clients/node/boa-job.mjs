@@ -245,9 +245,10 @@ export class BoaJob {
     return envInt(this.env, 'MASTER_PORT', 29500);
   }
   /**
-   * BOA_CHECKPOINT_DIR, or null when the job has no checkpoint location (always set under the local
-   * executor: its own folder when submitted without --checkpoint; on Kubernetes only with --checkpoint
-   * or --checkpoint-claim).
+   * BOA_CHECKPOINT_DIR, or null when the job has no checkpoint location. The local executor sets it
+   * for every process it starts (--checkpoint, else the job's own --env value, else a folder of the
+   * job's own); on Kubernetes only --checkpoint or --checkpoint-claim (or --env) does; a self-launched
+   * job (boa starts no process) gets none.
    */
   get checkpointDir() {
     return this.env.BOA_CHECKPOINT_DIR || null;

@@ -282,9 +282,11 @@ class BoaJob:
 
     @property
     def checkpoint_dir(self):
-        """BOA_CHECKPOINT_DIR, or None when the job has no checkpoint location
-        (always set under the local executor: its own folder when submitted without --checkpoint;
-        on Kubernetes only with --checkpoint or --checkpoint-claim)."""
+        """BOA_CHECKPOINT_DIR, or None when the job has no checkpoint location.
+
+        The local executor sets it for every process it starts (--checkpoint, else the job's own
+        --env value, else a folder of the job's own); on Kubernetes only --checkpoint or
+        --checkpoint-claim (or --env) does; a self-launched job (boa starts no process) gets none."""
         return self.env.get("BOA_CHECKPOINT_DIR") or None
 
     # ---- the API ----
