@@ -8,6 +8,17 @@ import { afterEach, expect, it } from 'vitest';
 import { startProcessService } from './process-service.ts';
 
 const cleanups: Array<() => Promise<void>> = [];
+
+/** A script whose rank 0 prints 'first run' and fails once (a marker file says so), then runs `after` and stays up. */
+const failingOnce = (marker: string, after: string) => `
+    const fs = require('node:fs');
+    if (process.env.NODE_RANK === '0' && !fs.existsSync(${JSON.stringify(marker)})) {
+      console.log('first run');
+      fs.writeFileSync(${JSON.stringify(marker)}, '');
+      process.exit(1);
+    }
+    ${after}
+    setInterval(() => {}, 1000);`;
 afterEach(async () => {
   for (const fn of cleanups.splice(0)) await fn();
 });
@@ -17,15 +28,7 @@ it('says which generation it shows and how to read the runs before it', async ()
   const marker = join(dataDir, 'failed-once');
   // Rank 0's first run fails (its other ranks, one per node, see no marker of their own); the run
   // after the restart stays up.
-  const script = `
-    const fs = require('node:fs');
-    if (process.env.NODE_RANK === '0' && !fs.existsSync(${JSON.stringify(marker)})) {
-      console.log('first run');
-      fs.writeFileSync(${JSON.stringify(marker)}, '');
-      process.exit(1);
-    }
-    console.log('second run');
-    setInterval(() => {}, 1000);`;
+  const script = failingOnce(marker, "console.log('second run');");
   const made = await s.request('POST', '/v1/jobs', {
     class: 'cifar10',
     workload: { command: [process.execPath, '-e', script] },
@@ -56,14 +59,7 @@ it("says, between a crash and the restart's first line, that the new run has not
   const { s, dataDir } = await startProcessService(cleanups, { restartBackoffSeconds: 1 });
   const marker = join(dataDir, 'failed-once');
   // Rank 0's first run writes and fails; the run after the restart writes nothing and stays up.
-  const script = `
-    const fs = require('node:fs');
-    if (process.env.NODE_RANK === '0' && !fs.existsSync(${JSON.stringify(marker)})) {
-      console.log('first run');
-      fs.writeFileSync(${JSON.stringify(marker)}, '');
-      process.exit(1);
-    }
-    setInterval(() => {}, 1000);`;
+  const script = failingOnce(marker, '');
   const made = await s.request('POST', '/v1/jobs', {
     class: 'cifar10',
     workload: { command: [process.execPath, '-e', script] },

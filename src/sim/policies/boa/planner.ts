@@ -66,14 +66,7 @@ export class BoaPlanner {
    */
   atPrice(mu: number): PlannedWidths {
     const ones = Object.fromEntries(this.profiles.classes.map((c) => [c.name, 1]));
-    const solver = new LagrangianSolver(buildInstance(this.profiles, ones));
-    const priced = solver.atMultiplier(mu);
-    return {
-      plan: fixedToMixed(solver.instance, priced.plan),
-      plannedBudget: priced.value.gpuHoursPerHour,
-      minFeasibleBudget: solver.cheapest().value.gpuHoursPerHour,
-      ...priced.value,
-    };
+    return widthsAtMultiplier(new LagrangianSolver(buildInstance(this.profiles, ones)), mu);
   }
 
   /**
@@ -113,14 +106,7 @@ export class BoaPlanner {
    * the rates, its budget figures do. `plannedBudget` is the plan's own GPU-hours per hour.
    */
   atMultiplier(rates: Readonly<Record<string, number>>, mu: number): PlannedWidths {
-    const { solver } = this.#lagrangian(rates);
-    const priced = solver.atMultiplier(mu);
-    return {
-      plan: fixedToMixed(solver.instance, priced.plan),
-      plannedBudget: priced.value.gpuHoursPerHour,
-      minFeasibleBudget: solver.cheapest().value.gpuHoursPerHour,
-      ...priced.value,
-    };
+    return widthsAtMultiplier(this.#lagrangian(rates).solver, mu);
   }
 
   /** One compiled solver per set of rates: planning again at the same rates reuses it. */
@@ -132,4 +118,15 @@ export class BoaPlanner {
     }
     return this.#solverFor;
   }
+}
+
+/** The solver's plan at price `mu`, with its budget figures and the cheapest plan's budget. */
+function widthsAtMultiplier(solver: LagrangianSolver, mu: number): PlannedWidths {
+  const priced = solver.atMultiplier(mu);
+  return {
+    plan: fixedToMixed(solver.instance, priced.plan),
+    plannedBudget: priced.value.gpuHoursPerHour,
+    minFeasibleBudget: solver.cheapest().value.gpuHoursPerHour,
+    ...priced.value,
+  };
 }
