@@ -24,8 +24,9 @@ describe("execution with the local executor: the job's own command exits 127", (
     await untilFailed(job);
     expect(job.state).toBe('failed');
     expect(job.restarts).toBe(0);
-    // One attempt: its replicas ran in the first generation's folder only.
-    expect(readdirSync(join(dataDir, 'jobs', String(job.id)))).toEqual(['1']);
+    // One attempt: its replicas ran in the first generation's folder only (beside it, the job's own
+    // checkpoint folder, given no --checkpoint).
+    expect(readdirSync(join(dataDir, 'jobs', String(job.id))).sort()).toEqual(['1', 'checkpoint']);
     expect(job.exitCode).toBe(127);
     expect(job.failureReason).toMatch(
       /^rank \d+ exited 127 \(command not found\? the job's output says which\); not restarted: exit 127 means a command the job ran was not found, which fails the same way at every start; check the command and the PATH on this machine/,
