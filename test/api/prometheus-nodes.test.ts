@@ -32,11 +32,7 @@ it('serves launch failures and the capacity backoff as CloudWatch gets them', as
   expect(after('boa_node_launch_failures_total')).toBe(1);
   expect(after('boa_node_capacity_backoff')).toBe(1);
   await tick(1); // CloudWatch's batch of this tick says the same
-  const cloudwatch = (name: string) =>
-    w.metrics
-      .flat()
-      .filter((m) => m.name === name)
-      .at(-1)?.value;
+  const cloudwatch = (name: string) => lastPublished(w, name);
   expect(cloudwatch('NodeLaunchFailures')).toBe(1);
   expect(cloudwatch('CapacityBackoff')).toBe(1);
   expect(after('boa_nodes_removing')).toBe(0);
@@ -75,12 +71,16 @@ it('serves provision timeouts, drift corrections and terminations, each its own 
   expect(m('boa_node_capacity_backoff')).toBe(0);
   expect(m('boa_nodes_removing')).toBe(0);
   await tick(1);
-  const cloudwatch = (name: string) =>
-    w.metrics
-      .flat()
-      .filter((x) => x.name === name)
-      .at(-1)?.value;
+  const cloudwatch = (name: string) => lastPublished(w, name);
   expect(cloudwatch('NodesProvisionTimedOut')).toBe(1);
   expect(cloudwatch('NodeDriftCorrections')).toBe(2);
   expect(cloudwatch('NodeLaunchFailures')).toBe(0);
 });
+
+/** The value of a CloudWatch metric in the newest batch that has it. */
+function lastPublished(w: NodesWorld, name: string): number | undefined {
+  return w.metrics
+    .flat()
+    .filter((m) => m.name === name)
+    .at(-1)?.value;
+}
