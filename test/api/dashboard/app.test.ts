@@ -398,7 +398,8 @@ describe('errors', () => {
 });
 
 describe('a service that stops answering', () => {
-  it('says so at the top, with the time of the figures still shown, and clears once it answers', async () => {
+  /** The dashboard started on a service whose requests fail, as a dropped network does, while `down`. */
+  async function dashboardThatMayFail() {
     const s = await service();
     let down = false;
     const dash = loadDashboardScript(async (path, init) => {
@@ -406,8 +407,13 @@ describe('a service that stops answering', () => {
       return s.app.request(path, init);
     });
     await dash.start(s.token);
+    return { dash, setDown: (value: boolean) => (down = value) };
+  }
+
+  it('says so at the top, with the time of the figures still shown, and clears once it answers', async () => {
+    const { dash, setDown } = await dashboardThatMayFail();
     const updated = /^updated (\S+)$/.exec(dash.element('updated').textContent)![1];
-    down = true;
+    setDown(true);
     dash.refreshes.at(-1)!();
     await expect
       .poll(() => dash.element('error').textContent)
@@ -416,20 +422,14 @@ describe('a service that stops answering', () => {
           `^boa has not answered since \\S+Z \\(Failed to fetch\\): the figures shown are from ${updated}, not current; the page asks again every 10 s\\.$`,
         ),
       );
-    down = false;
+    setDown(false);
     dash.refreshes.at(-1)!();
     // Answered again (the charts cannot draw without a DOM here, which the line may say instead).
     await expect.poll(() => dash.element('error').textContent).not.toMatch(/not answered/);
   });
 
   it('is written once while boa stays down, not again each refresh (a screen reader reads each write)', async () => {
-    const s = await service();
-    let down = false;
-    const dash = loadDashboardScript(async (path, init) => {
-      if (down) throw new TypeError('Failed to fetch');
-      return s.app.request(path, init);
-    });
-    await dash.start(s.token);
+    const { dash, setDown } = await dashboardThatMayFail();
     // Each write of the alert's text counted, as a screen reader would announce it.
     const error = dash.element('error');
     const written: string[] = [];
@@ -438,7 +438,7 @@ describe('a service that stops answering', () => {
       get: () => text,
       set: (value: string) => void written.push((text = value)),
     });
-    down = true;
+    setDown(true);
     dash.refreshes.at(-1)!();
     await expect.poll(() => written.length).toBe(1);
     dash.refreshes.at(-1)!();
