@@ -403,7 +403,6 @@ export class BoaPolicy implements Policy {
 
   /** A tick's clearing price (null: the ceiling did not bind) raises the floor to it. */
   #observeClearing(now: number, price: number | null): void {
-    if (process.env.BOA_CLEAR_LOG !== undefined && price !== null) console.error(`CLEAR ${now} ${price}`);
     if (price === null || !(price > this.#floorAt(now))) return;
     this.#clearFloor = { mu: price, at: now };
   }
@@ -423,8 +422,6 @@ export class BoaPolicy implements Policy {
     const floor = this.#floorAt(now);
     const mu = Math.max(target, floor);
     this.priceLog.push({ at: now, rates, budget: exact.plannedBudget, target, floor, mu });
-    if (process.env.BOA_CLEAR_LOG !== undefined)
-      console.error(`PLAN ${now} ${exact.plannedBudget} ${exact.minFeasibleBudget} ${target} ${floor}`);
     if (!(floor > target)) return undefined;
     return { ...this.#planner.atMultiplier(rates, mu), plannedBudget: exact.plannedBudget };
   }
