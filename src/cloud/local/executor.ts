@@ -1,6 +1,5 @@
-import { mkdirSync, rmSync } from 'node:fs';
 import { deleteJobFolder, jobsWithFolders, KEPT_GENERATIONS, pruneGenerations } from '../job-folders.ts';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { pino, type Logger } from 'pino';
 import type {
   DesiredJob,
@@ -8,11 +7,9 @@ import type {
   ReplicaLog,
   ReplicaLogFollow,
   ReplicaLogQuery,
-  ReplicaSpec,
   ReplicaStatus,
   Workload,
 } from '../../service/ports.ts';
-import { makeDefaultCheckpointDir } from './default-checkpoint.ts';
 import { adoptRecorded, type StrayReplica } from './executor-adopt.ts';
 import { checkLocalWorkload } from './executor-command.ts';
 import {
@@ -22,7 +19,6 @@ import {
   recordFile,
   removeRecords,
   writeRecord,
-  writeUrlFile,
 } from './executor-records.ts';
 import { ReplicaLauncher } from './launcher.ts';
 import { type LocalReplica, refreshLiveness, replicaStatus } from './local-replica.ts';
@@ -30,12 +26,10 @@ import { capReplicaLogs, DEFAULT_LOG_CAP, type LogCap } from './log-cap.ts';
 import { LocalReplicaLogs } from './replica-logs.ts';
 import { procSnapshot, type ProcSnapshot } from './proc-snapshot.ts';
 import { stopLostReplica, stopReplica } from './replica-stop.ts';
-import { heldBackNames, replicaEnv } from './replica-env.ts';
 import { killReplicaGroups, signalQuietly } from './replica-signals.ts';
 import { RendezvousPorts } from './rendezvous-ports.ts';
-import { SPAWN_ATTEMPTS, SpawnFailures } from './spawn-failures.ts';
-
-const SUPERVISOR = resolve(import.meta.dirname, 'replica-supervisor.sh');
+import { ReplicaStarts } from './replica-start.ts';
+import { SpawnFailures } from './spawn-failures.ts';
 
 export interface LocalExecutorOptions {
   /** The service's data directory: replicas' records and logs go to DATA_DIR/jobs/<id>/<generation>/. */
@@ -81,11 +75,10 @@ export class LocalExecutor implements Executor {
   private readonly now: () => number;
   private readonly monotonicNow: () => number;
   private readonly graceMs: number;
-  /** The grace period for the supervisor, which holds the rest of a stopped command's group to it. */
-  private readonly graceSeconds: string;
   private readonly launcher: Pick<ReplicaLauncher, 'launch' | 'close'>;
   private readonly spawnFailures = new SpawnFailures();
   private readonly ports = new RendezvousPorts();
+  private readonly replicaStarts: ReplicaStarts;
   private queue: Promise<void> = Promise.resolve();
   private readonly logCap: LogCap;
   private readonly replicaLogs: LocalReplicaLogs;
@@ -98,8 +91,21 @@ export class LocalExecutor implements Executor {
     this.now = options.now ?? Date.now;
     this.monotonicNow = options.monotonicNow ?? (() => performance.now());
     this.graceMs = options.terminationGraceSeconds * 1000;
-    this.graceSeconds = String(Math.ceil(options.terminationGraceSeconds));
     this.launcher = options.launcher ?? new ReplicaLauncher();
+    this.replicaStarts = new ReplicaStarts({
+      jobsDir: this.jobsDir,
+      graceSeconds: String(Math.ceil(options.terminationGraceSeconds)),
+      launcher: this.launcher,
+      spawnFailures: this.spawnFailures,
+      ports: this.ports,
+      logger: this.logger,
+      now: this.now,
+      pruneGenerations: (jobId) => this.pruneGenerations(jobId),
+      track: (replica) => {
+        this.replicas.set(keyOf(replica.jobId, replica.generation, replica.rank), replica);
+        this.record(replica);
+      },
+    });
     this.logCap = options.logCap ?? DEFAULT_LOG_CAP;
     this.replicaLogs = new LocalReplicaLogs(this.jobsDir, options.followPollMs ?? 500, (jobId, g, rank) =>
       this.replicas.get(keyOf(jobId, g, rank)),
@@ -108,20 +114,6 @@ export class LocalExecutor implements Executor {
     // Its own timer, not the reconcile's: a tick can be minutes apart, and a log can grow by gigabytes.
     this.logTimer = setInterval(() => this.capLogs(), this.logCap.checkMs);
     this.logTimer.unref();
-  }
-
-  private heldBackSaid = false;
-
-  /** Once, as the first replica starts: what of the service's environment no job inherits, by name. */
-  private sayHeldBack(): void {
-    if (this.heldBackSaid) return;
-    this.heldBackSaid = true;
-    const names = heldBackNames(process.env);
-    if (names.length > 0)
-      this.logger.info(
-        { event: 'local.env-held-back', names },
-        "these variables of the service's environment are not passed to jobs; give a job one it needs with --env",
-      );
   }
 
   /** One pass at a time: a pass copying large logs can outlast the timer's period. */
@@ -232,7 +224,7 @@ export class LocalExecutor implements Executor {
         // interrupted, not started again: its job resumes as a new generation, every rank together.
         const key = keyOf(spec.jobId, spec.generation, spec.rank);
         if (this.replicas.has(key) || this.spawnFailures.givenUp(spec)) continue;
-        starts.push(this.start(spec));
+        starts.push(this.replicaStarts.start(spec));
       }
     }
     await Promise.all(starts);
@@ -297,18 +289,6 @@ export class LocalExecutor implements Executor {
     this.replicas.delete(key);
   }
 
-  /**
-   * Starts a replica; never throws, so one replica that cannot start (a full disk) stops no other job's
-   * statuses: a failure before its launch counts as a failed start (reported failed after a few).
-   */
-  private async start(spec: ReplicaSpec): Promise<void> {
-    try {
-      await this.launch(spec);
-    } catch (error) {
-      this.spawnFailed(spec, `preparing its start failed: ${(error as Error).message}`);
-    }
-  }
-
   /** Keeps a job's newest KEPT_GENERATIONS generations' folders (job-folders.ts pruneGenerations). */
   private pruneGenerations(jobId: number): void {
     const tracked = (generation: number) =>
@@ -319,91 +299,5 @@ export class LocalExecutor implements Executor {
         { event: 'job_generations_pruned', jobId, generations: pruned },
         "old generations' logs deleted",
       );
-  }
-
-  private spawnFailed(spec: ReplicaSpec, error: string): void {
-    const attempts = this.spawnFailures.failed(spec, error);
-    this.logger.error(
-      { event: 'replica_spawn_failed', jobId: spec.jobId, generation: spec.generation, attempts, error },
-      attempts >= SPAWN_ATTEMPTS
-        ? 'could not start supervisor: reported failed'
-        : 'could not start supervisor',
-    );
-  }
-
-  private async launch(spec: ReplicaSpec): Promise<void> {
-    const dir = generationDir(this.jobsDir, spec.jobId, spec.generation);
-    // Owner only: jobs' logs often hold credentials, and the data dir may have been made 755 by hand.
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    if (spec.rank === 0) this.pruneGenerations(spec.jobId);
-    // Kept with the generation, so ranks started after a restart of the service get the same port.
-    const port = Number(spec.env.MASTER_PORT);
-    if (Number.isInteger(port) && port > 0) this.ports.record(spec.jobId, spec.generation, dir, port);
-    rmSync(recordFile(dir, spec.rank, 'exit'), { force: true });
-    const { workload } = spec;
-    // Where boa is now, which a restart at another address rewrites (adopted-url.ts): BOA_URL is fixed
-    // for the process's life, and boa's job clients re-read this file when BOA_URL stops answering.
-    const boaEnv: Record<string, string> = { ...spec.env };
-    // No --checkpoint: the job's own folder, made before its process starts (default-checkpoint.ts);
-    // but a job given `--env BOA_CHECKPOINT_DIR=...` keeps its own, as before 2026-12-01 and as on
-    // Kubernetes (found in review: it was silently replaced).
-    if (boaEnv.BOA_CHECKPOINT_DIR === undefined && workload.env?.BOA_CHECKPOINT_DIR === undefined)
-      boaEnv.BOA_CHECKPOINT_DIR = makeDefaultCheckpointDir(this.jobsDir, spec.jobId);
-    if (spec.env.BOA_URL !== undefined) {
-      writeUrlFile(dir, spec.rank, spec.env.BOA_URL);
-      boaEnv.BOA_URL_FILE = recordFile(dir, spec.rank, 'url');
-    }
-    const env = replicaEnv(process.env, workload.env, boaEnv);
-    this.sayHeldBack();
-    const launched = await this.launcher.launch(
-      '/bin/sh',
-      [
-        SUPERVISOR,
-        dir,
-        String(spec.rank),
-        spec.node,
-        this.graceSeconds,
-        resolve(workload.workingDir ?? '.'),
-        '--',
-        ...workload.command,
-        ...(workload.args ?? []),
-      ],
-      // The supervisor enters the working directory: a missing one is its recorded exit, not a spawn error.
-      { cwd: '/', env },
-    );
-    if (typeof launched === 'string') {
-      // Nothing recorded (the launcher gone, no processes left): the next reconcile tries again, a few times.
-      this.spawnFailed(spec, launched);
-      return;
-    }
-    this.spawnFailures.started(spec);
-    const startedAt = this.now();
-    // Tracked before anything else can fail: a replica running untracked would be started again.
-    const replica: LocalReplica = {
-      jobId: spec.jobId,
-      generation: spec.generation,
-      rank: spec.rank,
-      node: spec.node,
-      dir,
-      pid: launched.pid,
-      startedAt,
-      boaUrl: spec.env.BOA_URL,
-      launched,
-      alive: true,
-      killed: false,
-      owned: true,
-    };
-    this.replicas.set(keyOf(spec.jobId, spec.generation, spec.rank), replica);
-    this.record(replica);
-    this.logger.info(
-      {
-        event: 'replica_started',
-        jobId: spec.jobId,
-        generation: spec.generation,
-        rank: spec.rank,
-        pid: launched.pid,
-      },
-      'replica started',
-    );
   }
 }
