@@ -10,9 +10,9 @@ import type {
   ResizeResult,
   TerminateResult,
 } from '../../service/ports.ts';
-import { checkTarget, clampToBounds } from '../bounds.ts';
+import { checkTarget } from '../bounds.ts';
 import { CloudError } from '../errors.ts';
-import { backoffDelay, DEFAULT_RETRY, type RetryPolicy } from '../retry.ts';
+import { DEFAULT_RETRY, type RetryPolicy } from '../retry.ts';
 import { AwsCallError } from './retry.ts';
 import { realSleep, type Sleep, systemClock } from '../time.ts';
 import { type AsgContext, protectInstances, recentLaunchFailures, terminateInstances } from './asg.ts';
@@ -25,40 +25,13 @@ import {
   findNodegroupsByLabels,
   type NodegroupScaling,
   readNodegroup,
-  requestDesiredSize,
 } from './eks-nodegroup.ts';
 import { OwnEksUpdate } from './eks-own-update.ts';
+import { DEFAULT_IN_USE, DEFAULT_LABELS, type EksNodePoolConfig } from './eks-pool-config.ts';
+import { joinClusterNodes } from './eks-pool-nodes.ts';
+import { resizeNodegroup } from './eks-resize.ts';
 
-export interface EksNodePoolConfig {
-  readonly clusterName: string;
-  readonly nodegroupName: string;
-  /** For logs only: the clients carry their own region. */
-  readonly region?: string;
-  readonly gpusPerNode: number;
-  /** The operator's cap on nodes (maxNodes), below the group's own maxSize. */
-  readonly hardCap?: number;
-  /**
-   * How long a resize follows the update it sent (default 30 s; a scaling update usually ends within
-   * seconds). One still InProgress then is left in flight: describe() checks it once a call, and no
-   * other resize is sent until it has ended. Nothing waits for an update that hangs.
-   */
-  readonly updateWaitMs?: number;
-  /** Throttling and transient errors (default DEFAULT_RETRY). */
-  readonly retry?: RetryPolicy;
-  /**
-   * While another update holds the group (ResourceInUseException): default 3 attempts, 5 s then 10 s
-   * apart; then the resize fails and the next pass sends it again, so no pass waits minutes.
-   */
-  readonly inUse?: RetryPolicy;
-  /**
-   * Labels that identify the group (infra/cluster.ts NODE_ROLE_LABEL): when the configured name is gone
-   * (the group was replaced, e.g. after an instance-type change), the pool follows the one group carrying
-   * them. Default { 'boa/node-role': 'gpu' }.
-   */
-  readonly labels?: Readonly<Record<string, string>>;
-  /** Failed launches this recent are reported by describe() (default 15 minutes). */
-  readonly launchFailureWindowMs?: number;
-}
+export type { EksNodePoolConfig } from './eks-pool-config.ts';
 
 export interface EksNodePoolDeps {
   readonly eks: EKSClient;
@@ -72,11 +45,6 @@ export interface EksNodePoolDeps {
   readonly random?: () => number;
   readonly logger?: Logger;
 }
-
-/** infra/cluster.ts puts NODE_ROLE_LABEL = 'gpu' on the GPU node group. */
-const DEFAULT_LABELS = { 'boa/node-role': 'gpu' } as const;
-
-const DEFAULT_IN_USE: RetryPolicy = { maxAttempts: 3, baseDelayMs: 5_000, maxDelayMs: 10_000 };
 
 /**
  * An EKS managed node group as the service's node pool. Resizes set desiredSize only, clamped to the
@@ -236,59 +204,8 @@ export class EksNodePool implements NodePool {
     // In Terminating:Wait an instance is still EC2 running and paid, but the group's no more: nothing is
     // placed there and it is not counted as kept.
     const leaving = await this.leavingInstances();
-    const out = (id: string) => (leaving.has(id) ? { leaving: true } : {});
-    const kube = this.deps.nodes;
-    if (!kube) {
-      return listed.map((n) => {
-        const waitingFor = leaving.has(n.id) ? 'leaving' : n.ready ? undefined : 'booting';
-        return {
-          ...n,
-          ready: waitingFor === undefined,
-          billed: n.ready,
-          ...out(n.id),
-          ...(waitingFor ? { waitingFor } : {}),
-        };
-      });
-    }
-    const byInstance = new Map<string, Awaited<ReturnType<ClusterNodes['list']>>[number]>();
-    for (const node of await kube.list()) if (node.instanceId) byInstance.set(node.instanceId, node);
-    this.names = new Map();
-    const registered = listed.flatMap((i) => {
-      const name = byInstance.get(i.id)?.name;
-      return name && !leaving.has(i.id) ? [name] : [];
-    });
-    const foreign = (await kube.foreignGpus?.(registered)) ?? new Map();
-    return listed.map((instance) => {
-      const running = instance.ready;
-      const node = byInstance.get(instance.id);
-      if (node) this.names.set(instance.id, node.name);
-      const waitingFor = leaving.has(instance.id)
-        ? 'leaving'
-        : !running
-          ? 'booting'
-          : !node
-            ? 'registering'
-            : !node.ready
-              ? 'not-ready'
-              : node.gpus < this.config.gpusPerNode
-                ? 'no-gpus'
-                : node.unschedulable
-                  ? 'cordoned'
-                  : undefined;
-      return {
-        ...instance,
-        ready: waitingFor === undefined,
-        billed: running,
-        ...out(instance.id),
-        ...(node ? { name: node.name } : {}),
-        ...(node?.unschedulable ? { cordoned: true } : {}),
-        ...(node && foreign.has(node.name)
-          ? { foreignGpus: foreign.get(node.name)?.gpus, foreignPods: foreign.get(node.name)?.pods }
-          : {}),
-        // EKS will drain it for an update: its jobs stay until then, nothing new goes there.
-        ...(node?.updating && waitingFor === undefined ? { keepOnly: true } : {}),
-        ...(waitingFor ? { waitingFor } : {}),
-      };
+    return joinClusterNodes(listed, leaving, this.deps.nodes, this.config.gpusPerNode, (names) => {
+      this.names = names;
     });
   }
 
@@ -344,70 +261,16 @@ export class EksNodePool implements NodePool {
     this.logger.info({ event: 'node.protection', instanceIds: nodeIds, protect }, 'scale-in protection set');
   }
 
-  private async resize(target: number): Promise<ResizeResult> {
-    this.logger.info({ event: 'resize.requested', target }, 'resize requested');
-    const pending = await this.ownUpdate.stillRunning();
-    if (pending) {
-      // EKS would refuse a second update (ResourceInUseException); waiting for this one could take
-      // many minutes. The caller asks again later, and it is sent once the update has ended.
-      this.logger.info({ event: 'resize.deferred', target, updateId: pending }, 'own update still running');
-      throw new CloudError(
-        `EKS update ${pending} of ${this.ref.clusterName}/${this.ref.nodegroupName} still InProgress; ` +
-          `desired size ${target} not sent (one update at a time): ask again once it has ended`,
-        'UpdateNodegroupConfig',
-      );
-    }
-    for (let attempt = 1; ; attempt++) {
-      // Re-read every attempt: whoever held the group may have changed its bounds or desired size.
-      const group = await this.readGroup();
-      const { requested, clampedBy } = clampToBounds(target, group, this.config.hardCap);
-      const fields = {
-        target,
-        requested,
-        desiredSize: group.desiredSize,
-        minSize: group.minSize,
-        maxSize: group.maxSize,
-        hardCap: this.config.hardCap,
-      };
-      if (clampedBy) this.logger.info({ event: 'resize.clamped', ...fields, clampedBy }, 'resize clamped');
-      if (requested === group.desiredSize) {
-        this.logger.info({ event: 'resize.skipped', ...fields, reason: 'unchanged' }, 'resize skipped');
-        return { requested };
-      }
-      // The attempt is part of the generation: a request refused as in-use applied nothing, so its
-      // successor may not be answered from it; retries of one attempt (throttling, timeouts) share a token.
-      const generation = `${group.generation}#${attempt}`;
-      const intent = { ...this.config, ...this.ref, desiredSize: requested, generation };
-      const token = this.ownUpdate.tokenFor(intent);
-      try {
-        const update = await requestDesiredSize(this.ref, requested, token, this.ctx);
-        await this.ownUpdate.follow(update.id, token, fields);
-        return { requested, updateId: update.id };
-      } catch (error) {
-        if (!(error instanceof AwsCallError && error.kind === 'in-use')) {
-          this.logger.error(
-            { event: 'resize.failed', ...fields, error: (error as Error).message },
-            'resize failed',
-          );
-          throw error;
-        }
-        if (attempt >= this.inUse.maxAttempts) {
-          this.logger.error(
-            { event: 'resize.failed', ...fields, attempt, reason: 'in-use' },
-            'resize failed',
-          );
-          throw new CloudError(
-            `node group ${this.config.clusterName}/${this.config.nodegroupName} still busy with another ` +
-              `update after ${attempt} attempts (ResourceInUseException); desired size left at ${group.desiredSize}`,
-            'UpdateNodegroupConfig',
-            { cause: error },
-          );
-        }
-        const delayMs = backoffDelay(attempt, this.inUse, this.ctx.random);
-        this.logger.warn({ event: 'resize.in-use', ...fields, attempt, delayMs }, 'node group busy, waiting');
-        await this.ctx.sleep(delayMs);
-      }
-    }
+  private resize(target: number): Promise<ResizeResult> {
+    return resizeNodegroup(target, {
+      config: this.config,
+      ctx: this.ctx,
+      logger: this.logger,
+      inUse: this.inUse,
+      ownUpdate: this.ownUpdate,
+      ref: () => this.ref,
+      readGroup: () => this.readGroup(),
+    });
   }
 
   adoptUpdate(updateId: string): void {
