@@ -6,14 +6,13 @@ import type {
   ReplicaLog,
   ReplicaLogFollow,
   ReplicaLogQuery,
-  ReplicaSpec,
   ReplicaStatus,
   Workload,
 } from '../../service/ports.ts';
 import type { RetryContext, RetryPolicy } from '../retry.ts';
 import { realSleep, type Sleep } from '../time.ts';
 import { ObjectCache } from './cache.ts';
-import { coreApi, networkingApi, storageApi, watcher, withWatchTimeout } from './client.ts';
+import { coreApi, networkingApi, storageApi, watcher } from './client.ts';
 import type { KubernetesExecutorConfig } from './config.ts';
 import {
   identityOf,
@@ -25,18 +24,22 @@ import {
   serviceName,
 } from './names.ts';
 import { JobNetworkPolicies } from './network-policy.ts';
-import { checkPodWorkload, podManifest, replicaStatusOf, serviceManifest } from './pods.ts';
+import { checkPodWorkload, replicaStatusOf } from './pods.ts';
 import { Readmissions } from './readmit.ts';
-import { PodLogArchive } from './log-archive.ts';
+import type { PodLogArchive } from './log-archive.ts';
 import { PodStops } from './pod-stops.ts';
-import { ReplicaLogs } from './replica-logs.ts';
+import type { ReplicaLogs } from './replica-logs.ts';
 import { runLimited } from './run-limited.ts';
-import { KUBE_RETRY, kindOf, withKubeRetry } from './retry.ts';
+import { KUBE_RETRY } from './retry.ts';
 import { ensureTokenSecret } from './secrets.ts';
 import { VanishedPods } from './vanished.ts';
 import { CreateRefusals } from './create-refusals.ts';
 import { checkVolumeClaim as claimProblem } from './claims.ts';
 import { ClaimRechecks } from './claim-recheck.ts';
+import { ServiceWrites } from './service-writes.ts';
+import { belongs, keptEnded } from './pod-keep.ts';
+import { podLogs } from './pod-logs.ts';
+import { PodWrites } from './pod-writes.ts';
 
 export interface KubernetesExecutorDeps {
   readonly kubeConfig: KubeConfig;
@@ -79,6 +82,8 @@ export class KubernetesExecutor implements Executor {
   private readonly stops: PodStops;
   /** Checkpoint claims read again while pods wait on them: one gone fails its pods at once. */
   private readonly claims: ClaimRechecks;
+  private readonly podWrites: PodWrites;
+  private readonly serviceWrites: ServiceWrites;
 
   constructor(
     private readonly config: KubernetesExecutorConfig,
@@ -113,25 +118,13 @@ export class KubernetesExecutor implements Executor {
       logger: deps.logger,
       now: this.now,
     });
-    // A stopping pod is followed through its grace period, and a minute more for a slow kubelet.
-    const archiveLimitMs = (config.terminationGraceSeconds + 60) * 1000;
-    // A log request the API server accepts and never answers (a kubelet on a dead node) ends after
-    // requestTimeoutMs, as every other call: the pod's deletion waits for it (found in review).
-    const archiveDeps = {
-      api: this.api,
-      kubeConfig: withWatchTimeout(deps.kubeConfig, config.requestTimeoutMs),
-      namespace,
-      retry: this.retry,
-    };
-    this.archive = new PodLogArchive(
-      deps.logArchiveDir,
-      { ...archiveDeps, logger: deps.logger },
-      archiveLimitMs,
-    );
+    const logs = podLogs(config, { ...deps, api: this.api, retry: this.retry }, () => this.pods.current());
+    this.archive = logs.archive;
+    this.replicaLogs = logs.replicaLogs;
     this.stops = new PodStops(this.archive, {
       belongs,
-      kept: (pod) => this.kept(pod),
-      deletePod: (pod) => this.deletePod(pod),
+      kept: (pod) => keptEnded(pod, this.now, this.config.endedPodRetentionSeconds),
+      deletePod: (pod) => this.podWrites.delete(pod),
     });
     this.pods = new ObjectCache<V1Pod>({
       ...common,
@@ -143,7 +136,14 @@ export class KubernetesExecutor implements Executor {
       resource: 'services',
       list: () => this.api.listNamespacedService({ namespace, labelSelector: OWNED_SELECTOR }),
     });
-    this.replicaLogs = new ReplicaLogs(archiveDeps, this.archive, () => this.pods.current());
+    const writes = { api: this.api, config, retry: this.retry, logger: deps.logger };
+    this.podWrites = new PodWrites({
+      ...writes,
+      pods: this.pods,
+      refusals: this.refusals,
+      vanished: this.vanished,
+    });
+    this.serviceWrites = new ServiceWrites({ ...writes, services: this.services });
     const networking = networkingApi(deps.kubeConfig, config.requestTimeoutMs);
     this.policies = new JobNetworkPolicies(networking, config, this.retry, deps.logger, common);
   }
@@ -212,7 +212,7 @@ export class KubernetesExecutor implements Executor {
         },
         'replica pod turned away by its node; creating it again',
       );
-      tasks.push(() => this.deletePod(pod));
+      tasks.push(() => this.podWrites.delete(pod));
     }
     this.vanished.note(wanted, want);
     // Start what is missing, once the job's older replicas are gone.
@@ -237,7 +237,10 @@ export class KubernetesExecutor implements Executor {
         continue;
       }
       tasks.push(async () => {
-        const service = await this.ensureService(job.jobId, servicesByName.get(serviceName(job.jobId)));
+        const service = await this.serviceWrites.ensure(
+          job.jobId,
+          servicesByName.get(serviceName(job.jobId)),
+        );
         // Before any pod: without its NetworkPolicy the namespace's policy lets no peer in, and without
         // its Secret a pod fails (CreateContainerConfigError). One the API server refuses fails the
         // replicas, as a refused pod does.
@@ -246,7 +249,7 @@ export class KubernetesExecutor implements Executor {
           (await this.policies.ensure(job.jobId, service)) ??
           (await ensureTokenSecret(api, config, retry, logger, missing[0]!, service));
         if (refused) return missing.forEach((replica) => this.refusals.reject(replica, refused));
-        for (const replica of missing) await this.createPod(replica, service);
+        for (const replica of missing) await this.podWrites.create(replica, service);
       });
     }
     // A job that is gone and whose pods are gone loses its Service (anything left is collected with it).
@@ -255,7 +258,7 @@ export class KubernetesExecutor implements Executor {
       const jobId = jobIdOf(service.metadata?.labels);
       if (jobId === undefined) continue;
       if (!want.has(jobId) && !byJob.has(jobId) && !service.metadata?.deletionTimestamp) {
-        tasks.push(() => this.deleteService(service));
+        tasks.push(() => this.serviceWrites.delete(service));
       }
     }
 
@@ -291,123 +294,4 @@ export class KubernetesExecutor implements Executor {
     // What stopping pods wrote so far is kept; a restarted boa follows those still stopping again.
     await this.archive.close();
   }
-
-  private async ensureService(jobId: number, known: V1Service | undefined): Promise<V1Service> {
-    if (known?.metadata?.uid && !known.metadata.deletionTimestamp) return known;
-    const namespace = this.config.namespace;
-    const body = serviceManifest(jobId, this.config);
-    try {
-      const created = await withKubeRetry(
-        'create service',
-        () => this.api.createNamespacedService({ namespace, body }),
-        this.retry,
-      );
-      this.logger.info(
-        { event: 'kube.service.created', jobId, name: body.metadata!.name },
-        'job service created',
-      );
-      this.services.put(created);
-      return created;
-    } catch (error) {
-      if (kindOf(error) !== 'exists') throw error;
-      const name = body.metadata!.name!;
-      const existing = await withKubeRetry(
-        'read service',
-        () => this.api.readNamespacedService({ name, namespace }),
-        this.retry,
-      );
-      this.services.put(existing);
-      return existing;
-    }
-  }
-
-  private async createPod(replica: ReplicaSpec, service: V1Service): Promise<void> {
-    const namespace = this.config.namespace;
-    const body = podManifest(replica, { uid: service.metadata!.uid! }, this.config);
-    const name = body.metadata!.name!;
-    const log = {
-      jobId: replica.jobId,
-      generation: replica.generation,
-      rank: replica.rank,
-      node: replica.node,
-      pod: name,
-    };
-    try {
-      const created = await withKubeRetry(
-        'create pod',
-        () => this.api.createNamespacedPod({ namespace, body }),
-        this.retry,
-      );
-      this.pods.put(created);
-      this.refusals.created(name);
-      this.logger.info({ event: 'kube.pod.created', ...log }, 'replica pod created');
-    } catch (error) {
-      const kind = kindOf(error);
-      if (kind === 'exists') {
-        // Created by an earlier attempt or an earlier life of the service: adopt it.
-        const existing = await withKubeRetry(
-          'read pod',
-          () => this.api.readNamespacedPod({ name, namespace }),
-          this.retry,
-        );
-        this.pods.put(existing);
-        this.logger.info({ event: 'kube.pod.adopted', ...log }, 'replica pod already existed; adopted');
-        return;
-      }
-      // Only a refusal of the pod itself fails the replica, and a quota's is waited for. Anything else
-      // (a 401 or an RBAC 403 is boa's credentials, not the pod) fails this step; the next pass tries again.
-      if (this.refusals.failed(replica, kind, error as Error, log)) return;
-      throw error;
-    }
-  }
-
-  /** An ended pod within its retention (endedPodRetentionSeconds after its container's exit). */
-  private kept(pod: V1Pod): boolean {
-    const finished = pod.status?.containerStatuses?.[0]?.state?.terminated?.finishedAt;
-    if (!finished) return false;
-    return this.now() - new Date(finished).getTime() < this.config.endedPodRetentionSeconds * 1000;
-  }
-
-  /** Deletion with the pod's own terminationGracePeriodSeconds: SIGTERM, then SIGKILL after the grace. */
-  private async deletePod(pod: V1Pod): Promise<void> {
-    const name = pod.metadata!.name!;
-    const namespace = this.config.namespace;
-    try {
-      const deleted = await withKubeRetry(
-        'delete pod',
-        () => this.api.deleteNamespacedPod({ name, namespace }),
-        this.retry,
-      );
-      this.vanished.deletedByBoa(name);
-      if (deleted.metadata?.deletionTimestamp) this.pods.put(deleted);
-      else this.pods.forget(name);
-      this.logger.info({ event: 'kube.pod.deleting', pod: name }, 'replica pod stopping');
-    } catch (error) {
-      if (kindOf(error) !== 'not-found') throw error;
-      this.vanished.deletedByBoa(name);
-      this.pods.forget(name);
-    }
-  }
-
-  private async deleteService(service: V1Service): Promise<void> {
-    const name = service.metadata!.name!;
-    const namespace = this.config.namespace;
-    try {
-      await withKubeRetry(
-        'delete service',
-        () => this.api.deleteNamespacedService({ name, namespace, propagationPolicy: 'Background' }),
-        this.retry,
-      );
-      this.logger.info({ event: 'kube.service.deleted', name }, 'job service deleted');
-    } catch (error) {
-      if (kindOf(error) !== 'not-found') throw error;
-    }
-    this.services.forget(name);
-  }
-}
-
-/** A pod belongs when its job wants this generation, with a replica of its rank on its node. */
-function belongs(pod: V1Pod, id: PodIdentity, job: DesiredJob | undefined): boolean {
-  if (!job || job.generation !== id.generation) return false;
-  return job.replicas.some((r) => r.rank === id.rank && r.node === pod.spec?.nodeName);
 }

@@ -1,0 +1,89 @@
+// A replica's pod created (or adopted) and deleted: apart from the reconcile deciding when.
+import type { CoreV1Api, V1Pod, V1Service } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import type { ReplicaSpec } from '../../service/ports.ts';
+import type { RetryContext } from '../retry.ts';
+import type { ObjectCache } from './cache.ts';
+import type { KubernetesExecutorConfig } from './config.ts';
+import type { CreateRefusals } from './create-refusals.ts';
+import { podManifest } from './pods.ts';
+import { kindOf, withKubeRetry } from './retry.ts';
+import type { VanishedPods } from './vanished.ts';
+
+/** What the pod writes need of the KubernetesExecutor. */
+export interface PodWriteDeps {
+  readonly api: CoreV1Api;
+  readonly config: KubernetesExecutorConfig;
+  readonly retry: RetryContext;
+  readonly logger: Logger;
+  /** The executor's cache of the pods boa owns: what is written goes there at once. */
+  readonly pods: ObjectCache<V1Pod>;
+  readonly refusals: CreateRefusals;
+  readonly vanished: VanishedPods;
+}
+
+/** The writes of replicas' pods, each retried as every Kubernetes call. */
+export class PodWrites {
+  constructor(private readonly deps: PodWriteDeps) {}
+
+  async create(replica: ReplicaSpec, service: V1Service): Promise<void> {
+    const namespace = this.deps.config.namespace;
+    const body = podManifest(replica, { uid: service.metadata!.uid! }, this.deps.config);
+    const name = body.metadata!.name!;
+    const log = {
+      jobId: replica.jobId,
+      generation: replica.generation,
+      rank: replica.rank,
+      node: replica.node,
+      pod: name,
+    };
+    try {
+      const created = await withKubeRetry(
+        'create pod',
+        () => this.deps.api.createNamespacedPod({ namespace, body }),
+        this.deps.retry,
+      );
+      this.deps.pods.put(created);
+      this.deps.refusals.created(name);
+      this.deps.logger.info({ event: 'kube.pod.created', ...log }, 'replica pod created');
+    } catch (error) {
+      const kind = kindOf(error);
+      if (kind === 'exists') {
+        // Created by an earlier attempt or an earlier life of the service: adopt it.
+        const existing = await withKubeRetry(
+          'read pod',
+          () => this.deps.api.readNamespacedPod({ name, namespace }),
+          this.deps.retry,
+        );
+        this.deps.pods.put(existing);
+        this.deps.logger.info({ event: 'kube.pod.adopted', ...log }, 'replica pod already existed; adopted');
+        return;
+      }
+      // Only a refusal of the pod itself fails the replica, and a quota's is waited for. Anything else
+      // (a 401 or an RBAC 403 is boa's credentials, not the pod) fails this step; the next pass tries again.
+      if (this.deps.refusals.failed(replica, kind, error as Error, log)) return;
+      throw error;
+    }
+  }
+
+  /** Deletion with the pod's own terminationGracePeriodSeconds: SIGTERM, then SIGKILL after the grace. */
+  async delete(pod: V1Pod): Promise<void> {
+    const name = pod.metadata!.name!;
+    const namespace = this.deps.config.namespace;
+    try {
+      const deleted = await withKubeRetry(
+        'delete pod',
+        () => this.deps.api.deleteNamespacedPod({ name, namespace }),
+        this.deps.retry,
+      );
+      this.deps.vanished.deletedByBoa(name);
+      if (deleted.metadata?.deletionTimestamp) this.deps.pods.put(deleted);
+      else this.deps.pods.forget(name);
+      this.deps.logger.info({ event: 'kube.pod.deleting', pod: name }, 'replica pod stopping');
+    } catch (error) {
+      if (kindOf(error) !== 'not-found') throw error;
+      this.deps.vanished.deletedByBoa(name);
+      this.deps.pods.forget(name);
+    }
+  }
+}

@@ -1,0 +1,68 @@
+// A job's headless Service created (or adopted) and deleted: apart from the reconcile deciding when.
+import type { CoreV1Api, V1Service } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import type { RetryContext } from '../retry.ts';
+import type { ObjectCache } from './cache.ts';
+import type { KubernetesExecutorConfig } from './config.ts';
+import { serviceManifest } from './pods.ts';
+import { kindOf, withKubeRetry } from './retry.ts';
+
+/** What the Service writes need of the KubernetesExecutor. */
+export interface ServiceWriteDeps {
+  readonly api: CoreV1Api;
+  readonly config: KubernetesExecutorConfig;
+  readonly retry: RetryContext;
+  readonly logger: Logger;
+  /** The executor's cache of the Services boa owns: what is written goes there at once. */
+  readonly services: ObjectCache<V1Service>;
+}
+
+/** The writes of jobs' headless Services, each retried as every Kubernetes call. */
+export class ServiceWrites {
+  constructor(private readonly deps: ServiceWriteDeps) {}
+
+  async ensure(jobId: number, known: V1Service | undefined): Promise<V1Service> {
+    if (known?.metadata?.uid && !known.metadata.deletionTimestamp) return known;
+    const namespace = this.deps.config.namespace;
+    const body = serviceManifest(jobId, this.deps.config);
+    try {
+      const created = await withKubeRetry(
+        'create service',
+        () => this.deps.api.createNamespacedService({ namespace, body }),
+        this.deps.retry,
+      );
+      this.deps.logger.info(
+        { event: 'kube.service.created', jobId, name: body.metadata!.name },
+        'job service created',
+      );
+      this.deps.services.put(created);
+      return created;
+    } catch (error) {
+      if (kindOf(error) !== 'exists') throw error;
+      const name = body.metadata!.name!;
+      const existing = await withKubeRetry(
+        'read service',
+        () => this.deps.api.readNamespacedService({ name, namespace }),
+        this.deps.retry,
+      );
+      this.deps.services.put(existing);
+      return existing;
+    }
+  }
+
+  async delete(service: V1Service): Promise<void> {
+    const name = service.metadata!.name!;
+    const namespace = this.deps.config.namespace;
+    try {
+      await withKubeRetry(
+        'delete service',
+        () => this.deps.api.deleteNamespacedService({ name, namespace, propagationPolicy: 'Background' }),
+        this.deps.retry,
+      );
+      this.deps.logger.info({ event: 'kube.service.deleted', name }, 'job service deleted');
+    } catch (error) {
+      if (kindOf(error) !== 'not-found') throw error;
+    }
+    this.deps.services.forget(name);
+  }
+}
