@@ -41,11 +41,17 @@ export function setBudget(
     0,
     false,
   );
+  const maxGpus = clusterShape(svc).maxWidth;
   const warning =
     gpuHoursPerHour < minFeasibleBudget * (1 - 1e-9)
       ? `budget ${gpuHoursPerHour} is below ${minFeasibleBudget.toFixed(3)} GPU-hours/hour, the minimum ` +
         'for the estimated arrivals: jobs will queue (oldest first) until the budget allows them'
-      : null;
+      : maxGpus !== undefined && gpuHoursPerHour > maxGpus
+        ? // Said by the API too, not only by the CLI on a terminal (found in a newcomer trial: a
+          // script's PUT of 1000 against 256 GPUs got no word of it).
+          `budget ${gpuHoursPerHour} is above the ${maxGpus} GPUs the node group can ever run ` +
+          '(its maximum nodes x GPUs per node): at most those are paid, the rest can never be spent'
+        : null;
   // A changed budget holds every window to what was promised over it: the old value for the hours it
   // was in force, the new one from now. Starting the window again would forgive the debt paid under the
   // old value (a cut after a burst let the next hours pay 26% over both budgets; 40 -> 40.01 cleared it).

@@ -29,6 +29,19 @@ describe('budget API', () => {
     expect(get.body.dollarsPerMonth).toBeCloseTo(40 * (3.912 / 4) * 730, 1);
   });
 
+  it('warns of a budget above the GPUs the node group can ever run, in the answer a script reads', async () => {
+    const s = await started({ config: { local: { maxNodes: 4, bootSeconds: 0, releaseSeconds: 0 } } });
+    await s.ticks(1);
+    const over = await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 17 });
+    expect(over.status).toBe(200);
+    expect(over.body.maxGpus).toBe(16);
+    expect(over.body.warning).toBe(
+      'budget 17 is above the 16 GPUs the node group can ever run (its maximum nodes x GPUs per node): ' +
+        'at most those are paid, the rest can never be spent',
+    );
+    expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 16 })).body.warning).toBeNull();
+  });
+
   it('accepts a budget below the minimum for the load with a warning; 422 only below one job on one node', async () => {
     // 8 cifar10 jobs an hour of about an hour's work each need at least about 8 GPUs.
     const s = await started({ config: { priorRates: { cifar10: 8 } } });

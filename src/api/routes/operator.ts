@@ -42,7 +42,8 @@ export function operatorRoutes(app: OpenAPIHono<ApiEnv>) {
       operationId: 'setBudget',
       summary:
         'Set the budget (GPU-hours per hour, time-average); below the minimum for the estimated load it is ' +
-        'accepted with a warning (jobs queue); refused only below one job of the cheapest class',
+        'accepted with a warning (jobs queue), as is one above maxGpus (never spent); refused only below ' +
+        'one job of the cheapest class',
       request: body(BudgetBody),
       responses: {
         200: jsonContent(BudgetSetView, 'the budget, how spending tracks it, and the plan made for it'),
