@@ -45,11 +45,14 @@ export function renderPlan(p: PlanView): string {
     ]),
   );
   // The planner plans below the target when nodes are paid for but idle (the paid/allocated ratio).
+  // Compared as printed: 40.00000001 against 40 read "planned for 40 allocated to pay for 40" (found in a
+  // newcomer trial).
   const planning =
-    Math.abs(p.planningBudget - p.budget) > 1e-9 * p.budget
+    significant(p.planningBudget) !== significant(p.budget)
       ? `, planned for ${significant(p.planningBudget)} allocated to pay for ${p.budget}`
       : '';
-  const budget = `${p.budget} GPU-hours/hour (minimum feasible ${significant(p.minFeasibleBudget)}${planning})`;
+  // The minimum of the rates the plan was made for: `boa frontier` and status give today's.
+  const budget = `${p.budget} GPU-hours/hour (minimum feasible ${significant(p.minFeasibleBudget)} at the plan's rates${planning})`;
   const summary = keyValues([
     [`plan #${p.id}`, `${p.solver} solver, computed ${when(p.computedAt)} in ${fixed(p.solveMs, 1)} ms`],
     ['budget', budget],

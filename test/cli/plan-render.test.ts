@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { renderPlan } from '../../src/cli/commands/plan.ts';
+
+/** A plan view as GET /v1/plan gives it, at these budgets. */
+const view = (budget: number, planningBudget: number) =>
+  ({
+    id: 7,
+    computedAt: '2026-12-01T00:00:00.000Z',
+    solver: 'exact',
+    budget,
+    planningBudget,
+    minFeasibleBudget: 12.34567,
+    predicted: { avgJctSeconds: 1800, gpuHoursPerHour: 21.5 },
+    solveMs: 3,
+    widths: { bert: [{ share: 1, widths: [2, 4] }] },
+    inputs: { ratesPerHour: { bert: 2 } },
+  }) as unknown as Parameters<typeof renderPlan>[0];
+
+describe("boa plan's budget line", () => {
+  it('says the planning budget only when it prints differently from the budget', () => {
+    // A hair off (the paid/allocated ratio at 1 within rounding) read "planned for 40 allocated to pay for 40".
+    expect(renderPlan(view(40, 40.00000001))).toMatch(
+      /^budget\s+40 GPU-hours\/hour \(minimum feasible 12\.35 at the plan's rates\)$/m,
+    );
+    expect(renderPlan(view(40, 36.5))).toMatch(
+      /^budget\s+40 GPU-hours\/hour \(minimum feasible 12\.35 at the plan's rates, planned for 36\.5 allocated to pay for 40\)$/m,
+    );
+  });
+});
