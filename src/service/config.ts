@@ -277,7 +277,12 @@ export function resolveConfig(...layers: Record<string, unknown>[]): ServiceConf
   }
   const result = configSchema.safeParse(merged);
   if (!result.success) {
-    const issues = result.error.issues.map((i) =>
+    // Unknown settings first: a typo ("aws.regon") is the cause to fix, and the settings it left
+    // missing (aws.clusterName) are reported after it, not ahead of it (found in a newcomer trial).
+    const unknownFirst = [...result.error.issues].sort(
+      (a, b) => Number(b.code === 'unrecognized_keys') - Number(a.code === 'unrecognized_keys'),
+    );
+    const issues = unknownFirst.map((i) =>
       i.code === 'unrecognized_keys'
         ? describeUnknownKeys(i, layers, settingsAt(i.path))
         : describeIssue(i, layers),
