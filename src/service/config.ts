@@ -3,8 +3,11 @@ import { z } from 'zod';
 import { describeIssue, describeUnknownKeys, fromSource } from './config-sources.ts';
 import { instanceIssues, withInstanceDefaults, type WithInstanceDefaults } from './config-instance.ts';
 import { planningIssues, planningSettings } from './config-planning.ts';
-import { positive } from './config-number.ts';
+import { positive, timerSetting } from './config-number.ts';
 import { OPERATOR_TOKEN_MIN, sendableToken } from '../core/operator-token-rule.ts';
+
+/** The slowest tick anywhere: an hour (main.ts runs it on setInterval). */
+export const MAX_TICK_SECONDS = 3600;
 
 const PORT_RANGE = 'port must be between 1 and 65535 (0, a random port, is not supported)';
 
@@ -45,12 +48,29 @@ export const configSchema = z
       )
       .optional(),
     /** How often the secret is re-read (a rotation takes effect within this). */
-    tokenRefreshSeconds: positive('tokenRefreshSeconds').max(86_400).default(300),
+    tokenRefreshSeconds: timerSetting(
+      'tokenRefreshSeconds',
+      86_400,
+      'seconds (a day)',
+      'a rotated token must be read again within a day',
+    ).default(300),
     /** How long a rotated-out operator token is still accepted. */
     tokenOverlapSeconds: z.number().min(0).max(86_400).default(900),
     profiles: z.string().optional(),
-    tickSeconds: positive('tickSeconds').default(60),
-    calculatorMinutes: positive('calculatorMinutes').default(15),
+    // Each tick starts jobs and frees nodes: a finished job's nodes are paid until the next one.
+    tickSeconds: timerSetting(
+      'tickSeconds',
+      MAX_TICK_SECONDS,
+      'seconds (an hour)',
+      "a finished job's nodes are paid until the next tick",
+    ).default(60),
+    // Budget and profile changes replan at once; the timer follows the arrival rates.
+    calculatorMinutes: timerSetting(
+      'calculatorMinutes',
+      1440,
+      'minutes (a day)',
+      'the plan follows the arrival rates of the 24-hour rate window',
+    ).default(15),
     ...planningSettings,
     /** Initial budget (GPU-hours per hour) when none is stored yet. */
     budget: z.number().positive().optional(),
@@ -82,7 +102,15 @@ export const configSchema = z
     /** What runs jobs submitted with a workload; default: local with cloud local, kubernetes with aws. */
     executor: z.enum(['local', 'kubernetes']).optional(),
     /** SIGTERM (pod deletion) to SIGKILL when a job's replicas stop: time to checkpoint. */
-    terminationGraceSeconds: z.number().nonnegative().default(120),
+    // The Kubernetes log archive follows a stopping pod for the grace and a minute, on a timer.
+    terminationGraceSeconds: z
+      .number({ error: 'terminationGraceSeconds must be a number' })
+      .nonnegative('terminationGraceSeconds must be >= 0')
+      .max(
+        3600,
+        'terminationGraceSeconds must be at most 3600 seconds (an hour): time to checkpoint, while the GPUs are paid',
+      )
+      .default(120),
     /** Restarts of a failing executed job before it is `failed`. */
     maxRestarts: z.number().int().nonnegative().default(3),
     /** First restart delay; doubles with every restart (capped at 10 minutes). */
@@ -101,7 +129,12 @@ export const configSchema = z
      */
     startTimeoutSeconds: z.number().nonnegative().default(900),
     /** Running replicas are checked this often between ticks, so an exit is seen within it. */
-    replicaCheckSeconds: positive('replicaCheckSeconds').default(5),
+    replicaCheckSeconds: timerSetting(
+      'replicaCheckSeconds',
+      MAX_TICK_SECONDS,
+      'seconds (an hour)',
+      'every tick checks the replicas as well',
+    ).default(5),
     /** An ended job's kept logs (both executors') are deleted this many days after it ended; 0: kept for good. */
     jobLogRetentionDays: z
       .number({ error: 'jobLogRetentionDays must be a number' })

@@ -44,7 +44,7 @@ async function boot(dataDir: string, clock: ManualClock): Promise<Service> {
     config: {
       tickSeconds: TICK_SECONDS,
       // One plan for the whole run: a restart must not change decisions, only the ledger is tested.
-      calculatorMinutes: 10_000,
+      calculatorMinutes: 1440,
       priorRates: { cifar10: 6, bert: 1 },
       local: { maxNodes: 16, bootSeconds: 60, releaseSeconds: RELEASE_SECONDS },
       budget: 30,

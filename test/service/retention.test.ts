@@ -58,12 +58,12 @@ describe('pruning and the demand ratio', () => {
 
 describe('what GET /v1/budget reports across a prune', () => {
   it('the averages since the budget was set do not count pruned time as time nothing was paid', async () => {
-    boa = await startService({ config: { tickSeconds: 7200 } });
+    boa = await startService({ config: { tickSeconds: 3600 } });
     await boa.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
     await boa.request('POST', '/v1/jobs', { class: 'cifar10' });
-    await boa.ticks(30); // a job (lost once its lease runs out) and its nodes early on, then idle hours
+    await boa.ticks(60); // a job (lost once its lease runs out) and its nodes early on, then idle hours
     await boa.request('POST', '/v1/jobs', { class: 'cifar10' });
-    await boa.ticks(6); // three days since the budget was set, the last hours paid again
+    await boa.ticks(12); // three days since the budget was set, the last hours paid again
     const before = (await boa.request('GET', '/v1/budget')).body;
     expect(before.sinceSet.paidGpuHoursPerHour).toBeGreaterThan(0);
     expect(pruneOldRows(boa.service)).toBeGreaterThan(0);
