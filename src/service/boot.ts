@@ -16,6 +16,7 @@ import { Repository } from '../store/repository.ts';
 import { InlinePlanComputer, type PlanComputer, WorkerPlanComputer } from './calculator/computer.ts';
 import { ConfigError, executorKind, publicUrl, type ServiceConfig } from './config.ts';
 import { unknownPriceWarning } from './config-instance.ts';
+import { checkStartingBudget } from './config-budget.ts';
 import type { Clock, Executor, MetricsSink, NodePool } from './ports.ts';
 import { Scheduler } from './scheduler.ts';
 import { BoaService } from './service.ts';
@@ -173,6 +174,8 @@ export async function bootService(config: ServiceConfig, overrides: BootOverride
   let tokens: OperatorToken;
   let jobTokenKey: Buffer;
   try {
+    // First: a refused starting budget leaves no token written.
+    checkStartingBudget(config, repo, profiles.classes);
     tokens = await operatorToken(config, dataDir, clock, logger);
     jobTokenKey = jobTokenKeyOf(dataDir, logger);
     await overrides.beforeSideEffects?.();

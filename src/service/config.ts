@@ -4,6 +4,7 @@ import { describeIssue, describeUnknownKeys, fromSource } from './config-sources
 import { instanceIssues, withInstanceDefaults, type WithInstanceDefaults } from './config-instance.ts';
 import { planningIssues, planningSettings } from './config-planning.ts';
 import { positive, timerSetting } from './config-number.ts';
+import { BOUNDS } from '../api/bounds.ts';
 import { OPERATOR_TOKEN_MIN, sendableToken } from '../core/operator-token-rule.ts';
 
 /** The slowest tick anywhere: an hour (main.ts runs it on setInterval). */
@@ -72,8 +73,18 @@ export const configSchema = z
       'the plan follows the arrival rates of the 24-hour rate window',
     ).default(15),
     ...planningSettings,
-    /** Initial budget (GPU-hours per hour) when none is stored yet. */
-    budget: z.number().positive().optional(),
+    /**
+     * The starting budget (GPU-hours per hour), stored at the first start only: PUT /v1/budget's bounds
+     * here, its floor (one job of the cheapest class) once the profiles are known (config-budget.ts).
+     */
+    budget: z
+      .number({ error: 'budget must be a number' })
+      .positive(`budget must be above 0 and at most ${BOUNDS.budget} GPU-hours per hour`)
+      .max(
+        BOUNDS.budget,
+        `budget must be above 0 and at most ${BOUNDS.budget} GPU-hours per hour, as PUT /v1/budget allows`,
+      )
+      .optional(),
     /** Prior arrival rates per class, jobs/hour; classes without one start at 0 and are learned. */
     priorRates: z.record(z.string(), z.number().nonnegative()).default({}),
     /** GPUs per node; unset: the instance type's (config-instance.ts). */

@@ -32,7 +32,7 @@ const program = new Command('boa-service')
     'operator bearer token (default: BOA_TOKEN, or generated into the data dir locally)',
   )
   .option('--profiles <file>', 'job-class profiles to seed a new data dir with')
-  .option('--budget <gpuHoursPerHour>', 'initial budget when none is stored')
+  .option('--budget <gpuHoursPerHour>', 'budget set at the first start only (later: boa budget set)')
   .option('--tick-seconds <s>', 'scheduling tick (default 60)')
   .addOption(
     new Option('--log-format <format>', 'logs: readable on a terminal, else JSON (auto); or force one')
@@ -110,7 +110,8 @@ try {
     },
     // While this start still holds the data dir's lock: released first, another start could own it.
     onRefused: (error) => {
-      if (error instanceof StartupError) undoFreshStart?.();
+      // A setting refused once the store is open (the starting budget) leaves no data dir either.
+      if (error instanceof StartupError || error instanceof ConfigError) undoFreshStart?.();
       undoFreshStart = undefined;
     },
   });

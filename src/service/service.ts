@@ -8,6 +8,7 @@ import type { PlanInputs } from './calculator/compute.ts';
 import type { PlanComputer } from './calculator/computer.ts';
 import { deleteClass, putClass } from './class-operations.ts';
 import type { ServiceConfig } from './config.ts';
+import { ignoredStartingBudget } from './config-budget.ts';
 import { notFound, ServiceError } from './errors.ts';
 import { Execution } from './execution.ts';
 import {
@@ -120,6 +121,10 @@ export class BoaService {
         repo.putSetting('budget', { gpuHoursPerHour: config.budget, setAt: now }, now);
       }
     });
+    // An operator who edits --budget after the first start would otherwise think it took effect.
+    const ignored = ignoredStartingBudget(config, repo.getSetting<BudgetSetting>('budget')?.gpuHoursPerHour);
+    if (ignored)
+      this.deps.logger.warn({ event: 'config_budget_ignored', configured: config.budget }, ignored);
     const classNames = new Set(repo.listClasses().map((c) => c.name));
     const unmatched = Object.keys(config.priorRates).filter((name) => !classNames.has(name));
     if (unmatched.length > 0) {
