@@ -78,7 +78,15 @@ function spendSpec(ledger, budget) {
   const start = first ? new Date(first.from).getTime() : end;
   const windowStart = new Date(Math.max(start, end - ledger.windowHours * 3_600_000)).toISOString();
   // UTC, as the times in the tables and everywhere else in boa; the browser's zone would shift the axis.
-  const x = { field: 'at', type: 'temporal', title: 'time (UTC)', scale: { type: 'utc' } };
+  // 24-hour, as the CLI prints times: vega's default `%I:%M` read 18:33 as 06:33, with no AM/PM (found
+  // in a newcomer trial). On a UTC scale vega-lite formats with utcFormat.
+  const x = {
+    field: 'at',
+    type: 'temporal',
+    title: 'time (UTC)',
+    scale: { type: 'utc' },
+    axis: { format: '%H:%M' },
+  };
   const layers = [
     {
       data: { values: [{ from: windowStart, to: new Date(end).toISOString() }] },

@@ -1,0 +1,36 @@
+/**
+ * The spend chart's time axis reads as the CLI prints times: 24-hour UTC (found in a newcomer trial:
+ * vega's default `%I:%M` drew 18:33-18:47 UTC as 06:33 ... 06:47, with no AM/PM).
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { loadDashboardScript, renderSpec } from './load-app.ts';
+
+const zone = process.env.TZ;
+afterEach(() => {
+  if (zone === undefined) delete process.env.TZ;
+  else process.env.TZ = zone;
+});
+
+/** A quarter-hour of one-minute buckets from 18:33 UTC. */
+function ledger() {
+  const start = Date.parse('2026-12-01T18:33:00Z');
+  const series = Array.from({ length: 14 }, (_, i) => ({
+    from: new Date(start + i * 60_000).toISOString(),
+    to: new Date(start + (i + 1) * 60_000).toISOString(),
+    paidGpuHoursPerHour: 8,
+    allocatedGpuHoursPerHour: 6,
+    paidWindowAverage: 7,
+  }));
+  return { windowHours: 24, series, budgets: [] };
+}
+
+describe("the spend chart's time axis", () => {
+  it('labels its ticks with 24-hour UTC times, whatever the zone node runs in', async () => {
+    // A zone behind UTC: a tick in local time would read 13:xx.
+    process.env.TZ = 'America/New_York';
+    const svg = await renderSpec(loadDashboardScript().spendSpec(ledger(), null));
+    const ticks = [...svg.matchAll(/<text[^>]*>(\d\d:\d\d)<\/text>/g)].map((m) => m[1]);
+    expect(ticks.length).toBeGreaterThan(2);
+    for (const tick of ticks) expect(tick).toMatch(/^18:(3[3-9]|4[0-7])$/);
+  });
+});
