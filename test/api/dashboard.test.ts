@@ -167,12 +167,12 @@ describe.skipIf(!haveChromium)('dashboard in headless Chromium', () => {
     for (const [id, , , , , , started] of rows.map((r) => r.split('\t').map((c) => c.trim()))) {
       expect([id, started]).toEqual([id, since.get(id!)]);
     }
-    // The ledger runs from the service clock's 00:00 UTC for an hour and a half: the axis reads 1 AM,
-    // where in Kolkata's zone it read 5:30 to 7 AM.
+    // The ledger runs from the service clock's 00:00 UTC for an hour and a half: the axis reads 01:00,
+    // where in Kolkata's zone it read 5:30 to 7 AM (24-hour since 2026-12-01: it read "01 AM").
     const axis = page.locator('#spend-chart svg g[aria-label^="X-axis"]');
     expect(await axis.locator('.role-axis-title').textContent()).toBe('time (UTC)');
     const labels = await axis.locator('.role-axis-label text').allTextContents();
-    expect(labels).toContain('01 AM');
+    expect(labels).toContain('01:00');
     expect(labels.filter((l) => /^0[5-7]/.test(l))).toEqual([]);
     expect(await page.locator('#updated').textContent()).toMatch(/^updated \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     await page.close();
