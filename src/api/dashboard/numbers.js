@@ -18,6 +18,12 @@ function windowText(w) {
     : `last ${w.windowHours} h average`;
 }
 
+/**
+ * A spend tile's unit, said as the budget's tile says it (found in a newcomer trial: the paid, allocated
+ * and plan tiles were bare numbers).
+ */
+const PER_HOUR = 'GPU-hours per hour';
+
 function renderNumbers(budget, plan, status) {
   const w = budget.window;
   // Over what the window was promised (each budget for its hours), not over the budget now: after a cut
@@ -29,15 +35,15 @@ function renderNumbers(budget, plan, status) {
   $('numbers').innerHTML = [
     number(
       'budget-value',
-      'budget, GPU-hours per hour',
+      `budget, ${PER_HOUR}`,
       budget.gpuHoursPerHour === null ? 'not set' : budgetText(budget.gpuHoursPerHour),
     ),
     number(
       'paid-value',
-      `paid, ${windowText(w)}${changed ? ` (the budgets in force over it: ${fmt(promised)})` : ''}${backWithinText(w.backWithinBudget)}`,
+      `paid, ${PER_HOUR}, ${windowText(w)}${changed ? ` (the budgets in force over it: ${fmt(promised)})` : ''}${backWithinText(w.backWithinBudget)}`,
       `<span class="${over ? 'over' : ''}">${fmt(w.paidGpuHoursPerHour)}</span>`,
     ),
-    number('allocated-value', `allocated, ${windowText(w)}`, fmt(w.allocatedGpuHoursPerHour)),
+    number('allocated-value', `allocated, ${PER_HOUR}, ${windowText(w)}`, fmt(w.allocatedGpuHoursPerHour)),
     // No price known for the nodes' instance type: no $ tile rather than one that reads like no budget.
     budget.nodePricePerHour === null
       ? ''
@@ -79,13 +85,14 @@ function backWithinText(back) {
  * 35 was said to be below 35).
  */
 function planLabel(plan) {
-  if (!plan?.inputs?.clampedToMinimum) return 'the plan allocates';
+  const label = `the plan allocates, ${PER_HOUR}`;
+  if (!plan?.inputs?.clampedToMinimum) return label;
   const minimum = `the minimum ${fmt(plan.minFeasibleBudget)} the expected load needs`;
   if (plan.budget < plan.minFeasibleBudget) {
-    return `the plan allocates: the cheapest, as the budget is below ${minimum}; jobs queue, spend is held at the budget`;
+    return `${label}: the cheapest, as the budget is below ${minimum}; jobs queue, spend is held at the budget`;
   }
   return (
-    `the plan allocates: the cheapest, as the planning budget ${fmt(plan.planningBudget)} (the budget ` +
+    `${label}: the cheapest, as the planning budget ${fmt(plan.planningBudget)} (the budget ` +
     `corrected for GPUs paid but idle, warm-up, credit or debt and the plan cap) is below ${minimum}`
   );
 }

@@ -189,6 +189,28 @@ describe('the numbers and tables', () => {
     return dash.element('numbers').innerHTML;
   };
 
+  it('say the unit of every spend they show, as the budget tile does', async () => {
+    // Found in a newcomer trial: only the budget tile said GPU-hours per hour; paid, allocated and the
+    // plan were bare numbers.
+    const html = await numbers({ instanceType: 'g4dn.xlarge' });
+    const labels = Object.fromEntries(
+      [...html.matchAll(/id="([a-z]+)-value">.*?<\/div><div class="label">([^<]*)</g)].map((m) => [
+        m[1],
+        m[2],
+      ]),
+    );
+    const spends: Array<[string, string]> = [
+      ['budget', 'budget'],
+      ['paid', 'paid'],
+      ['allocated', 'allocated'],
+      ['plan', 'the plan allocates'],
+    ];
+    for (const [tile, name] of spends)
+      expect(labels[tile], tile).toMatch(new RegExp(`^${name}, GPU-hours per hour\\b`));
+    // The others carry their own: dollars a month, minutes, counts.
+    expect(labels.dollars).toBe('budget $ per month');
+  });
+
   it('say over what span the averages are taken while the record is shorter than the window', async () => {
     const dash = loadDashboardScript();
     const view = (hours: number) => ({
@@ -199,9 +221,11 @@ describe('the numbers and tables', () => {
     });
     const status = { nodeGroup: { desiredNodes: 1, readyNodes: 1 }, gpus: { allocated: 4, paid: 4 } };
     dash.renderNumbers(view(0.5), null, status);
-    expect(dash.element('numbers').innerHTML).toContain('paid, average of the 30.0 min on record');
+    expect(dash.element('numbers').innerHTML).toContain(
+      'paid, GPU-hours per hour, average of the 30.0 min on record',
+    );
     dash.renderNumbers(view(24), null, status);
-    expect(dash.element('numbers').innerHTML).toContain('paid, last 24 h average');
+    expect(dash.element('numbers').innerHTML).toContain('paid, GPU-hours per hour, last 24 h average');
   });
 
   it('say, while the paid average is over, when it is back within the budget at the rate paid now', async () => {
@@ -265,13 +289,13 @@ describe('the numbers and tables', () => {
   });
 
   it('say why the plan allocates more than the budget: it is below the minimum for the load', async () => {
-    expect(await numbers()).toContain('<div class="label">the plan allocates</div>');
+    expect(await numbers()).toContain('<div class="label">the plan allocates, GPU-hours per hour</div>');
     // Jobs arriving faster than 40 GPU-hours per hour can serve.
     const html = await numbers({ priorRates: { imagenet: 6 } });
     const [, spend, label] = /id="plan-value">([^<]*)<\/div><div class="label">([^<]*)</.exec(html)!;
     expect(Number(spend)).toBeGreaterThan(40);
     expect(label).toBe(
-      `the plan allocates: the cheapest, as the budget is below the minimum ${spend} the expected load needs; jobs queue, spend is held at the budget`,
+      `the plan allocates, GPU-hours per hour: the cheapest, as the budget is below the minimum ${spend} the expected load needs; jobs queue, spend is held at the budget`,
     );
   });
 
@@ -298,7 +322,7 @@ describe('the numbers and tables', () => {
       dash.element('numbers').innerHTML,
     )![1];
     expect(label).toBe(
-      'the plan allocates: the cheapest, as the planning budget 30.00 (the budget corrected for GPUs paid but idle, warm-up, credit or debt and the plan cap) is below the minimum 35.00 the expected load needs',
+      'the plan allocates, GPU-hours per hour: the cheapest, as the planning budget 30.00 (the budget corrected for GPUs paid but idle, warm-up, credit or debt and the plan cap) is below the minimum 35.00 the expected load needs',
     );
   });
 
