@@ -15,6 +15,7 @@ import { jobRoutes } from './routes/jobs.ts';
 import { operatorRoutes } from './routes/operator.ts';
 import { ledgerRoutes } from './routes/ledger.ts';
 import { dashboardRoutes } from './dashboard/index.ts';
+import { describeUnversionedRoutes } from './unversioned-docs.ts';
 
 /** The HTTP API: operator and job routes under /v1 (bearer tokens), plus health, metrics and OpenAPI. */
 export function createApp(service: BoaService, scheduler: Scheduler, operatorToken: OperatorToken | string) {
@@ -58,6 +59,7 @@ export function createApp(service: BoaService, scheduler: Scheduler, operatorTok
   historyRoutes(app);
   dashboardRoutes(app);
 
+  describeUnversionedRoutes(app);
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
   app.doc31('/openapi.json', {
     openapi: '3.1.0',

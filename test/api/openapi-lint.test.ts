@@ -27,6 +27,14 @@ describe('/openapi.json', () => {
     const file = join(dir, 'openapi.json');
     writeFileSync(file, JSON.stringify(await servedDocument(), null, 2));
     writeFileSync(join(dir, 'redocly.yaml'), 'extends:\n  - recommended\n');
+    // The page and the probes take no input and no token: they answer no 4XX, and none is made up.
+    const no4xx = ['/', '/healthz', '/readyz'].map(
+      (p) => `    - '#/paths/${p.replaceAll('/', '~1')}/get/responses'`,
+    );
+    writeFileSync(
+      join(dir, '.redocly.lint-ignore.yaml'),
+      ['openapi.json:', '  operation-4xx-response:', ...no4xx, ''].join('\n'),
+    );
     const lint = spawnSync(process.execPath, [REDOCLY, 'lint', file, '--format', 'stylish'], {
       cwd: dir,
       encoding: 'utf8',

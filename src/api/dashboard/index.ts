@@ -6,8 +6,9 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import type { OpenAPIHono } from '@hono/zod-openapi';
+import { type OpenAPIHono, z } from '@hono/zod-openapi';
 import type { ApiEnv } from '../env.ts';
+import { ErrorSchema, jsonContent } from '../schemas.ts';
 import { DASHBOARD_SCRIPTS } from './scripts.ts';
 
 const require = createRequire(import.meta.url);
@@ -33,6 +34,18 @@ let assets: ReturnType<typeof loadAssets> | undefined;
 
 export function dashboardRoutes(app: OpenAPIHono<ApiEnv>): void {
   assets ??= loadAssets();
+  // The page in /openapi.json (its scripts are not: static files it loads, named by page.html).
+  app.openAPIRegistry.registerPath({
+    method: 'get',
+    path: '/',
+    operationId: 'getDashboard',
+    summary: 'The dashboard page; it asks for the operator token and reads the operator API with it',
+    security: [],
+    responses: {
+      200: { description: 'the page', content: { 'text/html': { schema: z.string() } } },
+      503: jsonContent(ErrorSchema, 'starting (`starting`)'),
+    },
+  });
   for (const [path, { body, type }] of assets) {
     app.get(path, (c) =>
       c.body(body, 200, {
