@@ -14,7 +14,8 @@ afterEach(async () => {
 });
 
 it('exports the window GET /v1/budget shows and the budget it is held to, one rule for over', async () => {
-  const w = nodesWorld();
+  // A group that can run the first budget (12 nodes of 4 GPUs): one above it counts as the group's GPUs.
+  const w = nodesWorld({ maxSize: 12 });
   worlds.push(w);
   const { tick, boa, job } = await w.start();
   const call = (method: string, path: string, body?: unknown) =>

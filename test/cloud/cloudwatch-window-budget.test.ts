@@ -22,7 +22,8 @@ it("publishes the window's time-weighted budget and paid average, as GET /v1/bud
   const mock = mockClient(client);
   mock.on(PutMetricDataCommand).resolves({});
   const sink = new CloudWatchSink({ client, dimensions: { Cluster: 'boa' }, logger: captureLogs().logger });
-  const w = nodesWorld({ sink });
+  // A group that can run the first budget (12 nodes of 4 GPUs): one above it counts as the group's GPUs.
+  const w = nodesWorld({ sink, maxSize: 12 });
   worlds.push(w);
   const { tick, boa, job, sync } = await w.start();
   const call = (method: string, body?: unknown) =>
