@@ -1,6 +1,7 @@
 import { backWithinBudget } from '../core/back-within-budget.ts';
 import { isBilled, paidGpusNow } from './paid-now.ts';
 import type { BoaService } from './service.ts';
+import { promisedValues } from './budget.ts';
 
 const HOUR = 3_600_000;
 
@@ -23,10 +24,7 @@ export function backWithinBudgetView(
   const paid = deps.repo
     .paidSpansSince(from)
     .map((s) => ({ start: s.launchedAt, end: Math.min(s.goneAt ?? now, now), gpus: s.gpus }));
-  const budgets = [
-    ...(budget.earlier ?? []),
-    { gpuHoursPerHour: budget.gpuHoursPerHour, setAt: budget.setAt },
-  ];
+  const budgets = promisedValues(budget);
   // Over or within is the window's paid average's verdict, the ledger's alone: with a booting node
   // counted, a window within its budget read as over beside a paid average that said within (found in
   // review).

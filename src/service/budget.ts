@@ -57,6 +57,7 @@ export function setBudget(
   // old value (a cut after a burst let the next hours pay 26% over both budgets; 40 -> 40.01 cleared it).
   const previous = svc.state.budget;
   const unchanged = previous?.gpuHoursPerHour === gpuHoursPerHour;
+  const known = maxGpus === undefined ? {} : { maxGpus };
   const budget: BudgetSetting =
     previous && unchanged
       ? previous
@@ -64,17 +65,22 @@ export function setBudget(
         ? {
             gpuHoursPerHour,
             setAt: now,
+            ...known,
             promisedSince: previous.promisedSince ?? previous.setAt,
             earlier: inForceWithin(
               [
                 ...(previous.earlier ?? []),
-                { gpuHoursPerHour: previous.gpuHoursPerHour, setAt: previous.setAt },
+                {
+                  gpuHoursPerHour: previous.gpuHoursPerHour,
+                  setAt: previous.setAt,
+                  ...(previous.maxGpus === undefined ? {} : { maxGpus: previous.maxGpus }),
+                },
               ],
               now,
               now - svc.deps.config.budgetWindowHours * HOUR,
             ),
           }
-        : { gpuHoursPerHour, setAt: now };
+        : { gpuHoursPerHour, setAt: now, ...known };
   if (!unchanged) svc.deps.repo.putSetting('budget', budget, now);
   svc.state.budget = budget;
   svc.deps.logger.info({ event: 'budget_set', gpuHoursPerHour, unchanged, warning }, 'budget set');
@@ -105,28 +111,31 @@ function inForceWithin(
 }
 
 /**
- * GPU-hours promised over the last `hours` before `now`: each value for the time it was in force (the
- * oldest kept reaching back as far as asked), the current one since it was set, each at most `maxGpus`,
- * the most the node group can pay for at once: a budget above it can never be spent, and counted whole,
- * 100000 set for 5 s by mistake then 4 read as a window budget of 1279 and hid a day of paying twice 4
- * from the overspend alarm (found in a newcomer trial).
+ * The budgets in force, oldest first, each counted at most the GPUs the node group could run when it
+ * was set: a budget above that can never be spent, and counted whole, 100000 set for 5 s by mistake and
+ * then 4 read as a window budget of 1279 for an hour and hid a day of paying twice 4 from the overspend
+ * alarm (found in a newcomer trial). The group's size when set, not now: a group made smaller later
+ * would make debt of what earlier budgets allowed.
  */
-export function promisedGpuHours(
-  budget: BudgetSetting,
-  now: number,
-  hours: number,
-  maxGpus = Number.POSITIVE_INFINITY,
-): number {
-  const values = [
-    ...(budget.earlier ?? []),
-    { gpuHoursPerHour: budget.gpuHoursPerHour, setAt: budget.setAt },
-  ];
+export function promisedValues(budget: BudgetSetting): Array<{ gpuHoursPerHour: number; setAt: number }> {
+  return [...(budget.earlier ?? []), budget].map((value) => ({
+    gpuHoursPerHour: Math.min(value.gpuHoursPerHour, value.maxGpus ?? Number.POSITIVE_INFINITY),
+    setAt: value.setAt,
+  }));
+}
+
+/**
+ * GPU-hours promised over the last `hours` before `now`: each value (promisedValues) for the time it
+ * was in force (the oldest kept reaching back as far as asked), the current one since it was set.
+ */
+export function promisedGpuHours(budget: BudgetSetting, now: number, hours: number): number {
+  const values = promisedValues(budget);
   const from = now - hours * HOUR;
   let promised = 0;
   values.forEach((value, i) => {
     const start = i === 0 ? from : Math.max(from, value.setAt);
     const end = Math.min(now, values[i + 1]?.setAt ?? now);
-    if (end > start) promised += (Math.min(value.gpuHoursPerHour, maxGpus) * (end - start)) / HOUR;
+    if (end > start) promised += (value.gpuHoursPerHour * (end - start)) / HOUR;
   });
   return promised;
 }
@@ -166,13 +175,12 @@ export function currentSpendCeiling(svc: BoaService, now: number): SpendCeiling 
     now,
   );
   const paidByLookback = new Map(asked.map((hours, i) => [hours, (paid[i] as number) / HOUR]));
-  const maxGpus = clusterShape(svc).maxWidth;
   return spendCeiling({
     budgetGpuHoursPerHour: budget.gpuHoursPerHour,
     windowHours,
     elapsedHours,
     paidInLast: (hours) => paidByLookback.get(hours) as number,
-    allowedInLast: (hours) => promisedGpuHours(budget, now, hours, maxGpus),
+    allowedInLast: (hours) => promisedGpuHours(budget, now, hours),
     changedHoursAgo,
     horizonHours: config.budgetHorizonHours,
     lookaheadHours,

@@ -24,8 +24,17 @@ export interface BudgetSetting {
    * (or at the service's start), and a changed value does not start it again (it would forgive debt).
    */
   promisedSince?: number;
+  /**
+   * The most GPUs the node group could run when it was set (unknown before its first listing): the
+   * value counts at most that in what a window was promised (budget.ts promisedValues).
+   */
+  maxGpus?: number;
   /** The values before this one that were in force within a window ago, oldest first. */
-  earlier?: ReadonlyArray<{ readonly gpuHoursPerHour: number; readonly setAt: number }>;
+  earlier?: ReadonlyArray<{
+    readonly gpuHoursPerHour: number;
+    readonly setAt: number;
+    readonly maxGpus?: number;
+  }>;
 }
 
 /** The service's working state in memory; every change is written through to the store. */

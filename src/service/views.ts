@@ -69,7 +69,7 @@ export function windowView(service: BoaService, now: number, window = windowAver
     budgetGpuHoursPerHour: budget
       ? round(
           window.hours > 0
-            ? promisedGpuHours(budget, now, window.hours, clusterShape(service).maxWidth) / window.hours
+            ? promisedGpuHours(budget, now, window.hours) / window.hours
             : budget.gpuHoursPerHour,
         )
       : null,

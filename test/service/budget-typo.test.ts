@@ -33,4 +33,20 @@ describe('a mistyped budget corrected within seconds', () => {
     expect(window.budgetGpuHoursPerHour).toBeCloseTo((16 * (65 / 3600) + 4) / hours, 3);
     expect(window.paidGpuHoursPerHour).toBeGreaterThan(window.budgetGpuHoursPerHour);
   });
+
+  it('counts each budget at the group it was set under: a group made smaller later makes no debt', async () => {
+    const s = await startService({ config: { local: { maxNodes: 4, bootSeconds: 0, releaseSeconds: 0 } } });
+    cleanups.push(s.close);
+    await s.ticks(1);
+    expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 12 })).status).toBe(200);
+    s.clock.t += HOUR;
+    const before = (await s.request('GET', '/v1/budget')).body.window.budgetGpuHoursPerHour;
+    // The group's maximum cut to one node (4 GPUs) after an hour at 12: that hour was promised 12.
+    s.service.state.group = {
+      ...(s.service.state.group as NonNullable<typeof s.service.state.group>),
+      maxSize: 1,
+    };
+    expect((await s.request('GET', '/v1/budget')).body.window.budgetGpuHoursPerHour).toBe(before);
+    expect(before).toBeGreaterThan(11);
+  });
 });
