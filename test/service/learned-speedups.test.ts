@@ -22,11 +22,11 @@ describe('learning a speedup table from the widths its samples ran at', () => {
     expect(learned.speedup['8']).toBeCloseTo(4, 9);
     expect(learned.speedup['2']).toBe(1.9);
     // Below the narrowest observed width the table stands (speedup(1) = 1); above the widest, the
-    // widest's factor keeps the table's ratio to it; between, interpolated in log(width): 4 is half
-    // way from 2 (factor 1) to 8 (4 / 7.5).
+    // widest's factor keeps the table's ratio to it; between, log(factor) interpolated in log(width):
+    // 4 is half way from 2 (factor 1) to 8 (4 / 7.5).
     expect(learned.speedup['1']).toBe(1);
     expect(learned.speedup['16']).toBeCloseTo(12 * (4 / 7.5), 9);
-    expect(learned.speedup['4']).toBeCloseTo(3.6 * (1 + (4 / 7.5 - 1) / 2), 9);
+    expect(learned.speedup['4']).toBeCloseTo(3.6 * Math.sqrt(4 / 7.5), 9);
     // Every sample read against the corrected table implies the one work.
     for (const work of learned.workSamples) expect(work).toBeCloseTo(3600, 6);
     expect(learned.samples).toEqual({ '2': 3, '8': 3 });
@@ -39,13 +39,22 @@ describe('learning a speedup table from the widths its samples ran at', () => {
       Array.from({ length: 3 }, () => ({ workSeconds: (3600 / actual) * width, width }));
     const learned = learnEpoch(table, [...samples(2, 2), ...samples(8, 4)]);
     expect(learned.speedup['8']).toBeCloseTo(4, 9);
-    // The nearest observed width's factor read 4 GPUs at 4x (2's: 1) and 6 at 3x (8's: 0.5).
-    const factor = (w: number) => 1 - 0.5 * (Math.log(w / 2) / Math.log(4));
-    expect(learned.speedup['4']).toBeCloseTo(4 * factor(4), 9);
-    expect(learned.speedup['6']).toBeCloseTo(6 * factor(6), 9);
+    // The nearest observed width's factor read 4 GPUs at 4x (2's: 1) and 6 at 3x (8's: 0.5); a power
+    // law between 2 and 8 reads them as the jobs' own: w^0.5 x sqrt(2).
+    expect(learned.speedup['4']).toBeCloseTo(Math.sqrt(2 * 4), 9);
+    expect(learned.speedup['6']).toBeCloseTo(Math.sqrt(2 * 6), 9);
     const widths = ['1', '2', '4', '6', '8'];
     for (let i = 1; i < widths.length; i++)
       expect(learned.speedup[widths[i]!]!).toBeGreaterThan(learned.speedup[widths[i - 1]!]!);
+  });
+
+  it('keeps a plateau flat: no width between two at 4x reads faster (found in review)', () => {
+    const table = { workSeconds: 3600, speedup: { '1': 1, '2': 2, '4': 4, '6': 6, '8': 8 } };
+    const samples = (width: number, actual: number) =>
+      Array.from({ length: 3 }, () => ({ workSeconds: (3600 / actual) * width, width }));
+    const learned = learnEpoch(table, [...samples(4, 4), ...samples(8, 4)]);
+    // Interpolating the factor itself read 6 GPUs at 4.25x.
+    for (const width of ['4', '6', '8']) expect(learned.speedup[width]).toBeCloseTo(4, 9);
   });
 
   it('needs three samples at each of two widths; until then the table and the samples stand', () => {
