@@ -2,6 +2,7 @@
  * The CDK app's settings, read from CDK context (`-c key=value` or cdk.json) and validated once.
  * Every key is documented in docs/deploy.md; defaults live here only.
  */
+import { BOUNDS } from '../src/api/bounds.ts';
 import { instanceTypeFacts } from '../src/core/instance-types.ts';
 import { unknownContextKey } from './context-keys.ts';
 import { FRACTIONAL_GPU_FAMILIES, instanceFamily, NVIDIA_X86_FAMILIES } from './instance-families.ts';
@@ -189,9 +190,6 @@ export function readConfig(
   }
 
   const budget = num(read, 'budget');
-  if (budget !== undefined && !(budget > 0)) {
-    throw new ContextError(`context "budget" must be a positive number of GPU-hours per hour, got ${budget}`);
-  }
 
   const maxGpuNodes = int(read, 'maxGpuNodes', 1, 100) ?? DEFAULTS.maxGpuNodes;
 
@@ -225,6 +223,16 @@ export function readConfig(
     throw new ContextError(
       `instance type ${instanceType} is not in the app's table of NVIDIA x86 instances; ` +
         'set context "gpusPerNode" to the number of GPUs it has',
+    );
+  }
+
+  // The service refuses to start below one whole node (its default classes run on 1 GPU and nodes are
+  // paid whole) or above PUT /v1/budget's bound: said at synth, not by a pod that exits on a fresh
+  // volume (found in review).
+  if (budget !== undefined && !(budget >= gpusPerNode && budget <= BOUNDS.budget)) {
+    throw new ContextError(
+      `context "budget" must be a number of GPU-hours per hour from ${gpusPerNode} (one ${instanceType} node, ` +
+        `paid whole) to ${BOUNDS.budget}, got ${budget}`,
     );
   }
 

@@ -155,6 +155,12 @@ describe('readConfig', () => {
 
   it.each([
     [{ budget: '0' }, /budget/],
+    // Below one whole node, or above PUT /v1/budget's bound, the service refuses to start.
+    [
+      { budget: '3' },
+      /context "budget" must be a number of GPU-hours per hour from 4 \(one g4dn\.12xlarge node, paid whole\) to 100000, got 3/,
+    ],
+    [{ budget: '1e6' }, /context "budget" must be .* to 100000, got 1000000/],
     [{ backupTag: 'a=b' }, /"backupTag" must be 1 to 128 letters/],
     [{ backupTag: 'x'.repeat(129) }, /backupTag/],
     [{ budget: 'lots' }, /budget/],
