@@ -85,7 +85,13 @@ function spendSpec(ledger, budget) {
     type: 'temporal',
     title: 'time (UTC)',
     scale: { type: 'utc' },
-    axis: { format: '%H:%M' },
+    // The day at midnight, as vega's own labels had it (the 24-hour chart always crosses one: found in
+    // review, a fixed %H:%M read 23:00 | 00:00 | 01:00 with no date anywhere).
+    axis: {
+      format: '%H:%M',
+      labelExpr:
+        "utchours(datum.value) === 0 && utcminutes(datum.value) === 0 ? utcFormat(datum.value, '%b %d') : datum.label",
+    },
   };
   const layers = [
     {

@@ -11,12 +11,13 @@ afterEach(() => {
   else process.env.TZ = zone;
 });
 
-/** A quarter-hour of one-minute buckets from 18:33 UTC. */
-function ledger() {
-  const start = Date.parse('2026-12-01T18:33:00Z');
-  const series = Array.from({ length: 14 }, (_, i) => ({
-    from: new Date(start + i * 60_000).toISOString(),
-    to: new Date(start + (i + 1) * 60_000).toISOString(),
+/** `count` buckets of `minutes` from `from` (a quarter-hour of one-minute buckets from 18:33 UTC). */
+function ledger(from = '2026-12-01T18:33:00Z', count = 14, minutes = 1) {
+  const start = Date.parse(from);
+  const step = minutes * 60_000;
+  const series = Array.from({ length: count }, (_, i) => ({
+    from: new Date(start + i * step).toISOString(),
+    to: new Date(start + (i + 1) * step).toISOString(),
     paidGpuHoursPerHour: 8,
     allocatedGpuHoursPerHour: 6,
     paidWindowAverage: 7,
@@ -32,5 +33,16 @@ describe("the spend chart's time axis", () => {
     const ticks = [...svg.matchAll(/<text[^>]*>(\d\d:\d\d)<\/text>/g)].map((m) => m[1]);
     expect(ticks.length).toBeGreaterThan(2);
     for (const tick of ticks) expect(tick).toMatch(/^18:(3[3-9]|4[0-7])$/);
+  });
+
+  it('names the day at midnight: a day of buckets always crosses one', async () => {
+    process.env.TZ = 'America/New_York';
+    const svg = await renderSpec(
+      loadDashboardScript().spendSpec(ledger('2026-11-30T19:00:00Z', 96, 15), null),
+    );
+    const labels = [...svg.matchAll(/<text[^>]*>([^<]+)<\/text>/g)].map((m) => m[1]);
+    expect(labels).toContain('Dec 01');
+    expect(labels).not.toContain('00:00');
+    expect(labels.filter((l) => /^\d\d:\d\d$/.test(l as string)).length).toBeGreaterThan(2);
   });
 });
