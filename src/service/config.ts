@@ -65,7 +65,8 @@ export const configSchema = z
       'seconds (an hour)',
       "a finished job's nodes are paid until the next tick",
     ).default(60),
-    // Budget and profile changes replan at once; the timer follows the arrival rates.
+    // Budget and profile changes replan at once; the timer follows the arrival rates. Not a Node timer
+    // (the planner compares the time at each tick): a day is a policy bound, not the timer limit's.
     calculatorMinutes: timerSetting(
       'calculatorMinutes',
       1440,
@@ -116,7 +117,7 @@ export const configSchema = z
     // The Kubernetes log archive follows a stopping pod for the grace and a minute, on a timer.
     terminationGraceSeconds: z
       .number({ error: 'terminationGraceSeconds must be a number' })
-      .nonnegative('terminationGraceSeconds must be >= 0')
+      .nonnegative('terminationGraceSeconds must be from 0 to 3600 seconds (an hour)')
       .max(
         3600,
         'terminationGraceSeconds must be at most 3600 seconds (an hour): time to checkpoint, while the GPUs are paid',
