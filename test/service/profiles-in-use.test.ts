@@ -37,16 +37,18 @@ it('narrows first the job whose learned table says its last GPUs buy least', asy
   cleanups.push(s.close);
   s.service.putClass({ name: 'mymodel', weight: 1, rescaleSeconds: 30, epochs: [epoch(7.5)] }, 0);
   s.service.putClass({ name: 'other', weight: 1, rescaleSeconds: 30, epochs: [epoch(6)] }, 0);
-  // Three epochs at 1 GPU as the table says, three at 8 as long as 4x makes them (1-GPU work read
-  // against the table: the duration WORK / 4 times 7.5).
+  // Three epochs at 4 GPUs as the table says, three at 8 as long as 4x makes them (1-GPU work read
+  // against the table: the duration WORK / 4 times 7.5). Observed at 4 and 8, the table between 1 and 4
+  // keeps its shape (at 1 and 8, 4 GPUs would read 2.4x, interpolated: learned-speedups.ts).
   const samples = (n: number, workSeconds: number, width: number) =>
     Array.from({ length: n }, () => ({ workSeconds, width }));
   s.service.state.classes.get('mymodel')!.workSamples[0] = [
-    ...samples(3, WORK, 1),
+    ...samples(3, WORK, 4),
     ...samples(3, (WORK / 4) * 7.5, 8),
   ];
   const profiles = profilesInUse(s.service);
   expect(profiles.get('mymodel')?.profile.epochs[0]?.speedup['8']).toBeCloseTo(4, 6);
+  expect(profiles.get('mymodel')?.profile.epochs[0]?.speedup['4']).toBe(3.6);
 
   // Both planned 8, 12 GPUs allowed: 4 of mymodel's 8 GPUs add 0.4x, 4 of other's 2.4x.
   const jobs = [waiting(1, 'mymodel'), waiting(2, 'other')];
