@@ -1,10 +1,10 @@
 import type { ServiceJob } from './jobs.ts';
 import { IncrementalPlacement } from './placement.ts';
-import type { MetricDatum, PoolNode } from './ports.ts';
+import type { PoolNode } from './ports.ts';
 import { nodeReconcilerFor } from './nodes/index.ts';
 import type { NodeReconciler, NodeTickInput } from './nodes/reconciler.ts';
 import type { BoaService } from './service.ts';
-import { windowPaidView } from './views.ts';
+import { tickMetrics } from './tick-metrics.ts';
 import { profilesInUse } from './profiles-in-use.ts';
 import { budgetLimitedWidths } from './budget-widths.ts';
 import { intervalPlan } from './demand.ts';
@@ -13,7 +13,7 @@ import { bandFillOptions, windowBelowBand } from '../core/exec/band-fill.ts';
 import { ceilingLookbackHours } from '../core/spend-ceiling.ts';
 import { replanIfGroupResized } from './plan-inputs.ts';
 import { TickUndo } from './tick-undo.ts';
-import { isBilled, paidGpusNow } from './paid-now.ts';
+import { isBilled } from './paid-now.ts';
 
 export interface TickDecision {
   readonly changed: ServiceJob[];
@@ -185,7 +185,6 @@ export class Scheduler {
     const held = () => gpusHeldPerNode(state.jobs.values());
     const ready = this.nodes.usable(state.nodes, held);
     const ceiling = this.service.spendCeiling(now);
-    this.lastCeilingGpus = ceiling?.gpus ?? 0;
     // While the heartbeat does not reach CloudWatch, no more nodes than the budget guard would leave.
     const heldNodes = this.service.heartbeat.nodes(
       now,
@@ -273,7 +272,8 @@ export class Scheduler {
     this.service.execution.afterTick(now);
     this.service.planner.maybeRun();
     const published = state.budget?.gpuHoursPerHour;
-    void deps.metrics.put(this.metrics(decision, now), now).then(
+    const metrics = tickMetrics(this.service, decision, now, ceiling?.gpus ?? 0, this.nodes.metrics(now));
+    void deps.metrics.put(metrics, now).then(
       () => this.service.heartbeat.delivered(now, published),
       (error: Error) => {
         state.counters.metricsPublishFailures += 1;
@@ -353,47 +353,6 @@ export class Scheduler {
     })().finally(() => {
       this.releasing = null;
     });
-  }
-
-  /** The budget's control: the load's needed budget, the ceiling, jobs waiting for the budget. */
-  private budgetMetrics(now: number): MetricDatum[] {
-    const { state } = this.service;
-    if (!state.budget) return [];
-    let queued = 0;
-    for (const job of state.jobs.values()) if (job.state === 'waiting' && job.queuedForBudget) queued++;
-    return [
-      { name: 'LoadNeedsGpuHoursPerHour', value: this.service.loadNeeds(now), unit: 'None' },
-      { name: 'SpendCeilingGpus', value: this.lastCeilingGpus, unit: 'None' },
-      { name: 'JobsQueuedForBudget', value: queued, unit: 'Count' },
-    ];
-  }
-
-  private lastCeilingGpus = 0;
-
-  private metrics(decision: TickDecision, now: number): MetricDatum[] {
-    const { state } = this.service;
-    // The window as GET /v1/budget and /metrics read it, so the overspend alarm judges the paid average by
-    // the budgets in force over the window, as the dashboard does: one rule for over budget.
-    const window = windowPaidView(this.service, now);
-    const paidNow = paidGpusNow(state.nodes);
-    const running = [...state.jobs.values()].filter((j) => j.state === 'running').length;
-    return [
-      // Published every tick, budget or not: its absence is what the guard outside boa alarms on.
-      { name: 'Heartbeat', value: 1, unit: 'Count' },
-      { name: 'BudgetGpuHoursPerHour', value: state.budget?.gpuHoursPerHour ?? 0, unit: 'None' },
-      { name: 'PaidGpuHoursPerHour', value: paidNow, unit: 'None' },
-      { name: 'AllocatedGpuHoursPerHour', value: decision.allocatedGpus, unit: 'None' },
-      { name: 'PaidGpuHoursPerHourAverage', value: window.paidGpuHoursPerHour, unit: 'None' },
-      // 0 before a budget is set, as BudgetGpuHoursPerHour.
-      { name: 'WindowBudgetGpuHoursPerHour', value: window.budgetGpuHoursPerHour ?? 0, unit: 'None' },
-      { name: 'DesiredNodes', value: decision.desiredNodes, unit: 'Count' },
-      { name: 'ActualNodes', value: state.nodes.length, unit: 'Count' },
-      { name: 'JobsRunning', value: running, unit: 'Count' },
-      { name: 'JobsWaiting', value: state.jobs.size - running, unit: 'Count' },
-      { name: 'PredictedAvgJctSeconds', value: state.plan?.row.predictedAvgJctSeconds ?? 0, unit: 'Seconds' },
-      ...this.nodes.metrics(now),
-      ...this.budgetMetrics(now),
-    ];
   }
 }
 

@@ -1,0 +1,55 @@
+/**
+ * What a tick publishes (the metrics sink: CloudWatch on AWS): spend, nodes, jobs, and how the budget
+ * is held. Apart from the scheduler, which decides; this only reads what it decided.
+ */
+import type { MetricDatum } from './ports.ts';
+import { paidGpusNow } from './paid-now.ts';
+import type { TickDecision } from './scheduler.ts';
+import type { BoaService } from './service.ts';
+import { windowPaidView } from './views.ts';
+
+/** `ceilingGpus`: the tick's spend ceiling; `nodeMetrics`: the node reconciler's own. */
+export function tickMetrics(
+  service: BoaService,
+  decision: TickDecision,
+  now: number,
+  ceilingGpus: number,
+  nodeMetrics: readonly MetricDatum[],
+): MetricDatum[] {
+  const { state } = service;
+  // The window as GET /v1/budget and /metrics read it, so the overspend alarm judges the paid average by
+  // the budgets in force over the window, as the dashboard does: one rule for over budget.
+  const window = windowPaidView(service, now);
+  const paidNow = paidGpusNow(state.nodes);
+  const running = [...state.jobs.values()].filter((j) => j.state === 'running').length;
+  return [
+    // Published every tick, budget or not: its absence is what the guard outside boa alarms on.
+    { name: 'Heartbeat', value: 1, unit: 'Count' },
+    { name: 'BudgetGpuHoursPerHour', value: state.budget?.gpuHoursPerHour ?? 0, unit: 'None' },
+    { name: 'PaidGpuHoursPerHour', value: paidNow, unit: 'None' },
+    { name: 'AllocatedGpuHoursPerHour', value: decision.allocatedGpus, unit: 'None' },
+    { name: 'PaidGpuHoursPerHourAverage', value: window.paidGpuHoursPerHour, unit: 'None' },
+    // 0 before a budget is set, as BudgetGpuHoursPerHour.
+    { name: 'WindowBudgetGpuHoursPerHour', value: window.budgetGpuHoursPerHour ?? 0, unit: 'None' },
+    { name: 'DesiredNodes', value: decision.desiredNodes, unit: 'Count' },
+    { name: 'ActualNodes', value: state.nodes.length, unit: 'Count' },
+    { name: 'JobsRunning', value: running, unit: 'Count' },
+    { name: 'JobsWaiting', value: state.jobs.size - running, unit: 'Count' },
+    { name: 'PredictedAvgJctSeconds', value: state.plan?.row.predictedAvgJctSeconds ?? 0, unit: 'Seconds' },
+    ...nodeMetrics,
+    ...budgetMetrics(service, now, ceilingGpus),
+  ];
+}
+
+/** The budget's control: the load's needed budget, the ceiling, jobs waiting for the budget. */
+function budgetMetrics(service: BoaService, now: number, ceilingGpus: number): MetricDatum[] {
+  const { state } = service;
+  if (!state.budget) return [];
+  let queued = 0;
+  for (const job of state.jobs.values()) if (job.state === 'waiting' && job.queuedForBudget) queued++;
+  return [
+    { name: 'LoadNeedsGpuHoursPerHour', value: service.loadNeeds(now), unit: 'None' },
+    { name: 'SpendCeilingGpus', value: ceilingGpus, unit: 'None' },
+    { name: 'JobsQueuedForBudget', value: queued, unit: 'Count' },
+  ];
+}
