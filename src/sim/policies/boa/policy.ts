@@ -18,7 +18,7 @@ import { placeWanted } from './place.ts';
 import { widthsToSize } from './placed-short.ts';
 import { type ClassProfile, epochSpeedups } from '../../../core/profile.ts';
 import { DEFAULT_LONG_WAIT_SECONDS } from '../../../core/ceiling-widths.ts';
-import { clearingPrice } from '../../../core/narrowing.ts';
+import { ClearingFloor, type PriceLogEntry } from './clear-floor.ts';
 import { DEFAULT_SPEND_CEILING, type SpendCeilingOptions } from '../../../core/spend-ceiling.ts';
 import { ceilingNow, servedUnderCeiling, unspentInLookback } from './ceiling.ts';
 import { type WarmupOptions, warmupFactor } from '../../../core/warmup.ts';
@@ -113,19 +113,10 @@ export class BoaPolicy implements Policy {
   #drainExtra = 0;
   /** The control's budget when the plan in force was made, before the cap (core/plan-cap.ts). */
   #uncapped = 0;
-  /** The highest clearing price seen, decayed, as of `at` (clearHalfLifeHours). */
-  #clearFloor: { mu: number; at: number } | undefined;
   /** Plans made, for tests and reports. */
   replans = 0;
-  /** With clearHalfLifeHours, each plan's time, planning budget, own price, the floor, and the price planned at. */
-  readonly priceLog: {
-    at: number;
-    rates: Readonly<Record<string, number>>;
-    budget: number;
-    target: number;
-    floor: number;
-    mu: number;
-  }[] = [];
+  /** The variant boa@clearH (clear-floor.ts); undefined: off. */
+  readonly #clear: ClearingFloor | undefined;
 
   constructor(
     readonly context: PolicyContext,
@@ -135,6 +126,8 @@ export class BoaPolicy implements Policy {
     this.#classes = new Map(context.profiles.classes.map((c) => [c.name, c]));
     this.#planner = new BoaPlanner(context.profiles, settings.solver, context.seed);
     this.#control = new BudgetControl(settings.budget, settings.control);
+    if (settings.clearHalfLifeHours !== null)
+      this.#clear = new ClearingFloor(settings.clearHalfLifeHours, this.#planner);
     this.#online =
       settings.rates === 'oracle' || settings.price !== null
         ? undefined
@@ -149,6 +142,11 @@ export class BoaPolicy implements Policy {
   }
 
   /** The current plan (undefined before the first one, with online rates). */
+  /** With boa@clearH, each plan's prices (clear-floor.ts); empty otherwise. */
+  get priceLog(): readonly PriceLogEntry[] {
+    return this.#clear?.priceLog ?? [];
+  }
+
   get planned(): PlannedWidths | undefined {
     return this.#planned;
   }
@@ -220,17 +218,14 @@ export class BoaPolicy implements Policy {
       ceilingOptions === null
         ? undefined
         : ceilingNow(ceilingOptions, budget, budgetWindowHours, this.#control, cluster);
-    if (ceiling !== undefined && this.settings.clearHalfLifeHours !== null) {
-      const price = clearingPrice(
-        {
-          planned: planned.map((w) => w.width),
-          current: planned.map((w) => this.#held.get(w.id) ?? 0),
-          speedups: planned.map((w) => w.speedups),
-          weights: planned.map((w) => w.weight),
-        },
-        ceiling.gpus,
-      );
-      this.#observeClearing(now, price);
+    if (ceiling !== undefined && this.#clear !== undefined) {
+      const jobs = {
+        planned: planned.map((w) => w.width),
+        current: planned.map((w) => this.#held.get(w.id) ?? 0),
+        speedups: planned.map((w) => w.speedups),
+        weights: planned.map((w) => w.weight),
+      };
+      this.#clear.observe(now, jobs, ceiling.gpus);
     }
     const maxNodes = Math.min(cluster.maxNodes, ceiling?.nodes ?? Number.POSITIVE_INFINITY);
     // The widths the ceiling serves (a running job keeps one within 2x of its target, by `held`), drained.
@@ -387,43 +382,10 @@ export class BoaPolicy implements Policy {
     this.#uncapped = budgets.uncapped;
     const budgetNow = Math.max(minFeasible, budgets.planned);
     const exact = this.#planner.plan(rates, budgetNow);
-    this.#planned = this.#floored(now, rates, exact) ?? exact;
+    this.#planned = this.#clear?.floored(now, rates, exact) ?? exact;
     this.#plannedAt = now;
     this.#replanDue = false;
     this.replans++;
-  }
-
-  /** The clearing floor at `now`: the highest clearing price seen, halved every clearHalfLifeHours. */
-  #floorAt(now: number): number {
-    const floor = this.#clearFloor;
-    const halfLife = this.settings.clearHalfLifeHours;
-    if (floor === undefined || halfLife === null) return 0;
-    return floor.mu * 0.5 ** ((now - floor.at) / 3600 / halfLife);
-  }
-
-  /** A tick's clearing price (null: the ceiling did not bind) raises the floor to it. */
-  #observeClearing(now: number, price: number | null): void {
-    if (price === null || !(price > this.#floorAt(now))) return;
-    this.#clearFloor = { mu: price, at: now };
-  }
-
-  /**
-   * With clearHalfLifeHours: the plan at the clearing floor when the plan's own price is below it, its
-   * plannedBudget the planning budget's (so the re-plan test and the anti-windup read the control's
-   * budget as before); undefined: the plan itself.
-   */
-  #floored(
-    now: number,
-    rates: Readonly<Record<string, number>>,
-    exact: PlannedWidths,
-  ): PlannedWidths | undefined {
-    if (this.settings.clearHalfLifeHours === null) return undefined;
-    const target = this.#planner.priceAt(rates, exact.plannedBudget);
-    const floor = this.#floorAt(now);
-    const mu = Math.max(target, floor);
-    this.priceLog.push({ at: now, rates, budget: exact.plannedBudget, target, floor, mu });
-    if (!(floor > target)) return undefined;
-    return { ...this.#planner.atMultiplier(rates, mu), plannedBudget: exact.plannedBudget };
   }
 
   /**
