@@ -33,6 +33,7 @@ import { runLimited } from './run-limited.ts';
 import { KUBE_RETRY } from './retry.ts';
 import { ensureTokenSecret } from './secrets.ts';
 import { VanishedPods } from './vanished.ts';
+import { StuckPods } from './stuck-pods.ts';
 import { CreateRefusals } from './create-refusals.ts';
 import { checkVolumeClaim as claimProblem } from './claims.ts';
 import { ClaimRechecks } from './claim-recheck.ts';
@@ -82,6 +83,8 @@ export class KubernetesExecutor implements Executor {
   private readonly stops: PodStops;
   /** Checkpoint claims read again while pods wait on them: one gone fails its pods at once. */
   private readonly claims: ClaimRechecks;
+  /** Pods stuck Terminating on a node gone or not Ready: force-deleted (stuck-pods.ts). */
+  private readonly stuck: StuckPods;
   private readonly podWrites: PodWrites;
   private readonly serviceWrites: ServiceWrites;
 
@@ -111,13 +114,9 @@ export class KubernetesExecutor implements Executor {
       now: deps.now ?? Date.now,
     };
     const namespace = config.namespace;
-    this.claims = new ClaimRechecks({
-      api: this.api,
-      namespace,
-      retry: this.retry,
-      logger: deps.logger,
-      now: this.now,
-    });
+    const reads = { api: this.api, namespace, retry: this.retry, logger: deps.logger, now: this.now };
+    this.claims = new ClaimRechecks(reads);
+    this.stuck = new StuckPods(reads);
     const logs = podLogs(config, { ...deps, api: this.api, retry: this.retry }, () => this.pods.current());
     this.archive = logs.archive;
     this.replicaLogs = logs.replicaLogs;
@@ -264,6 +263,8 @@ export class KubernetesExecutor implements Executor {
 
     // Never throws: a claim not read fails nothing.
     tasks.push(...this.claims.due(wanted));
+    // A stop no kubelet will confirm: the job's next generation waits for it.
+    tasks.push(...this.stuck.due(pods));
     const errors = await runLimited(tasks, this.config.concurrency);
     for (const error of errors) {
       this.logger.error(

@@ -40,7 +40,8 @@
  * Control API for tests (no HTTP):
  * - kubelet.addNode({name, gpus, ready, zone, instanceId, instanceType, labels}) -> Node with
  *   allocatable/capacity nvidia.com/gpu, a Ready condition, spec.providerID aws:///<zone>/<instanceId>.
- * - kubelet.setNodeReady(name, ready), kubelet.removeNode(name) (its pods are removed with it).
+ * - kubelet.setNodeReady(name, ready), kubelet.removeNode(name, {collectPods}) (its pods are removed with
+ *   it, unless collectPods is false: the pod garbage collector not run yet).
  * - kubelet.startPods(names?): Pending pods bound to a Ready node -> Running (containerStatuses running),
  *   or, as the kubelet's admission does, Failed with reason OutOfnvidia.com/gpu when the node's Running
  *   pods (terminating ones included) leave too few of its allocatable GPUs. env valueFrom.secretKeyRef

@@ -110,9 +110,14 @@ export class FakeKubelet {
     return node;
   }
 
-  /** Deletes the node; its pods are deleted at once, as the pod garbage collector does for gone nodes. */
-  removeNode(name: string): void {
+  /**
+   * Deletes the node; its pods are deleted at once, as the pod garbage collector does for gone nodes,
+   * unless `collectPods` is false: the collector has not run yet (it waits 40 s for a node to come
+   * back), or is not running, and a pod Terminating there stays so.
+   */
+  removeNode(name: string, options: { collectPods?: boolean } = {}): void {
     this.core.store.remove('nodes', undefined, name);
+    if (options.collectPods === false) return;
     const onNode = [...this.core.store.peek('pods')].filter((pod) => pod.spec?.nodeName === name);
     for (const pod of onNode) this.core.store.remove('pods', pod.metadata.namespace, pod.metadata.name);
   }
