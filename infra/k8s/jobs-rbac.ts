@@ -36,7 +36,9 @@ export const JOBS_RULES: readonly PolicyRule[] = [
 
 export const NODE_RULES: readonly PolicyRule[] = [
   // list and watch: the Node informer (src/cloud/aws/kube-cluster-nodes.ts), which never reads one node by
-  // name (no get); patch: the node reconciler cordons the nodes it removes (spec.unschedulable; docs/nodes.md).
+  // name (no get), and list: the executor's read of a stuck pod's node, a list by metadata.name
+  // (src/cloud/kubernetes/stuck-pods.ts); patch: the node reconciler cordons the nodes it removes
+  // (spec.unschedulable; docs/nodes.md).
   { apiGroups: [''], resources: ['nodes'], verbs: ['list', 'watch', 'patch'] },
   // list, cluster-wide: the GPU pods boa did not create on its GPU nodes, one list per node by
   // spec.nodeName (src/cloud/aws/foreign-gpu-pods.ts); it reads no pod's contents beyond its requests.
