@@ -135,6 +135,17 @@ describe('a pod stuck Terminating', () => {
     });
   }, 30_000);
 
+  it('is forced once: not again while a watch behind still lists it', async () => {
+    await oldPodTerminating();
+    fake.kubelet.setNodeReady(nodes[0]!, false);
+    // Its DELETED event never comes: the cache lists the pod until the next relist.
+    fake.stallWatches();
+    await passesAt(PAST);
+    expect(pod(OLD)).toBeUndefined();
+    expect(forceDeletes()).toBe(1);
+    expect(logs.events().filter((e) => e === 'kube.pod.force-deleted')).toHaveLength(1);
+  }, 30_000);
+
   it('a force delete that fails once (a 500) is retried within the pass', async () => {
     await oldPodTerminating();
     fake.kubelet.setNodeReady(nodes[0]!, false);

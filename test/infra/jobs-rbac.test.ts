@@ -232,6 +232,54 @@ describe('the rules cover every call the executor makes', () => {
   });
 });
 
+describe('the rules cover the force delete of a pod stuck on a node gone NotReady', () => {
+  it('lists that node (by name, no get) and deletes the pod: verbs already granted', async () => {
+    let t = Date.now();
+    const fake = await startFakeKubeApi({ now: () => t, kubelet: { autoStartMs: 0 } });
+    const executor = createKubernetesExecutor(
+      { terminationGraceSeconds: 1, kubernetes: { namespace: 'boa-jobs' } },
+      pino({ level: 'silent' }),
+      { kubeConfig: fake.kubeConfig(), now: () => t },
+    );
+    try {
+      const nodes = [fake.kubelet.addNode(), fake.kubelet.addNode()].map((n) => n.metadata.name);
+      const job = (generation: number, node: string): DesiredJob => ({
+        jobId: 1,
+        generation,
+        replicas: [
+          { jobId: 1, generation, rank: 0, node, gpus: 4, workload: { image: 'i', command: ['c'] }, env: {} },
+        ],
+      });
+      const settle = async (desired: DesiredJob[], done: () => boolean) => {
+        for (let i = 0; i < 100 && !done(); i++) {
+          await executor.reconcile(desired);
+          await new Promise((r) => setTimeout(r, 20));
+        }
+        expect(done()).toBe(true);
+      };
+      const running = (name: string) =>
+        fake.pods('boa-jobs').some((p) => p.metadata.name === name && p.status?.phase === 'Running');
+      await settle([job(1, nodes[0]!)], () => running('boa-job-1-g1-r0'));
+      fake.kubelet.setNodeReady(nodes[0]!, false);
+      await executor.reconcile([job(2, nodes[1]!)]);
+      t += 120_000;
+      await settle([job(2, nodes[1]!)], () => running('boa-job-1-g2-r0'));
+      const used = new Set<string>();
+      for (const r of fake.requests) {
+        const { group, resource, namespace } = target(r.path);
+        const rules = namespace === '' ? [...NODE_RULES, ...STORAGE_CLASS_RULES] : JOBS_RULES;
+        const verb = verbOf(r.method, r.path, r.watch);
+        used.add(`${resource}:${verb}`);
+        expect(allowed(rules, group, resource, verb), `${r.method} ${r.path}`).toBe(true);
+      }
+      expect([...used]).toEqual(expect.arrayContaining(['nodes:list', 'pods:delete']));
+    } finally {
+      await executor.close();
+      await fake.close();
+    }
+  });
+});
+
 describe("the node rules are exactly what boa's Node informer uses", () => {
   it('lists, watches and cordons (patch) nodes, and needs no other verb on them', async () => {
     const fake = await startFakeKubeApi();
