@@ -88,7 +88,7 @@ export function prometheusRegistry(service: BoaService): Registry {
     },
     ['kind'],
   );
-  gauge('boa_jobs_queued_for_budget', 'Waiting jobs the budget holds back (oldest first)', (g) =>
+  gauge('boa_jobs_queued_for_budget', 'Waiting jobs the budget holds back', (g) =>
     g.set(statusView(service).budget?.queuedForBudget ?? 0),
   );
   gauge(

@@ -4,6 +4,7 @@
  */
 import { z } from '@hono/zod-openapi';
 import { gpuHours, time } from './response-parts.ts';
+import { QUEUE_ORDERS } from '../core/ceiling-widths.ts';
 
 const Averages = z
   .object({
@@ -73,6 +74,10 @@ const BudgetControl = z
       })
       .openapi({ description: 'the arrivals the plan is made from' }),
     queuedForBudget: z.number().int().openapi({ description: 'jobs waiting for the budget' }),
+    queueOrder: z.enum(QUEUE_ORDERS).openapi({
+      description:
+        'the order they start in (config queueOrder): least-work-left (least expected work left by the class profile first) or submitted (oldest first)',
+    }),
     draining: z.boolean().openapi({
       description:
         'no submission for drainAfterHours and nothing waits: the running jobs take the GPUs the budget allows',

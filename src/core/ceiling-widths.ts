@@ -5,14 +5,39 @@
 import { narrowedByPrice, speedupAt } from './narrowing.ts';
 import type { SpeedupTable } from './profile.ts';
 
+/** How the waiting jobs queue for the budget: waitingOrder, or the jobs' (submission) order. */
+export const QUEUE_ORDERS = ['least-work-left', 'submitted'] as const;
+export type QueueOrder = (typeof QUEUE_ORDERS)[number];
+
+/**
+ * The order waiting jobs are served in: least expected work left first (`workLeft`, 1-GPU seconds;
+ * ties, and jobs without it, in the jobs' order: oldest first). The ceiling binds when the budget
+ * cannot run every job present, and there the queue's order is what the average JCT turns on: served
+ * oldest first, a few long jobs at the front held the short ones behind them for hours (workload-3 at
+ * 1.2x its minimum: 3257 s of queueing on average, 1468 s least work first, docs/comparison.md).
+ */
+export function waitingOrder(running: readonly boolean[], workLeft?: readonly number[]): number[] {
+  const order: number[] = [];
+  for (let index = 0; index < running.length; index++) if (!running[index]) order.push(index);
+  if (workLeft === undefined) return order;
+  const left = (index: number) => workLeft[index] ?? Number.POSITIVE_INFINITY;
+  // Array.prototype.sort is stable: equal work keeps the jobs' order.
+  return order.sort((a, b) => left(a) - left(b));
+}
+
 /**
  * The widths the ceiling lets run, on arrays aligned with the jobs (0: the job waits), in priority
- * order (running jobs keep their place, then the oldest waiting): each is served at its width if it
- * still fits, else it waits for the budget (smaller jobs behind it may start: backfill). A job wider
- * than the whole ceiling would never fit: it is served at the ceiling's width when that much is free,
- * so it cannot starve.
+ * order (running jobs keep their place, then the waiting in `order`, waitingOrder's): each is served
+ * at its width if it still fits, else it waits for the budget (smaller jobs behind it may start:
+ * backfill). A job wider than the whole ceiling would never fit: it is served at the ceiling's width
+ * when that much is free, so it cannot starve.
  */
-function servedWidths(running: readonly boolean[], widths: readonly number[], gpus: number): number[] {
+function servedWidths(
+  running: readonly boolean[],
+  widths: readonly number[],
+  gpus: number,
+  order: readonly number[],
+): number[] {
   const whole = Math.floor(gpus + 1e-9);
   const served = new Array<number>(widths.length).fill(0);
   let left = whole;
@@ -24,7 +49,7 @@ function servedWidths(running: readonly boolean[], widths: readonly number[], gp
     }
   };
   for (let i = 0; i < widths.length; i++) if (running[i]) take(i);
-  for (let i = 0; i < widths.length; i++) if (!running[i]) take(i);
+  for (const i of order) take(i);
   return served;
 }
 
@@ -59,7 +84,8 @@ export interface CeilingJob {
  * The widths the ceiling allows, the same in the service and the simulator: when the planned widths
  * all fit, they are what jobs get; otherwise jobs are narrowed by price (narrowing.ts: the GPUs that buy
  * the least speed go first, by each job's speedup table for its statistical epoch), then served in
- * priority order (servedWidths), and a job left out waits. Every change of a running job's width is a
+ * priority order (servedWidths: running jobs, then the waiting with the least work left), and a job
+ * left out waits. Every change of a running job's width is a
  * restart, so a running job keeps the width it has while that is within its plan and within twice its
  * narrowed width, unless it may now have at least twice as much: the ceiling moves with the window's
  * spend every tick, and narrowed jobs that moved with it restarted over and over (on bursty-960-1 at
@@ -80,17 +106,20 @@ export function widthsUnderCeiling<J extends CeilingJob>(
   waitedLong: (job: J) => boolean = () => false,
   /** The job's class weight (narrowing.ts); 1 when not given. */
   weightOf?: (job: J) => number,
+  /** Expected 1-GPU seconds of work the job has left (waitingOrder); the jobs' order when not given. */
+  workLeftOf?: (job: J) => number | undefined,
 ): Map<J, number> {
   const running = jobs.map((job) => job.state === 'running');
   const planned = jobs.map(plannedWidth);
   const whole = Math.floor(gpus + 1e-9);
+  const workLeft = workLeftOf ? jobs.map((job) => workLeftOf(job) ?? Number.POSITIVE_INFINITY) : undefined;
   if (planned.reduce((sum, w) => sum + w, 0) <= whole) {
-    return servedMap(jobs, running, servedWidths(running, planned, gpus));
+    return servedMap(jobs, running, servedWidths(running, planned, gpus, waitingOrder(running, workLeft)));
   }
   const current = jobs.map((job, index) => (running[index] ? currentWidth(job) : 0));
   const tables = jobs.map(speedupOf);
   const weights = weightOf ? jobs.map(weightOf) : undefined;
-  const served = ceilingWidths({ running, planned, current, tables, weights }, gpus, (index) =>
+  const served = ceilingWidths({ running, planned, current, tables, weights, workLeft }, gpus, (index) =>
     waitedLong(jobs[index] as J),
   );
   return servedMap(jobs, running, served);
@@ -110,7 +139,8 @@ export function ceilingWidths(
   const whole = Math.floor(gpus + 1e-9);
   let total = 0;
   for (const width of planned) total += width;
-  if (total <= whole) return servedWidths(running, planned, gpus);
+  const order = waitingOrder(running, jobs.workLeft);
+  if (total <= whole) return servedWidths(running, planned, gpus, order);
   const narrowed = narrowedByPrice({ planned, current, speedups: tables, weights: jobs.weights }, gpus);
   const widths = narrowed.map((target, index) => {
     const plan = planned[index] as number;
@@ -119,8 +149,8 @@ export function ceilingWidths(
     return kept ? held : target;
   });
   keptWidthsGiveWay(running, narrowed, widths, whole, waitedLong);
-  fillRemainder(jobs, widths, gpus);
-  return servedWidths(running, widths, gpus);
+  fillRemainder(jobs, widths, gpus, order);
+  return servedWidths(running, widths, gpus, order);
 }
 
 /**
@@ -159,16 +189,18 @@ export interface JobArrays {
   readonly tables: ReadonlyArray<SpeedupTable | undefined>;
   /** Each job's class weight (narrowing.ts); 1 for every job when not given. */
   readonly weights?: readonly number[] | undefined;
+  /** Expected 1-GPU seconds of work each job has left (waitingOrder); the jobs' order when not given. */
+  readonly workLeft?: readonly number[] | undefined;
 }
 
 /**
  * Narrowing can leave part of the ceiling unused (a step down may free more than was needed, and
- * taking it back may not fit), and so can the widths running jobs keep. What is left goes, oldest
- * first, to waiting jobs (one GPU more each: no restart), then to running jobs that it can at least
+ * taking it back may not fit), and so can the widths running jobs keep. What is left goes, in the
+ * waiting jobs' `order`, to waiting jobs (one GPU more each: no restart), then to running jobs that it can at least
  * double (a smaller gain is not worth a restart, as in the rule above); a width only where its table
  * says it is faster (cifar10's first epoch is slower on 5 GPUs than on 4).
  */
-function fillRemainder(jobs: JobArrays, widths: number[], gpus: number): void {
+function fillRemainder(jobs: JobArrays, widths: number[], gpus: number, order: readonly number[]): void {
   const { running, planned, current, tables } = jobs;
   const faster = (index: number, from: number, to: number) => {
     const table = tables[index];
@@ -176,9 +208,10 @@ function fillRemainder(jobs: JobArrays, widths: number[], gpus: number): void {
   };
   let left = Math.floor(gpus + 1e-9);
   for (const width of widths) left -= width;
-  for (let i = 0; i < widths.length && left > 0; i++) {
+  for (const i of order) {
+    if (left <= 0) break;
     const width = widths[i] as number;
-    if (!running[i] && width > 0 && width < (planned[i] as number) && faster(i, width, width + 1)) {
+    if (width > 0 && width < (planned[i] as number) && faster(i, width, width + 1)) {
       widths[i] = width + 1;
       left -= 1;
     }

@@ -4,14 +4,15 @@
  */
 import { type ServiceJob, plannedWidth } from './jobs.ts';
 import type { ClassProfiles } from './profiles-in-use.ts';
-import { ceilingWidths } from '../core/ceiling-widths.ts';
+import { type QueueOrder, ceilingWidths } from '../core/ceiling-widths.ts';
 import { type SpeedupTable, epochSpeedups } from '../core/profile.ts';
+import { workLeftSeconds } from '../core/work-left.ts';
 
 /**
  * Planned widths within `gpus` (the ceiling): when they do not all fit, jobs are narrowed by price
  * (core/narrowing.ts: the GPUs that buy the least speed first) before any waits, then jobs beyond what
- * `gpus` can hold (running first, then oldest) wait for the budget; each job is marked so its view can
- * say why it waits. A job that has waited `longWaitMs` since its submission (`now`, ms; the setting
+ * `gpus` can hold (running first, then the waiting with the least expected work left, core/work-left.ts,
+ * or by submission: `queueOrder`) wait for the budget; each job is marked so its view can say why it waits. A job that has waited `longWaitMs` since its submission (`now`, ms; the setting
  * keptWidthWaitMinutes) makes the widths running jobs keep above their narrowed ones give way.
  */
 export function budgetLimitedWidths(
@@ -20,6 +21,7 @@ export function budgetLimitedWidths(
   classes: ClassProfiles,
   now: number,
   longWaitMs: number,
+  queueOrder: QueueOrder = 'least-work-left',
 ): (job: ServiceJob) => number {
   // Most ticks the plan fits under the ceiling: every job gets its planned width, none waits for it
   // (what widthsUnderCeiling gives then, without a map of every job each tick).
@@ -38,6 +40,8 @@ export function budgetLimitedWidths(
   const current = new Array<number>(count);
   const tables = new Array<SpeedupTable | undefined>(count);
   const weights = new Array<number>(count);
+  const byWork = queueOrder === 'least-work-left';
+  const workLeft = new Array<number>(count);
   for (let index = 0; index < count; index++) {
     const job = jobs[index] as ServiceJob;
     const runs = job.state === 'running';
@@ -47,9 +51,13 @@ export function budgetLimitedWidths(
     const profile = classes.get(job.className)?.profile;
     tables[index] = epochSpeedups(profile, job.statEpoch);
     weights[index] = profile?.weight ?? 1;
+    if (byWork) {
+      workLeft[index] =
+        workLeftSeconds(profile, job.statEpoch, job.workDoneSeconds) ?? Number.POSITIVE_INFINITY;
+    }
   }
   const served = ceilingWidths(
-    { running, planned: widths, current, tables, weights },
+    { running, planned: widths, current, tables, weights, workLeft: byWork ? workLeft : undefined },
     gpus,
     (index) => now - (jobs[index] as ServiceJob).submittedAt >= longWaitMs,
   );

@@ -4,6 +4,7 @@ import { ServiceError } from './errors.ts';
 import { type Averages, averagesFromTotals } from './ledger.ts';
 import { clusterShape, estimatedClasses, loadRates } from './plan-inputs.ts';
 import type { BoaService } from './service.ts';
+import type { QueueOrder } from '../core/ceiling-widths.ts';
 import type { ServiceConfig } from './config.ts';
 import {
   ceilingLookbacks,
@@ -15,6 +16,12 @@ import {
 import type { BudgetSetting } from './state.ts';
 
 const HOUR = 3_600_000;
+
+/** How a warning names the queue's order (config queueOrder). */
+const QUEUE_SAYS: Record<QueueOrder, string> = {
+  'least-work-left': 'least work left first',
+  submitted: 'oldest first',
+};
 
 /**
  * Sets the budget. Refused (422) only below what one job of the cheapest class needs to run at all
@@ -45,7 +52,7 @@ export function setBudget(
   const warning =
     gpuHoursPerHour < minFeasibleBudget * (1 - 1e-9)
       ? `budget ${gpuHoursPerHour} is below ${minFeasibleBudget.toFixed(3)} GPU-hours/hour, the minimum ` +
-        'for the estimated arrivals: jobs will queue (oldest first) until the budget allows them'
+        `for the estimated arrivals: jobs will queue (${QUEUE_SAYS[svc.deps.config.queueOrder]}) until the budget allows them`
       : maxGpus !== undefined && gpuHoursPerHour > maxGpus
         ? // Said by the API too, not only by the CLI on a terminal (found in a newcomer trial: a
           // script's PUT of 1000 against 256 GPUs got no word of it).

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { DEFAULT_CREDIT } from '../core/credit.ts';
 import { DEFAULT_DRAIN } from '../core/exec/drain-widths.ts';
 import { DEFAULT_PLAN_CAP } from '../core/plan-cap.ts';
-import { DEFAULT_LONG_WAIT_SECONDS } from '../core/ceiling-widths.ts';
+import { DEFAULT_LONG_WAIT_SECONDS, QUEUE_ORDERS } from '../core/ceiling-widths.ts';
 import { DEFAULT_SPEND_CEILING } from '../core/spend-ceiling.ts';
 import { positive } from './config-number.ts';
 import { MAX_FIRST_DAY_ARRIVALS, MAX_RATE_CONFIDENCE } from './estimators.ts';
@@ -74,6 +74,14 @@ export const planningSettings = {
     .number({ error: 'keptWidthWaitMinutes must be a number' })
     .nonnegative('keptWidthWaitMinutes must be >= 0 (0: kept widths never make a job wait)')
     .default(DEFAULT_LONG_WAIT_SECONDS / 60),
+  /**
+   * The order jobs waiting for the budget start in (core/ceiling-widths.ts waitingOrder): the least
+   * expected work left by their class profile first, or in submission order ('submitted': no job is
+   * passed, at the price of the short ones' waits behind long ones).
+   */
+  queueOrder: z
+    .enum(QUEUE_ORDERS, { error: `queueOrder must be one of ${QUEUE_ORDERS.join(', ')}` })
+    .default('least-work-left'),
   /**
    * Opt-in warm-up (core/warmup.ts): for this many hours from the service's first start the plan uses
    * half the budget rising to all of it, banking budget for loads not yet seen; 0: none.

@@ -100,6 +100,7 @@ export class Scheduler {
       profilesInUse(this.service),
       now,
       config.keptWidthWaitMinutes * 60_000,
+      config.queueOrder,
     );
     const maxGpus = maxNodes * config.gpusPerNode;
     const drained = drainedWidths(this.service, active, served, maxGpus, now, belowBand);

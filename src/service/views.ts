@@ -138,6 +138,7 @@ function controlView(service: BoaService, now: number) {
     firstDayJobsPerHour: round(firstDayRateNow(service, now), 4),
     rateWindow: rateWindowView(service, now),
     queuedForBudget: queuedForBudget(service),
+    queueOrder: service.deps.config.queueOrder,
     draining: service.state.draining,
     fillingToBudget: service.state.fillingToBudget,
     loadNeedsGpuHoursPerHour: round(service.loadNeeds(now), 3),
@@ -167,7 +168,7 @@ function queuedForBudget(service: BoaService): number {
 }
 
 /**
- * Why a waiting job waits: no plan yet, the budget (queued, oldest first), the next tick (submitted
+ * Why a waiting job waits: no plan yet, the budget (queued: queueOrder), the next tick (submitted
  * since the last one: no tick has placed it yet, idle nodes or not), or nodes to boot.
  */
 function waitingFor(

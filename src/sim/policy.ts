@@ -164,6 +164,8 @@ export interface PolicyOptions {
   readonly drainAfterHours?: number;
   /** boa's fill below the band (core/exec/band-fill.ts): the band, a share of the budget; 0 or absent: never. */
   readonly fillBelowBand?: number;
+  /** boa's queue for the budget (core/ceiling-widths.ts waitingOrder); absent: least-work-left, the service's default. */
+  readonly queueOrder?: string;
   /** boa's plan cap (core/plan-cap.ts): the most budget a plan gets, times its load's minimum; 0 or absent: none. */
   readonly planCapMultiple?: number;
   /** boa's credit for a tight budget (core/credit.ts): hours to spend the window's credit over; 0: never; absent: 4. */

@@ -101,7 +101,9 @@ describe('boa budget', () => {
     const text = renderBudget({ ...budget, control: one });
     expect(text).toMatch(/^ceiling\s+1 node \(/m);
     expect(text).toMatch(/^held\s+at most 1 node: /m);
-    expect(text).toMatch(/^queued\s+1 job waits for the budget \(oldest first\)$/m);
+    expect(text).toMatch(/^queued\s+1 job waits for the budget \(least work left first\)$/m);
+    const fifo = renderBudget({ ...budget, control: { ...one, queueOrder: 'submitted' } });
+    expect(fifo).toMatch(/^queued\s+1 job waits for the budget \(oldest first\)$/m);
     // A credit that rounds to 0.0 is no credit line (found in a trial: "plans get 0.0 GPU-hours/hour
     // more"), one that does not is.
     expect(renderBudget({ ...budget, control: { ...one, creditGpuHoursPerHour: 0.026 } })).not.toMatch(

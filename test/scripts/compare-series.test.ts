@@ -105,6 +105,16 @@ describe('compare policy variants', () => {
     });
   });
 
+  it('boa@fifo queues jobs for the budget in submission order, labelled with it', () => {
+    expect(parsePolicyEntry('boa@fifo', find)).toMatchObject({
+      options: { queueOrder: 'submitted' },
+      label: 'boa (queue in submission order)',
+    });
+    expect(parsePolicyEntry('boa@oracle@fifo', find).label).toBe(
+      'boa (oracle rates, queue in submission order)',
+    );
+  });
+
   it('boa@bandP fills toward the budget while the window pays P% under it, labelled with it', () => {
     expect(parsePolicyEntry('boa@band1.5', find)).toMatchObject({
       options: { fillBelowBand: 0.015 },

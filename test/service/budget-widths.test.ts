@@ -8,6 +8,19 @@ const HOUR = 3_600_000;
 const speedup = Object.fromEntries(Array.from({ length: 32 }, (_, i) => [String(i + 1), (i + 1) ** 0.75]));
 const classes = new Map([
   ['c', { profile: { name: 'c', epochs: [{ speedup }] } }],
+  // Two epochs of an hour's work each on 1 GPU (the first narrowing leaves both at 1 GPU).
+  [
+    'two',
+    {
+      profile: {
+        name: 'two',
+        epochs: [
+          { workSeconds: 3600, speedup: { 1: 1 } },
+          { workSeconds: 3600, speedup: { 1: 1 } },
+        ],
+      },
+    },
+  ],
 ]) as unknown as ServiceState['classes'];
 
 function job(id: number, state: 'running' | 'waiting', width: number, submittedAt: number): ServiceJob {
@@ -43,5 +56,30 @@ describe('budgetLimitedWidths: the service under the spend ceiling', () => {
     // keptWidthWaitMinutes 0: kept widths never make a job wait.
     const atOnce = budgetLimitedWidths([...running, recent], 36, classes, now, 0);
     expect([...running, recent].map(atOnce)).toEqual([12, 12, 12]);
+  });
+
+  it('serves the waiting jobs with the least expected work left first, the oldest first among equals', () => {
+    const now = 10 * HOUR;
+    const waiting = (id: number, statEpoch: number, workDoneSeconds: number, submittedAt: number) =>
+      ({
+        ...job(id, 'waiting', 0, submittedAt),
+        className: 'two',
+        widths: [1, 1],
+        statEpoch,
+        workDoneSeconds,
+      }) as ServiceJob;
+    // Left: 7200 s, 3600 s (its second epoch), 1800 s (half of it done), 3600 s again but younger.
+    const jobs = [
+      waiting(1, 0, 0, 0),
+      waiting(2, 1, 0, HOUR),
+      waiting(3, 1, 1800, 2 * HOUR),
+      waiting(4, 1, 0, 3 * HOUR),
+    ];
+    const widthOf = budgetLimitedWidths(jobs, 2, classes, now, HOUR);
+    expect(jobs.map(widthOf)).toEqual([0, 1, 1, 0]);
+    expect(jobs.map((j) => j.queuedForBudget)).toEqual([true, false, false, true]);
+    // Room for one more: the younger job with an hour left, still before the oldest with two.
+    const three = budgetLimitedWidths(jobs, 3, classes, now, HOUR);
+    expect(jobs.map(three)).toEqual([0, 1, 1, 1]);
   });
 });

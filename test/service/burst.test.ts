@@ -1,6 +1,6 @@
 /**
  * A burst of 1000 submissions at a budget of 40 (issue 14): the budget is accepted, paid GPUs never
- * exceed what the budget window allows, jobs queue for the budget (oldest first) and then run, and
+ * exceed what the budget window allows, jobs queue for the budget (least work left first) and then run, and
  * the status says what budget the load would need.
  */
 import { describe, expect, it } from 'vitest';
@@ -22,7 +22,7 @@ describe('a burst of submissions', () => {
       expect(t.paidGpus, `tick ${t.tick}`).toBeLessThanOrEqual(t.ceilingGpus + 2 + 1e-9);
       expect(t.paidGpus, `tick ${t.tick}`).toBeLessThanOrEqual(44);
     }
-    // Most jobs wait for the budget at first; they run as earlier ones finish, oldest first.
+    // Most jobs wait for the budget at first; they run as earlier ones finish.
     const first = r.ticks[0]!;
     const last = r.ticks[r.ticks.length - 1]!;
     expect(first.queuedForBudget).toBeGreaterThan(900);

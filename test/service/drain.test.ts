@@ -165,6 +165,12 @@ describe('the fill below the band (opt-in)', () => {
     expect(sum(await filling.widths())).toBeLessThan(BUDGET);
   });
 
+  it('refuses a queue order it does not have, naming the setting and the orders it has', async () => {
+    await expect(startService({ config: { queueOrder: 'shortest' } })).rejects.toThrow(
+      /queueOrder must be one of least-work-left, submitted/,
+    );
+  });
+
   it('refuses a band outside [0, 1), naming the setting', async () => {
     await expect(startService({ config: { fillBelowBand: 1 } })).rejects.toThrow(
       /fillBelowBand must be a share of the budget from 0 \(never\) to below 1/,

@@ -60,12 +60,12 @@ describe('workload-1 at a matched paid usage of 40 GPU-hours/hour', () => {
   });
 
   it("boa's average JCT is behind the default (strongest) pollux-autoscale with online rates, ahead with oracle ones", () => {
-    // Measured: boa online about 1282 s, pollux-autoscale 1194 s (0.93x; 0.89x before the plan cap was
-    // the default, 0.86x before narrowing by price under the ceiling, 0.80x before the GPUs the ceiling
+    // Measured: boa online about 1236 s, pollux-autoscale 1194 s (0.97x; 0.93x before the queue for the
+    // budget served the least work left first, 0.89x before the plan cap was the default, 0.86x before narrowing by price under the ceiling, 0.80x before the GPUs the ceiling
     // left idle were handed out, 0.71x before narrowed jobs kept their width under it). The issue's
     // target is not met here. With oracle rates boa is about 1065 s (1103 s without the plan cap, 1172 s
     // with a common width under the ceiling, 1200 s before the hand-out, 1307 s before the kept widths).
-    expect(at(pollux) / at(online)).toBeLessThan(0.96);
+    expect(at(pollux) / at(online)).toBeLessThan(0.98);
     expect(at(oracle)).toBeLessThan(at(online));
     expect(at(oracle) / at(pollux)).toBeLessThan(0.95);
   });

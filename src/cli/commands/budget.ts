@@ -156,7 +156,7 @@ export function renderBudget(b: BudgetView): string {
         ],
         [
           'queued',
-          `${counted(b.control.queuedForBudget, 'job')} wait${b.control.queuedForBudget === 1 ? 's' : ''} for the budget (oldest first)`,
+          `${counted(b.control.queuedForBudget, 'job')} wait${b.control.queuedForBudget === 1 ? 's' : ''} for the budget${queueOrderSays(b.control.queueOrder)}`,
         ],
         ...belowBudgetLine(b.control.belowBudget),
         ...(b.control.draining
@@ -318,6 +318,13 @@ function belowBudgetLine(below: {
  * Spent above the budget in what the ceiling counts (the window as it will be one horizon from now:
  * its last `hours`, or less while it is younger), or how far under it.
  */
+/** The queue's order as `queued` says it; nothing from a service older than the setting. */
+function queueOrderSays(order: string | undefined): string {
+  if (order === 'least-work-left') return ' (least work left first)';
+  if (order === 'submitted') return ' (oldest first)';
+  return '';
+}
+
 function debtLine(debtGpuHours: number, hours: number): string {
   // Since the first budget, not the last: a changed budget keeps what was paid and promised before it.
   const where = `in the window's last ${fixed(hours, 0)} h (or since a budget was first set)`;

@@ -50,6 +50,7 @@ export function servedUnderCeiling<W extends { id: number; state: string; width:
   speedupOf: (w: W) => SpeedupTable | undefined,
   waitedLong?: (w: W) => boolean,
   weightOf?: (w: W) => number,
+  workLeftOf?: (w: W) => number | undefined,
 ): W[] {
   const served = widthsUnderCeiling(
     planned,
@@ -59,6 +60,7 @@ export function servedUnderCeiling<W extends { id: number; state: string; width:
     speedupOf,
     waitedLong,
     weightOf,
+    workLeftOf,
   );
   return planned.flatMap((w) => {
     const width = served.get(w) ?? 0;

@@ -15,7 +15,8 @@
  * from somewhere other than the trace: `compare --prior-from`), history (submissions the estimator holds
  * before the trace: `compare --history`), rateRiseHours (default 2, 0: none; the service's rise
  * detection, src/service/rate-rise.ts), firstDayArrivals (default 0: none; the service's opt-in
- * first-day arrivals, src/service/estimators.ts).
+ * first-day arrivals, src/service/estimators.ts), queueOrder (default least-work-left, or submitted: the
+ * service's queue for the budget, core/ceiling-widths.ts).
  */
 import { BudgetTooLowError } from '../../../core/calc/errors.ts';
 import type { PolicyContext, PolicyDefinition, PolicyOptions } from '../../policy.ts';
@@ -31,6 +32,7 @@ import { bandFillOptions } from '../../../core/exec/band-fill.ts';
 import { DEFAULT_PLAN_CAP, planCapOptions } from '../../../core/plan-cap.ts';
 import { creditOptions, DEFAULT_CREDIT } from '../../../core/credit.ts';
 import { MAX_FIRST_DAY_ARRIVALS, MAX_RATE_CONFIDENCE } from '../../../service/estimators.ts';
+import { QUEUE_ORDERS, type QueueOrder } from '../../../core/ceiling-widths.ts';
 import { BoaPlanner } from './planner.ts';
 import { BoaPolicy, type BoaSettings } from './policy.ts';
 
@@ -58,6 +60,7 @@ export const BOA_DEFAULTS: Omit<BoaSettings, 'budget'> = {
   credit: DEFAULT_CREDIT,
   price: null,
   clearHalfLifeHours: null,
+  queueOrder: 'least-work-left',
 };
 
 /** Checks the options; with oracle rates, a budget below the minimum feasible one is refused up front. */
@@ -158,6 +161,12 @@ export function boaSettings(context: PolicyContext, options: PolicyOptions): Boa
   if (clear !== undefined && !(Number.isFinite(clear) && clear > 0)) {
     throw new BoaOptionsError(`boa clearHalfLifeHours must be a number > 0 (hours), got ${clear}`);
   }
+  const queueOrder = options.queueOrder ?? BOA_DEFAULTS.queueOrder;
+  if (!(QUEUE_ORDERS as readonly string[]).includes(queueOrder)) {
+    throw new BoaOptionsError(
+      `boa queueOrder must be one of ${QUEUE_ORDERS.join(', ')}, got "${queueOrder}"`,
+    );
+  }
   const history = options.history;
   if (history !== undefined) {
     if (rates !== 'online')
@@ -189,6 +198,7 @@ export function boaSettings(context: PolicyContext, options: PolicyOptions): Boa
     control: { ...BOA_DEFAULTS.control, demandHalfLifeSeconds: demandHours * 3600 },
     ceiling: { ...DEFAULT_SPEND_CEILING, lookaheadHours: lookahead },
     clearHalfLifeHours: clear ?? null,
+    queueOrder: queueOrder as QueueOrder,
   };
 }
 

@@ -17,10 +17,11 @@ import type { FillOptions } from '../../../core/exec/idle-fill.ts';
 import { placeWanted } from './place.ts';
 import { widthsToSize } from './placed-short.ts';
 import { type ClassProfile, epochSpeedups } from '../../../core/profile.ts';
-import { DEFAULT_LONG_WAIT_SECONDS } from '../../../core/ceiling-widths.ts';
+import { DEFAULT_LONG_WAIT_SECONDS, type QueueOrder } from '../../../core/ceiling-widths.ts';
 import { ClearingFloor, type PriceLogEntry } from './clear-floor.ts';
 import { DEFAULT_SPEND_CEILING, type SpendCeilingOptions } from '../../../core/spend-ceiling.ts';
 import { ceilingNow, servedUnderCeiling, unspentInLookback } from './ceiling.ts';
+import { workDoneInEpochFromFraction, workLeftSeconds } from '../../../core/work-left.ts';
 import { type WarmupOptions, warmupFactor } from '../../../core/warmup.ts';
 import type { DrainOptions } from '../../../core/exec/drain-widths.ts';
 import { type BandFillOptions, windowBelowBand } from '../../../core/exec/band-fill.ts';
@@ -81,6 +82,8 @@ export interface BoaSettings {
    * null: off.
    */
   readonly clearHalfLifeHours: number | null;
+  /** The order jobs waiting for the budget start in (the service's queueOrder). */
+  readonly queueOrder: QueueOrder;
 }
 
 export class BoaPolicy implements Policy {
@@ -202,6 +205,7 @@ export class BoaPolicy implements Policy {
       const profile = this.#classes.get(job.app);
       const speedups = epochSpeedups(profile, job.statEpoch);
       const weight = profile?.weight ?? 1;
+      const doneInEpoch = workDoneInEpochFromFraction(profile, job.statEpoch, job.progressFraction);
       return {
         id: job.id,
         state,
@@ -210,6 +214,7 @@ export class BoaPolicy implements Policy {
         provision,
         speedups,
         weight,
+        workLeft: workLeftSeconds(profile, job.statEpoch, doneInEpoch),
         arrival: job.arrival,
       };
     });
@@ -238,6 +243,7 @@ export class BoaPolicy implements Policy {
             (w) => w.speedups,
             (w) => now - w.arrival >= DEFAULT_LONG_WAIT_SECONDS,
             (w) => w.weight,
+            this.settings.queueOrder === 'least-work-left' ? (w) => w.workLeft : undefined,
           )
         : jobs;
       return drainedWidths({

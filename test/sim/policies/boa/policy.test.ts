@@ -254,6 +254,14 @@ describe('executing the plan on an uncontended cluster', () => {
     );
   });
 
+  it('queues jobs for the budget least work left first unless asked otherwise, and refuses another order', () => {
+    expect(boaSettings(context(RATES), { budget: 50 }).queueOrder).toBe('least-work-left');
+    expect(boaSettings(context(RATES), { budget: 50, queueOrder: 'submitted' }).queueOrder).toBe('submitted');
+    expect(() => boaSettings(context(RATES), { budget: 50, queueOrder: 'shortest' })).toThrow(
+      /boa queueOrder must be one of least-work-left, submitted, got "shortest"/,
+    );
+  });
+
   it('fills below the band only when asked (fillBelowBand), from 6 hours of window, and refuses a band of 1 or more', () => {
     expect(boaSettings(context(RATES), { budget: 50 }).bandFill).toBeNull();
     expect(boaSettings(context(RATES), { budget: 50, fillBelowBand: 0 }).bandFill).toBeNull();

@@ -1,0 +1,43 @@
+/**
+ * A job's expected work left by its class profile, the key the spend ceiling serves waiting jobs by
+ * (ceiling-widths.ts waitingOrder), computed the same way in the service and the simulator.
+ */
+import type { ClassProfile, EpochProfile } from './profile.ts';
+
+/**
+ * Expected 1-GPU seconds of work left: the profile's work from the job's statistical epoch on, less
+ * what it has done in that epoch (never below 0). Undefined without a profile: such a job is served
+ * after those with one, in the jobs' order.
+ */
+export function workLeftSeconds(
+  profile: ClassProfile | undefined,
+  statEpoch: number,
+  workDoneInEpochSeconds: number,
+): number | undefined {
+  const epochs = profile?.epochs;
+  if (!epochs || epochs.length === 0) return undefined;
+  let left = 0;
+  for (let index = Math.max(0, statEpoch); index < epochs.length; index++) {
+    left += (epochs[index] as EpochProfile).workSeconds;
+  }
+  return Math.max(0, left - Math.max(0, workDoneInEpochSeconds));
+}
+
+/**
+ * The work done in the job's statistical epoch from the fraction of its whole work done (what the
+ * simulator's jobs report): that fraction of the profile's work, less the epochs before this one.
+ */
+export function workDoneInEpochFromFraction(
+  profile: ClassProfile | undefined,
+  statEpoch: number,
+  fractionDone: number,
+): number {
+  const epochs = profile?.epochs ?? [];
+  let total = 0;
+  let before = 0;
+  epochs.forEach((epoch, index) => {
+    total += epoch.workSeconds;
+    if (index < statEpoch) before += epoch.workSeconds;
+  });
+  return Math.max(0, fractionDone * total - before);
+}
