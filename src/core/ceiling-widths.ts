@@ -7,22 +7,44 @@ import type { SpeedupTable } from './profile.ts';
 
 /** How the waiting jobs queue for the budget: waitingOrder, or the jobs' (submission) order. */
 export const QUEUE_ORDERS = ['least-work-left', 'submitted'] as const;
+
+/**
+ * A job waiting this long since its submission goes before the others, least work left first or not:
+ * one budget window. Shorter bounds gave back what the order gains where the budget is tight
+ * (workload-8 at 1.2x its minimum: 1.15x the best other's average JCT, 1.66x with 8 hours, 1.84x with
+ * 4); a day changes no point of the comparison and still ends a long job's wait behind short ones.
+ */
+export const DEFAULT_QUEUE_OVERDUE_HOURS = 24;
 export type QueueOrder = (typeof QUEUE_ORDERS)[number];
 
 /**
- * The order waiting jobs are served in: least expected work left first (`workLeft`, 1-GPU seconds;
- * ties, and jobs without it, in the jobs' order: oldest first). The ceiling binds when the budget
- * cannot run every job present, and there the queue's order is what the average JCT turns on: served
- * oldest first, a few long jobs at the front held the short ones behind them for hours (workload-3 at
- * 1.2x its minimum: 3257 s of queueing on average, 1468 s least work first, docs/comparison.md).
+ * The order waiting jobs are served in: those `overdue` (waited past the queue's bound) first, in the
+ * jobs' order (oldest first), then the least expected work left first (`workLeft`, 1-GPU seconds; ties,
+ * and jobs without it, in the jobs' order). The ceiling binds when the budget cannot run every job
+ * present, and there the queue's order is what the average JCT turns on: served oldest first, a few
+ * long jobs at the front held the short ones behind them for hours (workload-3 at 1.2x its minimum:
+ * 3257 s of queueing on average, 2252 s least work first, docs/comparison.md). The bound keeps a long
+ * job from waiting for ever behind a stream of short ones.
  */
-export function waitingOrder(running: readonly boolean[], workLeft?: readonly number[]): number[] {
-  const order: number[] = [];
-  for (let index = 0; index < running.length; index++) if (!running[index]) order.push(index);
-  if (workLeft === undefined) return order;
-  const left = (index: number) => workLeft[index] ?? Number.POSITIVE_INFINITY;
-  // Array.prototype.sort is stable: equal work keeps the jobs' order.
-  return order.sort((a, b) => left(a) - left(b));
+export function waitingOrder(
+  running: readonly boolean[],
+  workLeft?: readonly number[],
+  overdue?: readonly boolean[],
+): number[] {
+  const first: number[] = [];
+  const rest: number[] = [];
+  for (let index = 0; index < running.length; index++) {
+    if (!running[index]) (overdue?.[index] ? first : rest).push(index);
+  }
+  if (workLeft !== undefined) {
+    const left = (index: number) => {
+      const work = workLeft[index];
+      return work !== undefined && Number.isFinite(work) ? work : Number.POSITIVE_INFINITY;
+    };
+    // Array.prototype.sort is stable: equal work keeps the jobs' order.
+    rest.sort((a, b) => left(a) - left(b));
+  }
+  return first.concat(rest);
 }
 
 /**
@@ -106,21 +128,25 @@ export function widthsUnderCeiling<J extends CeilingJob>(
   waitedLong: (job: J) => boolean = () => false,
   /** The job's class weight (narrowing.ts); 1 when not given. */
   weightOf?: (job: J) => number,
-  /** Expected 1-GPU seconds of work the job has left (waitingOrder); the jobs' order when not given. */
-  workLeftOf?: (job: J) => number | undefined,
+  /** The queue's order (waitingOrder); the jobs' order when not given. */
+  queue?: QueueKeys<J>,
 ): Map<J, number> {
   const running = jobs.map((job) => job.state === 'running');
   const planned = jobs.map(plannedWidth);
   const whole = Math.floor(gpus + 1e-9);
-  const workLeft = workLeftOf ? jobs.map((job) => workLeftOf(job) ?? Number.POSITIVE_INFINITY) : undefined;
+  const workLeft = queue ? jobs.map((job) => queue.workLeftOf(job) ?? Number.POSITIVE_INFINITY) : undefined;
+  const overdue = queue ? jobs.map((job) => queue.overdue(job)) : undefined;
   if (planned.reduce((sum, w) => sum + w, 0) <= whole) {
-    return servedMap(jobs, running, servedWidths(running, planned, gpus, waitingOrder(running, workLeft)));
+    const order = waitingOrder(running, workLeft, overdue);
+    return servedMap(jobs, running, servedWidths(running, planned, gpus, order));
   }
   const current = jobs.map((job, index) => (running[index] ? currentWidth(job) : 0));
   const tables = jobs.map(speedupOf);
   const weights = weightOf ? jobs.map(weightOf) : undefined;
-  const served = ceilingWidths({ running, planned, current, tables, weights, workLeft }, gpus, (index) =>
-    waitedLong(jobs[index] as J),
+  const served = ceilingWidths(
+    { running, planned, current, tables, weights, workLeft, overdue },
+    gpus,
+    (index) => waitedLong(jobs[index] as J),
   );
   return servedMap(jobs, running, served);
 }
@@ -139,7 +165,7 @@ export function ceilingWidths(
   const whole = Math.floor(gpus + 1e-9);
   let total = 0;
   for (const width of planned) total += width;
-  const order = waitingOrder(running, jobs.workLeft);
+  const order = waitingOrder(running, jobs.workLeft, jobs.overdue);
   if (total <= whole) return servedWidths(running, planned, gpus, order);
   const narrowed = narrowedByPrice({ planned, current, speedups: tables, weights: jobs.weights }, gpus);
   const widths = narrowed.map((target, index) => {
@@ -191,6 +217,16 @@ export interface JobArrays {
   readonly weights?: readonly number[] | undefined;
   /** Expected 1-GPU seconds of work each job has left (waitingOrder); the jobs' order when not given. */
   readonly workLeft?: readonly number[] | undefined;
+  /** Waiting jobs past the queue's bound (waitingOrder): served first, oldest first. */
+  readonly overdue?: readonly boolean[] | undefined;
+}
+
+/** What the queue orders waiting jobs by, for widthsUnderCeiling (waitingOrder). */
+export interface QueueKeys<J> {
+  /** Expected 1-GPU seconds of work the job has left; undefined: none known (served after). */
+  readonly workLeftOf: (job: J) => number | undefined;
+  /** The job has waited past the queue's bound. */
+  readonly overdue: (job: J) => boolean;
 }
 
 /**

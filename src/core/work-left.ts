@@ -5,8 +5,8 @@
 import type { ClassProfile, EpochProfile } from './profile.ts';
 
 /**
- * Expected 1-GPU seconds of work left: the profile's work from the job's statistical epoch on, less
- * what it has done in that epoch (never below 0). Undefined without a profile: such a job is served
+ * Expected 1-GPU seconds of work left: what is left of its statistical epoch's work by the profile (never
+ * below 0), and the work of the epochs after it. Undefined without a profile: such a job is served
  * after those with one, in the jobs' order.
  */
 export function workLeftSeconds(
@@ -16,11 +16,15 @@ export function workLeftSeconds(
 ): number | undefined {
   const epochs = profile?.epochs;
   if (!epochs || epochs.length === 0) return undefined;
-  let left = 0;
-  for (let index = Math.max(0, statEpoch); index < epochs.length; index++) {
+  if (statEpoch >= epochs.length) return 0;
+  const epoch = Math.max(0, statEpoch);
+  // Work reported past the epoch's profile does not shorten the epochs after it (found in review).
+  const done = Number.isFinite(workDoneInEpochSeconds) ? Math.max(0, workDoneInEpochSeconds) : 0;
+  let left = Math.max(0, (epochs[epoch] as EpochProfile).workSeconds - done);
+  for (let index = epoch + 1; index < epochs.length; index++) {
     left += (epochs[index] as EpochProfile).workSeconds;
   }
-  return Math.max(0, left - Math.max(0, workDoneInEpochSeconds));
+  return left;
 }
 
 /**

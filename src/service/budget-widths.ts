@@ -4,15 +4,17 @@
  */
 import { type ServiceJob, plannedWidth } from './jobs.ts';
 import type { ClassProfiles } from './profiles-in-use.ts';
-import { type QueueOrder, ceilingWidths } from '../core/ceiling-widths.ts';
+import { DEFAULT_QUEUE_OVERDUE_HOURS, type QueueOrder, ceilingWidths } from '../core/ceiling-widths.ts';
 import { type SpeedupTable, epochSpeedups } from '../core/profile.ts';
 import { workLeftSeconds } from '../core/work-left.ts';
 
 /**
  * Planned widths within `gpus` (the ceiling): when they do not all fit, jobs are narrowed by price
  * (core/narrowing.ts: the GPUs that buy the least speed first) before any waits, then jobs beyond what
- * `gpus` can hold (running first, then the waiting with the least expected work left, core/work-left.ts,
- * or by submission: `queueOrder`) wait for the budget; each job is marked so its view can say why it waits. A job that has waited `longWaitMs` since its submission (`now`, ms; the setting
+ * `gpus` can hold wait for the budget (running jobs first, then those waiting past `queue.overdueMs`
+ * since their submission, oldest first, then the least expected work left first, core/work-left.ts; or
+ * all by submission: config queueOrder, queueOverdueHours); each job is marked so its view can say why
+ * it waits. A job that has waited `longWaitMs` since its submission (`now`, ms; the setting
  * keptWidthWaitMinutes) makes the widths running jobs keep above their narrowed ones give way.
  */
 export function budgetLimitedWidths(
@@ -21,7 +23,10 @@ export function budgetLimitedWidths(
   classes: ClassProfiles,
   now: number,
   longWaitMs: number,
-  queueOrder: QueueOrder = 'least-work-left',
+  queue: { readonly order: QueueOrder; readonly overdueMs: number } = {
+    order: 'least-work-left',
+    overdueMs: DEFAULT_QUEUE_OVERDUE_HOURS * 3_600_000,
+  },
 ): (job: ServiceJob) => number {
   // Most ticks the plan fits under the ceiling: every job gets its planned width, none waits for it
   // (what widthsUnderCeiling gives then, without a map of every job each tick).
@@ -40,8 +45,9 @@ export function budgetLimitedWidths(
   const current = new Array<number>(count);
   const tables = new Array<SpeedupTable | undefined>(count);
   const weights = new Array<number>(count);
-  const byWork = queueOrder === 'least-work-left';
+  const byWork = queue.order === 'least-work-left';
   const workLeft = new Array<number>(count);
+  const overdue = new Array<boolean>(count);
   for (let index = 0; index < count; index++) {
     const job = jobs[index] as ServiceJob;
     const runs = job.state === 'running';
@@ -54,10 +60,11 @@ export function budgetLimitedWidths(
     if (byWork) {
       workLeft[index] =
         workLeftSeconds(profile, job.statEpoch, job.workDoneSeconds) ?? Number.POSITIVE_INFINITY;
+      overdue[index] = now - job.submittedAt >= queue.overdueMs;
     }
   }
   const served = ceilingWidths(
-    { running, planned: widths, current, tables, weights, workLeft: byWork ? workLeft : undefined },
+    { running, planned: widths, current, tables, weights, ...(byWork ? { workLeft, overdue } : {}) },
     gpus,
     (index) => now - (jobs[index] as ServiceJob).submittedAt >= longWaitMs,
   );

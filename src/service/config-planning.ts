@@ -2,7 +2,11 @@ import { z } from 'zod';
 import { DEFAULT_CREDIT } from '../core/credit.ts';
 import { DEFAULT_DRAIN } from '../core/exec/drain-widths.ts';
 import { DEFAULT_PLAN_CAP } from '../core/plan-cap.ts';
-import { DEFAULT_LONG_WAIT_SECONDS, QUEUE_ORDERS } from '../core/ceiling-widths.ts';
+import {
+  DEFAULT_LONG_WAIT_SECONDS,
+  DEFAULT_QUEUE_OVERDUE_HOURS,
+  QUEUE_ORDERS,
+} from '../core/ceiling-widths.ts';
 import { DEFAULT_SPEND_CEILING } from '../core/spend-ceiling.ts';
 import { positive } from './config-number.ts';
 import { MAX_FIRST_DAY_ARRIVALS, MAX_RATE_CONFIDENCE } from './estimators.ts';
@@ -82,6 +86,12 @@ export const planningSettings = {
   queueOrder: z
     .enum(QUEUE_ORDERS, { error: `queueOrder must be one of ${QUEUE_ORDERS.join(', ')}` })
     .default('least-work-left'),
+  /**
+   * A job waiting this long since its submission goes before every job that has waited less, oldest
+   * first (core/ceiling-widths.ts waitingOrder): least work left first cannot keep a long job waiting
+   * for ever behind a stream of short ones.
+   */
+  queueOverdueHours: positive('queueOverdueHours').default(DEFAULT_QUEUE_OVERDUE_HOURS),
   /**
    * Opt-in warm-up (core/warmup.ts): for this many hours from the service's first start the plan uses
    * half the budget rising to all of it, banking budget for loads not yet seen; 0: none.

@@ -100,7 +100,7 @@ export class Scheduler {
       profilesInUse(this.service),
       now,
       config.keptWidthWaitMinutes * 60_000,
-      config.queueOrder,
+      { order: config.queueOrder, overdueMs: config.queueOverdueHours * 3_600_000 },
     );
     const maxGpus = maxNodes * config.gpusPerNode;
     const drained = drainedWidths(this.service, active, served, maxGpus, now, belowBand);

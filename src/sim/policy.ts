@@ -166,6 +166,8 @@ export interface PolicyOptions {
   readonly fillBelowBand?: number;
   /** boa's queue for the budget (core/ceiling-widths.ts waitingOrder); absent: least-work-left, the service's default. */
   readonly queueOrder?: string;
+  /** boa's bound on a wait: hours after its submission a waiting job goes first; absent: 24. */
+  readonly queueOverdueHours?: number;
   /** boa's plan cap (core/plan-cap.ts): the most budget a plan gets, times its load's minimum; 0 or absent: none. */
   readonly planCapMultiple?: number;
   /** boa's credit for a tight budget (core/credit.ts): hours to spend the window's credit over; 0: never; absent: 4. */

@@ -17,6 +17,10 @@ describe('workLeftSeconds: the expected work a job has left, by its class profil
     // Past its last epoch or beyond its work: none left, never below 0.
     expect(workLeftSeconds(profile, 3, 0)).toBe(0);
     expect(workLeftSeconds(profile, 2, 900)).toBe(0);
+    // More done than its epoch's profile says leaves the epochs after it whole (found in review: 500
+    // done in epoch 0 read as 500 left, not 900).
+    expect(workLeftSeconds(profile, 0, 500)).toBe(900);
+    expect(workLeftSeconds(profile, 0, Number.NaN)).toBe(1000);
     expect(workLeftSeconds(undefined, 0, 0)).toBeUndefined();
   });
 
@@ -38,6 +42,14 @@ describe('waitingOrder: the waiting jobs the ceiling serves first', () => {
       2, 3, 0, 4,
     ]);
     expect(waitingOrder(running)).toEqual([0, 2, 3, 4]);
+    // A work left that is not a number sorts as none, after the others, not anywhere.
+    expect(waitingOrder(running, [Number.NaN, 1, 100, 500, 50])).toEqual([4, 2, 3, 0]);
+  });
+
+  it('serves jobs waiting past the bound first, oldest first, whatever their work', () => {
+    const running = [false, false, true, false, false];
+    const overdue = [false, true, false, false, true];
+    expect(waitingOrder(running, [10, 900, 1, 50, 700], overdue)).toEqual([1, 4, 0, 3]);
   });
 
   it('gives the room the ceiling has to the job with the least left, not the oldest', () => {
@@ -56,7 +68,7 @@ describe('waitingOrder: the waiting jobs the ceiling serves first', () => {
           () => undefined,
           () => false,
           () => 1,
-          byWork ? (j) => j.left : undefined,
+          byWork ? { workLeftOf: (j) => j.left, overdue: () => false } : undefined,
         ).keys(),
       ].map((j) => j.id);
     expect(served(8, true)).toEqual([1, 3]);

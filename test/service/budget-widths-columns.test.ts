@@ -1,7 +1,8 @@
 /**
  * The service's widths under the ceiling, read off the jobs' columns (budget-widths.ts: ceilingWidths
  * and a width looked up by position), are those of widthsUnderCeiling's map, which the simulator runs:
- * for every job, asked in the jobs' order or any other, and so is each job's queuedForBudget.
+ * for every job, asked in the jobs' order or any other, and so is each job's queuedForBudget, with the
+ * queue in either order.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -10,6 +11,7 @@ import { type ServiceJob, plannedWidth } from '../../src/service/jobs.ts';
 import type { ServiceState } from '../../src/service/state.ts';
 import { widthsUnderCeiling } from '../../src/core/ceiling-widths.ts';
 import { epochSpeedups } from '../../src/core/profile.ts';
+import { workLeftSeconds } from '../../src/core/work-left.ts';
 
 const HOUR = 3_600_000;
 const table = (exponent: number, widest: number) =>
@@ -25,7 +27,8 @@ const classes = new Map(
     {
       profile: {
         name,
-        epochs: (epochs as object[]).map((speedup) => ({ speedup })),
+        // Each epoch with its work (the queue's order reads it): 600 s and 1800 s by turns.
+        epochs: (epochs as object[]).map((speedup, i) => ({ speedup, workSeconds: i % 2 ? 1800 : 600 })),
         // Classes weighted unlike each other: the columns carry each job's weight.
         weight: (weight as number | undefined) ?? 1,
       },
@@ -39,7 +42,8 @@ const jobArb = fc.record({
   widths: fc.option(fc.array(fc.integer({ min: 0, max: 16 }), { minLength: 1, maxLength: 3 }), { nil: null }),
   statEpoch: fc.nat(3),
   width: fc.nat(16),
-  waitedHours: fc.double({ min: 0, max: 3, noNaN: true }),
+  waitedHours: fc.double({ min: 0, max: 30, noNaN: true }),
+  workDoneSeconds: fc.double({ min: 0, max: 2000, noNaN: true }),
 });
 
 describe('budgetLimitedWidths: columns against the map', () => {
@@ -51,7 +55,9 @@ describe('budgetLimitedWidths: columns against the map', () => {
         fc.double({ min: 0, max: 0.999, noNaN: true }),
         fc.integer({ min: 0, max: 2 * HOUR }),
         fc.nat(),
-        (specs, whole, fraction, longWaitMs, seed) => {
+        fc.constantFrom('least-work-left', 'submitted'),
+        fc.integer({ min: 1, max: 30 }),
+        (specs, whole, fraction, longWaitMs, seed, order, overdueHours) => {
           const now = 10 * HOUR;
           const gpus = whole + fraction;
           const jobs = specs.map(
@@ -65,6 +71,7 @@ describe('budgetLimitedWidths: columns against the map', () => {
                 // Any width: what a job not running holds is not the ceiling's to count.
                 width: s.width,
                 submittedAt: now - s.waitedHours * HOUR,
+                workDoneSeconds: s.workDoneSeconds,
               }) as unknown as ServiceJob,
           );
           const expected = widthsUnderCeiling(
@@ -75,8 +82,18 @@ describe('budgetLimitedWidths: columns against the map', () => {
             (job) => epochSpeedups(classes.get(job.className)?.profile, job.statEpoch),
             (job) => now - job.submittedAt >= longWaitMs,
             (job) => classes.get(job.className)?.profile.weight ?? 1,
+            order === 'least-work-left'
+              ? {
+                  workLeftOf: (job) =>
+                    workLeftSeconds(classes.get(job.className)?.profile, job.statEpoch, job.workDoneSeconds),
+                  overdue: (job) => now - job.submittedAt >= overdueHours * HOUR,
+                }
+              : undefined,
           );
-          const widthOf = budgetLimitedWidths(jobs, gpus, classes, now, longWaitMs);
+          const widthOf = budgetLimitedWidths(jobs, gpus, classes, now, longWaitMs, {
+            order,
+            overdueMs: overdueHours * HOUR,
+          });
           expect(jobs.map(widthOf)).toEqual(jobs.map((job) => expected.get(job) ?? 0));
           for (const job of jobs)
             expect(job.queuedForBudget).toBe(!expected.has(job) && plannedWidth(job) > 0);

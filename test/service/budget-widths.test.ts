@@ -81,5 +81,14 @@ describe('budgetLimitedWidths: the service under the spend ceiling', () => {
     // Room for one more: the younger job with an hour left, still before the oldest with two.
     const three = budgetLimitedWidths(jobs, 3, classes, now, HOUR);
     expect(jobs.map(three)).toEqual([0, 1, 1, 1]);
+    // Waiting past the bound (24 hours by default), the longest job goes first.
+    const overdue = budgetLimitedWidths(jobs, 1, classes, 0 + 24 * HOUR, HOUR);
+    expect(jobs.map(overdue)).toEqual([1, 0, 0, 0]);
+    // In submission order when asked: the oldest first, whatever it has left.
+    const submitted = budgetLimitedWidths(jobs, 2, classes, now, HOUR, {
+      order: 'submitted',
+      overdueMs: HOUR,
+    });
+    expect(jobs.map(submitted)).toEqual([1, 1, 0, 0]);
   });
 });

@@ -169,6 +169,9 @@ describe('the fill below the band (opt-in)', () => {
     await expect(startService({ config: { queueOrder: 'shortest' } })).rejects.toThrow(
       /queueOrder must be one of least-work-left, submitted/,
     );
+    await expect(startService({ config: { queueOverdueHours: 0 } })).rejects.toThrow(
+      /queueOverdueHours must be > 0/,
+    );
   });
 
   it('refuses a band outside [0, 1), naming the setting', async () => {

@@ -3,7 +3,7 @@
  * window's spend so far allows from now on, and the planned widths that fit under it.
  */
 import type { SpendCeiling, SpendCeilingOptions } from '../../../core/spend-ceiling.ts';
-import { widthsUnderCeiling } from '../../../core/ceiling-widths.ts';
+import { type QueueKeys, widthsUnderCeiling } from '../../../core/ceiling-widths.ts';
 import { ceilingLookbacks, spendCeiling } from '../../../core/spend-ceiling.ts';
 import type { SpeedupTable } from '../../../core/profile.ts';
 import type { ClusterView } from '../../policy.ts';
@@ -50,7 +50,7 @@ export function servedUnderCeiling<W extends { id: number; state: string; width:
   speedupOf: (w: W) => SpeedupTable | undefined,
   waitedLong?: (w: W) => boolean,
   weightOf?: (w: W) => number,
-  workLeftOf?: (w: W) => number | undefined,
+  queue?: QueueKeys<W>,
 ): W[] {
   const served = widthsUnderCeiling(
     planned,
@@ -60,7 +60,7 @@ export function servedUnderCeiling<W extends { id: number; state: string; width:
     speedupOf,
     waitedLong,
     weightOf,
-    workLeftOf,
+    queue,
   );
   return planned.flatMap((w) => {
     const width = served.get(w) ?? 0;

@@ -16,7 +16,8 @@
  * before the trace: `compare --history`), rateRiseHours (default 2, 0: none; the service's rise
  * detection, src/service/rate-rise.ts), firstDayArrivals (default 0: none; the service's opt-in
  * first-day arrivals, src/service/estimators.ts), queueOrder (default least-work-left, or submitted: the
- * service's queue for the budget, core/ceiling-widths.ts).
+ * service's queue for the budget, core/ceiling-widths.ts), queueOverdueHours (default 24: a job waiting
+ * that long goes first).
  */
 import { BudgetTooLowError } from '../../../core/calc/errors.ts';
 import type { PolicyContext, PolicyDefinition, PolicyOptions } from '../../policy.ts';
@@ -32,7 +33,7 @@ import { bandFillOptions } from '../../../core/exec/band-fill.ts';
 import { DEFAULT_PLAN_CAP, planCapOptions } from '../../../core/plan-cap.ts';
 import { creditOptions, DEFAULT_CREDIT } from '../../../core/credit.ts';
 import { MAX_FIRST_DAY_ARRIVALS, MAX_RATE_CONFIDENCE } from '../../../service/estimators.ts';
-import { QUEUE_ORDERS, type QueueOrder } from '../../../core/ceiling-widths.ts';
+import { DEFAULT_QUEUE_OVERDUE_HOURS, QUEUE_ORDERS, type QueueOrder } from '../../../core/ceiling-widths.ts';
 import { BoaPlanner } from './planner.ts';
 import { BoaPolicy, type BoaSettings } from './policy.ts';
 
@@ -61,6 +62,7 @@ export const BOA_DEFAULTS: Omit<BoaSettings, 'budget'> = {
   price: null,
   clearHalfLifeHours: null,
   queueOrder: 'least-work-left',
+  queueOverdueHours: DEFAULT_QUEUE_OVERDUE_HOURS,
 };
 
 /** Checks the options; with oracle rates, a budget below the minimum feasible one is refused up front. */
@@ -167,6 +169,10 @@ export function boaSettings(context: PolicyContext, options: PolicyOptions): Boa
       `boa queueOrder must be one of ${QUEUE_ORDERS.join(', ')}, got "${queueOrder}"`,
     );
   }
+  const overdueHours = options.queueOverdueHours ?? BOA_DEFAULTS.queueOverdueHours;
+  if (!(Number.isFinite(overdueHours) && overdueHours > 0)) {
+    throw new BoaOptionsError(`boa queueOverdueHours must be a number of hours > 0, got ${overdueHours}`);
+  }
   const history = options.history;
   if (history !== undefined) {
     if (rates !== 'online')
@@ -199,6 +205,7 @@ export function boaSettings(context: PolicyContext, options: PolicyOptions): Boa
     ceiling: { ...DEFAULT_SPEND_CEILING, lookaheadHours: lookahead },
     clearHalfLifeHours: clear ?? null,
     queueOrder: queueOrder as QueueOrder,
+    queueOverdueHours: overdueHours,
   };
 }
 

@@ -84,6 +84,8 @@ export interface BoaSettings {
   readonly clearHalfLifeHours: number | null;
   /** The order jobs waiting for the budget start in (the service's queueOrder). */
   readonly queueOrder: QueueOrder;
+  /** Hours after its submission a waiting job goes first (the service's queueOverdueHours). */
+  readonly queueOverdueHours: number;
 }
 
 export class BoaPolicy implements Policy {
@@ -243,7 +245,12 @@ export class BoaPolicy implements Policy {
             (w) => w.speedups,
             (w) => now - w.arrival >= DEFAULT_LONG_WAIT_SECONDS,
             (w) => w.weight,
-            this.settings.queueOrder === 'least-work-left' ? (w) => w.workLeft : undefined,
+            this.settings.queueOrder === 'least-work-left'
+              ? {
+                  workLeftOf: (w) => w.workLeft,
+                  overdue: (w) => now - w.arrival >= this.settings.queueOverdueHours * 3600,
+                }
+              : undefined,
           )
         : jobs;
       return drainedWidths({

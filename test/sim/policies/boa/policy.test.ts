@@ -260,6 +260,10 @@ describe('executing the plan on an uncontended cluster', () => {
     expect(() => boaSettings(context(RATES), { budget: 50, queueOrder: 'shortest' })).toThrow(
       /boa queueOrder must be one of least-work-left, submitted, got "shortest"/,
     );
+    expect(boaSettings(context(RATES), { budget: 50 }).queueOverdueHours).toBe(24);
+    expect(() => boaSettings(context(RATES), { budget: 50, queueOverdueHours: 0 })).toThrow(
+      /boa queueOverdueHours must be a number of hours > 0, got 0/,
+    );
   });
 
   it('fills below the band only when asked (fillBelowBand), from 6 hours of window, and refuses a band of 1 or more', () => {
