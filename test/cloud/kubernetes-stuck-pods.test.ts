@@ -7,7 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createKubernetesExecutor } from '../../src/cloud/kubernetes/index.ts';
 import { podName } from '../../src/cloud/kubernetes/names.ts';
-import { FORCE_DELETE_MARGIN_MS } from '../../src/cloud/kubernetes/stuck-pods.ts';
+import { FORCE_DELETE_MARGIN_MS, NOT_READY_FORCE_MS } from '../../src/cloud/kubernetes/stuck-pods.ts';
 import type { Executor } from '../../src/service/ports.ts';
 import { type FakeKubeApi, type RequestRecord, startFakeKubeApi } from '../fakes/kube-api/index.ts';
 import { captureLogs } from './fake-time.ts';
@@ -73,10 +73,17 @@ async function passesAt(by: number, count = 3): Promise<void> {
 
 const PAST = GRACE_S * 1000 + FORCE_DELETE_MARGIN_MS + 1000;
 
+/** The node's kubelet stopped reporting `msAgo` ago: its Ready condition False since then. */
+function nodeDownFor(name: string, msAgo: number): void {
+  t -= msAgo;
+  fake.kubelet.setNodeReady(name, false);
+  t += msAgo;
+}
+
 describe('a pod stuck Terminating', () => {
-  it('on a NotReady node is force-deleted past its grace and the margin, and the next generation starts', async () => {
+  it('on a node not Ready for 5 minutes is force-deleted past its grace and the margin, and the next generation starts', async () => {
     await oldPodTerminating();
-    fake.kubelet.setNodeReady(nodes[0]!, false);
+    nodeDownFor(nodes[0]!, NOT_READY_FORCE_MS);
     await passesAt(5_000);
     expect(pod(OLD)?.metadata.deletionTimestamp).toBeTruthy();
     expect(pod(NEW)).toBeUndefined();
@@ -91,7 +98,7 @@ describe('a pod stuck Terminating', () => {
       expect.objectContaining({
         pod: OLD,
         node: nodes[0],
-        nodeState: 'Ready=False',
+        nodeState: 'Ready=False for 426 s',
         terminatingSeconds: 126,
       }),
     ]);
@@ -111,11 +118,25 @@ describe('a pod stuck Terminating', () => {
 
   it('on a NotReady node is not forced before its grace and the margin are over', async () => {
     await oldPodTerminating();
-    fake.kubelet.setNodeReady(nodes[0]!, false);
+    nodeDownFor(nodes[0]!, NOT_READY_FORCE_MS);
     await passesAt(GRACE_S * 1000 + FORCE_DELETE_MARGIN_MS - 1000);
     expect(pod(OLD)?.metadata.deletionTimestamp).toBeTruthy();
     expect(forceDeletes()).toBe(0);
     await passesAt(2000, 1);
+    expect(forceDeletes()).toBe(1);
+    expect(pod(OLD)).toBeUndefined();
+  }, 30_000);
+
+  it('on a node not Ready for under 5 minutes is not forced (its kubelet may only be cut off), then is', async () => {
+    await oldPodTerminating();
+    fake.kubelet.setNodeReady(nodes[0]!, false);
+    // Past the grace and the margin, the node not Ready for 2 minutes: its container may still run.
+    await passesAt(PAST);
+    expect(forceDeletes()).toBe(0);
+    expect(pod(OLD)?.metadata.deletionTimestamp).toBeTruthy();
+    await passesAt(NOT_READY_FORCE_MS - PAST - 2000, 1);
+    expect(forceDeletes()).toBe(0);
+    await passesAt(3000, 1);
     expect(forceDeletes()).toBe(1);
     expect(pod(OLD)).toBeUndefined();
   }, 30_000);
@@ -137,7 +158,7 @@ describe('a pod stuck Terminating', () => {
 
   it('is forced once: not again while a watch behind still lists it', async () => {
     await oldPodTerminating();
-    fake.kubelet.setNodeReady(nodes[0]!, false);
+    nodeDownFor(nodes[0]!, NOT_READY_FORCE_MS);
     // Its DELETED event never comes: the cache lists the pod until the next relist.
     fake.stallWatches();
     await passesAt(PAST);
@@ -148,7 +169,7 @@ describe('a pod stuck Terminating', () => {
 
   it('a force delete that fails once (a 500) is retried within the pass', async () => {
     await oldPodTerminating();
-    fake.kubelet.setNodeReady(nodes[0]!, false);
+    nodeDownFor(nodes[0]!, NOT_READY_FORCE_MS);
     fake.faults.inject({ status: 500, count: 1, match: isForceDelete });
     t += PAST;
     await executor.reconcile([job(2, nodes[1]!)]);
@@ -160,7 +181,7 @@ describe('a pod stuck Terminating', () => {
 
   it('a force delete refused past the retries fails only its step; the next pass sends it again', async () => {
     await oldPodTerminating();
-    fake.kubelet.setNodeReady(nodes[0]!, false);
+    nodeDownFor(nodes[0]!, NOT_READY_FORCE_MS);
     fake.faults.inject({ status: 429, count: 4, match: isForceDelete });
     t += PAST;
     await expect(executor.reconcile([job(2, nodes[1]!)])).resolves.toBeDefined();
@@ -170,5 +191,17 @@ describe('a pod stuck Terminating', () => {
     await reconcileUntil(executor, [job(2, nodes[1]!)], () => pod(NEW)?.status?.phase === 'Running', 'g2');
     expect(fake.requests.filter(isForceDelete).map((r) => r.status)).toEqual([429, 429, 429, 429, 200]);
     expect(logs.events().filter((e) => e === 'kube.pod.force-deleted')).toHaveLength(1);
+  }, 30_000);
+
+  it('a force delete refused 409 (its uid precondition: a newer pod has the name) is done, not retried', async () => {
+    await oldPodTerminating();
+    nodeDownFor(nodes[0]!, NOT_READY_FORCE_MS);
+    fake.faults.inject({ status: 409, count: 1, match: isForceDelete });
+    t += PAST;
+    await executor.reconcile([job(2, nodes[1]!)]);
+    await executor.reconcile([job(2, nodes[1]!)]);
+    expect(fake.requests.filter(isForceDelete).map((r) => r.status)).toEqual([409]);
+    expect(delays).toEqual([]);
+    expect(logs.events()).not.toContain('kube.reconcile.failed');
   }, 30_000);
 });

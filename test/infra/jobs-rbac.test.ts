@@ -262,7 +262,8 @@ describe('the rules cover the force delete of a pod stuck on a node gone NotRead
       await settle([job(1, nodes[0]!)], () => running('boa-job-1-g1-r0'));
       fake.kubelet.setNodeReady(nodes[0]!, false);
       await executor.reconcile([job(2, nodes[1]!)]);
-      t += 120_000;
+      // Past the grace, the margin and the 5 minutes a node must have been not Ready.
+      t += 360_000;
       await settle([job(2, nodes[1]!)], () => running('boa-job-1-g2-r0'));
       const used = new Set<string>();
       for (const r of fake.requests) {
