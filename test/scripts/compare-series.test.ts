@@ -113,6 +113,11 @@ describe('compare policy variants', () => {
     expect(parsePolicyEntry('boa@oracle@fifo', find).label).toBe(
       'boa (oracle rates, queue in submission order)',
     );
+    expect(parsePolicyEntry('boa@overdue8', find)).toMatchObject({
+      options: { queueOverdueHours: 8 },
+      label: 'boa (queue bound 8 h)',
+    });
+    expect(() => parsePolicyEntry('boa@overdue0', find)).toThrow(/boa@overdueH/);
   });
 
   it('boa@bandP fills toward the budget while the window pays P% under it, labelled with it', () => {
