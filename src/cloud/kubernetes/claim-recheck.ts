@@ -1,9 +1,8 @@
-import type { CoreV1Api, V1Pod } from '@kubernetes/client-node';
-import type { Logger } from 'pino';
+import type { V1Pod } from '@kubernetes/client-node';
 import type { ReplicaStatus } from '../../service/ports.ts';
-import type { RetryContext } from '../retry.ts';
 import { CLAIM_CHECK_RETRY } from './claims.ts';
 import { kindOf, withKubeRetry } from './retry.ts';
+import type { NamespacedStepDeps } from './step-deps.ts';
 import { waitingOnClaims } from './volume-wait.ts';
 
 /** A claim its pods wait on is read at most this often, whatever the number of pods or passes. */
@@ -41,15 +40,7 @@ export const NOT_RESTARTED = 'not restarted: a restart would fail the same way';
 export class ClaimRechecks {
   private readonly readings = new Map<string, Reading>();
 
-  constructor(
-    private readonly deps: {
-      readonly api: CoreV1Api;
-      readonly namespace: string;
-      readonly retry: RetryContext;
-      readonly logger: Logger;
-      readonly now: () => number;
-    },
-  ) {}
+  constructor(private readonly deps: NamespacedStepDeps) {}
 
   /** The reads this pass is to make: claims waited on and not read within CLAIM_RECHECK_MS. */
   due(pods: readonly V1Pod[]): Array<() => Promise<void>> {

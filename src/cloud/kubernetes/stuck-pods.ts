@@ -1,10 +1,9 @@
 // Pods stuck Terminating on a node that is gone or not Ready: force-deleted, as `kubectl delete --force
 // --grace-period=0` does, so the job's next generation (which waits for them) can start.
-import type { CoreV1Api, V1Node, V1Pod } from '@kubernetes/client-node';
-import type { Logger } from 'pino';
-import type { RetryContext } from '../retry.ts';
+import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import { identityOf } from './names.ts';
 import { kindOf, withKubeRetry } from './retry.ts';
+import type { NamespacedStepDeps } from './step-deps.ts';
 
 /**
  * How long past its grace (deletionTimestamp is when the grace ends) a pod is left before boa forces
@@ -59,15 +58,7 @@ export class StuckPods {
   /** Uids of pods whose force delete the API accepted, while they are still listed. */
   private readonly forced = new Set<string>();
 
-  constructor(
-    private readonly deps: {
-      readonly api: CoreV1Api;
-      readonly namespace: string;
-      readonly retry: RetryContext;
-      readonly logger: Logger;
-      readonly now: () => number;
-    },
-  ) {}
+  constructor(private readonly deps: NamespacedStepDeps) {}
 
   /** This pass's steps: one per node holding a pod stuck past its grace and the margin. */
   due(pods: readonly V1Pod[]): (() => Promise<void>)[] {
