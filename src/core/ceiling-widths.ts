@@ -7,15 +7,16 @@ import type { SpeedupTable } from './profile.ts';
 
 /** How the waiting jobs queue for the budget: waitingOrder, or the jobs' (submission) order. */
 export const QUEUE_ORDERS = ['least-work-left', 'submitted'] as const;
+export type QueueOrder = (typeof QUEUE_ORDERS)[number];
 
 /**
  * A job waiting this long since its submission goes before the others, least work left first or not:
  * one budget window. Shorter bounds gave back what the order gains where the budget is tight
  * (workload-8 at 1.2x its minimum: 1.15x the best other's average JCT, 1.66x with 8 hours, 1.84x with
- * 4); a day changes no point of the comparison and still ends a long job's wait behind short ones.
+ * 4); a day changes no point of the comparison and still brings a long job passed over by short ones
+ * to the front.
  */
 export const DEFAULT_QUEUE_OVERDUE_HOURS = 24;
-export type QueueOrder = (typeof QUEUE_ORDERS)[number];
 
 /**
  * The order waiting jobs are served in: those `overdue` (waited past the queue's bound) first, in the
@@ -23,8 +24,9 @@ export type QueueOrder = (typeof QUEUE_ORDERS)[number];
  * and jobs without it, in the jobs' order). The ceiling binds when the budget cannot run every job
  * present, and there the queue's order is what the average JCT turns on: served oldest first, a few
  * long jobs at the front held the short ones behind them for hours (workload-3 at 1.2x its minimum:
- * 3257 s of queueing on average, 2252 s least work first, docs/comparison.md). The bound keeps a long
- * job from waiting for ever behind a stream of short ones.
+ * 3257 s of queueing on average, 2252 s least work first, docs/comparison.md). The bound brings a
+ * long job a stream of short ones kept passing to the front; it does not cap its wait (servedWidths'
+ * backfill still starts narrower jobs where it does not fit).
  */
 export function waitingOrder(
   running: readonly boolean[],
@@ -106,8 +108,8 @@ export interface CeilingJob {
  * The widths the ceiling allows, the same in the service and the simulator: when the planned widths
  * all fit, they are what jobs get; otherwise jobs are narrowed by price (narrowing.ts: the GPUs that buy
  * the least speed go first, by each job's speedup table for its statistical epoch), then served in
- * priority order (servedWidths: running jobs, then the waiting with the least work left), and a job
- * left out waits. Every change of a running job's width is a
+ * priority order (servedWidths: running jobs, then the waiting in waitingOrder's), and a job left out
+ * waits. Every change of a running job's width is a
  * restart, so a running job keeps the width it has while that is within its plan and within twice its
  * narrowed width, unless it may now have at least twice as much: the ceiling moves with the window's
  * spend every tick, and narrowed jobs that moved with it restarted over and over (on bursty-960-1 at
