@@ -35,7 +35,8 @@ import { creditOptions, DEFAULT_CREDIT } from '../../../core/credit.ts';
 import { MAX_FIRST_DAY_ARRIVALS, MAX_RATE_CONFIDENCE } from '../../../service/estimators.ts';
 import { DEFAULT_QUEUE_OVERDUE_HOURS, QUEUE_ORDERS, type QueueOrder } from '../../../core/ceiling-widths.ts';
 import { BoaPlanner } from './planner.ts';
-import { BoaPolicy, type BoaSettings } from './policy.ts';
+import { BoaPolicy } from './policy.ts';
+import type { BoaSettings } from './settings.ts';
 
 export class BoaOptionsError extends Error {
   override name = 'BoaOptionsError';

@@ -8,85 +8,25 @@ import type { Widths } from '../../../core/plan.ts';
 import type { ClusterView, Decision, JobView, Policy, PolicyContext } from '../../policy.ts';
 import { StratifiedDraws } from './draws.ts';
 import { EpochClock } from './lookahead.ts';
-import { type OnlineRateOptions, OnlineRates } from './online-rates.ts';
-import { BudgetControl, type BudgetControlOptions } from './budget-control.ts';
+import { OnlineRates } from './online-rates.ts';
+import { BudgetControl } from './budget-control.ts';
 import { BoaPlanner, type PlannedWidths } from './planner.ts';
 import { relocks, widthsFor } from '../../../core/shares.ts';
 import { ratesMoved } from '../../../service/estimators.ts';
-import type { FillOptions } from '../../../core/exec/idle-fill.ts';
 import { placeWanted } from './place.ts';
 import { widthsToSize } from './placed-short.ts';
 import { type ClassProfile, epochSpeedups } from '../../../core/profile.ts';
-import { DEFAULT_LONG_WAIT_SECONDS, type QueueOrder } from '../../../core/ceiling-widths.ts';
+import { DEFAULT_LONG_WAIT_SECONDS } from '../../../core/ceiling-widths.ts';
 import { ClearingFloor, type PriceLogEntry } from './clear-floor.ts';
-import { DEFAULT_SPEND_CEILING, type SpendCeilingOptions } from '../../../core/spend-ceiling.ts';
+import { DEFAULT_SPEND_CEILING } from '../../../core/spend-ceiling.ts';
 import { ceilingNow, servedUnderCeiling, unspentInLookback } from './ceiling.ts';
 import { workDoneInEpochFromFraction, workLeftSeconds } from '../../../core/work-left.ts';
-import { type WarmupOptions, warmupFactor } from '../../../core/warmup.ts';
-import type { DrainOptions } from '../../../core/exec/drain-widths.ts';
-import { type BandFillOptions, windowBelowBand } from '../../../core/exec/band-fill.ts';
+import { warmupFactor } from '../../../core/warmup.ts';
+import { windowBelowBand } from '../../../core/exec/band-fill.ts';
 import { drainedWidths } from './drain.ts';
-import type { PlanCapOptions } from '../../../core/plan-cap.ts';
-import type { CreditOptions } from '../../../core/credit.ts';
 import { planningBudget } from '../../../core/planning-budget.ts';
 import { expectedGpuSeconds } from '../../../core/demand-ratio.ts';
-
-export interface BoaSettings {
-  /** Target paid GPU-hours per hour (time-average). */
-  readonly budget: number;
-  readonly solver: 'exact' | 'paper';
-  /** online: estimated from arrivals; prior: the same, from the trace's rates as a prior; oracle: the trace's. */
-  readonly rates: 'online' | 'prior' | 'oracle';
-  /** Online rates: re-plan this often (the service's calculator timer, calculatorMinutes). */
-  readonly replanSeconds: number;
-  /** Re-plan when the corrected budget moves by more than this fraction since the last plan... */
-  readonly replanThreshold: number;
-  /** ...but not more often than this (a new class's first job is planned at once). */
-  readonly minReplanSeconds: number;
-  readonly onlineRates: OnlineRateOptions;
-  /** Boot nodes this long before a job's predicted grow (the node group's boot time plus one tick). */
-  readonly provisionLeadSeconds: number;
-  readonly control: BudgetControlOptions;
-  /** A job changes width mid-epoch only when the plan's width for it moved by this factor or more. */
-  readonly relockFactor: number;
-  /** Widen jobs onto idle GPUs of the nodes they occupy (idle-fill.ts); null: never. */
-  readonly fill: FillOptions | null;
-  /** The service's hard limit on paid GPUs from the window's spend so far (spend-ceiling.ts); null: none. */
-  readonly ceiling: SpendCeilingOptions | null;
-  /**
-   * The service's budget window: the spend ceiling counts what was paid in it, and the plan serves the
-   * jobs waiting now as if they arrived evenly over it, on top of the rate estimate (loadRates), so a
-   * backlog moves the plan to cheaper widths.
-   */
-  readonly budgetWindowHours: number;
-  /** The service's opt-in warm-up (core/warmup.ts), from the first arrival; null: none. */
-  readonly warmup: WarmupOptions | null;
-  /** Spend the budget on the running jobs once submissions stop (drain-widths.ts); null: never. */
-  readonly drain: DrainOptions | null;
-  /** Spend toward the budget while the window is under it by more than a band (band-fill.ts); null: never. */
-  readonly bandFill: BandFillOptions | null;
-  /** The service's cap on the plan's budget relative to its load (core/plan-cap.ts); null: none. */
-  readonly planCap: PlanCapOptions | null;
-  /** The service's spending of the window's credit while the load is tight (core/credit.ts); null: never. */
-  readonly credit: CreditOptions | null;
-  /**
-   * boa-price (price.ts): plan at this price per GPU-second instead of a budget, once, reading no rates;
-   * no budget control, ceiling or drain. null: boa.
-   */
-  readonly price: number | null;
-  /**
-   * Simulator-only variant (`boa@clearH`): when the spend ceiling binds, narrowing by price reveals the
-   * price the load needs, its clearing price (core/narrowing.ts clearingPrice); each re-plan plans at
-   * a price (BOA's multiplier) at least the highest clearing price seen, decayed with this half-life in
-   * hours, instead of the plan's own when that is lower; the ceiling and every other rule unchanged.
-   * null: off.
-   */
-  readonly clearHalfLifeHours: number | null;
-  /** The order jobs waiting for the budget start in (the service's queueOrder). */
-  readonly queueOrder: QueueOrder;
-  /** Hours after its submission a waiting job goes first (the service's queueOverdueHours). */
-  readonly queueOverdueHours: number;
-}
+import type { BoaSettings } from './settings.ts';
 
 export class BoaPolicy implements Policy {
   readonly name = 'boa';
@@ -207,7 +147,6 @@ export class BoaPolicy implements Policy {
       const profile = this.#classes.get(job.app);
       const speedups = epochSpeedups(profile, job.statEpoch);
       const weight = profile?.weight ?? 1;
-      const doneInEpoch = workDoneInEpochFromFraction(profile, job.statEpoch, job.progressFraction);
       return {
         id: job.id,
         state,
@@ -216,7 +155,8 @@ export class BoaPolicy implements Policy {
         provision,
         speedups,
         weight,
-        workLeft: workLeftSeconds(profile, job.statEpoch, doneInEpoch),
+        // Read by the queue only on ticks the ceiling is checked (workLeftOf below).
+        job,
         arrival: job.arrival,
       };
     });
@@ -247,7 +187,7 @@ export class BoaPolicy implements Policy {
             (w) => w.weight,
             this.settings.queueOrder === 'least-work-left'
               ? {
-                  workLeftOf: (w) => w.workLeft,
+                  workLeftOf: (w) => this.#workLeft(w.job),
                   overdue: (w) => now - w.arrival >= this.settings.queueOverdueHours * 3600,
                 }
               : undefined,
@@ -414,6 +354,13 @@ export class BoaPolicy implements Policy {
       return planWidth;
     }
     return lock.width;
+  }
+
+  /** The job's expected work left, the queue's key (core/work-left.ts, as the service reads it). */
+  #workLeft(job: JobView): number | undefined {
+    const profile = this.#classes.get(job.app);
+    const done = workDoneInEpochFromFraction(profile, job.statEpoch, job.progressFraction);
+    return workLeftSeconds(profile, job.statEpoch, done);
   }
 
   #drawOf(job: JobView): number {

@@ -10,7 +10,8 @@
 import { DEFAULT_SPEND_CEILING } from '../../../core/spend-ceiling.ts';
 import type { PolicyContext, PolicyDefinition, PolicyOptions } from '../../policy.ts';
 import { BOA_DEFAULTS, BoaOptionsError } from './index.ts';
-import { BoaPolicy, type BoaSettings } from './policy.ts';
+import { BoaPolicy } from './policy.ts';
+import type { BoaSettings } from './settings.ts';
 
 /**
  * Checks the price; the settings are boa's with every budget mechanism off, except, when a budget is
