@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { LocalExecutor } from '../../src/cloud/local/executor.ts';
-import { processExists as alive } from '../../src/cloud/local/executor-records.ts';
+import { processExists as alive } from '../../src/cloud/local/replica-processes.ts';
 import { killReplicaGroups } from '../helpers/replica-groups.ts';
 import { type ExecutorHarness, executorContract, type ReplicaRef } from './executor-contract.ts';
 

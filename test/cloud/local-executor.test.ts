@@ -17,7 +17,8 @@ import { MAYBE_LOST_LINE } from '../../src/cloud/local/log-cap.ts';
 import { SPAWN_ATTEMPTS, SPAWN_FAILED_EXIT } from '../../src/cloud/local/spawn-failures.ts';
 import { ReplicaLauncher } from '../../src/cloud/local/launcher.ts';
 import { checkLocalWorkload } from '../../src/cloud/local/executor-command.ts';
-import { isOurSupervisor, processExists, readLogTail } from '../../src/cloud/local/executor-records.ts';
+import { readLogTail } from '../../src/cloud/local/log-tail.ts';
+import { isOurSupervisor, processExists } from '../../src/cloud/local/replica-processes.ts';
 import { localExecutorDirs } from './local-executor-dirs.ts';
 import type { DesiredJob, ReplicaStatus } from '../../src/service/ports.ts';
 

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { LocalExecutor } from '../../src/cloud/local/executor.ts';
-import { processExists } from '../../src/cloud/local/executor-records.ts';
+import { processExists } from '../../src/cloud/local/replica-processes.ts';
 import type { DesiredJob } from '../../src/service/ports.ts';
 import { settle } from './local-executor-settle.ts';
 

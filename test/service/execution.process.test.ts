@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { processExists } from '../../src/cloud/local/executor-records.ts';
+import { processExists } from '../../src/cloud/local/replica-processes.ts';
 import { runBoa, unusedPort } from '../cli/cli-harness.ts';
 import { killReplicaGroups } from '../helpers/replica-groups.ts';
 import { killHard, type ServiceProcess, startProcess } from './process-harness.ts';

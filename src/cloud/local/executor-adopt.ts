@@ -1,15 +1,12 @@
 import type { Logger } from 'pino';
 import { reportedUrl, tellMovedUrl } from './adopted-url.ts';
+import { readExit, readStop, scanRecords, writeStop } from './executor-records.ts';
 import {
   isOurSupervisor,
   processExists,
-  readExit,
-  readStop,
-  scanRecords,
   type UnrecordedSupervisor,
   unrecordedSupervisors,
-  writeStop,
-} from './executor-records.ts';
+} from './replica-processes.ts';
 import type { LocalReplica } from './local-replica.ts';
 import { procSnapshot } from './proc-snapshot.ts';
 import type { RendezvousPorts } from './rendezvous-ports.ts';

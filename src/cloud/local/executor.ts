@@ -12,14 +12,8 @@ import type {
 } from '../../service/ports.ts';
 import { adoptRecorded, type StrayReplica } from './executor-adopt.ts';
 import { checkLocalWorkload } from './executor-command.ts';
-import {
-  generationDir,
-  groupIsReplicas,
-  realDir,
-  recordFile,
-  removeRecords,
-  writeRecord,
-} from './executor-records.ts';
+import { generationDir, recordFile, removeRecords, writeRecord } from './executor-records.ts';
+import { groupIsReplicas, realDir } from './replica-processes.ts';
 import { ReplicaLauncher } from './launcher.ts';
 import { type LocalReplica, refreshLiveness, replicaStatus } from './local-replica.ts';
 import { capReplicaLogs, DEFAULT_LOG_CAP, type LogCap } from './log-cap.ts';

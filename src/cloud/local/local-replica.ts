@@ -1,6 +1,7 @@
 import type { ReplicaStatus } from '../../service/ports.ts';
 import { notRestartable } from '../command-exits.ts';
-import { type ExitRecord, exitCodeOf, isOurSupervisor, readExit } from './executor-records.ts';
+import { type ExitRecord, exitCodeOf, readExit } from './executor-records.ts';
+import { isOurSupervisor } from './replica-processes.ts';
 import type { Launched } from './launcher.ts';
 
 /** A replica as the local executor tracks it. */

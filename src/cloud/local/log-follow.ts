@@ -1,7 +1,7 @@
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { LogPosition } from '../../service/ports.ts';
-import { readLogTailBytes } from './executor-records.ts';
+import { readLogTailBytes } from './log-tail.ts';
 import { readLogCut, type LogCutRecord } from './log-cap.ts';
 import { cursorAt, logByteOf } from './log-cursor.ts';
 import { type LogHistory, logHistory } from './log-history.ts';

@@ -2,14 +2,8 @@
  * Signals to a local replica's processes, never to a stranger's: a recorded pid or process group id can
  * belong to someone else once the replica's processes are gone (a reused pid, a reboot).
  */
-import {
-  groupIsReplicas,
-  isOurSupervisor,
-  processExists,
-  readGroup,
-  replicaProcesses,
-  type ReplicaKey,
-} from './executor-records.ts';
+import { readGroup, type ReplicaKey } from './executor-records.ts';
+import { groupIsReplicas, isOurSupervisor, processExists, replicaProcesses } from './replica-processes.ts';
 import { groupLives } from './process-groups.ts';
 import type { ProcSnapshot } from './proc-snapshot.ts';
 
