@@ -43,6 +43,10 @@ describe('scheduling tick', () => {
     expect(alloc.body).toMatchObject({ state: 'waiting', width: 0 });
     const status = (await s.request('GET', '/v1/status')).body;
     expect(status.nodeGroup.desiredNodes).toBe(Math.ceil((widths[0] as number) / 4));
+    // The launched nodes are paid from launch (the local pool bills at once) and status says so now,
+    // not a tick later (it had read 0 paid GPUs until the next tick listed them).
+    expect(status.nodeGroup.actualNodes).toBe(status.nodeGroup.desiredNodes);
+    expect(status.gpus.paid).toBe(status.nodeGroup.desiredNodes * 4);
 
     await s.ticks(2); // 120 s later: booted
     alloc = await s.request('GET', `/v1/jobs/${id}/allocation`, undefined, token);

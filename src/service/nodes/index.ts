@@ -16,6 +16,10 @@ export function nodeReconcilerFor(service: BoaService): NodeReconciler {
     onGroup: (group) => {
       service.state.group = group;
     },
+    // Between ticks only: a tick works on the one listing it took at its start.
+    onNodes: (nodes) => {
+      if (service.state.tickStartedAt === undefined) service.state.nodes = nodes;
+    },
     settings: {
       provisionMs: config.nodes.provisionSeconds * 1000,
       notReadyGraceMs: config.nodes.notReadyGraceSeconds * 1000,

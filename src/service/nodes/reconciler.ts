@@ -33,6 +33,12 @@ export interface NodeReconcilerDeps {
   readonly settings: NodeSettings;
   /** Called with the group as the cloud reports it after each pass (boa's own changes included). */
   readonly onGroup?: (group: NodeGroupState) => void;
+  /**
+   * Called with the pool's listing after a pass raised the size: the nodes it launched, which status
+   * and /metrics would otherwise leave out until the next tick lists them (the ledger counts them from
+   * their launch either way).
+   */
+  readonly onNodes?: (nodes: PoolNode[]) => void;
 }
 
 export type NodeStatusView = ReturnType<NodeReconciler['view']>;
@@ -226,9 +232,23 @@ export class NodeReconciler {
     if (want !== current.desiredSize && (await this.size.send(want, current, nodes, now))) {
       reported = await pool.describe();
       this.size.followOwnUpdate(reported);
+      if (want > current.desiredSize) await this.listLaunched();
     }
     this.lastGroup = reported;
     this.deps.onGroup?.(reported);
+  }
+
+  /** The listing after a raise, for onNodes; a failure leaves it to the next tick's. */
+  private async listLaunched(): Promise<void> {
+    if (!this.deps.onNodes) return;
+    try {
+      this.deps.onNodes(await this.deps.pool.listNodes());
+    } catch (error) {
+      this.deps.logger.debug(
+        { event: 'nodes.list-failed', error: (error as Error).message },
+        'listing failed',
+      );
+    }
   }
 
   /**
