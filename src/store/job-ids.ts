@@ -50,7 +50,8 @@ export class JobIdMark {
     if (id <= this.highest) return;
     const file = join(this.jobsDir, MARK);
     try {
-      mkdirSync(this.jobsDir, { recursive: true });
+      // Owner-only, as the job folders it holds: often the first thing made in it (docs/security.md).
+      mkdirSync(this.jobsDir, { recursive: true, mode: 0o700 });
       writeFileSync(`${file}.tmp`, `${id}\n`);
       renameSync(`${file}.tmp`, file);
       this.highest = id;
