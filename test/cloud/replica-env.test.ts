@@ -50,4 +50,33 @@ describe('replicaEnv', () => {
     expect(replicaEnv({ ...setPerJob, ...kept }, undefined, {})).toEqual(kept);
     expect(heldBackNames({ ...secrets, ...setPerJob, ...kept })).toEqual(Object.keys(secrets).sort());
   });
+
+  it('keeps back the secrets named in other common ways (found in a security review)', () => {
+    const secrets = {
+      // A token word joined to the kind of token: ngrok's, npm's own environment form, an OAuth one.
+      NGROK_AUTHTOKEN: 'x',
+      NPM_CONFIG__AUTHTOKEN: 'x',
+      'npm_config_//registry.npmjs.org/:_authToken': 'x',
+      GITHUB_ACCESSTOKEN: 'x',
+      CI_JOB_JWT: 'x',
+      // Keys of an application or account (Datadog's, Backblaze's, Azure Storage's).
+      DD_APP_KEY: 'x',
+      B2_APPLICATION_KEY: 'x',
+      AZURE_STORAGE_ACCOUNT_KEY: 'x',
+      // A connection string with its key or password in it, whatever its name.
+      AZURE_STORAGE_CONNECTION_STRING: 'DefaultEndpointsProtocol=https;AccountName=a;AccountKey=c2VjcmV0;',
+      SQL: 'Server=db;Database=app;User Id=me;Password=pw;',
+      BUS: 'Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=root;SharedAccessKey=k',
+    };
+    const kept = {
+      MAX_TOKENS: '512',
+      TOKENIZERS_PARALLELISM: 'false',
+      CACHE_KEY: 'v2',
+      SORT_KEY: 'name',
+      APP_NAME: 'train',
+      XLA_FLAGS: '--xla_gpu_enable_latency_hiding_scheduler=true',
+    };
+    expect(replicaEnv({ ...secrets, ...kept }, undefined, {})).toEqual(kept);
+    expect(heldBackNames({ ...secrets, ...kept })).toEqual(Object.keys(secrets).sort());
+  });
 });
