@@ -24,21 +24,25 @@ export const DATA_VOLUME_GIB = 10;
 export const REPO_ROOT = path.resolve(import.meta.dirname, '..');
 
 /**
- * What the image's build context leaves out (also .dockerignore). The image takes only
- * data/profiles.json from data/: a local service's state there (its token, key, lock, jobs' logs) would
- * change the asset's hash, so a deploy from a checkout where boa was tried would build, push and roll
- * a new image with no code change, and copy those files into cdk.out.
+ * What boa's image is built from: the files the Dockerfile copies, and nothing else. The build context,
+ * and so the asset's hash and image tag, is only these (IMAGE_EXCLUDE; .dockerignore says the same for a
+ * plain `docker build`). A context of the whole checkout less a few folders (as before 2026-12-02) gave
+ * a new tag for any change to docs/, README.md, examples/ or clients/, or a file left in the checkout
+ * (`boa frontier --svg frontier.svg`, a local service's data/): each deploy then pushed a "new" image
+ * and the Deployment replaced boa's pod (Recreate: the API down until its first tick) for nothing.
  */
-export const IMAGE_EXCLUDE = [
-  'node_modules',
-  'cdk.out',
-  '.git',
-  'infra',
-  'test',
-  '**/*.sqlite*',
-  'data/*',
-  '!data/profiles.json',
-];
+export const IMAGE_INPUTS = [
+  'package.json',
+  'package-lock.json',
+  'tsconfig.json',
+  'tsconfig.build.json',
+  'scripts/build.mjs',
+  'src',
+  'data/profiles.json',
+] as const;
+
+/** Everything out, then the image's inputs back in (Docker's ignore rules: the last match wins). */
+export const IMAGE_EXCLUDE = ['*', ...IMAGE_INPUTS.map((input) => `!${input}`), '**/*.sqlite*'];
 
 export interface BoaWorkloadProps {
   readonly cluster: eks.Cluster;
