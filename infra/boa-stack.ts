@@ -6,7 +6,7 @@ import { BoaCluster } from './cluster.ts';
 import type { BoaConfig } from './context.ts';
 import { GpuNodegroup } from './gpu-nodegroup.ts';
 import { BoaIdentity } from './iam.ts';
-import { BOA_NAMESPACE, BOA_PORT } from './k8s/boa.ts';
+import { BOA_NAMESPACE, BOA_PORT, PROGRESS_DEADLINE_SECONDS } from './k8s/boa.ts';
 import { Monitoring } from './monitoring.ts';
 import { BudgetGuard } from './budget-guard.ts';
 import { Network } from './network.ts';
@@ -117,6 +117,12 @@ export class BoaStack extends Stack {
     new CfnOutput(this, 'PortForwardCommand', {
       value: `kubectl -n ${BOA_NAMESPACE} port-forward svc/boa ${BOA_PORT}:${config.exposeApi ? (config.apiCertificateArn ? 443 : 80) : BOA_PORT}`,
       description: 'Reach the API on http://localhost:8080 (after the update-kubeconfig command)',
+    });
+    // The deploy returns once the Deployment is accepted, not once the new pod is Ready (docs/deploy.md,
+    // "The deploy does not wait for boa"): the check to run, printed where a deploy ends.
+    new CfnOutput(this, 'RolloutStatusCommand', {
+      value: `kubectl -n ${BOA_NAMESPACE} rollout status deploy/boa`,
+      description: `Exits 0 once the new boa pod is Ready, 1 if it is not within ${PROGRESS_DEADLINE_SECONDS / 60} minutes (after the update-kubeconfig command)`,
     });
     new CfnOutput(this, 'TokenSecretArn', {
       value: this.operatorToken.secret.secretArn,

@@ -73,6 +73,15 @@ const STARTUP_PERIOD_SECONDS = 5;
  */
 export const STARTUP_SECONDS = BOOT_SECONDS + HUNG_AFTER_MS / 1000;
 
+/**
+ * How long a rollout may go without progress before the Deployment reports it failed (Progressing False,
+ * ProgressDeadlineExceeded, which ends `kubectl rollout status` with exit 1): the startup probe's
+ * allowance and 10 minutes for what comes before it (the old pod's grace, the volume moved from a lost
+ * node, which Kubernetes force-detaches after 6 minutes, the image pull). Kubernetes' default, 10 minutes,
+ * failed a start the startup probe still allows (found in a deploy review).
+ */
+export const PROGRESS_DEADLINE_SECONDS = STARTUP_SECONDS + 10 * 60;
+
 /** One replica (SQLite has one writer), replaced rather than rolled since its volume attaches to one node. */
 export function deploymentManifest(options: BoaManifestOptions): Record<string, unknown> {
   // The operator token is read from Secrets Manager (BOA_TOKEN_SECRET_ARN in options.env), not from here.
@@ -96,6 +105,7 @@ export function deploymentManifest(options: BoaManifestOptions): Record<string, 
     spec: {
       replicas: 1,
       strategy: { type: 'Recreate' },
+      progressDeadlineSeconds: PROGRESS_DEADLINE_SECONDS,
       selector: { matchLabels: labels },
       template: {
         metadata: { labels },

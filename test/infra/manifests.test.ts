@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   BOA_DATA_DIR,
@@ -16,6 +17,7 @@ const deployment = deploymentManifest({
   nodeSelector: { 'boa/node-role': 'system' },
 }) as any;
 const pod = deployment.spec.template.spec;
+const deployMd = readFileSync(new URL('../../docs/deploy.md', import.meta.url), 'utf8');
 const container = pod.containers[0];
 
 describe("boa's Kubernetes objects", () => {
@@ -45,6 +47,21 @@ describe("boa's Kubernetes objects", () => {
     const startup = container.startupProbe;
     expect(startup.periodSeconds * startup.failureThreshold).toBe(5 * 60 + HUNG_AFTER_MS / 1000);
     expect(Number.isInteger(startup.failureThreshold)).toBe(true);
+  });
+
+  it("fails a rollout only after the startup probe's allowance, not at Kubernetes' 10 minutes", () => {
+    // Found in a deploy review: with the default deadline, a first tick of 10 to 15 minutes, which the
+    // startup probe allows, ended `kubectl rollout status` (deploy.md's check) in "exceeded its progress
+    // deadline" while boa was still starting as designed.
+    const startup = container.startupProbe;
+    const startupSeconds = startup.periodSeconds * startup.failureThreshold;
+    // The old pod's grace, a volume force-detached from a lost node (6 minutes) and the pull come first.
+    const before = pod.terminationGracePeriodSeconds + 6 * 60;
+    expect(deployment.spec.progressDeadlineSeconds).toBeGreaterThanOrEqual(startupSeconds + before);
+    // deploy.md's rollout check waits for that deadline: no --timeout of its own that ends sooner.
+    const checks = deployMd.split('\n').filter((line) => line.includes('rollout status deploy/boa'));
+    expect(checks.length).toBeGreaterThan(0);
+    for (const line of checks) expect(line).not.toMatch(/--timeout/);
   });
 
   it('binds to all interfaces inside the pod (the service defaults to 127.0.0.1)', () => {

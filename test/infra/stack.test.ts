@@ -450,6 +450,13 @@ describe('boa workload', () => {
     );
   });
 
+  it('prints the rollout check where a deploy ends, as deploy.md says (the deploy does not wait for boa)', () => {
+    const deployment = kubernetesObjects(template).get('Deployment/boa');
+    template.hasOutput('RolloutStatusCommand', { Value: 'kubectl -n boa rollout status deploy/boa' });
+    const description = template.toJSON().Outputs.RolloutStatusCommand.Description as string;
+    expect(description).toContain(`${deployment.spec.progressDeadlineSeconds / 60} minutes`);
+  });
+
   it("tells the jobs' pods boa's in-cluster address (BOA_PUBLIC_URL), never 127.0.0.1", () => {
     const envOf = (t: Template) =>
       Object.fromEntries(
