@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import { IgnoreMode, Stack } from 'aws-cdk-lib';
 import * as ecrAssets from 'aws-cdk-lib/aws-ecr-assets';
-import type * as eks from 'aws-cdk-lib/aws-eks-v2';
+import * as eks from 'aws-cdk-lib/aws-eks-v2';
 import { Construct, type IDependable } from 'constructs';
 import { NODE_ROLE_LABEL } from './cluster.ts';
 import {
@@ -97,8 +97,16 @@ export class BoaWorkload extends Construct {
     const storage = cluster.addManifest('Storage', ...storageManifests(DATA_VOLUME_GIB, props.backupTag));
     storage.node.addDependency(this.namespace);
 
-    // The jobs' namespace and exactly the access the executor needs there (infra/k8s/jobs-rbac.ts).
-    const jobsNamespace = cluster.addManifest('JobsNamespace', jobsNamespaceManifest(props.jobsNamespace));
+    // The jobs' namespace and exactly the access the executor needs there (infra/k8s/jobs-rbac.ts). Not
+    // pruned: with the prune label, a deploy with a new jobsNamespace ran `kubectl apply --prune`, which
+    // deleted the old namespace, and with it the running jobs' pods and the users' checkpoint claims
+    // (found in a deploy review). The scope and id are addManifest's, so deployed stacks keep the
+    // resource (a new one would `kubectl create` a namespace that exists, and fail).
+    const jobsNamespace = new eks.KubernetesManifest(cluster, 'manifest-JobsNamespace', {
+      cluster,
+      manifest: [jobsNamespaceManifest(props.jobsNamespace)],
+      prune: false,
+    });
     const executorRbac = cluster.addManifest(
       'ExecutorRbac',
       ...executorRbacManifests({
