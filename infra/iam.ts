@@ -4,6 +4,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { BOA_NAMESPACE, BOA_SERVICE_ACCOUNT } from './k8s/boa.ts';
 import { METRICS_NAMESPACE } from './monitoring.ts';
+import { restrictPodIdentityTrust } from './pod-identity-trust.ts';
 
 /**
  * Everything boa may do in AWS, and nothing more: resize its one node group and follow the update, list
@@ -149,6 +150,11 @@ export class BoaIdentity extends Construct {
     for (const statement of boaPolicyStatements(refs)) {
       this.serviceAccount.addToPrincipalPolicy(statement);
     }
+    restrictPodIdentityTrust(this.serviceAccount.role, {
+      clusterArn: props.cluster.clusterArn,
+      namespace: BOA_NAMESPACE,
+      serviceAccount: BOA_SERVICE_ACCOUNT,
+    });
   }
 
   get role(): iam.IRole {

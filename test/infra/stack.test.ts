@@ -270,6 +270,33 @@ describe("boa's IAM role (EKS Pod Identity)", () => {
     });
   });
 
+  it("may be assumed only for boa's service account in this cluster, by the session tags Pod Identity sets", () => {
+    // Found in a deploy review: trusted with no condition, any Pod Identity association in the account
+    // (another cluster, the jobs' namespace) could give its pods boa's role, its node terminations and
+    // the operator token with it.
+    const [roleId, role] = boaRole(template);
+    const [clusterId] = Object.keys(template.findResources('AWS::EKS::Cluster'));
+    expect(role.Properties.AssumeRolePolicyDocument.Statement).toEqual([
+      {
+        Effect: 'Allow',
+        Principal: { Service: 'pods.eks.amazonaws.com' },
+        Action: ['sts:AssumeRole', 'sts:TagSession'],
+        Condition: {
+          StringEquals: {
+            'aws:RequestTag/eks-cluster-arn': { 'Fn::GetAtt': [clusterId, 'Arn'] },
+            'aws:RequestTag/kubernetes-namespace': 'boa',
+            'aws:RequestTag/kubernetes-service-account': 'boa',
+          },
+        },
+      },
+    ]);
+    // The tags the condition reads: the association must not turn them off.
+    const association = only(template, 'AWS::EKS::PodIdentityAssociation', {
+      RoleArn: { 'Fn::GetAtt': [roleId, 'Arn'] },
+    })[1];
+    expect(association.Properties.DisableSessionTags ?? false).toBe(false);
+  });
+
   it('allows exactly the node group calls, DescribeInstances, PutMetricData in namespace boa and reading its token secret', () => {
     const [roleId] = boaRole(template);
     const [gpuId] = gpuNodegroup(template);
