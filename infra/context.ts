@@ -170,7 +170,10 @@ export function readConfig(
     ['clusterName', clusterName],
   ] as const) {
     if (!NAME.test(value)) {
-      throw new ContextError(`context "${key}" must be a letter then letters, digits or '-', got "${value}"`);
+      throw new ContextError(
+        `context "${key}" must be 1 to 63 characters, a letter then letters, digits or '-', got "${value}"` +
+          (value.length > 63 ? ` (${value.length} characters)` : ''),
+      );
     }
   }
 

@@ -205,6 +205,10 @@ describe('readConfig', () => {
     [{ availabilityZones: 'us-east-1a,us-east-1a' }, /"availabilityZones" must name two different zones/],
     [{ availabilityZones: 'us-east-1,us-east-1b' }, /"availabilityZones" must name two different zones/],
     [{ clusterName: '1boa' }, /clusterName/],
+    // Found in a deploy review: a name of only allowed characters but too long was refused as if its
+    // characters were wrong, the limit unsaid.
+    [{ stackName: `boa-${'x'.repeat(60)}` }, /"stackName" must be 1 to 63 characters.*\(64 characters\)/],
+    [{ clusterName: 'b'.repeat(70) }, /"clusterName" must be 1 to 63 characters.*\(70 characters\)/],
     [{ alarmEmail: 'not-an-address' }, /alarmEmail/],
     [{ adminPrincipalArn: 'alice' }, /adminPrincipalArns/],
   ])('rejects %j', (context, message) => {
