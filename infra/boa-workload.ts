@@ -8,7 +8,7 @@ import {
   BOA_NAMESPACE,
   BOA_SERVICE_ACCOUNT,
   deploymentManifest,
-  inClusterUrl,
+  IN_CLUSTER_URL,
   internalServiceManifest,
   namespaceManifest,
   serviceManifest,
@@ -135,7 +135,7 @@ export class BoaWorkload extends Construct {
       BOA_JOBS_NAMESPACE: props.jobsNamespace,
       BOA_TOKEN_SECRET_ARN: props.tokenSecretArn,
       // The jobs' pods get this as BOA_URL; boa's default (127.0.0.1) would be the pod itself.
-      BOA_PUBLIC_URL: inClusterUrl(props.loadBalancer !== undefined),
+      BOA_PUBLIC_URL: IN_CLUSTER_URL,
       ...(props.budget !== undefined ? { BOA_BUDGET: String(props.budget) } : {}),
       ...(props.guardMinutes !== undefined ? { BOA_GUARD_MINUTES: String(props.guardMinutes) } : {}),
       ...(props.nodePricePerHour !== undefined
@@ -151,7 +151,7 @@ export class BoaWorkload extends Construct {
         ...(props.loadBalancer ? { loadBalancer: props.loadBalancer } : {}),
       }),
       serviceManifest(props.loadBalancer ? { loadBalancer: props.loadBalancer } : {}),
-      ...(props.loadBalancer ? [internalServiceManifest()] : []),
+      internalServiceManifest(),
     );
     this.app.node.addDependency(this.namespace, storage, props.serviceAccount, executorRbac);
   }

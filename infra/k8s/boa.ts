@@ -153,18 +153,18 @@ export function deploymentManifest(options: BoaManifestOptions): Record<string, 
 // the pod while it is not ready; readiness still shows on the pod (its Ready condition) and in rollouts.
 
 /**
- * Where the jobs' pods reach boa (BOA_PUBLIC_URL, handed to them as BOA_URL): a ClusterIP Service on
- * port 8080, since boa's own default (http://127.0.0.1:8080) would point a pod at itself. Exposed, the
- * `boa` Service listens on 80 or 443, and the VPC CNI's network policies need a Service port equal to the
- * container port, so the pods use the extra ClusterIP Service `boa-internal` (internalServiceManifest).
+ * Where the jobs' pods reach boa (BOA_PUBLIC_URL, handed to them as BOA_URL): the ClusterIP Service
+ * `boa-internal` on port 8080, since boa's own default (http://127.0.0.1:8080) would point a pod at
+ * itself. Not `boa`: exposed, that one listens on 80 or 443 (and the VPC CNI's network policies need a
+ * Service port equal to the container port). The same with or without exposeApi: a running pod's BOA_URL
+ * never changes, so before 2026-12-02, when the default was `boa` and only an exposed stack had
+ * `boa-internal`, turning exposeApi on or off cut every running job off from boa until its next
+ * generation (found in a deploy review).
  */
 export const BOA_INTERNAL_SERVICE = 'boa-internal';
-export function inClusterUrl(exposed: boolean): string {
-  const service = exposed ? BOA_INTERNAL_SERVICE : 'boa';
-  return `http://${service}.${BOA_NAMESPACE}.svc.cluster.local:${BOA_PORT}`;
-}
+export const IN_CLUSTER_URL = `http://${BOA_INTERNAL_SERVICE}.${BOA_NAMESPACE}.svc.cluster.local:${BOA_PORT}`;
 
-/** The ClusterIP Service the jobs use while `boa` is the load balancer (inClusterUrl). */
+/** The ClusterIP Service the jobs use (IN_CLUSTER_URL), whatever `boa` is. */
 export function internalServiceManifest(): Record<string, unknown> {
   return {
     apiVersion: 'v1',
