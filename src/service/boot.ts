@@ -17,6 +17,7 @@ import { InlinePlanComputer, type PlanComputer, WorkerPlanComputer } from './cal
 import { ConfigError, executorKind, publicUrl, type ServiceConfig } from './config.ts';
 import { unknownPriceWarning } from './config-instance.ts';
 import { checkStartingBudget } from './config-budget.ts';
+import { ignoredProfiles } from './config-profiles.ts';
 import type { Clock, Executor, MetricsSink, NodePool } from './ports.ts';
 import { Scheduler } from './scheduler.ts';
 import { BoaService } from './service.ts';
@@ -207,6 +208,9 @@ export async function bootService(config: ServiceConfig, overrides: BootOverride
     rolledBack: store.rolledBack,
   });
   service.init(profiles.classes);
+  const stored = repo.listClasses().map((c) => c.profile);
+  const ignoredFile = ignoredProfiles(config.profiles, profiles.classes, stored);
+  if (ignoredFile) logger.warn({ event: 'config_profiles_ignored', profiles: config.profiles }, ignoredFile);
   const unpriced = unknownPriceWarning(config);
   if (unpriced) logger.warn({ event: 'node_price_unknown', instanceType: config.instanceType }, unpriced);
   const scheduler = new Scheduler(service);
