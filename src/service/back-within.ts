@@ -18,7 +18,7 @@ export function backWithinBudgetView(
   const budget = state.budget;
   if (!budget) return null;
   const windowMs = deps.config.budgetWindowHours * HOUR;
-  const floor = state.startedAt;
+  const floor = state.ledgerSince;
   const from = Math.max(now - windowMs, floor);
   // The ledger's nodes, open ones paid until now, as the window's paid average reads them.
   const paid = deps.repo

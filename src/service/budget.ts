@@ -97,14 +97,14 @@ export function setBudget(
   return { budget, minFeasibleBudget, warning };
 }
 
-/** Where the budget window may start: when the service started, or the budget was set (a new promise). */
+/** Where the budget window may start: where the ledger is whole from (state.ledgerSince), or the budget was set (a new promise). */
 export function budgetWindowFloor(svc: BoaService, budget: BudgetSetting): number {
-  return Math.max(svc.state.startedAt, budget.setAt);
+  return Math.max(svc.state.ledgerSince, budget.setAt);
 }
 
-/** Where the spend ceiling's window starts: the service's start, or when a budget was first set. */
+/** Where the spend ceiling's window starts: where the ledger is whole from, or when a budget was first set. */
 function promiseFloor(svc: BoaService, budget: BudgetSetting): number {
-  return Math.max(svc.state.startedAt, budget.promisedSince ?? budget.setAt);
+  return Math.max(svc.state.ledgerSince, budget.promisedSince ?? budget.setAt);
 }
 
 /** Earlier values still in force after `since` (the one in force then included), at most the last 1000. */
@@ -166,7 +166,7 @@ export function currentSpendCeiling(svc: BoaService, now: number): SpendCeiling 
   // The whole window too: the store's in-memory sum forgets what is older than the earliest start it
   // is asked for, and the ledger's window averages (plan inputs, views, metrics) read the whole window,
   // since the first start, not since the budget was set.
-  const whole = Math.min(windowHours, Math.max(0, now - svc.state.startedAt) / HOUR);
+  const whole = Math.min(windowHours, Math.max(0, now - svc.state.ledgerSince) / HOUR);
   // The windows that start where the budget changed (within the window, after the floor). A change
   // made this very instant counts (the tick right after a PUT), as does one the clock has since stepped
   // back before: taken as made now, not dropped until the clock catches up.

@@ -49,7 +49,7 @@ export function demandRatioNow(svc: BoaService, now: number): number {
   const hours = svc.deps.config.demandHalfLifeHours;
   const budget = svc.state.budget;
   if (!(hours > 0) || !budget) return 1;
-  const start = Math.max(svc.state.startedAt, now - HALF_LIVES_READ * hours * HOUR);
+  const start = Math.max(svc.state.ledgerSince, now - HALF_LIVES_READ * hours * HOUR);
   const ratio = new DemandRatio(
     { ...DEFAULT_DEMAND_RATIO, halfLifeSeconds: hours * 3600 },
     budget.gpuHoursPerHour,

@@ -33,7 +33,7 @@ export function planInputs(svc: BoaService): PlanInputs | undefined {
   if (!budget) return undefined;
   const now = svc.deps.clock.now();
   const window = svc.deps.config.budgetWindowHours * HOUR;
-  const ratio = overheadRatio(svc.ledgerAverages(Math.max(now - window, svc.state.startedAt), now));
+  const ratio = overheadRatio(svc.ledgerAverages(Math.max(now - window, svc.state.ledgerSince), now));
   const demand = demandRatioNow(svc, now);
   const input = {
     budget: budget.gpuHoursPerHour,

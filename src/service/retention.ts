@@ -2,6 +2,7 @@ import { HALF_LIVES_READ } from './demand.ts';
 import { historyReachMs } from './history.ts';
 import type { BoaService } from './service.ts';
 import type { ServiceConfig } from './config.ts';
+import { LEDGER_PRUNED_BEFORE } from '../store/repository.ts';
 
 const HOUR = 3_600_000;
 /** How often old rows are pruned: often enough that tables stay small, rarely enough to cost nothing. */
@@ -25,10 +26,14 @@ export function ledgerKeptMs(
  */
 export function pruneOldRows(service: BoaService): number {
   const { config, repo, clock, logger } = service.deps;
-  const keepMs = ledgerKeptMs(config);
+  const now = clock.now();
   const deleted =
-    repo.pruneBefore(clock.now() - keepMs) +
-    repo.history.pruneBefore(clock.now() - historyReachMs(config) - 24 * HOUR);
+    repo.pruneBefore(now - ledgerKeptMs(config), now) +
+    repo.history.pruneBefore(now - historyReachMs(config) - 24 * HOUR);
+  service.state.ledgerSince = Math.max(
+    service.state.startedAt,
+    repo.getSetting<number>(LEDGER_PRUNED_BEFORE) ?? 0,
+  );
   if (deleted > 0) logger.info({ event: 'pruned', rows: deleted }, 'old rows pruned');
   return deleted;
 }

@@ -46,6 +46,11 @@ export class ServiceState {
   /** Each class's last job draw (core/shares.ts nextDraw), read from the store on first use. */
   readonly lastDraws = new Map<string, number>();
   startedAt = 0;
+  /**
+   * Where the ledger is whole from: startedAt, or where it was last pruned to (retention.ts). Windows
+   * start no earlier: a window made longer since the prune would read the pruned hours as unpaid.
+   */
+  ledgerSince = 0;
   /** Where the rate estimator's observation starts: startedAt, or an imported history's span (history.ts). */
   ratesObservedSince = 0;
   /** Changes with every history import or deletion: estimates cached before it are stale. */

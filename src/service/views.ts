@@ -38,9 +38,9 @@ function windowAverages(service: BoaService, now: number): Averages {
   return service.ledgerAverages(windowStart(service, now), now);
 }
 
-/** Where the budget window begins: its hours before now, or the service's start if later. */
+/** Where the budget window begins: its hours before now, or where the ledger is whole from if later. */
 function windowStart(service: BoaService, now: number): number {
-  return Math.max(now - service.deps.config.budgetWindowHours * HOUR, service.state.startedAt);
+  return Math.max(now - service.deps.config.budgetWindowHours * HOUR, service.state.ledgerSince);
 }
 
 /**
@@ -90,7 +90,7 @@ export function budgetView(service: BoaService) {
   // Since the budget was set, but not before the ledger rows retention keeps: pruned time would read as
   // time nothing was paid or allocated (the average's `hours` is the span it covers).
   const sinceSet = budget
-    ? service.ledgerAverages(Math.max(budget.setAt, now - ledgerKeptMs(config)), now)
+    ? service.ledgerAverages(Math.max(budget.setAt, now - ledgerKeptMs(config), state.ledgerSince), now)
     : undefined;
   return {
     gpuHoursPerHour: budget?.gpuHoursPerHour ?? null,

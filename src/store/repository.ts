@@ -22,6 +22,8 @@ export interface JobFilter {
 export type NewJob = typeof jobs.$inferInsert;
 export type PlanRow = typeof plans.$inferSelect;
 export type ResizeRow = typeof resizes.$inferSelect;
+/** The setting that keeps where the ledger was last pruned to (its rows before it are gone). */
+export const LEDGER_PRUNED_BEFORE = 'ledgerPrunedBefore';
 
 /** The columns a tick or a job's report changes: what `saveJobState` writes. */
 export type JobStateColumns = Pick<
@@ -343,13 +345,17 @@ export class Repository {
   /**
    * Deletes ledger rows, plans and resizes that ended before `time`, in one transaction. Kept whatever
    * their age: the latest plan, plans active jobs took their widths from, and the last resize (it guards
-   * against sending one twice). Jobs are the service's history and stay. Returns rows deleted.
+   * against sending one twice). Jobs are the service's history and stay. Returns rows deleted. When
+   * ledger rows went, `time` is kept as LEDGER_PRUNED_BEFORE in the same transaction: a window read
+   * later must not start before it (a longer window configured since would read the gap as unpaid).
    */
-  pruneBefore(time: number): number {
+  pruneBefore(time: number, now = time): number {
     return this.transaction(() => {
       let deleted = 0;
       deleted += this.db.delete(allocationSamples).where(lt(allocationSamples.to, time)).run().changes;
       deleted += this.db.delete(ledgerNodes).where(lt(ledgerNodes.goneAt, time)).run().changes;
+      if (deleted > 0 && time > (this.getSetting<number>(LEDGER_PRUNED_BEFORE) ?? 0))
+        this.putSetting(LEDGER_PRUNED_BEFORE, time, now);
       deleted += this.db.$client
         .prepare(
           `DELETE FROM plans WHERE computed_at < ? AND id <> (SELECT max(id) FROM plans)

@@ -83,7 +83,7 @@ export function ledgerSeries(service: BoaService, hours: number, points: number)
   const { state, deps } = service;
   const now = deps.clock.now();
   const window = deps.config.budgetWindowHours * HOUR;
-  const floor = Math.max(state.startedAt, now - ledgerKeptMs(deps.config));
+  const floor = Math.max(state.ledgerSince, now - ledgerKeptMs(deps.config));
   const from = Math.max(now - hours * HOUR, floor);
   const span = now - from;
   // Buckets of at least a millisecond. Each edge is computed from its index: edges summed step by step
