@@ -19,6 +19,7 @@ import type { JobState } from '../../store/repository.ts';
 import { followJobLogs, jobLogs } from '../../service/job-logs.ts';
 import { textStream } from '../text-stream.ts';
 import { allocationView, jobView } from '../../service/views.ts';
+import { jobFromRow } from '../../service/jobs.ts';
 
 const notFound = { 404: jsonContent(ErrorSchema, 'no such job') };
 const conflict = { 409: jsonContent(ErrorSchema, 'the job is not in a state that allows this') };
@@ -160,9 +161,11 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
         );
       return c.json(
         {
+          // The row listed, not read again: a query per job cost 0.4 ms, half a second for the default
+          // 1000 once that many had ended, the tick and every request waiting (found in a long-life trial).
           jobs: jobs.map((row) =>
             jobView(
-              c.var.service.job(row.id),
+              c.var.service.state.jobs.get(row.id) ?? jobFromRow(row),
               c.var.service.state.lastTickAt,
               c.var.service.deps.clock.now(),
             ),
