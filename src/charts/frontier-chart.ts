@@ -64,7 +64,7 @@ export function frontierChart(
         'gray',
         8,
       ),
-      ...(marks.budget ? [verticalMark(marks.budget, `your budget ${marks.budget}`, '#c0392b', 24)] : []),
+      ...(marks.budget ? [budgetMark(marks.budget, rightEnd(values, minFeasibleBudget, marks.plan))] : []),
       ...(marks.plan ? [planMark(marks.plan)] : []),
     ],
   };
@@ -79,6 +79,33 @@ function readable(value: number, everyday: (v: number) => string): string {
   if (Math.abs(value) >= 1000) return Math.round(value).toString();
   if (value !== 0 && Math.abs(value) < 0.01) return value.toPrecision(3);
   return everyday(value);
+}
+
+/**
+ * A budget this many times past the frontier's right end is named at the chart's edge, not drawn where
+ * it is: at `budget set 100000` the axis ran to 100,000 and the whole frontier was one vertical line at
+ * its left edge (found in a team lead's trial).
+ */
+const OFF_CHART = 2;
+
+/** The largest budget the chart draws anyway: the frontier's end, the minimum or the plan. */
+function rightEnd(
+  values: ReadonlyArray<{ budget: number | null }>,
+  minFeasibleBudget: number,
+  plan: FrontierMarks['plan'],
+): number {
+  return Math.max(minFeasibleBudget, plan?.gpuHoursPerHour ?? 0, ...values.map((v) => v.budget ?? 0));
+}
+
+function budgetMark(budget: number, end: number) {
+  if (!(end > 0) || budget <= OFF_CHART * end) {
+    return verticalMark(budget, `your budget ${budget}`, '#c0392b', 24);
+  }
+  return {
+    data: { values: [{ budget: end, label: `your budget ${budget} → (off the chart)` }] },
+    mark: { type: 'text' as const, align: 'right' as const, dx: -4, y: 24, color: '#c0392b' },
+    encoding: { x: { field: 'budget', type: 'quantitative' as const }, text: { field: 'label' } },
+  };
 }
 
 function verticalMark(budget: number, label: string, color: string, y: number) {

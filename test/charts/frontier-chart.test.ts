@@ -39,4 +39,26 @@ describe('frontierChart', () => {
       expect.arrayContaining(['minimum feasible 9.75', 'current plan: 24.8 GPU-h/h']),
     );
   });
+
+  it('names a budget far past the frontier at its edge, so the frontier keeps the width', async () => {
+    // `budget set 100000` on a load whose frontier ends at 76 GPU-hours per hour.
+    const svg = await frontierChart(
+      [
+        {
+          solver: 'exact',
+          points: [
+            { gpuHoursPerHour: 16.2, avgJctSeconds: 5825 },
+            { gpuHoursPerHour: 76.2, avgJctSeconds: 677 },
+          ],
+        },
+      ],
+      16.2,
+      'frontier',
+      { budget: 100_000, plan: { gpuHoursPerHour: 32.5, avgJctSeconds: 756 } },
+    );
+    const labels = texts(svg);
+    expect(labels).toContain('your budget 100000 → (off the chart)');
+    const ticks = labels.filter((l) => /^[\d,.]+$/.test(l)).map((l) => Number(l.replace(/,/g, '')));
+    expect(Math.max(...ticks)).toBeLessThan(200);
+  });
 });

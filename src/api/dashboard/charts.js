@@ -170,6 +170,13 @@ function spendSpec(ledger, budget) {
   };
 }
 
+/**
+ * A budget this many times past the frontier's right end is named at the chart's edge, not drawn where
+ * it is: at `budget set 100000` the axis ran to 100,000 and the frontier was a line at its left edge
+ * (found in a team lead's trial; the service's SVG chart does the same, charts/frontier-chart.ts).
+ */
+const OFF_CHART = 2;
+
 function frontierSpec(frontier) {
   const values = frontier.vertices.map((v) => ({ budget: v.gpuHoursPerHour, jct: v.avgJctSeconds / 60 }));
   const layers = [
@@ -182,7 +189,19 @@ function frontierSpec(frontier) {
       },
     },
   ];
-  if (frontier.budget !== null && frontier.budget !== undefined) {
+  const end = Math.max(frontier.plan?.gpuHoursPerHour ?? 0, ...values.map((v) => v.budget));
+  if (
+    frontier.budget !== null &&
+    frontier.budget !== undefined &&
+    end > 0 &&
+    frontier.budget > OFF_CHART * end
+  ) {
+    layers.push({
+      data: { values: [{ budget: end, label: `your budget ${frontier.budget} → (off the chart)` }] },
+      mark: { type: 'text', color: '#c0392b', align: 'right', dx: -4, y: 10 },
+      encoding: { x: { field: 'budget', type: 'quantitative' }, text: { field: 'label' } },
+    });
+  } else if (frontier.budget !== null && frontier.budget !== undefined) {
     layers.push({
       data: { values: [{ budget: frontier.budget, label: `your budget ${frontier.budget}` }] },
       layer: [

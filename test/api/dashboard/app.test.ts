@@ -156,6 +156,33 @@ describe("the charts' text", () => {
   });
 });
 
+describe('the frontier chart', () => {
+  it('names a budget far past the frontier at its edge, so the axis ends with the frontier', () => {
+    const dash = loadDashboardScript();
+    const frontier = {
+      vertices: [
+        { gpuHoursPerHour: 16.2, avgJctSeconds: 5825 },
+        { gpuHoursPerHour: 76.2, avgJctSeconds: 677 },
+      ],
+      budget: 100000,
+      plan: { gpuHoursPerHour: 32.5, avgJctSeconds: 756 },
+    };
+    interface Layer {
+      data?: { values?: Array<{ budget: number }> };
+      layer?: Layer[];
+    }
+    const xs = (layer: Layer): number[] => [
+      ...(layer.data?.values ?? []).map((v) => v.budget),
+      ...(layer.layer ?? []).flatMap(xs),
+    ];
+    const layers: Layer[] = dash.frontierSpec(frontier).layer;
+    expect(Math.max(...layers.flatMap(xs))).toBe(76.2);
+    expect(JSON.stringify(layers)).toContain('your budget 100000 → (off the chart)');
+    // A budget near the frontier is still drawn where it is.
+    expect(Math.max(...dash.frontierSpec({ ...frontier, budget: 120 }).layer.flatMap(xs))).toBe(120);
+  });
+});
+
 describe('the numbers and tables', () => {
   it('show the budget as the operator set it, not rounded to one decimal', async () => {
     const s = await service();
