@@ -13,6 +13,8 @@ export interface FrontierSeries {
 export interface FrontierMarks {
   readonly budget?: number | null;
   readonly plan?: { readonly gpuHoursPerHour: number; readonly avgJctSeconds: number } | null;
+  /** The x axis's title; the service's says its GPU-hours are allocated ones, which the budget is not. */
+  readonly xTitle?: string;
 }
 
 /**
@@ -44,7 +46,7 @@ export function frontierChart(
           x: {
             field: 'budget',
             type: 'quantitative',
-            title: 'Budget spent (GPU-hours per hour)',
+            title: marks.xTitle ?? 'Budget spent (GPU-hours per hour)',
             scale: { zero: false },
           },
           y: {

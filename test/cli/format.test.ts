@@ -76,4 +76,38 @@ describe('renderFrontier', () => {
       ['12', '3000'],
     ]);
   });
+
+  it("says the JCTs are the model's, and that a budget below the minimum queues jobs", () => {
+    const out = renderFrontier({
+      ratesPerHour: { cifar10: 7.03, bert: 0.76 },
+      minFeasibleBudget: 82.73,
+      budget: 40,
+      plan: { gpuHoursPerHour: 82.76, avgJctSeconds: 17053 },
+      vertices: [
+        { gpuHoursPerHour: 82.73, avgJctSeconds: 17053 },
+        { gpuHoursPerHour: 216.9, avgJctSeconds: 955 },
+      ],
+    });
+    expect(out).toMatch(/^your budget\s+40 GPU-hours\/hour: below the minimum, jobs queue for it/m);
+    expect(out).toMatch(/^current plan\s+82\.76 GPU-hours\/hour allocated, average JCT 4h 44m 13s$/m);
+    expect(out).toContain('no queueing, no node boot');
+    expect(out).toMatch(/^allocated GPU-h\/h\s+avg JCT s\s+avg JCT$/m);
+  });
+
+  it('shows no frontier before any arrivals: its budgets would be ten-thousandths of a GPU', () => {
+    const out = renderFrontier({
+      ratesPerHour: { cifar10: 0, bert: 0 },
+      minFeasibleBudget: 0.0001665,
+      budget: null,
+      plan: null,
+      vertices: [
+        { gpuHoursPerHour: 0.0001665, avgJctSeconds: 98806 },
+        { gpuHoursPerHour: 0.0003867, avgJctSeconds: 4099 },
+      ],
+    });
+    expect(out).toMatch(/^arrivals \(jobs\/h\)\s+none yet$/m);
+    expect(out).toContain('No arrivals yet');
+    expect(out).toContain('boa history import');
+    expect(out).not.toContain('0.0001665');
+  });
 });

@@ -27,3 +27,12 @@ describe("boa plan's budget line", () => {
     );
   });
 });
+
+describe("boa plan's predicted line", () => {
+  it("says the JCT is the model's, and below the minimum that it leaves the queue out", () => {
+    const out = renderPlan(view(10, 10));
+    expect(out).toMatch(/^queue\s+the budget is below the minimum: jobs queue for it, and the JCT below/m);
+    expect(out).toContain('no queueing, no node boot');
+    expect(renderPlan(view(40, 36.5))).not.toMatch(/^queue /m);
+  });
+});

@@ -79,7 +79,7 @@ describe('boa frontier', () => {
     const run = await s.boa(['frontier']);
     expect(run.status).toBe(0);
     const api = (await s.request('GET', '/v1/frontier')).body;
-    const rows = tableRows(run.stdout, 'budget');
+    const rows = tableRows(run.stdout, 'allocated');
     expect(rows[0]?.[0]).toBe(String(Number(api.minFeasibleBudget.toPrecision(4))));
     const budgets = rows.map((r) => Number(r[0]));
     const jcts = rows.map((r) => Number(r[1]));
@@ -112,9 +112,11 @@ describe('boa frontier', () => {
     const marked = readFileSync(file, 'utf8');
     expect(marked).toContain('your budget 40');
     expect(marked).toMatch(/current plan: [\d.]+ GPU-h\/h/);
+    expect(marked).toContain('GPU-hours per hour allocated to jobs (the budget also pays idle GPUs)');
+    expect(marked).toContain('as the model predicts (no queueing');
     const listed = await s.boa(['frontier']);
     expect(listed.stdout).toMatch(/^your budget\s+40 GPU-hours\/hour$/m);
-    expect(listed.stdout).toMatch(/^current plan\s+[\d.e-]+ GPU-hours\/hour, average JCT /m);
+    expect(listed.stdout).toMatch(/^current plan\s+[\d.e-]+ GPU-hours\/hour allocated, average JCT /m);
 
     const unwritable = await s.boa(['frontier', '--svg', join(s.cwd, 'no-such-dir', 'f.svg')]);
     expect(unwritable.status).toBe(2);

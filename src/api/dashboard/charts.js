@@ -184,8 +184,18 @@ function frontierSpec(frontier) {
       data: { values },
       mark: { type: 'line', point: true },
       encoding: {
-        x: { field: 'budget', type: 'quantitative', title: 'GPU-hours per hour', scale: { zero: false } },
-        y: { field: 'jct', type: 'quantitative', title: 'average JCT (minutes)', scale: { type: 'log' } },
+        x: {
+          field: 'budget',
+          type: 'quantitative',
+          title: 'allocated GPU-hours per hour',
+          scale: { zero: false },
+        },
+        y: {
+          field: 'jct',
+          type: 'quantitative',
+          title: 'predicted average JCT (minutes, no queueing)',
+          scale: { type: 'log' },
+        },
       },
     },
   ];

@@ -286,8 +286,14 @@ export function operatorRoutes(app: OpenAPIHono<ApiEnv>) {
         const svg = await frontierChart(
           [{ solver: 'exact', points: vertices }],
           vertices[0]?.gpuHoursPerHour ?? 0,
-          'What each budget buys (current estimates)',
-          { budget, plan: planPoint },
+          'What each budget buys, as the model predicts (no queueing; current estimates)',
+          // The frontier's GPU-hours are allocated to jobs, the plan's; the budget pays for more (whole
+          // nodes, boot), so a plan sits left of the budget it pays for (found in a team lead's trial).
+          {
+            budget,
+            plan: planPoint,
+            xTitle: 'GPU-hours per hour allocated to jobs (the budget also pays idle GPUs)',
+          },
         );
         return c.body(svg, 200, { 'content-type': 'image/svg+xml' }) as never;
       }

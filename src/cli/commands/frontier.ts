@@ -40,6 +40,14 @@ export function addFrontierCommand(program: Command): void {
 }
 
 /**
+ * Where the predicted numbers come from, and how far what runs was from them (found in a team lead's
+ * trial: the demo on workload-1 took 1.6x the frontier's JCT at 40, 2.3x at 25, and nothing said so).
+ */
+export const PREDICTED_NOTE =
+  'Predicted by the model: every job on its planned widths from arrival, no queueing, no node boot.\n' +
+  'A replay of workload-1 took 1.0x-2.3x these JCTs (docs/budget.md, "What the frontier predicts").';
+
+/**
  * The exact calculator lists every hull vertex, and many differ only in the tenth digit; rows that
  * would print the same are shown once.
  */
@@ -53,20 +61,51 @@ export function renderFrontier(f: FrontierView): string {
   const rates = Object.entries(f.ratesPerHour)
     .map(([name, rate]) => `${name} ${significant(rate)}`)
     .join(', ');
+  // No arrivals: every class is planned at a negligible rate, so the table's budgets are ten-thousandths
+  // of a GPU, a frontier of no load (found in a team lead's trial: 0.0001665 GPU-hours/hour read as one).
+  const none = !Object.values(f.ratesPerHour).some((rate) => rate > 0);
+  const below = f.budget != null && f.minFeasibleBudget != null && f.budget < f.minFeasibleBudget;
   const summary = keyValues([
-    ['minimum feasible', `${significant(f.minFeasibleBudget)} GPU-hours/hour`],
-    ['arrivals (jobs/h)', rates],
-    ...(f.budget == null ? [] : [['your budget', `${f.budget} GPU-hours/hour`] as [string, string]]),
-    ...(f.plan
+    ['minimum feasible', none ? '-' : `${significant(f.minFeasibleBudget)} GPU-hours/hour`],
+    ['arrivals (jobs/h)', none ? 'none yet' : rates],
+    ...(f.budget == null
+      ? []
+      : [
+          [
+            'your budget',
+            `${f.budget} GPU-hours/hour` +
+              (below && !none
+                ? ': below the minimum, jobs queue for it and the JCTs leave the queue out'
+                : ''),
+          ] as [string, string],
+        ]),
+    ...(f.plan && !none
       ? [
           [
             'current plan',
-            `${significant(f.plan.gpuHoursPerHour)} GPU-hours/hour, average JCT ${duration(f.plan.avgJctSeconds)}`,
+            `${significant(f.plan.gpuHoursPerHour)} GPU-hours/hour allocated, average JCT ${duration(f.plan.avgJctSeconds)}`,
           ] as [string, string],
         ]
       : []),
-    ['vertices', `${f.vertices.length} (${rows.length} distinct to the digits shown)`],
+    ...(none
+      ? []
+      : [
+          ['vertices', `${f.vertices.length} (${rows.length} distinct to the digits shown)`] as [
+            string,
+            string,
+          ],
+        ]),
   ]);
-  const head = ['budget GPU-h/h', 'avg JCT s', 'avg JCT'];
-  return `${summary}\nBetween two vertices, boa mixes their plans: JCT falls linearly with budget.\n${table(head, rows)}`;
+  if (none) {
+    return (
+      `${summary}\nNo arrivals yet (no jobs, imported history or prior rates): a frontier needs the load.\n` +
+      'Import a job log or trace (boa history import) or give prior rates (boa classes put --prior-rate).\n'
+    );
+  }
+  // GPU-hours allocated to jobs, as the plan's: the budget pays for more (whole nodes, boot, release).
+  const head = ['allocated GPU-h/h', 'avg JCT s', 'avg JCT'];
+  return (
+    `${summary}\nBetween two vertices, boa mixes their plans: JCT falls linearly with budget.\n` +
+    `${PREDICTED_NOTE}\n${table(head, rows)}`
+  );
 }

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { planView } from '../../service/views.ts';
 import { contextOf, output } from '../context.ts';
+import { PREDICTED_NOTE } from './frontier.ts';
 import { duration, fixed, keyValues, percent, significant, table, when } from '../format.ts';
 
 type PlanView = NonNullable<ReturnType<typeof planView>>;
@@ -59,11 +60,19 @@ export function renderPlan(p: PlanView): string {
     ...(inputs.clampedToMinimum
       ? [['note', 'the planning budget was below the minimum: the cheapest plan is used'] as [string, string]]
       : []),
+    ...(p.budget < p.minFeasibleBudget
+      ? [
+          [
+            'queue',
+            'the budget is below the minimum: jobs queue for it, and the JCT below leaves the queue out',
+          ] as [string, string],
+        ]
+      : []),
     [
       'predicted',
       `average JCT ${duration(p.predicted.avgJctSeconds)} (${fixed(p.predicted.avgJctSeconds, 0)} s),` +
         ` allocated ${significant(p.predicted.gpuHoursPerHour)} GPU-hours/hour`,
     ],
   ]);
-  return `${summary}\nGPU widths by statistical epoch (e1 = first, as jobs list counts):\n${table(head, rows)}`;
+  return `${summary}${PREDICTED_NOTE}\n\nGPU widths by statistical epoch (e1 = first, as jobs list counts):\n${table(head, rows)}`;
 }

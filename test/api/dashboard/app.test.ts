@@ -157,7 +157,7 @@ describe("the charts' text", () => {
 });
 
 describe('the frontier chart', () => {
-  it('names a budget far past the frontier at its edge, so the axis ends with the frontier', () => {
+  it('names a budget far past the frontier at its edge, and says what its axes are', () => {
     const dash = loadDashboardScript();
     const frontier = {
       vertices: [
@@ -178,6 +178,10 @@ describe('the frontier chart', () => {
     const layers: Layer[] = dash.frontierSpec(frontier).layer;
     expect(Math.max(...layers.flatMap(xs))).toBe(76.2);
     expect(JSON.stringify(layers)).toContain('your budget 100000 → (off the chart)');
+    // The frontier's GPU-hours are allocated ones and its JCTs the model's, not what a run measures.
+    const axes = JSON.stringify(layers[0]);
+    expect(axes).toContain('"title":"allocated GPU-hours per hour"');
+    expect(axes).toContain('"title":"predicted average JCT (minutes, no queueing)"');
     // A budget near the frontier is still drawn where it is.
     expect(Math.max(...dash.frontierSpec({ ...frontier, budget: 120 }).layer.flatMap(xs))).toBe(120);
   });
