@@ -50,6 +50,18 @@ export const FrontierView = z
     budget: z.number().nullable(),
     plan: z.object({ gpuHoursPerHour: z.number(), avgJctSeconds: z.number() }).nullable(),
     vertices: z.array(Vertex),
+    rateWindow: z
+      .object({
+        observedHours: z.number().openapi({
+          description:
+            'hours of arrivals the rate window has observed, imported history included, up to windowHours',
+        }),
+        windowHours: z.number().openapi({ description: 'the rate window (rateWindowHours)' }),
+      })
+      .openapi({
+        description:
+          'how much of the rate window the rates are read from: a first hour moves the whole frontier',
+      }),
   })
   .openapi('Frontier');
 

@@ -110,4 +110,18 @@ describe('renderFrontier', () => {
     expect(out).toContain('boa history import');
     expect(out).not.toContain('0.0001665');
   });
+
+  it('says how much of the rate window the rates rest on while it is not full', () => {
+    const f = {
+      ratesPerHour: { cifar10: 1.08 },
+      minFeasibleBudget: 1.1,
+      vertices: [{ gpuHoursPerHour: 1.1, avgJctSeconds: 3000 }],
+    };
+    const young = renderFrontier({ ...f, rateWindow: { observedHours: 0.04, windowHours: 24 } });
+    expect(young).toMatch(
+      /^rates\s+0\.0 of the rate window's 24 h observed: the frontier moves as arrivals come/m,
+    );
+    const full = renderFrontier({ ...f, rateWindow: { observedHours: 24, windowHours: 24 } });
+    expect(full).not.toMatch(/^rates /m);
+  });
 });

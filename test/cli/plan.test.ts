@@ -79,6 +79,10 @@ describe('boa frontier', () => {
     const run = await s.boa(['frontier']);
     expect(run.status).toBe(0);
     const api = (await s.request('GET', '/v1/frontier')).body;
+    // A service just started: its rates rest on a few minutes of the window, and both say so.
+    expect(api.rateWindow).toEqual({ observedHours: expect.any(Number), windowHours: 24 });
+    expect(api.rateWindow.observedHours).toBeLessThan(1);
+    expect(run.stdout).toMatch(/^rates\s+0\.0 of the rate window's 24 h observed/m);
     const rows = tableRows(run.stdout, 'allocated');
     expect(rows[0]?.[0]).toBe(String(Number(api.minFeasibleBudget.toPrecision(4))));
     const budgets = rows.map((r) => Number(r[0]));

@@ -6,7 +6,7 @@ import { frontierOf } from '../../service/calculator/compute.ts';
 import { classView } from '../../service/class-in-use.ts';
 import { ServiceError } from '../../service/errors.ts';
 import type { BoaService } from '../../service/service.ts';
-import { clusterShape } from '../../service/plan-inputs.ts';
+import { clusterShape, rateWindowNow } from '../../service/plan-inputs.ts';
 import { budgetView, planView, statusView } from '../../service/views.ts';
 import { requireOperator } from '../auth.ts';
 import type { ApiEnv } from '../env.ts';
@@ -304,6 +304,7 @@ export function operatorRoutes(app: OpenAPIHono<ApiEnv>) {
           budget,
           plan: planPoint,
           vertices,
+          rateWindow: rateWindowOf(service),
         },
         200,
       );
@@ -323,6 +324,12 @@ export function operatorRoutes(app: OpenAPIHono<ApiEnv>) {
       return c.json(statusView(c.var.service), 200);
     },
   );
+}
+
+/** How much of the rate window the frontier's rates come from, as `GET /v1/budget`'s rateWindow says. */
+function rateWindowOf(service: BoaService) {
+  const { observedHours, windowHours } = rateWindowNow(service, service.deps.clock.now());
+  return { observedHours: Math.round(observedHours * 1000) / 1000, windowHours };
 }
 
 /** How long an answer waits for the plan it asked for (computations take milliseconds to seconds). */

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { CliError, EXIT, usageError } from '../errors.ts';
 import { contextOf, output } from '../context.ts';
-import { duration, keyValues, significant, table } from '../format.ts';
+import { duration, fixed, keyValues, significant, table } from '../format.ts';
 import { writeProblem } from '../write-problem.ts';
 
 interface FrontierView {
@@ -11,6 +11,7 @@ interface FrontierView {
   budget?: number | null;
   plan?: { gpuHoursPerHour: number; avgJctSeconds: number } | null;
   vertices: Array<{ gpuHoursPerHour: number; avgJctSeconds: number }>;
+  rateWindow?: { observedHours: number; windowHours: number };
 }
 
 export function addFrontierCommand(program: Command): void {
@@ -48,6 +49,16 @@ export const PREDICTED_NOTE =
   'A replay of workload-1 took 1.0x-2.3x these JCTs (docs/budget.md, "What the frontier predicts").';
 
 /**
+ * While the rate window is not full the rates, and so the whole frontier, rest on few arrivals (found
+ * in a team lead's trial: two jobs in the first minute read as a frontier, like a day's).
+ */
+function youngRates(window: FrontierView['rateWindow']): Array<[string, string]> {
+  if (!window || window.observedHours >= window.windowHours) return [];
+  const observed = `${fixed(window.observedHours, 1)} of the rate window's ${window.windowHours} h observed`;
+  return [['rates', `${observed}: the frontier moves as arrivals come (boa history import reads past ones)`]];
+}
+
+/**
  * The exact calculator lists every hull vertex, and many differ only in the tenth digit; rows that
  * would print the same are shown once.
  */
@@ -68,6 +79,7 @@ export function renderFrontier(f: FrontierView): string {
   const summary = keyValues([
     ['minimum feasible', none ? '-' : `${significant(f.minFeasibleBudget)} GPU-hours/hour`],
     ['arrivals (jobs/h)', none ? 'none yet' : rates],
+    ...youngRates(f.rateWindow),
     ...(f.budget == null
       ? []
       : [
