@@ -97,6 +97,18 @@ describe('boa frontier', () => {
     );
   });
 
+  it('says there is no load to show before any arrivals, in the table and the chart', async () => {
+    const s = await startCliService({ config: {} });
+    cleanups.push(s.close);
+    const run = await s.boa(['frontier']);
+    expect(run.status).toBe(0);
+    expect(run.stdout).toMatch(/^arrivals \(jobs\/h\)\s+none yet$/m);
+    expect(run.stdout).toContain('No arrivals yet');
+    const file = join(s.cwd, 'frontier.svg');
+    expect((await s.boa(['frontier', '--svg', file])).status).toBe(0);
+    expect(readFileSync(file, 'utf8')).toContain('No arrivals yet: a frontier of no load');
+  });
+
   it('writes the chart with --svg', async () => {
     const s = await started();
     const file = join(s.cwd, 'frontier.svg');
@@ -109,6 +121,7 @@ describe('boa frontier', () => {
     expect(svg.startsWith('<svg')).toBe(true);
     expect(svg).toContain('</svg>');
     expect(svg).not.toContain('your budget'); // no budget set yet
+    expect(svg).toContain('What each budget buys, as the model predicts');
 
     // With a budget, the chart marks it and the current plan; the table states both.
     await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });

@@ -46,8 +46,17 @@ function spendSummary(ledger, budget) {
   );
 }
 
+/**
+ * No arrivals: every class at a negligible rate, budgets of ten-thousandths of a GPU, a frontier of no
+ * load (found in a team lead's trial; `boa frontier` says the same). The chart's title says so.
+ */
+const NO_ARRIVALS = 'no arrivals yet, so a frontier of no load (boa history import, or prior rates)';
+const noArrivals = (frontier) =>
+  frontier.ratesPerHour !== undefined && !Object.values(frontier.ratesPerHour).some((rate) => rate > 0);
+
 /** The frontier in words: its two ends, the budget and the plan. */
 function frontierSummary(frontier) {
+  if (noArrivals(frontier)) return `What each budget buys: ${NO_ARRIVALS}.`;
   const [first, last] = [frontier.vertices[0], frontier.vertices[frontier.vertices.length - 1]];
   const at = (budget, seconds) => `${minutes(seconds)} at ${short(budget)} GPU-hours per hour`;
   const parts = first
@@ -254,6 +263,7 @@ function frontierSpec(frontier) {
   }
   return {
     description: frontierSummary(frontier),
+    ...(noArrivals(frontier) ? { title: NO_ARRIVALS } : {}),
     width: 'container',
     height: 260,
     layer: layers,

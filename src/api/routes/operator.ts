@@ -286,7 +286,11 @@ export function operatorRoutes(app: OpenAPIHono<ApiEnv>) {
         const svg = await frontierChart(
           [{ solver: 'exact', points: vertices }],
           vertices[0]?.gpuHoursPerHour ?? 0,
-          'What each budget buys, as the model predicts (no queueing; current estimates)',
+          // No arrivals: every class at a negligible rate, budgets of ten-thousandths of a GPU; `boa
+          // frontier` says so in words, the chart in its title (found in a team lead's trial).
+          Object.values(estimates.ratesPerHour).some((rate) => rate > 0)
+            ? 'What each budget buys, as the model predicts (no queueing; current estimates)'
+            : 'No arrivals yet: a frontier of no load (boa history import, or prior rates)',
           // The frontier's GPU-hours are allocated to jobs, the plan's; the budget pays for more (whole
           // nodes, boot), so a plan sits left of the budget it pays for (found in a team lead's trial).
           {

@@ -157,7 +157,7 @@ describe("the charts' text", () => {
 });
 
 describe('the frontier chart', () => {
-  it('names a budget far past the frontier at its edge, and says what its axes are', () => {
+  it('names a budget far past the frontier at its edge, says what its axes are, and when there is no load', () => {
     const dash = loadDashboardScript();
     const frontier = {
       vertices: [
@@ -182,6 +182,13 @@ describe('the frontier chart', () => {
     const axes = JSON.stringify(layers[0]);
     expect(axes).toContain('"title":"allocated GPU-hours per hour"');
     expect(axes).toContain('"title":"predicted average JCT (minutes, no queueing)"');
+    // No arrivals: a frontier of ten-thousandths of a GPU, said in its title and its words.
+    const empty = { ...frontier, ratesPerHour: { cifar10: 0, bert: 0 } };
+    expect(dash.frontierSpec(empty).title).toBe(
+      'no arrivals yet, so a frontier of no load (boa history import, or prior rates)',
+    );
+    expect(dash.frontierSummary(empty)).toContain('no arrivals yet');
+    expect(dash.frontierSpec({ ...frontier, ratesPerHour: { cifar10: 8 } }).title).toBeUndefined();
     // A budget near the frontier is still drawn where it is.
     expect(Math.max(...dash.frontierSpec({ ...frontier, budget: 120 }).layer.flatMap(xs))).toBe(120);
   });
