@@ -70,6 +70,9 @@ export class NodeNumbering {
   }
 }
 
+/** Node names a placement numbers before it starts its numbering afresh (IncrementalPlacement). */
+export const FORGET_NODES_PAST = 4096;
+
 interface Placed {
   readonly id: number;
   /** The allocation array this placement was handed out as: another array means someone reset it. */
@@ -93,7 +96,7 @@ function sameSlots(a: readonly number[], b: readonly number[]): boolean {
  * few changes a tick, that keeps placement to a fraction of a millisecond (bench:tick).
  */
 export class IncrementalPlacement {
-  readonly numbering = new NodeNumbering();
+  private numbering = new NodeNumbering();
   private readonly placed = new Map<number, Placed>();
   /**
    * The same records by job id, ascending (undefined: to be sorted again), walked alongside jobs that
@@ -115,6 +118,14 @@ export class IncrementalPlacement {
   private tick = 0;
 
   /**
+   * `forgetNodesPast`: node names numbered before the numbering is started afresh (also only past 4x
+   * the listing). Numbers are never reused, so each node the pool ever listed (an EKS instance id per
+   * launch) kept a number, a name and a slot in the per-number arrays for the service's life: a
+   * month-long run with node churn grew the heap about 0.1 MB a day (found in a long-life trial).
+   */
+  constructor(private readonly forgetNodesPast = FORGET_NODES_PAST) {}
+
+  /**
    * `jobs`: every active job, in priority order (FIFO by id); `widthOf` gives its width now (0 while it
    * has no plan: it waits). A function rather than a field, so a tick allocates nothing per job.
    */
@@ -125,6 +136,8 @@ export class IncrementalPlacement {
     bounds: PlacementBounds,
   ): Placement {
     this.tick += 1;
+    if (this.numbering.size > this.forgetNodesPast && this.numbering.size > 4 * readyNodes.length)
+      this.forgetAll();
     const lostNodes = this.refreshNodes(readyNodes);
     const unsettled: Array<{ id: number; width: number; current: readonly number[] }> = [];
     const previous = new Map<number, readonly string[]>();
@@ -212,6 +225,11 @@ export class IncrementalPlacement {
       Math.max(bounds.minNodes, Math.ceil((wanted + stranded) / bounds.gpusPerNode)),
     );
     return { changed, wantedGpus: wanted, allocatedGpus: this.allocated, desiredNodes };
+  }
+
+  /** Node names numbered now (bounded by forgetNodesPast and the listing). */
+  get numberedNodes(): number {
+    return this.numbering.size;
   }
 
   /**
@@ -365,6 +383,24 @@ export class IncrementalPlacement {
     }
     while (i < settled.length) merged.push(settled[i++] as Placed);
     return merged;
+  }
+
+  /**
+   * Starts afresh, as after a restart: this pass takes every job as new, with its allocation as where it
+   * runs, and the executor's first pass keeps each job that still fits where it is (placement.test.ts);
+   * a new or resized job may take another of two equally good nodes than it would have.
+   */
+  private forgetAll(): void {
+    this.numbering = new NodeNumbering();
+    this.placed.clear();
+    this.byId = [];
+    this.capacity = new Int32Array(0);
+    this.used = new Int32Array(0);
+    this.listed = new Int32Array(0);
+    this.keepOnly = new Uint8Array(0);
+    this.readyIds = [];
+    this.readyNumbers = [];
+    this.allocated = 0;
   }
 
   /** Jobs that finished or were cancelled since the last tick give their GPUs back. */

@@ -131,4 +131,59 @@ describe('IncrementalPlacement', () => {
       { numRuns: 300 },
     );
   });
+
+  it('over a long life of node churn forgets the nodes it numbered, keeping every settled job where it runs', () => {
+    // Each EKS launch is a new instance id. Past 8 names here the placement starts its numbering afresh,
+    // as after a restart: settled jobs must stay put, and every rule hold, as without forgetting.
+    const step = fc.record({
+      widths: fc.array(fc.integer({ min: 0, max: 9 }), { minLength: 0, maxLength: 10 }),
+      leave: fc.array(fc.boolean(), { minLength: 10, maxLength: 10 }),
+      replace: fc.array(fc.boolean(), { minLength: 6, maxLength: 6 }),
+      ready: fc.array(fc.boolean(), { minLength: 6, maxLength: 6 }),
+    });
+    let forgot = 0;
+    fc.assert(
+      fc.property(fc.array(step, { minLength: 1, maxLength: 25 }), (steps) => {
+        const placement = new IncrementalPlacement(8);
+        let jobs: Job[] = [];
+        let nextId = 1;
+        let nextNode = 6;
+        const slots = [0, 1, 2, 3, 4, 5];
+        for (const s of steps) {
+          jobs = jobs.filter((_, i) => !s.leave[i]);
+          jobs.forEach((j, i) => {
+            if (s.widths[i] !== undefined && i % 2 === 0) j.width = s.widths[i] as number;
+          });
+          for (const w of s.widths.slice(jobs.length)) jobs.push({ id: nextId++, width: w, allocation: [] });
+          s.replace.forEach((replace, i) => {
+            if (replace) slots[i] = nextNode++;
+          });
+          const ready = slots.flatMap((n, i) => (s.ready[i] ? [node(n)] : []));
+          const readyIds = new Set(ready.map((n) => n.id));
+          const numberedBefore = placement.numberedNodes;
+          const { result, before } = tick(placement, jobs, ready);
+          if (placement.numberedNodes < numberedBefore) forgot += 1;
+          const used = new Map<string, number>();
+          for (const job of jobs) {
+            for (const id of job.allocation) used.set(id, (used.get(id) ?? 0) + 1);
+            const prior = before.get(job.id) ?? [];
+            const settled = prior.length === job.width && prior.every((id) => readyIds.has(id));
+            if (settled && prior.length > 0) expect(result.changed.has(job.id)).toBe(false);
+          }
+          for (const [id, gpus] of used) {
+            expect(readyIds.has(id)).toBe(true);
+            expect(gpus).toBeLessThanOrEqual(4);
+            expect(placement.gpusOn(id)).toBe(gpus);
+          }
+          const wanted = jobs.reduce((sum, j) => sum + j.width, 0);
+          if (wanted <= 4 * ready.length)
+            for (const job of jobs) expect(job.allocation).toHaveLength(job.width);
+          // Bounded: past the limit, at most this listing's names and the jobs' allocations' are added.
+          expect(placement.numberedNodes).toBeLessThanOrEqual(8 + 6 + 10 * 9);
+        }
+      }),
+      { numRuns: 300 },
+    );
+    expect(forgot).toBeGreaterThan(0);
+  });
 });
