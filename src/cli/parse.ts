@@ -11,7 +11,9 @@ export const isDecimal = (value: string): boolean => DECIMAL.test(value.trim());
 export function parseNumber(value: string, what: string): number {
   // Number() also reads 0x10, 0b11 and 0o7: a budget of "0x10" was set to 16.
   const n = isDecimal(value) ? Number(value) : Number.NaN;
-  if (!Number.isFinite(n)) throw usageError(`${what} must be a number, got "${value}"`);
+  // 1e400 is a decimal number past what a double holds: "must be a number" misnamed it (a trial).
+  if (Number.isNaN(n)) throw usageError(`${what} must be a number, got "${value}"`);
+  if (!Number.isFinite(n)) throw usageError(`${what} is beyond what a number can hold, got "${value}"`);
   return n;
 }
 

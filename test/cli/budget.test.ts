@@ -351,6 +351,8 @@ describe('boa budget', () => {
     // Hex, binary and octal read as numbers by JavaScript: 0x10 set a budget of 16.
     [['budget', 'set', '0x10'], /gpuHoursPerHour must be a number, got "0x10"/],
     [['budget', 'set', '0b11'], /gpuHoursPerHour must be a number, got "0b11"/],
+    // Past what a double holds: not "must be a number".
+    [['budget', 'set', '1e400'], /gpuHoursPerHour is beyond what a number can hold, got "1e400"/],
     // The API's message names the field once.
     [['budget', 'set', '1e9'], /^boa: gpuHoursPerHour is at most 100000\n$/],
     [['budget', 'set'], /missing required argument 'gpuHoursPerHour'/],
