@@ -171,6 +171,7 @@ export class Scheduler {
     const { pool, repo, logger, clock } = deps;
     let listed = false;
     try {
+      state.nodesListing += 1;
       state.nodes = await pool.listNodes();
       listed = true;
       state.group = await pool.describe();
@@ -336,9 +337,14 @@ export class Scheduler {
     if (target === undefined || this.releasing || !this.nodes.waitsOn(freed)) return;
     const { state, deps } = this.service;
     this.releasing = (async () => {
+      const listing = state.nodesListing;
       try {
-        state.nodes = await deps.pool.listNodes();
-        state.group = await deps.pool.describe();
+        const nodes = await deps.pool.listNodes();
+        const group = await deps.pool.describe();
+        // A tick that listed meanwhile has newer ones, and its own node pass.
+        if (state.tickStartedAt !== undefined || state.nodesListing !== listing) return;
+        state.nodes = nodes;
+        state.group = group;
       } catch (error) {
         // The next tick takes the removal on instead.
         state.counters.poolFailures += 1;

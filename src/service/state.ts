@@ -62,6 +62,11 @@ export class ServiceState {
   /** The same, because the budget window was under its band (the opt-in fill, core/exec/band-fill.ts). */
   fillingToBudget = false;
   lastTickAt: number | undefined;
+  /**
+   * Bumped as each tick lists the pool: a listing asked for between ticks (after a raise) is taken only
+   * if no tick's began since, so an older listing never replaces a newer one (found in review).
+   */
+  nodesListing = 0;
   /** When the tick now running began; undefined between ticks (a tick that never ends is a hung loop). */
   tickStartedAt: number | undefined;
   readonly counters = new OpsCounters();

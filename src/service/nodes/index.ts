@@ -16,9 +16,13 @@ export function nodeReconcilerFor(service: BoaService): NodeReconciler {
     onGroup: (group) => {
       service.state.group = group;
     },
-    // Between ticks only: a tick works on the one listing it took at its start.
-    onNodes: (nodes) => {
-      if (service.state.tickStartedAt === undefined) service.state.nodes = nodes;
+    // Between ticks only, and only if no tick listed since it was asked for: a tick works on the one
+    // listing it took at its start, and keeps it as the newest.
+    listBetweenTicks: async () => {
+      const { state } = service;
+      const listing = state.nodesListing;
+      const nodes = await pool.listNodes();
+      if (state.tickStartedAt === undefined && state.nodesListing === listing) state.nodes = nodes;
     },
     settings: {
       provisionMs: config.nodes.provisionSeconds * 1000,

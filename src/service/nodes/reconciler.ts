@@ -34,11 +34,11 @@ export interface NodeReconcilerDeps {
   /** Called with the group as the cloud reports it after each pass (boa's own changes included). */
   readonly onGroup?: (group: NodeGroupState) => void;
   /**
-   * Called with the pool's listing after a pass raised the size: the nodes it launched, which status
+   * Lists the pool for the service after a pass raised the size: the nodes it launched, which status
    * and /metrics would otherwise leave out until the next tick lists them (the ledger counts them from
-   * their launch either way).
+   * their launch either way; on EKS an instance is listed once EC2 has it, and not paid while pending).
    */
-  readonly onNodes?: (nodes: PoolNode[]) => void;
+  readonly listBetweenTicks?: () => Promise<void>;
 }
 
 export type NodeStatusView = ReturnType<NodeReconciler['view']>;
@@ -238,11 +238,10 @@ export class NodeReconciler {
     this.deps.onGroup?.(reported);
   }
 
-  /** The listing after a raise, for onNodes; a failure leaves it to the next tick's. */
+  /** The listing after a raise (listBetweenTicks); a failure leaves it to the next tick's. */
   private async listLaunched(): Promise<void> {
-    if (!this.deps.onNodes) return;
     try {
-      this.deps.onNodes(await this.deps.pool.listNodes());
+      await this.deps.listBetweenTicks?.();
     } catch (error) {
       this.deps.logger.debug(
         { event: 'nodes.list-failed', error: (error as Error).message },
