@@ -46,7 +46,7 @@ export function frontierChart(
           x: {
             field: 'budget',
             type: 'quantitative',
-            title: marks.xTitle ?? 'Budget spent (GPU-hours per hour)',
+            title: marks.xTitle ?? 'GPU-hours per hour allocated to jobs',
             scale: { zero: false },
           },
           y: {

@@ -110,7 +110,7 @@ describe('frontier script', () => {
     expect(run.status).toBe(0);
     expect(run.stdout).toMatch(/^<svg/);
     for (const text of [
-      'Budget spent (GPU-hours per hour)',
+      'GPU-hours per hour allocated to jobs',
       'Average job completion time (minutes)',
       'minimum feasible',
       'exact',
