@@ -67,6 +67,11 @@ describe('replicaEnv', () => {
       AZURE_STORAGE_CONNECTION_STRING: 'DefaultEndpointsProtocol=https;AccountName=a;AccountKey=c2VjcmV0;',
       SQL: 'Server=db;Database=app;User Id=me;Password=pw;',
       BUS: 'Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=root;SharedAccessKey=k',
+      // Found in the review of the first rule: libpq's space-separated form, and three more names.
+      PG_CONN: 'host=db user=me password=pw dbname=app',
+      KAGGLE_KEY: 'x',
+      CF_APITOKEN: 'x',
+      SLACK_BOTTOKEN: 'x',
     };
     const kept = {
       MAX_TOKENS: '512',
@@ -74,6 +79,8 @@ describe('replicaEnv', () => {
       CACHE_KEY: 'v2',
       SORT_KEY: 'name',
       APP_NAME: 'train',
+      KAGGLE_USERNAME: 'me',
+      NCCL_SOCKET_IFNAME: 'eth0',
       XLA_FLAGS: '--xla_gpu_enable_latency_hiding_scheduler=true',
     };
     expect(replicaEnv({ ...secrets, ...kept }, undefined, {})).toEqual(kept);

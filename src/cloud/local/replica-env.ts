@@ -15,19 +15,23 @@ const PRIVATE_ENV =
  * SSH_AUTH_SOCK: the operator's ssh agent; not MAX_TOKENS or GIT_AUTHOR_NAME), a key of the kinds that
  * are secrets (OPENAI_API_KEY, SSH_PRIVATE_KEY; not CACHE_KEY), a personal access token (GITHUB_PAT) or
  * a DSN. Also a token word joined to its kind (NGROK_AUTHTOKEN, npm's `npm_config_//host/:_authToken`,
- * an ACCESSTOKEN), a JWT (CI_JOB_JWT), an application's or account's key (DD_APP_KEY,
- * AZURE_STORAGE_ACCOUNT_KEY): found passing in a security review. A job gets the ones it needs from its
+ * an ACCESSTOKEN, CF_APITOKEN, SLACK_BOTTOKEN), a JWT (CI_JOB_JWT), an application's or account's key
+ * (DD_APP_KEY, AZURE_STORAGE_ACCOUNT_KEY), Kaggle's KAGGLE_KEY: found passing in a security review and
+ * its review. A job gets the ones it needs from its
  * workload's `env` (`--env`).
  */
 const SECRET_ENV =
-  /^AWS_|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL|_PWD$|(^|_)(TOKEN|AUTH|JWT)(_|$)|(AUTH|ACCESS|REFRESH|BEARER|SESSION)_?TOKEN|(API_?KEY|PRIVATE_KEY|ACCESS_KEY|SIGNING_KEY|ENCRYPTION_KEY|MASTER_KEY|(APP|APPLICATION|ACCOUNT|CLIENT)_?KEY)$|(^|_)(PAT|DSN)$/i;
+  /^AWS_|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL|_PWD$|(^|_)(TOKEN|AUTH|JWT)(_|$)|(AUTH|ACCESS|REFRESH|BEARER|SESSION|API|BOT)_?TOKEN|^KAGGLE_KEY$|(API_?KEY|PRIVATE_KEY|ACCESS_KEY|SIGNING_KEY|ENCRYPTION_KEY|MASTER_KEY|(APP|APPLICATION|ACCOUNT|CLIENT)_?KEY)$|(^|_)(PAT|DSN)$/i;
 
 /** A URL with a password in it (DATABASE_URL=postgres://user:pw@host/db), whatever its name. */
 const URL_WITH_PASSWORD = /^[a-z][a-z0-9+.-]*:\/\/[^/@\s:]*:[^/@\s]*@/i;
 
-/** A connection string (`key=value;...`: Azure's, ADO.NET's) with a key or password in it. */
+/**
+ * A connection string (`key=value;...`: Azure's, ADO.NET's; or libpq's `host=db password=pw`, space
+ * separated) with a key or password in it.
+ */
 const CONNECTION_STRING_SECRET =
-  /(^|;)\s*(AccountKey|SharedAccessKey|SharedAccessSignature|Password|Pwd)\s*=/i;
+  /(^|[;\s])\s*(AccountKey|SharedAccessKey|SharedAccessSignature|Password|Pwd)\s*=/i;
 
 /** Whether a value holds a secret whatever its name. */
 const secretValue = (value: string) => URL_WITH_PASSWORD.test(value) || CONNECTION_STRING_SECRET.test(value);
