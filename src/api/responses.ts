@@ -62,6 +62,10 @@ export const FrontierView = z
         description:
           'how much of the rate window the rates are read from: a first hour moves the whole frontier',
       }),
+    lastSubmittedAt: z.string().nullable().optional().openapi({
+      description:
+        'the latest submission, ended jobs included (null: none yet); with every rate 0 it tells a service with no jobs yet from one whose rate window has seen none lately',
+    }),
   })
   .openapi('Frontier');
 

@@ -109,6 +109,24 @@ describe('boa frontier', () => {
     expect(readFileSync(file, 'utf8')).toContain('No arrivals yet: a frontier of no load');
   });
 
+  it('after a quiet day says there were no arrivals lately, not none yet (found in review)', async () => {
+    const s = await startCliService({ config: {} });
+    cleanups.push(s.close);
+    for (let i = 0; i < 3; i++) {
+      const job = (await s.request('POST', '/v1/jobs', { class: 'cifar10' })).body;
+      expect((await s.request('POST', `/v1/jobs/${job.id}/cancel`)).status).toBe(200);
+    }
+    s.clock.advance(30 * 3600); // past the 24-hour rate window
+    const run = await s.boa(['frontier']);
+    expect(run.status).toBe(0);
+    expect(run.stdout).toMatch(/^arrivals \(jobs\/h\)\s+none in the last 24 h$/m);
+    expect(run.stdout).toContain('No arrivals in the rate window (the last 24 h; the latest submission 20');
+    expect(run.stdout).not.toContain('No arrivals yet');
+    const file = join(s.cwd, 'frontier.svg');
+    expect((await s.boa(['frontier', '--svg', file])).status).toBe(0);
+    expect(readFileSync(file, 'utf8')).toContain('No arrivals in the rate window: a frontier of no load');
+  });
+
   it('writes the chart with --svg', async () => {
     const s = await started();
     const file = join(s.cwd, 'frontier.svg');

@@ -51,12 +51,15 @@ function spendSummary(ledger, budget) {
  * load (found in a team lead's trial; `boa frontier` says the same). The chart's title says so.
  */
 const NO_ARRIVALS = 'no arrivals yet, so a frontier of no load (boa history import, or prior rates)';
+/** The same after a quiet spell: there were jobs, none within the rate window (found in review). */
+const QUIET = 'no arrivals in the rate window, so a frontier of no load (boa history import, or prior rates)';
+const noArrivalsText = (frontier) => (frontier.lastSubmittedAt ? QUIET : NO_ARRIVALS);
 const noArrivals = (frontier) =>
   frontier.ratesPerHour !== undefined && !Object.values(frontier.ratesPerHour).some((rate) => rate > 0);
 
 /** The frontier in words: its two ends, the budget and the plan. */
 function frontierSummary(frontier) {
-  if (noArrivals(frontier)) return `What each budget buys: ${NO_ARRIVALS}.`;
+  if (noArrivals(frontier)) return `What each budget buys: ${noArrivalsText(frontier)}.`;
   const [first, last] = [frontier.vertices[0], frontier.vertices[frontier.vertices.length - 1]];
   const at = (budget, seconds) => `${minutes(seconds)} at ${short(budget)} GPU-hours per hour`;
   const parts = first
@@ -263,7 +266,7 @@ function frontierSpec(frontier) {
   }
   return {
     description: frontierSummary(frontier),
-    ...(noArrivals(frontier) ? { title: NO_ARRIVALS } : {}),
+    ...(noArrivals(frontier) ? { title: noArrivalsText(frontier) } : {}),
     width: 'container',
     height: 260,
     layer: layers,

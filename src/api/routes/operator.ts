@@ -278,6 +278,8 @@ export function operatorRoutes(app: OpenAPIHono<ApiEnv>) {
       const vertices = frontierOf(estimates);
       const plan = planView(service);
       const budget = service.state.budget?.gpuHoursPerHour ?? null;
+      // A quiet day empties the rate window: then there were arrivals, only not lately (found in review).
+      const submittedAt = service.state.lastSubmittedAt;
       const planPoint = plan && {
         gpuHoursPerHour: plan.predicted.gpuHoursPerHour,
         avgJctSeconds: plan.predicted.avgJctSeconds,
@@ -290,7 +292,9 @@ export function operatorRoutes(app: OpenAPIHono<ApiEnv>) {
           // frontier` says so in words, the chart in its title (found in a team lead's trial).
           Object.values(estimates.ratesPerHour).some((rate) => rate > 0)
             ? 'What each budget buys, as the model predicts (no queueing; current estimates)'
-            : 'No arrivals yet: a frontier of no load (boa history import, or prior rates)',
+            : submittedAt === undefined
+              ? 'No arrivals yet: a frontier of no load (boa history import, or prior rates)'
+              : 'No arrivals in the rate window: a frontier of no load (boa history import, or prior rates)',
           // The frontier's GPU-hours are allocated to jobs, the plan's; the budget pays for more (whole
           // nodes, boot), so a plan sits left of the budget it pays for (found in a team lead's trial).
           {
@@ -309,6 +313,7 @@ export function operatorRoutes(app: OpenAPIHono<ApiEnv>) {
           plan: planPoint,
           vertices,
           rateWindow: rateWindowOf(service),
+          lastSubmittedAt: submittedAt === undefined ? null : new Date(submittedAt).toISOString(),
         },
         200,
       );

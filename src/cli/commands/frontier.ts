@@ -12,6 +12,7 @@ interface FrontierView {
   plan?: { gpuHoursPerHour: number; avgJctSeconds: number } | null;
   vertices: Array<{ gpuHoursPerHour: number; avgJctSeconds: number }>;
   rateWindow?: { observedHours: number; windowHours: number };
+  lastSubmittedAt?: string | null;
 }
 
 export function addFrontierCommand(program: Command): void {
@@ -75,10 +76,13 @@ export function renderFrontier(f: FrontierView): string {
   // No arrivals: every class is planned at a negligible rate, so the table's budgets are ten-thousandths
   // of a GPU, a frontier of no load (found in a team lead's trial: 0.0001665 GPU-hours/hour read as one).
   const none = !Object.values(f.ratesPerHour).some((rate) => rate > 0);
+  // With jobs before, an empty rate window is a quiet spell, not a new service (found in review).
+  const quiet = none && f.lastSubmittedAt != null;
+  const window = f.rateWindow ? `${f.rateWindow.windowHours} h` : 'rate window';
   const below = f.budget != null && f.minFeasibleBudget != null && f.budget < f.minFeasibleBudget;
   const summary = keyValues([
     ['minimum feasible', none ? '-' : `${significant(f.minFeasibleBudget)} GPU-hours/hour`],
-    ['arrivals (jobs/h)', none ? 'none yet' : rates],
+    ['arrivals (jobs/h)', quiet ? `none in the last ${window}` : none ? 'none yet' : rates],
     ...youngRates(f.rateWindow),
     ...(f.budget == null
       ? []
@@ -109,8 +113,11 @@ export function renderFrontier(f: FrontierView): string {
         ]),
   ]);
   if (none) {
+    const why = quiet
+      ? `No arrivals in the rate window (the last ${window}; the latest submission ${f.lastSubmittedAt})`
+      : 'No arrivals yet (no jobs, imported history or prior rates)';
     return (
-      `${summary}\nNo arrivals yet (no jobs, imported history or prior rates): a frontier needs the load.\n` +
+      `${summary}\n${why}: a frontier needs the load.\n` +
       'Import a job log or trace (boa history import) or give prior rates (boa classes put --prior-rate).\n'
     );
   }
