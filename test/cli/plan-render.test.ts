@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { renderPlan } from '../../src/cli/commands/plan.ts';
 
 /** A plan view as GET /v1/plan gives it, at these budgets. */
-const view = (budget: number, planningBudget: number) =>
+const view = (budget: number, planningBudget: number, clampedToMinimum = false) =>
   ({
     id: 7,
     computedAt: '2026-12-01T00:00:00.000Z',
@@ -13,7 +13,7 @@ const view = (budget: number, planningBudget: number) =>
     predicted: { avgJctSeconds: 1800, gpuHoursPerHour: 21.5 },
     solveMs: 3,
     widths: { bert: [{ share: 1, widths: [2, 4] }] },
-    inputs: { ratesPerHour: { bert: 2 } },
+    inputs: { ratesPerHour: { bert: 2 }, clampedToMinimum },
   }) as unknown as Parameters<typeof renderPlan>[0];
 
 describe("boa plan's budget line", () => {
@@ -30,9 +30,15 @@ describe("boa plan's budget line", () => {
 
 describe("boa plan's predicted line", () => {
   it("says the JCT is the model's, and below the minimum that it leaves the queue out", () => {
-    const out = renderPlan(view(10, 10));
-    expect(out).toMatch(/^queue\s+the budget is below the minimum: jobs queue for it, and the JCT below/m);
+    const out = renderPlan(view(10, 10, true));
+    expect(out).toMatch(
+      /^queue\s+the planning budget is below the minimum: the cheapest plan is used, jobs queue for the budget, and the JCT below/m,
+    );
     expect(out).toContain('no queueing, no node boot');
     expect(renderPlan(view(40, 36.5))).not.toMatch(/^queue /m);
+    // The plan's test, not the paid budget's: a budget under the minimum that credit planned above it
+    // queues nothing, and one over it that the paid/allocated correction planned below it does.
+    expect(renderPlan(view(12, 13))).not.toMatch(/^queue /m);
+    expect(renderPlan(view(13, 12, true))).toMatch(/^queue /m);
   });
 });

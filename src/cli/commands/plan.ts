@@ -57,14 +57,14 @@ export function renderPlan(p: PlanView): string {
   const summary = keyValues([
     [`plan #${p.id}`, `${p.solver} solver, computed ${when(p.computedAt)} in ${fixed(p.solveMs, 1)} ms`],
     ['budget', budget],
+    // Keyed on the plan's own test (its planning budget, allocated GPU-hours, against the minimum), not
+    // the paid budget against it: the two disagreed when the paid/allocated correction or the credit
+    // moved the planning budget across the minimum (found in review).
     ...(inputs.clampedToMinimum
-      ? [['note', 'the planning budget was below the minimum: the cheapest plan is used'] as [string, string]]
-      : []),
-    ...(p.budget < p.minFeasibleBudget
       ? [
           [
             'queue',
-            'the budget is below the minimum: jobs queue for it, and the JCT below leaves the queue out',
+            'the planning budget is below the minimum: the cheapest plan is used, jobs queue for the budget, and the JCT below leaves the queue out',
           ] as [string, string],
         ]
       : []),
