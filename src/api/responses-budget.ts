@@ -3,7 +3,7 @@
  * budget's own file, the largest part of responses.ts (which re-exports them).
  */
 import { z } from '@hono/zod-openapi';
-import { gpuHours, time } from './response-parts.ts';
+import { gpuHours, rateWindowFields, time } from './response-parts.ts';
 import { QUEUE_ORDERS } from '../core/ceiling-widths.ts';
 
 const Averages = z
@@ -62,11 +62,7 @@ const BudgetControl = z
     }),
     rateWindow: z
       .object({
-        observedHours: z.number().openapi({
-          description:
-            'hours of arrivals the rate window has observed, imported history included, up to windowHours',
-        }),
-        windowHours: z.number().openapi({ description: 'the rate window (rateWindowHours)' }),
+        ...rateWindowFields(),
         plannedAtZero: z.array(z.string()).openapi({
           description:
             'classes without a configured prior rate that plans give no budget now: none of their jobs is in the window (on a first day, the classes not seen yet)',

@@ -6,7 +6,7 @@
 import { z } from '@hono/zod-openapi';
 import type { Workload } from '../service/ports.ts';
 
-import { described, time } from './response-parts.ts';
+import { described, rateWindowFields, time } from './response-parts.ts';
 export { BudgetSetView, BudgetView } from './responses-budget.ts';
 
 const Share = z
@@ -50,18 +50,10 @@ export const FrontierView = z
     budget: z.number().nullable(),
     plan: z.object({ gpuHoursPerHour: z.number(), avgJctSeconds: z.number() }).nullable(),
     vertices: z.array(Vertex),
-    rateWindow: z
-      .object({
-        observedHours: z.number().openapi({
-          description:
-            'hours of arrivals the rate window has observed, imported history included, up to windowHours',
-        }),
-        windowHours: z.number().openapi({ description: 'the rate window (rateWindowHours)' }),
-      })
-      .openapi({
-        description:
-          'how much of the rate window the rates are read from: a first hour moves the whole frontier',
-      }),
+    rateWindow: z.object(rateWindowFields()).openapi({
+      description:
+        'how much of the rate window the rates are read from: a first hour moves the whole frontier',
+    }),
     lastSubmittedAt: z.string().nullable().optional().openapi({
       description:
         'the latest submission, ended jobs included (null: none yet); with every rate 0 it tells a service with no jobs yet from one whose rate window has seen none lately',
