@@ -229,13 +229,16 @@ export class NodeReconciler {
     }
     this.size.accept(current);
     let reported = current;
+    let raised = false;
     if (want !== current.desiredSize && (await this.size.send(want, current, nodes, now))) {
       reported = await pool.describe();
       this.size.followOwnUpdate(reported);
-      if (want > current.desiredSize) await this.listLaunched();
+      raised = want > current.desiredSize;
     }
     this.lastGroup = reported;
     this.deps.onGroup?.(reported);
+    // After the group is reported: a slow or failing listing (its retries) must not hold that back.
+    if (raised) await this.listLaunched();
   }
 
   /** The listing after a raise (listBetweenTicks); a failure leaves it to the next tick's. */
