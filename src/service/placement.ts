@@ -120,8 +120,8 @@ export class IncrementalPlacement {
   /**
    * `forgetNodesPast`: node names numbered before the numbering is started afresh (also only past 4x
    * the listing). Numbers are never reused, so each node the pool ever listed (an EKS instance id per
-   * launch) kept a number, a name and a slot in the per-number arrays for the service's life: a
-   * month-long run with node churn grew the heap about 0.1 MB a day (found in a long-life trial).
+   * launch) kept a number, a name and a slot in the per-number arrays for the service's life: with a
+   * node launched every 2 minutes, about 40 KB a day without end (a heap snapshot diff of a long run).
    */
   constructor(private readonly forgetNodesPast = FORGET_NODES_PAST) {}
 
