@@ -44,6 +44,16 @@ export const IMAGE_INPUTS = [
 /** Everything out, then the image's inputs back in (Docker's ignore rules: the last match wins). */
 export const IMAGE_EXCLUDE = ['*', ...IMAGE_INPUTS.map((input) => `!${input}`), '**/*.sqlite*'];
 
+/** boa's image asset as the stack declares it; `directory` for a test's checkout in miniature. */
+export function imageAssetProps(directory = REPO_ROOT): ecrAssets.DockerImageAssetProps {
+  return {
+    directory,
+    platform: ecrAssets.Platform.LINUX_AMD64,
+    exclude: IMAGE_EXCLUDE,
+    ignoreMode: IgnoreMode.DOCKER,
+  };
+}
+
 export interface BoaWorkloadProps {
   readonly cluster: eks.Cluster;
   readonly clusterName: string;
@@ -84,12 +94,7 @@ export class BoaWorkload extends Construct {
     const { cluster } = props;
     const nodeSelector = { [NODE_ROLE_LABEL]: 'system' };
 
-    this.image = new ecrAssets.DockerImageAsset(this, 'Image', {
-      directory: REPO_ROOT,
-      platform: ecrAssets.Platform.LINUX_AMD64,
-      exclude: IMAGE_EXCLUDE,
-      ignoreMode: IgnoreMode.DOCKER,
-    });
+    this.image = new ecrAssets.DockerImageAsset(this, 'Image', imageAssetProps());
 
     this.namespace = cluster.addManifest('Namespace', namespaceManifest());
     this.namespace.node.addDependency(props.volumeDriver);

@@ -6,10 +6,10 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { App, AssetStaging, IgnoreMode, Stack } from 'aws-cdk-lib';
+import { App, AssetStaging, Stack } from 'aws-cdk-lib';
 import { DockerImageAsset } from 'aws-cdk-lib/aws-ecr-assets';
 import { afterEach, describe, expect, it } from 'vitest';
-import { IMAGE_EXCLUDE, IMAGE_INPUTS, REPO_ROOT } from '../../infra/boa-workload.ts';
+import { IMAGE_INPUTS, imageAssetProps, REPO_ROOT } from '../../infra/boa-workload.ts';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -26,14 +26,15 @@ function checkout(): { write(file: string, text: string): void; hash(): string }
   };
   for (const file of ['.dockerignore', 'Dockerfile'])
     write(file, readFileSync(join(REPO_ROOT, file), 'utf8'));
-  // The asset as boa-workload.ts declares it (CDK adds .dockerignore's patterns and the Dockerfile).
+  // The asset with the stack's own props (imageAssetProps: its exclusions, ignore mode and platform;
+  // CDK adds .dockerignore's patterns and the Dockerfile), over this checkout.
   const hash = () => {
     // CDK caches an asset's hash per process: a stale one would hide the change under test.
     AssetStaging.clearAssetHashCache();
     return new DockerImageAsset(
       new Stack(new App({ context: { 'aws:cdk:disable-asset-staging': true } }), 'S'),
       'Image',
-      { directory: root, exclude: IMAGE_EXCLUDE, ignoreMode: IgnoreMode.DOCKER },
+      imageAssetProps(root),
     ).assetHash;
   };
   return { write, hash };
