@@ -1,4 +1,5 @@
 import { executeWidths } from '../core/exec/index.ts';
+import { NodeNumbering } from './node-numbering.ts';
 import type { PoolNode } from './ports.ts';
 
 export interface PlacementJob {
@@ -19,55 +20,6 @@ export interface Placement {
   readonly wantedGpus: number;
   readonly allocatedGpus: number;
   readonly desiredNodes: number;
-}
-
-/**
- * Cloud node ids are strings, the executor's are numbers. Numbers are stable for the service's life and
- * translations are cached per allocation array (arrays are replaced, never mutated).
- */
-export class NodeNumbering {
-  private readonly numbers = new Map<string, number>();
-  private readonly names: string[] = [];
-  private readonly toSlots = new WeakMap<readonly string[], number[]>();
-  private readonly toNames = new WeakMap<readonly number[], readonly string[]>();
-
-  get size(): number {
-    return this.names.length;
-  }
-
-  number(id: string): number {
-    let n = this.numbers.get(id);
-    if (n === undefined) {
-      n = this.names.length;
-      this.numbers.set(id, n);
-      this.names.push(id);
-    }
-    return n;
-  }
-
-  /** The number of a node id seen before, without numbering a new one. */
-  peek(id: string): number | undefined {
-    return this.numbers.get(id);
-  }
-
-  slots(allocation: readonly string[]): number[] {
-    let slots = this.toSlots.get(allocation);
-    if (!slots) {
-      slots = allocation.map((id) => this.number(id));
-      this.toSlots.set(allocation, slots);
-    }
-    return slots;
-  }
-
-  ids(slots: readonly number[]): readonly string[] {
-    let ids = this.toNames.get(slots);
-    if (!ids) {
-      ids = slots.map((n) => this.names[n] as string);
-      this.toNames.set(slots, ids);
-      this.toSlots.set(ids, slots as number[]);
-    }
-    return ids;
-  }
 }
 
 /** Node names a placement numbers before it starts its numbering afresh (IncrementalPlacement). */

@@ -1,6 +1,7 @@
 import { HeartbeatHold, nodeDrainMs } from './heartbeat-hold.ts';
 import type { Logger } from 'pino';
 import type { ClassProfile } from '../core/profile.ts';
+import { ledgerPrunedBefore } from '../store/ledger-pruned.ts';
 import { type JobState, type Repository } from '../store/repository.ts';
 import type { HistoryImportRow } from '../store/history.ts';
 import { currentSpendCeiling, ledgerAverages, loadNeeds, setBudget } from './budget.ts';
@@ -152,7 +153,7 @@ export class BoaService {
       });
     }
     s.startedAt = repo.getSetting<number>('startedAt') ?? now;
-    s.ledgerSince = Math.max(s.startedAt, repo.ledgerPrunedBefore(s.startedAt, now));
+    s.ledgerSince = Math.max(s.startedAt, ledgerPrunedBefore(repo, s.startedAt, now));
     loadHistory(this);
     s.budget = repo.getSetting<BudgetSetting>('budget');
     for (const row of repo.activeJobs()) s.jobs.set(row.id, jobFromRow(row));

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, inArray, isNotNull, lt } from 'drizzle-orm';
+import { and, desc, eq, gt, inArray, isNotNull, lt } from 'drizzle-orm';
 import type { ClassProfile } from '../core/profile.ts';
 import type { Db } from './db.ts';
 import { PastArrivals } from './history.ts';
@@ -24,11 +24,6 @@ export type PlanRow = typeof plans.$inferSelect;
 export type ResizeRow = typeof resizes.$inferSelect;
 /** The setting that keeps where the ledger was last pruned to (its rows before it are gone). */
 export const LEDGER_PRUNED_BEFORE = 'ledgerPrunedBefore';
-/**
- * An oldest allocation sample beginning this long after the first start means older ones were pruned:
- * samples run on from the first tick, and a prune keeps at least 25 hours (a 1-hour window and a day).
- */
-const PRUNE_SIGN_MS = 3_600_000;
 
 /** The columns a tick or a job's report changes: what `saveJobState` writes. */
 export type JobStateColumns = Pick<
@@ -345,28 +340,6 @@ export class Repository {
 
   setLastTick(now: number): void {
     this.hot.putSetting.run('lastTickAt', JSON.stringify(now), now);
-  }
-
-  /**
-   * Where the ledger is whole from, as the last prune left it (0: never pruned). A data dir pruned before
-   * the prune recorded it (before 2026-12-02) has no record: there, an oldest allocation sample that
-   * begins more than PRUNE_SIGN_MS after `startedAt` shows rows before it went, and the ledger is whole
-   * from that sample's end (the prune deleted samples ending before its cut, and nodes gone before it),
-   * recorded at once. Without this, a window made longer at the upgrade read the pruned hours as nothing
-   * paid (found in review).
-   */
-  ledgerPrunedBefore(startedAt: number, now: number): number {
-    const stored = this.getSetting<number>(LEDGER_PRUNED_BEFORE);
-    if (stored !== undefined) return stored;
-    const oldest = this.db
-      .select({ from: allocationSamples.from, to: allocationSamples.to })
-      .from(allocationSamples)
-      .orderBy(asc(allocationSamples.from))
-      .limit(1)
-      .get();
-    if (!oldest || oldest.from <= startedAt + PRUNE_SIGN_MS) return 0;
-    this.putSetting(LEDGER_PRUNED_BEFORE, oldest.to, now);
-    return oldest.to;
   }
 
   /**
