@@ -156,7 +156,8 @@ function belowBudgetView(service: BoaService) {
   };
 }
 
-function rateWindowView(service: BoaService, now: number) {
+/** How much of the rate window the rates rest on, as GET /v1/budget and GET /v1/frontier give it. */
+export function rateWindowView(service: BoaService, now: number) {
   const { observedHours, windowHours, plannedAtZero } = rateWindowNow(service, now);
   return { observedHours: round(observedHours, 3), windowHours, plannedAtZero };
 }

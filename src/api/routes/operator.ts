@@ -6,8 +6,8 @@ import { frontierOf } from '../../service/calculator/compute.ts';
 import { classView } from '../../service/class-in-use.ts';
 import { ServiceError } from '../../service/errors.ts';
 import type { BoaService } from '../../service/service.ts';
-import { clusterShape, rateWindowNow } from '../../service/plan-inputs.ts';
-import { budgetView, planView, statusView } from '../../service/views.ts';
+import { clusterShape } from '../../service/plan-inputs.ts';
+import { budgetView, planView, rateWindowView, statusView } from '../../service/views.ts';
 import { requireOperator } from '../auth.ts';
 import type { ApiEnv } from '../env.ts';
 import {
@@ -335,10 +335,10 @@ export function operatorRoutes(app: OpenAPIHono<ApiEnv>) {
   );
 }
 
-/** How much of the rate window the frontier's rates come from, as `GET /v1/budget`'s rateWindow says. */
+/** The rate window as GET /v1/budget gives it, without the classes planned at 0 (the budget's part). */
 function rateWindowOf(service: BoaService) {
-  const { observedHours, windowHours } = rateWindowNow(service, service.deps.clock.now());
-  return { observedHours: Math.round(observedHours * 1000) / 1000, windowHours };
+  const { observedHours, windowHours } = rateWindowView(service, service.deps.clock.now());
+  return { observedHours, windowHours };
 }
 
 /** How long an answer waits for the plan it asked for (computations take milliseconds to seconds). */
