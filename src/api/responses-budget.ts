@@ -82,7 +82,12 @@ const BudgetControl = z
       description:
         'the budget window paid more than fillBelowBand under the budget (opt-in) and nothing waits: the running jobs take the GPUs the budget allows',
     }),
-    loadNeedsGpuHoursPerHour: gpuHours('the budget the current load would need'),
+    loadNeedsGpuHoursPerHour: gpuHours(
+      'what the current load would need allocated to its jobs (the cheapest plan for the expected arrivals and the jobs waiting)',
+    ),
+    loadNeedsPaidGpuHoursPerHour: gpuHours(
+      "the budget the current load would need: loadNeedsGpuHoursPerHour at the window's paid/allocated overhead",
+    ),
     belowBudget: z
       .object({
         gpus: z.number().openapi({

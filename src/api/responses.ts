@@ -46,7 +46,13 @@ export const FrontierView = z
       description:
         'jobs per hour by class the plan is made for: the estimated arrivals plus the jobs waiting, spread over one budget window',
     }),
-    minFeasibleBudget: z.number().nullable(),
+    minFeasibleBudget: z.number().nullable().openapi({
+      description: "the first vertex: GPU-hours per hour allocated to jobs, the frontier's axis",
+    }),
+    minFeasiblePaidBudget: z.number().nullable().openapi({
+      description:
+        "the same as a budget: paid, at the budget window's paid/allocated overhead (a budget below it queues jobs)",
+    }),
     budget: z.number().nullable(),
     plan: z.object({ gpuHoursPerHour: z.number(), avgJctSeconds: z.number() }).nullable(),
     vertices: z.array(Vertex),
@@ -110,7 +116,10 @@ export const StatusView = z
     budget: z
       .object({
         gpuHoursPerHour: z.number(),
-        loadNeedsGpuHoursPerHour: z.number(),
+        loadNeedsGpuHoursPerHour: z.number().openapi({ description: 'GPU-hours per hour allocated to jobs' }),
+        loadNeedsPaidGpuHoursPerHour: z
+          .number()
+          .openapi({ description: "the same as a budget: paid, at the window's paid/allocated overhead" }),
         queuedForBudget: z.number(),
         draining: z.boolean(),
         fillingToBudget: z.boolean(),

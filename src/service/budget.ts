@@ -1,7 +1,7 @@
 import { budgetBelowFloor } from './budget-floor.ts';
 import { checkBudget } from './calculator/compute.ts';
 import { ServiceError } from './errors.ts';
-import { type Averages, averagesFromTotals } from './ledger.ts';
+import { type Averages, averagesFromTotals, overheadRatio } from './ledger.ts';
 import { clusterShape, estimatedClasses, loadRates } from './plan-inputs.ts';
 import type { BoaService } from './service.ts';
 import type { QueueOrder } from '../core/ceiling-widths.ts';
@@ -48,11 +48,18 @@ export function setBudget(
     0,
     false,
   );
+  // The minimum is GPUs given to jobs; the budget also pays the window's overhead on them.
+  const overhead = overheadRatioNow(svc, now);
+  const paidMinimum = minFeasibleBudget * overhead;
   const maxGpus = clusterShape(svc).maxWidth;
   const warning =
-    gpuHoursPerHour < minFeasibleBudget * (1 - 1e-9)
-      ? `budget ${gpuHoursPerHour} is below ${minFeasibleBudget.toFixed(3)} GPU-hours/hour, the minimum ` +
-        `for the estimated arrivals: jobs will queue (${QUEUE_SAYS[svc.deps.config.queueOrder]}) until the budget allows them`
+    gpuHoursPerHour < paidMinimum * (1 - 1e-9)
+      ? `budget ${gpuHoursPerHour} is below ${paidMinimum.toFixed(3)} GPU-hours/hour, the minimum ` +
+        `for the estimated arrivals` +
+        (overhead > 1
+          ? ` (${minFeasibleBudget.toFixed(3)} allocated to jobs, at the window's ${overhead.toFixed(2)} paid per allocated)`
+          : '') +
+        `: jobs will queue (${QUEUE_SAYS[svc.deps.config.queueOrder]}) until the budget allows them`
       : maxGpus !== undefined && gpuHoursPerHour > maxGpus
         ? // Said by the API too, not only by the CLI on a terminal (found in a newcomer trial: a
           // script's PUT of 1000 against 256 GPUs got no word of it).
@@ -218,6 +225,23 @@ export function loadNeeds(svc: BoaService, now: number): number {
   );
   svc.state.loadNeeds = { at: now, key, gpuHoursPerHour };
   return gpuHoursPerHour;
+}
+
+/**
+ * The window's paid GPU-hours per allocated one (whole nodes, boot, release), between 1 and 2: what the
+ * plan divides the budget by, so what a budget must cover beyond the GPUs the jobs are given.
+ */
+export function overheadRatioNow(svc: BoaService, now: number): number {
+  const window = svc.deps.config.budgetWindowHours * HOUR;
+  return overheadRatio(svc.ledgerAverages(Math.max(now - window, svc.state.ledgerSince), now));
+}
+
+/**
+ * loadNeeds as a budget: the load's allocated GPU-hours at the window's overhead. A budget is paid, so
+ * one between the two (41 against 40 allocated at 1.1 paid each) still leaves jobs queued.
+ */
+export function paidLoadNeeds(svc: BoaService, now: number): number {
+  return loadNeeds(svc, now) * overheadRatioNow(svc, now);
 }
 
 /**

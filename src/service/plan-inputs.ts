@@ -15,7 +15,6 @@ import {
 import { riseOptions } from './rate-rise.ts';
 import { demandRatioNow } from './demand.ts';
 import type { ServiceJob } from './jobs.ts';
-import { overheadRatio } from './ledger.ts';
 import type { BoaService } from './service.ts';
 import { classInUse } from './class-in-use.ts';
 import { warmupFactor, warmupOptions } from '../core/warmup.ts';
@@ -23,7 +22,7 @@ import { followedWidths, widthsFor } from '../core/shares.ts';
 import { planBudgetCap } from '../core/plan-cap.ts';
 import { creditFactor } from '../core/credit.ts';
 import { planningBudget } from '../core/planning-budget.ts';
-import { currentSpendCeiling, loadNeeds } from './budget.ts';
+import { currentSpendCeiling, loadNeeds, overheadRatioNow } from './budget.ts';
 
 const HOUR = 3_600_000;
 
@@ -32,8 +31,7 @@ export function planInputs(svc: BoaService): PlanInputs | undefined {
   const budget = svc.state.budget;
   if (!budget) return undefined;
   const now = svc.deps.clock.now();
-  const window = svc.deps.config.budgetWindowHours * HOUR;
-  const ratio = overheadRatio(svc.ledgerAverages(Math.max(now - window, svc.state.ledgerSince), now));
+  const ratio = overheadRatioNow(svc, now);
   const demand = demandRatioNow(svc, now);
   const input = {
     budget: budget.gpuHoursPerHour,

@@ -4,7 +4,14 @@ import type { ClassProfile } from '../core/profile.ts';
 import { ledgerPrunedBefore } from '../store/ledger-pruned.ts';
 import { type JobState, type Repository } from '../store/repository.ts';
 import type { HistoryImportRow } from '../store/history.ts';
-import { currentSpendCeiling, ledgerAverages, loadNeeds, setBudget } from './budget.ts';
+import {
+  currentSpendCeiling,
+  ledgerAverages,
+  loadNeeds,
+  overheadRatioNow,
+  paidLoadNeeds,
+  setBudget,
+} from './budget.ts';
 import type { PlanInputs } from './calculator/compute.ts';
 import type { PlanComputer } from './calculator/computer.ts';
 import { deleteClass, putClass } from './class-operations.ts';
@@ -212,9 +219,19 @@ export class BoaService {
     return currentSpendCeiling(this, now);
   }
 
-  /** The budget the current load would need (the cheapest plan for loadRates); cached a minute. */
+  /** GPU-hours per hour the current load would need allocated (the cheapest plan for loadRates); cached a minute. */
   loadNeeds(now = this.deps.clock.now()): number {
     return loadNeeds(this, now);
+  }
+
+  /** The window's paid GPU-hours per allocated one, 1 to 2 (budget.ts). */
+  overheadRatio(now = this.deps.clock.now()): number {
+    return overheadRatioNow(this, now);
+  }
+
+  /** loadNeeds as a budget: at the window's paid/allocated overhead. */
+  paidLoadNeeds(now = this.deps.clock.now()): number {
+    return paidLoadNeeds(this, now);
   }
 
   /** Paid and allocated time-averages over [from, to], the open allocation interval included. */

@@ -142,6 +142,7 @@ function controlView(service: BoaService, now: number) {
     draining: service.state.draining,
     fillingToBudget: service.state.fillingToBudget,
     loadNeedsGpuHoursPerHour: round(service.loadNeeds(now), 3),
+    loadNeedsPaidGpuHoursPerHour: round(service.paidLoadNeeds(now), 3),
     belowBudget: belowBudgetView(service),
   };
 }
@@ -284,6 +285,7 @@ export function statusView(service: BoaService) {
       ? {
           gpuHoursPerHour: state.budget.gpuHoursPerHour,
           loadNeedsGpuHoursPerHour: round(service.loadNeeds(), 3),
+          loadNeedsPaidGpuHoursPerHour: round(service.paidLoadNeeds(), 3),
           queuedForBudget: queuedForBudget(service),
           draining: state.draining,
           fillingToBudget: state.fillingToBudget,

@@ -309,6 +309,9 @@ export function operatorRoutes(app: OpenAPIHono<ApiEnv>) {
         {
           ratesPerHour: estimates.ratesPerHour,
           minFeasibleBudget: vertices[0]?.gpuHoursPerHour ?? null,
+          // The same as a budget (paid): the one `budget` is compared with.
+          minFeasiblePaidBudget:
+            vertices[0] === undefined ? null : vertices[0].gpuHoursPerHour * service.overheadRatio(),
           budget,
           plan: planPoint,
           vertices,

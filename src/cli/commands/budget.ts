@@ -4,6 +4,7 @@ import { CliError, EXIT } from '../errors.ts';
 import { contextOf, output } from '../context.ts';
 import { counted, dollars, fixed, keyValues, significant, table, when } from '../format.ts';
 import { parseNumber } from '../parse.ts';
+import { needsLine } from '../load-needs.ts';
 
 type BudgetView = ReturnType<typeof budgetView>;
 
@@ -152,7 +153,7 @@ export function renderBudget(b: BudgetView): string {
         ['debt', debtLine(b.control.debtGpuHours ?? 0, b.window.windowHours - b.control.horizonHours)],
         [
           'load needs',
-          `${fixed(b.control.loadNeedsGpuHoursPerHour, 1)} GPU-hours/hour at least, on average, for the expected arrivals (estimated rates) and the jobs waiting`,
+          `${needsLine(b.control.loadNeedsGpuHoursPerHour, b.control.loadNeedsPaidGpuHoursPerHour)} at least, on average, for the expected arrivals (estimated rates) and the jobs waiting`,
         ],
         [
           'queued',

@@ -8,6 +8,7 @@ import { writeProblem } from '../write-problem.ts';
 interface FrontierView {
   ratesPerHour: Record<string, number>;
   minFeasibleBudget: number | null;
+  minFeasiblePaidBudget?: number | null;
   budget?: number | null;
   plan?: { gpuHoursPerHour: number; avgJctSeconds: number } | null;
   vertices: Array<{ gpuHoursPerHour: number; avgJctSeconds: number }>;
@@ -79,7 +80,9 @@ export function renderFrontier(f: FrontierView): string {
   // With jobs before, an empty rate window is a quiet spell, not a new service (found in review).
   const quiet = none && f.lastSubmittedAt != null;
   const window = f.rateWindow ? `${f.rateWindow.windowHours} h` : 'rate window';
-  const below = f.budget != null && f.minFeasibleBudget != null && f.budget < f.minFeasibleBudget;
+  // The budget is paid; the frontier's minimum is allocated to jobs, so compare the paid minimum.
+  const minimum = f.minFeasiblePaidBudget ?? f.minFeasibleBudget;
+  const below = f.budget != null && minimum != null && f.budget < minimum;
   const summary = keyValues([
     ['minimum feasible', none ? '-' : `${significant(f.minFeasibleBudget)} GPU-hours/hour`],
     ['arrivals (jobs/h)', quiet ? `none in the last ${window}` : none ? 'none yet' : rates],

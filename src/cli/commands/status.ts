@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { statusView } from '../../service/views.ts';
 import { contextOf, output } from '../context.ts';
 import { counted, fixed, keyValues, when } from '../format.ts';
+import { needsLine } from '../load-needs.ts';
 
 type StatusView = ReturnType<typeof statusView>;
 
@@ -72,7 +73,7 @@ function budgetLine(b: StatusView['budget']): string {
     // with submissions) and the jobs waiting, over a budget window: an average, not the GPUs the jobs
     // present want now (a newcomer read 2.4 against 48 GPUs wanted as a contradiction).
     `${b.gpuHoursPerHour} GPU-hours/hour; the expected load (arrivals, jobs waiting) needs at least ` +
-    `${fixed(b.loadNeedsGpuHoursPerHour, 1)} GPU-hours/hour on average${queued}${draining}`
+    `${needsLine(b.loadNeedsGpuHoursPerHour, b.loadNeedsPaidGpuHoursPerHour)} on average${queued}${draining}`
   );
 }
 

@@ -1,0 +1,12 @@
+import { fixed } from './format.ts';
+
+/**
+ * The load's need as a budget (paid), and the GPUs it gives the jobs when the window's overhead makes
+ * the two differ: a budget between them still queues jobs.
+ */
+export function needsLine(allocated: number, paid: number | undefined): string {
+  const asBudget = paid ?? allocated;
+  return fixed(asBudget, 1) === fixed(allocated, 1)
+    ? `${fixed(allocated, 1)} GPU-hours/hour`
+    : `${fixed(asBudget, 1)} GPU-hours/hour paid (${fixed(allocated, 1)} allocated to jobs)`;
+}
