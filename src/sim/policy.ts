@@ -191,6 +191,14 @@ export interface PolicyOptions {
   readonly ceilingLookaheadHours?: number;
   /** boa's plan at a price at least the ceiling's highest clearing price, decayed with this half-life in hours (simulator only, `boa@clearH`); absent: none. */
   readonly clearHalfLifeHours?: number;
+  /**
+   * boa's idle fill (core/exec/idle-fill.ts) by time saved: a job widens onto idle GPUs of its own nodes
+   * (on several nodes too) where that saves at least this many restarts (simulator only, `boa@fillK`);
+   * absent: the 1.1x gain rule, one-node jobs only.
+   */
+  readonly fillSavedRestarts?: number;
+  /** With fillSavedRestarts, only once no job has arrived for 2 hours (`boa@fillqK`); absent: always. */
+  readonly fillSavedQuietOnly?: boolean;
   /** Pollux variants (compare --sensitivity): AdaptDL's exploration cap, utility window, boot freeze. */
   readonly explorationCap?: boolean;
   readonly utilityWindowTicks?: number;

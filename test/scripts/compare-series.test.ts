@@ -120,6 +120,19 @@ describe('compare policy variants', () => {
     expect(() => parsePolicyEntry('boa@overdue0', find)).toThrow(/boa@overdueH/);
   });
 
+  it('boa@fillK and boa@fillqK fill idle GPUs by time saved, labelled with it', () => {
+    expect(parsePolicyEntry('boa@fill20', find)).toMatchObject({
+      options: { fillSavedRestarts: 20 },
+      label: 'boa (idle GPUs filled where they save 20 restarts)',
+    });
+    expect(parsePolicyEntry('boa@fillq20', find)).toMatchObject({
+      options: { fillSavedRestarts: 20, fillSavedQuietOnly: true },
+      label: 'boa (idle GPUs filled where they save 20 restarts, 2 h after the last arrival)',
+    });
+    expect(() => parsePolicyEntry('boa@fill0', find)).toThrow(/boa@fillK/);
+    expect(() => parsePolicyEntry('boa@fill20@fillq20', find)).toThrow();
+  });
+
   it('boa@bandP fills toward the budget while the window pays P% under it, labelled with it', () => {
     expect(parsePolicyEntry('boa@band1.5', find)).toMatchObject({
       options: { fillBelowBand: 0.015 },

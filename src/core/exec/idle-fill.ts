@@ -22,13 +22,19 @@ export interface FillOptions {
   readonly minSpeedupGain: number;
   /** ...and the job's remaining time at its current width is at least this many restarts. */
   readonly minRemainingRestarts: number;
+  /**
+   * Opt-in (`boa@fillK`, the simulator's): the widening must save at least this many restarts of the
+   * job's remaining time, instead of the speedup gain above; jobs on several nodes take idle GPUs of
+   * their own nodes too. Undefined: the gain rule, one-node jobs only.
+   */
+  readonly minSavedRestarts?: number;
 }
 
 export const DEFAULT_FILL: FillOptions = { minSpeedupGain: 1.1, minRemainingRestarts: 20 };
 
 /**
  * Returns the allocations with jobs widened onto idle GPUs of their own nodes (a job on several nodes
- * is left as it is). Longest remaining work first. `allocations` is not modified.
+ * is left as it is, unless `minSavedRestarts` is set). Longest remaining work first. `allocations` is not modified.
  */
 export function fillIdleGpus(
   allocations: ReadonlyMap<number, readonly number[]>,
@@ -43,13 +49,17 @@ export function fillIdleGpus(
     for (const node of allocation) free.set(node, (free.get(node) ?? 0) - 1);
   }
   const ranked = candidates
-    .map((job) => ({ job, remaining: remainingSeconds(job, out.get(job.id), classes) }))
+    .map((job) => ({
+      job,
+      remaining: remainingSeconds(job, out.get(job.id), classes, options.minSavedRestarts !== undefined),
+    }))
     .filter((c) => c.remaining !== undefined)
     .sort((a, b) => (b.remaining as number) - (a.remaining as number));
   for (const { job, remaining } of ranked) {
     const allocation = out.get(job.id) as number[];
     const node = allocation[0] as number;
-    const idle = free.get(node) ?? 0;
+    const own = [...new Set(allocation)];
+    const idle = own.reduce((sum, n) => sum + Math.max(0, free.get(n) ?? 0), 0);
     const cls = classes.get(job.app) as ClassProfile;
     if (idle <= 0 || job.restarting || remaining! < options.minRemainingRestarts * cls.rescaleSeconds) {
       continue;
@@ -57,7 +67,11 @@ export function fillIdleGpus(
     const speedups = epochSpeedups(cls, job.statEpoch);
     if (speedups === undefined) continue;
     const now = speedupAt(speedups, allocation.length);
-    const enough = now * options.minSpeedupGain;
+    const saved = options.minSavedRestarts;
+    // Time saved = remaining x (1 - now / speedup) >= saved restarts: speedup >= now / (1 - that share).
+    const share = saved === undefined ? 0 : (saved * cls.rescaleSeconds) / (remaining as number);
+    const enough =
+      saved === undefined ? now * options.minSpeedupGain : share >= 1 ? Infinity : now / (1 - share);
     let best = allocation.length;
     let bestSpeedup = 0;
     for (const [key, speedup] of Object.entries(speedups)) {
@@ -71,10 +85,27 @@ export function fillIdleGpus(
       }
     }
     if (best === allocation.length) continue;
-    free.set(node, idle - (best - allocation.length));
+    if (own.length === 1) {
+      free.set(node, idle - (best - allocation.length));
+      out.set(
+        job.id,
+        Array.from({ length: best }, () => node),
+      );
+      continue;
+    }
+    // Several nodes: the extra GPUs from its own nodes, those with the fewest idle GPUs first.
+    let extra = best - allocation.length;
+    const widened = [...allocation];
+    for (const n of own.sort((a, b) => (free.get(a) ?? 0) - (free.get(b) ?? 0) || a - b)) {
+      const take = Math.min(extra, Math.max(0, free.get(n) ?? 0));
+      for (let i = 0; i < take; i++) widened.push(n);
+      free.set(n, (free.get(n) ?? 0) - take);
+      extra -= take;
+      if (extra === 0) break;
+    }
     out.set(
       job.id,
-      Array.from({ length: best }, () => node),
+      widened.sort((a, b) => a - b),
     );
   }
   return out;
@@ -85,9 +116,10 @@ function remainingSeconds(
   job: FillCandidate,
   allocation: readonly number[] | undefined,
   classes: ReadonlyMap<string, ClassProfile>,
+  severalNodes = false,
 ): number | undefined {
   if (allocation === undefined || allocation.length === 0) return undefined;
-  if (allocation.some((node) => node !== allocation[0])) return undefined;
+  if (!severalNodes && allocation.some((node) => node !== allocation[0])) return undefined;
   const cls = classes.get(job.app);
   if (cls === undefined) return undefined;
   const work = cls.epochs.reduce((sum, e) => sum + e.workSeconds, 0) * (1 - job.progressFraction);

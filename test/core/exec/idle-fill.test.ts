@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type FillCandidate, fillIdleGpus } from '../../../src/core/exec/idle-fill.ts';
+import { DEFAULT_FILL, type FillCandidate, fillIdleGpus } from '../../../src/core/exec/idle-fill.ts';
 import { flat, oneEpochClass } from './one-epoch.ts';
 
 const scales = oneEpochClass('scales', { 1: 1, 2: 1.8, 4: 3 });
@@ -90,5 +90,51 @@ describe('fillIdleGpus', () => {
     );
     expect(out.get(1)).toEqual([7, 7]);
     expect(out.get(2)).toEqual([7, 7]);
+  });
+
+  describe('by time saved (minSavedRestarts, boa@fillK)', () => {
+    // 10 hours on 1 GPU; restarts 60 s; 20 restarts: 1,200 s saved at least.
+    const linear = oneEpochClass('linear', { 4: 4, 8: 8, 11: 10.1, 12: 10.8, 16: 13.9 });
+    const saved = new Map([['linear', linear], ...classes]);
+    const options = { ...DEFAULT_FILL, minSavedRestarts: 20 };
+
+    it('widens a job on several nodes onto idle GPUs of its own nodes, not of other nodes', () => {
+      // 11 GPUs on nodes 1-3 (4 + 4 + 3): one idle on node 3, four on node 4 (not the job's).
+      const allocations = new Map([[1, [1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3]]]);
+      const nodes = new Map([
+        [1, 4],
+        [2, 4],
+        [3, 4],
+        [4, 4],
+      ]);
+      // 11 -> 12 GPUs: 10.1 -> 10.8, 36,000 / 10.1 - 36,000 / 10.8 = 231 s saved, over 3 restarts.
+      const out = fillIdleGpus(allocations, nodes, [job(1, 'linear')], saved, {
+        ...options,
+        minSavedRestarts: 3,
+      });
+      expect(out.get(1)).toEqual([1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3]);
+      // The gain rule (1.1x) would not: 10.8 / 10.1 = 1.07.
+      expect(fillIdleGpus(allocations, nodes, [job(1, 'linear')], saved).get(1)).toEqual(allocations.get(1));
+    });
+
+    it('takes a width only where it saves the restarts asked for', () => {
+      const allocations = new Map([[1, [1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3]]]);
+      const nodes = new Map([
+        [1, 4],
+        [2, 4],
+        [3, 4],
+      ]);
+      // 36,000 x (1/10.1 - 1/10.8) = 231 s saved: under 20 restarts of 60 s, over 3.
+      expect(
+        fillIdleGpus(allocations, nodes, [job(1, 'linear')], saved, { ...options, minSavedRestarts: 20 }).get(
+          1,
+        ),
+      ).toHaveLength(11);
+      expect(
+        fillIdleGpus(allocations, nodes, [job(1, 'linear')], saved, { ...options, minSavedRestarts: 3 }).get(
+          1,
+        ),
+      ).toHaveLength(12);
+    });
   });
 });

@@ -17,7 +17,9 @@
  * detection, src/service/rate-rise.ts), firstDayArrivals (default 0: none; the service's opt-in
  * first-day arrivals, src/service/estimators.ts), queueOrder (default least-work-left, or submitted: the
  * service's queue for the budget, core/ceiling-widths.ts), queueOverdueHours (default 24: a job waiting
- * that long goes first).
+ * that long goes first), fillSavedRestarts (simulator only, `boa@fillK`: the idle fill by time saved, jobs
+ * on several nodes too, core/exec/idle-fill.ts) and fillSavedQuietOnly (`boa@fillqK`: that only once no
+ * job has arrived for 2 hours).
  */
 import { BudgetTooLowError } from '../../../core/calc/errors.ts';
 import type { PolicyContext, PolicyDefinition, PolicyOptions } from '../../policy.ts';
@@ -164,6 +166,10 @@ export function boaSettings(context: PolicyContext, options: PolicyOptions): Boa
   if (clear !== undefined && !(Number.isFinite(clear) && clear > 0)) {
     throw new BoaOptionsError(`boa clearHalfLifeHours must be a number > 0 (hours), got ${clear}`);
   }
+  const saved = options.fillSavedRestarts;
+  if (saved !== undefined && !(Number.isFinite(saved) && saved > 0)) {
+    throw new BoaOptionsError(`boa fillSavedRestarts must be a number > 0 (restarts), got ${saved}`);
+  }
   const queueOrder = options.queueOrder ?? BOA_DEFAULTS.queueOrder;
   if (!(QUEUE_ORDERS as readonly string[]).includes(queueOrder)) {
     throw new BoaOptionsError(
@@ -205,6 +211,8 @@ export function boaSettings(context: PolicyContext, options: PolicyOptions): Boa
     control: { ...BOA_DEFAULTS.control, demandHalfLifeSeconds: demandHours * 3600 },
     ceiling: { ...DEFAULT_SPEND_CEILING, lookaheadHours: lookahead },
     clearHalfLifeHours: clear ?? null,
+    fill: saved === undefined ? BOA_DEFAULTS.fill : { ...DEFAULT_FILL, minSavedRestarts: saved },
+    fillQuietOnly: saved !== undefined && options.fillSavedQuietOnly === true,
     queueOrder: queueOrder as QueueOrder,
     queueOverdueHours: overdueHours,
   };

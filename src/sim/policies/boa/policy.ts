@@ -24,6 +24,8 @@ import { workDoneInEpochFromFraction, workLeftSeconds } from '../../../core/work
 import { warmupFactor } from '../../../core/warmup.ts';
 import { windowBelowBand } from '../../../core/exec/band-fill.ts';
 import { drainedWidths } from './drain.ts';
+import { DEFAULT_FILL } from '../../../core/exec/idle-fill.ts';
+import { DEFAULT_DRAIN } from '../../../core/exec/drain-widths.ts';
 import { planningBudget } from '../../../core/planning-budget.ts';
 import { expectedGpuSeconds } from '../../../core/demand-ratio.ts';
 import type { BoaSettings } from './settings.ts';
@@ -217,7 +219,11 @@ export class BoaPolicy implements Policy {
       ordered,
       cluster,
       maxNodes,
-      fill: this.settings.fill,
+      fill:
+        this.settings.fillQuietOnly === true &&
+        (this.#lastArrival === undefined || now - this.#lastArrival < DEFAULT_DRAIN.afterHours * 3600)
+          ? DEFAULT_FILL
+          : this.settings.fill,
       classes: this.#classes,
       bonus: this.#bonus,
     });

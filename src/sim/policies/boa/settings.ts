@@ -30,6 +30,11 @@ export interface BoaSettings {
   readonly relockFactor: number;
   /** Widen jobs onto idle GPUs of the nodes they occupy (idle-fill.ts); null: never. */
   readonly fill: FillOptions | null;
+  /**
+   * Simulator-only (`boa@fillqK`): `fill`'s rule by time saved only once no job has arrived for the
+   * drain's 2 hours; before, the default fill (DEFAULT_FILL).
+   */
+  readonly fillQuietOnly?: boolean;
   /** The service's hard limit on paid GPUs from the window's spend so far (spend-ceiling.ts); null: none. */
   readonly ceiling: SpendCeilingOptions | null;
   /**
