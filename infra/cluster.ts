@@ -7,6 +7,7 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { nodeLaunchTemplate } from './node-launch-template.ts';
+import { restrictPodIdentityTrust } from './pod-identity-trust.ts';
 
 /** Kubernetes minor version; the kubectl layer above must stay within one minor version of it. */
 export const KUBERNETES_VERSION = eks.KubernetesVersion.V1_36;
@@ -110,6 +111,14 @@ export class BoaCluster extends Construct {
       assumedBy: new iam.ServicePrincipal('pods.eks.amazonaws.com').withSessionTags(),
       description: 'EBS CSI driver controller (EKS Pod Identity)',
       managedPolicies: [iam.ManagedPolicy.fromAwsManagedPolicyName('service-role/AmazonEBSCSIDriverPolicy')],
+    });
+    // Only the controller's service account (the add-on's association is in kube-system) in this cluster
+    // may assume it: unconditioned, any Pod Identity association in the account could hand its pods the
+    // power to create, attach and delete EBS volumes (found in review).
+    restrictPodIdentityTrust(ebsCsiRole, {
+      clusterArn: this.cluster.clusterArn,
+      namespace: 'kube-system',
+      serviceAccount: 'ebs-csi-controller-sa',
     });
     this.ebsCsiAddon = new eks.CfnAddon(this, 'EbsCsiAddon', {
       clusterName: this.cluster.clusterName,

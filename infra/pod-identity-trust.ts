@@ -9,7 +9,11 @@ export interface PodIdentityScope {
 
 /**
  * The trust policy of an EKS Pod Identity role, narrowed by the session tags EKS Pod Identity sets on
- * every assume (on unless an association disables them). The CDK's trusts pods.eks.amazonaws.com with no
+ * every assume (on unless an association disables them). The tags (eks-cluster-arn, eks-cluster-name,
+ * kubernetes-namespace, kubernetes-service-account, kubernetes-pod-name, kubernetes-pod-uid) are listed in
+ * "List of session tags added by EKS Pod Identity",
+ * https://docs.aws.amazon.com/eks/latest/userguide/pod-id-abac.html; conditions on them in a role's trust,
+ * https://docs.aws.amazon.com/eks/latest/userguide/pod-id-role.html. The CDK's trusts pods.eks.amazonaws.com with no
  * condition, so any Pod Identity association in the account, for any cluster, namespace or service
  * account, could hand the role to its pods (found in a deploy review): for boa's, the power to terminate
  * the GPU nodes and to read the operator token.

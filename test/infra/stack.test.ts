@@ -148,6 +148,30 @@ describe('cluster', () => {
     });
   });
 
+  it("lets only the EBS CSI controller's service account in this cluster assume the driver's role", () => {
+    // Found in review: trusted with no condition, any Pod Identity association in the account could give
+    // its pods this role, with its power to create, attach and delete EBS volumes.
+    const [, addon] = only(template, 'AWS::EKS::Addon', { AddonName: 'aws-ebs-csi-driver' });
+    const roleId = addon.Properties.PodIdentityAssociations[0].RoleArn['Fn::GetAtt'][0];
+    const role = template.toJSON().Resources[roleId] as Resource;
+    const [clusterId] = Object.keys(template.findResources('AWS::EKS::Cluster'));
+    expect(role.Properties.AssumeRolePolicyDocument.Statement).toEqual([
+      {
+        Effect: 'Allow',
+        Principal: { Service: 'pods.eks.amazonaws.com' },
+        Action: ['sts:AssumeRole', 'sts:TagSession'],
+        Condition: {
+          StringEquals: {
+            'aws:RequestTag/eks-cluster-arn': { 'Fn::GetAtt': [clusterId, 'Arn'] },
+            // The add-on's association is in its own namespace, kube-system.
+            'aws:RequestTag/kubernetes-namespace': 'kube-system',
+            'aws:RequestTag/kubernetes-service-account': 'ebs-csi-controller-sa',
+          },
+        },
+      },
+    ]);
+  });
+
   it('installs the node monitoring agent, without which auto-repair never hears of a failed GPU', () => {
     const [, ng] = gpuNodegroup(template);
     expect(ng.Properties.NodeRepairConfig).toEqual({ Enabled: true });
