@@ -4,6 +4,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { BOA_NAMESPACE, BOA_SERVICE_ACCOUNT } from './k8s/boa.ts';
 import { METRICS_NAMESPACE } from './monitoring.ts';
+import { PodIdentityServiceAccount } from './pod-identity-service-account.ts';
 import { restrictPodIdentityTrust } from './pod-identity-trust.ts';
 
 /**
@@ -127,15 +128,14 @@ export interface BoaIdentityProps {
 
 /** boa's Kubernetes service account, bound to its IAM role through EKS Pod Identity. */
 export class BoaIdentity extends Construct {
-  readonly serviceAccount: eks.ServiceAccount;
+  readonly serviceAccount: PodIdentityServiceAccount;
 
   constructor(scope: Construct, id: string, props: BoaIdentityProps) {
     super(scope, id);
-    this.serviceAccount = new eks.ServiceAccount(this, 'ServiceAccount', {
+    this.serviceAccount = new PodIdentityServiceAccount(this, 'ServiceAccount', {
       cluster: props.cluster,
       name: BOA_SERVICE_ACCOUNT,
       namespace: BOA_NAMESPACE,
-      identityType: eks.IdentityType.POD_IDENTITY,
     });
     const refs = {
       nodegroupArn: props.nodegroupArn,
@@ -148,7 +148,7 @@ export class BoaIdentity extends Construct {
         : {}),
     };
     for (const statement of boaPolicyStatements(refs)) {
-      this.serviceAccount.addToPrincipalPolicy(statement);
+      this.serviceAccount.role.addToPrincipalPolicy(statement);
     }
     restrictPodIdentityTrust(this.serviceAccount.role, {
       clusterArn: props.cluster.clusterArn,

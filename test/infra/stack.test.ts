@@ -294,6 +294,15 @@ describe("boa's IAM role (EKS Pod Identity)", () => {
     });
   });
 
+  it('leaves no IRSA role annotation on the service account, which no OIDC provider or trust could honour', () => {
+    // The CDK's ServiceAccount writes eks.amazonaws.com/role-arn even for Pod Identity: it names a role
+    // whose trust admits no web identity, and IRSA comes first in the SDK's credential chain.
+    const account = kubernetesObjects(template).get('ServiceAccount/boa');
+    expect(account.metadata).toMatchObject({ name: 'boa', namespace: 'boa' });
+    expect(account.metadata.annotations ?? {}).not.toHaveProperty(['eks.amazonaws.com/role-arn']);
+    template.resourceCountIs('Custom::AWSCDK-OpenIdConnectProvider', 0);
+  });
+
   it("may be assumed only for boa's service account in this cluster, by the session tags Pod Identity sets", () => {
     // Found in a deploy review: trusted with no condition, any Pod Identity association in the account
     // (another cluster, the jobs' namespace) could give its pods boa's role, its node terminations and
