@@ -1,0 +1,116 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type Database from 'better-sqlite3';
+import type { EmulatedInstance } from '../cloud/emulated-asg.ts';
+import { type NodesWorld, nodesWorld } from './nodes-harness.ts';
+
+/**
+ * The budget promise on AWS: the ledger's paid GPU-time must be at least what EC2 bills for the node
+ * group's instances (Linux on demand: per second, 60 s minimum, from running until shutting-down). The
+ * emulated group is the bill's source here: each instance runs from launch + BOOT_MS (pending before)
+ * until a lifecycle hook lets it go, then shuts down.
+ */
+const worlds: NodesWorld[] = [];
+afterEach(async () => {
+  for (const w of worlds.splice(0)) await w.cleanup();
+});
+
+const BOOT_MS = 60_000; // nodes-harness's EC2 pending time
+const GPUS = 4;
+const MINUTE = 60_000;
+
+/** EC2's billed milliseconds of one instance by `now` (0: terminated while pending, never billed). */
+function ec2BilledMs(i: EmulatedInstance, now: number): number {
+  const running = i.launchedAt + BOOT_MS;
+  const stopped = i.terminatedAt === undefined ? now : (i.hookUntil ?? i.terminatedAt);
+  if (Math.min(stopped, now) <= running) return 0;
+  return Math.max(MINUTE, Math.min(stopped, now) - running);
+}
+
+/**
+ * Per instance, not in total: the ledger's over-count elsewhere (pending seconds, the tick that sees a
+ * node gone) must not hide an instance it never charged.
+ */
+function unpaid(w: NodesWorld, boa: { db: { $client: Database.Database } }) {
+  const now = w.clock.now();
+  const span = boa.db.$client.prepare(
+    'select gpus, launched_at as launchedAt, gone_at as goneAt from ledger_nodes where id = ?',
+  );
+  return w.group.asg.instances.flatMap((i) => {
+    const billed = ec2BilledMs(i, now) * GPUS;
+    const row = span.get(i.id) as { gpus: number; launchedAt: number; goneAt: number | null } | undefined;
+    const paid = row ? ((row.goneAt ?? now) - row.launchedAt) * row.gpus : 0;
+    return paid >= billed ? [] : [{ id: i.id, billed, paid }];
+  });
+}
+
+const billedAny = (w: NodesWorld) => w.group.asg.instances.some((i) => ec2BilledMs(i, w.clock.now()) > 0);
+
+describe("the ledger's paid GPU-time against EC2's bill", () => {
+  it('covers an instance the ASG replaces, held in Terminating:Wait by the lifecycle hook', async () => {
+    const w = nodesWorld();
+    worlds.push(w);
+    const { tick, job, boa } = await w.start();
+    job(4);
+    await tick(3);
+    const [old] = w.group.asg.live();
+    w.group.asg.replaceInstance(old!.id, 10 * MINUTE);
+    await tick(15);
+    expect(billedAny(w)).toBe(true);
+    expect(unpaid(w, boa)).toEqual([]);
+  });
+
+  it('covers an instance that never joins Kubernetes, until boa removes it', async () => {
+    const w = nodesWorld({ registerMs: 24 * 3_600_000, provisionSeconds: 600 });
+    worlds.push(w);
+    const { tick, job, boa } = await w.start();
+    job(4);
+    await tick(20);
+    expect(billedAny(w)).toBe(true);
+    expect(unpaid(w, boa)).toEqual([]);
+  });
+
+  // it.fails: a known under-count, not fixed (this test starts failing, so passing, once it is). The ledger opens a node only from a listing that shows it running
+  // (DescribeInstances, pending and running only), so an instance that comes and goes between two
+  // listings is never charged. Here the ASG replaces a node, and replaces the replacement 30 s after
+  // it reached running, before boa's next tick: EC2 bills it 60 s (its minimum), the ledger nothing.
+  it.fails('covers an instance that ran and went between two listings', async () => {
+    const w = nodesWorld();
+    worlds.push(w);
+    const { tick, job, boa } = await w.start();
+    job(4);
+    await tick(3);
+    const [old] = w.group.asg.live();
+    w.group.asg.replaceInstance(old!.id, 0);
+    w.group.asg.step(); // the replacement launches: pending at the next tick
+    await tick(1);
+    const [replacement] = w.group.asg.live();
+    w.clock.advance(30); // running since the tick, for 30 s
+    w.group.asg.replaceInstance(replacement!.id, 0);
+    w.clock.advance(30);
+    await tick(3);
+    expect(unpaid(w, boa)).toEqual([]);
+  });
+
+  // Known under-count, not fixed, the same cause at a larger scale: while boa is down (a crash, an
+  // upgrade, a node of its own lost) nothing is listed, and an instance launched and gone meanwhile is
+  // never charged: here a replacement that ran 9 minutes before the ASG replaced it again.
+  it.fails('covers an instance launched and gone while boa was down', async () => {
+    const w = nodesWorld({ onDisk: true });
+    worlds.push(w);
+    const first = await w.start();
+    first.job(4);
+    await first.tick(3);
+    await first.boa.close();
+    const [old] = w.group.asg.live();
+    w.group.asg.replaceInstance(old!.id, 0);
+    w.group.asg.step();
+    w.clock.advance(10 * 60);
+    const [replacement] = w.group.asg.live();
+    w.group.asg.replaceInstance(replacement!.id, 0);
+    w.group.asg.step();
+    w.clock.advance(10 * 60);
+    const second = await w.start();
+    await second.tick(3);
+    expect(unpaid(w, second.boa)).toEqual([]);
+  });
+});
