@@ -81,6 +81,13 @@ export interface ResizeResult {
   readonly updateId?: string;
 }
 
+/** An instance the group launched, and when it was gone (absent: not known to be gone). */
+export interface LaunchedInstance {
+  readonly id: string;
+  readonly launchedAt: number;
+  readonly goneAt?: number;
+}
+
 export interface NodePool {
   readonly kind: 'local' | 'aws';
   describe(): Promise<NodeGroupState>;
@@ -97,6 +104,11 @@ export interface NodePool {
   adoptUpdate?(updateId: string): void;
   /** Nodes that exist now (booting or ready), with their launch times. */
   listNodes(): Promise<PoolNode[]>;
+  /**
+   * Instances launched since `since` (ms), gone or not (EKS: the Auto Scaling group's activities): the
+   * ledger charges those no listing showed (service/unseen-nodes.ts). Absent where every node is listed.
+   */
+  launchedSince?(since: number): Promise<readonly LaunchedInstance[]>;
   /** Marks nodes unschedulable, so nothing new lands there before they are removed. Idempotent. */
   cordon(nodeIds: readonly string[]): Promise<void>;
   /** Opens nodes boa cordoned to jobs again: a removal called off (the target rose). Idempotent. */

@@ -14,6 +14,7 @@ import { ceilingLookbackHours } from '../core/spend-ceiling.ts';
 import { replanIfGroupResized } from './plan-inputs.ts';
 import { TickUndo } from './tick-undo.ts';
 import { isBilled } from './paid-now.ts';
+import { UnseenNodes } from './unseen-nodes.ts';
 
 export interface TickDecision {
   readonly changed: ServiceJob[];
@@ -51,9 +52,12 @@ export class Scheduler {
   private readonly placement = new IncrementalPlacement();
   /** Node group sizing, victim choice, drift and capacity (src/service/nodes). */
   readonly nodes: NodeReconciler;
+  /** Instances launched and gone between listings, charged to the ledger (unseen-nodes.ts). */
+  private readonly unseen: UnseenNodes;
 
   constructor(private readonly service: BoaService) {
     this.nodes = nodeReconcilerFor(service);
+    this.unseen = new UnseenNodes(service.state.lastTickAt ?? service.deps.clock.now());
     service.state.nodeStatus = () => this.nodes.view();
     service.execution.onNodesFreed = (freed) => this.nodesFreed(freed);
   }
@@ -170,6 +174,7 @@ export class Scheduler {
     const { state, deps } = this.service;
     const { pool, repo, logger, clock } = deps;
     let listed = false;
+    const listedAt = clock.now();
     try {
       state.nodesListing += 1;
       state.nodes = await pool.listNodes();
@@ -180,6 +185,9 @@ export class Scheduler {
       state.counters.poolFailures += 1;
       logger.warn({ event: 'pool_unavailable', error: (error as Error).message }, 'node pool not answering');
     }
+    const unseen = listed
+      ? await this.unseen.read(pool, state.nodes, deps.config.gpusPerNode, clock.now(), logger)
+      : [];
     // After the pool's calls (a second or more on AWS): a job submitted meanwhile starts no earlier than
     // it was submitted, and a node the listing no longer has is paid until now, never less.
     const now = clock.now();
@@ -242,8 +250,16 @@ export class Scheduler {
         // this tick (the pool not answering, after a restart the view is empty) the ledger's open
         // nodes stay open: paid until a listing says they are gone, never dropped.
         if (listed) repo.observeNodes(state.nodes.filter(isBilled), now);
+        for (const id of repo.chargeUnseenNodes(unseen, now)) {
+          const span = unseen.find((u) => u.id === id);
+          logger.info(
+            { event: 'node.unseen-charged', nodeId: id, ...span },
+            'charged a node no listing showed',
+          );
+        }
         repo.setLastTick(now);
       });
+      if (listed) this.unseen.advance(listedAt);
     } catch (error) {
       // Rolled back: memory goes back to what the store holds, so the next tick decides it all again
       // and closes the allocation interval from where the ledger ends. The placement re-places a job

@@ -20,6 +20,11 @@ export function prepareHot(db: Db) {
         'on conflict(id) do update set gone_at = null',
     ),
     closeNode: c.prepare('update ledger_nodes set gone_at = ?, last_seen_at = ? where id = ?'),
+    // A node no listing showed, charged whole; one the ledger already holds keeps its row.
+    chargeNode: c.prepare(
+      'insert into ledger_nodes (id, gpus, launched_at, last_seen_at, gone_at) values (?, ?, ?, ?, ?) ' +
+        'on conflict(id) do nothing',
+    ),
     allocation: c.prepare(
       'insert into allocation_samples (from_ms, to_ms, gpus, expected_gpus) values (?, ?, ?, ?)',
     ),

@@ -264,6 +264,22 @@ export class Repository {
     }
   }
 
+  /**
+   * Charges nodes no listing showed (service/unseen-nodes.ts) from launch to gone, those the ledger has
+   * no row for; returns the ids charged.
+   */
+  chargeUnseenNodes(spans: ReadonlyArray<PaidSpan & { goneAt: number }>, now: number): string[] {
+    const charged: string[] = [];
+    for (const span of spans) {
+      if (this.hot.chargeNode.run(span.id, span.gpus, span.launchedAt, now, span.goneAt).changes === 0)
+        continue;
+      charged.push(span.id);
+      this.paidWindow?.opened({ ...span, goneAt: null });
+      this.paidWindow?.closedAt(span.id, span.goneAt);
+    }
+    return charged;
+  }
+
   /** GPU-milliseconds paid (nodes) and allocated (jobs) within [from, to]; open intervals run to `to`. */
   ledgerTotals(from: number, to: number): { paidGpuMs: number; allocatedGpuMs: number } {
     const allocated = this.hot.allocatedGpuMs.get({ from, to }) as { v: number | null };

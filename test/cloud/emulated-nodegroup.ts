@@ -269,20 +269,38 @@ export function emulateNodegroup(options: EmulatedNodegroupOptions) {
     };
   });
 
+  // A termination activity ends once EC2 has the instance terminated (its hook's wait, then shutting
+  // down); a launch's, at once. Newest first, paged by NextToken as AWS does.
+  const endOf = (asg: EmulatedAsg | undefined, a: { at: number; description: string }) => {
+    const id = /^Terminating EC2 instance: (i-[0-9a-z]+)/.exec(a.description)?.[1];
+    if (!id) return a.at;
+    const i = asg?.instances.find((x) => x.id === id);
+    if (!i || i.terminatedAt === undefined) return undefined;
+    const end = (i.hookUntil ?? i.terminatedAt) + shutdownMs;
+    return end <= clock.now() ? end : undefined;
+  };
   asgMock.on(DescribeScalingActivitiesCommand).callsFake((input) => {
     step();
     const asg = asgNamed(input.AutoScalingGroupName);
-    const activities = [...(asg?.activities ?? [])].reverse().slice(0, input.MaxRecords ?? 100);
+    const all = [...(asg?.activities ?? [])].reverse();
+    const start = input.NextToken ? Number(input.NextToken) : 0;
+    const size = input.MaxRecords ?? 100;
+    const activities = all.slice(start, start + size);
     return {
-      Activities: activities.map((a) => ({
-        ActivityId: a.id,
-        AutoScalingGroupName: asg?.name,
-        StartTime: new Date(a.at),
-        StatusCode: a.status,
-        Description: a.description,
-        StatusMessage: a.message,
-        Cause: a.description,
-      })),
+      Activities: activities.map((a) => {
+        const end = endOf(asg, a);
+        return {
+          ActivityId: a.id,
+          AutoScalingGroupName: asg?.name,
+          StartTime: new Date(a.at),
+          ...(end !== undefined ? { EndTime: new Date(end) } : {}),
+          StatusCode: a.status,
+          Description: a.description,
+          StatusMessage: a.message,
+          Cause: a.description,
+        };
+      }),
+      ...(start + size < all.length ? { NextToken: String(start + size) } : {}),
     };
   });
 

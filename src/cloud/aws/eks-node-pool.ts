@@ -4,6 +4,7 @@ import type { EKSClient } from '@aws-sdk/client-eks';
 import { pino, type Logger } from 'pino';
 import type {
   Clock,
+  LaunchedInstance,
   NodeGroupState,
   NodePool,
   PoolNode,
@@ -16,6 +17,7 @@ import { DEFAULT_RETRY, type RetryPolicy } from '../retry.ts';
 import { AwsCallError } from './retry.ts';
 import { realSleep, type Sleep, systemClock } from '../time.ts';
 import { type AsgContext, protectInstances, recentLaunchFailures, terminateInstances } from './asg.ts';
+import { instancesLaunchedSince } from './asg-launches.ts';
 import { AzRebalanceHold } from './az-rebalance.ts';
 import { LeavingInstances } from './leaving-instances.ts';
 import type { ClusterNodes } from './cluster-nodes.ts';
@@ -207,6 +209,20 @@ export class EksNodePool implements NodePool {
     return joinClusterNodes(listed, leaving, this.deps.nodes, this.config.gpusPerNode, (names) => {
       this.names = names;
     });
+  }
+
+  /** The group's launches since `since`, from its scaling activities (asg-launches.ts). */
+  async launchedSince(since: number): Promise<readonly LaunchedInstance[]> {
+    const group = this.autoScalingGroup ?? (await this.readGroup()).autoScalingGroup;
+    if (!group || !this.deps.autoscaling) return [];
+    const { instances, truncated } = await instancesLaunchedSince(group, since, this.asgContext());
+    if (truncated) {
+      this.logger.warn(
+        { event: 'node.launches-truncated', since },
+        'more scaling activities since the last listing than are read; older launches are not charged',
+      );
+    }
+    return instances;
   }
 
   /** Cordons the instances' Kubernetes nodes; one not registered yet has nothing that could land on it. */

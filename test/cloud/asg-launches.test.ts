@@ -1,0 +1,105 @@
+import {
+  AutoScalingClient,
+  AutoScalingServiceException,
+  DescribeScalingActivitiesCommand,
+} from '@aws-sdk/client-auto-scaling';
+import { mockClient } from 'aws-sdk-client-mock';
+import { expect, it } from 'vitest';
+import { instancesLaunchedSince } from '../../src/cloud/aws/asg-launches.ts';
+import { DEFAULT_RETRY } from '../../src/cloud/retry.ts';
+import { captureLogs, fakeTime } from './fake-time.ts';
+
+const T = Date.UTC(2026, 11, 2, 3, 0, 0);
+const at = (minutes: number) => new Date(T + minutes * 60_000);
+let ids = 0;
+/** A scaling activity as the ASG answers it (Successful unless told). */
+const activity = (
+  minutes: number,
+  Description: string,
+  extra: { EndTime?: Date; StatusCode?: 'Failed' } = {},
+) => ({
+  ActivityId: `activity-${++ids}`,
+  AutoScalingGroupName: 'eks-gpu',
+  Cause: Description,
+  StatusCode: 'Successful' as const,
+  StartTime: at(minutes),
+  Description,
+  ...extra,
+});
+
+function context() {
+  const client = new AutoScalingClient({ region: 'us-east-1' });
+  const mock = mockClient(client);
+  const ctx = {
+    sleep: fakeTime().sleep,
+    random: () => 0.5,
+    logger: captureLogs().logger,
+    policy: DEFAULT_RETRY,
+    autoscaling: client,
+  };
+  return { mock, ctx };
+}
+
+// Newest first, as the ASG answers; two pages.
+const pages = [
+  {
+    Activities: [
+      activity(9, 'Terminating EC2 instance: i-0bb', { EndTime: at(10) }),
+      activity(8, 'Terminating EC2 instance: i-0cc'), // still under way
+      activity(7, 'Launching a new EC2 instance: i-0cc'),
+      activity(6, 'Launching a new EC2 instance.  Status Reason: ICE', { StatusCode: 'Failed' }),
+    ],
+    NextToken: 'page-2',
+  },
+  {
+    Activities: [
+      activity(5, 'Launching a new EC2 instance: i-0bb', { EndTime: at(5) }),
+      activity(-30, 'Launching a new EC2 instance: i-0old'),
+    ],
+    NextToken: 'page-3',
+  },
+];
+
+it('reads the launches since `since` across pages, each gone when its termination ended, and stops there', async () => {
+  const { mock, ctx } = context();
+  mock.on(DescribeScalingActivitiesCommand).callsFake((input) => (input.NextToken ? pages[1] : pages[0]));
+  const { instances, truncated } = await instancesLaunchedSince('eks-gpu', T, ctx);
+  expect(truncated).toBe(false);
+  expect(instances).toEqual(
+    expect.arrayContaining([
+      { id: 'i-0bb', launchedAt: T + 5 * 60_000, goneAt: T + 10 * 60_000 },
+      { id: 'i-0cc', launchedAt: T + 7 * 60_000 },
+    ]),
+  );
+  expect(instances).toHaveLength(2);
+  // The second page reached before `since`: no third page is asked for.
+  expect(mock.commandCalls(DescribeScalingActivitiesCommand)).toHaveLength(2);
+});
+
+it('retries a throttled page through the one retry layer', async () => {
+  const { mock, ctx } = context();
+  const throttled = new AutoScalingServiceException({
+    name: 'Throttling',
+    $fault: 'client',
+    $metadata: { httpStatusCode: 400 },
+    message: 'Rate exceeded',
+  });
+  mock
+    .on(DescribeScalingActivitiesCommand)
+    .rejectsOnce(throttled)
+    .resolves({ Activities: [activity(1, 'Launching a new EC2 instance: i-0dd')] });
+  const { instances } = await instancesLaunchedSince('eks-gpu', T, ctx);
+  expect(instances).toEqual([{ id: 'i-0dd', launchedAt: T + 60_000 }]);
+  expect(mock.commandCalls(DescribeScalingActivitiesCommand)).toHaveLength(2);
+});
+
+it('reads at most five pages, and says so', async () => {
+  const { mock, ctx } = context();
+  mock.on(DescribeScalingActivitiesCommand).resolves({
+    Activities: [activity(1, 'Launching a new EC2 instance: i-0ee')],
+    NextToken: 'more',
+  });
+  const { truncated } = await instancesLaunchedSince('eks-gpu', T, ctx);
+  expect(truncated).toBe(true);
+  expect(mock.commandCalls(DescribeScalingActivitiesCommand)).toHaveLength(5);
+});
