@@ -3,6 +3,7 @@ import { LOG_START, LogCursorError } from '../../service/ports.ts';
 import type { RetryContext } from '../retry.ts';
 import { logRefused, statusOf } from './logs.ts';
 import { compareStamps, parseLine, secondAsTime, type Stamp } from './log-stamps.ts';
+import { type LineReader, readStampedLines, type StreamedReadDeps } from './log-read.ts';
 import { kindOf, withKubeRetry } from './retry.ts';
 
 /**
@@ -42,10 +43,11 @@ export type StampedLine = { readonly stamp: Stamp | undefined; readonly text: st
 /**
  * The anchor of a log's last `tailLines` lines: the second of the first of them, and the lines of that
  * second before it, found by reading from that second and finding the tail in what comes (a second
- * may hold many lines: a coarse clock, a burst). 'gone' when the pod is.
+ * may hold many lines: a coarse clock, a burst). That read is streamed, holding no more lines than the
+ * tail: a second may hold most of a 10 MiB log. 'gone' when the pod is.
  */
 export async function anchorOfTail(
-  deps: StampedReadDeps,
+  deps: StampedReadDeps & StreamedReadDeps,
   name: string,
   tailLines: number,
 ): Promise<PodLogAnchor | 'gone'> {
@@ -54,13 +56,12 @@ export async function anchorOfTail(
   const first = tail[0]?.stamp;
   // Fewer lines than asked: the tail is the whole log. Unstamped lines: no second to start from.
   if (tail.length < tailLines || !first) return { linesBefore: 0 };
-  const fromSecond = await readStamped(deps, name, { sinceTime: secondAsTime(first.seconds) });
-  if (fromSecond === 'gone') return fromSecond;
-  const at = lastRunOf(fromSecond, tail);
+  const found = await readStampedLines(deps, name, { sinceTime: secondAsTime(first.seconds) }, () =>
+    lastRunOf(tail, first),
+  );
+  if (found === 'gone') return found;
   // Not found (the kubelet rotated the log between the reads): those stamped earlier come before.
-  const linesBefore =
-    at >= 0 ? at : fromSecond.filter((line) => line.stamp && compareStamps(line.stamp, first) < 0).length;
-  return { second: first.seconds, linesBefore };
+  return { second: first.seconds, linesBefore: found.at >= 0 ? found.at : found.earlier };
 }
 
 /** A non-followed read with timestamps, as lines; a container not started yet has written none. */
@@ -88,12 +89,26 @@ export async function readStamped(
   }
 }
 
-/** The last index where `run` occurs whole in `lines` (stamps and text), or -1. */
-function lastRunOf(lines: readonly StampedLine[], run: readonly StampedLine[]): number {
+/**
+ * The last index where `run` occurs whole (stamps and text) in the lines taken, or -1; and how many of
+ * them are stamped before `first`. It holds the last run.length lines taken, no more.
+ */
+function lastRunOf(run: readonly StampedLine[], first: Stamp): LineReader<{ at: number; earlier: number }> {
   const same = (a: StampedLine, b: StampedLine) =>
     a.text === b.text && (a.stamp && b.stamp ? compareStamps(a.stamp, b.stamp) === 0 : a.stamp === b.stamp);
-  for (let at = lines.length - run.length; at >= 0; at--) {
-    if (run.every((line, i) => same(lines[at + i]!, line))) return at;
-  }
-  return -1;
+  const last: StampedLine[] = [];
+  let taken = 0;
+  let at = -1;
+  let earlier = 0;
+  return {
+    take(line) {
+      last[taken % run.length] = line;
+      taken += 1;
+      if (line.stamp && compareStamps(line.stamp, first) < 0) earlier += 1;
+      const start = taken - run.length;
+      if (start >= 0 && run.every((r, i) => same(last[(start + i) % run.length]!, r))) at = start;
+      return false;
+    },
+    result: () => ({ at, earlier }),
+  };
 }

@@ -1,11 +1,11 @@
 import { PassThrough, type Readable } from 'node:stream';
-import { TextDecoder } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type CoreV1Api, type KubeConfig, Log, type V1Pod } from '@kubernetes/client-node';
 import type { LogPosition, ReplicaLogFollow, ReplicaLogQuery } from '../../service/ports.ts';
 import type { RetryContext } from '../retry.ts';
-import { anchorOfTail, formatCursor, parseCursor, type PodLogAnchor, readStamped } from './log-cursor.ts';
-import { endOf, type LogPlace, placeInLog } from './log-place.ts';
+import { anchorOfTail, formatCursor, parseCursor, type PodLogAnchor } from './log-cursor.ts';
+import { type LogPlace, LogPlacer } from './log-place.ts';
+import { linesOf, readStampedLines } from './log-read.ts';
 import { compareStamps, parseLine, secondAsTime, type Stamp } from './log-stamps.ts';
 import { logGenerations, logRefused, statusOf } from './logs.ts';
 import { podName } from './names.ts';
@@ -58,7 +58,9 @@ async function followPodLog(
  * Where a follow starts, as an anchor and bytes past it: the last `tailLines` lines, or where a follower
  * got to, found in the log as it is now (near the follower's last line, so the log is not read again
  * from where a long follow began). A position the log no longer reaches (the kubelet rotated it away)
- * is a gap: the follow goes on from the log's newest line.
+ * is a gap: the follow goes on from the log's newest line. The log is read from the anchor's second (or
+ * its start) a line at a time, up to the follower's line: a follow from `start` of a 10 MiB log reads
+ * its first line to be placed, one far into it streams past the lines before, holding none of them.
  */
 async function placeStart(
   deps: PodLogFollowDeps,
@@ -70,11 +72,14 @@ async function placeStart(
     const anchor = await anchorOfTail(stamped, name, start.tailLines);
     return anchor === 'gone' ? anchor : { anchor, skip: 0, gap: false };
   }
-  const lines = await readStamped(stamped, name, anchorTime(start.anchor));
-  if (lines === 'gone') return lines;
-  const place = placeInLog(lines, start, true);
-  if (place !== 'lost') return { ...place, gap: false };
-  return { anchor: endOf(lines, start.anchor), skip: 0, gap: true };
+  const placer = await readStampedLines(stamped, name, anchorTime(start.anchor), () => {
+    const placer = new LogPlacer(start, true);
+    return { take: (line) => placer.take(line), result: () => placer };
+  });
+  if (placer === 'gone') return placer;
+  const place = placer.end();
+  if (place !== 'lost') return { anchor: place.anchor, skip: place.skip, gap: false };
+  return { anchor: placer.endAnchor(), skip: 0, gap: true };
 }
 
 /**
@@ -178,35 +183,6 @@ async function open(
     if (statusOf(error) === 403) throw logRefused(name, deps.namespace, error);
     throw error;
   }
-}
-
-/** A line longer than this (a progress bar redrawn with \r for hours) is given in pieces, not held whole. */
-const MAX_LINE_CHARS = 1 << 20;
-
-/**
- * Lines as the container wrote them, split at \n only (a progress bar's \r stays within its line). What
- * follows the last \n when the stream ends is left in `unfinished`: a line the stream was cut in, which
- * comes again whole, or the last words of a container that ended without a \n.
- */
-async function* linesOf(stream: PassThrough, unfinished: { text: string }): AsyncGenerator<string> {
-  const decoder = new TextDecoder();
-  let pending = '';
-  for await (const chunk of stream) {
-    const text = decoder.decode(chunk as Buffer, { stream: true });
-    const end = text.lastIndexOf('\n');
-    if (end < 0) {
-      pending += text;
-      if (pending.length > MAX_LINE_CHARS) {
-        yield pending;
-        pending = '';
-      }
-      continue;
-    }
-    const lines = (pending + text.slice(0, end)).split('\n');
-    pending = text.slice(end + 1);
-    yield* lines;
-  }
-  unfinished.text = pending + decoder.decode();
 }
 
 async function* follow(

@@ -15,32 +15,91 @@ export interface LogPlace {
  */
 export function placeInLog(
   lines: readonly StampedLine[],
-  { anchor, skip }: LogPlace,
+  place: LogPlace,
   reachesStart: boolean,
 ): (LogPlace & { readonly at: number }) | 'lost' {
-  let at = 0;
-  const second = anchor.second;
-  if (second === undefined) {
-    if (!reachesStart) return 'lost';
-  } else {
-    at = lines.findIndex((line) => line.stamp !== undefined && line.stamp.seconds >= second);
-    // The anchor's second and the lines of it before the position must all still be there.
-    if (at < 0 || lines[at]!.stamp!.seconds !== second) return 'lost';
-    for (let i = 0; i < anchor.linesBefore; i++, at++) {
-      if (lines[at]?.stamp?.seconds !== second) return 'lost';
+  const placer = new LogPlacer(place, reachesStart);
+  for (const line of lines) if (placer.take(line)) break;
+  return placer.end();
+}
+
+/**
+ * placeInLog a line at a time, for a log read as it comes (log-follow.ts streams a pod's, which may be
+ * 10 MiB): `take` each line in order until it says the place is found, then `end`; `end` after the last
+ * line too. It holds no line, only counts: where it is, the bytes left, the newest second's run of lines.
+ * Past a lost place it goes on counting, for `endAnchor` (where the log ends: a gap goes on from there).
+ */
+export class LogPlacer {
+  /** Lines taken so far (the index of the next). */
+  private at = 0;
+  /** Finding the anchor's second, then its lines before the place, then the bytes past them. */
+  private phase: 'second' | 'before' | 'bytes' | 'found' | 'lost';
+  private linesLeft: number;
+  private bytesLeft: number;
+  /** The found place (phase 'found'). */
+  private found: (LogPlace & { readonly at: number }) | undefined;
+  /** The run of lines of one second the last line taken ends (undefined after an unstamped line). */
+  private run: { second: number; count: number } | undefined;
+
+  constructor(
+    private readonly place: LogPlace,
+    reachesStart: boolean,
+  ) {
+    this.linesLeft = place.anchor.linesBefore;
+    this.bytesLeft = place.skip;
+    if (place.anchor.second === undefined) this.phase = reachesStart ? 'bytes' : 'lost';
+    else this.phase = 'second';
+  }
+
+  /** Takes the next line; true once the place is found (a lost one is read on, for `endAnchor`). */
+  take(line: StampedLine): boolean {
+    const second = this.place.anchor.second;
+    if (this.phase === 'second' && line.stamp !== undefined && line.stamp.seconds >= second!) {
+      // The anchor's second and the lines of it before the position must all still be there.
+      this.phase = line.stamp.seconds !== second ? 'lost' : this.linesLeft > 0 ? 'before' : 'bytes';
     }
+    if (this.phase === 'before') {
+      if (line.stamp?.seconds !== second) this.phase = 'lost';
+      else if (--this.linesLeft === 0) this.phase = 'bytes';
+    } else if (this.phase === 'bytes') {
+      const bytes = Buffer.byteLength(line.text) + 1;
+      if (this.bytesLeft < bytes) {
+        // An unstamped line gives no second to start from: the anchor given stays.
+        const stamp = line.stamp;
+        const before = stamp && this.run?.second === stamp.seconds ? this.run.count : 0;
+        this.found = stamp
+          ? { anchor: { second: stamp.seconds, linesBefore: before }, skip: this.bytesLeft, at: this.at }
+          : { ...this.place, at: this.at };
+        this.phase = 'found';
+        return true;
+      }
+      this.bytesLeft -= bytes;
+    }
+    this.count(line);
+    return false;
   }
-  let left = skip;
-  while (at < lines.length) {
-    const bytes = Buffer.byteLength(lines[at]!.text) + 1;
-    if (left < bytes) break;
-    left -= bytes;
-    at += 1;
+
+  /** Where the log ends: past its last line taken (and counted), as endOf says. */
+  endAnchor(): PodLogAnchor {
+    if (this.at === 0) return { linesBefore: 0 };
+    return this.run ? { second: this.run.second, linesBefore: this.run.count } : this.place.anchor;
   }
-  if (at === lines.length) return left > 0 ? 'lost' : { anchor: endOf(lines, anchor), skip: 0, at };
-  // An unstamped line gives no second to start from: the anchor given stays.
-  const near = anchorAt(lines, at);
-  return near ? { anchor: near, skip: left, at } : { anchor, skip, at };
+
+  /** The place, the log's lines taken to its end or until `take` said it was found. */
+  end(): (LogPlace & { readonly at: number }) | 'lost' {
+    if (this.found) return this.found;
+    if (this.phase !== 'bytes' || this.bytesLeft > 0) return 'lost';
+    // At its very end: the anchor past its last line.
+    return { anchor: this.endAnchor(), skip: 0, at: this.at };
+  }
+
+  private count(line: StampedLine): void {
+    this.at += 1;
+    const stamp = line.stamp;
+    if (!stamp) this.run = undefined;
+    else if (this.run?.second === stamp.seconds) this.run.count += 1;
+    else this.run = { second: stamp.seconds, count: 1 };
+  }
 }
 
 /** The anchor of the line at `at`: its second and the lines of it before; undefined when unstamped. */
