@@ -1,8 +1,10 @@
+import type { IncomingMessage } from 'node:http';
 import { OpenAPIHono } from '@hono/zod-openapi';
+import { connectionEnd, TOKEN_PROOF_NONCE, TOKEN_PROOF_PATH, tokenProof } from '../core/token-proof.ts';
 import type { OperatorToken } from '../service/operator-token.ts';
 import type { Scheduler } from '../service/scheduler.ts';
 import type { BoaService } from '../service/service.ts';
-import { operatorOnly, operatorOrJobAuth } from './auth.ts';
+import { asOperatorToken, operatorOnly, operatorOrJobAuth } from './auth.ts';
 import type { ApiEnv } from './env.ts';
 import { errorBody, handleError, validationError } from './errors.ts';
 import { liveness, readiness } from './health.ts';
@@ -39,6 +41,25 @@ export function createApp(service: BoaService, scheduler: Scheduler, operatorTok
   app.get('/readyz', (c) => {
     const { status, body } = readiness(service);
     return c.json(body, status);
+  });
+  // Open, as the CLI asks it before it sends the token it read from the data dir: the answer proves
+  // this service holds that token without giving it (src/core/token-proof.ts, docs/security.md).
+  const tokens = asOperatorToken(operatorToken);
+  app.get(TOKEN_PROOF_PATH, (c) => {
+    const nonce = c.req.query('nonce');
+    if (nonce === undefined || !TOKEN_PROOF_NONCE.test(nonce)) {
+      return c.json(
+        errorBody('bad_nonce', 'nonce must be 32 to 128 characters of A-Z, a-z, 0-9, - and _'),
+        400,
+      );
+    }
+    // The connection as this end sees it (node-server's bindings); none in a request made in-process.
+    const socket = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket;
+    if (!socket?.localPort) {
+      return c.json(errorBody('no_connection', 'this request came over no connection to prove it on'), 400);
+    }
+    const end = connectionEnd(socket.localAddress, socket.localPort);
+    return c.json({ proof: tokenProof(tokens.current, nonce, end) });
   });
   const registry = prometheusRegistry(service);
   // Metrics name jobs, classes and spend: the operator token is needed, as for /v1 (Prometheus sends

@@ -76,7 +76,7 @@ function isJobToken(service: BoaService, id: number, token: string): boolean {
   }
 }
 
-function asOperatorToken(token: OperatorToken | string): OperatorToken {
+export function asOperatorToken(token: OperatorToken | string): OperatorToken {
   return typeof token === 'string' ? OperatorToken.fixed(token) : token;
 }
 

@@ -55,6 +55,41 @@ export function describeUnversionedRoutes(app: OpenAPIHono<ApiEnv>): void {
   });
   registry.registerPath({
     method: 'get',
+    path: '/token-proof',
+    operationId: 'getTokenProof',
+    summary:
+      "Proves this service holds the operator token, without giving it: the CLI asks before it sends the token it read from a data dir's token file (docs/security.md)",
+    security: [],
+    request: {
+      query: z.object({
+        nonce: z
+          .string()
+          .openapi({
+            description: "the asker's random nonce: 32 to 128 characters of A-Z, a-z, 0-9, - and _",
+          }),
+      }),
+    },
+    responses: {
+      200: jsonContent(
+        z
+          .object({
+            proof: z.string().openapi({
+              description:
+                'base64url HMAC-SHA256, keyed with the operator token, of "boa token proof 1\\n<nonce>\\n<address> <port>": the connection\'s address and port at the service\'s end (an IPv4 address without ::ffff:)',
+            }),
+          })
+          .openapi('TokenProof'),
+        'the proof',
+      ),
+      400: jsonContent(
+        ErrorSchema,
+        'a nonce not of that form (`bad_nonce`), or no connection (`no_connection`)',
+      ),
+      503: starting,
+    },
+  });
+  registry.registerPath({
+    method: 'get',
     path: '/metrics',
     operationId: 'getMetrics',
     summary: 'Prometheus metrics (they name classes, jobs and spend: the operator token is needed)',

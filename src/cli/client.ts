@@ -1,5 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { connectionEnd, proofMatches, TOKEN_PROOF_PATH, tokenProof } from '../core/token-proof.ts';
 import type { Connection } from './connection.ts';
 import { CliError, EXIT } from './errors.ts';
 
@@ -86,12 +88,13 @@ export class BoaClient {
    * answer's (its headers), not the body's, which lasts as long as what it follows. `bytes`: how much
    * of the body came; `cut`: it broke off (the service stopped, the connection dropped) rather than ended.
    */
-  stream(
+  async stream(
     path: string,
     onText: (text: string) => void,
     /** Called with the answer's headers as it starts, before its text. */
     onAnswer?: (header: (name: string) => string | undefined) => void,
   ): Promise<{ header(name: string): string | undefined; bytes: number; cut: boolean }> {
+    await this.proven();
     const { url, token } = this.connection;
     const headers: Record<string, string> = { accept: 'text/plain, application/json' };
     if (token) headers.authorization = `Bearer ${token}`;
@@ -165,6 +168,7 @@ export class BoaClient {
     body?: unknown,
     extraHeaders: Record<string, string> = {},
   ): Promise<{ text: string; headers: Headers }> {
+    await this.proven();
     const { url, token } = this.connection;
     const headers: Record<string, string> = { ...extraHeaders, accept: 'application/json' };
     if (token) headers.authorization = `Bearer ${token}`;
@@ -183,6 +187,84 @@ export class BoaClient {
     const text = await res.text();
     if (!res.ok) throw this.refusal(res.status, text);
     return { text, headers: res.headers };
+  }
+
+  /**
+   * A token read from the local data dir's file is sent only to a service that proves it holds it
+   * (src/core/token-proof.ts): boa may be down and another user's program listening on its port. Asked
+   * before each request that carries it, not once: a follow or a wait goes on across a restart of boa,
+   * and what answers after it need not be boa. A token given (--token, BOA_TOKEN) is sent as given.
+   */
+  private proven(): Promise<void> {
+    const { tokenSource, token } = this.connection;
+    if (tokenSource !== 'file' || !token) return Promise.resolve();
+    return this.askProof(token);
+  }
+
+  private askProof(token: string): Promise<void> {
+    const nonce = randomBytes(32).toString('base64url');
+    const target = new URL(`${this.connection.url}${TOKEN_PROOF_PATH}?nonce=${nonce}`);
+    const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+    return new Promise((resolve, reject) => {
+      let settled = false;
+      const settle = (error?: unknown) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        if (error === undefined) resolve();
+        else reject(error instanceof CliError ? error : this.unreachable(error));
+        req.destroy();
+      };
+      // A connection of its own (no kept-alive one): the proof is of what listens now.
+      const req = send(target, { headers: { accept: 'application/json' }, agent: false }, (res) => {
+        // The service's end of the connection, as this end sees it: a relay's, not boa's, if one is between.
+        const end = connectionEnd(res.socket.remoteAddress, res.socket.remotePort);
+        const status = res.statusCode ?? 0;
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          // An answer no proof is as long as: whatever sends it, it is not believed, nor read on.
+          if (size > 64 * 1024) return settle(this.notProven(`an answer of over 64 KiB`));
+          chunks.push(chunk);
+        });
+        res.on('error', (error) => settle(error));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          // A boa still starting answers every path 503: said as any request's would be.
+          if (status === 503 && apiError(text)) return settle(this.refusal(status, text));
+          if (status !== 200) return settle(this.notProven(`HTTP ${status}`));
+          let proof: unknown;
+          try {
+            proof = (JSON.parse(text) as { proof?: unknown }).proof;
+          } catch {
+            return settle(this.notProven('an answer that is not JSON'));
+          }
+          if (!proofMatches(proof, tokenProof(token, nonce, end)))
+            return settle(this.notProven('a wrong proof'));
+          settle();
+        });
+      });
+      const timer = setTimeout(() => {
+        const timeout = new Error('timed out');
+        timeout.name = 'TimeoutError';
+        req.destroy(timeout);
+      }, this.timeoutMs);
+      req.on('error', (error) => settle(error));
+      req.end();
+    });
+  }
+
+  /** The local service did not prove it holds the token file's token: it was not sent. */
+  private notProven(answer: string): CliError {
+    const { url, tokenFile } = this.connection;
+    return new CliError(
+      `the service at ${url} did not prove it holds the operator token in ${tokenFile} (it answered ` +
+        `GET ${TOKEN_PROOF_PATH} with ${answer}), so the token was not sent: that file is another ` +
+        `service's, or what listens at ${url} is not the boa that wrote it (set BOA_DATA_DIR to this ` +
+        "service's data dir, or BOA_TOKEN)",
+      EXIT.unauthorized,
+    );
   }
 
   private unreachable(error: unknown): CliError {

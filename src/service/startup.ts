@@ -7,7 +7,8 @@ export class StartupError extends Error {
   override name = 'StartupError';
 }
 
-type Fetch = (request: Request) => Response | Promise<Response>;
+/** node-server's handler: the request and its bindings (the connection, which GET /token-proof reads). */
+type Fetch = (request: Request, env?: unknown) => Response | Promise<Response>;
 
 /**
  * Binds the HTTP port before the service starts working, so a taken port ends the start before
@@ -16,7 +17,7 @@ type Fetch = (request: Request) => Response | Promise<Response>;
 export async function listen(host: string, port: number) {
   let app: Fetch = () =>
     Response.json({ error: { code: 'starting', message: 'boa is starting' } }, { status: 503 });
-  const fetch: Fetch = (request) => app(request);
+  const fetch: Fetch = (request, env) => app(request, env);
   const { server, boundPort } = await new Promise<{ server: ServerType; boundPort: number }>((done, fail) => {
     const server = serve({ fetch, port, hostname: host }, (info) => done({ server, boundPort: info.port }));
     server.once('error', (error: NodeJS.ErrnoException) => {

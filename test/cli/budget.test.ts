@@ -392,7 +392,8 @@ describe('boa connection errors', () => {
     );
     expect(await storedBudget(s)).toBeNull();
 
-    // Another service's token file (another data dir): named, with what to set.
+    // Another service's token file (another data dir): named, with what to set; since 2026-12-02 not
+    // sent (this service cannot prove it holds it), where before it was sent and refused.
     mkdirSync(join(s.cwd, 'other'));
     writeFileSync(join(s.cwd, 'other', 'token'), 'a-token-of-another-service\n');
     const other = await s.boa(['budget', 'set', '30'], {
@@ -401,8 +402,10 @@ describe('boa connection errors', () => {
     });
     expect(other.status).toBe(4);
     expect(other.stderr).toBe(
-      `boa: the token was refused: it was read from ${join(s.cwd, 'other', 'token')}, which another service ` +
-        "wrote (set BOA_DATA_DIR to this service's data dir, or BOA_TOKEN)\n",
+      `boa: the service at ${s.url} did not prove it holds the operator token in ${join(s.cwd, 'other', 'token')} ` +
+        `(it answered GET /token-proof with a wrong proof), so the token was not sent: that file is another ` +
+        `service's, or what listens at ${s.url} is not the boa that wrote it (set BOA_DATA_DIR to this ` +
+        "service's data dir, or BOA_TOKEN)\n",
     );
 
     mkdirSync(join(s.cwd, 'data'));

@@ -51,9 +51,10 @@ export async function startCliService(
   hold?: (request: Request) => Promise<void>,
 ) {
   const booted = await startService(options);
-  const fetch = async (request: Request) => {
+  // With node-server's bindings (the connection), as main.ts serves it: GET /token-proof reads them.
+  const fetch = async (request: Request, env?: unknown) => {
     await hold?.(request);
-    return booted.app.fetch(request);
+    return booted.app.fetch(request, env);
   };
   const server = await new Promise<ReturnType<typeof serve>>((ready) => {
     const s = serve({ fetch, port: 0, hostname: '127.0.0.1' }, () => ready(s));
