@@ -62,11 +62,9 @@ export function describeUnversionedRoutes(app: OpenAPIHono<ApiEnv>): void {
     security: [],
     request: {
       query: z.object({
-        nonce: z
-          .string()
-          .openapi({
-            description: "the asker's random nonce: 32 to 128 characters of A-Z, a-z, 0-9, - and _",
-          }),
+        nonce: z.string().openapi({
+          description: "the asker's random nonce: 32 to 128 characters of A-Z, a-z, 0-9, - and _",
+        }),
       }),
     },
     responses: {
