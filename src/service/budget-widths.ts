@@ -53,7 +53,8 @@ export function budgetLimitedWidths(
     const runs = job.state === 'running';
     running[index] = runs;
     widths[index] = plannedWidth(job);
-    current[index] = runs ? job.width : 0;
+    // The width it is booked at: GPUs the idle fill lent are not the budget's (idle-fill.ts).
+    current[index] = runs ? job.width - (job.idleFillGpus ?? 0) : 0;
     const profile = classes.get(job.className)?.profile;
     tables[index] = epochSpeedups(profile, job.statEpoch);
     weights[index] = profile?.weight ?? 1;

@@ -109,6 +109,12 @@ export const planningSettings = {
     .nonnegative('drainAfterHours must be >= 0 (0: never)')
     .default(DEFAULT_DRAIN.afterHours),
   /**
+   * A job on one node is widened onto that node's idle GPUs where its profile says the speedup repays
+   * the restart (core/exec/idle-fill.ts, as in the simulator); they are paid anyway, so the plan, the
+   * node count and the booked allocation stay the plan's. false: jobs run at the plan's widths.
+   */
+  idleFill: z.boolean({ error: 'idleFill must be true or false' }).default(true),
+  /**
    * Opt-in: while the budget window (6 hours or more of it) has paid more than this share under its
    * budget and nothing waits, the running jobs take the budget's GPUs by the drain's rule, with no floor
    * on what a GPU adds (core/exec/band-fill.ts); 0: never. For a budget lost if unspent: 0.015 keeps the

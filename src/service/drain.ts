@@ -67,7 +67,7 @@ export function drainedWidths(
 }
 
 /** Statistical progress, 0..1: the epochs done and the work reported in the current one. */
-function progressOf(job: ServiceJob, epochs: ReadonlyArray<{ workSeconds: number }>): number {
+export function progressOf(job: ServiceJob, epochs: ReadonlyArray<{ workSeconds: number }>): number {
   const total = epochs.reduce((sum, e) => sum + e.workSeconds, 0);
   if (!(total > 0)) return 0;
   let done = job.workDoneSeconds;

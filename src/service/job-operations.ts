@@ -109,7 +109,8 @@ export function finishJob(
     if (state === 'done' && job.statEpoch === (epochs ?? 0) - 1) recordWorkSample(svc, job, now);
     svc.deps.repo.transaction(() => {
       svc.flushAllocation(now);
-      svc.state.allocatedGpus -= job.allocation.length;
+      // What the ticks booked: the idle fill's GPUs were not (idle-fill.ts).
+      svc.state.allocatedGpus -= job.allocation.length - (job.idleFillGpus ?? 0);
       job.state = state;
       job.finishedAt = now;
       job.allocation = [];
@@ -138,6 +139,7 @@ export function finishJob(
 /** What ending `job` changes in memory, put back by the function returned. */
 function endUndo(svc: BoaService, job: ServiceJob): () => void {
   const { state, finishedAt, allocation, width, generation, generationSince, exitCode, failureReason } = job;
+  const { idleFillGpus } = job;
   const { allocatedGpus, allocatedFrom } = svc.state;
   const cls = svc.state.classes.get(job.className);
   const samples = cls?.workSamples.map((epoch) => [...epoch]);
@@ -151,6 +153,7 @@ function endUndo(svc: BoaService, job: ServiceJob): () => void {
       generationSince,
       exitCode,
       failureReason,
+      idleFillGpus,
     });
     svc.state.allocatedGpus = allocatedGpus;
     svc.state.allocatedFrom = allocatedFrom;

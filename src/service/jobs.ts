@@ -38,6 +38,12 @@ export interface ServiceJob {
    * it runs at to spare a restart), so the API can say why a job runs narrower than its plan.
    */
   narrowedByBudget?: boolean;
+  /**
+   * Set each tick: GPUs it holds beyond its plan's width, lent by the idle fill (idle-fill.ts) on its
+   * node; not booked as allocated (the node is paid anyway). In memory only: after a restart the next
+   * tick sets it again.
+   */
+  idleFillGpus?: number;
   /** What the executor runs; null for a self-launched job. */
   readonly workload: Workload | null;
   readonly tokenSeed: string | null;

@@ -80,12 +80,15 @@ export class IncrementalPlacement {
   /**
    * `jobs`: every active job, in priority order (FIFO by id); `widthOf` gives its width now (0 while it
    * has no plan: it waits). A function rather than a field, so a tick allocates nothing per job.
+   * `keptOf`: a wider width a job may keep where it runs (the idle fill's, idle-fill.ts), neither
+   * wanted nor placed anew: a job that no longer runs at it is placed at `widthOf`.
    */
   place<J extends PlacementJob>(
     jobs: readonly J[],
     widthOf: (job: J) => number,
     readyNodes: readonly PoolNode[],
     bounds: PlacementBounds,
+    keptOf?: (job: J) => number,
   ): Placement {
     this.tick += 1;
     if (this.numbering.size > this.forgetNodesPast && this.numbering.size > 4 * readyNodes.length)
@@ -119,7 +122,7 @@ export class IncrementalPlacement {
       if (record !== undefined) {
         if (
           record.allocation === job.allocation &&
-          width === record.slots.length &&
+          (width === record.slots.length || (width > 0 && keptOf?.(job) === record.slots.length)) &&
           (!lostNodes || this.allReady(record.slots))
         ) {
           record.seenAt = this.tick;
@@ -177,6 +180,40 @@ export class IncrementalPlacement {
       Math.max(bounds.minNodes, Math.ceil((wanted + stranded) / bounds.gpusPerNode)),
     );
     return { changed, wantedGpus: wanted, allocatedGpus: this.allocated, desiredNodes };
+  }
+
+  /** GPUs placed now: the last pass's and the moves since (moveTo). */
+  get allocatedGpus(): number {
+    return this.allocated;
+  }
+
+  /** Free GPUs of each ready node that takes new work (not keep-only), by number, after the last pass. */
+  freeGpus(): Map<number, number> {
+    const free = new Map<number, number>();
+    for (const n of this.freeNodes()) free.set(n.id, n.gpus);
+    return free;
+  }
+
+  /** Where the last pass left a job, by node number; undefined: nowhere. */
+  slotsOf(id: number): readonly number[] | undefined {
+    return this.placed.get(id)?.slots;
+  }
+
+  /**
+   * Moves a job the last pass placed to `slots` (the idle fill widening it on its node). Returns its
+   * node ids, or undefined when they are `before`'s (the allocation it runs with: then it is kept).
+   */
+  moveTo(id: number, slots: readonly number[], before: readonly string[]): readonly string[] | undefined {
+    const record = this.placed.get(id);
+    if (record === undefined) throw new Error(`job ${id} is not placed`);
+    this.release(id, record);
+    const ids = this.numbering.ids(slots);
+    const same = ids.length === before.length && ids.every((node, i) => node === before[i]);
+    const allocation = same ? before : ids;
+    this.hold(id, { id, allocation, slots, seenAt: this.tick });
+    // byId holds the record replaced: sorted again at the next pass.
+    this.byId = undefined;
+    return same ? undefined : allocation;
   }
 
   /** Node names numbered now (bounded by forgetNodesPast and the listing). */

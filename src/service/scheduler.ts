@@ -15,6 +15,8 @@ import { replanIfGroupResized } from './plan-inputs.ts';
 import { TickUndo } from './tick-undo.ts';
 import { isBilled } from './paid-now.ts';
 import { UnseenNodes } from './unseen-nodes.ts';
+import { fillIdle, keptWidth } from './idle-fill.ts';
+import { estimatedClasses } from './plan-inputs.ts';
 
 export interface TickDecision {
   readonly changed: ServiceJob[];
@@ -113,11 +115,30 @@ export class Scheduler {
     const widthOf = drained?.widthOf ?? served;
     let drainExtraGpus = 0;
     if (drained) for (const job of active) drainExtraGpus += widthOf(job) - served(job);
-    const placement = this.placement.place(active, widthOf, readyNodes, {
-      gpusPerNode: config.gpusPerNode,
-      minNodes,
-      maxNodes,
-    });
+    const bounds = { gpusPerNode: config.gpusPerNode, minNodes, maxNodes };
+    const keptOf = (job: ServiceJob) => keptWidth(job, widthOf(job));
+    let placement = this.placement.place(
+      active,
+      widthOf,
+      readyNodes,
+      bounds,
+      config.idleFill ? keptOf : undefined,
+    );
+    // GPUs the idle fill lent give way when a job would otherwise wait or run short (as in the simulator).
+    if (
+      config.idleFill &&
+      active.some((job) => keptOf(job) > 0) &&
+      this.anyShort(active, widthOf, placement.changed)
+    ) {
+      placement = this.placement.place(active, widthOf, readyNodes, bounds);
+    }
+    if (config.idleFill) {
+      const classes = () => new Map(estimatedClasses(this.service).map((c) => [c.name, c]));
+      for (const [id, next] of fillIdle(this.placement, active, widthOf, classes, now)) {
+        if (next === undefined) placement.changed.delete(id);
+        else placement.changed.set(id, next);
+      }
+    }
     // The jobs placement moved and those a newer plan rewidthed (saved with the tick even if their
     // allocation did not change), in id order as in `active`: a few a tick, not a pass over every job.
     const changed: ServiceJob[] = [...rewidthed];
@@ -127,6 +148,17 @@ export class Scheduler {
     }
     changed.sort((a, b) => a.id - b.id);
     let placedShort = false;
+    // The idle fill's GPUs: not booked (the plan's widths are), and kept by the job at the next tick.
+    let idleFillGpus = 0;
+    for (const job of config.idleFill ? active : []) {
+      const runs = placement.changed.get(job.id)?.length ?? job.allocation.length;
+      const extra = Math.max(0, runs - widthOf(job));
+      if (extra !== (job.idleFillGpus ?? 0)) {
+        undo.note(job);
+        job.idleFillGpus = extra;
+      }
+      idleFillGpus += extra;
+    }
     for (const job of changed) {
       const next = placement.changed.get(job.id);
       if (next === undefined) continue;
@@ -149,11 +181,21 @@ export class Scheduler {
     return {
       changed,
       wantedGpus: placement.wantedGpus,
-      allocatedGpus: placement.allocatedGpus,
+      // After the idle fill's moves (this.placement's count), less the GPUs it lent.
+      allocatedGpus: this.placement.allocatedGpus - idleFillGpus,
       desiredNodes: placement.desiredNodes,
       drainExtraGpus,
       placedShort,
     };
+  }
+
+  /** Some job with a width is placed on fewer GPUs (or none). */
+  private anyShort(
+    jobs: readonly ServiceJob[],
+    widthOf: (job: ServiceJob) => number,
+    changed: ReadonlyMap<number, readonly string[]>,
+  ): boolean {
+    return jobs.some((job) => (changed.get(job.id) ?? job.allocation).length < widthOf(job));
   }
 
   /** One tick, counted when it fails and timed while it runs (for /metrics and /healthz). */

@@ -14,6 +14,7 @@ type TickFields = Pick<
   | 'allocation'
   | 'generation'
   | 'generationSince'
+  | 'idleFillGpus'
 >;
 
 /**
@@ -39,6 +40,7 @@ export class TickUndo {
       allocation: job.allocation,
       generation: job.generation,
       generationSince: job.generationSince,
+      idleFillGpus: job.idleFillGpus,
     });
   }
 
