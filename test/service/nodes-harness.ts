@@ -15,6 +15,8 @@ import { ManualClock } from './harness.ts';
 export const TICK_SECONDS = 60;
 
 export interface NodesWorldOptions {
+  /** The service's idleFill (default on): off where a test holds jobs to their widths on a node. */
+  readonly idleFill?: boolean;
   readonly maxSize?: number;
   /** Kubernetes: Node registered / Ready this long after EC2 running. */
   readonly registerMs?: number;
@@ -60,6 +62,7 @@ export function nodesWorld(options: NodesWorldOptions = {}) {
     tickSeconds: TICK_SECONDS,
     // The jobs here launch themselves and never report: keep them from being declared lost.
     leaseSeconds: 86_400,
+    ...(options.idleFill !== undefined ? { idleFill: options.idleFill } : {}),
     aws: { clusterName: 'boa', nodegroupName: 'gpu', region: 'us-east-1' },
     nodes: {
       provisionSeconds: options.provisionSeconds ?? 900,

@@ -111,7 +111,8 @@ describe('Kubernetes node truth', () => {
   });
 
   it('keeps the jobs of a node NotReady for less than notReadyGraceSeconds, and places nothing new there', async () => {
-    const w = world({ notReadyGraceSeconds: 300 });
+    // Jobs at their widths: the idle fill would widen the first onto its node's other GPUs.
+    const w = world({ notReadyGraceSeconds: 300, idleFill: false });
     const { tick, job } = await w.start();
     const a = job(2);
     await tick(3);
@@ -166,7 +167,8 @@ describe('Kubernetes node truth', () => {
   });
 
   it('keeps the jobs of a node EKS tainted for an update until it is drained, and places nothing new there', async () => {
-    const w = world();
+    // Jobs at their widths: the idle fill would widen the first onto its node's other GPUs.
+    const w = world({ idleFill: false });
     const { tick, job } = await w.start();
     const a = job(2);
     await tick(3);

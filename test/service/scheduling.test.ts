@@ -9,11 +9,12 @@ afterEach(async () => {
   for (const fn of cleanups.splice(0)) await fn();
 });
 
-async function withBudget(budget: number) {
+async function withBudget(budget: number, config: Record<string, unknown> = {}) {
   const s = await startService({
     config: {
       priorRates: { cifar10: 8, bert: 1 },
       local: { maxNodes: 16, bootSeconds: 90, releaseSeconds: 30 },
+      ...config,
     },
   });
   cleanups.push(s.close);
@@ -25,7 +26,8 @@ async function withBudget(budget: number) {
 describe('scheduling tick', () => {
   it('runs a job at its plan width, resizes the node group, and rescales at an epoch change', async () => {
     // Just above cifar10's minimum (about 8.5 here) its plan widens as the job's epochs pass.
-    const s = await withBudget(12);
+    // The plan's widths alone: the idle fill would widen the job onto its node (idle-fill.test.ts).
+    const s = await withBudget(12, { idleFill: false });
     // The plan mixes two width sequences by share; each job's draw picks one, so of a few jobs one widens.
     const jobs = [];
     for (let i = 0; i < 4; i++) jobs.push((await s.request('POST', '/v1/jobs', { class: 'cifar10' })).body);
