@@ -11,12 +11,11 @@ import { intervalPlan } from './demand.ts';
 import { drainedWidths } from './drain.ts';
 import { bandFillOptions, windowBelowBand } from '../core/exec/band-fill.ts';
 import { ceilingLookbackHours } from '../core/spend-ceiling.ts';
-import { replanIfGroupResized } from './plan-inputs.ts';
+import { estimatedClasses, replanIfGroupResized } from './plan-inputs.ts';
 import { TickUndo } from './tick-undo.ts';
 import { isBilled } from './paid-now.ts';
 import { UnseenNodes } from './unseen-nodes.ts';
 import { fillIdle, keptWidth } from './idle-fill.ts';
-import { estimatedClasses } from './plan-inputs.ts';
 
 export interface TickDecision {
   readonly changed: ServiceJob[];
