@@ -11,6 +11,32 @@ import { progressOf } from './drain.ts';
 import type { ServiceJob } from './jobs.ts';
 import type { IncrementalPlacement } from './placement.ts';
 
+/**
+ * GPUs lent on each node (a filled job runs on one node). A node's load for choosing what to remove is
+ * what it runs for the plan: a node with one job widened 1 -> 4 is not fuller than one running two jobs.
+ */
+export function lentGpusByNode(jobs: Iterable<ServiceJob>): Map<string, number> {
+  const lent = new Map<string, number>();
+  for (const job of jobs) {
+    const extra = job.idleFillGpus ?? 0;
+    const node = job.allocation[0];
+    if (extra > 0 && node !== undefined) lent.set(node, (lent.get(node) ?? 0) + extra);
+  }
+  return lent;
+}
+
+/** GPUs placed on a node less those lent there; a node with a job counts at least 1. */
+export function bookedGpusOn(
+  placedOn: (node: string) => number,
+  jobs: Iterable<ServiceJob>,
+): (node: string) => number {
+  const lent = lentGpusByNode(jobs);
+  return (node) => {
+    const placed = placedOn(node);
+    return placed > 0 ? Math.max(1, placed - (lent.get(node) ?? 0)) : 0;
+  };
+}
+
 /** The width a job widened by the fill keeps while it runs at it and its plan is narrower; 0: none. */
 export function keptWidth(job: ServiceJob, width: number): number {
   const extra = job.idleFillGpus ?? 0;

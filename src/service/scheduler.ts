@@ -15,7 +15,7 @@ import { estimatedClasses, replanIfGroupResized } from './plan-inputs.ts';
 import { TickUndo } from './tick-undo.ts';
 import { isBilled } from './paid-now.ts';
 import { UnseenNodes } from './unseen-nodes.ts';
-import { fillIdle, keptWidth } from './idle-fill.ts';
+import { bookedGpusOn, fillIdle, keptWidth } from './idle-fill.ts';
 
 export interface TickDecision {
   readonly changed: ServiceJob[];
@@ -369,6 +369,8 @@ export class Scheduler {
     const { state, execution, deps } = this.service;
     const now = deps.clock.now();
     const { placement } = this;
+    // The plan's GPUs on a node: lent ones ranked as load would remove two jobs' node before one job's.
+    const booked = bookedGpusOn((name) => placement.gpusOn(name), state.jobs.values());
     return {
       target,
       nodes: state.nodes,
@@ -376,8 +378,8 @@ export class Scheduler {
       // GPUs placed there as of the last tick (a job ended since still counts: a node is never removed
       // early), and a replica still stopping there (grace period) after its job moved off, or one that
       // may be, as the executor has not answered since the start.
-      gpusInUse: (name) => placement.gpusOn(name) + (execution.mayHoldReplicas(name, now) ? 1 : 0),
-      knownInUse: (name) => placement.gpusOn(name) + (execution.nodesWithReplicas.has(name) ? 1 : 0),
+      gpusInUse: (name) => booked(name) + (execution.mayHoldReplicas(name, now) ? 1 : 0),
+      knownInUse: (name) => booked(name) + (execution.nodesWithReplicas.has(name) ? 1 : 0),
     };
   }
 
