@@ -113,7 +113,7 @@ export const planningSettings = {
    * the restart (core/exec/idle-fill.ts, as in the simulator); they are paid anyway, so the plan, the
    * node count and the booked allocation stay the plan's. false: jobs run at the plan's widths.
    */
-  idleFill: z.boolean({ error: 'idleFill must be true or false' }).default(false),
+  idleFill: z.boolean({ error: 'idleFill must be true or false' }).default(true),
   /**
    * Opt-in: while the budget window (6 hours or more of it) has paid more than this share under its
    * budget and nothing waits, the running jobs take the budget's GPUs by the drain's rule, with no floor

@@ -26,6 +26,9 @@ async function freshService() {
     config: {
       priorRates: { cifar10: 8, bert: 1 },
       local: { maxNodes: 16, bootSeconds: 90, releaseSeconds: 30 },
+      // The clients' tests trigger the plan's own rescale at a known epoch; the idle fill would widen a
+      // lone job to its node's 4 GPUs at once and keep them (test/service/idle-fill*.test.ts test it).
+      idleFill: false,
     },
   });
   const budget = await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 12 });

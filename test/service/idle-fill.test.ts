@@ -1,7 +1,8 @@
 /**
  * The idle fill (src/service/idle-fill.ts, core/exec/idle-fill.ts as in the simulator): a job whose
  * plan leaves GPUs of its node idle runs on them, keeps them across ticks, gives them back when another
- * job needs them, and the budget control books only its plan's width. Opt-in: `idleFill: true` (off by default until the job clients' tests pass with it).
+ * job needs them, and the budget control books only its plan's width. On by default (`idleFill`,
+ * since 2026-12-02, as the simulator's boa); `idleFill: false` keeps jobs at the plan's widths.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startService } from './harness.ts';
@@ -19,7 +20,6 @@ async function oneNode(config: Record<string, unknown> = {}) {
       // The jobs here never poll: no lease runs out.
       leaseSeconds: 86_400,
       local: { maxNodes: 1, bootSeconds: 90, releaseSeconds: 30 },
-      idleFill: true,
       ...config,
     },
   });
@@ -75,12 +75,17 @@ describe('the idle fill', () => {
     expect(s.service.state.nodes).toHaveLength(1);
   });
 
-  it('is off by default (jobs run at the plan width)', async () => {
-    const { s, submit, job } = await oneNode({ idleFill: undefined });
-    const first = await submit();
-    await s.ticks(3);
-    const a = await job(first);
-    expect(a.state).toBe('running');
-    expect(a.width).toBe(1);
+  it('is on by default; idleFill: false keeps jobs at the plan width', async () => {
+    for (const [idleFill, width] of [
+      [undefined, 4],
+      [false, 1],
+    ] as const) {
+      const { s, submit, job } = await oneNode({ idleFill });
+      const first = await submit();
+      await s.ticks(3);
+      const a = await job(first);
+      expect(a.state).toBe('running');
+      expect(a.width).toBe(width);
+    }
   });
 });

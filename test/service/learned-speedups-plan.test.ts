@@ -31,6 +31,9 @@ async function service() {
       local: { maxNodes: 8, bootSeconds: 0, releaseSeconds: 0 },
       budget: 8,
       creditSpendHours: 0,
+      // Jobs run at the plan's widths, so the samples are at the widths the test sets (the idle fill
+      // would lend a 1-GPU job its node's 3 idle GPUs).
+      idleFill: false,
     },
   });
   cleanups.push(s.close);

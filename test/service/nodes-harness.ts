@@ -15,7 +15,7 @@ import { ManualClock } from './harness.ts';
 export const TICK_SECONDS = 60;
 
 export interface NodesWorldOptions {
-  /** The service's idleFill (opt-in): off where a test holds jobs to their widths on a node. */
+  /** The service's idleFill (on by default): off where a test holds jobs to their widths on a node. */
   readonly idleFill?: boolean;
   readonly maxSize?: number;
   /** Kubernetes: Node registered / Ready this long after EC2 running. */
