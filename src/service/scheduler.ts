@@ -5,17 +5,16 @@ import { nodeReconcilerFor } from './nodes/index.ts';
 import type { NodeReconciler, NodeTickInput } from './nodes/reconciler.ts';
 import type { BoaService } from './service.ts';
 import { tickMetrics } from './tick-metrics.ts';
-import { profilesInUse } from './profiles-in-use.ts';
-import { budgetLimitedWidths } from './budget-widths.ts';
 import { intervalPlan } from './demand.ts';
-import { drainedWidths } from './drain.ts';
 import { bandFillOptions, windowBelowBand } from '../core/exec/band-fill.ts';
 import { ceilingLookbackHours } from '../core/spend-ceiling.ts';
-import { estimatedClasses, replanIfGroupResized } from './plan-inputs.ts';
+import { replanIfGroupResized } from './plan-inputs.ts';
 import { TickUndo } from './tick-undo.ts';
 import { isBilled } from './paid-now.ts';
 import { UnseenNodes } from './unseen-nodes.ts';
-import { bookedGpusOn, fillIdle, keptWidth } from './idle-fill.ts';
+import { bookedGpusOn } from './idle-fill.ts';
+import { noteLentGpus, placeWithIdleFill } from './idle-fill-pass.ts';
+import { tickWidths } from './tick-widths.ts';
 
 export interface TickDecision {
   readonly changed: ServiceJob[];
@@ -88,56 +87,9 @@ export class Scheduler {
       undo.note(job);
       if (this.service.followPlan(job)) rewidthed.add(job);
     }
-    const { config } = deps;
-    const group = state.group;
-    const cap = Math.min(
-      group?.maxSize ?? Number.MAX_SAFE_INTEGER,
-      config.maxNodes ?? Number.MAX_SAFE_INTEGER,
-    );
-    const minNodes = Math.min(group?.minSize ?? 0, cap);
-    // The group's minimum nodes are paid whatever boa asks, so jobs may use them even when the ceiling
-    // allows fewer: that adds nothing to the bill, and the bounds stay minNodes <= maxNodes.
-    const budgetNodes = Math.max(minNodes, ceilingNodes);
-    const maxNodes = Math.min(cap, budgetNodes);
-    const served = budgetLimitedWidths(
-      active,
-      budgetNodes * config.gpusPerNode,
-      profilesInUse(this.service),
-      now,
-      config.keptWidthWaitMinutes * 60_000,
-      { order: config.queueOrder, overdueMs: config.queueOverdueHours * 3_600_000 },
-    );
-    const maxGpus = maxNodes * config.gpusPerNode;
-    const drained = drainedWidths(this.service, active, served, maxGpus, now, belowBand);
-    state.draining = drained?.draining ?? false;
-    state.fillingToBudget = drained?.filling ?? false;
-    const widthOf = drained?.widthOf ?? served;
-    let drainExtraGpus = 0;
-    if (drained) for (const job of active) drainExtraGpus += widthOf(job) - served(job);
-    const bounds = { gpusPerNode: config.gpusPerNode, minNodes, maxNodes };
-    const keptOf = (job: ServiceJob) => keptWidth(job, widthOf(job));
-    let placement = this.placement.place(
-      active,
-      widthOf,
-      readyNodes,
-      bounds,
-      config.idleFill ? keptOf : undefined,
-    );
-    // GPUs the idle fill lent give way when a job would otherwise wait or run short (as in the simulator).
-    if (
-      config.idleFill &&
-      active.some((job) => keptOf(job) > 0) &&
-      this.anyShort(active, widthOf, placement.changed)
-    ) {
-      placement = this.placement.place(active, widthOf, readyNodes, bounds);
-    }
-    if (config.idleFill) {
-      const classes = () => new Map(estimatedClasses(this.service).map((c) => [c.name, c]));
-      for (const [id, next] of fillIdle(this.placement, active, widthOf, classes, now)) {
-        if (next === undefined) placement.changed.delete(id);
-        else placement.changed.set(id, next);
-      }
-    }
+    const widths = tickWidths(this.service, active, now, ceilingNodes, belowBand);
+    const { widthOf } = widths;
+    const placement = placeWithIdleFill(this.service, this.placement, active, widths, readyNodes, now);
     // The jobs placement moved and those a newer plan rewidthed (saved with the tick even if their
     // allocation did not change), in id order as in `active`: a few a tick, not a pass over every job.
     const changed: ServiceJob[] = [...rewidthed];
@@ -147,17 +99,7 @@ export class Scheduler {
     }
     changed.sort((a, b) => a.id - b.id);
     let placedShort = false;
-    // The idle fill's GPUs: not booked (the plan's widths are), and kept by the job at the next tick.
-    let idleFillGpus = 0;
-    for (const job of config.idleFill ? active : []) {
-      const runs = placement.changed.get(job.id)?.length ?? job.allocation.length;
-      const extra = Math.max(0, runs - widthOf(job));
-      if (extra !== (job.idleFillGpus ?? 0)) {
-        undo.note(job);
-        job.idleFillGpus = extra;
-      }
-      idleFillGpus += extra;
-    }
+    const idleFillGpus = deps.config.idleFill ? noteLentGpus(active, placement.changed, widthOf, undo) : 0;
     for (const job of changed) {
       const next = placement.changed.get(job.id);
       if (next === undefined) continue;
@@ -183,18 +125,9 @@ export class Scheduler {
       // After the idle fill's moves (this.placement's count), less the GPUs it lent.
       allocatedGpus: this.placement.allocatedGpus - idleFillGpus,
       desiredNodes: placement.desiredNodes,
-      drainExtraGpus,
+      drainExtraGpus: widths.drainExtraGpus,
       placedShort,
     };
-  }
-
-  /** Some job with a width is placed on fewer GPUs (or none). */
-  private anyShort(
-    jobs: readonly ServiceJob[],
-    widthOf: (job: ServiceJob) => number,
-    changed: ReadonlyMap<number, readonly string[]>,
-  ): boolean {
-    return jobs.some((job) => (changed.get(job.id) ?? job.allocation).length < widthOf(job));
   }
 
   /** One tick, counted when it fails and timed while it runs (for /metrics and /healthz). */

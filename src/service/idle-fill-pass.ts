@@ -1,0 +1,74 @@
+/**
+ * The idle fill's part of a tick's placement step (its rules are in idle-fill.ts): placing with the GPUs
+ * a widened job keeps, giving them back when a job would wait or run short, widening jobs onto idle
+ * GPUs, and counting the GPUs lent so the budget control books only the plan's.
+ */
+import type { ServiceJob } from './jobs.ts';
+import type { IncrementalPlacement, Placement } from './placement.ts';
+import { estimatedClasses } from './plan-inputs.ts';
+import type { PoolNode } from './ports.ts';
+import type { BoaService } from './service.ts';
+import type { TickUndo } from './tick-undo.ts';
+import type { TickWidths } from './tick-widths.ts';
+import { fillIdle, keptWidth } from './idle-fill.ts';
+
+/**
+ * Places the tick's widths (tick-widths.ts) on the ready nodes; with the idle fill on (config.idleFill), a
+ * widened job keeps its GPUs unless that leaves a job waiting or short, and idle GPUs are then lent.
+ * The result's `changed` holds the fill's moves too.
+ */
+export function placeWithIdleFill(
+  service: BoaService,
+  placement: IncrementalPlacement,
+  active: readonly ServiceJob[],
+  { widthOf, bounds }: Pick<TickWidths, 'widthOf' | 'bounds'>,
+  readyNodes: readonly PoolNode[],
+  now: number,
+): Placement {
+  if (!service.deps.config.idleFill) return placement.place(active, widthOf, readyNodes, bounds);
+  const keptOf = (job: ServiceJob) => keptWidth(job, widthOf(job));
+  let placed = placement.place(active, widthOf, readyNodes, bounds, keptOf);
+  // GPUs the idle fill lent give way when a job would otherwise wait or run short (as in the simulator).
+  if (active.some((job) => keptOf(job) > 0) && anyShort(active, widthOf, placed.changed)) {
+    placed = placement.place(active, widthOf, readyNodes, bounds);
+  }
+  const classes = () => new Map(estimatedClasses(service).map((c) => [c.name, c]));
+  for (const [id, next] of fillIdle(placement, active, widthOf, classes, now)) {
+    if (next === undefined) placed.changed.delete(id);
+    else placed.changed.set(id, next);
+  }
+  return placed;
+}
+
+/** Some job with a width is placed on fewer GPUs (or none). */
+function anyShort(
+  jobs: readonly ServiceJob[],
+  widthOf: (job: ServiceJob) => number,
+  changed: ReadonlyMap<number, readonly string[]>,
+): boolean {
+  return jobs.some((job) => (changed.get(job.id) ?? job.allocation).length < widthOf(job));
+}
+
+/**
+ * Sets each job's `idleFillGpus` to the GPUs it runs on beyond its plan's width after this placement
+ * (`changed`, else its allocation), noting in `undo` those that change; returns the GPUs lent in all.
+ * They are not booked (the plan's widths are), and the job keeps them at the next tick.
+ */
+export function noteLentGpus(
+  jobs: readonly ServiceJob[],
+  changed: ReadonlyMap<number, readonly string[]>,
+  widthOf: (job: ServiceJob) => number,
+  undo: TickUndo,
+): number {
+  let lent = 0;
+  for (const job of jobs) {
+    const runs = changed.get(job.id)?.length ?? job.allocation.length;
+    const extra = Math.max(0, runs - widthOf(job));
+    if (extra !== (job.idleFillGpus ?? 0)) {
+      undo.note(job);
+      job.idleFillGpus = extra;
+    }
+    lent += extra;
+  }
+  return lent;
+}
