@@ -1,6 +1,7 @@
 import { pino } from 'pino';
 import { afterEach, beforeEach } from 'vitest';
 import { createKubernetesExecutor, type KubernetesExecutorConfig } from '../../src/cloud/kubernetes/index.ts';
+import { podName } from '../../src/cloud/kubernetes/names.ts';
 import type { DesiredJob, Executor } from '../../src/service/ports.ts';
 import { type FakeKubeApi, startFakeKubeApi } from '../fakes/kube-api/index.ts';
 
@@ -80,4 +81,19 @@ export async function reconcileUntil(
     await new Promise((r) => setTimeout(r, 20));
   }
   throw new Error(`timed out waiting for ${what}`);
+}
+
+/**
+ * A new executor on `cluster` running job 7's generation 1 on the first node: reconciled until its
+ * replica runs (at most 100 passes, 20 ms apart); its pod's name with it.
+ */
+export async function runningJob(cluster: ReturnType<typeof fakeKubeCluster>) {
+  const executor = cluster.executor();
+  const job = jobOnNodes(7, 1, [cluster.nodes[0]!], { gpus: 1, env: () => ({}) });
+  for (let i = 0; i < 100; i++) {
+    const statuses = await executor.reconcile([job]);
+    if (statuses.some((s) => s.phase === 'running')) break;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return { executor, pod: podName(7, 1, 0) };
 }

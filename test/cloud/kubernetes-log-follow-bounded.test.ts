@@ -7,9 +7,8 @@
 import type { Writable } from 'node:stream';
 import { CoreV1Api, Log } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { podName } from '../../src/cloud/kubernetes/names.ts';
 import type { ReplicaLogFollow } from '../../src/service/ports.ts';
-import { fakeKubeCluster, jobOnNodes } from './kube-executor-fixture.ts';
+import { fakeKubeCluster, runningJob } from './kube-executor-fixture.ts';
 
 const NS = 'boa-jobs';
 const cluster = fakeKubeCluster(NS);
@@ -51,17 +50,6 @@ function recordReads() {
 
 afterEach(() => vi.restoreAllMocks());
 
-async function runningJob() {
-  const executor = cluster.executor();
-  const job = jobOnNodes(7, 1, [cluster.nodes[0]!], { gpus: 1, env: () => ({}) });
-  for (let i = 0; i < 100; i++) {
-    const statuses = await executor.reconcile([job]);
-    if (statuses.some((s) => s.phase === 'running')) break;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return { executor, pod: podName(7, 1, 0) };
-}
-
 async function readAll(follow: ReplicaLogFollow): Promise<string> {
   const chunks: string[] = [];
   for await (const chunk of follow.chunks) chunks.push(typeof chunk === 'string' ? chunk : chunk.toString());
@@ -70,7 +58,7 @@ async function readAll(follow: ReplicaLogFollow): Promise<string> {
 
 describe('the Kubernetes executor following a long log', () => {
   it('from its start and from far into it, reads it a piece at a time: nothing lost or repeated', async () => {
-    const { executor, pod } = await runningJob();
+    const { executor, pod } = await runningJob(cluster);
     // 10 MiB, as much as the kubelet keeps in its newest file, in four seconds of a quarter each: a
     // follower's place is found among a second's many lines, not by sinceTime alone.
     const line = (i: number) => `line ${String(i).padStart(6, '0')} ${'x'.repeat(115)}\n`;

@@ -6,21 +6,10 @@
 import { describe, expect, it } from 'vitest';
 import { podName } from '../../src/cloud/kubernetes/names.ts';
 import type { DesiredJob, ReplicaLogFollow } from '../../src/service/ports.ts';
-import { fakeKubeCluster, jobOnNodes } from './kube-executor-fixture.ts';
+import { fakeKubeCluster, jobOnNodes, runningJob } from './kube-executor-fixture.ts';
 
 const NS = 'boa-jobs';
 const cluster = fakeKubeCluster(NS);
-
-async function runningJob() {
-  const executor = cluster.executor();
-  const job = jobOnNodes(7, 1, [cluster.nodes[0]!], { gpus: 1, env: () => ({}) });
-  for (let i = 0; i < 100; i++) {
-    const statuses = await executor.reconcile([job]);
-    if (statuses.some((s) => s.phase === 'running')) break;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return { executor, pod: podName(7, 1, 0) };
-}
 
 /** Reads the followed chunks in the background: what came so far, and the end. */
 function reader(follow: ReplicaLogFollow) {
@@ -37,7 +26,7 @@ function reader(follow: ReplicaLogFollow) {
 
 describe('the Kubernetes executor following a log', () => {
   it('gives the last lines, then new ones, picks a broken stream up where it was, and ends with the container', async () => {
-    const { executor, pod } = await runningJob();
+    const { executor, pod } = await runningJob(cluster);
     cluster.fake.kubelet.writeLog(pod, 'one\ntwo\nthree\n');
     const follow = await executor.followLog!(
       { jobId: 7, rank: 0, tailLines: 2 },
@@ -63,7 +52,7 @@ describe('the Kubernetes executor following a log', () => {
   }, 30_000);
 
   it('loses and repeats nothing across a break when the node stamps in its own zone and to the second; a \\r stays within its line', async () => {
-    const { executor, pod } = await runningJob();
+    const { executor, pod } = await runningJob(cluster);
     cluster.fake.logs.utcOffsetMinutes = 120;
     cluster.fake.logs.coarse = true;
     cluster.fake.kubelet.writeLog(pod, 'a\nb\nprogress 10%\rprogress 20%\n');
@@ -82,7 +71,7 @@ describe('the Kubernetes executor following a log', () => {
   }, 30_000);
 
   it('gives a line a break cut in whole, once; and the lines written between a break and the end', async () => {
-    const { executor, pod } = await runningJob();
+    const { executor, pod } = await runningJob(cluster);
     cluster.fake.kubelet.writeLog(pod, 'one\n');
     const follow = await executor.followLog!(
       { jobId: 7, rank: 0, tailLines: 5 },
@@ -108,7 +97,7 @@ describe('the Kubernetes executor following a log', () => {
   ])(
     'says a gap when the place a follower got to (from %s) was rotated away, and goes on from the newest line',
     async (_, tailLines, had) => {
-      const { executor, pod } = await runningJob();
+      const { executor, pod } = await runningJob(cluster);
       cluster.fake.kubelet.writeLog(pod, 'a\nb\n');
       const first = new AbortController();
       const follow = (await executor.followLog!({ jobId: 7, rank: 0, tailLines }, first.signal))!;
@@ -151,7 +140,7 @@ describe('the Kubernetes executor following a log', () => {
   ])(
     'goes on from the position a follower was given plus the bytes it got, nothing lost or repeated: a clock %s',
     async (_, coarse) => {
-      const { executor, pod } = await runningJob();
+      const { executor, pod } = await runningJob(cluster);
       cluster.fake.logs.coarse = coarse;
       cluster.fake.logs.utcOffsetMinutes = coarse ? -330 : 0;
       // Many lines within one second: the tail starts inside it.
@@ -192,7 +181,7 @@ describe('the Kubernetes executor following a log', () => {
   );
 
   it('starts a log with fewer lines than asked at its beginning; refuses a cursor it did not give', async () => {
-    const { executor, pod } = await runningJob();
+    const { executor, pod } = await runningJob(cluster);
     cluster.fake.kubelet.writeLog(pod, 'only\n');
     const stop = new AbortController();
     const follow = (await executor.followLog!({ jobId: 7, rank: 0, tailLines: 3 }, stop.signal))!;
@@ -242,7 +231,7 @@ describe('the Kubernetes executor following a log', () => {
   }, 30_000);
 
   it('closes its connection to the API server when the follower goes before reading anything', async () => {
-    const { executor, pod } = await runningJob();
+    const { executor, pod } = await runningJob(cluster);
     cluster.fake.kubelet.writeLog(pod, 'working\n');
     const stop = new AbortController();
     const follow = await executor.followLog!({ jobId: 7, rank: 0, tailLines: 10 }, stop.signal);
@@ -255,7 +244,7 @@ describe('the Kubernetes executor following a log', () => {
   });
 
   it('ends when the follower goes away, though the replica runs on', async () => {
-    const { executor, pod } = await runningJob();
+    const { executor, pod } = await runningJob(cluster);
     cluster.fake.kubelet.writeLog(pod, 'working\n');
     const stop = new AbortController();
     const read = reader((await executor.followLog!({ jobId: 7, rank: 0, tailLines: 10 }, stop.signal))!);
@@ -266,7 +255,7 @@ describe('the Kubernetes executor following a log', () => {
   });
 
   it("refuses at once, naming the permission, when boa's role may not read pod logs; none for a pod that is gone", async () => {
-    const { executor } = await runningJob();
+    const { executor } = await runningJob(cluster);
     cluster.fake.faults.inject({
       status: 403,
       count: 1,

@@ -35,6 +35,28 @@ function only(t: Template, type: string, props: Record<string, unknown> = {}): [
   return found[0] as [string, Resource];
 }
 
+/**
+ * A Pod Identity role's trust: pods.eks.amazonaws.com, only with the session tags of one service account
+ * in this cluster.
+ */
+function podIdentityTrust(t: Template, namespace: string, serviceAccount: string): unknown[] {
+  const [clusterId] = Object.keys(t.findResources('AWS::EKS::Cluster'));
+  return [
+    {
+      Effect: 'Allow',
+      Principal: { Service: 'pods.eks.amazonaws.com' },
+      Action: ['sts:AssumeRole', 'sts:TagSession'],
+      Condition: {
+        StringEquals: {
+          'aws:RequestTag/eks-cluster-arn': { 'Fn::GetAtt': [clusterId, 'Arn'] },
+          'aws:RequestTag/kubernetes-namespace': namespace,
+          'aws:RequestTag/kubernetes-service-account': serviceAccount,
+        },
+      },
+    },
+  ];
+}
+
 const gpuNodegroup = (t: Template) => only(t, 'AWS::EKS::Nodegroup', { AmiType: 'AL2023_x86_64_NVIDIA' });
 
 /** The launch template data of a node group, which must carry the disk (no DiskSize beside a template). */
@@ -154,22 +176,10 @@ describe('cluster', () => {
     const [, addon] = only(template, 'AWS::EKS::Addon', { AddonName: 'aws-ebs-csi-driver' });
     const roleId = addon.Properties.PodIdentityAssociations[0].RoleArn['Fn::GetAtt'][0];
     const role = template.toJSON().Resources[roleId] as Resource;
-    const [clusterId] = Object.keys(template.findResources('AWS::EKS::Cluster'));
-    expect(role.Properties.AssumeRolePolicyDocument.Statement).toEqual([
-      {
-        Effect: 'Allow',
-        Principal: { Service: 'pods.eks.amazonaws.com' },
-        Action: ['sts:AssumeRole', 'sts:TagSession'],
-        Condition: {
-          StringEquals: {
-            'aws:RequestTag/eks-cluster-arn': { 'Fn::GetAtt': [clusterId, 'Arn'] },
-            // The add-on's association is in its own namespace, kube-system.
-            'aws:RequestTag/kubernetes-namespace': 'kube-system',
-            'aws:RequestTag/kubernetes-service-account': 'ebs-csi-controller-sa',
-          },
-        },
-      },
-    ]);
+    // The add-on's association is in its own namespace, kube-system.
+    expect(role.Properties.AssumeRolePolicyDocument.Statement).toEqual(
+      podIdentityTrust(template, 'kube-system', 'ebs-csi-controller-sa'),
+    );
   });
 
   it('installs the node monitoring agent, without which auto-repair never hears of a failed GPU', () => {
@@ -308,21 +318,9 @@ describe("boa's IAM role (EKS Pod Identity)", () => {
     // (another cluster, the jobs' namespace) could give its pods boa's role, its node terminations and
     // the operator token with it.
     const [roleId, role] = boaRole(template);
-    const [clusterId] = Object.keys(template.findResources('AWS::EKS::Cluster'));
-    expect(role.Properties.AssumeRolePolicyDocument.Statement).toEqual([
-      {
-        Effect: 'Allow',
-        Principal: { Service: 'pods.eks.amazonaws.com' },
-        Action: ['sts:AssumeRole', 'sts:TagSession'],
-        Condition: {
-          StringEquals: {
-            'aws:RequestTag/eks-cluster-arn': { 'Fn::GetAtt': [clusterId, 'Arn'] },
-            'aws:RequestTag/kubernetes-namespace': 'boa',
-            'aws:RequestTag/kubernetes-service-account': 'boa',
-          },
-        },
-      },
-    ]);
+    expect(role.Properties.AssumeRolePolicyDocument.Statement).toEqual(
+      podIdentityTrust(template, 'boa', 'boa'),
+    );
     // The tags the condition reads: the association must not turn them off.
     const association = only(template, 'AWS::EKS::PodIdentityAssociation', {
       RoleArn: { 'Fn::GetAtt': [roleId, 'Arn'] },

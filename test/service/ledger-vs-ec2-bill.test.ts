@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type Database from 'better-sqlite3';
 import type { EmulatedInstance } from '../cloud/emulated-asg.ts';
-import { type NodesWorld, nodesWorld } from './nodes-harness.ts';
+import type { NodePool } from '../../src/service/ports.ts';
+import { type NodesWorld, nodesWorld, type NodesWorldOptions } from './nodes-harness.ts';
 
 /**
  * The budget promise on AWS: the ledger's paid GPU-time must be at least what EC2 bills for the node
@@ -45,13 +46,41 @@ function unpaid(w: NodesWorld, boa: { db: { $client: Database.Database } }) {
 
 const billedAny = (w: NodesWorld) => w.group.asg.instances.some((i) => ec2BilledMs(i, w.clock.now()) > 0);
 
+/** A world cleaned up after the test. */
+function world(options?: NodesWorldOptions): NodesWorld {
+  const w = nodesWorld(options);
+  worlds.push(w);
+  return w;
+}
+
+/** Starts boa (its pool wrapped by `wrap`) with a 4-GPU job, and ticks `ticks` times. */
+async function startWithJob(w: NodesWorld, ticks: number, wrap?: (pool: NodePool) => NodePool) {
+  const started = await w.start(wrap);
+  started.job(4);
+  await started.tick(ticks);
+  return started;
+}
+
+/**
+ * The ASG replaces a node, and replaces the replacement 30 s after it reached running, before boa's next
+ * tick: EC2 bills it 60 s (its minimum). Returns the replacement's id.
+ */
+async function replacementGoneBetweenListings(w: NodesWorld, tick: (n: number) => Promise<unknown>) {
+  const [old] = w.group.asg.live();
+  w.group.asg.replaceInstance(old!.id, 0);
+  w.group.asg.step(); // the replacement launches: pending at the next tick
+  await tick(1);
+  const [replacement] = w.group.asg.live();
+  w.clock.advance(30); // running since the tick, for 30 s
+  w.group.asg.replaceInstance(replacement!.id, 0);
+  w.clock.advance(30);
+  return replacement!.id;
+}
+
 describe("the ledger's paid GPU-time against EC2's bill", () => {
   it('covers an instance the ASG replaces, held in Terminating:Wait by the lifecycle hook', async () => {
-    const w = nodesWorld();
-    worlds.push(w);
-    const { tick, job, boa } = await w.start();
-    job(4);
-    await tick(3);
+    const w = world();
+    const { tick, boa } = await startWithJob(w, 3);
     const [old] = w.group.asg.live();
     w.group.asg.replaceInstance(old!.id, 10 * MINUTE);
     await tick(15);
@@ -60,33 +89,19 @@ describe("the ledger's paid GPU-time against EC2's bill", () => {
   });
 
   it('covers an instance that never joins Kubernetes, until boa removes it', async () => {
-    const w = nodesWorld({ registerMs: 24 * 3_600_000, provisionSeconds: 600 });
-    worlds.push(w);
-    const { tick, job, boa } = await w.start();
-    job(4);
-    await tick(20);
+    const w = world({ registerMs: 24 * 3_600_000, provisionSeconds: 600 });
+    const { boa } = await startWithJob(w, 20);
     expect(billedAny(w)).toBe(true);
     expect(unpaid(w, boa)).toEqual([]);
   });
 
   // The ledger opens a node from a listing that shows it running (DescribeInstances, pending and
   // running only); before the group's launches were read (service/unseen-nodes.ts), an instance that
-  // came and went between two listings was never charged. Here the ASG replaces a node, and replaces the
-  // replacement 30 s after it reached running, before boa's next tick: EC2 bills it 60 s (its minimum).
+  // came and went between two listings was never charged.
   it('covers an instance that ran and went between two listings', async () => {
-    const w = nodesWorld();
-    worlds.push(w);
-    const { tick, job, boa } = await w.start();
-    job(4);
-    await tick(3);
-    const [old] = w.group.asg.live();
-    w.group.asg.replaceInstance(old!.id, 0);
-    w.group.asg.step(); // the replacement launches: pending at the next tick
-    await tick(1);
-    const [replacement] = w.group.asg.live();
-    w.clock.advance(30); // running since the tick, for 30 s
-    w.group.asg.replaceInstance(replacement!.id, 0);
-    w.clock.advance(30);
+    const w = world();
+    const { tick, boa } = await startWithJob(w, 3);
+    await replacementGoneBetweenListings(w, tick);
     await tick(3);
     expect(unpaid(w, boa)).toEqual([]);
   });
@@ -94,11 +109,8 @@ describe("the ledger's paid GPU-time against EC2's bill", () => {
   // The same at a larger scale: while boa is down (a crash, an upgrade) nothing is listed; here a
   // replacement ran 9 minutes, launched and gone meanwhile, before the ASG replaced it again.
   it('covers an instance launched and gone while boa was down', async () => {
-    const w = nodesWorld({ onDisk: true });
-    worlds.push(w);
-    const first = await w.start();
-    first.job(4);
-    await first.tick(3);
+    const w = world({ onDisk: true });
+    const first = await startWithJob(w, 3);
     await first.boa.close();
     const [old] = w.group.asg.live();
     w.group.asg.replaceInstance(old!.id, 0);
@@ -114,10 +126,11 @@ describe("the ledger's paid GPU-time against EC2's bill", () => {
   });
 
   it('charges it at a later listing when the launches cannot be read at the first', async () => {
-    const w = nodesWorld();
-    worlds.push(w);
+    const w = world();
     let failures = 2;
-    const { tick, job, boa } = await w.start(
+    const { tick, boa } = await startWithJob(
+      w,
+      3,
       (pool) =>
         new Proxy(pool, {
           get(target, key, receiver) {
@@ -132,20 +145,11 @@ describe("the ledger's paid GPU-time against EC2's bill", () => {
           },
         }),
     );
-    job(4);
-    await tick(3);
-    const [old] = w.group.asg.live();
-    w.group.asg.replaceInstance(old!.id, 0);
-    w.group.asg.step();
-    await tick(1);
-    const [replacement] = w.group.asg.live();
-    w.clock.advance(30);
-    w.group.asg.replaceInstance(replacement!.id, 0);
-    w.clock.advance(30);
+    const replacement = await replacementGoneBetweenListings(w, tick);
     // Longer than the look-back's margin before the last listing (10 minutes).
     failures = 15;
     await tick(15);
-    expect(unpaid(w, boa).map((u) => u.id)).toEqual([replacement!.id]);
+    expect(unpaid(w, boa).map((u) => u.id)).toEqual([replacement]);
     await tick(1);
     expect(unpaid(w, boa)).toEqual([]);
     expect(w.logs.events()).toContain('node.launches-unreadable');
