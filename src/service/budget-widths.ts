@@ -54,7 +54,7 @@ export function budgetLimitedWidths(
     running[index] = runs;
     widths[index] = plannedWidth(job);
     // The width it is booked at: GPUs the idle fill lent are not the budget's (idle-fill.ts).
-    current[index] = runs ? job.width - (job.idleFillGpus ?? 0) : 0;
+    current[index] = runs ? job.width - job.idleFillGpus : 0;
     const profile = classes.get(job.className)?.profile;
     tables[index] = epochSpeedups(profile, job.statEpoch);
     weights[index] = profile?.weight ?? 1;

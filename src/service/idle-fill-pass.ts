@@ -51,24 +51,32 @@ function anyShort(
 
 /**
  * Sets each job's `idleFillGpus` to the GPUs it runs on beyond its plan's width after this placement
- * (`changed`, else its allocation), noting in `undo` those that change; returns the GPUs lent in all.
- * They are not booked (the plan's widths are), and the job keeps them at the next tick.
+ * (`changed`, else its allocation), noting in `undo` those that change. They are not booked (the plan's
+ * widths are), the job keeps them at the next tick, and they are saved with the tick when they change,
+ * so that a restart keeps them too. With the fill off, a job lent GPUs before (stored, the service
+ * restarted without the fill) has none lent any more. Returns the GPUs lent in all and the jobs whose
+ * count changed (to be saved even where their allocation did not).
  */
 export function noteLentGpus(
   jobs: readonly ServiceJob[],
   changed: ReadonlyMap<number, readonly string[]>,
   widthOf: (job: ServiceJob) => number,
   undo: TickUndo,
-): number {
+  fillOn: boolean,
+): { lent: number; relent: Set<ServiceJob> } {
   let lent = 0;
+  const relent = new Set<ServiceJob>();
   for (const job of jobs) {
-    const runs = changed.get(job.id)?.length ?? job.allocation.length;
-    const extra = Math.max(0, runs - widthOf(job));
-    if (extra !== (job.idleFillGpus ?? 0)) {
+    // Fill off: a comparison a job, no lookup (a map lookup a job is a measurable part of the tick).
+    const extra = fillOn
+      ? Math.max(0, (changed.get(job.id)?.length ?? job.allocation.length) - widthOf(job))
+      : 0;
+    if (extra !== job.idleFillGpus) {
       undo.note(job);
       job.idleFillGpus = extra;
+      relent.add(job);
     }
     lent += extra;
   }
-  return lent;
+  return { lent, relent };
 }

@@ -18,7 +18,7 @@ import type { IncrementalPlacement } from './placement.ts';
 export function lentGpusByNode(jobs: Iterable<ServiceJob>): Map<string, number> {
   const lent = new Map<string, number>();
   for (const job of jobs) {
-    const extra = job.idleFillGpus ?? 0;
+    const extra = job.idleFillGpus;
     const node = job.allocation[0];
     if (extra > 0 && node !== undefined) lent.set(node, (lent.get(node) ?? 0) + extra);
   }
@@ -39,7 +39,7 @@ export function bookedGpusOn(
 
 /** The width a job widened by the fill keeps while it runs at it and its plan is narrower; 0: none. */
 export function keptWidth(job: ServiceJob, width: number): number {
-  const extra = job.idleFillGpus ?? 0;
+  const extra = job.idleFillGpus;
   const kept = job.allocation.length;
   return extra > 0 && width > 0 && kept > width ? kept : 0;
 }

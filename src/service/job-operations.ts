@@ -110,11 +110,12 @@ export function finishJob(
     svc.deps.repo.transaction(() => {
       svc.flushAllocation(now);
       // What the ticks booked: the idle fill's GPUs were not (idle-fill.ts).
-      svc.state.allocatedGpus -= job.allocation.length - (job.idleFillGpus ?? 0);
+      svc.state.allocatedGpus -= job.allocation.length - job.idleFillGpus;
       job.state = state;
       job.finishedAt = now;
       job.allocation = [];
       job.width = 0;
+      job.idleFillGpus = 0;
       job.generation += 1;
       job.generationSince = now;
       if (failure) {

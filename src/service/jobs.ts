@@ -40,10 +40,10 @@ export interface ServiceJob {
   narrowedByBudget?: boolean;
   /**
    * Set each tick: GPUs it holds beyond its plan's width, lent by the idle fill (idle-fill.ts) on its
-   * node; not booked as allocated (the node is paid anyway). In memory only: after a restart the next
-   * tick sets it again.
+   * node; not booked as allocated (the node is paid anyway). Saved with its allocation (jobs.idle_fill_gpus),
+   * so after a restart the job keeps them and the ledger still books its plan's width.
    */
-  idleFillGpus?: number;
+  idleFillGpus: number;
   /** What the executor runs; null for a self-launched job. */
   readonly workload: Workload | null;
   readonly tokenSeed: string | null;
@@ -80,6 +80,7 @@ export function jobFromRow(row: JobRow): ServiceJob {
     allocation: row.allocation,
     generation: row.generation,
     generationSince: row.generationSince ?? null,
+    idleFillGpus: row.idleFillGpus,
     workload: row.workload ?? null,
     tokenSeed: row.tokenSeed,
     restarts: row.restarts,

@@ -94,7 +94,7 @@ export class IncrementalPlacement {
     if (this.numbering.size > this.forgetNodesPast && this.numbering.size > 4 * readyNodes.length)
       this.forgetAll();
     const lostNodes = this.refreshNodes(readyNodes);
-    const unsettled: Array<{ id: number; width: number; current: readonly number[] }> = [];
+    const unsettled: Array<{ id: number; width: number; kept: number; current: readonly number[] }> = [];
     const previous = new Map<number, readonly string[]>();
     let wanted = 0;
     let settled = 0;
@@ -135,17 +135,23 @@ export class IncrementalPlacement {
       const current =
         record?.allocation === job.allocation ? record.slots : this.numbering.slots(job.allocation);
       previous.set(job.id, job.allocation);
-      unsettled.push({ id: job.id, width, current });
+      unsettled.push({ id: job.id, width, kept: width > 0 ? (keptOf?.(job) ?? 0) : 0, current });
     }
     // What is left in the map besides the settled jobs belongs to jobs that are gone.
     if (settled < this.placed.size) this.forgetDeparted();
 
     const changed = new Map<number, readonly string[]>();
     // A job on a keep-only node keeps its place while its width holds, also when this placement did not
-    // make it (after a restart): freeNodes() offers keep-only nodes to no one.
+    // make it (after a restart): freeNodes() offers keep-only nodes to no one. So does a job at the width
+    // `keptOf` lets it keep, where it runs, as it would had this placement made it (after a restart the
+    // executor would place it anew at its width: a restart, and the idle fill's widening a second one).
     const kept = new Set<number>();
     for (const job of unsettled) {
-      if (job.width === 0 || job.width !== job.current.length || !this.keepsPlace(job.current)) continue;
+      const keeps =
+        job.width > 0 &&
+        ((job.width === job.current.length && this.keepsPlace(job.current)) ||
+          (job.kept > 0 && job.kept === job.current.length && this.fitsWhereItRuns(job.current)));
+      if (!keeps) continue;
       this.hold(job.id, {
         id: job.id,
         allocation: previous.get(job.id) as readonly string[],
@@ -324,6 +330,19 @@ export class IncrementalPlacement {
       count.set(n, (count.get(n) ?? 0) + 1);
     }
     if (!keepOnly) return false;
+    for (const [n, gpus] of count) {
+      if (gpus > (this.capacity[n] as number) - (this.used[n] as number)) return false;
+    }
+    return true;
+  }
+
+  /** Every node of the slots is listed ready with room for them. */
+  private fitsWhereItRuns(slots: readonly number[]): boolean {
+    const count = new Map<number, number>();
+    for (const n of slots) {
+      if (n >= this.capacity.length) return false;
+      count.set(n, (count.get(n) ?? 0) + 1);
+    }
     for (const [n, gpus] of count) {
       if (gpus > (this.capacity[n] as number) - (this.used[n] as number)) return false;
     }

@@ -90,16 +90,23 @@ export class Scheduler {
     const widths = tickWidths(this.service, active, now, ceilingNodes, belowBand);
     const { widthOf } = widths;
     const placement = placeWithIdleFill(this.service, this.placement, active, widths, readyNodes, now);
-    // The jobs placement moved and those a newer plan rewidthed (saved with the tick even if their
-    // allocation did not change), in id order as in `active`: a few a tick, not a pass over every job.
-    const changed: ServiceJob[] = [...rewidthed];
+    const { lent: idleFillGpus, relent } = noteLentGpus(
+      active,
+      placement.changed,
+      widthOf,
+      undo,
+      deps.config.idleFill,
+    );
+    // The jobs placement moved, those a newer plan rewidthed and those lent more or fewer GPUs (saved
+    // with the tick even if their allocation did not change), in id order as in `active`: a few a tick.
+    const saved = new Set([...rewidthed, ...relent]);
+    const changed: ServiceJob[] = [...saved];
     for (const id of placement.changed.keys()) {
       const job = state.jobs.get(id) as ServiceJob;
-      if (!rewidthed.has(job)) changed.push(job);
+      if (!saved.has(job)) changed.push(job);
     }
     changed.sort((a, b) => a.id - b.id);
     let placedShort = false;
-    const idleFillGpus = deps.config.idleFill ? noteLentGpus(active, placement.changed, widthOf, undo) : 0;
     for (const job of changed) {
       const next = placement.changed.get(job.id);
       if (next === undefined) continue;

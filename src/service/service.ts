@@ -174,7 +174,8 @@ export class BoaService {
     // Allocated time resumes where the ledger ends: a completion after the last tick wrote a sample
     // beyond lastTickAt, and resuming from lastTickAt would count that stretch twice.
     s.allocatedFrom = Math.max(s.lastTickAt ?? now, repo.lastAllocationTo() ?? Number.NEGATIVE_INFINITY);
-    s.allocatedGpus = [...s.jobs.values()].reduce((sum, j) => sum + j.allocation.length, 0);
+    // The plan's widths, as the ticks booked them: the downtime's sample leaves out the idle fill's GPUs too.
+    s.allocatedGpus = [...s.jobs.values()].reduce((sum, j) => sum + j.allocation.length - j.idleFillGpus, 0);
   }
 
   // ---- plans (plan-inputs.ts) ----

@@ -46,7 +46,8 @@ export function prepareHot(db: Db) {
         'widths = @widths, stat_epoch = @statEpoch, epoch_started_at = @epochStartedAt, ' +
         'epoch_generation = @epochGeneration, epoch_timed_from_report = @epochTimedFromReport, work_done_seconds = @workDoneSeconds, width = @width, allocation = @allocation, ' +
         'generation = @generation, restarts = @restarts, exit_code = @exitCode, failure_reason = @failureReason, ' +
-        'restart_not_before = @restartNotBefore, last_report_at = @lastReportAt, generation_since = @generationSince ' +
+        'restart_not_before = @restartNotBefore, last_report_at = @lastReportAt, generation_since = @generationSince, ' +
+        'idle_fill_gpus = @idleFillGpus ' +
         'where id = @id',
     ),
     touchJob: c.prepare('update jobs set last_seen_at = ? where id = ?'),

@@ -48,6 +48,7 @@ export type JobStateColumns = Pick<
   | 'restartNotBefore'
   | 'lastReportAt'
   | 'generationSince'
+  | 'idleFillGpus'
 >;
 
 /**

@@ -76,6 +76,12 @@ export const jobs = sqliteTable(
      */
     generationSince: integer('generation_since'),
     /**
+     * GPUs the job holds beyond its plan's width, lent by the idle fill (service/idle-fill.ts): kept with
+     * its allocation so a restart neither books them as allocated nor places the job back at its plan's
+     * width. Jobs from before migration 0012 read 0.
+     */
+    idleFillGpus: integer('idle_fill_gpus').notNull().default(0),
+    /**
      * The Idempotency-Key the job was submitted with, if any: unique, so a retried or concurrent
      * submission finds this job instead of creating another (SQLite's unique index allows many NULLs).
      */

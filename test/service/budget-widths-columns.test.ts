@@ -70,6 +70,7 @@ describe('budgetLimitedWidths: columns against the map', () => {
                 statEpoch: s.statEpoch,
                 // Any width: what a job not running holds is not the ceiling's to count.
                 width: s.width,
+                idleFillGpus: 0,
                 submittedAt: now - s.waitedHours * HOUR,
                 workDoneSeconds: s.workDoneSeconds,
               }) as unknown as ServiceJob,

@@ -31,6 +31,7 @@ function job(id: number, state: 'running' | 'waiting', width: number, submittedA
     widths: [16],
     statEpoch: 0,
     width,
+    idleFillGpus: 0,
     submittedAt,
   } as unknown as ServiceJob;
 }

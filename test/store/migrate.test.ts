@@ -1,6 +1,6 @@
 /**
- * A database written by an older boa migrates at start and keeps its rows: here one made by the
- * migrations before 0005_job_idempotency_key (jobs without an Idempotency-Key column).
+ * A database written by an older boa migrates at start and keeps its rows: here ones made by the
+ * migrations before 0005_job_idempotency_key (jobs without an Idempotency-Key column) and later ones.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -116,6 +116,31 @@ describe('migrating a stored database', () => {
       const view = jobView(jobFromRow(repo.listJobs(10).find((j) => j.name === 'done')!), undefined, 0);
       expect(view.reportedProgress).toBe(true);
       expect(outcome(view)).toBeNull();
+    } finally {
+      store.close();
+    }
+  });
+
+  it('a job running before 0012 has no idle-fill GPUs stored: it reads 0, and a tick can save them', () => {
+    const dataDir = tempDir();
+    const old = new Database(join(dataDir, 'boa.sqlite'));
+    migrate(drizzle(old), { migrationsFolder: before('0012_idle_fill_gpus') });
+    old
+      .prepare(
+        `INSERT INTO jobs (name, class_name, token_hash, state, submitted_at, allocation, width)
+         VALUES ('running', 'cifar10', ?, 'running', 1000, '["n1","n1","n1","n1"]', 4)`,
+      )
+      .run('a'.repeat(64));
+    old.close();
+
+    const store = openStore(dataDir);
+    try {
+      const repo = new Repository(store.db);
+      const [row] = repo.listJobs(10);
+      const job = jobFromRow(row!);
+      expect(job.idleFillGpus).toBe(0);
+      repo.saveJobState({ ...job, idleFillGpus: 3 });
+      expect(repo.getJob(job.id)?.idleFillGpus).toBe(3);
     } finally {
       store.close();
     }
