@@ -194,11 +194,11 @@ export interface PolicyOptions {
   /**
    * boa's idle fill (core/exec/idle-fill.ts) by time saved: a job widens onto idle GPUs of its own nodes
    * (on several nodes too) where that saves at least this many restarts (simulator only, `boa@fillK`);
-   * absent: the 1.1x gain rule, one-node jobs only.
+   * absent: the 1.1x gain rule, one-node jobs only, until the quiet fill below.
    */
   readonly fillSavedRestarts?: number;
-  /** With fillSavedRestarts, only once no job has arrived for 2 hours (`boa@fillqK`); absent: always. */
-  readonly fillSavedQuietOnly?: boolean;
+  /** The same once no job has arrived for the drain's hours (`boa@fillqK`); default 20, 0: none. */
+  readonly quietFillSavedRestarts?: number;
   /** Pollux variants (compare --sensitivity): AdaptDL's exploration cap, utility window, boot freeze. */
   readonly explorationCap?: boolean;
   readonly utilityWindowTicks?: number;

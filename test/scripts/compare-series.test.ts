@@ -125,9 +125,14 @@ describe('compare policy variants', () => {
       options: { fillSavedRestarts: 20 },
       label: 'boa (idle GPUs filled where they save 20 restarts)',
     });
-    expect(parsePolicyEntry('boa@fillq20', find)).toMatchObject({
-      options: { fillSavedRestarts: 20, fillSavedQuietOnly: true },
-      label: 'boa (idle GPUs filled where they save 20 restarts, 2 h after the last arrival)',
+    expect(parsePolicyEntry('boa@fillq40', find)).toMatchObject({
+      options: { quietFillSavedRestarts: 40 },
+      label: 'boa (idle GPUs filled where they save 40 restarts once arrivals stop)',
+    });
+    // The default's quiet fill off: the 1.1x rule, as boa before 2026-12-02.
+    expect(parsePolicyEntry('boa@fillq0', find)).toMatchObject({
+      options: { quietFillSavedRestarts: 0 },
+      label: 'boa (idle GPUs filled by the 1.1x rule only, arrivals or not)',
     });
     expect(() => parsePolicyEntry('boa@fill0', find)).toThrow(/boa@fillK/);
     expect(() => parsePolicyEntry('boa@fill20@fillq20', find)).toThrow();

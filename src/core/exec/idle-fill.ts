@@ -23,14 +23,22 @@ export interface FillOptions {
   /** ...and the job's remaining time at its current width is at least this many restarts. */
   readonly minRemainingRestarts: number;
   /**
-   * Opt-in (`boa@fillK`, the simulator's): the widening must save at least this many restarts of the
+   * The widening must save at least this many restarts of the
    * job's remaining time, instead of the speedup gain above; jobs on several nodes take idle GPUs of
-   * their own nodes too. Undefined: the gain rule, one-node jobs only.
+   * their own nodes too (QUIET_FILL; `boa@fillK`). Undefined: the gain rule, one-node jobs only.
    */
   readonly minSavedRestarts?: number;
 }
 
 export const DEFAULT_FILL: FillOptions = { minSpeedupGain: 1.1, minRemainingRestarts: 20 };
+
+/**
+ * boa's fill once no job has arrived for the drain's hours (the service and the simulator): by time
+ * saved, jobs on several nodes too. Then the last long jobs run for hours on part of their nodes' GPUs,
+ * and the 1.1x rule left those idle; while jobs arrive it would hold GPUs the next arrival needs.
+ */
+export const QUIET_FILL_SAVED_RESTARTS = 20;
+export const QUIET_FILL: FillOptions = { ...DEFAULT_FILL, minSavedRestarts: QUIET_FILL_SAVED_RESTARTS };
 
 /**
  * Returns the allocations with jobs widened onto idle GPUs of their own nodes (a job on several nodes

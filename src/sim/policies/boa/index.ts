@@ -17,16 +17,17 @@
  * detection, src/service/rate-rise.ts), firstDayArrivals (default 0: none; the service's opt-in
  * first-day arrivals, src/service/estimators.ts), queueOrder (default least-work-left, or submitted: the
  * service's queue for the budget, core/ceiling-widths.ts), queueOverdueHours (default 24: a job waiting
- * that long goes first), fillSavedRestarts (simulator only, `boa@fillK`: the idle fill by time saved, jobs
- * on several nodes too, core/exec/idle-fill.ts) and fillSavedQuietOnly (`boa@fillqK`: that only once no
- * job has arrived for 2 hours).
+ * that long goes first), quietFillSavedRestarts (default 20, 0: none; the service's: once no job has
+ * arrived for the drain's hours, the idle fill by time saved, jobs on several nodes too,
+ * core/exec/idle-fill.ts; `boa@fillqK`) and fillSavedRestarts (simulator only, `boa@fillK`: that rule
+ * always).
  */
 import { BudgetTooLowError } from '../../../core/calc/errors.ts';
 import type { PolicyContext, PolicyDefinition, PolicyOptions } from '../../policy.ts';
 import { DEFAULT_BUDGET_CONTROL } from './budget-control.ts';
 import { DEFAULT_ONLINE_RATES } from './online-rates.ts';
 import { DEFAULT_RISE, riseOptions } from '../../../service/rate-rise.ts';
-import { DEFAULT_FILL } from '../../../core/exec/idle-fill.ts';
+import { DEFAULT_FILL, QUIET_FILL } from '../../../core/exec/idle-fill.ts';
 import { DEFAULT_SPEND_CEILING } from '../../../core/spend-ceiling.ts';
 import { RELOCK_FACTOR } from '../../../core/shares.ts';
 import { warmupOptions } from '../../../core/warmup.ts';
@@ -55,6 +56,7 @@ export const BOA_DEFAULTS: Omit<BoaSettings, 'budget'> = {
   control: DEFAULT_BUDGET_CONTROL,
   relockFactor: RELOCK_FACTOR,
   fill: DEFAULT_FILL,
+  quietFill: QUIET_FILL,
   ceiling: DEFAULT_SPEND_CEILING,
   budgetWindowHours: 24,
   warmup: null,
@@ -170,6 +172,12 @@ export function boaSettings(context: PolicyContext, options: PolicyOptions): Boa
   if (saved !== undefined && !(Number.isFinite(saved) && saved > 0)) {
     throw new BoaOptionsError(`boa fillSavedRestarts must be a number > 0 (restarts), got ${saved}`);
   }
+  const quietSaved = options.quietFillSavedRestarts ?? QUIET_FILL.minSavedRestarts;
+  if (!(Number.isFinite(quietSaved) && (quietSaved as number) >= 0)) {
+    throw new BoaOptionsError(
+      `boa quietFillSavedRestarts must be a number >= 0 (restarts; 0: none), got ${quietSaved}`,
+    );
+  }
   const queueOrder = options.queueOrder ?? BOA_DEFAULTS.queueOrder;
   if (!(QUEUE_ORDERS as readonly string[]).includes(queueOrder)) {
     throw new BoaOptionsError(
@@ -212,7 +220,8 @@ export function boaSettings(context: PolicyContext, options: PolicyOptions): Boa
     ceiling: { ...DEFAULT_SPEND_CEILING, lookaheadHours: lookahead },
     clearHalfLifeHours: clear ?? null,
     fill: saved === undefined ? BOA_DEFAULTS.fill : { ...DEFAULT_FILL, minSavedRestarts: saved },
-    fillQuietOnly: saved !== undefined && options.fillSavedQuietOnly === true,
+    quietFill:
+      saved !== undefined || quietSaved === 0 ? null : { ...DEFAULT_FILL, minSavedRestarts: quietSaved },
     queueOrder: queueOrder as QueueOrder,
     queueOverdueHours: overdueHours,
   };

@@ -24,8 +24,6 @@ import { workDoneInEpochFromFraction, workLeftSeconds } from '../../../core/work
 import { warmupFactor } from '../../../core/warmup.ts';
 import { windowBelowBand } from '../../../core/exec/band-fill.ts';
 import { drainedWidths } from './drain.ts';
-import { DEFAULT_FILL } from '../../../core/exec/idle-fill.ts';
-import { DEFAULT_DRAIN } from '../../../core/exec/drain-widths.ts';
 import { planningBudget } from '../../../core/planning-budget.ts';
 import { expectedGpuSeconds } from '../../../core/demand-ratio.ts';
 import type { BoaSettings } from './settings.ts';
@@ -219,11 +217,7 @@ export class BoaPolicy implements Policy {
       ordered,
       cluster,
       maxNodes,
-      fill:
-        this.settings.fillQuietOnly === true &&
-        (this.#lastArrival === undefined || now - this.#lastArrival < DEFAULT_DRAIN.afterHours * 3600)
-          ? DEFAULT_FILL
-          : this.settings.fill,
+      fill: this.#quiet(now) ? (this.settings.quietFill ?? this.settings.fill) : this.settings.fill,
       classes: this.#classes,
       bonus: this.#bonus,
     });
@@ -235,6 +229,17 @@ export class BoaPolicy implements Policy {
     const needed = sized.reduce((sum, w) => sum + Math.max(w.width, w.provision), 0);
     const desiredNodes = Math.min(maxNodes, Math.ceil(needed / cluster.gpusPerNode));
     return { allocations: placed.allocations, desiredNodes };
+  }
+
+  /** No job has arrived for the drain's hours (the service's test, drain.ts there); never without a drain. */
+  #quiet(now: number): boolean {
+    const drain = this.settings.drain;
+    return (
+      drain !== null &&
+      drain.afterHours > 0 &&
+      this.#lastArrival !== undefined &&
+      now - this.#lastArrival >= drain.afterHours * 3600
+    );
   }
 
   /** Books the interval since the last tick into the paid / allocated estimate. */

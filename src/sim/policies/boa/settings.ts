@@ -31,10 +31,10 @@ export interface BoaSettings {
   /** Widen jobs onto idle GPUs of the nodes they occupy (idle-fill.ts); null: never. */
   readonly fill: FillOptions | null;
   /**
-   * Simulator-only (`boa@fillqK`): `fill`'s rule by time saved only once no job has arrived for the
-   * drain's 2 hours; before, the default fill (DEFAULT_FILL).
+   * The fill once no job has arrived for the drain's hours (QUIET_FILL, as the service's
+   * `quietFillSavedRestarts`); null: `fill` then too. Never while the drain is off.
    */
-  readonly fillQuietOnly?: boolean;
+  readonly quietFill: FillOptions | null;
   /** The service's hard limit on paid GPUs from the window's spend so far (spend-ceiling.ts); null: none. */
   readonly ceiling: SpendCeilingOptions | null;
   /**
