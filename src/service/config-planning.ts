@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DEFAULT_CREDIT } from '../core/credit.ts';
 import { DEFAULT_DRAIN } from '../core/exec/drain-widths.ts';
+import { QUIET_FILL_SAVED_RESTARTS } from '../core/exec/idle-fill.ts';
 import { DEFAULT_PLAN_CAP } from '../core/plan-cap.ts';
 import {
   DEFAULT_LONG_WAIT_SECONDS,
@@ -114,6 +115,16 @@ export const planningSettings = {
    * node count and the booked allocation stay the plan's. false: jobs run at the plan's widths.
    */
   idleFill: z.boolean({ error: 'idleFill must be true or false' }).default(true),
+  /**
+   * Once nothing has been submitted for drainAfterHours, the idle fill lends a job, on one node or
+   * several, its nodes' idle GPUs where that saves at least this many restarts of its remaining time
+   * (QUIET_FILL, the simulator's default too): the last long jobs then run for hours beside idle GPUs
+   * the 1.1x rule leaves. 0: the 1.1x rule always.
+   */
+  quietFillSavedRestarts: z
+    .number({ error: 'quietFillSavedRestarts must be a number' })
+    .min(0, 'quietFillSavedRestarts must be a number of restarts >= 0 (0: none)')
+    .default(QUIET_FILL_SAVED_RESTARTS),
   /**
    * Opt-in: while the budget window (6 hours or more of it) has paid more than this share under its
    * budget and nothing waits, the running jobs take the budget's GPUs by the drain's rule, with no floor

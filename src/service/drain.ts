@@ -21,6 +21,15 @@ export interface Drained {
   readonly filling: boolean;
 }
 
+/** Nothing submitted for `afterHours` (0: never): the drain's test, and the idle fill's quiet rule's. */
+export function submissionsStopped(
+  afterHours: number,
+  lastSubmittedAt: number | undefined,
+  now: number,
+): boolean {
+  return afterHours > 0 && lastSubmittedAt !== undefined && now - lastSubmittedAt >= afterHours * HOUR;
+}
+
 /** Widths for the drain or the fill, or undefined when neither applies (`widthOf` then stands). */
 export function drainedWidths(
   svc: BoaService,
@@ -34,7 +43,7 @@ export function drainedWidths(
   const { budget, lastSubmittedAt } = svc.state;
   const afterHours = config.drainAfterHours;
   if (budget === undefined || jobs.length === 0) return undefined;
-  const quiet = afterHours > 0 && lastSubmittedAt !== undefined && now - lastSubmittedAt >= afterHours * HOUR;
+  const quiet = submissionsStopped(afterHours, lastSubmittedAt, now);
   if (!quiet && !belowBand) return undefined;
   // A job the plan or the ceiling leaves waiting ends both: the plan serves it first. A job that only
   // waits to start (a new one) ends the drain, but the fill makes room for it at its plan's width and

@@ -10,7 +10,7 @@ import type { PoolNode } from './ports.ts';
 import type { BoaService } from './service.ts';
 import type { TickUndo } from './tick-undo.ts';
 import type { TickWidths } from './tick-widths.ts';
-import { fillIdle, keptWidth } from './idle-fill.ts';
+import { fillIdle, fillRuleNow, keptWidth } from './idle-fill.ts';
 
 /**
  * Places the tick's widths (tick-widths.ts) on the ready nodes; with the idle fill on (config.idleFill), a
@@ -33,7 +33,8 @@ export function placeWithIdleFill(
     placed = placement.place(active, widthOf, readyNodes, bounds);
   }
   const classes = () => new Map(estimatedClasses(service).map((c) => [c.name, c]));
-  for (const [id, next] of fillIdle(placement, active, widthOf, classes, now)) {
+  const rule = fillRuleNow(service.deps.config, service.state.lastSubmittedAt, now);
+  for (const [id, next] of fillIdle(placement, active, widthOf, classes, now, rule)) {
     if (next === undefined) placed.changed.delete(id);
     else placed.changed.set(id, next);
   }

@@ -4,23 +4,46 @@
  * speedup repays the restart. The node is paid whole anyway, so the plan, the node count and the
  * allocation the budget control books stay the plan's (`ServiceJob.idleFillGpus` are left out of it).
  * A widened job keeps its GPUs across ticks (`keptWidth`) until a job would wait or run short for them.
+ * Once nothing has been submitted for the drain's hours, the rule is by time saved and a job on several
+ * nodes takes its nodes' idle GPUs too (`quietFillSavedRestarts`, the simulator's default as well).
  */
-import { DEFAULT_FILL, fillIdleGpus, type FillCandidate } from '../core/exec/idle-fill.ts';
+import { DEFAULT_FILL, fillIdleGpus, type FillCandidate, type FillOptions } from '../core/exec/idle-fill.ts';
 import type { ClassProfile } from '../core/profile.ts';
-import { progressOf } from './drain.ts';
+import { progressOf, submissionsStopped } from './drain.ts';
 import type { ServiceJob } from './jobs.ts';
 import type { IncrementalPlacement } from './placement.ts';
 
+/** The fill's rule now: by time saved, jobs on several nodes too, once submissions have stopped. */
+export function fillRuleNow(
+  config: { readonly drainAfterHours: number; readonly quietFillSavedRestarts: number },
+  lastSubmittedAt: number | undefined,
+  now: number,
+): FillOptions {
+  const saved = config.quietFillSavedRestarts;
+  return saved > 0 && submissionsStopped(config.drainAfterHours, lastSubmittedAt, now)
+    ? { ...DEFAULT_FILL, minSavedRestarts: saved }
+    : DEFAULT_FILL;
+}
+
 /**
- * GPUs lent on each node (a filled job runs on one node). A node's load for choosing what to remove is
- * what it runs for the plan: a node with one job widened 1 -> 4 is not fuller than one running two jobs.
+ * GPUs lent on each node. A node's load for choosing what to remove is what it runs for the plan: a
+ * node with one job widened 1 -> 4 is not fuller than one running two jobs. Which of a job's nodes lent
+ * is not kept: they are taken from the nodes holding most of the job first (where the core adds them:
+ * its nodes with the fewest idle GPUs), leaving at least one of its GPUs on each.
  */
 export function lentGpusByNode(jobs: Iterable<ServiceJob>): Map<string, number> {
   const lent = new Map<string, number>();
   for (const job of jobs) {
-    const extra = job.idleFillGpus;
-    const node = job.allocation[0];
-    if (extra > 0 && node !== undefined) lent.set(node, (lent.get(node) ?? 0) + extra);
+    let extra = job.idleFillGpus;
+    if (extra <= 0) continue;
+    const held = new Map<string, number>();
+    for (const node of job.allocation) held.set(node, (held.get(node) ?? 0) + 1);
+    const most = [...held].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+    for (const [node, count] of most) {
+      const take = Math.min(extra, count - 1);
+      if (take > 0) lent.set(node, (lent.get(node) ?? 0) + take);
+      extra -= take;
+    }
   }
   return lent;
 }
@@ -45,9 +68,9 @@ export function keptWidth(job: ServiceJob, width: number): number {
 }
 
 /**
- * Widens the jobs the last placement pass left on one node with idle GPUs. Returns the jobs it moved
- * with their new allocations (undefined: back to the one they run with). `widthOf`: the plan's widths;
- * a job placed short of it is not widened.
+ * Widens the jobs the last placement pass left beside idle GPUs of their nodes (on one node unless the
+ * rule is by time saved). Returns the jobs it moved with their new allocations (undefined: back to the
+ * one they run with). `widthOf`: the plan's widths; a job placed short of it is not widened.
  */
 export function fillIdle(
   placement: IncrementalPlacement,
@@ -55,26 +78,28 @@ export function fillIdle(
   widthOf: (job: ServiceJob) => number,
   classesNow: () => ReadonlyMap<string, ClassProfile>,
   now: number,
+  rule: FillOptions = DEFAULT_FILL,
 ): Map<number, readonly string[] | undefined> {
   const moved = new Map<number, readonly string[] | undefined>();
   const free = placement.freeGpus();
   if (free.size === 0) return moved;
   // The profiles in use (learned speedups included), read only on ticks with an idle GPU.
   const classes = classesNow();
-  // Only the nodes with idle GPUs, each counted as its idle GPUs plus those of the jobs taken in:
-  // the core then finds exactly the idle ones.
+  const severalNodes = rule.minSavedRestarts !== undefined;
+  // The nodes with idle GPUs, and those of the jobs taken in, each counted as its idle GPUs plus those
+  // of the jobs taken in: the core then finds exactly the idle ones (none on a node not in `free`).
   const allocations = new Map<number, readonly number[]>();
   const ready = new Map(free);
   const candidates: FillCandidate[] = [];
   for (const job of jobs) {
     const slots = placement.slotsOf(job.id);
     if (slots === undefined || slots.length === 0 || slots.length < widthOf(job)) continue;
-    const node = slots[0] as number;
-    if (!free.has(node) || slots.some((n) => n !== node)) continue;
+    if (!slots.some((n) => free.has(n))) continue;
+    if (!severalNodes && slots.some((n) => n !== slots[0])) continue;
     const cls = classes.get(job.className);
     if (cls === undefined) continue;
     allocations.set(job.id, slots);
-    ready.set(node, (ready.get(node) as number) + slots.length);
+    for (const n of slots) ready.set(n, (ready.get(n) ?? 0) + 1);
     candidates.push({
       id: job.id,
       app: job.className,
@@ -86,7 +111,7 @@ export function fillIdle(
     });
   }
   if (candidates.length === 0) return moved;
-  const filled = fillIdleGpus(allocations, ready, candidates, classes, DEFAULT_FILL);
+  const filled = fillIdleGpus(allocations, ready, candidates, classes, rule);
   for (const job of jobs) {
     const before = allocations.get(job.id);
     const after = filled.get(job.id);
