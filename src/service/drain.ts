@@ -61,7 +61,9 @@ export function drainedWidths(
       app: job.className,
       statEpoch: job.statEpoch,
       progressFraction: progressOf(job, classes.get(job.className)?.epochs ?? []),
-      width: Math.max(widthOf(job), job.width),
+      // Not the GPUs the idle fill lent (idle-fill.ts): they stay lent, unbooked and kept when the drain
+      // ends, rather than becoming the drain's width and given back at the next submission.
+      width: Math.max(widthOf(job), job.width - job.idleFillGpus),
       // The service does not see a restart end (the replicas do not say); a job widened once is widened
       // again only when a finished job frees GPUs, which the restart threshold already bounds.
       restarting: false,

@@ -27,9 +27,10 @@ export function fillRuleNow(
 
 /**
  * GPUs lent on each node. A node's load for choosing what to remove is what it runs for the plan: a
- * node with one job widened 1 -> 4 is not fuller than one running two jobs. Which of a job's nodes lent
- * is not kept: they are taken from the nodes holding most of the job first (where the core adds them:
- * its nodes with the fewest idle GPUs), leaving at least one of its GPUs on each.
+ * node with one job widened 1 -> 4 is not fuller than one running two jobs. Which of a multi-node job's
+ * nodes lent is not kept (only how many): they are charged to the nodes holding most of the job first,
+ * at least one of its GPUs left on each, which can rank such a node wrongly for removal (the core lends
+ * from its nodes with the fewest idle GPUs first); a node with a job never counts as empty.
  */
 export function lentGpusByNode(jobs: Iterable<ServiceJob>): Map<string, number> {
   const lent = new Map<string, number>();

@@ -119,8 +119,40 @@ describe('the service', () => {
     expect(s.clock.now() - job.submittedAt).toBeGreaterThanOrEqual(2 * HOUR);
     expect(s.clock.now() - job.submittedAt).toBeLessThan(2 * HOUR + 3 * 60_000);
     expect(job.idleFillGpus).toBe(3);
-    // Kept: the drain, which began the same tick, counts a job's running width as its own from then on.
+    // Kept, and still lent: the drain, which began the same tick, does not take them for its own.
     await s.ticks(10);
     expect([job.allocation.length, job.generation]).toEqual([4, generation + 1]);
+    expect(job.idleFillGpus).toBe(3);
+    expect(s.service.state.allocatedGpus).toBe(1);
+  }, 60_000);
+
+  it('a job lent GPUs keeps them when a new job arrives that fits beside it (the drain ends)', async () => {
+    // 3 GPUs buy 1.06x: the quiet rule lends a job 2, one GPU of the node stays idle.
+    const FLAT3 = { ...FLAT, epochs: [{ workSeconds: 36_000, speedup: { '1': 1, '2': 1.04, '3': 1.06 } }] };
+    const s = await startService({
+      config: {
+        tickSeconds: 60,
+        leaseSeconds: 86_400,
+        idleFill: true,
+        local: { maxNodes: 1, bootSeconds: 0, releaseSeconds: 0 },
+        budget: 4,
+      },
+    });
+    cleanups.push(s.close);
+    s.service.putClass(FLAT3, 0.4);
+    await s.service.planner.idle();
+    const { job: a } = s.service.registerJob('flat', 'a');
+    await s.ticks(3);
+    for (let i = 0; i < 200 && a.allocation.length === 1; i++) await s.ticks(1);
+    expect(a.allocation).toHaveLength(3);
+    await s.ticks(2);
+    expect([a.idleFillGpus, s.service.state.allocatedGpus]).toEqual([2, 1]);
+    const generation = a.generation;
+    const { job: b } = s.service.registerJob('flat', 'b');
+    await s.ticks(1);
+    expect(b.allocation).toHaveLength(1);
+    // Before, the drain had taken the lent GPUs as its width; a submission ends the drain, and the job
+    // went back to 1 GPU (a restart) with the GPUs it gave back left idle.
+    expect([a.allocation.length, a.generation]).toEqual([3, generation]);
   }, 60_000);
 });

@@ -31,6 +31,12 @@ export interface DrainInput<W extends Wanted> {
   readonly planned: readonly W[];
   readonly jobs: readonly JobView[];
   readonly classes: ReadonlyMap<string, ClassProfile>;
+  /**
+   * GPUs each job holds within its plan's width (the policy's `held`): the idle fill's lent GPUs beyond
+   * it are not the drain's, so a job lent them is not booked for them, and keeps them (not its drained
+   * width) when the drain ends. Absent: its allocation.
+   */
+  readonly held?: ReadonlyMap<number, number>;
 }
 
 /**
@@ -66,7 +72,7 @@ export function drainedWidths<W extends Wanted>(
         app: job.app,
         statEpoch: job.statEpoch,
         progressFraction: job.progressFraction,
-        width: Math.max(w.width, w.current.length),
+        width: Math.max(w.width, input.held?.get(w.id) ?? w.current.length),
         restarting: job.restartingUntil !== null && job.restartingUntil > cluster.now,
       };
     }),

@@ -207,6 +207,7 @@ export class BoaPolicy implements Policy {
         planned: jobs,
         jobs: ordered,
         classes: this.#classes,
+        held,
       });
     };
     const drained = widthsFrom(planned, this.#held);

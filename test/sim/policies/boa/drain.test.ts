@@ -55,3 +55,27 @@ describe('the fill and a new job', () => {
     expect(drainedWidths({ ...input(16, false), quietSeconds: 3 * 3600 }).wanted).toBe(served);
   });
 });
+
+describe('the drain and GPUs the idle fill lent', () => {
+  // Job 1's plan is 2 GPUs; it runs on 8, the idle fill lent it 6 (held: the 2 within its plan).
+  // Past 2 GPUs its class gains too little for the drain: only the fill lends it more.
+  const tops = oneEpochClass('tops', { 1: 1, 2: 1.9, 4: 1.95, 8: 2 });
+  const lent = {
+    ...input(16, false),
+    quietSeconds: 3 * 3600,
+    served: [wanted(1, 2, 8)],
+    planned: [wanted(1, 2, 8)],
+    jobs: [{ ...view(1, 8), app: 'tops' } as JobView],
+    classes: new Map([['tops', tops]]),
+  };
+
+  it('are not the drain width: not booked, and kept by the fill, not by the drain, when it ends', () => {
+    const drained = drainedWidths({ ...lent, held: new Map([[1, 2]]) });
+    expect(drained.wanted.map((w) => w.width)).toEqual([2]);
+    expect(drained.extraGpus).toBe(0);
+    // Without `held` (before 2026-12-02) the drain took them for its own: 6 GPUs booked.
+    const before = drainedWidths(lent);
+    expect(before.wanted.map((w) => w.width)).toEqual([8]);
+    expect(before.extraGpus).toBe(6);
+  });
+});
