@@ -137,14 +137,19 @@ function progressUndo(svc: BoaService, job: ServiceJob): () => void {
 /** Jobs whose dropped work sample was logged at warn. */
 const jobsWarned = new WeakSet<ServiceJob>();
 
-/** A clean epoch (one allocation throughout, at the planned width) tells us its 1-GPU work. */
+/**
+ * A clean epoch (one allocation throughout, at the planned width, or that and the GPUs the idle fill
+ * lent) tells us its 1-GPU work.
+ */
 export function recordWorkSample(svc: BoaService, job: ServiceJob, now: number): void {
   const cls = svc.state.classes.get(job.className);
   if (!cls || job.epochStartedAt === null || job.generation !== job.epochGeneration) return;
   const width = job.allocation.length;
   const epoch = cls.profile.epochs[job.statEpoch];
   const speedup = epoch?.speedup[String(width)];
-  if (!epoch || !speedup || width !== plannedWidth(job)) return;
+  // Lent GPUs count: with the idle fill a lone job runs lent most of its life, and its epochs are as
+  // clean as any (a widening is a new generation, so the epoch ran at this width throughout).
+  if (!epoch || !speedup || width - job.idleFillGpus !== plannedWidth(job)) return;
   // Only the first epoch begins with a (re)start, and only a clock started at the allocation holds it:
   // a later epoch whose width changed is not clean.
   const rescale = job.statEpoch === 0 && !job.epochTimedFromReport ? cls.profile.rescaleSeconds : 0;
