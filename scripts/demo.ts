@@ -32,6 +32,7 @@ import { demoSettings, settingsByFlag } from './lib/demo-settings.ts';
 import { REPLICA_WORKLOAD, replicasRun, replicasSettled, stopReplicas } from './lib/demo-replicas.ts';
 import { changedOptions, digest, type ReplayOptions } from './lib/demo-replay-options.ts';
 import { demoProgram } from './lib/demo-program.ts';
+import { demoStartSeconds } from './lib/demo-start.ts';
 
 /** Virtual time: the trace's seconds from an arbitrary fixed start, as epoch milliseconds. */
 const EPOCH = Date.UTC(2026, 0, 1);
@@ -82,7 +83,7 @@ await runMain(async () => {
     if (opts.state === undefined) rmSync(stateDir, { recursive: true, force: true });
   };
 
-  let seconds = (jobs[0]?.time ?? 0) as number;
+  let seconds = demoStartSeconds(jobs);
   const clock = { now: () => EPOCH + seconds * 1000 };
   const setTime = (t: number) => {
     seconds = Math.max(seconds, t);
