@@ -79,6 +79,21 @@ describe('a job on several nodes', () => {
   });
 });
 
+/** One 4-GPU node at most, 60 s ticks, a budget of 4; the jobs never poll (no lease runs out). */
+async function oneNode() {
+  const s = await startService({
+    config: {
+      tickSeconds: 60,
+      leaseSeconds: 86_400,
+      idleFill: true,
+      local: { maxNodes: 1, bootSeconds: 0, releaseSeconds: 0 },
+      budget: 4,
+    },
+  });
+  cleanups.push(s.close);
+  return s;
+}
+
 describe('the service', () => {
   /** 10 hours of 1-GPU work; 4 GPUs buy only 1.08x: the 1.1x rule never lends them, time saved does. */
   const FLAT = {
@@ -89,16 +104,7 @@ describe('the service', () => {
   };
 
   it("lends a lone job its node's idle GPUs once nothing has been submitted for 2 hours", async () => {
-    const s = await startService({
-      config: {
-        tickSeconds: 60,
-        leaseSeconds: 86_400,
-        idleFill: true,
-        local: { maxNodes: 1, bootSeconds: 0, releaseSeconds: 0 },
-        budget: 4,
-      },
-    });
-    cleanups.push(s.close);
+    const s = await oneNode();
     // 0.4 jobs an hour of 10 GPU-hours: the budget's 4 GPUs at the plan's 1 GPU a job.
     s.service.putClass(FLAT, 0.4);
     await s.service.planner.idle();
@@ -129,16 +135,7 @@ describe('the service', () => {
   it('a job lent GPUs keeps them when a new job arrives that fits beside it (the drain ends)', async () => {
     // 3 GPUs buy 1.06x: the quiet rule lends a job 2, one GPU of the node stays idle.
     const FLAT3 = { ...FLAT, epochs: [{ workSeconds: 36_000, speedup: { '1': 1, '2': 1.04, '3': 1.06 } }] };
-    const s = await startService({
-      config: {
-        tickSeconds: 60,
-        leaseSeconds: 86_400,
-        idleFill: true,
-        local: { maxNodes: 1, bootSeconds: 0, releaseSeconds: 0 },
-        budget: 4,
-      },
-    });
-    cleanups.push(s.close);
+    const s = await oneNode();
     s.service.putClass(FLAT3, 0.4);
     await s.service.planner.idle();
     const { job: a } = s.service.registerJob('flat', 'a');

@@ -8,8 +8,9 @@ import { resolve } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { DEFAULT_FILL, type FillOptions, QUIET_FILL } from '../../../../src/core/exec/idle-fill.ts';
 import { parseProfileFile } from '../../../../src/core/profile.ts';
-import type { ClusterView, JobView, PolicyContext, PolicyOptions } from '../../../../src/sim/policy.ts';
+import type { PolicyContext, PolicyOptions } from '../../../../src/sim/policy.ts';
 import { REPO } from '../../../helpers/run-script.ts';
+import { clusterView, jobView, nodes } from '../fakes.ts';
 
 const passed: Array<FillOptions | null> = [];
 vi.mock('../../../../src/sim/policies/boa/place.ts', async (importOriginal) => {
@@ -33,28 +34,8 @@ const context: PolicyContext = {
   traceRatesPerHour: { cifar10: 8 },
   seed: 1,
 };
-const job: JobView = {
-  id: 1,
-  name: 'cifar10-1',
-  app: 'cifar10',
-  arrival: 0,
-  requestedGpus: 1,
-  requestedBatch: 128,
-  progressFraction: 0,
-  statEpoch: 0,
-  allocation: [],
-  rescales: 0,
-  restartingUntil: null,
-  attainedGpuSeconds: 0,
-  runSeconds: 0,
-};
-const cluster = (now: number): ClusterView => ({
-  now,
-  gpusPerNode: 4,
-  mode: 'autoscaled',
-  maxNodes: 100,
-  nodes: [0, 1, 2, 3].map((id) => ({ id, gpus: 4, ready: true, readyAt: 0 })),
-});
+const job = jobView(1, { name: 'cifar10-1', app: 'cifar10' });
+const cluster = (now: number) => clusterView(nodes(4), { now, mode: 'autoscaled', maxNodes: 100 });
 
 /** The fill rule of a tick 1 h and of one 2.5 h after the only arrival. */
 function rules(options: PolicyOptions = {}): Array<FillOptions | null> {
