@@ -4,17 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { IncrementalPlacement } from '../../src/service/placement.ts';
-import type { PoolNode } from '../../src/service/ports.ts';
+import { BOUNDS, type Job, node, widthOf } from './placement-fixture.ts';
 
-interface Job {
-  id: number;
-  width: number;
-  allocation: string[];
-}
-
-const BOUNDS = { gpusPerNode: 4, minNodes: 0, maxNodes: 100 };
-const node = (i: number, ready = true): PoolNode => ({ id: `i-${i}`, launchedAt: 0, gpus: 4, ready });
-const widthOf = (job: Job) => job.width;
 const widened = (): Job => ({ id: 1, width: 1, allocation: ['i-0', 'i-0', 'i-0', 'i-0'] });
 const keepsFour = (job: Job) => (job.allocation.length === 4 ? 4 : 0);
 

@@ -2,16 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { IncrementalPlacement } from '../../src/service/placement.ts';
 import type { PoolNode } from '../../src/service/ports.ts';
-
-interface Job {
-  id: number;
-  width: number;
-  allocation: string[];
-}
-
-const BOUNDS = { gpusPerNode: 4, minNodes: 0, maxNodes: 100 };
-const node = (i: number, ready = true): PoolNode => ({ id: `i-${i}`, launchedAt: 0, gpus: 4, ready });
-const widthOf = (job: Job) => job.width;
+import { BOUNDS, type Job, node, widthOf } from './placement-fixture.ts';
 
 /** Applies a tick's changes to the jobs, as the scheduler does. */
 function tick(placement: IncrementalPlacement, jobs: Job[], nodes: PoolNode[]) {

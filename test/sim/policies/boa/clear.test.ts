@@ -1,24 +1,11 @@
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseProfileFile } from '../../../../src/core/profile.ts';
-import type { PolicyContext } from '../../../../src/sim/policy.ts';
 import { boaSettings } from '../../../../src/sim/policies/boa/index.ts';
 import { BoaPlanner } from '../../../../src/sim/policies/boa/planner.ts';
 import { BoaPolicy } from '../../../../src/sim/policies/boa/policy.ts';
-import { REPO } from '../../../helpers/run-script.ts';
+import { boaContext } from './context.ts';
 import { clusterView, jobView, nodes } from '../fakes.ts';
 
-const profiles = parseProfileFile(JSON.parse(readFileSync(resolve(REPO, 'data/profiles.json'), 'utf8')));
-const context: PolicyContext = {
-  profiles,
-  gpusPerNode: 4,
-  tickSeconds: 60,
-  rescaleSeconds: 30,
-  oracle: { goodput: () => 0 },
-  traceRatesPerHour: { bert: 4 },
-  seed: 1,
-};
+const context = boaContext({ bert: 4 });
 
 describe('boa@clearH: the plan priced at least at the ceiling’s clearing price', () => {
   it('checks the half-life', () => {
@@ -34,7 +21,7 @@ describe('boa@clearH: the plan priced at least at the ceiling’s clearing price
     const jobs = Array.from({ length: 12 }, (_, i) => jobView(i + 1, { app: 'bert' }));
     for (const job of jobs) policy.onArrival(job, 0);
     const cluster = (now: number) => clusterView(nodes(16), { now, mode: 'autoscaled', maxNodes: 16 });
-    const planner = new BoaPlanner(profiles, 'exact', 1);
+    const planner = new BoaPlanner(context.profiles, 'exact', 1);
     let floored = 0;
     let narrower = 0;
     for (let now = 60; now <= 4 * 3600; now += 60) {

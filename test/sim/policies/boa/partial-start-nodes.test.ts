@@ -5,25 +5,13 @@
  * the whole width; the next one, reading the width it left, scaled the booting nodes in (a paid boot
  * thrown away). The service's test of the same: test/service/partial-start-nodes.test.ts.
  */
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseProfileFile } from '../../../../src/core/profile.ts';
-import type { ClusterView, JobView, NodeView, PolicyContext } from '../../../../src/sim/policy.ts';
+import type { ClusterView, JobView, NodeView } from '../../../../src/sim/policy.ts';
 import { boaPolicy } from '../../../../src/sim/policies/boa/index.ts';
 import type { BoaPolicy } from '../../../../src/sim/policies/boa/policy.ts';
-import { REPO } from '../../../helpers/run-script.ts';
+import { boaContext } from './context.ts';
 
-const profiles = parseProfileFile(JSON.parse(readFileSync(resolve(REPO, 'data/profiles.json'), 'utf8')));
-const context: PolicyContext = {
-  profiles,
-  gpusPerNode: 4,
-  tickSeconds: 60,
-  rescaleSeconds: 30,
-  oracle: { goodput: () => 0 },
-  traceRatesPerHour: { cifar10: 8, bert: 1 },
-  seed: 1,
-};
+const context = boaContext({ cifar10: 8, bert: 1 });
 
 const job = (id: number, app: string, arrival: number, allocation: readonly number[] = []): JobView => ({
   id,

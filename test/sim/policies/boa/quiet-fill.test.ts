@@ -3,13 +3,10 @@
  * once no job has arrived for the drain's hours, as the service's `quietFillSavedRestarts` does; the
  * rule itself is tested in test/core/exec/idle-fill.test.ts. Here: which rule each tick passes.
  */
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { DEFAULT_FILL, type FillOptions, QUIET_FILL } from '../../../../src/core/exec/idle-fill.ts';
-import { parseProfileFile } from '../../../../src/core/profile.ts';
-import type { PolicyContext, PolicyOptions } from '../../../../src/sim/policy.ts';
-import { REPO } from '../../../helpers/run-script.ts';
+import type { PolicyOptions } from '../../../../src/sim/policy.ts';
+import { boaContext } from './context.ts';
 import { clusterView, jobView, nodes } from '../fakes.ts';
 
 const passed: Array<FillOptions | null> = [];
@@ -24,16 +21,7 @@ vi.mock('../../../../src/sim/policies/boa/place.ts', async (importOriginal) => {
 });
 const { boaPolicy } = await import('../../../../src/sim/policies/boa/index.ts');
 
-const profiles = parseProfileFile(JSON.parse(readFileSync(resolve(REPO, 'data/profiles.json'), 'utf8')));
-const context: PolicyContext = {
-  profiles,
-  gpusPerNode: 4,
-  tickSeconds: 60,
-  rescaleSeconds: 30,
-  oracle: { goodput: () => 0 },
-  traceRatesPerHour: { cifar10: 8 },
-  seed: 1,
-};
+const context = boaContext({ cifar10: 8 });
 const job = jobView(1, { name: 'cifar10-1', app: 'cifar10' });
 const cluster = (now: number) => clusterView(nodes(4), { now, mode: 'autoscaled', maxNodes: 100 });
 
