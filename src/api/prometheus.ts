@@ -80,10 +80,11 @@ export function prometheusRegistry(service: BoaService): Registry {
   );
   gauge(
     'boa_gpus',
-    'GPUs now: allocated to jobs, and paid (on the nodes running)',
+    "GPUs now: allocated to jobs (their plan's widths), lent to them by the idle fill, and paid (on the nodes running)",
     (g) => {
       const { gpus } = statusView(service);
       g.set({ kind: 'allocated' }, gpus.allocated);
+      g.set({ kind: 'lent' }, gpus.lent);
       g.set({ kind: 'paid' }, gpus.paid);
     },
     ['kind'],

@@ -111,7 +111,17 @@ export const StatusView = z
         capacity: true,
         waitingReason: true,
       }),
-    gpus: z.object({ allocated: z.number().int(), paid: z.number().int() }),
+    gpus: z.object({
+      allocated: z.number().int().openapi({
+        description:
+          "GPUs jobs run on for their plan's widths, as the ledger, GET /v1/budget and CloudWatch's AllocatedGpuHoursPerHour count them",
+      }),
+      lent: z.number().int().optional().openapi({
+        description:
+          'GPUs jobs run on beyond their widths, lent by the idle fill from idle GPUs of their nodes (paid anyway): not counted as allocated',
+      }),
+      paid: z.number().int(),
+    }),
     jobs: z.record(z.string(), z.number().int()).openapi({ description: 'jobs by state' }),
     budget: z
       .object({
@@ -167,7 +177,11 @@ export const JobView = z
     }),
     planId: z.number().int().nullable(),
     widths: z.array(z.number().int()).nullable(),
-    width: z.number().int(),
+    width: z.number().int().openapi({ description: 'GPUs it runs on now, lentGpus included' }),
+    lentGpus: z.number().int().optional().openapi({
+      description:
+        "of width, the GPUs the idle fill lent beyond its plan's width from idle GPUs of its nodes; not booked against the budget; 0 when none",
+    }),
     generation: z.number().int(),
     workload: z
       .custom<Workload>((v) => typeof v === 'object')

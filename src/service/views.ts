@@ -210,6 +210,8 @@ export function jobView(job: ServiceJob, lastTickAt: number | undefined, now: nu
     planId: job.planId,
     widths: job.widths,
     width: job.width,
+    // Of `width`, the GPUs the idle fill lent beyond the plan's: run, not booked against the budget.
+    lentGpus: job.idleFillGpus,
     generation: job.generation,
     workload: job.workload,
     restarts: job.restarts,
@@ -259,7 +261,14 @@ export function planView(service: BoaService) {
 export function statusView(service: BoaService) {
   const { state, deps } = service;
   const counts = deps.repo.countJobsByState();
-  const allocated = [...state.jobs.values()].reduce((sum, j) => sum + j.allocation.length, 0);
+  // Allocated: the plan's GPUs, as the ledger, /v1/budget and CloudWatch book them; the GPUs the idle
+  // fill lends on the jobs' nodes apart (a tile read 4 allocated where the chart read 1).
+  let allocated = 0;
+  let lent = 0;
+  for (const j of state.jobs.values()) {
+    allocated += j.allocation.length - j.idleFillGpus;
+    lent += j.idleFillGpus;
+  }
   const last = deps.repo.lastResize();
   return {
     cloud: deps.pool.kind,
@@ -279,7 +288,7 @@ export function statusView(service: BoaService) {
       ...nodeGroupTruth(service),
     },
     // Paid: the nodes billed now (an EKS instance still pending is not), as the ledger counts them.
-    gpus: { allocated, paid: paidGpusNow(state.nodes) },
+    gpus: { allocated, lent, paid: paidGpusNow(state.nodes) },
     jobs: counts,
     budget: state.budget
       ? {

@@ -30,12 +30,23 @@ describe('a job note', () => {
       "on 2 of its plan's 9 GPUs (the budget's ceiling: boa budget get)",
     );
     expect(outcome(running({}))).toBeNull();
-    // Lent idle GPUs of its nodes, wider than its plan: nothing to say.
+    // Wider than its plan with no lentGpus said (a service from before the field): nothing to say.
     expect(outcome(running({ width: 12 }))).toBeNull();
     // Both at once, each said.
     expect(outcome(running({ width: 2, restarts: 1, exitCode: 3, failureReason: 'rank 0 exited 3' }))).toBe(
       "on 2 of its plan's 9 GPUs (nodes booting or placement: boa status); 1 restart, the last after exit 3: rank 0 exited 3",
     );
+  });
+
+  it('says a running job on GPUs the idle fill lent runs wider than its plan, and by how many', () => {
+    expect(outcome(running({ width: 12, lentGpus: 3 }))).toBe(
+      "on 12 GPUs: its plan's 9 and 3 lent by the idle fill (idle on its nodes, not booked)",
+    );
+    // Narrowed by the budget and lent on what is left: the booked GPUs against the plan, then the lent.
+    expect(outcome(running({ width: 4, lentGpus: 2, narrowedBy: 'budget' }))).toBe(
+      "on 2 of its plan's 9 GPUs (the budget's ceiling: boa budget get); on 4 GPUs: its plan's 2 and 2 lent by the idle fill (idle on its nodes, not booked)",
+    );
+    expect(outcome(running({ lentGpus: 0 }))).toBeNull();
   });
 
   it('says nothing of a plan for a job that is not running', () => {

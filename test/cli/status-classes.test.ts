@@ -43,9 +43,14 @@ describe('boa status', () => {
     expect(run.stdout).toContain(
       `${g.desiredNodes} desired, ${g.actualNodes} actual, ${g.readyNodes} ready at the last tick (group min ${g.minSize}, max ${g.maxSize})`,
     );
+    const lent = api.gpus.lent > 0 ? `, ${api.gpus.lent} lent by the idle fill,` : '';
     expect(run.stdout).toMatch(
-      new RegExp(`^GPUs\\s+${api.gpus.allocated} allocated of ${api.gpus.paid} paid$`, 'm'),
+      new RegExp(`^GPUs\\s+${api.gpus.allocated} allocated${lent} of ${api.gpus.paid} paid$`, 'm'),
     );
+    // The idle fill's GPUs said apart from the plan's, only when there are some.
+    const gpus = (g: object) => /^GPUs\s+(.*)$/m.exec(renderStatus({ ...api, gpus: g }))?.[1];
+    expect(gpus({ allocated: 1, lent: 3, paid: 4 })).toBe('1 allocated, 3 lent by the idle fill, of 4 paid');
+    expect(gpus({ allocated: 1, lent: 0, paid: 4 })).toBe('1 allocated of 4 paid');
     const jobs = Object.entries(api.jobs as Record<string, number>).map(([state, n]) => `${n} ${state}`);
     expect(run.stdout).toMatch(new RegExp(`^jobs\\s+${jobs.join(', ')}$`, 'm'));
     expect(run.stdout).toMatch(new RegExp(`^last tick\\s+${api.lastTickAt.replace('.000Z', 'Z')} \\(`, 'm'));

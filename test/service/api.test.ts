@@ -182,6 +182,7 @@ describe('operations', () => {
     const now = (await s.request('GET', '/metrics')).body;
     expect(now).toContain(`boa_last_tick_timestamp_seconds ${Date.parse(status.lastTickAt) / 1000}\n`);
     expect(now).toContain(`boa_gpus{kind="allocated"} ${status.gpus.allocated}\n`);
+    expect(now).toContain(`boa_gpus{kind="lent"} ${status.gpus.lent}\n`);
     expect(now).toContain(`boa_gpus{kind="paid"} ${status.gpus.paid}\n`);
     expect(now).toContain(`boa_jobs_queued_for_budget ${status.budget.queuedForBudget}\n`);
     const loadNeeds = Number(/^boa_load_needs_gpu_hours_per_hour (\S+)$/m.exec(now)?.[1]);

@@ -777,7 +777,7 @@ describe('execution', () => {
     expect(lost.allocation).toEqual([]);
     const status = (await s.request('GET', '/v1/status')).body;
     expect(status.jobs.lost).toBe(1);
-    expect(status.gpus.allocated).toBe(s.service.job(chatty.id).width);
+    expect(status.gpus.allocated + status.gpus.lent).toBe(s.service.job(chatty.id).width);
     // A lost job's token no longer moves it.
     const late = await s.request('POST', `/v1/jobs/${quiet.id}/progress`, { statEpoch: 1 }, quiet.token);
     expect(late.status).toBe(409);

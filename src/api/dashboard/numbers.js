@@ -57,11 +57,17 @@ function renderNumbers(budget, plan, status) {
     number('plan-value', planLabel(plan), plan ? fmt(plan.predicted.gpuHoursPerHour) : '-'),
     number('jct-value', 'predicted average JCT', plan ? minutes(plan.predicted.avgJctSeconds) : '-'),
     number('nodes-value', 'nodes desired / ready', `${nodes.desiredNodes ?? 0} / ${nodes.readyNodes}`),
-    number('gpus-value', 'GPUs allocated / paid', `${status.gpus.allocated} / ${status.gpus.paid}`),
+    number('gpus-value', gpusLabel(status.gpus), `${status.gpus.allocated} / ${status.gpus.paid}`),
     budget.control
       ? number('below-value', belowLabel(budget.control.belowBudget), fmt(budget.control.belowBudget.gpus, 1))
       : '',
   ].join('');
+}
+
+/** Allocated is the plan's, as the spend chart counts it; GPUs the idle fill lends on top are said apart. */
+function gpusLabel(gpus) {
+  const label = 'GPUs allocated / paid';
+  return gpus.lent > 0 ? `${label} (${gpus.lent} more lent by the idle fill)` : label;
 }
 
 /**
@@ -93,7 +99,7 @@ function planLabel(plan) {
   }
   return (
     `${label}: the cheapest, as the planning budget ${fmt(plan.planningBudget)} (the budget ` +
-    `corrected for GPUs paid but idle, warm-up, credit or debt and the plan cap) is below ${minimum}`
+    `corrected for GPUs paid but not booked by the plan, lent ones included, warm-up, credit or debt and the plan cap) is below ${minimum}`
   );
 }
 

@@ -112,13 +112,15 @@ export function outcome(job: JobView): string | null {
     // Running narrower than its plan: the budget's ceiling narrowed it (the service says so), or its
     // nodes still boot or placement could not give it more.
     const planned = job.state === 'running' ? job.widths?.[job.statEpoch] : undefined;
-    if (planned !== undefined && job.width < planned) {
+    const lent = lentOf(job);
+    if (planned !== undefined && job.width - lent < planned) {
       const why =
         job.narrowedBy === 'budget'
           ? "the budget's ceiling: boa budget get"
           : 'nodes booting or placement: boa status';
-      notes.push(`on ${job.width} of its plan's ${planned} GPUs (${why})`);
+      notes.push(`on ${job.width - lent} of its plan's ${planned} GPUs (${why})`);
     }
+    if (lent > 0) notes.push(lentNote(job));
     // A job crash-looping towards `failed` says why now, not only once it has failed for good.
     const last = job.failureReason ? `, the last after ${code}${job.failureReason}` : '';
     if (job.restarts > 0) notes.push(`${job.restarts} restart${job.restarts === 1 ? '' : 's'}${last}`);
@@ -128,6 +130,17 @@ export function outcome(job: JobView): string | null {
     return notes.length > 0 ? notes.join('; ') : null;
   }
   return `${code}${job.failureReason ?? job.state}`;
+}
+
+/** GPUs the idle fill lent the job beyond its width (0 from a service too old to say). */
+function lentOf(job: JobView): number {
+  return job.state === 'running' ? (job.lentGpus ?? 0) : 0;
+}
+
+/** Why a job runs wider than its plan: the idle fill lent its nodes' idle GPUs, not booked by the budget. */
+function lentNote(job: JobView): string {
+  const lent = lentOf(job);
+  return `on ${job.width} GPUs: its plan's ${job.width - lent} and ${lent} lent by the idle fill (idle on its nodes, not booked)`;
 }
 
 /**

@@ -9,7 +9,7 @@ type StatusView = ReturnType<typeof statusView>;
 export function addStatusCommand(program: Command): void {
   program
     .command('status')
-    .description('node group (desired/actual/ready), GPUs allocated and paid, jobs by state, last tick')
+    .description('node group (desired/actual/ready), GPUs allocated, lent and paid, jobs by state, last tick')
     .action(async (_options: unknown, command: Command) => {
       const context = contextOf(command);
       const { data, text } = await context.client.json<StatusView>('GET', '/v1/status');
@@ -44,7 +44,7 @@ export function renderStatus(s: StatusView): string {
         ]
       : []),
     ...nodeLines(group),
-    ['GPUs', `${s.gpus.allocated} allocated of ${s.gpus.paid} paid`],
+    ['GPUs', gpusLine(s.gpus)],
     ['jobs', jobs],
     ['budget', budgetLine(s.budget)],
     ['plan', s.planId === null ? 'none yet (set a budget)' : `#${s.planId} (boa plan)`],
@@ -52,6 +52,13 @@ export function renderStatus(s: StatusView): string {
     ...plannerBusy(s.plannerComputingSince),
     ['last tick', s.lastTickAt ? `${when(s.lastTickAt)} (${fixed(s.lastTickMs, 1)} ms)` : 'none yet'],
   ]);
+}
+
+/** Allocated is the plan's, as the budget books it; GPUs the idle fill lends on top are said apart. */
+function gpusLine(g: StatusView['gpus']): string {
+  // undefined: a service from before lent GPUs were shown.
+  const lent = g.lent > 0 ? `, ${g.lent} lent by the idle fill,` : '';
+  return `${g.allocated} allocated${lent} of ${g.paid} paid`;
 }
 
 /** A plan computation running for over a minute (they take milliseconds to seconds): said, with since when. */

@@ -266,6 +266,26 @@ describe('the numbers and tables', () => {
     expect(dash.element('numbers').innerHTML).toContain('paid, GPU-hours per hour, last 24 h average');
   });
 
+  it("show the plan's GPUs as allocated, and the idle fill's lent ones apart when there are some", () => {
+    const dash = loadDashboardScript();
+    const view = {
+      gpuHoursPerHour: 40,
+      nodePricePerHour: null,
+      control: null,
+      window: { hours: 24, windowHours: 24, paidGpuHoursPerHour: 4, allocatedGpuHoursPerHour: 1 },
+    };
+    const tile = (gpus: object) => {
+      dash.renderNumbers(view, null, { nodeGroup: { desiredNodes: 1, readyNodes: 1 }, gpus });
+      const html = dash.element('numbers').innerHTML;
+      return /id="gpus-value">([^<]*)<\/div><div class="label">([^<]*)</.exec(html)?.slice(1);
+    };
+    expect(tile({ allocated: 1, lent: 3, paid: 4 })).toEqual([
+      '1 / 4',
+      'GPUs allocated / paid (3 more lent by the idle fill)',
+    ]);
+    expect(tile({ allocated: 1, lent: 0, paid: 4 })).toEqual(['1 / 4', 'GPUs allocated / paid']);
+  });
+
   it('say, while the paid average is over, when it is back within the budget at the rate paid now', async () => {
     const s = await service();
     await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
@@ -360,7 +380,7 @@ describe('the numbers and tables', () => {
       dash.element('numbers').innerHTML,
     )![1];
     expect(label).toBe(
-      'the plan allocates, GPU-hours per hour: the cheapest, as the planning budget 30.00 (the budget corrected for GPUs paid but idle, warm-up, credit or debt and the plan cap) is below the minimum 35.00 the expected load needs',
+      'the plan allocates, GPU-hours per hour: the cheapest, as the planning budget 30.00 (the budget corrected for GPUs paid but not booked by the plan, lent ones included, warm-up, credit or debt and the plan cap) is below the minimum 35.00 the expected load needs',
     );
   });
 
