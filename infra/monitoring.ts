@@ -170,7 +170,7 @@ export class Monitoring extends Construct {
           budget,
           windowBudget,
           paidAverage,
-          metric('AllocatedGpuHoursPerHour', 'Allocated to jobs'),
+          metric('AllocatedGpuHoursPerHour', 'Allocated by the plan'),
           metric('PredictedAvgJctSeconds', 'Predicted average JCT (s)'),
           metric('DesiredNodes', 'Nodes desired'),
           metric('ActualNodes', 'Nodes running'),
@@ -183,7 +183,7 @@ export class Monitoring extends Construct {
       gpuHours('Budget vs paid and allocated', [
         budget,
         metric('PaidGpuHoursPerHour', 'Paid'),
-        metric('AllocatedGpuHoursPerHour', 'Allocated to jobs'),
+        metric('AllocatedGpuHoursPerHour', 'Allocated by the plan'),
         paidAverage,
         windowBudget,
       ]),

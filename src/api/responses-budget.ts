@@ -10,7 +10,9 @@ const Averages = z
   .object({
     hours: z.number().openapi({ description: 'length of the span actually covered' }),
     paidGpuHoursPerHour: gpuHours('paid GPU-hours per hour (nodes running, from launch)'),
-    allocatedGpuHoursPerHour: gpuHours('GPU-hours per hour allocated to jobs'),
+    allocatedGpuHoursPerHour: gpuHours(
+      "GPU-hours per hour allocated to jobs at their plan's widths; GPUs the idle fill lends them are run but not counted",
+    ),
   })
   .openapi('Averages');
 

@@ -639,7 +639,7 @@ describe('monitoring', () => {
     const body = JSON.stringify(dashboard.Properties.DashboardBody);
     // One single-value row, "Now": budget, paid average, allocated, predicted JCT, nodes.
     expect(body).toMatch(/\\"view\\":\\"singleValue\\".*\\"title\\":\\"Now\\"/);
-    for (const label of ['Budget', 'Allocated to jobs', 'Nodes desired', 'Nodes running']) {
+    for (const label of ['Budget', 'Allocated by the plan', 'Nodes desired', 'Nodes running']) {
       expect(body).toContain(`\\"label\\":\\"${label}\\"`);
     }
     expect(body).toContain('port-forward svc/boa 8080:8080');

@@ -30,7 +30,10 @@ const LedgerPoint = z
     from: z.string().openapi({ format: 'date-time' }),
     to: z.string().openapi({ format: 'date-time' }),
     paidGpuHoursPerHour: z.number().openapi({ description: 'paid GPU-hours per hour within the bucket' }),
-    allocatedGpuHoursPerHour: z.number().openapi({ description: 'allocated to jobs within the bucket' }),
+    allocatedGpuHoursPerHour: z.number().openapi({
+      description:
+        "allocated to jobs within the bucket, at their plan's widths (GPUs the idle fill lends are run but not counted)",
+    }),
     paidWindowAverage: z.number().openapi({
       description: 'paid GPU-hours per hour over the budget window ending at `to`: what the budget holds',
     }),
