@@ -28,9 +28,22 @@ export function placeWithIdleFill(
   if (!service.deps.config.idleFill) return placement.place(active, widthOf, readyNodes, bounds);
   const keptOf = (job: ServiceJob) => keptWidth(job, widthOf(job));
   let placed = placement.place(active, widthOf, readyNodes, bounds, keptOf);
-  // GPUs the idle fill lent give way when a job would otherwise wait or run short (as in the simulator).
-  if (active.some((job) => keptOf(job) > 0) && anyShort(active, widthOf, placed.changed)) {
-    placed = placement.place(active, widthOf, readyNodes, bounds);
+  // GPUs the idle fill lent give way when a job would otherwise wait or run short (as in the simulator),
+  // but only where that places more of the plan's widths: a growing job that cannot get its whole
+  // width keeps its old one, so taking the GPUs back moved the lent jobs (a restart each) for nothing,
+  // every tick (found in review). Lent GPUs on keep-only nodes stay: no one else may use them.
+  if (active.some((job) => keptOf(job) > 0)) {
+    const short = shortfall(active, widthOf, placed.changed);
+    if (short > 0) {
+      const keepOnly = new Set(readyNodes.filter((node) => node.keepOnly).map((node) => node.id));
+      const keptOnKeepOnly = (job: ServiceJob) =>
+        job.allocation.length > 0 && job.allocation.every((node) => keepOnly.has(node)) ? keptOf(job) : 0;
+      const givenBack = placement.place(active, widthOf, readyNodes, bounds, keptOnKeepOnly);
+      placed =
+        shortfall(active, widthOf, givenBack.changed) < short
+          ? givenBack
+          : placement.place(active, widthOf, readyNodes, bounds, keptOf);
+    }
   }
   const classes = () => new Map(estimatedClasses(service).map((c) => [c.name, c]));
   const rule = fillRuleNow(service.deps.config, service.state.lastSubmittedAt, now);
@@ -41,13 +54,15 @@ export function placeWithIdleFill(
   return placed;
 }
 
-/** Some job with a width is placed on fewer GPUs (or none). */
-function anyShort(
+/** GPUs of the jobs' widths not placed (a waiting job's whole width). */
+function shortfall(
   jobs: readonly ServiceJob[],
   widthOf: (job: ServiceJob) => number,
   changed: ReadonlyMap<number, readonly string[]>,
-): boolean {
-  return jobs.some((job) => (changed.get(job.id) ?? job.allocation).length < widthOf(job));
+): number {
+  let short = 0;
+  for (const job of jobs) short += Math.max(0, widthOf(job) - (changed.get(job.id) ?? job.allocation).length);
+  return short;
 }
 
 /**

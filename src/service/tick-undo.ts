@@ -47,4 +47,27 @@ export class TickUndo {
   restore(): void {
     for (const [job, fields] of this.before) Object.assign(job, fields);
   }
+
+  /**
+   * Jobs a tick's decisions moved and then moved back where they were (a tick decides again after a
+   * scale-in, and the idle fill can lend GPUs in the first decision and take them back in the next):
+   * their generation goes back, so their replicas are not restarted for an allocation they already run.
+   */
+  keepUnmovedGenerations(jobs: Iterable<ServiceJob>): void {
+    for (const job of jobs) {
+      const before = this.before.get(job);
+      if (before === undefined || before.generation === job.generation) continue;
+      if (!sameAllocation(before.allocation, job.allocation)) continue;
+      job.generation = before.generation;
+      job.generationSince = before.generationSince;
+      job.state = before.state;
+      job.width = before.width;
+    }
+  }
+}
+
+function sameAllocation(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }

@@ -38,10 +38,13 @@ export function placeWanted(input: {
     const bonus = input.bonus.get(w.id) ?? 0;
     return bonus > w.width && w.current.length === bonus ? { ...w, width: bonus } : w;
   });
-  // Kept extra GPUs give way when a job would otherwise wait or run short.
+  // Kept extra GPUs give way when a job would otherwise wait or run short, where that places more of
+  // the wanted widths (a growing job that cannot get its whole width keeps its old one: taking them
+  // back then restarted the kept jobs for nothing, as in the service, src/service/idle-fill-pass.ts).
   let out = executeWidths(keeping, cluster.nodes, options);
   if (keeping.some((w, i) => w !== wanted[i]) && (out.short.length > 0 || out.waiting.length > 0)) {
-    out = executeWidths(wanted, cluster.nodes, options);
+    const givenBack = executeWidths(wanted, cluster.nodes, options);
+    if (shortfall(wanted, givenBack.allocations) < shortfall(wanted, out.allocations)) out = givenBack;
   }
   let allocations: Map<number, number[]> = out.allocations;
   if (fill !== null) {
@@ -71,4 +74,11 @@ export function placeWanted(input: {
     if (allocation.length > width) bonus.set(id, allocation.length);
   }
   return { allocations, held, bonus };
+}
+
+/** GPUs of the wanted widths not placed (a waiting job's whole width). */
+function shortfall(wanted: readonly ExecJob[], allocations: ReadonlyMap<number, readonly number[]>): number {
+  let short = 0;
+  for (const w of wanted) short += Math.max(0, w.width - (allocations.get(w.id)?.length ?? 0));
+  return short;
 }
