@@ -13,6 +13,7 @@ vi.mock('../../src/service/plan-inputs.ts', () => ({ estimatedClasses: () => cla
 
 import { placeWithIdleFill } from '../../src/service/idle-fill-pass.ts';
 import type { ServiceJob } from '../../src/service/jobs.ts';
+import { deepspeech2Job } from './idle-fill-fixture.ts';
 import { IncrementalPlacement } from '../../src/service/placement.ts';
 import type { BoaService } from '../../src/service/service.ts';
 
@@ -25,20 +26,19 @@ const service = {
   state: {},
 } as unknown as BoaService;
 
-function job(id: number, allocation: string[], idleFillGpus = 0, generationSince = RESTARTING): ServiceJob {
-  return {
-    id,
-    className: 'deepspeech2',
-    statEpoch: 0,
-    workDoneSeconds: 0,
-    allocation,
-    width: allocation.length,
+const job = (id: number, allocation: string[], idleFillGpus = 0, generationSince = RESTARTING): ServiceJob =>
+  deepspeech2Job(id, allocation, {
     generation: 0,
     generationSince,
     idleFillGpus,
     state: allocation.length > 0 ? 'running' : 'waiting',
-  } as unknown as ServiceJob;
-}
+  });
+
+/** Widths by job id, from 1. */
+const widthsById =
+  (...widths: number[]) =>
+  (j: ServiceJob): number =>
+    widths[j.id - 1] as number;
 
 const ready = (id: string, keepOnly = false) => ({ id, launchedAt: 0, gpus: 4, ready: !keepOnly, keepOnly });
 
@@ -48,12 +48,7 @@ describe('giving back GPUs the idle fill lent', () => {
     const a = job(1, ['i-1', 'i-1', 'i-1', 'i-1'], 3, 0);
     const b = job(2, ['i-2', 'i-2', 'i-2', 'i-2']);
     const c = job(3, ['i-3', 'i-3']);
-    const widths = new Map([
-      [1, 1],
-      [2, 12],
-      [3, 2],
-    ]);
-    const widthOf = (j: ServiceJob) => widths.get(j.id) as number;
+    const widthOf = widthsById(1, 12, 2);
     const placement = new IncrementalPlacement();
     const nodes = [ready('i-1'), ready('i-2'), ready('i-3')];
     for (let tick = 0; tick < 10; tick++) {
@@ -74,7 +69,7 @@ describe('giving back GPUs the idle fill lent', () => {
   it('gives them back where a job would otherwise wait', () => {
     const a = job(1, ['i-1', 'i-1', 'i-1', 'i-1'], 3, 0);
     const w = job(2, []);
-    const widthOf = (j: ServiceJob) => (j.id === a.id ? 1 : 3);
+    const widthOf = widthsById(1, 3);
     const placed = placeWithIdleFill(
       service,
       new IncrementalPlacement(),
@@ -92,12 +87,7 @@ describe('giving back GPUs the idle fill lent', () => {
     const a = job(1, ['i-1', 'i-1', 'i-1', 'i-1'], 3, 0);
     const b = job(2, ['i-2', 'i-2']);
     const w = job(3, []);
-    const widths = new Map([
-      [1, 1],
-      [2, 2],
-      [3, 4],
-    ]);
-    const widthOf = (j: ServiceJob) => widths.get(j.id) as number;
+    const widthOf = widthsById(1, 2, 4);
     const placement = new IncrementalPlacement();
     placeWithIdleFill(
       service,

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_PROFILES } from '../../src/service/boot.ts';
 import { fillIdle } from '../../src/service/idle-fill.ts';
 import type { ServiceJob } from '../../src/service/jobs.ts';
+import { deepspeech2Job } from './idle-fill-fixture.ts';
 import { IncrementalPlacement } from '../../src/service/placement.ts';
 import type { PoolNode } from '../../src/service/ports.ts';
 import { type ClassProfile, parseProfileFile } from '../../src/core/profile.ts';
@@ -24,18 +25,8 @@ const node = (i: number, extra: Partial<PoolNode> = {}): PoolNode => ({
   ...extra,
 });
 
-/** A deepspeech2 job (2.2x as fast on 4 GPUs as on 1, hours of work) at the start of its run. */
-function job(id: number, allocation: string[], generationSince = 0): ServiceJob {
-  return {
-    id,
-    className: 'deepspeech2',
-    statEpoch: 0,
-    workDoneSeconds: 0,
-    allocation,
-    width: allocation.length,
-    generationSince,
-  } as unknown as ServiceJob;
-}
+const job = (id: number, allocation: string[], generationSince = 0): ServiceJob =>
+  deepspeech2Job(id, allocation, { generationSince });
 
 function filled(jobs: ServiceJob[], widths: number[], nodes: PoolNode[]) {
   const placement = new IncrementalPlacement();
