@@ -58,10 +58,15 @@ export class TickUndo {
       const before = this.before.get(job);
       if (before === undefined || before.generation === job.generation) continue;
       if (!sameAllocation(before.allocation, job.allocation)) continue;
+      // What a placement sets (decide): a waiting job placed and then not is not started either.
       job.generation = before.generation;
       job.generationSince = before.generationSince;
       job.state = before.state;
       job.width = before.width;
+      job.startedAt = before.startedAt;
+      job.epochStartedAt = before.epochStartedAt;
+      job.epochGeneration = before.epochGeneration;
+      job.epochTimedFromReport = before.epochTimedFromReport;
     }
   }
 }

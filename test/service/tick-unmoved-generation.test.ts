@@ -30,6 +30,37 @@ describe('a job moved and moved back within one tick', () => {
     expect([moved.generation, moved.generationSince]).toEqual([2, 9]);
   });
 
+  it('a waiting job placed and then not is not started', () => {
+    const undo = new TickUndo();
+    const job = {
+      allocation: [],
+      width: 0,
+      generation: 0,
+      generationSince: 5,
+      state: 'waiting',
+      startedAt: null,
+      epochStartedAt: null,
+      epochGeneration: 0,
+      epochTimedFromReport: true,
+    } as unknown as ServiceJob;
+    undo.note(job);
+    Object.assign(job, {
+      allocation: ['a'],
+      width: 1,
+      generation: 1,
+      generationSince: 9,
+      state: 'running',
+      startedAt: 9,
+      epochStartedAt: 9,
+      epochGeneration: 1,
+      epochTimedFromReport: false,
+    });
+    Object.assign(job, { allocation: [], width: 0, generation: 2, state: 'waiting' });
+    undo.keepUnmovedGenerations([job]);
+    expect(job).toMatchObject({ generation: 0, state: 'waiting', startedAt: null, epochStartedAt: null });
+    expect(job).toMatchObject({ epochGeneration: 0, epochTimedFromReport: true });
+  });
+
   it('in the service: a scale-in tick restarts no job whose allocation it leaves as it was', async () => {
     // Budget 9 on nodes of 4: four 1-GPU jobs share local-1; a fifth is lent local-2's idle GPUs. Three
     // finish, the tick removes a node and decides again: the first job lent GPUs, then not.
