@@ -38,11 +38,10 @@ export function placeWithIdleFill(
       const keepOnly = new Set(readyNodes.filter((node) => node.keepOnly).map((node) => node.id));
       const keptOnKeepOnly = (job: ServiceJob) =>
         job.allocation.length > 0 && job.allocation.every((node) => keepOnly.has(node)) ? keptOf(job) : 0;
+      const keepFirst = placement.snapshot();
       const givenBack = placement.place(active, widthOf, readyNodes, bounds, keptOnKeepOnly);
-      placed =
-        shortfall(active, widthOf, givenBack.changed) < short
-          ? givenBack
-          : placement.place(active, widthOf, readyNodes, bounds, keptOf);
+      if (shortfall(active, widthOf, givenBack.changed) < short) placed = givenBack;
+      else keepFirst();
     }
   }
   const classes = () => new Map(estimatedClasses(service).map((c) => [c.name, c]));

@@ -188,6 +188,35 @@ export class IncrementalPlacement {
     return { changed, wantedGpus: wanted, allocatedGpus: this.allocated, desiredNodes };
   }
 
+  /**
+   * Keeps this placement's state and returns what puts it back: the idle fill tries a pass that gives
+   * lent GPUs back and keeps the pass before it when that places no more (idle-fill-pass.ts). Placing
+   * the first pass again is not the same: a lent job on a node whose GPUs shrank is kept by the first
+   * pass's check (its nodes listed) and moved by a later one's (its GPUs no longer fit there).
+   */
+  snapshot(): () => void {
+    const saved = {
+      numbering: this.numbering,
+      placed: [...this.placed.values()].map((record) => ({ ...record })),
+      capacity: this.capacity.slice(),
+      used: this.used.slice(),
+      listed: this.listed.slice(),
+      keepOnly: this.keepOnly.slice(),
+      listing: this.listing,
+      readyIds: this.readyIds,
+      readyNumbers: this.readyNumbers,
+      allocated: this.allocated,
+      tick: this.tick,
+    };
+    return () => {
+      const { placed, ...fields } = saved;
+      Object.assign(this, fields);
+      this.placed.clear();
+      for (const record of placed) this.placed.set(record.id, record);
+      this.byId = undefined; // sorted again from the map at the next pass
+    };
+  }
+
   /** GPUs placed now: the last pass's and the moves since (moveTo). */
   get allocatedGpus(): number {
     return this.allocated;

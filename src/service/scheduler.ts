@@ -214,7 +214,7 @@ export class Scheduler {
           belowBand,
         );
       }
-      undo.keepUnmovedGenerations(decision.changed);
+      undo.settleGenerations(decision.changed);
     } catch (error) {
       // A removal is stored as it is chosen (nodes/removals.ts), outside the tick's transaction: when
       // that write fails, the jobs this tick changed go back, as when the transaction fails.

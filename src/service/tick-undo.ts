@@ -49,15 +49,20 @@ export class TickUndo {
   }
 
   /**
-   * Jobs a tick's decisions moved and then moved back where they were (a tick decides again after a
-   * scale-in, and the idle fill can lend GPUs in the first decision and take them back in the next):
-   * their generation goes back, so their replicas are not restarted for an allocation they already run.
+   * One generation a tick at most. A tick decides again after a scale-in, and the idle fill can lend a
+   * job GPUs in the first decision and take them back in the next: a job that ends the tick where it
+   * began gets its generation back, so its replicas are not restarted for an allocation they already
+   * run; one moved twice (X -> Y -> Z) is one generation on, as the exits of the generation before it
+   * are what older-exits.ts reads.
    */
-  keepUnmovedGenerations(jobs: Iterable<ServiceJob>): void {
+  settleGenerations(jobs: Iterable<ServiceJob>): void {
     for (const job of jobs) {
       const before = this.before.get(job);
       if (before === undefined || before.generation === job.generation) continue;
-      if (!sameAllocation(before.allocation, job.allocation)) continue;
+      if (!sameAllocation(before.allocation, job.allocation)) {
+        job.generation = before.generation + 1;
+        continue;
+      }
       // What a placement sets (decide): a waiting job placed and then not is not started either.
       job.generation = before.generation;
       job.generationSince = before.generationSince;

@@ -40,7 +40,13 @@ const widthsById =
   (j: ServiceJob): number =>
     widths[j.id - 1] as number;
 
-const ready = (id: string, keepOnly = false) => ({ id, launchedAt: 0, gpus: 4, ready: !keepOnly, keepOnly });
+const ready = (id: string, keepOnly = false, gpus = 4) => ({
+  id,
+  launchedAt: 0,
+  gpus,
+  ready: !keepOnly,
+  keepOnly,
+});
 
 describe('giving back GPUs the idle fill lent', () => {
   it('keeps them while the short job could not use them: a growing job gets its whole width or none', () => {
@@ -108,5 +114,31 @@ describe('giving back GPUs the idle fill lent', () => {
     // Before, A was moved onto i-2 (a restart) and W got 1 GPU, i-1's 4 left to no one.
     expect(placed.changed.has(a.id)).toBe(false);
     expect(placed.changed.get(w.id)).toEqual(['i-2', 'i-2']);
+  });
+
+  it('leaves the placement as its first pass had it when giving back places no more', () => {
+    // A runs at 3 with 1 lent on n0, which then offers 3 GPUs (another pod took one): the first pass
+    // keeps A where its nodes are listed; B waits either way. Placing again moved A (a restart).
+    const a = job(1, ['n0', 'n0', 'n0', 'n0'], 1, 0);
+    const b = job(2, []);
+    const placement = new IncrementalPlacement();
+    placeWithIdleFill(
+      service,
+      placement,
+      [a],
+      { widthOf: widthsById(3), bounds: BOUNDS },
+      [ready('n0')],
+      NOW,
+    );
+    const placed = placeWithIdleFill(
+      service,
+      placement,
+      [a, b],
+      { widthOf: widthsById(3, 2), bounds: BOUNDS },
+      [ready('n0', false, 3)],
+      NOW + 60_000,
+    );
+    expect(placed.changed.has(a.id)).toBe(false);
+    expect(placement.slotsOf(a.id)).toHaveLength(4);
   });
 });

@@ -25,9 +25,19 @@ describe('a job moved and moved back within one tick', () => {
     Object.assign(back, { allocation: ['a', 'a', 'a', 'a'], width: 4, generation: 2, generationSince: 9 });
     Object.assign(back, { allocation: ['a'], width: 1, generation: 3, generationSince: 9 });
     Object.assign(moved, { allocation: ['b'], generation: 2, generationSince: 9 });
-    undo.keepUnmovedGenerations([back, moved]);
+    undo.settleGenerations([back, moved]);
     expect([back.generation, back.generationSince]).toEqual([1, 5]);
     expect([moved.generation, moved.generationSince]).toEqual([2, 9]);
+  });
+
+  it('a job moved twice within one tick is one generation on', () => {
+    const undo = new TickUndo();
+    const job = running(['x'], 4);
+    undo.note(job);
+    Object.assign(job, { allocation: ['y'], generation: 5, generationSince: 9 });
+    Object.assign(job, { allocation: ['z'], generation: 6, generationSince: 9 });
+    undo.settleGenerations([job]);
+    expect([job.generation, job.generationSince, job.allocation]).toEqual([5, 9, ['z']]);
   });
 
   it('a waiting job placed and then not is not started', () => {
@@ -56,7 +66,7 @@ describe('a job moved and moved back within one tick', () => {
       epochTimedFromReport: false,
     });
     Object.assign(job, { allocation: [], width: 0, generation: 2, state: 'waiting' });
-    undo.keepUnmovedGenerations([job]);
+    undo.settleGenerations([job]);
     expect(job).toMatchObject({ generation: 0, state: 'waiting', startedAt: null, epochStartedAt: null });
     expect(job).toMatchObject({ epochGeneration: 0, epochTimedFromReport: true });
   });
