@@ -64,7 +64,7 @@ export function renderPlan(p: PlanView): string {
       ? [
           [
             'queue',
-            'the planning budget is below the minimum: the cheapest plan is used, jobs queue for the budget, and the JCT below leaves the queue out',
+            'the planning budget is below the minimum: the cheapest plan is used, jobs wait for the budget when even it does not fit (none may wait now: boa jobs list), and the JCT below leaves any wait out',
           ] as [string, string],
         ]
       : []),
