@@ -13,6 +13,16 @@ export function errorBody(code: string, message: string, field?: string, details
 
 /** Validation failures name the first bad field by its path, e.g. `classes.0.epochs`. */
 export function validationError(c: Context, error: ZodError) {
+  const { message, field } = validationProblem(error);
+  return c.json(errorBody('invalid', message, field), 400);
+}
+
+/** The issue a validation failure reports, its field's path and the message saying it. */
+export function validationProblem(error: ZodError): {
+  readonly issue: Issue | undefined;
+  readonly field: string | undefined;
+  readonly message: string;
+} {
   // A misspelt field also leaves the right one missing: the unknown one says more ({"budget": 40}).
   const issue = plainIssue(error.issues);
   const path = issue?.path.map(String) ?? [];
@@ -29,10 +39,10 @@ export function validationError(c: Context, error: ZodError) {
         ? `${issue.path.length > 0 ? `${issue.path.join('.')}: ` : ''}${issue.message}`
         : `${field ?? 'body'}${issueText(issue)}`
     : 'invalid request';
-  return c.json(errorBody('invalid', message, field), 400);
+  return { issue, field, message };
 }
 
-type Issue = ZodError['issues'][number];
+export type Issue = ZodError['issues'][number];
 
 /**
  * The issue to report, in the schema's own terms: a misspelt field before the missing one it leaves; a

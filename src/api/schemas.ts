@@ -76,11 +76,11 @@ export const ProgressBody = strictBody({
 }).openapi('Progress');
 
 export const BudgetBody = strictBody({
+  // Refused at 0 or below, or as no number, with the smallest accepted budget said (the route's hook,
+  // budgetRefused in routes/operator.ts: the schema does not know the node pool).
   gpuHoursPerHour: z
     .number()
-    .positive(
-      'gpuHoursPerHour must be > 0: the paid GPU-hours per hour boa may spend on average (to stop spending, cancel the jobs)',
-    )
+    .positive()
     .max(BOUNDS.budget, `gpuHoursPerHour is at most ${BOUNDS.budget}`)
     .openapi({ example: 40 }),
 }).openapi('Budget');

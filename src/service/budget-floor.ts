@@ -16,7 +16,7 @@ function smallestJobGpus(classes: readonly ClassProfile[]): number {
  * at all, in GPUs, rounded up to whole nodes. The service refuses a budget below it (422); the
  * simulator's scripts refuse the same, so a simulated boa never runs a budget no service would.
  */
-function budgetFloor(
+export function budgetFloor(
   classes: readonly ClassProfile[],
   gpusPerNode: number,
 ): { readonly leastPaid: number; readonly why: string } {

@@ -1,4 +1,4 @@
-import { budgetBelowFloor } from './budget-floor.ts';
+import { budgetBelowFloor, budgetFloor } from './budget-floor.ts';
 import { checkBudget } from './calculator/compute.ts';
 import { ServiceError } from './errors.ts';
 import { type Averages, averagesFromTotals, overheadRatio } from './ledger.ts';
@@ -24,6 +24,18 @@ const QUEUE_SAYS: Record<QueueOrder, string> = {
 };
 
 /**
+ * What a budget must be, for a refusal of one that is not a number or not above 0: "must be > 0" alone
+ * read as if 0.5 were accepted, refused next as below the smallest accepted budget (a newcomer trial).
+ */
+export function budgetAllowed(svc: BoaService): { readonly leastPaid: number; readonly says: string } {
+  const { leastPaid, why } = budgetFloor(estimatedClasses(svc), svc.deps.config.gpusPerNode);
+  return {
+    leastPaid,
+    says: `a number of GPU-hours per hour of at least ${leastPaid}, the smallest accepted budget (${why})`,
+  };
+}
+
+/**
  * Sets the budget. Refused (422) only below what one job of the cheapest class needs to run at all
  * (its narrowest width, in GPUs, rounded up to whole nodes); a budget below the minimum for the current estimates is accepted
  * with a warning: the plan uses the cheapest widths and the jobs the budget cannot serve queue.
@@ -33,7 +45,10 @@ export function setBudget(
   gpuHoursPerHour: number,
 ): { budget: BudgetSetting; minFeasibleBudget: number; warning: string | null } {
   if (!Number.isFinite(gpuHoursPerHour) || gpuHoursPerHour <= 0) {
-    throw new ServiceError(400, 'invalid', 'gpuHoursPerHour must be a positive number', 'gpuHoursPerHour');
+    const allowed = budgetAllowed(svc);
+    throw new ServiceError(400, 'invalid', `gpuHoursPerHour must be ${allowed.says}`, 'gpuHoursPerHour', {
+      minFeasibleBudget: allowed.leastPaid,
+    });
   }
   const classes = estimatedClasses(svc);
   const below = budgetBelowFloor(gpuHoursPerHour, classes, svc.deps.config.gpusPerNode);

@@ -21,6 +21,14 @@ async function storedBudget(s: Awaited<ReturnType<typeof started>>) {
   return (await s.request('GET', '/v1/budget')).body.gpuHoursPerHour;
 }
 
+/** The CLI's own refusal of a budget that is no number: what it must be, the smallest accepted one said. */
+const BUDGET_KIND = (value: string) =>
+  new RegExp(
+    '^boa: gpuHoursPerHour must be a number of GPU-hours per hour of at least the smallest accepted ' +
+      "budget \\(what one job of the cheapest class needs on whole nodes: one node's GPUs with the " +
+      `default classes; the service names it\\), got "${value}"\n$`,
+  );
+
 describe('boa budget', () => {
   it('sets 40 and reads it back as a table and as the API JSON', async () => {
     const s = await started();
@@ -346,11 +354,21 @@ describe('boa budget', () => {
   });
 
   it.each([
-    [['budget', 'set', '0'], /gpuHoursPerHour/],
-    [['budget', 'set', 'forty'], /gpuHoursPerHour must be a number, got "forty"/],
+    // Every refusal of a value says what a budget must be: the service with the smallest accepted
+    // one (0 and -5 said only "must be > 0", and 0.5 was refused next as below 4: a newcomer).
+    [
+      ['budget', 'set', '0'],
+      /^boa: gpuHoursPerHour must be a number of GPU-hours per hour of at least 4, the smallest accepted budget \(the cheapest class needs at least 1 GPU, and boa pays whole nodes of 4 GPUs\), got 0; to stop spending, cancel the jobs \(try: boa budget set 4\)\n$/,
+    ],
+    [
+      ['budget', 'set', '-5'],
+      /at least 4, the smallest accepted budget .*, got -5; .*\(try: boa budget set 4\)/,
+    ],
+    [['budget', 'set', 'abc'], BUDGET_KIND('abc')],
+    [['budget', 'set', 'forty'], BUDGET_KIND('forty')],
     // Hex, binary and octal read as numbers by JavaScript: 0x10 set a budget of 16.
-    [['budget', 'set', '0x10'], /gpuHoursPerHour must be a number, got "0x10"/],
-    [['budget', 'set', '0b11'], /gpuHoursPerHour must be a number, got "0b11"/],
+    [['budget', 'set', '0x10'], BUDGET_KIND('0x10')],
+    [['budget', 'set', '0b11'], BUDGET_KIND('0b11')],
     // Past what a double holds: not "must be a number".
     [['budget', 'set', '1e400'], /gpuHoursPerHour is beyond what a number can hold, got "1e400"/],
     // The API's message names the field once.

@@ -1,5 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import type { ZodError } from 'zod';
 import { frontierChart } from '../../charts/frontier-chart.ts';
 import { parseClassProfile, speedupDips } from '../../core/profile.ts';
 import { frontierOf } from '../../service/calculator/compute.ts';
@@ -8,8 +10,10 @@ import { ServiceError } from '../../service/errors.ts';
 import type { BoaService } from '../../service/service.ts';
 import { clusterShape } from '../../service/plan-inputs.ts';
 import { budgetView, planView, rateWindowView, statusView } from '../../service/views.ts';
+import { budgetAllowed } from '../../service/budget.ts';
 import { requireOperator } from '../auth.ts';
 import type { ApiEnv } from '../env.ts';
+import { validationProblem } from '../errors.ts';
 import {
   BudgetSetView,
   BudgetView,
@@ -32,6 +36,35 @@ import {
   jsonContent,
 } from '../schemas.ts';
 
+/**
+ * A refused budget value (0, -5, "abc", null) says what a budget must be, with the smallest accepted
+ * one, as a budget below it (422) does: "must be > 0" alone read as if 0.5 were accepted (a newcomer
+ * trial). Missing, infinite or too big, and other fields, are said as every route says them.
+ */
+function budgetRefused(
+  result: { success: true } | { success: false; error: ZodError; data?: unknown },
+  c: Context<ApiEnv>,
+): undefined {
+  if (result.success) return;
+  // Thrown, not returned: the route's typed answers leave no room for a hook's (handleError says it).
+  const { issue, field, message } = validationProblem(result.error);
+  // The body as sent (zod-validator hands it to the hook, which its types leave out on a failure).
+  const value = (result.data as { gpuHoursPerHour?: unknown } | null)?.gpuHoursPerHour;
+  const refused =
+    field === 'gpuHoursPerHour' &&
+    (issue?.code === 'too_small' ||
+      (issue?.code === 'invalid_type' && value !== undefined && typeof value !== 'number'));
+  if (!refused) throw new ServiceError(400, 'invalid', message, field);
+  const allowed = budgetAllowed(c.var.service);
+  const got =
+    typeof value === 'number'
+      ? `got ${value}; to stop spending, cancel the jobs`
+      : `got ${JSON.stringify(value)}${value === null ? '' : `, ${Array.isArray(value) ? 'an array' : `a ${typeof value}`}`}`;
+  throw new ServiceError(400, 'invalid', `gpuHoursPerHour must be ${allowed.says}, ${got}`, field, {
+    minFeasibleBudget: allowed.leastPaid,
+  });
+}
+
 const body = <T>(schema: T) => ({ body: { content: { 'application/json': { schema } }, required: true } });
 
 export function operatorRoutes(app: OpenAPIHono<ApiEnv>) {
@@ -48,6 +81,10 @@ export function operatorRoutes(app: OpenAPIHono<ApiEnv>) {
       responses: {
         200: jsonContent(BudgetSetView, 'the budget, how spending tracks it, and the plan made for it'),
         ...bodyErrors,
+        400: jsonContent(
+          ErrorSchema,
+          'invalid input; the error names the field, and a value that is no budget (0, -5, "abc") the smallest accepted budget, in minFeasibleBudget too',
+        ),
         422: jsonContent(
           ErrorSchema,
           'below what one job of the cheapest class needs, which the error states',
@@ -80,6 +117,7 @@ export function operatorRoutes(app: OpenAPIHono<ApiEnv>) {
         200,
       );
     },
+    budgetRefused,
   );
 
   app.openapi(

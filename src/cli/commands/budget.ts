@@ -8,6 +8,14 @@ import { needsLine } from '../load-needs.ts';
 
 type BudgetView = ReturnType<typeof budgetView>;
 
+/**
+ * What a budget must be, as the service says it when it refuses 0 or -5 (with the number there): "must
+ * be a number" alone left 0.5 to try, refused next as below the smallest accepted budget (a newcomer).
+ */
+const BUDGET_KIND =
+  'a number of GPU-hours per hour of at least the smallest accepted budget (what one job of the ' +
+  "cheapest class needs on whole nodes: one node's GPUs with the default classes; the service names it)";
+
 export function addBudgetCommands(program: Command): void {
   const budget = program
     .command('budget')
@@ -26,7 +34,7 @@ export function addBudgetCommands(program: Command): void {
     )
     .action(async (value: string, options: { yes?: boolean }, command: Command) => {
       const context = contextOf(command);
-      const gpuHoursPerHour = parseNumber(value, 'gpuHoursPerHour');
+      const gpuHoursPerHour = parseNumber(value, 'gpuHoursPerHour', BUDGET_KIND);
       if (context.confirm && !options.yes) {
         const { data: now } = await context.client.json<BudgetView>('GET', '/v1/budget');
         const question =
