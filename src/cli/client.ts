@@ -295,7 +295,13 @@ export class BoaClient {
       : error.field && !error.message.includes(error.field)
         ? ` (field: ${error.field})`
         : '';
-    const message = `${error.message}${field}`;
+    // A job id no job has says where the ids are, as a name no job has does (job-refs.ts): "job 999 not
+    // found" alone, beside "(see boa jobs list)" for `jobs show nosuch` (a newcomer).
+    const hint =
+      status === 404 && error.code === 'not_found' && /^job \d+ not found$/.test(error.message)
+        ? ' (see boa jobs list)'
+        : '';
+    const message = `${error.message}${field}${hint}`;
     if (status === 400 || status === 422) return new CliError(message, EXIT.badInput, text);
     if (status >= 500) return new CliError(`the service failed: ${message}`, EXIT.failed, text);
     return new CliError(message, EXIT.failed, text);

@@ -62,7 +62,7 @@ describe('boa jobs by name, several at once, filtered', () => {
     const [a, b] = ids as [number, number];
     const run = await s.boa(['jobs', 'cancel', String(a), '999', String(b)]);
     expect(run.stdout).toBe(`job ${a} is cancelled\njob ${b} is cancelled\n`);
-    expect(run.stderr).toBe('boa: job 999 not found\nboa: 1 of 3 not cancelled\n');
+    expect(run.stderr).toBe('boa: job 999 not found (see boa jobs list)\nboa: 1 of 3 not cancelled\n');
     expect(run.status).toBe(1);
     expect([await state(a), await state(b)]).toEqual(['cancelled', 'cancelled']);
   });

@@ -188,7 +188,7 @@ describe('boa jobs', () => {
     expect(unknownName.stderr).toBe('boa: no waiting or running job is named "abc" (see boa jobs list)\n');
     const missing = await s.boa(['jobs', 'cancel', '99']);
     expect(missing.status).toBe(1);
-    expect(missing.stderr).toBe('boa: job 99 not found\n');
+    expect(missing.stderr).toBe('boa: job 99 not found (see boa jobs list)\n');
     const badLimit = await s.boa(['jobs', 'list', '--limit', 'abc']);
     expect(badLimit.status).toBe(2);
     expect(badLimit.stderr).toBe('boa: --limit must be a number, got "abc"\n');
@@ -250,7 +250,7 @@ describe('boa jobs', () => {
     expect(ended.stdout).toMatch(/^GPUs\s+0$/m);
     const missing = await s.boa(['jobs', 'show', '99']);
     expect(missing.status).toBe(1);
-    expect(missing.stderr).toBe('boa: job 99 not found\n');
+    expect(missing.stderr).toBe('boa: job 99 not found (see boa jobs list)\n');
   });
 
   it('says at submit that a local executor ignores --image, and shows the image given', async () => {
