@@ -166,6 +166,10 @@ export const JobView = z
     }),
     finishedAt: time().nullable(),
     statEpoch: z.number().int(),
+    epochAfterLastTick: z.boolean().optional().openapi({
+      description:
+        "a running job moved into its statistical epoch (statEpoch, past the first) after the last tick: width is still what that tick gave it for the epoch before, and the plan's width for this one (widths[statEpoch]) is given at the next tick; false otherwise",
+    }),
     workDoneSeconds: z.number(),
     reportedProgress: z.boolean().optional().openapi({
       description:

@@ -200,6 +200,15 @@ export function jobView(job: ServiceJob, lastTickAt: number | undefined, now: nu
     startedAt: job.startedAt === null ? null : new Date(job.startedAt).toISOString(),
     finishedAt: job.finishedAt === null ? null : new Date(job.finishedAt).toISOString(),
     statEpoch: job.statEpoch,
+    // It moved into this epoch since the last tick (a report): `width` is what that tick gave the epoch
+    // before, the plan's width for this one comes at the next tick. The note said "nodes booting or
+    // placement" with every node ready (a newcomer). Epoch 0's clock restarts at a report too: not it.
+    epochAfterLastTick:
+      job.state === 'running' &&
+      job.statEpoch > 0 &&
+      job.epochStartedAt !== null &&
+      lastTickAt !== undefined &&
+      job.epochStartedAt > lastTickAt,
     workDoneSeconds: job.workDoneSeconds,
     // A job done without a report ("rank 0 exiting 0 is the job done") read as done at epoch 1 of 8
     // with no hint that it never said how far it got (found by a newcomer). Recorded, not inferred from

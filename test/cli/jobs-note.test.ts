@@ -38,6 +38,25 @@ describe('a job note', () => {
     );
   });
 
+  it("says a job that moved into a new epoch since the last tick gets its plan's width at the next", () => {
+    // Epoch 2 (statEpoch 1) plans 9; it still runs epoch 1's 2: not nodes or placement (a newcomer).
+    const moved = running({ statEpoch: 1, width: 2, epochAfterLastTick: true });
+    expect(outcome(moved)).toBe('on 2 GPUs; its plan gives 9 for epoch 2 from the next tick');
+    // Narrower in its new epoch's plan: said too (nothing was said of a job wider than its plan).
+    expect(outcome(running({ widths: [9, 2], statEpoch: 1, width: 9, epochAfterLastTick: true }))).toBe(
+      'on 9 GPUs; its plan gives 2 for epoch 2 from the next tick',
+    );
+    // Even with the budget's ceiling named at the last tick: the next tick decides the new epoch's.
+    expect(outcome({ ...moved, narrowedBy: 'budget' })).toBe(
+      'on 2 GPUs; its plan gives 9 for epoch 2 from the next tick',
+    );
+    // At its plan's width: nothing to say.
+    expect(outcome(running({ epochAfterLastTick: true }))).toBeNull();
+    expect(outcome(running({ width: 2, epochAfterLastTick: false }))).toBe(
+      "on 2 of its plan's 9 GPUs (nodes booting or placement: boa status)",
+    );
+  });
+
   it('says a running job on GPUs the idle fill lent runs wider than its plan, and by how many', () => {
     expect(outcome(running({ width: 12, lentGpus: 3 }))).toBe(
       "on 12 GPUs: its plan's 9 and 3 lent by the idle fill (idle on its nodes, not booked)",

@@ -113,7 +113,13 @@ export function outcome(job: JobView): string | null {
     // nodes still boot or placement could not give it more.
     const planned = job.state === 'running' ? job.widths?.[job.statEpoch] : undefined;
     const lent = lentOf(job);
-    if (planned !== undefined && job.width - lent < planned) {
+    if (planned !== undefined && job.epochAfterLastTick && job.width - lent !== planned) {
+      // In a new epoch since the last tick: its width is the epoch before's until the next tick (read
+      // as "nodes booting or placement" with every node ready: a newcomer). Epochs counted from 1.
+      notes.push(
+        `on ${job.width - lent} GPUs; its plan gives ${planned} for epoch ${job.statEpoch + 1} from the next tick`,
+      );
+    } else if (planned !== undefined && job.width - lent < planned) {
       const why =
         job.narrowedBy === 'budget'
           ? "the budget's ceiling: boa budget get"
