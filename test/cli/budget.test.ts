@@ -491,6 +491,13 @@ describe('boa budget set on a terminal', () => {
       expect(await storedBudget(s)).toBe(5);
       expect((await onTerminal(s, ['budget', 'set', '20'], 'y\n')).status).toBe(0);
       expect(await storedBudget(s)).toBe(20);
+      // 0 is refused by the service, which names the smallest budget it takes: asking "cut the budget
+      // from 20 to 0?" first had the newcomer confirm a change never made.
+      const zero = await onTerminal(s, ['budget', 'set', '0'], 'y\n');
+      expect(zero.output).not.toContain('cut the budget');
+      expect(zero.output).toMatch(/gpuHoursPerHour must be a number of GPU-hours per hour of at least/);
+      expect(zero.status).not.toBe(0);
+      expect(await storedBudget(s)).toBe(20);
       const forced = await onTerminal(s, ['budget', 'set', '4', '--yes'], '');
       expect(forced.output).not.toContain('cut the budget');
       expect(await storedBudget(s)).toBe(4);

@@ -37,9 +37,7 @@ export function addBudgetCommands(program: Command): void {
       const gpuHoursPerHour = parseNumber(value, 'gpuHoursPerHour', BUDGET_KIND);
       if (context.confirm && !options.yes) {
         const { data: now } = await context.client.json<BudgetView>('GET', '/v1/budget');
-        const question =
-          cutQuestion(now.gpuHoursPerHour, gpuHoursPerHour) ??
-          firstBudgetQuestion(now.gpuHoursPerHour, gpuHoursPerHour, now.maxGpus);
+        const question = budgetQuestion(now, gpuHoursPerHour);
         if (question && !(await context.confirm(question)))
           throw new CliError('the budget is unchanged', EXIT.failed);
       }
@@ -340,6 +338,21 @@ function debtLine(debtGpuHours: number, hours: number): string {
   return debtGpuHours > 0.005
     ? `${fixed(debtGpuHours, 2)} GPU-hours above the budget ${where}`
     : `none (${fixed(Math.max(0, -debtGpuHours), 2)} GPU-hours under the budget ${where})`;
+}
+
+/**
+ * What to ask before setting `next`, if anything. Nothing for 0 or below: the service refuses it with the
+ * smallest budget it accepts, and asking "cut the budget from 40 to 0?" first made the newcomer confirm a
+ * change that was never going to be made.
+ */
+export function budgetQuestion(
+  now: Pick<BudgetView, 'gpuHoursPerHour' | 'maxGpus'>,
+  next: number,
+): string | undefined {
+  if (next <= 0) return undefined;
+  return (
+    cutQuestion(now.gpuHoursPerHour, next) ?? firstBudgetQuestion(now.gpuHoursPerHour, next, now.maxGpus)
+  );
 }
 
 /**
