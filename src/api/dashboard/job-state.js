@@ -20,7 +20,11 @@ const jobWho = (job) => `job ${job.id}${job.name ? ` (${job.name})` : ''}`;
 /** "job 3 (first): failed (exit 1: rank 0 exited 1)": a followed job's state as the CLI says it. */
 function describeJob(job) {
   const who = jobWho(job);
-  if (job.state === 'running') return `${who}: running on ${job.width} GPU${job.width === 1 ? '' : 's'}`;
+  if (job.state === 'running') {
+    // Lent GPUs said apart, as `boa jobs show` does: the plan did not book them (0 from an older service).
+    const lent = job.lentGpus > 0 ? ` (${job.lentGpus} lent by the idle fill, not booked)` : '';
+    return `${who}: running on ${job.width} GPU${job.width === 1 ? '' : 's'}${lent}`;
+  }
   if (job.state === 'waiting')
     return `${who}: ${job.waitingFor ? (WAITING_WORDS[job.waitingFor] ?? `waiting for ${job.waitingFor}`) : 'waiting'}`;
   const code = job.exitCode === null ? '' : `exit ${job.exitCode}`;

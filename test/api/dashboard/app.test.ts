@@ -647,6 +647,17 @@ describe("a job's log", () => {
     expect(dash.redrawn('progress 10%\r')).toBe('progress 10%\r');
   });
 
+  it("says a followed job's lent GPUs apart from its plan's, as boa jobs show does", () => {
+    const dash = loadDashboardScript();
+    const running = { id: 1, name: 'j1', state: 'running', width: 9, lentGpus: 3 };
+    expect(dash.describeJob(running)).toBe(
+      'job 1 (j1): running on 9 GPUs (3 lent by the idle fill, not booked)',
+    );
+    expect(dash.describeJob({ ...running, lentGpus: 0 })).toBe('job 1 (j1): running on 9 GPUs');
+    // A service too old to say lends nothing as far as the page knows.
+    expect(dash.describeJob({ ...running, lentGpus: undefined })).toBe('job 1 (j1): running on 9 GPUs');
+  });
+
   it('opens only for a job boa runs: its id is a button, a self-launched one plain', () => {
     const dash = loadDashboardScript();
     const job = (id: number, workload: unknown) => ({

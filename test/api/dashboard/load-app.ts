@@ -65,7 +65,7 @@ export function loadDashboardScript(fetch: FakeFetch = () => Promise.reject(new 
     vm.runInContext(readFileSync(file, 'utf8'), context, { filename: file });
   }
   const fns = vm.runInContext(
-    '({ api, spendSpec, frontierSpec, spendSummary, frontierSummary, renderNumbers, renderTables, renderResizes, renderHealth, renderActiveJobs, renderFailedJobs, refresh, start, keepTail, redrawn })',
+    '({ api, spendSpec, frontierSpec, spendSummary, frontierSummary, renderNumbers, renderTables, renderResizes, renderHealth, renderActiveJobs, renderFailedJobs, refresh, start, keepTail, redrawn, describeJob })',
     context,
   );
   return { ...fns, element, storage, refreshes } as {
@@ -84,6 +84,7 @@ export function loadDashboardScript(fetch: FakeFetch = () => Promise.reject(new 
     start(token: string): Promise<void>;
     keepTail(text: string, max?: number): string;
     redrawn(text: string): string;
+    describeJob(job: any): string;
     element(id: string): FakeElement;
     storage: Map<string, string>;
     refreshes: Array<() => void>;
