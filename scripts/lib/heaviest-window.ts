@@ -20,7 +20,7 @@ export class HeaviestWindow {
   observe(now: number): void {
     const budget = this.service.state.budget;
     if (!budget || now - budgetWindowFloor(this.service, budget) < this.#windowMs) return;
-    const paid = this.service.deps.repo.paidGpuMs(now - this.#windowMs, now);
+    const paid = this.service.deps.repo.ledger.paidGpuMs(now - this.#windowMs, now);
     if (paid > this.#mostGpuMs) {
       this.#mostGpuMs = paid;
       this.service.deps.repo.putSetting(SETTING, paid, now);

@@ -21,7 +21,7 @@ export function backWithinBudgetView(
   const floor = state.ledgerSince;
   const from = Math.max(now - windowMs, floor);
   // The ledger's nodes, open ones paid until now, as the window's paid average reads them.
-  const paid = deps.repo
+  const paid = deps.repo.ledger
     .paidSpansSince(from)
     .map((s) => ({ start: s.launchedAt, end: Math.min(s.goneAt ?? now, now), gpus: s.gpus }));
   const budgets = promisedValues(budget);

@@ -199,7 +199,7 @@ export function currentSpendCeiling(svc: BoaService, now: number): SpendCeiling 
     ...lookbacks,
     ...changeLookbacks(changedHoursAgo, windowHours, config.budgetHorizonHours, lookaheadHours),
   ];
-  const [, ...paid] = repo.paidGpuMsFrom(
+  const [, ...paid] = repo.ledger.paidGpuMsFrom(
     [whole, ...asked].map((hours) => now - hours * HOUR),
     now,
   );
@@ -272,7 +272,7 @@ function loadKey(svc: BoaService): string {
 
 /** Paid and allocated time-averages over [from, to], the open allocation interval included. */
 export function ledgerAverages(svc: BoaService, from: number, to: number): Averages {
-  const totals = svc.deps.repo.ledgerTotals(from, to);
+  const totals = svc.deps.repo.ledger.ledgerTotals(from, to);
   const open = svc.state.allocatedGpus * Math.max(0, to - Math.max(from, svc.state.allocatedFrom));
   return averagesFromTotals(totals.paidGpuMs, totals.allocatedGpuMs + open, to - from);
 }

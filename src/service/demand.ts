@@ -56,7 +56,7 @@ export function demandRatioNow(svc: BoaService, now: number): number {
   );
   // The prior stands at the start of what is read, and decays from there.
   ratio.observe(start / 1000, 0, 0);
-  for (const sample of svc.deps.repo.allocationSince(start)) {
+  for (const sample of svc.deps.repo.ledger.allocationSince(start)) {
     const seconds = (sample.to - Math.max(sample.from, start)) / 1000;
     // A sample from before expectations were kept is no evidence either way.
     const expected = sample.expectedGpus ?? sample.gpus;

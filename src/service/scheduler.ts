@@ -231,8 +231,8 @@ export class Scheduler {
         // is counted from its launch, pending seconds in: aws/ec2-nodes.ts). Without a listing
         // this tick (the pool not answering, after a restart the view is empty) the ledger's open
         // nodes stay open: paid until a listing says they are gone, never dropped.
-        if (listed) repo.observeNodes(state.nodes.filter(isBilled), now);
-        for (const id of repo.chargeUnseenNodes(unseen, now)) {
+        if (listed) repo.ledger.observeNodes(state.nodes.filter(isBilled), now);
+        for (const id of repo.ledger.chargeUnseenNodes(unseen, now)) {
           const span = unseen.find((u) => u.id === id);
           logger.info(
             { event: 'node.unseen-charged', nodeId: id, ...span },

@@ -173,7 +173,10 @@ export class BoaService {
     s.lastTickAt = repo.getSetting<number>('lastTickAt');
     // Allocated time resumes where the ledger ends: a completion after the last tick wrote a sample
     // beyond lastTickAt, and resuming from lastTickAt would count that stretch twice.
-    s.allocatedFrom = Math.max(s.lastTickAt ?? now, repo.lastAllocationTo() ?? Number.NEGATIVE_INFINITY);
+    s.allocatedFrom = Math.max(
+      s.lastTickAt ?? now,
+      repo.ledger.lastAllocationTo() ?? Number.NEGATIVE_INFINITY,
+    );
     // The plan's widths, as the ticks booked them: the downtime's sample leaves out the idle fill's GPUs too.
     s.allocatedGpus = [...s.jobs.values()].reduce((sum, j) => sum + j.allocation.length - j.idleFillGpus, 0);
   }
@@ -366,7 +369,7 @@ export class BoaService {
   /** Closes the current allocation interval into a ledger sample (inside the caller's transaction). */
   flushAllocation(now: number): void {
     const { allocatedFrom, allocatedGpus, intervalPlan } = this.state;
-    this.deps.repo.recordAllocation(
+    this.deps.repo.ledger.recordAllocation(
       allocatedFrom,
       now,
       allocatedGpus,

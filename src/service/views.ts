@@ -49,7 +49,7 @@ function windowStart(service: BoaService, now: number): number {
  */
 export function windowPaidView(service: BoaService, now: number) {
   const from = windowStart(service, now);
-  const paidOnly = averagesFromTotals(service.deps.repo.paidGpuMs(from, now), 0, now - from);
+  const paidOnly = averagesFromTotals(service.deps.repo.ledger.paidGpuMs(from, now), 0, now - from);
   const { paidGpuHoursPerHour, budgetGpuHoursPerHour } = windowView(service, now, paidOnly);
   return { paidGpuHoursPerHour, budgetGpuHoursPerHour };
 }

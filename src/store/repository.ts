@@ -4,7 +4,7 @@ import type { Db } from './db.ts';
 import { PastArrivals } from './history.ts';
 import { type JobIdMark, keepJobIdsAbove } from './job-ids.ts';
 import { prepareHot } from './hot-statements.ts';
-import { type PaidSpan, PaidWindow } from './paid-window.ts';
+import { LedgerStore } from './ledger-store.ts';
 import { allocationSamples, jobClasses, jobs, ledgerNodes, plans, resizes, settings } from './schema.ts';
 
 export type JobState = 'waiting' | 'running' | 'done' | 'cancelled' | 'failed' | 'lost';
@@ -58,12 +58,8 @@ export type JobStateColumns = Pick<
 export class Repository {
   /** The tick's statements, prepared once: building queries costs more than running them here. */
   private readonly hot: ReturnType<typeof prepareHot>;
-  /** Ledger nodes not yet gone, so a tick writes only what changed. */
-  private readonly openNodes: Set<string>;
-  /** End of the latest allocation sample: a new sample starts no earlier, so samples never overlap. */
-  private allocationCursor: number;
-  /** The paid sum of ledger_nodes mirrored in memory, loaded at the first query (paid-window.ts). */
-  private paidWindow: PaidWindow | undefined;
+  /** The ledger: GPUs paid (nodes) and allocated (jobs) over time (ledger-store.ts). */
+  readonly ledger: LedgerStore;
   /** Submissions imported from before the service's own record (history.ts). */
   readonly history: PastArrivals;
 
@@ -74,8 +70,7 @@ export class Repository {
   ) {
     this.history = new PastArrivals(db);
     this.hot = prepareHot(db);
-    this.openNodes = new Set(this.hot.openNodeIds.all() as string[]);
-    this.allocationCursor = this.storedAllocationTo();
+    this.ledger = new LedgerStore(this.hot);
   }
 
   transaction<T>(fn: () => T): T {
@@ -83,17 +78,9 @@ export class Repository {
       return this.db.$client.transaction(fn)();
     } catch (error) {
       // Rolled back: what the in-memory mirrors took from it is re-read from the store.
-      this.openNodes.clear();
-      for (const id of this.hot.openNodeIds.all() as string[]) this.openNodes.add(id);
-      this.paidWindow = undefined;
-      // A sample rolled back leaves its interval to the next one to record.
-      this.allocationCursor = this.storedAllocationTo();
+      this.ledger.reload();
       throw error;
     }
-  }
-
-  private storedAllocationTo(): number {
-    return (this.hot.lastAllocationTo.get() as number | null) ?? Number.NEGATIVE_INFINITY;
   }
 
   getSetting<T>(key: string): T | undefined {
@@ -239,105 +226,6 @@ export class Repository {
 
   getPlan(id: number): PlanRow | undefined {
     return this.db.select().from(plans).where(eq(plans.id, id)).get();
-  }
-
-  /**
-   * Records the nodes listed now: new ones from their launch time, and ones no longer listed as gone
-   * now (billing is counted until the service sees a node gone, never less).
-   */
-  observeNodes(nodes: ReadonlyArray<{ id: string; gpus: number; launchedAt: number }>, now: number): void {
-    const listed = new Set<string>();
-    for (const node of nodes) {
-      listed.add(node.id);
-      if (!this.openNodes.has(node.id)) {
-        this.hot.openNode.run(node.id, node.gpus, node.launchedAt, now);
-        this.openNodes.add(node.id);
-        // As the row now reads: a node listed again keeps its first launch and GPU count.
-        this.paidWindow?.opened(this.hot.nodeSpan.get(node.id) as PaidSpan);
-      }
-    }
-    for (const id of this.openNodes) {
-      if (!listed.has(id)) {
-        this.hot.closeNode.run(now, now, id);
-        this.openNodes.delete(id);
-        this.paidWindow?.closedAt(id, now);
-      }
-    }
-  }
-
-  /**
-   * Charges nodes no listing showed (service/unseen-nodes.ts) from launch to gone, those the ledger has
-   * no row for; returns the ids charged.
-   */
-  chargeUnseenNodes(spans: ReadonlyArray<PaidSpan & { goneAt: number }>, now: number): string[] {
-    const charged: string[] = [];
-    for (const span of spans) {
-      if (this.hot.chargeNode.run(span.id, span.gpus, span.launchedAt, now, span.goneAt).changes === 0)
-        continue;
-      charged.push(span.id);
-      this.paidWindow?.opened({ ...span, goneAt: null });
-      this.paidWindow?.closedAt(span.id, span.goneAt);
-    }
-    return charged;
-  }
-
-  /** GPU-milliseconds paid (nodes) and allocated (jobs) within [from, to]; open intervals run to `to`. */
-  ledgerTotals(from: number, to: number): { paidGpuMs: number; allocatedGpuMs: number } {
-    const allocated = this.hot.allocatedGpuMs.get({ from, to }) as { v: number | null };
-    return { paidGpuMs: this.paidGpuMs(from, to), allocatedGpuMs: allocated.v ?? 0 };
-  }
-
-  /** Paid GPU-milliseconds over [from, to] alone; forgets nothing the spend ceiling's query reads. */
-  paidGpuMs(from: number, to: number): number {
-    // Held from where the ceiling's first query starts it, not from a span asked for before that.
-    return (
-      this.paidWindow?.paidGpuMs(from, to) ??
-      (this.hot.paidGpuMs.get({ from, to }) as { v: number | null }).v ??
-      0
-    );
-  }
-
-  /** The ledger's nodes paid after `from`: GPUs from launch until gone (null: paid still). */
-  paidSpansSince(from: number): Array<{ gpus: number; launchedAt: number; goneAt: number | null }> {
-    return this.hot.nodeSpansSince.all(from) as PaidSpan[];
-  }
-
-  /** Paid GPU-milliseconds over [from, to] for each of `froms`: the spend ceiling's query, every tick. */
-  paidGpuMsFrom(froms: readonly number[], to: number): number[] {
-    const earliest = Math.min(...froms);
-    this.paidWindow ??= new PaidWindow(this.hot.nodeSpansSince.all(earliest) as PaidSpan[], earliest);
-    return (
-      this.paidWindow.paidGpuMsFrom(froms, to) ??
-      froms.map((from) => (this.hot.paidGpuMs.get({ from, to }) as { v: number | null }).v ?? 0)
-    );
-  }
-
-  /**
-   * Stores allocated GPUs over [from, to]. A sample never reaches back before the end of the latest
-   * one (a restart resuming from an older cursor would count that time twice), so samples never overlap.
-   */
-  recordAllocation(from: number, to: number, gpus: number, expectedGpus: number | null = null): void {
-    const start = Math.max(from, this.allocationCursor);
-    if (to <= start) return;
-    this.hot.allocation.run(start, to, gpus, expectedGpus);
-    this.allocationCursor = to;
-  }
-
-  /** Allocation samples that end after `from`, oldest first (the demand ratio's evidence). */
-  allocationSince(
-    from: number,
-  ): Array<{ from: number; to: number; gpus: number; expectedGpus: number | null }> {
-    return this.hot.allocationSince.all(from) as Array<{
-      from: number;
-      to: number;
-      gpus: number;
-      expectedGpus: number | null;
-    }>;
-  }
-
-  /** End of the latest allocation sample, if any: where the ledger's allocated time resumes. */
-  lastAllocationTo(): number | undefined {
-    return Number.isFinite(this.allocationCursor) ? this.allocationCursor : undefined;
   }
 
   /** The tick's per-job write: only the columns a tick or a report changes. */

@@ -74,10 +74,10 @@ describe('GET /v1/ledger', () => {
     const HOUR = 3_600_000;
     // One node of 4 GPUs paid throughout four days, replaced by another each day.
     for (let day = 0; day < 4; day++) {
-      s.repo.observeNodes([{ id: `n-${day}`, gpus: 4, launchedAt: s.clock.t }], s.clock.t);
+      s.repo.ledger.observeNodes([{ id: `n-${day}`, gpus: 4, launchedAt: s.clock.t }], s.clock.t);
       s.clock.t += 24 * HOUR;
     }
-    s.repo.observeNodes([{ id: 'n-4', gpus: 4, launchedAt: s.clock.t }], s.clock.t);
+    s.repo.ledger.observeNodes([{ id: 'n-4', gpus: 4, launchedAt: s.clock.t }], s.clock.t);
     // Rows older than the longest window plus a day (48 hours) go: the first two days' nodes.
     expect(pruneOldRows(s.service)).toBeGreaterThan(0);
     const { series } = (await s.request('GET', '/v1/ledger?hours=96&points=8')).body as {

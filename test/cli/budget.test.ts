@@ -275,7 +275,7 @@ describe('boa budget', () => {
     // Three hours at twice what the plans expected, then a plan.
     const start = s.clock.now();
     for (let h = 0; h < 3; h++)
-      s.repo.recordAllocation(start + h * 3_600_000, start + (h + 1) * 3_600_000, 60, 30);
+      s.repo.ledger.recordAllocation(start + h * 3_600_000, start + (h + 1) * 3_600_000, 60, 30);
     s.clock.advance(3 * 3600);
     await s.service.planner.request('test');
     const ratio = (await s.request('GET', '/v1/budget')).body.control.demandRatio;

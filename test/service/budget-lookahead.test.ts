@@ -20,7 +20,7 @@ async function ceilingAfterALullSpent(config: Record<string, unknown> = {}) {
   const nodes = (count: number, tag: string) =>
     Array.from({ length: count }, (_, i) => ({ id: `${tag}-${i}`, gpus: 4, launchedAt: s.clock.t }));
   const hold = (count: number, tag: string, hours: number) => {
-    s.repo.observeNodes(nodes(count, tag), s.clock.t);
+    s.repo.ledger.observeNodes(nodes(count, tag), s.clock.t);
     s.clock.t += hours * HOUR;
   };
   hold(10, 'a', 3);
@@ -28,7 +28,7 @@ async function ceilingAfterALullSpent(config: Record<string, unknown> = {}) {
   hold(20, 'burst', 3);
   // 25.5 hours in: the lull (hours 3-6) leaves the window between 1.5 and 4.5 hours from now.
   hold(10, 'b', 16.5);
-  s.repo.observeNodes(nodes(10, 'b'), s.clock.t);
+  s.repo.ledger.observeNodes(nodes(10, 'b'), s.clock.t);
   return (await s.request('GET', '/v1/budget')).body.control;
 }
 

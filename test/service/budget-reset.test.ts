@@ -21,7 +21,7 @@ async function anHourInDebt() {
   cleanups.push(s.close);
   expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 })).status).toBe(200);
   const nodes = Array.from({ length: 16 }, (_, i) => ({ id: `n-${i}`, gpus: 4, launchedAt: s.clock.t }));
-  s.repo.observeNodes(nodes, s.clock.t);
+  s.repo.ledger.observeNodes(nodes, s.clock.t);
   s.clock.t += HOUR;
   const before = (await s.request('GET', '/v1/budget')).body;
   expect(before.control.debtGpuHours).toBeCloseTo(24, 6);
@@ -76,7 +76,7 @@ describe('setting the budget again', () => {
   it('holds each window to what was promised over it across a change (40, then 80 for an hour)', async () => {
     const { s } = await anHourInDebt(); // an hour at 40 paying 64
     expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 80 })).status).toBe(200);
-    s.repo.observeNodes([], s.clock.t); // nothing paid in the hour at 80
+    s.repo.ledger.observeNodes([], s.clock.t); // nothing paid in the hour at 80
     s.clock.t += HOUR;
     // Promised over the two hours: 40 + 80 = 120; paid 64: 56 GPU-hours of room.
     const after = (await s.request('GET', '/v1/budget')).body;
@@ -94,7 +94,7 @@ async function paidHourly(hourly: readonly number[]) {
   cleanups.push(s.close);
   expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 80 })).status).toBe(200);
   const paidFor = (gpus: number) =>
-    s.repo.observeNodes(
+    s.repo.ledger.observeNodes(
       Array.from({ length: gpus / 4 }, (_, i) => ({ id: `n-${i}`, gpus: 4, launchedAt: s.clock.t })),
       s.clock.t,
     );

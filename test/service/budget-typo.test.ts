@@ -23,7 +23,7 @@ describe('a mistyped budget corrected within seconds', () => {
     expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 4 })).status).toBe(200);
     // 8 GPUs paid for the hour after: twice the budget.
     const nodes = [0, 1].map((i) => ({ id: `n-${i}`, gpus: 4, launchedAt: s.clock.t }));
-    s.repo.observeNodes(nodes, s.clock.t);
+    s.repo.ledger.observeNodes(nodes, s.clock.t);
     s.clock.t += HOUR;
     const window = (await s.request('GET', '/v1/budget')).body.window;
     // The window reaches back to the service's start, a tick before the first budget, which counts back

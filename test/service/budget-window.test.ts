@@ -68,7 +68,7 @@ describe('the budget window, sliding', () => {
         }
         t += 1000;
         if (t - start >= windowMs) {
-          heaviest = Math.max(heaviest, service.deps.repo.paidGpuMs(t - windowMs, t) / HOUR);
+          heaviest = Math.max(heaviest, service.deps.repo.ledger.paidGpuMs(t - windowMs, t) / HOUR);
         }
       }
       const cap = BUDGET * (WINDOW_HOURS + SLACK * HORIZON_HOURS);

@@ -29,7 +29,7 @@ describe('the demand ratio in the service', () => {
     try {
       boa.service.setBudget(40);
       const now = boa.clock.now();
-      boa.repo.recordAllocation(now, now + HOUR, 80, 40);
+      boa.repo.ledger.recordAllocation(now, now + HOUR, 80, 40);
       boa.clock.advance(3600);
       expect(demandRatioNow(boa.service, boa.clock.now())).toBe(1);
     } finally {
@@ -54,7 +54,7 @@ describe('the demand ratio in the service', () => {
       // Three hours at twice what the plans expected.
       const start = clock.now();
       for (let h = 0; h < 3; h++)
-        first.repo.recordAllocation(start + h * HOUR, start + (h + 1) * HOUR, 60, 30);
+        first.repo.ledger.recordAllocation(start + h * HOUR, start + (h + 1) * HOUR, 60, 30);
       clock.advance(3 * 3600);
       ratio = demandRatioNow(first.service, clock.now());
       // The prior (an hour at 1) decays; three hours at 2 dominate.
@@ -86,7 +86,7 @@ describe('the demand ratio in the service', () => {
       boa.service.registerJob('cifar10', 'a');
       await boa.ticks(3);
       const row = boa.service.state.plan!.row;
-      const samples = boa.repo.allocationSince(0);
+      const samples = boa.repo.ledger.allocationSince(0);
       expect(samples.length).toBeGreaterThan(0);
       const last = samples.at(-1)!;
       expect(last.gpus).toBeGreaterThan(0);
@@ -122,7 +122,7 @@ describe('the demand ratio in the service', () => {
     boa = await startService({ dataDir, clock, config });
     try {
       await boa.ticks(2);
-      const samples = boa.repo.allocationSince(0);
+      const samples = boa.repo.ledger.allocationSince(0);
       const acrossRestart = samples.find((sample) => sample.to - sample.from >= 600_000);
       expect(acrossRestart).toBeDefined();
       expect(acrossRestart!.expectedGpus).not.toBeNull();

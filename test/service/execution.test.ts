@@ -368,7 +368,9 @@ describe('execution', () => {
     expect(s.service.job(b)).toMatchObject({ state: 'done', finishedAt: from + 600_000 });
     expect(s.service.job(a)).toMatchObject({ state: 'done', finishedAt: from + 3_000_000 });
     // The ledger: both jobs' GPUs for ten minutes, then a's alone until its end.
-    const allocated = s.repo.allocationSince(from).reduce((sum, x) => sum + x.gpus * (x.to - x.from), 0);
+    const allocated = s.repo.ledger
+      .allocationSince(from)
+      .reduce((sum, x) => sum + x.gpus * (x.to - x.from), 0);
     expect(allocated).toBe((widthA + widthB) * 600_000 + widthA * 2_400_000);
   });
 

@@ -55,7 +55,7 @@ async function widenedThenKilled() {
   expect(before.widths[before.statEpoch]).toBe(1);
   expect(before.width).toBe(4);
   expect(s.service.state.jobs.get(id)?.idleFillGpus).toBe(3);
-  const killedAt = s.repo.lastAllocationTo() as number;
+  const killedAt = s.repo.ledger.lastAllocationTo() as number;
   await s.close();
   return { dataDir, clock, id, generation: before.generation as number, killedAt };
 }
@@ -79,7 +79,7 @@ describe('the idle fill across a restart', () => {
     expect(after.generation).toBe(generation);
     expect(s.service.state.jobs.get(id)?.idleFillGpus).toBe(3);
     expect(s.service.state.allocatedGpus).toBe(1);
-    const samples = s.repo.allocationSince(killedAt).filter((x) => x.to > x.from);
+    const samples = s.repo.ledger.allocationSince(killedAt).filter((x) => x.to > x.from);
     // The downtime's sample and one per tick since.
     expect(samples.length).toBeGreaterThanOrEqual(6);
     expect(samples[0]?.from).toBe(killedAt);

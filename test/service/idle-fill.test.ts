@@ -55,7 +55,7 @@ describe('the idle fill', () => {
     expect(a.width).toBe(4);
     expect(a.generation).toBe(generation);
     // The ledger's allocated: the plan's width, not the 4 GPUs run; the plan expects nothing more.
-    const samples = s.service.deps.repo.allocationSince(0).filter((x) => x.to > x.from);
+    const samples = s.service.deps.repo.ledger.allocationSince(0).filter((x) => x.to > x.from);
     expect(samples.length).toBeGreaterThanOrEqual(10);
     for (const sample of samples.slice(-10)) expect(sample.gpus).toBe(1);
     const state = s.service.state;

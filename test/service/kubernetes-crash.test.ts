@@ -243,7 +243,7 @@ describe('a restart in the middle of a job end', () => {
     );
     // Allocated until its pod ended (stamped by the wall clock, behind boa's: until the last sample
     // before the stop), not until boa saw it at the restart.
-    const after = second.boa.repo.ledgerTotals(stoppedAt, w.clock.now());
+    const after = second.boa.repo.ledger.ledgerTotals(stoppedAt, w.clock.now());
     expect(after.allocatedGpuMs).toBe(0);
   }, 120_000);
 });

@@ -123,7 +123,7 @@ async function run(steps: readonly Step[], kills: ReadonlySet<number>) {
     paidTruthGpuMs += GPUS_PER_NODE * (gone - node.launchedAt);
   }
   const nodesSeen = poolNodes.size;
-  const totals = s.repo.ledgerTotals(start, end);
+  const totals = s.repo.ledger.ledgerTotals(start, end);
   const samples = s.db.$client
     .prepare('select from_ms as "from", to_ms as "to" from allocation_samples order by from_ms, to_ms')
     .all() as Array<{ from: number; to: number }>;

@@ -40,7 +40,7 @@ async function run(idleFill: boolean) {
   const gauge = (kind: string) =>
     Number(new RegExp(`^boa_gpus\\{kind="${kind}"\\} (\\S+)$`, 'm').exec(metrics)?.[1]);
   const cw = Object.fromEntries(published.map((m) => [m.name, m.value]));
-  const samples = s.service.deps.repo.allocationSince(0).filter((x) => x.to > x.from);
+  const samples = s.service.deps.repo.ledger.allocationSince(0).filter((x) => x.to > x.from);
   return {
     width: job.width,
     planned: job.widths[job.statEpoch],

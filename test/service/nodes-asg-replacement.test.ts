@@ -72,7 +72,7 @@ describe('an instance the ASG replaces on its own', () => {
     const a = job(4);
     await tick(3);
     expect(a.allocation).toHaveLength(4);
-    expect(boa.repo.ledgerTotals(0, w.clock.now()).paidGpuMs).toBeGreaterThan(0);
+    expect(boa.repo.ledger.ledgerTotals(0, w.clock.now()).paidGpuMs).toBeGreaterThan(0);
     const unreadable = w.logs.lines.filter((l) => l.event === 'node.lifecycle-unreadable');
     expect(unreadable).toHaveLength(1);
     expect(unreadable[0]).toMatchObject({ fix: expect.stringContaining('DescribeAutoScalingGroups') });

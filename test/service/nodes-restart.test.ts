@@ -114,7 +114,7 @@ describe('kill -9 during a scale-in', () => {
       );
       const goneAt = rows.find((r) => r.id === idle.id)?.goneAt as number;
       expect(goneAt).toBeGreaterThanOrEqual(idle.terminatedAt as number);
-      const paid = second.boa.repo.ledgerTotals(idle.launchedAt, now).paidGpuMs;
+      const paid = second.boa.repo.ledger.ledgerTotals(idle.launchedAt, now).paidGpuMs;
       expect(paid).toBe(4 * (goneAt - idle.launchedAt) + 4 * (now - busy.launchedAt));
     },
   );

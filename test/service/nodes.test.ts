@@ -89,7 +89,7 @@ describe('Kubernetes node truth', () => {
     // ...and the ledger's paid total holds it with the replacement's time, nothing more.
     const started = brokenInstance.launchedAt;
     const replacement = w.group.asg.live()[0]!;
-    const paid = boa.repo.ledgerTotals(started, w.clock.now()).paidGpuMs;
+    const paid = boa.repo.ledger.ledgerTotals(started, w.clock.now()).paidGpuMs;
     expect(paid).toBe(4 * (row.goneAt! - row.launchedAt) + 4 * (w.clock.now() - replacement.launchedAt));
     const timedOut = w.metrics.flat().filter((m) => m.name === 'NodesProvisionTimedOut');
     expect(timedOut.at(-1)?.value).toBe(1);
@@ -227,9 +227,9 @@ describe('Kubernetes node truth', () => {
     const { tick, job, boa } = await w.start();
     job(4);
     await tick(1); // launched at this tick; pending for 60 s
-    expect(boa.repo.ledgerTotals(0, w.clock.now()).paidGpuMs).toBe(0);
+    expect(boa.repo.ledger.ledgerTotals(0, w.clock.now()).paidGpuMs).toBe(0);
     await tick(1);
-    expect(boa.repo.ledgerTotals(0, w.clock.now()).paidGpuMs).toBeGreaterThan(0);
+    expect(boa.repo.ledger.ledgerTotals(0, w.clock.now()).paidGpuMs).toBeGreaterThan(0);
   });
 });
 

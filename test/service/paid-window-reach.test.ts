@@ -18,9 +18,9 @@ describe('paid sums read from memory', () => {
   it('serves the ceiling, the window averages and the ledger buckets without SQL', async () => {
     const s = await startService();
     cleanups.push(s.close);
-    s.repo.observeNodes([{ id: 'a', gpus: 4, launchedAt: s.clock.t }], s.clock.t);
+    s.repo.ledger.observeNodes([{ id: 'a', gpus: 4, launchedAt: s.clock.t }], s.clock.t);
     s.clock.t += 2 * HOUR;
-    s.repo.observeNodes([{ id: 'b', gpus: 4, launchedAt: s.clock.t }], s.clock.t);
+    s.repo.ledger.observeNodes([{ id: 'b', gpus: 4, launchedAt: s.clock.t }], s.clock.t);
     s.clock.t += HOUR;
     // The budget set three hours after the first start: its window is shorter than the ledger's.
     s.service.setBudget(40);

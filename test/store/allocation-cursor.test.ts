@@ -11,16 +11,16 @@ describe('allocation samples after a roll-back', () => {
     const db = openDb(':memory:');
     try {
       const repo = new Repository(db);
-      repo.transaction(() => repo.recordAllocation(0, 1000, 4));
+      repo.transaction(() => repo.ledger.recordAllocation(0, 1000, 4));
       expect(() =>
         repo.transaction(() => {
-          repo.recordAllocation(1000, 2000, 4);
+          repo.ledger.recordAllocation(1000, 2000, 4);
           throw new Error('SQLITE_FULL: database or disk is full');
         }),
       ).toThrow('SQLITE_FULL');
-      expect(repo.lastAllocationTo()).toBe(1000);
-      repo.transaction(() => repo.recordAllocation(1000, 3000, 4));
-      expect(repo.ledgerTotals(0, 3000).allocatedGpuMs).toBe(3000 * 4);
+      expect(repo.ledger.lastAllocationTo()).toBe(1000);
+      repo.transaction(() => repo.ledger.recordAllocation(1000, 3000, 4));
+      expect(repo.ledger.ledgerTotals(0, 3000).allocatedGpuMs).toBe(3000 * 4);
     } finally {
       db.$client.close();
     }

@@ -39,12 +39,12 @@ describe('paid GPU-time mirrored in memory', () => {
             if (s.rollBack) {
               expect(() =>
                 repo.transaction(() => {
-                  repo.observeNodes([], now);
+                  repo.ledger.observeNodes([], now);
                   throw new Error('rolled back');
                 }),
               ).toThrow('rolled back');
             }
-            repo.transaction(() => repo.observeNodes(nodes, now));
+            repo.transaction(() => repo.ledger.observeNodes(nodes, now));
             // As the service prunes: only rows gone before any window a query reads.
             if (s.prune) repo.pruneBefore(now - 600);
             if (s.reopenStore) repo = new Repository(db);
@@ -55,11 +55,11 @@ describe('paid GPU-time mirrored in memory', () => {
               [from, now + 20],
               [from - 100, now],
             ] as const) {
-              expect(repo.paidGpuMs(f, t)).toBe(sql.get({ from: f, to: t }));
+              expect(repo.ledger.paidGpuMs(f, t)).toBe(sql.get({ from: f, to: t }));
             }
             // The ceiling's look-backs in one pass: spans covering every start, and spans that do not.
             const froms = [from, from + 3, from + 11, Math.min(now, from + 40)];
-            const sums = repo.paidGpuMsFrom(froms, now);
+            const sums = repo.ledger.paidGpuMsFrom(froms, now);
             froms.forEach((f, i) => expect(sums[i]).toBe(sql.get({ from: f, to: now })));
           }
         } finally {
