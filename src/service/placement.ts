@@ -1,43 +1,19 @@
+/**
+ * The incremental placement the scheduler runs every tick (IncrementalPlacement): its pass over the
+ * jobs, the idle fill's moves and what callers ask of it. The nodes' side of its state is the node
+ * table (placement-node-table.ts), the per-job records and their id order placement-records.ts, the
+ * shapes it takes and gives placement-types.ts (exported here too).
+ */
 import { executeWidths } from '../core/exec/index.ts';
-import { NodeNumbering } from './node-numbering.ts';
+import { NodeTable } from './placement-node-table.ts';
+import { mergedById, type Placed, sameSlots, type Unsettled } from './placement-records.ts';
+import type { Placement, PlacementBounds, PlacementJob } from './placement-types.ts';
 import type { PoolNode } from './ports.ts';
 
-export interface PlacementJob {
-  readonly id: number;
-  /** The job's current allocation (node id per GPU), as the service holds it. */
-  readonly allocation: readonly string[];
-}
-
-export interface PlacementBounds {
-  readonly gpusPerNode: number;
-  readonly minNodes: number;
-  readonly maxNodes: number;
-}
-
-export interface Placement {
-  /** Only the jobs whose allocation changes, with their new one as node ids (empty: the job waits). */
-  readonly changed: Map<number, readonly string[]>;
-  readonly wantedGpus: number;
-  readonly allocatedGpus: number;
-  readonly desiredNodes: number;
-}
+export type { Placement, PlacementBounds, PlacementJob } from './placement-types.ts';
 
 /** Node names a placement numbers before it starts its numbering afresh (IncrementalPlacement). */
 export const FORGET_NODES_PAST = 4096;
-
-interface Placed {
-  readonly id: number;
-  /** The allocation array this placement was handed out as: another array means someone reset it. */
-  allocation: readonly string[];
-  readonly slots: readonly number[];
-  seenAt: number;
-}
-
-function sameSlots(a: readonly number[], b: readonly number[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
 
 /**
  * The core executor over the pool's ready nodes, kept incrementally across ticks: it remembers where each
@@ -48,7 +24,8 @@ function sameSlots(a: readonly number[], b: readonly number[]): boolean {
  * few changes a tick, that keeps placement to a fraction of a millisecond (bench:tick).
  */
 export class IncrementalPlacement {
-  private numbering = new NodeNumbering();
+  /** The ready nodes, numbered, with their GPUs and those held; a new one when numbering starts afresh. */
+  private nodes = new NodeTable();
   private readonly placed = new Map<number, Placed>();
   /**
    * The same records by job id, ascending (undefined: to be sorted again), walked alongside jobs that
@@ -56,16 +33,6 @@ export class IncrementalPlacement {
    * (bench:tick), its table cold after the rest of the tick.
    */
   private byId: Placed[] | undefined = [];
-  /** GPUs of each ready node by number (0: not ready or gone) and GPUs in use on it. */
-  private capacity = new Int32Array(0);
-  private used = new Int32Array(0);
-  /** The listing in which each node number last appeared (to find the nodes that went away). */
-  private listed = new Int32Array(0);
-  /** 1 for a node offered keep-only (PoolNode.keepOnly): its jobs stay, nothing new is placed there. */
-  private keepOnly = new Uint8Array(0);
-  private listing = 0;
-  private readyIds: readonly string[] = [];
-  private readyNumbers: readonly number[] = [];
   private allocated = 0;
   private tick = 0;
 
@@ -91,10 +58,11 @@ export class IncrementalPlacement {
     keptOf?: (job: J) => number,
   ): Placement {
     this.tick += 1;
-    if (this.numbering.size > this.forgetNodesPast && this.numbering.size > 4 * readyNodes.length)
+    if (this.nodes.numbered > this.forgetNodesPast && this.nodes.numbered > 4 * readyNodes.length)
       this.forgetAll();
-    const lostNodes = this.refreshNodes(readyNodes);
-    const unsettled: Array<{ id: number; width: number; kept: number; current: readonly number[] }> = [];
+    const nodes = this.nodes;
+    const lostNodes = nodes.refresh(readyNodes);
+    const unsettled: Unsettled[] = [];
     const previous = new Map<number, readonly string[]>();
     let wanted = 0;
     let settled = 0;
@@ -123,7 +91,7 @@ export class IncrementalPlacement {
         if (
           record.allocation === job.allocation &&
           (width === record.slots.length || (width > 0 && keptOf?.(job) === record.slots.length)) &&
-          (!lostNodes || this.allReady(record.slots))
+          (!lostNodes || nodes.allReady(record.slots))
         ) {
           record.seenAt = this.tick;
           settled += 1;
@@ -132,8 +100,7 @@ export class IncrementalPlacement {
         }
         this.release(job.id, record);
       }
-      const current =
-        record?.allocation === job.allocation ? record.slots : this.numbering.slots(job.allocation);
+      const current = record?.allocation === job.allocation ? record.slots : nodes.slots(job.allocation);
       previous.set(job.id, job.allocation);
       unsettled.push({ id: job.id, width, kept: width > 0 ? (keptOf?.(job) ?? 0) : 0, current });
     }
@@ -149,8 +116,8 @@ export class IncrementalPlacement {
     for (const job of unsettled) {
       const keeps =
         job.width > 0 &&
-        ((job.width === job.current.length && this.keepsPlace(job.current)) ||
-          (job.kept > 0 && job.kept === job.current.length && this.fitsWhereItRuns(job.current)));
+        ((job.width === job.current.length && nodes.keepsPlace(job.current)) ||
+          (job.kept > 0 && job.kept === job.current.length && nodes.fitsWhereItRuns(job.current)));
       if (!keeps) continue;
       this.hold(job.id, {
         id: job.id,
@@ -163,7 +130,7 @@ export class IncrementalPlacement {
     const running = unsettled.filter((j) => j.width > 0 && !kept.has(j.id));
     const result =
       running.length > 0
-        ? executeWidths(running, this.freeNodes(), { ...bounds, shortfall: 'partial', packResized: true })
+        ? executeWidths(running, nodes.freeNodes(), { ...bounds, shortfall: 'partial', packResized: true })
             .allocations
         : new Map<number, number[]>();
     for (const job of unsettled) {
@@ -171,16 +138,13 @@ export class IncrementalPlacement {
       const slots = result.get(job.id) ?? [];
       const before = previous.get(job.id) as readonly string[];
       const same = sameSlots(slots, job.current);
-      const allocation = same ? before : this.numbering.ids(slots);
+      const allocation = same ? before : nodes.ids(slots);
       if (!same) changed.set(job.id, allocation);
       if (slots.length > 0) this.hold(job.id, { id: job.id, allocation, slots, seenAt: this.tick });
     }
-    this.byId = inOrder ? this.mergedById(settledById, unsettled) : undefined;
+    this.byId = inOrder ? mergedById(settledById, unsettled, this.placed) : undefined;
     // GPUs left free on keep-only nodes serve no one: the nodes for the rest are asked for beside them.
-    let stranded = 0;
-    for (const n of this.readyNumbers) {
-      if (this.keepOnly[n]) stranded += Math.max(0, (this.capacity[n] as number) - (this.used[n] as number));
-    }
+    const stranded = nodes.strandedGpus();
     const desiredNodes = Math.min(
       bounds.maxNodes,
       Math.max(bounds.minNodes, Math.ceil((wanted + stranded) / bounds.gpusPerNode)),
@@ -195,22 +159,18 @@ export class IncrementalPlacement {
    * pass's check (its nodes listed) and moved by a later one's (its GPUs no longer fit there).
    */
   snapshot(): () => void {
+    const restoreNodes = this.nodes.snapshot();
     const saved = {
-      numbering: this.numbering,
+      nodes: this.nodes,
       placed: [...this.placed.values()].map((record) => ({ ...record })),
-      capacity: this.capacity.slice(),
-      used: this.used.slice(),
-      listed: this.listed.slice(),
-      keepOnly: this.keepOnly.slice(),
-      listing: this.listing,
-      readyIds: this.readyIds,
-      readyNumbers: this.readyNumbers,
       allocated: this.allocated,
       tick: this.tick,
     };
     return () => {
       const { placed, ...fields } = saved;
       Object.assign(this, fields);
+      // A pass that started the numbering afresh replaced the table: the one kept is put back as it was.
+      restoreNodes();
       this.placed.clear();
       for (const record of placed) this.placed.set(record.id, record);
       this.byId = undefined; // sorted again from the map at the next pass
@@ -225,7 +185,7 @@ export class IncrementalPlacement {
   /** Free GPUs of each ready node that takes new work (not keep-only), by number, after the last pass. */
   freeGpus(): Map<number, number> {
     const free = new Map<number, number>();
-    for (const n of this.freeNodes()) free.set(n.id, n.gpus);
+    for (const n of this.nodes.freeNodes()) free.set(n.id, n.gpus);
     return free;
   }
 
@@ -242,7 +202,7 @@ export class IncrementalPlacement {
     const record = this.placed.get(id);
     if (record === undefined) throw new Error(`job ${id} is not placed`);
     this.release(id, record);
-    const ids = this.numbering.ids(slots);
+    const ids = this.nodes.ids(slots);
     const same = ids.length === before.length && ids.every((node, i) => node === before[i]);
     const allocation = same ? before : ids;
     this.hold(id, { id, allocation, slots, seenAt: this.tick });
@@ -253,7 +213,7 @@ export class IncrementalPlacement {
 
   /** Node names numbered now (bounded by forgetNodesPast and the listing). */
   get numberedNodes(): number {
-    return this.numbering.size;
+    return this.nodes.numbered;
   }
 
   /**
@@ -261,165 +221,19 @@ export class IncrementalPlacement {
    * last tick, kept per node, so asking costs a lookup rather than a pass over every job.
    */
   gpusOn(id: string): number {
-    const n = this.numbering.peek(id);
-    return n === undefined ? 0 : (this.used[n] ?? 0);
-  }
-
-  /** Takes in the pool's ready nodes; true when a node that was ready is not any more. */
-  private refreshNodes(readyNodes: readonly PoolNode[]): boolean {
-    const ids = this.readyIds;
-    let unchanged = ids.length === readyNodes.length;
-    // Same nodes with the same GPUs, and the same ones keep-only.
-    for (let i = 0; unchanged && i < ids.length; i++) {
-      const node = readyNodes[i] as PoolNode;
-      const n = this.readyNumbers[i] as number;
-      unchanged =
-        ids[i] === node.id && this.capacity[n] === node.gpus && this.keepOnly[n] === (node.keepOnly ? 1 : 0);
-    }
-    if (unchanged) return false;
-    const numbers = this.numbersOf(readyNodes);
-    this.growTo(this.numbering.size);
-    const stamp = ++this.listing;
-    let lost = false;
-    for (let i = 0; i < numbers.length; i++) {
-      const n = numbers[i] as number;
-      const gpus = (readyNodes[i] as PoolNode).gpus;
-      if (gpus < (this.capacity[n] as number)) lost = true;
-      this.capacity[n] = gpus;
-      this.keepOnly[n] = (readyNodes[i] as PoolNode).keepOnly ? 1 : 0;
-      this.listed[n] = stamp;
-    }
-    for (const n of this.readyNumbers) {
-      if (this.listed[n] !== stamp) {
-        this.capacity[n] = 0;
-        this.keepOnly[n] = 0;
-        lost = true;
-      }
-    }
-    this.readyIds = readyNodes.map((n) => n.id);
-    this.readyNumbers = numbers;
-    return lost;
-  }
-
-  /** Per-number arrays grow by doubling: node numbers only ever increase. */
-  private growTo(size: number): void {
-    if (this.capacity.length >= size) return;
-    const length = Math.max(size, 2 * this.capacity.length, 64);
-    const grown = (old: Int32Array) => {
-      const next = new Int32Array(length);
-      next.set(old);
-      return next;
-    };
-    this.capacity = grown(this.capacity);
-    const keepOnly = new Uint8Array(length);
-    keepOnly.set(this.keepOnly);
-    this.keepOnly = keepOnly;
-    this.used = grown(this.used);
-    this.listed = grown(this.listed);
-  }
-
-  /**
-   * Node numbers of a listing. Pools list nodes in a stable order with a few added or gone per tick, so
-   * the last listing is walked alongside and only ids that are not next in it are looked up by name.
-   */
-  private numbersOf(readyNodes: readonly PoolNode[]): number[] {
-    const lastIds = this.readyIds;
-    const lastNumbers = this.readyNumbers;
-    // Position of each node number in the last listing, built on the first miss; a typed array, since
-    // hashing thousands of entries each tick would cost more than the whole decision.
-    let lastPosition: Int32Array | undefined;
-    const numbers: number[] = [];
-    let j = 0;
-    for (const node of readyNodes) {
-      if (j < lastIds.length && lastIds[j] === node.id) {
-        numbers.push(lastNumbers[j] as number);
-        j += 1;
-        continue;
-      }
-      const n = this.numbering.number(node.id);
-      numbers.push(n);
-      // Re-align the walk after the node's place in the last listing (nodes gone before it).
-      if (lastPosition === undefined) {
-        lastPosition = new Int32Array(this.numbering.size).fill(-1);
-        for (let k = 0; k < lastNumbers.length; k++) lastPosition[lastNumbers[k] as number] = k;
-      }
-      const k = n < lastPosition.length ? (lastPosition[n] as number) : -1;
-      if (k >= j) j = k + 1;
-    }
-    return numbers;
-  }
-
-  /** The slots touch a keep-only node, and every node of them is listed with room for them. */
-  private keepsPlace(slots: readonly number[]): boolean {
-    let keepOnly = false;
-    const count = new Map<number, number>();
-    for (const n of slots) {
-      if (n >= this.capacity.length) return false;
-      if (this.keepOnly[n]) keepOnly = true;
-      count.set(n, (count.get(n) ?? 0) + 1);
-    }
-    if (!keepOnly) return false;
-    for (const [n, gpus] of count) {
-      if (gpus > (this.capacity[n] as number) - (this.used[n] as number)) return false;
-    }
-    return true;
-  }
-
-  /** Every node of the slots is listed ready with room for them. */
-  private fitsWhereItRuns(slots: readonly number[]): boolean {
-    const count = new Map<number, number>();
-    for (const n of slots) {
-      if (n >= this.capacity.length) return false;
-      count.set(n, (count.get(n) ?? 0) + 1);
-    }
-    for (const [n, gpus] of count) {
-      if (gpus > (this.capacity[n] as number) - (this.used[n] as number)) return false;
-    }
-    return true;
-  }
-
-  private allReady(slots: readonly number[]): boolean {
-    for (const n of slots) if ((this.capacity[n] as number) === 0) return false;
-    return true;
-  }
-
-  private freeNodes(): Array<{ id: number; gpus: number; ready: true }> {
-    const nodes: Array<{ id: number; gpus: number; ready: true }> = [];
-    for (const n of this.readyNumbers) {
-      if (this.keepOnly[n]) continue;
-      const free = (this.capacity[n] as number) - (this.used[n] as number);
-      if (free > 0) nodes.push({ id: n, gpus: free, ready: true });
-    }
-    return nodes;
+    return this.nodes.gpusOn(id);
   }
 
   private hold(id: number, record: Placed): void {
-    for (const n of record.slots) this.used[n] = (this.used[n] as number) + 1;
+    this.nodes.take(record.slots);
     this.allocated += record.slots.length;
     this.placed.set(id, record);
   }
 
   private release(id: number, record: Placed): void {
-    for (const n of record.slots) this.used[n] = (this.used[n] as number) - 1;
+    this.nodes.give(record.slots);
     this.allocated -= record.slots.length;
     this.placed.delete(id);
-  }
-
-  /**
-   * The records held after a pass in id order, by id: the settled ones (met in id order) and those of
-   * the jobs it placed (`unsettled`, in id order too). Departed jobs' records are gone by then.
-   */
-  private mergedById(settled: readonly Placed[], unsettled: ReadonlyArray<{ id: number }>): Placed[] {
-    const merged: Placed[] = [];
-    let i = 0;
-    for (const job of unsettled) {
-      const record = this.placed.get(job.id);
-      if (record === undefined) continue;
-      while (i < settled.length && (settled[i] as Placed).id < job.id) merged.push(settled[i++] as Placed);
-      merged.push(record);
-    }
-    while (i < settled.length) merged.push(settled[i++] as Placed);
-    return merged;
   }
 
   /**
@@ -428,15 +242,9 @@ export class IncrementalPlacement {
    * a new or resized job may take another of two equally good nodes than it would have.
    */
   private forgetAll(): void {
-    this.numbering = new NodeNumbering();
+    this.nodes = new NodeTable();
     this.placed.clear();
     this.byId = [];
-    this.capacity = new Int32Array(0);
-    this.used = new Int32Array(0);
-    this.listed = new Int32Array(0);
-    this.keepOnly = new Uint8Array(0);
-    this.readyIds = [];
-    this.readyNumbers = [];
     this.allocated = 0;
   }
 
