@@ -264,4 +264,14 @@ describe('context keys', () => {
     expect([...read].filter((key) => !CONTEXT_KEYS.includes(key))).toEqual([]);
     expect(() => checkContextKeys(read)).not.toThrow();
   });
+
+  // adminPrincipalArn was accepted but missing from the table (found in a deploy review).
+  it("documents every key in deploy.md's settings table", () => {
+    const deployMd = readFileSync(new URL('../../docs/deploy.md', import.meta.url), 'utf8');
+    const documented = deployMd
+      .split('\n')
+      .map((line) => /^\| `([A-Za-z]+)` \|/.exec(line)?.[1])
+      .filter((key) => key !== undefined);
+    expect(CONTEXT_KEYS.filter((key) => !documented.includes(key))).toEqual([]);
+  });
 });

@@ -71,8 +71,8 @@ export function createAwsNodePool(
 
 /**
  * Kubernetes' view of the nodes: given (tests), or a Node watch when boa runs in the cluster (the
- * service account's ClusterRole lets it get, list, watch and patch nodes). Elsewhere (a laptop against
- * a real account) nodes count as ready at EC2 running, and that is logged.
+ * service account's ClusterRole lets it list, watch and patch nodes, never get one by name). Elsewhere
+ * (a laptop against a real account) nodes count as ready at EC2 running, and that is logged.
  */
 function nodesOption(deps: AwsAdapterDeps, logger: Logger): { nodes?: ClusterNodes } {
   if (deps.nodes) return { nodes: deps.nodes };
