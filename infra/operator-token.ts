@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
-import type * as iam from 'aws-cdk-lib/aws-iam';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
@@ -46,6 +46,13 @@ export class OperatorTokenSecret extends Construct {
       rotationLambda: this.rotationHandler,
       automaticallyAfter: Duration.days(TOKEN_ROTATION_DAYS),
     });
-    this.secret.grantRead(props.reader);
+    // GetSecretValue only, what boa sends (src/cloud/aws/token-secret.ts): grantRead adds DescribeSecret,
+    // which boa never calls. No kms:Decrypt: the secret uses the AWS-managed key, whose key policy lets
+    // any principal of the account decrypt through Secrets Manager.
+    iam.Grant.addToPrincipal({
+      grantee: props.reader,
+      actions: ['secretsmanager:GetSecretValue'],
+      resourceArns: [this.secret.secretArn],
+    });
   }
 }

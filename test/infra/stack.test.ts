@@ -341,10 +341,10 @@ describe("boa's IAM role (EKS Pod Identity)", () => {
     const [secretId] = Object.keys(template.findResources('AWS::SecretsManager::Secret'));
     expect(statements).toEqual(
       expect.arrayContaining([
-        // The operator token: read, on its one secret (test/infra/operator-token.test.ts).
+        // The operator token: GetSecretValue only, on its one secret (test/infra/operator-token.test.ts).
         expect.objectContaining({
           Effect: 'Allow',
-          Action: ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'],
+          Action: 'secretsmanager:GetSecretValue',
           Resource: { Ref: secretId },
         }),
         // Removing the instances boa chose, and keeping AZRebalance suspended: only the GPU node group's
