@@ -68,6 +68,8 @@ export class BoaStack extends Stack {
       instanceType: config.instanceType,
       gpusPerNode: config.gpusPerNode,
       jobsNamespace: config.jobsNamespace,
+      ...(config.jobsRoleArn !== undefined ? { jobsRoleArn: config.jobsRoleArn } : {}),
+      ...(config.jobsImagePullSecrets ? { jobsImagePullSecrets: config.jobsImagePullSecrets } : {}),
       backupTag: config.backupTag,
       tokenSecretArn: this.operatorToken.secret.secretArn,
       ...(config.budget !== undefined ? { budget: config.budget } : {}),

@@ -14,6 +14,7 @@ import {
   serviceManifest,
   storageManifests,
 } from './k8s/boa.ts';
+import { JobsIdentity } from './jobs-identity.ts';
 import { executorRbacManifests, jobsNamespaceManifest } from './k8s/jobs-rbac.ts';
 import { networkPolicyManifests } from './k8s/network-policies.ts';
 
@@ -68,6 +69,10 @@ export interface BoaWorkloadProps {
   readonly nodePricePerHour?: number;
   /** Where the Kubernetes executor runs jobs' pods (BOA_JOBS_NAMESPACE). */
   readonly jobsNamespace: string;
+  /** An existing IAM role for the jobs' pods (context jobsRoleArn); unset: they run with none. */
+  readonly jobsRoleArn?: string;
+  /** Secrets in the jobs' namespace for private registries (BOA_IMAGE_PULL_SECRETS). */
+  readonly jobsImagePullSecrets?: readonly string[];
   /** The `boa-backup` tag value on boa's volume (context `backupTag`). */
   readonly backupTag: string;
   /** The Secrets Manager secret of the operator token (BOA_TOKEN_SECRET_ARN). */
@@ -121,6 +126,15 @@ export class BoaWorkload extends Construct {
     );
     executorRbac.node.addDependency(jobsNamespace, this.namespace);
 
+    const jobsIdentity = props.jobsRoleArn
+      ? new JobsIdentity(this, 'JobsIdentity', {
+          cluster,
+          namespace: props.jobsNamespace,
+          roleArn: props.jobsRoleArn,
+        })
+      : undefined;
+    jobsIdentity?.serviceAccount.node.addDependency(jobsNamespace);
+
     const networkPolicies = cluster.addManifest(
       'NetworkPolicies',
       ...networkPolicyManifests({
@@ -146,6 +160,10 @@ export class BoaWorkload extends Construct {
       ...(props.nodePricePerHour !== undefined
         ? { BOA_NODE_PRICE_PER_HOUR: String(props.nodePricePerHour) }
         : {}),
+      ...(jobsIdentity ? { BOA_JOBS_SERVICE_ACCOUNT: jobsIdentity.serviceAccountName } : {}),
+      ...(props.jobsImagePullSecrets?.length
+        ? { BOA_IMAGE_PULL_SECRETS: props.jobsImagePullSecrets.join(',') }
+        : {}),
     };
     this.app = cluster.addManifest(
       'App',
@@ -159,5 +177,8 @@ export class BoaWorkload extends Construct {
       internalServiceManifest(),
     );
     this.app.node.addDependency(this.namespace, storage, props.serviceAccount, executorRbac);
+    // A pod naming a service account that does not exist yet is refused, and one started before its
+    // association gets no credentials: boa (re)starts only after both exist.
+    if (jobsIdentity) this.app.node.addDependency(jobsIdentity);
   }
 }

@@ -22,6 +22,8 @@ export const CONTEXT_KEYS: readonly string[] = [
   'adminPrincipalArns',
   'adminPrincipalArn',
   'jobsNamespace',
+  'jobsRoleArn',
+  'jobsImagePullSecrets',
   'budgetGuard',
   'guardMinutes',
   'backupTag',

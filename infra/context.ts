@@ -43,6 +43,13 @@ export interface BoaConfig {
   readonly adminPrincipalArns: readonly string[];
   /** Namespace of the jobs' pods and services (BOA_JOBS_NAMESPACE); boa may manage pods only there. */
   readonly jobsNamespace: string;
+  /**
+   * An existing IAM role the jobs' pods get through EKS Pod Identity (their service account,
+   * BOA_JOBS_SERVICE_ACCOUNT), e.g. for S3 checkpoints; unset: the pods run with no AWS role.
+   */
+  readonly jobsRoleArn?: string;
+  /** Secrets in the jobs' namespace for private registries (BOA_IMAGE_PULL_SECRETS); unset: none. */
+  readonly jobsImagePullSecrets?: readonly string[];
   /** The budget guard Lambda (infra/budget-guard.ts); its heartbeat alarm is there either way. */
   readonly budgetGuard: boolean;
   /** Minutes of silence from boa before the heartbeat alarm fires and the guard acts. */
@@ -132,6 +139,10 @@ export function checkCidr(cidr: string): string {
 const NAME = /^[a-zA-Z][a-zA-Z0-9-]{0,62}$/;
 const REGION = /^[a-z]{2}(-[a-z]+)+-\d$/;
 const INSTANCE_TYPE = /^[a-z][a-z0-9-]*\.[a-z0-9]+$/;
+/** A role's ARN, path allowed (arn:aws:iam::123456789012:role/teams/ml/checkpoints). */
+const IAM_ROLE_ARN = /^arn:aws[a-z-]*:iam::\d{12}:role\/([\w+=,.@-]+\/)*[\w+=,.@-]{1,64}$/;
+/** A Kubernetes object name (DNS subdomain), as a Secret's must be. */
+const SECRET_NAME = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
 
 /** Refuses a context key that is neither boa's nor CDK's own, naming the closest of boa's. */
 export function checkContextKeys(keys: Iterable<string>): void {
@@ -305,6 +316,23 @@ export function readConfig(
     );
   }
 
+  const jobsRoleArn = text(read, 'jobsRoleArn');
+  if (jobsRoleArn !== undefined && !IAM_ROLE_ARN.test(jobsRoleArn)) {
+    throw new ContextError(
+      `context "jobsRoleArn" must be the ARN of an existing IAM role, arn:aws:iam::ACCOUNT:role/NAME (the ` +
+        `role the jobs' pods get through EKS Pod Identity), got "${jobsRoleArn}"`,
+    );
+  }
+  const jobsImagePullSecrets = list(read, 'jobsImagePullSecrets');
+  for (const name of jobsImagePullSecrets) {
+    if (!SECRET_NAME.test(name)) {
+      throw new ContextError(
+        `context "jobsImagePullSecrets" must list names of Secrets in the jobs' namespace (lowercase ` +
+          `letters, digits, '-' and '.', at most 253), got "${name}"`,
+      );
+    }
+  }
+
   const budgetGuard = bool(read, 'budgetGuard') ?? true;
   const guardMinutes = int(read, 'guardMinutes', 5, 1440) ?? DEFAULTS.guardMinutes;
 
@@ -336,5 +364,7 @@ export function readConfig(
     ...(alarmEmail !== undefined ? { alarmEmail } : {}),
     adminPrincipalArns,
     jobsNamespace,
+    ...(jobsRoleArn !== undefined ? { jobsRoleArn } : {}),
+    ...(jobsImagePullSecrets.length > 0 ? { jobsImagePullSecrets } : {}),
   };
 }
