@@ -10,8 +10,8 @@ export function jobsServiceAccountManifest(namespace: string): Record<string, un
       namespace,
       labels: { 'app.kubernetes.io/name': 'boa', 'app.kubernetes.io/component': 'job' },
     },
-    // The jobs need AWS credentials, not the Kubernetes API: EKS Pod Identity's webhook mounts a token
-    // of its own, so the pods get none for the API server (as without a service account).
-    automountServiceAccountToken: false,
+    // Its token is mounted (the default): whether EKS Pod Identity's webhook still gives the pods their
+    // credentials with automount off is not something this project can test without a cluster, and
+    // users have found it needed on. No role binding names this account, so the token reads nothing.
   };
 }

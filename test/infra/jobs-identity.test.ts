@@ -40,10 +40,10 @@ function manifestId(t: Template, key: string): string {
 }
 
 describe('jobsRoleArn', () => {
-  it("makes a service account in the jobs' namespace, with no Kubernetes API token", () => {
+  it("makes a service account in the jobs' namespace, its token mounted as Pod Identity may need", () => {
     const account = kubernetesObjects(withRole).get('ServiceAccount/boa-job');
     expect(account.metadata).toMatchObject({ name: 'boa-job', namespace: 'training' });
-    expect(account.automountServiceAccountToken).toBe(false);
+    expect(account.automountServiceAccountToken).toBeUndefined();
     // No IRSA annotation: the cluster has no OIDC provider to honour it.
     expect(account.metadata.annotations ?? {}).not.toHaveProperty(['eks.amazonaws.com/role-arn']);
     // Applied once the namespace exists.
