@@ -144,3 +144,38 @@ describe('the spend ceiling over a sliding window', () => {
     expect(defaultLookaheadHours(5, 8)).toBe(5);
   });
 });
+
+describe("the spend ceiling's nodes", () => {
+  const ceiling = (paidGpuHours: number, heldNodes?: number) =>
+    spendCeiling({
+      budgetGpuHoursPerHour: 8,
+      windowHours: WINDOW,
+      horizonHours: HORIZON,
+      slack: SLACK,
+      lookaheadHours: 3,
+      elapsedHours: 3,
+      paidInLast: () => paidGpuHours,
+      gpusPerNode: 4,
+      ...(heldNodes === undefined ? {} : { heldNodes }),
+    });
+
+  it('counts a ceiling of a whole number of nodes as those nodes, though floating point falls a hair short', () => {
+    // 3 hours at 8 promised 24, 8.8 paid: the ceiling is 24 + 8.8 - 8.8 = 24 GPUs, which the
+    // arithmetic reads as 23.999999999999996.
+    const exact = ceiling(8.8);
+    expect(exact.gpus).toBeCloseTo(24, 9);
+    expect(exact.nodes).toBe(6);
+  });
+
+  it('keeps a held node only while the ceiling is within half a node of it', () => {
+    // 10.6 paid: a ceiling of 22.2 GPUs, 5 whole nodes of 4 and 0.55 of the sixth.
+    expect(ceiling(10.6).nodes).toBe(5);
+    expect(ceiling(10.6, 6).nodes).toBe(6);
+    // 12.6 paid: 20.2 GPUs, more than half a node below the sixth: the group gives it back, and a
+    // seventh node held goes as well.
+    expect(ceiling(12.6, 6).nodes).toBe(5);
+    expect(ceiling(12.6, 7).nodes).toBe(5);
+    // Holding fewer nodes than the ceiling allows lowers nothing.
+    expect(ceiling(0, 2).nodes).toBe(Math.floor(ceiling(0).gpus / 4));
+  });
+});
