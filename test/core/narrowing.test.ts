@@ -79,6 +79,13 @@ describe('narrowedByPrice: the GPUs that buy the least speed go first', () => {
     expect(narrowedByPrice(waiting([4, 4], [scalesWell, scalesPoorly]), 7.99)).toEqual([4, 2]);
   });
 
+  it('at an equal price takes the smaller step: a job scaling linearly goes down to what fits, not to 1', () => {
+    // Every step down from 8 is the last resort (no GPU is less efficient than another): 4 fits in 6.
+    const linear = { '1': 1, '2': 2, '4': 4, '8': 8 };
+    expect(narrowedByPrice(waiting([8], [linear]), 6)).toEqual([4]);
+    expect(narrowedStepwise(waiting([8], [linear]), 6)).toEqual([4]);
+  });
+
   it('takes back a cheaper step when a dearer one freed more than was needed', () => {
     const a = { '1': 1, '2': 1.9 }; // 2 -> 1 at 0.9 / (2 - 1.9) = 9
     const b = { '1': 1, '4': 3.9, '8': 7.7 }; // 8 -> 4 at 3.8 / (8 x 3.9 - 4 x 7.7) = 9.5

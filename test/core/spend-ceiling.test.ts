@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { widthsUnderCeiling } from '../../src/core/ceiling-widths.ts';
+import { ceilingWidths, widthsUnderCeiling } from '../../src/core/ceiling-widths.ts';
 
 /** The jobs served at widths no table can narrow: what fits, in priority order. */
 const servedWithin = <J extends { state: string }>(jobs: J[], widthOf: (j: J) => number, gpus: number) =>
@@ -22,6 +22,39 @@ describe('widths no table can narrow: what fits, running jobs first, then the ol
     // A smaller job behind a wider one may start (backfill).
     const backfill = [...jobs, { id: 4, state: 'waiting', width: 8 }];
     expect([...servedWithin(backfill, (j) => j.width, 40).keys()].map((j) => j.id)).toEqual([1, 4]);
+  });
+
+  it("serves no more than the ceiling's whole GPUs, a fraction of one left unpaid", () => {
+    const jobs = [
+      { id: 1, state: 'waiting', width: 6 },
+      { id: 2, state: 'waiting', width: 5 },
+    ];
+    for (const gpus of [10, 10.5]) {
+      const served = servedWithin(jobs, (j) => j.width, gpus);
+      expect([...served.keys()].map((j) => j.id)).toEqual([1]);
+      expect([...served.values()].reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(gpus);
+    }
+  });
+
+  it('serves a job wider than the whole ceiling at the ceiling, so it does not wait for ever', () => {
+    const wide = [{ id: 1, state: 'waiting', width: 16 }];
+    expect([...servedWithin(wide, (j) => j.width, 10.5).values()]).toEqual([10]);
+  });
+
+  it('doubles a running job only within its plan', () => {
+    // Planned 7 on 4 GPUs: twice 4 is past the plan, so it keeps 4 with 5 GPUs free.
+    const jobs = [
+      { id: 1, state: 'running', planned: 7, current: 4 },
+      { id: 2, state: 'running', planned: 14, current: 11 },
+    ];
+    const widths = widthsUnderCeiling(
+      jobs,
+      (j) => j.planned,
+      (j) => j.current,
+      20,
+      () => undefined,
+    );
+    expect(jobs.map((j) => widths.get(j))).toEqual([4, 11]);
   });
 });
 
@@ -167,5 +200,37 @@ describe('widthsUnderCeiling: the rule the service and the simulator share', () 
   it('narrows a job running wider than its new plan to that plan, and the others by price', () => {
     const replanned = [job(1, 'running', 4, 12), job(2, 'waiting', 12, 0), job(3, 'waiting', 12, 0)];
     expect([...under(replanned, 16).values()]).toEqual([4, 6, 6]);
+  });
+
+  it('keeps no width above a new plan, even within twice the narrowed width', () => {
+    // Running on 16, its plan now 13: narrowed by price to 11, it does not keep 16 (which would leave
+    // the waiting job out), though 16 is within twice 11.
+    const replanned = [job(1, 'waiting', 9, 0), job(2, 'running', 13, 16)];
+    const widths = under(replanned, 20);
+    expect(replanned.map((j) => widths.get(j) ?? 0)).toEqual([9, 11]);
+  });
+
+  it('keeps a running width that fills the ceiling exactly while no job has waited long', () => {
+    // Narrowed to 4 of 7 GPUs, the job running on 7 keeps them: a restart to let in a job that has not
+    // waited long is what the kept widths avoid.
+    const jobs = [job(1, 'running', 11, 7), job(2, 'waiting', 8, 0)];
+    const widths = under(jobs, 7);
+    expect(jobs.map((j) => widths.get(j) ?? 0)).toEqual([7, 0]);
+  });
+
+  it('starts a waiting job one GPU wider with what narrowing leaves, never past its plan', () => {
+    const jobs = [job(1, 'running', 6, 4), job(2, 'waiting', 3, 0), job(3, 'waiting', 9, 0)];
+    const widths = under(jobs, 16);
+    expect(jobs.map((j) => widths.get(j) ?? 0)).toEqual([4, 3, 8]);
+  });
+
+  it('gives every job its plan when the plans fill the ceiling exactly (the columns the service reads)', () => {
+    // A running job on 4 of a plan of 6 goes to 6: the plans fit, nothing is narrowed or kept.
+    const widths = ceilingWidths(
+      { running: [true, false], planned: [6, 4], current: [4, 0], tables: [concave, concave] },
+      10,
+      () => false,
+    );
+    expect(widths).toEqual([6, 4]);
   });
 });
