@@ -33,6 +33,15 @@ describe('back within the budget', () => {
     expect(backWithinBudget(input(spans([-24, 0, 20]), 15, 16))).toEqual({ kind: 'not-at-current-rate' });
   });
 
+  it('waits for a burst to leave when the rate now is the budget exactly', () => {
+    // 40 GPUs for the window's first 4 h, 10 since, budget 10: 120 over. Paying the budget adds
+    // nothing over; the burst leaves within its 4 h (30 over an hour).
+    expect(backWithinBudget(input(spans([-24, -20, 40], [-20, 0, 10]), 10, 10))).toEqual({
+      kind: 'at',
+      at: NOW + 4 * H,
+    });
+  });
+
   it('holds the window to each budget for its hours: a cut paid down to is within', () => {
     // 40 until 6 h ago, then 4, and paid so: nothing over, though 13 GPUs average above the new 4.
     const result = backWithinBudget({

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type DrainJob, drainWidths } from '../../../src/core/exec/drain-widths.ts';
 import { flat, oneEpochClass } from './one-epoch.ts';
@@ -54,6 +55,50 @@ describe('drainWidths', () => {
 
   it('has nothing to hand out when the jobs own widths do not fit', () => {
     expect(drainWidths([job(1, 'scales', 8), job(2, 'scales', 8)], classes, 12)).toBeUndefined();
+    // One GPU over is over.
+    expect(drainWidths([job(1, 'scales', 8), job(2, 'scales', 5)], classes, 12.9)).toBeUndefined();
+  });
+
+  it('hands out no GPU past the whole GPUs allowed, the last step included', () => {
+    // 7 GPUs free: one job goes to 8, and the 3 left cannot take the other to 8 (a 16th GPU would be
+    // past 15.5, and past 15).
+    for (const gpus of [15, 15.5]) {
+      const out = drainWidths([job(1, 'scales', 4), job(2, 'scales', 4)], classes, gpus);
+      expect([out?.get(1), out?.get(2)].sort()).toEqual([4, 8]);
+    }
+  });
+
+  it('keeps every job at or above its width and the total within the GPUs allowed, whatever the jobs', () => {
+    const jobs = fc.array(
+      fc.record({
+        app: fc.constantFrom('scales', 'flat'),
+        width: fc.constantFrom(1, 2, 3, 4, 8),
+        progress: fc.constantFrom(0, 0.5, 0.99),
+      }),
+      { minLength: 1, maxLength: 5 },
+    );
+    fc.assert(
+      fc.property(jobs, fc.double({ min: 0, max: 48, noNaN: true }), (specs, gpus) => {
+        const drain = specs.map((s, i) => job(i + 1, s.app, s.width, s.progress));
+        const out = drainWidths(drain, classes, gpus);
+        // Whole GPUs, with the hair of tolerance the drain reads them with (15 - 1e-12 is 15).
+        const whole = Math.floor(gpus + 1e-9);
+        const own = drain.reduce((sum, j) => sum + j.width, 0);
+        if (own > whole) {
+          expect(out).toBeUndefined();
+          return;
+        }
+        expect(out).toBeDefined();
+        let total = 0;
+        for (const j of drain) {
+          const width = out?.get(j.id) as number;
+          expect(width).toBeGreaterThanOrEqual(j.width);
+          total += width;
+        }
+        expect(total).toBeLessThanOrEqual(whole);
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 

@@ -117,6 +117,32 @@ describe('fillIdleGpus', () => {
       expect(fillIdleGpus(allocations, nodes, [job(1, 'linear')], saved).get(1)).toEqual(allocations.get(1));
     });
 
+    it('gives an idle GPU two jobs on several nodes share to one of them, not to both', () => {
+      const even = oneEpochClass('even', { 1: 1, 2: 2, 3: 3 });
+      // Jobs 1 and 2 each hold a GPU of node 3 and one of a node of their own; node 3 has one idle.
+      const allocations = new Map([
+        [1, [1, 3]],
+        [2, [2, 3]],
+      ]);
+      const nodes = new Map([
+        [1, 1],
+        [2, 1],
+        [3, 3],
+      ]);
+      const out = fillIdleGpus(
+        allocations,
+        nodes,
+        [job(1, 'even'), job(2, 'even', 0.5)],
+        new Map([['even', even]]),
+        options,
+      );
+      // Job 1 has more work left: it takes the idle GPU, and job 2 finds none.
+      expect(out.get(1)).toEqual([1, 3, 3]);
+      expect(out.get(2)).toEqual([2, 3]);
+      const onNode3 = [...out.values()].flat().filter((node) => node === 3).length;
+      expect(onNode3).toBeLessThanOrEqual(3);
+    });
+
     it('takes a width only where it saves the restarts asked for', () => {
       const allocations = new Map([[1, [1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3]]]);
       const nodes = new Map([
