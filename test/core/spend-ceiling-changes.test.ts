@@ -180,4 +180,24 @@ describe('the spend ceiling across budget changes', () => {
     const keptHour = kept.slice(30 * PER_HOUR, 31 * PER_HOUR).reduce((a, b) => a + b, 0) * TICK;
     expect(hourPaid(30)).toBeLessThanOrEqual(keptHour + 1e-9);
   });
+
+  it('counts for plans no room a higher budget left before a cut', () => {
+    // 80 until 2 hours ago, 40 since, paid 30 GPUs throughout, 10 hours in: the spread rule's window
+    // was promised 720 and paid 300, but the window that starts at the cut has 80 - 60 = 20 left, and
+    // the ceiling holds that window to it.
+    const ceiling = spendCeiling({
+      budgetGpuHoursPerHour: 40,
+      windowHours: WINDOW,
+      horizonHours: HORIZON,
+      slack: SLACK,
+      lookaheadHours: LOOKAHEAD,
+      elapsedHours: 10,
+      paidInLast: (hours) => 30 * hours,
+      allowedInLast: (hours) => 40 * Math.min(hours, 2) + 80 * Math.max(0, hours - 2),
+      changedHoursAgo: [2],
+      gpusPerNode: 1,
+    });
+    expect(ceiling.debtGpuHours).toBeCloseTo(300 - 720, 9);
+    expect(ceiling.spendableGpuHours).toBeCloseTo(20, 9);
+  });
 });

@@ -145,6 +145,33 @@ describe('the spend ceiling over a sliding window', () => {
   });
 });
 
+describe('what the spend ceiling says of the window so far', () => {
+  it('counts debt as paid above what the budget promised over the hours it counts', () => {
+    const ceiling = (paidPerHour: number, elapsedHours: number) =>
+      spendCeiling({
+        budgetGpuHoursPerHour: BUDGET,
+        windowHours: WINDOW,
+        horizonHours: HORIZON,
+        slack: SLACK,
+        lookaheadHours: 3,
+        elapsedHours,
+        paidInLast: (hours) => paidPerHour * hours,
+        gpusPerNode: 1,
+      });
+    // 10 hours at 30 against 40: 100 GPU-hours under, room to spend.
+    const under = ceiling(30, 10);
+    expect(under.debtHours).toBe(10);
+    expect(under.promisedGpuHours).toBe(400);
+    expect(under.debtGpuHours).toBe(-100);
+    expect(under.spendableGpuHours).toBe(100);
+    // A full window counts its last 23 hours: at 42 against 40, 46 over.
+    const over = ceiling(42, 30);
+    expect(over.debtHours).toBe(WINDOW - HORIZON);
+    expect(over.debtGpuHours).toBeCloseTo(46, 9);
+    expect(over.spendableGpuHours).toBeCloseTo(-46, 9);
+  });
+});
+
 describe("the spend ceiling's nodes", () => {
   const ceiling = (paidGpuHours: number, heldNodes?: number) =>
     spendCeiling({
