@@ -7,6 +7,7 @@ import {
   speedupAt,
 } from '../../src/core/narrowing.ts';
 import { type ClassProfile, epochSpeedups, speedupUpTo } from '../../src/core/profile.ts';
+import { seededUniform } from '../../src/sim/trace-gen/random.ts';
 
 // bert's and yolov3's first statistical epochs (data/profiles.json), up to 4 GPUs.
 const scalesWell = { '1': 1, '2': 2.056, '3': 3.034, '4': 4.074 };
@@ -113,11 +114,10 @@ describe('narrowedByPrice: the GPUs that buy the least speed go first', () => {
   });
 
   it('gives the widths of taking one step at a time (random jobs sharing tables, some running)', () => {
-    let seed = 11;
-    const random = () => {
-      seed = (seed * 1103515245 + 12345) % 2 ** 31;
-      return seed / 2 ** 31;
-    };
+    // pure-rand's generator: a linear congruence in doubles overflowed 2^53 and cycled after about
+    // 15,000 draws (found in review), so these rounds repeated each other.
+    const uniform = seededUniform(11);
+    const random = () => 1 - uniform.next();
     // Tables that scale well, poorly, dip and go above linear: steps whose price falls as well as rises.
     const tables = Array.from({ length: 6 }, () => {
       const table: Record<string, number> = { '1': 1 };
@@ -139,11 +139,10 @@ describe('narrowedByPrice: the GPUs that buy the least speed go first', () => {
   });
 
   it('never returns more than the GPUs when the narrowest widths fit (random tables)', () => {
-    let seed = 7;
-    const random = () => {
-      seed = (seed * 1103515245 + 12345) % 2 ** 31;
-      return seed / 2 ** 31;
-    };
+    // pure-rand's generator: a linear congruence in doubles overflowed 2^53 and cycled after about
+    // 15,000 draws (found in review), so these rounds repeated each other.
+    const uniform = seededUniform(7);
+    const random = () => 1 - uniform.next();
     for (let round = 0; round < 200; round++) {
       const n = 1 + Math.floor(random() * 12);
       const tables = Array.from({ length: n }, () => {
