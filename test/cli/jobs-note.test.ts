@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { outcome } from '../../src/cli/commands/jobs.ts';
+import { describeJob } from '../../src/cli/commands/jobs-wait.ts';
 import type { jobView } from '../../src/service/views.ts';
 
 type JobView = ReturnType<typeof jobView>;
@@ -38,17 +39,29 @@ describe('a job note', () => {
     );
   });
 
-  it("says a job that moved into a new epoch since the last tick gets its plan's width at the next", () => {
+  it("says a job that moved into a new epoch since the last tick on the epoch before's width that the next tick takes it on", () => {
     // Epoch 2 (statEpoch 1) plans 9; it still runs epoch 1's 2: not nodes or placement (a newcomer).
     const moved = running({ statEpoch: 1, width: 2, epochAfterLastTick: true });
-    expect(outcome(moved)).toBe('on 2 GPUs; its plan gives 9 for epoch 2 from the next tick');
+    expect(outcome(moved)).toBe(
+      "on 2 GPUs, epoch 1's plan; its plan gives 9 for epoch 2 from the next tick, as the budget and nodes allow",
+    );
     // Narrower in its new epoch's plan: said too (nothing was said of a job wider than its plan).
     expect(outcome(running({ widths: [9, 2], statEpoch: 1, width: 9, epochAfterLastTick: true }))).toBe(
-      'on 9 GPUs; its plan gives 2 for epoch 2 from the next tick',
+      "on 9 GPUs, epoch 1's plan; its plan gives 2 for epoch 2 from the next tick, as the budget and nodes allow",
     );
-    // Even with the budget's ceiling named at the last tick: the next tick decides the new epoch's.
+    // Lent GPUs on top: one note, the booked ones against epoch 1's plan (found in review: "on 2 GPUs"
+    // then "on 4 GPUs: its plan's 2" in the same line).
+    expect(outcome({ ...moved, width: 4, lentGpus: 2 })).toBe(
+      "on 4 GPUs: epoch 1's plan's 2 and 2 lent by the idle fill (idle on its nodes, not booked); its plan gives 9 for epoch 2 from the next tick, as the budget and nodes allow",
+    );
+    // Held narrow by the budget's ceiling: that reason stands at the next tick too (found in review: a
+    // job at 4 of 16 was promised 16 at every epoch change).
     expect(outcome({ ...moved, narrowedBy: 'budget' })).toBe(
-      'on 2 GPUs; its plan gives 9 for epoch 2 from the next tick',
+      "on 2 of its plan's 9 GPUs (the budget's ceiling: boa budget get)",
+    );
+    // Not on the epoch before's width either (nodes booting): the usual note, against the new epoch.
+    expect(outcome(running({ widths: [16, 16], statEpoch: 1, width: 4, epochAfterLastTick: true }))).toBe(
+      "on 4 of its plan's 16 GPUs (nodes booting or placement: boa status)",
     );
     // At its plan's width: nothing to say.
     expect(outcome(running({ epochAfterLastTick: true }))).toBeNull();
@@ -80,5 +93,11 @@ describe('a job note', () => {
     expect(outcome(running({ state: 'done', width: 0, reportedProgress: true }))).toBeNull();
     // Running and not reporting yet is not news: it may be starting.
     expect(outcome(running({ statEpoch: 0, width: 2, reportedProgress: false }))).toBeNull();
+  });
+
+  it('says what `jobs wait` and `logs -f` report of a running job with its lent GPUs apart, as the dashboard does', () => {
+    const job = running({ id: 3, name: 'first', width: 12, lentGpus: 3 });
+    expect(describeJob(job)).toBe('job 3 (first): running on 12 GPUs (3 lent by the idle fill, not booked)');
+    expect(describeJob({ ...job, lentGpus: 0 })).toBe('job 3 (first): running on 12 GPUs');
   });
 });

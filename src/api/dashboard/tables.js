@@ -76,12 +76,34 @@ const ACTIVE_SHOWN = 20;
 function jobNote(job) {
   if (job.waitingFor) return WAITS_FOR[job.waitingFor] ?? job.waitingFor;
   const notes = [];
-  // Running narrower than its plan: the budget's ceiling narrowed it, or its nodes still boot or
-  // placement could not give it more (as the CLI says).
+  // As the CLI's `boa jobs list` says it (src/cli/commands/jobs.ts outcome): narrower than its plan and
+  // why, the idle fill's lent GPUs apart, and a job in a new epoch since the last tick on the width of
+  // the epoch before, which that tick changes.
   const planned = job.state === 'running' && job.widths ? job.widths[job.statEpoch] : undefined;
-  if (planned !== undefined && job.width < planned) {
-    const why = job.narrowedBy === 'budget' ? "the budget's ceiling" : 'nodes booting or placement';
-    notes.push(`on ${job.width} of its plan's ${planned} GPUs (${why})`);
+  const lent = job.state === 'running' && job.lentGpus > 0 ? job.lentGpus : 0;
+  const booked = job.width - lent;
+  const before = job.statEpoch > 0 && job.widths ? job.widths[job.statEpoch - 1] : undefined;
+  const lentNote = `${lent} lent by the idle fill (idle on its nodes, not booked)`;
+  if (
+    planned !== undefined &&
+    job.epochAfterLastTick === true &&
+    job.narrowedBy !== 'budget' &&
+    booked === before &&
+    booked !== planned
+  ) {
+    const on =
+      lent > 0
+        ? `on ${job.width} GPUs: epoch ${job.statEpoch}'s plan's ${booked} and ${lentNote}`
+        : `on ${booked} GPUs, epoch ${job.statEpoch}'s plan`;
+    notes.push(
+      `${on}; its plan gives ${planned} for epoch ${job.statEpoch + 1} from the next tick, as the budget and nodes allow`,
+    );
+  } else {
+    if (planned !== undefined && booked < planned) {
+      const why = job.narrowedBy === 'budget' ? "the budget's ceiling" : 'nodes booting or placement';
+      notes.push(`on ${booked} of its plan's ${planned} GPUs (${why})`);
+    }
+    if (lent > 0) notes.push(`on ${job.width} GPUs: its plan's ${booked} and ${lentNote}`);
   }
   if (job.restarts > 0) {
     const code = job.exitCode === null ? '' : `exit ${job.exitCode}: `;

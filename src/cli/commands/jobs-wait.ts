@@ -123,7 +123,11 @@ export function failedOutputCommand(job: Pick<JobView, 'id' | 'failedRank'>): st
 /** "job 3 (first): running on 4 GPUs" — what changed, as a person watching would say it. */
 export function describeJob(job: JobView): string {
   const who = `job ${job.id}${job.name ? ` (${job.name})` : ''}`;
-  if (job.state === 'running') return `${who}: running on ${job.width} GPU${job.width === 1 ? '' : 's'}`;
+  if (job.state === 'running') {
+    // Lent GPUs said apart, as the dashboard's followed job and `boa jobs show` say them.
+    const lent = (job.lentGpus ?? 0) > 0 ? ` (${job.lentGpus} lent by the idle fill, not booked)` : '';
+    return `${who}: running on ${job.width} GPU${job.width === 1 ? '' : 's'}${lent}`;
+  }
   if (job.state === 'waiting')
     return `${who}: ${job.waitingFor ? (WAITING_WORDS[job.waitingFor] ?? `waiting for ${job.waitingFor}`) : 'waiting'}`;
   const why =

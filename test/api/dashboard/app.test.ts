@@ -658,6 +658,48 @@ describe("a job's log", () => {
     expect(dash.describeJob({ ...running, lentGpus: undefined })).toBe('job 1 (j1): running on 9 GPUs');
   });
 
+  it("notes a running job's width as boa jobs list does: narrowed and why, lent apart, a new epoch's width to come", () => {
+    const dash = loadDashboardScript();
+    const job = (id: number, fields: Record<string, unknown>) => ({
+      id,
+      name: `j${id}`,
+      class: 'cifar10',
+      state: 'running',
+      width: 9,
+      statEpoch: 1,
+      widths: [2, 9],
+      restarts: 0,
+      startedAt: 0,
+      submittedAt: 0,
+      workload: null,
+      ...fields,
+    });
+    dash.renderActiveJobs(
+      [
+        job(1, { width: 2, narrowedBy: 'budget' }),
+        job(2, { width: 12, lentGpus: 3 }),
+        job(3, { width: 2, epochAfterLastTick: true }),
+        job(4, { width: 4, lentGpus: 2, epochAfterLastTick: true }),
+        job(5, { width: 2, epochAfterLastTick: true, narrowedBy: 'budget' }),
+      ],
+      [],
+      { running: 5, waiting: 0 },
+    );
+    const html = dash.element('active-jobs').innerHTML;
+    expect(html).toContain('on 2 of its plan&#39;s 9 GPUs (the budget&#39;s ceiling)');
+    expect(html).toContain(
+      'on 12 GPUs: its plan&#39;s 9 and 3 lent by the idle fill (idle on its nodes, not booked)',
+    );
+    expect(html).toContain(
+      'on 2 GPUs, epoch 1&#39;s plan; its plan gives 9 for epoch 2 from the next tick, as the budget and nodes allow',
+    );
+    expect(html).toContain(
+      'on 4 GPUs: epoch 1&#39;s plan&#39;s 2 and 2 lent by the idle fill (idle on its nodes, not booked); its plan gives 9',
+    );
+    // Held by the budget: that reason, not a width the next tick would not give.
+    expect(html.match(/from the next tick/g)).toHaveLength(2);
+  });
+
   it('opens only for a job boa runs: its id is a button, a self-launched one plain', () => {
     const dash = loadDashboardScript();
     const job = (id: number, workload: unknown) => ({
