@@ -159,6 +159,15 @@ export const BudgetView = z
       description:
         "the most GPUs boa can pay for at once: the node group's maximum nodes (or maxNodes, if lower) times GPUs per node; a budget above it can never be spent. null while the group's maximum is not known yet",
     }),
+    accepted: z
+      .object({
+        min: z.number().openapi({
+          description:
+            'the smallest budget PUT /v1/budget accepts: what one job of the cheapest class needs on whole nodes',
+        }),
+        max: z.number().openapi({ description: 'the largest budget PUT /v1/budget accepts' }),
+      })
+      .openapi({ description: 'the budgets PUT /v1/budget accepts' }),
     control: BudgetControl.nullable(),
   })
   .openapi('BudgetStatus');

@@ -10,6 +10,10 @@ export const ErrorSchema = z
       code: z.string().openapi({ example: 'budget_below_minimum' }),
       message: z.string(),
       field: z.string().optional().openapi({ example: 'gpuHoursPerHour' }),
+      minFeasibleBudget: z.number().optional().openapi({
+        description:
+          'with a refused budget (400 invalid, 422 budget_below_minimum): the smallest budget accepted',
+      }),
     }),
   })
   .openapi('Error');

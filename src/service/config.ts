@@ -80,7 +80,11 @@ export const configSchema = z
      */
     budget: z
       .number({ error: 'budget must be a number' })
-      .positive(`budget must be above 0 and at most ${BOUNDS.budget} GPU-hours per hour`)
+      // As PUT /v1/budget says it of 0: "above 0" alone read as if 0.5 were accepted (a newcomer trial).
+      .positive(
+        'budget must be a number of GPU-hours per hour of at least the smallest accepted budget (what one ' +
+          "job of the cheapest class needs on whole nodes: a node's GPUs with the default classes)",
+      )
       .max(
         BOUNDS.budget,
         `budget must be above 0 and at most ${BOUNDS.budget} GPU-hours per hour, as PUT /v1/budget allows`,

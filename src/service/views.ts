@@ -1,6 +1,7 @@
+import { BOUNDS } from '../api/bounds.ts';
 import { backWithinBudgetView } from './back-within.ts';
 import { belowBudgetNow } from './below-budget.ts';
-import { ceilingLookaheadHours, promisedGpuHours } from './budget.ts';
+import { budgetAllowed, ceilingLookaheadHours, promisedGpuHours } from './budget.ts';
 import { type Averages, averagesFromTotals } from './ledger.ts';
 import { nodesOf, type ServiceJob } from './jobs.ts';
 import { ledgerKeptMs } from './retention.ts';
@@ -103,6 +104,9 @@ export function budgetView(service: BoaService) {
     nodePricePerHour: config.nodePricePerHour,
     // The most GPUs boa can ever pay for at once: a budget above it holds nothing back (the CLI asks).
     maxGpus: clusterShape(service).maxWidth ?? null,
+    // What PUT /v1/budget takes, so the CLI asks "cut the budget to 2?" only of a budget it would set
+    // (found in review: it asked, then the service refused 2 as below the smallest, and 1e9 as too big).
+    accepted: { min: budgetAllowed(service).leastPaid, max: BOUNDS.budget },
     control: budget ? controlView(service, now) : null,
   };
 }

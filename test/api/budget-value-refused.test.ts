@@ -25,6 +25,9 @@ describe('PUT /v1/budget with a value that is no budget', () => {
     [{ gpuHoursPerHour: 'abc' }, 'got "abc", a string'],
     [{ gpuHoursPerHour: '40' }, 'got "40", a string'],
     [{ gpuHoursPerHour: null }, 'got null'],
+    // "an object", and a long value cut (found in review: "a object", and a 50 KB string echoed whole).
+    [{ gpuHoursPerHour: {} }, 'got {}, an object'],
+    [{ gpuHoursPerHour: 'x'.repeat(50_000) }, `got "${'x'.repeat(99)}..., a string`],
   ])('%j: 400 invalid naming the smallest accepted budget', async (body, got) => {
     boa = await startService();
     const refused = await boa.request('PUT', '/v1/budget', body);

@@ -498,6 +498,15 @@ describe('boa budget set on a terminal', () => {
       expect(zero.output).toMatch(/gpuHoursPerHour must be a number of GPU-hours per hour of at least/);
       expect(zero.status).not.toBe(0);
       expect(await storedBudget(s)).toBe(20);
+      // Nor below the smallest budget it accepts (4: one node's GPUs), nor above the largest (found in
+      // review: both were asked about, confirmed, then refused).
+      const belowSmallest = await onTerminal(s, ['budget', 'set', '2'], 'y\n');
+      expect(belowSmallest.output).not.toContain('cut the budget');
+      expect(belowSmallest.output).toContain('try: boa budget set 4');
+      const aboveLargest = await onTerminal(s, ['budget', 'set', '1000000000'], 'y\n');
+      expect(aboveLargest.output).not.toContain('raise the budget');
+      expect(aboveLargest.output).toContain('gpuHoursPerHour is at most 100000');
+      expect(await storedBudget(s)).toBe(20);
       const forced = await onTerminal(s, ['budget', 'set', '4', '--yes'], '');
       expect(forced.output).not.toContain('cut the budget');
       expect(await storedBudget(s)).toBe(4);

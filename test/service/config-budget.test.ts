@@ -22,6 +22,13 @@ describe('the starting budget', () => {
     );
   });
 
+  it('0 is refused naming the smallest accepted budget, as PUT /v1/budget refuses it', () => {
+    const file = fromSource({ kind: 'file', path: 'boa.json' }, { budget: 0 });
+    expect(() => resolveConfig(file)).toThrow(
+      "budget in boa.json must be a number of GPU-hours per hour of at least the smallest accepted budget (what one job of the cheapest class needs on whole nodes: a node's GPUs with the default classes) (got 0)",
+    );
+  });
+
   it.each([0.5, 2])(
     '%s, below one job of the cheapest class on one node, refuses the start',
     async (budget) => {

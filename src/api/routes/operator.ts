@@ -56,10 +56,18 @@ function budgetRefused(
       (issue?.code === 'invalid_type' && value !== undefined && typeof value !== 'number'));
   if (!refused) throw new ServiceError(400, 'invalid', message, field);
   const allowed = budgetAllowed(c.var.service);
+  // Cut as the 415's echo is: a 50 KB string came back whole in the error (found in review).
+  const sent = JSON.stringify(value) ?? String(value);
+  const shown = sent.length > 100 ? `${sent.slice(0, 100)}...` : sent;
+  const kind = Array.isArray(value)
+    ? 'an array'
+    : typeof value === 'object'
+      ? 'an object'
+      : `a ${typeof value}`;
   const got =
     typeof value === 'number'
       ? `got ${value}; to stop spending, cancel the jobs`
-      : `got ${JSON.stringify(value)}${value === null ? '' : `, ${Array.isArray(value) ? 'an array' : `a ${typeof value}`}`}`;
+      : `got ${shown}${value === null ? '' : `, ${kind}`}`;
   throw new ServiceError(400, 'invalid', `gpuHoursPerHour must be ${allowed.says}, ${got}`, field, {
     minFeasibleBudget: allowed.leastPaid,
   });

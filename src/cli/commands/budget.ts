@@ -341,15 +341,17 @@ function debtLine(debtGpuHours: number, hours: number): string {
 }
 
 /**
- * What to ask before setting `next`, if anything. Nothing for 0 or below: the service refuses it with the
- * smallest budget it accepts, and asking "cut the budget from 40 to 0?" first made the newcomer confirm a
- * change that was never going to be made.
+ * What to ask before setting `next`, if anything. Nothing for a budget the service refuses (0 or below,
+ * below the smallest it accepts, above the largest): it says why and the smallest it takes, and asking
+ * "cut the budget from 40 to 0?" first made the newcomer confirm a change that was never going to be made.
  */
 export function budgetQuestion(
-  now: Pick<BudgetView, 'gpuHoursPerHour' | 'maxGpus'>,
+  now: Pick<BudgetView, 'gpuHoursPerHour' | 'maxGpus'> & { accepted?: BudgetView['accepted'] },
   next: number,
 ): string | undefined {
-  if (next <= 0) return undefined;
+  // Nor for one outside what it accepts (a service from before `accepted`: 0 and below only).
+  const { min, max } = now.accepted ?? { min: 0, max: Number.POSITIVE_INFINITY };
+  if (next <= 0 || next < min || next > max) return undefined;
   return (
     cutQuestion(now.gpuHoursPerHour, next) ?? firstBudgetQuestion(now.gpuHoursPerHour, next, now.maxGpus)
   );
