@@ -88,7 +88,9 @@ describe('renderFrontier', () => {
         { gpuHoursPerHour: 216.9, avgJctSeconds: 955 },
       ],
     });
-    expect(out).toMatch(/^your budget\s+40 GPU-hours\/hour: below the minimum, jobs queue for it/m);
+    expect(out).toMatch(
+      /^your budget\s+40 GPU-hours\/hour: below the minimum, jobs wait for it when even the cheapest widths do not fit/m,
+    );
     expect(out).toMatch(/^current plan\s+82\.76 GPU-hours\/hour allocated, average JCT 4h 44m 13s$/m);
     expect(out).toContain('no queueing, no node boot');
     expect(out).toMatch(/^allocated GPU-h\/h\s+avg JCT s\s+avg JCT$/m);

@@ -32,7 +32,7 @@ describe("boa plan's predicted line", () => {
   it("says the JCT is the model's, and below the minimum that it leaves the queue out", () => {
     const out = renderPlan(view(10, 10, true));
     expect(out).toMatch(
-      /^queue\s+the planning budget is below the minimum: the cheapest plan is used, jobs wait for the budget when even it does not fit \(none may wait now: boa jobs list\), and the JCT below/m,
+      /^queue\s+the planning budget is below the minimum: the cheapest plan is used, jobs wait for the budget when even it does not fit \(there may be none waiting now: boa jobs list\), and the JCT below/m,
     );
     expect(out).toContain('no queueing, no node boot');
     expect(renderPlan(view(40, 36.5))).not.toMatch(/^queue /m);

@@ -95,7 +95,7 @@ function planLabel(plan) {
   if (!plan?.inputs?.clampedToMinimum) return label;
   const minimum = `the minimum ${fmt(plan.minFeasibleBudget)} the expected load needs`;
   if (plan.budget < plan.minFeasibleBudget) {
-    return `${label}: the cheapest, as the budget is below ${minimum}; jobs queue, spend is held at the budget`;
+    return `${label}: the cheapest, as the budget is below ${minimum}; jobs wait for the budget when even the cheapest plan does not fit, and spend is held at the budget`;
   }
   return (
     `${label}: the cheapest, as the planning budget ${fmt(plan.planningBudget)} (the budget ` +

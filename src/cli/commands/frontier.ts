@@ -94,7 +94,7 @@ export function renderFrontier(f: FrontierView): string {
             'your budget',
             `${f.budget} GPU-hours/hour` +
               (below && !none
-                ? ': below the minimum, jobs queue for it and the JCTs leave the queue out'
+                ? ': below the minimum, jobs wait for it when even the cheapest widths do not fit, and the JCTs leave any wait out'
                 : ''),
           ] as [string, string],
         ]),

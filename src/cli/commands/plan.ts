@@ -64,7 +64,7 @@ export function renderPlan(p: PlanView): string {
       ? [
           [
             'queue',
-            'the planning budget is below the minimum: the cheapest plan is used, jobs wait for the budget when even it does not fit (none may wait now: boa jobs list), and the JCT below leaves any wait out',
+            'the planning budget is below the minimum: the cheapest plan is used, jobs wait for the budget when even it does not fit (there may be none waiting now: boa jobs list), and the JCT below leaves any wait out',
           ] as [string, string],
         ]
       : []),

@@ -353,7 +353,7 @@ describe('the numbers and tables', () => {
     const [, spend, label] = /id="plan-value">([^<]*)<\/div><div class="label">([^<]*)</.exec(html)!;
     expect(Number(spend)).toBeGreaterThan(40);
     expect(label).toBe(
-      `the plan allocates, GPU-hours per hour: the cheapest, as the budget is below the minimum ${spend} the expected load needs; jobs queue, spend is held at the budget`,
+      `the plan allocates, GPU-hours per hour: the cheapest, as the budget is below the minimum ${spend} the expected load needs; jobs wait for the budget when even the cheapest plan does not fit, and spend is held at the budget`,
     );
   });
 
