@@ -17,7 +17,7 @@ const ledger = [{ gpus: 80, launchedAt: 0, goneAt: 1.5 * HOUR }];
 function serviceWith(nodes: PoolNode[], paid = ledger): BoaService {
   return {
     state: { budget: { gpuHoursPerHour: 40, setAt: 0 }, startedAt: 0, ledgerSince: 0, nodes },
-    deps: { config: { budgetWindowHours: 24 }, repo: { paidSpansSince: () => paid } },
+    deps: { config: { budgetWindowHours: 24 }, repo: { ledger: { paidSpansSince: () => paid } } },
   } as unknown as BoaService;
 }
 
