@@ -81,7 +81,7 @@ export const ProgressBody = strictBody({
 
 export const BudgetBody = strictBody({
   // Refused at 0 or below, or as no number, with the smallest accepted budget said (the route's hook,
-  // budgetRefused in routes/operator.ts: the schema does not know the node pool).
+  // budgetRefused in routes/budget-refused.ts: the schema does not know the node pool).
   gpuHoursPerHour: z
     .number()
     .positive()
