@@ -164,14 +164,37 @@ const PARSERS: ReadonlyArray<{ pattern: RegExp; parse: (value: number) => Varian
   },
 ];
 
-export const VARIANTS_HELP = `the policy variants are boa@oracle (boa on the trace's own rates), boa@fifo (jobs waiting for the budget start in submission order, not least expected work left first), boa@overdueH (a job waiting H hours goes first, H > 0; 24 by default), boa@warmupH (boa with a warm-up of H hours, H > 0), boa@drainH (the drain after H hours without an arrival, 0: none), boa@capM (the plan cap at M >= 1 times the load's minimum, 0: none), boa@creditH (the window's credit spent over H hours while the load is tight, 0: never), boa@confZ (the load planned at 1 + Z / sqrt(arrivals seen) times its online estimate, Z from 0 to ${MAX_RATE_CONFIDENCE}), boa@firstdayA (until the rate window is full, every class planned with A more arrivals, A from 0 to ${MAX_FIRST_DAY_ARRIVALS}), boa@riseH (rise detection over the last H hours, H below 24, 0: none), boa@demandH (plans narrowed by the demand ratio, allocated over expected, with a half-life of H hours, 0: none), boa@bandP (the running jobs take the budget while the window pays more than P% under it, P below 100, 0: never, the default) boa@fillK (simulator only: idle GPUs of a job's own nodes, on several nodes too, lent to it where that saves at least K restarts of its remaining time, K > 0, instead of the 1.1x gain rule for jobs on one node), boa@fillqK (the same only once no job has arrived for the drain's hours, as the service's quietFillSavedRestarts; 20 by default, 0: the 1.1x rule always), boa@clearH (simulator only: each plan at a price at least the highest clearing price the spend ceiling's narrowing has set, decayed with a half-life of H hours, H > 0) and boa@lookaheadL (the spend ceiling keeps the budget windows ending up to L hours ahead, L from 1, the ceiling before 2026-11-29, to below 24; 3 by default), joined with @ to combine (boa@cap2@conf2); boa-price@ceilingB (boa-price under the service's spend ceiling at a budget of B); and pollux-autoscale@freeze (no utility sample while a node boots: src/sim/policies/pollux/README.md)`;
+export const VARIANTS_HELP = `the policy variants are boa@oracle (boa on the trace's own rates), boa@fifo (jobs waiting for the budget start in submission order, not least expected work left first), boa@overdueH (a job waiting H hours goes first, H > 0; 24 by default), boa@warmupH (boa with a warm-up of H hours, H > 0), boa@drainH (the drain after H hours without an arrival, 0: none), boa@capM (the plan cap at M >= 1 times the load's minimum, 0: none), boa@creditH (the window's credit spent over H hours while the load is tight, 0: never), boa@confZ (the load planned at 1 + Z / sqrt(arrivals seen) times its online estimate, Z from 0 to ${MAX_RATE_CONFIDENCE}), boa@firstdayA (until the rate window is full, every class planned with A more arrivals, A from 0 to ${MAX_FIRST_DAY_ARRIVALS}), boa@riseH (rise detection over the last H hours, H below 24, 0: none), boa@demandH (plans narrowed by the demand ratio, allocated over expected, with a half-life of H hours, 0: none), boa@bandP (the running jobs take the budget while the window pays more than P% under it, P below 100, 0: never, the default) boa@fillK (simulator only: idle GPUs of a job's own nodes, on several nodes too, lent to it where that saves at least K restarts of its remaining time, K > 0, instead of the 1.1x gain rule for jobs on one node), boa@fillqK (the same only once no job has arrived for the drain's hours, as the service's quietFillSavedRestarts; 20 by default, 0: the 1.1x rule always), boa@clearH (simulator only: each plan at a price at least the highest clearing price the spend ceiling's narrowing has set, decayed with a half-life of H hours, H > 0) and boa@lookaheadL (the spend ceiling keeps the budget windows ending up to L hours ahead, L from 1, the ceiling before 2026-11-29, to below 24; 3 by default), joined with @ to combine (boa@cap2@conf2); boa-price@ceilingB (boa-price under the service's spend ceiling at a budget of B); pollux-autoscale@freeze (no utility sample while a node boots), pollux-budget@gainG (its controller's gain, G > 0 per hour) and pollux-*@interference (at most one distributed job per node), joined with @ to combine: src/sim/policies/pollux/README.md`;
 
-/** pollux-autoscale's one variant, `pollux-autoscale@freeze`: the boot freeze (off by default). */
+/**
+ * The Pollux policies' variants: `@interference` (at most one distributed job per node, off by default)
+ * on any of them, `pollux-autoscale@freeze` (the boot freeze, off by default) and `pollux-budget@gainG`
+ * (its controller's gain, G > 0 per hour); undefined when the names are not those.
+ */
 export function polluxVariant(
+  policy: string,
   names: readonly string[],
 ): { options: PolicyOptions; label: string } | undefined {
-  if (names.length !== 1 || names[0] !== 'freeze') return undefined;
-  return { options: { bootFreeze: true }, label: 'pollux-autoscale (boot freeze)' };
+  const options: { -readonly [K in keyof PolicyOptions]: PolicyOptions[K] } = {};
+  const says: string[] = [];
+  for (const name of names) {
+    const gain = new RegExp(`^gain${NUMBER}$`).exec(name);
+    if (name === 'interference' && options.interferenceAvoidance === undefined) {
+      options.interferenceAvoidance = true;
+      says.push('interference avoidance');
+    } else if (name === 'freeze' && policy === 'pollux-autoscale' && options.bootFreeze === undefined) {
+      options.bootFreeze = true;
+      says.push('boot freeze');
+    } else if (gain && policy === 'pollux-budget' && options.polluxBudgetGainPerHour === undefined) {
+      const value = Number(gain[1]);
+      if (!(value > 0)) return undefined;
+      options.polluxBudgetGainPerHour = value;
+      says.push(`gain ${value}`);
+    } else {
+      return undefined;
+    }
+  }
+  return { options, label: `${policy} (${says.join(', ')})` };
 }
 
 /**

@@ -72,8 +72,8 @@ export function parsePolicyEntry(spec: string, find: (name: string) => PolicyDef
       ? boaVariant(variants)
       : definition.name === 'boa-price'
         ? boaPriceVariant(variants)
-        : definition.name === 'pollux-autoscale'
-          ? polluxVariant(variants)
+        : definition.name.startsWith('pollux-')
+          ? polluxVariant(definition.name, variants)
           : undefined;
   if (!variant) throw new PolicyVariantError(`"${spec}": ${VARIANTS_HELP}`);
   return { definition, ...variant };

@@ -199,10 +199,16 @@ export interface PolicyOptions {
   readonly fillSavedRestarts?: number;
   /** The same once no job has arrived for the drain's hours (`boa@fillqK`); default 20, 0: none. */
   readonly quietFillSavedRestarts?: number;
-  /** Pollux variants (compare --sensitivity): AdaptDL's exploration cap, utility window, boot freeze. */
+  /**
+   * Pollux variants (compare --sensitivity, `pollux-*@interference`): AdaptDL's exploration cap, utility
+   * window, boot freeze, and Pollux's at most one distributed job per node.
+   */
   readonly explorationCap?: boolean;
   readonly utilityWindowTicks?: number;
   readonly bootFreeze?: boolean;
+  readonly interferenceAvoidance?: boolean;
+  /** pollux-budget's controller gain, logit(c) per hour at a spend error of one budget (`@gainG`). */
+  readonly polluxBudgetGainPerHour?: number;
 }
 
 export interface Policy {

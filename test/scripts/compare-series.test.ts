@@ -71,6 +71,24 @@ describe('compare policy variants', () => {
       expect(() => parsePolicyEntry(spec, find), spec).toThrow(/pollux-autoscale@freeze/);
   });
 
+  it('pollux-*@interference and pollux-budget@gainG set their options, labelled with them', () => {
+    expect(parsePolicyEntry('pollux-fixed@interference', find)).toMatchObject({
+      definition: { name: 'pollux-fixed' },
+      options: { interferenceAvoidance: true },
+      label: 'pollux-fixed (interference avoidance)',
+    });
+    expect(parsePolicyEntry('pollux-budget@gain0.5@interference', find)).toMatchObject({
+      options: { polluxBudgetGainPerHour: 0.5, interferenceAvoidance: true },
+      label: 'pollux-budget (gain 0.5, interference avoidance)',
+    });
+    for (const spec of [
+      'pollux-budget@gain0',
+      'pollux-autoscale@gain1',
+      'pollux-fixed@interference@interference',
+    ])
+      expect(() => parsePolicyEntry(spec, find), spec).toThrow(/pollux-budget@gainG/);
+  });
+
   it('boa@capM turns on the plan cap at M times the load minimum, labelled with it', () => {
     expect(parsePolicyEntry('boa@cap2', find)).toMatchObject({
       options: { planCapMultiple: 2 },

@@ -22,6 +22,9 @@ function variant(options: PolicyOptions): Omit<PolluxSettings, 'band'> {
     ...(options.explorationCap === undefined ? {} : { explorationCap: options.explorationCap }),
     ...(window === undefined ? {} : { windowTicks: window }),
     ...(options.bootFreeze === undefined ? {} : { bootFreeze: options.bootFreeze }),
+    ...(options.interferenceAvoidance === undefined
+      ? {}
+      : { interferenceAvoidance: options.interferenceAvoidance }),
   };
 }
 
@@ -64,7 +67,14 @@ export const polluxBudgetPolicy: PolicyDefinition = {
         `pollux-budget needs a budget: a positive number of paid GPU-hours per hour, got ${budget}`,
       );
     }
-    const controller = new TargetController(budget, DEFAULT_POLLUX_BUDGET);
+    const gain = options.polluxBudgetGainPerHour;
+    if (gain !== undefined && !(Number.isFinite(gain) && gain > 0)) {
+      throw new PolluxOptionsError(`pollux-budget's gain must be a positive number per hour, got ${gain}`);
+    }
+    const controller = new TargetController(budget, {
+      ...DEFAULT_POLLUX_BUDGET,
+      ...(gain === undefined ? {} : { gainPerHour: gain }),
+    });
     const scheduler = new PolluxScheduler(context, {
       ...variant(options),
       band: utilityBand(controller.target),

@@ -1,7 +1,7 @@
 /**
  * Puts the chosen widths on nodes the way Pollux's repair step shapes its allocations: as few nodes as
- * possible per job, at most one distributed (multi-node) job per node to avoid network interference,
- * at most 16 nodes per job. When that cannot fit a job, it is placed anyway on any free GPUs (Pollux
+ * possible per job, at most 16 nodes per job, and, with `avoidInterference`, at most one distributed
+ * (multi-node) job per node. When that cannot fit a job, it is placed anyway on any free GPUs (Pollux
  * would rather run a job slowly than leave GPUs idle).
  */
 import { everythingFree, type FreeGpus, placeBestFit, takeGpus } from '../../../core/exec/placement.ts';
@@ -32,6 +32,7 @@ export function placeJobs(
   requests: readonly PlacementRequest[],
   nodes: readonly PlacementNode[],
   keepCurrent: boolean,
+  avoidInterference: boolean,
 ): Map<number, Allocation> {
   const free: FreeGpus = new Map([...nodes].sort((a, b) => a.id - b.id).map((n) => [n.id, n.gpus]));
   const distributed = new Set<number>();
@@ -39,7 +40,7 @@ export function placeJobs(
   const take = (id: number, allocation: number[]) => {
     takeGpus(free, allocation);
     const spans = distinctNodes(allocation);
-    if (spans.length > 1) for (const node of spans) distributed.add(node);
+    if (avoidInterference && spans.length > 1) for (const node of spans) distributed.add(node);
     out.set(id, allocation);
   };
 

@@ -48,10 +48,21 @@ export interface PolluxSettings {
    * has no boot delay); without it, utility is measured on the ready GPUs only.
    */
   readonly bootFreeze?: boolean;
+  /**
+   * At most one distributed job per node, Pollux's avoidance of network interference. Default off: the
+   * simulator's ground truth has no network interference between jobs (boa does not avoid it either),
+   * so the rule only spreads and restarts Pollux's jobs (README.md).
+   */
+  readonly interferenceAvoidance?: boolean;
 }
 
 /** The strongest defensible Pollux (README.md: "Defaults"). */
-export const POLLUX_DEFAULTS = { explorationCap: false, windowTicks: 1, bootFreeze: false } as const;
+export const POLLUX_DEFAULTS = {
+  explorationCap: false,
+  windowTicks: 1,
+  bootFreeze: false,
+  interferenceAvoidance: false,
+} as const;
 
 export class PolluxScheduler {
   /** Most GPUs each job has run on: the base of its exploration cap. */
@@ -61,6 +72,7 @@ export class PolluxScheduler {
   band: UtilityBand | null;
   readonly #explorationCap: boolean;
   readonly #bootFreeze: boolean;
+  readonly #interferenceAvoidance: boolean;
 
   constructor(
     readonly context: PolicyContext,
@@ -69,6 +81,7 @@ export class PolluxScheduler {
     this.band = settings.band;
     this.#explorationCap = settings.explorationCap ?? POLLUX_DEFAULTS.explorationCap;
     this.#bootFreeze = settings.bootFreeze ?? POLLUX_DEFAULTS.bootFreeze;
+    this.#interferenceAvoidance = settings.interferenceAvoidance ?? POLLUX_DEFAULTS.interferenceAvoidance;
     this.#window = new UtilityWindow(settings.windowTicks ?? POLLUX_DEFAULTS.windowTicks);
   }
 
@@ -142,10 +155,10 @@ export class PolluxScheduler {
       const option = plan.chosen[j] ?? null;
       return { id: job.id, width: option?.width ?? 0, keep: option?.keep ? job.allocation : null };
     });
-    const staying = placeJobs(requests, nodes, true);
+    const staying = placeJobs(requests, nodes, true, this.#interferenceAvoidance);
     if (asPlanned(staying, requests, round)) return staying;
     // Jobs kept in place fragmented the nodes: also try moving everyone, and take the fitter one.
-    const moved = placeJobs(requests, nodes, false);
+    const moved = placeJobs(requests, nodes, false, this.#interferenceAvoidance);
     return realisedCost(moved, round, fair) < realisedCost(staying, round, fair) ? moved : staying;
   }
 }
