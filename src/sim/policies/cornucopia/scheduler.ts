@@ -3,17 +3,19 @@
  * queues (queues.ts), profile jobs starting for the first time (profiler.ts, Algorithm 1), deal free GPUs
  * and preempt for jobs short of their request (allocate.ts, Algorithms 2 and 3), then place the widths
  * with the shared executor (a job that keeps its width stays where it is; the others are re-placed,
- * shrinking first, then waiting jobs best fit in priority order). Reads the class profiles and what jobs
- * report; never the oracle. No randomness: the same views give the same decision.
+ * shrinking first, then waiting jobs best fit in priority order). On a cluster of several GPU types
+ * each type is a pool of its own and every job runs within one (pools.ts). Reads the class profiles and
+ * what jobs report; never the oracle. No randomness: the same views give the same decision.
  */
 import { executeWidths } from '../../../core/exec/execute.ts';
 import type { ClassProfile } from '../../../core/profile.ts';
-import type { ClusterView, Decision, JobKind, JobView, PolicyContext } from '../../policy.ts';
+import type { Allocation, ClusterView, Decision, JobKind, JobView, PolicyContext } from '../../policy.ts';
 import { RemainingTime } from '../common/remaining.ts';
 import { allocateWidths, type Contender } from './allocate.ts';
 import { jobKind } from './kind.ts';
+import { assignPools, type GpuPool, gpuPools } from './pools.ts';
 import { rampUpProfile, type RampUpProfile } from './profiler.ts';
-import { Mlfq, type MlfqSettings } from './queues.ts';
+import { Mlfq, type MlfqSettings, type QueueLevel } from './queues.ts';
 
 export class CornucopiaProfileError extends Error {
   override name = 'CornucopiaProfileError';
@@ -66,22 +68,47 @@ export class CornucopiaScheduler {
     const ordered = jobs
       .map((job) => ({ job, queue: levels.get(job.id) ?? 2 }))
       .sort((a, b) => a.queue - b.queue || a.job.arrival - b.job.arrival || a.job.id - b.job.id);
-    const contenders: Contender[] = ordered.map(({ job, queue }) => ({
+    const pools = gpuPools(ready);
+    const poolOf = assignPools(
+      ordered.map(({ job, queue }) => ({
+        queue,
+        request: Math.max(1, job.requestedGpus),
+        allocation: job.allocation,
+      })),
+      pools,
+    );
+    const allocations = new Map<number, Allocation>();
+    pools.forEach((pool, p) => {
+      const members = ordered.filter((_, i) => poolOf[i] === p);
+      for (const [id, allocation] of this.#decidePool(pool, members, cluster.gpusPerNode)) {
+        allocations.set(id, allocation);
+      }
+    });
+    return { allocations };
+  }
+
+  /** Algorithms 2 and 3 and placement within one GPU type's pool (the whole cluster when homogeneous). */
+  #decidePool(
+    pool: GpuPool,
+    members: readonly { readonly job: JobView; readonly queue: QueueLevel }[],
+    gpusPerNode: number,
+  ): Map<number, Allocation> {
+    const contenders: Contender[] = members.map(({ job, queue }) => ({
       id: job.id,
       queue,
-      request: Math.min(Math.max(1, job.requestedGpus), gpus),
+      request: Math.min(Math.max(1, job.requestedGpus), pool.gpus),
       profile: this.#profile(job),
       current: job.allocation.length,
     }));
-    const widths = allocateWidths(contenders, gpus);
+    const widths = allocateWidths(contenders, pool.gpus);
     const out = executeWidths(
-      ordered
+      members
         .filter(({ job }) => widths.has(job.id))
         .map(({ job }) => ({ id: job.id, width: widths.get(job.id) as number, current: job.allocation })),
-      ready,
-      { gpusPerNode: cluster.gpusPerNode, maxNodes: Math.max(ready.length, 1), shortfall: 'partial' },
+      pool.nodes,
+      { gpusPerNode, maxNodes: Math.max(pool.nodes.length, 1), shortfall: 'partial' },
     );
-    return { allocations: out.allocations };
+    return out.allocations;
   }
 
   kind(job: JobView): JobKind {
