@@ -137,11 +137,15 @@ export class GroupScheduler {
     const cuckoo = this.flavour === 'cuckoo';
     const canPack =
       this.flavour !== 'fifo' && (this.context.maxGroupSize ?? 1) >= 2 && this.context.hardware !== undefined;
+    // Section 3.3.2: CUCKOO scores a pair on a type it can start on now, not on a busy faster one.
+    // muri keeps the best of every type (measured: the rule makes it weaker, README).
+    const freeTypes = cuckoo ? freeByType.flatMap((f, k) => (f > 0 ? [k] : [])) : undefined;
     const options = {
       efficiencyWeight: cuckoo ? EFFICIENCY_WEIGHT : 1,
       deadlineFallback: cuckoo,
       interference: DEFAULT_INTERFERENCE,
       cache: this.#cache,
+      freeTypes,
     };
     let pairs = canPack ? packJobs(packed, options) : [];
     pairs = unpackToFill(
@@ -154,7 +158,7 @@ export class GroupScheduler {
     const groups: Group[] = pairs.map((p) => {
       const a = packed[p.a] as PackCandidate;
       const b = packed[p.b] as PackCandidate;
-      const est = estimatePair(a, b, DEFAULT_INTERFERENCE, this.#cache);
+      const est = estimatePair(a, b, DEFAULT_INTERFERENCE, this.#cache, freeTypes);
       // The pair's time on each type: its slower member at that type's shared pace.
       const seconds = this.#types.map((_, k) => Math.max(...sharedSeconds(a, b, { ...est, type: k })));
       return this.#makeGroup([p.a, p.b], candidates, packed, seconds);

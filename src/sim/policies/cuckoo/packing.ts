@@ -4,7 +4,8 @@
  *
  * Every pair of candidates that may share GPUs is an edge weighted by Eq. 12,
  * total_value = w x eff_value + (1 - w) x ddl_value, where eff_value is Eq. 1 on the GPU type where the
- * pair interleaves best (the paper's rule when several types are free) and ddl_value is Eq. 11,
+ * pair interleaves best among the types with free GPUs now (the paper's rule: with one type free, that
+ * type; with several, the best of them) and ddl_value is Eq. 11,
  * (earliest deadline - now) / (latest deadline - now). A maximum-weight matching (blossom) picks the
  * pairs (each pair's efficiency in its better interleaving order); unmatched jobs run alone. w = 0.6, the paper's setting (its Fig. 12: best in 0.5..0.7).
  *
@@ -45,9 +46,11 @@ export interface PackOptions {
   readonly interference: Interference;
   /** Estimates by pair of profile keys, kept across calls (a scheduler's lifetime). */
   readonly cache?: Map<string, PairEstimate>;
+  /** GPU types (indices) with free GPUs now, the only ones a pair may land on; absent = every type. */
+  readonly freeTypes?: readonly number[];
 }
 
-/** A pair's Eq. 1 efficiency on its best type, and each member's slowdown there. */
+/** A pair's Eq. 1 efficiency on its best type (of those looked at), and each member's slowdown there. */
 export interface PairEstimate {
   readonly efficiency: number;
   readonly type: number;
@@ -57,7 +60,7 @@ export interface PairEstimate {
 export interface Pair {
   readonly a: number;
   readonly b: number;
-  /** Eq. 1 on its best type. */
+  /** Eq. 1 on its best free type. */
   readonly efficiency: number;
 }
 
@@ -78,7 +81,7 @@ export function packJobs(candidates: readonly PackCandidate[], options: PackOpti
       const ca = candidates[a] as PackCandidate;
       const cb = candidates[b] as PackCandidate;
       if (ca.width !== cb.width) continue;
-      const best = estimatePair(ca, cb, options.interference, cache);
+      const best = estimatePair(ca, cb, options.interference, cache, options.freeTypes);
       if (!(best.efficiency > 1)) continue;
       if (options.deadlineFallback && missesBySharing(ca, cb, best)) continue;
       const w = options.efficiencyWeight;
@@ -93,22 +96,25 @@ export function packJobs(candidates: readonly PackCandidate[], options: PackOpti
 /**
  * The pair on the GPU type where it interleaves best, in its better order (Table 3's Order column):
  * its Eq. 1 efficiency and how much each member slows (group iteration / its own; each member does
- * one iteration per group iteration).
+ * one iteration per group iteration). Only `types` are looked at (section 3.3.2: the group is assumed
+ * to run on a type available now), every type when absent.
  */
 export function estimatePair(
   a: PackCandidate,
   b: PackCandidate,
   interference: Interference,
   cache: Map<string, PairEstimate> = new Map(),
+  types: readonly number[] = a.stages.map((_, k) => k),
 ): PairEstimate {
-  const key =
+  const pairKey =
     a.profileKey !== undefined && b.profileKey !== undefined
       ? `${a.profileKey}|${b.profileKey}`
       : JSON.stringify([a.stages, b.stages]);
+  const key = `${pairKey}@${types.join(',')}`;
   let best = cache.get(key);
   if (best === undefined) {
-    best = { efficiency: 0, type: 0, slowdown: [1, 1] };
-    for (let k = 0; k < a.stages.length; k++) {
+    best = { efficiency: 0, type: types[0] ?? 0, slowdown: [1, 1] };
+    for (const k of types) {
       const sa = a.stages[k] as StageProfile;
       const sb = b.stages[k] as StageProfile;
       const together = Math.min(
@@ -131,7 +137,7 @@ export function estimatePair(
   return best;
 }
 
-/** Each member's run time left when the two share GPUs of the pair's best type. */
+/** Each member's run time left when the two share GPUs of the pair's estimated type. */
 export function sharedSeconds(a: PackCandidate, b: PackCandidate, pair: PairEstimate): [number, number] {
   return [
     (a.secondsAlone[pair.type] as number) * pair.slowdown[0],
