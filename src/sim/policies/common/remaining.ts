@@ -1,10 +1,11 @@
 /**
  * A job's estimated remaining run time at a width, from its class profile only (what a planner may see;
- * lyra, ones and cuckoo plan on it, never on the truth). Statistical epochs hold equal shares of
- * progress (that is how the profiles are cut), so the current epoch e of n has (e + 1 - progress x n)
- * of its 1-GPU work left, and later epochs are whole. Two speedup readings: `listed` (the widest listed
- * width <= k, as measured: it may dip across node boundaries; lyra and ones) and `hull` (the monotone
- * concave hull, so time is convex in width; cuckoo needs that).
+ * lyra, ones, cornucopia and cuckoo plan on it, never on the truth). Statistical epochs hold equal
+ * shares of progress (that is how the profiles are cut), so the current epoch e of n has
+ * (e + 1 - progress x n) of its 1-GPU work left, and later epochs are whole. Two speedup readings:
+ * `listed` (the widest listed width <= k, as measured: it may dip across node boundaries; lyra, ones,
+ * cornucopia and cuckoo) and `hull` (the monotone concave hull, so time is convex in width; an earlier
+ * elastic cuckoo needed that, no policy uses it now).
  */
 import { concaveHull, hullSpeedupAt } from '../../../core/hull.ts';
 import { type ClassProfile, type EpochProfile, listedWidths } from '../../../core/profile.ts';

@@ -7,9 +7,10 @@
  * (GPU type, order) slots (planning.ts); those at order 1 start now, on GPUs of one type.
  *
  * The Muri-like variant is the same pipeline with what CUCKOO adds taken out: packing on efficiency
- * alone (w = 1, no deadline fallback), every GPU weighing 1, and groups started first come first
- * served on the first pool with room (no heterogeneity or deadline in the plan). FIFO is that without
- * packing: one job at a time on its GPUs, first come first served (the paper's "None" / no packing).
+ * alone (w = 1, no deadline fallback), every GPU weighing 1, and the candidates' groups started in
+ * arrival order on the first pool with room (no heterogeneity or deadline in the plan; the candidates
+ * are still cut by urgency). FIFO is that without packing: one job at a time on its GPUs (the paper's
+ * "None" / no packing).
  */
 import type { ClusterView, Decision, GpuType, JobView, NodeView, PolicyContext } from '../../policy.ts';
 import { RemainingTime } from '../common/remaining.ts';
@@ -212,7 +213,7 @@ export class GroupScheduler {
     );
   }
 
-  /** Muri-like: groups first come first served, each on the first pool with room. */
+  /** Muri-like: the candidates' groups in arrival order, each on the first pool with room. */
   #planFifo(groups: readonly Group[], freeByType: readonly number[]): [number, number][] {
     const left = [...freeByType];
     const order = groups

@@ -1,7 +1,7 @@
 /**
  * cuckoo: CUCKOO (deadline-aware interleaved job packing on heterogeneous GPUs) on a fixed cluster, and
- * the two baselines its paper compares with: muri (Muri-like packing on efficiency alone, placed first
- * come first served) and fifo (no packing). See README.md in this folder.
+ * the two baselines its paper compares with: muri (Muri-like packing on efficiency alone, the most
+ * urgent candidates placed in arrival order) and fifo (no packing). See README.md in this folder.
  */
 import type { PolicyDefinition } from '../../policy.ts';
 import { positiveClusterGpus } from '../common/fixed-cluster.ts';
@@ -42,11 +42,11 @@ export const cuckooPolicy = definition(
 );
 export const muriPolicy = definition(
   'muri',
-  'Muri-like: jobs paired by blossom matching on interleaving efficiency alone, first come first served on the first pool with room (fixed cluster)',
+  'Muri-like: jobs paired by blossom matching on interleaving efficiency alone, the most urgent candidates started in arrival order on the first pool with room (fixed cluster)',
   MuriOptionsError,
 );
 export const fifoPolicy = definition(
   'fifo',
-  'FIFO: one job per GPU set at its request, first come first served, no packing (fixed cluster)',
+  'FIFO: one job per GPU set at its request, no packing, the most urgent candidates started in arrival order (fixed cluster)',
   FifoOptionsError,
 );
