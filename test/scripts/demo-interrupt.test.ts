@@ -68,7 +68,17 @@ describe('an interrupted demo', () => {
     expect(seenGroups.size, stderr).toBeGreaterThanOrEqual(3);
     expect([...seenGroups].some(groupAlive)).toBe(true);
     child.kill('SIGINT');
+    // Recorded until it exits, so every replica it started is checked (and killed after) as well as
+    // the first three: a demo that left them running leaked them past the test (found when it did).
+    const recording = setInterval(() => {
+      try {
+        for (const pid of recordedReplicaGroups()) seenGroups.add(pid);
+      } catch {
+        // A folder removed while read: the next look, or none once it is all gone.
+      }
+    }, 50);
     const code = await exited;
+    clearInterval(recording);
 
     expect(code, stderr).toBe(130);
     expect(stdout).toBe('');
