@@ -90,6 +90,7 @@ describe('local executor: nothing of a replica outlives it', () => {
 
   it('stops the whole group of a replica boa stops (rescale, cancel), not only its main process', async () => {
     const { dataDir, executor } = await setUp(30);
+    // The SIGTERM goes to the shell, which dies of it; then to the sleep it left, which has no parent.
     await settle(executor, [job(['sh', '-c', 'sleep 300 & wait'])], (s) => s[0]?.phase === 'running');
     const group = await commandGroup(dataDir);
     const started = Date.now();
@@ -104,7 +105,8 @@ describe('local executor: nothing of a replica outlives it', () => {
     const marker = join(dataDir, 'checkpointed');
     const ready = join(dataDir, 'trapping');
     const helper = join(dataDir, 'helper.sh');
-    // A worker that checkpoints on SIGTERM for a second; its parent shell dies of the SIGTERM at once.
+    // A worker that checkpoints on SIGTERM for a second; its parent shell dies of the SIGTERM at once,
+    // and the worker, left without it, gets one then.
     writeFileSync(
       helper,
       `trap 'sleep 1; echo done >"${marker}"; exit 0' TERM\necho >"${ready}"\nwhile :; do sleep 0.1; done\n`,

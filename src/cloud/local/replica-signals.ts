@@ -5,7 +5,7 @@
 import { readGroup, type ReplicaKey } from './executor-records.ts';
 import { groupIsReplicas, isOurSupervisor, processExists, replicaProcesses } from './replica-processes.ts';
 import { groupLives } from './process-groups.ts';
-import type { ProcSnapshot } from './proc-snapshot.ts';
+import type { ProcEntry, ProcSnapshot } from './proc-snapshot.ts';
 
 export function signalQuietly(pid: number, signal: NodeJS.Signals): void {
   try {
@@ -18,10 +18,11 @@ export function signalQuietly(pid: number, signal: NodeJS.Signals): void {
 type Replica = ReplicaKey & { readonly dir: string; readonly pid: number; readonly owned: boolean };
 
 /**
- * What is left of a replica to send `signal`: the supervisor's process group (only when `owned`: a
- * recycled pid's group is a stranger's) and the command's own, as -id, and processes carrying the
- * replica's environment outside them, by pid. Empty once nothing of it runs (zombies hold nothing and
- * count not). `procs`: the pass's view of /proc, read once for all replicas.
+ * What is left of a replica to send `signal`: for a SIGKILL the supervisor's process group (only when
+ * `owned`: a recycled pid's group is a stranger's) and the command's own, as -id, and processes carrying
+ * the replica's environment outside them, by pid; for a SIGTERM only those of them nobody passes it on
+ * to. Empty once nothing of it runs (zombies hold nothing and count not). `procs`: the pass's view of
+ * /proc, read once for all replicas.
  */
 export function replicaTargets(
   replica: Replica,
@@ -42,14 +43,29 @@ export function replicaTargets(
   // Processes that left both groups (torchrun's workers: Popen(start_new_session=True)) still carry the
   // replica's environment. One inside a group signalled is not signalled again by pid.
   const outside = replicaProcesses(replica, procs).filter((p) => !groups.includes(p.pgrp));
-  // A SIGTERM goes where the supervisor sends it, to the groups: what their processes started elsewhere
-  // gets it from them (torchrun's agent forwards it to its workers), and a second one cuts a handler's
-  // save short. Only one whose parent is none of the replica's processes (orphaned: its agent gone) has
-  // nobody to pass it on, and gets it by pid. A SIGKILL reaches everything.
+  if (signal === 'SIGKILL') return [...groups.map((g) => -g), ...outside.map((p) => p.pid)];
+  // A SIGTERM goes where the supervisor sends it: to each group's main process, which ends what it
+  // started itself (torchrun's agent its workers, PyTorch's main process its DataLoader workers, which
+  // die of a SIGTERM their parent did not send). Only a process whose parent is none of the replica's
+  // (orphaned: its main process or agent gone) has nobody to pass it on, and gets it itself; a second
+  // one cuts a handler's save short.
   const ours = new Set(outside.map((p) => p.pid));
   for (const p of procs() ?? []) if (groups.includes(p.pgrp)) ours.add(p.pid);
-  const byPid = signal === 'SIGKILL' ? outside : outside.filter((p) => !ours.has(p.ppid));
-  return [...groups.map((g) => -g), ...byPid.map((p) => p.pid)];
+  const orphaned = (p: ProcEntry) => !ours.has(p.ppid);
+  const inGroups = groups.flatMap((g) => mainOrOrphans(g, procs, orphaned));
+  return [...inGroups, ...outside.filter(orphaned).map((p) => p.pid)];
+}
+
+/**
+ * Where a SIGTERM to group `group` goes: its leader (the command's main process: setsid made it the
+ * group's) while it runs, else the group's processes that `orphaned` says have nobody to pass it on.
+ * Without /proc, nothing tells them apart: the whole group, as -id.
+ */
+function mainOrOrphans(group: number, procs: ProcSnapshot, orphaned: (p: ProcEntry) => boolean): number[] {
+  const entries = procs();
+  if (entries === undefined) return [processExists(group) ? group : -group];
+  if (entries.some((p) => p.pid === group && p.pgrp === group && !p.zombie)) return [group];
+  return entries.filter((p) => p.pgrp === group && !p.zombie && orphaned(p)).map((p) => p.pid);
 }
 
 /** `signal` to each of replicaTargets: SIGTERM for a stop, SIGKILL once its grace is over. */

@@ -1,8 +1,8 @@
 #!/bin/sh
 # One replica of a job the local executor runs. Started detached (its own process group, so it outlives
 # a kill -9 of the service), it records its pid, runs the job's command with output appended to the
-# log, forwards SIGTERM to the command's process group, and records how it ended once nothing of that
-# group runs. POSIX sh, so a replica costs about a megabyte more than its command (a Node supervisor
+# log, forwards SIGTERM to the command's main process (as the kubelet sends it to a container's), and
+# records how it ended once nothing of the command's process group runs. POSIX sh, so a replica costs about a megabyte more than its command (a Node supervisor
 # cost 44 MB each).
 #
 #   sh replica-supervisor.sh <dir> <rank> <node> <grace seconds> <working dir> -- <command> [args...]
@@ -158,19 +158,52 @@ else
   child=$!
   group=
 fi
-# A stop reaches the command's whole group (a shell's children, python's workers), not only its main
-# process; before setsid has made the group, only that process exists, so it gets it.
+# A stop reaches the command's main process only, as on Kubernetes: it ends what it started itself. Sent
+# to the whole group, PyTorch's DataLoader workers (forked into it) died of a SIGTERM their parent had
+# not sent, and the training loop raised on it before it could checkpoint. What the main process leaves
+# in its group when it ends gets the SIGTERM then (term_orphans).
 # Seconds on a steady clock where Linux has one (the wall clock can step: a laptop waking, NTP), so a
 # stepped clock neither cuts a stopping command's grace short nor holds it off.
 steady_seconds() {
   if [ -r /proc/uptime ] && read -r up idle </proc/uptime; then echo "${up%%.*}"; else date +%s; fi
 }
+# Once the main process has ended during a stop, the processes of its group whose parent is none of them
+# (what a shell that did not exec its command leaves: dash runs `sh -c 'python train.py'` as a child)
+# have nobody to pass the SIGTERM on, and get it, once; their own children do not (DataLoader workers).
+# Without /proc the whole group gets it.
+term_orphans() {
+  [ -n "$group" ] && [ -z "$orphans_termed" ] || return 0
+  orphans_termed=1
+  if [ ! -d /proc/self ]; then
+    kill -TERM -"$group" 2>/dev/null
+    return
+  fi
+  members=' '
+  parents=
+  for stat in /proc/[0-9]*/stat; do
+    read -r line 2>/dev/null <"$stat" || continue
+    # pid (comm) state ppid pgrp ...: comm may hold spaces and parentheses.
+    set -- ${line##*) }
+    [ "$3" = "$group" ] && [ "$1" != Z ] || continue
+    members="$members${line%% *} "
+    parents="$parents ${line%% *}:$2"
+  done
+  for member in $parents; do
+    case $members in
+      *" ${member#*:} "*) ;;
+      *) kill -TERM "${member%%:*}" 2>/dev/null ;;
+    esac
+  done
+}
 forward_term() {
   stopped=1
   [ -z "$stopped_at" ] && stopped_at=$(steady_seconds)
-  { [ -n "$group" ] && kill -TERM -"$group" 2>/dev/null; } || kill -TERM "$child" 2>/dev/null
+  # $child is not reaped until main_ended is set, so its pid is still its own (a zombie's, at worst).
+  if [ -z "$main_ended" ]; then kill -TERM "$child" 2>/dev/null; else term_orphans; fi
 }
 stopped_at=
+main_ended=
+orphans_termed=
 trap forward_term TERM
 # One that came while the command was being started is passed on now.
 [ "$stopped" = 1 ] && forward_term
@@ -181,6 +214,7 @@ while :; do
   code=$?
   kill -0 "$child" 2>/dev/null || break
 done
+main_ended=1
 
 # Whether a process of the command's group still runs. One that is only a zombie (left to an init that
 # reaps late, or never, as in some containers) does not: waiting for it would make every stop last its
@@ -197,10 +231,11 @@ group_lives() {
   return 1
 }
 # Nothing of the replica may outlive it (helpers, workers, holding GPUs). Stopped: the rest of the group
-# got the SIGTERM too and has until the grace period ends; ended on its own: the rest is killed now.
+# has until the grace period ends, its orphans told by a SIGTERM; ended on its own: it is killed now.
 # The group's id cannot be reused while a member lives, so this reaches nothing else.
 if [ -n "$group" ]; then
   if [ "$stopped" = 1 ]; then
+    group_lives && term_orphans
     while group_lives && [ "$(steady_seconds)" -lt $((stopped_at + grace)) ]; do
       sleep 1
     done
