@@ -6,8 +6,8 @@ import { killReplicaGroups, replicaTargets, signalQuietly, signalReplicaGroups }
 
 /**
  * boa's stop of a local replica, one step a pass: SIGTERM once (the supervisor passes it to the
- * command's group), recorded before and after it is sent, then SIGKILL to both groups once the grace
- * has passed on the steady clock (`steadyNow`; a wall clock stepped forward must not cut it short).
+ * command's main process), recorded before and after it is sent, then SIGKILL to both groups once the
+ * grace has passed on the steady clock (`steadyNow`; a wall clock stepped forward must not cut it short).
  * A replica whose supervisor is lost (not `alive`, its command still running) is stopped the same way,
  * its SIGTERM sent to what is left of it (replicaTargets): a training job gets its time to checkpoint.
  */
