@@ -2,8 +2,8 @@
 # One replica of a job the local executor runs. Started detached (its own process group, so it outlives
 # a kill -9 of the service), it records its pid, runs the job's command with output appended to the
 # log, forwards SIGTERM to the command's main process (as the kubelet sends it to a container's), and
-# records how it ended once nothing of the command's process group runs. POSIX sh, so a replica costs about a megabyte more than its command (a Node supervisor
-# cost 44 MB each).
+# records how it ended once nothing of the command's process group runs. POSIX sh, so a replica costs
+# about a megabyte more than its command (a Node supervisor cost 44 MB each).
 #
 #   sh replica-supervisor.sh <dir> <rank> <node> <grace seconds> <working dir> -- <command> [args...]
 #     <dir>/<rank>.pid   {"pid","node","startedAt"}  (the executor writes it too, right after spawn)
@@ -198,7 +198,7 @@ term_orphans() {
 forward_term() {
   stopped=1
   [ -z "$stopped_at" ] && stopped_at=$(steady_seconds)
-  # $child is not reaped until main_ended is set, so its pid is still its own (a zombie's, at worst).
+  # Until main_ended is set (as soon as it is reaped), $child's pid is still its own (a zombie's, at worst).
   if [ -z "$main_ended" ]; then kill -TERM "$child" 2>/dev/null; else term_orphans; fi
 }
 stopped_at=
