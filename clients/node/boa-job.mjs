@@ -489,7 +489,7 @@ export class BoaJob {
       let text;
       let moved = false;
       try {
-        response = await fetch(this.url + path, {
+        response = await fetchFollowing(this.url + path, {
           method,
           headers,
           body: body === undefined ? undefined : JSON.stringify(body),
@@ -497,6 +497,7 @@ export class BoaJob {
         });
         text = await response.text();
       } catch (error) {
+        if (error instanceof BoaError) throw error; // a redirect not followed: asking again changes nothing
         // Refused, reset, timed out, a name not found: the service may be restarting, maybe elsewhere.
         response = undefined;
         moved = this.#followMovedUrl();
@@ -548,6 +549,43 @@ export class BoaJob {
     );
     this.url = url;
     return true;
+  }
+}
+
+/** How many redirects one request follows, as urllib (the Python client's) does. */
+const MAX_REDIRECTS = 10;
+
+/**
+ * fetch, but a POST (a report, complete) is re-sent with its body on a 307 or 308 to the same host
+ * and refused (a BoaHTTPError naming where it pointed) on any other redirect: fetch turned a 301/302
+ * POST into a GET, whose 404 report() took for the job refused. A GET follows as fetch does (the
+ * token only to the same origin). The same rules as the Python client's.
+ */
+async function fetchFollowing(url, init) {
+  if (init.method === 'GET') return fetch(url, init);
+  for (let hops = 0; ; hops++) {
+    const response = await fetch(url, { ...init, redirect: 'manual' });
+    const location = response.headers.get('location');
+    if (![301, 302, 303, 307, 308].includes(response.status) || location === null) return response;
+    await response.body?.cancel();
+    const to = new URL(location, url);
+    const from = new URL(url);
+    const sameHost = to.host === from.host && !(from.protocol === 'https:' && to.protocol !== 'https:');
+    if ([307, 308].includes(response.status) && sameHost && hops < MAX_REDIRECTS) {
+      url = to.href;
+      continue;
+    }
+    const why =
+      hops >= MAX_REDIRECTS
+        ? `more than ${MAX_REDIRECTS} redirects`
+        : [307, 308].includes(response.status)
+          ? "it points to another host (or from https to http), and the job's token goes only to BOA_URL's"
+          : `a ${response.status} turns the ${init.method} into a GET, which boa does not answer`;
+    throw new BoaHTTPError(
+      response.status,
+      'redirect_not_followed',
+      `${init.method} ${url} was redirected to ${to.href}; not followed: ${why}. Set BOA_URL to the address boa is at`,
+    );
   }
 }
 

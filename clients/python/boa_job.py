@@ -668,15 +668,42 @@ class _TokenKeepingRedirects(urllib.request.HTTPRedirectHandler):
     """Follows a redirect, but sends the job token on only to the same host, never down to plain http.
 
     urllib copies every header onto a redirect, to any host: an ingress redirecting elsewhere, or a
-    stranger at BOA_URL, would get the token (fetch, in the Node client, drops it across origins)."""
+    stranger at BOA_URL, would get the token (fetch, in the Node client, drops it across origins).
+    A POST (a report, complete) is re-sent with its body on a 307 or 308 to the same host; anything else
+    refuses it with a BoaHTTPError naming where it pointed: urllib refused a 307/308 POST (every report
+    dropped) and turned a 301/302 POST into a GET, whose 404 report() took for the job refused."""
+
+    # Python 3.8 to 3.10 have no 308 handler (a 308 was an error even for a GET).
+    http_error_308 = urllib.request.HTTPRedirectHandler.http_error_302
 
     def redirect_request(self, req, fp, code, msg, headers, newurl):
-        new = super().redirect_request(req, fp, code, msg, headers, newurl)
-        if new is not None:
-            old, to = urllib.parse.urlsplit(req.full_url), urllib.parse.urlsplit(newurl)
-            if to.netloc != old.netloc or (old.scheme == "https" and to.scheme != "https"):
+        old, to = urllib.parse.urlsplit(req.full_url), urllib.parse.urlsplit(newurl)
+        same_host = to.netloc == old.netloc and not (old.scheme == "https" and to.scheme != "https")
+        method = req.get_method()
+        if method in ("GET", "HEAD"):
+            # Before 3.11 urllib's own rule has no 308, which for a GET is a 307.
+            new = super().redirect_request(req, fp, 307 if code == 308 else code, msg, headers, newurl)
+            if new is not None and not same_host:
                 new.remove_header("Authorization")
-        return new
+            return new
+        if code in (307, 308) and same_host:
+            return urllib.request.Request(newurl, data=req.data, headers=dict(req.headers),
+                                          origin_req_host=req.origin_req_host, unverifiable=True, method=method)
+        fp.close()
+        raise _redirect_refused(method, req.full_url, code, newurl, same_host)
+
+
+def _redirect_refused(method, url, code, to, same_host):
+    """The error for a redirect of a POST the clients do not follow (the same words as the Node client's)."""
+    if code in (307, 308):
+        why = "it points to another host (or from https to http), and the job's token goes only to BOA_URL's"
+    else:
+        why = f"a {code} turns the {method} into a GET, which boa does not answer"
+    return BoaHTTPError(
+        code,
+        "redirect_not_followed",
+        f"{method} {url} was redirected to {to}; not followed: {why}. Set BOA_URL to the address boa is at",
+    )
 
 
 _OPENER = urllib.request.build_opener(_TokenKeepingRedirects)

@@ -723,6 +723,77 @@ describe('Node job client (clients/node/boa-job.mjs)', () => {
     );
   });
 
+  it('sends a redirected POST again with its body on a 307 or 308, and names any other redirect of it (found in review)', async () => {
+    // fetch turned a 301/302 POST into a GET, whose 404 ("no route GET") report() threw as the job
+    // refused, crashing a training loop written as the docs show.
+    const seen: [string, string, unknown, string | undefined][] = [];
+    const server = createHttpServer(async (req, res) => {
+      let text = '';
+      for await (const chunk of req) text += chunk;
+      const path = req.url ?? '';
+      seen.push([req.method ?? '', path, text ? JSON.parse(text) : null, req.headers.authorization]);
+      // /r307/v1/... answers 307 to /v1/... here; /away/v1/... 307 to another host
+      const rest = path.replace(/^\/[^/]+/, '');
+      if (path.startsWith('/r')) return res.writeHead(Number(path.slice(2, 5)), { location: rest }).end();
+      if (path.startsWith('/away'))
+        return res.writeHead(307, { location: `http://127.0.0.2:9${rest}` }).end();
+      if (req.method === 'GET' && !path.endsWith('/allocation'))
+        return res.writeHead(404).end(JSON.stringify({ error: { code: 'not_found', message: 'no route' } }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(
+          JSON.stringify({ jobId: 1, state: 'running', width: 2, nodes: [], generation: 1, statEpoch: 3 }),
+        );
+    });
+    strangers.push(server);
+    await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+    const here = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const made = (prefix: string) => {
+      const c = new BoaJob({
+        url: here + prefix,
+        jobId: 1,
+        token: 'JOB-TOKEN',
+        generation: 1,
+        handleSigterm: false,
+        retries: 0,
+      });
+      clients.push(c);
+      return c;
+    };
+    for (const code of [307, 308]) {
+      seen.length = 0;
+      const c = made(`/r${code}`);
+      expect((await c.report(3, 1.5)).statEpoch).toBe(3);
+      expect((await c.complete()).state).toBe('running');
+      const body = { statEpoch: 3, workDoneSeconds: 1.5, generation: 1 };
+      expect(seen.slice(0, 2)).toEqual([
+        ['POST', `/r${code}/v1/jobs/1/progress`, body, 'Bearer JOB-TOKEN'],
+        ['POST', '/v1/jobs/1/progress', body, 'Bearer JOB-TOKEN'],
+      ]);
+      expect(seen[3]?.slice(0, 2)).toEqual(['POST', '/v1/jobs/1/complete']);
+    }
+    const warn = mutedWarnings();
+    for (const code of [301, 302, 303]) {
+      seen.length = 0;
+      const c = made(`/r${code}`);
+      // A report is said and training goes on (no "job refused"); complete() rejects with it.
+      expect(await c.report(3)).toEqual({});
+      expect(warn.mock.lastCall?.[0]).toContain(
+        `boa answered ${code} redirect_not_followed: POST ${here}/r${code}/v1/jobs/1/progress was ` +
+          `redirected to ${here}/v1/jobs/1/progress; not followed: a ${code} turns the POST into a GET`,
+      );
+      await expect(c.complete()).rejects.toMatchObject({ status: code, code: 'redirect_not_followed' });
+      expect(seen.map(([method, path]) => [method, path])).toEqual([
+        ['POST', `/r${code}/v1/jobs/1/progress`],
+        ['POST', `/r${code}/v1/jobs/1/complete`],
+      ]);
+    }
+    // A 307 to another host is not followed: the token goes to BOA_URL's host only.
+    await expect(made('/away').complete()).rejects.toThrow(
+      /307 redirect_not_followed: .*to http:\/\/127\.0\.0\.2:9\/v1\/jobs\/1\/complete; .*another host/,
+    );
+  });
+
   it('takes an error whose "error" is a string (a proxy, another framework) for a BoaHTTPError with that message', async () => {
     const notFound = new BoaJob({
       url: await stranger(404, { statusCode: 404, error: 'Not Found' }),

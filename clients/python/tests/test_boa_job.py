@@ -709,6 +709,66 @@ class BoaJobTest(unittest.TestCase):
             self.assertEqual(client.allocation()["width"], 1)
         self.assertEqual(seen, {f"127.0.0.2:{elsewhere}": None, f"127.0.0.1:{here}": "Bearer JOB-TOKEN"})
 
+    def test_a_redirected_post_is_sent_again_on_307_or_308_and_refused_by_name_otherwise(self):
+        # urllib refused a 307/308 POST (every report dropped) and turned a 301/302 POST into a GET,
+        # whose 404 ("no route GET") report() raised as the job refused, crashing the training loop.
+        seen = []
+
+        class Redirecting(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                length = int(self.headers.get("Content-Length") or 0)
+                body = json.loads(self.rfile.read(length)) if length else None
+                seen.append((self.command, self.path, body, self.headers.get("Authorization")))
+                # /r307/v1/... answers 307 to /v1/... here; /away/v1/... 307 to another host
+                code, _, rest = self.path[2:].partition("/")
+                if self.path.startswith("/r"):
+                    self.send_response(int(code))
+                    self.send_header("Location", "/" + rest)
+                    self.send_header("Content-Length", "0")
+                    return self.end_headers()
+                if self.path.startswith("/away"):
+                    self.send_response(307)
+                    self.send_header("Location", f"http://127.0.0.2:{free_port()}/{rest}")
+                    self.send_header("Content-Length", "0")
+                    return self.end_headers()
+                if self.command == "GET" and not self.path.endswith("/allocation"):
+                    return reply(self, 404, b'{"error":{"code":"not_found","message":"no route"}}')
+                reply(self, 200, b'{"jobId":1,"state":"running","width":2,"nodes":[],"generation":1,"statEpoch":3}')
+
+            do_POST = do_GET
+
+            def log_message(self, *args):
+                pass
+
+        here = f"http://127.0.0.1:{serve(self, Redirecting).server_port}"
+        for code in (307, 308):
+            seen.clear()
+            client = BoaJob(f"{here}/r{code}", 1, "JOB-TOKEN", 1, handle_sigterm=False, retries=0)
+            self.assertEqual(client.report(3, 1.5)["statEpoch"], 3)
+            self.assertEqual(client.complete()["state"], "running")
+            body = {"statEpoch": 3, "workDoneSeconds": 1.5, "generation": 1}
+            self.assertEqual(seen[:2], [("POST", f"/r{code}/v1/jobs/1/progress", body, "Bearer JOB-TOKEN"),
+                                        ("POST", "/v1/jobs/1/progress", body, "Bearer JOB-TOKEN")])
+            self.assertEqual(seen[3][:2], ("POST", "/v1/jobs/1/complete"))
+        for code in (301, 302, 303):
+            seen.clear()
+            client = BoaJob(f"{here}/r{code}", 1, "JOB-TOKEN", 1, handle_sigterm=False, retries=0)
+            # A report is said and training goes on (no "job refused"); complete() raises it.
+            with self.assertLogs("boa_job", "WARNING") as logged:
+                self.assertEqual(client.report(3), {})
+            self.assertIn(f"boa answered {code} redirect_not_followed: POST {here}/r{code}/v1/jobs/1/progress "
+                          f"was redirected to {here}/v1/jobs/1/progress; not followed: a {code} turns the POST "
+                          "into a GET", logged.output[0])
+            with self.assertRaises(BoaHTTPError) as raised:
+                client.complete()
+            self.assertEqual((raised.exception.status, raised.exception.code), (code, "redirect_not_followed"))
+            self.assertEqual([request[:2] for request in seen], [("POST", f"/r{code}/v1/jobs/1/progress"),
+                                                                 ("POST", f"/r{code}/v1/jobs/1/complete")])
+        # A 307 to another host is not followed: the token goes to BOA_URL's host only.
+        client = BoaJob(f"{here}/away", 1, "JOB-TOKEN", 1, handle_sigterm=False, retries=0)
+        with self.assertRaisesRegex(BoaHTTPError, r"307 redirect_not_followed: .*to http://127\.0\.0\.2:.*another host"):
+            client.complete()
+
     def test_an_error_whose_error_is_a_string_is_a_boa_http_error(self):
         # Not boa's {"error": {"code", ...}} but a proxy's or another framework's {"error": "Not Found"}:
         # an AttributeError used to escape, which trainers catching BoaError do not expect.
