@@ -192,9 +192,8 @@ async function main() {
     }
     if (epoch >= opts.epochs) break;
     // boa sends a cancel as a SIGTERM too, often before a poll has seen it: asked afresh, as
-    // docs/client.md advises, for at most 2 s of the grace period (boa not answering: a checkpoint,
-    // to be safe).
-    if (job.stopReason === 'SIGTERM') job.timeoutSeconds = Math.min(job.timeoutSeconds, 2);
+    // docs/client.md advises (after a SIGTERM the client waits at most 2 s for an answer; none: a
+    // checkpoint, to be safe).
     const ended =
       job.stopReason === 'SIGTERM'
         ? (await job.allocation().catch(() => job.lastAllocation))?.state

@@ -197,11 +197,10 @@ def main(argv=None):
         if epoch >= opts.epochs:
             break
         # boa sends a cancel as a SIGTERM too, often before a poll has seen it: asked afresh, as
-        # docs/client.md advises, for at most 2 s of the grace period (boa not answering: a checkpoint,
-        # to be safe).
+        # docs/client.md advises (after a SIGTERM the client waits at most 2 s for an answer; none: a
+        # checkpoint, to be safe).
         ended = (job.last_allocation or {}).get("state")
         if job.stop_reason == "SIGTERM":
-            job.timeout_seconds = min(job.timeout_seconds, 2.0)
             try:
                 ended = job.allocation().get("state")
             except BoaError:

@@ -14,6 +14,8 @@ export interface Allocation {
 export interface BoaJobOptions {
   pollSeconds?: number;
   timeoutSeconds?: number;
+  /** The timeout of a request started after a SIGTERM (default 2): the grace period is for the checkpoint. */
+  sigtermTimeoutSeconds?: number;
   retries?: number;
   backoffSeconds?: number;
   maxBackoffSeconds?: number;

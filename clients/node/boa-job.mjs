@@ -142,6 +142,7 @@ export class BoaJob {
     env = process.env,
     pollSeconds = 10,
     timeoutSeconds = 10,
+    sigtermTimeoutSeconds = 2,
     retries = 5,
     backoffSeconds = 0.5,
     maxBackoffSeconds = 8,
@@ -163,6 +164,7 @@ export class BoaJob {
     Object.assign(this, {
       pollSeconds,
       timeoutSeconds,
+      sigtermTimeoutSeconds,
       retries,
       backoffSeconds,
       maxBackoffSeconds,
@@ -488,12 +490,17 @@ export class BoaJob {
       let response;
       let text;
       let moved = false;
+      // After a SIGTERM the grace period is for the checkpoint: a cancel check against a boa that does
+      // not answer took 10 s of torchrun's 30 (found in review).
+      const timeout = this.#sigterm
+        ? Math.min(this.timeoutSeconds, this.sigtermTimeoutSeconds)
+        : this.timeoutSeconds;
       try {
         response = await fetchFollowing(this.url + path, {
           method,
           headers,
           body: body === undefined ? undefined : JSON.stringify(body),
-          signal: AbortSignal.timeout(this.timeoutSeconds * 1000),
+          signal: AbortSignal.timeout(timeout * 1000),
         });
         text = await response.text();
       } catch (error) {
@@ -502,7 +509,7 @@ export class BoaJob {
         response = undefined;
         moved = this.#followMovedUrl();
         if (last && !moved) {
-          const reason = unreachableReason(error, this.timeoutSeconds);
+          const reason = unreachableReason(error, timeout);
           throw new BoaUnavailable(
             `boa at ${this.url} not reachable after ${this.retries + 1} attempts: ${reason}`,
             reason,

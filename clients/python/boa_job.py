@@ -153,6 +153,7 @@ class BoaJob:
         env=None,
         poll_seconds=10.0,
         timeout_seconds=10.0,
+        sigterm_timeout_seconds=2.0,
         retries=5,
         backoff_seconds=0.5,
         max_backoff_seconds=8.0,
@@ -173,6 +174,7 @@ class BoaJob:
         self.env = dict(os.environ if env is None else env)
         self.poll_seconds = float(poll_seconds)
         self.timeout_seconds = float(timeout_seconds)
+        self.sigterm_timeout_seconds = float(sigterm_timeout_seconds)
         self.retries = int(retries)
         self.backoff_seconds = float(backoff_seconds)
         self.max_backoff_seconds = float(max_backoff_seconds)
@@ -567,9 +569,14 @@ class BoaJob:
         while True:
             last = attempt == self.retries
             moved = False
+            # After a SIGTERM the grace period is for the checkpoint: a cancel check against a boa that
+            # does not answer took 10 s of torchrun's 30 (found in review).
+            timeout = self.timeout_seconds
+            if self._sigterm:
+                timeout = min(timeout, self.sigterm_timeout_seconds)
             request = urllib.request.Request(self.url + path, data=data, headers=headers, method=method)
             try:
-                with _OPENER.open(request, timeout=self.timeout_seconds) as response:
+                with _OPENER.open(request, timeout=timeout) as response:
                     return _json_object(response.read(), self.url)
             except urllib.error.HTTPError as error:
                 failure = _http_error(error)
@@ -581,7 +588,7 @@ class BoaJob:
                 # Refused, reset, timed out, a name not found: the service may be restarting, maybe elsewhere.
                 moved = self._follow_moved_url()
                 if last and not moved:
-                    reason = _unreachable_reason(error, self.timeout_seconds)
+                    reason = _unreachable_reason(error, timeout)
                     raise BoaUnavailable(
                         f"boa at {self.url} not reachable after {self.retries + 1} attempts: {reason}", reason
                     ) from None

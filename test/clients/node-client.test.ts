@@ -1,5 +1,5 @@
 import { createServer as createHttpServer, type Server } from 'node:http';
-import { createServer, type AddressInfo } from 'node:net';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -407,6 +407,38 @@ describe('Node job client (clients/node/boa-job.mjs)', () => {
     expect(await child.exited).toEqual({ code: 0, signal: null });
     expect(Date.now() - signalled).toBeLessThan(2000);
     expect(child.output()).toContain('report returned, stop reason SIGTERM');
+  });
+
+  it('after a SIGTERM, a request to a boa that never answers gives up after 2 s, not its 10 s timeout', async () => {
+    // A cancel check after the SIGTERM (as docs/client.md advises) held the checkpoint up for
+    // timeoutSeconds: 10 s of torchrun's 30 (found in review).
+    const held = new Set<Socket>();
+    const silent = createServer((socket) => held.add(socket)); // takes the connection, never answers
+    onTestFinished(() => {
+      for (const socket of held) socket.destroy();
+      silent.close();
+    });
+    await new Promise<void>((listening) => silent.listen(0, '127.0.0.1', listening));
+    const script = `
+      import { BoaJob } from ${JSON.stringify(CLIENT)};
+      const job = BoaJob.fromEnv(process.env, { retries: 0 });
+      process.kill(process.pid, 'SIGTERM');
+      setTimeout(async () => {
+        const started = Date.now();
+        const error = await job.allocation().catch((e) => e);
+        console.log(job.stopReason + ': ' + error.reason + ' after ' + (Date.now() - started) + ' ms');
+        job.close();
+      }, 50);`;
+    const env = {
+      BOA_URL: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`,
+      BOA_JOB_ID: '3',
+      BOA_JOB_TOKEN: 'tok',
+      BOA_GENERATION: '1',
+    };
+    const child = watched(process.execPath, ['--input-type=module', '-e', script], env);
+    expect(await child.exited).toEqual({ code: 0, signal: null });
+    const ms = /SIGTERM: timed out after 2 s after (\d+) ms/.exec(child.output())?.[1];
+    expect(Number(ms ?? Infinity), child.output()).toBeLessThan(4000);
   });
 
   it('ends a wait for GPUs at close(), at once', async () => {

@@ -429,6 +429,22 @@ class BoaJobTest(unittest.TestCase):
         self.assertLess(time.monotonic() - started, 2)
         self.assertEqual(client.stop_reason, "SIGTERM")
 
+    def test_after_a_sigterm_a_request_to_a_silent_boa_gives_up_after_2_s_not_10(self):
+        # A cancel check after the SIGTERM (as docs/client.md advises) against a boa that takes the
+        # connection and never answers held the checkpoint up for timeout_seconds (10 s of torchrun's 30).
+        silent = socket.socket()
+        self.addCleanup(silent.close)
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)  # never accepted: connected, then no answer
+        client = BoaJob(f"http://127.0.0.1:{silent.getsockname()[1]}", 3, "tok", 1, env={}, retries=0)
+        self.clients.append(client)
+        os.kill(os.getpid(), signal.SIGTERM)
+        self.assertTrue(wait_until(lambda: client.stop_reason == "SIGTERM"))
+        started = time.monotonic()
+        with self.assertRaisesRegex(BoaUnavailable, "timed out after 2 s$"):
+            client.allocation()
+        self.assertLess(time.monotonic() - started, 4)
+
     def test_a_new_generation_sets_should_stop(self):
         job = control("/__test/job")
         client = self.client(job).start_polling()
