@@ -11,7 +11,8 @@ BOA_FIRST_RANK, MASTER_ADDR and MASTER_PORT; this script then starts one worker 
 started it, it is already one worker). Every worker joins the process group from that environment. When
 boa changes the job's width it sends SIGTERM (or the allocation's generation changes): all workers agree
 to stop at the same step, rank 0 saves a checkpoint and everyone exits 0; boa starts the new generation,
-which resumes from the checkpoint with the same global batch split over the new number of GPUs.
+which resumes from the checkpoint with the same global batch split exactly over the new number of GPUs
+(sampling.py), at the first sample of the epoch not yet trained.
 
 The model and data are a small synthetic regression, so the example runs anywhere (CPU with gloo, GPUs
 with nccl); put your own in `build_model` and `build_data`. Needs torch; the client is standard library.
@@ -31,7 +32,7 @@ try:
     import torch.multiprocessing as mp
     from torch import nn
     from torch.nn.parallel import DistributedDataParallel
-    from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
+    from torch.utils.data import DataLoader, TensorDataset
 except ImportError as missing:  # --help still works; a run says what is missing in one line
     torch = None
     TORCH_MISSING = missing
@@ -39,6 +40,7 @@ except ImportError as missing:  # --help still works; a run says what is missing
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "clients", "python"))
 
 from boa_job import BoaConfigError, BoaError, BoaJob  # noqa: E402
+from sampling import rank_batches, rank_share  # noqa: E402  (this folder: sys.path[0] for a script)
 
 
 def options(argv=None):
@@ -46,7 +48,8 @@ def options(argv=None):
     parser.add_argument("--epochs", type=int, default=30, help="data epochs (default 30)")
     parser.add_argument("--stat-epochs", type=int, default=8,
                         help="statistical epochs of the job's boa class; data epochs map onto them (default 8)")
-    parser.add_argument("--global-batch", type=int, default=256, help="batch over all GPUs (default 256)")
+    parser.add_argument("--global-batch", type=int, default=256,
+                        help="batch over all GPUs, the same at every width (default 256; at least WORLD_SIZE)")
     parser.add_argument("--lr", type=float, default=0.05)
     parser.add_argument("--samples", type=int, default=65536, help="synthetic samples (default 65536)")
     parser.add_argument("--poll-seconds", type=float, default=10, help="how often rank 0 polls boa (default 10)")
@@ -91,8 +94,11 @@ def checkpoint_path(args):
     return os.path.join(args.checkpoint_dir, "checkpoint.pt")
 
 
-def save(path, model, optimizer, epoch, step):
-    state = {"model": model.module.state_dict(), "optimizer": optimizer.state_dict(), "epoch": epoch, "step": step}
+def save(path, model, optimizer, epoch, samples):
+    # samples: how many of the epoch's order were trained, a position that holds at any width (and any
+    # --global-batch) of the generation resuming from it.
+    state = {"model": model.module.state_dict(), "optimizer": optimizer.state_dict(), "epoch": epoch,
+             "samples": samples}
     torch.save(state, path + ".tmp")
     os.replace(path + ".tmp", path)  # a kill mid-save leaves the previous checkpoint whole
 
@@ -120,23 +126,26 @@ def worker(local_rank, args):
     # For a model too big to pickle through the process group, load it on every rank from shared storage.
     state = [torch.load(path, map_location="cpu") if leader and os.path.exists(path) else None]
     dist.broadcast_object_list(state, src=0)
-    epoch, start_step = 0, 0
+    epoch, consumed = 0, 0
     if state[0] is not None:
         module.load_state_dict(state[0]["model"])
         optimizer.load_state_dict(state[0]["optimizer"])
-        epoch, start_step = state[0]["epoch"], state[0]["step"]
+        # A checkpoint of an earlier train.py kept the step: as near as it can tell.
+        epoch, consumed = state[0]["epoch"], state[0].get("samples", state[0].get("step", 0) * args.global_batch)
     del state
     model = DistributedDataParallel(module, device_ids=[local_rank] if use_cuda else None)
     if leader:
-        print(f"rank 0 of WORLD_SIZE={world} (generation {job.generation}): from epoch {epoch} step {start_step}",
+        print(f"rank 0 of WORLD_SIZE={world} (generation {job.generation}): from epoch {epoch} sample {consumed}",
               flush=True)
 
     data = build_data(args.samples)
-    # The global batch stays the same at every width; each GPU takes its share.
-    per_gpu = max(1, args.global_batch // world)
-    sampler = DistributedSampler(data, num_replicas=world, rank=rank, shuffle=True, seed=0)
-    loader = DataLoader(data, batch_size=per_gpu, sampler=sampler, drop_last=True)
-    loss_fn = nn.MSELoss()
+    # The same global batch at every width, split exactly: with 256 // world per GPU a width not dividing
+    # 256 (boa picks 11, 13, 40, 48) trained fewer samples a step, and a resume by step number at another
+    # width lost or repeated thousands of samples of the epoch (found in review).
+    _, share = rank_share(args.global_batch, world, rank)
+    # Summed, scaled so that DDP's mean over ranks is the mean over the global batch, whose ranks' shares
+    # differ by one sample.
+    loss_fn = nn.MSELoss(reduction="sum")
 
     def stop_everywhere():
         # Every rank must leave at the same step, or the others hang in the next all-reduce.
@@ -148,23 +157,27 @@ def worker(local_rank, args):
     while epoch < args.epochs:
         if leader:
             report(job, epoch * args.stat_epochs // args.epochs)
-        sampler.set_epoch(epoch)
-        for step, (x, y) in enumerate(loader):
-            if step < start_step:
-                continue  # resumed mid-epoch: these batches were trained before the checkpoint
+        # One order of the samples per epoch, the same at every width (and on every rank).
+        order = torch.randperm(len(data), generator=torch.Generator().manual_seed(epoch)).tolist()
+        # Resumed mid-epoch: from the first sample the checkpoint had not trained.
+        loader = DataLoader(data, batch_sampler=rank_batches(order, args.global_batch, world, rank, consumed))
+        for x, y in loader:
             if stop_everywhere():
                 if leader:
-                    save(path, model, optimizer, epoch, step)
-                    print(f"stopping ({job.stop_reason}) at epoch {epoch} step {step}: saved {path}", flush=True)
+                    save(path, model, optimizer, epoch, consumed)
+                    print(f"stopping ({job.stop_reason}) at epoch {epoch} sample {consumed}: saved {path}",
+                          flush=True)
                 dist.barrier()
                 dist.destroy_process_group()
                 ignore_sigterm()
                 return
             optimizer.zero_grad()
-            loss = loss_fn(model(x.to(device)), y.to(device))
-            loss.backward()
+            loss_sum = loss_fn(model(x.to(device)), y.to(device))
+            (loss_sum * world / args.global_batch).backward()
             optimizer.step()
-        start_step = 0
+            consumed += args.global_batch
+            loss = loss_sum.detach() / share
+        consumed = 0
         epoch += 1
         if leader:
             save(path, model, optimizer, epoch, 0)
@@ -202,9 +215,13 @@ def main():
         return 2
     try:
         # A missing BOA_* variable or a BOA_URL that is no http(s) URL: one line, not a traceback per worker.
-        BoaJob.from_env(handle_sigterm=False)
+        world = BoaJob.from_env(handle_sigterm=False).world_size
     except BoaConfigError as error:
         print(f"train.py: {error}", file=sys.stderr)
+        return 2
+    if world > args.global_batch:
+        print(f"train.py: WORLD_SIZE={world} is more GPUs than --global-batch {args.global_batch} has samples; "
+              "give a larger --global-batch", file=sys.stderr)
         return 2
     args.checkpoint_dir = checkpoint_directory(args)  # once per node, before any worker starts
     if "LOCAL_RANK" in os.environ:  # torchrun started this process as one worker

@@ -334,6 +334,21 @@ describe.skipIf(!hasPython)('examples/pytorch/train.py', () => {
     expect(compiled).toEqual({ status: 0, out: '' });
   });
 
+  it('splits the global batch exactly over any width, and a resume at another width trains each sample once', async () => {
+    // sampling.py is train.py's index arithmetic, in plain Python so that it runs without torch: with a
+    // per-GPU batch of 256 // world and a checkpoint of the step, 40 -> 64 GPUs at step 200 left 3,200
+    // samples of the epoch untrained, 64 -> 40 trained 3,200 twice (found in review).
+    const result = await run(
+      'python3',
+      ['-m', 'unittest', '-v', 'test_sampling'],
+      {},
+      join(ROOT, 'examples/pytorch'),
+    );
+    if (result.status !== 0) console.error(result.out);
+    expect(result.status).toBe(0);
+    expect(result.out).toMatch(/Ran 2 tests/);
+  });
+
   it.skipIf(torchPython)(
     'prints its options without torch, and a run says in one line that torch is missing',
     async () => {
@@ -387,7 +402,7 @@ describe.skipIf(!torchPython)('examples/pytorch/train.py with torch (CPU, gloo)'
       expect(rescaled.generation).toBeGreaterThan(job.generation);
       expect(await first.exited).toEqual({ code: 0, signal: null });
       const stop = (
-        await first.waitFor(/stopping \(new generation \d+ .*\) at epoch (\d+) step (\d+)/)
+        await first.waitFor(/stopping \(new generation \d+ .*\) at epoch (\d+) sample (\d+)/)
       ).slice(1, 3);
       expect(existsSync(join(dir, 'checkpoint.pt'))).toBe(true);
 
@@ -399,7 +414,7 @@ describe.skipIf(!torchPython)('examples/pytorch/train.py with torch (CPU, gloo)'
       );
       expect(await second.exited).toEqual({ code: 0, signal: null });
       expect(second.output()).toContain(
-        `rank 0 of WORLD_SIZE=1 (generation ${rescaled.generation}): from epoch ${stop[0]} step ${stop[1]}`,
+        `rank 0 of WORLD_SIZE=1 (generation ${rescaled.generation}): from epoch ${stop[0]} sample ${stop[1]}`,
       );
       expect(second.output()).toContain('epoch 8/8 done: WORLD_SIZE=1');
       expect(boa.job(job.id).state).toBe('done');
