@@ -1,12 +1,17 @@
 """Tests of train.py's parts that run without torch: run by test/clients/examples.test.ts, or
 `python3 -m unittest test_train` in this folder."""
 
+import argparse
+import contextlib
 import http.server
+import io
 import json
+import os
 import socket
 import threading
 import time
 import unittest
+from unittest import mock
 
 import train
 from boa_job import BoaJob
@@ -60,6 +65,38 @@ class ReporterTest(unittest.TestCase):
         # One at a time, never older than one sent before it; the epochs passed by meanwhile are skipped.
         self.assertEqual(seen, sorted(seen))
         self.assertLessEqual(len(seen), 2)
+
+
+class CheckpointDirectoryTest(unittest.TestCase):
+    def where(self, env, flag=None):
+        """checkpoint_directory's answer (or SystemExit) and what it said, under env."""
+        said = io.StringIO()
+        with mock.patch.dict(os.environ, env), contextlib.redirect_stderr(said):
+            for name in ("BOA_CHECKPOINT_DIR", "LOCAL_RANK"):
+                if name not in env:
+                    os.environ.pop(name, None)
+            try:
+                return train.checkpoint_directory(argparse.Namespace(checkpoint_dir=flag)), said.getvalue()
+            except SystemExit as exit_:
+                return exit_, said.getvalue()
+
+    def test_without_a_checkpoint_location_it_points_kubernetes_to_a_claim_not_to_a_uri(self):
+        # The hint said "submit with --checkpoint-claim or --checkpoint": on Kubernetes --checkpoint is
+        # a URI, which train.py refuses with exit 2, restarted up to maxRestarts times, then failed.
+        where, said = self.where({"BOA_JOB_ID": "7"})
+        self.assertEqual(where, os.path.join("checkpoints", "job-7"))
+        self.assertIn("On Kubernetes submit with --checkpoint-claim (a ReadWriteMany volume claim", said)
+        self.assertIn("refuses a --checkpoint URI such as s3://", said)
+        self.assertNotIn("or --checkpoint)", said)
+        # Following the hint: the claim's mount is a path, taken as it is.
+        self.assertEqual(self.where({"BOA_CHECKPOINT_DIR": "/checkpoint"}), ("/checkpoint", ""))
+        self.assertEqual(self.where({"BOA_CHECKPOINT_DIR": "file:///mnt/ckpt"})[0], "/mnt/ckpt")
+
+    def test_a_remote_uri_is_refused_in_one_line_naming_the_claim(self):
+        exit_, said = self.where({"BOA_CHECKPOINT_DIR": "s3://bucket/run"})
+        self.assertEqual(exit_.code, 2)
+        self.assertIn("checkpoint location s3://bucket/run: torch.save writes local paths", said)
+        self.assertIn("--checkpoint-claim", said)
 
 
 if __name__ == "__main__":

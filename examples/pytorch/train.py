@@ -78,15 +78,20 @@ def checkpoint_directory(args):
     if given and re.match(r"^[a-z][a-z0-9+.-]*://", given, re.IGNORECASE):
         # torch.save to "s3://b/x" would write a local folder named "s3:", lost with the pod.
         print(f"train.py: checkpoint location {given}: torch.save writes local paths; give the job a volume "
-              "claim (--checkpoint-claim), a path or a file:// URI, or upload checkpoints yourself", file=sys.stderr)
+              "claim (--checkpoint-claim: on Kubernetes the one place every generation's pods see), a path or a "
+              "file:// URI on storage they share, or upload checkpoints yourself", file=sys.stderr)
         sys.exit(2)
     if given:
         return given
     directory = os.path.join("checkpoints", f"job-{os.environ.get('BOA_JOB_ID', 'local')}")
     if os.environ.get("LOCAL_RANK", "0") == "0":  # once per node, also under torchrun
+        # Not "or --checkpoint": on Kubernetes that is a URI (s3://...), refused above at every restart
+        # until the job failed, or a path inside the pod, lost with it (found in review).
         print(f"train.py: no BOA_CHECKPOINT_DIR: checkpoints go to {os.path.abspath(directory)} on this node "
               "only; a pod of the next generation, or a rank 0 on another node, will not find them and starts "
-              "over (submit with --checkpoint-claim or --checkpoint)", file=sys.stderr, flush=True)
+              "over. On Kubernetes submit with --checkpoint-claim (a ReadWriteMany volume claim such as EFS): "
+              "train.py refuses a --checkpoint URI such as s3://... (torch.save writes local paths), and a "
+              "--checkpoint path is inside the pod, lost with it", file=sys.stderr, flush=True)
     return directory
 
 
