@@ -10,6 +10,11 @@
  * whatever c is, and spent the bank at c = 0.02 on a few jobs (80 GPUs for 2 jobs on workload-1): 9-20%
  * slower at matched paid (found in review). The floor 0.2 is measured: higher floors are faster at
  * matched paid but cannot pay 2.5x the minimum on workload-1 (README.md).
+ *
+ * The gain 0.25 (logit(c) per hour at a spend error of one budget) lets the integral hold about 21
+ * budget-hours of surplus or deficit across c's range, close to boa's 24-hour window; the gain 4 used
+ * until 2026-12-02 held about 1.3 and made Pollux follow the budget hour by hour (found in review).
+ * Swept 0.25 to 4: 0.25 is the fastest at matched paid at 1.6x and 2.5x the minimum (README.md).
  */
 import type { ClusterView } from '../../policy.ts';
 
@@ -23,7 +28,7 @@ export interface PolluxBudgetOptions {
 
 export const DEFAULT_POLLUX_BUDGET: PolluxBudgetOptions = {
   initialTarget: 0.5,
-  gainPerHour: 4,
+  gainPerHour: 0.25,
   minTarget: 0.2,
   maxTarget: 0.98,
 };
