@@ -120,7 +120,7 @@ describe('simulate', () => {
     ]);
     expect(target.status).toBe(2);
     expect(target.stderr).toBe('error: --target must be a number > 0 and < 1, got "2"\n');
-  });
+  }, 180_000); // six runs of the script, each a tsx start: over a minute on a loaded 2-core machine
 
   it('refuses a flag the policy does not read, or one its variant contradicts, instead of echoing it', () => {
     const sim = (...args: string[]) =>
