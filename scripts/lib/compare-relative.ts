@@ -56,21 +56,32 @@ interface SensitivityEntry {
   readonly label: string;
 }
 
-const pollux = (cap: boolean, window: number, bootFreeze: boolean): SensitivityEntry => ({
+const pollux = (
+  cap: boolean,
+  window: number,
+  bootFreeze: boolean,
+  interferenceAvoidance: boolean,
+): SensitivityEntry => ({
   policy: 'pollux-autoscale',
-  options: { explorationCap: cap, utilityWindowTicks: window, bootFreeze },
-  label: `pollux-autoscale: cap ${cap ? 'on' : 'off'}, window ${window}${bootFreeze ? ', boot freeze' : ''}`,
+  options: { explorationCap: cap, utilityWindowTicks: window, bootFreeze, interferenceAvoidance },
+  label:
+    `pollux-autoscale: cap ${cap ? 'on' : 'off'}, window ${window}${bootFreeze ? ', boot freeze' : ''}` +
+    (interferenceAvoidance ? '' : ', no interference avoidance'),
 });
 
-/** The issue's table: the old default first (cap on, 15-tick window, freeze while nodes boot). */
+/**
+ * The issue's table: the old default first (cap on, 15-tick window, freeze while nodes boot, and the
+ * interference avoidance every row had until 2026-12-02), one choice changed at a time, today's last.
+ */
 export const SENSITIVITY_ENTRIES: readonly SensitivityEntry[] = [
   { policy: 'boa', label: 'boa' },
   { policy: 'boa', options: { rates: 'oracle' }, label: 'boa (oracle rates)' },
-  pollux(true, 15, true),
-  pollux(true, 1, true),
-  pollux(false, 15, true),
-  pollux(false, 1, true),
-  pollux(false, 1, false),
+  pollux(true, 15, true, true),
+  pollux(true, 1, true, true),
+  pollux(false, 15, true, true),
+  pollux(false, 1, true, true),
+  pollux(false, 1, false, true),
+  pollux(false, 1, false, false),
 ];
 
 /** Per paid point, one line per Pollux setting: its JCT and how many times boa's (online, oracle) it is. */

@@ -56,5 +56,6 @@ describe('compare --sensitivity', () => {
     // boa online 1000 s, oracle 1100 s, the old default (cap on, window 15, freeze) 1200 s.
     expect(text).toContain('| cap on, window 15, boot freeze | 1200 s | 1.09x | 1.20x |');
     expect(text).toContain('| cap off, window 1 | 1600 s |');
+    expect(text).toContain('| cap off, window 1, no interference avoidance | 1700 s |');
   });
 });
