@@ -66,5 +66,20 @@ describe.runIf(existsSync('/proc/self/environ'))(
       await replace(dataDir, group);
       expect(signalsOf(log)).toEqual(['main', 'checkpointed']);
     });
+
+    it('behind a shell that did not exec the trainer and still runs, gets it at the shell, then at the orphaned trainer', async () => {
+      const { dataDir, log, group } = await lostTrainer((script, log) => [
+        'sh',
+        '-c',
+        '"$0" "$1" "$2"; echo "ended $?"',
+        process.execPath,
+        script,
+        log,
+      ]);
+      // The shell dies of the SIGTERM; its trainer, orphaned, got none (found in review: SIGKILLed at
+      // the grace's end, its checkpoint lost).
+      await replace(dataDir, group);
+      expect(signalsOf(log)).toEqual(['main', 'checkpointed']);
+    });
   },
 );

@@ -10,7 +10,7 @@ import {
 import type { LocalReplica } from './local-replica.ts';
 import { procSnapshot } from './proc-snapshot.ts';
 import type { RendezvousPorts } from './rendezvous-ports.ts';
-import { signalQuietly, signalReplicaGroups } from './replica-signals.ts';
+import { signalQuietly, termLostReplica } from './replica-signals.ts';
 
 /** A replica found running without its record, being stopped: SIGKILLed at `killAt` if still there. */
 export interface StrayReplica {
@@ -72,6 +72,8 @@ export function adoptRecorded(
       stopAt,
       ...(stopAt === undefined ? {} : { stopSteadyAt: steadyNow - used }),
       killed: false,
+      // A restart mid-grace: orphans still owed their SIGTERM get it, once (replica-stop.ts).
+      ...(stop?.leaders?.length ? { termLeaders: stop.leaders } : {}),
       owned: ours || !processExists(found.record.pid),
     };
     replicas.push(replica);
@@ -91,10 +93,10 @@ export function adoptRecorded(
     // A lost supervisor's command (no exit record) gets it itself, as stopReplica sends it.
     if (stop !== undefined && !stop.sent && used < graceMs && (alive || exit === undefined)) {
       if (alive) signalQuietly(found.record.pid, 'SIGTERM');
-      else signalReplicaGroups(replica, 'SIGTERM', procs);
+      else replica.termLeaders = termLostReplica(replica, procs);
       // Sent now: recorded so, or each restart during the grace would send it again (found in review).
       try {
-        writeStop(found.dir, found.rank, stop.at, { sent: true });
+        writeStop(found.dir, found.rank, stop.at, { sent: true, leaders: replica.termLeaders });
       } catch {
         // Not recorded: the next restart sends it once more.
       }

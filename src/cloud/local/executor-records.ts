@@ -94,9 +94,19 @@ export function readExit(dir: string, rank: number): ExitRecord | undefined {
 export interface StopRecord {
   readonly at: number;
   readonly sent?: true;
+  /**
+   * A lost supervisor's stop: the process groups whose leader boa sent the SIGTERM and whose orphans get
+   * it once that leader has ended (replica-signals.ts termOrphans); removed once they have.
+   */
+  readonly leaders?: readonly number[];
 }
 
-export const readStop = (dir: string, rank: number) => readJson<StopRecord>(recordFile(dir, rank, 'stop'));
+export function readStop(dir: string, rank: number): StopRecord | undefined {
+  const stop = readJson<StopRecord>(recordFile(dir, rank, 'stop'));
+  if (stop?.leaders === undefined) return stop;
+  const leaders = Array.isArray(stop.leaders) ? stop.leaders : [];
+  return { ...stop, leaders: leaders.filter((g) => Number.isInteger(g) && g > 1) };
+}
 
 /** The command's own process group (replica-supervisor.sh runs it in a session of its own). */
 export function readGroup(dir: string, rank: number): number | undefined {
@@ -108,8 +118,14 @@ export function readGroup(dir: string, rank: number): number | undefined {
   }
 }
 
-export function writeStop(dir: string, rank: number, at: number, sent?: { sent: true }): void {
-  writeRecord(recordFile(dir, rank, 'stop'), { at, ...sent });
+export function writeStop(
+  dir: string,
+  rank: number,
+  at: number,
+  sent?: { sent: true; leaders?: readonly number[] },
+): void {
+  const leaders = sent?.leaders?.length ? { leaders: sent.leaders } : {};
+  writeRecord(recordFile(dir, rank, 'stop'), { at, ...(sent && { sent: true }), ...leaders });
 }
 
 /** Forgets a replica (its log stays, as the log location promises). */

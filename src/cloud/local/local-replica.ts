@@ -27,6 +27,11 @@ export interface LocalReplica {
   /** The same on the steady clock (LocalExecutorOptions.monotonicNow), which the grace is counted on. */
   stopSteadyAt?: number;
   killed: boolean;
+  /**
+   * Its supervisor lost: the groups whose leader got boa's SIGTERM, whose orphans get it once the leader
+   * has ended (also in its stop record, so a restart sends it neither twice nor never).
+   */
+  termLeaders?: readonly number[];
   /** Its supervisor lost, its command still running: being stopped (replica-stop.ts stopLostReplica). */
   lostRunning?: boolean;
   /**

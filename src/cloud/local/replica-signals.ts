@@ -29,10 +29,32 @@ export function replicaTargets(
   procs: ProcSnapshot,
   signal: 'SIGTERM' | 'SIGKILL' = 'SIGKILL',
 ): number[] {
+  const parts = replicaParts(replica, procs);
+  if (parts === undefined) return [];
+  const { groups, outside, orphaned } = parts;
+  if (signal === 'SIGKILL') return [...groups.map((g) => -g), ...outside.map((p) => p.pid)];
+  // A SIGTERM goes where the supervisor sends it: to each group's main process, which ends what it
+  // started itself (torchrun's agent its workers, PyTorch's main process its DataLoader workers, which
+  // die of a SIGTERM their parent did not send). Only a process whose parent is none of the replica's
+  // (orphaned: its main process or agent gone) has nobody to pass it on, and gets it itself; a second
+  // one cuts a handler's save short.
+  const inGroups = groups.flatMap((g) => mainOrOrphans(g, procs, orphaned));
+  return [...inGroups, ...outside.filter(orphaned).map((p) => p.pid)];
+}
+
+/**
+ * The replica's groups still running (-id targets for a SIGKILL), the processes carrying its environment
+ * outside them, and which of its processes have no parent among them. Undefined when nothing of it can
+ * be told apart from a stranger's.
+ */
+function replicaParts(
+  replica: Replica,
+  procs: ProcSnapshot,
+): { groups: number[]; outside: ProcEntry[]; orphaned: (p: ProcEntry) => boolean } | undefined {
   // A supervisor killed while boa was down, its pid since reused, leaves its command running in a group
   // of its own: on Linux that group and those processes are known by their environment, so they are
   // ended even then. Without /proc (macOS) nothing can be told apart, and such a replica is left alone.
-  if (!replica.owned && procs() === undefined) return [];
+  if (!replica.owned && procs() === undefined) return undefined;
   const groups: number[] = [];
   // A pid recycled by a process that leads its own group: that group is a stranger's, not ours.
   const stranger = processExists(replica.pid) && !isOurSupervisor(replica.pid, replica.dir, replica.rank);
@@ -43,17 +65,9 @@ export function replicaTargets(
   // Processes that left both groups (torchrun's workers: Popen(start_new_session=True)) still carry the
   // replica's environment. One inside a group signalled is not signalled again by pid.
   const outside = replicaProcesses(replica, procs).filter((p) => !groups.includes(p.pgrp));
-  if (signal === 'SIGKILL') return [...groups.map((g) => -g), ...outside.map((p) => p.pid)];
-  // A SIGTERM goes where the supervisor sends it: to each group's main process, which ends what it
-  // started itself (torchrun's agent its workers, PyTorch's main process its DataLoader workers, which
-  // die of a SIGTERM their parent did not send). Only a process whose parent is none of the replica's
-  // (orphaned: its main process or agent gone) has nobody to pass it on, and gets it itself; a second
-  // one cuts a handler's save short.
   const ours = new Set(outside.map((p) => p.pid));
   for (const p of procs() ?? []) if (groups.includes(p.pgrp)) ours.add(p.pid);
-  const orphaned = (p: ProcEntry) => !ours.has(p.ppid);
-  const inGroups = groups.flatMap((g) => mainOrOrphans(g, procs, orphaned));
-  return [...inGroups, ...outside.filter(orphaned).map((p) => p.pid)];
+  return { groups, outside, orphaned: (p: ProcEntry) => !ours.has(p.ppid) };
 }
 
 /**
@@ -62,10 +76,44 @@ export function replicaTargets(
  * Without /proc, nothing tells them apart: the whole group, as -id.
  */
 function mainOrOrphans(group: number, procs: ProcSnapshot, orphaned: (p: ProcEntry) => boolean): number[] {
+  if (leaderRuns(group, procs)) return [group];
   const entries = procs();
-  if (entries === undefined) return [processExists(group) ? group : -group];
-  if (entries.some((p) => p.pid === group && p.pgrp === group && !p.zombie)) return [group];
+  if (entries === undefined) return [-group];
   return entries.filter((p) => p.pgrp === group && !p.zombie && orphaned(p)).map((p) => p.pid);
+}
+
+function leaderRuns(group: number, procs: ProcSnapshot): boolean {
+  const entries = procs();
+  if (entries === undefined) return processExists(group);
+  return entries.some((p) => p.pid === group && p.pgrp === group && !p.zombie);
+}
+
+/**
+ * A lost supervisor's stop: the SIGTERM to what is left of its replica (replicaTargets). Returns the
+ * groups whose leader got it: their orphans get it once the leader has ended (termOrphans), as the
+ * supervisor's term_orphans sends it.
+ */
+export function termLostReplica(replica: Replica, procs: ProcSnapshot): number[] {
+  const targets = replicaTargets(replica, procs, 'SIGTERM');
+  for (const target of targets) signalQuietly(target, 'SIGTERM');
+  return targets.filter((t) => t > 0 && t === readGroup(replica.dir, replica.rank));
+}
+
+/**
+ * Of `leaders` (groups whose leader got a lost supervisor's SIGTERM), those whose leader has ended since:
+ * their processes with nobody to pass it on get it now, once (a shell that did not exec its command dies
+ * of the SIGTERM and leaves its trainer orphaned). Returns the groups whose leader still runs.
+ */
+export function termOrphans(replica: Replica, leaders: readonly number[], procs: ProcSnapshot): number[] {
+  const parts = replicaParts(replica, procs);
+  if (parts === undefined) return [];
+  const waiting: number[] = [];
+  // A group no longer the replica's (all of it ended) is dropped: its id may be a stranger's by now.
+  for (const group of leaders.filter((g) => parts.groups.includes(g))) {
+    if (leaderRuns(group, procs)) waiting.push(group);
+    else for (const target of mainOrOrphans(group, procs, parts.orphaned)) signalQuietly(target, 'SIGTERM');
+  }
+  return waiting;
 }
 
 /** `signal` to each of replicaTargets: SIGTERM for a stop, SIGKILL once its grace is over. */

@@ -2,7 +2,13 @@ import type { Logger } from 'pino';
 import { writeStop } from './executor-records.ts';
 import type { LocalReplica } from './local-replica.ts';
 import type { ProcSnapshot } from './proc-snapshot.ts';
-import { killReplicaGroups, replicaTargets, signalQuietly, signalReplicaGroups } from './replica-signals.ts';
+import {
+  killReplicaGroups,
+  replicaTargets,
+  signalQuietly,
+  termLostReplica,
+  termOrphans,
+} from './replica-signals.ts';
 
 /**
  * boa's stop of a local replica, one step a pass: SIGTERM once (the supervisor passes it to the
@@ -32,10 +38,10 @@ export function stopReplica(
       );
     }
     if (replica.alive) signalQuietly(replica.pid, 'SIGTERM');
-    else signalReplicaGroups(replica, 'SIGTERM', procs);
+    else replica.termLeaders = termLostReplica(replica, procs);
     // So a restarted boa does not send it again: a second SIGTERM cuts a handler's save short.
     try {
-      writeStop(replica.dir, replica.rank, now, { sent: true });
+      writeStop(replica.dir, replica.rank, now, { sent: true, leaders: replica.termLeaders });
     } catch {
       // Not recorded: a restart sends it once more, as before there was this record.
     }
@@ -51,6 +57,18 @@ export function stopReplica(
     killReplicaGroups(replica, procs);
     const { jobId, generation, rank } = replica;
     logger.warn({ event: 'replica_killed', jobId, generation, rank }, 'grace period over: SIGKILL');
+  } else if (!replica.killed && !replica.alive && replica.termLeaders?.length) {
+    // A lost supervisor's command behind a shell that did not exec it: the shell died of the SIGTERM and
+    // its orphaned trainer gets it now, as the supervisor's term_orphans sends it (found in review: it
+    // got none and was SIGKILLed at the grace's end, its checkpoint lost).
+    const waiting = termOrphans(replica, replica.termLeaders, procs);
+    if (waiting.length === replica.termLeaders.length) return;
+    replica.termLeaders = waiting;
+    try {
+      writeStop(replica.dir, replica.rank, replica.stopAt, { sent: true, leaders: waiting });
+    } catch {
+      // Not recorded: a restart sends the orphans theirs once more.
+    }
   }
 }
 
