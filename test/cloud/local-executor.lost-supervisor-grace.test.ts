@@ -128,6 +128,30 @@ describe.runIf(existsSync('/proc/self/environ'))("local executor: a lost supervi
     writeFileSync(join(dataDir, 'jobs/1/1/0.stop'), JSON.stringify({ at: Date.now() }));
     await restartThrice(dataDir, terms);
   });
+
+  it('behind a shell that did not exec it, gets the SIGTERM once the shell died of it, once across restarts mid-grace', async () => {
+    const dataDir = dirs.temp();
+    const terms = join(dataDir, 'terms');
+    const command = ['sh', '-c', '"$0" "$1" "$2" "$3"; echo "ended $?"', ...ignoresTerm(dataDir, terms)];
+    const { group } = await loseSupervisor(dataDir, job(1, command), (g) => dirs.track(g));
+    await loggerPid(terms, 'term');
+    const next = job(2, ['sleep', '300']);
+    const first = new LocalExecutor({ dataDir, terminationGraceSeconds: 30 });
+    await first.reconcile([next]);
+    await first.close();
+    // The shell, the group's leader, got it and died of it; its command runs on, orphaned, owed its own.
+    await until(() => !groupMembers(group).includes(group));
+    expect(lines(terms)).toEqual([]);
+    expect(readStop(join(dataDir, 'jobs/1/1'), 0)).toMatchObject({ sent: true, leaders: [group] });
+    for (let i = 0; i < 3; i++) {
+      const boa = new LocalExecutor({ dataDir, terminationGraceSeconds: 30 });
+      await boa.reconcile([next]);
+      await new Promise((r) => setTimeout(r, 300));
+      await boa.close();
+    }
+    expect(lines(terms)).toEqual(['term']);
+    expect(readStop(join(dataDir, 'jobs/1/1'), 0)).toEqual({ at: expect.any(Number), sent: true });
+  });
 });
 
 /** Three boas started one after another (each its adoption): the stop's SIGTERM reaches the command once. */
