@@ -5,7 +5,7 @@ import { groupMembers } from '../helpers/replica-groups.ts';
 import { localExecutorDirs } from './local-executor-dirs.ts';
 import { settle } from './local-executor-settle.ts';
 import { lostJob as job, loseSupervisor, until } from './lost-supervisor.ts';
-import { pgrpOf, signalsOf, workerPidFile, writeTrainer } from './trainer-with-worker.ts';
+import { behindShell, pgrpOf, signalsOf, workerPidFile, writeTrainer } from './trainer-with-worker.ts';
 
 /**
  * A supervisor killed while boa was down leaves its command running; boa then sends the stop's SIGTERM
@@ -52,14 +52,7 @@ describe.runIf(existsSync('/proc/self/environ'))(
     });
 
     it('its main process gone (a shell that did not exec the trainer), gets it at the orphaned trainer only', async () => {
-      const { dataDir, log, group } = await lostTrainer((script, log) => [
-        'sh',
-        '-c',
-        '"$0" "$1" "$2"; echo "ended $?"',
-        process.execPath,
-        script,
-        log,
-      ]);
+      const { dataDir, log, group } = await lostTrainer(behindShell);
       // The shell, the group's leader, killed: the trainer and its worker run on in the group.
       process.kill(group, 'SIGKILL');
       await until(() => !groupMembers(group).includes(group));
@@ -68,14 +61,7 @@ describe.runIf(existsSync('/proc/self/environ'))(
     });
 
     it('behind a shell that did not exec the trainer and still runs, gets it at the shell, then at the orphaned trainer', async () => {
-      const { dataDir, log, group } = await lostTrainer((script, log) => [
-        'sh',
-        '-c',
-        '"$0" "$1" "$2"; echo "ended $?"',
-        process.execPath,
-        script,
-        log,
-      ]);
+      const { dataDir, log, group } = await lostTrainer(behindShell);
       // The shell dies of the SIGTERM; its trainer, orphaned, got none (found in review: SIGKILLed at
       // the grace's end, its checkpoint lost).
       await replace(dataDir, group);

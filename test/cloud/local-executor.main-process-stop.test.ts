@@ -6,7 +6,7 @@ import type { DesiredJob } from '../../src/service/ports.ts';
 import { groupMembers } from '../helpers/replica-groups.ts';
 import { localExecutorDirs } from './local-executor-dirs.ts';
 import { settle } from './local-executor-settle.ts';
-import { pgrpOf, signalsOf, workerPidFile, writeTrainer } from './trainer-with-worker.ts';
+import { behindShell, pgrpOf, signalsOf, workerPidFile, writeTrainer } from './trainer-with-worker.ts';
 
 /**
  * A stop's SIGTERM goes to the command's main process only, as the kubelet sends it to a container's.
@@ -64,14 +64,7 @@ describe.runIf(existsSync('/proc/self/stat'))(
     });
 
     it("behind a shell that does not exec it (dash's sh -c), the trainer gets it once the shell has died of it, its worker never", async () => {
-      const { ended, signals } = await stopTrainer((script, log) => [
-        'sh',
-        '-c',
-        '"$0" "$1" "$2"; echo "ended $?"',
-        process.execPath,
-        script,
-        log,
-      ]);
+      const { ended, signals } = await stopTrainer(behindShell);
       expect(signals).toEqual(['main', 'checkpointed']);
       // The shell's own death is the replica's exit; it is still boa's stop, not a failure.
       expect(ended).toMatchObject({ phase: 'failed', exitCode: 143, interrupted: true });

@@ -37,6 +37,19 @@ export function writeTrainer(dir: string): { script: string; log: string } {
   return { script, log: join(dir, 'signals') };
 }
 
+/**
+ * The trainer behind a shell that does not exec it (dash forks even a lone `sh -c` command): the shell
+ * is the group's leader, the trainer its child.
+ */
+export const behindShell = (script: string, log: string): string[] => [
+  'sh',
+  '-c',
+  '"$0" "$1" "$2"; echo "ended $?"',
+  process.execPath,
+  script,
+  log,
+];
+
 /** The lines of the trainer's log (none before one was written). */
 export const signalsOf = (log: string) =>
   existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n') : [];
