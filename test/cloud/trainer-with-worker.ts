@@ -5,13 +5,13 @@ import { join } from 'node:path';
  * A trainer and its worker (Node, whose handlers see each signal): the worker, forked into its parent's
  * process group as PyTorch's DataLoader workers are, logs "worker" for any SIGTERM and runs on until its
  * parent ends it (SIGUSR2: as torch's main process ends its DataLoader workers itself). The trainer logs
- * "main" on a SIGTERM, saves for 0.3 s, ends its worker and, once it is gone, logs "checkpointed" and
- * exits 0.
+ * "main" on a SIGTERM, saves for 0.3 s (or its third argument's milliseconds), ends its worker and, once
+ * it is gone, logs "checkpointed" and exits 0.
  */
 const TRAINER = `
 const { appendFileSync, writeFileSync } = require('node:fs');
 const { spawn } = require('node:child_process');
-const [log, role] = process.argv.slice(2);
+const [log, role, saveMs = '300'] = process.argv.slice(2);
 if (role === 'worker') {
   process.on('SIGTERM', () => appendFileSync(log, 'worker\\n'));
   process.on('SIGUSR2', () => process.exit(0));
@@ -24,7 +24,7 @@ if (role === 'worker') {
       appendFileSync(log, 'checkpointed\\n');
       process.exit(0);
     });
-    setTimeout(() => worker.kill('SIGUSR2'), 300);
+    setTimeout(() => worker.kill('SIGUSR2'), Number(saveMs));
   });
 }
 setInterval(() => {}, 1 << 30);

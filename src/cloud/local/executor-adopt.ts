@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { reportedUrl, tellMovedUrl } from './adopted-url.ts';
-import { readExit, readStop, scanRecords, writeStop } from './executor-records.ts';
+import { orphansOwed, readExit, readStop, scanRecords, writeStop } from './executor-records.ts';
 import {
   isOurSupervisor,
   processExists,
@@ -92,8 +92,10 @@ export function adoptRecorded(
     // handler's save short; torchrun's agent ends at once on it).
     // A lost supervisor's command (no exit record) gets it itself, as stopReplica sends it.
     if (stop !== undefined && !stop.sent && used < graceMs && (alive || exit === undefined)) {
-      if (alive) signalQuietly(found.record.pid, 'SIGTERM');
-      else replica.termLeaders = termLostReplica(replica, procs);
+      if (alive) {
+        signalQuietly(found.record.pid, 'SIGTERM');
+        replica.termLeaders = orphansOwed(found.dir, found.rank);
+      } else replica.termLeaders = termLostReplica(replica, procs);
       // Sent now: recorded so, or each restart during the grace would send it again (found in review).
       try {
         writeStop(found.dir, found.rank, stop.at, { sent: true, leaders: replica.termLeaders });

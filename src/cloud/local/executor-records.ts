@@ -59,7 +59,7 @@ export function generationsOf(jobsDir: string, jobId: number): number[] {
 export function recordFile(
   dir: string,
   rank: number,
-  kind: 'pid' | 'exit' | 'stop' | 'log' | 'group' | 'sigterm' | 'url',
+  kind: 'pid' | 'exit' | 'stop' | 'log' | 'group' | 'sigterm' | 'url' | 'orphans',
 ): string {
   return join(dir, `${rank}.${kind}`);
 }
@@ -95,8 +95,9 @@ export interface StopRecord {
   readonly at: number;
   readonly sent?: true;
   /**
-   * A lost supervisor's stop: the process groups whose leader boa sent the SIGTERM and whose orphans get
-   * it once that leader has ended (replica-signals.ts termOrphans); removed once they have.
+   * The process groups whose leader got the stop's SIGTERM and whose orphans get it once that leader has
+   * ended: from boa if the supervisor is lost (replica-signals.ts termOrphans), unless it had sent them
+   * theirs (`<rank>.orphans`); removed once they have.
    */
   readonly leaders?: readonly number[];
 }
@@ -108,6 +109,9 @@ export function readStop(dir: string, rank: number): StopRecord | undefined {
   return { ...stop, leaders: leaders.filter((g) => Number.isInteger(g) && g > 1) };
 }
 
+/** Whether the supervisor has sent the command's orphans their SIGTERM (replica-supervisor.sh). */
+export const orphansTermed = (dir: string, rank: number) => existsSync(recordFile(dir, rank, 'orphans'));
+
 /** The command's own process group (replica-supervisor.sh runs it in a session of its own). */
 export function readGroup(dir: string, rank: number): number | undefined {
   try {
@@ -116,6 +120,15 @@ export function readGroup(dir: string, rank: number): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * At a stop sent to a live supervisor: the command's group, whose orphans the supervisor owes the SIGTERM
+ * once its leader ends, and boa does if the supervisor is lost before (replica-stop.ts).
+ */
+export function orphansOwed(dir: string, rank: number): number[] {
+  const group = readGroup(dir, rank);
+  return group === undefined ? [] : [group];
 }
 
 export function writeStop(
@@ -130,7 +143,7 @@ export function writeStop(
 
 /** Forgets a replica (its log stays, as the issue's log location promises). */
 export function removeRecords(dir: string, rank: number): void {
-  for (const kind of ['pid', 'exit', 'stop', 'group', 'sigterm', 'url'] as const)
+  for (const kind of ['pid', 'exit', 'stop', 'group', 'sigterm', 'url', 'orphans'] as const)
     rmSync(recordFile(dir, rank, kind), { force: true });
 }
 

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { writeStop } from './executor-records.ts';
+import { orphansOwed, orphansTermed, writeStop } from './executor-records.ts';
 import type { LocalReplica } from './local-replica.ts';
 import type { ProcSnapshot } from './proc-snapshot.ts';
 import {
@@ -37,8 +37,11 @@ export function stopReplica(
         'stop not recorded',
       );
     }
-    if (replica.alive) signalQuietly(replica.pid, 'SIGTERM');
-    else replica.termLeaders = termLostReplica(replica, procs);
+    if (replica.alive) {
+      signalQuietly(replica.pid, 'SIGTERM');
+      // Owed by the supervisor once the main process ends; boa's if the supervisor is lost first.
+      replica.termLeaders = orphansOwed(replica.dir, replica.rank);
+    } else replica.termLeaders = termLostReplica(replica, procs);
     // So a restarted boa does not send it again: a second SIGTERM cuts a handler's save short.
     try {
       writeStop(replica.dir, replica.rank, now, { sent: true, leaders: replica.termLeaders });
@@ -60,8 +63,11 @@ export function stopReplica(
   } else if (!replica.killed && !replica.alive && replica.termLeaders?.length) {
     // A lost supervisor's command behind a shell that did not exec it: the shell died of the SIGTERM and
     // its orphaned trainer gets it now, as the supervisor's term_orphans sends it (found in review: it
-    // got none and was SIGKILLed at the grace's end, its checkpoint lost).
-    const waiting = termOrphans(replica, replica.termLeaders, procs);
+    // got none and was SIGKILLed at the grace's end, its checkpoint lost). Also when the supervisor was
+    // alive at the stop and was lost before the shell ended, unless it had sent them theirs.
+    const waiting = orphansTermed(replica.dir, replica.rank)
+      ? []
+      : termOrphans(replica, replica.termLeaders, procs);
     if (waiting.length === replica.termLeaders.length) return;
     replica.termLeaders = waiting;
     try {

@@ -13,6 +13,7 @@
 #                        command: true when the code is the command's own (absent: this script's)
 #     <dir>/<rank>.log   the command's stdout and stderr
 #     <dir>/<rank>.group the command's process group (where setsid exists), for the executor's SIGKILL
+#     <dir>/<rank>.orphans  empty, once this supervisor has sent the group's orphans their SIGTERM
 if [ "$#" -lt 7 ] || [ "$6" != "--" ]; then
   echo 'usage: replica-supervisor.sh <dir> <rank> <node> <grace seconds> <working dir> -- <command> [args...]' >&2
   exit 2
@@ -132,7 +133,7 @@ trap - TERM
 # exec it, so it has $child's pid), and only with exit 0: a torchrun agent ending its workers with
 # SIGTERM after one crashed, then exiting 1, is a failure, not a free resume.
 sigterm_file="$dir/$rank.sigterm"
-rm -f "$sigterm_file"
+rm -f "$sigterm_file" "$dir/$rank.orphans"
 export BOA_SIGTERM_FILE="$sigterm_file"
 setsid_bin=$(command -v setsid 2>/dev/null)
 # The command starts with HUP, INT and QUIT at their defaults: this shell ignores HUP (above), and a
@@ -174,6 +175,9 @@ steady_seconds() {
 term_orphans() {
   [ -n "$group" ] && [ -z "$orphans_termed" ] || return 0
   orphans_termed=1
+  # Said before it is sent: boa sends it itself if this supervisor is killed before the main process
+  # ends (replica-stop.ts), and must not send it twice; killed between the two, none is sent.
+  : >"$dir/$rank.orphans"
   if [ ! -d /proc/self ]; then
     kill -TERM -"$group" 2>/dev/null
     return
