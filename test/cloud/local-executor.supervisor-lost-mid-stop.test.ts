@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LocalExecutor } from '../../src/cloud/local/executor.ts';
@@ -54,11 +54,12 @@ async function killSupervisor(supervisor: number) {
 
 describe.runIf(existsSync('/proc/self/stat'))('local executor: a supervisor lost during a stop', () => {
   it('lost before the shell ends: the orphaned trainer gets the SIGTERM from boa', async () => {
-    // The shell takes 2 s to end on the SIGTERM (saying it got it in <log>.shell) and passes none on.
+    // The shell ends on the SIGTERM (saying it got it in <log>.shell) only once the supervisor is gone
+    // (<log>.go), and passes none on.
     const slowShell = (script: string, log: string) => [
       'sh',
       '-c',
-      'trap \': >"$2.shell"; sleep 2; exit 143\' TERM; "$0" "$1" "$2" & wait',
+      'trap \': >"$2.shell"; until [ -e "$2.go" ]; do sleep 0.1; done; exit 143\' TERM; "$0" "$1" "$2" & wait',
       process.execPath,
       script,
       log,
@@ -66,6 +67,7 @@ describe.runIf(existsSync('/proc/self/stat'))('local executor: a supervisor lost
     const signals = await stopAndLoseSupervisor(slowShell, async (supervisor, log) => {
       await until(() => existsSync(`${log}.shell`));
       await killSupervisor(supervisor);
+      writeFileSync(`${log}.go`, '');
     });
     expect(signals).toEqual(['main', 'checkpointed']);
   });

@@ -172,13 +172,16 @@ steady_seconds() {
 # (what a shell that did not exec its command leaves: dash runs `sh -c 'python train.py'` as a child)
 # have nobody to pass the SIGTERM on, and get it, once; their own children do not (DataLoader workers).
 # Without /proc the whole group gets it.
+orphans_said() {
+  : >"$dir/$rank.orphans"
+}
 term_orphans() {
   [ -n "$group" ] && [ -z "$orphans_termed" ] || return 0
   orphans_termed=1
-  # Said before it is sent: boa sends it itself if this supervisor is killed before the main process
-  # ends (replica-stop.ts), and must not send it twice; killed between the two, none is sent.
-  : >"$dir/$rank.orphans"
+  # Said (orphans_said) just before it is sent: boa sends it itself if this supervisor is lost before
+  # it has (replica-stop.ts), and must not send it twice; killed between the two, none is sent.
   if [ ! -d /proc/self ]; then
+    orphans_said
     kill -TERM -"$group" 2>/dev/null
     return
   fi
@@ -192,6 +195,7 @@ term_orphans() {
     members="$members${line%% *} "
     parents="$parents ${line%% *}:$2"
   done
+  orphans_said
   for member in $parents; do
     case $members in
       *" ${member#*:} "*) ;;
