@@ -186,6 +186,10 @@ export const JobView = z
       description:
         "of width, the GPUs the idle fill lent beyond its plan's width from idle GPUs of its nodes; not booked against the budget; 0 when none",
     }),
+    gpuHours: z.number().nullable().optional().openapi({
+      description:
+        "GPU-hours booked to the job so far, as the budget's ledger books allocation: its GPUs (lentGpus left out) times the time it held them, from its first placement, through restarts, rescales, restart backoffs and boa's own downtime, until it ended. Not the nodes' whole cost (booting and idle GPUs are paid too: GET /v1/budget). null: a job submitted before boa kept it (migration 0013)",
+    }),
     generation: z.number().int(),
     workload: z
       .custom<Workload>((v) => typeof v === 'object')

@@ -1,5 +1,6 @@
 import { closest } from './config-sources.ts';
 import { ServiceError } from './errors.ts';
+import { closeGpuTime } from './gpu-time.ts';
 import { type ServiceJob, jobFromRow } from './jobs.ts';
 import { followPlan, replanIfRatesMoved } from './plan-inputs.ts';
 import { nextDraw } from '../core/shares.ts';
@@ -51,6 +52,9 @@ export function registerJob(
       workload: workload ?? null,
       tokenSeed,
       lastSeenAt: now,
+      // Booked GPU-time from submission (gpu-time.ts): none until it is placed.
+      gpuMs: 0,
+      gpuMsSince: now,
       draw,
       idempotencyKey: idempotency?.key ?? null,
       requestFingerprint: idempotency?.fingerprint ?? null,
@@ -111,6 +115,7 @@ export function finishJob(
       svc.flushAllocation(now);
       // What the ticks booked: the idle fill's GPUs were not (idle-fill.ts).
       svc.state.allocatedGpus -= job.allocation.length - job.idleFillGpus;
+      closeGpuTime(job, now);
       job.state = state;
       job.finishedAt = now;
       job.allocation = [];
@@ -140,7 +145,7 @@ export function finishJob(
 /** What ending `job` changes in memory, put back by the function returned. */
 function endUndo(svc: BoaService, job: ServiceJob): () => void {
   const { state, finishedAt, allocation, width, generation, generationSince, exitCode, failureReason } = job;
-  const { idleFillGpus } = job;
+  const { idleFillGpus, gpuMs, gpuMsSince } = job;
   const { allocatedGpus, allocatedFrom } = svc.state;
   const cls = svc.state.classes.get(job.className);
   const samples = cls?.workSamples.map((epoch) => [...epoch]);
@@ -155,6 +160,8 @@ function endUndo(svc: BoaService, job: ServiceJob): () => void {
       exitCode,
       failureReason,
       idleFillGpus,
+      gpuMs,
+      gpuMsSince,
     });
     svc.state.allocatedGpus = allocatedGpus;
     svc.state.allocatedFrom = allocatedFrom;

@@ -44,6 +44,12 @@ export interface ServiceJob {
    * so after a restart the job keeps them and the ledger still books its plan's width.
    */
   idleFillGpus: number;
+  /**
+   * Booked GPU-milliseconds up to `gpuMsSince`, the allocation held since adding to them (gpu-time.ts);
+   * null: a job from before migration 0013, whose GPU-time was not kept.
+   */
+  gpuMs: number | null;
+  gpuMsSince: number | null;
   /** What the executor runs; null for a self-launched job. */
   readonly workload: Workload | null;
   readonly tokenSeed: string | null;
@@ -81,6 +87,8 @@ export function jobFromRow(row: JobRow): ServiceJob {
     generation: row.generation,
     generationSince: row.generationSince ?? null,
     idleFillGpus: row.idleFillGpus,
+    gpuMs: row.gpuMs ?? null,
+    gpuMsSince: row.gpuMsSince ?? null,
     workload: row.workload ?? null,
     tokenSeed: row.tokenSeed,
     restarts: row.restarts,

@@ -72,7 +72,7 @@ export class Scheduler {
     now: number,
     readyNodes: readonly PoolNode[],
     ceilingNodes = Number.POSITIVE_INFINITY,
-    undo = new TickUndo(),
+    undo = new TickUndo(now),
     belowBand = false,
   ): TickDecision {
     const { state, deps } = this.service;
@@ -191,7 +191,7 @@ export class Scheduler {
         ceiling,
         bandFillOptions(fillBelowBand, ceilingLookbackHours(budgetWindowHours, budgetHorizonHours)),
       );
-    const undo = new TickUndo();
+    const undo = new TickUndo(now);
     let decision: TickDecision;
     try {
       decision = this.decide(now, ready, ceilingNodes, undo, belowBand);

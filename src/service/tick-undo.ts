@@ -1,3 +1,4 @@
+import { closeGpuTime } from './gpu-time.ts';
 import type { ServiceJob } from './jobs.ts';
 
 /** The fields of a job a tick's decision changes (Scheduler.decide and followPlan). */
@@ -15,6 +16,8 @@ type TickFields = Pick<
   | 'generation'
   | 'generationSince'
   | 'idleFillGpus'
+  | 'gpuMs'
+  | 'gpuMsSince'
 >;
 
 /**
@@ -25,7 +28,13 @@ type TickFields = Pick<
 export class TickUndo {
   private readonly before = new Map<ServiceJob, TickFields>();
 
-  /** Call before changing `job`: the first call in a tick keeps the job as it was before it. */
+  /** `now`: the tick's time, where a job noted closes its GPU-time (gpu-time.ts). */
+  constructor(private readonly now: number) {}
+
+  /**
+   * Call before changing `job`: the first call in a tick keeps the job as it was before it, and books
+   * its GPU-time up to the tick at the allocation it had.
+   */
   note(job: ServiceJob): void {
     if (this.before.has(job)) return;
     this.before.set(job, {
@@ -41,7 +50,10 @@ export class TickUndo {
       generation: job.generation,
       generationSince: job.generationSince,
       idleFillGpus: job.idleFillGpus,
+      gpuMs: job.gpuMs,
+      gpuMsSince: job.gpuMsSince,
     });
+    closeGpuTime(job, this.now);
   }
 
   restore(): void {

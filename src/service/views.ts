@@ -3,6 +3,7 @@ import { backWithinBudgetView } from './back-within.ts';
 import { belowBudgetNow } from './below-budget.ts';
 import { budgetAllowed, ceilingLookaheadHours, promisedGpuHours } from './budget.ts';
 import { type Averages, averagesFromTotals } from './ledger.ts';
+import { gpuMsAt } from './gpu-time.ts';
 import { nodesOf, type ServiceJob } from './jobs.ts';
 import { ledgerKeptMs } from './retention.ts';
 import { paidGpusNow } from './paid-now.ts';
@@ -24,6 +25,12 @@ const HOURS_PER_MONTH = 730;
 
 function round(value: number, digits = 4): number {
   return Number(value.toFixed(digits));
+}
+
+/** A job's booked GPU-hours to `now` (gpu-time.ts); null when not kept. */
+function gpuHoursOf(job: ServiceJob, now: number): number | null {
+  const ms = gpuMsAt(job, now);
+  return ms === null ? null : round(ms / HOUR);
 }
 
 function averagesView(a: Averages) {
@@ -225,6 +232,8 @@ export function jobView(job: ServiceJob, lastTickAt: number | undefined, now: nu
     width: job.width,
     // Of `width`, the GPUs the idle fill lent beyond the plan's: run, not booked against the budget.
     lentGpus: job.idleFillGpus,
+    // Its share of the ledger's allocated GPU-hours (lent GPUs left out, as the budget leaves them out).
+    gpuHours: gpuHoursOf(job, now),
     generation: job.generation,
     workload: job.workload,
     restarts: job.restarts,

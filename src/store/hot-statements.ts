@@ -47,7 +47,7 @@ export function prepareHot(db: Db) {
         'epoch_generation = @epochGeneration, epoch_timed_from_report = @epochTimedFromReport, work_done_seconds = @workDoneSeconds, width = @width, allocation = @allocation, ' +
         'generation = @generation, restarts = @restarts, exit_code = @exitCode, failure_reason = @failureReason, ' +
         'restart_not_before = @restartNotBefore, last_report_at = @lastReportAt, generation_since = @generationSince, ' +
-        'idle_fill_gpus = @idleFillGpus ' +
+        'idle_fill_gpus = @idleFillGpus, gpu_ms = @gpuMs, gpu_ms_since = @gpuMsSince ' +
         'where id = @id',
     ),
     touchJob: c.prepare('update jobs set last_seen_at = ? where id = ?'),

@@ -49,6 +49,8 @@ export type JobStateColumns = Pick<
   | 'lastReportAt'
   | 'generationSince'
   | 'idleFillGpus'
+  | 'gpuMs'
+  | 'gpuMsSince'
 >;
 
 /**

@@ -82,6 +82,13 @@ export const jobs = sqliteTable(
      */
     idleFillGpus: integer('idle_fill_gpus').notNull().default(0),
     /**
+     * GPU-milliseconds booked to the job (its allocation less lent GPUs, as the ledger books them) up to
+     * `gpuMsSince`; from then on it books its current allocation (service/gpu-time.ts). Null: a job from
+     * before migration 0013, whose earlier GPU-time was not kept.
+     */
+    gpuMs: real('gpu_ms'),
+    gpuMsSince: integer('gpu_ms_since'),
+    /**
      * The Idempotency-Key the job was submitted with, if any: unique, so a retried or concurrent
      * submission finds this job instead of creating another (SQLite's unique index allows many NULLs).
      */

@@ -60,21 +60,22 @@ describe('boa jobs', () => {
 
     const list = await s.boa(['jobs', 'list']);
     expect(list.status).toBe(0);
-    expect(list.stdout.split('\n')[0]).toMatch(/^id\s+name\s+class\s+state\s+epoch\s+GPUs/);
+    expect(list.stdout.split('\n')[0]).toMatch(/^id\s+name\s+class\s+state\s+epoch\s+GPUs\s+GPU-h/);
     const [row] = rows(list.stdout);
-    expect(row?.slice(0, 9)).toEqual([
+    expect(row?.slice(0, 10)).toEqual([
       String(id),
       'resnet18',
       'cifar10',
       'waiting',
       '1', // its first statistical epoch
       '0',
+      '0.00', // never placed: no GPU-hours booked
       expect.any(String),
       '-',
       '-',
     ]);
     // Why it waits (a plan, nodes to boot, or the budget), in the last column.
-    expect(row?.slice(9).join(' ')).toMatch(
+    expect(row?.slice(10).join(' ')).toMatch(
       /^(waits for a plan \(is a budget set\? boa budget set N\)|waits for nodes|queued for the budget)$/,
     );
 

@@ -36,6 +36,8 @@ describe('a tick whose transaction rolls back', () => {
         allocation: j.allocation,
         generation: j.generation,
         startedAt: j.startedAt,
+        gpuMs: j.gpuMs,
+        gpuMsSince: j.gpuMsSince,
       });
       expect(saved(stored)).toEqual(saved(inMemory as typeof stored));
       // The ledger's allocation samples follow one another with no gap and no overlap: the failed

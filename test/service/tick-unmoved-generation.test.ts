@@ -18,7 +18,7 @@ const running = (allocation: string[], generation: number) =>
 
 describe('a job moved and moved back within one tick', () => {
   it('gets its generation back; a job that moved keeps its new one', () => {
-    const undo = new TickUndo();
+    const undo = new TickUndo(0);
     const back = running(['a'], 1);
     const moved = running(['a'], 1);
     for (const job of [back, moved]) undo.note(job);
@@ -31,7 +31,7 @@ describe('a job moved and moved back within one tick', () => {
   });
 
   it('a job moved twice within one tick is one generation on', () => {
-    const undo = new TickUndo();
+    const undo = new TickUndo(0);
     const job = running(['x'], 4);
     undo.note(job);
     Object.assign(job, { allocation: ['y'], generation: 5, generationSince: 9 });
@@ -41,7 +41,7 @@ describe('a job moved and moved back within one tick', () => {
   });
 
   it('a waiting job placed and then not is not started', () => {
-    const undo = new TickUndo();
+    const undo = new TickUndo(0);
     const job = {
       allocation: [],
       width: 0,

@@ -13,6 +13,7 @@ import { openStore } from '../../src/store/db.ts';
 import { Repository } from '../../src/store/repository.ts';
 import { migrationsBefore } from './schema-versions.ts';
 import { jobFromRow } from '../../src/service/jobs.ts';
+import { closeGpuTime, gpuMsAt } from '../../src/service/gpu-time.ts';
 import { jobView } from '../../src/service/views.ts';
 import { outcome } from '../../src/cli/commands/jobs.ts';
 
@@ -141,6 +142,35 @@ describe('migrating a stored database', () => {
       expect(job.idleFillGpus).toBe(0);
       repo.saveJobState({ ...job, idleFillGpus: 3 });
       expect(repo.getJob(job.id)?.idleFillGpus).toBe(3);
+    } finally {
+      store.close();
+    }
+  });
+
+  it('a job from before 0013 has no GPU-time kept: it reads null, shown as not kept, and saves', () => {
+    const dataDir = tempDir();
+    const old = new Database(join(dataDir, 'boa.sqlite'));
+    migrate(drizzle(old), { migrationsFolder: before('0013_gpu_ms') });
+    old
+      .prepare(
+        `INSERT INTO jobs (name, class_name, token_hash, state, submitted_at, allocation, width)
+         VALUES ('running', 'cifar10', ?, 'running', 1000, '["n1","n1"]', 2)`,
+      )
+      .run('a'.repeat(64));
+    old.close();
+
+    const store = openStore(dataDir);
+    try {
+      const repo = new Repository(store.db);
+      const [row] = repo.listJobs(10);
+      const job = jobFromRow(row!);
+      // Its GPU-time before the migration is unknown: none is shown rather than a part of it.
+      expect(job.gpuMs).toBeNull();
+      expect(gpuMsAt(job, 5000)).toBeNull();
+      closeGpuTime(job, 5000);
+      expect(job.gpuMs).toBeNull();
+      repo.saveJobState({ ...job, gpuMs: 7, gpuMsSince: 5000 });
+      expect(repo.getJob(job.id)).toMatchObject({ gpuMs: 7, gpuMsSince: 5000 });
     } finally {
       store.close();
     }

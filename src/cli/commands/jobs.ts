@@ -199,6 +199,7 @@ function renderJob(job: JobView, logs: string | undefined): string {
     ['state', [job.state, outcome(job)].filter(Boolean).join(': ')],
     // An ended job's generation went up as it stopped (its replicas read that as "stop"): none ran it.
     ['GPUs', active ? `${job.width}, generation ${job.generation}` : `${job.width}`],
+    ['GPU-hours', gpuHoursLine(job)],
     // Counted from 1, as people count: the API's statEpoch is an index. Not the trainer's own epochs.
     ['statistical epoch', `${job.statEpoch + 1}${epochs ? ` of ${epochs}` : ''}${work}`],
     ['plan widths', job.widths ? `${job.widths.join(' ')} by epoch (plan #${job.planId})` : null],
@@ -228,6 +229,21 @@ function renderJob(job: JobView, logs: string | undefined): string {
   ]);
 }
 
+/**
+ * What the job cost the budget so far: its share of the ledger's allocated GPU-hours. Left out for a
+ * service too old to say (undefined).
+ */
+function gpuHoursLine(job: JobView): string | null {
+  if (job.gpuHours === undefined) return null;
+  if (job.gpuHours === null) return 'not kept (submitted before boa kept it)';
+  return `${fixed(job.gpuHours, 2)} booked to the budget (lent GPUs not counted)`;
+}
+
+/** GPU-hours for the list: '-' when not kept or from a service too old to say. */
+function gpuHoursCell(job: JobView): string {
+  return job.gpuHours === undefined || job.gpuHours === null ? '-' : fixed(job.gpuHours, 2);
+}
+
 /** The rank `show`'s output line points at, and why that one. */
 function whichRank(job: JobView): string {
   // undefined: a service from before failedRank.
@@ -245,13 +261,14 @@ function renderJobs(jobs: JobView[]): string {
     j.state,
     j.statEpoch + 1,
     j.width,
+    gpuHoursCell(j),
     when(j.submittedAt),
     when(j.startedAt),
     when(j.finishedAt),
     outcome(j),
   ]);
   return table(
-    ['id', 'name', 'class', 'state', 'epoch', 'GPUs', 'submitted', 'started', 'finished', 'note'],
+    ['id', 'name', 'class', 'state', 'epoch', 'GPUs', 'GPU-h', 'submitted', 'started', 'finished', 'note'],
     rows,
   );
 }
