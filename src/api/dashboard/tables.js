@@ -124,6 +124,8 @@ function renderActiveJobs(running, waiting, counts) {
     escapeHtml(j.class),
     escapeHtml(j.state),
     j.width,
+    // Booked to the budget so far (lent GPUs left out); '-' for a job from before boa kept it.
+    typeof j.gpuHours === 'number' ? j.gpuHours.toFixed(2) : '-',
     // Counted from 1, as the CLI shows it (the API's statEpoch is 0-based).
     `${j.statEpoch + 1}${j.widths ? ` of ${j.widths.length}` : ''}`,
     utcTime(j.startedAt ?? j.submittedAt),
@@ -136,7 +138,7 @@ function renderActiveJobs(running, waiting, counts) {
     .filter(([total, shown]) => total > shown)
     .map(([total, shown, state]) => `the newest ${shown} of ${total} ${state}`);
   $('active-jobs').innerHTML = jobs.length
-    ? `${table(['id', 'name', 'class', 'state', 'GPUs', 'epoch', 'since', 'note'], rows)}${
+    ? `${table(['id', 'name', 'class', 'state', 'GPUs', 'GPU-h', 'epoch', 'since', 'note'], rows)}${
         more.length ? `<p class="shown">Shown: ${more.join('; ')} (all: <code>boa jobs list</code>).</p>` : ''
       }`
     : '<p>No job is waiting or running.</p>';

@@ -471,6 +471,9 @@ describe('errors', () => {
     await dash.refresh(s.token);
     expect(dash.element('numbers').innerHTML).toContain('budget-value');
     expect(dash.element('active-jobs').innerHTML).toContain('<td>a</td>');
+    // Its GPU-hours booked so far, as the API gives them (gpuHours), beside its GPUs.
+    expect(dash.element('active-jobs').innerHTML).toMatch(/<th>GPUs<\/th><th>GPU-h<\/th>/);
+    expect(dash.element('active-jobs').innerHTML).toMatch(/<td>\d+\.\d\d<\/td>/);
     expect(dash.element('widths').innerHTML).toMatch(/^<p>plan #\d+/);
     expect(dash.element('frontier-chart').innerHTML).toBe(
       '<p class="error">could not show this: internal error; see the service log</p>',
