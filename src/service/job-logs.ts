@@ -85,16 +85,23 @@ async function readLog<T>(
     const which = query.generation !== undefined ? `generation ${query.generation}, ` : '';
     // A job never given GPUs has no log at all: say that, not every way a log can be missing.
     const ranks = nodesOf(job.allocation).length;
+    const kept =
+      job.startedAt !== null && !(query.generation === undefined && ranks > 0)
+        ? await keptRanks(executor, job.id, query)
+        : undefined;
     const why =
       job.startedAt === null
         ? job.state === 'waiting'
           ? `it has not run yet (it waits for GPUs: boa jobs show ${job.id})`
           : `it never ran (${job.state} before it had GPUs)`
         : query.generation === undefined && ranks > 0 && query.rank >= ranks
-          ? `it runs ${ranks === 1 ? 'rank 0 only' : `ranks 0 to ${ranks - 1}`} now (generation ${job.generation}; an older generation's: --generation)`
-          : `the rank is not one of its replicas, it is older than the job's newest 10 generations (their logs ` +
-            `are not kept), that generation has not started yet, or (Kubernetes) its pod went and boa kept no ` +
-            `log of it`;
+          ? `it runs ${rankRange(ranks)} now (generation ${job.generation}; an older generation's: --generation)`
+          : kept
+            ? `generation ${kept.generation}${query.generation === undefined ? ', its newest with a log,' : ''} ` +
+              `has the logs of ${rankRange(kept.ranks)}`
+            : `the rank is not one of its replicas, it is older than the job's newest 10 generations (their logs ` +
+              `are not kept), that generation has not started yet, or (Kubernetes) its pod went and boa kept no ` +
+              `log of it`;
     throw new ServiceError(
       404,
       'no_log',
@@ -102,4 +109,36 @@ async function readLog<T>(
     );
   }
   return log;
+}
+
+function rankRange(ranks: number): string {
+  return ranks === 1 ? 'rank 0 only' : `ranks 0 to ${ranks - 1}`;
+}
+
+/** Ranks are numbered from 0 without gaps; a generation has at most one replica per node. */
+const MOST_RANKS_LOOKED_FOR = 256;
+
+/**
+ * The ranks whose logs the asked generation (or the newest one with rank 0's) keeps, for a rank asked
+ * of it that has none: an ended job has no allocation to say how many replicas it ran. Undefined when
+ * rank 0 has none either, or reading fails (the message then lists every way a log can be missing).
+ */
+async function keptRanks(
+  executor: Executor,
+  jobId: number,
+  query: JobLogsQuery,
+): Promise<{ generation: number; ranks: number } | undefined> {
+  const read = (rank: number, generation: number | undefined) =>
+    executor.logs?.({ jobId, rank, tailLines: 1, ...(generation !== undefined ? { generation } : {}) });
+  try {
+    if (query.rank === 0) return undefined;
+    const first = await read(0, query.generation);
+    if (!first) return undefined;
+    let ranks = 1;
+    while (ranks < Math.min(query.rank, MOST_RANKS_LOOKED_FOR) && (await read(ranks, first.generation)))
+      ranks++;
+    return { generation: first.generation, ranks };
+  } catch {
+    return undefined;
+  }
 }

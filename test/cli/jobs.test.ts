@@ -493,6 +493,24 @@ describe('boa jobs', () => {
     expect(silent).toMatchObject({ status: 0, stdout: '' });
     expect(silent.stderr).toBe(`boa: job ${quiet.body.id}'s rank 0 has written nothing yet\n`);
 
+    // Ended, it holds no GPUs to say how many replicas it ran: the ranks whose logs are kept say it.
+    expect((await s.request('POST', `/v1/jobs/${body.id}/cancel`)).status).toBe(200);
+    expect((await s.boa(['jobs', 'logs', String(body.id), '--rank', '9'])).stderr).toContain(
+      `no log kept for rank 9: generation ${generation}, its newest with a log, has the logs of ${named}`,
+    );
+    const asked = await s.boa([
+      'jobs',
+      'logs',
+      String(body.id),
+      '--rank',
+      '9',
+      '--generation',
+      String(generation),
+    ]);
+    expect(asked.stderr).toContain(
+      `no log kept for generation ${generation}, rank 9: generation ${generation} has the logs of ${named}`,
+    );
+
     // A service that runs no jobs keeps no logs.
     const plain = await startCliService();
     cleanups.push(plain.close);
