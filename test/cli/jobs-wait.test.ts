@@ -66,6 +66,12 @@ describe('boa jobs wait', () => {
     expect(run.stderr).toMatch(new RegExp(`^job ${b.id} \\(cifar10\\): done$`, 'm'));
     const rows = run.stdout.trimEnd().split('\n').slice(1);
     expect(rows.map((row) => row.split(/\s{2,}/)[3])).toEqual(['done', 'done']);
+    // What each cost the budget, as the API books it: 0.00 when it never held a GPU.
+    expect(run.stdout.split('\n')[0]).toMatch(/\sGPU-h$/);
+    const booked = await Promise.all(
+      [a.id, b.id].map(async (id) => (await s.request('GET', `/v1/jobs/${id}`)).body.gpuHours as number),
+    );
+    expect(rows.map((row) => row.split(/\s{2,}/)[5])).toEqual(booked.map((h) => h.toFixed(2)));
   });
 
   it('refuses an --interval that is not a decimal number of seconds from 0.1 to 3600', async () => {

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { jobView } from '../../service/views.ts';
 import { type CliContext, contextOf, output } from '../context.ts';
 import { CliError, EXIT, usageError } from '../errors.ts';
-import { printable, table, when } from '../format.ts';
+import { fixed, printable, table, when } from '../format.ts';
 import { resolveJobRef } from '../job-refs.ts';
 import { isDecimal } from '../parse.ts';
 
@@ -139,10 +139,16 @@ export function describeJob(job: JobView): string {
   return `${who}: ${job.state}${why}${output}`;
 }
 
+/** GPU-hours for the list: '-' when not kept or from a service too old to say. */
+export function gpuHoursCell(job: JobView): string {
+  return job.gpuHours === undefined || job.gpuHours === null ? '-' : fixed(job.gpuHours, 2);
+}
+
 function render(views: readonly JobView[]): string {
   return table(
-    ['id', 'name', 'class', 'state', 'finished'],
-    views.map((v) => [v.id, v.name, v.class, v.state, when(v.finishedAt)]),
+    ['id', 'name', 'class', 'state', 'finished', 'GPU-h'],
+    // What each cost the budget ('-': not kept, or a service too old to say).
+    views.map((v) => [v.id, v.name, v.class, v.state, when(v.finishedAt), gpuHoursCell(v)]),
   );
 }
 

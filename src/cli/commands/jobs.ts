@@ -11,7 +11,7 @@ import { parseNumber } from '../parse.ts';
 import { addCancelCommand } from './jobs-cancel.ts';
 import { addSubmitCommand } from './jobs-submit.ts';
 import { addLogsCommand } from './jobs-logs.ts';
-import { addWaitCommand, failedOutputCommand } from './jobs-wait.ts';
+import { addWaitCommand, failedOutputCommand, gpuHoursCell } from './jobs-wait.ts';
 
 type JobView = ReturnType<typeof jobView>;
 
@@ -237,11 +237,6 @@ function gpuHoursLine(job: JobView): string | null {
   if (job.gpuHours === undefined) return null;
   if (job.gpuHours === null) return 'not kept (submitted before boa kept it)';
   return `${fixed(job.gpuHours, 2)} booked to the budget (lent GPUs not counted)`;
-}
-
-/** GPU-hours for the list: '-' when not kept or from a service too old to say. */
-function gpuHoursCell(job: JobView): string {
-  return job.gpuHours === undefined || job.gpuHours === null ? '-' : fixed(job.gpuHours, 2);
 }
 
 /** The rank `show`'s output line points at, and why that one. */
