@@ -85,10 +85,9 @@ async function readLog<T>(
     const which = query.generation !== undefined ? `generation ${query.generation}, ` : '';
     // A job never given GPUs has no log at all: say that, not every way a log can be missing.
     const ranks = nodesOf(job.allocation).length;
-    const kept =
-      job.startedAt !== null && !(query.generation === undefined && ranks > 0)
-        ? await keptRanks(executor, job.id, query)
-        : undefined;
+    // Only a job holding no GPUs (ended, or queued again) is counted: its logs are kept files, where a
+    // running one's may be live pods, a request each.
+    const kept = job.startedAt !== null && ranks === 0 ? await keptRanks(executor, job.id, query) : undefined;
     const why =
       job.startedAt === null
         ? job.state === 'waiting'
