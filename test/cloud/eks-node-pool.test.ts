@@ -110,6 +110,31 @@ describe('EksNodePool.setDesiredSize', () => {
     expect(ng.group.desiredSize).toBe(7);
   });
 
+  it('does not send a raise it waited for as a lowering, once another update took the group past it', async () => {
+    // boa asks 3 -> 5 (a raise: its caller protected nothing). While it waits out another update, that
+    // update takes the group to 8: 5 would now let the group pick three nodes to end, busy ones too.
+    let outside = false;
+    const { ng, pool, logs } = setup({
+      desiredSize: 3,
+      whileSleeping: () => {
+        if (outside) return;
+        outside = true;
+        ng.setDesiredOutside(8);
+      },
+    });
+    ng.failNext('UpdateNodegroupConfig', [inUse()]);
+    await expect(pool.setDesiredSize(5)).rejects.toThrow(
+      /another update set its desired size to 8 while boa waited to raise it to 5; a lowering is not sent/,
+    );
+    expect(ng.updateCalls().map((c) => c.args[0].input.scalingConfig?.desiredSize)).toEqual([5]);
+    expect(ng.group.desiredSize).toBe(8);
+    expect(logs.events()).toContain('resize.turned-lowering');
+    // A lowering asked as one is sent as one, in-use or not.
+    ng.failNext('UpdateNodegroupConfig', [inUse()]);
+    expect(await pool.setDesiredSize(4)).toMatchObject({ requested: 4 });
+    expect(ng.group.desiredSize).toBe(4);
+  });
+
   it('fails clearly when the group stays in use, leaving the desired size alone, within seconds', async () => {
     const { ng, pool, logs, time } = setup();
     ng.failNext('UpdateNodegroupConfig', Array.from({ length: 8 }, inUse));

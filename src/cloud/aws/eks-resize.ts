@@ -40,6 +40,7 @@ export async function resizeNodegroup(target: number, pool: ResizeDeps): Promise
       'UpdateNodegroupConfig',
     );
   }
+  let raising: boolean | undefined;
   for (let attempt = 1; ; attempt++) {
     // Re-read every attempt: whoever held the group may have changed its bounds or desired size.
     const group = await pool.readGroup();
@@ -56,6 +57,18 @@ export async function resizeNodegroup(target: number, pool: ResizeDeps): Promise
     if (requested === group.desiredSize) {
       pool.logger.info({ event: 'resize.skipped', ...fields, reason: 'unchanged' }, 'resize skipped');
       return { requested };
+    }
+    raising ??= requested > group.desiredSize;
+    if (raising && requested < group.desiredSize) {
+      // The caller protects boa's nodes only before a lowering: a raise that the update it waited out
+      // turned into one would let the group pick which nodes go, busy ones too (found in review).
+      pool.logger.warn({ event: 'resize.turned-lowering', ...fields }, 'resize not sent: now a lowering');
+      throw new CloudError(
+        `node group ${pool.config.clusterName}/${pool.config.nodegroupName}: another update set its desired ` +
+          `size to ${group.desiredSize} while boa waited to raise it to ${requested}; a lowering is not ` +
+          `sent in its place (boa's nodes are protected only before one): the next pass decides again`,
+        'UpdateNodegroupConfig',
+      );
     }
     // The attempt is part of the generation: a request refused as in-use applied nothing, so its
     // successor may not be answered from it; retries of one attempt (throttling, timeouts) share a token.
