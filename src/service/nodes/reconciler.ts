@@ -81,6 +81,8 @@ export class NodeReconciler {
   private readonly readiness: NodeReadiness;
   /** Holding off the group while EKS applies an update boa did not ask for (updatedByEks). */
   private holding = false;
+  /** The newest tick's target: a pass still running when the next tick chose more removals sizes on it. */
+  private latestTarget: number | undefined;
 
   constructor(private readonly deps: NodeReconcilerDeps) {
     this.backoff = new CapacityBackoff(deps.settings.backoff);
@@ -121,6 +123,7 @@ export class NodeReconciler {
 
   /** The tick's hook: starts a pass unless one is still running (the next tick sees what it missed). */
   afterTick(input: NodeTickInput): void {
+    this.latestTarget = input.target;
     if (this.running || !input.group) return;
     this.running = this.pass(input, input.group)
       .catch((error: Error) => {
@@ -140,6 +143,7 @@ export class NodeReconciler {
     const now = this.deps.clock.now();
     this.readiness.note(input.nodes, now);
     this.removing.note(input.nodes);
+    this.latestTarget = input.target;
     const group = input.group;
     if (!group || updatedByEks(group)) return false;
     const target = this.bounded(input.target, group);
@@ -207,7 +211,10 @@ export class NodeReconciler {
     this.lastGroup = current;
     // Nodes terminated by boa, in this pass or before and still listed, are out of the group already.
     const live = nodes.filter((n) => !n.leaving && !this.removing.terminated(n.id)).length;
-    let want = target + this.removing.rows().filter((r) => nodes.some((n) => n.id === r.nodeId)).length;
+    // The open removals are read now, a later tick's included, so the target is that tick's too: its own
+    // tick's, higher before a cut, plus the nodes the cut chose raised the group (found in review).
+    const targetNow = this.bounded(this.latestTarget ?? target, current);
+    let want = targetNow + this.removing.rows().filter((r) => nodes.some((n) => n.id === r.nodeId)).length;
     if (this.backoff.observe(current, live, want, now)) {
       this.counters.launchFailures += 1;
       logger.warn(
