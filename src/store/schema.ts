@@ -180,7 +180,10 @@ export const nodeRemovals = sqliteTable(
     chosenAt: integer('chosen_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
     terminatedAt: integer('terminated_at'),
-    /** How the termination ended: sent, already-gone (terminated by someone else, or before a crash). */
+    /**
+     * How the termination ended: sent, already-gone (terminated by someone else, or before a crash); of a
+     * cancelled one, not-listed (its node left the listing before anything was sent to it).
+     */
     outcome: text('outcome'),
     error: text('error'),
   },

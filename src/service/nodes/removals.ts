@@ -126,8 +126,20 @@ export class RemovalWalk {
     const { pool, logger } = this.deps;
     const node = nodes.find((n) => n.id === row.nodeId);
     if (!node) {
-      // Gone already: terminated before a crash, or by someone else. Nothing is sent.
-      this.finish(row, 'already-gone');
+      if (row.state === 'terminating') {
+        // Gone already: terminated before a crash (stored before it was sent). Nothing is sent.
+        this.finish(row, 'already-gone');
+        return 0;
+      }
+      // Never sent: gone by someone else's hand, or a listing that missed it (EC2's eventual
+      // consistency). Closed as never terminated, so a node listed again is a node like any other, used
+      // or chosen again; recorded terminated it stayed paid and was never used or removed (found in review).
+      this.deps.removals.advance(row.id, 'cancelled', this.deps.clock.now(), { outcome: 'not-listed' });
+      this.#open.delete(row.nodeId);
+      this.deps.logger.info(
+        { event: 'node.removal-dropped', nodeId: row.nodeId, reason: row.reason, state: row.state },
+        'a node chosen for removal is no longer listed; nothing was sent to it',
+      );
       return 0;
     }
     if (row.state === 'chosen' || row.state === 'cordoning') {

@@ -63,11 +63,18 @@ class StraightRemovals {
     this.store.insert({ nodeId: node.id, nodeName: null, reason: 'scale-in', at: now });
     this.open.add(node.id);
   }
-  /** Every open removal finished (nothing busy, every terminate sent), as carryOn does then. */
-  carryOn(now: number): void {
+  /**
+   * Every open removal finished (nothing busy, every terminate sent), as carryOn does then; one whose
+   * node the listing lacks, nothing sent to it yet, closed as never terminated.
+   */
+  carryOn(now: number, seen: readonly PoolNode[]): void {
     for (const row of this.store.open()) {
-      this.store.advance(row.id, 'terminated', now);
       this.open.delete(row.nodeId);
+      if (!seen.some((n) => n.id === row.nodeId)) {
+        this.store.advance(row.id, 'cancelled', now);
+        continue;
+      }
+      this.store.advance(row.id, 'terminated', now);
       this.terminated.add(row.nodeId);
     }
   }
@@ -78,7 +85,9 @@ class FakeRemovals {
   readonly rows: NodeRemovalRow[] = [];
   readonly queries: string[][] = [];
   open(): NodeRemovalRow[] {
-    return this.rows.filter((r) => r.state !== 'terminated').map((r) => ({ ...r }));
+    return this.rows
+      .filter((r) => r.state !== 'terminated' && r.state !== 'cancelled')
+      .map((r) => ({ ...r }));
   }
   insert(row: { nodeId: string; nodeName: string | null; reason: 'scale-in'; at: number }): NodeRemovalRow {
     const stored = {
@@ -220,7 +229,7 @@ describe('node listings walked as the last one', () => {
                 () => 0,
                 () => {},
               );
-              straightRemovals.carryOn(now);
+              straightRemovals.carryOn(now, seen);
             } else {
               removals = walk();
               straightRemovals = new StraightRemovals(straightStore);

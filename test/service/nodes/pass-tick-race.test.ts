@@ -4,84 +4,17 @@
  * removal, the new ones included: it raised the group 9 -> 12 right after the budget dropped, launching
  * three paid nodes the next passes scaled in again (found in review).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { NodeReconciler, type NodeTickInput } from '../../../src/service/nodes/reconciler.ts';
-import type { NodeGroupState, NodePool, PoolNode } from '../../../src/service/ports.ts';
-import { openStore } from '../../../src/store/db.ts';
-import { NodeRemovals } from '../../../src/store/node-removals.ts';
-import { Repository } from '../../../src/store/repository.ts';
+import { reconcilerWorld } from './reconciler-world.ts';
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {
   for (const fn of cleanups.splice(0)) fn();
 });
 
-/** Ten idle nodes of a group whose cordons wait until released; terminations lower its desired size. */
-function world() {
-  const dir = mkdtempSync(join(tmpdir(), 'boa-pass-race-'));
-  const store = openStore(dir);
-  cleanups.push(() => {
-    store.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-  let now = 1_800_000_000_000;
-  let desired = 10;
-  const group = (): NodeGroupState => ({ minSize: 0, maxSize: 20, desiredSize: desired, status: 'ACTIVE' });
-  let release!: () => void;
-  const cordoned = new Promise<void>((resolve) => (release = resolve));
-  const resizes: number[] = [];
-  const terminated: string[] = [];
-  const pool = {
-    describe: async () => group(),
-    setDesiredSize: async (n: number) => {
-      resizes.push(n);
-      desired = n;
-      return { requested: n };
-    },
-    listNodes: async () => [],
-    cordon: async () => cordoned,
-    uncordon: async () => {},
-    terminate: async (ids: readonly string[]) => {
-      terminated.push(...ids);
-      desired -= ids.length;
-      return { terminated: [...ids], alreadyGone: [] };
-    },
-    protect: async () => {},
-  } as unknown as NodePool;
-  const nodes: PoolNode[] = Array.from({ length: 10 }, (_, i) => ({
-    id: `i-${i}`,
-    name: `n${i}`,
-    launchedAt: now - 3_600_000 + i,
-    gpus: 4,
-    ready: true,
-  }));
-  const reconciler = new NodeReconciler({
-    pool,
-    removals: new NodeRemovals(store.db),
-    repo: new Repository(store.db),
-    clock: { now: () => now },
-    logger: pino({ level: 'silent' }),
-    settings: { provisionMs: 900_000, backoff: { baseMs: 60_000, maxMs: 600_000 } },
-  });
-  const tick = (target: number): NodeTickInput => ({ target, nodes, group: group(), gpusInUse: () => 0 });
-  return {
-    reconciler,
-    tick,
-    resizes,
-    terminated,
-    release,
-    advance: (ms: number) => (now += ms),
-    desired: () => desired,
-  };
-}
-
 describe('a node pass that runs on into the next tick', () => {
   it('sizes the group on the newest target, never raising it after a cut', async () => {
-    const w = world();
+    const w = reconcilerWorld(cleanups);
     const first = w.tick(9);
     w.reconciler.chooseNow(first);
     w.reconciler.afterTick(first);

@@ -1,0 +1,79 @@
+/**
+ * A NodeReconciler over a real store and a fake pool of ten idle nodes whose cordons wait until
+ * released and whose terminations lower the group's desired size: for races between a pass and ticks.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { NodeReconciler, type NodeTickInput } from '../../../src/service/nodes/reconciler.ts';
+import type { NodeGroupState, NodePool, PoolNode } from '../../../src/service/ports.ts';
+import { openStore } from '../../../src/store/db.ts';
+import { NodeRemovals } from '../../../src/store/node-removals.ts';
+import { Repository } from '../../../src/store/repository.ts';
+
+export function reconcilerWorld(cleanups: Array<() => void>) {
+  const dir = mkdtempSync(join(tmpdir(), 'boa-pass-race-'));
+  const store = openStore(dir);
+  cleanups.push(() => {
+    store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  let now = 1_800_000_000_000;
+  let desired = 10;
+  const group = (): NodeGroupState => ({ minSize: 0, maxSize: 20, desiredSize: desired, status: 'ACTIVE' });
+  let release!: () => void;
+  const cordoned = new Promise<void>((resolve) => (release = resolve));
+  const resizes: number[] = [];
+  const terminated: string[] = [];
+  const pool = {
+    describe: async () => group(),
+    setDesiredSize: async (n: number) => {
+      resizes.push(n);
+      desired = n;
+      return { requested: n };
+    },
+    listNodes: async () => [],
+    cordon: async () => cordoned,
+    uncordon: async () => {},
+    terminate: async (ids: readonly string[]) => {
+      terminated.push(...ids);
+      desired -= ids.length;
+      return { terminated: [...ids], alreadyGone: [] };
+    },
+    protect: async () => {},
+  } as unknown as NodePool;
+  const nodes: PoolNode[] = Array.from({ length: 10 }, (_, i) => ({
+    id: `i-${i}`,
+    name: `n${i}`,
+    launchedAt: now - 3_600_000 + i,
+    gpus: 4,
+    ready: true,
+  }));
+  const removals = new NodeRemovals(store.db);
+  const reconciler = new NodeReconciler({
+    pool,
+    removals,
+    repo: new Repository(store.db),
+    clock: { now: () => now },
+    logger: pino({ level: 'silent' }),
+    settings: { provisionMs: 900_000, backoff: { baseMs: 60_000, maxMs: 600_000 } },
+  });
+  const tick = (target: number, listed: readonly PoolNode[] = nodes): NodeTickInput => ({
+    target,
+    nodes: listed,
+    group: group(),
+    gpusInUse: () => 0,
+  });
+  return {
+    reconciler,
+    removals,
+    nodes,
+    tick,
+    resizes,
+    terminated,
+    release,
+    advance: (ms: number) => (now += ms),
+    desired: () => desired,
+  };
+}
