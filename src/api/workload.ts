@@ -35,7 +35,9 @@ export const WorkloadSchema = strictBody({
   args: z.array(passable('each argument')).max(256).optional(),
   env: z
     .record(
-      z.string().regex(ENV_NAME, 'environment variable names are letters, digits and _'),
+      z
+        .string()
+        .regex(ENV_NAME, 'environment variable names are letters, digits and _, not starting with a digit'),
       z
         .string({ error: 'environment values must be strings' })
         .max(LIMIT, `each environment value is longer than ${LIMIT} characters`)

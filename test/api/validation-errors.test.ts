@@ -171,7 +171,15 @@ describe('validation errors', () => {
       '/v1/jobs',
       { class: 'cifar10', workload: { command: ['node'], env: { 'A=B': 'x' } } },
       'workload.env.A=B',
-      'workload.env.A=B: environment variable names are letters, digits and _',
+      'workload.env.A=B: environment variable names are letters, digits and _, not starting with a digit',
+    ],
+    // Letters and digits alone, but a digit first: the rule says so (it read as letters and digits).
+    [
+      'POST',
+      '/v1/jobs',
+      { class: 'cifar10', workload: { command: ['node'], env: { '1A': 'x' } } },
+      'workload.env.1A',
+      'workload.env.1A: environment variable names are letters, digits and _, not starting with a digit',
     ],
     ['GET', `/v1/jobs?name=${'n'.repeat(201)}`, undefined, 'name', 'name must be at most 200 characters'],
     ['POST', '/v1/history', { arrivals: [] }, 'arrivals', 'arrivals must have at least 1 item'],

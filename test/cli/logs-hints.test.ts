@@ -73,3 +73,25 @@ it('says the hint without the earlier run when looking it up fails', async () =>
     "job 7's rank 0 has written nothing yet in generation 5, its newest run (after a restart or rescale)",
   );
 });
+
+// Found in a newcomer trial: a job failed at start had each run's log empty; the hint said "nothing
+// yet" of a job that had ended and pointed at the run before, as empty.
+it('says nothing was written, without "yet", of a job that ended, and points past runs that wrote nothing', async () => {
+  const client = {
+    textAnswer: async (_method: string, path: string) => {
+      const generation = Number(new URL(path, 'http://boa').searchParams.get('generation'));
+      if (generation === 1) return { text: 'Traceback\n', headers: new Headers() };
+      if (generation === 2 || generation === 3) return { text: '', headers: new Headers() };
+      throw new CliError('no log', EXIT.failed, '{"error":{"code":"no_log"}}');
+    },
+  } as unknown as BoaClient;
+  expect(await nothingWrittenLine(client, 7, 0, 4, false, true)).toBe(
+    "job 7's rank 0 wrote nothing in generation 4, its last run; the run before it: boa jobs logs 7 --generation 1",
+  );
+  expect(await nothingWrittenLine(clientKeeping([]), 7, 0, 1, false, true)).toBe(
+    "job 7's rank 0 has written nothing",
+  );
+  expect(await earlierRunsLine(client, 7, 0, 4)).toBe(
+    'this is generation 4, the newest with a log of rank 0 kept; the newest run before it with a log: boa jobs logs 7 --generation 1',
+  );
+});

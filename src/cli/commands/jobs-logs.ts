@@ -52,7 +52,14 @@ export function addLogsCommand(jobs: Command): void {
       // newest generation alone hid the runs before a rescale or restart (found in a newcomer trial).
       const shown = Number(headers.get('boa-generation'));
       if (text === '') {
-        const line = await nothingWrittenLine(context.client, jobId, rank, shown, generation !== undefined);
+        const line = await nothingWrittenLine(
+          context.client,
+          jobId,
+          rank,
+          shown,
+          generation !== undefined,
+          await jobEnded(context.client, jobId),
+        );
         process.stderr.write(`boa: ${line}\n`);
       } else if (generation === undefined && shown > 1) {
         process.stderr.write(`boa: ${await earlierRunsLine(context.client, jobId, rank, shown)}\n`);
@@ -295,4 +302,14 @@ export function restartLine(job: JobView): string | undefined {
   // ISO UTC, as every other time the CLI prints: the machine's locale and zone are not the reader's.
   const at = when(job.restartNotBefore);
   return `job ${job.id}${name}: its run ended${why ? ` (${why})` : ''}; restart ${job.restarts} at ${at}`;
+}
+
+/** Whether the job has ended, for the hint's words; not known (a failed read): taken as not. */
+async function jobEnded(client: BoaClient, jobId: number): Promise<boolean> {
+  try {
+    const { data } = await client.json<{ state: string }>('GET', `/v1/jobs/${jobId}`);
+    return FINAL_STATES.has(data.state);
+  } catch {
+    return false;
+  }
 }

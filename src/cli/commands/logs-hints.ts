@@ -21,11 +21,16 @@ export async function nothingWrittenLine(
   rank: number,
   shown: number,
   named: boolean,
+  ended = false,
 ): Promise<string> {
   const who = `job ${jobId}'s rank ${rank}`;
   if (named) return `${who} has written nothing in generation ${shown}`;
-  if (!(shown > 1)) return `${who} has written nothing yet`;
-  const newest = `${who} has written nothing yet in generation ${shown}, its newest run (after a restart or rescale)`;
+  // Of a job that ended, "yet" promised output that will never come (found in a newcomer trial).
+  const yet = ended ? '' : ' yet';
+  if (!(shown > 1)) return `${who} has written nothing${yet}`;
+  const newest = ended
+    ? `${who} wrote nothing in generation ${shown}, its last run`
+    : `${who} has written nothing yet in generation ${shown}, its newest run (after a restart or rescale)`;
   const earlier = await newestEarlierLog(client, jobId, rank, shown);
   if (earlier === unknown) return newest;
   if (earlier === undefined) return `${newest}; ${NONE_EARLIER}`;
@@ -68,7 +73,9 @@ async function newestEarlierLog(
   for (let g = shown - 1; g >= Math.max(1, shown - LOOKED_BACK); g--) {
     const query = new URLSearchParams({ rank: String(rank), tail: '1', generation: String(g) });
     try {
-      await client.textAnswer('GET', `/v1/jobs/${jobId}/logs?${query}`);
+      const { text } = await client.textAnswer('GET', `/v1/jobs/${jobId}/logs?${query}`);
+      // A run that wrote nothing is no log to point at (a crash at start): look further back.
+      if (text === '') continue;
       return g;
     } catch (error) {
       // None kept of that one (it never ran, or was pruned): look further back.
