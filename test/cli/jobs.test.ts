@@ -547,6 +547,8 @@ describe('boa jobs', () => {
     // The page before it, as the hint says: the rest, and a short page says nothing.
     const older = await s.boa(['jobs', 'list', '--limit', '2', '--before', '3']);
     expect(rows(older.stdout).map((r) => r[1])).toEqual(['a', 'b']);
+    // A full page that reaches the first job names no page before it (a newcomer was sent to an empty one).
+    expect(older.stderr).toBe('');
     const oldest = await s.boa(['jobs', 'list', '--limit', '2', '--before', '2']);
     expect(rows(oldest.stdout).map((r) => r[1])).toEqual(['a']);
     expect(oldest.stderr).toBe('');

@@ -89,9 +89,14 @@ function renderBudgetSet(data: BudgetSetView): string {
         'comes gets its widths (boa plan)'
       : `plan #${plan.id} allocates ${significant(plan.predictedGpuHoursPerHour)} GPU-hours/hour at the ` +
         `current ${fixed(jobsPerHour, 2)} jobs/hour (boa plan)`;
+  // With no arrivals the minimum is the prior's trace, not a load: `frontier` says "-" there too.
+  const minimum =
+    plan && jobsPerHour < 0.005
+      ? '- (no arrivals seen yet)'
+      : `${significant(data.minFeasibleBudget)} GPU-hours/hour at these arrival rates`;
   const rows: [string, string][] = [
     ['budget set', `${data.gpuHoursPerHour} GPU-hours/hour${perMonth(data.dollarsPerMonth)}`],
-    ['minimum feasible', `${significant(data.minFeasibleBudget)} GPU-hours/hour at these arrival rates`],
+    ['minimum feasible', minimum],
     ['plan', uses],
   ];
   if (data.warning) rows.push(['warning', data.warning]);
@@ -146,7 +151,11 @@ export function renderBudget(b: BudgetView): string {
           `${b.control.ceilingNodes === null ? '- nodes' : counted(b.control.ceilingNodes, 'node')} ` +
             `(${fixed(b.control.ceilingGpus ?? 0, 1)} GPUs) for the next ` +
             `${b.control.horizonHours} h keep the window's average within the budget, and every ` +
-            `${b.window.windowHours}-hour window ending within ${b.control.lookaheadHours} h`,
+            `${b.window.windowHours}-hour window ending within ${b.control.lookaheadHours} h` +
+            // Above what can exist, it is no limit: the group's maximum is (found in a newcomer trial).
+            (b.maxGpus !== null && (b.control.ceilingGpus ?? 0) > b.maxGpus
+              ? `; the node group holds at most ${b.maxGpus} GPUs`
+              : ''),
         ],
         ...(b.control.heartbeatHoldNodes !== null
           ? [

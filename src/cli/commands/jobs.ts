@@ -47,11 +47,19 @@ export function addJobsCommands(program: Command): void {
       const path = query.size > 0 ? `/v1/jobs?${query}` : '/v1/jobs';
       const { data, text } = await context.client.json<{ jobs: JobView[] }>('GET', path);
       output(context, text, () => renderJobs(data.jobs));
-      // On stderr, so the table stays whole for awk: a full page may have older jobs before it.
-      if (!context.json && data.jobs.length === limit)
-        process.stderr.write(
-          `the newest ${limit} jobs are shown; older ones: --before ${data.jobs[0]?.id} (or --limit N, up to 10000)\n`,
-        );
+      // On stderr, so the table stays whole for awk: a full page may have older jobs before it, which
+      // one more row says (a page ending at the first job named an empty one: a newcomer trial).
+      const oldest = data.jobs[0]?.id;
+      if (!context.json && data.jobs.length === limit && oldest !== undefined) {
+        const older = new URLSearchParams(query);
+        older.set('before', String(oldest));
+        older.set('limit', '1');
+        const { data: before } = await context.client.json<{ jobs: JobView[] }>('GET', `/v1/jobs?${older}`);
+        if (before.jobs.length > 0)
+          process.stderr.write(
+            `the newest ${limit} jobs are shown; older ones: --before ${oldest} (or --limit N, up to 10000)\n`,
+          );
+      }
     });
 
   jobs

@@ -53,7 +53,13 @@ export function renderPlan(p: PlanView): string {
       ? `, planned for ${significant(p.planningBudget)} allocated to pay for ${p.budget}`
       : '';
   // The minimum of the rates the plan was made for: `boa frontier` and status give today's.
-  const budget = `${p.budget} GPU-hours/hour (minimum feasible ${significant(p.minFeasibleBudget)} at the plan's rates${planning})`;
+  // With no arrivals the minimum is a load of none, as `budget set` and `frontier` say it.
+  const jobsPerHour = Object.values(inputs.ratesPerHour ?? {}).reduce((sum, r) => sum + r, 0);
+  const minimum =
+    jobsPerHour < 0.005
+      ? '- (no arrivals seen yet)'
+      : `${significant(p.minFeasibleBudget)} at the plan's rates`;
+  const budget = `${p.budget} GPU-hours/hour (minimum feasible ${minimum}${planning})`;
   const summary = keyValues([
     [`plan #${p.id}`, `${p.solver} solver, computed ${when(p.computedAt)} in ${fixed(p.solveMs, 1)} ms`],
     ['budget', budget],
