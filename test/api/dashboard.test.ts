@@ -124,16 +124,18 @@ describe.skipIf(!haveChromium)('dashboard in headless Chromium', () => {
     expect(cells.map((c) => c[1]).sort()).toEqual(['j0', 'j1', 'j2', 'j3', 'j4', 'j5', 'late']);
     const reason =
       /^(waits for a plan|queued for the budget|waits for the next tick|waits for nodes to boot)/;
-    for (const [, , , state, gpus, , , note] of cells) {
+    for (const [, , , state, gpus, gpuHours, , , note] of cells) {
       if (state === 'running') expect(Number(gpus)).toBeGreaterThan(0);
       else expect([state, gpus, note]).toEqual(['waiting', '0', expect.stringMatching(reason)]);
+      // What each has cost the budget so far (none yet for one never placed).
+      expect(gpuHours).toMatch(state === 'running' ? /^\d+\.\d\d$/ : /^0\.00$/);
     }
     const states = cells.map((c) => c[3]);
     expect(states).toEqual([...states].sort((a, b) => (a === b ? 0 : a === 'running' ? -1 : 1)));
     const lateRow = cells.find((c) => c[1] === 'late')!;
     expect(lateRow.slice(0, 5)).toEqual([String(late.id), 'late', 'bert', 'waiting', '0']);
     // No tick has seen it yet: nodes or not, the next tick places it.
-    expect(lateRow[7]).toBe('waits for the next tick');
+    expect(lateRow[8]).toBe('waits for the next tick');
     // Kept for the session: a reload needs no token.
     await page.reload();
     await page.locator('#frontier-chart svg').waitFor({ state: 'attached', timeout: 30_000 });
@@ -164,7 +166,7 @@ describe.skipIf(!haveChromium)('dashboard in headless Chromium', () => {
     const since = new Map(jobs.map((j) => [String(j.id), when(j.startedAt ?? j.submittedAt)]));
     const rows = await page.locator('#active-jobs tbody tr').allInnerTexts();
     expect(rows.length).toBeGreaterThan(0);
-    for (const [id, , , , , , started] of rows.map((r) => r.split('\t').map((c) => c.trim()))) {
+    for (const [id, , , , , , , started] of rows.map((r) => r.split('\t').map((c) => c.trim()))) {
       expect([id, started]).toEqual([id, since.get(id!)]);
     }
     // The ledger runs from the service clock's 00:00 UTC for an hour and a half: the axis reads 01:00,
