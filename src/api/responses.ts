@@ -190,6 +190,10 @@ export const JobView = z
       description:
         "GPU-hours booked to the job so far, as the budget's ledger books allocation: its GPUs (lentGpus left out) times the time it held them, from its first placement, through restarts, rescales, restart backoffs and boa's own downtime, until it ended. Not the nodes' whole cost (booting and idle GPUs are paid too: GET /v1/budget). null: a job submitted before boa kept it (migration 0013)",
     }),
+    dollars: z.number().nullable().optional().openapi({
+      description:
+        "gpuHours at the node's price per GPU-hour (the node's hourly price over its GPUs: BOA_NODE_PRICE_PER_HOUR or the instance type's on-demand price); null when no price is known or gpuHours is null",
+    }),
     generation: z.number().int(),
     workload: z
       .custom<Workload>((v) => typeof v === 'object')

@@ -27,6 +27,11 @@ function round(value: number, digits = 4): number {
   return Number(value.toFixed(digits));
 }
 
+/** What one GPU-hour costs (the node's price over its GPUs); null when no price is known for the type. */
+export function gpuPricePerHour(config: { nodePricePerHour: number | null; gpusPerNode: number }) {
+  return config.nodePricePerHour === null ? null : config.nodePricePerHour / config.gpusPerNode;
+}
+
 /** A job's booked GPU-hours to `now` (gpu-time.ts); null when not kept. */
 function gpuHoursOf(job: ServiceJob, now: number): number | null {
   const ms = gpuMsAt(job, now);
@@ -90,7 +95,7 @@ export function budgetView(service: BoaService) {
   const now = deps.clock.now();
   const { config } = deps;
   // No price known for the instance type: no $ figure rather than another type's.
-  const gpuPrice = config.nodePricePerHour === null ? null : config.nodePricePerHour / config.gpusPerNode;
+  const gpuPrice = gpuPricePerHour(config);
   const perMonth = (gpuHoursPerHour: number) =>
     gpuPrice === null ? null : round(gpuHoursPerHour * gpuPrice * HOURS_PER_MONTH, 2);
   const budget = state.budget;
@@ -198,7 +203,13 @@ function waitingFor(
  * A job as the API shows it; `lastTickAt` (the service's) tells a job no tick has seen yet, `now` a
  * restart backoff still running from one that is over (shown null then, not as a time gone by).
  */
-export function jobView(job: ServiceJob, lastTickAt: number | undefined, now: number) {
+export function jobView(
+  job: ServiceJob,
+  lastTickAt: number | undefined,
+  now: number,
+  gpuPrice: number | null = null,
+) {
+  const gpuHours = gpuHoursOf(job, now);
   return {
     id: job.id,
     name: job.name,
@@ -233,7 +244,9 @@ export function jobView(job: ServiceJob, lastTickAt: number | undefined, now: nu
     // Of `width`, the GPUs the idle fill lent beyond the plan's: run, not booked against the budget.
     lentGpus: job.idleFillGpus,
     // Its share of the ledger's allocated GPU-hours (lent GPUs left out, as the budget leaves them out).
-    gpuHours: gpuHoursOf(job, now),
+    gpuHours,
+    // At the node's price per GPU-hour, when one is known (BOA_NODE_PRICE_PER_HOUR or the type's).
+    dollars: gpuHours === null || gpuPrice === null ? null : round(gpuHours * gpuPrice, 2),
     generation: job.generation,
     workload: job.workload,
     restarts: job.restarts,

@@ -242,6 +242,10 @@ describe('boa jobs', () => {
       logs: `${join(dataDir, 'jobs', String(body.id), String(job.generation))}/<rank>.log`,
     });
     expect(job.width).toBeGreaterThan(0);
+    // What it cost the budget so far, in GPU-hours and at the node's price, as the API books it.
+    expect(lines['GPU-hours']).toBe(
+      `${job.gpuHours.toFixed(2)} booked to the budget (lent GPUs not counted, about $${job.dollars.toFixed(2)})`,
+    );
     // No logs line for a service that is not local to this machine's data dir.
     const elsewhere = await s.boa(['jobs', 'show', String(body.id)], { BOA_DATA_DIR: join(s.cwd, 'none') });
     expect(elsewhere.stdout).not.toMatch(/^logs/m);

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { gpuMsAt } from '../../src/service/gpu-time.ts';
 import { jobFromRow } from '../../src/service/jobs.ts';
+import { jobView } from '../../src/service/views.ts';
 import { ManualClock, startService } from './harness.ts';
 
 const dirs: string[] = [];
@@ -68,6 +69,14 @@ describe("a job's GPU-hours", () => {
     const heldMs = Date.parse(done.finishedAt) - Date.parse(done.startedAt);
     expect(heldMs).toBeGreaterThan(300_000);
     expect(done.gpuHours).toBeCloseTo(heldMs / 3_600_000, 4);
+    // In dollars at the node's price per GPU (the embedded default's g4dn.12xlarge: 4 GPUs).
+    const { nodePricePerHour, gpusPerNode } = s.service.deps.config;
+    expect(nodePricePerHour).toBeGreaterThan(0);
+    expect(done.dollars).toBe(Number(((done.gpuHours * nodePricePerHour!) / gpusPerNode).toFixed(2)));
+    // No price known: no dollar figure rather than another type's.
+    const job = s.service.job(id);
+    expect(jobView(job, undefined, clock.now()).dollars).toBeNull();
+    expect(jobView(job, undefined, clock.now(), 2).dollars).toBe(Number((done.gpuHours * 2).toFixed(2)));
     // Ended: it books nothing more.
     await s.ticks(3);
     expect((await s.request('GET', `/v1/jobs/${id}`)).body.gpuHours).toBe(done.gpuHours);

@@ -18,7 +18,7 @@ import { ServiceError } from '../../service/errors.ts';
 import type { JobState } from '../../store/repository.ts';
 import { followJobLogs, jobLogs } from '../../service/job-logs.ts';
 import { textStream } from '../text-stream.ts';
-import { allocationView, jobView } from '../../service/views.ts';
+import { allocationView, gpuPricePerHour, jobView } from '../../service/views.ts';
 import { jobFromRow } from '../../service/jobs.ts';
 
 const notFound = { 404: jsonContent(ErrorSchema, 'no such job') };
@@ -105,7 +105,12 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
       const registered = {
         id: job.id,
         token,
-        job: jobView(job, c.var.service.state.lastTickAt, c.var.service.deps.clock.now()),
+        job: jobView(
+          job,
+          c.var.service.state.lastTickAt,
+          c.var.service.deps.clock.now(),
+          gpuPricePerHour(c.var.service.deps.config),
+        ),
         warning: workloadWarning(c.var.service.deps.executor?.kind, input.workload),
       };
       if (!replayed) return c.json(registered, 201);
@@ -168,6 +173,7 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
               c.var.service.state.jobs.get(row.id) ?? jobFromRow(row),
               c.var.service.state.lastTickAt,
               c.var.service.deps.clock.now(),
+              gpuPricePerHour(c.var.service.deps.config),
             ),
           ),
         },
@@ -191,6 +197,7 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
           c.var.service.job(c.req.valid('param').id, jobToken(c)),
           c.var.service.state.lastTickAt,
           c.var.service.deps.clock.now(),
+          gpuPricePerHour(c.var.service.deps.config),
         ),
         200,
       ),
@@ -362,6 +369,7 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
             c.var.service.finishJob(c.req.valid('param').id, state, jobToken(c)),
             c.var.service.state.lastTickAt,
             c.var.service.deps.clock.now(),
+            gpuPricePerHour(c.var.service.deps.config),
           ),
           200,
         ),

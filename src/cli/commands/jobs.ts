@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import type { jobView } from '../../service/views.ts';
 import { type Connection, isLocalUrl, localDataDir } from '../connection.ts';
 import { contextOf, output } from '../context.ts';
-import { fixed, keyValues, table, when } from '../format.ts';
+import { dollars, fixed, keyValues, table, when } from '../format.ts';
 import { CliError, EXIT } from '../errors.ts';
 import { resolveJobRef } from '../job-refs.ts';
 import { parseNumber } from '../parse.ts';
@@ -244,7 +244,9 @@ function renderJob(job: JobView, logs: string | undefined): string {
 function gpuHoursLine(job: JobView): string | null {
   if (job.gpuHours === undefined) return null;
   if (job.gpuHours === null) return 'not kept (submitted before boa kept it)';
-  return `${fixed(job.gpuHours, 2)} booked to the budget (lent GPUs not counted)`;
+  // In dollars too where the service knows its nodes' price (none: a service too old, or no price).
+  const cost = typeof job.dollars === 'number' ? `, about ${dollars(job.dollars)}` : '';
+  return `${fixed(job.gpuHours, 2)} booked to the budget (lent GPUs not counted${cost})`;
 }
 
 /** The rank `show`'s output line points at, and why that one. */
