@@ -10,3 +10,11 @@ export function needsLine(allocated: number, paid: number | undefined): string {
     ? `${fixed(allocated, 1)} GPU-hours/hour`
     : `${fixed(asBudget, 1)} GPU-hours/hour paid (${fixed(allocated, 1)} allocated to jobs)`;
 }
+
+/**
+ * Whether these rates are no arrivals at all: with none, every class is planned at a negligible rate, so
+ * a plan's minimum and spend are ten-thousandths of a GPU that read as a load (found in trials).
+ */
+export function noArrivals(ratesPerHour: Readonly<Record<string, number>> | null | undefined): boolean {
+  return Object.values(ratesPerHour ?? {}).reduce((sum, rate) => sum + rate, 0) < 0.005;
+}

@@ -122,23 +122,26 @@ describe('migrating a stored database', () => {
     }
   });
 
-  it('a job running before 0012 has no idle-fill GPUs stored: it reads 0, and a tick can save them', () => {
+  /** A job running on `gpus` GPUs of node n1, stored by a boa from before `tag`, opened by this one. */
+  function runningJobBefore(tag: string, gpus: number) {
     const dataDir = tempDir();
     const old = new Database(join(dataDir, 'boa.sqlite'));
-    migrate(drizzle(old), { migrationsFolder: before('0012_idle_fill_gpus') });
+    migrate(drizzle(old), { migrationsFolder: before(tag) });
     old
       .prepare(
         `INSERT INTO jobs (name, class_name, token_hash, state, submitted_at, allocation, width)
-         VALUES ('running', 'cifar10', ?, 'running', 1000, '["n1","n1","n1","n1"]', 4)`,
+         VALUES ('running', 'cifar10', ?, 'running', 1000, ?, ?)`,
       )
-      .run('a'.repeat(64));
+      .run('a'.repeat(64), JSON.stringify(Array.from({ length: gpus }, () => 'n1')), gpus);
     old.close();
-
     const store = openStore(dataDir);
+    const repo = new Repository(store.db);
+    return { store, repo, job: jobFromRow(repo.listJobs(10)[0]!) };
+  }
+
+  it('a job running before 0012 has no idle-fill GPUs stored: it reads 0, and a tick can save them', () => {
+    const { store, repo, job } = runningJobBefore('0012_idle_fill_gpus', 4);
     try {
-      const repo = new Repository(store.db);
-      const [row] = repo.listJobs(10);
-      const job = jobFromRow(row!);
       expect(job.idleFillGpus).toBe(0);
       repo.saveJobState({ ...job, idleFillGpus: 3 });
       expect(repo.getJob(job.id)?.idleFillGpus).toBe(3);
@@ -148,25 +151,12 @@ describe('migrating a stored database', () => {
   });
 
   it('a job from before 0013 has no GPU-time kept: it reads null, shown as not kept, and saves', () => {
-    const dataDir = tempDir();
-    const old = new Database(join(dataDir, 'boa.sqlite'));
-    migrate(drizzle(old), { migrationsFolder: before('0013_gpu_ms') });
-    old
-      .prepare(
-        `INSERT INTO jobs (name, class_name, token_hash, state, submitted_at, allocation, width)
-         VALUES ('running', 'cifar10', ?, 'running', 1000, '["n1","n1"]', 2)`,
-      )
-      .run('a'.repeat(64));
-    old.close();
-
-    const store = openStore(dataDir);
+    const { store, repo, job } = runningJobBefore('0013_gpu_ms', 2);
     try {
-      const repo = new Repository(store.db);
-      const [row] = repo.listJobs(10);
-      const job = jobFromRow(row!);
       // Its GPU-time before the migration is unknown: none is shown rather than a part of it.
       expect(job.gpuMs).toBeNull();
       expect(gpuMsAt(job, 5000)).toBeNull();
+      expect(jobView(job, undefined, 5000, 1)).toMatchObject({ gpuHours: null, dollars: null });
       closeGpuTime(job, 5000);
       expect(job.gpuMs).toBeNull();
       repo.saveJobState({ ...job, gpuMs: 7, gpuMsSince: 5000 });

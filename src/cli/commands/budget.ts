@@ -4,7 +4,7 @@ import { CliError, EXIT } from '../errors.ts';
 import { contextOf, output } from '../context.ts';
 import { counted, dollars, fixed, keyValues, significant, table, when } from '../format.ts';
 import { parseNumber } from '../parse.ts';
-import { needsLine } from '../load-needs.ts';
+import { needsLine, noArrivals } from '../load-needs.ts';
 import { budgetQuestion } from './budget-questions.ts';
 
 type BudgetView = ReturnType<typeof budgetView>;
@@ -80,20 +80,20 @@ function perMonth(dollarsPerMonth: number | null): string {
 function renderBudgetSet(data: BudgetSetView): string {
   const plan = data.plan;
   const jobsPerHour = plan ? Object.values(plan.ratesPerHour).reduce((sum, r) => sum + r, 0) : 0;
+  const none = plan !== null && noArrivals(plan.ratesPerHour);
   // A new service has seen no arrivals: its plan expects to spend next to nothing, yet gives each job
   // that comes its widths. Said so, rather than "allocates 0.0003".
   const uses = !plan
     ? 'being computed for the new budget: see boa plan'
-    : jobsPerHour < 0.005
+    : none
       ? `plan #${plan.id}: no arrivals seen yet, so it expects to spend next to nothing; each job that ` +
         'comes gets its widths (boa plan)'
       : `plan #${plan.id} allocates ${significant(plan.predictedGpuHoursPerHour)} GPU-hours/hour at the ` +
         `current ${fixed(jobsPerHour, 2)} jobs/hour (boa plan)`;
-  // With no arrivals the minimum is the prior's trace, not a load: `frontier` says "-" there too.
-  const minimum =
-    plan && jobsPerHour < 0.005
-      ? '- (no arrivals seen yet)'
-      : `${significant(data.minFeasibleBudget)} GPU-hours/hour at these arrival rates`;
+  // With no arrivals the minimum is a load of none, not one: `frontier` says "-" there too.
+  const minimum = none
+    ? '- (no arrivals seen yet)'
+    : `${significant(data.minFeasibleBudget)} GPU-hours/hour at these arrival rates`;
   const rows: [string, string][] = [
     ['budget set', `${data.gpuHoursPerHour} GPU-hours/hour${perMonth(data.dollarsPerMonth)}`],
     ['minimum feasible', minimum],

@@ -3,6 +3,7 @@ import type { planView } from '../../service/views.ts';
 import { contextOf, output } from '../context.ts';
 import { PREDICTED_NOTE } from './frontier.ts';
 import { duration, fixed, keyValues, percent, significant, table, when } from '../format.ts';
+import { noArrivals } from '../load-needs.ts';
 
 type PlanView = NonNullable<ReturnType<typeof planView>>;
 
@@ -54,11 +55,9 @@ export function renderPlan(p: PlanView): string {
       : '';
   // The minimum of the rates the plan was made for: `boa frontier` and status give today's.
   // With no arrivals the minimum is a load of none, as `budget set` and `frontier` say it.
-  const jobsPerHour = Object.values(inputs.ratesPerHour ?? {}).reduce((sum, r) => sum + r, 0);
-  const minimum =
-    jobsPerHour < 0.005
-      ? '- (no arrivals seen yet)'
-      : `${significant(p.minFeasibleBudget)} at the plan's rates`;
+  const minimum = noArrivals(inputs.ratesPerHour)
+    ? '- (no arrivals seen yet)'
+    : `${significant(p.minFeasibleBudget)} at the plan's rates`;
   const budget = `${p.budget} GPU-hours/hour (minimum feasible ${minimum}${planning})`;
   const summary = keyValues([
     [`plan #${p.id}`, `${p.solver} solver, computed ${when(p.computedAt)} in ${fixed(p.solveMs, 1)} ms`],
