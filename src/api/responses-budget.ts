@@ -139,6 +139,21 @@ export const BudgetView = z
         .openapi({
           description: "null while the window's paid average is within its budget, or with no budget",
         }),
+      allocatedByClass: z
+        .array(
+          z.object({
+            className: z.string().nullable().openapi({
+              description: 'the job class; null: GPUs of ledger samples from before boa kept classes',
+            }),
+            gpuHours: z.number().openapi({ description: "the class's allocated GPU-hours in the window" }),
+            gpuHoursPerHour: gpuHours('the same over the hours the window covers'),
+            share: z.number().openapi({ description: "of the window's allocated GPU-hours, 0 to 1" }),
+          }),
+        )
+        .openapi({
+          description:
+            "where the window's allocated GPU-hours went, by job class, most first: they add up to allocatedGpuHoursPerHour (GPUs the idle fill lends are not counted, as there)",
+        }),
     }),
     sinceSet: Averages.nullable().openapi({
       description:

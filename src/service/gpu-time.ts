@@ -15,6 +15,30 @@ export function bookedGpus(job: Pick<ServiceJob, 'allocation' | 'idleFillGpus'>)
   return Math.max(0, job.allocation.length - job.idleFillGpus);
 }
 
+/** GPUs booked now by job class, classes with none left out: the ledger's allocation by class. */
+export function bookedByClass(
+  jobs: Iterable<Pick<ServiceJob, 'className' | 'allocation' | 'idleFillGpus'>>,
+): Record<string, number> {
+  const byClass: Record<string, number> = {};
+  for (const job of jobs) {
+    const gpus = bookedGpus(job);
+    if (gpus > 0) byClass[job.className] = (byClass[job.className] ?? 0) + gpus;
+  }
+  return byClass;
+}
+
+/** `byClass` less what `job` books (a new record: the caller's undo keeps the old one). */
+export function withoutJob(
+  byClass: Readonly<Record<string, number>>,
+  job: Pick<ServiceJob, 'className' | 'allocation' | 'idleFillGpus'>,
+): Record<string, number> {
+  const left = { ...byClass };
+  const gpus = (left[job.className] ?? 0) - bookedGpus(job);
+  if (gpus > 0) left[job.className] = gpus;
+  else delete left[job.className];
+  return left;
+}
+
 /** The job's booked GPU-milliseconds up to `now`; null for a job from before they were kept. */
 export function gpuMsAt(job: GpuTime, now: number): number | null {
   if (job.gpuMs === null || job.gpuMsSince === null) return null;

@@ -1,6 +1,6 @@
 import { closest } from './config-sources.ts';
 import { ServiceError } from './errors.ts';
-import { closeGpuTime } from './gpu-time.ts';
+import { closeGpuTime, withoutJob } from './gpu-time.ts';
 import { type ServiceJob, jobFromRow } from './jobs.ts';
 import { followPlan, replanIfRatesMoved } from './plan-inputs.ts';
 import { nextDraw } from '../core/shares.ts';
@@ -115,6 +115,7 @@ export function finishJob(
       svc.flushAllocation(now);
       // What the ticks booked: the idle fill's GPUs were not (idle-fill.ts).
       svc.state.allocatedGpus -= job.allocation.length - job.idleFillGpus;
+      svc.state.allocatedByClass = withoutJob(svc.state.allocatedByClass, job);
       closeGpuTime(job, now);
       job.state = state;
       job.finishedAt = now;
@@ -146,7 +147,7 @@ export function finishJob(
 function endUndo(svc: BoaService, job: ServiceJob): () => void {
   const { state, finishedAt, allocation, width, generation, generationSince, exitCode, failureReason } = job;
   const { idleFillGpus, gpuMs, gpuMsSince } = job;
-  const { allocatedGpus, allocatedFrom } = svc.state;
+  const { allocatedGpus, allocatedByClass, allocatedFrom } = svc.state;
   const cls = svc.state.classes.get(job.className);
   const samples = cls?.workSamples.map((epoch) => [...epoch]);
   return () => {
@@ -164,6 +165,7 @@ function endUndo(svc: BoaService, job: ServiceJob): () => void {
       gpuMsSince,
     });
     svc.state.allocatedGpus = allocatedGpus;
+    svc.state.allocatedByClass = allocatedByClass;
     svc.state.allocatedFrom = allocatedFrom;
     if (cls && samples) cls.workSamples = samples;
   };

@@ -1,4 +1,5 @@
 import type { ServiceJob } from './jobs.ts';
+import { bookedByClass } from './gpu-time.ts';
 import { IncrementalPlacement } from './placement.ts';
 import type { PoolNode } from './ports.ts';
 import { nodeReconcilerFor } from './nodes/index.ts';
@@ -251,6 +252,7 @@ export class Scheduler {
       throw error;
     }
     state.allocatedGpus = decision.allocatedGpus;
+    state.allocatedByClass = bookedByClass(state.jobs.values());
     state.intervalPlan = intervalPlan(this.service, decision.drainExtraGpus);
     state.lastTickAt = now;
     const computeMs = performance.now() - started;

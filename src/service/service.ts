@@ -1,3 +1,4 @@
+import { bookedByClass } from './gpu-time.ts';
 import { HeartbeatHold, nodeDrainMs } from './heartbeat-hold.ts';
 import type { Logger } from 'pino';
 import type { ClassProfile } from '../core/profile.ts';
@@ -179,6 +180,7 @@ export class BoaService {
     );
     // The plan's widths, as the ticks booked them: the downtime's sample leaves out the idle fill's GPUs too.
     s.allocatedGpus = [...s.jobs.values()].reduce((sum, j) => sum + j.allocation.length - j.idleFillGpus, 0);
+    s.allocatedByClass = bookedByClass(s.jobs.values());
   }
 
   // ---- plans (plan-inputs.ts) ----
@@ -368,12 +370,13 @@ export class BoaService {
 
   /** Closes the current allocation interval into a ledger sample (inside the caller's transaction). */
   flushAllocation(now: number): void {
-    const { allocatedFrom, allocatedGpus, intervalPlan } = this.state;
+    const { allocatedFrom, allocatedGpus, allocatedByClass, intervalPlan } = this.state;
     this.deps.repo.ledger.recordAllocation(
       allocatedFrom,
       now,
       allocatedGpus,
       expectedGpus(intervalPlan, allocatedGpus),
+      allocatedByClass,
     );
     this.state.allocatedFrom = now;
   }

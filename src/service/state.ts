@@ -77,6 +77,8 @@ export class ServiceState {
   nodeStatus: (() => NodeStatusView) | undefined;
   /** Allocated GPUs since `allocatedFrom`, for the ledger's allocation samples. */
   allocatedGpus = 0;
+  /** The same GPUs by job class (gpu-time.ts bookedByClass): the samples' split of the budget. */
+  allocatedByClass: Record<string, number> = {};
   allocatedFrom = 0;
   /** What the plan in force expects of the same interval (demand.ts); undefined without a plan. */
   intervalPlan: IntervalPlan | undefined;

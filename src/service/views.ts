@@ -8,6 +8,7 @@ import { nodesOf, type ServiceJob } from './jobs.ts';
 import { ledgerKeptMs } from './retention.ts';
 import { paidGpusNow } from './paid-now.ts';
 import { clusterShape } from './plan-inputs.ts';
+import { allocatedByClass } from './class-spend.ts';
 import { failedRankOf } from './replica-exits.ts';
 import type { BoaService } from './service.ts';
 import {
@@ -108,7 +109,16 @@ export function budgetView(service: BoaService) {
   return {
     gpuHoursPerHour: budget?.gpuHoursPerHour ?? null,
     setAt: budget ? new Date(budget.setAt).toISOString() : null,
-    window: { ...windowView(service, now, window), backWithinBudget: backWithinBudgetView(service, now) },
+    window: {
+      ...windowView(service, now, window),
+      backWithinBudget: backWithinBudgetView(service, now),
+      allocatedByClass: allocatedByClass(
+        service,
+        windowStart(service, now),
+        now,
+        window.allocatedGpuHoursPerHour * window.hours * HOUR,
+      ),
+    },
     sinceSet: sinceSet ? averagesView(sinceSet) : null,
     dollarsPerMonth: budget ? perMonth(budget.gpuHoursPerHour) : null,
     paidDollarsPerMonth: perMonth(window.paidGpuHoursPerHour),

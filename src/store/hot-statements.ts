@@ -26,7 +26,13 @@ export function prepareHot(db: Db) {
         'on conflict(id) do nothing',
     ),
     allocation: c.prepare(
-      'insert into allocation_samples (from_ms, to_ms, gpus, expected_gpus) values (?, ?, ?, ?)',
+      'insert into allocation_samples (from_ms, to_ms, gpus, expected_gpus, gpus_by_class) values (?, ?, ?, ?, ?)',
+    ),
+    // Each class's allocated GPU-milliseconds over [from, to]; a sample from before classes were kept
+    // has none (null), and its GPUs are the rest of allocatedGpuMs.
+    allocatedGpuMsByClass: c.prepare(
+      'select c.key as className, sum(c.value * max(0, min(s.to_ms, @to) - max(s.from_ms, @from))) as gpuMs ' +
+        'from allocation_samples s, json_each(s.gpus_by_class) c where s.to_ms > @from group by c.key',
     ),
     allocationSince: c.prepare(
       'select from_ms as "from", to_ms as "to", gpus, expected_gpus as expectedGpus ' +

@@ -104,11 +104,27 @@ export class LedgerStore {
    * Stores allocated GPUs over [from, to]. A sample never reaches back before the end of the latest
    * one (a restart resuming from an older cursor would count that time twice), so samples never overlap.
    */
-  recordAllocation(from: number, to: number, gpus: number, expectedGpus: number | null = null): void {
+  recordAllocation(
+    from: number,
+    to: number,
+    gpus: number,
+    expectedGpus: number | null = null,
+    gpusByClass: Readonly<Record<string, number>> | null = null,
+  ): void {
     const start = Math.max(from, this.allocationCursor);
     if (to <= start) return;
-    this.hot.allocation.run(start, to, gpus, expectedGpus);
+    const byClass = gpusByClass === null ? null : JSON.stringify(gpusByClass);
+    this.hot.allocation.run(start, to, gpus, expectedGpus, byClass);
     this.allocationCursor = to;
+  }
+
+  /** Each class's allocated GPU-milliseconds over [from, to], from the samples that kept classes. */
+  allocatedGpuMsByClass(from: number, to: number): Map<string, number> {
+    const rows = this.hot.allocatedGpuMsByClass.all({ from, to }) as Array<{
+      className: string;
+      gpuMs: number;
+    }>;
+    return new Map(rows.filter((r) => r.gpuMs > 0).map((r) => [r.className, r.gpuMs]));
   }
 
   /** Allocation samples that end after `from`, oldest first (the demand ratio's evidence). */

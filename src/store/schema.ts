@@ -144,6 +144,11 @@ export const allocationSamples = sqliteTable(
      * null in samples from before it was kept, read as the GPUs allocated (no evidence either way).
      */
     expectedGpus: real('expected_gpus'),
+    /**
+     * The same GPUs by job class (they add up to `gpus`): where the window's budget went. Null in samples
+     * from before it was kept: their GPUs are counted, their classes not known.
+     */
+    gpusByClass: text('gpus_by_class', { mode: 'json' }).$type<Record<string, number>>(),
   },
   (t) => [index('allocation_samples_to').on(t.to)],
 );

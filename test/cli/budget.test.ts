@@ -144,6 +144,22 @@ describe('boa budget', () => {
     expect(shown).toMatch(/; 1 job queued for the budget/m);
   });
 
+  it("shows where the window's allocated GPU-hours went, by class, and nothing while none were", async () => {
+    const s = await started();
+    await s.boa(['budget', 'set', '40']);
+    const budget = (await s.request('GET', '/v1/budget')).body;
+    expect(budget.window.allocatedByClass).toEqual([]);
+    expect(renderBudget(budget)).not.toMatch(/^allocated in the last/m);
+    const allocatedByClass = [
+      { className: 'bert', gpuHours: 412.34, gpuHoursPerHour: 17.18, share: 0.6 },
+      { className: null, gpuHours: 274.9, gpuHoursPerHour: 11.45, share: 0.4 },
+    ];
+    const text = renderBudget({ ...budget, window: { ...budget.window, allocatedByClass } });
+    expect(text).toMatch(/^allocated in the last 24 h\s+GPU-hours\s+GPU-h\/h\s+share$/m);
+    expect(text).toMatch(/^bert\s+412\.3\s+17\.18\s+60%$/m);
+    expect(text).toMatch(/^\(before classes were kept\)\s+274\.9\s+11\.45\s+40%$/m);
+  });
+
   it("says when the window's paid average is back within its budget, or not at the current rate", async () => {
     const s = await started();
     await s.boa(['budget', 'set', '4']);

@@ -45,9 +45,17 @@ type Booted = Awaited<ReturnType<typeof boot>>;
 
 /** Every job's GPU-ms at `at`, read from the store (what a restart would resume from). */
 function storedJobsGpuMs(s: Booted, at: number): number {
-  let total = 0;
-  for (const row of s.repo.listJobs(1000)) total += gpuMsAt(jobFromRow(row), at) ?? Number.NaN;
-  return total;
+  return [...storedGpuMsByClass(s, at).values()].reduce((sum, ms) => sum + ms, 0);
+}
+
+/** The same by job class, classes whose jobs booked nothing left out (as the ledger leaves them). */
+function storedGpuMsByClass(s: Booted, at: number): Map<string, number> {
+  const byClass = new Map<string, number>();
+  for (const row of s.repo.listJobs(1000)) {
+    const ms = gpuMsAt(jobFromRow(row), at) ?? Number.NaN;
+    if (ms !== 0) byClass.set(row.className, (byClass.get(row.className) ?? 0) + ms);
+  }
+  return byClass;
 }
 
 describe("a job's GPU-hours", () => {
@@ -97,6 +105,8 @@ describe("a job's GPU-hours", () => {
       // Right after a tick every job's interval and the ledger's samples end at the same instant.
       const at = s.repo.ledger.lastAllocationTo() as number;
       expect(storedJobsGpuMs(s, at)).toBe(s.repo.ledger.ledgerTotals(0, at).allocatedGpuMs);
+      // And class by class: the ledger's split of the budget is the jobs' own.
+      expect(s.repo.ledger.allocatedGpuMsByClass(0, at)).toEqual(storedGpuMsByClass(s, at));
     };
 
     for (const cls of ['deepspeech2', 'cifar10', 'bert', 'deepspeech2']) await submit(cls);
@@ -107,7 +117,10 @@ describe("a job's GPU-hours", () => {
     await s.service.planner.idle();
     await s.ticks(8);
     agree();
+    // Between ticks: the end closes the open interval itself, and the next one books without the job.
+    clock.advance(4);
     await s.request('POST', `/v1/jobs/${ids[1]}/complete`);
+    clock.advance(3);
     await submit('cifar10');
     await s.ticks(4);
     agree();
@@ -142,5 +155,52 @@ describe("a job's GPU-hours", () => {
     const shown = (await s.request('GET', '/v1/jobs')).body.jobs as Array<{ gpuHours: number }>;
     const shownSum = shown.reduce((sum, j) => sum + j.gpuHours, 0);
     expect(shownSum).toBeCloseTo(ledger / 3_600_000, 3);
+  });
+});
+
+describe("the budget window's GPU-hours by class", () => {
+  it('GET /v1/budget splits the allocated average by class, the open interval in, older samples as no class', async () => {
+    const dataDir = tempDir();
+    const clock = new ManualClock();
+    let s = await boot(dataDir, clock, 4);
+    expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 24 })).status).toBe(200);
+    await s.service.planner.idle();
+    for (const cls of ['deepspeech2', 'cifar10', 'bert', 'cifar10'])
+      expect((await s.request('POST', '/v1/jobs', { class: cls })).status).toBe(201);
+    await s.ticks(20);
+    // Half a tick after the last: the interval still open counts, by class as in the total.
+    clock.advance(5);
+    type Row = { className: string | null; gpuHours: number; gpuHoursPerHour: number; share: number };
+    const read = async () => (await s.request('GET', '/v1/budget')).body.window;
+    const window = await read();
+    const rows = window.allocatedByClass as Row[];
+    const stored = storedGpuMsByClass(s, clock.now());
+    expect(new Set(rows.map((r) => r.className))).toEqual(new Set(stored.keys()));
+    expect(rows.length).toBeGreaterThanOrEqual(2);
+    for (const row of rows)
+      expect(row.gpuHours).toBeCloseTo(stored.get(row.className as string)! / 3_600_000, 3);
+    const sum = (key: 'gpuHoursPerHour' | 'share') => rows.reduce((total, r) => total + r[key], 0);
+    expect(sum('gpuHoursPerHour')).toBeCloseTo(window.allocatedGpuHoursPerHour, 3);
+    expect(sum('share')).toBeCloseTo(1, 3);
+    // Most first.
+    expect(rows.map((r) => r.gpuHours)).toEqual([...rows.map((r) => r.gpuHours)].sort((a, b) => b - a));
+
+    // A sample written before migration 0014 has no classes: its GPUs are one row of no class.
+    await s.close();
+    const { default: Database } = await import('better-sqlite3');
+    const db = new Database(join(dataDir, 'boa.sqlite'));
+    const oldest = db
+      .prepare(
+        'select id, gpus * (to_ms - from_ms) as gpuMs from allocation_samples where gpus > 0 order by id limit 1',
+      )
+      .get() as { id: number; gpuMs: number };
+    db.prepare('update allocation_samples set gpus_by_class = null where id = ?').run(oldest.id);
+    db.close();
+    s = await boot(dataDir, clock, 4);
+    const after = await read();
+    const unknown = (after.allocatedByClass as Row[]).find((r) => r.className === null);
+    expect(unknown?.gpuHours).toBeCloseTo(oldest.gpuMs / 3_600_000, 4);
+    const afterSum = (after.allocatedByClass as Row[]).reduce((total, r) => total + r.gpuHoursPerHour, 0);
+    expect(afterSum).toBeCloseTo(after.allocatedGpuHoursPerHour, 3);
   });
 });

@@ -150,6 +150,37 @@ describe('migrating a stored database', () => {
     }
   });
 
+  it('allocation samples from before 0014 keep their GPUs, with no classes; new ones are split by class', () => {
+    const dataDir = tempDir();
+    const old = new Database(join(dataDir, 'boa.sqlite'));
+    migrate(drizzle(old), { migrationsFolder: before('0014_gpus_by_class') });
+    old
+      .prepare('INSERT INTO allocation_samples (from_ms, to_ms, gpus, expected_gpus) VALUES (?, ?, ?, ?)')
+      .run(0, 1000, 4, 4);
+    old.close();
+    const store = openStore(dataDir);
+    try {
+      const repo = new Repository(store.db);
+      repo.ledger.recordAllocation(1000, 3000, 3, null, { bert: 2, cifar10: 1 });
+      expect(repo.ledger.ledgerTotals(0, 3000).allocatedGpuMs).toBe(4 * 1000 + 3 * 2000);
+      expect(repo.ledger.allocatedGpuMsByClass(0, 3000)).toEqual(
+        new Map([
+          ['bert', 4000],
+          ['cifar10', 2000],
+        ]),
+      );
+      // Clipped to the span asked for, as the totals are.
+      expect(repo.ledger.allocatedGpuMsByClass(2500, 3000)).toEqual(
+        new Map([
+          ['bert', 1000],
+          ['cifar10', 500],
+        ]),
+      );
+    } finally {
+      store.close();
+    }
+  });
+
   it('a job from before 0013 has no GPU-time kept: it reads null, shown as not kept, and saves', () => {
     const { store, repo, job } = runningJobBefore('0013_gpu_ms', 2);
     try {

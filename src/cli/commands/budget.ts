@@ -6,6 +6,7 @@ import { counted, dollars, fixed, keyValues, significant, table, when } from '..
 import { parseNumber } from '../parse.ts';
 import { needsLine, noArrivals } from '../load-needs.ts';
 import { budgetQuestion } from './budget-questions.ts';
+import { renderClassSpend } from './budget-classes.ts';
 
 type BudgetView = ReturnType<typeof budgetView>;
 
@@ -259,7 +260,8 @@ export function renderBudget(b: BudgetView): string {
           : []),
       ])}`
     : '';
-  return `${head}\n${table(['average over', 'hours', 'paid GPU-h/h', 'allocated GPU-h/h', 'budget GPU-h/h'], rows)}${control}`;
+  const byClass = renderClassSpend(b.window.allocatedByClass, b.window.windowHours);
+  return `${head}\n${table(['average over', 'hours', 'paid GPU-h/h', 'allocated GPU-h/h', 'budget GPU-h/h'], rows)}${byClass}${control}`;
 }
 
 /**
