@@ -43,7 +43,11 @@ function renderNumbers(budget, plan, status) {
       `paid, ${PER_HOUR}, ${windowText(w)}${changed ? ` (the budgets in force over it: ${fmt(promised)})` : ''}${backWithinText(w.backWithinBudget)}`,
       `<span class="${over ? 'over' : ''}">${fmt(w.paidGpuHoursPerHour)}</span>`,
     ),
-    number('allocated-value', `allocated, ${PER_HOUR}, ${windowText(w)}`, fmt(w.allocatedGpuHoursPerHour)),
+    number(
+      'allocated-value',
+      `allocated, ${PER_HOUR}, ${windowText(w)}${byClassText(w.allocatedByClass)}`,
+      fmt(w.allocatedGpuHoursPerHour),
+    ),
     // No price known for the nodes' instance type: no $ tile rather than one that reads like no budget.
     budget.nodePricePerHour === null
       ? ''
@@ -62,6 +66,18 @@ function renderNumbers(budget, plan, status) {
       ? number('below-value', belowLabel(budget.control.belowBudget), fmt(budget.control.belowBudget.gpus, 1))
       : '',
   ].join('');
+}
+
+/**
+ * Where the window's allocated GPU-hours went (GET /v1/budget window.allocatedByClass, most first): the
+ * three largest classes' shares and how many more, so the tile stays one line.
+ */
+function byClassText(rows) {
+  if (!rows || rows.length === 0) return '';
+  const name = (r) => (r.className === null ? 'before classes were kept' : escapeHtml(r.className));
+  const shown = rows.slice(0, 3).map((r) => `${name(r)} ${Math.round(100 * r.share)}%`);
+  const more = rows.length > 3 ? `, ${rows.length - 3} more` : '';
+  return `: ${shown.join(', ')}${more}`;
 }
 
 /** Allocated is the plan's, as the spend chart counts it; GPUs the idle fill lends on top are said apart. */

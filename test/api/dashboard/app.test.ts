@@ -266,6 +266,41 @@ describe('the numbers and tables', () => {
     expect(dash.element('numbers').innerHTML).toContain('paid, GPU-hours per hour, last 24 h average');
   });
 
+  it("name the classes the window's allocated GPU-hours went to, the largest three, escaped", () => {
+    const dash = loadDashboardScript();
+    const label = (allocatedByClass?: unknown[]) => {
+      const window = { hours: 24, windowHours: 24, paidGpuHoursPerHour: 4, allocatedGpuHoursPerHour: 1 };
+      const view = {
+        gpuHoursPerHour: 40,
+        nodePricePerHour: null,
+        control: null,
+        window: { ...window, allocatedByClass },
+      };
+      dash.renderNumbers(view, null, {
+        nodeGroup: { desiredNodes: 1, readyNodes: 1 },
+        gpus: { allocated: 1, paid: 4 },
+      });
+      return /id="allocated-value">[^<]*<\/div><div class="label">([^<]*)</.exec(
+        dash.element('numbers').innerHTML,
+      )?.[1];
+    };
+    const row = (className: string | null, share: number) => ({
+      className,
+      gpuHours: 1,
+      gpuHoursPerHour: 1,
+      share,
+    });
+    expect(label(undefined)).toBe('allocated, GPU-hours per hour, last 24 h average');
+    expect(label([])).toBe('allocated, GPU-hours per hour, last 24 h average');
+    expect(label([row('bert', 0.6), row(null, 0.4)])).toBe(
+      'allocated, GPU-hours per hour, last 24 h average: bert 60%, before classes were kept 40%',
+    );
+    const five = [row('a<b', 0.4), row('c', 0.3), row('d', 0.1), row('e', 0.1), row('f', 0.1)];
+    expect(label(five)).toBe(
+      'allocated, GPU-hours per hour, last 24 h average: a&#60;b 40%, c 30%, d 10%, 2 more',
+    );
+  });
+
   it("show the plan's GPUs as allocated, and the idle fill's lent ones apart when there are some", () => {
     const dash = loadDashboardScript();
     const view = {
