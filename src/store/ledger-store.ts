@@ -6,6 +6,7 @@
  * window's paid sum the spend ceiling reads every tick (paid-window.ts).
  */
 import type { prepareHot } from './hot-statements.ts';
+import { ClassHours } from './class-hours.ts';
 import { type PaidSpan, PaidWindow } from './paid-window.ts';
 
 export class LedgerStore {
@@ -15,8 +16,11 @@ export class LedgerStore {
   private allocationCursor = Number.NEGATIVE_INFINITY;
   /** The paid sum of ledger_nodes mirrored in memory, loaded at the first query (paid-window.ts). */
   private paidWindow: PaidWindow | undefined;
+  /** Each class's allocated GPU-time of whole past hours (class-hours.ts). */
+  private readonly classHours: ClassHours;
 
   constructor(private readonly hot: ReturnType<typeof prepareHot>) {
+    this.classHours = new ClassHours((from, to) => this.classGpuMsFromSamples(from, to));
     this.reload();
   }
 
@@ -25,6 +29,7 @@ export class LedgerStore {
     this.openNodes.clear();
     for (const id of this.hot.openNodeIds.all() as string[]) this.openNodes.add(id);
     this.paidWindow = undefined;
+    this.classHours.clear();
     // A sample rolled back leaves its interval to the next one to record.
     this.allocationCursor = (this.hot.lastAllocationTo.get() as number | null) ?? Number.NEGATIVE_INFINITY;
   }
@@ -120,6 +125,10 @@ export class LedgerStore {
 
   /** Each class's allocated GPU-milliseconds over [from, to], from the samples that kept classes. */
   allocatedGpuMsByClass(from: number, to: number): Map<string, number> {
+    return this.classHours.byClass(from, to, this.allocationCursor);
+  }
+
+  private classGpuMsFromSamples(from: number, to: number): Map<string, number> {
     const rows = this.hot.allocatedGpuMsByClass.all({ from, to }) as Array<{
       className: string;
       gpuMs: number;
