@@ -22,6 +22,11 @@ export interface Fault {
   readonly timeout?: boolean;
   /** Answer 200 and end the stream at once with nothing in it (a watch, through a proxy that cuts it). */
   readonly endAtOnce?: boolean;
+  /**
+   * Answer as usual, but only once this settles: requests held together read the same state (two
+   * clients racing to update one object).
+   */
+  readonly after?: Promise<unknown>;
   /** Which requests it applies to (default: all but watches). */
   readonly match?: (request: RequestInfo) => boolean;
 }
@@ -41,6 +46,7 @@ export interface FaultAction {
   readonly retryAfterSeconds?: number;
   readonly timeout?: boolean;
   readonly endAtOnce?: boolean;
+  readonly after?: Promise<unknown>;
 }
 
 /** Queued faults, consumed in order by the requests they match. */
@@ -51,8 +57,8 @@ export class Faults {
 
   /** The next `count` matching requests fail as described. */
   inject(fault: Fault): void {
-    if (!fault.timeout && !fault.status && !fault.endAtOnce)
-      throw new Error('fault: give a status, timeout: true or endAtOnce: true');
+    if (!fault.timeout && !fault.status && !fault.endAtOnce && !fault.after)
+      throw new Error('fault: give a status, timeout: true, endAtOnce: true or after');
     this.queue.push({ fault, left: fault.count ?? 1 });
   }
 
@@ -71,7 +77,7 @@ export class Faults {
     entry.left--;
     if (entry.left <= 0) this.queue.splice(this.queue.indexOf(entry), 1);
     this.injected++;
-    const { status, message, timeout, endAtOnce, retryAfterSeconds } = entry.fault;
+    const { status, message, timeout, endAtOnce, retryAfterSeconds, after } = entry.fault;
     return {
       ...(status !== undefined
         ? { status, reason: entry.fault.reason ?? REASONS[status] ?? 'InternalError' }
@@ -80,6 +86,7 @@ export class Faults {
       ...(timeout ? { timeout } : {}),
       ...(endAtOnce ? { endAtOnce } : {}),
       ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
+      ...(after ? { after } : {}),
     };
   }
 }

@@ -8,7 +8,9 @@
  * (cluster-scoped) under /api/v1; networkpolicies (namespaced) under /apis/networking.k8s.io/v1 (policyTypes checked, defaulted
  * as the real server does; stored, never enforced: there is no traffic); storageclasses (cluster-scoped)
  * under /apis/storage.k8s.io/v1 (volumeBindingMode defaulted to Immediate on a POST, as the real server
- * does; nothing is provisioned: a test sets a claim's status.phase itself):
+ * does; nothing is provisioned: a test sets a claim's status.phase itself); leases (namespaced) under
+ * /apis/coordination.k8s.io/v1 (stored as given: nothing expires them; a PUT with a stale
+ * resourceVersion is 409 Conflict, as below):
  * - create (POST; 409 AlreadyExists; 422 Invalid for bad names, label values, pods without containers),
  *   get, list (labelSelector: =, ==, !=, in, notin, exists, !exists; fieldSelector: metadata.name,
  *   metadata.namespace, spec.nodeName, status.phase, spec.unschedulable), list across namespaces.
@@ -34,7 +36,8 @@
  *   the pod goes); cutLogStreams() breaks the followed ones' connections.
  * - faults: faults.inject({status: 429|500|503|409, count, retryAfterSeconds, message, match}) fails the
  *   next matching requests with a Status body; {timeout: true} never answers them (the client must time out);
- *   {endAtOnce: true} answers 200 and ends the stream at once (a watch cut by a proxy).
+ *   {endAtOnce: true} answers 200 and ends the stream at once (a watch cut by a proxy); {after: promise}
+ *   answers them as usual once the promise settles (requests held together read the same state).
  *   By default faults match every request but watches.
  *
  * Control API for tests (no HTTP):
@@ -55,9 +58,9 @@
  * - kubelet.kill(pod, reason = 'OOMKilled'): exit code 137 from outside.
  * - kubelet.finishTermination(pod?): terminating pods whose containers stopped are removed.
  * - Options kubelet.autoStartMs / autoStopMs make the kubelet start pods and finish terminations by itself.
- * - pods(namespace?), services(namespace?), secrets(namespace?), networkPolicies(namespace?), nodes(): the
- *   stored objects; requests: every request answered (method, path, query, status); store.compact();
- *   store.currentVersion().
+ * - pods(namespace?), services(namespace?), secrets(namespace?), networkPolicies(namespace?),
+ *   leases(namespace?), nodes(): the stored objects; requests: every request answered (method, path,
+ *   query, status); store.compact(); store.currentVersion().
  * - connectionAllowed(policies, from, to) (network-policy.ts): whether policies let one pod connect to
  *   another, as an enforcing CNI would decide (label selectors, namespaces; not ports or ipBlocks).
  */
@@ -98,6 +101,7 @@ export interface FakeKubeApi {
   services(namespace?: string): KubeObject[];
   secrets(namespace?: string): KubeObject[];
   networkPolicies(namespace?: string): KubeObject[];
+  leases(namespace?: string): KubeObject[];
   closeWatches(): void;
   /** Open watch streams get no more events and stay open (until their timeoutSeconds). */
   stallWatches(): void;
@@ -140,6 +144,7 @@ export async function startFakeKubeApi(options: FakeKubeApiOptions = {}): Promis
     services: (namespace) => store.list('services', namespace),
     secrets: (namespace) => store.list('secrets', namespace),
     networkPolicies: (namespace) => store.list('networkpolicies', namespace),
+    leases: (namespace) => store.list('leases', namespace),
     closeWatches: () => server.closeWatches(),
     stallWatches: () => server.stallWatches(),
     cutLogStreams: () => server.cutLogStreams(),

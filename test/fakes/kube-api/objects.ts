@@ -9,7 +9,8 @@ export type Resource =
   | 'events'
   | 'persistentvolumeclaims'
   | 'networkpolicies'
-  | 'storageclasses';
+  | 'storageclasses'
+  | 'leases';
 
 export const RESOURCES: readonly Resource[] = [
   'pods',
@@ -20,6 +21,7 @@ export const RESOURCES: readonly Resource[] = [
   'persistentvolumeclaims',
   'networkpolicies',
   'storageclasses',
+  'leases',
 ];
 
 export const KIND_OF: Record<Resource, string> = {
@@ -31,6 +33,7 @@ export const KIND_OF: Record<Resource, string> = {
   persistentvolumeclaims: 'PersistentVolumeClaim',
   networkpolicies: 'NetworkPolicy',
   storageclasses: 'StorageClass',
+  leases: 'Lease',
 };
 
 /** Group and version: core ones are served under /api/v1, the others under /apis/<group>/<version>. */
@@ -43,6 +46,7 @@ export const API_VERSION_OF: Record<Resource, string> = {
   persistentvolumeclaims: 'v1',
   networkpolicies: 'networking.k8s.io/v1',
   storageclasses: 'storage.k8s.io/v1',
+  leases: 'coordination.k8s.io/v1',
 };
 
 export function isNamespaced(resource: Resource): boolean {

@@ -159,6 +159,7 @@ export class FakeKubeHttpServer {
     const query = url.searchParams;
     const info: RequestInfo = { method, path: url.pathname, query, watch: isWatch(query) };
     const fault = this.faults.take(info);
+    if (fault?.after) await fault.after;
     if (fault?.timeout) {
       this.hanging.add(res);
       res.on('close', () => this.hanging.delete(res));
