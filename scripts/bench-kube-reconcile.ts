@@ -66,7 +66,7 @@ await runMain(async () => {
         ...(opts.podLogs ? { dataDir } : {}),
       },
       pino({ level: 'silent' }),
-      { kubeConfig: fake.kubeConfig() },
+      { instanceId: 'test-boa', kubeConfig: fake.kubeConfig() },
     );
     // Its watches hold the process open: closed on any exit from here, a failed run's too.
     try {

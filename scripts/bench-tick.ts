@@ -92,7 +92,7 @@ await runMain(async () => {
       ? createKubernetesExecutor(
           { terminationGraceSeconds: config.terminationGraceSeconds, kubernetes: { namespace: 'boa-jobs' } },
           pino({ level: 'silent' }),
-          { kubeConfig: fakeKube.kubeConfig() },
+          { instanceId: 'test-boa', kubeConfig: fakeKube.kubeConfig() },
         )
       : null;
   const workload = executorKind

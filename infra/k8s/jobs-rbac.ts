@@ -3,8 +3,9 @@
  * jobs namespace (create, delete, get, list, watch: no update, no patch, no exec), pods' logs (get: `boa
  * jobs logs`), secrets (create only: each job's token), network policies (create, list, watch: the policy
  * letting only a job's own pods connect to them, kept level-triggered), volume claims (get: a job's
- * checkpoint claim, checked at submission), and cluster-wide (neither is namespaced): nodes, list and
- * watch, and patch for the node reconciler's cordon; storage classes, get (a Pending claim's class).
+ * checkpoint claim, checked at submission), the Lease claiming the namespace for this boa (get, create,
+ * update), and cluster-wide (neither is namespaced): nodes, list and watch, and patch for the node
+ * reconciler's cordon; storage classes, get (a Pending claim's class).
  */
 
 export const JOBS_ROLE = 'boa-executor';
@@ -32,6 +33,10 @@ export const JOBS_RULES: readonly PolicyRule[] = [
   // A job's checkpoint volume claim, read at its submission (src/cloud/kubernetes/claims.ts): one that
   // is missing, not ReadWriteMany or not Bound is refused. Never written: the claims are the operator's.
   { apiGroups: [''], resources: ['persistentvolumeclaims'], verbs: ['get'] },
+  // The Lease `boa-owner` claiming the namespace for one boa (src/cloud/kubernetes/namespace-claim.ts):
+  // read every pass, created once, updated to renew or take over a lapsed claim. Never deleted, listed
+  // or watched: releasing a claim is the operator's (kubectl delete lease).
+  { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] },
 ];
 
 export const NODE_RULES: readonly PolicyRule[] = [

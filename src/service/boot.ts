@@ -24,6 +24,7 @@ import { BoaService } from './service.ts';
 import { OperatorToken } from './operator-token.ts';
 import { StartupError } from './startup.ts';
 import { newToken } from './tokens.ts';
+import { instanceIdOf } from './instance-id.ts';
 import { OPERATOR_TOKEN_RULE, usableOperatorToken } from '../core/operator-token-rule.ts';
 
 // Loaded only with --cloud aws, so the local default never loads the AWS SDK.
@@ -293,9 +294,16 @@ async function createExecutor(
   if (executorKind(config) === 'kubernetes') {
     try {
       const module = (await import(KUBERNETES_MODULE)) as {
-        createKubernetesExecutor: (c: ServiceConfig, l: Logger) => Promise<Executor> | Executor;
+        createKubernetesExecutor: (
+          c: ServiceConfig,
+          l: Logger,
+          deps: { instanceId: string },
+        ) => Promise<Executor> | Executor;
       };
-      return await module.createKubernetesExecutor({ ...config, dataDir }, logger);
+      // This boa's id (instance-id.ts): the jobs namespace's claim names it.
+      return await module.createKubernetesExecutor({ ...config, dataDir }, logger, {
+        instanceId: instanceIdOf(dataDir),
+      });
     } catch (error) {
       const message = `executor "kubernetes" is not available: ${(error as Error).message}`;
       // Asked for by name: refuse to start. Only implied by --cloud aws: run, but run no workloads.

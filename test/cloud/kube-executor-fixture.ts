@@ -8,7 +8,8 @@ import { type FakeKubeApi, startFakeKubeApi } from '../fakes/kube-api/index.ts';
 /**
  * For each test: a fake API server whose kubelet starts pods at once, with two GPU nodes; `executor()`
  * makes Kubernetes executors on it (backoff recorded in `delays`, not waited: tests skip time), closed
- * after the test with the server.
+ * after the test with the server. All are one boa (instance id `test-boa`, which holds the namespace's
+ * claim) unless `deps.instanceId` says otherwise.
  */
 export function fakeKubeCluster(namespace: string) {
   const cluster = {
@@ -18,12 +19,13 @@ export function fakeKubeCluster(namespace: string) {
     executors: [] as Executor[],
     executor(
       options: Partial<KubernetesExecutorConfig> = {},
-      deps: { logArchiveDir?: string } = {},
+      deps: { logArchiveDir?: string; instanceId?: string; now?: () => number } = {},
     ): Executor {
       const created = createKubernetesExecutor(
         { terminationGraceSeconds: 60, kubernetes: { namespace, ...options } },
         pino({ level: 'silent' }),
         {
+          instanceId: 'test-boa',
           kubeConfig: cluster.fake.kubeConfig(),
           sleep: async (ms) => void cluster.delays.push(ms),
           random: () => 0.5,

@@ -30,7 +30,13 @@ describe('a checkpoint claim gone after submission', () => {
     executor = createKubernetesExecutor(
       { terminationGraceSeconds: 60, kubernetes: { namespace: NS } },
       pino({ level: 'silent' }),
-      { kubeConfig: fake.kubeConfig(), sleep: async () => undefined, random: () => 0.5, now: () => t },
+      {
+        instanceId: 'test-boa',
+        kubeConfig: fake.kubeConfig(),
+        sleep: async () => undefined,
+        random: () => 0.5,
+        now: () => t,
+      },
     );
     fake.store.create('persistentvolumeclaims', NS, {
       apiVersion: 'v1',
@@ -110,7 +116,9 @@ describe('a checkpoint claim gone after submission', () => {
     // Not Bound (yet): the kubelet waits, and so does boa; the start deadline stays the limit.
     setClaim((pvc) => ({ ...pvc, status: { phase: 'Pending' } }));
     fake.kubelet.startPods();
-    await until(waiting, 'the pods waiting to mount');
+    // The claim is read by the pass whose start saw the pods wait, which may be the one after the first
+    // to report them waiting (the watch's news arriving during a pass).
+    await until((s) => waiting(s) && claimReads() > 0, 'the pods waiting to mount, their claim read');
     expect(claimReads()).toBe(1);
     for (let i = 0; i < 5; i++) expect(waiting(await executor.reconcile(desired()))).toBe(true);
     t += CLAIM_RECHECK_MS - 1;

@@ -38,6 +38,7 @@ const job = (generation: number, node: string): DesiredJob => ({
 
 function executorOn(api: FakeKubeApi, config: Record<string, unknown>, now?: () => number): Executor {
   return createKubernetesExecutor({ ...config, kubernetes: { namespace: NS } }, pino({ level: 'silent' }), {
+    instanceId: 'test-boa',
     kubeConfig: api.kubeConfig(),
     sleep: async () => {},
     random: () => 0.5,

@@ -55,7 +55,7 @@ export async function kubernetesHarness(): Promise<ExecutorHarness> {
         // No retention of ended pods for their logs (its own test): the contract's "removed" at once.
         { terminationGraceSeconds, kubernetes: { namespace: JOBS_NAMESPACE, endedPodRetentionSeconds: 0 } },
         pino({ level: 'silent' }),
-        { kubeConfig: fake.kubeConfig() },
+        { instanceId: 'test-boa', kubeConfig: fake.kubeConfig() },
       ),
     workload: (options = {}) => ({
       image: 'registry.example/boa-replica:1',

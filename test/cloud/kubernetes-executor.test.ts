@@ -175,7 +175,13 @@ describe('Kubernetes executor over the fake API server', () => {
     const e = createKubernetesExecutor(
       { terminationGraceSeconds: 60, kubernetes: { namespace: NS } },
       pino({ level: 'silent' }),
-      { kubeConfig: fake.kubeConfig(), sleep: async () => undefined, random: () => 0.5, now: () => now },
+      {
+        instanceId: 'test-boa',
+        kubeConfig: fake.kubeConfig(),
+        sleep: async () => undefined,
+        random: () => 0.5,
+        now: () => now,
+      },
     );
     executors.push(e);
     const created = new Map<number, number>();
@@ -312,7 +318,10 @@ describe('Kubernetes executor over the fake API server', () => {
     expect(() => configSchema.parse({ kubernetes: { namespace: 'Team A' } })).toThrow(
       /kubernetes.namespace must be a DNS label/,
     );
-    const e = createKubernetesExecutor(config, pino({ level: 'silent' }), { kubeConfig: fake.kubeConfig() });
+    const e = createKubernetesExecutor(config, pino({ level: 'silent' }), {
+      instanceId: 'test-boa',
+      kubeConfig: fake.kubeConfig(),
+    });
     executors.push(e);
     await e.reconcile([job(11, 1, nodes.slice(0, 1))]);
     const [pod] = fake.pods('team-a');
@@ -334,7 +343,9 @@ describe('Kubernetes executor over the fake API server', () => {
       writeFileSync(join(dir, 'config'), fake.kubeConfig().exportConfig());
       process.env.KUBECONFIG = join(dir, 'config');
       delete process.env.KUBERNETES_SERVICE_HOST;
-      const e = createKubernetesExecutor(configSchema.parse({}), pino({ level: 'silent' }));
+      const e = createKubernetesExecutor(configSchema.parse({}), pino({ level: 'silent' }), {
+        instanceId: 'test-boa',
+      });
       executors.push(e);
       await e.reconcile([job(13, 1, nodes.slice(0, 1))]);
       expect(podNames()).toEqual(['boa-job-13-g1-r0']);

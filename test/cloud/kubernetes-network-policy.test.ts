@@ -83,9 +83,10 @@ describe("a job's NetworkPolicy admits only the job's own pods", () => {
       expect(selects(policy!.spec.podSelector, pod.metadata.labels!)).toBe(true);
       expect(selects(policy!.spec.ingress[0].from[0].podSelector, pod.metadata.labels!)).toBe(true);
     }
-    // The order of creation: the Service (its owner), the policy, then the Secret and the pods.
+    // The order of creation: the namespace's claim (the first pass's), the Service (its owner), the
+    // policy, then the Secret and the pods.
     const created = fake.requests.filter((r) => r.status === 201).map((r) => r.path.split('/').pop());
-    expect(created).toEqual(['services', 'networkpolicies', 'secrets', 'pods', 'pods']);
+    expect(created).toEqual(['leases', 'services', 'networkpolicies', 'secrets', 'pods', 'pods']);
 
     // A new generation creates pods again: the policy, watched, is neither sent again nor changed.
     await settle(

@@ -34,7 +34,12 @@ describe('Kubernetes executor: refusals of a pod create', () => {
     const created = createKubernetesExecutor(
       { terminationGraceSeconds: 60, kubernetes: { namespace: NS } },
       logs.logger,
-      { kubeConfig: fake.kubeConfig(), sleep: async () => undefined, random: () => 0.5 },
+      {
+        instanceId: 'test-boa',
+        kubeConfig: fake.kubeConfig(),
+        sleep: async () => undefined,
+        random: () => 0.5,
+      },
     );
     executors.push(created);
     return created;

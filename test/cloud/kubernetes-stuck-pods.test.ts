@@ -35,6 +35,7 @@ beforeEach(async () => {
     { terminationGraceSeconds: GRACE_S, kubernetes: { namespace: NS } },
     logs.logger,
     {
+      instanceId: 'test-boa',
       kubeConfig: fake.kubeConfig(),
       now: () => t,
       sleep: async (ms) => void delays.push(ms),

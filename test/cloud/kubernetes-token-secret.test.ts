@@ -122,7 +122,7 @@ describe("the job's token in a Secret owned by its Service", () => {
     expect(posts('secrets').map((r) => r.status)).toEqual([503, 201]);
     expect(delays).toHaveLength(1);
     const order = fake.requests.filter((r) => r.status === 201).map((r) => r.path.split('/').pop());
-    expect(order).toEqual(['services', 'networkpolicies', 'secrets', 'pods', 'pods']);
+    expect(order).toEqual(['leases', 'services', 'networkpolicies', 'secrets', 'pods', 'pods']);
 
     // Every attempt fails: the step fails (no pod), and the next reconcile creates both, Secret first.
     const second = job(1, nodes, 2);

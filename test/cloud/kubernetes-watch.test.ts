@@ -32,7 +32,12 @@ describe('Kubernetes executor watches', () => {
     const created = createKubernetesExecutor(
       { terminationGraceSeconds: 60, kubernetes: { namespace: NS, ...options } },
       logs.logger,
-      { kubeConfig: fake.kubeConfig(), sleep: async () => undefined, random: () => 0.5 },
+      {
+        instanceId: 'test-boa',
+        kubeConfig: fake.kubeConfig(),
+        sleep: async () => undefined,
+        random: () => 0.5,
+      },
     );
     executors.push(created);
     return created;

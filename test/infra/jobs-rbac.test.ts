@@ -34,7 +34,7 @@ describe("the Kubernetes executor's RBAC in the CDK app", () => {
     expect(env).toContainEqual({ name: 'BOA_JOBS_NAMESPACE', value: 'boa-jobs' });
   });
 
-  it("grants pods and services create/delete/get/list/watch, reading pods' logs and volume claims, and creating secrets and network policies, in the jobs namespace only", () => {
+  it("grants pods and services create/delete/get/list/watch, reading pods' logs and volume claims, creating secrets and network policies, and get/create/update on its claim's Lease, in the jobs namespace only", () => {
     const role = objects.get('Role/boa-executor');
     expect(role.metadata.namespace).toBe('boa-jobs');
     expect(role.rules).toEqual([
@@ -50,6 +50,8 @@ describe("the Kubernetes executor's RBAC in the CDK app", () => {
       },
       // A job's checkpoint claim, read at submission; never written.
       { apiGroups: [''], resources: ['persistentvolumeclaims'], verbs: ['get'] },
+      // The namespace's claim (Lease boa-owner): read, made once, renewed or taken over; never deleted.
+      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] },
     ]);
     const binding = objects.get('RoleBinding/boa-executor');
     expect(binding.metadata.namespace).toBe('boa-jobs');
@@ -101,7 +103,7 @@ describe("the Kubernetes executor's RBAC in the CDK app", () => {
 /** The RBAC verb a request needs, as the API server's authorizer derives it. */
 function verbOf(method: string, path: string, watch: boolean): string {
   const named =
-    /\/(pods|services|secrets|networkpolicies|persistentvolumeclaims|nodes|storageclasses)\/[^/]+(\/log)?$/.test(
+    /\/(pods|services|secrets|networkpolicies|persistentvolumeclaims|nodes|storageclasses|leases)\/[^/]+(\/log)?$/.test(
       path,
     );
   if (method === 'GET') return watch ? 'watch' : named ? 'get' : 'list';
@@ -124,8 +126,10 @@ function target(path: string): { group: string; resource: string; namespace: str
 }
 
 describe('the rules cover every call the executor makes', () => {
-  it('a job started, rescaled and removed: only granted verbs, in the jobs namespace', async () => {
+  it('a job started, rescaled and removed, and the claim renewed: only granted verbs, in the jobs namespace', async () => {
     const fake = await startFakeKubeApi({ kubelet: { autoStartMs: 0, autoStopMs: 0 } });
+    // The executor's clock, moved on at the end for the claim's renewal.
+    let skipped = 0;
     try {
       const nodes = [fake.kubelet.addNode(), fake.kubelet.addNode()].map((n) => n.metadata.name);
       const job = (generation: number, on: string[]): DesiredJob => ({
@@ -144,7 +148,7 @@ describe('the rules cover every call the executor makes', () => {
       const executor = createKubernetesExecutor(
         { terminationGraceSeconds: 1, kubernetes: { namespace: 'boa-jobs' } },
         pino({ level: 'silent' }),
-        { kubeConfig: fake.kubeConfig() },
+        { instanceId: 'test-boa', kubeConfig: fake.kubeConfig(), now: () => Date.now() + skipped },
       );
       const settle = async (desired: DesiredJob[], done: () => boolean) => {
         for (let i = 0; i < 100 && !done(); i++) {
@@ -191,6 +195,12 @@ describe('the rules cover every call the executor makes', () => {
         fake.secrets('boa-jobs').length +
         fake.networkPolicies('boa-jobs').length;
       await settle([], () => names().length === 0 && objects() === 0);
+      // A minute on, the claim made by the first pass is renewed.
+      skipped = 61_000;
+      await executor.reconcile([]);
+      expect(fake.leases('boa-jobs')[0]?.spec.renewTime).not.toBe(
+        fake.leases('boa-jobs')[0]?.spec.acquireTime,
+      );
       await executor.close();
 
       const used = new Set<string>();
@@ -217,9 +227,15 @@ describe('the rules cover every call the executor makes', () => {
           'storageclasses:get',
         ]),
       );
-      // Least privilege on secrets, network policies, claims and storage classes: every verb granted is used, and no other (the
+      // Least privilege on secrets, network policies, claims, storage classes and leases: every verb granted is used, and no other (the
       // GC deletes them with the job's Service; secrets are never read).
-      for (const resource of ['secrets', 'networkpolicies', 'persistentvolumeclaims', 'storageclasses']) {
+      for (const resource of [
+        'secrets',
+        'networkpolicies',
+        'persistentvolumeclaims',
+        'storageclasses',
+        'leases',
+      ]) {
         const granted = [...JOBS_RULES, ...STORAGE_CLASS_RULES]
           .filter((r) => r.resources.includes(resource))
           .flatMap((r) => r.verbs);
@@ -239,7 +255,7 @@ describe('the rules cover the force delete of a pod stuck on a node gone NotRead
     const executor = createKubernetesExecutor(
       { terminationGraceSeconds: 1, kubernetes: { namespace: 'boa-jobs' } },
       pino({ level: 'silent' }),
-      { kubeConfig: fake.kubeConfig(), now: () => t },
+      { instanceId: 'test-boa', kubeConfig: fake.kubeConfig(), now: () => t },
     );
     try {
       const nodes = [fake.kubelet.addNode(), fake.kubelet.addNode()].map((n) => n.metadata.name);

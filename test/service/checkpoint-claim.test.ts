@@ -57,7 +57,12 @@ async function onKubernetes() {
   const executor = createKubernetesExecutor(
     { terminationGraceSeconds: 60, kubernetes: { namespace: NS, requestTimeoutMs: 500 } },
     pino({ level: 'silent' }),
-    { kubeConfig: fake.kubeConfig(), sleep: async () => undefined, random: () => 0.5 },
+    {
+      instanceId: 'test-boa',
+      kubeConfig: fake.kubeConfig(),
+      sleep: async () => undefined,
+      random: () => 0.5,
+    },
   );
   const s = await startService({ executor, config: { priorRates: { bert: 1 } } });
   cleanups.push(s.close);

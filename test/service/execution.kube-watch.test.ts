@@ -23,7 +23,12 @@ it('a pods watch the API server never answers stops no later reconcile, nor the 
   const executor = createKubernetesExecutor(
     { terminationGraceSeconds: 60, kubernetes: { namespace: 'boa-jobs', requestTimeoutMs: 300 } },
     pino({ level: 'silent' }),
-    { kubeConfig: fake.kubeConfig(), sleep: async () => undefined, random: () => 0.5 },
+    {
+      instanceId: 'test-boa',
+      kubeConfig: fake.kubeConfig(),
+      sleep: async () => undefined,
+      random: () => 0.5,
+    },
   );
   // The first watch of pods is accepted and never answered, whichever reconcile asks it.
   fake.faults.inject({ timeout: true, count: 1, match: (r) => r.watch && r.path.endsWith('/pods') });

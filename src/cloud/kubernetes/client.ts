@@ -1,5 +1,6 @@
 import {
   type Configuration,
+  CoordinationV1Api,
   CoreV1Api,
   createConfiguration,
   KubeConfig,
@@ -55,6 +56,10 @@ export const storageApi = (kc: KubeConfig, timeoutMs: number): StorageV1Api =>
 /** networking.k8s.io/v1: the jobs' NetworkPolicies. */
 export const networkingApi = (kc: KubeConfig, timeoutMs: number): NetworkingV1Api =>
   apiClient(kc, timeoutMs, NetworkingV1Api);
+
+/** coordination.k8s.io/v1: the Lease claiming the jobs namespace (namespace-claim.ts). */
+export const coordinationApi = (kc: KubeConfig, timeoutMs: number): CoordinationV1Api =>
+  apiClient(kc, timeoutMs, CoordinationV1Api);
 
 /**
  * The kubeconfig with a limit on the wait for the server's response headers. client-node 1.4's Watch

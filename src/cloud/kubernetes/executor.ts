@@ -12,7 +12,7 @@ import type {
 import type { RetryContext, RetryPolicy } from '../retry.ts';
 import { realSleep, type Sleep } from '../time.ts';
 import { ObjectCache } from './cache.ts';
-import { coreApi, networkingApi, storageApi, watcher } from './client.ts';
+import { coordinationApi, coreApi, networkingApi, storageApi, watcher } from './client.ts';
 import type { KubernetesExecutorConfig } from './config.ts';
 import {
   identityOf,
@@ -41,9 +41,12 @@ import { ServiceWrites } from './service-writes.ts';
 import { belongs, keptEnded } from './pod-keep.ts';
 import { podLogs } from './pod-logs.ts';
 import { PodWrites } from './pod-writes.ts';
+import { NamespaceClaim } from './namespace-claim.ts';
 
 export interface KubernetesExecutorDeps {
   readonly kubeConfig: KubeConfig;
+  /** This boa's id, kept in its database: what its claim on the jobs namespace names (namespace-claim.ts). */
+  readonly instanceId: string;
   readonly logger: Logger;
   readonly sleep?: Sleep;
   readonly random?: () => number;
@@ -87,6 +90,8 @@ export class KubernetesExecutor implements Executor {
   private readonly stuck: StuckPods;
   private readonly podWrites: PodWrites;
   private readonly serviceWrites: ServiceWrites;
+  /** The jobs namespace is this boa's alone: nothing is created or deleted there without it. */
+  private readonly namespaceClaim: NamespaceClaim;
 
   constructor(
     private readonly config: KubernetesExecutorConfig,
@@ -143,6 +148,15 @@ export class KubernetesExecutor implements Executor {
       vanished: this.vanished,
     });
     this.serviceWrites = new ServiceWrites({ ...writes, services: this.services });
+    const coordination = coordinationApi(deps.kubeConfig, config.requestTimeoutMs);
+    this.namespaceClaim = new NamespaceClaim(
+      coordination,
+      namespace,
+      deps.instanceId,
+      this.retry,
+      deps.logger,
+      this.now,
+    );
     const networking = networkingApi(deps.kubeConfig, config.requestTimeoutMs);
     this.policies = new JobNetworkPolicies(networking, config, this.retry, deps.logger, common);
   }
@@ -179,11 +193,16 @@ export class KubernetesExecutor implements Executor {
     return this.refusals.outage;
   }
 
+  /**
+   * Throws NamespaceClaimedError, before any step, while another boa holds the jobs namespace: what
+   * this boa's selector finds there may be that boa's, and deleting it would stop its jobs.
+   */
   async reconcile(desired: readonly DesiredJob[]): Promise<readonly ReplicaStatus[]> {
     const [pods, services] = await Promise.all([
       this.pods.current(),
       this.services.current(),
       this.policies.cache.current(),
+      this.namespaceClaim.hold(),
     ]);
     const want = new Map(desired.map((job) => [job.jobId, job]));
     this.refusals.beginPass();

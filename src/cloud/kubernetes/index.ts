@@ -17,6 +17,7 @@ export {
   type KubernetesExecutorConfig,
 } from './config.ts';
 export { KubernetesExecutor, type KubernetesExecutorDeps } from './executor.ts';
+export { CLAIM_LEASE_NAME, CLAIM_LEASE_SECONDS, NamespaceClaimedError } from './namespace-claim.ts';
 export { LABELS, OWNED_SELECTOR, podName, rank0Address, serviceName } from './names.ts';
 
 /** What the executor reads of the service config: its `kubernetes` section and the grace period. */
@@ -30,12 +31,14 @@ export interface KubernetesServiceConfig {
 /**
  * The executor for `--executor kubernetes`: the jobs namespace, service account and pull secrets from
  * `config.kubernetes`, the grace period from `config.terminationGraceSeconds` (unless the section sets
- * its own), the cluster from the pod's service account or KUBECONFIG.
+ * its own), the cluster from the pod's service account or KUBECONFIG. `overrides.instanceId` is this
+ * boa's id from its database (boot.ts), which its claim on the jobs namespace names.
  */
 export function createKubernetesExecutor(
   config: KubernetesServiceConfig,
   logger: Logger,
-  overrides: Partial<Omit<KubernetesExecutorDeps, 'logger'>> & { kubeConfig?: KubeConfig } = {},
+  overrides: Partial<Omit<KubernetesExecutorDeps, 'logger'>> &
+    Pick<KubernetesExecutorDeps, 'instanceId'> & { kubeConfig?: KubeConfig },
 ): Executor {
   const settings = kubernetesConfig({
     terminationGraceSeconds: config.terminationGraceSeconds,
