@@ -45,7 +45,7 @@ import { NamespaceClaim } from './namespace-claim.ts';
 
 export interface KubernetesExecutorDeps {
   readonly kubeConfig: KubeConfig;
-  /** This boa's id, kept in its database: what its claim on the jobs namespace names (namespace-claim.ts). */
+  /** This boa's id (service/instance-id.ts): what its claim on the jobs namespace names (namespace-claim.ts). */
   readonly instanceId: string;
   readonly logger: Logger;
   readonly sleep?: Sleep;
@@ -198,6 +198,7 @@ export class KubernetesExecutor implements Executor {
    * this boa's selector finds there may be that boa's, and deleting it would stop its jobs.
    */
   async reconcile(desired: readonly DesiredJob[]): Promise<readonly ReplicaStatus[]> {
+    // The claim beside the caches' reads, which change nothing: every write comes after both.
     const [pods, services] = await Promise.all([
       this.pods.current(),
       this.services.current(),
