@@ -32,7 +32,7 @@ export interface KubernetesServiceConfig {
  * The executor for `--executor kubernetes`: the jobs namespace, service account and pull secrets from
  * `config.kubernetes`, the grace period from `config.terminationGraceSeconds` (unless the section sets
  * its own), the cluster from the pod's service account or KUBECONFIG. `overrides.instanceId` is this
- * boa's id from its database (boot.ts), which its claim on the jobs namespace names.
+ * boa's id from its data dir (service/instance-id.ts, boot.ts), which its claim on the jobs namespace names.
  */
 export function createKubernetesExecutor(
   config: KubernetesServiceConfig,

@@ -28,7 +28,7 @@ const seconds = (ms: number) => Math.round(ms / 1000);
 
 /**
  * boa's claim on its jobs namespace, as Kubernetes controllers claim what they run: the Lease `boa-owner`
- * whose holderIdentity is this boa's instance id (kept in its database). The executor finds its objects
+ * whose holderIdentity is this boa's instance id (kept in its data dir). The executor finds its objects
  * by label alone and deletes those it has no job for, so two boas on one namespace would delete each
  * other's pods; with the claim, only its holder touches the namespace. Level-triggered: `hold()` reads
  * the Lease on every pass and nothing is remembered between passes.
