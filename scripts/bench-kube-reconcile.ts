@@ -135,9 +135,10 @@ await runMain(async () => {
             podLogsKept,
             relistReconcileMs: round(relist.ms),
             note: 'in-process fake API server over HTTP on 127.0.0.1, not a real cluster',
-            // A steady reconcile answers from the watch-fed cache: no request at all.
+            // A steady reconcile answers from the watch-fed cache, but for one read: the namespace's
+            // claim (namespace-claim.ts), read every pass so a claim another boa now holds stops this one.
             targets: checkTargets({
-              apiRequestsPerSteadyReconcile: { value: steadyRequests, atMost: 0 },
+              apiRequestsPerSteadyReconcile: { value: steadyRequests, atMost: 1 },
               runningAtSteady: { value: runningAtSteady, atLeast: pods },
             }),
           },

@@ -3,10 +3,12 @@
  * jobs namespace (create, delete, get, list, watch: no update, no patch, no exec), pods' logs (get: `boa
  * jobs logs`), secrets (create only: each job's token), network policies (create, list, watch: the policy
  * letting only a job's own pods connect to them, kept level-triggered), volume claims (get: a job's
- * checkpoint claim, checked at submission), the Lease claiming the namespace for this boa (get, create,
- * update), and cluster-wide (neither is namespaced): nodes, list and watch, and patch for the node
+ * checkpoint claim, checked at submission), the Lease claiming the namespace for this boa (get and
+ * update on it by name, create), and cluster-wide (neither is namespaced): nodes, list and watch, and patch for the node
  * reconciler's cordon; storage classes, get (a Pending claim's class).
  */
+
+import { CLAIM_LEASE_NAME } from '../../src/cloud/kubernetes/names.ts';
 
 export const JOBS_ROLE = 'boa-executor';
 export const NODES_CLUSTER_ROLE = 'boa-node-reader';
@@ -14,6 +16,8 @@ export const NODES_CLUSTER_ROLE = 'boa-node-reader';
 export interface PolicyRule {
   readonly apiGroups: readonly string[];
   readonly resources: readonly string[];
+  /** The objects the rule is limited to, by name; all of the resources when absent. */
+  readonly resourceNames?: readonly string[];
   readonly verbs: readonly string[];
 }
 
@@ -36,7 +40,14 @@ export const JOBS_RULES: readonly PolicyRule[] = [
   // The Lease `boa-owner` claiming the namespace for one boa (src/cloud/kubernetes/namespace-claim.ts):
   // read every pass, created once, updated to renew or take over a lapsed claim. Never deleted, listed
   // or watched: releasing a claim is the operator's (kubectl delete lease).
-  { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] },
+  // get and update on that Lease alone; create cannot be limited by name in Kubernetes RBAC.
+  {
+    apiGroups: ['coordination.k8s.io'],
+    resources: ['leases'],
+    resourceNames: [CLAIM_LEASE_NAME],
+    verbs: ['get', 'update'],
+  },
+  { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
 ];
 
 export const NODE_RULES: readonly PolicyRule[] = [

@@ -32,7 +32,11 @@ export function prepareHot(db: Db) {
     // has none (null), and its GPUs are the rest of allocatedGpuMs.
     allocatedGpuMsByClass: c.prepare(
       'select c.key as className, sum(c.value * max(0, min(s.to_ms, @to) - max(s.from_ms, @from))) as gpuMs ' +
-        'from allocation_samples s, json_each(s.gpus_by_class) c where s.to_ms > @from and s.from_ms < @to group by c.key',
+        'from allocation_samples s, json_each(s.gpus_by_class) c where s.to_ms > @from ' +
+        // Samples never overlap: none after the first that ends at or past @to reaches back before it.
+        // Bounded so the index range stops there (only the span is read, not the rest of the window).
+        'and s.to_ms <= coalesce((select min(to_ms) from allocation_samples where to_ms >= @to), @to) ' +
+        'group by c.key',
     ),
     allocationSince: c.prepare(
       'select from_ms as "from", to_ms as "to", gpus, expected_gpus as expectedGpus ' +

@@ -50,8 +50,15 @@ describe("the Kubernetes executor's RBAC in the CDK app", () => {
       },
       // A job's checkpoint claim, read at submission; never written.
       { apiGroups: [''], resources: ['persistentvolumeclaims'], verbs: ['get'] },
-      // The namespace's claim (Lease boa-owner): read, made once, renewed or taken over; never deleted.
-      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] },
+      // The namespace's claim (Lease boa-owner): read, renewed or taken over by name, made once; never
+      // deleted. Create cannot be limited by name.
+      {
+        apiGroups: ['coordination.k8s.io'],
+        resources: ['leases'],
+        resourceNames: ['boa-owner'],
+        verbs: ['get', 'update'],
+      },
+      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['create'] },
     ]);
     const binding = objects.get('RoleBinding/boa-executor');
     expect(binding.metadata.namespace).toBe('boa-jobs');
@@ -110,19 +117,37 @@ function verbOf(method: string, path: string, watch: boolean): string {
   return { POST: 'create', DELETE: 'delete', PUT: 'update', PATCH: 'patch' }[method] ?? method;
 }
 
-const allowed = (rules: readonly PolicyRule[], group: string, resource: string, verb: string) =>
-  rules.some((r) => r.apiGroups.includes(group) && r.resources.includes(resource) && r.verbs.includes(verb));
+/** As the authorizer decides: a rule limited by name covers only requests to those objects by name. */
+const allowed = (
+  rules: readonly PolicyRule[],
+  group: string,
+  resource: string,
+  verb: string,
+  name?: string,
+) =>
+  rules.some(
+    (r) =>
+      r.apiGroups.includes(group) &&
+      r.resources.includes(resource) &&
+      r.verbs.includes(verb) &&
+      (r.resourceNames === undefined || (name !== undefined && r.resourceNames.includes(name))),
+  );
 
 /**
  * A request's API group, resource (a subresource is its own: /pods/NAME/log is pods/log) and namespace
  * ('' for a cluster-scoped one, such as /apis/storage.k8s.io/v1/storageclasses/NAME).
  */
-function target(path: string): { group: string; resource: string; namespace: string } {
+function target(path: string): { group: string; resource: string; namespace: string; name?: string } {
   const parts = path.split('/').slice(1);
   const [group, rest] = parts[0] === 'api' ? ['', parts.slice(2)] : [parts[1]!, parts.slice(3)];
   const inNamespace = rest[0] === 'namespaces';
-  const [resource, , sub] = inNamespace ? rest.slice(2) : rest;
-  return { group, resource: sub ? `${resource}/${sub}` : resource!, namespace: inNamespace ? rest[1]! : '' };
+  const [resource, name, sub] = inNamespace ? rest.slice(2) : rest;
+  return {
+    group,
+    resource: sub ? `${resource}/${sub}` : resource!,
+    namespace: inNamespace ? rest[1]! : '',
+    ...(name === undefined ? {} : { name: name.split('?')[0] }),
+  };
 }
 
 describe('the rules cover every call the executor makes', () => {
@@ -205,14 +230,14 @@ describe('the rules cover every call the executor makes', () => {
 
       const used = new Set<string>();
       for (const r of fake.requests) {
-        const { group, resource, namespace } = target(r.path);
+        const { group, resource, namespace, name } = target(r.path);
         // Cluster-scoped requests are the ClusterRole's (storage classes only, here); all else the jobs
         // namespace's Role.
         const rules = namespace === '' ? STORAGE_CLASS_RULES : JOBS_RULES;
         if (namespace !== '') expect(namespace, r.path).toBe('boa-jobs');
         const verb = verbOf(r.method, r.path, r.watch);
         used.add(`${resource}:${verb}`);
-        expect(allowed(rules, group, resource, verb), `${r.method} ${r.path}`).toBe(true);
+        expect(allowed(rules, group, resource, verb, name), `${r.method} ${r.path}`).toBe(true);
       }
       // The scenario did exercise the executor's verbs.
       expect([...used].sort()).toEqual(
@@ -283,11 +308,11 @@ describe('the rules cover the force delete of a pod stuck on a node gone NotRead
       await settle([job(2, nodes[1]!)], () => running('boa-job-1-g2-r0'));
       const used = new Set<string>();
       for (const r of fake.requests) {
-        const { group, resource, namespace } = target(r.path);
+        const { group, resource, namespace, name } = target(r.path);
         const rules = namespace === '' ? [...NODE_RULES, ...STORAGE_CLASS_RULES] : JOBS_RULES;
         const verb = verbOf(r.method, r.path, r.watch);
         used.add(`${resource}:${verb}`);
-        expect(allowed(rules, group, resource, verb), `${r.method} ${r.path}`).toBe(true);
+        expect(allowed(rules, group, resource, verb, name), `${r.method} ${r.path}`).toBe(true);
       }
       expect([...used]).toEqual(expect.arrayContaining(['nodes:list', 'pods:delete']));
     } finally {

@@ -7,7 +7,10 @@ type ClassSpend = ReturnType<typeof budgetView>['window']['allocatedByClass'][nu
  * Where the window's allocated GPU-hours went, by class (`boa budget get`): a team asking "who spent
  * the budget" reads it here, not by adding up `jobs list`. Nothing while nothing was allocated.
  */
-export function renderClassSpend(rows: readonly ClassSpend[], windowHours: number): string {
+export function renderClassSpend(
+  rows: readonly ClassSpend[],
+  window: { hours: number; windowHours: number },
+): string {
   if (rows.length === 0) return '';
   const cells = rows.map((r) => [
     r.className ?? '(before classes were kept)',
@@ -15,5 +18,10 @@ export function renderClassSpend(rows: readonly ClassSpend[], windowHours: numbe
     fixed(r.gpuHoursPerHour),
     `${fixed(100 * r.share, 0)}%`,
   ]);
-  return `\n\n${table([`allocated in the last ${windowHours} h`, 'GPU-hours', 'GPU-h/h', 'share'], cells)}`;
+  // Over the span the rows cover: the window, or the ledger's hours while it is younger.
+  const span =
+    window.hours < window.windowHours - 1e-6
+      ? `allocated in the ${fixed(window.hours, 1)} h on record`
+      : `allocated in the last ${window.windowHours} h`;
+  return `\n\n${table([span, 'GPU-hours', 'GPU-h/h', 'share'], cells)}`;
 }

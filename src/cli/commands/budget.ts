@@ -260,7 +260,7 @@ export function renderBudget(b: BudgetView): string {
           : []),
       ])}`
     : '';
-  const byClass = renderClassSpend(b.window.allocatedByClass, b.window.windowHours);
+  const byClass = renderClassSpend(b.window.allocatedByClass, b.window);
   return `${head}\n${table(['average over', 'hours', 'paid GPU-h/h', 'allocated GPU-h/h', 'budget GPU-h/h'], rows)}${byClass}${control}`;
 }
 

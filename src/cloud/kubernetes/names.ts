@@ -14,6 +14,9 @@ export const LABELS = {
 
 export const MANAGED_BY = 'boa';
 
+/** The Lease in the jobs namespace naming the one boa that owns it (namespace-claim.ts). */
+export const CLAIM_LEASE_NAME = 'boa-owner';
+
 /** Everything the executor owns, and nothing else, matches this. */
 export const OWNED_SELECTOR = `${LABELS.managedBy}=${MANAGED_BY}`;
 

@@ -1,11 +1,8 @@
 import { type CoordinationV1Api, type V1Lease, V1MicroTime } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { RetryContext } from '../retry.ts';
-import { LABELS, MANAGED_BY } from './names.ts';
+import { CLAIM_LEASE_NAME, LABELS, MANAGED_BY } from './names.ts';
 import { kindOf, withKubeRetry } from './retry.ts';
-
-/** The Lease in the jobs namespace naming the one boa that owns it. */
-export const CLAIM_LEASE_NAME = 'boa-owner';
 
 /**
  * How long a claim holds without renewal: another boa takes the namespace over only after this. Long
@@ -161,13 +158,16 @@ export class NamespaceClaim {
     const ns = this.namespace;
     const holder = lease.spec?.holderIdentity;
     const renewed = this.renewedAt(lease)!;
-    const ago = seconds(this.now() - renewed.getTime());
-    const lapses = seconds(this.durationMs(lease) - (this.now() - renewed.getTime()));
+    // A holder whose clock runs ahead renews "in the future": said so, not as a negative age.
+    const sinceMs = this.now() - renewed.getTime();
+    const ago =
+      sinceMs < 0 ? `${seconds(-sinceMs)} s ahead of this boa's clock` : `${seconds(sinceMs)} s ago`;
+    const lapses = seconds(this.durationMs(lease) - Math.max(0, sinceMs));
     return (
       `jobs namespace ${ns} belongs to another boa (instance ${holder}; this one is ${this.instanceId}): ` +
-      `its claim, lease ${CLAIM_LEASE_NAME}, was last renewed at ${renewed.toISOString()} (${ago} s ago), so this boa ` +
+      `its claim, lease ${CLAIM_LEASE_NAME}, was last renewed at ${renewed.toISOString()} (${ago}), so this boa ` +
       `creates and deletes nothing there. Give this boa its own namespace (kubernetes.namespace, BOA_JOBS_NAMESPACE); ` +
-      `if that boa is gone for good (or this one's database was started afresh), wait for its claim to lapse ` +
+      `if that boa is gone for good (or this boa's data dir, its instance-id file, is new), wait for its claim to lapse ` +
       `(in ${lapses} s) or delete it: kubectl -n ${ns} delete lease ${CLAIM_LEASE_NAME}`
     );
   }
