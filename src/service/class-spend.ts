@@ -1,27 +1,18 @@
 /**
- * Where the budget window's allocated GPU-hours went, by job class: the ledger's samples by class and
- * the interval still open (the GPUs booked since the last sample). They add up to the window's allocated
- * average; GPUs of samples from before classes were kept (migration 0014) are one row of no class.
+ * Where the budget window's allocated GPU-time went, by job class: the ledger's samples by class and the
+ * interval still open (the GPUs booked since the last sample). They add up to the window's allocated
+ * GPU-time; GPUs of samples from before classes were kept (migration 0014) are one row of no class.
  */
 import type { BoaService } from './service.ts';
 
-const HOUR = 3_600_000;
-
-export interface ClassSpend {
+export interface ClassGpuTime {
   /** null: samples from before the service kept classes. */
   readonly className: string | null;
-  readonly gpuHours: number;
-  readonly gpuHoursPerHour: number;
-  /** Of the window's allocated GPU-hours, 0 to 1. */
-  readonly share: number;
-}
-
-function round(value: number, digits = 4): number {
-  return Number(value.toFixed(digits));
+  readonly gpuMs: number;
 }
 
 /**
- * Each class's allocated GPU-hours over [from, now], most first, of `allocatedGpuMs` (the window's
+ * Each class's allocated GPU-milliseconds over [from, now], most first, of `allocatedGpuMs` (the window's
  * allocated GPU-milliseconds, the open interval in); none while nothing was allocated.
  */
 export function allocatedByClass(
@@ -29,7 +20,7 @@ export function allocatedByClass(
   from: number,
   now: number,
   allocatedGpuMs: number,
-): ClassSpend[] {
+): ClassGpuTime[] {
   const { state, deps } = service;
   const byClass = deps.repo.ledger.allocatedGpuMsByClass(from, now);
   const open = Math.max(0, now - Math.max(from, state.allocatedFrom));
@@ -37,19 +28,11 @@ export function allocatedByClass(
     byClass.set(className, (byClass.get(className) ?? 0) + gpus * open);
   }
   const classified = [...byClass.values()].reduce((sum, ms) => sum + ms, 0);
-  const total = allocatedGpuMs;
   // A GPU-second's rounding is not a row; the GPUs of older samples are.
-  const unclassified = total - classified > 1000 ? total - classified : 0;
-  const rows: Array<[string | null, number]> = [...byClass.entries()];
-  if (unclassified > 0) rows.push([null, unclassified]);
-  const spanMs = now - from;
+  const unclassified = allocatedGpuMs - classified > 1000 ? allocatedGpuMs - classified : 0;
+  const rows: ClassGpuTime[] = [...byClass.entries()].map(([className, gpuMs]) => ({ className, gpuMs }));
+  if (unclassified > 0) rows.push({ className: null, gpuMs: unclassified });
   return rows
-    .filter(([, ms]) => ms > 0)
-    .sort((a, b) => b[1] - a[1] || String(a[0]).localeCompare(String(b[0])))
-    .map(([className, ms]) => ({
-      className,
-      gpuHours: round(ms / HOUR),
-      gpuHoursPerHour: spanMs > 0 ? round(ms / spanMs) : 0,
-      share: total > 0 ? round(ms / total, 4) : 0,
-    }));
+    .filter((r) => r.gpuMs > 0)
+    .sort((a, b) => b.gpuMs - a.gpuMs || String(a.className).localeCompare(String(b.className)));
 }

@@ -90,6 +90,18 @@ export function windowView(service: BoaService, now: number, window = windowAver
   };
 }
 
+/** The window's allocated GPU-hours by class (class-spend.ts), as GPU-hours, per hour and share. */
+function classSpendView(service: BoaService, now: number, window: Averages) {
+  const spanMs = window.hours * HOUR;
+  const total = window.allocatedGpuHoursPerHour * spanMs;
+  return allocatedByClass(service, windowStart(service, now), now, total).map(({ className, gpuMs }) => ({
+    className,
+    gpuHours: round(gpuMs / HOUR),
+    gpuHoursPerHour: spanMs > 0 ? round(gpuMs / spanMs) : 0,
+    share: total > 0 ? round(gpuMs / total) : 0,
+  }));
+}
+
 /** What the operator sees for the budget: the target and how spending tracks it. */
 export function budgetView(service: BoaService) {
   const { state, deps } = service;
@@ -112,12 +124,7 @@ export function budgetView(service: BoaService) {
     window: {
       ...windowView(service, now, window),
       backWithinBudget: backWithinBudgetView(service, now),
-      allocatedByClass: allocatedByClass(
-        service,
-        windowStart(service, now),
-        now,
-        window.allocatedGpuHoursPerHour * window.hours * HOUR,
-      ),
+      allocatedByClass: classSpendView(service, now, window),
     },
     sinceSet: sinceSet ? averagesView(sinceSet) : null,
     dollarsPerMonth: budget ? perMonth(budget.gpuHoursPerHour) : null,
