@@ -204,6 +204,7 @@ export class Scheduler {
         // again on those widths, the node count is the one the next tick holds.
         decision = this.decideAgain(decision, now, ready, ceilingNodes, undo, belowBand);
       }
+      this.lastPaidCap = ceilingNodes;
       if (this.nodes.chooseNow(this.nodeInput(decision.desiredNodes))) {
         // Nodes chosen for removal had jobs: place those jobs elsewhere now (or let them wait).
         decision = this.decideAgain(
@@ -323,11 +324,14 @@ export class Scheduler {
       // may be, as the executor has not answered since the start.
       gpusInUse: (name) => booked(name) + (execution.mayHoldReplicas(name, now) ? 1 : 0),
       knownInUse: (name) => booked(name) + (execution.nodesWithReplicas.has(name) ? 1 : 0),
+      ...(Number.isFinite(this.lastPaidCap) ? { paidCap: this.lastPaidCap } : {}),
     };
   }
 
   /** The node count the last tick asked for (the target a pass between ticks works to). */
   private lastTarget: number | undefined;
+  /** The most nodes the last tick's budget let boa pay for (NodeTickInput.paidCap); infinite: no budget. */
+  private lastPaidCap = Number.POSITIVE_INFINITY;
   private releasing: Promise<void> | null = null;
 
   /**

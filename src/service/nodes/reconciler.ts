@@ -1,11 +1,13 @@
 import type { Logger } from 'pino';
-import type { NodeRemovalRow, NodeRemovals } from '../../store/node-removals.ts';
+import type { NodeRemovals } from '../../store/node-removals.ts';
 import type { Repository } from '../../store/repository.ts';
 import type { Clock, MetricDatum, NodeGroupState, NodePool, PoolNode } from '../ports.ts';
 import { type BackoffPolicy, CapacityBackoff, type CapacityView } from './capacity.ts';
 import { DesiredSize } from './desired-size.ts';
+import { updatedByEks } from './own-update.ts';
+import { raiseWithinPaidCap } from './paid-cap.ts';
 import { NodeReadiness } from './readiness.ts';
-import { RemovalWalk } from './removals.ts';
+import { lastRemoval, RemovalWalk } from './removals.ts';
 import { allocationName, chooseVictimsForeignLast, type GpusInUse } from './victims.ts';
 
 export interface NodeSettings {
@@ -56,6 +58,11 @@ export interface NodeTickInput {
    * provisionMs (found in review). Absent: gpusInUse is all known.
    */
   readonly knownInUse?: GpusInUse;
+  /**
+   * The most nodes the budget lets boa pay for now (the spend ceiling's, within the heartbeat guard's).
+   * Nodes still paid on their way out count in it: a raise waits for them to go (paid-cap.ts).
+   */
+  readonly paidCap?: number;
 }
 
 /**
@@ -83,6 +90,8 @@ export class NodeReconciler {
   private holding = false;
   /** The newest tick's target: a pass still running when the next tick chose more removals sizes on it. */
   private latestTarget: number | undefined;
+  /** The newest tick's paidCap, read with latestTarget. */
+  private latestPaidCap: number | undefined;
 
   constructor(private readonly deps: NodeReconcilerDeps) {
     this.backoff = new CapacityBackoff(deps.settings.backoff);
@@ -124,6 +133,7 @@ export class NodeReconciler {
   /** The tick's hook: starts a pass unless one is still running (the next tick sees what it missed). */
   afterTick(input: NodeTickInput): void {
     this.latestTarget = input.target;
+    this.latestPaidCap = input.paidCap;
     if (this.running || !input.group) return;
     this.running = this.pass(input, input.group)
       .catch((error: Error) => {
@@ -144,6 +154,7 @@ export class NodeReconciler {
     this.readiness.note(input.nodes, now);
     this.removing.note(input.nodes);
     this.latestTarget = input.target;
+    this.latestPaidCap = input.paidCap;
     const group = input.group;
     if (!group || updatedByEks(group)) return false;
     const target = this.bounded(input.target, group);
@@ -225,6 +236,10 @@ export class NodeReconciler {
     // While backing off, ask only for the nodes that exist: the group stops retrying launches, and no
     // burst of nodes arrives later that nobody planned for.
     if (this.backoff.active(now)) want = Math.min(want, live);
+    want = Math.min(
+      want,
+      raiseWithinPaidCap(nodes, Math.max(live, current.desiredSize), this.latestPaidCap, this.removing),
+    );
     want = this.bounded(want, current);
     if (current.updateInFlight) {
       // boa's own update is still running: EKS refuses another meanwhile, and waiting for it could take
@@ -375,21 +390,4 @@ export class NodeReconciler {
       { name: 'NodesRemoving', value: this.removing.size, unit: 'Count' },
     ];
   }
-}
-
-/**
- * EKS is applying an update boa did not send (a Kubernetes version or AMI update, a launch template
- * change, a config change by someone else): it raises the group's maximum and desired size for new
- * nodes, taints and drains the old ones, then gives the surge back. Scaling the surge in, or correcting
- * the desired size as drift, would work against it.
- */
-function updatedByEks(group: NodeGroupState): boolean {
-  return group.status === 'UPDATING' && group.updateInFlight === undefined;
-}
-
-/** The latest node boa terminated, for /v1/status: scale-in sends no resize. */
-function lastRemoval(row: NodeRemovalRow | undefined) {
-  if (!row) return null;
-  const at = row.terminatedAt ?? row.updatedAt;
-  return { node: row.nodeName ?? row.nodeId, reason: row.reason, at: new Date(at).toISOString() };
 }

@@ -255,3 +255,10 @@ function forbidden(error: unknown): boolean {
   const status = (e: unknown) => (e as { code?: unknown } | undefined)?.code;
   return status(error) === 403 || status((error as { cause?: unknown } | undefined)?.cause) === 403;
 }
+
+/** The latest node boa terminated, for /v1/status: scale-in sends no resize. */
+export function lastRemoval(row: NodeRemovalRow | undefined) {
+  if (!row) return null;
+  const at = row.terminatedAt ?? row.updatedAt;
+  return { node: row.nodeName ?? row.nodeId, reason: row.reason, at: new Date(at).toISOString() };
+}
