@@ -96,13 +96,16 @@ export function ceilingLookbacks(
  * spent before the change (at the budget then, room it saved spent in a burst included) and promises
  * the budget now for the rest: after a cut it can be full already. Checked only from the look-ahead, two
  * 400-GPU hours at 80 and a cut to 20 let 32 GPUs run ten hours later, and one 24 hours paid 864
- * GPU-hours against 660 promised (found by a property test, 2026-12-01).
+ * GPU-hours against 660 promised (found by a property test, 2026-12-01). None reaches back past
+ * `elapsedHours`, as in ceilingLookbacks: nothing was promised before it, and on a young ledger such
+ * look-backs (up to 200 with a change a minute) each cost the store a query over every node (bench:soak).
  */
 export function changeLookbacks(
   changedHoursAgo: readonly number[],
   windowHours: number,
   horizonHours: number,
   lookaheadHours: number,
+  elapsedHours: number,
 ): number[] {
   const changes = changedHoursAgo.filter((back) => back >= 0 && back < windowHours);
   if (changes.length === 0) return [];
@@ -110,7 +113,8 @@ export function changeLookbacks(
   const reach = windowHours - lookaheadHours;
   const step = horizonHours / LOOKAHEAD_CHECKS_PER_HORIZON;
   const backs = new Set(changes);
-  for (let k = 1; reach - k * step >= earliest - 1e-9; k++) backs.add(reach - k * step);
+  for (let k = 1; reach - k * step >= earliest - 1e-9; k++)
+    if (reach - k * step <= elapsedHours) backs.add(reach - k * step);
   return [...backs];
 }
 
@@ -179,6 +183,7 @@ export function spendCeiling(input: SpendCeilingInput): SpendCeiling {
     windowHours,
     horizonHours,
     input.lookaheadHours,
+    input.elapsedHours,
   );
   // A window ending `ahead` hours from now, these GPUs held to its end: what was promised over its past
   // part, the budget for the rest.

@@ -230,7 +230,7 @@ export function currentSpendCeiling(svc: BoaService, now: number): SpendCeiling 
     .filter((hours) => hours < Math.min(windowHours, elapsedHours));
   const asked = [
     ...lookbacks,
-    ...changeLookbacks(changedHoursAgo, windowHours, config.budgetHorizonHours, lookaheadHours),
+    ...changeLookbacks(changedHoursAgo, windowHours, config.budgetHorizonHours, lookaheadHours, elapsedHours),
   ];
   const [, ...paid] = repo.ledger.paidGpuMsFrom(
     [whole, ...asked].map((hours) => now - hours * HOUR),

@@ -10,7 +10,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { spendCeiling } from '../../src/core/spend-ceiling.ts';
+import { changeLookbacks, spendCeiling } from '../../src/core/spend-ceiling.ts';
 
 const WINDOW = 24;
 const HORIZON = 1;
@@ -199,5 +199,18 @@ describe('the spend ceiling across budget changes', () => {
     });
     expect(ceiling.debtGpuHours).toBeCloseTo(300 - 720, 9);
     expect(ceiling.spendableGpuHours).toBeCloseTo(20, 9);
+  });
+
+  it('asks for no window that starts before the history it reads', () => {
+    // Two hours in, a change half an hour ago: the windows from it to the look-ahead's reach (21 h back)
+    // start before anything was promised; on a young ledger each was a query over every node (bench:soak).
+    const young = changeLookbacks([0.5], 24, 1, 3, 2);
+    expect(young).toContain(0.5);
+    expect(Math.max(...young)).toBeLessThanOrEqual(2);
+    expect(young.length).toBeGreaterThan(10);
+    // A full history: every window from the change to the reach, one every 6 minutes.
+    const full = changeLookbacks([0.5], 24, 1, 3, 30);
+    expect(full.length).toBeGreaterThan(200);
+    expect(Math.max(...full)).toBeCloseTo(20.9, 9);
   });
 });
