@@ -8,15 +8,11 @@ const DECIMAL = /^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i;
 /** Written as a decimal number (not 0x10, 0b11, 0o7, which Number() also reads). */
 export const isDecimal = (value: string): boolean => DECIMAL.test(value.trim());
 
-/**
- * `kind` says what number it must be where "a number" alone says too little (the budget: the smallest
- * accepted one is the service's to say, the CLI says what it is).
- */
-export function parseNumber(value: string, what: string, kind = 'a number'): number {
+export function parseNumber(value: string, what: string): number {
   // Number() also reads 0x10, 0b11 and 0o7: a budget of "0x10" was set to 16.
   const n = isDecimal(value) ? Number(value) : Number.NaN;
   // 1e400 is a decimal number past what a double holds: "must be a number" misnamed it (a trial).
-  if (Number.isNaN(n)) throw usageError(`${what} must be ${kind}, got "${value}"`);
+  if (Number.isNaN(n)) throw usageError(`${what} must be a number, got "${value}"`);
   if (!Number.isFinite(n)) throw usageError(`${what} is beyond what a number can hold, got "${value}"`);
   return n;
 }

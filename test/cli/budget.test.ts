@@ -21,12 +21,16 @@ async function storedBudget(s: Awaited<ReturnType<typeof started>>) {
   return (await s.request('GET', '/v1/budget')).body.gpuHoursPerHour;
 }
 
-/** The CLI's own refusal of a budget that is no number: what it must be, the smallest accepted one said. */
+/**
+ * A budget that is no number, refused by the service (the CLI sends it as written): what it must be,
+ * with the smallest accepted one and the budget to try (the CLI's own refusal said "the service names
+ * it" and left the range to guess: an operator trial).
+ */
 const BUDGET_KIND = (value: string) =>
   new RegExp(
-    '^boa: gpuHoursPerHour must be a number of GPU-hours per hour of at least the smallest accepted ' +
-      "budget \\(what one job of the cheapest class needs on whole nodes: one node's GPUs with the " +
-      `default classes; the service names it\\), got "${value}"\n$`,
+    '^boa: gpuHoursPerHour must be a number of GPU-hours per hour of at least 4, the smallest accepted ' +
+      'budget \\(the cheapest class needs at least 1 GPU, and boa pays whole nodes of 4 GPUs\\), ' +
+      `got "${value}", a string \\(try: boa budget set 4\\)\n$`,
   );
 
 describe('boa budget', () => {

@@ -3,20 +3,12 @@ import type { budgetView } from '../../service/views.ts';
 import { CliError, EXIT } from '../errors.ts';
 import { contextOf, output } from '../context.ts';
 import { counted, dollars, fixed, keyValues, significant, table, when } from '../format.ts';
-import { parseNumber } from '../parse.ts';
+import { isDecimal, parseNumber } from '../parse.ts';
 import { needsLine, noArrivals } from '../load-needs.ts';
 import { budgetQuestion } from './budget-questions.ts';
 import { renderClassSpend } from './budget-classes.ts';
 
 type BudgetView = ReturnType<typeof budgetView>;
-
-/**
- * What a budget must be, as the service says it when it refuses 0 or -5 (with the number there): "must
- * be a number" alone left 0.5 to try, refused next as below the smallest accepted budget (a newcomer).
- */
-const BUDGET_KIND =
-  'a number of GPU-hours per hour of at least the smallest accepted budget (what one job of the ' +
-  "cheapest class needs on whole nodes: one node's GPUs with the default classes; the service names it)";
 
 export function addBudgetCommands(program: Command): void {
   const budget = program
@@ -36,8 +28,10 @@ export function addBudgetCommands(program: Command): void {
     )
     .action(async (value: string, options: { yes?: boolean }, command: Command) => {
       const context = contextOf(command);
-      const gpuHoursPerHour = parseNumber(value, 'gpuHoursPerHour', BUDGET_KIND);
-      if (context.confirm && !options.yes) {
+      // A value that is no number goes to the service as written: it knows the smallest accepted
+      // budget and says it ("the service names it" said from here left the range to guess: a trial).
+      const gpuHoursPerHour = isDecimal(value) ? parseNumber(value, 'gpuHoursPerHour') : value;
+      if (typeof gpuHoursPerHour === 'number' && context.confirm && !options.yes) {
         const { data: now } = await context.client.json<BudgetView>('GET', '/v1/budget');
         const question = budgetQuestion(now, gpuHoursPerHour);
         if (question && !(await context.confirm(question)))
