@@ -155,10 +155,17 @@ export const BudgetView = z
             "where the window's allocated GPU-hours went, by job class, most first: they add up to allocatedGpuHoursPerHour (GPUs the idle fill lends are not counted, as there)",
         }),
     }),
-    sinceSet: Averages.nullable().openapi({
-      description:
-        'since the budget was set, or over the ledger rows kept (the longest window plus a day) when it was set before them',
-    }),
+    sinceSet: Averages.extend({
+      budgetGpuHoursPerHour: z.number().openapi({
+        description:
+          'what the paid average since set is held to: the budget, at most the GPUs the node group could run when it was set',
+      }),
+    })
+      .nullable()
+      .openapi({
+        description:
+          'since the budget was set, or over the ledger rows kept (the longest window plus a day) when it was set before them',
+      }),
     dollarsPerMonth: z.number().nullable().openapi({
       description: 'the budget in dollars per 730-hour month; null without a budget or a known node price',
     }),

@@ -148,9 +148,14 @@ function inForceWithin(
  */
 export function promisedValues(budget: BudgetSetting): Array<{ gpuHoursPerHour: number; setAt: number }> {
   return [...(budget.earlier ?? []), budget].map((value) => ({
-    gpuHoursPerHour: Math.min(value.gpuHoursPerHour, value.maxGpus ?? Number.POSITIVE_INFINITY),
+    gpuHoursPerHour: heldToGpuHoursPerHour(value),
     setAt: value.setAt,
   }));
+}
+
+/** A budget value as it is held to: at most the GPUs the node group could run when it was set. */
+export function heldToGpuHoursPerHour(value: { gpuHoursPerHour: number; maxGpus?: number }): number {
+  return Math.min(value.gpuHoursPerHour, value.maxGpus ?? Number.POSITIVE_INFINITY);
 }
 
 /**

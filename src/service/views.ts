@@ -1,7 +1,7 @@
 import { BOUNDS } from '../api/bounds.ts';
 import { backWithinBudgetView } from './back-within.ts';
 import { belowBudgetNow } from './below-budget.ts';
-import { budgetAllowed, ceilingLookaheadHours, promisedGpuHours } from './budget.ts';
+import { budgetAllowed, ceilingLookaheadHours, heldToGpuHoursPerHour, promisedGpuHours } from './budget.ts';
 import { type Averages, averagesFromTotals } from './ledger.ts';
 import { gpuMsAt } from './gpu-time.ts';
 import { nodesOf, type ServiceJob } from './jobs.ts';
@@ -126,7 +126,11 @@ export function budgetView(service: BoaService) {
       backWithinBudget: backWithinBudgetView(service, now),
       allocatedByClass: classSpendView(service, now, window),
     },
-    sinceSet: sinceSet ? averagesView(sinceSet) : null,
+    // Held to as the window is (100000 showed beside the window's 92.66 for one budget: a trial).
+    sinceSet:
+      sinceSet && budget
+        ? { ...averagesView(sinceSet), budgetGpuHoursPerHour: heldToGpuHoursPerHour(budget) }
+        : null,
     dollarsPerMonth: budget ? perMonth(budget.gpuHoursPerHour) : null,
     paidDollarsPerMonth: perMonth(window.paidGpuHoursPerHour),
     instanceType: config.instanceType,

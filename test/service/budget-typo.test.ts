@@ -34,6 +34,22 @@ describe('a mistyped budget corrected within seconds', () => {
     expect(window.paidGpuHoursPerHour).toBeGreaterThan(window.budgetGpuHoursPerHour);
   });
 
+  it('holds the average since set to the same GPUs as the window, not to the budget as typed', async () => {
+    const s = await startService({ config: { local: { maxNodes: 4, bootSeconds: 0, releaseSeconds: 0 } } });
+    cleanups.push(s.close);
+    await s.ticks(1);
+    expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 100000 })).status).toBe(200);
+    s.clock.t += HOUR;
+    const body = (await s.request('GET', '/v1/budget')).body;
+    expect(body.gpuHoursPerHour).toBe(100000);
+    // 4 nodes of 4 GPUs: all the group can ever run, in both rows (the since-set row said 100000).
+    expect(body.window.budgetGpuHoursPerHour).toBe(16);
+    expect(body.sinceSet.budgetGpuHoursPerHour).toBe(16);
+    // A budget within the group's GPUs is held to as set.
+    expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 8 })).status).toBe(200);
+    expect((await s.request('GET', '/v1/budget')).body.sinceSet.budgetGpuHoursPerHour).toBe(8);
+  });
+
   it('counts each budget at the group it was set under: a group made smaller later makes no debt', async () => {
     const s = await startService({ config: { local: { maxNodes: 4, bootSeconds: 0, releaseSeconds: 0 } } });
     cleanups.push(s.close);

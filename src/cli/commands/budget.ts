@@ -130,7 +130,7 @@ export function renderBudget(b: BudgetView): string {
   // force (after a cut the paid average is above the new budget for a day, and nothing is overspent).
   const averages = [
     [`last ${b.window.windowHours} h`, b.window, b.window.budgetGpuHoursPerHour] as const,
-    ...(b.sinceSet ? [['since set', b.sinceSet, b.gpuHoursPerHour] as const] : []),
+    ...(b.sinceSet ? [['since set', b.sinceSet, b.sinceSet.budgetGpuHoursPerHour] as const] : []),
   ];
   const rows = averages.map(([label, a, budgetAverage]) => [
     label,
