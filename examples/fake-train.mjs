@@ -21,7 +21,7 @@ import { BoaError, BoaJob, FINISHED_STATES } from '../clients/node/boa-job.mjs';
 
 const USAGE = `usage: node examples/fake-train.mjs [--work-seconds S] [--epochs N] [--speed X] [--poll-seconds P] [--help]
   --work-seconds  1-GPU seconds of work in the whole job (FAKE_TRAIN_WORK_SECONDS, default 600)
-  --epochs        statistical epochs it is split into (FAKE_TRAIN_EPOCHS, default 8)
+  --epochs        statistical epochs it is split into (FAKE_TRAIN_EPOCHS, default its class's, as boa says)
   --speed         1-GPU work seconds done per second on one GPU (FAKE_TRAIN_SPEED, default 1)
   --poll-seconds  how often it polls boa's allocation (FAKE_TRAIN_POLL_SECONDS, default 1)
 Needs BOA_URL, BOA_JOB_ID, BOA_JOB_TOKEN (boa's executor sets them, with BOA_GENERATION and WORLD_SIZE).`;
@@ -54,7 +54,8 @@ function options() {
     process.exit(0);
   }
   const number = (flag, envName, fallback, check) => {
-    const raw = values[flag] ?? process.env[envName] ?? String(fallback);
+    const raw = values[flag] ?? process.env[envName] ?? (fallback === null ? null : String(fallback));
+    if (raw === null) return null;
     const value = Number(raw);
     if (!Number.isFinite(value) || !check(value)) {
       console.error(
@@ -68,7 +69,7 @@ function options() {
   const whole = Object.assign((v) => Number.isInteger(v) && v >= 1, { rule: 'an integer >= 1' });
   return {
     workSeconds: number('work-seconds', 'FAKE_TRAIN_WORK_SECONDS', 600, positive),
-    epochs: number('epochs', 'FAKE_TRAIN_EPOCHS', 8, whole),
+    epochs: number('epochs', 'FAKE_TRAIN_EPOCHS', null, whole),
     speed: number('speed', 'FAKE_TRAIN_SPEED', 1, positive),
     pollSeconds: number('poll-seconds', 'FAKE_TRAIN_POLL_SECONDS', 1, positive),
   };
@@ -123,12 +124,8 @@ async function main() {
   const selfLaunched = job.generation === null;
   const { dir, temporary } = checkpointDir(job);
   const file = join(dir, 'checkpoint.json');
-  const epochWork = opts.workSeconds / opts.epochs;
-
-  const saved = readCheckpoint(file);
-  let epoch = Math.min(saved?.epoch ?? 0, opts.epochs);
-  let workInEpoch = saved?.workInEpoch ?? 0;
-  let resumed = saved !== null;
+  // Set once the class's epochs are known (below); the reports' closure reads it.
+  let epoch = 0;
 
   // Progress reports must not slow training: boa may be restarting (a report retries for about 15 s).
   // So they go in the background, one at a time: a report due while one is still out is skipped, and
@@ -158,6 +155,12 @@ async function main() {
       return 0;
     }
   }
+  opts.epochs ??= await classEpochs(job);
+  const epochWork = opts.workSeconds / opts.epochs;
+  const saved = readCheckpoint(file);
+  epoch = Math.min(saved?.epoch ?? 0, opts.epochs);
+  let workInEpoch = saved?.workInEpoch ?? 0;
+  let resumed = saved !== null;
   job.startPolling();
 
   for (;;) {
@@ -245,6 +248,17 @@ main().then(
     process.exit(1);
   },
 );
+
+/**
+ * The statistical epochs of the job's class, as boa's allocation says them: a default of 8 had every
+ * report of a 2-epoch bert job past its first refused (an operator trial). 8 when boa does not say.
+ */
+async function classEpochs(job) {
+  const epochs = await job.statEpochs().catch(() => null);
+  if (epochs !== null) return epochs;
+  console.error('fake-train: boa did not say how many statistical epochs the class has: taking 8');
+  return 8;
+}
 
 /** The job's temp folder, and the shared boa-fake-train folder above it once no other job's is left. */
 function removeTemporary(dir) {

@@ -56,13 +56,27 @@ def options(argv):
     )
     parser.add_argument("--work-seconds", type=positive, default=env("FAKE_TRAIN_WORK_SECONDS", "600"),
                         help="1-GPU seconds of work in the whole job (FAKE_TRAIN_WORK_SECONDS, default 600)")
-    parser.add_argument("--epochs", type=whole, default=env("FAKE_TRAIN_EPOCHS", "8"),
-                        help="statistical epochs it is split into (FAKE_TRAIN_EPOCHS, default 8)")
+    parser.add_argument("--epochs", type=whole, default=env("FAKE_TRAIN_EPOCHS"),
+                        help="statistical epochs it is split into (FAKE_TRAIN_EPOCHS, default its class's, as "
+                        "boa says)")
     parser.add_argument("--speed", type=positive, default=env("FAKE_TRAIN_SPEED", "1"),
                         help="1-GPU work seconds done per second on one GPU (FAKE_TRAIN_SPEED, default 1)")
     parser.add_argument("--poll-seconds", type=positive, default=env("FAKE_TRAIN_POLL_SECONDS", "1"),
                         help="how often it polls boa's allocation (FAKE_TRAIN_POLL_SECONDS, default 1)")
     return parser.parse_args(argv)
+
+
+def class_epochs(job):
+    """The statistical epochs of the job's class, as boa's allocation says them: a default of 8 had every
+    report of a 2-epoch bert job past its first refused (an operator trial). 8 when boa does not say."""
+    try:
+        epochs = job.stat_epochs()
+    except BoaError:
+        epochs = None
+    if epochs is not None:
+        return epochs
+    print("fake_train: boa did not say how many statistical epochs the class has: taking 8", file=sys.stderr)
+    return 8
 
 
 def checkpoint_dir(job):
@@ -124,12 +138,7 @@ def main(argv=None):
     self_launched = job.generation is None
     directory, temporary = checkpoint_dir(job)
     path = os.path.join(directory, "checkpoint.json")
-    epoch_work = opts.work_seconds / opts.epochs
-
-    saved = read_checkpoint(path)
-    epoch = min(int((saved or {}).get("epoch", 0)), opts.epochs)
-    work_in_epoch = float((saved or {}).get("workInEpoch", 0))
-    resumed = saved is not None
+    epoch = 0
 
     # Progress reports must not slow training: boa may be restarting (a report retries for about 15 s).
     # So they go in a background thread, one at a time: a report due while one is still out is skipped,
@@ -162,6 +171,13 @@ def main(argv=None):
                 raise
             print(f"fake_train: {error}; exiting", flush=True)
             return 0
+    if opts.epochs is None:
+        opts.epochs = class_epochs(job)
+    epoch_work = opts.work_seconds / opts.epochs
+    saved = read_checkpoint(path)
+    epoch = min(int((saved or {}).get("epoch", 0)), opts.epochs)
+    work_in_epoch = float((saved or {}).get("workInEpoch", 0))
+    resumed = saved is not None
     job.start_polling()
 
     while True:

@@ -9,6 +9,8 @@ export interface Allocation {
   nodes: { node: string; gpus: number }[];
   generation: number;
   statEpoch: number;
+  /** The class's statistical epochs: a report takes statEpoch 0 to statEpochs - 1. */
+  statEpochs: number;
 }
 
 export interface BoaJobOptions {
@@ -72,6 +74,8 @@ export declare class BoaJob {
   /** BOA_CHECKPOINT_DIR; null when the job has none (on Kubernetes without --checkpoint or --checkpoint-claim; a self-launched job). */
   readonly checkpointDir: string | null;
   allocation(): Promise<Allocation>;
+  /** The class's statistical epochs (from the last allocation, else asked); null when boa does not say. */
+  statEpochs(): Promise<number | null>;
   /**
    * A report boa does not take (boa unreachable, an epoch refused) is warned about and the last
    * allocation seen returned: it never stops training. Rejects only for a refused job (401, 403, 404).

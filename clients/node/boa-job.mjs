@@ -258,9 +258,19 @@ export class BoaJob {
 
   // ---- the API ----
 
-  /** The job's allocation now: {jobId, state, width, nodes, generation, statEpoch}. */
+  /** The job's allocation now: {jobId, state, width, nodes, generation, statEpoch, statEpochs}. */
   async allocation() {
     return this.#observe(await this.#request('GET', `/v1/jobs/${this.jobId}/allocation`));
+  }
+
+  /**
+   * The statistical epochs of the job's class (a report takes statEpoch 0 to this less 1), from the
+   * last allocation seen, else asked; null when boa does not say (one older than the field). Rejects
+   * as allocation() does.
+   */
+  async statEpochs() {
+    const n = (this.#lastAllocation ?? (await this.allocation()))?.statEpochs;
+    return Number.isInteger(n) && n >= 1 ? n : null;
   }
 
   /**

@@ -294,8 +294,15 @@ class BoaJob:
     # ---- the API ----
 
     def allocation(self):
-        """The job's allocation now: {jobId, state, width, nodes, generation, statEpoch}."""
+        """The job's allocation now: {jobId, state, width, nodes, generation, statEpoch, statEpochs}."""
         return self._observe(self._request("GET", f"/v1/jobs/{self.job_id}/allocation"))
+
+    def stat_epochs(self):
+        """The statistical epochs of the job's class (a report takes stat_epoch 0 to this less 1), from the
+        last allocation seen, else asked; None when boa does not say (one older than the field). Raises as
+        allocation() does."""
+        n = (self.last_allocation or self.allocation() or {}).get("statEpochs")
+        return n if isinstance(n, int) and not isinstance(n, bool) and n >= 1 else None
 
     def report(self, stat_epoch, work_done_seconds=None):
         """Reports the statistical epoch reached (and 1-GPU seconds of work done in it); returns the allocation.

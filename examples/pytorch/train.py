@@ -47,8 +47,9 @@ from sampling import rank_batches, rank_share  # noqa: E402  (this folder: sys.p
 def options(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--epochs", type=int, default=30, help="data epochs (default 30)")
-    parser.add_argument("--stat-epochs", type=int, default=8,
-                        help="statistical epochs of the job's boa class; data epochs map onto them (default 8)")
+    parser.add_argument("--stat-epochs", type=int, default=None,
+                        help="statistical epochs of the job's boa class; data epochs map onto them (default: as "
+                        "boa says, else 8)")
     parser.add_argument("--global-batch", type=int, default=256,
                         help="batch over all GPUs, the same at every width (default 256; at least WORLD_SIZE)")
     parser.add_argument("--lr", type=float, default=0.05)
@@ -124,6 +125,11 @@ def worker(local_rank, args):
     if leader:
         job.start_polling()  # one poller per job is enough: the stop decision is shared below
         reporter = Reporter(job)
+        # The class's own count (bert has 2): with 8 assumed, every report past its first was refused.
+        try:
+            stat_epochs = args.stat_epochs or job.stat_epochs() or 8
+        except BoaError:  # boa unreachable for now: training goes on, as a report not taken does
+            stat_epochs = 8
 
     module = build_model().to(device)
     optimizer = torch.optim.SGD(module.parameters(), lr=args.lr, momentum=0.9)
@@ -163,7 +169,7 @@ def worker(local_rank, args):
     loss = torch.zeros(())
     while epoch < args.epochs:
         if leader:
-            reporter.report(epoch * args.stat_epochs // args.epochs)
+            reporter.report(epoch * stat_epochs // args.epochs)
         # One order of the samples per epoch, the same at every width (and on every rank).
         order = torch.randperm(len(data), generator=torch.Generator().manual_seed(epoch)).tolist()
         # Resumed mid-epoch: from the first sample the checkpoint had not trained.

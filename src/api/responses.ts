@@ -253,6 +253,9 @@ export const AllocationView = z
     nodes: z.array(z.object({ node: z.string(), gpus: z.number().int() })),
     generation: z.number().int().openapi({ description: 'changes when the job must rescale' }),
     statEpoch: z.number().int(),
+    statEpochs: z.number().int().openapi({
+      description: "the class's statistical epochs: a progress report takes statEpoch 0 to statEpochs - 1",
+    }),
   })
   .openapi('Allocation');
 

@@ -29,8 +29,7 @@ export function reportProgress(
       'workDoneSeconds',
     );
   }
-  const cls = svc.state.classes.get(job.className);
-  const epochs = cls?.profile.epochs.length ?? 1;
+  const epochs = statEpochsOf(svc, job.className);
   if (!Number.isInteger(statEpoch) || statEpoch < 0 || statEpoch >= epochs) {
     throw new ServiceError(
       400,
@@ -197,4 +196,9 @@ export function persistWorkSamples(
 function sameTable(a: SpeedupTable, b: SpeedupTable): boolean {
   const keys = Object.keys(a);
   return keys.length === Object.keys(b).length && keys.every((k) => a[k] === b[k]);
+}
+
+/** The statistical epochs of a class: reports take 0 to this less 1 (a class removed: one). */
+export function statEpochsOf(svc: BoaService, className: string): number {
+  return svc.state.classes.get(className)?.profile.epochs.length ?? 1;
 }

@@ -4,7 +4,7 @@ import { belowBudgetNow } from './below-budget.ts';
 import { budgetAllowed, ceilingLookaheadHours, heldToGpuHoursPerHour, promisedGpuHours } from './budget.ts';
 import { type Averages, averagesFromTotals } from './ledger.ts';
 import { gpuMsAt } from './gpu-time.ts';
-import { nodesOf, type ServiceJob } from './jobs.ts';
+import type { ServiceJob } from './jobs.ts';
 import { ledgerKeptMs } from './retention.ts';
 import { paidGpusNow } from './paid-now.ts';
 import { clusterShape } from './plan-inputs.ts';
@@ -279,17 +279,6 @@ export function jobView(
       job.restartNotBefore === null || job.restartNotBefore <= now
         ? null
         : new Date(job.restartNotBefore).toISOString(),
-  };
-}
-
-export function allocationView(job: ServiceJob) {
-  return {
-    jobId: job.id,
-    state: job.state,
-    width: job.width,
-    nodes: nodesOf(job.allocation),
-    generation: job.generation,
-    statEpoch: job.statEpoch,
   };
 }
 

@@ -101,6 +101,25 @@ describe.each(runtimes)('$name', ({ command, script, skip }) => {
   );
 
   it.skipIf(skip)(
+    "without --epochs splits its work into its class's statistical epochs (bert: 2), every report taken",
+    async () => {
+      const job = await boa.makeJob(true, 'bert');
+      const withoutEpochs = flags(job.width, 0.1).filter(
+        (_, i, all) => all[i] !== '--epochs' && all[i - 1] !== '--epochs',
+      );
+      const proc = start(withoutEpochs, executorEnv(job, job.generation, job.width, tempDir()));
+      expect(await proc.exited).toEqual({ code: 0, signal: null });
+      const out = proc.output();
+      // With 8 assumed, every report past epoch 1 was refused (an operator trial).
+      expect(out).toContain(`epoch 2/2 done: WORLD_SIZE=${job.width} NODE_RANK=0`);
+      expect(out).not.toMatch(/not reported|not taken|taking 8/);
+      const after = boa.job(job.id);
+      expect(after.state).toBe('done');
+      expect(after.statEpoch).toBe(1);
+    },
+  );
+
+  it.skipIf(skip)(
     'on a new generation writes a checkpoint and exits 0; the next replica resumes from it',
     async () => {
       const job = await boa.makeJob();

@@ -103,17 +103,24 @@ export async function startServedBoa() {
 
   /**
    * A cifar10 job whose plan widens later, on a fresh service, running (width > 0) unless `running` is
-   * false (then it is just registered, waiting).
+   * false (then it is just registered, waiting). Of another class (`className`): its first job, as
+   * planned (it may never widen).
    */
-  const makeJob = async ({ running }: { running: boolean }): Promise<TestJob> => {
+  const makeJob = async ({
+    running,
+    className = 'cifar10',
+  }: {
+    running: boolean;
+    className?: string;
+  }): Promise<TestJob> => {
     await s.close();
     s = await freshService();
     let chosen: { id: number; token: string; job: { widths: number[] } } | undefined;
     const others: number[] = [];
     for (let i = 0; i < 16 && !chosen; i++) {
-      const made = (await s.request('POST', '/v1/jobs', { class: 'cifar10' })).body;
+      const made = (await s.request('POST', '/v1/jobs', { class: className })).body;
       const widths: number[] = made.job.widths ?? [];
-      if (widths.some((w) => w !== widths[0])) chosen = made;
+      if (className !== 'cifar10' || widths.some((w) => w !== widths[0])) chosen = made;
       else others.push(made.id);
     }
     for (const id of others) s.service.finishJob(id, 'cancelled');
@@ -145,7 +152,8 @@ export async function startServedBoa() {
     /** A copy of the job as the service holds it now. */
     job: (id: number) => ({ ...s.service.job(id) }),
     url,
-    makeJob: (running = true) => serial(() => makeJob({ running })),
+    makeJob: (running = true, className?: string) =>
+      serial(() => makeJob({ running, ...(className ? { className } : {}) })),
     ticks: (count: number) => serial(() => s.ticks(count)),
     takeRequests,
     /** The next `count` API requests answer `status` (a 5xx or 429 the clients must retry). */

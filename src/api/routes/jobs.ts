@@ -18,7 +18,8 @@ import { ServiceError } from '../../service/errors.ts';
 import type { JobState } from '../../store/repository.ts';
 import { followJobLogs, jobLogs } from '../../service/job-logs.ts';
 import { textStream } from '../text-stream.ts';
-import { allocationView, gpuPricePerHour, jobView } from '../../service/views.ts';
+import { allocationView } from '../../service/allocation-view.ts';
+import { gpuPricePerHour, jobView } from '../../service/views.ts';
 import { jobFromRow } from '../../service/jobs.ts';
 
 const notFound = { 404: jsonContent(ErrorSchema, 'no such job') };
@@ -319,7 +320,7 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
       // operator token's too: a launcher may hold it (the demo's does), and the dashboard polls no
       // allocation (a review asked; renewing on the job's token alone left the demo's jobs lost).
       if (job.state === 'waiting' || job.state === 'running') c.var.service.touch(job);
-      return c.json(allocationView(job), 200);
+      return c.json(allocationView(c.var.service, job), 200);
     },
   );
 
@@ -346,7 +347,7 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
         workDoneSeconds,
         generation,
       );
-      return c.json(allocationView(job), 200);
+      return c.json(allocationView(c.var.service, job), 200);
     },
   );
 
