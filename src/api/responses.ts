@@ -155,7 +155,7 @@ export const JobView = z
     name: z.string().nullable(),
     class: z.string(),
     state: z.enum(['waiting', 'running', 'done', 'cancelled', 'failed', 'lost']),
-    waitingFor: z.enum(['plan', 'budget', 'tick', 'nodes']).nullable().optional(),
+    waitingFor: z.enum(['plan', 'budget', 'tick', 'nodes', 'gpus']).nullable().optional(),
     narrowedBy: z.enum(['budget']).nullable().optional().openapi({
       description:
         "a running job's GPUs below its plan's width, when the budget's ceiling is why (narrowed, or kept at the width it runs at to spare a restart); null otherwise (its nodes boot, placement)",

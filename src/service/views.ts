@@ -5,6 +5,7 @@ import { budgetAllowed, ceilingLookaheadHours, heldToGpuHoursPerHour, promisedGp
 import { type Averages, averagesFromTotals } from './ledger.ts';
 import { gpuMsAt } from './gpu-time.ts';
 import type { ServiceJob } from './jobs.ts';
+import { type WaitContext, waitingFor } from './waiting-for.ts';
 import { ledgerKeptMs } from './retention.ts';
 import { paidGpusNow } from './paid-now.ts';
 import { clusterShape } from './plan-inputs.ts';
@@ -207,36 +208,18 @@ function queuedForBudget(service: BoaService): number {
 }
 
 /**
- * Why a waiting job waits: no plan yet, the budget (queued: queueOrder), the next tick (submitted
- * since the last one: no tick has placed it yet, idle nodes or not), or nodes to boot.
+ * A job as the API shows it; `waits` (waitContext of the service's state) tells why a waiting job
+ * waits, `now` a restart backoff still running from one that is over (shown null then, not as a time
+ * gone by).
  */
-function waitingFor(
-  job: ServiceJob,
-  lastTickAt: number | undefined,
-): 'plan' | 'budget' | 'tick' | 'nodes' | null {
-  if (job.state !== 'waiting') return null;
-  if (!job.widths) return 'plan';
-  if (job.queuedForBudget) return 'budget';
-  return lastTickAt === undefined || job.submittedAt > lastTickAt ? 'tick' : 'nodes';
-}
-
-/**
- * A job as the API shows it; `lastTickAt` (the service's) tells a job no tick has seen yet, `now` a
- * restart backoff still running from one that is over (shown null then, not as a time gone by).
- */
-export function jobView(
-  job: ServiceJob,
-  lastTickAt: number | undefined,
-  now: number,
-  gpuPrice: number | null = null,
-) {
+export function jobView(job: ServiceJob, waits: WaitContext, now: number, gpuPrice: number | null = null) {
   const gpuHours = gpuHoursOf(job, now);
   return {
     id: job.id,
     name: job.name,
     class: job.className,
     state: job.state,
-    waitingFor: waitingFor(job, lastTickAt),
+    waitingFor: waitingFor(job, waits),
     // Why a running job has fewer GPUs than its plan, when the budget is why (else nodes or placement).
     narrowedBy: job.state === 'running' && job.narrowedByBudget ? ('budget' as const) : null,
     submittedAt: new Date(job.submittedAt).toISOString(),
@@ -250,8 +233,8 @@ export function jobView(
       job.state === 'running' &&
       job.statEpoch > 0 &&
       job.epochStartedAt !== null &&
-      lastTickAt !== undefined &&
-      job.epochStartedAt > lastTickAt,
+      waits.lastTickAt !== undefined &&
+      job.epochStartedAt > waits.lastTickAt,
     workDoneSeconds: job.workDoneSeconds,
     // A job done without a report ("rank 0 exiting 0 is the job done") read as done at epoch 1 of 8
     // with no hint that it never said how far it got (found by a newcomer). Recorded, not inferred from

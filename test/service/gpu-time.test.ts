@@ -9,7 +9,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { gpuMsAt } from '../../src/service/gpu-time.ts';
 import { jobFromRow } from '../../src/service/jobs.ts';
 import { jobView } from '../../src/service/views.ts';
+import type { WaitContext } from '../../src/service/waiting-for.ts';
 import { ManualClock, startService } from './harness.ts';
+
+/** No tick has run, no node is coming: the view's wait read before any tick. */
+const NOT_TICKED: WaitContext = { lastTickAt: undefined, nodesComing: false };
 
 const dirs: string[] = [];
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -83,8 +87,8 @@ describe("a job's GPU-hours", () => {
     expect(done.dollars).toBe(Number(((done.gpuHours * nodePricePerHour!) / gpusPerNode).toFixed(2)));
     // No price known: no dollar figure rather than another type's.
     const job = s.service.job(id);
-    expect(jobView(job, undefined, clock.now()).dollars).toBeNull();
-    expect(jobView(job, undefined, clock.now(), 2).dollars).toBe(Number((done.gpuHours * 2).toFixed(2)));
+    expect(jobView(job, NOT_TICKED, clock.now()).dollars).toBeNull();
+    expect(jobView(job, NOT_TICKED, clock.now(), 2).dollars).toBe(Number((done.gpuHours * 2).toFixed(2)));
     // Ended: it books nothing more.
     await s.ticks(3);
     expect((await s.request('GET', `/v1/jobs/${id}`)).body.gpuHours).toBe(done.gpuHours);

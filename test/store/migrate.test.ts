@@ -15,7 +15,11 @@ import { migrationsBefore } from './schema-versions.ts';
 import { jobFromRow } from '../../src/service/jobs.ts';
 import { closeGpuTime, gpuMsAt } from '../../src/service/gpu-time.ts';
 import { jobView } from '../../src/service/views.ts';
+import type { WaitContext } from '../../src/service/waiting-for.ts';
 import { outcome } from '../../src/cli/commands/jobs.ts';
+
+/** No tick has run, no node is coming: the view's wait read before any tick. */
+const NOT_TICKED: WaitContext = { lastTickAt: undefined, nodesComing: false };
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -114,7 +118,7 @@ describe('migrating a stored database', () => {
       const reports = Object.fromEntries(repo.listJobs(10).map((j) => [j.name, j.lastReportAt]));
       // Whether they reported was not recorded: a done job is not noted "ended without reporting".
       expect(reports).toEqual({ done: 1000, requeued: 1000, queued: null });
-      const view = jobView(jobFromRow(repo.listJobs(10).find((j) => j.name === 'done')!), undefined, 0);
+      const view = jobView(jobFromRow(repo.listJobs(10).find((j) => j.name === 'done')!), NOT_TICKED, 0);
       expect(view.reportedProgress).toBe(true);
       expect(outcome(view)).toBeNull();
     } finally {
@@ -187,7 +191,7 @@ describe('migrating a stored database', () => {
       // Its GPU-time before the migration is unknown: none is shown rather than a part of it.
       expect(job.gpuMs).toBeNull();
       expect(gpuMsAt(job, 5000)).toBeNull();
-      expect(jobView(job, undefined, 5000, 1)).toMatchObject({ gpuHours: null, dollars: null });
+      expect(jobView(job, NOT_TICKED, 5000, 1)).toMatchObject({ gpuHours: null, dollars: null });
       closeGpuTime(job, 5000);
       expect(job.gpuMs).toBeNull();
       repo.saveJobState({ ...job, gpuMs: 7, gpuMsSince: 5000 });

@@ -13,6 +13,7 @@ const WAITING_WORDS = {
   budget: 'queued for the budget',
   tick: 'waiting for the next tick',
   nodes: 'waiting for nodes to boot',
+  gpus: 'waiting for GPUs the running jobs hold',
 };
 
 const jobWho = (job) => `job ${job.id}${job.name ? ` (${job.name})` : ''}`;

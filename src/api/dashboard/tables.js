@@ -69,6 +69,7 @@ const WAITS_FOR = {
   budget: 'queued for the budget',
   tick: 'waits for the next tick',
   nodes: 'waits for nodes to boot',
+  gpus: 'waits for GPUs the running jobs hold',
 };
 /** Shown per state: a queue of thousands must not make the page slow; the CLI lists them all. */
 const ACTIVE_SHOWN = 20;

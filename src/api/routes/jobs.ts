@@ -20,6 +20,7 @@ import { followJobLogs, jobLogs } from '../../service/job-logs.ts';
 import { textStream } from '../text-stream.ts';
 import { allocationView } from '../../service/allocation-view.ts';
 import { gpuPricePerHour, jobView } from '../../service/views.ts';
+import { waitContext } from '../../service/waiting-for.ts';
 import { jobFromRow } from '../../service/jobs.ts';
 
 const notFound = { 404: jsonContent(ErrorSchema, 'no such job') };
@@ -108,7 +109,7 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
         token,
         job: jobView(
           job,
-          c.var.service.state.lastTickAt,
+          waitContext(c.var.service.state),
           c.var.service.deps.clock.now(),
           gpuPricePerHour(c.var.service.deps.config),
         ),
@@ -165,6 +166,7 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
           `unknown class "${className}"; known classes: ${[...classes.keys()].join(', ')}`,
           'class',
         );
+      const waits = waitContext(c.var.service.state); // once: it reads every node
       return c.json(
         {
           // The row listed, not read again: a query per job cost 0.4 ms, half a second for the default
@@ -172,7 +174,7 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
           jobs: jobs.map((row) =>
             jobView(
               c.var.service.state.jobs.get(row.id) ?? jobFromRow(row),
-              c.var.service.state.lastTickAt,
+              waits,
               c.var.service.deps.clock.now(),
               gpuPricePerHour(c.var.service.deps.config),
             ),
@@ -196,7 +198,7 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
       c.json(
         jobView(
           c.var.service.job(c.req.valid('param').id, jobToken(c)),
-          c.var.service.state.lastTickAt,
+          waitContext(c.var.service.state),
           c.var.service.deps.clock.now(),
           gpuPricePerHour(c.var.service.deps.config),
         ),
@@ -368,7 +370,7 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
         c.json(
           jobView(
             c.var.service.finishJob(c.req.valid('param').id, state, jobToken(c)),
-            c.var.service.state.lastTickAt,
+            waitContext(c.var.service.state),
             c.var.service.deps.clock.now(),
             gpuPricePerHour(c.var.service.deps.config),
           ),

@@ -15,6 +15,7 @@ const WAITING_WORDS: Record<string, string> = {
   budget: 'queued for the budget',
   tick: 'waiting for the next tick',
   nodes: 'waiting for nodes to boot',
+  gpus: 'waiting for GPUs the running jobs hold',
 };
 
 export interface WaitOptions {

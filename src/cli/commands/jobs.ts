@@ -109,6 +109,7 @@ const WAITS_FOR = {
   budget: 'queued for the budget',
   tick: 'waits for the next tick',
   nodes: 'waits for nodes',
+  gpus: 'waits for GPUs the running jobs hold',
 };
 
 /** The list's last column: why a waiting job waits, a running job's restarts, why a job ended badly. */

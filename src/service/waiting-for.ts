@@ -1,0 +1,43 @@
+import type { ServiceJob } from './jobs.ts';
+import type { NodeGroupState, PoolNode } from './ports.ts';
+
+/** Why a waiting job waits, as the job view says it. */
+export type WaitingFor = 'plan' | 'budget' | 'tick' | 'nodes' | 'gpus';
+
+/** What the service knows that tells one wait from another, read once for a whole list of jobs. */
+export interface WaitContext {
+  /** The last tick's start: a job submitted since has not been placed by any tick yet. */
+  readonly lastTickAt: number | undefined;
+  /** Nodes are on their way: one listed is still booting or registering, or one asked for is not listed yet. */
+  readonly nodesComing: boolean;
+}
+
+export function waitContext(state: {
+  readonly lastTickAt: number | undefined;
+  readonly nodes: readonly PoolNode[];
+  readonly group: NodeGroupState | undefined;
+}): WaitContext {
+  let staying = 0;
+  let booting = false;
+  for (const node of state.nodes) {
+    if (node.leaving) continue;
+    staying++;
+    // A node cordoned by hand is not coming; one not ready yet (booting, registering, a brief not-ready) is.
+    if (!node.ready && !node.cordoned && node.waitingFor !== 'cordoned') booting = true;
+  }
+  return { lastTickAt: state.lastTickAt, nodesComing: booting || (state.group?.desiredSize ?? 0) > staying };
+}
+
+/**
+ * Why a waiting job waits: no plan yet, the budget (queued: queueOrder), the next tick (submitted since
+ * the last one: no tick has placed it yet, idle nodes or not), nodes to boot, or, with none coming, GPUs
+ * the running jobs hold (the group at its maximum, or nodes too full to place it): "waits for nodes"
+ * there read as if more were on their way (an operator trial, the group at its maximum, all ready).
+ */
+export function waitingFor(job: ServiceJob, context: WaitContext): WaitingFor | null {
+  if (job.state !== 'waiting') return null;
+  if (!job.widths) return 'plan';
+  if (job.queuedForBudget) return 'budget';
+  if (context.lastTickAt === undefined || job.submittedAt > context.lastTickAt) return 'tick';
+  return context.nodesComing ? 'nodes' : 'gpus';
+}
