@@ -138,6 +138,10 @@ export const StatusView = z
       .optional(),
     planId: z.number().int().nullable(),
     plannerError: z.string().nullable(),
+    executorError: z.object({ message: z.string(), since: time() }).nullable().openapi({
+      description:
+        "the executor's reconciles fail (jobs neither start nor stop): the last error, and since when; null once one succeeds",
+    }),
     plannerComputingSince: time().nullable().openapi({
       description: 'when the plan computation running now started; null when none runs',
     }),

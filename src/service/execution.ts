@@ -66,7 +66,8 @@ export class Execution {
   private jobIdsKeptAbove = 0;
   /** The executor has answered a reconcile since the service started. */
   private answered = false;
-  private lastError: string | undefined;
+  /** The executor's reconciles fail (another boa holds the namespace, say): since when, and the last error. */
+  failing: { readonly message: string; readonly since: number } | undefined;
   /**
    * Jobs the executor still runs may be unknown to the store: no job was ever stored (a database started
    * afresh, or a first start), it was rolled back to a copy (jobs submitted since are not in it), or its
@@ -99,7 +100,7 @@ export class Execution {
    */
   registrationBlocked(): string | undefined {
     if (!this.executor || this.answered || !this.mayNotKnowReplicas) return undefined;
-    const why = this.lastError ? ` (its last error: ${this.lastError})` : '';
+    const why = this.failing ? ` (its last error: ${this.failing.message})` : '';
     return (
       `the executor has not answered since boa started${why}: on a database started afresh, rolled back to a copy or last ticked long ago (restored?), jobs with a ` +
       'command are numbered only once it has (an old job of the same id may still have replicas); ' +
@@ -138,6 +139,7 @@ export class Execution {
         this.lastReconcileMs = performance.now() - started;
         this.reconciles += 1;
         this.answered = true;
+        this.failing = undefined;
         const now = this.service.deps.clock.now();
         this.startDeadlines.taken(sent, now);
         // Replicas it could not make for no fault of their job's: their clocks start again.
@@ -151,7 +153,8 @@ export class Execution {
           this.scheduleFollowUp(this.service.deps.config.replicaCheckSeconds * 1000);
       })
       .catch((error: Error) => {
-        this.lastError = error.message;
+        const since = this.failing?.since ?? this.service.deps.clock.now();
+        this.failing = { message: error.message, since };
         this.startDeadlines.executorFailed();
         this.service.deps.logger.warn(
           { event: 'executor_failed', error: error.message, stack: error.stack },

@@ -330,6 +330,8 @@ export function statusView(service: BoaService) {
       : null,
     planId: state.plan?.row.id ?? null,
     plannerError: service.planner.lastError ?? null,
+    // Reconciles failing: nothing starts or stops jobs (the log said it; status did not: a review).
+    executorError: executorError(service.execution.failing),
     // A computation that has not ended: a hung one shows here, not only once its timeout fails it.
     plannerComputingSince:
       service.planner.computingSince === undefined
@@ -339,6 +341,10 @@ export function statusView(service: BoaService) {
     tickSeconds: deps.config.tickSeconds,
     lastTickMs: round(state.lastTickMs, 3),
   };
+}
+
+function executorError(failing: BoaService['execution']['failing']) {
+  return failing ? { message: failing.message, since: new Date(failing.since).toISOString() } : null;
 }
 
 /**

@@ -149,6 +149,11 @@ function renderHealth(status, now = Date.now()) {
     );
   }
   if (status.plannerError) lines.push(['over', `plan failed: ${status.plannerError}`]);
+  if (status.executorError)
+    lines.push([
+      'over',
+      `jobs neither start nor stop: the executor fails since ${utcTime(status.executorError.since)}: ${status.executorError.message}`,
+    ]);
   const group = status.nodeGroup;
   if (group.waitingReason) lines.push(['over', `jobs wait: ${group.waitingReason}`]);
   for (const issue of group.issues ?? []) lines.push(['over', `node group: ${issue.code}: ${issue.message}`]);

@@ -49,6 +49,15 @@ export function renderStatus(s: StatusView): string {
     ['budget', budgetLine(s.budget)],
     ['plan', s.planId === null ? 'none yet (set a budget)' : `#${s.planId} (boa plan)`],
     ...(s.plannerError ? [['planner error', s.plannerError] as [string, string]] : []),
+    // undefined: a service from before it was shown.
+    ...(s.executorError
+      ? [
+          [
+            'executor error',
+            `failing since ${when(s.executorError.since)}, jobs neither start nor stop: ${s.executorError.message}`,
+          ] as [string, string],
+        ]
+      : []),
     ...plannerBusy(s.plannerComputingSince),
     ['last tick', s.lastTickAt ? `${when(s.lastTickAt)} (${fixed(s.lastTickMs, 1)} ms)` : 'none yet'],
   ]);
