@@ -8,7 +8,10 @@ export type WaitingFor = 'plan' | 'budget' | 'tick' | 'nodes' | 'gpus';
 export interface WaitContext {
   /** The last tick's start: a job submitted since has not been placed by any tick yet. */
   readonly lastTickAt: number | undefined;
-  /** Nodes are on their way: one listed is still booting or registering, or one asked for is not listed yet. */
+  /**
+   * Nodes are on their way: one listed is still booting or registering, one asked for is not listed yet,
+   * or the group is changing (nodes leaving, whose room a raise waits for; an update of boa's own).
+   */
   readonly nodesComing: boolean;
 }
 
@@ -18,14 +21,14 @@ export function waitContext(state: {
   readonly group: NodeGroupState | undefined;
 }): WaitContext {
   let staying = 0;
-  let booting = false;
+  let changing = state.group?.updateInFlight !== undefined;
   for (const node of state.nodes) {
-    if (node.leaving) continue;
-    staying++;
+    if (node.leaving) changing = true;
+    else staying++;
     // A node cordoned by hand is not coming; one not ready yet (booting, registering, a brief not-ready) is.
-    if (!node.ready && !node.cordoned && node.waitingFor !== 'cordoned') booting = true;
+    if (!node.leaving && !node.ready && !node.cordoned && node.waitingFor !== 'cordoned') changing = true;
   }
-  return { lastTickAt: state.lastTickAt, nodesComing: booting || (state.group?.desiredSize ?? 0) > staying };
+  return { lastTickAt: state.lastTickAt, nodesComing: changing || (state.group?.desiredSize ?? 0) > staying };
 }
 
 /**
