@@ -1,6 +1,7 @@
 import { publicUrl } from './config.ts';
-import { nodesOf, type ServiceJob } from './jobs.ts';
-import type { DesiredJob, Executor, ReplicaSpec, ReplicaStatus } from './ports.ts';
+import type { ServiceJob } from './jobs.ts';
+import type { DesiredJob, Executor, ReplicaStatus } from './ports.ts';
+import { replicaSpecs } from './replica-specs.ts';
 import type { BoaService } from './service.ts';
 import { failGeneration, interruptedGeneration } from './replica-exits.ts';
 import { olderGenerationFinished } from './older-exits.ts';
@@ -10,18 +11,18 @@ import { StartDeadlines } from './start-deadlines.ts';
 const FOLLOW_UP_MS = 1000;
 
 /**
+ * A database whose last tick is older than this may be behind the world (a restored snapshot): new jobs
+ * with a command wait for the executor's first answer, a few seconds, as on a fresh one (found in review).
+ */
+const LONG_DOWN_MS = 10 * 60_000;
+
+/**
  * The job lifecycle around the executor, called after each tick's decision (never inside it): which
  * replicas should exist (jobs with a workload and GPUs at their generation), what their exits mean
  * (rank 0 exiting 0: done; a failure: restart the generation with exponential backoff, after
  * maxRestarts: failed; stopped from outside: resume at once, not counted), and the lease of
  * self-launched jobs (silent past leaseSeconds: lost).
  */
-/**
- * A database whose last tick is older than this may be behind the world (a restored snapshot): new jobs
- * with a command wait for the executor's first answer, a few seconds, as on a fresh one (found in review).
- */
-const LONG_DOWN_MS = 10 * 60_000;
-
 export class Execution {
   private reconciling: Promise<void> | null = null;
   /** Jobs the last `desired` left out while they wait out a restart backoff (followed up until none). */
@@ -228,7 +229,11 @@ export class Execution {
       }
       let wanted = this.specs.get(job.id);
       if (wanted?.generation !== job.generation) {
-        wanted = { jobId: job.id, generation: job.generation, replicas: this.replicasOf(job) };
+        wanted = {
+          jobId: job.id,
+          generation: job.generation,
+          replicas: replicaSpecs(job, this.tokenOf(job), publicUrl(this.service.deps.config), this.executor),
+        };
         this.specs.set(job.id, wanted);
       }
       out.push(wanted);
@@ -241,40 +246,6 @@ export class Execution {
     }
     this.backingOff = backingOff;
     return out;
-  }
-
-  private replicasOf(job: ServiceJob): ReplicaSpec[] {
-    const workload = job.workload;
-    if (!workload) return [];
-    const nodes = nodesOf(job.allocation);
-    const rank0 = nodes[0]?.node ?? '';
-    const master = this.executor?.rendezvous?.(job.id, job.generation, rank0) ?? { addr: rank0, port: 29500 };
-    const { config } = this.service.deps;
-    const common: Record<string, string> = {
-      BOA_URL: publicUrl(config),
-      BOA_JOB_ID: String(job.id),
-      BOA_JOB_TOKEN: this.tokenOf(job),
-      BOA_GENERATION: String(job.generation),
-      WORLD_SIZE: String(job.allocation.length),
-      NNODES: String(nodes.length),
-      MASTER_ADDR: master.addr,
-      MASTER_PORT: String(master.port),
-    };
-    if (workload.checkpoint?.uri) common.BOA_CHECKPOINT_DIR = workload.checkpoint.uri;
-    else if (workload.checkpoint?.volumeClaim) common.BOA_CHECKPOINT_DIR = '/checkpoint';
-    // Nodes can hold different numbers of the job's GPUs (3 + 1), so NODE_RANK * NPROC_PER_NODE is not
-    // the global rank of a node's first worker: BOA_FIRST_RANK is, for launchers that start workers.
-    let firstRank = 0;
-    return nodes.map(({ node, gpus }, rank) => {
-      const env = {
-        ...common,
-        NODE_RANK: String(rank),
-        NPROC_PER_NODE: String(gpus),
-        BOA_FIRST_RANK: String(firstRank),
-      };
-      firstRank += gpus;
-      return { jobId: job.id, generation: job.generation, rank, node, gpus, workload, env };
-    });
   }
 
   private tokenOf(job: ServiceJob): string {
