@@ -632,6 +632,20 @@ describe('the health line', () => {
     expect(html).toContain('jobs wait: instances fail to launch (InsufficientInstanceCapacity)');
     expect(html).toContain('node group: AsgInstanceLaunchFailures: no capacity');
   });
+
+  it("shows the executor's error and since when, escaped, and nothing of it once it answers", () => {
+    const dash = loadDashboardScript();
+    const executorError = {
+      message: 'namespace <x> belongs to another boa',
+      since: '2026-11-01T11:58:00.000Z',
+    };
+    dash.renderHealth(status({ executorError }), at);
+    expect(dash.element('health').innerHTML).toContain(
+      '<span class="over">jobs neither start nor stop: the executor fails since 2026-11-01T11:58:00Z: namespace &#60;x&#62; belongs to another boa</span>',
+    );
+    dash.renderHealth(status({ executorError: null }), at);
+    expect(dash.element('health').innerHTML).not.toContain('executor');
+  });
 });
 
 describe('the token', () => {
