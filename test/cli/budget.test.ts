@@ -157,14 +157,19 @@ describe('boa budget', () => {
     const allocatedByClass = [
       { className: 'bert', gpuHours: 412.34, gpuHoursPerHour: 17.18, share: 0.6 },
       { className: null, gpuHours: 274.9, gpuHoursPerHour: 11.45, share: 0.4 },
+      { className: 'cifar10', gpuHours: 0.04, gpuHoursPerHour: 0.59, share: 0.0001 },
     ];
     const text = renderBudget({ ...budget, window: { ...budget.window, hours: 24, allocatedByClass } });
     expect(text).toMatch(/^allocated in the last 24 h\s+GPU-hours\s+GPU-h\/h\s+share$/m);
     // A ledger younger than the window: the span the rows cover, not the window's (found in review).
     const young = renderBudget({ ...budget, window: { ...budget.window, hours: 3, allocatedByClass } });
     expect(young).toMatch(/^allocated in the 3\.0 h on record\s+GPU-hours/m);
-    expect(text).toMatch(/^bert\s+412\.3\s+17\.18\s+60%$/m);
-    expect(text).toMatch(/^\(before classes were kept\)\s+274\.9\s+11\.45\s+40%$/m);
+    expect(text).toMatch(/^bert\s+412\.34\s+17\.18\s+60%$/m);
+    expect(text).toMatch(/^\(before classes were kept\)\s+274\.90\s+11\.45\s+40%$/m);
+    // One blank line between the tables, not two.
+    expect(text).toMatch(/^since set .*\n\nallocated in the last 24 h/m);
+    // A few minutes' GPU-hours are not shown as none.
+    expect(text).toMatch(/^cifar10\s+0\.04\s+0\.59\s+0%$/m);
   });
 
   it("says when the window's paid average is back within its budget, or not at the current rate", async () => {

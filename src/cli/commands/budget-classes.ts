@@ -14,7 +14,8 @@ export function renderClassSpend(
   if (rows.length === 0) return '';
   const cells = rows.map((r) => [
     r.className ?? '(before classes were kept)',
-    fixed(r.gpuHours, 1),
+    // Hundredths: a young ledger's 0.04 GPU-hours read 0.0 beside a 52% share (a trial).
+    fixed(r.gpuHours, 2),
     fixed(r.gpuHoursPerHour),
     `${fixed(100 * r.share, 0)}%`,
   ]);
@@ -23,5 +24,6 @@ export function renderClassSpend(
     window.hours < window.windowHours - 1e-6
       ? `allocated in the ${fixed(window.hours, 1)} h on record`
       : `allocated in the last ${window.windowHours} h`;
-  return `\n\n${table([span, 'GPU-hours', 'GPU-h/h', 'share'], cells)}`;
+  // One blank line after the averages' table (which ends its last row with a newline), as before `ceiling`.
+  return `\n${table([span, 'GPU-hours', 'GPU-h/h', 'share'], cells)}`;
 }
