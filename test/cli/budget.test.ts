@@ -52,10 +52,14 @@ describe('boa budget', () => {
     expect(set.stdout).toMatch(
       /^plan\s+plan #\d+: no arrivals seen yet, so it expects to spend next to nothing/m,
     );
+    // No "few jobs arrive" beside it: none has been seen to arrive (a trial).
+    expect(set.stdout).not.toMatch(/^note/m);
     // With arrivals expected (a prior), the spend the plan predicts, as boa plan gives it.
     const expecting = await started({ config: { priorRates: { cifar10: 2 } } });
     const setThere = await expecting.boa(['budget', 'set', '40']);
     const planThere = await expecting.boa(['plan']);
+    // With arrivals expected (2 an hour), whose widest widths spend a tenth of 40: said.
+    expect(setThere.stdout).toMatch(/^note\s+few jobs arrive: even the widest useful widths spend less/m);
     expect(minimum(setThere.stdout)).toBeDefined();
     expect(minimum(setThere.stdout)).toBe(minimum(planThere.stdout));
     // Epoch columns counted from 1, as jobs list and jobs show count a job's statistical epoch.

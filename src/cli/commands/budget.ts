@@ -95,7 +95,13 @@ function renderBudgetSet(data: BudgetSetView): string {
     ['plan', uses],
   ];
   if (data.warning) rows.push(['warning', data.warning]);
-  if (plan && data.gpuHoursPerHour !== null && plan.predictedGpuHoursPerHour < 0.5 * data.gpuHoursPerHour) {
+  // Not with no arrivals seen: the plan row says so, and "few jobs arrive" read as a measurement.
+  if (
+    plan &&
+    !none &&
+    data.gpuHoursPerHour !== null &&
+    plan.predictedGpuHoursPerHour < 0.5 * data.gpuHoursPerHour
+  ) {
     rows.push(['note', 'few jobs arrive: even the widest useful widths spend less than the budget']);
   }
   return keyValues(rows);
