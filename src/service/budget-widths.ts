@@ -16,6 +16,7 @@ import { workLeftSeconds } from '../core/work-left.ts';
  * all by submission: config queueOrder, queueOverdueHours); each job is marked so its view can say why
  * it waits. A job that has waited `longWaitMs` since its submission (`now`, ms; the setting
  * keptWidthWaitMinutes) makes the widths running jobs keep above their narrowed ones give way.
+ * `byBudget` false: `gpus` is the node group's maximum, below the budget's, and no job is marked.
  */
 export function budgetLimitedWidths(
   jobs: readonly ServiceJob[],
@@ -27,6 +28,7 @@ export function budgetLimitedWidths(
     order: 'least-work-left',
     overdueMs: DEFAULT_QUEUE_OVERDUE_HOURS * 3_600_000,
   },
+  byBudget = true,
 ): (job: ServiceJob) => number {
   // Most ticks the plan fits under the ceiling: every job gets its planned width, none waits for it
   // (what widthsUnderCeiling gives then, without a map of every job each tick).
@@ -71,8 +73,9 @@ export function budgetLimitedWidths(
   );
   jobs.forEach((job, index) => {
     const width = served[index] as number;
-    job.queuedForBudget = width === 0 && (widths[index] as number) > 0;
-    job.narrowedByBudget = width > 0 && width < (widths[index] as number);
+    // `gpus` the node group's maximum, not the budget: its jobs wait for GPUs, not for the budget.
+    job.queuedForBudget = byBudget && width === 0 && (widths[index] as number) > 0;
+    job.narrowedByBudget = byBudget && width > 0 && width < (widths[index] as number);
   });
   return widthIn(jobs, served);
 }

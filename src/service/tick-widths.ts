@@ -37,13 +37,17 @@ export function tickWidths(
   // allows fewer: that adds nothing to the bill, and the bounds stay minNodes <= maxNodes.
   const budgetNodes = Math.max(minNodes, ceilingNodes);
   const maxNodes = Math.min(cap, budgetNodes);
+  // Narrowed to what can run: the budget's GPUs, or the group's when its maximum is below them (a
+  // budget set at the group's size, whose ceiling allows a node more). Narrowed to the budget's only,
+  // the jobs the group could not hold waited whole while the others kept wider widths.
   const served = budgetLimitedWidths(
     active,
-    budgetNodes * config.gpusPerNode,
+    maxNodes * config.gpusPerNode,
     profilesInUse(service),
     now,
     config.keptWidthWaitMinutes * 60_000,
     { order: config.queueOrder, overdueMs: config.queueOverdueHours * 3_600_000 },
+    maxNodes === budgetNodes,
   );
   const maxGpus = maxNodes * config.gpusPerNode;
   const drained = drainedWidths(service, active, served, maxGpus, now, belowBand);
