@@ -2,14 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import type { NodeGroupState, PoolNode } from '../../src/service/ports.ts';
 import { waitContext } from '../../src/service/waiting-for.ts';
+import { poolNode as node } from './pool-node.ts';
 
-const node = (id: string, extra: Partial<PoolNode> = {}): PoolNode => ({
-  id,
-  launchedAt: 0,
-  gpus: 4,
-  ready: true,
-  ...extra,
-});
 const group = (desiredSize: number, extra: Partial<NodeGroupState> = {}): NodeGroupState => ({
   minSize: 0,
   maxSize: 4,

@@ -1,14 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { raiseWithinPaidCap } from '../../../src/service/nodes/paid-cap.ts';
-import type { PoolNode } from '../../../src/service/ports.ts';
+import { poolNode as node } from '../pool-node.ts';
 
-const node = (id: string, extra: Partial<PoolNode> = {}): PoolNode => ({
-  id,
-  launchedAt: 0,
-  gpus: 4,
-  ready: true,
-  ...extra,
-});
 const noneTerminated = { terminated: () => false };
 
 describe('raiseWithinPaidCap', () => {
