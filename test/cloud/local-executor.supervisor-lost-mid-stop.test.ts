@@ -13,17 +13,20 @@ import { signalsOf, workerPidFile, writeTrainer } from './trainer-with-worker.ts
  * A supervisor alive when boa sends the stop's SIGTERM, killed alone before its command's main process
  * (a shell that did not exec the trainer) has ended: the trainer the shell leaves gets the SIGTERM from
  * boa, as the supervisor would have sent it; and never twice, if the supervisor had sent it already.
+ * One lost before it passed the SIGTERM on at all: its command gets it from boa.
  */
 const dirs = localExecutorDirs('boa-lost-mid-stop-');
 afterEach(() => dirs.cleanup());
 
 /**
- * Runs `command` (given the trainer's script and log) under a supervisor, stops it, calls `meanwhile`
- * with the supervisor's pid, and lets the stop finish; returns the trainer's signal log.
+ * Runs `command` (given the trainer's script and log) under a supervisor, calls `beforeStop` and stops
+ * it, calls `meanwhile` with the supervisor's pid, and lets the stop finish; returns the trainer's
+ * signal log.
  */
 async function stopAndLoseSupervisor(
   command: (script: string, log: string) => string[],
   meanwhile: (supervisor: number, log: string) => Promise<void>,
+  beforeStop: (supervisor: number) => void = () => {},
 ) {
   const dataDir = dirs.temp();
   const dir = join(dataDir, 'jobs/1/1');
@@ -35,6 +38,7 @@ async function stopAndLoseSupervisor(
     const group = Number(readFileSync(join(dir, '0.group'), 'utf8'));
     dirs.track(group);
     const supervisor = (JSON.parse(readFileSync(join(dir, '0.pid'), 'utf8')) as { pid: number }).pid;
+    beforeStop(supervisor);
     expect((await executor.reconcile([]))[0]?.phase).toBe('stopping');
     await meanwhile(supervisor, log);
     const stoppedAt = performance.now();
@@ -86,6 +90,17 @@ describe.runIf(existsSync('/proc/self/stat'))('local executor: a supervisor lost
       await until(() => signalsOf(log).includes('main'));
       await killSupervisor(supervisor);
     });
+    expect(signals).toEqual(['main', 'checkpointed']);
+  });
+
+  it('lost before it passed the SIGTERM on: its command gets it from boa', async () => {
+    // Stopped (SIGSTOP), the supervisor holds boa's SIGTERM pending and dies of the SIGKILL without
+    // running its trap: as one does when the stop comes in the instant between starting the command
+    // and setting the trap that passes it on (a CI run's demo kept such a command for the whole grace).
+    const trainer = (script: string, log: string) => [process.execPath, script, log];
+    const signals = await stopAndLoseSupervisor(trainer, killSupervisor, (supervisor) =>
+      process.kill(supervisor, 'SIGSTOP'),
+    );
     expect(signals).toEqual(['main', 'checkpointed']);
   });
 });

@@ -59,7 +59,7 @@ export function generationsOf(jobsDir: string, jobId: number): number[] {
 export function recordFile(
   dir: string,
   rank: number,
-  kind: 'pid' | 'exit' | 'stop' | 'log' | 'group' | 'sigterm' | 'url' | 'orphans',
+  kind: 'pid' | 'exit' | 'stop' | 'log' | 'group' | 'sigterm' | 'url' | 'orphans' | 'termed',
 ): string {
   return join(dir, `${rank}.${kind}`);
 }
@@ -112,6 +112,21 @@ export function readStop(dir: string, rank: number): StopRecord | undefined {
 /** Whether the supervisor has sent the command's orphans their SIGTERM (replica-supervisor.sh). */
 export const orphansTermed = (dir: string, rank: number) => existsSync(recordFile(dir, rank, 'orphans'));
 
+/**
+ * Whether the command's main process has been sent the stop's SIGTERM (`<rank>.termed`), by the
+ * supervisor (said just before it sends it) or by boa for a supervisor lost before it did.
+ */
+export const mainTermed = (dir: string, rank: number) => existsSync(recordFile(dir, rank, 'termed'));
+
+/** Says the main process has its SIGTERM; unwritable, boa may send it once more (after a restart). */
+export function markMainTermed(dir: string, rank: number): void {
+  try {
+    writeFileSync(recordFile(dir, rank, 'termed'), '');
+  } catch {
+    // Its folder removed from outside: nothing is left to say it to.
+  }
+}
+
 /** The command's own process group (replica-supervisor.sh runs it in a session of its own). */
 export function readGroup(dir: string, rank: number): number | undefined {
   try {
@@ -143,7 +158,7 @@ export function writeStop(
 
 /** Forgets a replica (its log stays, as the issue's log location promises). */
 export function removeRecords(dir: string, rank: number): void {
-  for (const kind of ['pid', 'exit', 'stop', 'group', 'sigterm', 'url', 'orphans'] as const)
+  for (const kind of ['pid', 'exit', 'stop', 'group', 'sigterm', 'url', 'orphans', 'termed'] as const)
     rmSync(recordFile(dir, rank, kind), { force: true });
 }
 

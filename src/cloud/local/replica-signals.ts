@@ -2,7 +2,7 @@
  * Signals to a local replica's processes, never to a stranger's: a recorded pid or process group id can
  * belong to someone else once the replica's processes are gone (a reused pid, a reboot).
  */
-import { readGroup, type ReplicaKey } from './executor-records.ts';
+import { markMainTermed, readGroup, type ReplicaKey } from './executor-records.ts';
 import { groupIsReplicas, isOurSupervisor, processExists, replicaProcesses } from './replica-processes.ts';
 import { groupLives } from './process-groups.ts';
 import type { ProcEntry, ProcSnapshot } from './proc-snapshot.ts';
@@ -89,11 +89,13 @@ function leaderRuns(group: number, procs: ProcSnapshot): boolean {
 }
 
 /**
- * A lost supervisor's stop: the SIGTERM to what is left of its replica (replicaTargets). Returns the
- * groups whose leader got it: their orphans get it once the leader has ended (termOrphans), as the
- * supervisor's term_orphans sends it.
+ * A lost supervisor's stop: the SIGTERM to what is left of its replica (replicaTargets), said first in
+ * `<rank>.termed` as the supervisor says it, so it is sent once. Returns the groups whose leader got
+ * it: their orphans get it once the leader has ended (termOrphans), as the supervisor's term_orphans
+ * sends it.
  */
 export function termLostReplica(replica: Replica, procs: ProcSnapshot): number[] {
+  markMainTermed(replica.dir, replica.rank);
   const targets = replicaTargets(replica, procs, 'SIGTERM');
   for (const target of targets) signalQuietly(target, 'SIGTERM');
   return targets.filter((t) => t > 0 && t === readGroup(replica.dir, replica.rank));

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { orphansOwed, orphansTermed, writeStop } from './executor-records.ts';
+import { mainTermed, orphansOwed, orphansTermed, writeStop } from './executor-records.ts';
 import type { LocalReplica } from './local-replica.ts';
 import type { ProcSnapshot } from './proc-snapshot.ts';
 import {
@@ -60,6 +60,18 @@ export function stopReplica(
     killReplicaGroups(replica, procs);
     const { jobId, generation, rank } = replica;
     logger.warn({ event: 'replica_killed', jobId, generation, rank }, 'grace period over: SIGKILL');
+  } else if (!replica.killed && !replica.alive && !mainTermed(replica.dir, replica.rank)) {
+    // Its supervisor lost before it passed the SIGTERM on (it came in the instant between the command's
+    // start and the trap that passes it on, or the supervisor was killed holding it): the command gets
+    // it from boa, or it would run the whole grace and be SIGKILLed with no chance to checkpoint.
+    replica.termLeaders = termLostReplica(replica, procs);
+    try {
+      writeStop(replica.dir, replica.rank, replica.stopAt, { sent: true, leaders: replica.termLeaders });
+    } catch {
+      // Not recorded: a restart sends the orphans theirs once more.
+    }
+    const { jobId, generation, rank } = replica;
+    logger.info({ event: 'replica_stopping', jobId, generation, rank, lost: true }, 'SIGTERM');
   } else if (!replica.killed && !replica.alive && replica.termLeaders?.length) {
     // A lost supervisor's command behind a shell that did not exec it: the shell died of the SIGTERM and
     // its orphaned trainer gets it now, as the supervisor's term_orphans sends it (found in review: it

@@ -14,6 +14,7 @@
 #     <dir>/<rank>.log   the command's stdout and stderr
 #     <dir>/<rank>.group the command's process group (where setsid exists), for the executor's SIGKILL
 #     <dir>/<rank>.orphans  empty, once this supervisor has sent the group's orphans their SIGTERM
+#     <dir>/<rank>.termed   empty, once it has passed a stop's SIGTERM to the command's main process
 if [ "$#" -lt 7 ] || [ "$6" != "--" ]; then
   echo 'usage: replica-supervisor.sh <dir> <rank> <node> <grace seconds> <working dir> -- <command> [args...]' >&2
   exit 2
@@ -65,11 +66,12 @@ record_exit() {
   rm -f "$dir/$rank.exit.tmp"
 }
 
-if [ "$stopped" = 1 ]; then
+stop_before_start() {
   echo 'boa: stopped (SIGTERM) before the command started' >>"$dir/$rank.log"
   record_exit 143 'stopped before the command started'
   exit 143
-fi
+}
+[ "$stopped" = 1 ] && stop_before_start
 # Started in / (an absolute <dir>), this enters the command's working directory itself: one removed since
 # the job was submitted is then an exit like any other, counted with its backoff, not a spawn that fails
 # at every reconcile with nothing recorded.
@@ -121,44 +123,7 @@ case $found in
     exit 126
     ;;
 esac
-# The command is forked with SIGTERM at its default: a child forked while the shell catches it can swallow
-# one that comes before its exec (dash keeps it pending and exec drops it), and the command then never
-# stops. In the few microseconds until the trap below is set, a SIGTERM ends this shell with no exit
-# record instead; the executor then kills the process groups, the command's included.
-trap - TERM
-# A job that answers a SIGTERM by exiting 0 (boa's clients checkpoint, then exit) cannot be told from
-# one that finished, unless it says so: the clients write their pid to this file when a SIGTERM reaches
-# them. One that reached the command alone (`pkill python`, a kill of its group), not this supervisor,
-# is then a stop from outside, not the job's end. Only the command's own process counts (setsid and env
-# exec it, so it has $child's pid), and only with exit 0: a torchrun agent ending its workers with
-# SIGTERM after one crashed, then exiting 1, is a failure, not a free resume.
-sigterm_file="$dir/$rank.sigterm"
-rm -f "$sigterm_file" "$dir/$rank.orphans"
-export BOA_SIGTERM_FILE="$sigterm_file"
-setsid_bin=$(command -v setsid 2>/dev/null)
-# The command starts with HUP, INT and QUIT at their defaults: this shell ignores HUP (above), and a
-# background command of a shell without job control starts with INT and QUIT ignored, which an exec
-# keeps (a Python job then never sees a KeyboardInterrupt). GNU env resets them; without it (macOS)
-# they stay ignored.
-env_bin=$(command -v env 2>/dev/null)
-reset_signals=--default-signal=HUP,INT,QUIT
-"$env_bin" "$reset_signals" true 2>/dev/null || reset_signals=
-if [ -n "$setsid_bin" ]; then
-  # The command in a session (and process group) of its own, its id recorded in <rank>.group by the
-  # command's own process before it execs, so no crash in between leaves a group nobody knows: a job
-  # that signals its own group (`trap 'kill 0' EXIT`, a common cleanup) must not reach this supervisor,
-  # which would take it for a stop from outside. Without setsid (macOS) it shares this group. setsid is
-  # named by its path, and looks the command up on the job's PATH.
-  sh -c 'printf %s "$$" >"$1.tmp" && mv "$1.tmp" "$1"; PATH=$2; bin=$3; env_bin=$4; reset=$5; shift 5
-    if [ -n "$reset" ]; then exec "$env_bin" "$reset" "$bin" "$@"; fi; exec "$bin" "$@"' \
-    sh "$dir/$rank.group" "$job_path" "$setsid_bin" "$env_bin" "$reset_signals" "$@" >>"$dir/$rank.log" 2>&1 </dev/null &
-  child=$!
-  group=$child
-else
-  env ${reset_signals:+"$reset_signals"} PATH="$job_path" "$@" >>"$dir/$rank.log" 2>&1 </dev/null &
-  child=$!
-  group=
-fi
+# Defined before the command starts: the instant between its start and the trap below is kept short.
 # A stop reaches the command's main process only, as on Kubernetes: it ends what it started itself. Sent
 # to the whole group, PyTorch's DataLoader workers (forked into it) died of a SIGTERM their parent had
 # not sent, and the training loop raised on it before it could checkpoint. What the main process leaves
@@ -172,8 +137,13 @@ steady_seconds() {
 # (what a shell that did not exec its command leaves: dash runs `sh -c 'python train.py'` as a child)
 # have nobody to pass the SIGTERM on, and get it, once; their own children do not (DataLoader workers).
 # Without /proc the whole group gets it.
+# A marker file, written with `true`: a redirection that fails on the special builtin `:` ends the shell
+# (POSIX), and a folder removed from outside then cost the replica its exit record and its group's kill.
+mark() {
+  true 2>/dev/null >"$dir/$rank.$1"
+}
 orphans_said() {
-  : >"$dir/$rank.orphans"
+  mark orphans
 }
 term_orphans() {
   [ -n "$group" ] && [ -z "$orphans_termed" ] || return 0
@@ -207,11 +177,57 @@ forward_term() {
   stopped=1
   [ -z "$stopped_at" ] && stopped_at=$(steady_seconds)
   # Until main_ended is set (as soon as it is reaped), $child's pid is still its own (a zombie's, at worst).
-  if [ -z "$main_ended" ]; then kill -TERM "$child" 2>/dev/null; else term_orphans; fi
+  if [ -z "$main_ended" ]; then
+    # Said just before it is sent, as orphans_said: boa sends it itself if this supervisor is lost
+    # before it has (replica-stop.ts).
+    mark termed
+    kill -TERM "$child" 2>/dev/null
+  else
+    term_orphans
+  fi
 }
 stopped_at=
 main_ended=
 orphans_termed=
+# A job that answers a SIGTERM by exiting 0 (boa's clients checkpoint, then exit) cannot be told from
+# one that finished, unless it says so: the clients write their pid to this file when a SIGTERM reaches
+# them. One that reached the command alone (`pkill python`, a kill of its group), not this supervisor,
+# is then a stop from outside, not the job's end. Only the command's own process counts (setsid and env
+# exec it, so it has $child's pid), and only with exit 0: a torchrun agent ending its workers with
+# SIGTERM after one crashed, then exiting 1, is a failure, not a free resume.
+sigterm_file="$dir/$rank.sigterm"
+rm -f "$sigterm_file" "$dir/$rank.orphans" "$dir/$rank.termed"
+export BOA_SIGTERM_FILE="$sigterm_file"
+setsid_bin=$(command -v setsid 2>/dev/null)
+# The command starts with HUP, INT and QUIT at their defaults: this shell ignores HUP (above), and a
+# background command of a shell without job control starts with INT and QUIT ignored, which an exec
+# keeps (a Python job then never sees a KeyboardInterrupt). GNU env resets them; without it (macOS)
+# they stay ignored.
+env_bin=$(command -v env 2>/dev/null)
+reset_signals=--default-signal=HUP,INT,QUIT
+"$env_bin" "$reset_signals" true 2>/dev/null || reset_signals=
+[ "$stopped" = 1 ] && stop_before_start
+# The command is forked with SIGTERM at its default: a child forked while the shell catches it can swallow
+# one that comes before its exec (dash keeps it pending and exec drops it), and the command then never
+# stops. In the few microseconds until the trap below is set, a SIGTERM ends this shell with no exit
+# record instead; the executor then passes it on to the command itself (no <rank>.termed: replica-stop.ts).
+trap - TERM
+if [ -n "$setsid_bin" ]; then
+  # The command in a session (and process group) of its own, its id recorded in <rank>.group by the
+  # command's own process before it execs, so no crash in between leaves a group nobody knows: a job
+  # that signals its own group (`trap 'kill 0' EXIT`, a common cleanup) must not reach this supervisor,
+  # which would take it for a stop from outside. Without setsid (macOS) it shares this group. setsid is
+  # named by its path, and looks the command up on the job's PATH.
+  sh -c 'printf %s "$$" >"$1.tmp" && mv "$1.tmp" "$1"; PATH=$2; bin=$3; env_bin=$4; reset=$5; shift 5
+    if [ -n "$reset" ]; then exec "$env_bin" "$reset" "$bin" "$@"; fi; exec "$bin" "$@"' \
+    sh "$dir/$rank.group" "$job_path" "$setsid_bin" "$env_bin" "$reset_signals" "$@" >>"$dir/$rank.log" 2>&1 </dev/null &
+  child=$!
+  group=$child
+else
+  env ${reset_signals:+"$reset_signals"} PATH="$job_path" "$@" >>"$dir/$rank.log" 2>&1 </dev/null &
+  child=$!
+  group=
+fi
 trap forward_term TERM
 # One that came while the command was being started is passed on now.
 [ "$stopped" = 1 ] && forward_term
