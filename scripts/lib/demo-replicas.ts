@@ -6,6 +6,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { bootService } from '../../src/service/boot.ts';
+import type { ReplicaStatus } from '../../src/service/ports.ts';
 import { jobsWithFolders } from '../../src/cloud/job-folders.ts';
 
 type Boa = Awaited<ReturnType<typeof bootService>>;
@@ -30,15 +31,19 @@ export async function replicasSettled(boa: Boa): Promise<void> {
   }
 }
 
-/** Asks the executor for no replicas until none is left (at most about 30 s); returns how many are left. */
-export async function stopReplicas(boa: Boa): Promise<number> {
+/**
+ * Asks the executor for no replicas until none is left (at most about 30 s); returns those left, each
+ * as "job/generation/rank phase", so a run that leaves one says which.
+ */
+export async function stopReplicas(boa: Boa): Promise<string[]> {
   const executor = boa.service.execution.executor;
-  let left = Number.POSITIVE_INFINITY;
-  for (let i = 0; i < 300 && left > 0; i++) {
-    left = (await executor?.reconcile([]))?.length ?? 0;
-    if (left > 0) await sleep(100);
+  let left: readonly ReplicaStatus[] = [];
+  for (let i = 0; i < 300; i++) {
+    left = (await executor?.reconcile([])) ?? [];
+    if (left.length === 0) break;
+    await sleep(100);
   }
-  return left;
+  return left.map((r) => `${r.jobId}/${r.generation}/${r.rank} ${r.phase}`);
 }
 
 /**
@@ -57,5 +62,11 @@ export async function replicasRun(boa: Boa, stateDir: string) {
       started += readdirSync(join(jobsDir, String(job), generation)).filter((f) => f.endsWith('.log')).length;
     }
   }
-  return { kind: 'local', replicasStarted: started, generationsRun: generations, replicasLeft: left };
+  return {
+    kind: 'local',
+    replicasStarted: started,
+    generationsRun: generations,
+    replicasLeft: left.length,
+    ...(left.length > 0 ? { left } : {}),
+  };
 }

@@ -32,7 +32,7 @@ describe('demo replay through the local executor', () => {
     );
     expect(d.ledgerPaidGpuHoursPerHour / 40 - 1).toBeLessThan(0.01);
     // Every job ran, each generation as processes; all were stopped at the end.
-    expect(d.executor.replicasLeft).toBe(0);
+    expect(d.executor.replicasLeft, `left running: ${d.executor.left}`).toBe(0);
     const jobs = readdirSync(join(state, 'jobs')).filter((name) => /^\d+$/.test(name));
     expect(jobs).toHaveLength(85);
     expect(d.executor.generationsRun).toBeGreaterThanOrEqual(85);
