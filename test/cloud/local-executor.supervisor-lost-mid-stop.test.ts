@@ -1,5 +1,5 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LocalExecutor } from '../../src/cloud/local/executor.ts';
 import { processExists } from '../../src/cloud/local/replica-processes.ts';
@@ -100,6 +100,20 @@ describe.runIf(existsSync('/proc/self/stat'))('local executor: a supervisor lost
     const trainer = (script: string, log: string) => [process.execPath, script, log];
     const signals = await stopAndLoseSupervisor(trainer, killSupervisor, (supervisor) =>
       process.kill(supervisor, 'SIGSTOP'),
+    );
+    expect(signals).toEqual(['main', 'checkpointed']);
+  });
+
+  it('lost before it passed the SIGTERM on, its folder removed: the command gets it once', async () => {
+    // No `.termed` record can be written: boa remembers it sent it, or it would send it every pass.
+    const trainer = (script: string, log: string) => [process.execPath, script, log, 'main', '1500'];
+    const signals = await stopAndLoseSupervisor(
+      trainer,
+      async (supervisor, log) => {
+        await killSupervisor(supervisor);
+        rmSync(join(dirname(log), 'jobs/1'), { recursive: true, force: true });
+      },
+      (supervisor) => process.kill(supervisor, 'SIGSTOP'),
     );
     expect(signals).toEqual(['main', 'checkpointed']);
   });

@@ -95,7 +95,10 @@ export function adoptRecorded(
       if (alive) {
         signalQuietly(found.record.pid, 'SIGTERM');
         replica.termLeaders = orphansOwed(found.dir, found.rank);
-      } else replica.termLeaders = termLostReplica(replica, procs);
+      } else {
+        replica.mainTermSent = true;
+        replica.termLeaders = termLostReplica(replica, procs);
+      }
       // Sent now: recorded so, or each restart during the grace would send it again (found in review).
       try {
         writeStop(found.dir, found.rank, stop.at, { sent: true, leaders: replica.termLeaders });

@@ -32,6 +32,12 @@ export interface LocalReplica {
    * has ended (also in its stop record, so a restart sends it neither twice nor never).
    */
   termLeaders?: readonly number[];
+  /**
+   * boa sent its command's main process the stop's SIGTERM, its supervisor lost before it did
+   * (replica-stop.ts): remembered here too, so a `.termed` record that cannot be written (its folder
+   * removed) does not have it sent again every pass.
+   */
+  mainTermSent?: true;
   /** Its supervisor lost, its command still running: being stopped (replica-stop.ts stopLostReplica). */
   lostRunning?: boolean;
   /**

@@ -41,7 +41,10 @@ export function stopReplica(
       signalQuietly(replica.pid, 'SIGTERM');
       // Owed by the supervisor once the main process ends; boa's if the supervisor is lost first.
       replica.termLeaders = orphansOwed(replica.dir, replica.rank);
-    } else replica.termLeaders = termLostReplica(replica, procs);
+    } else {
+      replica.mainTermSent = true;
+      replica.termLeaders = termLostReplica(replica, procs);
+    }
     // So a restarted boa does not send it again: a second SIGTERM cuts a handler's save short.
     try {
       writeStop(replica.dir, replica.rank, now, { sent: true, leaders: replica.termLeaders });
@@ -60,10 +63,16 @@ export function stopReplica(
     killReplicaGroups(replica, procs);
     const { jobId, generation, rank } = replica;
     logger.warn({ event: 'replica_killed', jobId, generation, rank }, 'grace period over: SIGKILL');
-  } else if (!replica.killed && !replica.alive && !mainTermed(replica.dir, replica.rank)) {
+  } else if (
+    !replica.killed &&
+    !replica.alive &&
+    !replica.mainTermSent &&
+    !mainTermed(replica.dir, replica.rank)
+  ) {
     // Its supervisor lost before it passed the SIGTERM on (it came in the instant between the command's
     // start and the trap that passes it on, or the supervisor was killed holding it): the command gets
     // it from boa, or it would run the whole grace and be SIGKILLed with no chance to checkpoint.
+    replica.mainTermSent = true;
     replica.termLeaders = termLostReplica(replica, procs);
     try {
       writeStop(replica.dir, replica.rank, replica.stopAt, { sent: true, leaders: replica.termLeaders });
