@@ -225,11 +225,21 @@ export class EksNodePool implements NodePool {
     return instances;
   }
 
+  /**
+   * The instance's Kubernetes node name: as the last listing found it, else from Kubernetes' view now (no
+   * listing named it yet: a restarted service, or a node registered since); undefined if not registered.
+   */
+  private async nodeName(kube: ClusterNodes, id: string): Promise<string | undefined> {
+    const known = this.names.get(id);
+    if (known) return known;
+    return (await kube.list()).find((node) => node.instanceId === id)?.name;
+  }
+
   /** Cordons the instances' Kubernetes nodes; one not registered yet has nothing that could land on it. */
   async cordon(nodeIds: readonly string[]): Promise<void> {
     const kube = this.deps.nodes;
     for (const id of nodeIds) {
-      const name = this.names.get(id);
+      const name = kube && (await this.nodeName(kube, id));
       if (!kube || !name) {
         this.logger.info({ event: 'node.cordon-skipped', instanceId: id, reason: 'not registered' });
         continue;
@@ -243,8 +253,11 @@ export class EksNodePool implements NodePool {
   async uncordon(nodeIds: readonly string[]): Promise<void> {
     const kube = this.deps.nodes;
     for (const id of nodeIds) {
-      const name = this.names.get(id);
-      if (!kube || !name) continue;
+      const name = kube && (await this.nodeName(kube, id));
+      if (!kube || !name) {
+        this.logger.info({ event: 'node.uncordon-skipped', instanceId: id, reason: 'not registered' });
+        continue;
+      }
       await kube.uncordon(name);
       this.logger.info({ event: 'node.uncordoned', instanceId: id, node: name }, 'node uncordoned');
     }

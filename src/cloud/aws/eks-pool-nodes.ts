@@ -4,7 +4,10 @@ import type { ClusterNodes } from './cluster-nodes.ts';
 
 /**
  * The listed instances as EksNodePool.listNodes reports them; with a Kubernetes view, the instances'
- * node names go to `setNames` (emptied first, then filled as they are found).
+ * node names go to `setNames`, whole, before anything else is awaited: cordon and uncordon read them
+ * while a listing runs (the node pass runs beside the next tick's listing), and a map emptied while the
+ * foreign GPU pods were listed made both skip the node as not registered (found in review: a removal
+ * called off left its node cordoned, never ready for jobs again and paid).
  */
 export async function joinClusterNodes(
   listed: readonly PoolNode[],
@@ -29,6 +32,10 @@ export async function joinClusterNodes(
   const byInstance = new Map<string, Awaited<ReturnType<ClusterNodes['list']>>[number]>();
   for (const node of await kube.list()) if (node.instanceId) byInstance.set(node.instanceId, node);
   const names = new Map<string, string>();
+  for (const { id } of listed) {
+    const name = byInstance.get(id)?.name;
+    if (name) names.set(id, name);
+  }
   setNames(names);
   const registered = listed.flatMap((i) => {
     const name = byInstance.get(i.id)?.name;
@@ -38,7 +45,6 @@ export async function joinClusterNodes(
   return listed.map((instance) => {
     const running = instance.ready;
     const node = byInstance.get(instance.id);
-    if (node) names.set(instance.id, node.name);
     const waitingFor = leaving.has(instance.id)
       ? 'leaving'
       : !running
