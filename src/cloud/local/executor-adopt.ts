@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { reportedUrl, tellMovedUrl } from './adopted-url.ts';
-import { orphansOwed, readExit, readStop, scanRecords, writeStop } from './executor-records.ts';
+import { mainTermed, orphansOwed, readExit, readStop, scanRecords, writeStop } from './executor-records.ts';
 import {
   isOurSupervisor,
   processExists,
@@ -92,8 +92,14 @@ export function adoptRecorded(
     // handler's save short; torchrun's agent ends at once on it).
     // A lost supervisor's command (no exit record) gets it itself, as stopReplica sends it.
     if (stop !== undefined && !stop.sent && used < graceMs && (alive || exit === undefined)) {
+      // A supervisor that got it already passes on none again (replica-supervisor.sh forward_term).
       if (alive) {
         signalQuietly(found.record.pid, 'SIGTERM');
+        replica.termLeaders = orphansOwed(found.dir, found.rank);
+      } else if (mainTermed(found.dir, found.rank)) {
+        // Lost after it passed it on (or boa sent it, killed before recording it sent): the main process
+        // has it, a second would cut its save short; its orphans are still owed theirs (replica-stop.ts).
+        replica.mainTermSent = true;
         replica.termLeaders = orphansOwed(found.dir, found.rank);
       } else {
         replica.mainTermSent = true;

@@ -52,8 +52,9 @@ record_exit() {
   # a job with no readable exit record is resumed as if stopped from outside: they are dropped.
   reason=$(printf '%s' "$2" | tr -d '\000-\037' | sed 's/\\/\\\\/g; s/"/\\"/g')
   if [ "$stopped" = 1 ]; then by_term=true; else by_term=false; fi
-  # Its folder removed while it ran (logs cleaned up by hand): made again, or the end reads as a kill.
-  mkdir -p "$dir"
+  # Its folder removed while it ran (logs cleaned up by hand): made again, or the end reads as a kill;
+  # owner-only, as boa makes it (replica-start.ts).
+  (umask 077 && mkdir -p "$dir")
   # Renamed only once written whole: on a full disk printf fails after truncating its file, and an empty
   # record was renamed in. None is better: the end then reads as an interruption and the job resumes.
   # $3 = command: the code is the command's own exit status, not this script's (an exit 127 or 126 of
@@ -139,8 +140,11 @@ steady_seconds() {
 # Without /proc the whole group gets it.
 # A marker file, written with `true`: a redirection that fails on the special builtin `:` ends the shell
 # (POSIX), and a folder removed from outside then cost the replica its exit record and its group's kill.
+# Its folder removed, it is made again (as for the exit record): without the marker, boa took a
+# supervisor lost after it had passed the SIGTERM on for one lost before, and sent the command a second.
 mark() {
-  true 2>/dev/null >"$dir/$rank.$1"
+  true 2>/dev/null >"$dir/$rank.$1" && return
+  (umask 077 && mkdir -p "$dir") 2>/dev/null && true 2>/dev/null >"$dir/$rank.$1"
 }
 orphans_said() {
   mark orphans
@@ -178,6 +182,11 @@ forward_term() {
   [ -z "$stopped_at" ] && stopped_at=$(steady_seconds)
   # Until main_ended is set (as soon as it is reaped), $child's pid is still its own (a zombie's, at worst).
   if [ -z "$main_ended" ]; then
+    # Once: a second SIGTERM to this supervisor (a restart of boa that finds it unrecorded, or that was
+    # killed between sending a stop and recording it sent, sends one again) must not reach the command,
+    # whose handler's save it would cut short, as on Kubernetes, where the kubelet sends one.
+    [ -z "$main_termed" ] || return 0
+    main_termed=1
     # Said just before it is sent, as orphans_said: boa sends it itself if this supervisor is lost
     # before it has (replica-stop.ts).
     mark termed
@@ -188,6 +197,7 @@ forward_term() {
 }
 stopped_at=
 main_ended=
+main_termed=
 orphans_termed=
 # A job that answers a SIGTERM by exiting 0 (boa's clients checkpoint, then exit) cannot be told from
 # one that finished, unless it says so: the clients write their pid to this file when a SIGTERM reaches
