@@ -378,6 +378,9 @@ export class BoaService {
       expectedGpus(intervalPlan, allocatedGpus),
       allocatedByClass,
     );
-    this.state.allocatedFrom = now;
+    // Never backwards: after the clock steps back, the stretch up to where the ledger's samples end is
+    // booked already, and an open interval starting before it would count it twice in every average
+    // that adds the open interval to the samples (ledgerAverages, the window's split by class).
+    this.state.allocatedFrom = Math.max(now, allocatedFrom);
   }
 }
