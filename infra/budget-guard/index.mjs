@@ -248,18 +248,38 @@ export async function runGuard({ eks, cloudwatch, autoscaling }, settings, now =
   const published = budgets.length > 0 ? budgets[budgets.length - 1].Minimum : undefined;
   const budget = published !== undefined && published > 0 ? published : settings.budget;
 
+  // The Auto Scaling calls only help the desired size hold: one that fails (throttling after the SDK's
+  // retries, AccessDenied, a timeout) does not stop the guard lowering it, the one change that bounds
+  // what is paid. The run still fails after, for the Lambda's error alarm (before, the first such
+  // failure threw before the desired size was touched, and every run did so while it lasted).
+  let auxiliaryFailure;
+  const failed = (event, error) => {
+    auxiliaryFailure ??= error;
+    console.log(JSON.stringify({ event, error: String(error) }));
+  };
   // The group's instances are read only when the guard may act: boa alive costs it nothing more.
-  const instances =
-    heartbeats === 0 && budget !== undefined && autoscaling && autoScalingGroupName
-      ? await groupInstances(autoscaling, autoScalingGroupName)
-      : undefined;
+  let instances;
+  if (heartbeats === 0 && budget !== undefined && autoscaling && autoScalingGroupName) {
+    try {
+      instances = await groupInstances(autoscaling, autoScalingGroupName);
+    } catch (error) {
+      // Unread, the desired size alone is judged, as with no Auto Scaling client.
+      failed('budget_guard.instances_unread', error);
+    }
+  }
   const decision = decide({ heartbeats, budget, gpusPerNode, scaling, instances });
   let unprotected = 0;
   let lowered = {};
   if (decision.action === 'shrink') {
     // Protection first: lowered with protected instances, the desired size drops and they keep running.
-    if (decision.unprotect.length > 0)
-      unprotected = await unprotect(autoscaling, autoScalingGroupName, decision.unprotect);
+    // Still lowered when the protection could not be lifted: the unprotected instances above it go.
+    if (decision.unprotect.length > 0) {
+      try {
+        unprotected = await unprotect(autoscaling, autoScalingGroupName, decision.unprotect);
+      } catch (error) {
+        failed('budget_guard.unprotect_failed', error);
+      }
+    }
     if (decision.desiredSize < (scaling.desiredSize ?? 0)) {
       const from = scaling.desiredSize ?? 0;
       lowered = await lowerDesiredSize(
@@ -294,7 +314,13 @@ export async function runGuard({ eks, cloudwatch, autoscaling }, settings, now =
     }),
   );
   const { unprotect: _, ...reported } = decision;
-  return { ...reported, heartbeats, budget, unprotected, ...lowered };
+  const result = { ...reported, heartbeats, budget, unprotected, ...lowered };
+  if (auxiliaryFailure !== undefined) {
+    // What the run did do, before the error that fails it.
+    console.log(JSON.stringify({ event: 'budget_guard', ...result, failed: String(auxiliaryFailure) }));
+    throw auxiliaryFailure;
+  }
+  return result;
 }
 
 export async function handler() {

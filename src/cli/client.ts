@@ -184,7 +184,14 @@ export class BoaClient {
     } catch (error) {
       throw this.unreachable(error);
     }
-    const text = await res.text();
+    let text: string;
+    try {
+      text = await res.text();
+    } catch (error) {
+      // The answer began and broke off (the service stopped mid-answer, a proxy dropped it): undici's
+      // "terminated" was thrown as it came, a stack trace and exit 1.
+      throw this.brokenOff(method, path, error);
+    }
     if (!res.ok) throw this.refusal(res.status, text);
     return { text, headers: res.headers };
   }
@@ -277,6 +284,26 @@ export class BoaClient {
     }
     return new CliError(
       `cannot reach the boa service at ${url} (is it running? set BOA_URL): ${causeOf(error)}`,
+      EXIT.unreachable,
+    );
+  }
+
+  /**
+   * An answer cut off before its end: the service is as good as unreachable (exit 3, which `jobs logs
+   * -f` rides out as it does a refused connection). A request that changes something may have been
+   * carried out before the answer broke off: said so, not "try again".
+   */
+  private brokenOff(method: string, path: string, error: unknown): CliError {
+    if ((error as Error).name === 'TimeoutError') return this.unreachable(error);
+    const { url } = this.connection;
+    const retry =
+      method === 'GET'
+        ? 'try again'
+        : 'it may have been carried out before the answer broke off: look before sending it again';
+    // undici's cause says it in words ("other side closed"); its code (UND_ERR_SOCKET) says less.
+    const why = (error as { cause?: { message?: string } }).cause?.message ?? (error as Error).message;
+    return new CliError(
+      `the boa service at ${url} broke off its answer to ${method} ${path} (${why}): ${retry}`,
       EXIT.unreachable,
     );
   }

@@ -132,10 +132,7 @@ export function addSubmitCommand(jobs: Command): void {
           ` For boa to run a command instead: boa jobs submit ${data.job.class} -- <command>.`;
       // A job submitted before any budget waits "for a plan" that never comes: say what to do.
       const unbudgeted =
-        !context.json &&
-        data.job.waitingFor === 'plan' &&
-        (await context.client.json<{ gpuHoursPerHour: number | null }>('GET', '/v1/budget')).data
-          .gpuHoursPerHour === null;
+        !context.json && data.job.waitingFor === 'plan' && (await noBudgetSet(context.client));
       if (options.name !== undefined) await sayNameShared(context.client, options.name, data.id);
 
       // With --json and --wait, stdout holds one JSON document: the job as it ended.
@@ -166,6 +163,21 @@ export function addSubmitCommand(jobs: Command): void {
       if (options.follow)
         await followLogs(context.client, data.id, { rank: 0, tail: WHOLE_LOG, fromFirstRun: true });
     });
+}
+
+/**
+ * Whether no budget is set, for a note after the submission. Only a note, as sayNameShared's: the job
+ * is submitted, and a self-launched job's token, shown only now, must still be printed (found in
+ * review: a failed read here, a service restarting, ended the command with the job registered and
+ * its token never shown, so its launcher could not run it and a plain retry submitted a second job).
+ */
+async function noBudgetSet(client: BoaClient): Promise<boolean> {
+  try {
+    const { data } = await client.json<{ gpuHoursPerHour: number | null }>('GET', '/v1/budget');
+    return data.gpuHoursPerHour === null;
+  } catch {
+    return false;
+  }
 }
 
 /**
