@@ -357,12 +357,16 @@ export class Execution {
       if (job.workload || job.state !== 'running') continue;
       if (now - this.service.lastSeen(job) > leaseMs) lost.push(job);
     }
+    // Guarded as the executor's steps: a store error here came after the tick's commit, and thrown it
+    // skipped the tick's executor reconcile, re-plan and metrics (the heartbeat) and failed the tick.
     for (const job of lost) {
       const silent = Math.round((now - this.service.lastSeen(job)) / 1000);
-      this.service.finishJob(job.id, 'lost', undefined, {
-        exitCode: null,
-        reason: `no allocation poll or progress report for ${silent} s (lease ${leaseMs / 1000} s)`,
-      });
+      this.guarded(job.id, 'lease', () =>
+        this.service.finishJob(job.id, 'lost', undefined, {
+          exitCode: null,
+          reason: `no allocation poll or progress report for ${silent} s (lease ${leaseMs / 1000} s)`,
+        }),
+      );
     }
   }
 }
