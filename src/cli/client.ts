@@ -349,6 +349,8 @@ const FLAG_OF_FIELD: Readonly<Record<string, string>> = {
   tail: '--tail',
   generation: '--generation',
   priorRatePerHour: '--prior-rate',
+  // Not `name`: a class profile's own field of that name comes back from `classes put` too.
+  before: '--before',
 };
 
 /** The bytes at the end of `chunk` that begin a UTF-8 character without finishing it. */

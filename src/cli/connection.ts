@@ -71,7 +71,10 @@ export function resolveConnection(
     throw usageError(`the service URL must start with http:// or https://, got "${raw}"`);
   }
   const url = parsed.href.replace(/\/+$/, '');
-  if (options.token) return { url, token: sendable(options.token, '--token'), tokenSource: 'option' };
+  // Given empty (`--token "$UNSET_VAR"`), refused: falling back to BOA_TOKEN or the token file sent
+  // a token the caller never meant (found in review).
+  if (options.token !== undefined)
+    return { url, token: sendable(options.token, '--token'), tokenSource: 'option' };
   if (env.BOA_TOKEN) return { url, token: sendable(env.BOA_TOKEN, 'BOA_TOKEN'), tokenSource: 'env' };
   const file = localTokenFile(env, cwd);
   if (!isLocalUrl(parsed)) return { url, token: undefined, tokenSource: 'none' };

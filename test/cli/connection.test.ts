@@ -52,6 +52,10 @@ describe('resolveConnection', () => {
     expect(refusal(() => resolveConnection({ token: 'tok€-0123456789abcdef' }, {}, cwd)).message).toMatch(
       /^--token must be/,
     );
+    // Empty (a variable not set), not a fall back to BOA_TOKEN or the token file.
+    expect(refusal(() => resolveConnection({ token: '' }, { BOA_TOKEN: 'env' }, cwd)).message).toMatch(
+      /^--token must be/,
+    );
   });
 
   it.each([
