@@ -84,7 +84,10 @@ export function fillIdleGpus(
     let bestSpeedup = 0;
     for (const [key, speedup] of Object.entries(speedups)) {
       const width = Number(key);
+      // Never a width no faster than the job runs now: with no rescale cost (rescaleSeconds 0) the
+      // time-saved rule asks for no gain, and a job was restarted wider for nothing.
       if (width <= allocation.length || width > allocation.length + idle || speedup < enough) continue;
+      if (speedup <= now) continue;
       // The fastest width; at equal speedup the narrower, so a GPU that adds nothing stays idle for
       // the next job on the node.
       if (speedup > bestSpeedup || (speedup === bestSpeedup && width < best)) {
