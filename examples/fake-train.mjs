@@ -158,8 +158,8 @@ async function main() {
   opts.epochs ??= await classEpochs(job);
   const epochWork = opts.workSeconds / opts.epochs;
   const saved = readCheckpoint(file);
-  epoch = Math.min(saved?.epoch ?? 0, opts.epochs);
-  let workInEpoch = saved?.workInEpoch ?? 0;
+  let workInEpoch;
+  [epoch, workInEpoch] = resumePoint(saved, opts.epochs, opts.workSeconds);
   let resumed = saved !== null;
   job.startPolling();
 
@@ -184,8 +184,7 @@ async function main() {
           `epoch ${epoch}/${opts.epochs} done: WORLD_SIZE=${world} NODE_RANK=${job.nodeRank} ` +
             `generation=${job.generation} after ${((Date.now() - started) / 1000).toFixed(1)} s`,
         );
-        if (leader)
-          writeCheckpoint(dir, file, { epoch, workInEpoch, generation: job.generation, worldSize: world });
+        if (leader) writeCheckpoint(dir, file, checkpoint(epoch, opts.epochs, workInEpoch, job, world));
         if (epoch < opts.epochs) report(0);
         lastReport = Date.now();
       } else if (Date.now() - lastReport >= 5000) {
@@ -207,8 +206,7 @@ async function main() {
       if (leader && temporary) removeTemporary(dir);
       return 0;
     }
-    if (leader)
-      writeCheckpoint(dir, file, { epoch, workInEpoch, generation: job.generation, worldSize: world });
+    if (leader) writeCheckpoint(dir, file, checkpoint(epoch, opts.epochs, workInEpoch, job, world));
     console.log(
       `stopping (${job.stopReason}) at epoch ${epoch}/${opts.epochs} with ${workInEpoch.toFixed(1)} s ` +
         `of its work done: checkpoint ${leader ? `written to ${file}` : 'left to rank 0'}`,
@@ -258,6 +256,30 @@ async function classEpochs(job) {
   if (epochs !== null) return epochs;
   console.error('fake-train: boa did not say how many statistical epochs the class has: taking 8');
   return 8;
+}
+
+function checkpoint(epoch, epochs, workInEpoch, job, world) {
+  return { epoch, epochs, workInEpoch, generation: job.generation, worldSize: world };
+}
+
+/**
+ * [epoch, work done in it] to resume at, in this run's epochs. A checkpoint written with another count
+ * (a generation that started while boa was unreachable took 8, a bert job's next one boa's 2) is
+ * converted through the work it had done: its epoch 5 of 8 read as epoch 5 of 2 ended the job with 3/8
+ * of its work undone, and epoch 1 of 2 read as 1 of 8 did 3/8 again (found in review).
+ */
+function resumePoint(saved, epochs, workSeconds) {
+  if (saved === null) return [0, 0];
+  let epoch = Math.trunc(Number(saved.epoch ?? 0));
+  let work = Number(saved.workInEpoch ?? 0);
+  const was = saved.epochs;
+  if (Number.isInteger(was) && was >= 1 && was !== epochs) {
+    const done = (epoch * workSeconds) / was + work;
+    const epochWork = workSeconds / epochs;
+    epoch = Math.floor(done / epochWork + 1e-9);
+    work = Math.max(0, done - epoch * epochWork);
+  }
+  return epoch >= epochs ? [epochs, 0] : [epoch, work];
 }
 
 /** The job's temp folder, and the shared boa-fake-train folder above it once no other job's is left. */

@@ -175,8 +175,7 @@ def main(argv=None):
         opts.epochs = class_epochs(job)
     epoch_work = opts.work_seconds / opts.epochs
     saved = read_checkpoint(path)
-    epoch = min(int((saved or {}).get("epoch", 0)), opts.epochs)
-    work_in_epoch = float((saved or {}).get("workInEpoch", 0))
+    epoch, work_in_epoch = resume_point(saved, opts.epochs, opts.work_seconds)
     resumed = saved is not None
     job.start_polling()
 
@@ -203,7 +202,7 @@ def main(argv=None):
                     flush=True,
                 )
                 if leader:
-                    write_checkpoint(directory, path, checkpoint(epoch, work_in_epoch, job, world))
+                    write_checkpoint(directory, path, checkpoint(epoch, opts.epochs, work_in_epoch, job, world))
                 if epoch < opts.epochs:
                     report(0)
                 last_report = time.monotonic()
@@ -228,7 +227,7 @@ def main(argv=None):
                 remove_temporary(directory)
             return 0
         if leader:
-            write_checkpoint(directory, path, checkpoint(epoch, work_in_epoch, job, world))
+            write_checkpoint(directory, path, checkpoint(epoch, opts.epochs, work_in_epoch, job, world))
         where = f"written to {path}" if leader else "left to rank 0"
         print(
             f"stopping ({job.stop_reason}) at epoch {epoch}/{opts.epochs} with {work_in_epoch:.1f} s "
@@ -260,8 +259,28 @@ def main(argv=None):
     return 0
 
 
-def checkpoint(epoch, work_in_epoch, job, world):
-    return {"epoch": epoch, "workInEpoch": work_in_epoch, "generation": job.generation, "worldSize": world}
+def checkpoint(epoch, epochs, work_in_epoch, job, world):
+    return {"epoch": epoch, "epochs": epochs, "workInEpoch": work_in_epoch, "generation": job.generation,
+            "worldSize": world}
+
+
+def resume_point(saved, epochs, work_seconds):
+    """(epoch, work done in it) to resume at, in this run's epochs. A checkpoint written with another count
+    (a generation that started while boa was unreachable took 8, a bert job's next one boa's 2) is
+    converted through the work it had done: its epoch 5 of 8 read as epoch 5 of 2 ended the job with
+    3/8 of its work undone, and epoch 1 of 2 read as 1 of 8 did 3/8 again (found in review)."""
+    if not saved:
+        return 0, 0.0
+    epoch, work = int(saved.get("epoch", 0)), float(saved.get("workInEpoch", 0))
+    was = saved.get("epochs")
+    if isinstance(was, int) and not isinstance(was, bool) and was >= 1 and was != epochs:
+        done = epoch * work_seconds / was + work
+        epoch_work = work_seconds / epochs
+        epoch = int(done / epoch_work + 1e-9)
+        work = max(0.0, done - epoch * epoch_work)
+    if epoch >= epochs:
+        return epochs, 0.0
+    return epoch, work
 
 
 if __name__ == "__main__":

@@ -131,6 +131,11 @@ export class BoaJob {
   #warnedAt = null;
   /** When report() last warned that a report was not taken. */
   #reportWarnedAt = null;
+  /**
+   * The body of the newest report boa did not take because it was unreachable or failing (a restart):
+   * the background poll sends it again until boa takes it or a newer report replaces it.
+   */
+  #unsentReport = null;
   /** BOA_URL_FILE (fromEnv only): where boa's local executor writes its address when it moves. */
   #urlFile = null;
 
@@ -279,7 +284,9 @@ export class BoaJob {
    * (restarting), or refusing the report itself (an epoch outside the class's range, one below an
    * earlier report after a restart without a checkpoint, a non-integer) is said with console.warn (at
    * once, then at most every warnEverySeconds) and the last allocation seen is returned. Rejects with
-   * a BoaHTTPError only when boa refuses the job (401, 403, 404: a wrong token or job id).
+   * a BoaHTTPError only when boa refuses the job (401, 403, 404: a wrong token or job id). One not
+   * taken because boa was unreachable or failing is kept, and the background poll (startPolling) sends
+   * it again until boa takes it or a newer report replaces it.
    *
    * A NaN or infinite statEpoch is not sent (warned the same way); a NaN or infinite workDoneSeconds
    * (easily a loss-derived figure) is left out, warned, and the epoch reported.
@@ -305,8 +312,15 @@ export class BoaJob {
     // then does not time the epoch it starts.
     if (this.generation !== null) body.generation = this.generation;
     try {
-      return this.#observe(await this.#request('POST', `/v1/jobs/${this.jobId}/progress`, body));
+      const alloc = this.#observe(await this.#request('POST', `/v1/jobs/${this.jobId}/progress`, body));
+      this.#forgetUnsent(body);
+      return alloc;
     } catch (error) {
+      if (passing(error)) {
+        // Not lost: a loop that reports each epoch once would leave boa an epoch behind (its plan and
+        // the epoch's clock) until the next one, hours later. The poll sends it again.
+        if (this.#unsentReport === null || notAfter(this.#unsentReport, body)) this.#unsentReport = body;
+      }
       if (error instanceof BoaHTTPError && [401, 403, 404].includes(error.status)) throw error;
       if (!(error instanceof BoaError)) throw error;
       // The job ended (cancelled, lost, done): shouldStop() says so, in a poll's words.
@@ -318,6 +332,32 @@ export class BoaJob {
       this.#warnReport(`progress report not taken, training goes on: ${error.message}`);
       return { ...(this.#lastAllocation ?? {}) };
     }
+  }
+
+  /** A report boa took: one kept to send again that it covers is not needed any more. */
+  #forgetUnsent(taken) {
+    if (this.#unsentReport !== null && notAfter(this.#unsentReport, taken)) this.#unsentReport = null;
+  }
+
+  /**
+   * The background poll's turn when a report boa did not take is kept: it is sent again (its answer is
+   * the allocation, as a poll's). Resolves to whether there was one and boa answered it.
+   */
+  async #sendUnsent() {
+    const unsent = this.#unsentReport;
+    if (unsent === null) return false;
+    try {
+      this.#observe(await this.#request('POST', `/v1/jobs/${this.jobId}/progress`, unsent));
+    } catch (error) {
+      // Kept, for the next poll; a refused job is the poll's to handle.
+      if (!(error instanceof BoaHTTPError) || passing(error) || [401, 403, 404].includes(error.status))
+        throw error;
+      // boa refused this report (an epoch overtaken meanwhile, the job ended): not sent again.
+      if (this.#unsentReport === unsent) this.#unsentReport = null;
+      return false;
+    }
+    this.#forgetUnsent(unsent);
+    return true;
   }
 
   #warnReport(message) {
@@ -332,6 +372,7 @@ export class BoaJob {
   /** Tells boa the job finished; boa frees its GPUs. Repeating it is harmless. */
   async complete() {
     const job = await this.#request('POST', `/v1/jobs/${this.jobId}/complete`);
+    this.#unsentReport = null; // the job is done: no report is wanted any more
     this.#setStop(`job ${job?.state ?? 'done'}`, 'ended');
     return job;
   }
@@ -360,6 +401,8 @@ export class BoaJob {
       this.#warnTrouble(trouble);
       if (FINISHED_STATES.includes(alloc.state)) throw new BoaError(`job ${this.jobId} is ${alloc.state}`);
       if (alloc.width > 0) {
+        // Never cleared, as an ended job: GPUs handed back now would be stopped on at once.
+        if (this.#sigterm) throw new BoaError(`job ${this.jobId} stopped for good (SIGTERM)`);
         if (this.generation === null || this.#stopKind === 'generation') {
           this.generation = alloc.generation;
           this.#adoptedAllocation = alloc;
@@ -443,7 +486,7 @@ export class BoaJob {
     if (this.#pollTimer !== null || this.#closed) return this;
     const poll = async () => {
       try {
-        await this.allocation();
+        if (!(await this.#sendUnsent())) await this.allocation();
         this.#pollError = null;
       } catch (error) {
         // Anything but a BoaError is a bug: say so, once per kind, not every pollSeconds. Then poll on.
@@ -604,6 +647,11 @@ async function fetchFollowing(url, init) {
       `${init.method} ${url} was redirected to ${to.href}; not followed: ${why}. Set BOA_URL to the address boa is at`,
     );
   }
+}
+
+/** Whether the report taken covers the kept one: the same epoch or a later one. */
+function notAfter(unsent, taken) {
+  return !(unsent.statEpoch > taken.statEpoch);
 }
 
 /** Whether a request's error is boa (or the way to it) failing for now: what retries are for. */

@@ -183,6 +183,9 @@ class BoaJob:
         self._warned_at = None
         # When report() last warned that a report was not taken.
         self._report_warned_at = None
+        # The body of the newest report boa did not take because it was unreachable or failing (a
+        # restart): the background poll sends it again until boa takes it or a newer report replaces it.
+        self._unsent_report = None
         self._lock = threading.Lock()
         # Set by the SIGTERM handler without the lock: a handler runs in the main thread, which may hold it.
         self._sigterm = False
@@ -311,7 +314,9 @@ class BoaJob:
         refusing the report itself (an epoch outside the class's range, one below an earlier report
         after a restart without a checkpoint, a non-integer) is logged on the boa_job logger (at
         once, then at most every warn_every_seconds) and the last allocation seen is returned. Raises
-        BoaHTTPError only when boa refuses the job (401, 403, 404: a wrong token or job id).
+        BoaHTTPError only when boa refuses the job (401, 403, 404: a wrong token or job id). One not
+        taken because boa was unreachable or failing is kept, and the background poll (start_polling)
+        sends it again until boa takes it or a newer report replaces it.
 
         A NaN or infinite stat_epoch is not sent (logged the same way); a NaN or infinite
         work_done_seconds (easily a loss-derived figure) is left out, logged, and the epoch reported."""
@@ -342,8 +347,17 @@ class BoaJob:
         if self.generation is not None:
             body["generation"] = self.generation
         try:
-            return self._observe(self._request("POST", f"/v1/jobs/{self.job_id}/progress", body))
+            alloc = self._observe(self._request("POST", f"/v1/jobs/{self.job_id}/progress", body))
+            self._forget_unsent(body)
+            return alloc
         except BoaError as error:
+            if _passing(error):
+                # Not lost: a loop that reports each epoch once would leave boa an epoch behind (its plan
+                # and the epoch's clock) until the next one, hours later. The poll sends it again.
+                with self._lock:
+                    kept = self._unsent_report
+                    if kept is None or _not_after(kept, body):
+                        self._unsent_report = body
             # A stranger's page answered 200 (a proxy during a restart) included, as the Node client.
             if isinstance(error, BoaHTTPError) and error.status in (401, 403, 404):
                 raise
@@ -359,6 +373,33 @@ class BoaJob:
             with self._lock:
                 return dict(self._last_allocation or {})
 
+    def _forget_unsent(self, taken):
+        """A report boa took: one kept to send again that it covers is not needed any more."""
+        with self._lock:
+            unsent = self._unsent_report
+            if unsent is not None and _not_after(unsent, taken):
+                self._unsent_report = None
+
+    def _send_unsent(self):
+        """The background poll's turn when a report boa did not take is kept: it is sent again (its answer
+        is the allocation, as a poll's). Returns whether there was one and boa answered it."""
+        with self._lock:
+            unsent = self._unsent_report
+        if unsent is None:
+            return False
+        try:
+            self._observe(self._request("POST", f"/v1/jobs/{self.job_id}/progress", unsent))
+        except BoaHTTPError as error:
+            if _passing(error) or error.status in (401, 403, 404):
+                raise  # kept, for the next poll; a refused job is the poll's to handle
+            # boa refused this report (an epoch overtaken meanwhile, the job ended): not sent again.
+            with self._lock:
+                if self._unsent_report is unsent:
+                    self._unsent_report = None
+            return False
+        self._forget_unsent(unsent)
+        return True
+
     def _warn_report(self, error, taken=False):
         # A training loop reports every epoch: one line a while, not one per report.
         now = time.monotonic()
@@ -373,6 +414,8 @@ class BoaJob:
     def complete(self):
         """Tells boa the job finished; boa frees its GPUs. Repeating it is harmless."""
         job = self._request("POST", f"/v1/jobs/{self.job_id}/complete")
+        with self._lock:
+            self._unsent_report = None  # the job is done: no report is wanted any more
         self._set_stop(f"job {job.get('state', 'done')}")
         return job
 
@@ -400,6 +443,9 @@ class BoaJob:
             if alloc.get("state") in FINISHED_STATES:
                 raise BoaError(f"job {self.job_id} is {alloc['state']}")
             if alloc.get("width", 0) > 0:
+                if self._sigterm:
+                    # Never cleared, as an ended job: GPUs handed back now would be stopped on at once.
+                    raise BoaError(f"job {self.job_id} stopped for good (SIGTERM)")
                 with self._lock:
                     if self.generation is None or self._stop_kind == "generation":
                         self.generation = alloc["generation"]
@@ -500,7 +546,8 @@ class BoaJob:
     def _poll_loop(self):
         while not self._stopped.wait(self.poll_seconds):
             try:
-                self.allocation()
+                if not self._send_unsent():
+                    self.allocation()
                 with self._lock:
                     self._poll_error = None
             except BoaHTTPError as error:
@@ -725,6 +772,14 @@ _OPENER = urllib.request.build_opener(_TokenKeepingRedirects)
 
 # boa's answer to a report for a job that is no longer waiting or running.
 ENDED_CODES = ("not_active", "already_finished")
+
+
+def _not_after(unsent, taken):
+    """Whether the report taken covers the kept one: the same epoch or a later one."""
+    try:
+        return unsent["statEpoch"] <= taken["statEpoch"]
+    except TypeError:  # a non-number, which boa refuses anyway
+        return True
 
 
 def _passing(error):

@@ -338,9 +338,13 @@ describe('Node job client (clients/node/boa-job.mjs)', () => {
         if (!job.shouldStop()) return;
         console.log('stopping: ' + job.stopReason);
         clearInterval(timer);
-        // A SIGTERM is never cleared, not even by reading a running allocation again.
-        job.waitForWidth(1).then(() => {
-          console.log('after waitForWidth: ' + job.shouldStop() + ' ' + job.stopReason);
+        // A SIGTERM is never cleared, not even by reading a running allocation again; and as with an
+        // ended job, waitForWidth hands back no GPUs the job would at once stop on again (docs/client.md).
+        job.waitForWidth(1).then(
+          () => console.log('after waitForWidth: GPUs handed back'),
+          (error) => console.log('after waitForWidth: ' + error.message),
+        ).finally(() => {
+          console.log('then: ' + job.shouldStop() + ' ' + job.stopReason);
           job.close();
         });
       }, 10);`;
@@ -350,7 +354,8 @@ describe('Node job client (clients/node/boa-job.mjs)', () => {
     child.kill('SIGTERM');
     expect(await child.exited).toEqual({ code: 0, signal: null });
     expect(child.output()).toContain('stopping: SIGTERM');
-    expect(child.output()).toContain('after waitForWidth: true SIGTERM');
+    expect(child.output()).toContain(`after waitForWidth: job ${job.id} stopped for good (SIGTERM)`);
+    expect(child.output()).toContain('then: true SIGTERM');
   });
 
   it('ends a wait for GPUs at SIGTERM, at once, and the process exits by itself', async () => {

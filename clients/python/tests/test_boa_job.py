@@ -350,8 +350,10 @@ class BoaJobTest(unittest.TestCase):
         os.kill(os.getpid(), signal.SIGTERM)
         self.assertTrue(wait_until(client.should_stop, 2))
         self.assertEqual(client.stop_reason, "SIGTERM")
-        # A SIGTERM is never cleared, not even by reading a running allocation again.
-        self.assertGreater(client.wait_for_width(1)["width"], 0)
+        # A SIGTERM is never cleared, not even by reading a running allocation again; and as with an
+        # ended job, wait_for_width hands back no GPUs the job would at once stop on again (docs/client.md).
+        with self.assertRaisesRegex(BoaError, r"stopped for good \(SIGTERM\)"):
+            client.wait_for_width(1)
         self.assertEqual((client.should_stop(), client.stop_reason), (True, "SIGTERM"))
 
     def test_a_self_launched_job_reads_its_placement_from_the_allocation(self):
