@@ -37,6 +37,31 @@ async function running(dataDir: string) {
 /** Time for a signal sent to be passed on and logged. */
 const settleSignals = () => new Promise((r) => setTimeout(r, 700));
 
+/**
+ * Stops the replica, then leaves what a kill -9 of boa between the SIGTERM and its second record
+ * leaves: the stop, not said sent.
+ */
+async function stopThenKillBoa(executor: LocalExecutor, dir: string, log: string) {
+  expect((await executor.reconcile([]))[0]?.phase).toBe('stopping');
+  await until(() => lines(log).length === 1);
+  await executor.close();
+  const { at } = JSON.parse(readFileSync(join(dir, '0.stop'), 'utf8')) as { at: number };
+  writeFileSync(join(dir, '0.stop'), JSON.stringify({ at }));
+}
+
+/** A restarted boa adopts the stopping replica and sends what it owes: the command has had one SIGTERM. */
+async function adoptExpectingOneSigterm(dataDir: string, log: string) {
+  const restarted = new LocalExecutor({ dataDir, terminationGraceSeconds: 60 });
+  try {
+    expect((await restarted.reconcile([]))[0]?.phase).toBe('stopping');
+    await settleSignals();
+    await restarted.reconcile([]);
+    expect(lines(log)).toEqual(['main']);
+  } finally {
+    await restarted.close();
+  }
+}
+
 describe.runIf(existsSync('/proc/self/stat'))('local executor: a stop SIGTERMs the command once', () => {
   it('a replica running without its record, boa restarted twice within its grace: the command gets one SIGTERM', async () => {
     const dataDir = dirs.temp();
@@ -62,42 +87,17 @@ describe.runIf(existsSync('/proc/self/stat'))('local executor: a stop SIGTERMs t
   it('boa killed between sending a stop and recording it sent: the command gets one SIGTERM at adoption', async () => {
     const dataDir = dirs.temp();
     const { dir, log, executor } = await running(dataDir);
-    expect((await executor.reconcile([]))[0]?.phase).toBe('stopping');
-    await until(() => lines(log).length === 1);
-    await executor.close();
-    // What a kill -9 between the SIGTERM and its second record leaves: the stop, not said sent.
-    const { at } = JSON.parse(readFileSync(join(dir, '0.stop'), 'utf8')) as { at: number };
-    writeFileSync(join(dir, '0.stop'), JSON.stringify({ at }));
-    const restarted = new LocalExecutor({ dataDir, terminationGraceSeconds: 60 });
-    try {
-      expect((await restarted.reconcile([]))[0]?.phase).toBe('stopping');
-      await settleSignals();
-      await restarted.reconcile([]);
-      expect(lines(log)).toEqual(['main']);
-    } finally {
-      await restarted.close();
-    }
+    await stopThenKillBoa(executor, dir, log);
+    await adoptExpectingOneSigterm(dataDir, log);
   });
 
   it('the same, its supervisor lost after it passed the SIGTERM on: boa sends the command none again', async () => {
     const dataDir = dirs.temp();
     const { dir, log, executor, supervisor } = await running(dataDir);
-    expect((await executor.reconcile([]))[0]?.phase).toBe('stopping');
-    await until(() => lines(log).length === 1);
-    await executor.close();
-    const { at } = JSON.parse(readFileSync(join(dir, '0.stop'), 'utf8')) as { at: number };
-    writeFileSync(join(dir, '0.stop'), JSON.stringify({ at }));
+    await stopThenKillBoa(executor, dir, log);
     process.kill(supervisor, 'SIGKILL');
     await until(() => !processExists(supervisor));
-    const restarted = new LocalExecutor({ dataDir, terminationGraceSeconds: 60 });
-    try {
-      expect((await restarted.reconcile([]))[0]?.phase).toBe('stopping');
-      await settleSignals();
-      await restarted.reconcile([]);
-      expect(lines(log)).toEqual(['main']);
-    } finally {
-      await restarted.close();
-    }
+    await adoptExpectingOneSigterm(dataDir, log);
   });
 
   it('its folder removed, its supervisor lost after it passed the SIGTERM on: boa sends the command none again', async () => {
