@@ -100,6 +100,26 @@ describe.runIf(existsSync('/proc/self/stat'))('local executor: a stop SIGTERMs t
     await adoptExpectingOneSigterm(dataDir, log);
   });
 
+  it('a SIGTERM from outside passed on, its supervisor lost, then stopped by boa: the command gets none again', async () => {
+    const dataDir = dirs.temp();
+    const { log, executor, supervisor } = await running(dataDir);
+    try {
+      // As a machine's shutdown sends it: the supervisor passes it on, and is then lost.
+      process.kill(supervisor, 'SIGTERM');
+      await until(() => lines(log).length === 1);
+      process.kill(supervisor, 'SIGKILL');
+      await until(() => !processExists(supervisor));
+      for (let i = 0; i < 3; i++) {
+        expect((await executor.reconcile([]))[0]?.phase).toBe('stopping');
+        await new Promise((r) => setTimeout(r, 150));
+      }
+      await settleSignals();
+      expect(lines(log)).toEqual(['main']);
+    } finally {
+      await executor.close();
+    }
+  });
+
   it('its folder removed, its supervisor lost after it passed the SIGTERM on: boa sends the command none again', async () => {
     const dataDir = dirs.temp();
     const { log, executor, supervisor } = await running(dataDir);

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { reportedUrl, tellMovedUrl } from './adopted-url.ts';
-import { mainTermed, orphansOwed, readExit, readStop, scanRecords, writeStop } from './executor-records.ts';
+import { orphansOwed, readExit, readStop, scanRecords, writeStop } from './executor-records.ts';
 import {
   isOurSupervisor,
   processExists,
@@ -10,7 +10,8 @@ import {
 import type { LocalReplica } from './local-replica.ts';
 import { procSnapshot } from './proc-snapshot.ts';
 import type { RendezvousPorts } from './rendezvous-ports.ts';
-import { signalQuietly, termLostReplica } from './replica-signals.ts';
+import { signalQuietly } from './replica-signals.ts';
+import { termLostMain } from './replica-stop.ts';
 
 /** A replica found running without its record, being stopped: SIGKILLed at `killAt` if still there. */
 export interface StrayReplica {
@@ -96,15 +97,7 @@ export function adoptRecorded(
       if (alive) {
         signalQuietly(found.record.pid, 'SIGTERM');
         replica.termLeaders = orphansOwed(found.dir, found.rank);
-      } else if (mainTermed(found.dir, found.rank)) {
-        // Lost after it passed it on (or boa sent it, killed before recording it sent): the main process
-        // has it, a second would cut its save short; its orphans are still owed theirs (replica-stop.ts).
-        replica.mainTermSent = true;
-        replica.termLeaders = orphansOwed(found.dir, found.rank);
-      } else {
-        replica.mainTermSent = true;
-        replica.termLeaders = termLostReplica(replica, procs);
-      }
+      } else replica.termLeaders = termLostMain(replica, procs);
       // Sent now: recorded so, or each restart during the grace would send it again (found in review).
       try {
         writeStop(found.dir, found.rank, stop.at, { sent: true, leaders: replica.termLeaders });

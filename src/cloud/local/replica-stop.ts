@@ -11,6 +11,18 @@ import {
 } from './replica-signals.ts';
 
 /**
+ * A stop's SIGTERM for a replica whose supervisor is lost: to its command's main process unless that has
+ * it already (its supervisor said so in `.termed` before it passed one on: a SIGTERM from outside, or
+ * boa's own, boa killed before it recorded it sent), a second cutting the command's save short. Returns
+ * the groups owed theirs once their leader ends (termLeaders).
+ */
+export function termLostMain(replica: LocalReplica, procs: ProcSnapshot): number[] {
+  replica.mainTermSent = true;
+  if (mainTermed(replica.dir, replica.rank)) return orphansOwed(replica.dir, replica.rank);
+  return termLostReplica(replica, procs);
+}
+
+/**
  * boa's stop of a local replica, one step a pass: SIGTERM once (the supervisor passes it to the
  * command's main process), recorded before and after it is sent, then SIGKILL to both groups once the
  * grace has passed on the steady clock (`steadyNow`; a wall clock stepped forward must not cut it short).
@@ -41,10 +53,7 @@ export function stopReplica(
       signalQuietly(replica.pid, 'SIGTERM');
       // Owed by the supervisor once the main process ends; boa's if the supervisor is lost first.
       replica.termLeaders = orphansOwed(replica.dir, replica.rank);
-    } else {
-      replica.mainTermSent = true;
-      replica.termLeaders = termLostReplica(replica, procs);
-    }
+    } else replica.termLeaders = termLostMain(replica, procs);
     // So a restarted boa does not send it again: a second SIGTERM cuts a handler's save short.
     try {
       writeStop(replica.dir, replica.rank, now, { sent: true, leaders: replica.termLeaders });
