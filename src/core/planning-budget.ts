@@ -17,6 +17,11 @@ export interface PlanningBudgetInput {
   readonly loadNeeds: number;
   /** GPU-hours the window has left unspent so far; negative: debt. */
   readonly unspentGpuHours: number;
+  /**
+   * The window's whole shortfall (-debt), which the plan cap's relaxing reads (plan-inputs.ts planCap);
+   * `unspentGpuHours` when absent (a budget that never changed: the same).
+   */
+  readonly shortfallGpuHours?: number;
 }
 
 export interface PlanningBudgetRules {
@@ -35,7 +40,10 @@ export function planningBudget(
   const credit = rules.credit ? creditFactor({ budget, loadNeeds, unspentGpuHours }, rules.credit) : 1;
   const uncapped = input.controlBudget * input.warmupFactor * credit;
   const cap = rules.planCap
-    ? planBudgetCap({ budget, minFeasibleBudget: loadNeeds, unspentGpuHours }, rules.planCap)
+    ? planBudgetCap(
+        { budget, minFeasibleBudget: loadNeeds, unspentGpuHours: input.shortfallGpuHours ?? unspentGpuHours },
+        rules.planCap,
+      )
     : Number.POSITIVE_INFINITY;
   return { planned: Math.min(uncapped, cap), uncapped };
 }

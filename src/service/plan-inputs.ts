@@ -33,12 +33,16 @@ export function planInputs(svc: BoaService): PlanInputs | undefined {
   const now = svc.deps.clock.now();
   const ratio = overheadRatioNow(svc, now);
   const demand = demandRatioNow(svc, now);
+  const ceiling = currentSpendCeiling(svc, now);
   const input = {
     budget: budget.gpuHoursPerHour,
     controlBudget: budget.gpuHoursPerHour / (ratio * demand),
     warmupFactor: planningFactor(svc, now),
     loadNeeds: loadNeeds(svc, now),
-    unspentGpuHours: currentSpendCeiling(svc, now)?.spendableGpuHours ?? 0,
+    // The credit counts only the room the ceiling can pay out; the cap's relaxing the window's whole
+    // shortfall, as planCap (below) and the budget view say.
+    unspentGpuHours: ceiling?.spendableGpuHours ?? 0,
+    shortfallGpuHours: -(ceiling?.debtGpuHours ?? 0),
   };
   return {
     classes: estimatedClasses(svc),

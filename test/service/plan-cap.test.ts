@@ -54,15 +54,21 @@ describe('the plan cap', () => {
     const at = async (hours: number) => {
       s.clock.t = t0 + hours * 3_600_000;
       await s.service.planner.request('timer');
-      return (await s.request('GET', '/v1/budget')).body.control.planCapGpuHoursPerHour as number;
+      const control = (await s.request('GET', '/v1/budget')).body.control;
+      return { cap: control.planCapGpuHoursPerHour as number, planned: control.planningBudget as number };
     };
     const start = await at(0);
     const before = await at(10);
-    expect(before).toBeGreaterThan(3 * start);
+    expect(before.cap).toBeGreaterThan(3 * start.cap);
+    expect(before.planned).toBeCloseTo(before.cap, 1);
     s.clock.t = t0 + 10 * 3_600_000;
     expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 401 })).status).toBe(200);
     await s.service.planner.idle();
-    expect(await at(10.01)).toBeGreaterThan(0.9 * before);
+    const after = await at(10.01);
+    expect(after.cap).toBeGreaterThan(0.9 * before.cap);
+    // The plan in force too, not only the view: the cap was fixed in the view alone, and the plan was
+    // made at twice the load's need while the view showed the relaxed cap (found in review).
+    expect(after.planned).toBeCloseTo(after.cap, 1);
   });
 
   it('planCapMultiple 0 turns it off: the plan gets the whole budget', async () => {
