@@ -310,9 +310,10 @@ export function readConfig(
   }
 
   const jobsNamespace = text(read, 'jobsNamespace') ?? DEFAULTS.jobsNamespace;
-  if (!/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(jobsNamespace) || jobsNamespace === 'boa') {
+  if (!/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(jobsNamespace) || notForJobs(jobsNamespace)) {
     throw new ContextError(
-      `context "jobsNamespace" must be a DNS label other than boa's own namespace "boa", got "${jobsNamespace}"`,
+      `context "jobsNamespace" must be a DNS label of a namespace of its own, not boa's ("boa"), "default" ` +
+        `or a kube-* system namespace, got "${jobsNamespace}"`,
     );
   }
 
@@ -367,4 +368,13 @@ export function readConfig(
     ...(jobsRoleArn !== undefined ? { jobsRoleArn } : {}),
     ...(jobsImagePullSecrets.length > 0 ? { jobsImagePullSecrets } : {}),
   };
+}
+
+/**
+ * Namespaces the jobs may not share: the stack labels the jobs' namespace (baseline Pod Security) and
+ * denies all ingress to every pod in it, which in kube-system refuses the node DaemonSets' pods and cuts
+ * off CoreDNS.
+ */
+function notForJobs(namespace: string): boolean {
+  return namespace === 'boa' || namespace === 'default' || namespace.startsWith('kube-');
 }

@@ -211,6 +211,15 @@ describe('readConfig', () => {
     [{ clusterName: 'b'.repeat(70) }, /"clusterName" must be 1 to 63 characters.*\(70 characters\)/],
     [{ alarmEmail: 'not-an-address' }, /alarmEmail/],
     [{ adminPrincipalArn: 'alice' }, /adminPrincipalArns/],
+    [{ jobsNamespace: 'boa' }, /"jobsNamespace" must be .*not boa's \("boa"\)/],
+    // Found in review: the stack labels the jobs' namespace (baseline Pod Security) and denies all
+    // ingress to its pods, so kube-system would refuse the node DaemonSets' pods and cut off CoreDNS.
+    [
+      { jobsNamespace: 'kube-system' },
+      /"jobsNamespace" must be .*kube-\* system namespace, got "kube-system"/,
+    ],
+    [{ jobsNamespace: 'kube-node-lease' }, /jobsNamespace/],
+    [{ jobsNamespace: 'default' }, /jobsNamespace/],
   ])('rejects %j', (context, message) => {
     expect(() => from(context)).toThrow(ContextError);
     expect(() => from(context)).toThrow(message);
