@@ -175,9 +175,8 @@ export class BoaPolicy implements Policy {
       this.#clear.observe(now, jobs, ceiling.gpus);
     }
     const maxNodes = Math.min(cluster.maxNodes, ceiling?.nodes ?? Number.POSITIVE_INFINITY);
-    // Narrowed to what can run: the cluster's GPUs when its maximum is below the ceiling's, as the
-    // service narrows to its node group's (service/tick-widths.ts).
-    const servedGpus = Math.min(ceiling?.gpus ?? 0, cluster.maxNodes * cluster.gpusPerNode);
+    // Narrowed to what can run on the nodes the ceiling allows, as the service narrows (service/tick-widths.ts).
+    const servedGpus = maxNodes * cluster.gpusPerNode;
     // The widths the ceiling serves (a running job keeps one within 2x of its target, by `held`), drained.
     const widthsFrom = (jobs: readonly (typeof planned)[number][], held: ReadonlyMap<number, number>) => {
       const served = ceiling
