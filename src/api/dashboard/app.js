@@ -4,7 +4,7 @@
  * the token is asked for once and kept in sessionStorage only once the service accepts it. What it
  * draws with is defined by the scripts before it (scripts.ts).
  */
-/* global window, sessionStorage, fetch, setInterval, clearInterval */
+/* global window, sessionStorage, fetch, setInterval, clearInterval, AbortSignal */
 /* global $, utcTime, escapeHtml -- format.js */
 /* global redraw, spendSpec, frontierSpec -- charts.js */
 /* global renderNumbers, renderHealth -- numbers.js */
@@ -15,11 +15,19 @@
 
 const TOKEN_KEY = 'boa.operatorToken';
 const REFRESH_MS = 10_000;
+/**
+ * A call unanswered this long is given up on and said at the top: the refresh waits for its last round,
+ * so one call that never answered would stop it for good.
+ */
+const CALL_TIMEOUT_MS = 30_000;
 
 class Unauthorized extends Error {}
 
 async function api(path, token) {
-  const res = await fetch(path, { headers: { authorization: `Bearer ${token}` } });
+  const res = await fetch(path, {
+    headers: { authorization: `Bearer ${token}` },
+    signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
+  });
   if (res.status === 401) throw new Unauthorized('the token was refused');
   // Not boa's JSON (a proxy in front answering 502 with a page): say which call and what status,
   // not JSON.parse's "Unexpected token '<'".
@@ -159,11 +167,18 @@ async function refresh(token) {
 
 let timer = null;
 /**
+ * The login a round belongs to, bumped at each login and logout: a round still in flight from before
+ * draws nothing, says nothing and signs no one out (found in review: a late 401 from a forgotten
+ * token's round sent the operator, signed in again with the rotated one, back to the form).
+ */
+let session = 0;
+/**
  * Back to the login: the token is dropped, from the session and from the form, so none is kept. The
  * line at the top goes too: nothing refreshes now (found in review: "boa did not answer ... the page
  * asks again every 10 s" stayed above the form after boa came back with a rotated token).
  */
 function showLogin(message) {
+  session += 1;
   clearInterval(timer);
   downSince = null;
   sayAtTop('');
@@ -177,10 +192,12 @@ function showLogin(message) {
 }
 
 async function start(token) {
+  const mine = ++session;
   let loaded;
   try {
     loaded = await load(token);
   } catch (error) {
+    if (mine !== session) return;
     // Kept only once the service has accepted it: a token that could not be sent (a pasted character
     // no header can carry) or a service that did not answer stays on the form, saying why.
     if (error instanceof Unauthorized) {
@@ -188,6 +205,7 @@ async function start(token) {
     }
     return showLogin(`The token could not be checked: ${error.message}`);
   }
+  if (mine !== session) return;
   sessionStorage.setItem(TOKEN_KEY, token);
   $('login').classList.add('hidden');
   $('dashboard').classList.remove('hidden');
@@ -195,12 +213,24 @@ async function start(token) {
   // Drawn once the dashboard shows: a chart drawn while it is hidden measures its container as 0 wide
   // and stays blank until the next refresh.
   await drawAll(loaded);
+  if (mine !== session) return;
   clearInterval(timer);
+  // One round at a time: a service slower than the refresh is not sent another 9 calls every 10 s
+  // while the last are unanswered, and an older round never lands after a newer one.
+  let busy = false;
   timer = setInterval(() => {
-    refresh(token).catch((error) => {
-      if (error instanceof Unauthorized) showLogin('The token is no longer accepted.');
-      else unreachable(error);
-    });
+    if (busy) return;
+    busy = true;
+    load(token)
+      .then((round) => (mine === session ? drawAll(round) : undefined))
+      .catch((error) => {
+        if (mine !== session) return;
+        if (error instanceof Unauthorized) showLogin('The token is no longer accepted.');
+        else unreachable(error);
+      })
+      .finally(() => {
+        busy = false;
+      });
   }, REFRESH_MS);
 }
 

@@ -34,7 +34,16 @@ export class FakeElement {
   }
 }
 
-export type FakeFetch = (path: string, init: { headers: Record<string, string> }) => Promise<Response>;
+export type FakeFetch = (
+  path: string,
+  init: { headers: Record<string, string>; signal?: AbortSignal },
+) => Promise<Response>;
+
+/** A call's time limit the page asked for (AbortSignal.timeout), which a test ends when it chooses. */
+export interface CallTimeout {
+  readonly ms: number;
+  readonly expire: () => void;
+}
 
 export function loadDashboardScript(fetch: FakeFetch = () => Promise.reject(new Error('no fetch here'))) {
   const elements = new Map<string, FakeElement>();
@@ -44,6 +53,7 @@ export function loadDashboardScript(fetch: FakeFetch = () => Promise.reject(new 
   };
   const storage = new Map<string, string>();
   const refreshes: Array<() => void> = [];
+  const timeouts: CallTimeout[] = [];
   const context = vm.createContext({
     document: { getElementById: element },
     window: {},
@@ -56,6 +66,17 @@ export function loadDashboardScript(fetch: FakeFetch = () => Promise.reject(new 
     // The page's 10 s refresh never fires by itself here: `refreshes` holds it for a test to call.
     setInterval: (fn: () => void) => refreshes.push(fn),
     clearInterval: () => {},
+    // Nor do the calls' time limits run out by themselves: `timeouts` holds them.
+    AbortSignal: {
+      timeout: (ms: number) => {
+        const controller = new AbortController();
+        timeouts.push({
+          ms,
+          expire: () => controller.abort(new DOMException('The operation timed out.', 'TimeoutError')),
+        });
+        return controller.signal;
+      },
+    },
     vega,
     vegaLite,
   });
@@ -68,7 +89,7 @@ export function loadDashboardScript(fetch: FakeFetch = () => Promise.reject(new 
     '({ api, spendSpec, frontierSpec, spendSummary, frontierSummary, renderNumbers, renderTables, renderResizes, renderHealth, renderActiveJobs, renderFailedJobs, refresh, start, keepTail, redrawn, describeJob })',
     context,
   );
-  return { ...fns, element, storage, refreshes } as {
+  return { ...fns, element, storage, refreshes, timeouts } as {
     api(path: string, token: string): Promise<any>;
     spendSpec(ledger: any, budget: number | null): any;
     frontierSpec(frontier: any): any;
@@ -88,6 +109,7 @@ export function loadDashboardScript(fetch: FakeFetch = () => Promise.reject(new 
     element(id: string): FakeElement;
     storage: Map<string, string>;
     refreshes: Array<() => void>;
+    timeouts: CallTimeout[];
   };
 }
 
