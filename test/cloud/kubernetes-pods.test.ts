@@ -549,6 +549,25 @@ describe('workload checks and quantities', () => {
     expect(checkPodWorkload({ command: ['a'], image: 'i', memoryPerGpu: '16Gi' })).toBeUndefined();
   });
 
+  // Found in review: the device plugin hands a pod its GPUs as NVIDIA_VISIBLE_DEVICES and the kubelet
+  // puts the pod spec's env after it, so a job's "all" would see every GPU of its node.
+  it("refuses, and never passes on, a job's own choice of the node's GPUs", () => {
+    const env = { NVIDIA_VISIBLE_DEVICES: 'all', NVIDIA_MIG_CONFIG_DEVICES: 'all', KEEP: '1' };
+    expect(checkPodWorkload({ command: ['a'], image: 'i', env })).toEqual({
+      field: 'workload.env',
+      message:
+        "NVIDIA_VISIBLE_DEVICES is set by boa's GPU allocation (the device plugin), not by the job: remove it",
+    });
+    expect(
+      checkPodWorkload({ command: ['a'], image: 'i', env: { NVIDIA_DRIVER_CAPABILITIES: 'all' } }),
+    ).toBeUndefined();
+    // A job stored before the check.
+    const pod = podManifest({ ...replica, workload: { ...replica.workload, env } }, { uid: 'u' }, config);
+    const names = pod.spec?.containers[0]?.env?.map((e) => e.name) ?? [];
+    expect(names).toContain('KEEP');
+    expect(names.filter((n) => n.startsWith('NVIDIA_'))).toEqual([]);
+  });
+
   it('scales quantities in their own unit', () => {
     expect(scaleQuantity('16Gi', 3)).toBe('48Gi');
     expect(scaleQuantity('1.5Gi', 3)).toBe('4.5Gi');

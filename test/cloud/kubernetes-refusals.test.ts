@@ -136,4 +136,30 @@ describe('Kubernetes executor: refusals of a pod create', () => {
     expect([...(e.outage?.() ?? [])]).toEqual([]);
     expect(podNames()).toEqual(['boa-job-5-g1-r0']);
   });
+
+  // Found in review: these writes come before the pod's, and a failure there ran the job's start
+  // deadline on, so an outage longer than it failed the generation as the job's fault.
+  for (const [what, suffix] of [
+    ['token Secret', '/secrets'],
+    ['Service', '/services'],
+    ['NetworkPolicy', '/networkpolicies'],
+  ] as const) {
+    it(`the job's ${what} create failing 503 past the retries is an outage for it, as a pod create's is`, async () => {
+      fake.faults.inject({
+        status: 503,
+        reason: 'ServiceUnavailable',
+        count: 4,
+        match: (r) => r.method === 'POST' && r.path.endsWith(suffix),
+      });
+      const e = executor();
+      const withToken = { ...job(5, node) };
+      withToken.replicas = withToken.replicas.map((r) => ({ ...r, env: { BOA_JOB_TOKEN: 'tok' } }));
+      await e.reconcile([withToken]);
+      expect(podNames()).toEqual([]);
+      expect([...(e.outage?.() ?? [])]).toEqual([5]);
+      await e.reconcile([withToken]);
+      expect([...(e.outage?.() ?? [])]).toEqual([]);
+      expect(podNames()).toEqual(['boa-job-5-g1-r0']);
+    });
+  }
 });

@@ -37,6 +37,14 @@ export class CreateRefusals {
     return this.failedForNoFault;
   }
 
+  /**
+   * A write the job's pods wait on (its Service, NetworkPolicy or token Secret) failed for no fault of
+   * the job's: an outage for it, as a pod create's would be, which it never reached.
+   */
+  stepFailed(jobId: number, kind: KubeErrorKind): void {
+    if (OUTAGE_KINDS.has(kind)) this.failedForNoFault.add(jobId);
+  }
+
   /** Refused for good: no pod is created for it again in its generation. */
   blocks(name: string): boolean {
     const entry = this.refused.get(name);

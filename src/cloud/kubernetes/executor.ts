@@ -30,7 +30,7 @@ import type { PodLogArchive } from './log-archive.ts';
 import { PodStops } from './pod-stops.ts';
 import type { ReplicaLogs } from './replica-logs.ts';
 import { runLimited } from './run-limited.ts';
-import { KUBE_RETRY } from './retry.ts';
+import { KUBE_RETRY, kindOf } from './retry.ts';
 import { ensureTokenSecret } from './secrets.ts';
 import { VanishedPods } from './vanished.ts';
 import { StuckPods } from './stuck-pods.ts';
@@ -256,17 +256,23 @@ export class KubernetesExecutor implements Executor {
         continue;
       }
       tasks.push(async () => {
-        const service = await this.serviceWrites.ensure(
-          job.jobId,
-          servicesByName.get(serviceName(job.jobId)),
-        );
-        // Before any pod: without its NetworkPolicy the namespace's policy lets no peer in, and without
-        // its Secret a pod fails (CreateContainerConfigError). One the API server refuses fails the
-        // replicas, as a refused pod does.
-        const { api, config, retry, logger } = this;
-        const refused =
-          (await this.policies.ensure(job.jobId, service)) ??
-          (await ensureTokenSecret(api, config, retry, logger, missing[0]!, service));
+        let service: V1Service;
+        let refused: string | undefined;
+        try {
+          service = await this.serviceWrites.ensure(job.jobId, servicesByName.get(serviceName(job.jobId)));
+          // Before any pod: without its NetworkPolicy the namespace's policy lets no peer in, and without
+          // its Secret a pod fails (CreateContainerConfigError). One the API server refuses fails the
+          // replicas, as a refused pod does.
+          const { api, config, retry, logger } = this;
+          refused =
+            (await this.policies.ensure(job.jobId, service)) ??
+            (await ensureTokenSecret(api, config, retry, logger, missing[0]!, service));
+        } catch (error) {
+          // An API server down or throttling past the retries is not the job's fault: its start deadline
+          // restarts, as for a pod write's (found in review: it ran on, and failed the job's generation).
+          this.refusals.stepFailed(job.jobId, kindOf(error));
+          throw error;
+        }
         if (refused) return missing.forEach((replica) => this.refusals.reject(replica, refused));
         for (const replica of missing) await this.podWrites.create(replica, service);
       });

@@ -48,7 +48,10 @@ export function podManifest(
   config: KubernetesExecutorConfig,
 ): V1Pod {
   const { jobId, generation, rank, gpus, workload } = replica;
-  const env = replicaEnv(replica);
+  // Never passed on, also for a job stored before checkPodWorkload refused them.
+  const env = Object.fromEntries(
+    Object.entries(replicaEnv(replica)).filter(([name]) => !GPU_SELECTION_ENV.test(name)),
+  );
   if (workload.checkpoint?.volumeClaim) env.BOA_CHECKPOINT_DIR = CHECKPOINT_MOUNT;
   const requests: Record<string, string> = { 'nvidia.com/gpu': String(gpus) };
   const limits: Record<string, string> = { 'nvidia.com/gpu': String(gpus) };
@@ -317,9 +320,24 @@ function endedBeforeDeletion(pod: V1Pod): boolean {
 }
 
 /** Why a workload cannot run as a pod, naming the field; undefined when it can. */
+/**
+ * Variables the NVIDIA container runtime reads to choose a container's GPUs. The device plugin (its
+ * default strategy, infra/k8s/device-plugin.ts) hands a pod its GPUs as NVIDIA_VISIBLE_DEVICES, and the
+ * kubelet puts the pod spec's env after it, so a job's own value would win: "all" is every GPU of the
+ * node, other jobs' included.
+ */
+const GPU_SELECTION_ENV = /^NVIDIA_(VISIBLE_DEVICES|MIG_CONFIG_DEVICES|MIG_MONITOR_DEVICES)$/;
+
 export function checkPodWorkload(workload: Workload): { field: string; message: string } | undefined {
   if (!workload.image)
     return { field: 'workload.image', message: 'the Kubernetes executor needs a container image' };
+  for (const name of Object.keys(workload.env ?? {})) {
+    if (GPU_SELECTION_ENV.test(name))
+      return {
+        field: 'workload.env',
+        message: `${name} is set by boa's GPU allocation (the device plugin), not by the job: remove it`,
+      };
+  }
   if (/\s/.test(workload.image)) {
     return { field: 'workload.image', message: `image "${workload.image}" must not contain spaces` };
   }
