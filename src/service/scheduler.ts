@@ -193,29 +193,15 @@ export class Scheduler {
         bandFillOptions(fillBelowBand, ceilingLookbackHours(budgetWindowHours, budgetHorizonHours)),
       );
     const undo = new TickUndo(now);
+    // Until the pool has listed its nodes once since the start, state.nodes is the empty list boot
+    // left: deciding on it took every running job off its nodes, a restart of each (found in review:
+    // an API server blip during boa's restart). A later failed listing reuses the last one.
+    if (listed) this.listedSinceStart = true;
     let decision: TickDecision;
     try {
-      decision = this.decide(now, ready, ceilingNodes, undo, belowBand);
-      if (decision.placedShort) {
-        // Under the spend ceiling the job keeps that width from now on (a running job keeps a width
-        // within 2x of its target, to spare a restart: core/ceiling-widths.ts), so the next tick, reading
-        // the widths this one leaves, no longer counts the GPUs it was short of and scaled in a node
-        // launched for them while it booted (found by a newcomer, who saw it after a restart). Decided
-        // again on those widths, the node count is the one the next tick holds.
-        decision = this.decideAgain(decision, now, ready, ceilingNodes, undo, belowBand);
-      }
-      this.lastPaidCap = ceilingNodes;
-      if (this.nodes.chooseNow(this.nodeInput(decision.desiredNodes))) {
-        // Nodes chosen for removal had jobs: place those jobs elsewhere now (or let them wait).
-        decision = this.decideAgain(
-          decision,
-          now,
-          this.nodes.usable(state.nodes, held),
-          ceilingNodes,
-          undo,
-          belowBand,
-        );
-      }
+      decision = this.listedSinceStart
+        ? this.decideListed(now, ready, ceilingNodes, undo, belowBand, held)
+        : this.jobsAsTheyAre();
       undo.settleGenerations(decision.changed);
     } catch (error) {
       // A removal is stored as it is chosen (nodes/removals.ts), outside the tick's transaction: when
@@ -270,8 +256,10 @@ export class Scheduler {
         'allocation changed',
       );
     }
-    this.lastTarget = decision.desiredNodes;
-    this.nodes.afterTick(this.nodeInput(decision.desiredNodes));
+    if (this.listedSinceStart) {
+      this.lastTarget = decision.desiredNodes;
+      this.nodes.afterTick(this.nodeInput(decision.desiredNodes));
+    }
     this.service.execution.afterTick(now);
     this.service.planner.maybeRun();
     const published = state.budget?.gpuHoursPerHour;
@@ -284,6 +272,46 @@ export class Scheduler {
       },
     );
     return { ...decision, at: now, decideMs, computeMs, nodes: state.nodes.length, readyNodes: ready.length };
+  }
+
+  /** The tick's decision on the nodes listed: widths, placement, the node count and removals. */
+  private decideListed(
+    now: number,
+    ready: readonly PoolNode[],
+    ceilingNodes: number,
+    undo: TickUndo,
+    belowBand: boolean,
+    held: () => ReadonlyMap<string, number>,
+  ): TickDecision {
+    let decision = this.decide(now, ready, ceilingNodes, undo, belowBand);
+    if (decision.placedShort) {
+      // Under the spend ceiling the job keeps that width from now on (a running job keeps a width
+      // within 2x of its target, to spare a restart: core/ceiling-widths.ts), so the next tick, reading
+      // the widths this one leaves, no longer counts the GPUs it was short of and scaled in a node
+      // launched for them while it booted (found by a newcomer, who saw it after a restart). Decided
+      // again on those widths, the node count is the one the next tick holds.
+      decision = this.decideAgain(decision, now, ready, ceilingNodes, undo, belowBand);
+    }
+    this.lastPaidCap = ceilingNodes;
+    if (this.nodes.chooseNow(this.nodeInput(decision.desiredNodes))) {
+      // Nodes chosen for removal had jobs: place those jobs elsewhere now (or let them wait).
+      const usable = this.nodes.usable(this.service.state.nodes, held);
+      decision = this.decideAgain(decision, now, usable, ceilingNodes, undo, belowBand);
+    }
+    return decision;
+  }
+
+  /** No listing since the start: every job stays as it is, and the node count is left alone. */
+  private jobsAsTheyAre(): TickDecision {
+    const { state } = this.service;
+    return {
+      changed: [],
+      wantedGpus: 0,
+      allocatedGpus: state.allocatedGpus,
+      desiredNodes: state.group?.desiredSize ?? 0,
+      drainExtraGpus: 0,
+      placedShort: false,
+    };
   }
 
   /** Decides again after `first` changed jobs or nodes; the jobs either pass changed are saved. */
@@ -328,6 +356,8 @@ export class Scheduler {
     };
   }
 
+  /** A listing has come back since the service started: state.nodes is the pool's, not boot's empty list. */
+  private listedSinceStart = false;
   /** The node count the last tick asked for (the target a pass between ticks works to). */
   private lastTarget: number | undefined;
   /** The most nodes the last tick's budget let boa pay for (NodeTickInput.paidCap); infinite: no budget. */

@@ -125,12 +125,11 @@ export class RemovalWalk {
   ): Promise<number> {
     const { pool, logger } = this.deps;
     const node = nodes.find((n) => n.id === row.nodeId);
-    if (!node) {
-      if (row.state === 'terminating') {
-        // Gone already: terminated before a crash (stored before it was sent). Nothing is sent.
-        this.finish(row, 'already-gone');
-        return 0;
-      }
+    // `terminating` is stored before the call, so a crash or a failed call may have sent nothing: one
+    // not listed is asked for all the same. The pool answers a node no longer in the group as already
+    // gone, sending nothing; one a listing only missed is terminated (found in review: recorded gone, it
+    // stayed paid, never used nor removed).
+    if (!node && row.state !== 'terminating') {
       // Never sent: gone by someone else's hand, or a listing that missed it (EC2's eventual
       // consistency). Closed as never terminated, so a node listed again is a node like any other, used
       // or chosen again; recorded terminated it stayed paid and was never used or removed (found in review).
@@ -160,7 +159,7 @@ export class RemovalWalk {
       }
       this.advance(row, 'cordoned');
     }
-    if (row.state === 'cordoned') {
+    if (row.state === 'cordoned' && node) {
       const jobs = busy(allocationName(node));
       if (jobs > 0) {
         logger.debug(
@@ -172,7 +171,7 @@ export class RemovalWalk {
       this.advance(row, 'terminating');
     }
     if (row.state !== 'terminating') return 0;
-    if (node.foreignGpus)
+    if (node?.foreignGpus)
       // boa's budget pays for every node of its group: one holding another's GPU pod goes when the count
       // asks for it (chosen after idle ones), and EKS's drain evicts that pod.
       logger.warn(

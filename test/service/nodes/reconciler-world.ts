@@ -1,6 +1,7 @@
 /**
  * A NodeReconciler over a real store and a fake pool of ten idle nodes whose cordons wait until
- * released and whose terminations lower the group's desired size: for races between a pass and ticks.
+ * released and whose terminations lower the group's desired size (the first `failedTerminates` fail):
+ * for races between a pass and ticks.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,7 +13,8 @@ import { openStore } from '../../../src/store/db.ts';
 import { NodeRemovals } from '../../../src/store/node-removals.ts';
 import { Repository } from '../../../src/store/repository.ts';
 
-export function reconcilerWorld(cleanups: Array<() => void>) {
+export function reconcilerWorld(cleanups: Array<() => void>, options: { failedTerminates?: number } = {}) {
+  let failedTerminates = options.failedTerminates ?? 0;
   const dir = mkdtempSync(join(tmpdir(), 'boa-pass-race-'));
   const store = openStore(dir);
   cleanups.push(() => {
@@ -37,6 +39,13 @@ export function reconcilerWorld(cleanups: Array<() => void>) {
     cordon: async () => cordoned,
     uncordon: async () => {},
     terminate: async (ids: readonly string[]) => {
+      if (failedTerminates > 0) {
+        failedTerminates -= 1;
+        throw new Error('Throttling: Rate exceeded');
+      }
+      // As both pools answer: a node no longer in the group is already gone, nothing sent.
+      const gone = ids.filter((id) => !nodes.some((n) => n.id === id));
+      if (gone.length > 0) return { terminated: [], alreadyGone: gone };
       terminated.push(...ids);
       desired -= ids.length;
       return { terminated: [...ids], alreadyGone: [] };

@@ -3,7 +3,9 @@
  * sent to it. Its removal was recorded as terminated, "already gone": listed again, the node was kept out
  * of use, of the count and of the choice of nodes to remove, paid for good while boa launched another
  * in its place (found in review). Now the removal is closed as never sent, and the node listed again is
- * a node like any other. A removal whose termination was stored as sent stays terminated.
+ * a node like any other. A removal stored terminating is asked of the pool whether listed or not: its
+ * call may never have gone out (a crash, a failed call), and recorded gone on a missed listing alone, the
+ * node stayed paid for good (found in review); the pool answers one no longer in the group as gone.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { reconcilerWorld } from './reconciler-world.ts';
@@ -51,5 +53,47 @@ describe('a node chosen for removal that one listing misses', () => {
     await w.reconciler.settle();
     expect(w.terminated).toHaveLength(1);
     expect(w.desired()).toBe(9);
+  });
+
+  it('sends a termination that failed again when a listing then misses its node, and terminates it', async () => {
+    const w = reconcilerWorld(cleanups, { failedTerminates: 1 });
+    w.release();
+    const input = w.tick(9);
+    w.reconciler.chooseNow(input);
+    w.reconciler.afterTick(input);
+    await w.reconciler.settle();
+    const [row] = w.removals.open();
+    expect(row?.state).toBe('terminating');
+    expect(w.terminated).toEqual([]);
+    // The next pass's listing misses the node once.
+    w.advance(60_000);
+    w.reconciler.afterTick(
+      w.tick(
+        9,
+        w.nodes.filter((n) => n.id !== row?.nodeId),
+      ),
+    );
+    await w.reconciler.settle();
+    expect(w.terminated).toEqual([row?.nodeId]);
+    expect(w.desired()).toBe(9);
+    expect(w.removals.open()).toEqual([]);
+  });
+
+  it('closes a terminating removal as already gone when the pool says its node has left the group', async () => {
+    const w = reconcilerWorld(cleanups, { failedTerminates: 1 });
+    w.release();
+    const input = w.tick(9);
+    w.reconciler.chooseNow(input);
+    w.reconciler.afterTick(input);
+    await w.reconciler.settle();
+    const [row] = w.removals.open();
+    // Gone by the time of the next pass (the failed call had gone out after all): no longer in the group.
+    const index = w.nodes.findIndex((n) => n.id === row?.nodeId);
+    w.nodes.splice(index, 1);
+    w.advance(60_000);
+    w.reconciler.afterTick(w.tick(9));
+    await w.reconciler.settle();
+    expect(w.terminated).toEqual([]);
+    expect(w.removals.open()).toEqual([]);
   });
 });
