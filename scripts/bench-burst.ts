@@ -41,6 +41,13 @@ await runMain(async () => {
     runTicks: runTicks as number,
     classes,
   });
+  // A budget the service refused leaves nothing to measure: paid 0 and no ceiling read as every target
+  // met, exit 0 (found in review: --budget 1).
+  if (result.budgetSetStatus !== 200) {
+    throw new UsageError(
+      `--budget ${budget}: the service refused it (HTTP ${result.budgetSetStatus}); nothing was measured`,
+    );
+  }
   const paid = result.ticks.map((t) => t.paidGpus);
   // A node held is kept within half a node (2 GPUs) of the ceiling: hysteresis against flapping. Both
   // counts are shown: with that allowance (what the service promises) and without it.

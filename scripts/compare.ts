@@ -164,6 +164,11 @@ await runMain(async () => {
   if (opts.sensitivity === undefined && opts.policies === undefined) {
     throw new UsageError('give --policies (or --sensitivity)');
   }
+  if (opts.sensitivity && opts.policies !== undefined) {
+    throw new UsageError(
+      '--sensitivity runs its own series (boa and pollux-autoscale settings): leave out --policies',
+    );
+  }
   const parsed = opts.sensitivity
     ? SENSITIVITY_ENTRIES.map((e) => ({ ...e, definition: findPolicy(e.policy) }))
     : parseList(opts.policies as string, '--policies').map((spec) =>
@@ -199,13 +204,20 @@ await runMain(async () => {
   const priorFiles = opts.priorFrom ? parseList(opts.priorFrom, '--prior-from') : [];
   const historyFiles = opts.history ? parseList(opts.history, '--history') : [];
   // Both are boa's estimator's: without a boa series they would be dropped without a word.
-  const onlineBoa = parsed.some((e) => e.definition.name === 'boa' && e.options?.rates !== 'oracle');
+  // --rates is boa's too: a prior or history only goes with online rates (boaSettings refuses any other),
+  // so with --rates oracle or prior every boa run was skipped and the comparison went on without boa.
+  const onlineBoa = parsed.some(
+    (e) => e.definition.name === 'boa' && (e.options?.rates ?? shared.rates ?? 'online') === 'online',
+  );
   for (const [files, flag] of [
     [priorFiles, '--prior-from'],
     [historyFiles, '--history'],
   ] as const) {
     if (files.length > 0 && !onlineBoa)
-      throw new UsageError(`${flag} applies to boa (online rates) only: add boa to --policies`);
+      throw new UsageError(
+        `${flag} applies to boa (online rates) only: add boa to --policies` +
+          (shared.rates && shared.rates !== 'online' ? `, and leave out --rates ${shared.rates}` : ''),
+      );
   }
   let entries = parsed;
   if (priorFiles.length > 0)

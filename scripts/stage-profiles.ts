@@ -5,12 +5,11 @@
  * measured class on every GPU type the simulator knows, at 1, 2, 4, 8 and 16 GPUs: what policies see
  * through PolicyContext.hardware. Derivation and sources: src/sim/truth/stage-profile.ts, data/README.md.
  */
-import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { truthProvider } from '../src/sim/run.ts';
 import { APP_NAMES } from '../src/sim/truth/apps.ts';
 import { stageProfileFile } from '../src/sim/truth/stage-profile.ts';
-import { runMain, scriptProgram } from './lib/inputs.ts';
+import { emit, runMain, scriptProgram } from './lib/inputs.ts';
 import { REPO_ROOT } from './lib/paths.ts';
 
 const program = scriptProgram('stage-profiles')
@@ -22,6 +21,6 @@ await runMain(async () => {
   program.parse();
   const opts = program.opts<{ data: string; out: string }>();
   const file = stageProfileFile(APP_NAMES, truthProvider(opts.data));
-  writeFileSync(opts.out, `${JSON.stringify(file, null, 2)}\n`);
+  emit(`${JSON.stringify(file, null, 2)}\n`, opts.out);
   process.stderr.write(`wrote ${opts.out}: ${APP_NAMES.length} classes\n`);
 });

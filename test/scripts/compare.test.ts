@@ -223,6 +223,18 @@ describe('compare', () => {
     expect(bad.stderr).toMatch(/^error: unknown policy "nope"; allowed: /);
   });
 
+  // Found in review: the policies named were never run, and nothing said so.
+  it('refuses --policies with --sensitivity, which runs its own series', () => {
+    const both = runScript('compare.ts', [
+      ...['--trace', TRACE, '--sensitivity', '--policies', 'lyra', '--budgets', '30', '--targets', '0.8'],
+      ...['--out', join(out, 'sensitivity-policies')],
+    ]);
+    expect(both.status).toBe(2);
+    expect(both.stderr).toBe(
+      'error: --sensitivity runs its own series (boa and pollux-autoscale settings): leave out --policies\n',
+    );
+  });
+
   it("says it replaced an earlier compare's results, and leaves no earlier at-paid.json beside new runs", () => {
     const again = join(out, 'again');
     const args = [
@@ -396,6 +408,20 @@ describe('compare --prior-from', () => {
     ]);
     expect(run.status).toBe(2);
     expect(run.stderr).toMatch(/--prior-from applies to boa \(online rates\) only: add boa to --policies/);
+  });
+
+  // Found in review: --rates is boa's too, and a prior goes with online rates only, so every boa run was
+  // skipped and the comparison went on without boa, exit 0.
+  it('is refused with --rates oracle or prior, which leave no boa series with online rates', () => {
+    const run = runScript('compare.ts', [
+      ...['--trace', TRACE, '--apps', 'cifar10', '--policies', 'boa,lyra', '--budgets', '12'],
+      ...['--rates', 'prior', '--prior-from', WORKLOAD_2, '--out', join(dir, 'none')],
+    ]);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(
+      /--prior-from applies to boa \(online rates\) only: .*leave out --rates prior/,
+    );
+    expect(existsSync(join(dir, 'none', 'results.json'))).toBe(false);
   });
 });
 
