@@ -103,7 +103,7 @@ describe("the Kubernetes executor's RBAC in the CDK app", () => {
     ]);
     expect(() => withNamespace('Team A')).toThrow(ContextError);
     expect(() => withNamespace('Team A')).toThrow(/jobsNamespace/);
-    expect(() => withNamespace('boa')).toThrow(/not boa's ("boa")/);
+    expect(() => withNamespace('boa')).toThrow(/not boa's \("boa"\)/);
   });
 });
 
