@@ -217,3 +217,34 @@ it('refuses a cursor it did not give, saying what one looks like', () => {
       /is not a place in this executor's logs: a local log's cursor is "start" or one it gave, e.g. h1024/,
     );
 });
+
+// Found in review: a slow reader (the HTTP socket's back-pressure) pauses the follow between two chunks
+// of one read; a cut then, and the job writing on past the reader's place, read the new log's bytes as
+// the old log's: old lines lost, new ones spliced in and repeated, no notice.
+it('a cut between two chunks of one read: the old log, the notice, then the new log, each once', async () => {
+  const lines = (tag: string, n: number) =>
+    Array.from({ length: n }, (_, i) => `${tag} ${String(i).padStart(6, '0')}\n`).join('');
+  const old = lines('old', 20_000); // 220 kB: four 64 KiB chunks
+  const file = logFile(old);
+  let ended = false;
+  const followed = followLogFile(file, {
+    tailLines: 10,
+    from: { cursor: 'start', skip: 0 },
+    pollMs: 5,
+    ended: () => ended,
+    signal: new AbortController().signal,
+  });
+  const iterator = (followed?.chunks as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
+  const got = [Buffer.from((await iterator.next()).value as Buffer)];
+  // While the reader holds its first chunk: cut (its place still kept in 0.log.1), then 220 kB more.
+  expect(await capLog(file, { capBytes: 200_000, keepBytes: 200_000, checkMs: 1000 })).toBe(true);
+  const notice = readFileSync(`${file}.1`, 'utf8').slice(200_000);
+  const fresh = lines('new', 20_000);
+  appendFileSync(file, fresh);
+  ended = true;
+  for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
+    got.push(Buffer.from(next.value));
+  }
+  expect(notice).toMatch(/\S/);
+  expect(Buffer.concat(got).toString('utf8')).toBe(old + notice + fresh);
+});

@@ -133,6 +133,10 @@ async function* follow(
   if (first.bytes.length > 0) yield first.bytes;
   let offset = first.size;
   let cuts = first.cuts;
+  // The log is the one `cuts` counts: a read that ends after a cut may hold the new log's bytes.
+  const uncut = () => (readLogCut(file)?.cuts ?? 0) <= cuts;
+  /** A cut came during a read (the log may have grown past its size since): read on in <rank>.log.1. */
+  let cutWhileReading = false;
   while (!signal.aborted) {
     // Read before deciding it ended: what the replica wrote just before its exit is shown.
     const last = ended();
@@ -146,13 +150,19 @@ async function* follow(
     // job's next lines, or the cut's notice, can make it longer than what was read; before the record's
     // truncate it is not shorter, and is read on as it is).
     const record = readLogCut(file);
-    if (size < offset || (record && record.cuts > cuts && size < record.size)) {
+    if (size < offset || (record && record.cuts > cuts && (size < record.size || cutWhileReading))) {
       cuts = yield* beforeCut(file, offset, cuts, record, signal);
       offset = 0;
+      cutWhileReading = false;
     }
-    for await (const bytes of readRange(file, offset, size, signal)) {
+    for await (const bytes of readRange(file, offset, size, signal, uncut)) {
       offset += bytes.length;
       yield bytes;
+    }
+    // Cut during the read: what was read up to it is the old log's, the rest is in <rank>.log.1.
+    if (!uncut()) {
+      cutWhileReading = true;
+      continue;
     }
     if (last) return;
     await sleep(pollMs, undefined, { signal }).catch(() => undefined);
@@ -211,6 +221,8 @@ async function* readRange(
   from: number,
   to: number,
   signal: AbortSignal,
+  /** Checked after each read: false, the bytes just read may be another file's (a cut): not given. */
+  intact: () => boolean = () => true,
 ): AsyncGenerator<Buffer> {
   const handle = typeof file === 'string' ? await open(file, 'r').catch(() => undefined) : file;
   if (!handle) return; // gone meanwhile
@@ -218,7 +230,7 @@ async function* readRange(
     for (let at = from; at < to && !signal.aborted;) {
       const buffer = Buffer.alloc(Math.min(to - at, CHUNK_BYTES));
       const { bytesRead } = await handle.read(buffer, 0, buffer.length, at);
-      if (bytesRead === 0) return; // cut meanwhile: the next check starts it again
+      if (bytesRead === 0 || !intact()) return; // cut meanwhile: the next check starts it again
       at += bytesRead;
       yield buffer.subarray(0, bytesRead);
     }
