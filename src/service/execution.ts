@@ -281,6 +281,8 @@ export class Execution {
     // Jobs done, finished in the order they ended: each finish closes the ledger's interval at its end,
     // so a later end finished first would count an earlier job's GPUs until then.
     const done: Array<{ jobId: number; endedAt: number | undefined }> = [];
+    // Restarts, resumes and failures, taken once the done jobs are finished at their ends.
+    const steps: Array<() => void> = [];
     for (const [jobId, replicas] of byJob) {
       const job = this.service.state.jobs.get(jobId);
       // An older generation's rank 0 that finished the job before boa moved it on (older-exits.ts).
@@ -304,15 +306,26 @@ export class Execution {
       if ((rank0?.phase === 'succeeded' && !rank0.interrupted) || finishedBefore) {
         done.push({ jobId, endedAt: (rank0?.phase === 'succeeded' ? rank0 : finishedBefore)?.endedAt });
       } else if (interrupted) {
-        this.guarded(jobId, 'resume', () => interruptedGeneration(this.service, job, interrupted));
+        steps.push(() =>
+          this.guarded(jobId, 'resume', () => interruptedGeneration(this.service, job, interrupted)),
+        );
         // Its new generation starts at once, or when its backoff ends: followed up, not left to the
         // next tick (up to tickSeconds later) when none of its replicas is left running.
         settling = true;
       } else if (failed) {
-        this.guarded(jobId, 'fail', () => failGeneration(this.service, job, failed));
+        steps.push(() => this.guarded(jobId, 'fail', () => failGeneration(this.service, job, failed)));
         settling = true;
       }
     }
+    // Jobs done first, at their ends: a job failed for good finishes at the clock's now, and finished
+    // before them it moved allocatedFrom to now, clamping every earlier end seen in this pass to it.
+    const endOf = (d: { endedAt: number | undefined }) => d.endedAt ?? Number.MAX_SAFE_INTEGER;
+    done.sort((a, b) => endOf(a) - endOf(b));
+    for (const { jobId, endedAt } of done)
+      this.guarded(jobId, 'finish', () =>
+        this.service.finishJob(jobId, 'done', undefined, undefined, endedAt),
+      );
+    for (const step of steps) step();
     const { config, clock } = this.service.deps;
     const late = this.startDeadlines.overdue(
       byJob,
@@ -325,12 +338,6 @@ export class Execution {
     for (const { job, replica } of late)
       this.guarded(job.id, 'fail', () => failGeneration(this.service, job, replica));
     if (late.length > 0) settling = true;
-    const endOf = (d: { endedAt: number | undefined }) => d.endedAt ?? Number.MAX_SAFE_INTEGER;
-    done.sort((a, b) => endOf(a) - endOf(b));
-    for (const { jobId, endedAt } of done)
-      this.guarded(jobId, 'finish', () =>
-        this.service.finishJob(jobId, 'done', undefined, undefined, endedAt),
-      );
     return settling;
   }
 

@@ -374,6 +374,40 @@ describe('execution', () => {
     expect(allocated).toBe((widthA + widthB) * 600_000 + widthA * 2_400_000);
   });
 
+  it('finishes a job that ended unseen at its end even when another fails for good in the same pass', async () => {
+    // Found in review: the failure (finished at the clock's now) ran first and moved the ledger's
+    // interval to now, so the done job's end was clamped to now, its GPUs booked 50 minutes too long.
+    const s = await service({ maxRestarts: 0 });
+    const a = (await s.request('POST', '/v1/jobs', { class: 'bert', workload })).body.id as number;
+    const b = (await s.request('POST', '/v1/jobs', { class: 'bert', workload })).body.id as number;
+    await s.ticks(4);
+    const from = s.service.state.allocatedFrom;
+    const [widthA, widthB] = [s.service.job(a).width, s.service.job(b).width];
+    expect(widthA * widthB).toBeGreaterThan(0);
+    s.executor.statuses.set(`${a}/${s.service.job(a).generation}/0`, {
+      phase: 'succeeded',
+      exitCode: 0,
+      endedAt: from + 600_000,
+    });
+    s.executor.statuses.set(`${b}/${s.service.job(b).generation}/0`, {
+      phase: 'failed',
+      exitCode: 1,
+      reason: 'exited 1',
+      endedAt: from + 3_000_000,
+    });
+    s.clock.advance(3600);
+    s.service.execution.reconcile();
+    await s.service.execution.settle();
+    expect(s.service.job(b).state).toBe('failed');
+    expect(s.service.job(a)).toMatchObject({ state: 'done', finishedAt: from + 600_000 });
+    // The ledger: a's GPUs until its end only.
+    const allocatedA = s.repo.ledger
+      .allocationSince(from)
+      .filter((x) => x.to <= from + 600_000)
+      .reduce((sum, x) => sum + x.gpus * (x.to - x.from), 0);
+    expect(allocatedA).toBe((widthA + widthB) * 600_000);
+  });
+
   it("marks the job done when an older generation's rank 0 exited 0 on its own, as the job was rescaled", async () => {
     // A new generation (as a rescale makes) before the executor saw the old one's exits: a peer's,
     // and rank 0's stopped by boa (interrupted), change nothing.
