@@ -55,7 +55,8 @@ describe('a node chosen for removal that one listing misses', () => {
     expect(w.desired()).toBe(9);
   });
 
-  it('sends a termination that failed again when a listing then misses its node, and terminates it', async () => {
+  /** A node chosen for removal whose terminate call failed: its removal is left `terminating`. */
+  async function failedTermination() {
     const w = reconcilerWorld(cleanups, { failedTerminates: 1 });
     w.release();
     const input = w.tick(9);
@@ -64,6 +65,11 @@ describe('a node chosen for removal that one listing misses', () => {
     await w.reconciler.settle();
     const [row] = w.removals.open();
     expect(row?.state).toBe('terminating');
+    return { w, row };
+  }
+
+  it('sends a termination that failed again when a listing then misses its node, and terminates it', async () => {
+    const { w, row } = await failedTermination();
     expect(w.terminated).toEqual([]);
     // The next pass's listing misses the node once.
     w.advance(60_000);
@@ -80,13 +86,7 @@ describe('a node chosen for removal that one listing misses', () => {
   });
 
   it('closes a terminating removal as already gone when the pool says its node has left the group', async () => {
-    const w = reconcilerWorld(cleanups, { failedTerminates: 1 });
-    w.release();
-    const input = w.tick(9);
-    w.reconciler.chooseNow(input);
-    w.reconciler.afterTick(input);
-    await w.reconciler.settle();
-    const [row] = w.removals.open();
+    const { w, row } = await failedTermination();
     // Gone by the time of the next pass (the failed call had gone out after all): no longer in the group.
     const index = w.nodes.findIndex((n) => n.id === row?.nodeId);
     w.nodes.splice(index, 1);
