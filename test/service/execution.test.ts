@@ -342,14 +342,20 @@ describe('execution', () => {
     expect(s.service.job(a).state).toBe('done');
   });
 
-  it('finishes jobs that ended unseen (the service down) in the order they ended, each at its end', async () => {
-    const s = await service();
+  /** Two bert jobs running on GPUs after four ticks, and when the ledger's open interval began. */
+  async function twoRunning(config: Record<string, unknown> = {}) {
+    const s = await service(config);
     const a = (await s.request('POST', '/v1/jobs', { class: 'bert', workload })).body.id as number;
     const b = (await s.request('POST', '/v1/jobs', { class: 'bert', workload })).body.id as number;
     await s.ticks(4);
     const from = s.service.state.allocatedFrom;
     const [widthA, widthB] = [s.service.job(a).width, s.service.job(b).width];
     expect(widthA * widthB).toBeGreaterThan(0);
+    return { s, a, b, from, widthA, widthB };
+  }
+
+  it('finishes jobs that ended unseen (the service down) in the order they ended, each at its end', async () => {
+    const { s, a, b, from, widthA, widthB } = await twoRunning();
     expect(s.service.state.allocatedGpus).toBe(widthA + widthB);
     // Both rank 0s exited 0 while nothing looked: a (listed first) an hour in, b ten minutes in.
     s.executor.statuses.set(`${a}/${s.service.job(a).generation}/0`, {
@@ -377,13 +383,7 @@ describe('execution', () => {
   it('finishes a job that ended unseen at its end even when another fails for good in the same pass', async () => {
     // Found in review: the failure (finished at the clock's now) ran first and moved the ledger's
     // interval to now, so the done job's end was clamped to now, its GPUs booked 50 minutes too long.
-    const s = await service({ maxRestarts: 0 });
-    const a = (await s.request('POST', '/v1/jobs', { class: 'bert', workload })).body.id as number;
-    const b = (await s.request('POST', '/v1/jobs', { class: 'bert', workload })).body.id as number;
-    await s.ticks(4);
-    const from = s.service.state.allocatedFrom;
-    const [widthA, widthB] = [s.service.job(a).width, s.service.job(b).width];
-    expect(widthA * widthB).toBeGreaterThan(0);
+    const { s, a, b, from, widthA, widthB } = await twoRunning({ maxRestarts: 0 });
     s.executor.statuses.set(`${a}/${s.service.job(a).generation}/0`, {
       phase: 'succeeded',
       exitCode: 0,
