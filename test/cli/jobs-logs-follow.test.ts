@@ -255,7 +255,9 @@ it("a job's own token follows at most 4 of its logs at once; the operator still 
 
 it('submit --follow: stdout is the job output alone, what was submitted goes to stderr, exit as the job ends', async () => {
   const { s, tickUntil, keptLogs } = await serviceRunningProcesses();
-  const script = "console.log('epoch 1'); console.log('epoch 2'); process.exit(3)";
+  // One write: a generation boa stops (a rescale as nodes come, on a loaded machine) could otherwise be
+  // killed between two lines and keep only the first (seen once in CI).
+  const script = "process.stdout.write('epoch 1\\nepoch 2\\n'); process.exit(3)";
   const run = await tickUntil(
     s.boa(['jobs', 'submit', 'cifar10', '--name', 'followed', '-f', '--', process.execPath, '-e', script]),
   );
