@@ -3,7 +3,7 @@ import type { ServiceJob } from './jobs.ts';
 import type { DesiredJob, Executor, ReplicaStatus } from './ports.ts';
 import { replicaSpecs } from './replica-specs.ts';
 import type { BoaService } from './service.ts';
-import { failGeneration, interruptedGeneration } from './replica-exits.ts';
+import { failGeneration, interruptedGeneration, lastEnd } from './replica-exits.ts';
 import { olderGenerationFinished } from './older-exits.ts';
 import { StartDeadlines } from './start-deadlines.ts';
 
@@ -281,8 +281,9 @@ export class Execution {
     // Jobs done, finished in the order they ended: each finish closes the ledger's interval at its end,
     // so a later end finished first would count an earlier job's GPUs until then.
     const done: Array<{ jobId: number; endedAt: number | undefined }> = [];
-    // Restarts, resumes and failures, taken once the done jobs are finished at their ends.
-    const steps: Array<() => void> = [];
+    // Restarts, resumes and failures: a failure for good closes the interval too, so each is taken in
+    // the same order, at its generation's end (undefined: now, after the rest).
+    const steps: Array<{ endedAt: number | undefined; take: () => void }> = [];
     for (const [jobId, replicas] of byJob) {
       const job = this.service.state.jobs.get(jobId);
       // An older generation's rank 0 that finished the job before boa moved it on (older-exits.ts).
@@ -306,26 +307,34 @@ export class Execution {
       if ((rank0?.phase === 'succeeded' && !rank0.interrupted) || finishedBefore) {
         done.push({ jobId, endedAt: (rank0?.phase === 'succeeded' ? rank0 : finishedBefore)?.endedAt });
       } else if (interrupted) {
-        steps.push(() =>
-          this.guarded(jobId, 'resume', () => interruptedGeneration(this.service, job, interrupted)),
-        );
+        steps.push({
+          endedAt: undefined,
+          take: () =>
+            this.guarded(jobId, 'resume', () => interruptedGeneration(this.service, job, interrupted)),
+        });
         // Its new generation starts at once, or when its backoff ends: followed up, not left to the
         // next tick (up to tickSeconds later) when none of its replicas is left running.
         settling = true;
       } else if (failed) {
-        steps.push(() => this.guarded(jobId, 'fail', () => failGeneration(this.service, job, failed)));
+        const endedAt = lastEnd(current);
+        steps.push({
+          endedAt,
+          take: () => this.guarded(jobId, 'fail', () => failGeneration(this.service, job, failed, endedAt)),
+        });
         settling = true;
       }
     }
-    // Jobs done first, at their ends: a job failed for good finishes at the clock's now, and finished
-    // before them it moved allocatedFrom to now, clamping every earlier end seen in this pass to it.
+    // Every finish in the order of the ends: one taken at a later end first moves allocatedFrom there,
+    // clamping every earlier end seen in this pass to it. Done jobs before steps at the same end.
     const endOf = (d: { endedAt: number | undefined }) => d.endedAt ?? Number.MAX_SAFE_INTEGER;
-    done.sort((a, b) => endOf(a) - endOf(b));
-    for (const { jobId, endedAt } of done)
-      this.guarded(jobId, 'finish', () =>
-        this.service.finishJob(jobId, 'done', undefined, undefined, endedAt),
-      );
-    for (const step of steps) step();
+    const finishes = done.map(({ jobId, endedAt }) => ({
+      endedAt,
+      take: () =>
+        this.guarded(jobId, 'finish', () =>
+          this.service.finishJob(jobId, 'done', undefined, undefined, endedAt),
+        ),
+    }));
+    for (const { take } of [...finishes, ...steps].sort((a, b) => endOf(a) - endOf(b))) take();
     const { config, clock } = this.service.deps;
     const late = this.startDeadlines.overdue(
       byJob,

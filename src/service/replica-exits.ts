@@ -22,26 +22,51 @@ export function failedRankOf(reason: string | null): number | null {
 }
 
 /**
- * A failed replica: the generation restarts after a backoff, or the job fails for good: after
- * maxRestarts, or at once when a restart would fail the same way (ReplicaStatus.notRestartable).
+ * When the last of a generation's replicas ended, if every one has and says when (they ended while boa
+ * was down); undefined while one still runs, or an end is unknown: the job's GPUs are held until now.
  */
-export function failGeneration(service: BoaService, job: ServiceJob, replica: ReplicaStatus): void {
+export function lastEnd(replicas: readonly ReplicaStatus[]): number | undefined {
+  let last: number | undefined;
+  for (const r of replicas) {
+    if ((r.phase !== 'failed' && r.phase !== 'succeeded') || r.endedAt === undefined) return undefined;
+    last = Math.max(last ?? r.endedAt, r.endedAt);
+  }
+  return last;
+}
+
+/**
+ * A failed replica: the generation restarts after a backoff, or the job fails for good: after
+ * maxRestarts, or at once when a restart would fail the same way (ReplicaStatus.notRestartable). Failed
+ * for good, its GPUs are booked until `endedAt` (lastEnd), if known, else until now.
+ */
+export function failGeneration(
+  service: BoaService,
+  job: ServiceJob,
+  replica: ReplicaStatus,
+  endedAt?: number,
+): void {
   const { config, logger, clock } = service.deps;
   const exitCode = replica.exitCode ?? null;
   // Its form is failedRankOf's.
   const reason = `rank ${replica.rank} ${replica.reason ?? 'failed'}`;
   if (replica.notRestartable !== undefined) {
-    service.finishJob(job.id, 'failed', undefined, {
-      exitCode,
-      reason: `${reason}; ${replica.notRestartable}`,
-    });
+    service.finishJob(
+      job.id,
+      'failed',
+      undefined,
+      { exitCode, reason: `${reason}; ${replica.notRestartable}` },
+      endedAt,
+    );
     return;
   }
   if (job.restarts >= config.maxRestarts) {
-    service.finishJob(job.id, 'failed', undefined, {
-      exitCode,
-      reason: `${reason} (after ${job.restarts} restarts)`,
-    });
+    service.finishJob(
+      job.id,
+      'failed',
+      undefined,
+      { exitCode, reason: `${reason} (after ${job.restarts} restarts)` },
+      endedAt,
+    );
     return;
   }
   const delay = Math.min(config.restartBackoffSeconds * 1000 * 2 ** job.restarts, MAX_BACKOFF_MS);

@@ -408,6 +408,29 @@ describe('execution', () => {
     expect(allocatedA).toBe((widthA + widthB) * 600_000);
   });
 
+  it('books a job that failed for good unseen until its last replica ended, not until boa saw it', async () => {
+    // Found in review: finished at the clock's now, its GPUs were booked for the 50 minutes boa was down.
+    const { s, a, b, from, widthA, widthB } = await twoRunning({ maxRestarts: 0 });
+    const ranks = s.executor.last(b)!.replicas;
+    for (const { rank } of ranks)
+      s.executor.statuses.set(`${b}/${s.service.job(b).generation}/${rank}`, {
+        phase: 'failed',
+        exitCode: 1,
+        reason: 'exited 1',
+        endedAt: from + 300_000 + rank * 300_000,
+      });
+    s.clock.advance(3600);
+    s.service.execution.reconcile();
+    await s.service.execution.settle();
+    const end = from + 300_000 + (ranks.length - 1) * 300_000;
+    expect(s.service.job(b)).toMatchObject({ state: 'failed', finishedAt: end });
+    expect(s.service.job(a).state).toBe('running');
+    const allocated = s.repo.ledger
+      .allocationSince(from)
+      .reduce((sum, x) => sum + x.gpus * (x.to - x.from), 0);
+    expect(allocated).toBe((widthA + widthB) * (end - from));
+  });
+
   it("marks the job done when an older generation's rank 0 exited 0 on its own, as the job was rescaled", async () => {
     // A new generation (as a rescale makes) before the executor saw the old one's exits: a peer's,
     // and rank 0's stopped by boa (interrupted), change nothing.
