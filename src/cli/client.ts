@@ -42,6 +42,21 @@ function apiError(text: string): ApiErrorBody['error'] | undefined {
   }
 }
 
+/** How a connection fails once the request may have reached the service: closed or reset before its answer. */
+const CUT_AFTER_SENDING = new Set([
+  'UND_ERR_SOCKET',
+  'ECONNRESET',
+  'EPIPE',
+  'UND_ERR_CLOSED',
+  'UND_ERR_HEADERS_TIMEOUT',
+]);
+
+function neverSent(error: unknown): boolean {
+  if ((error as Error).name === 'TimeoutError') return false;
+  const code = (error as { cause?: { code?: string } }).cause?.code;
+  return code === undefined || !CUT_AFTER_SENDING.has(code);
+}
+
 /** Why fetch failed, from the undici error's cause (ECONNREFUSED, ENOTFOUND, ...). */
 function causeOf(error: unknown): string {
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
@@ -182,7 +197,11 @@ export class BoaClient {
         signal: AbortSignal.timeout(this.timeoutMs),
       });
     } catch (error) {
-      throw this.unreachable(error);
+      // A connection refused or a name not found never carried the request; a timeout or a connection
+      // dropped after it was sent may have (boa saved the job, then died before answering).
+      throw method === 'GET' || neverSent(error)
+        ? this.unreachable(error)
+        : this.brokenOff(method, path, error);
     }
     let text: string;
     try {
@@ -294,12 +313,19 @@ export class BoaClient {
    * carried out before the answer broke off: said so, not "try again".
    */
   private brokenOff(method: string, path: string, error: unknown): CliError {
-    if ((error as Error).name === 'TimeoutError') return this.unreachable(error);
+    const timedOut = (error as Error).name === 'TimeoutError';
+    if (timedOut && method === 'GET') return this.unreachable(error);
     const { url } = this.connection;
     const retry =
       method === 'GET'
         ? 'try again'
         : 'it may have been carried out before the answer broke off: look before sending it again';
+    if (timedOut)
+      return new CliError(
+        `the boa service at ${url} did not answer ${method} ${path} within ${this.timeoutMs / 1000} s: ` +
+          'it may have been carried out: look before sending it again',
+        EXIT.unreachable,
+      );
     // undici's cause says it in words ("other side closed"); its code (UND_ERR_SOCKET) says less.
     const why = (error as { cause?: { message?: string } }).cause?.message ?? (error as Error).message;
     return new CliError(

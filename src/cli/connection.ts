@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { OPERATOR_TOKEN_RULE, sendableToken, usableOperatorToken } from '../core/operator-token-rule.ts';
-import { usageError } from './errors.ts';
+import { CliError, EXIT, usageError } from './errors.ts';
 
 export const DEFAULT_URL = 'http://127.0.0.1:8080';
 
@@ -90,7 +90,17 @@ export function resolveConnection(
  * a trial). Such a file stops the service's start too, so the fix is the same.
  */
 function tokenOfFile(file: string): string {
-  const token = readFileSync(file, 'utf8').trim();
+  let token: string;
+  try {
+    token = readFileSync(file, 'utf8').trim();
+  } catch (error) {
+    // The service writes it readable by its own user alone (0600): boa run as another user got EACCES's stack trace.
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new CliError(
+      `cannot read the token file ${file}: ${code === 'EACCES' || code === 'EPERM' ? 'permission denied (the service wrote it for the user it runs as)' : code === 'EISDIR' ? 'it is a folder' : code}; give the operator token with BOA_TOKEN or --token`,
+      EXIT.unauthorized,
+    );
+  }
   if (token === '' || usableOperatorToken(token)) return token;
   throw usageError(
     `the token file ${file} holds no usable operator token (${OPERATOR_TOKEN_RULE}): delete it and restart the service, which writes a new one, or give the token with BOA_TOKEN or --token`,

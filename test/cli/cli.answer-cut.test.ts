@@ -15,17 +15,21 @@ afterEach(async () => {
   for (const fn of cleanups.splice(0)) await fn();
 });
 
-/** A server that starts a JSON answer of 1000 bytes, sends 20 of them and drops the connection. */
-async function cutServer(): Promise<string> {
+/**
+ * A server that starts a JSON answer of 1000 bytes, sends 20 of them and drops the connection; or,
+ * `beforeAnswer`, drops it on the request's first bytes (boa killed after it saved a job).
+ */
+async function cutServer(beforeAnswer = false): Promise<string> {
   const sockets = new Set<Socket>();
   const server: Server = createServer((socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
     socket.on('error', () => undefined);
     socket.once('data', () => {
-      socket.write(
-        'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"gpuHoursPerHour":',
-      );
+      if (!beforeAnswer)
+        socket.write(
+          'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"gpuHoursPerHour":',
+        );
       setTimeout(() => socket.destroy(), 50);
     });
   });
@@ -65,5 +69,24 @@ describe('an answer cut off mid-body', () => {
       /broke off its answer to PUT \/v1\/budget \(other side closed\): it may have been carried out/,
     );
     expect(run.status).toBe(3);
+  });
+
+  it('says a write whose connection dropped before any answer may have been carried out, not that boa is out of reach', async () => {
+    // Found in review: "cannot reach ... (is it running?)" read as nothing done, and a second submit
+    // made a second job.
+    const url = await cutServer(true);
+    const run = await runBoa(
+      ['jobs', 'submit', 'cifar10', '--self-launched'],
+      { BOA_URL: url, BOA_TOKEN: 'tok-123' },
+      tempCwd(),
+    );
+    expect(run.stderr).toMatch(
+      /POST \/v1\/jobs .*it may have been carried out.*look before sending it again/,
+    );
+    expect(run.stderr).not.toMatch(/is it running/);
+    expect(run.status).toBe(3);
+    const read = await runBoa(['budget', 'get'], { BOA_URL: url, BOA_TOKEN: 'tok-123' }, tempCwd());
+    expect(read.stderr).toMatch(/cannot reach|try again/);
+    expect(read.stderr).not.toMatch(/carried out/);
   });
 });

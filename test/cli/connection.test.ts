@@ -83,6 +83,23 @@ describe('resolveConnection', () => {
     },
   );
 
+  it('says a token file it cannot read in one line naming it, not a stack trace', () => {
+    // EACCES (another user's 0600 file) takes the same path; a folder makes it fail as root too.
+    const dir = join(cwd, 'token-a-folder');
+    mkdirSync(join(dir, 'token'), { recursive: true });
+    let error: unknown;
+    try {
+      resolveConnection({}, { BOA_DATA_DIR: dir }, cwd);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(CliError);
+    expect((error as CliError).exitCode).toBe(EXIT.unauthorized);
+    expect((error as CliError).message).toBe(
+      `cannot read the token file ${join(dir, 'token')}: it is a folder; give the operator token with BOA_TOKEN or --token`,
+    );
+  });
+
   it('reads the token file of BOA_DATA_DIR when set', () => {
     const dir = join(cwd, 'elsewhere');
     mkdirSync(dir, { recursive: true });

@@ -96,6 +96,23 @@ describe('renderFrontier', () => {
     expect(out).toMatch(/^allocated GPU-h\/h\s+avg JCT s\s+avg JCT$/m);
   });
 
+  it('shows the paid minimum its "below the minimum" compares the budget with, the allocated one beside it', () => {
+    // Found in review: "minimum feasible 30" and then "your budget 33: below the minimum".
+    const out = renderFrontier({
+      ratesPerHour: { cifar10: 3 },
+      minFeasibleBudget: 30,
+      minFeasiblePaidBudget: 36,
+      budget: 33,
+      plan: { gpuHoursPerHour: 30, avgJctSeconds: 5000 },
+      vertices: [
+        { gpuHoursPerHour: 30, avgJctSeconds: 5000 },
+        { gpuHoursPerHour: 60, avgJctSeconds: 2000 },
+      ],
+    });
+    expect(out).toMatch(/^minimum feasible\s+36 GPU-hours\/hour paid \(30 allocated to jobs\)$/m);
+    expect(out).toMatch(/^your budget\s+33 GPU-hours\/hour: below the minimum/m);
+  });
+
   it('shows no frontier before any arrivals: its budgets would be ten-thousandths of a GPU', () => {
     const out = renderFrontier({
       ratesPerHour: { cifar10: 0, bert: 0 },

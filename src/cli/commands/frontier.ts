@@ -83,8 +83,14 @@ export function renderFrontier(f: FrontierView): string {
   // The budget is paid; the frontier's minimum is allocated to jobs, so compare the paid minimum.
   const minimum = f.minFeasiblePaidBudget ?? f.minFeasibleBudget;
   const below = f.budget != null && minimum != null && f.budget < minimum;
+  // Shown as a budget (paid), the figure `your budget` is compared with, the allocated one beside it:
+  // "minimum 30, your budget 33: below the minimum" read as a contradiction.
+  const minimumText =
+    minimum != null && significant(minimum) !== significant(f.minFeasibleBudget)
+      ? `${significant(minimum)} GPU-hours/hour paid (${significant(f.minFeasibleBudget)} allocated to jobs)`
+      : `${significant(f.minFeasibleBudget)} GPU-hours/hour`;
   const summary = keyValues([
-    ['minimum feasible', none ? '-' : `${significant(f.minFeasibleBudget)} GPU-hours/hour`],
+    ['minimum feasible', none ? '-' : minimumText],
     ['arrivals (jobs/h)', quiet ? `none in the last ${window}` : none ? 'none yet' : rates],
     ...youngRates(f.rateWindow),
     ...(f.budget == null

@@ -7,6 +7,7 @@ import { printable, when } from '../format.ts';
 import { resolveJobRef } from '../job-refs.ts';
 import { parseNumber } from '../parse.ts';
 import { describeJob, FINAL_STATES } from './jobs-wait.ts';
+import { isTransient, UNANSWERED_MS } from '../transient.ts';
 import { earlierRunsLine, nothingWrittenLine } from './logs-hints.ts';
 
 type JobView = ReturnType<typeof jobView>;
@@ -191,8 +192,24 @@ async function refuseMissingRank(client: BoaClient, jobId: number, rank: number)
 
 const pause = () => new Promise((wake) => setTimeout(wake, FOLLOW_POLL_MS));
 
+/** The job, asked again while boa restarts (its log's stream is: streamLog), so the follow goes on. */
 async function readJob(client: BoaClient, jobId: number): Promise<JobView> {
-  return (await client.json<JobView>('GET', `/v1/jobs/${jobId}`)).data;
+  let failingSince: number | undefined;
+  for (;;) {
+    try {
+      return (await client.json<JobView>('GET', `/v1/jobs/${jobId}`)).data;
+    } catch (error) {
+      if (!isTransient(error)) throw error;
+      failingSince ??= Date.now();
+      if (Date.now() - failingSince > UNANSWERED_MS)
+        throw new CliError(
+          `${error.message} (job ${jobId} may still run: boa jobs logs ${jobId} -f follows it again)`,
+          error.exitCode,
+          error.body,
+        );
+      await pause();
+    }
+  }
 }
 
 /** A generation's log from its start (the cursor `start`), followed until it ends. */
@@ -200,13 +217,10 @@ function fromStart(rank: number, generation: number): LogQuery {
   return { rank, tail: WHOLE_LOG, generation, from: { cursor: 'start', skip: 0 }, follow: true };
 }
 
-/** How long a follower keeps asking a service that does not answer (restarting, say). */
-const UNREACHABLE_MS = 60_000;
-
 /**
  * Streams one generation's log; undefined when none is kept (not started yet, or gone). A stream cut
  * off (the service restarted, the connection dropped) is opened again from its last line, and a
- * service that does not answer is asked again for up to a minute.
+ * service that does not answer is asked again for up to UNANSWERED_MS.
  */
 async function streamLog(
   client: BoaClient,
@@ -248,10 +262,9 @@ async function streamLog(
         if (/launches itself/.test(error.message)) throw error;
         return undefined;
       }
-      const starting = error.body !== undefined && /"code":"starting"/.test(error.body);
-      if (error.exitCode !== EXIT.unreachable && !starting) throw error;
+      if (!isTransient(error)) throw error;
       failingSince ??= Date.now();
-      if (Date.now() - failingSince > UNREACHABLE_MS)
+      if (Date.now() - failingSince > UNANSWERED_MS)
         throw new CliError(
           `${error.message} (job ${jobId} may still run: boa jobs logs ${jobId} -f follows it again)`,
           error.exitCode,

@@ -5,6 +5,7 @@ import { CliError, EXIT, usageError } from '../errors.ts';
 import { fixed, printable, table, when } from '../format.ts';
 import { resolveJobRef } from '../job-refs.ts';
 import { isDecimal } from '../parse.ts';
+import { isTransient, UNANSWERED_MS } from '../transient.ts';
 
 type JobView = ReturnType<typeof jobView>;
 
@@ -59,20 +60,33 @@ export async function waitForJobs(
   const deadline = Date.now() + timeoutMs;
   const seen = new Map<number, string>();
   const latest = new Map<number, { view: JobView; text: string }>();
+  let failingSince: number | undefined;
   for (;;) {
-    const open = ids.filter((id) => !FINAL_STATES.has(latest.get(id)?.view.state ?? ''));
-    const listed = await activeJobs(context, open);
-    for (const id of open) {
-      const found = listed.get(id);
-      const { data, text } = found
-        ? { data: found, text: JSON.stringify(found) }
-        : await context.client.json<JobView>('GET', `/v1/jobs/${id}`);
-      latest.set(id, { view: data, text });
-      const line = describeJob(data);
-      if (seen.get(id) !== line) {
-        seen.set(id, line);
-        process.stderr.write(`${printable(line)}\n`);
+    try {
+      const open = ids.filter((id) => !FINAL_STATES.has(latest.get(id)?.view.state ?? ''));
+      const listed = await activeJobs(context, open);
+      for (const id of open) {
+        const found = listed.get(id);
+        const { data, text } = found
+          ? { data: found, text: JSON.stringify(found) }
+          : await context.client.json<JobView>('GET', `/v1/jobs/${id}`);
+        latest.set(id, { view: data, text });
+        const line = describeJob(data);
+        if (seen.get(id) !== line) {
+          seen.set(id, line);
+          process.stderr.write(`${printable(line)}\n`);
+        }
       }
+      failingSince = undefined;
+    } catch (error) {
+      // boa restarting (no answer, a cut one, 503 while it starts) is waited out, as logs -f does: the
+      // jobs run on, and exit 1 or 3 here read as the wait's answer to a script.
+      if (!isTransient(error) || Date.now() >= deadline) throw error;
+      failingSince ??= Date.now();
+      if (Date.now() - failingSince > UNANSWERED_MS) throw error;
+      process.stderr.write(`boa: ${printable(error.message)}; trying again\n`);
+      await new Promise((wake) => setTimeout(wake, Math.min(intervalMs, Math.max(0, deadline - Date.now()))));
+      continue;
     }
     const views = ids.map((id) => latest.get(id)!.view);
     const pending = views.filter((v) => !FINAL_STATES.has(v.state));
