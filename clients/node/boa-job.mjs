@@ -34,6 +34,9 @@ export const FINISHED_STATES = ['done', 'cancelled', 'failed', 'lost'];
 /** boa's answer to a report for a job that is no longer waiting or running. */
 const ENDED_CODES = ['not_active', 'already_finished'];
 
+/** The most work a report may say (boa's BOUNDS.workSeconds): above it boa refuses the whole report. */
+const MAX_WORK_SECONDS = 1e9;
+
 /** A NaN or an infinity, which JSON cannot carry (JSON.stringify writes null). */
 const nonFinite = (value) => typeof value === 'number' && !Number.isFinite(value);
 
@@ -160,7 +163,13 @@ export class BoaJob {
     checkUrl('url', url);
     this.url = String(url).replace(/\/+$/, '');
     this.jobId = Number(jobId);
-    this.token = String(token);
+    // boa's tokens are base64url: surrounding whitespace (a token read from a file or a Secret with its
+    // newline) is dropped, and anything else that cannot go in a header is refused here, never echoed.
+    this.token = String(token).trim();
+    if (!/^[\x21-\x7e]+$/.test(this.token))
+      throw new BoaConfigError(
+        'the job token (BOA_JOB_TOKEN) must be one word of printable ASCII (not shown)',
+      );
     // null until a self-launched job learns it from its first non-zero allocation.
     this.generation = generation === undefined || generation === null ? null : Number(generation);
     // BOA_GENERATION is set only by boa's executor, which stops the replicas it no longer wants itself.
@@ -301,10 +310,15 @@ export class BoaJob {
       return { ...(this.#lastAllocation ?? {}) };
     }
     const body = { statEpoch };
-    if (nonFinite(workDoneSeconds)) {
+    // boa refuses the whole report (400) for work below 0 or above 1e9 (src/api/bounds.ts), as for NaN.
+    if (
+      typeof workDoneSeconds === 'number' &&
+      !(workDoneSeconds >= 0 && workDoneSeconds <= MAX_WORK_SECONDS)
+    ) {
       // The epoch is what widens or narrows the job; work is optional, so it goes without.
+      const need = nonFinite(workDoneSeconds) ? 'a finite number' : `a number from 0 to ${MAX_WORK_SECONDS}`;
       this.#warnReport(
-        `workDoneSeconds must be a finite number, got ${workDoneSeconds}: statEpoch ${statEpoch} reported without it`,
+        `workDoneSeconds must be ${need}, got ${workDoneSeconds}: statEpoch ${statEpoch} reported without it`,
       );
     } else if (workDoneSeconds !== undefined && workDoneSeconds !== null)
       body.workDoneSeconds = workDoneSeconds;
@@ -517,6 +531,12 @@ export class BoaJob {
   }
 
   #observe(alloc) {
+    // Any JSON object from something other than boa (a proxy, another service at BOA_URL) read as "new
+    // generation undefined": the replica stopped and exited 0, which the executor takes for the job done.
+    if (!Number.isInteger(alloc.generation) || typeof alloc.state !== 'string')
+      throw new BoaError(
+        `unexpected answer from ${this.url} (is BOA_URL a boa service?): ${JSON.stringify(alloc).slice(0, 80)}`,
+      );
     this.#lastAllocation = alloc;
     if (FINISHED_STATES.includes(alloc.state)) this.#setStop(`job ${alloc.state}`, 'ended');
     else if (this.generation !== null && alloc.generation !== this.generation)

@@ -69,6 +69,10 @@ class BoaUnavailable(BoaError):
         self.reason = reason
 
 
+# The most work a report may say (boa's BOUNDS.workSeconds): above it boa refuses the whole report.
+_MAX_WORK_SECONDS = 1e9
+
+
 def _non_finite(value):
     """A NaN or an infinity (float, numpy's), which JSON cannot carry."""
     real = isinstance(value, numbers.Real) and not isinstance(value, numbers.Integral)
@@ -166,7 +170,12 @@ class BoaJob:
         _check_url("url", url)
         self.url = str(url).rstrip("/")
         self.job_id = int(job_id)
-        self.token = str(token)
+        # boa's tokens are base64url: surrounding whitespace (a token read from a file or a Secret with its
+        # newline; http.client refused it with a ValueError naming the token) is dropped, and anything else
+        # that cannot go in a header is refused here, never echoed.
+        self.token = str(token).strip()
+        if not re.fullmatch(r"[\x21-\x7e]+", self.token):
+            raise BoaConfigError("the job token (BOA_JOB_TOKEN) must be one word of printable ASCII (not shown)")
         # None until a self-launched job learns it from its first non-zero allocation.
         self.generation = None if generation is None else int(generation)
         # BOA_GENERATION is set only by boa's executor, which stops the replicas it no longer wants itself.
@@ -199,6 +208,8 @@ class BoaJob:
         self._url_file = None
         self._stopped = threading.Event()
         self._poller = None
+        # The handler installed, and the one before it, which close() puts back (as the Node client does).
+        self._sigterm_handler = self._previous_sigterm = None
         if handle_sigterm:
             self._install_sigterm()
 
@@ -333,12 +344,14 @@ class BoaJob:
         body = {"statEpoch": stat_epoch}
         if work_done_seconds is not None:
             work = float(work_done_seconds)
-            if math.isfinite(work):
+            # boa refuses the whole report (400) for work below 0 or above 1e9 (src/api/bounds.ts), as for NaN.
+            if 0 <= work <= _MAX_WORK_SECONDS:
                 body["workDoneSeconds"] = work
             else:
                 # The epoch is what widens or narrows the job; work is optional, so it goes without.
+                need = "a finite number" if not math.isfinite(work) else f"a number from 0 to {_MAX_WORK_SECONDS:g}"
                 self._warn_report(
-                    f"work_done_seconds must be a finite number, got {work!r}: "
+                    f"work_done_seconds must be {need}, got {work!r}: "
                     f"stat_epoch {stat_epoch!r} reported without it",
                     taken=True,
                 )
@@ -531,8 +544,13 @@ class BoaJob:
         return self
 
     def close(self):
-        """Stops the background poll."""
+        """Stops the background poll and gives SIGTERM back to the handler before the client's."""
         self._stopped.set()
+        handler, self._sigterm_handler = self._sigterm_handler, None
+        if (handler is not None and threading.current_thread() is threading.main_thread()
+                and signal.getsignal(signal.SIGTERM) is handler):
+            previous = self._previous_sigterm
+            signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)
         if self._poller is not None and self._poller is not threading.current_thread():
             self._poller.join(self.timeout_seconds + 1)
 
@@ -570,6 +588,11 @@ class BoaJob:
                                  exc_info=True)
 
     def _observe(self, alloc):
+        # Any JSON object from something other than boa (a proxy, another service at BOA_URL) read as "new
+        # generation None": the replica stopped and exited 0, which the executor takes for the job done.
+        generation = alloc.get("generation")
+        if not isinstance(generation, int) or isinstance(generation, bool) or not isinstance(alloc.get("state"), str):
+            raise BoaError(f"unexpected answer from {self.url} (is BOA_URL a boa service?): {str(alloc)[:80]!r}")
         with self._lock:
             self._last_allocation = alloc
         state = alloc.get("state")
@@ -610,6 +633,7 @@ class BoaJob:
                 previous(signum, frame)
 
         signal.signal(signal.SIGTERM, on_sigterm)
+        self._sigterm_handler, self._previous_sigterm = on_sigterm, previous
 
     # ---- HTTP with bounded retries ----
 

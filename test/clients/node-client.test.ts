@@ -274,6 +274,34 @@ describe('Node job client (clients/node/boa-job.mjs)', () => {
       `boa job ${job.id}: progress report not taken, training goes on: statEpoch must be a finite number, got NaN: nothing sent`,
       `boa job ${job.id}: progress report not taken, training goes on: statEpoch must be a finite number, got Infinity: nothing sent`,
     ]);
+    // Found in review: boa refuses a report whose work is below 0 or above 1e9 whole (400), epoch and all.
+    warn.mockClear();
+    expect((await c.report(3, -0.25)).statEpoch).toBe(3);
+    expect((await c.report(4, 2e9)).statEpoch).toBe(4);
+    expect(warn.mock.calls.map((call) => String(call[0]))).toEqual([
+      `boa job ${job.id}: workDoneSeconds must be a number from 0 to 1000000000, got -0.25: statEpoch 3 reported without it`,
+      `boa job ${job.id}: workDoneSeconds must be a number from 0 to 1000000000, got 2000000000: statEpoch 4 reported without it`,
+    ]);
+  });
+
+  it('takes a token read with its newline, and refuses one no header can carry without showing it', async () => {
+    const job = await boa.makeJob();
+    const env = { ...executorEnv(job), BOA_JOB_TOKEN: `${job.token}\n` };
+    const c = BoaJob.fromEnv(env, { handleSigterm: false });
+    clients.push(c);
+    expect((await c.report(1)).statEpoch).toBe(1);
+    const refused = (() => {
+      try {
+        return BoaJob.fromEnv(
+          { ...env, BOA_JOB_TOKEN: `${job.token.slice(0, 8)} x` },
+          { handleSigterm: false },
+        );
+      } catch (error) {
+        return error;
+      }
+    })();
+    expect(refused).toBeInstanceOf(BoaConfigError);
+    expect((refused as Error).message).not.toContain(job.token.slice(0, 8));
   });
 
   it('moves to the address BOA_URL_FILE names when BOA_URL stops answering (boa restarted elsewhere)', async () => {
@@ -646,31 +674,36 @@ describe('Node job client (clients/node/boa-job.mjs)', () => {
     expect([set.nnodes, set.nprocPerNode]).toEqual([1, 6]);
   });
 
-  it('takes a non-JSON 200 (not boa at BOA_URL) for a BoaError, and polls on', async () => {
-    const server = createHttpServer((_req, res) => res.end('<html>not boa</html>'));
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    try {
-      const { port } = server.address() as AddressInfo;
-      const c = new BoaJob({
-        url: `http://127.0.0.1:${port}`,
-        jobId: 1,
-        token: 't',
-        generation: 1,
-        pollSeconds: 0.05,
-        handleSigterm: false,
-      });
-      clients.push(c);
-      const error = await c.allocation().catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(BoaError);
-      expect((error as Error).message).toMatch(/unexpected answer .*not boa/);
-      c.startPolling();
-      expect(await until(() => c.pollError instanceof BoaError)).toBe(true);
-      expect(c.shouldStop()).toBe(false);
-    } finally {
-      server.closeAllConnections();
-      await new Promise((r) => server.close(r));
-    }
-  });
+  // A JSON object that is no allocation read as "new generation undefined": the replica stopped, exited 0,
+  // and was taken for the job done (found in review).
+  it.each(['<html>not boa</html>', '{"status":"ok","not":"boa"}'])(
+    'takes a 200 that is no allocation (not boa at BOA_URL: %s) for a BoaError, and polls on',
+    async (page) => {
+      const server = createHttpServer((_req, res) => res.end(page));
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+      try {
+        const { port } = server.address() as AddressInfo;
+        const c = new BoaJob({
+          url: `http://127.0.0.1:${port}`,
+          jobId: 1,
+          token: 't',
+          generation: 1,
+          pollSeconds: 0.05,
+          handleSigterm: false,
+        });
+        clients.push(c);
+        const error = await c.allocation().catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(BoaError);
+        expect((error as Error).message).toMatch(/unexpected answer .*not.*boa/);
+        c.startPolling();
+        expect(await until(() => c.pollError instanceof BoaError)).toBe(true);
+        expect(c.shouldStop()).toBe(false);
+      } finally {
+        server.closeAllConnections();
+        await new Promise((r) => server.close(r));
+      }
+    },
+  );
 
   it('waits for GPUs through an outage of boa (5xx, then unreachable), as through a width of 0', async () => {
     // boa restarting outlasts the retries of one poll; the wait ends only with the job or the timeout.

@@ -302,6 +302,13 @@ class BoaJobTest(unittest.TestCase):
             logged.output[2],
         )
         self.assertIn("stat_epoch must be a finite number, got inf", logged.output[3])
+        # Found in review: boa refuses a report whose work is below 0 or above 1e9 whole (400), epoch and
+        # all (time.time() across an NTP step back gives a negative figure).
+        with self.assertLogs("boa_job", "WARNING") as logged:
+            self.assertEqual(client.report(3, -0.25)["statEpoch"], 3)
+            self.assertEqual(client.report(4, 2e9)["statEpoch"], 4)
+        self.assertIn("work_done_seconds must be a number from 0 to 1e+09, got -0.25", logged.output[0])
+        self.assertIn("got 2000000000.0: stat_epoch 4 reported without it", logged.output[1])
 
     def test_moves_to_the_address_boa_url_file_names_when_boa_url_stops_answering(self):
         job = control("/__test/job")
@@ -342,6 +349,28 @@ class BoaJobTest(unittest.TestCase):
                     client.allocation()
                 self.assertEqual(client.url, away)
         log.warning.assert_not_called()
+
+    def test_a_token_read_with_its_newline_works_and_one_no_header_carries_is_refused_unshown(self):
+        # Found in review: http.client refused "Bearer <token>\n" with a ValueError naming the token,
+        # out of report() and past an except BoaError (a token read from a file or a Secret).
+        job = control("/__test/job")
+        env = dict(executor_env(job), BOA_JOB_TOKEN=job["token"] + "\n")
+        client = BoaJob.from_env(env, handle_sigterm=False)
+        self.clients.append(client)
+        self.assertEqual(client.report(1)["statEpoch"], 1)
+        with self.assertRaises(BoaConfigError) as refused:
+            BoaJob.from_env(dict(env, BOA_JOB_TOKEN=job["token"][:8] + " x"), handle_sigterm=False)
+        self.assertNotIn(job["token"][:8], str(refused.exception))
+
+    def test_close_gives_sigterm_back(self):
+        # Found in review: after close() (a with block left for evaluation or an upload) the client's
+        # handler stayed and swallowed boa's SIGTERM until the SIGKILL after the grace period.
+        before = signal.getsignal(signal.SIGTERM)
+        job = control("/__test/job")
+        client = self.client(job)
+        self.assertIsNot(signal.getsignal(signal.SIGTERM), before)
+        client.close()
+        self.assertIs(signal.getsignal(signal.SIGTERM), before)
 
     def test_sigterm_sets_should_stop(self):
         job = control("/__test/job")
@@ -585,10 +614,17 @@ class BoaJobTest(unittest.TestCase):
         self.assertLess(time.monotonic() - started, 5)
 
     def test_a_stranger_answering_200_is_a_boa_error_and_the_poll_goes_on(self):
-        # Not boa at BOA_URL (a proxy's page, a reused port): a ValueError used to end the poll thread.
+        for body in (b"<html>not boa</html>", b'{"status": "ok", "not": "boa"}'):
+            with self.subTest(body=body):
+                self.a_stranger_answering_200_is_a_boa_error(body)
+
+    def a_stranger_answering_200_is_a_boa_error(self, page):
+        # Not boa at BOA_URL (a proxy's page, a reused port): a ValueError used to end the poll thread;
+        # a JSON object that is no allocation read as "new generation None", and the replica, stopping
+        # with exit 0, was taken for the job done (found in review).
         class Page(http.server.BaseHTTPRequestHandler):
             def do_GET(self):
-                body = b"<html>not boa</html>"
+                body = page
                 self.send_response(200)
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
@@ -602,7 +638,7 @@ class BoaJobTest(unittest.TestCase):
         server = serve(self, Page)
         client = BoaJob(f"http://127.0.0.1:{server.server_port}", 1, "t", 1, poll_seconds=0.05, handle_sigterm=False)
         self.clients.append(client)
-        with self.assertRaisesRegex(BoaError, "unexpected answer .*not boa"):
+        with self.assertRaisesRegex(BoaError, "unexpected answer .*not.*boa"):
             client.allocation()
         client.start_polling()
         self.assertTrue(wait_until(lambda: client.poll_error is not None, 2))
