@@ -4,7 +4,8 @@
  * jobs run on; it ended the wait with exit 1 or 3, which a script reads as the wait's answer.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type AddressInfo, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
