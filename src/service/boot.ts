@@ -134,7 +134,16 @@ function checkTokenSetting(config: ServiceConfig): void {
  */
 function readSecret(file: string, logger: Logger): string | undefined {
   if (!existsSync(file)) return undefined;
-  const text = readFileSync(file, 'utf8').trim();
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8').trim();
+  } catch (error) {
+    // EISDIR's message names no file (a bind mount of a host file that did not exist is a directory).
+    const { code, message } = error as NodeJS.ErrnoException;
+    throw new StoreError(
+      `cannot read ${file}: ${code === 'EISDIR' ? 'it is a directory, not a file' : message}`,
+    );
+  }
   if (text !== '') return text;
   logger.warn(
     { event: 'secret_file_empty', file },
@@ -189,13 +198,26 @@ export async function bootService(config: ServiceConfig, overrides: BootOverride
     }
     throw error;
   }
-  const pool = overrides.pool ?? (await cloudPool(config, repo, clock, logger));
-  const metrics = overrides.metrics ?? (await cloudMetrics(config, logger));
+  let pool: NodePool;
+  let metrics: MetricsSink;
+  let executor: Executor | undefined;
+  try {
+    pool = overrides.pool ?? (await cloudPool(config, repo, clock, logger));
+    metrics = overrides.metrics ?? (await cloudMetrics(config, logger));
+    executor =
+      overrides.executor === undefined
+        ? await createExecutor(config, dataDir, logger)
+        : (overrides.executor ?? undefined);
+  } catch (error) {
+    // Refused as a setting (`--executor kubernetes` with no cluster to reach): undone as the others are.
+    try {
+      overrides.onRefused?.(error);
+    } finally {
+      store.close();
+    }
+    throw error;
+  }
   const computer = overrides.computer ?? new WorkerPlanComputer();
-  const executor =
-    overrides.executor === undefined
-      ? await createExecutor(config, dataDir, logger)
-      : (overrides.executor ?? undefined);
   const service = new BoaService({
     config,
     repo,

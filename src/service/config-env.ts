@@ -9,7 +9,8 @@ type Env = Readonly<Record<string, string | undefined>>;
 
 function number(env: Env, key: string): number | undefined {
   const raw = env[key];
-  if (raw === undefined || raw === '') return undefined;
+  // Blank is unset, as empty is: Number(" ") is 0 (BOA_MAX_NODES=" " capped the pool at no nodes).
+  if (raw === undefined || raw.trim() === '') return undefined;
   const value = Number(raw);
   if (!Number.isFinite(value)) throw new ConfigError(`${key} must be a number, got "${raw}"`);
   return value;
@@ -45,14 +46,17 @@ export function configFromEnv(env: Env): Record<string, unknown> {
           nodegroupName: env.BOA_NODEGROUP_NAME || undefined,
         })
       : undefined;
+  // Empty (or only commas) is unset: an empty list would replace the config file's pull secrets.
+  const pullSecrets = env.BOA_IMAGE_PULL_SECRETS?.split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
+  const imagePullSecrets = pullSecrets && pullSecrets.length > 0 ? pullSecrets : undefined;
   const kubernetes =
-    env.BOA_JOBS_NAMESPACE || env.BOA_JOBS_SERVICE_ACCOUNT || env.BOA_IMAGE_PULL_SECRETS
+    env.BOA_JOBS_NAMESPACE || env.BOA_JOBS_SERVICE_ACCOUNT || imagePullSecrets
       ? definedOnly({
           namespace: env.BOA_JOBS_NAMESPACE || undefined,
           serviceAccountName: env.BOA_JOBS_SERVICE_ACCOUNT || undefined,
-          imagePullSecrets: env.BOA_IMAGE_PULL_SECRETS?.split(',')
-            .map((name) => name.trim())
-            .filter(Boolean),
+          imagePullSecrets,
         })
       : undefined;
   const out: Record<string, unknown> = {

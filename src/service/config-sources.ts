@@ -22,6 +22,11 @@ const AWS_ENV: Record<string, string> = {
   clusterName: 'BOA_CLUSTER_NAME',
   nodegroupName: 'BOA_NODEGROUP_NAME',
 };
+const KUBERNETES_ENV: Record<string, string> = {
+  namespace: 'BOA_JOBS_NAMESPACE',
+  serviceAccountName: 'BOA_JOBS_SERVICE_ACCOUNT',
+  imagePullSecrets: 'BOA_IMAGE_PULL_SECRETS',
+};
 /** Flags whose names are not the setting's name in kebab case. */
 const FLAG_NAMES: Record<string, string> = { dataDir: '--data' };
 
@@ -30,7 +35,11 @@ const kebab = (key: string) => key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}
 
 function nameIn(source: ConfigSource, path: readonly PropertyKey[]): string {
   const [key, sub] = path.map(String);
-  if (source.kind === 'env') return key === 'aws' && sub ? (AWS_ENV[sub] ?? sub) : `BOA_${snake(key!)}`;
+  if (source.kind === 'env') {
+    if (key === 'aws' && sub) return AWS_ENV[sub] ?? sub;
+    if (key === 'kubernetes' && sub) return KUBERNETES_ENV[sub] ?? sub;
+    return `BOA_${snake(key!)}`;
+  }
   if (source.kind === 'flags') return FLAG_NAMES[key!] ?? `--${kebab(key!)}`;
   return `${path.map(String).join('.')} in ${source.path}`;
 }
@@ -107,8 +116,12 @@ export function describeIssue(issue: z.core.$ZodIssue, layers: readonly Layer[])
   );
   const got = key === 'token' || value === undefined ? '' : ` (got ${JSON.stringify(value)})`;
   const last = path.at(-1)!;
-  const message = issue.message.includes(last)
-    ? issue.message.replace(last, name)
-    : `${name}${issueText(issue)}`;
+  // A nested setting's message names it dotted (`nodes.notReadyGraceSeconds must be ...`): replaced
+  // whole, or the file's name came out as `nodes.nodes.notReadyGraceSeconds in boa.json`.
+  const message = issue.message.includes(dotted)
+    ? issue.message.replace(dotted, name)
+    : issue.message.includes(last)
+      ? issue.message.replace(last, name)
+      : `${name}${issueText(issue)}`;
   return `${message}${got}`;
 }

@@ -25,7 +25,12 @@ export const configSchema = z
       .min(1, PORT_RANGE)
       .max(65535, PORT_RANGE)
       .default(8080),
-    host: z.string().default('127.0.0.1'),
+    // Not empty: Node binds an empty host on every address, and the URLs made of it (BOA_URL) are broken.
+    host: z
+      .string()
+      .trim()
+      .min(1, 'host must be an address (127.0.0.1, 0.0.0.0 for every address), not empty')
+      .default('127.0.0.1'),
     dataDir: z.string().min(1).default('./data'),
     cloud: z.enum(['local', 'aws']).default('local'),
     /** Operator bearer token; in local mode one is generated into the data dir when absent. */

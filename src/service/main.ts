@@ -79,6 +79,8 @@ function flags(): Record<string, unknown> {
 // while the store's lock is held (bootService's onRefused); a start refused before it opened the store
 // made nothing to undo.
 let undoFreshStart: (() => void) | undefined;
+// An empty variable is unset (docs/service.md); commander would refuse BOA_LOG_FORMAT="" as a bad choice.
+if (process.env.BOA_LOG_FORMAT?.trim() === '') delete process.env.BOA_LOG_FORMAT;
 try {
   const cli = flags();
   const file = program.opts<{ config?: string }>().config;

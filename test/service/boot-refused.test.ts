@@ -42,3 +42,28 @@ describe('a start refused once the store is open (a taken port)', () => {
     expect(existsSync(dataDir)).toBe(false);
   });
 });
+
+describe('a start refused for its executor (found in review)', () => {
+  it('undoes the data dir it made and closes the store, as for any refused setting', async () => {
+    const dataDir = join(root, 'no-cluster');
+    const undo = undoFreshDataDir(dataDir);
+    const kubeconfig = process.env.KUBECONFIG;
+    process.env.KUBECONFIG = join(root, 'no-such-kubeconfig');
+    try {
+      const config = resolveConfig({ dataDir, executor: 'kubernetes' });
+      await expect(
+        bootService(config, {
+          dataDir,
+          computer: new InlinePlanComputer(),
+          logger: pino({ level: 'silent' }),
+          beforeSideEffects: async () => {},
+          onRefused: undo,
+        }),
+      ).rejects.toThrow(/executor "kubernetes" is not available/);
+    } finally {
+      if (kubeconfig === undefined) delete process.env.KUBECONFIG;
+      else process.env.KUBECONFIG = kubeconfig;
+    }
+    expect(existsSync(dataDir)).toBe(false);
+  });
+});

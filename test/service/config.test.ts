@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, readConfigFile, resolveConfig } from '../../src/service/config.ts';
 import { configFromEnv } from '../../src/service/config-env.ts';
+import { fromSource } from '../../src/service/config-sources.ts';
 
 describe('service configuration', () => {
   it('has an embedded default: local pool, ./data, port 8080, 60 s ticks, 15 min calculator', () => {
@@ -123,6 +124,40 @@ describe('service configuration', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  // Found in review (2026-12-04), the four below.
+  it('refuses an empty host: Node binds it on every address, and BOA_URL made of it is "http://:8080"', () => {
+    const file = fromSource({ kind: 'file', path: 'boa.json' }, { host: '' });
+    expect(() => resolveConfig(file)).toThrow(/host .*boa\.json.*not empty/);
+  });
+
+  it('names a nested setting as it was written: its variable, or its dotted key in the file once', () => {
+    expect(() => resolveConfig({}, configFromEnv({ BOA_JOBS_NAMESPACE: 'Bad_NS' }))).toThrow(
+      /^invalid configuration: BOA_JOBS_NAMESPACE /,
+    );
+    const file = fromSource({ kind: 'file', path: 'boa.json' }, { nodes: { notReadyGraceSeconds: -1 } });
+    let message = '';
+    try {
+      resolveConfig(file);
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toMatch(/^invalid configuration: nodes\.notReadyGraceSeconds in boa\.json /);
+  });
+
+  it('takes a blank variable for unset, as an empty one', () => {
+    // Number(" ") is 0: BOA_MAX_NODES=" " capped the pool at no nodes.
+    expect(resolveConfig({}, configFromEnv({ BOA_MAX_NODES: ' ' })).maxNodes).toBe(
+      resolveConfig({}).maxNodes,
+    );
+    // An empty list replaced the file's pull secrets.
+    const file = fromSource(
+      { kind: 'file', path: 'boa.json' },
+      { kubernetes: { imagePullSecrets: ['regcred'] } },
+    );
+    const env = configFromEnv({ BOA_JOBS_NAMESPACE: 'jobs', BOA_IMAGE_PULL_SECRETS: ' , ' });
+    expect(resolveConfig(file, env).kubernetes?.imagePullSecrets).toEqual(['regcred']);
   });
 
   it('names a bad environment variable and an unreadable file', () => {
