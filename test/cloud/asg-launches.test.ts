@@ -5,6 +5,7 @@ import {
 } from '@aws-sdk/client-auto-scaling';
 import { mockClient } from 'aws-sdk-client-mock';
 import { expect, it } from 'vitest';
+import { recentLaunchFailures } from '../../src/cloud/aws/asg.ts';
 import { instancesLaunchedSince } from '../../src/cloud/aws/asg-launches.ts';
 import { DEFAULT_RETRY } from '../../src/cloud/retry.ts';
 import { captureLogs, fakeTime } from './fake-time.ts';
@@ -102,4 +103,30 @@ it('reads at most five pages, and says so', async () => {
   const { truncated } = await instancesLaunchedSince('eks-gpu', T, ctx);
   expect(truncated).toBe(true);
   expect(mock.commandCalls(DescribeScalingActivitiesCommand)).toHaveLength(5);
+});
+
+it('finds the launch failures since `since` however many activities came after them (found in review)', async () => {
+  // A busy group: 25 activities in the last minutes, newer than the capacity failure 10 minutes ago,
+  // which the newest 20 the read took before left out; one older than `since` is not taken.
+  const newer = Array.from({ length: 25 }, (_, i) =>
+    activity(20 - i * 0.1, `Launching a new EC2 instance: i-${i}`),
+  );
+  const { mock, ctx } = context();
+  mock.on(DescribeScalingActivitiesCommand).callsFake((input) => {
+    const all = [
+      ...newer,
+      activity(10, 'Launching a new EC2 instance.  Status Reason: ICE', { StatusCode: 'Failed' }),
+      activity(-20, 'Launching a new EC2 instance.  Status Reason: old', { StatusCode: 'Failed' }),
+    ];
+    const start = input.NextToken ? Number(input.NextToken) : 0;
+    const size = input.MaxRecords ?? 100;
+    return {
+      Activities: all.slice(start, start + size),
+      ...(start + size < all.length ? { NextToken: String(start + size) } : {}),
+    };
+  });
+  const failures = await recentLaunchFailures('eks-gpu', T, ctx);
+  expect(failures).toEqual([
+    { at: T + 10 * 60_000, message: 'Launching a new EC2 instance.  Status Reason: ICE' },
+  ]);
 });

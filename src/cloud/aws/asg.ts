@@ -2,13 +2,13 @@ import {
   type AutoScalingClient,
   DescribeAutoScalingGroupsCommand,
   DescribeAutoScalingInstancesCommand,
-  DescribeScalingActivitiesCommand,
   SetInstanceProtectionCommand,
   SuspendProcessesCommand,
   TerminateInstanceInAutoScalingGroupCommand,
 } from '@aws-sdk/client-auto-scaling';
 import type { TerminateResult } from '../../service/ports.ts';
 import type { RetryContext } from '../retry.ts';
+import { activitiesSince } from './asg-activities.ts';
 import { AwsCallError, withRetry } from './retry.ts';
 
 /**
@@ -241,17 +241,12 @@ export async function recentLaunchFailures(
   since: number,
   ctx: AsgContext,
 ): Promise<{ at: number; message: string }[]> {
-  const out = await withRetry(
-    'DescribeScalingActivities',
-    () =>
-      ctx.autoscaling.send(
-        new DescribeScalingActivitiesCommand({ AutoScalingGroupName: autoScalingGroupName, MaxRecords: 20 }),
-      ),
-    ctx,
+  // Every page since `since`: a busy group's launches and terminations pushed a failure out of the
+  // newest 20 activities, the one page this read before (found in review).
+  const { activities } = await activitiesSince(autoScalingGroupName, since, ctx);
+  return activities.flatMap((a) =>
+    a.StatusCode === 'Failed'
+      ? [{ at: a.StartTime!.getTime(), message: a.StatusMessage ?? a.Description ?? 'launch failed' }]
+      : [],
   );
-  return (out.Activities ?? []).flatMap((a) => {
-    const at = a.StartTime?.getTime() ?? 0;
-    if (a.StatusCode !== 'Failed' || at < since) return [];
-    return [{ at, message: a.StatusMessage ?? a.Description ?? 'launch failed' }];
-  });
 }

@@ -1,0 +1,44 @@
+import { type Activity, DescribeScalingActivitiesCommand } from '@aws-sdk/client-auto-scaling';
+import type { AsgContext } from './asg.ts';
+import { withRetry } from './retry.ts';
+
+/** Activities per page (the API's maximum) and pages per read: 500 activities, a bounded look back. */
+const PAGE_SIZE = 100;
+const MAX_PAGES = 5;
+
+/**
+ * The group's scaling activities that started since `since` (ms), newest first as the ASG answers
+ * them, read page by page until one older than `since`. `truncated`: more than MAX_PAGES pages since.
+ */
+export async function activitiesSince(
+  autoScalingGroupName: string,
+  since: number,
+  ctx: AsgContext,
+): Promise<{ activities: Activity[]; truncated: boolean }> {
+  const activities: Activity[] = [];
+  let token: string | undefined;
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const out = await withRetry(
+      'DescribeScalingActivities',
+      () =>
+        ctx.autoscaling.send(
+          new DescribeScalingActivitiesCommand({
+            AutoScalingGroupName: autoScalingGroupName,
+            MaxRecords: PAGE_SIZE,
+            ...(token ? { NextToken: token } : {}),
+          }),
+        ),
+      ctx,
+    );
+    let reachedSince = false;
+    for (const activity of out.Activities ?? []) {
+      const at = activity.StartTime?.getTime();
+      if (at === undefined) continue;
+      if (at < since) reachedSince = true;
+      else activities.push(activity);
+    }
+    token = out.NextToken;
+    if (reachedSince || !token) return { activities, truncated: false };
+  }
+  return { activities, truncated: true };
+}
