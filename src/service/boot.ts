@@ -184,24 +184,16 @@ export async function bootService(config: ServiceConfig, overrides: BootOverride
   const repo = new Repository(db, dataDir === ':memory:' ? undefined : new JobIdMark(join(dataDir, 'jobs')));
   let tokens: OperatorToken;
   let jobTokenKey: Buffer;
+  let pool: NodePool;
+  let metrics: MetricsSink;
+  let executor: Executor | undefined;
   try {
     // First: a refused starting budget leaves no token written.
     checkStartingBudget(config, repo, profiles.classes);
     tokens = await operatorToken(config, dataDir, clock, logger);
     jobTokenKey = jobTokenKeyOf(dataDir, logger);
     await overrides.beforeSideEffects?.();
-  } catch (error) {
-    try {
-      overrides.onRefused?.(error);
-    } finally {
-      store.close();
-    }
-    throw error;
-  }
-  let pool: NodePool;
-  let metrics: MetricsSink;
-  let executor: Executor | undefined;
-  try {
+    // Refused as a setting too (`--executor kubernetes` with no cluster to reach): undone the same way.
     pool = overrides.pool ?? (await cloudPool(config, repo, clock, logger));
     metrics = overrides.metrics ?? (await cloudMetrics(config, logger));
     executor =
@@ -209,7 +201,6 @@ export async function bootService(config: ServiceConfig, overrides: BootOverride
         ? await createExecutor(config, dataDir, logger)
         : (overrides.executor ?? undefined);
   } catch (error) {
-    // Refused as a setting (`--executor kubernetes` with no cluster to reach): undone as the others are.
     try {
       overrides.onRefused?.(error);
     } finally {

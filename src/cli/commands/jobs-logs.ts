@@ -192,6 +192,15 @@ async function refuseMissingRank(client: BoaClient, jobId: number, rank: number)
 
 const pause = () => new Promise((wake) => setTimeout(wake, FOLLOW_POLL_MS));
 
+/** What a follow ends with once boa has not answered for UNANSWERED_MS: how to follow again. */
+function followGivenUp(error: CliError, jobId: number): CliError {
+  return new CliError(
+    `${error.message} (job ${jobId} may still run: boa jobs logs ${jobId} -f follows it again)`,
+    error.exitCode,
+    error.body,
+  );
+}
+
 /** The job, asked again while boa restarts (its log's stream is: streamLog), so the follow goes on. */
 async function readJob(client: BoaClient, jobId: number): Promise<JobView> {
   let failingSince: number | undefined;
@@ -201,12 +210,7 @@ async function readJob(client: BoaClient, jobId: number): Promise<JobView> {
     } catch (error) {
       if (!isTransient(error)) throw error;
       failingSince ??= Date.now();
-      if (Date.now() - failingSince > UNANSWERED_MS)
-        throw new CliError(
-          `${error.message} (job ${jobId} may still run: boa jobs logs ${jobId} -f follows it again)`,
-          error.exitCode,
-          error.body,
-        );
+      if (Date.now() - failingSince > UNANSWERED_MS) throw followGivenUp(error, jobId);
       await pause();
     }
   }
@@ -264,12 +268,7 @@ async function streamLog(
       }
       if (!isTransient(error)) throw error;
       failingSince ??= Date.now();
-      if (Date.now() - failingSince > UNANSWERED_MS)
-        throw new CliError(
-          `${error.message} (job ${jobId} may still run: boa jobs logs ${jobId} -f follows it again)`,
-          error.exitCode,
-          error.body,
-        );
+      if (Date.now() - failingSince > UNANSWERED_MS) throw followGivenUp(error, jobId);
       say(`boa: ${error.message}; trying again`);
     }
     await pause();
