@@ -46,11 +46,11 @@ export function prometheusRegistry(service: BoaService): Registry {
   );
   gauge(
     'boa_nodes',
-    'Nodes in the pool',
+    'Nodes in the pool (actual and ready NaN until the pool answers a listing after a start)',
     (g) => {
       const s = statusView(service);
-      g.set({ kind: 'actual' }, s.nodeGroup.actualNodes);
-      g.set({ kind: 'ready' }, s.nodeGroup.readyNodes);
+      g.set({ kind: 'actual' }, s.nodeGroup.actualNodes ?? NaN);
+      g.set({ kind: 'ready' }, s.nodeGroup.readyNodes ?? NaN);
       g.set({ kind: 'desired' }, s.nodeGroup.desiredNodes ?? NaN);
     },
     ['kind'],
@@ -80,7 +80,7 @@ export function prometheusRegistry(service: BoaService): Registry {
   );
   gauge(
     'boa_gpus',
-    "GPUs now: allocated to jobs (their plan's widths), lent to them by the idle fill, and paid (on the nodes running)",
+    "GPUs now: allocated to jobs (their plan's widths), lent to them by the idle fill, and paid (on the nodes running; before the pool answers a listing after a start, as the ledger books them)",
     (g) => {
       const { gpus } = statusView(service);
       g.set({ kind: 'allocated' }, gpus.allocated);

@@ -81,8 +81,11 @@ export const StatusView = z
         maxSize: z.number().int().nullable(),
         desiredNodes: z.number().int().nullable(),
         lastResize: z.object({ target: z.number().int(), status: z.string(), at: time() }).nullable(),
-        actualNodes: z.number().int(),
-        readyNodes: z.number().int(),
+        actualNodes: z.number().int().nullable().openapi({
+          description:
+            'nodes listed at the last tick; null: the pool has not answered a listing since boa started (it then changes no job and no node)',
+        }),
+        readyNodes: z.number().int().nullable(),
         name: z.string().nullable(),
         status: z.string().nullable(),
         updateInFlight: z.string().nullable().openapi({
@@ -120,7 +123,10 @@ export const StatusView = z
         description:
           'GPUs jobs run on beyond their widths, lent by the idle fill from idle GPUs of their nodes (paid anyway): not counted as allocated',
       }),
-      paid: z.number().int(),
+      paid: z.number().int().openapi({
+        description:
+          'GPUs of the nodes billed now; before the pool answers a listing after a start, those the ledger still books as paid',
+      }),
     }),
     jobs: z.record(z.string(), z.number().int()).openapi({ description: 'jobs by state' }),
     budget: z

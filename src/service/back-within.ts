@@ -1,5 +1,5 @@
 import { backWithinBudget } from '../core/back-within-budget.ts';
-import { isBilled, paidGpusNow } from './paid-now.ts';
+import { isBilled, knownPaidGpus } from './paid-now.ts';
 import type { BoaService } from './service.ts';
 import { promisedValues } from './budget.ts';
 
@@ -28,7 +28,7 @@ export function backWithinBudgetView(
   // Over or within is the window's paid average's verdict, the ledger's alone: with a booting node
   // counted, a window within its budget read as over beside a paid average that said within (found in
   // review).
-  const billedNow = paidGpusNow(state.nodes);
+  const billedNow = knownPaidGpus(state, deps.repo.ledger);
   const ledger = backWithinBudget({ now, windowMs, floor, paid, budgets, paidNow: billedNow });
   if (ledger.kind === 'within') return null;
   // A node still pending is not in the ledger yet, but once running it is paid from its launch: counted

@@ -11,7 +11,7 @@ import {
   usableExtraGpus,
 } from '../core/below-budget.ts';
 import { epochSpeedups } from '../core/profile.ts';
-import { paidGpusNow } from './paid-now.ts';
+import { knownPaidGpus } from './paid-now.ts';
 import { profilesInUse } from './profiles-in-use.ts';
 import type { BoaService } from './service.ts';
 
@@ -31,7 +31,7 @@ export function belowBudgetInput(service: BoaService): BelowBudgetInput {
   }
   return {
     budgetGpus: state.budget?.gpuHoursPerHour ?? 0,
-    paidGpus: paidGpusNow(state.nodes),
+    paidGpus: knownPaidGpus(state, service.deps.repo.ledger),
     allocatedGpus,
     anyWaiting,
     usableGpus,

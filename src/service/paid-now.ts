@@ -13,3 +13,15 @@ export function paidGpusNow(nodes: Iterable<PoolNode>): number {
   for (const node of nodes) if (isBilled(node)) paid += node.gpus;
   return paid;
 }
+
+/**
+ * GPUs paid now as boa knows them: the billed nodes listed. Before the pool has answered since the
+ * start, the list is boot's empty one and read 0 paid while the nodes ran on (found in review): the
+ * ledger's nodes still open are what it books as paid until a listing says they are gone.
+ */
+export function knownPaidGpus(
+  state: { readonly nodesListed: boolean; readonly nodes: Iterable<PoolNode> },
+  ledger: { openNodeGpus(): number },
+): number {
+  return state.nodesListed ? paidGpusNow(state.nodes) : ledger.openNodeGpus();
+}

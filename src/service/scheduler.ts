@@ -196,10 +196,10 @@ export class Scheduler {
     // Until the pool has listed its nodes once since the start, state.nodes is the empty list boot
     // left: deciding on it took every running job off its nodes, a restart of each (found in review:
     // an API server blip during boa's restart). A later failed listing reuses the last one.
-    if (listed) this.listedSinceStart = true;
+    if (listed) state.nodesListed = true;
     let decision: TickDecision;
     try {
-      decision = this.listedSinceStart
+      decision = state.nodesListed
         ? this.decideListed(now, ready, ceilingNodes, undo, belowBand, held)
         : this.jobsAsTheyAre();
       undo.settleGenerations(decision.changed);
@@ -256,7 +256,7 @@ export class Scheduler {
         'allocation changed',
       );
     }
-    if (this.listedSinceStart) {
+    if (state.nodesListed) {
       this.lastTarget = decision.desiredNodes;
       this.nodes.afterTick(this.nodeInput(decision.desiredNodes));
     }
@@ -264,8 +264,12 @@ export class Scheduler {
     this.service.planner.maybeRun();
     const published = state.budget?.gpuHoursPerHour;
     const metrics = tickMetrics(this.service, decision, now, ceiling?.gpus ?? 0, this.nodes.metrics(now));
+    // Only a batch with the Heartbeat is one the guard counts (none before the pool has been listed).
+    const beats = metrics.some((datum) => datum.name === 'Heartbeat');
     void deps.metrics.put(metrics, now).then(
-      () => this.service.heartbeat.delivered(now, published),
+      () => {
+        if (beats) this.service.heartbeat.delivered(now, published);
+      },
       (error: Error) => {
         state.counters.metricsPublishFailures += 1;
         logger.warn({ event: 'metrics_failed', error: error.message }, 'metrics not published');
@@ -356,8 +360,6 @@ export class Scheduler {
     };
   }
 
-  /** A listing has come back since the service started: state.nodes is the pool's, not boot's empty list. */
-  private listedSinceStart = false;
   /** The node count the last tick asked for (the target a pass between ticks works to). */
   private lastTarget: number | undefined;
   /** The most nodes the last tick's budget let boa pay for (NodeTickInput.paidCap); infinite: no budget. */

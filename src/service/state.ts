@@ -71,6 +71,12 @@ export class ServiceState {
   tickStartedAt: number | undefined;
   readonly counters = new OpsCounters();
   nodes: PoolNode[] = [];
+  /**
+   * The pool has answered a listing since this process started. Until then `nodes` is the empty list
+   * boot left, not the nodes running: boa decides nothing about jobs or nodes (scheduler.ts), sends no
+   * Heartbeat, and reads paid from the ledger (paid-now.ts).
+   */
+  nodesListed = false;
   /** The node group as the cloud last reported it (refreshed after boa's own changes). */
   group: NodeGroupState | undefined;
   /** The node reconciler's report for /v1/status (src/service/nodes). */

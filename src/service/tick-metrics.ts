@@ -3,7 +3,7 @@
  * is held. Apart from the scheduler, which decides; this only reads what it decided.
  */
 import type { MetricDatum } from './ports.ts';
-import { paidGpusNow } from './paid-now.ts';
+import { knownPaidGpus } from './paid-now.ts';
 import type { TickDecision } from './scheduler.ts';
 import type { BoaService } from './service.ts';
 import { windowPaidView } from './views.ts';
@@ -20,24 +20,37 @@ export function tickMetrics(
   // The window as GET /v1/budget and /metrics read it, so the overspend alarm judges the paid average by
   // the budgets in force over the window, as the dashboard does: one rule for over budget.
   const window = windowPaidView(service, now);
-  const paidNow = paidGpusNow(state.nodes);
+  const paidNow = knownPaidGpus(state, service.deps.repo.ledger);
   const running = [...state.jobs.values()].filter((j) => j.state === 'running').length;
   return [
-    // Published every tick, budget or not: its absence is what the guard outside boa alarms on.
-    { name: 'Heartbeat', value: 1, unit: 'Count' },
+    ...heldNodeGroup(service, decision),
     { name: 'BudgetGpuHoursPerHour', value: state.budget?.gpuHoursPerHour ?? 0, unit: 'None' },
     { name: 'PaidGpuHoursPerHour', value: paidNow, unit: 'None' },
     { name: 'AllocatedGpuHoursPerHour', value: decision.allocatedGpus, unit: 'None' },
     { name: 'PaidGpuHoursPerHourAverage', value: window.paidGpuHoursPerHour, unit: 'None' },
     // 0 before a budget is set, as BudgetGpuHoursPerHour.
     { name: 'WindowBudgetGpuHoursPerHour', value: window.budgetGpuHoursPerHour ?? 0, unit: 'None' },
-    { name: 'DesiredNodes', value: decision.desiredNodes, unit: 'Count' },
-    { name: 'ActualNodes', value: state.nodes.length, unit: 'Count' },
     { name: 'JobsRunning', value: running, unit: 'Count' },
     { name: 'JobsWaiting', value: state.jobs.size - running, unit: 'Count' },
     { name: 'PredictedAvgJctSeconds', value: state.plan?.row.predictedAvgJctSeconds ?? 0, unit: 'Seconds' },
     ...nodeMetrics,
     ...budgetMetrics(service, now, ceilingGpus),
+  ];
+}
+
+/**
+ * The Heartbeat and the node counts, once the pool has answered a listing since the start. Until then
+ * boa resizes nothing and its node list is boot's empty one: a Heartbeat kept the silence alarm and the
+ * budget guard quiet while nobody held the node group (a budget cut enforced by nothing), and the counts
+ * read 0 nodes while they ran (found in review). Published every tick otherwise, budget or not.
+ */
+export function heldNodeGroup(service: BoaService, decision: TickDecision): MetricDatum[] {
+  const { state } = service;
+  if (!state.nodesListed) return [];
+  return [
+    { name: 'Heartbeat', value: 1, unit: 'Count' },
+    { name: 'DesiredNodes', value: decision.desiredNodes, unit: 'Count' },
+    { name: 'ActualNodes', value: state.nodes.length, unit: 'Count' },
   ];
 }
 

@@ -7,7 +7,7 @@ import { gpuMsAt } from './gpu-time.ts';
 import type { ServiceJob } from './jobs.ts';
 import { type WaitContext, waitingFor } from './waiting-for.ts';
 import { ledgerKeptMs } from './retention.ts';
-import { paidGpusNow } from './paid-now.ts';
+import { knownPaidGpus } from './paid-now.ts';
 import { clusterShape } from './plan-inputs.ts';
 import { allocatedByClass } from './class-spend.ts';
 import { failedRankOf } from './replica-exits.ts';
@@ -311,12 +311,13 @@ export function statusView(service: BoaService) {
       lastResize: last
         ? { target: last.target, status: last.status, at: new Date(last.at).toISOString() }
         : null,
-      actualNodes: state.nodes.length,
-      readyNodes: state.nodes.filter((n) => n.ready).length,
+      // Null until the pool answers a listing after a start: boot's empty list is not 0 nodes.
+      actualNodes: state.nodesListed ? state.nodes.length : null,
+      readyNodes: state.nodesListed ? state.nodes.filter((n) => n.ready).length : null,
       ...nodeGroupTruth(service),
     },
     // Paid: the nodes billed now (an EKS instance still pending is not), as the ledger counts them.
-    gpus: { allocated, lent, paid: paidGpusNow(state.nodes) },
+    gpus: { allocated, lent, paid: knownPaidGpus(state, deps.repo.ledger) },
     jobs: counts,
     budget: state.budget
       ? {

@@ -8,6 +8,7 @@ export function prepareHot(db: Db) {
   const c = db.$client;
   return {
     openNodeIds: c.prepare('select id from ledger_nodes where gone_at is null').pluck(),
+    openNodeGpus: c.prepare('select coalesce(sum(gpus), 0) from ledger_nodes where gone_at is null').pluck(),
     nodeSpan: c.prepare(
       'select id, gpus, launched_at as launchedAt, gone_at as goneAt from ledger_nodes where id = ?',
     ),

@@ -90,6 +90,11 @@ export class LedgerStore {
     );
   }
 
+  /** GPUs of the ledger's nodes not yet gone: what it books as paid now. */
+  openNodeGpus(): number {
+    return this.hot.openNodeGpus.get() as number;
+  }
+
   /** The ledger's nodes paid after `from`: GPUs from launch until gone (null: paid still). */
   paidSpansSince(from: number): Array<{ gpus: number; launchedAt: number; goneAt: number | null }> {
     return this.hot.nodeSpansSince.all(from) as PaidSpan[];

@@ -51,6 +51,12 @@ describe('boa status', () => {
     const gpus = (g: object) => /^GPUs\s+(.*)$/m.exec(renderStatus({ ...api, gpus: g }))?.[1];
     expect(gpus({ allocated: 1, lent: 3, paid: 4 })).toBe('1 allocated, 3 lent by the idle fill, of 4 paid');
     expect(gpus({ allocated: 1, lent: 0, paid: 4 })).toBe('1 allocated of 4 paid');
+    // Before the pool answers a listing after a start the counts are unknown, not 0.
+    const nodes = (group: object) =>
+      /^nodes\s+(.*)$/m.exec(renderStatus({ ...api, nodeGroup: { ...g, ...group } }))?.[1];
+    expect(nodes({ actualNodes: null, readyNodes: null })).toBe(
+      `${g.desiredNodes} desired, not listed since boa started (the node pool has not answered; nothing is resized) (group min ${g.minSize}, max ${g.maxSize})`,
+    );
     const jobs = Object.entries(api.jobs as Record<string, number>).map(([state, n]) => `${n} ${state}`);
     expect(run.stdout).toMatch(new RegExp(`^jobs\\s+${jobs.join(', ')}$`, 'm'));
     expect(run.stdout).toMatch(new RegExp(`^last tick\\s+${api.lastTickAt.replace('.000Z', 'Z')} \\(`, 'm'));

@@ -16,7 +16,13 @@ const ledger = [{ gpus: 80, launchedAt: 0, goneAt: 1.5 * HOUR }];
 
 function serviceWith(nodes: PoolNode[], paid = ledger): BoaService {
   return {
-    state: { budget: { gpuHoursPerHour: 40, setAt: 0 }, startedAt: 0, ledgerSince: 0, nodes },
+    state: {
+      budget: { gpuHoursPerHour: 40, setAt: 0 },
+      startedAt: 0,
+      ledgerSince: 0,
+      nodes,
+      nodesListed: true,
+    },
     deps: { config: { budgetWindowHours: 24 }, repo: { ledger: { paidSpansSince: () => paid } } },
   } as unknown as BoaService;
 }

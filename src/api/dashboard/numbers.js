@@ -60,7 +60,7 @@ function renderNumbers(budget, plan, status) {
         ),
     number('plan-value', planLabel(plan), plan ? fmt(plan.predicted.gpuHoursPerHour) : '-'),
     number('jct-value', 'predicted average JCT', plan ? minutes(plan.predicted.avgJctSeconds) : '-'),
-    number('nodes-value', 'nodes desired / ready', `${nodes.desiredNodes ?? 0} / ${nodes.readyNodes}`),
+    number('nodes-value', 'nodes desired / ready', `${nodes.desiredNodes ?? 0} / ${nodes.readyNodes ?? '-'}`),
     number('gpus-value', gpusLabel(status.gpus), `${status.gpus.allocated} / ${status.gpus.paid}`),
     budget.control
       ? number('below-value', belowLabel(budget.control.belowBudget), fmt(budget.control.belowBudget.gpus, 1))

@@ -45,7 +45,8 @@ function renderTables(plan, status) {
     [
       [
         g.desiredNodes ?? '-',
-        g.readyNodes,
+        // null: the pool has not answered a listing since boa started.
+        g.readyNodes ?? 'not listed yet',
         booting,
         other.join(', ') || '-',
         g.minSize ?? '-',

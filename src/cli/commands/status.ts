@@ -28,12 +28,7 @@ export function renderStatus(s: StatusView): string {
     .join(', ');
   return keyValues([
     ['cloud', s.cloud],
-    [
-      'nodes',
-      // Read by the tick: a node that came up since reads as booting until the next one.
-      `${group.desiredNodes ?? '-'} desired, ${group.actualNodes} actual, ${group.readyNodes} ready at the last tick` +
-        ` (group min ${group.minSize ?? '-'}, max ${group.maxSize ?? '-'})`,
-    ],
+    ['nodes', nodesLine(group)],
     ['last resize', resize],
     ...(group.lastRemoval
       ? [
@@ -109,4 +104,13 @@ function nodeLines(group: StatusView['nodeGroup']): Array<[string, string]> {
   }
   if (group.waitingReason) lines.push(['jobs wait', group.waitingReason]);
   return lines;
+}
+
+function nodesLine(group: StatusView['nodeGroup']): string {
+  const bounds = ` (group min ${group.minSize ?? '-'}, max ${group.maxSize ?? '-'})`;
+  // Null until the pool answers a listing after boa's start: boa changes no job and no node meanwhile.
+  if (group.actualNodes === null || group.readyNodes === null)
+    return `${group.desiredNodes ?? '-'} desired, not listed since boa started (the node pool has not answered; nothing is resized)${bounds}`;
+  // Read by the tick: a node that came up since reads as booting until the next one.
+  return `${group.desiredNodes ?? '-'} desired, ${group.actualNodes} actual, ${group.readyNodes} ready at the last tick${bounds}`;
 }
