@@ -1,7 +1,10 @@
 /**
  * The budget a plan is made with, one rule for the service and the simulator: the control's budget
  * (the budget corrected for paid/allocated overhead), times the warm-up's factor (core/warmup.ts) and
- * the credit's (core/credit.ts), within the plan cap (core/plan-cap.ts).
+ * the credit's (core/credit.ts), within the plan cap (core/plan-cap.ts). With a credit, the control's
+ * budget is first raised to the load's minimum: under a load that needs more than the budget the credit
+ * then widens the cheapest plan, not a budget below it that the calculator's floor overrides (measured
+ * at matched paid spend: docs/budget.md, credit). The ceiling still bounds what is paid.
  */
 import { type CreditOptions, creditFactor } from './credit.ts';
 import { type PlanCapOptions, planBudgetCap } from './plan-cap.ts';
@@ -38,7 +41,8 @@ export function planningBudget(
 ): { planned: number; uncapped: number } {
   const { budget, loadNeeds, unspentGpuHours } = input;
   const credit = rules.credit ? creditFactor({ budget, loadNeeds, unspentGpuHours }, rules.credit) : 1;
-  const uncapped = input.controlBudget * input.warmupFactor * credit;
+  const base = credit > 1 ? Math.max(loadNeeds, input.controlBudget) : input.controlBudget;
+  const uncapped = base * input.warmupFactor * credit;
   const cap = rules.planCap
     ? planBudgetCap(
         { budget, minFeasibleBudget: loadNeeds, unspentGpuHours: input.shortfallGpuHours ?? unspentGpuHours },

@@ -100,15 +100,17 @@ export function planCap(svc: BoaService, now: number, ceiling = currentSpendCeil
   );
 }
 
-/** What the plan's budget is multiplied by for the window's credit while the load is tight (core/credit.ts). */
-export function creditFactorNow(
-  svc: BoaService,
-  now: number,
-  ceiling = currentSpendCeiling(svc, now),
-): number {
+/**
+ * GPU-hours per hour plans get from the window's credit while the load is tight (core/credit.ts): the
+ * credit's factor times the budget, or the load's minimum where that is higher (core/planning-budget.ts
+ * raises to it before the credit).
+ */
+export function creditNow(svc: BoaService, now: number, ceiling = currentSpendCeiling(svc, now)): number {
   const budget = svc.state.budget?.gpuHoursPerHour ?? 0;
   const unspentGpuHours = ceiling?.spendableGpuHours ?? 0;
-  return creditFactor({ budget, loadNeeds: loadNeeds(svc, now), unspentGpuHours }, planningRules(svc).credit);
+  const needs = loadNeeds(svc, now);
+  const factor = creditFactor({ budget, loadNeeds: needs, unspentGpuHours }, planningRules(svc).credit);
+  return factor > 1 ? Math.max(budget, needs) * (factor - 1) : 0;
 }
 
 /** The fraction of the budget planned with now: less than 1 during the opt-in warm-up. */

@@ -13,7 +13,7 @@ import { allocatedByClass } from './class-spend.ts';
 import { failedRankOf } from './replica-exits.ts';
 import type { BoaService } from './service.ts';
 import {
-  creditFactorNow,
+  creditNow,
   firstDayRateNow,
   planCap,
   planningFactor,
@@ -155,8 +155,7 @@ function controlView(service: BoaService, now: number) {
   const ceiling = service.spendCeiling(now);
   const inputs = service.state.plan?.row;
   const cap = planCap(service, now, ceiling);
-  const budget = service.state.budget?.gpuHoursPerHour ?? 0;
-  const credit = budget * (creditFactorNow(service, now, ceiling) - 1);
+  const credit = creditNow(service, now, ceiling);
   return {
     ceilingGpus: ceiling ? round(ceiling.gpus, 2) : null,
     ceilingNodes: ceiling?.nodes ?? null,

@@ -11,11 +11,22 @@ describe("the plan's budget", () => {
   });
 
   it("multiplies the control's budget by the warm-up's and the credit's factors", () => {
-    // 80 GPU-hours over 4 hours on a budget of 40 is a factor of 1.5; half a warm-up halves it.
-    const credited = planningBudget(input, { credit, planCap: null });
+    // 80 GPU-hours over 4 hours on a budget of 40 is a factor of 1.5 (the load needs 90% of the
+    // budget, the control's 36: the credit whole); half a warm-up halves it.
+    const tight = { ...input, loadNeeds: 36 };
+    const credited = planningBudget(tight, { credit, planCap: null });
     expect(credited.planned).toBeCloseTo(54, 9);
-    const warming = planningBudget({ ...input, warmupFactor: 0.5 }, { credit, planCap: null });
+    const warming = planningBudget({ ...tight, warmupFactor: 0.5 }, { credit, planCap: null });
     expect(warming.planned).toBeCloseTo(27, 9);
+  });
+
+  it("with a credit, raises the control's budget to the load's minimum before multiplying", () => {
+    // The load needs 38, above the control's 36: the credit widens the cheapest plan, 38 x 1.5, where
+    // 36 x 1.5 = 54 was what the service planned while the simulator planned 57 (found in review).
+    expect(planningBudget(input, { credit, planCap: null }).planned).toBeCloseTo(57, 9);
+    // No credit (all spent): the control's budget, which the calculator then raises to the minimum.
+    const spent = planningBudget({ ...input, unspentGpuHours: 0 }, { credit, planCap: null });
+    expect(spent.planned).toBe(36);
   });
 
   it('holds the plan within the cap, and says what it would be without', () => {

@@ -84,6 +84,17 @@ describe('credit for a tight budget', () => {
     expect(later.planningBudget).toBeCloseTo(budget * 1.5, 1);
   });
 
+  it('widens the cheapest plan of a load that needs more than the budget', async () => {
+    // The load needs 1.25x the budget: the credit multiplies that minimum (the calculator's floor),
+    // not the budget below it. Until 2026-12-04 the service planned budget x 1.5 = 1.2x the minimum,
+    // where the simulator, measured better at matched paid spend, planned the minimum x 1.5.
+    const { budget, at } = await budgeted(0.8);
+    const needs = budget / 0.8;
+    const later = await at(2);
+    expect(later.credit).toBeCloseTo(needs / 2, 1);
+    expect(later.planningBudget).toBeCloseTo(needs * 1.5, 1);
+  });
+
   it('keeps the credit of a generous budget for later', async () => {
     const { budget, at } = await budgeted(2);
     const later = await at(2);

@@ -26,6 +26,9 @@ async function twoLongJobs(config: Record<string, unknown> = {}) {
       // The jobs here never poll: no lease runs out.
       leaseSeconds: 86_400,
       local: { maxNodes: 64, bootSeconds: 90, releaseSeconds: 30 },
+      // No credit: the load needs more than the budget, and the credit would widen the cheapest plan
+      // over the budget the window saved (test/service/credit.test.ts), leaving the drain no room.
+      creditSpendHours: 0,
       ...config,
     },
   });

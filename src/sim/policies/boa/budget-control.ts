@@ -10,8 +10,8 @@
  *   `catchUpSeconds`, but by default it is not (Infinity): the budget it banked was then spent on the
  *   drain after a burst, widening the last long jobs on half-empty nodes, which paid 1.5x-1.8x the
  *   budget per hour of arrivals on the 8-hour workloads and bought little JCT (docs/comparison.md).
- * The planning budget stays within [minFactor, maxFactor] x budget / ratio, and at least the minimum
- * feasible budget.
+ * The planning budget stays within [minFactor, maxFactor] x budget / ratio; the plan is raised to the
+ * minimum feasible budget after (core/planning-budget.ts, policy.ts).
  */
 import { DEFAULT_DEMAND_RATIO, DemandRatio } from '../../../core/demand-ratio.ts';
 import { PaidRatioEstimator, type PaidRatioOptions } from './paid-ratio.ts';
@@ -149,15 +149,17 @@ export class BudgetControl {
     return before.paid + ((after.paid - before.paid) * (at - before.at)) / (after.at - before.at);
   }
 
-  /** The budget to plan with now. */
-  planningBudget(minFeasible: number): number {
+  /**
+   * The budget to plan with now, before the minimum: what the service's planInputs hands
+   * core/planning-budget.ts as `controlBudget`, which raises it to the minimum where a credit applies.
+   */
+  controlBudget(): number {
     const { catchUpSeconds, paybackSeconds, minFactor, maxFactor } = this.options;
     const elapsed = this.#now - (this.#start ?? this.#now);
     const deficit = this.budget * elapsed - this.#paid;
     const ratio = this.#ratio.ratio() * this.demand();
     const steady = this.budget / ratio;
     const correction = deficit / (deficit > 0 ? catchUpSeconds : paybackSeconds) / ratio;
-    const wanted = Math.min(maxFactor * steady, Math.max(minFactor * steady, steady + correction));
-    return Math.max(minFeasible, wanted);
+    return Math.min(maxFactor * steady, Math.max(minFactor * steady, steady + correction));
   }
 }

@@ -299,7 +299,9 @@ export class BoaPolicy implements Policy {
     const { budget, budgetWindowHours, warmup, credit, planCap, ceiling } = this.settings;
     const input = {
       budget,
-      controlBudget: this.#control.planningBudget(minFeasible),
+      // The control's budget as the service's planInputs hands it: core/planning-budget.ts raises it to
+      // the minimum where a credit applies, one rule for both (they differed: found in review).
+      controlBudget: this.#control.controlBudget(),
       warmupFactor: warmupFactor((now - (this.#firstArrival ?? now)) / 3600, warmup),
       loadNeeds: minFeasible,
       unspentGpuHours: unspentInLookback(

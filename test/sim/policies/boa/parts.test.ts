@@ -158,20 +158,19 @@ describe('budget control', () => {
     under.observe(0, new Map(), 0);
     under.observe(3600, new Map([[1, 4]]), 4 * 3600);
     // 6 GPU-hours short after an hour, caught up over 2 hours: 10 + 3.
-    expect(under.planningBudget(1)).toBeCloseTo(13, 6);
+    expect(under.controlBudget()).toBeCloseTo(13, 6);
     expect(under.paidAverage()).toBeCloseTo(4, 12);
 
     const over = new BudgetControl(10, options);
     over.observe(0, new Map(), 0);
     over.observe(3600, THREE_NODES, 12 * 3600);
     // 2 GPU-hours over, paid back over 6 hours.
-    expect(over.planningBudget(1)).toBeCloseTo(10 - 2 / 6, 6);
-    expect(over.planningBudget(12)).toBe(12);
+    expect(over.controlBudget()).toBeCloseTo(10 - 2 / 6, 6);
 
     const far = new BudgetControl(10, options);
     far.observe(0, new Map(), 0);
     far.observe(36_000, new Map(), 0);
-    expect(far.planningBudget(1)).toBeCloseTo(30, 6);
+    expect(far.controlBudget()).toBeCloseTo(30, 6);
   });
 
   it('divides the budget by the demand ratio: what the plans allocated over what they expected', () => {
@@ -188,14 +187,14 @@ describe('budget control', () => {
     // Prior: one hour at 1; then 12 hours at 2, forgotten with a 2-hour half-life.
     expect(control.demand()).toBeGreaterThan(1.9);
     expect(control.demand()).toBeLessThan(2);
-    expect(control.planningBudget(1)).toBeCloseTo(10 / control.demand(), 6);
+    expect(control.controlBudget()).toBeCloseTo(10 / control.demand(), 6);
     // With no demand half-life the ratio is not used.
     // Plans that allocated less than they expected (a lull, the drain) do not widen: floored at 1.
     const lull = new BudgetControl(10, { ...MECHANISMS, paybackSeconds: 1e12 });
     lull.observe(0, new Map(), 0, 0);
     for (let hour = 1; hour <= 12; hour++) lull.observe(hour * 3600, new Map(), 5 * 3600, 10 * 3600);
     expect(lull.demand()).toBe(1);
-    expect(lull.planningBudget(1)).toBeCloseTo(10, 6);
+    expect(lull.controlBudget()).toBeCloseTo(10, 6);
     const unfloored = new BudgetControl(10, { ...MECHANISMS, demandFloor: 0 });
     unfloored.observe(0, new Map(), 0, 0);
     for (let hour = 1; hour <= 12; hour++) unfloored.observe(hour * 3600, new Map(), 5 * 3600, 10 * 3600);
@@ -207,7 +206,7 @@ describe('budget control', () => {
     });
     idle.observe(0, new Map(), 0, 0);
     idle.observe(3600, new Map(), 0, 0);
-    expect(idle.planningBudget(1)).toBeCloseTo(10, 6);
+    expect(idle.controlBudget()).toBeCloseTo(10, 6);
     const off = new BudgetControl(10, { ...MECHANISMS, demandHalfLifeSeconds: 0 });
     off.observe(0, new Map(), 0, 0);
     off.observe(3600, new Map(), 20 * 3600, 10 * 3600);
@@ -223,7 +222,7 @@ describe('budget control', () => {
     // An hour at 3 nodes of 4 GPUs (2 GPU-hours over) on plans that expected half what they allocated.
     control.observe(3600, THREE_NODES, 12 * 3600, 6 * 3600);
     expect(control.demand()).toBe(1);
-    expect(control.planningBudget(1)).toBeCloseTo(10, 6);
+    expect(control.controlBudget()).toBeCloseTo(10, 6);
   });
 });
 
