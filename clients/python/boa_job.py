@@ -96,10 +96,11 @@ def _env_int(env, name, default=None):
     raw = env.get(name)
     if raw is None or raw == "":
         return default
-    try:
-        return int(raw)
-    except ValueError:
-        raise BoaConfigError(f"{name} must be an integer, got {raw!r}") from None
+    # ASCII digits only, as the Node client reads them: int() also takes " 4", "4_000", "+4" and other
+    # scripts' digits, so one job's two clients read one environment differently.
+    if not re.fullmatch(r"-?[0-9]+", raw):
+        raise BoaConfigError(f"{name} must be an integer, got {raw!r}")
+    return int(raw)
 
 
 def _check_url(name, url):

@@ -184,6 +184,14 @@ class BoaJobTest(unittest.TestCase):
         with self.assertRaisesRegex(BoaConfigError, "BOA_GENERATION must be an integer, got 'x'"):
             BoaJob.from_env({"BOA_URL": URL, "BOA_JOB_ID": "3", "BOA_JOB_TOKEN": "t", "BOA_GENERATION": "x"})
 
+    def test_integers_are_read_as_the_node_client_reads_them(self):
+        # int() alone took these, which the Node client refuses: one environment read two ways.
+        env = {"BOA_URL": URL, "BOA_JOB_ID": "3", "BOA_JOB_TOKEN": "t"}
+        for raw in (" 4", "4 ", "+4", "4_0", "\u0664", "4.0"):
+            with self.subTest(raw=raw), self.assertRaisesRegex(BoaConfigError, "BOA_GENERATION must be an integer"):
+                BoaJob.from_env({**env, "BOA_GENERATION": raw}, handle_sigterm=False)
+        self.assertEqual(BoaJob.from_env({**env, "BOA_GENERATION": "-2"}, handle_sigterm=False).generation, -2)
+
     def test_a_url_that_is_not_absolute_http_is_refused_at_once(self):
         # Every request to it would fail like a boa restarting, retried for ever with nothing said.
         env = {"BOA_URL": "127.0.0.1:8080", "BOA_JOB_ID": "12", "BOA_JOB_TOKEN": "x"}
