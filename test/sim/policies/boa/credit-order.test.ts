@@ -11,39 +11,18 @@ import { planningBudget } from '../../../../src/core/planning-budget.ts';
 import { boaSettings } from '../../../../src/sim/policies/boa/index.ts';
 import { BoaPolicy } from '../../../../src/sim/policies/boa/policy.ts';
 import type { ClusterView, JobView } from '../../../../src/sim/policy.ts';
+import { clusterView, jobView } from '../fakes.ts';
 import { boaContext } from './context.ts';
 
-function waiting(id: number, app: string, arrival: number): JobView {
-  return {
-    id,
-    name: `j${id}`,
-    app,
-    arrival,
-    requestedGpus: 1,
-    requestedBatch: 128,
-    progressFraction: 0,
-    statEpoch: 0,
-    allocation: [],
-    rescales: 0,
-    restartingUntil: null,
-    attainedGpuSeconds: 0,
-    runSeconds: 0,
-  };
-}
+const waiting = (id: number, app: string, arrival: number): JobView => jobView(id, { app, arrival });
 
 describe("boa's planning budget under a backlog, with budget unspent", () => {
-  it('is the service’s: the credit multiplies budget / ratio, and only the plan is raised to the minimum', () => {
+  it('is the service’s: the credit widens the minimum, in the one rule of core/planning-budget.ts', () => {
     const budget = 8;
     const context = boaContext({});
     const policy = new BoaPolicy(context, boaSettings(context, { budget }));
     // No node ever comes up: nothing is paid, so the window's budget is all unspent.
-    const cluster = (now: number): ClusterView => ({
-      now,
-      gpusPerNode: 4,
-      mode: 'autoscaled',
-      nodes: [],
-      maxNodes: 500,
-    });
+    const cluster = (now: number): ClusterView => clusterView([], { now, mode: 'autoscaled', maxNodes: 500 });
     const jobs: JobView[] = [waiting(0, 'cifar10', 0)];
     policy.onArrival(jobs[0]!, 0);
     for (let t = 0; t <= 3 * 3600; t += 60) policy.decide(cluster(t), jobs);
