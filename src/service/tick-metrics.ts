@@ -44,7 +44,7 @@ export function tickMetrics(
  * budget guard quiet while nobody held the node group (a budget cut enforced by nothing), and the counts
  * read 0 nodes while they ran (found in review). Published every tick otherwise, budget or not.
  */
-export function heldNodeGroup(service: BoaService, decision: TickDecision): MetricDatum[] {
+function heldNodeGroup(service: BoaService, decision: TickDecision): MetricDatum[] {
   const { state } = service;
   if (!state.nodesListed) return [];
   return [

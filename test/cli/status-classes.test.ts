@@ -27,6 +27,7 @@ describe('boa status', () => {
     const s = await started();
     const idle = await s.boa(['status']);
     expect(idle.status).toBe(0);
+    expect(idle.stdout).toMatch(/^nodes\s+.* desired, not listed yet \(no tick since boa started\)/m);
     expect(idle.stdout).toMatch(/^last tick\s+none yet$/m);
     expect(idle.stdout).toMatch(/^plan\s+none yet/m);
 
@@ -55,7 +56,7 @@ describe('boa status', () => {
     const nodes = (group: object) =>
       /^nodes\s+(.*)$/m.exec(renderStatus({ ...api, nodeGroup: { ...g, ...group } }))?.[1];
     expect(nodes({ actualNodes: null, readyNodes: null })).toBe(
-      `${g.desiredNodes} desired, not listed since boa started (the node pool has not answered; nothing is resized) (group min ${g.minSize}, max ${g.maxSize})`,
+      `${g.desiredNodes} desired, not listed yet (the node pool has not answered since boa started; nothing is resized) (group min ${g.minSize}, max ${g.maxSize})`,
     );
     const jobs = Object.entries(api.jobs as Record<string, number>).map(([state, n]) => `${n} ${state}`);
     expect(run.stdout).toMatch(new RegExp(`^jobs\\s+${jobs.join(', ')}$`, 'm'));

@@ -28,7 +28,7 @@ export function renderStatus(s: StatusView): string {
     .join(', ');
   return keyValues([
     ['cloud', s.cloud],
-    ['nodes', nodesLine(group)],
+    ['nodes', nodesLine(group, s.lastTickAt !== null)],
     ['last resize', resize],
     ...(group.lastRemoval
       ? [
@@ -106,11 +106,15 @@ function nodeLines(group: StatusView['nodeGroup']): Array<[string, string]> {
   return lines;
 }
 
-function nodesLine(group: StatusView['nodeGroup']): string {
+function nodesLine(group: StatusView['nodeGroup'], ticked: boolean): string {
   const bounds = ` (group min ${group.minSize ?? '-'}, max ${group.maxSize ?? '-'})`;
   // Null until the pool answers a listing after boa's start: boa changes no job and no node meanwhile.
-  if (group.actualNodes === null || group.readyNodes === null)
-    return `${group.desiredNodes ?? '-'} desired, not listed since boa started (the node pool has not answered; nothing is resized)${bounds}`;
+  if (group.actualNodes === null || group.readyNodes === null) {
+    const why = ticked
+      ? 'the node pool has not answered since boa started; nothing is resized'
+      : 'no tick since boa started';
+    return `${group.desiredNodes ?? '-'} desired, not listed yet (${why})${bounds}`;
+  }
   // Read by the tick: a node that came up since reads as booting until the next one.
   return `${group.desiredNodes ?? '-'} desired, ${group.actualNodes} actual, ${group.readyNodes} ready at the last tick${bounds}`;
 }
