@@ -291,7 +291,8 @@ class BoaJob:
 
     @property
     def master_addr(self):
-        return self.env.get("MASTER_ADDR", "127.0.0.1")
+        # Empty is unset, as the Node client reads it: "" names no host to rendezvous at.
+        return self.env.get("MASTER_ADDR") or "127.0.0.1"
 
     @property
     def master_port(self):

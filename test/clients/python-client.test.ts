@@ -25,7 +25,7 @@ describe.skipIf(!hasPython)('Python job client (clients/python/boa_job.py)', () 
     if (result.status !== 0) console.error(result.out);
     expect(result.status).toBe(0);
     // Every test ran (none skipped for want of the service).
-    expect(result.out).toMatch(/Ran 34 tests/);
+    expect(result.out).toMatch(/Ran 35 tests/);
     expect(result.out).not.toMatch(/skipped/);
   });
 });

@@ -192,6 +192,11 @@ class BoaJobTest(unittest.TestCase):
                 BoaJob.from_env({**env, "BOA_GENERATION": raw}, handle_sigterm=False)
         self.assertEqual(BoaJob.from_env({**env, "BOA_GENERATION": "-2"}, handle_sigterm=False).generation, -2)
 
+    def test_an_empty_master_addr_is_read_as_unset_as_the_node_client_reads_it(self):
+        env = {"BOA_URL": URL, "BOA_JOB_ID": "3", "BOA_JOB_TOKEN": "t"}
+        self.assertEqual(BoaJob.from_env({**env, "MASTER_ADDR": ""}, handle_sigterm=False).master_addr, "127.0.0.1")
+        self.assertEqual(BoaJob.from_env({**env, "MASTER_ADDR": "10.0.0.7"}, handle_sigterm=False).master_addr, "10.0.0.7")
+
     def test_a_url_that_is_not_absolute_http_is_refused_at_once(self):
         # Every request to it would fail like a boa restarting, retried for ever with nothing said.
         env = {"BOA_URL": "127.0.0.1:8080", "BOA_JOB_ID": "12", "BOA_JOB_TOKEN": "x"}
