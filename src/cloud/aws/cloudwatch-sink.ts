@@ -43,6 +43,10 @@ function checkName(what: string, name: string, max = MAX_NAME_LENGTH): void {
  * CloudWatch with PutMetricData, every datum stamped with the batch's time, split into as few requests as
  * the API's limits allow, each retried on throttling. CloudWatch refuses NaN and infinities, so such
  * values are left out and logged rather than failing the rest.
+ * PutMetricData has no idempotency token: a request retried after a timeout that CloudWatch had stored
+ * stores the batch twice. Harmless as read: every alarm, the dashboard and the guard Lambda read boa's
+ * metrics by Average, Minimum, Maximum or SampleCount as presence, never by Sum
+ * (test/infra/duplicate-datapoints.test.ts).
  */
 export class CloudWatchSink implements MetricsSink {
   readonly namespace: string;
