@@ -2,8 +2,8 @@ import type { ServiceJob } from './jobs.ts';
 import { bookedByClass } from './gpu-time.ts';
 import { IncrementalPlacement } from './placement.ts';
 import type { PoolNode } from './ports.ts';
-import { nodeReconcilerFor } from './nodes/index.ts';
-import type { NodeReconciler, NodeTickInput } from './nodes/reconciler.ts';
+import type { NodeReconciler } from './nodes/reconciler.ts';
+import { NodePasses } from './node-passes.ts';
 import type { BoaService } from './service.ts';
 import { tickMetrics } from './tick-metrics.ts';
 import { intervalPlan } from './demand.ts';
@@ -13,7 +13,6 @@ import { replanIfGroupResized } from './plan-inputs.ts';
 import { TickUndo } from './tick-undo.ts';
 import { isBilled } from './paid-now.ts';
 import { UnseenNodes } from './unseen-nodes.ts';
-import { bookedGpusOn } from './idle-fill.ts';
 import { noteLentGpus, placeWithIdleFill } from './idle-fill-pass.ts';
 import { tickWidths } from './tick-widths.ts';
 
@@ -53,14 +52,16 @@ export class Scheduler {
   private readonly placement = new IncrementalPlacement();
   /** Node group sizing, victim choice, drift and capacity (src/service/nodes). */
   readonly nodes: NodeReconciler;
+  /** The reconciler's passes: each tick's, and one between ticks when a removal's nodes empty. */
+  private readonly nodePasses: NodePasses;
   /** Instances launched and gone between listings, charged to the ledger (unseen-nodes.ts). */
   private readonly unseen: UnseenNodes;
 
   constructor(private readonly service: BoaService) {
-    this.nodes = nodeReconcilerFor(service);
+    this.nodePasses = new NodePasses(service, (name) => this.placement.gpusOn(name));
+    this.nodes = this.nodePasses.reconciler;
     this.unseen = new UnseenNodes(service.state.lastTickAt ?? service.deps.clock.now());
     service.state.nodeStatus = () => this.nodes.view();
-    service.execution.onNodesFreed = (freed) => this.nodesFreed(freed);
   }
 
   /**
@@ -256,10 +257,7 @@ export class Scheduler {
         'allocation changed',
       );
     }
-    if (state.nodesListed) {
-      this.lastTarget = decision.desiredNodes;
-      this.nodes.afterTick(this.nodeInput(decision.desiredNodes));
-    }
+    if (state.nodesListed) this.nodePasses.afterTick(decision.desiredNodes);
     this.service.execution.afterTick(now);
     this.service.planner.maybeRun();
     const published = state.budget?.gpuHoursPerHour;
@@ -296,8 +294,7 @@ export class Scheduler {
       // again on those widths, the node count is the one the next tick holds.
       decision = this.decideAgain(decision, now, ready, ceilingNodes, undo, belowBand);
     }
-    this.lastPaidCap = ceilingNodes;
-    if (this.nodes.chooseNow(this.nodeInput(decision.desiredNodes))) {
+    if (this.nodePasses.chooseNow(decision.desiredNodes, ceilingNodes)) {
       // Nodes chosen for removal had jobs: place those jobs elsewhere now (or let them wait).
       const usable = this.nodes.usable(this.service.state.nodes, held);
       decision = this.decideAgain(decision, now, usable, ceilingNodes, undo, belowBand);
@@ -336,68 +333,7 @@ export class Scheduler {
 
   /** Waits for the node reconciler's pass in flight (tests, shutdown). */
   async settle(): Promise<void> {
-    while (this.releasing) await this.releasing;
-    await this.nodes.settle();
-  }
-
-  /** What the node reconciler works from: the target, the nodes as last listed, what is placed where. */
-  private nodeInput(target: number): NodeTickInput {
-    const { state, execution, deps } = this.service;
-    const now = deps.clock.now();
-    const { placement } = this;
-    // The plan's GPUs on a node: lent ones ranked as load would remove two jobs' node before one job's.
-    const booked = bookedGpusOn((name) => placement.gpusOn(name), state.jobs.values());
-    return {
-      target,
-      nodes: state.nodes,
-      group: state.group,
-      // GPUs placed there as of the last tick (a job ended since still counts: a node is never removed
-      // early), and a replica still stopping there (grace period) after its job moved off, or one that
-      // may be, as the executor has not answered since the start.
-      gpusInUse: (name) => booked(name) + (execution.mayHoldReplicas(name, now) ? 1 : 0),
-      knownInUse: (name) => booked(name) + (execution.nodesWithReplicas.has(name) ? 1 : 0),
-      ...(Number.isFinite(this.lastPaidCap) ? { paidCap: this.lastPaidCap } : {}),
-    };
-  }
-
-  /** The node count the last tick asked for (the target a pass between ticks works to). */
-  private lastTarget: number | undefined;
-  /** The most nodes the last tick's budget let boa pay for (NodeTickInput.paidCap); infinite: no budget. */
-  private lastPaidCap = Number.POSITIVE_INFINITY;
-  private releasing: Promise<void> | null = null;
-
-  /**
-   * The last replicas on some nodes ended between ticks: if a removal waits for one of them, the nodes
-   * are listed again and a node pass runs now, so the emptied node stops being paid for at once.
-   */
-  private nodesFreed(freed: ReadonlySet<string>): void {
-    const target = this.lastTarget;
-    if (target === undefined || this.releasing || !this.nodes.waitsOn(freed)) return;
-    const { state, deps } = this.service;
-    this.releasing = (async () => {
-      const listing = state.nodesListing;
-      try {
-        const nodes = await deps.pool.listNodes();
-        const group = await deps.pool.describe();
-        // A tick that listed meanwhile has newer ones, and its own node pass.
-        if (state.tickStartedAt !== undefined || state.nodesListing !== listing) return;
-        state.nodes = nodes;
-        state.group = group;
-      } catch (error) {
-        // The next tick takes the removal on instead.
-        state.counters.poolFailures += 1;
-        deps.logger.warn(
-          { event: 'pool_unavailable', error: (error as Error).message },
-          'node pool not answering',
-        );
-        return;
-      }
-      await this.nodes.settle();
-      this.nodes.afterTick(this.nodeInput(target));
-      await this.nodes.settle();
-    })().finally(() => {
-      this.releasing = null;
-    });
+    await this.nodePasses.settle();
   }
 }
 
