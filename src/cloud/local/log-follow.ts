@@ -108,10 +108,15 @@ function fromKept(
   const gone = reached < keptFrom;
   const line = gone && keptFrom >= CUT_GAP_LINE.length ? Buffer.from(CUT_GAP_LINE) : Buffer.alloc(0);
   const from = gone ? keptFrom - line.length : reached;
+  // The line's places are gone bytes' too: asked from the line's own cursor, a follower cut off inside
+  // it gets the rest (found in review: the whole line again), the cursor kept for a cut there again;
+  // from another cursor, a place it read to, since gone: the whole line.
+  const cursor = cursorAt(from).cursor;
+  const into = line.length > 0 && options.from?.cursor === cursor ? Math.max(0, reached - from) : 0;
   async function* chunks(): AsyncGenerator<Buffer> {
     const kept = await openKept(file, cuts);
     try {
-      if (line.length > 0) yield line;
+      if (line.length > 0) yield line.subarray(into);
       yield* readRange(kept, gone ? 0 : reached - keptFrom, keptBytes, options.signal);
     } finally {
       await kept?.close();
@@ -119,7 +124,7 @@ function fromKept(
     yield* follow(file, { bytes: Buffer.alloc(0), size: 0, cuts }, options);
   }
   return {
-    from: cursorAt(from),
+    from: { cursor, skip: into },
     chunks: chunks(),
     ...(gone && line.length === 0 ? { gap: true as const } : {}),
   };
