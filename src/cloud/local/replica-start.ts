@@ -4,11 +4,12 @@ import { resolve } from 'node:path';
 import type { Logger } from 'pino';
 import type { ReplicaSpec } from '../../service/ports.ts';
 import { makeDefaultCheckpointDir } from './default-checkpoint.ts';
-import { generationDir, recordFile, writeUrlFile } from './executor-records.ts';
+import { generationDir, type PidRecord, readPid, recordFile, writeUrlFile } from './executor-records.ts';
 import type { ReplicaLauncher } from './launcher.ts';
 import type { LocalReplica } from './local-replica.ts';
 import type { RendezvousPorts } from './rendezvous-ports.ts';
 import { heldBackNames, replicaEnv } from './replica-env.ts';
+import { isOurSupervisor } from './replica-processes.ts';
 import { SPAWN_ATTEMPTS, type SpawnFailures } from './spawn-failures.ts';
 
 const SUPERVISOR = resolve(import.meta.dirname, 'replica-supervisor.sh');
@@ -70,6 +71,30 @@ export class ReplicaStarts {
     );
   }
 
+  private adoptStarted(spec: ReplicaSpec, dir: string, found: PidRecord): void {
+    this.deps.spawnFailures.started(spec);
+    const { jobId, generation, rank, node } = spec;
+    // No `launched`: its liveness is checked by pid, as an adopted one's (local-replica.ts).
+    const replica: LocalReplica = {
+      jobId,
+      generation,
+      rank,
+      node,
+      dir,
+      pid: found.pid,
+      startedAt: found.startedAt,
+      boaUrl: spec.env.BOA_URL,
+      alive: true,
+      killed: false,
+      owned: true,
+    };
+    this.deps.track(replica);
+    this.deps.logger.warn(
+      { event: 'replica_adopted', jobId, generation, rank, pid: found.pid },
+      'replica found running although its start was reported failed: tracked, not started again',
+    );
+  }
+
   private async launch(spec: ReplicaSpec): Promise<void> {
     const dir = generationDir(this.deps.jobsDir, spec.jobId, spec.generation);
     // Owner only: jobs' logs often hold credentials, and the data dir may have been made 755 by hand.
@@ -78,6 +103,16 @@ export class ReplicaStarts {
     // Kept with the generation, so ranks started after a restart of the service get the same port.
     const port = Number(spec.env.MASTER_PORT);
     if (Number.isInteger(port) && port > 0) this.deps.ports.record(spec.jobId, spec.generation, dir, port);
+    // A start reported failed whose supervisor runs all the same (its launcher killed before it answered):
+    // tracked as this replica, not a second one started beside it.
+    const found = readPid(dir, spec.rank);
+    if (found && isOurSupervisor(found.pid, dir, spec.rank)) {
+      this.adoptStarted(spec, dir, found);
+      return;
+    }
+    // Any other record is an earlier start's (its pid gone or reused): the supervisor keeps a record it
+    // finds, so one left here would name another process until boa writes this one's (lost if boa dies).
+    rmSync(recordFile(dir, spec.rank, 'pid'), { force: true });
     rmSync(recordFile(dir, spec.rank, 'exit'), { force: true });
     const { workload } = spec;
     // Where boa is now, which a restart at another address rewrites (adopted-url.ts): BOA_URL is fixed

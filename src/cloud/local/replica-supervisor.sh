@@ -40,7 +40,8 @@ trap 'stopped=1' TERM
 # A terminal closing must not stop a job that outlives its service.
 trap '' HUP
 
-# Whoever is first (this or the executor) writes the record; a crash in between loses nothing.
+# Whoever is first (this or the executor) writes the record; a crash in between loses nothing. One found
+# here names this shell: the executor removes an earlier start's before it launches (replica-start.ts).
 if [ ! -e "$dir/$rank.pid" ]; then
   printf '{"pid":%d,"node":"%s","startedAt":%s000}' "$$" "$node" "$(date +%s)" >"$dir/$rank.pid.sh.tmp" &&
     mv -n "$dir/$rank.pid.sh.tmp" "$dir/$rank.pid" 2>/dev/null

@@ -1,0 +1,157 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+import { LocalExecutor } from '../../src/cloud/local/executor.ts';
+import { readPid } from '../../src/cloud/local/executor-records.ts';
+import { ReplicaLauncher } from '../../src/cloud/local/launcher.ts';
+import { processExists } from '../../src/cloud/local/replica-processes.ts';
+import type { DesiredJob } from '../../src/service/ports.ts';
+import { localExecutorDirs } from './local-executor-dirs.ts';
+
+/**
+ * <rank>.pid when a replica is started again in the same folder: a start reported failed although its
+ * launcher had spawned the supervisor (the launcher killed before it answered, or its exit seen before
+ * its answer), and a restart after a stray was stopped, both start the same job, generation and rank
+ * again. The supervisor keeps a record it finds, so an earlier start's record named another process.
+ */
+const dirs = localExecutorDirs('boa-pidrec-');
+afterEach(() => dirs.cleanup());
+
+const MARK = ['sleep', '3094'];
+/** The pids running the job's command (read from /proc). */
+const commands = () =>
+  readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((entry) => {
+      try {
+        return readFileSync(`/proc/${entry}/cmdline`, 'utf8') === `${MARK.join('\0')}\0`;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+
+const jobOf = (command: string[]): DesiredJob => ({
+  jobId: 1,
+  generation: 1,
+  replicas: [{ jobId: 1, generation: 1, rank: 0, node: 'local-1', gpus: 1, workload: { command }, env: {} }],
+});
+
+async function until(what: string, done: () => boolean): Promise<void> {
+  for (let i = 0; i < 400; i++) {
+    if (done()) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+/** A real launcher whose answers `lose` may replace: a string (the launcher gone) or never (boa killed). */
+function losingLauncher(lose: (n: number, pid: number) => 'failed' | 'hang' | undefined) {
+  const real = new ReplicaLauncher();
+  let n = 0;
+  return {
+    real,
+    async launch(...args: Parameters<ReplicaLauncher['launch']>) {
+      const launched = await real.launch(...args);
+      if (typeof launched === 'string') return launched;
+      const lost = lose(++n, launched.pid);
+      if (lost === 'failed') return 'replica launcher ended: SIGKILL';
+      if (lost === 'hang') return new Promise<never>(() => undefined);
+      return launched;
+    },
+    close: () => real.close(),
+  };
+}
+
+async function stopAll(executor: LocalExecutor): Promise<void> {
+  for (let i = 0; i < 200 && (await executor.reconcile([])).length > 0; i++)
+    await new Promise((r) => setTimeout(r, 25));
+  await executor.close();
+}
+
+it('a start reported failed whose supervisor runs all the same: tracked, not started a second time', async () => {
+  const dataDir = dirs.temp();
+  const dir = join(dataDir, 'jobs', '1', '1');
+  const job = jobOf(MARK);
+  const spawned: number[] = [];
+  const launcher = losingLauncher((n, pid) => {
+    spawned.push(pid);
+    return n === 1 ? 'failed' : undefined;
+  });
+  const executor = new LocalExecutor({ dataDir, terminationGraceSeconds: 2, launcher });
+  try {
+    await executor.reconcile([job]);
+    // The lost start's supervisor records itself (no record was there).
+    await until('its record', () => readPid(dir, 0)?.pid === spawned[0]);
+    let statuses = await executor.reconcile([job]);
+    for (let i = 0; i < 10; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      statuses = await executor.reconcile([job]);
+    }
+    expect(commands().length, 'copies of the replica running').toBe(1);
+    expect(statuses.map((s) => s.phase)).toEqual(['running']);
+    const recorded = readPid(dir, 0)?.pid;
+    expect(recorded !== undefined && processExists(recorded), 'the record names a live supervisor').toBe(
+      true,
+    );
+    // Stopped by boa like any replica: nothing of it is left running.
+    await stopAll(executor);
+    await until('the replica stopped', () => commands().length === 0);
+  } finally {
+    await executor.close();
+    for (const pid of [...spawned, ...commands()]) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone
+      }
+    }
+  }
+}, 30_000);
+
+it("an earlier start's record is not kept: boa killed before it records the new supervisor, its restart adopts it", async () => {
+  const dataDir = dirs.temp();
+  const dir = join(dataDir, 'jobs', '1', '1');
+  const marker = join(dataDir, 'ran-once');
+  // Exits 3 the first time (the lost start), then runs.
+  const job = jobOf(['sh', '-c', `if [ -e "$0" ]; then exec ${MARK.join(' ')}; fi; : >"$0"; exit 3`, marker]);
+  const spawned: number[] = [];
+  const launcher = losingLauncher((n, pid) => {
+    spawned.push(pid);
+    return n === 1 ? 'failed' : 'hang';
+  });
+  const first = new LocalExecutor({ dataDir, terminationGraceSeconds: 2, launcher });
+  let restarted: LocalExecutor | undefined;
+  try {
+    await first.reconcile([job]);
+    // The lost start's supervisor recorded itself, its command ended, and it is gone.
+    await until(
+      'the first supervisor gone',
+      () => existsSync(join(dir, '0.exit')) && !processExists(spawned[0] ?? 0),
+    );
+    expect(readPid(dir, 0)?.pid).toBe(spawned[0]);
+    // Started again; boa "killed" before it records the new supervisor (the launch never answers).
+    void first.reconcile([job]);
+    await until('the replica running', () => commands().length === 1);
+    await launcher.close();
+    restarted = new LocalExecutor({ dataDir, terminationGraceSeconds: 2 });
+    let statuses = await restarted.reconcile([job]);
+    for (let i = 0; i < 5; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      statuses = await restarted.reconcile([job]);
+    }
+    expect(readPid(dir, 0)?.pid, 'the record names the running supervisor').toBe(spawned[1]);
+    expect(statuses.map((s) => s.phase)).toEqual(['running']);
+    expect(commands().length, 'copies of the replica running').toBe(1);
+  } finally {
+    if (restarted) await stopAll(restarted);
+    await launcher.close();
+    for (const pid of [...spawned, ...commands()]) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone
+      }
+    }
+  }
+}, 30_000);
