@@ -63,6 +63,17 @@ function losingLauncher(lose: (n: number, pid: number) => 'failed' | 'hang' | un
   };
 }
 
+/** Whatever a failed test left running. */
+function killAll(pids: readonly number[]): void {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }
+}
+
 async function stopAll(executor: LocalExecutor): Promise<void> {
   for (let i = 0; i < 200 && (await executor.reconcile([])).length > 0; i++)
     await new Promise((r) => setTimeout(r, 25));
@@ -99,13 +110,7 @@ it('a start reported failed whose supervisor runs all the same: tracked, not sta
     await until('the replica stopped', () => commands().length === 0);
   } finally {
     await executor.close();
-    for (const pid of [...spawned, ...commands()]) {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // gone
-      }
-    }
+    killAll([...spawned, ...commands()]);
   }
 }, 30_000);
 
@@ -146,12 +151,6 @@ it("an earlier start's record is not kept: boa killed before it records the new 
   } finally {
     if (restarted) await stopAll(restarted);
     await launcher.close();
-    for (const pid of [...spawned, ...commands()]) {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // gone
-      }
-    }
+    killAll([...spawned, ...commands()]);
   }
 }, 30_000);
