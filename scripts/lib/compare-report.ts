@@ -176,13 +176,17 @@ export function compareCsv(rows: readonly CompareRow[]): string {
   if (rows.length === 0) return '';
   // Every field any row has: rows merged from older runs may lack a newer one (price).
   const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))] as Array<keyof CompareRow>;
-  const cell = (v: unknown) =>
+  const text = (v: unknown) =>
     v === null || v === undefined || (typeof v === 'number' && !Number.isFinite(v))
       ? ''
       : typeof v === 'object'
-        ? Object.entries(v as Record<string, unknown>)
-            .map(([k, x]) => `${k}:${String(x)}`)
-            .join(';')
+        ? JSON.stringify(v) // engine flags nest (a cluster's types): JSON reads back whole
         : String(v);
-  return `${[columns.join(','), ...rows.map((r) => columns.map((c) => cell(r[c])).join(','))].join('\n')}\n`;
+  // RFC 4180: labels and flags hold commas (--sensitivity, --cluster g4dn:8,p3:4).
+  const cell = (v: unknown) => {
+    const s = text(v);
+    return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  };
+  const line = (cells: readonly unknown[]) => cells.map(cell).join(',');
+  return `${[line(columns), ...rows.map((r) => line(columns.map((c) => r[c])))].join('\n')}\n`;
 }

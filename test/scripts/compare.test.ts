@@ -1,6 +1,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
+import { parse } from 'csv-parse/sync';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   atPaid,
@@ -69,6 +70,24 @@ describe('compare CSV', () => {
     expect(compareCsv([older, newer])).toBe(
       'policy,budget,knob,price\nboa,40,budget,\nboa-price,,price,0.3\n',
     );
+  });
+
+  it('quotes cells with commas or quotes and writes nested engine flags as JSON, read back by a CSV parser', () => {
+    const row = {
+      policy: 'boa',
+      label: 'pollux (cap off, window 1)',
+      note: 'say "hi"',
+      engine: { cluster: { g4dn: 8, p3: 4 }, bootSeconds: 60 },
+      budget: 40,
+    } as unknown as CompareRow;
+    const [parsed] = parse(compareCsv([row]), { columns: true }) as Array<Record<string, string>>;
+    expect(parsed).toEqual({
+      policy: 'boa',
+      label: 'pollux (cap off, window 1)',
+      note: 'say "hi"',
+      engine: '{"cluster":{"g4dn":8,"p3":4},"bootSeconds":60}',
+      budget: '40',
+    });
   });
 });
 
