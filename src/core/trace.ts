@@ -22,6 +22,24 @@ export class TraceError extends Error {
 
 const COLUMNS = ['name', 'time', 'application', 'num_replicas', 'batch_size'] as const;
 
+// Decimal only: Number() also reads 0x10, 0b11 and 0o7, which no trace means.
+const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+
+/** The number a cell writes in decimal, or NaN. */
+function decimal(cell: string): number {
+  return DECIMAL.test(cell) ? Number(cell) : Number.NaN;
+}
+
+/** The header, refused when it names a column twice: csv-parse would keep the last silently. */
+function header(names: string[], origin: string): string[] {
+  const seen = new Set<string>();
+  for (const name of names) {
+    if (seen.has(name)) throw new TraceError(`${origin}: the header names column "${name}" twice`);
+    seen.add(name);
+  }
+  return names;
+}
+
 /** Parses a workload CSV (`name,time,application,num_replicas,batch_size`), sorted by arrival. */
 export function parseTrace(csv: string, origin = 'trace'): TraceJob[] {
   let parsed: Array<{ record: Record<string, string>; info: { lines: number } }>;
@@ -31,12 +49,13 @@ export function parseTrace(csv: string, origin = 'trace'): TraceJob[] {
     // Line ends made \n first: csv-parse counts a CRLF inside a quoted field as two lines.
     parsed = parse(csv.replace(/\r\n?/g, '\n'), {
       bom: true,
-      columns: true,
+      columns: (names: string[]) => header(names, origin),
       skip_empty_lines: true,
       trim: true,
       info: true,
     });
   } catch (error) {
+    if (error instanceof TraceError) throw error;
     throw new TraceError(`${origin}: not a CSV file (${(error as Error).message})`);
   }
   const rows = parsed.map((p) => p.record);
@@ -51,7 +70,7 @@ export function parseTrace(csv: string, origin = 'trace'): TraceJob[] {
     const line = (parsed[i] as (typeof parsed)[number]).info.lines - newlines;
     // A request is a count of GPUs and examples: 0 of either is no request (the simulator ran it anyway).
     const number = (column: (typeof COLUMNS)[number], integer: boolean) => {
-      const value = Number(row[column]);
+      const value = decimal(row[column] ?? '');
       if (
         row[column] === '' ||
         !Number.isFinite(value) ||
@@ -85,7 +104,7 @@ function optionalColumns(
   const out: { deadline?: number; kind?: 'interactive' | 'batch' } = {};
   const deadline = row.deadline?.trim();
   if (deadline) {
-    const value = Number(deadline);
+    const value = decimal(deadline);
     if (!Number.isFinite(value) || value < time) {
       throw new TraceError(
         `${where}: deadline must be a number of seconds at or after the arrival (${time}), got "${deadline}"`,

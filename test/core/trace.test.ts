@@ -63,4 +63,20 @@ describe('workload traces', () => {
     const twoLines = `${header}\nb-1,0,"bert\n",1,soon\n`;
     expect(() => parseTrace(twoLines, 't.csv')).toThrow(/^t\.csv line 2: batch_size must be/);
   });
+
+  it('reads numbers in decimal only: 0x10, 0b11 and 0o7 are refused, 1e3 and .5 read', () => {
+    for (const cell of ['0x10', '0b11', '0o7']) {
+      expect(() => parseTrace(csv.replace('3600', cell), 't.csv')).toThrow(
+        new RegExp(`t\\.csv line 2: time must be a non-negative number, got "${cell}"`),
+      );
+      expect(() => parseTrace(csv.replace('2,24', `${cell},24`), 't.csv')).toThrow(/num_replicas must be/);
+    }
+    const jobs = parseTrace(csv.replace('3600', '1e3').replace('7200', '.5'));
+    expect(jobs.map((j) => j.time)).toEqual([0, 0.5, 1000]);
+  });
+
+  it('refuses a header that names a column twice, naming it', () => {
+    const twice = 'name,time,application,num_replicas,batch_size,time\nb-1,3600,bert,2,24,0\n';
+    expect(() => parseTrace(twice, 't.csv')).toThrow(/^t\.csv: the header names column "time" twice$/);
+  });
 });
