@@ -35,7 +35,7 @@ import { relativeList, SENSITIVITY_ENTRIES, sensitivityTable } from './lib/compa
 import type { CompareSetup } from './lib/compare-worker.ts';
 import { parseList, runMain, UsageError, scriptProgram } from './lib/inputs.ts';
 import { progressBar } from './lib/progress.ts';
-import { asUsage, numberOption } from './lib/sim-args.ts';
+import { asUsage, numberOption, seedOption } from './lib/sim-args.ts';
 import {
   type EngineFlags,
   engineConfigFrom,
@@ -131,7 +131,7 @@ await runMain(async () => {
       atPaid?: string;
     }
   >();
-  const seed = numberOption(opts.seed, '--seed', { integer: true });
+  const seed = seedOption(opts.seed);
   const shared = policyOptionsFrom({ solver: opts.solver, rates: opts.rates });
   const inputs = loadSimInputs(opts); // fail fast on bad inputs, before any worker starts
   const config = engineConfigFrom(opts);

@@ -26,6 +26,7 @@ import {
 } from './lib/inputs.ts';
 import { DEFAULT_PROFILES } from './lib/paths.ts';
 import { progressBar } from './lib/progress.ts';
+import { seedOption } from './lib/sim-args.ts';
 
 const program = scriptProgram('frontier')
   .description('Average JCT against budget (GPU-hours per hour) for a workload trace')
@@ -58,8 +59,7 @@ await runMain(async () => {
   const solvers = parseList(opts.solver, '--solver') as SolverName[];
   const bad = solvers.filter((s) => s !== 'exact' && s !== 'paper');
   if (bad.length) throw new UsageError(`--solver: unknown ${bad.join(', ')}; allowed: exact, paper`);
-  const seed = Number(opts.seed);
-  if (!Number.isSafeInteger(seed)) throw new UsageError(`--seed must be an integer, got "${opts.seed}"`);
+  const seed = seedOption(opts.seed);
 
   const profile = loadProfileFile(opts.profiles);
   const apps = opts.apps ? parseList(opts.apps, '--apps') : undefined;

@@ -4,7 +4,7 @@
  */
 import { formatTraceCsv, generateTrace } from '../src/sim/trace-gen/generate.ts';
 import { emit, runMain, scriptProgram } from './lib/inputs.ts';
-import { asUsage, numberOption, parseMix } from './lib/sim-args.ts';
+import { asUsage, numberOption, parseMix, seedOption } from './lib/sim-args.ts';
 
 const program = scriptProgram('gen-trace')
   .description('Synthetic workload trace: N jobs over H hours, an application mix, arrivals of a given SCV')
@@ -30,7 +30,7 @@ await runMain(() => {
     hours: numberOption(opts.hours, '--hours', { min: 0, exclusiveMin: true }),
     mix: parseMix(opts.mix),
     scv: numberOption(opts.scv, '--scv', { min: 0 }),
-    seed: numberOption(opts.seed, '--seed', { integer: true }),
+    seed: seedOption(opts.seed),
   };
   const trace = asUsage(() => generateTrace(spec));
   emit(formatTraceCsv(trace), opts.out);

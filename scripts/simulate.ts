@@ -16,7 +16,7 @@ import { emit, runMain, UsageError, scriptProgram } from './lib/inputs.ts';
 import { relativeList } from './lib/compare-relative.ts';
 import { simulationProgress } from './lib/sim-progress.ts';
 import { refuseBelowServiceFloor } from './lib/service-floor.ts';
-import { asUsage, numberOption } from './lib/sim-args.ts';
+import { asUsage, numberOption, seedOption } from './lib/sim-args.ts';
 import {
   type EngineFlags,
   engineConfigFrom,
@@ -80,7 +80,7 @@ await runMain(() => {
   >();
   const inputs = loadSimInputs(opts);
   const entry = asUsage(() => parsePolicyEntry(opts.policy, findPolicy));
-  const seed = numberOption(opts.seed, '--seed', { integer: true });
+  const seed = seedOption(opts.seed);
   let least: number | undefined;
   const minimum = () =>
     (least ??= new BoaPlanner(inputs.profiles, 'exact', seed).minFeasible(

@@ -21,6 +21,19 @@ export function parseMix(text: string): Record<string, number> {
   return mix;
 }
 
+/**
+ * Seeds go to pure-rand's xoroshiro128+, which keeps 32 bits of them (seed 1 and 2^32 + 1 drew the
+ * same): so a seed is 0 to 2^32 - 1, each a different run.
+ */
+export const SEED_LIMIT = 2 ** 32;
+
+/** A `--seed` flag: an integer from 0 to 2^32 - 1. */
+export function seedOption(text: string): number {
+  const seed = Number(text);
+  if (text.trim() !== '' && Number.isInteger(seed) && seed >= 0 && seed < SEED_LIMIT) return seed;
+  throw new UsageError(`--seed must be an integer from 0 to ${SEED_LIMIT - 1}, got "${text}"`);
+}
+
 /** A number option: finite, and within the stated bounds. */
 export function numberOption(
   text: string,

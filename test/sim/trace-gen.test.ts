@@ -76,6 +76,13 @@ describe('generated traces', () => {
     expect(generateTrace({ ...spec, seed: 6 })).not.toEqual(trace);
   });
 
+  it('refuses a seed the generator cannot tell from another (it keeps 32 bits)', () => {
+    expect(generateTrace({ ...spec, seed: 2 ** 32 - 1 })).not.toEqual(trace);
+    for (const seed of [2 ** 32 + 5, -1, 1.5]) {
+      expect(() => generateTrace({ ...spec, seed })).toThrow(/a seed must be an integer from 0 to 2\^32 - 1/);
+    }
+  });
+
   it('writes CSV that the trace parser reads back', () => {
     expect(parseTrace(formatTraceCsv(trace))).toEqual(trace);
   });

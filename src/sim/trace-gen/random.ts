@@ -7,7 +7,10 @@ export interface Uniform {
 }
 
 export function seededUniform(seed: number): Uniform {
-  if (!Number.isSafeInteger(seed)) throw new RangeError(`a seed must be an integer, got ${seed}`);
+  // xoroshiro128plus keeps 32 bits of its seed: a larger one would repeat a smaller one's draws.
+  if (!(Number.isInteger(seed) && seed >= 0 && seed < 2 ** 32)) {
+    throw new RangeError(`a seed must be an integer from 0 to 2^32 - 1, got ${seed}`);
+  }
   const rng = xoroshiro128plus(seed);
   // The first outputs from small seeds are nearly equal across seeds: skip past them.
   unsafeSkipN(rng, 64);
