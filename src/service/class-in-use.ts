@@ -3,7 +3,7 @@ import { blendWork } from './estimators.ts';
 import { type LearnedEpoch, learnEpoch } from './learned-speedups.ts';
 import type { BoaService } from './service.ts';
 import type { ClassState } from './state.ts';
-import { sampleWork } from './work-samples.ts';
+import { sampleWork, type WorkSample } from './work-samples.ts';
 
 /**
  * A class as the plan reads it: each epoch's speedups learned from its samples' widths
@@ -12,10 +12,36 @@ import { sampleWork } from './work-samples.ts';
  * profile's table, the others their learned ones, said once in the log; a class the rules still refuse
  * keeps every profile table.
  */
-export function classInUse(
-  svc: BoaService,
-  { profile, workSamples }: ClassState,
-): { profile: ClassProfile; epochs: LearnedEpoch[] } {
+export function classInUse(svc: BoaService, cls: ClassState): ClassInUse {
+  const kept = lastWorkedOut.get(cls);
+  if (kept && sameInputs(kept, cls)) return kept.result;
+  const result = workOut(svc, cls);
+  lastWorkedOut.set(cls, { profile: cls.profile, samples: cls.workSamples.map((e) => [...e]), result });
+  return result;
+}
+
+type ClassInUse = { profile: ClassProfile; epochs: LearnedEpoch[] };
+
+/**
+ * Each class's last result and what it was worked out from: the tick reads every class two or three
+ * times (the ceiling's narrowing, the idle fill, the plan), and learning its epochs' speedups was a
+ * tenth of the decision (bench:tick). Samples are pushed and trimmed in place, so they are compared by
+ * content (at most 50 an epoch), not by the array.
+ */
+const lastWorkedOut = new WeakMap<
+  ClassState,
+  { profile: ClassProfile; samples: WorkSample[][]; result: ClassInUse }
+>();
+
+function sameInputs(kept: { profile: ClassProfile; samples: WorkSample[][] }, cls: ClassState): boolean {
+  if (kept.profile !== cls.profile || kept.samples.length !== cls.workSamples.length) return false;
+  return kept.samples.every((epoch, j) => {
+    const now = cls.workSamples[j]!;
+    return epoch.length === now.length && epoch.every((sample, i) => sample === now[i]);
+  });
+}
+
+function workOut(svc: BoaService, { profile, workSamples }: ClassState): ClassInUse {
   let epochs = profile.epochs.map((e, j) => learnEpoch(e, workSamples[j] ?? []));
   let inUse = withEpochs(profile, epochs);
   const refusedEpoch = epochs.findIndex((e) => e.refused);
