@@ -16,7 +16,11 @@ export function classInUse(svc: BoaService, cls: ClassState): ClassInUse {
   const kept = lastWorkedOut.get(cls);
   if (kept && sameInputs(kept, cls)) return kept.result;
   const result = workOut(svc, cls);
-  lastWorkedOut.set(cls, { profile: cls.profile, samples: cls.workSamples.map((e) => [...e]), result });
+  lastWorkedOut.set(cls, {
+    profile: cls.profile,
+    samples: Array.from(cls.workSamples, (epoch) => [...(epoch ?? [])]),
+    result,
+  });
   return result;
 }
 
@@ -35,10 +39,14 @@ const lastWorkedOut = new WeakMap<
 
 function sameInputs(kept: { profile: ClassProfile; samples: WorkSample[][] }, cls: ClassState): boolean {
   if (kept.profile !== cls.profile || kept.samples.length !== cls.workSamples.length) return false;
-  return kept.samples.every((epoch, j) => {
-    const now = cls.workSamples[j]!;
-    return epoch.length === now.length && epoch.every((sample, i) => sample === now[i]);
-  });
+  // Indexed loops, not every(): an epoch not sampled yet may be a hole (`workSamples[epoch] ??= []`).
+  for (let j = 0; j < kept.samples.length; j++) {
+    const before = kept.samples[j] ?? [];
+    const now = cls.workSamples[j] ?? [];
+    if (before.length !== now.length) return false;
+    for (let i = 0; i < now.length; i++) if (before[i] !== now[i]) return false;
+  }
+  return true;
 }
 
 function workOut(svc: BoaService, { profile, workSamples }: ClassState): ClassInUse {

@@ -32,7 +32,7 @@ async function booted() {
 
 /** The class as read with nothing kept: a copy of its state the memo has never seen. */
 const fresh = (svc: Parameters<typeof classInUse>[0], cls: ClassState) =>
-  classInUse(svc, { ...cls, workSamples: cls.workSamples.map((e) => [...e]) });
+  classInUse(svc, { ...cls, workSamples: Array.from(cls.workSamples, (e) => [...(e ?? [])]) });
 
 describe('classInUse', () => {
   it('gives the kept result while nothing changed, and a new one after any change in place', async () => {
@@ -63,5 +63,14 @@ describe('classInUse', () => {
     expect(classInUse(svc, cls).profile.epochs[0]!.workSeconds).not.toBe(
       after.profile.epochs[0]!.workSeconds,
     );
+  });
+
+  it('sees samples in an epoch that was a hole when last read', async () => {
+    const { svc, cls } = await booted();
+    cls.workSamples = new Array(cls.workSamples.length); // as a progress report's `??= []` finds them
+    const before = classInUse(svc, cls);
+    (cls.workSamples[0] ??= []).push(3000, 3100, 3200);
+    expect(classInUse(svc, cls)).not.toBe(before);
+    expect(classInUse(svc, cls)).toEqual(fresh(svc, cls));
   });
 });
