@@ -180,7 +180,7 @@ export function compareCsv(rows: readonly CompareRow[]): string {
     v === null || v === undefined || (typeof v === 'number' && !Number.isFinite(v))
       ? ''
       : typeof v === 'object'
-        ? JSON.stringify(v) // engine flags nest (a cluster's types): JSON reads back whole
+        ? objectText(v as Record<string, unknown>)
         : String(v);
   // RFC 4180: labels and flags hold commas (--sensitivity, --cluster g4dn:8,p3:4).
   const cell = (v: unknown) => {
@@ -189,4 +189,15 @@ export function compareCsv(rows: readonly CompareRow[]): string {
   };
   const line = (cells: readonly unknown[]) => cells.map(cell).join(',');
   return `${[line(columns), ...rows.map((r) => line(columns.map((c) => r[c])))].join('\n')}\n`;
+}
+
+/**
+ * A flat object as `key:value;...` (utilizationByType `t4:0.61;v100:0.4`), one that nests as JSON
+ * (engine flags with a cluster's types printed `cluster:[object Object]`).
+ */
+function objectText(v: Record<string, unknown>): string {
+  const entries = Object.entries(v);
+  return entries.some(([, x]) => typeof x === 'object' && x !== null)
+    ? JSON.stringify(v)
+    : entries.map(([k, x]) => `${k}:${String(x)}`).join(';');
 }

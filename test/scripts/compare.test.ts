@@ -72,12 +72,13 @@ describe('compare CSV', () => {
     );
   });
 
-  it('quotes cells with commas or quotes and writes nested engine flags as JSON, read back by a CSV parser', () => {
+  it('quotes cells with commas or quotes, writes nested engine flags as JSON and flat objects as key:value, read back by a CSV parser', () => {
     const row = {
       policy: 'boa',
       label: 'pollux (cap off, window 1)',
       note: 'say "hi"',
       engine: { cluster: { g4dn: 8, p3: 4 }, bootSeconds: 60 },
+      utilizationByType: { t4: 0.61, v100: 0.4 },
       budget: 40,
     } as unknown as CompareRow;
     const [parsed] = parse(compareCsv([row]), { columns: true }) as Array<Record<string, string>>;
@@ -86,6 +87,7 @@ describe('compare CSV', () => {
       label: 'pollux (cap off, window 1)',
       note: 'say "hi"',
       engine: '{"cluster":{"g4dn":8,"p3":4},"bootSeconds":60}',
+      utilizationByType: 't4:0.61;v100:0.4',
       budget: '40',
     });
   });
