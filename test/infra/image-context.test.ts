@@ -3,7 +3,7 @@
  * change to the docs, or a file a local service or the CLI left in the checkout, must not make a deploy
  * push a new image and replace boa's pod.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { App, AssetStaging, Stack } from 'aws-cdk-lib';
@@ -20,9 +20,16 @@ afterEach(() => {
 function checkout(): { write(file: string, text: string): void; hash(): string } {
   const root = mkdtempSync(join(tmpdir(), 'boa-image-context-'));
   dirs.push(root);
+  // CDK caches a file's fingerprint by inode, mtime and size: two writes of the same size within one
+  // tick of the kernel's coarse file clock (a few ms) read as the first (8 hashes for 9 in a fast
+  // run). Each write gets a later mtime, as edits by hand have.
+  const start = Date.now();
+  let edits = 0;
   const write = (file: string, text: string) => {
     mkdirSync(dirname(join(root, file)), { recursive: true });
     writeFileSync(join(root, file), text);
+    const at = new Date(start + ++edits * 1000);
+    utimesSync(join(root, file), at, at);
   };
   for (const file of ['.dockerignore', 'Dockerfile'])
     write(file, readFileSync(join(REPO_ROOT, file), 'utf8'));
