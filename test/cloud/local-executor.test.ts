@@ -533,7 +533,7 @@ describe('local executor', () => {
 
   it('retries a replica whose start fails, and after a few failures in a row reports it failed, so its job is counted and not left holding GPUs', async () => {
     const dataDir = temp();
-    const errors = ['replica launcher ended: exit 1', 'spawn EAGAIN', 'spawn EAGAIN', 'spawn EAGAIN'];
+    const errors = ['spawn EMFILE', 'spawn EAGAIN', 'spawn EAGAIN', 'spawn EAGAIN'];
     let calls = 0;
     const failing = {
       launch: async () => errors[calls++] ?? 'spawn EAGAIN',
@@ -620,7 +620,8 @@ describe('local executor', () => {
       launch: (...args: Parameters<typeof launcher.launch>) => {
         if (!failedOnce) {
           failedOnce = true;
-          return Promise.resolve('replica launcher ended: exit 1');
+          // The launcher's own error: nothing was spawned (a lost answer waits: local-supervisor-pid-record.test.ts).
+          return Promise.resolve('spawn EAGAIN');
         }
         return launcher.launch(...args);
       },

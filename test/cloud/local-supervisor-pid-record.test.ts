@@ -5,6 +5,7 @@ import { LocalExecutor } from '../../src/cloud/local/executor.ts';
 import { readPid } from '../../src/cloud/local/executor-records.ts';
 import { ReplicaLauncher } from '../../src/cloud/local/launcher.ts';
 import { processExists } from '../../src/cloud/local/replica-processes.ts';
+import { LOST_START_WAIT_MS } from '../../src/cloud/local/spawn-failures.ts';
 import type { DesiredJob } from '../../src/service/ports.ts';
 import { localExecutorDirs } from './local-executor-dirs.ts';
 
@@ -111,6 +112,67 @@ it('a start reported failed whose supervisor runs all the same: tracked, not sta
   } finally {
     await executor.close();
     killAll([...spawned, ...commands()]);
+  }
+}, 30_000);
+
+it('a start reported failed, retried at once before its supervisor has written its record: one copy runs', async () => {
+  const dataDir = dirs.temp();
+  const job = jobOf(MARK);
+  const spawned: number[] = [];
+  const launcher = losingLauncher((n, pid) => {
+    spawned.push(pid);
+    return n === 1 ? 'failed' : undefined;
+  });
+  const executor = new LocalExecutor({ dataDir, terminationGraceSeconds: 2, launcher });
+  try {
+    // Reconciles back to back, as a service with a short tick or a reconcile on an event makes them.
+    let statuses = await executor.reconcile([job]);
+    for (let i = 0; i < 40; i++) {
+      statuses = await executor.reconcile([job]);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    await until('the replica running', () => commands().length >= 1);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(commands().length, 'copies of the replica running').toBe(1);
+    statuses = await executor.reconcile([job]);
+    expect(statuses.map((s) => s.phase)).toEqual(['running']);
+    await stopAll(executor);
+    await until('the replica stopped', () => commands().length === 0);
+  } finally {
+    await executor.close();
+    killAll([...spawned, ...commands()]);
+  }
+}, 30_000);
+
+it('a start whose answer was lost and that spawned nothing is launched once the wait is over', async () => {
+  const dataDir = dirs.temp();
+  const job = jobOf(MARK);
+  const real = new ReplicaLauncher();
+  let calls = 0;
+  const launcher = {
+    launch: (...args: Parameters<ReplicaLauncher['launch']>) =>
+      ++calls === 1 ? Promise.resolve('replica launcher ended: SIGKILL') : real.launch(...args),
+    close: () => real.close(),
+  };
+  const executor = new LocalExecutor({ dataDir, terminationGraceSeconds: 2, launcher });
+  try {
+    const lostAt = performance.now();
+    await executor.reconcile([job]);
+    let statuses = await executor.reconcile([job]);
+    expect(calls, 'not launched again at once').toBe(1);
+    while (statuses[0]?.phase !== 'running' && performance.now() - lostAt < 20_000) {
+      await new Promise((r) => setTimeout(r, 100));
+      statuses = await executor.reconcile([job]);
+    }
+    expect(statuses.map((s) => s.phase)).toEqual(['running']);
+    expect(performance.now() - lostAt).toBeGreaterThanOrEqual(LOST_START_WAIT_MS);
+    expect(calls).toBe(2);
+    await until('its command running', () => commands().length === 1);
+    await stopAll(executor);
+    await until('the replica stopped', () => commands().length === 0);
+  } finally {
+    await executor.close();
+    killAll(commands());
   }
 }, 30_000);
 

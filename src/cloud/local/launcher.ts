@@ -17,6 +17,12 @@ export interface Launched {
 type Answer = { id: number; pid?: number; error?: string } | { exited: number };
 
 /**
+ * How a launch answered by the launcher's end begins: unlike an error the launcher sent, the process
+ * may have been spawned all the same (its answer lost with the launcher).
+ */
+export const LAUNCHER_ENDED = 'replica launcher ended';
+
+/**
  * The service's side of replica-launcher.mjs: a small helper process that spawns replicas, so the
  * service's own (large) heap is never forked. Started at the first launch, again if it ever ends.
  */
@@ -75,7 +81,7 @@ export class ReplicaLauncher {
     const gone = (why: string) => {
       if (this.child !== child) return;
       this.child = null;
-      for (const answer of this.pending.values()) answer(`replica launcher ended: ${why}`);
+      for (const answer of this.pending.values()) answer(`${LAUNCHER_ENDED}: ${why}`);
       this.pending.clear();
       for (const launched of this.live.values()) launched.orphaned = true;
       this.live.clear();

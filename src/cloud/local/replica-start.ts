@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { ReplicaSpec } from '../../service/ports.ts';
 import { makeDefaultCheckpointDir } from './default-checkpoint.ts';
 import { generationDir, type PidRecord, readPid, recordFile, writeUrlFile } from './executor-records.ts';
-import type { ReplicaLauncher } from './launcher.ts';
+import { LAUNCHER_ENDED, type ReplicaLauncher } from './launcher.ts';
 import type { LocalReplica } from './local-replica.ts';
 import type { RendezvousPorts } from './rendezvous-ports.ts';
 import { heldBackNames, replicaEnv } from './replica-env.ts';
@@ -62,7 +62,8 @@ export class ReplicaStarts {
   }
 
   private spawnFailed(spec: ReplicaSpec, error: string): void {
-    const attempts = this.deps.spawnFailures.failed(spec, error);
+    const lost = error.startsWith(LAUNCHER_ENDED);
+    const attempts = this.deps.spawnFailures.failed(spec, error, lost);
     this.deps.logger.error(
       { event: 'replica_spawn_failed', jobId: spec.jobId, generation: spec.generation, attempts, error },
       attempts >= SPAWN_ATTEMPTS
@@ -110,6 +111,9 @@ export class ReplicaStarts {
       this.adoptStarted(spec, dir, found);
       return;
     }
+    // A start whose answer was lost may have a supervisor that has not written its record yet: launched
+    // again now, two copies ran. Waited for (adopted above once written), then launched.
+    if (found === undefined && this.deps.spawnFailures.awaitingRecord(spec)) return;
     // Any other record is an earlier start's (its pid gone or reused): the supervisor keeps a record it
     // finds, so one left here would name another process until boa writes this one's (lost if boa dies).
     rmSync(recordFile(dir, spec.rank, 'pid'), { force: true });

@@ -8,19 +8,40 @@ import type { ReplicaSpec, ReplicaStatus } from '../../service/ports.ts';
 export const SPAWN_ATTEMPTS = 3;
 /** The exit code reported for a replica that could not be started (as a shell's "cannot execute"). */
 export const SPAWN_FAILED_EXIT = 126;
+/**
+ * How long a start whose answer was lost (the launcher ended with it pending) waits for a supervisor
+ * it may have spawned to write its pid record (within milliseconds of starting; seconds on a machine
+ * under load) before launching again: started again at once, two copies of the replica ran.
+ */
+export const LOST_START_WAIT_MS = 5_000;
 
 const keyOf = (r: { jobId: number; generation: number; rank: number }) =>
   `${r.jobId}/${r.generation}/${r.rank}`;
 
 /** Replicas of the current generations whose start failed: how often in a row, and the last error. */
 export class SpawnFailures {
-  private readonly failures = new Map<string, { attempts: number; error: string; spec: ReplicaSpec }>();
+  private readonly failures = new Map<
+    string,
+    { attempts: number; error: string; spec: ReplicaSpec; lostAt?: number }
+  >();
 
-  /** Notes a failed start; returns how many in a row this replica has had. */
-  failed(spec: ReplicaSpec, error: string): number {
+  /** `now`: monotonic milliseconds, the supervisor's start being real time. */
+  constructor(private readonly now: () => number = () => performance.now()) {}
+
+  /**
+   * Notes a failed start; returns how many in a row this replica has had. `lost`: its answer was lost,
+   * so its supervisor may run all the same (awaitingRecord).
+   */
+  failed(spec: ReplicaSpec, error: string, lost = false): number {
     const attempts = (this.failures.get(keyOf(spec))?.attempts ?? 0) + 1;
-    this.failures.set(keyOf(spec), { attempts, error, spec });
+    this.failures.set(keyOf(spec), { attempts, error, spec, ...(lost ? { lostAt: this.now() } : {}) });
     return attempts;
+  }
+
+  /** A lost start's supervisor may still write its record: not launched again until LOST_START_WAIT_MS. */
+  awaitingRecord(spec: ReplicaSpec): boolean {
+    const lostAt = this.failures.get(keyOf(spec))?.lostAt;
+    return lostAt !== undefined && this.now() - lostAt < LOST_START_WAIT_MS;
   }
 
   started(spec: ReplicaSpec): void {
