@@ -75,22 +75,32 @@ function killAll(pids: readonly number[]): void {
   }
 }
 
+/** Stopped by boa like any replica: nothing of it is left running. */
+async function stopAndWait(executor: LocalExecutor): Promise<void> {
+  await stopAll(executor);
+  await until('the replica stopped', () => commands().length === 0);
+}
+
 async function stopAll(executor: LocalExecutor): Promise<void> {
   for (let i = 0; i < 200 && (await executor.reconcile([])).length > 0; i++)
     await new Promise((r) => setTimeout(r, 25));
   await executor.close();
 }
 
-it('a start reported failed whose supervisor runs all the same: tracked, not started a second time', async () => {
+/** An executor whose first launch spawns the supervisor but reports the start failed (the launcher gone). */
+function firstStartLost() {
   const dataDir = dirs.temp();
-  const dir = join(dataDir, 'jobs', '1', '1');
-  const job = jobOf(MARK);
   const spawned: number[] = [];
   const launcher = losingLauncher((n, pid) => {
     spawned.push(pid);
     return n === 1 ? 'failed' : undefined;
   });
   const executor = new LocalExecutor({ dataDir, terminationGraceSeconds: 2, launcher });
+  return { dir: join(dataDir, 'jobs', '1', '1'), job: jobOf(MARK), spawned, executor };
+}
+
+it('a start reported failed whose supervisor runs all the same: tracked, not started a second time', async () => {
+  const { dir, job, spawned, executor } = firstStartLost();
   try {
     await executor.reconcile([job]);
     // The lost start's supervisor records itself (no record was there).
@@ -106,9 +116,7 @@ it('a start reported failed whose supervisor runs all the same: tracked, not sta
     expect(recorded !== undefined && processExists(recorded), 'the record names a live supervisor').toBe(
       true,
     );
-    // Stopped by boa like any replica: nothing of it is left running.
-    await stopAll(executor);
-    await until('the replica stopped', () => commands().length === 0);
+    await stopAndWait(executor);
   } finally {
     await executor.close();
     killAll([...spawned, ...commands()]);
@@ -116,14 +124,7 @@ it('a start reported failed whose supervisor runs all the same: tracked, not sta
 }, 30_000);
 
 it('a start reported failed, retried at once before its supervisor has written its record: one copy runs', async () => {
-  const dataDir = dirs.temp();
-  const job = jobOf(MARK);
-  const spawned: number[] = [];
-  const launcher = losingLauncher((n, pid) => {
-    spawned.push(pid);
-    return n === 1 ? 'failed' : undefined;
-  });
-  const executor = new LocalExecutor({ dataDir, terminationGraceSeconds: 2, launcher });
+  const { job, spawned, executor } = firstStartLost();
   try {
     // Reconciles back to back, as a service with a short tick or a reconcile on an event makes them.
     let statuses = await executor.reconcile([job]);
@@ -136,8 +137,7 @@ it('a start reported failed, retried at once before its supervisor has written i
     expect(commands().length, 'copies of the replica running').toBe(1);
     statuses = await executor.reconcile([job]);
     expect(statuses.map((s) => s.phase)).toEqual(['running']);
-    await stopAll(executor);
-    await until('the replica stopped', () => commands().length === 0);
+    await stopAndWait(executor);
   } finally {
     await executor.close();
     killAll([...spawned, ...commands()]);
@@ -168,8 +168,7 @@ it('a start whose answer was lost and that spawned nothing is launched once the 
     expect(performance.now() - lostAt).toBeGreaterThanOrEqual(LOST_START_WAIT_MS);
     expect(calls).toBe(2);
     await until('its command running', () => commands().length === 1);
-    await stopAll(executor);
-    await until('the replica stopped', () => commands().length === 0);
+    await stopAndWait(executor);
   } finally {
     await executor.close();
     killAll(commands());
