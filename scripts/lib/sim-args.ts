@@ -1,4 +1,5 @@
 /** Argument parsing shared by the simulator commands (simulate, compare, gen-trace, bench:sim). */
+import { isSeed, SEED_LIMIT } from '../../src/core/seed.ts';
 import { isPolicyOptionsError } from '../../src/sim/policy.ts';
 import { UsageError } from './inputs.ts';
 
@@ -21,16 +22,10 @@ export function parseMix(text: string): Record<string, number> {
   return mix;
 }
 
-/**
- * Seeds go to pure-rand's xoroshiro128+, which keeps 32 bits of them (seed 1 and 2^32 + 1 drew the
- * same): so a seed is 0 to 2^32 - 1, each a different run.
- */
-export const SEED_LIMIT = 2 ** 32;
-
-/** A `--seed` flag: an integer from 0 to 2^32 - 1. */
+/** A `--seed` flag: an integer from 0 to 2^32 - 1 (src/core/seed.ts). */
 export function seedOption(text: string): number {
   const seed = Number(text);
-  if (text.trim() !== '' && Number.isInteger(seed) && seed >= 0 && seed < SEED_LIMIT) return seed;
+  if (text.trim() !== '' && isSeed(seed)) return seed;
   throw new UsageError(`--seed must be an integer from 0 to ${SEED_LIMIT - 1}, got "${text}"`);
 }
 

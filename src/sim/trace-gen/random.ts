@@ -1,4 +1,5 @@
 /** A seeded uniform source for the generator (pure-rand's xoroshiro128+), 53-bit doubles. */
+import { isSeed } from '../../core/seed.ts';
 import { unsafeSkipN, unsafeUniformIntDistribution, xoroshiro128plus } from 'pure-rand';
 
 export interface Uniform {
@@ -7,8 +8,7 @@ export interface Uniform {
 }
 
 export function seededUniform(seed: number): Uniform {
-  // xoroshiro128plus keeps 32 bits of its seed: a larger one would repeat a smaller one's draws.
-  if (!(Number.isInteger(seed) && seed >= 0 && seed < 2 ** 32)) {
+  if (!isSeed(seed)) {
     throw new RangeError(`a seed must be an integer from 0 to 2^32 - 1, got ${seed}`);
   }
   const rng = xoroshiro128plus(seed);
