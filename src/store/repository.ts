@@ -1,10 +1,11 @@
-import { and, desc, eq, gt, inArray, isNotNull, lt } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNotNull, lt } from 'drizzle-orm';
 import type { ClassProfile } from '../core/profile.ts';
 import type { Db } from './db.ts';
 import { PastArrivals } from './history.ts';
 import { type JobIdMark, keepJobIdsAbove } from './job-ids.ts';
 import { prepareHot } from './hot-statements.ts';
 import { LedgerStore } from './ledger-store.ts';
+import { SubmissionMirror, submissionSource } from './submission-mirror.ts';
 import { allocationSamples, jobClasses, jobs, ledgerNodes, plans, resizes, settings } from './schema.ts';
 
 export type JobState = 'waiting' | 'running' | 'done' | 'cancelled' | 'failed' | 'lost';
@@ -64,6 +65,8 @@ export class Repository {
   readonly ledger: LedgerStore;
   /** Submissions imported from before the service's own record (history.ts). */
   readonly history: PastArrivals;
+  /** The jobs' submissions, as the rate estimator reads them every tick (submission-mirror.ts). */
+  private readonly submissions: SubmissionMirror;
 
   /** `jobIdMark`: where the highest job id handed out is kept outside the database (none in memory). */
   constructor(
@@ -73,6 +76,7 @@ export class Repository {
     this.history = new PastArrivals(db);
     this.hot = prepareHot(db);
     this.ledger = new LedgerStore(this.hot);
+    this.submissions = new SubmissionMirror(submissionSource(db));
   }
 
   transaction<T>(fn: () => T): T {
@@ -81,6 +85,7 @@ export class Repository {
     } catch (error) {
       // Rolled back: what the in-memory mirrors took from it is re-read from the store.
       this.ledger.reload();
+      this.submissions.reset();
       throw error;
     }
   }
@@ -209,11 +214,7 @@ export class Repository {
 
   /** Submissions after `since`, the rate estimator's evidence: the jobs' own and those imported from before them (history.ts). */
   submissionsSince(since: number): Array<{ className: string; submittedAt: number }> {
-    const own = this.db
-      .select({ className: jobs.className, submittedAt: jobs.submittedAt })
-      .from(jobs)
-      .where(gt(jobs.submittedAt, since))
-      .all();
+    const own = this.submissions.since(since);
     const past = this.history.since(since);
     return past.length === 0 ? own : [...past, ...own];
   }
