@@ -157,9 +157,24 @@ export function plannedRates(
   memo: Map<number, PastEstimate> = new Map(),
 ): Record<string, number> {
   const { now, windowHours, priorWeightHours, observedSince, holdHalfLifeHours, confidence, rise } = options;
-  // Built once for the estimates at every instant the hold reads, each then a few binary searches;
-  // with no hold there is one estimate, and one pass is cheaper than sorting.
-  const index = holdHalfLifeHours > 0 ? new SubmissionIndex(submissions) : undefined;
+  const windowStart = now - windowHours * HOUR;
+  for (const at of memo.keys()) if (at <= windowStart) memo.delete(at);
+  // Each instant once: a burst shares one.
+  const times = new Set<number>();
+  let latest = Number.NEGATIVE_INFINITY;
+  if (holdHalfLifeHours > 0) {
+    for (const { submittedAt: at } of submissions) {
+      if (at <= windowStart || at > now) continue;
+      times.add(at);
+      if (at > latest) latest = at;
+    }
+  }
+  // The index serves the estimates at many instants, each then a few binary searches; for the few a
+  // read usually needs (now, the latest instant: the rest are kept in `memo`), a pass each is cheaper
+  // than sorting every submission (bench:rates).
+  let unknown = 1;
+  for (const at of times) if (!memo.has(at)) unknown += 1;
+  const index = unknown > FEW_ESTIMATES ? new SubmissionIndex(submissions) : undefined;
   const estimateAt = (at: number) =>
     estimatesAt(
       classes,
@@ -170,20 +185,10 @@ export function plannedRates(
   const current = estimateAt(now);
   const planned = { ...(current.risen ?? current.window) };
   if (!(holdHalfLifeHours > 0)) return withFirstDayArrivals(planned, classes, options);
-  const windowStart = now - windowHours * HOUR;
   // Until as many hours are seen as the prior is worth, an estimate is mostly a configured prior, not
   // evidence of load: holding it would keep a wrong prior for days.
   const priorUntil = observedSince + priorWeightHours * HOUR;
   const withPrior = new Set(classes.filter((c) => c.priorRatePerHour > 0).map((c) => c.name));
-  for (const at of memo.keys()) if (at <= windowStart) memo.delete(at);
-  // Each instant once: a burst shares one.
-  const times = new Set<number>();
-  let latest = Number.NEGATIVE_INFINITY;
-  for (const { submittedAt: at } of submissions) {
-    if (at <= windowStart || at > now) continue;
-    times.add(at);
-    if (at > latest) latest = at;
-  }
   for (const at of times) {
     let past = memo.get(at);
     if (!past) {
@@ -195,9 +200,9 @@ export function plannedRates(
     const weight = 0.5 ** (hours / holdHalfLifeHours);
     // A risen level is a few hours' evidence: held only as long as that.
     const riseWeight = rise ? 0.5 ** (hours / rise.holdHalfLifeHours) : 0;
-    for (const [name, rate] of Object.entries(past.window)) {
+    for (const [name, rate, risenRate] of entriesOf(past)) {
       if (at < priorUntil && withPrior.has(name)) continue;
-      const risen = (past.risen?.[name] ?? 0) * riseWeight;
+      const risen = risenRate * riseWeight;
       planned[name] = Math.max(planned[name] ?? 0, rate * weight, risen);
     }
   }
@@ -237,6 +242,22 @@ export function firstDayRate(
   const observedHours = Math.max(0, options.now - options.observedSince) / HOUR;
   if (!(arrivals > 0) || observedHours >= options.windowHours) return 0;
   return arrivals / Math.max(1, options.priorWeightHours + observedHours);
+}
+
+/** Estimates to find at most, a pass over the submissions each, before they are indexed instead. */
+const FEW_ESTIMATES = 3;
+
+/** A past estimate's classes with their window and risen rates, listed once per estimate kept. */
+const entriesByEstimate = new WeakMap<PastEstimate, ReadonlyArray<readonly [string, number, number]>>();
+function entriesOf(past: PastEstimate): ReadonlyArray<readonly [string, number, number]> {
+  let entries = entriesByEstimate.get(past);
+  if (!entries) {
+    entries = Object.entries(past.window).map(
+      ([name, rate]) => [name, rate, past.risen?.[name] ?? 0] as const,
+    );
+    entriesByEstimate.set(past, entries);
+  }
+  return entries;
 }
 
 /** An estimate plannedRates holds: the window's, and the risen one where rise detection found a rise. */

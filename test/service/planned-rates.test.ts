@@ -97,6 +97,23 @@ describe('the rates a plan is made for', () => {
     expect(Math.min(...memo.keys())).toBeGreaterThan(T0 + 24 * HOUR);
   });
 
+  it('are the same read a few minutes apart, with rise detection, as read afresh', () => {
+    // Read every 5 minutes, each read finds at most two estimates not kept (now and the latest
+    // submission): those are counted by a pass, a fresh read's through the index (estimators.ts).
+    const twoClasses = [...classes, { name: 'cifar10', priorRatePerHour: 3 }];
+    const arrivals = [
+      ...steady(4, 30),
+      ...steady(12, 2).map((s) => ({ className: 'cifar10', submittedAt: s.submittedAt + 26 * HOUR })),
+    ];
+    const memo = new Map<number, PastEstimate>();
+    for (let minutes = 5; minutes <= 30 * 60; minutes += 5) {
+      const now = T0 + minutes * 60_000;
+      const options = { now, ...window, holdHalfLifeHours: 12, rise: DEFAULT_RISE };
+      const seen = arrivals.filter((s) => s.submittedAt <= now);
+      expect(plannedRates(twoClasses, seen, options, memo)).toEqual(plannedRates(twoClasses, seen, options));
+    }
+  });
+
   it('do not keep the estimate at the latest submission, where more may still come', () => {
     const memo = new Map<number, PastEstimate>();
     const at = T0 + 3 * HOUR;
