@@ -31,4 +31,25 @@ describe('SpawnFailures', () => {
     expect(failures.awaitingRecord(spec)).toBe(false);
     expect(failures.givenUp(spec)).toBe(false);
   });
+
+  it('lists the lost starts nothing adopts: a given-up one while desired, one no longer desired for the wait', () => {
+    let now = 1_000;
+    const failures = new SpawnFailures(() => now);
+    const other = { ...spec, rank: 1 };
+    failures.failed(spec, 'spawn EAGAIN');
+    failures.failed(spec, 'spawn EAGAIN');
+    failures.failed(other, 'replica launcher ended: SIGKILL', true);
+    expect(failures.unadopted(), 'a desired one still waiting is adopted by its next launch').toEqual([]);
+    failures.failed(spec, 'replica launcher ended: SIGKILL', true);
+    expect(failures.givenUp(spec)).toBe(true);
+    expect(failures.unadopted()).toEqual([spec]);
+    // No longer desired: looked for until LOST_START_WAIT_MS after its loss.
+    failures.retain([spec]);
+    expect(failures.unadopted()).toEqual([spec, other]);
+    failures.settled(spec);
+    expect(failures.unadopted(), 'found once').toEqual([other]);
+    expect(failures.givenUp(spec), 'still failed').toBe(true);
+    now += LOST_START_WAIT_MS;
+    expect(failures.unadopted()).toEqual([]);
+  });
 });

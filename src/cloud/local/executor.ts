@@ -13,6 +13,7 @@ import type {
 import { adoptRecorded, type StrayReplica } from './executor-adopt.ts';
 import { checkLocalWorkload } from './executor-command.ts';
 import { generationDir, recordFile, removeRecords, writeRecord } from './executor-records.ts';
+import { findLostStrays, type LostStray, lostStraysLeft } from './lost-start-strays.ts';
 import { groupIsReplicas, realDir } from './replica-processes.ts';
 import { ReplicaLauncher } from './launcher.ts';
 import { type LocalReplica, refreshLiveness, replicaStatus } from './local-replica.ts';
@@ -64,6 +65,8 @@ export class LocalExecutor implements Executor {
   private readonly replicas = new Map<string, LocalReplica>();
   /** Replicas found running without their record at start, being stopped (adopt()). */
   private strays: StrayReplica[] = [];
+  /** Supervisors of lost starts nothing adopts (given up on, or no longer desired), being stopped. */
+  private lostStrays: LostStray[] = [];
   private readonly jobsDir: string;
   private readonly logger: Logger;
   private readonly now: () => number;
@@ -180,6 +183,16 @@ export class LocalExecutor implements Executor {
       blocked.add(stray.jobId);
       return true;
     });
+    const tracked = (r: { jobId: number; generation: number; rank: number }) =>
+      this.replicas.has(keyOf(r.jobId, r.generation, r.rank));
+    const lost = findLostStrays(
+      this.spawnFailures,
+      this.jobsDir,
+      tracked,
+      steadyNow + this.graceMs,
+      this.logger,
+    );
+    this.lostStrays = lostStraysLeft([...this.lostStrays, ...lost], steadyNow, procs, blocked);
     // Of generations no longer wanted, those that ended on their own (not by boa's stop): said once more,
     // kept until a pass has returned them (a pass that fails, a service that stops before it reads the
     // statuses, must not lose "rank 0 finished": its record goes only when it is forgotten).

@@ -24,6 +24,8 @@ export class SpawnFailures {
     string,
     { attempts: number; error: string; spec: ReplicaSpec; lostAt?: number }
   >();
+  /** Lost starts of replicas no longer desired, until LOST_START_WAIT_MS after their loss (unadopted). */
+  private readonly undesiredLost = new Map<string, { spec: ReplicaSpec; lostAt: number }>();
 
   /** `now`: monotonic milliseconds, the supervisor's start being real time. */
   constructor(private readonly now: () => number = () => performance.now()) {}
@@ -34,6 +36,7 @@ export class SpawnFailures {
    */
   failed(spec: ReplicaSpec, error: string, lost = false): number {
     const attempts = (this.failures.get(keyOf(spec))?.attempts ?? 0) + 1;
+    this.undesiredLost.delete(keyOf(spec));
     this.failures.set(keyOf(spec), { attempts, error, spec, ...(lost ? { lostAt: this.now() } : {}) });
     return attempts;
   }
@@ -46,6 +49,26 @@ export class SpawnFailures {
 
   started(spec: ReplicaSpec): void {
     this.failures.delete(keyOf(spec));
+    this.undesiredLost.delete(keyOf(spec));
+  }
+
+  /**
+   * Lost starts no launch will adopt, whose supervisor may yet write its record: the last attempt of a
+   * replica given up on (while its generation is desired), and those of replicas no longer desired
+   * (until LOST_START_WAIT_MS after their loss, as long as a desired one waits). LocalExecutor stops them.
+   */
+  unadopted(): ReplicaSpec[] {
+    for (const [key, { lostAt }] of this.undesiredLost)
+      if (this.now() - lostAt >= LOST_START_WAIT_MS) this.undesiredLost.delete(key);
+    const givenUp = [...this.failures.values()].filter((f) => f.lostAt !== undefined && this.givenUp(f.spec));
+    return [...givenUp, ...this.undesiredLost.values()].map(({ spec }) => spec);
+  }
+
+  /** An unadopted lost start's record found: not looked for again (still given up on, if it was). */
+  settled(spec: ReplicaSpec): void {
+    this.undesiredLost.delete(keyOf(spec));
+    const failure = this.failures.get(keyOf(spec));
+    if (failure) delete failure.lostAt;
   }
 
   /** Failed too often to be tried again: reported failed until its generation leaves. */
@@ -56,7 +79,11 @@ export class SpawnFailures {
   /** Forgets replicas no longer desired; the statuses of those given up on. */
   retain(desired: readonly ReplicaSpec[]): ReplicaStatus[] {
     const current = new Set(desired.map(keyOf));
-    for (const key of this.failures.keys()) if (!current.has(key)) this.failures.delete(key);
+    for (const [key, { spec, lostAt }] of this.failures) {
+      if (current.has(key)) continue;
+      this.failures.delete(key);
+      if (lostAt !== undefined) this.undesiredLost.set(key, { spec, lostAt });
+    }
     return [...this.failures.values()].filter(({ spec }) => this.givenUp(spec)).map(statusOf);
   }
 }
