@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, isNull, ne, or } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNull, ne, or, sql } from 'drizzle-orm';
 import type { Db } from './db.ts';
 import { nodeRemovals } from './schema.ts';
 
@@ -12,7 +12,23 @@ const ID_CHUNK = 500;
 
 /** The node reconciler's records: each write is its own statement, committed before the call it precedes. */
 export class NodeRemovals {
-  constructor(private readonly db: Db) {}
+  /** Prepared once: built per call, the insert cost a tick that chose a node 0.1 ms (bench:tick). */
+  private readonly inserting;
+
+  constructor(private readonly db: Db) {
+    this.inserting = db
+      .insert(nodeRemovals)
+      .values({
+        nodeId: sql.placeholder('nodeId'),
+        nodeName: sql.placeholder('nodeName'),
+        reason: sql.placeholder('reason'),
+        state: 'chosen',
+        chosenAt: sql.placeholder('at'),
+        updatedAt: sql.placeholder('at'),
+      })
+      .returning()
+      .prepare();
+  }
 
   /** Removals not finished: the reconciler carries each on from the state it was left in. */
   open(): NodeRemovalRow[] {
@@ -30,18 +46,7 @@ export class NodeRemovals {
     reason: RemovalReason;
     at: number;
   }): NodeRemovalRow {
-    return this.db
-      .insert(nodeRemovals)
-      .values({
-        nodeId: row.nodeId,
-        nodeName: row.nodeName,
-        reason: row.reason,
-        state: 'chosen',
-        chosenAt: row.at,
-        updatedAt: row.at,
-      })
-      .returning()
-      .get();
+    return this.inserting.get(row) as NodeRemovalRow;
   }
 
   advance(
