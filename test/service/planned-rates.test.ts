@@ -114,6 +114,27 @@ describe('the rates a plan is made for', () => {
     }
   });
 
+  it('hold a risen level seen at a past submission, halving every rise.holdHalfLifeHours', () => {
+    // A steady 2 an hour for 30 hours, and 20 more in hour 28: a rise while it lasts. 3.5 hours
+    // later the last 2 hours hold no rise, and what is planned is the risen level at the burst, aged.
+    const burst = Array.from({ length: 20 }, (_, i) => ({
+      className: 'bert',
+      submittedAt: T0 + 28 * HOUR + ((i + 0.5) * HOUR) / 20,
+    }));
+    const arrivals = [...steady(2, 30), ...burst].filter((s) => s.submittedAt <= T0 + 31.5 * HOUR);
+    const at = (holdHalfLifeHours: number) =>
+      plannedRates(classes, arrivals, {
+        now: T0 + 31.5 * HOUR,
+        ...window,
+        holdHalfLifeHours: 48,
+        rise: { ...DEFAULT_RISE, holdHalfLifeHours },
+      }).bert as number;
+    const windowOnly = at(1e-6);
+    expect(at(DEFAULT_RISE.holdHalfLifeHours)).toBeGreaterThan(1.5 * windowOnly);
+    // Held longer, the same risen level weighs more.
+    expect(at(8)).toBeGreaterThan(at(DEFAULT_RISE.holdHalfLifeHours));
+  });
+
   it('do not keep the estimate at the latest submission, where more may still come', () => {
     const memo = new Map<number, PastEstimate>();
     const at = T0 + 3 * HOUR;
