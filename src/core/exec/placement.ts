@@ -16,6 +16,8 @@ export function placeBestFit(width: number, free: ReadonlyMap<number, number>): 
   if (!Number.isInteger(width) || width < 1) {
     throw new RangeError(`a width must be a positive integer number of GPUs, got ${width}`);
   }
+  const single = tightestHolding(width, free);
+  if (single !== undefined) return new Array<number>(width).fill(single);
   const nodes = [...free.entries()].filter(([, gpus]) => gpus > 0);
   // Most free first; among equals the lower id.
   nodes.sort((a, b) => b[1] - a[1] || a[0] - b[0]);
@@ -42,6 +44,24 @@ export function placeBestFit(width: number, free: ReadonlyMap<number, number>): 
   }
   parts.push([(last as [number, number])[0], left]);
   return expand(parts);
+}
+
+/**
+ * The node whose free GPUs hold all of `width` most tightly (the lower id among equals), or undefined
+ * when no node holds it: what the rule above picks then (its fullest node fits, so the last part is the
+ * whole width), found in one pass instead of listing and sorting every free node for each job placed.
+ */
+function tightestHolding(width: number, free: ReadonlyMap<number, number>): number | undefined {
+  let best: number | undefined;
+  let bestGpus = Number.POSITIVE_INFINITY;
+  // forEach: no [id, gpus] pair made per node.
+  free.forEach((gpus, id) => {
+    if (gpus >= width && (gpus < bestGpus || (gpus === bestGpus && id < (best as number)))) {
+      best = id;
+      bestGpus = gpus;
+    }
+  });
+  return best;
 }
 
 /** Every free GPU, for the one job that runs short while nodes are missing. */

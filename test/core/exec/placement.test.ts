@@ -144,4 +144,39 @@ describe('free-GPU bookkeeping', () => {
     ).toEqual([2, 2, 4]);
     expect(gpusPerNodeOf([3, 3, 7, 9, 9, 9])).toEqual([3, 2, 1]);
   });
+
+  it('places as the rule reads, listing and sorting every free node, on random free GPUs', () => {
+    // The rule written out as it reads: the fullest nodes carry all but the last part, which goes to
+    // the tightest of the rest (placeBestFit finds a job one node holds in one pass instead).
+    const byTheRule = (width: number, map: ReadonlyMap<number, number>) => {
+      const nodes = [...map].filter(([, gpus]) => gpus > 0).sort((a, b) => b[1] - a[1] || a[0] - b[0]);
+      let count = 0;
+      let sum = 0;
+      while (sum < width && count < nodes.length) sum += (nodes[count++] as [number, number])[1];
+      if (sum < width) return undefined;
+      const parts = nodes.slice(0, count - 1);
+      const left = width - parts.reduce((a, [, gpus]) => a + gpus, 0);
+      const last = nodes
+        .slice(count - 1)
+        .filter(([, gpus]) => gpus >= left)
+        .sort((a, b) => a[1] - b[1] || a[0] - b[0])[0] as [number, number];
+      return [...parts, [last[0], left] as [number, number]]
+        .sort((a, b) => a[0] - b[0])
+        .flatMap(([id, gpus]) => new Array<number>(gpus).fill(id));
+    };
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.tuple(fc.integer({ min: 0, max: 40 }), fc.integer({ min: 0, max: 8 })), {
+          selector: ([id]) => id,
+          maxLength: 30,
+        }),
+        fc.integer({ min: 1, max: 20 }),
+        (entries, width) => {
+          const map = new Map(entries);
+          expect(placeBestFit(width, map)).toEqual(byTheRule(width, map));
+        },
+      ),
+      { numRuns: 3000 },
+    );
+  });
 });
