@@ -84,8 +84,9 @@ export class Repository {
       return this.db.$client.transaction(fn)();
     } catch (error) {
       // Rolled back: what the in-memory mirrors took from it is re-read from the store.
-      this.ledger.reload();
+      // The mirror first: it cannot throw, and the reload reads the store.
       this.submissions.reset();
+      this.ledger.reload();
       throw error;
     }
   }

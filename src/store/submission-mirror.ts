@@ -39,6 +39,8 @@ export class SubmissionMirror {
 
   /** Submissions after `since` (a new array; its entries are shared and must not be changed). */
   since(since: number): Submission[] {
+    // As the SQL reads it (no row is after NaN), and never kept as the floor: no comparison with it holds.
+    if (Number.isNaN(since)) return [];
     if (this.held === undefined || since < this.heldAfter) {
       const { rows, highestId } = this.source.submittedAfter(since);
       this.held = rows;

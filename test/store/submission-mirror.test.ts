@@ -118,4 +118,16 @@ describe('submissions mirrored in memory', () => {
       db.$client.close();
     }
   });
+
+  it('reads nothing after NaN, as the store does, and reads as before after it', () => {
+    const db = openDb(':memory:');
+    try {
+      const repo = new Repository(db);
+      for (let i = 0; i < 6; i++) repo.insertJob(job('a', 1000 + i));
+      expect(repo.submissionsSince(Number.NaN)).toEqual([]);
+      expect(repo.submissionsSince(999)).toHaveLength(6);
+    } finally {
+      db.$client.close();
+    }
+  });
 });
