@@ -1,10 +1,11 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { expect, it } from 'vitest';
 import { LocalExecutor } from '../../src/cloud/local/executor.ts';
 import type { DesiredJob } from '../../src/service/ports.ts';
+import { commandPids } from './local-commands.ts';
 
 /**
  * A service killed with SIGKILL while its launcher still holds start requests on its stdin (the launcher
@@ -26,18 +27,8 @@ const job: DesiredJob = {
     env: {},
   })),
 };
-/** The pids running the job's command (read from /proc: no pgrep needed). */
-const commands = () =>
-  readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((entry) => {
-      try {
-        return readFileSync(`/proc/${entry}/cmdline`, 'utf8') === `${MARK.replace(' ', '\0')}\0`;
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
+/** The pids running the job's command. */
+const commands = () => commandPids(MARK.split(' '));
 
 it('a service killed with SIGKILL while its launcher still holds start requests: the restarted one starts no replica twice', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'boa-k9-'));

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { LocalExecutor } from '../../src/cloud/local/executor.ts';
@@ -6,6 +6,7 @@ import { ReplicaLauncher } from '../../src/cloud/local/launcher.ts';
 import { processExists } from '../../src/cloud/local/replica-processes.ts';
 import { SPAWN_ATTEMPTS } from '../../src/cloud/local/spawn-failures.ts';
 import type { DesiredJob } from '../../src/service/ports.ts';
+import { commandPids, waitFor } from './local-commands.ts';
 import { localExecutorDirs } from './local-executor-dirs.ts';
 
 /**
@@ -17,18 +18,8 @@ const dirs = localExecutorDirs('boa-loststray-');
 afterEach(() => dirs.cleanup());
 
 const MARK = ['sleep', '3117'];
-/** The pids running the job's command (read from /proc). */
-const commands = () =>
-  readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((entry) => {
-      try {
-        return readFileSync(`/proc/${entry}/cmdline`, 'utf8') === `${MARK.join('\0')}\0`;
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
+/** The pids running the job's command. */
+const commands = () => commandPids(MARK);
 
 const jobOf = (generation: number, command = MARK): DesiredJob => ({
   jobId: 1,
@@ -37,14 +28,6 @@ const jobOf = (generation: number, command = MARK): DesiredJob => ({
 });
 /** Ignores SIGTERM: only the SIGKILL after the grace ends it. */
 const DEAF = ['sh', '-c', `trap '' TERM; exec ${MARK.join(' ')}`];
-
-async function until(what: string, done: () => boolean | Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 400; i++) {
-    if (await done()) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 /**
  * A real launcher whose launches `lost` names spawn the supervisor, wait for its command to run (the
@@ -62,7 +45,7 @@ function losingLauncher(lost: (n: number) => boolean, refused: (n: number) => bo
       const launched = await real.launch(...args);
       if (typeof launched === 'string' || !lost(call)) return launched;
       spawned.push(launched.pid);
-      await until('the lost start running its command', () => commands().length > 0);
+      await waitFor('the lost start running its command', () => commands().length > 0);
       return 'replica launcher ended: SIGKILL';
     },
     close: () => real.close(),
@@ -92,7 +75,7 @@ it('the last attempt lost, its supervisor spawned: stopped, the replica stays fa
   const job = jobOf(1);
   try {
     let statuses = await executor.reconcile([job]);
-    await until('the replica given up on', async () => {
+    await waitFor('the replica given up on', async () => {
       statuses = await executor.reconcile([job]);
       return statuses[0]?.phase === 'failed';
     });
@@ -100,7 +83,7 @@ it('the last attempt lost, its supervisor spawned: stopped, the replica stays fa
     expect(spawned.length, 'the last attempt spawned a supervisor').toBe(1);
     // Its generation still desired (the service has not moved on yet): reported failed, its supervisor
     // and command stopped, nothing started again.
-    await until('the lost supervisor and its command gone', async () => {
+    await waitFor('the lost supervisor and its command gone', async () => {
       statuses = await executor.reconcile([job]);
       return !processExists(spawned[0]!) && commands().length === 0;
     });
@@ -122,7 +105,7 @@ it("a job stopped while a lost start's wait is pending: its supervisor is stoppe
   try {
     await executor.reconcile([jobOf(1)]);
     expect(spawned.length).toBe(1);
-    await until('the lost supervisor and its command gone', async () => {
+    await waitFor('the lost supervisor and its command gone', async () => {
       await executor.reconcile([]);
       return !processExists(spawned[0]!) && commands().length === 0;
     });
@@ -140,7 +123,7 @@ it('a lost supervisor whose command ignores SIGTERM: SIGKILLed once the grace is
   try {
     await executor.reconcile([jobOf(1, DEAF)]);
     const stoppedAt = performance.now();
-    await until('the lost supervisor and its command gone', async () => {
+    await waitFor('the lost supervisor and its command gone', async () => {
       await executor.reconcile([]);
       return !processExists(spawned[0]!) && commands().length === 0;
     });
@@ -159,15 +142,15 @@ it("a new generation while a lost start's wait is pending: the old supervisor st
     await executor.reconcile([jobOf(1)]);
     expect(spawned.length).toBe(1);
     let statuses = await executor.reconcile([jobOf(2)]);
-    await until('generation 2 running alone', async () => {
+    await waitFor('generation 2 running alone', async () => {
       statuses = await executor.reconcile([jobOf(2)]);
       return statuses[0]?.phase === 'running' && !processExists(spawned[0]!);
     });
-    await until('one copy of the command', () => commands().length === 1);
+    await waitFor('one copy of the command', () => commands().length === 1);
     expect(statuses.map((s) => [s.generation, s.phase])).toEqual([[2, 'running']]);
     for (let i = 0; i < 400 && (await executor.reconcile([])).length > 0; i++)
       await new Promise((r) => setTimeout(r, 25));
-    await until('the replica stopped', () => commands().length === 0);
+    await waitFor('the replica stopped', () => commands().length === 0);
   } finally {
     await executor.close();
     killAll([...spawned, ...commands()]);

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { LocalExecutor } from '../../src/cloud/local/executor.ts';
@@ -7,6 +7,7 @@ import { ReplicaLauncher } from '../../src/cloud/local/launcher.ts';
 import { processExists } from '../../src/cloud/local/replica-processes.ts';
 import { LOST_START_WAIT_MS } from '../../src/cloud/local/spawn-failures.ts';
 import type { DesiredJob } from '../../src/service/ports.ts';
+import { commandPids, waitFor } from './local-commands.ts';
 import { localExecutorDirs } from './local-executor-dirs.ts';
 
 /**
@@ -19,32 +20,14 @@ const dirs = localExecutorDirs('boa-pidrec-');
 afterEach(() => dirs.cleanup());
 
 const MARK = ['sleep', '3094'];
-/** The pids running the job's command (read from /proc). */
-const commands = () =>
-  readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((entry) => {
-      try {
-        return readFileSync(`/proc/${entry}/cmdline`, 'utf8') === `${MARK.join('\0')}\0`;
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
+/** The pids running the job's command. */
+const commands = () => commandPids(MARK);
 
 const jobOf = (command: string[]): DesiredJob => ({
   jobId: 1,
   generation: 1,
   replicas: [{ jobId: 1, generation: 1, rank: 0, node: 'local-1', gpus: 1, workload: { command }, env: {} }],
 });
-
-async function until(what: string, done: () => boolean): Promise<void> {
-  for (let i = 0; i < 400; i++) {
-    if (done()) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 /** A real launcher whose answers `lose` may replace: a string (the launcher gone) or never (boa killed). */
 function losingLauncher(lose: (n: number, pid: number) => 'failed' | 'hang' | undefined) {
@@ -78,7 +61,7 @@ function killAll(pids: readonly number[]): void {
 /** Stopped by boa like any replica: nothing of it is left running. */
 async function stopAndWait(executor: LocalExecutor): Promise<void> {
   await stopAll(executor);
-  await until('the replica stopped', () => commands().length === 0);
+  await waitFor('the replica stopped', () => commands().length === 0);
 }
 
 async function stopAll(executor: LocalExecutor): Promise<void> {
@@ -104,7 +87,7 @@ it('a start reported failed whose supervisor runs all the same: tracked, not sta
   try {
     await executor.reconcile([job]);
     // The lost start's supervisor records itself (no record was there).
-    await until('its record', () => readPid(dir, 0)?.pid === spawned[0]);
+    await waitFor('its record', () => readPid(dir, 0)?.pid === spawned[0]);
     let statuses = await executor.reconcile([job]);
     for (let i = 0; i < 10; i++) {
       await new Promise((r) => setTimeout(r, 50));
@@ -132,7 +115,7 @@ it('a start reported failed, retried at once before its supervisor has written i
       statuses = await executor.reconcile([job]);
       await new Promise((r) => setTimeout(r, 5));
     }
-    await until('the replica running', () => commands().length >= 1);
+    await waitFor('the replica running', () => commands().length >= 1);
     await new Promise((r) => setTimeout(r, 300));
     expect(commands().length, 'copies of the replica running').toBe(1);
     statuses = await executor.reconcile([job]);
@@ -167,7 +150,7 @@ it('a start whose answer was lost and that spawned nothing is launched once the 
     expect(statuses.map((s) => s.phase)).toEqual(['running']);
     expect(performance.now() - lostAt).toBeGreaterThanOrEqual(LOST_START_WAIT_MS);
     expect(calls).toBe(2);
-    await until('its command running', () => commands().length === 1);
+    await waitFor('its command running', () => commands().length === 1);
     await stopAndWait(executor);
   } finally {
     await executor.close();
@@ -191,14 +174,14 @@ it("an earlier start's record is not kept: boa killed before it records the new 
   try {
     await first.reconcile([job]);
     // The lost start's supervisor recorded itself, its command ended, and it is gone.
-    await until(
+    await waitFor(
       'the first supervisor gone',
       () => existsSync(join(dir, '0.exit')) && !processExists(spawned[0] ?? 0),
     );
     expect(readPid(dir, 0)?.pid).toBe(spawned[0]);
     // Started again; boa "killed" before it records the new supervisor (the launch never answers).
     void first.reconcile([job]);
-    await until('the replica running', () => commands().length === 1);
+    await waitFor('the replica running', () => commands().length === 1);
     await launcher.close();
     restarted = new LocalExecutor({ dataDir, terminationGraceSeconds: 2 });
     let statuses = await restarted.reconcile([job]);
