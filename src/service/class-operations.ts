@@ -38,8 +38,9 @@ export function putClass(svc: BoaService, profile: ClassProfile, priorRatePerHou
     throw new ServiceError(
       409,
       'class_in_use',
+      // Epochs counted from 1 as `boa jobs list` shows them, with the API's 0-based statEpoch beside.
       `class ${profile.name} has ${beyond.length} active job(s) in a statistical epoch the new profile's ` +
-        `${epochs} (0 to ${epochs - 1}) lack: ${listed(beyond.map((j) => `job ${j.id} in epoch ${j.statEpoch}`))}; ` +
+        `${epochs} lack: ${listed(beyond.map((j) => `job ${j.id} in epoch ${j.statEpoch + 1} (statEpoch ${j.statEpoch})`))}; ` +
         'cancel or finish them first, or keep their epochs in the profile',
       'profile',
     );

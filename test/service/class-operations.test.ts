@@ -160,7 +160,8 @@ describe('a class reshaped under its active jobs', () => {
     const shrunk = await boa.request('PUT', '/v1/classes/cifar10', { profile: profile('cifar10', 5) });
     expect(shrunk.status).toBe(409);
     expect(shrunk.body.error).toMatchObject({ code: 'class_in_use', field: 'profile' });
-    expect(shrunk.body.error.message).toContain(`job ${job.id} in epoch 5`);
+    // Counted from 1, as `boa jobs list` shows it, with the API's 0-based statEpoch beside.
+    expect(shrunk.body.error.message).toContain(`job ${job.id} in epoch 6 (statEpoch 5)`);
     expect(boa.repo.listClasses().find((c) => c.name === 'cifar10')!.profile).toEqual(before);
     expect(boa.service.state.classes.get('cifar10')!.profile).toEqual(before);
     expect((await report(5, 20)).status).toBe(200);
