@@ -70,6 +70,14 @@ export function resolveConnection(
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
     throw usageError(`the service URL must start with http:// or https://, got "${raw}"`);
   }
+  // Every route is under /v1 (docs/api.md), so a URL given with it: the token check then failed as if
+  // the token file were another service's (found by a newcomer's review). A proxy's own prefix stays.
+  if (/\/v1\/*$/.test(parsed.pathname)) {
+    const root = `${parsed.origin}${parsed.pathname.replace(/\/v1\/*$/, '')}`;
+    throw usageError(
+      `the service URL is the service's root, without /v1 (boa adds it): give ${root}, got "${raw}"`,
+    );
+  }
   const url = parsed.href.replace(/\/+$/, '');
   // Given empty (`--token "$UNSET_VAR"`), refused: falling back to BOA_TOKEN or the token file sent
   // a token the caller never meant (found in review).

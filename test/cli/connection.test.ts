@@ -21,6 +21,22 @@ describe('resolveConnection', () => {
     );
   });
 
+  it("refuses a URL given with the API's /v1, naming the root to give; a proxy's own prefix stays", () => {
+    for (const url of ['http://127.0.0.1:8787/v1', 'http://127.0.0.1:8787/v1/', 'https://a.example/boa/v1']) {
+      let error: unknown;
+      try {
+        resolveConnection({ url }, {}, cwd);
+      } catch (caught) {
+        error = caught;
+      }
+      expect(error, url).toBeInstanceOf(CliError);
+      expect((error as CliError).exitCode).toBe(EXIT.badInput);
+      expect((error as Error).message).toContain(`give ${url.replace(/\/v1\/*$/, '')}, got "${url}"`);
+    }
+    expect(resolveConnection({ url: 'https://a.example/boa/' }, {}, cwd).url).toBe('https://a.example/boa');
+    expect(resolveConnection({ url: 'https://a.example/v1x' }, {}, cwd).url).toBe('https://a.example/v1x');
+  });
+
   it('prefers --token over BOA_TOKEN over the local token file', () => {
     expect(resolveConnection({ token: 'flag' }, { BOA_TOKEN: 'env' }, cwd)).toMatchObject({
       token: 'flag',
