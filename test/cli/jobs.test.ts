@@ -90,6 +90,24 @@ describe('boa jobs', () => {
     expect(JSON.parse(cancelled.stdout).jobs.map((j: { id: number }) => j.id)).toEqual([id]);
   });
 
+  it('points stop, kill, rm and delete at cancel, cancelling nothing', async () => {
+    const s = await startCliService();
+    cleanups.push(s.close);
+    const submit = await s.boa(['jobs', 'submit', 'cifar10', '--self-launched']);
+    const id = /^job\s+(\d+)/m.exec(submit.stdout)?.[1] as string;
+    for (const verb of ['stop', 'kill', 'rm', 'delete']) {
+      const run = await s.boa(['jobs', verb, id, '--force']);
+      expect(run.status).toBe(2);
+      expect(run.stderr).toBe(
+        `boa: boa jobs has no ${verb}: to stop a job, cancel it: boa jobs cancel <job...>\n`,
+      );
+    }
+    const job = await s.request('GET', `/v1/jobs/${id}`);
+    expect(job.body.state).toBe('waiting');
+    // Not offered in the help.
+    expect((await s.boa(['jobs', '--help'])).stdout).not.toMatch(/^\s+(stop|kill|rm|delete)\b/m);
+  });
+
   it('refuses an unknown class (exit 2, naming the known ones), a bad id, a missing job', async () => {
     const s = await startCliService();
     cleanups.push(s.close);

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { jobView } from '../../service/views.ts';
 import { contextOf, output } from '../context.ts';
-import { CliError, EXIT, type ExitCode } from '../errors.ts';
+import { CliError, EXIT, type ExitCode, usageError } from '../errors.ts';
 import { printable, printableJson } from '../format.ts';
 import { resolveJobRef } from '../job-refs.ts';
 
@@ -12,6 +12,17 @@ type JobView = ReturnType<typeof jobView>;
  * reported as it goes, as `kill` and `scancel` do: one that cannot be cancelled does not stop the rest.
  */
 export function addCancelCommand(jobs: Command): void {
+  // The verbs other tools stop a job with (docker stop, kill, kubectl delete): commander suggested
+  // `show` for `stop`, a read-only command (found by a newcomer's review).
+  for (const verb of ['stop', 'kill', 'rm', 'delete']) {
+    jobs
+      .command(verb, { hidden: true })
+      .argument('[job...]')
+      .allowUnknownOption()
+      .action(() => {
+        throw usageError(`boa jobs has no ${verb}: to stop a job, cancel it: boa jobs cancel <job...>`);
+      });
+  }
   jobs
     .command('cancel')
     .description('cancel jobs: their GPUs are freed at once')
