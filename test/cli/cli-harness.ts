@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -23,8 +23,8 @@ export function runBoa(
   args: string[],
   env: Record<string, string | undefined>,
   cwd: string,
-  /** Called with its stderr so far, as it comes (a test waiting for a command to reach a point). */
-  onStderr?: (stderr: string) => void,
+  /** Called with its stderr so far, as it comes (a test waiting for a command to reach a point), and the child (to signal it). */
+  onStderr?: (stderr: string, child: ChildProcess) => void,
 ): Promise<CliRun> {
   const base = { ...process.env };
   for (const key of ['BOA_URL', 'BOA_TOKEN', 'BOA_DATA_DIR']) delete base[key];
@@ -35,7 +35,7 @@ export function runBoa(
     child.stdout.on('data', (chunk) => (stdout += chunk));
     child.stderr.on('data', (chunk) => {
       stderr += chunk;
-      onStderr?.(stderr);
+      onStderr?.(stderr, child);
     });
     child.on('error', fail);
     child.on('close', (status) => done({ status, stdout, stderr }));
@@ -64,7 +64,7 @@ export async function startCliService(
   const boa = (
     args: string[],
     env: Record<string, string | undefined> = {},
-    onStderr?: (stderr: string) => void,
+    onStderr?: (stderr: string, child: ChildProcess) => void,
   ) => runBoa(args, { BOA_URL: url, BOA_TOKEN: booted.token, ...env }, cwd, onStderr);
   const close = async () => {
     await new Promise((closed) => server.close(closed));

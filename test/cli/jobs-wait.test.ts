@@ -74,6 +74,31 @@ describe('boa jobs wait', () => {
     expect(rows.map((row) => row.split(/\s{2,}/)[5])).toEqual(booked.map((h) => h.toFixed(2)));
   });
 
+  it('says on Ctrl-C that the jobs still open run on, how to wait again and how to cancel (exit 130)', async () => {
+    const s = await service();
+    await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
+    const a = (await s.request('POST', '/v1/jobs', { class: 'cifar10', name: 'a' })).body;
+    const b = (await s.request('POST', '/v1/jobs', { class: 'cifar10' })).body;
+    await s.request('POST', `/v1/jobs/${a.id}/complete`, undefined, a.token);
+    let interrupted = false;
+    const run = await s.boa(
+      ['jobs', 'wait', String(a.id), String(b.id), '--interval', '0.1'],
+      {},
+      (stderr, child) => {
+        if (!interrupted && stderr.includes(`job ${b.id} (cifar10)`)) {
+          interrupted = true;
+          child.kill('SIGINT');
+        }
+      },
+    );
+    expect(run.status, run.stderr).toBe(130);
+    expect(run.stderr).toContain(
+      `boa: stopped waiting; job ${b.id} runs on (boa jobs wait ${b.id} waits again, boa jobs cancel ${b.id} stops it)\n`,
+    );
+    // Waiting cancels nothing.
+    expect((await s.request('GET', `/v1/jobs/${b.id}`)).body.state).not.toBe('cancelled');
+  });
+
   it('refuses an --interval that is not a decimal number of seconds from 0.1 to 3600', async () => {
     const s = await service();
     for (const interval of ['0x10', '', '0.05', '4e3']) {

@@ -55,11 +55,40 @@ export async function waitForJobs(
   ids: readonly number[],
   options: WaitOptions,
 ): Promise<void> {
+  const latest = new Map<number, { view: JobView; text: string }>();
+  // Waiting is only watching: said on Ctrl-C, as logs -f says it, before anyone submits a job again
+  // thinking it cancelled (found by a newcomer's review: the wait ended without a word).
+  const onInterrupt = () => {
+    const open = ids.filter((id) => !FINAL_STATES.has(latest.get(id)?.view.state ?? ''));
+    const list = open.join(' ');
+    process.stderr.write(
+      open.length === 0
+        ? '\nboa: stopped waiting\n'
+        : `\nboa: stopped waiting; ${open.length === 1 ? `job ${list} runs` : `jobs ${list} run`} on ` +
+            `(boa jobs wait ${list} waits again, boa jobs cancel ${list} stops ${open.length === 1 ? 'it' : 'them'})\n`,
+    );
+    process.exit(130);
+  };
+  process.once('SIGINT', onInterrupt);
+  try {
+    await pollUntilEnded(context, ids, options, latest);
+  } finally {
+    // `submit --wait -f` follows the logs next, with its own word on Ctrl-C.
+    process.off('SIGINT', onInterrupt);
+  }
+}
+
+/** The polling itself: each state change said on stderr; the final rows, or the error, at the end. */
+async function pollUntilEnded(
+  context: CliContext,
+  ids: readonly number[],
+  options: WaitOptions,
+  latest: Map<number, { view: JobView; text: string }>,
+): Promise<void> {
   const timeoutMs = options.timeout === undefined ? Number.POSITIVE_INFINITY : parseDuration(options.timeout);
   const intervalMs = parseInterval(options.interval);
   const deadline = Date.now() + timeoutMs;
   const seen = new Map<number, string>();
-  const latest = new Map<number, { view: JobView; text: string }>();
   let failingSince: number | undefined;
   for (;;) {
     try {
