@@ -105,6 +105,19 @@ function spendSpec(ledger, budget) {
         "utchours(datum.value) === 0 && utcminutes(datum.value) === 0 ? utcFormat(datum.value, '%b %d') : datum.label",
     },
   };
+  const spans = ledger.budgets ?? [];
+  const latest = spans[spans.length - 1];
+  // A budget held for minutes far above the spend (a typo, corrected) set the axis for the day it
+  // stayed in the chart, every line flat at its foot (found by a newcomer's review): the axis fits the
+  // spend and the budget now, and a step above that is drawn along the top edge.
+  const top = Math.max(0, latest?.gpuHoursPerHour ?? budget ?? 0, ...values.map((v) => v.value ?? 0));
+  const highest = Math.max(0, ...spans.map((b) => b.gpuHoursPerHour));
+  const y = (field, more = {}) => ({
+    field,
+    type: 'quantitative',
+    ...more,
+    ...(top > 0 && highest > OFF_CHART * top ? { scale: { domain: [0, 1.1 * top], clamp: true } } : {}),
+  });
   const layers = [
     {
       data: { values: [{ from: windowStart, to: new Date(end).toISOString() }] },
@@ -116,7 +129,7 @@ function spendSpec(ledger, budget) {
       mark: { type: 'line', interpolate: 'step-after' },
       encoding: {
         x,
-        y: { field: 'value', type: 'quantitative', title: 'GPU-hours per hour' },
+        y: y('value', { title: 'GPU-hours per hour' }),
         // The series named up front: with no points yet (a service that just started) an empty
         // legend made vega size the chart 1.8e308 px tall; and each series keeps its colour.
         color: {
@@ -129,8 +142,6 @@ function spendSpec(ledger, budget) {
       },
     },
   ];
-  const spans = ledger.budgets ?? [];
-  const latest = spans[spans.length - 1];
   if (latest) {
     // The budget as it was over the chart's span, a step at each change (found in a trial: only
     // today's was drawn, so the hours before a cut read as over the budget).
@@ -141,7 +152,7 @@ function spendSpec(ledger, budget) {
     layers.push({
       data: { values: steps },
       mark: { type: 'line', interpolate: 'step-after', color: '#c0392b', strokeDash: [6, 4], size: 2 },
-      encoding: { x, y: { field: 'budget', type: 'quantitative' } },
+      encoding: { x, y: y('budget') },
     });
     layers.push({
       data: {
@@ -154,7 +165,7 @@ function spendSpec(ledger, budget) {
         ],
       },
       mark: { type: 'text', color: '#c0392b', align: 'right', dy: -7 },
-      encoding: { x, y: { field: 'budget', type: 'quantitative' }, text: { field: 'label' } },
+      encoding: { x, y: y('budget'), text: { field: 'label' } },
     });
   } else if (budget !== null) {
     // Nothing recorded yet (no span to draw over): the budget now across the chart.

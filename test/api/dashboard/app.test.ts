@@ -122,6 +122,45 @@ describe('the spend chart, the budget', () => {
   });
 });
 
+describe('the spend chart after a budget typo', () => {
+  it('fits its axis to the spend and the budget now; the typo is drawn along the top edge', async () => {
+    const bucket = (minute: number, paid: number) => ({
+      from: new Date(Date.UTC(2026, 10, 1, 12, minute)).toISOString(),
+      to: new Date(Date.UTC(2026, 10, 1, 12, minute + 15)).toISOString(),
+      paidGpuHoursPerHour: paid,
+      allocatedGpuHoursPerHour: paid - 2,
+      paidWindowAverage: paid,
+    });
+    const at = (minute: number) => new Date(Date.UTC(2026, 10, 1, 12, minute)).toISOString();
+    const ledger = {
+      windowHours: 24,
+      series: [bucket(0, 14), bucket(15, 16), bucket(30, 15)],
+      budgets: [
+        { from: at(0), to: at(10), gpuHoursPerHour: 40 },
+        { from: at(10), to: at(11), gpuHoursPerHour: 100000 },
+        { from: at(11), to: at(45), gpuHoursPerHour: 40 },
+      ],
+    };
+    const dash = loadDashboardScript();
+    const domains = (spec: any) =>
+      spec.layer.flatMap((l: any) => (l.encoding?.y?.scale ? [l.encoding.y.scale] : []));
+    const spec = dash.spendSpec(ledger, 40);
+    // 1.1 x the budget now (above the spend), on every layer drawn against the axis.
+    expect(domains(spec)).toEqual([
+      { domain: [0, 44], clamp: true },
+      { domain: [0, 44], clamp: true },
+      { domain: [0, 44], clamp: true },
+    ]);
+    const svg = await renderSpec(spec);
+    expect(svg).toContain('budget 40');
+    expect(svg).not.toMatch(/>100,?000</);
+    // Without a typo the axis is vega's own, as before.
+    expect(
+      domains(dash.spendSpec({ ...ledger, budgets: [ledger.budgets[0], ledger.budgets[2]] }, 40)),
+    ).toEqual([]);
+  });
+});
+
 describe("the charts' text", () => {
   it('says the numbers a chart shows, and what it lacks while there are none', () => {
     const dash = loadDashboardScript();
