@@ -1,4 +1,5 @@
 import type { ServiceJob } from './jobs.ts';
+import type { MixedPlan } from '../core/plan.ts';
 import type { NodeGroupState, PoolNode } from './ports.ts';
 
 /** Why a waiting job waits, as the job view says it. */
@@ -13,12 +14,18 @@ export interface WaitContext {
    * or the group is changing (nodes leaving, whose room a raise waits for; an update of boa's own).
    */
   readonly nodesComing: boolean;
+  /**
+   * Classes the plan in force gives widths: a job of one waits for the next tick to take them, not for
+   * a plan (between a budget set and that tick it said "is a budget set?": a newcomer's review).
+   */
+  readonly plannedClasses: ReadonlySet<string>;
 }
 
 export function waitContext(state: {
   readonly lastTickAt: number | undefined;
   readonly nodes: readonly PoolNode[];
   readonly group: NodeGroupState | undefined;
+  readonly plan?: { readonly plan: MixedPlan } | undefined;
 }): WaitContext {
   let staying = 0;
   let changing = state.group?.updateInFlight !== undefined;
@@ -28,7 +35,12 @@ export function waitContext(state: {
     // A node cordoned by hand is not coming; one not ready yet (booting, registering, a brief not-ready) is.
     if (!node.leaving && !node.ready && !node.cordoned && node.waitingFor !== 'cordoned') changing = true;
   }
-  return { lastTickAt: state.lastTickAt, nodesComing: changing || (state.group?.desiredSize ?? 0) > staying };
+  const plan = state.plan?.plan ?? {};
+  return {
+    lastTickAt: state.lastTickAt,
+    nodesComing: changing || (state.group?.desiredSize ?? 0) > staying,
+    plannedClasses: new Set(Object.keys(plan).filter((name) => (plan[name]?.length ?? 0) > 0)),
+  };
 }
 
 /**
@@ -39,7 +51,7 @@ export function waitContext(state: {
  */
 export function waitingFor(job: ServiceJob, context: WaitContext): WaitingFor | null {
   if (job.state !== 'waiting') return null;
-  if (!job.widths) return 'plan';
+  if (!job.widths) return context.plannedClasses.has(job.className) ? 'tick' : 'plan';
   if (job.queuedForBudget) return 'budget';
   if (context.lastTickAt === undefined || job.submittedAt > context.lastTickAt) return 'tick';
   return context.nodesComing ? 'nodes' : 'gpus';

@@ -22,6 +22,10 @@ describe('waitingFor', () => {
     const early = (await s.request('POST', '/v1/jobs', { class: 'cifar10' })).body;
     expect(early.job.waitingFor).toBe('plan');
     await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
+    await s.service.planner.idle();
+    // A plan in force, the job not given its widths yet: it waits for the tick, not for a budget.
+    expect(s.service.state.plan).toBeDefined();
+    expect(await waitingFor(s, early.id)).toBe('tick');
     await s.ticks(1);
     // Planned and placed, its nodes asked for: it waits for them to boot.
     expect(await waitingFor(s, early.id)).toBe('nodes');

@@ -13,7 +13,7 @@ import type { WaitContext } from '../../src/service/waiting-for.ts';
 import { ManualClock, startService } from './harness.ts';
 
 /** No tick has run, no node is coming: the view's wait read before any tick. */
-const NOT_TICKED: WaitContext = { lastTickAt: undefined, nodesComing: false };
+const NOT_TICKED: WaitContext = { lastTickAt: undefined, nodesComing: false, plannedClasses: new Set() };
 
 const dirs: string[] = [];
 const cleanups: Array<() => Promise<void> | void> = [];

@@ -19,7 +19,7 @@ import type { WaitContext } from '../../src/service/waiting-for.ts';
 import { outcome } from '../../src/cli/commands/jobs.ts';
 
 /** No tick has run, no node is coming: the view's wait read before any tick. */
-const NOT_TICKED: WaitContext = { lastTickAt: undefined, nodesComing: false };
+const NOT_TICKED: WaitContext = { lastTickAt: undefined, nodesComing: false, plannedClasses: new Set() };
 
 const dirs: string[] = [];
 afterEach(() => {
