@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { BOA_SET_ENV_RULE, isBoaSetEnv } from '../service/boa-env.ts';
 import { strictBody } from './strict.ts';
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -37,7 +38,11 @@ export const WorkloadSchema = strictBody({
     .record(
       z
         .string()
-        .regex(ENV_NAME, 'environment variable names are letters, digits and _, not starting with a digit'),
+        .regex(ENV_NAME, 'environment variable names are letters, digits and _, not starting with a digit')
+        .refine((name) => !isBoaSetEnv(name), {
+          error: (issue) =>
+            `${String(issue.input)} cannot be given: ${BOA_SET_ENV_RULE} (WORLD_SIZE is the width boa chooses)`,
+        }),
       z
         .string({ error: 'environment values must be strings' })
         .max(LIMIT, `each environment value is longer than ${LIMIT} characters`)

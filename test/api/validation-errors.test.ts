@@ -173,6 +173,24 @@ describe('validation errors', () => {
       'workload.env.A=B',
       'workload.env.A=B: environment variable names are letters, digits and _, not starting with a digit',
     ],
+    // A variable boa sets per generation: given, it was overridden without a word.
+    [
+      'POST',
+      '/v1/jobs',
+      { class: 'cifar10', workload: { command: ['node'], env: { WORLD_SIZE: '5' } } },
+      'workload.env.WORLD_SIZE',
+      'workload.env.WORLD_SIZE: WORLD_SIZE cannot be given: boa sets BOA_URL, BOA_URL_FILE, BOA_JOB_ID, BOA_JOB_TOKEN, BOA_GENERATION, BOA_FIRST_RANK, BOA_SIGTERM_FILE, WORLD_SIZE, NNODES, NODE_RANK, NPROC_PER_NODE, MASTER_ADDR, MASTER_PORT itself, for each generation (WORLD_SIZE is the width boa chooses)',
+    ],
+    [
+      'POST',
+      '/v1/jobs',
+      {
+        class: 'cifar10',
+        workload: { command: ['node'], env: { BOA_CHECKPOINT_DIR: '/x', BOA_JOB_TOKEN: 't' } },
+      },
+      'workload.env.BOA_JOB_TOKEN',
+      'workload.env.BOA_JOB_TOKEN: BOA_JOB_TOKEN cannot be given: boa sets BOA_URL, BOA_URL_FILE, BOA_JOB_ID, BOA_JOB_TOKEN, BOA_GENERATION, BOA_FIRST_RANK, BOA_SIGTERM_FILE, WORLD_SIZE, NNODES, NODE_RANK, NPROC_PER_NODE, MASTER_ADDR, MASTER_PORT itself, for each generation (WORLD_SIZE is the width boa chooses)',
+    ],
     // Letters and digits alone, but a digit first: the rule says so (it read as letters and digits).
     [
       'POST',

@@ -382,6 +382,12 @@ describe('boa jobs', () => {
     const proto = await s.boa(['jobs', 'submit', 'cifar10', '--env', '__proto__=x', '--', 'node', 'x.js']);
     expect(proto.status).not.toBe(0);
     expect(proto.stderr).toContain('workload.env.__proto__: __proto__ cannot be given as a field or a name');
+    // A variable boa sets per generation: refused, not overridden unseen (a fixed width meant, none had).
+    const width = await s.boa(['jobs', 'submit', 'cifar10', '--env', 'WORLD_SIZE=5', '--', 'node', 'x.js']);
+    expect(width.status).toBe(2);
+    expect(width.stderr).toContain('workload.env.WORLD_SIZE: WORLD_SIZE cannot be given: boa sets BOA_URL,');
+    const listed = await s.boa(['--json', 'jobs', 'list']);
+    expect(JSON.parse(listed.stdout).jobs).toHaveLength(1);
   });
 
   it("runs a local executor's command where it was submitted (--workdir relative to it); a remote one's as given", async () => {
