@@ -90,7 +90,23 @@ describe('a job note', () => {
     expect(outcome(running({ state: 'done', width: 0, statEpoch: 0, reportedProgress: false }))).toBe(
       'ended without reporting progress',
     );
-    expect(outcome(running({ state: 'done', width: 0, reportedProgress: true }))).toBeNull();
+    expect(outcome(running({ state: 'done', width: 0, statEpoch: 3, reportedProgress: true }))).toBeNull();
+  });
+
+  it("says a job done before its plan's last epoch was last reported there, the epoch it shows", () => {
+    // Its last reports lost while the service was down, or an early stop: the epoch column is the report's.
+    expect(outcome(running({ state: 'done', width: 0, statEpoch: 0, reportedProgress: true }))).toBe(
+      'last reported epoch 1 of 4',
+    );
+    expect(outcome(running({ state: 'done', width: 0, statEpoch: 2, reportedProgress: true }))).toBe(
+      'last reported epoch 3 of 4',
+    );
+    expect(outcome(running({ state: 'done', width: 0, statEpoch: 3, reportedProgress: true }))).toBeNull();
+    // A running job in an early epoch is no news, nor a job that never reported (its own note).
+    expect(outcome(running({ statEpoch: 0, reportedProgress: true }))).toBeNull();
+    expect(outcome(running({ state: 'done', width: 0, statEpoch: 0, reportedProgress: false }))).toBe(
+      'ended without reporting progress',
+    );
     // Running and not reporting yet is not news: it may be starting.
     expect(outcome(running({ statEpoch: 0, width: 2, reportedProgress: false }))).toBeNull();
   });

@@ -349,7 +349,8 @@ describe('boa jobs', () => {
     expect(show.stdout).toMatch(/^last report\s+none$/m);
     for (const name of ['told', 'rescaled']) {
       const shown = (await s.boa(['jobs', 'show', name])).stdout;
-      expect(shown).toMatch(/^state\s+done$/m);
+      // Done after reporting epoch 0 alone: the epoch shown is that report's, and the note says so.
+      expect(shown).toMatch(/^state\s+done: last reported epoch 1 of \d+$/m);
       expect(shown).toMatch(/^last report\s+\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/m);
     }
     const list = (await s.boa(['jobs', 'list'])).stdout.split('\n');

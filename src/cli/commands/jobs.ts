@@ -150,6 +150,11 @@ export function outcome(job: JobView): string | null {
     // Done is right (rank 0 exited 0, or complete was called), but its epoch says only where it began.
     if (job.state === 'done' && job.reportedProgress === false)
       notes.push('ended without reporting progress');
+    // Its epoch is the last report's: one done before the plan's last epoch stopped early, or its last
+    // reports never reached boa (it ended while the service was down); either way not a job cut short.
+    const epochs = job.widths?.length ?? 0;
+    if (job.state === 'done' && job.reportedProgress === true && job.statEpoch + 1 < epochs)
+      notes.push(`last reported epoch ${job.statEpoch + 1} of ${epochs}`);
     return notes.length > 0 ? notes.join('; ') : null;
   }
   return `${code}${job.failureReason ?? job.state}`;
