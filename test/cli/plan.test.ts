@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startCliService } from './cli-harness.ts';
@@ -156,5 +156,19 @@ describe('boa frontier', () => {
     const unwritable = await s.boa(['frontier', '--svg', join(s.cwd, 'no-such-dir', 'f.svg')]);
     expect(unwritable.status).toBe(2);
     expect(unwritable.stderr).toMatch(/cannot write .*f\.svg: its folder does not exist/);
+
+    // A file that is not a chart (a typo'd name) is kept, not overwritten; an empty one is taken.
+    const script = join(s.cwd, 'train.py');
+    writeFileSync(script, 'print("train")\n');
+    const kept = await s.boa(['frontier', '--svg', script]);
+    expect(kept.status).toBe(2);
+    expect(kept.stderr).toBe(
+      `boa: will not write ${script}: it exists and is not an SVG chart (boa replaces only one it wrote): give a new file name, or remove it first\n`,
+    );
+    expect(readFileSync(script, 'utf8')).toBe('print("train")\n');
+    const empty = join(s.cwd, 'empty.svg');
+    writeFileSync(empty, '');
+    expect((await s.boa(['frontier', '--svg', empty])).status).toBe(0);
+    expect(readFileSync(empty, 'utf8').startsWith('<svg')).toBe(true);
   });
 });

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { CliError, EXIT, usageError } from '../errors.ts';
 import { contextOf, output } from '../context.ts';
 import { duration, fixed, keyValues, significant, table } from '../format.ts';
+import { notAChartToReplace } from '../svg-file.ts';
 import { writeProblem } from '../write-problem.ts';
 
 interface FrontierView {
@@ -25,6 +26,8 @@ export function addFrontierCommand(program: Command): void {
       const context = contextOf(command);
       if (options.svg !== undefined) {
         if (options.svg.trim() === '') throw usageError('--svg needs a file name');
+        const kept = notAChartToReplace(options.svg);
+        if (kept) throw usageError(`will not write ${options.svg}: ${kept}`);
         const svg = await context.client.text('GET', '/v1/frontier?format=svg');
         if (!svg.trimStart().startsWith('<svg')) {
           throw new CliError('the service did not answer with an SVG chart', EXIT.failed);
