@@ -167,7 +167,8 @@ export const BudgetView = z
           'since the budget was set, or over the ledger rows kept (the longest window plus a day) when it was set before them',
       }),
     dollarsPerMonth: z.number().nullable().openapi({
-      description: 'the budget in dollars per 730-hour month; null without a budget or a known node price',
+      description:
+        "the budget in dollars per 730-hour month, at most the node group's maximum GPUs (maxGpus: a budget above it can never spend the rest); null without a budget or a known node price",
     }),
     paidDollarsPerMonth: z.number().nullable().openapi({
       description: "the window's paid average in dollars per month; null without a known node price",

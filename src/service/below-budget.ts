@@ -11,6 +11,7 @@ import {
   usableExtraGpus,
 } from '../core/below-budget.ts';
 import { epochSpeedups } from '../core/profile.ts';
+import { heldToGpuHoursPerHour } from './budget.ts';
 import { knownPaidGpus } from './paid-now.ts';
 import { profilesInUse } from './profiles-in-use.ts';
 import type { BoaService } from './service.ts';
@@ -30,7 +31,8 @@ export function belowBudgetInput(service: BoaService): BelowBudgetInput {
     if (speedups) usableGpus += usableExtraGpus(speedups, job.width, DEFAULT_MIN_MARGINAL_SPEEDUP);
   }
   return {
-    budgetGpus: state.budget?.gpuHoursPerHour ?? 0,
+    // GPUs above the node group's maximum are never paid, so never short (budget.ts).
+    budgetGpus: state.budget ? heldToGpuHoursPerHour(state.budget) : 0,
     paidGpus: knownPaidGpus(state, service.deps.repo.ledger),
     allocatedGpus,
     anyWaiting,

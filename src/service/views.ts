@@ -132,7 +132,9 @@ export function budgetView(service: BoaService) {
       sinceSet && budget
         ? { ...averagesView(sinceSet), budgetGpuHoursPerHour: heldToGpuHoursPerHour(budget) }
         : null,
-    dollarsPerMonth: budget ? perMonth(budget.gpuHoursPerHour) : null,
+    // What it can spend: above the node group's maximum, the rest can never be paid (257 showed the
+    // month's dollars of 257 GPUs beside a window held to 256: a newcomer's review).
+    dollarsPerMonth: budget ? perMonth(heldToGpuHoursPerHour(budget)) : null,
     paidDollarsPerMonth: perMonth(window.paidGpuHoursPerHour),
     instanceType: config.instanceType,
     nodePricePerHour: config.nodePricePerHour,

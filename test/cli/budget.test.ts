@@ -138,6 +138,17 @@ describe('boa budget', () => {
       /^ceiling\s+82 nodes \(330\.1 GPUs\) for the next 1 h .*; the node group holds at most 256 GPUs$/m,
     );
     expect(renderBudget({ ...budget, maxGpus: 400, control: past })).not.toMatch(/holds at most/);
+    // A budget above them: the dollars are the group's GPUs' (the service's), and said to be.
+    const above = { ...budget, gpuHoursPerHour: 257, maxGpus: 256, dollarsPerMonth: 182768.64 };
+    expect(renderBudget(above)).toMatch(
+      /^budget\s+257 GPU-hours\/hour \(at most the node group's 256 GPUs can be paid: \$182,768\.64\/month\)$/m,
+    );
+    expect(renderBudget({ ...above, dollarsPerMonth: null })).toMatch(
+      /^budget\s+257 GPU-hours\/hour \(at most the node group's 256 GPUs can be paid\)$/m,
+    );
+    expect(renderBudget({ ...above, maxGpus: 400 })).toMatch(
+      /^budget\s+257 GPU-hours\/hour \(\$182,768\.64\/month\)$/m,
+    );
     const two = renderBudget({ ...budget, control: { ...one, ceilingNodes: 2, queuedForBudget: 2 } });
     expect(two).toMatch(/^ceiling\s+2 nodes \(/m);
     expect(two).toMatch(/^queued\s+2 jobs wait for the budget/m);

@@ -39,6 +39,11 @@ describe('budget API', () => {
       'budget 17 is above the 16 GPUs the node group can ever run (its maximum nodes x GPUs per node): ' +
         'at most those are paid, the rest can never be spent',
     );
+    // What it can spend is the 16 GPUs': the month's dollars and the GPUs short of it (none is 17).
+    expect(over.body.dollarsPerMonth).toBeCloseTo(16 * (3.912 / 4) * 730, 1);
+    const got = (await s.request('GET', '/v1/budget')).body;
+    expect(got.dollarsPerMonth).toBeCloseTo(16 * (3.912 / 4) * 730, 1);
+    expect(got.control.belowBudget.gpus).toBe(16);
     expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 16 })).body.warning).toBeNull();
   });
 

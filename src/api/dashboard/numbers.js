@@ -53,7 +53,10 @@ function renderNumbers(budget, plan, status) {
       ? ''
       : number(
           'dollars-value',
-          'budget $ per month',
+          // Above the node group's maximum the service's dollars are those GPUs', not the budget's.
+          budget.maxGpus != null && budget.gpuHoursPerHour > budget.maxGpus
+            ? `budget $ per month (at most the node group's ${budget.maxGpus} GPUs)`
+            : 'budget $ per month',
           budget.dollarsPerMonth === null
             ? '-'
             : `$${Math.round(budget.dollarsPerMonth).toLocaleString('en-US')}`,

@@ -66,9 +66,21 @@ type BudgetSetView = BudgetView & {
   } | null;
 };
 
-/** " ($N/month)" after a budget, or nothing when the service knows no price for its nodes. */
-function perMonth(dollarsPerMonth: number | null): string {
-  return dollarsPerMonth === null ? '' : ` (${dollars(dollarsPerMonth)}/month)`;
+/**
+ * " ($N/month)" after a budget, or nothing when the service knows no price for its nodes. Above the
+ * most GPUs the node group can run, only those are paid, and the service's dollars are theirs: said so.
+ */
+function perMonth(b: {
+  gpuHoursPerHour: number | null;
+  dollarsPerMonth: number | null;
+  maxGpus?: number | null;
+}): string {
+  const above = b.maxGpus != null && b.gpuHoursPerHour !== null && b.gpuHoursPerHour > b.maxGpus;
+  if (b.dollarsPerMonth === null)
+    return above ? ` (at most the node group's ${b.maxGpus} GPUs can be paid)` : '';
+  return above
+    ? ` (at most the node group's ${b.maxGpus} GPUs can be paid: ${dollars(b.dollarsPerMonth)}/month)`
+    : ` (${dollars(b.dollarsPerMonth)}/month)`;
 }
 
 /** The numbers `boa plan` shows for the new budget: its minimum, and what the plan will spend. */
@@ -90,7 +102,7 @@ function renderBudgetSet(data: BudgetSetView): string {
     ? '- (no arrivals seen yet)'
     : `${significant(data.minFeasibleBudget)} GPU-hours/hour at these arrival rates`;
   const rows: [string, string][] = [
-    ['budget set', `${data.gpuHoursPerHour} GPU-hours/hour${perMonth(data.dollarsPerMonth)}`],
+    ['budget set', `${data.gpuHoursPerHour} GPU-hours/hour${perMonth(data)}`],
     ['minimum feasible', minimum],
     ['plan', uses],
   ];
@@ -111,7 +123,7 @@ export function renderBudget(b: BudgetView): string {
   const target =
     b.gpuHoursPerHour === null
       ? 'not set (boa budget set <gpuHoursPerHour>)'
-      : `${b.gpuHoursPerHour} GPU-hours/hour${perMonth(b.dollarsPerMonth)}`;
+      : `${b.gpuHoursPerHour} GPU-hours/hour${perMonth(b)}`;
   const head = keyValues([
     ['budget', target],
     ['set at', when(b.setAt)],

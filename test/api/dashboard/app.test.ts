@@ -390,6 +390,10 @@ describe('the numbers and tables', () => {
     expect(unpriced).toContain('id="budget-value">40.0<');
     expect(unpriced).not.toContain('dollars-value');
     expect(unpriced).not.toContain('$');
+    // Above the 16 GPUs the node group can run, the dollars are theirs, and the label says so.
+    const above = await numbers({ maxNodes: 4, gpusPerNode: 4 });
+    expect(above).toContain('id="dollars-value">$11,423<');
+    expect(above).toContain("budget $ per month (at most the node group's 16 GPUs)");
   });
 
   it('flag the paid average as over only against the budgets in force over its window, not after a cut', async () => {
