@@ -82,6 +82,28 @@ it.each([
   expect(run.status, run.stderr).toBe(0);
 });
 
+it('jobs wait says a restart it waits out once, not at every poll; again after an answer', async () => {
+  const { url, cwd } = await fakeBoa([
+    json(200, job('running')),
+    starting,
+    starting,
+    starting,
+    json(200, job('running')),
+    dropped,
+    dropped,
+    json(200, job('done')),
+  ]);
+  const run = await runBoa(
+    ['jobs', 'wait', '1', '--interval', '0.1'],
+    { BOA_URL: url, BOA_TOKEN: token },
+    cwd,
+  );
+  expect(run.status, run.stderr).toBe(0);
+  const retries = run.stderr.split('\n').filter((line) => line.includes('trying again'));
+  expect(retries).toHaveLength(2);
+  expect(retries[0]).toMatch(/starting; trying again for up to 5 minutes$/);
+});
+
 it('jobs wait still ends on an error that is not boa restarting', async () => {
   const { url, cwd } = await fakeBoa([
     json(200, job('running')),

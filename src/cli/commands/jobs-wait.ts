@@ -90,6 +90,7 @@ async function pollUntilEnded(
   const deadline = Date.now() + timeoutMs;
   const seen = new Map<number, string>();
   let failingSince: number | undefined;
+  let saidRetry: string | undefined;
   for (;;) {
     try {
       const open = ids.filter((id) => !FINAL_STATES.has(latest.get(id)?.view.state ?? ''));
@@ -107,13 +108,17 @@ async function pollUntilEnded(
         }
       }
       failingSince = undefined;
+      saidRetry = undefined;
     } catch (error) {
       // boa restarting (no answer, a cut one, 503 while it starts) is waited out, as logs -f does: the
       // jobs run on, and exit 1 or 3 here read as the wait's answer to a script.
       if (!isTransient(error) || Date.now() >= deadline) throw error;
       failingSince ??= Date.now();
       if (Date.now() - failingSince > UNANSWERED_MS) throw error;
-      process.stderr.write(`boa: ${printable(error.message)}; trying again\n`);
+      // Once an outage and message, not every poll (a line every 2 s for the 5 minutes: a review).
+      const retry = `boa: ${printable(error.message)}; trying again for up to ${UNANSWERED_MS / 60_000} minutes\n`;
+      if (retry !== saidRetry) process.stderr.write(retry);
+      saidRetry = retry;
       await new Promise((wake) => setTimeout(wake, Math.min(intervalMs, Math.max(0, deadline - Date.now()))));
       continue;
     }
