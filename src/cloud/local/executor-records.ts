@@ -59,7 +59,7 @@ export function generationsOf(jobsDir: string, jobId: number): number[] {
 export function recordFile(
   dir: string,
   rank: number,
-  kind: 'pid' | 'exit' | 'stop' | 'log' | 'group' | 'sigterm' | 'url' | 'orphans' | 'termed',
+  kind: 'pid' | 'exit' | 'stop' | 'log' | 'group' | 'sigterm' | 'url' | 'orphans' | 'termed' | 'abandoned',
 ): string {
   return join(dir, `${rank}.${kind}`);
 }

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
-import { generationDir, readPid, removeRecords, type ReplicaKey } from './executor-records.ts';
+import { existsSync, writeFileSync } from 'node:fs';
+import { generationDir, readPid, recordFile, removeRecords, type ReplicaKey } from './executor-records.ts';
 import type { ProcSnapshot } from './proc-snapshot.ts';
 import { isOurSupervisor } from './replica-processes.ts';
 import { replicaTargets, signalQuietly } from './replica-signals.ts';
@@ -30,6 +31,8 @@ export function findLostStrays(
     if (tracked(spec)) continue;
     const { jobId, generation, rank } = spec;
     const dir = generationDir(jobsDir, jobId, generation);
+    // Before the record is read: a supervisor that links its record after this sees the marker and ends.
+    markAbandoned(dir, rank);
     const record = readPid(dir, rank);
     if (record === undefined) continue; // none yet: looked for again at the next pass
     spawnFailures.settled(spec);
@@ -44,6 +47,20 @@ export function findLostStrays(
     found.push({ replica: { jobId, generation, rank, dir, pid: record.pid, owned: true }, killAt });
   }
   return found;
+}
+
+/**
+ * `<rank>.abandoned`: a lost start's supervisor that has not started yet (held up on a loaded machine, past
+ * the seconds this executor looks for its record) ends at once when it does, running nothing
+ * (replica-supervisor.sh). Kept with the generation's folder; a launch into the folder removes it.
+ */
+function markAbandoned(dir: string, rank: number): void {
+  const file = recordFile(dir, rank, 'abandoned');
+  try {
+    if (!existsSync(file)) writeFileSync(file, '');
+  } catch {
+    // Its folder gone: no supervisor can start in it.
+  }
 }
 
 /**

@@ -9,6 +9,7 @@ import { LAUNCHER_ENDED, type ReplicaLauncher } from './launcher.ts';
 import type { LocalReplica } from './local-replica.ts';
 import type { RendezvousPorts } from './rendezvous-ports.ts';
 import { heldBackNames, replicaEnv } from './replica-env.ts';
+import { claimPidRecord, takePidRecord } from './pid-claim.ts';
 import { isOurSupervisor } from './replica-processes.ts';
 import { SPAWN_ATTEMPTS, type SpawnFailures } from './spawn-failures.ts';
 
@@ -116,8 +117,16 @@ export class ReplicaStarts {
     if (found === undefined && this.deps.spawnFailures.awaitingRecord(spec)) return;
     // Any other record is an earlier start's (its pid gone or reused): the supervisor keeps a record it
     // finds, so one left here would name another process until boa writes this one's (lost if boa dies).
-    rmSync(recordFile(dir, spec.rank, 'pid'), { force: true });
+    // Taken, not removed: one a lost start's supervisor linked in since the read above is that replica.
+    const taken = takePidRecord(dir, spec.rank);
+    if (taken && taken.pid !== found?.pid && isOurSupervisor(taken.pid, dir, spec.rank)) {
+      claimPidRecord(dir, spec.rank, taken);
+      this.adoptStarted(spec, dir, taken);
+      return;
+    }
     rmSync(recordFile(dir, spec.rank, 'exit'), { force: true });
+    // Launched on purpose: a lost start's marker must not end this one (lost-start-strays.ts).
+    rmSync(recordFile(dir, spec.rank, 'abandoned'), { force: true });
     const { workload } = spec;
     // Where boa is now, which a restart at another address rewrites (adopted-url.ts): BOA_URL is fixed
     // for the process's life, and boa's job clients re-read this file when BOA_URL stops answering.
@@ -154,8 +163,16 @@ export class ReplicaStarts {
       this.spawnFailed(spec, launched);
       return;
     }
-    this.deps.spawnFailures.started(spec);
     const startedAt = this.deps.now();
+    // A lost start's supervisor, held up past the wait for its record, may have claimed the replica
+    // first: this launch's supervisor then ends by itself, running nothing, and that one is tracked.
+    const record = { pid: launched.pid, node: spec.node, startedAt, boaUrl: spec.env.BOA_URL };
+    const first = claimPidRecord(dir, spec.rank, record);
+    if (first && isOurSupervisor(first.pid, dir, spec.rank)) {
+      this.adoptStarted(spec, dir, first);
+      return;
+    }
+    this.deps.spawnFailures.started(spec);
     // Tracked before anything else can fail: a replica running untracked would be started again.
     const replica: LocalReplica = {
       jobId: spec.jobId,

@@ -15,6 +15,7 @@
 #     <dir>/<rank>.group the command's process group (where setsid exists), for the executor's SIGKILL
 #     <dir>/<rank>.orphans  empty, once this supervisor has sent the group's orphans their SIGTERM
 #     <dir>/<rank>.termed   empty, once it has passed a stop's SIGTERM to the command's main process
+#     <dir>/<rank>.abandoned  (boa's) a lost start given up on: this supervisor ends, running nothing
 if [ "$#" -lt 7 ] || [ "$6" != "--" ]; then
   echo 'usage: replica-supervisor.sh <dir> <rank> <node> <grace seconds> <working dir> -- <command> [args...]' >&2
   exit 2
@@ -40,12 +41,34 @@ trap 'stopped=1' TERM
 # A terminal closing must not stop a job that outlives its service.
 trap '' HUP
 
-# Whoever is first (this or the executor) writes the record; a crash in between loses nothing. One found
-# here names this shell: the executor removes an earlier start's before it launches (replica-start.ts).
+# Whoever is first (this or the executor) writes the record; a crash in between loses nothing. A link
+# fails if the record is there already: no second writer replaces the first. The executor removes an
+# earlier start's record before it launches (replica-start.ts), so one found here names this shell, or
+# another supervisor started for this replica: one whose start boa took for lost and, this shell held up
+# past the wait for its record, launched again. That one runs the replica; this one ends at once,
+# having run nothing (two copies of a replica ran).
+# A lost start boa gave up on or no longer wants (<rank>.abandoned, lost-start-strays.ts): nothing tracks
+# it, so it runs nothing. Looked at again once its record is in: boa reads records after marking.
+abandoned() {
+  [ -e "$dir/$rank.abandoned" ] || return 1
+  echo "boa: this start was given up on (its answer lost, the replica failed or no longer wanted): pid $$ ends, running nothing" >>"$dir/$rank.log"
+}
+abandoned && exit 0
 if [ ! -e "$dir/$rank.pid" ]; then
-  printf '{"pid":%d,"node":"%s","startedAt":%s000}' "$$" "$node" "$(date +%s)" >"$dir/$rank.pid.sh.tmp" &&
-    mv -n "$dir/$rank.pid.sh.tmp" "$dir/$rank.pid" 2>/dev/null
-  rm -f "$dir/$rank.pid.sh.tmp"
+  printf '{"pid":%d,"node":"%s","startedAt":%s000}' "$$" "$node" "$(date +%s)" >"$dir/$rank.pid.$$.tmp" &&
+    ln "$dir/$rank.pid.$$.tmp" "$dir/$rank.pid" 2>/dev/null
+  rm -f "$dir/$rank.pid.$$.tmp"
+fi
+owner=$(cat "$dir/$rank.pid" 2>/dev/null)
+owner=${owner#'{"pid":'}
+owner=${owner%%[!0-9]*}
+if [ -n "$owner" ] && [ "$owner" != "$$" ]; then
+  echo "boa: replica already run by supervisor $owner: this start (pid $$) ends, running nothing" >>"$dir/$rank.log"
+  exit 0
+fi
+if abandoned; then
+  [ "$owner" = "$$" ] && rm -f "$dir/$rank.pid"
+  exit 0
 fi
 
 record_exit() {
