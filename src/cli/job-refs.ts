@@ -28,13 +28,17 @@ export async function resolveJobRef(client: BoaClient, ref: string, active = fal
   if (matches.length === 1) return matches[0]!.id;
   if (live.length === 1) return live[0]!.id;
   if (matches.length > 1) {
-    throw new CliError(
-      `${matches.length} ${active ? 'waiting or running ' : ''}jobs are named "${ref}": ${described(matches)}; give the id(s)`,
-      EXIT.badInput,
-    );
+    const message = `${matches.length} ${active ? 'waiting or running ' : ''}jobs are named "${ref}": ${described(matches)}; give the id(s)`;
+    throw new CliError(message, EXIT.badInput, errorBody('ambiguous_name', message));
   }
   const others = data.jobs.length > 0 ? ` (${described(data.jobs)})` : ' (see boa jobs list)';
-  throw new CliError(`no ${active ? 'waiting or running ' : ''}job is named "${ref}"${others}`, EXIT.failed);
+  const message = `no ${active ? 'waiting or running ' : ''}job is named "${ref}"${others}`;
+  throw new CliError(message, EXIT.failed, errorBody('not_found', message));
+}
+
+/** The API's error document, so --json prints the same shape for a name as for an id the service refused. */
+function errorBody(code: string, message: string): string {
+  return JSON.stringify({ error: { code, message } });
 }
 
 /** "job 3 is done, job 5 is running": the newest ten at most. */

@@ -50,7 +50,8 @@ export function addJobsCommands(program: Command): void {
       // On stderr, so the table stays whole for awk: a full page may have older jobs before it, which
       // one more row says (a page ending at the first job named an empty one: a newcomer trial).
       const oldest = data.jobs[0]?.id;
-      if (!context.json && data.jobs.length === limit && oldest !== undefined) {
+      // With --json too: stdout stays one JSON document, and a script is told its page is not all.
+      if (data.jobs.length === limit && oldest !== undefined) {
         const older = new URLSearchParams(query);
         older.set('before', String(oldest));
         older.set('limit', '1');
