@@ -235,7 +235,8 @@ describe('boa jobs', () => {
     for (const generation of ['1', String(job.generation)]) {
       mkdirSync(join(dataDir, 'jobs', String(body.id), generation), { recursive: true });
     }
-    const show = await s.boa(['jobs', 'show', String(body.id)]);
+    // The data dir named, as a local service's user does (BOA_DATA_DIR) or its token file proves it.
+    const show = await s.boa(['jobs', 'show', String(body.id)], { BOA_DATA_DIR: dataDir });
     expect(show.stderr).toBe('');
     expect(show.status).toBe(0);
     const lines = Object.fromEntries(
@@ -274,6 +275,24 @@ describe('boa jobs', () => {
     const missing = await s.boa(['jobs', 'show', '99']);
     expect(missing.status).toBe(1);
     expect(missing.stderr).toBe('boa: job 99 not found (see boa jobs list)\n');
+  });
+
+  it("names no logs folder from the CLI's own ./data when the token did not come from that data dir", async () => {
+    const s = await startCliService({ config: { local: { bootSeconds: 0, releaseSeconds: 0 } } });
+    cleanups.push(s.close);
+    await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
+    const { body } = await s.request('POST', '/v1/jobs', { class: 'cifar10' });
+    await s.ticks(3);
+    const { generation } = (await s.request('GET', `/v1/jobs/${body.id}`)).body;
+    expect(generation).toBeGreaterThan(0);
+    // Another local service's data dir where the CLI runs (job ids start at 1 on every service): its
+    // job of this id has logs. The token came from BOA_TOKEN, so nothing ties ./data to this service.
+    mkdirSync(join(s.cwd, 'data', 'jobs', String(body.id), String(generation)), { recursive: true });
+    const show = await s.boa(['jobs', 'show', String(body.id)]);
+    expect(show.stderr).toBe('');
+    expect(show.status).toBe(0);
+    expect(show.stdout).toMatch(/^GPUs\s/m);
+    expect(show.stdout).not.toMatch(/^logs\s/m);
   });
 
   it('says at submit that a local executor ignores --image, and shows the image given', async () => {

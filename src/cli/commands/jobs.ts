@@ -191,6 +191,9 @@ function lentNote(job: JobView): string {
  */
 function logsDir(connection: Connection, job: JobView): string | undefined {
   if (!isLocalUrl(new URL(connection.url))) return undefined;
+  // The data dir is this service's only when its token file was the one proved (or the caller named
+  // it): with --token or BOA_TOKEN, ./data may be another service's, whose job of this id is another.
+  if (connection.tokenSource !== 'file' && !process.env.BOA_DATA_DIR) return undefined;
   const dir = join(localDataDir(process.env, process.cwd()), 'jobs', String(job.id));
   if (!existsSync(dir)) return undefined;
   const generations = readdirSync(dir)
