@@ -498,6 +498,10 @@ describe('boa jobs', () => {
     expect(logs.stdout).toBe('line 4\nline 5\n');
     expect(logs.status).toBe(0);
     const generation = (await s.request('GET', `/v1/jobs/${body.id}`)).body.generation;
+    // --json: the lines with the run they are from, one document (it printed the bare log).
+    const json = await s.boa(['--json', 'jobs', 'logs', String(body.id), '--tail', '2']);
+    expect(json.status).toBe(0);
+    expect(JSON.parse(json.stdout)).toEqual({ job: body.id, rank: 0, generation, text: 'line 4\nline 5\n' });
     // A rank the job does not run now: the ranks it runs are named.
     const ranks = (await s.request('GET', `/v1/jobs/${body.id}/allocation`)).body.nodes.length as number;
     const named = ranks === 1 ? 'rank 0 only' : `ranks 0 to ${ranks - 1}`;

@@ -3,7 +3,7 @@ import type { jobView } from '../../service/views.ts';
 import type { BoaClient } from '../client.ts';
 import { contextOf } from '../context.ts';
 import { CliError, EXIT, usageError } from '../errors.ts';
-import { printable, when } from '../format.ts';
+import { printable, printableJson, when } from '../format.ts';
 import { resolveJobRef } from '../job-refs.ts';
 import { parseNumber } from '../parse.ts';
 import { describeJob, FINAL_STATES } from './jobs-wait.ts';
@@ -48,10 +48,14 @@ export function addLogsCommand(jobs: Command): void {
       if (options.follow) return followLogs(context.client, jobId, { rank, tail, generation });
       const query = logQuery({ rank, tail, generation });
       const { text, headers } = await context.client.textAnswer('GET', `/v1/jobs/${jobId}/logs?${query}`);
-      process.stdout.write(text);
+      const shown = Number(headers.get('boa-generation'));
+      // --json was ignored (the bare log printed); a script gets which run the lines are from with them.
+      if (context.json) {
+        const document = { job: jobId, rank, generation: shown, text };
+        context.print(`${printableJson(JSON.stringify(document))}\n`);
+      } else process.stdout.write(text);
       // Said on stderr, stdout stays the log alone: an empty answer is not a failure to read, and the
       // newest generation alone hid the runs before a rescale or restart (found in a newcomer trial).
-      const shown = Number(headers.get('boa-generation'));
       if (text === '') {
         const line = await nothingWrittenLine(
           context.client,
