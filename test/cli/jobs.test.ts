@@ -613,4 +613,38 @@ describe('boa jobs', () => {
     expect(page.body.jobs.map((j: { name: string }) => j.name)).toEqual(['a', 'b', 'c']);
     expect((await s.request('GET', '/v1/jobs?before=0')).body.error).toMatchObject({ field: 'before' });
   });
+
+  it('lists the jobs that ended last, newest first, with --ended (what finished lately)', async () => {
+    const s = await startCliService();
+    cleanups.push(s.close);
+    for (const name of ['a', 'b', 'c', 'd']) {
+      expect((await s.request('POST', '/v1/jobs', { class: 'cifar10', name })).status).toBe(201);
+    }
+    expect((await s.request('POST', '/v1/jobs/3/cancel')).status).toBe(200);
+    await s.ticks(1);
+    expect((await s.request('POST', '/v1/jobs/1/cancel')).status).toBe(200);
+    const ended = await s.boa(['jobs', 'list', '--ended']);
+    expect(ended.stderr).toBe('');
+    expect(ended.status).toBe(0);
+    // The last to end first; the jobs still waiting are not among them.
+    expect(rows(ended.stdout).map((r) => r[1])).toEqual(['a', 'c']);
+    const last = await s.boa(['jobs', 'list', '--ended', '--limit', '1']);
+    expect(rows(last.stdout).map((r) => r[1])).toEqual(['a']);
+    expect(last.stderr).toBe('the last 1 jobs to end are shown; more: --limit N (up to 10000)\n');
+    // With --state, of those states: the waiting ones, which have not ended, after the ended.
+    const some = await s.boa(['jobs', 'list', '--ended', '--state', 'waiting,cancelled']);
+    expect(
+      rows(some.stdout)
+        .map((r) => r[1])
+        .slice(0, 2),
+    ).toEqual(['a', 'c']);
+    expect(
+      rows(some.stdout)
+        .map((r) => r[1])
+        .sort(),
+    ).toEqual(['a', 'b', 'c', 'd']);
+    const paged = await s.boa(['jobs', 'list', '--ended', '--before', '3']);
+    expect(paged.status).toBe(2);
+    expect(paged.stderr).toMatch(/--ended .* has no pages: give --limit N/);
+  });
 });

@@ -5,13 +5,13 @@ import type { jobView } from '../../service/views.ts';
 import { type Connection, isLocalUrl, localDataDir } from '../connection.ts';
 import { contextOf, output } from '../context.ts';
 import { dollars, fixed, keyValues, table, when } from '../format.ts';
-import { CliError, EXIT } from '../errors.ts';
+import { CliError, EXIT, usageError } from '../errors.ts';
 import { resolveJobRef } from '../job-refs.ts';
 import { parseNumber } from '../parse.ts';
 import { addCancelCommand } from './jobs-cancel.ts';
 import { addSubmitCommand } from './jobs-submit.ts';
 import { addLogsCommand } from './jobs-logs.ts';
-import { addWaitCommand, failedOutputCommand, gpuHoursCell } from './jobs-wait.ts';
+import { addWaitCommand, FINAL_STATES, failedOutputCommand, gpuHoursCell } from './jobs-wait.ts';
 
 type JobView = ReturnType<typeof jobView>;
 
@@ -35,10 +35,21 @@ export function addJobsCommands(program: Command): void {
     .option('--name <name>', 'only jobs of exactly this name')
     .option('--limit <n>', 'the newest this many jobs (the service allows 1 to 10000; default 1000)')
     .option('--before <id>', 'only jobs with a lower id: the page before one that began with this job')
+    .option(
+      '--ended',
+      'the jobs that ended last, newest first (what finished lately; of the --state given, else of all ended)',
+    )
     .action(async (options: ListOptions, command: Command) => {
       const context = contextOf(command);
+      if (options.ended && options.before !== undefined)
+        throw usageError(
+          '--ended lists the newest to end and has no pages: give --limit N (up to 10000), not --before',
+        );
       const query = new URLSearchParams();
-      if (options.state !== undefined) query.set('state', parseStates(options.state).join(','));
+      // Ended without --state: the ended states alone (the API lists the jobs not ended after them).
+      const states = options.state ?? (options.ended ? [...FINAL_STATES].join(',') : undefined);
+      if (states !== undefined) query.set('state', parseStates(states).join(','));
+      if (options.ended) query.set('order', 'ended');
       if (options.class !== undefined) query.set('class', options.class);
       if (options.name !== undefined) query.set('name', options.name);
       const limit = options.limit === undefined ? DEFAULT_LIMIT : parseNumber(options.limit, '--limit');
@@ -51,7 +62,9 @@ export function addJobsCommands(program: Command): void {
       // one more row says (a page ending at the first job named an empty one: a newcomer trial).
       const oldest = data.jobs[0]?.id;
       // With --json too: stdout stays one JSON document, and a script is told its page is not all.
-      if (data.jobs.length === limit && oldest !== undefined) {
+      if (options.ended && data.jobs.length === limit) {
+        process.stderr.write(`the last ${limit} jobs to end are shown; more: --limit N (up to 10000)\n`);
+      } else if (!options.ended && data.jobs.length === limit && oldest !== undefined) {
         const older = new URLSearchParams(query);
         older.set('before', String(oldest));
         older.set('limit', '1');
@@ -87,6 +100,7 @@ interface ListOptions {
   name?: string;
   limit?: string;
   before?: string;
+  ended?: boolean;
 }
 
 /** `--state running` or `--state waiting,running`: each a state, so a typo is named before any request. */
