@@ -7,7 +7,7 @@ import {
   type ReplicaLogQuery,
 } from './ports.ts';
 import { ServiceError } from './errors.ts';
-import { nodesOf } from './jobs.ts';
+import { nodesOf, type ServiceJob } from './jobs.ts';
 import type { BoaService } from './service.ts';
 
 export interface JobLogsQuery {
@@ -88,19 +88,7 @@ async function readLog<T>(
     // Only a job holding no GPUs (ended, or queued again) is counted: its logs are kept files, where a
     // running one's may be live pods, a request each.
     const kept = job.startedAt !== null && ranks === 0 ? await keptRanks(executor, job.id, query) : undefined;
-    const why =
-      job.startedAt === null
-        ? job.state === 'waiting'
-          ? `it has not run yet (it waits for GPUs: boa jobs show ${job.id})`
-          : `it never ran (${job.state} before it had GPUs)`
-        : query.generation === undefined && ranks > 0 && query.rank >= ranks
-          ? `it runs ${rankRange(ranks)} now (generation ${job.generation}; an older generation's: --generation)`
-          : kept
-            ? `generation ${kept.generation}${query.generation === undefined ? ', its newest with a log,' : ''} ` +
-              `has the logs of ${rankRange(kept.ranks)}`
-            : `the rank is not one of its replicas, it is older than the job's newest 10 generations (their logs ` +
-              `are not kept), that generation has not started yet, or (Kubernetes) its pod went and boa kept no ` +
-              `log of it`;
+    const why = missingLogReason(job, query, ranks, kept);
     throw new ServiceError(
       404,
       'no_log',
@@ -108,6 +96,36 @@ async function readLog<T>(
     );
   }
   return log;
+}
+
+/** Why a job has no log kept for the rank (and generation) asked: the one reason known, else every way. */
+function missingLogReason(
+  job: ServiceJob,
+  query: JobLogsQuery,
+  ranks: number,
+  kept: { generation: number; ranks: number } | undefined,
+): string {
+  if (job.startedAt === null)
+    return job.state === 'waiting'
+      ? `it has not run yet (it waits for GPUs: boa jobs show ${job.id})`
+      : `it never ran (${job.state} before it had GPUs)`;
+  if (query.generation === undefined && ranks > 0 && query.rank >= ranks)
+    return `it runs ${rankRange(ranks)} now (generation ${job.generation}; an older generation's: --generation)`;
+  // A generation past the job's newest: every way a log can be missing was listed (found in a CLI review).
+  if (query.generation !== undefined && query.generation > job.generation) {
+    const active = job.state === 'waiting' || job.state === 'running';
+    return `its newest generation is ${job.generation}${active ? ' (a later one begins at its next restart or rescale)' : `, and it has ended (${job.state})`}`;
+  }
+  if (kept)
+    return (
+      `generation ${kept.generation}${query.generation === undefined ? ', its newest with a log,' : ''} ` +
+      `has the logs of ${rankRange(kept.ranks)}`
+    );
+  return (
+    `the rank is not one of its replicas, it is older than the job's newest 10 generations (their logs ` +
+    `are not kept), that generation has not started yet, or (Kubernetes) its pod went and boa kept no ` +
+    `log of it`
+  );
 }
 
 function rankRange(ranks: number): string {

@@ -515,7 +515,7 @@ describe('boa jobs', () => {
     expect(api.headers.get('boa-generation')).toBe(String(generation));
     const none = await s.boa(['jobs', 'logs', String(body.id), '--generation', String(generation + 5)]);
     expect(none.stderr).toContain(
-      `no log kept for generation ${generation + 5}, rank 0: the rank is not one`,
+      `no log kept for generation ${generation + 5}, rank 0: its newest generation is ${generation} (a later one begins at its next restart or rescale)\n`,
     );
     // The job's own token reads its logs; another job's token does not.
     const other = await s.request('POST', '/v1/jobs', { class: 'cifar10' });
@@ -561,6 +561,11 @@ describe('boa jobs', () => {
     ]);
     expect(asked.stderr).toContain(
       `no log kept for generation ${generation}, rank 9: generation ${generation} has the logs of ${named}`,
+    );
+    const ended = (await s.request('GET', `/v1/jobs/${body.id}`)).body.generation;
+    const past = await s.boa(['jobs', 'logs', String(body.id), '--generation', String(ended + 1)]);
+    expect(past.stderr).toContain(
+      `no log kept for generation ${ended + 1}, rank 0: its newest generation is ${ended}, and it has ended (cancelled)\n`,
     );
 
     // A service that runs no jobs keeps no logs.
