@@ -168,7 +168,7 @@ async function main() {
     const rate = opts.speed * world ** SCALING;
     console.log(
       `fake-train job ${job.jobId} generation ${job.generation}: WORLD_SIZE=${world} NNODES=${job.nnodes} ` +
-        `NODE_RANK=${job.nodeRank}, ${resumed ? 'resumed at' : 'starting at'} epoch ${epoch}/${opts.epochs} ` +
+        `NODE_RANK=${job.nodeRank}, ${resumed ? 'resumed' : 'starting'} ${inEpoch(epoch, opts.epochs)} ` +
         `(${workInEpoch.toFixed(1)} s of its work done)`,
     );
     report(workInEpoch);
@@ -202,13 +202,13 @@ async function main() {
         : job.lastAllocation?.state;
     if (FINISHED_STATES.includes(ended)) {
       // Cancelled (or ended some other way): no generation will ever resume from a checkpoint.
-      console.log(`stopping (${job.stopReason}) at epoch ${epoch}/${opts.epochs}: no checkpoint kept`);
+      console.log(`stopping (${job.stopReason}) ${inEpoch(epoch, opts.epochs)}: no checkpoint kept`);
       if (leader && temporary) removeTemporary(dir);
       return 0;
     }
     if (leader) writeCheckpoint(dir, file, checkpoint(epoch, opts.epochs, workInEpoch, job, world));
     console.log(
-      `stopping (${job.stopReason}) at epoch ${epoch}/${opts.epochs} with ${workInEpoch.toFixed(1)} s ` +
+      `stopping (${job.stopReason}) ${inEpoch(epoch, opts.epochs)} with ${workInEpoch.toFixed(1)} s ` +
         `of its work done: checkpoint ${leader ? `written to ${file}` : 'left to rank 0'}`,
     );
     // A self-launched job follows a rescale itself; under the executor boa starts the new replicas.
@@ -256,6 +256,14 @@ async function classEpochs(job) {
   if (epochs !== null) return epochs;
   console.error('fake-train: boa did not say how many statistical epochs the class has: taking 8');
   return 8;
+}
+
+/**
+ * Where a run is, given the epochs done: counted from 1, as `boa jobs list` and `show` count (the log
+ * said "resumed at epoch 3/8" where boa showed epoch 4: found in a CLI review).
+ */
+function inEpoch(done, epochs) {
+  return done < epochs ? `in epoch ${done + 1}/${epochs}` : `after its last epoch (${epochs}/${epochs})`;
 }
 
 function checkpoint(epoch, epochs, workInEpoch, job, world) {

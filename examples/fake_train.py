@@ -184,7 +184,7 @@ def main(argv=None):
         rate = opts.speed * world**SCALING
         print(
             f"fake_train job {job.job_id} generation {job.generation}: WORLD_SIZE={world} NNODES={job.nnodes} "
-            f"NODE_RANK={job.node_rank}, {'resumed at' if resumed else 'starting at'} epoch {epoch}/{opts.epochs} "
+            f"NODE_RANK={job.node_rank}, {'resumed' if resumed else 'starting'} {in_epoch(epoch, opts.epochs)} "
             f"({work_in_epoch:.1f} s of its work done)",
             flush=True,
         )
@@ -222,7 +222,7 @@ def main(argv=None):
                 pass
         if ended in FINISHED_STATES:
             # Cancelled (or ended some other way): no generation will ever resume from a checkpoint.
-            print(f"stopping ({job.stop_reason}) at epoch {epoch}/{opts.epochs}: no checkpoint kept", flush=True)
+            print(f"stopping ({job.stop_reason}) {in_epoch(epoch, opts.epochs)}: no checkpoint kept", flush=True)
             if leader and temporary:
                 remove_temporary(directory)
             return 0
@@ -230,7 +230,7 @@ def main(argv=None):
             write_checkpoint(directory, path, checkpoint(epoch, opts.epochs, work_in_epoch, job, world))
         where = f"written to {path}" if leader else "left to rank 0"
         print(
-            f"stopping ({job.stop_reason}) at epoch {epoch}/{opts.epochs} with {work_in_epoch:.1f} s "
+            f"stopping ({job.stop_reason}) {in_epoch(epoch, opts.epochs)} with {work_in_epoch:.1f} s "
             f"of its work done: checkpoint {where}",
             flush=True,
         )
@@ -257,6 +257,12 @@ def main(argv=None):
         if temporary:
             remove_temporary(directory)
     return 0
+
+
+def in_epoch(done, epochs):
+    """Where a run is, given the epochs done: counted from 1, as `boa jobs list` and `show` count (the log
+    said "resumed at epoch 3/8" where boa showed epoch 4: found in a CLI review)."""
+    return f"in epoch {done + 1}/{epochs}" if done < epochs else f"after its last epoch ({epochs}/{epochs})"
 
 
 def checkpoint(epoch, epochs, work_in_epoch, job, world):

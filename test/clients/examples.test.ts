@@ -91,7 +91,7 @@ describe.each(runtimes)('$name', ({ command, script, skip }) => {
       const out = proc.output();
       for (let epoch = 1; epoch <= 8; epoch++)
         expect(out).toContain(`epoch ${epoch}/8 done: WORLD_SIZE=${job.width} NODE_RANK=0`);
-      expect(out).toContain(`starting at epoch 0/8`);
+      expect(out).toContain(`starting in epoch 1/8`);
       const after = boa.job(job.id);
       expect(after.state).toBe('done');
       expect(after.statEpoch).toBe(7);
@@ -133,7 +133,7 @@ describe.each(runtimes)('$name', ({ command, script, skip }) => {
       expect(rescaled.width).toBe(job.widths[job.rescaleEpoch]);
       expect(await first.exited).toEqual({ code: 0, signal: null });
       expect(first.output()).toMatch(
-        /stopping \(new generation \d+ \(this replica is \d+\)\) at epoch \d\/8/,
+        /stopping \(new generation \d+ \(this replica is \d+\)\) in epoch \d\/8/,
       );
       const saved = JSON.parse(readFileSync(join(dir, 'checkpoint.json'), 'utf8'));
       expect(saved.epoch).toBeGreaterThanOrEqual(job.rescaleEpoch);
@@ -146,7 +146,7 @@ describe.each(runtimes)('$name', ({ command, script, skip }) => {
       );
       expect(await second.exited).toEqual({ code: 0, signal: null });
       expect(second.output()).toContain(
-        `WORLD_SIZE=${rescaled.width} NNODES=1 NODE_RANK=0, resumed at epoch ${saved.epoch}/8`,
+        `WORLD_SIZE=${rescaled.width} NNODES=1 NODE_RANK=0, resumed in epoch ${saved.epoch + 1}/8`,
       );
       expect(second.output()).not.toContain(`epoch ${saved.epoch}/8 done`);
       expect(second.output()).toContain(`epoch 8/8 done: WORLD_SIZE=${rescaled.width}`);
@@ -162,14 +162,14 @@ describe.each(runtimes)('$name', ({ command, script, skip }) => {
     await first.waitFor(/epoch 2\/8 done/);
     first.kill('SIGTERM');
     expect(await first.exited).toEqual({ code: 0, signal: null });
-    expect(first.output()).toMatch(/stopping \(SIGTERM\) at epoch [2-7]\/8/);
+    expect(first.output()).toMatch(/stopping \(SIGTERM\) in epoch [3-8]\/8/);
     const saved = JSON.parse(readFileSync(join(dir, 'checkpoint.json'), 'utf8'));
     expect(saved.epoch).toBeGreaterThanOrEqual(2);
     expect(boa.job(job.id).state).toBe('running');
 
     const second = start(flags(job.width, 0.05), env);
     expect(await second.exited).toEqual({ code: 0, signal: null });
-    expect(second.output()).toContain(`resumed at epoch ${saved.epoch}/8`);
+    expect(second.output()).toContain(`resumed in epoch ${saved.epoch + 1}/8`);
     expect(boa.job(job.id).state).toBe('done');
   });
 
@@ -193,7 +193,7 @@ describe.each(runtimes)('$name', ({ command, script, skip }) => {
       expect(rescaled.generation).toBeGreaterThan(running.generation);
       await proc.waitFor(
         new RegExp(
-          `generation ${rescaled.generation}: WORLD_SIZE=${rescaled.width} NNODES=1 NODE_RANK=0, resumed at`,
+          `generation ${rescaled.generation}: WORLD_SIZE=${rescaled.width} NNODES=1 NODE_RANK=0, resumed in`,
         ),
       );
       expect(await proc.exited).toEqual({ code: 0, signal: null });
@@ -261,7 +261,7 @@ describe.each(runtimes)('$name', ({ command, script, skip }) => {
     });
     expect(cancel.status).toBe(200);
     expect(await proc.exited).toEqual({ code: 0, signal: null });
-    expect(proc.output()).toMatch(/stopping \(job cancelled\) at epoch [1-7]\/8: no checkpoint kept/);
+    expect(proc.output()).toMatch(/stopping \(job cancelled\) in epoch [2-8]\/8: no checkpoint kept/);
     expect(existsSync(dir)).toBe(false);
   });
 
@@ -284,7 +284,7 @@ describe.each(runtimes)('$name', ({ command, script, skip }) => {
       expect(cancel.status).toBe(200);
       proc.kill('SIGTERM');
       expect(await proc.exited).toEqual({ code: 0, signal: null });
-      expect(proc.output()).toMatch(/stopping \(SIGTERM\) at epoch [1-7]\/8: no checkpoint kept/);
+      expect(proc.output()).toMatch(/stopping \(SIGTERM\) in epoch [2-8]\/8: no checkpoint kept/);
       expect(existsSync(dir)).toBe(false);
     },
   );

@@ -90,9 +90,9 @@ describe.each([
       const second = watched(command, [script, ...FLAGS], env(await stubBoa(2), dir), ROOT);
       expect(await second.exited).toEqual({ code: 0, signal: null });
       const out = second.output();
-      const resumed = /resumed at epoch (\d)\/2 \(([\d.]+) s of its work done\)/.exec(out);
+      const resumed = /resumed in epoch (\d)\/2 \(([\d.]+) s of its work done\)/.exec(out);
       expect(resumed, out).not.toBeNull();
-      expect(resumed?.[1]).toBe('1');
+      expect(resumed?.[1]).toBe('2');
       const done = (saved.epoch * 8) / 8 + saved.workInEpoch;
       // Printed to 0.1 s.
       expect(Math.abs(Number(resumed?.[2]) - (done - 4))).toBeLessThanOrEqual(0.051);

@@ -252,7 +252,7 @@ describe('jobs run by the local executor (real service process, real CLI)', () =
     // What a machine's shutdown does to every process: the job checkpoints and exits 0.
     process.kill(-(running.pid as number), 'SIGTERM');
     const resumed = await until('a new generation', () =>
-      b.replicas(id).find((r) => r.generation > running.generation && r.log.includes('resumed at epoch')),
+      b.replicas(id).find((r) => r.generation > running.generation && r.log.includes('resumed in epoch')),
     );
     const stopped = b.replicas(id).find((r) => r.generation === running.generation)?.log ?? '';
     expect(stopped).toContain('stopping (SIGTERM)');
