@@ -619,7 +619,7 @@ describe('boa jobs', () => {
     expect((await s.request('GET', '/v1/jobs?before=0')).body.error).toMatchObject({ field: 'before' });
   });
 
-  it('lists the jobs that ended last, newest first, with --ended (what finished lately)', async () => {
+  it('lists the jobs that ended last, newest first, with --ended (what finished lately); -q only their ids', async () => {
     const s = await startCliService();
     cleanups.push(s.close);
     for (const name of ['a', 'b', 'c', 'd']) {
@@ -648,6 +648,13 @@ describe('boa jobs', () => {
         .map((r) => r[1])
         .sort(),
     ).toEqual(['a', 'b', 'c', 'd']);
+    // Only the ids, one a line, for xargs; the same rows.
+    const ids = await s.boa(['jobs', 'list', '-q', '--ended']);
+    expect(ids).toMatchObject({ status: 0, stdout: '1\n3\n', stderr: '' });
+    expect((await s.boa(['jobs', 'list', '--quiet', '--state', 'waiting'])).stdout).toBe('2\n4\n');
+    const both = await s.boa(['--json', 'jobs', 'list', '-q']);
+    expect(both.status).toBe(2);
+    expect(both.stderr).toMatch(/--quiet prints only the ids/);
     const paged = await s.boa(['jobs', 'list', '--ended', '--before', '3']);
     expect(paged.status).toBe(2);
     expect(paged.stderr).toMatch(/--ended .* has no pages: give --limit N/);

@@ -35,12 +35,15 @@ export function addJobsCommands(program: Command): void {
     .option('--name <name>', 'only jobs of exactly this name')
     .option('--limit <n>', 'the newest this many jobs (the service allows 1 to 10000; default 1000)')
     .option('--before <id>', 'only jobs with a lower id: the page before one that began with this job')
+    .option('-q, --quiet', 'only the ids, one a line (for xargs: boa jobs list -q --state waiting)')
     .option(
       '--ended',
       'the jobs that ended last, newest first (what finished lately; of the --state given, else of all ended)',
     )
     .action(async (options: ListOptions, command: Command) => {
       const context = contextOf(command);
+      if (options.quiet && context.json)
+        throw usageError('--quiet prints only the ids: give it without --json, or use --json alone');
       if (options.ended && options.before !== undefined)
         throw usageError(
           '--ended lists the newest to end and has no pages: give --limit N (up to 10000), not --before',
@@ -57,7 +60,9 @@ export function addJobsCommands(program: Command): void {
       if (options.before !== undefined) query.set('before', String(parseNumber(options.before, '--before')));
       const path = query.size > 0 ? `/v1/jobs?${query}` : '/v1/jobs';
       const { data, text } = await context.client.json<{ jobs: JobView[] }>('GET', path);
-      output(context, text, () => renderJobs(data.jobs));
+      // Only ids: a name may hold spaces, so awk on the table's columns could take the wrong one.
+      if (options.quiet) context.print(data.jobs.map((job) => `${job.id}\n`).join(''));
+      else output(context, text, () => renderJobs(data.jobs));
       // On stderr, so the table stays whole for awk: a full page may have older jobs before it, which
       // one more row says (a page ending at the first job named an empty one: a newcomer trial).
       const oldest = data.jobs[0]?.id;
@@ -101,6 +106,7 @@ interface ListOptions {
   limit?: string;
   before?: string;
   ended?: boolean;
+  quiet?: boolean;
 }
 
 /** `--state running` or `--state waiting,running`: each a state, so a typo is named before any request. */
