@@ -6,7 +6,7 @@ import { BoaCluster } from './cluster.ts';
 import type { BoaConfig } from './context.ts';
 import { GpuNodegroup } from './gpu-nodegroup.ts';
 import { BoaIdentity } from './iam.ts';
-import { BOA_NAMESPACE, BOA_PORT, PROGRESS_DEADLINE_SECONDS } from './k8s/boa.ts';
+import { BOA_INTERNAL_SERVICE, BOA_NAMESPACE, BOA_PORT, PROGRESS_DEADLINE_SECONDS } from './k8s/boa.ts';
 import { Monitoring } from './monitoring.ts';
 import { BudgetGuard } from './budget-guard.ts';
 import { Network } from './network.ts';
@@ -117,7 +117,8 @@ export class BoaStack extends Stack {
       description: 'The node group boa resizes (BOA_NODEGROUP_NAME)',
     });
     new CfnOutput(this, 'PortForwardCommand', {
-      value: `kubectl -n ${BOA_NAMESPACE} port-forward svc/boa ${BOA_PORT}:${config.exposeApi ? (config.apiCertificateArn ? 443 : 80) : BOA_PORT}`,
+      // boa-internal is on 8080 with or without exposeApi (which moves `boa` to 80 or 443).
+      value: `kubectl -n ${BOA_NAMESPACE} port-forward svc/${BOA_INTERNAL_SERVICE} ${BOA_PORT}:${BOA_PORT}`,
       description: 'Reach the API on http://localhost:8080 (after the update-kubeconfig command)',
     });
     // The deploy returns once the Deployment is accepted, not once the new pod is Ready (docs/deploy.md,

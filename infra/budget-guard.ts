@@ -45,6 +45,7 @@ export class BudgetGuard extends Construct {
   readonly inServiceAlarm: cloudwatch.Alarm;
   readonly trippedAlarm: cloudwatch.Alarm | undefined;
   readonly failingAlarm: cloudwatch.Alarm | undefined;
+  readonly notRunningAlarm: cloudwatch.Alarm | undefined;
   readonly handler: lambda.Function | undefined;
 
   constructor(scope: Construct, id: string, props: BudgetGuardProps) {
@@ -197,6 +198,8 @@ export class BudgetGuard extends Construct {
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
     this.trippedAlarm.addAlarmAction(new actions.SnsAction(props.topic));
+    // Like every other alarm: say when the guard stops holding the group (boa back, or the group empty).
+    this.trippedAlarm.addOkAction(new actions.SnsAction(props.topic));
 
     // A guard that throws (AccessDenied, throttling, a changed API) holds nothing and says so only in its
     // log: three failed runs in a row (15 minutes) reach the topic.
@@ -212,5 +215,23 @@ export class BudgetGuard extends Construct {
     });
     this.failingAlarm.addAlarmAction(new actions.SnsAction(props.topic));
     this.failingAlarm.addOkAction(new actions.SnsAction(props.topic));
+
+    // A guard never run (its rule disabled, its invocations throttled or denied) has no Errors either:
+    // Lambda publishes Invocations only when nonzero, so missing data is the breach here.
+    this.notRunningAlarm = new cloudwatch.Alarm(this, 'NotRunningAlarm', {
+      alarmName: `boa-${props.clusterName}-budget-guard-not-running`,
+      alarmDescription: `The budget guard Lambda on ${props.clusterName} has not run for 15 minutes (its schedule disabled, or its invocations throttled or denied): it would not hold the node group if boa fell silent.`,
+      metric: this.handler.metricInvocations({
+        period: Duration.minutes(5),
+        statistic: cloudwatch.Stats.SUM,
+      }),
+      comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
+      threshold: 1,
+      evaluationPeriods: 3,
+      datapointsToAlarm: 3,
+      treatMissingData: cloudwatch.TreatMissingData.BREACHING,
+    });
+    this.notRunningAlarm.addAlarmAction(new actions.SnsAction(props.topic));
+    this.notRunningAlarm.addOkAction(new actions.SnsAction(props.topic));
   }
 }

@@ -251,7 +251,7 @@ export class Monitoring extends Construct {
         markdown:
           "The frontier (what each budget buys, with the budget and the plan marked), the plan's widths and " +
           "the last resizes are on boa's own dashboard, served by the service at `/` " +
-          '(`kubectl -n boa port-forward svc/boa 8080:8080`, then http://localhost:8080/).',
+          '(`kubectl -n boa port-forward svc/boa-internal 8080:8080`, then http://localhost:8080/).',
         width: 24,
         height: 2,
       }),

@@ -348,6 +348,28 @@ describe('budget guard in the CDK app', () => {
       Threshold: 1,
       AlarmActions: [{ Ref: expect.stringMatching(/AlarmTopic/) }],
     });
+    // A guard that never runs has no errors: its missing invocations are the breach (found in a deploy review).
+    const [, notRunning] = only(template, 'AWS::CloudWatch::Alarm', {
+      AlarmName: Match.stringLikeRegexp('budget-guard-not-running'),
+    });
+    expect(notRunning.Properties).toMatchObject({
+      Namespace: 'AWS/Lambda',
+      MetricName: 'Invocations',
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: handlerId } }],
+      Statistic: 'Sum',
+      Period: 300,
+      EvaluationPeriods: 3,
+      DatapointsToAlarm: 3,
+      ComparisonOperator: 'LessThanThreshold',
+      Threshold: 1,
+      TreatMissingData: 'breaching',
+      AlarmActions: [{ Ref: expect.stringMatching(/AlarmTopic/) }],
+      OKActions: [{ Ref: expect.stringMatching(/AlarmTopic/) }],
+    });
+    // Every alarm says when it clears, so whoever was paged learns the guard stopped holding the group.
+    for (const alarm of Object.values(template.findResources('AWS::CloudWatch::Alarm')) as any[]) {
+      expect(alarm.Properties.OKActions, alarm.Properties.AlarmName).toEqual(alarm.Properties.AlarmActions);
+    }
     // The guard reads metrics, the node group and its ASG, sets the desired size and lifts protection.
     const policies = Object.values(
       template.findResources('AWS::IAM::Policy', {
@@ -461,6 +483,11 @@ describe('budget guard in the CDK app', () => {
     template.resourcePropertiesCountIs(
       'AWS::CloudWatch::Alarm',
       { AlarmName: Match.stringLikeRegexp('budget-guard-failing') },
+      0,
+    );
+    template.resourcePropertiesCountIs(
+      'AWS::CloudWatch::Alarm',
+      { AlarmName: Match.stringLikeRegexp('budget-guard-not-running') },
       0,
     );
     // No guard to agree with: boa is not told a silence to hold itself to.

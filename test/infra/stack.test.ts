@@ -547,6 +547,28 @@ describe('boa workload', () => {
     );
   });
 
+  it('gives a port-forward command that works with or without exposeApi (which moves `boa` to 80 or 443)', () => {
+    // Found in a deploy review: `svc/boa 8080:8080` failed on an exposed stack ("does not have a service
+    // port 8080"), in docs/deploy.md and on the CloudWatch dashboard; boa-internal is on 8080 either way.
+    for (const t of [template, variant]) {
+      const command = t.toJSON().Outputs.PortForwardCommand.Value as string;
+      expect(command).toBe('kubectl -n boa port-forward svc/boa-internal 8080:8080');
+      const forwarded = Number(command.split(':').at(-1));
+      const ports = kubernetesObjects(t)
+        .get('Service/boa-internal')
+        .spec.ports.map((p: { port: number }) => p.port);
+      expect(ports).toContain(forwarded);
+      const [, dashboard] = only(t, 'AWS::CloudWatch::Dashboard');
+      expect(JSON.stringify(dashboard.Properties.DashboardBody)).toContain(
+        command.replace('kubectl -n boa ', ''),
+      );
+    }
+    const docs = ['docs/deploy.md', 'docs/service.md'].map((f) =>
+      readFileSync(path.join(REPO_ROOT, f), 'utf8'),
+    );
+    for (const text of docs) expect(text).not.toMatch(/port-forward svc\/boa 8080/);
+  });
+
   it('keeps the API inside the cluster by default and behind a CIDR-restricted NLB when exposed', () => {
     expect(kubernetesObjects(template).get('Service/boa').spec.type).toBe('ClusterIP');
     const exposed = kubernetesObjects(variant).get('Service/boa');
@@ -642,6 +664,6 @@ describe('monitoring', () => {
     for (const label of ['Budget', 'Allocated by the plan', 'Nodes desired', 'Nodes running']) {
       expect(body).toContain(`\\"label\\":\\"${label}\\"`);
     }
-    expect(body).toContain('port-forward svc/boa 8080:8080');
+    expect(body).toContain('port-forward svc/boa-internal 8080:8080');
   });
 });
