@@ -110,7 +110,8 @@ export function finishJob(
     // Only a job in its class's last epoch ends that epoch by finishing: one done earlier never reported
     // the epochs it went through, and its time since is theirs too, not the current epoch's work.
     const epochs = svc.state.classes.get(job.className)?.profile.epochs.length;
-    if (state === 'done' && job.statEpoch === (epochs ?? 0) - 1) recordWorkSample(svc, job, now);
+    const sampled =
+      state === 'done' && job.statEpoch === (epochs ?? 0) - 1 && recordWorkSample(svc, job, now);
     svc.deps.repo.transaction(() => {
       svc.flushAllocation(now);
       // What the ticks booked: the idle fill's GPUs were not (idle-fill.ts).
@@ -129,7 +130,7 @@ export function finishJob(
         job.failureReason = failure.reason;
       }
       svc.deps.repo.saveJobState(job);
-      if (state === 'done') persistWorkSamples(svc, now);
+      if (sampled) persistWorkSamples(svc, now);
     });
   } catch (error) {
     undo();

@@ -72,7 +72,7 @@ export function reportProgress(
     }
     // Only the next epoch ends the current one alone: a report that skips epochs spans several, and its
     // duration is not the work of the epoch it leaves.
-    if (statEpoch === job.statEpoch + 1) recordWorkSample(svc, job, now);
+    const sampled = statEpoch === job.statEpoch + 1 && recordWorkSample(svc, job, now);
     job.statEpoch = statEpoch;
     job.workDoneSeconds = workDoneSeconds ?? 0;
     job.epochStartedAt = job.allocation.length > 0 ? now : null;
@@ -81,7 +81,8 @@ export function reportProgress(
     job.epochGeneration = Math.min(job.generation, generation ?? job.generation);
     svc.deps.repo.transaction(() => {
       svc.deps.repo.saveJobState(job);
-      persistWorkSamples(svc, now);
+      // Every class's samples are one stored value (tens of KB): written only when one was taken.
+      if (sampled) persistWorkSamples(svc, now);
     });
     return job;
   } catch (error) {
@@ -138,17 +139,17 @@ const jobsWarned = new WeakSet<ServiceJob>();
 
 /**
  * A clean epoch (one allocation throughout, at the planned width, or that and the GPUs the idle fill
- * lent) tells us its 1-GPU work.
+ * lent) tells us its 1-GPU work. True when a sample was kept (the class's samples changed).
  */
-export function recordWorkSample(svc: BoaService, job: ServiceJob, now: number): void {
+export function recordWorkSample(svc: BoaService, job: ServiceJob, now: number): boolean {
   const cls = svc.state.classes.get(job.className);
-  if (!cls || job.epochStartedAt === null || job.generation !== job.epochGeneration) return;
+  if (!cls || job.epochStartedAt === null || job.generation !== job.epochGeneration) return false;
   const width = job.allocation.length;
   const epoch = cls.profile.epochs[job.statEpoch];
   const speedup = epoch?.speedup[String(width)];
   // Lent GPUs count: with the idle fill a lone job runs lent most of its life, and its epochs are as
   // clean as any (a widening is a new generation, so the epoch ran at this width throughout).
-  if (!epoch || !speedup || width - job.idleFillGpus !== plannedWidth(job)) return;
+  if (!epoch || !speedup || width - job.idleFillGpus !== plannedWidth(job)) return false;
   // Only the first epoch begins with a (re)start, and only a clock started at the allocation holds it:
   // a later epoch whose width changed is not clean.
   const rescale = job.statEpoch === 0 && !job.epochTimedFromReport ? cls.profile.rescaleSeconds : 0;
@@ -170,7 +171,7 @@ export function recordWorkSample(svc: BoaService, job: ServiceJob, now: number):
       },
       first ? "work sample ignored (this job's further ones are logged at debug)" : 'work sample ignored',
     );
-    return;
+    return false;
   }
   // Kept as measured; the plan reads it clamped to the profile's bounds (estimatedClasses). Stored
   // clamped, a profile corrected to what jobs showed read its samples as half the new work. Its width
@@ -181,6 +182,7 @@ export function recordWorkSample(svc: BoaService, job: ServiceJob, now: number):
   trimSamples(samples, MAX_WORK_SAMPLES);
   // A correction that took effect (or changed) is planned for now, not at the next timed re-plan.
   if (!sameTable(before, learnEpoch(epoch, samples).speedup)) void svc.planner.request('speedups learned');
+  return true;
 }
 
 /** Stores every class's samples (inside the caller's transaction); `classes`: the state about to be. */

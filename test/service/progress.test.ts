@@ -2,7 +2,7 @@
  * What a job's progress reports teach its class (src/service/progress.ts): the 1-GPU work of the
  * statistical epoch it just finished, from that epoch's duration, one sample per epoch.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startService } from './harness.ts';
 import { failOnce } from '../helpers/fail-once.ts';
 import { sampleWork } from '../../src/service/work-samples.ts';
@@ -45,6 +45,30 @@ describe('progress reports as work samples', () => {
     expect(sampleWork(cls.workSamples[0]![0]!)).toBeCloseTo(epoch.workSeconds, 6);
     // With the width it ran at: what the class's speedups are learned from (learned-speedups.ts).
     expect(cls.workSamples[0]![0]).toMatchObject({ width: job.allocation.length });
+  });
+
+  it("stores the classes' samples when a report takes one, and only then (every class's are one value)", async () => {
+    const { s, job, token, cls } = await runningJob();
+    const repo = s.service.deps.repo;
+    const writes = vi.spyOn(repo, 'putSetting');
+    const sampleWrites = () => writes.mock.calls.filter(([key]) => key === 'workSamples').length;
+    const { epochs, rescaleSeconds } = cls.profile;
+    const speedup = epochs[0]!.speedup[String(job.allocation.length)]!;
+    // A report that skips epochs learns nothing, so it stores nothing either.
+    s.clock.t = job.epochStartedAt! + (rescaleSeconds + (2 * epochs[0]!.workSeconds) / speedup) * 1000;
+    expect((await s.request('POST', `/v1/jobs/${job.id}/progress`, { statEpoch: 2 }, token)).status).toBe(
+      200,
+    );
+    expect(sampleWrites()).toBe(0);
+    // The next epoch's end is a sample: stored, as it is in memory, for the service's next start.
+    s.clock.t += (epochs[2]!.workSeconds / speedup) * 1000;
+    expect((await s.request('POST', `/v1/jobs/${job.id}/progress`, { statEpoch: 3 }, token)).status).toBe(
+      200,
+    );
+    expect(cls.workSamples[2]).toHaveLength(1);
+    expect(sampleWrites()).toBe(1);
+    const stored = repo.getSetting<Record<string, unknown>>('workSamples');
+    expect(stored?.cifar10).toEqual(cls.workSamples);
   });
 
   it("times epoch 0 from the job's first report of its generation, so a long startup is not work", async () => {
