@@ -56,6 +56,12 @@ export class ObjectCache<T extends { metadata?: Meta }> {
    * watch's DELETED event, and must not bring the object back.
    */
   private readonly tombstones = new Map<string, string>();
+  /**
+   * Our writes' answers while a list is on the wire, one map per list: a list that left before a write
+   * answers without it, and the write would be lost until the watch replays it (found in review: a log
+   * read's relist racing a reconcile's create).
+   */
+  private readonly writtenDuringLists = new Set<Map<string, T>>();
   private version = '';
   private listedAt = -Infinity;
   private watching = false;
@@ -91,6 +97,7 @@ export class ObjectCache<T extends { metadata?: Meta }> {
     const version = obj.metadata?.resourceVersion;
     if (tombstone && (!numeric(version) || !numeric(tombstone) || BigInt(version) <= BigInt(tombstone)))
       return;
+    for (const written of this.writtenDuringLists) written.set(name, obj);
     const known = this.items.get(name);
     if (!known || newer(obj.metadata?.resourceVersion, known.metadata?.resourceVersion))
       this.items.set(name, obj);
@@ -109,11 +116,23 @@ export class ObjectCache<T extends { metadata?: Meta }> {
 
   private async relist(): Promise<void> {
     const o = this.options;
-    const listed = await withKubeRetry(`list ${o.resource}`, o.list, o.retry);
+    const written = new Map<string, T>();
+    this.writtenDuringLists.add(written);
+    let listed: Listed<T>;
+    try {
+      listed = await withKubeRetry(`list ${o.resource}`, o.list, o.retry);
+    } finally {
+      this.writtenDuringLists.delete(written);
+    }
     this.items.clear();
     this.tombstones.clear();
     for (const item of listed.items) if (item.metadata?.name) this.items.set(item.metadata.name, item);
     this.version = listed.metadata?.resourceVersion ?? '';
+    // Only writes after the list's version: an older one the list leaves out was deleted since.
+    for (const obj of written.values()) {
+      const version = obj.metadata?.resourceVersion;
+      if (numeric(version) && numeric(this.version) && BigInt(version) > BigInt(this.version)) this.put(obj);
+    }
     this.listedAt = o.now();
     this.startWatch();
   }
