@@ -55,8 +55,10 @@ export class PodWrites {
           () => this.deps.api.readNamespacedPod({ name, namespace }),
           this.deps.retry,
         );
+        // Taken as it is, as a listed pod would be: the next pass judges it (waits for one stopping,
+        // stops one elsewhere) and creates the replica again once it is gone.
         this.deps.pods.put(existing);
-        this.deps.logger.info({ event: 'kube.pod.adopted', ...log }, 'replica pod already existed; adopted');
+        this.logExisting(existing, replica, service, log);
         return;
       }
       // Only a refusal of the pod itself fails the replica, and a quota's is waited for. Anything else
@@ -64,6 +66,30 @@ export class PodWrites {
       if (this.deps.refusals.failed(replica, kind, error as Error, log)) return;
       throw error;
     }
+  }
+
+  /** What was found under the replica's name: the pod boa would create, or one the next pass replaces. */
+  private logExisting(pod: V1Pod, replica: ReplicaSpec, service: V1Service, log: object): void {
+    const logger = this.deps.logger;
+    const on = pod.spec?.nodeName;
+    const owner = pod.metadata?.ownerReferences?.find((o) => o.controller)?.uid;
+    if (pod.metadata?.deletionTimestamp)
+      logger.info(
+        { event: 'kube.pod.exists-stopping', ...log },
+        'a pod of this name is still stopping; created again once gone',
+      );
+    else if (on !== replica.node)
+      logger.info(
+        { event: 'kube.pod.exists-elsewhere', ...log, on },
+        'a pod of this name runs on another node; stopped and created again',
+      );
+    else if (owner !== service.metadata?.uid)
+      // Its Service deleted with orphans kept, say: boa still stops it itself when the job is done.
+      logger.warn(
+        { event: 'kube.pod.exists-other-owner', ...log, owner },
+        "a pod of this name is not owned by the job's Service; taken as it is",
+      );
+    else logger.info({ event: 'kube.pod.adopted', ...log }, 'replica pod already existed; adopted');
   }
 
   /** Deletion with the pod's own terminationGracePeriodSeconds: SIGTERM, then SIGKILL after the grace. */
