@@ -220,11 +220,16 @@ describe('progress reports as work samples', () => {
     expect((await s.request('POST', `/v1/jobs/${job.id}/complete`, undefined, token)).status).toBe(200);
     expect(cls.workSamples[0]).toHaveLength(1);
     expect(sampleWork(cls.workSamples[0]![0]!)).toBeCloseTo(epoch.workSeconds, 6);
+    // Stored with the completion, for the service's next start.
+    expect(s.service.deps.repo.getSetting<Record<string, unknown>>('workSamples')?.one).toEqual(
+      cls.workSamples,
+    );
   });
 
   it('learns nothing from a completion before the last epoch: a job that never reported spans them all', async () => {
     // A training command that never calls boa: rank 0 exits 0 (or it calls /complete) still in epoch 0.
     const { s, job, token, cls } = await runningJob();
+    const writes = vi.spyOn(s.service.deps.repo, 'putSetting');
     const { epochs, rescaleSeconds } = cls.profile;
     const speedup = epochs[0]!.speedup[String(job.allocation.length)]!;
     const work = epochs.reduce((sum, e) => sum + e.workSeconds, 0);
@@ -233,5 +238,7 @@ describe('progress reports as work samples', () => {
     // Not the whole job's work as epoch 0's (clamped to twice the profile, each such job would pull
     // the class's epoch 0 up by a quarter; enough of them double it).
     expect(cls.workSamples.map((samples) => samples.length)).toEqual(epochs.map(() => 0));
+    // Nothing learned, nothing stored (every class's samples are one value of tens of KB).
+    expect(writes.mock.calls.filter(([key]) => key === 'workSamples')).toEqual([]);
   });
 });
