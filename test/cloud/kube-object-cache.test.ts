@@ -16,7 +16,13 @@ const obj = (name: string, resourceVersion: string): Obj => ({ metadata: { name,
 function heldCache() {
   let now = 0;
   const lists: { resolve: (answer: { items: Obj[]; metadata: { resourceVersion: string } }) => void }[] = [];
-  const watch = { watch: async () => new AbortController() } as unknown as Watch;
+  const events: ((type: string, obj: Obj) => void)[] = [];
+  const watch = {
+    watch: async (_path: string, _params: unknown, onEvent: (type: string, obj: Obj) => void) => {
+      events.push(onEvent);
+      return new AbortController();
+    },
+  } as unknown as Watch;
   const cache = new ObjectCache<Obj>({
     resource: 'pods',
     namespace: 'boa-jobs',
@@ -35,6 +41,8 @@ function heldCache() {
   return {
     cache,
     lists,
+    /** An event on the watch started last. */
+    event: (type: string, o: Obj) => events.at(-1)!(type, o),
     advance: (ms: number) => void (now += ms),
     names: () =>
       cache
@@ -81,6 +89,24 @@ describe('ObjectCache relist', () => {
     const second = cache.current();
     await settled();
     lists[1]!.resolve({ items: [], metadata: { resourceVersion: '9' } }); // b deleted since
+    await second;
+    expect(names()).toEqual([]);
+  });
+
+  it('a write then deleted while the list is on the wire stays gone: seen deleted by the watch, or by our own delete', async () => {
+    const { cache, lists, advance, names, event } = heldCache();
+    const first = cache.current();
+    lists[0]!.resolve({ items: [], metadata: { resourceVersion: '5' } });
+    await first;
+
+    advance(1_000);
+    const second = cache.current();
+    await settled();
+    cache.put(obj('b', '7'));
+    event('DELETED', obj('b', '8')); // the watch still up while the resync lists
+    cache.put(obj('c', '9'));
+    cache.forget('c'); // our delete answered with the pod gone
+    lists[1]!.resolve({ items: [], metadata: { resourceVersion: '6' } });
     await second;
     expect(names()).toEqual([]);
   });

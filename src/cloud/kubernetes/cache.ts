@@ -105,6 +105,7 @@ export class ObjectCache<T extends { metadata?: Meta }> {
 
   forget(name: string): void {
     this.items.delete(name);
+    for (const written of this.writtenDuringLists) written.delete(name);
   }
 
   close(): void {
@@ -213,6 +214,11 @@ export class ObjectCache<T extends { metadata?: Meta }> {
       const known = this.items.get(name)?.metadata?.resourceVersion;
       if (!(numeric(known) && numeric(version) && BigInt(known) > BigInt(version))) this.items.delete(name);
       if (version) this.tombstones.set(name, version);
+      // Nor is a write a list on the wire will keep: it is gone since.
+      for (const written of this.writtenDuringLists) {
+        const kept = written.get(name)?.metadata?.resourceVersion;
+        if (!(numeric(kept) && numeric(version) && BigInt(kept) > BigInt(version))) written.delete(name);
+      }
     } else this.put(obj);
   }
 }
