@@ -1,4 +1,4 @@
-import { pino } from 'pino';
+import { type Logger, pino } from 'pino';
 import { afterEach, beforeEach } from 'vitest';
 import { createKubernetesExecutor, type KubernetesExecutorConfig } from '../../src/cloud/kubernetes/index.ts';
 import { podName } from '../../src/cloud/kubernetes/names.ts';
@@ -8,7 +8,7 @@ import { type FakeKubeApi, startFakeKubeApi } from '../fakes/kube-api/index.ts';
 /**
  * For each test: a fake API server whose kubelet starts pods at once, with two GPU nodes; `executor()`
  * makes Kubernetes executors on it (backoff recorded in `delays`, not waited: tests skip time), closed
- * after the test with the server. All are one boa (instance id `test-boa`, which holds the namespace's
+ * after the test with the server; their log is silent unless `deps.logger` says otherwise. All are one boa (instance id `test-boa`, which holds the namespace's
  * claim) unless `deps.instanceId` says otherwise.
  */
 export function fakeKubeCluster(namespace: string) {
@@ -19,17 +19,18 @@ export function fakeKubeCluster(namespace: string) {
     executors: [] as Executor[],
     executor(
       options: Partial<KubernetesExecutorConfig> = {},
-      deps: { logArchiveDir?: string; instanceId?: string; now?: () => number } = {},
+      deps: { logArchiveDir?: string; instanceId?: string; now?: () => number; logger?: Logger } = {},
     ): Executor {
+      const { logger = pino({ level: 'silent' }), ...rest } = deps;
       const created = createKubernetesExecutor(
         { terminationGraceSeconds: 60, kubernetes: { namespace, ...options } },
-        pino({ level: 'silent' }),
+        logger,
         {
           instanceId: 'test-boa',
           kubeConfig: cluster.fake.kubeConfig(),
           sleep: async (ms) => void cluster.delays.push(ms),
           random: () => 0.5,
-          ...deps,
+          ...rest,
         },
       );
       cluster.executors.push(created);

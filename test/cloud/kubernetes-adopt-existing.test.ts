@@ -1,10 +1,9 @@
 import { CoreV1Api } from '@kubernetes/client-node';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createKubernetesExecutor } from '../../src/cloud/kubernetes/index.ts';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { DesiredJob, Executor, ReplicaStatus } from '../../src/service/ports.ts';
-import { type FakeKubeApi, startFakeKubeApi } from '../fakes/kube-api/index.ts';
+import type { FakeKubeApi } from '../fakes/kube-api/index.ts';
 import { captureLogs } from './fake-time.ts';
-import { jobOnNodes } from './kube-executor-fixture.ts';
+import { fakeKubeCluster, jobOnNodes } from './kube-executor-fixture.ts';
 
 /**
  * A create answered AlreadyExists when the executor's cache did not know the pod (its watch behind): the
@@ -17,34 +16,15 @@ const NS = 'boa-jobs';
 const POD = 'boa-job-9-g1-r0';
 
 describe('a pod that already exists when boa creates it', () => {
+  const cluster = fakeKubeCluster(NS);
   let fake: FakeKubeApi;
   let nodes: string[];
   let logs: ReturnType<typeof captureLogs>;
-  const executors: Executor[] = [];
-  const executor = (logger = logs.logger) => {
-    const created = createKubernetesExecutor(
-      { terminationGraceSeconds: 60, kubernetes: { namespace: NS } },
-      logger,
-      {
-        instanceId: 'test-boa',
-        kubeConfig: fake.kubeConfig(),
-        sleep: async () => undefined,
-        random: () => 0.5,
-      },
-    );
-    executors.push(created);
-    return created;
-  };
+  const executor = (logger = logs.logger) => cluster.executor({}, { logger });
   const job = (node: string): DesiredJob => jobOnNodes(9, 1, [node], { gpus: 1, env: () => ({}) });
-
-  beforeEach(async () => {
-    fake = await startFakeKubeApi({ kubelet: { autoStartMs: 0 } });
-    nodes = [fake.kubelet.addNode(), fake.kubelet.addNode()].map((n) => n.metadata.name);
+  beforeEach(() => {
+    ({ fake, nodes } = cluster);
     logs = captureLogs();
-  });
-  afterEach(async () => {
-    for (const e of executors.splice(0)) await e.close();
-    await fake.close();
   });
 
   /** An executor whose cache listed an empty namespace and then hears nothing more. */
