@@ -66,14 +66,16 @@ describe('ObjectCache relist', () => {
     const second = cache.current();
     await settled();
     expect(lists).toHaveLength(2);
-    // Our create answered while the list was out (version 7), and a write answered before the state
+    // Our writes answered while the list was out (versions 7 and 8), and a write answered before the state
     // the list shows (version 4, an object deleted since: the list, at 6, no longer has it).
-    cache.put(obj('b', '7'));
+    cache.put(obj('b', '8'));
+    cache.put(obj('b', '7')); // an older answer arriving late: the newer one is kept
     cache.put(obj('c', '4'));
     lists[1]!.resolve({ items: [obj('a', '6')], metadata: { resourceVersion: '6' } });
     expect((await second).map((o) => o.metadata.name).sort()).toEqual(['a', 'b']);
     expect(names()).toEqual(['a', 'b']);
     expect(cache.get('a')?.metadata.resourceVersion).toBe('6');
+    expect(cache.get('b')?.metadata.resourceVersion).toBe('8');
   });
 
   it('a write kept across one relist is not carried into the next: that list is the truth', async () => {

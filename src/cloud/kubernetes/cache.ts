@@ -97,7 +97,9 @@ export class ObjectCache<T extends { metadata?: Meta }> {
     const version = obj.metadata?.resourceVersion;
     if (tombstone && (!numeric(version) || !numeric(tombstone) || BigInt(version) <= BigInt(tombstone)))
       return;
-    for (const written of this.writtenDuringLists) written.set(name, obj);
+    for (const written of this.writtenDuringLists) {
+      if (newer(version, written.get(name)?.metadata?.resourceVersion)) written.set(name, obj);
+    }
     const known = this.items.get(name);
     if (!known || newer(obj.metadata?.resourceVersion, known.metadata?.resourceVersion))
       this.items.set(name, obj);
