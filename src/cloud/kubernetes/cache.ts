@@ -75,7 +75,20 @@ export class ObjectCache<T extends { metadata?: Meta }> {
   /** The objects as of now: relisted first when never listed, the watch is down or the resync is due. */
   async current(): Promise<T[]> {
     const o = this.options;
-    if (!this.watching || o.now() - this.listedAt >= o.resyncMs) await this.relist();
+    if (!this.watching) await this.relist();
+    else if (o.now() - this.listedAt >= o.resyncMs) {
+      // Only the timed resync, the watch up: a LIST refused (API Priority and Fairness throttles LISTs
+      // first) leaves what the watch keeps, tried again at the next read, rather than failing the pass
+      // (found in review: every pass failed while LISTs were throttled).
+      try {
+        await this.relist();
+      } catch (error) {
+        o.logger.warn(
+          { event: 'kube.resync.failed', resource: o.resource, error: String(error) },
+          'resync failed; the watch keeps the objects, and the next read lists again',
+        );
+      }
+    }
     return [...this.items.values()];
   }
 

@@ -6,6 +6,7 @@ import type { RetryContext } from '../retry.ts';
 import type { ObjectCache } from './cache.ts';
 import type { KubernetesExecutorConfig } from './config.ts';
 import type { CreateRefusals } from './create-refusals.ts';
+import { identityOf } from './names.ts';
 import { podManifest } from './pods.ts';
 import { kindOf, withKubeRetry } from './retry.ts';
 import type { VanishedPods } from './vanished.ts';
@@ -96,19 +97,28 @@ export class PodWrites {
   async delete(pod: V1Pod): Promise<void> {
     const name = pod.metadata!.name!;
     const namespace = this.deps.config.namespace;
+    // Before the call: a DELETE the server applied but whose answer was lost (past the retries) is
+    // still boa's, not someone else's (found in review: the job restarted whole). A pod still there
+    // next pass is simply seen again.
+    this.deps.vanished.deletedByBoa(name);
     try {
       const deleted = await withKubeRetry(
         'delete pod',
         () => this.deps.api.deleteNamespacedPod({ name, namespace }),
         this.deps.retry,
       );
-      this.deps.vanished.deletedByBoa(name);
       if (deleted.metadata?.deletionTimestamp) this.deps.pods.put(deleted);
       else this.deps.pods.forget(name);
       this.deps.logger.info({ event: 'kube.pod.deleting', pod: name }, 'replica pod stopping');
     } catch (error) {
-      if (kindOf(error) !== 'not-found') throw error;
-      this.deps.vanished.deletedByBoa(name);
+      const kind = kindOf(error);
+      if (kind !== 'not-found') {
+        // The job's next pods wait for this one to go: an API server down is an outage for the job,
+        // as a failed create is, not time its start deadline counts (found in review).
+        const jobId = identityOf(pod.metadata?.labels)?.jobId;
+        if (jobId !== undefined) this.deps.refusals.stepFailed(jobId, kind);
+        throw error;
+      }
       this.deps.pods.forget(name);
     }
   }
