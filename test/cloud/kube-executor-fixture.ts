@@ -100,3 +100,17 @@ export async function runningJob(cluster: ReturnType<typeof fakeKubeCluster>) {
   }
   return { executor, pod: podName(7, 1, 0) };
 }
+
+/** A pod boa does not own, Running on `node` and holding `gpus` GPUs there (the fake's kubelet counts it). */
+export function podHoldingGpus(fake: FakeKubeApi, namespace: string, node: string, gpus: number): void {
+  fake.store.create('pods', namespace, {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'someone-else' } as never,
+    spec: {
+      nodeName: node,
+      containers: [{ name: 'c', image: 'i', resources: { limits: { 'nvidia.com/gpu': String(gpus) } } }],
+    },
+    status: { phase: 'Running' },
+  });
+}

@@ -8,7 +8,7 @@ import { configSchema } from '../../src/service/config.ts';
 import { configFromEnv } from '../../src/service/config-env.ts';
 import type { DesiredJob, ReplicaStatus, Workload } from '../../src/service/ports.ts';
 import type { FakeKubeApi } from '../fakes/kube-api/index.ts';
-import { fakeKubeCluster } from './kube-executor-fixture.ts';
+import { fakeKubeCluster, podHoldingGpus } from './kube-executor-fixture.ts';
 
 const NS = 'boa-jobs';
 const workload: Workload = { image: 'repo/train:1', command: ['python3', 'train.py'] };
@@ -221,16 +221,7 @@ describe('Kubernetes executor over the fake API server', () => {
 
     // Turned away with nothing of boa's stopping there (the GPUs held by a pod boa does not own): removed
     // at once, then at most every 10 s, not at every reconcile.
-    fake.store.create('pods', NS, {
-      apiVersion: 'v1',
-      kind: 'Pod',
-      metadata: { name: 'someone-else' } as never,
-      spec: {
-        nodeName: nodes[1],
-        containers: [{ name: 'c', image: 'i', resources: { limits: { 'nvidia.com/gpu': '4' } } }],
-      },
-      status: { phase: 'Running' },
-    });
+    podHoldingGpus(fake, NS, nodes[1]!, 4);
     const third = [job(2, 1, [nodes[0]!]), job(3, 1, [nodes[1]!])];
     await until(third, 3, (s) => postsFor(3) === 2 && turnedAway(s));
     for (let i = 0; i < 6; i++) {

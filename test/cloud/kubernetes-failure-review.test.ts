@@ -11,7 +11,7 @@ import {
 import { runLimited } from '../../src/cloud/kubernetes/run-limited.ts';
 import type { DesiredJob, Executor, ReplicaStatus } from '../../src/service/ports.ts';
 import type { FakeKubeApi, RequestInfo } from '../fakes/kube-api/index.ts';
-import { fakeKubeCluster, jobOnNodes, reconcileUntil } from './kube-executor-fixture.ts';
+import { fakeKubeCluster, jobOnNodes, podHoldingGpus, reconcileUntil } from './kube-executor-fixture.ts';
 
 const NS = 'review-jobs';
 const cluster = fakeKubeCluster(NS);
@@ -64,6 +64,17 @@ const podNames = () =>
     .sort();
 const isPodDelete = (name: string) => (r: RequestInfo) =>
   r.method === 'DELETE' && r.path.endsWith(`/pods/${name}`);
+/** The pod's next `count` DELETEs applied by the API server, their answers lost (a load balancer's 503). */
+const deleteAppliedAnswerLost = (name: string, count: number) =>
+  fake.faults.inject({
+    status: 503,
+    count,
+    match: (r) => {
+      if (!isPodDelete(name)(r)) return false;
+      if (fake.store.get('pods', NS, name)) fake.store.remove('pods', NS, name);
+      return true;
+    },
+  });
 
 /** Reconciles until `ok` holds of the statuses (the executor's watch catching up), or fails. */
 async function until(
@@ -126,16 +137,7 @@ describe('Kubernetes executor under failing calls (review)', () => {
     const desired = [job(2, 1, [nodes[1]!])];
     await until(executor, desired, (s) => s.some((r) => r.jobId === 2), 'job 2 seen');
     const name = podName(2, 1, 0);
-    fake.faults.inject({
-      status: 503,
-      count: 1,
-      match: (r) => {
-        if (!isPodDelete(name)(r)) return false;
-        // The API server applied it; the answer was lost (a load balancer's 503).
-        if (fake.store.get('pods', NS, name)) fake.store.remove('pods', NS, name);
-        return true;
-      },
-    });
+    deleteAppliedAnswerLost(name, 1);
     expect(await executor.reconcile([])).toEqual([]);
     expect(fake.faults.pending()).toBe(0);
     expect(podNames()).toEqual([]);
@@ -350,26 +352,9 @@ describe('Kubernetes executor: found in review, fixed', () => {
     let now = 1_000_000;
     const { executor, events } = executorWithLog({ now: () => now });
     // Something boa does not own holds all 4 GPUs of the second node: boa's pod there is turned away.
-    fake.store.create('pods', NS, {
-      apiVersion: 'v1',
-      kind: 'Pod',
-      metadata: { name: 'someone-else' } as never,
-      spec: {
-        nodeName: nodes[1],
-        containers: [{ name: 'c', image: 'i', resources: { limits: { 'nvidia.com/gpu': '4' } } }],
-      },
-      status: { phase: 'Running' },
-    });
+    podHoldingGpus(fake, NS, nodes[1]!, 4);
     const name = podName(14, 1, 0);
-    fake.faults.inject({
-      status: 503,
-      count: 4,
-      match: (r) => {
-        if (!isPodDelete(name)(r)) return false;
-        if (fake.store.get('pods', NS, name)) fake.store.remove('pods', NS, name);
-        return true;
-      },
-    });
+    deleteAppliedAnswerLost(name, 4);
     const desired = [job(14, 1, [nodes[1]!], 4)];
     await until(executor, desired, () => fake.faults.pending() === 0, 'the readmission delete tried');
     expect(events('kube.reconcile.failed')).toHaveLength(1);
