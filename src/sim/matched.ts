@@ -13,18 +13,23 @@ export interface PaidJct {
  * Knobs need not be monotone in what they pay (Pollux's target is not), so runs are taken by paid.
  */
 export function jctAtPaid(runs: readonly PaidJct[], paid: number): number | null {
-  const exact = runs.filter((r) => r.paidGpuHoursPerHour === paid);
-  if (exact.length > 0) return exact.reduce((s, r) => s + r.avgJctSeconds, 0) / exact.length;
-  let below: PaidJct | undefined;
-  let above: PaidJct | undefined;
-  for (const run of runs) {
-    const p = run.paidGpuHoursPerHour;
-    if (p <= paid && (below === undefined || p > below.paidGpuHoursPerHour)) below = run;
-    if (p >= paid && (above === undefined || p < above.paidGpuHoursPerHour)) above = run;
+  let belowPaid = Number.NEGATIVE_INFINITY;
+  let abovePaid = Number.POSITIVE_INFINITY;
+  for (const { paidGpuHoursPerHour: p } of runs) {
+    if (p <= paid && p > belowPaid) belowPaid = p;
+    if (p >= paid && p < abovePaid) abovePaid = p;
   }
-  if (below === undefined || above === undefined) return null;
-  const t = (paid - below.paidGpuHoursPerHour) / (above.paidGpuHoursPerHour - below.paidGpuHoursPerHour);
-  return below.avgJctSeconds + t * (above.avgJctSeconds - below.avgJctSeconds);
+  if (belowPaid === Number.NEGATIVE_INFINITY || abovePaid === Number.POSITIVE_INFINITY) return null;
+  // Runs that pay exactly the same are one point, their average: the answer must not depend on run order.
+  const below = averageJctAt(runs, belowPaid);
+  if (abovePaid === belowPaid) return below;
+  const t = (paid - belowPaid) / (abovePaid - belowPaid);
+  return below + t * (averageJctAt(runs, abovePaid) - below);
+}
+
+function averageJctAt(runs: readonly PaidJct[], paid: number): number {
+  const at = runs.filter((r) => r.paidGpuHoursPerHour === paid);
+  return at.reduce((sum, r) => sum + r.avgJctSeconds, 0) / at.length;
 }
 
 /** What a run reports at a matched paid usage, each interpolated on its own (same two runs). */

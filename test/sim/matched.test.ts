@@ -25,6 +25,23 @@ describe('jctAtPaid', () => {
   it('averages runs that pay the same', () => {
     expect(jctAtPaid([run(40, 100), run(40, 300)], 40)).toBe(200);
   });
+
+  it('reads the end runs at the ends of the range, and nothing just past them', () => {
+    const runs = [run(8, 400), run(2, 1000), run(4, 600)];
+    expect(jctAtPaid(runs, 2)).toBe(1000);
+    expect(jctAtPaid(runs, 8)).toBe(400);
+    expect(jctAtPaid(runs, 1.999)).toBeNull();
+    expect(jctAtPaid(runs, 8.001)).toBeNull();
+  });
+
+  it('takes runs that pay the same as one point, their average, also as a bracket and in any order', () => {
+    // At 30: (100 + 300) / 2 = 200; at 35, halfway to 40 (500 s): 200 + 0.5 x (500 - 200) = 350, not the
+    // 300 or 400 of whichever tied run came first.
+    const tied = [run(30, 100), run(30, 300), run(40, 500)];
+    expect(jctAtPaid(tied, 35)).toBeCloseTo(350, 9);
+    expect(jctAtPaid([tied[1]!, tied[0]!, tied[2]!], 35)).toBe(jctAtPaid(tied, 35));
+    expect(jctAtPaid([run(20, 700), ...tied], 25)).toBeCloseTo(450, 9);
+  });
 });
 
 describe('metricsAtPaid', () => {

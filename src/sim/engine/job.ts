@@ -17,6 +17,9 @@ export interface JobClass {
   readonly statEpochEnds: readonly number[];
 }
 
+/** Relative shortfall of the total progress still counted as finished (float rounding, not work). */
+const FINISH_TOLERANCE = 1e-12;
+
 export class SimJob {
   readonly id: number;
   readonly name: string;
@@ -148,7 +151,9 @@ export class SimJob {
       until > start
         ? advanceProgress(truth, this.placement, this.progress, (until - start) * this.speed)
         : this.progress;
-    if (reached < truth.totalProgress) {
+    // Work summed interval by interval can fall a few ulps short of the total when it ends exactly on a
+    // tick: that is the finish, not one more interval holding the GPUs.
+    if (reached < truth.totalProgress * (1 - FINISH_TOLERANCE)) {
       this.progress = reached;
       this.#hold(gpus, until - from, groupSize);
       return null;

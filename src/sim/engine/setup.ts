@@ -23,6 +23,7 @@ export function makeJobs(
   truthOf: (app: string) => JobTruth,
 ): SimJob[] {
   if (trace.length === 0) throw new SimulationError('the trace has no jobs to simulate');
+  for (const job of trace) checkTraceJob(job);
   const classes = new Map<string, JobClass>();
   const classOf = (app: string): JobClass => {
     let cls = classes.get(app);
@@ -34,6 +35,20 @@ export function makeJobs(
   };
   const sorted = [...trace].sort((a, b) => a.time - b.time);
   return sorted.map((job, id) => new SimJob(id, job, classOf(job.application)));
+}
+
+/**
+ * The commands read traces through parseTrace, which refuses these with the line; a trace built in code
+ * reaches the engine unchecked, where an infinite arrival would end the run early and report it unfinished.
+ */
+function checkTraceJob(job: TraceJob): void {
+  const what = `trace job "${job.name}"`;
+  if (!Number.isFinite(job.time) || job.time < 0)
+    throw new SimulationError(
+      `${what}: arrival time must be a finite number of seconds >= 0, got ${job.time}`,
+    );
+  if (!Number.isInteger(job.numReplicas) || job.numReplicas < 1)
+    throw new SimulationError(`${what}: num_replicas must be a positive integer, got ${job.numReplicas}`);
 }
 
 function jobClass(app: string, profiles: ProfileFile, truthOf: (app: string) => JobTruth): JobClass {

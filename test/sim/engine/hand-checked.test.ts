@@ -6,10 +6,8 @@
  * copied from a run's output.
  */
 import { describe, expect, it } from 'vitest';
-import { atPaid, atPaidGaps, type CompareRow } from '../../../scripts/lib/compare-report.ts';
 import { parseTrace } from '../../../src/core/trace.ts';
 import { runSimulation } from '../../../src/sim/engine/engine.ts';
-import { jctAtPaid, metricsAtPaid } from '../../../src/sim/matched.ts';
 import { fixedRequestPolicy } from '../../../src/sim/policies/fixed-request/index.ts';
 import { UnknownAppError, truthProvider } from '../../../src/sim/run.ts';
 import { createJobTruth } from '../../../src/sim/truth/model.ts';
@@ -226,13 +224,10 @@ describe('case 2: two jobs', () => {
     expect(run.metrics.allocatedGpuHoursPerHour).toBeCloseTo(6180 / HOUR, 12);
   });
 
-  // DEFECT (src/sim/engine/job.ts:147-155, advance): whether a job finished inside [from, until] is an
-  // exact float test, `reached < truth.totalProgress`, on progress summed interval by interval. When the
-  // work ends exactly on a tick, the sum can fall a few ulps short, so the finish is put just after the
-  // tick (1020.0000000000003 here) and the GPUs are reused a whole tick late. Only an exact coincidence
-  // triggers it (measured step times practically never give one), but then it is a tick of queueing
-  // and of paid node time that the model does not have.
-  it.fails('a job whose work ends exactly on a tick frees its GPUs for that tick (tick 15 s)', () => {
+  // Progress is summed interval by interval; when the work ends exactly on a tick the sum can fall a few
+  // ulps short of the total, which once put the finish just after the tick (1020.0000000000003) and
+  // reused the GPUs a whole tick late (job.ts advance: a finish is now within a relative 1e-12).
+  it('a job whose work ends exactly on a tick frees its GPUs for that tick (tick 15 s)', () => {
     /*
      * a (2 GPUs) and b (4) at 0, one node (budget 4), ticks every 15 s. The node is ready at 90, a tick:
      * a starts at 90, restarts to 120, runs 900 s: done at 1020 = tick 68. b starts at that tick:
@@ -242,67 +237,6 @@ describe('case 2: two jobs', () => {
     expect(run.jobs[0]?.completedAt).toBeCloseTo(1020, 9);
     expect(run.jobs[1]?.firstStart).toBe(1020);
     expect(run.metrics.paidGpuHoursPerHour).toBeCloseTo(6540 / HOUR, 12);
-  });
-});
-
-describe('case 3: reading a series off at a matched paid usage (matched.ts)', () => {
-  const at = (paidGpuHoursPerHour: number, avgJctSeconds: number) => ({ paidGpuHoursPerHour, avgJctSeconds });
-  // Made-up runs, out of order: paid 8 -> 400 s, 2 -> 1000 s, 4 -> 600 s.
-  const runs = [at(8, 400), at(2, 1000), at(4, 600)];
-
-  it('interpolates linearly between the runs just below and just above', () => {
-    // 3 is halfway from 2 to 4: 1000 + (3 - 2) / (4 - 2) x (600 - 1000) = 800.
-    expect(jctAtPaid(runs, 3)).toBeCloseTo(800, 12);
-    // 7 is 3/4 of the way from 4 to 8: 600 + 0.75 x (400 - 600) = 450.
-    expect(jctAtPaid(runs, 7)).toBeCloseTo(450, 12);
-    // On a run: that run; at the ends of the range: the end runs.
-    expect(jctAtPaid(runs, 4)).toBe(600);
-    expect(jctAtPaid(runs, 2)).toBe(1000);
-    expect(jctAtPaid(runs, 8)).toBe(400);
-  });
-
-  it('gives null outside the runs (no extrapolation), and compare says why', () => {
-    expect(jctAtPaid(runs, 1.999)).toBeNull();
-    expect(jctAtPaid(runs, 8.001)).toBeNull();
-    // metricsAtPaid: every metric from the same two runs (3 between 2 and 4: halfway), null outside.
-    const full = (paid: number, jct: number, queue: number) => ({
-      paidGpuHoursPerHour: paid,
-      avgJctSeconds: jct,
-      p50JctSeconds: jct / 2,
-      p95JctSeconds: jct * 2,
-      p99JctSeconds: jct * 3,
-      avgQueueSeconds: queue,
-    });
-    const series = [full(2, 1000, 100), full(4, 600, 20)];
-    expect(metricsAtPaid(series, 3)).toEqual({
-      avgJctSeconds: 800,
-      p50JctSeconds: 400,
-      p95JctSeconds: 1600,
-      p99JctSeconds: 2400,
-      avgQueueSeconds: 60,
-    });
-    expect(metricsAtPaid(series, 5)).toBeNull();
-    // In compare's at-paid table the null is a "-" with a note giving the series' paid range; a run that
-    // did not finish every job is left out (at 5: between 4 and 8, 600 + 0.25 x (400 - 600) = 550).
-    const row = (paid: number, jct: number, completed = 10) =>
-      ({ policy: 'p', paidGpuHoursPerHour: paid, avgJctSeconds: jct, completed, jobs: 10 }) as CompareRow;
-    const rows = [row(8, 400), row(2, 1000), row(4, 600), row(5, 100, 9)];
-    const table = atPaid(rows, [5, 9]);
-    expect(table.map((r) => r.avgJctSeconds.p)).toEqual([550, null]);
-    expect(atPaidGaps(rows, table)).toMatch(/outside what the series paid.*p: 2\.0 to 8\.0/);
-  });
-
-  // DEFECT (src/sim/matched.ts:16-24): runs paying exactly the same are averaged when the target is their
-  // paid usage (line 16-17), but as a bracket only the first of them in input order is used (the strict
-  // `>` / `<` at lines 22-23), so the answer depends on the order of the runs and jumps at the tie.
-  // Hand: runs 30 -> 100 s, 30 -> 300 s, 40 -> 500 s. At 30: (100 + 300) / 2 = 200. Just above, at 35,
-  // continuity with that average gives 200 + 0.5 x (500 - 200) = 350; the code gives 300 (100 first) or
-  // 400 (300 first).
-  it.fails('does not depend on the order of runs that pay the same', () => {
-    const tied = [at(30, 100), at(30, 300), at(40, 500)];
-    expect(jctAtPaid(tied, 30)).toBe(200);
-    expect(jctAtPaid([tied[1], tied[0], tied[2]] as typeof tied, 35)).toBe(jctAtPaid(tied, 35));
-    expect(jctAtPaid(tied, 35)).toBeCloseTo(350, 9);
   });
 });
 
@@ -333,14 +267,16 @@ describe('bad trace input', () => {
     );
   });
 
-  // GAP (src/sim/engine/setup.ts:20-37, makeJobs): the engine takes TraceJob[] unchecked. Every command
-  // reads traces through parseTrace, which refuses these, but runSimulation itself, given a job arriving
-  // at Infinity, runs the first job, stops at the (infinite) horizon and reports finished = false with
-  // paidGpuHoursPerHour 0 (arrival span Infinity) although it paid 3240 GPU-s: no error. (A NaN arrival
-  // throws, but as "the clock is at NaN s and cannot go back to NaN s", from clock.ts.)
-  it.fails('the engine refuses a job whose arrival is not a finite number, naming it', () => {
+  // Every command reads traces through parseTrace, which refuses these; a trace built in code is checked
+  // by the engine too (an infinite arrival once ran the first job and reported the run unfinished, paying 0).
+  it('the engine refuses a job whose arrival or width is not one, naming it', () => {
     expect(() => simulate([tiny('a', 0, 4), tiny('b', Number.POSITIVE_INFINITY, 4)])).toThrow(
-      /"?b"?.*(arriv|time)/,
+      'trace job "b": arrival time must be a finite number of seconds >= 0, got Infinity',
+    );
+    expect(() => simulate([tiny('a', Number.NaN, 4)])).toThrow(/"a": arrival time .* got NaN/);
+    expect(() => simulate([tiny('a', -1, 4)])).toThrow(/"a": arrival time .* got -1/);
+    expect(() => simulate([tiny('a', 0, 0)])).toThrow(
+      'trace job "a": num_replicas must be a positive integer, got 0',
     );
   });
 });
