@@ -393,4 +393,28 @@ describe('fake Kubernetes API server, through the real @kubernetes/client-node',
     expect((await api.listNamespacedPod({ namespace: NS })).items).toEqual([]);
     expect(fake.faults.injected).toBe(2);
   });
+
+  it('an applied fault makes the write, then answers with its status or not at all', async () => {
+    fake.faults.inject({ status: 503, applied: true, match: (r) => r.method === 'POST' });
+    expect((await failure(api.createNamespacedPod({ namespace: NS, body: pod('a', {}) }))).code).toBe(503);
+    expect(fake.pods(NS).map((p) => p.metadata.name)).toEqual(['a']);
+    // The retry meets the pod its lost answer made.
+    const again = await failure(api.createNamespacedPod({ namespace: NS, body: pod('a', {}) }));
+    expect([again.code, JSON.parse(again.body as string).reason]).toEqual([409, 'AlreadyExists']);
+    // An error it would have answered is lost as well.
+    fake.faults.inject({ status: 500, applied: true, match: (r) => r.method === 'POST' });
+    expect((await failure(api.createNamespacedPod({ namespace: NS, body: pod('a', {}) }))).code).toBe(500);
+
+    fake.faults.inject({ timeout: true, applied: true, match: (r) => r.method === 'DELETE' });
+    // Left hanging: the server's close ends it.
+    void api.deleteNamespacedPod({ name: 'a', namespace: NS }).catch(() => undefined);
+    await vi.waitFor(() => expect(fake.pods(NS)).toEqual([]));
+    expect(fake.faults.pending()).toBe(0);
+    expect(fake.requests.filter((r) => r.method === 'DELETE')).toEqual([]); // never answered
+    // Without `applied`, a status or timeout fault makes nothing.
+    fake.faults.inject({ status: 503, match: (r) => r.method === 'POST' });
+    await failure(api.createNamespacedPod({ namespace: NS, body: pod('b', {}) }));
+    expect(fake.pods(NS)).toEqual([]);
+    expect(() => fake.faults.inject({ applied: true, after: Promise.resolve() })).toThrow(/applied/);
+  });
 });

@@ -27,6 +27,12 @@ export interface Fault {
    * clients racing to update one object).
    */
   readonly after?: Promise<unknown>;
+  /**
+   * With `status` or `timeout`: the request is applied first, as it would be answered, and that answer
+   * lost: the injected status instead, or none (a write the API server made whose answer a load
+   * balancer or the client's timeout dropped). Only for plain REST requests, not watches or logs.
+   */
+  readonly applied?: boolean;
   /** Which requests it applies to (default: all but watches). */
   readonly match?: (request: RequestInfo) => boolean;
 }
@@ -47,6 +53,7 @@ export interface FaultAction {
   readonly timeout?: boolean;
   readonly endAtOnce?: boolean;
   readonly after?: Promise<unknown>;
+  readonly applied?: boolean;
 }
 
 /** Queued faults, consumed in order by the requests they match. */
@@ -59,6 +66,8 @@ export class Faults {
   inject(fault: Fault): void {
     if (!fault.timeout && !fault.status && !fault.endAtOnce && !fault.after)
       throw new Error('fault: give a status, timeout: true, endAtOnce: true or after');
+    if (fault.applied && !fault.timeout && !fault.status)
+      throw new Error('fault: applied needs a status or timeout: true (the answer lost)');
     this.queue.push({ fault, left: fault.count ?? 1 });
   }
 
@@ -77,7 +86,7 @@ export class Faults {
     entry.left--;
     if (entry.left <= 0) this.queue.splice(this.queue.indexOf(entry), 1);
     this.injected++;
-    const { status, message, timeout, endAtOnce, retryAfterSeconds, after } = entry.fault;
+    const { status, message, timeout, endAtOnce, retryAfterSeconds, after, applied } = entry.fault;
     return {
       ...(status !== undefined
         ? { status, reason: entry.fault.reason ?? REASONS[status] ?? 'InternalError' }
@@ -87,6 +96,7 @@ export class Faults {
       ...(endAtOnce ? { endAtOnce } : {}),
       ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
       ...(after ? { after } : {}),
+      ...(applied ? { applied } : {}),
     };
   }
 }

@@ -37,7 +37,9 @@
  * - faults: faults.inject({status: 429|500|503|409, count, retryAfterSeconds, message, match}) fails the
  *   next matching requests with a Status body; {timeout: true} never answers them (the client must time out);
  *   {endAtOnce: true} answers 200 and ends the stream at once (a watch cut by a proxy); {after: promise}
- *   answers them as usual once the promise settles (requests held together read the same state).
+ *   answers them as usual once the promise settles (requests held together read the same state);
+ *   {applied: true} with a status or timeout makes the request as usual first, its answer (even an
+ *   error's) lost: the injected status instead, or none (a write made whose answer never came back).
  *   By default faults match every request but watches.
  *
  * Control API for tests (no HTTP):

@@ -160,6 +160,18 @@ export class FakeKubeHttpServer {
     const info: RequestInfo = { method, path: url.pathname, query, watch: isWatch(query) };
     const fault = this.faults.take(info);
     if (fault?.after) await fault.after;
+    if (fault?.applied) {
+      // Made as usual, whatever it would have answered (even an error) lost: the fault's answer instead.
+      const r = route(url.pathname);
+      if (!r || r.log || (method === 'GET' && !r.name && info.watch))
+        throw new KubeError(500, 'InternalError', 'fake kube-api: applied faults are for REST requests');
+      const body = method === 'GET' ? undefined : await readBody(req);
+      try {
+        this.rest(r, method, url.pathname, req.headers['content-type'] ?? '', body, query);
+      } catch (error) {
+        if (!(error instanceof KubeError)) throw error;
+      }
+    }
     if (fault?.timeout) {
       this.hanging.add(res);
       res.on('close', () => this.hanging.delete(res));
@@ -192,25 +204,36 @@ export class FakeKubeHttpServer {
         `the server could not find the requested resource (${url.pathname})`,
       );
     const body = method === 'GET' ? undefined : await readBody(req);
+    if (r.log && method === 'GET') return this.log(req, res, r.namespace!, r.name!, query);
+    if (method === 'GET' && !r.name && isWatch(query)) return this.watch(req, res, r, query);
+    const contentType = req.headers['content-type'] ?? '';
+    const answer = this.rest(r, method, url.pathname, contentType, body, query);
+    return this.answer(req, res, answer.status, answer.body);
+  }
+
+  /** A REST request (not a watch or a log) made on the store: its answer, or a KubeError thrown. */
+  private rest(
+    r: Route,
+    method: string,
+    path: string,
+    contentType: string,
+    body: unknown,
+    query: URLSearchParams,
+  ): { status: number; body: unknown } {
     const { resource, namespace, name } = r;
-    if (r.log && method === 'GET') return this.log(req, res, namespace!, name!, query);
-    if (method === 'GET' && !name && isWatch(query)) return this.watch(req, res, r, query);
-    if (method === 'GET' && !name) return this.answer(req, res, 200, this.list(r, query));
-    if (method === 'GET') return this.answer(req, res, 200, this.core.get(resource, namespace, name!));
+    if (method === 'GET' && !name) return { status: 200, body: this.list(r, query) };
+    if (method === 'GET') return { status: 200, body: this.core.get(resource, namespace, name!) };
     if (method === 'POST' && !name) {
-      return this.answer(req, res, 201, this.core.create(resource, namespace, body as KubeObject));
+      return { status: 201, body: this.core.create(resource, namespace, body as KubeObject) };
     }
     if (method === 'PUT' && name) {
-      return this.answer(
-        req,
-        res,
-        200,
-        this.core.replace(resource, namespace, name, body as KubeObject, r.status),
-      );
+      return {
+        status: 200,
+        body: this.core.replace(resource, namespace, name, body as KubeObject, r.status),
+      };
     }
     if (method === 'PATCH' && name) {
-      const contentType = req.headers['content-type'] ?? '';
-      return this.answer(req, res, 200, this.core.patch(resource, namespace, name, contentType, body));
+      return { status: 200, body: this.core.patch(resource, namespace, name, contentType, body) };
     }
     if (method === 'DELETE' && name) {
       const options = (body ?? {}) as Record<string, any>;
@@ -221,9 +244,9 @@ export class FakeKubeHttpServer {
         ...(policy ? { propagationPolicy: policy } : {}),
         ...(options.preconditions ? { preconditions: options.preconditions } : {}),
       });
-      return this.answer(req, res, 200, deleted);
+      return { status: 200, body: deleted };
     }
-    throw new KubeError(405, 'MethodNotAllowed', `${method} is not supported on ${url.pathname}`);
+    throw new KubeError(405, 'MethodNotAllowed', `${method} is not supported on ${path}`);
   }
 
   /** GET .../pods/{name}/log (logs.ts); a followed one is kept to be cut. */
