@@ -76,6 +76,13 @@ const deleteAppliedAnswerLost = (name: string, count: number) =>
     },
   });
 
+const isPodCreate = (r: RequestInfo) => r.method === 'POST' && r.path.endsWith(`/namespaces/${NS}/pods`);
+/** The next create matching `match` made by the API server, its answer lost: a 503, or none (`timeout`). */
+const createAppliedAnswerLost = (
+  match: (r: RequestInfo) => boolean,
+  lost: { timeout: true } | { status: 503 },
+) => fake.faults.inject({ ...lost, applied: true, count: 1, match });
+
 /** Reconciles until `ok` holds of the statuses (the executor's watch catching up), or fails. */
 async function until(
   executor: Executor,
@@ -298,6 +305,43 @@ describe('Kubernetes executor under failing calls (review)', () => {
     expect(fake.pods(NS).every((p) => !p.metadata.deletionTimestamp)).toBe(true);
     const writes = fake.requests.slice(requests).filter((r) => r.method !== 'GET');
     expect(writes).toEqual([]);
+  });
+
+  for (const lost of [{ status: 503 as const }, { timeout: true as const }]) {
+    it(`a pod create applied but ${'status' in lost ? 'answered 503' : 'never answered'}: the retry's AlreadyExists adopts it; nothing failed, nothing made twice`, async () => {
+      const { executor, events } = executorWithLog({ requestTimeoutMs: 300 });
+      createAppliedAnswerLost(isPodCreate, lost);
+      const desired = [job(20, 1, [nodes[0]!])];
+      const first = await executor.reconcile(desired);
+      expect(fake.faults.pending()).toBe(0);
+      // The retry (after the 503, or the client's timeout) met the pod the first made.
+      expect(podPosts().map((r) => r.status)).toEqual('status' in lost ? [503, 409] : [409]);
+      expect(events('kube.pod.adopted')).toEqual([expect.objectContaining({ pod: podName(20, 1, 0) })]);
+      expect(events('kube.reconcile.failed')).toEqual([]);
+      expect([...(executor.outage?.() ?? [])]).toEqual([]);
+      expect(first).toEqual([expect.objectContaining({ jobId: 20, rank: 0 })]);
+      const statuses = await until(executor, desired, running(20), 'job 20 running');
+      expect(statuses.filter((s) => s.phase === 'failed' || s.interrupted)).toEqual([]);
+      expect(podNames()).toEqual([podName(20, 1, 0)]);
+      expect(events('kube.pod.vanished')).toEqual([]);
+    });
+  }
+
+  it("a Service create applied but answered 503: the retry's AlreadyExists reads it, and the job's pod is owned by it", async () => {
+    const { executor, events } = executorWithLog();
+    createAppliedAnswerLost((r) => r.method === 'POST' && r.path.endsWith('/services'), { status: 503 });
+    const desired = [job(21, 1, [nodes[0]!])];
+    await until(executor, desired, running(21), 'job 21 running');
+    expect(fake.faults.pending()).toBe(0);
+    const services = fake.services(NS);
+    expect(services).toHaveLength(1);
+    const posts = fake.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/services'));
+    expect(posts.map((r) => r.status)).toEqual([503, 409]);
+    expect(fake.pods(NS)[0]?.metadata.ownerReferences?.map((o) => o.uid)).toEqual([
+      services[0]!.metadata.uid,
+    ]);
+    expect(events('kube.reconcile.failed')).toEqual([]);
+    expect(podPosts().map((r) => r.status)).toEqual([201]);
   });
 
   it('two reconciles of one executor overlapping create each pod once; both report every rank', async () => {
