@@ -465,4 +465,30 @@ describe('Kubernetes executor: found in review, fixed', () => {
     expect(podNames()).toEqual([podName(15, 1, 0)]); // generation 2 waits for it
     expect([...(executor.outage?.() ?? [])]).toEqual([15]);
   });
+  /**
+   * Was (pod-writes.ts create; fixed: a failed read of the pod that exists fails the create as any
+   * failed create does): a create answered AlreadyExists whose read of the existing pod then fails past
+   * the retries (503, 429: the API server down) failed the step but was not an outage of the job, so its
+   * start deadline ran on, as a failed create's does not.
+   */
+  it('a create answered AlreadyExists whose read of the pod fails 503 past the retries is an outage of the job', async () => {
+    const { executor, events } = executorWithLog();
+    const name = podName(22, 1, 0);
+    createAppliedAnswerLost(isPodCreate, { status: 503 });
+    fake.faults.inject({
+      status: 503,
+      count: 4,
+      match: (r) => r.method === 'GET' && r.path.endsWith(`/pods/${name}`),
+    });
+    const desired = [job(22, 1, [nodes[0]!])];
+    await executor.reconcile(desired);
+    expect(fake.faults.pending()).toBe(0);
+    expect(podPosts().map((r) => r.status)).toEqual([503, 409]);
+    expect(events('kube.reconcile.failed')).toHaveLength(1);
+    expect([...(executor.outage?.() ?? [])]).toEqual([22]);
+    // The next pass hears of the pod and takes it as it is.
+    await until(executor, desired, running(22), 'job 22 running');
+    expect([...(executor.outage?.() ?? [])]).toEqual([]);
+    expect(podNames()).toEqual([name]);
+  });
 });

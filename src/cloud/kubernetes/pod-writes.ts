@@ -47,24 +47,30 @@ export class PodWrites {
       this.deps.pods.put(created);
       this.deps.refusals.created(name);
       this.deps.logger.info({ event: 'kube.pod.created', ...log }, 'replica pod created');
-    } catch (error) {
-      const kind = kindOf(error);
-      if (kind === 'exists') {
+    } catch (createError) {
+      let error = createError;
+      if (kindOf(error) === 'exists') {
         // Created by an earlier attempt or an earlier life of the service: adopt it.
-        const existing = await withKubeRetry(
-          'read pod',
-          () => this.deps.api.readNamespacedPod({ name, namespace }),
-          this.deps.retry,
-        );
-        // Taken as it is, as a listed pod would be: the next pass judges it (waits for one stopping,
-        // stops one elsewhere) and creates the replica again once it is gone.
-        this.deps.pods.put(existing);
-        this.logExisting(existing, replica, service, log);
-        return;
+        try {
+          const existing = await withKubeRetry(
+            'read pod',
+            () => this.deps.api.readNamespacedPod({ name, namespace }),
+            this.deps.retry,
+          );
+          // Taken as it is, as a listed pod would be: the next pass judges it (waits for one stopping,
+          // stops one elsewhere) and creates the replica again once it is gone.
+          this.deps.pods.put(existing);
+          this.logExisting(existing, replica, service, log);
+          return;
+        } catch (readError) {
+          // The create is not done until the pod is read: an API server down is the job's outage, as
+          // for a create that failed (found in review: its start deadline ran on).
+          error = readError;
+        }
       }
       // Only a refusal of the pod itself fails the replica, and a quota's is waited for. Anything else
       // (a 401 or an RBAC 403 is boa's credentials, not the pod) fails this step; the next pass tries again.
-      if (this.deps.refusals.failed(replica, kind, error as Error, log)) return;
+      if (this.deps.refusals.failed(replica, kindOf(error), error as Error, log)) return;
       throw error;
     }
   }
