@@ -1,7 +1,8 @@
 // The Kubernetes executor when API calls fail or the cluster changes under it (a review's tests, 2026-12-05):
 // the first group pins what held; the second, what the review found wrong, each fixed with its test.
+import { CoreV1Api } from '@kubernetes/client-node';
 import { pino } from 'pino';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   CLAIM_LEASE_NAME,
   createKubernetesExecutor,
@@ -490,5 +491,45 @@ describe('Kubernetes executor: found in review, fixed', () => {
     await until(executor, desired, running(22), 'job 22 running');
     expect([...(executor.outage?.() ?? [])]).toEqual([]);
     expect(podNames()).toEqual([name]);
+  });
+  /**
+   * Was (service-writes.ts ensure; fixed: the Service a job's pods are to be owned by is read first,
+   * and one gone or not the cache's has every cache list again): with the executor's watch gone quiet,
+   * the job's Service deleted from outside (kubectl delete svc) was still the cache's, and the job's
+   * next pods were created owned by it, to be collected at once by the garbage collector, until the
+   * watch's timeout (5 minutes) or the resync told boa.
+   */
+  it("the job's Service deleted from outside while the watch is quiet: its next pod is owned by a new Service, not collected", async () => {
+    const { executor, events } = executorWithLog();
+    const desired = [job(23, 1, nodes)];
+    // The second replica's create fails this pass: it is the one made after the Service is gone.
+    let creates = 0;
+    fake.faults.inject({ status: 503, count: 4, match: (r) => isPodCreate(r) && ++creates > 1 });
+    await executor.reconcile(desired);
+    expect(fake.faults.pending()).toBe(0);
+    expect(podNames()).toEqual([podName(23, 1, 0)]);
+    await vi.waitFor(() => expect(fake.openWatches()).toBe(3)); // pods, services, policies
+    fake.stallWatches();
+    const [deleted] = fake.services(NS);
+    await fake
+      .kubeConfig()
+      .makeApiClient(CoreV1Api)
+      .deleteNamespacedService({ name: deleted!.metadata.name, namespace: NS });
+
+    await executor.reconcile(desired);
+    const [service] = fake.services(NS);
+    expect(service?.metadata.uid).toBeDefined();
+    expect(service?.metadata.uid).not.toBe(deleted!.metadata.uid);
+    const second = fake.pods(NS).find((p) => p.metadata.name === podName(23, 1, 1));
+    expect(second?.metadata.ownerReferences?.map((o) => o.uid)).toEqual([service!.metadata.uid]);
+    await pause(20); // the garbage collector's turn
+    expect(
+      fake.pods(NS).find((p) => p.metadata.name === podName(23, 1, 1))?.metadata.deletionTimestamp,
+    ).toBeUndefined();
+    expect(events('kube.reconcile.failed')).toHaveLength(1); // the first pass's
+    // The next pass lists again: the first replica, collected with the Service, is no longer running.
+    const next = await executor.reconcile(desired);
+    expect(next.find((s) => s.rank === 0)).toMatchObject({ phase: 'stopping' });
+    expect(events('kube.service.changed')).toHaveLength(1);
   });
 });

@@ -118,6 +118,15 @@ export class ObjectCache<T extends { metadata?: Meta }> {
       this.items.set(name, obj);
   }
 
+  /** What the watch said may be behind (a write's answer told otherwise): the next read lists again. */
+  invalidate(): void {
+    if (this.closed) return;
+    this.watchId++;
+    this.watchAbort?.abort();
+    this.watchAbort = undefined;
+    this.watching = false;
+  }
+
   forget(name: string): void {
     this.items.delete(name);
     for (const written of this.writtenDuringLists) written.delete(name);

@@ -147,7 +147,12 @@ export class KubernetesExecutor implements Executor {
       refusals: this.refusals,
       vanished: this.vanished,
     });
-    this.serviceWrites = new ServiceWrites({ ...writes, services: this.services });
+    this.serviceWrites = new ServiceWrites({
+      ...writes,
+      services: this.services,
+      // A Service gone that the cache still had: its pods' and policies' deletions went unheard too.
+      relist: () => [this.pods, this.services, this.policies.cache].forEach((c) => c.invalidate()),
+    });
     const coordination = coordinationApi(deps.kubeConfig, config.requestTimeoutMs);
     this.namespaceClaim = new NamespaceClaim(
       coordination,

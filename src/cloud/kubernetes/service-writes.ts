@@ -15,16 +15,32 @@ export interface ServiceWriteDeps {
   readonly logger: Logger;
   /** The executor's cache of the Services boa owns: what is written goes there at once. */
   readonly services: ObjectCache<V1Service>;
+  /** The caches heard less than is: each lists again at its next read. */
+  readonly relist: () => void;
 }
 
 /** The writes of jobs' headless Services, each retried as every Kubernetes call. */
 export class ServiceWrites {
   constructor(private readonly deps: ServiceWriteDeps) {}
 
+  /**
+   * The job's Service, for its pods to be owned by: read first when the cache has it, since pods owned
+   * by one deleted since (kubectl delete svc, the watch gone quiet) are collected as soon as they are
+   * made (found in review). One gone, or another of its name, has every cache list again.
+   */
   async ensure(jobId: number, known: V1Service | undefined): Promise<V1Service> {
-    if (known?.metadata?.uid && !known.metadata.deletionTimestamp) return known;
     const namespace = this.deps.config.namespace;
     const body = serviceManifest(jobId, this.deps.config);
+    const name = body.metadata!.name!;
+    if (known?.metadata?.uid && !known.metadata.deletionTimestamp) {
+      const current = await this.read(name);
+      if (current?.metadata?.uid === known.metadata.uid) return known;
+      this.deps.logger.warn(
+        { event: 'kube.service.changed', jobId, name, uid: known.metadata.uid, now: current?.metadata?.uid },
+        'job service deleted or replaced since last heard; listing again',
+      );
+      this.deps.relist();
+    }
     try {
       const created = await withKubeRetry(
         'create service',
@@ -39,14 +55,25 @@ export class ServiceWrites {
       return created;
     } catch (error) {
       if (kindOf(error) !== 'exists') throw error;
-      const name = body.metadata!.name!;
-      const existing = await withKubeRetry(
+      const existing = await this.read(name);
+      if (!existing) throw error; // deleted again meanwhile: the next pass creates it
+      this.deps.services.put(existing);
+      return existing;
+    }
+  }
+
+  /** The Service as the API server has it now; undefined when there is none. */
+  private async read(name: string): Promise<V1Service | undefined> {
+    const namespace = this.deps.config.namespace;
+    try {
+      return await withKubeRetry(
         'read service',
         () => this.deps.api.readNamespacedService({ name, namespace }),
         this.deps.retry,
       );
-      this.deps.services.put(existing);
-      return existing;
+    } catch (error) {
+      if (kindOf(error) === 'not-found') return undefined;
+      throw error;
     }
   }
 
