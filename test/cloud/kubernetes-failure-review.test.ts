@@ -499,37 +499,54 @@ describe('Kubernetes executor: found in review, fixed', () => {
    * next pods were created owned by it, to be collected at once by the garbage collector, until the
    * watch's timeout (5 minutes) or the resync told boa.
    */
-  it("the job's Service deleted from outside while the watch is quiet: its next pod is owned by a new Service, not collected", async () => {
-    const { executor, events } = executorWithLog();
-    const desired = [job(23, 1, nodes)];
-    // The second replica's create fails this pass: it is the one made after the Service is gone.
-    let creates = 0;
-    fake.faults.inject({ status: 503, count: 4, match: (r) => isPodCreate(r) && ++creates > 1 });
-    await executor.reconcile(desired);
-    expect(fake.faults.pending()).toBe(0);
-    expect(podNames()).toEqual([podName(23, 1, 0)]);
-    await vi.waitFor(() => expect(fake.openWatches()).toBe(3)); // pods, services, policies
-    fake.stallWatches();
-    const [deleted] = fake.services(NS);
-    await fake
-      .kubeConfig()
-      .makeApiClient(CoreV1Api)
-      .deleteNamespacedService({ name: deleted!.metadata.name, namespace: NS });
+  it.each([
+    ['deleted', false],
+    ['deleted and made again by hand', true],
+  ])(
+    "the job's Service %s from outside while the watch is quiet: its next pod is owned by the Service there is, not collected",
+    async (_, remade) => {
+      const { executor, events } = executorWithLog();
+      const desired = [job(23, 1, nodes)];
+      // The second replica's create fails this pass: it is the one made after the Service is gone.
+      let creates = 0;
+      fake.faults.inject({ status: 503, count: 4, match: (r) => isPodCreate(r) && ++creates > 1 });
+      await executor.reconcile(desired);
+      expect(fake.faults.pending()).toBe(0);
+      expect(podNames()).toEqual([podName(23, 1, 0)]);
+      await vi.waitFor(() => expect(fake.openWatches()).toBe(3)); // pods, services, policies
+      fake.stallWatches();
+      const [deleted] = fake.services(NS);
+      await fake
+        .kubeConfig()
+        .makeApiClient(CoreV1Api)
+        .deleteNamespacedService({ name: deleted!.metadata.name, namespace: NS });
+      if (remade) {
+        // Another Service of that name (kubectl apply of a saved manifest): a new uid, still not boa's cache's.
+        const { name, labels } = deleted!.metadata;
+        await fake
+          .kubeConfig()
+          .makeApiClient(CoreV1Api)
+          .createNamespacedService({
+            namespace: NS,
+            body: { metadata: { name, labels }, spec: deleted!.spec },
+          });
+      }
 
-    await executor.reconcile(desired);
-    const [service] = fake.services(NS);
-    expect(service?.metadata.uid).toBeDefined();
-    expect(service?.metadata.uid).not.toBe(deleted!.metadata.uid);
-    const second = fake.pods(NS).find((p) => p.metadata.name === podName(23, 1, 1));
-    expect(second?.metadata.ownerReferences?.map((o) => o.uid)).toEqual([service!.metadata.uid]);
-    await pause(20); // the garbage collector's turn
-    expect(
-      fake.pods(NS).find((p) => p.metadata.name === podName(23, 1, 1))?.metadata.deletionTimestamp,
-    ).toBeUndefined();
-    expect(events('kube.reconcile.failed')).toHaveLength(1); // the first pass's
-    // The next pass lists again: the first replica, collected with the Service, is no longer running.
-    const next = await executor.reconcile(desired);
-    expect(next.find((s) => s.rank === 0)).toMatchObject({ phase: 'stopping' });
-    expect(events('kube.service.changed')).toHaveLength(1);
-  });
+      await executor.reconcile(desired);
+      const [service] = fake.services(NS);
+      expect(service?.metadata.uid).toBeDefined();
+      expect(service?.metadata.uid).not.toBe(deleted!.metadata.uid);
+      const second = fake.pods(NS).find((p) => p.metadata.name === podName(23, 1, 1));
+      expect(second?.metadata.ownerReferences?.map((o) => o.uid)).toEqual([service!.metadata.uid]);
+      await pause(20); // the garbage collector's turn
+      expect(
+        fake.pods(NS).find((p) => p.metadata.name === podName(23, 1, 1))?.metadata.deletionTimestamp,
+      ).toBeUndefined();
+      expect(events('kube.reconcile.failed')).toHaveLength(1); // the first pass's
+      // The next pass lists again: the first replica, collected with the Service, is no longer running.
+      const next = await executor.reconcile(desired);
+      expect(next.find((s) => s.rank === 0)).toMatchObject({ phase: 'stopping' });
+      expect(events('kube.service.changed')).toHaveLength(1);
+    },
+  );
 });
