@@ -62,7 +62,8 @@ export type EmulatedOperation =
   | 'DescribeAutoScalingInstances'
   | 'DescribeAutoScalingGroups'
   | 'SetInstanceProtection'
-  | 'SuspendProcesses';
+  | 'SuspendProcesses'
+  | 'DescribeScalingActivities';
 
 interface InjectedFailure {
   /** Undefined: this call succeeds (to fail a later one). */
@@ -280,6 +281,7 @@ export function emulateNodegroup(options: EmulatedNodegroupOptions) {
     return end <= clock.now() ? end : undefined;
   };
   asgMock.on(DescribeScalingActivitiesCommand).callsFake((input) => {
+    failNow('DescribeScalingActivities', false);
     step();
     const asg = asgNamed(input.AutoScalingGroupName);
     const all = [...(asg?.activities ?? [])].reverse();

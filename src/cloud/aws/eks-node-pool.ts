@@ -16,7 +16,13 @@ import { CloudError } from '../errors.ts';
 import { DEFAULT_RETRY, type RetryPolicy } from '../retry.ts';
 import { AwsCallError } from './retry.ts';
 import { realSleep, type Sleep, systemClock } from '../time.ts';
-import { type AsgContext, protectInstances, recentLaunchFailures, terminateInstances } from './asg.ts';
+import {
+  type AsgContext,
+  protectInstances,
+  recentLaunchFailures,
+  refused,
+  terminateInstances,
+} from './asg.ts';
 import { instancesLaunchedSince } from './asg-launches.ts';
 import { AzRebalanceHold } from './az-rebalance.ts';
 import { LeavingInstances } from './leaving-instances.ts';
@@ -73,6 +79,8 @@ export class EksNodePool implements NodePool {
   private readonly leaving: LeavingInstances;
   /** AZRebalance kept suspended on the group's ASG (az-rebalance.ts). */
   private readonly rebalance: AzRebalanceHold;
+  /** The last read of the launch failures failed (logged once until one reads again). */
+  private launchFailuresUnread = false;
 
   constructor(
     private readonly config: EksNodePoolConfig,
@@ -112,11 +120,7 @@ export class EksNodePool implements NodePool {
   async describe(): Promise<NodeGroupState> {
     const group = await this.readGroup();
     const updateInFlight = await this.ownUpdate.stillRunning();
-    const since = this.ctx.clock.now() - (this.config.launchFailureWindowMs ?? 15 * 60_000);
-    const launchFailures =
-      group.autoScalingGroup && this.deps.autoscaling
-        ? await recentLaunchFailures(group.autoScalingGroup, since, this.asgContext())
-        : [];
+    const launchFailures = await this.launchFailures(group.autoScalingGroup);
     return {
       minSize: group.minSize,
       maxSize: group.maxSize,
@@ -128,6 +132,42 @@ export class EksNodePool implements NodePool {
       issues: group.issues,
       launchFailures,
     };
+  }
+
+  /**
+   * The group's failed launches of the last window (the capacity backoff's input): a read beside the
+   * group's, not part of it. Unreadable (Auto Scaling throttled past the retries, an outage, a refusal),
+   * describe() answers without them, logged once until they read again. Before, describe() failed with
+   * it: each tick kept the last group it had, or none after a start, so no pass resized or removed a
+   * node while Auto Scaling's Describe calls (a per-account quota Cluster Autoscaler shares) were
+   * throttled (found in review).
+   */
+  private async launchFailures(
+    autoScalingGroup: string | undefined,
+  ): Promise<NodeGroupState['launchFailures']> {
+    if (!autoScalingGroup || !this.deps.autoscaling) return [];
+    const since = this.ctx.clock.now() - (this.config.launchFailureWindowMs ?? 15 * 60_000);
+    try {
+      const failures = await recentLaunchFailures(autoScalingGroup, since, this.asgContext());
+      if (this.launchFailuresUnread) {
+        this.logger.info({ event: 'nodes.launch-failures-read' }, 'launch failures read again');
+      }
+      this.launchFailuresUnread = false;
+      return failures;
+    } catch (error) {
+      if (!this.launchFailuresUnread) {
+        this.logger.warn(
+          {
+            event: 'nodes.launch-failures-unreadable',
+            error: (error as Error).message,
+            ...(refused(error) ? { fix: 'redeploy the stack: autoscaling:DescribeScalingActivities' } : {}),
+          },
+          "cannot read the group's scaling activities; launch failures are not seen (no capacity backoff) until they can",
+        );
+      }
+      this.launchFailuresUnread = true;
+      return [];
+    }
   }
 
   /**

@@ -80,7 +80,7 @@ export class OwnEksUpdate {
 
   /**
    * The update, if one is in flight: one DescribeUpdate. One that has ended is settled here (logged with
-   * its outcome), so the next resize may be sent.
+   * its outcome), so the next resize may be sent; one that cannot be read counts as in flight.
    */
   async stillRunning(): Promise<string | undefined> {
     const updateId = this.updateId;
@@ -90,7 +90,16 @@ export class OwnEksUpdate {
       outcome = await readUpdate(this.group(), updateId, this.ctx);
     } catch (error) {
       const cause = error instanceof AwsCallError ? (error.cause as Error | undefined) : undefined;
-      if (cause?.name !== 'ResourceNotFoundException') throw error;
+      if (cause?.name !== 'ResourceNotFoundException') {
+        // Unread (throttled past the retries, an outage), it counts as still running: nothing else is
+        // sent meanwhile, as while it runs. Thrown, it failed describe(), and a tick then had no group
+        // or a stale one, so no pass removed a node either (found in review).
+        this.logger.warn(
+          { event: 'update.unreadable', updateId, error: (error as Error).message },
+          'own update not readable; counted as still running',
+        );
+        return updateId;
+      }
       // EKS no longer knows it (an id stored long ago, a group replaced): nothing to wait for.
       this.logger.warn({ event: 'update.unknown', updateId }, 'own update not found; not waiting for it');
       if (this.updateId === updateId) this.updateId = undefined;
