@@ -6,10 +6,14 @@
  * worked out by hand, and asserts it over the emulated node group (emulated-nodegroup.ts).
  */
 import { AutoScalingServiceException } from '@aws-sdk/client-auto-scaling';
-import { DescribeUpdateCommand, ThrottlingException } from '@aws-sdk/client-eks';
+import {
+  DescribeUpdateCommand,
+  ThrottlingException,
+  UpdateNodegroupConfigCommand,
+} from '@aws-sdk/client-eks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EksNodePool } from '../../src/cloud/aws/eks-node-pool.ts';
-import { type NodesWorld, nodesWorld } from '../service/nodes-harness.ts';
+import { nodeName, type NodesWorld, nodesWorld } from '../service/nodes-harness.ts';
 import { CLUSTER, type EmulatedNodegroupOptions, emulateNodegroup, NODEGROUP } from './emulated-nodegroup.ts';
 import { captureLogs, fakeTime } from './fake-time.ts';
 
@@ -150,6 +154,12 @@ function world(options: Parameters<typeof nodesWorld>[0] = {}) {
   return w;
 }
 
+/** The desired sizes boa sent (UpdateNodegroupConfig), in order. */
+const sizesSentIn = (w: NodesWorld) =>
+  w.group.eksMock
+    .commandCalls(UpdateNodegroupConfigCommand)
+    .map((c) => c.args[0].input.scalingConfig?.desiredSize as number);
+
 describe('boa over a group whose Auto Scaling reads fail', () => {
   it('started while the scaling activities cannot be read, boa still sizes the group for its jobs', async () => {
     // Expected: a job of 4 GPUs wants one node: boa raises the group 0 -> 1 within its first tick, and
@@ -164,4 +174,323 @@ describe('boa over a group whose Auto Scaling reads fail', () => {
     expect(w.group.group.desiredSize).toBe(1);
     expect(a.allocation).toHaveLength(4);
   });
+});
+
+describe('scale-in attacks', () => {
+  // DEFECT, pinned (not fixed: the fix is in the service, outside this review's src/cloud/aws). The pass
+  // judges drift (src/service/nodes/reconciler.ts:206, `this.size.drift(group)`) before it carries the
+  // removals on, so the group's size, one lower by boa's own unanswered terminate, is logged as
+  // `nodes.drift` (boa 2, aws 1) and counted in NodeDriftCorrections before the same pass finds the
+  // instance leaving; the removal is then recorded `already-gone`, not `sent`. Judging no drift while a
+  // removal is `terminating` (its decrement's outcome unknown) makes this pass. With EKS's drain hook
+  // holding the instance listed and the lifecycle read still failing, the open removal also counts in
+  // `want` (target + removals) over a size already lowered: a raise, one node launched nobody asked for.
+  it.fails(
+    "a terminate applied whose answer was lost, its re-reads throttled past the retries: found gone next pass, as boa's own",
+    async () => {
+      // Expected: two nodes, one job ends; its node is chosen, cordoned and terminated. The terminate is
+      // applied (desired 2 -> 1) and its answer lost; each retry reads the instance first and those reads
+      // are throttled, so the step fails (node.remove-failed). The next pass finds the instance leaving and
+      // records the removal without sending anything (never twice). The group holds 1, which is boa's own
+      // doing: no nodes.drift, no launch to "correct" it, the busy node untouched.
+      const w = world();
+      const { tick, job, boa } = await w.start();
+      const a = job(4);
+      const b = job(4);
+      await tick(3);
+      expect(w.group.asg.live()).toHaveLength(2);
+      w.group.failNext('DescribeAutoScalingInstances', [
+        undefined,
+        ...Array.from({ length: 4 }, asgThrottled),
+      ]);
+      w.group.failNext('TerminateInstanceInAutoScalingGroup', [timeout()], { afterApply: true });
+      boa.service.finishJob(b.id, 'done');
+      await tick(4);
+      expect(w.logs.events()).toContain('node.remove-failed');
+      expect(w.group.terminations).toHaveLength(1);
+      expect(w.group.group.desiredSize).toBe(1);
+      expect(w.group.asg.live()).toHaveLength(1);
+      expect(a.allocation).toHaveLength(4);
+      expect(w.group.asg.instances.filter((i) => i.terminatedBy !== 'api')).toHaveLength(1);
+      expect(w.logs.lines.filter((l) => l.event === 'nodes.drift')).toEqual([]);
+    },
+  );
+
+  // The same DEFECT with a single fault (pinned with the one above; same place, same fix): boa dies
+  // after its terminate went through and before it recorded it. The restart finds the instance leaving
+  // (`already-gone`, right: nothing is sent twice) but its stored expectation is the size before the
+  // decrement, so its first pass logs its own scale-in as `nodes.drift` (boa 2, aws 1).
+  it.fails(
+    'killed after a terminate went through, before recording it: the restart takes the lower size as its own',
+    async () => {
+      // Expected: two nodes, one job ends, boa terminates that node and dies before recording it. The
+      // restart over the same data dir finds it gone, sends nothing, and logs no nodes.drift.
+      const w = world({ onDisk: true });
+      let dead = false;
+      const first = await w.start((pool) =>
+        Object.assign(Object.create(pool), {
+          terminate: async (ids: readonly string[]) => {
+            await pool.terminate(ids);
+            dead = true;
+            throw new Error('kill -9 after the termination, before it was recorded');
+          },
+          setDesiredSize: async (size: number) => {
+            if (dead) throw new Error('kill -9: the service is dead');
+            return pool.setDesiredSize(size);
+          },
+        }),
+      );
+      first.job(4);
+      const b = first.job(4);
+      await first.tick(3);
+      first.boa.service.finishJob(b.id, 'done');
+      await first.tick(1);
+      expect(dead).toBe(true);
+      await first.boa.close();
+      const second = await w.start();
+      await second.tick(2);
+      expect(w.group.terminations).toHaveLength(1);
+      expect(w.group.group.desiredSize).toBe(1);
+      expect(w.logs.lines.filter((l) => l.event === 'nodes.drift')).toEqual([]);
+    },
+  );
+
+  it('maxSize lowered outside below the nodes running: boa never asks above it, and only the nodes it chose go', async () => {
+    // Expected: four nodes, one job each; someone lowers the group's maxSize to 2 (desired left at 4,
+    // as the emulator leaves it). boa's target is bounded to 2: it chooses two nodes (the jobs share what is left),
+    // protects the ones it keeps before lowering the size, and terminates its two. No size above 2 is
+    // sent from then on, the ASG's own policy removes nothing, and the group ends at 2 nodes, 2 desired.
+    const w = world({ maxSize: 4 });
+    const { tick, job } = await w.start();
+    const jobs = [job(4), job(4), job(4), job(4)];
+    await tick(3);
+    expect(w.group.asg.live()).toHaveLength(4);
+    const sentBefore = sizesSentIn(w).length;
+    w.group.setBounds(0, 2);
+    await tick(5);
+    expect(Math.max(...sizesSentIn(w).slice(sentBefore))).toBeLessThanOrEqual(2);
+    expect(w.group.asg.instances.filter((i) => i.terminatedBy === 'scale-in')).toEqual([]);
+    expect(w.group.asg.live()).toHaveLength(2);
+    expect(w.group.group.desiredSize).toBe(2);
+    // The jobs share the two nodes left (placement may run each on part of its width).
+    expect(jobs.reduce((gpus, j) => gpus + j.allocation.length, 0)).toBe(8);
+  });
+
+  it('a desired size changed by hand every tick: boa converges each time, never past maxSize nor below minSize', async () => {
+    // Expected (level-triggered): min 1, max 4, two jobs of one node. A human sets 4, then 0 (refused
+    // by the group's min: the emulator's ASG takes it, so boa must restore it), then 3, then 1; after
+    // each, one tick brings the group back to 2 and boa never sends a size outside [1, 4].
+    const w = world({ maxSize: 4 });
+    const { tick, job } = await w.start();
+    job(4);
+    job(4);
+    await tick(3);
+    w.group.setBounds(1, 4);
+    for (const outside of [4, 0, 3, 1]) {
+      w.group.setDesiredOutside(outside);
+      await tick(2);
+      expect(w.group.group.desiredSize, `after ${outside}`).toBe(2);
+    }
+    await tick(4);
+    expect(w.group.asg.live()).toHaveLength(2);
+    const sizes = sizesSentIn(w);
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(4);
+    expect(Math.min(...sizes)).toBeGreaterThanOrEqual(1);
+  });
+
+  it('a lowering whose scale-in protection is throttled past the retries is not sent until the nodes are protected', async () => {
+    // Expected: one busy node; someone raises the desired size to 3 while EC2 has no capacity (nothing
+    // launches). boa wants 1: a lowering, so it protects its node first. SetInstanceProtection is
+    // throttled past the retries: the lowering is not sent that pass. The next pass protects and lowers.
+    // Every lowering boa sends comes after a protection call that succeeded.
+    const w = world({ maxSize: 4 });
+    const { tick, job } = await w.start();
+    const a = job(4);
+    await tick(3);
+    w.group.setCapacity(1);
+    w.group.failNext('SetInstanceProtection', Array.from({ length: 5 }, asgThrottled));
+    const sentBefore = sizesSentIn(w).length;
+    w.group.setDesiredOutside(3);
+    await tick(1);
+    expect(sizesSentIn(w).slice(sentBefore)).toEqual([]);
+    await tick(2);
+    expect(sizesSentIn(w).slice(sentBefore)).toEqual([1]);
+    expect(w.group.asg.live().every((i) => i.protectedFromScaleIn)).toBe(true);
+    expect(a.allocation).toHaveLength(4);
+    expect(w.group.group.desiredSize).toBe(1);
+  });
+});
+
+describe('instances AWS or a human ends', () => {
+  it('a busy instance terminated outside boa (a health check, the EC2 console): the job moves to the replacement, which boa keeps', async () => {
+    // Expected: two nodes, one job each. EC2 terminates one outright (no lifecycle hook): the ASG keeps
+    // the desired size (2) and launches a replacement. boa sends no size and terminates nothing: the
+    // replacement is what the jobs need. The job on the dead node restarts (a new generation) on the
+    // replacement once it is Ready; the ledger closes the dead node.
+    const w = world({ maxSize: 4 });
+    const { tick, job, boa } = await w.start();
+    const a = job(4);
+    const b = job(4);
+    await tick(3);
+    const dead = w.group.asg.live().find((i) => nodeName(w.group, i.id) === a.allocation[0])!;
+    const generation = a.generation;
+    const sent = sizesSentIn(w).length;
+    w.group.asg.replaceInstance(dead.id, 0);
+    await tick(4);
+    expect(sizesSentIn(w).slice(sent)).toEqual([]);
+    expect(w.group.terminations).toEqual([]);
+    expect(w.group.group.desiredSize).toBe(2);
+    const live = w.group.asg.live();
+    expect(live).toHaveLength(2);
+    expect(a.allocation).toHaveLength(4);
+    expect(a.allocation[0]).not.toBe(nodeName(w.group, dead.id));
+    expect(live.map((i) => nodeName(w.group, i.id))).toContain(a.allocation[0]);
+    expect(boa.service.job(a.id).generation).toBeGreaterThan(generation);
+    expect(b.allocation).toHaveLength(4);
+    const row = boa.db.$client
+      .prepare('select gone_at as goneAt from ledger_nodes where id = ?')
+      .get(dead.id) as {
+      goneAt: number | null;
+    };
+    expect(row.goneAt).not.toBeNull();
+  });
+});
+
+describe('capacity and nodes that never come', () => {
+  it('InsufficientInstanceCapacity for an hour: boa backs off exponentially, says why, and pays only the node that launched', async () => {
+    // Expected: capacity for one node, two jobs of one node each. boa asks for 2, sees the failure and
+    // asks for what exists (1) for 120 s, then asks again: each failure doubles the wait (120, 240, 480,
+    // 960 s, capped at 1800). In 60 minutes that is at most 6 asks for 2; the desired size never above
+    // 2, the status says why, and the ledger pays one node: 4 GPUs, the unlaunched one never.
+    const w = world({ maxSize: 4 });
+    const { tick, job, status } = await w.start();
+    w.group.setCapacity(1);
+    job(4);
+    const b = job(4);
+    let most = 0;
+    for (let i = 0; i < 60; i++) {
+      await tick(1);
+      most = Math.max(most, w.group.group.desiredSize);
+      expect((await status()).gpus.paid).toBeLessThanOrEqual(4);
+    }
+    const asks = sizesSentIn(w).filter((s) => s === 2).length;
+    expect(asks).toBeGreaterThanOrEqual(3);
+    expect(asks).toBeLessThanOrEqual(6);
+    expect(most).toBe(2);
+    const s = (await status()).nodeGroup;
+    expect(s.capacity.failures).toBeGreaterThanOrEqual(3);
+    expect(s.capacity.reason).toMatch(/InsufficientInstanceCapacity/);
+    expect(b.allocation).toEqual([]);
+    expect(w.group.asg.live()).toHaveLength(1);
+  });
+
+  it('nodes that never join (a broken bootstrap): one at a time, each removed after provisionSeconds, never offered to jobs', async () => {
+    // Expected: one job of one node, provisionSeconds 300. Every instance the group launches never
+    // registers. Each is paid from running (one at a time: the target is one node, and boa asks for no
+    // replacement until its predecessor is terminated), never ready, and terminated about 300 s after its
+    // launch (within two ticks), with node.provision-timeout. Over 40 minutes no more than one such node
+    // is paid at once (besides one shutting down), and the job never runs.
+    const w = world({ maxSize: 4, provisionSeconds: 300 });
+    for (let n = 1; n <= 60; n++) w.group.kube.neverJoins(`i-${String(n).padStart(17, '0')}`);
+    const { tick, job, boa } = await w.start();
+    const a = job(4);
+    for (let i = 0; i < 40; i++) {
+      await tick(1);
+      const paid = (await boa.pool.listNodes()).filter((n) => n.billed && !n.leaving);
+      expect(paid.length, `tick ${i}`).toBeLessThanOrEqual(1);
+      expect(a.allocation).toEqual([]);
+    }
+    const timeouts = w.logs.lines.filter((l) => l.event === 'node.provision-timeout');
+    expect(timeouts.length).toBeGreaterThanOrEqual(4);
+    for (const t of timeouts) expect(t.paidSeconds as number).toBeLessThanOrEqual(300 + 2 * 60);
+    const removed = w.group.asg.instances.filter((i) => i.terminatedAt !== undefined);
+    for (const i of removed)
+      expect(i.terminatedAt! - i.launchedAt).toBeLessThanOrEqual((300 + 2 * 60) * 1000);
+  });
+
+  it('a DEGRADED group (launch failures) still has its idle nodes removed', async () => {
+    // Expected: three nodes run three jobs; a fourth job asks for a node EC2 cannot give, so the group
+    // is DEGRADED (AsgInstanceLaunchFailures). Two jobs end: their nodes are removed as usual, DEGRADED
+    // or not; only an UPDATING group (EKS's own update) holds removals.
+    const w = world({ maxSize: 4 });
+    const { tick, job, boa, status } = await w.start();
+    const jobs = [job(4), job(4), job(4)];
+    await tick(3);
+    w.group.setCapacity(3);
+    job(4);
+    await tick(2);
+    expect((await status()).nodeGroup.status).toBe('DEGRADED');
+    boa.service.finishJob(jobs[1]!.id, 'done');
+    boa.service.finishJob(jobs[2]!.id, 'done');
+    await tick(3);
+    expect(w.group.terminations).toHaveLength(1);
+    expect(w.group.asg.live()).toHaveLength(2);
+  });
+});
+
+describe('budget under faults', () => {
+  it('AWS launching more than boa asked (a size raised by hand): boa never asks past the ceiling, and the paid nodes are back within it in two ticks', async () => {
+    // Expected: a budget of 8 GPU-hours an hour (two g4dn.12xlarge) and four jobs of one node: boa
+    // never sends a size above the ceiling's node count of its tick. Someone raises the desired size to
+    // the maximum (4): the ASG launches two nodes boa did not ask for. Within two ticks boa has them
+    // terminated (idle, not ready: chosen first), the desired size is back within the ceiling, and from
+    // then on the nodes paid (EC2 pending or running, leaving ones excluded) stay within it.
+    const w = world({ maxSize: 4 });
+    const { tick, job, boa } = await w.start();
+    boa.service.setBudget(8);
+    for (let i = 0; i < 4; i++) job(4);
+    const ceilingNodes = () => boa.service.spendCeiling(w.clock.now())?.nodes ?? Infinity;
+    const paidNodes = async () =>
+      (await boa.pool.listNodes()).filter((n) => !n.leaving && n.billed !== false).length;
+    const checkedTick = async () => {
+      const cap = ceilingNodes();
+      const before = sizesSentIn(w).length;
+      await tick(1);
+      for (const size of sizesSentIn(w).slice(before)) expect(size).toBeLessThanOrEqual(cap);
+      return cap;
+    };
+    for (let i = 0; i < 5; i++) await checkedTick();
+    const cap = ceilingNodes();
+    expect(cap).toBeLessThan(4);
+    w.group.setDesiredOutside(4);
+    expect(w.group.asg.live()).toHaveLength(4);
+    await checkedTick();
+    await checkedTick();
+    expect(w.group.group.desiredSize).toBeLessThanOrEqual(cap);
+    expect(w.group.terminations.length).toBeGreaterThanOrEqual(4 - cap);
+    for (let i = 0; i < 10; i++) {
+      const allowed = await checkedTick();
+      expect(await paidNodes(), `tick ${i}`).toBeLessThanOrEqual(allowed);
+    }
+  });
+  // GAP, pinned (documented, not fixed): docs/nodes.md point 9 holds every resize and removal while
+  // DescribeNodegroup says UPDATING with no update of boa's own (src/service/nodes/reconciler.ts,
+  // `updatedByEks` in pass() and chooseNow()): scaling the surge in, or terminating with a decrement
+  // under EKS, would work against EKS's own accounting of the update. By the budget's rule the nodes
+  // paid come within the ceiling in a tick or two; instead they all stay paid, idle ones included, for
+  // as long as the update lasts (one blocked on a pod disruption budget can last an hour before EKS
+  // fails it). The budget alarm of deploy.md sees it; nothing in boa bounds it.
+  it.fails(
+    'a budget cut while EKS applies its own update (UPDATING): the nodes paid come within the ceiling',
+    async () => {
+      // Expected: two nodes, one job ends; EKS starts a version update (one surge node); the budget is
+      // cut to 4 GPU-hours an hour, which after the hour's spend leaves a ceiling of 0 nodes (the job
+      // waits). Within 5 ticks the nodes paid should be within it.
+      const w = world({ maxSize: 4 });
+      const { tick, job, boa } = await w.start();
+      boa.service.setBudget(100);
+      const a = job(4);
+      const b = job(4);
+      await tick(3);
+      expect(w.group.asg.live()).toHaveLength(2);
+      w.group.startVersionUpdate(1);
+      boa.service.finishJob(b.id, 'done');
+      boa.service.setBudget(4);
+      await tick(5);
+      const paid = (await boa.pool.listNodes()).filter((n) => !n.leaving && n.billed !== false).length;
+      // Measured: 3 nodes paid (the two and the surge, all idle: the job waits) against a ceiling of 0.
+      expect(a.allocation).toEqual([]);
+      expect(paid).toBeLessThanOrEqual(boa.service.spendCeiling(w.clock.now())?.nodes ?? Infinity);
+    },
+  );
 });
