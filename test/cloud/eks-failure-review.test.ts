@@ -356,6 +356,38 @@ describe('instances AWS or a human ends', () => {
   });
 });
 
+describe('an instance detached from the group by hand', () => {
+  it("is not the group's: boa neither counts it as kept nor churns nodes beside it, and says so", async () => {
+    // Expected: two nodes, one job each. Someone detaches one from the ASG (DetachInstances, desired
+    // size lowered with it, as the console offers) to debug it: EC2 still lists it with the node group's
+    // tags, its Node stays Ready, and it is paid, but the ASG will never terminate it for boa. boa treats
+    // it as leaving: paid (in the ledger), not kept, nothing placed there; the job on it moves to one
+    // node launched for it, and nothing else is launched or terminated; node.not-in-group says which
+    // instance and what to do, once. Before: boa counted it as kept, found the group one short (desired
+    // 1) and raised it, found one node too many and terminated the new one, raised again: a node
+    // launched and terminated every other tick for as long as the instance ran.
+    const w = world({ maxSize: 4 });
+    const { tick, job, boa } = await w.start();
+    const a = job(4);
+    const b = job(4);
+    await tick(3);
+    const debugged = w.group.asg.live().find((i) => nodeName(w.group, i.id) === b.allocation[0])!;
+    w.group.detachInstance(debugged.id, true);
+    await tick(10);
+    expect(w.group.asg.instances.filter((i) => i.terminatedAt !== undefined)).toEqual([]);
+    expect(w.group.asg.live()).toHaveLength(2);
+    expect(w.group.group.desiredSize).toBe(2);
+    expect(a.allocation).toHaveLength(4);
+    expect(b.allocation).toHaveLength(4);
+    expect(b.allocation).not.toContain(nodeName(w.group, debugged.id));
+    const listed = (await boa.pool.listNodes()).find((n) => n.id === debugged.id);
+    expect(listed).toMatchObject({ leaving: true, billed: true, ready: false });
+    const said = w.logs.lines.filter((l) => l.event === 'node.not-in-group');
+    expect(said).toHaveLength(1);
+    expect(said[0]).toMatchObject({ instanceId: debugged.id });
+  });
+});
+
 describe('capacity and nodes that never come', () => {
   it('InsufficientInstanceCapacity for an hour: boa backs off exponentially, says why, and pays only the node that launched', async () => {
     // Expected: capacity for one node, two jobs of one node each. boa asks for 2, sees the failure and

@@ -123,12 +123,14 @@ export function emulateNodegroup(options: EmulatedNodegroupOptions) {
     { asg: nodegroup.asg, nodegroupName: NODEGROUP },
   ];
   nodegroup.asg.step(clock.now() - 3_600_000);
+  /** Instances detached from the group's ASG by hand (DetachInstances): EC2 and Kubernetes still have them. */
+  const detached: Array<{ asg: EmulatedAsg; nodegroupName: string; instances: EmulatedInstance[] }> = [];
   const kube = new EmulatedKubeNodes(clock, {
     bootMs,
     registerMs: options.registerMs ?? 0,
     readyMs: options.kubeReadyMs ?? 0,
     gpus: options.gpusPerNode ?? 4,
-    instances: () => asgs.flatMap((a) => a.asg.instances),
+    instances: () => [...asgs.flatMap((a) => a.asg.instances), ...detached.flatMap((d) => d.instances)],
     ec2State: (i) => ownerOf(i).ec2State(i, bootMs),
   });
   const ownerOf = (instance: EmulatedInstance) =>
@@ -389,8 +391,9 @@ export function emulateNodegroup(options: EmulatedNodegroupOptions) {
     step();
     // Copied now: the SDK's paginator reuses one input object, so recorded calls show only its last token.
     pageRequests.push({ NextToken: input.NextToken, MaxResults: input.MaxResults });
-    const all = asgs.flatMap(({ asg, nodegroupName }) =>
-      asg.instances.flatMap((i) => {
+    const sources = [...asgs.map((a) => ({ ...a, instances: a.asg.instances })), ...detached];
+    const all = sources.flatMap(({ asg, nodegroupName, instances }) =>
+      instances.flatMap((i) => {
         const state = asg.ec2State(i, bootMs);
         const values = {
           'tag:eks:cluster-name': CLUSTER,
@@ -457,6 +460,20 @@ export function emulateNodegroup(options: EmulatedNodegroupOptions) {
         protectedFromScaleIn: false,
         ...instance,
       });
+    },
+    /**
+     * DetachInstances by hand (to debug a node, say): the instance leaves the ASG, keeps running with the
+     * node group's tags (EC2 lists it) and its Node; with `decrement` the desired size goes down with it,
+     * without, the ASG launches a replacement.
+     */
+    detachInstance(instanceId: string, decrement: boolean) {
+      const { asg } = nodegroup;
+      const index = asg.instances.findIndex((i) => i.id === instanceId && i.terminatedAt === undefined);
+      if (index < 0) throw new Error(`no live instance ${instanceId}`);
+      const [instance] = asg.instances.splice(index, 1);
+      detached.push({ asg, nodegroupName: nodegroup.name, instances: [instance!] });
+      if (decrement) asg.desiredCapacity -= 1;
+      asg.step();
     },
     /** Another actor (the console, say) changes the group's bounds. */
     setBounds(minSize: number, maxSize: number) {

@@ -49,6 +49,11 @@ export interface AsgView {
    * hook drains them, EC2 still `running` and paid, for minutes.
    */
   readonly leaving: Set<string>;
+  /**
+   * Every instance the group has, in any lifecycle state; undefined when the answer did not have the
+   * group. An instance EC2 runs with the group's tags and this lacks was detached from it by hand.
+   */
+  readonly members: Set<string> | undefined;
   /** The group's suspended processes; undefined when the answer did not have the group. */
   readonly suspended: readonly string[] | undefined;
 }
@@ -71,7 +76,8 @@ export async function describeAsg(autoScalingGroupName: string, ctx: AsgContext)
   const suspended = group
     ? (group.SuspendedProcesses ?? []).flatMap((p) => (p.ProcessName ? [p.ProcessName] : []))
     : undefined;
-  return { leaving, suspended };
+  const members = group ? new Set(instances.flatMap((i) => (i.InstanceId ? [i.InstanceId] : []))) : undefined;
+  return { leaving, members, suspended };
 }
 
 /** SuspendProcesses of these processes on the group (a no-op for ones suspended already). */

@@ -79,6 +79,8 @@ export class EksNodePool implements NodePool {
   private readonly leaving: LeavingInstances;
   /** AZRebalance kept suspended on the group's ASG (az-rebalance.ts). */
   private readonly rebalance: AzRebalanceHold;
+  /** Instances listed with the group's tags that its ASG did not have at the last listing (logged once). */
+  private notInGroup = new Set<string>();
   /** The last read of the launch failures failed (logged once until one reads again). */
   private launchFailuresUnread = false;
 
@@ -220,8 +222,8 @@ export class EksNodePool implements NodePool {
    * The group's instances in a Terminating lifecycle state; none without an Auto Scaling client. The same
    * read keeps AZRebalance suspended (level-triggered: a new ASG or a hand-made resume is caught here).
    */
-  private leavingInstances(): Promise<Set<string>> {
-    if (!this.deps.autoscaling) return Promise.resolve(new Set());
+  private leavingInstances(): Promise<{ leaving: Set<string>; members: Set<string> | undefined }> {
+    if (!this.deps.autoscaling) return Promise.resolve({ leaving: new Set(), members: undefined });
     return this.leaving.read(
       async () => this.autoScalingGroup ?? (await this.readGroup()).autoScalingGroup,
       () => this.asgContext(),
@@ -245,10 +247,36 @@ export class EksNodePool implements NodePool {
     const listed = await listNodegroupInstances(this.deps.ec2, this.ref, this.config.gpusPerNode, this.ctx);
     // In Terminating:Wait an instance is still EC2 running and paid, but the group's no more: nothing is
     // placed there and it is not counted as kept.
-    const leaving = await this.leavingInstances();
+    const { leaving, members } = await this.leavingInstances();
+    this.outsideGroup(listed, members, leaving);
     return joinClusterNodes(listed, leaving, this.deps.nodes, this.config.gpusPerNode, (names) => {
       this.names = names;
     });
+  }
+
+  /**
+   * EC2 running instances with the group's tags that its ASG does not have (DetachInstances by hand, to
+   * debug a node, say) are leaving too: paid while they run, but the ASG will never terminate them for
+   * boa, so they are neither kept nor chosen, and nothing is placed there. Logged once each, with what to
+   * do. Counted as kept (found in review), such a node left the group one short of boa's count: boa
+   * raised the size, found a node too many, terminated the new one, and did so again every other tick.
+   * A pending instance is left alone: the ASG may not list its own launch yet.
+   */
+  private outsideGroup(listed: readonly PoolNode[], members: Set<string> | undefined, leaving: Set<string>) {
+    if (!members) return;
+    const outside = new Set<string>();
+    for (const node of listed) {
+      if (!node.ready || members.has(node.id)) continue;
+      outside.add(node.id);
+      leaving.add(node.id);
+      if (this.notInGroup.has(node.id)) continue;
+      this.logger.warn(
+        { event: 'node.not-in-group', instanceId: node.id, autoScalingGroup: this.autoScalingGroup },
+        "an instance with the node group's tags is not in its Auto Scaling group (detached by hand?): boa " +
+          'neither uses nor removes it, and it is paid while it runs: terminate it, or attach it back',
+      );
+    }
+    this.notInGroup = outside;
   }
 
   /** The group's launches since `since`, from its scaling activities (asg-launches.ts). */

@@ -1,8 +1,9 @@
 import type { Logger } from 'pino';
-import { type AsgContext, describeAsg, refused } from './asg.ts';
+import { type AsgContext, type AsgView, describeAsg, refused } from './asg.ts';
 
 /**
- * The node group's instances the ASG is terminating, read at each listing (asg.ts describeAsg); the same
+ * The node group's instances the ASG is terminating, and all it has, read at each listing (asg.ts
+ * describeAsg); the same
  * answer's suspended processes go to `onSuspended` (az-rebalance.ts keeps AZRebalance among them).
  * Unreadable (an IAM refusal before the stack is redeployed, an Auto Scaling outage), the listing goes
  * on without them, as before the read existed: the ledger and placement must not stop for it. Logged
@@ -18,17 +19,17 @@ export class LeavingInstances {
     autoScalingGroup: () => Promise<string | undefined>,
     ctx: () => AsgContext,
     onSuspended?: (group: string, suspended: readonly string[] | undefined) => Promise<unknown>,
-  ): Promise<Set<string>> {
+  ): Promise<Pick<AsgView, 'leaving' | 'members'>> {
     try {
       const group = await autoScalingGroup();
-      if (!group) return new Set();
-      const { leaving, suspended } = await describeAsg(group, ctx());
+      if (!group) return { leaving: new Set(), members: undefined };
+      const { leaving, members, suspended } = await describeAsg(group, ctx());
       await onSuspended?.(group, suspended);
       if (this.unread !== undefined) {
         this.logger.info({ event: 'node.lifecycle-read' }, 'instance lifecycle states read again');
       }
       this.unread = undefined;
-      return leaving;
+      return { leaving, members };
     } catch (error) {
       const message = (error as Error).message;
       if (this.unread === undefined) {
@@ -42,7 +43,7 @@ export class LeavingInstances {
         );
       }
       this.unread = message;
-      return new Set();
+      return { leaving: new Set(), members: undefined };
     }
   }
 }
