@@ -386,6 +386,24 @@ describe('an instance detached from the group by hand', () => {
     expect(said).toHaveLength(1);
     expect(said[0]).toMatchObject({ instanceId: debugged.id });
   });
+  it('an instance put in Standby by hand is not kept either: no churn beside it', async () => {
+    // Expected: as detached, with EnterStandby (desired size lowered with it): the instance stays in
+    // the group, Standby, EC2 running, Node Ready, not counted toward the capacity. boa moves its job to
+    // one node launched for it and launches and terminates nothing else.
+    const w = world({ maxSize: 4 });
+    const { tick, job } = await w.start();
+    job(4);
+    const b = job(4);
+    await tick(3);
+    const debugged = w.group.asg.live().find((i) => nodeName(w.group, i.id) === b.allocation[0])!;
+    w.group.asg.enterStandby(debugged.id, true);
+    await tick(10);
+    expect(w.group.asg.instances.filter((i) => i.terminatedAt !== undefined)).toEqual([]);
+    expect(w.group.asg.live()).toHaveLength(2);
+    expect(b.allocation).toHaveLength(4);
+    expect(b.allocation).not.toContain(nodeName(w.group, debugged.id));
+    expect(w.logs.lines.filter((l) => l.event === 'node.not-in-group')).toHaveLength(1);
+  });
 });
 
 describe('capacity and nodes that never come', () => {

@@ -27,6 +27,8 @@ export interface EmulatedInstance {
   terminatedBy?: 'scale-in' | 'api' | 'replacement' | 'rebalance';
   /** EKS's termination lifecycle hook holds it in Terminating:Wait, EC2 still running, until then. */
   hookUntil?: number;
+  /** EnterStandby: out of service and not counted toward the desired capacity, still running. */
+  standby?: boolean;
 }
 
 export interface ScalingActivity {
@@ -87,7 +89,16 @@ export class EmulatedAsg {
 
   /** Instances in service or launching (not terminating): what counts against the desired capacity. */
   live(): EmulatedInstance[] {
-    return this.instances.filter((i) => i.terminatedAt === undefined);
+    return this.instances.filter((i) => i.terminatedAt === undefined && !i.standby);
+  }
+
+  /** EnterStandby by hand; with `decrement` the desired capacity goes down with it, else a replacement. */
+  enterStandby(instanceId: string, decrement: boolean): void {
+    const instance = this.live().find((i) => i.id === instanceId);
+    if (!instance) throw new Error(`no live instance ${instanceId}`);
+    instance.standby = true;
+    if (decrement) this.desiredCapacity -= 1;
+    this.step();
   }
 
   /** Launches up to the desired capacity (as capacity allows) and terminates down to it. */

@@ -263,7 +263,8 @@ export function emulateNodegroup(options: EmulatedNodegroupOptions) {
             InstanceId: i.id,
             AvailabilityZone: i.zone,
             LifecycleState:
-              asg.leavingState(i) ?? (asg.ec2State(i, bootMs) === 'pending' ? 'Pending' : 'InService'),
+              asg.leavingState(i) ??
+              (i.standby ? 'Standby' : asg.ec2State(i, bootMs) === 'pending' ? 'Pending' : 'InService'),
             HealthStatus: 'Healthy',
             ProtectedFromScaleIn: i.protectedFromScaleIn,
             LaunchTemplate: { LaunchTemplateName: 'eks-gpu', Version: String(i.templateVersion) },
@@ -341,7 +342,8 @@ export function emulateNodegroup(options: EmulatedNodegroupOptions) {
           .filter((i) => ids.has(i.id) && a.asg.ec2State(i, bootMs) !== 'terminated')
           .map((i) => ({
             InstanceId: i.id,
-            LifecycleState: i.terminatedAt === undefined ? 'InService' : 'Terminating:Wait',
+            LifecycleState:
+              i.terminatedAt !== undefined ? 'Terminating:Wait' : i.standby ? 'Standby' : 'InService',
             AutoScalingGroupName: a.asg.name,
           })),
       ),

@@ -32,6 +32,8 @@ function awsMessage(error: unknown): string {
 
 /** Lifecycle states of an instance on its way out of the group (a lifecycle hook's wait included). */
 const LEAVING = /^Terminat/;
+/** Lifecycle states of an instance the group has that do not count toward its capacity. */
+const OUT_OF_SERVICE = /^(EnteringStandby|Standby|Detaching|Detached)/;
 
 /** The instance's lifecycle state in its group (InService, Terminating:Wait, ...); undefined: not in it. */
 async function lifecycleOf(instanceId: string, ctx: AsgContext): Promise<string | undefined> {
@@ -50,8 +52,9 @@ export interface AsgView {
    */
   readonly leaving: Set<string>;
   /**
-   * Every instance the group has, in any lifecycle state; undefined when the answer did not have the
-   * group. An instance EC2 runs with the group's tags and this lacks was detached from it by hand.
+   * The instances that count toward the group's capacity: all it has but those in Standby or being
+   * detached; undefined when the answer did not have the group. An instance EC2 runs with the group's
+   * tags and this lacks was detached or put in Standby by hand.
    */
   readonly members: Set<string> | undefined;
   /** The group's suspended processes; undefined when the answer did not have the group. */
@@ -76,7 +79,13 @@ export async function describeAsg(autoScalingGroupName: string, ctx: AsgContext)
   const suspended = group
     ? (group.SuspendedProcesses ?? []).flatMap((p) => (p.ProcessName ? [p.ProcessName] : []))
     : undefined;
-  const members = group ? new Set(instances.flatMap((i) => (i.InstanceId ? [i.InstanceId] : []))) : undefined;
+  const members = group
+    ? new Set(
+        instances.flatMap((i) =>
+          i.InstanceId && !OUT_OF_SERVICE.test(i.LifecycleState ?? '') ? [i.InstanceId] : [],
+        ),
+      )
+    : undefined;
   return { leaving, members, suspended };
 }
 

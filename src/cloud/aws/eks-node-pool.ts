@@ -255,12 +255,12 @@ export class EksNodePool implements NodePool {
   }
 
   /**
-   * EC2 running instances with the group's tags that its ASG does not have (DetachInstances by hand, to
-   * debug a node, say) are leaving too: paid while they run, but the ASG will never terminate them for
-   * boa, so they are neither kept nor chosen, and nothing is placed there. Logged once each, with what to
-   * do. Counted as kept (found in review), such a node left the group one short of boa's count: boa
-   * raised the size, found a node too many, terminated the new one, and did so again every other tick.
-   * A pending instance is left alone: the ASG may not list its own launch yet.
+   * EC2 running instances with the group's tags that do not count in its ASG (DetachInstances or
+   * EnterStandby by hand, to debug a node, say) are leaving too: paid while they run, but not the
+   * group's capacity, so they are neither kept nor chosen, and nothing is placed there. Logged once each,
+   * with what to do. Counted as kept (found in review), such a node left the group one short of boa's
+   * count: boa raised the size, found a node too many, terminated the new one, and did so again every
+   * other tick. A pending instance is left alone: the ASG may not list its own launch yet.
    */
   private outsideGroup(listed: readonly PoolNode[], members: Set<string> | undefined, leaving: Set<string>) {
     if (!members) return;
@@ -272,8 +272,9 @@ export class EksNodePool implements NodePool {
       if (this.notInGroup.has(node.id)) continue;
       this.logger.warn(
         { event: 'node.not-in-group', instanceId: node.id, autoScalingGroup: this.autoScalingGroup },
-        "an instance with the node group's tags is not in its Auto Scaling group (detached by hand?): boa " +
-          'neither uses nor removes it, and it is paid while it runs: terminate it, or attach it back',
+        "an instance with the node group's tags is not in service in its Auto Scaling group (detached or " +
+          'in Standby by hand?): boa neither uses nor removes it, and it is paid while it runs: terminate ' +
+          'it, or attach it back (exit Standby)',
       );
     }
     this.notInGroup = outside;
