@@ -65,10 +65,16 @@ export class DesiredSize {
     this.followOwnUpdate(group);
   }
 
-  /** What boa expected when the group holds another size with no update of boa's own running. */
-  drift(group: NodeGroupState): number | undefined {
+  /**
+   * What boa expected when the group holds another size with no update of boa's own running.
+   * `unanswered`: boa's terminates sent with no answer kept (a timeout, a crash), each of which may have
+   * lowered the size by one: a size that much lower is boa's own doing (found in review).
+   */
+  drift(group: NodeGroupState, unanswered = 0): number | undefined {
     if (group.updateInFlight || this.expected === undefined) return undefined;
-    return group.desiredSize !== this.expected ? this.expected : undefined;
+    const size = group.desiredSize;
+    if (size < this.expected && size >= this.expected - unanswered) return undefined;
+    return size !== this.expected ? this.expected : undefined;
   }
 
   /**

@@ -203,7 +203,8 @@ export class NodeReconciler {
     }
     this.holding = false;
     // While boa's own update runs, the group may show the size before it or after it: no drift then.
-    const expected = this.size.drift(group);
+    const unanswered = this.removing.rows().filter((r) => r.state === 'terminating').length;
+    const expected = this.size.drift(group, unanswered);
     if (expected !== undefined) {
       this.counters.driftCorrections += 1;
       logger.warn(
