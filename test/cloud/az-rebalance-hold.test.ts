@@ -1,7 +1,6 @@
 import { ResumeProcessesCommand } from '@aws-sdk/client-auto-scaling';
 import { describe, expect, it } from 'vitest';
-import { EksNodePool } from '../../src/cloud/aws/eks-node-pool.ts';
-import { CLUSTER, emulateNodegroup, NODEGROUP } from './emulated-nodegroup.ts';
+import { emulateNodegroup, poolOverEmulated } from './emulated-nodegroup.ts';
 import { captureLogs, fakeTime } from './fake-time.ts';
 
 /**
@@ -12,18 +11,7 @@ function setup() {
   const time = fakeTime();
   const logs = captureLogs();
   const ng = emulateNodegroup({ clock: time.clock, minSize: 0, maxSize: 4, desiredSize: 2, updatePolls: 0 });
-  const pool = new EksNodePool(
-    { clusterName: CLUSTER, nodegroupName: NODEGROUP, gpusPerNode: 4 },
-    {
-      eks: ng.eks,
-      ec2: ng.ec2,
-      autoscaling: ng.autoscaling,
-      clock: time.clock,
-      sleep: time.sleep,
-      random: () => 0.5,
-      logger: logs.logger,
-    },
-  );
+  const pool = poolOverEmulated(ng, time, logs.logger);
   const suspensions = () => logs.lines.filter((l) => l.event === 'nodegroup.az-rebalance-suspended');
   return { ng, pool, logs, suspensions };
 }

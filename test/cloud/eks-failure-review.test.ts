@@ -12,9 +12,8 @@ import {
   UpdateNodegroupConfigCommand,
 } from '@aws-sdk/client-eks';
 import { afterEach, describe, expect, it } from 'vitest';
-import { EksNodePool } from '../../src/cloud/aws/eks-node-pool.ts';
 import { nodeName, type NodesWorld, nodesWorld } from '../service/nodes-harness.ts';
-import { CLUSTER, type EmulatedNodegroupOptions, emulateNodegroup, NODEGROUP } from './emulated-nodegroup.ts';
+import { type EmulatedNodegroupOptions, emulateNodegroup, poolOverEmulated } from './emulated-nodegroup.ts';
 import { captureLogs, fakeTime } from './fake-time.ts';
 
 const throttled = () => new ThrottlingException({ message: 'Rate exceeded', $metadata: {} });
@@ -33,19 +32,7 @@ function group(options: Partial<Omit<EmulatedNodegroupOptions, 'clock'>> = {}) {
   const logs = captureLogs();
   const ng = emulateNodegroup({ clock: time.clock, minSize: 0, maxSize: 6, desiredSize: 2, ...options });
   /** A pool over the group: a second one is another boa (a restart, or two replicas in a rollout). */
-  const pool = () =>
-    new EksNodePool(
-      { clusterName: CLUSTER, nodegroupName: NODEGROUP, gpusPerNode: 4 },
-      {
-        eks: ng.eks,
-        ec2: ng.ec2,
-        autoscaling: ng.autoscaling,
-        clock: time.clock,
-        sleep: time.sleep,
-        random: () => 0.5,
-        logger: logs.logger,
-      },
-    );
+  const pool = () => poolOverEmulated(ng, time, logs.logger);
   const sizesSent = () => ng.updateCalls().map((c) => c.args[0].input.scalingConfig?.desiredSize);
   return { time, logs, ng, pool, sizesSent };
 }

@@ -20,6 +20,8 @@ import {
   UpdateNodegroupConfigCommand,
 } from '@aws-sdk/client-eks';
 import { mockClient } from 'aws-sdk-client-mock';
+import type { Logger } from 'pino';
+import { EksNodePool } from '../../src/cloud/aws/eks-node-pool.ts';
 import type { Clock } from '../../src/service/ports.ts';
 import { AsgError, EmulatedAsg, type EmulatedInstance, ZONES } from './emulated-asg.ts';
 import { EmulatedKubeNodes } from './emulated-kube-nodes.ts';
@@ -578,3 +580,23 @@ export function emulateNodegroup(options: EmulatedNodegroupOptions) {
 }
 
 export type EmulatedNodegroup = ReturnType<typeof emulateNodegroup>;
+
+/** An EksNodePool over the emulated group with its Auto Scaling client, on the given clock and sleep. */
+export function poolOverEmulated(
+  ng: EmulatedNodegroup,
+  time: { readonly clock: Clock; readonly sleep: (ms: number) => Promise<void> },
+  logger: Logger,
+): EksNodePool {
+  return new EksNodePool(
+    { clusterName: CLUSTER, nodegroupName: NODEGROUP, gpusPerNode: 4 },
+    {
+      eks: ng.eks,
+      ec2: ng.ec2,
+      autoscaling: ng.autoscaling,
+      clock: time.clock,
+      sleep: time.sleep,
+      random: () => 0.5,
+      logger,
+    },
+  );
+}
