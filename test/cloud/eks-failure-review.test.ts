@@ -431,6 +431,35 @@ describe('capacity and nodes that never come', () => {
       expect(i.terminatedAt! - i.launchedAt).toBeLessThanOrEqual((300 + 2 * 60) * 1000);
   });
 
+  it('nodes that never join, three wanted: launches back off wave by wave, say why, and a node ready clears it', async () => {
+    // Expected: three jobs of one node each, provisionSeconds 300, no instance registers. Each wave of
+    // three is paid until its provision timeout (5-7 minutes), then boa asks for no new node for a wait
+    // that doubles with each wave (capped at the capacity backoff's 30 minutes): launching again at once
+    // would pay three nodes for nothing every 6-7 minutes, 54 in two hours. Then the bootstrap is fixed:
+    // the next wave joins, the jobs run, and the failures are cleared.
+    const w = world({ maxSize: 4, provisionSeconds: 300 });
+    for (let n = 1; n <= 200; n++) w.group.kube.neverJoins(`i-${String(n).padStart(17, '0')}`);
+    const { tick, job, status } = await w.start();
+    const jobs = [job(4), job(4), job(4)];
+    for (let i = 0; i < 120; i++) await tick(1);
+    const launches = w.group.asg.instances.map((i) => i.launchedAt);
+    const waves = [...new Set(launches)].sort((a, b) => a - b);
+    expect(launches.length).toBeLessThanOrEqual(27);
+    expect(waves.length).toBeGreaterThanOrEqual(4);
+    const gaps = waves.slice(1).map((at, k) => at - waves[k]!);
+    for (let k = 1; k < gaps.length; k++) expect(gaps[k]).toBeGreaterThanOrEqual(gaps[k - 1]!);
+    const capacity = (await status()).nodeGroup.capacity;
+    expect(capacity.reason).toMatch(/never became ready for jobs in 300 s/);
+    expect(capacity.failures).toBeGreaterThanOrEqual(4);
+    for (const j of jobs) expect(j.allocation).toEqual([]);
+
+    w.group.kube.allJoin();
+    for (let i = 0; i < 45 && jobs.some((j) => j.allocation.length === 0); i++) await tick(1);
+    for (const j of jobs) expect(j.allocation).toHaveLength(4);
+    await tick(1);
+    expect((await status()).nodeGroup.capacity).toMatchObject({ failures: 0, reason: null });
+  });
+
   it('a DEGRADED group (launch failures) still has its idle nodes removed', async () => {
     // Expected: three nodes run three jobs; a fourth job asks for a node EC2 cannot give, so the group
     // is DEGRADED (AsgInstanceLaunchFailures). Two jobs end: their nodes are removed as usual, DEGRADED

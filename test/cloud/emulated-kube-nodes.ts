@@ -104,6 +104,11 @@ export class EmulatedKubeNodes implements ClusterNodes {
     this.neverJoin.add(instanceId);
   }
 
+  /** The bootstrap fixed: every instance running registers from now on. */
+  allJoin(): void {
+    this.neverJoin.clear();
+  }
+
   /** The node registers but never becomes Ready (the device plugin or the driver fails). */
   neverReadies(instanceId: string): void {
     this.neverReady.add(instanceId);

@@ -26,8 +26,31 @@ export class CapacityBackoff {
   private until = Number.NEGATIVE_INFINITY;
   private reason: string | null = null;
   private lastFailureAt = Number.NEGATIVE_INFINITY;
+  /**
+   * When a node launched last failed to become ready for jobs (a broken bootstrap or AMI), null once a
+   * node launched since is ready: until then launches keep failing however many come up.
+   */
+  private neverReadySince: number | null = null;
 
   constructor(private readonly policy: BackoffPolicy) {}
+
+  /**
+   * A node boa never saw ready was removed after the provision timeout: a failure as a launch's (one a
+   * wave: nodes timing out during the wait add none), cleared only by a node launched since being ready.
+   * Launching as many again would pay for as many nodes for nothing, again and again, as Cluster
+   * Autoscaler's node group backoff avoids. True when it started or lengthened a backoff.
+   */
+  neverReady(now: number, message: string): boolean {
+    this.neverReadySince = now;
+    this.reason = message;
+    return this.fail(now);
+  }
+
+  /** A node launched after the last never-ready one is ready: launches work again. */
+  seeReady(nodes: readonly { readonly ready: boolean; readonly launchedAt: number }[]): void {
+    const since = this.neverReadySince;
+    if (since !== null && nodes.some((n) => n.ready && n.launchedAt > since)) this.neverReadySince = null;
+  }
 
   /**
    * Takes in what the cloud reports and how many nodes boa wants; true when a new failure started (or
@@ -41,19 +64,24 @@ export class CapacityBackoff {
     );
     if (newest && newest.at > this.lastFailureAt) {
       this.lastFailureAt = newest.at;
-      if (now >= this.until) {
-        this.failures += 1;
-        const wait = Math.min(this.policy.maxMs, this.policy.baseMs * 2 ** (this.failures - 1));
-        this.until = now + wait;
-      }
+      this.fail(now);
       this.reason = newest.message;
       return true;
     }
-    if (now >= this.until && this.failures > 0 && liveNodes >= wanted) {
+    // Launched is not enough after nodes that never became ready: the next may not either.
+    if (now >= this.until && this.failures > 0 && liveNodes >= wanted && this.neverReadySince === null) {
       this.failures = 0;
       this.reason = null;
     }
     return false;
+  }
+
+  /** Each failure outside a wait doubles the next wait, up to the cap. */
+  private fail(now: number): boolean {
+    if (now < this.until) return false;
+    this.failures += 1;
+    this.until = now + Math.min(this.policy.maxMs, this.policy.baseMs * 2 ** (this.failures - 1));
+    return true;
   }
 
   active(now: number): boolean {

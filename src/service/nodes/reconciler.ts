@@ -152,6 +152,7 @@ export class NodeReconciler {
   chooseNow(input: NodeTickInput): boolean {
     const now = this.deps.clock.now();
     this.readiness.note(input.nodes, now);
+    this.backoff.seeReady(input.nodes);
     this.removing.note(input.nodes);
     this.latestTarget = input.target;
     this.latestPaidCap = input.paidCap;
@@ -343,6 +344,15 @@ export class NodeReconciler {
         'node never became ready for jobs; terminating it',
       );
       this.removing.choose(node, 'provision-timeout', now);
+      // One that was ready, or one cordoned by someone else, says nothing of the launches.
+      if (this.readiness.lastReady(node.id) !== undefined || node.cordoned) continue;
+      const waited = Math.round(this.deps.settings.provisionMs / 1000);
+      const reason = `node ${node.id} launched never became ready for jobs in ${waited} s (${node.waitingFor ?? 'unknown'})`;
+      if (this.backoff.neverReady(now, reason))
+        this.deps.logger.warn(
+          { event: 'nodes.capacity', ...this.backoff.view(now), nodeId: node.id },
+          'a node launched never became ready; backing off launches',
+        );
     }
   }
 
