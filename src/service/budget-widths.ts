@@ -31,19 +31,23 @@ export function budgetLimitedWidths(
   byBudget = true,
 ): (job: ServiceJob) => number {
   // Most ticks the plan fits under the ceiling: every job gets its planned width, none waits for it
-  // (what widthsUnderCeiling gives then, without a map of every job each tick).
+  // (what widthsUnderCeiling gives then, without a map of every job each tick). The planned widths are
+  // kept for the ticks it does not fit, which then read no job's plan twice.
+  const count = jobs.length;
+  const widths = new Array<number>(count);
   let planned = 0;
-  for (const job of jobs) {
+  for (let index = 0; index < count; index++) {
+    const job = jobs[index] as ServiceJob;
     job.queuedForBudget = false;
     job.narrowedByBudget = false;
-    planned += plannedWidth(job);
+    const width = plannedWidth(job);
+    widths[index] = width;
+    planned += width;
   }
   if (planned <= Math.floor(gpus + 1e-9)) return plannedWidth;
   // The jobs' columns in one pass (widthsUnderCeiling's, read once instead of a map per column), into
   // arrays of their final length: grown by push, they cost twice as much in the tick.
-  const count = jobs.length;
   const running = new Array<boolean>(count);
-  const widths = new Array<number>(count);
   const current = new Array<number>(count);
   const tables = new Array<SpeedupTable | undefined>(count);
   const weights = new Array<number>(count);
@@ -54,7 +58,6 @@ export function budgetLimitedWidths(
     const job = jobs[index] as ServiceJob;
     const runs = job.state === 'running';
     running[index] = runs;
-    widths[index] = plannedWidth(job);
     // The width it is booked at: GPUs the idle fill lent are not the budget's (idle-fill.ts).
     current[index] = runs ? job.width - job.idleFillGpus : 0;
     const profile = classes.get(job.className)?.profile;
@@ -71,23 +74,29 @@ export function budgetLimitedWidths(
     gpus,
     (index) => now - (jobs[index] as ServiceJob).submittedAt >= longWaitMs,
   );
-  jobs.forEach((job, index) => {
-    const width = served[index] as number;
-    // `gpus` the node group's maximum, not the budget: its jobs wait for GPUs, not for the budget.
-    job.queuedForBudget = byBudget && width === 0 && (widths[index] as number) > 0;
-    job.narrowedByBudget = byBudget && width > 0 && width < (widths[index] as number);
-  });
+  // `gpus` the node group's maximum, not the budget: its jobs wait for GPUs, not for the budget. Both
+  // marks were cleared above: only the few jobs marked are written (a write to each of 1,000 jobs, their
+  // objects cold by now, was a measurable part of the tick).
+  if (byBudget)
+    for (let index = 0; index < count; index++) {
+      const width = served[index] as number;
+      const plan = widths[index] as number;
+      if (width === 0 && plan > 0) (jobs[index] as ServiceJob).queuedForBudget = true;
+      else if (width > 0 && width < plan) (jobs[index] as ServiceJob).narrowedByBudget = true;
+    }
   return widthIn(jobs, served);
 }
 
 /**
  * The width of each job from widths aligned with `jobs`. Callers ask in the jobs' order (placement,
- * the drain), so the next job's index is tried first: no map of every job each tick.
+ * the drain), so the next job's index is tried first: no map of every job each tick. Then the job
+ * just asked for: placement asks a lent job's width twice (its kept width reads it again), and a
+ * search from the start for each cost about 20 scans of 1,000 jobs a tick past the budget window.
  */
 function widthIn(jobs: readonly ServiceJob[], widths: readonly number[]): (job: ServiceJob) => number {
   let next = 0;
   return (job) => {
-    const index = jobs[next] === job ? next : jobs.indexOf(job);
+    const index = jobs[next] === job ? next : jobs[next - 1] === job ? next - 1 : jobs.indexOf(job);
     next = index + 1;
     return index < 0 ? 0 : (widths[index] as number);
   };
