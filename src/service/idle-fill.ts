@@ -92,14 +92,17 @@ export function fillIdle(
   const allocations = new Map<number, readonly number[]>();
   const ready = new Map(free);
   const candidates: FillCandidate[] = [];
+  // The candidates' jobs, in the jobs' order: only they are looked at once the core has filled.
+  const taken: ServiceJob[] = [];
   for (const job of jobs) {
     const slots = placement.slotsOf(job.id);
     if (slots === undefined || slots.length === 0 || slots.length < widthOf(job)) continue;
-    if (!slots.some((n) => free.has(n))) continue;
-    if (!severalNodes && slots.some((n) => n !== slots[0])) continue;
+    if (!onAnyOf(slots, free)) continue;
+    if (!severalNodes && !onOneNode(slots)) continue;
     const cls = classes.get(job.className);
     if (cls === undefined) continue;
     allocations.set(job.id, slots);
+    taken.push(job);
     for (const n of slots) ready.set(n, (ready.get(n) ?? 0) + 1);
     candidates.push({
       id: job.id,
@@ -113,11 +116,23 @@ export function fillIdle(
   }
   if (candidates.length === 0) return moved;
   const filled = fillIdleGpus(allocations, ready, candidates, classes, rule);
-  for (const job of jobs) {
+  for (const job of taken) {
     const before = allocations.get(job.id);
     const after = filled.get(job.id);
     if (before === undefined || after === undefined || after.length === before.length) continue;
     moved.set(job.id, placement.moveTo(job.id, after, job.allocation));
   }
   return moved;
+}
+
+/** A slot on one of `nodes` (a plain loop: asked of every placed job each tick). */
+function onAnyOf(slots: readonly number[], nodes: ReadonlyMap<number, number>): boolean {
+  for (const n of slots) if (nodes.has(n)) return true;
+  return false;
+}
+
+/** Every slot on the first one's node. */
+function onOneNode(slots: readonly number[]): boolean {
+  for (const n of slots) if (n !== slots[0]) return false;
+  return true;
 }
