@@ -32,7 +32,8 @@ export function placeWithIdleFill(
   // but only where that places more of the plan's widths: a growing job that cannot get its whole
   // width keeps its old one, so taking the GPUs back moved the lent jobs (a restart each) for nothing,
   // every tick (found in review). Lent GPUs on keep-only nodes stay: no one else may use them.
-  if (active.some((job) => keptOf(job) > 0)) {
+  // Only a job lent GPUs keeps a width (keptWidth): the others' widths are not asked for here.
+  if (active.some((job) => job.idleFillGpus > 0 && keptOf(job) > 0)) {
     const short = shortfall(active, widthOf, placed.changed);
     if (short > 0) {
       const keepOnly = new Set(readyNodes.filter((node) => node.keepOnly).map((node) => node.id));

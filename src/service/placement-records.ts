@@ -10,6 +10,11 @@ export interface Placed {
   /** The allocation array this placement was handed out as: another array means someone reset it. */
   allocation: readonly string[];
   readonly slots: readonly number[];
+  /**
+   * slots.length, kept beside it: every pass compares it with each job's width, and reading it from the
+   * slots array, cold by the next tick, was a cache miss a job (bench:tick).
+   */
+  readonly gpus: number;
   /** The pass (tick) that last met the job. */
   seenAt: number;
 }

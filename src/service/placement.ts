@@ -90,7 +90,7 @@ export class IncrementalPlacement {
       if (record !== undefined) {
         if (
           record.allocation === job.allocation &&
-          (width === record.slots.length || (width > 0 && keptOf?.(job) === record.slots.length)) &&
+          (width === record.gpus || (width > 0 && keptOf?.(job) === record.gpus)) &&
           (!lostNodes || nodes.allReady(record.slots))
         ) {
           record.seenAt = this.tick;
@@ -123,6 +123,7 @@ export class IncrementalPlacement {
         id: job.id,
         allocation: previous.get(job.id) as readonly string[],
         slots: job.current,
+        gpus: job.current.length,
         seenAt: this.tick,
       });
       kept.add(job.id);
@@ -140,7 +141,8 @@ export class IncrementalPlacement {
       const same = sameSlots(slots, job.current);
       const allocation = same ? before : nodes.ids(slots);
       if (!same) changed.set(job.id, allocation);
-      if (slots.length > 0) this.hold(job.id, { id: job.id, allocation, slots, seenAt: this.tick });
+      if (slots.length > 0)
+        this.hold(job.id, { id: job.id, allocation, slots, gpus: slots.length, seenAt: this.tick });
     }
     this.byId = inOrder ? mergedById(settledById, unsettled, this.placed) : undefined;
     // GPUs left free on keep-only nodes serve no one: the nodes for the rest are asked for beside them.
@@ -205,7 +207,7 @@ export class IncrementalPlacement {
     const ids = this.nodes.ids(slots);
     const same = ids.length === before.length && ids.every((node, i) => node === before[i]);
     const allocation = same ? before : ids;
-    this.hold(id, { id, allocation, slots, seenAt: this.tick });
+    this.hold(id, { id, allocation, slots, gpus: slots.length, seenAt: this.tick });
     // byId holds the record replaced: sorted again at the next pass.
     this.byId = undefined;
     return same ? undefined : allocation;
