@@ -2,9 +2,9 @@ import type { Logger } from 'pino';
 import { type AsgContext, type AsgView, describeAsg, refused } from './asg.ts';
 
 /**
- * The node group's instances the ASG is terminating, and all it has, read at each listing (asg.ts
- * describeAsg); the same
- * answer's suspended processes go to `onSuspended` (az-rebalance.ts keeps AZRebalance among them).
+ * The node group's instances the ASG is terminating, and those it counts in service, read at each
+ * listing (asg.ts describeAsg); the same answer's suspended processes go to `onSuspended`
+ * (az-rebalance.ts keeps AZRebalance among them).
  * Unreadable (an IAM refusal before the stack is redeployed, an Auto Scaling outage), the listing goes
  * on without them, as before the read existed: the ledger and placement must not stop for it. Logged
  * once until it reads again.
