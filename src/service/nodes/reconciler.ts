@@ -6,6 +6,7 @@ import { type BackoffPolicy, CapacityBackoff, type CapacityView } from './capaci
 import { DesiredSize } from './desired-size.ts';
 import { updatedByEks } from './own-update.ts';
 import { raiseWithinPaidCap } from './paid-cap.ts';
+import { chooseProvisionTimeouts } from './provision-timeouts.ts';
 import { NodeReadiness } from './readiness.ts';
 import { lastRemoval, RemovalWalk } from './removals.ts';
 import { allocationName, chooseVictimsForeignLast, type GpusInUse } from './victims.ts';
@@ -161,7 +162,14 @@ export class NodeReconciler {
     const target = this.bounded(input.target, group);
     const busy = this.liveLoad(input, now);
     // Overdue nodes first, so the scale-in below counts them as going and never picks them a second time.
-    this.chooseProvisionTimeouts(input.nodes, busy, now);
+    chooseProvisionTimeouts(input.nodes, busy, now, {
+      readiness: this.readiness,
+      removing: this.removing,
+      backoff: this.backoff,
+      counters: this.counters,
+      logger: this.deps.logger,
+      provisionMs: this.deps.settings.provisionMs,
+    });
     const kept = input.nodes.filter((n) => !n.leaving && !this.removing.includes(n.id));
     let placed = false;
     for (const victim of chooseVictimsForeignLast(kept, kept.length - target, busy)) {
@@ -327,45 +335,6 @@ export class NodeReconciler {
     }
     if (dead.size === 0) return input.gpusInUse;
     return (name) => (dead.has(name) ? 0 : input.gpusInUse(name));
-  }
-
-  /** Nodes launched longer ago than provisionMs and still not ready for jobs: paid for, never usable. */
-  private chooseProvisionTimeouts(nodes: readonly PoolNode[], busy: GpusInUse, now: number): void {
-    for (const node of nodes) {
-      if (!this.overdue(node, now) || busy(allocationName(node)) > 0) continue;
-      this.counters.provisionTimeouts += 1;
-      this.deps.logger.warn(
-        {
-          event: 'node.provision-timeout',
-          nodeId: node.id,
-          waitingFor: node.waitingFor ?? 'unknown',
-          paidSeconds: Math.round((now - node.launchedAt) / 1000),
-        },
-        'node never became ready for jobs; terminating it',
-      );
-      this.removing.choose(node, 'provision-timeout', now);
-      // One that was ready, or one cordoned by someone else, says nothing of the launches.
-      if (this.readiness.lastReady(node.id) !== undefined || node.cordoned) continue;
-      const waited = Math.round(this.deps.settings.provisionMs / 1000);
-      const reason = `node ${node.id} launched never became ready for jobs in ${waited} s (${node.waitingFor ?? 'unknown'})`;
-      if (this.backoff.neverReady(now, reason))
-        this.deps.logger.warn(
-          { event: 'nodes.capacity', ...this.backoff.view(now), nodeId: node.id },
-          'a node launched never became ready; backing off launches',
-        );
-    }
-  }
-
-  /**
-   * Not ready for jobs for `provisionMs`, counted from its launch or from when it was last seen ready
-   * (and not on its way out already). A node cordoned by someone else counts too: boa never places jobs
-   * there, yet it filled a place in the group, paid for, and no node was launched beside it for a job
-   * that waited (found in review: 30 minutes and counting); once empty it goes, and the resize after
-   * launches a node jobs can use.
-   */
-  private overdue(node: PoolNode, now: number): boolean {
-    if (node.ready || node.leaving || this.removing.includes(node.id)) return false;
-    return this.readiness.overdue(node, now, this.deps.settings.provisionMs);
   }
 
   /** For /v1/status: what the cloud reports, removals under way, capacity backoff. */
