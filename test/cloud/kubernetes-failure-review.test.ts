@@ -102,6 +102,14 @@ async function until(
 const running = (jobId: number) => (s: readonly ReplicaStatus[]) =>
   s.some((r) => r.jobId === jobId && r.phase === 'running');
 
+/** The next pod create is answered only once the returned function is called. */
+function holdNextPodCreate(): () => void {
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  fake.faults.inject({ after: held, count: 1, match: isPodCreate });
+  return release;
+}
+
 describe('Kubernetes executor under failing calls (review)', () => {
   it('a DELETE that timed out at the client but succeeded on the server is retried and taken as done', async () => {
     const { executor, events } = executorWithLog({ requestTimeoutMs: 300 });
@@ -229,13 +237,7 @@ describe('Kubernetes executor under failing calls (review)', () => {
 
   it('a node removed while its pod is being created: the pod waits as starting, and once collected is reported gone, not made again', async () => {
     const { executor } = executorWithLog();
-    let release!: () => void;
-    const held = new Promise<void>((r) => (release = r));
-    fake.faults.inject({
-      after: held,
-      count: 1,
-      match: (r) => r.method === 'POST' && r.path.endsWith('/pods'),
-    });
+    const release = holdNextPodCreate();
     const desired = [job(10, 1, [nodes[1]!])];
     const pass = executor.reconcile(desired);
     while (fake.faults.pending() > 0) await pause(5);
@@ -283,13 +285,7 @@ describe('Kubernetes executor under failing calls (review)', () => {
     const clock = { t: Date.now() };
     const { executor } = executorWithLog({ now: () => clock.t });
     await until(executor, [job(11, 1, [nodes[0]!])], running(11), 'job 11 running');
-    let release!: () => void;
-    const held = new Promise<void>((r) => (release = r));
-    fake.faults.inject({
-      after: held,
-      count: 1,
-      match: (r) => r.method === 'POST' && r.path.endsWith('/pods'),
-    });
+    const release = holdNextPodCreate();
     const pass = executor.reconcile([job(11, 1, [nodes[0]!]), job(12, 1, [nodes[1]!])]);
     while (fake.faults.pending() > 0) await pause(5);
     // Another boa holds the Lease now (its own renewal just made).
