@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -6,6 +6,7 @@ import { LocalExecutor } from '../../src/cloud/local/executor.ts';
 import type { DesiredJob } from '../../src/service/ports.ts';
 import { killReplicaGroups } from '../helpers/replica-groups.ts';
 import { settle } from './local-executor-settle.ts';
+import { pidFrom } from './pid-file.ts';
 
 /**
  * torchrun starts each worker with Popen(start_new_session=True)
@@ -49,11 +50,6 @@ async function setUp() {
   return { executor, workerFile };
 }
 
-async function workerPid(file: string): Promise<number> {
-  for (let i = 0; i < 200 && !existsSync(file); i++) await new Promise((r) => setTimeout(r, 20));
-  return Number(readFileSync(file, 'utf8'));
-}
-
 describe('local executor: a worker in a session of its own', () => {
   it('is killed when boa stops its replica and the agent must be SIGKILLed after the grace', async () => {
     const { executor, workerFile } = await setUp();
@@ -64,7 +60,7 @@ describe('local executor: a worker in a session of its own', () => {
       `trap '' TERM; setsid sleep 300 & echo $! >"${workerFile}"; while :; do sleep 0.1; done`,
     ]);
     await settle(executor, [agent], (s) => s[0]?.phase === 'running');
-    const worker = await workerPid(workerFile);
+    const worker = await pidFrom(workerFile);
     expect(alive(worker)).toBe(true);
     await settle(executor, [], (s) => s.length === 0);
     expect(alive(worker), `worker ${worker} (holding its GPU) outlived its stopped replica`).toBe(false);
@@ -74,7 +70,7 @@ describe('local executor: a worker in a session of its own', () => {
     const { executor, workerFile } = await setUp();
     const crashes = job(['sh', '-c', `setsid sleep 300 & echo $! >"${workerFile}"; sleep 0.5; exit 1`]);
     await settle(executor, [crashes], (s) => s[0]?.phase === 'running');
-    const worker = await workerPid(workerFile);
+    const worker = await pidFrom(workerFile);
     const [failed] = await settle(executor, [crashes], (s) => s[0]?.phase === 'failed');
     expect(failed?.exitCode).toBe(1);
     // The generation is replaced: its successor would start beside a worker still holding the GPU.

@@ -1,8 +1,9 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LocalExecutor } from '../../src/cloud/local/executor.ts';
 import { groupMembers } from '../helpers/replica-groups.ts';
 import { localExecutorDirs } from './local-executor-dirs.ts';
+import { pidFrom } from './pid-file.ts';
 import { settle } from './local-executor-settle.ts';
 import { lostJob as job, loseSupervisor, until } from './lost-supervisor.ts';
 import { behindShell, pgrpOf, signalsOf, workerPidFile, writeTrainer } from './trainer-with-worker.ts';
@@ -21,8 +22,7 @@ async function lostTrainer(command: (script: string, log: string) => string[]) {
   const dataDir = dirs.temp();
   const { script, log } = writeTrainer(dataDir);
   const { group } = await loseSupervisor(dataDir, job(1, command(script, log)), (g) => dirs.track(g));
-  await until(() => existsSync(workerPidFile(log)));
-  const worker = Number(readFileSync(workerPidFile(log), 'utf8'));
+  const worker = await pidFrom(workerPidFile(log));
   expect(pgrpOf(worker)).toBe(group);
   return { dataDir, log, group };
 }

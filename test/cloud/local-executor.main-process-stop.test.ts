@@ -5,6 +5,7 @@ import { LocalExecutor } from '../../src/cloud/local/executor.ts';
 import type { DesiredJob } from '../../src/service/ports.ts';
 import { groupMembers } from '../helpers/replica-groups.ts';
 import { localExecutorDirs } from './local-executor-dirs.ts';
+import { pidFrom } from './pid-file.ts';
 import { settle } from './local-executor-settle.ts';
 import { behindShell, pgrpOf, signalsOf, workerPidFile, writeTrainer } from './trainer-with-worker.ts';
 
@@ -23,11 +24,6 @@ const job = (command: string[]): DesiredJob => ({
   replicas: [{ jobId: 1, generation: 1, rank: 0, node: 'local-1', gpus: 1, workload: { command }, env: {} }],
 });
 
-async function until(condition: () => boolean) {
-  for (let i = 0; i < 400 && !condition(); i++) await new Promise((r) => setTimeout(r, 25));
-  expect(condition()).toBe(true);
-}
-
 /** Runs `command` (given the trainer's script and log), stops it, and returns its status and the log. */
 async function stopTrainer(command: (script: string, log: string) => string[]) {
   const dataDir = dirs.temp();
@@ -36,9 +32,8 @@ async function stopTrainer(command: (script: string, log: string) => string[]) {
   try {
     const wanted = job(command(script, log));
     await settle(executor, [wanted], (s) => s[0]?.phase === 'running');
-    await until(() => existsSync(workerPidFile(log)));
+    const worker = await pidFrom(workerPidFile(log), 400);
     const group = Number(readFileSync(join(dataDir, 'jobs/1/1/0.group'), 'utf8'));
-    const worker = Number(readFileSync(workerPidFile(log), 'utf8'));
     // A DataLoader worker's place: the command's own process group, not a session of its own.
     expect(pgrpOf(worker)).toBe(group);
     const stoppedAt = performance.now();

@@ -5,6 +5,7 @@ import { LocalExecutor } from '../../src/cloud/local/executor.ts';
 import { processExists } from '../../src/cloud/local/replica-processes.ts';
 import { groupMembers } from '../helpers/replica-groups.ts';
 import { localExecutorDirs } from './local-executor-dirs.ts';
+import { pidFrom } from './pid-file.ts';
 import { settle } from './local-executor-settle.ts';
 import { lostJob as job, until } from './lost-supervisor.ts';
 import { signalsOf, workerPidFile, writeTrainer } from './trainer-with-worker.ts';
@@ -34,7 +35,7 @@ async function stopAndLoseSupervisor(
   const executor = new LocalExecutor({ dataDir, terminationGraceSeconds: 8 });
   try {
     await settle(executor, [job(1, command(script, log))], (s) => s[0]?.phase === 'running');
-    await until(() => existsSync(workerPidFile(log)));
+    await pidFrom(workerPidFile(log));
     const group = Number(readFileSync(join(dir, '0.group'), 'utf8'));
     dirs.track(group);
     const supervisor = (JSON.parse(readFileSync(join(dir, '0.pid'), 'utf8')) as { pid: number }).pid;

@@ -20,6 +20,7 @@ import { checkLocalWorkload } from '../../src/cloud/local/executor-command.ts';
 import { readLogTail } from '../../src/cloud/local/log-tail.ts';
 import { isOurSupervisor, processExists } from '../../src/cloud/local/replica-processes.ts';
 import { localExecutorDirs } from './local-executor-dirs.ts';
+import { pidFrom } from './pid-file.ts';
 import type { DesiredJob, ReplicaStatus } from '../../src/service/ports.ts';
 
 const CLIENT = join(import.meta.dirname, '../../clients/node/boa-job.mjs');
@@ -708,8 +709,7 @@ describe('local executor', () => {
       dir,
       `sleep 30 & echo $! > ${dir}/helper; while [ ! -e ${go} ]; do sleep 0.05; done; printf '%s' '${exit}' > ${dir}/0.exit; exit 0`,
     );
-    await until(() => existsSync(join(dir, 'helper')));
-    const helper = Number(readFileSync(join(dir, 'helper'), 'utf8'));
+    const helper = await pidFrom(join(dir, 'helper'));
     const executor = new LocalExecutor({ dataDir, terminationGraceSeconds: 1 });
     const [running] = await executor.reconcile([job(['sleep', '30'])]);
     expect(running?.phase).toBe('running');

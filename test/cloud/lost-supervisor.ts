@@ -5,6 +5,7 @@ import { LocalExecutor } from '../../src/cloud/local/executor.ts';
 import { processExists } from '../../src/cloud/local/replica-processes.ts';
 import type { DesiredJob } from '../../src/service/ports.ts';
 import { settle } from './local-executor-settle.ts';
+import { pidFrom } from './pid-file.ts';
 
 /** Job 1's one replica, rank 0 on local-1, running `command`, at `generation`. */
 export const lostJob = (generation: number, command: string[] = ['sleep', '300']): DesiredJob => ({
@@ -87,7 +88,5 @@ export const lines = (file: string) =>
 
 /** The pid TERM_LOGGER named `name` wrote once its handler was set. */
 export async function loggerPid(log: string, name: string): Promise<number> {
-  const file = `${log}.${name}.pid`;
-  await until(() => existsSync(file));
-  return Number(readFileSync(file, 'utf8'));
+  return pidFrom(`${log}.${name}.pid`);
 }
