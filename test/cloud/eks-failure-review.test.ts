@@ -377,6 +377,25 @@ describe('an instance detached from the group by hand', () => {
     expect(b.allocation).not.toContain(nodeName(w.group, debugged.id));
     expect(w.logs.lines.filter((l) => l.event === 'node.not-in-group')).toHaveLength(1);
   });
+  it('a removal boa chose before its node went into Standby: not terminated, and the group keeps its size', async () => {
+    // Expected: three nodes; boa has chosen one for removal (its terminate not sent yet: a failed
+    // call, or a restart in between) when someone puts that instance in Standby with the desired size
+    // lowered (3 -> 2, the console's default). The terminate then sends nothing: the instance is
+    // Standby (paid, left to whoever put it there, node.out-of-service says so), the desired size
+    // stays 2 and both instances in service keep running. Before, it was terminated with a decrement:
+    // the desired size went to 1 and the ASG scaled in a node the group was meant to keep.
+    const { ng, pool, logs } = group({ desiredSize: 3 });
+    const [chosen, ...kept] = ng.asg.live();
+    ng.asg.enterStandby(chosen!.id, true);
+    expect(ng.group.desiredSize).toBe(2);
+    expect(await pool().terminate([chosen!.id])).toEqual({ terminated: [], alreadyGone: [chosen!.id] });
+    expect(ng.terminations).toEqual([]);
+    expect(ng.group.desiredSize).toBe(2);
+    expect(ng.asg.live().map((i) => i.id)).toEqual(kept.map((i) => i.id));
+    expect(logs.lines.filter((l) => l.event === 'node.out-of-service')).toMatchObject([
+      { instanceId: chosen!.id },
+    ]);
+  });
 });
 
 describe('capacity and nodes that never come', () => {

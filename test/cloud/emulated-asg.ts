@@ -216,7 +216,9 @@ export class EmulatedAsg {
 
   /** TerminateInstanceInAutoScalingGroup. */
   terminateInstance(instanceId: string, decrement: boolean): ScalingActivity {
-    const instance = this.live().find((i) => i.id === instanceId);
+    // One in Standby is the group's too: taken to be terminated as one in service, with the decrement
+    // (the worst case for boa; the API reference says nothing of Standby here).
+    const instance = this.instances.find((i) => i.id === instanceId && i.terminatedAt === undefined);
     if (!instance) {
       throw new AsgError(
         'ValidationError',

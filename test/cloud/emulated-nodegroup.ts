@@ -315,7 +315,9 @@ export function emulateNodegroup(options: EmulatedNodegroupOptions) {
   asgMock.on(TerminateInstanceInAutoScalingGroupCommand).callsFake((input) => {
     failNow('TerminateInstanceInAutoScalingGroup', false);
     step();
-    const owner = asgs.find((a) => a.asg.live().some((i) => i.id === input.InstanceId))?.asg ?? nodegroup.asg;
+    const owner =
+      asgs.find((a) => a.asg.instances.some((i) => i.id === input.InstanceId && i.terminatedAt === undefined))
+        ?.asg ?? nodegroup.asg;
     let activity;
     try {
       activity = owner.terminateInstance(input.InstanceId, input.ShouldDecrementDesiredCapacity);

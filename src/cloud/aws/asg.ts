@@ -131,10 +131,16 @@ export async function terminateInstances(
   const replaced: string[] = [];
   const alreadyGone: string[] = [];
   for (const instanceId of new Set(instanceIds)) {
+    let outOfService = false;
+    // Gone, on its way out, or taken out of service by hand (Standby, detaching): not boa's to terminate.
+    // One in Standby is left as the listing leaves it (eks-node-pool.ts outsideGroup): terminated with a
+    // decrement, the removal boa chose before it went into Standby lowered the desired size a second
+    // time, on top of EnterStandby's own decrement, and the group lost a node it was asked to keep.
     const leaving = async () => {
       try {
         const state = await lifecycleOf(instanceId, ctx);
-        return state === undefined || LEAVING.test(state);
+        outOfService = state !== undefined && OUT_OF_SERVICE.test(state);
+        return state === undefined || LEAVING.test(state) || outOfService;
       } catch (error) {
         // Unreadable, the Terminate goes out as it did before the read existed (its "not in the
         // group" answer still stops a repeat), rather than no node ever being removed.
@@ -164,10 +170,16 @@ export async function terminateInstances(
     };
     if (await withRetry('DescribeAutoScalingInstances', leaving, ctx)) {
       alreadyGone.push(instanceId);
-      ctx.logger.info(
-        { event: 'node.already-gone', instanceId },
-        'instance already left the group, or is leaving',
-      );
+      if (outOfService)
+        ctx.logger.warn(
+          { event: 'node.out-of-service', instanceId },
+          'instance put in Standby or being detached (by hand?): not terminated by boa, and paid while it runs',
+        );
+      else
+        ctx.logger.info(
+          { event: 'node.already-gone', instanceId },
+          'instance already left the group, or is leaving',
+        );
       continue;
     }
     try {
