@@ -489,6 +489,53 @@ describe('Kubernetes executor: found in review, fixed', () => {
     expect(podNames()).toEqual([name]);
   });
   /**
+   * Was (service-writes.ts ensure; fixed: a Service being deleted is not one to own pods): the job's
+   * Service deleted while a finalizer holds it (a policy engine's, a LoadBalancer's cleanup) was taken
+   * as the job's, read from the cache (the watch heard of the deletion) or from the API server (the
+   * watch quiet), and the job's next pods were made owned by it, to be collected with it once the
+   * finalizer let it go.
+   */
+  it.each([
+    ['heard by the watch', false],
+    ['not heard (the watch quiet)', true],
+  ])(
+    "the job's Service held by a finalizer while being deleted (%s): no pod is made owned by it; once it is gone, a new one owns them",
+    async (_, quiet) => {
+      const { executor, events } = executorWithLog();
+      const desired = [job(25, 1, nodes)];
+      // The second replica's create fails this pass: it is the one made while the Service is going.
+      let creates = 0;
+      fake.faults.inject({ status: 503, count: 4, match: (r) => isPodCreate(r) && ++creates > 1 });
+      await executor.reconcile(desired);
+      expect(podNames()).toEqual([podName(25, 1, 0)]);
+      await vi.waitFor(() => expect(fake.openWatches()).toBe(3)); // pods, services, policies
+      if (quiet) fake.stallWatches();
+      const [held] = fake.services(NS);
+      const name = held!.metadata.name;
+      fake.store.update('services', NS, name, (svc) => ({
+        ...svc,
+        metadata: { ...svc.metadata, finalizers: ['example.com/hold'] },
+      }));
+      fake.store.markTerminating('services', NS, name, 0);
+      if (!quiet) await pause(50); // the watch's turn
+      await executor.reconcile(desired);
+      await executor.reconcile(desired);
+      expect(podNames()).toEqual([podName(25, 1, 0)]);
+      const failed = events('kube.reconcile.failed').map((l) => String(l.error));
+      expect(failed.at(-1)).toMatch(/Service .* is being deleted .*held by example\.com\/hold/);
+
+      // The finalizer done: the Service goes, and the pod it owned with it (reported gone: the job's
+      // next generation is the service's to start). The replica waiting is made, owned by a new one.
+      fake.store.remove('services', NS, name);
+      const made = () => fake.pods(NS).some((p) => p.metadata.name === podName(25, 1, 1));
+      await until(executor, desired, made, "job 25's rank 1 made"); // heard or not: the API server's
+      const [service] = fake.services(NS);
+      expect(service?.metadata.uid).not.toBe(held!.metadata.uid);
+      const second = fake.pods(NS).find((p) => p.metadata.name === podName(25, 1, 1));
+      expect(second?.metadata.ownerReferences?.map((o) => o.uid)).toEqual([service!.metadata.uid]);
+    },
+  );
+  /**
    * Was (service-writes.ts ensure; fixed: the Service a job's pods are to be owned by is read first,
    * and one gone or not the cache's has every cache list again): with the executor's watch gone quiet,
    * the job's Service deleted from outside (kubectl delete svc) was still the cache's, and the job's

@@ -34,7 +34,7 @@ export class ServiceWrites {
     const name = body.metadata!.name!;
     if (known?.metadata?.uid && !known.metadata.deletionTimestamp) {
       const current = await this.read(name);
-      if (current?.metadata?.uid === known.metadata.uid) return known;
+      if (current?.metadata?.uid === known.metadata.uid) return this.usable(jobId, current, known);
       this.deps.logger.warn(
         { event: 'kube.service.changed', jobId, name, uid: known.metadata.uid, now: current?.metadata?.uid },
         'job service deleted or replaced since last heard; listing again',
@@ -58,8 +58,26 @@ export class ServiceWrites {
       const existing = await this.read(name);
       if (!existing) throw error; // deleted again meanwhile: the next pass creates it
       this.deps.services.put(existing);
-      return existing;
+      return this.usable(jobId, existing, existing);
     }
+  }
+
+  /**
+   * `current`, the Service the API server has, unless it is being deleted (a finalizer holds it: a
+   * LoadBalancer's, a policy engine's): pods owned by it would be collected with it once it goes, so
+   * none is made until it is gone and boa makes it anew. The job's start deadline runs meanwhile, as for
+   * any step that fails for the job's own sake. `returned`: what to give back when it is usable.
+   */
+  private usable(jobId: number, current: V1Service, returned: V1Service): V1Service {
+    const since = current.metadata?.deletionTimestamp;
+    if (!since) return returned;
+    this.deps.services.put(current);
+    const finalizers = current.metadata?.finalizers ?? [];
+    throw new Error(
+      `job ${jobId}'s Service ${current.metadata?.name} is being deleted (since ` +
+        `${new Date(since).toISOString()}${finalizers.length > 0 ? `, held by ${finalizers.join(', ')}` : ''}): ` +
+        'its pods are made once it is gone, with a new one',
+    );
   }
 
   /** The Service as the API server has it now; undefined when there is none. */
