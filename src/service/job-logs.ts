@@ -88,7 +88,17 @@ async function readLog<T>(
     // Only a job holding no GPUs (ended, or queued again) is counted: its logs are kept files, where a
     // running one's may be live pods, a request each.
     const kept = job.startedAt !== null && ranks === 0 ? await keptRanks(executor, job.id, query) : undefined;
-    const why = missingLogReason(job, query, ranks, kept);
+    // An ended job's generation was moved on past its last run as it ended: a generation asked of it that
+    // never ran is answered with the newest that did, not "its newest generation is N" that has no log.
+    const lastRun =
+      kept === undefined &&
+      job.startedAt !== null &&
+      ranks === 0 &&
+      query.generation !== undefined &&
+      !isActive(job)
+        ? await newestLogged(executor, job.id, query.rank)
+        : undefined;
+    const why = missingLogReason(job, query, ranks, kept, lastRun);
     throw new ServiceError(
       404,
       'no_log',
@@ -104,6 +114,7 @@ function missingLogReason(
   query: JobLogsQuery,
   ranks: number,
   kept: { generation: number; ranks: number } | undefined,
+  lastRun: number | undefined,
 ): string {
   if (job.startedAt === null)
     return job.state === 'waiting'
@@ -111,10 +122,13 @@ function missingLogReason(
       : `it never ran (${job.state} before it had GPUs)`;
   if (query.generation === undefined && ranks > 0 && query.rank >= ranks)
     return `it runs ${rankRange(ranks)} now (generation ${job.generation}; an older generation's: --generation)`;
+  // A generation after an ended job's last run (its own generation included, moved on as it ended):
+  // the run to ask for instead (found in a docs audit: "its newest generation is 2" had no log).
+  if (query.generation !== undefined && lastRun !== undefined && query.generation > lastRun)
+    return `it has ended (${job.state}), and generation ${lastRun} is its newest with a log of rank ${query.rank}`;
   // A generation past the job's newest: every way a log can be missing was listed (found in a CLI review).
   if (query.generation !== undefined && query.generation > job.generation) {
-    const active = job.state === 'waiting' || job.state === 'running';
-    return `its newest generation is ${job.generation}${active ? ' (a later one begins at its next restart or rescale)' : `, and it has ended (${job.state})`}`;
+    return `its newest generation is ${job.generation}${isActive(job) ? ' (a later one begins at its next restart or rescale)' : `, and it has ended (${job.state})`}`;
   }
   if (kept)
     return (
@@ -126,6 +140,19 @@ function missingLogReason(
     `are not kept), that generation has not started yet, or (Kubernetes) its pod went and boa kept no ` +
     `log of it`
   );
+}
+
+function isActive(job: ServiceJob): boolean {
+  return job.state === 'waiting' || job.state === 'running';
+}
+
+/** The newest generation that kept a log of the rank, or undefined when none did or reading fails. */
+async function newestLogged(executor: Executor, jobId: number, rank: number): Promise<number | undefined> {
+  try {
+    return (await executor.logs?.({ jobId, rank, tailLines: 1 }))?.generation;
+  } catch {
+    return undefined;
+  }
 }
 
 function rankRange(ranks: number): string {

@@ -565,7 +565,7 @@ describe('boa jobs', () => {
     const ended = (await s.request('GET', `/v1/jobs/${body.id}`)).body.generation;
     const past = await s.boa(['jobs', 'logs', String(body.id), '--generation', String(ended + 1)]);
     expect(past.stderr).toContain(
-      `no log kept for generation ${ended + 1}, rank 0: its newest generation is ${ended}, and it has ended (cancelled)\n`,
+      `no log kept for generation ${ended + 1}, rank 0: it has ended (cancelled), and generation ${generation} is its newest with a log of rank 0\n`,
     );
 
     // A service that runs no jobs keeps no logs.

@@ -57,6 +57,22 @@ describe("an ended job's missing rank", () => {
     );
   });
 
+  it('names the run to ask for when the generation asked came after its last one', async () => {
+    // Generation 5 is the one the job moved on to as it ended: it never ran, generation 4 did.
+    const { s, id } = await endedJobWithRanks(3);
+    for (const generation of [5, 6])
+      await expect(jobLogs(s.service, id, { rank: 0, generation, tail: 10 })).rejects.toThrow(
+        `job ${id} has no log kept for generation ${generation}, rank 0: it has ended (cancelled), and generation 4 is its newest with a log of rank 0`,
+      );
+    await expect(jobLogs(s.service, id, { rank: 1, generation: 5, tail: 10 })).rejects.toThrow(
+      'generation 4 is its newest with a log of rank 1',
+    );
+    // An older generation with no log: not a later one, so every way a log can be missing.
+    await expect(jobLogs(s.service, id, { rank: 0, generation: 2, tail: 10 })).rejects.toThrow(
+      /it is older than the job's newest 10 generations/,
+    );
+  });
+
   it('looks no further than the rank asked for', async () => {
     const { s, id, asked } = await endedJobWithRanks(200);
     await expect(jobLogs(s.service, id, { rank: 150, generation: 4, tail: 10 })).resolves.toBeDefined();
