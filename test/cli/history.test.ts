@@ -3,6 +3,7 @@
  * `compare --history` puts them (scripts/lib/other-days.ts), so the service reads what the simulator
  * measured.
  */
+import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -33,7 +34,21 @@ const stored = (s: Awaited<ReturnType<typeof started>>) =>
     .map((a) => `${a.submittedAt} ${a.className}`)
     .sort();
 
+/** `boa ARGS`, run without a service: its stdout. */
+function boaOffline(args: string[]): string {
+  return execFileSync(process.execPath, [resolve(import.meta.dirname, '../../src/cli/boa.mjs'), ...args], {
+    encoding: 'utf8',
+  });
+}
+
 describe('boa history', () => {
+  it("says --gap-hours's default in its help: a minute, not the 16 its example gives", () => {
+    const help = boaOffline(['history', 'import', '--help']).replace(/\s+/g, ' ');
+    expect(help).toContain(
+      '--gap-hours <hours> quiet hours before each trace (default: a minute, the least;',
+    );
+  });
+
   it('places workload traces back to back before the record, the last file nearest, as compare --history does', async () => {
     const s = await started();
     const files = [join(WORKLOADS, 'workload-2.csv'), join(WORKLOADS, 'workload-3.csv')];

@@ -89,7 +89,10 @@ export function addHistoryCommands(program: Command): void {
         'before what the service has observed, the last file nearest',
     )
     .argument('<files...>', 'CSV files: job logs or workload traces')
-    .option('--gap-hours <hours>', 'quiet hours before each trace (16 after 8-hour days: working days)')
+    .option(
+      '--gap-hours <hours>',
+      'quiet hours before each trace (default: a minute, the least; 16 after 8-hour days: working days)',
+    )
     .option('--known-classes', 'leave out arrivals of classes the service does not have, and say how many')
     .action(
       async (files: string[], options: { gapHours?: string; knownClasses?: boolean }, command: Command) => {
