@@ -5,7 +5,8 @@ import { join, resolve } from 'node:path';
 import { expect, it } from 'vitest';
 import { LocalExecutor } from '../../src/cloud/local/executor.ts';
 import type { DesiredJob } from '../../src/service/ports.ts';
-import { commandPids } from './local-commands.ts';
+import { commandMark } from './command-mark.ts';
+import { commandPids, waitFor } from './local-commands.ts';
 
 /**
  * A service killed with SIGKILL while its launcher still holds start requests on its stdin (the launcher
@@ -13,7 +14,7 @@ import { commandPids } from './local-commands.ts';
  * once adopts nothing (no supervisor exists yet) and starts every rank again beside them. Timing-bound:
  * on a machine whose launcher boots within 20 ms the old code passes too.
  */
-const MARK = 'sleep 3091';
+const MARK = commandMark(3091);
 const job: DesiredJob = {
   jobId: 1,
   generation: 1,
@@ -23,12 +24,12 @@ const job: DesiredJob = {
     rank,
     node: 'local-1',
     gpus: 1,
-    workload: { command: ['sleep', '3091'] },
+    workload: { command: MARK },
     env: {},
   })),
 };
 /** The pids running the job's command. */
-const commands = () => commandPids(MARK.split(' '));
+const commands = () => commandPids(MARK);
 
 it('a service killed with SIGKILL while its launcher still holds start requests: the restarted one starts no replica twice', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'boa-k9-'));
@@ -53,6 +54,13 @@ setInterval(() => undefined, 1000);
     await new Promise((r) => child.once('exit', r));
     // Restarted at once (a supervisor restarting it quickly, a fast boot).
     executor = new LocalExecutor({ dataDir, terminationGraceSeconds: 2 });
+    const restarted = executor;
+    // All four ranks running first (a fixed 2 s can find fewer on a loaded machine: its own launcher still
+    // booting), then 2 s more of passes, in which a request the killed launcher held would have started.
+    await waitFor('the 4 ranks running', async () => {
+      await restarted.reconcile([job]);
+      return commands().length >= 4;
+    });
     for (let i = 0; i < 40; i++) {
       await executor.reconcile([job]);
       await new Promise((r) => setTimeout(r, 50));

@@ -8,6 +8,7 @@ import { ReplicaLauncher } from '../../src/cloud/local/launcher.ts';
 import { processExists } from '../../src/cloud/local/replica-processes.ts';
 import { SPAWN_ATTEMPTS } from '../../src/cloud/local/spawn-failures.ts';
 import type { DesiredJob } from '../../src/service/ports.ts';
+import { commandMark } from './command-mark.ts';
 import { commandPids, waitFor } from './local-commands.ts';
 import { localExecutorDirs } from './local-executor-dirs.ts';
 
@@ -19,7 +20,7 @@ import { localExecutorDirs } from './local-executor-dirs.ts';
 const dirs = localExecutorDirs('boa-latesup-');
 afterEach(() => dirs.cleanup());
 
-const MARK = ['sleep', '3121'];
+const MARK = commandMark(3121);
 const commands = () => commandPids(MARK);
 const SUPERVISOR = resolve(import.meta.dirname, '../../src/cloud/local/replica-supervisor.sh');
 
@@ -143,7 +144,7 @@ it.each([
       });
       // The service moves on (the replica reported failed, or the job stopped); passes go on.
       for (let i = 0; i < 3; i++) await executor.reconcile([...after]);
-      const late = lateSupervisor(dir, ['sh', '-c', ': >"$0"; exec sleep 3121', ran]);
+      const late = lateSupervisor(dir, ['sh', '-c', `: >"$0"; exec ${MARK.join(' ')}`, ran]);
       await late.ended;
       expect(existsSync(ran), 'the command ran').toBe(false);
       expect(commands()).toEqual([]);

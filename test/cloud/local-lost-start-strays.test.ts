@@ -6,6 +6,7 @@ import { ReplicaLauncher } from '../../src/cloud/local/launcher.ts';
 import { processExists } from '../../src/cloud/local/replica-processes.ts';
 import { SPAWN_ATTEMPTS } from '../../src/cloud/local/spawn-failures.ts';
 import type { DesiredJob } from '../../src/service/ports.ts';
+import { commandMark } from './command-mark.ts';
 import { commandPids, waitFor } from './local-commands.ts';
 import { localExecutorDirs } from './local-executor-dirs.ts';
 
@@ -17,7 +18,7 @@ import { localExecutorDirs } from './local-executor-dirs.ts';
 const dirs = localExecutorDirs('boa-loststray-');
 afterEach(() => dirs.cleanup());
 
-const MARK = ['sleep', '3117'];
+const MARK = commandMark(3117);
 /** The pids running the job's command. */
 const commands = () => commandPids(MARK);
 

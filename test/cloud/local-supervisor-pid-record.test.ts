@@ -7,6 +7,7 @@ import { ReplicaLauncher } from '../../src/cloud/local/launcher.ts';
 import { processExists } from '../../src/cloud/local/replica-processes.ts';
 import { LOST_START_WAIT_MS } from '../../src/cloud/local/spawn-failures.ts';
 import type { DesiredJob } from '../../src/service/ports.ts';
+import { commandMark } from './command-mark.ts';
 import { commandPids, waitFor } from './local-commands.ts';
 import { localExecutorDirs } from './local-executor-dirs.ts';
 
@@ -19,7 +20,7 @@ import { localExecutorDirs } from './local-executor-dirs.ts';
 const dirs = localExecutorDirs('boa-pidrec-');
 afterEach(() => dirs.cleanup());
 
-const MARK = ['sleep', '3094'];
+const MARK = commandMark(3094);
 /** The pids running the job's command. */
 const commands = () => commandPids(MARK);
 
