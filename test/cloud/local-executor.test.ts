@@ -35,12 +35,13 @@ const job = (command: string[]): DesiredJob => ({
   replicas: [{ jobId: 1, generation: 1, rank: 0, node: 'local-1', gpus: 1, workload: { command }, env: {} }],
 });
 
+/** Reconciles until `done` holds; 20 s at least (returns as soon as it holds: a loaded machine needs it). */
 async function settle(
   executor: LocalExecutor,
   desired: DesiredJob[],
   done: (s: readonly ReplicaStatus[]) => boolean,
 ) {
-  for (let i = 0; i < 200; i++) {
+  for (let i = 0; i < 400; i++) {
     const statuses = await executor.reconcile(desired);
     if (done(statuses)) return statuses;
     await new Promise((r) => setTimeout(r, 50));
@@ -63,8 +64,9 @@ function fakeSupervisor(dir: string, script: string): number {
   return proc.pid as number;
 }
 
+/** Waits up to 20 s (spawns on a loaded machine take seconds; a wait that holds early costs nothing). */
 async function until(condition: () => boolean) {
-  for (let i = 0; i < 200 && !condition(); i++) await new Promise((r) => setTimeout(r, 25));
+  for (let i = 0; i < 800 && !condition(); i++) await new Promise((r) => setTimeout(r, 25));
   expect(condition()).toBe(true);
 }
 
@@ -158,14 +160,21 @@ describe('local executor', () => {
   it('a replica whose folder was removed while it ran: its end is still recorded; after a restart it is stopped, never run twice', async () => {
     const dataDir = temp();
     const first = new LocalExecutor({ dataDir, terminationGraceSeconds: 1 });
-    const exitsSoon = [job(['sh', '-c', 'echo started; sleep 0.5; exit 0'])];
+    // Exits 0 once its folder is gone (a fixed `sleep 0.5` could end before a loaded machine removed it).
+    const exitsSoon = [
+      job([
+        'sh',
+        '-c',
+        'echo started; while [ -d "$0" ]; do sleep 0.05; done; exit 0',
+        join(dataDir, 'jobs/1/1'),
+      ]),
+    ];
     expect((await first.reconcile(exitsSoon)).map((r) => r.phase)).toEqual(['running']);
     const supervisor = JSON.parse(readFileSync(join(dataDir, 'jobs/1/1/0.pid'), 'utf8')).pid as number;
     dirs.track(supervisor);
     // Removed once the command runs (before, the supervisor's own start fails on the missing folder).
     const log = join(dataDir, 'jobs/1/1/0.log');
-    for (let i = 0; i < 100 && !(existsSync(log) && readFileSync(log, 'utf8').includes('started')); i++)
-      await new Promise((r) => setTimeout(r, 10));
+    await until(() => existsSync(log) && readFileSync(log, 'utf8').includes('started'));
     rmSync(join(dataDir, 'jobs/1'), { recursive: true, force: true });
     // Its exit 0 lands all the same: the job finished, not a kill from outside.
     const [ended] = await settle(first, exitsSoon, (s) => s[0]?.phase !== 'running');
@@ -188,15 +197,13 @@ describe('local executor', () => {
     // Its command started (its group recorded): on a loaded machine the folder was otherwise removed
     // before the command's shell wrote there, which ended it at once (exit 2), not stopped.
     const group = join(dataDir, 'jobs/1/2/0.group');
-    for (let i = 0; i < 200 && !existsSync(group); i++) await new Promise((r) => setTimeout(r, 10));
-    expect(existsSync(group)).toBe(true);
+    await until(() => existsSync(group));
     await second.close();
     rmSync(join(dataDir, 'jobs/1'), { recursive: true, force: true });
     const third = new LocalExecutor({ dataDir, terminationGraceSeconds: 1 });
     // The stray is stopped as the new instance starts, as any replica is (SIGTERM: time to checkpoint;
     // its supervisor records the stop), before it starts the replica again.
-    for (let i = 0; i < 100 && processExists(stray); i++) await new Promise((r) => setTimeout(r, 20));
-    expect(processExists(stray)).toBe(false);
+    await until(() => !processExists(stray));
     expect(JSON.parse(readFileSync(join(dataDir, 'jobs/1/2/0.exit'), 'utf8'))).toMatchObject({
       stopped: true,
     });
@@ -215,8 +222,8 @@ describe('local executor', () => {
     const stray = JSON.parse(readFileSync(join(dataDir, 'jobs/1/1/0.pid'), 'utf8')).pid as number;
     dirs.track(stray);
     const log = join(dataDir, 'jobs/1/1/0.log');
-    for (let i = 0; i < 100 && !(existsSync(log) && readFileSync(log, 'utf8').includes('started')); i++)
-      await new Promise((r) => setTimeout(r, 10));
+    // Its trap set before its folder goes (a 1 s wait, not checked, could end before the command ran).
+    await until(() => existsSync(log) && readFileSync(log, 'utf8').includes('started'));
     await first.close();
     rmSync(join(dataDir, 'jobs/1'), { recursive: true, force: true });
     const second = new LocalExecutor({ dataDir, terminationGraceSeconds: 1 });
