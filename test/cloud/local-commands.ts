@@ -16,9 +16,12 @@ export function commandPids(argv: readonly string[]): number[] {
     .map(Number);
 }
 
-/** Waits up to 10 s for `done`, polling every 25 ms; throws naming `what` if it never holds. */
+/**
+ * Waits up to 20 s for `done`, polling every 25 ms; throws naming `what` if it never holds. Long, as it
+ * returns once `done` holds: replicas started on a loaded machine take seconds.
+ */
 export async function waitFor(what: string, done: () => boolean | Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 400; i++) {
+  for (let i = 0; i < 800; i++) {
     if (await done()) return;
     await new Promise((r) => setTimeout(r, 25));
   }

@@ -32,7 +32,7 @@ async function stopTrainer(command: (script: string, log: string) => string[]) {
   try {
     const wanted = job(command(script, log));
     await settle(executor, [wanted], (s) => s[0]?.phase === 'running');
-    const worker = await pidFrom(workerPidFile(log), 400);
+    const worker = await pidFrom(workerPidFile(log));
     const group = Number(readFileSync(join(dataDir, 'jobs/1/1/0.group'), 'utf8'));
     // A DataLoader worker's place: the command's own process group, not a session of its own.
     expect(pgrpOf(worker)).toBe(group);

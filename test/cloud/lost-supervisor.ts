@@ -24,7 +24,8 @@ export const lostJob = (generation: number, command: string[] = ['sleep', '300']
   ],
 });
 
-export async function until(condition: () => boolean, tries = 200) {
+/** Waits up to 20 s for `condition` (returns as soon as it holds; spawns on a loaded machine take seconds). */
+export async function until(condition: () => boolean, tries = 800) {
   for (let i = 0; i < tries && !condition(); i++) await new Promise((r) => setTimeout(r, 25));
   expect(condition()).toBe(true);
 }
