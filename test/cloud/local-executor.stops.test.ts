@@ -99,7 +99,8 @@ it('sends a recorded stop again at adoption only if it was not recorded as sent:
     const dir = join(dataDir, 'jobs/1', String(generation));
     mkdirSync(dir, { recursive: true });
     // A process that passes for the supervisor of replica <dir>/0 (its command line is one's).
-    const script = `trap 'echo got >> ${dir}/term' TERM; while :; do sleep 0.05; done`;
+    // It says when its trap is set: a SIGTERM before that ends the shell, nothing written.
+    const script = `trap 'echo got >> ${dir}/term' TERM; : > ${dir}/ready; while :; do sleep 0.05; done`;
     const proc = spawn('/bin/sh', ['-c', script, '/x/replica-supervisor.sh', dir, '0'], {
       detached: true,
       stdio: 'ignore',
@@ -111,7 +112,7 @@ it('sends a recorded stop again at adoption only if it was not recorded as sent:
   };
   const sent = supervise(1, { at: Date.now(), sent: true });
   const unsent = supervise(2, { at: Date.now() });
-  await new Promise((r) => setTimeout(r, 200));
+  await until(() => existsSync(join(sent, 'ready')) && existsSync(join(unsent, 'ready')));
   const executor = new LocalExecutor({ dataDir, terminationGraceSeconds: 30 });
   try {
     await until(() => existsSync(join(unsent, 'term')));

@@ -65,6 +65,15 @@ function fakeSupervisor(dir: string, script: string): number {
 }
 
 /** Waits up to 20 s (spawns on a loaded machine take seconds; a wait that holds early costs nothing). */
+/** A process's command line ('' once it is gone): a spawned child has its parent's until it execs. */
+const cmdlineOf = (pid: number): string => {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return '';
+  }
+};
+
 async function until(condition: () => boolean) {
   for (let i = 0; i < 800 && !condition(); i++) await new Promise((r) => setTimeout(r, 25));
   expect(condition()).toBe(true);
@@ -676,7 +685,9 @@ describe('local executor', () => {
     const becomeStranger = `while [ ! -e ${go} ]; do sleep 0.05; done; exec sleep 30`;
     const recorded = fake(1, becomeStranger);
     const reused = fake(2, becomeStranger);
-    await new Promise((r) => setTimeout(r, 200));
+    // Both exec'd (until then a spawned child has node's command line; a fixed 200 ms may not do).
+    for (const { pid } of [recorded, reused])
+      await until(() => cmdlineOf(pid).includes('replica-supervisor'));
     const executor = new LocalExecutor({ dataDir, terminationGraceSeconds: 1 });
     const wanted = [1, 2].map((jobId) => {
       const one = job(['sleep', '30']);
@@ -729,9 +740,13 @@ describe('local executor', () => {
   it('sends again at adoption a stop that was recorded but may never have been sent (killed in between)', async () => {
     const dataDir = temp();
     const dir = join(dataDir, 'jobs/1/1');
-    fakeSupervisor(dir, `trap 'echo got > ${dir}/term; exit 0' TERM; while :; do sleep 0.05; done`);
+    // Its trap set before boa looks (a SIGTERM before it ended the shell, nothing written).
+    fakeSupervisor(
+      dir,
+      `trap 'echo got > ${dir}/term; exit 0' TERM; : > ${dir}/ready; while :; do sleep 0.05; done`,
+    );
     writeFileSync(join(dir, '0.stop'), JSON.stringify({ at: Date.now() }));
-    await new Promise((r) => setTimeout(r, 200));
+    await until(() => existsSync(join(dir, 'ready')));
     const executor = new LocalExecutor({ dataDir, terminationGraceSeconds: 30 });
     await until(() => existsSync(join(dir, 'term')));
     await executor.close();
@@ -765,7 +780,7 @@ describe('local executor', () => {
       stdio: 'ignore',
     });
     dirs.track(look.pid as number);
-    await new Promise((r) => setTimeout(r, 200));
+    await until(() => cmdlineOf(look.pid as number).includes('replica-supervisor'));
     expect(isOurSupervisor(look.pid as number, dir, 0)).toBe(true);
     // jobs/1/1 is a prefix of jobs/1/10, and rank 1 is another replica: neither is this process.
     expect(isOurSupervisor(look.pid as number, join(dataDir, 'jobs/1/1'), 0)).toBe(false);
