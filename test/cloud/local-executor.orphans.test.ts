@@ -61,9 +61,9 @@ function recordedGroup(dataDir: string): number | undefined {
   }
 }
 
-/** The command's process group, once its main process and the helper it starts both run. */
+/** The command's process group, once its main process and the helper it starts both run (20 s at most). */
 async function commandGroup(dataDir: string): Promise<number> {
-  for (let i = 0; i < 200; i++) {
+  for (let i = 0; i < 1000; i++) {
     const group = recordedGroup(dataDir);
     if (group !== undefined && groupMembers(group).length >= 2) {
       // Its record goes with the replica's, out of killReplicaGroups' sight: a group left behind ends here.
@@ -114,7 +114,7 @@ describe('local executor: nothing of a replica outlives it', () => {
     await settle(executor, [job(['sh', '-c', 'sh "$0" & wait', helper])], (s) => s[0]?.phase === 'running');
     const group = await commandGroup(dataDir);
     // Its trap is set before the stop (on a loaded machine the SIGTERM could come first and end it).
-    for (let i = 0; i < 500 && !existsSync(ready); i++) await new Promise((r) => setTimeout(r, 10));
+    for (let i = 0; i < 2000 && !existsSync(ready); i++) await new Promise((r) => setTimeout(r, 10));
     expect(existsSync(ready)).toBe(true);
     await settle(executor, [], (s) => s.length === 0);
     expect(readFileSync(marker, 'utf8')).toBe('done\n');
