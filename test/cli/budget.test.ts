@@ -33,7 +33,9 @@ const BUDGET_KIND = (value: string) =>
       `got "${value}", a string \\(try: boa budget set 4\\)\n$`,
   );
 
-describe('boa budget', () => {
+// Each case runs the CLI (a node process) many times in turn: seconds each on a loaded machine, where
+// the default 60 s ran out (a run alongside others on 2 cores). Passing cases take no longer.
+describe('boa budget', { timeout: 180_000 }, () => {
   it('sets 40 and reads it back as a table and as the API JSON', async () => {
     const s = await started();
     const set = await s.boa(['budget', 'set', '40']);

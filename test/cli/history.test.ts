@@ -41,7 +41,9 @@ function boaOffline(args: string[]): string {
   });
 }
 
-describe('boa history', () => {
+// Each case runs the CLI (a node process) many times in turn: seconds each on a loaded machine, where
+// the default 60 s ran out (a run alongside others on 2 cores). Passing cases take no longer.
+describe('boa history', { timeout: 180_000 }, () => {
   it("says --gap-hours's default in its help: a minute, not the 16 its example gives", () => {
     const help = boaOffline(['history', 'import', '--help']).replace(/\s+/g, ' ');
     expect(help).toContain(
