@@ -68,8 +68,10 @@ function replay(svc: BoaService, row: JobRow, key: string, fingerprint: string):
     token = svc.jobToken(row.tokenSeed);
   } else {
     token = newToken();
-    job.tokenHash = hashToken(token);
-    svc.deps.repo.updateJob(job.id, { tokenHash: job.tokenHash });
+    const tokenHash = hashToken(token);
+    // Stored first: a refused write (disk full) leaves the first token working, as the store holds it.
+    svc.deps.repo.updateJob(job.id, { tokenHash });
+    job.tokenHash = tokenHash;
     // Its launcher is only now able to poll: the retry renews the lease it would otherwise lose.
     if (job.state === 'waiting' || job.state === 'running') svc.touch(job);
   }
