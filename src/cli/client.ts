@@ -72,20 +72,33 @@ export class BoaClient {
 
   /**
    * The parsed JSON body and its text as received (what --json prints), and the response's headers;
-   * `headers` adds request headers (Idempotency-Key).
+   * `headers` adds request headers (Idempotency-Key). Every answer boa sends is a JSON object, and
+   * `requires` names fields it always holds: an answer without them is not boa's (another service at
+   * BOA_URL answering `{}` made `jobs cancel` print "job undefined is undefined" and exit 0, and most
+   * commands a stack trace; found in a failure-mode review).
    */
   async json<T>(
     method: string,
     path: string,
     body?: unknown,
     headers?: Record<string, string>,
+    requires: ReadonlyArray<keyof T & string> = [],
   ): Promise<{ data: T; text: string; headers: Headers }> {
     const answer = await this.send(method, path, body, headers);
+    let data: unknown;
     try {
-      return { data: JSON.parse(answer.text) as T, text: answer.text, headers: answer.headers };
+      data = JSON.parse(answer.text);
     } catch {
       throw this.notBoa(`${method} ${path} answered with something that is not JSON`);
     }
+    if (data === null || typeof data !== 'object' || Array.isArray(data))
+      throw this.notBoa(`${method} ${path} answered with JSON that is not an object`);
+    const missing = requires.filter((field) => !(field in data));
+    if (missing.length > 0)
+      throw this.notBoa(
+        `${method} ${path} answered with JSON without ${missing.map((f) => `"${f}"`).join(', ')}`,
+      );
+    return { data: data as T, text: answer.text, headers: answer.headers };
   }
 
   async text(method: string, path: string, body?: unknown): Promise<string> {

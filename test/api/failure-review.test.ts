@@ -4,7 +4,13 @@
  * write the store refuses leaves memory as the store holds it, so the service answers after it as it
  * will after a restart). Each test states one promise; those that once broke name the fix.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { runBoa } from '../cli/cli-harness.ts';
 import { failOnce } from '../helpers/fail-once.ts';
 import { startService } from '../service/harness.ts';
 
@@ -59,5 +65,66 @@ describe('an Idempotency-Key replay whose store write fails', () => {
     expect((await poll(again.body.token)).status).toBe(200);
     expect((await poll(first.body.token)).status).toBe(401);
     expect((await s.request('GET', '/v1/jobs')).body.jobs).toHaveLength(1);
+  });
+});
+
+describe('the CLI given a server that is not boa, or a boa that fails', () => {
+  /** A server answering every request with `status` and `body` as JSON. */
+  async function answering(status: number, body: string) {
+    const server = createServer((_req, res) => {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(body);
+    });
+    await new Promise<void>((ready) => server.listen(0, '127.0.0.1', ready));
+    const cwd = mkdtempSync(join(tmpdir(), 'boa-review-'));
+    cleanups.push(async () => {
+      await new Promise((closed) => server.close(closed));
+      rmSync(cwd, { recursive: true, force: true });
+    });
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    return (args: string[]) => runBoa(args, { BOA_URL: url, BOA_TOKEN: 'some-token' }, cwd);
+  }
+
+  // Broke: a 200 whose JSON was not boa's (another service at BOA_URL, a proxy's `{}`) printed "job
+  // undefined is undefined" for `jobs cancel` and exited 0, so a script took the job as cancelled; most
+  // other commands threw a TypeError's stack trace.
+  it('a JSON answer without what boa sends is exit 1, one line saying so, never a success', async () => {
+    const boa = await answering(200, '{}');
+    const cancel = await boa(['jobs', 'cancel', '7']);
+    expect(cancel.status).toBe(1);
+    expect(cancel.stdout).toBe('');
+    expect(cancel.stderr).toMatch(
+      /^boa: unexpected answer from http:\/\/127\.0\.0\.1:\d+: POST \/v1\/jobs\/7\/cancel answered with JSON without "id", "state" \(is BOA_URL a boa service\?\)\n$/,
+    );
+    const json = await boa(['--json', 'jobs', 'cancel', '7']);
+    expect([json.status, json.stdout]).toEqual([1, '']);
+    for (const args of [['status'], ['jobs', 'list'], ['budget', 'set', '40']]) {
+      const run = await boa(args);
+      expect(run.status).toBe(1);
+      expect(run.stderr).toMatch(/^boa: unexpected answer from .* answered with JSON without .*\n$/);
+    }
+  });
+
+  it('JSON that is no object (null, a list) is the same one line, not a stack trace', async () => {
+    for (const body of ['null', '[]', '7']) {
+      const boa = await answering(200, body);
+      const run = await boa(['jobs', 'show', '7']);
+      expect(run.status).toBe(1);
+      expect(run.stderr).toMatch(
+        /^boa: unexpected answer from .*: GET \/v1\/jobs\/7 answered with JSON that is not an object/,
+      );
+      expect(run.stderr.split('\n')).toHaveLength(2);
+    }
+  });
+
+  // Held: a boa that fails says so with its own message, exit 1 (not 2: it is not the input's fault).
+  it("a boa's 500 is exit 1 with the service's own message", async () => {
+    const boa = await answering(
+      500,
+      '{"error":{"code":"internal","message":"internal error; see the service log"}}',
+    );
+    const run = await boa(['jobs', 'cancel', '7']);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toBe('boa: the service failed: internal error; see the service log\n');
   });
 });

@@ -38,7 +38,7 @@ export function addBudgetCommands(program: Command): void {
           throw new CliError('the budget is unchanged', EXIT.failed);
       }
       const { data, text } = await context.client
-        .json<BudgetSetView>('PUT', '/v1/budget', { gpuHoursPerHour })
+        .json<BudgetSetView>('PUT', '/v1/budget', { gpuHoursPerHour }, undefined, ['gpuHoursPerHour', 'plan'])
         .catch((error: unknown) => {
           throw withMinimumHint(error);
         });
@@ -50,7 +50,13 @@ export function addBudgetCommands(program: Command): void {
     .description('the budget, the paid and allocated averages over the window and since it was set, $/month')
     .action(async (_options: unknown, command: Command) => {
       const context = contextOf(command);
-      const { data, text } = await context.client.json<BudgetView>('GET', '/v1/budget');
+      const { data, text } = await context.client.json<BudgetView>(
+        'GET',
+        '/v1/budget',
+        undefined,
+        undefined,
+        ['gpuHoursPerHour', 'window', 'control'],
+      );
       output(context, text, () => renderBudget(data));
     });
 }

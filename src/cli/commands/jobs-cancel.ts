@@ -39,7 +39,13 @@ export function addCancelCommand(jobs: Command): void {
           const id = await resolveJobRef(context.client, ref, true);
           if (done.has(id)) continue;
           done.add(id);
-          const { data, text } = await context.client.json<JobView>('POST', `/v1/jobs/${id}/cancel`);
+          const { data, text } = await context.client.json<JobView>(
+            'POST',
+            `/v1/jobs/${id}/cancel`,
+            undefined,
+            undefined,
+            ['id', 'state'],
+          );
           output(context, text, () => `job ${data.id} is ${data.state}\n`);
         } catch (error) {
           // No service or no token: every other job would fail the same way.

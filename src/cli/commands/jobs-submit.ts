@@ -119,6 +119,7 @@ export function addSubmitCommand(jobs: Command): void {
           '/v1/jobs',
           body,
           key === undefined ? undefined : { 'idempotency-key': key },
+          ['id', 'token', 'job'],
         )
         .catch((error: unknown) => {
           throw unseenFolder(error, workload?.workingDir, options.workdir);

@@ -59,7 +59,13 @@ export function addJobsCommands(program: Command): void {
       if (options.limit !== undefined) query.set('limit', String(limit));
       if (options.before !== undefined) query.set('before', String(parseNumber(options.before, '--before')));
       const path = query.size > 0 ? `/v1/jobs?${query}` : '/v1/jobs';
-      const { data, text } = await context.client.json<{ jobs: JobView[] }>('GET', path);
+      const { data, text } = await context.client.json<{ jobs: JobView[] }>(
+        'GET',
+        path,
+        undefined,
+        undefined,
+        ['jobs'],
+      );
       // Only ids: a name may hold spaces, so awk on the table's columns could take the wrong one.
       if (options.quiet) context.print(data.jobs.map((job) => `${job.id}\n`).join(''));
       else output(context, text, () => renderJobs(data.jobs));
@@ -88,7 +94,13 @@ export function addJobsCommands(program: Command): void {
     .action(async (ref: string, _options: unknown, command: Command) => {
       const context = contextOf(command);
       const jobId = await resolveJobRef(context.client, ref);
-      const { data, text } = await context.client.json<JobView>('GET', `/v1/jobs/${jobId}`);
+      const { data, text } = await context.client.json<JobView>(
+        'GET',
+        `/v1/jobs/${jobId}`,
+        undefined,
+        undefined,
+        ['id', 'state'],
+      );
       output(context, text, () => renderJob(data, logsDir(context.client.connection, data)));
     });
 

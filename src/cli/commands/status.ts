@@ -12,7 +12,13 @@ export function addStatusCommand(program: Command): void {
     .description('node group (desired/actual/ready), GPUs allocated, lent and paid, jobs by state, last tick')
     .action(async (_options: unknown, command: Command) => {
       const context = contextOf(command);
-      const { data, text } = await context.client.json<StatusView>('GET', '/v1/status');
+      const { data, text } = await context.client.json<StatusView>(
+        'GET',
+        '/v1/status',
+        undefined,
+        undefined,
+        ['nodeGroup', 'jobs', 'gpus'],
+      );
       output(context, text, () => renderStatus(data));
     });
 }
