@@ -83,6 +83,21 @@ export function handleError(error: Error, c: Context, logger: Logger) {
   if (error instanceof HTTPException && error.status < 500) {
     return c.json(errorBody('invalid', error.message), error.status);
   }
+  // Another process holding the database's write lock (a sqlite3 shell in a transaction, a backup)
+  // failed every write after busy_timeout as "internal error", which said nothing an operator could
+  // act on (found in a failure-mode review). The write's transaction was rolled back.
+  const code = (error as { code?: unknown }).code;
+  if (error.name === 'SqliteError' && (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED')) {
+    logger.warn({ event: 'store_busy', path: c.req.path, error: error.message }, 'database locked');
+    return c.json(
+      errorBody(
+        'store_busy',
+        `the database is locked by another process (${code}), such as a sqlite3 shell or a backup ` +
+          'holding a write transaction: this request was refused; try again once it is released',
+      ),
+      503,
+    );
+  }
   logger.error(
     { event: 'api_error', path: c.req.path, error: error.message, stack: error.stack },
     'internal error',

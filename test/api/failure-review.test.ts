@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import Database from 'better-sqlite3';
 import { runBoa } from '../cli/cli-harness.ts';
 import { failOnce } from '../helpers/fail-once.ts';
 import { startService } from '../service/harness.ts';
@@ -126,5 +127,54 @@ describe('the CLI given a server that is not boa, or a boa that fails', () => {
     const run = await boa(['jobs', 'cancel', '7']);
     expect(run.status).toBe(1);
     expect(run.stderr).toBe('boa: the service failed: internal error; see the service log\n');
+  });
+});
+
+describe('a store that refuses writes', () => {
+  // Held: another process holding the database's write lock (a sqlite3 shell in a transaction, a
+  // backup tool) makes every write wait busy_timeout, then fail; what failed is not in memory either.
+  it('locked by another process (SQLITE_BUSY): writes fail whole, and go through once it is released', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'boa-review-'));
+    cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+    const s = await started({ dataDir: dir });
+    expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 })).status).toBe(200);
+
+    const other = new Database(join(dir, 'boa.sqlite'));
+    other.exec('BEGIN IMMEDIATE');
+    try {
+      const budget = await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 20 });
+      expect(budget.status).toBe(503);
+      expect(budget.body.error).toMatchObject({ code: 'store_busy' });
+      expect(budget.body.error.message).toMatch(/locked by another process \(SQLITE_BUSY\)/);
+      const job = await s.request('POST', '/v1/jobs', { class: 'cifar10', name: 'x' });
+      expect(job.status).toBe(503);
+      // Reads go on, and say what the store holds.
+      expect((await s.request('GET', '/v1/budget')).body.gpuHoursPerHour).toBe(40);
+      expect((await s.request('GET', '/v1/jobs')).body.jobs).toEqual([]);
+    } finally {
+      other.exec('ROLLBACK');
+      other.close();
+    }
+    expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 20 })).body.gpuHoursPerHour).toBe(20);
+    const job = await s.request('POST', '/v1/jobs', { class: 'cifar10', name: 'x' });
+    expect(job.status).toBe(201);
+    expect((await s.request('GET', '/v1/jobs')).body.jobs.map((j: any) => j.name)).toEqual(['x']);
+  });
+
+  // Held: a class put whose transaction fails (disk full) leaves the class as stored.
+  it('a class put refused by the store leaves the class as it was', async () => {
+    const s = await started();
+    const before = (await s.request('GET', '/v1/classes')).body.classes.find(
+      (c: any) => c.name === 'cifar10',
+    );
+    const profile = { ...before.profile, rescaleSeconds: before.profile.rescaleSeconds + 7 };
+    failOnce(s.repo, 'putClass');
+    const put = await s.request('PUT', '/v1/classes/cifar10', { profile, priorRatePerHour: 3 });
+    expect(put.status).toBe(500);
+    const after = (await s.request('GET', '/v1/classes')).body.classes.find((c: any) => c.name === 'cifar10');
+    expect(after).toEqual(before);
+    expect((await s.request('PUT', '/v1/classes/cifar10', { profile, priorRatePerHour: 3 })).status).toBe(
+      200,
+    );
   });
 });
