@@ -83,24 +83,42 @@ export function handleError(error: Error, c: Context, logger: Logger) {
   if (error instanceof HTTPException && error.status < 500) {
     return c.json(errorBody('invalid', error.message), error.status);
   }
-  // Another process holding the database's write lock (a sqlite3 shell in a transaction, a backup)
-  // failed every write after busy_timeout as "internal error", which said nothing an operator could
-  // act on (found in a failure-mode review). The write's transaction was rolled back.
-  const code = (error as { code?: unknown }).code;
-  if (error.name === 'SqliteError' && (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED')) {
-    logger.warn({ event: 'store_busy', path: c.req.path, error: error.message }, 'database locked');
-    return c.json(
-      errorBody(
-        'store_busy',
-        `the database is locked by another process (${code}), such as a sqlite3 shell or a backup ` +
-          'holding a write transaction: this request was refused; try again once it is released',
-      ),
-      503,
-    );
+  // A write the database refused (found in a failure-mode review: each was a 500 "internal error",
+  // saying nothing an operator could act on). The write's transaction was rolled back.
+  const refused = storeRefusal(error);
+  if (refused) {
+    logger.warn({ event: refused.code, path: c.req.path, error: error.message }, 'database refused a write');
+    return c.json(errorBody(refused.code, refused.message), 503);
   }
   logger.error(
     { event: 'api_error', path: c.req.path, error: error.message, stack: error.stack },
     'internal error',
   );
   return c.json(errorBody('internal', 'internal error; see the service log'), 500);
+}
+
+/** Why the database refused a write, when it is the database's state, not boa's (SqliteError codes). */
+function storeRefusal(error: Error): { code: string; message: string } | undefined {
+  const code = (error as { code?: unknown }).code;
+  if (error.name !== 'SqliteError' || typeof code !== 'string') return undefined;
+  if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED')
+    return {
+      code: 'store_busy',
+      message:
+        `the database is locked by another process (${code}), such as a sqlite3 shell or a backup ` +
+        'holding a write transaction: this request was refused; try again once it is released',
+    };
+  if (code === 'SQLITE_FULL')
+    return {
+      code: 'store_full',
+      message: `the disk holding the database is full (${code}): this request was refused; free space on it and try again`,
+    };
+  if (code.startsWith('SQLITE_READONLY'))
+    return {
+      code: 'store_read_only',
+      message:
+        `the database cannot be written (${code}: a read-only file system, or a file boa may not write): ` +
+        'this request was refused; make it writable and try again',
+    };
+  return undefined;
 }

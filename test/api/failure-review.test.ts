@@ -57,7 +57,7 @@ describe('an Idempotency-Key replay whose store write fails', () => {
 
     failOnce(s.repo, 'updateJob');
     const failed = await submit(s, { class: 'cifar10', name: 'r' }, 'k-1');
-    expect(failed.status).toBe(500);
+    expect(failed.status).toBeGreaterThanOrEqual(500);
     expect((await poll(first.body.token)).status).toBe(200);
 
     const again = await submit(s, { class: 'cifar10', name: 'r' }, 'k-1');
@@ -161,6 +161,48 @@ describe('a store that refuses writes', () => {
     expect((await s.request('GET', '/v1/jobs')).body.jobs.map((j: any) => j.name)).toEqual(['x']);
   });
 
+  // Broke (as the lock above): a full disk and a database that cannot be written were each a 500
+  // "internal error; see the service log". SQLite's own errors here: max_page_count caps the file as a
+  // full disk does (SQLITE_FULL), query_only refuses every write (SQLITE_READONLY).
+  it('a full disk (SQLITE_FULL) is a 503 saying so; nothing of the submission is kept; then it goes through', async () => {
+    const s = await started();
+    const client = s.db.$client;
+    const pages = client.pragma('page_count', { simple: true }) as number;
+    client.pragma(`max_page_count = ${pages}`);
+    let refused: Awaited<ReturnType<typeof submit>>;
+    try {
+      // Submissions until one needs a page more than the file may have.
+      let n = 0;
+      do refused = await submit(s, { class: 'cifar10', name: `j${n}` }, `full-${n++}`);
+      while (refused.status === 201 && n < 500);
+    } finally {
+      client.pragma('max_page_count = 1073741823');
+    }
+    expect(refused.status).toBe(503);
+    expect(refused.body.error).toMatchObject({ code: 'store_full' });
+    expect(refused.body.error.message).toMatch(/^the disk holding the database is full \(SQLITE_FULL\)/);
+    const listed = (await s.request('GET', '/v1/jobs')).body.jobs.map((j: any) => j.name);
+    const again = await submit(s, { class: 'cifar10', name: `j${listed.length}` }, `full-${listed.length}`);
+    expect(again.status).toBe(201);
+    expect(again.body.replayed).toBeUndefined();
+    expect((await s.request('GET', '/v1/jobs')).body.jobs).toHaveLength(listed.length + 1);
+  });
+
+  it('a database that cannot be written (SQLITE_READONLY) is a 503 saying so; the budget stays', async () => {
+    const s = await started();
+    expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 })).status).toBe(200);
+    s.db.$client.pragma('query_only = 1');
+    try {
+      const put = await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 20 });
+      expect(put.status).toBe(503);
+      expect(put.body.error).toMatchObject({ code: 'store_read_only' });
+      expect(put.body.error.message).toMatch(/^the database cannot be written \(SQLITE_READONLY/);
+      expect((await s.request('GET', '/v1/budget')).body.gpuHoursPerHour).toBe(40);
+    } finally {
+      s.db.$client.pragma('query_only = 0');
+    }
+  });
+
   // Held: a class put whose transaction fails (disk full) leaves the class as stored.
   it('a class put refused by the store leaves the class as it was', async () => {
     const s = await started();
@@ -170,7 +212,7 @@ describe('a store that refuses writes', () => {
     const profile = { ...before.profile, rescaleSeconds: before.profile.rescaleSeconds + 7 };
     failOnce(s.repo, 'putClass');
     const put = await s.request('PUT', '/v1/classes/cifar10', { profile, priorRatePerHour: 3 });
-    expect(put.status).toBe(500);
+    expect(put.status).toBeGreaterThanOrEqual(500);
     const after = (await s.request('GET', '/v1/classes')).body.classes.find((c: any) => c.name === 'cifar10');
     expect(after).toEqual(before);
     expect((await s.request('PUT', '/v1/classes/cifar10', { profile, priorRatePerHour: 3 })).status).toBe(
