@@ -22,7 +22,9 @@ export async function resolveJobRef(client: BoaClient, ref: string, active = fal
   if (looksLikeJobId(ref)) return parseJobId(ref.trim());
   if (ref === '') throw usageError('a job is named by its id or its name, got ""');
   const query = new URLSearchParams({ name: ref, limit: '10000' });
-  const { data } = await client.json<{ jobs: NamedJob[] }>('GET', `/v1/jobs?${query}`);
+  const { data } = await client.json<{ jobs: NamedJob[] }>('GET', `/v1/jobs?${query}`, undefined, undefined, [
+    'jobs',
+  ]);
   const live = data.jobs.filter((j) => ACTIVE.has(j.state));
   const matches = active ? live : data.jobs;
   if (matches.length === 1) return matches[0]!.id;

@@ -99,7 +99,14 @@ describe('the CLI given a server that is not boa, or a boa that fails', () => {
     );
     const json = await boa(['--json', 'jobs', 'cancel', '7']);
     expect([json.status, json.stdout]).toEqual([1, '']);
-    for (const args of [['status'], ['jobs', 'list'], ['budget', 'set', '40']]) {
+    // `jobs wait` polled such answers until its timeout (exit 6, "job undefined undefined").
+    for (const args of [
+      ['status'],
+      ['jobs', 'list'],
+      ['budget', 'set', '40'],
+      ['jobs', 'wait', '7'],
+      ['plan'],
+    ]) {
       const run = await boa(args);
       expect(run.status).toBe(1);
       expect(run.stderr).toMatch(/^boa: unexpected answer from .* answered with JSON without .*\n$/);

@@ -28,7 +28,13 @@ export function addClassesCommands(program: Command): void {
     .description('job classes: prior arrival rate, statistical epochs, work, widths measured')
     .action(async (_options: unknown, command: Command) => {
       const context = contextOf(command);
-      const { data, text } = await context.client.json<ClassesView>('GET', '/v1/classes');
+      const { data, text } = await context.client.json<ClassesView>(
+        'GET',
+        '/v1/classes',
+        undefined,
+        undefined,
+        ['classes'],
+      );
       output(context, text, () => renderClasses(data));
     });
 

@@ -40,7 +40,13 @@ export function addFrontierCommand(program: Command): void {
         context.print(`frontier chart written to ${options.svg}\n`);
         return;
       }
-      const { data, text } = await context.client.json<FrontierView>('GET', '/v1/frontier');
+      const { data, text } = await context.client.json<FrontierView>(
+        'GET',
+        '/v1/frontier',
+        undefined,
+        undefined,
+        ['vertices'],
+      );
       output(context, text, () => renderFrontier(data));
     });
 }

@@ -172,7 +172,13 @@ export function addHistoryCommands(program: Command): void {
     .description("imported histories, and where the rate estimator's observation starts")
     .action(async (_options: unknown, command: Command) => {
       const context = contextOf(command);
-      const { data, text } = await context.client.json<HistoryView>('GET', '/v1/history');
+      const { data, text } = await context.client.json<HistoryView>(
+        'GET',
+        '/v1/history',
+        undefined,
+        undefined,
+        ['imports'],
+      );
       output(context, text, () => renderHistory(data));
     });
 

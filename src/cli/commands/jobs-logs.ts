@@ -185,7 +185,13 @@ export async function followLogs(client: BoaClient, jobId: number, first: Follow
 
 /** A rank the running job has no replica of would be waited for until the job ends, showing nothing. */
 async function refuseMissingRank(client: BoaClient, jobId: number, rank: number): Promise<void> {
-  const { data } = await client.json<{ nodes: unknown[] }>('GET', `/v1/jobs/${jobId}/allocation`);
+  const { data } = await client.json<{ nodes: unknown[] }>(
+    'GET',
+    `/v1/jobs/${jobId}/allocation`,
+    undefined,
+    undefined,
+    ['nodes'],
+  );
   const replicas = data.nodes.length;
   if (replicas === 0 || rank < replicas) return;
   throw new CliError(
@@ -210,7 +216,8 @@ async function readJob(client: BoaClient, jobId: number): Promise<JobView> {
   let failingSince: number | undefined;
   for (;;) {
     try {
-      return (await client.json<JobView>('GET', `/v1/jobs/${jobId}`)).data;
+      return (await client.json<JobView>('GET', `/v1/jobs/${jobId}`, undefined, undefined, ['id', 'state']))
+        .data;
     } catch (error) {
       if (!isTransient(error)) throw error;
       failingSince ??= Date.now();
@@ -323,7 +330,9 @@ export function restartLine(job: JobView): string | undefined {
 /** Whether the job has ended, for the hint's words; not known (a failed read): taken as not. */
 async function jobEnded(client: BoaClient, jobId: number): Promise<boolean> {
   try {
-    const { data } = await client.json<{ state: string }>('GET', `/v1/jobs/${jobId}`);
+    const { data } = await client.json<{ state: string }>('GET', `/v1/jobs/${jobId}`, undefined, undefined, [
+      'state',
+    ]);
     return FINAL_STATES.has(data.state);
   } catch {
     return false;

@@ -99,7 +99,10 @@ async function pollUntilEnded(
         const found = listed.get(id);
         const { data, text } = found
           ? { data: found, text: JSON.stringify(found) }
-          : await context.client.json<JobView>('GET', `/v1/jobs/${id}`);
+          : await context.client.json<JobView>('GET', `/v1/jobs/${id}`, undefined, undefined, [
+              'id',
+              'state',
+            ]);
         latest.set(id, { view: data, text });
         const line = describeJob(data);
         if (seen.get(id) !== line) {
@@ -155,6 +158,9 @@ async function activeJobs(context: CliContext, open: readonly number[]): Promise
   const { data } = await context.client.json<{ jobs: JobView[] }>(
     'GET',
     '/v1/jobs?state=waiting,running&limit=10000',
+    undefined,
+    undefined,
+    ['jobs'],
   );
   return new Map(data.jobs.map((job) => [job.id, job]));
 }

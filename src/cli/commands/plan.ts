@@ -13,7 +13,9 @@ export function addPlanCommands(program: Command): void {
     .description('the current plan: GPU widths per job class and statistical epoch, predicted JCT and spend')
     .action(async (_options: unknown, command: Command) => {
       const context = contextOf(command);
-      const { data, text } = await context.client.json<PlanView>('GET', '/v1/plan');
+      const { data, text } = await context.client.json<PlanView>('GET', '/v1/plan', undefined, undefined, [
+        'widths',
+      ]);
       output(context, text, () => renderPlan(data));
     });
 
@@ -22,7 +24,13 @@ export function addPlanCommands(program: Command): void {
     .description('recompute the plan now from the current estimates, and show it')
     .action(async (_options: unknown, command: Command) => {
       const context = contextOf(command);
-      const { data, text } = await context.client.json<PlanView>('POST', '/v1/plan/recompute');
+      const { data, text } = await context.client.json<PlanView>(
+        'POST',
+        '/v1/plan/recompute',
+        undefined,
+        undefined,
+        ['widths'],
+      );
       output(context, text, () => renderPlan(data));
     });
 }
