@@ -69,6 +69,44 @@ describe('an Idempotency-Key replay whose store write fails', () => {
   });
 });
 
+describe('bad input, each refused naming the field and what it takes', () => {
+  // Held: a tampered page cursor is a 400 naming `before` and what it must be, never a page of nothing.
+  it('a tampered before', async () => {
+    const s = await started();
+    const cases: Array<[string, RegExp]> = [
+      ['0', /^before must be >= 1$/],
+      ['-1', /^before must be >= 1$/],
+      ['1e3', /^before must be a number in decimal digits \(e\.g\. 20\), got "1e3"$/],
+      ['9007199254740992', /^before must be <= 9007199254740991$/],
+      ['abc', /^before must be a number in decimal digits/],
+      ['1&before=2', /^before given more than once: give it once$/],
+    ];
+    for (const [before, message] of cases) {
+      const res = await s.request('GET', `/v1/jobs?before=${before}`);
+      expect(res.status, before).toBe(400);
+      expect(res.body.error.field, before).toBe('before');
+      expect(res.body.error.message, before).toMatch(message);
+    }
+  });
+
+  // Held: JSON.parse keeps a duplicate key's last value; the job registered and the Idempotency-Key's
+  // fingerprint both read that, so a retry written without the duplicate is the same request.
+  it('a duplicate key counts as its last value, for the job and for its Idempotency-Key', async () => {
+    const s = await started();
+    const first = await raw(s, 'POST', '/v1/jobs', '{"class":"cifar10","name":"a","name":"b"}', {
+      'content-type': 'application/json',
+      'idempotency-key': 'dup',
+    });
+    expect(first.status).toBe(201);
+    expect(first.body.job.name).toBe('b');
+    const again = await submit(s, { class: 'cifar10', name: 'b' }, 'dup');
+    expect(again.body).toMatchObject({ id: first.body.id, replayed: true });
+    const other = await submit(s, { class: 'cifar10', name: 'a' }, 'dup');
+    expect(other.status).toBe(422);
+    expect(other.body.error.code).toBe('idempotency_key_reused');
+  });
+});
+
 describe('the CLI given a server that is not boa, or a boa that fails', () => {
   /** A server answering every request with `status` and `body` as JSON. */
   async function answering(status: number, body: string) {
