@@ -7,6 +7,9 @@ export default defineConfig({
     // Two cores: keep parallelism modest so property tests and CLI tests do not starve each other.
     maxWorkers: 2,
     testTimeout: 60_000,
+    // Hooks stop services, browsers and process groups: on a loaded machine (CI at half speed) one
+    // took past vitest's default 10 s (dashboard-log.test.ts's afterEach). One that hangs still fails.
+    hookTimeout: 60_000,
     env: {
       // The AWS SDK warns once per process that releases after January 2027 need Node 22. Tests run
       // on Node 20 on purpose (the oldest Node in `engines`); the deploy image runs Node 22, where the
