@@ -3,21 +3,10 @@
  * heading of the file it names: docs move and headings are renamed, and a broken link is only found by
  * the reader who follows it.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-
-const REPO = resolve(import.meta.dirname, '../..');
-const SKIPPED = new Set(['node_modules', '.git', 'cdk.out', 'dist', 'coverage']);
-
-function markdownFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    if (SKIPPED.has(name) || name.startsWith('.')) return [];
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return markdownFiles(path);
-    return name.endsWith('.md') ? [path] : [];
-  });
-}
+import { markdownFiles, REPO } from './markdown-files.ts';
 
 /** GitHub's anchor for a heading: lower case, punctuation dropped, spaces as hyphens. */
 export function headingAnchor(heading: string): string {

@@ -3,21 +3,10 @@
  * (`a | b`) still ends a cell on GitHub unless written `\|`, and the cells past the header's count are
  * dropped unseen (docs/cli.md's jobs row lost its whole description that way; found in a docs audit).
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-
-const REPO = resolve(import.meta.dirname, '../..');
-const SKIPPED = new Set(['node_modules', '.git', 'cdk.out', 'dist', 'coverage']);
-
-function markdownFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    if (SKIPPED.has(name) || name.startsWith('.')) return [];
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return markdownFiles(path);
-    return name.endsWith('.md') ? [path] : [];
-  });
-}
+import { markdownFiles, REPO } from './markdown-files.ts';
 
 /** A table row's cells as GitHub splits them: at every `|` not escaped, code spans included. */
 export function tableCells(row: string): number {
