@@ -3,72 +3,19 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { connectionEnd, proofMatches, TOKEN_PROOF_PATH, tokenProof } from '../core/token-proof.ts';
 import type { Connection } from './connection.ts';
+import { AnswerErrors, apiError, neverSent } from './client-errors.ts';
 import { CliError, EXIT } from './errors.ts';
-
-const TOKEN_HELP = 'set BOA_TOKEN to the operator token (local: the file data/token)';
-
-/** Why a 401, and what to do, naming the token file the CLI read or looked for. */
-function tokenHelp(connection: Connection): string {
-  const { tokenSource, tokenFile } = connection;
-  if (tokenSource === 'file') {
-    return (
-      `the token was refused: it was read from ${tokenFile}, which another service wrote ` +
-      "(set BOA_DATA_DIR to this service's data dir, or BOA_TOKEN)"
-    );
-  }
-  if (tokenSource === 'none' && tokenFile) {
-    return (
-      `no operator token was given: there is no ${tokenFile} ` +
-      "(set BOA_DATA_DIR to the service's data dir, or BOA_TOKEN to the operator token)"
-    );
-  }
-  // Name where the refused token came from: a wrong --token is not fixed by setting BOA_TOKEN.
-  if (tokenSource === 'option')
-    return 'the token given with --token was refused: give the operator token (local: the file data/token)';
-  if (tokenSource === 'env') return `the token in BOA_TOKEN was refused: ${TOKEN_HELP}`;
-  return `no operator token was given: ${TOKEN_HELP}`;
-}
-
-interface ApiErrorBody {
-  error: { code: string; message: string; field?: string; [detail: string]: unknown };
-}
-
-function apiError(text: string): ApiErrorBody['error'] | undefined {
-  try {
-    const parsed = JSON.parse(text) as Partial<ApiErrorBody>;
-    return typeof parsed.error?.message === 'string' ? parsed.error : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** How a connection fails once the request may have reached the service: closed or reset before its answer. */
-const CUT_AFTER_SENDING = new Set([
-  'UND_ERR_SOCKET',
-  'ECONNRESET',
-  'EPIPE',
-  'UND_ERR_CLOSED',
-  'UND_ERR_HEADERS_TIMEOUT',
-]);
-
-function neverSent(error: unknown): boolean {
-  if ((error as Error).name === 'TimeoutError') return false;
-  const code = (error as { cause?: { code?: string } }).cause?.code;
-  return code === undefined || !CUT_AFTER_SENDING.has(code);
-}
-
-/** Why fetch failed, from the undici error's cause (ECONNREFUSED, ENOTFOUND, ...). */
-function causeOf(error: unknown): string {
-  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  return cause?.code ?? cause?.message ?? (error as Error).message;
-}
 
 /** The boa HTTP API as the CLI uses it: every failure becomes a CliError with the right exit code. */
 export class BoaClient {
+  private readonly errors: AnswerErrors;
+
   constructor(
     readonly connection: Connection,
     private readonly timeoutMs = 120_000,
-  ) {}
+  ) {
+    this.errors = new AnswerErrors(connection, timeoutMs);
+  }
 
   /**
    * The parsed JSON body and its text as received (what --json prints), and the response's headers;
@@ -89,13 +36,13 @@ export class BoaClient {
     try {
       data = JSON.parse(answer.text);
     } catch {
-      throw this.notBoa(`${method} ${path} answered with something that is not JSON`);
+      throw this.errors.notBoa(`${method} ${path} answered with something that is not JSON`);
     }
     if (data === null || typeof data !== 'object' || Array.isArray(data))
-      throw this.notBoa(`${method} ${path} answered with JSON that is not an object`);
+      throw this.errors.notBoa(`${method} ${path} answered with JSON that is not an object`);
     const missing = requires.filter((field) => !(field in data));
     if (missing.length > 0)
-      throw this.notBoa(
+      throw this.errors.notBoa(
         `${method} ${path} answered with JSON without ${missing.map((f) => `"${f}"`).join(', ')}`,
       );
     return { data: data as T, text: answer.text, headers: answer.headers };
@@ -133,7 +80,7 @@ export class BoaClient {
       const fail = (error: unknown) => {
         if (settled) return;
         settled = true;
-        reject(error instanceof CliError ? error : this.unreachable(error));
+        reject(error instanceof CliError ? error : this.errors.unreachable(error));
       };
       let responded = false;
       const req = send(target, { headers }, (res) => {
@@ -143,7 +90,7 @@ export class BoaClient {
         const chunks: Buffer[] = [];
         if (status < 200 || status >= 300) {
           res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('end', () => fail(this.refusal(status, Buffer.concat(chunks).toString('utf8'))));
+          res.on('end', () => fail(this.errors.refusal(status, Buffer.concat(chunks).toString('utf8'))));
           res.on('error', fail);
           return;
         }
@@ -213,8 +160,8 @@ export class BoaClient {
       // A connection refused or a name not found never carried the request; a timeout or a connection
       // dropped after it was sent may have (boa saved the job, then died before answering).
       throw method === 'GET' || neverSent(error)
-        ? this.unreachable(error)
-        : this.brokenOff(method, path, error);
+        ? this.errors.unreachable(error)
+        : this.errors.brokenOff(method, path, error);
     }
     let text: string;
     try {
@@ -222,9 +169,9 @@ export class BoaClient {
     } catch (error) {
       // The answer began and broke off (the service stopped mid-answer, a proxy dropped it): undici's
       // "terminated" was thrown as it came, a stack trace and exit 1.
-      throw this.brokenOff(method, path, error);
+      throw this.errors.brokenOff(method, path, error);
     }
-    if (!res.ok) throw this.refusal(res.status, text);
+    if (!res.ok) throw this.errors.refusal(res.status, text);
     return { text, headers: res.headers };
   }
 
@@ -251,7 +198,7 @@ export class BoaClient {
         settled = true;
         clearTimeout(timer);
         if (error === undefined) resolve();
-        else reject(error instanceof CliError ? error : this.unreachable(error));
+        else reject(error instanceof CliError ? error : this.errors.unreachable(error));
         req.destroy();
       };
       // A connection of its own (no kept-alive one): the proof is of what listens now.
@@ -271,7 +218,7 @@ export class BoaClient {
         res.on('end', () => {
           const text = Buffer.concat(chunks).toString('utf8');
           // A boa still starting answers every path 503: said as any request's would be.
-          if (status === 503 && apiError(text)) return settle(this.refusal(status, text));
+          if (status === 503 && apiError(text)) return settle(this.errors.refusal(status, text));
           if (status !== 200) return settle(this.notProven(`HTTP ${status}`));
           let proof: unknown;
           try {
@@ -305,92 +252,7 @@ export class BoaClient {
       EXIT.unauthorized,
     );
   }
-
-  private unreachable(error: unknown): CliError {
-    const { url } = this.connection;
-    if ((error as Error).name === 'TimeoutError') {
-      return new CliError(
-        `the boa service at ${url} did not answer within ${this.timeoutMs / 1000} s`,
-        EXIT.unreachable,
-      );
-    }
-    return new CliError(
-      `cannot reach the boa service at ${url} (is it running? set BOA_URL): ${causeOf(error)}`,
-      EXIT.unreachable,
-    );
-  }
-
-  /**
-   * An answer cut off before its end: the service is as good as unreachable (exit 3, which `jobs logs
-   * -f` rides out as it does a refused connection). A request that changes something may have been
-   * carried out before the answer broke off: said so, not "try again".
-   */
-  private brokenOff(method: string, path: string, error: unknown): CliError {
-    const timedOut = (error as Error).name === 'TimeoutError';
-    if (timedOut && method === 'GET') return this.unreachable(error);
-    const { url } = this.connection;
-    const retry =
-      method === 'GET'
-        ? 'try again'
-        : 'it may have been carried out before the answer broke off: look before sending it again';
-    if (timedOut)
-      return new CliError(
-        `the boa service at ${url} did not answer ${method} ${path} within ${this.timeoutMs / 1000} s: ` +
-          'it may have been carried out: look before sending it again',
-        EXIT.unreachable,
-      );
-    // undici's cause says it in words ("other side closed"); its code (UND_ERR_SOCKET) says less.
-    const why = (error as { cause?: { message?: string } }).cause?.message ?? (error as Error).message;
-    return new CliError(
-      `the boa service at ${url} broke off its answer to ${method} ${path} (${why}): ${retry}`,
-      EXIT.unreachable,
-    );
-  }
-
-  private refusal(status: number, text: string): CliError {
-    const error = apiError(text);
-    if (status === 401) {
-      return new CliError(tokenHelp(this.connection), EXIT.unauthorized, error ? text : undefined);
-    }
-    if (!error) return this.notBoa(`HTTP ${status}`);
-    // The flag the user typed, where the API's field has one (found in review: `--limit 0` was
-    // answered "limit must be >= 1" with nothing naming the flag).
-    const flag = error.field ? FLAG_OF_FIELD[error.field] : undefined;
-    const field = flag
-      ? ` (${flag})`
-      : error.field && !error.message.includes(error.field)
-        ? ` (field: ${error.field})`
-        : '';
-    // A job id no job has says where the ids are, as a name no job has does (job-refs.ts): "job 999 not
-    // found" alone, beside "(see boa jobs list)" for `jobs show nosuch` (a newcomer).
-    const hint =
-      status === 404 && error.code === 'not_found' && /^job \d+ not found$/.test(error.message)
-        ? ' (see boa jobs list)'
-        : '';
-    const message = `${error.message}${field}${hint}`;
-    if (status === 400 || status === 422) return new CliError(message, EXIT.badInput, text);
-    if (status >= 500) return new CliError(`the service failed: ${message}`, EXIT.failed, text);
-    return new CliError(message, EXIT.failed, text);
-  }
-
-  private notBoa(what: string): CliError {
-    return new CliError(
-      `unexpected answer from ${this.connection.url}: ${what} (is BOA_URL a boa service?)`,
-      EXIT.failed,
-    );
-  }
 }
-
-/** API fields the CLI's flags set, for its messages. */
-const FLAG_OF_FIELD: Readonly<Record<string, string>> = {
-  limit: '--limit',
-  rank: '--rank',
-  tail: '--tail',
-  generation: '--generation',
-  priorRatePerHour: '--prior-rate',
-  // Not `name`: a class profile's own field of that name comes back from `classes put` too.
-  before: '--before',
-};
 
 /** The bytes at the end of `chunk` that begin a UTF-8 character without finishing it. */
 export function unfinishedCharBytes(chunk: Buffer): number {
