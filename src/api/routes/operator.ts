@@ -10,6 +10,7 @@ import { clusterShape } from '../../service/plan-inputs.ts';
 import { budgetView, planView, rateWindowView, statusView } from '../../service/views.ts';
 import { requireOperator } from '../auth.ts';
 import { budgetRefused } from './budget-refused.ts';
+import { joinWarnings, supersededBy } from './budget-superseded.ts';
 import type { ApiEnv } from '../env.ts';
 import {
   BudgetSetView,
@@ -74,7 +75,7 @@ export function operatorRoutes(app: OpenAPIHono<ApiEnv>) {
         {
           ...budgetView(service),
           minFeasibleBudget: plan?.minFeasibleBudget ?? minFeasibleBudget,
-          warning,
+          warning: joinWarnings(warning, supersededBy(service, budget)),
           plan: plan && {
             id: plan.id,
             predictedGpuHoursPerHour: plan.predicted.gpuHoursPerHour,
