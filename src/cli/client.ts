@@ -52,9 +52,20 @@ export class BoaClient {
     return (await this.send(method, path, body)).text;
   }
 
-  /** The text and the answer's headers (a log's `boa-generation`). */
-  async textAnswer(method: string, path: string): Promise<{ text: string; headers: Headers }> {
-    return this.send(method, path);
+  /**
+   * The text and the answer's headers (a log's `boa-generation`). `requires`: a header boa always sends
+   * with this answer; a 200 without it is not boa's (another server's page at BOA_URL was printed as the
+   * job's log, exit 0: found in review).
+   */
+  async textAnswer(
+    method: string,
+    path: string,
+    requires?: string,
+  ): Promise<{ text: string; headers: Headers }> {
+    const answer = await this.send(method, path);
+    if (requires !== undefined && answer.headers.get(requires) === null)
+      throw this.errors.notBoa(`${method} ${path} answered without the header ${requires}`);
+    return answer;
   }
 
   /**
@@ -68,6 +79,8 @@ export class BoaClient {
     onText: (text: string) => void,
     /** Called with the answer's headers as it starts, before its text. */
     onAnswer?: (header: (name: string) => string | undefined) => void,
+    /** A header boa always sends with this answer, as textAnswer's. */
+    requires?: string,
   ): Promise<{ header(name: string): string | undefined; bytes: number; cut: boolean }> {
     await this.proven();
     const { url, token } = this.connection;
@@ -98,6 +111,11 @@ export class BoaClient {
           const value = res.headers[name.toLowerCase()];
           return Array.isArray(value) ? value[0] : value;
         };
+        if (requires !== undefined && header(requires) === undefined) {
+          fail(this.errors.notBoa(`GET ${path} answered without the header ${requires}`));
+          res.destroy();
+          return;
+        }
         onAnswer?.(header);
         const decoder = new TextDecoder();
         let bytes = 0;

@@ -47,7 +47,11 @@ export function addLogsCommand(jobs: Command): void {
       const jobId = await resolveJobRef(context.client, ref);
       if (options.follow) return followLogs(context.client, jobId, { rank, tail, generation });
       const query = logQuery({ rank, tail, generation });
-      const { text, headers } = await context.client.textAnswer('GET', `/v1/jobs/${jobId}/logs?${query}`);
+      const { text, headers } = await context.client.textAnswer(
+        'GET',
+        `/v1/jobs/${jobId}/logs?${query}`,
+        'boa-generation',
+      );
       const shown = Number(headers.get('boa-generation'));
       // --json was ignored (the bare log printed); a script gets which run the lines are from with them.
       if (context.json) {
@@ -248,12 +252,17 @@ async function streamLog(
   let failingSince: number | undefined;
   for (;;) {
     try {
-      const answer = await client.stream(`/v1/jobs/${jobId}/logs?${logQuery(asked)}`, write, (header) => {
-        if (header('boa-log-gap') === 'true')
-          say(
-            `boa: the log of job ${jobId} no longer holds where this follow had got to (rotated away while it was cut off); going on from its newest line, lines between are missing`,
-          );
-      });
+      const answer = await client.stream(
+        `/v1/jobs/${jobId}/logs?${logQuery(asked)}`,
+        write,
+        (header) => {
+          if (header('boa-log-gap') === 'true')
+            say(
+              `boa: the log of job ${jobId} no longer holds where this follow had got to (rotated away while it was cut off); going on from its newest line, lines between are missing`,
+            );
+        },
+        'boa-generation',
+      );
       const generation = Number(answer.header('boa-generation'));
       if (!answer.cut) return { generation };
       // Asked again from where it got to: where the text began, and the bytes that came.
