@@ -53,6 +53,12 @@ export interface EmulatedNodegroupOptions {
   readonly zones?: readonly string[];
   /** How long EKS's hook drains an instance AZRebalance terminates (default 0). */
   readonly rebalanceHookMs?: number;
+  /**
+   * How long DescribeNodegroup's desiredSize lags a change made on the Auto Scaling group (a terminate
+   * with decrement, a size set there by hand): EKS syncs the group's size into its own view (default 0).
+   * Its own UpdateNodegroupConfig shows at once.
+   */
+  readonly eksDesiredLagMs?: number;
 }
 
 export type EmulatedOperation =
@@ -140,6 +146,18 @@ export function emulateNodegroup(options: EmulatedNodegroupOptions) {
   const updates = new Map<string, EmulatedUpdate>();
   const tokens = new Map<string, string>();
   let updatePolls = options.updatePolls ?? 1;
+  /** EKS's view of the desired size, when it lags the ASG's (eksDesiredLagMs). */
+  const eksView = { shown: options.desiredSize ?? options.minSize, asgSeen: NaN, asgChangedAt: 0 };
+  const eksDesiredSize = (asg: EmulatedAsg): number => {
+    const lag = options.eksDesiredLagMs ?? 0;
+    if (lag <= 0) return asg.desiredCapacity;
+    if (asg.desiredCapacity !== eksView.asgSeen) {
+      eksView.asgSeen = asg.desiredCapacity;
+      eksView.asgChangedAt = clock.now();
+    }
+    if (clock.now() - eksView.asgChangedAt >= lag) eksView.shown = asg.desiredCapacity;
+    return eksView.shown;
+  };
   let finalStatus: EmulatedUpdate['finalStatus'] = 'Successful';
   const pageRequests: { NextToken?: string; MaxResults?: number }[] = [];
   const failures = new Map<EmulatedOperation, InjectedFailure[]>();
@@ -180,7 +198,7 @@ export function emulateNodegroup(options: EmulatedNodegroupOptions) {
         nodegroupArn: nodegroup.arn,
         status: versionUpdate ? 'UPDATING' : issues.length ? 'DEGRADED' : 'ACTIVE',
         labels: ROLE_LABEL,
-        scalingConfig: { minSize: asg.minSize, maxSize: asg.maxSize, desiredSize: asg.desiredCapacity },
+        scalingConfig: { minSize: asg.minSize, maxSize: asg.maxSize, desiredSize: eksDesiredSize(asg) },
         modifiedAt: new Date(nodegroup.modifiedAt),
         resources: { autoScalingGroups: [{ name: asg.name }] },
         health: { issues },
@@ -215,6 +233,7 @@ export function emulateNodegroup(options: EmulatedNodegroupOptions) {
     if (token) tokens.set(token, id);
     if (finalStatus === 'Successful') {
       Object.assign(asg, { minSize: min, maxSize: max, desiredCapacity: desired });
+      Object.assign(eksView, { shown: desired, asgSeen: desired, asgChangedAt: clock.now() });
       nodegroup.modifiedAt = clock.now();
       asg.step();
     }

@@ -32,6 +32,8 @@ export interface NodesWorldOptions {
   readonly zones?: readonly string[];
   /** Where each tick's metrics go besides `metrics` (e.g. the CloudWatch sink over a mocked client). */
   readonly sink?: MetricsSink;
+  /** DescribeNodegroup's desiredSize lags the ASG's own changes this long (emulated-nodegroup.ts). */
+  readonly eksDesiredLagMs?: number;
 }
 
 /**
@@ -50,6 +52,7 @@ export function nodesWorld(options: NodesWorldOptions = {}) {
     registerMs: options.registerMs ?? 0,
     kubeReadyMs: options.kubeReadyMs ?? 0,
     ...(options.zones ? { zones: options.zones } : {}),
+    ...(options.eksDesiredLagMs ? { eksDesiredLagMs: options.eksDesiredLagMs } : {}),
   });
   const dataDir = options.onDisk ? mkdtempSync(join(tmpdir(), 'boa-nodes-')) : ':memory:';
   const logs = captureLogs();
