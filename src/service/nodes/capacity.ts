@@ -14,6 +14,15 @@ export interface CapacityView {
   readonly reason: string | null;
 }
 
+/** What is kept across restarts (settings): JSON, so no infinities (null for none). */
+export interface BackoffState {
+  readonly failures: number;
+  readonly until: number | null;
+  readonly reason: string | null;
+  readonly lastFailureAt: number | null;
+  readonly neverReadySince: number | null;
+}
+
 /**
  * Capacity failures (instances the node group could not launch: InsufficientInstanceCapacity and the
  * like) seen in the group's failed scaling activities. Each new failure doubles the wait before boa asks
@@ -32,7 +41,34 @@ export class CapacityBackoff {
    */
   private neverReadySince: number | null = null;
 
-  constructor(private readonly policy: BackoffPolicy) {}
+  /**
+   * `kept`: the state a boa before this one left. In memory only, a restart forgot a backoff under way
+   * and launched a wave at once (a broken AMI cost one more wave of nodes per restart), and counted the
+   * scaling activities' last failure again as a first one, its wait back at the base.
+   */
+  constructor(
+    private readonly policy: BackoffPolicy,
+    kept?: unknown,
+  ) {
+    const state = backoffState(kept);
+    if (!state) return;
+    this.failures = state.failures;
+    this.until = state.until ?? Number.NEGATIVE_INFINITY;
+    this.reason = state.reason;
+    this.lastFailureAt = state.lastFailureAt ?? Number.NEGATIVE_INFINITY;
+    this.neverReadySince = state.neverReadySince;
+  }
+
+  state(): BackoffState {
+    const finite = (at: number) => (Number.isFinite(at) ? at : null);
+    return {
+      failures: this.failures,
+      until: finite(this.until),
+      reason: this.reason,
+      lastFailureAt: finite(this.lastFailureAt),
+      neverReadySince: this.neverReadySince,
+    };
+  }
 
   /**
    * A node boa never saw ready was removed after the provision timeout: a failure as a launch's (one a
@@ -95,4 +131,20 @@ export class CapacityBackoff {
       reason: this.reason,
     };
   }
+}
+
+/** A kept state as this boa writes it, or undefined (none, or another version's shape: start afresh). */
+function backoffState(kept: unknown): BackoffState | undefined {
+  if (kept === null || typeof kept !== 'object') return undefined;
+  const k = kept as Record<string, unknown>;
+  const time = (v: unknown) => v === null || (typeof v === 'number' && Number.isFinite(v));
+  const ok =
+    typeof k.failures === 'number' &&
+    Number.isInteger(k.failures) &&
+    k.failures >= 0 &&
+    time(k.until) &&
+    time(k.lastFailureAt) &&
+    time(k.neverReadySince) &&
+    (k.reason === null || typeof k.reason === 'string');
+  return ok ? (k as unknown as BackoffState) : undefined;
 }

@@ -24,6 +24,9 @@ export interface NodeSettings {
   readonly maxNodes?: number;
 }
 
+/** Where the capacity backoff is kept across restarts. */
+const BACKOFF_KEY = 'nodes.capacityBackoff';
+
 export interface NodeReconcilerDeps {
   readonly pool: NodePool;
   readonly removals: NodeRemovals;
@@ -94,8 +97,12 @@ export class NodeReconciler {
   /** The newest tick's paidCap, read with latestTarget. */
   private latestPaidCap: number | undefined;
 
+  /** The backoff's state as last stored (JSON), written again only when it changes. */
+  private keptBackoff: string;
+
   constructor(private readonly deps: NodeReconcilerDeps) {
-    this.backoff = new CapacityBackoff(deps.settings.backoff);
+    this.backoff = new CapacityBackoff(deps.settings.backoff, deps.repo.getSetting(BACKOFF_KEY));
+    this.keptBackoff = JSON.stringify(this.backoff.state());
     this.readiness = new NodeReadiness(deps.settings.notReadyGraceMs ?? 0);
     this.removing = new RemovalWalk(deps);
     this.size = new DesiredSize(deps);
@@ -170,6 +177,7 @@ export class NodeReconciler {
       logger: this.deps.logger,
       provisionMs: this.deps.settings.provisionMs,
     });
+    this.keepBackoff(now);
     const kept = input.nodes.filter((n) => !n.leaving && !this.removing.includes(n.id));
     let placed = false;
     for (const victim of chooseVictimsForeignLast(kept, kept.length - target, busy)) {
@@ -177,6 +185,14 @@ export class NodeReconciler {
       if (busy(allocationName(victim)) > 0) placed = true;
     }
     return placed;
+  }
+
+  /** Stored when it changed (a restart goes on with it): before any resize it leads to is sent. */
+  private keepBackoff(now: number): void {
+    const state = JSON.stringify(this.backoff.state());
+    if (state === this.keptBackoff) return;
+    this.deps.repo.putSetting(BACKOFF_KEY, JSON.parse(state), now);
+    this.keptBackoff = state;
   }
 
   async settle(): Promise<void> {
@@ -243,6 +259,7 @@ export class NodeReconciler {
         'instances failed to launch; backing off',
       );
     }
+    this.keepBackoff(now);
     // While backing off, ask only for the nodes that exist: the group stops retrying launches, and no
     // burst of nodes arrives later that nobody planned for.
     if (this.backoff.active(now)) want = Math.min(want, live);
