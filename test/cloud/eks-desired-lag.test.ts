@@ -5,7 +5,7 @@
  * size in the pass that terminated (one UpdateNodegroupConfig more than with no lag), so no later pass
  * reads the stale size: not as drift, not as nodes already asked for.
  */
-import { DescribeNodegroupCommand, UpdateNodegroupConfigCommand } from '@aws-sdk/client-eks';
+import { DescribeNodegroupCommand } from '@aws-sdk/client-eks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type NodesWorld, nodesWorld } from '../service/nodes-harness.ts';
 
@@ -24,10 +24,6 @@ function world(maxSize = 4) {
 const eksShows = async (w: NodesWorld) =>
   (await w.group.eks.send(new DescribeNodegroupCommand({ clusterName: 'boa', nodegroupName: 'gpu' })))
     .nodegroup?.scalingConfig?.desiredSize;
-const sizesSentIn = (w: NodesWorld) =>
-  w.group.eksMock
-    .commandCalls(UpdateNodegroupConfigCommand)
-    .map((c) => c.args[0].input.scalingConfig?.desiredSize as number);
 
 describe("EKS's desired size lagging the Auto Scaling group's", () => {
   it("a node boa removed: the stale size is not taken for drift, and no node is launched to 'correct' it", async () => {
@@ -37,19 +33,20 @@ describe("EKS's desired size lagging the Auto Scaling group's", () => {
     const b = job(4);
     await tick(3);
     expect(w.group.asg.live()).toHaveLength(2);
-    const sent = sizesSentIn(w).length;
+    const sent = w.group.sizesSent().length;
     boa.service.finishJob(b.id, 'done');
     await tick(1);
     // EKS still showed 2 after the terminate; the same pass set its view to boa's size, so no later
     // pass reads the stale 2 (with no lag nothing more is sent: the group already shows 1).
-    expect(sizesSentIn(w).slice(sent)).toEqual([1]);
+    expect(w.group.sizesSent().slice(sent)).toEqual([1]);
     expect([w.group.asg.desiredCapacity, await eksShows(w)]).toEqual([1, 1]);
     await tick(7);
     expect(w.group.terminations).toHaveLength(1);
     expect(w.group.asg.live()).toHaveLength(1);
     expect(w.group.asg.desiredCapacity).toBe(1);
     expect(
-      sizesSentIn(w)
+      w.group
+        .sizesSent()
         .slice(sent)
         .filter((size) => size > 1),
     ).toEqual([]);
@@ -76,6 +73,6 @@ describe("EKS's desired size lagging the Auto Scaling group's", () => {
     await tick(2);
     expect([d.allocation.length, e.allocation.length]).toEqual([4, 4]);
     expect(w.group.asg.desiredCapacity).toBe(3);
-    expect(Math.max(...sizesSentIn(w))).toBe(3);
+    expect(Math.max(...w.group.sizesSent())).toBe(3);
   });
 });

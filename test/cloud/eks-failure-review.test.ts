@@ -6,11 +6,7 @@
  * worked out by hand, and asserts it over the emulated node group (emulated-nodegroup.ts).
  */
 import { AutoScalingServiceException } from '@aws-sdk/client-auto-scaling';
-import {
-  DescribeUpdateCommand,
-  ThrottlingException,
-  UpdateNodegroupConfigCommand,
-} from '@aws-sdk/client-eks';
+import { DescribeUpdateCommand, ThrottlingException } from '@aws-sdk/client-eks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { nodeName, type NodesWorld, nodesWorld } from '../service/nodes-harness.ts';
 import { type EmulatedNodegroupOptions, emulateNodegroup, poolOverEmulated } from './emulated-nodegroup.ts';
@@ -141,12 +137,6 @@ function world(options: Parameters<typeof nodesWorld>[0] = {}) {
   return w;
 }
 
-/** The desired sizes boa sent (UpdateNodegroupConfig), in order. */
-const sizesSentIn = (w: NodesWorld) =>
-  w.group.eksMock
-    .commandCalls(UpdateNodegroupConfigCommand)
-    .map((c) => c.args[0].input.scalingConfig?.desiredSize as number);
-
 describe('boa over a group whose Auto Scaling reads fail', () => {
   it('started while the scaling activities cannot be read, boa still sizes the group for its jobs', async () => {
     // Expected: a job of 4 GPUs wants one node: boa raises the group 0 -> 1 within its first tick, and
@@ -238,10 +228,10 @@ describe('scale-in attacks', () => {
     const jobs = [job(4), job(4), job(4), job(4)];
     await tick(3);
     expect(w.group.asg.live()).toHaveLength(4);
-    const sentBefore = sizesSentIn(w).length;
+    const sentBefore = w.group.sizesSent().length;
     w.group.setBounds(0, 2);
     await tick(5);
-    expect(Math.max(...sizesSentIn(w).slice(sentBefore))).toBeLessThanOrEqual(2);
+    expect(Math.max(...w.group.sizesSent().slice(sentBefore))).toBeLessThanOrEqual(2);
     expect(w.group.asg.instances.filter((i) => i.terminatedBy === 'scale-in')).toEqual([]);
     expect(w.group.asg.live()).toHaveLength(2);
     expect(w.group.group.desiredSize).toBe(2);
@@ -266,7 +256,7 @@ describe('scale-in attacks', () => {
     }
     await tick(4);
     expect(w.group.asg.live()).toHaveLength(2);
-    const sizes = sizesSentIn(w);
+    const sizes = w.group.sizesSent();
     expect(Math.max(...sizes)).toBeLessThanOrEqual(4);
     expect(Math.min(...sizes)).toBeGreaterThanOrEqual(1);
   });
@@ -282,12 +272,12 @@ describe('scale-in attacks', () => {
     await tick(3);
     w.group.setCapacity(1);
     w.group.failNext('SetInstanceProtection', Array.from({ length: 5 }, asgThrottled));
-    const sentBefore = sizesSentIn(w).length;
+    const sentBefore = w.group.sizesSent().length;
     w.group.setDesiredOutside(3);
     await tick(1);
-    expect(sizesSentIn(w).slice(sentBefore)).toEqual([]);
+    expect(w.group.sizesSent().slice(sentBefore)).toEqual([]);
     await tick(2);
-    expect(sizesSentIn(w).slice(sentBefore)).toEqual([1]);
+    expect(w.group.sizesSent().slice(sentBefore)).toEqual([1]);
     expect(w.group.asg.live().every((i) => i.protectedFromScaleIn)).toBe(true);
     expect(a.allocation).toHaveLength(4);
     expect(w.group.group.desiredSize).toBe(1);
@@ -307,10 +297,10 @@ describe('instances AWS or a human ends', () => {
     await tick(3);
     const dead = w.group.asg.live().find((i) => nodeName(w.group, i.id) === a.allocation[0])!;
     const generation = a.generation;
-    const sent = sizesSentIn(w).length;
+    const sent = w.group.sizesSent().length;
     w.group.asg.replaceInstance(dead.id, 0);
     await tick(4);
-    expect(sizesSentIn(w).slice(sent)).toEqual([]);
+    expect(w.group.sizesSent().slice(sent)).toEqual([]);
     expect(w.group.terminations).toEqual([]);
     expect(w.group.group.desiredSize).toBe(2);
     const live = w.group.asg.live();
@@ -415,7 +405,7 @@ describe('capacity and nodes that never come', () => {
       most = Math.max(most, w.group.group.desiredSize);
       expect((await status()).gpus.paid).toBeLessThanOrEqual(4);
     }
-    const asks = sizesSentIn(w).filter((s) => s === 2).length;
+    const asks = w.group.sizesSent().filter((s) => s === 2).length;
     expect(asks).toBeGreaterThanOrEqual(3);
     expect(asks).toBeLessThanOrEqual(6);
     expect(most).toBe(2);
@@ -515,9 +505,9 @@ describe('budget under faults', () => {
       (await boa.pool.listNodes()).filter((n) => !n.leaving && n.billed !== false).length;
     const checkedTick = async () => {
       const cap = ceilingNodes();
-      const before = sizesSentIn(w).length;
+      const before = w.group.sizesSent().length;
       await tick(1);
-      for (const size of sizesSentIn(w).slice(before)) expect(size).toBeLessThanOrEqual(cap);
+      for (const size of w.group.sizesSent().slice(before)) expect(size).toBeLessThanOrEqual(cap);
       return cap;
     };
     for (let i = 0; i < 5; i++) await checkedTick();

@@ -597,6 +597,11 @@ export function emulateNodegroup(options: EmulatedNodegroupOptions) {
       finalStatus = 'Successful';
     },
     updateCalls: () => eksMock.commandCalls(UpdateNodegroupConfigCommand),
+    /** The desired sizes sent (UpdateNodegroupConfig), in order. */
+    sizesSent: () =>
+      eksMock
+        .commandCalls(UpdateNodegroupConfigCommand)
+        .map((c) => c.args[0].input.scalingConfig?.desiredSize as number),
   };
 }
 
