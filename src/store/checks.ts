@@ -12,7 +12,10 @@ const BOA_TABLES = ['settings', 'job_classes', 'jobs', 'plans'];
  * opened read-write so that a WAL left by a kill -9 is recovered as a normal open would.
  */
 export function databaseProblem(file: string, journalFile: string): string | undefined {
-  const size = statSync(file).size;
+  const stat = statSync(file);
+  // A bind mount of a host file that did not exist makes a directory; reading it threw a bare EISDIR.
+  if (!stat.isFile()) return stat.isDirectory() ? 'is a directory, not a file' : 'is not a regular file';
+  const size = stat.size;
   if (size === 0) return 'is empty (0 bytes)';
   const header = Buffer.alloc(SQLITE_HEADER.length);
   const fd = openSync(file, 'r');
@@ -41,11 +44,16 @@ export function databaseProblem(file: string, journalFile: string): string | und
     }
     const absent = [...BOA_TABLES, '__drizzle_migrations'].filter((t) => !tables.has(t));
     if (absent.length > 0) return `is not a boa database (no ${absent.join(', ')} table)`;
-    const newest = db.prepare('SELECT max(created_at) FROM __drizzle_migrations').pluck().get() as
-      number | null;
+    const applied = db
+      .prepare('SELECT count(*) AS count, max(created_at) AS newest FROM __drizzle_migrations')
+      .get() as {
+      count: number;
+      newest: number | null;
+    };
     const known = knownMigrations(journalFile);
-    if (newest !== null && newest > known.newest) {
-      return `was written by a newer boa (its schema has migrations after this version's last, ${known.lastTag})`;
+    if (applied.newest !== null && Number(applied.newest) > known.newest) {
+      // Both schema versions, as far as the file says: it records its migrations' count and time, not their names.
+      return `was written by a newer boa (its schema has ${applied.count} migrations, the newest from ${new Date(Number(applied.newest)).toISOString()}; this version knows ${known.count}, up to ${known.lastTag})`;
     }
     const check = db.pragma('quick_check', { simple: false }) as Array<{ quick_check: string }>;
     const problems = check.map((row) => row.quick_check).filter((line) => line !== 'ok');
@@ -61,10 +69,10 @@ export function databaseProblem(file: string, journalFile: string): string | und
   }
 }
 
-function knownMigrations(journalFile: string): { newest: number; lastTag: string } {
+function knownMigrations(journalFile: string): { newest: number; lastTag: string; count: number } {
   const journal = JSON.parse(readFileSync(journalFile, 'utf8')) as {
     entries: Array<{ when: number; tag: string }>;
   };
   const last = journal.entries.at(-1);
-  return { newest: last?.when ?? 0, lastTag: last?.tag ?? 'none' };
+  return { newest: last?.when ?? 0, lastTag: last?.tag ?? 'none', count: journal.entries.length };
 }

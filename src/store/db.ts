@@ -127,18 +127,44 @@ function connect(file: string): Db {
   // every workload with its env (API keys included). SQLite gives its -wal and -shm files this mode too.
   if (file !== ':memory:' && !existsSync(file)) closeSync(openSync(file, 'a', 0o600));
   const client = new Database(file);
+  let db: Db;
   try {
     client.pragma('journal_mode = WAL');
     client.pragma('synchronous = FULL');
     client.pragma('foreign_keys = ON');
     client.pragma('busy_timeout = 5000');
-    const db = drizzle(client, { schema }) as Db;
+    db = drizzle(client, { schema }) as Db;
+  } catch (error) {
+    client.close();
+    throw new StoreError(`${file} cannot be opened: ${sqliteCause(error)}`);
+  }
+  try {
+    // One transaction for all pending migrations (drizzle's): a failure rolls every one of them back.
     migrate(db, { migrationsFolder: MIGRATIONS });
     return db;
   } catch (error) {
     client.close();
-    throw new StoreError(`${file} cannot be opened: ${(error as Error).message}`);
+    const cause = sqliteCause(error);
+    const fix = /SQLITE_FULL|SQLITE_IOERR|disk is full/.test(cause)
+      ? `free space in ${dirname(file)} and start again`
+      : 'restore it from the backup (docs/security.md) if it fails again';
+    throw new StoreError(
+      `${file} cannot be migrated (${cause}): nothing was migrated, the file is as it was; ${fix}`,
+    );
   }
+}
+
+/**
+ * SQLite's code and message under drizzle's wrapper: drizzle 0.45 throws "Failed to run the query '<the
+ * migration's SQL, lines of it>'" and keeps SQLite's error (SQLITE_FULL: disk is full) only as its cause.
+ */
+function sqliteCause(error: unknown): string {
+  let inner = error as { code?: unknown; message?: string; cause?: unknown } | undefined;
+  while (inner?.cause !== undefined && typeof inner.code !== 'string') inner = inner.cause as typeof inner;
+  const message = (inner?.message ?? String(error)).replace(/\s+/g, ' ').trim();
+  return typeof inner?.code === 'string' && !message.includes(inner.code)
+    ? `${inner.code}: ${message}`
+    : message;
 }
 
 function prepareDir(dataDir: string): void {

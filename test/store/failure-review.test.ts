@@ -1,0 +1,296 @@
+/**
+ * A failure-mode review of the store as an operator meets it over upgrades and bad days: a database
+ * from every older schema keeps every row; a migration cut short (a full disk, kill -9) leaves the old
+ * schema and the next start migrates again; a copy killed before its rename never has the final name; a
+ * kill -9 leaves the WAL's commits; a directory in the database's place is refused naming it. The kill -9
+ * points are store-child.ts, stopped dead at one statement or rename.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import Database from 'better-sqlite3';
+import { getTableName, is } from 'drizzle-orm';
+import { SQLiteTable } from 'drizzle-orm/sqlite-core';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { openStore } from '../../src/store/db.ts';
+import { StoreError } from '../../src/store/errors.ts';
+import * as schema from '../../src/store/schema.ts';
+import { migrateAsNewer, olderDatabase, TAGS } from './schema-versions.ts';
+
+/** Pages SQLite may add to boa.sqlite on a connection opened while set: a disk with that much room left. */
+const disk = vi.hoisted(() => ({ roomInPages: undefined as number | undefined }));
+vi.mock('better-sqlite3', async (importOriginal) => {
+  const Real = (await importOriginal<{ default: typeof import('better-sqlite3') }>()).default;
+  class OnAFillingDisk extends Real {
+    constructor(...args: ConstructorParameters<typeof Real>) {
+      super(...args);
+      if (disk.roomInPages !== undefined && this.name.endsWith('boa.sqlite')) {
+        const pages = this.pragma('page_count', { simple: true }) as number;
+        this.pragma(`max_page_count = ${pages + disk.roomInPages}`);
+      }
+    }
+  }
+  return { default: OnAFillingDisk };
+});
+
+const CHILD = join(import.meta.dirname, 'store-child.ts');
+
+const cleanups: Array<() => void> = [];
+afterEach(() => {
+  disk.roomInPages = undefined;
+  for (const cleanup of cleanups.splice(0).reverse()) cleanup();
+});
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'boa-store-review-'));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** Two rows in every table the schema has so far, each column given a value of its declared type. */
+function seedEveryTable(db: Database.Database): void {
+  for (const table of userTables(db)) {
+    const columns = (
+      db.prepare('SELECT name, type, pk FROM pragma_table_info(?)').all(table) as Array<{
+        name: string;
+        type: string;
+        pk: number;
+      }>
+    ).filter((c) => !(c.pk === 1 && c.type.toUpperCase() === 'INTEGER'));
+    const insert = db.prepare(
+      `INSERT INTO "${table}" (${columns.map((c) => `"${c.name}"`).join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
+    );
+    for (let i = 0; i < 2; i++) {
+      insert.run(
+        columns.map((c) => {
+          const type = c.type.toUpperCase();
+          if (type === 'INTEGER') return 1000 + i;
+          if (type === 'REAL') return 1.5 + i;
+          // JSON, since some text columns are JSON to this version; unique, since some are keys.
+          return JSON.stringify([`${table}.${c.name}.${i}`]);
+        }),
+      );
+    }
+  }
+}
+
+function userTables(db: Database.Database): string[] {
+  return db
+    .prepare(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> '__drizzle_migrations' ORDER BY name",
+    )
+    .pluck()
+    .all() as string[];
+}
+
+/** Every row of every table, its columns as `columnsOf` has them (the old schema's). */
+function rowsOf(db: Database.Database, columnsOf: Map<string, string[]>): Record<string, unknown[]> {
+  const rows: Record<string, unknown[]> = {};
+  for (const [table, columns] of columnsOf)
+    rows[table] = db
+      .prepare(`SELECT ${columns.map((c) => `"${c}"`).join(', ')} FROM "${table}" ORDER BY rowid`)
+      .all();
+  return rows;
+}
+
+function columnsOf(db: Database.Database): Map<string, string[]> {
+  return new Map(
+    userTables(db).map((t) => [
+      t,
+      db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all(t) as string[],
+    ]),
+  );
+}
+
+/** Reads `file` with a plain connection (recovering a WAL a kill left), closed after. */
+function inspect<T>(file: string, read: (db: Database.Database) => T): T {
+  const db = new Database(file);
+  try {
+    return read(db);
+  } finally {
+    db.close();
+  }
+}
+
+const migrationsIn = (db: Database.Database) =>
+  db.prepare('SELECT count(*) FROM __drizzle_migrations').pluck().get() as number;
+
+/** A data dir whose database a boa from before `tag` wrote, two rows in every table. */
+function olderDataDir(tag: string) {
+  const dir = tempDir();
+  const file = join(dir, 'boa.sqlite');
+  const db = olderDatabase(file, tag, tempDir());
+  seedEveryTable(db);
+  const before = { columns: columnsOf(db), migrations: migrationsIn(db) };
+  const rows = rowsOf(db, before.columns);
+  db.close();
+  return { dir, file, ...before, rows };
+}
+
+/** store-child.ts on `dataDir`, resolved with it once it says `stopped`, there to be killed. */
+function stoppedChild(dataDir: string, point: string, arg: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', CHILD, dataDir, point, arg]);
+  cleanups.push(() => child.kill('SIGKILL'));
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((stopped, fail) => {
+    const lines = createInterface({ input: child.stdout });
+    lines.on('line', (line) => {
+      if (line === 'stopped') stopped(child);
+      else fail(new Error(`store-child.ts said ${line} before stopping (${stderr})`));
+    });
+    child.on('exit', (code) =>
+      fail(new Error(`store-child.ts exited with ${code} before stopping: ${stderr}`)),
+    );
+  });
+}
+
+function killHard(child: ChildProcess): Promise<void> {
+  return new Promise((gone) => {
+    child.removeAllListeners('exit');
+    child.on('exit', () => gone());
+    child.kill('SIGKILL');
+  });
+}
+
+function refusal(dir: string): StoreError {
+  try {
+    openStore(dir).close();
+  } catch (error) {
+    expect(error).toBeInstanceOf(StoreError);
+    return error as StoreError;
+  }
+  throw new Error('opened a data dir that should have been refused');
+}
+
+describe('a database from every older schema', () => {
+  it.each(TAGS.slice(1))('from before %s: every row kept and readable by this version', (tag) => {
+    const older = olderDataDir(tag);
+    const store = openStore(older.dir);
+    try {
+      const db = store.db.$client;
+      expect(migrationsIn(db)).toBe(TAGS.length);
+      expect(rowsOf(db, older.columns)).toEqual(older.rows);
+      // Readable through this version's schema too (its JSON and boolean columns among them).
+      for (const table of Object.values(schema).filter((t) => is(t, SQLiteTable))) {
+        const expected = older.rows[getTableName(table)]?.length ?? 0;
+        expect([getTableName(table), store.db.select().from(table).all().length]).toEqual([
+          getTableName(table),
+          expected,
+        ]);
+      }
+    } finally {
+      store.close();
+    }
+  });
+});
+
+describe('a migration cut short', () => {
+  it('a full disk mid-migration: one line saying so, nothing migrated; the next start migrates, every row kept', () => {
+    // Before 0005: its two ALTERs run, then its index needs a page the disk has not got.
+    const older = olderDataDir('0005_job_idempotency_key');
+    disk.roomInPages = 0;
+    const error = refusal(older.dir);
+    expect(error.message).toMatch(
+      new RegExp(
+        `^${older.file} cannot be migrated \\(SQLITE_FULL: database or disk is full\\): nothing was migrated, the file is as it was; free space in ${older.dir} and start again$`,
+      ),
+    );
+    inspect(older.file, (db) => {
+      expect(migrationsIn(db)).toBe(older.migrations);
+      expect(columnsOf(db)).toEqual(older.columns);
+      expect(rowsOf(db, older.columns)).toEqual(older.rows);
+    });
+
+    disk.roomInPages = undefined;
+    const store = openStore(older.dir);
+    try {
+      expect(migrationsIn(store.db.$client)).toBe(TAGS.length);
+      expect(rowsOf(store.db.$client, older.columns)).toEqual(older.rows);
+    } finally {
+      store.close();
+    }
+  });
+
+  it('kill -9 mid-migration leaves the old schema and every row; the next start migrates again', async () => {
+    const older = olderDataDir('0010_last_report_at');
+    // Stopped at the last migration's statement: 0010 to 0013 have run in the transaction.
+    const child = await stoppedChild(older.dir, 'sql', 'ADD `gpus_by_class`');
+    await killHard(child);
+    inspect(older.file, (db) => {
+      expect(migrationsIn(db)).toBe(older.migrations);
+      expect(columnsOf(db)).toEqual(older.columns);
+      expect(rowsOf(db, older.columns)).toEqual(older.rows);
+    });
+
+    const store = openStore(older.dir);
+    try {
+      expect(migrationsIn(store.db.$client)).toBe(TAGS.length);
+      expect(rowsOf(store.db.$client, older.columns)).toEqual(older.rows);
+    } finally {
+      store.close();
+    }
+  }, 120_000);
+
+  it('kill -9 with the copy written but not yet renamed: no copy under its final name; the next start makes it', async () => {
+    const older = olderDataDir(TAGS.at(-1)!);
+    const copy = `${older.file}.at-${TAGS.at(-2)}`;
+    const child = await stoppedChild(older.dir, 'rename', '.at-');
+    await killHard(child);
+    expect(existsSync(copy)).toBe(false);
+    expect(existsSync(`${copy}.partial`)).toBe(true);
+    inspect(older.file, (db) => expect(migrationsIn(db)).toBe(older.migrations));
+
+    openStore(older.dir).close();
+    expect(readdirSync(older.dir).filter((f) => f.startsWith('boa.sqlite.at-'))).toEqual([
+      `boa.sqlite.at-${TAGS.at(-2)}`,
+    ]);
+    inspect(copy, (db) => {
+      expect(migrationsIn(db)).toBe(older.migrations);
+      expect(rowsOf(db, older.columns)).toEqual(older.rows);
+    });
+  }, 120_000);
+});
+
+describe('a database from a newer boa', () => {
+  it('is refused naming both schema versions, and nothing on disk changes', () => {
+    const dir = tempDir();
+    const file = join(dir, 'boa.sqlite');
+    openStore(dir).close();
+    migrateAsNewer(file);
+    const bytes = readFileSync(file);
+    const files = readdirSync(dir).sort();
+    expect(refusal(dir).message).toContain(
+      `${file} was written by a newer boa (its schema has ${TAGS.length + 1} migrations, the newest from 2099-01-01T00:00:00.000Z; this version knows ${TAGS.length}, up to ${TAGS.at(-1)}): run that newer boa on it`,
+    );
+    expect(readFileSync(file).equals(bytes)).toBe(true);
+    expect(readdirSync(dir).sort()).toEqual(files);
+  });
+});
+
+describe('a bad day', () => {
+  it('kill -9 with commits only in the WAL: the next start has them', async () => {
+    const dir = tempDir();
+    const child = await stoppedChild(dir, 'written', '5');
+    await killHard(child);
+    const wal = join(dir, 'boa.sqlite-wal');
+    expect(statSync(wal).size).toBeGreaterThan(0);
+    const store = openStore(dir);
+    try {
+      expect(store.db.$client.prepare('SELECT count(*) FROM plans').pluck().get()).toBe(5);
+    } finally {
+      store.close();
+    }
+  }, 120_000);
+
+  it("a directory in the database file's place (a bind mount of a missing host file) is refused naming it", () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, 'boa.sqlite'));
+    expect(refusal(dir).message).toMatch(
+      new RegExp(`^${join(dir, 'boa.sqlite')} is a directory, not a file: `),
+    );
+    expect(statSync(join(dir, 'boa.sqlite')).isDirectory()).toBe(true);
+  });
+});
