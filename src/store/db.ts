@@ -8,14 +8,15 @@ import {
   readdirSync,
   readFileSync,
   renameSync,
+  rmSync,
   statSync,
 } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { type BetterSQLite3Database, drizzle } from 'drizzle-orm/better-sqlite3';
-import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { databaseProblem } from './checks.ts';
+import { applyMigrations } from './migrate.ts';
 import { copyForThisVersion, copyPath, type KeptCopy, keepCopyBeforeMigrating } from './copies.ts';
 import { StoreError } from './errors.ts';
 import { keepJobIdsAbove, readJobIdMark } from './job-ids.ts';
@@ -125,46 +126,42 @@ export function openDb(dataDir: string | ':memory:'): Db {
 function connect(file: string): Db {
   // Created owner-only, whatever the umask or the mode of a data dir that already existed: it keeps
   // every workload with its env (API keys included). SQLite gives its -wal and -shm files this mode too.
-  if (file !== ':memory:' && !existsSync(file)) closeSync(openSync(file, 'a', 0o600));
+  const made = file !== ':memory:' && !existsSync(file);
+  if (made) closeSync(openSync(file, 'a', 0o600));
   const client = new Database(file);
-  let db: Db;
+  let migrating = false;
   try {
     client.pragma('journal_mode = WAL');
     client.pragma('synchronous = FULL');
     client.pragma('foreign_keys = ON');
     client.pragma('busy_timeout = 5000');
-    db = drizzle(client, { schema }) as Db;
-  } catch (error) {
-    client.close();
-    throw new StoreError(`${file} cannot be opened: ${sqliteCause(error)}`);
-  }
-  try {
-    // One transaction for all pending migrations (drizzle's): a failure rolls every one of them back.
-    migrate(db, { migrationsFolder: MIGRATIONS });
-    return db;
+    migrating = true;
+    // One transaction for all pending migrations: a failure rolls every one of them back.
+    applyMigrations(client, MIGRATIONS);
+    return drizzle(client, { schema }) as Db;
   } catch (error) {
     client.close();
     const cause = sqliteCause(error);
-    const fix = /SQLITE_FULL|SQLITE_IOERR|disk is full/.test(cause)
+    const fix = /SQLITE_FULL|SQLITE_IOERR|ENOSPC/.test(cause)
       ? `free space in ${dirname(file)} and start again`
-      : 'restore it from the backup (docs/security.md) if it fails again';
+      : '';
+    if (made) {
+      // It holds nothing yet: left, a 0-byte file would be refused at the next start as an empty database.
+      for (const suffix of ['', '-wal', '-shm']) rmSync(file + suffix, { force: true });
+      throw new StoreError(`cannot create ${file} (${cause}): ${fix || 'fix that and start again'}`);
+    }
+    if (!migrating) throw new StoreError(`${file} cannot be opened: ${cause}${fix && `: ${fix}`}`);
     throw new StoreError(
-      `${file} cannot be migrated (${cause}): nothing was migrated, the file is as it was; ${fix}`,
+      `${file} cannot be migrated (${cause}): nothing was migrated, the file is as it was; ${fix || 'restore it from the backup (docs/security.md) if it fails again'}`,
     );
   }
 }
 
-/**
- * SQLite's code and message under drizzle's wrapper: drizzle 0.45 throws "Failed to run the query '<the
- * migration's SQL, lines of it>'" and keeps SQLite's error (SQLITE_FULL: disk is full) only as its cause.
- */
+/** SQLite's code and message, on one line. */
 function sqliteCause(error: unknown): string {
-  let inner = error as { code?: unknown; message?: string; cause?: unknown } | undefined;
-  while (inner?.cause !== undefined && typeof inner.code !== 'string') inner = inner.cause as typeof inner;
-  const message = (inner?.message ?? String(error)).replace(/\s+/g, ' ').trim();
-  return typeof inner?.code === 'string' && !message.includes(inner.code)
-    ? `${inner.code}: ${message}`
-    : message;
+  const { code, message } = error as { code?: unknown; message?: string };
+  const text = (message ?? String(error)).replace(/\s+/g, ' ').trim();
+  return typeof code === 'string' && !text.includes(code) ? `${code}: ${text}` : text;
 }
 
 function prepareDir(dataDir: string): void {

@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { StoreError } from './errors.ts';
-import { openProblem } from './writable.ts';
+import { fsCause, openProblem } from './writable.ts';
 
 export interface DataDirLock {
   release(): void;
@@ -50,7 +50,13 @@ export function lockDataDir(dataDir: string, waitMs = LOCK_WAIT_MS): DataDirLock
     }
     throw new StoreError(`cannot lock data dir ${dataDir} (${lockFile}): ${(error as Error).message}`);
   }
-  writeFileSync(pidFile, `${process.pid} ${hostname()}\n`);
+  try {
+    writeFileSync(pidFile, `${process.pid} ${hostname()}\n`);
+  } catch (error) {
+    // Let go, or this process would hold the data dir with no service on it (a full disk, found in review).
+    lock.close();
+    throw new StoreError(`cannot lock data dir ${dataDir}: ${pidFile} is ${fsCause(error)}`);
+  }
   return {
     release() {
       rmSync(pidFile, { force: true });

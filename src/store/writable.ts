@@ -13,6 +13,8 @@ export function fsCause(error: unknown): string {
       return `not writable: permission denied for the user boa runs as${uid()}`;
     case 'EROFS':
       return 'not writable: a read-only file system';
+    case 'ENOSPC':
+      return 'not writable: no space left on the device';
     case 'EISDIR':
       return 'a directory, not a file';
     case 'ENOTDIR':

@@ -5,8 +5,17 @@
  * kill -9 leaves the WAL's commits; a directory in the database's place is refused naming it. The kill -9
  * points are store-child.ts, stopped dead at one statement or rename.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -19,8 +28,13 @@ import { StoreError } from '../../src/store/errors.ts';
 import * as schema from '../../src/store/schema.ts';
 import { migrateAsNewer, olderDatabase, TAGS } from './schema-versions.ts';
 
-/** Pages SQLite may add to boa.sqlite on a connection opened while set: a disk with that much room left. */
-const disk = vi.hoisted(() => ({ roomInPages: undefined as number | undefined }));
+/**
+ * A disk filling up, for boa.sqlite: `roomInPages`, the pages SQLite may add on a connection opened while
+ * set; `fullAtCommit`, a commit the disk cannot take, which SQLite answers by rolling the whole
+ * transaction back before it reports SQLITE_FULL (seen on a full tmpfs: the ROLLBACK that followed then
+ * failed, "no transaction is active").
+ */
+const disk = vi.hoisted(() => ({ roomInPages: undefined as number | undefined, fullAtCommit: false }));
 vi.mock('better-sqlite3', async (importOriginal) => {
   const Real = (await importOriginal<{ default: typeof import('better-sqlite3') }>()).default;
   class OnAFillingDisk extends Real {
@@ -31,6 +45,21 @@ vi.mock('better-sqlite3', async (importOriginal) => {
         this.pragma(`max_page_count = ${pages + disk.roomInPages}`);
       }
     }
+    override exec(source: string): this {
+      if (this.commitFails(source)) this.failCommit();
+      return super.exec(source);
+    }
+    override prepare: InstanceType<typeof Real>['prepare'] = (source) => {
+      if (!this.commitFails(source)) return super.prepare(source);
+      return { run: () => this.failCommit() } as never;
+    };
+    private commitFails(source: string): boolean {
+      return disk.fullAtCommit && this.name.endsWith('boa.sqlite') && /^\s*COMMIT\b/i.test(source);
+    }
+    private failCommit(): never {
+      super.exec('ROLLBACK');
+      throw new Real.SqliteError('database or disk is full', 'SQLITE_FULL');
+    }
   }
   return { default: OnAFillingDisk };
 });
@@ -40,6 +69,7 @@ const CHILD = join(import.meta.dirname, 'store-child.ts');
 const cleanups: Array<() => void> = [];
 afterEach(() => {
   disk.roomInPages = undefined;
+  disk.fullAtCommit = false;
   for (const cleanup of cleanups.splice(0).reverse()) cleanup();
 });
 
@@ -155,6 +185,36 @@ function killHard(child: ChildProcess): Promise<void> {
   });
 }
 
+/** Mounts a 1 MiB tmpfs on `dir`: a volume that fills for real. False where this process may not (not root). */
+function mountSmallVolume(dir: string): boolean {
+  if (process.getuid?.() !== 0) return false;
+  return spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', dir]).status === 0;
+}
+
+const CAN_MOUNT = (() => {
+  const dir = mkdtempSync(join(tmpdir(), 'boa-store-mount-'));
+  const mounted = mountSmallVolume(dir);
+  if (mounted) spawnSync('umount', [dir]);
+  rmSync(dir, { recursive: true, force: true });
+  return mounted;
+})();
+
+/** Fills `volume` with 4 KiB files until it is full, then frees `pages` of them; returns the rest. */
+function fillLeaving(volume: string, pages: number): string[] {
+  const fillers: string[] = [];
+  try {
+    for (;;) {
+      const filler = join(volume, `filler-${fillers.length}`);
+      writeFileSync(filler, Buffer.alloc(4096));
+      fillers.push(filler);
+    }
+  } catch {
+    // Full.
+  }
+  for (const filler of fillers.splice(-pages)) rmSync(filler, { force: true });
+  return fillers;
+}
+
 function refusal(dir: string): StoreError {
   try {
     openStore(dir).close();
@@ -212,6 +272,21 @@ describe('a migration cut short', () => {
     } finally {
       store.close();
     }
+  });
+
+  it('a full disk at the commit, which SQLite rolls back itself: the line still names the full disk', () => {
+    const older = olderDataDir(TAGS.at(-1)!);
+    disk.fullAtCommit = true;
+    expect(refusal(older.dir).message).toBe(
+      `${older.file} cannot be migrated (SQLITE_FULL: database or disk is full): nothing was migrated, the file is as it was; free space in ${older.dir} and start again`,
+    );
+    inspect(older.file, (db) => expect(migrationsIn(db)).toBe(older.migrations));
+    disk.fullAtCommit = false;
+    openStore(older.dir).close();
+    inspect(older.file, (db) => {
+      expect(migrationsIn(db)).toBe(TAGS.length);
+      expect(rowsOf(db, older.columns)).toEqual(older.rows);
+    });
   });
 
   it('kill -9 mid-migration leaves the old schema and every row; the next start migrates again', async () => {
@@ -284,6 +359,48 @@ describe('a bad day', () => {
       store.close();
     }
   }, 120_000);
+
+  it.skipIf(!CAN_MOUNT)(
+    'a first start on a full volume, at every amount of room left: a one-line refusal, and the next start with room opens',
+    () => {
+      const volume = tempDir();
+      expect(mountSmallVolume(volume)).toBe(true);
+      cleanups.push(() => spawnSync('umount', [volume]));
+      const failures: string[] = [];
+      for (let room = 1; room <= 24; room++) {
+        const dir = join(volume, 'data');
+        mkdirSync(dir);
+        const fillers = fillLeaving(volume, room);
+        let first = 'opened';
+        try {
+          openStore(dir).close();
+        } catch (error) {
+          first = error instanceof StoreError ? 'refused' : `threw ${(error as Error).message}`;
+        }
+        for (const filler of fillers) rmSync(filler);
+        try {
+          openStore(dir).close();
+          if (first !== 'opened' && first !== 'refused') failures.push(`room ${room}: ${first}`);
+        } catch (error) {
+          failures.push(`room ${room}: ${first}, then ${(error as Error).message}`);
+        }
+        rmSync(dir, { recursive: true });
+      }
+      expect(failures).toEqual([]);
+    },
+    120_000,
+  );
+
+  it('a pid file that cannot be written refuses the start naming it, and lets go of the lock', () => {
+    const dir = tempDir();
+    // What a full disk does to the write, made certain: the pid file's name is taken by a directory.
+    mkdirSync(join(dir, 'boa.pid'));
+    expect(refusal(dir).message).toBe(
+      `cannot lock data dir ${dir}: ${join(dir, 'boa.pid')} is a directory, not a file`,
+    );
+    rmSync(join(dir, 'boa.pid'), { recursive: true });
+    openStore(dir).close();
+  });
 
   it("a directory in the database file's place (a bind mount of a missing host file) is refused naming it", () => {
     const dir = tempDir();
