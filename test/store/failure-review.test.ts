@@ -7,11 +7,13 @@
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import {
+  copyFileSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
+  renameSync,
   rmSync,
   statSync,
   writeFileSync,
@@ -23,10 +25,11 @@ import Database from 'better-sqlite3';
 import { getTableName, is } from 'drizzle-orm';
 import { SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { keepCopyBeforeMigrating } from '../../src/store/copies.ts';
 import { openStore } from '../../src/store/db.ts';
 import { StoreError } from '../../src/store/errors.ts';
 import * as schema from '../../src/store/schema.ts';
-import { migrateAsNewer, olderDatabase, TAGS } from './schema-versions.ts';
+import { migrateAsNewer, MIGRATIONS, olderDatabase, seedPlans, TAGS } from './schema-versions.ts';
 
 /**
  * A disk filling up, for boa.sqlite: `roomInPages`, the pages SQLite may add on a connection opened while
@@ -65,6 +68,7 @@ vi.mock('better-sqlite3', async (importOriginal) => {
 });
 
 const CHILD = join(import.meta.dirname, 'store-child.ts');
+const JOURNAL = join(MIGRATIONS, 'meta', '_journal.json');
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {
@@ -345,6 +349,36 @@ describe('a database from a newer boa', () => {
   });
 });
 
+describe('a backup and its restore (docs/security.md)', () => {
+  it("SQLite's online backup of a running boa has every commit, and restores; a file copy lacks those in the WAL", async () => {
+    const dir = tempDir();
+    const file = join(dir, 'boa.sqlite');
+    const store = openStore(dir);
+    seedPlans(store.db.$client, 5);
+    const backups = tempDir();
+    const backup = join(backups, 'boa.sqlite');
+    const copied = join(backups, 'copied.sqlite');
+    // While boa runs: its commits are in the WAL, which a copy of the file alone does not have.
+    copyFileSync(file, copied);
+    const live = new Database(file);
+    await live.backup(backup);
+    live.close();
+    store.close();
+    inspect(copied, (db) => expect(userTables(db)).toEqual([]));
+
+    // Restored as the doc says: the old file with its -wal and -shm moved aside, the backup in its place.
+    for (const suffix of ['', '-wal', '-shm'])
+      if (existsSync(file + suffix)) renameSync(file + suffix, `${file}.old${suffix}`);
+    copyFileSync(backup, file);
+    const restored = openStore(dir);
+    try {
+      expect(restored.db.$client.prepare('SELECT count(*) FROM plans').pluck().get()).toBe(5);
+    } finally {
+      restored.close();
+    }
+  });
+});
+
 describe('a bad day', () => {
   it('kill -9 with commits only in the WAL: the next start has them', async () => {
     const dir = tempDir();
@@ -387,6 +421,37 @@ describe('a bad day', () => {
         rmSync(dir, { recursive: true });
       }
       expect(failures).toEqual([]);
+    },
+    120_000,
+  );
+
+  it.skipIf(!CAN_MOUNT)(
+    'a volume that fills during the copy before migrating (its free space misread): refused, no copy left, nothing migrated',
+    () => {
+      const volume = tempDir();
+      expect(mountSmallVolume(volume)).toBe(true);
+      cleanups.push(() => spawnSync('umount', [volume]));
+      const older = olderDataDir(TAGS.at(-1)!);
+      const dir = join(volume, 'data');
+      mkdirSync(dir);
+      const file = join(dir, 'boa.sqlite');
+      inspect(older.file, (db) => db.prepare('VACUUM INTO ?').run(file));
+      fillLeaving(volume, 2);
+      let message = '';
+      try {
+        keepCopyBeforeMigrating(file, JOURNAL, () => Number.POSITIVE_INFINITY);
+      } catch (error) {
+        expect(error).toBeInstanceOf(StoreError);
+        message = (error as Error).message;
+      }
+      expect(message).toMatch(
+        /: nothing was migrated; free space in .* \(the copy needs about the database's size\) and start again$/,
+      );
+      expect(readdirSync(dir)).toEqual(['boa.sqlite']);
+      inspect(file, (db) => {
+        expect(migrationsIn(db)).toBe(older.migrations);
+        expect(rowsOf(db, older.columns)).toEqual(older.rows);
+      });
     },
     120_000,
   );
