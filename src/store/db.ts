@@ -21,7 +21,7 @@ import { copyForThisVersion, copyPath, type KeptCopy, keepCopyBeforeMigrating } 
 import { StoreError } from './errors.ts';
 import { keepJobIdsAbove, readJobIdMark } from './job-ids.ts';
 import { type DataDirLock, lockDataDir } from './lock.ts';
-import { unwritable } from './writable.ts';
+import { fsCause, unwritable } from './writable.ts';
 import { raiseCopyJobIds } from './rollback-ids.ts';
 import * as schema from './schema.ts';
 
@@ -173,11 +173,20 @@ function prepareDir(dataDir: string): void {
     // included) and the local executor the jobs' logs. A data dir that exists keeps its mode.
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   } catch (error) {
-    throw new StoreError(
-      `cannot create data dir ${dataDir}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-      2,
-    );
+    throw new StoreError(`cannot create data dir ${dataDir}: ${createProblem(dataDir, error)}`, 2);
   }
+}
+
+/**
+ * Why a data dir could not be made. Node's recursive mkdir answers ENOENT on a read-only file system (tried
+ * on a read-only tmpfs), so then the nearest folder that exists says why.
+ */
+function createProblem(dataDir: string, error: unknown): string {
+  if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return fsCause(error);
+  let parent = dirname(resolve(dataDir));
+  while (!existsSync(parent) && dirname(parent) !== parent) parent = dirname(parent);
+  const problem = unwritable(parent);
+  return problem === undefined ? fsCause(error) : `${parent} is ${problem}`;
 }
 
 /**
@@ -206,6 +215,10 @@ function checkWritable(dataDir: string): void {
 /** The highest job id among the data dir's job folders (0 when none). */
 function highestJobFolder(jobsDir: string): number {
   if (!existsSync(jobsDir)) return 0;
+  if (!statSync(jobsDir).isDirectory())
+    throw new StoreError(
+      `${jobsDir} is not a directory: boa keeps its jobs' logs there; move it aside and start again`,
+    );
   let highest = 0;
   for (const name of readdirSync(jobsDir))
     if (/^\d{1,15}$/.test(name)) highest = Math.max(highest, Number(name));

@@ -456,6 +456,41 @@ describe('a bad day', () => {
     120_000,
   );
 
+  it.skipIf(!CAN_MOUNT)(
+    'a read-only volume: a data dir on it, or one to be made there, is refused naming the read-only folder (exit 2)',
+    () => {
+      const volume = tempDir();
+      expect(mountSmallVolume(volume)).toBe(true);
+      cleanups.push(() => spawnSync('umount', [volume]));
+      openStore(join(volume, 'data')).close();
+      expect(spawnSync('mount', ['-o', 'remount,ro', volume]).status).toBe(0);
+      const onIt = refusal(join(volume, 'data'));
+      expect([onIt.exitCode, onIt.message]).toEqual([
+        2,
+        expect.stringMatching(`^data dir ${join(volume, 'data')} is not writable: a read-only file system: `),
+      ]);
+      const toMake = refusal(join(volume, 'new', 'data'));
+      // Node's mkdir said ENOENT here, and the line did too.
+      expect([toMake.exitCode, toMake.message]).toEqual([
+        2,
+        `cannot create data dir ${join(volume, 'new', 'data')}: ${volume} is not writable: a read-only file system`,
+      ]);
+    },
+    120_000,
+  );
+
+  it('a file where a directory is expected: a data dir under a file, a jobs folder that is a file', () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'file'), 'x');
+    expect(refusal(join(dir, 'file', 'data')).message).toBe(
+      `cannot create data dir ${join(dir, 'file', 'data')}: not reachable: a part of its path is a file, not a directory`,
+    );
+    writeFileSync(join(dir, 'jobs'), 'x');
+    expect(refusal(dir).message).toBe(
+      `${join(dir, 'jobs')} is not a directory: boa keeps its jobs' logs there; move it aside and start again`,
+    );
+  });
+
   it('a pid file that cannot be written refuses the start naming it, and lets go of the lock', () => {
     const dir = tempDir();
     // What a full disk does to the write, made certain: the pid file's name is taken by a directory.
