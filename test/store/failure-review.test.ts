@@ -2,8 +2,11 @@
  * A failure-mode review of the store as an operator meets it over upgrades and bad days: a database
  * from every older schema keeps every row; a migration cut short (a full disk, kill -9) leaves the old
  * schema and the next start migrates again; a copy killed before its rename never has the final name; a
- * kill -9 leaves the WAL's commits; a directory in the database's place is refused naming it. The kill -9
- * points are store-child.ts, stopped dead at one statement or rename.
+ * newer boa's file is refused naming both schemas, unchanged; a kill -9 leaves the WAL's commits; a
+ * backup taken as docs/security.md says restores; a full or read-only volume, and a file or directory
+ * where the other is expected, are refused in one line naming the path and why. The kill -9 points are
+ * store-child.ts, stopped dead at one statement or rename; full and read-only volumes are a real 1 MiB
+ * tmpfs where this process may mount one (root), else those tests are skipped.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import {
