@@ -79,7 +79,8 @@ export declare class BoaJob {
   /**
    * A report boa does not take (boa unreachable, an epoch refused) is warned about and the last
    * allocation seen returned: it never stops training. Rejects only for a refused job (401, 403, 404).
-   * A NaN or infinite statEpoch is not sent, and a NaN or infinite workDoneSeconds is left out (warned).
+   * A statEpoch boa would refuse (NaN, not an integer, below 0, above the class's last) is not sent, and a
+   * workDoneSeconds boa would refuse (NaN, below 0, above 1e9, no number) is left out (warned).
    */
   report(statEpoch: number, workDoneSeconds?: number): Promise<Allocation | Record<string, never>>;
   complete(): Promise<Record<string, unknown>>;

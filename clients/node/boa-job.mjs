@@ -36,6 +36,8 @@ const ENDED_CODES = ['not_active', 'already_finished'];
 
 /** The most work a report may say (boa's BOUNDS.workSeconds): above it boa refuses the whole report. */
 const MAX_WORK_SECONDS = 1e9;
+/** The highest statEpoch boa takes for any class (boa's BOUNDS.statEpoch). */
+const MAX_STAT_EPOCH = 1000;
 
 /** A NaN or an infinity, which JSON cannot carry (JSON.stringify writes null). */
 const nonFinite = (value) => typeof value === 'number' && !Number.isFinite(value);
@@ -110,6 +112,27 @@ function urlProblem(text) {
   }
   if (/[?#]/.test(text)) return 'it has a query or fragment (the client appends /v1/jobs/... to it)';
   return null;
+}
+
+/**
+ * Why boa would refuse this statEpoch, or null: a NaN or infinity (which JSON cannot carry), or not an
+ * integer from 0 to the class's last statistical epoch (boa's BOUNDS.statEpoch while the client has
+ * not seen the class's). The same rules as the Python client's.
+ */
+function epochProblem(statEpoch, statEpochs) {
+  if (nonFinite(statEpoch)) return `statEpoch must be a finite number, got ${statEpoch}`;
+  const most = Number.isInteger(statEpochs) && statEpochs >= 1 ? statEpochs - 1 : MAX_STAT_EPOCH;
+  if (Number.isInteger(statEpoch) && statEpoch >= 0 && statEpoch <= most) return null;
+  return `statEpoch must be an integer from 0 to ${most}, got ${shown(statEpoch)}`;
+}
+
+/** A value as a message shows it: a string quoted, so "3" is not read as the number 3. */
+function shown(value) {
+  try {
+    return typeof value === 'string' ? JSON.stringify(value) : String(value);
+  } catch {
+    return typeof value; // an object without a toString
+  }
 }
 
 export class BoaJob {
@@ -297,28 +320,34 @@ export class BoaJob {
    * taken because boa was unreachable or failing is kept, and the background poll (startPolling) sends
    * it again until boa takes it or a newer report replaces it.
    *
-   * A NaN or infinite statEpoch is not sent (warned the same way); a NaN or infinite workDoneSeconds
-   * (easily a loss-derived figure) is left out, warned, and the epoch reported.
+   * A statEpoch boa would refuse (NaN, infinite, not an integer, below 0, above the class's last
+   * statistical epoch) is not sent (warned the same way); a workDoneSeconds boa would refuse (NaN,
+   * infinite, below 0, above 1e9, not a number; easily a loss-derived figure) is left out, warned, and
+   * the epoch reported.
    */
   async report(statEpoch, workDoneSeconds) {
     // JSON has no NaN: JSON.stringify sent null, boa refused the whole report, and a bad work figure
     // lost the epoch with it (found in a trial, with the Python client). Both clients refuse them here.
-    if (nonFinite(statEpoch)) {
-      this.#warnReport(
-        `progress report not taken, training goes on: statEpoch must be a finite number, got ${statEpoch}: nothing sent`,
-      );
+    const epochWrong = epochProblem(statEpoch, this.#lastAllocation?.statEpochs);
+    if (epochWrong !== null) {
+      // Not sent, so not kept either: sent during an outage, it replaced the report kept to send again
+      // (5.5 or statEpochs itself "covers" 5), which boa then refused, and the epoch kept was lost
+      // (failure-mode review).
+      this.#warnReport(`progress report not taken, training goes on: ${epochWrong}: nothing sent`);
       return { ...(this.#lastAllocation ?? {}) };
     }
     const body = { statEpoch };
-    // boa refuses the whole report (400) for work below 0 or above 1e9 (src/api/bounds.ts), as for NaN.
+    // boa refuses the whole report (400) for work below 0 or above 1e9 (src/api/bounds.ts), as for NaN;
+    // a string ("3.5") too.
     if (
-      typeof workDoneSeconds === 'number' &&
-      !(workDoneSeconds >= 0 && workDoneSeconds <= MAX_WORK_SECONDS)
+      workDoneSeconds !== undefined &&
+      workDoneSeconds !== null &&
+      !(typeof workDoneSeconds === 'number' && workDoneSeconds >= 0 && workDoneSeconds <= MAX_WORK_SECONDS)
     ) {
       // The epoch is what widens or narrows the job; work is optional, so it goes without.
       const need = nonFinite(workDoneSeconds) ? 'a finite number' : `a number from 0 to ${MAX_WORK_SECONDS}`;
       this.#warnReport(
-        `workDoneSeconds must be ${need}, got ${workDoneSeconds}: statEpoch ${statEpoch} reported without it`,
+        `workDoneSeconds must be ${need}, got ${shown(workDoneSeconds)}: statEpoch ${statEpoch} reported without it`,
       );
     } else if (workDoneSeconds !== undefined && workDoneSeconds !== null)
       body.workDoneSeconds = workDoneSeconds;

@@ -79,6 +79,47 @@ def _non_finite(value):
     return real and not math.isfinite(value)
 
 
+# The highest statEpoch boa takes for any class (boa's BOUNDS.statEpoch).
+_MAX_STAT_EPOCH = 1000
+
+
+def _checked_epoch(stat_epoch, stat_epochs):
+    """The stat_epoch as sent (an int), and why boa would refuse it, or None: a NaN or infinity (which
+    JSON cannot carry), or not an integer from 0 to the class's last statistical epoch (boa's
+    BOUNDS.statEpoch while the client has not seen the class's). The same rules as the Node client's."""
+    if _non_finite(stat_epoch):
+        return stat_epoch, f"stat_epoch must be a finite number, got {stat_epoch!r}"
+    known = isinstance(stat_epochs, int) and not isinstance(stat_epochs, bool) and stat_epochs >= 1
+    most = stat_epochs - 1 if known else _MAX_STAT_EPOCH
+    # numpy's integers, and a float with no fraction (3.0, which JSON and boa read as 3), become int.
+    if isinstance(stat_epoch, numbers.Integral) and not isinstance(stat_epoch, bool):
+        value = int(stat_epoch)
+    elif isinstance(stat_epoch, numbers.Real) and float(stat_epoch).is_integer():
+        value = int(stat_epoch)
+    else:
+        value = None
+    if value is None or not 0 <= value <= most:
+        return stat_epoch, f"stat_epoch must be an integer from 0 to {most}, got {stat_epoch!r}"
+    return value, None
+
+
+def _checked_work(work_done_seconds):
+    """The work figure as sent (a float), and why boa would refuse it, or None: not a number (a string,
+    as the Node client), NaN, infinite, below 0 or above 1e9."""
+    try:
+        if isinstance(work_done_seconds, (str, bytes, bool)):
+            raise TypeError
+        work = float(work_done_seconds)
+    except (TypeError, ValueError, OverflowError):
+        # float() raised out of report(), and training stopped, on a figure it could not read.
+        shown = work_done_seconds
+        return None, f"work_done_seconds must be a number from 0 to {_MAX_WORK_SECONDS:g}, got {shown!r}"
+    if 0 <= work <= _MAX_WORK_SECONDS:
+        return work, None
+    need = "a finite number" if not math.isfinite(work) else f"a number from 0 to {_MAX_WORK_SECONDS:g}"
+    return None, f"work_done_seconds must be {need}, got {work!r}"
+
+
 def _mark_sigterm(path):
     """Under boa's local executor: tells it a SIGTERM reached the job, so an exit 0 after one boa did
     not send (`pkill python`) is a stop from outside, not the job's end."""
@@ -331,32 +372,30 @@ class BoaJob:
         taken because boa was unreachable or failing is kept, and the background poll (start_polling)
         sends it again until boa takes it or a newer report replaces it.
 
-        A NaN or infinite stat_epoch is not sent (logged the same way); a NaN or infinite
-        work_done_seconds (easily a loss-derived figure) is left out, logged, and the epoch reported."""
+        A stat_epoch boa would refuse (NaN, infinite, not an integer, below 0, above the class's last
+        statistical epoch) is not sent (logged the same way); a work_done_seconds boa would refuse (NaN,
+        infinite, below 0, above 1e9, not a number; easily a loss-derived figure) is left out, logged, and
+        the epoch reported."""
         # JSON has no NaN: json.dumps wrote the token NaN, boa answered "Malformed JSON" naming no field,
         # and a bad work figure lost the epoch with it (found in a trial). Refused here, as the Node client.
-        if _non_finite(stat_epoch):
-            self._warn_report(f"stat_epoch must be a finite number, got {stat_epoch!r}: nothing sent")
+        # Not sent, so not kept either: sent during an outage, an epoch boa refuses replaced the report
+        # kept to send again (5.5 or stat_epochs itself "covers" 5), and the epoch kept was lost
+        # (failure-mode review).
+        with self._lock:
+            known = (self._last_allocation or {}).get("statEpochs")
+        stat_epoch, problem = _checked_epoch(stat_epoch, known)
+        if problem:
+            self._warn_report(f"{problem}: nothing sent")
             with self._lock:
                 return dict(self._last_allocation or {})
-        # Sent as given, like the Node client: boa refuses a non-integer (400, field statEpoch), which
-        # truncating it here would hide. Integers that are not int (numpy's) become int for JSON.
-        if isinstance(stat_epoch, numbers.Integral) and not isinstance(stat_epoch, bool):
-            stat_epoch = int(stat_epoch)
         body = {"statEpoch": stat_epoch}
         if work_done_seconds is not None:
-            work = float(work_done_seconds)
-            # boa refuses the whole report (400) for work below 0 or above 1e9 (src/api/bounds.ts), as for NaN.
-            if 0 <= work <= _MAX_WORK_SECONDS:
+            work, problem = _checked_work(work_done_seconds)
+            if problem is None:
                 body["workDoneSeconds"] = work
             else:
                 # The epoch is what widens or narrows the job; work is optional, so it goes without.
-                need = "a finite number" if not math.isfinite(work) else f"a number from 0 to {_MAX_WORK_SECONDS:g}"
-                self._warn_report(
-                    f"work_done_seconds must be {need}, got {work!r}: "
-                    f"stat_epoch {stat_epoch!r} reported without it",
-                    taken=True,
-                )
+                self._warn_report(f"{problem}: stat_epoch {stat_epoch!r} reported without it", taken=True)
         # The generation this replica runs: a report landing after a rescale or restart (a retry, say)
         # then does not time the epoch it starts.
         if self.generation is not None:

@@ -1,0 +1,84 @@
+"""The failure-mode review's cases for boa_job.py, each also held for the Node client.
+
+Run by test/clients/failure-review.test.ts against a real boa service (BOA_TEST_URL), with the helpers
+of test_boa_job.py.
+"""
+
+import unittest
+
+from boa_job import BoaJob
+from test_boa_job import URL, api_get, control, executor_env, wait_until
+
+
+@unittest.skipUnless(URL, "BOA_TEST_URL is not set: run through test/clients/failure-review.test.ts")
+class FailureReviewTest(unittest.TestCase):
+    def setUp(self):
+        control("/__test/fail-next", {"count": 0})
+        control("/__test/requests")
+
+    def client(self, job, **options):
+        settings = dict(poll_seconds=0.05, backoff_seconds=0.01, retries=1, handle_sigterm=False,
+                        warn_every_seconds=0)
+        settings.update(options)
+        made = BoaJob.from_env(executor_env(job), **settings)
+        self.addCleanup(made.close)
+        return made
+
+    def view(self, job):
+        return api_get(f"/v1/jobs/{job['id']}", job["token"])
+
+    def posts(self, job):
+        return control("/__test/requests").get(f"POST /v1/jobs/{job['id']}/progress", 0)
+
+    def test_an_epoch_boa_would_refuse_is_not_sent_nor_kept_in_place_of_one_kept_in_an_outage(self):
+        job = control("/__test/job")
+        client = self.client(job)
+        most = client.allocation()["statEpochs"] - 1
+        control("/__test/fail-next", {"count": 2, "status": 503})  # the report and its one retry
+        with self.assertLogs("boa_job", "WARNING"):
+            client.report(2)  # kept, to send again
+        self.posts(job)
+        # Still down: each of these, sent, failed too and replaced the report kept (2.5 and most + 1
+        # are not below 2), which boa then refused: epoch 2 was lost.
+        control("/__test/fail-next", {"count": 8, "status": 503})
+        with self.assertLogs("boa_job", "WARNING") as logged:
+            for bad in (2.5, most + 1, -1, "3"):
+                self.assertEqual(client.report(bad), client.last_allocation)
+        self.assertEqual(self.posts(job), 0)
+        self.assertEqual(len(logged.output), 4)
+        self.assertIn(
+            f"progress report not taken, training goes on: stat_epoch must be an integer from 0 to {most}, "
+            "got 2.5: nothing sent",
+            logged.output[0],
+        )
+        self.assertIn(f"got {most + 1}: nothing sent", logged.output[1])
+        self.assertIn("got -1: nothing sent", logged.output[2])
+        self.assertIn("got '3': nothing sent", logged.output[3])
+        control("/__test/fail-next", {"count": 0})
+        client.start_polling()
+        self.assertTrue(wait_until(lambda: self.view(job)["statEpoch"] == 2, 10))
+        # A float with no fraction is an integer to boa (JSON's 3.0): taken, as in the Node client.
+        self.assertEqual(client.report(3.0)["statEpoch"], 3)
+
+    def test_a_work_figure_that_is_no_number_is_left_out_and_the_epoch_reported(self):
+        # float() raised out of report() for "abc" or 10**400, and training stopped; the Node client
+        # sent a string, which boa refused with the epoch.
+        job = control("/__test/job")
+        client = self.client(job)
+        with self.assertLogs("boa_job", "WARNING") as logged:
+            self.assertEqual(client.report(1, "abc")["statEpoch"], 1)
+            self.assertEqual(client.report(2, 10**400)["statEpoch"], 2)
+            self.assertEqual(client.report(3, "3.5")["statEpoch"], 3)
+        self.assertEqual(self.view(job)["statEpoch"], 3)
+        self.assertIn(
+            "work_done_seconds must be a number from 0 to 1e+09, got 'abc': stat_epoch 1 reported without it",
+            logged.output[0],
+        )
+        self.assertIn("got 1000000000000", logged.output[1])
+        self.assertIn("got '3.5': stat_epoch 3 reported without it", logged.output[2])
+        self.assertEqual(client.report(4, 7)["statEpoch"], 4)
+        self.assertEqual(self.view(job)["workDoneSeconds"], 7)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,122 @@
+import { resolve } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
+import { BoaJob } from '../../clients/node/boa-job.mjs';
+import { hasPython, killLeftovers, run } from './processes.ts';
+import { startServedBoa, type ServedBoa, type TestJob } from './served.ts';
+
+// The job clients' failure-mode review: a job's own values, boa's answers and the machine around it, as
+// a training job meets them. Each case is held for both clients (parity); the Python client's are in
+// clients/python/tests/test_failure_review.py, run at the end.
+
+const CLIENT_DIR = resolve(import.meta.dirname, '../../clients/python');
+
+let boa: ServedBoa;
+beforeAll(async () => {
+  boa = await startServedBoa();
+});
+afterAll(async () => {
+  await boa?.close();
+});
+const clients: BoaJob[] = [];
+afterEach(() => {
+  for (const c of clients.splice(0)) c.close();
+  boa.failNext(0);
+  killLeftovers();
+});
+
+/** Mutes (and records) the client's console.warn for the rest of the test. */
+function mutedWarnings() {
+  const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+  onTestFinished(() => warn.mockRestore());
+  return warn;
+}
+
+function client(job: TestJob, options: Record<string, unknown> = {}) {
+  const made = BoaJob.fromEnv(
+    {
+      BOA_URL: boa.url,
+      BOA_JOB_ID: String(job.id),
+      BOA_JOB_TOKEN: job.token,
+      BOA_GENERATION: String(job.generation),
+    },
+    {
+      pollSeconds: 0.05,
+      backoffSeconds: 0.01,
+      retries: 1,
+      handleSigterm: false,
+      warnEverySeconds: 0,
+      ...options,
+    },
+  );
+  clients.push(made);
+  return made;
+}
+
+async function until(predicate: () => boolean, seconds = 10) {
+  const deadline = Date.now() + seconds * 1000;
+  while (!predicate() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  return predicate();
+}
+
+const posts = (job: TestJob) => boa.takeRequests()[`POST /v1/jobs/${job.id}/progress`] ?? 0;
+const warned = (warn: ReturnType<typeof mutedWarnings>) => warn.mock.calls.map((call) => String(call[0]));
+
+describe('Node job client: what the training code gives report()', () => {
+  it('does not send an epoch boa would refuse, nor keep it in place of one kept in an outage', async () => {
+    const warn = mutedWarnings();
+    const job = await boa.makeJob();
+    const c = client(job);
+    const most = (await c.allocation()).statEpochs - 1;
+    boa.failNext(2, 503); // the report and its one retry
+    await c.report(2); // kept, to send again
+    posts(job);
+    warn.mockClear();
+    // Still down: each of these, sent, failed too and replaced the report kept (2.5 and most + 1 are not
+    // below 2), which boa then refused: epoch 2 was lost. A BigInt failed in JSON.stringify, which the
+    // client took for boa unreachable: retried, then kept.
+    boa.failNext(10, 503);
+    for (const bad of [2.5, most + 1, -1, '3', 3n])
+      expect(await c.report(bad as number)).toEqual(c.lastAllocation);
+    expect(posts(job)).toBe(0);
+    const prefix = `boa job ${job.id}: progress report not taken, training goes on: statEpoch must be an integer from 0 to ${most}, got`;
+    expect(warned(warn)).toEqual([
+      `${prefix} 2.5: nothing sent`,
+      `${prefix} ${most + 1}: nothing sent`,
+      `${prefix} -1: nothing sent`,
+      `${prefix} "3": nothing sent`,
+      `${prefix} 3: nothing sent`,
+    ]);
+    boa.failNext(0);
+    c.startPolling();
+    expect(await until(() => boa.job(job.id).statEpoch === 2)).toBe(true);
+  });
+
+  it('leaves out a work figure that is no number and reports the epoch', async () => {
+    // boa refused the whole report for a string, epoch and all; the Python client's float() raised.
+    const warn = mutedWarnings();
+    const job = await boa.makeJob();
+    const c = client(job);
+    expect((await c.report(1, '3.5' as unknown as number)).statEpoch).toBe(1);
+    expect(boa.job(job.id).statEpoch).toBe(1);
+    expect(warned(warn)).toEqual([
+      `boa job ${job.id}: workDoneSeconds must be a number from 0 to 1000000000, got "3.5": statEpoch 1 reported without it`,
+    ]);
+    expect((await c.report(2, 7)).statEpoch).toBe(2);
+    expect(boa.job(job.id).workDoneSeconds).toBe(7);
+  });
+});
+
+describe.skipIf(!hasPython)('Python job client: the same cases', () => {
+  it('passes test_failure_review.py against a real boa service', { timeout: 180_000 }, async () => {
+    const result = await run(
+      'python3',
+      ['-m', 'unittest', '-v', 'test_failure_review'],
+      { BOA_TEST_URL: boa.url, PYTHONPATH: CLIENT_DIR },
+      resolve(CLIENT_DIR, 'tests'),
+    );
+    if (result.status !== 0) console.error(result.out);
+    expect(result.status).toBe(0);
+    expect(result.out).toMatch(/Ran 2 tests/);
+    expect(result.out).not.toMatch(/skipped/);
+  });
+});
