@@ -694,9 +694,13 @@ class BoaJob:
             if self._sigterm:
                 timeout = min(timeout, self.sigterm_timeout_seconds)
             request = urllib.request.Request(self.url + path, data=data, headers=headers, method=method)
+            attempt_limit = _AttemptDeadline(timeout)
             try:
-                with _OPENER.open(request, timeout=timeout) as response:
-                    return _json_object(response.read(), self.url)
+                with attempt_limit.opener.open(request, timeout=timeout) as response:
+                    raw = response.read()
+                if attempt_limit.expired:
+                    raise TimeoutError  # the answer was cut off: not one to read
+                return _json_object(raw, self.url)
             except urllib.error.HTTPError as error:
                 failure = _http_error(error)
                 # 4xx is the request's fault and will not change by asking again; 429 asks to wait.
@@ -705,6 +709,8 @@ class BoaJob:
                 wait = _retry_after(error) or delay * (0.5 + random.random() / 2)
             except (urllib.error.URLError, OSError, http.client.HTTPException) as error:
                 # Refused, reset, timed out, a name not found: the service may be restarting, maybe elsewhere.
+                if attempt_limit.expired:
+                    error = TimeoutError()  # not the reset or short read the cut left
                 moved = self._follow_moved_url()
                 if last and not moved:
                     reason = _unreachable_reason(error, timeout)
@@ -712,6 +718,8 @@ class BoaJob:
                         f"boa at {self.url} not reachable after {self.retries + 1} attempts: {reason}", reason
                     ) from None
                 wait = delay * (0.5 + random.random() / 2)  # jitter: replicas do not retry in step
+            finally:
+                attempt_limit.stop()
             # After a SIGTERM the job has a grace period to checkpoint in: no retry, no wait (found in
             # review: a report retried against an unreachable boa held a SIGTERM up for 8-70 s).
             deadline = time.monotonic() + wait
@@ -832,7 +840,83 @@ def _redirect_refused(method, url, code, to, same_host):
     )
 
 
-_OPENER = urllib.request.build_opener(_TokenKeepingRedirects)
+def _shut(sock):
+    try:
+        # The plain socket's: an SSLSocket's own shutdown drops its TLS state under a reader.
+        socket.socket.shutdown(sock, socket.SHUT_RDWR)
+    except OSError:
+        pass  # closed meanwhile
+
+
+class _Tracking:
+    """A urllib handler that hands the sockets it connects to an _AttemptDeadline, to cut."""
+
+    def __init__(self, deadline, **kwargs):
+        super().__init__(**kwargs)
+        self._deadline = deadline
+
+    def do_open(self, http_class, req, **kwargs):
+        deadline = self._deadline
+
+        def connection(*args, **options):
+            made = http_class(*args, **options)
+            connect = made.connect
+
+            def tracked_connect():
+                connect()
+                # Kept here: urllib drops the connection's own reference once the headers are read.
+                deadline.track(made.sock)
+
+            made.connect = tracked_connect
+            return made
+
+        return super().do_open(connection, req, **kwargs)
+
+
+class _TrackedHTTPHandler(_Tracking, urllib.request.HTTPHandler):
+    pass
+
+
+_TRACKED = [_TrackedHTTPHandler]
+if hasattr(urllib.request, "HTTPSHandler"):  # a Python built without ssl has none
+
+    class _TrackedHTTPSHandler(_Tracking, urllib.request.HTTPSHandler):
+        pass
+
+    _TRACKED.append(_TrackedHTTPSHandler)
+
+
+class _AttemptDeadline:
+    """One attempt's whole time limit, as the Node client's AbortSignal.timeout. urllib's timeout bounds
+    each socket operation, not the request: a server (a proxy) sending its answer a byte at a time held
+    a request, and the training loop that made it, as long as it liked (failure-mode review: 30 s for a
+    1 s timeout). At the deadline the attempt's sockets are shut down, which ends a blocked read."""
+
+    def __init__(self, seconds):
+        self.expired = False
+        self._sockets = []
+        self._lock = threading.Lock()
+        self.opener = urllib.request.build_opener(_TokenKeepingRedirects, *(handler(self) for handler in _TRACKED))
+        self._timer = threading.Timer(seconds, self._cut)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def track(self, sock):
+        with self._lock:
+            self._sockets.append(sock)
+            expired = self.expired
+        if expired:  # connected just as the time ran out
+            _shut(sock)
+
+    def _cut(self):
+        with self._lock:
+            self.expired = True
+            sockets = list(self._sockets)
+        for sock in sockets:
+            _shut(sock)
+
+    def stop(self):
+        self._timer.cancel()
 
 
 # boa's answer to a report for a job that is no longer waiting or running.

@@ -1,6 +1,7 @@
+import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
-import { BoaJob } from '../../clients/node/boa-job.mjs';
+import { BoaJob, BoaUnavailable } from '../../clients/node/boa-job.mjs';
 import { hasPython, killLeftovers, run } from './processes.ts';
 import { startServedBoa, type ServedBoa, type TestJob } from './served.ts';
 
@@ -18,11 +19,42 @@ afterAll(async () => {
   await boa?.close();
 });
 const clients: BoaJob[] = [];
-afterEach(() => {
+const servers: { server: Server; sockets: Set<Socket> }[] = [];
+afterEach(async () => {
   for (const c of clients.splice(0)) c.close();
   boa.failNext(0);
   killLeftovers();
+  for (const { server, sockets } of servers.splice(0)) {
+    for (const socket of sockets) socket.destroy();
+    await new Promise((closed) => server.close(closed));
+  }
 });
+
+/**
+ * A server (a proxy gone wrong) that answers a byte every 200 ms for a minute: its headers, or after
+ * them its body. Every read gets a byte well within a client's timeout. Returns its URL.
+ */
+async function dripping(part: 'headers' | 'body'): Promise<string> {
+  const sockets = new Set<Socket>();
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('error', () => {});
+    socket.once('data', () => {
+      if (part === 'body')
+        socket.write('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 300\r\n\r\n');
+      else socket.write('HTTP/1.1 200 OK\r\nx-slow: ');
+      const timer = setInterval(() => socket.writable && socket.write(' '), 200);
+      setTimeout(() => clearInterval(timer), 60_000).unref();
+      socket.on('close', () => {
+        clearInterval(timer);
+        sockets.delete(socket);
+      });
+    });
+  });
+  servers.push({ server, sockets });
+  await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
 
 /** Mutes (and records) the client's console.warn for the rest of the test. */
 function mutedWarnings() {
@@ -106,6 +138,31 @@ describe('Node job client: what the training code gives report()', () => {
   });
 });
 
+describe('Node job client: an answer that never ends', () => {
+  it.each(['headers', 'body'] as const)(
+    'a request answered a byte at a time (%s) gives up at its timeout, not when the server stops',
+    async (part) => {
+      const c = new BoaJob({
+        url: await dripping(part),
+        jobId: 1,
+        token: 't',
+        timeoutSeconds: 1,
+        retries: 0,
+        handleSigterm: false,
+      });
+      clients.push(c);
+      const started = performance.now();
+      const error = await c.allocation().then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(BoaUnavailable);
+      expect((error as BoaUnavailable).reason).toBe('timed out after 1 s');
+      expect(performance.now() - started).toBeLessThan(10_000);
+    },
+  );
+});
+
 describe.skipIf(!hasPython)('Python job client: the same cases', () => {
   it('passes test_failure_review.py against a real boa service', { timeout: 180_000 }, async () => {
     const result = await run(
@@ -116,7 +173,7 @@ describe.skipIf(!hasPython)('Python job client: the same cases', () => {
     );
     if (result.status !== 0) console.error(result.out);
     expect(result.status).toBe(0);
-    expect(result.out).toMatch(/Ran 2 tests/);
+    expect(result.out).toMatch(/Ran 3 tests/);
     expect(result.out).not.toMatch(/skipped/);
   });
 });

@@ -4,10 +4,48 @@ Run by test/clients/failure-review.test.ts against a real boa service (BOA_TEST_
 of test_boa_job.py.
 """
 
+import socket
+import threading
+import time
 import unittest
 
-from boa_job import BoaJob
+from boa_job import BoaJob, BoaUnavailable
 from test_boa_job import URL, api_get, control, executor_env, wait_until
+
+
+def dripping(test, part):
+    """A server (a proxy gone wrong) that answers a byte every 200 ms for a minute: its headers, or
+    after them its body. Every read gets a byte well within a client's timeout. Returns its URL."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    done = threading.Event()
+
+    def drip(conn):
+        with conn:
+            try:
+                conn.recv(65536)
+                if part == "body":
+                    conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 300\r\n\r\n")
+                else:
+                    conn.sendall(b"HTTP/1.1 200 OK\r\nX-Slow: ")
+                for _ in range(300):
+                    if done.wait(0.2):
+                        return
+                    conn.sendall(b" ")
+            except OSError:
+                pass  # the client hung up
+
+    def accept():
+        while not done.is_set():
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=drip, args=(conn,), daemon=True).start()
+
+    threading.Thread(target=accept, daemon=True).start()
+    test.addCleanup(listener.close)
+    test.addCleanup(done.set)
+    return f"http://127.0.0.1:{listener.getsockname()[1]}"
 
 
 @unittest.skipUnless(URL, "BOA_TEST_URL is not set: run through test/clients/failure-review.test.ts")
@@ -78,6 +116,19 @@ class FailureReviewTest(unittest.TestCase):
         self.assertIn("got '3.5': stat_epoch 3 reported without it", logged.output[2])
         self.assertEqual(client.report(4, 7)["statEpoch"], 4)
         self.assertEqual(self.view(job)["workDoneSeconds"], 7)
+
+    def test_a_request_whose_answer_comes_a_byte_at_a_time_gives_up_at_its_timeout(self):
+        # urllib's timeout is each read's: a byte every 200 ms held a request with a 1 s timeout for as
+        # long as the server went on (30 s in the review); the Node client's timeout is the request's.
+        for part in ("headers", "body"):
+            with self.subTest(part=part):
+                client = BoaJob(dripping(self, part), 1, "t", timeout_seconds=1, retries=0, handle_sigterm=False)
+                self.addCleanup(client.close)
+                started = time.monotonic()
+                with self.assertRaises(BoaUnavailable) as raised:
+                    client.allocation()
+                self.assertEqual(raised.exception.reason, "timed out after 1 s")
+                self.assertLess(time.monotonic() - started, 10)
 
 
 if __name__ == "__main__":
