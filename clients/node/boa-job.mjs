@@ -12,7 +12,7 @@
 // Under boa's executor, which starts the next generation; a self-launched job waits for GPUs and
 // carries on instead. See docs/client.md for both, and the protocol.
 
-/* global process, console, fetch, AbortSignal, URL, setTimeout, clearTimeout */
+/* global process, console, fetch, AbortSignal, URL, setTimeout, clearTimeout, performance */
 import { readFileSync, writeFileSync } from 'node:fs';
 
 /**
@@ -405,7 +405,7 @@ export class BoaJob {
 
   #warnReport(message) {
     // A training loop reports every epoch: one line a while, not one per report.
-    const now = Date.now();
+    const now = performance.now();
     if (this.#reportWarnedAt === null || now - this.#reportWarnedAt >= this.warnEverySeconds * 1000) {
       this.#reportWarnedAt = now;
       console.warn(`boa job ${this.jobId}: ${message}`);
@@ -430,7 +430,9 @@ export class BoaJob {
    * such poll and then at most every warnEverySeconds.
    */
   async waitForWidth(timeoutSeconds) {
-    const deadline = timeoutSeconds === undefined ? Infinity : Date.now() + timeoutSeconds * 1000;
+    // The monotonic clock, as Python's time.monotonic, here and for the warnings' spacing: a wall clock
+    // stepped back (NTP, a VM resumed) held this wait, and silenced the warnings, as long as the step.
+    const deadline = timeoutSeconds === undefined ? Infinity : performance.now() + timeoutSeconds * 1000;
     for (;;) {
       let alloc = {};
       let trouble = null;
@@ -457,7 +459,7 @@ export class BoaJob {
         }
         return alloc;
       }
-      const wait = Math.min(this.pollSeconds * 1000, deadline - Date.now());
+      const wait = Math.min(this.pollSeconds * 1000, deadline - performance.now());
       if (wait <= 0) {
         const last = trouble === null ? '' : ` (last poll: ${trouble.message})`;
         throw new BoaError(`job ${this.jobId} got no GPUs within ${timeoutSeconds} s${last}`);
@@ -476,7 +478,7 @@ export class BoaJob {
       this.#warnedAt = null;
       return;
     }
-    const now = Date.now();
+    const now = performance.now();
     if (this.#warnedAt !== null && now - this.#warnedAt < this.warnEverySeconds * 1000) return;
     this.#warnedAt = now;
     console.warn(

@@ -163,6 +163,43 @@ describe('Node job client: an answer that never ends', () => {
   );
 });
 
+describe('Node job client: the wall clock stepped back (NTP, a VM resumed)', () => {
+  /** Date.now from here on, moved by `skew` ms (the client under test must not care). */
+  function steppableClock() {
+    const realNow = Date.now.bind(Date);
+    const clock = { skew: 0 };
+    const spy = vi.spyOn(Date, 'now').mockImplementation(() => realNow() + clock.skew);
+    onTestFinished(() => spy.mockRestore());
+    return clock;
+  }
+
+  it('neither holds a wait for GPUs past its timeout nor silences the warnings for the step', async () => {
+    // Python's client reads time.monotonic; Node's read Date.now, and waited an hour more.
+    const warn = mutedWarnings();
+    const job = await boa.makeJob(false); // waiting: width 0
+    const c = client(job, { warnEverySeconds: 0.3 });
+    const clock = steppableClock();
+    const started = performance.now();
+    const waiting = c.waitForWidth(0.5).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    clock.skew = -3_600_000;
+    const settled = await Promise.race([
+      waiting,
+      new Promise((r) => setTimeout(() => r('still waiting'), 15_000)),
+    ]);
+    expect(String(settled)).toMatch(/got no GPUs within 0.5 s/);
+    expect(performance.now() - started).toBeLessThan(15_000);
+
+    await c.report(Number.NaN); // warned, nothing sent
+    clock.skew -= 3_600_000;
+    await new Promise((r) => setTimeout(r, 400));
+    await c.report(Number.NaN); // warnEverySeconds later: warned again
+    expect(warned(warn).filter((line) => /must be a finite number/.test(line))).toHaveLength(2);
+  });
+});
+
 describe.skipIf(!hasPython)('Python job client: the same cases', () => {
   it('passes test_failure_review.py against a real boa service', { timeout: 180_000 }, async () => {
     const result = await run(
