@@ -135,6 +135,36 @@ function shown(value) {
   }
 }
 
+/**
+ * A job id (from 1) or generation (from 0) as a number: a number, or a string of digits. Anything else
+ * requested another job's routes (1.5, "abc" as NaN), or was retried as boa refusing. The same rules as
+ * the Python client's.
+ */
+function checkedId(name, value, least = 1) {
+  const number = typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value) : value;
+  if (Number.isSafeInteger(number) && number >= least) return number;
+  throw new BoaConfigError(`${name} must be a whole number from ${least}, got ${shown(value)}`);
+}
+
+/**
+ * Refuses options no request can work with: a negative retries retried for ever (the count never
+ * reached it), a pollSeconds of 0 polled boa in a busy loop, a timeout of 0 failed every request.
+ */
+function checkOptions(options) {
+  for (const [name, value] of Object.entries(options)) {
+    const positive = /^(pollSeconds|timeoutSeconds|sigtermTimeoutSeconds)$/.test(name);
+    const ok =
+      name === 'retries'
+        ? Number.isSafeInteger(value) && value >= 0
+        : typeof value === 'number' && Number.isFinite(value) && (positive ? value > 0 : value >= 0);
+    if (!ok) {
+      const allowed =
+        name === 'retries' ? 'a whole number from 0' : positive ? 'a number above 0' : 'a number from 0';
+      throw new BoaConfigError(`${name} must be ${allowed}, got ${shown(value)}`);
+    }
+  }
+}
+
 export class BoaJob {
   #stopReason = null;
   #sigterm = false;
@@ -185,7 +215,7 @@ export class BoaJob {
         throw new BoaConfigError(`${name} is required`);
     checkUrl('url', url);
     this.url = String(url).replace(/\/+$/, '');
-    this.jobId = Number(jobId);
+    this.jobId = checkedId('jobId', jobId);
     // boa's tokens are base64url: surrounding whitespace (a token read from a file or a Secret with its
     // newline) is dropped, and anything else that cannot go in a header is refused here, never echoed.
     this.token = String(token).trim();
@@ -194,10 +224,20 @@ export class BoaJob {
         'the job token (BOA_JOB_TOKEN) must be one word of printable ASCII (not shown)',
       );
     // null until a self-launched job learns it from its first non-zero allocation.
-    this.generation = generation === undefined || generation === null ? null : Number(generation);
+    this.generation =
+      generation === undefined || generation === null ? null : checkedId('generation', generation, 0);
     // BOA_GENERATION is set only by boa's executor, which stops the replicas it no longer wants itself.
     this.#runByExecutor = this.generation !== null;
     this.env = { ...env };
+    checkOptions({
+      pollSeconds,
+      timeoutSeconds,
+      sigtermTimeoutSeconds,
+      retries,
+      backoffSeconds,
+      maxBackoffSeconds,
+      warnEverySeconds,
+    });
     Object.assign(this, {
       pollSeconds,
       timeoutSeconds,
@@ -236,9 +276,11 @@ export class BoaJob {
     checkUrl('BOA_URL', env.BOA_URL);
     const job = new BoaJob({
       url: env.BOA_URL,
-      jobId: envInt(env, 'BOA_JOB_ID'),
+      jobId: checkedId('BOA_JOB_ID', envInt(env, 'BOA_JOB_ID')),
       token: env.BOA_JOB_TOKEN,
-      generation: envInt(env, 'BOA_GENERATION', null),
+      generation: ((g) => (g === null ? null : checkedId('BOA_GENERATION', g, 0)))(
+        envInt(env, 'BOA_GENERATION', null),
+      ),
       env,
       ...options,
     });

@@ -120,6 +120,36 @@ def _checked_work(work_done_seconds):
     return None, f"work_done_seconds must be {need}, got {work!r}"
 
 
+def _checked_id(name, value, least=1, optional=False):
+    """A job id (from 1) or generation (from 0) as an int: an int, or a string of digits. Anything else
+    requested another job's routes (int(1.5) is 1) or raised a ValueError naming nothing. The same
+    rules as the Node client's."""
+    if value is None and optional:
+        return None
+    number = value
+    if isinstance(value, str) and re.fullmatch(r"[0-9]+", value.strip()):
+        number = int(value)
+    if isinstance(number, numbers.Integral) and not isinstance(number, bool) and number >= least:
+        return int(number)
+    raise BoaConfigError(f"{name} must be a whole number from {least}, got {value!r}")
+
+
+def _checked_option(name, value, positive=False):
+    """A number of seconds: above 0 for a poll or a timeout (0 polled boa in a busy loop, failed every
+    request), else from 0."""
+    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
+    if ok and (value > 0 if positive else value >= 0):
+        return float(value)
+    raise BoaConfigError(f"{name} must be {'a number above 0' if positive else 'a number from 0'}, got {value!r}")
+
+
+def _checked_retries(value):
+    # A negative count was never reached: retried for ever.
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool) and value >= 0:
+        return int(value)
+    raise BoaConfigError(f"retries must be a whole number from 0, got {value!r}")
+
+
 def _mark_sigterm(path):
     """Under boa's local executor: tells it a SIGTERM reached the job, so an exit 0 after one boa did
     not send (`pkill python`) is a stop from outside, not the job's end."""
@@ -211,7 +241,7 @@ class BoaJob:
                 raise BoaConfigError(f"{name} is required")
         _check_url("url", url)
         self.url = str(url).rstrip("/")
-        self.job_id = int(job_id)
+        self.job_id = _checked_id("job_id", job_id)
         # boa's tokens are base64url: surrounding whitespace (a token read from a file or a Secret with its
         # newline; http.client refused it with a ValueError naming the token) is dropped, and anything else
         # that cannot go in a header is refused here, never echoed.
@@ -219,17 +249,18 @@ class BoaJob:
         if not re.fullmatch(r"[\x21-\x7e]+", self.token):
             raise BoaConfigError("the job token (BOA_JOB_TOKEN) must be one word of printable ASCII (not shown)")
         # None until a self-launched job learns it from its first non-zero allocation.
-        self.generation = None if generation is None else int(generation)
+        self.generation = None if generation is None else _checked_id("generation", generation, 0)
         # BOA_GENERATION is set only by boa's executor, which stops the replicas it no longer wants itself.
         self._run_by_executor = self.generation is not None
         self.env = dict(os.environ if env is None else env)
-        self.poll_seconds = float(poll_seconds)
-        self.timeout_seconds = float(timeout_seconds)
-        self.sigterm_timeout_seconds = float(sigterm_timeout_seconds)
-        self.retries = int(retries)
-        self.backoff_seconds = float(backoff_seconds)
-        self.max_backoff_seconds = float(max_backoff_seconds)
-        self.warn_every_seconds = float(warn_every_seconds)
+        self.poll_seconds = _checked_option("poll_seconds", poll_seconds, positive=True)
+        self.timeout_seconds = _checked_option("timeout_seconds", timeout_seconds, positive=True)
+        self.sigterm_timeout_seconds = _checked_option("sigterm_timeout_seconds", sigterm_timeout_seconds,
+                                                       positive=True)
+        self.retries = _checked_retries(retries)
+        self.backoff_seconds = _checked_option("backoff_seconds", backoff_seconds)
+        self.max_backoff_seconds = _checked_option("max_backoff_seconds", max_backoff_seconds)
+        self.warn_every_seconds = _checked_option("warn_every_seconds", warn_every_seconds)
         # When wait_for_width last warned that boa is unreachable or failing; None: not since it answered.
         self._warned_at = None
         # When report() last warned that a report was not taken.
@@ -274,9 +305,9 @@ class BoaJob:
         _check_url("BOA_URL", env["BOA_URL"])
         job = cls(
             env["BOA_URL"],
-            _env_int(env, "BOA_JOB_ID"),
+            _checked_id("BOA_JOB_ID", _env_int(env, "BOA_JOB_ID")),
             env["BOA_JOB_TOKEN"],
-            _env_int(env, "BOA_GENERATION"),
+            _checked_id("BOA_GENERATION", _env_int(env, "BOA_GENERATION"), 0, optional=True),
             env=env,
             **options,
         )

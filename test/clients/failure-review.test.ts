@@ -1,7 +1,7 @@
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
-import { BoaJob, BoaUnavailable } from '../../clients/node/boa-job.mjs';
+import { BoaConfigError, BoaJob, BoaUnavailable } from '../../clients/node/boa-job.mjs';
 import { hasPython, killLeftovers, run } from './processes.ts';
 import { startServedBoa, type ServedBoa, type TestJob } from './served.ts';
 
@@ -138,6 +138,43 @@ describe('Node job client: what the training code gives report()', () => {
   });
 });
 
+describe('Node job client: a job id, generation or option no request can work with', () => {
+  const made = (options: Record<string, unknown>) => () =>
+    new BoaJob({ url: boa.url, jobId: 3, token: 't', handleSigterm: false, ...options });
+  const env = (more: Record<string, string>) => () =>
+    BoaJob.fromEnv(
+      { BOA_URL: boa.url, BOA_JOB_ID: '3', BOA_JOB_TOKEN: 't', ...more },
+      { handleSigterm: false },
+    );
+
+  it('is refused when the client is made, naming it and what is allowed', () => {
+    // Before: jobId "abc" requested /v1/jobs/NaN, BOA_JOB_ID=0 or -3 reached boa as a refused job, a
+    // negative retries retried for ever, pollSeconds 0 polled boa in a busy loop, a timeout of 0 failed
+    // every request as "unreachable".
+    const cases: [() => unknown, string][] = [
+      [made({ jobId: 'abc' }), 'jobId must be a whole number from 1, got "abc"'],
+      [made({ jobId: 1.5 }), 'jobId must be a whole number from 1, got 1.5'],
+      [made({ generation: -1 }), 'generation must be a whole number from 0, got -1'],
+      [env({ BOA_JOB_ID: '0' }), 'BOA_JOB_ID must be a whole number from 1, got 0'],
+      [env({ BOA_JOB_ID: '-3' }), 'BOA_JOB_ID must be a whole number from 1, got -3'],
+      [env({ BOA_GENERATION: '-1' }), 'BOA_GENERATION must be a whole number from 0, got -1'],
+      [made({ retries: -1 }), 'retries must be a whole number from 0, got -1'],
+      [made({ pollSeconds: 0 }), 'pollSeconds must be a number above 0, got 0'],
+      [made({ timeoutSeconds: Number.NaN }), 'timeoutSeconds must be a number above 0, got NaN'],
+      [made({ backoffSeconds: -1 }), 'backoffSeconds must be a number from 0, got -1'],
+      [made({ warnEverySeconds: '60' }), 'warnEverySeconds must be a number from 0, got "60"'],
+    ];
+    for (const [make, message] of cases) {
+      expect(make).toThrow(BoaConfigError);
+      expect(make).toThrow(message);
+    }
+    // What was taken still is: a string of digits, 0 retries, no warning spacing.
+    const c = made({ jobId: '3', generation: '0', retries: 0, warnEverySeconds: 0 })();
+    clients.push(c as BoaJob);
+    expect([(c as BoaJob).jobId, (c as BoaJob).generation]).toEqual([3, 0]);
+  });
+});
+
 describe('Node job client: an answer that never ends', () => {
   it.each(['headers', 'body'] as const)(
     'a request answered a byte at a time (%s) gives up at its timeout, not when the server stops',
@@ -210,7 +247,7 @@ describe.skipIf(!hasPython)('Python job client: the same cases', () => {
     );
     if (result.status !== 0) console.error(result.out);
     expect(result.status).toBe(0);
-    expect(result.out).toMatch(/Ran 3 tests/);
+    expect(result.out).toMatch(/Ran 4 tests/);
     expect(result.out).not.toMatch(/skipped/);
   });
 });

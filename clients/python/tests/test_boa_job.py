@@ -190,7 +190,10 @@ class BoaJobTest(unittest.TestCase):
         for raw in (" 4", "4 ", "+4", "4_0", "\u0664", "4.0"):
             with self.subTest(raw=raw), self.assertRaisesRegex(BoaConfigError, "BOA_GENERATION must be an integer"):
                 BoaJob.from_env({**env, "BOA_GENERATION": raw}, handle_sigterm=False)
-        self.assertEqual(BoaJob.from_env({**env, "BOA_GENERATION": "-2"}, handle_sigterm=False).generation, -2)
+        self.assertEqual(BoaJob.from_env({**env, "BOA_GENERATION": "7"}, handle_sigterm=False).generation, 7)
+        # An integer, but no generation (boa refused every report sending it): test_failure_review.py.
+        with self.assertRaisesRegex(BoaConfigError, "BOA_GENERATION must be a whole number from 0, got -2"):
+            BoaJob.from_env({**env, "BOA_GENERATION": "-2"}, handle_sigterm=False)
 
     def test_an_empty_master_addr_is_read_as_unset_as_the_node_client_reads_it(self):
         env = {"BOA_URL": URL, "BOA_JOB_ID": "3", "BOA_JOB_TOKEN": "t"}

@@ -9,7 +9,7 @@ import threading
 import time
 import unittest
 
-from boa_job import BoaJob, BoaUnavailable
+from boa_job import BoaConfigError, BoaJob, BoaUnavailable
 from test_boa_job import URL, api_get, control, executor_env, wait_until
 
 
@@ -129,6 +129,42 @@ class FailureReviewTest(unittest.TestCase):
                     client.allocation()
                 self.assertEqual(raised.exception.reason, "timed out after 1 s")
                 self.assertLess(time.monotonic() - started, 10)
+
+    def test_a_job_id_generation_or_option_no_request_can_work_with_is_refused_by_name(self):
+        # Before: int(1.5) made job 1's client, "abc" raised a ValueError naming nothing, BOA_JOB_ID=0 or
+        # -3 reached boa as a refused job, retries=-1 retried for ever, poll_seconds=0 polled boa in a
+        # busy loop, timeout_seconds=0 failed every request as "unreachable".
+        def made(**options):
+            settings = dict(url=URL, job_id=3, token="t", handle_sigterm=False)
+            settings.update(options)
+            return lambda: BoaJob(**settings)
+
+        def env(**more):
+            values = {"BOA_URL": URL, "BOA_JOB_ID": "3", "BOA_JOB_TOKEN": "t", **more}
+            return lambda: BoaJob.from_env(values, handle_sigterm=False)
+
+        cases = [
+            (made(job_id="abc"), "job_id must be a whole number from 1, got 'abc'"),
+            (made(job_id=1.5), "job_id must be a whole number from 1, got 1.5"),
+            (made(generation=-1), "generation must be a whole number from 0, got -1"),
+            (env(BOA_JOB_ID="0"), "BOA_JOB_ID must be a whole number from 1, got 0"),
+            (env(BOA_JOB_ID="-3"), "BOA_JOB_ID must be a whole number from 1, got -3"),
+            (env(BOA_GENERATION="-1"), "BOA_GENERATION must be a whole number from 0, got -1"),
+            (made(retries=-1), "retries must be a whole number from 0, got -1"),
+            (made(poll_seconds=0), "poll_seconds must be a number above 0, got 0"),
+            (made(timeout_seconds=float("nan")), "timeout_seconds must be a number above 0, got nan"),
+            (made(backoff_seconds=-1), "backoff_seconds must be a number from 0, got -1"),
+            (made(warn_every_seconds="60"), "warn_every_seconds must be a number from 0, got '60'"),
+        ]
+        for make, message in cases:
+            with self.subTest(message=message):
+                with self.assertRaises(BoaConfigError) as raised:
+                    make()
+                self.assertEqual(str(raised.exception), message)
+        # What was taken still is: a string of digits, 0 retries, no warning spacing.
+        client = made(job_id="3", generation="0", retries=0, warn_every_seconds=0)()
+        self.addCleanup(client.close)
+        self.assertEqual((client.job_id, client.generation), (3, 0))
 
 
 if __name__ == "__main__":
