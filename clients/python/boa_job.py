@@ -970,7 +970,10 @@ def _passing(error):
 
 
 def _retry_after(error):
+    """Retry-After in seconds, at most 60; None for none, or one not above 0, as the Node client reads
+    it: -5 or nan was no wait at all, and the retries went at once (failure-mode review)."""
     try:
-        return min(float(error.headers.get("Retry-After", "")), 60.0)
+        seconds = float(error.headers.get("Retry-After", ""))
     except (TypeError, ValueError):
         return None
+    return min(seconds, 60.0) if seconds > 0 else None

@@ -175,6 +175,17 @@ describe('Node job client: a job id, generation or option no request can work wi
   });
 });
 
+describe('Node job client: a Retry-After not above 0', () => {
+  it('is waited as the backoff, not taken for no wait (as the Python client now does)', async () => {
+    const job = await boa.makeJob();
+    const c = client(job, { backoffSeconds: 1 });
+    boa.failNext(1, 503, -5);
+    const started = performance.now();
+    await c.allocation(); // the 503, then its retry, taken
+    expect(performance.now() - started).toBeGreaterThanOrEqual(500); // the backoff's least, with jitter
+  });
+});
+
 describe('Node job client: an answer that never ends', () => {
   it.each(['headers', 'body'] as const)(
     'a request answered a byte at a time (%s) gives up at its timeout, not when the server stops',
@@ -247,7 +258,7 @@ describe.skipIf(!hasPython)('Python job client: the same cases', () => {
     );
     if (result.status !== 0) console.error(result.out);
     expect(result.status).toBe(0);
-    expect(result.out).toMatch(/Ran 4 tests/);
+    expect(result.out).toMatch(/Ran 5 tests/);
     expect(result.out).not.toMatch(/skipped/);
   });
 });

@@ -166,6 +166,17 @@ class FailureReviewTest(unittest.TestCase):
         self.addCleanup(client.close)
         self.assertEqual((client.job_id, client.generation), (3, 0))
 
+    def test_a_retry_after_not_above_0_is_waited_as_the_backoff(self):
+        # Read as a wait of -5 s (none) the retries went at once; the Node client backs off.
+        job = control("/__test/job")
+        client = self.client(job, backoff_seconds=1.0)
+        for header in (-5, "nan"):
+            with self.subTest(header=header):
+                control("/__test/fail-next", {"count": 1, "status": 503, "retryAfter": header})
+                started = time.monotonic()
+                client.allocation()  # the 503, then its retry, taken
+                self.assertGreaterEqual(time.monotonic() - started, 0.5)  # the backoff's least, with jitter
+
 
 if __name__ == "__main__":
     unittest.main()
