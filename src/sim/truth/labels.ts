@@ -37,7 +37,10 @@ export function kindOf(isolatedSeconds: number, thresholdSeconds = INTERACTIVE_S
  * t4 rate. A width no batch fits is narrowed until one does (a request above the class's maximum).
  */
 export function isolatedSeconds(truth: JobTruth, width: number, gpusPerNode: number, speed = 1): number {
-  for (let w = Math.max(1, width); w >= 1; w--) {
+  // Wider than this, not even the smallest per-GPU batch fits the class's largest batch (goodput.ts),
+  // so the narrowing starts here: one width at a time from a trace's num_replicas of 100000 took minutes.
+  const widest = Math.floor(truth.spec.maxBatch / truth.spec.minLocalBsz);
+  for (let w = Math.max(1, Math.min(width, widest)); w >= 1; w--) {
     const seconds = secondsToProgress(truth, packedPlacement(w, gpusPerNode), 0, truth.totalProgress);
     if (Number.isFinite(seconds)) return seconds / speed;
   }
