@@ -2,13 +2,13 @@
  * Writes a synthetic workload trace (the Pollux workload CSV format) with bursty arrivals.
  *   npm run -s gen-trace -- --jobs N --hours H --mix app:pct,... --scv C2 --seed S [--out FILE]
  */
-import { formatTraceCsv, generateTrace } from '../src/sim/trace-gen/generate.ts';
+import { formatTraceCsv, generateTrace, MAX_TRACE_JOBS } from '../src/sim/trace-gen/generate.ts';
 import { emit, runMain, scriptProgram } from './lib/inputs.ts';
 import { asUsage, numberOption, parseMix, seedOption } from './lib/sim-args.ts';
 
 const program = scriptProgram('gen-trace')
   .description('Synthetic workload trace: N jobs over H hours, an application mix, arrivals of a given SCV')
-  .requiredOption('--jobs <n>', 'number of jobs (>= 2)')
+  .requiredOption('--jobs <n>', `number of jobs (2 to ${MAX_TRACE_JOBS})`)
   .requiredOption('--hours <h>', 'span of the arrivals in hours (first at 0, last at H)')
   .requiredOption('--mix <list>', 'app:percent pairs, e.g. cifar10:50.42,bert:21.67 (normalised)')
   .option('--scv <c2>', 'squared coefficient of variation of inter-arrival times (1 = Poisson)', '1')
@@ -26,7 +26,7 @@ await runMain(() => {
     out?: string;
   }>();
   const spec = {
-    jobs: numberOption(opts.jobs, '--jobs', { min: 2, integer: true }),
+    jobs: numberOption(opts.jobs, '--jobs', { min: 2, integer: true, below: MAX_TRACE_JOBS + 1 }),
     hours: numberOption(opts.hours, '--hours', { min: 0, exclusiveMin: true }),
     mix: parseMix(opts.mix),
     scv: numberOption(opts.scv, '--scv', { min: 0 }),
