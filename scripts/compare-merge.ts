@@ -5,7 +5,7 @@
  *   npm run -s compare-merge -- --into DIR --from NEWDIR [--apps a,b]
  * `--apps` only names the application subset in the chart titles, as compare does.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   type AtPaidRow,
@@ -120,14 +120,19 @@ await runMain(async () => {
         ...(row.minimumMultiple === undefined ? {} : { minimumMultiple: row.minimumMultiple }),
       }))
     : undefined;
-  await writeRunOutputs(opts.into, rows, opts.apps, points);
+  const table = points === undefined ? undefined : atPaid(rows, points);
+  await writeRunOutputs(
+    opts.into,
+    rows,
+    opts.apps,
+    points,
+    table === undefined ? undefined : `${JSON.stringify(table, null, 2)}\n`,
+  );
   process.stdout.write(`replaced ${[...replaced].join(', ')} in ${opts.into}\n`);
-  if (points === undefined) {
+  if (table === undefined) {
     process.stdout.write(`(no at-paid.json in ${opts.into}: no paid points to read the runs off at)\n`);
     return;
   }
-  const table = atPaid(rows, points);
-  writeFileSync(atPaidFile, `${JSON.stringify(table, null, 2)}\n`);
   process.stdout.write(atPaidTable(table));
   process.stdout.write(atPaidGaps(rows, table));
 });

@@ -8,7 +8,7 @@
  * Budgets and paid points may be given as multiples of the minimum feasible budget at the trace's
  * rates (`1.2x`): a place to read the comparison at, never an input to any policy.
  */
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { basename, extname, join } from 'node:path';
 import { arrivalRatesPerHour } from '../src/core/trace.ts';
@@ -308,18 +308,22 @@ await runMain(async () => {
         `(${row.completed} of ${row.jobs} jobs done)\n`,
     );
   }
-  await writeRunOutputs(opts.out, rows, opts.apps, paids.points);
-  if (earlier) process.stderr.write(`replaced the results of an earlier compare in ${opts.out}\n`);
+  const table = paids.values.length > 0 ? atPaid(rows, paids.points) : undefined;
+  // An earlier run's table beside these runs would be read as theirs (comparison-table, compare-merge).
   const stale = join(opts.out, 'at-paid.json');
-  if (paids.values.length === 0 && existsSync(stale)) {
-    // An earlier run's table beside these runs would be read as theirs (comparison-table, compare-merge).
-    rmSync(stale);
+  const removeStale = table === undefined && existsSync(stale);
+  await writeRunOutputs(
+    opts.out,
+    rows,
+    opts.apps,
+    paids.points,
+    table !== undefined ? `${JSON.stringify(table, null, 2)}\n` : removeStale ? null : undefined,
+  );
+  if (earlier) process.stderr.write(`replaced the results of an earlier compare in ${opts.out}\n`);
+  if (removeStale)
     process.stderr.write(`removed ${stale}: an earlier run's; give --at-paid to read these runs off\n`);
-  }
   if (config.cluster !== undefined) process.stdout.write(clusterMetricsTable(rows));
-  if (paids.values.length > 0) {
-    const table = atPaid(rows, paids.points);
-    writeFileSync(join(opts.out, 'at-paid.json'), `${JSON.stringify(table, null, 2)}\n`);
+  if (table !== undefined) {
     if (opts.sensitivity) process.stdout.write(sensitivityTable(table));
     else {
       process.stdout.write(atPaidTable(table));

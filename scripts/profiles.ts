@@ -5,7 +5,7 @@
  * width and data epoch), validates it against the public format and writes it (stdout without --out).
  * A summary table goes to stderr.
  */
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
@@ -16,6 +16,7 @@ import { listTraceApps, loadAppTables } from '../src/sim/truth/load.ts';
 import { createJobTruth } from '../src/sim/truth/model.ts';
 import { formatProfileJson } from '../src/sim/truth/profile-json.ts';
 import { writeProblem } from './lib/inputs.ts';
+import { writeOutputFiles } from './lib/output-files.ts';
 
 export interface ProfilesArgs {
   readonly data: string;
@@ -139,7 +140,7 @@ export function main(
     if (args.out === undefined) io.out(json);
     else {
       try {
-        writeFileSync(args.out, json);
+        writeOutputFiles([[args.out, json]]);
       } catch (error) {
         throw new UsageError(`cannot write ${args.out}: ${writeProblem(error as NodeJS.ErrnoException)}`);
       }

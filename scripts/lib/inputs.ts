@@ -1,8 +1,9 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { type ProfileFile, parseProfileFile } from '../../src/core/profile.ts';
 import { arrivalRatesPerHour, parseTrace, TraceError, type TraceJob } from '../../src/core/trace.ts';
 import { writeProblem } from '../../src/cli/write-problem.ts';
+import { writeOutputFiles } from './output-files.ts';
 
 export { writeProblem };
 
@@ -25,12 +26,26 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
-function readText(path: string, what: string): string {
+/** A file's text, or a usage error saying in words why it cannot be read. */
+export function readText(path: string, what: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(`cannot read ${what} ${path}: ${code === 'ENOENT' ? 'no such file' : code}`);
+    throw new UsageError(`cannot read ${what} ${path}: ${readProblem(error as NodeJS.ErrnoException)}`);
+  }
+}
+
+function readProblem(error: NodeJS.ErrnoException): string {
+  switch (error.code) {
+    case 'ENOENT':
+      return 'no such file';
+    case 'EISDIR':
+      return 'it is a folder; give a file';
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied';
+    default:
+      return error.code ?? error.message;
   }
 }
 
@@ -64,14 +79,14 @@ export function parseList(value: string, what: string): string[] {
   return items;
 }
 
-/** Writes to a file, or stdout when no path is given. */
+/** Writes to a file (whole or not at all), or stdout when no path is given. */
 export function emit(text: string, out?: string): void {
   if (!out) {
     process.stdout.write(text);
     return;
   }
   try {
-    writeFileSync(out, text);
+    writeOutputFiles([[out, text]]);
   } catch (error) {
     throw new UsageError(`cannot write ${out}: ${writeProblem(error as NodeJS.ErrnoException)}`);
   }

@@ -1,5 +1,5 @@
 /** What simulate, compare and bench:sim share: engine and policy options, inputs, the result table. */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { ProfileFile } from '../../src/core/profile.ts';
@@ -9,7 +9,7 @@ import { parseClusterSpec } from '../../src/sim/gpu-types.ts';
 import { APP_NAMES, isAppName } from '../../src/sim/truth/apps.ts';
 import type { PolicyDefinition, PolicyOptions } from '../../src/sim/policy.ts';
 import type { SimResult } from '../../src/sim/run.ts';
-import { loadProfileFile, loadTrace, parseList, UsageError } from './inputs.ts';
+import { loadProfileFile, loadTrace, parseList, readText, UsageError } from './inputs.ts';
 import { DEFAULT_PROFILES, REPO_ROOT } from './paths.ts';
 import { numberOption } from './sim-args.ts';
 
@@ -93,7 +93,8 @@ export function engineConfigFrom(flags: EngineFlags): Partial<EngineConfig> {
 
 /** `--cluster` as a spec, a JSON array, or a file holding either. */
 function clusterFrom(text: string): ReturnType<typeof parseClusterSpec> {
-  const spec = existsSync(text) ? readFileSync(text, 'utf8') : text;
+  // Read as inputs are, so a folder (or an unreadable file) is a usage error, not a stack trace.
+  const spec = existsSync(text) ? readText(text, '--cluster file') : text;
   try {
     return parseClusterSpec(spec);
   } catch (error) {

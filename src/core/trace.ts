@@ -43,13 +43,14 @@ function header(names: string[], origin: string): string[] {
 /** Parses a workload CSV (`name,time,application,num_replicas,batch_size`), sorted by arrival. */
 export function parseTrace(csv: string, origin = 'trace'): TraceJob[] {
   let parsed: Array<{ record: Record<string, string>; info: { lines: number } }>;
+  let names: string[] = [];
   try {
     // bom: a file saved as Excel's "CSV UTF-8" starts with one, which read as part of the first column's
     // name ("\uFEFFname") and the file was refused for a missing column `name` it visibly has.
     // Line ends made \n first: csv-parse counts a CRLF inside a quoted field as two lines.
     parsed = parse(csv.replace(/\r\n?/g, '\n'), {
       bom: true,
-      columns: (names: string[]) => header(names, origin),
+      columns: (line: string[]) => (names = header(line, origin)),
       skip_empty_lines: true,
       trim: true,
       info: true,
@@ -62,7 +63,14 @@ export function parseTrace(csv: string, origin = 'trace'): TraceJob[] {
   const first = rows[0];
   if (!first) throw new TraceError(`${origin}: no jobs (expected a header ${COLUMNS.join(',')} and rows)`);
   const missing = COLUMNS.filter((c) => !(c in first));
-  if (missing.length) throw new TraceError(`${origin}: missing column(s) ${missing.join(', ')}`);
+  // The header as read: a file without one had its first job taken as the header, and a header in
+  // another case or with another separator was refused for columns it visibly has.
+  if (missing.length) {
+    throw new TraceError(
+      `${origin}: missing column(s) ${missing.join(', ')}; the header line reads "${names.join(',')}" ` +
+        `(expected a first line naming ${COLUMNS.join(',')}, in any order, in lower case, comma-separated)`,
+    );
+  }
   const jobs = rows.map((row, i) => {
     // The file's own line, where the row starts: not i + 2, which blank lines and a quoted field over
     // several lines above it shifted. csv-parse gives the line the row ends on.
