@@ -151,7 +151,9 @@ export function main(
     // Bad input exits 2, as every other script and the CLI (commander alone exits 1).
     if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2;
     io.err(`profiles: ${(err as Error).message}\n`);
-    return err instanceof UsageError ? 2 : 1;
+    // A data folder without the measured traces, or with one that does not parse, is bad input too
+    // (TraceError): it exited 1, as a bug would.
+    return err instanceof UsageError || (err as Error).name === 'TraceError' ? 2 : 1;
   }
 }
 

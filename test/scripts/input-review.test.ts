@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { emit, loadTrace, UsageError } from '../../scripts/lib/inputs.ts';
 import { writeRunOutputs } from '../../scripts/lib/compare-output.ts';
 import { engineConfigFrom } from '../../scripts/lib/sim-setup.ts';
+import { main as profilesMain } from '../../scripts/profiles.ts';
 import { runScript } from '../helpers/run-script.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'boa-input-review-'));
@@ -104,6 +105,19 @@ describe('flags naming files', () => {
     expect(run.stdout).toBe('');
     expect(run.stderr).toBe('error: --jobs must be an integer >= 2 and < 1000001, got "1000001"\n');
   }, 120_000);
+});
+
+describe('profiles', () => {
+  // Found in review: a --data folder without the measured traces exited 1, as a bug does; every other
+  // bad input of every script exits 2.
+  it('exits 2 for a data folder without traces/, as for every other bad input', () => {
+    const err: string[] = [];
+    const code = profilesMain(['--data', dir], { out: () => {}, err: (s) => err.push(s) });
+    expect({ code, err: err.join('') }).toEqual({
+      code: 2,
+      err: `profiles: no traces/ folder under ${dir}\n`,
+    });
+  });
 });
 
 describe('output files', () => {
