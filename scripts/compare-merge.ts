@@ -8,7 +8,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  type AtPaidRow,
   atPaid,
   atPaidGaps,
   atPaidTable,
@@ -16,6 +15,7 @@ import {
   knobLabel,
   seriesOf,
 } from './lib/compare-report.ts';
+import { atPaidRows, compareRows } from './lib/compare-files.ts';
 import { writeRunOutputs } from './lib/compare-output.ts';
 import { runMain, UsageError, scriptProgram } from './lib/inputs.ts';
 
@@ -35,9 +35,9 @@ function canonical(value: unknown): string {
   return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
 }
 
-const readJson = <T>(path: string): T => {
+const readJson = (path: string): unknown => {
   try {
-    return JSON.parse(readFileSync(path, 'utf8')) as T;
+    return JSON.parse(readFileSync(path, 'utf8'));
   } catch (error) {
     throw new UsageError(`cannot read ${path}: ${(error as Error).message}`);
   }
@@ -46,8 +46,10 @@ const readJson = <T>(path: string): T => {
 await runMain(async () => {
   program.parse();
   const opts = program.opts<{ into: string; from: string; apps?: string }>();
-  const old = readJson<CompareRow[]>(join(opts.into, 'results.json'));
-  const fresh = readJson<CompareRow[]>(join(opts.from, 'results.json'));
+  const oldFile = join(opts.into, 'results.json');
+  const freshFile = join(opts.from, 'results.json');
+  const old = compareRows(readJson(oldFile), oldFile);
+  const fresh = compareRows(readJson(freshFile), freshFile);
   const replaced = new Set(fresh.map(seriesOf));
   if (replaced.size === 0) throw new UsageError(`${opts.from}/results.json has no runs`);
   // Runs of another trace or --apps would be read off beside these as if comparable. Only what a row
@@ -115,7 +117,7 @@ await runMain(async () => {
   // compare wrote without --at-paid has none, and its runs are merged alone.
   const atPaidFile = join(opts.into, 'at-paid.json');
   const points = existsSync(atPaidFile)
-    ? readJson<AtPaidRow[]>(atPaidFile).map((row) => ({
+    ? atPaidRows(readJson(atPaidFile), atPaidFile).map((row) => ({
         paid: row.paidGpuHoursPerHour,
         ...(row.minimumMultiple === undefined ? {} : { minimumMultiple: row.minimumMultiple }),
       }))

@@ -8,7 +8,8 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { type AtPaidRow, type CompareRow, seriesOf } from './lib/compare-report.ts';
+import { atPaidRows, compareRows } from './lib/compare-files.ts';
+import { seriesOf } from './lib/compare-report.ts';
 import { runMain, UsageError, scriptProgram } from './lib/inputs.ts';
 
 const BOA = 'boa';
@@ -23,7 +24,7 @@ const program = scriptProgram('comparison-table')
   .argument('<dirs...>', 'compare output folders, each written with --at-paid (at-paid.json, results.json)');
 
 /** A compare output file, or a usage error saying which is missing and what writes it. */
-function readOutput<T>(dir: string, file: 'at-paid.json' | 'results.json'): T {
+function readOutput(dir: string, file: 'at-paid.json' | 'results.json'): unknown {
   if (!existsSync(dir)) throw new UsageError(`${dir}: no such folder; give folders compare wrote`);
   const path = join(dir, file);
   let text: string;
@@ -40,7 +41,7 @@ function readOutput<T>(dir: string, file: 'at-paid.json' | 'results.json'): T {
     throw new UsageError(`cannot read ${path}: ${why}`);
   }
   try {
-    return JSON.parse(text) as T;
+    return JSON.parse(text);
   } catch (error) {
     throw new UsageError(`${path} is not JSON: ${(error as Error).message}`);
   }
@@ -58,8 +59,8 @@ await runMain(() => {
     '|---|---|---|---|---|---|---|---|',
   ];
   for (const dir of dirs) {
-    const table = readOutput<AtPaidRow[]>(dir, 'at-paid.json');
-    const rows = readOutput<CompareRow[]>(dir, 'results.json');
+    const table = atPaidRows(readOutput(dir, 'at-paid.json'), join(dir, 'at-paid.json'));
+    const rows = compareRows(readOutput(dir, 'results.json'), join(dir, 'results.json'));
     // By the policy each series ran, not its name: boa@firstday2, boa-price@ceiling40 or --prior-from
     // are boa too, and one of them read as "the best other" compared boa with itself.
     const boas = new Set([

@@ -120,6 +120,37 @@ describe('profiles', () => {
   });
 });
 
+describe("compare's folders as the merge and the tables read them", () => {
+  // Found in review: a results.json of {} ended both with a TypeError's stack trace (exit 1), and one of
+  // [1] was merged and written back as a run.
+  it('refuses a results.json that is not a list of runs, in one line, writing nothing', () => {
+    const folder = (results: string) => {
+      const path = mkdtempSync(join(dir, 'compare-'));
+      writeFileSync(join(path, 'results.json'), results);
+      writeFileSync(join(path, 'at-paid.json'), '[]\n');
+      return path;
+    };
+    const good = folder(
+      `${JSON.stringify([{ policy: 'boa', knob: 'budget', budget: 8, paidGpuHoursPerHour: 8 }])}\n`,
+    );
+    const notList = folder('{}\n');
+    const notRun = folder('[1]\n');
+
+    const table = runScript('comparison-table.ts', [notList]);
+    expect(table.status).toBe(2);
+    expect(table.stderr).toBe(
+      `error: ${join(notList, 'results.json')} is not compare's results.json: expected a list\n`,
+    );
+
+    const merge = runScript('compare-merge.ts', ['--into', good, '--from', notRun]);
+    expect(merge.status).toBe(2);
+    expect(merge.stderr).toBe(
+      `error: ${join(notRun, 'results.json')}: entry 1 is not one of compare's (expected a run naming its policy)\n`,
+    );
+    expect(readdirSync(good).sort()).toEqual(['at-paid.json', 'results.json']);
+  }, 120_000);
+});
+
 describe('output files', () => {
   // Written in place, a file was truncated first: a Ctrl-C, SIGTERM or full disk mid-write left half a
   // file where the good one was. A hard link to the old file shows which happened: replaced by a rename,
