@@ -94,6 +94,12 @@ export function emit(text: string, out?: string): void {
 
 /** Runs a script's main, turning known input errors into one clear line and exit code 2. */
 export async function runMain(main: () => Promise<void> | void): Promise<void> {
+  // A reader that stops early (gen-trace | head) closes the pipe: stop there quietly, as cat and the
+  // boa CLI do, not with the write error's stack trace (exit 1).
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(0);
+    throw error;
+  });
   try {
     await main();
   } catch (error) {

@@ -94,10 +94,15 @@ export function engineConfigFrom(flags: EngineFlags): Partial<EngineConfig> {
 /** `--cluster` as a spec, a JSON array, or a file holding either. */
 function clusterFrom(text: string): ReturnType<typeof parseClusterSpec> {
   // Read as inputs are, so a folder (or an unreadable file) is a usage error, not a stack trace.
-  const spec = existsSync(text) ? readText(text, '--cluster file') : text;
+  const file = existsSync(text);
+  const spec = file ? readText(text, '--cluster file') : text;
   try {
     return parseClusterSpec(spec);
   } catch (error) {
+    // A file name whose file is missing was read as a spec, and refused as "not type:nodes".
+    if (!file && /[/\\]|\.json$/i.test(text)) {
+      throw new UsageError(`--cluster ${text}: no such file (nor a spec such as g4dn:8,p3:4)`);
+    }
     throw new UsageError(`--cluster: ${(error as Error).message}`);
   }
 }

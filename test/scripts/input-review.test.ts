@@ -3,6 +3,7 @@
  * odd but valid traces read alike through the one loader every script shares, bad ones refused in a
  * line naming what is wrong, and output files replaced whole or not at all.
  */
+import { spawn } from 'node:child_process';
 import { linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,7 +12,7 @@ import { emit, loadTrace, UsageError } from '../../scripts/lib/inputs.ts';
 import { writeRunOutputs } from '../../scripts/lib/compare-output.ts';
 import { engineConfigFrom } from '../../scripts/lib/sim-setup.ts';
 import { main as profilesMain } from '../../scripts/profiles.ts';
-import { runScript } from '../helpers/run-script.ts';
+import { REPO, runScript } from '../helpers/run-script.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'boa-input-review-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -97,6 +98,15 @@ describe('flags naming files', () => {
     );
   });
 
+  // Found in review: a file name whose file is missing was read as a spec: '"x.json" is not type:nodes'.
+  it('--cluster naming a file that is not there says so', () => {
+    const missing = join(dir, 'cluster.json');
+    expect(() => engineConfigFrom({ cluster: missing })).toThrow(
+      new UsageError(`--cluster ${missing}: no such file (nor a spec such as g4dn:8,p3:4)`),
+    );
+    expect(() => engineConfigFrom({ cluster: 'g4dn' })).toThrow(/^--cluster: "g4dn" is not type:nodes/);
+  });
+
   // Found in review: --jobs 1000000000 ended node with a fatal V8 error (exit 133, no message of ours)
   // after a minute and gigabytes; a million is where it stops now (just past it keeps this test quick).
   it('gen-trace refuses more jobs than it can hold, in one line', () => {
@@ -148,6 +158,32 @@ describe("compare's folders as the merge and the tables read them", () => {
       `error: ${join(notRun, 'results.json')}: entry 1 is not one of compare's (expected a run naming its policy)\n`,
     );
     expect(readdirSync(good).sort()).toEqual(['at-paid.json', 'results.json']);
+  }, 120_000);
+});
+
+describe('stdout', () => {
+  // Found in review: `gen-trace ... | head` ended with EPIPE's stack trace, exit 1.
+  it('stops quietly when its reader stops early (| head)', async () => {
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        join(REPO, 'scripts/gen-trace.ts'),
+        '--jobs',
+        '200000',
+        '--hours',
+        '10',
+        '--mix',
+        'cifar10:100',
+      ],
+      { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdout.once('data', () => child.stdout.destroy());
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
   }, 120_000);
 });
 
