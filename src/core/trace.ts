@@ -22,6 +22,12 @@ export class TraceError extends Error {
 
 const COLUMNS = ['name', 'time', 'application', 'num_replicas', 'batch_size'] as const;
 
+/**
+ * The most GPUs a trace's job may ask for. Policies that read the request loop over its widths: one
+ * asking 1e9 held cornucopia's simulation without end (a million took 21 s a job).
+ */
+export const MAX_NUM_REPLICAS = 100_000;
+
 // Decimal only: Number() also reads 0x10, 0b11 and 0o7, which no trace means.
 const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
 
@@ -91,11 +97,18 @@ export function parseTrace(csv: string, origin = 'trace'): TraceJob[] {
       return value;
     };
     if (!row.application) throw new TraceError(`${origin} line ${line}: application is empty`);
+    const time = number('time', false);
+    const numReplicas = number('num_replicas', true);
+    if (numReplicas > MAX_NUM_REPLICAS) {
+      throw new TraceError(
+        `${origin} line ${line}: num_replicas must be at most ${MAX_NUM_REPLICAS} GPUs, got "${row.num_replicas}"`,
+      );
+    }
     const job: TraceJob = {
       name: row.name ?? `job-${i}`,
-      time: number('time', false),
+      time,
       application: row.application,
-      numReplicas: number('num_replicas', true),
+      numReplicas,
       batchSize: number('batch_size', true),
     };
     return { ...job, ...optionalColumns(row, job.time, `${origin} line ${line}`) };

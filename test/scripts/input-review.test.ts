@@ -61,6 +61,12 @@ describe('traces as users save them', () => {
       `${HEADER}\na,0,cifar10,0,128\n`,
       /line 2: num_replicas must be a positive integer, got "0"/,
     ],
+    // Found in review: 1e9 held a cornucopia run without end (it profiles every width to twice the request).
+    [
+      'num_replicas over 100000',
+      `${HEADER}\na,0,cifar10,1000000000,128\n`,
+      /line 2: num_replicas must be at most 100000 GPUs, got "1000000000"/,
+    ],
     [
       'an empty batch_size',
       `${HEADER}\na,0,cifar10,1,\n`,
