@@ -28,6 +28,9 @@ const COLUMNS = ['name', 'time', 'application', 'num_replicas', 'batch_size'] as
  */
 export const MAX_NUM_REPLICAS = 100_000;
 
+/** The latest arrival a trace may have: one at 1e20 s ended boa's run in a fatal V8 error and held fixed-request's. */
+export const MAX_ARRIVAL_SECONDS = 1e9;
+
 // Decimal only: Number() also reads 0x10, 0b11 and 0o7, which no trace means.
 const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
 
@@ -98,6 +101,11 @@ export function parseTrace(csv: string, origin = 'trace'): TraceJob[] {
     };
     if (!row.application) throw new TraceError(`${origin} line ${line}: application is empty`);
     const time = number('time', false);
+    if (time > MAX_ARRIVAL_SECONDS) {
+      throw new TraceError(
+        `${origin} line ${line}: time must be at most ${MAX_ARRIVAL_SECONDS} seconds (about 31 years), got "${row.time}"`,
+      );
+    }
     const numReplicas = number('num_replicas', true);
     if (numReplicas > MAX_NUM_REPLICAS) {
       throw new TraceError(

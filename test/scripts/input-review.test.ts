@@ -61,6 +61,12 @@ describe('traces as users save them', () => {
       `${HEADER}\na,0,cifar10,0,128\n`,
       /line 2: num_replicas must be a positive integer, got "0"/,
     ],
+    // Found in review: an arrival at 1e20 s ended a boa run in a fatal V8 error, and held fixed-request's.
+    [
+      'a time past 1e9 seconds',
+      `${HEADER}\na,0,cifar10,1,128\nb,1e20,cifar10,1,128\n`,
+      /line 3: time must be at most 1000000000 seconds \(about 31 years\), got "1e20"/,
+    ],
     // Found in review: 1e9 held a cornucopia run without end (it profiles every width to twice the request).
     [
       'num_replicas over 100000',

@@ -94,6 +94,10 @@ describe('generated traces', () => {
     // 1e9 ended node with a fatal V8 error (no exception, so no message of ours) after a minute and GBs.
     expect(() => generateTrace({ ...spec, jobs: 1e9 })).toThrow(/to 1000000, got 1000000000/);
     expect(() => generateTrace({ ...spec, hours: 0 })).toThrow(/hours must be a positive number/);
+    // 1e300 wrote arrivals at 1e303 s, which every simulator command then refused (or ran without end).
+    expect(() => generateTrace({ ...spec, hours: 1e300 })).toThrow(
+      /hours must be a positive number up to 277777 \(about 31 years\), got 1e\+300/,
+    );
     expect(() => generateTrace({ ...spec, scv: Number.NaN })).toThrow(/scv must be a number >= 0/);
     expect(() => generateTrace({ ...spec, mix: { resnet: 1 } })).toThrow(
       /unknown application "resnet".*known: bert/,

@@ -3,7 +3,7 @@
  * bursty inter-arrival times of a chosen SCV, applications in a chosen mix, and the requests real users
  * made for each application.
  */
-import type { TraceJob } from '../../core/trace.ts';
+import { MAX_ARRIVAL_SECONDS, type TraceJob } from '../../core/trace.ts';
 import { interarrivalSampler } from './interarrival.ts';
 import { seededUniform, type Uniform } from './random.ts';
 import { POLLUX_REQUESTS, type RequestTable } from './requests.ts';
@@ -102,8 +102,11 @@ function checkSpec(spec: TraceSpec, requests: RequestTable): void {
       `jobs must be an integer from 2 (arrivals need a span) to ${MAX_TRACE_JOBS}, got ${spec.jobs}`,
     );
   }
-  if (!(Number.isFinite(spec.hours) && spec.hours > 0)) {
-    throw new TraceSpecError(`hours must be a positive number, got ${spec.hours}`);
+  // Its last arrival at hours * 3600 s, which the trace reader would refuse past MAX_ARRIVAL_SECONDS.
+  if (!(Number.isFinite(spec.hours) && spec.hours > 0 && spec.hours * 3600 <= MAX_ARRIVAL_SECONDS)) {
+    throw new TraceSpecError(
+      `hours must be a positive number up to ${Math.floor(MAX_ARRIVAL_SECONDS / 3600)} (about 31 years), got ${spec.hours}`,
+    );
   }
   if (!(Number.isFinite(spec.scv) && spec.scv >= 0)) {
     throw new TraceSpecError(`scv must be a number >= 0 (1 = Poisson arrivals), got ${spec.scv}`);
