@@ -229,7 +229,7 @@ export class BoaJob {
     // BOA_GENERATION is set only by boa's executor, which stops the replicas it no longer wants itself.
     this.#runByExecutor = this.generation !== null;
     this.env = { ...env };
-    checkOptions({
+    const timing = {
       pollSeconds,
       timeoutSeconds,
       sigtermTimeoutSeconds,
@@ -237,16 +237,9 @@ export class BoaJob {
       backoffSeconds,
       maxBackoffSeconds,
       warnEverySeconds,
-    });
-    Object.assign(this, {
-      pollSeconds,
-      timeoutSeconds,
-      sigtermTimeoutSeconds,
-      retries,
-      backoffSeconds,
-      maxBackoffSeconds,
-      warnEverySeconds,
-    });
+    };
+    checkOptions(timing);
+    Object.assign(this, timing);
     if (handleSigterm) {
       // A listener replaces Node's default (exit), so the training loop gets to checkpoint.
       this.#onSigterm = () => {

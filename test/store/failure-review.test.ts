@@ -198,6 +198,14 @@ function mountSmallVolume(dir: string): boolean {
   return spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', dir]).status === 0;
 }
 
+/** A 1 MiB tmpfs in a temp dir, unmounted after the test (before the dir is removed). */
+function smallVolume(): string {
+  const volume = tempDir();
+  expect(mountSmallVolume(volume)).toBe(true);
+  cleanups.push(() => spawnSync('umount', [volume]));
+  return volume;
+}
+
 const CAN_MOUNT = (() => {
   const dir = mkdtempSync(join(tmpdir(), 'boa-store-mount-'));
   const mounted = mountSmallVolume(dir);
@@ -400,9 +408,7 @@ describe('a bad day', () => {
   it.skipIf(!CAN_MOUNT)(
     'a first start on a full volume, at every amount of room left: a one-line refusal, and the next start with room opens',
     () => {
-      const volume = tempDir();
-      expect(mountSmallVolume(volume)).toBe(true);
-      cleanups.push(() => spawnSync('umount', [volume]));
+      const volume = smallVolume();
       const failures: string[] = [];
       for (let room = 1; room <= 24; room++) {
         const dir = join(volume, 'data');
@@ -431,9 +437,7 @@ describe('a bad day', () => {
   it.skipIf(!CAN_MOUNT)(
     'a volume that fills during the copy before migrating (its free space misread): refused, no copy left, nothing migrated',
     () => {
-      const volume = tempDir();
-      expect(mountSmallVolume(volume)).toBe(true);
-      cleanups.push(() => spawnSync('umount', [volume]));
+      const volume = smallVolume();
       const older = olderDataDir(TAGS.at(-1)!);
       const dir = join(volume, 'data');
       mkdirSync(dir);
@@ -462,9 +466,7 @@ describe('a bad day', () => {
   it.skipIf(!CAN_MOUNT)(
     'a read-only volume: a data dir on it, or one to be made there, is refused naming the read-only folder (exit 2)',
     () => {
-      const volume = tempDir();
-      expect(mountSmallVolume(volume)).toBe(true);
-      cleanups.push(() => spawnSync('umount', [volume]));
+      const volume = smallVolume();
       openStore(join(volume, 'data')).close();
       expect(spawnSync('mount', ['-o', 'remount,ro', volume]).status).toBe(0);
       const onIt = refusal(join(volume, 'data'));
