@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { hasPython, killLeftovers, run, torchPython, watched } from './processes.ts';
+import { hasPython, killLeftovers, run, torchPython, until, watched } from './processes.ts';
 import { startServedBoa, type ServedBoa, type TestJob } from './served.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -70,12 +70,6 @@ const flags = (width: number, epochSeconds: number) => [
   '--poll-seconds',
   '0.05',
 ];
-
-async function until(predicate: () => boolean, seconds = 20) {
-  const deadline = Date.now() + seconds * 1000;
-  while (!predicate() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-  return predicate();
-}
 
 describe.each(runtimes)('$name', ({ command, script, skip }) => {
   const start = (args: string[], env: Record<string, string>) =>

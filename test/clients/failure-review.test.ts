@@ -1,15 +1,12 @@
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
-import { resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { BoaConfigError, BoaJob, BoaUnavailable } from '../../clients/node/boa-job.mjs';
-import { hasPython, killLeftovers, run } from './processes.ts';
+import { hasPython, killLeftovers, runPythonTests, until } from './processes.ts';
 import { startServedBoa, type ServedBoa, type TestJob } from './served.ts';
 
 // The job clients' failure-mode review: a job's own values, boa's answers and the machine around it, as
 // a training job meets them. Each case is held for both clients (parity); the Python client's are in
 // clients/python/tests/test_failure_review.py, run at the end.
-
-const CLIENT_DIR = resolve(import.meta.dirname, '../../clients/python');
 
 let boa: ServedBoa;
 beforeAll(async () => {
@@ -82,12 +79,6 @@ function client(job: TestJob, options: Record<string, unknown> = {}) {
   );
   clients.push(made);
   return made;
-}
-
-async function until(predicate: () => boolean, seconds = 10) {
-  const deadline = Date.now() + seconds * 1000;
-  while (!predicate() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-  return predicate();
 }
 
 const posts = (job: TestJob) => boa.takeRequests()[`POST /v1/jobs/${job.id}/progress`] ?? 0;
@@ -250,13 +241,7 @@ describe('Node job client: the wall clock stepped back (NTP, a VM resumed)', () 
 
 describe.skipIf(!hasPython)('Python job client: the same cases', () => {
   it('passes test_failure_review.py against a real boa service', { timeout: 180_000 }, async () => {
-    const result = await run(
-      'python3',
-      ['-m', 'unittest', '-v', 'test_failure_review'],
-      { BOA_TEST_URL: boa.url, PYTHONPATH: CLIENT_DIR },
-      resolve(CLIENT_DIR, 'tests'),
-    );
-    if (result.status !== 0) console.error(result.out);
+    const result = await runPythonTests('test_failure_review', boa.url);
     expect(result.status).toBe(0);
     expect(result.out).toMatch(/Ran 5 tests/);
     expect(result.out).not.toMatch(/skipped/);

@@ -11,7 +11,7 @@ import {
   BoaJob,
   BoaUnavailable,
 } from '../../clients/node/boa-job.mjs';
-import { killLeftovers, watched } from './processes.ts';
+import { killLeftovers, until, watched } from './processes.ts';
 import { startServedBoa, type ServedBoa, type TestJob } from './served.ts';
 
 const CLIENT = resolve(import.meta.dirname, '../../clients/node/boa-job.mjs');
@@ -120,12 +120,6 @@ function client(job: TestJob, options: Record<string, unknown> = {}) {
   });
   clients.push(made);
   return made;
-}
-
-async function until(predicate: () => boolean, seconds = 5) {
-  const deadline = Date.now() + seconds * 1000;
-  while (!predicate() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-  return predicate();
 }
 
 const jobView = async (job: TestJob): Promise<any> =>

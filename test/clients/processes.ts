@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { resolve } from 'node:path';
 
 export const hasPython = spawnSync('python3', ['--version']).status === 0;
 
@@ -60,4 +61,28 @@ export async function run(command: string, args: string[], env: Record<string, s
   const proc = watched(command, args, env, cwd);
   const { code } = await proc.exited;
   return { status: code, out: proc.output() };
+}
+
+const PYTHON_CLIENT_DIR = resolve(import.meta.dirname, '../../clients/python');
+
+/**
+ * Runs one of the Python client's unittest modules (clients/python/tests) against the boa at `url`;
+ * its output is printed when it fails.
+ */
+export async function runPythonTests(module: string, url: string) {
+  const result = await run(
+    'python3',
+    ['-m', 'unittest', '-v', module],
+    { BOA_TEST_URL: url, PYTHONPATH: PYTHON_CLIENT_DIR },
+    resolve(PYTHON_CLIENT_DIR, 'tests'),
+  );
+  if (result.status !== 0) console.error(result.out);
+  return result;
+}
+
+/** Whether `predicate` holds within `seconds`, checked every 20 ms. */
+export async function until(predicate: () => boolean, seconds = 20): Promise<boolean> {
+  const deadline = Date.now() + seconds * 1000;
+  while (!predicate() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  return predicate();
 }

@@ -1,15 +1,12 @@
-import { resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { BoaJob } from '../../clients/node/boa-job.mjs';
-import { hasPython, run } from './processes.ts';
+import { hasPython, runPythonTests, until } from './processes.ts';
 import { startServedBoa, type ServedBoa, type TestJob } from './served.ts';
 
 // A progress report boa did not take because it was unreachable or failing (a restart) is sent again by
 // the background poll until boa takes it or a newer one replaces it. A loop that reports each statistical
 // epoch once (docs/client.md's) lost the one sent while boa restarted: boa stayed an epoch behind, its
 // plan and the epoch's clock with it, until the next epoch, hours later (found in review).
-
-const CLIENT_DIR = resolve(import.meta.dirname, '../../clients/python');
 
 let boa: ServedBoa;
 beforeAll(async () => {
@@ -40,12 +37,6 @@ function client(job: TestJob) {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until(predicate: () => boolean, seconds = 5) {
-  const deadline = Date.now() + seconds * 1000;
-  while (!predicate() && Date.now() < deadline) await sleep(20);
-  return predicate();
-}
 
 const posts = (job: TestJob) => boa.takeRequests()[`POST /v1/jobs/${job.id}/progress`] ?? 0;
 
@@ -101,13 +92,7 @@ describe('Node job client: a report not taken in an outage', () => {
 
 describe.skipIf(!hasPython)('Python job client: a report not taken in an outage', () => {
   it('passes test_unsent_reports.py against a real boa service', { timeout: 120_000 }, async () => {
-    const result = await run(
-      'python3',
-      ['-m', 'unittest', '-v', 'test_unsent_reports'],
-      { BOA_TEST_URL: boa.url, PYTHONPATH: CLIENT_DIR },
-      resolve(CLIENT_DIR, 'tests'),
-    );
-    if (result.status !== 0) console.error(result.out);
+    const result = await runPythonTests('test_unsent_reports', boa.url);
     expect(result.status).toBe(0);
     expect(result.out).toMatch(/Ran 2 tests/);
     expect(result.out).not.toMatch(/skipped/);

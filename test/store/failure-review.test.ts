@@ -33,6 +33,7 @@ import { openStore } from '../../src/store/db.ts';
 import { StoreError } from '../../src/store/errors.ts';
 import * as schema from '../../src/store/schema.ts';
 import { migrateAsNewer, MIGRATIONS, olderDatabase, seedPlans, TAGS } from './schema-versions.ts';
+import { refusal } from './refusal.ts';
 
 /**
  * A disk filling up, for boa.sqlite: `roomInPages`, the pages SQLite may add on a connection opened while
@@ -166,6 +167,17 @@ function olderDataDir(tag: string) {
   return { dir, file, ...before, rows };
 }
 
+/** This version opens the older data dir: migrated to the newest schema, every row kept. */
+function opensMigratedKeepingRows(older: ReturnType<typeof olderDataDir>): void {
+  const store = openStore(older.dir);
+  try {
+    expect(migrationsIn(store.db.$client)).toBe(TAGS.length);
+    expect(rowsOf(store.db.$client, older.columns)).toEqual(older.rows);
+  } finally {
+    store.close();
+  }
+}
+
 /** store-child.ts on `dataDir`, resolved with it once it says `stopped`, there to be killed. */
 function stoppedChild(dataDir: string, point: string, arg: string): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', CHILD, dataDir, point, arg]);
@@ -230,16 +242,6 @@ function fillLeaving(volume: string, pages: number): string[] {
   return fillers;
 }
 
-function refusal(dir: string): StoreError {
-  try {
-    openStore(dir).close();
-  } catch (error) {
-    expect(error).toBeInstanceOf(StoreError);
-    return error as StoreError;
-  }
-  throw new Error('opened a data dir that should have been refused');
-}
-
 describe('a database from every older schema', () => {
   it.each(TAGS.slice(1))('from before %s: every row kept and readable by this version', (tag) => {
     const older = olderDataDir(tag);
@@ -280,13 +282,7 @@ describe('a migration cut short', () => {
     });
 
     disk.roomInPages = undefined;
-    const store = openStore(older.dir);
-    try {
-      expect(migrationsIn(store.db.$client)).toBe(TAGS.length);
-      expect(rowsOf(store.db.$client, older.columns)).toEqual(older.rows);
-    } finally {
-      store.close();
-    }
+    opensMigratedKeepingRows(older);
   });
 
   it('a full disk at the commit, which SQLite rolls back itself: the line still names the full disk', () => {
@@ -315,13 +311,7 @@ describe('a migration cut short', () => {
       expect(rowsOf(db, older.columns)).toEqual(older.rows);
     });
 
-    const store = openStore(older.dir);
-    try {
-      expect(migrationsIn(store.db.$client)).toBe(TAGS.length);
-      expect(rowsOf(store.db.$client, older.columns)).toEqual(older.rows);
-    } finally {
-      store.close();
-    }
+    opensMigratedKeepingRows(older);
   }, 120_000);
 
   it('kill -9 with the copy written but not yet renamed: no copy under its final name; the next start makes it', async () => {

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openStore } from '../../src/store/db.ts';
-import { StoreError } from '../../src/store/errors.ts';
+import { refusal } from './refusal.ts';
 
 /** Paths whose write access the file system refuses, and how: as root, chmod alone refuses nothing. */
 const refused = new Map<string, string>();
@@ -36,16 +36,6 @@ function dataDir(): string {
   const dir = mkdtempSync(join(tmpdir(), 'boa-unwritable-'));
   dirs.push(dir);
   return dir;
-}
-
-function refusal(dir: string): StoreError {
-  try {
-    openStore(dir).close();
-  } catch (error) {
-    expect(error).toBeInstanceOf(StoreError);
-    return error as StoreError;
-  }
-  throw new Error('opened a data dir that should have been refused');
 }
 
 const uid = process.getuid ? ` \\(uid ${process.getuid()}\\)` : '';
