@@ -17,7 +17,8 @@ export interface TestJob {
  * A real boa service (in-process, virtual clock, emulated node pool) on a real HTTP port, for job
  * clients in other processes. Besides the API it serves a few `/__test/*` routes that only this
  * harness has: the clients' tests use them to move the service's clock (ticks), make a running job,
- * count the requests a client sent, and make the next requests fail with a 5xx.
+ * count the requests a client sent, make the next requests fail with a 5xx or get a proxy's page, and
+ * hold a request before boa sees it (a proxy sitting on it) until the test releases it.
  */
 /** A fresh service: budget 12 with cifar10 at 8 an hour, where some jobs' plans widen as their
  * epochs pass (see test/service/scheduling.test.ts), which gives the tests a real rescale to trigger. */
@@ -42,6 +43,10 @@ export async function startServedBoa() {
   let s = await freshService();
   const requests = new Map<string, number>();
   let failNext: { count: number; status: number; retryAfter?: number } = { count: 0, status: 503 };
+  /** The next requests' answer in place of boa's: a proxy's page (a captive portal answering 200). */
+  let answerNext = { count: 0, status: 200, contentType: 'text/html', body: '' };
+  /** A request held (a proxy that sits on it) until released: "METHOD path" to hold, and its release. */
+  let hold: { key: string; held: boolean; release: () => void; released: Promise<void> } | null = null;
   // Tests drive the service one at a time; this queue keeps their ticks and API calls from interleaving.
   let queue: Promise<unknown> = Promise.resolve();
   const serial = <T>(work: () => Promise<T>): Promise<T> => {
@@ -68,7 +73,32 @@ export async function startServedBoa() {
         { status: failNext.status, headers },
       );
     }
+    if (answerNext.count > 0) {
+      answerNext.count -= 1;
+      return new Response(answerNext.body, {
+        status: answerNext.status,
+        headers: { 'content-type': answerNext.contentType },
+      });
+    }
+    if (hold?.key === key && !hold.held) {
+      hold.held = true;
+      await hold.released;
+    }
     return s.app.fetch(req);
+  };
+
+  /** Holds the next request `key` ("METHOD path") before boa sees it, until release() (or the next hold). */
+  const holdNext = (key: string) => {
+    hold?.release();
+    let release = () => {};
+    const released = new Promise<void>((done) => (release = done));
+    hold = { key, held: false, release, released };
+  };
+  /** Whether the request holdNext named has come and is being held. */
+  const holding = () => hold?.held === true;
+  const release = () => {
+    hold?.release();
+    hold = null;
   };
 
   /** Requests to the API since the last call, by "METHOD path". */
@@ -89,6 +119,22 @@ export async function startServedBoa() {
         return Response.json({ at: s.clock.now() });
       case '/__test/requests':
         return Response.json(takeRequests());
+      case '/__test/answer-next':
+        answerNext = {
+          count: Number(body.count ?? 1),
+          status: Number(body.status ?? 200),
+          contentType: String(body.contentType ?? 'text/html'),
+          body: String(body.body ?? ''),
+        };
+        return Response.json(answerNext);
+      case '/__test/hold-next':
+        holdNext(String(body.key));
+        return Response.json({ key: body.key });
+      case '/__test/holding':
+        return Response.json({ holding: holding() });
+      case '/__test/release':
+        release();
+        return Response.json({});
       case '/__test/fail-next':
         failNext = {
           count: Number(body.count ?? 1),
@@ -144,6 +190,7 @@ export async function startServedBoa() {
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const close = async () => {
+    release();
     await new Promise((closed) => server.close(closed));
     await s.close();
   };
@@ -159,6 +206,12 @@ export async function startServedBoa() {
     /** The next `count` API requests answer `status` (a 5xx or 429 the clients must retry). */
     failNext: (count: number, status = 503, retryAfter?: number) =>
       (failNext = { count, status, ...(retryAfter === undefined ? {} : { retryAfter }) }),
+    /** The next `count` API requests get this answer in place of boa's (a proxy's page, say). */
+    answerNext: (count: number, status: number, contentType: string, body: string) =>
+      (answerNext = { count, status, contentType, body }),
+    holdNext,
+    holding,
+    release,
     close,
   };
 }
