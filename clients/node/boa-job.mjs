@@ -57,6 +57,17 @@ export class BoaHTTPError extends BoaError {
     Object.assign(this, { status, code, detail: message, field });
   }
 }
+/**
+ * A 200 that is not boa's answer (a captive portal's page, another service at BOA_URL). Inside the client
+ * only: callers see a BoaError, as before.
+ */
+class NotBoaAnswer extends BoaError {
+  name = 'BoaError';
+}
+/** A report's attempt not made: a newer report of the same or a later epoch was made meanwhile. */
+class Superseded extends BoaError {
+  name = 'BoaError';
+}
 /** boa could not be reached after the retries; `reason` says why (ECONNREFUSED, timed out after 10 s). */
 export class BoaUnavailable extends BoaError {
   name = 'BoaUnavailable';
@@ -192,6 +203,17 @@ export class BoaJob {
    * the background poll sends it again until boa takes it or a newer report replaces it.
    */
   #unsentReport = null;
+  /**
+   * The reports (bodies) made and not yet superseded by a newer one of the same or a later epoch: only
+   * these are sent, or sent again. A retry or a resend of an older one landed after the newer report
+   * and put boa's workDoneSeconds back until the next report (found in review).
+   */
+  #liveReports = new Set();
+  /**
+   * Progress reports go to boa one attempt at a time, in the order they were made: a resend held up on
+   * its way (a slow proxy) otherwise reached boa after the newer report made meanwhile.
+   */
+  #reportLine = Promise.resolve();
   /** BOA_URL_FILE (fromEnv only): where boa's local executor writes its address when it moves. */
   #urlFile = null;
 
@@ -389,16 +411,22 @@ export class BoaJob {
     // The generation this replica runs: a report landing after a rescale or restart (a retry, say)
     // then does not time the epoch it starts.
     if (this.generation !== null) body.generation = this.generation;
+    this.#supersede(body);
     try {
-      const alloc = this.#observe(await this.#request('POST', `/v1/jobs/${this.jobId}/progress`, body));
-      this.#forgetUnsent(body);
+      const alloc = await this.#sendReport(body);
+      this.#liveReports.delete(body);
       return alloc;
     } catch (error) {
-      if (passing(error)) {
+      // A newer report of the same or a later epoch was made while this one waited to be retried: that
+      // one goes instead, and says what this one would have.
+      if (error instanceof Superseded) return { ...(this.#lastAllocation ?? {}) };
+      const kept = this.#unsentReport;
+      if (failedSend(error) && this.#liveReports.has(body) && (kept === null || notAfter(kept, body))) {
         // Not lost: a loop that reports each epoch once would leave boa an epoch behind (its plan and
         // the epoch's clock) until the next one, hours later. The poll sends it again.
-        if (this.#unsentReport === null || notAfter(this.#unsentReport, body)) this.#unsentReport = body;
-      }
+        if (kept !== null) this.#liveReports.delete(kept);
+        this.#unsentReport = body;
+      } else this.#liveReports.delete(body);
       if (error instanceof BoaHTTPError && [401, 403, 404].includes(error.status)) throw error;
       if (!(error instanceof BoaError)) throw error;
       // The job ended (cancelled, lost, done): shouldStop() says so, in a poll's words.
@@ -412,9 +440,53 @@ export class BoaJob {
     }
   }
 
-  /** A report boa took: one kept to send again that it covers is not needed any more. */
-  #forgetUnsent(taken) {
-    if (this.#unsentReport !== null && notAfter(this.#unsentReport, taken)) this.#unsentReport = null;
+  /**
+   * A report made: the older ones it covers (the same epoch or an earlier one) are not sent again, the
+   * one kept included, and a retry of one waiting for its turn is not made.
+   */
+  #supersede(body) {
+    for (const older of this.#liveReports) if (notAfter(older, body)) this.#liveReports.delete(older);
+    if (this.#unsentReport !== null && !this.#liveReports.has(this.#unsentReport)) this.#unsentReport = null;
+    this.#liveReports.add(body);
+  }
+
+  /**
+   * Sends a report (each attempt in the report line, and only while no newer report covers it) and
+   * returns boa's answer, checked to be boa's. Rejects with Superseded when a newer one came first.
+   */
+  async #sendReport(body) {
+    const answer = await this.#request('POST', `/v1/jobs/${this.jobId}/progress`, body, (attempt) =>
+      this.#inReportLine(() => {
+        if (!this.#liveReports.has(body)) throw new Superseded('a newer report was made');
+        return attempt();
+      }),
+    );
+    return this.#observe(this.#reportAnswer(answer));
+  }
+
+  /** Runs `work` (one attempt of a report) once the attempts before it are answered or given up. */
+  #inReportLine(work) {
+    const turn = this.#reportLine.then(work, work);
+    this.#reportLine = turn.catch(() => undefined);
+    return turn;
+  }
+
+  /**
+   * boa answers a report with the job's allocation: a 200 short of its fields is not boa's answer but a
+   * proxy's (a captive portal, an ingress gone wrong) and the report was not taken.
+   */
+  #reportAnswer(answer) {
+    const integer = (name) => Number.isInteger(answer[name]);
+    if (
+      answer.jobId !== this.jobId ||
+      !['width', 'generation', 'statEpoch'].every(integer) ||
+      typeof answer.state !== 'string' ||
+      !Array.isArray(answer.nodes)
+    )
+      throw new NotBoaAnswer(
+        `unexpected answer from ${this.url} (is BOA_URL a boa service?): ${JSON.stringify(answer).slice(0, 80)}`,
+      );
+    return answer;
   }
 
   /**
@@ -425,17 +497,24 @@ export class BoaJob {
     const unsent = this.#unsentReport;
     if (unsent === null) return false;
     try {
-      this.#observe(await this.#request('POST', `/v1/jobs/${this.jobId}/progress`, unsent));
+      await this.#sendReport(unsent);
     } catch (error) {
+      if (error instanceof Superseded) return false; // a newer report replaced it meanwhile
       // Kept, for the next poll; a refused job is the poll's to handle.
       if (!(error instanceof BoaHTTPError) || passing(error) || [401, 403, 404].includes(error.status))
         throw error;
       // boa refused this report (an epoch overtaken meanwhile, the job ended): not sent again.
-      if (this.#unsentReport === unsent) this.#unsentReport = null;
+      this.#forgetUnsent(unsent);
       return false;
     }
     this.#forgetUnsent(unsent);
     return true;
+  }
+
+  /** A kept report boa took or refused: not sent again. */
+  #forgetUnsent(unsent) {
+    this.#liveReports.delete(unsent);
+    if (this.#unsentReport === unsent) this.#unsentReport = null;
   }
 
   #warnReport(message) {
@@ -450,7 +529,9 @@ export class BoaJob {
   /** Tells boa the job finished; boa frees its GPUs. Repeating it is harmless. */
   async complete() {
     const job = await this.#request('POST', `/v1/jobs/${this.jobId}/complete`);
-    this.#unsentReport = null; // the job is done: no report is wanted any more
+    // The job is done: no report is wanted any more, nor a retry of one.
+    this.#unsentReport = null;
+    this.#liveReports.clear();
     this.#setStop(`job ${job?.state ?? 'done'}`, 'ended');
     return job;
   }
@@ -618,7 +699,11 @@ export class BoaJob {
 
   // ---- HTTP with bounded retries ----
 
-  async #request(method, path, body) {
+  /**
+   * `inTurn`, given, runs each attempt (a function returning its answer): the reports' line, which may
+   * also refuse it (then its error is the request's).
+   */
+  async #request(method, path, body, inTurn = (attempt) => attempt()) {
     const headers = { authorization: `Bearer ${this.token}`, accept: 'application/json' };
     if (body !== undefined) headers['content-type'] = 'application/json';
     let delay = this.backoffSeconds;
@@ -635,13 +720,16 @@ export class BoaJob {
         ? Math.min(this.timeoutSeconds, this.sigtermTimeoutSeconds)
         : this.timeoutSeconds;
       try {
-        response = await fetchFollowing(this.url + path, {
-          method,
-          headers,
-          body: body === undefined ? undefined : JSON.stringify(body),
-          signal: AbortSignal.timeout(timeout * 1000),
+        // The timeout starts with the attempt, not while it waits for its turn.
+        [response, text] = await inTurn(async () => {
+          const answered = await fetchFollowing(this.url + path, {
+            method,
+            headers,
+            body: body === undefined ? undefined : JSON.stringify(body),
+            signal: AbortSignal.timeout(timeout * 1000),
+          });
+          return [answered, await answered.text()];
         });
-        text = await response.text();
       } catch (error) {
         if (error instanceof BoaError) throw error; // a redirect not followed: asking again changes nothing
         // Refused, reset, timed out, a name not found: the service may be restarting, maybe elsewhere.
@@ -735,9 +823,14 @@ async function fetchFollowing(url, init) {
   }
 }
 
-/** Whether the report taken covers the kept one: the same epoch or a later one. */
-function notAfter(unsent, taken) {
-  return !(unsent.statEpoch > taken.statEpoch);
+/** Whether the newer report covers the older one: the same epoch or a later one. */
+function notAfter(older, newer) {
+  return !(older.statEpoch > newer.statEpoch);
+}
+
+/** Whether a report's send failed for now (boa unreachable or failing, or a proxy answering for it). */
+function failedSend(error) {
+  return passing(error) || error instanceof NotBoaAnswer;
 }
 
 /** Whether a request's error is boa (or the way to it) failing for now: what retries are for. */
@@ -764,7 +857,7 @@ function jsonObject(text, url) {
     answer = undefined;
   }
   if (answer === null || typeof answer !== 'object' || Array.isArray(answer))
-    throw new BoaError(
+    throw new NotBoaAnswer(
       `unexpected answer from ${url} (is BOA_URL a boa service?): ${JSON.stringify(text.slice(0, 80))}`,
     );
   return answer;

@@ -69,6 +69,15 @@ class BoaUnavailable(BoaError):
         self.reason = reason
 
 
+class _NotBoaAnswer(BoaError):
+    """A 200 that is not boa's answer (a captive portal's page, another service at BOA_URL). Inside the
+    client only: callers see a BoaError, as before."""
+
+
+class _Superseded(BoaError):
+    """A report's attempt not made: a newer report of the same or a later epoch was made meanwhile."""
+
+
 # The most work a report may say (boa's BOUNDS.workSeconds): above it boa refuses the whole report.
 _MAX_WORK_SECONDS = 1e9
 
@@ -268,6 +277,13 @@ class BoaJob:
         # The body of the newest report boa did not take because it was unreachable or failing (a
         # restart): the background poll sends it again until boa takes it or a newer report replaces it.
         self._unsent_report = None
+        # The reports (bodies) made and not yet superseded by a newer one of the same or a later epoch:
+        # only these are sent, or sent again. A retry or a resend of an older one landed after the newer
+        # report and put boa's workDoneSeconds back until the next report (found in review).
+        self._live_reports = []
+        # Held for each attempt of a report: they go to boa one at a time, in the order they were made. A
+        # resend held up on its way (a slow proxy) otherwise reached boa after the newer report.
+        self._report_line = threading.Lock()
         self._lock = threading.Lock()
         # Set by the SIGTERM handler without the lock: a handler runs in the main thread, which may hold it.
         self._sigterm = False
@@ -431,19 +447,30 @@ class BoaJob:
         # then does not time the epoch it starts.
         if self.generation is not None:
             body["generation"] = self.generation
+        self._supersede(body)
         try:
-            alloc = self._observe(self._request("POST", f"/v1/jobs/{self.job_id}/progress", body))
-            self._forget_unsent(body)
+            alloc = self._send_report(body)
+            with self._lock:
+                self._drop_live(body)
             return alloc
+        except _Superseded:
+            # A newer report of the same or a later epoch was made while this one waited to be retried:
+            # that one goes instead, and says what this one would have.
+            with self._lock:
+                return dict(self._last_allocation or {})
         except BoaError as error:
-            if _passing(error):
-                # Not lost: a loop that reports each epoch once would leave boa an epoch behind (its plan
-                # and the epoch's clock) until the next one, hours later. The poll sends it again.
-                with self._lock:
-                    kept = self._unsent_report
-                    if kept is None or _not_after(kept, body):
-                        self._unsent_report = body
-            # A stranger's page answered 200 (a proxy during a restart) included, as the Node client.
+            with self._lock:
+                kept = self._unsent_report
+                if (_failed_send(error) and self._is_live(body)
+                        and (kept is None or _not_after(kept, body))):
+                    # Not lost: a loop that reports each epoch once would leave boa an epoch behind (its
+                    # plan and the epoch's clock) until the next one, hours later. The poll sends it again.
+                    if kept is not None:
+                        self._drop_live(kept)
+                    self._unsent_report = body
+                else:
+                    self._drop_live(body)
+            # A stranger's page answered 200 (a captive portal) is warned of below, and kept above.
             if isinstance(error, BoaHTTPError) and error.status in (401, 403, 404):
                 raise
             if isinstance(error, BoaHTTPError) and error.code in ENDED_CODES:
@@ -458,11 +485,51 @@ class BoaJob:
             with self._lock:
                 return dict(self._last_allocation or {})
 
-    def _forget_unsent(self, taken):
-        """A report boa took: one kept to send again that it covers is not needed any more."""
+    def _supersede(self, body):
+        """A report made: the older ones it covers (the same epoch or an earlier one) are not sent again,
+        the one kept included, and a retry of one waiting for its turn is not made."""
         with self._lock:
-            unsent = self._unsent_report
-            if unsent is not None and _not_after(unsent, taken):
+            self._live_reports = [older for older in self._live_reports if not _not_after(older, body)]
+            if self._unsent_report is not None and not self._is_live(self._unsent_report):
+                self._unsent_report = None
+            self._live_reports.append(body)
+
+    def _is_live(self, body):  # with the lock held
+        return any(live is body for live in self._live_reports)
+
+    def _drop_live(self, body):  # with the lock held
+        self._live_reports = [live for live in self._live_reports if live is not body]
+
+    def _send_report(self, body):
+        """Sends a report (each attempt in the report line, and only while no newer report covers it) and
+        returns boa's answer, checked to be boa's. Raises _Superseded when a newer one came first."""
+
+        def wanted():
+            with self._lock:
+                return self._is_live(body)
+
+        answer = self._request("POST", f"/v1/jobs/{self.job_id}/progress", body, wanted=wanted)
+        return self._observe(self._report_answer(answer))
+
+    def _report_answer(self, answer):
+        """boa answers a report with the job's allocation: a 200 short of its fields is not boa's answer
+        but a proxy's (a captive portal, an ingress gone wrong) and the report was not taken."""
+
+        def integer(name):
+            value = answer.get(name)
+            return isinstance(value, int) and not isinstance(value, bool)
+
+        if not (integer("jobId") and answer["jobId"] == self.job_id
+                and all(integer(name) for name in ("width", "generation", "statEpoch"))
+                and isinstance(answer.get("state"), str) and isinstance(answer.get("nodes"), list)):
+            raise _NotBoaAnswer(f"unexpected answer from {self.url} (is BOA_URL a boa service?): {str(answer)[:80]!r}")
+        return answer
+
+    def _forget_unsent(self, unsent):
+        """A kept report boa took or refused: not sent again."""
+        with self._lock:
+            self._drop_live(unsent)
+            if self._unsent_report is unsent:
                 self._unsent_report = None
 
     def _send_unsent(self):
@@ -473,14 +540,14 @@ class BoaJob:
         if unsent is None:
             return False
         try:
-            self._observe(self._request("POST", f"/v1/jobs/{self.job_id}/progress", unsent))
+            self._send_report(unsent)
+        except _Superseded:
+            return False  # a newer report replaced it meanwhile
         except BoaHTTPError as error:
             if _passing(error) or error.status in (401, 403, 404):
                 raise  # kept, for the next poll; a refused job is the poll's to handle
             # boa refused this report (an epoch overtaken meanwhile, the job ended): not sent again.
-            with self._lock:
-                if self._unsent_report is unsent:
-                    self._unsent_report = None
+            self._forget_unsent(unsent)
             return False
         self._forget_unsent(unsent)
         return True
@@ -500,7 +567,9 @@ class BoaJob:
         """Tells boa the job finished; boa frees its GPUs. Repeating it is harmless."""
         job = self._request("POST", f"/v1/jobs/{self.job_id}/complete")
         with self._lock:
-            self._unsent_report = None  # the job is done: no report is wanted any more
+            # The job is done: no report is wanted any more, nor a retry of one.
+            self._unsent_report = None
+            self._live_reports = []
         self._set_stop(f"job {job.get('state', 'done')}")
         return job
 
@@ -709,7 +778,9 @@ class BoaJob:
 
     # ---- HTTP with bounded retries ----
 
-    def _request(self, method, path, body=None):
+    def _request(self, method, path, body=None, wanted=None):
+        """`wanted`, given (a report's), is asked before each attempt, made in the report line: False
+        raises _Superseded."""
         data = None if body is None else json.dumps(body).encode()
         headers = {"Authorization": f"Bearer {self.token}", "Accept": "application/json"}
         if data is not None:
@@ -724,6 +795,12 @@ class BoaJob:
             timeout = self.timeout_seconds
             if self._sigterm:
                 timeout = min(timeout, self.sigterm_timeout_seconds)
+            if wanted is not None:
+                # The timeout starts with the attempt, not while it waits for its turn.
+                self._report_line.acquire()
+                if not wanted():
+                    self._report_line.release()
+                    raise _Superseded("a newer report was made")
             request = urllib.request.Request(self.url + path, data=data, headers=headers, method=method)
             attempt_limit = _AttemptDeadline(timeout)
             try:
@@ -751,6 +828,8 @@ class BoaJob:
                 wait = delay * (0.5 + random.random() / 2)  # jitter: replicas do not retry in step
             finally:
                 attempt_limit.stop()
+                if wanted is not None:
+                    self._report_line.release()
             # After a SIGTERM the job has a grace period to checkpoint in: no retry, no wait (found in
             # review: a report retried against an unreachable boa held a SIGTERM up for 8-70 s).
             deadline = time.monotonic() + wait
@@ -810,7 +889,7 @@ def _json_object(raw, url):
     except ValueError:
         answer = None
     if not isinstance(answer, dict):
-        raise BoaError(f"unexpected answer from {url} (is BOA_URL a boa service?): {raw[:80]!r}")
+        raise _NotBoaAnswer(f"unexpected answer from {url} (is BOA_URL a boa service?): {raw[:80]!r}")
     return answer
 
 
@@ -954,12 +1033,17 @@ class _AttemptDeadline:
 ENDED_CODES = ("not_active", "already_finished")
 
 
-def _not_after(unsent, taken):
-    """Whether the report taken covers the kept one: the same epoch or a later one."""
+def _not_after(older, newer):
+    """Whether the newer report covers the older one: the same epoch or a later one."""
     try:
-        return unsent["statEpoch"] <= taken["statEpoch"]
+        return older["statEpoch"] <= newer["statEpoch"]
     except TypeError:  # a non-number, which boa refuses anyway
         return True
+
+
+def _failed_send(error):
+    """Whether a report's send failed for now (boa unreachable or failing, or a proxy answering for it)."""
+    return _passing(error) or isinstance(error, _NotBoaAnswer)
 
 
 def _passing(error):
