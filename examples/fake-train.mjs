@@ -132,14 +132,23 @@ async function main() {
   // the next carries the epoch reached by then. One boa does not take (it knows fewer epochs than this
   // run) the client says so and returns; only a refused job (a wrong token) rejects.
   let reportInFlight = null;
+  // The last report skipped, sent at the end if no later one went: the last epoch's, due as the run
+  // ends, was otherwise lost whenever one was still out, and boa had the job an epoch behind.
+  let skipped = null;
+  const send = (statEpoch, workDone) =>
+    job
+      .report(statEpoch, workDone)
+      .catch((error) => console.error(`fake-train: progress not reported: ${error.message}`));
   const report = (workDone) => {
-    if (!leader || reportInFlight) return;
-    reportInFlight = job
-      .report(epoch, workDone)
-      .catch((error) => console.error(`fake-train: progress not reported: ${error.message}`))
-      .finally(() => {
-        reportInFlight = null;
-      });
+    if (!leader) return;
+    if (reportInFlight) {
+      skipped = { statEpoch: epoch, workDone };
+      return;
+    }
+    skipped = null;
+    reportInFlight = send(epoch, workDone).finally(() => {
+      reportInFlight = null;
+    });
   };
 
   if (selfLaunched) {
@@ -226,6 +235,7 @@ async function main() {
   console.log(`all ${opts.epochs} epochs done: WORLD_SIZE=${job.worldSize} NODE_RANK=${job.nodeRank}`);
   if (leader) {
     await reportInFlight; // not overtaken by a report of an earlier epoch
+    if (skipped) await send(skipped.statEpoch, skipped.workDone);
     try {
       await job.complete();
       console.log(`job ${job.jobId} complete`);

@@ -145,6 +145,9 @@ def main(argv=None):
     # and the next carries the epoch reached by then. One boa does not take (it knows fewer epochs than
     # this run) the client logs and returns; only a refused job (a wrong token) raises.
     in_flight = [None]
+    # The last report skipped, sent at the end if no later one went: the last epoch's, due as the run
+    # ends, was otherwise lost whenever one was still out, and boa had the job an epoch behind.
+    skipped = [None]
 
     def send(stat_epoch, work_done):
         try:
@@ -156,7 +159,9 @@ def main(argv=None):
         if not leader:
             return
         if in_flight[0] is not None and in_flight[0].is_alive():
+            skipped[0] = (epoch, work_done)
             return
+        skipped[0] = None
         in_flight[0] = threading.Thread(target=send, args=(epoch, work_done), daemon=True)
         in_flight[0].start()
 
@@ -248,6 +253,8 @@ def main(argv=None):
     if leader:
         if in_flight[0] is not None:
             in_flight[0].join()  # not overtaken by a report of an earlier epoch
+        if skipped[0] is not None:
+            send(*skipped[0])
         try:
             job.complete()
             print(f"job {job.job_id} complete", flush=True)
