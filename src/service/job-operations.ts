@@ -2,7 +2,8 @@ import { closest } from './config-sources.ts';
 import { ServiceError } from './errors.ts';
 import { closeGpuTime, withoutJob } from './gpu-time.ts';
 import { type ServiceJob, jobFromRow } from './jobs.ts';
-import { followPlan, replanIfRatesMoved } from './plan-inputs.ts';
+import { followPlan } from './plan-inputs.ts';
+import { ratesCheckOf } from './rates-check.ts';
 import { nextDraw } from '../core/shares.ts';
 import type { Workload } from './ports.ts';
 import { persistWorkSamples, recordWorkSample } from './progress.ts';
@@ -67,7 +68,7 @@ export function registerJob(
   svc.state.lastSubmittedAt = now;
   svc.state.jobs.set(row.id, row);
   svc.deps.logger.info({ event: 'job_registered', jobId: row.id, class: className }, 'job registered');
-  replanIfRatesMoved(svc);
+  ratesCheckOf(svc).afterRegistration(svc.state.jobs.size);
   return { job: row, token };
 }
 

@@ -10,6 +10,7 @@ import { intervalPlan } from './demand.ts';
 import { bandFillOptions, windowBelowBand } from '../core/exec/band-fill.ts';
 import { ceilingLookbackHours } from '../core/spend-ceiling.ts';
 import { replanIfGroupResized } from './plan-inputs.ts';
+import { ratesCheckOf } from './rates-check.ts';
 import { TickUndo } from './tick-undo.ts';
 import { isBilled } from './paid-now.ts';
 import { UnseenNodes } from './unseen-nodes.ts';
@@ -168,6 +169,8 @@ export class Scheduler {
       state.counters.poolFailures += 1;
       logger.warn({ event: 'pool_unavailable', error: (error as Error).message }, 'node pool not answering');
     }
+    // Registrations the last comparison of the load with the plan's has not seen (rates-check.ts).
+    ratesCheckOf(this.service).atTick();
     const unseen = listed
       ? await this.unseen.read(pool, state.nodes, deps.config.gpusPerNode, clock.now(), logger)
       : [];
