@@ -1,5 +1,6 @@
 import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
+import { isLocked, lockedRefusal } from './busy.ts';
 
 const SQLITE_HEADER = 'SQLite format 3\0';
 /** Tables every boa database has had since its first migration. */
@@ -9,7 +10,8 @@ const BOA_TABLES = ['settings', 'job_classes', 'jobs', 'plans'];
  * Why an existing database file must not be opened, or undefined when it looks sound: empty, not
  * SQLite, not boa's, written by a newer boa (a migration this version does not know), or damaged
  * (`PRAGMA quick_check`, which reads every page: a few ms per MB). Nothing is written, but it is
- * opened read-write so that a WAL left by a kill -9 is recovered as a normal open would.
+ * opened read-write so that a WAL left by a kill -9 is recovered as a normal open would. A file another
+ * process keeps locked is not a problem of the file: that throws lockedRefusal's StoreError.
  */
 export function databaseProblem(file: string, journalFile: string): string | undefined {
   const stat = statSync(file);
@@ -28,6 +30,10 @@ export function databaseProblem(file: string, journalFile: string): string | und
   let db: Database.Database | undefined;
   try {
     db = new Database(file, { fileMustExist: true });
+    // Waits out (5 s) and then refuses another process's write transaction or exclusive lock, before
+    // anything is copied or migrated: boa could write nothing while it lasts. Takes the lock, writes nothing.
+    db.exec('BEGIN IMMEDIATE');
+    db.exec('ROLLBACK');
     const tables = new Set(
       db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[],
     );
@@ -60,6 +66,7 @@ export function databaseProblem(file: string, journalFile: string): string | und
     if (problems.length > 0) return `is damaged (quick_check: ${problems.slice(0, 2).join('; ')})`;
     return undefined;
   } catch (error) {
+    if (isLocked(error)) throw lockedRefusal(file);
     const code = (error as { code?: string }).code ?? '';
     if (code.startsWith('SQLITE_CORRUPT')) return `is damaged (${(error as Error).message})`;
     if (code === 'SQLITE_NOTADB') return 'is not an SQLite database';

@@ -12,6 +12,7 @@ import {
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
+import { isLocked, lockedRefusal } from './busy.ts';
 import { databaseProblem } from './checks.ts';
 import { StoreError } from './errors.ts';
 
@@ -77,6 +78,7 @@ export function keepCopyBeforeMigrating(
       } catch {
         // Absent or unremovable: nothing more to do here.
       }
+      if (isLocked(error)) throw lockedRefusal(file);
       const code = (error as { code?: string }).code;
       const fix =
         code === 'ENOSPC' || code === 'SQLITE_FULL'
@@ -108,18 +110,38 @@ export function copyPath(file: string, tag: string): string {
   return `${file}.at-${tag}`;
 }
 
+/**
+ * The copies of `file` kept before migrations that this version can start from (an older schema or its
+ * own, not damaged), newest first: a way back for a database that is refused, besides the backup.
+ */
+export function soundCopies(file: string, journalFile: string): Array<{ path: string; written: Date }> {
+  return copiesOf(file)
+    .filter((copy) => {
+      try {
+        return databaseProblem(copy.path, journalFile) === undefined;
+      } catch {
+        return false; // locked by another process: not one to offer now
+      }
+    })
+    .map((copy) => ({ path: copy.path, written: new Date(copy.written) }));
+}
+
 /** Keeps the newest `kept` copies of `file` but `except` (by when they were written), deletes the others. */
 function pruneCopies(file: string, kept: number, except: string): void {
-  const dir = dirname(file);
-  const prefix = `${basename(file)}.at-`;
-  const copies = readdirSync(dir)
-    .filter((name) => name.startsWith(prefix) && /^\w+$/.test(name.slice(prefix.length)))
-    .map((name) => ({ path: join(dir, name), written: statSync(join(dir, name)).mtimeMs }))
-    .filter((copy) => copy.path !== except)
-    .sort((a, b) => b.written - a.written);
+  const copies = copiesOf(file).filter((copy) => copy.path !== except);
   for (const old of copies.slice(kept)) {
     for (const suffix of ['', '-wal', '-shm']) rmSync(old.path + suffix, { force: true });
   }
+}
+
+/** `<file>.at-<tag>` beside `file`, newest first by when they were written. */
+function copiesOf(file: string): Array<{ path: string; written: number }> {
+  const dir = dirname(file);
+  const prefix = `${basename(file)}.at-`;
+  return readdirSync(dir)
+    .filter((name) => name.startsWith(prefix) && /^\w+$/.test(name.slice(prefix.length)))
+    .map((name) => ({ path: join(dir, name), written: statSync(join(dir, name)).mtimeMs }))
+    .sort((a, b) => b.written - a.written);
 }
 
 /**

@@ -15,9 +15,16 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { type BetterSQLite3Database, drizzle } from 'drizzle-orm/better-sqlite3';
+import { isLocked, lockedRefusal } from './busy.ts';
 import { databaseProblem } from './checks.ts';
 import { applyMigrations } from './migrate.ts';
-import { copyForThisVersion, copyPath, type KeptCopy, keepCopyBeforeMigrating } from './copies.ts';
+import {
+  copyForThisVersion,
+  copyPath,
+  type KeptCopy,
+  keepCopyBeforeMigrating,
+  soundCopies,
+} from './copies.ts';
 import { StoreError } from './errors.ts';
 import { keepJobIdsAbove, readJobIdMark } from './job-ids.ts';
 import { type DataDirLock, lockDataDir } from './lock.ts';
@@ -96,7 +103,7 @@ export function openStore(dataDir: string | ':memory:', options: OpenOptions = {
       if (problem !== undefined) {
         if (!options.init) {
           throw new StoreError(
-            `${file} ${problem}: restore it from the backup (docs/security.md), or start fresh on purpose with --init (the file is then kept as ${file}.broken-<time>)`,
+            `${file} ${problem}: restore it from the backup (docs/security.md)${copiesToRestore(file)}, or start fresh on purpose with --init (the file is then kept as ${file}.broken-<time>)`,
           );
         }
         // Moved first: an optional call (`?.`) would skip evaluating its arguments.
@@ -141,6 +148,8 @@ function connect(file: string): Db {
     return drizzle(client, { schema }) as Db;
   } catch (error) {
     client.close();
+    // Locked by another process while migrating (or switching to WAL): SQLite changed nothing.
+    if (!made && isLocked(error)) throw lockedRefusal(file);
     const cause = sqliteCause(error);
     const fix = /SQLITE_FULL|SQLITE_IOERR|ENOSPC/.test(cause)
       ? `free space in ${dirname(file)} and start again`
@@ -279,6 +288,17 @@ function newerRefusal(file: string, problem: string, copy: string | undefined, o
     `losing everything since the upgrade (jobs submitted since, the ledger since: see docs/deploy.md, Upgrades and rollbacks): start this version once with BOA_ROLLBACK_TO_COPY=1, ` +
     `which does that (the newer file kept as ${file}.newer-<time>, new job ids above its jobs'), or by hand: docs/deploy.md`
   );
+}
+
+/**
+ * The copies boa kept before migrations, as a way back when no backup is newer: restored as a backup is
+ * (docs/security.md), and migrated again at the start. Empty when there are none.
+ */
+function copiesToRestore(file: string): string {
+  const copies = soundCopies(file, JOURNAL);
+  if (copies.length === 0) return '';
+  const named = copies.map((c) => `${c.path} (written ${c.written.toISOString()})`).join(', ');
+  return ` or from a copy boa kept before a migration, newest first: ${named}, losing everything since the copy was written`;
 }
 
 function lastTag(): string {
