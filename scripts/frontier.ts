@@ -16,6 +16,7 @@ import { arrivalRatesPerHour } from '../src/core/trace.ts';
 import { parseBudgets, spaced } from './lib/budgets.ts';
 import { type FrontierReport, frontierCsv } from './lib/frontier-report.ts';
 import {
+  checkOut,
   emit,
   loadProfileFile,
   loadTrace,
@@ -56,6 +57,7 @@ await runMain(async () => {
     seed: string;
     quiet?: boolean;
   }>();
+  checkOut(opts.out);
   const solvers = parseList(opts.solver, '--solver') as SolverName[];
   const bad = solvers.filter((s) => s !== 'exact' && s !== 'paper');
   if (bad.length) throw new UsageError(`--solver: unknown ${bad.join(', ')}; allowed: exact, paper`);

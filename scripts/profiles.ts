@@ -15,7 +15,7 @@ import { DEFAULT_DERIVE, type DerivedEpoch, deriveClassProfile } from '../src/si
 import { listTraceApps, loadAppTables } from '../src/sim/truth/load.ts';
 import { createJobTruth } from '../src/sim/truth/model.ts';
 import { formatProfileJson } from '../src/sim/truth/profile-json.ts';
-import { writeProblem } from './lib/inputs.ts';
+import { stopQuietlyWhenReaderStops, writeProblem } from './lib/inputs.ts';
 import { writeOutputFiles } from './lib/output-files.ts';
 
 export interface ProfilesArgs {
@@ -158,5 +158,6 @@ export function main(
 }
 
 if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  stopQuietlyWhenReaderStops();
   process.exitCode = main(process.argv.slice(2));
 }

@@ -12,7 +12,7 @@ import { VARIANTS_HELP } from './lib/boa-variants.ts';
 import { simulate, truthProvider } from '../src/sim/run.ts';
 import { type UnspentSplit, UnspentAccount } from '../src/sim/unspent.ts';
 import { parsePolicyEntry, seriesOf } from './lib/compare-report.ts';
-import { emit, runMain, UsageError, scriptProgram } from './lib/inputs.ts';
+import { checkOut, emit, runMain, UsageError, scriptProgram } from './lib/inputs.ts';
 import { relativeList } from './lib/compare-relative.ts';
 import { simulationProgress } from './lib/sim-progress.ts';
 import { refuseBelowServiceFloor } from './lib/service-floor.ts';
@@ -78,6 +78,7 @@ await runMain(() => {
       quiet?: boolean;
     }
   >();
+  checkOut(opts.out);
   const inputs = loadSimInputs(opts);
   const entry = asUsage(() => parsePolicyEntry(opts.policy, findPolicy));
   const seed = seedOption(opts.seed);

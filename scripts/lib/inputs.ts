@@ -3,7 +3,7 @@ import { Command, CommanderError } from 'commander';
 import { type ProfileFile, parseProfileFile } from '../../src/core/profile.ts';
 import { arrivalRatesPerHour, parseTrace, TraceError, type TraceJob } from '../../src/core/trace.ts';
 import { writeProblem } from '../../src/cli/write-problem.ts';
-import { writeOutputFiles } from './output-files.ts';
+import { checkWritable, writeOutputFiles } from './output-files.ts';
 
 export { writeProblem };
 
@@ -92,14 +92,30 @@ export function emit(text: string, out?: string): void {
   }
 }
 
-/** Runs a script's main, turning known input errors into one clear line and exit code 2. */
-export async function runMain(main: () => Promise<void> | void): Promise<void> {
-  // A reader that stops early (gen-trace | head) closes the pipe: stop there quietly, as cat and the
-  // boa CLI do, not with the write error's stack trace (exit 1).
+/** Refuses an --out that cannot be written before the run, which found it only at its end (minutes). */
+export function checkOut(out: string | undefined): void {
+  if (!out) return;
+  try {
+    checkWritable(out);
+  } catch (error) {
+    throw new UsageError(`cannot write ${out}: ${writeProblem(error as NodeJS.ErrnoException)}`);
+  }
+}
+
+/**
+ * A reader that stops early (gen-trace | head) closes the pipe: stop there quietly, as cat and the boa
+ * CLI do, not with the write error's stack trace (exit 1).
+ */
+export function stopQuietlyWhenReaderStops(): void {
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'EPIPE') process.exit(0);
     throw error;
   });
+}
+
+/** Runs a script's main, turning known input errors into one clear line and exit code 2. */
+export async function runMain(main: () => Promise<void> | void): Promise<void> {
+  stopQuietlyWhenReaderStops();
   try {
     await main();
   } catch (error) {

@@ -1,5 +1,7 @@
 import {
+  accessSync,
   closeSync,
+  constants,
   fsyncSync,
   lstatSync,
   openSync,
@@ -24,6 +26,7 @@ export type OutputFiles = ReadonlyArray<readonly [path: string, text: string | n
  * results.json beside old charts and an old at-paid.json.
  */
 export function writeOutputFiles(files: OutputFiles): void {
+  holdSignalsWhileWriting();
   const staged: Array<[temporary: string, target: string]> = [];
   try {
     for (const [path, text] of files) {
@@ -89,4 +92,40 @@ function renameTarget(path: string): string | undefined {
     });
   }
   return stat.isFile() ? target : undefined;
+}
+
+let signalsHeld = false;
+
+/**
+ * SIGINT and SIGTERM wait for the write under way: their default action ended the process mid-write and
+ * left `<file>.tmp-<pid>` beside the output. writeOutputFiles is synchronous, so a handler runs only once it
+ * has returned, its temporaries renamed or removed; the process then ends by the signal as it would have,
+ * unless the script handles the signal itself (the demo does).
+ */
+function holdSignalsWhileWriting(): void {
+  if (signalsHeld) return;
+  signalsHeld = true;
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    const endAsTheSignalWould = () => {
+      if (process.listenerCount(signal) > 1) return;
+      process.removeListener(signal, endAsTheSignalWould);
+      process.kill(process.pid, signal);
+    };
+    process.on(signal, endAsTheSignalWould);
+  }
+}
+
+/**
+ * Throws what writing `path` would meet (a missing folder, a folder, a read-only place), writing nothing:
+ * checked before a run of minutes, which otherwise found it only at its end.
+ */
+export function checkWritable(path: string): void {
+  const target = renameTarget(path);
+  // A device or pipe is written as it is; a file is written beside its target, in its folder.
+  if (target === undefined) return accessSync(path, constants.W_OK);
+  const folder = dirname(target);
+  if (!statSync(folder).isDirectory()) {
+    throw Object.assign(new Error(`ENOTDIR: not a directory, '${folder}'`), { code: 'ENOTDIR' });
+  }
+  accessSync(folder, constants.W_OK);
 }

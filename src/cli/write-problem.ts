@@ -8,6 +8,8 @@ export function writeProblem(error: NodeJS.ErrnoException): string {
     case 'EACCES':
     case 'EPERM':
       return 'permission denied';
+    case 'EROFS':
+      return 'a read-only file system';
     case 'EISDIR':
       return 'it is a folder; give a file name';
     default:
