@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { type BrowserContext, chromium } from 'playwright-core';
 
 /** Debian's chromium, which `npm test` installs when it is missing and it may (scripts/ensure-chromium.mjs). */
 export const CHROMIUM = process.env.BOA_CHROMIUM ?? '/usr/bin/chromium';
@@ -25,4 +26,18 @@ if (!haveChromium) {
   process.stderr.write(
     `dashboard tests skipped: no ${CHROMIUM} (npm test installs it as root: apt-get install -y chromium)\n`,
   );
+}
+
+/**
+ * The dashboard tests' browser: headless Chromium with a fresh profile under `dir`, a desktop-wide
+ * window, in BROWSER_ZONE.
+ */
+export async function launchDashboardBrowser(dir: string): Promise<BrowserContext> {
+  return chromium.launchPersistentContext(dir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: chromiumFlags,
+    viewport: { width: 1400, height: 1000 },
+    timezoneId: BROWSER_ZONE,
+  });
 }

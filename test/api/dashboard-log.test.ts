@@ -7,11 +7,12 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, expect, it } from 'vitest';
 import { when } from '../../src/cli/format.ts';
 import { startProcessService } from '../cli/process-service.ts';
-import { BROWSER_ZONE, CHROMIUM, chromiumFlags, haveChromium } from './chromium.ts';
+import { haveChromium, launchDashboardBrowser } from './chromium.ts';
+import { submitScript, tickUntil } from './dashboard/process-jobs.ts';
 
 const cleanups: Array<() => Promise<void>> = [];
 const temp = mkdtempSync(join(tmpdir(), 'boa-dashboard-log-'));
@@ -36,27 +37,6 @@ async function service(config: Record<string, unknown> = {}) {
   );
 }
 
-async function submit(s: Service, name: string, script: string): Promise<number> {
-  const made = await s.request('POST', '/v1/jobs', {
-    class: 'cifar10',
-    name,
-    workload: { command: [process.execPath, '-e', script] },
-  });
-  expect(made.status).toBe(201);
-  return made.body.id as number;
-}
-
-/** Ticks the service (its clock a tick on each time) until `done` says so. */
-async function tickUntil(s: Service, done: () => boolean | Promise<boolean>, what: string) {
-  for (let i = 0; i < 300; i++) {
-    if (await done()) return;
-    await s.ticks(1);
-    await s.service.execution.settle();
-    await sleep(50);
-  }
-  throw new Error(`never: ${what}`);
-}
-
 /** Waits, the service's clock standing still, until `done` says so. */
 async function waitUntil(done: () => boolean, what: string) {
   for (let i = 0; i < 600 && !done(); i++) await sleep(50);
@@ -65,13 +45,7 @@ async function waitUntil(done: () => boolean, what: string) {
 
 /** The dashboard signed in, and its job's output opened from its id in the active jobs. */
 async function openLog(s: Service, id: number): Promise<Page> {
-  context ??= await chromium.launchPersistentContext(join(temp, 'profile'), {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: chromiumFlags,
-    viewport: { width: 1400, height: 1000 },
-    timezoneId: BROWSER_ZONE,
-  });
+  context ??= await launchDashboardBrowser(join(temp, 'profile'));
   const page = await context.newPage();
   // Closed before its service, even when a test fails: a log it still follows would hold the service open.
   cleanups.unshift(() => page.close());
@@ -98,7 +72,7 @@ it.skipIf(!haveChromium)(
   async () => {
     const { s } = await service();
     const script = "let i = 0; setInterval(() => console.log('line ' + ++i), 100);";
-    const id = await submit(s, 'printer', script);
+    const id = await submitScript(s, 'printer', script);
     // A job that launches itself has no log here: its id is plain text.
     await s.request('POST', '/v1/jobs', { class: 'cifar10', name: 'self-launched' });
     await tickUntil(s, () => s.service.job(id).state === 'running', 'running');
@@ -139,7 +113,7 @@ it.skipIf(!haveChromium)(
         if (!again) fs.writeFileSync(${JSON.stringify(failedOnce)}, '');
         process.exit(again ? 0 : 1);
       }, 50);`;
-    const id = await submit(s, 'restarted', script);
+    const id = await submitScript(s, 'restarted', script);
     // Opened while it waits: no log yet, said why it waits in the CLI's words.
     const page = await openLog(s, id);
     await expect
@@ -194,7 +168,7 @@ it.skipIf(!haveChromium)(
       if (process.env.NODE_RANK !== '0') setInterval(() => undefined, 1000);
       else if (fs.existsSync(${JSON.stringify(go)})) process.exit(3);
       else { ${whenFile(go, 'process.exit(3);')} }`;
-    const id = await submit(s, 'doomed', script);
+    const id = await submitScript(s, 'doomed', script);
     await tickUntil(s, () => s.service.job(id).state === 'running', 'running');
     const first = s.service.job(id).generation;
     const page = await openLog(s, id);
@@ -247,7 +221,7 @@ it.skipIf(!haveChromium)(
       const fs = require('node:fs');
       for (let i = 1; i <= 5; i++) console.log('line ' + i);
       ${whenFile(go1, `for (let i = 6; i <= 10; i++) console.log('line ' + i); ${whenFile(go2, 'process.exit(1);', 'wait2')}`)}`;
-    const id = await submit(s, 'cut', script);
+    const id = await submitScript(s, 'cut', script);
     await tickUntil(s, () => s.service.job(id).state === 'running', 'running');
     const asked: Array<{ at: number; url: string }> = [];
     const page = await openLog(s, id);

@@ -7,11 +7,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { when } from '../../src/cli/format.ts';
 import { startCliService } from '../cli/cli-harness.ts';
-import { BROWSER_ZONE, CHROMIUM, chromiumFlags, haveChromium } from './chromium.ts';
+import { haveChromium, launchDashboardBrowser } from './chromium.ts';
 
 describe.skipIf(!haveChromium)('dashboard in headless Chromium', () => {
   let service: Awaited<ReturnType<typeof startCliService>>;
@@ -34,13 +34,7 @@ describe.skipIf(!haveChromium)('dashboard in headless Chromium', () => {
       for (const job of jobs)
         await service.request('GET', `/v1/jobs/${job.id}/allocation`, undefined, job.token);
     }
-    context = await chromium.launchPersistentContext(join(temp, 'profile'), {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: chromiumFlags,
-      viewport: { width: 1400, height: 1000 },
-      timezoneId: BROWSER_ZONE,
-    });
+    context = await launchDashboardBrowser(join(temp, 'profile'));
     context.on('request', (r) => requested.push(r.url()));
     // The browser's own requests (its icon) are not seen as requests, but their 404s are logged.
     context.on('console', (m) => m.text().includes('404') && notFound.push(m.text()));
