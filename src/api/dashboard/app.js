@@ -23,11 +23,22 @@ const CALL_TIMEOUT_MS = 30_000;
 
 class Unauthorized extends Error {}
 
+/**
+ * How far boa's clock is ahead of the browser's, from its last answer's Date (to the second): the
+ * health line compares the last tick, a time on boa's clock, with now on boa's clock (found in review:
+ * a browser 2 hours fast read "no tick since ... the scheduler is failing" with every tick on time, and
+ * one 2 hours slow read "last tick" for a scheduler stopped 10 minutes before).
+ */
+let serverAheadMs = 0;
+const serverNow = () => Date.now() + serverAheadMs;
+
 async function api(path, token) {
   const res = await fetch(path, {
     headers: { authorization: `Bearer ${token}` },
     signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
   });
+  const date = Date.parse(res.headers.get('date') ?? '');
+  if (Number.isFinite(date)) serverAheadMs = date - Date.now();
   if (res.status === 401) throw new Unauthorized('the token was refused');
   // Not boa's JSON (a proxy in front answering 502 with a page): say which call and what status,
   // not JSON.parse's "Unexpected token '<'".
@@ -55,7 +66,7 @@ const CALLS = {
 
 /** Each part of the page, the calls it needs and how it is drawn: one failing call blanks only its own. */
 const SECTIONS = [
-  { ids: ['health'], needs: ['status'], draw: (d) => renderHealth(d.status) },
+  { ids: ['health'], needs: ['status'], draw: (d) => renderHealth(d.status, serverNow()) },
   {
     ids: ['numbers'],
     needs: ['budget', 'plan', 'status'],
@@ -140,7 +151,7 @@ async function drawAll({ data, failed }) {
       problems.push(error.message);
     }
   }
-  lastUpdated = utcTime(Date.now());
+  lastUpdated = utcTime(serverNow());
   $('updated').textContent = `updated ${lastUpdated}`;
   downSince = null;
   sayAtTop(problems.length ? `boa: ${[...new Set(problems)].join('; ')}` : '');
@@ -153,7 +164,7 @@ async function drawAll({ data, failed }) {
  * the same, and are not announced again, while it stays down.
  */
 function unreachable(error) {
-  downSince ??= utcTime(Date.now());
+  downSince ??= utcTime(serverNow());
   sayAtTop(
     `boa has not answered since ${downSince} (${error.message}): the figures shown are from ` +
       `${lastUpdated}, not current; the page asks again every ${REFRESH_MS / 1000} s.`,

@@ -1,0 +1,87 @@
+/**
+ * The dashboard on a bad day, in headless Chromium against a served boa (as ../dashboard.test.ts): a
+ * browser clock far off boa's, boa not answering when the page loads, a followed log through a restart
+ * longer than a minute, names with HTML in them, a tab refreshing for hours. Each case that failed
+ * before its fix says what was seen.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { BrowserContext, Page } from 'playwright-core';
+import { afterAll, afterEach, expect, it } from 'vitest';
+import { when } from '../../../src/cli/format.ts';
+import { startCliService } from '../../cli/cli-harness.ts';
+import { ManualClock } from '../../service/harness.ts';
+import { haveChromium, launchDashboardBrowser } from '../chromium.ts';
+
+type Service = Awaited<ReturnType<typeof startCliService>>;
+const temp = mkdtempSync(join(tmpdir(), 'boa-dashboard-review-'));
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const fn of cleanups.splice(0)) await fn();
+});
+afterAll(() => rmSync(temp, { recursive: true, force: true }));
+
+async function service(options: Parameters<typeof startCliService>[0] = {}): Promise<Service> {
+  const s = await startCliService({ config: { priorRates: { cifar10: 6 } }, ...options });
+  cleanups.push(() => s.close());
+  return s;
+}
+
+/** A browser of its own (a clock installed is the whole context's), closed before its service. */
+async function browser(): Promise<BrowserContext> {
+  const context = await launchDashboardBrowser(mkdtempSync(join(temp, 'profile-')));
+  cleanups.unshift(() => context.close());
+  return context;
+}
+
+async function signIn(page: Page, s: Service) {
+  await page.goto(`${s.url}/`);
+  await page.locator('#token').fill(s.token);
+  await page.locator('#sign-in').click();
+  await page.locator('#health span').first().waitFor({ timeout: 30_000 });
+}
+
+const HOUR = 3_600_000;
+
+it.skipIf(!haveChromium)(
+  "judges the last tick by boa's clock, not the browser's, which may be hours off",
+  async () => {
+    // boa's clock is the real one (its answers' Date): its one tick was 10 minutes ago, a scheduler
+    // that has stopped (3 ticks of 60 s missed).
+    const clock = new ManualClock(Date.now() - 10 * 60_000);
+    const s = await service({ clock });
+    await s.ticks(1);
+    const staleTick = (await s.request('GET', '/v1/status')).body.lastTickAt;
+    const health = (page: Page) => page.locator('#health').textContent();
+
+    // A browser 2 hours slow: before, "last tick ..." as if all were well.
+    const slow = await browser();
+    await slow.clock.install({ time: Date.now() - 2 * HOUR });
+    const slowPage = await slow.newPage();
+    await signIn(slowPage, s);
+    expect(await health(slowPage)).toMatch(
+      new RegExp(`^no tick since ${when(staleTick)} \\(1\\d\\.\\d min ago, every 60 s expected\\)`),
+    );
+
+    // A browser 2 hours fast: the stopped scheduler is said with its real age (before: "2.2 h ago"), and
+    // once boa ticks again, all is well (before: "no tick since" on every tick).
+    const fast = await browser();
+    await fast.clock.install({ time: Date.now() + 2 * HOUR });
+    const fastPage = await fast.newPage();
+    await signIn(fastPage, s);
+    expect(await health(fastPage)).toMatch(/^no tick since \S+ \(1\d\.\d min ago/);
+    clock.t = Date.now();
+    await s.ticks(1);
+    const freshTick = (await s.request('GET', '/v1/status')).body.lastTickAt;
+    for (const page of [slowPage, fastPage]) {
+      await page.evaluate(() => (globalThis as any).boaDashboard.refresh());
+      expect(await health(page)).toBe(`last tick ${when(freshTick)}`);
+    }
+    // "updated" is on boa's clock too, as the last tick beside it: the same minute, not 2 hours off.
+    const updated = /^updated (\S+)$/.exec((await fastPage.locator('#updated').textContent()) ?? '')![1]!;
+    expect(Math.abs(Date.parse(updated) - Date.now())).toBeLessThan(5 * 60_000);
+  },
+  180_000,
+);
+
