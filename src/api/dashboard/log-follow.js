@@ -1,7 +1,7 @@
 /*
  * Following a job's rank 0 log as `boa jobs logs -f` does: its last 200 lines and what it writes,
  * then each next generation from its start; a stream cut off is asked again from where it got to, a
- * service restarting is waited for (up to a minute), and between runs the job is asked after; every
+ * service restarting is waited for (up to 5 minutes), and between runs the job is asked after; every
  * wait ends when the follow is stopped. It works through `f` (made by showLog in log-panel.js): the
  * token, the job's id, the abort signal, and where the lines, the status and the title go.
  */
@@ -12,8 +12,12 @@
 
 /** How often a followed job is asked after between its runs, as `boa jobs logs -f` does. */
 const FOLLOW_POLL_MS = 2000;
-/** How long a follow keeps asking a service that does not answer (restarting, say). */
-const UNREACHABLE_MS = 60_000;
+/**
+ * How long a follow keeps asking a service that does not answer (restarting, say): as long as
+ * `boa jobs logs -f` does (src/cli/transient.ts): a pod rescheduled takes more than a minute, and a
+ * follow that gave up after one left the operator to find the job's id again (found in review).
+ */
+const UNREACHABLE_MS = 5 * 60_000;
 /** The most lines a request gives: a later generation's log is read from its start, up to this. */
 const WHOLE_LOG = 10_000;
 const FINAL_STATES = new Set(['done', 'cancelled', 'failed', 'lost']);
@@ -84,7 +88,7 @@ async function ask(f, path) {
     }
     failingSince ??= Date.now();
     if (Date.now() - failingSince > UNREACHABLE_MS)
-      throw new Error(`${problem} for a minute; the job may still run: its id follows it again`);
+      throw new Error(`${problem} for 5 minutes; the job may still run: its id follows it again`);
     f.status(`${problem}; trying again`);
     await pause(FOLLOW_POLL_MS, f.signal);
   }

@@ -11,8 +11,10 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, expect, it } from 'vitest';
 import { when } from '../../../src/cli/format.ts';
 import { startCliService } from '../../cli/cli-harness.ts';
+import { startProcessService } from '../../cli/process-service.ts';
 import { ManualClock } from '../../service/harness.ts';
 import { haveChromium, launchDashboardBrowser } from '../chromium.ts';
+import { submitScript, tickUntil } from './process-jobs.ts';
 
 type Service = Awaited<ReturnType<typeof startCliService>>;
 const temp = mkdtempSync(join(tmpdir(), 'boa-dashboard-review-'));
@@ -85,3 +87,43 @@ it.skipIf(!haveChromium)(
   180_000,
 );
 
+it.skipIf(!haveChromium)(
+  "follows a job's log on through boa not answering for 2 minutes (a restart), as boa jobs logs -f does",
+  async () => {
+    const { s } = await startProcessService(cleanups, { replicaCheckSeconds: 1 }, { followPollMs: 50 });
+    const id = await submitScript(
+      s,
+      'printer',
+      "let i = 0; setInterval(() => console.log('line ' + ++i), 100);",
+    );
+    await tickUntil(s, () => s.service.job(id).state === 'running', 'running');
+    const context = await browser();
+    // The page's clock, which the test moves on: 2 minutes of boa not answering in a moment.
+    await context.clock.install();
+    const page = await context.newPage();
+    await signIn(page, s);
+    await page.locator(`#active-jobs button.job-log[data-job="${id}"]`).click();
+    const text = () => page.locator('#log-text').textContent();
+    const status = () => page.locator('#log-status').textContent();
+    await expect.poll(text, { timeout: 30_000 }).toMatch(/line 3\n/);
+
+    // boa goes away: its connections cut, nothing answers.
+    await page.route('**/v1/**', (route) => route.abort('connectionrefused'));
+    s.cutConnections();
+    await expect.poll(status, { timeout: 30_000 }).toMatch(/^boa did not answer \(.*\); trying again$/);
+    for (let i = 0; i < 4; i++) {
+      await page.clock.fastForward(30_000);
+      // Each jump wakes the follow's pause: it asks, fails, and waits again.
+      await expect.poll(status, { timeout: 30_000 }).toMatch(/trying again$|stopped following/);
+    }
+    // Before: "stopped following: boa did not answer (Failed to fetch) for a minute; ...".
+    expect(await status()).toMatch(/trying again$/);
+
+    // boa is back: the follow goes on by itself, the lines written meanwhile shown.
+    await page.unroute('**/v1/**');
+    const shown = Number(/line (\d+)\n$/.exec((await text()) ?? '')?.[1]);
+    await expect.poll(status, { timeout: 30_000 }).toMatch(/^following generation \d+/);
+    await expect.poll(text, { timeout: 30_000 }).toContain(`line ${shown + 20}\n`);
+  },
+  180_000,
+);
