@@ -165,9 +165,13 @@ async function drawAll({ data, failed }) {
  */
 function unreachable(error) {
   downSince ??= utcTime(serverNow());
+  const shown =
+    lastUpdated === null
+      ? 'nothing is shown until it does'
+      : `the figures shown are from ${lastUpdated}, not current`;
   sayAtTop(
-    `boa has not answered since ${downSince} (${error.message}): the figures shown are from ` +
-      `${lastUpdated}, not current; the page asks again every ${REFRESH_MS / 1000} s.`,
+    `boa has not answered since ${downSince} (${error.message}): ${shown}; the page asks again every ` +
+      `${REFRESH_MS / 1000} s.`,
   );
 }
 
@@ -202,11 +206,31 @@ function showLogin(message) {
   $('login-error').textContent = message ?? '';
 }
 
-async function start(token) {
+/**
+ * Signs in with `token` and refreshes every 10 s. `kept`: the token this tab kept (boa accepted it
+ * before; the page reloaded or restored), which boa not answering now does not drop.
+ */
+async function start(token, kept = false) {
   const mine = ++session;
-  let loaded;
+  clearInterval(timer);
+  let shown = false;
+  /** One round of calls; the first answered shows the dashboard, and keeps the token from then on. */
+  const round = async () => {
+    const loaded = await load(token);
+    if (mine !== session) return;
+    if (!shown) {
+      shown = true;
+      sessionStorage.setItem(TOKEN_KEY, token);
+      $('login').classList.add('hidden');
+      $('dashboard').classList.remove('hidden');
+      $('logout').classList.remove('hidden');
+    }
+    // Drawn once the dashboard shows: a chart drawn while it is hidden measures its container as 0 wide
+    // and stays blank until the next refresh.
+    await drawAll(loaded);
+  };
   try {
-    loaded = await load(token);
+    await round();
   } catch (error) {
     if (mine !== session) return;
     // Kept only once the service has accepted it: a token that could not be sent (a pasted character
@@ -214,26 +238,20 @@ async function start(token) {
     if (error instanceof Unauthorized) {
       return showLogin('That token was refused: use the operator token (locally: data/token).');
     }
-    return showLogin(`The token could not be checked: ${error.message}`);
+    if (!kept) return showLogin(`The token could not be checked: ${error.message}`);
+    // A kept one waits for boa, said at the top (found in review: a reload while boa did not answer
+    // dropped it and left the form, which had to be filled in again once boa was back).
+    $('logout').classList.remove('hidden');
+    unreachable(error);
   }
   if (mine !== session) return;
-  sessionStorage.setItem(TOKEN_KEY, token);
-  $('login').classList.add('hidden');
-  $('dashboard').classList.remove('hidden');
-  $('logout').classList.remove('hidden');
-  // Drawn once the dashboard shows: a chart drawn while it is hidden measures its container as 0 wide
-  // and stays blank until the next refresh.
-  await drawAll(loaded);
-  if (mine !== session) return;
-  clearInterval(timer);
   // One round at a time: a service slower than the refresh is not sent another 9 calls every 10 s
   // while the last are unanswered, and an older round never lands after a newer one.
   let busy = false;
   timer = setInterval(() => {
     if (busy) return;
     busy = true;
-    load(token)
-      .then((round) => (mine === session ? drawAll(round) : undefined))
+    round()
       .catch((error) => {
         if (mine !== session) return;
         if (error instanceof Unauthorized) showLogin('The token is no longer accepted.');
@@ -265,6 +283,6 @@ $('logout').addEventListener('click', (event) => {
 });
 
 const saved = sessionStorage.getItem(TOKEN_KEY);
-if (saved) void start(saved);
+if (saved) void start(saved, true);
 else showLogin();
 window.boaDashboard = { refresh: () => refresh(sessionStorage.getItem(TOKEN_KEY)) };

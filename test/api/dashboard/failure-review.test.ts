@@ -127,3 +127,36 @@ it.skipIf(!haveChromium)(
   },
   180_000,
 );
+
+it.skipIf(!haveChromium)(
+  'keeps the token of a page reloaded while boa does not answer, and shows itself once boa does',
+  async () => {
+    const s = await service();
+    await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
+    const page = await (await browser()).newPage();
+    await signIn(page, s);
+    // boa's API stops answering (restarting behind the page, say) and the page is reloaded.
+    await page.route('**/v1/**', (route) => route.abort('connectionrefused'));
+    await page.reload();
+    await expect
+      .poll(() => page.locator('#error').textContent(), { timeout: 30_000 })
+      .toMatch(
+        /^boa has not answered since \S+Z \(Failed to fetch\): nothing is shown until it does; the page asks again every 10 s\.$/,
+      );
+    // Before: the login form, "The token could not be checked: Failed to fetch", and the token dropped.
+    expect(await page.locator('#login').isVisible()).toBe(false);
+    const kept = () =>
+      page.evaluate(() => (globalThis as any).sessionStorage.getItem('boa.operatorToken') as string | null);
+    expect(await kept()).toBe(s.token);
+    // It can still be forgotten meanwhile.
+    expect(await page.locator('#logout').isVisible()).toBe(true);
+
+    // boa answers again: the next refresh shows the dashboard, no reload, nothing typed.
+    await page.unroute('**/v1/**');
+    await page.locator('#budget-value').waitFor({ timeout: 30_000 });
+    expect(await page.locator('#budget-value').textContent()).toBe('40.0');
+    await expect.poll(() => page.locator('#error').textContent()).toBe('');
+    expect(await kept()).toBe(s.token);
+  },
+  120_000,
+);
