@@ -160,3 +160,62 @@ it.skipIf(!haveChromium)(
   },
   120_000,
 );
+
+/** Markup a name may hold: shown as its text, never run (each would set window.xss). */
+const HOSTILE = `<img src=x onerror="window.xss=1"><script>window.xss=2</script>"'&`;
+
+it.skipIf(!haveChromium)(
+  'shows names with markup in them as text, in the active and the failed jobs (held)',
+  async () => {
+    const { s } = await startProcessService(cleanups, { maxRestarts: 0, replicaCheckSeconds: 1 });
+    const failing = await submitScript(s, `${HOSTILE} failing`, 'process.exit(1)');
+    const running = await submitScript(s, `${HOSTILE} running`, 'setInterval(() => {}, 1000)');
+    await tickUntil(
+      s,
+      () => s.service.job(failing).state === 'failed' && s.service.job(running).state === 'running',
+      'one failed, one running',
+    );
+    const page = await (await browser()).newPage();
+    await signIn(page, s);
+    await page.locator(`#active-jobs button.job-log[data-job="${running}"]`).click();
+    await expect
+      .poll(() => page.locator('#log-status').textContent(), { timeout: 30_000 })
+      .toMatch(/following generation|is starting/);
+    expect(await page.locator('#active-jobs td').nth(1).textContent()).toBe(`${HOSTILE} running`);
+    expect(await page.locator('#failed-jobs td').nth(1).textContent()).toBe(`${HOSTILE} failing`);
+    expect(await page.locator('main img, main script').count()).toBe(0);
+    expect(await page.evaluate(() => (globalThis as any).xss)).toBeUndefined();
+  },
+  120_000,
+);
+
+it.skipIf(!haveChromium)(
+  'adds no listeners, views or nodes refresh after refresh: a tab open for hours stays as it was (held)',
+  async () => {
+    const s = await service();
+    await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
+    for (let i = 0; i < 3; i++) await s.request('POST', '/v1/jobs', { class: 'cifar10', name: `j${i}` });
+    await s.ticks(5);
+    const context = await browser();
+    const page = await context.newPage();
+    await signIn(page, s);
+    await page.locator('#frontier-chart svg').waitFor({ timeout: 30_000 });
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Performance.enable');
+    const counts = async () => {
+      for (let i = 0; i < 5; i++) await page.evaluate(() => (globalThis as any).boaDashboard.refresh());
+      await cdp.send('HeapProfiler.collectGarbage');
+      const { metrics } = await cdp.send('Performance.getMetrics');
+      const value = (name: string) => metrics.find((m) => m.name === name)!.value;
+      return { listeners: value('JSEventListeners'), nodes: value('Nodes') };
+    };
+    const first = await counts();
+    // 30 refreshes more (5 minutes of the page's): as many listeners and about as many nodes (a chart
+    // redrawn may be mid-way when counted).
+    for (let i = 0; i < 5; i++) await counts();
+    const last = await counts();
+    expect(last.listeners).toBe(first.listeners);
+    expect(last.nodes).toBeLessThan(first.nodes * 1.2);
+  },
+  120_000,
+);
