@@ -10,23 +10,32 @@
 /** Why a node is not ready that means it is on its way up (the others: not-ready, no-gpus, cordoned). */
 const BOOTING = new Set(['booting', 'registering']);
 
+/**
+ * The plan's classes shown, in its order: thousands made a table thousands of rows long, the active
+ * jobs below it out of sight (found in review); `boa plan` lists them all.
+ */
+const PLAN_CLASSES_SHOWN = 20;
+
 function renderTables(plan, status) {
   if (plan) {
-    const epochs = Math.max(
-      0,
-      ...Object.values(plan.widths).flatMap((shares) => shares.map((s) => s.widths.length)),
-    );
+    const classes = Object.entries(plan.widths);
+    const shown = classes.slice(0, PLAN_CLASSES_SHOWN);
+    const epochs = Math.max(0, ...shown.flatMap(([, shares]) => shares.map((s) => s.widths.length)));
     // Counted from 1, as the jobs table and the CLI count a job's statistical epoch.
     const head = ['class', 'share', ...Array.from({ length: epochs }, (_, j) => `e${j + 1}`)];
-    const rows = Object.entries(plan.widths).flatMap(([name, shares]) =>
+    const rows = shown.flatMap(([name, shares]) =>
       shares.map((s) => [
         escapeHtml(name),
         `${Math.round(s.share * 100)}%`,
         ...Array.from({ length: epochs }, (_, j) => s.widths[j] ?? ''),
       ]),
     );
+    const more =
+      classes.length > shown.length
+        ? `<p class="shown">Shown: the first ${shown.length} of ${classes.length} classes (all: <code>boa plan</code>).</p>`
+        : '';
     $('widths').innerHTML =
-      `<p>plan #${plan.id}, ${escapeHtml(plan.solver)} solver, for ${budgetText(plan.budget)} GPU-hours per hour</p>${table(head, rows)}`;
+      `<p>plan #${plan.id}, ${escapeHtml(plan.solver)} solver, for ${budgetText(plan.budget)} GPU-hours per hour</p>${table(head, rows)}${more}`;
   } else {
     $('widths').innerHTML = '<p>No plan yet: set a budget (<code>npx boa budget set 40</code>).</p>';
   }

@@ -219,3 +219,35 @@ it.skipIf(!haveChromium)(
   },
   120_000,
 );
+
+it.skipIf(!haveChromium)(
+  'shows 20 of a plan of thousands of classes, saying how many there are, the active jobs in sight',
+  async () => {
+    const s = await service();
+    await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
+    await s.request('POST', '/v1/jobs', { class: 'cifar10', name: 'mine' });
+    await s.ticks(2);
+    const page = await (await browser()).newPage();
+    // The plan boa gives, with 3000 classes more (each a share of one width).
+    let classCount = 0;
+    await page.route('**/v1/plan', async (route) => {
+      const plan = await (await route.fetch()).json();
+      classCount = Object.keys(plan.widths).length + 3000;
+      for (let i = 0; i < 3000; i++) plan.widths[`class-${i}`] = [{ share: 1, widths: [1] }];
+      await route.fulfill({ json: plan });
+    });
+    await signIn(page, s);
+    await page.locator('#widths table').waitFor({ timeout: 30_000 });
+    // Before: 3000 rows and more, the active jobs some 60,000 pixels down the page.
+    // (A class may have rows for more than one share.)
+    const classes = await page.locator('#widths tbody tr td:first-child').allTextContents();
+    expect(new Set(classes).size).toBe(20);
+    expect(classes.length).toBeLessThan(40);
+    expect(await page.locator('#widths .shown').textContent()).toBe(
+      `Shown: the first 20 of ${classCount} classes (all: boa plan).`,
+    );
+    const top = await page.locator('#active-jobs').boundingBox();
+    expect(top!.y).toBeLessThan(3000);
+  },
+  120_000,
+);
