@@ -40,14 +40,26 @@ async function api(path, token) {
   const date = Date.parse(res.headers.get('date') ?? '');
   if (Number.isFinite(date)) serverAheadMs = date - Date.now();
   if (res.status === 401) throw new Unauthorized('the token was refused');
+  // boa never redirects: something in front of it did (a proxy's sign-in page once its session ran out).
+  if (res.redirected) {
+    throw new Error(
+      `${path}: redirected to ${res.url} (${res.status}), not answered by boa: a proxy in front of it?`,
+    );
+  }
   // Not boa's JSON (a proxy in front answering 502 with a page): say which call and what status,
   // not JSON.parse's "Unexpected token '<'".
   const status = `${path}: ${res.status}${res.statusText ? ` ${res.statusText}` : ''}`;
   const body = await res.json().catch(() => {
-    throw new Error(status);
+    // Found in review: a 200 page read "boa has not answered since ... (/v1/budget: 200 OK)".
+    throw new Error(
+      res.ok ? `${status}, but not boa's JSON: a page from something in front of boa?` : status,
+    );
   });
-  if (!res.ok && res.status !== 404) throw new Error(body?.error?.message ?? status);
-  return res.ok ? body : null;
+  // No plan yet (no budget set): the one refusal that is an answer, drawn as none. Any other 404 is said
+  // (found in review: read as none, it was drawn as "Cannot read properties of null (reading 'lastTickAt')").
+  if (res.status === 404 && body?.error?.code === 'no_plan') return null;
+  if (!res.ok) throw new Error(body?.error?.message ?? status);
+  return body;
 }
 
 const ACTIVE = (state) => `/v1/jobs?state=${state}&limit=${ACTIVE_SHOWN}`;

@@ -251,3 +251,45 @@ it.skipIf(!haveChromium)(
   },
   120_000,
 );
+
+it.skipIf(!haveChromium)(
+  "says what answered instead of boa: a page, a redirect, a 404 that is not boa's 'no plan'",
+  async () => {
+    const s = await service();
+    const context = await browser();
+    // The page's clock, moved on to each next refresh.
+    await context.clock.install();
+    const page = await context.newPage();
+    await signIn(page, s);
+    const atTop = async (route: Parameters<Page['route']>[1], paths = '**/v1/**') => {
+      await page.unroute('**/v1/**');
+      await page.route(paths, route);
+      await page.clock.fastForward(10_000);
+      return expect.poll(() => page.locator('#error').textContent(), { timeout: 30_000 });
+    };
+    // Before: "boa has not answered since ... (/v1/budget: 200 OK)".
+    await (
+      await atTop((route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<p>Sign in</p>' }))
+    ).toContain("(/v1/budget: 200 OK, but not boa's JSON: a page from something in front of boa?)");
+    // A proxy whose session ran out sending every call to its sign-in page. Before: each part of the
+    // page "Cannot read properties of null", the 404 of where it was sent read as no plan.
+    await (
+      await atTop((route) => route.fulfill({ status: 302, headers: { location: `${s.url}/sso/sign-in` } }))
+    ).toContain(
+      `(/v1/budget: redirected to ${s.url}/sso/sign-in (404), not answered by boa: a proxy in front of it?)`,
+    );
+    // One call answered 404 (a path boa does not have): said in its place, not read as none.
+    await (
+      await atTop(
+        (route) =>
+          route.fulfill({
+            status: 404,
+            json: { error: { code: 'not_found', message: 'no route GET /v1/status' } },
+          }),
+        '**/v1/status',
+      )
+    ).toBe('boa: no route GET /v1/status');
+    expect(await page.locator('#health').textContent()).toBe('could not show this: no route GET /v1/status');
+  },
+  120_000,
+);
