@@ -278,7 +278,10 @@ async function start(token, kept = false) {
 $('login').addEventListener('submit', (event) => {
   event.preventDefault();
   const token = $('token').value.trim();
-  if (token) void start(token);
+  if (!token) return;
+  // Said at once: a slow boa (up to CALL_TIMEOUT_MS) left the form as it was, as if the click was lost.
+  $('login-error').textContent = 'Checking the token with boa...';
+  void start(token);
 });
 /** A job's id, in the active or the failed jobs, opens its output below them. */
 function openLog(event) {

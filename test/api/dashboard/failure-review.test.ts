@@ -293,3 +293,28 @@ it.skipIf(!haveChromium)(
   },
   120_000,
 );
+
+it.skipIf(!haveChromium)(
+  'says it is checking the token while a slow boa has not answered yet',
+  async () => {
+    const s = await service();
+    const page = await (await browser()).newPage();
+    let release = () => {};
+    const answered = new Promise<void>((resolve) => (release = resolve));
+    await page.route('**/v1/**', async (route) => {
+      await answered;
+      await route.continue();
+    });
+    await page.goto(`${s.url}/`);
+    await page.locator('#token').fill(s.token);
+    await page.locator('#sign-in').click();
+    // Before: the form as it was, nothing said, until boa answered (up to 30 s).
+    await expect
+      .poll(() => page.locator('#login-error').textContent(), { timeout: 10_000 })
+      .toBe('Checking the token with boa...');
+    release();
+    await page.locator('#health span').first().waitFor({ timeout: 30_000 });
+    expect(await page.locator('#login').isVisible()).toBe(false);
+  },
+  120_000,
+);
