@@ -1,8 +1,9 @@
 /**
  * The dashboard on a bad day, in headless Chromium against a served boa (as ../dashboard.test.ts): a
  * browser clock far off boa's, boa not answering when the page loads, a followed log through a restart
- * longer than a minute, names with HTML in them, a tab refreshing for hours. Each case that failed
- * before its fix says what was seen.
+ * longer than a minute, names with HTML in them, a tab refreshing for hours, a plan of thousands of
+ * classes, answers that are not boa's (a proxy's page, a redirect), a slow sign-in. Each case that
+ * failed before its fix says what was seen; those marked (held) pin what was sound.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
