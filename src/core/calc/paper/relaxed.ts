@@ -96,7 +96,9 @@ export function solveRelaxed(items: readonly RelaxedItem[], budget: number): Rel
   if (budgetOf(items, top) <= budget)
     return { widths: items.map((item, e) => widthOf(item, top[e] as number)) };
   let lo = 0;
-  let hi = Math.max(0, ...items.flatMap((item) => item.thresholds));
+  // A loop, not Math.max(...): a long profile's items hold more thresholds than a call takes arguments.
+  let hi = 0;
+  for (const item of items) for (const threshold of item.thresholds) hi = Math.max(hi, threshold);
   for (let step = 0; step < BISECTION_STEPS && hi - lo > 1e-12 * hi; step++) {
     const mid = (lo + hi) / 2;
     const spent = budgetOf(
