@@ -3,6 +3,7 @@ import type { ClassProfile } from '../core/profile.ts';
 import type { PlanRow, Repository } from '../store/repository.ts';
 import type { PlanComputer } from './calculator/computer.ts';
 import type { PlanInputs } from './calculator/compute.ts';
+import { planDefect } from './calculator/plan-check.ts';
 
 /**
  * Why a plan is asked for. A change of the budget, a profile or the node group makes a plan being
@@ -84,6 +85,8 @@ export class Planner {
       const inputs = this.deps.inputs();
       if (!inputs) return undefined;
       const result = await this.deps.computer.compute(inputs);
+      const defect = planDefect(inputs, result);
+      if (defect) throw new Error(`the plan it answered is unusable (${defect})`);
       if (this.runningInvalidated) {
         // Found in review: one made for budget 90 landed after a cut to 9 and steered every job.
         this.deps.logger.info(
