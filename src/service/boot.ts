@@ -244,6 +244,7 @@ export async function bootService(config: ServiceConfig, overrides: BootOverride
     await service.execution.close();
     // The computer first: closing it ends a computation in flight, which a hung one never does itself
     // (shutdown waited for its timeout, minutes; found in review). A restart plans again.
+    service.planner.stop();
     await computer.close();
     await service.planner.idle();
     await scheduler.settle();

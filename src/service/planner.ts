@@ -25,6 +25,10 @@ export class Planner {
   /** The running computation's inputs were changed by a budget, profile or node group change. */
   private runningInvalidated = false;
   lastError: string | undefined;
+  /** Failed computations since the last plan: the first is logged as an error, its repeats quietly. */
+  private failuresInRow = 0;
+  /** Set by stop(): a computation the stop ends is not a failure, and none starts after it. */
+  private stopped = false;
   /** When the computation running now started (undefined: none runs), for status: a hung one shows. */
   computingSince: number | undefined;
 
@@ -59,6 +63,11 @@ export class Planner {
     return this.queued;
   }
 
+  /** The service stops: nothing more is computed, and what the stop interrupts is dropped quietly. */
+  stop(): void {
+    this.stopped = true;
+  }
+
   /** Waits for computations in flight or queued (tests, shutdown). */
   async idle(): Promise<void> {
     while (this.running || this.queued) await (this.queued ?? this.running);
@@ -79,6 +88,7 @@ export class Planner {
   }
 
   private async run(reason: string): Promise<PlanRow | undefined> {
+    if (this.stopped) return undefined;
     try {
       // Inside the try: reading the inputs reads the store, and a timer's run is awaited by no one, so a
       // throw here would be an unhandled rejection that stops the service.
@@ -111,6 +121,13 @@ export class Planner {
         },
         solveMs: result.solveMs,
       });
+      if (this.failuresInRow > 0) {
+        this.deps.logger.info(
+          { event: 'plan_recovered', failures: this.failuresInRow, lastError: this.lastError },
+          `plan computed after ${this.failuresInRow} failed computation${this.failuresInRow === 1 ? '' : 's'}`,
+        );
+      }
+      this.failuresInRow = 0;
       this.lastError = undefined;
       this.deps.logger.info(
         {
@@ -127,11 +144,22 @@ export class Planner {
       this.deps.onPlan(row);
       return row;
     } catch (error) {
-      this.lastError = (error as Error).message;
-      this.deps.logger.error(
-        { event: 'plan_failed', reason, error: this.lastError, stack: (error as Error).stack },
-        'plan failed',
-      );
+      const message = (error as Error).message;
+      if (this.stopped) {
+        this.deps.logger.info(
+          { event: 'plan_abandoned', reason, error: message },
+          'the stop ended a plan computation; the next start plans again',
+        );
+        return undefined;
+      }
+      // A calculator that keeps failing fails at every timer and every submission that moves the rates:
+      // one error for the operator, not one a run (found in review); status's plannerError holds it.
+      const repeated = message === this.lastError;
+      this.lastError = message;
+      this.failuresInRow += 1;
+      const entry = { event: 'plan_failed', reason, error: message, failuresInRow: this.failuresInRow };
+      if (repeated) this.deps.logger.debug(entry, 'plan failed again, as before');
+      else this.deps.logger.error({ ...entry, stack: (error as Error).stack }, 'plan failed');
       return undefined;
     }
   }

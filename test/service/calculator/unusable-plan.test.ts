@@ -4,20 +4,10 @@
  * Before, a plan of NaN widths was stored and followed: every job waited for GPUs, and nothing said why.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { PlanComputer } from '../../../src/service/calculator/computer.ts';
-import { computePlan, type PlanInputs, type PlanResult } from '../../../src/service/calculator/compute.ts';
+import type { PlanResult } from '../../../src/service/calculator/compute.ts';
 import type { MixedPlan } from '../../../src/core/plan.ts';
 import { startService } from '../harness.ts';
-
-/** Computes the real plan, then spoils it as the test says (none: answers it as computed). */
-class SpoilingComputer implements PlanComputer {
-  spoil: ((result: PlanResult) => PlanResult) | undefined;
-  async compute(inputs: PlanInputs): Promise<PlanResult> {
-    const result = computePlan(inputs);
-    return this.spoil ? this.spoil(result) : result;
-  }
-  async close(): Promise<void> {}
-}
+import { SpoilingComputer } from './spoiling-computer.ts';
 
 type Booted = Awaited<ReturnType<typeof startService>>;
 const services: Booted[] = [];
