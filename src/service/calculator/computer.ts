@@ -22,10 +22,18 @@ export interface WorkerPlanComputerOptions {
    * the last plan and tries again at its next timer). Solves take milliseconds to seconds (bench:calculator).
    */
   readonly timeoutMs?: number;
+  /**
+   * The worker's heap, MB. A computation that needs more ends its worker alone ("out of memory"), and
+   * the planner keeps the last plan; unbounded, it grew until the container's limit (1 GiB on EKS)
+   * killed the whole service, and the restart's plan did it again.
+   */
+  readonly maxHeapMb?: number;
 }
 
 const DEFAULT_ENTRY = new URL('./worker-entry.mjs', import.meta.url);
 const DEFAULT_TIMEOUT_MS = 5 * 60_000;
+/** Ample for the solves measured (1000 epochs of 1024 widths: about 100 MB); half the pod's limit. */
+const DEFAULT_MAX_HEAP_MB = 512;
 
 type Waiter = { resolve(r: PlanResult): void; reject(e: Error): void; timer?: NodeJS.Timeout };
 
@@ -40,12 +48,14 @@ export class WorkerPlanComputer implements PlanComputer {
   private readonly pending = new Map<number, Waiter>();
   private readonly entry: URL;
   private readonly timeoutMs: number;
+  private readonly maxHeapMb: number;
   private closed = false;
   private readonly online = new WeakSet<Worker>();
 
   constructor(options: WorkerPlanComputerOptions = {}) {
     this.entry = options.entry ?? DEFAULT_ENTRY;
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.maxHeapMb = options.maxHeapMb ?? DEFAULT_MAX_HEAP_MB;
   }
 
   compute(inputs: PlanInputs): Promise<PlanResult> {
@@ -84,7 +94,7 @@ export class WorkerPlanComputer implements PlanComputer {
   }
 
   private spawn(): Worker {
-    const worker = new Worker(this.entry);
+    const worker = new Worker(this.entry, { resourceLimits: { maxOldGenerationSizeMb: this.maxHeapMb } });
     this.worker = worker;
     worker.once('online', () => this.online.add(worker));
     worker.on('message', (m: { id: number; result?: PlanResult; error?: string }) => {
@@ -94,7 +104,16 @@ export class WorkerPlanComputer implements PlanComputer {
       if (m.error !== undefined) waiter.reject(new Error(m.error));
       else waiter.resolve(m.result as PlanResult);
     });
-    worker.on('error', (error) => this.fail(worker, error));
+    worker.on('error', (error: Error & { code?: string }) =>
+      this.fail(
+        worker,
+        error.code === 'ERR_WORKER_OUT_OF_MEMORY'
+          ? new Error(
+              `plan computation ran out of memory (the worker's heap is at most ${this.maxHeapMb} MB)`,
+            )
+          : error,
+      ),
+    );
     worker.on('exit', (code) => this.fail(worker, new Error(`plan worker exited with code ${code}`)));
     worker.unref();
     return worker;

@@ -1,0 +1,53 @@
+/**
+ * The worker thread the service computes plans in (calculator/computer.ts), with its real entry and
+ * with a stand-in that misbehaves. A computation that runs out of memory must end its worker alone:
+ * unbounded, the worker's heap grew until the container's limit killed the whole service.
+ */
+import { readFileSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { WorkerPlanComputer } from '../../../src/service/calculator/computer.ts';
+import { computePlan, type PlanInputs } from '../../../src/service/calculator/compute.ts';
+import { DEFAULT_PROFILES } from '../../../src/service/boot.ts';
+
+const FIXTURE = new URL('../../fixtures/plan-worker.mjs', import.meta.url);
+
+const computers: WorkerPlanComputer[] = [];
+afterEach(async () => {
+  for (const c of computers.splice(0)) await c.close();
+});
+
+function computer(options: ConstructorParameters<typeof WorkerPlanComputer>[0]) {
+  const c = new WorkerPlanComputer(options);
+  computers.push(c);
+  return c;
+}
+
+/** Inputs the stand-in reads: its solver says how it behaves, its budget is echoed back. */
+const standIn = (solver: string, budget = 40) => ({ solver, budget }) as unknown as PlanInputs;
+
+describe('the plan worker', () => {
+  it('ends a computation that outgrows its heap as out of memory; the next request gets an answer', async () => {
+    // The stand-in holds 256 MB; with 64 MB it runs out.
+    const c = computer({ entry: FIXTURE, maxHeapMb: 64, timeoutMs: 60_000 });
+    await expect(c.compute(standIn('hog'))).rejects.toThrow(
+      "plan computation ran out of memory (the worker's heap is at most 64 MB)",
+    );
+    await expect(c.compute(standIn('ok', 41))).resolves.toEqual({ budget: 41 });
+  }, 60_000);
+
+  it('computes with its real entry, within the default heap, the plan the calculator computes inline', async () => {
+    const profiles = JSON.parse(readFileSync(DEFAULT_PROFILES, 'utf8'));
+    const inputs: PlanInputs = {
+      classes: profiles.classes,
+      ratesPerHour: { cifar10: 8, bert: 1 },
+      budget: 20,
+      planningBudget: 20,
+      solver: 'exact',
+      gpusPerNode: 4,
+      maxWidth: 16,
+    };
+    const { solveMs: _inWorker, ...answered } = await computer({}).compute(inputs);
+    const { solveMs: _inline, ...inline } = computePlan(inputs);
+    expect(answered).toEqual(inline);
+  }, 120_000);
+});
