@@ -1,20 +1,21 @@
-import { instanceOf, type PlanInputs, type PlanResult } from './compute.ts';
+import { type EpochProfile, listedWidths } from '../../core/profile.ts';
+import type { PlanInputs, PlanResult } from './compute.ts';
 
 /** Relative slack on the predicted spend: the solvers spend at most the budget, up to rounding. */
 const SPEND_TOLERANCE = 1e-6;
 
 /**
  * What makes a computed plan unfit to put in force, or undefined when it is sound: the widths a job
- * of each class may get, as the calculator itself reads the profiles and the node group (instanceOf),
- * shares that add up to 1, and finite predictions within the budget it was given. The calculator runs
+ * of each class may get (one its profile lists, within the node group: as core/instance.ts reads
+ * them), shares that add up to 1, and finite predictions within the budget it was given. The calculator runs
  * in a worker, and a solver's bug answers whatever it computed: a plan of NaN widths, put in force,
  * left every job waiting for GPUs with no error anywhere (found in review).
  */
 export function planDefect(inputs: PlanInputs, result: PlanResult): string | undefined {
   const plan = result.plan as Record<string, unknown> | undefined;
   if (typeof plan !== 'object' || plan === null) return 'it has no widths table';
-  for (const cls of instanceOf(inputs).classes) {
-    const allowed = cls.epochs.map((epoch) => new Set(epoch.widths));
+  const maxWidth = inputs.maxWidth ?? Number.POSITIVE_INFINITY;
+  for (const cls of inputs.classes) {
     const shares = plan[cls.name];
     if (!Array.isArray(shares) || shares.length === 0) return `class ${cls.name} has no widths`;
     let total = 0;
@@ -28,8 +29,10 @@ export function planDefect(inputs: PlanInputs, result: PlanResult): string | und
       }
       for (const [e, epoch] of cls.epochs.entries()) {
         const width: unknown = widths[e];
-        if (typeof width !== 'number' || !allowed[e]?.has(width)) {
-          return `class ${cls.name}, epoch ${e}: width ${String(width)} is not one it can get (${listed(epoch.widths)})`;
+        // A lookup, not the instance's width lists: those take seconds to build for the largest profiles.
+        const fits = typeof width === 'number' && width <= maxWidth && Object.hasOwn(epoch.speedup, width);
+        if (!fits) {
+          return `class ${cls.name}, epoch ${e}: width ${String(width)} is not one it can get (${listed(epoch, maxWidth)})`;
         }
       }
     }
@@ -54,6 +57,7 @@ function isNonNegative(value: unknown): value is number {
 }
 
 /** The widths an epoch allows, shortened when there are many (1024 widths would fill the log). */
-function listed(widths: readonly number[]): string {
+function listed(epoch: EpochProfile, maxWidth: number): string {
+  const widths = listedWidths(epoch).filter((w) => w <= maxWidth);
   return widths.length <= 8 ? widths.join(', ') : `${widths.slice(0, 4).join(', ')}, ..., ${widths.at(-1)}`;
 }
