@@ -155,6 +155,11 @@ export function prometheusRegistry(service: BoaService): Registry {
     'Failed job runs restarted after a backoff (a job out of restarts is boa_jobs{state="failed"})',
     'jobRestarts',
   );
+  counter(
+    'boa_plan_failures_total',
+    "Plan computations that failed, the plan in force kept (GET /v1/status's plannerError says why); the log's plan_failed",
+    'planFailures',
+  );
   nodeGroupMetrics(registry, service);
   return registry;
 }

@@ -11,4 +11,6 @@ export class OpsCounters {
   metricsPublishFailures = 0;
   /** Failed runs restarted (each job_restart line); a job out of restarts is counted in boa_jobs{state="failed"}. */
   jobRestarts = 0;
+  /** Plan computations that failed (worker died, timed out, answered an unusable plan): plan_failed. */
+  planFailures = 0;
 }

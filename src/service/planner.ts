@@ -40,6 +40,8 @@ export class Planner {
       now: () => number;
       inputs: () => PlanInputs | undefined;
       onPlan: (row: PlanRow) => void;
+      /** Counts a failed computation (the metrics' boa_plan_failures_total). */
+      onFailure?: () => void;
       intervalMs: number;
     },
   ) {}
@@ -157,6 +159,7 @@ export class Planner {
       const repeated = message === this.lastError;
       this.lastError = message;
       this.failuresInRow += 1;
+      this.deps.onFailure?.();
       const entry = { event: 'plan_failed', reason, error: message, failuresInRow: this.failuresInRow };
       if (repeated) this.deps.logger.debug(entry, 'plan failed again, as before');
       else this.deps.logger.error({ ...entry, stack: (error as Error).stack }, 'plan failed');

@@ -102,6 +102,7 @@ export class BoaService {
       now: () => deps.clock.now(),
       inputs: () => this.planInputs(),
       onPlan: (row) => adoptPlan(this, row),
+      onFailure: () => void (this.state.counters.planFailures += 1),
       intervalMs: deps.config.calculatorMinutes * 60_000,
     });
   }

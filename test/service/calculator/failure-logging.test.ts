@@ -1,7 +1,8 @@
 /**
  * What the operator is told when the calculator fails: once, as an error, while the same failure
  * repeats at every timer run and every submission that moves the rates; once more when plans come
- * back. A stop that ends a computation is no failure. Before, a calculator down for a day logged 96
+ * back; and on /metrics, boa_plan_failures_total counting each (before, nothing on /metrics showed a
+ * calculator down). A stop that ends a computation is no failure. Before, a calculator down for a day logged 96
  * errors with their stacks (one a timer run), more under submissions, and every stop during a
  * computation logged "plan failed".
  */
@@ -52,6 +53,10 @@ describe('a calculator that keeps failing', () => {
     expect(errorsLogged(logs.lines)).toHaveLength(1);
     expect(logs.lines.filter((l) => l.event === 'plan_failed')).toHaveLength(failed());
     expect((await s.request('GET', '/v1/status')).body.plannerError).toBe('plan worker exited with code 134');
+    // Each counted, for an alert on increase(): the log tells once, the counter every time.
+    const metrics = (await s.request('GET', '/metrics')).body as string;
+    expect(metrics).toMatch(/^# TYPE boa_plan_failures_total counter$/m);
+    expect(metrics).toMatch(new RegExp(`^boa_plan_failures_total ${failed()}$`, 'm'));
 
     // A different failure is news: logged as an error again.
     computer.failWith = 'plan computation took over 300 s: worker ended';
