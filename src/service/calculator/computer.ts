@@ -97,11 +97,12 @@ export class WorkerPlanComputer implements PlanComputer {
     const worker = new Worker(this.entry, { resourceLimits: { maxOldGenerationSizeMb: this.maxHeapMb } });
     this.worker = worker;
     worker.once('online', () => this.online.add(worker));
-    worker.on('message', (m: { id: number; result?: PlanResult; error?: string }) => {
+    worker.on('message', (m: { id: number; result?: PlanResult; error?: string; stack?: string }) => {
       const waiter = this.pending.get(m.id);
       if (!waiter) return;
       this.settle(worker, m.id);
-      if (m.error !== undefined) waiter.reject(new Error(m.error));
+      if (m.error !== undefined)
+        waiter.reject(Object.assign(new Error(m.error), m.stack ? { stack: m.stack } : {}));
       else waiter.resolve(m.result as PlanResult);
     });
     worker.on('error', (error: Error & { code?: string }) =>

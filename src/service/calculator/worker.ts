@@ -6,6 +6,11 @@ parentPort?.on('message', (message: { id: number; inputs: PlanInputs }) => {
   try {
     parentPort?.postMessage({ id: message.id, result: computePlan(message.inputs) });
   } catch (error) {
-    parentPort?.postMessage({ id: message.id, error: (error as Error).message });
+    // The stack too: the planner logs it, and the main thread's own would point at the message port.
+    parentPort?.postMessage({
+      id: message.id,
+      error: (error as Error).message,
+      stack: (error as Error).stack,
+    });
   }
 });

@@ -1,7 +1,7 @@
 /**
  * The worker thread the service computes plans in (calculator/computer.ts), with its real entry and
  * with a stand-in that misbehaves. A computation that runs out of memory must end its worker alone:
- * unbounded, the worker's heap grew until the container's limit killed the whole service.
+ * unbounded, the worker's heap could grow past the container's limit and take the whole service down.
  */
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -49,5 +49,25 @@ describe('the plan worker', () => {
     const { solveMs: _inWorker, ...answered } = await computer({}).compute(inputs);
     const { solveMs: _inline, ...inline } = computePlan(inputs);
     expect(answered).toEqual(inline);
+  }, 120_000);
+
+  it("fails a computation the calculator refuses with the calculator's own stack, for the log", async () => {
+    const inputs = {
+      classes: [],
+      ratesPerHour: {},
+      budget: 20,
+      planningBudget: 20,
+      solver: 'exact',
+      gpusPerNode: 4,
+    };
+    const failure = await computer({})
+      .compute(inputs as PlanInputs)
+      .then(
+        () => undefined,
+        (error: Error) => error,
+      );
+    expect(failure?.message).toMatch(/^no classes to plan/);
+    // Where it was thrown, in the worker: not the message port's handler on the service's thread.
+    expect(failure?.stack).toMatch(/\n\s+at .*core\/instance\.ts/);
   }, 120_000);
 });
