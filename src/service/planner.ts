@@ -13,6 +13,9 @@ import { planDefect } from './calculator/plan-check.ts';
  */
 const INVALIDATING = new Set(['budget', 'profile', 'node group']);
 
+/** The first retry after a failed computation; each failure in a row doubles it, up to the timer's period. */
+const FIRST_RETRY_MS = 60_000;
+
 /**
  * Runs the width calculator off the tick: on a timer, and at once when the budget or a profile
  * changes. Requests arriving while a computation runs coalesce into one more run after it, so a
@@ -29,6 +32,8 @@ export class Planner {
   private failuresInRow = 0;
   /** Set by stop(): a computation the stop ends is not a failure, and none starts after it. */
   private stopped = false;
+  /** When the timer tries again after a failed computation (undefined: no failure to retry). */
+  private retryAt: number | undefined;
   /** When the computation running now started (undefined: none runs), for status: a hung one shows. */
   computingSince: number | undefined;
 
@@ -51,7 +56,10 @@ export class Planner {
     const now = this.deps.now();
     // A clock stepped back (NTP, a VM restored) would otherwise silence the timer for the step's length.
     const due = now - this.lastStartedAt >= this.deps.intervalMs || now < this.lastStartedAt;
-    if (!this.running && due) void this.request('timer');
+    // A failure soon after a budget change (the store busy a moment) left the old budget's plan in
+    // force until the timer's next run, a quarter of an hour (found in review).
+    const retry = this.retryAt !== undefined && now >= this.retryAt;
+    if (!this.running && (due || retry)) void this.request(due ? 'timer' : 'retry');
   }
 
   /** Asks for a plan; resolves with a plan computed from inputs read after this call. */
@@ -130,6 +138,7 @@ export class Planner {
         );
       }
       this.failuresInRow = 0;
+      this.retryAt = undefined;
       this.lastError = undefined;
       this.deps.logger.info(
         {
@@ -159,6 +168,8 @@ export class Planner {
       const repeated = message === this.lastError;
       this.lastError = message;
       this.failuresInRow += 1;
+      const backoff = FIRST_RETRY_MS * 2 ** Math.min(this.failuresInRow - 1, 20);
+      this.retryAt = this.deps.now() + Math.min(this.deps.intervalMs, backoff);
       this.deps.onFailure?.();
       const entry = { event: 'plan_failed', reason, error: message, failuresInRow: this.failuresInRow };
       if (repeated) this.deps.logger.debug(entry, 'plan failed again, as before');

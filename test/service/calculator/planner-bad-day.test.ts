@@ -79,7 +79,7 @@ describe('the planner on a bad day', () => {
     expect(s.service.state.plan!.row.id).toBe(plan);
     expect(s.repo.latestPlan()!.id).toBe(plan);
     expect((await s.request('GET', '/v1/status')).body.plannerError).toBe('database is locked (SQLITE_BUSY)');
-    // The timer's next run plans for the budget now, and clears the error.
+    // The next try (a minute later: retry-after-failure.test.ts) plans for the budget now, and clears the error.
     await s.ticks(16);
     expect(s.service.state.plan!.row.budget).toBe(30);
     expect((await s.request('GET', '/v1/status')).body.plannerError).toBeNull();
