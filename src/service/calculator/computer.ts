@@ -19,13 +19,13 @@ export interface WorkerPlanComputerOptions {
   readonly entry?: URL;
   /**
    * How long one computation may take before its worker is ended and the plan fails (the planner keeps
-   * the last plan and tries again at its next timer). Solves take milliseconds to seconds (bench:calculator).
+   * the last plan and tries again: planner.ts). Solves take milliseconds to seconds (bench:calculator).
    */
   readonly timeoutMs?: number;
   /**
    * The worker's heap, MB. A computation that needs more ends its worker alone ("out of memory"), and
-   * the planner keeps the last plan; unbounded, it grew until the container's limit (1 GiB on EKS)
-   * killed the whole service, and the restart's plan did it again.
+   * the planner keeps the last plan; unbounded, it could grow to V8's default heap, which beside the
+   * service's own can pass the container's limit (1 GiB on EKS) and take the whole service down.
    */
   readonly maxHeapMb?: number;
 }
