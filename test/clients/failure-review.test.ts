@@ -2,6 +2,7 @@ import { createServer, type AddressInfo, type Server, type Socket } from 'node:n
 import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { BoaConfigError, BoaJob, BoaUnavailable } from '../../clients/node/boa-job.mjs';
 import { hasPython, killLeftovers, runPythonTests, until } from './processes.ts';
+import { mutedWarnings, quickClient } from './node-clients.ts';
 import { startServedBoa, type ServedBoa, type TestJob } from './served.ts';
 
 // The job clients' failure-mode review: a job's own values, boa's answers and the machine around it, as
@@ -53,33 +54,8 @@ async function dripping(part: 'headers' | 'body'): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-/** Mutes (and records) the client's console.warn for the rest of the test. */
-function mutedWarnings() {
-  const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
-  onTestFinished(() => warn.mockRestore());
-  return warn;
-}
-
-function client(job: TestJob, options: Record<string, unknown> = {}) {
-  const made = BoaJob.fromEnv(
-    {
-      BOA_URL: boa.url,
-      BOA_JOB_ID: String(job.id),
-      BOA_JOB_TOKEN: job.token,
-      BOA_GENERATION: String(job.generation),
-    },
-    {
-      pollSeconds: 0.05,
-      backoffSeconds: 0.01,
-      retries: 1,
-      handleSigterm: false,
-      warnEverySeconds: 0,
-      ...options,
-    },
-  );
-  clients.push(made);
-  return made;
-}
+const client = (job: TestJob, options: Record<string, unknown> = {}) =>
+  quickClient(boa, clients, job, options);
 
 const posts = (job: TestJob) => boa.takeRequests()[`POST /v1/jobs/${job.id}/progress`] ?? 0;
 const warned = (warn: ReturnType<typeof mutedWarnings>) => warn.mock.calls.map((call) => String(call[0]));

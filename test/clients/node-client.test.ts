@@ -12,6 +12,7 @@ import {
   BoaUnavailable,
 } from '../../clients/node/boa-job.mjs';
 import { killLeftovers, until, watched } from './processes.ts';
+import { mutedWarnings } from './node-clients.ts';
 import { startServedBoa, type ServedBoa, type TestJob } from './served.ts';
 
 const CLIENT = resolve(import.meta.dirname, '../../clients/node/boa-job.mjs');
@@ -35,12 +36,6 @@ afterEach(async () => {
   }
 });
 
-/** Mutes (and records) the client's console.warn for the rest of the test. */
-function mutedWarnings() {
-  const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
-  onTestFinished(() => warn.mockRestore());
-  return warn;
-}
 
 /** A port nothing listens on (until a test puts something there). */
 async function freePort(): Promise<number> {

@@ -1,6 +1,7 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BoaJob } from '../../clients/node/boa-job.mjs';
 import { hasPython, runPythonTests, until } from './processes.ts';
+import { mutedWarnings, quickClient } from './node-clients.ts';
 import { startServedBoa, type ServedBoa, type TestJob } from './served.ts';
 
 // A progress report sent again (a kept one, or a retry) must never land after a newer report and put
@@ -24,33 +25,8 @@ afterEach(() => {
   boa.release();
 });
 
-function client(job: TestJob, options: Record<string, unknown> = {}) {
-  const made = BoaJob.fromEnv(
-    {
-      BOA_URL: boa.url,
-      BOA_JOB_ID: String(job.id),
-      BOA_JOB_TOKEN: job.token,
-      BOA_GENERATION: String(job.generation),
-    },
-    {
-      pollSeconds: 0.05,
-      backoffSeconds: 0.01,
-      retries: 1,
-      handleSigterm: false,
-      warnEverySeconds: 0,
-      ...options,
-    },
-  );
-  clients.push(made);
-  return made;
-}
-
-/** Mutes (and records) the client's console.warn for the rest of the test. */
-function mutedWarnings() {
-  const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
-  onTestFinished(() => warn.mockRestore());
-  return warn;
-}
+const client = (job: TestJob, options: Record<string, unknown> = {}) =>
+  quickClient(boa, clients, job, options);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const progress = (job: TestJob) => `POST /v1/jobs/${job.id}/progress`;

@@ -156,6 +156,25 @@ def executor_env(job):
     }
 
 
+class QuickClients:
+    """For a TestCase of the report tests: clients of a served boa's job that poll and retry quickly,
+    closed after each test, and what boa shows of the job."""
+
+    def client(self, job, **options):
+        settings = dict(poll_seconds=0.05, backoff_seconds=0.01, retries=1, handle_sigterm=False,
+                        warn_every_seconds=0)
+        settings.update(options)
+        made = BoaJob.from_env(executor_env(job), **settings)
+        self.addCleanup(made.close)
+        return made
+
+    def view(self, job):
+        return api_get(f"/v1/jobs/{job['id']}", job["token"])
+
+    def posts(self, job):
+        return control("/__test/requests").get(f"POST /v1/jobs/{job['id']}/progress", 0)
+
+
 @unittest.skipUnless(URL, "BOA_TEST_URL is not set: run through test/clients/python-client.test.ts")
 class BoaJobTest(unittest.TestCase):
     def setUp(self):

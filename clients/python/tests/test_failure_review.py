@@ -10,7 +10,7 @@ import time
 import unittest
 
 from boa_job import BoaConfigError, BoaJob, BoaUnavailable
-from test_boa_job import URL, api_get, control, executor_env, wait_until
+from test_boa_job import URL, QuickClients, control, wait_until
 
 
 def dripping(test, part):
@@ -49,24 +49,11 @@ def dripping(test, part):
 
 
 @unittest.skipUnless(URL, "BOA_TEST_URL is not set: run through test/clients/failure-review.test.ts")
-class FailureReviewTest(unittest.TestCase):
+class FailureReviewTest(QuickClients, unittest.TestCase):
     def setUp(self):
         control("/__test/fail-next", {"count": 0})
         control("/__test/requests")
 
-    def client(self, job, **options):
-        settings = dict(poll_seconds=0.05, backoff_seconds=0.01, retries=1, handle_sigterm=False,
-                        warn_every_seconds=0)
-        settings.update(options)
-        made = BoaJob.from_env(executor_env(job), **settings)
-        self.addCleanup(made.close)
-        return made
-
-    def view(self, job):
-        return api_get(f"/v1/jobs/{job['id']}", job["token"])
-
-    def posts(self, job):
-        return control("/__test/requests").get(f"POST /v1/jobs/{job['id']}/progress", 0)
 
     def test_an_epoch_boa_would_refuse_is_not_sent_nor_kept_in_place_of_one_kept_in_an_outage(self):
         job = control("/__test/job")

@@ -10,12 +10,11 @@ import threading
 import time
 import unittest
 
-from boa_job import BoaJob
-from test_boa_job import URL, api_get, control, executor_env, wait_until
+from test_boa_job import URL, QuickClients, control, wait_until
 
 
 @unittest.skipUnless(URL, "BOA_TEST_URL is not set: run through test/clients/resend-order.test.ts")
-class ResendOrderTest(unittest.TestCase):
+class ResendOrderTest(QuickClients, unittest.TestCase):
     def setUp(self):
         control("/__test/fail-next", {"count": 0})
         control("/__test/answer-next", {"count": 0})
@@ -23,19 +22,6 @@ class ResendOrderTest(unittest.TestCase):
         control("/__test/requests")
         self.addCleanup(control, "/__test/release")
 
-    def client(self, job, **options):
-        settings = dict(poll_seconds=0.05, backoff_seconds=0.01, retries=1, handle_sigterm=False,
-                        warn_every_seconds=0)
-        settings.update(options)
-        made = BoaJob.from_env(executor_env(job), **settings)
-        self.addCleanup(made.close)
-        return made
-
-    def view(self, job):
-        return api_get(f"/v1/jobs/{job['id']}", job["token"])
-
-    def posts(self, job):
-        return control("/__test/requests").get(f"POST /v1/jobs/{job['id']}/progress", 0)
 
     def post_arrives(self, job, seconds):
         """Whether a progress report of the job reaches boa's door within `seconds` (held or not)."""
