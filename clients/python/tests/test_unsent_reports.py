@@ -10,11 +10,11 @@ import time
 import unittest
 
 from boa_job import BoaJob
-from test_boa_job import URL, api_get, control, executor_env, wait_until
+from test_boa_job import URL, QuickClients, control, executor_env, wait_until
 
 
 @unittest.skipUnless(URL, "BOA_TEST_URL is not set: run through test/clients/unsent-reports.test.ts")
-class UnsentReportTest(unittest.TestCase):
+class UnsentReportTest(QuickClients, unittest.TestCase):
     def setUp(self):
         control("/__test/fail-next", {"count": 0})
         control("/__test/requests")
@@ -24,12 +24,6 @@ class UnsentReportTest(unittest.TestCase):
                                handle_sigterm=False)
         self.addCleanup(made.close)
         return made
-
-    def view(self, job):
-        return api_get(f"/v1/jobs/{job['id']}", job["token"])
-
-    def posts(self, job):
-        return control("/__test/requests").get(f"POST /v1/jobs/{job['id']}/progress", 0)
 
     def test_a_report_not_taken_in_an_outage_is_sent_again_by_the_poll_once_boa_answers(self):
         job = control("/__test/job")
