@@ -93,8 +93,8 @@ export function budgetLimitedWidths(
  * just asked for: placement asks a lent job's width twice (its kept width reads it again), and a
  * search from the start for each cost about 20 scans of 1,000 jobs a tick past the budget window.
  * Then the jobs after the last one asked for: the idle fill asks in order but skips the jobs not
- * placed, and a search from the start for each made its pass quadratic in the queue (a third of the
- * decision with 10,000 jobs, 4,000 of them waiting).
+ * placed, and a search from the start for each made its pass quadratic in the queue (bench:tick
+ * --jobs 10000, docs/benchmarks.md).
  */
 function widthIn(jobs: readonly ServiceJob[], widths: readonly number[]): (job: ServiceJob) => number {
   let next = 0;
