@@ -36,7 +36,6 @@ afterEach(async () => {
   }
 });
 
-
 /** A port nothing listens on (until a test puts something there). */
 async function freePort(): Promise<number> {
   const server = createServer();
