@@ -40,18 +40,20 @@ describe('a kill while an output file is written', () => {
       );
       let stderr = '';
       child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      const exited = new Promise<NodeJS.Signals | null>((resolve) =>
-        child.on('exit', (_code, killedBy) => resolve(killedBy)),
+      const exited = new Promise<{ code: number | null; killedBy: NodeJS.Signals | null }>((resolve) =>
+        child.on('exit', (code, killedBy) => resolve({ code, killedBy })),
       );
       // Killed the moment the staged file appears: the write is under way.
       const watcher = watch(folder, (_event, name) => {
         if (name?.includes('.tmp-')) child.kill(signal);
       });
-      const killedBy = await exited;
+      const { code, killedBy } = await exited;
       watcher.close();
 
-      // Ended by the signal, once the write under way was done (gen-trace then says what it wrote).
-      expect(killedBy).toBe(signal);
+      // Ended by the signal once the write under way was done (gen-trace then says what it wrote); or, the
+      // write being gen-trace's last step, it ends as it would have (exit 0) before Node runs the handler:
+      // the loop has nothing left to wait for (seen in CI, and on a quiet machine with this 41 MB write).
+      expect(killedBy === signal || code === 0, `exit ${code}, signal ${killedBy}`).toBe(true);
       expect(stderr).toMatch(/^(wrote .*: 1000000 jobs arriving over 1000 h\n)?$/);
       const left = readdirSync(folder);
       expect(left.filter((name) => name.includes('.tmp-'))).toEqual([]);
