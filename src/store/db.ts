@@ -86,40 +86,59 @@ export function openStore(dataDir: string | ':memory:', options: OpenOptions = {
   try {
     const file = join(dataDir, 'boa.sqlite');
     let rolledBack = false;
-    if (existsSync(file)) {
-      let problem = databaseProblem(file, JOURNAL);
-      // A downgrade: the data is fine, only this version is too old to read it.
-      if (problem?.startsWith('was written by a newer boa') && !options.init) {
-        const copy = copyForThisVersion(file, JOURNAL);
-        if (!copy || !options.rollbackToCopy)
-          throw new StoreError(newerRefusal(file, problem, copy, options));
-        // Rolled back first: an optional call (`?.`) would skip evaluating its arguments.
-        const copiedAt = statSync(copy).mtime;
-        const newerAt = rollBackTo(copy, file);
-        rolledBack = true;
-        options.onRolledBack?.(newerAt, copy, copiedAt);
-        problem = databaseProblem(file, JOURNAL);
-      }
-      if (problem !== undefined) {
-        if (!options.init) {
-          throw new StoreError(
-            `${file} ${problem}: restore it from the backup (docs/security.md)${copiesToRestore(file)}, or start fresh on purpose with --init (the file is then kept as ${file}.broken-<time>)`,
-          );
-        }
-        // Moved first: an optional call (`?.`) would skip evaluating its arguments.
-        const to = moveAside(file);
-        options.onMovedAside?.(file, to);
-      } else {
-        const copy = keepCopyBeforeMigrating(file, JOURNAL);
-        if (copy) options.onCopied?.(copy);
-      }
-    }
+    if (existsSync(file)) rolledBack = checkAndKeepCopy(file, options);
     const db = connect(file);
     const jobsDir = join(dataDir, 'jobs');
     keepJobIdsAbove(db.$client, Math.max(highestJobFolder(jobsDir), readJobIdMark(jobsDir)));
     return { db, file, rolledBack, close: () => closeAll(db, lock) };
   } catch (error) {
     lock.release();
+    throw error;
+  }
+}
+
+/**
+ * The existing database's checks, then its rollback to this version's copy (a downgrade) or the copy kept
+ * before migrating it; --init moves a refused one aside. True: rolled back.
+ */
+function checkAndKeepCopy(file: string, options: OpenOptions): boolean {
+  let rolledBack = false;
+  let problem = databaseProblem(file, JOURNAL);
+  // A downgrade: the data is fine, only this version is too old to read it.
+  if (problem?.startsWith('was written by a newer boa') && !options.init) {
+    const copy = copyForThisVersion(file, JOURNAL);
+    if (!copy || !options.rollbackToCopy) throw new StoreError(newerRefusal(file, problem, copy, options));
+    // Rolled back first: an optional call (`?.`) would skip evaluating its arguments.
+    const copiedAt = statSync(copy).mtime;
+    const newerAt = rollBackTo(copy, file);
+    rolledBack = true;
+    options.onRolledBack?.(newerAt, copy, copiedAt);
+    problem = databaseProblem(file, JOURNAL);
+  }
+  if (problem !== undefined) {
+    if (!options.init) {
+      throw new StoreError(
+        `${file} ${problem}: restore it from the backup (docs/security.md)${copiesToRestore(file)}, or start fresh on purpose with --init (the file is then kept as ${file}.broken-<time>)`,
+      );
+    }
+    // Moved first: an optional call (`?.`) would skip evaluating its arguments.
+    const to = moveAside(file);
+    options.onMovedAside?.(file, to);
+  } else {
+    // A lock another process takes after the checks (an sqlite3 shell opened just then) fails the copy's
+    // read: refused as a lock the checks found is (nothing copied yet), not as SQLite's bare message.
+    const copy = lockRefused(file, () => keepCopyBeforeMigrating(file, JOURNAL));
+    if (copy) options.onCopied?.(copy);
+  }
+  return rolledBack;
+}
+
+/** `open`, with a lock held by another process refused as such (lockedRefusal). */
+function lockRefused<T>(file: string, open: () => T): T {
+  try {
+    return open();
+  } catch (error) {
+    if (isLocked(error)) throw lockedRefusal(file);
     throw error;
   }
 }
