@@ -63,6 +63,24 @@ export const RegisterJobBody = strictBody({
   }),
 }).openapi('RegisterJob');
 
+/** A report sender's id: what the clients make (a random hex word) and room for others' own. */
+const REPORT_SENDER = /^[A-Za-z0-9._:-]{1,64}$/;
+
+const ReportSequenceBody = strictBody({
+  sender: z
+    .string()
+    .regex(REPORT_SENDER, 'senders are 1-64 letters, digits, . _ : or -')
+    .openapi({ description: 'the sending client instance: another id for each process and replica' }),
+  number: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER).openapi({
+    description: 'rises with each report the sender makes; the same when it sends one again',
+  }),
+})
+  .openapi('ReportSequence')
+  .openapi({
+    description:
+      "the report's place among its sender's (optional; the clients send it): one numbered no higher than a report boa already took from the sender (an attempt a proxy forwarded late, or sent again) changes nothing and is answered as a poll is",
+  });
+
 export const ProgressBody = strictBody({
   statEpoch: z
     .number()
@@ -77,6 +95,7 @@ export const ProgressBody = strictBody({
     description:
       'the generation the reporting replica runs (its BOA_GENERATION, or the allocation it adopted); a report from one since replaced does not time the epoch it starts (optional; the clients send it)',
   }),
+  sequence: ReportSequenceBody.optional(),
 }).openapi('Progress');
 
 export const BudgetBody = strictBody({

@@ -6,6 +6,7 @@ import { type ClassState, MAX_WORK_SAMPLES } from './state.ts';
 import { judgeWorkSample } from './trust.ts';
 import { learnEpoch } from './learned-speedups.ts';
 import { trimSamples } from './work-samples.ts';
+import { type ReportSequence, overtaken, recordSequence } from './report-sequence.ts';
 import type { SpeedupTable } from '../core/profile.ts';
 
 /**
@@ -13,6 +14,8 @@ import type { SpeedupTable } from '../core/profile.ts';
  * `generation`: the reporting replica's. One since replaced (a report sent just before a rescale or a
  * restart, landing after it, retries included) still moves the epoch on, but the epoch it starts is not
  * timed: its clock would count the restart as work (found in review: an epoch learned at 3x its work).
+ * `sequence`: the report's place among its sender's; one older than a report already taken from that
+ * sender changes nothing and the job is returned as it is (answered as a poll).
  */
 export function reportProgress(
   svc: BoaService,
@@ -20,6 +23,7 @@ export function reportProgress(
   statEpoch: number,
   workDoneSeconds: number | undefined,
   generation?: number,
+  sequence?: ReportSequence,
 ): ServiceJob {
   if (workDoneSeconds !== undefined && !(Number.isFinite(workDoneSeconds) && workDoneSeconds >= 0)) {
     throw new ServiceError(
@@ -46,6 +50,8 @@ export function reportProgress(
       'generation',
     );
   }
+  // Before the epoch's check: a retry of a report taken is answered as taken, not as refused.
+  if (overtaken(svc, job, sequence)) return job;
   if (statEpoch < job.statEpoch) {
     throw new ServiceError(
       409,
@@ -67,7 +73,10 @@ export function reportProgress(
       const startedNow = startsEpochClock(job, generation, workDoneSeconds);
       if (startedNow) Object.assign(job, { epochStartedAt: now, epochTimedFromReport: true });
       if (workDoneSeconds !== undefined) job.workDoneSeconds = workDoneSeconds;
-      svc.deps.repo.transaction(() => svc.deps.repo.saveJobState(job));
+      svc.deps.repo.transaction(() => {
+        svc.deps.repo.saveJobState(job);
+        recordSequence(svc, job, sequence, now);
+      });
       return job;
     }
     // Only the next epoch ends the current one alone: a report that skips epochs spans several, and its
@@ -81,6 +90,7 @@ export function reportProgress(
     job.epochGeneration = Math.min(job.generation, generation ?? job.generation);
     svc.deps.repo.transaction(() => {
       svc.deps.repo.saveJobState(job);
+      recordSequence(svc, job, sequence, now);
       // Every class's samples are one stored value (tens of KB): written only when one was taken.
       if (sampled) persistWorkSamples(svc, now);
     });

@@ -43,6 +43,7 @@ import {
 import { Planner } from './planner.ts';
 import { expectedGpus, intervalPlan } from './demand.ts';
 import { reportProgress } from './progress.ts';
+import type { ReportSequence } from './report-sequence.ts';
 import type { SpendCeiling } from '../core/spend-ceiling.ts';
 import type { Clock, Executor, MetricsSink, NodePool, Workload } from './ports.ts';
 import { type BudgetSetting, ServiceState } from './state.ts';
@@ -342,10 +343,11 @@ export class BoaService {
     token?: string,
     workDoneSeconds?: number,
     generation?: number,
+    sequence?: ReportSequence,
   ): ServiceJob {
     const job = this.activeJob(id, token);
     // Renewed once the report is taken: a refused one changes nothing stored (found in review).
-    const reported = reportProgress(this, job, statEpoch, workDoneSeconds, generation);
+    const reported = reportProgress(this, job, statEpoch, workDoneSeconds, generation, sequence);
     this.touch(job);
     return reported;
   }

@@ -5,6 +5,7 @@ import { PastArrivals } from './history.ts';
 import { type JobIdMark, keepJobIdsAbove } from './job-ids.ts';
 import { prepareHot } from './hot-statements.ts';
 import { LedgerStore } from './ledger-store.ts';
+import { ReportSequences } from './report-sequences.ts';
 import { SubmissionMirror, submissionSource } from './submission-mirror.ts';
 import { allocationSamples, jobClasses, jobs, ledgerNodes, plans, resizes, settings } from './schema.ts';
 
@@ -65,6 +66,8 @@ export class Repository {
   readonly ledger: LedgerStore;
   /** Submissions imported from before the service's own record (history.ts). */
   readonly history: PastArrivals;
+  /** The newest report sequence number taken from each sender of a job's progress (report-sequences.ts). */
+  readonly reportSequences: ReportSequences;
   /** The jobs' submissions, as the rate estimator reads them every tick (submission-mirror.ts). */
   private readonly submissions: SubmissionMirror;
 
@@ -74,6 +77,7 @@ export class Repository {
     private readonly jobIdMark?: JobIdMark,
   ) {
     this.history = new PastArrivals(db);
+    this.reportSequences = new ReportSequences(db);
     this.hot = prepareHot(db);
     this.ledger = new LedgerStore(this.hot);
     this.submissions = new SubmissionMirror(submissionSource(db));

@@ -1,4 +1,4 @@
-import { index, integer, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import type { Workload } from '../service/ports.ts';
 
 /** Small settings stored as JSON by key: the budget, the local node pool's state, the demo clock. */
@@ -227,4 +227,21 @@ export const pastArrivals = sqliteTable(
     submittedAt: integer('submitted_at').notNull(),
   },
   (t) => [index('past_arrivals_submitted').on(t.submittedAt), index('past_arrivals_import').on(t.importId)],
+);
+
+/**
+ * The newest report sequence number boa took from each sender (a job client instance) of a job's
+ * progress reports: a report numbered no higher from the same sender (an attempt a proxy forwarded
+ * late) changes nothing (service/report-sequence.ts). The newest senders of a job are kept.
+ */
+export const reportSequences = sqliteTable(
+  'report_sequences',
+  {
+    jobId: integer('job_id').notNull(),
+    sender: text('sender').notNull(),
+    number: integer('number').notNull(),
+    /** When its newest report was taken (ms since the epoch): the least recent sender goes first. */
+    takenAt: integer('taken_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.jobId, t.sender] })],
 );

@@ -200,4 +200,16 @@ describe('migrating a stored database', () => {
       store.close();
     }
   });
+
+  it('a job from before 0015 has no report sequence taken: its first is, and is kept', () => {
+    const { store, repo, job } = runningJobBefore('0015_report_sequences', 2);
+    try {
+      expect(repo.reportSequences.taken(job.id, 'a1')).toBeUndefined();
+      repo.reportSequences.record(job.id, 'a1', 3, 5000);
+      expect(repo.reportSequences.taken(job.id, 'a1')).toBe(3);
+      expect(repo.getJob(job.id)).toMatchObject({ name: 'running', state: 'running' });
+    } finally {
+      store.close();
+    }
+  });
 });

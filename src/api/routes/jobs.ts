@@ -341,13 +341,14 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
       },
     }),
     (c) => {
-      const { statEpoch, workDoneSeconds, generation } = c.req.valid('json');
+      const { statEpoch, workDoneSeconds, generation, sequence } = c.req.valid('json');
       const job = c.var.service.reportProgress(
         c.req.valid('param').id,
         statEpoch,
         jobToken(c),
         workDoneSeconds,
         generation,
+        sequence,
       );
       return c.json(allocationView(c.var.service, job), 200);
     },
