@@ -13,6 +13,7 @@
 // carries on instead. See docs/client.md for both, and the protocol.
 
 /* global process, console, fetch, AbortSignal, URL, setTimeout, clearTimeout, performance */
+import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 
 /**
@@ -214,6 +215,16 @@ export class BoaJob {
    * its way (a slow proxy) otherwise reached boa after the newer report made meanwhile.
    */
   #reportLine = Promise.resolve();
+  /**
+   * Each report's place among this client's, sent as its `sequence`: boa takes nothing from one numbered
+   * no higher than a report it already took from this sender. An attempt given up on (timed out) may
+   * still be forwarded by a proxy after the newer report, and its lower workDoneSeconds was taken.
+   * Another sender for each client made: each replica, each process (a restart counts from 1 again).
+   */
+  #reportSender = randomBytes(8).toString('hex');
+  #reportNumber = 0;
+  /** False once boa refused `sequence` as a field it does not know (a boa from before it). */
+  #sendSequence = true;
   /** BOA_URL_FILE (fromEnv only): where boa's local executor writes its address when it moves. */
   #urlFile = null;
 
@@ -411,6 +422,8 @@ export class BoaJob {
     // The generation this replica runs: a report landing after a rescale or restart (a retry, say)
     // then does not time the epoch it starts.
     if (this.generation !== null) body.generation = this.generation;
+    // Made here, not per attempt: a retry or a resend is the same report, numbered the same.
+    if (this.#sendSequence) body.sequence = { sender: this.#reportSender, number: ++this.#reportNumber };
     this.#supersede(body);
     try {
       const alloc = await this.#sendReport(body);
@@ -455,12 +468,24 @@ export class BoaJob {
    * returns boa's answer, checked to be boa's. Rejects with Superseded when a newer one came first.
    */
   async #sendReport(body) {
-    const answer = await this.#request('POST', `/v1/jobs/${this.jobId}/progress`, body, (attempt) =>
-      this.#inReportLine(() => {
-        if (!this.#liveReports.has(body)) throw new Superseded('a newer report was made');
-        return attempt();
-      }),
-    );
+    const send = () =>
+      this.#request('POST', `/v1/jobs/${this.jobId}/progress`, body, (attempt) =>
+        this.#inReportLine(() => {
+          if (!this.#liveReports.has(body)) throw new Superseded('a newer report was made');
+          return attempt();
+        }),
+      );
+    let answer;
+    try {
+      answer = await send();
+    } catch (error) {
+      if (!(body.sequence !== undefined && sequenceUnknown(error))) throw error;
+      // A boa from before the sequence refuses the whole report for it: sent without, as it was then,
+      // and so are the reports after it.
+      this.#sendSequence = false;
+      delete body.sequence;
+      answer = await send();
+    }
     return this.#observe(this.#reportAnswer(answer));
   }
 
@@ -826,6 +851,11 @@ async function fetchFollowing(url, init) {
 /** Whether the newer report covers the older one: the same epoch or a later one. */
 function notAfter(older, newer) {
   return !(older.statEpoch > newer.statEpoch);
+}
+
+/** Whether boa refused a report's `sequence` as a field it does not know (one from before it). */
+function sequenceUnknown(error) {
+  return error instanceof BoaHTTPError && error.status === 400 && error.field === 'sequence';
 }
 
 /** Whether a report's send failed for now (boa unreachable or failing, or a proxy answering for it). */

@@ -26,6 +26,7 @@ import numbers
 import os
 import random
 import re
+import secrets
 import signal
 import socket
 import threading
@@ -284,6 +285,14 @@ class BoaJob:
         # Held for each attempt of a report: they go to boa one at a time, in the order they were made. A
         # resend held up on its way (a slow proxy) otherwise reached boa after the newer report.
         self._report_line = threading.Lock()
+        # Each report's place among this client's, sent as its `sequence`: boa takes nothing from one
+        # numbered no higher than a report it already took from this sender. An attempt given up on (timed
+        # out) may still be forwarded by a proxy after the newer report, and its lower workDoneSeconds was
+        # taken. Another sender for each client made: each replica, each process (a restart counts from 1).
+        self._report_sender = secrets.token_hex(8)
+        self._report_number = 0
+        # False once boa refused `sequence` as a field it does not know (a boa from before it).
+        self._send_sequence = True
         self._lock = threading.Lock()
         # Set by the SIGTERM handler without the lock: a handler runs in the main thread, which may hold it.
         self._sigterm = False
@@ -447,6 +456,11 @@ class BoaJob:
         # then does not time the epoch it starts.
         if self.generation is not None:
             body["generation"] = self.generation
+        # Made here, not per attempt: a retry or a resend is the same report, numbered the same.
+        with self._lock:
+            if self._send_sequence:
+                self._report_number += 1
+                body["sequence"] = {"sender": self._report_sender, "number": self._report_number}
         self._supersede(body)
         try:
             alloc = self._send_report(body)
@@ -508,7 +522,18 @@ class BoaJob:
             with self._lock:
                 return self._is_live(body)
 
-        answer = self._request("POST", f"/v1/jobs/{self.job_id}/progress", body, wanted=wanted)
+        path = f"/v1/jobs/{self.job_id}/progress"
+        try:
+            answer = self._request("POST", path, body, wanted=wanted)
+        except BoaHTTPError as error:
+            if not ("sequence" in body and _sequence_unknown(error)):
+                raise
+            # A boa from before the sequence refuses the whole report for it: sent without, as it was
+            # then, and so are the reports after it.
+            with self._lock:
+                self._send_sequence = False
+                body.pop("sequence", None)
+            answer = self._request("POST", path, body, wanted=wanted)
         return self._observe(self._report_answer(answer))
 
     def _report_answer(self, answer):
@@ -1039,6 +1064,11 @@ def _not_after(older, newer):
         return older["statEpoch"] <= newer["statEpoch"]
     except TypeError:  # a non-number, which boa refuses anyway
         return True
+
+
+def _sequence_unknown(error):
+    """Whether boa refused a report's `sequence` as a field it does not know (one from before it)."""
+    return error.status == 400 and error.field == "sequence"
 
 
 def _failed_send(error):

@@ -555,7 +555,7 @@ describe('Node job client (clients/node/boa-job.mjs)', () => {
     expect([c.generation, c.worldSize, c.nnodes, c.nprocPerNode]).toEqual([1, 2, 1, 2]);
   });
 
-  it('sends the generation its replica runs with each report (a stale one then times no epoch)', async () => {
+  it("sends the generation its replica runs with each report (a stale one then times no epoch), and the report's place among its client's", async () => {
     const bodies: unknown[] = [];
     const server = createHttpServer((req, res) => {
       let text = '';
@@ -578,7 +578,16 @@ describe('Node job client (clients/node/boa-job.mjs)', () => {
     );
     clients.push(c);
     await c.report(2, 10);
-    expect(bodies).toEqual([{ statEpoch: 2, workDoneSeconds: 10, generation: 4 }]);
+    await c.report(2, 20);
+    const sequence = (number: number) => ({ sender: expect.stringMatching(/^[0-9a-f]{16}$/), number });
+    expect(bodies).toEqual([
+      { statEpoch: 2, workDoneSeconds: 10, generation: 4, sequence: sequence(1) },
+      { statEpoch: 2, workDoneSeconds: 20, generation: 4, sequence: sequence(2) },
+    ]);
+    // One sender: boa compares a report's number with those it took from the same one.
+    expect((bodies[1] as { sequence: object }).sequence).toMatchObject({
+      sender: (bodies[0] as { sequence: { sender: string } }).sequence.sender,
+    });
   });
 
   it('a self-launched job stopped by a refused poll is not handed GPUs again by waitForWidth', async () => {
@@ -825,7 +834,13 @@ describe('Node job client (clients/node/boa-job.mjs)', () => {
       const c = made(`/r${code}`);
       expect((await c.report(3, 1.5)).statEpoch).toBe(3);
       expect((await c.complete()).state).toBe('running');
-      const body = { statEpoch: 3, workDoneSeconds: 1.5, generation: 1 };
+      // Sent again, it is the same report: numbered the same.
+      const body = {
+        statEpoch: 3,
+        workDoneSeconds: 1.5,
+        generation: 1,
+        sequence: { sender: expect.any(String), number: 1 },
+      };
       expect(seen.slice(0, 2)).toEqual([
         ['POST', `/r${code}/v1/jobs/1/progress`, body, 'Bearer JOB-TOKEN'],
         ['POST', '/v1/jobs/1/progress', body, 'Bearer JOB-TOKEN'],

@@ -47,6 +47,8 @@ export async function startServedBoa() {
   let answerNext = { count: 0, status: 200, contentType: 'text/html', body: '' };
   /** A request held (a proxy that sits on it) until released: "METHOD path" to hold, and its release. */
   let hold: { key: string; held: boolean; release: () => void; released: Promise<void> } | null = null;
+  /** Whether boa answered the last request held (released and passed on, or its client gone). */
+  let heldAnswered = false;
   // Tests drive the service one at a time; this queue keeps their ticks and API calls from interleaving.
   let queue: Promise<unknown> = Promise.resolve();
   const serial = <T>(work: () => Promise<T>): Promise<T> => {
@@ -82,7 +84,16 @@ export async function startServedBoa() {
     }
     if (hold?.key === key && !hold.held) {
       hold.held = true;
+      heldAnswered = false;
+      // A proxy has the whole request before it sits on it: its client may give up meanwhile.
+      const body = ['GET', 'HEAD'].includes(req.method) ? undefined : await req.text();
+      const whole = new Request(req.url, { method: req.method, headers: req.headers, body });
       await hold.released;
+      try {
+        return await s.app.fetch(whole);
+      } finally {
+        heldAnswered = true;
+      }
     }
     return s.app.fetch(req);
   };
@@ -99,6 +110,14 @@ export async function startServedBoa() {
   const release = () => {
     hold?.release();
     hold = null;
+  };
+
+  /** The sequence numbers boa took from each sender of the job's reports, by sender. */
+  const reportSequences = (jobId: number): Record<string, number> => {
+    const rows = s.db.$client
+      .prepare('SELECT sender, number FROM report_sequences WHERE job_id = ?')
+      .all(jobId) as { sender: string; number: number }[];
+    return Object.fromEntries(rows.map((r) => [r.sender, r.number]));
   };
 
   /** Requests to the API since the last call, by "METHOD path". */
@@ -135,6 +154,10 @@ export async function startServedBoa() {
       case '/__test/release':
         release();
         return Response.json({});
+      case '/__test/held-answered':
+        return Response.json({ answered: heldAnswered });
+      case '/__test/report-sequences':
+        return Response.json(reportSequences(Number(url.searchParams.get('job'))));
       case '/__test/fail-next':
         failNext = {
           count: Number(body.count ?? 1),
@@ -212,6 +235,8 @@ export async function startServedBoa() {
     holdNext,
     holding,
     release,
+    heldAnswered: () => heldAnswered,
+    reportSequences,
     close,
   };
 }

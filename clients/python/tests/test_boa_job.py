@@ -835,7 +835,11 @@ class BoaJobTest(unittest.TestCase):
             client = BoaJob(f"{here}/r{code}", 1, "JOB-TOKEN", 1, handle_sigterm=False, retries=0)
             self.assertEqual(client.report(3, 1.5)["statEpoch"], 3)
             self.assertEqual(client.complete()["state"], "running")
-            body = {"statEpoch": 3, "workDoneSeconds": 1.5, "generation": 1}
+            # Sent again, it is the same report: numbered the same.
+            sequence = seen[0][2].get("sequence", {})
+            self.assertRegex(sequence.get("sender", ""), r"^[0-9a-f]{16}$")
+            body = {"statEpoch": 3, "workDoneSeconds": 1.5, "generation": 1,
+                    "sequence": {"sender": sequence["sender"], "number": 1}}
             self.assertEqual(seen[:2], [("POST", f"/r{code}/v1/jobs/1/progress", body, "Bearer JOB-TOKEN"),
                                         ("POST", "/v1/jobs/1/progress", body, "Bearer JOB-TOKEN")])
             self.assertEqual(seen[3][:2], ("POST", "/v1/jobs/1/complete"))
