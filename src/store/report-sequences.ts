@@ -11,6 +11,7 @@ export class ReportSequences {
   private readonly select;
   private readonly upsert;
   private readonly trim;
+  private readonly prune;
 
   constructor(db: Db) {
     const client = db.$client;
@@ -25,6 +26,10 @@ export class ReportSequences {
       `DELETE FROM report_sequences WHERE job_id = ? AND sender NOT IN
        (SELECT sender FROM report_sequences WHERE job_id = ? ORDER BY taken_at DESC, rowid DESC LIMIT ?)`,
     );
+    this.prune = client.prepare(
+      `DELETE FROM report_sequences WHERE taken_at < ?
+       AND job_id NOT IN (SELECT id FROM jobs WHERE state IN ('waiting', 'running'))`,
+    );
   }
 
   /** The newest number taken from `sender` for the job; undefined: none (or it is no longer kept). */
@@ -37,5 +42,13 @@ export class ReportSequences {
     const known = this.taken(jobId, sender) !== undefined;
     this.upsert.run(jobId, sender, number, now);
     if (!known) this.trim.run(jobId, jobId, SENDERS_KEPT);
+  }
+
+  /**
+   * Deletes the senders of jobs that ended, last heard before `time` (inside the caller's transaction):
+   * an ended job takes no report. Returns rows deleted.
+   */
+  pruneBefore(time: number): number {
+    return this.prune.run(time).changes;
   }
 }

@@ -256,9 +256,9 @@ export class Repository {
   }
 
   /**
-   * Deletes ledger rows, plans and resizes that ended before `time`, in one transaction. Kept whatever
-   * their age: the latest plan, plans active jobs took their widths from, and the last resize (it guards
-   * against sending one twice). Jobs are the service's history and stay. Returns rows deleted. When
+   * Deletes ledger rows, plans, resizes and ended jobs' report senders from before `time`, in one
+   * transaction. Kept whatever their age: the latest plan, plans active jobs took their widths from, and
+   * the last resize (it guards against sending one twice). Jobs are the service's history and stay. Returns rows deleted. When
    * ledger rows went, `time` is kept as LEDGER_PRUNED_BEFORE in the same transaction: a window read
    * later must not start before it (a longer window configured since would read the gap as unpaid).
    */
@@ -278,6 +278,7 @@ export class Repository {
       deleted += this.db.$client
         .prepare('DELETE FROM resizes WHERE at < ? AND id <> (SELECT max(id) FROM resizes)')
         .run(time).changes;
+      deleted += this.reportSequences.pruneBefore(time);
       return deleted;
     });
   }

@@ -144,6 +144,19 @@ describe('report sequence', () => {
     expect(rows).toBe(SENDERS_KEPT);
   });
 
+  it("prunes an ended job's senders heard before the ledger's cut, never an active job's", async () => {
+    const { job, token } = await runningJob();
+    const other = boa!.service.registerJob('cifar10', 'b');
+    expect((await report(job.id, token, 100, { sender: 'a1', number: 1 })).status).toBe(200);
+    expect((await report(other.job.id, other.token, 100, { sender: 'b1', number: 1 })).status).toBe(200);
+    boa!.service.finishJob(job.id, 'done');
+    const repo = boa!.service.deps.repo;
+    boa!.clock.advance(60);
+    repo.pruneBefore(boa!.clock.now());
+    expect(repo.reportSequences.taken(job.id, 'a1')).toBeUndefined();
+    expect(repo.reportSequences.taken(other.job.id, 'b1')).toBe(1);
+  });
+
   it.each([
     [{ sender: 'a1' }, 'sequence.number', 'sequence.number is missing (a number)'],
     [{ sender: 'a b', number: 1 }, 'sequence.sender', 'senders are 1-64 letters, digits, . _ : or -'],
