@@ -24,7 +24,7 @@ class ReportSequenceTest(QuickClients, unittest.TestCase):
 
     def test_an_attempt_that_timed_out_and_reaches_boa_after_the_newer_report_changes_nothing(self):
         job = control("/__test/job")
-        client = self.client(job, timeout_seconds=1.0)
+        client = self.client(job, timeout_seconds=3.0)  # its retry's answer may be slow on a loaded machine
         # A proxy sits on the first attempt: the client gives up on it and its retry is taken.
         control("/__test/hold-next", {"key": f"POST /v1/jobs/{job['id']}/progress"})
         self.assertEqual(client.report(1, 10)["statEpoch"], 1)
