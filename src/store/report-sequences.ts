@@ -1,8 +1,9 @@
 import type { Db } from './db.ts';
 
 /**
- * Senders kept per job: the most recently heard. Each replica of each generation is one, and a late
- * attempt comes from one heard within a proxy's timeout, not from one forty senders ago.
+ * Senders kept per job: the most recently heard. Each reporting replica of each generation is one (rank
+ * 0 alone, as docs/client.md has it), and a late attempt comes from one heard within a proxy's timeout,
+ * not from one sixteen senders ago.
  */
 export const SENDERS_KEPT = 16;
 
@@ -34,7 +35,7 @@ export class ReportSequences {
 
   /** The newest number taken from `sender` for the job; undefined: none (or it is no longer kept). */
   taken(jobId: number, sender: string): number | undefined {
-    return (this.select.get(jobId, sender) as number | undefined) ?? undefined;
+    return this.select.get(jobId, sender) as number | undefined;
   }
 
   /** Records a report taken (inside the caller's transaction, with the report's own write). */
