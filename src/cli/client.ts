@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { KEEPALIVES_MISSED, KeepaliveReader, LOG_KEEPALIVE_HEADER } from '../core/log-keepalive.ts';
 import { connectionEnd, proofMatches, TOKEN_PROOF_PATH, tokenProof } from '../core/token-proof.ts';
 import type { Connection } from './connection.ts';
 import { AnswerErrors, apiError, neverSent } from './client-errors.ts';
@@ -81,11 +82,17 @@ export class BoaClient {
     onAnswer?: (header: (name: string) => string | undefined) => void,
     /** A header boa always sends with this answer, as textAnswer's. */
     requires?: string,
-  ): Promise<{ header(name: string): string | undefined; bytes: number; cut: boolean }> {
+    /**
+     * A followed log's keepalives asked for (core/log-keepalive.ts): an answer that sends nothing for
+     * KEEPALIVES_MISSED of their intervals is taken as cut (`silent`: a connection dropped without a word).
+     */
+    keepalive = false,
+  ): Promise<{ header(name: string): string | undefined; bytes: number; cut: boolean; silent?: number }> {
     await this.proven();
     const { url, token } = this.connection;
     const headers: Record<string, string> = { accept: 'text/plain, application/json' };
     if (token) headers.authorization = `Bearer ${token}`;
+    if (keepalive) headers[LOG_KEEPALIVE_HEADER] = 'true';
     const target = new URL(url + path);
     const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
     return new Promise((resolve, reject) => {
@@ -121,7 +128,25 @@ export class BoaClient {
         let bytes = 0;
         /** The last bytes that came, across chunks: where a cut may have split a character. */
         let last = Buffer.alloc(0);
-        res.on('data', (chunk: Buffer) => {
+        // Keepalives (a service from before them sends none, and its answer is read as it was).
+        const keepaliveSeconds = keepalive ? Number(header(LOG_KEEPALIVE_HEADER)) : NaN;
+        const keepalives = keepaliveSeconds > 0 ? new KeepaliveReader() : undefined;
+        let silent: number | undefined;
+        let silence: ReturnType<typeof setTimeout> | undefined;
+        const awaitBytes = () => {
+          if (!keepalives) return;
+          clearTimeout(silence);
+          const silenceMs = Math.round(keepaliveSeconds * KEEPALIVES_MISSED * 1000);
+          silence = setTimeout(() => {
+            silent = silenceMs / 1000;
+            res.destroy(new Error(`nothing came for ${silent} s`));
+          }, silenceMs);
+        };
+        awaitBytes();
+        res.on('data', (received: Buffer) => {
+          awaitBytes();
+          const chunk = keepalives ? Buffer.from(keepalives.logBytes(received)) : received;
+          if (chunk.length === 0) return;
           bytes += chunk.length;
           last = Buffer.concat([last, chunk.subarray(-3)]).subarray(-3);
           const text = decoder.decode(chunk, { stream: true });
@@ -129,6 +154,7 @@ export class BoaClient {
         });
         res.on('error', () => undefined); // a cut: said by 'close' below
         res.on('close', () => {
+          clearTimeout(silence);
           if (settled) return;
           settled = true;
           const cut = !res.complete;
@@ -138,7 +164,7 @@ export class BoaClient {
             const rest = decoder.decode();
             if (rest) onText(rest);
           }
-          resolve({ header, bytes, cut });
+          resolve({ header, bytes, cut, ...(silent === undefined ? {} : { silent }) });
         });
       });
       const timer = setTimeout(() => {

@@ -161,6 +161,18 @@ export const configSchema = z
       .number({ error: 'jobLogRetentionDays must be a number' })
       .nonnegative('jobLogRetentionDays must be >= 0 (0: logs kept for good)')
       .default(30),
+    /**
+     * A followed log that asks for it (boa's CLI and dashboard do) gets a keepalive after this long
+     * without a line, so its reader can tell a quiet job from a connection a NAT or proxy dropped
+     * without a word, and a proxy's idle timeout does not cut it.
+     */
+    logKeepaliveSeconds: z
+      .number({ error: 'logKeepaliveSeconds must be a number' })
+      .positive(
+        'logKeepaliveSeconds must be more than 0 (seconds between keepalives of a quiet followed log)',
+      )
+      .max(300, 'logKeepaliveSeconds must be at most 300: a reader waits 3 of them before it reconnects')
+      .default(15),
     /** A self-launched job silent (no poll, no report) this long is `lost` and its GPUs freed. */
     leaseSeconds: positive('leaseSeconds').default(600),
     /** The URL replicas reach the service at (BOA_URL); default http://<host>:<port>. */

@@ -18,6 +18,7 @@ import { ServiceError } from '../../service/errors.ts';
 import type { JobState } from '../../store/repository.ts';
 import { followJobLogs, jobLogs } from '../../service/job-logs.ts';
 import { textStream } from '../text-stream.ts';
+import { LOG_KEEPALIVE_HEADER } from '../../core/log-keepalive.ts';
 import { allocationView } from '../../service/allocation-view.ts';
 import { gpuPricePerHour, jobView } from '../../service/views.ts';
 import { waitContext } from '../../service/waiting-for.ts';
@@ -217,7 +218,7 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
         200: {
           content: { 'text/plain': { schema: z.string() } },
           description:
-            'the lines; header boa-generation names the generation they are from; with follow=true, streamed until the replica ends, and headers boa-log-cursor and boa-log-skip say where they start (a follower cut off asks again with cursor and skip plus the bytes it got); boa-log-gap: true when the position asked for is no longer in the log (rotated away), the text then going on from its newest line',
+            'the lines; header boa-generation names the generation they are from; with follow=true, streamed until the replica ends, and headers boa-log-cursor and boa-log-skip say where they start (a follower cut off asks again with cursor and skip plus the bytes it got); a follower that sends header boa-log-keepalive (any value) gets it back with the seconds between keepalives, NUL k after each such silence, and each NUL of the log as NUL NUL; boa-log-gap: true when the position asked for is no longer in the log (rotated away), the text then going on from its newest line',
         },
         ...errors,
         404: jsonContent(ErrorSchema, 'no such job, or no log kept for that replica'),
@@ -287,8 +288,15 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
           stop.abort();
           throw error;
         });
-        return c.body(textStream(log.chunks, stop), 200, {
+        // Keepalives only for a follower that asks (boa's CLI and dashboard): curl's output stays the log.
+        const keepaliveSeconds =
+          c.req.header(LOG_KEEPALIVE_HEADER) === undefined
+            ? undefined
+            : c.var.service.deps.config.logKeepaliveSeconds;
+        const keepaliveMs = keepaliveSeconds === undefined ? undefined : keepaliveSeconds * 1000;
+        return c.body(textStream(log.chunks, stop, keepaliveMs), 200, {
           'content-type': 'text/plain; charset=utf-8',
+          ...(keepaliveSeconds === undefined ? {} : { [LOG_KEEPALIVE_HEADER]: String(keepaliveSeconds) }),
           'boa-generation': String(log.generation),
           // Where the text starts in the log: a follower cut off asks again from there plus what it got.
           'boa-log-cursor': log.from.cursor,

@@ -262,19 +262,22 @@ async function streamLog(
             );
         },
         'boa-generation',
+        true,
       );
       const generation = Number(answer.header('boa-generation'));
       if (!answer.cut) return { generation };
       // Asked again from where it got to: where the text began, and the bytes that came.
       const cursor = answer.header('boa-log-cursor');
+      // A connection that went silent (a NAT or proxy dropped it without a word) is one that broke off.
+      const how = answer.silent === undefined ? 'broke off' : `sent nothing for ${answer.silent} s`;
       if (cursor !== undefined) {
-        say(`boa: the log of job ${jobId} broke off; following it again from where it was`);
+        say(`boa: the log of job ${jobId} ${how}; following it again from where it was`);
         const skip = Number(answer.header('boa-log-skip') ?? 0) + answer.bytes;
         asked = { ...asked, generation, from: { cursor, skip } };
       } else {
         // A service from before cursors: its newest line is the best it can do.
         say(
-          `boa: the log of job ${jobId} broke off; following it again from its newest line (lines written meanwhile may be missing)`,
+          `boa: the log of job ${jobId} ${how}; following it again from its newest line (lines written meanwhile may be missing)`,
         );
         asked = { ...asked, tail: 1, generation };
       }
