@@ -11,6 +11,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, expect, it } from 'vitest';
 import { when } from '../../src/cli/format.ts';
 import { startProcessService } from '../cli/process-service.ts';
+import { startSilentProxy } from '../helpers/silent-proxy.ts';
 import { haveChromium, launchDashboardBrowser } from './chromium.ts';
 import { submitScript, tickUntil } from './dashboard/process-jobs.ts';
 
@@ -251,6 +252,39 @@ it.skipIf(!haveChromium)(
     // Longer than its poll (2 s): a wait left running would have asked again by then.
     await sleep(3000);
     expect(asked.filter((a) => a.at > closedAt + 100)).toEqual([]);
+  },
+  120_000,
+);
+
+it.skipIf(!haveChromium)(
+  'a quiet log is held open by keepalives; one whose connection goes silent is followed again from where it was',
+  async () => {
+    const { s, dataDir } = await service({ logKeepaliveSeconds: 0.5 });
+    const go = join(dataDir, 'go');
+    const script = `
+      const fs = require('node:fs');
+      for (let i = 1; i <= 3; i++) console.log('line ' + i);
+      ${whenFile(go, "for (let i = 4; i <= 6; i++) console.log('line ' + i); setInterval(() => {}, 1000);")}`;
+    const id = await submitScript(s, 'quiet', script);
+    await tickUntil(s, () => s.service.job(id).state === 'running', 'running');
+    const proxy = await startSilentProxy(s.url);
+    cleanups.unshift(proxy.close); // before the service: its silenced connections would hold it open
+    const page = await openLog({ ...s, url: proxy.url }, id);
+    const logRequests: string[] = [];
+    page.on('request', (r) => void (r.url().includes(`/v1/jobs/${id}/logs?`) && logRequests.push(r.url())));
+    await expect.poll(() => text(page), { timeout: 30_000 }).toBe(lines('line', 1, 3));
+    const followed = logRequests.length;
+    // Quiet for more than 3 keepalive intervals: not taken as dropped.
+    await sleep(3000);
+    expect(logRequests.length).toBe(followed);
+
+    proxy.silence(/\/logs\?/);
+    writeFileSync(go, '');
+    await expect.poll(() => logRequests.length, { timeout: 30_000 }).toBeGreaterThan(followed);
+    const resumed = new URL(logRequests[followed]!).searchParams.get('skip');
+    expect(resumed).toBe(String(lines('line', 1, 3).length));
+    await expect.poll(() => text(page), { timeout: 30_000 }).toBe(lines('line', 1, 6));
+    await expect.poll(() => status(page), { timeout: 30_000 }).toMatch(/following generation/);
   },
   120_000,
 );

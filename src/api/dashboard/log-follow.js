@@ -45,6 +45,44 @@ function unfinishedCharBytes(bytes) {
   return 0;
 }
 
+/**
+ * A followed log's keepalives (src/core/log-keepalive.ts): asked for with the request header, they come
+ * as NUL `k` after each interval without a line, and the log's NULs as NUL NUL. Taken out piece by
+ * piece (a NUL and what it escapes may come apart); the log's bytes are what is counted and shown.
+ */
+const KEEPALIVE_HEADER = 'boa-log-keepalive';
+/** Intervals without a byte after which a follow takes its connection as dropped without a word. */
+const KEEPALIVES_MISSED = 3;
+
+function keepaliveReader() {
+  let escaping = false;
+  return (piece) => {
+    if (!escaping && !piece.includes(0)) return piece;
+    const out = [];
+    for (const byte of piece) {
+      if (escaping) {
+        escaping = false;
+        if (byte === 0) out.push(0);
+      } else if (byte === 0) escaping = true;
+      else out.push(byte);
+    }
+    return Uint8Array.from(out);
+  };
+}
+
+/** The body's next piece, or a failure once nothing has come for `silentMs` (the read cancelled). */
+function readWithin(reader, silentMs) {
+  if (silentMs === undefined) return reader.read();
+  let timer;
+  const silence = new Promise((_, fail) => {
+    timer = setTimeout(() => {
+      fail(new Error(`nothing came for ${silentMs / 1000} s`));
+      reader.cancel().catch(() => undefined);
+    }, silentMs);
+  });
+  return Promise.race([reader.read(), silence]).finally(() => clearTimeout(timer));
+}
+
 /** A generation from its start (the cursor every executor reads as a log's beginning). */
 const FROM_START = { tail: String(WHOLE_LOG), cursor: 'start' };
 
@@ -74,12 +112,15 @@ function pause(ms, signal) {
  * One request of a follow, asked again every poll while boa does not answer or is starting (restarted),
  * for up to a minute; its answer, whatever its status.
  */
-async function ask(f, path) {
+async function ask(f, path, headers = {}) {
   let failingSince;
   for (;;) {
     let problem;
     try {
-      const res = await fetch(path, { headers: { authorization: `Bearer ${f.token}` }, signal: f.signal });
+      const res = await fetch(path, {
+        headers: { ...headers, authorization: `Bearer ${f.token}` },
+        signal: f.signal,
+      });
       if (res.status !== 503 || (await refusal(res.clone())).code !== 'starting') return res;
       problem = 'boa is starting';
     } catch (error) {
@@ -119,7 +160,7 @@ async function streamLog(f, generation, position, opened) {
   let asked = { generation, position };
   let shown;
   for (;;) {
-    const res = await ask(f, logPath(f.id, asked.generation, asked.position));
+    const res = await ask(f, logPath(f.id, asked.generation, asked.position), { [KEEPALIVE_HEADER]: 'true' });
     if (!res.ok) {
       const error = await refusal(res);
       // None kept (yet); a job that launches itself never has one: said, not waited for.
@@ -139,11 +180,17 @@ async function streamLog(f, generation, position, opened) {
     // The last bytes that came: a cut inside a character is asked again from its start.
     let last = new Uint8Array(0);
     const decoder = new TextDecoder();
+    // Keepalives: a service from before them sends none, and its answer is read as it was.
+    const keepaliveSeconds = Number(res.headers.get(KEEPALIVE_HEADER));
+    const logBytes = keepaliveSeconds > 0 ? keepaliveReader() : (piece) => piece;
+    const silentMs =
+      keepaliveSeconds > 0 ? Math.round(keepaliveSeconds * KEEPALIVES_MISSED * 1000) : undefined;
     try {
       const reader = res.body.getReader();
       for (;;) {
-        const { done, value } = await reader.read();
+        const { done, value: received } = await readWithin(reader, silentMs);
         if (done) break;
+        const value = logBytes(received);
         bytes += value.byteLength;
         last = new Uint8Array([...last, ...value.subarray(-3)]).subarray(-3);
         f.write(decoder.decode(value, { stream: true }));
