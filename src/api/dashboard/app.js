@@ -22,6 +22,13 @@ const REFRESH_MS = 10_000;
 const CALL_TIMEOUT_MS = 30_000;
 
 class Unauthorized extends Error {}
+/** boa's own error answer (its JSON): boa is there and says why it did not do what was asked. */
+class Refusal extends Error {
+  constructor(status, message) {
+    super(message);
+    this.status = status;
+  }
+}
 
 /**
  * How far boa's clock is ahead of the browser's, from its last answer's Date (to the second): the
@@ -58,7 +65,10 @@ async function api(path, token) {
   // No plan yet (no budget set): the one refusal that is an answer, drawn as none. Any other 404 is said
   // (found in review: read as none, it was drawn as "Cannot read properties of null (reading 'lastTickAt')").
   if (res.status === 404 && body?.error?.code === 'no_plan') return null;
-  if (!res.ok) throw new Error(body?.error?.message ?? status);
+  if (!res.ok) {
+    const message = body?.error?.message;
+    throw message === undefined ? new Error(status) : new Refusal(res.status, message);
+  }
   return body;
 }
 
@@ -127,7 +137,8 @@ async function load(token) {
   });
   const reasons = Object.values(failed);
   if (reasons.some((e) => e instanceof Unauthorized)) throw new Unauthorized('the token was refused');
-  if (reasons.length === names.length) throw reasons[0];
+  // Every call failed: boa's own answer, where one came, says more than a call that got none.
+  if (reasons.length === names.length) throw reasons.find((e) => e instanceof Refusal) ?? reasons[0];
   return { data, failed };
 }
 
@@ -135,6 +146,8 @@ async function load(token) {
 let lastUpdated = null;
 /** When the first refresh of the ones boa has not answered since was made; null while it answers. */
 let downSince = null;
+/** Whether boa answered (with errors) the refreshes since downSince, or did not answer them. */
+let downAnswered = false;
 
 /**
  * Writes the line at the top only when its words change: it is an alert, read out by a screen reader
@@ -170,21 +183,26 @@ async function drawAll({ data, failed }) {
 }
 
 /**
- * A refresh that got no answer at all (the service stopped, the network down): said at the top, with
- * the time of what is still shown (found in a trial: "boa: Failed to fetch" below the last section, the
- * old figures above it reading as current). Since the first refresh it did not answer, so the words stay
- * the same, and are not announced again, while it stays down.
+ * A refresh whose every call failed: said at the top, with the time of what is still shown (found in a
+ * trial: "boa: Failed to fetch" below the last section, the old figures above it reading as current).
+ * No answer at all (the service stopped, the network down) is said as that; boa answering with errors
+ * (503 while it starts, a 500, a 429) as what it answered, not as silence (found in review). Since the
+ * first refresh that failed, so the words stay the same, and are not announced again, while it lasts.
  */
 function unreachable(error) {
+  const answered = error instanceof Refusal;
+  // From no answer to error answers (boa back, starting) is a new time: "since" is when this began.
+  if (answered !== downAnswered) downSince = null;
+  downAnswered = answered;
   downSince ??= utcTime(serverNow());
   const shown =
     lastUpdated === null
-      ? 'nothing is shown until it does'
+      ? `nothing is shown until it ${answered ? 'answers' : 'does'}`
       : `the figures shown are from ${lastUpdated}, not current`;
-  sayAtTop(
-    `boa has not answered since ${downSince} (${error.message}): ${shown}; the page asks again every ` +
-      `${REFRESH_MS / 1000} s.`,
-  );
+  const what = answered
+    ? `boa has answered every call with an error since ${downSince} (${error.status}: ${error.message})`
+    : `boa has not answered since ${downSince} (${error.message})`;
+  sayAtTop(`${what}: ${shown}; the page asks again every ${REFRESH_MS / 1000} s.`);
 }
 
 /** One round of calls and drawing (the 10 s refresh). */
@@ -250,7 +268,10 @@ async function start(token, kept = false) {
     if (error instanceof Unauthorized) {
       return showLogin('That token was refused: use the operator token (locally: data/token).');
     }
-    if (!kept) return showLogin(`The token could not be checked: ${error.message}`);
+    if (!kept) {
+      const why = error instanceof Refusal ? `boa answered ${error.status}: ${error.message}` : error.message;
+      return showLogin(`The token could not be checked: ${why}`);
+    }
     // A kept one waits for boa, said at the top (found in review: a reload while boa did not answer
     // dropped it and left the form, which had to be filled in again once boa was back).
     $('logout').classList.remove('hidden');

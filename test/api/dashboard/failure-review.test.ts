@@ -296,6 +296,54 @@ it.skipIf(!haveChromium)(
 );
 
 it.skipIf(!haveChromium)(
+  'says what boa answered when it answers every call with an error, not that it has not answered',
+  async () => {
+    const s = await service();
+    const context = await browser();
+    await context.clock.install();
+    const page = await context.newPage();
+    await signIn(page, s);
+    const updated = (await page.locator('#updated').textContent())!.replace(/^updated /, '');
+    const answering = (status: number, code: string, message: string) => async () => {
+      await page.unroute('**/v1/**');
+      await page.route('**/v1/**', (route) => route.fulfill({ status, json: { error: { code, message } } }));
+      await page.clock.fastForward(10_000);
+    };
+    const atTop = () => expect.poll(() => page.locator('#error').textContent(), { timeout: 30_000 });
+    const rest = `the figures shown are from ${updated}, not current; the page asks again every 10 s\\.$`;
+    // Before: "boa has not answered since ... (boa is starting)", and so for a 500 and a 429.
+    await answering(503, 'starting', 'boa is starting')();
+    await atTop().toMatch(
+      new RegExp(
+        `^boa has answered every call with an error since \\S+Z \\(503: boa is starting\\): ${rest}`,
+      ),
+    );
+    await answering(500, 'internal', 'internal error: disk full')();
+    await atTop().toMatch(/ \(500: internal error: disk full\): /);
+    await answering(429, 'too_many_requests', 'too many requests: wait a second')();
+    await atTop().toMatch(/ \(429: too many requests: wait a second\): /);
+    // No answer at all is still said as that.
+    await page.unroute('**/v1/**');
+    await page.route('**/v1/**', (route) => route.abort('connectionrefused'));
+    await page.clock.fastForward(10_000);
+    await atTop().toMatch(new RegExp(`^boa has not answered since \\S+Z \\(Failed to fetch\\): ${rest}`));
+
+    // Signing in while boa starts: what it answered, on the form.
+    const fresh = await context.newPage();
+    await fresh.route('**/v1/**', (route) =>
+      route.fulfill({ status: 503, json: { error: { code: 'starting', message: 'boa is starting' } } }),
+    );
+    await fresh.goto(`${s.url}/`);
+    await fresh.locator('#token').fill(s.token);
+    await fresh.locator('#sign-in').click();
+    await expect
+      .poll(() => fresh.locator('#login-error').textContent(), { timeout: 30_000 })
+      .toBe('The token could not be checked: boa answered 503: boa is starting');
+  },
+  120_000,
+);
+
+it.skipIf(!haveChromium)(
   'says it is checking the token while a slow boa has not answered yet',
   async () => {
     const s = await service();
