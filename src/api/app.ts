@@ -18,6 +18,7 @@ import { operatorRoutes } from './routes/operator.ts';
 import { ledgerRoutes } from './routes/ledger.ts';
 import { dashboardRoutes } from './dashboard/index.ts';
 import { describeUnversionedRoutes } from './unversioned-docs.ts';
+import { SECURITY_HEADERS } from './security-headers.ts';
 
 /** The HTTP API: operator and job routes under /v1 (bearer tokens), plus health, metrics and OpenAPI. */
 export function createApp(service: BoaService, scheduler: Scheduler, operatorToken: OperatorToken | string) {
@@ -27,6 +28,11 @@ export function createApp(service: BoaService, scheduler: Scheduler, operatorTok
     },
   });
   app.onError((error, c) => handleError(error, c, service.deps.logger));
+  // After the answer is made, whoever made it (a route, onError, notFound): security-headers.ts.
+  app.use('*', async (c, next) => {
+    await next();
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) c.res.headers.set(name, value);
+  });
   app.notFound((c) => c.json(errorBody('not_found', `no route ${c.req.method} ${c.req.path}`), 404));
   app.use('*', async (c, next) => {
     c.set('service', service);

@@ -1,4 +1,5 @@
 import { serve, type ServerType } from '@hono/node-server';
+import { SECURITY_HEADERS } from '../api/security-headers.ts';
 import { StoreError } from '../store/errors.ts';
 import { ConfigError } from './config.ts';
 
@@ -16,7 +17,10 @@ type Fetch = (request: Request, env?: unknown) => Response | Promise<Response>;
  */
 export async function listen(host: string, port: number) {
   let app: Fetch = () =>
-    Response.json({ error: { code: 'starting', message: 'boa is starting' } }, { status: 503 });
+    Response.json(
+      { error: { code: 'starting', message: 'boa is starting' } },
+      { status: 503, headers: SECURITY_HEADERS },
+    );
   const fetch: Fetch = (request, env) => app(request, env);
   const { server, boundPort } = await new Promise<{ server: ServerType; boundPort: number }>((done, fail) => {
     const server = serve({ fetch, port, hostname: host }, (info) => done({ server, boundPort: info.port }));
