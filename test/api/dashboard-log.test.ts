@@ -288,3 +288,34 @@ it.skipIf(!haveChromium)(
   },
   120_000,
 );
+
+it.skipIf(!haveChromium)(
+  'asks again when a request of the follow gets no answer at all',
+  async () => {
+    const { s, dataDir } = await service();
+    const go = join(dataDir, 'go');
+    const script = `
+      const fs = require('node:fs');
+      for (let i = 1; i <= 3; i++) console.log('line ' + i);
+      ${whenFile(go, "for (let i = 4; i <= 6; i++) console.log('line ' + i); setInterval(() => {}, 1000);")}`;
+    const id = await submitScript(s, 'unanswered', script);
+    await tickUntil(s, () => s.service.job(id).state === 'running', 'running');
+    const page = await openLog(s, id);
+    await expect.poll(() => text(page), { timeout: 30_000 }).toBe(lines('line', 1, 3));
+    // The next log request is sent and never answered, as on a connection dropped without a word.
+    let held = 0;
+    await page.route(`**/v1/jobs/${id}/logs?**`, (route) => {
+      held += 1;
+      if (held > 1) return route.continue();
+    });
+    s.cutConnections();
+    writeFileSync(go, '');
+    // Before: "following generation 1" for ever, lines 4 to 6 never shown.
+    await expect
+      .poll(() => status(page), { timeout: 60_000 })
+      .toMatch(/^boa did not answer \(no answer in 30 s\); trying again/);
+    await expect.poll(() => text(page), { timeout: 30_000 }).toBe(lines('line', 1, 6));
+    expect(held).toBe(2);
+  },
+  180_000,
+);

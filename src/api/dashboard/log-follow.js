@@ -5,7 +5,7 @@
  * wait ends when the follow is stopped. It works through `f` (made by showLog in log-panel.js): the
  * token, the job's id, the abort signal, and where the lines, the status and the title go.
  */
-/* global fetch, setTimeout, clearTimeout, URLSearchParams, TextDecoder */
+/* global fetch, setTimeout, clearTimeout, URLSearchParams, TextDecoder, AbortController, AbortSignal */
 /* global describeJob, startingLine -- job-state.js */
 /* exported followJob -- used by log-panel.js */
 'use strict';
@@ -21,6 +21,8 @@ const UNREACHABLE_MS = 5 * 60_000;
 /** The most lines a request gives: a later generation's log is read from its start, up to this. */
 const WHOLE_LOG = 10_000;
 const FINAL_STATES = new Set(['done', 'cancelled', 'failed', 'lost']);
+/** How long a request of a follow waits for its answer to begin before it is asked again. */
+const ANSWER_MS = 30_000;
 
 /**
  * Where a followed log cut off (the connection broke, boa restarted) goes on, from the answer that
@@ -116,14 +118,24 @@ async function ask(f, path, headers = {}) {
   let failingSince;
   for (;;) {
     let problem;
+    // A request that gets no answer is asked again: sent on a connection dropped without a word, it
+    // waited for ever (found in review). The limit ends with the answer's start: a log's body is
+    // bounded by its keepalives instead (readWithin).
+    const unanswered = new AbortController();
+    const timer = setTimeout(
+      () => unanswered.abort(new Error(`no answer in ${ANSWER_MS / 1000} s`)),
+      ANSWER_MS,
+    );
     try {
       const res = await fetch(path, {
         headers: { ...headers, authorization: `Bearer ${f.token}` },
-        signal: f.signal,
+        signal: AbortSignal.any([f.signal, unanswered.signal]),
       });
+      clearTimeout(timer);
       if (res.status !== 503 || (await refusal(res.clone())).code !== 'starting') return res;
       problem = 'boa is starting';
     } catch (error) {
+      clearTimeout(timer);
       if (f.signal.aborted) throw error;
       problem = `boa did not answer (${error.message})`;
     }
