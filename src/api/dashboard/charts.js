@@ -8,8 +8,13 @@
 /* exported redraw, spendSpec, frontierSpec -- used by app.js */
 'use strict';
 
+/**
+ * Vega's expressions parsed to trees and run by its interpreter (vega-interpreter), not compiled with
+ * Function: the page's Content-Security-Policy allows no eval.
+ */
 async function draw(container, spec) {
-  const view = new vega.View(vega.parse(vegaLite.compile(spec).spec), { renderer: 'svg', container });
+  const runtime = vega.parse(vegaLite.compile(spec).spec, null, { ast: true });
+  const view = new vega.View(runtime, { renderer: 'svg', container, expr: vega.expressionInterpreter });
   await view.runAsync();
   return view;
 }

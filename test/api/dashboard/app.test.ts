@@ -898,6 +898,9 @@ describe('the page as served', () => {
     const policy = res.headers.get('content-security-policy') ?? '';
     expect(policy).toContain("default-src 'self'");
     expect(policy).toContain("frame-ancestors 'none'");
+    // No eval: the charts run vega's interpreter (dashboard.test.ts draws them in Chromium under it).
+    expect(policy).toContain("script-src 'self';");
+    expect(policy).not.toContain('unsafe-eval');
   });
 
   /** The scripts the served page loads, in its order; every `<script>` has a src (the policy runs no inline one). */
@@ -911,6 +914,7 @@ describe('the page as served', () => {
     const scripts = await pageScripts(await service());
     expect(scripts).toEqual([
       '/dashboard/vendor/vega.min.js',
+      '/dashboard/vendor/vega-interpreter.min.js',
       '/dashboard/vendor/vega-lite.min.js',
       ...DASHBOARD_SCRIPTS.map((name) => `/dashboard/${name}`),
     ]);
