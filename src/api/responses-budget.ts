@@ -90,6 +90,10 @@ const BudgetControl = z
     loadNeedsPaidGpuHoursPerHour: gpuHours(
       "the budget the current load would need: loadNeedsGpuHoursPerHour at the window's paid/allocated overhead",
     ),
+    loadNeedsAsOf: z.string().optional().openapi({
+      description:
+        'when the load needs were computed: with large profiles a moment behind a change of the load while the calculator computes them anew',
+    }),
     belowBudget: z
       .object({
         gpus: z.number().openapi({

@@ -64,6 +64,10 @@ export const FrontierView = z
       description:
         'the latest submission, ended jobs included (null: none yet); with every rate 0 it tells a service with no jobs yet from one whose rate window has seen none lately',
     }),
+    computedAt: z.string().optional().openapi({
+      description:
+        'when this frontier was computed: one computed for the same load answers for up to a minute (large profiles take up to a minute to compute)',
+    }),
   })
   .openapi('Frontier');
 
@@ -136,6 +140,10 @@ export const StatusView = z
         loadNeedsPaidGpuHoursPerHour: z
           .number()
           .openapi({ description: "the same as a budget: paid, at the window's paid/allocated overhead" }),
+        loadNeedsAsOf: z.string().optional().openapi({
+          description:
+            'when the load needs were computed: for large profiles a moment behind while computed anew',
+        }),
         queuedForBudget: z.number(),
         draining: z.boolean(),
         fillingToBudget: z.boolean(),

@@ -1,8 +1,8 @@
 import { budgetBelowFloor, budgetFloor } from './budget-floor.ts';
-import { checkBudget } from './calculator/compute.ts';
 import { ServiceError } from './errors.ts';
 import { type Averages, averagesFromTotals, overheadRatio } from './ledger.ts';
-import { clusterShape, estimatedClasses, loadRates } from './plan-inputs.ts';
+import { loadNeeds } from './load-needs.ts';
+import { clusterShape, estimatedClasses } from './plan-inputs.ts';
 import type { BoaService } from './service.ts';
 import type { QueueOrder } from '../core/ceiling-widths.ts';
 import type { ServiceConfig } from './config.ts';
@@ -58,11 +58,9 @@ export function setBudget(
     });
   }
   const now = svc.deps.clock.now();
-  const minFeasibleBudget = checkBudget(
-    { classes, ratesPerHour: loadRates(svc, now), ...clusterShape(svc) },
-    0,
-    false,
-  );
+  // The load's needs as they stand (load-needs.ts): the plan made for this budget computes the current
+  // minimum, and the answer takes that one once it is made.
+  const minFeasibleBudget = loadNeeds(svc, now);
   // The minimum is GPUs given to jobs; the budget also pays the window's overhead on them.
   const overhead = overheadRatioNow(svc, now);
   const paidMinimum = minFeasibleBudget * overhead;
@@ -258,29 +256,6 @@ export function currentSpendCeiling(svc: BoaService, now: number): SpendCeiling 
 }
 
 /**
- * The budget the current load would need: the cheapest plan for the load (loadRates: the estimated
- * arrivals plus the jobs waiting now, cleared within one budget window). Recomputed once a minute, and
- * at once when a submission, a class or the waiting queue changes it (a burst shows in `boa status` now,
- * not a minute later).
- */
-export function loadNeeds(svc: BoaService, now: number): number {
-  const cached = svc.state.loadNeeds;
-  const key = loadKey(svc);
-  if (cached && cached.key === key && now - cached.at < 60_000) return cached.gpuHoursPerHour;
-  const gpuHoursPerHour = checkBudget(
-    {
-      classes: estimatedClasses(svc),
-      ratesPerHour: loadRates(svc, now),
-      ...clusterShape(svc),
-    },
-    0,
-    false,
-  );
-  svc.state.loadNeeds = { at: now, key, gpuHoursPerHour };
-  return gpuHoursPerHour;
-}
-
-/**
  * The window's paid GPU-hours per allocated one (whole nodes, boot, release), between 1 and 2: what the
  * plan divides the budget by, so what a budget must cover beyond the GPUs the jobs are given.
  */
@@ -295,17 +270,6 @@ export function overheadRatioNow(svc: BoaService, now: number): number {
  */
 export function paidLoadNeeds(svc: BoaService, now: number): number {
   return loadNeeds(svc, now) * overheadRatioNow(svc, now);
-}
-
-/**
- * What moves the load at once: the latest submission, the classes, the jobs waiting, an imported history,
- * the node group's maximum.
- */
-function loadKey(svc: BoaService): string {
-  let waiting = 0;
-  for (const job of svc.state.jobs.values()) if (job.state === 'waiting') waiting += 1;
-  const { maxWidth } = clusterShape(svc);
-  return `${svc.state.lastSubmittedAt ?? 0}|${svc.state.classes.size}|${waiting}|${svc.state.historyKey}|${maxWidth}`;
 }
 
 /** Paid and allocated time-averages over [from, to], the open allocation interval included. */

@@ -22,7 +22,8 @@ import { followedWidths, widthsFor } from '../core/shares.ts';
 import { planBudgetCap } from '../core/plan-cap.ts';
 import { creditFactor } from '../core/credit.ts';
 import { planningBudget } from '../core/planning-budget.ts';
-import { currentSpendCeiling, loadNeeds, overheadRatioNow } from './budget.ts';
+import { currentSpendCeiling, overheadRatioNow } from './budget.ts';
+import { loadNeeds } from './load-needs.ts';
 
 const HOUR = 3_600_000;
 

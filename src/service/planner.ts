@@ -43,7 +43,8 @@ export class Planner {
       computer: PlanComputer;
       logger: Logger;
       now: () => number;
-      inputs: () => PlanInputs | undefined;
+      /** A promise when reading them waits for a computation (the load's needs: load-needs.ts). */
+      inputs: () => PlanInputs | undefined | Promise<PlanInputs | undefined>;
       onPlan: (row: PlanRow) => void;
       /** Counts a failed computation (the metrics' boa_plan_failures_total). */
       onFailure?: () => void;
@@ -102,7 +103,9 @@ export class Planner {
     try {
       // Inside the try: reading the inputs reads the store, and a timer's run is awaited by no one, so a
       // throw here would be an unhandled rejection that stops the service.
-      const inputs = this.deps.inputs();
+      const read = this.deps.inputs();
+      // Read now when they are at hand: the computation starts within this call, as callers expect.
+      const inputs = read instanceof Promise ? await read : read;
       if (!inputs) return undefined;
       const result = await this.deps.computer.compute(inputs);
       const defect = planDefect(inputs, result);

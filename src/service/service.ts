@@ -5,14 +5,8 @@ import type { ClassProfile } from '../core/profile.ts';
 import { ledgerPrunedBefore } from '../store/ledger-pruned.ts';
 import { type JobState, type Repository } from '../store/repository.ts';
 import type { HistoryImportRow } from '../store/history.ts';
-import {
-  currentSpendCeiling,
-  ledgerAverages,
-  loadNeeds,
-  overheadRatioNow,
-  paidLoadNeeds,
-  setBudget,
-} from './budget.ts';
+import { currentSpendCeiling, ledgerAverages, overheadRatioNow, paidLoadNeeds, setBudget } from './budget.ts';
+import { currentLoadNeedsForPlan, loadNeeds, loadNeedsAsOf } from './load-needs.ts';
 import type { PlanInputs } from './calculator/compute.ts';
 import type { PlanComputer } from './calculator/computer.ts';
 import { deleteClass, putClass } from './class-operations.ts';
@@ -57,6 +51,12 @@ export interface ServiceDeps {
   readonly pool: NodePool;
   readonly metrics: MetricsSink;
   readonly computer: PlanComputer;
+  /**
+   * Where the frontier and the views' load needs are computed (load-needs.ts, frontier.ts): a worker
+   * of their own, so a plan never waits behind a frontier (a minute for the largest profiles).
+   * Absent: the plans' computer.
+   */
+  readonly queries?: PlanComputer;
   readonly logger: Logger;
   /** Runs the jobs that come with a workload (local processes or Kubernetes pods); absent: none run. */
   readonly executor?: Executor;
@@ -101,7 +101,11 @@ export class BoaService {
       computer: deps.computer,
       logger: deps.logger,
       now: () => deps.clock.now(),
-      inputs: () => this.planInputs(),
+      // The load needs the plan's credit and cap read, computed in the plan's worker when not current.
+      inputs: () => {
+        const computing = currentLoadNeedsForPlan(this);
+        return computing ? computing.then(() => this.planInputs()) : this.planInputs();
+      },
       onPlan: (row) => adoptPlan(this, row),
       onFailure: () => void (this.state.counters.planFailures += 1),
       intervalMs: deps.config.calculatorMinutes * 60_000,
@@ -230,6 +234,11 @@ export class BoaService {
   /** GPU-hours per hour the current load would need allocated (the cheapest plan for loadRates); cached a minute. */
   loadNeeds(now = this.deps.clock.now()): number {
     return loadNeeds(this, now);
+  }
+
+  /** When the figure loadNeeds answers was computed: a moment ago while the worker computes it anew. */
+  loadNeedsAsOf(now = this.deps.clock.now()): number {
+    return loadNeedsAsOf(this, now);
   }
 
   /** The window's paid GPU-hours per allocated one, 1 to 2 (budget.ts). */

@@ -91,6 +91,11 @@ export class ServiceState {
   lastTickMs = 0;
   /** The budget the current load would need (service.loadNeeds), cached for a minute per load key. */
   loadNeeds: { at: number; key: string; gpuHoursPerHour: number } | undefined;
+  /** The load needs being computed in the worker (load-needs.ts), and when a failed one is tried again. */
+  loadNeedsComputing: Promise<void> | undefined;
+  loadNeedsRetryAt: number | undefined;
+  /** Counts class puts and deletes: a replaced profile or prior moves the load without moving the class count. */
+  classesChanged = 0;
 }
 
 export const MAX_WORK_SAMPLES = 50;

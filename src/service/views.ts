@@ -182,6 +182,7 @@ function controlView(service: BoaService, now: number) {
     fillingToBudget: service.state.fillingToBudget,
     loadNeedsGpuHoursPerHour: round(service.loadNeeds(now), 3),
     loadNeedsPaidGpuHoursPerHour: round(service.paidLoadNeeds(now), 3),
+    loadNeedsAsOf: new Date(service.loadNeedsAsOf(now)).toISOString(),
     belowBudget: belowBudgetView(service),
   };
 }
@@ -325,6 +326,7 @@ export function statusView(service: BoaService) {
           gpuHoursPerHour: state.budget.gpuHoursPerHour,
           loadNeedsGpuHoursPerHour: round(service.loadNeeds(), 3),
           loadNeedsPaidGpuHoursPerHour: round(service.paidLoadNeeds(), 3),
+          loadNeedsAsOf: new Date(service.loadNeedsAsOf()).toISOString(),
           queuedForBudget: queuedForBudget(service),
           draining: state.draining,
           fillingToBudget: state.fillingToBudget,

@@ -1,5 +1,13 @@
 import type { PlanComputer } from '../../src/service/calculator/computer.ts';
-import { computePlan, type PlanInputs, type PlanResult } from '../../src/service/calculator/compute.ts';
+import type { PlanValue } from '../../src/core/evaluate.ts';
+import {
+  checkBudget,
+  computePlan,
+  frontierOf,
+  type PlanInputs,
+  type PlanProblem,
+  type PlanResult,
+} from '../../src/service/calculator/compute.ts';
 
 /**
  * A plan computer the test holds: each computation waits until the test lets it through (`go`) or
@@ -23,5 +31,25 @@ export class GatedComputer implements PlanComputer {
 
   async close(): Promise<void> {
     for (const waiting of this.held.splice(0)) waiting.fail('plan computer closed');
+  }
+}
+
+/**
+ * A GatedComputer that also answers the queries (the load's minimum, the frontier) and holds each until
+ * the test lets it through, so what the service does while one is computed can be shown.
+ */
+export class GatedQueries extends GatedComputer {
+  readonly heldQueries: Array<{ task: 'minimum' | 'frontier'; problem: PlanProblem; go: () => void }> = [];
+
+  minimum(problem: PlanProblem): Promise<number> {
+    return this.hold('minimum', problem, () => checkBudget(problem, 0, false));
+  }
+
+  frontier(problem: PlanProblem): Promise<PlanValue[]> {
+    return this.hold('frontier', problem, () => frontierOf(problem));
+  }
+
+  private hold<T>(task: 'minimum' | 'frontier', problem: PlanProblem, answer: () => T): Promise<T> {
+    return new Promise((resolve) => this.heldQueries.push({ task, problem, go: () => resolve(answer()) }));
   }
 }

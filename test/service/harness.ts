@@ -26,6 +26,8 @@ export async function startService(
     logger?: Logger;
     /** What computes plans (default: inline, at once). */
     computer?: PlanComputer;
+    /** What computes the frontier and the views' load needs (default: `computer`). */
+    queries?: PlanComputer;
     /** BOA_ROLLBACK_TO_COPY. */
     rollbackToCopy?: boolean;
   } = {},
@@ -39,6 +41,7 @@ export async function startService(
   const booted = await bootService(config, {
     clock,
     computer: options.computer ?? new InlinePlanComputer(),
+    ...(options.queries ? { queries: options.queries } : {}),
     logger: options.logger ?? pino({ level: 'silent' }),
     dataDir: options.dataDir ?? ':memory:',
     rollbackToCopy: options.rollbackToCopy,

@@ -2,11 +2,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import { frontierChart } from '../../charts/frontier-chart.ts';
 import { parseClassProfile, speedupDips } from '../../core/profile.ts';
-import { frontierOf } from '../../service/calculator/compute.ts';
 import { classView } from '../../service/class-in-use.ts';
+import { currentFrontier } from '../../service/frontier.ts';
 import { ServiceError } from '../../service/errors.ts';
 import type { BoaService } from '../../service/service.ts';
-import { clusterShape } from '../../service/plan-inputs.ts';
 import { budgetView, planView, rateWindowView, statusView } from '../../service/views.ts';
 import { requireOperator } from '../auth.ts';
 import { budgetRefused } from './budget-refused.ts';
@@ -270,6 +269,10 @@ export function operatorRoutes(app: OpenAPIHono<ApiEnv>) {
           },
         },
         ...errors,
+        503: jsonContent(
+          ErrorSchema,
+          'frontier_pending: the frontier is still being computed (large profiles); asked again, it answers once done',
+        ),
       },
     }),
     async (c) => {
@@ -277,12 +280,7 @@ export function operatorRoutes(app: OpenAPIHono<ApiEnv>) {
       const service = c.var.service;
       // The load the plan is made for (arrivals plus the jobs waiting), so the plan's point lies on this
       // frontier and its minimum is the load needs of `boa status`.
-      const estimates = {
-        classes: service.estimatedClasses(),
-        ratesPerHour: service.loadRates(),
-        ...clusterShape(service),
-      };
-      const vertices = frontierOf(estimates);
+      const { estimates, vertices, at } = await frontierWithin(service, FRONTIER_WAIT_MS);
       const plan = planView(service);
       const budget = service.state.budget?.gpuHoursPerHour ?? null;
       // A quiet day empties the rate window: then there were arrivals, only not lately (found in review).
@@ -324,6 +322,7 @@ export function operatorRoutes(app: OpenAPIHono<ApiEnv>) {
           vertices,
           rateWindow: rateWindowOf(service),
           lastSubmittedAt: submittedAt === undefined ? null : new Date(submittedAt).toISOString(),
+          computedAt: new Date(at).toISOString(),
         },
         200,
       );
@@ -349,6 +348,33 @@ export function operatorRoutes(app: OpenAPIHono<ApiEnv>) {
 function rateWindowOf(service: BoaService) {
   const { observedHours, windowHours } = rateWindowView(service, service.deps.clock.now());
   return { observedHours, windowHours };
+}
+
+/**
+ * How long GET /v1/frontier waits for the frontier (milliseconds for most profiles, up to a minute for
+ * the largest): within the CLI's 120 s, and a dashboard's refresh is not held longer.
+ */
+const FRONTIER_WAIT_MS = 30_000;
+
+/** The current frontier (service/frontier.ts), or a 503 past `waitMs`: the computation goes on. */
+async function frontierWithin(service: BoaService, waitMs: number) {
+  const done = new AbortController();
+  const timeout = sleep(waitMs, undefined, { ref: false, signal: done.signal }).then(
+    () => undefined,
+    () => undefined,
+  );
+  try {
+    const frontier = await Promise.race([currentFrontier(service), timeout]);
+    if (frontier) return frontier;
+  } finally {
+    done.abort();
+  }
+  throw new ServiceError(
+    503,
+    'frontier_pending',
+    `the frontier for the current estimates is still being computed after ${waitMs / 1000} s (large ` +
+      'profiles take up to a minute): ask again shortly; once computed it answers at once for a minute',
+  );
 }
 
 /** How long an answer waits for the plan it asked for (computations take milliseconds to seconds). */

@@ -1,9 +1,16 @@
 import { Worker } from 'node:worker_threads';
-import { computePlan, type PlanInputs, type PlanResult } from './compute.ts';
+import type { PlanValue } from '../../core/evaluate.ts';
+import { computePlan, type PlanInputs, type PlanProblem, type PlanResult } from './compute.ts';
 
 /** Where plans are computed: a worker thread in the service, inline in tests and the demo. */
 export interface PlanComputer {
   compute(inputs: PlanInputs): Promise<PlanResult>;
+  /**
+   * The load's minimum budget (checkBudget) and the frontier, off the service's thread: for the largest
+   * profiles they take seconds to a minute. Absent (an inline computer): computed on the caller's thread.
+   */
+  minimum?(problem: PlanProblem): Promise<number>;
+  frontier?(problem: PlanProblem): Promise<PlanValue[]>;
   close(): Promise<void>;
 }
 
@@ -35,7 +42,15 @@ const DEFAULT_TIMEOUT_MS = 5 * 60_000;
 /** Ample for the solves measured (1000 epochs of 1024 widths: about 100 MB); half the pod's limit. */
 const DEFAULT_MAX_HEAP_MB = 512;
 
-type Waiter = { resolve(r: PlanResult): void; reject(e: Error): void; timer?: NodeJS.Timeout };
+type Waiter = { resolve(r: unknown): void; reject(e: Error): void; timer?: NodeJS.Timeout };
+
+/** The worker's tasks (worker.ts), as a timeout names them. */
+const TASK_NAMES = {
+  plan: 'plan computation',
+  minimum: "the load's minimum",
+  frontier: 'frontier computation',
+};
+type Task = keyof typeof TASK_NAMES;
 
 /**
  * One long-lived worker; requests are answered in order, matched by id. A worker that dies (an
@@ -59,24 +74,39 @@ export class WorkerPlanComputer implements PlanComputer {
   }
 
   compute(inputs: PlanInputs): Promise<PlanResult> {
+    return this.run('plan', inputs);
+  }
+
+  minimum(problem: PlanProblem): Promise<number> {
+    return this.run('minimum', problem);
+  }
+
+  frontier(problem: PlanProblem): Promise<PlanValue[]> {
+    return this.run('frontier', problem);
+  }
+
+  private run<T>(task: Task, inputs: PlanProblem): Promise<T> {
     if (this.closed) return Promise.reject(new Error('plan computer closed'));
     const worker = this.worker ?? this.spawn();
     const id = this.nextId++;
     // Referenced only while it has work, so an idle worker never keeps the process alive.
     worker.ref();
-    return new Promise((resolve, reject) => {
-      const waiter: Waiter = { resolve, reject };
+    return new Promise<T>((resolve, reject) => {
+      const waiter: Waiter = { resolve: resolve as (r: unknown) => void, reject };
       this.pending.set(id, waiter);
       // Timed from when the worker runs: its start (loading the solver) is not the computation's.
       this.whenOnline(worker, () => {
         if (this.pending.get(id) !== waiter) return;
         waiter.timer = setTimeout(() => {
-          this.fail(worker, new Error(`plan computation took over ${this.timeoutMs / 1000} s: worker ended`));
+          this.fail(
+            worker,
+            new Error(`${TASK_NAMES[task]} took over ${this.timeoutMs / 1000} s: worker ended`),
+          );
           void worker.terminate();
         }, this.timeoutMs);
         waiter.timer.unref();
       });
-      worker.postMessage({ id, inputs });
+      worker.postMessage({ id, task, inputs });
     });
   }
 
@@ -103,7 +133,7 @@ export class WorkerPlanComputer implements PlanComputer {
       this.settle(worker, m.id);
       if (m.error !== undefined)
         waiter.reject(Object.assign(new Error(m.error), m.stack ? { stack: m.stack } : {}));
-      else waiter.resolve(m.result as PlanResult);
+      else waiter.resolve(m.result);
     });
     worker.on('error', (error: Error & { code?: string }) =>
       this.fail(

@@ -1,10 +1,18 @@
 // Worker thread: runs the width calculator off the scheduler's thread.
 import { parentPort } from 'node:worker_threads';
-import { computePlan, type PlanInputs } from './compute.ts';
+import { checkBudget, computePlan, frontierOf, type PlanInputs, type PlanProblem } from './compute.ts';
 
-parentPort?.on('message', (message: { id: number; inputs: PlanInputs }) => {
+/** What the service asks of the calculator: a plan, the load's minimum budget, or the frontier. */
+const TASKS = {
+  plan: (inputs: PlanInputs) => computePlan(inputs),
+  minimum: (problem: PlanProblem) => checkBudget(problem, 0, false),
+  frontier: (problem: PlanProblem) => frontierOf(problem),
+};
+
+parentPort?.on('message', (message: { id: number; task?: keyof typeof TASKS; inputs: PlanInputs }) => {
   try {
-    parentPort?.postMessage({ id: message.id, result: computePlan(message.inputs) });
+    const run = TASKS[message.task ?? 'plan'];
+    parentPort?.postMessage({ id: message.id, result: run(message.inputs) });
   } catch (error) {
     // The stack too: the planner logs it, and the main thread's own would point at the message port.
     parentPort?.postMessage({

@@ -6,7 +6,12 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WorkerPlanComputer } from '../../../src/service/calculator/computer.ts';
-import { computePlan, type PlanInputs } from '../../../src/service/calculator/compute.ts';
+import {
+  checkBudget,
+  computePlan,
+  frontierOf,
+  type PlanInputs,
+} from '../../../src/service/calculator/compute.ts';
 import { DEFAULT_PROFILES } from '../../../src/service/boot.ts';
 
 const FIXTURE = new URL('../../fixtures/plan-worker.mjs', import.meta.url);
@@ -49,6 +54,19 @@ describe('the plan worker', () => {
     const { solveMs: _inWorker, ...answered } = await computer({}).compute(inputs);
     const { solveMs: _inline, ...inline } = computePlan(inputs);
     expect(answered).toEqual(inline);
+  }, 120_000);
+
+  it("computes the load's minimum and the frontier with its real entry, as the calculator does inline", async () => {
+    const profiles = JSON.parse(readFileSync(DEFAULT_PROFILES, 'utf8'));
+    const problem = {
+      classes: profiles.classes,
+      ratesPerHour: { cifar10: 8, bert: 1 },
+      gpusPerNode: 4,
+      maxWidth: 16,
+    };
+    const c = computer({});
+    expect(await c.minimum(problem)).toBe(checkBudget(problem, 0, false));
+    expect(await c.frontier(problem)).toEqual(frontierOf(problem));
   }, 120_000);
 
   it("fails a computation the calculator refuses with the calculator's own stack, for the log", async () => {

@@ -1,0 +1,126 @@
+/**
+ * The frontier and the load's needs are computed off the service's thread (a worker in the service).
+ * For the largest profiles a config allows (1000 statistical epochs of 1024 widths) GET /v1/frontier
+ * took about a minute on the service's thread and every tick and submission a second or more for the
+ * load needs: no tick ran and no request (health, job reports) was answered meanwhile (found in review).
+ * Here a computer the test holds stands for the worker: what the service answers while it computes.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { checkBudget, frontierOf } from '../../../src/service/calculator/compute.ts';
+import { GatedQueries } from '../gated-computer.ts';
+import { startService } from '../harness.ts';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const fn of cleanups.splice(0)) await fn();
+});
+
+async function served() {
+  const queries = new GatedQueries();
+  const s = await startService({ queries });
+  cleanups.push(async () => {
+    for (const held of queries.heldQueries.splice(0)) held.go();
+    await s.close();
+  });
+  expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 })).status).toBe(200);
+  return { s, queries };
+}
+
+const heldTasks = (queries: GatedQueries) => queries.heldQueries.map((q) => q.task);
+
+describe('GET /v1/frontier', () => {
+  it('is computed by the queries computer: health, a tick and job reports are answered meanwhile', async () => {
+    const { s, queries } = await served();
+    // Two requests: the second shares the first's computation rather than starting one more.
+    const first = s.request('GET', '/v1/frontier');
+    const second = s.request('GET', '/v1/frontier');
+    await vi.waitFor(() => expect(heldTasks(queries)).toContain('frontier'), { timeout: 20_000 });
+    // While it computes: the service's thread answers and ticks.
+    expect((await s.request('GET', '/healthz')).status).toBe(200);
+    expect((await s.request('POST', '/v1/jobs', { class: 'bert' })).status).toBe(201);
+    const tickAt = s.clock.t;
+    await s.ticks(1);
+    expect(s.service.state.lastTickAt).toBe(tickAt);
+    expect(heldTasks(queries).filter((t) => t === 'frontier')).toHaveLength(1);
+    const held = queries.heldQueries.find((q) => q.task === 'frontier')!;
+    held.go();
+    const [a, b] = await Promise.all([first, second]);
+    expect(a.status).toBe(200);
+    expect(b.body).toEqual(a.body);
+    expect(a.body.vertices).toEqual(frontierOf(held.problem));
+    expect(a.body.ratesPerHour).toEqual(held.problem.ratesPerHour);
+    expect(Date.parse(a.body.computedAt)).toBeLessThanOrEqual(s.clock.t);
+  }, 60_000);
+
+  it('answers 503 frontier_pending past its wait; asked again once computed, it answers at once', async () => {
+    const { s, queries } = await served();
+    const pending = await s.request('GET', '/v1/frontier');
+    expect(pending.status).toBe(503);
+    expect(pending.body.error.code).toBe('frontier_pending');
+    expect(pending.body.error.message).toMatch(/still being computed after 30 s .*ask again shortly/);
+    // The computation went on; done, the next request takes it without another.
+    const held = queries.heldQueries.filter((q) => q.task === 'frontier');
+    expect(held).toHaveLength(1);
+    held[0]!.go();
+    await vi.waitFor(async () => expect((await s.request('GET', '/v1/frontier')).status).toBe(200), {
+      timeout: 20_000,
+    });
+    expect(heldTasks(queries).filter((t) => t === 'frontier')).toHaveLength(1);
+  }, 120_000);
+});
+
+describe("the load's needs in status", () => {
+  it('answer as they stood, with their time, while the queries computer computes the load a burst made', async () => {
+    const { s, queries } = await served();
+    const status = async () => (await s.request('GET', '/v1/status')).body.budget;
+    const before = await status();
+    const computedAt = s.clock.t;
+    s.clock.advance(5);
+    for (let i = 0; i < 20; i++)
+      expect((await s.request('POST', '/v1/jobs', { class: 'bert' })).status).toBe(201);
+    // The burst moved the load: its figure is being computed (once, not per submission), and status
+    // answers the one before, saying when that was computed.
+    const during = await status();
+    expect(heldTasks(queries)).toEqual(['minimum']);
+    expect(before.loadNeedsAsOf).toBe(new Date(computedAt).toISOString());
+    expect(during.loadNeedsGpuHoursPerHour).toBe(before.loadNeedsGpuHoursPerHour);
+    expect(during.loadNeedsAsOf).toBe(new Date(computedAt).toISOString());
+    await s.ticks(1);
+    const held = queries.heldQueries.splice(0)[0]!;
+    held.go();
+    await vi.waitFor(async () => expect((await status()).loadNeedsAsOf).not.toBe(during.loadNeedsAsOf), {
+      timeout: 20_000,
+    });
+    const after = await status();
+    expect(after.loadNeedsGpuHoursPerHour).toBeCloseTo(checkBudget(held.problem, 0, false), 3);
+    expect(after.loadNeedsGpuHoursPerHour).toBeGreaterThan(before.loadNeedsGpuHoursPerHour);
+  }, 60_000);
+});
+
+describe('a plan', () => {
+  it("waits for the load's needs computed by its own computer, not on the service's thread", async () => {
+    const computer = new GatedQueries();
+    const s = await startService({ computer });
+    cleanups.push(async () => {
+      for (const held of computer.heldQueries.splice(0)) held.go();
+      await s.close();
+    });
+    expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 })).status).toBe(200);
+    const planned = s.service.state.plan?.row.id;
+    // A burst moves the load: the plan it asks for reads its credit and cap off the load's needs.
+    for (let i = 0; i < 20; i++)
+      expect((await s.request('POST', '/v1/jobs', { class: 'bert' })).status).toBe(201);
+    await vi.waitFor(() => expect(heldTasks(computer)).toContain('minimum'), { timeout: 20_000 });
+    expect(s.service.planner.computingSince).toBeDefined();
+    expect(s.service.state.plan?.row.id).toBe(planned);
+    // Let through, the plan follows (and the one queued behind it, after its own load's needs).
+    await vi.waitFor(
+      () => {
+        for (const held of computer.heldQueries.splice(0)) held.go();
+        expect(s.service.planner.computingSince).toBeUndefined();
+      },
+      { timeout: 20_000 },
+    );
+    expect(s.service.state.plan?.row.id).toBeGreaterThan(planned!);
+  }, 60_000);
+});
