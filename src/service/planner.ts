@@ -27,6 +27,8 @@ export class Planner {
   private lastStartedAt = Number.NEGATIVE_INFINITY;
   /** The running computation's inputs were changed by a budget, profile or node group change. */
   private runningInvalidated = false;
+  /** Ends the running computation when a change makes it wrong (computer.ts: its worker is ended). */
+  private runningAbort: AbortController | null = null;
   lastError: string | undefined;
   /** Failed computations since the last plan: the first is logged as an error, its repeats quietly. */
   private failuresInRow = 0;
@@ -66,7 +68,11 @@ export class Planner {
   /** Asks for a plan; resolves with a plan computed from inputs read after this call. */
   request(reason: string): Promise<PlanRow | undefined> {
     if (!this.running) return this.start(reason);
-    if (INVALIDATING.has(reason)) this.runningInvalidated = true;
+    if (INVALIDATING.has(reason)) {
+      this.runningInvalidated = true;
+      // Its plan would not be put in force: a hung one held the change's plan up to its timeout, 5 minutes.
+      this.runningAbort?.abort();
+    }
     this.queued ??= this.running.then(() => {
       this.queued = null;
       return this.start(reason);
@@ -88,7 +94,9 @@ export class Planner {
     this.lastStartedAt = this.deps.now();
     this.computingSince = this.lastStartedAt;
     this.runningInvalidated = false;
-    const run: Promise<PlanRow | undefined> = this.run(reason).finally(() => {
+    const abort = new AbortController();
+    this.runningAbort = abort;
+    const run: Promise<PlanRow | undefined> = this.run(reason, abort.signal).finally(() => {
       if (this.running === run) {
         this.running = null;
         this.computingSince = undefined;
@@ -98,7 +106,7 @@ export class Planner {
     return run;
   }
 
-  private async run(reason: string): Promise<PlanRow | undefined> {
+  private async run(reason: string, signal: AbortSignal): Promise<PlanRow | undefined> {
     if (this.stopped) return undefined;
     try {
       // Inside the try: reading the inputs reads the store, and a timer's run is awaited by no one, so a
@@ -107,7 +115,7 @@ export class Planner {
       // Read now when they are at hand: the computation starts within this call, as callers expect.
       const inputs = read instanceof Promise ? await read : read;
       if (!inputs) return undefined;
-      const result = await this.deps.computer.compute(inputs);
+      const result = await this.deps.computer.compute(inputs, signal);
       const defect = planDefect(inputs, result);
       if (defect) throw new Error(`the plan it answered is unusable (${defect})`);
       if (this.runningInvalidated) {
@@ -159,6 +167,13 @@ export class Planner {
       return row;
     } catch (error) {
       const message = (error as Error).message;
+      if (signal.aborted) {
+        this.deps.logger.info(
+          { event: 'plan.superseded', reason, error: message },
+          'plan computation ended: a change made its inputs wrong (the next one follows)',
+        );
+        return undefined;
+      }
       if (this.stopped) {
         this.deps.logger.info(
           { event: 'plan_abandoned', reason, error: message },

@@ -16,17 +16,25 @@ import {
  */
 export class GatedComputer implements PlanComputer {
   open = true;
+  /** Ends a held computation when the planner no longer wants it, as the worker computer does. */
+  endsWhenAborted = false;
   readonly held: Array<{ inputs: PlanInputs; go: () => void; fail: (message: string) => void }> = [];
 
-  compute(inputs: PlanInputs): Promise<PlanResult> {
+  compute(inputs: PlanInputs, signal?: AbortSignal): Promise<PlanResult> {
     if (this.open) return Promise.resolve(computePlan(inputs));
-    return new Promise((resolve, reject) =>
-      this.held.push({
+    return new Promise((resolve, reject) => {
+      const held = {
         inputs,
         go: () => resolve(computePlan(inputs)),
-        fail: (message) => reject(new Error(message)),
-      }),
-    );
+        fail: (message: string) => reject(new Error(message)),
+      };
+      this.held.push(held);
+      if (!this.endsWhenAborted) return;
+      signal?.addEventListener('abort', () => {
+        this.held.splice(this.held.indexOf(held), 1);
+        held.fail('plan computation no longer wanted: worker ended');
+      });
+    });
   }
 
   async close(): Promise<void> {

@@ -40,6 +40,15 @@ describe('WorkerPlanComputer', () => {
     await expect(c.compute(inputs('ok', 44))).resolves.toEqual({ budget: 44 });
   });
 
+  it('ends a computation no longer wanted with its worker, and the next request gets an answer', async () => {
+    const c = computer();
+    const unwanted = new AbortController();
+    const hung = c.compute(inputs('hang'), unwanted.signal);
+    unwanted.abort();
+    await expect(hung).rejects.toThrow('plan computation no longer wanted: worker ended');
+    await expect(c.compute(inputs('ok', 45))).resolves.toEqual({ budget: 45 });
+  });
+
   it('refuses work once closed', async () => {
     const c = computer();
     await expect(c.compute(inputs('ok'))).resolves.toEqual({ budget: 40 });

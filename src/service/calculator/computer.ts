@@ -4,7 +4,8 @@ import { computePlan, type PlanInputs, type PlanProblem, type PlanResult } from 
 
 /** Where plans are computed: a worker thread in the service, inline in tests and the demo. */
 export interface PlanComputer {
-  compute(inputs: PlanInputs): Promise<PlanResult>;
+  /** `signal`: the plan is no longer wanted (its inputs changed); a computer may end it early. */
+  compute(inputs: PlanInputs, signal?: AbortSignal): Promise<PlanResult>;
   /**
    * The load's minimum budget (checkBudget) and the frontier, off the service's thread: for the largest
    * profiles they take seconds to a minute. Absent (an inline computer): computed on the caller's thread.
@@ -73,8 +74,8 @@ export class WorkerPlanComputer implements PlanComputer {
     this.maxHeapMb = options.maxHeapMb ?? DEFAULT_MAX_HEAP_MB;
   }
 
-  compute(inputs: PlanInputs): Promise<PlanResult> {
-    return this.run('plan', inputs);
+  compute(inputs: PlanInputs, signal?: AbortSignal): Promise<PlanResult> {
+    return this.run('plan', inputs, signal);
   }
 
   minimum(problem: PlanProblem): Promise<number> {
@@ -85,8 +86,9 @@ export class WorkerPlanComputer implements PlanComputer {
     return this.run('frontier', problem);
   }
 
-  private run<T>(task: Task, inputs: PlanProblem): Promise<T> {
+  private run<T>(task: Task, inputs: PlanProblem, signal?: AbortSignal): Promise<T> {
     if (this.closed) return Promise.reject(new Error('plan computer closed'));
+    if (signal?.aborted) return Promise.reject(new Error(`${TASK_NAMES[task]} no longer wanted`));
     const worker = this.worker ?? this.spawn();
     const id = this.nextId++;
     // Referenced only while it has work, so an idle worker never keeps the process alive.
@@ -106,6 +108,17 @@ export class WorkerPlanComputer implements PlanComputer {
         }, this.timeoutMs);
         waiter.timer.unref();
       });
+      // A computation can only be stopped with its worker (what it had fails with it; it is replaced
+      // at the next request): a budget cut's plan must not wait up to the timeout behind a hung one.
+      signal?.addEventListener(
+        'abort',
+        () => {
+          if (this.pending.get(id) !== waiter) return;
+          this.fail(worker, new Error(`${TASK_NAMES[task]} no longer wanted: worker ended`));
+          void worker.terminate();
+        },
+        { once: true },
+      );
       worker.postMessage({ id, task, inputs });
     });
   }

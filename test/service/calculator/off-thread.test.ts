@@ -124,3 +124,30 @@ describe('a plan', () => {
     expect(s.service.state.plan?.row.id).toBeGreaterThan(planned!);
   }, 60_000);
 });
+
+describe('a budget change', () => {
+  it('ends a hung computation: the plan for the new budget is made without waiting for it', async () => {
+    const computer = new GatedQueries();
+    const s = await startService({ computer });
+    cleanups.push(async () => {
+      for (const held of computer.heldQueries.splice(0)) held.go();
+      await s.close();
+    });
+    expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 90 })).status).toBe(200);
+    computer.open = false;
+    computer.endsWhenAborted = true;
+    void s.service.planner.request('timer');
+    await vi.waitFor(() => expect(computer.held.map((h) => h.inputs.budget)).toEqual([90]), {
+      timeout: 20_000,
+    });
+    // The computation for 90 hangs; the cut's plan starts without it.
+    s.service.setBudget(9);
+    await vi.waitFor(() => expect(computer.held.map((h) => h.inputs.budget)).toEqual([9]), {
+      timeout: 20_000,
+    });
+    computer.held.shift()!.go();
+    await s.service.planner.idle();
+    expect(s.service.state.plan!.row.budget).toBe(9);
+    expect(s.service.planner.lastError).toBeUndefined();
+  }, 60_000);
+});
