@@ -19,6 +19,12 @@ export interface PaperOptions {
   /** Budget cut applied when a rounded plan overspends (the paper: 1%). */
   budgetStep?: number;
   seed?: number;
+  /**
+   * Asked before each configuration: true stops drawing, and the best plan so far is the answer, or
+   * null when there is none yet (the service then solves exactly: compute.ts). On the largest profiles
+   * the 50 configurations take minutes, past the service's timeout, and the plan failed.
+   */
+  outOfTime?: () => boolean;
 }
 
 /** A glue configuration compiled once: its relaxed items and how they map back to epochs. */
@@ -73,6 +79,10 @@ export function solvePaper(instance: Instance, budget: number, options: PaperOpt
   const glues = drawGlueConfigurations(instance.classes, options.configurations ?? 50, options.seed ?? 1);
   let best: { plan: FixedPlan; value: PlanValue } | null = null;
   for (const glue of glues) {
+    if (options.outOfTime?.()) {
+      if (!best) return null;
+      break;
+    }
     const config = compileConfiguration(instance, glue);
     let working = budget;
     for (;;) {
