@@ -49,6 +49,22 @@ describe('WorkerPlanComputer', () => {
     await expect(c.compute(inputs('ok', 45))).resolves.toEqual({ budget: 45 });
   });
 
+  it('sends the classes once while they are the same objects, again when one changes or the worker is new', async () => {
+    const c = computer();
+    const [a, b] = [{ name: 'a' }, { name: 'b' }];
+    const sent = async (classes: object[]) =>
+      (
+        (await c.compute({ solver: 'classes', classes } as unknown as PlanInputs)) as unknown as {
+          classesSent: boolean;
+        }
+      ).classesSent;
+    expect(await sent([a, b])).toBe(true);
+    expect(await sent([a, b])).toBe(false);
+    expect(await sent([a, { name: 'b' }])).toBe(true);
+    await expect(c.compute(inputs('die'))).rejects.toThrow('exited');
+    expect(await sent([a, { name: 'b' }])).toBe(true);
+  });
+
   it('refuses work once closed', async () => {
     const c = computer();
     await expect(c.compute(inputs('ok'))).resolves.toEqual({ budget: 40 });

@@ -9,10 +9,17 @@ const TASKS = {
   frontier: (problem: PlanProblem) => frontierOf(problem),
 };
 
-parentPort?.on('message', (message: { id: number; task?: keyof typeof TASKS; inputs: PlanInputs }) => {
+/** The classes last sent: a message whose classes are unchanged comes without them (computer.ts). */
+let heldClasses: PlanInputs['classes'] = [];
+
+type Message = { id: number; task?: keyof typeof TASKS; inputs: PlanInputs; sameClasses?: boolean };
+
+parentPort?.on('message', (message: Message) => {
   try {
+    const inputs = message.sameClasses ? { ...message.inputs, classes: heldClasses } : message.inputs;
+    heldClasses = inputs.classes;
     const run = TASKS[message.task ?? 'plan'];
-    parentPort?.postMessage({ id: message.id, result: run(message.inputs) });
+    parentPort?.postMessage({ id: message.id, result: run(inputs) });
   } catch (error) {
     // The stack too: the planner logs it, and the main thread's own would point at the message port.
     parentPort?.postMessage({

@@ -67,6 +67,11 @@ describe('the plan worker', () => {
     const c = computer({});
     expect(await c.minimum(problem)).toBe(checkBudget(problem, 0, false));
     expect(await c.frontier(problem)).toEqual(frontierOf(problem));
+    // The same classes are not sent again: the worker's own copy answers for the new rates.
+    const busier = { ...problem, ratesPerHour: { cifar10: 16, bert: 2 } };
+    expect(await c.minimum(busier)).toBe(checkBudget(busier, 0, false));
+    const fewer = { ...busier, classes: profiles.classes.slice(1) };
+    expect(await c.minimum(fewer)).toBe(checkBudget(fewer, 0, false));
   }, 120_000);
 
   it("fails a computation the calculator refuses with the calculator's own stack, for the log", async () => {
