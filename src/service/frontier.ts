@@ -32,10 +32,10 @@ export function currentFrontier(svc: BoaService): Promise<ComputedFrontier> {
   if (!memo) frontiers.set(svc, (memo = {}));
   const kept = memo.kept;
   if (kept && kept.key === key && now - kept.at < KEPT_MS) return Promise.resolve(kept);
+  if (memo.computing) return memo.computing;
   const estimates = loadProblem(svc, now);
   const computer = queriesOf(svc);
   if (!computer?.frontier) return Promise.resolve({ estimates, vertices: frontierOf(estimates), at: now });
-  if (memo.computing) return memo.computing;
   const state = memo;
   const computing = computer.frontier(estimates).then((vertices) => {
     const computed = { estimates, vertices, at: now };
