@@ -1,14 +1,17 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 
 export const REPO = resolve(import.meta.dirname, '../..');
 export const POLLUX = resolve(REPO, 'data/pollux');
 
+export interface ScriptRun {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
 /** Runs an npm script's entry file with tsx, as `npm run -s NAME -- args` would. */
-export function runScript(
-  script: string,
-  args: string[],
-): { status: number | null; stdout: string; stderr: string } {
+export function runScript(script: string, args: string[]): ScriptRun {
   const result = spawnSync(process.execPath, ['--import', 'tsx', resolve(REPO, 'scripts', script), ...args], {
     cwd: REPO,
     encoding: 'utf8',
@@ -18,4 +21,29 @@ export function runScript(
     timeout: 10 * 60_000,
   });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/**
+ * runScript without blocking the test's process, so that runs which do not depend on each other go at
+ * once (Promise.all). `env` is added to this process's environment.
+ */
+export function runScriptAsync(
+  script: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<ScriptRun> {
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', resolve(REPO, 'scripts', script), ...args], {
+      cwd: REPO,
+      env: { ...process.env, ...env },
+      // As runScript: one that never ends fails its test rather than holding the run.
+      timeout: 10 * 60_000,
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.on('error', fail);
+    child.on('close', (status) => done({ status, stdout, stderr }));
+  });
 }

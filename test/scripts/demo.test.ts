@@ -1,10 +1,10 @@
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { POLLUX, REPO, runScript } from '../helpers/run-script.ts';
+import { POLLUX, REPO, runScript, runScriptAsync, type ScriptRun } from '../helpers/run-script.ts';
 
 const TRACE = resolve(POLLUX, 'workloads/workload-1.csv');
 const ARGS = ['--trace', TRACE, '--apps', 'cifar10,bert,deepspeech2', '--budget', '40'];
@@ -30,11 +30,35 @@ function runAndKill(state: string): Promise<string> {
   });
 }
 
+// A full replay of workload-1 takes tens of seconds: the tests that can start from the same one do.
+let killed: Promise<{ dir: string; stderr: string }> | undefined;
+/** A copy of the state one replay killed with SIGKILL left (killed once per file), for a test to resume. */
+async function killedReplayState(): Promise<{ dir: string; stderr: string }> {
+  killed ??= (async () => {
+    const dir = mkdtempSync(join(state, 'killed-'));
+    return { dir, stderr: await runAndKill(dir) };
+  })();
+  const { dir, stderr } = await killed;
+  const copy = mkdtempSync(join(state, 'resumed-'));
+  cpSync(dir, copy, { recursive: true });
+  return { dir: copy, stderr };
+}
+
+let stateless: Promise<{ run: ScriptRun; tmp: string }> | undefined;
+/** Workload-1 replayed once without --state, with a TMPDIR of its own to see that it leaves nothing there. */
+function replayWithoutState(): Promise<{ run: ScriptRun; tmp: string }> {
+  stateless ??= (async () => {
+    const tmp = mkdtempSync(join(state, 'tmp-'));
+    return { run: await runScriptAsync('demo.ts', [...ARGS, '--prior', 'none'], { TMPDIR: tmp }), tmp };
+  })();
+  return stateless;
+}
+
 describe('demo replay', () => {
   it('survives kill -9: no job lost or duplicated, no resize sent twice, the ledger continues', async () => {
-    const killedAt = await runAndKill(state);
+    const { dir, stderr: killedAt } = await killedReplayState();
     expect(killedAt).toMatch(/replay \d+\.\d+ h: \d+\/85 jobs done/);
-    const resumed = runScript('demo.ts', [...ARGS, '--state', state]);
+    const resumed = await runScriptAsync('demo.ts', [...ARGS, '--state', dir]);
     expect(resumed.status).toBe(0);
     expect(resumed.stderr).toMatch(/resuming the replay/);
     const result = JSON.parse(resumed.stdout);
@@ -43,7 +67,7 @@ describe('demo replay', () => {
     expect(result.ledgerPaidGpuHoursPerHour / 40 - 1).toBeLessThan(0.01);
     expect(result.ledgerPaidGpuHoursPerHour / 40 - 1).toBeGreaterThan(-0.05);
 
-    const db = new Database(join(state, 'boa.sqlite'), { readonly: true });
+    const db = new Database(join(dir, 'boa.sqlite'), { readonly: true });
     const jobs = db.prepare('select name, state from jobs').all() as Array<{ name: string; state: string }>;
     expect(jobs).toHaveLength(85);
     expect(new Set(jobs.map((j) => j.name)).size).toBe(85);
@@ -80,9 +104,8 @@ describe('demo replay', () => {
   }, 120_000);
 
   it('resumes a kill that fell between a completion the service took and the next snapshot', async () => {
-    const racy = mkdtempSync(join(tmpdir(), 'boa-demo-race-'));
+    const { dir: racy } = await killedReplayState();
     try {
-      await runAndKill(racy);
       // The state such a kill leaves: the service has the job done, the replay's snapshot has it running.
       const db = new Database(join(racy, 'boa.sqlite'));
       const row = db.prepare("select value from settings where key = 'replay'").get() as { value: string };
@@ -94,7 +117,7 @@ describe('demo replay', () => {
       (reopened as { completedAt: number | null }).completedAt = null;
       db.prepare("update settings set value = ? where key = 'replay'").run(JSON.stringify(snapshot));
       db.close();
-      const resumed = runScript('demo.ts', [...ARGS, '--state', racy]);
+      const resumed = await runScriptAsync('demo.ts', [...ARGS, '--state', racy]);
       expect(resumed.status, resumed.stderr.slice(-2000)).toBe(0);
       expect(JSON.parse(resumed.stdout)).toMatchObject({ jobs: 85, completed: 85 });
     } finally {
@@ -112,20 +135,17 @@ describe('demo replay', () => {
     ['trace', 'prior'],
   ])(
     'matches the simulator with prior %s: average JCT within 10%, the same spend within 5%',
-    (prior, rates) => {
+    async (prior, rates) => {
       const fresh = mkdtempSync(join(tmpdir(), 'boa-demo-fresh-'));
       try {
-        const demo = runScript('demo.ts', [...ARGS, '--prior', prior, '--state', fresh]);
-        expect(demo.status, demo.stderr).toBe(0);
-        const sim = runScript('simulate.ts', [
-          ...ARGS,
-          '--policy',
-          'boa',
-          '--rates',
-          rates,
-          '--format',
-          'json',
+        // The simulator's run does not depend on the demo's: both at once.
+        const [demo, sim] = await Promise.all([
+          prior === 'none'
+            ? replayWithoutState().then(({ run }) => run)
+            : runScriptAsync('demo.ts', [...ARGS, '--prior', prior, '--state', fresh]),
+          runScriptAsync('simulate.ts', [...ARGS, '--policy', 'boa', '--rates', rates, '--format', 'json']),
         ]);
+        expect(demo.status, demo.stderr).toBe(0);
         expect(sim.status, sim.stderr).toBe(0);
         const d = JSON.parse(demo.stdout);
         const s = JSON.parse(sim.stdout);
@@ -150,9 +170,12 @@ describe('demo replay', () => {
     expect(JSON.parse(demo.stdout)).toMatchObject({ jobs: 91, completed: 91 });
   }, 120_000);
 
-  it('holds every full budget window in the ledger: a 2-hour window, sliding through 8 hours', () => {
+  it('holds every full budget window in the ledger: a 2-hour window, sliding through 8 hours', async () => {
     const windowHours = 2;
-    const run = runScript('demo.ts', [...ARGS, '--budget-window-hours', String(windowHours)]);
+    const [run, refused] = await Promise.all([
+      runScriptAsync('demo.ts', [...ARGS, '--budget-window-hours', String(windowHours)]),
+      runScriptAsync('demo.ts', [...ARGS, '--budget-window-hours', '1']),
+    ]);
     expect(run.status, run.stderr).toBe(0);
     const result = JSON.parse(run.stdout);
     const heaviest = result.ledgerPeakWindowPaidGpuHoursPerHour as number;
@@ -169,62 +192,54 @@ describe('demo replay', () => {
     expect(heaviest).toBeLessThanOrEqual(cap + 2 / windowHours);
     // Measured 2026-11-27: 42, the cap itself (the load spends what the window allows).
     expect(heaviest).toBeGreaterThan(0.95 * cap);
-    const refused = runScript('demo.ts', [...ARGS, '--budget-window-hours', '1']);
     expect(refused.status).toBe(2);
     expect(refused.stderr).toContain('--budget-window-hours');
   }, 120_000);
 
-  it('leaves no temporary state behind without --state, and a refused budget is one line, exit 2', () => {
-    const tmp = mkdtempSync(join(tmpdir(), 'boa-demo-tmp-'));
-    const demo = (args: string[]) =>
-      spawnSync(process.execPath, ['--import', 'tsx', resolve(REPO, 'scripts/demo.ts'), ...args], {
-        cwd: REPO,
-        encoding: 'utf8',
-        env: { ...process.env, TMPDIR: tmp },
-      });
-    try {
-      const done = demo(ARGS);
-      expect(done.status, done.stderr).toBe(0);
-      // An 8-hour replay never fills the 24-hour window: no heaviest window to report.
-      expect(JSON.parse(done.stdout)).toMatchObject({
-        jobs: 85,
-        completed: 85,
-        state: null,
-        ledgerPeakWindowPaidGpuHoursPerHour: null,
-      });
-      expect(readdirSync(tmp).filter((f) => f.startsWith('boa-demo-'))).toEqual([]);
+  it('leaves no temporary state behind without --state, and a refused budget is one line, exit 2', async () => {
+    const { run: done, tmp } = await replayWithoutState();
+    const demo = (args: string[]) => runScriptAsync('demo.ts', ['--trace', TRACE, ...args], { TMPDIR: tmp });
+    expect(done.status, done.stderr).toBe(0);
+    // An 8-hour replay never fills the 24-hour window: no heaviest window to report.
+    expect(JSON.parse(done.stdout)).toMatchObject({
+      jobs: 85,
+      completed: 85,
+      state: null,
+      ledgerPeakWindowPaidGpuHoursPerHour: null,
+    });
+    expect(readdirSync(tmp).filter((f) => f.startsWith('boa-demo-'))).toEqual([]);
 
+    // The refusals do not depend on each other: all at once.
+    const [refused, badDrain, badCap, badCredit, badShare, badConfidence, badFirstDay] = await Promise.all([
       // No job runs on less than 1 GPU: a budget below that is refused.
-      const refused = demo(['--trace', TRACE, '--budget', '0.5']);
-      expect(refused.status).toBe(2);
-      expect(refused.stderr).toMatch(/^error: --budget 0.5: PUT \/v1\/budget: 422 .*at least 1 GPU/);
-      expect(refused.stderr).not.toMatch(/\n\s+at /);
-      const badDrain = demo(['--trace', TRACE, '--budget', '40', '--drain-after-hours', '-1']);
-      expect(badDrain.status).toBe(2);
-      expect(badDrain.stderr).toMatch(/--drain-after-hours must be a number >= 0 \(0: never\), got "-1"/);
-      const badCap = demo(['--trace', TRACE, '--budget', '40', '--plan-cap-multiple', '0.5']);
-      expect(badCap.status).toBe(2);
-      expect(badCap.stderr).toMatch(/--plan-cap-multiple must be 0 \(no cap\) or a number >= 1, got "0.5"/);
-      const badCredit = demo(['--trace', TRACE, '--budget', '40', '--credit-spend-hours', 'x']);
-      expect(badCredit.status).toBe(2);
-      expect(badCredit.stderr).toMatch(/--credit-spend-hours must be a number >= 0 \(0: never\), got "x"/);
-      const badShare = demo(['--trace', TRACE, '--budget', '40', '--credit-load-share', '0']);
-      expect(badShare.status).toBe(2);
-      expect(badShare.stderr).toMatch(/--credit-load-share must be a number > 0, got "0"/);
-      const badConfidence = demo(['--trace', TRACE, '--budget', '40', '--rate-confidence', '5']);
-      expect(badConfidence.status).toBe(2);
-      expect(badConfidence.stderr).toMatch(
-        /--rate-confidence must be a number from 0 \(the estimate\) to 4, got "5"/,
-      );
-      const badFirstDay = demo(['--trace', TRACE, '--budget', '40', '--first-day-arrivals', '-1']);
-      expect(badFirstDay.status).toBe(2);
-      expect(badFirstDay.stderr).toMatch(
-        /--first-day-arrivals must be a number from 0 \(none\) to 10, got "-1"/,
-      );
-      expect(readdirSync(tmp).filter((f) => f.startsWith('boa-demo-'))).toEqual([]);
-    } finally {
-      rmSync(tmp, { recursive: true, force: true });
-    }
+      demo(['--budget', '0.5']),
+      demo(['--budget', '40', '--drain-after-hours', '-1']),
+      demo(['--budget', '40', '--plan-cap-multiple', '0.5']),
+      demo(['--budget', '40', '--credit-spend-hours', 'x']),
+      demo(['--budget', '40', '--credit-load-share', '0']),
+      demo(['--budget', '40', '--rate-confidence', '5']),
+      demo(['--budget', '40', '--first-day-arrivals', '-1']),
+    ]);
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toMatch(/^error: --budget 0.5: PUT \/v1\/budget: 422 .*at least 1 GPU/);
+    expect(refused.stderr).not.toMatch(/\n\s+at /);
+    expect(badDrain.status).toBe(2);
+    expect(badDrain.stderr).toMatch(/--drain-after-hours must be a number >= 0 \(0: never\), got "-1"/);
+    expect(badCap.status).toBe(2);
+    expect(badCap.stderr).toMatch(/--plan-cap-multiple must be 0 \(no cap\) or a number >= 1, got "0.5"/);
+    expect(badCredit.status).toBe(2);
+    expect(badCredit.stderr).toMatch(/--credit-spend-hours must be a number >= 0 \(0: never\), got "x"/);
+    expect(badShare.status).toBe(2);
+    expect(badShare.stderr).toMatch(/--credit-load-share must be a number > 0, got "0"/);
+    expect(badConfidence.status).toBe(2);
+    expect(badConfidence.stderr).toMatch(
+      /--rate-confidence must be a number from 0 \(the estimate\) to 4, got "5"/,
+    );
+    expect(badFirstDay.status).toBe(2);
+    expect(badFirstDay.stderr).toMatch(
+      /--first-day-arrivals must be a number from 0 \(none\) to 10, got "-1"/,
+    );
+    expect(readdirSync(tmp).filter((f) => f.startsWith('boa-demo-'))).toEqual([]);
   }, 120_000);
 });
 
@@ -282,7 +297,7 @@ describe('demo with a budget below the minimum feasible one', () => {
 });
 
 describe('demo --history', () => {
-  it("imports other days' submissions into the service before the replay, and a resume must name them", () => {
+  it("imports other days' submissions into the service before the replay, and a resume must name them", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'boa-demo-history-'));
     try {
       const write = (name: string, times: number[], app = 'cifar10') => {
@@ -317,10 +332,13 @@ describe('demo --history', () => {
       } finally {
         db.close();
       }
-      const without = runScript('demo.ts', args);
+      // Two refusals that do not depend on each other (the second has no --state): at once.
+      const [without, itself] = await Promise.all([
+        runScriptAsync('demo.ts', args),
+        runScriptAsync('demo.ts', ['--trace', trace, '--budget', '10', '--history', trace]),
+      ]);
       expect(without.status).toBe(2);
       expect(without.stderr).toMatch(/--history [0-9a-f]{16}, not none/);
-      const itself = runScript('demo.ts', ['--trace', trace, '--budget', '10', '--history', trace]);
       expect(itself.status).toBe(2);
       expect(itself.stderr).toMatch(/--history must not include --trace/);
     } finally {
