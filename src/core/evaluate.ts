@@ -1,7 +1,6 @@
 import { type Instance, type PlanningClass, speedupAt } from './instance.ts';
 import type { FixedPlan, MixedPlan, Widths } from './plan.ts';
-
-export const SECONDS_PER_HOUR = 3600;
+import { SECONDS_PER_HOUR } from './units.ts';
 
 /** Time and GPU-time of one class-i job under fixed widths (Lemma 4.8). */
 export interface JobCost {

@@ -1,5 +1,5 @@
 import { parse } from 'csv-parse/sync';
-import { SECONDS_PER_HOUR } from './evaluate.ts';
+import { SECONDS_PER_HOUR } from './units.ts';
 
 /** One job of a workload trace (the Pollux workload CSV format). */
 export interface TraceJob {

@@ -1,4 +1,5 @@
-import { evaluateFixed, type PlanValue, SECONDS_PER_HOUR } from '../evaluate.ts';
+import { evaluateFixed, type PlanValue } from '../evaluate.ts';
+import { SECONDS_PER_HOUR } from '../units.ts';
 import type { Instance } from '../instance.ts';
 import { type FixedPlan, fixedToMixed } from '../plan.ts';
 import { BudgetTooLowError, withinBudget } from './errors.ts';

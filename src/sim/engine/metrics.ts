@@ -4,7 +4,7 @@
  * Averaging over each run's own span instead would let a policy that finishes later dilute its average.
  * A span under an hour counts as one (MIN_TRACE_SPAN_HOURS): a batch's spend reads as its GPU-hours.
  */
-import { SECONDS_PER_HOUR } from '../../core/evaluate.ts';
+import { SECONDS_PER_HOUR } from '../../core/units.ts';
 import { MIN_TRACE_SPAN_HOURS } from '../../core/trace.ts';
 import type { JobKind } from '../truth/labels.ts';
 
