@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { type BrowserContext, chromium } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium } from 'playwright-core';
 
 /** Debian's chromium, which `npm test` installs when it is missing and it may (scripts/ensure-chromium.mjs). */
 export const CHROMIUM = process.env.BOA_CHROMIUM ?? '/usr/bin/chromium';
@@ -37,7 +37,25 @@ export async function launchDashboardBrowser(dir: string): Promise<BrowserContex
     executablePath: CHROMIUM,
     headless: true,
     args: chromiumFlags,
-    viewport: { width: 1400, height: 1000 },
-    timezoneId: BROWSER_ZONE,
+    ...dashboardContextOptions,
   });
+}
+
+const dashboardContextOptions = { viewport: { width: 1400, height: 1000 }, timezoneId: BROWSER_ZONE };
+
+/**
+ * A fresh context (a profile of its own, as fresh as launchDashboardBrowser's) in one Chromium shared
+ * by a file's tests: a launch costs seconds on a loaded machine. `close` ends that Chromium.
+ */
+export function sharedDashboardBrowser(): { context(): Promise<BrowserContext>; close(): Promise<void> } {
+  let launched: Promise<Browser> | undefined;
+  return {
+    context: async () => {
+      launched ??= chromium.launch({ executablePath: CHROMIUM, headless: true, args: chromiumFlags });
+      return (await launched).newContext(dashboardContextOptions);
+    },
+    close: async () => {
+      await (await launched)?.close();
+    },
+  };
 }

@@ -5,25 +5,22 @@
  * classes, answers that are not boa's (a proxy's page, a redirect), a slow sign-in. Each case that
  * failed before its fix says what was seen; those marked (held) pin what was sound.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, expect, it } from 'vitest';
 import { when } from '../../../src/cli/format.ts';
 import { startCliService } from '../../cli/cli-harness.ts';
 import { startProcessService } from '../../cli/process-service.ts';
 import { ManualClock } from '../../service/harness.ts';
-import { haveChromium, launchDashboardBrowser } from '../chromium.ts';
+import { haveChromium, sharedDashboardBrowser } from '../chromium.ts';
 import { submitScript, tickUntil } from './process-jobs.ts';
 
 type Service = Awaited<ReturnType<typeof startCliService>>;
-const temp = mkdtempSync(join(tmpdir(), 'boa-dashboard-review-'));
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const fn of cleanups.splice(0)) await fn();
 });
-afterAll(() => rmSync(temp, { recursive: true, force: true }));
+const chromium = sharedDashboardBrowser();
+afterAll(() => chromium.close());
 
 async function service(options: Parameters<typeof startCliService>[0] = {}): Promise<Service> {
   const s = await startCliService({ config: { priorRates: { cifar10: 6 } }, ...options });
@@ -31,9 +28,9 @@ async function service(options: Parameters<typeof startCliService>[0] = {}): Pro
   return s;
 }
 
-/** A browser of its own (a clock installed is the whole context's), closed before its service. */
+/** A browser context of its own (a clock installed is the whole context's), closed before its service. */
 async function browser(): Promise<BrowserContext> {
-  const context = await launchDashboardBrowser(mkdtempSync(join(temp, 'profile-')));
+  const context = await chromium.context();
   cleanups.unshift(() => context.close());
   return context;
 }
