@@ -95,6 +95,8 @@ function refresh(svc: BoaService, computer: PlanComputer, now: number, key: stri
       keepIfNewer(svc, now, key, value);
     },
     (error: Error) => {
+      // The stop closes the workers: what they had fails, and is nothing to warn about.
+      if (svc.planner.stopping) return;
       s.loadNeedsRetryAt = svc.deps.clock.now() + RETRY_MS;
       svc.deps.logger.warn(
         { event: 'load_needs_failed', error: error.message },

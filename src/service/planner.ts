@@ -85,6 +85,11 @@ export class Planner {
     this.stopped = true;
   }
 
+  /** The service is stopping (stop was called): computers close, and what they had fails quietly. */
+  get stopping(): boolean {
+    return this.stopped;
+  }
+
   /** Waits for computations in flight or queued (tests, shutdown). */
   async idle(): Promise<void> {
     while (this.running || this.queued) await (this.queued ?? this.running);

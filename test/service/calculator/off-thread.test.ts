@@ -5,8 +5,10 @@
  * load needs: no tick ran and no request (health, job reports) was answered meanwhile (found in review).
  * Here a computer the test holds stands for the worker: what the service answers while it computes.
  */
+import { pino } from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { checkBudget, frontierOf } from '../../../src/service/calculator/compute.ts';
+import { InlinePlanComputer, type PlanComputer } from '../../../src/service/calculator/computer.ts';
 import { GatedQueries } from '../gated-computer.ts';
 import { startService } from '../harness.ts';
 
@@ -149,5 +151,31 @@ describe('a budget change', () => {
     await s.service.planner.idle();
     expect(s.service.state.plan!.row.budget).toBe(9);
     expect(s.service.planner.lastError).toBeUndefined();
+  }, 60_000);
+});
+
+describe('a stop', () => {
+  it("while the load's needs are computed: what the closed computer had fails quietly, no warning", async () => {
+    // A queries computer whose close fails what it holds, as the worker computer's does.
+    const held: Array<(error: Error) => void> = [];
+    const inline = new InlinePlanComputer();
+    const queries: PlanComputer = {
+      compute: (inputs) => inline.compute(inputs),
+      minimum: () => new Promise<number>((_, reject) => held.push(reject)),
+      close: async () => {
+        for (const reject of held.splice(0)) reject(new Error('plan computer closed'));
+      },
+    };
+    const warnings: Array<{ event?: string }> = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => warnings.push(JSON.parse(line)) });
+    const s = await startService({ queries, logger });
+    expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 })).status).toBe(200);
+    expect((await s.request('POST', '/v1/jobs', { class: 'bert' })).status).toBe(201);
+    expect((await s.request('GET', '/v1/status')).status).toBe(200);
+    expect(held).toHaveLength(1);
+    await s.close();
+    await new Promise((settled) => setImmediate(settled));
+    // Found by the demo's test: its stop logged load_needs_failed 'plan computer closed'.
+    expect(warnings.filter((w) => w.event === 'load_needs_failed')).toEqual([]);
   }, 60_000);
 });
