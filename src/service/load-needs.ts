@@ -50,18 +50,18 @@ export function loadNeedsAsOf(svc: BoaService, now: number): number {
 }
 
 /**
- * For a plan: the current load needs computed in the plan's own worker when the kept figure is not
- * current, so the plan's credit and cap read the load it is made for. Undefined: nothing to wait for
- * (current, or computed inline where planInputs reads it).
+ * For a plan read at `now`: the current load needs computed in the plan's own worker when the kept
+ * figure is not current, so the plan's credit and cap read the load it is made for. Undefined: nothing
+ * to wait for (current, or computed inline: loadNeeds).
  */
-export function currentLoadNeedsForPlan(svc: BoaService): Promise<void> | undefined {
-  const now = svc.deps.clock.now();
+export function currentLoadNeedsForPlan(svc: BoaService, now: number): Promise<number> | undefined {
   const key = loadKey(svc);
   const kept = svc.state.loadNeeds;
   const computer = svc.deps.computer;
   if ((kept && isCurrent(kept, key, now)) || !computer.minimum) return undefined;
   return computer.minimum(loadProblem(svc, now)).then((value) => {
     keepIfNewer(svc, now, key, value);
+    return value;
   });
 }
 

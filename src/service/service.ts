@@ -33,6 +33,7 @@ import {
   estimatedRates,
   loadRates,
   planInputs,
+  planInputsAt,
 } from './plan-inputs.ts';
 import { Planner } from './planner.ts';
 import { expectedGpus, intervalPlan } from './demand.ts';
@@ -101,10 +102,14 @@ export class BoaService {
       computer: deps.computer,
       logger: deps.logger,
       now: () => deps.clock.now(),
-      // The load needs the plan's credit and cap read, computed in the plan's worker when not current.
+      // Read now; the load needs the plan's credit and cap read computed in the plan's worker when not
+      // current (plan-inputs.ts planInputsAt).
       inputs: () => {
-        const computing = currentLoadNeedsForPlan(this);
-        return computing ? computing.then(() => this.planInputs()) : this.planInputs();
+        const now = this.deps.clock.now();
+        const inputsWith = planInputsAt(this, now);
+        if (!inputsWith) return undefined;
+        const computing = currentLoadNeedsForPlan(this, now);
+        return computing ? computing.then(inputsWith) : inputsWith(loadNeeds(this, now));
       },
       onPlan: (row) => adoptPlan(this, row),
       onFailure: () => void (this.state.counters.planFailures += 1),

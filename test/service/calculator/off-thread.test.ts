@@ -125,6 +125,30 @@ describe('a plan', () => {
     );
     expect(s.service.state.plan?.row.id).toBeGreaterThan(planned!);
   }, 60_000);
+  it("reads its inputs when asked, not after the load's needs are computed: ticks and submissions meanwhile are the next plan's", async () => {
+    const computer = new GatedQueries();
+    const s = await startService({ computer });
+    cleanups.push(async () => {
+      for (const held of computer.heldQueries.splice(0)) held.go();
+      await s.close();
+    });
+    expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 })).status).toBe(200);
+    for (let i = 0; i < 5; i++)
+      expect((await s.request('POST', '/v1/jobs', { class: 'bert' })).status).toBe(201);
+    await vi.waitFor(() => expect(heldTasks(computer)).toContain('minimum'), { timeout: 20_000 });
+    const asked = computer.heldQueries.find((q) => q.task === 'minimum')!;
+    // Meanwhile a burst of another class moves the rates; the plan asked for reads the load it was asked on.
+    computer.open = false;
+    for (let i = 0; i < 20; i++)
+      expect((await s.request('POST', '/v1/jobs', { class: 'cifar10' })).status).toBe(201);
+    asked.go();
+    await vi.waitFor(() => expect(computer.held.length).toBeGreaterThan(0), { timeout: 20_000 });
+    // Found by the demo at full speed: inputs read after the wait planned a later load (workload-1's
+    // average JCT 1156 -> 1180 s, 163 -> 184 restarts).
+    expect(computer.held[0]!.inputs.ratesPerHour).toEqual(asked.problem.ratesPerHour);
+    computer.open = true;
+    for (const held of computer.held.splice(0)) held.go();
+  }, 60_000);
 });
 
 describe('a budget change', () => {
