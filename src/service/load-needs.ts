@@ -1,6 +1,6 @@
-import { checkBudget, type PlanProblem } from './calculator/compute.ts';
+import { checkBudget, type PlanInputs, type PlanProblem } from './calculator/compute.ts';
 import type { PlanComputer } from './calculator/computer.ts';
-import { clusterShape, estimatedClasses, loadRates } from './plan-inputs.ts';
+import { clusterShape, estimatedClasses, loadRates, planInputsAt } from './plan-inputs.ts';
 import type { BoaService } from './service.ts';
 
 /** How long a computed load needs stands while the load's key is unchanged. */
@@ -50,18 +50,20 @@ export function loadNeedsAsOf(svc: BoaService, now: number): number {
 }
 
 /**
- * For a plan read at `now`: the current load needs computed in the plan's own worker when the kept
- * figure is not current, so the plan's credit and cap read the load it is made for. Undefined: nothing
- * to wait for (current, or computed inline: loadNeeds).
+ * A plan's inputs, read when it is asked for (planInputsAt); the load needs its credit and cap read are
+ * computed in the plan's own worker when the kept figure is not current, and only they are awaited.
  */
-export function currentLoadNeedsForPlan(svc: BoaService, now: number): Promise<number> | undefined {
+export function planInputsWhenAsked(svc: BoaService): PlanInputs | undefined | Promise<PlanInputs> {
+  const now = svc.deps.clock.now();
+  const inputsWith = planInputsAt(svc, now);
+  if (!inputsWith) return undefined;
   const key = loadKey(svc);
   const kept = svc.state.loadNeeds;
   const computer = svc.deps.computer;
-  if ((kept && isCurrent(kept, key, now)) || !computer.minimum) return undefined;
+  if ((kept && isCurrent(kept, key, now)) || !computer.minimum) return inputsWith(loadNeeds(svc, now));
   return computer.minimum(loadProblem(svc, now)).then((value) => {
     keepIfNewer(svc, now, key, value);
-    return value;
+    return inputsWith(value);
   });
 }
 

@@ -6,7 +6,7 @@ import { ledgerPrunedBefore } from '../store/ledger-pruned.ts';
 import { type JobState, type Repository } from '../store/repository.ts';
 import type { HistoryImportRow } from '../store/history.ts';
 import { currentSpendCeiling, ledgerAverages, overheadRatioNow, paidLoadNeeds, setBudget } from './budget.ts';
-import { currentLoadNeedsForPlan, loadNeeds, loadNeedsAsOf } from './load-needs.ts';
+import { loadNeeds, loadNeedsAsOf, planInputsWhenAsked } from './load-needs.ts';
 import type { PlanInputs } from './calculator/compute.ts';
 import type { PlanComputer } from './calculator/computer.ts';
 import { deleteClass, putClass } from './class-operations.ts';
@@ -33,7 +33,6 @@ import {
   estimatedRates,
   loadRates,
   planInputs,
-  planInputsAt,
 } from './plan-inputs.ts';
 import { Planner } from './planner.ts';
 import { expectedGpus, intervalPlan } from './demand.ts';
@@ -102,15 +101,7 @@ export class BoaService {
       computer: deps.computer,
       logger: deps.logger,
       now: () => deps.clock.now(),
-      // Read now; the load needs the plan's credit and cap read computed in the plan's worker when not
-      // current (plan-inputs.ts planInputsAt).
-      inputs: () => {
-        const now = this.deps.clock.now();
-        const inputsWith = planInputsAt(this, now);
-        if (!inputsWith) return undefined;
-        const computing = currentLoadNeedsForPlan(this, now);
-        return computing ? computing.then(inputsWith) : inputsWith(loadNeeds(this, now));
-      },
+      inputs: () => planInputsWhenAsked(this),
       onPlan: (row) => adoptPlan(this, row),
       onFailure: () => void (this.state.counters.planFailures += 1),
       intervalMs: deps.config.calculatorMinutes * 60_000,

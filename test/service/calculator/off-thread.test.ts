@@ -17,14 +17,18 @@ afterEach(async () => {
   for (const fn of cleanups.splice(0)) await fn();
 });
 
-async function served() {
+/**
+ * A service whose held computer answers the queries (`as: 'queries'`, beside the plans' inline one) or
+ * the plans too (`as: 'computer'`), with a budget set.
+ */
+async function served(as: 'queries' | 'computer' = 'queries', gpuHoursPerHour = 40) {
   const queries = new GatedQueries();
-  const s = await startService({ queries });
+  const s = await startService({ [as]: queries });
   cleanups.push(async () => {
     for (const held of queries.heldQueries.splice(0)) held.go();
     await s.close();
   });
-  expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 })).status).toBe(200);
+  expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour })).status).toBe(200);
   return { s, queries };
 }
 
@@ -101,13 +105,7 @@ describe("the load's needs in status", () => {
 
 describe('a plan', () => {
   it("waits for the load's needs computed by its own computer, not on the service's thread", async () => {
-    const computer = new GatedQueries();
-    const s = await startService({ computer });
-    cleanups.push(async () => {
-      for (const held of computer.heldQueries.splice(0)) held.go();
-      await s.close();
-    });
-    expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 })).status).toBe(200);
+    const { s, queries: computer } = await served('computer');
     const planned = s.service.state.plan?.row.id;
     // A burst moves the load: the plan it asks for reads its credit and cap off the load's needs.
     for (let i = 0; i < 20; i++)
@@ -126,13 +124,7 @@ describe('a plan', () => {
     expect(s.service.state.plan?.row.id).toBeGreaterThan(planned!);
   }, 60_000);
   it("reads its inputs when asked, not after the load's needs are computed: ticks and submissions meanwhile are the next plan's", async () => {
-    const computer = new GatedQueries();
-    const s = await startService({ computer });
-    cleanups.push(async () => {
-      for (const held of computer.heldQueries.splice(0)) held.go();
-      await s.close();
-    });
-    expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 })).status).toBe(200);
+    const { s, queries: computer } = await served('computer');
     for (let i = 0; i < 5; i++)
       expect((await s.request('POST', '/v1/jobs', { class: 'bert' })).status).toBe(201);
     await vi.waitFor(() => expect(heldTasks(computer)).toContain('minimum'), { timeout: 20_000 });
@@ -153,13 +145,7 @@ describe('a plan', () => {
 
 describe('a budget change', () => {
   it('ends a hung computation: the plan for the new budget is made without waiting for it', async () => {
-    const computer = new GatedQueries();
-    const s = await startService({ computer });
-    cleanups.push(async () => {
-      for (const held of computer.heldQueries.splice(0)) held.go();
-      await s.close();
-    });
-    expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 90 })).status).toBe(200);
+    const { s, queries: computer } = await served('computer', 90);
     computer.open = false;
     computer.endsWhenAborted = true;
     void s.service.planner.request('timer');
