@@ -302,6 +302,9 @@ it.skipIf(!haveChromium)(
     await tickUntil(s, () => s.service.job(id).state === 'running', 'running');
     const page = await openLog(s, id);
     await expect.poll(() => text(page), { timeout: 30_000 }).toBe(lines('line', 1, 3));
+    // The page's timers from here on are Playwright's fake clock, so the 30 s the follow waits for an
+    // answer is skipped, not waited for (it runs on in real time otherwise).
+    await page.clock.install();
     // The next log request is sent and never answered, as on a connection dropped without a word.
     let held = 0;
     await page.route(`**/v1/jobs/${id}/logs?**`, (route) => {
@@ -310,6 +313,8 @@ it.skipIf(!haveChromium)(
     });
     s.cutConnections();
     writeFileSync(go, '');
+    await expect.poll(() => held, { timeout: 30_000 }).toBe(1);
+    await page.clock.fastForward(30_000);
     // Before: "following generation 1" for ever, lines 4 to 6 never shown.
     await expect
       .poll(() => status(page), { timeout: 60_000 })
