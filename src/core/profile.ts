@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { issueText } from './issue-text.ts';
+import { tooManyEntries } from './profile-entries.ts';
 
 export const MAX_WIDTH = 1024;
 /** Bounds that keep one profile from making every budget infeasible or the planner's tables huge. */
@@ -92,6 +93,9 @@ export const profileFileSchema = z
       }
       seen.add(cls.name);
     });
+    // The bound `boa classes put` keeps: a file past it had every plan take minutes (found in review).
+    const tooMany = tooManyEntries(file.classes);
+    if (tooMany) ctx.addIssue({ code: 'custom', path: ['classes'], message: tooMany });
   });
 
 export type ProfileFile = z.output<typeof profileFileSchema>;

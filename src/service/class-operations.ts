@@ -1,4 +1,5 @@
 import type { ClassProfile } from '../core/profile.ts';
+import { entriesOf, tooManyEntries } from '../core/profile-entries.ts';
 import { notFound, ServiceError } from './errors.ts';
 import { persistWorkSamples } from './progress.ts';
 import type { BoaService } from './service.ts';
@@ -6,28 +7,14 @@ import type { ClassState } from './state.ts';
 import { judgeWorkSample } from './trust.ts';
 import { sampleWork, underTable, type WorkSample } from './work-samples.ts';
 
-/**
- * The most speedup-table entries (widths x statistical epochs, over every class) the service keeps: plans,
- * the frontier and the load's minimum grow with them (in worker threads: at this size a frontier of
- * 195 epochs x 1024 widths took 7.6 s, the load's minimum 0.4 s, measured 2026-12-06).
- */
-export const MAX_PROFILE_ENTRIES = 200_000;
-
-const entriesOf = (profile: ClassProfile) =>
-  profile.epochs.reduce((sum, epoch) => sum + Object.keys(epoch.speedup).length, 0);
-
 export function putClass(svc: BoaService, profile: ClassProfile, priorRatePerHour: number | undefined): void {
-  let entries = entriesOf(profile);
-  for (const [name, { profile: other }] of svc.state.classes)
-    if (name !== profile.name) entries += entriesOf(other);
-  if (entries > MAX_PROFILE_ENTRIES) {
+  const others = [...svc.state.classes.values()].map((c) => c.profile).filter((c) => c.name !== profile.name);
+  const tooMany = tooManyEntries([...others, profile]);
+  if (tooMany) {
     throw new ServiceError(
       422,
       'profiles_too_large',
-      `with class ${profile.name} (${entriesOf(profile)} speedup entries), the classes' speedup tables ` +
-        `would hold ${entries} entries (widths x statistical epochs, over all classes); at most ` +
-        `${MAX_PROFILE_ENTRIES} are kept, so that plans, the frontier and the budget's minimum stay quick ` +
-        'to compute: list only the widths a job may be given, or fewer statistical epochs',
+      `with class ${profile.name} (${entriesOf(profile)} speedup entries), ${tooMany}`,
       'profile',
     );
   }

@@ -2,18 +2,19 @@
  * The profiles file (config `profiles`, BOA_PROFILES, --profiles) seeds a new data dir's classes only: a
  * file edited since was ignored at the next start without a word (found in an upgrade trial).
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_PROFILES } from '../../src/service/boot.ts';
+import { startFailure } from '../../src/service/startup.ts';
 import { startService } from './harness.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'boa-config-profiles-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-type Profiles = { classes: Array<{ name: string; rescaleSeconds: number }> };
+type Profiles = { classes: Array<{ name: string; rescaleSeconds: number; epochs: unknown[] }> };
 const defaults = (): Profiles => JSON.parse(readFileSync(DEFAULT_PROFILES, 'utf8')) as Profiles;
 
 function writeProfiles(name: string, edit: (p: Profiles) => void = () => {}): string {
@@ -68,4 +69,36 @@ describe('a profiles file changed after the first start', () => {
     expect((await warnings(dataDir, first)).ignored).toEqual([]);
     expect((await warnings(dataDir)).ignored).toEqual([]);
   });
+});
+
+describe('a profiles file past the speedup-table bound', () => {
+  it('refuses the start as a setting, naming the file, the class and the limit; no data dir made', async () => {
+    // Within the format's own limits (1000 epochs, 1024 widths), it had every plan take minutes.
+    const widths = Object.fromEntries(
+      Array.from({ length: 1024 }, (_, i) => [String(i + 1), Math.sqrt(i + 1)]),
+    );
+    const huge = writeProfiles('huge.json', (p) =>
+      p.classes.push({
+        name: 'huge',
+        rescaleSeconds: 30,
+        epochs: Array.from({ length: 1000 }, () => ({ workSeconds: 100, speedup: widths })),
+      }),
+    );
+    const dataDir = join(root, 'huge');
+    const error = await startService({ dataDir, config: { profiles: huge } }).then(
+      async (boa) => void (await boa.close()),
+      (e: unknown) => e,
+    );
+    expect(error, 'the start should have been refused').toBeDefined();
+    const { line, exitCode } = startFailure(error);
+    expect(exitCode).toBe(2);
+    expect(line).toMatch(
+      new RegExp(
+        `^boa: invalid profile: ${huge} classes: the classes' speedup tables would hold 1025008 entries ` +
+          '\\(widths x statistical epochs, over all classes; the largest huge: 1024000 over 1000 epochs, .*\\); ' +
+          'at most 200000 are kept',
+      ),
+    );
+    expect(existsSync(dataDir)).toBe(false);
+  }, 60_000);
 });
