@@ -82,6 +82,7 @@ export function configFromEnv(env: Env): Record<string, unknown> {
     maxRestarts: number(env, 'BOA_MAX_RESTARTS'),
     leaseSeconds: number(env, 'BOA_LEASE_SECONDS'),
     jobLogRetentionDays: number(env, 'BOA_JOB_LOG_RETENTION_DAYS'),
+    logKeepaliveSeconds: number(env, 'BOA_LOG_KEEPALIVE_SECONDS'),
     aws,
     kubernetes,
   };
@@ -116,6 +117,7 @@ const SERVICE_ENV = [
   'BOA_MAX_RESTARTS',
   'BOA_LEASE_SECONDS',
   'BOA_JOB_LOG_RETENTION_DAYS',
+  'BOA_LOG_KEEPALIVE_SECONDS',
   'BOA_CLUSTER_NAME',
   'BOA_NODEGROUP_NAME',
   'BOA_JOBS_NAMESPACE',

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, readConfigFile, resolveConfig } from '../../src/service/config.ts';
-import { configFromEnv } from '../../src/service/config-env.ts';
+import { configFromEnv, unknownEnv } from '../../src/service/config-env.ts';
 import { fromSource } from '../../src/service/config-sources.ts';
 
 describe('service configuration', () => {
@@ -158,6 +158,26 @@ describe('service configuration', () => {
     );
     const env = configFromEnv({ BOA_JOBS_NAMESPACE: 'jobs', BOA_IMAGE_PULL_SECRETS: ' , ' });
     expect(resolveConfig(file, env).kubernetes?.imagePullSecrets).toEqual(['regcred']);
+  });
+
+  it("reads a followed log's keepalive from BOA_LOG_KEEPALIVE_SECONDS, refused out of range naming it", () => {
+    expect(resolveConfig({}, configFromEnv({ BOA_LOG_KEEPALIVE_SECONDS: '30' })).logKeepaliveSeconds).toBe(
+      30,
+    );
+    const file = fromSource({ kind: 'file', path: 'boa.json' }, { logKeepaliveSeconds: 20 });
+    expect(resolveConfig(file, configFromEnv({ BOA_LOG_KEEPALIVE_SECONDS: '5' })).logKeepaliveSeconds).toBe(
+      5,
+    );
+    expect(() => resolveConfig({}, configFromEnv({ BOA_LOG_KEEPALIVE_SECONDS: '301' }))).toThrow(
+      /^invalid configuration: BOA_LOG_KEEPALIVE_SECONDS must be at most 300: a reader waits 3 of them/,
+    );
+    expect(() => resolveConfig({}, configFromEnv({ BOA_LOG_KEEPALIVE_SECONDS: '0' }))).toThrow(
+      /BOA_LOG_KEEPALIVE_SECONDS must be more than 0 \(seconds between keepalives of a quiet followed log\)/,
+    );
+    expect(() => configFromEnv({ BOA_LOG_KEEPALIVE_SECONDS: 'soon' })).toThrow(
+      'BOA_LOG_KEEPALIVE_SECONDS must be a number, got "soon"',
+    );
+    expect(unknownEnv({ BOA_LOG_KEEPALIVE_SECONDS: '30' })).toEqual([]);
   });
 
   it('names a bad environment variable and an unreadable file', () => {
