@@ -3,7 +3,7 @@
  *   npm run -s gen-trace -- --jobs N --hours H --mix app:pct,... --scv C2 --seed S [--out FILE]
  */
 import { formatTraceCsv, generateTrace, MAX_TRACE_JOBS } from '../src/sim/trace-gen/generate.ts';
-import { emit, runMain, scriptProgram } from './lib/inputs.ts';
+import { checkOut, emit, runMain, scriptProgram } from './lib/inputs.ts';
 import { asUsage, numberOption, parseMix, seedOption } from './lib/sim-args.ts';
 
 const program = scriptProgram('gen-trace')
@@ -32,6 +32,8 @@ await runMain(() => {
     scv: numberOption(opts.scv, '--scv', { min: 0 }),
     seed: seedOption(opts.seed),
   };
+  // Before the generation (seconds for a million jobs), not when its result is written.
+  checkOut(opts.out);
   const trace = asUsage(() => generateTrace(spec));
   emit(formatTraceCsv(trace), opts.out);
   // Percentages that are not (cifar10:3,bert:1) are taken as weights: say what they came to (once

@@ -15,7 +15,7 @@ import { DEFAULT_DERIVE, type DerivedEpoch, deriveClassProfile } from '../src/si
 import { listTraceApps, loadAppTables } from '../src/sim/truth/load.ts';
 import { createJobTruth } from '../src/sim/truth/model.ts';
 import { formatProfileJson } from '../src/sim/truth/profile-json.ts';
-import { stopQuietlyWhenReaderStops, writeProblem } from './lib/inputs.ts';
+import { checkOut, stopQuietlyWhenReaderStops, UsageError, writeProblem } from './lib/inputs.ts';
 import { writeOutputFiles } from './lib/output-files.ts';
 
 export interface ProfilesArgs {
@@ -31,10 +31,6 @@ export interface SummaryRow {
   readonly oneGpuHours: number;
   readonly first: ClassProfile['epochs'][number];
   readonly last: ClassProfile['epochs'][number];
-}
-
-export class UsageError extends Error {
-  override name = 'UsageError';
 }
 
 function parseEpochs(value: string): number {
@@ -135,6 +131,8 @@ export function main(
 ): number {
   try {
     const args = parseArgs(argv, io.err);
+    // Before the traces are read (seconds for 1000 epochs), not when the result is written.
+    checkOut(args.out);
     const { file, summary } = buildProfiles(args);
     const json = formatProfileJson(file);
     if (args.out === undefined) io.out(json);

@@ -9,7 +9,7 @@ import { resolve } from 'node:path';
 import { truthProvider } from '../src/sim/run.ts';
 import { APP_NAMES } from '../src/sim/truth/apps.ts';
 import { stageProfileFile } from '../src/sim/truth/stage-profile.ts';
-import { emit, runMain, scriptProgram } from './lib/inputs.ts';
+import { checkOut, emit, runMain, scriptProgram } from './lib/inputs.ts';
 import { REPO_ROOT } from './lib/paths.ts';
 
 const program = scriptProgram('stage-profiles')
@@ -20,6 +20,8 @@ const program = scriptProgram('stage-profiles')
 await runMain(async () => {
   program.parse();
   const opts = program.opts<{ data: string; out: string }>();
+  // Before the data is read, not when the result is written.
+  checkOut(opts.out);
   const file = stageProfileFile(APP_NAMES, truthProvider(opts.data));
   emit(`${JSON.stringify(file, null, 2)}\n`, opts.out);
   process.stderr.write(`wrote ${opts.out}: ${APP_NAMES.length} classes\n`);

@@ -1,11 +1,20 @@
 /**
  * Problems earlier failure-mode reviews of the simulator scripts found and left (input-review.test.ts has
- * the rest): a kill while an output is written leaves no `.tmp-PID` file; simulate and frontier refuse an
- * --out they cannot write before the run, not at its end; profiles stops quietly when its reader does;
+ * the rest): a kill while an output is written leaves no `.tmp-PID` file; simulate, frontier, gen-trace,
+ * stage-profiles and profiles refuse an --out they cannot write before the run, not at its end; profiles stops quietly when its reader does;
  * frontier names the classes there are when given one there is not.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, watch, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  watch,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -79,8 +88,8 @@ function readOnlyFolder(): string {
 }
 
 /** `script` with `args`, killed after a minute: a run that starts takes longer (the inputs below). */
-function refusedWithinAMinute(name: string, args: string[]) {
-  const run = spawnSync(process.execPath, ['--import', 'tsx', script(name), ...args], {
+function refusedWithinAMinute(name: string, args: readonly string[], nodeFlags: readonly string[] = []) {
+  const run = spawnSync(process.execPath, [...nodeFlags, '--import', 'tsx', script(name), ...args], {
     cwd: REPO,
     encoding: 'utf8',
     timeout: 60_000,
@@ -134,6 +143,46 @@ describe('an --out that cannot be written', () => {
         expect(result.stderr).toBe(`error: cannot write ${out}: ${why}\n`);
       }
       expect([result.status, result.stdout]).toEqual([2, '']);
+    },
+    120_000,
+  );
+});
+
+describe('an --out the generators cannot write', () => {
+  // Found in review: gen-trace, stage-profiles and profiles checked it only when writing their result.
+  // Each run here fails if it starts, so a refusal naming --out shows it was checked first: gen-trace's
+  // million jobs need 0.7 GB and end node under a 96 MB heap (exit 134); the others' --data holds a
+  // trace they would refuse on reading it.
+  const badData = join(dir, 'bad-data');
+  mkdirSync(join(badData, 'traces', 'ncf'), { recursive: true });
+  writeFileSync(join(badData, 'traces', 'ncf', 'placements.csv'), 'not a trace\n');
+  const runs = {
+    'gen-trace': {
+      args: ['--jobs', '1000000', '--hours', '1000', '--mix', 'cifar10:100'],
+      nodeFlags: ['--max-old-space-size=96'],
+      prefix: 'error',
+    },
+    'stage-profiles': { args: ['--data', badData], nodeFlags: [], prefix: 'error' },
+    profiles: { args: ['--data', badData], nodeFlags: [], prefix: 'profiles' },
+  };
+  const outs = {
+    'in a missing folder': () => ({ out: join(dir, 'missing', 'out'), why: 'its folder does not exist' }),
+    'naming a folder': () => ({ out: dir, why: 'it is a folder; give a file name' }),
+    'in a read-only place': () => ({
+      out: join(readOnlyFolder(), 'out'),
+      // Root is not stopped by modes: readOnlyFolder mounts a read-only file system for it.
+      why: process.getuid?.() === 0 ? 'a read-only file system' : 'permission denied',
+    }),
+  };
+  const cases = Object.keys(runs).flatMap((run) => Object.keys(outs).map((out) => [run, out]));
+
+  it.each(cases)(
+    '%s, an --out %s: refused before the run in one line, exit 2',
+    (run, where) => {
+      const { args, nodeFlags, prefix } = runs[run as keyof typeof runs];
+      const { out, why } = outs[where as keyof typeof outs]();
+      const result = refusedWithinAMinute(`${run}.ts`, [...args, '--out', out], nodeFlags);
+      expect(result).toEqual({ status: 2, stdout: '', stderr: `${prefix}: cannot write ${out}: ${why}\n` });
     },
     120_000,
   );
