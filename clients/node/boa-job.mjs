@@ -420,7 +420,7 @@ export class BoaJob {
     } else if (workDoneSeconds !== undefined && workDoneSeconds !== null)
       body.workDoneSeconds = workDoneSeconds;
     // The generation this replica runs: a report landing after a rescale or restart (a retry, say)
-    // then does not time the epoch it starts.
+    // then changes nothing (a job boa runs) or does not time the epoch it starts (self-launched).
     if (this.generation !== null) body.generation = this.generation;
     // Made here, not per attempt: a retry or a resend is the same report, numbered the same.
     if (this.#sendSequence) body.sequence = { sender: this.#reportSender, number: ++this.#reportNumber };

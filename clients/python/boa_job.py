@@ -453,7 +453,7 @@ class BoaJob:
                 # The epoch is what widens or narrows the job; work is optional, so it goes without.
                 self._warn_report(f"{problem}: stat_epoch {stat_epoch!r} reported without it", taken=True)
         # The generation this replica runs: a report landing after a rescale or restart (a retry, say)
-        # then does not time the epoch it starts.
+        # then changes nothing (a job boa runs) or does not time the epoch it starts (self-launched).
         if self.generation is not None:
             body["generation"] = self.generation
         # Made here, not per attempt: a retry or a resend is the same report, numbered the same.

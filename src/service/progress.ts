@@ -11,9 +11,10 @@ import type { SpeedupTable } from '../core/profile.ts';
 
 /**
  * A job's progress report: its statistical epoch (and work done in it); a finished epoch is evidence.
- * `generation`: the reporting replica's. One since replaced (a report sent just before a rescale or a
- * restart, landing after it, retries included) still moves the epoch on, but the epoch it starts is not
- * timed: its clock would count the restart as work (found in review: an epoch learned at 3x its work).
+ * `generation`: the reporting replica's. Of a job boa runs, one since replaced changes nothing
+ * (fromReplacedReplicas). Of a self-launched job (one process across generations), a report sent just
+ * before a rescale, landing after it, retries included, still moves the epoch on, but the epoch it starts
+ * is not timed: its clock would count the restart as work (found in review: an epoch learned at 3x its work).
  * `sequence`: the report's place among its sender's; one older than a report already taken from that
  * sender changes nothing and the job is returned as it is (answered as a poll).
  */
@@ -50,8 +51,9 @@ export function reportProgress(
       'generation',
     );
   }
-  // Before the epoch's check: a retry of a report taken is answered as taken, not as refused.
-  if (overtaken(svc, job, sequence)) return job;
+  // Before the epoch's check: a retry of a report taken is answered as taken, not as refused; a replaced
+  // replica is answered the allocation that tells it to stop.
+  if (fromReplacedReplicas(svc, job, generation) || overtaken(svc, job, sequence)) return job;
   if (statEpoch < job.statEpoch) {
     throw new ServiceError(
       409,
@@ -99,6 +101,21 @@ export function reportProgress(
     undo();
     throw error;
   }
+}
+
+/**
+ * Whether the report comes from replicas boa has since replaced, of a job it runs: each generation is new
+ * processes, resumed from the checkpoint, which may be behind what the old ones reported. One still
+ * stopping, or a late retry, put its epoch and work in place of the running generation's until that one's
+ * next report (found in review). A self-launched job is one process across generations: its reports count.
+ */
+function fromReplacedReplicas(svc: BoaService, job: ServiceJob, generation: number | undefined): boolean {
+  if (job.workload === null || generation === undefined || generation >= job.generation) return false;
+  svc.deps.logger.debug(
+    { event: 'report_from_replaced_generation', jobId: job.id, generation, current: job.generation },
+    'progress report from a generation since replaced: changes nothing',
+  );
+  return true;
 }
 
 /**
