@@ -8,7 +8,7 @@ import { linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, wr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { emit, loadTrace, UsageError } from '../../scripts/lib/inputs.ts';
+import { emit, loadProfileFile, loadTrace, UsageError } from '../../scripts/lib/inputs.ts';
 import { writeRunOutputs } from '../../scripts/lib/compare-output.ts';
 import { engineConfigFrom } from '../../scripts/lib/sim-setup.ts';
 import { main as profilesMain } from '../../scripts/profiles.ts';
@@ -127,6 +127,27 @@ describe('flags naming files', () => {
     expect(run.stdout).toBe('');
     expect(run.stderr).toBe('error: --jobs must be an integer >= 2 and < 1000001, got "1000001"\n');
   }, 120_000);
+});
+
+describe('profile files', () => {
+  // Found in review: within the format's per-class limits, a file of 1000 epochs x 1024 widths had
+  // every plan take minutes; the scripts read it with the service's rule (src/core/profile-entries.ts).
+  it('refuses one past the speedup-table bound, naming the file and the class', () => {
+    const speedup = Object.fromEntries(
+      Array.from({ length: 1024 }, (_, i) => [String(i + 1), Math.sqrt(i + 1)]),
+    );
+    const path = join(dir, 'wide-profiles.json');
+    const epochs = Array.from({ length: 200 }, () => ({ workSeconds: 100, speedup }));
+    const classes = [{ name: 'wide', rescaleSeconds: 30, epochs }];
+    writeFileSync(
+      path,
+      JSON.stringify({ version: 1, instanceType: 'g4dn.12xlarge', gpusPerNode: 4, classes }),
+    );
+    expect(() => loadProfileFile(path)).toThrow(
+      `invalid profile: ${path} classes: the classes' speedup tables would hold 204800 entries ` +
+        '(widths x statistical epochs, over all classes; the largest wide: 204800 over 200 epochs); at most 200000',
+    );
+  });
 });
 
 describe('profiles', () => {
