@@ -7,7 +7,8 @@ import type { ClassState } from './state.ts';
 import { judgeWorkSample } from './trust.ts';
 import { sampleWork, underTable, type WorkSample } from './work-samples.ts';
 
-export function putClass(svc: BoaService, profile: ClassProfile, priorRatePerHour: number | undefined): void {
+/** Refuses a class the stored ones leave no room for (the speedup-table bound), as a put or its validation. */
+export function checkClassFits(svc: BoaService, profile: ClassProfile): void {
   const others = [...svc.state.classes.values()].map((c) => c.profile).filter((c) => c.name !== profile.name);
   const tooMany = tooManyEntries([...others, profile]);
   if (tooMany) {
@@ -18,6 +19,10 @@ export function putClass(svc: BoaService, profile: ClassProfile, priorRatePerHou
       'profile',
     );
   }
+}
+
+export function putClass(svc: BoaService, profile: ClassProfile, priorRatePerHour: number | undefined): void {
+  checkClassFits(svc, profile);
   // A job in an epoch the new profile lacks could report no progress (progress.ts): refused.
   const epochs = profile.epochs.length;
   const beyond = activeJobs(svc, profile.name).filter((j) => j.statEpoch >= epochs);

@@ -112,20 +112,21 @@ describe('query parameters', () => {
   });
 });
 
+// 60 epochs x 1,000 widths: 60,000 entries each, within the body limit.
+const wide = (name: string) => ({
+  name,
+  rescaleSeconds: 30,
+  epochs: Array.from({ length: 60 }, () => ({
+    workSeconds: 100,
+    speedup: Object.fromEntries(
+      Array.from({ length: 1000 }, (_, i) => [String(i + 1), Math.round((i + 1) ** 0.5 * 100) / 100]),
+    ),
+  })),
+});
+
 describe('PUT /v1/classes/{name}', () => {
   it('refuses a class that would take the speedup tables past their bound, storing nothing', async () => {
     boa = await startService();
-    // 60 epochs x 1,000 widths: 60,000 entries each, within the body limit.
-    const wide = (name: string) => ({
-      name,
-      rescaleSeconds: 30,
-      epochs: Array.from({ length: 60 }, () => ({
-        workSeconds: 100,
-        speedup: Object.fromEntries(
-          Array.from({ length: 1000 }, (_, i) => [String(i + 1), Math.round((i + 1) ** 0.5 * 100) / 100]),
-        ),
-      })),
-    });
     const before = (await boa.request('GET', '/v1/classes')).body.classes.length;
     for (const name of ['w1', 'w2', 'w3'])
       expect((await boa.request('PUT', `/v1/classes/${name}`, { profile: wide(name) })).status).toBe(200);
@@ -136,6 +137,24 @@ describe('PUT /v1/classes/{name}', () => {
     expect((await boa.request('GET', '/v1/classes')).body.classes).toHaveLength(before + 3);
     // Replacing one of them with as large a profile is within the bound: its old table goes.
     expect((await boa.request('PUT', '/v1/classes/w3', { profile: wide('w3') })).status).toBe(200);
+  });
+});
+
+describe('POST /v1/classes/validate', () => {
+  // Found in review: a class the put refuses for the bound was answered valid.
+  it('refuses, as the put would, a class the stored ones leave no room for', async () => {
+    boa = await startService();
+    for (const name of ['w1', 'w2', 'w3'])
+      expect((await boa.request('PUT', `/v1/classes/${name}`, { profile: wide(name) })).status).toBe(200);
+    const refused = await boa.request('POST', '/v1/classes/validate', { profile: wide('w4') });
+    expect(refused.status).toBe(422);
+    expect(refused.body.error).toMatchObject({ code: 'profiles_too_large', field: 'profile' });
+    expect(refused.body.error.message).toMatch(/^with class w4 \(60000 speedup entries\), .* at most 200000/);
+    // Replacing a stored one with as large a profile fits, as its put does.
+    expect((await boa.request('POST', '/v1/classes/validate', { profile: wide('w3') })).body).toMatchObject({
+      valid: true,
+      name: 'w3',
+    });
   });
 });
 

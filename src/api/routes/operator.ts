@@ -3,6 +3,7 @@ import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import { frontierChart } from '../../charts/frontier-chart.ts';
 import { parseClassProfile, speedupDips } from '../../core/profile.ts';
 import { classView } from '../../service/class-in-use.ts';
+import { checkClassFits } from '../../service/class-operations.ts';
 import { currentFrontier } from '../../service/frontier.ts';
 import { ServiceError } from '../../service/errors.ts';
 import type { BoaService } from '../../service/service.ts';
@@ -182,11 +183,17 @@ export function operatorRoutes(app: OpenAPIHono<ApiEnv>) {
       operationId: 'validateClass',
       summary: 'Validate a class profile without saving it',
       request: body(ClassBody),
-      responses: { 200: jsonContent(ClassValidView, 'valid'), ...bodyErrors },
+      responses: {
+        200: jsonContent(ClassValidView, 'valid'),
+        ...bodyErrors,
+        422: jsonContent(ErrorSchema, 'profiles_too_large: as PUT /v1/classes/{name} would be refused'),
+      },
     }),
     (c) => {
       requireOperator(c);
       const profile = parseClassProfile(c.req.valid('json').profile);
+      // What a put would refuse is not valid either: found only at the put, it read as valid here.
+      checkClassFits(c.var.service, profile);
       return c.json(
         { valid: true, name: profile.name, epochs: profile.epochs.length, dips: speedupDips(profile) },
         200,
