@@ -1,8 +1,9 @@
 /**
  * The frontier and the load's needs are computed off the service's thread (a worker in the service).
- * For the largest profiles a config allows (1000 statistical epochs of 1024 widths) GET /v1/frontier
- * took about a minute on the service's thread and every tick and submission a second or more for the
- * load needs: no tick ran and no request (health, job reports) was answered meanwhile (found in review).
+ * For the largest profiles a config allowed until 2026-12-06 (1000 statistical epochs of 1024 widths)
+ * GET /v1/frontier took about a minute on the service's thread and every tick and submission a second or
+ * more for the load needs: no tick ran and no request (health, job reports) was answered meanwhile
+ * (found in review).
  * Here a computer the test holds stands for the worker: what the service answers while it computes.
  */
 import { pino } from 'pino';
