@@ -167,8 +167,11 @@ export function emulateNodegroup(options: EmulatedNodegroupOptions) {
     const error = queue.shift()?.error;
     if (error) throw error;
   };
-  /** A version or AMI update EKS is applying (startVersionUpdate): what it surged the group by. */
-  let versionUpdate: { surge: number } | undefined;
+  /**
+   * A version or AMI update EKS is applying (startVersionUpdate): what it surged the group by, and the
+   * group's maximum and desired size before it (its scale-down phase returns to them).
+   */
+  let versionUpdate: { surge: number; maxSize: number; desiredSize: number } | undefined;
   const inProgress = () => versionUpdate !== undefined || [...updates.values()].some((u) => u.pollsLeft > 0);
   const step = () => {
     for (const a of asgs) a.asg.step();
@@ -273,6 +276,8 @@ export function emulateNodegroup(options: EmulatedNodegroupOptions) {
         MinSize: asg.minSize,
         MaxSize: asg.maxSize,
         DesiredCapacity: asg.desiredCapacity,
+        // As EKS sets it: a numbered version of its own template, the new one from an update's start.
+        LaunchTemplate: { LaunchTemplateName: 'eks-gpu', Version: String(asg.templateVersion) },
         AvailabilityZones: [...(options.zones ?? ZONES)],
         SuspendedProcesses: [...asg.suspendedProcesses].map((p) => ({
           ProcessName: p,
@@ -568,23 +573,34 @@ export function emulateNodegroup(options: EmulatedNodegroupOptions) {
      */
     startVersionUpdate(surge: number) {
       const { asg } = nodegroup;
-      versionUpdate = { surge };
+      versionUpdate = { surge, maxSize: asg.maxSize, desiredSize: asg.desiredCapacity };
       asg.templateVersion += 1;
       asg.maxSize += surge;
       asg.desiredCapacity += surge;
       asg.step();
     },
-    /** The update ends: the old template's instances are terminated and the surge given back. */
-    finishVersionUpdate() {
+    /**
+     * The update's last phases, as EKS documents them
+     * (https://docs.aws.amazon.com/eks/latest/userguide/managed-node-update-behavior.html). Upgrade: each
+     * instance of the old template is drained and terminated, the group launching its replacement
+     * (EKS raised the desired size for them). Scale down: the maximum and desired size are decremented
+     * one at a time back to their values before the update, never raised: a desired size lowered
+     * meanwhile (Cluster Autoscaler, boa) stays where it is. `Failed` (NodeCreationFailure, the group left
+     * as it is, ACTIVE) when old instances remain with no instance of the new template to move to: the
+     * scale-up phase waits for new nodes to be Ready, and someone terminated them all.
+     */
+    finishVersionUpdate(): 'Successful' | 'Failed' {
       const { asg } = nodegroup;
-      const surge = versionUpdate?.surge ?? 0;
+      const before = versionUpdate;
       versionUpdate = undefined;
-      for (const i of asg.live().filter((i) => i.templateVersion < asg.templateVersion)) {
-        asg.terminateInstance(i.id, false);
-      }
-      asg.maxSize -= surge;
-      asg.desiredCapacity -= surge;
       asg.step();
+      const old = asg.live().filter((i) => i.templateVersion < asg.templateVersion);
+      if (old.length > 0 && old.length === asg.live().length) return 'Failed';
+      for (const i of old) asg.terminateInstance(i.id, false);
+      while (before && asg.desiredCapacity > before.desiredSize) asg.desiredCapacity -= 1;
+      while (before && asg.maxSize > before.maxSize) asg.maxSize -= 1;
+      asg.step();
+      return 'Successful';
     },
     setUpdatePolls(polls: number) {
       updatePolls = polls;
