@@ -47,6 +47,11 @@ export interface PoolNode {
    * will drain for a node group update.
    */
   readonly keepOnly?: boolean;
+  /**
+   * Launched from an earlier launch template version than its group's (on EKS: the nodes a node group
+   * update drains and replaces).
+   */
+  readonly outdated?: boolean;
   /** Already on its way out (released or shutting down): still paid until gone, never counted as kept. */
   readonly leaving?: boolean;
   /**

@@ -1,6 +1,7 @@
 import {
   type AutoScalingClient,
   DescribeAutoScalingGroupsCommand,
+  type DescribeAutoScalingGroupsCommandOutput,
   DescribeAutoScalingInstancesCommand,
   SetInstanceProtectionCommand,
   SuspendProcessesCommand,
@@ -59,6 +60,12 @@ export interface AsgView {
   readonly members: Set<string> | undefined;
   /** The group's suspended processes; undefined when the answer did not have the group. */
   readonly suspended: readonly string[] | undefined;
+  /**
+   * Instances launched from an earlier launch template version than the group's: the ones an EKS node
+   * group update drains and replaces (it sets the group to the new version first). Empty when the group
+   * names no version number ($Latest, $Default: nothing to compare).
+   */
+  readonly outdated: Set<string>;
 }
 
 /** One DescribeAutoScalingGroups call: the group's leaving instances and suspended processes. */
@@ -86,7 +93,26 @@ export async function describeAsg(autoScalingGroupName: string, ctx: AsgContext)
         ),
       )
     : undefined;
-  return { leaving, members, suspended };
+  return { leaving, members, suspended, outdated: outdatedInstances(group) };
+}
+
+type Group = NonNullable<DescribeAutoScalingGroupsCommandOutput['AutoScalingGroups']>[number];
+
+/** AsgView.outdated. */
+function outdatedInstances(group: Group | undefined): Set<string> {
+  const spec =
+    group?.LaunchTemplate ?? group?.MixedInstancesPolicy?.LaunchTemplate?.LaunchTemplateSpecification;
+  if (!group || !spec?.Version || !/^\d+$/.test(spec.Version)) return new Set();
+  const template = spec.LaunchTemplateId ?? spec.LaunchTemplateName;
+  return new Set(
+    (group.Instances ?? []).flatMap((i) => {
+      const own = i.LaunchTemplate;
+      const other =
+        own !== undefined &&
+        (own.Version !== spec.Version || (own.LaunchTemplateId ?? own.LaunchTemplateName) !== template);
+      return i.InstanceId && other ? [i.InstanceId] : [];
+    }),
+  );
 }
 
 /** SuspendProcesses of these processes on the group (a no-op for ones suspended already). */

@@ -18,6 +18,7 @@ import { AwsCallError } from './retry.ts';
 import { realSleep, type Sleep, systemClock } from '../time.ts';
 import {
   type AsgContext,
+  type AsgView,
   protectInstances,
   recentLaunchFailures,
   refused,
@@ -222,8 +223,9 @@ export class EksNodePool implements NodePool {
    * The group's instances in a Terminating lifecycle state; none without an Auto Scaling client. The same
    * read keeps AZRebalance suspended (level-triggered: a new ASG or a hand-made resume is caught here).
    */
-  private leavingInstances(): Promise<{ leaving: Set<string>; members: Set<string> | undefined }> {
-    if (!this.deps.autoscaling) return Promise.resolve({ leaving: new Set(), members: undefined });
+  private leavingInstances(): Promise<Pick<AsgView, 'leaving' | 'members' | 'outdated'>> {
+    if (!this.deps.autoscaling)
+      return Promise.resolve({ leaving: new Set(), members: undefined, outdated: new Set() });
     return this.leaving.read(
       async () => this.autoScalingGroup ?? (await this.readGroup()).autoScalingGroup,
       () => this.asgContext(),
@@ -247,11 +249,20 @@ export class EksNodePool implements NodePool {
     const listed = await listNodegroupInstances(this.deps.ec2, this.ref, this.config.gpusPerNode, this.ctx);
     // In Terminating:Wait an instance is still EC2 running and paid, but the group's no more: nothing is
     // placed there and it is not counted as kept.
-    const { leaving, members } = await this.leavingInstances();
+    const { leaving, members, outdated } = await this.leavingInstances();
     this.outsideGroup(listed, members, leaving);
-    return joinClusterNodes(listed, leaving, this.deps.nodes, this.config.gpusPerNode, (names) => {
-      this.names = names;
-    });
+    const nodes = await joinClusterNodes(
+      listed,
+      leaving,
+      this.deps.nodes,
+      this.config.gpusPerNode,
+      (names) => {
+        this.names = names;
+      },
+    );
+    return outdated.size === 0
+      ? nodes
+      : nodes.map((n) => (outdated.has(n.id) ? { ...n, outdated: true } : n));
   }
 
   /**

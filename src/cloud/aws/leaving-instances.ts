@@ -19,17 +19,17 @@ export class LeavingInstances {
     autoScalingGroup: () => Promise<string | undefined>,
     ctx: () => AsgContext,
     onSuspended?: (group: string, suspended: readonly string[] | undefined) => Promise<unknown>,
-  ): Promise<Pick<AsgView, 'leaving' | 'members'>> {
+  ): Promise<Pick<AsgView, 'leaving' | 'members' | 'outdated'>> {
     try {
       const group = await autoScalingGroup();
-      if (!group) return { leaving: new Set(), members: undefined };
-      const { leaving, members, suspended } = await describeAsg(group, ctx());
+      if (!group) return { leaving: new Set(), members: undefined, outdated: new Set() };
+      const { leaving, members, suspended, outdated } = await describeAsg(group, ctx());
       await onSuspended?.(group, suspended);
       if (this.unread !== undefined) {
         this.logger.info({ event: 'node.lifecycle-read' }, 'instance lifecycle states read again');
       }
       this.unread = undefined;
-      return { leaving, members };
+      return { leaving, members, outdated };
     } catch (error) {
       const message = (error as Error).message;
       if (this.unread === undefined) {
@@ -43,7 +43,7 @@ export class LeavingInstances {
         );
       }
       this.unread = message;
-      return { leaving: new Set(), members: undefined };
+      return { leaving: new Set(), members: undefined, outdated: new Set() };
     }
   }
 }
