@@ -5,7 +5,7 @@ import { nodeRemovals } from './schema.ts';
 export type NodeRemovalRow = typeof nodeRemovals.$inferSelect;
 /** `cordoning`: stored before the cordon call, so a cordon whose answer was lost is still undone. */
 export type RemovalState = 'chosen' | 'cordoning' | 'cordoned' | 'terminating' | 'terminated' | 'cancelled';
-export type RemovalReason = 'scale-in' | 'provision-timeout';
+export type RemovalReason = 'scale-in' | 'provision-timeout' | 'over-ceiling';
 
 const OPEN: RemovalState[] = ['chosen', 'cordoning', 'cordoned', 'terminating'];
 const ID_CHUNK = 500;

@@ -178,7 +178,7 @@ export const nodeRemovals = sqliteTable(
     nodeId: text('node_id').notNull(),
     /** The name allocations use (Kubernetes node name), when it had one. */
     nodeName: text('node_name'),
-    /** scale-in | provision-timeout */
+    /** scale-in | provision-timeout | over-ceiling (during an EKS update: nodes/eks-update.ts) */
     reason: text('reason').notNull(),
     /** chosen | cordoning | cordoned | terminating | terminated | cancelled */
     state: text('state').notNull(),

@@ -524,34 +524,86 @@ describe('budget under faults', () => {
       expect(await paidNodes(), `tick ${i}`).toBeLessThanOrEqual(allowed);
     }
   });
-  // GAP, pinned (documented, not fixed): docs/nodes.md point 9 holds every resize and removal while
-  // DescribeNodegroup says UPDATING with no update of boa's own (src/service/nodes/reconciler.ts,
-  // `updatedByEks` in pass() and chooseNow()): scaling the surge in, or terminating with a decrement
-  // under EKS, would work against EKS's own accounting of the update. By the budget's rule the nodes
-  // paid come within the ceiling in a tick or two; instead they all stay paid, idle ones included, for
-  // as long as the update lasts (one blocked on a pod disruption budget can last an hour before EKS
-  // fails it). The budget alarm of deploy.md sees it; nothing in boa bounds it.
-  it.fails(
-    'a budget cut while EKS applies its own update (UPDATING): the nodes paid come within the ceiling',
-    async () => {
-      // Expected: two nodes, one job ends; EKS starts a version update (one surge node); the budget is
-      // cut to 4 GPU-hours an hour, which after the hour's spend leaves a ceiling of 0 nodes (the job
-      // waits). Within 5 ticks the nodes paid should be within it.
-      const w = world({ maxSize: 4 });
-      const { tick, job, boa } = await w.start();
-      boa.service.setBudget(100);
-      const a = job(4);
-      const b = job(4);
-      await tick(3);
-      expect(w.group.asg.live()).toHaveLength(2);
-      w.group.startVersionUpdate(1);
-      boa.service.finishJob(b.id, 'done');
-      boa.service.setBudget(4);
-      await tick(5);
-      const paid = (await boa.pool.listNodes()).filter((n) => !n.leaving && n.billed !== false).length;
-      // Measured: 3 nodes paid (the two and the surge, all idle: the job waits) against a ceiling of 0.
-      expect(a.allocation).toEqual([]);
-      expect(paid).toBeLessThanOrEqual(boa.service.spendCeiling(w.clock.now())?.nodes ?? Infinity);
-    },
-  );
+  // Was a GAP, pinned until 2026-12-06: point 9 held every removal while DescribeNodegroup said UPDATING
+  // with no update of boa's own, so after a budget cut every node stayed paid, idle ones included, for as
+  // long as the update lasted (one blocked on a pod disruption budget: 15 minutes a node before EKS
+  // fails it). Measured then: 3 nodes paid (the two and the surge, all idle) against a ceiling of 0.
+  // Now boa holds off while the nodes paid are within the ceiling, and past it removes the excess as
+  // Cluster Autoscaler does during an update, terminating with the desired size lowered
+  // (src/service/nodes/eks-update.ts, which cites what EKS documents of its phases).
+  it('a budget cut while EKS applies its own update (UPDATING): the nodes paid come within the ceiling, and the update still finishes', async () => {
+    // Expected: two nodes, one job ends; EKS starts a version update (one surge node); the budget is
+    // cut to 4 GPU-hours an hour: a ceiling of 1 node. Within 5 ticks the nodes paid are within it,
+    // with no resize sent (EKS's update holds the group), both old-version nodes removed, the busy one
+    // too (EKS's drain would stop its job anyway), and the job on the surge node. EKS then finishes: its
+    // scale-down phase raises nothing, and the group is ACTIVE within its bounds (the surge's maximum
+    // given back) and the ceiling. A budget raised again widens the job, the group raised for it.
+    const w = world({ maxSize: 4 });
+    const { tick, job, boa, status } = await w.start();
+    boa.service.setBudget(100);
+    const a = job(4);
+    const b = job(4);
+    await tick(3);
+    expect(w.group.asg.live()).toHaveLength(2);
+    const resizes = w.group.updateCalls().length;
+    w.group.startVersionUpdate(1);
+    boa.service.finishJob(b.id, 'done');
+    boa.service.setBudget(4);
+    await tick(5);
+    const ceiling = () => boa.service.spendCeiling(w.clock.now())?.nodes ?? Infinity;
+    const paid = async () =>
+      (await boa.pool.listNodes()).filter((n) => !n.leaving && n.billed !== false).length;
+    // Pinned, the job waited: 5 ticks of 3 nodes paid had taken the ceiling to 0.
+    expect(ceiling()).toBe(1);
+    expect(await paid()).toBeLessThanOrEqual(ceiling());
+    const surge = w.group.asg.live().filter((i) => i.templateVersion === w.group.asg.templateVersion);
+    expect(w.group.asg.live()).toEqual(surge);
+    expect(a.allocation).toEqual(Array(4).fill(nodeName(w.group, surge[0]!.id)));
+    expect(w.group.updateCalls()).toHaveLength(resizes);
+    expect(w.group.terminations.length).toBeGreaterThan(0);
+    expect(w.group.terminations.every((t) => t.decrement)).toBe(true);
+    expect(w.logs.lines.filter((l) => l.event === 'nodes.update-over-ceiling')).toHaveLength(1);
+    expect((await status()).nodeGroup.lastRemoval?.reason).toBe('over-ceiling');
+    expect(w.group.finishVersionUpdate()).toBe('Successful');
+    await tick(2);
+    expect((await status()).nodeGroup.status).toBe('ACTIVE');
+    expect(w.group.group.maxSize).toBe(4);
+    expect(w.group.group.desiredSize).toBeGreaterThanOrEqual(w.group.group.minSize);
+    expect(w.group.group.desiredSize).toBeLessThanOrEqual(ceiling());
+    expect(await paid()).toBeLessThanOrEqual(ceiling());
+    expect(w.logs.lines.some((l) => l.event === 'nodes.drift')).toBe(false);
+    boa.service.setBudget(100);
+    await tick(3);
+    expect(a.allocation.length).toBeGreaterThan(4);
+    expect(w.group.group.desiredSize).toBeGreaterThan(1);
+  });
+
+  it('an EKS update within the ceiling is held off as before: the surge and the idle node kept, no resize, then resized as usual once ACTIVE', async () => {
+    // Expected: as above with the budget left at 100 GPU-hours an hour (a ceiling of many nodes): the
+    // idle node and the surge stay (EKS's to give back), nothing is terminated or resized while the
+    // group is UPDATING (the job's plan wants 4 nodes now), and only the hold is logged. Once EKS
+    // finishes, boa sends the size the job wants, within the group's maximum (given back to 4).
+    const w = world({ maxSize: 4 });
+    const { tick, job, boa } = await w.start();
+    boa.service.setBudget(100);
+    const a = job(4);
+    const b = job(4);
+    await tick(3);
+    const resizes = w.group.updateCalls().length;
+    w.group.startVersionUpdate(1);
+    boa.service.finishJob(b.id, 'done');
+    await tick(5);
+    expect(boa.service.spendCeiling(w.clock.now())?.nodes).toBeGreaterThanOrEqual(3);
+    expect(w.group.terminations).toEqual([]);
+    expect(w.group.updateCalls()).toHaveLength(resizes);
+    expect(w.group.asg.live()).toHaveLength(3);
+    expect(w.logs.lines.filter((l) => l.event === 'nodes.update-hold')).toHaveLength(1);
+    expect(w.logs.lines.some((l) => l.event === 'nodes.update-over-ceiling')).toBe(false);
+    expect(a.allocation).toHaveLength(4);
+    expect(w.group.finishVersionUpdate()).toBe('Successful');
+    await tick(3);
+    expect(w.group.sizesSent().slice(resizes)).toEqual([4]);
+    expect(w.group.group).toMatchObject({ maxSize: 4, desiredSize: 4 });
+    expect(a.allocation.length).toBeGreaterThan(4);
+  });
 });

@@ -4,6 +4,7 @@ import type { Repository } from '../../store/repository.ts';
 import type { Clock, MetricDatum, NodeGroupState, NodePool, PoolNode } from '../ports.ts';
 import { type BackoffPolicy, CapacityBackoff, type CapacityView } from './capacity.ts';
 import { DesiredSize } from './desired-size.ts';
+import { chooseUpdateVictims, paidBeyondCeiling } from './eks-update.ts';
 import { updatedByEks } from './own-update.ts';
 import { raiseWithinPaidCap } from './paid-cap.ts';
 import { chooseProvisionTimeouts } from './provision-timeouts.ts';
@@ -92,6 +93,8 @@ export class NodeReconciler {
   private readonly readiness: NodeReadiness;
   /** Holding off the group while EKS applies an update boa did not ask for (updatedByEks). */
   private holding = false;
+  /** `nodes.update-over-ceiling` was logged for the EKS update under way (once per update). */
+  private overCeilingLogged = false;
   /** The newest tick's target: a pass still running when the next tick chose more removals sizes on it. */
   private latestTarget: number | undefined;
   /** The newest tick's paidCap, read with latestTarget. */
@@ -165,7 +168,9 @@ export class NodeReconciler {
     this.latestTarget = input.target;
     this.latestPaidCap = input.paidCap;
     const group = input.group;
-    if (!group || updatedByEks(group)) return false;
+    if (!group) return false;
+    if (updatedByEks(group)) return this.chooseOverCeiling(input, group, now);
+    this.overCeilingLogged = false;
     const target = this.bounded(input.target, group);
     const busy = this.liveLoad(input, now);
     // Overdue nodes first, so the scale-in below counts them as going and never picks them a second time.
@@ -182,6 +187,42 @@ export class NodeReconciler {
     let placed = false;
     for (const victim of chooseVictimsForeignLast(kept, kept.length - target, busy)) {
       this.removing.choose(victim, 'scale-in', now);
+      if (busy(allocationName(victim)) > 0) placed = true;
+    }
+    return placed;
+  }
+
+  /**
+   * While EKS applies its own update, the nodes the budget cannot pay for (eks-update.ts): none while
+   * the nodes paid are within the ceiling (the group is EKS's then), the excess past it. True when a
+   * chosen node has jobs (they move now, as chooseNow's).
+   */
+  private chooseOverCeiling(input: NodeTickInput, group: NodeGroupState, now: number): boolean {
+    const nodes = input.nodes;
+    // Nodes already being removed are still paid: they count in the excess, and are not chosen twice.
+    const open = this.removing.rows().filter((r) => nodes.some((n) => n.id === r.nodeId)).length;
+    const paidBeyond = paidBeyondCeiling(nodes, this.removing, input.paidCap, group);
+    const excess = paidBeyond - open;
+    if (excess <= 0) return false;
+    const busy = this.liveLoad(input, now);
+    const kept = nodes.filter((n) => !n.leaving && !this.removing.includes(n.id));
+    const victims = chooseUpdateVictims(kept, excess, busy);
+    if (!this.overCeilingLogged) {
+      this.overCeilingLogged = true;
+      this.deps.logger.warn(
+        {
+          event: 'nodes.update-over-ceiling',
+          paidCap: input.paidCap,
+          beyond: paidBeyond,
+          nodes: victims.map((n) => n.name ?? n.id),
+          desiredSize: group.desiredSize,
+        },
+        'node group update under way with more nodes paid than the budget allows; removing the excess, the nodes it replaces first',
+      );
+    }
+    let placed = false;
+    for (const victim of victims) {
+      this.removing.choose(victim, 'over-ceiling', now);
       if (busy(allocationName(victim)) > 0) placed = true;
     }
     return placed;
@@ -217,15 +258,22 @@ export class NodeReconciler {
     if (updatedByEks(group)) {
       // Its surge nodes, taints and drains are EKS's; boa places jobs on the nodes that are ready and
       // resizes nothing until the group is ACTIVE again (EKS refuses config updates meanwhile anyway).
+      // Removals go on only while more nodes are paid than the budget allows (eks-update.ts).
       if (!this.holding)
         logger.info(
           { event: 'nodes.update-hold', desiredSize: group.desiredSize, target },
-          'node group update under way; holding resizes and removals',
+          'node group update under way; holding resizes, and removals while within the spend ceiling',
         );
       this.holding = true;
+      this.removing.note(nodes);
+      if (paidBeyondCeiling(nodes, this.removing, this.latestPaidCap, group) > 0)
+        await this.carryOnRemovals(nodes, busy);
       this.deps.onGroup?.(group);
       return;
     }
+    // The size EKS's update left (given back to its size before, or less after removals meanwhile) is
+    // where boa starts from: not drift.
+    if (this.holding) this.size.accept(group);
     this.holding = false;
     // While boa's own update runs, the group may show the size before it or after it: no drift then.
     const unanswered = this.removing.rows().filter((r) => r.state === 'terminating').length;
@@ -239,11 +287,7 @@ export class NodeReconciler {
     }
     this.removing.note(nodes);
     await this.callOffRemovals(nodes, target, busy);
-    const terminated = await this.removing.carryOn(nodes, busy, (decremented) => {
-      this.counters.terminations += 1;
-      // At the group's minimum the size stays and the group replaces the node: nothing to expect.
-      if (decremented) this.size.terminated();
-    });
+    const terminated = await this.carryOnRemovals(nodes, busy);
     const current = terminated > 0 ? await pool.describe() : group;
     this.lastGroup = current;
     // Nodes terminated by boa, in this pass or before and still listed, are out of the group already.
@@ -290,6 +334,15 @@ export class NodeReconciler {
     if (raised) await this.listLaunched();
   }
 
+  /** Each open removal one step further (removals.ts); how many nodes were terminated. */
+  private carryOnRemovals(nodes: readonly PoolNode[], busy: GpusInUse): Promise<number> {
+    return this.removing.carryOn(nodes, busy, (decremented) => {
+      this.counters.terminations += 1;
+      // At the group's minimum the size stays and the group replaces the node: nothing to expect.
+      if (decremented) this.size.terminated();
+    });
+  }
+
   /** The listing after a raise (listBetweenTicks); a failure leaves it to the next tick's. */
   private async listLaunched(): Promise<void> {
     try {
@@ -303,10 +356,10 @@ export class NodeReconciler {
   }
 
   /**
-   * Level-triggered: while fewer nodes are kept than the target, scale-in removals not yet terminating are
-   * called off, the busiest node first (the least drained). Carried on, the node would drain while a new
-   * one launched beside it for the target: the ceiling's nodes plus one paid for, and a cold boot for a
-   * warm node (found in review).
+   * Level-triggered: while fewer nodes are kept than the target, scale-in removals not yet terminating
+   * (and over-ceiling ones an EKS update left) are called off, the busiest node first (the least
+   * drained). Carried on, the node would drain while a new one launched beside it for the target: the
+   * ceiling's nodes plus one paid for, and a cold boot for a warm node (found in review).
    */
   private async callOffRemovals(nodes: readonly PoolNode[], target: number, busy: GpusInUse): Promise<void> {
     const kept = nodes.filter((n) => !n.leaving && !this.removing.includes(n.id)).length;
@@ -318,7 +371,7 @@ export class NodeReconciler {
     };
     const callable = this.removing
       .rows()
-      .filter((r) => r.reason === 'scale-in' && r.state !== 'terminating' && load(r.nodeId) >= 0)
+      .filter((r) => r.reason !== 'provision-timeout' && r.state !== 'terminating' && load(r.nodeId) >= 0)
       .sort((a, b) => load(b.nodeId) - load(a.nodeId));
     for (const row of callable) {
       if (short <= 0) break;

@@ -1,0 +1,64 @@
+import type { NodeGroupState, PoolNode } from '../ports.ts';
+import { allocationName, type GpusInUse } from './victims.ts';
+
+/**
+ * The budget while EKS applies an update boa did not send (updatedByEks). EKS raises the Auto Scaling
+ * group's maximum and desired size for new nodes, cordons the old ones, drains each (a pod disruption
+ * budget can hold a node 15 minutes before the update fails) and has the group terminate it, repeating
+ * until no node of the old launch template is left; then it lowers the maximum and desired size one at a
+ * time back to their values before the update
+ * (https://docs.aws.amazon.com/eks/latest/userguide/managed-node-update-behavior.html). Cluster
+ * Autoscaler keeps scaling the group meanwhile (https://github.com/aws/containers-roadmap/issues/916),
+ * removing a node by TerminateInstanceInAutoScalingGroup with the desired size lowered, as boa does
+ * (kubernetes/autoscaler, cloudprovider/aws/auto_scaling_groups.go DeleteInstances). So boa holds off
+ * while the nodes paid are within the spend ceiling, and past it removes the excess that way. The scale-down
+ * phase only decrements, so it never takes the group back above what boa removed; boa sends no resize
+ * until the group is ACTIVE (EKS refuses one meanwhile: ResourceInUseException).
+ */
+
+/**
+ * How many more nodes are paid than the budget allows now: nodes not on their way out (pending ones
+ * included: billed within a minute), less the ceiling, never below the group's minimum. 0 without a
+ * budget.
+ */
+export function paidBeyondCeiling(
+  nodes: readonly PoolNode[],
+  removing: { terminated(nodeId: string): boolean },
+  paidCap: number | undefined,
+  group: NodeGroupState,
+): number {
+  if (paidCap === undefined) return 0;
+  let paid = 0;
+  for (const node of nodes) if (!node.leaving && !removing.terminated(node.id)) paid++;
+  return Math.max(0, paid - Math.max(paidCap, group.minSize));
+}
+
+/**
+ * The nodes to remove during an EKS update, least harm to it first. The nodes the update replaces come
+ * first (an earlier launch template version, busy ones too: its drain stops their jobs anyway), so EKS
+ * has fewer to drain; its new nodes last, as the update waits for them to be Ready and moves the old
+ * nodes' pods there (found with the emulated group: removing the surge beside a busy old node left the
+ * update nowhere to go). Then idle before busy, nodes EKS marked for the update, and the oldest launched
+ * (without a version to compare, the old template's: EKS switches the group to the new one first).
+ */
+export function chooseUpdateVictims(
+  candidates: readonly PoolNode[],
+  count: number,
+  gpusInUse: GpusInUse,
+): PoolNode[] {
+  if (count <= 0) return [];
+  const load = (node: PoolNode) => gpusInUse(allocationName(node)) + (node.foreignGpus ?? 0);
+  const first = (flag: boolean | undefined) => (flag === true ? 0 : 1);
+  return candidates
+    .map((node) => ({ node, load: load(node) }))
+    .sort(
+      (a, b) =>
+        first(a.node.outdated) - first(b.node.outdated) ||
+        a.load - b.load ||
+        first(a.node.keepOnly) - first(b.node.keepOnly) ||
+        a.node.launchedAt - b.node.launchedAt ||
+        a.node.id.localeCompare(b.node.id),
+    )
+    .slice(0, count)
+    .map(({ node }) => node);
+}

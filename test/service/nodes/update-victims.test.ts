@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { chooseUpdateVictims, paidBeyondCeiling } from '../../../src/service/nodes/eks-update.ts';
+import type { NodeGroupState, PoolNode } from '../../../src/service/ports.ts';
+
+const node = (id: string, launchedAt: number, extra: Partial<PoolNode> = {}): PoolNode => ({
+  id,
+  launchedAt,
+  gpus: 4,
+  ready: true,
+  ...extra,
+});
+const group: NodeGroupState = { minSize: 1, maxSize: 5, desiredSize: 4, status: 'UPDATING' };
+
+describe('chooseUpdateVictims (during an EKS update)', () => {
+  it('removes the nodes the update replaces first, busy ones too, and its new nodes last', () => {
+    const nodes = [
+      node('surge-idle', 30),
+      node('old-busy', 10, { outdated: true }),
+      node('old-idle', 20, { outdated: true }),
+      node('new-busy', 25),
+    ];
+    const busy = (name: string) => (name.endsWith('busy') ? 4 : 0);
+    const order = (count: number) => chooseUpdateVictims(nodes, count, busy).map((n) => n.id);
+    expect(order(1)).toEqual(['old-idle']);
+    expect(order(2)).toEqual(['old-idle', 'old-busy']);
+    expect(order(4)).toEqual(['old-idle', 'old-busy', 'surge-idle', 'new-busy']);
+  });
+
+  it('without versions to compare: idle first, then the nodes EKS marked for the update, then the oldest launched', () => {
+    const nodes = [node('newest', 30), node('marked', 20, { keepOnly: true }), node('oldest', 10)];
+    expect(chooseUpdateVictims(nodes, 3, () => 0).map((n) => n.id)).toEqual(['marked', 'oldest', 'newest']);
+    const busyOldest = (name: string) => (name === 'oldest' ? 2 : 0);
+    expect(chooseUpdateVictims(nodes, 2, busyOldest).map((n) => n.id)).toEqual(['marked', 'newest']);
+  });
+});
+
+describe('paidBeyondCeiling', () => {
+  it('counts the nodes paid past the ceiling (pending ones too), not those on their way out, never below the minimum', () => {
+    const nodes = [
+      node('a', 1),
+      node('b', 2, { billed: false }),
+      node('leaving', 3, { leaving: true }),
+      node('terminated', 4),
+      node('c', 5),
+    ];
+    const removing = { terminated: (id: string) => id === 'terminated' };
+    expect(paidBeyondCeiling(nodes, removing, 1, group)).toBe(2);
+    expect(paidBeyondCeiling(nodes, removing, 0, group)).toBe(2);
+    expect(paidBeyondCeiling(nodes, removing, 3, group)).toBe(0);
+    expect(paidBeyondCeiling(nodes, removing, undefined, group)).toBe(0);
+  });
+});
