@@ -62,7 +62,8 @@ export class OwnUpdate {
  * EKS is applying an update boa did not send (a Kubernetes version or AMI update, a launch template
  * change, a config change by someone else): it raises the group's maximum and desired size for new
  * nodes, taints and drains the old ones, then gives the surge back. Scaling the surge in, or correcting
- * the desired size as drift, would work against it.
+ * the desired size as drift, would work against it: boa removes only what the budget cannot pay for
+ * (eks-update.ts).
  */
 export function updatedByEks(group: NodeGroupState): boolean {
   return group.status === 'UPDATING' && group.updateInFlight === undefined;
