@@ -159,3 +159,41 @@ describe('emulated node group: the ASG default termination policy', () => {
     expect(await ng.kube.list()).toMatchObject([{ ready: true, gpus: 4, unschedulable: false }]);
   });
 });
+
+describe('emulated node group: an EKS version update (managed-node-update-behavior)', () => {
+  const terminate = (ng: ReturnType<typeof setup>['ng'], id: string) =>
+    ng.autoscaling.send(
+      new TerminateInstanceInAutoScalingGroupCommand({
+        InstanceId: id,
+        ShouldDecrementDesiredCapacity: true,
+      }),
+    );
+
+  it('surges, replaces the old instances, then decrements the sizes back to those before it', () => {
+    const { ng } = setup(2, { maxSize: 4 });
+    ng.startVersionUpdate(1);
+    expect(ng.group).toMatchObject({ maxSize: 5, desiredSize: 3 });
+    expect(ng.finishVersionUpdate()).toBe('Successful');
+    expect(ng.group).toMatchObject({ maxSize: 4, desiredSize: 2 });
+    expect(ng.asg.live().every((i) => i.templateVersion === ng.asg.templateVersion)).toBe(true);
+  });
+
+  it('never raises a desired size lowered during it (Cluster Autoscaler, boa), and gives the maximum back', async () => {
+    const { ng } = setup(2, { maxSize: 4 });
+    const old = ng.asg.live().map((i) => i.id);
+    ng.startVersionUpdate(1);
+    for (const id of old) await terminate(ng, id);
+    expect(ng.finishVersionUpdate()).toBe('Successful');
+    expect(ng.group).toMatchObject({ maxSize: 4, desiredSize: 1 });
+    expect(ng.asg.live()).toHaveLength(1);
+  });
+
+  it('fails when old instances remain and every new one was terminated (nowhere to drain them to)', async () => {
+    const { ng } = setup(2, { maxSize: 4 });
+    ng.startVersionUpdate(1);
+    const surge = ng.asg.live().find((i) => i.templateVersion === ng.asg.templateVersion)!;
+    await terminate(ng, surge.id);
+    expect(ng.finishVersionUpdate()).toBe('Failed');
+    expect(ng.asg.live()).toHaveLength(2);
+  });
+});
