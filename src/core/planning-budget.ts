@@ -34,11 +34,15 @@ export interface PlanningBudgetRules {
   readonly planCap: PlanCapOptions | null;
 }
 
-/** The plan's budget, and what it would be without the cap. */
+/**
+ * The plan's budget, and what it would be without the cap; where the credit raised a control's budget
+ * below the load's minimum to it, also `unraised`, the plan's budget without that raise: below the
+ * minimum, the credit does not pay for the cheapest plan and jobs wait for the budget.
+ */
 export function planningBudget(
   input: PlanningBudgetInput,
   rules: PlanningBudgetRules,
-): { planned: number; uncapped: number } {
+): { planned: number; uncapped: number; unraised?: number } {
   const { budget, loadNeeds, unspentGpuHours } = input;
   const credit = rules.credit ? creditFactor({ budget, loadNeeds, unspentGpuHours }, rules.credit) : 1;
   const base = credit > 1 ? Math.max(loadNeeds, input.controlBudget) : input.controlBudget;
@@ -49,5 +53,7 @@ export function planningBudget(
         rules.planCap,
       )
     : Number.POSITIVE_INFINITY;
-  return { planned: Math.min(uncapped, cap), uncapped };
+  const planned = Math.min(uncapped, cap);
+  if (!(credit > 1 && input.controlBudget < loadNeeds)) return { planned, uncapped };
+  return { planned, uncapped, unraised: Math.min(input.controlBudget * input.warmupFactor * credit, cap) };
 }

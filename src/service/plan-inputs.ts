@@ -87,11 +87,16 @@ export function clusterShape(svc: BoaService): { gpusPerNode: number; maxWidth?:
   return Number.isFinite(maxNodes) ? { gpusPerNode, maxWidth: maxNodes * gpusPerNode } : { gpusPerNode };
 }
 
-/** The plan's budget, and the budget without the cap where the cap held it down (demand.ts reads it). */
-function plannedBudgets(budgets: { planned: number; uncapped: number }) {
-  return budgets.planned < budgets.uncapped
-    ? { planningBudget: budgets.planned, uncappedBudget: budgets.uncapped }
-    : { planningBudget: budgets.planned };
+/**
+ * The plan's budget, the budget without the cap where the cap held it down (demand.ts reads it), and
+ * the budget without the credit's raise to the load's minimum where it was raised (compute.ts reads it).
+ */
+function plannedBudgets(budgets: { planned: number; uncapped: number; unraised?: number }) {
+  return {
+    planningBudget: budgets.planned,
+    ...(budgets.planned < budgets.uncapped ? { uncappedBudget: budgets.uncapped } : {}),
+    ...(budgets.unraised === undefined ? {} : { unraisedBudget: budgets.unraised }),
+  };
 }
 
 /** The service's credit and plan cap, from its config (core/credit.ts, core/plan-cap.ts). */

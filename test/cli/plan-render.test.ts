@@ -41,4 +41,13 @@ describe("boa plan's predicted line", () => {
     expect(renderPlan(view(12, 13))).not.toMatch(/^queue /m);
     expect(renderPlan(view(13, 12, true))).toMatch(/^queue /m);
   });
+
+  it('says a plan the credit raised to the minimum without paying for it widens the cheapest one', () => {
+    // Budget 10, minimum 12.35: planned at 13, the cheapest plan times the credit.
+    const out = renderPlan(view(10, 13, true));
+    expect(out).toMatch(
+      /^queue\s+the budget, with its credit of budget unspent earlier, is below the minimum: the cheapest plan is used, widened by that credit; jobs wait for the budget when even it does not fit/m,
+    );
+    expect(out).not.toContain('the planning budget is below the minimum');
+  });
 });

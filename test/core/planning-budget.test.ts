@@ -29,6 +29,17 @@ describe("the plan's budget", () => {
     expect(spent.planned).toBe(36);
   });
 
+  it('says what a raised budget would be without the raise: below the minimum, the credit does not pay for it', () => {
+    // 36 x 1.5 = 54 against a minimum of 38: paid for, though raised.
+    expect(planningBudget(input, { credit, planCap: null }).unraised).toBeCloseTo(54, 9);
+    // A minimum of 100: 54 does not pay for it. No raise (the control's 36 above a minimum of 30): none.
+    expect(planningBudget({ ...input, loadNeeds: 100 }, { credit, planCap: null }).unraised).toBeCloseTo(
+      54,
+      9,
+    );
+    expect(planningBudget({ ...input, loadNeeds: 30 }, { credit, planCap: null }).unraised).toBeUndefined();
+  });
+
   it('holds the plan within the cap, and says what it would be without', () => {
     // A light load: the cap is 2 x 10 x (1 + 2 / 4) = 30, below the control's 36 (no credit: the load is light).
     const light = planningBudget({ ...input, loadNeeds: 10 }, { credit, planCap });

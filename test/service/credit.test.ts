@@ -34,6 +34,7 @@ async function budgeted(timesNeeds: number, config: Record<string, unknown> = {}
       return {
         planningBudget: control.planningBudget as number,
         credit: control.creditGpuHoursPerHour as number,
+        plan: (await s.request('GET', '/v1/plan')).body,
       };
     },
   };
@@ -93,6 +94,21 @@ describe('credit for a tight budget', () => {
     const later = await at(2);
     expect(later.credit).toBeCloseTo(needs / 2, 1);
     expect(later.planningBudget).toBeCloseTo(needs * 1.5, 1);
+  });
+
+  it('says the plan is the cheapest, jobs waiting for the budget, where the credit cannot pay for it', async () => {
+    // Found trying boa as a newcomer: a budget of 40 against a minimum of 126.6, with a little credit,
+    // planned the minimum x 1.01; the plan said nothing of a queue, and the dashboard nothing of why it
+    // allocated three times the budget. Half the minimum, one hour unspent: the credit is a quarter more.
+    const { budget, at } = await budgeted(0.5);
+    const needs = budget / 0.5;
+    const later = await at(1);
+    expect(later.credit).toBeGreaterThan(0);
+    expect(later.planningBudget).toBeGreaterThan(needs);
+    expect(later.plan.inputs.clampedToMinimum).toBe(true);
+    // A credit that pays for the minimum (0.8 of it, two hours unspent: x 1.5) queues nothing.
+    const paid = await (await budgeted(0.8)).at(2);
+    expect(paid.plan.inputs.clampedToMinimum).toBe(false);
   });
 
   it('keeps the credit of a generous budget for later', async () => {

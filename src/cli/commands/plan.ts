@@ -73,14 +73,7 @@ export function renderPlan(p: PlanView): string {
     // Keyed on the plan's own test (its planning budget, allocated GPU-hours, against the minimum), not
     // the paid budget against it: the two disagreed when the paid/allocated correction or the credit
     // moved the planning budget across the minimum (found in review).
-    ...(inputs.clampedToMinimum
-      ? [
-          [
-            'queue',
-            'the planning budget is below the minimum: the cheapest plan is used, jobs wait for the budget when even it does not fit (there may be none waiting now: boa jobs list), and the JCT below leaves any wait out',
-          ] as [string, string],
-        ]
-      : []),
+    ...(inputs.clampedToMinimum ? [['queue', queueSays(p)] as [string, string]] : []),
     [
       'predicted',
       `average JCT ${duration(p.predicted.avgJctSeconds)} (${fixed(p.predicted.avgJctSeconds, 0)} s),` +
@@ -88,4 +81,15 @@ export function renderPlan(p: PlanView): string {
     ],
   ]);
   return `${summary}${PREDICTED_NOTE}\n\nGPU widths by statistical epoch (e1 = first, as jobs list counts):\n${table(head, rows)}`;
+}
+
+/** Why jobs may wait for the budget under a plan at the load's minimum. */
+function queueSays(p: PlanView): string {
+  const wait =
+    'jobs wait for the budget when even it does not fit (there may be none waiting now: boa jobs list), and the JCT below leaves any wait out';
+  // A planning budget at or above the minimum is the credit's raise of one below it: saying "the
+  // planning budget is below the minimum" beside "planned for 128.2" would contradict it.
+  return p.planningBudget < p.minFeasibleBudget
+    ? `the planning budget is below the minimum: the cheapest plan is used, ${wait}`
+    : `the budget, with its credit of budget unspent earlier, is below the minimum: the cheapest plan is used, widened by that credit; ${wait}`;
 }

@@ -18,6 +18,12 @@ export interface PlanInputs {
   readonly planningBudget: number;
   /** The planning budget without the plan cap, when the cap held it down. */
   readonly uncappedBudget?: number;
+  /**
+   * The planning budget without the credit's raise of a budget below the load's minimum to it, when it
+   * was raised (core/planning-budget.ts): below the minimum, the credit widens the cheapest plan but
+   * does not pay for it, and jobs wait for the budget.
+   */
+  readonly unraisedBudget?: number;
   /** GPU-time allocated over what the plans in force expected (service/demand.ts); 1 when not used. */
   readonly demandRatio?: number;
   readonly solver: 'exact' | 'paper';
@@ -33,7 +39,10 @@ export interface PlanResult {
   readonly plan: MixedPlan;
   readonly value: PlanValue;
   readonly minFeasibleBudget: number;
-  /** True when the planning budget was below the minimum and the cheapest plan was used instead. */
+  /**
+   * True when the planning budget was below the minimum and the cheapest plan was used instead, or
+   * the credit raised it to the minimum without paying for it (the cheapest plan, widened by the credit).
+   */
   readonly clampedToMinimum: boolean;
   readonly solveMs: number;
 }
@@ -75,7 +84,9 @@ export function computePlan(inputs: PlanInputs, now: () => number = () => perfor
     plan: solution.plan,
     value: solution.value,
     minFeasibleBudget,
-    clampedToMinimum: inputs.planningBudget < minFeasibleBudget,
+    // Found trying boa as a newcomer: a budget of 40 against a minimum of 126.6 (history imported), with
+    // a little credit, planned 128.2 and neither `boa plan` nor the dashboard said jobs would wait.
+    clampedToMinimum: (inputs.unraisedBudget ?? inputs.planningBudget) < minFeasibleBudget,
     solveMs: now() - start,
   };
 }
