@@ -116,6 +116,14 @@ function planLabel(plan) {
   if (plan.budget < plan.minFeasibleBudget) {
     return `${label}: the cheapest, as the budget is below ${minimum}; jobs wait for the budget when even the cheapest plan does not fit, and spend is held at the budget`;
   }
+  // A planning budget at the minimum or above is the credit's raise of one below it (compute.ts): "the
+  // planning budget 39.90 is below the minimum 38.00" would contradict itself.
+  if (plan.planningBudget >= plan.minFeasibleBudget) {
+    return (
+      `${label}: the cheapest, widened by the credit of budget unspent earlier, as the budget corrected ` +
+      `for GPUs paid but not booked by the plan, lent ones included, warm-up and the plan cap, with that credit, is below ${minimum}`
+    );
+  }
   return (
     `${label}: the cheapest, as the planning budget ${fmt(plan.planningBudget)} (the budget ` +
     `corrected for GPUs paid but not booked by the plan, lent ones included, warm-up, credit or debt and the plan cap) is below ${minimum}`

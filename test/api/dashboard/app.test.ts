@@ -462,6 +462,33 @@ describe('the numbers and tables', () => {
     );
   });
 
+  it('say a plan the credit raised to the minimum without paying for it is the cheapest, widened', async () => {
+    const s = await service();
+    await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
+    await s.ticks(1);
+    const [view, plan, status] = await Promise.all(
+      ['/v1/budget', '/v1/plan', '/v1/status'].map(async (p) => (await s.request('GET', p)).body),
+    );
+    // As compute.ts flags it when the paid/allocated correction takes the budget of 40 to 33, below the
+    // minimum of 38, and the credit (x 1.05) raises it to 39.9 but pays for 35 of it.
+    const raised = {
+      ...plan,
+      budget: 40,
+      planningBudget: 39.9,
+      minFeasibleBudget: 38,
+      predicted: { ...plan.predicted, gpuHoursPerHour: 39.9 },
+      inputs: { ...plan.inputs, planningBudget: 39.9, unraisedBudget: 35, clampedToMinimum: true },
+    };
+    const dash = loadDashboardScript();
+    dash.renderNumbers(view, raised, status);
+    const label = /id="plan-value">[^<]*<\/div><div class="label">([^<]*)</.exec(
+      dash.element('numbers').innerHTML,
+    )![1];
+    expect(label).toBe(
+      'the plan allocates, GPU-hours per hour: the cheapest, widened by the credit of budget unspent earlier, as the budget corrected for GPUs paid but not booked by the plan, lent ones included, warm-up and the plan cap, with that credit, is below the minimum 38.00 the expected load needs',
+    );
+  });
+
   it('say why fewer GPUs than the budget are paid for now', async () => {
     // No job, no node: the whole budget is below it, and nothing present can use it.
     expect(await numbers()).toContain(
