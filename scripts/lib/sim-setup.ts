@@ -246,6 +246,18 @@ function yardstickWords(result: SimResult): string {
     : 'all paid, per hour: the arrivals span under an hour, read as one';
 }
 
+/**
+ * The most paid in any 24 hours, per hour. A run shorter than that has one such window, all of it: said
+ * so, or an 8-hour trace's "6.32" read as a contradiction of the "20.61" paid over its hours (found
+ * trying boa as a newcomer).
+ */
+function peakDayWords(result: SimResult): string {
+  const perHour = `${result.peakDayPaidGpuHoursPerHour.toFixed(2)} GPU-hours/hour`;
+  return result.spanHours < 24
+    ? `${perHour} (the run is ${result.spanHours.toFixed(2)} h: all it paid, over 24 h)`
+    : perHour;
+}
+
 /** A result as an aligned two-column table for people; `label` names the series (a boa variant). */
 export function resultTable(result: SimResult, label = result.policy): string {
   const hours = (s: number) =>
@@ -264,7 +276,7 @@ export function resultTable(result: SimResult, label = result.policy): string {
     ['paid GPU-hours/hour', `${result.paidGpuHoursPerHour.toFixed(2)} (${yardstickWords(result)})`],
     ['allocated GPU-hours/hour', `${result.allocatedGpuHoursPerHour.toFixed(2)} (the same)`],
     // What a budget held over the service's 24-hour window would have had to allow.
-    ['most paid in 24 h', `${result.peakDayPaidGpuHoursPerHour.toFixed(2)} GPU-hours/hour`],
+    ['most paid in 24 h', peakDayWords(result)],
     ['rescales', `${result.rescales}`],
     ['peak nodes', `${result.peakNodes}`],
     ...(result.cluster === null ? [] : [['cluster', result.cluster] as [string, string]]),

@@ -50,6 +50,15 @@ describe('simulate', () => {
     expect(table.stdout).toMatch(/^jobs completed\s+66 of 66$/m);
     // The spend is the one yardstick: all paid over the arrival span, which the table says.
     expect(table.stdout).toMatch(/^paid GPU-hours\/hour\s+[\d.]+ \(all paid over the arrival span\)$/m);
+    // An 8-hour run has one 24-hour window, the whole run: its peak day is all it paid over 24 h.
+    const span = /^run span\s+([\d.]+) h$/m.exec(table.stdout)![1] as string;
+    expect(Number(span)).toBeLessThan(24);
+    expect(table.stdout).toMatch(
+      new RegExp(
+        `^most paid in 24 h\\s+[\\d.]+ GPU-hours/hour \\(the run is ${span.replace('.', '\\.')} h: all it paid, over 24 h\\)$`,
+        'm',
+      ),
+    );
     const slow = JSON.parse(runScript('simulate.ts', [...args, '--format', 'json']).stdout);
     const fast = JSON.parse(runScript('simulate.ts', [...args, '--format', 'json', '--boot', '0']).stdout);
     expect(fast.avgQueueSeconds).toBeLessThan(slow.avgQueueSeconds);
