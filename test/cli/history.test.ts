@@ -305,7 +305,7 @@ describe('boa history', { timeout: 180_000 }, () => {
       expect(run.stderr).toMatch(message);
     }
     expect((await s.boa(['history', 'import', cases[0]![0], '--gap-hours', '0'])).stderr).toMatch(
-      /--gap-hours must be at least a minute/,
+      /--gap-hours must be at least a minute \(0\.0167 hours\), got 0\n/,
     );
     expect((await s.boa(['history', 'delete', 'x'])).status).toBe(2);
     expect(stored(s)).toEqual([]);

@@ -101,7 +101,8 @@ export function addHistoryCommands(program: Command): void {
           options.gapHours === undefined ? DEFAULT_GAP_HOURS : parseNumber(options.gapHours, '--gap-hours');
         if (!(gapHours >= DEFAULT_GAP_HOURS))
           throw usageError(
-            `--gap-hours must be at least a minute (${DEFAULT_GAP_HOURS}), got ${options.gapHours}`,
+            // Rounded up, so the value named is accepted: "(0.016666666666666666)" read as a bug.
+            `--gap-hours must be at least a minute (${(Math.ceil(DEFAULT_GAP_HOURS * 1e4) / 1e4).toFixed(4)} hours), got ${options.gapHours}`,
           );
         const parsed = files.map((file) => ({ file, content: readHistoryFile(file) }));
         const known = options.knownClasses
