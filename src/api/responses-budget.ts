@@ -201,6 +201,10 @@ export const BudgetView = z
 
 export const BudgetSetView = BudgetView.extend({
   minFeasibleBudget: z.number().openapi({ description: "the plan's minimum feasible budget" }),
+  minFeasiblePaidBudget: z.number().openapi({
+    description:
+      "the same as a budget: paid, at the budget window's paid/allocated overhead (a budget below it queues jobs)",
+  }),
   plan: z
     .object({
       id: z.number().int(),

@@ -71,10 +71,13 @@ export function operatorRoutes(app: OpenAPIHono<ApiEnv>) {
       await planned(service);
       const current = planView(service);
       const plan = current && current.budget === budget.gpuHoursPerHour ? current : null;
+      const minimum = plan?.minFeasibleBudget ?? minFeasibleBudget;
       return c.json(
         {
           ...budgetView(service),
-          minFeasibleBudget: plan?.minFeasibleBudget ?? minFeasibleBudget,
+          minFeasibleBudget: minimum,
+          // The same as a budget (paid), as GET /v1/frontier gives it: the figure the budget is compared with.
+          minFeasiblePaidBudget: minimum * service.overheadRatio(),
           warning: joinWarnings(warning, supersededBy(service, budget)),
           plan: plan && {
             id: plan.id,

@@ -63,6 +63,8 @@ export function addBudgetCommands(program: Command): void {
 
 type BudgetSetView = BudgetView & {
   minFeasibleBudget: number;
+  /** Absent from a service before 2026-12-06. */
+  minFeasiblePaidBudget?: number;
   warning?: string | null;
   plan: {
     id: number;
@@ -90,7 +92,7 @@ function perMonth(b: {
 }
 
 /** The numbers `boa plan` shows for the new budget: its minimum, and what the plan will spend. */
-function renderBudgetSet(data: BudgetSetView): string {
+export function renderBudgetSet(data: BudgetSetView): string {
   const plan = data.plan;
   const jobsPerHour = plan ? Object.values(plan.ratesPerHour).reduce((sum, r) => sum + r, 0) : 0;
   const none = plan !== null && noArrivals(plan.ratesPerHour);
@@ -104,9 +106,14 @@ function renderBudgetSet(data: BudgetSetView): string {
       : `plan #${plan.id} allocates ${significant(plan.predictedGpuHoursPerHour)} GPU-hours/hour at the ` +
         `current ${fixed(jobsPerHour, 2)} jobs/hour (boa plan)`;
   // With no arrivals the minimum is a load of none, not one: `frontier` says "-" there too.
-  const minimum = none
-    ? '- (no arrivals seen yet)'
-    : `${significant(data.minFeasibleBudget)} GPU-hours/hour at these arrival rates`;
+  // As a budget (paid), the figure the budget and its warning are compared with, as `frontier` shows
+  // it: the allocated one alone read "minimum feasible 11.32" above "budget 5 is below 22.629".
+  const paid = data.minFeasiblePaidBudget ?? data.minFeasibleBudget;
+  const minimumText =
+    significant(paid) !== significant(data.minFeasibleBudget)
+      ? `${significant(paid)} GPU-hours/hour paid (${significant(data.minFeasibleBudget)} allocated to jobs)`
+      : `${significant(data.minFeasibleBudget)} GPU-hours/hour`;
+  const minimum = none ? '- (no arrivals seen yet)' : `${minimumText} at these arrival rates`;
   const rows: [string, string][] = [
     ['budget set', `${data.gpuHoursPerHour} GPU-hours/hour${perMonth(data)}`],
     ['minimum feasible', minimum],

@@ -1,0 +1,51 @@
+/**
+ * `PUT /v1/budget` and `boa budget set` name the load's minimum as a budget (paid), the figure the
+ * budget and its warning are compared with, as `boa frontier` does, the GPUs it gives the jobs beside it.
+ * Found trying boa as a newcomer: "minimum feasible 11.32" (allocated) above "budget 5 is below 22.629"
+ * (paid), where `boa frontier` said "22.64 GPU-hours/hour paid (11.32 allocated to jobs)".
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { renderBudgetSet } from '../../src/cli/commands/budget.ts';
+import { startService } from '../service/harness.ts';
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const fn of cleanups.splice(0)) await fn();
+});
+
+/** A budget set's answer, as PUT /v1/budget gives it, with this minimum allocated and paid. */
+const answer = (allocated: number, paid: number) =>
+  ({
+    gpuHoursPerHour: 5,
+    dollarsPerMonth: null,
+    minFeasibleBudget: allocated,
+    minFeasiblePaidBudget: paid,
+    warning: null,
+    plan: {
+      id: 3,
+      predictedGpuHoursPerHour: allocated,
+      predictedAvgJctSeconds: 900,
+      ratesPerHour: { bert: 2 },
+    },
+  }) as unknown as Parameters<typeof renderBudgetSet>[0];
+
+describe('the minimum a budget set names', () => {
+  it('is paid, with what it allocates to jobs beside it where the two differ', () => {
+    expect(renderBudgetSet(answer(11.32, 22.64))).toMatch(
+      /^minimum feasible\s+22\.64 GPU-hours\/hour paid \(11\.32 allocated to jobs\) at these arrival rates$/m,
+    );
+    expect(renderBudgetSet(answer(11.32, 11.32))).toMatch(
+      /^minimum feasible\s+11\.32 GPU-hours\/hour at these arrival rates$/m,
+    );
+  });
+
+  it("is the frontier's paid minimum in the API's answer", async () => {
+    const s = await startService({ config: { priorRates: { cifar10: 8 } } });
+    cleanups.push(s.close);
+    const set = (await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 5 })).body;
+    const frontier = (await s.request('GET', '/v1/frontier')).body;
+    expect(set.minFeasiblePaidBudget).toBeGreaterThan(5);
+    expect(set.minFeasiblePaidBudget).toBeCloseTo(frontier.minFeasiblePaidBudget, 3);
+    expect(set.warning).toMatch(/^budget 5 is below [\d.]+ GPU-hours\/hour, the minimum/);
+  });
+});
