@@ -34,7 +34,6 @@ export function addSubmitCommand(jobs: Command): void {
       '--env <NAME=value>',
       'an environment variable for the job (repeatable); NAME alone takes its value from this shell',
       collect,
-      [],
     )
     .option(
       '--workdir <dir>',
@@ -218,7 +217,8 @@ interface SubmitOptions {
   name?: string;
   selfLaunched?: boolean;
   image?: string;
-  env: string[];
+  /** Undefined when none is given: a default of [] showed as "(default: [])" in the help. */
+  env?: string[];
   workdir?: string;
   checkpoint?: string;
   checkpointClaim?: string;
@@ -244,15 +244,16 @@ function refuseDashesAsValue(options: SubmitOptions): void {
   if (empty) throw usageError(`${empty[0]} needs a value before --, e.g. ${empty[0]} VALUE -- node train.js`);
 }
 
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
 }
 
 /** The workload the options and the words after `--` describe, or undefined for a self-launched job. */
 function workloadOf(words: string[], options: SubmitOptions) {
   const runOptions = [options.image, options.workdir, options.checkpoint, options.checkpointClaim];
+  const pairs = options.env ?? [];
   if (words.length === 0) {
-    if (options.env.length > 0 || runOptions.some((o) => o !== undefined)) {
+    if (pairs.length > 0 || runOptions.some((o) => o !== undefined)) {
       throw new CliError(
         'give the command boa should run after --, e.g. boa jobs submit cifar10 --image IMG -- python train.py',
         EXIT.badInput,
@@ -262,7 +263,7 @@ function workloadOf(words: string[], options: SubmitOptions) {
   }
   // No prototype: --env __proto__=x stays a key, for the service to refuse by name, not vanish.
   const env: Record<string, string> = Object.create(null);
-  for (const pair of options.env) {
+  for (const pair of pairs) {
     const at = pair.indexOf('=');
     if (at < 0 && /^[A-Za-z_][A-Za-z0-9_]*$/.test(pair)) {
       // --env NAME: the value from this shell, kept off the command line (ps, shell history).
@@ -288,7 +289,7 @@ function workloadOf(words: string[], options: SubmitOptions) {
   return {
     command: words,
     ...(options.image === undefined ? {} : { image: options.image }),
-    ...(options.env.length === 0 ? {} : { env }),
+    ...(pairs.length === 0 ? {} : { env }),
     ...(options.workdir === undefined ? {} : { workingDir: options.workdir }),
     ...(checkpoint ? { checkpoint } : {}),
   };
