@@ -7,6 +7,17 @@ import type { ClassProfiles } from './profiles-in-use.ts';
 import { DEFAULT_QUEUE_OVERDUE_HOURS, type QueueOrder, ceilingWidths } from '../core/ceiling-widths.ts';
 import { type SpeedupTable, epochSpeedups } from '../core/profile.ts';
 import { workLeftSeconds } from '../core/work-left.ts';
+import { ReusedColumn } from '../core/reused-column.ts';
+
+// The jobs' columns, kept across ticks (core/reused-column.ts): every call writes each element it reads.
+const plannedColumn = new ReusedColumn((length) => new Float64Array(length));
+const runningColumn = new ReusedColumn((length) => new Uint8Array(length));
+const currentColumn = new ReusedColumn((length) => new Float64Array(length));
+const weightColumn = new ReusedColumn((length) => new Float64Array(length));
+const workLeftColumn = new ReusedColumn((length) => new Float64Array(length));
+const overdueColumn = new ReusedColumn((length) => new Uint8Array(length));
+/** Each job's speedup table: objects, so a plain array, longer than the jobs when fewer than before. */
+const tablesColumn: (SpeedupTable | undefined)[] = [];
 
 /**
  * Planned widths within `gpus` (the ceiling): when they do not all fit, jobs are narrowed by price
@@ -34,7 +45,7 @@ export function budgetLimitedWidths(
   // (what widthsUnderCeiling gives then, without a map of every job each tick). The planned widths are
   // kept for the ticks it does not fit, which then read no job's plan twice.
   const count = jobs.length;
-  const widths = new Array<number>(count);
+  const widths = plannedColumn.of(count);
   let planned = 0;
   for (let index = 0; index < count; index++) {
     const job = jobs[index] as ServiceJob;
@@ -45,19 +56,18 @@ export function budgetLimitedWidths(
     planned += width;
   }
   if (planned <= Math.floor(gpus + 1e-9)) return plannedWidth;
-  // The jobs' columns in one pass (widthsUnderCeiling's, read once instead of a map per column), into
-  // arrays of their final length: grown by push, they cost twice as much in the tick.
-  const running = new Array<boolean>(count);
-  const current = new Array<number>(count);
-  const tables = new Array<SpeedupTable | undefined>(count);
-  const weights = new Array<number>(count);
+  // The jobs' columns in one pass (widthsUnderCeiling's, read once instead of a map per column).
+  const running = runningColumn.of(count);
+  const current = currentColumn.of(count);
+  const tables = tablesColumn;
+  const weights = weightColumn.of(count);
   const byWork = queue.order === 'least-work-left';
-  const workLeft = new Array<number>(count);
-  const overdue = new Array<boolean>(count);
+  const workLeft = workLeftColumn.of(byWork ? count : 0);
+  const overdue = overdueColumn.of(byWork ? count : 0);
   for (let index = 0; index < count; index++) {
     const job = jobs[index] as ServiceJob;
     const runs = job.state === 'running';
-    running[index] = runs;
+    running[index] = runs ? 1 : 0;
     // The width it is booked at: GPUs the idle fill lent are not the budget's (idle-fill.ts).
     current[index] = runs ? job.width - job.idleFillGpus : 0;
     const profile = classes.get(job.className)?.profile;
@@ -66,7 +76,7 @@ export function budgetLimitedWidths(
     if (byWork) {
       workLeft[index] =
         workLeftSeconds(profile, job.statEpoch, job.workDoneSeconds) ?? Number.POSITIVE_INFINITY;
-      overdue[index] = now - job.submittedAt >= queue.overdueMs;
+      overdue[index] = now - job.submittedAt >= queue.overdueMs ? 1 : 0;
     }
   }
   const served = ceilingWidths(
@@ -96,7 +106,7 @@ export function budgetLimitedWidths(
  * placed, and a search from the start for each made its pass quadratic in the queue (bench:tick
  * --jobs 10000, docs/benchmarks.md).
  */
-function widthIn(jobs: readonly ServiceJob[], widths: readonly number[]): (job: ServiceJob) => number {
+function widthIn(jobs: readonly ServiceJob[], widths: ArrayLike<number>): (job: ServiceJob) => number {
   let next = 0;
   return (job) => {
     const index = jobs[next] === job ? next : jobs[next - 1] === job ? next - 1 : indexFrom(jobs, job, next);

@@ -231,6 +231,6 @@ describe('widthsUnderCeiling: the rule the service and the simulator share', () 
       10,
       () => false,
     );
-    expect(widths).toEqual([6, 4]);
+    expect([...widths]).toEqual([6, 4]);
   });
 });
