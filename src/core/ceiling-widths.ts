@@ -4,6 +4,7 @@
  */
 import { narrowedColumn, speedupAt } from './narrowing.ts';
 import type { SpeedupTable } from './profile.ts';
+import { sortByKeyStable } from './stable-key-sort.ts';
 
 /** How the waiting jobs queue for the budget: waitingOrder, or the jobs' (submission) order. */
 export const QUEUE_ORDERS = ['least-work-left', 'submitted'] as const;
@@ -52,8 +53,8 @@ function waitingColumn(running: Flags, workLeft?: ArrayLike<number>, overdue?: F
       const work = workLeft[index];
       return work !== undefined && Number.isFinite(work) ? work : Number.POSITIVE_INFINITY;
     };
-    // A typed array's sort is stable too: equal work keeps the jobs' order.
-    order.subarray(firstCount).sort((a, b) => left(a) - left(b));
+    // Stable: equal work keeps the jobs' order.
+    sortByKeyStable(order.subarray(firstCount), left);
   }
   return order;
 }
