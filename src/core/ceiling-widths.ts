@@ -5,6 +5,11 @@
 import { narrowedColumn, speedupAt } from './narrowing.ts';
 import type { SpeedupTable } from './profile.ts';
 import { sortByKeyStable } from './stable-key-sort.ts';
+import { ReusedColumn } from './reused-column.ts';
+
+// Columns ceilingWidths works on, kept across calls (reused-column.ts); the widths it returns are fresh.
+const orderColumn = new ReusedColumn((length) => new Int32Array(length));
+const widthsColumn = new ReusedColumn((length) => new Float64Array(length));
 
 /** How the waiting jobs queue for the budget: waitingOrder, or the jobs' (submission) order. */
 export const QUEUE_ORDERS = ['least-work-left', 'submitted'] as const;
@@ -33,7 +38,7 @@ export function waitingOrder(running: Flags, workLeft?: ArrayLike<number>, overd
   return Array.from(waitingColumn(running, workLeft, overdue));
 }
 
-/** waitingOrder as a typed column: at 20,000 jobs the arrays pushed to were each over 128 KB. */
+/** waitingOrder as a typed column, kept for the next call: at 20,000 jobs the arrays pushed to were each over 128 KB. */
 function waitingColumn(running: Flags, workLeft?: ArrayLike<number>, overdue?: Flags): Int32Array {
   let firstCount = 0;
   let waiting = 0;
@@ -42,7 +47,7 @@ function waitingColumn(running: Flags, workLeft?: ArrayLike<number>, overdue?: F
     waiting++;
     if (overdue?.[index]) firstCount++;
   }
-  const order = new Int32Array(waiting);
+  const order = orderColumn.of(waiting);
   let first = 0;
   let next = firstCount;
   for (let index = 0; index < running.length; index++) {
@@ -180,7 +185,7 @@ export function ceilingWidths(
   const order = waitingColumn(running, jobs.workLeft, jobs.overdue);
   if (total <= whole) return servedWidths(running, planned, gpus, order);
   const narrowed = narrowedColumn({ planned, current, speedups: tables, weights: jobs.weights }, gpus);
-  const widths = new Float64Array(narrowed.length);
+  const widths = widthsColumn.of(narrowed.length);
   for (let index = 0; index < narrowed.length; index++) {
     const target = narrowed[index] as number;
     const plan = planned[index] as number;

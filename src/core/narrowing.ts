@@ -17,6 +17,7 @@
 
 import { type SpeedupTable, speedupAt } from './profile.ts';
 import { StepHeap, type StepTables, stepTables } from './narrowing-steps.ts';
+import { ReusedColumn } from './reused-column.ts';
 
 interface Step {
   readonly width: number;
@@ -24,6 +25,12 @@ interface Step {
 }
 
 export { speedupAt };
+
+// Widths narrowedColumn works on, kept across calls (reused-column.ts): each fresh, a tick allocated
+// several typed arrays of every job, and their memory outside the heap brought on full collections.
+const belowColumn = new ReusedColumn((length) => new Float64Array(length));
+const steppedColumn = new ReusedColumn((length) => new Float64Array(length));
+const replayColumn = new ReusedColumn((length) => new Float64Array(length));
 
 /** Steps already found, per table (the profiles' own objects, the same every tick) and width. */
 const stepsFound = new WeakMap<SpeedupTable, Map<number, Step | null>>();
@@ -96,6 +103,7 @@ export function narrowedByPrice(jobs: NarrowedJobs, gpus: number): number[] {
  * V8's 128 KB limit for regular objects, allocated in large-object space (core/reused-column.ts).
  */
 export function narrowedColumn(jobs: NarrowedJobs, gpus: number): Float64Array {
+  // The widths returned are a column kept for the next call: read before narrowing again.
   const whole = Math.floor(gpus + 1e-9);
   const { planned } = jobs;
   const total = sumOf(planned);
@@ -104,18 +112,20 @@ export function narrowedColumn(jobs: NarrowedJobs, gpus: number): Float64Array {
   const chains = chainsOf(tables, planned);
   const clearing = clearingLevel(chains, total, whole);
   // No level at which the widths fit: every job on its narrowest, the rest for the caller to queue.
-  if (clearing === null) return widthsBelow(chains, planned, null);
-  const start = widthsBelow(chains, planned, clearing);
-  const stepped = stepDown(jobs, tables, start, whole, Number.POSITIVE_INFINITY);
+  const count = planned.length;
+  if (clearing === null) return widthsBelow(chains, planned, null, belowColumn.of(count));
+  const start = widthsBelow(chains, planned, clearing, belowColumn.of(count));
+  const stepped = stepDown(jobs, tables, start, whole, Number.POSITIVE_INFINITY, steppedColumn.of(count));
   takeBack(stepped, stepped.taken, whole);
   for (const level of levelsBelow(chains, clearing)) {
     if (stepped.total >= whole) break;
     const replay = stepDown(
       jobs,
       tables,
-      widthsBelow(chains, planned, level),
+      widthsBelow(chains, planned, level, belowColumn.of(count)),
       Number.NEGATIVE_INFINITY,
       level,
+      replayColumn.of(count),
     );
     takeBack(stepped, replay.taken, whole);
   }
@@ -148,7 +158,14 @@ export function narrowedStepwise(jobs: NarrowedJobs, gpus: number): number[] {
   const whole = Math.floor(gpus + 1e-9);
   const { planned } = jobs;
   if (sumOf(planned) <= whole) return Array.from(planned);
-  const stepped = stepDown(jobs, stepTables(jobs, nextStepDown), planned, whole, Number.POSITIVE_INFINITY);
+  const stepped = stepDown(
+    jobs,
+    stepTables(jobs, nextStepDown),
+    planned,
+    whole,
+    Number.POSITIVE_INFINITY,
+    new Float64Array(planned.length),
+  );
   takeBack(stepped, stepped.taken, whole);
   return Array.from(stepped.widths);
 }
@@ -219,11 +236,12 @@ function levelsBelow({ chains }: Chains, level: number): number[] {
   return [...levels].sort((a, b) => b - a);
 }
 
-/** Each job's width once every step of a level below `level` is taken (null: every step). */
+/** Each job's width once every step of a level below `level` is taken (null: every step), into `widths`. */
 function widthsBelow(
   { chainOf, chains }: Chains,
   planned: ArrayLike<number>,
   level: number | null,
+  widths: Float64Array,
 ): Float64Array {
   const widthOf = chains.map((chain) => {
     let width = -1;
@@ -233,7 +251,6 @@ function widthsBelow(
     }
     return width;
   });
-  const widths = new Float64Array(planned.length);
   for (let index = 0; index < planned.length; index++) {
     const chain = chainOf[index] as number;
     const below = chain < 0 ? -1 : (widthOf[chain] as number);
@@ -251,7 +268,7 @@ interface Stepped {
 
 /**
  * From `start`, the cheapest next step first (StepHeap's order) while the widths do not fit and the
- * cheapest step's price is at most `lastPrice`.
+ * cheapest step's price is at most `lastPrice`; the widths in `into`.
  */
 function stepDown(
   { current }: NarrowedJobs,
@@ -259,8 +276,10 @@ function stepDown(
   start: ArrayLike<number>,
   whole: number,
   lastPrice: number,
+  into: Float64Array,
 ): Stepped {
-  const widths = Float64Array.from(start);
+  const widths = into;
+  widths.set(start);
   let total = sumOf(widths);
   const heap = new StepHeap(start.length);
   // Each job's next step: its position in the step tables (-1: none).
