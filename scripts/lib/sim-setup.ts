@@ -264,7 +264,8 @@ export function resultTable(result: SimResult, label = result.policy): string {
     Number.isFinite(s) ? `${s.toFixed(0)} s (${(s / 3600).toFixed(2)} h)` : 'n/a';
   const rows: Array<[string, string]> = [
     ['policy', label],
-    ['budget', result.budget === null ? '-' : `${result.budget}`],
+    // Two decimals: a multiple of the minimum (--budget 1.6x) came out as 19.347326.
+    ['budget', result.budget === null ? '-' : `${+result.budget.toFixed(2)}`],
     ...(result.target === null ? [] : [['target', `${result.target}`] as [string, string]]),
     ...(result.price === null ? [] : [['price', `${result.price}`] as [string, string]]),
     ...(result.solver === null ? [] : [['solver', result.solver] as [string, string]]),

@@ -200,6 +200,9 @@ describe('simulate', () => {
     expect(run.status, run.stderr).toBe(0);
     // cifar10's minimum on workload-1 is 8.76 GPU-hours/hour (the oracle refusal names it).
     expect(JSON.parse(run.stdout).budget).toBeCloseTo(1.5 * 8.76036, 3);
+    // The table, for people, to two decimals (it read 13.14054).
+    const table = runScript('simulate.ts', [...args.slice(0, -2), '--budget', '1.5x']);
+    expect(table.stdout).toMatch(/^budget +13\.14$/m);
     const two = runScript('simulate.ts', [...args, '--budget', '1x,2x']);
     expect(two.status).toBe(2);
     expect(two.stderr).toBe('error: --budget takes one value (40 or 1.2x), got "1x,2x"\n');
