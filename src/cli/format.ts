@@ -44,8 +44,12 @@ export function printableJson(text: string): string {
 
 /** Aligned columns with a header row; numeric columns are right-aligned. */
 export function table(head: string[], rows: Cell[][]): string {
-  const numeric = head.map((_, i) =>
-    rows.every((row) => row[i] === null || row[i] === undefined || /^(-?[\d,.]+%?)?$/.test(String(row[i]))),
+  const missing = (cell: Cell) => cell === null || cell === undefined;
+  // A column of missing values only ("-" each: no job has a note) is not a number column.
+  const numeric = head.map(
+    (_, i) =>
+      rows.some((row) => !missing(row[i])) &&
+      rows.every((row) => missing(row[i]) || /^(-?[\d,.]+%?)?$/.test(String(row[i]))),
   );
   const out = new Table({
     head,

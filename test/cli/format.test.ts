@@ -25,6 +25,17 @@ describe('table', () => {
     expect(lines[1]).toBe('x  -');
     expect(lines[2]).toBe('y  2  3');
   });
+
+  it('aligns a column of missing values only to the left, as text (jobs list with no notes)', () => {
+    const lines = table(
+      ['id', 'note'],
+      [
+        [1, null],
+        [20, null],
+      ],
+    ).split('\n');
+    expect(lines).toEqual(['id  note', ' 1  -', '20  -', '']);
+  });
 });
 
 describe('formats', () => {
