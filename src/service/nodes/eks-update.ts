@@ -34,6 +34,21 @@ export function paidBeyondCeiling(
 }
 
 /**
+ * How many of the nodes paidBeyondCeiling counts boa is removing already. Not one EKS is terminating
+ * meanwhile (leaving): no longer counted as paid, its removal made no room (found in review: counted,
+ * the excess fell short by one while it was listed).
+ */
+export function removingPaid(
+  nodes: readonly PoolNode[],
+  removing: { includes(nodeId: string): boolean; terminated(nodeId: string): boolean },
+): number {
+  let count = 0;
+  for (const node of nodes)
+    if (!node.leaving && !removing.terminated(node.id) && removing.includes(node.id)) count++;
+  return count;
+}
+
+/**
  * The nodes to remove during an EKS update, least harm to it first. The nodes the update replaces come
  * first (an earlier launch template version, busy ones too: its drain stops their jobs anyway), so EKS
  * has fewer to drain; its new nodes last, as the update waits for them to be Ready and moves the old

@@ -4,7 +4,7 @@ import type { Repository } from '../../store/repository.ts';
 import type { Clock, MetricDatum, NodeGroupState, NodePool, PoolNode } from '../ports.ts';
 import { type BackoffPolicy, CapacityBackoff, type CapacityView } from './capacity.ts';
 import { DesiredSize } from './desired-size.ts';
-import { chooseUpdateVictims, paidBeyondCeiling } from './eks-update.ts';
+import { chooseUpdateVictims, paidBeyondCeiling, removingPaid } from './eks-update.ts';
 import { updatedByEks } from './own-update.ts';
 import { raiseWithinPaidCap } from './paid-cap.ts';
 import { chooseProvisionTimeouts } from './provision-timeouts.ts';
@@ -200,7 +200,7 @@ export class NodeReconciler {
   private chooseOverCeiling(input: NodeTickInput, group: NodeGroupState, now: number): boolean {
     const nodes = input.nodes;
     // Nodes already being removed are still paid: they count in the excess, and are not chosen twice.
-    const open = this.removing.rows().filter((r) => nodes.some((n) => n.id === r.nodeId)).length;
+    const open = removingPaid(nodes, this.removing);
     const paidBeyond = paidBeyondCeiling(nodes, this.removing, input.paidCap, group);
     const excess = paidBeyond - open;
     if (excess <= 0) return false;
