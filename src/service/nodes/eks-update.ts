@@ -1,3 +1,4 @@
+import type { NodeRemovalRow } from '../../store/node-removals.ts';
 import type { NodeGroupState, PoolNode } from '../ports.ts';
 import { allocationName, type GpusInUse } from './victims.ts';
 
@@ -76,4 +77,31 @@ export function chooseUpdateVictims(
     )
     .slice(0, count)
     .map(({ node }) => node);
+}
+
+/**
+ * The over-ceiling removals that may be called off during an update, busiest node first (the least
+ * drained): not terminating, their node listed and paid, and neither of the update's old version nor
+ * marked by EKS for it (EKS drains those; uncordoning one would undo its cordon).
+ */
+export function spareOverCeiling(
+  rows: readonly NodeRemovalRow[],
+  nodes: readonly PoolNode[],
+  gpusInUse: GpusInUse,
+): Array<{ row: NodeRemovalRow; load: number }> {
+  const byId = new Map<string, PoolNode>();
+  for (const node of nodes) byId.set(node.id, node);
+  return rows
+    .flatMap((row) => {
+      const node = byId.get(row.nodeId);
+      const callable =
+        row.reason === 'over-ceiling' &&
+        row.state !== 'terminating' &&
+        node !== undefined &&
+        !node.leaving &&
+        node.outdated !== true &&
+        node.keepOnly !== true;
+      return callable ? [{ row, load: gpusInUse(allocationName(node)) }] : [];
+    })
+    .sort((a, b) => b.load - a.load);
 }

@@ -4,7 +4,7 @@ import type { Repository } from '../../store/repository.ts';
 import type { Clock, MetricDatum, NodeGroupState, NodePool, PoolNode } from '../ports.ts';
 import { type BackoffPolicy, CapacityBackoff, type CapacityView } from './capacity.ts';
 import { DesiredSize } from './desired-size.ts';
-import { chooseUpdateVictims, paidBeyondCeiling, removingPaid } from './eks-update.ts';
+import { chooseUpdateVictims, paidBeyondCeiling, removingPaid, spareOverCeiling } from './eks-update.ts';
 import { updatedByEks } from './own-update.ts';
 import { raiseWithinPaidCap } from './paid-cap.ts';
 import { chooseProvisionTimeouts } from './provision-timeouts.ts';
@@ -266,7 +266,11 @@ export class NodeReconciler {
         );
       this.holding = true;
       this.removing.note(nodes);
-      if (paidBeyondCeiling(nodes, this.removing, this.latestPaidCap, group) > 0)
+      await this.callOffSpare(nodes, group, busy);
+      // Over-ceiling removals left go on (an old node's is EKS's to drain anyway): held, they kept a
+      // cordoned node paid and unused until the update ended (found in review).
+      const overCeiling = this.removing.rows().some((r) => r.reason === 'over-ceiling');
+      if (overCeiling || paidBeyondCeiling(nodes, this.removing, this.latestPaidCap, group) > 0)
         await this.carryOnRemovals(nodes, busy);
       this.deps.onGroup?.(group);
       return;
@@ -332,6 +336,25 @@ export class NodeReconciler {
     this.deps.onGroup?.(reported);
     // After the group is reported: a slow or failing listing (its retries) must not hold that back.
     if (raised) await this.listLaunched();
+  }
+
+  /**
+   * During an EKS update, the over-ceiling removals the budget no longer asks for (it rose back) are
+   * called off, the busiest node first, and their nodes uncordoned. Not on a node of the update's old
+   * version or marked by EKS for it: EKS cordons and drains those itself, and an uncordon would undo it.
+   */
+  private async callOffSpare(
+    nodes: readonly PoolNode[],
+    group: NodeGroupState,
+    busy: GpusInUse,
+  ): Promise<void> {
+    let spare =
+      removingPaid(nodes, this.removing) - paidBeyondCeiling(nodes, this.removing, this.latestPaidCap, group);
+    if (spare <= 0) return;
+    for (const { row } of spareOverCeiling(this.removing.rows(), nodes, busy)) {
+      if (spare <= 0) break;
+      if (await this.removing.cancel(row)) spare -= 1;
+    }
   }
 
   /** Each open removal one step further (removals.ts); how many nodes were terminated. */

@@ -1,6 +1,6 @@
 /**
  * Over-ceiling removals during an EKS update boa did not send (eks-update.ts), ten busy nodes: a node
- * EKS takes out itself meanwhile (found in review).
+ * EKS takes out itself meanwhile, and a budget raised back while boa's removals drain (found in review).
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { NodeTickInput } from '../../../src/service/nodes/reconciler.ts';
@@ -47,5 +47,36 @@ describe('over the spend ceiling during an EKS update', () => {
     const listed = w.nodes.map((n) => (n.id === first[0] ? { ...n, leaving: true } : n));
     await tick(w, updating(w, 7, listed));
     expect(w.removals.open()).toHaveLength(3);
+  });
+
+  it('calls the removals off when the budget rises back above the nodes paid, uncordoning their nodes', async () => {
+    // Expected: ceiling 8 -> two busy nodes cordoned, their jobs moving. The budget rises to 10 before
+    // they empty: both removals are called off and the nodes offered to jobs again. Before: they stayed
+    // cordoned, paid and unused, until the update ended.
+    const w = reconcilerWorld(cleanups);
+    w.release();
+    await tick(w, updating(w, 8));
+    expect(w.removals.open().map((r) => r.state)).toEqual(['cordoned', 'cordoned']);
+    await tick(w, updating(w, 10));
+    expect(w.removals.open()).toEqual([]);
+    expect(w.reconciler.usable(w.nodes)).toHaveLength(10);
+    expect(w.terminated).toEqual([]);
+  });
+
+  it("goes on removing the update's old nodes when the budget rises (EKS drains them anyway): terminated once empty", async () => {
+    // Before: kept cordoned, never terminated, until the update ended (no removal carried on within
+    // the ceiling). Calling them off would uncordon a node EKS may be draining.
+    const w = reconcilerWorld(cleanups);
+    w.release();
+    const old = w.nodes.map((n, i) => (i < 2 ? { ...n, outdated: true } : n));
+    await tick(w, updating(w, 8, old));
+    expect(w.removals.open().map((r) => r.nodeId)).toEqual(['i-0', 'i-1']);
+    await tick(w, updating(w, 10, old));
+    expect(w.removals.open().map((r) => r.nodeId)).toEqual(['i-0', 'i-1']);
+    await tick(
+      w,
+      updating(w, 10, old, (name) => (name === 'n0' || name === 'n1' ? 0 : 4)),
+    );
+    expect(w.terminated).toEqual(['i-0', 'i-1']);
   });
 });
