@@ -98,21 +98,30 @@ export async function describeAsg(autoScalingGroupName: string, ctx: AsgContext)
 
 type Group = NonNullable<DescribeAutoScalingGroupsCommandOutput['AutoScalingGroups']>[number];
 
+type TemplateSpec = { LaunchTemplateId?: string; LaunchTemplateName?: string; Version?: string };
+
 /** AsgView.outdated. */
-function outdatedInstances(group: Group | undefined): Set<string> {
+export function outdatedInstances(group: Group | undefined): Set<string> {
   const spec =
     group?.LaunchTemplate ?? group?.MixedInstancesPolicy?.LaunchTemplate?.LaunchTemplateSpecification;
   if (!group || !spec?.Version || !/^\d+$/.test(spec.Version)) return new Set();
-  const template = spec.LaunchTemplateId ?? spec.LaunchTemplateName;
   return new Set(
     (group.Instances ?? []).flatMap((i) => {
       const own = i.LaunchTemplate;
-      const other =
-        own !== undefined &&
-        (own.Version !== spec.Version || (own.LaunchTemplateId ?? own.LaunchTemplateName) !== template);
+      const other = own !== undefined && (own.Version !== spec.Version || !sameTemplate(own, spec));
       return i.InstanceId && other ? [i.InstanceId] : [];
     }),
   );
+}
+
+/**
+ * By id when both name one, else by name: one side naming only the name and the other the id too is
+ * the same template (compared id against name, every instance was outdated).
+ */
+function sameTemplate(a: TemplateSpec, b: TemplateSpec): boolean {
+  if (a.LaunchTemplateId && b.LaunchTemplateId) return a.LaunchTemplateId === b.LaunchTemplateId;
+  if (a.LaunchTemplateName && b.LaunchTemplateName) return a.LaunchTemplateName === b.LaunchTemplateName;
+  return true;
 }
 
 /** SuspendProcesses of these processes on the group (a no-op for ones suspended already). */
