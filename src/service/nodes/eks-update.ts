@@ -54,8 +54,9 @@ export function removingPaid(
  * first (an earlier launch template version, busy ones too: its drain stops their jobs anyway), so EKS
  * has fewer to drain; its new nodes last, as the update waits for them to be Ready and moves the old
  * nodes' pods there (found with the emulated group: removing the surge beside a busy old node left the
- * update nowhere to go). Then idle before busy, nodes EKS marked for the update, and the oldest launched
- * (without a version to compare, the old template's: EKS switches the group to the new one first).
+ * update nowhere to go); the nodes EKS tainted for the update count as replaced. Then idle before busy,
+ * and the oldest launched (without a version to compare, the old template's: EKS switches the group to
+ * the new one first).
  */
 export function chooseUpdateVictims(
   candidates: readonly PoolNode[],
@@ -65,11 +66,14 @@ export function chooseUpdateVictims(
   if (count <= 0) return [];
   const load = (node: PoolNode) => gpusInUse(allocationName(node)) + (node.foreignGpus ?? 0);
   const first = (flag: boolean | undefined) => (flag === true ? 0 : 1);
+  // EKS taints every old node in its scale-up phase (keepOnly): the same nodes when the template's
+  // versions were not read this tick (a failed DescribeAutoScalingGroups lists none outdated).
+  const old = (node: PoolNode) => node.outdated === true || node.keepOnly === true;
   return candidates
     .map((node) => ({ node, load: load(node) }))
     .sort(
       (a, b) =>
-        first(a.node.outdated) - first(b.node.outdated) ||
+        first(old(a.node)) - first(old(b.node)) ||
         a.load - b.load ||
         first(a.node.keepOnly) - first(b.node.keepOnly) ||
         a.node.launchedAt - b.node.launchedAt ||

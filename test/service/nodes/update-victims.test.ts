@@ -26,11 +26,22 @@ describe('chooseUpdateVictims (during an EKS update)', () => {
     expect(order(4)).toEqual(['old-idle', 'old-busy', 'surge-idle', 'new-busy']);
   });
 
-  it('without versions to compare: idle first, then the nodes EKS marked for the update, then the oldest launched', () => {
+  it('without versions to compare: the nodes EKS marked for the update first, then idle, then the oldest launched', () => {
     const nodes = [node('newest', 30), node('marked', 20, { keepOnly: true }), node('oldest', 10)];
     expect(chooseUpdateVictims(nodes, 3, () => 0).map((n) => n.id)).toEqual(['marked', 'oldest', 'newest']);
     const busyOldest = (name: string) => (name === 'oldest' ? 2 : 0);
     expect(chooseUpdateVictims(nodes, 2, busyOldest).map((n) => n.id)).toEqual(['marked', 'newest']);
+  });
+});
+
+describe('chooseUpdateVictims without the launch template read', () => {
+  it('takes the nodes EKS tainted for the update as the ones it replaces, busy ones before an idle surge node', () => {
+    // A DescribeAutoScalingGroups that failed this tick lists no node outdated. EKS's scale-up phase
+    // taints every old node (keepOnly): removing the idle surge node first left the update nowhere to
+    // move the old node's pods.
+    const nodes = [node('surge-idle', 30), node('old-busy', 10, { keepOnly: true })];
+    const busy = (name: string) => (name === 'old-busy' ? 4 : 0);
+    expect(chooseUpdateVictims(nodes, 1, busy).map((n) => n.id)).toEqual(['old-busy']);
   });
 });
 
