@@ -60,14 +60,17 @@ export function reconcilerWorld(cleanups: Array<() => void>, options: { failedTe
     ready: true,
   }));
   const removals = new NodeRemovals(store.db);
-  const reconciler = new NodeReconciler({
-    pool,
-    removals,
-    repo: new Repository(store.db),
-    clock: { now: () => now },
-    logger: pino({ level: 'silent' }),
-    settings: { provisionMs: 900_000, backoff: { baseMs: 60_000, maxMs: 600_000 } },
-  });
+  // A new reconciler over the same store and pool: boa restarted.
+  const start = () =>
+    new NodeReconciler({
+      pool,
+      removals: new NodeRemovals(store.db),
+      repo: new Repository(store.db),
+      clock: { now: () => now },
+      logger: pino({ level: 'silent' }),
+      settings: { provisionMs: 900_000, backoff: { baseMs: 60_000, maxMs: 600_000 } },
+    });
+  const reconciler = start();
   const tick = (target: number, listed: readonly PoolNode[] = nodes): NodeTickInput => ({
     target,
     nodes: listed,
@@ -76,6 +79,7 @@ export function reconcilerWorld(cleanups: Array<() => void>, options: { failedTe
   });
   return {
     reconciler,
+    restart: start,
     removals,
     nodes,
     tick,

@@ -27,11 +27,11 @@ function updating(
   } satisfies NodeTickInput;
 }
 
-async function tick(w: ReturnType<typeof reconcilerWorld>, input: NodeTickInput) {
+async function tick(w: ReturnType<typeof reconcilerWorld>, input: NodeTickInput, reconciler = w.reconciler) {
   w.advance(30_000);
-  w.reconciler.chooseNow(input);
-  w.reconciler.afterTick(input);
-  await w.reconciler.settle();
+  reconciler.chooseNow(input);
+  reconciler.afterTick(input);
+  await reconciler.settle();
 }
 
 describe('over the spend ceiling during an EKS update', () => {
@@ -78,5 +78,30 @@ describe('over the spend ceiling during an EKS update', () => {
       updating(w, 10, old, (name) => (name === 'n0' || name === 'n1' ? 0 : 4)),
     );
     expect(w.terminated).toEqual(['i-0', 'i-1']);
+  });
+
+  it('after a restart mid-update, goes on with the stored removals: none chosen twice, no more than the excess', async () => {
+    const w = reconcilerWorld(cleanups);
+    w.release();
+    await tick(w, updating(w, 8));
+    const chosen = w.removals.open().map((r) => r.nodeId);
+    const boa = w.restart();
+    await tick(w, updating(w, 8), boa);
+    await tick(w, updating(w, 8), boa);
+    expect(w.removals.open().map((r) => r.nodeId)).toEqual(chosen);
+    const moved = (name: string) => (name === 'n0' || name === 'n1' ? 0 : 4);
+    await tick(w, updating(w, 8, undefined, moved), boa);
+    await tick(
+      w,
+      updating(
+        w,
+        8,
+        w.nodes.filter((n) => !chosen.includes(n.id)),
+        moved,
+      ),
+      boa,
+    );
+    expect(w.terminated).toEqual(chosen);
+    expect(w.removals.open()).toEqual([]);
   });
 });
