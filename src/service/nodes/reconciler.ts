@@ -27,6 +27,8 @@ export interface NodeSettings {
 
 /** Where the capacity backoff is kept across restarts. */
 const BACKOFF_KEY = 'nodes.capacityBackoff';
+/** Set while boa holds off the group during an EKS update (NodeReconciler.holding). */
+const HOLDING_KEY = 'nodes.eksUpdateHold';
 
 export interface NodeReconcilerDeps {
   readonly pool: NodePool;
@@ -91,8 +93,11 @@ export class NodeReconciler {
   readonly counters = { provisionTimeouts: 0, driftCorrections: 0, terminations: 0, launchFailures: 0 };
   private lastGroup: NodeGroupState | undefined;
   private readonly readiness: NodeReadiness;
-  /** Holding off the group while EKS applies an update boa did not ask for (updatedByEks). */
-  private holding = false;
+  /**
+   * Holding off the group while EKS applies an update boa did not ask for (updatedByEks). Stored: a
+   * restart before a pass saw the update end took the size EKS left for drift (found in review).
+   */
+  private holding: boolean;
   /** `nodes.update-over-ceiling` was logged for the EKS update under way (once per update). */
   private overCeilingLogged = false;
   /** The newest tick's target: a pass still running when the next tick chose more removals sizes on it. */
@@ -109,6 +114,7 @@ export class NodeReconciler {
     this.readiness = new NodeReadiness(deps.settings.notReadyGraceMs ?? 0);
     this.removing = new RemovalWalk(deps);
     this.size = new DesiredSize(deps);
+    this.holding = deps.repo.getSetting<boolean>(HOLDING_KEY) === true;
   }
 
   /**
@@ -259,11 +265,13 @@ export class NodeReconciler {
       // Its surge nodes, taints and drains are EKS's; boa places jobs on the nodes that are ready and
       // resizes nothing until the group is ACTIVE again (EKS refuses config updates meanwhile anyway).
       // Removals go on only while more nodes are paid than the budget allows (eks-update.ts).
-      if (!this.holding)
+      if (!this.holding) {
         logger.info(
           { event: 'nodes.update-hold', desiredSize: group.desiredSize, target },
           'node group update under way; holding resizes, and removals while within the spend ceiling',
         );
+        this.deps.repo.putSetting(HOLDING_KEY, true, now);
+      }
       this.holding = true;
       this.removing.note(nodes);
       await this.callOffSpare(nodes, group, busy);
@@ -277,7 +285,10 @@ export class NodeReconciler {
     }
     // The size EKS's update left (given back to its size before, or less after removals meanwhile) is
     // where boa starts from: not drift.
-    if (this.holding) this.size.accept(group);
+    if (this.holding) {
+      this.size.accept(group);
+      this.deps.repo.deleteSetting(HOLDING_KEY);
+    }
     this.holding = false;
     // While boa's own update runs, the group may show the size before it or after it: no drift then.
     const unanswered = this.removing.rows().filter((r) => r.state === 'terminating').length;

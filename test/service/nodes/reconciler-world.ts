@@ -88,5 +88,7 @@ export function reconcilerWorld(cleanups: Array<() => void>, options: { failedTe
     release,
     advance: (ms: number) => (now += ms),
     desired: () => desired,
+    /** The desired size set outside boa (EKS's own update). */
+    setDesired: (n: number) => (desired = n),
   };
 }

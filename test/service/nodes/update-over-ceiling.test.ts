@@ -104,4 +104,24 @@ describe('over the spend ceiling during an EKS update', () => {
     expect(w.terminated).toEqual(chosen);
     expect(w.removals.open()).toEqual([]);
   });
+
+  it('takes the size an EKS update left as its own after a restart too: no drift', async () => {
+    // Expected: boa removes two nodes over the ceiling during the update (desired 10 -> 8); EKS's
+    // scale-down phase then leaves 9, and boa restarts before any pass sees the group ACTIVE. Without a
+    // restart that size is boa's start (not drift); after one, the in-memory hold was lost and the first
+    // pass logged nodes.drift and counted a correction.
+    const w = reconcilerWorld(cleanups);
+    w.release();
+    await tick(w, { ...w.tick(10), gpusInUse: () => 4 });
+    await tick(
+      w,
+      updating(w, 8, undefined, () => 0),
+    );
+    expect(w.desired()).toBe(8);
+    w.setDesired(9);
+    const boa = w.restart();
+    const left = w.nodes.slice(2);
+    await tick(w, { ...w.tick(9, left), gpusInUse: () => 4, paidCap: 9 }, boa);
+    expect(boa.counters.driftCorrections).toBe(0);
+  });
 });
