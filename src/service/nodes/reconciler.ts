@@ -4,8 +4,8 @@ import type { Repository } from '../../store/repository.ts';
 import type { Clock, MetricDatum, NodeGroupState, NodePool, PoolNode } from '../ports.ts';
 import { type BackoffPolicy, CapacityBackoff, type CapacityView } from './capacity.ts';
 import { DesiredSize } from './desired-size.ts';
-import { chooseUpdateVictims, paidBeyondCeiling, removingPaid, spareOverCeiling } from './eks-update.ts';
 import { updatedByEks } from './own-update.ts';
+import { EksUpdateHold } from './update-hold.ts';
 import { raiseWithinPaidCap } from './paid-cap.ts';
 import { chooseProvisionTimeouts } from './provision-timeouts.ts';
 import { NodeReadiness } from './readiness.ts';
@@ -27,8 +27,6 @@ export interface NodeSettings {
 
 /** Where the capacity backoff is kept across restarts. */
 const BACKOFF_KEY = 'nodes.capacityBackoff';
-/** Set while boa holds off the group during an EKS update (NodeReconciler.holding). */
-const HOLDING_KEY = 'nodes.eksUpdateHold';
 
 export interface NodeReconcilerDeps {
   readonly pool: NodePool;
@@ -93,13 +91,8 @@ export class NodeReconciler {
   readonly counters = { provisionTimeouts: 0, driftCorrections: 0, terminations: 0, launchFailures: 0 };
   private lastGroup: NodeGroupState | undefined;
   private readonly readiness: NodeReadiness;
-  /**
-   * Holding off the group while EKS applies an update boa did not ask for (updatedByEks). Stored: a
-   * restart before a pass saw the update end took the size EKS left for drift (found in review).
-   */
-  private holding: boolean;
-  /** `nodes.update-over-ceiling` was logged for the EKS update under way (once per update). */
-  private overCeilingLogged = false;
+  /** While EKS applies an update boa did not ask for (updatedByEks): update-hold.ts. */
+  private readonly updateHold: EksUpdateHold;
   /** The newest tick's target: a pass still running when the next tick chose more removals sizes on it. */
   private latestTarget: number | undefined;
   /** The newest tick's paidCap, read with latestTarget. */
@@ -114,7 +107,7 @@ export class NodeReconciler {
     this.readiness = new NodeReadiness(deps.settings.notReadyGraceMs ?? 0);
     this.removing = new RemovalWalk(deps);
     this.size = new DesiredSize(deps);
-    this.holding = deps.repo.getSetting<boolean>(HOLDING_KEY) === true;
+    this.updateHold = new EksUpdateHold(deps, this.removing);
   }
 
   /**
@@ -175,8 +168,9 @@ export class NodeReconciler {
     this.latestPaidCap = input.paidCap;
     const group = input.group;
     if (!group) return false;
-    if (updatedByEks(group)) return this.chooseOverCeiling(input, group, now);
-    this.overCeilingLogged = false;
+    if (updatedByEks(group))
+      return this.updateHold.choose(input.nodes, group, input.paidCap, () => this.liveLoad(input, now), now);
+    this.updateHold.chooseOutside();
     const target = this.bounded(input.target, group);
     const busy = this.liveLoad(input, now);
     // Overdue nodes first, so the scale-in below counts them as going and never picks them a second time.
@@ -193,42 +187,6 @@ export class NodeReconciler {
     let placed = false;
     for (const victim of chooseVictimsForeignLast(kept, kept.length - target, busy)) {
       this.removing.choose(victim, 'scale-in', now);
-      if (busy(allocationName(victim)) > 0) placed = true;
-    }
-    return placed;
-  }
-
-  /**
-   * While EKS applies its own update, the nodes the budget cannot pay for (eks-update.ts): none while
-   * the nodes paid are within the ceiling (the group is EKS's then), the excess past it. True when a
-   * chosen node has jobs (they move now, as chooseNow's).
-   */
-  private chooseOverCeiling(input: NodeTickInput, group: NodeGroupState, now: number): boolean {
-    const nodes = input.nodes;
-    // Nodes already being removed are still paid: they count in the excess, and are not chosen twice.
-    const open = removingPaid(nodes, this.removing);
-    const paidBeyond = paidBeyondCeiling(nodes, this.removing, input.paidCap, group);
-    const excess = paidBeyond - open;
-    if (excess <= 0) return false;
-    const busy = this.liveLoad(input, now);
-    const kept = nodes.filter((n) => !n.leaving && !this.removing.includes(n.id));
-    const victims = chooseUpdateVictims(kept, excess, busy);
-    if (!this.overCeilingLogged) {
-      this.overCeilingLogged = true;
-      this.deps.logger.warn(
-        {
-          event: 'nodes.update-over-ceiling',
-          paidCap: input.paidCap,
-          beyond: paidBeyond,
-          nodes: victims.map((n) => n.name ?? n.id),
-          desiredSize: group.desiredSize,
-        },
-        'node group update under way with more nodes paid than the budget allows; removing the excess, the nodes it replaces first',
-      );
-    }
-    let placed = false;
-    for (const victim of victims) {
-      this.removing.choose(victim, 'over-ceiling', now);
       if (busy(allocationName(victim)) > 0) placed = true;
     }
     return placed;
@@ -264,32 +222,13 @@ export class NodeReconciler {
     if (updatedByEks(group)) {
       // Its surge nodes, taints and drains are EKS's; boa places jobs on the nodes that are ready and
       // resizes nothing until the group is ACTIVE again (EKS refuses config updates meanwhile anyway).
-      // Removals go on only while more nodes are paid than the budget allows (eks-update.ts).
-      if (!this.holding) {
-        logger.info(
-          { event: 'nodes.update-hold', desiredSize: group.desiredSize, target },
-          'node group update under way; holding resizes, and removals while within the spend ceiling',
-        );
-        this.deps.repo.putSetting(HOLDING_KEY, true, now);
-      }
-      this.holding = true;
-      this.removing.note(nodes);
-      await this.callOffSpare(nodes, group, busy);
-      // Over-ceiling removals left go on (an old node's is EKS's to drain anyway): held, they kept a
-      // cordoned node paid and unused until the update ended (found in review).
-      const overCeiling = this.removing.rows().some((r) => r.reason === 'over-ceiling');
-      if (overCeiling || paidBeyondCeiling(nodes, this.removing, this.latestPaidCap, group) > 0)
-        await this.carryOnRemovals(nodes, busy);
+      const carryOn = () => this.carryOnRemovals(nodes, busy);
+      await this.updateHold.pass(nodes, group, this.latestPaidCap, target, busy, carryOn, now);
       this.deps.onGroup?.(group);
       return;
     }
-    // The size EKS's update left (given back to its size before, or less after removals meanwhile) is
-    // where boa starts from: not drift.
-    if (this.holding) {
-      this.size.accept(group);
-      this.deps.repo.deleteSetting(HOLDING_KEY);
-    }
-    this.holding = false;
+    // The size EKS's update left is where boa starts from: not drift.
+    if (this.updateHold.ended()) this.size.accept(group);
     // While boa's own update runs, the group may show the size before it or after it: no drift then.
     const unanswered = this.removing.rows().filter((r) => r.state === 'terminating').length;
     const expected = this.size.drift(group, unanswered);
@@ -347,25 +286,6 @@ export class NodeReconciler {
     this.deps.onGroup?.(reported);
     // After the group is reported: a slow or failing listing (its retries) must not hold that back.
     if (raised) await this.listLaunched();
-  }
-
-  /**
-   * During an EKS update, the over-ceiling removals the budget no longer asks for (it rose back) are
-   * called off, the busiest node first, and their nodes uncordoned. Not on a node of the update's old
-   * version or marked by EKS for it: EKS cordons and drains those itself, and an uncordon would undo it.
-   */
-  private async callOffSpare(
-    nodes: readonly PoolNode[],
-    group: NodeGroupState,
-    busy: GpusInUse,
-  ): Promise<void> {
-    let spare =
-      removingPaid(nodes, this.removing) - paidBeyondCeiling(nodes, this.removing, this.latestPaidCap, group);
-    if (spare <= 0) return;
-    for (const { row } of spareOverCeiling(this.removing.rows(), nodes, busy)) {
-      if (spare <= 0) break;
-      if (await this.removing.cancel(row)) spare -= 1;
-    }
   }
 
   /** Each open removal one step further (removals.ts); how many nodes were terminated. */
