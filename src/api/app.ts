@@ -14,6 +14,7 @@ import { strictRequests } from './strict-requests.ts';
 import { prometheusRegistry } from './prometheus.ts';
 import { historyRoutes } from './routes/history.ts';
 import { jobRoutes } from './routes/jobs.ts';
+import { classRoutes } from './routes/classes.ts';
 import { operatorRoutes } from './routes/operator.ts';
 import { ledgerRoutes } from './routes/ledger.ts';
 import { dashboardRoutes } from './dashboard/index.ts';
@@ -82,6 +83,7 @@ export function createApp(service: BoaService, scheduler: Scheduler, operatorTok
   app.use('/v1/*', refuseProtoKeys());
   jobRoutes(app);
   operatorRoutes(app);
+  classRoutes(app);
   ledgerRoutes(app);
   historyRoutes(app);
   dashboardRoutes(app);

@@ -249,6 +249,11 @@ export const jsonContent = <T extends z.ZodType>(schema: T, description: string)
   description,
 });
 
+/** A route's required JSON request body. */
+export const jsonBody = <T>(schema: T) => ({
+  body: { content: { 'application/json': { schema } }, required: true },
+});
+
 export const errors = {
   400: jsonContent(ErrorSchema, 'invalid input; the error names the field'),
   401: jsonContent(ErrorSchema, 'missing or wrong bearer token'),

@@ -9,6 +9,7 @@ import {
   ErrorSchema,
   JobIdParam,
   JobLogsQuery,
+  jsonBody,
   jsonContent,
   ListJobsQuery,
   ProgressBody,
@@ -26,7 +27,6 @@ import { jobFromRow } from '../../service/jobs.ts';
 
 const notFound = { 404: jsonContent(ErrorSchema, 'no such job') };
 const conflict = { 409: jsonContent(ErrorSchema, 'the job is not in a state that allows this') };
-const body = <T>(schema: T) => ({ body: { content: { 'application/json': { schema } }, required: true } });
 
 /** The job token is checked here; an operator token is accepted for every job. */
 function jobToken(c: { get(k: 'operator'): boolean; req: { header(n: string): string | undefined } }) {
@@ -68,7 +68,7 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
       path: '/v1/jobs',
       operationId: 'registerJob',
       summary: 'Register a training job: returns its id and its own token',
-      request: { headers: IdempotencyKeyHeaders, ...body(RegisterJobBody) },
+      request: { headers: IdempotencyKeyHeaders, ...jsonBody(RegisterJobBody) },
       responses: {
         201: {
           ...jsonContent(RegisteredJobView, 'registered, or a submission with its Idempotency-Key replayed'),
@@ -340,7 +340,7 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
       path: '/v1/jobs/{id}/progress',
       operationId: 'reportProgress',
       summary: 'Report the statistical epoch the job has reached',
-      request: { params: JobIdParam, ...body(ProgressBody) },
+      request: { params: JobIdParam, ...jsonBody(ProgressBody) },
       responses: {
         200: jsonContent(AllocationView, 'allocation after the report'),
         ...bodyErrors,
