@@ -15,7 +15,7 @@ import { fillIdle, fillRuleNow, keptWidth } from './idle-fill.ts';
 /**
  * Places the tick's widths (tick-widths.ts) on the ready nodes; with the idle fill on (config.idleFill), a
  * widened job keeps its GPUs unless that leaves a job waiting or short, and idle GPUs are then lent.
- * The result's `changed` holds the fill's moves too.
+ * The result's `changed` holds the fill's moves too. `active`: the active jobs in id order.
  */
 export function placeWithIdleFill(
   service: BoaService,
@@ -47,11 +47,28 @@ export function placeWithIdleFill(
   }
   const classes = () => new Map(estimatedClasses(service).map((c) => [c.name, c]));
   const rule = fillRuleNow(service.deps.config, service.state.lastSubmittedAt, now);
-  for (const [id, next] of fillIdle(placement, active, widthOf, classes, now, rule)) {
+  for (const [id, next] of fillIdle(placement, (id) => jobWithId(active, id), widthOf, classes, now, rule)) {
     if (next === undefined) placed.changed.delete(id);
     else placed.changed.set(id, next);
   }
   return placed;
+}
+
+/**
+ * The job with id `id` among `jobs` (in id order), by bisection: the idle fill asks for the few jobs beside
+ * idle GPUs, and a lookup reads a few jobs' objects rather than all of them.
+ */
+function jobWithId(jobs: readonly ServiceJob[], id: number): ServiceJob | undefined {
+  let low = 0;
+  let high = jobs.length - 1;
+  while (low <= high) {
+    const middle = (low + high) >> 1;
+    const job = jobs[middle] as ServiceJob;
+    if (job.id === id) return job;
+    if (job.id < id) low = middle + 1;
+    else high = middle - 1;
+  }
+  return undefined;
 }
 
 /** GPUs of the jobs' widths not placed (a waiting job's whole width). */

@@ -71,11 +71,12 @@ export function keptWidth(job: ServiceJob, width: number): number {
 /**
  * Widens the jobs the last placement pass left beside idle GPUs of their nodes (on one node unless the
  * rule is by time saved). Returns the jobs it moved with their new allocations (undefined: back to the
- * one they run with). `widthOf`: the plan's widths; a job placed short of it is not widened.
+ * one they run with). `jobOf`: the placed jobs by id; `widthOf`: the plan's widths; a job placed short
+ * of it is not widened.
  */
 export function fillIdle(
   placement: IncrementalPlacement,
-  jobs: readonly ServiceJob[],
+  jobOf: (id: number) => ServiceJob | undefined,
   widthOf: (job: ServiceJob) => number,
   classesNow: () => ReadonlyMap<string, ClassProfile>,
   now: number,
@@ -92,12 +93,12 @@ export function fillIdle(
   const allocations = new Map<number, readonly number[]>();
   const ready = new Map(free);
   const candidates: FillCandidate[] = [];
-  // The candidates' jobs, in the jobs' order: only they are looked at once the core has filled.
+  // The candidates' jobs, in id order: only they are looked at once the core has filled.
   const taken: ServiceJob[] = [];
-  for (const job of jobs) {
-    const slots = placement.slotsOf(job.id);
-    if (slots === undefined || slots.length === 0 || slots.length < widthOf(job)) continue;
-    if (!onAnyOf(slots, free)) continue;
+  for (const id of placement.jobsOn(free.keys())) {
+    const job = jobOf(id);
+    const slots = placement.slotsOf(id);
+    if (job === undefined || slots === undefined || slots.length < widthOf(job)) continue;
     if (!severalNodes && !onOneNode(slots)) continue;
     const cls = classes.get(job.className);
     if (cls === undefined) continue;
@@ -123,12 +124,6 @@ export function fillIdle(
     moved.set(job.id, placement.moveTo(job.id, after, job.allocation));
   }
   return moved;
-}
-
-/** A slot on one of `nodes` (a plain loop: asked of every placed job each tick). */
-function onAnyOf(slots: readonly number[], nodes: ReadonlyMap<number, number>): boolean {
-  for (const n of slots) if (nodes.has(n)) return true;
-  return false;
 }
 
 /** Every slot on the first one's node. */

@@ -5,6 +5,7 @@
  * shapes it takes and gives placement-types.ts (exported here too).
  */
 import { executeWidths } from '../core/exec/index.ts';
+import { JobsByNode } from './placement-jobs-by-node.ts';
 import { NodeTable } from './placement-node-table.ts';
 import { mergedById, type Placed, sameSlots, type Unsettled } from './placement-records.ts';
 import type { Placement, PlacementBounds, PlacementJob } from './placement-types.ts';
@@ -27,6 +28,8 @@ export class IncrementalPlacement {
   /** The ready nodes, numbered, with their GPUs and those held; a new one when numbering starts afresh. */
   private nodes = new NodeTable();
   private readonly placed = new Map<number, Placed>();
+  /** The same records' jobs by the nodes they run on (the idle fill asks which run beside idle GPUs). */
+  private readonly jobsByNode = new JobsByNode();
   /**
    * The same records by job id, ascending (undefined: to be sorted again), walked alongside jobs that
    * come in id order, as the service's do: a map lookup per job cost 0.05-0.1 ms of the tick's decision
@@ -177,7 +180,11 @@ export class IncrementalPlacement {
       // A pass that started the numbering afresh replaced the table: the one kept is put back as it was.
       restoreNodes();
       this.placed.clear();
-      for (const record of placed) this.placed.set(record.id, record);
+      this.jobsByNode.clear();
+      for (const record of placed) {
+        this.placed.set(record.id, record);
+        this.jobsByNode.add(record.id, record.slots);
+      }
       this.byId = undefined; // sorted again from the map at the next pass
     };
   }
@@ -192,6 +199,11 @@ export class IncrementalPlacement {
     const free = new Map<number, number>();
     for (const n of this.nodes.freeNodes()) free.set(n.id, n.gpus);
     return free;
+  }
+
+  /** The ids of the jobs placed with a GPU on any of `nodes` (node numbers), ascending. */
+  jobsOn(nodes: Iterable<number>): number[] {
+    return this.jobsByNode.on(nodes);
   }
 
   /** Where the last pass left a job, by node number; undefined: nowhere. */
@@ -233,12 +245,14 @@ export class IncrementalPlacement {
     this.nodes.take(record.slots);
     this.allocated += record.slots.length;
     this.placed.set(id, record);
+    this.jobsByNode.add(id, record.slots);
   }
 
   private release(id: number, record: Placed): void {
     this.nodes.give(record.slots);
     this.allocated -= record.slots.length;
     this.placed.delete(id);
+    this.jobsByNode.remove(id, record.slots);
   }
 
   /**
@@ -249,6 +263,7 @@ export class IncrementalPlacement {
   private forgetAll(): void {
     this.nodes = new NodeTable();
     this.placed.clear();
+    this.jobsByNode.clear();
     this.byId = [];
     this.allocated = 0;
   }

@@ -32,7 +32,13 @@ function filled(jobs: ServiceJob[], widths: number[], nodes: PoolNode[]) {
   const placement = new IncrementalPlacement();
   const widthOf = (j: ServiceJob) => widths[jobs.indexOf(j)] as number;
   placement.place(jobs, widthOf, nodes, { gpusPerNode: 4, minNodes: 0, maxNodes: 8 });
-  return fillIdle(placement, jobs, widthOf, () => classes, NOW);
+  return fillIdle(
+    placement,
+    (id) => jobs.find((j) => j.id === id),
+    widthOf,
+    () => classes,
+    NOW,
+  );
 }
 
 describe('the idle fill leaves alone', () => {

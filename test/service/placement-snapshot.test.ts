@@ -2,7 +2,8 @@
  * IncrementalPlacement.snapshot(): a pass tried and put back leaves the placement as if it had never
  * run (the idle fill's give-back, idle-fill-pass.ts). Property: two placements fed the same ticks, one
  * of them also trying a pass without kept widths and putting it back each tick, place every tick the
- * same, with nodes coming, going, turning keep-only and offering fewer GPUs.
+ * same, with nodes coming, going, turning keep-only and offering fewer GPUs. Its jobs by node (jobsOn, the
+ * idle fill's index) are those a scan of every job's slots finds, put back too.
  */
 import { describe, expect, it } from 'vitest';
 import { IncrementalPlacement } from '../../src/service/placement.ts';
@@ -30,6 +31,18 @@ function state(placement: IncrementalPlacement, jobs: readonly Job[], nodes: rea
     onNodes: nodes.map((node) => placement.gpusOn(node.id)),
     free: [...placement.freeGpus()].sort((x, y) => x[0] - y[0]),
     slots: jobs.map((job) => placement.slotsOf(job.id)?.join() ?? '-'),
+    jobsOnEachNode: jobsOnEachNode(placement, jobs).indexed,
+  };
+}
+
+/** Each numbered node's jobs (`jobs` in id order) as placement.jobsOn has them and as a scan finds them. */
+function jobsOnEachNode(placement: IncrementalPlacement, jobs: readonly Job[]) {
+  const numbers = Array.from({ length: placement.numberedNodes }, (_, n) => n);
+  return {
+    indexed: numbers.map((n) => placement.jobsOn([n])),
+    scanned: numbers.map((n) =>
+      jobs.filter((job) => placement.slotsOf(job.id)?.includes(n)).map((job) => job.id),
+    ),
   };
 }
 
@@ -62,6 +75,8 @@ function ticks(seed: number): void {
     putBack();
     expect([...first.changed], `seed ${seed} tick ${tick}`).toEqual([...expected.changed]);
     expect(state(tried, jobs, nodes), `seed ${seed} tick ${tick}`).toEqual(state(plain, jobs, nodes));
+    const { indexed, scanned } = jobsOnEachNode(plain, jobs);
+    expect(indexed, `seed ${seed} tick ${tick}`).toEqual(scanned);
     for (const job of jobs) job.allocation = [...(expected.changed.get(job.id) ?? job.allocation)];
     // Widen some jobs onto free GPUs of their one node, in both (what the idle fill does after a pass).
     for (const job of jobs) {
@@ -74,6 +89,8 @@ function ticks(seed: number): void {
       tried.moveTo(job.id, to, job.allocation);
       if (moved) job.allocation = [...moved];
     }
+    const afterMoves = jobsOnEachNode(tried, jobs);
+    expect(afterMoves.indexed, `seed ${seed} tick ${tick}, after the moves`).toEqual(afterMoves.scanned);
   }
 }
 

@@ -50,7 +50,7 @@ describe('a job on several nodes', () => {
     placement.place([job], () => 6, nodes, { gpusPerNode: 4, minNodes: 0, maxNodes: 2 });
     return fillIdle(
       placement,
-      [job],
+      (id) => (id === job.id ? job : undefined),
       () => 6,
       () => classes,
       10 * HOUR,
