@@ -5,11 +5,15 @@
  * tenth of the decision at 1,000 jobs past the budget window (bench:tick, docs/benchmarks.md).
  */
 export class JobsByNode {
+  /** Emptied sets are kept for the node's next jobs: node numbers are bounded (placement.ts). */
   private readonly jobsOn = new Map<number, Set<number>>();
 
   /** Notes job `id` on each node of `slots`. */
   add(id: number, slots: readonly number[]): void {
-    for (const n of slots) {
+    for (let i = 0; i < slots.length; i++) {
+      const n = slots[i] as number;
+      // A slot a GPU: a node repeats, mostly next to itself.
+      if (n === slots[i - 1]) continue;
       const jobs = this.jobsOn.get(n);
       if (jobs === undefined) this.jobsOn.set(n, new Set([id]));
       else jobs.add(id);
@@ -18,11 +22,9 @@ export class JobsByNode {
 
   /** Takes job `id` off each node of `slots`. */
   remove(id: number, slots: readonly number[]): void {
-    for (const n of slots) {
-      const jobs = this.jobsOn.get(n);
-      if (jobs === undefined) continue;
-      jobs.delete(id);
-      if (jobs.size === 0) this.jobsOn.delete(n);
+    for (let i = 0; i < slots.length; i++) {
+      const n = slots[i] as number;
+      if (n !== slots[i - 1]) this.jobsOn.get(n)?.delete(id);
     }
   }
 
