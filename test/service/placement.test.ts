@@ -166,6 +166,11 @@ describe('IncrementalPlacement', () => {
             expect(gpus).toBeLessThanOrEqual(4);
             expect(placement.gpusOn(id)).toBe(gpus);
           }
+          // The jobs by node the idle fill asks for (jobsOn), after a fresh numbering too: a scan's.
+          for (let n = 0; n < placement.numberedNodes; n++)
+            expect(placement.jobsOn([n])).toEqual(
+              jobs.filter((j) => placement.slotsOf(j.id)?.includes(n)).map((j) => j.id),
+            );
           const wanted = jobs.reduce((sum, j) => sum + j.width, 0);
           if (wanted <= 4 * ready.length)
             for (const job of jobs) expect(job.allocation).toHaveLength(job.width);
