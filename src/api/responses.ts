@@ -100,6 +100,13 @@ export const StatusView = z
         notReady: z
           .record(z.string(), z.number().int())
           .openapi({ description: 'nodes not ready, by reason' }),
+        replaced: z
+          .array(z.object({ name: z.string(), nodes: z.number().int(), paidGpus: z.number().int() }))
+          .readonly()
+          .openapi({
+            description:
+              "node groups replaced (an instance-type change) whose nodes still run: paid and within the budget's ceiling until they are gone, given no new jobs",
+          }),
         removing: z.array(z.unknown()).readonly(),
         lastRemoval: z.object({ node: z.string(), reason: z.string(), at: time() }).nullable().openapi({
           description: 'the latest node boa terminated: scale-in removes nodes, it sends no resize',
@@ -113,6 +120,7 @@ export const StatusView = z
         updateInFlight: true,
         issues: true,
         notReady: true,
+        replaced: true,
         removing: true,
         lastRemoval: true,
         capacity: true,

@@ -64,6 +64,26 @@ export interface PoolNode {
   readonly foreignPods?: readonly string[];
   /** Why a node is not ready, for status and logs: booting, registering, not-ready, no-gpus, cordoned, leaving. */
   readonly waitingFor?: string;
+  /**
+   * The node group it belongs to was replaced (EKS: an instance-type change): the node is paid until the
+   * cloud deletes that group, so it is listed `leaving` (never kept, chosen or resized) and, while ready,
+   * `keepOnly` (its jobs stay, nothing new goes there). The old group's name.
+   */
+  readonly replacedGroup?: string;
+}
+
+/** A node group as a pool followed it: kept by the service across restarts (NodePool.followGroups). */
+export interface GroupRecord {
+  readonly name: string;
+  readonly arn?: string;
+  /** Its Auto Scaling group (EKS): tells a group replaced under the same name from its successor. */
+  readonly autoScalingGroup?: string;
+}
+
+/** The group a pool follows and the replaced ones whose nodes may still run (paid until they go). */
+export interface FollowedGroups {
+  readonly current?: GroupRecord;
+  readonly replaced: readonly (GroupRecord & { readonly since: number })[];
 }
 
 export interface TerminateResult {
@@ -107,6 +127,12 @@ export interface NodePool {
    * the pool's own, so describe() reports it in flight until it ends, and nothing is sent meanwhile.
    */
   adoptUpdate?(updateId: string): void;
+  /**
+   * The groups a previous run followed (stored; undefined: none stored), and where to store them when
+   * they change: a group replaced since (a new name or ARN) keeps its nodes listed, as `replacedGroup`,
+   * until none is left. Called before the first listing. Absent where a pool's group is never replaced.
+   */
+  followGroups?(stored: FollowedGroups | undefined, store: (groups: FollowedGroups) => void): void;
   /** Nodes that exist now (booting or ready), with their launch times. */
   listNodes(): Promise<PoolNode[]>;
   /**

@@ -7,7 +7,7 @@ import { gpuMsAt } from './gpu-time.ts';
 import type { ServiceJob } from './jobs.ts';
 import { type WaitContext, waitingFor } from './waiting-for.ts';
 import { ledgerKeptMs } from './retention.ts';
-import { knownPaidGpus } from './paid-now.ts';
+import { isBilled, knownPaidGpus } from './paid-now.ts';
 import { clusterShape } from './plan-inputs.ts';
 import { allocatedByClass } from './class-spend.ts';
 import { failedRankOf } from './replica-exits.ts';
@@ -358,8 +358,14 @@ function executorError(failing: BoaService['execution']['failing']) {
 function nodeGroupTruth(service: BoaService) {
   const { state } = service;
   const notReady: Record<string, number> = {};
+  const replaced = new Map<string, { name: string; nodes: number; paidGpus: number }>();
   for (const n of state.nodes) {
     if (!n.ready) notReady[n.waitingFor ?? 'booting'] = (notReady[n.waitingFor ?? 'booting'] ?? 0) + 1;
+    if (n.replacedGroup === undefined) continue;
+    const group = replaced.get(n.replacedGroup) ?? { name: n.replacedGroup, nodes: 0, paidGpus: 0 };
+    group.nodes += 1;
+    if (isBilled(n)) group.paidGpus += n.gpus;
+    replaced.set(n.replacedGroup, group);
   }
   const nodes = state.nodeStatus?.();
   const capacity = nodes?.capacity;
@@ -370,6 +376,7 @@ function nodeGroupTruth(service: BoaService) {
     updateInFlight: state.group?.updateInFlight ?? null,
     issues: state.group?.issues ?? [],
     notReady,
+    replaced: [...replaced.values()],
     removing: nodes?.removing ?? [],
     lastRemoval: nodes?.lastRemoval ?? null,
     capacity: capacity ?? null,

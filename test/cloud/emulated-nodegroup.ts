@@ -131,6 +131,17 @@ export function emulateNodegroup(options: EmulatedNodegroupOptions) {
     { asg: nodegroup.asg, nodegroupName: NODEGROUP },
   ];
   nodegroup.asg.step(clock.now() - 3_600_000);
+  /** The ASGs of groups replaced and not yet deleted (replace with keepOld). */
+  const replaced: EmulatedAsg[] = [];
+  /** The replaced groups are deleted (CloudFormation's cleanup): their instances shut down. */
+  const deleteReplaced = () => {
+    for (const old of replaced.splice(0)) {
+      old.desiredCapacity = 0;
+      old.minSize = 0;
+      for (const i of old.live()) old.setProtection([i.id], false);
+      old.step();
+    }
+  };
   /** Instances detached from the group's ASG by hand (DetachInstances): EC2 and Kubernetes still have them. */
   const detached: Array<{ asg: EmulatedAsg; nodegroupName: string; instances: EmulatedInstance[] }> = [];
   const kube = new EmulatedKubeNodes(clock, {
@@ -430,17 +441,26 @@ export function emulateNodegroup(options: EmulatedNodegroupOptions) {
           'tag:eks:nodegroup-name': nodegroupName,
           'instance-state-name': state,
         };
-        return state === 'terminated' || !matches(input.Filters, values) ? [] : [{ i, state }];
+        return state === 'terminated' || !matches(input.Filters, values)
+          ? []
+          : [{ i, state, nodegroupName, asgName: asg.name }];
       }),
     );
     const start = input.NextToken ? Number(input.NextToken) : 0;
-    const page: Instance[] = all.slice(start, start + pageSize).map(({ i, state }) => ({
-      InstanceId: i.id,
-      InstanceType: 'g4dn.12xlarge',
-      LaunchTime: new Date(i.launchedAt),
-      Placement: { AvailabilityZone: i.zone },
-      State: { Name: state },
-    }));
+    const page: Instance[] = all
+      .slice(start, start + pageSize)
+      .map(({ i, state, nodegroupName, asgName }) => ({
+        InstanceId: i.id,
+        Tags: [
+          { Key: 'eks:cluster-name', Value: CLUSTER },
+          { Key: 'eks:nodegroup-name', Value: nodegroupName },
+          { Key: 'aws:autoscaling:groupName', Value: asgName },
+        ],
+        InstanceType: 'g4dn.12xlarge',
+        LaunchTime: new Date(i.launchedAt),
+        Placement: { AvailabilityZone: i.zone },
+        State: { Name: state },
+      }));
     const next = start + pageSize < all.length ? String(start + pageSize) : undefined;
     return { Reservations: [{ Instances: page }], NextToken: next };
   });
@@ -470,6 +490,14 @@ export function emulateNodegroup(options: EmulatedNodegroupOptions) {
     },
     get asg() {
       return nodegroup.asg;
+    },
+    /** Every instance EC2 runs (billed), of any group: replaced ones and detached ones too. */
+    get running() {
+      step();
+      const sources = [...asgs.map((a) => ({ asg: a.asg, instances: a.asg.instances })), ...detached];
+      return sources.flatMap(({ asg, instances }) =>
+        instances.filter((i) => asg.ec2State(i, bootMs) === 'running'),
+      );
     },
     /** Live instances of the current group (launching or in service), oldest first. */
     get instances() {
@@ -526,9 +554,10 @@ export function emulateNodegroup(options: EmulatedNodegroupOptions) {
     },
     /**
      * The node group is replaced (an instance-type change in the infra): a new name, ARN and ASG at the
-     * same size; the old group's instances shut down.
+     * same size; the old group's instances shut down. `keepOld`: as CloudFormation does it, the new group
+     * starts at 0 and the old one keeps its instances (paid) until deleteReplaced(), its cleanup phase.
      */
-    replace(newName: string) {
+    replace(newName: string, options: { keepOld?: boolean } = {}) {
       generation += 1;
       const old = nodegroup.asg;
       const asg = new EmulatedAsg(
@@ -536,7 +565,7 @@ export function emulateNodegroup(options: EmulatedNodegroupOptions) {
         clock,
         old.minSize,
         old.maxSize,
-        old.desiredCapacity,
+        options.keepOld ? 0 : old.desiredCapacity,
         { ...asgOptions, idPrefix: `${generation}` },
       );
       asgs.push({ asg, nodegroupName: newName });
@@ -547,11 +576,10 @@ export function emulateNodegroup(options: EmulatedNodegroupOptions) {
         asg,
       });
       asg.step();
-      old.desiredCapacity = 0;
-      old.minSize = 0;
-      for (const i of old.live()) old.setProtection([i.id], false);
-      old.step();
+      replaced.push(old);
+      if (!options.keepOld) deleteReplaced();
     },
+    deleteReplaced,
     /** The next calls of `operation` fail with these errors, in order (undefined: that call succeeds). */
     failNext(
       operation: EmulatedOperation,

@@ -57,7 +57,7 @@ export function nodesWorld(options: NodesWorldOptions = {}) {
   const dataDir = options.onDisk ? mkdtempSync(join(tmpdir(), 'boa-nodes-')) : ':memory:';
   const logs = captureLogs();
   const metrics: MetricDatum[][] = [];
-  const config = resolveConfig({
+  let config = resolveConfig({
     cloud: 'aws',
     dataDir,
     token: 'operator-token-0123456789',
@@ -130,7 +130,12 @@ export function nodesWorld(options: NodesWorldOptions = {}) {
     if (dataDir !== ':memory:') rmSync(dataDir, { recursive: true, force: true });
   };
 
-  return { clock, group, logs, metrics, start, cleanup, dataDir };
+  /** The node group the next start() is configured with (CloudFormation points boa at a new one). */
+  const configureNodegroup = (nodegroupName: string) => {
+    config = { ...config, aws: { ...config.aws!, nodegroupName } };
+  };
+
+  return { clock, group, logs, metrics, start, cleanup, dataDir, configureNodegroup };
 }
 
 export type NodesWorld = ReturnType<typeof nodesWorld>;

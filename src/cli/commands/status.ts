@@ -99,6 +99,12 @@ function nodeLines(group: StatusView['nodeGroup']): Array<[string, string]> {
   const lines: Array<[string, string]> = [];
   const notReady = Object.entries(group.notReady).map(([why, n]) => `${n} ${why}`);
   if (notReady.length > 0) lines.push(['not ready', notReady.join(', ')]);
+  for (const old of group.replaced ?? []) {
+    lines.push([
+      'replaced group',
+      `${old.name}: ${counted(old.nodes, 'node')} on their way out (${old.paidGpus} GPUs paid, within the budget)`,
+    ]);
+  }
   if (group.removing.length > 0) {
     lines.push([
       'removing',

@@ -18,33 +18,39 @@ const PAGE_SIZE = 500;
  * seconds it was pending (EC2 gives no time it started running) are paid in the ledger and not billed,
  * so the ledger errs toward boa spending a little less than it may.
  */
-export function nodegroupFilters(ref: NodegroupRef): Filter[] {
+export function nodegroupFilters(ref: NodegroupRef, alsoGroups: readonly string[] = []): Filter[] {
+  const names = [ref.nodegroupName, ...alsoGroups.filter((name) => name !== ref.nodegroupName)];
   return [
     { Name: 'tag:eks:cluster-name', Values: [ref.clusterName] },
-    { Name: 'tag:eks:nodegroup-name', Values: [ref.nodegroupName] },
+    { Name: 'tag:eks:nodegroup-name', Values: names },
     { Name: 'instance-state-name', Values: ['pending', 'running'] },
   ];
 }
+
+/** A listed instance with the groups its tags name (EKS and its Auto Scaling group tag each instance). */
+export type ListedInstance = PoolNode & { readonly nodegroup?: string; readonly autoScalingGroup?: string };
 
 /**
  * The node group's instances that exist now, from EC2 (the ledger's truth, not the group's desired
  * size), all pages. `ready` here means EC2 running; the pool then joins Kubernetes' view (Ready, not
  * cordoned, GPUs advertised) to decide whether jobs may use the node. `gpus` is the configured GPUs per node (one instance type per group). A throttled
  * page restarts the whole listing: reads are safe to repeat and a partial list would undercount.
+ * `alsoGroups`: more node groups' names (replaced ones) listed by the same call.
  */
 export async function listNodegroupInstances(
   ec2: EC2Client,
   ref: NodegroupRef,
   gpusPerNode: number,
   ctx: RetryContext & { readonly clock: Clock },
-): Promise<PoolNode[]> {
+  alsoGroups: readonly string[] = [],
+): Promise<ListedInstance[]> {
   const nodes = await withRetry(
     'DescribeInstances',
     async () => {
-      const found = new Map<string, PoolNode>();
+      const found = new Map<string, ListedInstance>();
       const pages = paginateDescribeInstances(
         { client: ec2, pageSize: PAGE_SIZE },
-        { Filters: nodegroupFilters(ref) },
+        { Filters: nodegroupFilters(ref, alsoGroups) },
       );
       for await (const page of pages) {
         for (const instance of (page.Reservations ?? []).flatMap((r) => r.Instances ?? [])) {
@@ -55,11 +61,16 @@ export async function listNodegroupInstances(
             launchedAt = ctx.clock.now();
             ctx.logger.warn({ event: 'node.no-launch-time', nodeId: instance.InstanceId }, 'no LaunchTime');
           }
+          const tag = (key: string) => instance.Tags?.find((t) => t.Key === key)?.Value;
+          const nodegroup = tag('eks:nodegroup-name');
+          const autoScalingGroup = tag('aws:autoscaling:groupName');
           found.set(instance.InstanceId, {
             id: instance.InstanceId,
             launchedAt,
             gpus: gpusPerNode,
             ready: instance.State?.Name === 'running',
+            ...(nodegroup ? { nodegroup } : {}),
+            ...(autoScalingGroup ? { autoScalingGroup } : {}),
           });
         }
       }

@@ -4,6 +4,7 @@ import type { EKSClient } from '@aws-sdk/client-eks';
 import { pino, type Logger } from 'pino';
 import type {
   Clock,
+  FollowedGroups,
   LaunchedInstance,
   NodeGroupState,
   NodePool,
@@ -39,6 +40,7 @@ import { OwnEksUpdate } from './eks-own-update.ts';
 import { DEFAULT_IN_USE, DEFAULT_LABELS, type EksNodePoolConfig } from './eks-pool-config.ts';
 import { joinClusterNodes } from './eks-pool-nodes.ts';
 import { resizeNodegroup } from './eks-resize.ts';
+import { outgoing, plain, ReplacedNodegroups } from './replaced-nodegroups.ts';
 
 export type { EksNodePoolConfig } from './eks-pool-config.ts';
 
@@ -84,6 +86,8 @@ export class EksNodePool implements NodePool {
   private notInGroup = new Set<string>();
   /** The last read of the launch failures failed (logged once until one reads again). */
   private launchFailuresUnread = false;
+  /** Groups this pool followed before, while their nodes run (paid): replaced-nodegroups.ts. */
+  private readonly replaced: ReplacedNodegroups;
 
   constructor(
     private readonly config: EksNodePoolConfig,
@@ -118,6 +122,11 @@ export class EksNodePool implements NodePool {
     this.ownUpdate = new OwnEksUpdate(this.ctx, this.logger, waitMs, () => this.ref);
     this.leaving = new LeavingInstances(this.logger);
     this.rebalance = new AzRebalanceHold(this.logger);
+    this.replaced = new ReplacedNodegroups(this.logger, this.ctx.clock);
+  }
+
+  followGroups(stored: FollowedGroups | undefined, store: (groups: FollowedGroups) => void): void {
+    this.arn = this.replaced.resume(stored, store, this.ref.nodegroupName);
   }
 
   async describe(): Promise<NodeGroupState> {
@@ -208,6 +217,11 @@ export class EksNodePool implements NodePool {
     }
     this.arn = group.arn ?? this.arn;
     this.autoScalingGroup = group.autoScalingGroup;
+    this.replaced.seen({
+      name: group.name,
+      ...(this.arn ? { arn: this.arn } : {}),
+      ...(group.autoScalingGroup ? { autoScalingGroup: group.autoScalingGroup } : {}),
+    });
     return group;
   }
 
@@ -246,11 +260,27 @@ export class EksNodePool implements NodePool {
    * advertised (without a Kubernetes view, at EC2 running).
    */
   async listNodes(): Promise<PoolNode[]> {
-    const listed = await listNodegroupInstances(this.deps.ec2, this.ref, this.config.gpusPerNode, this.ctx);
+    // After a restart under another name (CloudFormation's, on a replacement), the group is read first:
+    // the old one's nodes must be in the first listing, or its tick fills the new group to the ceiling.
+    if (this.replaced.unsettled(this.ref.nodegroupName)) await this.readGroup();
+    const asked = this.replaced.asked();
+    const all = await listNodegroupInstances(
+      this.deps.ec2,
+      this.ref,
+      this.config.gpusPerNode,
+      this.ctx,
+      this.replaced.names(),
+    );
+    const replacedOf = this.replaced.sort(all, asked, this.ref.nodegroupName);
+    const listed = all.map(plain);
     // In Terminating:Wait an instance is still EC2 running and paid, but the group's no more: nothing is
     // placed there and it is not counted as kept.
     const { leaving, members, outdated } = await this.leavingInstances();
-    this.outsideGroup(listed, members, leaving);
+    this.outsideGroup(
+      listed.filter((n) => !replacedOf.has(n.id)),
+      members,
+      leaving,
+    );
     const nodes = await joinClusterNodes(
       listed,
       leaving,
@@ -260,9 +290,10 @@ export class EksNodePool implements NodePool {
         this.names = names;
       },
     );
-    return outdated.size === 0
-      ? nodes
-      : nodes.map((n) => (outdated.has(n.id) ? { ...n, outdated: true } : n));
+    return nodes.map((n) => {
+      const group = replacedOf.get(n.id);
+      return group ? outgoing(n, group) : outdated.has(n.id) ? { ...n, outdated: true } : n;
+    });
   }
 
   /**

@@ -4,6 +4,7 @@ import type { Repository } from '../../store/repository.ts';
 import type { Clock, MetricDatum, NodeGroupState, NodePool, PoolNode } from '../ports.ts';
 import { type BackoffPolicy, CapacityBackoff, type CapacityView } from './capacity.ts';
 import { DesiredSize } from './desired-size.ts';
+import { followStoredGroups } from './followed-groups.ts';
 import { updatedByEks } from './own-update.ts';
 import { EksUpdateHold } from './update-hold.ts';
 import { raiseWithinPaidCap } from './paid-cap.ts';
@@ -108,6 +109,7 @@ export class NodeReconciler {
     this.removing = new RemovalWalk(deps);
     this.size = new DesiredSize(deps);
     this.updateHold = new EksUpdateHold(deps, this.removing);
+    followStoredGroups(deps.pool, deps.repo, deps.clock);
   }
 
   /**

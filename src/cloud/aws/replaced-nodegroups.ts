@@ -1,0 +1,133 @@
+import type { Logger } from 'pino';
+import type { Clock, FollowedGroups, GroupRecord, PoolNode } from '../../service/ports.ts';
+import type { ListedInstance } from './ec2-nodes.ts';
+
+type Replaced = FollowedGroups['replaced'][number];
+
+/**
+ * The node groups an EksNodePool followed before the one it follows now, while their instances run.
+ * CloudFormation replaces a group (an instance-type change) by creating the new one, pointing boa at it
+ * (a restart under the new name) and deleting the old one only in its cleanup phase; until then the
+ * old nodes are paid. Listed by the pool's one DescribeInstances call (their names beside the group's),
+ * they count as paid and within the spend ceiling; boa never terminates or resizes them (the group is
+ * CloudFormation's to delete, and its instances not in the new group's Auto Scaling group). Kept in the
+ * service's store (followGroups), so a restart of boa, the one CloudFormation makes included, knows
+ * them; a group is forgotten once a listing that asked for it finds none of its instances.
+ */
+export class ReplacedNodegroups {
+  private groups: FollowedGroups = { replaced: [] };
+  private store: ((groups: FollowedGroups) => void) | undefined;
+
+  constructor(
+    private readonly logger: Logger,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * What a previous run stored; the ARN to compare the group with, when it ran under the configured
+   * name. Under another (CloudFormation pointed boa at a new group, or rolled back to the old one; or
+   * boa had followed the group by its labels), the first read of the group settles it (unsettled).
+   */
+  resume(
+    stored: FollowedGroups | undefined,
+    store: (groups: FollowedGroups) => void,
+    configured: string,
+  ): string | undefined {
+    this.store = store;
+    this.groups = {
+      ...(stored?.current ? { current: stored.current } : {}),
+      replaced: stored?.replaced ?? [],
+    };
+    return stored?.current?.name === configured ? stored.current.arn : undefined;
+  }
+
+  /** The group last followed has another name than `name`: a read of the group says if it was replaced. */
+  unsettled(name: string): boolean {
+    return this.groups.current !== undefined && this.groups.current.name !== name;
+  }
+
+  /** The group as DescribeNodegroup found it: one with another name or ARN than the last replaced it. */
+  seen(group: GroupRecord): void {
+    const last = this.groups.current;
+    const same = last !== undefined && sameGroup(last, group);
+    if (same && last.arn === group.arn && last.autoScalingGroup === group.autoScalingGroup) return;
+    if (!same && last) {
+      this.logger.warn(
+        { event: 'nodegroup.replaced-nodes', from: last.name, fromArn: last.arn, to: group.name },
+        "node group replaced: the old group's nodes count as paid (within the budget's ceiling) until they " +
+          'are gone; nothing new is placed on them',
+      );
+    }
+    // The group followed again (a rollback) is no replaced one; nor is one recorded twice.
+    const replaced = this.groups.replaced.filter(
+      (r) => !sameGroup(r, group) && !(last && sameGroup(r, last)),
+    );
+    if (!same && last) replaced.push({ ...last, since: this.clock.now() });
+    this.keep({ current: group, replaced });
+  }
+
+  /** The replaced groups' names, for the listing (nodegroupFilters' alsoGroups). */
+  names(): string[] {
+    return [...new Set(this.groups.replaced.map((r) => r.name))];
+  }
+
+  /** The replaced groups a listing starting now asks for. */
+  asked(): readonly Replaced[] {
+    return this.groups.replaced;
+  }
+
+  /**
+   * The listed instances of replaced groups, by id, with the group's name; the groups `asked` of which
+   * none is listed any more are forgotten (stored).
+   */
+  sort(listed: readonly ListedInstance[], asked: readonly Replaced[], current: string): Map<string, string> {
+    const of = new Map<string, string>();
+    const found = new Set<Replaced>();
+    for (const instance of listed) {
+      const group = this.groups.replaced.find(
+        (r) =>
+          instance.nodegroup === r.name &&
+          // Under the current group's name, only its own Auto Scaling group tells an old instance apart.
+          (r.name !== current ||
+            (r.autoScalingGroup !== undefined && instance.autoScalingGroup === r.autoScalingGroup)),
+      );
+      if (!group) continue;
+      of.set(instance.id, group.name);
+      found.add(group);
+    }
+    const gone = asked.filter((r) => !found.has(r) && this.groups.replaced.includes(r));
+    if (gone.length > 0) {
+      for (const r of gone) {
+        this.logger.info(
+          { event: 'nodegroup.replaced-gone', nodegroup: r.name, arn: r.arn },
+          "the replaced node group's nodes are gone; no longer counted",
+        );
+      }
+      this.keep({ ...this.groups, replaced: this.groups.replaced.filter((r) => !gone.includes(r)) });
+    }
+    return of;
+  }
+
+  private keep(groups: FollowedGroups): void {
+    this.store?.(groups);
+    this.groups = groups;
+  }
+}
+
+/** The same group: the same name, and the same ARN where both are known. */
+function sameGroup(a: GroupRecord, b: GroupRecord): boolean {
+  return a.name === b.name && (a.arn === undefined || b.arn === undefined || a.arn === b.arn);
+}
+
+/** A node of a replaced group as listed: on its way out, its jobs kept while it is ready. */
+export function outgoing(node: PoolNode, group: string): PoolNode {
+  return node.ready
+    ? { ...node, leaving: true, keepOnly: true, replacedGroup: group }
+    : { ...node, leaving: true, replacedGroup: group, waitingFor: 'leaving' };
+}
+
+/** A listed instance as a node: the groups its tags name told replaced nodes apart, and are dropped. */
+export function plain(instance: ListedInstance): PoolNode {
+  const { nodegroup: _nodegroup, autoScalingGroup: _autoScalingGroup, ...node } = instance;
+  return node;
+}

@@ -1,0 +1,87 @@
+/**
+ * A GPU node group replaced as CloudFormation does it (an instance-type change): the new group is made
+ * at 0 nodes, boa restarts pointed at it, and the old group, its nodes running jobs and paid, is deleted
+ * only in the update's cleanup. boa counts the old nodes as paid and within the spend ceiling until
+ * they are gone, across a restart too, and leaves their jobs where they run.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { renderStatus } from '../../../src/cli/commands/status.ts';
+import { paidGpusNow } from '../../../src/service/paid-now.ts';
+import { type NodesWorld, nodesWorld } from '../nodes-harness.ts';
+
+const worlds: NodesWorld[] = [];
+afterEach(async () => {
+  for (const w of worlds.splice(0)) await w.cleanup();
+});
+
+describe('a replaced node group whose nodes still run', () => {
+  it('counts them as paid within the ceiling (the new group waits), keeps their jobs, across a restart; then follows the new group', async () => {
+    const w = nodesWorld({ onDisk: true, idleFill: false });
+    worlds.push(w);
+    const first = await w.start();
+    first.boa.service.setBudget(8);
+    const a = first.job(4);
+    const b = first.job(4);
+    await first.tick(4);
+    const oldNodes = w.group.asg.live().map((i) => i.id);
+    expect(oldNodes).toHaveLength(2);
+    expect(a.allocation).toHaveLength(4);
+    expect(b.allocation).toHaveLength(4);
+    const placed = { a: [...a.allocation], b: [...b.allocation] };
+    const generations = { a: a.generation, b: b.generation };
+    await first.boa.close();
+
+    // CloudFormation: the new group at 0, boa restarted with its name; the old group still runs.
+    w.group.replace('gpu-v2', { keepOld: true });
+    w.configureNodegroup('gpu-v2');
+    let boa = await w.start();
+    // What AWS bills (every running instance, of both groups, a tick's minute later) against the ceiling;
+    // what boa counts paid at the tick, as the ledger books it.
+    const paidWithinCeiling = (at: string) => {
+      const paid = w.group.running.length * 4;
+      const ceiling = boa.boa.service.spendCeiling(w.clock.now())?.gpus ?? Number.POSITIVE_INFINITY;
+      // The ceiling keeps a node it holds within half a node of it (against flapping): 2 GPUs.
+      expect(paid, at).toBeLessThanOrEqual(ceiling + 2);
+      const counted = paidGpusNow(boa.boa.service.state.nodes);
+      expect(boa.boa.repo.ledger.openNodeGpus(), `the ledger's paid GPUs, ${at}`).toBe(counted);
+      return counted;
+    };
+    for (let i = 0; i < 3; i++) {
+      await boa.tick(1);
+      expect(paidWithinCeiling(`tick ${i} after the restart`)).toBe(8);
+    }
+    expect(w.group.group.desiredSize, 'the new group waits for the old nodes to go').toBe(0);
+    const job = (id: number) => boa.boa.service.job(id);
+    expect(job(a.id).allocation).toEqual(placed.a);
+    expect(job(b.id).allocation).toEqual(placed.b);
+    expect(job(a.id).generation).toBe(generations.a);
+    expect(job(b.id).generation).toBe(generations.b);
+    const view = await boa.status();
+    expect(view.nodeGroup.name).toBe('gpu-v2');
+    expect(view.nodeGroup.replaced).toEqual([{ name: 'gpu', nodes: 2, paidGpus: 8 }]);
+    expect(renderStatus(view)).toMatch(/replaced group\s+gpu: 2 nodes on their way out \(8 GPUs paid/);
+    expect(w.group.terminations).toEqual([]);
+
+    // A restart meanwhile forgets nothing.
+    await boa.boa.close();
+    boa = await w.start();
+    await boa.tick(2);
+    expect(paidWithinCeiling('after a second restart')).toBe(8);
+    expect(w.group.group.desiredSize).toBe(0);
+    expect((await boa.status()).nodeGroup.replaced).toEqual([{ name: 'gpu', nodes: 2, paidGpus: 8 }]);
+    expect(job(a.id).generation).toBe(generations.a);
+
+    // CloudFormation's cleanup deletes the old group: the new one grows as the old nodes go.
+    w.group.deleteReplaced();
+    for (let i = 0; i < 8; i++) {
+      await boa.tick(1);
+      paidWithinCeiling(`tick ${i} after the old group's deletion`);
+    }
+    expect(w.group.asg.live()).toHaveLength(2);
+    expect((await boa.status()).nodeGroup.replaced).toEqual([]);
+    const fresh = new Set(w.group.asg.live().map((i) => w.group.kube.nameOf(i.id)));
+    expect([...job(a.id).allocation, ...job(b.id).allocation].every((n) => fresh.has(n))).toBe(true);
+    expect(w.logs.events()).toContain('nodegroup.replaced-gone');
+    expect(w.group.terminations).toEqual([]);
+  }, 120_000);
+});
