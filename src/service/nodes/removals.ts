@@ -141,6 +141,24 @@ export class RemovalWalk {
       );
       return 0;
     }
+    if (node?.replacedGroup && row.state !== 'terminating') {
+      // Chosen before its group was replaced (by a run before boa's restart onto the new group): the
+      // group is CloudFormation's to delete with its nodes, which EKS drains, and boa's terminate would
+      // lower its size (refused anyway once the stack's IAM names the new group). It is paid and
+      // counted until gone; kept open, it also had the new group asked for a node more.
+      this.deps.removals.advance(row.id, 'cancelled', this.deps.clock.now(), { outcome: 'replaced-group' });
+      this.#open.delete(row.nodeId);
+      logger.info(
+        {
+          event: 'node.removal-dropped',
+          nodeId: row.nodeId,
+          reason: row.reason,
+          nodegroup: node.replacedGroup,
+        },
+        "a node chosen for removal is in a replaced node group: left to the group's deletion",
+      );
+      return 0;
+    }
     if (row.state === 'chosen' || row.state === 'cordoning') {
       // Stored first: a cordon applied whose answer was lost (a timeout, a crash) is still undone if the
       // removal is called off; a node kept cordoned runs nothing and is removed as never ready.
