@@ -21,3 +21,16 @@ export function raiseWithinPaidCap(
     if (isBilled(node) && (node.leaving || removing.terminated(node.id))) leavingPaid++;
   return Math.max(floor, paidCap - leavingPaid);
 }
+
+/**
+ * The most nodes boa keeps for `target` so that a replaced group's nodes (paid until CloudFormation
+ * deletes that group, minutes and more: replaced-nodegroups.ts) and its own stay within `paidCap`: a
+ * ceiling that falls meanwhile removes nodes of the new group, since boa leaves the old ones to the
+ * group's deletion. Nodes leaving otherwise (a terminate draining) only hold raises back (above).
+ */
+export function keptWithinPaidCap(nodes: readonly PoolNode[], target: number, paidCap: number | undefined) {
+  if (paidCap === undefined) return target;
+  let replacedPaid = 0;
+  for (const node of nodes) if (node.replacedGroup !== undefined && isBilled(node)) replacedPaid++;
+  return replacedPaid === 0 ? target : Math.min(target, Math.max(0, paidCap - replacedPaid));
+}

@@ -7,7 +7,7 @@ import { DesiredSize } from './desired-size.ts';
 import { followStoredGroups } from './followed-groups.ts';
 import { updatedByEks } from './own-update.ts';
 import { EksUpdateHold } from './update-hold.ts';
-import { raiseWithinPaidCap } from './paid-cap.ts';
+import { keptWithinPaidCap, raiseWithinPaidCap } from './paid-cap.ts';
 import { chooseProvisionTimeouts } from './provision-timeouts.ts';
 import { NodeReadiness } from './readiness.ts';
 import { lastRemoval, RemovalWalk } from './removals.ts';
@@ -173,7 +173,7 @@ export class NodeReconciler {
     if (updatedByEks(group))
       return this.updateHold.choose(input.nodes, group, input.paidCap, () => this.liveLoad(input, now), now);
     this.updateHold.chooseOutside();
-    const target = this.bounded(input.target, group);
+    const target = this.bounded(keptWithinPaidCap(input.nodes, input.target, input.paidCap), group);
     const busy = this.liveLoad(input, now);
     // Overdue nodes first, so the scale-in below counts them as going and never picks them a second time.
     chooseProvisionTimeouts(input.nodes, busy, now, {
@@ -319,7 +319,8 @@ export class NodeReconciler {
    */
   private async callOffRemovals(nodes: readonly PoolNode[], target: number, busy: GpusInUse): Promise<void> {
     const kept = nodes.filter((n) => !n.leaving && !this.removing.includes(n.id)).length;
-    let short = target - kept;
+    // No removal the ceiling needs beside a replaced group's nodes is called off (chooseNow chose it so).
+    let short = keptWithinPaidCap(nodes, target, this.latestPaidCap) - kept;
     if (short <= 0) return;
     const load = (nodeId: string) => {
       const node = nodes.find((n) => n.id === nodeId);
