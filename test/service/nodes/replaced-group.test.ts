@@ -4,6 +4,8 @@
  * only in the update's cleanup. boa counts the old nodes as paid and within the spend ceiling until
  * they are gone, across a restart too, and leaves their jobs where they run.
  */
+import { DescribeInstancesCommand } from '@aws-sdk/client-ec2';
+import { DescribeNodegroupCommand } from '@aws-sdk/client-eks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { renderStatus } from '../../../src/cli/commands/status.ts';
 import { paidGpusNow } from '../../../src/service/paid-now.ts';
@@ -34,6 +36,8 @@ describe('a replaced node group whose nodes still run', () => {
     // CloudFormation: the new group at 0, boa restarted with its name; the old group still runs.
     w.group.replace('gpu-v2', { keepOld: true });
     w.configureNodegroup('gpu-v2');
+    w.group.eksMock.resetHistory();
+    w.group.ec2Mock.resetHistory();
     let boa = await w.start();
     // What AWS bills (every running instance, of both groups, a tick's minute later) against the ceiling;
     // what boa counts paid at the tick, as the ledger books it.
@@ -61,6 +65,15 @@ describe('a replaced node group whose nodes still run', () => {
     expect(view.nodeGroup.replaced).toEqual([{ name: 'gpu', nodes: 2, paidGpus: 8 }]);
     expect(renderStatus(view)).toMatch(/replaced group\s+gpu: 2 nodes on their way out \(8 GPUs paid/);
     expect(w.group.terminations).toEqual([]);
+    // One DescribeInstances listing answers for both groups; the old group is never described (the
+    // stack's IAM now names the new one only).
+    const listings = w.group.ec2Mock.commandCalls(DescribeInstancesCommand).map((c) => c.args[0].input);
+    const names = listings.map((i) => i.Filters?.find((f) => f.Name === 'tag:eks:nodegroup-name')?.Values);
+    expect(new Set(names.map((n) => JSON.stringify(n)))).toEqual(
+      new Set([JSON.stringify(['gpu-v2', 'gpu'])]),
+    );
+    const described = w.group.eksMock.commandCalls(DescribeNodegroupCommand).map((c) => c.args[0].input);
+    expect(described.every((i) => i.nodegroupName === 'gpu-v2')).toBe(true);
 
     // A restart meanwhile forgets nothing.
     await boa.boa.close();
