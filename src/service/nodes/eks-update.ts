@@ -1,4 +1,5 @@
 import type { NodeRemovalRow } from '../../store/node-removals.ts';
+import { isBilled } from '../paid-now.ts';
 import type { NodeGroupState, PoolNode } from '../ports.ts';
 import { allocationName, type GpusInUse } from './victims.ts';
 
@@ -19,8 +20,9 @@ import { allocationName, type GpusInUse } from './victims.ts';
 
 /**
  * How many more nodes are paid than the budget allows now: nodes not on their way out (pending ones
- * included: billed within a minute), less the ceiling, never below the group's minimum. 0 without a
- * budget.
+ * included: billed within a minute) and a replaced group's billed ones (paid until that group's deletion,
+ * which boa leaves to CloudFormation: paid-cap.ts keptWithinPaidCap), less the ceiling, never below the
+ * group's minimum. 0 without a budget.
  */
 export function paidBeyondCeiling(
   nodes: readonly PoolNode[],
@@ -30,7 +32,10 @@ export function paidBeyondCeiling(
 ): number {
   if (paidCap === undefined) return 0;
   let paid = 0;
-  for (const node of nodes) if (!node.leaving && !removing.terminated(node.id)) paid++;
+  for (const node of nodes) {
+    const counted = node.replacedGroup !== undefined ? isBilled(node) : !node.leaving;
+    if (counted && !removing.terminated(node.id)) paid++;
+  }
   return Math.max(0, paid - Math.max(paidCap, group.minSize));
 }
 

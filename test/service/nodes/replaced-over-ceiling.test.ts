@@ -2,7 +2,8 @@
  * The spend ceiling falling while a replaced group's nodes (paid until CloudFormation deletes the group)
  * are still listed beside the new group's: boa removes new nodes so that both stay within it, since it
  * leaves the old ones to the group's deletion. Before, scale-in compared the new nodes with the target
- * only, and the old ones stayed paid on top of the ceiling until they went.
+ * only (during an EKS update of the new group, counted no old node as paid), and the old ones stayed paid
+ * on top of the ceiling until they went.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { NodeTickInput } from '../../../src/service/nodes/reconciler.ts';
@@ -21,9 +22,10 @@ function world() {
   const listed = w.nodes.map((n) =>
     old.has(n.id) ? { ...n, leaving: true, keepOnly: true, replacedGroup: 'gpu' } : n,
   );
-  const pass = async (gpusInUse: (name: string) => number) => {
+  const pass = async (gpusInUse: (name: string) => number, status = 'ACTIVE') => {
     w.advance(60_000);
-    const input: NodeTickInput = { ...w.tick(8, listed), paidCap: 8, gpusInUse };
+    const tick = w.tick(8, listed);
+    const input: NodeTickInput = { ...tick, group: { ...tick.group!, status }, paidCap: 8, gpusInUse };
     w.reconciler.chooseNow(input);
     w.reconciler.afterTick(input);
     await w.reconciler.settle();
@@ -45,5 +47,13 @@ describe('the ceiling falls while a replaced group still has nodes', () => {
     await pass(() => 4);
     expect(w.removals.open().map((r) => r.state)).toEqual(['cordoned', 'cordoned']);
     expect(w.terminated).toEqual([]);
+  });
+
+  it('counts them as paid during an EKS update of the new group too: its over-ceiling removals take new nodes', async () => {
+    const { w, old, pass } = world();
+    await pass(() => 4, 'UPDATING');
+    const chosen = w.removals.open();
+    expect(chosen.map((r) => r.reason)).toEqual(['over-ceiling', 'over-ceiling']);
+    expect(chosen.some((r) => old.has(r.nodeId))).toBe(false);
   });
 });
