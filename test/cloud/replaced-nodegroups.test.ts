@@ -85,4 +85,16 @@ describe('EksNodePool lists a replaced group’s nodes as on their way out', () 
     expect(nodes.some((n) => n.leaving || n.replacedGroup)).toBe(false);
     expect(kept.at(-1)?.current?.name ?? stored?.current?.name).toBe('gpu-v2');
   });
+
+  it('replaced under the same name while boa was down: the first listing of the restart tells them apart', async () => {
+    const first = setup();
+    await first.pool.describe();
+    const old = (await first.pool.listNodes()).map((n) => n.id);
+    first.ng.replace('gpu', { keepOld: true });
+    const again = poolOverEmulated(first.ng, first.time, first.logs.logger);
+    again.followGroups(first.last(), () => undefined);
+    const nodes = await again.listNodes();
+    expect(nodes.filter((n) => n.replacedGroup === 'gpu').map((n) => n.id)).toEqual(old);
+    expect(first.logs.events()).not.toContain('node.not-in-group');
+  });
 });

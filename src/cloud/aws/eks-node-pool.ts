@@ -260,9 +260,9 @@ export class EksNodePool implements NodePool {
    * advertised (without a Kubernetes view, at EC2 running).
    */
   async listNodes(): Promise<PoolNode[]> {
-    // After a restart under another name (CloudFormation's, on a replacement), the group is read first:
-    // the old one's nodes must be in the first listing, or its tick fills the new group to the ceiling.
-    if (this.replaced.unsettled(this.ref.nodegroupName)) await this.readGroup();
+    // After a restart (under a new name: CloudFormation's, on a replacement), the group is read first: a
+    // replaced one's nodes must be in the first listing, or its tick fills the new group to the ceiling.
+    if (this.replaced.unsettled()) await this.readGroup();
     const asked = this.replaced.asked();
     const all = await listNodegroupInstances(
       this.deps.ec2,

@@ -17,6 +17,8 @@ type Replaced = FollowedGroups['replaced'][number];
 export class ReplacedNodegroups {
   private groups: FollowedGroups = { replaced: [] };
   private store: ((groups: FollowedGroups) => void) | undefined;
+  /** The group was read (DescribeNodegroup) in this run. */
+  private read = false;
 
   constructor(
     private readonly logger: Logger,
@@ -41,13 +43,17 @@ export class ReplacedNodegroups {
     return stored?.current?.name === configured ? stored.current.arn : undefined;
   }
 
-  /** The group last followed has another name than `name`: a read of the group says if it was replaced. */
-  unsettled(name: string): boolean {
-    return this.groups.current !== undefined && this.groups.current.name !== name;
+  /**
+   * A group is stored and this run has not read the group yet: the read says whether it was replaced (a
+   * new name, or a new ARN under the same name) before a listing takes its nodes for the new group's.
+   */
+  unsettled(): boolean {
+    return this.groups.current !== undefined && !this.read;
   }
 
   /** The group as DescribeNodegroup found it: one with another name or ARN than the last replaced it. */
   seen(group: GroupRecord): void {
+    this.read = true;
     const last = this.groups.current;
     const same = last !== undefined && sameGroup(last, group);
     if (same && last.arn === group.arn && last.autoScalingGroup === group.autoScalingGroup) return;
