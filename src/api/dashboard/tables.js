@@ -49,8 +49,10 @@ function renderTables(plan, status) {
   const notReady = Object.entries(g.notReady ?? {});
   const booting = notReady.filter(([why]) => BOOTING.has(why)).reduce((sum, [, n]) => sum + n, 0);
   const other = notReady.filter(([why]) => !BOOTING.has(why)).map(([why, n]) => `${n} ${escapeHtml(why)}`);
+  // A replaced node group's nodes, paid until CloudFormation deletes it (docs/nodes.md point 8).
+  const replaced = (g.replaced ?? []).map((r) => `${escapeHtml(r.name)}: ${r.nodes} on their way out`);
   $('nodes').innerHTML = table(
-    ['desired', 'ready', 'booting', 'not ready', 'min', 'max'],
+    ['desired', 'ready', 'booting', 'not ready', 'replaced group', 'min', 'max'],
     [
       [
         g.desiredNodes ?? '-',
@@ -58,6 +60,7 @@ function renderTables(plan, status) {
         g.readyNodes ?? 'not listed yet',
         booting,
         other.join(', ') || '-',
+        replaced.join(', ') || '-',
         g.minSize ?? '-',
         g.maxSize ?? '-',
       ],

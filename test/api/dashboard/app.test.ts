@@ -531,7 +531,19 @@ describe('the nodes table', () => {
       ready: '1',
       booting: '2',
       'not ready': '1 no-gpus, 1 cordoned',
+      'replaced group': '-',
     });
+  });
+
+  it("shows a replaced group's nodes still paid, as boa status does", async () => {
+    const s = await service();
+    const status = (await s.request('GET', '/v1/status')).body;
+    status.nodeGroup = { ...status.nodeGroup, replaced: [{ name: 'gpu-old', nodes: 2, paidGpus: 8 }] };
+    const dash = loadDashboardScript();
+    dash.renderTables(null, status);
+    const html = dash.element('nodes').innerHTML;
+    expect(html).toContain('<th>replaced group</th>');
+    expect(html).toContain('<td>gpu-old: 2 on their way out</td>');
   });
 });
 
