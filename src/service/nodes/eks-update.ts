@@ -71,9 +71,7 @@ export function chooseUpdateVictims(
   if (count <= 0) return [];
   const load = (node: PoolNode) => gpusInUse(allocationName(node)) + (node.foreignGpus ?? 0);
   const first = (flag: boolean | undefined) => (flag === true ? 0 : 1);
-  // EKS taints every old node in its scale-up phase (keepOnly): the same nodes when the template's
-  // versions were not read this tick (a failed DescribeAutoScalingGroups lists none outdated).
-  const old = (node: PoolNode) => node.outdated === true || node.keepOnly === true;
+  const old = replacedByUpdate;
   return candidates
     .map((node) => ({ node, load: load(node) }))
     .sort(
@@ -108,9 +106,27 @@ export function spareOverCeiling(
         row.state !== 'terminating' &&
         node !== undefined &&
         !node.leaving &&
-        node.outdated !== true &&
-        node.keepOnly !== true;
+        !replacedByUpdate(node);
       return callable ? [{ row, load: gpusInUse(allocationName(node)) }] : [];
     })
     .sort((a, b) => b.load - a.load);
+}
+
+/**
+ * A node an EKS update replaces: of an earlier launch template version, or tainted by EKS for the update
+ * (keepOnly; EKS taints every old node in its scale-up phase, so this finds them when the template's
+ * versions were not read: a failed DescribeAutoScalingGroups lists none outdated). Still so after an
+ * update that failed: EKS may have left it cordoned, and its retry replaces it.
+ */
+export function replacedByUpdate(node: PoolNode): boolean {
+  return node.outdated === true || node.keepOnly === true;
+}
+
+/**
+ * Whether an open removal may be called off when the target or the budget rises: not an over-ceiling one
+ * on a node an update replaces, during the update or after it failed (its cordon may be EKS's, which an
+ * uncordon would undo; found in review: after a failed update boa uncordoned the old nodes it had chosen).
+ */
+export function overCeilingOnOldNode(row: NodeRemovalRow, node: PoolNode | undefined): boolean {
+  return row.reason === 'over-ceiling' && node !== undefined && replacedByUpdate(node);
 }

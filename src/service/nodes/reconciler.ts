@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { NodeRemovals } from '../../store/node-removals.ts';
 import type { Repository } from '../../store/repository.ts';
 import type { Clock, MetricDatum, NodeGroupState, NodePool, PoolNode } from '../ports.ts';
+import { callOffWhileShort } from './call-off.ts';
 import { type BackoffPolicy, CapacityBackoff, type CapacityView } from './capacity.ts';
 import { DesiredSize } from './desired-size.ts';
 import { followStoredGroups } from './followed-groups.ts';
@@ -225,7 +226,7 @@ export class NodeReconciler {
       // Its surge nodes, taints and drains are EKS's; boa places jobs on the nodes that are ready and
       // resizes nothing until the group is ACTIVE again (EKS refuses config updates meanwhile anyway).
       const carryOn = () => this.carryOnRemovals(nodes, busy);
-      await this.updateHold.pass(nodes, group, this.latestPaidCap, target, busy, carryOn, now);
+      await this.updateHold.pass(nodes, group, () => this.latestPaidCap, target, busy, carryOn, now);
       this.deps.onGroup?.(group);
       return;
     }
@@ -242,7 +243,12 @@ export class NodeReconciler {
       );
     }
     this.removing.note(nodes);
-    await this.callOffRemovals(nodes, target, busy);
+    // On the newest tick's target (callOffWhileShort asks again before each).
+    // No removal the ceiling needs beside a replaced group's nodes is called off (chooseNow chose it so).
+    const short = () =>
+      this.bounded(keptWithinPaidCap(nodes, this.latestTarget ?? target, this.latestPaidCap), group) -
+      nodes.filter((n) => !n.leaving && !this.removing.includes(n.id)).length;
+    await callOffWhileShort(this.removing, nodes, busy, short);
     const terminated = await this.carryOnRemovals(nodes, busy);
     const current = terminated > 0 ? await pool.describe() : group;
     this.lastGroup = current;
@@ -308,31 +314,6 @@ export class NodeReconciler {
         { event: 'nodes.list-failed', error: (error as Error).message },
         'listing failed',
       );
-    }
-  }
-
-  /**
-   * Level-triggered: while fewer nodes are kept than the target, scale-in removals not yet terminating
-   * (and over-ceiling ones an EKS update left) are called off, the busiest node first (the least
-   * drained). Carried on, the node would drain while a new one launched beside it for the target: the
-   * ceiling's nodes plus one paid for, and a cold boot for a warm node (found in review).
-   */
-  private async callOffRemovals(nodes: readonly PoolNode[], target: number, busy: GpusInUse): Promise<void> {
-    const kept = nodes.filter((n) => !n.leaving && !this.removing.includes(n.id)).length;
-    // No removal the ceiling needs beside a replaced group's nodes is called off (chooseNow chose it so).
-    let short = keptWithinPaidCap(nodes, target, this.latestPaidCap) - kept;
-    if (short <= 0) return;
-    const load = (nodeId: string) => {
-      const node = nodes.find((n) => n.id === nodeId);
-      return node ? busy(allocationName(node)) : -1;
-    };
-    const callable = this.removing
-      .rows()
-      .filter((r) => r.reason !== 'provision-timeout' && r.state !== 'terminating' && load(r.nodeId) >= 0)
-      .sort((a, b) => load(b.nodeId) - load(a.nodeId));
-    for (const row of callable) {
-      if (short <= 0) break;
-      if (await this.removing.cancel(row)) short -= 1;
     }
   }
 

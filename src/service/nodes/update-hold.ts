@@ -86,7 +86,7 @@ export class EksUpdateHold {
   async pass(
     nodes: readonly PoolNode[],
     group: NodeGroupState,
-    paidCap: number | undefined,
+    paidCap: () => number | undefined,
     target: number,
     busy: GpusInUse,
     carryOnRemovals: () => Promise<number>,
@@ -105,7 +105,7 @@ export class EksUpdateHold {
     // Over-ceiling removals left go on (an old node's is EKS's to drain anyway): held, they kept a
     // cordoned node paid and unused until the update ended (found in review).
     const overCeiling = this.removing.rows().some((r) => r.reason === 'over-ceiling');
-    if (overCeiling || paidBeyondCeiling(nodes, this.removing, paidCap, group) > 0) await carryOnRemovals();
+    if (overCeiling || paidBeyondCeiling(nodes, this.removing, paidCap(), group) > 0) await carryOnRemovals();
   }
 
   /**
@@ -127,14 +127,16 @@ export class EksUpdateHold {
   private async callOffSpare(
     nodes: readonly PoolNode[],
     group: NodeGroupState,
-    paidCap: number | undefined,
+    paidCap: () => number | undefined,
     busy: GpusInUse,
   ): Promise<void> {
-    let spare = removingPaid(nodes, this.removing) - paidBeyondCeiling(nodes, this.removing, paidCap, group);
-    if (spare <= 0) return;
+    // Counted again before each: a tick during an uncordon may cut the budget again, and a count taken
+    // once called off removals it wanted, choosing them again next tick (found in review).
+    const spare = () =>
+      removingPaid(nodes, this.removing) - paidBeyondCeiling(nodes, this.removing, paidCap(), group);
     for (const { row } of spareOverCeiling(this.removing.rows(), nodes, busy)) {
-      if (spare <= 0) break;
-      if (await this.removing.cancel(row)) spare -= 1;
+      if (spare() <= 0) break;
+      await this.removing.cancel(row);
     }
   }
 }

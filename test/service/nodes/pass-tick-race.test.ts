@@ -42,3 +42,41 @@ describe('a node pass that runs on into the next tick', () => {
     expect(w.resizes.every((n) => n <= 9)).toBe(true);
   });
 });
+
+describe('a pass calling removals off while the next tick lowers the target again', () => {
+  it('calls off only what the newest target leaves short: none chosen again next tick', async () => {
+    // Expected: target 7 -> three busy nodes chosen and cordoned. The target rises to 10: the pass
+    // starts calling all three off, its first uncordon slow. Meanwhile a tick lowers the target to 8:
+    // two of the three are wanted again, and being open, none is chosen. The pass calls off one only.
+    // Before: it counted what was short once, at 10, and called off all three; the next tick chose two
+    // again, cordoning nodes just opened to jobs.
+    const w = reconcilerWorld(cleanups);
+    w.release();
+    const busy = { gpusInUse: () => 4 };
+    const tick = async (target: number) => {
+      w.advance(30_000);
+      const input = { ...w.tick(target), ...busy };
+      w.reconciler.chooseNow(input);
+      w.reconciler.afterTick(input);
+      await w.reconciler.settle();
+    };
+    await tick(7);
+    expect(w.removals.open().map((r) => r.state)).toEqual(['cordoned', 'cordoned', 'cordoned']);
+    const freeUncordons = w.holdUncordons();
+    w.advance(30_000);
+    const raised = { ...w.tick(10), ...busy };
+    w.reconciler.chooseNow(raised);
+    w.reconciler.afterTick(raised);
+    await new Promise((resolve) => setImmediate(resolve));
+    w.advance(30_000);
+    const lowered = { ...w.tick(8), ...busy };
+    w.reconciler.chooseNow(lowered);
+    w.reconciler.afterTick(lowered);
+    freeUncordons();
+    await w.reconciler.settle();
+    const open = w.removals.open().map((r) => r.id);
+    expect(open).toHaveLength(2);
+    await tick(8);
+    expect(w.removals.open().map((r) => r.id)).toEqual(open);
+  });
+});

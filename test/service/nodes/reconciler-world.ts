@@ -26,6 +26,8 @@ export function reconcilerWorld(cleanups: Array<() => void>, options: { failedTe
   const group = (): NodeGroupState => ({ minSize: 0, maxSize: 20, desiredSize: desired, status: 'ACTIVE' });
   let release!: () => void;
   const cordoned = new Promise<void>((resolve) => (release = resolve));
+  /** While set, uncordons wait for it (holdUncordons): a pass calling removals off runs into a tick. */
+  let uncordonsHeld: Promise<void> | undefined;
   const resizes: number[] = [];
   const terminated: string[] = [];
   const pool = {
@@ -37,7 +39,9 @@ export function reconcilerWorld(cleanups: Array<() => void>, options: { failedTe
     },
     listNodes: async () => [],
     cordon: async () => cordoned,
-    uncordon: async () => {},
+    uncordon: async () => {
+      await uncordonsHeld;
+    },
     terminate: async (ids: readonly string[]) => {
       if (failedTerminates > 0) {
         failedTerminates -= 1;
@@ -86,6 +90,15 @@ export function reconcilerWorld(cleanups: Array<() => void>, options: { failedTe
     resizes,
     terminated,
     release,
+    /** Uncordons wait from now until the function returned is called. */
+    holdUncordons: () => {
+      let free!: () => void;
+      uncordonsHeld = new Promise<void>((resolve) => (free = resolve));
+      return () => {
+        uncordonsHeld = undefined;
+        free();
+      };
+    },
     advance: (ms: number) => (now += ms),
     desired: () => desired,
     /** The desired size set outside boa (EKS's own update). */

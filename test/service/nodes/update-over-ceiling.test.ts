@@ -125,3 +125,65 @@ describe('over the spend ceiling during an EKS update', () => {
     expect(boa.counters.driftCorrections).toBe(0);
   });
 });
+
+describe('after an EKS update failed (the group ACTIVE again, old nodes left)', () => {
+  it('goes on removing the old nodes it chose over the ceiling when the budget rises: never uncordoned', async () => {
+    // Expected: ceiling 8 during the update -> the two old-version nodes chosen, cordoned, busy. The
+    // update fails (ACTIVE, the two still of the old template: EKS may have left them cordoned) and the
+    // budget rises to 10. Calling them off would uncordon a node EKS cordoned, undoing its state while
+    // the update's retry replaces the node anyway; they go on, terminated once empty, and boa raises the
+    // group for the target with nodes of the new template. Before: both called off and uncordoned.
+    const w = reconcilerWorld(cleanups);
+    w.release();
+    const old = w.nodes.map((n, i) => (i < 2 ? { ...n, outdated: true } : n));
+    await tick(w, updating(w, 8, old));
+    expect(w.removals.open().map((r) => r.nodeId)).toEqual(['i-0', 'i-1']);
+    await tick(w, { ...w.tick(10, old), gpusInUse: () => 4, paidCap: 10 });
+    expect(w.removals.open().map((r) => r.nodeId)).toEqual(['i-0', 'i-1']);
+    const moved = (name: string) => (name === 'n0' || name === 'n1' ? 0 : 4);
+    await tick(w, { ...w.tick(10, old), gpusInUse: moved, paidCap: 10 });
+    expect(w.terminated).toEqual(['i-0', 'i-1']);
+    await tick(w, { ...w.tick(10, old.slice(2)), gpusInUse: moved, paidCap: 10 });
+    expect(w.resizes.at(-1)).toBe(10);
+  });
+
+  it('still calls off over-ceiling removals on nodes of the new template when the budget rises', async () => {
+    const w = reconcilerWorld(cleanups);
+    w.release();
+    await tick(w, updating(w, 8));
+    expect(w.removals.open()).toHaveLength(2);
+    await tick(w, { ...w.tick(10), gpusInUse: () => 4, paidCap: 10 });
+    expect(w.removals.open()).toEqual([]);
+    expect(w.terminated).toEqual([]);
+  });
+});
+
+describe('calling over-ceiling removals off while a tick cuts the budget again', () => {
+  it('calls off only what the newest budget leaves spare: none chosen again next tick', async () => {
+    // Expected: ceiling 7 -> three busy nodes chosen and cordoned. The budget rises to 10: the pass
+    // starts calling all three off, its first uncordon slow. Meanwhile a tick cuts the ceiling to 8: two
+    // of the three are wanted again, and being open, none is chosen. The pass then calls off one only.
+    // Before: it counted the spare once, at 10, and called off all three; the next tick chose two again,
+    // cordoning nodes just opened to jobs, and 10 nodes were paid for a ceiling of 8 in between.
+    const w = reconcilerWorld(cleanups);
+    w.release();
+    await tick(w, updating(w, 7));
+    expect(w.removals.open()).toHaveLength(3);
+    const freeUncordons = w.holdUncordons();
+    w.advance(30_000);
+    const raised = updating(w, 10);
+    w.reconciler.chooseNow(raised);
+    w.reconciler.afterTick(raised);
+    await new Promise((resolve) => setImmediate(resolve));
+    w.advance(30_000);
+    const cut = updating(w, 8);
+    w.reconciler.chooseNow(cut);
+    w.reconciler.afterTick(cut);
+    freeUncordons();
+    await w.reconciler.settle();
+    expect(w.removals.open()).toHaveLength(2);
+    const chosen = w.removals.open().map((r) => r.id);
+    await tick(w, updating(w, 8));
+    expect(w.removals.open().map((r) => r.id)).toEqual(chosen);
+  });
+});
