@@ -61,24 +61,8 @@ export function setBudget(
   // The load's needs as they stand (load-needs.ts): the plan made for this budget computes the current
   // minimum, and the answer takes that one once it is made.
   const minFeasibleBudget = loadNeeds(svc, now);
-  // The minimum is GPUs given to jobs; the budget also pays the window's overhead on them.
-  const overhead = overheadRatioNow(svc, now);
-  const paidMinimum = minFeasibleBudget * overhead;
+  const warning = budgetWarning(svc, gpuHoursPerHour, minFeasibleBudget, overheadRatioNow(svc, now));
   const maxGpus = clusterShape(svc).maxWidth;
-  const warning =
-    gpuHoursPerHour < paidMinimum * (1 - 1e-9)
-      ? `budget ${gpuHoursPerHour} is below ${paidMinimum.toFixed(3)} GPU-hours/hour, the minimum ` +
-        `for the estimated arrivals` +
-        (overhead > 1
-          ? ` (${minFeasibleBudget.toFixed(3)} allocated to jobs, at the window's ${overhead.toFixed(2)} paid per allocated)`
-          : '') +
-        `: jobs will queue (${QUEUE_SAYS[svc.deps.config.queueOrder]}) until the budget allows them`
-      : maxGpus !== undefined && gpuHoursPerHour > maxGpus
-        ? // Said by the API too, not only by the CLI on a terminal (found in a newcomer trial: a
-          // script's PUT of 1000 against 256 GPUs got no word of it).
-          `budget ${gpuHoursPerHour} is above the ${maxGpus} GPUs the node group can ever run ` +
-          '(its maximum nodes x GPUs per node): at most those are paid, the rest can never be spent'
-        : null;
   // A changed budget holds every window to what was promised over it: the old value for the hours it
   // was in force, the new one from now. Starting the window again would forgive the debt paid under the
   // old value (a cut after a burst let the next hours pay 26% over both budgets; 40 -> 40.01 cleared it).
@@ -115,6 +99,38 @@ export function setBudget(
   // discard every plan: found in review).
   void svc.planner.request(unchanged ? 'budget unchanged' : 'budget');
   return { budget, minFeasibleBudget, warning };
+}
+
+/**
+ * What a budget set is warned of: below the load's minimum (`minFeasibleBudget`, GPUs given to jobs; the
+ * budget also pays the window's `overhead` on them), or above the GPUs the node group can ever run. The
+ * answer to a budget set words it again from the new plan's minimum, so it says the figure its table does.
+ */
+export function budgetWarning(
+  svc: BoaService,
+  gpuHoursPerHour: number,
+  minFeasibleBudget: number,
+  overhead: number,
+): string | null {
+  const paidMinimum = minFeasibleBudget * overhead;
+  const maxGpus = clusterShape(svc).maxWidth;
+  if (gpuHoursPerHour < paidMinimum * (1 - 1e-9))
+    return (
+      `budget ${gpuHoursPerHour} is below ${paidMinimum.toFixed(3)} GPU-hours/hour, the minimum ` +
+      `for the estimated arrivals` +
+      (overhead > 1
+        ? ` (${minFeasibleBudget.toFixed(3)} allocated to jobs, at the window's ${overhead.toFixed(2)} paid per allocated)`
+        : '') +
+      `: jobs will queue (${QUEUE_SAYS[svc.deps.config.queueOrder]}) until the budget allows them`
+    );
+  // Said by the API too, not only by the CLI on a terminal (found in a newcomer trial: a script's PUT of
+  // 1000 against 256 GPUs got no word of it).
+  if (maxGpus !== undefined && gpuHoursPerHour > maxGpus)
+    return (
+      `budget ${gpuHoursPerHour} is above the ${maxGpus} GPUs the node group can ever run ` +
+      '(its maximum nodes x GPUs per node): at most those are paid, the rest can never be spent'
+    );
+  return null;
 }
 
 /** Where the budget window may start: where the ledger is whole from (state.ledgerSince), or the budget was set (a new promise). */

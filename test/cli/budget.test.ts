@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { renderBudget } from '../../src/cli/commands/budget.ts';
 import { renderStatus } from '../../src/cli/commands/status.ts';
+import { GatedQueries } from '../service/gated-computer.ts';
 import { hasScript, onTerminal, runBoa, startCliService, unusedPort } from './cli-harness.ts';
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -413,6 +414,27 @@ describe('boa budget', { timeout: 180_000 }, () => {
     const lowJson = await s.boa(['--json', 'budget', 'set', '0.5']);
     expect(lowJson.status).toBe(2);
     expect(JSON.parse(lowJson.stdout).error.minFeasibleBudget).toBe(4);
+  });
+
+  it("warns with the table's own minimum while the load needs computed before the new plan are stale", async () => {
+    // Expected: the queries' worker is busy (held) when jobs arrive, so the load needs kept from before
+    // stand while it computes; the plan made for the new budget computes the current minimum. The warning
+    // compares the budget with that same figure, digit for digit the "minimum feasible" row. Before: it
+    // read the stale load needs (8.138 against a table of 8.392).
+    const queries = new GatedQueries();
+    const s = await started({ queries, config: { priorRates: { cifar10: 8 } } });
+    cleanups.push(async () => {
+      for (const held of queries.heldQueries.splice(0)) held.go();
+    });
+    await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
+    for (let i = 0; i < 6; i++) await s.request('POST', '/v1/jobs', { class: 'cifar10' });
+    const low = await s.boa(['budget', 'set', '5']);
+    expect(low.status, low.stderr).toBe(0);
+    const paid = /^minimum feasible\s+([\d.]+) GPU-hours\/hour/m.exec(low.stdout)?.[1];
+    const warned = /^warning\s+budget 5 is below ([\d.]+) GPU-hours\/hour/m.exec(low.stdout)?.[1];
+    expect(paid, low.stdout).toBeDefined();
+    expect(warned, low.stdout).toBeDefined();
+    expect(Number(warned).toPrecision(4)).toBe(Number(paid).toPrecision(4));
   });
 
   it.each([
