@@ -24,7 +24,13 @@ export const PlanView = z
     solver: z.string(),
     budget: z.number(),
     planningBudget: z.number(),
-    minFeasibleBudget: z.number(),
+    minFeasibleBudget: z.number().openapi({
+      description: "the cheapest plan at the plan's rates: GPU-hours per hour allocated to jobs",
+    }),
+    minFeasiblePaidBudget: z.number().openapi({
+      description:
+        "the same as a budget: paid, at the budget window's paid/allocated overhead now (since 2026-12-06)",
+    }),
     predicted: z.object({ avgJctSeconds: z.number(), gpuHoursPerHour: z.number() }),
     solveMs: z.number(),
     widths: z.record(z.string(), z.array(Share).readonly()).readonly().openapi({ description: 'by class' }),

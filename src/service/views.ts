@@ -278,6 +278,8 @@ export function planView(service: BoaService) {
     budget: row.budget,
     planningBudget: round(row.planningBudget),
     minFeasibleBudget: round(row.minFeasibleBudget),
+    // As a budget (paid), as frontier, status and PUT /v1/budget give it: the figure a budget is compared with.
+    minFeasiblePaidBudget: round(row.minFeasibleBudget * service.overheadRatio()),
     predicted: {
       avgJctSeconds: round(row.predictedAvgJctSeconds, 1),
       gpuHoursPerHour: round(row.predictedGpuHoursPerHour),

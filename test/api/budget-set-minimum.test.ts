@@ -1,5 +1,5 @@
 /**
- * `PUT /v1/budget` and `boa budget set` name the load's minimum as a budget (paid), the figure the
+ * `PUT /v1/budget`, `GET /v1/plan` and `boa budget set` name the load's minimum as a budget (paid), the figure the
  * budget and its warning are compared with, as `boa frontier` does, the GPUs it gives the jobs beside it.
  * Found trying boa as a newcomer: "minimum feasible 11.32" (allocated) above "budget 5 is below 22.629"
  * (paid), where `boa frontier` said "22.64 GPU-hours/hour paid (11.32 allocated to jobs)".
@@ -47,5 +47,8 @@ describe('the minimum a budget set names', () => {
     expect(set.minFeasiblePaidBudget).toBeGreaterThan(5);
     expect(set.minFeasiblePaidBudget).toBeCloseTo(frontier.minFeasiblePaidBudget, 3);
     expect(set.warning).toMatch(/^budget 5 is below [\d.]+ GPU-hours\/hour, the minimum/);
+    // GET /v1/plan names it too (boa plan named only the allocated one).
+    const plan = (await s.request('GET', '/v1/plan')).body;
+    expect(plan.minFeasiblePaidBudget).toBeCloseTo(set.minFeasiblePaidBudget, 3);
   });
 });

@@ -50,7 +50,7 @@ describe('boa budget', { timeout: 180_000 }, () => {
     // With no arrivals there is no load to need a minimum: said as frontier says it (a newcomer read
     // "0.0002 GPU-hours/hour" as one).
     expect(set.stdout).toMatch(/^minimum feasible\s+- \(no arrivals seen yet\)$/m);
-    expect(plan.stdout).toMatch(/minimum feasible - \(no arrivals seen yet\)/);
+    expect(plan.stdout).toMatch(/^minimum feasible\s+- \(no arrivals seen yet\)$/m);
     // No arrivals seen yet: what it expects to spend is next to nothing, said in words.
     expect(set.stdout).toMatch(
       /^plan\s+plan #\d+: no arrivals seen yet, so it expects to spend next to nothing/m,

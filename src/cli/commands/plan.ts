@@ -59,17 +59,18 @@ export function renderPlan(p: PlanView): string {
   // newcomer trial).
   const planning =
     significant(p.planningBudget) !== significant(p.budget)
-      ? `, planned for ${significant(p.planningBudget)} allocated to pay for ${p.budget}`
+      ? ` (planned for ${significant(p.planningBudget)} allocated to pay for ${p.budget})`
       : '';
-  // The minimum of the rates the plan was made for: `boa frontier` and status give today's.
+  // The minimum of the rates the plan was made for: `boa frontier` and status give today's. Its own row,
+  // paid first (the figure the budget is compared with) and allocated beside it, as `budget set` says it.
   // With no arrivals the minimum is a load of none, as `budget set` and `frontier` say it.
   const minimum = noArrivals(inputs.ratesPerHour)
     ? '- (no arrivals seen yet)'
-    : `${significant(p.minFeasibleBudget)} at the plan's rates`;
-  const budget = `${p.budget} GPU-hours/hour (minimum feasible ${minimum}${planning})`;
+    : `${minimumAsBudget(p)} at the plan's rates`;
   const summary = keyValues([
     [`plan #${p.id}`, `${p.solver} solver, computed ${when(p.computedAt)} in ${fixed(p.solveMs, 1)} ms`],
-    ['budget', budget],
+    ['budget', `${p.budget} GPU-hours/hour${planning}`],
+    ['minimum feasible', minimum],
     // Keyed on the plan's own test (its planning budget, allocated GPU-hours, against the minimum), not
     // the paid budget against it: the two disagreed when the paid/allocated correction or the credit
     // moved the planning budget across the minimum (found in review).
@@ -81,6 +82,14 @@ export function renderPlan(p: PlanView): string {
     ],
   ]);
   return `${summary}${PREDICTED_NOTE}\n\nGPU widths by statistical epoch (e1 = first, as jobs list counts):\n${table(head, rows)}`;
+}
+
+/** The minimum as paid, the allocated one beside it when they differ (absent before 2026-12-06: allocated). */
+function minimumAsBudget(p: PlanView & { minFeasiblePaidBudget?: number }): string {
+  const paid = p.minFeasiblePaidBudget ?? p.minFeasibleBudget;
+  return significant(paid) !== significant(p.minFeasibleBudget)
+    ? `${significant(paid)} GPU-hours/hour paid (${significant(p.minFeasibleBudget)} allocated to jobs)`
+    : `${significant(p.minFeasibleBudget)} GPU-hours/hour`;
 }
 
 /** Why jobs may wait for the budget under a plan at the load's minimum. */
