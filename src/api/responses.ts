@@ -270,10 +270,14 @@ export const RegisteredJobView = z
           "only on a replay. true: a self-launched job's new token (boa keeps only a hash of the first, so it " +
           'cannot repeat it); the earlier token no longer works. false: the token first given (an executed job)',
       }),
-    warning: z.string().nullable().openapi({
-      description:
-        'something given that this service accepts but does not use (an image on a local executor); null when none',
-    }),
+    warning: z
+      .string()
+      .nullable()
+      .openapi({
+        description:
+          'something given that this service accepts but does not use (an image on a local executor), or ' +
+          '(since 2026-12-06) that a job registered without a workload is self-launched; null when none',
+      }),
   })
   .openapi('RegisteredJob');
 

@@ -69,3 +69,29 @@ export const WorkloadSchema = strictBody({
     .refine((c) => c.volumeClaim !== undefined || c.uri !== undefined, 'give volumeClaim or uri')
     .optional(),
 }).openapi('Workload');
+
+/**
+ * What a registration accepts but this service will not use (a newcomer's --image on a local service
+ * was taken and silently ignored): a note with the answer, not a refusal, so one workload serves both.
+ * And a job registered without a workload: self-launched, which the CLI asks for by name
+ * (--self-launched) and the API took in silence. Said, not refused: the API documents the workload as
+ * optional, and the simulator's replay client and the bench scripts register such jobs on purpose.
+ */
+export function workloadWarning(
+  executor: string | undefined,
+  workload: { image?: string } | undefined,
+  leaseSeconds: number,
+) {
+  if (workload === undefined)
+    return (
+      'no workload: the job is self-launched. boa starts nothing for it but gives it GPUs (paid) from the' +
+      ` next tick; its launcher polls its allocation with this token, and unpolled for ${leaseSeconds} s` +
+      ' (leaseSeconds) the job is lost and its GPUs freed. For boa to run it, register it with a workload'
+    );
+  if (executor === 'local' && workload.image !== undefined)
+    return (
+      `the local executor runs the command on this machine and ignores the image ${JSON.stringify(workload.image)}` +
+      ' (--image, workload.image: used by the Kubernetes executor)'
+    );
+  return null;
+}

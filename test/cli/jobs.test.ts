@@ -52,6 +52,8 @@ describe('boa jobs', { timeout: 180_000 }, () => {
     const token = /^token\s+(\S+)$/m.exec(submit.stdout)?.[1] as string;
     expect(submit.stdout).toMatch(/launcher needs this token/);
     expect(submit.stdout).toMatch(/self-launched: boa starts nothing for it, but gives it GPUs \(paid\)/);
+    // Asked for by name: the API's warning that a job without a workload is self-launched is not repeated.
+    expect(submit.stdout).not.toMatch(/^warning/m);
     // Submitted before any budget: it would wait for a plan forever; the CLI says what to do.
     expect(submit.stdout).toMatch(
       /^budget\s+none is set: the job waits until boa budget set <gpuHoursPerHour>$/m,

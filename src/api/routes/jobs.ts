@@ -19,6 +19,7 @@ import { ServiceError } from '../../service/errors.ts';
 import type { JobState } from '../../store/repository.ts';
 import { followJobLogs, jobLogs } from '../../service/job-logs.ts';
 import { textStream } from '../text-stream.ts';
+import { workloadWarning } from '../workload.ts';
 import { LOG_KEEPALIVE_HEADER } from '../../core/log-keepalive.ts';
 import { allocationView } from '../../service/allocation-view.ts';
 import { gpuPricePerHour, jobView } from '../../service/views.ts';
@@ -45,19 +46,6 @@ const MAX_FOLLOWED_LOGS = 64;
  */
 const MAX_FOLLOWED_PER_JOB = 4;
 const OPERATOR_FOLLOWS = 16;
-
-/**
- * What a registration accepts but this service will not use (a newcomer's --image on a local service
- * was taken and silently ignored): a note with the answer, not a refusal, so one workload serves both.
- */
-function workloadWarning(executor: string | undefined, workload: { image?: string } | undefined) {
-  if (executor === 'local' && workload?.image !== undefined)
-    return (
-      `the local executor runs the command on this machine and ignores the image ${JSON.stringify(workload.image)}` +
-      ' (--image, workload.image: used by the Kubernetes executor)'
-    );
-  return null;
-}
 
 export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
   let followed = 0;
@@ -114,7 +102,11 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
           c.var.service.deps.clock.now(),
           gpuPricePerHour(c.var.service.deps.config),
         ),
-        warning: workloadWarning(c.var.service.deps.executor?.kind, input.workload),
+        warning: workloadWarning(
+          c.var.service.deps.executor?.kind,
+          input.workload,
+          c.var.service.deps.config.leaseSeconds,
+        ),
       };
       if (!replayed) return c.json(registered, 201);
       c.header('Idempotent-Replayed', 'true');

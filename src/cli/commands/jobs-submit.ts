@@ -146,8 +146,10 @@ export function addSubmitCommand(jobs: Command): void {
           ['job', `${data.id}${named} (${data.job.class}, ${data.job.state})`],
           ['token', data.token],
           ['note', note],
-          // Accepted but unused here (--image on a local service): said, not silently dropped.
-          ...(data.warning ? [['warning', data.warning] as [string, string]] : []),
+          // Accepted but unused here (--image on a local service): said, not silently dropped. Not the
+          // API's word that a job without a workload is self-launched: --self-launched asked for it, and
+          // the note says it.
+          ...(data.warning && workload ? [['warning', data.warning] as [string, string]] : []),
           ...(unbudgeted
             ? [
                 ['budget', 'none is set: the job waits until boa budget set <gpuHoursPerHour>'] as [
