@@ -170,6 +170,14 @@ export const StatusView = z
       description:
         "the executor's reconciles fail (jobs neither start nor stop): the last error, and since when; null once one succeeds",
     }),
+    classesLeftOut: z
+      .object({ classes: z.array(z.string()).readonly(), message: z.string() })
+      .nullable()
+      .optional()
+      .openapi({
+        description:
+          '(since 2026-12-06) stored classes whose speedup tables pass the bound (a data dir from before it), left out of plans until put again smaller or deleted; the message says how. null when none',
+      }),
     plannerComputingSince: time().nullable().openapi({
       description: 'when the plan computation running now started; null when none runs',
     }),

@@ -25,6 +25,7 @@ import { OperatorToken } from './operator-token.ts';
 import { StartupError } from './startup.ts';
 import { newToken } from './tokens.ts';
 import { instanceIdOf } from './instance-id.ts';
+import { classesLeftOut } from './classes-over-bound.ts';
 import { OPERATOR_TOKEN_RULE, usableOperatorToken } from '../core/operator-token-rule.ts';
 
 // Loaded only with --cloud aws, so the local default never loads the AWS SDK.
@@ -236,6 +237,8 @@ export async function bootService(config: ServiceConfig, overrides: BootOverride
   const stored = repo.listClasses().map((c) => c.profile);
   const ignoredFile = ignoredProfiles(config.profiles, profiles.classes, stored);
   if (ignoredFile) logger.warn({ event: 'config_profiles_ignored', profiles: config.profiles }, ignoredFile);
+  const leftOut = classesLeftOut(service);
+  if (leftOut) logger.error({ event: 'classes_over_bound', classes: leftOut.classes }, leftOut.message);
   const unpriced = unknownPriceWarning(config);
   if (unpriced) logger.warn({ event: 'node_price_unknown', instanceType: config.instanceType }, unpriced);
   const scheduler = new Scheduler(service);

@@ -17,6 +17,7 @@ import { demandRatioNow } from './demand.ts';
 import type { ServiceJob } from './jobs.ts';
 import type { BoaService } from './service.ts';
 import { classInUse } from './class-in-use.ts';
+import { classesLeftOut } from './classes-over-bound.ts';
 import { warmupFactor, warmupOptions } from '../core/warmup.ts';
 import { followedWidths, widthsFor } from '../core/shares.ts';
 import { planBudgetCap } from '../core/plan-cap.ts';
@@ -281,7 +282,9 @@ export function loadRates(svc: BoaService, now: number): Record<string, number> 
  * profile's bounds (trust.ts: one job moves an epoch's estimate at most so far).
  */
 export function estimatedClasses(svc: BoaService): ClassProfile[] {
-  return [...svc.state.classes.values()].map((cls) => classInUse(svc, cls).profile);
+  const leftOut = classesLeftOut(svc)?.classes;
+  const planned = [...svc.state.classes.values()].filter((c) => !leftOut?.includes(c.profile.name));
+  return planned.map((cls) => classInUse(svc, cls).profile);
 }
 
 export function adoptPlan(svc: BoaService, row: PlanRow): void {

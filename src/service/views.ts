@@ -10,6 +10,7 @@ import { ledgerKeptMs } from './retention.ts';
 import { isBilled, knownPaidGpus } from './paid-now.ts';
 import { clusterShape } from './plan-inputs.ts';
 import { allocatedByClass } from './class-spend.ts';
+import { classesLeftOut } from './classes-over-bound.ts';
 import { failedRankOf } from './replica-exits.ts';
 import type { BoaService } from './service.ts';
 import {
@@ -338,6 +339,8 @@ export function statusView(service: BoaService) {
     plannerError: service.planner.lastError ?? null,
     // Reconciles failing: nothing starts or stops jobs (the log said it; status did not: a review).
     executorError: executorError(service.execution.failing),
+    // Stored classes over the speedup-table bound (a data dir from before it): left out of plans.
+    classesLeftOut: classesLeftOut(service),
     // A computation that has not ended: a hung one shows here, not only once its timeout fails it.
     plannerComputingSince:
       service.planner.computingSince === undefined

@@ -59,6 +59,8 @@ export function renderStatus(s: StatusView): string {
           ] as [string, string],
         ]
       : []),
+    // undefined: a service from before it was shown.
+    ...(s.classesLeftOut ? [['classes error', s.classesLeftOut.message] as [string, string]] : []),
     ...plannerBusy(s.plannerComputingSince),
     ['last tick', s.lastTickAt ? `${when(s.lastTickAt)} (${fixed(s.lastTickMs, 1)} ms)` : 'none yet'],
   ]);
