@@ -7,7 +7,7 @@ export interface ClassesLeftOut {
   readonly message: string;
 }
 
-const memos = new WeakMap<BoaService, { changed: number; leftOut: ClassesLeftOut | null }>();
+const memos = new WeakMap<BoaService, { key: string; leftOut: ClassesLeftOut | null }>();
 
 /**
  * The stored classes plans leave out: a data dir from before the speedup-table bound (profile-entries.ts)
@@ -16,11 +16,12 @@ const memos = new WeakMap<BoaService, { changed: number; leftOut: ClassesLeftOut
  * the largest classes, until the rest fit; nothing stored is touched. Read again when a class changes.
  */
 export function classesLeftOut(svc: BoaService): ClassesLeftOut | null {
-  const changed = svc.state.classesChanged;
+  // With the count of classes: the start's loading of them is no class change.
+  const key = `${svc.state.classesChanged}:${svc.state.classes.size}`;
   const memo = memos.get(svc);
-  if (memo?.changed === changed) return memo.leftOut;
+  if (memo?.key === key) return memo.leftOut;
   const leftOut = leftOutOf(svc);
-  memos.set(svc, { changed, leftOut });
+  memos.set(svc, { key, leftOut });
   return leftOut;
 }
 
