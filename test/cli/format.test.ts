@@ -136,7 +136,7 @@ describe('renderFrontier', () => {
       ],
     });
     expect(out).toMatch(/^arrivals \(jobs\/h\)\s+none yet$/m);
-    expect(out).toContain('No arrivals yet');
+    expect(out).toMatch(/^no arrivals yet \(no jobs, imported history or prior rates\): a frontier needs/m);
     expect(out).toContain('boa history import');
     expect(out).not.toContain('0.0001665');
   });

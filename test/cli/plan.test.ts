@@ -103,7 +103,10 @@ describe('boa frontier', () => {
     const run = await s.boa(['frontier']);
     expect(run.status).toBe(0);
     expect(run.stdout).toMatch(/^arrivals \(jobs\/h\)\s+none yet$/m);
-    expect(run.stdout).toContain('No arrivals yet');
+    // Lower case, as jobs list's "no jobs" and history's "no history imported".
+    expect(run.stdout).toMatch(
+      /^no arrivals yet \(no jobs, imported history or prior rates\): a frontier needs the load; import a job log or trace \(boa history import\) or give prior rates \(boa classes put --prior-rate\)$/m,
+    );
     const file = join(s.cwd, 'frontier.svg');
     expect((await s.boa(['frontier', '--svg', file])).status).toBe(0);
     expect(readFileSync(file, 'utf8')).toContain('No arrivals yet: a frontier of no load');
@@ -120,8 +123,10 @@ describe('boa frontier', () => {
     const run = await s.boa(['frontier']);
     expect(run.status).toBe(0);
     expect(run.stdout).toMatch(/^arrivals \(jobs\/h\)\s+none in the last 24 h$/m);
-    expect(run.stdout).toContain('No arrivals in the rate window (the last 24 h; the latest submission 20');
-    expect(run.stdout).not.toContain('No arrivals yet');
+    expect(run.stdout).toMatch(
+      /^no arrivals in the rate window \(the last 24 h; the latest submission 20.*\): a frontier needs the load; /m,
+    );
+    expect(run.stdout).not.toContain('no arrivals yet');
     const file = join(s.cwd, 'frontier.svg');
     expect((await s.boa(['frontier', '--svg', file])).status).toBe(0);
     expect(readFileSync(file, 'utf8')).toContain('No arrivals in the rate window: a frontier of no load');

@@ -131,12 +131,13 @@ export function renderFrontier(f: FrontierView): string {
         ]),
   ]);
   if (none) {
+    // Lower case, as the CLI's other empty answers ("no jobs", "no history imported").
     const why = quiet
-      ? `No arrivals in the rate window (the last ${window}; the latest submission ${f.lastSubmittedAt})`
-      : 'No arrivals yet (no jobs, imported history or prior rates)';
+      ? `no arrivals in the rate window (the last ${window}; the latest submission ${f.lastSubmittedAt})`
+      : 'no arrivals yet (no jobs, imported history or prior rates)';
     return (
-      `${summary}\n${why}: a frontier needs the load.\n` +
-      'Import a job log or trace (boa history import) or give prior rates (boa classes put --prior-rate).\n'
+      `${summary}\n${why}: a frontier needs the load; import a job log or trace (boa history import) or ` +
+      'give prior rates (boa classes put --prior-rate)\n'
     );
   }
   // GPU-hours allocated to jobs, as the plan's: the budget pays for more (whole nodes, boot, release).
