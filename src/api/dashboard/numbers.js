@@ -165,6 +165,8 @@ function renderHealth(status, now = Date.now()) {
       'over',
       `jobs neither start nor stop: the executor fails since ${utcTime(status.executorError.since)}: ${status.executorError.message}`,
     ]);
+  // Stored classes past the speedup-table bound, left out of plans: their jobs wait (status.classesLeftOut).
+  if (status.classesLeftOut) lines.push(['over', status.classesLeftOut.message]);
   const group = status.nodeGroup;
   if (group.waitingReason) lines.push(['over', `jobs wait: ${group.waitingReason}`]);
   for (const issue of group.issues ?? []) lines.push(['over', `node group: ${issue.code}: ${issue.message}`]);

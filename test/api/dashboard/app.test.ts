@@ -728,6 +728,20 @@ describe('the health line', () => {
     dash.renderHealth(status({ executorError: null }), at);
     expect(dash.element('health').innerHTML).not.toContain('executor');
   });
+
+  it('shows the classes left out of plans (stored past the speedup-table bound), and nothing once none is', () => {
+    const dash = loadDashboardScript();
+    const classesLeftOut = {
+      classes: ['w4'],
+      message: 'classes w4 (80000 entries over 80 epochs) are left out',
+    };
+    dash.renderHealth(status({ classesLeftOut }), at);
+    expect(dash.element('health').innerHTML).toContain(
+      '<span class="over">classes w4 (80000 entries over 80 epochs) are left out</span>',
+    );
+    dash.renderHealth(status({ classesLeftOut: null }), at);
+    expect(dash.element('health').innerHTML).not.toContain('left out');
+  });
 });
 
 describe('the token', () => {
