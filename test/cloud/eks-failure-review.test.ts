@@ -8,6 +8,8 @@
 import { AutoScalingServiceException } from '@aws-sdk/client-auto-scaling';
 import { DescribeUpdateCommand, ThrottlingException } from '@aws-sdk/client-eks';
 import { afterEach, describe, expect, it } from 'vitest';
+import { NodeRemovals } from '../../src/store/node-removals.ts';
+import { gracefulExecutor } from '../service/nodes/graceful-executor.ts';
 import { nodeName, type NodesWorld, nodesWorld } from '../service/nodes-harness.ts';
 import { type EmulatedNodegroupOptions, emulateNodegroup, poolOverEmulated } from './emulated-nodegroup.ts';
 import { captureLogs, fakeTime } from './fake-time.ts';
@@ -576,6 +578,40 @@ describe('budget under faults', () => {
     await tick(3);
     expect(a.allocation.length).toBeGreaterThan(4);
     expect(w.group.group.desiredSize).toBeGreaterThan(1);
+  });
+
+  it('an EKS update that fails after boa chose an old node over the ceiling: the budget back, the node is not uncordoned, it goes', async () => {
+    // Expected: two busy nodes; EKS starts an update whose surge never launches (no capacity), and the
+    // budget is cut to one node: boa chooses one old node over the ceiling and cordons it, its replica
+    // held stopping. The update fails (ACTIVE, both nodes of the old template) and the budget is raised
+    // again. The removal is not called off (an uncordon could undo a cordon EKS left on its old node):
+    // the node stays cordoned and, once empty, is terminated. Before: called off and uncordoned.
+    const w = world({ maxSize: 4 });
+    const ex = gracefulExecutor();
+    const { tick, job, boa, kube } = await w.start(undefined, ex.executor);
+    boa.service.setBudget(100);
+    job(4, { command: ['train'] });
+    job(4, { command: ['train'] });
+    await tick(3);
+    expect(w.group.asg.live()).toHaveLength(2);
+    w.group.setCapacity(0);
+    w.group.startVersionUpdate(1);
+    boa.service.setBudget(4);
+    await tick(2);
+    const removals = new NodeRemovals(boa.db);
+    const chosen = removals.open();
+    expect(chosen.map((r) => r.reason)).toEqual(['over-ceiling']);
+    const unschedulable = () =>
+      kube.nodes().find((n) => n.metadata.name === chosen[0]!.nodeName)?.spec?.unschedulable === true;
+    expect(unschedulable()).toBe(true);
+    expect(w.group.finishVersionUpdate()).toBe('Failed');
+    boa.service.setBudget(100);
+    await tick(2);
+    expect(removals.open().map((r) => r.id)).toEqual([chosen[0]!.id]);
+    expect(unschedulable()).toBe(true);
+    ex.releaseAll();
+    await tick(3);
+    expect(w.group.terminations.map((t) => t.instanceId)).toContain(chosen[0]!.nodeId);
   });
 
   it('an EKS update within the ceiling is held off as before: idle nodes and the surge kept, no resize, then scaled in once ACTIVE', async () => {
