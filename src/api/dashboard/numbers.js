@@ -114,7 +114,14 @@ function planLabel(plan) {
   if (!plan?.inputs?.clampedToMinimum) return label;
   const minimum = `the minimum ${fmt(plan.minFeasibleBudget)} the expected load needs`;
   if (plan.budget < plan.minFeasibleBudget) {
-    return `${label}: the cheapest, as the budget is below ${minimum}; jobs wait for the budget when even the cheapest plan does not fit, and spend is held at the budget`;
+    // The budget is paid: the minimum as paid, as `boa budget set` and `boa plan` name it, the GPUs it
+    // allocates to jobs beside it (minFeasiblePaidBudget: absent from a service before 2026-12-06).
+    const paid = plan.minFeasiblePaidBudget ?? plan.minFeasibleBudget;
+    const asBudget =
+      fmt(paid) === fmt(plan.minFeasibleBudget)
+        ? minimum
+        : `the minimum ${fmt(paid)} paid (${fmt(plan.minFeasibleBudget)} allocated to jobs) the expected load needs`;
+    return `${label}: the cheapest, as the budget is below ${asBudget}; jobs wait for the budget when even the cheapest plan does not fit, and spend is held at the budget`;
   }
   // A planning budget at the minimum or above is the credit's raise of one below it (compute.ts): "the
   // planning budget 39.90 is below the minimum 38.00" would contradict itself.

@@ -435,6 +435,29 @@ describe('the numbers and tables', () => {
     );
   });
 
+  it('name the minimum a budget is below as paid, the GPUs it allocates to jobs beside it', async () => {
+    const s = await service();
+    await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
+    await s.ticks(1);
+    const [view, plan, status] = await Promise.all(
+      ['/v1/budget', '/v1/plan', '/v1/status'].map(async (p) => (await s.request('GET', p)).body),
+    );
+    // A budget of 10 against a load needing 12 GPUs for its jobs, 15 paid at the window's overhead.
+    const below = {
+      ...plan,
+      budget: 10,
+      planningBudget: 8,
+      minFeasibleBudget: 12,
+      minFeasiblePaidBudget: 15,
+      inputs: { ...plan.inputs, clampedToMinimum: true },
+    };
+    const dash = loadDashboardScript();
+    dash.renderNumbers(view, below, status);
+    expect(dash.element('numbers').innerHTML).toContain(
+      'the cheapest, as the budget is below the minimum 15.00 paid (12.00 allocated to jobs) the expected load needs;',
+    );
+  });
+
   it('say the planning budget, not the budget, is below the minimum when only it is', async () => {
     const s = await service();
     await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
