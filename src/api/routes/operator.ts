@@ -48,7 +48,7 @@ export function operatorRoutes(app: OpenAPIHono<ApiEnv>) {
     async (c) => {
       requireOperator(c);
       const service = c.var.service;
-      const { budget, minFeasibleBudget, warning } = service.setBudget(c.req.valid('json').gpuHoursPerHour);
+      const { budget, minFeasibleBudget } = service.setBudget(c.req.valid('json').gpuHoursPerHour);
       // Answer with the plan made for this budget, so the minimum and the spend shown here are the
       // ones `GET /v1/plan` shows (the calculator takes milliseconds). Not past PLAN_WAIT_MS: a hung
       // computation (bounded only by the worker's timeout, minutes) held the answer with it (found in
@@ -58,9 +58,9 @@ export function operatorRoutes(app: OpenAPIHono<ApiEnv>) {
       const plan = current && current.budget === budget.gpuHoursPerHour ? current : null;
       const minimum = plan?.minFeasibleBudget ?? minFeasibleBudget;
       const overhead = service.overheadRatio();
-      // Worded again from the plan's minimum: setBudget's read the load needs kept from before the plan,
-      // and its figure differed from the minimum beside it (found in review: 8.138 below 8.392).
-      const own = plan ? budgetWarning(service, budget.gpuHoursPerHour, minimum, overhead) : warning;
+      // Worded again from the figures answered beside it: setBudget's read the load needs kept from before
+      // the plan, and its figure differed from the minimum shown (found in review: 8.138 below 8.392).
+      const own = budgetWarning(service, budget.gpuHoursPerHour, minimum, overhead);
       return c.json(
         {
           ...budgetView(service),
