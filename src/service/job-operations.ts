@@ -9,6 +9,7 @@ import type { Workload } from './ports.ts';
 import { persistWorkSamples, recordWorkSample } from './progress.ts';
 import type { BoaService, EndState } from './service.ts';
 import { hashToken, newToken } from './tokens.ts';
+import { classesLeftOut } from './classes-over-bound.ts';
 
 /** A registration's answer; `replayed` when its Idempotency-Key found an earlier job (idempotency.ts). */
 export interface Registered {
@@ -29,6 +30,15 @@ export function registerJob(
       400,
       'unknown_class',
       unknownClassMessage(className, [...svc.state.classes.keys()]),
+      'class',
+    );
+  // No plan would give it widths: it would wait for ever, unsaid (the class's error is in status).
+  const leftOut = classesLeftOut(svc);
+  if (leftOut?.classes.includes(className))
+    throw new ServiceError(
+      422,
+      'class_left_out',
+      `class ${className} is not planned: ${leftOut.message}`,
       'class',
     );
   if (workload) {

@@ -50,7 +50,7 @@ describe('stored classes past the speedup-table bound', () => {
     const status = (await boa.request('GET', '/v1/status')).body;
     expect(status.classesLeftOut?.classes).toEqual(['w4']);
     expect(status.classesLeftOut.message).toMatch(
-      /^classes w4 \(80000 entries over 80 epochs\) are left out of plans, and their jobs wait: .* hold 2\d{5} entries .* more than the 200000 kept .* \(boa classes put FILE\), or delete it \(boa classes delete w4\)$/,
+      /^classes w4 \(80000 entries over 80 epochs\) are left out of plans \(their jobs wait, new ones are refused\): .* hold 2\d{5} entries .* more than the 200000 kept .* \(boa classes put FILE\), or delete it \(boa classes delete w4\)$/,
     );
     expect(renderStatus(status)).toMatch(
       /^classes error\s+classes w4 \(80000 entries over 80 epochs\) are left/m,
@@ -59,10 +59,22 @@ describe('stored classes past the speedup-table bound', () => {
     const plan = (await boa.request('GET', '/v1/plan')).body;
     expect(Object.keys(plan.widths)).toEqual(expect.arrayContaining(['w1', 'w2', 'w3']));
     expect(Object.keys(plan.widths)).not.toContain('w4');
+    // A new job of it is refused, saying why: no plan would give it widths.
+    const refused = await boa.request('POST', '/v1/jobs', { class: 'w4' });
+    expect(refused.status).toBe(422);
+    expect(refused.body.error).toMatchObject({ code: 'class_left_out', field: 'class' });
+    expect(refused.body.error.message).toMatch(
+      /^class w4 is not planned: classes w4 .*\(boa classes delete w4\)$/,
+    );
+    expect((await boa.request('POST', '/v1/jobs', { class: 'w1' })).status).toBe(201);
     const listed = (await boa.request('GET', '/v1/classes')).body.classes;
     expect(listed.find((c: { name: string }) => c.name === 'w4')?.profile.epochs).toHaveLength(80);
 
     expect((await boa.request('DELETE', '/v1/classes/w4')).status).toBe(200);
     expect((await boa.request('GET', '/v1/status')).body.classesLeftOut).toBeNull();
+    // Put again within the bound, it is planned and takes jobs.
+    const smaller = { ...wide('w4', 10), weight: 1 };
+    expect((await boa.request('PUT', '/v1/classes/w4', { profile: smaller })).status).toBe(200);
+    expect((await boa.request('POST', '/v1/jobs', { class: 'w4' })).status).toBe(201);
   });
 });

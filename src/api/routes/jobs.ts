@@ -71,7 +71,8 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
         422: jsonContent(
           ErrorSchema,
           'the workload cannot run here (a checkpoint volume claim missing, not ReadWriteMany, Lost, or' +
-            ' Pending in a WaitForFirstConsumer class), or the Idempotency-Key was used for a different request',
+            ' Pending in a WaitForFirstConsumer class), the Idempotency-Key was used for a different request, or' +
+            " (class_left_out) the class is left out of plans: stored past the speedup-table bound (GET /v1/status's classesLeftOut)",
         ),
         503: jsonContent(
           ErrorSchema,
