@@ -39,9 +39,10 @@ function leftOutOf(svc: BoaService): ClassesLeftOut | null {
   return {
     classes: names,
     message:
-      `classes ${each.join(', ')} are left out of plans (their jobs wait, new ones are refused): the stored classes' speedup ` +
-      `tables hold ${total} entries (widths x statistical epochs), more than the ${MAX_PROFILE_ENTRIES} ` +
-      'kept so that plans stay quick (stored before that bound). Nothing stored is changed: put each again ' +
+      `classes ${each.join(', ')} are left out of plans (their jobs wait, new ones are refused): ` +
+      `the stored classes' speedup tables hold ${total} entries (widths x statistical epochs), more ` +
+      `than the ${MAX_PROFILE_ENTRIES} kept so that plans stay quick (stored before that bound). ` +
+      'Nothing stored is changed: put each again ' +
       'with only the widths a job may be given or fewer statistical epochs (boa classes put FILE), or ' +
       `delete it (boa classes delete ${names[0]})`,
   };
