@@ -39,6 +39,7 @@ import {
 import { OwnEksUpdate } from './eks-own-update.ts';
 import { DEFAULT_IN_USE, DEFAULT_LABELS, type EksNodePoolConfig } from './eks-pool-config.ts';
 import { joinClusterNodes } from './eks-pool-nodes.ts';
+import { setCordoned } from './eks-cordon.ts';
 import { resizeNodegroup } from './eks-resize.ts';
 import { outgoing, plain, ReplacedNodegroups } from './replaced-nodegroups.ts';
 
@@ -336,42 +337,14 @@ export class EksNodePool implements NodePool {
     return instances;
   }
 
-  /**
-   * The instance's Kubernetes node name: as the last listing found it, else from Kubernetes' view now (no
-   * listing named it yet: a restarted service, or a node registered since); undefined if not registered.
-   */
-  private async nodeName(kube: ClusterNodes, id: string): Promise<string | undefined> {
-    const known = this.names.get(id);
-    if (known) return known;
-    return (await kube.list()).find((node) => node.instanceId === id)?.name;
-  }
-
-  /** Cordons the instances' Kubernetes nodes; one not registered yet has nothing that could land on it. */
+  /** Cordons the instances' Kubernetes nodes (eks-cordon.ts). */
   async cordon(nodeIds: readonly string[]): Promise<void> {
-    const kube = this.deps.nodes;
-    for (const id of nodeIds) {
-      const name = kube && (await this.nodeName(kube, id));
-      if (!kube || !name) {
-        this.logger.info({ event: 'node.cordon-skipped', instanceId: id, reason: 'not registered' });
-        continue;
-      }
-      await kube.cordon(name);
-      this.logger.info({ event: 'node.cordoned', instanceId: id, node: name }, 'node cordoned');
-    }
+    await setCordoned(this.deps.nodes, this.names, nodeIds, true, this.logger);
   }
 
   /** Opens the instances' Kubernetes nodes to jobs again (a removal called off). */
   async uncordon(nodeIds: readonly string[]): Promise<void> {
-    const kube = this.deps.nodes;
-    for (const id of nodeIds) {
-      const name = kube && (await this.nodeName(kube, id));
-      if (!kube || !name) {
-        this.logger.info({ event: 'node.uncordon-skipped', instanceId: id, reason: 'not registered' });
-        continue;
-      }
-      await kube.uncordon(name);
-      this.logger.info({ event: 'node.uncordoned', instanceId: id, node: name }, 'node uncordoned');
-    }
+    await setCordoned(this.deps.nodes, this.names, nodeIds, false, this.logger);
   }
 
   /**
