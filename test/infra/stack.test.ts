@@ -228,15 +228,21 @@ describe('GPU node group', () => {
 
   // deploy.md's "Changing the instance type" says why the old group's nodes go unseen while CloudFormation
   // replaces the group: boa lists nodes by their group's name. Should that change, so must the section.
-  it("lists nodes by the group's name tag, as deploy.md's instance-type section says", () => {
+  it("lists nodes by the group's name tag, a replaced group's beside it, as deploy.md's instance-type section says", () => {
     expect(nodegroupFilters({ clusterName: 'boa', nodegroupName: 'gpu-1' })).toContainEqual({
       Name: 'tag:eks:nodegroup-name',
       Values: ['gpu-1'],
     });
+    // The old group's nodes, paid until CloudFormation deletes it, are listed by the same call.
+    expect(nodegroupFilters({ clusterName: 'boa', nodegroupName: 'gpu-1' }, ['gpu-0'])).toContainEqual({
+      Name: 'tag:eks:nodegroup-name',
+      Values: ['gpu-1', 'gpu-0'],
+    });
     const deployMd = readFileSync(path.join(REPO_ROOT, 'docs/deploy.md'), 'utf8');
     const section = deployMd.split('### Changing the instance type')[1]?.split('\n## ')[0] ?? '';
-    expect(section).toMatch(/`tag:eks:nodegroup-name`/);
-    expect(section).toMatch(/quiet hour, with no jobs running/);
+    expect(section).toMatch(/so it counts them: in its ledger/);
+    expect(section).toMatch(/Deploy this version of boa once before you change the instance type/);
+    expect(section).toMatch(/quiet hour/);
   });
 
   it('gets min 0 and max from context through the bounds resource, which never sets a desired size', () => {
