@@ -94,7 +94,9 @@ export function setBudget(
         : { gpuHoursPerHour, setAt: now, ...known };
   if (!unchanged) svc.deps.repo.putSetting('budget', budget, now);
   svc.state.budget = budget;
-  svc.deps.logger.info({ event: 'budget_set', gpuHoursPerHour, unchanged, warning }, 'budget set');
+  // The warning is logged by whoever answers it, worded from the plan made for this budget (budget_warning):
+  // this one, from the load needs kept before that plan, could name another minimum than the answer.
+  svc.deps.logger.info({ event: 'budget_set', gpuHoursPerHour, unchanged }, 'budget set');
   // The same budget again leaves a plan being computed valid (a config loop re-applying it must not
   // discard every plan: found in review).
   void svc.planner.request(unchanged ? 'budget unchanged' : 'budget');

@@ -6,6 +6,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { renderBudgetSet } from '../../src/cli/commands/budget.ts';
+import { captureLogs } from '../cloud/fake-time.ts';
+import { GatedQueries } from '../service/gated-computer.ts';
 import { startService } from '../service/harness.ts';
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -50,5 +52,24 @@ describe('the minimum a budget set names', () => {
     // GET /v1/plan names it too (boa plan named only the allocated one).
     const plan = (await s.request('GET', '/v1/plan')).body;
     expect(plan.minFeasiblePaidBudget).toBeCloseTo(set.minFeasiblePaidBudget, 3);
+  });
+
+  it('is the one the log names, while the load needs kept from before the plan are stale', async () => {
+    // The queries' worker is held when jobs arrive, so the load needs kept from before stand while the
+    // plan for the new budget computes the current minimum. The answer words its warning from the plan's
+    // figure; the log said the one from before it (found in review: "below 8.138" logged, 8.392 answered).
+    const queries = new GatedQueries();
+    const logs = captureLogs();
+    const s = await startService({ queries, logger: logs.logger, config: { priorRates: { cifar10: 8 } } });
+    cleanups.push(async () => {
+      for (const held of queries.heldQueries.splice(0)) held.go();
+      await s.close();
+    });
+    await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
+    for (let i = 0; i < 6; i++) await s.request('POST', '/v1/jobs', { class: 'cifar10' });
+    const set = (await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 5 })).body;
+    expect(set.warning).toMatch(/^budget 5 is below [\d.]+ GPU-hours\/hour/);
+    const logged = logs.lines.filter((l) => /budget 5 is below/.test(JSON.stringify(l)));
+    expect(logged.map((l) => [l.event, l.warning])).toEqual([['budget_warning', set.warning]]);
   });
 });

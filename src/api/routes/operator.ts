@@ -61,13 +61,19 @@ export function operatorRoutes(app: OpenAPIHono<ApiEnv>) {
       // Worded again from the figures answered beside it: setBudget's read the load needs kept from before
       // the plan, and its figure differed from the minimum shown (found in review: 8.138 below 8.392).
       const own = budgetWarning(service, budget.gpuHoursPerHour, minimum, overhead);
+      const warning = joinWarnings(own, supersededBy(service, budget));
+      if (warning)
+        service.deps.logger.warn(
+          { event: 'budget_warning', gpuHoursPerHour: budget.gpuHoursPerHour, warning },
+          warning,
+        );
       return c.json(
         {
           ...budgetView(service),
           minFeasibleBudget: minimum,
           // The same as a budget (paid), as GET /v1/frontier gives it: the figure the budget is compared with.
           minFeasiblePaidBudget: minimum * overhead,
-          warning: joinWarnings(own, supersededBy(service, budget)),
+          warning,
           plan: plan && {
             id: plan.id,
             predictedGpuHoursPerHour: plan.predicted.gpuHoursPerHour,
