@@ -24,6 +24,16 @@ describe("boa plan's budget line", () => {
       /^budget\s+40 GPU-hours\/hour \(planned for 36\.5 allocated to pay for 40\)$/m,
     );
   });
+
+  it('says the plan cap, not the paid/allocated correction, when the cap held the planning budget down', () => {
+    // GET /v1/plan's inputs name uncappedBudget only where the cap held the plan below it.
+    const capped = view(40, 1.0982);
+    (capped.inputs as { uncappedBudget?: number }).uncappedBudget = 40;
+    const out = renderPlan(capped);
+    expect(out).toMatch(/^budget\s+40 GPU-hours\/hour \(planned for 1\.098 allocated: the plan cap, /m);
+    expect(out).toContain('boa budget get');
+    expect(out).not.toContain('to pay for 40');
+  });
 });
 
 describe("boa plan's minimum", () => {

@@ -40,7 +40,11 @@ export function addPlanCommands(program: Command): void {
  * spent exactly) has two rows, each with the share of arriving jobs it gets.
  */
 export function renderPlan(p: PlanView): string {
-  const inputs = p.inputs as { ratesPerHour?: Record<string, number>; clampedToMinimum?: boolean };
+  const inputs = p.inputs as {
+    ratesPerHour?: Record<string, number>;
+    clampedToMinimum?: boolean;
+    uncappedBudget?: number;
+  };
   const classes = Object.entries(p.widths);
   const epochs = Math.max(0, ...classes.flatMap(([, shares]) => shares.map((s) => s.widths.length)));
   // Counted from 1, as `jobs list` and `jobs show` count a job's statistical epoch (found trying boa as
@@ -57,10 +61,15 @@ export function renderPlan(p: PlanView): string {
   // The planner plans below the target when nodes are paid for but idle (the paid/allocated ratio).
   // Compared as printed: 40.00000001 against 40 read "planned for 40 allocated to pay for 40" (found in a
   // newcomer trial).
+  // Where the plan cap held it down, that is why (found trying boa as a newcomer: a first cifar10 job
+  // under a budget of 40 read "planned for 1.098 allocated to pay for 40", as if 39 of 40 paid GPUs idled).
   const planning =
-    significant(p.planningBudget) !== significant(p.budget)
-      ? ` (planned for ${significant(p.planningBudget)} allocated to pay for ${p.budget})`
-      : '';
+    significant(p.planningBudget) === significant(p.budget)
+      ? ''
+      : inputs.uncappedBudget === undefined
+        ? ` (planned for ${significant(p.planningBudget)} allocated to pay for ${p.budget})`
+        : ` (planned for ${significant(p.planningBudget)} allocated: the plan cap, a multiple of what the load ` +
+          `needs, holds it down until more jobs come or budget goes unspent; boa budget get)`;
   // The minimum of the rates the plan was made for: `boa frontier` and status give today's. Its own row,
   // paid first (the figure the budget is compared with) and allocated beside it, as `budget set` says it.
   // With no arrivals the minimum is a load of none, as `budget set` and `frontier` say it.
