@@ -70,5 +70,11 @@ describe("boa plan's predicted line", () => {
       /^queue\s+the budget, with its credit of budget unspent earlier, is below the minimum: the cheapest plan is used, widened by that credit; jobs wait for the budget when even it does not fit/m,
     );
     expect(out).not.toContain('the planning budget is below the minimum');
+    // Its budget line does not say the raised plan pays 10 (found trying boa: "planned for 126.4
+    // allocated to pay for 40" beside a budget under its minimum of 125.9).
+    expect(out).toMatch(
+      /^budget\s+10 GPU-hours\/hour \(planned for 13 allocated: the cheapest plan, widened by the credit; see queue\)$/m,
+    );
+    expect(out).not.toContain('to pay for 10');
   });
 });

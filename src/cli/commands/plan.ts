@@ -58,18 +58,7 @@ export function renderPlan(p: PlanView): string {
       ...Array.from({ length: epochs }, (_, j) => s.widths[j] ?? ''),
     ]),
   );
-  // The planner plans below the target when nodes are paid for but idle (the paid/allocated ratio).
-  // Compared as printed: 40.00000001 against 40 read "planned for 40 allocated to pay for 40" (found in a
-  // newcomer trial).
-  // Where the plan cap held it down, that is why (found trying boa as a newcomer: a first cifar10 job
-  // under a budget of 40 read "planned for 1.098 allocated to pay for 40", as if 39 of 40 paid GPUs idled).
-  const planning =
-    significant(p.planningBudget) === significant(p.budget)
-      ? ''
-      : inputs.uncappedBudget === undefined
-        ? ` (planned for ${significant(p.planningBudget)} allocated to pay for ${p.budget})`
-        : ` (planned for ${significant(p.planningBudget)} allocated: the plan cap, a multiple of what the load ` +
-          `needs, holds it down until more jobs come or budget goes unspent; boa budget get)`;
+  const planning = planningNote(p, inputs);
   // The minimum of the rates the plan was made for: `boa frontier` and status give today's. Its own row,
   // paid first (the figure the budget is compared with) and allocated beside it, as `budget set` says it.
   // With no arrivals the minimum is a load of none, as `budget set` and `frontier` say it.
@@ -91,6 +80,31 @@ export function renderPlan(p: PlanView): string {
     ],
   ]);
   return `${summary}${PREDICTED_NOTE}\n\nGPU widths by statistical epoch (e1 = first, as jobs list counts):\n${table(head, rows)}`;
+}
+
+/**
+ * Why the plan was made with another budget than the one set, when it prints differently: the plan cap,
+ * the credit's raise to the cheapest plan, or the paid/allocated correction. Compared as printed:
+ * 40.00000001 against 40 read "planned for 40 allocated to pay for 40" (found in a newcomer trial).
+ */
+function planningNote(p: PlanView, inputs: { clampedToMinimum?: boolean; uncappedBudget?: number }): string {
+  const planned = significant(p.planningBudget);
+  if (planned === significant(p.budget)) return '';
+  // Found trying boa as a newcomer: a first cifar10 job under a budget of 40 read "planned for 1.098
+  // allocated to pay for 40", as if 39 of 40 paid GPUs idled, where the plan cap held it down.
+  if (inputs.uncappedBudget !== undefined) {
+    return (
+      ` (planned for ${planned} allocated: the plan cap, a multiple of what the load needs, holds it down` +
+      ' until more jobs come or budget goes unspent; boa budget get)'
+    );
+  }
+  // The credit's raise to the cheapest plan pays for no such thing: a budget of 40 under a minimum of
+  // 125.9 read "planned for 126.4 allocated to pay for 40" (found in the same trial); the queue line says why.
+  if (inputs.clampedToMinimum && p.planningBudget >= p.minFeasibleBudget) {
+    return ` (planned for ${planned} allocated: the cheapest plan, widened by the credit; see queue)`;
+  }
+  // The paid/allocated correction: the planner plans below the target when nodes are paid for but idle.
+  return ` (planned for ${planned} allocated to pay for ${p.budget})`;
 }
 
 /** The minimum as paid, the allocated one beside it when they differ (absent before 2026-12-06: allocated). */
