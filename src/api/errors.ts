@@ -5,6 +5,7 @@ import type { ZodError } from 'zod';
 import { ServiceError } from '../service/errors.ts';
 import { ProfileError } from '../core/profile.ts';
 import { issueText } from '../core/issue-text.ts';
+import { isMalformedJson, malformedJson } from './malformed-json.ts';
 
 /** Every error body: {"error": {"code", "message", "field"?, ...details}}. */
 export function errorBody(code: string, message: string, field?: string, details?: Record<string, unknown>) {
@@ -80,6 +81,7 @@ export function handleError(error: Error, c: Context, logger: Logger) {
       415,
     );
   }
+  if (isMalformedJson(error)) return malformedJson(c);
   if (error instanceof HTTPException && error.status < 500) {
     return c.json(errorBody('invalid', error.message), error.status);
   }

@@ -294,3 +294,21 @@ describe('a body that is not sent as JSON', () => {
     expect((await boa.request('GET', '/v1/jobs')).body.jobs).toEqual([]);
   });
 });
+
+describe('a body sent as JSON that does not parse', () => {
+  // Found trying the API with curl: both were answered "Malformed JSON in request body", nothing more.
+  it.each([
+    [
+      '{class: "cifar10"}',
+      /^the body is not JSON \(.*position 1.*\): send one JSON object, its names and strings in double quotes/,
+    ],
+    ['', /^the body is not JSON \(it is empty\): send one JSON object/],
+  ])('%j: 400 saying why, in the parser words', async (body, message) => {
+    boa = await startService();
+    const res = await boa.request('POST', '/v1/jobs', body);
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('invalid');
+    expect(res.body.error.message).toMatch(message);
+    expect((await boa.request('GET', '/v1/jobs')).body.jobs).toEqual([]);
+  });
+});
