@@ -104,9 +104,12 @@ function spendSpec(ledger, budget) {
     scale: { type: 'utc' },
     // The day at midnight, as vega's own labels had it (the 24-hour chart always crosses one: found in
     // review, a fixed %H:%M read 23:00 | 00:00 | 01:00 with no date anywhere).
+    // A tick between whole minutes (a young service's few minutes are ticked every 10 or 30 s) shows
+    // its seconds: %H:%M alone read 14:40 14:40 14:41 14:41 (found in a newcomer trial).
     axis: {
       format: '%H:%M',
       labelExpr:
+        "utcseconds(datum.value) !== 0 ? utcFormat(datum.value, '%H:%M:%S') : " +
         "utchours(datum.value) === 0 && utcminutes(datum.value) === 0 ? utcFormat(datum.value, '%b %d') : datum.label",
     },
   };

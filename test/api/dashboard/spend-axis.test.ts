@@ -45,4 +45,14 @@ describe("the spend chart's time axis", () => {
     expect(labels).not.toContain('00:00');
     expect(labels.filter((l) => /^\d\d:\d\d$/.test(l as string)).length).toBeGreaterThan(2);
   });
+
+  it("gives a young service's ticks between whole minutes their seconds: no label twice", async () => {
+    // Found in a newcomer trial: four minutes on record read 14:40 14:40 14:41 14:41 ...
+    const svg = await renderSpec(loadDashboardScript().spendSpec(ledger('2026-12-06T14:40:00Z', 4), null));
+    const times = [...svg.matchAll(/<text[^>]*>(\d\d:\d\d(?::\d\d)?)<\/text>/g)].map((m) => m[1]);
+    expect(times.length).toBeGreaterThan(4);
+    expect(new Set(times).size).toBe(times.length);
+    expect(times).toContain('14:41');
+    expect(times.some((t) => /^14:4\d:[1-5]\d$/.test(t as string))).toBe(true);
+  });
 });
