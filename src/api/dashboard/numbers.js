@@ -111,6 +111,10 @@ function backWithinText(back) {
  */
 function planLabel(plan) {
   const label = `the plan allocates, ${PER_HOUR}`;
+  // Found trying boa as a newcomer: a budget of 40 beside "the plan allocates 5.81", nothing saying why.
+  if (plan?.inputs?.uncappedBudget !== undefined && !plan.inputs.clampedToMinimum) {
+    return `${label}: held by the plan cap, a multiple of what the expected load needs, until more jobs come or budget goes unspent`;
+  }
   if (!plan?.inputs?.clampedToMinimum) return label;
   const minimum = `the minimum ${fmt(plan.minFeasibleBudget)} the expected load needs`;
   if (plan.budget < plan.minFeasibleBudget) {

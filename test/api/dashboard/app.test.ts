@@ -424,8 +424,22 @@ describe('the numbers and tables', () => {
     expect(dash.element('numbers').innerHTML).toMatch(/id="paid-value"><span class="over">/);
   });
 
+  it('say why the plan allocates less than the budget when the plan cap holds it down', async () => {
+    // Found trying boa as a newcomer: a budget of 40 beside "the plan allocates 5.81", nothing saying why.
+    const [, spend, label] = /id="plan-value">([^<]*)<\/div><div class="label">([^<]*)</.exec(
+      await numbers(),
+    )!;
+    expect(Number(spend)).toBeLessThan(40);
+    expect(label).toBe(
+      'the plan allocates, GPU-hours per hour: held by the plan cap, a multiple of what the expected load needs, until more jobs come or budget goes unspent',
+    );
+  });
+
   it('say why the plan allocates more than the budget: it is below the minimum for the load', async () => {
-    expect(await numbers()).toContain('<div class="label">the plan allocates, GPU-hours per hour</div>');
+    // Without the plan cap, a plan within the budget needs no word.
+    expect(await numbers({ planCapMultiple: 0 })).toContain(
+      '<div class="label">the plan allocates, GPU-hours per hour</div>',
+    );
     // Jobs arriving faster than 40 GPU-hours per hour can serve.
     const html = await numbers({ priorRates: { imagenet: 6 } });
     const [, spend, label] = /id="plan-value">([^<]*)<\/div><div class="label">([^<]*)</.exec(html)!;
