@@ -136,6 +136,25 @@ export class SimJob {
   }
 
   /**
+   * The statistical epochs it would enter in (from, until] at its current speed and placement, and when:
+   * read before `advance`. The last end is the finish, which `advance` returns.
+   */
+  epochsEntered(from: number, until: number): Array<{ epoch: number; at: number }> {
+    if (this.allocation.length === 0 || this.speed <= 0) return [];
+    const truth = this.jobClass.truth;
+    const ends = this.jobClass.statEpochEnds;
+    const start = Math.max(from, this.restartingUntil ?? from);
+    const entered: Array<{ epoch: number; at: number }> = [];
+    for (let j = this.statEpoch; j < ends.length - 1; j++) {
+      const at =
+        start + secondsToProgress(truth, this.placement, this.progress, ends[j] as number) / this.speed;
+      if (at > until) break;
+      entered.push({ epoch: j + 1, at });
+    }
+    return entered;
+  }
+
+  /**
    * Runs the job over [from, until]; returns its completion time when it finishes in that interval.
    * Only the data epochs the interval crosses are looked up in the truth (a job's whole future at
    * every placement it ever gets would cost far more than the run).

@@ -79,6 +79,11 @@ export class ReplayWorld {
     const events: Array<{ at: number; act: () => Promise<unknown> }> = [];
     for (const e of this.emulated) {
       if (e.sim.completedAt !== null) continue;
+      // Each new epoch is reported when the job enters it, as a job's client does: reported at the next
+      // tick instead, an epoch was timed from up to a tick late, and a short last one, ended by the exact
+      // completion, read as several times faster than its class (a work_sample_dropped warning in the demo).
+      for (const { epoch, at } of e.sim.epochsEntered(from, to))
+        events.push({ at, act: () => this.reportEpoch(e, epoch) });
       const at = e.sim.advance(from, to);
       if (at !== null) events.push({ at, act: () => this.client.complete(e.serviceId) });
     }
@@ -107,22 +112,24 @@ export class ReplayWorld {
     this.nextArrival = index + 1;
   }
 
-  /** Before a tick: each running job reports the statistical epoch it has reached. */
+  /** Before a tick: each running job reports the statistical epoch it has reached, if not yet reported. */
   async report(): Promise<void> {
     for (const e of this.emulated) {
       if (e.sim.completedAt !== null) continue;
-      const epoch = e.sim.statEpoch;
-      if (epoch > e.reportedEpoch) {
-        try {
-          await this.client.progress(e.serviceId, epoch);
-        } catch (error) {
-          // Resumed from a snapshot older than the crash: the service already has this epoch (it only
-          // keeps the highest), as a real job restarting from its checkpoint would find.
-          if (!(error instanceof ApiError && error.code === 'epoch_regressed')) throw error;
-        }
-        e.reportedEpoch = epoch;
-      }
+      await this.reportEpoch(e, e.sim.statEpoch);
     }
+  }
+
+  private async reportEpoch(e: Emulated, epoch: number): Promise<void> {
+    if (epoch <= e.reportedEpoch) return;
+    try {
+      await this.client.progress(e.serviceId, epoch);
+    } catch (error) {
+      // Resumed from a snapshot older than the crash: the service already has this epoch (it only
+      // keeps the highest), as a real job restarting from its checkpoint would find.
+      if (!(error instanceof ApiError && error.code === 'epoch_regressed')) throw error;
+    }
+    e.reportedEpoch = epoch;
   }
 
   /** After a tick: each job reads its allocation and restarts on it when the generation changed. */
