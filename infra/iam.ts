@@ -97,8 +97,10 @@ function nodeRemovalStatements(nodegroupName: string, clusterName: string, clust
             actions: ['eks:ListNodegroups'],
             resources: [clusterArn],
           }),
-          // Finding it reads each group's labels (findNodegroupsByLabels): DescribeNodegroup on every node
-          // group of this cluster, read-only; resizing stays confined to the configured group above.
+          // Finding it reads each group's labels (findNodegroupsByLabels), as does the search of a run with
+          // nothing stored for a group it replaced (its labels and tags: leftover-nodegroups.ts):
+          // DescribeNodegroup on every node group of this cluster, read-only; resizing stays confined to
+          // the configured group above.
           new iam.PolicyStatement({
             sid: 'ReadClusterNodegroups',
             actions: ['eks:DescribeNodegroup'],

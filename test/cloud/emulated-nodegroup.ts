@@ -30,6 +30,17 @@ export const CLUSTER = 'boa';
 export const NODEGROUP = 'gpu';
 /** The label the infra puts on the GPU node group (infra/cluster.ts NODE_ROLE_LABEL): how boa finds it. */
 export const ROLE_LABEL = { 'boa/node-role': 'gpu' };
+/** The tags the CDK app puts on its node groups (infra/boa-stack.ts): which deployment made a group. */
+export const STACK_TAGS = { app: 'boa', 'boa:cluster': CLUSTER };
+
+/** Another node group of the cluster, as DescribeNodegroup shows it (addGroup, a replaced one). */
+interface OtherGroup {
+  readonly name: string;
+  readonly arn: string;
+  readonly asg: EmulatedAsg;
+  readonly labels: Record<string, string>;
+  readonly tags: Record<string, string>;
+}
 
 export interface EmulatedNodegroupOptions {
   readonly clock: Clock;
@@ -131,11 +142,15 @@ export function emulateNodegroup(options: EmulatedNodegroupOptions) {
     { asg: nodegroup.asg, nodegroupName: NODEGROUP },
   ];
   nodegroup.asg.step(clock.now() - 3_600_000);
-  /** The ASGs of groups replaced and not yet deleted (replace with keepOld). */
-  const replaced: EmulatedAsg[] = [];
+  /** The groups replaced and not yet deleted (replace with keepOld): still listed and described. */
+  const replaced: OtherGroup[] = [];
+  /** The tags of boa's groups, the current one and those replaced (tagGroups adds to them). */
+  const deploymentTags: Record<string, string> = { ...STACK_TAGS };
+  /** Groups beside boa's (addGroup): another stack's, one not boa's, the system group. */
+  const others: OtherGroup[] = [];
   /** The replaced groups are deleted (CloudFormation's cleanup): their instances shut down. */
   const deleteReplaced = () => {
-    for (const old of replaced.splice(0)) {
+    for (const { asg: old } of replaced.splice(0)) {
       old.desiredCapacity = 0;
       old.minSize = 0;
       for (const i of old.live()) old.setProtection([i.id], false);
@@ -199,7 +214,11 @@ export function emulateNodegroup(options: EmulatedNodegroupOptions) {
   eksMock.on(DescribeNodegroupCommand).callsFake((input) => {
     failNow('DescribeNodegroup', false);
     step();
-    if (input.nodegroupName !== nodegroup.name) throw notFound(input.nodegroupName);
+    if (input.nodegroupName !== nodegroup.name) {
+      const other = [...replaced, ...others].find((g) => g.name === input.nodegroupName);
+      if (other) return { nodegroup: describeOther(other) };
+      throw notFound(input.nodegroupName);
+    }
     const { asg } = nodegroup;
     const failed = asg.recentFailures(HEALTH_WINDOW_MS);
     const issues = failed.length
@@ -212,6 +231,7 @@ export function emulateNodegroup(options: EmulatedNodegroupOptions) {
         nodegroupArn: nodegroup.arn,
         status: versionUpdate ? 'UPDATING' : issues.length ? 'DEGRADED' : 'ACTIVE',
         labels: ROLE_LABEL,
+        tags: deploymentTags,
         scalingConfig: { minSize: asg.minSize, maxSize: asg.maxSize, desiredSize: eksDesiredSize(asg) },
         modifiedAt: new Date(nodegroup.modifiedAt),
         resources: { autoScalingGroups: [{ name: asg.name }] },
@@ -220,7 +240,26 @@ export function emulateNodegroup(options: EmulatedNodegroupOptions) {
     };
   });
 
-  eksMock.on(ListNodegroupsCommand).callsFake(() => ({ nodegroups: [nodegroup.name] }));
+  const describeOther = (group: OtherGroup) => ({
+    clusterName: CLUSTER,
+    nodegroupName: group.name,
+    nodegroupArn: group.arn,
+    status: 'ACTIVE',
+    labels: group.labels,
+    tags: group.tags,
+    scalingConfig: {
+      minSize: group.asg.minSize,
+      maxSize: group.asg.maxSize,
+      desiredSize: group.asg.desiredCapacity,
+    },
+    resources: { autoScalingGroups: [{ name: group.asg.name }] },
+    health: { issues: [] },
+  });
+
+  eksMock.on(ListNodegroupsCommand).callsFake(() => ({
+    // A group replaced under its own name is the new one to EKS (names are unique in a cluster).
+    nodegroups: [...new Set([nodegroup.name, ...replaced.map((g) => g.name), ...others.map((g) => g.name)])],
+  }));
 
   eksMock.on(UpdateNodegroupConfigCommand).callsFake((input) => {
     failNow('UpdateNodegroupConfig', false);
@@ -560,6 +599,7 @@ export function emulateNodegroup(options: EmulatedNodegroupOptions) {
     replace(newName: string, options: { keepOld?: boolean } = {}) {
       generation += 1;
       const old = nodegroup.asg;
+      const oldGroup = { name: nodegroup.name, arn: nodegroup.arn, asg: old };
       const asg = new EmulatedAsg(
         `eks-${newName}-uuid-${generation}`,
         clock,
@@ -576,10 +616,32 @@ export function emulateNodegroup(options: EmulatedNodegroupOptions) {
         asg,
       });
       asg.step();
-      replaced.push(old);
+      replaced.push({ ...oldGroup, labels: ROLE_LABEL, tags: deploymentTags });
       if (!options.keepOld) deleteReplaced();
     },
     deleteReplaced,
+    /** More tags on boa's groups, current and replaced (those CloudFormation adds, say). */
+    tagGroups(tags: Record<string, string>) {
+      Object.assign(deploymentTags, tags);
+    },
+    /**
+     * Another node group in the cluster with `instances` running (launched an hour earlier), its own
+     * labels and tags: another stack's, one not boa's. Its instances carry its name (eks:nodegroup-name).
+     */
+    addGroup(
+      name: string,
+      group: { labels: Record<string, string>; tags: Record<string, string>; instances: number },
+    ) {
+      generation += 1;
+      const asg = new EmulatedAsg(`eks-${name}-uuid-${generation}`, clock, 0, 8, group.instances, {
+        ...asgOptions,
+        idPrefix: `${generation}`,
+      });
+      asg.step(clock.now() - 3_600_000);
+      asgs.push({ asg, nodegroupName: name });
+      const arn = `arn:aws:eks:us-east-1:123456789012:nodegroup/${CLUSTER}/${name}/uuid-${generation}`;
+      others.push({ name, arn, asg, labels: group.labels, tags: group.tags });
+    },
     /** The next calls of `operation` fail with these errors, in order (undefined: that call succeeds). */
     failNext(
       operation: EmulatedOperation,
@@ -656,9 +718,11 @@ export function poolOverEmulated(
   ng: EmulatedNodegroup,
   time: { readonly clock: Clock; readonly sleep: (ms: number) => Promise<void> },
   logger: Logger,
+  /** The group the pool is configured with: CloudFormation points boa at a new one on a replacement. */
+  nodegroupName = NODEGROUP,
 ): EksNodePool {
   return new EksNodePool(
-    { clusterName: CLUSTER, nodegroupName: NODEGROUP, gpusPerNode: 4 },
+    { clusterName: CLUSTER, nodegroupName, gpusPerNode: 4 },
     {
       eks: ng.eks,
       ec2: ng.ec2,

@@ -1,6 +1,8 @@
+import { DescribeInstancesCommand } from '@aws-sdk/client-ec2';
+import { ListNodegroupsCommand } from '@aws-sdk/client-eks';
 import { describe, expect, it } from 'vitest';
 import type { FollowedGroups } from '../../src/service/ports.ts';
-import { emulateNodegroup, poolOverEmulated } from './emulated-nodegroup.ts';
+import { emulateNodegroup, poolOverEmulated, ROLE_LABEL, STACK_TAGS } from './emulated-nodegroup.ts';
 import { captureLogs, fakeTime } from './fake-time.ts';
 
 /**
@@ -96,5 +98,130 @@ describe('EksNodePool lists a replaced group’s nodes as on their way out', () 
     const nodes = await again.listNodes();
     expect(nodes.filter((n) => n.replacedGroup === 'gpu').map((n) => n.id)).toEqual(old);
     expect(first.logs.events()).not.toContain('node.not-in-group');
+  });
+});
+
+describe('EksNodePool with nothing stored (the first run of this version, deployed with a new instance type)', () => {
+  /** boa from before 2026-12-06 ran on gpu (nothing stored); CloudFormation made gpu-v2 and restarted boa on it. */
+  function replacedBeforeAnyRecord() {
+    const time = fakeTime();
+    const logs = captureLogs();
+    const ng = emulateNodegroup({
+      clock: time.clock,
+      minSize: 0,
+      maxSize: 4,
+      desiredSize: 2,
+      updatePolls: 0,
+    });
+    ng.asg.step();
+    time.advance(120_000);
+    const old = ng.instances.map((i) => i.id);
+    ng.replace('gpu-v2', { keepOld: true });
+    const pool = poolOverEmulated(ng, time, logs.logger, 'gpu-v2');
+    const kept: FollowedGroups[] = [];
+    pool.followGroups(undefined, (groups) => kept.push(groups));
+    return { ng, pool, logs, time, old, kept };
+  }
+
+  it("finds the group of this deployment it replaced: its running nodes are the first listing's, on their way out", async () => {
+    const { ng, pool, logs, time, old, kept } = replacedBeforeAnyRecord();
+    const nodes = await pool.listNodes();
+    const outgoing = nodes.filter((n) => n.replacedGroup === 'gpu');
+    expect(outgoing.map((n) => n.id).sort()).toEqual([...old].sort());
+    expect(outgoing.every((n) => n.leaving && n.keepOnly)).toBe(true);
+    expect(nodes).toHaveLength(2);
+    expect(kept.at(-1)?.current?.name).toBe('gpu-v2');
+    expect(kept.at(-1)?.replaced.map((r) => [r.name, r.autoScalingGroup])).toEqual([
+      ['gpu', 'eks-gpu-uuid-1'],
+    ]);
+    expect(logs.events().filter((e) => e === 'nodegroup.replaced-found')).toHaveLength(1);
+
+    // Searched once: later reads do not list the cluster again; the group is forgotten once gone.
+    const listed = ng.eksMock.commandCalls(ListNodegroupsCommand).length;
+    ng.deleteReplaced();
+    time.advance(120_000);
+    expect(await pool.listNodes()).toEqual([]);
+    await pool.describe();
+    expect(ng.eksMock.commandCalls(ListNodegroupsCommand)).toHaveLength(listed);
+    expect(kept.at(-1)?.replaced).toEqual([]);
+  });
+
+  it("leaves alone another stack's group, a group not boa's, and boa's system group, their nodes running", async () => {
+    const { ng, pool, kept, old } = replacedBeforeAnyRecord();
+    ng.addGroup('other-stack-gpu', {
+      labels: ROLE_LABEL,
+      tags: { ...STACK_TAGS, 'boa:cluster': 'other' },
+      instances: 1,
+    });
+    ng.addGroup('not-boa-gpu', { labels: ROLE_LABEL, tags: { team: 'research' }, instances: 1 });
+    ng.addGroup('system', { labels: { 'boa/node-role': 'system' }, tags: STACK_TAGS, instances: 1 });
+    const nodes = await pool.listNodes();
+    expect(nodes.map((n) => n.id).sort()).toEqual([...old].sort());
+    expect(kept.at(-1)?.replaced.map((r) => r.name)).toEqual(['gpu']);
+    const filters = ng.ec2Mock.commandCalls(DescribeInstancesCommand).map((c) => c.args[0].input.Filters);
+    const names = filters.map((f) => f?.find((x) => x.Name === 'tag:eks:nodegroup-name')?.Values);
+    expect(names.every((n) => JSON.stringify(n) === JSON.stringify(['gpu-v2', 'gpu']))).toBe(true);
+  });
+
+  it('where CloudFormation tags the groups with their stack, a group of another stack is left alone', async () => {
+    const { ng, pool, kept } = replacedBeforeAnyRecord();
+    // The configured and replaced groups both carry this stack's id; the stray one another stack's.
+    const stack = 'arn:aws:cloudformation:us-east-1:123456789012:stack/boa/1';
+    ng.tagGroups({ 'aws:cloudformation:stack-id': stack });
+    ng.addGroup('stray-gpu', {
+      labels: ROLE_LABEL,
+      tags: {
+        ...STACK_TAGS,
+        'aws:cloudformation:stack-id': 'arn:aws:cloudformation:us-east-1:123456789012:stack/boa-2/2',
+      },
+      instances: 1,
+    });
+    await pool.listNodes();
+    expect(kept.at(-1)?.replaced.map((r) => r.name)).toEqual(['gpu']);
+  });
+
+  it('a group of this deployment with no instance running is not followed', async () => {
+    const { ng, pool, kept, logs } = replacedBeforeAnyRecord();
+    ng.addGroup('gpu-empty', { labels: ROLE_LABEL, tags: STACK_TAGS, instances: 0 });
+    await pool.listNodes();
+    expect(kept.at(-1)?.replaced.map((r) => r.name)).toEqual(['gpu']);
+    expect(logs.events()).toContain('nodegroup.replaced-gone');
+  });
+
+  it('a stack that never replaced its group finds none and lists as before', async () => {
+    const time = fakeTime();
+    const logs = captureLogs();
+    const ng = emulateNodegroup({
+      clock: time.clock,
+      minSize: 0,
+      maxSize: 4,
+      desiredSize: 2,
+      updatePolls: 0,
+    });
+    ng.asg.step();
+    time.advance(120_000);
+    const pool = poolOverEmulated(ng, time, logs.logger);
+    const kept: FollowedGroups[] = [];
+    pool.followGroups(undefined, (groups) => kept.push(groups));
+    const nodes = await pool.listNodes();
+    expect(nodes).toHaveLength(2);
+    expect(nodes.some((n) => n.leaving || n.replacedGroup)).toBe(false);
+    expect(kept.at(-1)).toEqual({ current: expect.objectContaining({ name: 'gpu' }), replaced: [] });
+    expect(logs.events()).not.toContain('nodegroup.replaced-found');
+  });
+
+  it("refused the cluster's groups (IAM), it says so once and lists its own group", async () => {
+    const { ng, pool, logs, kept } = replacedBeforeAnyRecord();
+    ng.eksMock.on(ListNodegroupsCommand).rejects(
+      Object.assign(new Error('not authorized: eks:ListNodegroups'), {
+        name: 'AccessDeniedException',
+        $metadata: {},
+      }),
+    );
+    const nodes = await pool.listNodes();
+    expect(nodes.every((n) => !n.replacedGroup)).toBe(true);
+    await pool.listNodes();
+    expect(logs.events().filter((e) => e === 'nodegroup.leftovers-unsearched')).toHaveLength(1);
+    expect(kept.at(-1)?.replaced).toEqual([]);
   });
 });

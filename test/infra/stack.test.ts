@@ -8,6 +8,8 @@ import { REPO_ROOT } from '../../infra/boa-workload.ts';
 import { GPU_NODEGROUP_CREATE_SCALING } from '../../infra/gpu-nodegroup.ts';
 import { METRIC_NAMES } from '../../infra/monitoring.ts';
 import { nodegroupFilters } from '../../src/cloud/aws/ec2-nodes.ts';
+import { DEFAULT_LABELS } from '../../src/cloud/aws/eks-pool-config.ts';
+import { DEPLOYMENT_TAGS } from '../../src/cloud/aws/leftover-nodegroups.ts';
 import { buildStack, kubernetesObjects, manifestObjects, type Resource, synthTemplate } from './synth.ts';
 
 // Two synths shared by the whole file: the defaults, and a variant with other context values.
@@ -241,8 +243,19 @@ describe('GPU node group', () => {
     const deployMd = readFileSync(path.join(REPO_ROOT, 'docs/deploy.md'), 'utf8');
     const section = deployMd.split('### Changing the instance type')[1]?.split('\n## ')[0] ?? '';
     expect(section).toMatch(/so it counts them: in its ledger/);
-    expect(section).toMatch(/Deploy this version of boa once before you change the instance type/);
+    expect(section).toMatch(/may change the type in the same deploy that brings this version/);
     expect(section).toMatch(/quiet hour/);
+  });
+
+  // With nothing stored, boa takes a group for its replaced one by these (src/cloud/aws/leftover-nodegroups.ts):
+  // they must be on the GPU group, and the system group must not carry boa's GPU labels.
+  it('tags the GPU node group with the deployment tags and labels boa finds a replaced group by', () => {
+    const [, gpu] = gpuNodegroup(template);
+    for (const key of DEPLOYMENT_TAGS) expect(gpu.Properties.Tags).toHaveProperty([key]);
+    expect(gpu.Properties.Tags).toMatchObject({ app: 'boa', 'boa:cluster': 'boa' });
+    expect(gpu.Properties.Labels).toMatchObject(DEFAULT_LABELS);
+    const [, system] = only(template, 'AWS::EKS::Nodegroup', { AmiType: 'AL2023_x86_64_STANDARD' });
+    expect(system.Properties.Labels).not.toMatchObject(DEFAULT_LABELS);
   });
 
   it('gets min 0 and max from context through the bounds resource, which never sets a desired size', () => {

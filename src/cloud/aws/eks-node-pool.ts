@@ -41,6 +41,7 @@ import { DEFAULT_IN_USE, DEFAULT_LABELS, type EksNodePoolConfig } from './eks-po
 import { joinClusterNodes } from './eks-pool-nodes.ts';
 import { setCordoned } from './eks-cordon.ts';
 import { resizeNodegroup } from './eks-resize.ts';
+import { findLeftoverGroups } from './leftover-nodegroups.ts';
 import { outgoing, plain, ReplacedNodegroups } from './replaced-nodegroups.ts';
 
 export type { EksNodePoolConfig } from './eks-pool-config.ts';
@@ -223,6 +224,10 @@ export class EksNodePool implements NodePool {
       ...(this.arn ? { arn: this.arn } : {}),
       ...(group.autoScalingGroup ? { autoScalingGroup: group.autoScalingGroup } : {}),
     });
+    if (this.replaced.searchPending()) {
+      const labels = this.config.labels ?? DEFAULT_LABELS;
+      this.replaced.searched(await findLeftoverGroups(group, this.ref.clusterName, labels, this.ctx));
+    }
     return group;
   }
 
@@ -263,6 +268,7 @@ export class EksNodePool implements NodePool {
   async listNodes(): Promise<PoolNode[]> {
     // After a restart (under a new name: CloudFormation's, on a replacement), the group is read first: a
     // replaced one's nodes must be in the first listing, or its tick fills the new group to the ceiling.
+    // With nothing stored, the same read searches the cluster for a group it replaced.
     if (this.replaced.unsettled()) await this.readGroup();
     const asked = this.replaced.asked();
     const all = await listNodegroupInstances(

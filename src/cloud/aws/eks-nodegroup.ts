@@ -9,7 +9,7 @@ import {
 import type { Clock } from '../../service/ports.ts';
 import { CloudError } from '../errors.ts';
 import { backoffDelay, type RetryContext, type RetryPolicy } from '../retry.ts';
-import { withRetry } from './retry.ts';
+import { AwsCallError, withRetry } from './retry.ts';
 import type { NodegroupRef } from './ec2-nodes.ts';
 
 /** The EKS calls of the node pool, each retried on throttling and transient errors. */
@@ -34,6 +34,8 @@ export interface NodegroupScaling {
   /** resources.autoScalingGroups: the ASG whose instances boa terminates one by one. */
   readonly autoScalingGroup: string | undefined;
   readonly labels: Readonly<Record<string, string>>;
+  /** The group's own AWS tags (not its instances'): which deployment made it (replaced-nodegroups.ts). */
+  readonly tags: Readonly<Record<string, string>>;
 }
 
 export async function readNodegroup(ref: NodegroupRef, ctx: EksContext): Promise<NodegroupScaling> {
@@ -70,6 +72,7 @@ export async function readNodegroup(ref: NodegroupRef, ctx: EksContext): Promise
     })),
     autoScalingGroup: group?.resources?.autoScalingGroups?.[0]?.name,
     labels: group?.labels ?? {},
+    tags: group?.tags ?? {},
   };
 }
 
@@ -79,6 +82,22 @@ export async function findNodegroupsByLabels(
   labels: Readonly<Record<string, string>>,
   ctx: EksContext,
 ): Promise<string[]> {
+  const groups = await describeClusterNodegroups(clusterName, ctx);
+  return groups.filter((group) => hasLabels(group, labels)).map((group) => group.name);
+}
+
+export function hasLabels(group: NodegroupScaling, labels: Readonly<Record<string, string>>): boolean {
+  return Object.entries(labels).every(([k, v]) => group.labels[k] === v);
+}
+
+/**
+ * Every node group of the cluster as DescribeNodegroup reads it (ListNodegroups, all pages). A group
+ * deleted between the two calls (CloudFormation's cleanup of a replaced one) is left out.
+ */
+export async function describeClusterNodegroups(
+  clusterName: string,
+  ctx: EksContext,
+): Promise<NodegroupScaling[]> {
   const names: string[] = [];
   let nextToken: string | undefined;
   do {
@@ -90,12 +109,16 @@ export async function findNodegroupsByLabels(
     names.push(...(page.nodegroups ?? []));
     nextToken = page.nextToken;
   } while (nextToken);
-  const found: string[] = [];
+  const groups: NodegroupScaling[] = [];
   for (const nodegroupName of names) {
-    const group = await readNodegroup({ clusterName, nodegroupName }, ctx);
-    if (Object.entries(labels).every(([k, v]) => group.labels[k] === v)) found.push(nodegroupName);
+    try {
+      groups.push(await readNodegroup({ clusterName, nodegroupName }, ctx));
+    } catch (error) {
+      const cause = error instanceof AwsCallError ? (error.cause as Error | undefined) : undefined;
+      if (cause?.name !== 'ResourceNotFoundException') throw error;
+    }
   }
-  return found;
+  return groups;
 }
 
 /**

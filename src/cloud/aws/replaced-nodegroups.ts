@@ -19,6 +19,8 @@ export class ReplacedNodegroups {
   private store: ((groups: FollowedGroups) => void) | undefined;
   /** The group was read (DescribeNodegroup) in this run. */
   private read = false;
+  /** Nothing was stored (leftover-nodegroups.ts): the cluster's groups are searched once for a replaced one. */
+  private searching = false;
 
   constructor(
     private readonly logger: Logger,
@@ -36,6 +38,7 @@ export class ReplacedNodegroups {
     configured: string,
   ): string | undefined {
     this.store = store;
+    this.searching = stored?.current === undefined;
     this.groups = {
       ...(stored?.current ? { current: stored.current } : {}),
       replaced: stored?.replaced ?? [],
@@ -48,7 +51,36 @@ export class ReplacedNodegroups {
    * new name, or a new ARN under the same name) before a listing takes its nodes for the new group's.
    */
   unsettled(): boolean {
-    return this.groups.current !== undefined && !this.read;
+    return (this.groups.current !== undefined && !this.read) || this.searching;
+  }
+
+  /** Nothing stored, and the cluster's groups not searched yet for one this group replaced. */
+  searchPending(): boolean {
+    return this.searching;
+  }
+
+  /**
+   * The cluster's groups searched (with nothing stored): those `leftoverGroups` takes for replaced ones
+   * are followed like a group this pool followed before, from the listing that comes next; one with no
+   * instance listed is forgotten at once. `undefined`: the search was refused (IAM), given up.
+   */
+  searched(found: readonly GroupRecord[] | undefined): void {
+    this.searching = false;
+    const fresh = (found ?? []).filter((group) => !this.groups.replaced.some((r) => sameGroup(r, group)));
+    if (fresh.length === 0) return;
+    for (const group of fresh) {
+      this.logger.warn(
+        { event: 'nodegroup.replaced-found', nodegroup: group.name, arn: group.arn },
+        'a node group of this deployment beside the one configured, and none stored (the first run of ' +
+          "this version): taken for a replaced one, its nodes count as paid (within the budget's " +
+          'ceiling) until they are gone; nothing new is placed on them',
+      );
+    }
+    const since = this.clock.now();
+    this.keep({
+      ...this.groups,
+      replaced: [...this.groups.replaced, ...fresh.map((g) => ({ ...g, since }))],
+    });
   }
 
   /** The group as DescribeNodegroup found it: one with another name or ARN than the last replaced it. */

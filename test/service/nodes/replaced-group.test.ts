@@ -9,6 +9,7 @@ import { DescribeNodegroupCommand } from '@aws-sdk/client-eks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { renderStatus } from '../../../src/cli/commands/status.ts';
 import { paidGpusNow } from '../../../src/service/paid-now.ts';
+import { ROLE_LABEL, STACK_TAGS } from '../../cloud/emulated-nodegroup.ts';
 import { type NodesWorld, nodesWorld } from '../nodes-harness.ts';
 
 const worlds: NodesWorld[] = [];
@@ -95,6 +96,43 @@ describe('a replaced node group whose nodes still run', () => {
     const fresh = new Set(w.group.asg.live().map((i) => w.group.kube.nameOf(i.id)));
     expect([...job(a.id).allocation, ...job(b.id).allocation].every((n) => fresh.has(n))).toBe(true);
     expect(w.logs.events()).toContain('nodegroup.replaced-gone');
+    expect(w.group.terminations).toEqual([]);
+  }, 120_000);
+
+  it('with nothing stored (a store from before 2026-12-06, deployed with the type change): finds the old group of its own deployment and counts its nodes', async () => {
+    const w = nodesWorld({ onDisk: true, idleFill: false });
+    worlds.push(w);
+    const first = await w.start();
+    first.boa.service.setBudget(8);
+    const a = first.job(4);
+    const b = first.job(4);
+    await first.tick(4);
+    expect(w.group.asg.live()).toHaveLength(2);
+    const placed = { a: [...a.allocation], b: [...b.allocation] };
+    const oldIds = w.group.asg.live().map((x) => x.id);
+    // The version before stored no group.
+    first.boa.repo.deleteSetting('nodes.followedGroups');
+    await first.boa.close();
+
+    w.group.replace('gpu-v2', { keepOld: true });
+    // Beside it in the cluster: boa's system group, and a group not boa's labelled as boa's: never taken.
+    w.group.addGroup('system', { labels: { 'boa/node-role': 'system' }, tags: STACK_TAGS, instances: 1 });
+    w.group.addGroup('research-gpu', { labels: ROLE_LABEL, tags: {}, instances: 1 });
+    w.configureNodegroup('gpu-v2');
+    const boa = await w.start();
+    for (let i = 0; i < 3; i++) {
+      await boa.tick(1);
+      const ceiling = boa.boa.service.spendCeiling(w.clock.now())?.gpus ?? Number.POSITIVE_INFINITY;
+      expect(paidGpusNow(boa.boa.service.state.nodes), `tick ${i}`).toBe(8);
+      // What AWS bills of boa's two groups (the others' instances are not boa's) against the ceiling.
+      const billed = w.group.running.filter((x) => oldIds.includes(x.id)).length + w.group.asg.live().length;
+      expect(billed * 4, `tick ${i}`).toBeLessThanOrEqual(ceiling + 2);
+    }
+    expect(w.group.group.desiredSize, 'the new group waits for the old nodes to go').toBe(0);
+    expect(boa.boa.service.job(a.id).allocation).toEqual(placed.a);
+    expect(boa.boa.service.job(b.id).allocation).toEqual(placed.b);
+    expect((await boa.status()).nodeGroup.replaced).toEqual([{ name: 'gpu', nodes: 2, paidGpus: 8 }]);
+    expect(w.logs.events()).toContain('nodegroup.replaced-found');
     expect(w.group.terminations).toEqual([]);
   }, 120_000);
 });
