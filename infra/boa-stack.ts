@@ -105,6 +105,7 @@ export class BoaStack extends Stack {
       clusterName: config.clusterName,
       nodegroupName: this.gpu.nodegroup.nodegroupName,
       nodegroupArn: this.gpu.nodegroup.nodegroupArn,
+      cluster: { clusterArn: cluster.clusterArn, clusterName: cluster.clusterName },
       gpusPerNode: config.gpusPerNode,
       ...(config.budget !== undefined ? { budget: config.budget } : {}),
       guardMinutes: config.guardMinutes,

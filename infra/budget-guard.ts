@@ -10,12 +10,18 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { NodegroupAsgMetrics } from './asg-metrics.ts';
+import { clusterNodegroupsArn } from './iam.ts';
 import { METRICS_DIMENSION, METRICS_NAMESPACE, OVERSPEND_TOLERANCE } from './monitoring.ts';
 
 export interface BudgetGuardProps {
   readonly clusterName: string;
   readonly nodegroupName: string;
   readonly nodegroupArn: string;
+  /**
+   * With it, the guard counts the running nodes of a group the guarded one replaced (ListNodegroups): the
+   * cluster's ARN and name as the cluster resource gives them (the same node-group ARN pattern as boa's).
+   */
+  readonly cluster?: { readonly clusterArn: string; readonly clusterName: string };
   readonly gpusPerNode: number;
   /** Deploy-time budget, used until boa has published one. */
   readonly budget?: number;
@@ -148,6 +154,19 @@ export class BudgetGuard extends Construct {
         resources: [props.nodegroupArn],
       }),
     );
+    if (props.cluster) {
+      // A group the guarded one replaced (an instance-type change) is found among the cluster's by its
+      // labels and tags, read-only: its running nodes are paid, so the guarded group is allowed fewer.
+      this.handler.addToRolePolicy(
+        new iam.PolicyStatement({ actions: ['eks:ListNodegroups'], resources: [props.cluster.clusterArn] }),
+      );
+      this.handler.addToRolePolicy(
+        new iam.PolicyStatement({
+          actions: ['eks:DescribeNodegroup'],
+          resources: [clusterNodegroupsArn(props.cluster.clusterArn, props.cluster.clusterName)],
+        }),
+      );
+    }
     // Lifting the scale-in protection boa put on its busy nodes, or the lowered desired size leaves them
     // running: only on the node group's Auto Scaling group, found by the tags EKS puts on it.
     this.handler.addToRolePolicy(

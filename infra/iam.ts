@@ -112,7 +112,7 @@ function nodeRemovalStatements(nodegroupName: string, clusterName: string, clust
 }
 
 /** arn:PARTITION:eks:REGION:ACCOUNT:nodegroup/CLUSTER/*\/* from the cluster's ARN (a token at synth). */
-function clusterNodegroupsArn(clusterArn: string, clusterName: string): string {
+export function clusterNodegroupsArn(clusterArn: string, clusterName: string): string {
   return cdk.Fn.join('', [
     cdk.Fn.select(0, cdk.Fn.split(':cluster/', clusterArn)),
     ':nodegroup/',

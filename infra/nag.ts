@@ -104,6 +104,12 @@ export const NAG_ACKNOWLEDGEMENTS: Readonly<Record<string, readonly Acknowledged
         "condition, and autoscaling:SetInstanceProtection confined to the GPU node group's Auto Scaling group " +
         'by its eks:nodegroup-name and eks:cluster-name tags.',
     },
+    {
+      id: 'AwsSolutions-IAM5[Resource::{"Fn::Select":[0,{"Fn::Split":[":cluster/",{"Fn::GetAtt":["EksClusterB2BDED5B","Arn"]}]}]}:nodegroup/<EksClusterB2BDED5B>/*/*]',
+      reason:
+        "Only eks:DescribeNodegroup (read-only) on the node groups of boa's own cluster: a group the GPU " +
+        "group replaced is found by its labels and tags, its running nodes counted; only the guarded group's size is set.",
+    },
   ],
   'BudgetGuard/GroupMetrics/Enable': [
     {

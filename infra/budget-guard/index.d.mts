@@ -22,13 +22,25 @@ export interface GuardDecision {
 }
 
 export const IN_USE_RETRY: { maxAttempts: number; delayMs: number };
-export function allowedNodes(budget: number, gpusPerNode: number, minSize?: number): number;
+export function allowedNodes(
+  budget: number,
+  gpusPerNode: number,
+  minSize?: number,
+  /** Running instances of replaced groups (paid too): that many fewer for the guarded group. */
+  replacedRunning?: number,
+): number;
+export const GPU_LABELS: Record<string, string>;
+export const DEPLOYMENT_TAGS: string[];
+export function leftoverGroups<
+  G extends { nodegroupName?: string; labels?: Record<string, string>; tags?: Record<string, string> },
+>(guarded: G, groups: G[]): G[];
 export function decide(input: {
   heartbeats: number;
   budget: number | undefined;
   gpusPerNode: number;
   scaling: { minSize?: number; maxSize?: number; desiredSize?: number };
   instances?: { running: number; protectedIds: string[] };
+  replacedRunning?: number;
 }): GuardDecision;
 export function periodFor(from: Date, to: Date): number;
 export function readSettings(env: Record<string, string | undefined>): GuardSettings;
@@ -49,6 +61,10 @@ export function runGuard(
     raisedMeanwhile?: number;
     /** Another update brought the group within the budget while the guard waited. */
     withinBudget?: number;
+    /** Groups a replacement left (boa's labels, the same deployment tags) whose instances it counted. */
+    replacedGroups?: string[];
+    /** Their instances counted against the budget (not terminating). */
+    replacedRunning?: number;
   }
 >;
 export function handler(): Promise<unknown>;

@@ -4,8 +4,9 @@
 // publishes GuardTripped so the guard alarm fires. It never raises the desired size. boa protects its busy
 // nodes from scale-in before it lowers the desired size itself, and a protected instance is one the Auto
 // Scaling group cannot take away, so the guard lifts that protection while it holds the group: boa is not
-// there to choose. (The real GPU count is AWS's own GroupInServiceInstances, turned on by the CDK app:
-// infra/asg-metrics.ts.)
+// there to choose. The running instances of a group the guarded one replaced (an instance-type change,
+// until CloudFormation deletes the old group) are paid too: the guarded group is allowed that many fewer.
+// (The real GPU count is AWS's own GroupInServiceInstances, turned on by the CDK app: infra/asg-metrics.ts.)
 
 import console from 'node:console';
 import process from 'node:process';
@@ -20,7 +21,12 @@ import {
   GetMetricStatisticsCommand,
   PutMetricDataCommand,
 } from '@aws-sdk/client-cloudwatch';
-import { DescribeNodegroupCommand, EKSClient, UpdateNodegroupConfigCommand } from '@aws-sdk/client-eks';
+import {
+  DescribeNodegroupCommand,
+  EKSClient,
+  ListNodegroupsCommand,
+  UpdateNodegroupConfigCommand,
+} from '@aws-sdk/client-eks';
 
 const NAMESPACE = 'boa';
 
@@ -33,19 +39,75 @@ const NAMESPACE = 'boa';
  */
 export const IN_USE_RETRY = { maxAttempts: 4, delayMs: 10_000 };
 
-/** Whole nodes the budget pays for: floor(budget / GPUs per node), within the node group's bounds. */
-export function allowedNodes(budget, gpusPerNode, minSize = 0) {
-  return Math.max(minSize, Math.floor(budget / gpusPerNode + 1e-9));
+/**
+ * Whole nodes the budget pays for: floor(budget / GPUs per node), less the nodes of replaced groups still
+ * running (paid too), within the node group's bounds.
+ */
+export function allowedNodes(budget, gpusPerNode, minSize = 0, replacedRunning = 0) {
+  return Math.max(minSize, Math.floor(budget / gpusPerNode + 1e-9) - replacedRunning);
+}
+
+/** The labels the CDK app puts on the GPU node group (infra/gpu-nodegroup.ts). */
+export const GPU_LABELS = { 'boa/node-role': 'gpu' };
+/** The tags the CDK app puts on its node groups (infra/boa-stack.ts): which deployment made a group. */
+export const DEPLOYMENT_TAGS = ['app', 'boa:cluster'];
+
+/**
+ * The cluster's other node groups a replacement left (an instance-type change: CloudFormation deletes
+ * the old group only at the end of the update, or never when that cleanup fails): boa's labels and the
+ * same deployment tags (and CloudFormation's aws:cloudformation:* where set) as the group guarded, as boa
+ * itself finds them (src/cloud/aws/leftover-nodegroups.ts). None when the guarded group has no such tags.
+ */
+export function leftoverGroups(guarded, groups) {
+  const tags = guarded?.tags ?? {};
+  if (DEPLOYMENT_TAGS.some((key) => tags[key] === undefined)) return [];
+  const keys = [...DEPLOYMENT_TAGS, ...Object.keys(tags).filter((k) => k.startsWith('aws:cloudformation:'))];
+  return groups.filter(
+    (group) =>
+      group.nodegroupName !== guarded.nodegroupName &&
+      Object.entries(GPU_LABELS).every(([k, v]) => group.labels?.[k] === v) &&
+      keys.every((key) => group.tags?.[key] === tags[key]),
+  );
+}
+
+/** The instances of the replaced groups' Auto Scaling groups that still count (not terminating). */
+async function replacedInstances(eks, autoscaling, clusterName, guarded) {
+  const names = [];
+  let nextToken;
+  do {
+    const page = await eks.send(
+      new ListNodegroupsCommand({ clusterName, ...(nextToken ? { nextToken } : {}) }),
+    );
+    names.push(...(page?.nodegroups ?? []));
+    nextToken = page?.nextToken;
+  } while (nextToken);
+  const groups = [];
+  for (const nodegroupName of names.filter((name) => name !== guarded.nodegroupName)) {
+    try {
+      const { nodegroup } = await eks.send(new DescribeNodegroupCommand({ clusterName, nodegroupName }));
+      if (nodegroup) groups.push(nodegroup);
+    } catch (error) {
+      // Deleted between the two calls: CloudFormation's cleanup.
+      if (error?.name !== 'ResourceNotFoundException') throw error;
+    }
+  }
+  const leftovers = leftoverGroups(guarded, groups);
+  let running = 0;
+  for (const group of leftovers) {
+    const asg = group.resources?.autoScalingGroups?.[0]?.name;
+    if (asg) running += (await groupInstances(autoscaling, asg)).running;
+  }
+  return { running, groups: leftovers.map((g) => g.nodegroupName) };
 }
 
 /**
  * What to do this run: nothing while boa is heard from or the group is within the budget. `instances`
  * (the Auto Scaling group's, read only when boa is silent): how many it runs and which are protected.
  */
-export function decide({ heartbeats, budget, gpusPerNode, scaling, instances }) {
+export function decide({ heartbeats, budget, gpusPerNode, scaling, instances, replacedRunning = 0 }) {
   if (heartbeats > 0) return { action: 'none', silent: false, reason: 'boa heartbeat seen' };
   if (budget === undefined) return { action: 'none', silent: true, reason: 'boa silent and no budget known' };
-  const allowed = allowedNodes(budget, gpusPerNode, scaling.minSize ?? 0);
+  const allowed = allowedNodes(budget, gpusPerNode, scaling.minSize ?? 0, replacedRunning);
   const desired = scaling.desiredSize ?? 0;
   const running = instances?.running ?? desired;
   if (desired <= allowed && running <= allowed)
@@ -185,7 +247,7 @@ function refusedInstance(error) {
  * before its heartbeat shows in CloudWatch (the update that held the group was its own). Cutting that
  * would kill nodes the group picks and have boa raise it again. Returns what it did.
  */
-async function lowerDesiredSize(eks, settings, from, desiredSize, budget, sleep) {
+async function lowerDesiredSize(eks, settings, from, desiredSize, budget, sleep, replacedRunning = 0) {
   const { clusterName, nodegroupName, gpusPerNode } = settings;
   let current = from;
   let target = desiredSize;
@@ -219,7 +281,7 @@ async function lowerDesiredSize(eks, settings, from, desiredSize, budget, sleep)
       console.log(JSON.stringify({ event: 'budget_guard.raised_meanwhile', from: before, to: current }));
       return { raisedMeanwhile: current };
     }
-    target = Math.min(current, allowedNodes(budget, gpusPerNode, scaling.minSize ?? 0));
+    target = Math.min(current, allowedNodes(budget, gpusPerNode, scaling.minSize ?? 0, replacedRunning));
     if (target >= current) return { withinBudget: current };
   }
 }
@@ -259,6 +321,7 @@ export async function runGuard({ eks, cloudwatch, autoscaling }, settings, now =
   };
   // The group's instances are read only when the guard may act: boa alive costs it nothing more.
   let instances;
+  let replaced;
   if (heartbeats === 0 && budget !== undefined && autoscaling && autoScalingGroupName) {
     try {
       instances = await groupInstances(autoscaling, autoScalingGroupName);
@@ -266,8 +329,15 @@ export async function runGuard({ eks, cloudwatch, autoscaling }, settings, now =
       // Unread, the desired size alone is judged, as with no Auto Scaling client.
       failed('budget_guard.instances_unread', error);
     }
+    try {
+      replaced = await replacedInstances(eks, autoscaling, clusterName, nodegroup ?? { nodegroupName });
+    } catch (error) {
+      // Unread, the guarded group alone is held to the budget, as before replaced groups were counted.
+      failed('budget_guard.replaced_unread', error);
+    }
   }
-  const decision = decide({ heartbeats, budget, gpusPerNode, scaling, instances });
+  const replacedRunning = replaced?.running ?? 0;
+  const decision = decide({ heartbeats, budget, gpusPerNode, scaling, instances, replacedRunning });
   let unprotected = 0;
   let lowered = {};
   if (decision.action === 'shrink') {
@@ -289,6 +359,7 @@ export async function runGuard({ eks, cloudwatch, autoscaling }, settings, now =
         decision.desiredSize,
         budget,
         options.sleep ?? delay,
+        replacedRunning,
       );
     }
   }
@@ -314,7 +385,14 @@ export async function runGuard({ eks, cloudwatch, autoscaling }, settings, now =
     }),
   );
   const { unprotect: _, ...reported } = decision;
-  const result = { ...reported, heartbeats, budget, unprotected, ...lowered };
+  const result = {
+    ...reported,
+    heartbeats,
+    budget,
+    unprotected,
+    ...lowered,
+    ...(replaced && replaced.groups.length > 0 ? { replacedGroups: replaced.groups, replacedRunning } : {}),
+  };
   if (auxiliaryFailure !== undefined) {
     // What the run did do, before the error that fails it.
     console.log(JSON.stringify({ event: 'budget_guard', ...result, failed: String(auxiliaryFailure) }));

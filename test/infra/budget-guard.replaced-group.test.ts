@@ -1,0 +1,82 @@
+/**
+ * The guard during a node group's replacement (an instance-type change): CloudFormation points it at the
+ * new group and deletes the old one only at the end of the update (or never, when that cleanup fails).
+ * The old group's running nodes are paid too, so the new group is allowed that many fewer; another
+ * stack's group and a group not boa's are not counted.
+ */
+import {
+  CloudWatchClient,
+  GetMetricStatisticsCommand,
+  PutMetricDataCommand,
+} from '@aws-sdk/client-cloudwatch';
+import { mockClient } from 'aws-sdk-client-mock';
+import { describe, expect, it } from 'vitest';
+import { runGuard } from '../../infra/budget-guard/index.mjs';
+import { emulateNodegroup, ROLE_LABEL, STACK_TAGS } from '../cloud/emulated-nodegroup.ts';
+import { ManualClock } from '../service/harness.ts';
+import { synthTemplate } from './synth.ts';
+
+// 8 GPU-hours per hour: 2 nodes of 4 GPUs.
+const settings = { clusterName: 'boa', nodegroupName: 'gpu-v2', gpusPerNode: 4, guardMinutes: 15, budget: 8 };
+const NOW = new Date('2026-11-01T12:00:00Z');
+
+/** boa silent; the old group gpu still runs 2 nodes; the new gpu-v2 was raised to 2 before boa fell silent. */
+function silentDuringReplacement() {
+  const clock = new ManualClock();
+  const group = emulateNodegroup({ clock, minSize: 0, maxSize: 16, desiredSize: 2 });
+  group.replace('gpu-v2', { keepOld: true });
+  group.setDesiredOutside(2);
+  const cloudwatch = new CloudWatchClient({ region: 'us-east-1' });
+  const cwMock = mockClient(cloudwatch);
+  cwMock.on(GetMetricStatisticsCommand).resolves({ Datapoints: [] }).on(PutMetricDataCommand).resolves({});
+  return { group, clients: { eks: group.eks, cloudwatch, autoscaling: group.autoscaling } };
+}
+
+describe('budget guard while a replaced node group still runs', () => {
+  it("counts the old group's running nodes: the new group is held to what the budget allows beside them", async () => {
+    const { group, clients } = silentDuringReplacement();
+    const result = await runGuard(clients, settings, NOW);
+    expect(result).toMatchObject({
+      action: 'shrink',
+      desiredSize: 0,
+      replacedGroups: ['gpu'],
+      replacedRunning: 2,
+    });
+    expect(group.group.desiredSize).toBe(0);
+  });
+
+  it("does not count another stack's group or a group not boa's", async () => {
+    const { group, clients } = silentDuringReplacement();
+    group.deleteReplaced();
+    group.addGroup('other-stack-gpu', {
+      labels: ROLE_LABEL,
+      tags: { ...STACK_TAGS, 'boa:cluster': 'other' },
+      instances: 2,
+    });
+    group.addGroup('not-boa-gpu', { labels: ROLE_LABEL, tags: {}, instances: 2 });
+    group.addGroup('system', { labels: { 'boa/node-role': 'system' }, tags: STACK_TAGS, instances: 2 });
+    const result = await runGuard(clients, settings, NOW);
+    expect(result).toMatchObject({ action: 'none', silent: true });
+    expect(result).not.toHaveProperty('replacedGroups');
+    expect(group.group.desiredSize).toBe(2);
+  });
+});
+
+describe('budget guard in the CDK app, on a replacement', () => {
+  it("may list the cluster's node groups and read them, and change none but the guarded one", () => {
+    const template = synthTemplate({ allowedApiCidrs: '203.0.113.0/24', budget: 40 });
+    const guard = Object.values(template.findResources('AWS::IAM::Policy')).filter((p: any) =>
+      JSON.stringify(p.Properties.Roles).includes('BudgetGuardHandlerServiceRole'),
+    );
+    const statements = guard.flatMap((p: any) => p.Properties.PolicyDocument.Statement as any[]);
+    const list = statements.find((st) => st.Action === 'eks:ListNodegroups');
+    expect(JSON.stringify(list.Resource)).toMatch(/EksCluster.*Arn/);
+    const read = statements.find(
+      (st) => st.Action === 'eks:DescribeNodegroup' && JSON.stringify(st.Resource).includes(':nodegroup/'),
+    );
+    expect(JSON.stringify(read.Resource)).toContain('/*/*');
+    const update = statements.filter((st) => [st.Action].flat().includes('eks:UpdateNodegroupConfig'));
+    expect(update).toHaveLength(1);
+    expect(JSON.stringify(update[0].Resource)).toMatch(/EksClusterNodegroupGpu.*"Arn"/);
+  }, 300_000);
+});
