@@ -9,12 +9,18 @@ import { captureLogs, fakeTime } from './fake-time.ts';
  * EksNodePool and a replaced node group's nodes (replaced-nodegroups.ts): the cases the service test
  * (test/service/nodes/replaced-group.test.ts, a new name and a restart) does not reach.
  */
-function setup(stored?: FollowedGroups) {
+/** A group of two running nodes (EC2 booted), not yet read by a pool. */
+function bootedGroup() {
   const time = fakeTime();
   const logs = captureLogs();
   const ng = emulateNodegroup({ clock: time.clock, minSize: 0, maxSize: 4, desiredSize: 2, updatePolls: 0 });
   ng.asg.step();
   time.advance(120_000); // booted: EC2 running
+  return { time, logs, ng };
+}
+
+function setup(stored?: FollowedGroups) {
+  const { time, logs, ng } = bootedGroup();
   const pool = poolOverEmulated(ng, time, logs.logger);
   const kept: FollowedGroups[] = [];
   pool.followGroups(stored, (groups) => kept.push(groups));
@@ -104,17 +110,7 @@ describe('EksNodePool lists a replaced group’s nodes as on their way out', () 
 describe('EksNodePool with nothing stored (the first run of this version, deployed with a new instance type)', () => {
   /** boa from before 2026-12-06 ran on gpu (nothing stored); CloudFormation made gpu-v2 and restarted boa on it. */
   function replacedBeforeAnyRecord() {
-    const time = fakeTime();
-    const logs = captureLogs();
-    const ng = emulateNodegroup({
-      clock: time.clock,
-      minSize: 0,
-      maxSize: 4,
-      desiredSize: 2,
-      updatePolls: 0,
-    });
-    ng.asg.step();
-    time.advance(120_000);
+    const { time, logs, ng } = bootedGroup();
     const old = ng.instances.map((i) => i.id);
     ng.replace('gpu-v2', { keepOld: true });
     const pool = poolOverEmulated(ng, time, logs.logger, 'gpu-v2');
@@ -189,17 +185,7 @@ describe('EksNodePool with nothing stored (the first run of this version, deploy
   });
 
   it('a stack that never replaced its group finds none and lists as before', async () => {
-    const time = fakeTime();
-    const logs = captureLogs();
-    const ng = emulateNodegroup({
-      clock: time.clock,
-      minSize: 0,
-      maxSize: 4,
-      desiredSize: 2,
-      updatePolls: 0,
-    });
-    ng.asg.step();
-    time.advance(120_000);
+    const { time, logs, ng } = bootedGroup();
     const pool = poolOverEmulated(ng, time, logs.logger);
     const kept: FollowedGroups[] = [];
     pool.followGroups(undefined, (groups) => kept.push(groups));

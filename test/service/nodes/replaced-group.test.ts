@@ -17,15 +17,21 @@ afterEach(async () => {
   for (const w of worlds.splice(0)) await w.cleanup();
 });
 
+/** A service at budget 8 on the group, two 4-GPU jobs placed on its two nodes. */
+async function twoJobsAtBudget8() {
+  const w = nodesWorld({ onDisk: true, idleFill: false });
+  worlds.push(w);
+  const first = await w.start();
+  first.boa.service.setBudget(8);
+  const a = first.job(4);
+  const b = first.job(4);
+  await first.tick(4);
+  return { w, first, a, b };
+}
+
 describe('a replaced node group whose nodes still run', () => {
   it('counts them as paid within the ceiling (the new group waits), keeps their jobs, across a restart; then follows the new group', async () => {
-    const w = nodesWorld({ onDisk: true, idleFill: false });
-    worlds.push(w);
-    const first = await w.start();
-    first.boa.service.setBudget(8);
-    const a = first.job(4);
-    const b = first.job(4);
-    await first.tick(4);
+    const { w, first, a, b } = await twoJobsAtBudget8();
     const oldNodes = w.group.asg.live().map((i) => i.id);
     expect(oldNodes).toHaveLength(2);
     expect(a.allocation).toHaveLength(4);
@@ -100,13 +106,7 @@ describe('a replaced node group whose nodes still run', () => {
   }, 120_000);
 
   it('with nothing stored (a store from before 2026-12-06, deployed with the type change): finds the old group of its own deployment and counts its nodes', async () => {
-    const w = nodesWorld({ onDisk: true, idleFill: false });
-    worlds.push(w);
-    const first = await w.start();
-    first.boa.service.setBudget(8);
-    const a = first.job(4);
-    const b = first.job(4);
-    await first.tick(4);
+    const { w, first, a, b } = await twoJobsAtBudget8();
     expect(w.group.asg.live()).toHaveLength(2);
     const placed = { a: [...a.allocation], b: [...b.allocation] };
     const oldIds = w.group.asg.live().map((x) => x.id);
