@@ -21,12 +21,11 @@ import {
   GetMetricStatisticsCommand,
   PutMetricDataCommand,
 } from '@aws-sdk/client-cloudwatch';
-import {
-  DescribeNodegroupCommand,
-  EKSClient,
-  ListNodegroupsCommand,
-  UpdateNodegroupConfigCommand,
-} from '@aws-sdk/client-eks';
+import { DescribeNodegroupCommand, EKSClient, UpdateNodegroupConfigCommand } from '@aws-sdk/client-eks';
+
+import { replacedInstances } from './replaced-groups.mjs';
+
+export { DEPLOYMENT_TAGS, GPU_LABELS, leftoverGroups } from './replaced-groups.mjs';
 
 const NAMESPACE = 'boa';
 
@@ -45,59 +44,6 @@ export const IN_USE_RETRY = { maxAttempts: 4, delayMs: 10_000 };
  */
 export function allowedNodes(budget, gpusPerNode, minSize = 0, replacedRunning = 0) {
   return Math.max(minSize, Math.floor(budget / gpusPerNode + 1e-9) - replacedRunning);
-}
-
-/** The labels the CDK app puts on the GPU node group (infra/gpu-nodegroup.ts). */
-export const GPU_LABELS = { 'boa/node-role': 'gpu' };
-/** The tags the CDK app puts on its node groups (infra/boa-stack.ts): which deployment made a group. */
-export const DEPLOYMENT_TAGS = ['app', 'boa:cluster'];
-
-/**
- * The cluster's other node groups a replacement left (an instance-type change: CloudFormation deletes
- * the old group only at the end of the update, or never when that cleanup fails): boa's labels and the
- * same deployment tags (and CloudFormation's aws:cloudformation:* where set) as the group guarded, as boa
- * itself finds them (src/cloud/aws/leftover-nodegroups.ts). None when the guarded group has no such tags.
- */
-export function leftoverGroups(guarded, groups) {
-  const tags = guarded?.tags ?? {};
-  if (DEPLOYMENT_TAGS.some((key) => tags[key] === undefined)) return [];
-  const keys = [...DEPLOYMENT_TAGS, ...Object.keys(tags).filter((k) => k.startsWith('aws:cloudformation:'))];
-  return groups.filter(
-    (group) =>
-      group.nodegroupName !== guarded.nodegroupName &&
-      Object.entries(GPU_LABELS).every(([k, v]) => group.labels?.[k] === v) &&
-      keys.every((key) => group.tags?.[key] === tags[key]),
-  );
-}
-
-/** The instances of the replaced groups' Auto Scaling groups that still count (not terminating). */
-async function replacedInstances(eks, autoscaling, clusterName, guarded) {
-  const names = [];
-  let nextToken;
-  do {
-    const page = await eks.send(
-      new ListNodegroupsCommand({ clusterName, ...(nextToken ? { nextToken } : {}) }),
-    );
-    names.push(...(page?.nodegroups ?? []));
-    nextToken = page?.nextToken;
-  } while (nextToken);
-  const groups = [];
-  for (const nodegroupName of names.filter((name) => name !== guarded.nodegroupName)) {
-    try {
-      const { nodegroup } = await eks.send(new DescribeNodegroupCommand({ clusterName, nodegroupName }));
-      if (nodegroup) groups.push(nodegroup);
-    } catch (error) {
-      // Deleted between the two calls: CloudFormation's cleanup.
-      if (error?.name !== 'ResourceNotFoundException') throw error;
-    }
-  }
-  const leftovers = leftoverGroups(guarded, groups);
-  let running = 0;
-  for (const group of leftovers) {
-    const asg = group.resources?.autoScalingGroups?.[0]?.name;
-    if (asg) running += (await groupInstances(autoscaling, asg)).running;
-  }
-  return { running, groups: leftovers.map((g) => g.nodegroupName) };
 }
 
 /**
@@ -330,7 +276,9 @@ export async function runGuard({ eks, cloudwatch, autoscaling }, settings, now =
       failed('budget_guard.instances_unread', error);
     }
     try {
-      replaced = await replacedInstances(eks, autoscaling, clusterName, nodegroup ?? { nodegroupName });
+      replaced = await replacedInstances(eks, clusterName, nodegroup ?? { nodegroupName }, (asg) =>
+        groupInstances(autoscaling, asg),
+      );
     } catch (error) {
       // Unread, the guarded group alone is held to the budget, as before replaced groups were counted.
       failed('budget_guard.replaced_unread', error);
