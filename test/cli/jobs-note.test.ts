@@ -82,7 +82,9 @@ describe('a job note', () => {
   });
 
   it('says nothing of a plan for a job that is not running', () => {
-    expect(outcome(running({ state: 'waiting', waitingFor: 'nodes', width: 0 }))).toBe('waits for nodes');
+    expect(outcome(running({ state: 'waiting', waitingFor: 'nodes', width: 0 }))).toBe(
+      'waits for nodes to boot',
+    );
     expect(outcome(running({ state: 'done', width: 0 }))).toBeNull();
   });
 

@@ -80,7 +80,7 @@ describe('boa jobs', { timeout: 180_000 }, () => {
     ]);
     // Why it waits (a plan, nodes to boot, or the budget), in the last column.
     expect(row?.slice(10).join(' ')).toMatch(
-      /^(waits for a plan \(is a budget set\? boa budget set N\)|waits for nodes|queued for the budget)$/,
+      /^(waits for a plan \(is a budget set\? boa budget set N\)|waits for nodes to boot|queued for the budget)$/,
     );
 
     const cancel = await s.boa(['jobs', 'cancel', String(id)]);

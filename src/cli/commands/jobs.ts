@@ -141,7 +141,8 @@ const WAITS_FOR = {
   plan: 'waits for a plan (is a budget set? boa budget set N)',
   budget: 'queued for the budget',
   tick: 'waits for the next tick',
-  nodes: 'waits for nodes',
+  // As the dashboard says it: "waits for nodes" alone left open whether any were coming (a trial).
+  nodes: 'waits for nodes to boot',
   gpus: 'waits for GPUs the running jobs hold',
 };
 
