@@ -96,7 +96,9 @@ await runMain(() => {
     const boaRuns = rows.filter((r) => seriesOf(r) === BOA && r.rates === 'online' && r.budget !== null);
     const cells = boaRuns.map((r) => {
       const x = minimum ? ` (${((r.budget as number) / minimum).toFixed(1)}x)` : '';
-      return `${(r.budget as number).toFixed(0)}${x}: ${(100 * (r.paidGpuHoursPerHour / (r.budget as number) - 1)).toFixed(0)}%`;
+      // Signed: "19%" read as paid 19% of the budget, not 19% over it (found in a newcomer trial).
+      const over = Math.round(100 * (r.paidGpuHoursPerHour / (r.budget as number) - 1));
+      return `${(r.budget as number).toFixed(0)}${x}: ${over > 0 ? '+' : ''}${over}%`;
     });
     spend.push(`| ${basename(dir)} | ${cells.join(', ')} |`);
   }

@@ -55,7 +55,7 @@ describe('comparison-table', () => {
   });
 
   it("states boa's online paid spend against its budget, as a multiple of the minimum", () => {
-    expect(run.stdout).toContain('| trace-a | 60 (1.2x): 5% |');
+    expect(run.stdout).toContain('| trace-a | 60 (1.2x): +5% |');
   });
 
   it("states the spend of boa's own series only, not of a boa variant's beside it", () => {
@@ -81,7 +81,7 @@ describe('comparison-table', () => {
     );
     const table = runScript('comparison-table.ts', [withVariants]);
     expect(table.status, table.stderr).toBe(0);
-    expect(table.stdout).toContain('| trace-b | 60 (1.2x): 5% |');
+    expect(table.stdout).toContain('| trace-b | 60 (1.2x): +5% |');
   });
 
   it('never reads a boa variant as the best other: boa@firstday2, boa-price@ceilingB, an oracle prior', () => {
