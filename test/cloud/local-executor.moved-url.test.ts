@@ -33,9 +33,15 @@ const job = (jobId: number, url: string, workingDir?: string): DesiredJob => ({
       rank: 0,
       node: 'local-1',
       gpus: 1,
-      // It says where its BOA_URL_FILE is, as a job's client would read it.
+      // It says where its BOA_URL_FILE is, as a job's client would read it. Written aside and renamed:
+      // the redirect creates the file before printf fills it, and the test waits for the file to exist.
       workload: {
-        command: ['sh', '-c', 'printf %s "$BOA_URL_FILE" > "$0.env"; exec sleep 300', `job${jobId}`],
+        command: [
+          'sh',
+          '-c',
+          'printf %s "$BOA_URL_FILE" > "$0.env.tmp" && mv "$0.env.tmp" "$0.env"; exec sleep 300',
+          `job${jobId}`,
+        ],
         workingDir,
       },
       env: { BOA_URL: url, BOA_JOB_ID: String(jobId), BOA_GENERATION: '1', NODE_RANK: '0' },
