@@ -14,7 +14,8 @@ export interface KubeTimings {
   readonly registerMs: number;
   /** Ready=True with nvidia.com/gpu advertised this long after registering. */
   readonly readyMs: number;
-  readonly gpus: number;
+  /** nvidia.com/gpu a Ready node advertises: one count for all, or each instance's. */
+  readonly gpus: number | ((instance: EmulatedInstance) => number);
   readonly instances: () => readonly EmulatedInstance[];
   readonly ec2State: (instance: EmulatedInstance) => string;
 }
@@ -70,7 +71,9 @@ export class EmulatedKubeNodes implements ClusterNodes {
           },
           status: {
             conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }],
-            allocatable: ready ? { 'nvidia.com/gpu': String(this.t.gpus) } : ({} as Record<string, string>),
+            allocatable: ready
+              ? { 'nvidia.com/gpu': String(typeof this.t.gpus === 'number' ? this.t.gpus : this.t.gpus(i)) }
+              : ({} as Record<string, string>),
           },
         },
       ];

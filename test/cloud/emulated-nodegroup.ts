@@ -24,6 +24,7 @@ import type { Logger } from 'pino';
 import { EksNodePool } from '../../src/cloud/aws/eks-node-pool.ts';
 import type { Clock } from '../../src/service/ports.ts';
 import { AsgError, EmulatedAsg, type EmulatedInstance, ZONES } from './emulated-asg.ts';
+import { instanceTypeFacts } from '../../src/core/instance-types.ts';
 import { EmulatedKubeNodes } from './emulated-kube-nodes.ts';
 
 export const CLUSTER = 'boa';
@@ -60,6 +61,8 @@ export interface EmulatedNodegroupOptions {
   readonly registerMs?: number;
   readonly kubeReadyMs?: number;
   readonly gpusPerNode?: number;
+  /** The EC2 type its instances are listed with (default g4dn.12xlarge). */
+  readonly instanceType?: string;
   /** The zones of the group's subnets (default emulated-asg.ts ZONES, three). */
   readonly zones?: readonly string[];
   /** How long EKS's hook drains an instance AZRebalance terminates (default 0). */
@@ -138,8 +141,12 @@ export function emulateNodegroup(options: EmulatedNodegroupOptions) {
     ),
   };
   /** Every ASG the node group ever had (a replaced group's instances stay visible while they shut down). */
-  const asgs: Array<{ asg: EmulatedAsg; nodegroupName: string }> = [
-    { asg: nodegroup.asg, nodegroupName: NODEGROUP },
+  const asgs: Array<{ asg: EmulatedAsg; nodegroupName: string; instanceType?: string }> = [
+    {
+      asg: nodegroup.asg,
+      nodegroupName: NODEGROUP,
+      ...(options.instanceType ? { instanceType: options.instanceType } : {}),
+    },
   ];
   nodegroup.asg.step(clock.now() - 3_600_000);
   /** The groups replaced and not yet deleted (replace with keepOld): still listed and described. */
@@ -163,7 +170,11 @@ export function emulateNodegroup(options: EmulatedNodegroupOptions) {
     bootMs,
     registerMs: options.registerMs ?? 0,
     readyMs: options.kubeReadyMs ?? 0,
-    gpus: options.gpusPerNode ?? 4,
+    // An instance of a type given (the group's, or a replacement's) has that type's GPUs.
+    gpus: (i) => {
+      const type = asgs.find((a) => a.asg.instances.includes(i))?.instanceType;
+      return (type ? instanceTypeFacts(type)?.gpus : undefined) ?? options.gpusPerNode ?? 4;
+    },
     instances: () => [...asgs.flatMap((a) => a.asg.instances), ...detached.flatMap((d) => d.instances)],
     ec2State: (i) => ownerOf(i).ec2State(i, bootMs),
   });
@@ -480,22 +491,23 @@ export function emulateNodegroup(options: EmulatedNodegroupOptions) {
           'tag:eks:nodegroup-name': nodegroupName,
           'instance-state-name': state,
         };
+        const instanceType = asgs.find((a) => a.asg === asg)?.instanceType ?? 'g4dn.12xlarge';
         return state === 'terminated' || !matches(input.Filters, values)
           ? []
-          : [{ i, state, nodegroupName, asgName: asg.name }];
+          : [{ i, state, nodegroupName, asgName: asg.name, instanceType }];
       }),
     );
     const start = input.NextToken ? Number(input.NextToken) : 0;
     const page: Instance[] = all
       .slice(start, start + pageSize)
-      .map(({ i, state, nodegroupName, asgName }) => ({
+      .map(({ i, state, nodegroupName, asgName, instanceType }) => ({
         InstanceId: i.id,
         Tags: [
           { Key: 'eks:cluster-name', Value: CLUSTER },
           { Key: 'eks:nodegroup-name', Value: nodegroupName },
           { Key: 'aws:autoscaling:groupName', Value: asgName },
         ],
-        InstanceType: 'g4dn.12xlarge',
+        InstanceType: instanceType as Instance['InstanceType'],
         LaunchTime: new Date(i.launchedAt),
         Placement: { AvailabilityZone: i.zone },
         State: { Name: state },
@@ -595,8 +607,9 @@ export function emulateNodegroup(options: EmulatedNodegroupOptions) {
      * The node group is replaced (an instance-type change in the infra): a new name, ARN and ASG at the
      * same size; the old group's instances shut down. `keepOld`: as CloudFormation does it, the new group
      * starts at 0 and the old one keeps its instances (paid) until deleteReplaced(), its cleanup phase.
+     * `instanceType`: the new group's (EC2 lists its instances with it; g4dn.12xlarge before).
      */
-    replace(newName: string, options: { keepOld?: boolean } = {}) {
+    replace(newName: string, options: { keepOld?: boolean; instanceType?: string } = {}) {
       generation += 1;
       const old = nodegroup.asg;
       const oldGroup = { name: nodegroup.name, arn: nodegroup.arn, asg: old };
@@ -608,7 +621,11 @@ export function emulateNodegroup(options: EmulatedNodegroupOptions) {
         options.keepOld ? 0 : old.desiredCapacity,
         { ...asgOptions, idPrefix: `${generation}` },
       );
-      asgs.push({ asg, nodegroupName: newName });
+      asgs.push({
+        asg,
+        nodegroupName: newName,
+        ...(options.instanceType ? { instanceType: options.instanceType } : {}),
+      });
       Object.assign(nodegroup, {
         name: newName,
         arn: `arn:aws:eks:us-east-1:123456789012:nodegroup/${CLUSTER}/${newName}/uuid-${generation}`,
@@ -720,9 +737,11 @@ export function poolOverEmulated(
   logger: Logger,
   /** The group the pool is configured with: CloudFormation points boa at a new one on a replacement. */
   nodegroupName = NODEGROUP,
+  /** The configured type's GPUs (4: g4dn.12xlarge, the emulated instances' type unless replaced). */
+  gpusPerNode = 4,
 ): EksNodePool {
   return new EksNodePool(
-    { clusterName: CLUSTER, nodegroupName, gpusPerNode: 4 },
+    { clusterName: CLUSTER, nodegroupName, gpusPerNode },
     {
       eks: ng.eks,
       ec2: ng.ec2,

@@ -2,6 +2,7 @@ import { DescribeInstancesCommand } from '@aws-sdk/client-ec2';
 import { ListNodegroupsCommand } from '@aws-sdk/client-eks';
 import { describe, expect, it } from 'vitest';
 import type { FollowedGroups } from '../../src/service/ports.ts';
+import { EksNodePool } from '../../src/cloud/aws/eks-node-pool.ts';
 import { emulateNodegroup, poolOverEmulated, ROLE_LABEL, STACK_TAGS } from './emulated-nodegroup.ts';
 import { captureLogs, fakeTime } from './fake-time.ts';
 
@@ -209,5 +210,73 @@ describe('EksNodePool with nothing stored (the first run of this version, deploy
     await pool.listNodes();
     expect(logs.events().filter((e) => e === 'nodegroup.leftovers-unsearched')).toHaveLength(1);
     expect(kept.at(-1)?.replaced).toEqual([]);
+  });
+});
+
+describe('EksNodePool counts a replaced group’s nodes at their own type’s GPUs (an instance-type change)', () => {
+  /** boa ran on gpu (g4dn.12xlarge, or `oldType`); the stack changed the type and restarted boa on gpu-v2. */
+  function typeChanged(newType: string, gpusPerNode: number, oldType?: string, withKube = false) {
+    const time = fakeTime();
+    const logs = captureLogs();
+    const ng = emulateNodegroup({
+      clock: time.clock,
+      minSize: 0,
+      maxSize: 4,
+      desiredSize: 2,
+      updatePolls: 0,
+      ...(oldType ? { instanceType: oldType } : {}),
+    });
+    ng.asg.step();
+    time.advance(120_000);
+    const first = poolOverEmulated(ng, time, logs.logger);
+    let stored: FollowedGroups | undefined;
+    first.followGroups(undefined, (groups) => (stored = groups));
+    return {
+      ng,
+      time,
+      logs,
+      async restart() {
+        await first.describe();
+        const old = (await first.listNodes()).map((n) => n.id);
+        ng.replace('gpu-v2', { keepOld: true, instanceType: newType });
+        ng.setDesiredOutside(1);
+        time.advance(120_000);
+        const again = withKube
+          ? new EksNodePool(
+              { clusterName: 'boa', nodegroupName: 'gpu-v2', gpusPerNode },
+              { ...ng, nodes: ng.kube, clock: time.clock, sleep: time.sleep, logger: logs.logger },
+            )
+          : poolOverEmulated(ng, time, logs.logger, 'gpu-v2', gpusPerNode);
+        again.followGroups(stored, () => undefined);
+        return { old, nodes: await again.listNodes() };
+      },
+    };
+  }
+
+  it('4-GPU nodes replaced by 1-GPU ones: the old nodes are paid and counted as 4 GPUs each, the new as 1', async () => {
+    const { old, nodes } = await typeChanged('g4dn.xlarge', 1).restart();
+    const outgoing = nodes.filter((n) => n.replacedGroup === 'gpu');
+    expect(outgoing.map((n) => n.id).sort()).toEqual([...old].sort());
+    // Counted as the new type's 1 GPU, 8 GPUs paid read as 2: boa filled the new group beside them.
+    expect(outgoing.map((n) => n.gpus)).toEqual([4, 4]);
+    const fresh = nodes.filter((n) => !n.replacedGroup);
+    expect(fresh.map((n) => n.gpus)).toEqual([1]);
+  });
+
+  it('an old type boa does not know counts as the configured one’s GPUs, said once', async () => {
+    const setup = typeChanged('g4dn.xlarge', 1, 'p4d.24xlarge');
+    const { nodes } = await setup.restart();
+    expect(nodes.filter((n) => n.replacedGroup === 'gpu').map((n) => n.gpus)).toEqual([1, 1]);
+    const said = setup.logs.lines.filter((l) => l.event === 'nodegroup.replaced-type-unknown');
+    expect(said).toHaveLength(1);
+    expect(said[0]).toMatchObject({ instanceType: 'p4d.24xlarge', gpusPerNode: 1 });
+  });
+
+  it('1-GPU nodes replaced by 4-GPU ones: Kubernetes showing their one GPU, they keep their jobs until they go', async () => {
+    const { nodes } = await typeChanged('g4dn.12xlarge', 4, 'g4dn.xlarge', true).restart();
+    const outgoing = nodes.filter((n) => n.replacedGroup === 'gpu');
+    expect(outgoing).toHaveLength(2);
+    // Compared with the configured 4 GPUs they were "no-gpus": not ready, their jobs moved at once.
+    expect(outgoing.every((n) => n.ready && n.keepOnly && n.gpus === 1 && !n.waitingFor)).toBe(true);
   });
 });

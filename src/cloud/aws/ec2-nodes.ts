@@ -27,8 +27,15 @@ export function nodegroupFilters(ref: NodegroupRef, alsoGroups: readonly string[
   ];
 }
 
-/** A listed instance with the groups its tags name (EKS and its Auto Scaling group tag each instance). */
-export type ListedInstance = PoolNode & { readonly nodegroup?: string; readonly autoScalingGroup?: string };
+/**
+ * A listed instance with the groups its tags name (EKS and its Auto Scaling group tag each instance) and
+ * its EC2 instance type (a replaced group's may not be the configured one: replaced-nodegroups.ts).
+ */
+export type ListedInstance = PoolNode & {
+  readonly nodegroup?: string;
+  readonly autoScalingGroup?: string;
+  readonly instanceType?: string;
+};
 
 /**
  * The node group's instances that exist now, from EC2 (the ledger's truth, not the group's desired
@@ -71,6 +78,7 @@ export async function listNodegroupInstances(
             ready: instance.State?.Name === 'running',
             ...(nodegroup ? { nodegroup } : {}),
             ...(autoScalingGroup ? { autoScalingGroup } : {}),
+            ...(instance.InstanceType ? { instanceType: instance.InstanceType } : {}),
           });
         }
       }

@@ -279,7 +279,9 @@ export class EksNodePool implements NodePool {
       this.replaced.names(),
     );
     const replacedOf = this.replaced.sort(all, asked, this.ref.nodegroupName);
-    const listed = all.map(plain);
+    const listed = all.map((instance) =>
+      replacedOf.has(instance.id) ? this.replaced.node(instance, this.config.gpusPerNode) : plain(instance),
+    );
     // In Terminating:Wait an instance is still EC2 running and paid, but the group's no more: nothing is
     // placed there and it is not counted as kept.
     const { leaving, members, outdated } = await this.leavingInstances();
@@ -288,15 +290,9 @@ export class EksNodePool implements NodePool {
       members,
       leaving,
     );
-    const nodes = await joinClusterNodes(
-      listed,
-      leaving,
-      this.deps.nodes,
-      this.config.gpusPerNode,
-      (names) => {
-        this.names = names;
-      },
-    );
+    const nodes = await joinClusterNodes(listed, leaving, this.deps.nodes, (names) => {
+      this.names = names;
+    });
     return nodes.map((n) => {
       const group = replacedOf.get(n.id);
       return group ? outgoing(n, group) : outdated.has(n.id) ? { ...n, outdated: true } : n;

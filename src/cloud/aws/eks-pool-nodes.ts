@@ -13,7 +13,6 @@ export async function joinClusterNodes(
   listed: readonly PoolNode[],
   leaving: ReadonlySet<string>,
   kube: ClusterNodes | undefined,
-  gpusPerNode: number,
   setNames: (names: Map<string, string>) => void,
 ): Promise<PoolNode[]> {
   const out = (id: string) => (leaving.has(id) ? { leaving: true } : {});
@@ -53,7 +52,8 @@ export async function joinClusterNodes(
           ? 'registering'
           : !node.ready
             ? 'not-ready'
-            : node.gpus < gpusPerNode
+            : // Its own type's GPUs: a replaced group's node may have fewer than the configured type.
+              node.gpus < instance.gpus
               ? 'no-gpus'
               : node.unschedulable
                 ? 'cordoned'

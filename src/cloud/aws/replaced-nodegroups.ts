@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Clock, FollowedGroups, GroupRecord, PoolNode } from '../../service/ports.ts';
+import { instanceTypeFacts } from '../../core/instance-types.ts';
 import type { ListedInstance } from './ec2-nodes.ts';
 
 type Replaced = FollowedGroups['replaced'][number];
@@ -21,6 +22,8 @@ export class ReplacedNodegroups {
   private read = false;
   /** Nothing was stored (leftover-nodegroups.ts): the cluster's groups are searched once for a replaced one. */
   private searching = false;
+  /** Replaced instances' types of unknown GPUs, said once each (node). */
+  private readonly unknownTypes = new Set<string>();
 
   constructor(
     private readonly logger: Logger,
@@ -146,6 +149,24 @@ export class ReplacedNodegroups {
     return of;
   }
 
+  /**
+   * A replaced group's instance as a node, with its own type's GPUs (replacedInstanceGpus): paid and
+   * charged as what it is. A type boa does not know keeps the configured GPUs, said once per type.
+   */
+  node(instance: ListedInstance, gpusPerNode: number): PoolNode {
+    const gpus = replacedInstanceGpus(instance);
+    const type = instance.instanceType ?? '(none named)';
+    if (gpus === undefined && !this.unknownTypes.has(type)) {
+      this.unknownTypes.add(type);
+      this.logger.warn(
+        { event: 'nodegroup.replaced-type-unknown', instanceType: type, gpusPerNode },
+        `a replaced group's instance type ${type} is not one boa knows the GPUs of: its nodes count as ` +
+          `${gpusPerNode} GPUs each (the configured type's) until they are gone`,
+      );
+    }
+    return { ...plain(instance), gpus: gpus ?? gpusPerNode };
+  }
+
   private keep(groups: FollowedGroups): void {
     this.store?.(groups);
     this.groups = groups;
@@ -166,6 +187,22 @@ export function outgoing(node: PoolNode, group: string): PoolNode {
 
 /** A listed instance as a node: the groups its tags name told replaced nodes apart, and are dropped. */
 export function plain(instance: ListedInstance): PoolNode {
-  const { nodegroup: _nodegroup, autoScalingGroup: _autoScalingGroup, ...node } = instance;
+  const {
+    nodegroup: _nodegroup,
+    autoScalingGroup: _autoScalingGroup,
+    instanceType: _instanceType,
+    ...node
+  } = instance;
   return node;
+}
+
+/**
+ * The GPUs a replaced group's instance has: its own type's, not the configured type's. The replacement
+ * is an instance-type change, so the two differ as a rule: counted at the new type's GPUs, 4-GPU nodes
+ * replaced by 1-GPU ones were paid 4 GPUs and charged 1, and boa filled the new group as if the old
+ * nodes took a quarter of the budget (found in an operator review). A type boa does not know (not in
+ * src/core/instance-types.ts) counts as the configured one's: undefined, for the caller to say so.
+ */
+export function replacedInstanceGpus(instance: ListedInstance): number | undefined {
+  return instance.instanceType ? instanceTypeFacts(instance.instanceType)?.gpus : undefined;
 }
