@@ -130,9 +130,16 @@ export function nodesWorld(options: NodesWorldOptions = {}) {
     if (dataDir !== ':memory:') rmSync(dataDir, { recursive: true, force: true });
   };
 
-  /** The node group the next start() is configured with (CloudFormation points boa at a new one). */
-  const configureNodegroup = (nodegroupName: string) => {
-    config = { ...config, aws: { ...config.aws!, nodegroupName } };
+  /**
+   * The node group the next start() is configured with (CloudFormation points boa at a new one), and
+   * its type's GPUs per node when the type changed with it.
+   */
+  const configureNodegroup = (nodegroupName: string, gpusPerNode?: number) => {
+    config = {
+      ...config,
+      aws: { ...config.aws!, nodegroupName },
+      ...(gpusPerNode !== undefined ? { gpusPerNode } : {}),
+    };
   };
 
   return { clock, group, logs, metrics, start, cleanup, dataDir, configureNodegroup };

@@ -32,6 +32,7 @@ export function nodeReconcilerFor(service: BoaService): NodeReconciler {
         maxMs: config.nodes.capacityBackoffMaxSeconds * 1000,
       },
       ...(config.maxNodes !== undefined ? { maxNodes: config.maxNodes } : {}),
+      gpusPerNode: config.gpusPerNode,
     },
   });
 }

@@ -2,6 +2,19 @@ import { isBilled } from '../paid-now.ts';
 import type { PoolNode } from '../ports.ts';
 
 /**
+ * A paid node in units of the cap (the group's nodes): its GPUs over the group's GPUs per node. A
+ * replaced group's node is of another type as a rule (an instance-type change): counted as one, four
+ * 4-GPU nodes beside a cap of 16 1-GPU nodes left room for 12 more, 28 GPUs paid against 16 (found in an
+ * operator review). Without `gpusPerNode`, one.
+ */
+function capUnits(node: PoolNode, gpusPerNode: number | undefined): number {
+  return gpusPerNode ? node.gpus / gpusPerNode : 1;
+}
+
+/** Whole nodes within `room` cap units (a hair of tolerance, as the ceiling's own count). */
+const wholeNodes = (room: number) => Math.floor(room + 1e-9);
+
+/**
  * The most nodes a pass may ask the group for so that the nodes paid for stay within `paidCap`: the
  * ones kept plus the ones still paid on their way out (terminated by boa, or leaving on their own).
  * Without it, a budget cut reversed within seconds paid for the cut's nodes, still shutting down, and
@@ -14,12 +27,14 @@ export function raiseWithinPaidCap(
   floor: number,
   paidCap: number | undefined,
   removing: { terminated(nodeId: string): boolean },
+  gpusPerNode?: number,
 ): number {
   if (paidCap === undefined) return Number.POSITIVE_INFINITY;
   let leavingPaid = 0;
   for (const node of nodes)
-    if (isBilled(node) && (node.leaving || removing.terminated(node.id))) leavingPaid++;
-  return Math.max(floor, paidCap - leavingPaid);
+    if (isBilled(node) && (node.leaving || removing.terminated(node.id)))
+      leavingPaid += capUnits(node, gpusPerNode);
+  return Math.max(floor, wholeNodes(paidCap - leavingPaid));
 }
 
 /**
@@ -28,9 +43,15 @@ export function raiseWithinPaidCap(
  * ceiling that falls meanwhile removes nodes of the new group, since boa leaves the old ones to the
  * group's deletion. Nodes leaving otherwise (a terminate draining) only hold raises back (above).
  */
-export function keptWithinPaidCap(nodes: readonly PoolNode[], target: number, paidCap: number | undefined) {
+export function keptWithinPaidCap(
+  nodes: readonly PoolNode[],
+  target: number,
+  paidCap: number | undefined,
+  gpusPerNode?: number,
+) {
   if (paidCap === undefined) return target;
   let replacedPaid = 0;
-  for (const node of nodes) if (node.replacedGroup !== undefined && isBilled(node)) replacedPaid++;
-  return replacedPaid === 0 ? target : Math.min(target, Math.max(0, paidCap - replacedPaid));
+  for (const node of nodes)
+    if (node.replacedGroup !== undefined && isBilled(node)) replacedPaid += capUnits(node, gpusPerNode);
+  return replacedPaid === 0 ? target : Math.min(target, Math.max(0, wholeNodes(paidCap - replacedPaid)));
 }

@@ -25,6 +25,8 @@ export interface NodeSettings {
   readonly backoff: BackoffPolicy;
   /** The operator's cap on nodes (maxNodes), below the group's own maximum. */
   readonly maxNodes?: number;
+  /** GPUs of one of the group's nodes: a replaced group's node of another type counts as its share. */
+  readonly gpusPerNode?: number;
 }
 
 /** Where the capacity backoff is kept across restarts. */
@@ -174,7 +176,10 @@ export class NodeReconciler {
     if (updatedByEks(group))
       return this.updateHold.choose(input.nodes, group, input.paidCap, () => this.liveLoad(input, now), now);
     this.updateHold.chooseOutside();
-    const target = this.bounded(keptWithinPaidCap(input.nodes, input.target, input.paidCap), group);
+    const target = this.bounded(
+      keptWithinPaidCap(input.nodes, input.target, input.paidCap, this.deps.settings.gpusPerNode),
+      group,
+    );
     const busy = this.liveLoad(input, now);
     // Overdue nodes first, so the scale-in below counts them as going and never picks them a second time.
     chooseProvisionTimeouts(input.nodes, busy, now, {
@@ -246,8 +251,15 @@ export class NodeReconciler {
     // On the newest tick's target (callOffWhileShort asks again before each).
     // No removal the ceiling needs beside a replaced group's nodes is called off (chooseNow chose it so).
     const short = () =>
-      this.bounded(keptWithinPaidCap(nodes, this.latestTarget ?? target, this.latestPaidCap), group) -
-      nodes.filter((n) => !n.leaving && !this.removing.includes(n.id)).length;
+      this.bounded(
+        keptWithinPaidCap(
+          nodes,
+          this.latestTarget ?? target,
+          this.latestPaidCap,
+          this.deps.settings.gpusPerNode,
+        ),
+        group,
+      ) - nodes.filter((n) => !n.leaving && !this.removing.includes(n.id)).length;
     await callOffWhileShort(this.removing, nodes, busy, short);
     const terminated = await this.carryOnRemovals(nodes, busy);
     const current = terminated > 0 ? await pool.describe() : group;
@@ -271,7 +283,13 @@ export class NodeReconciler {
     if (this.backoff.active(now)) want = Math.min(want, live);
     want = Math.min(
       want,
-      raiseWithinPaidCap(nodes, Math.max(live, current.desiredSize), this.latestPaidCap, this.removing),
+      raiseWithinPaidCap(
+        nodes,
+        Math.max(live, current.desiredSize),
+        this.latestPaidCap,
+        this.removing,
+        this.deps.settings.gpusPerNode,
+      ),
     );
     want = this.bounded(want, current);
     if (current.updateInFlight) {

@@ -135,4 +135,26 @@ describe('a replaced node group whose nodes still run', () => {
     expect(w.logs.events()).toContain('nodegroup.replaced-found');
     expect(w.group.terminations).toEqual([]);
   }, 120_000);
+
+  it('of another type (4-GPU nodes replaced by 1-GPU ones): the old nodes take their 4 GPUs of the ceiling, and the new group waits', async () => {
+    const { w, first } = await twoJobsAtBudget8();
+    const oldIds = w.group.asg.live().map((x) => x.id);
+    await first.boa.close();
+
+    w.group.replace('gpu-v2', { keepOld: true, instanceType: 'g4dn.xlarge' });
+    w.configureNodegroup('gpu-v2', 1);
+    const boa = await w.start();
+    for (let i = 0; i < 4; i++) {
+      await boa.tick(1);
+      const ceiling = boa.boa.service.spendCeiling(w.clock.now())?.gpus ?? Number.POSITIVE_INFINITY;
+      // What AWS bills: the old nodes' 4 GPUs each, the new ones' 1.
+      const billed =
+        w.group.running.filter((x) => oldIds.includes(x.id)).length * 4 + w.group.asg.live().length;
+      expect(billed, `tick ${i}: billed against the ceiling`).toBeLessThanOrEqual(ceiling + 0.5);
+      expect(paidGpusNow(boa.boa.service.state.nodes), `tick ${i}: paid as boa counts it`).toBe(billed);
+    }
+    // Counted as 1 GPU each, the two old nodes left 6 of the 8 for the new group.
+    expect(w.group.group.desiredSize, 'the new group waits for the old nodes to go').toBe(0);
+    expect((await boa.status()).nodeGroup.replaced).toEqual([{ name: 'gpu', nodes: 2, paidGpus: 8 }]);
+  }, 120_000);
 });
