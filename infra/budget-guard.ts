@@ -9,6 +9,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
+import { instanceTypeFacts, knownInstanceTypes } from '../src/core/instance-types.ts';
 import { NodegroupAsgMetrics } from './asg-metrics.ts';
 import { clusterNodegroupsArn } from './iam.ts';
 import { METRICS_DIMENSION, METRICS_NAMESPACE, OVERSPEND_TOLERANCE } from './monitoring.ts';
@@ -30,6 +31,11 @@ export interface BudgetGuardProps {
   /** The guard Lambda that lowers the node group; the alarms are created either way. */
   readonly enableGuardLambda: boolean;
   readonly topic: sns.ITopic;
+}
+
+/** GPUs per instance type boa knows (src/core/instance-types.ts), for the guard Lambda (its env). */
+export function instanceTypeGpus(): Record<string, number> {
+  return Object.fromEntries(knownInstanceTypes().map((type) => [type, instanceTypeFacts(type)!.gpus]));
 }
 
 /**
@@ -145,6 +151,8 @@ export class BudgetGuard extends Construct {
         GPUS_PER_NODE: String(props.gpusPerNode),
         GUARD_MINUTES: String(props.guardMinutes),
         ...(props.budget !== undefined ? { BUDGET: String(props.budget) } : {}),
+        // A replaced group's nodes (another type, as a rule) are counted at their own GPUs.
+        INSTANCE_TYPE_GPUS: JSON.stringify(instanceTypeGpus()),
       },
       logGroup: new logs.LogGroup(this, 'HandlerLogs', { retention: logs.RetentionDays.ONE_MONTH }),
     });

@@ -9,6 +9,8 @@ export interface GuardSettings {
   gpusPerNode: number;
   guardMinutes: number;
   budget?: number;
+  /** GPUs per instance type boa knows (INSTANCE_TYPE_GPUS): a replaced group's nodes counted at theirs. */
+  instanceGpus?: Record<string, number>;
 }
 
 export interface GuardDecision {
@@ -26,8 +28,8 @@ export function allowedNodes(
   budget: number,
   gpusPerNode: number,
   minSize?: number,
-  /** Running instances of replaced groups (paid too): that many fewer for the guarded group. */
-  replacedRunning?: number,
+  /** GPUs of replaced groups' running instances (paid too): the guarded group gets what is left. */
+  replacedGpus?: number,
 ): number;
 export const GPU_LABELS: Record<string, string>;
 export const DEPLOYMENT_TAGS: string[];
@@ -40,7 +42,7 @@ export function decide(input: {
   gpusPerNode: number;
   scaling: { minSize?: number; maxSize?: number; desiredSize?: number };
   instances?: { running: number; protectedIds: string[] };
-  replacedRunning?: number;
+  replacedGpus?: number;
 }): GuardDecision;
 export function periodFor(from: Date, to: Date): number;
 export function readSettings(env: Record<string, string | undefined>): GuardSettings;
@@ -65,6 +67,8 @@ export function runGuard(
     replacedGroups?: string[];
     /** Their instances counted against the budget (not terminating). */
     replacedRunning?: number;
+    /** Those instances' GPUs, at their own types' (the guarded group's for a type not known). */
+    replacedGpus?: number;
   }
 >;
 export function handler(): Promise<unknown>;

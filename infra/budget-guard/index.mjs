@@ -39,21 +39,23 @@ const NAMESPACE = 'boa';
 export const IN_USE_RETRY = { maxAttempts: 4, delayMs: 10_000 };
 
 /**
- * Whole nodes the budget pays for: floor(budget / GPUs per node), less the nodes of replaced groups still
- * running (paid too), within the node group's bounds.
+ * Whole nodes the budget pays for beside the GPUs of replaced groups' nodes still running (paid too):
+ * floor((budget - replacedGpus) / GPUs per node), within the node group's bounds. GPUs, not nodes: a
+ * replacement is an instance-type change, and four 4-GPU nodes beside a budget of 16 1-GPU nodes left
+ * 12 of them to the new group when they counted as four (found in an operator review).
  */
-export function allowedNodes(budget, gpusPerNode, minSize = 0, replacedRunning = 0) {
-  return Math.max(minSize, Math.floor(budget / gpusPerNode + 1e-9) - replacedRunning);
+export function allowedNodes(budget, gpusPerNode, minSize = 0, replacedGpus = 0) {
+  return Math.max(minSize, Math.floor((budget - replacedGpus) / gpusPerNode + 1e-9));
 }
 
 /**
  * What to do this run: nothing while boa is heard from or the group is within the budget. `instances`
  * (the Auto Scaling group's, read only when boa is silent): how many it runs and which are protected.
  */
-export function decide({ heartbeats, budget, gpusPerNode, scaling, instances, replacedRunning = 0 }) {
+export function decide({ heartbeats, budget, gpusPerNode, scaling, instances, replacedGpus = 0 }) {
   if (heartbeats > 0) return { action: 'none', silent: false, reason: 'boa heartbeat seen' };
   if (budget === undefined) return { action: 'none', silent: true, reason: 'boa silent and no budget known' };
-  const allowed = allowedNodes(budget, gpusPerNode, scaling.minSize ?? 0, replacedRunning);
+  const allowed = allowedNodes(budget, gpusPerNode, scaling.minSize ?? 0, replacedGpus);
   const desired = scaling.desiredSize ?? 0;
   const running = instances?.running ?? desired;
   if (desired <= allowed && running <= allowed)
@@ -79,6 +81,9 @@ export function readSettings(env) {
     gpusPerNode: Number(env.GPUS_PER_NODE),
     guardMinutes: Number(env.GUARD_MINUTES ?? 15),
     budget: env.BUDGET ? Number(env.BUDGET) : undefined,
+    // GPUs of the instance types boa knows (src/core/instance-types.ts, from the CDK app): a replaced
+    // group's instances are counted at their own type's.
+    instanceGpus: env.INSTANCE_TYPE_GPUS ? JSON.parse(env.INSTANCE_TYPE_GPUS) : {},
   };
   if (!settings.clusterName || !settings.nodegroupName)
     throw new Error('CLUSTER_NAME and NODEGROUP_NAME are required');
@@ -117,7 +122,10 @@ async function metricValues(cloudwatch, metricName, clusterName, from, to, stati
   return Datapoints.filter((d) => d.Timestamp !== undefined).sort((a, b) => a.Timestamp - b.Timestamp);
 }
 
-/** The group's instances that count against its size (not terminating), and those protected from scale-in. */
+/**
+ * The group's instances that count against its size (not terminating), those protected from scale-in,
+ * and the instance types of the former.
+ */
 async function groupInstances(autoscaling, autoScalingGroupName) {
   const { AutoScalingGroups = [] } = await autoscaling.send(
     new DescribeAutoScalingGroupsCommand({ AutoScalingGroupNames: [autoScalingGroupName] }),
@@ -127,6 +135,7 @@ async function groupInstances(autoscaling, autoScalingGroupName) {
   );
   return {
     running: live.length,
+    types: live.map((i) => i.InstanceType),
     // Only an instance in service can have its protection changed; the ASG refuses the others.
     protectedIds: live
       .filter((i) => i.ProtectedFromScaleIn && i.LifecycleState === 'InService')
@@ -193,7 +202,7 @@ function refusedInstance(error) {
  * before its heartbeat shows in CloudWatch (the update that held the group was its own). Cutting that
  * would kill nodes the group picks and have boa raise it again. Returns what it did.
  */
-async function lowerDesiredSize(eks, settings, from, desiredSize, budget, sleep, replacedRunning = 0) {
+async function lowerDesiredSize(eks, settings, from, desiredSize, budget, sleep, replacedGpus = 0) {
   const { clusterName, nodegroupName, gpusPerNode } = settings;
   let current = from;
   let target = desiredSize;
@@ -227,7 +236,7 @@ async function lowerDesiredSize(eks, settings, from, desiredSize, budget, sleep,
       console.log(JSON.stringify({ event: 'budget_guard.raised_meanwhile', from: before, to: current }));
       return { raisedMeanwhile: current };
     }
-    target = Math.min(current, allowedNodes(budget, gpusPerNode, scaling.minSize ?? 0, replacedRunning));
+    target = Math.min(current, allowedNodes(budget, gpusPerNode, scaling.minSize ?? 0, replacedGpus));
     if (target >= current) return { withinBudget: current };
   }
 }
@@ -276,8 +285,13 @@ export async function runGuard({ eks, cloudwatch, autoscaling }, settings, now =
       failed('budget_guard.instances_unread', error);
     }
     try {
-      replaced = await replacedInstances(eks, clusterName, nodegroup ?? { nodegroupName }, (asg) =>
-        groupInstances(autoscaling, asg),
+      replaced = await replacedInstances(
+        eks,
+        clusterName,
+        nodegroup ?? { nodegroupName },
+        (asg) => groupInstances(autoscaling, asg),
+        // A type boa does not know: the guarded group's GPUs per node.
+        (type) => settings.instanceGpus?.[type] ?? gpusPerNode,
       );
     } catch (error) {
       // Unread, the guarded group alone is held to the budget, as before replaced groups were counted.
@@ -285,7 +299,8 @@ export async function runGuard({ eks, cloudwatch, autoscaling }, settings, now =
     }
   }
   const replacedRunning = replaced?.running ?? 0;
-  const decision = decide({ heartbeats, budget, gpusPerNode, scaling, instances, replacedRunning });
+  const replacedGpus = replaced?.gpus ?? 0;
+  const decision = decide({ heartbeats, budget, gpusPerNode, scaling, instances, replacedGpus });
   let unprotected = 0;
   let lowered = {};
   if (decision.action === 'shrink') {
@@ -307,7 +322,7 @@ export async function runGuard({ eks, cloudwatch, autoscaling }, settings, now =
         decision.desiredSize,
         budget,
         options.sleep ?? delay,
-        replacedRunning,
+        replacedGpus,
       );
     }
   }
@@ -339,7 +354,9 @@ export async function runGuard({ eks, cloudwatch, autoscaling }, settings, now =
     budget,
     unprotected,
     ...lowered,
-    ...(replaced && replaced.groups.length > 0 ? { replacedGroups: replaced.groups, replacedRunning } : {}),
+    ...(replaced && replaced.groups.length > 0
+      ? { replacedGroups: replaced.groups, replacedRunning, replacedGpus }
+      : {}),
   };
   if (auxiliaryFailure !== undefined) {
     // What the run did do, before the error that fails it.

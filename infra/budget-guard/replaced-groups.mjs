@@ -28,10 +28,11 @@ export function leftoverGroups(guarded, groups) {
 }
 
 /**
- * The replaced groups' names and how many instances of their Auto Scaling groups still count (not
- * terminating; `instancesOf` reads an Auto Scaling group's as the guard reads its own).
+ * The replaced groups' names, how many instances of their Auto Scaling groups still count (not
+ * terminating; `instancesOf` reads an Auto Scaling group's as the guard reads its own) and their GPUs
+ * (`gpusOf` an instance type).
  */
-export async function replacedInstances(eks, clusterName, guarded, instancesOf) {
+export async function replacedInstances(eks, clusterName, guarded, instancesOf, gpusOf) {
   const names = [];
   let nextToken;
   do {
@@ -53,9 +54,13 @@ export async function replacedInstances(eks, clusterName, guarded, instancesOf) 
   }
   const leftovers = leftoverGroups(guarded, groups);
   let running = 0;
+  let gpus = 0;
   for (const group of leftovers) {
     const asg = group.resources?.autoScalingGroups?.[0]?.name;
-    if (asg) running += (await instancesOf(asg)).running;
+    if (!asg) continue;
+    const instances = await instancesOf(asg);
+    running += instances.running;
+    for (const type of instances.types) gpus += gpusOf(type);
   }
-  return { running, groups: leftovers.map((g) => g.nodegroupName) };
+  return { running, gpus, groups: leftovers.map((g) => g.nodegroupName) };
 }

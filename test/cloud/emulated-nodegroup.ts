@@ -355,6 +355,7 @@ export function emulateNodegroup(options: EmulatedNodegroupOptions) {
             HealthStatus: 'Healthy',
             ProtectedFromScaleIn: i.protectedFromScaleIn,
             LaunchTemplate: { LaunchTemplateName: 'eks-gpu', Version: String(i.templateVersion) },
+            InstanceType: asgs.find((a) => a.asg === asg)?.instanceType ?? 'g4dn.12xlarge',
           })),
       })),
     };

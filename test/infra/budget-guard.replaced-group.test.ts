@@ -11,7 +11,9 @@ import {
 } from '@aws-sdk/client-cloudwatch';
 import { mockClient } from 'aws-sdk-client-mock';
 import { describe, expect, it } from 'vitest';
-import { runGuard } from '../../infra/budget-guard/index.mjs';
+import { readSettings, runGuard } from '../../infra/budget-guard/index.mjs';
+import { instanceTypeGpus } from '../../infra/budget-guard.ts';
+import { knownInstanceTypes } from '../../src/core/instance-types.ts';
 import { emulateNodegroup, ROLE_LABEL, STACK_TAGS } from '../cloud/emulated-nodegroup.ts';
 import { ManualClock } from '../service/harness.ts';
 import { synthTemplate } from './synth.ts';
@@ -62,7 +64,56 @@ describe('budget guard while a replaced node group still runs', () => {
   });
 });
 
+describe('budget guard while a replaced group of another instance type still runs', () => {
+  // 16 GPU-hours per hour; the old group runs two 4-GPU g4dn.12xlarge nodes (8 GPUs), the new group is
+  // of 1-GPU g4dn.xlarge nodes and was raised to 12 before boa fell silent: 20 GPUs paid.
+  const oneGpu = { ...settings, gpusPerNode: 1, budget: 16, instanceGpus: instanceTypeGpus() };
+
+  function silentAfterTypeChange() {
+    const clock = new ManualClock();
+    const group = emulateNodegroup({ clock, minSize: 0, maxSize: 16, desiredSize: 2 });
+    group.replace('gpu-v2', { keepOld: true, instanceType: 'g4dn.xlarge' });
+    group.setDesiredOutside(12);
+    const cloudwatch = new CloudWatchClient({ region: 'us-east-1' });
+    const cwMock = mockClient(cloudwatch);
+    cwMock.on(GetMetricStatisticsCommand).resolves({ Datapoints: [] }).on(PutMetricDataCommand).resolves({});
+    return { group, clients: { eks: group.eks, cloudwatch, autoscaling: group.autoscaling } };
+  }
+
+  it("counts the old nodes at their own 4 GPUs: the new group is held to the budget's 8 GPUs left", async () => {
+    const { group, clients } = silentAfterTypeChange();
+    const result = await runGuard(clients, oneGpu, NOW);
+    // Counted as 2 of 16 nodes, they left 14 to the new group, and the guard held nothing: 20 GPUs paid.
+    expect(result).toMatchObject({
+      action: 'shrink',
+      desiredSize: 8,
+      replacedGroups: ['gpu'],
+      replacedRunning: 2,
+      replacedGpus: 8,
+    });
+    expect(group.group.desiredSize).toBe(8);
+  });
+
+  it('a type the guard does not know counts at the guarded group’s GPUs per node', async () => {
+    const { group, clients } = silentAfterTypeChange();
+    const result = await runGuard(clients, { ...oneGpu, instanceGpus: {} }, NOW);
+    expect(result).toMatchObject({ action: 'none', replacedRunning: 2, replacedGpus: 2 });
+    expect(group.group.desiredSize).toBe(12);
+  });
+});
+
 describe('budget guard in the CDK app, on a replacement', () => {
+  it('hands the Lambda the GPUs of the instance types boa knows, which its settings read', () => {
+    const template = synthTemplate({ allowedApiCidrs: '203.0.113.0/24', budget: 40 });
+    const [guard] = Object.values(template.findResources('AWS::Lambda::Function')).filter((f: any) =>
+      String(f.Properties.Description).startsWith('Budget guard'),
+    ) as any[];
+    const env = guard.Properties.Environment.Variables;
+    const read = readSettings(env);
+    expect(read.instanceGpus).toMatchObject({ 'g4dn.12xlarge': 4, 'g4dn.xlarge': 1, 'g5.48xlarge': 8 });
+    expect(Object.keys(read.instanceGpus!)).toHaveLength(knownInstanceTypes().length);
+  }, 300_000);
+
   it("may list the cluster's node groups and read them, and change none but the guarded one", () => {
     const template = synthTemplate({ allowedApiCidrs: '203.0.113.0/24', budget: 40 });
     const guard = Object.values(template.findResources('AWS::IAM::Policy')).filter((p: any) =>
