@@ -1,5 +1,6 @@
 import type { NodeRemovalRow } from '../../store/node-removals.ts';
 import { isBilled } from '../paid-now.ts';
+import { capUnits } from './paid-cap.ts';
 import type { NodeGroupState, PoolNode } from '../ports.ts';
 import { allocationName, type GpusInUse } from './victims.ts';
 
@@ -29,14 +30,17 @@ export function paidBeyondCeiling(
   removing: { terminated(nodeId: string): boolean },
   paidCap: number | undefined,
   group: NodeGroupState,
+  gpusPerNode?: number,
 ): number {
   if (paidCap === undefined) return 0;
   let paid = 0;
   for (const node of nodes) {
-    const counted = node.replacedGroup !== undefined ? isBilled(node) : !node.leaving;
-    if (counted && !removing.terminated(node.id)) paid++;
+    const replaced = node.replacedGroup !== undefined;
+    const counted = replaced ? isBilled(node) : !node.leaving;
+    // A replaced group's node at its GPUs' share of one of the group's (paid-cap.ts capUnits).
+    if (counted && !removing.terminated(node.id)) paid += replaced ? capUnits(node, gpusPerNode) : 1;
   }
-  return Math.max(0, paid - Math.max(paidCap, group.minSize));
+  return Math.max(0, Math.ceil(paid - Math.max(paidCap, group.minSize) - 1e-9));
 }
 
 /**

@@ -7,7 +7,7 @@ import type { PoolNode } from '../ports.ts';
  * 4-GPU nodes beside a cap of 16 1-GPU nodes left room for 12 more, 28 GPUs paid against 16 (found in an
  * operator review). Without `gpusPerNode`, one.
  */
-function capUnits(node: PoolNode, gpusPerNode: number | undefined): number {
+export function capUnits(node: PoolNode, gpusPerNode: number | undefined): number {
   return gpusPerNode ? node.gpus / gpusPerNode : 1;
 }
 

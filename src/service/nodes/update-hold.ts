@@ -11,6 +11,8 @@ const HOLDING_KEY = 'nodes.eksUpdateHold';
 export interface UpdateHoldDeps {
   readonly repo: Pick<Repository, 'getSetting' | 'putSetting' | 'deleteSetting'>;
   readonly logger: Logger;
+  /** GPUs of one of the group's nodes: a replaced group's node counts as its share (paid-cap.ts). */
+  readonly settings?: { readonly gpusPerNode?: number };
 }
 
 /**
@@ -47,7 +49,13 @@ export class EksUpdateHold {
   ): boolean {
     // Nodes already being removed are still paid: they count in the excess, and are not chosen twice.
     const open = removingPaid(nodes, this.removing);
-    const paidBeyond = paidBeyondCeiling(nodes, this.removing, paidCap, group);
+    const paidBeyond = paidBeyondCeiling(
+      nodes,
+      this.removing,
+      paidCap,
+      group,
+      this.deps.settings?.gpusPerNode,
+    );
     const excess = paidBeyond - open;
     if (excess <= 0) return false;
     const load = busy();
@@ -105,7 +113,11 @@ export class EksUpdateHold {
     // Over-ceiling removals left go on (an old node's is EKS's to drain anyway): held, they kept a
     // cordoned node paid and unused until the update ended (found in review).
     const overCeiling = this.removing.rows().some((r) => r.reason === 'over-ceiling');
-    if (overCeiling || paidBeyondCeiling(nodes, this.removing, paidCap(), group) > 0) await carryOnRemovals();
+    if (
+      overCeiling ||
+      paidBeyondCeiling(nodes, this.removing, paidCap(), group, this.deps.settings?.gpusPerNode) > 0
+    )
+      await carryOnRemovals();
   }
 
   /**
@@ -133,7 +145,8 @@ export class EksUpdateHold {
     // Counted again before each: a tick during an uncordon may cut the budget again, and a count taken
     // once called off removals it wanted, choosing them again next tick (found in review).
     const spare = () =>
-      removingPaid(nodes, this.removing) - paidBeyondCeiling(nodes, this.removing, paidCap(), group);
+      removingPaid(nodes, this.removing) -
+      paidBeyondCeiling(nodes, this.removing, paidCap(), group, this.deps.settings?.gpusPerNode);
     for (const { row } of spareOverCeiling(this.removing.rows(), nodes, busy)) {
       if (spare() <= 0) break;
       await this.removing.cancel(row);

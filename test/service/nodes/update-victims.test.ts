@@ -60,4 +60,25 @@ describe('paidBeyondCeiling', () => {
     expect(paidBeyondCeiling(nodes, removing, 3, group)).toBe(0);
     expect(paidBeyondCeiling(nodes, removing, undefined, group)).toBe(0);
   });
+
+  it("counts a replaced group's node of another type at its GPUs' share of one of the group's", () => {
+    // Two 4-GPU nodes of the replaced group beside two 1-GPU nodes of the group, a cap of 6 1-GPU nodes:
+    // 10 GPUs paid, 4 past it (counted as 2 nodes each way, the old nodes showed none past it).
+    const nodes = [
+      node('old-1', 1, { leaving: true, replacedGroup: 'gpu' }),
+      node('old-2', 2, { leaving: true, replacedGroup: 'gpu' }),
+      node('new-1', 3, { gpus: 1 }),
+      node('new-2', 4, { gpus: 1 }),
+    ];
+    const none = { terminated: () => false };
+    expect(paidBeyondCeiling(nodes, none, 6, { ...group, minSize: 0 }, 1)).toBe(4);
+    // Two 1-GPU old nodes beside 4-GPU ones: half a node, a whole one past a cap of 2.
+    const small = [
+      node('old-1', 1, { gpus: 1, leaving: true, replacedGroup: 'gpu' }),
+      node('old-2', 2, { gpus: 1, leaving: true, replacedGroup: 'gpu' }),
+      node('new-1', 3),
+      node('new-2', 4),
+    ];
+    expect(paidBeyondCeiling(small, none, 2, { ...group, minSize: 0 }, 4)).toBe(1);
+  });
 });
