@@ -3,7 +3,7 @@
  * Every key is documented in docs/deploy.md; defaults live here only.
  */
 import { BOUNDS } from '../src/api/bounds.ts';
-import { instanceTypeFacts } from '../src/core/instance-types.ts';
+import { instanceTypeFacts, knownInstanceTypes } from '../src/core/instance-types.ts';
 import { unknownContextKey } from './context-keys.ts';
 import { FRACTIONAL_GPU_FAMILIES, instanceFamily, NVIDIA_X86_FAMILIES } from './instance-families.ts';
 
@@ -223,6 +223,16 @@ export function readConfig(
       `context "instanceType" is "${instanceType}", whose family ${instanceFamily(instanceType)} the GPU node ` +
         `group's AMI (EKS AL2023 NVIDIA x86_64) does not support; allowed families: ` +
         NVIDIA_X86_FAMILIES.join(', '),
+    );
+  }
+  // A family boa's table covers whole (g4dn, g5, g6) has no other type: one outside it is a typo that
+  // synth would pass with gpusPerNode and EKS refuse only once the cluster is up, some 20 minutes into the
+  // deploy, which then rolls back (found in an operator review: g4dn.12xlarg, g4dn.48xlarge).
+  const familyTypes = knownInstanceTypes().filter((t) => instanceFamily(t) === instanceFamily(instanceType));
+  if (familyTypes.length > 0 && !familyTypes.includes(instanceType)) {
+    throw new ContextError(
+      `context "instanceType" is "${instanceType}", which is not an instance type of family ` +
+        `${instanceFamily(instanceType)}; its types are ${familyTypes.join(', ')}`,
     );
   }
   const known = instanceTypeFacts(instanceType)?.gpus;

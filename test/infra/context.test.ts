@@ -133,12 +133,32 @@ describe('readConfig', () => {
     },
   );
 
-  it.each(NVIDIA_X86_FAMILIES.map((family) => `${family}.48xlarge`))(
+  // The families boa's table covers (g4dn, g5, g6) are taken by their table types (below).
+  const tableFamilies = new Set(knownInstanceTypes().map(instanceFamily));
+  it.each(NVIDIA_X86_FAMILIES.filter((f) => !tableFamilies.has(f)).map((family) => `${family}.48xlarge`))(
     "takes %s, of a family on the AMI's list, with gpusPerNode",
     (instanceType) => {
       expect(from({ instanceType, gpusPerNode: '8' }).instanceType).toBe(instanceType);
     },
   );
+
+  // Synth passed them with gpusPerNode; EKS refused the type only once the cluster was up, some 20
+  // minutes into the first deploy, which then rolled back.
+  it.each(['g4dn.12xlarg', 'g4dn.48xlarge', 'g5.metal', 'g6.32xlarge'])(
+    "refuses %s, not a type of a family boa's table covers whole, naming the family's types",
+    (instanceType) => {
+      const family = instanceType.split('.')[0]!;
+      const types = knownInstanceTypes().filter((t) => instanceFamily(t) === family);
+      expect(() => from({ instanceType, gpusPerNode: '4' })).toThrow(
+        `context "instanceType" is "${instanceType}", which is not an instance type of family ${family}; ` +
+          `its types are ${types.join(', ')}`,
+      );
+    },
+  );
+
+  it.each(knownInstanceTypes())("takes %s, a type of boa's table", (instanceType) => {
+    expect(from({ instanceType }).instanceType).toBe(instanceType);
+  });
 
   it('reads a dashed family whole: p6-b200 is on the list, p6e-gb200 (Grace, Arm) is not', () => {
     expect(instanceFamily('p6-b200.48xlarge')).toBe('p6-b200');
