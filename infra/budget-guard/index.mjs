@@ -5,7 +5,8 @@
 // nodes from scale-in before it lowers the desired size itself, and a protected instance is one the Auto
 // Scaling group cannot take away, so the guard lifts that protection while it holds the group: boa is not
 // there to choose. The running instances of a group the guarded one replaced (an instance-type change,
-// until CloudFormation deletes the old group) are paid too: the guarded group is allowed that many fewer.
+// until CloudFormation deletes the old group) are paid too: the guarded group is allowed what the budget
+// leaves beside their GPUs, at their own instance type's.
 // (The real GPU count is AWS's own GroupInServiceInstances, turned on by the CDK app: infra/asg-metrics.ts.)
 
 import console from 'node:console';

@@ -1,6 +1,6 @@
 // The node groups a replacement of the guarded one left running (an instance-type change: CloudFormation
 // deletes the old group only at the end of the update, or never when that cleanup fails): their instances
-// are paid too, so the guard allows the guarded group that many fewer (index.mjs).
+// are paid too, so the guard allows the guarded group what the budget leaves beside their GPUs (index.mjs).
 
 import { DescribeNodegroupCommand, ListNodegroupsCommand } from '@aws-sdk/client-eks';
 

@@ -1,8 +1,8 @@
 /**
  * The guard during a node group's replacement (an instance-type change): CloudFormation points it at the
  * new group and deletes the old one only at the end of the update (or never, when that cleanup fails).
- * The old group's running nodes are paid too, so the new group is allowed that many fewer; another
- * stack's group and a group not boa's are not counted.
+ * The old group's running nodes are paid too, so the new group gets what the budget leaves beside their
+ * GPUs; another stack's group and a group not boa's are not counted.
  */
 import {
   CloudWatchClient,
