@@ -189,7 +189,7 @@ it.skipIf(!haveChromium)(
     // (found in a trial: the page had only "failed 1" in the jobs by state).
     await page.evaluate(() => (globalThis as any).boaDashboard.refresh());
     const row = page.locator('#failed-jobs tbody tr');
-    await expect.poll(() => row.count()).toBe(1);
+    await expect.poll(() => row.count(), { timeout: 30_000 }).toBe(1);
     const cells = (await row.innerText()).split('\t').map((c) => c.trim());
     expect(cells).toEqual([
       String(id),

@@ -66,7 +66,9 @@ describe.skipIf(!haveChromium)('dashboard in headless Chromium', () => {
     await signIn(page, 'not-the-operator-token');
     // Where the token is, on this machine and deployed (found in a trial: only data/token was named).
     expect(await page.locator('#login').textContent()).toMatch(/data\/token.*TokenCommand/s);
-    await expect.poll(() => page.locator('#login-error').textContent()).toMatch(/token was refused/);
+    await expect
+      .poll(() => page.locator('#login-error').textContent(), { timeout: 30_000 })
+      .toMatch(/token was refused/);
     expect(await page.locator('#dashboard').isVisible()).toBe(false);
     expect(
       await page.evaluate(() =>

@@ -153,7 +153,7 @@ it.skipIf(!haveChromium)(
     await page.unroute('**/v1/**');
     await page.locator('#budget-value').waitFor({ timeout: 30_000 });
     expect(await page.locator('#budget-value').textContent()).toBe('40.0');
-    await expect.poll(() => page.locator('#error').textContent()).toBe('');
+    await expect.poll(() => page.locator('#error').textContent(), { timeout: 30_000 }).toBe('');
     expect(await kept()).toBe(s.token);
   },
   120_000,
