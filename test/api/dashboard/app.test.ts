@@ -655,7 +655,7 @@ describe('a service that stops answering', () => {
     setDown(true);
     dash.refreshes.at(-1)!();
     await expect
-      .poll(() => dash.element('error').textContent)
+      .poll(() => dash.element('error').textContent, { timeout: 20_000 })
       .toMatch(
         new RegExp(
           `^boa has not answered since \\S+Z \\(Failed to fetch\\): the figures shown are from ${updated}, not current; the page asks again every 10 s\\.$`,
@@ -664,7 +664,9 @@ describe('a service that stops answering', () => {
     setDown(false);
     dash.refreshes.at(-1)!();
     // Answered again (the charts cannot draw without a DOM here, which the line may say instead).
-    await expect.poll(() => dash.element('error').textContent).not.toMatch(/not answered/);
+    await expect
+      .poll(() => dash.element('error').textContent, { timeout: 20_000 })
+      .not.toMatch(/not answered/);
   });
 
   it('is written once while boa stays down, not again each refresh (a screen reader reads each write)', async () => {
@@ -679,7 +681,7 @@ describe('a service that stops answering', () => {
     });
     setDown(true);
     dash.refreshes.at(-1)!();
-    await expect.poll(() => written.length).toBe(1);
+    await expect.poll(() => written.length, { timeout: 20_000 }).toBe(1);
     dash.refreshes.at(-1)!();
     dash.refreshes.at(-1)!();
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -698,10 +700,12 @@ describe('a service that stops answering', () => {
     await dash.start(s.token);
     mode = 'down';
     dash.refreshes.at(-1)!();
-    await expect.poll(() => dash.element('error').textContent).toMatch(/not answered/);
+    await expect.poll(() => dash.element('error').textContent, { timeout: 20_000 }).toMatch(/not answered/);
     mode = 'rotated';
     dash.refreshes.at(-1)!();
-    await expect.poll(() => dash.element('login-error').textContent).toMatch(/no longer accepted/);
+    await expect
+      .poll(() => dash.element('login-error').textContent, { timeout: 20_000 })
+      .toMatch(/no longer accepted/);
     expect(dash.element('login').classes.has('hidden')).toBe(false);
     expect(dash.element('error').textContent).toBe('');
   });
@@ -793,7 +797,7 @@ describe('the token', () => {
     const signIn = async () => {
       dash.element('token').value = s.token;
       dash.element('login').fire('submit');
-      await expect.poll(() => dash.storage.get('boa.operatorToken')).toBe(s.token);
+      await expect.poll(() => dash.storage.get('boa.operatorToken'), { timeout: 20_000 }).toBe(s.token);
       expect(dash.element('dashboard').classes.has('hidden')).toBe(false);
     };
     await signIn();
@@ -807,7 +811,9 @@ describe('the token', () => {
     await signIn();
     rotated = true;
     dash.refreshes.at(-1)!();
-    await expect.poll(() => dash.element('login-error').textContent).toMatch(/no longer accepted/);
+    await expect
+      .poll(() => dash.element('login-error').textContent, { timeout: 20_000 })
+      .toMatch(/no longer accepted/);
     expect([dash.storage.get('boa.operatorToken'), dash.element('token').value]).toEqual([undefined, '']);
   });
 });

@@ -68,7 +68,9 @@ it('does not draw an older round over a newer one', async () => {
   // be skipped while round 1 is unanswered), and the next round shows it.
   expect(shownAfterRound2 && !shownAfterRound1).toBe(false);
   dash.refreshes.at(-1)!();
-  await expect.poll(() => dash.element('active-jobs').innerHTML.includes('newjob')).toBe(true);
+  await expect
+    .poll(() => dash.element('active-jobs').innerHTML.includes('newjob'), { timeout: 20_000 })
+    .toBe(true);
 });
 
 it('a round started with a forgotten token does not sign out the session of the new one', async () => {
@@ -95,7 +97,7 @@ it('a round started with a forgotten token does not sign out the session of the 
   dash.element('logout').fire('click'); // the operator signs in again with the new token
   dash.element('token').value = 'new';
   dash.element('login').fire('submit');
-  await expect.poll(() => dash.storage.get('boa.operatorToken')).toBe('new');
+  await expect.poll(() => dash.storage.get('boa.operatorToken'), { timeout: 20_000 }).toBe('new');
   for (const release of held.splice(0)) release(); // the old round's answers land: 401
   await new Promise((r) => setTimeout(r, 100));
   expect(dash.element('login').classes.has('hidden')).toBe(true);
@@ -122,10 +124,12 @@ it('gives up on a call unanswered for 30 s, says so, and the refresh goes on', a
   expect(dash.timeouts.every((t) => t.ms === 30_000)).toBe(true);
   for (const t of dash.timeouts.slice(asked)) t.expire();
   await expect
-    .poll(() => dash.element('error').textContent)
+    .poll(() => dash.element('error').textContent, { timeout: 20_000 })
     .toMatch(/boa has not answered since .*timed out/);
   hang = false;
   dash.refreshes.at(-1)!();
   // (The charts cannot be drawn in this fake page, which the line says; what matters is that boa answered.)
-  await expect.poll(() => dash.element('error').textContent).not.toMatch(/has not answered/);
+  await expect
+    .poll(() => dash.element('error').textContent, { timeout: 20_000 })
+    .not.toMatch(/has not answered/);
 });
