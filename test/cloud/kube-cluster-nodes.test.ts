@@ -88,7 +88,7 @@ describe('KubeClusterNodes (Node watch)', () => {
     fake.faults.inject({ timeout: true, count: 1, match: (r) => r.watch && r.path === '/api/v1/nodes' });
     const read = await Promise.race([
       nodes.list(),
-      new Promise<'hung'>((done) => setTimeout(() => done('hung'), 3_000)),
+      new Promise<'hung'>((done) => setTimeout(() => done('hung'), 20_000)),
     ]);
     expect(read).toMatchObject([{ name: 'n1', instanceId: 'i-0abc' }]);
   });
@@ -105,7 +105,9 @@ describe('KubeClusterNodes (Node watch)', () => {
       fake.requests.filter((r) => r.method === 'GET' && r.path === '/api/v1/nodes' && r.watch === watch)
         .length;
     expect(await nodes.list()).toMatchObject([{ name: 'n1' }]);
-    // Not resumed by itself (client-node's informer alone made hundreds in 500 ms).
+    // Not resumed by itself (client-node's informer alone made hundreds in 500 ms): 500 ms once the watch
+    // was asked (after the list, not waited for; on a loaded machine it can come later than 500 ms).
+    await vi.waitFor(() => expect(gets(true)).toBeGreaterThan(0), { timeout: 20_000 });
     await new Promise((r) => setTimeout(r, 500));
     expect(gets(true)).toBe(1);
     // The watch down, the next read lists (the view stays true) and watches once more.
@@ -113,7 +115,7 @@ describe('KubeClusterNodes (Node watch)', () => {
     const lists = gets(false);
     expect((await nodes.list()).map((n) => n.name).sort()).toEqual(['n1', 'n2']);
     expect(gets(false)).toBe(lists + 1);
-    await vi.waitFor(() => expect(gets(true)).toBe(2));
+    await vi.waitFor(() => expect(gets(true)).toBe(2), { timeout: 20_000 });
     fake.faults.clear();
   });
 
@@ -122,7 +124,7 @@ describe('KubeClusterNodes (Node watch)', () => {
     fake.kubelet.addNode({ name: 'n1', gpus: 4, ready: false, instanceId: 'i-0abc' });
     expect(await nodes.list()).toMatchObject([{ name: 'n1', ready: false }]);
     const watches = () => fake.requests.filter((r) => r.watch && r.path === '/api/v1/nodes');
-    await vi.waitFor(() => expect(fake.openWatches()).toBe(1));
+    await vi.waitFor(() => expect(fake.openWatches()).toBe(1), { timeout: 20_000 });
     // The server is asked to end it within 5 minutes, as the pod and service watches are.
     expect(watches()[0]?.query.get('timeoutSeconds')).toBe('300');
     fake.stallWatches();

@@ -31,7 +31,7 @@ describe('a pod that already exists when boa creates it', () => {
   async function behind(): Promise<Executor> {
     const e = executor();
     await e.reconcile([]);
-    await vi.waitFor(() => expect(fake.openWatches()).toBeGreaterThan(0));
+    await vi.waitFor(() => expect(fake.openWatches()).toBeGreaterThan(0), { timeout: 20_000 });
     fake.stallWatches();
     return e;
   }
@@ -39,10 +39,13 @@ describe('a pod that already exists when boa creates it', () => {
   /** Another boa life's executor, its log apart, running `desired` until it runs. */
   async function runElsewhere(desired: DesiredJob): Promise<Executor> {
     const other = executor(captureLogs().logger);
-    await vi.waitFor(async () => {
-      const statuses = await other.reconcile([desired]);
-      expect(statuses.map((s) => s.phase)).toEqual(['running']);
-    });
+    await vi.waitFor(
+      async () => {
+        const statuses = await other.reconcile([desired]);
+        expect(statuses.map((s) => s.phase)).toEqual(['running']);
+      },
+      { timeout: 20_000 },
+    );
     return other;
   }
 
@@ -58,7 +61,7 @@ describe('a pod that already exists when boa creates it', () => {
         expect(pod?.metadata.deletionTimestamp).toBeUndefined();
         expect(statuses.find((s) => s.jobId === 9)?.phase).toBe('running');
       },
-      { timeout: 5_000, interval: 20 },
+      { timeout: 20_000, interval: 20 },
     );
   }
 

@@ -286,16 +286,18 @@ describe('fake Kubernetes API server, through the real @kubernetes/client-node',
         body: pod('p', {}, { spec: { nodeName: node, containers: [{ name: 'm', image: 'i', env }] } }),
       });
       const phase = async () => (await client.readNamespacedPod({ name: 'p', namespace: NS })).status;
-      await vi.waitFor(async () =>
-        expect((await phase())?.containerStatuses?.[0]?.state?.waiting?.reason).toBe(
-          'CreateContainerConfigError',
-        ),
+      await vi.waitFor(
+        async () =>
+          expect((await phase())?.containerStatuses?.[0]?.state?.waiting?.reason).toBe(
+            'CreateContainerConfigError',
+          ),
+        { timeout: 20_000 },
       );
       await client.createNamespacedSecret({
         namespace: NS,
         body: { metadata: { name: 's' }, stringData: { k: 'v' } },
       });
-      await vi.waitFor(async () => expect((await phase())?.phase).toBe('Running'));
+      await vi.waitFor(async () => expect((await phase())?.phase).toBe('Running'), { timeout: 20_000 });
       expect(auto.kubelet.environment('p')).toEqual({ T: 'v' });
     } finally {
       await auto.close();
@@ -347,7 +349,9 @@ describe('fake Kubernetes API server, through the real @kubernetes/client-node',
     await net.deleteNamespacedNetworkPolicy({ name: 'free', namespace: NS });
     await api.deleteNamespacedService({ name: 'o', namespace: NS });
     expect(fake.networkPolicies(NS)).toEqual([]);
-    await vi.waitFor(() => expect(events).toEqual(['ADDED free', 'DELETED free', 'DELETED np']));
+    await vi.waitFor(() => expect(events).toEqual(['ADDED free', 'DELETED free', 'DELETED np']), {
+      timeout: 20_000,
+    });
     stream.abort();
   });
 
@@ -408,7 +412,7 @@ describe('fake Kubernetes API server, through the real @kubernetes/client-node',
     fake.faults.inject({ timeout: true, applied: true, match: (r) => r.method === 'DELETE' });
     // Left hanging: the server's close ends it.
     void api.deleteNamespacedPod({ name: 'a', namespace: NS }).catch(() => undefined);
-    await vi.waitFor(() => expect(fake.pods(NS)).toEqual([]));
+    await vi.waitFor(() => expect(fake.pods(NS)).toEqual([]), { timeout: 20_000 });
     expect(fake.faults.pending()).toBe(0);
     expect(fake.requests.filter((r) => r.method === 'DELETE')).toEqual([]); // never answered
     // Without `applied`, a status or timeout fault makes nothing.

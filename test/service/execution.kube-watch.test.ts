@@ -38,13 +38,13 @@ it('a pods watch the API server never answers stops no later reconcile, nor the 
   const { execution } = s.service;
   const before = execution.reconciles;
   execution.reconcile();
-  expect(await within(execution.settle(), 2_000)).not.toBe('hung');
+  expect(await within(execution.settle(), 20_000)).not.toBe('hung');
   // The watch is asked after the list, without being waited for: it is hanging from here on.
-  await vi.waitFor(() => expect(fake.faults.pending()).toBe(0));
+  await vi.waitFor(() => expect(fake.faults.pending()).toBe(0), { timeout: 20_000 });
   execution.reconcile();
-  expect(await within(execution.settle(), 2_000)).not.toBe('hung');
+  expect(await within(execution.settle(), 20_000)).not.toBe('hung');
   expect(execution.reconciles).toBe(before + 2);
 
   closed = true;
-  expect(await within(s.close(), 2_000)).not.toBe('hung');
+  expect(await within(s.close(), 20_000)).not.toBe('hung');
 });
