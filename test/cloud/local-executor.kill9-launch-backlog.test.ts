@@ -74,4 +74,4 @@ setInterval(() => undefined, 1000);
     for (const pid of commands()) process.kill(pid, 'SIGKILL');
     rmSync(dataDir, { recursive: true, force: true, maxRetries: 10 });
   }
-}, 30_000);
+}, 120_000);

@@ -82,7 +82,7 @@ it('starting after the replica was launched again, it ends running nothing; the 
     await executor.close();
     killCommands();
   }
-}, 30_000);
+}, 120_000);
 
 it('claiming the replica between its launch and boa writing the record, it is tracked; the launched one ends', async () => {
   const dataDir = dirs.temp();
@@ -119,7 +119,7 @@ it('claiming the replica between its launch and boa writing the record, it is tr
     await executor.close();
     killCommands();
   }
-}, 30_000);
+}, 120_000);
 
 it.each([
   ['given up on (its last attempt lost)', SPAWN_ATTEMPTS, [job]],
@@ -157,5 +157,5 @@ it.each([
       killCommands();
     }
   },
-  30_000,
+  120_000,
 );

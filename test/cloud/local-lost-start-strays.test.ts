@@ -97,7 +97,7 @@ it('the last attempt lost, its supervisor spawned: stopped, the replica stays fa
     await executor.close();
     killAll([...spawned, ...commands()]);
   }
-}, 30_000);
+}, 120_000);
 
 it("a job stopped while a lost start's wait is pending: its supervisor is stopped", async () => {
   const dataDir = dirs.temp();
@@ -115,7 +115,7 @@ it("a job stopped while a lost start's wait is pending: its supervisor is stoppe
     await executor.close();
     killAll([...spawned, ...commands()]);
   }
-}, 30_000);
+}, 120_000);
 
 it('a lost supervisor whose command ignores SIGTERM: SIGKILLed once the grace is over', async () => {
   const dataDir = dirs.temp();
@@ -133,7 +133,7 @@ it('a lost supervisor whose command ignores SIGTERM: SIGKILLed once the grace is
     await executor.close();
     killAll([...spawned, ...commands()]);
   }
-}, 30_000);
+}, 120_000);
 
 it("a new generation while a lost start's wait is pending: the old supervisor stopped first, one copy runs", async () => {
   const dataDir = dirs.temp();
@@ -156,4 +156,4 @@ it("a new generation while a lost start's wait is pending: the old supervisor st
     await executor.close();
     killAll([...spawned, ...commands()]);
   }
-}, 30_000);
+}, 120_000);

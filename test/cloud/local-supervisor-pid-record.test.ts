@@ -105,7 +105,7 @@ it('a start reported failed whose supervisor runs all the same: tracked, not sta
     await executor.close();
     killAll([...spawned, ...commands()]);
   }
-}, 30_000);
+}, 120_000);
 
 it('a start reported failed, retried at once before its supervisor has written its record: one copy runs', async () => {
   const { job, spawned, executor } = firstStartLost();
@@ -126,7 +126,7 @@ it('a start reported failed, retried at once before its supervisor has written i
     await executor.close();
     killAll([...spawned, ...commands()]);
   }
-}, 30_000);
+}, 120_000);
 
 it('a start whose answer was lost and that spawned nothing is launched once the wait is over', async () => {
   const dataDir = dirs.temp();
@@ -157,7 +157,7 @@ it('a start whose answer was lost and that spawned nothing is launched once the 
     await executor.close();
     killAll(commands());
   }
-}, 30_000);
+}, 120_000);
 
 it("an earlier start's record is not kept: boa killed before it records the new supervisor, its restart adopts it", async () => {
   const dataDir = dirs.temp();
@@ -198,4 +198,4 @@ it("an earlier start's record is not kept: boa killed before it records the new 
     await launcher.close();
     killAll([...spawned, ...commands()]);
   }
-}, 30_000);
+}, 120_000);
