@@ -73,7 +73,7 @@ async function runAtOld(dataDir: string): Promise<DesiredJob[]> {
   await first.close();
   for (const jobId of [1, 2]) {
     const envFile = join(dataDir, `job${jobId}.env`);
-    for (let i = 0; i < 400 && !existsSync(envFile); i++) await new Promise((r) => setTimeout(r, 25));
+    for (let i = 0; i < 800 && !existsSync(envFile); i++) await new Promise((r) => setTimeout(r, 25));
   }
   return desired;
 }

@@ -35,8 +35,9 @@ const logOf = (dataDir: string) => {
   return existsSync(file) ? readFileSync(file, 'utf8') : '';
 };
 
+/** Waits up to 20 s (returns as soon as it holds: a replica's shell starts slowly on a loaded machine). */
 async function until(condition: () => boolean) {
-  for (let i = 0; i < 400 && !condition(); i++) await new Promise((r) => setTimeout(r, 25));
+  for (let i = 0; i < 800 && !condition(); i++) await new Promise((r) => setTimeout(r, 25));
   expect(condition()).toBe(true);
 }
 

@@ -937,9 +937,12 @@ async function answeredShowing(
   return made.body.id;
 }
 
-/** Polls in real time (the executor's follow-ups are real timers), failing after 5 s. */
+/**
+ * Polls in real time (the executor's follow-ups are real timers, 1 s apart at most), failing after 20 s:
+ * it returns as soon as the condition holds, and a loaded machine can take several follow-ups' time.
+ */
 async function waitFor(condition: () => boolean): Promise<void> {
-  const deadline = Date.now() + 5_000;
+  const deadline = Date.now() + 20_000;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error('timed out');
     await new Promise((r) => setTimeout(r, 10));
