@@ -519,7 +519,7 @@ describe('Node job client (clients/node/boa-job.mjs)', () => {
     const selfLaunched = BoaJob.fromEnv(env, { pollSeconds: 0.05, backoffSeconds: 1, handleSigterm: false });
     clients.push(selfLaunched);
     selfLaunched.startPolling();
-    expect(await until(() => selfLaunched.shouldStop(), 2)).toBe(true);
+    expect(await until(() => selfLaunched.shouldStop())).toBe(true);
     expect(selfLaunched.stopReason).toMatch(/401/);
     await new Promise((r) => setTimeout(r, 200));
     expect(boa.takeRequests()).toEqual({ [`GET /v1/jobs/${job.id}/allocation`]: 1 });
@@ -550,7 +550,7 @@ describe('Node job client (clients/node/boa-job.mjs)', () => {
     await c.waitForWidth();
     c.startPolling();
     paused = true; // boa pauses the job: the next poll sees width 0 and generation 2
-    expect(await until(() => c.shouldStop(), 2)).toBe(true);
+    expect(await until(() => c.shouldStop())).toBe(true);
     // The generation still running (it checkpoints and stops next) was started on 2 GPUs.
     expect([c.generation, c.worldSize, c.nnodes, c.nprocPerNode]).toEqual([1, 2, 1, 2]);
   });
@@ -606,7 +606,7 @@ describe('Node job client (clients/node/boa-job.mjs)', () => {
     clients.push(c);
     expect(await c.waitForWidth()).toMatchObject({ width: 2 });
     c.startPolling();
-    expect(await until(() => c.shouldStop(), 2)).toBe(true);
+    expect(await until(() => c.shouldStop())).toBe(true);
     expect(c.stopReason).toMatch(/404/);
     // Handed GPUs while shouldStop() stays true, a job that resumes on them would stop again at once,
     // in a loop: the wait says the job stopped instead.
@@ -622,7 +622,7 @@ describe('Node job client (clients/node/boa-job.mjs)', () => {
     // The poll goes on after the refusals, and nothing tells the job to stop.
     let polls = 0;
     const count = () => (polls += boa.takeRequests()[`GET /v1/jobs/${job.id}/allocation`] ?? 0);
-    expect(await until(() => count() >= 3, 10)).toBe(true);
+    expect(await until(() => count() >= 3)).toBe(true);
     expect(c.pollError).toMatchObject({ status: 401 });
     expect(c.shouldStop()).toBe(false);
     expect(c.stopReason).toBeNull();
