@@ -92,7 +92,9 @@ export function executorContract(
   makeHarness: () => Promise<ExecutorHarness>,
   options: ContractOptions = {},
 ) {
-  const settleMs = options.settleMs ?? 10_000;
+  // Each wait returns as soon as its state is reached: 20 s, as a loaded machine starts processes (the
+  // local executor's launcher, its replicas' shells) slowly.
+  const settleMs = options.settleMs ?? 20_000;
   describe(`Executor contract: ${name}`, () => {
     let harness: ExecutorHarness;
     const executors: Executor[] = [];
