@@ -14,22 +14,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { pino } from 'pino';
 import { arrivalRatesPerHour } from '../src/core/trace.ts';
-import { bootService } from '../src/service/boot.ts';
-import { resolveConfig } from '../src/service/config.ts';
-import { summarize } from '../src/sim/engine/metrics.ts';
-import { BoaPlanner } from '../src/sim/policies/boa/planner.ts';
-import { ApiError, LauncherClient } from '../src/sim/replay/api-client.ts';
-import { ReplayWorld, type WorldSnapshot } from '../src/sim/replay/world.ts';
-import { truthProvider } from '../src/sim/run.ts';
-import { checkDemoJobNames } from './lib/demo-names.ts';
+import type { WorldSnapshot } from '../src/sim/replay/world.ts';
 import { loadProfileFile, loadTrace, parseList, runMain, UsageError } from './lib/inputs.ts';
-import { HeaviestWindow } from './lib/heaviest-window.ts';
-import { ReplayUnspent } from './lib/replay-unspent.ts';
 import { demoHistory, importDemoHistory } from './lib/demo-history.ts';
 import { demoSettings, settingsByFlag } from './lib/demo-settings.ts';
-import { REPLICA_WORKLOAD, replicasRun, replicasSettled, stopReplicas } from './lib/demo-replicas.ts';
 import { changedOptions, digest, type ReplayOptions } from './lib/demo-replay-options.ts';
 import { demoProgram } from './lib/demo-program.ts';
 import { demoStartSeconds } from './lib/demo-start.ts';
@@ -74,9 +63,38 @@ await runMain(async () => {
   const apps = opts.apps ? parseList(opts.apps, '--apps') : undefined;
   const rates = arrivalRatesPerHour(trace, apps);
   const jobs = trace.filter((j) => j.application in rates);
+  // The names' bounds are the API's (with hono, some 40 modules): loaded once the options passed.
+  const { checkDemoJobNames } = await import('./lib/demo-names.ts');
   checkDemoJobNames(jobs, opts.trace);
   const profiles = loadProfileFile(opts.profiles);
   const history = demoHistory(opts, opts.trace, apps);
+  // The service and the replay (some 500 modules, seconds to load on a busy machine) load only once the
+  // options are checked: a refused option is answered without them.
+  const [
+    { pino },
+    { bootService },
+    { resolveConfig },
+    { summarize },
+    { BoaPlanner },
+    { ApiError, LauncherClient },
+    { ReplayWorld },
+    { truthProvider },
+    { HeaviestWindow },
+    { ReplayUnspent },
+    { REPLICA_WORKLOAD, replicasRun, replicasSettled, stopReplicas },
+  ] = await Promise.all([
+    import('pino'),
+    import('../src/service/boot.ts'),
+    import('../src/service/config.ts'),
+    import('../src/sim/engine/metrics.ts'),
+    import('../src/sim/policies/boa/planner.ts'),
+    import('../src/sim/replay/api-client.ts'),
+    import('../src/sim/replay/world.ts'),
+    import('../src/sim/run.ts'),
+    import('./lib/heaviest-window.ts'),
+    import('./lib/replay-unspent.ts'),
+    import('./lib/demo-replicas.ts'),
+  ]);
   // Without --state the replay cannot be resumed, so its temporary state is removed when it ends.
   const stateDir = opts.state ?? mkdtempSync(join(tmpdir(), 'boa-demo-'));
   const removeState = () => {
