@@ -8,7 +8,7 @@ import { printable, printableJson } from './format.ts';
 import { createProgram } from './program.ts';
 
 export async function run(argv: string[]): Promise<number> {
-  const program = createProgram();
+  const program = await createProgram(argv.slice(2));
   try {
     await program.parseAsync(argv);
     return EXIT.ok;

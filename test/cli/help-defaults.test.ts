@@ -11,8 +11,8 @@ function* commandsOf(command: Command): Generator<Command> {
   for (const sub of command.commands) yield* commandsOf(sub);
 }
 
-it('shows no empty list or object as a default, in any command', () => {
-  const commands = [...commandsOf(createProgram())];
+it('shows no empty list or object as a default, in any command', async () => {
+  const commands = [...commandsOf(await createProgram())];
   expect(commands.length).toBeGreaterThan(20);
   for (const command of commands) {
     expect(command.helpInformation(), command.name()).not.toMatch(/\(default:\s+(\[\]|\{\})\)/);
