@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { startProcessService } from './process-service.ts';
+import { startProcessService, untilLog } from './process-service.ts';
 
 const cleanups: Array<() => Promise<void>> = [];
 
@@ -34,13 +34,8 @@ it('says which generation it shows and how to read the runs before it', async ()
     workload: { command: [process.execPath, '-e', script] },
   });
   const id = made.body.id as number;
-  let logs = await s.boa(['jobs', 'logs', String(id)]);
-  for (let i = 0; i < 300 && logs.stdout !== 'second run\n'; i++) {
-    await s.ticks(1);
-    await s.service.execution.settle();
-    await new Promise((r) => setTimeout(r, 50));
-    logs = await s.boa(['jobs', 'logs', String(id)]);
-  }
+  await untilLog(s, id, 'rank=0&tail=100', (text) => text === 'second run\n');
+  const logs = await s.boa(['jobs', 'logs', String(id)]);
   expect(existsSync(marker)).toBe(true);
   expect(logs.stdout).toBe('second run\n');
   expect(logs.status).toBe(0);
@@ -66,14 +61,8 @@ it("says, between a crash and the restart's first line, that the new run has not
   });
   const id = made.body.id as number;
   // Until the restarted run's (empty) log is the newest kept: before, the first run's is shown.
-  const restarted = () => existsSync(marker) && logs.stdout === '';
-  let logs = await s.boa(['jobs', 'logs', String(id)]);
-  for (let i = 0; i < 300 && !restarted(); i++) {
-    await s.ticks(1);
-    await s.service.execution.settle();
-    await new Promise((r) => setTimeout(r, 50));
-    logs = await s.boa(['jobs', 'logs', String(id)]);
-  }
+  await untilLog(s, id, 'rank=0&tail=100', (text) => existsSync(marker) && text === '');
+  const logs = await s.boa(['jobs', 'logs', String(id)]);
   expect(existsSync(marker)).toBe(true);
   expect(logs.stdout).toBe('');
   expect(logs.status).toBe(0);

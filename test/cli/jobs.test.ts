@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Executor } from '../../src/service/ports.ts';
 import { startCliService } from './cli-harness.ts';
-import { startProcessService } from './process-service.ts';
+import { startProcessService, untilLog } from './process-service.ts';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -492,13 +492,8 @@ describe('boa jobs', { timeout: 180_000 }, () => {
       `job ${dropped.body.id} has no log kept for rank 0: it never ran (cancelled before it had GPUs)`,
     );
 
-    let logs = await s.boa(['jobs', 'logs', String(body.id), '--tail', '2']);
-    for (let i = 0; i < 100 && logs.stdout !== 'line 4\nline 5\n'; i++) {
-      await s.ticks(1);
-      await s.service.execution.settle();
-      await new Promise((r) => setTimeout(r, 50));
-      logs = await s.boa(['jobs', 'logs', String(body.id), '--tail', '2']);
-    }
+    await untilLog(s, body.id, 'rank=0&tail=2', (text) => text === 'line 4\nline 5\n');
+    const logs = await s.boa(['jobs', 'logs', String(body.id), '--tail', '2']);
     expect(logs.stdout).toBe('line 4\nline 5\n');
     expect(logs.status).toBe(0);
     const generation = (await s.request('GET', `/v1/jobs/${body.id}`)).body.generation;
