@@ -10,6 +10,9 @@ export default defineConfig({
     // Hooks stop services, browsers and process groups: on a loaded machine (CI at half speed) one
     // took past vitest's default 10 s (dashboard-log.test.ts's afterEach). One that hangs still fails.
     hookTimeout: 60_000,
+    // expect.poll's own default is 1 s, which a loaded CI machine ran out of (28 sites found and each
+    // given 20-30 s): the default for new ones. A poll returns as soon as its condition holds.
+    expect: { poll: { timeout: 20_000 } },
     env: {
       // The AWS SDK warns once per process that releases after January 2027 need Node 22. Tests run
       // on Node 20 on purpose (the oldest Node in `engines`); the deploy image runs Node 22, where the
