@@ -22,12 +22,15 @@ import { synthTemplate } from './synth.ts';
 const settings = { clusterName: 'boa', nodegroupName: 'gpu-v2', gpusPerNode: 4, guardMinutes: 15, budget: 8 };
 const NOW = new Date('2026-11-01T12:00:00Z');
 
-/** boa silent; the old group gpu still runs 2 nodes; the new gpu-v2 was raised to 2 before boa fell silent. */
-function silentDuringReplacement() {
+/**
+ * boa silent; the old group gpu still runs 2 nodes; the new gpu-v2 (of `instanceType`, the old one's
+ * unless given) was raised to `newDesired` before boa fell silent.
+ */
+function silentDuringReplacement(newDesired = 2, instanceType?: string) {
   const clock = new ManualClock();
   const group = emulateNodegroup({ clock, minSize: 0, maxSize: 16, desiredSize: 2 });
-  group.replace('gpu-v2', { keepOld: true });
-  group.setDesiredOutside(2);
+  group.replace('gpu-v2', { keepOld: true, ...(instanceType ? { instanceType } : {}) });
+  group.setDesiredOutside(newDesired);
   const cloudwatch = new CloudWatchClient({ region: 'us-east-1' });
   const cwMock = mockClient(cloudwatch);
   cwMock.on(GetMetricStatisticsCommand).resolves({ Datapoints: [] }).on(PutMetricDataCommand).resolves({});
@@ -69,16 +72,7 @@ describe('budget guard while a replaced group of another instance type still run
   // of 1-GPU g4dn.xlarge nodes and was raised to 12 before boa fell silent: 20 GPUs paid.
   const oneGpu = { ...settings, gpusPerNode: 1, budget: 16, instanceGpus: instanceTypeGpus() };
 
-  function silentAfterTypeChange() {
-    const clock = new ManualClock();
-    const group = emulateNodegroup({ clock, minSize: 0, maxSize: 16, desiredSize: 2 });
-    group.replace('gpu-v2', { keepOld: true, instanceType: 'g4dn.xlarge' });
-    group.setDesiredOutside(12);
-    const cloudwatch = new CloudWatchClient({ region: 'us-east-1' });
-    const cwMock = mockClient(cloudwatch);
-    cwMock.on(GetMetricStatisticsCommand).resolves({ Datapoints: [] }).on(PutMetricDataCommand).resolves({});
-    return { group, clients: { eks: group.eks, cloudwatch, autoscaling: group.autoscaling } };
-  }
+  const silentAfterTypeChange = () => silentDuringReplacement(12, 'g4dn.xlarge');
 
   it("counts the old nodes at their own 4 GPUs: the new group is held to the budget's 8 GPUs left", async () => {
     const { group, clients } = silentAfterTypeChange();
