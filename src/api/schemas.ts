@@ -38,10 +38,19 @@ export const decimalNumber = (pattern = /^-?[0-9]+(\.[0-9]+)?$/) =>
     return v;
   }, z.coerce.number());
 
+/**
+ * A whole number from `min` to `max`, each way out of it said as the whole range: "must be >= 1" alone
+ * left the upper bound to a second try, and "must be a whole number" both bounds.
+ */
+const wholeFromTo = (min: number, max: number) => {
+  const range = `must be a whole number from ${min} to ${max}`;
+  return z.number().int(range).min(min, range).max(max, range);
+};
+
 /** A path's id: digits only, a whole number from 1. */
 export const pathId = (example: number) =>
   decimalNumber(/^[0-9]+$/)
-    .pipe(z.number().int().positive().max(Number.MAX_SAFE_INTEGER))
+    .pipe(wholeFromTo(1, Number.MAX_SAFE_INTEGER))
     .openapi({
       param: { name: 'id', in: 'path' },
       type: 'integer',
@@ -123,7 +132,7 @@ export const ClassNameParam = z.object({
 /** A whole-number query parameter from `min` to `max`, in decimal notation (decimalNumber). */
 export const queryInteger = (min: number, max: number, description: string) =>
   decimalNumber()
-    .pipe(z.number().int().min(min).max(max))
+    .pipe(wholeFromTo(min, max))
     .openapi({ type: 'integer', minimum: min, maximum: max, description });
 
 /** The same with a default when it is not given (shown in the OpenAPI document too). */

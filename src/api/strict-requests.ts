@@ -32,7 +32,8 @@ export function strictRequests(app: OpenAPIHono<ApiEnv>): MiddlewareHandler<ApiE
     const method = c.req.method === 'HEAD' ? 'GET' : c.req.method;
     const route = routes.find((r) => r.method === method && r.pattern.test(c.req.path));
     if (!route) return next(); // no such route: the 404 says so
-    const unknown = Object.keys(c.req.queries()).filter((key) => route.query && !route.query.includes(key));
+    const queries = c.req.queries();
+    const unknown = Object.keys(queries).filter((key) => route.query && !route.query.includes(key));
     if (unknown.length > 0) {
       const taken =
         route.query!.length > 0
@@ -47,6 +48,11 @@ export function strictRequests(app: OpenAPIHono<ApiEnv>): MiddlewareHandler<ApiE
         400,
       );
     }
+    // Each is taken once: ?order=ended&order=ended was refused as "order must be one of ...", a value it
+    // takes, and ?name=a&name=b as "must be a string, not an array".
+    const repeated = Object.keys(queries).find((key) => (queries[key]?.length ?? 0) > 1);
+    if (repeated !== undefined)
+      return c.json(errorBody('invalid', `${repeated} given more than once: give it once`, repeated), 400);
     if (!route.body) {
       const bytes = await bodyBytes(c);
       if (bytes > 0 && !(await emptyJsonObject(c)))

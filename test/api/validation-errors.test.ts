@@ -88,6 +88,50 @@ describe('validation errors', () => {
       'id must be a whole number in decimal digits (e.g. 20), got "0x1"',
     ],
     ['GET', '/v1/jobs?limit=2&limit=3', undefined, 'limit', 'limit given more than once: give it once'],
+    // Any parameter, not only a number: these were refused as a value of the wrong kind ("order must be
+    // one of ...", naming a value it takes; "name must be a string, not an array").
+    [
+      'GET',
+      '/v1/jobs?order=ended&order=ended',
+      undefined,
+      'order',
+      'order given more than once: give it once',
+    ],
+    ['GET', '/v1/jobs?name=a&name=b', undefined, 'name', 'name given more than once: give it once'],
+    [
+      'GET',
+      '/v1/frontier?format=json&format=svg',
+      undefined,
+      'format',
+      'format given more than once: give it once',
+    ],
+    [
+      'GET',
+      '/v1/jobs/1/logs?follow=true&follow=false',
+      undefined,
+      'follow',
+      'follow given more than once: give it once',
+    ],
+    // A number out of range says the whole range, whichever side it is out on ("must be >= 1" did not say
+    // the most taken).
+    ['GET', '/v1/ledger?points=0', undefined, 'points', 'points must be a whole number from 1 to 500'],
+    ['GET', '/v1/ledger?points=501', undefined, 'points', 'points must be a whole number from 1 to 500'],
+    ['GET', '/v1/resizes?limit=0', undefined, 'limit', 'limit must be a whole number from 1 to 100'],
+    ['GET', '/v1/jobs/0', undefined, 'id', 'id must be a whole number from 1 to 9007199254740991'],
+    [
+      'GET',
+      '/v1/ledger?hours=0',
+      undefined,
+      'hours',
+      'hours must be a number above 0 and at most 744 (31 days)',
+    ],
+    [
+      'GET',
+      '/v1/ledger?hours=745',
+      undefined,
+      'hours',
+      'hours must be a number above 0 and at most 744 (31 days)',
+    ],
     ['POST', '/v1/jobs', { class: 'cifar10', name: '   ' }, 'name', 'name must hold more than spaces'],
     [
       'POST',
@@ -117,8 +161,8 @@ describe('validation errors', () => {
       'points',
       'points must be a number in decimal digits (e.g. 20), got "1e2"',
     ],
-    ['GET', '/v1/jobs?limit=0', undefined, 'limit', 'limit must be >= 1'],
-    ['GET', '/v1/jobs?limit=1.5', undefined, 'limit', 'limit must be a whole number'],
+    ['GET', '/v1/jobs?limit=0', undefined, 'limit', 'limit must be a whole number from 1 to 10000'],
+    ['GET', '/v1/jobs?limit=1.5', undefined, 'limit', 'limit must be a whole number from 1 to 10000'],
     ['GET', '/v1/jobs?state=sleeping', undefined, 'state', STATE_MESSAGE],
     ['GET', '/v1/jobs?state=waiting,sleeping', undefined, 'state', STATE_MESSAGE],
     ['GET', '/v1/jobs?state=waiting,', undefined, 'state', STATE_MESSAGE],
@@ -132,7 +176,7 @@ describe('validation errors', () => {
       'rank',
       'rank must be a number in decimal digits (e.g. 20), got ""',
     ],
-    ['GET', '/v1/jobs/1/logs?rank=-1', undefined, 'rank', 'rank must be >= 0'],
+    ['GET', '/v1/jobs/1/logs?rank=-1', undefined, 'rank', 'rank must be a whole number from 0 to 10000'],
     [
       'GET',
       '/v1/jobs/1/logs?tail=',
@@ -162,9 +206,27 @@ describe('validation errors', () => {
       'cursor must be at most 64 characters',
     ],
     // Past the doubles' whole numbers: the parameter's own range, not zod's 2^53.
-    ['GET', '/v1/jobs/1/logs?tail=99999999999999999999', undefined, 'tail', 'tail must be <= 10000'],
-    ['GET', '/v1/jobs?limit=99999999999999999999', undefined, 'limit', 'limit must be <= 10000'],
-    ['GET', '/v1/jobs/99999999999999999999', undefined, 'id', 'id must be <= 9007199254740991'],
+    [
+      'GET',
+      '/v1/jobs/1/logs?tail=99999999999999999999',
+      undefined,
+      'tail',
+      'tail must be a whole number from 1 to 10000',
+    ],
+    [
+      'GET',
+      '/v1/jobs?limit=99999999999999999999',
+      undefined,
+      'limit',
+      'limit must be a whole number from 1 to 10000',
+    ],
+    [
+      'GET',
+      '/v1/jobs/99999999999999999999',
+      undefined,
+      'id',
+      'id must be a whole number from 1 to 9007199254740991',
+    ],
     // A record's key: the schema's own words for it, not zod's "Invalid key in record".
     [
       'POST',

@@ -218,7 +218,7 @@ describe('boa jobs', { timeout: 180_000 }, () => {
     // Out of the API's range: its message, and the flag that set it.
     const zeroLimit = await s.boa(['jobs', 'list', '--limit', '0']);
     expect(zeroLimit.status).toBe(2);
-    expect(zeroLimit.stderr).toMatch(/^boa: .*limit must be >= 1.* \(--limit\)\n$/);
+    expect(zeroLimit.stderr).toMatch(/^boa: .*limit must be a whole number from 1 to 10000.* \(--limit\)\n$/);
     const badState = await s.boa(['jobs', 'list', '--state', 'sleeping']);
     expect(badState.status).toBe(2);
     expect(badState.stderr).toBe(

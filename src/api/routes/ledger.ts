@@ -12,9 +12,11 @@ import { decimalNumber, errors, jsonContent, queryIntegerOr } from '../schemas.t
 import { strictQuery } from '../strict.ts';
 
 const HOUR = 3_600_000;
+const HOURS_RANGE = 'must be a number above 0 and at most 744 (31 days)';
 
 export const LedgerQuery = strictQuery({
-  hours: decimalNumber().pipe(z.number().positive().max(744)).default(24).openapi({
+  // Both bounds in one message, each way out of them (as the whole-number parameters: schemas.ts).
+  hours: decimalNumber().pipe(z.number().positive(HOURS_RANGE).max(744, HOURS_RANGE)).default(24).openapi({
     type: 'number',
     exclusiveMinimum: 0,
     maximum: 744,
