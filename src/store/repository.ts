@@ -83,9 +83,15 @@ export class Repository {
     this.submissions = new SubmissionMirror(submissionSource(db));
   }
 
+  /**
+   * Runs `fn` in one transaction, begun IMMEDIATE: its write lock taken at BEGIN, waiting out (busy_timeout)
+   * another process's write as a single write does. Begun deferred, one that read before it wrote (a
+   * history import) failed at once, SQLITE_BUSY, while another process (a sqlite3 shell) held the lock
+   * for a moment: SQLite cannot wait for a lock on behalf of a read it has already made (found in review).
+   */
   transaction<T>(fn: () => T): T {
     try {
-      return this.db.$client.transaction(fn)();
+      return this.db.$client.transaction(fn).immediate();
     } catch (error) {
       // Rolled back: what the in-memory mirrors took from it is re-read from the store.
       // The mirror first: it cannot throw, and the reload reads the store.
