@@ -292,7 +292,21 @@ export function paidLoadNeeds(svc: BoaService, now: number): number {
 
 /** Paid and allocated time-averages over [from, to], the open allocation interval included. */
 export function ledgerAverages(svc: BoaService, from: number, to: number): Averages {
-  const totals = svc.deps.repo.ledger.ledgerTotals(from, to);
+  return withOpenInterval(svc, svc.deps.repo.ledger.ledgerTotals(from, to), from, to);
+}
+
+/** ledgerAverages over many spans, none starting before `floor`, the ledger read once (ledger-store.ts totalsFrom). */
+export function ledgerAveragesFrom(svc: BoaService, floor: number): (from: number, to: number) => Averages {
+  const totals = svc.deps.repo.ledger.totalsFrom(floor);
+  return (from, to) => withOpenInterval(svc, totals(from, to), from, to);
+}
+
+function withOpenInterval(
+  svc: BoaService,
+  totals: { paidGpuMs: number; allocatedGpuMs: number },
+  from: number,
+  to: number,
+): Averages {
   const open = svc.state.allocatedGpus * Math.max(0, to - Math.max(from, svc.state.allocatedFrom));
   return averagesFromTotals(totals.paidGpuMs, totals.allocatedGpuMs + open, to - from);
 }

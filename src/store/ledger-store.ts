@@ -7,6 +7,7 @@
  */
 import type { prepareHot } from './hot-statements.ts';
 import { ClassHours } from './class-hours.ts';
+import { PaidTimeline } from './paid-timeline.ts';
 import { type PaidSpan, PaidWindow } from './paid-window.ts';
 
 export class LedgerStore {
@@ -78,6 +79,29 @@ export class LedgerStore {
   ledgerTotals(from: number, to: number): { paidGpuMs: number; allocatedGpuMs: number } {
     const allocated = this.hot.allocatedGpuMs.get({ from, to }) as { v: number | null };
     return { paidGpuMs: this.paidGpuMs(from, to), allocatedGpuMs: allocated.v ?? 0 };
+  }
+
+  /**
+   * ledgerTotals for any number of spans within [from, now], the rows read once into a timeline each
+   * (paid-timeline.ts): GET /v1/ledger asks for a thousand spans (500 buckets and their window
+   * averages), and each through SQL read every sample from its start on (1.7 s for 72 hours of 10 s ticks).
+   * A span must not start before `from`.
+   */
+  totalsFrom(from: number): (start: number, end: number) => { paidGpuMs: number; allocatedGpuMs: number } {
+    const paid = new PaidTimeline(from);
+    for (const span of this.hot.nodeSpansSince.all(from) as PaidSpan[]) {
+      // As the SQL's max(0, ...): a node gone before its launch (a clock ahead of the store's) paid nothing.
+      if (span.goneAt !== null && span.goneAt <= span.launchedAt) continue;
+      paid.add(span.launchedAt, span.gpus);
+      if (span.goneAt !== null) paid.add(span.goneAt, -span.gpus);
+    }
+    const allocated = new PaidTimeline(from);
+    for (const sample of this.allocationSince(from)) {
+      if (sample.to <= sample.from) continue;
+      allocated.add(sample.from, sample.gpus);
+      allocated.add(sample.to, -sample.gpus);
+    }
+    return (start, end) => ({ paidGpuMs: paid.paid(start, end), allocatedGpuMs: allocated.paid(start, end) });
   }
 
   /** Paid GPU-milliseconds over [from, to] alone; forgets nothing the spend ceiling's query reads. */

@@ -3,6 +3,7 @@
  * dashboard and anyone auditing spend want to see), and GET /v1/resizes: the latest node-group resizes.
  */
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { ledgerAveragesFrom } from '../../service/budget.ts';
 import { budgetSpans } from '../../service/budget-history.ts';
 import { ledgerKeptMs } from '../../service/retention.ts';
 import type { BoaService } from '../../service/service.ts';
@@ -95,12 +96,13 @@ export function ledgerSeries(service: BoaService, hours: number, points: number)
   // drift by floating-point error, and often ended a hair before now, adding a sliver of a bucket.
   const count = Math.max(0, Math.min(points, Math.ceil(span)));
   const edge = (i: number) => (i === count ? now : from + (span * i) / count);
+  const averages = ledgerAveragesFrom(service, floor);
   const series = [];
   for (let i = 0; i < count; i++) {
     const t = edge(i);
     const to = edge(i + 1);
-    const bucket = service.ledgerAverages(t, to);
-    const average = service.ledgerAverages(Math.max(to - window, floor), to);
+    const bucket = averages(t, to);
+    const average = averages(Math.max(to - window, floor), to);
     series.push({
       from: new Date(t).toISOString(),
       to: new Date(to).toISOString(),
