@@ -48,3 +48,26 @@ export const printableName = (max: number) =>
     .refine((name) => name.trim() !== '', 'must hold more than spaces')
     // The document's pattern without the JavaScript flag suffix the generator appends ("/u").
     .openapi({ pattern: PRINTABLE.source });
+
+/*
+ * Numbers whose every way out of range is said as the whole range: "must be >= 1" alone left the upper
+ * bound to a second try, and "must be a whole number" both bounds.
+ */
+
+/** A whole number from `min` to `max`. */
+export const wholeFromTo = (min: number, max: number) => {
+  const range = `must be a whole number from ${min} to ${max}`;
+  return z.number().int(range).min(min, range).max(max, range);
+};
+
+/** A number from `min` to `max`, fractions allowed. */
+export const numberFromTo = (min: number, max: number) => {
+  const range = `must be a number from ${min} to ${max}`;
+  return z.number().min(min, range).max(max, range);
+};
+
+/** A number above 0 and at most `max` (`unit`, if given, says what it counts). */
+export const positiveUpTo = (max: number, unit?: string) => {
+  const range = `must be a number above 0 and at most ${max}${unit ? ` (${unit})` : ''}`;
+  return z.number().positive(range).max(max, range);
+};

@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { strictBody, strictQuery } from './strict.ts';
-import { BOUNDS, className, printableName } from './bounds.ts';
+import { BOUNDS, className, numberFromTo, printableName, wholeFromTo } from './bounds.ts';
 import { WorkloadSchema } from './workload.ts';
 import { ID_LIKE_NAME_MESSAGE, looksLikeJobId } from '../core/job-ref.ts';
 
@@ -38,15 +38,6 @@ export const decimalNumber = (pattern = /^-?[0-9]+(\.[0-9]+)?$/) =>
     return v;
   }, z.coerce.number());
 
-/**
- * A whole number from `min` to `max`, each way out of it said as the whole range: "must be >= 1" alone
- * left the upper bound to a second try, and "must be a whole number" both bounds.
- */
-const wholeFromTo = (min: number, max: number) => {
-  const range = `must be a whole number from ${min} to ${max}`;
-  return z.number().int(range).min(min, range).max(max, range);
-};
-
 /** A path's id: digits only, a whole number from 1. */
 export const pathId = (example: number) =>
   decimalNumber(/^[0-9]+$/)
@@ -80,7 +71,7 @@ const ReportSequenceBody = strictBody({
     .string()
     .regex(REPORT_SENDER, 'senders are 1-64 letters, digits, . _ : or -')
     .openapi({ description: 'the sending client instance: another id for each process and replica' }),
-  number: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER).openapi({
+  number: wholeFromTo(0, Number.MAX_SAFE_INTEGER).openapi({
     description: 'rises with each report the sender makes; the same when it sends one again',
   }),
 })
@@ -91,16 +82,13 @@ const ReportSequenceBody = strictBody({
   });
 
 export const ProgressBody = strictBody({
-  statEpoch: z
-    .number()
-    .int()
-    .nonnegative()
-    .max(BOUNDS.statEpoch)
-    .openapi({ description: 'the statistical epoch the job is in now' }),
-  workDoneSeconds: z.number().nonnegative().max(BOUNDS.workSeconds).optional().openapi({
+  statEpoch: wholeFromTo(0, BOUNDS.statEpoch).openapi({
+    description: 'the statistical epoch the job is in now',
+  }),
+  workDoneSeconds: numberFromTo(0, BOUNDS.workSeconds).optional().openapi({
     description: 'work done so far in that statistical epoch, in 1-GPU seconds (optional)',
   }),
-  generation: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER).optional().openapi({
+  generation: wholeFromTo(0, Number.MAX_SAFE_INTEGER).optional().openapi({
     description:
       'the generation the reporting replica runs (its BOA_GENERATION, or the allocation it adopted); a report from one since replaced does not time the epoch it starts (optional; the clients send it)',
   }),
@@ -122,7 +110,7 @@ export const ClassBody = strictBody({
   profile: z
     .record(z.string(), z.unknown())
     .openapi({ description: 'a class object of the profile file format (version 1)' }),
-  priorRatePerHour: z.number().nonnegative().max(BOUNDS.ratePerHour).optional(),
+  priorRatePerHour: numberFromTo(0, BOUNDS.ratePerHour).optional(),
 }).openapi('ClassPut');
 
 export const ClassNameParam = z.object({
@@ -201,12 +189,16 @@ export const ListJobsQuery = strictQuery({
   }),
 });
 
+/** The number form of a time, out of range; 8.64e15 ms (the year 275760) is the most a JavaScript date holds. */
+const MS_SINCE_1970 =
+  'must be milliseconds since 1970, a whole number from 0 to 8640000000000000, or an ISO 8601 date-time with its offset';
+
 /** A time as ms since the epoch or an ISO 8601 date-time with its offset. */
 const instant = (description: string) =>
   z
     .union(
       [
-        z.number().int().nonnegative().max(8.64e15),
+        z.number().int(MS_SINCE_1970).min(0, MS_SINCE_1970).max(8.64e15, MS_SINCE_1970),
         z
           .string()
           .datetime({

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { BOA_SET_ENV_RULE, isBoaSetEnv } from '../service/boa-env.ts';
+import { positiveUpTo } from './bounds.ts';
 import { strictBody } from './strict.ts';
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -56,7 +57,7 @@ export const WorkloadSchema = strictBody({
   workingDir: nonEmpty('workingDir')
     .optional()
     .openapi({ description: "the replicas' working directory (default: the service's, or the image's)" }),
-  cpuPerGpu: z.number().positive().max(1024).optional(),
+  cpuPerGpu: positiveUpTo(1024).optional(),
   memoryPerGpu: z
     .string()
     .max(64, 'memoryPerGpu is longer than 64 characters')

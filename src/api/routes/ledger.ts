@@ -8,16 +8,15 @@ import { budgetSpans } from '../../service/budget-history.ts';
 import { ledgerKeptMs } from '../../service/retention.ts';
 import type { BoaService } from '../../service/service.ts';
 import { requireOperator } from '../auth.ts';
+import { positiveUpTo } from '../bounds.ts';
 import type { ApiEnv } from '../env.ts';
 import { decimalNumber, errors, jsonContent, queryIntegerOr } from '../schemas.ts';
 import { strictQuery } from '../strict.ts';
 
 const HOUR = 3_600_000;
-const HOURS_RANGE = 'must be a number above 0 and at most 744 (31 days)';
 
 export const LedgerQuery = strictQuery({
-  // Both bounds in one message, each way out of them (as the whole-number parameters: schemas.ts).
-  hours: decimalNumber().pipe(z.number().positive(HOURS_RANGE).max(744, HOURS_RANGE)).default(24).openapi({
+  hours: decimalNumber().pipe(positiveUpTo(744, '31 days')).default(24).openapi({
     type: 'number',
     exclusiveMinimum: 0,
     maximum: 744,
