@@ -42,6 +42,7 @@ import { belongs, keptEnded } from './pod-keep.ts';
 import { podLogs } from './pod-logs.ts';
 import { PodWrites } from './pod-writes.ts';
 import { NamespaceClaim } from './namespace-claim.ts';
+import { waitingForOlderPods } from './older-pods-wait.ts';
 
 export interface KubernetesExecutorDeps {
   readonly kubeConfig: KubeConfig;
@@ -241,9 +242,14 @@ export class KubernetesExecutor implements Executor {
     this.vanished.note(wanted, want);
     // Start what is missing, once the job's older replicas are gone.
     const servicesByName = new Map(services.map((s) => [s.metadata?.name ?? '', s]));
+    const waiting: ReplicaStatus[] = [];
     for (const job of desired) {
       const owned = byJob.get(job.jobId) ?? [];
-      if (owned.some(({ pod, id }) => !belongs(pod, id, job))) continue;
+      const older = owned.filter(({ pod, id }) => !belongs(pod, id, job)).map(({ pod }) => pod);
+      if (older.length > 0) {
+        waiting.push(...waitingForOlderPods(job, owned, older, this.now()));
+        continue;
+      }
       const missing = job.replicas.filter((r) => {
         const name = podName(job.jobId, job.generation, r.rank);
         return (
@@ -316,7 +322,15 @@ export class KubernetesExecutor implements Executor {
       return [ended ?? this.claims.status(pod, this.readmissions.status(pod, status))];
     });
     this.stops.reported(finishedNow);
-    return [...statuses, ...seenEnded.values(), ...this.refusals.statuses(), ...this.vanished.statuses()];
+    const reported = [
+      ...statuses,
+      ...seenEnded.values(),
+      ...this.refusals.statuses(),
+      ...this.vanished.statuses(),
+    ];
+    // Only for replicas nothing else reports (a refusal or a vanished pod says more).
+    const keys = new Set(reported.map((r) => `${r.jobId}/${r.generation}/${r.rank}`));
+    return [...reported, ...waiting.filter((r) => !keys.has(`${r.jobId}/${r.generation}/${r.rank}`))];
   }
 
   async close(): Promise<void> {
