@@ -137,6 +137,44 @@ describe('Kubernetes executor: refusals of a pod create', () => {
     expect(podNames()).toEqual(['boa-job-5-g1-r0']);
   });
 
+  // Found in review (2026-12-06): a Service refused failed only the step, each pass, and the job waited
+  // out its start deadline ("no replica was made") at every restart, as no refused Secret or policy did.
+  it("the job's Service refused (an admission check's or a quota's 403) fails its replicas with the reason and makes no pod; an RBAC 403 fails only the step", async () => {
+    const refuseService = (message: string) =>
+      fake.faults.inject({
+        status: 403,
+        reason: 'Forbidden',
+        message,
+        match: (r) => r.method === 'POST' && r.path.endsWith('/services'),
+      });
+    const e = executor();
+    refuseService(
+      'services "boa-job-5" is forbidden: exceeded quota: objects, requested: services=1, used: services=10, limited: services=10',
+    );
+    const quota = await e.reconcile([job(5, node)]);
+    expect(quota.map((r) => [r.jobId, r.rank, r.phase])).toEqual([[5, 0, 'failed']]);
+    expect(quota[0]?.reason).toMatch(/^job service rejected by the API server: .*exceeded quota: objects/s);
+    refuseService(
+      'admission webhook "validate.kyverno.svc" denied the request: services must be labelled team',
+    );
+    const admission = await e.reconcile([job(5, node), job(6, node)]);
+    expect(admission.find((r) => r.jobId === 6)?.reason).toMatch(/kyverno.*must be labelled team/s);
+    // Refused for its generation: not asked for again, its pods never made.
+    expect(podPosts()).toEqual([]);
+    expect(fake.services(NS)).toEqual([]);
+    expect(logs.events().filter((event) => event === 'kube.service.rejected')).toHaveLength(2);
+
+    refuseService(
+      'services is forbidden: User "system:serviceaccount:boa:boa" cannot create resource "services" in API group "" in the namespace "boa-jobs"',
+    );
+    expect(await e.reconcile([job(7, node)])).toEqual([]);
+    expect(podPosts()).toEqual([]);
+    expect(podNames()).toEqual([]);
+    // The next pass makes it.
+    await e.reconcile([job(7, node)]);
+    expect(podNames()).toEqual(['boa-job-7-g1-r0']);
+  });
+
   // Found in review: these writes come before the pod's, and a failure there ran the job's start
   // deadline on, so an outage longer than it failed the generation as the job's fault.
   for (const [what, suffix] of [

@@ -267,25 +267,31 @@ export class KubernetesExecutor implements Executor {
         continue;
       }
       tasks.push(async () => {
-        let service: V1Service;
+        let service: V1Service | undefined;
         let refused: string | undefined;
         try {
-          service = await this.serviceWrites.ensure(job.jobId, servicesByName.get(serviceName(job.jobId)));
+          const ensured = await this.serviceWrites.ensure(
+            job.jobId,
+            servicesByName.get(serviceName(job.jobId)),
+          );
           // Before any pod: without its NetworkPolicy the namespace's policy lets no peer in, and without
-          // its Secret a pod fails (CreateContainerConfigError). One the API server refuses fails the
-          // replicas, as a refused pod does.
+          // its Secret a pod fails (CreateContainerConfigError). One the API server refuses (the Service
+          // too) fails the replicas, as a refused pod does.
           const { api, config, retry, logger } = this;
-          refused =
-            (await this.policies.ensure(job.jobId, service)) ??
-            (await ensureTokenSecret(api, config, retry, logger, missing[0]!, service));
+          if (typeof ensured === 'string') refused = ensured;
+          else
+            refused =
+              (await this.policies.ensure(job.jobId, (service = ensured))) ??
+              (await ensureTokenSecret(api, config, retry, logger, missing[0]!, service));
         } catch (error) {
           // An API server down or throttling past the retries is not the job's fault: its start deadline
           // restarts, as for a pod write's (found in review: it ran on, and failed the job's generation).
           this.refusals.stepFailed(job.jobId, kindOf(error));
           throw error;
         }
-        if (refused) return missing.forEach((replica) => this.refusals.reject(replica, refused));
-        for (const replica of missing) await this.podWrites.create(replica, service);
+        if (refused !== undefined)
+          return missing.forEach((replica) => this.refusals.reject(replica, refused));
+        for (const replica of missing) await this.podWrites.create(replica, service!);
       });
     }
     // A job that is gone and whose pods are gone loses its Service (anything left is collected with it).

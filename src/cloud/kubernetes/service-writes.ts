@@ -26,9 +26,10 @@ export class ServiceWrites {
   /**
    * The job's Service, for its pods to be owned by: read first when the cache has it, since pods owned
    * by one deleted since (kubectl delete svc, the watch gone quiet) are collected as soon as they are
-   * made (found in review). One gone, or another of its name, has every cache list again.
+   * made (found in review). One gone, or another of its name, has every cache list again. A string:
+   * why the API server refused it, for the replicas to fail with.
    */
-  async ensure(jobId: number, known: V1Service | undefined): Promise<V1Service> {
+  async ensure(jobId: number, known: V1Service | undefined): Promise<V1Service | string> {
     const namespace = this.deps.config.namespace;
     const body = serviceManifest(jobId, this.deps.config);
     const name = body.metadata!.name!;
@@ -54,12 +55,23 @@ export class ServiceWrites {
       this.deps.services.put(created);
       return created;
     } catch (error) {
-      if (kindOf(error) !== 'exists') throw error;
+      const kind = kindOf(error);
+      // Refused as the object (an admission check; a quota on Services, which no grace period frees): as
+      // a refused Secret or policy is. Thrown, it failed the step each pass, and the job waited out its
+      // start deadline with "no replica was made" at every restart (found in review).
+      if (kind === 'refused' || kind === 'quota') return this.refused(jobId, name, error as Error);
+      if (kind !== 'exists') throw error;
       const existing = await this.read(name);
       if (!existing) throw error; // deleted again meanwhile: the next pass creates it
       this.deps.services.put(existing);
       return this.usable(jobId, existing, existing);
     }
+  }
+
+  private refused(jobId: number, name: string, error: Error): string {
+    const reason = `job service rejected by the API server: ${error.message}`;
+    this.deps.logger.error({ event: 'kube.service.rejected', jobId, name, reason }, 'job service rejected');
+    return reason;
   }
 
   /**
