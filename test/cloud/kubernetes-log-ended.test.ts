@@ -67,6 +67,52 @@ describe("an ended pod's log", () => {
     expect(archiveReads(name)).toBe(1);
   }, 30_000);
 
+  it("is answered from boa's copy while the API server cannot reach its kubelet (its node going), not an error", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'boa-ended-logs-'));
+    dirs.push(dir);
+    const executor = cluster.executor({}, { logArchiveDir: dir });
+    const node = cluster.nodes[0]!;
+    const job = jobOnNodes(9, 1, [node], { gpus: 1, env: () => ({}) });
+    const name = podName(9, 1, 0);
+    await reconcileUntil(executor, [job], () => pod(name)?.status?.phase === 'Running', 'running');
+    cluster.fake.kubelet.writeLog(name, 'step 1\nTraceback: NCCL timeout\n');
+    cluster.fake.kubelet.exit(name, 1);
+    const file = join(dir, '9', '1', '0.pod.log');
+    await reconcileUntil(executor, [job], () => existsSync(file), 'kept');
+
+    // Scaled in: the instance is gone, its Node and pods not yet collected; the API server's dial to the
+    // kubelet fails (a 500 naming it) at every try.
+    cluster.fake.kubelet.removeNode(node, { collectPods: false });
+    cluster.fake.faults.inject({
+      status: 500,
+      message: `Get "https://10.0.0.1:10250/containerLogs/${NS}/${name}/train": dial tcp 10.0.0.1:10250: i/o timeout`,
+      count: 100,
+      match: (r) => r.path.endsWith(`/pods/${name}/log`),
+    });
+    expect(await executor.logs!({ jobId: 9, rank: 0, tailLines: 1 })).toEqual({
+      generation: 1,
+      text: 'Traceback: NCCL timeout\n',
+    });
+    expect(await executor.logs!({ jobId: 9, rank: 0, generation: 1, tailLines: 10 })).toEqual({
+      generation: 1,
+      text: 'step 1\nTraceback: NCCL timeout\n',
+    });
+    // A running container's log (none kept whole) is not made up: the failure is said as it is.
+    cluster.fake.faults.clear();
+    const other = podName(10, 1, 0);
+    const running = jobOnNodes(10, 1, [cluster.nodes[1]!], { gpus: 1, env: () => ({}) });
+    await reconcileUntil(executor, [running], () => pod(other)?.status?.phase === 'Running', 'running');
+    cluster.fake.faults.inject({
+      status: 500,
+      count: 100,
+      match: (r) => r.path.endsWith(`/pods/${other}/log`),
+    });
+    await expect(executor.logs!({ jobId: 10, rank: 0, tailLines: 10 })).rejects.toThrow(
+      /read pod log failed/,
+    );
+    cluster.fake.faults.clear();
+  }, 30_000);
+
   it('a restarted boa does not read a log it kept again, and keeps it when it deletes the pod', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'boa-ended-logs-'));
     dirs.push(dir);

@@ -174,6 +174,12 @@ export class PodLogArchive {
     }
   }
 
+  /** A replica's log kept after its container ended (whole, never to change); undefined otherwise. */
+  ended(id: PodIdentity): string | undefined {
+    if (!this.jobsDir || !existsSync(this.endedMark(id))) return undefined;
+    return this.read(id);
+  }
+
   /** The kept log of the generation asked for, else of the newest generation with one. */
   newest(
     jobId: number,

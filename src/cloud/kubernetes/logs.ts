@@ -1,5 +1,6 @@
 import type { CoreV1Api, V1Pod } from '@kubernetes/client-node';
 import type { ReplicaLog, ReplicaLogQuery } from '../../service/ports.ts';
+import { archivedTail } from './archived-log.ts';
 import type { RetryContext } from '../retry.ts';
 import { identityOf, podName } from './names.ts';
 import { kindOf, withKubeRetry } from './retry.ts';
@@ -34,7 +35,9 @@ export function logRefused(pod: string, namespace: string, cause: unknown): Erro
 /**
  * A replica's pod log (`kubectl logs`): of the generation asked for, else of the newest of `pods` (boa's,
  * from its cache) for that job and rank whose pod still exists. A container not started yet has written
- * nothing; a refusal says which permission is missing.
+ * nothing; a refusal says which permission is missing. `endedKept`: the log boa kept once the container
+ * had ended (stamped), answered from when the API server cannot give it (its kubelet unreachable: the
+ * node died, or was scaled in and its pods not yet collected).
  */
 export async function readPodLog(
   api: CoreV1Api,
@@ -42,6 +45,7 @@ export async function readPodLog(
   retry: RetryContext,
   pods: readonly V1Pod[],
   { jobId, rank, generation, tailLines }: ReplicaLogQuery,
+  endedKept: (generation: number) => string | undefined = () => undefined,
 ): Promise<ReplicaLog | undefined> {
   for (const g of logGenerations(pods, { jobId, rank, generation })) {
     const name = podName(jobId, g, rank);
@@ -56,7 +60,12 @@ export async function readPodLog(
       // 400: its container has not started yet (Pending, pulling), so it has written nothing.
       if (statusOf(error) === 400) return { generation: g, text: '' };
       if (statusOf(error) === 403) throw logRefused(name, namespace, error);
-      if (kindOf(error) !== 'not-found') throw error;
+      const kind = kindOf(error);
+      // Found in review: `boa jobs logs` of a job that had just failed waited out the retries, then
+      // failed, while its node was going away, though boa held the whole log.
+      const kept = kind === 'transient' || kind === 'throttling' ? endedKept(g) : undefined;
+      if (kept !== undefined) return { generation: g, text: archivedTail(kept, tailLines) };
+      if (kind !== 'not-found') throw error;
     }
   }
   return undefined;

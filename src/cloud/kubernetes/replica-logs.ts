@@ -20,7 +20,9 @@ export class ReplicaLogs {
   async read(query: ReplicaLogQuery): Promise<ReplicaLog | undefined> {
     const pods = query.generation === undefined ? await this.currentPods() : [];
     const { api, namespace, retry } = this.deps;
-    const live = await readPodLog(api, namespace, retry, pods, query);
+    const endedKept = (generation: number) =>
+      this.archive.ended({ jobId: query.jobId, generation, rank: query.rank });
+    const live = await readPodLog(api, namespace, retry, pods, query, endedKept);
     if (live) return live;
     const kept = this.archive.newest(query.jobId, query.rank, query.generation);
     return kept && { generation: kept.generation, text: archivedTail(kept.stamped, query.tailLines) };
