@@ -10,7 +10,7 @@ import type { DesiredJob, ReplicaStatus } from './ports.ts';
  */
 export class StartDeadlines {
   /** When each job's current generation was taken, until all of it runs. */
-  private readonly asked = new Map<number, { generation: number; at: number }>();
+  private readonly asked = new Map<number, { generation: number; at: number; olderSince?: number }>();
 
   /** The executor answered a reconcile for these jobs: each generation new to it starts its clock. */
   taken(sent: readonly DesiredJob[], now: number): void {
@@ -52,11 +52,15 @@ export class StartDeadlines {
         continue;
       }
       const replicas = byJob.get(jobId) ?? [];
-      // One stopping on a node whose kubelet is silent keeps it waiting until that node is removed.
-      const older = replicas.some(
+      // One stopping on a node whose kubelet is silent keeps it waiting until that node is removed, but
+      // for no longer than a start may take: one that never stops (a pod stuck Terminating on a Ready
+      // node, which boa never forces) held the generation's GPUs for ever, and it said nothing (found in
+      // review). Then the clock runs, and the deadline names what the replicas wait for.
+      const older = replicas.find(
         (r) => r.generation < job.generation && r.phase !== 'succeeded' && r.phase !== 'failed',
       );
-      if (older) asked.at = now;
+      if (!older) delete asked.olderSince;
+      else if (now - (asked.olderSince ??= now) < limitMs || !(limitMs > 0)) asked.at = now;
       const current = replicas.filter((r) => r.generation === job.generation);
       const up = (rank: number) =>
         current.some((r) => r.rank === rank && (r.phase === 'running' || r.phase === 'succeeded'));
@@ -68,7 +72,13 @@ export class StartDeadlines {
       if (!(limitMs > 0) || now - asked.at < limitMs) continue;
       const first = waiting[0]!;
       const seen = current.find((r) => r.rank === first.rank);
-      const why = seen?.reason ?? (seen ? seen.phase : 'no replica was made (the executor log says why)');
+      const why =
+        seen?.reason ??
+        (seen
+          ? seen.phase
+          : older
+            ? `generation ${older.generation}'s rank ${older.rank} on ${older.node} has not stopped (${older.phase}), and the next starts only once it has`
+            : 'no replica was made (the executor log says why)');
       this.asked.delete(jobId);
       late.push({
         job,
