@@ -67,7 +67,7 @@ describe("an ended pod's log", () => {
     expect(archiveReads(name)).toBe(1);
   }, 30_000);
 
-  it("is answered from boa's copy while the API server cannot reach its kubelet (its node going), not an error", async () => {
+  it("is answered (and followed) from boa's copy while the API server cannot reach its kubelet (its node going), not an error", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'boa-ended-logs-'));
     dirs.push(dir);
     const executor = cluster.executor({}, { logArchiveDir: dir });
@@ -97,6 +97,14 @@ describe("an ended pod's log", () => {
       generation: 1,
       text: 'step 1\nTraceback: NCCL timeout\n',
     });
+    const followed = await executor.followLog!(
+      { jobId: 9, rank: 0, tailLines: 10 },
+      AbortSignal.timeout(20_000),
+    );
+    expect(followed?.generation).toBe(1);
+    let text = '';
+    for await (const chunk of followed!.chunks) text += chunk;
+    expect(text).toBe('step 1\nTraceback: NCCL timeout\n');
     // A running container's log (none kept whole) is not made up: the failure is said as it is.
     cluster.fake.faults.clear();
     const other = podName(10, 1, 0);
@@ -110,6 +118,9 @@ describe("an ended pod's log", () => {
     await expect(executor.logs!({ jobId: 10, rank: 0, tailLines: 10 })).rejects.toThrow(
       /read pod log failed/,
     );
+    await expect(
+      executor.followLog!({ jobId: 10, rank: 0, tailLines: 10 }, AbortSignal.timeout(20_000)),
+    ).rejects.toThrow(/read pod log failed/);
     cluster.fake.faults.clear();
   }, 30_000);
 

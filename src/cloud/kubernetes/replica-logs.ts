@@ -3,7 +3,8 @@ import type { ReplicaLog, ReplicaLogFollow, ReplicaLogQuery } from '../../servic
 import { archivedFrom, archivedTail } from './archived-log.ts';
 import type { PodLogArchive } from './log-archive.ts';
 import { followReplicaLog, type PodLogFollowDeps, startOf } from './log-follow.ts';
-import { readPodLog } from './logs.ts';
+import { logGenerations, readPodLog } from './logs.ts';
+import { kindOf } from './retry.ts';
 
 /**
  * A replica's log on Kubernetes: its pod's, as `kubectl logs` reads it, while the pod is; then as boa
@@ -32,9 +33,23 @@ export class ReplicaLogs {
   async follow(query: ReplicaLogQuery, signal: AbortSignal): Promise<ReplicaLogFollow | undefined> {
     const start = startOf(query);
     const pods = query.generation === undefined ? await this.currentPods() : [];
-    const live = await followReplicaLog(this.deps, pods, query, signal);
+    let live: ReplicaLogFollow | undefined;
+    let kept: { generation: number; stamped: string } | undefined;
+    try {
+      live = await followReplicaLog(this.deps, pods, query, signal);
+    } catch (error) {
+      // As read does: the newest generation's log kept whole, when the API server cannot give it.
+      const generation = query.generation ?? logGenerations(pods, query)[0];
+      const kind = kindOf(error);
+      const stamped =
+        generation !== undefined && (kind === 'transient' || kind === 'throttling')
+          ? this.archive.ended({ jobId: query.jobId, generation, rank: query.rank })
+          : undefined;
+      if (stamped === undefined) throw error;
+      kept = { generation: generation!, stamped };
+    }
     if (live) return live;
-    const kept = this.archive.newest(query.jobId, query.rank, query.generation);
+    kept ??= this.archive.newest(query.jobId, query.rank, query.generation);
     if (!kept) return undefined;
     const { text, ...from } = archivedFrom(kept.stamped, start);
     return { generation: kept.generation, ...from, chunks: once(text) };
