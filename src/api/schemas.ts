@@ -56,6 +56,8 @@ export const RegisterJobBody = strictBody({
   class: className().openapi({ example: 'cifar10' }),
   name: printableName(BOUNDS.jobName)
     .refine((name) => !looksLikeJobId(name), ID_LIKE_NAME_MESSAGE)
+    // Shown in a table, " r18" reads as r18, and `boa jobs cancel r18` did not find it (found in review).
+    .refine((name) => name === name.trim(), 'must not begin or end with a space')
     .optional()
     .openapi({ example: 'resnet18-lr0.1' }),
   workload: WorkloadSchema.optional().openapi({

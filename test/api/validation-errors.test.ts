@@ -185,6 +185,20 @@ describe('validation errors', () => {
     ['POST', '/v1/jobs', { class: 'cifar10', name: '   ' }, 'name', 'name must hold more than spaces'],
     [
       'POST',
+      '/v1/jobs',
+      { class: 'cifar10', name: ' r18' },
+      'name',
+      'name must not begin or end with a space',
+    ],
+    [
+      'POST',
+      '/v1/jobs',
+      { class: 'cifar10', name: 'r18 ' },
+      'name',
+      'name must not begin or end with a space',
+    ],
+    [
+      'POST',
       '/v1/history',
       { arrivals: [{ className: 'cifar10', submittedAt: null }] },
       'arrivals.0.submittedAt',
