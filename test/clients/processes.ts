@@ -66,13 +66,29 @@ export async function run(command: string, args: string[], env: Record<string, s
 const PYTHON_CLIENT_DIR = resolve(import.meta.dirname, '../../clients/python');
 
 /**
- * Runs one of the Python client's unittest modules (clients/python/tests) against the boa at `url`;
- * its output is printed when it fails.
+ * The executable of the oldest Python the clients' READMEs promise (3.8), to run their tests with:
+ * BOA_OLDEST_PYTHON, else `python3.8` (a pyenv shim's too: PYENV_VERSION picks it), else undefined.
  */
-export async function runPythonTests(module: string, url: string) {
+export const oldestPython = ((candidate) => {
+  const found = spawnSync(
+    candidate,
+    ['-c', 'import sys; sys.version_info[:2] == (3, 8) and print(sys.executable)'],
+    {
+      env: { ...process.env, PYENV_VERSION: '3.8' },
+      encoding: 'utf8',
+    },
+  );
+  return (found.status === 0 && found.stdout.trim()) || undefined;
+})(process.env.BOA_OLDEST_PYTHON ?? 'python3.8');
+
+/**
+ * Runs the Python client's unittest modules (clients/python/tests) against the boa at `url` with
+ * `python` (python3 by default); the output is printed when they fail.
+ */
+export async function runPythonTests(modules: string | string[], url: string, python = 'python3') {
   const result = await run(
-    'python3',
-    ['-m', 'unittest', '-v', module],
+    python,
+    ['-m', 'unittest', '-v', ...[modules].flat()],
     { BOA_TEST_URL: url, PYTHONPATH: PYTHON_CLIENT_DIR },
     resolve(PYTHON_CLIENT_DIR, 'tests'),
   );
