@@ -136,9 +136,10 @@ describe.each(runtimes)('$name', ({ command, script, skip }) => {
       const job = await boa.makeJob();
       const dir = tempDir();
       const first = start(flags(job.width, 0.6), executorEnv(job, job.generation, job.width, dir));
-      // Once it reports the epoch where its plan widens, boa rescales it at the next ticks.
+      // Once it reports the epoch where its plan widens, boa rescales it at the next ticks (the trainer
+      // stopped meanwhile: slow ticks must not let it finish its epochs first).
       expect(await until(() => boa.job(job.id).statEpoch >= job.rescaleEpoch)).toBe(true);
-      await boa.ticks(3);
+      await first.frozen(() => boa.ticks(3));
       const rescaled = boa.job(job.id);
       expect(rescaled.generation).toBeGreaterThan(job.generation);
       expect(rescaled.width).toBe(job.widths[job.rescaleEpoch]);
@@ -199,7 +200,7 @@ describe.each(runtimes)('$name', ({ command, script, skip }) => {
       );
       const checkpoint = /written to (\S+checkpoint\.json)/;
       expect(await until(() => boa.job(job.id).statEpoch >= job.rescaleEpoch)).toBe(true);
-      await boa.ticks(3);
+      await proc.frozen(() => boa.ticks(3));
       const rescaled = boa.job(job.id);
       expect(rescaled.generation).toBeGreaterThan(running.generation);
       await proc.waitFor(
@@ -266,10 +267,14 @@ describe.each(runtimes)('$name', ({ command, script, skip }) => {
     for (let i = 0; i < 100 && !existsSync(join(dir, 'checkpoint.json')); i++)
       await new Promise((r) => setTimeout(r, 100));
     expect(existsSync(join(dir, 'checkpoint.json'))).toBe(true);
-    const cancel = await fetch(`${boa.url}/v1/jobs/${job.id}/cancel`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${job.token}` },
-    });
+    // Stopped while the test cancels, so a slow answer does not let it finish its epochs first; its
+    // polls then see the cancel.
+    const cancel = await proc.frozen(() =>
+      fetch(`${boa.url}/v1/jobs/${job.id}/cancel`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${job.token}` },
+      }),
+    );
     expect(cancel.status).toBe(200);
     expect(await proc.exited).toEqual({ code: 0, signal: null });
     expect(proc.output()).toMatch(/stopping \(job cancelled\) in epoch [2-8]\/8: no checkpoint kept/);
@@ -287,13 +292,17 @@ describe.each(runtimes)('$name', ({ command, script, skip }) => {
       const slowPoll = [...flags(job.width, 0.3), '--poll-seconds', '60'];
       const proc = start(slowPoll, executorEnv(job, job.generation, job.width));
       await proc.waitFor(/epoch 1\/8 done/);
-      // What the executor does on a cancel: the job ends, then its replicas get a SIGTERM at once.
-      const cancel = await fetch(`${boa.url}/v1/jobs/${job.id}/cancel`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${job.token}` },
+      // What the executor does on a cancel: the job ends, then its replicas get a SIGTERM at once
+      // (stopped meanwhile, it gets the SIGTERM as it goes on, however slow the cancel's answer was).
+      const cancel = await proc.frozen(async () => {
+        const cancelled = await fetch(`${boa.url}/v1/jobs/${job.id}/cancel`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${job.token}` },
+        });
+        proc.kill('SIGTERM');
+        return cancelled;
       });
       expect(cancel.status).toBe(200);
-      proc.kill('SIGTERM');
       expect(await proc.exited).toEqual({ code: 0, signal: null });
       expect(proc.output()).toMatch(/stopping \(SIGTERM\) in epoch [2-8]\/8: no checkpoint kept/);
       expect(existsSync(dir)).toBe(false);

@@ -47,10 +47,24 @@ export function watched(command: string, args: string[], env: Record<string, str
       await new Promise((r) => setTimeout(r, 20));
     }
   };
+  /**
+   * Runs `work` with the process stopped (SIGSTOP, then SIGCONT), so a test's own steps (an API call, a
+   * few ticks: slow on a loaded machine) do not use up the window it has before the trainer moves on.
+   * Signals sent meanwhile are delivered when it goes on.
+   */
+  const frozen = async <T>(work: () => Promise<T>): Promise<T> => {
+    child.kill('SIGSTOP');
+    try {
+      return await work();
+    } finally {
+      child.kill('SIGCONT');
+    }
+  };
   return {
     child,
     exited,
     waitFor,
+    frozen,
     output: () => out,
     kill: (signal: NodeJS.Signals = 'SIGTERM') => child.kill(signal),
   };
