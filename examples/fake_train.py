@@ -13,6 +13,7 @@ twin is examples/fake-train.mjs (same flags, same checkpoint file); the protocol
 import argparse
 import hashlib
 import json
+import math
 import os
 import re
 import shutil
@@ -33,7 +34,8 @@ STEP_SECONDS = 0.1
 
 def positive(text):
     value = float(text)
-    if not value > 0:
+    # Finite, as the Node twin reads it: float() takes "inf", an endless run (--work-seconds).
+    if not 0 < value < math.inf:
         raise argparse.ArgumentTypeError(f"must be a number > 0, got {text!r}")
     return value
 

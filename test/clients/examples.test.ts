@@ -338,6 +338,12 @@ describe.each(runtimes)('$name', ({ command, script, skip }) => {
       const bad = await withFlags('--epochs', 'many');
       expect(bad.status).toBe(2);
       expect(bad.out).toMatch(/--epochs.*integer >= 1.*many/);
+      // Python's float() reads "inf": an endless run (--work-seconds), or 8 epochs in 8 steps (--speed).
+      for (const flag of ['--speed', '--work-seconds']) {
+        const endless = await withFlags(flag, 'inf');
+        expect(endless.status).toBe(2);
+        expect(endless.out).toMatch(new RegExp(`${flag}.*a number > 0.*inf`));
+      }
       // A mistyped flag: named, with the flags there are, and no stack trace.
       const typo = await withFlags('--work-secs', '5');
       expect(typo.status).toBe(2);
