@@ -67,6 +67,37 @@ class ReporterTest(unittest.TestCase):
         self.assertLessEqual(len(seen), 2)
 
 
+class OptionsTest(unittest.TestCase):
+    def refusal(self, *argv):
+        said = io.StringIO()
+        with contextlib.redirect_stderr(said), self.assertRaises(SystemExit) as exit_:
+            train.options(list(argv))
+        self.assertEqual(exit_.exception.code, 2)
+        return said.getvalue()
+
+    def test_a_value_no_run_can_use_is_one_line_and_exit_2(self):
+        # --epochs 0 or --samples 0 completed the job untrained; --poll-seconds 0 was a traceback from
+        # every worker's client (exit 1, restarted until the job failed).
+        for flag, value, rule in (("--epochs", "0", "an integer >= 1"), ("--samples", "-5", "an integer >= 1"),
+                                  ("--global-batch", "many", "an integer >= 1"),
+                                  ("--stat-epochs", "0", "an integer >= 1"),
+                                  ("--poll-seconds", "0", "a number > 0"), ("--poll-seconds", "inf", "a number > 0"),
+                                  ("--lr", "nan", "a number > 0")):
+            with self.subTest(flag=flag, value=value):
+                said = self.refusal(flag, value)
+                self.assertIn(f"argument {flag}: must be {rule}, got '{value}'", said)
+                self.assertNotIn("Traceback", said)
+        said = self.refusal("--samples", "100")
+        self.assertIn("--samples 100 is less than one --global-batch (256)", said)
+
+    def test_the_defaults_and_good_values_are_taken(self):
+        self.assertEqual(vars(train.options([])), {
+            "epochs": 30, "stat_epochs": None, "global_batch": 256, "lr": 0.05, "samples": 65536,
+            "poll_seconds": 10, "checkpoint_dir": None})
+        args = train.options(["--epochs", "8", "--samples", "2048", "--poll-seconds", "0.2", "--global-batch", "64"])
+        self.assertEqual((args.epochs, args.samples, args.poll_seconds, args.global_batch), (8, 2048, 0.2, 64))
+
+
 class CheckpointDirectoryTest(unittest.TestCase):
     def where(self, env, flag=None):
         """checkpoint_directory's answer (or SystemExit) and what it said, under env."""

@@ -19,6 +19,7 @@ with nccl); put your own in `build_model` and `build_data`. Needs torch; the cli
 """
 
 import argparse
+import math
 import os
 import re
 import signal
@@ -44,20 +45,48 @@ from boa_job import BoaConfigError, BoaError, BoaJob  # noqa: E402
 from sampling import rank_batches, rank_share  # noqa: E402  (this folder: sys.path[0] for a script)
 
 
+def whole(text):
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {text!r}")
+    return value
+
+
+def positive(text):
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 < value < math.inf:
+        raise argparse.ArgumentTypeError(f"must be a number > 0, got {text!r}")
+    return value
+
+
 def options(argv=None):
+    # A bad value is argparse's one line and exit 2 here: --epochs 0 or --samples 0 completed the job
+    # untrained, and --poll-seconds 0 was a traceback from every worker's client, restarted until the
+    # job failed.
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--epochs", type=int, default=30, help="data epochs (default 30)")
-    parser.add_argument("--stat-epochs", type=int, default=None,
+    parser.add_argument("--epochs", type=whole, default=30, help="data epochs (default 30)")
+    parser.add_argument("--stat-epochs", type=whole, default=None,
                         help="statistical epochs of the job's boa class; data epochs map onto them (default: as "
                         "boa says, else 8)")
-    parser.add_argument("--global-batch", type=int, default=256,
+    parser.add_argument("--global-batch", type=whole, default=256,
                         help="batch over all GPUs, the same at every width (default 256; at least WORLD_SIZE)")
-    parser.add_argument("--lr", type=float, default=0.05)
-    parser.add_argument("--samples", type=int, default=65536, help="synthetic samples (default 65536)")
-    parser.add_argument("--poll-seconds", type=float, default=10, help="how often rank 0 polls boa (default 10)")
+    parser.add_argument("--lr", type=positive, default=0.05)
+    parser.add_argument("--samples", type=whole, default=65536,
+                        help="synthetic samples (default 65536; at least --global-batch)")
+    parser.add_argument("--poll-seconds", type=positive, default=10, help="how often rank 0 polls boa (default 10)")
     parser.add_argument("--checkpoint-dir", default=None,
                         help="default: BOA_CHECKPOINT_DIR (a path or file:// URI), else ./checkpoints/job-BOA_JOB_ID")
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    if args.samples < args.global_batch:
+        # An epoch is whole global batches: none would be trained.
+        parser.error(f"--samples {args.samples} is less than one --global-batch ({args.global_batch})")
+    return args
 
 
 def build_model():
