@@ -80,22 +80,6 @@ export async function run(command: string, args: string[], env: Record<string, s
 const PYTHON_CLIENT_DIR = resolve(import.meta.dirname, '../../clients/python');
 
 /**
- * The executable of the oldest Python the clients' READMEs promise (3.8), to run their tests with:
- * BOA_OLDEST_PYTHON, else `python3.8` (a pyenv shim's too: PYENV_VERSION picks it), else undefined.
- */
-export const oldestPython = ((candidate) => {
-  const found = spawnSync(
-    candidate,
-    ['-c', 'import sys; sys.version_info[:2] == (3, 8) and print(sys.executable)'],
-    {
-      env: { ...process.env, PYENV_VERSION: '3.8' },
-      encoding: 'utf8',
-    },
-  );
-  return (found.status === 0 && found.stdout.trim()) || undefined;
-})(process.env.BOA_OLDEST_PYTHON ?? 'python3.8');
-
-/**
  * Runs the Python client's unittest modules (clients/python/tests) against the boa at `url` with
  * `python` (python3 by default); the output is printed when they fail.
  */

@@ -1,6 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { oldestPython, runPythonTests } from './processes.ts';
+import { spawnSync } from 'node:child_process';
+import { runPythonTests } from './processes.ts';
 import { startServedBoa, type ServedBoa } from './served.ts';
+
+/**
+ * The executable of the oldest Python the clients' READMEs promise (3.8), to run their tests with:
+ * BOA_OLDEST_PYTHON, else `python3.8` (a pyenv shim's too: PYENV_VERSION picks it), else undefined.
+ */
+const oldestPython = ((candidate) => {
+  const found = spawnSync(
+    candidate,
+    ['-c', 'import sys; sys.version_info[:2] == (3, 8) and print(sys.executable)'],
+    {
+      env: { ...process.env, PYENV_VERSION: '3.8' },
+      encoding: 'utf8',
+    },
+  );
+  return (found.status === 0 && found.stdout.trim()) || undefined;
+})(process.env.BOA_OLDEST_PYTHON ?? 'python3.8');
 
 // The READMEs promise Python 3.8 or later, and the other tests run the client on python3 alone (3.11
 // here): a test of the 3.10+ assertNoLogs failed on 3.8 and 3.9 unnoticed. Not an error where no 3.8 is
