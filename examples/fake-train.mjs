@@ -211,7 +211,9 @@ async function main() {
         : job.lastAllocation?.state;
     if (FINISHED_STATES.includes(ended)) {
       // Cancelled (or ended some other way): no generation will ever resume from a checkpoint.
-      console.log(`stopping (${job.stopReason}) ${inEpoch(epoch, opts.epochs)}: no checkpoint kept`);
+      console.log(
+        `stopping (${job.stopReason}) ${inEpoch(epoch, opts.epochs)}: the job has ended, no checkpoint written`,
+      );
       if (leader && temporary) removeTemporary(dir);
       return 0;
     }

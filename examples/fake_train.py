@@ -229,7 +229,8 @@ def main(argv=None):
                 pass
         if ended in FINISHED_STATES:
             # Cancelled (or ended some other way): no generation will ever resume from a checkpoint.
-            print(f"stopping ({job.stop_reason}) {in_epoch(epoch, opts.epochs)}: no checkpoint kept", flush=True)
+            said = f"stopping ({job.stop_reason}) {in_epoch(epoch, opts.epochs)}"
+            print(f"{said}: the job has ended, no checkpoint written", flush=True)
             if leader and temporary:
                 remove_temporary(directory)
             return 0
