@@ -573,6 +573,9 @@ export class BoaJob {
   async waitForWidth(timeoutSeconds) {
     // The monotonic clock, as Python's time.monotonic, here and for the warnings' spacing: a wall clock
     // stepped back (NTP, a VM resumed) held this wait, and silenced the warnings, as long as the step.
+    // "abc" made the deadline NaN, which no time passes: a wait for ever where a timeout was asked for.
+    if (timeoutSeconds !== undefined && !(typeof timeoutSeconds === 'number' && timeoutSeconds >= 0))
+      throw new BoaConfigError(`timeoutSeconds must be a number from 0, got ${shown(timeoutSeconds)}`);
     const deadline = timeoutSeconds === undefined ? Infinity : performance.now() + timeoutSeconds * 1000;
     for (;;) {
       let alloc = {};

@@ -608,6 +608,9 @@ class BoaJob:
         meanwhile, SIGTERM comes while the width is 0, the timeout passes, or boa refuses the poll (a
         4xx); boa unreachable or failing (5xx, 429) is waited out like width 0, with a warning on the
         boa_job logger at the first such poll and then at most every warn_every_seconds."""
+        # "10" raised a bare TypeError here, after the first poll's wait had not even begun.
+        if timeout_seconds is not None:
+            _checked_option("timeout_seconds", timeout_seconds)
         deadline = None if timeout_seconds is None else time.monotonic() + timeout_seconds
         while True:
             alloc, trouble = {}, None

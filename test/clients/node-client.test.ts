@@ -272,6 +272,17 @@ describe('Node job client (clients/node/boa-job.mjs)', () => {
     ]);
   });
 
+  it('refuses a waitForWidth timeout that is no number from 0, before it waits', async () => {
+    const job = await boa.makeJob();
+    const c = BoaJob.fromEnv(executorEnv(job), { handleSigterm: false });
+    clients.push(c);
+    // "abc" made the deadline NaN: the wait never timed out.
+    for (const timeout of ['abc', '10', -1, Number.NaN])
+      await expect(c.waitForWidth(timeout as number)).rejects.toThrow(
+        /^timeoutSeconds must be a number from 0, got /,
+      );
+  });
+
   it('takes a token read with its newline, and refuses one no header can carry without showing it', async () => {
     const job = await boa.makeJob();
     const env = { ...executorEnv(job), BOA_JOB_TOKEN: `${job.token}\n` };

@@ -17,7 +17,7 @@ describe.skipIf(!hasPython)('Python job client (clients/python/boa_job.py)', () 
     const result = await runPythonTests('test_boa_job', boa.url);
     expect(result.status).toBe(0);
     // Every test ran (none skipped for want of the service).
-    expect(result.out).toMatch(/Ran 35 tests/);
+    expect(result.out).toMatch(/Ran 36 tests/);
     expect(result.out).not.toMatch(/skipped/);
   });
 });

@@ -421,6 +421,14 @@ class BoaJobTest(unittest.TestCase):
             client.wait_for_width(1)
         self.assertEqual((client.should_stop(), client.stop_reason), (True, "SIGTERM"))
 
+    def test_a_wait_for_width_timeout_that_is_no_number_is_named(self):
+        client = self.client(control("/__test/job"))
+        for timeout in ("10", -1, float("nan")):
+            with self.subTest(timeout=timeout), self.assertRaisesRegex(
+                BoaConfigError, r"timeout_seconds must be a number from 0, got"
+            ):
+                client.wait_for_width(timeout)
+
     def test_a_self_launched_job_reads_its_placement_from_the_allocation(self):
         # What the executor's environment would say, from the last allocation: nodes, this node's GPUs.
         allocation = {"width": 6, "nodes": [{"node": "a", "gpus": 4}, {"node": "b", "gpus": 2}]}
