@@ -26,6 +26,7 @@ import {
 import { JobNetworkPolicies } from './network-policy.ts';
 import { checkPodWorkload, replicaStatusOf } from './pods.ts';
 import { Readmissions } from './readmit.ts';
+import { CreateErrorWaits } from './create-errors.ts';
 import type { PodLogArchive } from './log-archive.ts';
 import { PodStops } from './pod-stops.ts';
 import type { ReplicaLogs } from './replica-logs.ts';
@@ -78,6 +79,8 @@ export class KubernetesExecutor implements Executor {
   /** Replicas whose pod create was refused, and jobs whose creates failed for no fault of theirs. */
   private readonly refusals: CreateRefusals;
   private readonly readmissions = new Readmissions();
+  /** Pods in a CreateContainerError the kubelet retries: failed only once it has lasted. */
+  private readonly createErrors = new CreateErrorWaits();
   /** Replicas whose pod someone else deleted: reported interrupted, not created again (vanished.ts). */
   private readonly vanished: VanishedPods;
   private readonly now: () => number;
@@ -319,13 +322,17 @@ export class KubernetesExecutor implements Executor {
     // A pod this pass saw ended before deleting it is reported as it was seen: the delete's answer,
     // stamped to the second like its exit, cannot tell that exit from one the deletion caused.
     const seenEnded = new Map(endedBeforeDeletion.map((r) => [`${r.jobId}/${r.generation}/${r.rank}`, r]));
-    const statuses = this.pods.snapshot().flatMap((pod) => {
+    const snapshot = this.pods.snapshot();
+    const now = this.now();
+    this.createErrors.note(snapshot, now);
+    const statuses = snapshot.flatMap((pod) => {
       const status = replicaStatusOf(pod);
       if (!status) return [];
       const key = `${status.jobId}/${status.generation}/${status.rank}`;
       const ended = seenEnded.get(key);
       seenEnded.delete(key);
-      return [ended ?? this.claims.status(pod, this.readmissions.status(pod, status))];
+      const waited = this.createErrors.status(pod, status, now);
+      return [ended ?? this.claims.status(pod, this.readmissions.status(pod, waited))];
     });
     this.stops.reported(finishedNow);
     const reported = [

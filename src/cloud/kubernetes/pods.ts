@@ -15,6 +15,7 @@ import {
 import { gpuTolerations } from './gpu-taint.ts';
 import { scaleQuantity } from './quantity.ts';
 import { containerEnv, replicaEnv } from './secrets.ts';
+import { transientCreateError } from './create-errors.ts';
 import { volumeWait } from './volume-wait.ts';
 
 /** Where a checkpoint volume claim is mounted (BOA_CHECKPOINT_DIR). */
@@ -125,7 +126,10 @@ export function podManifest(
   };
 }
 
-/** Waiting reasons that do not go away by waiting: the replica is reported failed so boa can react. */
+/**
+ * Waiting reasons that do not go away by waiting: the replica is reported failed so boa can react. But
+ * a CreateContainerError of a loaded runtime passes (create-errors.ts): starting, until it has lasted.
+ */
 const STUCK_REASONS = new Set([
   'InvalidImageName',
   'ErrImageNeverPull',
@@ -143,6 +147,14 @@ const STUCK_REASONS = new Set([
 const PULL_REASONS = new Set(['ErrImagePull', 'ImagePullBackOff']);
 const PULL_REFUSED =
   /not found|manifest unknown|pull access denied|unauthorized|repository does not exist|invalid reference format|forbidden/i;
+/**
+ * A layer's content missing, not the image: containerd's own store losing a blob mid-pull ("content
+ * digest sha256:...: not found") or a registry or pull-through cache answering 404 for a blob its
+ * manifest names ("content at https://...: not found"). A cache or registry hiccup, retried as any
+ * passing pull failure; a wrong tag or name ("<ref>: not found", "manifest unknown") is still refused.
+ */
+const PULL_CONTENT_MISSING = /content (?:digest sha256:[0-9a-f]+|at \S+):? not found(?:: not found)?/gi;
+const pullRefused = (message: string) => PULL_REFUSED.test(message.replace(PULL_CONTENT_MISSING, ''));
 
 /**
  * The exit status a shell would give the container's command: its own, or, for containerd's StartError
@@ -242,9 +254,9 @@ export function replicaStatusOf(pod: V1Pod): ReplicaStatus | undefined {
     };
   }
   if (pod.metadata?.deletionTimestamp) return { ...base, phase: 'stopping' };
-  if (waiting && STUCK_REASONS.has(waiting))
+  if (waiting && STUCK_REASONS.has(waiting) && !transientCreateError(waiting, waitingMessage))
     return { ...base, phase: 'failed', reason: said(waiting, waitingMessage) };
-  if (waiting && PULL_REASONS.has(waiting) && PULL_REFUSED.test(waitingMessage ?? ''))
+  if (waiting && PULL_REASONS.has(waiting) && pullRefused(waitingMessage ?? ''))
     return { ...base, phase: 'failed', reason: said(waiting, waitingMessage) };
   if (pod.status?.phase === 'Running') return { ...base, phase: 'running' };
   const hint = waiting === 'ContainerCreating' ? volumeWait(pod) : undefined;

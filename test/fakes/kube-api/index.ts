@@ -56,6 +56,8 @@
  *   is missing, not Bound (status.phase) or being deleted (deletionTimestamp) stays Pending, its
  *   container waiting in ContainerCreating and PodReadyToStartContainers False, as the kubelet's volume
  *   manager leaves it (retried, with autoStartMs, when a claim is created or changed).
+ * - kubelet.waitOn(pod, reason, message?): Pending, its containers waiting so (CreateContainerError,
+ *   ErrImagePull: what the kubelet retries); startPods([pod]) starts it.
  * - kubelet.exit(pod, exitCode, reason?): Succeeded (0) or Failed, containerStatuses[].state.terminated.
  * - kubelet.kill(pod, reason = 'OOMKilled'): exit code 137 from outside.
  * - kubelet.finishTermination(pod?): terminating pods whose containers stopped are removed.

@@ -200,6 +200,23 @@ export class FakeKubelet {
     return started;
   }
 
+  /**
+   * The pod's containers wait with this reason and message, the pod Pending: a create or pull the
+   * kubelet retries (CreateContainerError, ErrImagePull). startPods() starts it when the test says so.
+   */
+  waitOn(podName: string, reason: string, message?: string): KubeObject {
+    const pod = this.pod(podName);
+    return this.setStatus(pod, {
+      phase: 'Pending',
+      containerStatuses: containerNames(pod).map((name) => ({
+        name,
+        ready: false,
+        restartCount: 0,
+        state: { waiting: { reason, ...(message === undefined ? {} : { message }) } },
+      })),
+    });
+  }
+
   /** The pod's containers end with this exit code: Succeeded on 0, Failed otherwise. */
   exit(podName: string, exitCode: number, reason = exitCode === 0 ? 'Completed' : 'Error'): KubeObject {
     const pod = this.pod(podName);

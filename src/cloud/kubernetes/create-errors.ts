@@ -1,0 +1,64 @@
+import type { V1Pod } from '@kubernetes/client-node';
+import type { ReplicaStatus } from '../../service/ports.ts';
+
+/**
+ * CreateContainerError messages of a runtime too loaded to answer in time, which the kubelet retries
+ * and which usually clear within a minute: a create that outlasted the kubelet's runtime request
+ * timeout ("context deadline exceeded"), and its retry finding the name still held by that create
+ * (containerd: "failed to reserve container name ... is reserved for ...", CRI-O: "name is reserved").
+ * Any other CreateContainerError (no command, a mount the image cannot take) fails at once.
+ */
+const TRANSIENT_CREATE =
+  /failed to reserve container name|name is reserved|context deadline exceeded|DeadlineExceeded/i;
+
+/**
+ * How long a pod may stay in a passing CreateContainerError before its replica fails: past the
+ * kubelet's runtime request timeout (2 min), so a create that outlasted it once has finished or given
+ * up. One stuck longer (a reserved name containerd never frees) is failed: a restart makes new pods,
+ * whose names nothing holds.
+ */
+export const TRANSIENT_CREATE_LIMIT_MS = 180_000;
+
+export function transientCreateError(reason: string | undefined, message: string | undefined): boolean {
+  return reason === 'CreateContainerError' && TRANSIENT_CREATE.test(message ?? '');
+}
+
+const waitingOf = (pod: V1Pod) => pod.status?.containerStatuses?.[0]?.state?.waiting;
+
+/**
+ * Pods waiting in a passing CreateContainerError (replicaStatusOf reports them starting, with the
+ * kubelet's reason): each is failed once it has been seen so, pass after pass, for
+ * TRANSIENT_CREATE_LIMIT_MS. The clock is in memory: a restarted boa starts it again (the start
+ * deadline still bounds the wait).
+ */
+export class CreateErrorWaits {
+  /** Pod uid: when it was first seen in a passing CreateContainerError, without a pass in between out of it. */
+  private readonly since = new Map<string, number>();
+
+  /** Called once a pass with every pod listed: a pod gone or out of the error starts again at zero. */
+  note(pods: readonly V1Pod[], now: number): void {
+    const waiting = new Set<string>();
+    for (const pod of pods) {
+      const uid = pod.metadata?.uid;
+      const state = waitingOf(pod);
+      if (!uid || pod.metadata?.deletionTimestamp || !transientCreateError(state?.reason, state?.message))
+        continue;
+      waiting.add(uid);
+      if (!this.since.has(uid)) this.since.set(uid, now);
+    }
+    for (const uid of this.since.keys()) if (!waiting.has(uid)) this.since.delete(uid);
+  }
+
+  /** The pod's status, failed once its passing CreateContainerError has lasted the limit. */
+  status(pod: V1Pod, status: ReplicaStatus, now: number): ReplicaStatus {
+    const since = this.since.get(pod.metadata?.uid ?? '');
+    if (status.phase !== 'starting' || since === undefined || now - since < TRANSIENT_CREATE_LIMIT_MS)
+      return status;
+    const lasted = Math.round((now - since) / 1000);
+    return {
+      ...status,
+      phase: 'failed',
+      reason: `${status.reason} (for ${lasted} s: the runtime did not clear it)`,
+    };
+  }
+}
