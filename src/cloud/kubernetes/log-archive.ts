@@ -8,7 +8,7 @@ import { NOT_WHOLE } from './archived-log.ts';
 import { followPodTail, type PodLogFollowDeps } from './log-follow.ts';
 import { withKubeRetry } from './retry.ts';
 import { deleteJobFolder, jobsWithFolders } from '../job-folders.ts';
-import { identityOf, podName, type PodIdentity } from './names.ts';
+import { identityOf, type PodIdentity } from './names.ts';
 import { containerEnded, CONTAINER } from './pods.ts';
 
 /** The most of a pod's log kept once the pod goes: its last MiB (as `boa jobs logs` reads a live one). */
@@ -34,8 +34,9 @@ export class PodLogArchive {
     { stop: AbortController; done: Promise<void>; jobId: number }
   >();
   /**
-   * Pods kept already, and whether after their container ended (the log whole, never read again): a
-   * Terminating pod is seen again until its deletion reaches the cache, an ended one for an hour.
+   * Pods kept already (by attemptKey, as the maps below), and whether after their container ended (the
+   * log whole, never read again): a Terminating pod is seen again until its deletion reaches the cache,
+   * an ended one for an hour.
    */
   private readonly kept = new Map<string, boolean>();
   /**
@@ -58,6 +59,7 @@ export class PodLogArchive {
     const id = this.identity(pod);
     if (!id || this.keptWhole(pod)) return;
     const name = pod.metadata!.name!;
+    const key = attemptKey(pod);
     const { api, namespace, retry } = this.deps;
     const container = CONTAINER;
     try {
@@ -74,10 +76,10 @@ export class PodLogArchive {
         retry,
       );
       // Fewer lines than asked and within the allowance: the log from its beginning.
-      this.write(id, text, lineCount(text) < ARCHIVE_LINES, containerEnded(pod));
+      this.write(id, key, text, lineCount(text) < ARCHIVE_LINES, containerEnded(pod));
     } catch (error) {
       this.failed(name, error);
-      this.countFailure(name);
+      this.countFailure(key);
     }
   }
 
@@ -88,10 +90,11 @@ export class PodLogArchive {
   keptWhole(pod: V1Pod): boolean {
     const id = this.identity(pod);
     if (!id) return true;
-    const name = pod.metadata!.name!;
-    if (this.kept.get(name) === true || (this.failures.get(name) ?? 0) >= TRIES) return true;
+    const key = attemptKey(pod);
+    if (this.kept.get(key) === true || (this.failures.get(key) ?? 0) >= TRIES) return true;
+    // Only a pod that ran has the mark, and only one never ran is made again under its name (readmit.ts).
     if (!existsSync(this.endedMark(id))) return false;
-    this.remember(name, true);
+    this.remember(key, true);
     return true;
   }
 
@@ -102,9 +105,10 @@ export class PodLogArchive {
   async keepStopping(pod: V1Pod): Promise<void> {
     const id = this.identity(pod);
     const name = pod.metadata?.name ?? '';
+    const key = attemptKey(pod);
     // Not skipped when it looks Pending: the cache may be behind, and a container not started is
     // waited for by the follow until the pod is gone.
-    if (!id || this.followed.has(name)) return;
+    if (!id || this.followed.has(key)) return;
     if (this.followed.size >= MAX_FOLLOWED) return this.keepEnded(pod);
     const stop = new AbortController();
     const timer = setTimeout(() => stop.abort(), this.followLimitMs);
@@ -121,32 +125,32 @@ export class PodLogArchive {
         }
         // What came is kept even when the stream failed; a full disk is logged, not thrown (no one awaits).
         try {
-          this.write(id, tail.text(), tail.whole && tail.pushed < ARCHIVE_LINES, false);
+          this.write(id, key, tail.text(), tail.whole && tail.pushed < ARCHIVE_LINES, false);
         } catch (error) {
           this.failed(name, error);
         }
       })().finally(() => {
         clearTimeout(timer);
-        this.followed.delete(name);
+        this.followed.delete(key);
       });
-      this.followed.set(name, { stop, done, jobId: id.jobId });
+      this.followed.set(key, { stop, done, jobId: id.jobId });
     } catch (error) {
       clearTimeout(timer);
       this.failed(name, error);
-      this.countFailure(name);
+      this.countFailure(key);
     }
   }
 
-  private countFailure(name: string): void {
-    this.failures.set(name, (this.failures.get(name) ?? 0) + 1);
+  private countFailure(key: string): void {
+    this.failures.set(key, (this.failures.get(key) ?? 0) + 1);
     // Bounded: an old name seen again only costs its tries again.
     if (this.failures.size > 10_000) this.failures.delete(this.failures.keys().next().value!);
   }
 
   /** Whether a pod's log is kept already (or being followed to be). */
   has(pod: V1Pod): boolean {
-    const name = pod.metadata?.name ?? '';
-    return this.followed.has(name) || this.kept.has(name) || (this.failures.get(name) ?? 0) >= TRIES;
+    const key = attemptKey(pod);
+    return this.followed.has(key) || this.kept.has(key) || (this.failures.get(key) ?? 0) >= TRIES;
   }
 
   /** The generations of a replica with a kept log, newest first. */
@@ -232,7 +236,7 @@ export class PodLogArchive {
    * `whole`: read after its container ended; marked so once the log is in place (a crash between
    * leaves it unmarked, read once more).
    */
-  private write(id: PodIdentity, text: string, fromStart: boolean, whole: boolean): void {
+  private write(id: PodIdentity, key: string, text: string, fromStart: boolean, whole: boolean): void {
     // Nothing written (a pod turned away before it ran): nothing to keep, not an empty log.
     if (text !== '') {
       const file = this.file(id);
@@ -249,11 +253,11 @@ export class PodLogArchive {
       writeFileDurably(file, fromStart && kept === text ? kept : `${NOT_WHOLE}\n${kept}`);
       if (whole) writeFileDurably(this.endedMark(id), '');
     }
-    this.remember(podName(id.jobId, id.generation, id.rank), whole);
+    this.remember(key, whole);
   }
 
-  private remember(name: string, whole: boolean): void {
-    this.kept.set(name, whole);
+  private remember(key: string, whole: boolean): void {
+    this.kept.set(key, whole);
     // Bounded: an old name seen again only costs one more look (or read).
     if (this.kept.size > 10_000) this.kept.delete(this.kept.keys().next().value!);
   }
@@ -297,6 +301,13 @@ class TailBuffer {
     return this.lines.slice(this.first).join('');
   }
 }
+
+/**
+ * One attempt of a pod: its uid. A pod its node turned away is made again under the same name
+ * (readmit.ts): keyed by name, an earlier attempt's empty log or failed reads kept a later attempt's
+ * log from being kept at all.
+ */
+const attemptKey = (pod: V1Pod): string => pod.metadata?.uid ?? pod.metadata?.name ?? '';
 
 const lineCount = (text: string) => text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
 
