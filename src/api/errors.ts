@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { ZodError } from 'zod';
 import { ServiceError } from '../service/errors.ts';
 import { ProfileError } from '../core/profile.ts';
+import { isLocked } from '../store/busy.ts';
 import { issueText } from '../core/issue-text.ts';
 import { isMalformedJson, malformedJson } from './malformed-json.ts';
 
@@ -103,7 +104,8 @@ export function handleError(error: Error, c: Context, logger: Logger) {
 function storeRefusal(error: Error): { code: string; message: string } | undefined {
   const code = (error as { code?: unknown }).code;
   if (error.name !== 'SqliteError' || typeof code !== 'string') return undefined;
-  if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED')
+  // The families: SQLite's extended codes (SQLITE_BUSY_SNAPSHOT, SQLITE_LOCKED_SHAREDCACHE) are the same refusal.
+  if (isLocked(error))
     return {
       code: 'store_busy',
       message:
