@@ -28,7 +28,7 @@ export function createApp(service: BoaService, scheduler: Scheduler, operatorTok
       if (!result.success) return validationError(c, result.error);
     },
   });
-  app.onError((error, c) => handleError(error, c, service.deps.logger));
+  app.onError((error, c) => handleError(error, c, service.deps.logger, service.deps.repo.db.$client.name));
   // After the answer is made, whoever made it (a route, onError, notFound): security-headers.ts.
   app.use('*', async (c, next) => {
     await next();

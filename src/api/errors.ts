@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { ZodError } from 'zod';
 import { ServiceError } from '../service/errors.ts';
 import { ProfileError } from '../core/profile.ts';
-import { isLocked } from '../store/busy.ts';
+import { storeRefusal } from '../store/refusal.ts';
 import { issueText } from '../core/issue-text.ts';
 import { isMalformedJson, malformedJson } from './malformed-json.ts';
 
@@ -65,7 +65,8 @@ function plainIssue(issues: readonly Issue[]): Issue | undefined {
   return first;
 }
 
-export function handleError(error: Error, c: Context, logger: Logger) {
+/** `storeFile`: the database's file, which the log names when it refuses a write. */
+export function handleError(error: Error, c: Context, logger: Logger, storeFile: string) {
   if (error instanceof ServiceError) {
     return c.json(errorBody(error.code, error.message, error.field, error.details), error.status);
   }
@@ -88,9 +89,20 @@ export function handleError(error: Error, c: Context, logger: Logger) {
   }
   // A write the database refused (found in a failure-mode review: each was a 500 "internal error",
   // saying nothing an operator could act on). The write's transaction was rolled back.
-  const refused = storeRefusal(error);
+  const refused = storeRefusal(error, storeFile);
   if (refused) {
-    logger.warn({ event: refused.code, path: c.req.path, error: error.message }, 'database refused a write');
+    // A failing disk is an error to act on; a lock or a full disk passes once its cause is gone.
+    const level = refused.code === 'store_io_error' ? 'error' : 'warn';
+    logger[level](
+      {
+        event: refused.code,
+        path: c.req.path,
+        file: storeFile,
+        sqliteCode: refused.sqliteCode,
+        error: error.message,
+      },
+      'database refused a write',
+    );
     return c.json(errorBody(refused.code, refused.message), 503);
   }
   logger.error(
@@ -98,31 +110,4 @@ export function handleError(error: Error, c: Context, logger: Logger) {
     'internal error',
   );
   return c.json(errorBody('internal', 'internal error; see the service log'), 500);
-}
-
-/** Why the database refused a write, when it is the database's state, not boa's (SqliteError codes). */
-function storeRefusal(error: Error): { code: string; message: string } | undefined {
-  const code = (error as { code?: unknown }).code;
-  if (error.name !== 'SqliteError' || typeof code !== 'string') return undefined;
-  // The families: SQLite's extended codes (SQLITE_BUSY_SNAPSHOT, SQLITE_LOCKED_SHAREDCACHE) are the same refusal.
-  if (isLocked(error))
-    return {
-      code: 'store_busy',
-      message:
-        `the database is locked by another process (${code}), such as a sqlite3 shell or a backup ` +
-        'holding a write transaction: this request was refused; try again once it is released',
-    };
-  if (code === 'SQLITE_FULL')
-    return {
-      code: 'store_full',
-      message: `the disk holding the database is full (${code}): this request was refused; free space on it and try again`,
-    };
-  if (code.startsWith('SQLITE_READONLY'))
-    return {
-      code: 'store_read_only',
-      message:
-        `the database cannot be written (${code}: a read-only file system, or a file boa may not write): ` +
-        'this request was refused; make it writable and try again',
-    };
-  return undefined;
 }
