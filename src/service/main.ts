@@ -13,6 +13,7 @@ import { fromSource } from './config-sources.ts';
 import { PRUNE_EVERY_MS, pruneJobLogs, pruneOldRows } from './retention.ts';
 import { undoFreshDataDir } from './fresh-data-dir.ts';
 import { listen, StartupError, startFailure } from './startup.ts';
+import { logTickFailure } from './tick-failure.ts';
 
 const program = new Command('boa-service')
   .description('boa: budget-aware GPU rental service')
@@ -128,11 +129,7 @@ try {
     try {
       await scheduler.tick();
     } catch (error) {
-      // The stack too: a programming error in a tick is otherwise one line with nothing to find it by.
-      logger.error(
-        { event: 'tick_failed', error: (error as Error).message, stack: (error as Error).stack },
-        'tick failed',
-      );
+      logTickFailure(logger, error, service.deps.repo.db.$client.name);
     } finally {
       ticking = false;
     }

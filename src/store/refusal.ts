@@ -6,7 +6,11 @@ import { unwritable } from './writable.ts';
 export interface StoreRefusal {
   /** The API's error code. */
   readonly code: 'store_busy' | 'store_full' | 'store_read_only' | 'store_io_error';
-  /** What happened and what to do, for the answer. */
+  /** What happened, with SQLite's code. */
+  readonly cause: string;
+  /** What to do. */
+  readonly fix: string;
+  /** For the answer to a request: the cause, the request refused, and what to do. */
   readonly message: string;
   /** SQLite's own code (extended: SQLITE_IOERR_WRITE), for the log. */
   readonly sqliteCode: string;
@@ -20,46 +24,47 @@ export interface StoreRefusal {
 export function storeRefusal(error: unknown, file: string): StoreRefusal | undefined {
   const code = (error as { code?: unknown }).code;
   if (!(error instanceof Error) || error.name !== 'SqliteError' || typeof code !== 'string') return undefined;
-  const refusal = (kind: StoreRefusal['code'], message: string) => ({
+  const refusal = (kind: StoreRefusal['code'], cause: string, fix: string): StoreRefusal => ({
     code: kind,
-    message,
+    cause,
+    fix,
+    message: `${cause}: this request was refused; ${fix}`,
     sqliteCode: code,
   });
   if (isLocked(error))
     return refusal(
       'store_busy',
       `the database is locked by another process (${code}), such as a sqlite3 shell or a backup ` +
-        'holding a write transaction: this request was refused; try again once it is released',
+        'holding a write transaction',
+      'try again once it is released',
     );
   if (code === 'SQLITE_FULL')
     return refusal(
       'store_full',
-      `the disk holding the database is full (${code}): this request was refused; free space on it and try again`,
+      `the disk holding the database is full (${code})`,
+      'free space on it and try again',
     );
-  if (code.startsWith('SQLITE_READONLY')) return readOnly(code, undefined);
+  const readOnly = (cause: string) =>
+    refusal(
+      'store_read_only',
+      `the database cannot be written (${code}: ${cause})`,
+      'make it writable and try again',
+    );
+  if (code.startsWith('SQLITE_READONLY'))
+    return readOnly('a read-only file system, or a file boa may not write');
   if (code.startsWith('SQLITE_IOERR')) {
     // A file system remounted read-only while boa runs (ext4's errors=remount-ro) fails SQLite's writes
     // with an I/O error (EROFS), not SQLITE_READONLY, which it gives only when opened on one: told apart here.
     const cause = file === ':memory:' ? undefined : whyUnwritable(file);
-    if (cause !== undefined) return readOnly(code, cause);
+    if (cause !== undefined) return readOnly(cause);
     return refusal(
       'store_io_error',
-      `the disk failed a read or write of the database (${code}: ${error.message}): this request was ` +
-        "refused; check the disk and its file system (the kernel's log, dmesg) and try again once it is sound; " +
+      `the disk failed a read or write of the database (${code}: ${error.message})`,
+      "check the disk and its file system (the kernel's log, dmesg) and try again once it is sound; " +
         'the service log names the file',
     );
   }
   return undefined;
-}
-
-function readOnly(code: string, cause: string | undefined): StoreRefusal {
-  return {
-    code: 'store_read_only',
-    message:
-      `the database cannot be written (${code}: ${cause ?? 'a read-only file system, or a file boa may not write'}): ` +
-      'this request was refused; make it writable and try again',
-    sqliteCode: code,
-  };
 }
 
 /** Why the database's folder or files cannot be written now, or undefined when they can. */
