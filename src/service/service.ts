@@ -311,11 +311,12 @@ export class BoaService {
   /** Renews a self-launched job's lease: in memory at once, in the store at most every tenth of it. */
   touch(job: ServiceJob): void {
     const now = this.deps.clock.now();
-    this.seenAt.set(job.id, now);
+    // Memory after the write: one the store refused (the poll answered 503) leaves the next poll to write it.
     if (job.lastSeenAt === null || now - job.lastSeenAt >= this.deps.config.leaseSeconds * 100) {
-      job.lastSeenAt = now;
       this.deps.repo.touchJob(job.id, now);
+      job.lastSeenAt = now;
     }
+    this.seenAt.set(job.id, now);
   }
 
   /** Each job's last poll or report; the stored lastSeenAt lags it by at most a tenth of the lease. */

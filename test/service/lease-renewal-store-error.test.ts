@@ -1,0 +1,46 @@
+/**
+ * A poll whose lease renewal the store refuses (a failing disk) is answered 503 and changes nothing in
+ * memory either: the next poll writes the renewal again. Before, memory took the new last-seen time
+ * before the write, so the next polls (for a tenth of the lease) took it as written and wrote nothing,
+ * and the store's lastSeenAt stayed behind what memory said it held.
+ */
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startService } from './harness.ts';
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const fn of cleanups.splice(0)) await fn();
+});
+
+describe('a lease renewal the store refuses', () => {
+  it('leaves the last-seen time as stored, and the next poll renews it', async () => {
+    const s = await startService({ config: { leaseSeconds: 300 } });
+    cleanups.push(s.close);
+    const { job, token } = s.service.registerJob('cifar10', 'a');
+    const poll = () => s.request('GET', `/v1/jobs/${job.id}/allocation`, undefined, token);
+    expect((await poll()).status).toBe(200);
+    const stored = () => s.repo.getJob(job.id)?.lastSeenAt;
+    const seenBefore = s.service.lastSeen(job);
+    expect(stored()).toBe(job.lastSeenAt);
+
+    // Past a tenth of the lease, so the next poll writes its renewal; the disk fails that write once.
+    s.clock.advance(60);
+    const touchJob = s.repo.touchJob.bind(s.repo);
+    let failed = false;
+    s.repo.touchJob = (id, at) => {
+      if (failed) return touchJob(id, at);
+      failed = true;
+      throw new Database.SqliteError('disk I/O error', 'SQLITE_IOERR_WRITE');
+    };
+    const refused = await poll();
+    expect(refused.status).toBe(503);
+    expect(refused.body.error.code).toBe('store_io_error');
+    expect(job.lastSeenAt).toBe(stored());
+    expect(s.service.lastSeen(job)).toBe(seenBefore);
+
+    expect((await poll()).status).toBe(200);
+    expect(stored()).toBe(s.clock.now());
+    expect(job.lastSeenAt).toBe(stored());
+  });
+});
