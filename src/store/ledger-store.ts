@@ -1,7 +1,7 @@
 /**
  * The ledger: GPUs paid (nodes, from launch until seen gone) and allocated (jobs, as samples) over time,
  * the record the budget is kept against. Apart from the rest of the store because it keeps mirrors in
- * memory, each reloaded when a transaction rolls back (Repository.transaction): the nodes still open,
+ * memory, each reloaded after a transaction rolls back (Repository.transaction): the nodes still open,
  * so a tick writes only what changed; where allocated time resumes, so samples never overlap; and the
  * window's paid sum the spend ceiling reads every tick (paid-window.ts).
  */
@@ -19,20 +19,41 @@ export class LedgerStore {
   private paidWindow: PaidWindow | undefined;
   /** Each class's allocated GPU-time of whole past hours (class-hours.ts). */
   private readonly classHours: ClassHours;
+  /** True while the mirrors may hold what a rollback took back (reloadAtNextUse). */
+  private stale = false;
 
   constructor(private readonly hot: ReturnType<typeof prepareHot>) {
     this.classHours = new ClassHours((from, to) => this.classGpuMsFromSamples(from, to));
     this.reload();
   }
 
-  /** Re-reads the mirrors from the store: at start, and after a rollback took back what they noted. */
-  reload(): void {
+  /**
+   * Re-reads the mirrors from the store: at start, and at the first use after a rollback took back what
+   * they noted. Read before anything is changed: one that fails leaves them to be read again.
+   */
+  private reload(): void {
+    const open = this.hot.openNodeIds.all() as string[];
+    // A sample rolled back leaves its interval to the next one to record.
+    const cursor = (this.hot.lastAllocationTo.get() as number | null) ?? Number.NEGATIVE_INFINITY;
     this.openNodes.clear();
-    for (const id of this.hot.openNodeIds.all() as string[]) this.openNodes.add(id);
+    for (const id of open) this.openNodes.add(id);
+    this.allocationCursor = cursor;
+    this.stale = false;
+  }
+
+  /**
+   * After a rollback: the mirrors are re-read at their next use, not now. A disk that failed the write
+   * may fail that read too, which then left them half cleared: nodes gone never closed (paid on), the
+   * next allocation sample starting after the rolled-back one's interval (lost).
+   */
+  reloadAtNextUse(): void {
+    this.stale = true;
     this.paidWindow = undefined;
     this.classHours.clear();
-    // A sample rolled back leaves its interval to the next one to record.
-    this.allocationCursor = (this.hot.lastAllocationTo.get() as number | null) ?? Number.NEGATIVE_INFINITY;
+  }
+
+  private fresh(): void {
+    if (this.stale) this.reload();
   }
 
   /**
@@ -40,6 +61,7 @@ export class LedgerStore {
    * now (billing is counted until the service sees a node gone, never less).
    */
   observeNodes(nodes: ReadonlyArray<{ id: string; gpus: number; launchedAt: number }>, now: number): void {
+    this.fresh();
     const listed = new Set<string>();
     for (const node of nodes) {
       listed.add(node.id);
@@ -145,6 +167,7 @@ export class LedgerStore {
     expectedGpus: number | null = null,
     gpusByClass: Readonly<Record<string, number>> | null = null,
   ): void {
+    this.fresh();
     const start = Math.max(from, this.allocationCursor);
     if (to <= start) return;
     const byClass = gpusByClass === null ? null : JSON.stringify(gpusByClass);
@@ -154,6 +177,7 @@ export class LedgerStore {
 
   /** Each class's allocated GPU-milliseconds over [from, to], from the samples that kept classes. */
   allocatedGpuMsByClass(from: number, to: number): Map<string, number> {
+    this.fresh();
     return this.classHours.byClass(from, to, this.allocationCursor);
   }
 
@@ -179,6 +203,7 @@ export class LedgerStore {
 
   /** End of the latest allocation sample, if any: where the ledger's allocated time resumes. */
   lastAllocationTo(): number | undefined {
+    this.fresh();
     return Number.isFinite(this.allocationCursor) ? this.allocationCursor : undefined;
   }
 }

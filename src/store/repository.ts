@@ -93,10 +93,10 @@ export class Repository {
     try {
       return this.db.$client.transaction(fn).immediate();
     } catch (error) {
-      // Rolled back: what the in-memory mirrors took from it is re-read from the store.
-      // The mirror first: it cannot throw, and the reload reads the store.
+      // Rolled back: what the in-memory mirrors took from it is re-read from the store, at their next
+      // use: read here, a read the failing disk refused too replaced the write's own error.
       this.submissions.reset();
-      this.ledger.reload();
+      this.ledger.reloadAtNextUse();
       throw error;
     }
   }
