@@ -50,12 +50,14 @@ export function storeRefusal(error: unknown, file: string): StoreRefusal | undef
       `the database cannot be written (${code}: ${cause})`,
       'make it writable and try again',
     );
+  // Which folder or file cannot be written, and why, when the file system says.
+  const unwritableNow = () => (file === ':memory:' ? undefined : whyUnwritable(file));
   if (code.startsWith('SQLITE_READONLY'))
-    return readOnly('a read-only file system, or a file boa may not write');
+    return readOnly(unwritableNow() ?? 'a read-only file system, or a file boa may not write');
   if (code.startsWith('SQLITE_IOERR')) {
     // A file system remounted read-only while boa runs (ext4's errors=remount-ro) fails SQLite's writes
     // with an I/O error (EROFS), not SQLITE_READONLY, which it gives only when opened on one: told apart here.
-    const cause = file === ':memory:' ? undefined : whyUnwritable(file);
+    const cause = unwritableNow();
     if (cause !== undefined) return readOnly(cause);
     return refusal(
       'store_io_error',

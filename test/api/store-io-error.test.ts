@@ -65,9 +65,14 @@ describe('a disk that fails the store while boa runs', () => {
     });
   }
 
-  it.skipIf(!CAN_MOUNT)(
-    'on a file system turned read-only after the start it is a 503 store_read_only naming the folder',
-    async () => {
+  it.skipIf(!CAN_MOUNT).each([
+    // What SQLite gives for a write to a file system turned read-only (EROFS)
+    'SQLITE_IOERR_WRITE',
+    // What it gives when it cannot set up the WAL's shared memory there
+    'SQLITE_READONLY_CANTINIT',
+  ])(
+    'on a file system turned read-only after the start, %s is a 503 store_read_only naming the folder',
+    async (code) => {
       const dir = tempDir();
       const { s, lines } = await started(dir);
       // Over the data dir, as the kernel's remount would leave it; the open files stay writable.
@@ -78,17 +83,17 @@ describe('a disk that fails the store while boa runs', () => {
         mounted = false;
       };
       cleanups.push(unmount);
-      failTransactions(s.db.$client, 'SQLITE_IOERR_WRITE', 'disk I/O error');
+      failTransactions(s.db.$client, code, 'disk I/O error');
       const refused = await s.request('POST', '/v1/jobs', { class: 'cifar10', name: 'a' });
       expect(refused.status).toBe(503);
       expect(refused.body.error.code).toBe('store_read_only');
       expect(refused.body.error.message).toBe(
-        `the database cannot be written (SQLITE_IOERR_WRITE: ${dir} is not writable: a read-only file system): ` +
+        `the database cannot be written (${code}: ${dir} is not writable: a read-only file system): ` +
           'this request was refused; make it writable and try again',
       );
       expect(lines.find((l) => l.event === 'store_read_only')).toMatchObject({
         file: join(dir, 'boa.sqlite'),
-        sqliteCode: 'SQLITE_IOERR_WRITE',
+        sqliteCode: code,
       });
       unmount();
       expect((await s.request('GET', '/v1/jobs')).body.jobs).toEqual([]);
