@@ -354,7 +354,16 @@ export class BoaService {
     const job = this.activeJob(id, token);
     // Renewed once the report is taken: a refused one changes nothing stored (found in review).
     const reported = reportProgress(this, job, statEpoch, workDoneSeconds, generation, sequence);
-    this.touch(job);
+    try {
+      this.touch(job);
+    } catch (error) {
+      // The report is stored: answered 503, the client would send it again. The renewal changed nothing
+      // in memory (touch), so the next poll or report writes it.
+      this.deps.logger.warn(
+        { event: 'lease_renewal_failed', jobId: id, error: (error as Error).message },
+        "a job's lease renewal was not stored; the next poll renews it",
+      );
+    }
     return reported;
   }
 

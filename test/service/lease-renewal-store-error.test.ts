@@ -2,7 +2,8 @@
  * A poll whose lease renewal the store refuses (a failing disk) is answered 503 and changes nothing in
  * memory either: the next poll writes the renewal again. Before, memory took the new last-seen time
  * before the write, so the next polls (for a tenth of the lease) took it as written and wrote nothing,
- * and the store's lastSeenAt stayed behind what memory said it held.
+ * and the store's lastSeenAt stayed behind what memory said it held. A progress report whose renewal
+ * fails is stored and answered 200: it was a 503 for a report taken, which the client then sent again.
  */
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -42,5 +43,32 @@ describe('a lease renewal the store refuses', () => {
     expect((await poll()).status).toBe(200);
     expect(stored()).toBe(s.clock.now());
     expect(job.lastSeenAt).toBe(stored());
+  });
+});
+
+describe('a progress report whose lease renewal the store refuses', () => {
+  it('is taken and answered as taken; the next poll renews the lease', async () => {
+    const s = await startService({ config: { leaseSeconds: 300 } });
+    cleanups.push(s.close);
+    const { job, token } = s.service.registerJob('cifar10', 'a');
+    expect((await s.request('GET', `/v1/jobs/${job.id}/allocation`, undefined, token)).status).toBe(200);
+    s.clock.advance(60);
+    const touchJob = s.repo.touchJob.bind(s.repo);
+    let failed = false;
+    s.repo.touchJob = (id, at) => {
+      if (failed) return touchJob(id, at);
+      failed = true;
+      throw new Database.SqliteError('disk I/O error', 'SQLITE_IOERR_WRITE');
+    };
+    const report = await s.request('POST', `/v1/jobs/${job.id}/progress`, { statEpoch: 1 }, token);
+    // Answered 503 before, though the report was stored: the client sent it again.
+    expect(report.status).toBe(200);
+    expect(failed).toBe(true);
+    expect(s.repo.getJob(job.id)?.statEpoch).toBe(1);
+    expect(s.repo.getJob(job.id)?.lastSeenAt).toBe(job.lastSeenAt);
+    expect(job.lastSeenAt).toBeLessThan(s.clock.now());
+
+    expect((await s.request('GET', `/v1/jobs/${job.id}/allocation`, undefined, token)).status).toBe(200);
+    expect(s.repo.getJob(job.id)?.lastSeenAt).toBe(s.clock.now());
   });
 });
