@@ -319,6 +319,22 @@ export class BoaService {
     this.seenAt.set(job.id, now);
   }
 
+  /**
+   * `touch` after a request's own change is stored (a report, a replayed submission's new token): a
+   * renewal the store refuses then is logged, not answered 503, which would have the client send again
+   * what was taken. It changed nothing in memory, so the next poll or report writes it.
+   */
+  touchAfterStored(job: ServiceJob): void {
+    try {
+      this.touch(job);
+    } catch (error) {
+      this.deps.logger.warn(
+        { event: 'lease_renewal_failed', jobId: job.id, error: (error as Error).message },
+        "a job's lease renewal was not stored; the next poll renews it",
+      );
+    }
+  }
+
   /** Each job's last poll or report; the stored lastSeenAt lags it by at most a tenth of the lease. */
   readonly seenAt = new Map<number, number>();
 
@@ -354,16 +370,7 @@ export class BoaService {
     const job = this.activeJob(id, token);
     // Renewed once the report is taken: a refused one changes nothing stored (found in review).
     const reported = reportProgress(this, job, statEpoch, workDoneSeconds, generation, sequence);
-    try {
-      this.touch(job);
-    } catch (error) {
-      // The report is stored: answered 503, the client would send it again. The renewal changed nothing
-      // in memory (touch), so the next poll or report writes it.
-      this.deps.logger.warn(
-        { event: 'lease_renewal_failed', jobId: id, error: (error as Error).message },
-        "a job's lease renewal was not stored; the next poll renews it",
-      );
-    }
+    this.touchAfterStored(job);
     return reported;
   }
 

@@ -72,3 +72,37 @@ describe('a progress report whose lease renewal the store refuses', () => {
     expect(s.repo.getJob(job.id)?.lastSeenAt).toBe(s.clock.now());
   });
 });
+
+describe('a replayed submission whose lease renewal the store refuses', () => {
+  it('answers with the new token, which works', async () => {
+    const s = await startService({ config: { leaseSeconds: 300 } });
+    cleanups.push(s.close);
+    const submit = () =>
+      s.app.request('/v1/jobs', {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${s.token}`,
+          'content-type': 'application/json',
+          'idempotency-key': 'k-1',
+        },
+        body: JSON.stringify({ class: 'cifar10', name: 'r' }),
+      });
+    const first = await submit();
+    expect(first.status).toBe(201);
+    s.clock.advance(60);
+    const touchJob = s.repo.touchJob.bind(s.repo);
+    let failed = false;
+    s.repo.touchJob = (id, at) => {
+      if (failed) return touchJob(id, at);
+      failed = true;
+      throw new Database.SqliteError('disk I/O error', 'SQLITE_IOERR_WRITE');
+    };
+    // The replay stores a new token: answered 503 before, no one had the token the job then held.
+    const replay = await submit();
+    expect(failed).toBe(true);
+    expect(replay.status).toBe(201);
+    const { id, token } = (await replay.json()) as { id: number; token: string };
+    expect((await s.request('GET', `/v1/jobs/${id}/allocation`, undefined, token)).status).toBe(200);
+    expect(s.repo.getJob(id)?.lastSeenAt).toBe(s.clock.now());
+  });
+});
