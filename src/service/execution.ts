@@ -371,12 +371,12 @@ export class Execution {
     const lost: ServiceJob[] = [];
     for (const job of this.service.state.jobs.values()) {
       if (job.workload || job.state !== 'running') continue;
-      if (now - this.service.lastSeen(job) > leaseMs) lost.push(job);
+      if (now - this.service.leases.lastSeen(job) > leaseMs) lost.push(job);
     }
     // Guarded as the executor's steps: a store error here came after the tick's commit, and thrown it
     // skipped the tick's executor reconcile, re-plan and metrics (the heartbeat) and failed the tick.
     for (const job of lost) {
-      const silent = Math.round((now - this.service.lastSeen(job)) / 1000);
+      const silent = Math.round((now - this.service.leases.lastSeen(job)) / 1000);
       this.guarded(job.id, 'lease', () =>
         this.service.finishJob(job.id, 'lost', undefined, {
           exitCode: null,

@@ -73,7 +73,7 @@ function replay(svc: BoaService, row: JobRow, key: string, fingerprint: string):
     svc.deps.repo.updateJob(job.id, { tokenHash });
     job.tokenHash = tokenHash;
     // Its launcher is only now able to poll: the retry renews the lease it would otherwise lose.
-    if (job.state === 'waiting' || job.state === 'running') svc.touchAfterStored(job);
+    if (job.state === 'waiting' || job.state === 'running') svc.leases.touchAfterStored(job);
   }
   const tokenReplaced = row.tokenSeed === null;
   svc.deps.logger.info(

@@ -148,7 +148,7 @@ export function finishJob(
     throw error;
   }
   svc.state.jobs.delete(job.id);
-  svc.seenAt.delete(job.id);
+  svc.leases.forget(job.id);
   // A job failed for good or lost is at least as loud as the restarts before it (job_restart, warn).
   const level = state === 'failed' || state === 'lost' ? 'warn' : 'info';
   svc.deps.logger[level]({ event: `job_${state}`, jobId: job.id, ...failure }, `job ${state}`);

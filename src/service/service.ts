@@ -1,5 +1,6 @@
 import { bookedByClass } from './gpu-time.ts';
 import { HeartbeatHold, nodeDrainMs } from './heartbeat-hold.ts';
+import { JobLeases } from './job-leases.ts';
 import type { Logger } from 'pino';
 import type { ClassProfile } from '../core/profile.ts';
 import { ledgerPrunedBefore } from '../store/ledger-pruned.ts';
@@ -75,8 +76,8 @@ export type EndState = Extract<JobState, 'done' | 'cancelled' | 'failed' | 'lost
  */
 export class BoaService {
   readonly state = new ServiceState();
-  /** When this process loaded the state: leases count from here at the earliest. */
-  bootedAt = 0;
+  /** Self-launched jobs' leases (job-leases.ts). */
+  readonly leases: JobLeases;
   readonly planner: Planner;
   /** Runs executed jobs' replicas and judges their exits and self-launched jobs' leases (execution.ts). */
   readonly execution: Execution;
@@ -84,6 +85,7 @@ export class BoaService {
   readonly heartbeat: HeartbeatHold;
 
   constructor(readonly deps: ServiceDeps) {
+    this.leases = new JobLeases({ ...deps, leaseSeconds: deps.config.leaseSeconds });
     this.execution = new Execution(this, deps.executor);
     this.heartbeat = new HeartbeatHold(
       {
@@ -112,7 +114,7 @@ export class BoaService {
   init(defaultClasses: readonly ClassProfile[]): void {
     const { repo, clock, config } = this.deps;
     const now = clock.now();
-    this.bootedAt = now;
+    this.leases.booted(now);
     const s = this.state;
     const priorChanges: Array<{ name: string; old: number; new: number }> = [];
     repo.transaction(() => {
@@ -308,46 +310,6 @@ export class BoaService {
     return deriveJobToken(key, seed);
   }
 
-  /** Renews a self-launched job's lease: in memory at once, in the store at most every tenth of it. */
-  touch(job: ServiceJob): void {
-    const now = this.deps.clock.now();
-    // Memory after the write: one the store refused (the poll answered 503) leaves the next poll to write it.
-    if (job.lastSeenAt === null || now - job.lastSeenAt >= this.deps.config.leaseSeconds * 100) {
-      this.deps.repo.touchJob(job.id, now);
-      job.lastSeenAt = now;
-    }
-    this.seenAt.set(job.id, now);
-  }
-
-  /**
-   * `touch` after a request's own change is stored (a report, a replayed submission's new token): a
-   * renewal the store refuses then is logged, not answered 503, which would have the client send again
-   * what was taken. It changed nothing in memory, so the next poll or report writes it.
-   */
-  touchAfterStored(job: ServiceJob): void {
-    try {
-      this.touch(job);
-    } catch (error) {
-      this.deps.logger.warn(
-        { event: 'lease_renewal_failed', jobId: job.id, error: (error as Error).message },
-        "a job's lease renewal was not stored; the next poll renews it",
-      );
-    }
-  }
-
-  /** Each job's last poll or report; the stored lastSeenAt lags it by at most a tenth of the lease. */
-  readonly seenAt = new Map<number, number>();
-
-  /** When a self-launched job was last heard of (a restart counts as hearing of every job). */
-  lastSeen(job: ServiceJob): number {
-    return Math.max(
-      this.seenAt.get(job.id) ?? Number.NEGATIVE_INFINITY,
-      job.lastSeenAt ?? Number.NEGATIVE_INFINITY,
-      job.startedAt ?? Number.NEGATIVE_INFINITY,
-      this.bootedAt,
-    );
-  }
-
   /** The job, checked against its token (or the operator's, which the API checks before). */
   job(id: number, token?: string): ServiceJob {
     const stored = this.state.jobs.has(id) ? undefined : this.deps.repo.getJob(id);
@@ -370,7 +332,7 @@ export class BoaService {
     const job = this.activeJob(id, token);
     // Renewed once the report is taken: a refused one changes nothing stored (found in review).
     const reported = reportProgress(this, job, statEpoch, workDoneSeconds, generation, sequence);
-    this.touchAfterStored(job);
+    this.leases.touchAfterStored(job);
     return reported;
   }
 

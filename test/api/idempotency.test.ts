@@ -71,7 +71,7 @@ describe('POST /v1/jobs with an Idempotency-Key', () => {
     const first = await submit(s, { class: 'cifar10' }, 'lease');
     s.clock.advance(300);
     await submit(s, { class: 'cifar10' }, 'lease');
-    expect(s.service.lastSeen(s.service.job(first.body.id))).toBe(s.clock.now());
+    expect(s.service.leases.lastSeen(s.service.job(first.body.id))).toBe(s.clock.now());
   });
 
   it('the body is compared as JSON: another field order or spacing is the same request', async () => {

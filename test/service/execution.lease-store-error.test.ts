@@ -31,7 +31,7 @@ describe('a lease expiry whose store write fails', () => {
     expect([s.service.job(first.id).state, s.service.job(second.id).state]).toEqual(['running', 'running']);
 
     // Silent from here: tick until the next tick finds both leases expired, then fail the first write.
-    const silentFor = (id: number) => s.clock.now() - s.service.lastSeen(s.service.job(id));
+    const silentFor = (id: number) => s.clock.now() - s.service.leases.lastSeen(s.service.job(id));
     while (Math.min(silentFor(first.id), silentFor(second.id)) <= 300_000) await s.ticks(1);
     failOnce(s.repo, 'saveJobState');
     const failures = s.service.state.counters.tickFailures;

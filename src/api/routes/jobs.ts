@@ -322,7 +322,7 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
       // A poll renews a self-launched job's lease (leaseSeconds); only active jobs hold one. The
       // operator token's too: a launcher may hold it (the demo's does), and the dashboard polls no
       // allocation (a review asked; renewing on the job's token alone left the demo's jobs lost).
-      if (job.state === 'waiting' || job.state === 'running') c.var.service.touch(job);
+      if (job.state === 'waiting' || job.state === 'running') c.var.service.leases.touch(job);
       return c.json(allocationView(c.var.service, job), 200);
     },
   );
