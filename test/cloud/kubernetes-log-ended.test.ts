@@ -31,15 +31,21 @@ async function passes(executor: Executor, n: number): Promise<void> {
   }
 }
 
+/** Job 9's one replica running on the first node, under an executor that keeps ended pods' logs in a temp dir. */
+async function runningPod() {
+  const dir = mkdtempSync(join(tmpdir(), 'boa-ended-logs-'));
+  dirs.push(dir);
+  const executor = cluster.executor({}, { logArchiveDir: dir });
+  const node = cluster.nodes[0]!;
+  const job = jobOnNodes(9, 1, [node], { gpus: 1, env: () => ({}) });
+  const name = podName(9, 1, 0);
+  await reconcileUntil(executor, [job], () => pod(name)?.status?.phase === 'Running', 'running');
+  return { dir, executor, node, job, name };
+}
+
 describe("an ended pod's log", () => {
   it('is kept once boa sees it ended, so it outlives its node being scaled in; read once, not every pass', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'boa-ended-logs-'));
-    dirs.push(dir);
-    const executor = cluster.executor({}, { logArchiveDir: dir });
-    const node = cluster.nodes[0]!;
-    const job = jobOnNodes(9, 1, [node], { gpus: 1, env: () => ({}) });
-    const name = podName(9, 1, 0);
-    await reconcileUntil(executor, [job], () => pod(name)?.status?.phase === 'Running', 'running');
+    const { dir, executor, node, job, name } = await runningPod();
     cluster.fake.kubelet.writeLog(name, 'Traceback: CUDA error: out of memory\n');
     cluster.fake.kubelet.exit(name, 1);
     let failed = false;
@@ -68,13 +74,7 @@ describe("an ended pod's log", () => {
   }, 30_000);
 
   it("is answered (and followed) from boa's copy while the API server cannot reach its kubelet (its node going), not an error", async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'boa-ended-logs-'));
-    dirs.push(dir);
-    const executor = cluster.executor({}, { logArchiveDir: dir });
-    const node = cluster.nodes[0]!;
-    const job = jobOnNodes(9, 1, [node], { gpus: 1, env: () => ({}) });
-    const name = podName(9, 1, 0);
-    await reconcileUntil(executor, [job], () => pod(name)?.status?.phase === 'Running', 'running');
+    const { dir, executor, node, job, name } = await runningPod();
     cluster.fake.kubelet.writeLog(name, 'step 1\nTraceback: NCCL timeout\n');
     cluster.fake.kubelet.exit(name, 1);
     const file = join(dir, '9', '1', '0.pod.log');
