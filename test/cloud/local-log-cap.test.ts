@@ -20,6 +20,7 @@ import { pino } from 'pino';
 import { afterEach, expect, it } from 'vitest';
 import { capLog, capReplicaLogs, MAYBE_LOST_LINE } from '../../src/cloud/local/log-cap.ts';
 import { LocalReplicaLogs } from '../../src/cloud/local/replica-logs.ts';
+import { cutQuiet, quiet } from './quiet-log-cut.ts';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -74,7 +75,7 @@ it('loses nothing a job writes while its log is cut: the kept part ends where th
 it("starts the notice on a line of its own when the job's last line is not ended yet", async () => {
   const file = join(tempDir(), '0.log');
   writeFileSync(file, `${'a'.repeat(300)}\nhalf a li`);
-  expect(await capLog(file, { capBytes: 100, keepBytes: 200, checkMs: 1 })).toBe(true);
+  expect(await cutQuiet(file, { capBytes: 100, keepBytes: 200, checkMs: 1 })).toBe(true);
   expect(readFileSync(`${file}.1`, 'utf8')).toMatch(
     /a\nhalf a li\nboa: this log passed 0\.00 MiB and was cut here/,
   );
@@ -95,7 +96,7 @@ it("shows a log's last lines across its cut: a crash's traceback just after, and
   const jobsDir = tempDir();
   const { file } = jobLog(jobsDir);
   writeFileSync(file, lines(0, 100));
-  await capLog(file, { capBytes: 500, keepBytes: 400, checkMs: 1 });
+  await cutQuiet(file, { capBytes: 500, keepBytes: 400, checkMs: 1 });
   const logs = new LocalReplicaLogs(jobsDir, 10, () => undefined);
   // Quiet since the cut (its log empty): the last lines before it, then the notice.
   const quiet = logs.read({ jobId: 7, rank: 0, tailLines: 3 })?.text ?? '';
@@ -116,6 +117,7 @@ it('does not cut the log of a replica whose exit is recorded, though its flag st
     join(dir, '0.exit'),
     JSON.stringify({ code: 1, signal: null, reason: 'exited 1', at: Date.now() }),
   );
+  quiet(file);
   const replica = { jobId: 7, generation: 1, rank: 0, dir, alive: true };
   const cap = { capBytes: 500, keepBytes: 400, checkMs: 1 };
   await capReplicaLogs([replica], cap, pino({ level: 'silent' }));
@@ -125,4 +127,18 @@ it('does not cut the log of a replica whose exit is recorded, though its flag st
   rmSync(join(dir, '0.exit'));
   await capReplicaLogs([replica], cap, pino({ level: 'silent' }));
   expect(existsSync(`${file}.1`)).toBe(true);
+});
+
+it('says lines may be missing at the cut of a log its job wrote just before, not of one quiet a minute', async () => {
+  const cap = { capBytes: 100, keepBytes: 200, checkMs: 1 };
+  const justWritten = join(tempDir(), '0.log');
+  writeFileSync(justWritten, lines(0, 50));
+  expect(await capLog(justWritten, cap)).toBe(true);
+  expect(readFileSync(`${justWritten}.1`, 'utf8')).toMatch(
+    new RegExp(`line 49\n${MAYBE_LOST_LINE}boa: this log passed [^\n]*\n$`),
+  );
+  const quietOne = join(tempDir(), '0.log');
+  writeFileSync(quietOne, lines(0, 50));
+  expect(await cutQuiet(quietOne, cap)).toBe(true);
+  expect(readFileSync(`${quietOne}.1`, 'utf8')).toMatch(/line 49\nboa: this log passed [^\n]*\n$/);
 });

@@ -6,7 +6,7 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { capLog } from '../../src/cloud/local/log-cap.ts';
+import { cutQuiet } from './quiet-log-cut.ts';
 import { CUT_GAP_LINE, followLogFile } from '../../src/cloud/local/log-follow.ts';
 import { logHistory } from '../../src/cloud/local/log-history.ts';
 import type { LogPosition } from '../../src/service/ports.ts';
@@ -41,9 +41,9 @@ async function gapped() {
   dirs.push(dir);
   const file = join(dir, '0.log');
   writeFileSync(file, lines(0, 40, 'lost'));
-  await capLog(file, cap);
+  await cutQuiet(file, cap);
   appendFileSync(file, lines(0, 30, 'kept'));
-  await capLog(file, cap);
+  await cutQuiet(file, cap);
   appendFileSync(file, 'latest\n');
   const gone = await followed(file, { cursor: 'h50', skip: 0 });
   expect(gone.text).toBe(`${CUT_GAP_LINE}${readFileSync(`${file}.1`, 'utf8')}latest\n`);

@@ -7,7 +7,7 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { capLog } from '../../src/cloud/local/log-cap.ts';
+import { cutQuiet } from './quiet-log-cut.ts';
 import { CUT_GAP_LINE, FollowBreakOff, followLogFile } from '../../src/cloud/local/log-follow.ts';
 import { logHistory } from '../../src/cloud/local/log-history.ts';
 import type { LogPosition } from '../../src/service/ports.ts';
@@ -51,7 +51,7 @@ it('goes on in <log>.1 from its place after a cut, then the new log: nothing los
   expect(first.text).toBe(lines(0, 10));
   // Cut off there; meanwhile the job writes on, the log is cut, and the new log grows past that byte.
   appendFileSync(file, lines(10, 20));
-  expect(await capLog(file, cap)).toBe(true);
+  expect(await cutQuiet(file, cap)).toBe(true);
   const notice = readFileSync(`${file}.1`, 'utf8').split('\n').at(-2)!;
   expect(notice).toMatch(/^boa: this log passed /);
   appendFileSync(file, lines(0, 30, 'new'));
@@ -72,7 +72,7 @@ it('goes on from its place after a cut its follow had read across, and says a ga
   const file = logFile(lines(0, 10));
   const first = await followed(file);
   appendFileSync(file, lines(10, 20));
-  await capLog(file, cap);
+  await cutQuiet(file, cap);
   appendFileSync(file, lines(0, 5, 'new'));
   // The follower read across the cut into the new log, then was cut off.
   const across = await followed(file, after(first.from, first.text));
@@ -83,9 +83,9 @@ it('goes on from its place after a cut its follow had read across, and says a ga
 
   // Cut twice since its place: what lay between is gone, and said; then all that is kept.
   appendFileSync(file, lines(10, 40, 'lost'));
-  await capLog(file, cap);
+  await cutQuiet(file, cap);
   appendFileSync(file, lines(0, 30, 'kept'));
-  await capLog(file, cap);
+  await cutQuiet(file, cap);
   appendFileSync(file, 'latest\n');
   const gone = await followed(file, after(on.from, on.text));
   const kept = readFileSync(`${file}.1`, 'utf8');
@@ -104,7 +104,7 @@ it('counts a live follow across a cut as a reconnect does: cut off after it, it 
   const iterator = live.chunks[Symbol.asyncIterator]();
   const got: Buffer[] = [Buffer.from((await iterator.next()).value as Buffer)];
   appendFileSync(file, lines(10, 20));
-  await capLog(file, cap);
+  await cutQuiet(file, cap);
   appendFileSync(file, lines(0, 3, 'new'));
   // Read across the cut (the rest of 0.log.1, its notice, the new log), then cut off.
   while (!Buffer.concat(got).toString().endsWith('new 2\n'))
@@ -126,7 +126,7 @@ it('breaks off a live follow whose unread bytes a cut dropped: asked again, its 
   const seen = Buffer.from((await iterator.next()).value as Buffer).toString();
   // 80 bytes written, not read; the cut keeps the last 50 of them: the follower's next 30 are gone.
   appendFileSync(file, lines(10, 20));
-  await capLog(file, { ...cap, keepBytes: 50 });
+  await cutQuiet(file, { ...cap, keepBytes: 50 });
   appendFileSync(file, lines(0, 3, 'new'));
   await expect(iterator.next()).rejects.toThrow(FollowBreakOff);
   // Asked again from where it got to: the gap line, what 0.log.1 keeps, the new log.
@@ -144,7 +144,7 @@ it('breaks off a live follow whose unread bytes a cut dropped: asked again, its 
 
 it('reads a cursor a boa from before 2026-12-01 gave (digits: a byte of the log since its cut) as it did', async () => {
   const file = logFile(lines(0, 20));
-  await capLog(file, { ...cap, keepBytes: 50 });
+  await cutQuiet(file, { ...cap, keepBytes: 50 });
   appendFileSync(file, lines(0, 10, 'new'));
   // Its follower had got `new 0` to `new 4` (byte 30 of the log since the cut), then boa was upgraded.
   const old = await followed(file, { cursor: '0', skip: 30 });
@@ -162,7 +162,7 @@ it('reads the <log>.1 it began in to its end though a cut replaces it meanwhile,
   const KiB = 1024;
   const file = logFile(lines(0, 30_000, 'old'));
   const big = { capBytes: 100 * KiB, keepBytes: 200 * KiB, checkMs: 1 };
-  await capLog(file, big);
+  await cutQuiet(file, big);
   const kept = readFileSync(`${file}.1`);
   // A follower whose place is where 0.log.1 begins reads its first chunk (64 KiB of it)...
   const follow = followLogFile(file, {
@@ -174,7 +174,7 @@ it('reads the <log>.1 it began in to its end though a cut replaces it meanwhile,
   expect(got[0]!.length).toBeLessThan(kept.length);
   // ...then the log is cut again: another 0.log.1 takes the name.
   appendFileSync(file, lines(0, 30_000, 'next'));
-  await capLog(file, big);
+  await cutQuiet(file, big);
   const broken = await (async () => {
     for (let next = await iterator.next(); !next.done; next = await iterator.next())
       got.push(Buffer.from(next.value));

@@ -3,7 +3,7 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeF
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { capLog } from '../../src/cloud/local/log-cap.ts';
+import { cutQuiet } from './quiet-log-cut.ts';
 import { FollowBreakOff, followLogFile, HAND_CUT_LINE } from '../../src/cloud/local/log-follow.ts';
 
 const dirs: string[] = [];
@@ -111,7 +111,7 @@ it('reads on in <log>.1 from its place when the cap cuts the log, before the log
   expect((await follow.next()).toString()).toBe(lines(0, 10));
   // Written, not yet read, then cut: those lines are only in 0.log.1 now.
   appendFileSync(file, lines(10, 30));
-  expect(await capLog(file, { capBytes: 100, keepBytes: 250, checkMs: 1 })).toBe(true);
+  expect(await cutQuiet(file, { capBytes: 100, keepBytes: 250, checkMs: 1 })).toBe(true);
   // The cut's notice closes 0.log.1, on a line of its own; the log starts again empty.
   const notice = /boa: this log passed [^\n]* was cut here[^\n]*\n$/.exec(
     readFileSync(`${file}.1`, 'utf8'),
@@ -129,9 +129,9 @@ it('breaks off where what the follower had not read is gone: cut twice, or kept 
   const twice = pulled(file, () => false);
   await twice.next();
   appendFileSync(file, lines(10, 30, 'lost'));
-  await capLog(file, cap);
+  await cutQuiet(file, cap);
   appendFileSync(file, lines(0, 20, 'kept'));
-  expect(await capLog(file, cap)).toBe(true);
+  expect(await cutQuiet(file, cap)).toBe(true);
   // Asked again from there, it gets the gap line and what is kept (local-log-follow-reconnect.test.ts).
   await expect(twice.rest()).rejects.toThrow(FollowBreakOff);
 
@@ -140,7 +140,7 @@ it('breaks off where what the follower had not read is gone: cut twice, or kept 
   const lagging = pulled(behind, () => false);
   await lagging.next();
   appendFileSync(behind, lines(0, 100));
-  await capLog(behind, cap);
+  await cutQuiet(behind, cap);
   await expect(lagging.rest()).rejects.toThrow(FollowBreakOff);
 });
 
@@ -237,7 +237,7 @@ it('a cut between two chunks of one read: the old log, the notice, then the new 
   const iterator = (followed?.chunks as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
   const got = [Buffer.from((await iterator.next()).value as Buffer)];
   // While the reader holds its first chunk: cut (its place still kept in 0.log.1), then 220 kB more.
-  expect(await capLog(file, { capBytes: 200_000, keepBytes: 200_000, checkMs: 1000 })).toBe(true);
+  expect(await cutQuiet(file, { capBytes: 200_000, keepBytes: 200_000, checkMs: 1000 })).toBe(true);
   const notice = readFileSync(`${file}.1`, 'utf8').slice(200_000);
   const fresh = lines('new', 20_000);
   appendFileSync(file, fresh);

@@ -65,6 +65,12 @@ export function readLogCut(file: string): LogCutRecord | undefined {
 /** Said at a cut made while the job was writing: a write landing in the cut's last instant is lost. */
 export const MAYBE_LOST_LINE = 'boa: lines may be missing here: the job was writing as its log was cut\n';
 
+/**
+ * A job that wrote this recently before a cut is taken to be writing through it. Above the file system's
+ * coarse clock (the mtime a write sets lags by up to a jiffy, 4-10 ms).
+ */
+const RECENT_WRITE_MS = 50;
+
 /** Past this much unread, the cut copies on asynchronously; within it, it copies and truncates at once. */
 const SYNC_BYTES = 1024 * 1024;
 
@@ -76,7 +82,8 @@ const SYNC_BYTES = 1024 * 1024;
  * trial: 1.1 MB at each cut). Now only a write landing between that last read and the truncate, two
  * system calls apart, is lost (no lock binds the job's writes, and the kernel has no truncate-if-unchanged).
  * Nothing is left to tell such a write apart, so when the job was writing just before or just after the
- * truncate, MAYBE_LOST_LINE is put at the cut; one lone write in that instant goes unmarked.
+ * truncate, or had written in the 50 ms before, MAYBE_LOST_LINE is put at the cut; one lone write in that
+ * instant from a job quiet for 50 ms goes unmarked.
  * The 16 MiB copy is asynchronous, so it holds up neither the service's API nor its tick; the last
  * MiB at most is copied synchronously, so nothing runs between the final read and the truncate.
  */
@@ -109,10 +116,14 @@ export async function capLog(file: string, cap: LogCap): Promise<boolean> {
     const record: LogCutRecord = { cuts, size: at, from, start: began + from };
     writeRecord(file, record);
     const recorded = at;
+    // Taken before the last copy, so the copy and the truncate stay two system calls apart.
+    const lastWriteAgoMs = Date.now() - fstatSync(log.fd).mtimeMs;
     at = copyToEnd(log.fd, kept.fd, at);
     ftruncateSync(log.fd, 0);
-    // Bytes came while the record was written (tens of microseconds), or since the truncate.
-    const writing = at > recorded || fstatSync(log.fd).size > 0;
+    // Bytes came while the record was written (tens of microseconds), or since the truncate, or the job
+    // wrote just before: a job that writes often can land a write in the last instant unseen (found in
+    // CI: a job writing each millisecond lost a line, unmarked, with the process paused in that instant).
+    const writing = at > recorded || fstatSync(log.fd).size > 0 || lastWriteAgoMs < RECENT_WRITE_MS;
     // At the end of what was kept, on a line of its own: in the log it followed the job's next bytes,
     // a fragment of a line as often as not (found in a trial).
     const last = Buffer.alloc(1);
