@@ -10,10 +10,10 @@ import { configFromEnv, envFlag, unknownEnv } from './config-env.ts';
 import { bootService } from './boot.ts';
 import { announceStart, chooseLogFormat, createLogger, LOG_FORMATS } from './logging.ts';
 import { fromSource } from './config-sources.ts';
-import { PRUNE_EVERY_MS, pruneJobLogs, pruneOldRows } from './retention.ts';
+import { PRUNE_EVERY_MS, pruneAll } from './retention.ts';
 import { undoFreshDataDir } from './fresh-data-dir.ts';
 import { listen, StartupError, startFailure } from './startup.ts';
-import { logTickFailure } from './tick-failure.ts';
+import { logTickFailure } from './pass-failure.ts';
 
 const program = new Command('boa-service')
   .description('boa: budget-aware GPU rental service')
@@ -137,14 +137,7 @@ try {
   await tick();
   const timer = setInterval(tick, config.tickSeconds * 1000);
   // Ledger rows, plans and resizes older than the longest window are pruned on a timer.
-  const prune = () => {
-    try {
-      pruneOldRows(service);
-      pruneJobLogs(service);
-    } catch (error) {
-      logger.error({ event: 'prune_failed', error: (error as Error).message }, 'pruning failed');
-    }
-  };
+  const prune = () => pruneAll(service, service.deps.repo.db.$client.name);
   prune();
   const pruneTimer = setInterval(prune, PRUNE_EVERY_MS);
 

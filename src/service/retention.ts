@@ -3,6 +3,7 @@ import { historyReachMs } from './history.ts';
 import type { BoaService } from './service.ts';
 import type { ServiceConfig } from './config.ts';
 import { LEDGER_PRUNED_BEFORE } from '../store/repository.ts';
+import { logPruneFailure } from './pass-failure.ts';
 
 const HOUR = 3_600_000;
 /** How often old rows are pruned: often enough that tables stay small, rarely enough to cost nothing. */
@@ -61,4 +62,19 @@ export function pruneJobLogs(service: BoaService): number {
       'logs of jobs ended long ago deleted',
     );
   return deleted;
+}
+
+/**
+ * The hourly pruning: old rows, then old jobs' logs, each on its own (a disk refusing the rows' delete
+ * still lets the logs go, which frees it). A failure is logged as a failed tick is: the file, SQLite's
+ * code and what to do.
+ */
+export function pruneAll(service: BoaService, storeFile: string): void {
+  for (const prune of [pruneOldRows, pruneJobLogs]) {
+    try {
+      prune(service);
+    } catch (error) {
+      logPruneFailure(service.deps.logger, error, storeFile);
+    }
+  }
 }

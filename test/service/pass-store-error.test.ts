@@ -1,14 +1,16 @@
 /**
  * A tick whose transaction the disk fails (SQLITE_IOERR_WRITE) is undone in memory as a full disk's is,
  * and its log line (main.ts logs each failed tick so) names the database's file and SQLite's code and
- * says what to do, where it gave only SQLite's "disk I/O error" and a stack into boa's code.
+ * says what to do, where it gave only SQLite's "disk I/O error" and a stack into boa's code. The hourly
+ * pruning's failure is logged the same way (pass-failure.ts).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { logTickFailure } from '../../src/service/tick-failure.ts';
+import { logTickFailure } from '../../src/service/pass-failure.ts';
+import { pruneAll } from '../../src/service/retention.ts';
 import { failTransactions } from '../helpers/store-fault.ts';
 import { startService } from './harness.ts';
 
@@ -78,4 +80,30 @@ describe('a tick the disk fails', () => {
     expect(lines[0]).toMatchObject({ event: 'tick_failed', error: error.message, stack: error.stack });
     expect(lines[0]!.code).toBeUndefined();
   });
+});
+
+it("logs a pruning the disk fails as a failed tick, with the file and the code (it gave SQLite's message alone)", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'boa-prune-io-'));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  const { logger, lines } = logged();
+  const boa = await startService({ dataDir: dir, logger });
+  cleanups.push(boa.close);
+  const { repo } = boa;
+  failTransactions(repo.db.$client, 'SQLITE_IOERR_WRITE', 'disk I/O error');
+  pruneAll(boa.service, repo.db.$client.name);
+  const failed = lines.filter((line) => line.event === 'prune_failed');
+  expect(failed).toHaveLength(1);
+  expect(failed[0]).toMatchObject({
+    level: 50,
+    code: 'store_io_error',
+    file: join(dir, 'boa.sqlite'),
+    sqliteCode: 'SQLITE_IOERR_WRITE',
+  });
+  expect(failed[0]!.msg).toMatch(
+    /^pruning failed, its changes undone \(the next pruning, in an hour, tries again\): the disk failed/,
+  );
+  // The next pruning goes through.
+  lines.length = 0;
+  pruneAll(boa.service, repo.db.$client.name);
+  expect(lines.filter((line) => line.event === 'prune_failed')).toHaveLength(0);
 });
