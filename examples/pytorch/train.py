@@ -135,7 +135,11 @@ def save(path, model, optimizer, epoch, samples):
     # --global-batch) of the generation resuming from it.
     state = {"model": model.module.state_dict(), "optimizer": optimizer.state_dict(), "epoch": epoch,
              "samples": samples}
-    torch.save(state, path + ".tmp")
+    with open(path + ".tmp", "wb") as f:
+        torch.save(state, f)
+        # On disk before the rename: a node lost just after it could otherwise leave an empty checkpoint.
+        f.flush()
+        os.fsync(f.fileno())
     os.replace(path + ".tmp", path)  # a kill mid-save leaves the previous checkpoint whole
 
 
