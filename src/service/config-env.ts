@@ -93,7 +93,7 @@ export function configFromEnv(env: Env): Record<string, unknown> {
 }
 
 /** The BOA_* variables the service reads (configFromEnv, and --log-format's). */
-const SERVICE_ENV = [
+export const SERVICE_ENV: readonly string[] = [
   'BOA_PORT',
   'BOA_HOST',
   'BOA_DATA_DIR',
