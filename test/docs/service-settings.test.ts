@@ -8,7 +8,21 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { configFromEnv, SERVICE_ENV } from '../../src/service/config-env.ts';
+import { runScriptAsync } from '../helpers/run-script.ts';
 import { REPO } from './markdown-files.ts';
+
+/** Flags the page names that are not the service's, each with where it belongs. */
+const OTHER_TOOLS_FLAGS = new Set([
+  '--help', // commander's own
+  '--prior-rate', // `boa classes put --prior-rate`, the CLI's
+  '--rank', // `boa jobs logs 3 --rank 1`, the CLI's
+  '--svg', // `boa frontier --svg`, the CLI's
+]);
+
+/** The `--flags` written in the Markdown, URLs left out. */
+function flagsIn(markdown: string): Set<string> {
+  return new Set(markdown.match(/(?<![\w/-])--[a-z][a-z-]*[a-z]/g) ?? []);
+}
 
 /** Names the page gives that the service does not read, each with why. */
 const NAMED_NOT_READ = new Set([
@@ -56,4 +70,15 @@ describe('docs/service.md', () => {
     );
     expect(unread).toEqual([]);
   });
+
+  it('names every flag of `npm start`, and no flag it does not take', async () => {
+    // What `npm start` runs (runScriptAsync resolves from scripts/).
+    const help = await runScriptAsync('../src/service/main.ts', ['--help']);
+    expect(help.status, help.stderr).toBe(0);
+    const flags = [...help.stdout.matchAll(/^ {2}(?:-\w, )?(--[a-z][a-z-]*)/gm)].map(([, flag = '']) => flag);
+    expect(flags.length).toBeGreaterThan(10);
+    expect(flags.filter((flag) => flag !== '--help' && !flagsIn(doc).has(flag))).toEqual([]);
+    const unknown = [...flagsIn(doc)].filter((flag) => !flags.includes(flag) && !OTHER_TOOLS_FLAGS.has(flag));
+    expect(unknown).toEqual([]);
+  }, 60_000);
 });
