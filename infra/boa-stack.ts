@@ -5,6 +5,7 @@ import { BoaWorkload } from './boa-workload.ts';
 import { BoaCluster } from './cluster.ts';
 import type { BoaConfig } from './context.ts';
 import { GpuNodegroup } from './gpu-nodegroup.ts';
+import { ownLambdaLogGroups } from './lambda-log-groups.ts';
 import { BoaIdentity } from './iam.ts';
 import { BOA_INTERNAL_SERVICE, BOA_NAMESPACE, BOA_PORT, PROGRESS_DEADLINE_SECONDS } from './k8s/boa.ts';
 import { Monitoring } from './monitoring.ts';
@@ -140,6 +141,7 @@ export class BoaStack extends Stack {
       value: `https://${this.region}.console.aws.amazon.com/cloudwatch/home?region=${this.region}#dashboards:name=${this.monitoring.dashboard.dashboardName}`,
     });
 
+    ownLambdaLogGroups(this);
     // `cdk destroy` removes every log group (CDK's default keeps the Lambdas' and the kubectl handler's,
     // stranding them after the stack); the backup vault and boa's volume are kept on purpose.
     RemovalPolicies.of(this).destroy({ applyToResourceTypes: ['AWS::Logs::LogGroup'] });

@@ -473,6 +473,23 @@ describe('tear down', () => {
       .map((r) => r.Type);
     expect(retained).toEqual(['AWS::Backup::BackupVault']);
   });
+
+  it("has every Lambda function log to a group of the stack's that it names, so none is left behind", () => {
+    // A group named after its function (/aws/lambda/<name>) is deleted before that function's last
+    // invocations (the Kubernetes objects' deletion) and created again by Lambda, outside the stack; so
+    // is the group Lambda makes for a function that names none.
+    const resources = template.toJSON().Resources as Record<string, any>;
+    const functions = Object.entries(resources).filter(([, r]) => r.Type === 'AWS::Lambda::Function');
+    expect(functions.length).toBeGreaterThan(5);
+    const unowned = functions
+      .filter(([, fn]) => {
+        const ref = fn.Properties.LoggingConfig?.LogGroup?.Ref;
+        const group = ref === undefined ? undefined : resources[ref];
+        return group?.Type !== 'AWS::Logs::LogGroup' || group.DeletionPolicy !== 'Delete';
+      })
+      .map(([id]) => id);
+    expect(unowned).toEqual([]);
+  });
 });
 
 describe('boa workload', () => {
