@@ -101,6 +101,7 @@ export class BoaStack extends Stack {
       key: this.boaCluster.key,
       ...(config.alarmEmail ? { alarmEmail: config.alarmEmail } : {}),
     });
+    this.operatorToken.alarmOnFailedRotation(config.clusterName, this.monitoring.topic);
 
     this.budgetGuard = new BudgetGuard(this, 'BudgetGuard', {
       clusterName: config.clusterName,

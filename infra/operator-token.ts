@@ -1,9 +1,12 @@
 import * as path from 'node:path';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import type * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 
 /** How often the operator token is rotated (docs/security.md). */
@@ -54,5 +57,32 @@ export class OperatorTokenSecret extends Construct {
       actions: ['secretsmanager:GetSecretValue'],
       resourceArns: [this.secret.secretArn],
     });
+  }
+
+  /**
+   * An alarm on the rotation Lambda's failures. A failed rotation changes nothing boa sees (the old token
+   * stays current and accepted), so without it the token could go unrotated for months, unnoticed.
+   */
+  alarmOnFailedRotation(clusterName: string, topic: sns.ITopic): cloudwatch.Alarm {
+    const alarm = new cloudwatch.Alarm(this, 'RotationFailingAlarm', {
+      alarmName: `boa-${clusterName}-token-rotation-failing`,
+      alarmDescription:
+        `The rotation of boa's operator token on ${clusterName} failed (a run of its rotation Lambda ended ` +
+        "in an error): the token was not changed, and boa still accepts the old one. See the Lambda's log " +
+        'group, then rotate again (aws secretsmanager rotate-secret --secret-id <TokenSecretArn>). It clears ' +
+        'an hour after the last failed run, which does not mean a rotation has succeeded since.',
+      metric: this.rotationHandler.metricErrors({
+        period: Duration.hours(1),
+        statistic: cloudwatch.Stats.SUM,
+      }),
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      threshold: 1,
+      evaluationPeriods: 1,
+      // Rotations are 30 days apart: no runs is no failure.
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    alarm.addAlarmAction(new actions.SnsAction(topic));
+    alarm.addOkAction(new actions.SnsAction(topic));
+    return alarm;
   }
 }

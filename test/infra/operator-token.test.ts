@@ -52,6 +52,27 @@ describe('operator token in Secrets Manager (CDK)', () => {
     expect(handler.Properties.Runtime).toMatch(/^nodejs/);
   });
 
+  it('alarms on the budget topic when a rotation fails, which boa alone would never show', () => {
+    const [, schedule] = one('AWS::SecretsManager::RotationSchedule');
+    const handlerId = schedule.Properties.RotationLambdaARN['Fn::GetAtt'][0] as string;
+    const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')) as Resource[];
+    const failing = alarms.filter(
+      (a) =>
+        a.Properties.Namespace === 'AWS/Lambda' &&
+        a.Properties.MetricName === 'Errors' &&
+        a.Properties.Dimensions?.[0]?.Value?.Ref === handlerId,
+    );
+    expect(failing).toHaveLength(1);
+    expect(failing[0]!.Properties).toMatchObject({
+      AlarmName: 'boa-boa-token-rotation-failing',
+      Statistic: 'Sum',
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      Threshold: 1,
+      TreatMissingData: 'notBreaching',
+      AlarmActions: [{ Ref: expect.stringMatching(/AlarmTopic/) }],
+    });
+  });
+
   it("gives boa's role GetSecretValue on this secret only", () => {
     const [secretId] = one('AWS::SecretsManager::Secret');
     const boa = statementsOf(/^IdentityServiceAccountRole/);
