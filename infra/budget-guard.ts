@@ -120,7 +120,8 @@ export class BudgetGuard extends Construct {
         `The GPUs the node group's Auto Scaling group had in service on ${props.clusterName} (AWS's ` +
         `GroupInServiceInstances x ${props.gpusPerNode} GPUs per node), averaged over the last ` +
         `${IN_SERVICE_WINDOW.toHours()} h, exceed the budget by more than ${OVERSPEND_TOLERANCE * 100}% ` +
-        `(the budget boa published, or ${fallback} GPU-hours per hour while it published none).`,
+        `(the budget boa published, or ${fallback} GPU-hours per hour while it published none). ` +
+        'INSUFFICIENT_DATA: no in-service count for a day (the group metrics turned off), so nothing is checked.',
       metric: new cloudwatch.MathExpression({
         expression: `instances * ${props.gpusPerNode} - ${factor} * FILL(budget, ${fallback})`,
         usingMetrics: { instances: inService, budget },
@@ -135,6 +136,10 @@ export class BudgetGuard extends Construct {
     });
     this.inServiceAlarm.addAlarmAction(new actions.SnsAction(props.topic));
     this.inServiceAlarm.addOkAction(new actions.SnsAction(props.topic));
+    // Without data this check, the one that does not trust boa, holds nothing: said on the topic, where
+    // before only the console showed it. A new alarm starts there with no action run, so a first deploy
+    // should send nothing for it (CloudWatch's documented behaviour; no AWS account in the tests).
+    this.inServiceAlarm.addInsufficientDataAction(new actions.SnsAction(props.topic));
 
     if (!props.enableGuardLambda) return;
 

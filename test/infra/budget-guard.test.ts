@@ -438,6 +438,8 @@ describe('budget guard in the CDK app', () => {
     });
     // The same topic as the budget alarm boa's own metrics feed.
     expect(alarm.Properties.AlarmActions).toEqual(overspend.Properties.AlarmActions);
+    // Blind (the group metrics turned off, the group's name gone) is said too, not left to the console.
+    expect(alarm.Properties.InsufficientDataActions).toEqual(overspend.Properties.AlarmActions);
     expect(alarm.Properties).toMatchObject({
       ComparisonOperator: 'GreaterThanThreshold',
       Threshold: 0,
