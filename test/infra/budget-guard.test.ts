@@ -66,6 +66,16 @@ describe('budget guard logic', () => {
       /GPUS_PER_NODE/,
     );
     expect(() => readSettings({ NODEGROUP_NAME: 'gpu', GPUS_PER_NODE: '4' })).toThrow(/CLUSTER_NAME/);
+    // A replaced group's GPUs are summed from these: a string would be concatenated, 0 count nothing.
+    const base = { CLUSTER_NAME: 'boa', NODEGROUP_NAME: 'gpu', GPUS_PER_NODE: '4' };
+    for (const bad of ['{"g5.xlarge":"1"}', '{"g5.xlarge":0}', '[1]', 'g5.xlarge=1', '{"g5.xlarge":1.5}']) {
+      expect(() => readSettings({ ...base, INSTANCE_TYPE_GPUS: bad }), bad).toThrow(
+        /INSTANCE_TYPE_GPUS must be a JSON object of instance types to whole GPU counts/,
+      );
+    }
+    expect(readSettings({ ...base, INSTANCE_TYPE_GPUS: '{"g5.xlarge":1}' }).instanceGpus).toEqual({
+      'g5.xlarge': 1,
+    });
   });
 
   it('when boa is silent, lowers the node group to what the budget allows and reports it', async () => {
