@@ -334,6 +334,22 @@ export function readConfig(
         `role the jobs' pods get through EKS Pod Identity), got "${jobsRoleArn}"`,
     );
   }
+  // EKS Pod Identity takes a role of the cluster's own account only (another account's is reached by role
+  // chaining, which the stack does not set up): said at synth, where the account is known, not by the
+  // association, made after the cluster, whose failure rolls the deploy back.
+  const roleAccount = jobsRoleArn?.split(':')[4];
+  const account = env.CDK_DEFAULT_ACCOUNT;
+  if (
+    roleAccount !== undefined &&
+    account !== undefined &&
+    /^\d{12}$/.test(account) &&
+    roleAccount !== account
+  ) {
+    throw new ContextError(
+      `context "jobsRoleArn" is a role of account ${roleAccount}, but the stack deploys to account ${account}: ` +
+        `EKS Pod Identity takes a role of the cluster's own account (arn:aws:iam::${account}:role/NAME)`,
+    );
+  }
   const jobsImagePullSecrets = list(read, 'jobsImagePullSecrets');
   for (const name of jobsImagePullSecrets) {
     if (!SECRET_NAME.test(name)) {

@@ -246,6 +246,24 @@ describe('readConfig', () => {
   });
 });
 
+describe('jobsRoleArn and the account deployed to', () => {
+  const role = (account: string) => `arn:aws:iam::${account}:role/boa-checkpoints`;
+
+  it("refuses another account's role once the account is known, naming both", () => {
+    expect(() =>
+      from({ jobsRoleArn: role('444455556666') }, { CDK_DEFAULT_ACCOUNT: '111122223333' }),
+    ).toThrow(
+      'context "jobsRoleArn" is a role of account 444455556666, but the stack deploys to account 111122223333',
+    );
+  });
+
+  it("takes the account's own role, and any role while the account is unknown (synth offline)", () => {
+    const own = from({ jobsRoleArn: role('111122223333') }, { CDK_DEFAULT_ACCOUNT: '111122223333' });
+    expect(own.jobsRoleArn).toBe(role('111122223333'));
+    expect(from({ jobsRoleArn: role('444455556666') }).jobsRoleArn).toBe(role('444455556666'));
+  });
+});
+
 describe('context keys', () => {
   const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as {
     context: Record<string, unknown>;
