@@ -1,6 +1,7 @@
 // Budget guard (Lambda, Node.js, AWS SDK v3 from the runtime), outside boa, run every few minutes: when
 // boa's Heartbeat metric has been silent for guardMinutes, lowers the node group's desired size to what
-// the budget allows (floor(budget / GPUs per node), never below the group's minimum) and no further, and
+// the budget allows (floor(budget / GPUs per node), never below the group's minimum: a minimum above it
+// fails the run, for the error alarm) and no further, and
 // publishes GuardTripped so the guard alarm fires. It never raises the desired size. boa protects its busy
 // nodes from scale-in before it lowers the desired size itself, and a protected instance is one the Auto
 // Scaling group cannot take away, so the guard lifts that protection while it holds the group: boa is not
@@ -348,6 +349,22 @@ export async function runGuard({ eks, cloudwatch, autoscaling }, settings, now =
         replacedGpus,
       );
     }
+  }
+  // A minimum raised above what the budget pays for (the stack sets 0; someone changed it since) is one
+  // the guard keeps, as it never changes the bounds: the group stays paid above the budget, so the run
+  // fails, for the error alarm, naming the fix (before, it reported itself holding the group, and was not).
+  const budgetNodes = budget === undefined ? undefined : allowedNodes(budget, gpusPerNode, 0, replacedGpus);
+  if (decision.silent && budgetNodes !== undefined && (scaling.minSize ?? 0) > budgetNodes) {
+    failed(
+      'budget_guard.minimum_above_budget',
+      new Error(
+        `node group ${clusterName}/${nodegroupName}: its minimum size ${scaling.minSize} is above the ` +
+          `${budgetNodes} nodes the budget allows (${budget} GPU-hours per hour` +
+          `${replacedGpus > 0 ? `, less ${replacedGpus} GPUs of a replaced group` : ''}), and the guard ` +
+          'never lowers a minimum: set it back to 0, as the stack does (aws eks update-nodegroup-config ' +
+          `--cluster-name ${clusterName} --nodegroup-name ${nodegroupName} --scaling-config minSize=0)`,
+      ),
+    );
   }
   // Nor with an empty group: nothing to hold, as on a first deploy before boa's first heartbeat (the
   // group is created at 0), where GuardTripped=1 would be a false alarm. Actions are unchanged: a silent

@@ -4,6 +4,7 @@
  * AccessDenied, a timeout), the guard still lowers the desired size, the one change that bounds what
  * is paid, and then fails the run for its error alarm. Before, the failure was thrown before the
  * desired size was touched: every run did nothing while it lasted, the group paid at boa's last size.
+ * So does a run that cannot bring the group within the budget because its minimum is above it.
  */
 import { DescribeAutoScalingGroupsCommand, SetInstanceProtectionCommand } from '@aws-sdk/client-auto-scaling';
 import {
@@ -83,5 +84,24 @@ describe('budget guard when an Auto Scaling call fails', () => {
     );
     expect(group.updateCalls()).toHaveLength(0);
     expect(group.group.desiredSize).toBe(2);
+  });
+
+  it('holds a group whose minimum is above the budget at that minimum, then fails the run naming the fix', async () => {
+    const clock = new ManualClock();
+    // Budget 8 GPUs, 4 per node: 2 nodes; someone set the minimum to 3 (the stack sets 0).
+    const group = emulateNodegroup({ clock, minSize: 3, maxSize: 16, desiredSize: 6 });
+    const cloudwatch = new CloudWatchClient({ region: 'us-east-1' });
+    mockClient(cloudwatch)
+      .on(GetMetricStatisticsCommand)
+      .resolves({ Datapoints: [] })
+      .on(PutMetricDataCommand)
+      .resolves({});
+    const clients = { eks: group.eks, cloudwatch, autoscaling: group.autoscaling };
+
+    await expect(runGuard(clients, settings, NOW, { sleep: async () => {} })).rejects.toThrow(
+      'node group boa/gpu: its minimum size 3 is above the 2 nodes the budget allows (8 GPU-hours per hour)',
+    );
+    // As low as it may go without touching the bounds.
+    expect(group.group.desiredSize).toBe(3);
   });
 });
