@@ -5,7 +5,7 @@
  * draws with is defined by the scripts before it (scripts.ts).
  */
 /* global window, sessionStorage, fetch, setInterval, clearInterval, AbortSignal */
-/* global $, utcTime, escapeHtml -- format.js */
+/* global $, setHtml, utcTime, escapeHtml -- format.js */
 /* global redraw, spendSpec, frontierSpec -- charts.js */
 /* global renderNumbers, renderHealth -- numbers.js */
 /* global renderTables, renderResizes, ACTIVE_SHOWN, renderActiveJobs -- tables.js */
@@ -172,7 +172,7 @@ async function drawAll({ data, failed }) {
     }
     if (error) {
       const text = `could not show this: ${error.message}`;
-      for (const id of section.ids) $(id).innerHTML = `<p class="error">${escapeHtml(text)}</p>`;
+      for (const id of section.ids) setHtml(id, `<p class="error">${escapeHtml(text)}</p>`);
       problems.push(error.message);
     }
   }

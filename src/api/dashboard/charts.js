@@ -4,7 +4,7 @@
  * (frontierSpec), and their drawing with vega into the page, each replacing its previous view (redraw).
  */
 /* global vega, vegaLite */
-/* global $, fmt, minutes, utcTime -- format.js */
+/* global $, drawnElsewhere, fmt, minutes, utcTime -- format.js */
 /* exported redraw, spendSpec, frontierSpec -- used by app.js */
 'use strict';
 
@@ -22,6 +22,7 @@ async function draw(container, spec) {
 const views = {};
 async function redraw(name, spec) {
   views[name]?.finalize();
+  drawnElsewhere(name);
   views[name] = await draw($(name), spec);
 }
 

@@ -3,7 +3,7 @@
  * `boa jobs list` says it) and where their output is, so a failure is more than a count in the jobs by
  * state (found in a trial: a job failing after 3 restarts left only "failed 1" on the page).
  */
-/* global $, utcTime, table, escapeHtml -- format.js */
+/* global setHtml, utcTime, table, escapeHtml -- format.js */
 /* exported FAILED_SHOWN, renderFailedJobs -- used by app.js */
 'use strict';
 
@@ -29,7 +29,7 @@ function failureText(job) {
  */
 function renderFailedJobs(jobs, total) {
   if (!jobs.length) {
-    $('failed-jobs').innerHTML = '<p>No job has failed.</p>';
+    setHtml('failed-jobs', '<p>No job has failed.</p>');
     return;
   }
   const rows = jobs.map((j) => [
@@ -44,8 +44,10 @@ function renderFailedJobs(jobs, total) {
     j.workload ? `<code>${escapeHtml(outputCommand(j))}</code>` : 'self-launched: its own logs',
   ]);
   const more = total > jobs.length ? `the ${jobs.length} that ended last of ${total}; ` : '';
-  $('failed-jobs').innerHTML =
+  setHtml(
+    'failed-jobs',
     `${table(['id', 'name', 'class', 'state', 'ended', 'why', 'its output'], rows)}` +
-    `<p class="shown">${more}boa does not run a failed job again: fix what its output shows and submit it ` +
-    `anew (all: <code>boa jobs list --state failed,lost</code>).</p>`;
+      `<p class="shown">${more}boa does not run a failed job again: fix what its output shows and submit it ` +
+      `anew (all: <code>boa jobs list --state failed,lost</code>).</p>`,
+  );
 }

@@ -6,10 +6,35 @@
  * text escaped for HTML).
  */
 /* global document */
-/* exported $, fmt, budgetText, utcTime, minutes, table, escapeHtml -- used by the scripts after it */
+/* exported $, setHtml, drawnElsewhere, fmt, budgetText, utcTime, minutes, table, escapeHtml */
+/* -- used by the scripts after it */
 'use strict';
 
 const $ = (id) => document.getElementById(id);
+
+/** The HTML each part of the page was last drawn with, by the element's id. */
+const drawnHtml = new Map();
+
+/**
+ * Draws a part of the page with `html`, only when it changed; redrawn, a job's button that had the
+ * keyboard's focus has it again. The 10 s refresh redrew every table as it was: a text selected to copy
+ * (a job's name, the command to its output) was dropped, and the focus went back to the page's top
+ * (found in review).
+ */
+function setHtml(id, html) {
+  if (drawnHtml.get(id) === html) return;
+  const element = $(id);
+  const focused = document.activeElement;
+  const job = focused && element.contains?.(focused) ? focused.dataset?.job : undefined;
+  element.innerHTML = html;
+  drawnHtml.set(id, html);
+  if (job !== undefined) element.querySelector(`button.job-log[data-job="${job}"]`)?.focus();
+}
+
+/** A part of the page drawn by other means (a chart): the next setHtml draws whatever it is given. */
+function drawnElsewhere(id) {
+  drawnHtml.delete(id);
+}
 
 const fmt = (value, digits = 2) =>
   value === null || value === undefined || Number.isNaN(value) ? '-' : Number(value).toFixed(digits);

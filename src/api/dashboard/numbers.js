@@ -3,7 +3,7 @@
  * window and, while over, when it is back within, the plan, nodes and GPUs, how far below the budget and why), and the health line above them
  * (the last tick, the planner's error, why jobs wait for nodes, the node group's issues).
  */
-/* global $, fmt, budgetText, utcTime, minutes, escapeHtml -- format.js */
+/* global setHtml, fmt, budgetText, utcTime, minutes, escapeHtml -- format.js */
 /* exported renderNumbers, renderHealth -- used by app.js */
 'use strict';
 
@@ -32,43 +32,54 @@ function renderNumbers(budget, plan, status) {
   const over = promised !== null && w.paidGpuHoursPerHour > promised;
   const changed = promised !== null && Math.abs(promised - budget.gpuHoursPerHour) >= 0.05;
   const nodes = status.nodeGroup;
-  $('numbers').innerHTML = [
-    number(
-      'budget-value',
-      `budget, ${PER_HOUR}`,
-      budget.gpuHoursPerHour === null ? 'not set' : budgetText(budget.gpuHoursPerHour),
-    ),
-    number(
-      'paid-value',
-      `paid, ${PER_HOUR}, ${windowText(w)}${changed ? ` (the budgets in force over it: ${fmt(promised)})` : ''}${backWithinText(w.backWithinBudget)}`,
-      `<span class="${over ? 'over' : ''}">${fmt(w.paidGpuHoursPerHour)}</span>`,
-    ),
-    number(
-      'allocated-value',
-      `allocated, ${PER_HOUR}, ${windowText(w)}${byClassText(w.allocatedByClass)}`,
-      fmt(w.allocatedGpuHoursPerHour),
-    ),
-    // No price known for the nodes' instance type: no $ tile rather than one that reads like no budget.
-    budget.nodePricePerHour === null
-      ? ''
-      : number(
-          'dollars-value',
-          // Above the node group's maximum the service's dollars are those GPUs', not the budget's.
-          budget.maxGpus != null && budget.gpuHoursPerHour > budget.maxGpus
-            ? `budget $ per month (at most the node group's ${budget.maxGpus} GPUs)`
-            : 'budget $ per month',
-          budget.dollarsPerMonth === null
-            ? '-'
-            : `$${Math.round(budget.dollarsPerMonth).toLocaleString('en-US')}`,
-        ),
-    number('plan-value', planLabel(plan), plan ? fmt(plan.predicted.gpuHoursPerHour) : '-'),
-    number('jct-value', 'predicted average JCT', plan ? minutes(plan.predicted.avgJctSeconds) : '-'),
-    number('nodes-value', 'nodes desired / ready', `${nodes.desiredNodes ?? 0} / ${nodes.readyNodes ?? '-'}`),
-    number('gpus-value', gpusLabel(status.gpus), `${status.gpus.allocated} / ${status.gpus.paid}`),
-    budget.control
-      ? number('below-value', belowLabel(budget.control.belowBudget), fmt(budget.control.belowBudget.gpus, 1))
-      : '',
-  ].join('');
+  setHtml(
+    'numbers',
+    [
+      number(
+        'budget-value',
+        `budget, ${PER_HOUR}`,
+        budget.gpuHoursPerHour === null ? 'not set' : budgetText(budget.gpuHoursPerHour),
+      ),
+      number(
+        'paid-value',
+        `paid, ${PER_HOUR}, ${windowText(w)}${changed ? ` (the budgets in force over it: ${fmt(promised)})` : ''}${backWithinText(w.backWithinBudget)}`,
+        `<span class="${over ? 'over' : ''}">${fmt(w.paidGpuHoursPerHour)}</span>`,
+      ),
+      number(
+        'allocated-value',
+        `allocated, ${PER_HOUR}, ${windowText(w)}${byClassText(w.allocatedByClass)}`,
+        fmt(w.allocatedGpuHoursPerHour),
+      ),
+      // No price known for the nodes' instance type: no $ tile rather than one that reads like no budget.
+      budget.nodePricePerHour === null
+        ? ''
+        : number(
+            'dollars-value',
+            // Above the node group's maximum the service's dollars are those GPUs', not the budget's.
+            budget.maxGpus != null && budget.gpuHoursPerHour > budget.maxGpus
+              ? `budget $ per month (at most the node group's ${budget.maxGpus} GPUs)`
+              : 'budget $ per month',
+            budget.dollarsPerMonth === null
+              ? '-'
+              : `$${Math.round(budget.dollarsPerMonth).toLocaleString('en-US')}`,
+          ),
+      number('plan-value', planLabel(plan), plan ? fmt(plan.predicted.gpuHoursPerHour) : '-'),
+      number('jct-value', 'predicted average JCT', plan ? minutes(plan.predicted.avgJctSeconds) : '-'),
+      number(
+        'nodes-value',
+        'nodes desired / ready',
+        `${nodes.desiredNodes ?? 0} / ${nodes.readyNodes ?? '-'}`,
+      ),
+      number('gpus-value', gpusLabel(status.gpus), `${status.gpus.allocated} / ${status.gpus.paid}`),
+      budget.control
+        ? number(
+            'below-value',
+            belowLabel(budget.control.belowBudget),
+            fmt(budget.control.belowBudget.gpus, 1),
+          )
+        : '',
+    ].join(''),
+  );
 }
 
 /**
@@ -181,7 +192,8 @@ function renderHealth(status, now = Date.now()) {
   const group = status.nodeGroup;
   if (group.waitingReason) lines.push(['over', `jobs wait: ${group.waitingReason}`]);
   for (const issue of group.issues ?? []) lines.push(['over', `node group: ${issue.code}: ${issue.message}`]);
-  $('health').innerHTML = lines
-    .map(([cls, text]) => `<span class="${cls}">${escapeHtml(text)}</span>`)
-    .join(' · ');
+  setHtml(
+    'health',
+    lines.map(([cls, text]) => `<span class="${cls}">${escapeHtml(text)}</span>`).join(' · '),
+  );
 }

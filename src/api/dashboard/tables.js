@@ -3,7 +3,7 @@
  * nodes, the last resizes, and the active jobs (running, and waiting with why), whose ids open their
  * log (log-panel.js).
  */
-/* global $, budgetText, utcTime, table, escapeHtml -- format.js */
+/* global setHtml, budgetText, utcTime, table, escapeHtml -- format.js */
 /* exported renderTables, renderResizes, ACTIVE_SHOWN, renderActiveJobs -- used by app.js */
 'use strict';
 
@@ -34,14 +34,19 @@ function renderTables(plan, status) {
       classes.length > shown.length
         ? `<p class="shown">Shown: the first ${shown.length} of ${classes.length} classes (all: <code>boa plan</code>).</p>`
         : '';
-    $('widths').innerHTML =
-      `<p>plan #${plan.id}, ${escapeHtml(plan.solver)} solver, for ${budgetText(plan.budget)} GPU-hours per hour</p>${table(head, rows)}${more}`;
+    setHtml(
+      'widths',
+      `<p>plan #${plan.id}, ${escapeHtml(plan.solver)} solver, for ${budgetText(plan.budget)} GPU-hours per hour</p>${table(head, rows)}${more}`,
+    );
   } else {
-    $('widths').innerHTML = '<p>No plan yet: set a budget (<code>npx boa budget set 40</code>).</p>';
+    setHtml('widths', '<p>No plan yet: set a budget (<code>npx boa budget set 40</code>).</p>');
   }
-  $('jobs').innerHTML = table(
-    ['state', 'jobs'],
-    Object.entries(status.jobs).map(([state, n]) => [escapeHtml(state), n]),
+  setHtml(
+    'jobs',
+    table(
+      ['state', 'jobs'],
+      Object.entries(status.jobs).map(([state, n]) => [escapeHtml(state), n]),
+    ),
   );
   const g = status.nodeGroup;
   // Not ready is not always booting: a node that lost its GPUs or went NotReady, or one cordoned for
@@ -51,30 +56,36 @@ function renderTables(plan, status) {
   const other = notReady.filter(([why]) => !BOOTING.has(why)).map(([why, n]) => `${n} ${escapeHtml(why)}`);
   // A replaced node group's nodes, paid until CloudFormation deletes it (docs/nodes.md point 8).
   const replaced = (g.replaced ?? []).map((r) => `${escapeHtml(r.name)}: ${r.nodes} on their way out`);
-  $('nodes').innerHTML = table(
-    ['desired', 'ready', 'booting', 'not ready', 'replaced group', 'min', 'max'],
-    [
+  setHtml(
+    'nodes',
+    table(
+      ['desired', 'ready', 'booting', 'not ready', 'replaced group', 'min', 'max'],
       [
-        g.desiredNodes ?? '-',
-        // null: the pool has not answered a listing since boa started.
-        g.readyNodes ?? 'not listed yet',
-        booting,
-        other.join(', ') || '-',
-        replaced.join(', ') || '-',
-        g.minSize ?? '-',
-        g.maxSize ?? '-',
+        [
+          g.desiredNodes ?? '-',
+          // null: the pool has not answered a listing since boa started.
+          g.readyNodes ?? 'not listed yet',
+          booting,
+          other.join(', ') || '-',
+          replaced.join(', ') || '-',
+          g.minSize ?? '-',
+          g.maxSize ?? '-',
+        ],
       ],
-    ],
+    ),
   );
 }
 
 function renderResizes(resizes) {
-  $('resizes').innerHTML = resizes.length
-    ? table(
-        ['at', 'to nodes', 'status'],
-        resizes.map((r) => [utcTime(r.at), r.target, escapeHtml(r.status)]),
-      )
-    : '<p>No resizes yet.</p>';
+  setHtml(
+    'resizes',
+    resizes.length
+      ? table(
+          ['at', 'to nodes', 'status'],
+          resizes.map((r) => [utcTime(r.at), r.target, escapeHtml(r.status)]),
+        )
+      : '<p>No resizes yet.</p>',
+  );
 }
 
 const WAITS_FOR = {
@@ -151,9 +162,14 @@ function renderActiveJobs(running, waiting, counts) {
   ]
     .filter(([total, shown]) => total > shown)
     .map(([total, shown, state]) => `the newest ${shown} of ${total} ${state}`);
-  $('active-jobs').innerHTML = jobs.length
-    ? `${table(['id', 'name', 'class', 'state', 'GPUs', 'GPU-h', 'epoch', 'since', 'note'], rows)}${
-        more.length ? `<p class="shown">Shown: ${more.join('; ')} (all: <code>boa jobs list</code>).</p>` : ''
-      }`
-    : '<p>No job is waiting or running.</p>';
+  setHtml(
+    'active-jobs',
+    jobs.length
+      ? `${table(['id', 'name', 'class', 'state', 'GPUs', 'GPU-h', 'epoch', 'since', 'note'], rows)}${
+          more.length
+            ? `<p class="shown">Shown: ${more.join('; ')} (all: <code>boa jobs list</code>).</p>`
+            : ''
+        }`
+      : '<p>No job is waiting or running.</p>',
+  );
 }
