@@ -1,7 +1,8 @@
 /*
  * The dashboard's current numbers as tiles (the budget, what is paid and allocated over the budget's
- * window and, while over, when it is back within, the plan, nodes and GPUs, how far below the budget and why), and the health line above them
- * (the last tick, the planner's error, why jobs wait for nodes, the node group's issues).
+ * window and, while over, when it is back within, the plan, nodes and GPUs, the ceiling on GPUs paid,
+ * how far below the budget and why), and the health line above them (the last tick, the planner's
+ * error, why jobs wait for nodes, the node group's issues).
  */
 /* global setHtml, fmt, budgetText, utcTime, minutes, escapeHtml -- format.js */
 /* exported renderNumbers, renderHealth -- used by app.js */
@@ -71,6 +72,9 @@ function renderNumbers(budget, plan, status) {
         `${nodes.desiredNodes ?? 0} / ${nodes.readyNodes ?? '-'}`,
       ),
       number('gpus-value', gpusLabel(status.gpus), `${status.gpus.allocated} / ${status.gpus.paid}`),
+      budget.control?.ceilingGpus == null
+        ? ''
+        : number('ceiling-value', ceilingLabel(budget), fmt(budget.control.ceilingGpus)),
       budget.control
         ? number(
             'below-value',
@@ -150,6 +154,33 @@ function planLabel(plan) {
     `${label}: the cheapest, as the planning budget ${fmt(plan.planningBudget)} (the budget ` +
     `corrected for GPUs paid but not booked by the plan, lent ones included, warm-up, credit or debt and the plan cap) is below ${minimum}`
   );
+}
+
+/**
+ * The ceiling on the GPUs paid over the next horizon that keeps the window's average within the budget,
+ * and why it is above or below the budget, as `boa budget get` says it. Found in review: 48 GPUs paid
+ * beside a budget of 40 and "0.0 GPUs below the budget now", with nothing on the page saying that the
+ * budget is an average the window had room in; nor why, with jobs queued, fewer than 40 were paid.
+ */
+function ceilingLabel(budget) {
+  const c = budget.control;
+  const nodes = c.ceilingNodes === null ? '' : `, ${c.ceilingNodes} node${c.ceilingNodes === 1 ? '' : 's'}`;
+  const hours = budget.window.windowHours;
+  let label = `ceiling: GPUs paid at most for the next ${c.horizonHours} h${nodes}, keeping the ${hours} h average within the budget`;
+  if (c.ceilingGpus > budget.gpuHoursPerHour) {
+    label += `; above the budget, which is a ${hours} h average the window has room in`;
+  } else if (c.ceilingGpus < budget.gpuHoursPerHour) {
+    label += '; below the budget while spend above it earlier in the window is paid back';
+  }
+  if (budget.maxGpus != null && c.ceilingGpus > budget.maxGpus) {
+    label += `; the node group holds at most ${budget.maxGpus} GPUs`;
+  }
+  if (c.heartbeatHoldNodes !== null && c.heartbeatHoldNodes !== undefined) {
+    label +=
+      `; held at ${c.heartbeatHoldNodes} node${c.heartbeatHoldNodes === 1 ? '' : 's'}: boa's heartbeat is not ` +
+      'reaching CloudWatch, and the budget guard would set that many (see the metrics_failed log)';
+  }
+  return label;
 }
 
 /** Why fewer GPUs than the budget are paid for now (GET /v1/budget control.belowBudget). */

@@ -424,6 +424,53 @@ describe('the numbers and tables', () => {
     expect(dash.element('numbers').innerHTML).toMatch(/id="paid-value"><span class="over">/);
   });
 
+  it('say the ceiling on the GPUs paid now, and why it is above or below the budget', async () => {
+    // Found in review: 48 GPUs paid beside a budget of 40 and "0.0 GPUs below the budget now", with
+    // nothing on the page saying the window had room for it (`boa budget get` says it: its ceiling).
+    const s = await service({ leaseSeconds: 86_400 });
+    await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
+    const dash = loadDashboardScript();
+    const tile = async () => {
+      const [view, plan, status] = await Promise.all(
+        ['/v1/budget', '/v1/plan', '/v1/status'].map(async (p) => (await s.request('GET', p)).body),
+      );
+      dash.renderNumbers(view, plan, status);
+      const shown = /id="ceiling-value">([^<]*)<\/div><div class="label">([^<]*)</.exec(
+        dash.element('numbers').innerHTML,
+      );
+      return { view, plan, status, value: shown?.[1], label: shown?.[2] };
+    };
+    const fresh = await tile();
+    expect(fresh.value).toBe(fresh.view.control.ceilingGpus.toFixed(2));
+    expect(fresh.view.control.ceilingGpus).toBeGreaterThan(40);
+    expect(fresh.label).toBe(
+      `ceiling: GPUs paid at most for the next 1 h, ${fresh.view.control.ceilingNodes} nodes, keeping the ` +
+        '24 h average within the budget; above the budget, which is a 24 h average the window has room in',
+    );
+    // Half an hour of 3 jobs' nodes, then a cut to the smallest budget: spend above it is paid back.
+    for (let i = 0; i < 3; i++) await s.request('POST', '/v1/jobs', { class: 'cifar10' });
+    await s.ticks(30);
+    await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 4 });
+    await s.ticks(1);
+    const cut = await tile();
+    expect(cut.view.control.ceilingGpus).toBeLessThan(4);
+    expect(cut.value).toBe(cut.view.control.ceilingGpus.toFixed(2));
+    expect(cut.label).toMatch(
+      /keeping the 24 h average within the budget; below the budget while spend above it earlier in the window is paid back$/,
+    );
+    // Past the node group's GPUs, and held for the budget guard: each said.
+    const { view, plan, status } = fresh;
+    dash.renderNumbers(
+      { ...view, maxGpus: 40, control: { ...view.control, heartbeatHoldNodes: 1 } },
+      plan,
+      status,
+    );
+    expect(dash.element('numbers').innerHTML).toContain(
+      "room in; the node group holds at most 40 GPUs; held at 1 node: boa's heartbeat is not reaching " +
+        'CloudWatch, and the budget guard would set that many (see the metrics_failed log)</div>',
+    );
+  });
+
   it('say why the plan allocates less than the budget when the plan cap holds it down', async () => {
     // Found trying boa as a newcomer: a budget of 40 beside "the plan allocates 5.81", nothing saying why.
     const [, spend, label] = /id="plan-value">([^<]*)<\/div><div class="label">([^<]*)</.exec(
