@@ -78,6 +78,13 @@ function frontierSummary(frontier) {
   return `What each budget buys: ${parts.join('; ')}.`;
 }
 
+/**
+ * The spend lines' colours: blue, orange and a dark grey, none a red like the budget's dashed line
+ * (#c0392b). Vega's third colour, a red, drew the paid average as a solid red line beside the budget,
+ * read as the budget at a glance or by a red-weak eye (found in review).
+ */
+const SERIES_COLOURS = ['#4c78a8', '#f58518', '#333333'];
+
 function spendSpec(ledger, budget) {
   const names = ['paid (per bucket)', 'allocated (per bucket)', `paid, ${ledger.windowHours} h average`];
   const point = (at, p) => [
@@ -145,7 +152,7 @@ function spendSpec(ledger, budget) {
           field: 'series',
           type: 'nominal',
           title: null,
-          scale: { domain: names },
+          scale: { domain: names, range: SERIES_COLOURS },
           legend: { orient: 'bottom' },
         },
       },

@@ -161,6 +161,48 @@ describe('the spend chart after a budget typo', () => {
   });
 });
 
+describe('the spend chart, its colours', () => {
+  it('draws no spend line in a red like the budget line', async () => {
+    // Found in review: the paid 24 h average was vega's third colour, a red (#e45756) solid line beside
+    // the budget's red dashed one, unnamed in the legend: read as the budget by a glance or a red-weak eye.
+    const bucket = (minute: number, paid: number) => ({
+      from: new Date(Date.UTC(2026, 10, 1, 12, minute)).toISOString(),
+      to: new Date(Date.UTC(2026, 10, 1, 12, minute + 15)).toISOString(),
+      paidGpuHoursPerHour: paid,
+      allocatedGpuHoursPerHour: paid - 2,
+      paidWindowAverage: paid - 1,
+    });
+    const ledger = {
+      windowHours: 24,
+      series: [bucket(0, 14), bucket(15, 16)],
+      budgets: [{ from: bucket(0, 0).from, to: bucket(15, 0).to, gpuHoursPerHour: 40 }],
+    };
+    const svg = await renderSpec(loadDashboardScript().spendSpec(ledger, 40));
+    const strokes = [...svg.matchAll(/<path [^>]*stroke="(#[0-9a-f]{6})"/gi)].map((m) => m[1]!.toLowerCase());
+    const hue = (hex: string) => {
+      const [r, g, b] = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16) / 255) as [
+        number,
+        number,
+        number,
+      ];
+      const max = Math.max(r, g, b);
+      const range = max - Math.min(r, g, b);
+      if (range < 0.15) return null; // a grey: no hue to mistake
+      const h = max === r ? (g - b) / range : max === g ? 2 + (b - r) / range : 4 + (r - g) / range;
+      return (h * 60 + 360) % 360;
+    };
+    const budgetLines = strokes.filter((s) => s === '#c0392b');
+    expect(budgetLines.length).toBeGreaterThan(0);
+    const others = strokes.filter((s) => s !== '#c0392b');
+    // The three series, each in the chart and its legend.
+    expect(new Set(others).size).toBeGreaterThanOrEqual(3);
+    for (const stroke of others) {
+      const h = hue(stroke);
+      if (h !== null) expect([stroke, Math.min(h, 360 - h) > 25]).toEqual([stroke, true]);
+    }
+  });
+});
+
 describe("the charts' text", () => {
   it('says the numbers a chart shows, and what it lacks while there are none', () => {
     const dash = loadDashboardScript();
