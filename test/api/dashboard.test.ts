@@ -197,6 +197,24 @@ describe.skipIf(!haveChromium)('dashboard in headless Chromium', () => {
     });
     expect(widths.page).toBeLessThanOrEqual(390);
     for (const right of widths.sections) expect(right).toBeLessThanOrEqual(390);
+    // Squeezed, the table's headings and times stay on one line each (found in review: 2026-12- above
+    // 06T22:34:25Z, GPU- above h).
+    const lines = await page.evaluate(() => {
+      const doc = (globalThis as any).document;
+      const linesOf = (cell: any) => {
+        const range = doc.createRange();
+        range.selectNodeContents(cell);
+        return new Set([...range.getClientRects()].map((r: any) => Math.round(r.top))).size;
+      };
+      const rows = [...doc.querySelectorAll('#active-jobs tr')];
+      return rows.flatMap((row: any) =>
+        [...row.children]
+          .filter((_c: any, i: number) => i === 5 || i === 7)
+          .map((c: any) => [c.textContent, linesOf(c)]),
+      );
+    });
+    expect(lines.length).toBeGreaterThan(2);
+    for (const [text, count] of lines) expect([text, count]).toEqual([text, 1]);
     await page.screenshot({ path: join(screenshots, 'narrow.png'), fullPage: true });
     await page.close();
   }, 60_000);

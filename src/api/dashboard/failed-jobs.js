@@ -3,7 +3,7 @@
  * `boa jobs list` says it) and where their output is, so a failure is more than a count in the jobs by
  * state (found in a trial: a job failing after 3 restarts left only "failed 1" on the page).
  */
-/* global setHtml, utcTime, table, escapeHtml -- format.js */
+/* global setHtml, timeHtml, table, escapeHtml -- format.js */
 /* exported FAILED_SHOWN, renderFailedJobs -- used by app.js */
 'use strict';
 
@@ -39,7 +39,7 @@ function renderFailedJobs(jobs, total) {
     escapeHtml(j.name ?? ''),
     escapeHtml(j.class),
     escapeHtml(j.state),
-    j.finishedAt ? utcTime(j.finishedAt) : '-',
+    j.finishedAt ? timeHtml(j.finishedAt) : '-',
     escapeHtml(failureText(j)),
     j.workload ? `<code>${escapeHtml(outputCommand(j))}</code>` : 'self-launched: its own logs',
   ]);

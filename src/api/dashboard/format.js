@@ -6,7 +6,7 @@
  * text escaped for HTML).
  */
 /* global document */
-/* exported $, setHtml, drawnElsewhere, fmt, budgetText, utcTime, minutes, table, escapeHtml */
+/* exported $, setHtml, drawnElsewhere, fmt, budgetText, utcTime, timeHtml, minutes, table, escapeHtml */
 /* -- used by the scripts after it */
 'use strict';
 
@@ -51,6 +51,15 @@ function budgetText(value) {
  */
 function utcTime(at) {
   return new Date(at).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/**
+ * A time in a table, kept on one line by the page's style: squeezed by a long job name, the active
+ * jobs' times broke at their hyphen, 2026-12- above 06T22:34:25Z (found in review).
+ */
+function timeHtml(at) {
+  const text = utcTime(at);
+  return `<time datetime="${text}">${text}</time>`;
 }
 
 function minutes(seconds) {

@@ -3,7 +3,7 @@
  * nodes, the last resizes, and the active jobs (running, and waiting with why), whose ids open their
  * log (log-panel.js).
  */
-/* global setHtml, budgetText, utcTime, table, escapeHtml -- format.js */
+/* global setHtml, budgetText, timeHtml, table, escapeHtml -- format.js */
 /* exported renderTables, renderResizes, ACTIVE_SHOWN, renderActiveJobs -- used by app.js */
 'use strict';
 
@@ -82,7 +82,7 @@ function renderResizes(resizes) {
     resizes.length
       ? table(
           ['at', 'to nodes', 'status'],
-          resizes.map((r) => [utcTime(r.at), r.target, escapeHtml(r.status)]),
+          resizes.map((r) => [timeHtml(r.at), r.target, escapeHtml(r.status)]),
         )
       : '<p>No resizes yet.</p>',
   );
@@ -153,7 +153,7 @@ function renderActiveJobs(running, waiting, counts) {
     typeof j.gpuHours === 'number' ? j.gpuHours.toFixed(2) : '-',
     // Counted from 1, as the CLI shows it (the API's statEpoch is 0-based).
     `${j.statEpoch + 1}${j.widths ? ` of ${j.widths.length}` : ''}`,
-    utcTime(j.startedAt ?? j.submittedAt),
+    timeHtml(j.startedAt ?? j.submittedAt),
     escapeHtml(jobNote(j)),
   ]);
   const more = [

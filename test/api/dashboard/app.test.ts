@@ -628,7 +628,7 @@ describe('the resizes', () => {
     const dash = loadDashboardScript();
     dash.renderResizes([{ at: '2026-11-01T12:00:05.250Z', target: 3, status: 'done' }]);
     expect(dash.element('resizes').innerHTML).toContain(
-      '<tr><td>2026-11-01T12:00:05Z</td><td>3</td><td>done</td></tr>',
+      '<tr><td><time datetime="2026-11-01T12:00:05Z">2026-11-01T12:00:05Z</time></td><td>3</td><td>done</td></tr>',
     );
   });
 });
@@ -1039,7 +1039,7 @@ describe('the failed jobs', () => {
     const rows = html.split('<tr>').slice(2);
     expect(rows[0]).toContain('data-job="1"');
     expect(rows[0]).toContain(
-      '<td>2026-11-01T12:00:00Z</td><td>exit 7: rank 0 exited 7 (after 3 restarts)</td>',
+      '<td><time datetime="2026-11-01T12:00:00Z">2026-11-01T12:00:00Z</time></td><td>exit 7: rank 0 exited 7 (after 3 restarts)</td>',
     );
     expect(rows[0]).toContain('<code>boa jobs logs 1</code>');
     // Rank 1 failed: the panel shows rank 0's output, so the command names rank 1 instead.
