@@ -69,7 +69,8 @@ function renderNumbers(budget, plan, status) {
       number(
         'nodes-value',
         'nodes desired / ready',
-        `${nodes.desiredNodes ?? 0} / ${nodes.readyNodes ?? '-'}`,
+        // null: not known yet (the node group not read since boa started), not 0 asked for.
+        `${nodes.desiredNodes ?? '-'} / ${nodes.readyNodes ?? '-'}`,
       ),
       number('gpus-value', gpusLabel(status.gpus), `${status.gpus.allocated} / ${status.gpus.paid}`),
       budget.control?.ceilingGpus == null

@@ -402,6 +402,24 @@ describe('the numbers and tables', () => {
     expect(tile({ allocated: 1, lent: 0, paid: 4 })).toEqual(['1 / 4', 'GPUs allocated / paid']);
   });
 
+  it('say the nodes desired are not known yet, not 0, before the node group is read', () => {
+    // GET /v1/status's desiredNodes is null until the group is read or resized (the nodes table said
+    // '-'; the tile said 0, as if boa asked for none).
+    const dash = loadDashboardScript();
+    const view = {
+      gpuHoursPerHour: 40,
+      nodePricePerHour: null,
+      control: null,
+      window: { hours: 24, windowHours: 24, paidGpuHoursPerHour: 0, allocatedGpuHoursPerHour: 0 },
+    };
+    const tile = (nodeGroup: object) => {
+      dash.renderNumbers(view, null, { nodeGroup, gpus: { allocated: 0, lent: 0, paid: 0 } });
+      return /id="nodes-value">([^<]*)</.exec(dash.element('numbers').innerHTML)?.[1];
+    };
+    expect(tile({ desiredNodes: null, readyNodes: null })).toBe('- / -');
+    expect(tile({ desiredNodes: 0, readyNodes: 0 })).toBe('0 / 0');
+  });
+
   it('say, while the paid average is over, when it is back within the budget at the rate paid now', async () => {
     const s = await service();
     await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
