@@ -99,23 +99,79 @@ describe('boa jobs', { timeout: 180_000 }, () => {
     cleanups.push(s.close);
     const submit = await s.boa(['jobs', 'submit', 'cifar10', '--self-launched']);
     const id = /^job\s+(\d+)/m.exec(submit.stdout)?.[1] as string;
-    for (const verb of ['stop', 'kill', 'rm', 'delete']) {
-      const run = await s.boa(['jobs', verb, id, '--force']);
-      expect(run.status).toBe(2);
-      expect(run.stderr).toBe(
+    const verbs = ['stop', 'kill', 'rm', 'delete'];
+    // Each run cancels nothing, so none depends on another: all at once, with the help.
+    const [help, ...runs] = await Promise.all([
+      s.boa(['jobs', '--help']),
+      ...verbs.map((verb) => s.boa(['jobs', verb, id, '--force'])),
+    ]);
+    for (const [i, verb] of verbs.entries()) {
+      expect(runs[i]?.status).toBe(2);
+      expect(runs[i]?.stderr).toBe(
         `boa: boa jobs has no ${verb}: to stop a job, cancel it: boa jobs cancel <job...>\n`,
       );
     }
     const job = await s.request('GET', `/v1/jobs/${id}`);
     expect(job.body.state).toBe('waiting');
     // Not offered in the help.
-    expect((await s.boa(['jobs', '--help'])).stdout).not.toMatch(/^\s+(stop|kill|rm|delete)\b/m);
+    expect(help?.stdout).not.toMatch(/^\s+(stop|kill|rm|delete)\b/m);
   });
 
   it('refuses an unknown class (exit 2, naming the known ones), a bad id, a missing job', async () => {
     const s = await startCliService();
     cleanups.push(s.close);
-    const unknown = await s.boa(['jobs', 'submit', 'gpt5', '--self-launched']);
+    // Every run below is refused and stores nothing, so none depends on another: all at once.
+    const [
+      unknown,
+      typo,
+      noClass,
+      noDashes,
+      taken,
+      late,
+      plain,
+      noName,
+      forgot,
+      both,
+      nothing,
+      badId,
+      unknownName,
+      missing,
+      badLimit,
+      zeroLimit,
+      badState,
+    ] = await Promise.all([
+      s.boa(['jobs', 'submit', 'gpt5', '--self-launched']),
+      s.boa(['jobs', 'submit', 'cifar01', '--', 'node', '-e', '0']),
+      s.boa(['jobs', 'submit', '--name', 'x', '--', 'node', 'train.js']),
+      s.boa(['jobs', 'submit', 'cifar10', 'node', 'train.js', '--epochs', '3']),
+      s.boa(['jobs', 'submit', 'cifar10', 'node', 'x.js', '--name', 'x']),
+      s.boa([
+        'jobs',
+        'submit',
+        'cifar10',
+        '--name',
+        't',
+        '--wait',
+        'python3',
+        'train.py',
+        '--env',
+        'A=1',
+        '--',
+        '--lr',
+        "it's",
+      ]),
+      s.boa(['jobs', 'submit', 'cifar10', 'node', 'x.js']),
+      s.boa(['jobs', 'submit', 'cifar10', '--name', '--', 'node', 'train.js']),
+      s.boa(['jobs', 'submit', 'cifar10', '--name', 'x']),
+      s.boa(['jobs', 'submit', 'cifar10', '--self-launched', '--', 'node', 'train.js']),
+      s.boa(['jobs', 'submit', 'cifar10', '--']),
+      s.boa(['jobs', 'cancel', '-1']),
+      s.boa(['jobs', 'cancel', 'abc']),
+      s.boa(['jobs', 'cancel', '99']),
+      s.boa(['jobs', 'list', '--limit', 'abc']),
+      s.boa(['jobs', 'list', '--limit', '0']),
+      s.boa(['jobs', 'list', '--state', 'sleeping']),
+    ]);
     expect(unknown.status).toBe(2);
     expect(unknown.stderr).toMatch(/^boa: unknown class "gpt5"; known classes: .*cifar10/);
     // A newcomer's own model: the refusal says how a class of its own is added.
@@ -125,13 +181,11 @@ describe('boa jobs', { timeout: 180_000 }, () => {
     );
     expect((await s.request('GET', '/v1/jobs')).body.jobs).toEqual([]);
     // A typo names the class it most likely meant.
-    const typo = await s.boa(['jobs', 'submit', 'cifar01', '--', 'node', '-e', '0']);
     expect(typo.status).toBe(2);
     expect(typo.stderr).toMatch(
       /^boa: unknown class "cifar01" \(the closest known name: cifar10\); known classes: /,
     );
     // The class forgotten: commander would take the command's first word for it.
-    const noClass = await s.boa(['jobs', 'submit', '--name', 'x', '--', 'node', 'train.js']);
     expect(noClass.status).toBe(2);
     expect(noClass.stderr).toMatch(
       /^boa: no class before --: "node" is the start of the command; give the class first/,
@@ -139,7 +193,6 @@ describe('boa jobs', { timeout: 180_000 }, () => {
     expect((await s.request('GET', '/v1/jobs')).body.jobs).toEqual([]);
 
     // The -- forgotten: the job's own option reads as boa's, and the error says where it goes.
-    const noDashes = await s.boa(['jobs', 'submit', 'cifar10', 'node', 'train.js', '--epochs', '3']);
     expect(noDashes.status).toBe(2);
     expect(noDashes.stderr).toBe(
       "error: unknown option '--epochs'\n(the job's command and its options go after --: boa jobs submit cifar10 -- node train.js --epochs 3)\n(add --help for usage)\n",
@@ -147,33 +200,16 @@ describe('boa jobs', { timeout: 180_000 }, () => {
     expect((await s.request('GET', '/v1/jobs')).body.jobs).toEqual([]);
 
     // The -- forgotten before options boa has too: they were boa's, and the job never saw them.
-    const taken = await s.boa(['jobs', 'submit', 'cifar10', 'node', 'x.js', '--name', 'x']);
     expect(taken.status).toBe(2);
     expect(taken.stderr).toBe(
       `boa: the job's command goes after --: boa jobs submit cifar10 -- node x.js --name x (without the --, boa would have run "node x.js" and read options among its words as its own)\n`,
     );
     // boa's own options before the command stay before the --; a word after a late -- is the job's too.
-    const late = await s.boa([
-      'jobs',
-      'submit',
-      'cifar10',
-      '--name',
-      't',
-      '--wait',
-      'python3',
-      'train.py',
-      '--env',
-      'A=1',
-      '--',
-      '--lr',
-      "it's",
-    ]);
     expect(late.status).toBe(2);
     expect(late.stderr).toMatch(
       /^boa: the job's command goes after --: boa jobs submit cifar10 --name t --wait -- python3 train\.py --env A=1 --lr 'it'\\''s' \(without the --, boa would have run "python3 train\.py --lr 'it'\\''s'"/,
     );
     // Not even a plain command is taken without it.
-    const plain = await s.boa(['jobs', 'submit', 'cifar10', 'node', 'x.js']);
     expect(plain.status).toBe(2);
     expect(plain.stderr).toMatch(
       /^boa: the job's command goes after --: boa jobs submit cifar10 -- node x\.js /,
@@ -181,45 +217,35 @@ describe('boa jobs', { timeout: 180_000 }, () => {
     expect((await s.request('GET', '/v1/jobs')).body.jobs).toEqual([]);
 
     // A value forgotten: commander would take the "--" for it, and the job would be named "--".
-    const noName = await s.boa(['jobs', 'submit', 'cifar10', '--name', '--', 'node', 'train.js']);
     expect(noName.status).toBe(2);
     expect(noName.stderr).toBe('boa: --name needs a value before --, e.g. --name VALUE -- node train.js\n');
     expect((await s.request('GET', '/v1/jobs')).body.jobs).toEqual([]);
 
     // Nothing after -- (a script's empty $CMD): not a self-launched job nobody would launch.
     // No command and no --self-launched: a forgotten --, which would hold paid GPUs for nobody.
-    const forgot = await s.boa(['jobs', 'submit', 'cifar10', '--name', 'x']);
     expect(forgot.status).toBe(2);
     expect(forgot.stderr).toMatch(
       /give the command boa should run after --, e\.g\. boa jobs submit cifar10 -- python3 train\.py \(for a job you launch yourself: --self-launched\)/,
     );
-    const both = await s.boa(['jobs', 'submit', 'cifar10', '--self-launched', '--', 'node', 'train.js']);
     expect(both.status).toBe(2);
     expect(both.stderr).toMatch(/--self-launched takes no command/);
-    const nothing = await s.boa(['jobs', 'submit', 'cifar10', '--']);
     expect(nothing.status).toBe(2);
     expect(nothing.stderr).toBe(
       'boa: nothing after --: give the command boa should run, e.g. -- python3 train.py\n',
     );
     expect((await s.request('GET', '/v1/jobs')).body.jobs).toEqual([]);
 
-    const badId = await s.boa(['jobs', 'cancel', '-1']);
     expect(badId.status).toBe(2);
     expect(badId.stderr).toMatch(/job id is a positive integer/);
-    const unknownName = await s.boa(['jobs', 'cancel', 'abc']);
     expect(unknownName.status).toBe(1);
     expect(unknownName.stderr).toBe('boa: no waiting or running job is named "abc" (see boa jobs list)\n');
-    const missing = await s.boa(['jobs', 'cancel', '99']);
     expect(missing.status).toBe(1);
     expect(missing.stderr).toBe('boa: job 99 not found (see boa jobs list)\n');
-    const badLimit = await s.boa(['jobs', 'list', '--limit', 'abc']);
     expect(badLimit.status).toBe(2);
     expect(badLimit.stderr).toBe('boa: --limit must be a number, got "abc"\n');
     // Out of the API's range: its message, and the flag that set it.
-    const zeroLimit = await s.boa(['jobs', 'list', '--limit', '0']);
     expect(zeroLimit.status).toBe(2);
     expect(zeroLimit.stderr).toMatch(/^boa: .*limit must be a whole number from 1 to 10000.* \(--limit\)\n$/);
-    const badState = await s.boa(['jobs', 'list', '--state', 'sleeping']);
     expect(badState.status).toBe(2);
     expect(badState.stderr).toBe(
       'boa: --state takes waiting, running, done, cancelled, failed, lost, or several separated by commas (waiting,running); got "sleeping"\n',
@@ -593,7 +619,13 @@ describe('boa jobs', { timeout: 180_000 }, () => {
     for (const name of ['a', 'b', 'c', 'd']) {
       expect((await s.request('POST', '/v1/jobs', { class: 'cifar10', name })).status).toBe(201);
     }
-    const list = await s.boa(['jobs', 'list', '--limit', '2']);
+    // Four reads of the same jobs: at once.
+    const [list, older, oldest, all] = await Promise.all([
+      s.boa(['jobs', 'list', '--limit', '2']),
+      s.boa(['jobs', 'list', '--limit', '2', '--before', '3']),
+      s.boa(['jobs', 'list', '--limit', '2', '--before', '2']),
+      s.boa(['jobs', 'list', '--limit', '10']),
+    ]);
     expect(list.status).toBe(0);
     // The two newest, oldest first: a job submitted after the first page is never hidden.
     expect(rows(list.stdout).map((r) => r[1])).toEqual(['c', 'd']);
@@ -601,14 +633,11 @@ describe('boa jobs', { timeout: 180_000 }, () => {
       'the newest 2 jobs are shown; older ones: --before 3 (or --limit N, up to 10000)\n',
     );
     // The page before it, as the hint says: the rest, and a short page says nothing.
-    const older = await s.boa(['jobs', 'list', '--limit', '2', '--before', '3']);
     expect(rows(older.stdout).map((r) => r[1])).toEqual(['a', 'b']);
     // A full page that reaches the first job names no page before it (a newcomer was sent to an empty one).
     expect(older.stderr).toBe('');
-    const oldest = await s.boa(['jobs', 'list', '--limit', '2', '--before', '2']);
     expect(rows(oldest.stdout).map((r) => r[1])).toEqual(['a']);
     expect(oldest.stderr).toBe('');
-    const all = await s.boa(['jobs', 'list', '--limit', '10']);
     expect(rows(all.stdout).map((r) => r[1])).toEqual(['a', 'b', 'c', 'd']);
     expect(all.stderr).toBe('');
     const api = await s.request('GET', '/v1/jobs?limit=3');
@@ -627,16 +656,23 @@ describe('boa jobs', { timeout: 180_000 }, () => {
     expect((await s.request('POST', '/v1/jobs/3/cancel')).status).toBe(200);
     await s.ticks(1);
     expect((await s.request('POST', '/v1/jobs/1/cancel')).status).toBe(200);
-    const ended = await s.boa(['jobs', 'list', '--ended']);
+    // Reads of the same jobs, and refusals: none depends on another, all at once.
+    const [ended, last, some, ids, quiet, both, paged] = await Promise.all([
+      s.boa(['jobs', 'list', '--ended']),
+      s.boa(['jobs', 'list', '--ended', '--limit', '1']),
+      s.boa(['jobs', 'list', '--ended', '--state', 'waiting,cancelled']),
+      s.boa(['jobs', 'list', '-q', '--ended']),
+      s.boa(['jobs', 'list', '--quiet', '--state', 'waiting']),
+      s.boa(['--json', 'jobs', 'list', '-q']),
+      s.boa(['jobs', 'list', '--ended', '--before', '3']),
+    ]);
     expect(ended.stderr).toBe('');
     expect(ended.status).toBe(0);
     // The last to end first; the jobs still waiting are not among them.
     expect(rows(ended.stdout).map((r) => r[1])).toEqual(['a', 'c']);
-    const last = await s.boa(['jobs', 'list', '--ended', '--limit', '1']);
     expect(rows(last.stdout).map((r) => r[1])).toEqual(['a']);
     expect(last.stderr).toBe('the last 1 jobs to end are shown; more: --limit N (up to 10000)\n');
     // With --state, of those states: the waiting ones, which have not ended, after the ended.
-    const some = await s.boa(['jobs', 'list', '--ended', '--state', 'waiting,cancelled']);
     expect(
       rows(some.stdout)
         .map((r) => r[1])
@@ -648,13 +684,10 @@ describe('boa jobs', { timeout: 180_000 }, () => {
         .sort(),
     ).toEqual(['a', 'b', 'c', 'd']);
     // Only the ids, one a line, for xargs; the same rows.
-    const ids = await s.boa(['jobs', 'list', '-q', '--ended']);
     expect(ids).toMatchObject({ status: 0, stdout: '1\n3\n', stderr: '' });
-    expect((await s.boa(['jobs', 'list', '--quiet', '--state', 'waiting'])).stdout).toBe('2\n4\n');
-    const both = await s.boa(['--json', 'jobs', 'list', '-q']);
+    expect(quiet.stdout).toBe('2\n4\n');
     expect(both.status).toBe(2);
     expect(both.stderr).toMatch(/--quiet prints only the ids/);
-    const paged = await s.boa(['jobs', 'list', '--ended', '--before', '3']);
     expect(paged.status).toBe(2);
     expect(paged.stderr).toMatch(/--ended .* has no pages: give --limit N/);
   });
