@@ -39,13 +39,18 @@ const BUDGET_KIND = (value: string) =>
 describe('boa budget', { timeout: 180_000 }, () => {
   it('sets 40 and reads it back as a table and as the API JSON', async () => {
     const s = await started();
-    const set = await s.boa(['budget', 'set', '40']);
+    // With arrivals expected (a prior): another service, set and planned alongside this one's.
+    const expecting = await started({ config: { priorRates: { cifar10: 2 } } });
+    const setAndPlan = async (service: typeof s) => {
+      const setRun = await service.boa(['budget', 'set', '40']);
+      return [setRun, await service.boa(['plan'])] as const;
+    };
+    const [[set, plan], [setThere, planThere]] = await Promise.all([setAndPlan(s), setAndPlan(expecting)]);
     expect(set.stderr).toBe('');
     expect(set.status).toBe(0);
     expect(set.stdout).toMatch(/^budget set\s+40 GPU-hours\/hour/m);
     expect(await storedBudget(s)).toBe(40);
     // The minimum and the spend printed are the plan's, as `boa plan` shows them.
-    const plan = await s.boa(['plan']);
     const minimum = (out: string) => /minimum feasible\s+([\d.e-]+)/.exec(out)?.[1];
     // With no arrivals there is no load to need a minimum: said as frontier says it (a newcomer read
     // "0.0002 GPU-hours/hour" as one).
@@ -58,9 +63,6 @@ describe('boa budget', { timeout: 180_000 }, () => {
     // No "few jobs arrive" beside it: none has been seen to arrive (a trial).
     expect(set.stdout).not.toMatch(/^note/m);
     // With arrivals expected (a prior), the spend the plan predicts, as boa plan gives it.
-    const expecting = await started({ config: { priorRates: { cifar10: 2 } } });
-    const setThere = await expecting.boa(['budget', 'set', '40']);
-    const planThere = await expecting.boa(['plan']);
     // With arrivals expected (2 an hour), whose widest widths spend a tenth of 40: said.
     expect(setThere.stdout).toMatch(/^note\s+few jobs arrive: even the widest useful widths spend less/m);
     expect(minimum(setThere.stdout)).toBeDefined();
@@ -79,7 +81,8 @@ describe('boa budget', { timeout: 180_000 }, () => {
       ),
     );
 
-    const table = await s.boa(['budget', 'get']);
+    // Two reads that change nothing: at once.
+    const [table, json] = await Promise.all([s.boa(['budget', 'get']), s.boa(['budget', 'get', '--json'])]);
     expect(table.status).toBe(0);
     expect(table.stdout).toMatch(/^budget\s+40 GPU-hours\/hour \(\$28,557\.60\/month\)$/m);
     // Each average beside the budget it is held to (the budgets in force over the window, each for its
@@ -111,7 +114,6 @@ describe('boa budget', { timeout: 180_000 }, () => {
       ),
     );
 
-    const json = await s.boa(['budget', 'get', '--json']);
     expect(json.status).toBe(0);
     expect(JSON.parse(json.stdout)).toEqual((await s.request('GET', '/v1/budget')).body);
   });
@@ -216,16 +218,21 @@ describe('boa budget', { timeout: 180_000 }, () => {
 
   it('says when the plan cap (a default) holds the plan below the budget, and not without it', async () => {
     const s = await started({ config: { priorRates: { cifar10: 8 } } });
-    expect((await s.boa(['budget', 'set', '400'])).status).toBe(0);
+    const plain = await started({ config: { priorRates: { cifar10: 8 }, planCapMultiple: 0 } });
+    // The two services do not depend on each other: both set at once.
+    const [setCapped, setPlain] = await Promise.all([
+      s.boa(['budget', 'set', '400']),
+      plain.boa(['budget', 'set', '400']),
+    ]);
+    expect(setCapped.status).toBe(0);
+    expect(setPlain.status).toBe(0);
     const cap = (await s.request('GET', '/v1/budget')).body.control.planCapGpuHoursPerHour;
     expect(cap).toBeLessThan(400);
-    const table = await s.boa(['budget', 'get']);
+    const [table, plainTable] = await Promise.all([s.boa(['budget', 'get']), plain.boa(['budget', 'get'])]);
     expect(table.stdout).toMatch(
       new RegExp(`^plan cap\\s+plans use at most ${cap.toFixed(1)} GPU-hours/hour \\(planCapMultiple x`, 'm'),
     );
-    const plain = await started({ config: { priorRates: { cifar10: 8 }, planCapMultiple: 0 } });
-    expect((await plain.boa(['budget', 'set', '400'])).status).toBe(0);
-    expect((await plain.boa(['budget', 'get'])).stdout).not.toMatch(/^plan cap/m);
+    expect(plainTable.stdout).not.toMatch(/^plan cap/m);
   });
 
   it("says when plans spend the window's credit because the load needs most of the budget", async () => {
@@ -245,17 +252,23 @@ describe('boa budget', { timeout: 180_000 }, () => {
 
   it('says how much more load plans are made for under the opt-in confidence bound', async () => {
     const s = await started({ config: { priorRates: { cifar10: 8, bert: 1 }, rateConfidence: 2 } });
-    expect((await s.boa(['budget', 'set', '400'])).status).toBe(0);
+    const plain = await started({ config: { priorRates: { cifar10: 8 } } });
+    // The two services do not depend on each other: both set at once.
+    const [setBound, setPlain] = await Promise.all([
+      s.boa(['budget', 'set', '400']),
+      plain.boa(['budget', 'set', '400']),
+    ]);
+    expect(setBound.status).toBe(0);
+    expect(setPlain.status).toBe(0);
     // Nothing seen yet: the prior's 2 hours stand for 18 arrivals.
     const factor = (await s.request('GET', '/v1/budget')).body.control.rateConfidenceFactor;
     expect(factor).toBeCloseTo(1 + 2 / Math.sqrt(18), 3);
-    expect((await s.boa(['budget', 'get'])).stdout).toMatch(
+    expect((await plain.request('GET', '/v1/budget')).body.control.rateConfidenceFactor).toBe(1);
+    const [table, plainTable] = await Promise.all([s.boa(['budget', 'get']), plain.boa(['budget', 'get'])]);
+    expect(table.stdout).toMatch(
       new RegExp(`^rate bound\\s+plans are made for ${factor.toFixed(2)}x the estimated load`, 'm'),
     );
-    const plain = await started({ config: { priorRates: { cifar10: 8 } } });
-    expect((await plain.boa(['budget', 'set', '400'])).status).toBe(0);
-    expect((await plain.request('GET', '/v1/budget')).body.control.rateConfidenceFactor).toBe(1);
-    expect((await plain.boa(['budget', 'get'])).stdout).not.toMatch(/^rate bound/m);
+    expect(plainTable.stdout).not.toMatch(/^rate bound/m);
   });
 
   it('says what the opt-in first-day arrivals add to every class, and that they end with the first day', async () => {
@@ -349,13 +362,16 @@ describe('boa budget', { timeout: 180_000 }, () => {
     await s.service.planner.idle();
     await s.request('POST', '/v1/jobs', { class: 'imagenet' });
     await s.ticks(2);
-    expect((await s.boa(['budget', 'get'])).stdout).not.toMatch(/^drain/m);
-    expect((await s.boa(['status'])).stdout).not.toMatch(/draining/);
+    // Each pair of reads changes nothing: at once.
+    const [before, statusBefore] = await Promise.all([s.boa(['budget', 'get']), s.boa(['status'])]);
+    expect(before.stdout).not.toMatch(/^drain/m);
+    expect(statusBefore.stdout).not.toMatch(/draining/);
     await s.ticks(12); // 2 hours without a submission
-    expect((await s.boa(['budget', 'get'])).stdout).toMatch(
+    const [draining, statusDraining] = await Promise.all([s.boa(['budget', 'get']), s.boa(['status'])]);
+    expect(draining.stdout).toMatch(
       /^drain\s+nothing submitted lately and nothing waits: the running jobs take the GPUs the budget allows$/m,
     );
-    expect((await s.boa(['status'])).stdout).toMatch(
+    expect(statusDraining.stdout).toMatch(
       /^budget\s+40 GPU-hours\/hour; .*; draining: the running jobs take the budget$/m,
     );
   });
@@ -374,8 +390,10 @@ describe('boa budget', { timeout: 180_000 }, () => {
     await s.service.planner.idle();
     await s.request('POST', '/v1/jobs', { class: 'imagenet' });
     await s.ticks(2);
-    expect((await s.boa(['budget', 'get'])).stdout).not.toMatch(/^fill/m);
-    expect((await s.boa(['status'])).stdout).not.toMatch(/filling/);
+    // Each pair of reads changes nothing: at once.
+    const [before, statusBefore] = await Promise.all([s.boa(['budget', 'get']), s.boa(['status'])]);
+    expect(before.stdout).not.toMatch(/^fill/m);
+    expect(statusBefore.stdout).not.toMatch(/filling/);
     // Hours later the window is far under the budget, and once nothing the plan runs takes it, the fill
     // does (when depends on how far the job got: a credit spent on it moves its epochs).
     let filling = false;
@@ -384,10 +402,11 @@ describe('boa budget', { timeout: 180_000 }, () => {
       filling = (await s.request('GET', '/v1/status')).body.budget.fillingToBudget;
     }
     expect(filling).toBe(true);
-    expect((await s.boa(['status'])).stdout).toMatch(
+    const [statusFilling, fillingTable] = await Promise.all([s.boa(['status']), s.boa(['budget', 'get'])]);
+    expect(statusFilling.stdout).toMatch(
       /^budget\s+40 GPU-hours\/hour; .*; filling: the window is under the budget, the running jobs take it$/m,
     );
-    expect((await s.boa(['budget', 'get'])).stdout).toMatch(
+    expect(fillingTable.stdout).toMatch(
       /^fill\s+the window paid more than fillBelowBand under the budget and nothing waits: the running jobs take the GPUs the budget allows$/m,
     );
   });
@@ -401,7 +420,11 @@ describe('boa budget', { timeout: 180_000 }, () => {
     expect(low.stdout).toMatch(/^warning\s+budget 5 is below [\d.]+ GPU-hours\/hour.*jobs will queue/m);
     expect(await storedBudget(s)).toBe(5);
 
-    const tooLow = await s.boa(['budget', 'set', '0.5']);
+    // Two refusals, which change nothing: at once.
+    const [tooLow, lowJson] = await Promise.all([
+      s.boa(['budget', 'set', '0.5']),
+      s.boa(['--json', 'budget', 'set', '0.5']),
+    ]);
     expect(tooLow.status).toBe(2);
     expect(tooLow.stdout).toBe('');
     expect(tooLow.stderr).toContain(
@@ -410,8 +433,6 @@ describe('boa budget', { timeout: 180_000 }, () => {
     expect(tooLow.stderr).toContain('try: boa budget set 4');
     expect(tooLow.stderr).not.toMatch(/\n\s+at /); // no stack trace
     expect(await storedBudget(s)).toBe(5);
-
-    const lowJson = await s.boa(['--json', 'budget', 'set', '0.5']);
     expect(lowJson.status).toBe(2);
     expect(JSON.parse(lowJson.stdout).error.minFeasibleBudget).toBe(4);
   });
@@ -471,13 +492,16 @@ describe('boa budget', { timeout: 180_000 }, () => {
 describe('boa connection errors', () => {
   it('exits 4 on a wrong token and changes nothing', async () => {
     const s = await started();
-    const wrong = await s.boa(['budget', 'set', '30'], { BOA_TOKEN: 'not-the-operator-token' });
+    // Two refusals, which change nothing: at once.
+    const [wrong, flag] = await Promise.all([
+      s.boa(['budget', 'set', '30'], { BOA_TOKEN: 'not-the-operator-token' }),
+      s.boa(['--token', 'not-the-operator-token', 'status']),
+    ]);
     expect(wrong.status).toBe(4);
     expect(wrong.stderr).toBe(
       'boa: the token in BOA_TOKEN was refused: set BOA_TOKEN to the operator token (local: the file data/token)\n',
     );
     expect(await storedBudget(s)).toBeNull();
-    const flag = await s.boa(['--token', 'not-the-operator-token', 'status']);
     expect(flag.status).toBe(4);
     expect(flag.stderr).toBe(
       'boa: the token given with --token was refused: give the operator token (local: the file data/token)\n',
@@ -486,7 +510,14 @@ describe('boa connection errors', () => {
 
   it('exits 4 when no token is found, and reads data/token for a local service', async () => {
     const s = await started();
-    const none = await s.boa(['budget', 'set', '30'], { BOA_TOKEN: undefined });
+    // Another service's token file (another data dir), for the second refusal.
+    mkdirSync(join(s.cwd, 'other'));
+    writeFileSync(join(s.cwd, 'other', 'token'), 'a-token-of-another-service\n');
+    // Two refusals, which change nothing: at once.
+    const [none, other] = await Promise.all([
+      s.boa(['budget', 'set', '30'], { BOA_TOKEN: undefined }),
+      s.boa(['budget', 'set', '30'], { BOA_TOKEN: undefined, BOA_DATA_DIR: join(s.cwd, 'other') }),
+    ]);
     expect(none.status).toBe(4);
     expect(none.stderr).toBe(
       `boa: no operator token was given: there is no ${join(s.cwd, 'data', 'token')} ` +
@@ -494,14 +525,8 @@ describe('boa connection errors', () => {
     );
     expect(await storedBudget(s)).toBeNull();
 
-    // Another service's token file (another data dir): named, with what to set; since 2026-12-02 not
-    // sent (this service cannot prove it holds it), where before it was sent and refused.
-    mkdirSync(join(s.cwd, 'other'));
-    writeFileSync(join(s.cwd, 'other', 'token'), 'a-token-of-another-service\n');
-    const other = await s.boa(['budget', 'set', '30'], {
-      BOA_TOKEN: undefined,
-      BOA_DATA_DIR: join(s.cwd, 'other'),
-    });
+    // Another service's token file: named, with what to set; since 2026-12-02 not sent (this service
+    // cannot prove it holds it), where before it was sent and refused.
     expect(other.status).toBe(4);
     expect(other.stderr).toBe(
       `boa: the service at ${s.url} did not prove it holds the operator token in ${join(s.cwd, 'other', 'token')} ` +
@@ -530,17 +555,20 @@ describe('boa connection errors', () => {
 
   it('exits 2 on a usage error or a URL that is not http', async () => {
     const s = await started();
-    const unknown = await s.boa(['budjet', 'get']);
+    // Three runs that do not depend on each other: at once.
+    const [unknown, version, badUrl] = await Promise.all([
+      s.boa(['budjet', 'get']),
+      // --version answers without asking the service: the package's version, exit 0.
+      s.boa(['--version']),
+      s.boa(['budget', 'get'], { BOA_URL: 'ftp://example.com' }),
+    ]);
     expect(unknown.status).toBe(2);
     expect(unknown.stderr).toContain("unknown command 'budjet'");
     // A pointer to the help, not the whole help after the error.
     expect(unknown.stderr).toContain('(add --help for usage)');
     expect(unknown.stderr).not.toContain('Usage:');
-    // --version answers without asking the service: the package's version, exit 0.
-    const version = await s.boa(['--version']);
     const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '../../package.json'), 'utf8'));
     expect(version).toMatchObject({ status: 0, stdout: `${pkg.version}\n` });
-    const badUrl = await s.boa(['budget', 'get'], { BOA_URL: 'ftp://example.com' });
     expect(badUrl.status).toBe(2);
     expect(badUrl.stderr).toMatch(/must start with http:\/\/ or https:\/\//);
   });
@@ -577,17 +605,19 @@ describe('boa budget set on a terminal', () => {
       expect(await storedBudget(s)).toBe(20);
       // 0 is refused by the service, which names the smallest budget it takes: asking "cut the budget
       // from 20 to 0?" first had the newcomer confirm a change never made.
-      const zero = await onTerminal(s, ['budget', 'set', '0'], 'y\n');
+      // Three refusals, which change nothing: at once.
+      const [zero, belowSmallest, aboveLargest] = await Promise.all([
+        onTerminal(s, ['budget', 'set', '0'], 'y\n'),
+        onTerminal(s, ['budget', 'set', '2'], 'y\n'),
+        onTerminal(s, ['budget', 'set', '1000000000'], 'y\n'),
+      ]);
       expect(zero.output).not.toContain('cut the budget');
       expect(zero.output).toMatch(/gpuHoursPerHour must be a number of GPU-hours per hour of at least/);
       expect(zero.status).not.toBe(0);
-      expect(await storedBudget(s)).toBe(20);
       // Nor below the smallest budget it accepts (4: one node's GPUs), nor above the largest (found in
       // review: both were asked about, confirmed, then refused).
-      const belowSmallest = await onTerminal(s, ['budget', 'set', '2'], 'y\n');
       expect(belowSmallest.output).not.toContain('cut the budget');
       expect(belowSmallest.output).toContain('try: boa budget set 4');
-      const aboveLargest = await onTerminal(s, ['budget', 'set', '1000000000'], 'y\n');
       expect(aboveLargest.output).not.toContain('raise the budget');
       expect(aboveLargest.output).toContain('gpuHoursPerHour is at most 100000');
       expect(await storedBudget(s)).toBe(20);
