@@ -79,6 +79,11 @@ it.skipIf(!haveChromium)(
     await tickUntil(s, () => s.service.job(id).state === 'running', 'running');
     const page = await openLog(s, id);
     expect(await page.locator('#active-jobs button.job-log').count()).toBe(1);
+    // The focus goes to the output opened (a keyboard or screen reader's user is told), and back to the
+    // job's id at Close (before: it stayed on the id, nothing said the output had opened below).
+    const focused = (what: string) => page.evaluate(`document.activeElement?.${what} ?? null`);
+    expect(await focused('id')).toBe('log-heading');
+    expect(await page.locator('#log-status').getAttribute('role')).toBe('status');
     await expect.poll(() => text(page), { timeout: 30_000 }).toMatch(/line 3\n/);
     const seen = (await text(page)) ?? '';
     const last = Number(/line (\d+)\n$/.exec(seen)?.[1]);
@@ -89,6 +94,7 @@ it.skipIf(!haveChromium)(
     );
     await page.locator('#log-close').click();
     expect(await page.locator('#log-section').isVisible()).toBe(false);
+    expect(await page.evaluate('document.activeElement?.dataset?.job ?? null')).toBe(String(id));
   },
   120_000,
 );

@@ -4,13 +4,13 @@
  * the token is asked for once and kept in sessionStorage only once the service accepts it. What it
  * draws with is defined by the scripts before it (scripts.ts).
  */
-/* global window, sessionStorage, fetch, setInterval, clearInterval, AbortSignal */
+/* global window, document, sessionStorage, fetch, setInterval, clearInterval, AbortSignal */
 /* global $, setHtml, utcTime, escapeHtml -- format.js */
 /* global redraw, spendSpec, frontierSpec -- charts.js */
 /* global renderNumbers, renderHealth -- numbers.js */
 /* global renderTables, renderResizes, ACTIVE_SHOWN, renderActiveJobs -- tables.js */
 /* global FAILED_SHOWN, renderFailedJobs -- failed-jobs.js */
-/* global closeLog, showLog -- log-panel.js */
+/* global closeLog, showLog, openedLog -- log-panel.js */
 'use strict';
 
 const TOKEN_KEY = 'boa.operatorToken';
@@ -312,7 +312,12 @@ function openLog(event) {
 }
 $('active-jobs').addEventListener('click', openLog);
 $('failed-jobs').addEventListener('click', openLog);
-$('log-close').addEventListener('click', () => closeLog());
+$('log-close').addEventListener('click', () => {
+  const id = openedLog;
+  closeLog();
+  // Back where the operator was: the job's id that opened it, if still shown.
+  document.querySelector(`button.job-log[data-job="${id}"]`)?.focus();
+});
 $('logout').addEventListener('click', (event) => {
   event.preventDefault();
   showLogin();

@@ -6,7 +6,7 @@
 /* global setTimeout, clearTimeout, AbortController */
 /* global $ -- format.js */
 /* global followJob -- log-follow.js */
-/* exported closeLog, showLog -- used by app.js */
+/* exported closeLog, showLog, openedLog -- used by app.js */
 'use strict';
 
 /** The most of a followed log the page keeps: its last 256 KiB, cut at a line. */
@@ -30,6 +30,8 @@ function redrawn(text) {
 }
 
 let following = null;
+/** The job whose output is open (the last opened): Close gives the focus back to its id. */
+let openedLog = null;
 
 /**
  * What the log gained since it was last drawn. Drawn at most every LOG_DRAW_MS, not per read: a
@@ -114,6 +116,10 @@ async function showLog(token, id) {
   };
   $('log-section').classList.remove('hidden');
   $('log-title').textContent = `Job ${id}: the output of rank 0`;
+  // The keyboard's focus, and a screen reader, go to what opened below the tables (found in review:
+  // they stayed on the job's id, and nothing said the output had opened).
+  openedLog = id;
+  $('log-heading').focus();
   clearLog();
   f.status('reading...');
   try {
