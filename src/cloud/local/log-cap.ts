@@ -82,8 +82,8 @@ const SYNC_BYTES = 1024 * 1024;
  * trial: 1.1 MB at each cut). Now only a write landing between that last read and the truncate, two
  * system calls apart, is lost (no lock binds the job's writes, and the kernel has no truncate-if-unchanged).
  * Nothing is left to tell such a write apart, so when the job was writing just before or just after the
- * truncate, or had written in the 50 ms before, MAYBE_LOST_LINE is put at the cut; one lone write in that
- * instant from a job quiet for 50 ms goes unmarked.
+ * truncate, or had written in the 50 ms before, MAYBE_LOST_LINE is put at the cut; what lands in that
+ * instant from a job quiet for 50 ms and paused again right after (a loaded machine) goes unmarked.
  * The 16 MiB copy is asynchronous, so it holds up neither the service's API nor its tick; the last
  * MiB at most is copied synchronously, so nothing runs between the final read and the truncate.
  */
