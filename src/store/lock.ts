@@ -31,9 +31,7 @@ export function lockDataDir(dataDir: string, waitMs = LOCK_WAIT_MS): DataDirLock
   try {
     lock = new Database(lockFile, { timeout: waitMs });
   } catch (error) {
-    // SQLite's "unable to open database file" names neither the file nor why (found in a trial).
-    const cause = openProblem(lockFile) ?? (error as Error).message;
-    throw new StoreError(`cannot lock data dir ${dataDir}: ${lockFile} is ${cause}`);
+    throw new StoreError(`cannot lock data dir ${dataDir}: ${whyNotOpened(error, lockFile)}`);
   }
   try {
     // The write lock in one step, in SQLite's normal locking mode, where a try that finds the lock
@@ -63,6 +61,28 @@ export function lockDataDir(dataDir: string, waitMs = LOCK_WAIT_MS): DataDirLock
       lock.close();
     },
   };
+}
+
+/**
+ * Why SQLite could not open the lock file. The lock is the first SQLite database a start opens, so a
+ * driver that cannot load (its native binding missing, or built for another Node) fails here, and once
+ * read as a problem of the file: "boa.lock is Could not locate the bindings file" (found in review).
+ */
+function whyNotOpened(error: unknown, lockFile: string): string {
+  const { code, message } = error as NodeJS.ErrnoException;
+  if (code === 'ERR_DLOPEN_FAILED' || /could not locate the bindings file/i.test(message)) {
+    // On one line, without the list of every path the bindings package tried.
+    const reason = message
+      .replace(/\s*Tried:[\s\S]*$/, '')
+      .replace(/\s+/g, ' ')
+      .trim()
+      .replace(/\.$/, '');
+    return `the SQLite driver (better-sqlite3) failed to load: ${reason}; reinstall boa's dependencies with npm ci, under the Node that runs boa (${process.version})`;
+  }
+  // SQLite's "unable to open database file" names neither the file nor why (found in a trial).
+  const fileProblem = openProblem(lockFile);
+  if (fileProblem) return `${lockFile} is ${fileProblem}`;
+  return `SQLite cannot open ${lockFile}: ${message}`;
 }
 
 function holder(pidFile: string): string {
