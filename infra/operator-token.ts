@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -49,6 +49,7 @@ export class OperatorTokenSecret extends Construct {
       rotationLambda: this.rotationHandler,
       automaticallyAfter: Duration.days(TOKEN_ROTATION_DAYS),
     });
+    this.scopeInvokeToSecret();
     // GetSecretValue only, what boa sends (src/cloud/aws/token-secret.ts): grantRead adds DescribeSecret,
     // which boa never calls. No kms:Decrypt: the secret uses the AWS-managed key, whose key policy lets
     // any principal of the account decrypt through Secrets Manager.
@@ -57,6 +58,28 @@ export class OperatorTokenSecret extends Construct {
       actions: ['secretsmanager:GetSecretValue'],
       resourceArns: [this.secret.secretArn],
     });
+  }
+
+  /**
+   * The CDK lets Secrets Manager invoke the rotation Lambda for any secret, of any account (its
+   * permission has no condition): anyone could point a secret's rotation at it, a confused deputy that
+   * would rotate boa's token. Secrets Manager invokes a rotation function with the secret as aws:SourceArn,
+   * and this function rotates one secret, so the permission names it (AWS's rotation permissions guide);
+   * the CloudFormation permission is the CDK's own, kept so the schedule still waits for it.
+   */
+  private scopeInvokeToSecret(): void {
+    const invokes = this.rotationHandler.node.children.filter(
+      (child): child is lambda.CfnPermission =>
+        child instanceof lambda.CfnPermission && child.principal === 'secretsmanager.amazonaws.com',
+    );
+    if (invokes.length !== 1) {
+      throw new Error(
+        `expected the CDK's one Secrets Manager invoke permission on the rotation Lambda, found ${invokes.length}`,
+      );
+    }
+    const [invoke] = invokes as [lambda.CfnPermission];
+    invoke.sourceArn = this.secret.secretArn;
+    invoke.sourceAccount = Stack.of(this).account;
   }
 
   /**

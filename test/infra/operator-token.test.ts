@@ -94,6 +94,29 @@ describe('operator token in Secrets Manager (CDK)', () => {
     }
   });
 
+  it('lets Secrets Manager invoke the rotation Lambda for this secret of this account only', () => {
+    const [secretId] = one('AWS::SecretsManager::Secret');
+    const [, schedule] = one('AWS::SecretsManager::RotationSchedule');
+    const handlerId = schedule.Properties.RotationLambdaARN['Fn::GetAtt'][0] as string;
+    const permissions = Object.entries(template.findResources('AWS::Lambda::Permission')) as [
+      string,
+      Resource,
+    ][];
+    const invokes = permissions.filter(([, p]) => p.Properties.FunctionName['Fn::GetAtt']?.[0] === handlerId);
+    // One: no second, unconditioned permission left beside the scoped one.
+    expect(invokes).toHaveLength(1);
+    const [invokeId, invoke] = invokes[0]!;
+    expect(invoke.Properties).toEqual({
+      Action: 'lambda:InvokeFunction',
+      FunctionName: { 'Fn::GetAtt': [handlerId, 'Arn'] },
+      Principal: 'secretsmanager.amazonaws.com',
+      SourceArn: { Ref: secretId },
+      SourceAccount: { Ref: 'AWS::AccountId' },
+    });
+    // The schedule rotates at once when deployed, so it must wait for the permission.
+    expect(schedule.DependsOn).toContain(invokeId);
+  });
+
   it('hands boa the ARN (BOA_TOKEN_SECRET_ARN), never the token, and no in-cluster token Secret', () => {
     const [secretId] = one('AWS::SecretsManager::Secret');
     const objects = kubernetesObjects(template);
