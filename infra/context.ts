@@ -5,6 +5,7 @@
 import { BOUNDS } from '../src/api/bounds.ts';
 import { instanceTypeFacts, knownInstanceTypes } from '../src/core/instance-types.ts';
 import { unknownContextKey } from './context-keys.ts';
+import { bool, ContextError, type ContextReader, int, list, num, text } from './context-readers.ts';
 import { FRACTIONAL_GPU_FAMILIES, instanceFamily, NVIDIA_X86_FAMILIES } from './instance-families.ts';
 
 export interface BoaConfig {
@@ -62,12 +63,7 @@ export interface BoaConfig {
   readonly backupTag: string;
 }
 
-export class ContextError extends Error {
-  override name = 'ContextError';
-}
-
-/** Reads one context key; CDK hands `-c` values over as strings and cdk.json values as JSON. */
-export type ContextReader = (key: string) => unknown;
+export { ContextError, type ContextReader } from './context-readers.ts';
 
 export const DEFAULTS = {
   stackName: 'boa',
@@ -80,51 +76,6 @@ export const DEFAULTS = {
   guardMinutes: 15,
   backupTag: 'daily',
 } as const;
-
-function text(read: ContextReader, key: string): string | undefined {
-  const raw = read(key);
-  if (raw === undefined || raw === null || raw === '') return undefined;
-  if (typeof raw !== 'string')
-    throw new ContextError(`context "${key}" must be a string, got ${JSON.stringify(raw)}`);
-  return raw.trim();
-}
-
-function num(read: ContextReader, key: string): number | undefined {
-  const raw = read(key);
-  if (raw === undefined || raw === null || raw === '') return undefined;
-  const value = typeof raw === 'number' ? raw : typeof raw === 'string' ? Number(raw.trim()) : Number.NaN;
-  if (!Number.isFinite(value))
-    throw new ContextError(`context "${key}" must be a number, got ${JSON.stringify(raw)}`);
-  return value;
-}
-
-function int(read: ContextReader, key: string, min: number, max: number): number | undefined {
-  const value = num(read, key);
-  if (value === undefined) return undefined;
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new ContextError(`context "${key}" must be a whole number from ${min} to ${max}, got ${value}`);
-  }
-  return value;
-}
-
-function bool(read: ContextReader, key: string): boolean | undefined {
-  const raw = read(key);
-  if (raw === undefined || raw === null || raw === '') return undefined;
-  if (raw === true || raw === 'true') return true;
-  if (raw === false || raw === 'false') return false;
-  throw new ContextError(`context "${key}" must be true or false, got ${JSON.stringify(raw)}`);
-}
-
-/** A list from a JSON array (cdk.json) or a comma-separated string (`-c key=a,b`). */
-function list(read: ContextReader, key: string): string[] {
-  const raw = read(key);
-  if (raw === undefined || raw === null || raw === '') return [];
-  const items = Array.isArray(raw) ? raw : typeof raw === 'string' ? raw.split(',') : undefined;
-  if (!items || items.some((item) => typeof item !== 'string')) {
-    throw new ContextError(`context "${key}" must be a list of strings or a comma-separated string`);
-  }
-  return (items as string[]).map((item) => item.trim()).filter((item) => item !== '');
-}
 
 const CIDR = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})\/(\d{1,2})$/;
 
@@ -165,11 +116,11 @@ export function readAppConfig(
   return readConfig((key) => node.tryGetContext(key), env);
 }
 
-/** Validates the context into a config; throws ContextError naming the key at fault. */
 /** Every cdk command builds the app (bootstrap and destroy too), so each needs the required settings. */
 const EVERY_COMMAND =
   'Every cdk command builds the app, bootstrap and destroy included: pass it to each with -c, or put it in cdk.json\'s "context" once';
 
+/** Validates the context into a config; throws ContextError naming the key at fault. */
 export function readConfig(
   read: ContextReader,
   env: Readonly<Record<string, string | undefined>> = {},
