@@ -27,11 +27,22 @@ export class AwsCallError extends CloudCallError<ErrorKind> {
   override name = 'AwsCallError';
 }
 
+/**
+ * The SDK's whole error when no region is set anywhere it looks (env, profile): every call fails with it
+ * before it is sent, every tick, on a laptop run of cloud "aws" say, saying neither why nor where to set one.
+ */
+const NO_REGION = 'Region is missing';
+const NO_REGION_HINT =
+  ": boa's AWS clients have no region: set AWS_REGION, or aws.region in boa's config file, to the cluster's region";
+
 const AWS_RULES: RetryRules<ErrorKind> = {
   system: { event: 'aws.retry', name: 'AWS' },
   classify: classifyAwsError,
   retried: new Set<ErrorKind>(['throttling', 'transient']),
-  fail: (...args) => new AwsCallError(...args),
+  fail: (message, operation, kind, attempts, cause) => {
+    const hint = cause instanceof Error && cause.message === NO_REGION ? NO_REGION_HINT : '';
+    return new AwsCallError(message + hint, operation, kind, attempts, cause);
+  },
 };
 
 /**
