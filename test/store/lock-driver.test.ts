@@ -4,7 +4,8 @@
  * first database a start opens, and its message once read "boa.lock is Could not locate the bindings
  * file" (found in review). The driver is made to fail by a module mock, never in the shared node_modules.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -38,20 +39,51 @@ function dataDir(): string {
 
 const reinstall = `reinstall boa's dependencies with npm ci, under the Node that runs boa (${process.version})`;
 
+/** What `load` throws: the driver's own loaders' errors, made for real, not written out here. */
+function thrownBy(load: () => unknown): Error {
+  try {
+    load();
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error('expected the load to fail');
+}
+
+// better-sqlite3 finds its binding with the bindings package, as required from its own lib/.
+const requireAsDriver = createRequire(createRequire(import.meta.url).resolve('better-sqlite3'));
+
 describe('a SQLite driver that cannot load', () => {
-  it('is named when the binding file is missing, without the paths tried', () => {
+  it('is named when the binding file is missing, without the list of paths tried', () => {
     const dir = dataDir();
-    // As the bindings package words it, with the list of every path it tried.
-    driverFailure = new Error(
-      'Could not locate the bindings file. Tried:\n → /app/node_modules/better-sqlite3/build/better_sqlite3.node\n → /app/node_modules/better-sqlite3/build/Release/better_sqlite3.node',
-    );
+    // The bindings package's error for a package with no built binding, its list of a dozen paths tried.
+    const bindings = requireAsDriver('bindings') as (opts: object) => unknown;
+    driverFailure = thrownBy(() => bindings({ bindings: 'better_sqlite3.node', module_root: dataDir() }));
+    expect(driverFailure.message).toMatch(/^Could not locate the bindings file. Tried:\n/);
     expect(refusal(dir).message).toBe(
       `cannot lock data dir ${dir}: the SQLite driver (better-sqlite3) failed to load: Could not locate the bindings file; ${reinstall}`,
     );
   });
 
+  it('is named when the binding is no loadable library (a broken build)', () => {
+    const dir = dataDir();
+    const binding = join(dataDir(), 'better_sqlite3.node');
+    writeFileSync(binding, 'not a shared library');
+    driverFailure = thrownBy(() => process.dlopen({ exports: {} }, binding));
+    expect((driverFailure as NodeJS.ErrnoException).code).toBe('ERR_DLOPEN_FAILED');
+    // Node's reason after the path is the system loader's (glibc: "file too short").
+    const { message } = refusal(dir);
+    expect(
+      message.startsWith(
+        `cannot lock data dir ${dir}: the SQLite driver (better-sqlite3) failed to load: ${binding}: `,
+      ),
+      message,
+    ).toBe(true);
+    expect(message.endsWith(`; ${reinstall}`), message).toBe(true);
+  });
+
   it('is named when the binding was built for another Node, on one line', () => {
     const dir = dataDir();
+    // Node's words (only another Node's build makes them), over several lines.
     driverFailure = Object.assign(
       new Error(
         "The module '/app/node_modules/better-sqlite3/build/Release/better_sqlite3.node'\nwas compiled against a different Node.js version using\nNODE_MODULE_VERSION 115. This version of Node.js requires\nNODE_MODULE_VERSION 127.",
