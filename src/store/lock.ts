@@ -70,10 +70,12 @@ export function lockDataDir(dataDir: string, waitMs = LOCK_WAIT_MS): DataDirLock
  */
 function whyNotOpened(error: unknown, lockFile: string): string {
   const { code, message } = error as NodeJS.ErrnoException;
-  if (code === 'ERR_DLOPEN_FAILED' || /could not locate the bindings file/i.test(message)) {
-    // On one line, without the list of every path the bindings package tried.
+  // A module missing while the driver loads (its `bindings` helper, say) can only be the driver's.
+  const loading = code === 'ERR_DLOPEN_FAILED' || code === 'MODULE_NOT_FOUND';
+  if (loading || /could not locate the bindings file/i.test(message)) {
+    // On one line, without the list of every path the bindings package tried, or Node's require stack.
     const reason = message
-      .replace(/\s*Tried:[\s\S]*$/, '')
+      .replace(/\s*(Tried|Require stack):[\s\S]*$/, '')
       .replace(/\s+/g, ' ')
       .trim()
       .replace(/\.$/, '');

@@ -64,6 +64,16 @@ describe('a SQLite driver that cannot load', () => {
     );
   });
 
+  it('is named when a module it loads with is missing, without the require stack', () => {
+    const dir = dataDir();
+    // Node's error for the driver's `bindings` helper gone from node_modules (a partial install).
+    driverFailure = thrownBy(() => requireAsDriver('boa-test-no-such-module'));
+    expect(driverFailure.message).toMatch(/\nRequire stack:\n/);
+    expect(refusal(dir).message).toBe(
+      `cannot lock data dir ${dir}: the SQLite driver (better-sqlite3) failed to load: Cannot find module 'boa-test-no-such-module'; ${reinstall}`,
+    );
+  });
+
   it('is named when the binding is no loadable library (a broken build)', () => {
     const dir = dataDir();
     const binding = join(dataDir(), 'better_sqlite3.node');
