@@ -1,8 +1,9 @@
 /**
  * Container waiting reasons the kubelet retries and that pass: a loaded runtime's CreateContainerError
- * (a create past the kubelet's timeout, then its name still reserved) and a pull whose layer content
+ * (a create past the kubelet's timeout, then its name still reserved), a CreateContainerConfigError of a
+ * kubelet that has not read the Services or the job's Secret yet, and a pull whose layer content
  * went missing for a moment. They keep the replica starting, with the kubelet's reason, instead of
- * failing it (which restarts the job); a CreateContainerError that lasts fails it after a while. The
+ * failing it (which restarts the job); a create error that lasts fails it after a while. The
  * permanent ones (a wrong image, a create that cannot work) still fail at once.
  */
 import { pino } from 'pino';
@@ -115,6 +116,48 @@ describe('Kubernetes executor: a CreateContainerError the runtime clears by itse
     expect(await waitingWith('CreateContainerError', noCommand)).toMatchObject({
       phase: 'failed',
       reason: `CreateContainerError: ${noCommand}`,
+    });
+  });
+});
+
+describe('Kubernetes executor: a CreateContainerConfigError of a kubelet that has not read the API yet', () => {
+  // The kubelet's own words (pkg/kubelet/kubelet_pods.go, util/manager/watch_based_manager.go).
+  const NO_SERVICES = 'services have not yet been read at least once, cannot construct envvars';
+  const SECRET_CACHE = 'failed to sync secret cache: timed out waiting for the condition';
+  const NOT_REGISTERED = `object "${NS}"/"boa-job-7-token" not registered`;
+
+  it('keeps the replica starting on a just-started kubelet that has not listed the Services, and it runs', async () => {
+    expect(await waitingWith('CreateContainerConfigError', NO_SERVICES)).toMatchObject({
+      phase: 'starting',
+      reason: `CreateContainerConfigError: ${NO_SERVICES}`,
+    });
+    t += 30_000;
+    fake.kubelet.startPods([POD]);
+    expect(await rank0Until((s) => s.phase !== 'starting', 'running')).toMatchObject({ phase: 'running' });
+  });
+
+  for (const message of [SECRET_CACHE, NOT_REGISTERED])
+    it(`keeps it starting on a Secret cache not ready: ${message.slice(0, 30)}`, async () => {
+      expect(await waitingWith('CreateContainerConfigError', message)).toMatchObject({ phase: 'starting' });
+    });
+
+  it('fails it once that has lasted the limit, naming the kubelet', async () => {
+    const start = t;
+    await waitingWith('CreateContainerConfigError', NO_SERVICES);
+    t = start + TRANSIENT_CREATE_LIMIT_MS - 1000;
+    expect((await executor.reconcile([job()]))[0]).toMatchObject({ phase: 'starting' });
+    t = start + TRANSIENT_CREATE_LIMIT_MS;
+    expect((await executor.reconcile([job()]))[0]).toMatchObject({
+      phase: 'failed',
+      reason: `CreateContainerConfigError: ${NO_SERVICES} (for ${TRANSIENT_CREATE_LIMIT_MS / 1000} s: the kubelet did not clear it)`,
+    });
+  });
+
+  it('still fails at once a Secret or key that is not there', async () => {
+    const missing = `couldn't find key BOA_TOKEN in Secret ${NS}/boa-job-7-token`;
+    expect(await waitingWith('CreateContainerConfigError', missing)).toMatchObject({
+      phase: 'failed',
+      reason: `CreateContainerConfigError: ${missing}`,
     });
   });
 });

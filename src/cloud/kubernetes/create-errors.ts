@@ -12,24 +12,39 @@ const TRANSIENT_CREATE =
   /failed to reserve container name|name is reserved|context deadline exceeded|DeadlineExceeded/i;
 
 /**
- * How long a pod may stay in a passing CreateContainerError before its replica fails: past the
- * kubelet's runtime request timeout (2 min), so a create that outlasted it once has finished or given
- * up. One stuck longer (a reserved name containerd never frees) is failed: a restart makes new pods,
- * whose names nothing holds.
+ * CreateContainerConfigError messages of a kubelet that has not yet read what the container's
+ * environment needs from the API server, which it retries at its next sync of the pod: a kubelet just
+ * started (a node boa scaled up moments ago, its pods bound there by nodeName) that has not listed the
+ * Services yet ("services have not yet been read at least once, cannot construct envvars"), and its
+ * cache of the job's token Secret not synced within its 1 s wait ("failed to sync secret cache: timed
+ * out waiting for the condition") or not yet set up for the pod ('object "ns"/"name" not registered').
+ * Failed at once, each restarted the job, counted against maxRestarts (found in review). Any other
+ * (a Secret or key that is not there) fails at once.
+ */
+const TRANSIENT_CONFIG =
+  /services have not yet been read at least once|failed to sync (?:secret|configmap) cache|object "[^"]*"\/"[^"]*" not registered/i;
+
+/**
+ * How long a pod may stay in a passing create error before its replica fails: past the kubelet's
+ * runtime request timeout (2 min), so a create that outlasted it once has finished or given up. One
+ * stuck longer (a reserved name containerd never frees, a kubelet that cannot reach the API server) is
+ * failed: a restart makes new pods, whose names nothing holds, placed again.
  */
 export const TRANSIENT_CREATE_LIMIT_MS = 180_000;
 
 export function transientCreateError(reason: string | undefined, message: string | undefined): boolean {
-  return reason === 'CreateContainerError' && TRANSIENT_CREATE.test(message ?? '');
+  if (reason === 'CreateContainerError') return TRANSIENT_CREATE.test(message ?? '');
+  return reason === 'CreateContainerConfigError' && TRANSIENT_CONFIG.test(message ?? '');
 }
 
 const waitingOf = (pod: V1Pod) => pod.status?.containerStatuses?.[0]?.state?.waiting;
 
 /**
- * Pods waiting in a passing CreateContainerError (replicaStatusOf reports them starting, with the
- * kubelet's reason): each is failed once it has been seen so, pass after pass, for
- * TRANSIENT_CREATE_LIMIT_MS. The clock is in memory: a restarted boa starts it again (the start
- * deadline still bounds the wait).
+ * Pods waiting in a passing create error (replicaStatusOf reports them starting, with the kubelet's
+ * reason): each is failed once it has been seen so, pass after pass, for TRANSIENT_CREATE_LIMIT_MS.
+ * The clock is in memory, as the start deadline's is: a restarted boa starts both again. The pod
+ * holds no time of its own for it (a waiting state has none; the kubelet's Events, which boa's role
+ * may not read, have), and a wait that lasts is still ended by any boa that runs for 180 s.
  */
 export class CreateErrorWaits {
   /** Pod uid: when it was first seen in a passing CreateContainerError, without a pass in between out of it. */
@@ -55,10 +70,11 @@ export class CreateErrorWaits {
     if (status.phase !== 'starting' || since === undefined || now - since < TRANSIENT_CREATE_LIMIT_MS)
       return status;
     const lasted = Math.round((now - since) / 1000);
+    const who = waitingOf(pod)?.reason === 'CreateContainerError' ? 'runtime' : 'kubelet';
     return {
       ...status,
       phase: 'failed',
-      reason: `${status.reason} (for ${lasted} s: the runtime did not clear it)`,
+      reason: `${status.reason} (for ${lasted} s: the ${who} did not clear it)`,
     };
   }
 }

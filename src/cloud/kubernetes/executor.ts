@@ -79,7 +79,7 @@ export class KubernetesExecutor implements Executor {
   /** Replicas whose pod create was refused, and jobs whose creates failed for no fault of theirs. */
   private readonly refusals: CreateRefusals;
   private readonly readmissions = new Readmissions();
-  /** Pods in a CreateContainerError the kubelet retries: failed only once it has lasted. */
+  /** Pods in a create error the kubelet retries (create-errors.ts): failed only once it has lasted. */
   private readonly createErrors = new CreateErrorWaits();
   /** Replicas whose pod someone else deleted: reported interrupted, not created again (vanished.ts). */
   private readonly vanished: VanishedPods;

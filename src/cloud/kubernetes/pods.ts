@@ -128,7 +128,8 @@ export function podManifest(
 
 /**
  * Waiting reasons that do not go away by waiting: the replica is reported failed so boa can react. But
- * a CreateContainerError of a loaded runtime passes (create-errors.ts): starting, until it has lasted.
+ * a CreateContainerError of a loaded runtime, or a CreateContainerConfigError of a kubelet that has not
+ * read the Services or the job's Secret yet, passes (create-errors.ts): starting, until it has lasted.
  */
 const STUCK_REASONS = new Set([
   'InvalidImageName',
