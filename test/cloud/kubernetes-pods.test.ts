@@ -199,8 +199,13 @@ describe('replica status from a pod', () => {
       ...ids,
       phase: 'failed',
       exitCode: 137,
-      reason: 'OOMKilled',
+      reason:
+        "OOMKilled: the container used more than its memory limit, 32Gi at 2 GPUs (workload.memoryPerGpu times the replica's GPUs): raise workload.memoryPerGpu or lower the job's memory use",
     });
+    // containerd says OOMKilled of a container that exited 0 after a child process was killed: no advice.
+    expect(
+      replicaStatusOf(withStatus({ phase: 'Succeeded', containerStatuses: terminated(0, 'OOMKilled') })),
+    ).toEqual({ ...ids, phase: 'succeeded', exitCode: 0, reason: 'OOMKilled' });
   });
 
   it("marks a container's exit 127 or 126 (containerd's StartError of a program not there or not runnable too) as not worth a restart, naming the image; no other exit", () => {

@@ -17,6 +17,7 @@ import { scaleQuantity } from './quantity.ts';
 import { containerEnv, replicaEnv } from './secrets.ts';
 import { transientCreateError } from './create-errors.ts';
 import { volumeWait } from './volume-wait.ts';
+import { oomAdvice } from './oom.ts';
 
 /** Where a checkpoint volume claim is mounted (BOA_CHECKPOINT_DIR). */
 export const CHECKPOINT_MOUNT = '/checkpoint';
@@ -188,6 +189,12 @@ export function replicaStatusOf(pod: V1Pod): ReplicaStatus | undefined {
     terminated?.startedAt && terminated.finishedAt
       ? new Date(terminated.finishedAt).getTime() - new Date(terminated.startedAt).getTime()
       : undefined;
+  // Before a termination message (said() cuts at 400 characters), which an OOM kill rarely leaves. Not
+  // for an exit 0: containerd says OOMKilled of a container one of whose child processes was killed.
+  const withAdvice = (ended: { exitCode: number; reason?: string; message?: string }) =>
+    ended.reason === 'OOMKilled' && ended.exitCode !== 0
+      ? [oomAdvice(pod), ended.message].filter(Boolean).join('; ')
+      : ended.message;
   const ended = (phase: ReplicaPhase, fallbackReason: string): ReplicaStatus => ({
     ...base,
     phase,
@@ -195,7 +202,7 @@ export function replicaStatusOf(pod: V1Pod): ReplicaStatus | undefined {
     ...(ranForMs !== undefined && ranForMs >= 0 ? { ranForMs } : {}),
     ...(terminated?.finishedAt ? { endedAt: new Date(terminated.finishedAt).getTime() } : {}),
     reason: terminated?.reason
-      ? said(terminated.reason, terminated.message)
+      ? said(terminated.reason, withAdvice(terminated))
       : (pod.status?.reason ?? fallbackReason),
   });
   const phase = pod.status?.phase;
