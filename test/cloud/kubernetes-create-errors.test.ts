@@ -180,6 +180,34 @@ describe('Kubernetes executor: an image pull whose content went missing for a mo
     expect(await waitingWith('ErrImagePull', blob)).toMatchObject({ phase: 'starting' });
   });
 
+  // The kubelet names the cause only in ErrImagePull, for seconds, then backs off naming none.
+  const BACK_OFF = 'Back-off pulling image "repo/train:1"';
+  async function seenOnlyBackingOff(pullError: string): Promise<ReplicaStatus> {
+    await rank0Until(() => fake.pods(NS).some((p) => p.metadata.name === POD), 'the pod');
+    fake.kubelet.waitOn(POD, 'ErrImagePull', pullError);
+    fake.kubelet.waitOn(POD, 'ImagePullBackOff', BACK_OFF);
+    return rank0Until((s) => s.reason?.startsWith('ImagePullBackOff') ?? false, 'the back-off');
+  }
+
+  it('fails a wrong image a pass sees only backing off, naming the pull error before it', async () => {
+    const wrong =
+      'rpc error: code = NotFound desc = failed to pull and unpack image "repo/train:1": failed to resolve reference "repo/train:1": repo/train:1: not found';
+    expect(await seenOnlyBackingOff(wrong)).toMatchObject({
+      phase: 'failed',
+      reason: `ImagePullBackOff: ${BACK_OFF} (last pull: ErrImagePull: ${wrong})`,
+    });
+  });
+
+  it('keeps a pull that passes starting while it backs off, naming its last error', async () => {
+    const throttled = 'failed to pull: 429 Too Many Requests (toomanyrequests)';
+    expect(await seenOnlyBackingOff(throttled)).toMatchObject({
+      phase: 'starting',
+      reason: `ImagePullBackOff: ${BACK_OFF} (last pull: ErrImagePull: ${throttled})`,
+    });
+    fake.kubelet.startPods([POD]);
+    expect(await rank0Until((s) => s.phase !== 'starting', 'running')).toMatchObject({ phase: 'running' });
+  });
+
   for (const wrong of [
     'failed to pull and unpack image "docker.io/repo/train:2": failed to resolve reference "docker.io/repo/train:2": docker.io/repo/train:2: not found',
     'rpc error: code = NotFound desc = failed to pull and unpack image "repo/train:2": failed to resolve reference "repo/train:2": repo/train:2: not found: manifest unknown: manifest unknown',

@@ -26,6 +26,11 @@ export interface CacheOptions<T> {
   readonly logger: Logger;
   readonly resyncMs: number;
   readonly now: () => number;
+  /**
+   * Told of every object version the cache takes (list, watch, our writes' answers), not only the
+   * newest a read finds: a state that lasts seconds between two reads is seen (pull-errors.ts).
+   */
+  readonly seen?: (obj: T) => void;
 }
 
 /**
@@ -114,8 +119,10 @@ export class ObjectCache<T extends { metadata?: Meta }> {
       if (newer(version, written.get(name)?.metadata?.resourceVersion)) written.set(name, obj);
     }
     const known = this.items.get(name);
-    if (!known || newer(obj.metadata?.resourceVersion, known.metadata?.resourceVersion))
+    if (!known || newer(obj.metadata?.resourceVersion, known.metadata?.resourceVersion)) {
       this.items.set(name, obj);
+      this.options.seen?.(obj);
+    }
   }
 
   /** What the watch said may be behind (a write's answer told otherwise): the next read lists again. */
@@ -151,7 +158,11 @@ export class ObjectCache<T extends { metadata?: Meta }> {
     }
     this.items.clear();
     this.tombstones.clear();
-    for (const item of listed.items) if (item.metadata?.name) this.items.set(item.metadata.name, item);
+    for (const item of listed.items) {
+      if (!item.metadata?.name) continue;
+      this.items.set(item.metadata.name, item);
+      o.seen?.(item);
+    }
     this.version = listed.metadata?.resourceVersion ?? '';
     // Only writes after the list's version: an older one the list leaves out was deleted since.
     for (const obj of written.values()) {

@@ -27,6 +27,7 @@ import { JobNetworkPolicies } from './network-policy.ts';
 import { checkPodWorkload, replicaStatusOf } from './pods.ts';
 import { Readmissions } from './readmit.ts';
 import { CreateErrorWaits } from './create-errors.ts';
+import { PullErrors } from './pull-errors.ts';
 import type { PodLogArchive } from './log-archive.ts';
 import { PodStops } from './pod-stops.ts';
 import type { ReplicaLogs } from './replica-logs.ts';
@@ -81,6 +82,8 @@ export class KubernetesExecutor implements Executor {
   private readonly readmissions = new Readmissions();
   /** Pods in a create error the kubelet retries (create-errors.ts): failed only once it has lasted. */
   private readonly createErrors = new CreateErrorWaits();
+  /** Each pod's last ErrImagePull, which its ImagePullBackOff no longer names. */
+  private readonly pullErrors = new PullErrors();
   /** Replicas whose pod someone else deleted: reported interrupted, not created again (vanished.ts). */
   private readonly vanished: VanishedPods;
   private readonly now: () => number;
@@ -138,6 +141,7 @@ export class KubernetesExecutor implements Executor {
       ...common,
       resource: 'pods',
       list: () => this.api.listNamespacedPod({ namespace, labelSelector: OWNED_SELECTOR }),
+      seen: (pod) => this.pullErrors.seen(pod),
     });
     this.services = new ObjectCache<V1Service>({
       ...common,
@@ -325,13 +329,14 @@ export class KubernetesExecutor implements Executor {
     const snapshot = this.pods.snapshot();
     const now = this.now();
     this.createErrors.note(snapshot, now);
+    this.pullErrors.note(snapshot);
     const statuses = snapshot.flatMap((pod) => {
       const status = replicaStatusOf(pod);
       if (!status) return [];
       const key = `${status.jobId}/${status.generation}/${status.rank}`;
       const ended = seenEnded.get(key);
       seenEnded.delete(key);
-      const waited = this.createErrors.status(pod, status, now);
+      const waited = this.createErrors.status(pod, this.pullErrors.status(pod, status), now);
       return [ended ?? this.claims.status(pod, this.readmissions.status(pod, waited))];
     });
     this.stops.reported(finishedNow);

@@ -156,7 +156,7 @@ const PULL_REFUSED =
  * passing pull failure; a wrong tag or name ("<ref>: not found", "manifest unknown") is still refused.
  */
 const PULL_CONTENT_MISSING = /content (?:digest sha256:[0-9a-f]+|at \S+):? not found(?:: not found)?/gi;
-const pullRefused = (message: string) => PULL_REFUSED.test(message.replace(PULL_CONTENT_MISSING, ''));
+export const pullRefused = (message: string) => PULL_REFUSED.test(message.replace(PULL_CONTENT_MISSING, ''));
 
 /**
  * The exit status a shell would give the container's command: its own, or, for containerd's StartError
@@ -171,7 +171,7 @@ function commandExitOf(terminated: { exitCode: number; reason?: string; message?
 }
 
 /** What the kubelet said, its message after its reason word, within a length a job record shows. */
-function said(reason: string, message: string | undefined): string {
+export function said(reason: string, message: string | undefined): string {
   const text = message ? `${reason}: ${message}` : reason;
   return text.length > 400 ? `${text.slice(0, 399)}…` : text;
 }
