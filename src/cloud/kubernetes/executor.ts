@@ -28,6 +28,7 @@ import { checkPodWorkload, replicaStatusOf } from './pods.ts';
 import { Readmissions } from './readmit.ts';
 import { CreateErrorWaits } from './create-errors.ts';
 import { PullErrors } from './pull-errors.ts';
+import { LostContainers } from './lost-containers.ts';
 import type { PodLogArchive } from './log-archive.ts';
 import { PodStops } from './pod-stops.ts';
 import type { ReplicaLogs } from './replica-logs.ts';
@@ -84,6 +85,8 @@ export class KubernetesExecutor implements Executor {
   private readonly createErrors = new CreateErrorWaits();
   /** Each pod's last ErrImagePull, which its ImagePullBackOff no longer names. */
   private readonly pullErrors = new PullErrors();
+  /** When each pod's container started, for one its node then lost (lost-containers.ts). */
+  private readonly lostContainers = new LostContainers();
   /** Replicas whose pod someone else deleted: reported interrupted, not created again (vanished.ts). */
   private readonly vanished: VanishedPods;
   private readonly now: () => number;
@@ -141,7 +144,10 @@ export class KubernetesExecutor implements Executor {
       ...common,
       resource: 'pods',
       list: () => this.api.listNamespacedPod({ namespace, labelSelector: OWNED_SELECTOR }),
-      seen: (pod) => this.pullErrors.seen(pod),
+      seen: (pod) => {
+        this.pullErrors.seen(pod);
+        this.lostContainers.seen(pod);
+      },
     });
     this.services = new ObjectCache<V1Service>({
       ...common,
@@ -330,13 +336,15 @@ export class KubernetesExecutor implements Executor {
     const now = this.now();
     this.createErrors.note(snapshot, now);
     this.pullErrors.note(snapshot);
+    this.lostContainers.note(snapshot);
     const statuses = snapshot.flatMap((pod) => {
       const status = replicaStatusOf(pod);
       if (!status) return [];
       const key = `${status.jobId}/${status.generation}/${status.rank}`;
       const ended = seenEnded.get(key);
       seenEnded.delete(key);
-      const waited = this.createErrors.status(pod, this.pullErrors.status(pod, status), now);
+      const lost = this.lostContainers.status(pod, status, now);
+      const waited = this.createErrors.status(pod, this.pullErrors.status(pod, lost), now);
       return [ended ?? this.claims.status(pod, this.readmissions.status(pod, waited))];
     });
     this.stops.reported(finishedNow);
