@@ -1,148 +1,20 @@
 /*
- * The dashboard's last script, which starts the page: the operator API's calls (api), which part of
- * the page each one draws (one that fails blanks only its own part), the 10 s refresh, and the login:
- * the token is asked for once and kept in sessionStorage only once the service accepts it. What it
- * draws with is defined by the scripts before it (scripts.ts).
+ * The dashboard's last script, which starts the page: the login (the token is asked for once and kept
+ * in sessionStorage only once the service accepts it), the 10 s refresh of the page's parts (parts.js)
+ * and the line at the top, which says what boa did not answer. What it draws with is defined by the
+ * scripts before it (scripts.ts).
  */
-/* global window, document, sessionStorage, fetch, setInterval, clearInterval, AbortSignal */
-/* global $, setHtml, utcTime, escapeHtml -- format.js */
-/* global redraw, spendSpec, frontierSpec -- charts.js */
-/* global renderNumbers, renderHealth -- numbers.js */
-/* global renderTables, renderResizes, ACTIVE_SHOWN, renderActiveJobs -- tables.js */
-/* global FAILED_SHOWN, renderFailedJobs -- failed-jobs.js */
+/* global window, document, sessionStorage, setInterval, clearInterval */
+/* global $, utcTime -- format.js */
+/* global Refusal, serverNow -- api.js */
+/* global newPoller, round, problemsText -- parts.js */
 /* global closeLog, showLog, openedLog -- log-panel.js */
 'use strict';
 
 const TOKEN_KEY = 'boa.operatorToken';
 const REFRESH_MS = 10_000;
-/**
- * A call unanswered this long is given up on and said at the top: the refresh waits for its last round,
- * so one call that never answered would stop it for good.
- */
-const CALL_TIMEOUT_MS = 30_000;
 
-class Unauthorized extends Error {}
-/** boa's own error answer (its JSON): boa is there and says why it did not do what was asked. */
-class Refusal extends Error {
-  constructor(status, message) {
-    super(message);
-    this.status = status;
-  }
-}
-
-/**
- * How far boa's clock is ahead of the browser's, from its last answer's Date (to the second): the
- * health line compares the last tick, a time on boa's clock, with now on boa's clock (found in review:
- * a browser 2 hours fast read "no tick since ... the scheduler is failing" with every tick on time, and
- * one 2 hours slow read "last tick" for a scheduler stopped 10 minutes before).
- */
-let serverAheadMs = 0;
-const serverNow = () => Date.now() + serverAheadMs;
-
-async function api(path, token) {
-  const res = await fetch(path, {
-    headers: { authorization: `Bearer ${token}` },
-    signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
-  });
-  const date = Date.parse(res.headers.get('date') ?? '');
-  if (Number.isFinite(date)) serverAheadMs = date - Date.now();
-  if (res.status === 401) throw new Unauthorized('the token was refused');
-  // boa never redirects: something in front of it did (a proxy's sign-in page once its session ran out).
-  if (res.redirected) {
-    throw new Error(
-      `${path}: redirected to ${res.url} (${res.status}), not answered by boa: a proxy in front of it?`,
-    );
-  }
-  // Not boa's JSON (a proxy in front answering 502 with a page): say which call and what status,
-  // not JSON.parse's "Unexpected token '<'".
-  const status = `${path}: ${res.status}${res.statusText ? ` ${res.statusText}` : ''}`;
-  const body = await res.json().catch(() => {
-    // Found in review: a 200 page read "boa has not answered since ... (/v1/budget: 200 OK)".
-    throw new Error(
-      res.ok ? `${status}, but not boa's JSON: a page from something in front of boa?` : status,
-    );
-  });
-  // No plan yet (no budget set): the one refusal that is an answer, drawn as none. Any other 404 is said
-  // (found in review: read as none, it was drawn as "Cannot read properties of null (reading 'lastTickAt')").
-  if (res.status === 404 && body?.error?.code === 'no_plan') return null;
-  if (!res.ok) {
-    const message = body?.error?.message;
-    throw message === undefined ? new Error(status) : new Refusal(res.status, message);
-  }
-  return body;
-}
-
-const ACTIVE = (state) => `/v1/jobs?state=${state}&limit=${ACTIVE_SHOWN}`;
-const CALLS = {
-  budget: '/v1/budget',
-  plan: '/v1/plan',
-  status: '/v1/status',
-  ledger: '/v1/ledger?hours=24&points=96',
-  frontier: '/v1/frontier',
-  resizes: '/v1/resizes?limit=10',
-  running: ACTIVE('running'),
-  waiting: ACTIVE('waiting'),
-  // The latest to fail, not the newest submitted: a long job failing now is listed.
-  failed: `/v1/jobs?state=failed,lost&order=ended&limit=${FAILED_SHOWN}`,
-};
-
-/** Each part of the page, the calls it needs and how it is drawn: one failing call blanks only its own. */
-const SECTIONS = [
-  { ids: ['health'], needs: ['status'], draw: (d) => renderHealth(d.status, serverNow()) },
-  {
-    ids: ['numbers'],
-    needs: ['budget', 'plan', 'status'],
-    draw: (d) => renderNumbers(d.budget, d.plan, d.status),
-  },
-  {
-    ids: ['widths', 'jobs', 'nodes'],
-    needs: ['plan', 'status'],
-    draw: (d) => renderTables(d.plan, d.status),
-  },
-  { ids: ['resizes'], needs: ['resizes'], draw: (d) => renderResizes(d.resizes.resizes) },
-  {
-    ids: ['active-jobs'],
-    needs: ['running', 'waiting', 'status'],
-    draw: (d) => renderActiveJobs(d.running.jobs, d.waiting.jobs, d.status.jobs),
-  },
-  {
-    ids: ['failed-jobs'],
-    needs: ['failed', 'status'],
-    draw: (d) => renderFailedJobs(d.failed.jobs, d.status.jobs.failed + d.status.jobs.lost),
-  },
-  {
-    ids: ['spend-chart'],
-    needs: ['ledger', 'budget'],
-    draw: (d) => redraw('spend-chart', spendSpec(d.ledger, d.budget.gpuHoursPerHour)),
-  },
-  {
-    ids: ['frontier-chart'],
-    needs: ['frontier'],
-    draw: (d) => redraw('frontier-chart', frontierSpec(d.frontier)),
-  },
-];
-
-/**
- * One round of calls. Throws Unauthorized when the token is refused, and an Error when no call got an
- * answer (the service unreachable); otherwise what came back and what failed, for `drawAll`.
- */
-async function load(token) {
-  const names = Object.keys(CALLS);
-  const settled = await Promise.allSettled(names.map((name) => api(CALLS[name], token)));
-  const data = {};
-  const failed = {};
-  settled.forEach((result, i) => {
-    if (result.status === 'fulfilled') data[names[i]] = result.value;
-    else failed[names[i]] = result.reason;
-  });
-  const reasons = Object.values(failed);
-  if (reasons.some((e) => e instanceof Unauthorized)) throw new Unauthorized('the token was refused');
-  // Every call failed: boa's own answer, where one came, says more than a call that got none.
-  if (reasons.length === names.length) throw reasons.find((e) => e instanceof Refusal) ?? reasons[0];
-  return { data, failed };
-}
-
-/** When the figures shown were read (UTC, as `updated` in the header says). */
+/** When the figures shown were last read (UTC, as `updated` in the header says): boa's last answer. */
 let lastUpdated = null;
 /** When the first refresh of the ones boa has not answered since was made; null while it answers. */
 let downSince = null;
@@ -155,31 +27,6 @@ let downAnswered = false;
  */
 function sayAtTop(text) {
   if ($('error').textContent !== text) $('error').textContent = text;
-}
-
-/** Draws what `load` got and says what it could not. The charts take their container's width then. */
-async function drawAll({ data, failed }) {
-  const problems = [];
-  for (const section of SECTIONS) {
-    const missing = section.needs.find((name) => name in failed);
-    let error = missing ? failed[missing] : null;
-    if (!error) {
-      try {
-        await section.draw(data);
-      } catch (drawError) {
-        error = drawError;
-      }
-    }
-    if (error) {
-      const text = `could not show this: ${error.message}`;
-      for (const id of section.ids) setHtml(id, `<p class="error">${escapeHtml(text)}</p>`);
-      problems.push(error.message);
-    }
-  }
-  lastUpdated = utcTime(serverNow());
-  $('updated').textContent = `updated ${lastUpdated}`;
-  downSince = null;
-  sayAtTop(problems.length ? `boa: ${[...new Set(problems)].join('; ')}` : '');
 }
 
 /**
@@ -205,9 +52,61 @@ function unreachable(error) {
   sayAtTop(`${what}: ${shown}; the page asks again every ${REFRESH_MS / 1000} s.`);
 }
 
-/** One round of calls and drawing (the 10 s refresh). */
+/**
+ * A round's end, said at the top: boa down when every call the round sent failed, or when none could be
+ * sent, every one still unanswered from before; else what the parts could not show and which calls are
+ * slow. A round that ends after a later one (held by a slow call) does not undo what the later found.
+ */
+function settle(p, { seq, outcomes }) {
+  if (!p.isCurrent()) return;
+  if (outcomes.length === 0) p.down ??= new Error(`no call answered in ${REFRESH_MS / 1000} s`);
+  else if (seq > p.decided) {
+    p.decided = seq;
+    const errors = outcomes.filter((o) => !o.ok).map((o) => o.error);
+    p.down =
+      errors.length === outcomes.length ? (errors.find((e) => e instanceof Refusal) ?? errors[0]) : null;
+  }
+  if (p.down) return unreachable(p.down);
+  downSince = null;
+  sayAtTop(problemsText(p));
+}
+
+/** The refresh of the login in force, if any (its calls in flight are not sent again while unanswered). */
+let poller = null;
+
+/** An answer from boa: the time in the header, and a token boa had not answered yet kept from now on. */
+function answered(p) {
+  lastUpdated = utcTime(serverNow());
+  $('updated').textContent = `updated ${lastUpdated}`;
+  if (p.accepted) return;
+  p.accepted = true;
+  sessionStorage.setItem(TOKEN_KEY, p.token);
+  $('login').classList.add('hidden');
+  $('dashboard').classList.remove('hidden');
+  $('logout').classList.remove('hidden');
+}
+
+function pollerFor(token, mine, accepted) {
+  const p = newPoller({
+    token,
+    isCurrent: () => mine === session,
+    accepted,
+    onAnswer: () => answered(p),
+    onUnauthorized: () =>
+      showLogin(
+        p.accepted
+          ? 'The token is no longer accepted.'
+          : 'That token was refused: use the operator token (locally: data/token).',
+      ),
+  });
+  return p;
+}
+
+/** A round of every call, each sent anew, and the page drawn from them (asked for by tests). */
 async function refresh(token) {
-  await drawAll(await load(token));
+  if (poller?.token !== token || !poller.isCurrent()) poller = pollerFor(token, session, true);
+  const p = poller;
+  settle(p, await round(p, true));
 }
 
 let timer = null;
@@ -243,57 +142,30 @@ function showLogin(message) {
 async function start(token, kept = false) {
   const mine = ++session;
   clearInterval(timer);
-  let shown = false;
-  /** One round of calls; the first answered shows the dashboard, and keeps the token from then on. */
-  const round = async () => {
-    const loaded = await load(token);
-    if (mine !== session) return;
-    if (!shown) {
-      shown = true;
-      sessionStorage.setItem(TOKEN_KEY, token);
-      $('login').classList.add('hidden');
-      $('dashboard').classList.remove('hidden');
-      $('logout').classList.remove('hidden');
-    }
-    // Drawn once the dashboard shows: a chart drawn while it is hidden measures its container as 0 wide
-    // and stays blank until the next refresh.
-    await drawAll(loaded);
-  };
-  try {
-    await round();
-  } catch (error) {
-    if (mine !== session) return;
+  const p = (poller = pollerFor(token, mine, false));
+  // Each round sends only the calls answered since the last (parts.js): a service slower than the
+  // refresh is not sent the same call again every 10 s, and an older answer never lands after a newer.
+  timer = setInterval(() => {
+    // A token typed in is not asked about again while the form says it is being checked.
+    if (p.accepted || kept) void round(p).then((result) => settle(p, result));
+  }, REFRESH_MS);
+  // The dashboard shows at the first answer (answered); its parts as their calls answer.
+  const first = await round(p);
+  if (mine !== session) return;
+  if (!p.accepted) {
     // Kept only once the service has accepted it: a token that could not be sent (a pasted character
     // no header can carry) or a service that did not answer stays on the form, saying why.
-    if (error instanceof Unauthorized) {
-      return showLogin('That token was refused: use the operator token (locally: data/token).');
-    }
     if (!kept) {
+      const errors = first.outcomes.map((o) => o.error);
+      const error = errors.find((e) => e instanceof Refusal) ?? errors[0];
       const why = error instanceof Refusal ? `boa answered ${error.status}: ${error.message}` : error.message;
       return showLogin(`The token could not be checked: ${why}`);
     }
     // A kept one waits for boa, said at the top (found in review: a reload while boa did not answer
     // dropped it and left the form, which had to be filled in again once boa was back).
     $('logout').classList.remove('hidden');
-    unreachable(error);
   }
-  if (mine !== session) return;
-  // One round at a time: a service slower than the refresh is not sent another 9 calls every 10 s
-  // while the last are unanswered, and an older round never lands after a newer one.
-  let busy = false;
-  timer = setInterval(() => {
-    if (busy) return;
-    busy = true;
-    round()
-      .catch((error) => {
-        if (mine !== session) return;
-        if (error instanceof Unauthorized) showLogin('The token is no longer accepted.');
-        else unreachable(error);
-      })
-      .finally(() => {
-        busy = false;
-      });
-  }, REFRESH_MS);
+  settle(p, first);
 }
 
 $('login').addEventListener('submit', (event) => {

@@ -7,6 +7,7 @@
  */
 export const DASHBOARD_SCRIPTS = [
   'format.js',
+  'api.js',
   'charts.js',
   'numbers.js',
   'tables.js',
@@ -14,5 +15,6 @@ export const DASHBOARD_SCRIPTS = [
   'job-state.js',
   'log-follow.js',
   'log-panel.js',
+  'parts.js',
   'app.js',
 ] as const;

@@ -133,3 +133,49 @@ it('gives up on a call unanswered for 30 s, says so, and the refresh goes on', a
     .poll(() => dash.element('error').textContent, { timeout: 20_000 })
     .not.toMatch(/has not answered/);
 });
+
+it('draws each part as its calls answer: a frontier that does not answer holds up only its own chart', async () => {
+  const s = await startService({ config: { priorRates: { cifar10: 6 } } });
+  services.push(s);
+  await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
+  let holdFrontier = false;
+  let frontierAsked = 0;
+  const dash = loadDashboardScript(async (path, init) => {
+    if (path === '/v1/frontier' && holdFrontier) {
+      frontierAsked++;
+      // The frontier recomputed for longer than the test runs: answered only once the test ends.
+      await new Promise<void>((resolve) => held.push(resolve));
+    }
+    return s.app.request(path, init);
+  });
+  await dash.start(s.token);
+  holdFrontier = true;
+  dash.refreshes.at(-1)!(); // the frontier asked for, and not answered
+  const made = await s.request('POST', '/v1/jobs', { class: 'cifar10', name: 'submitted-meanwhile' });
+  await s.ticks(2);
+  dash.refreshes.at(-1)!(); // 10 s on: every other call answers
+  await expect
+    .poll(() => dash.element('active-jobs').innerHTML, { timeout: 20_000 })
+    .toContain('<td>submitted-meanwhile</td>');
+  expect(dash.element('jobs').innerHTML).toMatch(/<td>(running|waiting)<\/td><td>1<\/td>/);
+  // One request for it in flight, however many rounds pass; its chart marked stale and said so at the
+  // top, the other parts not.
+  dash.refreshes.at(-1)!();
+  await expect
+    .poll(() => dash.element('error').textContent, { timeout: 20_000 })
+    .toMatch(/\/v1\/frontier has not answered since \S+Z \(the frontier chart: from \S+Z\)$/);
+  // (The spend chart cannot be drawn in this fake page, which the line says too.)
+  expect(dash.element('error').textContent.match(/ has not answered/g)).toHaveLength(1);
+  expect(frontierAsked).toBe(1);
+  expect(dash.element('frontier-chart').classes.has('stale')).toBe(true);
+  expect(dash.element('active-jobs').classes.has('stale')).toBe(false);
+  expect(made.status).toBe(201);
+  // Once it answers, its chart is drawn again and no longer stale; the line at the top says nothing slow.
+  holdFrontier = false;
+  for (const release of held.splice(0)) release();
+  await expect
+    .poll(() => dash.element('frontier-chart').classes.has('stale'), { timeout: 20_000 })
+    .toBe(false);
+  dash.refreshes.at(-1)!();
+  await expect.poll(() => dash.element('error').textContent, { timeout: 20_000 }).not.toMatch(/frontier/);
+});

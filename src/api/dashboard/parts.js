@@ -1,0 +1,229 @@
+/*
+ * The dashboard's parts, the calls each is drawn from, and the 10 s refresh's rounds of those calls.
+ * Each call goes on its own: a part is drawn as soon as the calls it needs have answered in a round, so
+ * one slow call (the frontier, recomputed, up to 30 s) holds up only its own part (found in review: the
+ * jobs, the nodes and the spend waited for it every round). A call still unanswered from a round before
+ * is not sent again (at most one request in flight per call); its parts are marked stale until it is.
+ */
+/* global $, setHtml, escapeHtml, utcTime -- format.js */
+/* global api, Unauthorized, serverNow -- api.js */
+/* global redraw, spendSpec, frontierSpec -- charts.js */
+/* global renderNumbers, renderHealth -- numbers.js */
+/* global ACTIVE_SHOWN, renderTables, renderResizes, renderActiveJobs -- tables.js */
+/* global FAILED_SHOWN, renderFailedJobs -- failed-jobs.js */
+/* exported newPoller, round, problemsText -- used by app.js */
+'use strict';
+
+const ACTIVE = (state) => `/v1/jobs?state=${state}&limit=${ACTIVE_SHOWN}`;
+const CALLS = {
+  budget: '/v1/budget',
+  plan: '/v1/plan',
+  status: '/v1/status',
+  ledger: '/v1/ledger?hours=24&points=96',
+  frontier: '/v1/frontier',
+  resizes: '/v1/resizes?limit=10',
+  running: ACTIVE('running'),
+  waiting: ACTIVE('waiting'),
+  // The latest to fail, not the newest submitted: a long job failing now is listed.
+  failed: `/v1/jobs?state=failed,lost&order=ended&limit=${FAILED_SHOWN}`,
+};
+
+/** Each part of the page, the calls it needs and how it is drawn: one failing call blanks only its own. */
+const PARTS = [
+  {
+    title: 'the health line',
+    ids: ['health'],
+    needs: ['status'],
+    draw: (d) => renderHealth(d.status, serverNow()),
+  },
+  {
+    title: 'the numbers',
+    ids: ['numbers'],
+    needs: ['budget', 'plan', 'status'],
+    draw: (d) => renderNumbers(d.budget, d.plan, d.status),
+  },
+  {
+    title: 'the plan, jobs by state and nodes',
+    ids: ['widths', 'jobs', 'nodes'],
+    needs: ['plan', 'status'],
+    draw: (d) => renderTables(d.plan, d.status),
+  },
+  {
+    title: 'the last resizes',
+    ids: ['resizes'],
+    needs: ['resizes'],
+    draw: (d) => renderResizes(d.resizes.resizes),
+  },
+  {
+    title: 'the active jobs',
+    ids: ['active-jobs'],
+    needs: ['running', 'waiting', 'status'],
+    draw: (d) => renderActiveJobs(d.running.jobs, d.waiting.jobs, d.status.jobs),
+  },
+  {
+    title: 'the failed jobs',
+    ids: ['failed-jobs'],
+    needs: ['failed', 'status'],
+    draw: (d) => renderFailedJobs(d.failed.jobs, d.status.jobs.failed + d.status.jobs.lost),
+  },
+  {
+    title: 'the spend chart',
+    ids: ['spend-chart'],
+    needs: ['ledger', 'budget'],
+    draw: (d) => redraw('spend-chart', spendSpec(d.ledger, d.budget.gpuHoursPerHour)),
+  },
+  {
+    title: 'the frontier chart',
+    ids: ['frontier-chart'],
+    needs: ['frontier'],
+    draw: (d) => redraw('frontier-chart', frontierSpec(d.frontier)),
+  },
+];
+
+/**
+ * One login's refresh. `isCurrent()`: false once logged out or in again, when its answers draw nothing
+ * and say nothing. `accepted`: boa has answered the token; parts are drawn only from then (a chart drawn
+ * while the dashboard is hidden measures its container as 0 wide). `onAnswer()` is called on each call
+ * answered, `onUnauthorized()` on a 401. It keeps each call's last outcome, the call in flight (when
+ * sent, and `late` once a round found it still unanswered), since when each call has been slow, and
+ * each part's last error.
+ */
+function newPoller({ token, isCurrent, accepted, onAnswer, onUnauthorized }) {
+  return {
+    token,
+    isCurrent,
+    accepted,
+    onAnswer,
+    onUnauthorized,
+    outcomes: {},
+    inFlight: new Map(),
+    slowSince: new Map(),
+    errors: new Map(),
+    rounds: 0,
+    decided: 0,
+    down: null,
+  };
+}
+
+/** A part is stale while a call it needs is still unanswered from a round before (the page's style greys it). */
+function markStale(p) {
+  for (const part of PARTS) {
+    const stale = part.needs.some((name) => p.inFlight.get(name)?.late);
+    for (const id of part.ids) $(id).classList[stale ? 'add' : 'remove']('stale');
+  }
+}
+
+const timedOut = (error) => error?.name === 'TimeoutError';
+
+/** Sends one call; its outcome (`ok` and `value`, or `error`) once it is answered or fails. */
+function send(p, name) {
+  const call = { since: serverNow(), late: false };
+  call.answered = api(CALLS[name], p.token)
+    .then(
+      (value) => ({ ok: true, value, at: serverNow() }),
+      (error) => ({ ok: false, error }),
+    )
+    .then((outcome) => {
+      p.inFlight.delete(name);
+      if (!p.isCurrent()) return outcome;
+      if (outcome.error instanceof Unauthorized) {
+        p.onUnauthorized();
+        return outcome;
+      }
+      p.outcomes[name] = outcome;
+      // Slow since the first of its requests left unanswered: one timed out and sent again is still said
+      // as slow since then, in the same words, so the top line is not announced again each round.
+      if (!timedOut(outcome.error)) p.slowSince.delete(name);
+      if (outcome.ok) p.onAnswer();
+      markStale(p);
+      return outcome;
+    });
+  p.inFlight.set(name, call);
+  return call.answered;
+}
+
+/** Sends one call once the one in flight, if any, is answered: a refresh asked for shows what boa says now. */
+async function sendAfter(p, name) {
+  while (p.inFlight.has(name)) await p.inFlight.get(name).answered;
+  return send(p, name);
+}
+
+/**
+ * Draws a part from the calls' last outcomes, or says in its place why it cannot be. One draw of a part
+ * at a time: two rounds' draws of a chart overlapping would leave two views.
+ */
+function drawPart(p, part) {
+  const drawn = (part.drawn ?? Promise.resolve()).then(async () => {
+    if (!p.isCurrent() || !p.accepted) return;
+    const outcomes = part.needs.map((name) => p.outcomes[name]);
+    if (outcomes.includes(undefined)) return;
+    let error = outcomes.find((o) => !o.ok)?.error ?? null;
+    if (!error) {
+      try {
+        await part.draw(Object.fromEntries(part.needs.map((name, i) => [name, outcomes[i].value])));
+      } catch (drawError) {
+        error = drawError;
+      }
+    }
+    p.errors.set(part, error);
+    if (error) {
+      const text = `could not show this: ${error.message}`;
+      for (const id of part.ids) setHtml(id, `<p class="error">${escapeHtml(text)}</p>`);
+    }
+  });
+  part.drawn = drawn.catch(() => {});
+  return drawn;
+}
+
+/**
+ * One round of calls: each not still in flight is sent (`fresh`: each is sent, after the one in flight if
+ * any), and each part drawn once the calls it needs have answered. A part whose call failed is drawn
+ * with the error once any call of the round is answered, and left as it was if none is (boa down, which
+ * the top line says with the time of what is shown). The round's number and its calls' outcomes.
+ */
+async function round(p, fresh = false) {
+  const seq = ++p.rounds;
+  const sent = {};
+  for (const name of Object.keys(CALLS)) {
+    const call = p.inFlight.get(name);
+    if (call && !fresh) {
+      call.late = true;
+      if (!p.slowSince.has(name)) p.slowSince.set(name, call.since);
+    } else sent[name] = fresh ? sendAfter(p, name) : send(p, name);
+  }
+  markStale(p);
+  let decide;
+  const anyAnswered = new Promise((resolve) => (decide = resolve));
+  for (const outcome of Object.values(sent)) void outcome.then((o) => o.ok && decide(true));
+  const outcomes = Promise.all(Object.values(sent));
+  void outcomes.then(() => decide(false));
+  const draws = PARTS.filter((part) => part.needs.some((name) => name in sent)).map(async (part) => {
+    const mine = await Promise.all(part.needs.map((name) => sent[name]));
+    if (mine.some((o) => o && !o.ok) && !(await anyAnswered)) return;
+    await drawPart(p, part);
+  });
+  const result = { seq, outcomes: await outcomes };
+  await Promise.all(draws);
+  return result;
+}
+
+/**
+ * The top line while boa answers: what each part could not show, and each call still unanswered from a
+ * round before, since when, and the time of what its parts show.
+ */
+function problemsText(p) {
+  const problems = new Set();
+  for (const part of PARTS) {
+    const error = p.errors.get(part);
+    if (error) problems.add(error.message);
+  }
+  for (const [name, call] of p.inFlight) {
+    if (!call.late) continue;
+    const titles = PARTS.filter((part) => part.needs.includes(name)).map((part) => part.title);
+    const last = p.outcomes[name];
+    const shown = last?.ok ? `from ${utcTime(last.at)}` : 'not shown';
+    const since = utcTime(p.slowSince.get(name) ?? call.since);
+    problems.add(`${CALLS[name]} has not answered since ${since} (${titles.join(', ')}: ${shown})`);
+  }
+  return problems.size ? `boa: ${[...problems].join('; ')}` : '';
+}
