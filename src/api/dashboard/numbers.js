@@ -4,7 +4,7 @@
  * how far below the budget and why), and the health line above them (the last tick, the planner's
  * error, why jobs wait for nodes, the node group's issues).
  */
-/* global setHtml, fmt, budgetText, utcTime, minutes, escapeHtml -- format.js */
+/* global $, setHtml, fmt, budgetText, utcTime, minutes, escapeHtml -- format.js */
 /* exported renderNumbers, renderHealth -- used by app.js */
 'use strict';
 
@@ -195,37 +195,47 @@ function belowLabel(below) {
 /**
  * Whether the service is working, not only answering: the last tick (flagged once three ticks are
  * missed: the scheduler's ticks fail, see the log's tick_failed), the planner's error, why jobs wait
- * for nodes and the node group's health, as `boa status` prints them.
+ * for nodes and the node group's health, as `boa status` prints them. Shown in #health; said to a screen
+ * reader by #health-said, in words that change only when the health does: the line shown changes at
+ * each tick ("last tick ..."), and while ticks are late at each refresh ("3.2 min ago"), which re-read
+ * the whole line every 10 s (found in review).
  */
 function renderHealth(status, now = Date.now()) {
+  // Each: its class, its words shown, its words said.
   const lines = [];
-  if (status.lastTickAt === null) lines.push(['', 'no tick yet']);
+  if (status.lastTickAt === null) lines.push(['', 'no tick yet', 'no tick yet']);
   else {
     const age = (now - Date.parse(status.lastTickAt)) / 1000;
     const late = age > 3 * status.tickSeconds;
     const at = utcTime(status.lastTickAt);
+    const failing = 'the scheduler is failing, see the service log';
     lines.push(
       late
         ? [
             'over',
-            `no tick since ${at} (${minutes(age)} ago, every ${status.tickSeconds} s expected): the scheduler is failing, see the service log`,
+            `no tick since ${at} (${minutes(age)} ago, every ${status.tickSeconds} s expected): ${failing}`,
+            `no tick since ${at}: ${failing}`,
           ]
-        : ['', `last tick ${at}`],
+        : ['', `last tick ${at}`, 'the scheduler ticks on time'],
     );
   }
-  if (status.plannerError) lines.push(['over', `plan failed: ${status.plannerError}`]);
+  const over = (text) => ['over', text, text];
+  if (status.plannerError) lines.push(over(`plan failed: ${status.plannerError}`));
   if (status.executorError)
-    lines.push([
-      'over',
-      `jobs neither start nor stop: the executor fails since ${utcTime(status.executorError.since)}: ${status.executorError.message}`,
-    ]);
+    lines.push(
+      over(
+        `jobs neither start nor stop: the executor fails since ${utcTime(status.executorError.since)}: ${status.executorError.message}`,
+      ),
+    );
   // Stored classes past the speedup-table bound, left out of plans: their jobs wait (status.classesLeftOut).
-  if (status.classesLeftOut) lines.push(['over', status.classesLeftOut.message]);
+  if (status.classesLeftOut) lines.push(over(status.classesLeftOut.message));
   const group = status.nodeGroup;
-  if (group.waitingReason) lines.push(['over', `jobs wait: ${group.waitingReason}`]);
-  for (const issue of group.issues ?? []) lines.push(['over', `node group: ${issue.code}: ${issue.message}`]);
+  if (group.waitingReason) lines.push(over(`jobs wait: ${group.waitingReason}`));
+  for (const issue of group.issues ?? []) lines.push(over(`node group: ${issue.code}: ${issue.message}`));
   setHtml(
     'health',
     lines.map(([cls, text]) => `<span class="${cls}">${escapeHtml(text)}</span>`).join(' · '),
   );
+  const said = lines.map(([, , words]) => words).join('; ');
+  if ($('health-said').textContent !== said) $('health-said').textContent = said;
 }

@@ -845,6 +845,40 @@ describe('the health line', () => {
     );
   });
 
+  it('is read out by a screen reader when the health changes, not at each tick nor each refresh while late', async () => {
+    // The page's live regions, as served: a screen reader reads out what is written to one of them.
+    const html = await (await (await service()).app.request('/')).text();
+    const live = (html.match(/<[^>]+>/g) ?? [])
+      .filter((tag) => /\brole="(status|alert)"|\baria-live="(polite|assertive)"/.test(tag))
+      .map((tag) => /\bid="([^"]+)"/.exec(tag)![1]!);
+    expect(live).toContain('error');
+    const dash = loadDashboardScript();
+    const readOut: string[] = [];
+    for (const id of live) {
+      const element = dash.element(id);
+      for (const field of ['innerHTML', 'textContent'] as const) {
+        let value = element[field];
+        Object.defineProperty(element, field, {
+          get: () => value,
+          set: (written: string) => void readOut.push((value = written)),
+        });
+      }
+    }
+    const tickedAt = (seconds: number) => status({ lastTickAt: new Date(at + seconds * 1000).toISOString() });
+    // Three ticks on time, each refreshed 30 s after it; then none for 3 minutes, over three refreshes;
+    // then a tick again.
+    for (const tick of [0, 60, 120]) dash.renderHealth(tickedAt(tick), at + (tick + 30) * 1000);
+    for (const now of [301, 311, 321]) dash.renderHealth(tickedAt(120), at + now * 1000);
+    dash.renderHealth(tickedAt(330), at + 331_000);
+    expect(readOut).toEqual([
+      'the scheduler ticks on time',
+      'no tick since 2026-11-01T12:02:00Z: the scheduler is failing, see the service log',
+      'the scheduler ticks on time',
+    ]);
+    // Shown as before, the age included.
+    expect(dash.element('health').innerHTML).toBe('<span class="">last tick 2026-11-01T12:05:30Z</span>');
+  });
+
   it("shows the planner's error, why jobs wait for nodes and the node group's issues, escaped", () => {
     const dash = loadDashboardScript();
     dash.renderHealth(
