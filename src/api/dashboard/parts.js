@@ -28,7 +28,10 @@ const CALLS = {
   failed: `/v1/jobs?state=failed,lost&order=ended&limit=${FAILED_SHOWN}`,
 };
 
-/** Each part of the page, the calls it needs and how it is drawn: one failing call blanks only its own. */
+/**
+ * Each part of the page, the calls it needs, those it uses if answered, and how it is drawn: one failing
+ * call blanks only its own.
+ */
 const PARTS = [
   {
     title: 'the health line',
@@ -58,7 +61,10 @@ const PARTS = [
     title: 'the active jobs',
     ids: ['active-jobs'],
     needs: ['running', 'waiting', 'status'],
-    draw: (d) => renderActiveJobs(d.running.jobs, d.waiting.jobs, d.status.jobs),
+    // The budget's queue order, if answered: the active jobs are drawn without it, not blanked.
+    uses: ['budget'],
+    draw: (d) =>
+      renderActiveJobs(d.running.jobs, d.waiting.jobs, d.status.jobs, d.budget?.control?.queueOrder),
   },
   {
     title: 'the failed jobs',
@@ -160,7 +166,10 @@ function drawPart(p, part) {
     let error = outcomes.find((o) => !o.ok)?.error ?? null;
     if (!error) {
       try {
-        await part.draw(Object.fromEntries(part.needs.map((name, i) => [name, outcomes[i].value])));
+        const used = (part.uses ?? []).map((name) => [name, p.outcomes[name]?.value]);
+        await part.draw(
+          Object.fromEntries([...used, ...part.needs.map((name, i) => [name, outcomes[i].value])]),
+        );
       } catch (drawError) {
         error = drawError;
       }

@@ -138,7 +138,28 @@ function jobNote(job) {
   return notes.join('; ');
 }
 
-function renderActiveJobs(running, waiting, counts) {
+/**
+ * The order jobs queued for the budget start in (GET /v1/budget control.queueOrder): the list is by
+ * submission, which read as the queue (found in review: the default serves the least work left first,
+ * so the job at the top of the list could wait for hours while those below it started).
+ */
+function queueNote(waiting, waitingTotal, queueOrder) {
+  if (!waiting.some((j) => j.waitingFor === 'budget')) return '';
+  if (queueOrder === 'least-work-left') {
+    return "Jobs queued for the budget start least expected work left first (by their class's profile; any waiting past the queue's bound, a day by default, go first), not in the order listed.";
+  }
+  if (queueOrder === 'submitted') {
+    const older = waitingTotal - waiting.length;
+    return `Jobs queued for the budget start oldest first${older > 0 ? `: the ${older} older waiting jobs not listed come before these` : ''}.`;
+  }
+  return '';
+}
+
+/**
+ * `running` and `waiting` as GET /v1/jobs lists them (the newest ACTIVE_SHOWN of each, oldest first),
+ * `counts` the jobs by state, `queueOrder` the budget's queue's (undefined: not known).
+ */
+function renderActiveJobs(running, waiting, counts, queueOrder) {
   const jobs = [...running, ...waiting];
   const rows = jobs.map((j) => [
     // A job boa runs has a log to show: its id opens it below the table.
@@ -162,14 +183,16 @@ function renderActiveJobs(running, waiting, counts) {
   ]
     .filter(([total, shown]) => total > shown)
     .map(([total, shown, state]) => `the newest ${shown} of ${total} ${state}`);
+  const notes = [
+    more.length ? `Shown: ${more.join('; ')} (all: <code>boa jobs list</code>).` : '',
+    escapeHtml(queueNote(waiting, counts.waiting, queueOrder)),
+  ].filter(Boolean);
   setHtml(
     'active-jobs',
     jobs.length
-      ? `${table(['id', 'name', 'class', 'state', 'GPUs', 'GPU-h', 'epoch', 'since', 'note'], rows)}${
-          more.length
-            ? `<p class="shown">Shown: ${more.join('; ')} (all: <code>boa jobs list</code>).</p>`
-            : ''
-        }`
+      ? `${table(['id', 'name', 'class', 'state', 'GPUs', 'GPU-h', 'epoch', 'since', 'note'], rows)}${notes
+          .map((note) => `<p class="shown">${note}</p>`)
+          .join('')}`
       : '<p>No job is waiting or running.</p>',
   );
 }

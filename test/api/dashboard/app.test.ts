@@ -1032,6 +1032,44 @@ describe("a job's log", () => {
     expect(html.match(/from the next tick/g)).toHaveLength(2);
   });
 
+  it("says the order jobs queued for the budget start in, which is not the list's", async () => {
+    for (const queueOrder of ['least-work-left', 'submitted']) {
+      const s = await service({ queueOrder });
+      // A budget of one node's 4 GPUs and 8 jobs: 4 run, the others queue for the budget.
+      await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 4 });
+      await s.service.planner.idle();
+      for (let i = 0; i < 8; i++) await s.request('POST', '/v1/jobs', { class: 'cifar10', name: `j${i}` });
+      await s.ticks(3);
+      const waiting = (await s.request('GET', '/v1/jobs?state=waiting')).body.jobs;
+      expect(waiting.map((j: any) => j.waitingFor)).toContain('budget');
+      const dash = loadDashboardScript(async (path, init) => s.app.request(path, init));
+      await dash.refresh(s.token);
+      expect(dash.element('active-jobs').innerHTML).toContain(
+        queueOrder === 'submitted'
+          ? '<p class="shown">Jobs queued for the budget start oldest first.</p>'
+          : '<p class="shown">Jobs queued for the budget start least expected work left first (by their class&#39;s profile; any waiting past the queue&#39;s bound, a day by default, go first), not in the order listed.</p>',
+      );
+    }
+    // Of the waiting jobs not listed (the newest 20 are), the older come first; none queued: nothing said.
+    const dash = loadDashboardScript();
+    const job = (id: number, waitingFor: string) => ({
+      id,
+      class: 'cifar10',
+      state: 'waiting',
+      width: 0,
+      statEpoch: 0,
+      restarts: 0,
+      submittedAt: 0,
+      waitingFor,
+    });
+    dash.renderActiveJobs([], [job(30, 'budget')], { running: 0, waiting: 25 }, 'submitted');
+    expect(dash.element('active-jobs').innerHTML).toContain(
+      'Jobs queued for the budget start oldest first: the 24 older waiting jobs not listed come before these.',
+    );
+    dash.renderActiveJobs([], [job(30, 'nodes')], { running: 0, waiting: 1 }, 'submitted');
+    expect(dash.element('active-jobs').innerHTML).not.toContain('queued for the budget start');
+  });
+
   it('opens only for a job boa runs: its id is a button, a self-launched one plain', () => {
     const dash = loadDashboardScript();
     const job = (id: number, workload: unknown) => ({
