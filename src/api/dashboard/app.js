@@ -7,7 +7,7 @@
 /* global window, document, sessionStorage, setInterval, clearInterval */
 /* global $, utcTime -- format.js */
 /* global Refusal, serverNow -- api.js */
-/* global newPoller, round, problemsText -- parts.js */
+/* global newPoller, round, markStale, problemsText -- parts.js */
 /* global closeLog, showLog, openedLog -- log-panel.js */
 'use strict';
 
@@ -66,6 +66,7 @@ function settle(p, { seq, outcomes }) {
     p.down =
       errors.length === outcomes.length ? (errors.find((e) => e instanceof Refusal) ?? errors[0]) : null;
   }
+  markStale(p);
   if (p.down) return unreachable(p.down);
   downSince = null;
   sayAtTop(problemsText(p));

@@ -11,7 +11,7 @@
 /* global renderNumbers, renderHealth -- numbers.js */
 /* global ACTIVE_SHOWN, renderTables, renderResizes, renderActiveJobs -- tables.js */
 /* global FAILED_SHOWN, renderFailedJobs -- failed-jobs.js */
-/* exported newPoller, round, problemsText -- used by app.js */
+/* exported newPoller, round, markStale, problemsText -- used by app.js */
 'use strict';
 
 const ACTIVE = (state) => `/v1/jobs?state=${state}&limit=${ACTIVE_SHOWN}`;
@@ -111,10 +111,13 @@ function newPoller({ token, isCurrent, accepted, onAnswer, onUnauthorized }) {
   };
 }
 
-/** A part is stale while a call it needs is still unanswered from a round before (the page's style greys it). */
+/**
+ * A part is stale while a call it needs is still unanswered from a round before, and every part while
+ * boa is down (`down`: what it shows is from before; the page's style greys it).
+ */
 function markStale(p) {
   for (const part of PARTS) {
-    const stale = part.needs.some((name) => p.inFlight.get(name)?.late);
+    const stale = p.down !== null || part.needs.some((name) => p.inFlight.get(name)?.late);
     for (const id of part.ids) $(id).classList[stale ? 'add' : 'remove']('stale');
   }
 }

@@ -768,12 +768,19 @@ describe('a service that stops answering', () => {
           `^boa has not answered since \\S+Z \\(Failed to fetch\\): the figures shown are from ${updated}, not current; the page asks again every 10 s\\.$`,
         ),
       );
+    // What is shown is greyed as stale, every part of it (before: the figures looked current).
+    const stale = () =>
+      ['numbers', 'active-jobs', 'spend-chart', 'frontier-chart'].filter((id) =>
+        dash.element(id).classes.has('stale'),
+      );
+    expect(stale()).toHaveLength(4);
     setDown(false);
     dash.refreshes.at(-1)!();
     // Answered again (the charts cannot draw without a DOM here, which the line may say instead).
     await expect
       .poll(() => dash.element('error').textContent, { timeout: 20_000 })
       .not.toMatch(/not answered/);
+    expect(stale()).toEqual([]);
   });
 
   it('is written once while boa stays down, not again each refresh (a screen reader reads each write)', async () => {
