@@ -23,7 +23,7 @@ function failureText(job) {
 
 /**
  * `jobs` as GET /v1/jobs?state=failed,lost&order=ended gives them (newest ended first), `total` the
- * count of both. The id of a job boa
+ * count of both (undefined: not known). The id of a job boa
  * ran opens its output below (rank 0's, as the log panel shows) only when rank 0 is the one that
  * failed: another rank's failure is in that rank's log, which the command names.
  */
@@ -43,7 +43,15 @@ function renderFailedJobs(jobs, total) {
     escapeHtml(failureText(j)),
     j.workload ? `<code>${escapeHtml(outputCommand(j))}</code>` : 'self-launched: its own logs',
   ]);
-  const more = total > jobs.length ? `the ${jobs.length} that ended last of ${total}; ` : '';
+  // Without the total (GET /v1/status failed): a full list may have more behind it.
+  const more =
+    total === undefined
+      ? jobs.length >= FAILED_SHOWN
+        ? `the ${jobs.length} that ended last (how many in all is not known now); `
+        : ''
+      : total > jobs.length
+        ? `the ${jobs.length} that ended last of ${total}; `
+        : '';
   setHtml(
     'failed-jobs',
     `${table(['id', 'name', 'class', 'state', 'ended', 'why', 'its output'], rows)}` +

@@ -60,17 +60,19 @@ const PARTS = [
   {
     title: 'the active jobs',
     ids: ['active-jobs'],
-    needs: ['running', 'waiting', 'status'],
-    // The budget's queue order, if answered: the active jobs are drawn without it, not blanked.
-    uses: ['budget'],
+    needs: ['running', 'waiting'],
+    // The counts and the budget's queue order, if answered: the jobs are listed without them, not blanked.
+    uses: ['status', 'budget'],
     draw: (d) =>
-      renderActiveJobs(d.running.jobs, d.waiting.jobs, d.status.jobs, d.budget?.control?.queueOrder),
+      renderActiveJobs(d.running.jobs, d.waiting.jobs, d.status?.jobs, d.budget?.control?.queueOrder),
   },
   {
     title: 'the failed jobs',
     ids: ['failed-jobs'],
-    needs: ['failed', 'status'],
-    draw: (d) => renderFailedJobs(d.failed.jobs, d.status.jobs.failed + d.status.jobs.lost),
+    needs: ['failed'],
+    uses: ['status'],
+    draw: (d) =>
+      renderFailedJobs(d.failed.jobs, d.status ? d.status.jobs.failed + d.status.jobs.lost : undefined),
   },
   {
     title: 'the spend chart',
@@ -169,6 +171,7 @@ function drawPart(p, part) {
     let error = outcomes.find((o) => !o.ok)?.error ?? null;
     if (!error) {
       try {
+        // Its last answer, or none if it failed since: undefined.
         const used = (part.uses ?? []).map((name) => [name, p.outcomes[name]?.value]);
         await part.draw(
           Object.fromEntries([...used, ...part.needs.map((name, i) => [name, outcomes[i].value])]),
@@ -210,7 +213,8 @@ async function round(p, fresh = false) {
   const outcomes = Promise.all(Object.values(sent));
   void outcomes.then(() => decide(false));
   const draws = PARTS.filter((part) => part.needs.some((name) => name in sent)).map(async (part) => {
-    const mine = await Promise.all(part.needs.map((name) => sent[name]));
+    // What it uses too, if sent: drawn from this round's answers where they come.
+    const mine = await Promise.all([...part.needs, ...(part.uses ?? [])].map((name) => sent[name]));
     if (mine.some((o) => o && !o.ok) && !(await anyAnswered)) return;
     await drawPart(p, part);
   });

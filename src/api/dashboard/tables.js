@@ -157,7 +157,7 @@ function queueNote(waiting, waitingTotal, queueOrder) {
 
 /**
  * `running` and `waiting` as GET /v1/jobs lists them (the newest ACTIVE_SHOWN of each, oldest first),
- * `counts` the jobs by state, `queueOrder` the budget's queue's (undefined: not known).
+ * `counts` the jobs by state and `queueOrder` the budget's queue's (each undefined: not known).
  */
 function renderActiveJobs(running, waiting, counts, queueOrder) {
   const jobs = [...running, ...waiting];
@@ -177,15 +177,20 @@ function renderActiveJobs(running, waiting, counts, queueOrder) {
     timeHtml(j.startedAt ?? j.submittedAt),
     escapeHtml(jobNote(j)),
   ]);
+  // Without the counts (GET /v1/status failed): a full list may have more behind it.
   const more = [
-    [counts.running, running.length, 'running'],
-    [counts.waiting, waiting.length, 'waiting'],
+    [counts?.running, running.length, 'running'],
+    [counts?.waiting, waiting.length, 'waiting'],
   ]
-    .filter(([total, shown]) => total > shown)
-    .map(([total, shown, state]) => `the newest ${shown} of ${total} ${state}`);
+    .filter(([total, shown]) => (total === undefined ? shown >= ACTIVE_SHOWN : total > shown))
+    .map(([total, shown, state]) =>
+      total === undefined
+        ? `the newest ${shown} ${state} (how many in all is not known now)`
+        : `the newest ${shown} of ${total} ${state}`,
+    );
   const notes = [
     more.length ? `Shown: ${more.join('; ')} (all: <code>boa jobs list</code>).` : '',
-    escapeHtml(queueNote(waiting, counts.waiting, queueOrder)),
+    escapeHtml(queueNote(waiting, counts?.waiting ?? waiting.length, queueOrder)),
   ].filter(Boolean);
   setHtml(
     'active-jobs',

@@ -743,6 +743,60 @@ describe('errors', () => {
   });
 });
 
+describe('a failing /v1/status', () => {
+  it('blanks the parts drawn from it, not the jobs lists, which only lose their counts', async () => {
+    const s = await service();
+    await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
+    await s.service.planner.idle();
+    await s.request('POST', '/v1/jobs', { class: 'cifar10', name: 'listed-anyway' });
+    await s.ticks(2);
+    const refusal = JSON.stringify({ error: { code: 'internal', message: 'internal error; see the log' } });
+    const dash = loadDashboardScript(async (path, init) =>
+      path === '/v1/status'
+        ? new Response(refusal, { status: 500, headers: { 'content-type': 'application/json' } })
+        : s.app.request(path, init),
+    );
+    await dash.refresh(s.token);
+    const failed = '<p class="error">could not show this: internal error; see the log</p>';
+    for (const id of ['health', 'numbers', 'jobs', 'nodes'])
+      expect(dash.element(id).innerHTML, id).toBe(failed);
+    // Before: these two were blanked the same way, the jobs hidden for the want of their counts.
+    expect(dash.element('active-jobs').innerHTML).toContain('<td>listed-anyway</td>');
+    expect(dash.element('failed-jobs').innerHTML).toBe('<p>No job has failed.</p>');
+  });
+
+  it('leaves a full list saying that there may be more', () => {
+    const dash = loadDashboardScript();
+    const job = (id: number) => ({
+      id,
+      class: 'cifar10',
+      state: 'failed',
+      width: 0,
+      statEpoch: 0,
+      restarts: 0,
+      submittedAt: 0,
+      exitCode: 1,
+      failureReason: 'rank 0 exited 1',
+      workload: null,
+    });
+    dash.renderActiveJobs(
+      Array.from({ length: 20 }, (_, i) => ({ ...job(i + 1), state: 'running', width: 1 })),
+      [],
+      undefined,
+    );
+    expect(dash.element('active-jobs').innerHTML).toContain(
+      'Shown: the newest 20 running (how many in all is not known now)',
+    );
+    dash.renderFailedJobs(
+      Array.from({ length: 5 }, (_, i) => job(i + 1)),
+      undefined,
+    );
+    expect(dash.element('failed-jobs').innerHTML).toContain(
+      'the 5 that ended last (how many in all is not known now); ',
+    );
+  });
+});
+
 describe('a service that stops answering', () => {
   /** The dashboard started on a service whose requests fail, as a dropped network does, while `down`. */
   async function dashboardThatMayFail() {

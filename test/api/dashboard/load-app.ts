@@ -101,7 +101,7 @@ export function loadDashboardScript(fetch: FakeFetch = () => Promise.reject(new 
     renderHealth(status: any, now?: number): void;
     refresh(token: string): Promise<void>;
     renderActiveJobs(running: any[], waiting: any[], counts: any, queueOrder?: string): void;
-    renderFailedJobs(jobs: any[], total: number): void;
+    renderFailedJobs(jobs: any[], total: number | undefined): void;
     start(token: string): Promise<void>;
     keepTail(text: string, max?: number): string;
     redrawn(text: string): string;
