@@ -92,9 +92,9 @@ const PARTS = [
  * One login's refresh. `isCurrent()`: false once logged out or in again, when its answers draw nothing
  * and say nothing. `accepted`: boa has answered the token; parts are drawn only from then (a chart drawn
  * while the dashboard is hidden measures its container as 0 wide). `onAnswer()` is called on each call
- * answered, `onUnauthorized()` on a 401. It keeps each call's last outcome, the call in flight (when
- * sent, and `late` once a round found it still unanswered), since when each call has been slow, and
- * each part's last error.
+ * answered, `onUnauthorized()` on a 401. It keeps each call's last outcome, the call in flight (and
+ * when it was sent), since when each call has been slow (a round found it still unanswered; until it is
+ * answered), and each part's last error.
  */
 function newPoller({ token, isCurrent, accepted, onAnswer, onUnauthorized }) {
   return {
@@ -114,12 +114,13 @@ function newPoller({ token, isCurrent, accepted, onAnswer, onUnauthorized }) {
 }
 
 /**
- * A part is stale while a call it needs is still unanswered from a round before, and every part while
- * boa is down (`down`: what it shows is from before; the page's style greys it).
+ * A part is stale while a call it needs is slow (still unanswered from a round before, or timed out and
+ * not answered since), and every part while boa is down (`down`): what it shows is from before; the
+ * page's style marks it.
  */
 function markStale(p) {
   for (const part of PARTS) {
-    const stale = p.down !== null || part.needs.some((name) => p.inFlight.get(name)?.late);
+    const stale = p.down !== null || part.needs.some((name) => p.slowSince.has(name));
     for (const id of part.ids) $(id).classList[stale ? 'add' : 'remove']('stale');
   }
 }
@@ -128,7 +129,7 @@ const timedOut = (error) => error?.name === 'TimeoutError';
 
 /** Sends one call; its outcome (`ok` and `value`, or `error`) once it is answered or fails. */
 function send(p, name) {
-  const call = { since: serverNow(), late: false };
+  const call = { since: serverNow() };
   call.answered = api(CALLS[name], p.token)
     .then(
       (value) => ({ ok: true, value, at: serverNow() }),
@@ -142,8 +143,9 @@ function send(p, name) {
         return outcome;
       }
       p.outcomes[name] = outcome;
-      // Slow since the first of its requests left unanswered: one timed out and sent again is still said
-      // as slow since then, in the same words, so the top line is not announced again each round.
+      // Slow since the first of its requests left unanswered, until one is answered: one timed out and
+      // sent again is still said as slow since then, in the same words, so the top line is not announced
+      // again each round (found in review: a frontier over 30 s came and went from it twice a cycle).
       if (!timedOut(outcome.error)) p.slowSince.delete(name);
       if (outcome.ok) p.onAnswer();
       markStale(p);
@@ -202,7 +204,6 @@ async function round(p, fresh = false) {
   for (const name of Object.keys(CALLS)) {
     const call = p.inFlight.get(name);
     if (call && !fresh) {
-      call.late = true;
       if (!p.slowSince.has(name)) p.slowSince.set(name, call.since);
     } else sent[name] = fresh ? sendAfter(p, name) : send(p, name);
   }
@@ -224,8 +225,8 @@ async function round(p, fresh = false) {
 }
 
 /**
- * The top line while boa answers: what each part could not show, and each call still unanswered from a
- * round before, since when, and the time of what its parts show.
+ * The top line while boa answers: what each part could not show, and each slow call, since when, and
+ * the time of what its parts show.
  */
 function problemsText(p) {
   const problems = new Set();
@@ -233,13 +234,11 @@ function problemsText(p) {
     const error = p.errors.get(part);
     if (error) problems.add(error.message);
   }
-  for (const [name, call] of p.inFlight) {
-    if (!call.late) continue;
+  for (const [name, since] of p.slowSince) {
     const titles = PARTS.filter((part) => part.needs.includes(name)).map((part) => part.title);
     const last = p.outcomes[name];
     const shown = last?.ok ? `from ${utcTime(last.at)}` : 'not shown';
-    const since = utcTime(p.slowSince.get(name) ?? call.since);
-    problems.add(`${CALLS[name]} has not answered since ${since} (${titles.join(', ')}: ${shown})`);
+    problems.add(`${CALLS[name]} has not answered since ${utcTime(since)} (${titles.join(', ')}: ${shown})`);
   }
   return problems.size ? `boa: ${[...problems].join('; ')}` : '';
 }

@@ -6,7 +6,7 @@
  */
 import { afterEach, expect, it } from 'vitest';
 import { startService } from '../../service/harness.ts';
-import { loadDashboardScript } from './load-app.ts';
+import { type CallTimeout, loadDashboardScript } from './load-app.ts';
 
 type Service = Awaited<ReturnType<typeof startService>>;
 const services: Service[] = [];
@@ -178,4 +178,43 @@ it('draws each part as its calls answer: a frontier that does not answer holds u
     .toBe(false);
   dash.refreshes.at(-1)!();
   await expect.poll(() => dash.element('error').textContent, { timeout: 20_000 }).not.toMatch(/frontier/);
+});
+
+it('says a frontier slower than the 30 s limit in the same words round after round (read out once)', async () => {
+  const s = await startService({ config: { priorRates: { cifar10: 6 } } });
+  services.push(s);
+  await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 40 });
+  let hang = false;
+  let frontierTimeout: CallTimeout | undefined;
+  const dash: ReturnType<typeof loadDashboardScript> = loadDashboardScript(async (path, init) => {
+    if (path !== '/v1/frontier' || !hang) return s.app.request(path, init);
+    // The call's time limit, asked for just before it is sent; never answered: only that limit ends it.
+    frontierTimeout = dash.timeouts.at(-1);
+    return new Promise((_, reject) =>
+      init.signal?.addEventListener('abort', () => reject(init.signal?.reason), { once: true }),
+    );
+  });
+  await dash.start(s.token);
+  hang = true;
+  const round = async () => {
+    const asked = dash.timeouts.length;
+    dash.refreshes.at(-1)!();
+    // Every call it sent answered but the frontier: the line at the top is written then.
+    await new Promise((r) => setTimeout(r, 300));
+    return dash.timeouts.length - asked;
+  };
+  expect(await round()).toBe(9); // the frontier sent, and never answered
+  const said: string[] = [];
+  for (let cycle = 0; cycle < 2; cycle++) {
+    expect(await round()).toBe(8); // all but the frontier, still in flight
+    frontierTimeout!.expire();
+    await new Promise((r) => setTimeout(r, 100));
+    expect(await round()).toBe(9); // the frontier sent again
+    said.push(dash.element('error').textContent);
+    expect(await round()).toBe(8);
+    said.push(dash.element('error').textContent);
+  }
+  // Once it has timed out: the same words each round, which a screen reader reads once.
+  expect(said[0]).toMatch(/\/v1\/frontier has not answered since \S+Z \(the frontier chart: not shown\)/);
+  expect(new Set(said)).toEqual(new Set([said[0]]));
 });
