@@ -87,6 +87,7 @@ function answered(p) {
   $('logout').classList.remove('hidden');
 }
 
+/** The refresh of login `mine` with `token` (parts.js newPoller), its answers and a 401 taken as above. */
 function pollerFor(token, mine, accepted) {
   const p = newPoller({
     token,
