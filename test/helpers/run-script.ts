@@ -10,10 +10,14 @@ export interface ScriptRun {
   stderr: string;
 }
 
-/** Runs an npm script's entry file with tsx, as `npm run -s NAME -- args` would. */
-export function runScript(script: string, args: string[]): ScriptRun {
+/**
+ * Runs an npm script's entry file with tsx, as `npm run -s NAME -- args` would. `env` is added to this
+ * process's environment.
+ */
+export function runScript(script: string, args: string[], env: NodeJS.ProcessEnv = {}): ScriptRun {
   const result = spawnSync(process.execPath, ['--import', 'tsx', resolve(REPO, 'scripts', script), ...args], {
     cwd: REPO,
+    env: { ...process.env, ...env },
     encoding: 'utf8',
     maxBuffer: 64 * 1024 * 1024,
     // A script that never ends would block the test runner itself (spawnSync holds its event loop, so

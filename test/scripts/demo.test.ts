@@ -1,14 +1,16 @@
 import { spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
+import { ramTmpdir } from '../helpers/ram-tmp.ts';
 import { POLLUX, REPO, runScript, runScriptAsync, type ScriptRun } from '../helpers/run-script.ts';
 
 const TRACE = resolve(POLLUX, 'workloads/workload-1.csv');
 const ARGS = ['--trace', TRACE, '--apps', 'cifar10,bert,deepspeech2', '--budget', '40'];
-const state = mkdtempSync(join(tmpdir(), 'boa-demo-test-'));
+const state = mkdtempSync(join(ramTmpdir(), 'boa-demo-test-'));
+// Replays without --state keep their service's data dir in TMPDIR: the RAM-backed one too.
+const RAM_TMP = { TMPDIR: ramTmpdir() };
 afterAll(() => rmSync(state, { recursive: true, force: true }));
 
 /** Starts the demo paced in real time and kills it with SIGKILL once it reports progress. */
@@ -136,7 +138,7 @@ describe('demo replay', () => {
   ])(
     'matches the simulator with prior %s: average JCT within 10%, the same spend within 5%',
     async (prior, rates) => {
-      const fresh = mkdtempSync(join(tmpdir(), 'boa-demo-fresh-'));
+      const fresh = mkdtempSync(join(ramTmpdir(), 'boa-demo-fresh-'));
       try {
         // The simulator's run does not depend on the demo's: both at once.
         const [demo, sim] = await Promise.all([
@@ -174,7 +176,7 @@ describe('demo replay', () => {
   // by the job's token alone, jobs were marked lost and the replay never ended (found re-measuring).
   it('finishes every job of workload-2, whose epochs outlast the lease its launcher keeps', () => {
     const trace = resolve(POLLUX, 'workloads/workload-2.csv');
-    const demo = runScript('demo.ts', [...ARGS.slice(2), '--trace', trace, '--speed', 'max']);
+    const demo = runScript('demo.ts', [...ARGS.slice(2), '--trace', trace, '--speed', 'max'], RAM_TMP);
     expect(demo.status, demo.stderr).toBe(0);
     expect(JSON.parse(demo.stdout)).toMatchObject({ jobs: 91, completed: 91 });
   }, 120_000);
@@ -182,8 +184,8 @@ describe('demo replay', () => {
   it('holds every full budget window in the ledger: a 2-hour window, sliding through 8 hours', async () => {
     const windowHours = 2;
     const [run, refused] = await Promise.all([
-      runScriptAsync('demo.ts', [...ARGS, '--budget-window-hours', String(windowHours)]),
-      runScriptAsync('demo.ts', [...ARGS, '--budget-window-hours', '1']),
+      runScriptAsync('demo.ts', [...ARGS, '--budget-window-hours', String(windowHours)], RAM_TMP),
+      runScriptAsync('demo.ts', [...ARGS, '--budget-window-hours', '1'], RAM_TMP),
     ]);
     expect(run.status, run.stderr).toBe(0);
     const result = JSON.parse(run.stdout);
@@ -254,7 +256,7 @@ describe('demo replay', () => {
 
 describe('demo --state started with other options', () => {
   it('refuses to resume it under the new ones (the result would be labelled with them), naming what differs', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'boa-demo-options-'));
+    const dir = mkdtempSync(join(ramTmpdir(), 'boa-demo-options-'));
     try {
       const trace = join(dir, 'trace.csv');
       const rows = [0, 600, 1200, 1800].map((t, i) => `j${i},${t},cifar10,1,128`);
@@ -287,13 +289,13 @@ describe('demo --state started with other options', () => {
 
 describe('demo with a budget below the minimum feasible one', () => {
   it('runs it, as the service accepts it, and warns naming the minimum at the trace rates', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'boa-demo-low-'));
+    const dir = mkdtempSync(join(ramTmpdir(), 'boa-demo-low-'));
     try {
       const trace = join(dir, 'trace.csv');
       // Four jobs in half an hour: read as an hour's arrivals (a span under an hour counts as one).
       const rows = [0, 600, 1200, 1800].map((t, i) => `j${i},${t},cifar10,1,128`);
       writeFileSync(trace, `name,time,application,num_replicas,batch_size\n${rows.join('\n')}\n`);
-      const low = runScript('demo.ts', ['--trace', trace, '--budget', '4']);
+      const low = runScript('demo.ts', ['--trace', trace, '--budget', '4'], RAM_TMP);
       expect(low.status, low.stderr).toBe(0);
       expect(low.stderr).toMatch(
         /^warning: --budget 4 is below 4\.07 GPU-hours\/hour, the minimum feasible budget at the trace's rates: jobs queue/,
@@ -307,7 +309,7 @@ describe('demo with a budget below the minimum feasible one', () => {
 
 describe('demo --history', () => {
   it("imports other days' submissions into the service before the replay, and a resume must name them", async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'boa-demo-history-'));
+    const dir = mkdtempSync(join(ramTmpdir(), 'boa-demo-history-'));
     try {
       const write = (name: string, times: number[], app = 'cifar10') => {
         const rows = times.map((t, i) => `j${i},${t},${app},1,128`);
