@@ -37,9 +37,12 @@ describe('demo replay through the local executor', () => {
     expect(jobs).toHaveLength(85);
     expect(d.executor.generationsRun).toBeGreaterThanOrEqual(85);
     // Each replica was told the width boa gave its generation: NPROC_PER_NODE summed over ranks. A
-    // generation replaced before its command printed (the next plan came at once) has nothing to check;
-    // every job has at least one that ran.
-    for (const job of jobs.slice(0, 10)) {
+    // generation replaced before its command printed (the next plan came at once) has nothing to check,
+    // and the faster the replay runs the more are (a job's whole run can pass so: found with the data
+    // dir in RAM), so every generation that printed is checked, and half the jobs at least must have one
+    // (all 85 do at the replay's speed on CI's 2 cores).
+    let jobsChecked = 0;
+    for (const job of jobs) {
       let checked = 0;
       for (const generation of readdirSync(join(state, 'jobs', job))) {
         const dir = join(state, 'jobs', job, generation);
@@ -49,11 +52,17 @@ describe('demo replay through the local executor', () => {
         const worlds = lines.map((l) => Number(/WORLD_SIZE=(\d+)/.exec(l)?.[1]));
         const procs = lines.map((l) => Number(/NPROC_PER_NODE=(\d+)/.exec(l)?.[1]));
         if (lines.length === 0 || worlds.some(Number.isNaN) || procs.some(Number.isNaN)) continue;
-        expect(new Set(worlds).size).toBe(1);
-        expect(procs.reduce((a, b) => a + b, 0)).toBe(worlds[0]);
+        expect(new Set(worlds).size, `job ${job} generation ${generation}`).toBe(1);
+        expect(
+          procs.reduce((a, b) => a + b, 0),
+          `job ${job} generation ${generation}`,
+        ).toBe(worlds[0]);
         checked += 1;
       }
-      expect(checked, `job ${job}: no generation whose replicas all started`).toBeGreaterThan(0);
+      if (checked > 0) jobsChecked += 1;
     }
+    expect(jobsChecked, 'jobs with a generation whose replicas all started').toBeGreaterThanOrEqual(
+      jobs.length / 2,
+    );
   }, 600_000);
 });
