@@ -20,7 +20,7 @@ import { pino } from 'pino';
 import { afterEach, expect, it } from 'vitest';
 import { capLog, capReplicaLogs, MAYBE_LOST_LINE } from '../../src/cloud/local/log-cap.ts';
 import { LocalReplicaLogs } from '../../src/cloud/local/replica-logs.ts';
-import { cutQuiet, quiet } from './quiet-log-cut.ts';
+import { cutQuiet, quiet, writtenJustNow } from './quiet-log-cut.ts';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -133,6 +133,7 @@ it('says lines may be missing at the cut of a log its job wrote just before, not
   const cap = { capBytes: 100, keepBytes: 200, checkMs: 1 };
   const justWritten = join(tempDir(), '0.log');
   writeFileSync(justWritten, lines(0, 50));
+  writtenJustNow(justWritten);
   expect(await capLog(justWritten, cap)).toBe(true);
   expect(readFileSync(`${justWritten}.1`, 'utf8')).toMatch(
     new RegExp(`line 49\n${MAYBE_LOST_LINE}boa: this log passed [^\n]*\n$`),
