@@ -9,14 +9,14 @@ const RAM_TMP_MIN_FREE_BYTES = 1024 ** 3;
  * One temporary folder per test run, set as TMPDIR before the workers start, so every temp dir a test
  * or a process it spawns makes (os.tmpdir(), mktemp, the fake trainer's checkpoints) lives under it, and
  * removed when the run ends: nothing is left in /tmp even when a test fails before its own clean-up.
- * Where the machine has a roomy /dev/shm, a second one there, as BOA_TEST_RAM_TMPDIR (see
+ * Where the machine has a roomy /dev/shm, a second one there, as TEST_RAM_TMPDIR (see
  * helpers/ram-tmp.ts), removed the same way.
  */
 export default function setup(): () => void {
   const dir = mkdtempSync(join(tmpdir(), 'boa-test-run-'));
   process.env.TMPDIR = dir;
   const ram = ramTmpRoot();
-  if (ram !== undefined) process.env.BOA_TEST_RAM_TMPDIR = ram;
+  if (ram !== undefined) process.env.TEST_RAM_TMPDIR = ram;
   return () => {
     rmSync(dir, { recursive: true, force: true });
     if (ram !== undefined) rmSync(ram, { recursive: true, force: true });

@@ -7,5 +7,5 @@ import { tmpdir } from 'node:os';
  * What a test checks does not depend on them: a kill -9 loses nothing the page cache holds either way.
  */
 export function ramTmpdir(): string {
-  return process.env.BOA_TEST_RAM_TMPDIR ?? tmpdir();
+  return process.env.TEST_RAM_TMPDIR ?? tmpdir();
 }
