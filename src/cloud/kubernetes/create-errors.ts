@@ -37,7 +37,7 @@ export function transientCreateError(reason: string | undefined, message: string
   return reason === 'CreateContainerConfigError' && TRANSIENT_CONFIG.test(message ?? '');
 }
 
-const waitingOf = (pod: V1Pod) => pod.status?.containerStatuses?.[0]?.state?.waiting;
+export const waitingOf = (pod: V1Pod) => pod.status?.containerStatuses?.[0]?.state?.waiting;
 
 /**
  * Pods waiting in a passing create error (replicaStatusOf reports them starting, with the kubelet's

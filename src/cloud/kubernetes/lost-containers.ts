@@ -1,5 +1,6 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import type { ReplicaStatus } from '../../service/ports.ts';
+import { forgetUnlisted } from './pod-uids.ts';
 
 const containerOf = (pod: V1Pod) => pod.status?.containerStatuses?.[0];
 
@@ -25,8 +26,7 @@ export class LostContainers {
 
   /** Called once a pass with every pod listed: a pod gone is forgotten. */
   note(pods: readonly V1Pod[]): void {
-    const listed = new Set(pods.map((p) => p.metadata?.uid));
-    for (const uid of this.startedAt.keys()) if (!listed.has(uid)) this.startedAt.delete(uid);
+    forgetUnlisted(this.startedAt, pods);
   }
 
   status(pod: V1Pod, status: ReplicaStatus, now: number): ReplicaStatus {

@@ -1,8 +1,8 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import type { ReplicaStatus } from '../../service/ports.ts';
+import { waitingOf } from './create-errors.ts';
+import { forgetUnlisted } from './pod-uids.ts';
 import { pullRefused, said } from './pods.ts';
-
-const waitingOf = (pod: V1Pod) => pod.status?.containerStatuses?.[0]?.state?.waiting;
 
 /**
  * The last ErrImagePull each pod showed, for while it waits in ImagePullBackOff. The kubelet says why a
@@ -26,8 +26,7 @@ export class PullErrors {
 
   /** Called once a pass with every pod listed: a pod gone is forgotten. */
   note(pods: readonly V1Pod[]): void {
-    const listed = new Set(pods.map((p) => p.metadata?.uid));
-    for (const uid of this.last.keys()) if (!listed.has(uid)) this.last.delete(uid);
+    forgetUnlisted(this.last, pods);
   }
 
   /**

@@ -2,6 +2,7 @@
 // --grace-period=0` does, so the job's next generation (which waits for them) can start.
 import type { V1Node, V1Pod } from '@kubernetes/client-node';
 import { identityOf } from './names.ts';
+import { forgetUnlisted } from './pod-uids.ts';
 import { kindOf, withKubeRetry } from './retry.ts';
 import type { NamespacedStepDeps } from './step-deps.ts';
 
@@ -63,8 +64,7 @@ export class StuckPods {
   /** This pass's steps: one per node holding a pod stuck past its grace and the margin. */
   due(pods: readonly V1Pod[]): (() => Promise<void>)[] {
     const now = this.deps.now();
-    const listed = new Set(pods.map((p) => p.metadata?.uid));
-    for (const uid of this.forced) if (!listed.has(uid)) this.forced.delete(uid);
+    forgetUnlisted(this.forced, pods);
     const byNode = new Map<string, V1Pod[]>();
     for (const pod of pods) {
       // Another object carrying boa's managed-by label is not a job's replica (executor.ts).
