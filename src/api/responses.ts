@@ -196,6 +196,10 @@ export const JobView = z
     class: z.string(),
     state: z.enum(['waiting', 'running', 'done', 'cancelled', 'failed', 'lost']),
     waitingFor: z.enum(['plan', 'budget', 'tick', 'nodes', 'gpus']).nullable().optional(),
+    queuePlace: z.number().int().positive().nullable().optional().openapi({
+      description:
+        "a job waiting for the budget: its place in the queue at the last tick (1 starts first as the budget allows, in the order GET /v1/budget's control.queueOrder names; a narrower job behind it may start first where only it fits); null otherwise",
+    }),
     narrowedBy: z.enum(['budget']).nullable().optional().openapi({
       description:
         "a running job's GPUs below its plan's width, when the budget's ceiling is why (narrowed, or kept at the width it runs at to spare a restart); null otherwise (its nodes boot, placement)",

@@ -185,9 +185,9 @@ export const ListJobsQuery = strictQuery({
     Number.MAX_SAFE_INTEGER,
     'only jobs with a lower id: the page before one whose first job had this id',
   ).optional(),
-  order: z.enum(['submitted', 'ended']).optional().openapi({
+  order: z.enum(['submitted', 'ended', 'queue']).optional().openapi({
     description:
-      'submitted (default): the newest submitted, oldest first; ended: the jobs that ended last, newest first (jobs not ended after them; not with before, 400)',
+      'submitted (default): the newest submitted, oldest first; ended: the jobs that ended last, newest first (jobs not ended after them; not with before, 400); queue: the jobs queued for the budget at the last tick, in the order they start (queuePlace 1 first; state, if given, must include waiting; not with before, 400)',
   }),
 });
 

@@ -4,7 +4,12 @@
  */
 import { type ServiceJob, plannedWidth } from './jobs.ts';
 import type { ClassProfiles } from './profiles-in-use.ts';
-import { DEFAULT_QUEUE_OVERDUE_HOURS, type QueueOrder, ceilingWidths } from '../core/ceiling-widths.ts';
+import {
+  DEFAULT_QUEUE_OVERDUE_HOURS,
+  type QueueOrder,
+  ceilingWidths,
+  waitingOrder,
+} from '../core/ceiling-widths.ts';
 import { type SpeedupTable, epochSpeedups } from '../core/profile.ts';
 import { workLeftSeconds } from '../core/work-left.ts';
 import { ReusedColumn } from '../core/reused-column.ts';
@@ -87,14 +92,36 @@ export function budgetLimitedWidths(
   // `gpus` the node group's maximum, not the budget: its jobs wait for GPUs, not for the budget. Both
   // marks were cleared above: only the few jobs marked are written (a write to each of 1,000 jobs, their
   // objects cold by now, was a measurable part of the tick).
-  if (byBudget)
+  if (byBudget) {
+    let queued = 0;
     for (let index = 0; index < count; index++) {
       const width = served[index] as number;
       const plan = widths[index] as number;
-      if (width === 0 && plan > 0) (jobs[index] as ServiceJob).queuedForBudget = true;
-      else if (width > 0 && width < plan) (jobs[index] as ServiceJob).narrowedByBudget = true;
+      if (width === 0 && plan > 0) {
+        (jobs[index] as ServiceJob).queuedForBudget = true;
+        queued++;
+      } else if (width > 0 && width < plan) (jobs[index] as ServiceJob).narrowedByBudget = true;
     }
+    if (queued > 0) placeInQueue(jobs, running, byWork ? { workLeft, overdue } : {});
+  }
   return widthIn(jobs, served);
+}
+
+/**
+ * Numbers the jobs queued for the budget in the order the ceiling serves them (waitingOrder, the one
+ * ceilingWidths used), so a job's view can say where it stands: "queued" alone left a user of a long
+ * queue guessing whether it was next or hours away.
+ */
+function placeInQueue(
+  jobs: readonly ServiceJob[],
+  running: ArrayLike<number>,
+  queue: { readonly workLeft?: ArrayLike<number>; readonly overdue?: ArrayLike<number> },
+): void {
+  let place = 0;
+  for (const index of waitingOrder(running, queue.workLeft, queue.overdue)) {
+    const job = jobs[index] as ServiceJob;
+    if (job.queuedForBudget) job.budgetQueuePlace = ++place;
+  }
 }
 
 /**

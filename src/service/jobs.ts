@@ -34,6 +34,11 @@ export interface ServiceJob {
   /** Set each tick: the job has its widths but waits because the budget window allows no more GPUs. */
   queuedForBudget?: boolean;
   /**
+   * Set each tick with queuedForBudget: its place in the queue for the budget (1 is served first as the
+   * budget allows; a narrower job behind it may start first where only it fits), the queue's order.
+   */
+  budgetQueuePlace?: number;
+  /**
    * Set each tick: the budget's ceiling gives it fewer GPUs than its plan (narrowed, or kept at the width
    * it runs at to spare a restart), so the API can say why a job runs narrower than its plan.
    */

@@ -223,6 +223,7 @@ export function jobView(job: ServiceJob, waits: WaitContext, now: number, gpuPri
     class: job.className,
     state: job.state,
     waitingFor: waitingFor(job, waits),
+    queuePlace: job.state === 'waiting' && job.queuedForBudget ? (job.budgetQueuePlace ?? null) : null,
     // Why a running job has fewer GPUs than its plan, when the budget is why (else nodes or placement).
     narrowedBy: job.state === 'running' && job.narrowedByBudget ? ('budget' as const) : null,
     submittedAt: new Date(job.submittedAt).toISOString(),

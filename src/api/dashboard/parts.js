@@ -24,6 +24,8 @@ const CALLS = {
   resizes: '/v1/resizes?limit=10',
   running: ACTIVE('running'),
   waiting: ACTIVE('waiting'),
+  // The next to start as the budget allows: the waiting list is the newest, not the queue's front.
+  queue: `/v1/jobs?order=queue&limit=${ACTIVE_SHOWN}`,
   // The latest to fail, not the newest submitted: a long job failing now is listed.
   failed: `/v1/jobs?state=failed,lost&order=ended&limit=${FAILED_SHOWN}`,
 };
@@ -61,10 +63,17 @@ const PARTS = [
     title: 'the active jobs',
     ids: ['active-jobs'],
     needs: ['running', 'waiting'],
-    // The counts and the budget's queue order, if answered: the jobs are listed without them, not blanked.
-    uses: ['status', 'budget'],
+    // The counts, the budget's queue order and its front, if answered: the jobs are listed without them,
+    // not blanked.
+    uses: ['status', 'budget', 'queue'],
     draw: (d) =>
-      renderActiveJobs(d.running.jobs, d.waiting.jobs, d.status?.jobs, d.budget?.control?.queueOrder),
+      renderActiveJobs(
+        d.running.jobs,
+        d.waiting.jobs,
+        d.status?.jobs,
+        d.budget?.control?.queueOrder,
+        d.queue?.jobs,
+      ),
   },
   {
     title: 'the failed jobs',

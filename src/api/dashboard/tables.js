@@ -99,6 +99,7 @@ const WAITS_FOR = {
 const ACTIVE_SHOWN = 20;
 
 function jobNote(job) {
+  if (job.waitingFor === 'budget' && job.queuePlace) return `${WAITS_FOR.budget}, #${job.queuePlace} in line`;
   if (job.waitingFor) return WAITS_FOR[job.waitingFor] ?? job.waitingFor;
   const notes = [];
   // As the CLI's `boa jobs list` says it (src/cli/commands/jobs.ts outcome): narrower than its plan and
@@ -156,10 +157,22 @@ function queueNote(waiting, waitingTotal, queueOrder) {
 }
 
 /**
- * `running` and `waiting` as GET /v1/jobs lists them (the newest ACTIVE_SHOWN of each, oldest first),
- * `counts` the jobs by state and `queueOrder` the budget's queue's (each undefined: not known).
+ * The front of the queue for the budget (GET /v1/jobs?order=queue): which jobs start next, which the
+ * list by submission cannot say ("the next 20 to start", asked in review).
  */
-function renderActiveJobs(running, waiting, counts, queueOrder) {
+function queueFront(queued) {
+  if (!queued || queued.length === 0) return '';
+  const jobs = queued.map((j) => `#${j.queuePlace} job ${j.id}${j.name ? ` (${j.name})` : ''}, ${j.class}`);
+  const of = queued.length >= ACTIVE_SHOWN ? ` (the first ${queued.length}; all: boa jobs list --queue)` : '';
+  return `Next to start as the budget allows${of}: ${jobs.join('; ')}.`;
+}
+
+/**
+ * `running` and `waiting` as GET /v1/jobs lists them (the newest ACTIVE_SHOWN of each, oldest first),
+ * `counts` the jobs by state, `queueOrder` the budget's queue's and `queued` its front (each undefined:
+ * not known).
+ */
+function renderActiveJobs(running, waiting, counts, queueOrder, queued) {
   const jobs = [...running, ...waiting];
   const rows = jobs.map((j) => [
     // A job boa runs has a log to show: its id opens it below the table.
@@ -191,6 +204,7 @@ function renderActiveJobs(running, waiting, counts, queueOrder) {
   const notes = [
     more.length ? `Shown: ${more.join('; ')} (all: <code>boa jobs list</code>).` : '',
     escapeHtml(queueNote(waiting, counts?.waiting ?? waiting.length, queueOrder)),
+    escapeHtml(queueFront(queued)),
   ].filter(Boolean);
   setHtml(
     'active-jobs',

@@ -25,6 +25,7 @@ import { allocationView } from '../../service/allocation-view.ts';
 import { gpuPricePerHour, jobView } from '../../service/views.ts';
 import { waitContext } from '../../service/waiting-for.ts';
 import { jobFromRow } from '../../service/jobs.ts';
+import { budgetQueue } from '../../service/budget-queue.ts';
 
 const notFound = { 404: jsonContent(ErrorSchema, 'no such job') };
 const conflict = { 409: jsonContent(ErrorSchema, 'the job is not in a state that allows this') };
@@ -129,21 +130,30 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
         throw new ServiceError(401, 'unauthorized', 'listing jobs needs the operator token');
       const { state, limit, class: className, name, before, order } = c.req.valid('query');
       // Pages are of ids; listed by end, a page by id would skip jobs (found in review).
-      if (before !== undefined && order === 'ended')
+      if (before !== undefined && order !== undefined && order !== 'submitted')
         throw new ServiceError(
           400,
           'invalid',
-          'before pages the jobs in the order they were submitted; it cannot be given with order=ended (the limit newest ended is one page)',
+          `before pages the jobs in the order they were submitted; it cannot be given with order=${order} (${order === 'ended' ? 'the limit newest ended' : "the queue's first limit"} is one page)`,
           'before',
         );
       const states = state?.split(',') as JobState[] | undefined;
-      const jobs = c.var.service.deps.repo.listJobs(limit, {
-        states,
-        className,
-        name,
-        beforeId: before,
-        order,
-      });
+      if (order === 'queue' && states !== undefined && !states.includes('waiting'))
+        throw new ServiceError(
+          400,
+          'invalid',
+          `order=queue lists waiting jobs (those queued for the budget); state must include waiting or be left out, got "${state}"`,
+          'state',
+        );
+      const active = c.var.service.state.jobs;
+      // The row listed, not read again: a query per job cost 0.4 ms, half a second for the default
+      // 1000 once that many had ended, the tick and every request waiting (found in a long-life trial).
+      const jobs =
+        order === 'queue'
+          ? budgetQueue(active.values(), limit, { className, name })
+          : c.var.service.deps.repo
+              .listJobs(limit, { states, className, name, beforeId: before, order })
+              .map((row) => active.get(row.id) ?? jobFromRow(row));
       // A typo would list nothing as if no job had run: a class neither known nor held by any job is
       // refused (a deleted class's jobs still list, with any other filter too).
       const classes = c.var.service.state.classes;
@@ -163,15 +173,8 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
       const waits = waitContext(c.var.service.state); // once: it reads every node
       return c.json(
         {
-          // The row listed, not read again: a query per job cost 0.4 ms, half a second for the default
-          // 1000 once that many had ended, the tick and every request waiting (found in a long-life trial).
-          jobs: jobs.map((row) =>
-            jobView(
-              c.var.service.state.jobs.get(row.id) ?? jobFromRow(row),
-              waits,
-              c.var.service.deps.clock.now(),
-              gpuPricePerHour(c.var.service.deps.config),
-            ),
+          jobs: jobs.map((job) =>
+            jobView(job, waits, c.var.service.deps.clock.now(), gpuPricePerHour(c.var.service.deps.config)),
           ),
         },
         200,

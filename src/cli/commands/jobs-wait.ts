@@ -183,8 +183,10 @@ export function describeJob(job: JobView): string {
     const lent = (job.lentGpus ?? 0) > 0 ? ` (${job.lentGpus} lent by the idle fill, not booked)` : '';
     return `${who}: running on ${job.width} GPU${job.width === 1 ? '' : 's'}${lent}`;
   }
-  if (job.state === 'waiting')
-    return `${who}: ${job.waitingFor ? (WAITING_WORDS[job.waitingFor] ?? `waiting for ${job.waitingFor}`) : 'waiting'}`;
+  if (job.state === 'waiting') {
+    const place = job.waitingFor === 'budget' && job.queuePlace ? `, #${job.queuePlace} in line` : '';
+    return `${who}: ${job.waitingFor ? (WAITING_WORDS[job.waitingFor] ?? `waiting for ${job.waitingFor}`) : 'waiting'}${place}`;
+  }
   const why =
     job.state === 'failed' && job.exitCode !== null
       ? ` (exit ${job.exitCode}${job.failureReason ? `: ${job.failureReason}` : ''})`

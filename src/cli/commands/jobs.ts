@@ -40,6 +40,10 @@ export function addJobsCommands(program: Command): void {
       '--ended',
       'the jobs that ended last, newest first (what finished lately; of the --state given, else of all ended)',
     )
+    .option(
+      '--queue',
+      'the jobs queued for the budget, in the order they start as it allows (the first --limit)',
+    )
     .action(async (options: ListOptions, command: Command) => {
       const context = contextOf(command);
       if (options.quiet && context.json)
@@ -48,11 +52,13 @@ export function addJobsCommands(program: Command): void {
         throw usageError(
           '--ended lists the newest to end and has no pages: give --limit N (up to 10000), not --before',
         );
+      if (options.queue) refuseWithQueue(options);
       const query = new URLSearchParams();
       // Ended without --state: the ended states alone (the API lists the jobs not ended after them).
       const states = options.state ?? (options.ended ? [...FINAL_STATES].join(',') : undefined);
       if (states !== undefined) query.set('state', parseStates(states).join(','));
       if (options.ended) query.set('order', 'ended');
+      if (options.queue) query.set('order', 'queue');
       if (options.class !== undefined) query.set('class', options.class);
       if (options.name !== undefined) query.set('name', options.name);
       const limit = options.limit === undefined ? DEFAULT_LIMIT : parseNumber(options.limit, '--limit');
@@ -75,7 +81,9 @@ export function addJobsCommands(program: Command): void {
       // With --json too: stdout stays one JSON document, and a script is told its page is not all.
       if (options.ended && data.jobs.length === limit) {
         process.stderr.write(`the last ${limit} jobs to end are shown; more: --limit N (up to 10000)\n`);
-      } else if (!options.ended && data.jobs.length === limit && oldest !== undefined) {
+      } else if (options.queue && data.jobs.length === limit) {
+        process.stderr.write(`the first ${limit} in the queue are shown; more: --limit N (up to 10000)\n`);
+      } else if (!options.ended && !options.queue && data.jobs.length === limit && oldest !== undefined) {
         const older = new URLSearchParams(query);
         older.set('before', String(oldest));
         older.set('limit', '1');
@@ -118,7 +126,17 @@ interface ListOptions {
   limit?: string;
   before?: string;
   ended?: boolean;
+  queue?: boolean;
   quiet?: boolean;
+}
+
+/** --queue is one list of its own: the queue's order, of waiting jobs, no pages. */
+function refuseWithQueue(options: ListOptions): void {
+  if (options.ended) throw usageError('--queue and --ended are two orders: give one of them');
+  if (options.before !== undefined)
+    throw usageError('--queue has no pages: give --limit N (up to 10000), not --before');
+  if (options.state !== undefined)
+    throw usageError('--queue lists waiting jobs queued for the budget: give it without --state');
 }
 
 /** `--state running` or `--state waiting,running`: each a state, so a typo is named before any request. */
@@ -148,6 +166,7 @@ const WAITS_FOR = {
 
 /** The list's last column: why a waiting job waits, a running job's restarts, why a job ended badly. */
 export function outcome(job: JobView): string | null {
+  if (job.waitingFor === 'budget' && job.queuePlace) return `${WAITS_FOR.budget}, #${job.queuePlace} in line`;
   if (job.waitingFor) return WAITS_FOR[job.waitingFor];
   const code = job.exitCode === null ? '' : `exit ${job.exitCode}: `;
   if (job.state !== 'failed' && job.state !== 'lost') {
