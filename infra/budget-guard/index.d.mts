@@ -65,7 +65,7 @@ export function runGuard(
     withinBudget?: number;
     /** Groups a replacement left (boa's labels, the same deployment tags) whose instances it counted. */
     replacedGroups?: string[];
-    /** Their instances counted against the budget (not terminating). */
+    /** Their instances counted against the budget: all still paid, terminating ones (a drain) included. */
     replacedRunning?: number;
     /** Those instances' GPUs, at their own types' (the guarded group's for a type not known). */
     replacedGpus?: number;

@@ -105,18 +105,20 @@ async function metricValues(cloudwatch, metricName, clusterName, from, to, stati
 
 /**
  * The group's instances that count against its size (not terminating), those protected from scale-in,
- * and the instance types of the former.
+ * and the instance types of the former; `paidTypes`: the types of every instance EC2 may still bill,
+ * terminating ones included (EKS's lifecycle hook holds one in Terminating:Wait, running, while it
+ * drains the node: all of a replaced group's while CloudFormation deletes it).
  */
 async function groupInstances(autoscaling, autoScalingGroupName) {
   const { AutoScalingGroups = [] } = await autoscaling.send(
     new DescribeAutoScalingGroupsCommand({ AutoScalingGroupNames: [autoScalingGroupName] }),
   );
-  const live = (AutoScalingGroups[0]?.Instances ?? []).filter(
-    (i) => !String(i.LifecycleState ?? '').startsWith('Terminat'),
-  );
+  const listed = AutoScalingGroups[0]?.Instances ?? [];
+  const live = listed.filter((i) => !String(i.LifecycleState ?? '').startsWith('Terminat'));
   return {
     running: live.length,
     types: live.map((i) => i.InstanceType),
+    paidTypes: listed.filter((i) => i.LifecycleState !== 'Terminated').map((i) => i.InstanceType),
     // Only an instance in service can have its protection changed; the ASG refuses the others.
     protectedIds: live
       .filter((i) => i.ProtectedFromScaleIn && i.LifecycleState === 'InService')

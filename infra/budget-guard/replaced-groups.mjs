@@ -28,9 +28,11 @@ export function leftoverGroups(guarded, groups) {
 }
 
 /**
- * The replaced groups' names, how many instances of their Auto Scaling groups still count (not
- * terminating; `instancesOf` reads an Auto Scaling group's as the guard reads its own) and their GPUs
- * (`gpusOf` an instance type).
+ * The replaced groups' names, how many instances of their Auto Scaling groups are still paid and their
+ * GPUs (`gpusOf` an instance type); `instancesOf` reads an Auto Scaling group's as the guard reads its
+ * own. Terminating ones count: CloudFormation's cleanup deletes the group and EKS's lifecycle hook keeps
+ * each instance running (paid) in Terminating:Wait while it drains its node, minutes and more. Counted as
+ * gone (found in review), they left the budget to the guarded group while they were still paid.
  */
 export async function replacedInstances(eks, clusterName, guarded, instancesOf, gpusOf) {
   const names = [];
@@ -58,9 +60,9 @@ export async function replacedInstances(eks, clusterName, guarded, instancesOf, 
   for (const group of leftovers) {
     const asg = group.resources?.autoScalingGroups?.[0]?.name;
     if (!asg) continue;
-    const instances = await instancesOf(asg);
-    running += instances.running;
-    for (const type of instances.types) gpus += gpusOf(type);
+    const { paidTypes } = await instancesOf(asg);
+    running += paidTypes.length;
+    for (const type of paidTypes) gpus += gpusOf(type);
   }
   return { running, gpus, groups: leftovers.map((g) => g.nodegroupName) };
 }

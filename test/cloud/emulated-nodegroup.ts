@@ -155,15 +155,33 @@ export function emulateNodegroup(options: EmulatedNodegroupOptions) {
   const deploymentTags: Record<string, string> = { ...STACK_TAGS };
   /** Groups beside boa's (addGroup): another stack's, one not boa's, the system group. */
   const others: OtherGroup[] = [];
-  /** The replaced groups are deleted (CloudFormation's cleanup): their instances shut down. */
-  const deleteReplaced = () => {
-    for (const { asg: old } of replaced.splice(0)) {
+  /** Replaced groups EKS is deleting (deleteReplaced with drainMs): listed, DELETING, until their drain ends. */
+  const deleting = new Map<OtherGroup, number>();
+  /**
+   * The replaced groups are deleted (CloudFormation's cleanup): their instances shut down. `drainMs`: as
+   * EKS does it, each is held in Terminating:Wait (EC2 running, paid) while its Node is drained, and the
+   * group stays listed as DELETING meanwhile; without it, they shut down at once and the group is gone.
+   */
+  const deleteReplaced = (options: { drainMs?: number } = {}) => {
+    const drainMs = options.drainMs ?? 0;
+    for (const group of replaced.splice(0)) {
+      const old = group.asg;
       old.desiredCapacity = 0;
       old.minSize = 0;
       for (const i of old.live()) old.setProtection([i.id], false);
+      const draining = old.live();
       old.step();
+      if (drainMs <= 0) continue;
+      for (const i of draining) i.hookUntil = clock.now() + drainMs;
+      deleting.set(group, clock.now() + drainMs);
     }
   };
+  /** The cluster's groups other than the current one, as EKS lists them now. */
+  const otherGroups = () => [
+    ...replaced,
+    ...[...deleting].filter(([, until]) => clock.now() < until).map(([group]) => group),
+    ...others,
+  ];
   /** Instances detached from the group's ASG by hand (DetachInstances): EC2 and Kubernetes still have them. */
   const detached: Array<{ asg: EmulatedAsg; nodegroupName: string; instances: EmulatedInstance[] }> = [];
   const kube = new EmulatedKubeNodes(clock, {
@@ -226,7 +244,7 @@ export function emulateNodegroup(options: EmulatedNodegroupOptions) {
     failNow('DescribeNodegroup', false);
     step();
     if (input.nodegroupName !== nodegroup.name) {
-      const other = [...replaced, ...others].find((g) => g.name === input.nodegroupName);
+      const other = otherGroups().find((g) => g.name === input.nodegroupName);
       if (other) return { nodegroup: describeOther(other) };
       throw notFound(input.nodegroupName);
     }
@@ -255,7 +273,7 @@ export function emulateNodegroup(options: EmulatedNodegroupOptions) {
     clusterName: CLUSTER,
     nodegroupName: group.name,
     nodegroupArn: group.arn,
-    status: 'ACTIVE',
+    status: deleting.has(group) ? 'DELETING' : 'ACTIVE',
     labels: group.labels,
     tags: group.tags,
     scalingConfig: {
@@ -269,7 +287,7 @@ export function emulateNodegroup(options: EmulatedNodegroupOptions) {
 
   eksMock.on(ListNodegroupsCommand).callsFake(() => ({
     // A group replaced under its own name is the new one to EKS (names are unique in a cluster).
-    nodegroups: [...new Set([nodegroup.name, ...replaced.map((g) => g.name), ...others.map((g) => g.name)])],
+    nodegroups: [...new Set([nodegroup.name, ...otherGroups().map((g) => g.name)])],
   }));
 
   eksMock.on(UpdateNodegroupConfigCommand).callsFake((input) => {

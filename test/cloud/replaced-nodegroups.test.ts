@@ -143,6 +143,20 @@ describe('EksNodePool with nothing stored (the first run of this version, deploy
     expect(kept.at(-1)?.replaced).toEqual([]);
   });
 
+  it("CloudFormation's cleanup under way (the group DELETING, its nodes draining in Terminating:Wait): still listed as paid", async () => {
+    const { ng, pool, time, old, kept } = replacedBeforeAnyRecord();
+    ng.deleteReplaced({ drainMs: 10 * 60_000 });
+    time.advance(60_000);
+    const draining = (await pool.listNodes()).filter((n) => n.replacedGroup === 'gpu');
+    expect(draining.map((n) => n.id).sort()).toEqual([...old].sort());
+    expect(draining.every((n) => n.billed !== false && n.leaving)).toBe(true);
+    expect(kept.at(-1)?.replaced.map((r) => r.name)).toEqual(['gpu']);
+    // Drained and shut down: gone from EC2's running instances, and forgotten.
+    time.advance(10 * 60_000);
+    expect(await pool.listNodes()).toEqual([]);
+    expect(kept.at(-1)?.replaced).toEqual([]);
+  });
+
   it("leaves alone another stack's group, a group not boa's, and boa's system group, their nodes running", async () => {
     const { ng, pool, kept, old } = replacedBeforeAnyRecord();
     ng.addGroup('other-stack-gpu', {

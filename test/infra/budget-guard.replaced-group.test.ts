@@ -50,6 +50,24 @@ describe('budget guard while a replaced node group still runs', () => {
     expect(group.group.desiredSize).toBe(0);
   });
 
+  it("CloudFormation's cleanup under way: the old nodes, draining in Terminating:Wait, are still counted", async () => {
+    const { group, clients } = silentDuringReplacement();
+    const old = group.running.map((i) => i.id);
+    // EKS deletes the old group: DELETING, each node held by its lifecycle hook while it drains.
+    group.deleteReplaced({ drainMs: 10 * 60_000 });
+    const billed = group.running.filter((i) => old.includes(i.id));
+    expect(billed, 'EC2 still runs (bills) the old nodes while they drain').toHaveLength(2);
+    const result = await runGuard(clients, settings, NOW);
+    expect(result).toMatchObject({
+      action: 'shrink',
+      desiredSize: 0,
+      replacedGroups: ['gpu'],
+      replacedRunning: 2,
+      replacedGpus: 8,
+    });
+    expect(group.group.desiredSize).toBe(0);
+  });
+
   it("does not count another stack's group or a group not boa's", async () => {
     const { group, clients } = silentDuringReplacement();
     group.deleteReplaced();
