@@ -91,11 +91,17 @@ describe('a replaced node group whose nodes still run', () => {
     expect((await boa.status()).nodeGroup.replaced).toEqual([{ name: 'gpu', nodes: 2, paidGpus: 8 }]);
     expect(job(a.id).generation).toBe(generations.a);
 
-    // CloudFormation's cleanup deletes the old group: the new one grows as the old nodes go.
-    w.group.deleteReplaced();
-    for (let i = 0; i < 8; i++) {
+    // CloudFormation's cleanup deletes the old group: EKS drains each old node (Terminating:Wait, EC2
+    // running and paid) before it shuts down; the new one grows as the old nodes go.
+    w.group.deleteReplaced({ drainMs: 5 * 60_000 });
+    for (let i = 0; i < 4; i++) {
       await boa.tick(1);
-      paidWithinCeiling(`tick ${i} after the old group's deletion`);
+      expect(paidWithinCeiling(`tick ${i} of the old nodes' drain`)).toBe(8);
+      expect(w.group.group.desiredSize, 'the new group waits while the old nodes drain').toBe(0);
+    }
+    for (let i = 0; i < 10; i++) {
+      await boa.tick(1);
+      paidWithinCeiling(`tick ${i} after the old nodes' drain`);
     }
     expect(w.group.asg.live()).toHaveLength(2);
     expect((await boa.status()).nodeGroup.replaced).toEqual([]);
