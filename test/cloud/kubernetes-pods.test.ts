@@ -442,6 +442,28 @@ describe('replica status from a pod', () => {
       interrupted: true,
       ranForMs: 600_000,
     });
+    // Its node deleted: the pod garbage collector marks the pod Failed, DisruptionTarget, before it
+    // deletes it, and writes nothing of the container (no kubelet is left to): it ran until marked.
+    const collected = {
+      ...running,
+      phase: 'Failed',
+      conditions: [
+        {
+          type: 'DisruptionTarget',
+          status: 'True',
+          reason: 'DeletionByPodGC',
+          message: 'PodGC: node no longer exists',
+          lastTransitionTime: new Date('2026-11-27T06:10:00Z'),
+        },
+      ],
+    };
+    expect(replicaStatusOf(withStatus(collected))).toEqual({
+      ...ids,
+      phase: 'failed',
+      reason: 'DisruptionTarget: DeletionByPodGC (PodGC: node no longer exists)',
+      interrupted: true,
+      ranForMs: 600_000,
+    });
     // A condition that is not True, or another condition, changes nothing.
     const notDisrupted = {
       ...disrupted,

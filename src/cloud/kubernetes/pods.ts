@@ -219,7 +219,15 @@ export function replicaStatusOf(pod: V1Pod): ReplicaStatus | undefined {
     // checkpoints on SIGTERM exits 0 then, which is a stop, not the job finished. boa deletes only
     // replicas it no longer wants, whose exits it ignores.
     const disruption = interruptionOf(pod);
-    if (disruption) return { ...ended('failed', disruption), reason: disruption, interrupted: true };
+    if (disruption) {
+      const run = terminated ? undefined : runUntilMarked(pod, container?.state?.running?.startedAt);
+      return {
+        ...ended('failed', disruption),
+        reason: disruption,
+        interrupted: true,
+        ...(run === undefined ? {} : { ranForMs: run }),
+      };
+    }
     if (phase === 'Succeeded') return ended('succeeded', 'Completed');
     // A container's exit is its command's own: the image holds no launcher of boa's.
     const where = `in the image ${pod.spec?.containers?.[0]?.image ?? '(none named)'}`;
@@ -288,6 +296,18 @@ export const containerEnded = (pod: V1Pod): boolean =>
 export function admissionRejected(pod: V1Pod): boolean {
   const ran = pod.status?.containerStatuses?.some((c) => c.state?.terminated || c.state?.running);
   return pod.status?.phase === 'Failed' && !ran;
+}
+
+/**
+ * A pod failed by a controller while its container still ran, as the pod garbage collector marks the
+ * pods of a deleted node (DisruptionTarget DeletionByPodGC) before deleting them: no kubelet is left to
+ * end the container, so its run is up to the mark. Unknown, the service counted it a failure
+ * (interruptedMinRunSeconds) and the job's restarts were used for a node AWS took away.
+ */
+function runUntilMarked(pod: V1Pod, startedAt: Date | undefined): number | undefined {
+  const target = pod.status?.conditions?.find((c) => c.type === 'DisruptionTarget' && c.status === 'True');
+  if (!startedAt || !target?.lastTransitionTime) return undefined;
+  return Math.max(0, new Date(target.lastTransitionTime).getTime() - new Date(startedAt).getTime());
 }
 
 /** Why the pod was stopped from outside, if it was: its deletion, a DisruptionTarget condition, eviction. */
