@@ -73,6 +73,41 @@ describe('Kubernetes executor: a container its node lost', () => {
     });
   });
 
+  it('once seen failed and then collected, is still an interruption at every pass after', async () => {
+    const executor = cluster.executor();
+    const pod = () => cluster.fake.pods(NS).find((p) => p.metadata.name === POD);
+    await reconcileUntil(executor, [job()], () => pod()?.status?.phase === 'Running', 'running');
+    expect((await executor.reconcile([job()])).find((s) => s.rank === 0)?.phase).toBe('running');
+    await loseContainer(600_000);
+    await failedRank0(executor);
+    // The pod garbage collector (or a person) deletes it, before the service acted on that report (a
+    // pass whose statuses were not taken): what boa remembers of it must say the same.
+    cluster.fake.store.remove('pods', NS, POD);
+    for (let pass = 0; pass < 10; pass++) {
+      const rank0 = (await executor.reconcile([job()])).filter((s) => s.rank === 0);
+      expect(rank0).toEqual([expect.objectContaining({ phase: 'failed', interrupted: true, reason })]);
+      expect(rank0[0]!.ranForMs).toBe(600_000);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(pod()).toBeUndefined();
+  });
+
+  it('lost and collected between two passes, is reported as lost, with the run boa saw', async () => {
+    const executor = cluster.executor();
+    const pod = () => cluster.fake.pods(NS).find((p) => p.metadata.name === POD);
+    await reconcileUntil(executor, [job()], () => pod()?.status?.phase === 'Running', 'running');
+    expect((await executor.reconcile([job()])).find((s) => s.rank === 0)?.phase).toBe('running');
+    await loseContainer(600_000);
+    // The executor's watch hears of it; no pass runs before the pod is gone.
+    await new Promise((r) => setTimeout(r, 300));
+    cluster.fake.store.remove('pods', NS, POD);
+    await new Promise((r) => setTimeout(r, 100));
+    expect((await executor.reconcile([job()])).filter((s) => s.rank === 0)).toEqual([
+      expect.objectContaining({ phase: 'failed', interrupted: true, reason, ranForMs: 600_000 }),
+    ]);
+    expect(pod()).toBeUndefined();
+  });
+
   it('after a restart of boa, is still an interruption, its run unknown', async () => {
     const first = cluster.executor();
     const pod = () => cluster.fake.pods(NS).find((p) => p.metadata.name === POD);

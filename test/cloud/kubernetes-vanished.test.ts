@@ -2,8 +2,12 @@
  * A wanted pod that goes without boa deleting it: one that was running was stopped from outside (its
  * job resumes as a new generation); one whose rank had already ended is reported as it ended, not
  * read as interrupted (found in review: a finished rank 1 whose node was then removed resumed a job
- * whose rank 0 was about to finish).
+ * whose rank 0 was about to finish), also when only the watch saw its end, between two passes; one
+ * marked before it went (evicted, or failed by the pod garbage collector as its node was deleted) is
+ * reported with that reason and its run. Statuses are written through the API as a kubelet or the pod
+ * garbage collector writes them.
  */
+import { CoreV1Api, type V1Pod, type V1PodStatus } from '@kubernetes/client-node';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { DesiredJob, ReplicaStatus, Workload } from '../../src/service/ports.ts';
 import type { FakeKubeApi } from '../fakes/kube-api/index.ts';
@@ -11,6 +15,7 @@ import { fakeKubeCluster } from './kube-executor-fixture.ts';
 
 const NS = 'boa-jobs';
 const workload: Workload = { image: 'repo/train:1', command: ['python3', 'train.py'] };
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function job(nodes: readonly string[]): DesiredJob {
   return {
@@ -69,5 +74,114 @@ describe('Kubernetes executor: a pod gone without boa deleting it', () => {
       expect(rank1.map((r) => [r.phase, r.interrupted ?? false])).toEqual([['succeeded', false]]);
     }
     expect(fake.pods(NS).map((p) => p.metadata.name)).toEqual(['boa-job-1-g1-r0']);
+  });
+
+  /** Writes the pod's status through the API, given the pod and when its container started. */
+  async function writeStatus(name: string, status: (pod: V1Pod, startedAt: Date) => V1PodStatus) {
+    const api = fake.kubeConfig().makeApiClient(CoreV1Api);
+    const pod = await api.readNamespacedPod({ name, namespace: NS });
+    const startedAt = new Date(pod.status!.containerStatuses![0]!.state!.running!.startedAt!);
+    await api.replaceNamespacedPodStatus({
+      name,
+      namespace: NS,
+      body: { ...pod, status: status(pod, startedAt) },
+    });
+  }
+
+  /**
+   * Runs the job until a pass saw both ranks run, lets `end` act on rank 1 and its pod go before the
+   * next pass (the watch hearing of both), and gives that pass's statuses of rank 1.
+   */
+  async function endedBetweenPasses(end: () => Promise<void>) {
+    const e = cluster.executor();
+    const desired = [job(nodes)];
+    const reconcile = () => e.reconcile(desired);
+    for (let i = 0; i < 100; i++) {
+      if ((await reconcile()).filter((r) => r.phase === 'running').length === 2) break;
+      await pause(20);
+    }
+    await end();
+    await pause(300);
+    expect(fake.pods(NS).map((p) => p.metadata.name)).toEqual(['boa-job-1-g1-r0']);
+    return { rank1: (await reconcile()).filter((r) => r.rank === 1), reconcile };
+  }
+
+  it('that finished and went before a pass saw it end is reported finished, and not made again', async () => {
+    const { rank1, reconcile } = await endedBetweenPasses(async () => {
+      fake.kubelet.exit('boa-job-1-g1-r1', 0);
+      await pause(300);
+      fake.kubelet.removeNode(nodes[1]!);
+    });
+    expect(rank1.map((r) => [r.phase, r.exitCode, r.interrupted ?? false])).toEqual([
+      ['succeeded', 0, false],
+    ]);
+    await reconcile();
+    expect(fake.pods(NS).map((p) => p.metadata.name)).toEqual(['boa-job-1-g1-r0']);
+  });
+
+  it('evicted under node pressure and then deleted between passes: interrupted, naming the eviction', async () => {
+    const { rank1 } = await endedBetweenPasses(async () => {
+      await writeStatus('boa-job-1-g1-r1', (pod, startedAt) => ({
+        ...pod.status,
+        phase: 'Failed',
+        reason: 'Evicted',
+        message: 'The node was low on resource: memory.',
+        containerStatuses: [
+          {
+            ...pod.status!.containerStatuses![0]!,
+            ready: false,
+            state: {
+              terminated: {
+                exitCode: 137,
+                reason: 'Error',
+                startedAt,
+                finishedAt: new Date(startedAt.getTime() + 300_000),
+              },
+            },
+          },
+        ],
+      }));
+      await pause(300);
+      fake.store.remove('pods', NS, 'boa-job-1-g1-r1');
+    });
+    expect(rank1).toEqual([
+      expect.objectContaining({
+        phase: 'failed',
+        interrupted: true,
+        reason: 'Evicted: The node was low on resource: memory.',
+        ranForMs: 300_000,
+      }),
+    ]);
+  });
+
+  it("its node deleted, the pod garbage collector's mark read between passes: interrupted, with its run", async () => {
+    const { rank1 } = await endedBetweenPasses(async () => {
+      // As the collector does with a pod bound to a node that no longer exists: Failed and marked
+      // (the container's state left as the kubelet last wrote it), then deleted at once.
+      await writeStatus('boa-job-1-g1-r1', (pod, startedAt) => ({
+        ...pod.status,
+        phase: 'Failed',
+        conditions: [
+          ...(pod.status?.conditions ?? []),
+          {
+            type: 'DisruptionTarget',
+            status: 'True',
+            reason: 'DeletionByPodGC',
+            message: 'PodGC: node no longer exists',
+            lastTransitionTime: new Date(startedAt.getTime() + 600_000),
+          },
+        ],
+      }));
+      await pause(300);
+      fake.kubelet.removeNode(nodes[1]!);
+    });
+    expect(rank1).toEqual([
+      expect.objectContaining({
+        phase: 'failed',
+        interrupted: true,
+        reason: 'DisruptionTarget: DeletionByPodGC (PodGC: node no longer exists)',
+        ranForMs: 600_000,
+      }),
+    ]);
   });
 });

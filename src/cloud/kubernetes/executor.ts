@@ -109,7 +109,11 @@ export class KubernetesExecutor implements Executor {
   ) {
     this.logger = deps.logger;
     this.now = deps.now ?? Date.now;
-    this.vanished = new VanishedPods(deps.logger, this.now);
+    // Its pods' last versions as a pass would report them: a lost container is no fault of the job.
+    this.vanished = new VanishedPods(deps.logger, this.now, (pod) => {
+      const status = replicaStatusOf(pod);
+      return status && this.lostContainers.status(pod, status, this.now());
+    });
     this.refusals = new CreateRefusals(this.logger);
     this.api = coreApi(deps.kubeConfig, config.requestTimeoutMs);
     this.storage = storageApi(deps.kubeConfig, config.requestTimeoutMs);
@@ -147,6 +151,7 @@ export class KubernetesExecutor implements Executor {
       seen: (pod) => {
         this.pullErrors.seen(pod);
         this.lostContainers.seen(pod);
+        this.vanished.versionSeen(pod);
       },
     });
     this.services = new ObjectCache<V1Service>({
@@ -337,6 +342,7 @@ export class KubernetesExecutor implements Executor {
     this.createErrors.note(snapshot, now);
     this.pullErrors.note(snapshot);
     this.lostContainers.note(snapshot);
+    this.vanished.settle(snapshot, want);
     const statuses = snapshot.flatMap((pod) => {
       const status = replicaStatusOf(pod);
       if (!status) return [];
