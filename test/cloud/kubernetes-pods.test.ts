@@ -442,6 +442,29 @@ describe('replica status from a pod', () => {
       interrupted: true,
       ranForMs: 600_000,
     });
+    // Its node unreachable for 5 minutes: the taint manager marks and deletes it; no kubelet confirms
+    // the stop, so it stays Terminating, and what deleted it is said.
+    const unreachable: V1Pod = {
+      ...deleting,
+      status: {
+        ...running,
+        conditions: [
+          {
+            type: 'DisruptionTarget',
+            status: 'True',
+            reason: 'DeletionByTaintManager',
+            message: 'Taint manager: deleting due to NoExecute taint',
+          },
+        ],
+      },
+    };
+    expect(replicaStatusOf(unreachable)).toEqual({
+      ...ids,
+      phase: 'stopping',
+      reason: 'DisruptionTarget: DeletionByTaintManager (Taint manager: deleting due to NoExecute taint)',
+      interrupted: true,
+      ranForMs: 600_000,
+    });
     // Its node deleted: the pod garbage collector marks the pod Failed, DisruptionTarget, before it
     // deletes it, and writes nothing of the container (no kubelet is left to): it ran until marked.
     const collected = {

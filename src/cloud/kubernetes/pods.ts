@@ -249,7 +249,8 @@ export function replicaStatusOf(pod: V1Pod): ReplicaStatus | undefined {
     return {
       ...base,
       phase: 'stopping',
-      reason: 'deleted while running',
+      // What deleted it, when it says: a node unreachable for 5 minutes (the taint manager), a drain.
+      reason: disruptionOf(pod) ?? 'deleted while running',
       interrupted: true,
       ranForMs: Math.max(0, deletedAt - new Date(runningSince).getTime()),
     };
@@ -305,16 +306,25 @@ export function admissionRejected(pod: V1Pod): boolean {
  * (interruptedMinRunSeconds) and the job's restarts were used for a node AWS took away.
  */
 function runUntilMarked(pod: V1Pod, startedAt: Date | undefined): number | undefined {
-  const target = pod.status?.conditions?.find((c) => c.type === 'DisruptionTarget' && c.status === 'True');
+  const target = disruptionTargetOf(pod);
   if (!startedAt || !target?.lastTransitionTime) return undefined;
   return Math.max(0, new Date(target.lastTransitionTime).getTime() - new Date(startedAt).getTime());
 }
 
+const disruptionTargetOf = (pod: V1Pod) =>
+  pod.status?.conditions?.find((c) => c.type === 'DisruptionTarget' && c.status === 'True');
+
+/** What marked the pod for its stop (a drain, the taint manager, the pod garbage collector), if any did. */
+function disruptionOf(pod: V1Pod): string | undefined {
+  const target = disruptionTargetOf(pod);
+  if (!target) return undefined;
+  return `DisruptionTarget: ${target.reason ?? 'disrupted'}${target.message ? ` (${target.message})` : ''}`;
+}
+
 /** Why the pod was stopped from outside, if it was: its deletion, a DisruptionTarget condition, eviction. */
 function interruptionOf(pod: V1Pod): string | undefined {
-  const target = pod.status?.conditions?.find((c) => c.type === 'DisruptionTarget' && c.status === 'True');
-  if (target)
-    return `DisruptionTarget: ${target.reason ?? 'disrupted'}${target.message ? ` (${target.message})` : ''}`;
+  const target = disruptionOf(pod);
+  if (target) return target;
   // Evicted under node pressure, or stopped by a graceful node shutdown on clusters without the
   // DisruptionTarget condition (the kubelet's reason is then Terminated).
   const reason = pod.status?.reason;
