@@ -76,6 +76,33 @@ describe('Kubernetes executor: a pod gone without boa deleting it', () => {
     expect(fake.pods(NS).map((p) => p.metadata.name)).toEqual(['boa-job-1-g1-r0']);
   });
 
+  it('gone during a pass is reported by that pass, not left without a status until the next', async () => {
+    const e = cluster.executor();
+    const first = job(nodes);
+    for (let i = 0; i < 100; i++) {
+      if ((await e.reconcile([first])).filter((r) => r.phase === 'running').length === 2) break;
+      await pause(20);
+    }
+    // A second job's pod create, held: the pass listed rank 1's pod before it went.
+    const second: DesiredJob = { ...job([nodes[0]!]), jobId: 2 };
+    second.replicas.forEach((r) => Object.assign(r, { jobId: 2, gpus: 0 }));
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    fake.faults.inject({
+      after: held,
+      count: 1,
+      match: (r) => r.method === 'POST' && r.path.endsWith('/pods'),
+    });
+    const pass = e.reconcile([first, second]);
+    while (fake.faults.pending() > 0) await pause(5);
+    fake.store.remove('pods', NS, 'boa-job-1-g1-r1');
+    await pause(300);
+    release();
+    expect((await pass).filter((r) => r.jobId === 1 && r.rank === 1)).toEqual([
+      expect.objectContaining({ phase: 'failed', interrupted: true, reason: 'pod deleted by someone else' }),
+    ]);
+  });
+
   /** Writes the pod's status through the API, given the pod and when its container started. */
   async function writeStatus(name: string, status: (pod: V1Pod, startedAt: Date) => V1PodStatus) {
     const api = fake.kubeConfig().makeApiClient(CoreV1Api);
