@@ -18,6 +18,7 @@ import { containerEnv, replicaEnv } from './secrets.ts';
 import { transientCreateError } from './create-errors.ts';
 import { volumeWait } from './volume-wait.ts';
 import { oomAdvice } from './oom.ts';
+import { disruptionOf, runUntilMarked } from './disruption.ts';
 
 /** Where a checkpoint volume claim is mounted (BOA_CHECKPOINT_DIR). */
 export const CHECKPOINT_MOUNT = '/checkpoint';
@@ -297,28 +298,6 @@ export const containerEnded = (pod: V1Pod): boolean =>
 export function admissionRejected(pod: V1Pod): boolean {
   const ran = pod.status?.containerStatuses?.some((c) => c.state?.terminated || c.state?.running);
   return pod.status?.phase === 'Failed' && !ran;
-}
-
-/**
- * A pod failed by a controller while its container still ran, as the pod garbage collector marks the
- * pods of a deleted node (DisruptionTarget DeletionByPodGC) before deleting them: no kubelet is left to
- * end the container, so its run is up to the mark. Unknown, the service counted it a failure
- * (interruptedMinRunSeconds) and the job's restarts were used for a node AWS took away.
- */
-function runUntilMarked(pod: V1Pod, startedAt: Date | undefined): number | undefined {
-  const target = disruptionTargetOf(pod);
-  if (!startedAt || !target?.lastTransitionTime) return undefined;
-  return Math.max(0, new Date(target.lastTransitionTime).getTime() - new Date(startedAt).getTime());
-}
-
-const disruptionTargetOf = (pod: V1Pod) =>
-  pod.status?.conditions?.find((c) => c.type === 'DisruptionTarget' && c.status === 'True');
-
-/** What marked the pod for its stop (a drain, the taint manager, the pod garbage collector), if any did. */
-function disruptionOf(pod: V1Pod): string | undefined {
-  const target = disruptionTargetOf(pod);
-  if (!target) return undefined;
-  return `DisruptionTarget: ${target.reason ?? 'disrupted'}${target.message ? ` (${target.message})` : ''}`;
 }
 
 /** Why the pod was stopped from outside, if it was: its deletion, a DisruptionTarget condition, eviction. */
