@@ -181,6 +181,24 @@ describe('Kubernetes executor: a pod gone without boa deleting it', () => {
     ]);
   });
 
+  it('deleted by a person and gone before a pass saw it stop: interrupted by the deletion, though it exited 0', async () => {
+    const { rank1 } = await endedBetweenPasses(async () => {
+      // kubectl delete pod: SIGTERM, on which a job that checkpoints exits 0.
+      const api = fake.kubeConfig().makeApiClient(CoreV1Api);
+      await api.deleteNamespacedPod({ name: 'boa-job-1-g1-r1', namespace: NS });
+      await pause(100);
+      fake.kubelet.exit('boa-job-1-g1-r1', 0);
+    });
+    expect(rank1).toEqual([
+      expect.objectContaining({
+        phase: 'failed',
+        exitCode: 0,
+        interrupted: true,
+        reason: 'deleted while running',
+      }),
+    ]);
+  });
+
   it("its node deleted, the pod garbage collector's mark read between passes: interrupted, with its run", async () => {
     const { rank1 } = await endedBetweenPasses(async () => {
       // As the collector does with a pod bound to a node that no longer exists: Failed and marked
