@@ -487,6 +487,10 @@ describe('replica status from a pod', () => {
       interrupted: true,
       ranForMs: 600_000,
     });
+    // Marked not Ready as its node went silent, before the collector came: it ran until then.
+    const silent = { type: 'Ready', status: 'False', lastTransitionTime: new Date('2026-11-27T06:08:00Z') };
+    const collectedSilent = { ...collected, conditions: [silent, ...collected.conditions] };
+    expect(replicaStatusOf(withStatus(collectedSilent))?.ranForMs).toBe(480_000);
     // A condition that is not True, or another condition, changes nothing.
     const notDisrupted = {
       ...disrupted,
