@@ -26,8 +26,8 @@ export const DEFAULT_QUEUE_OVERDUE_HOURS = 24;
 
 /**
  * The order waiting jobs are served in: those `overdue` (waited past the queue's bound) first, in the
- * jobs' order (oldest first), then the least expected work left first (`workLeft`, 1-GPU seconds; ties,
- * and jobs without it, in the jobs' order). The ceiling binds when the budget cannot run every job
+ * jobs' order (oldest first), then the least expected work left first (`workLeft`, 1-GPU seconds over
+ * the class's weight, work-left.ts weightedWorkLeft; ties, and jobs without it, in the jobs' order). The ceiling binds when the budget cannot run every job
  * present, and there the queue's order is what the average JCT turns on: served oldest first, a few
  * long jobs at the front held the short ones behind them for hours (workload-3 at 1.2x its minimum:
  * 3257 s of queueing on average, 2252 s least work first, docs/comparison.md). The bound brings a

@@ -28,6 +28,20 @@ export function workLeftSeconds(
 }
 
 /**
+ * The key the queue for the budget orders waiting jobs by: expected work left over the class's weight
+ * (Smith's rule, the order that minimises the weighted sum of completion times on one machine; BOA's
+ * objective is that weighted average JCT, model.md). With every weight 1, the least work left first.
+ */
+export function weightedWorkLeft(
+  profile: ClassProfile | undefined,
+  statEpoch: number,
+  workDoneInEpochSeconds: number,
+): number | undefined {
+  const left = workLeftSeconds(profile, statEpoch, workDoneInEpochSeconds);
+  return left === undefined ? undefined : left / (profile?.weight ?? 1);
+}
+
+/**
  * The work done in the job's statistical epoch from the fraction of its whole work done (what the
  * simulator's jobs report): that fraction of the profile's work, less the epochs before this one.
  */

@@ -11,7 +11,7 @@ import {
   waitingOrder,
 } from '../core/ceiling-widths.ts';
 import { type SpeedupTable, epochSpeedups } from '../core/profile.ts';
-import { workLeftSeconds } from '../core/work-left.ts';
+import { weightedWorkLeft } from '../core/work-left.ts';
 import { ReusedColumn } from '../core/reused-column.ts';
 
 // The jobs' columns, kept across ticks (core/reused-column.ts): every call writes each element it reads.
@@ -28,7 +28,8 @@ const tablesColumn: (SpeedupTable | undefined)[] = [];
  * Planned widths within `gpus` (the ceiling): when they do not all fit, jobs are narrowed by price
  * (core/narrowing.ts: the GPUs that buy the least speed first) before any waits, then jobs beyond what
  * `gpus` can hold wait for the budget (running jobs first, then those waiting past `queue.overdueMs`
- * since their submission, oldest first, then the least expected work left first, core/work-left.ts; or
+ * since their submission, oldest first, then the least expected work left per unit of the class's weight
+ * first, core/work-left.ts; or
  * all by submission: config queueOrder, queueOverdueHours); each job is marked so its view can say why
  * it waits. A job that has waited `longWaitMs` since its submission (`now`, ms; the setting
  * keptWidthWaitMinutes) makes the widths running jobs keep above their narrowed ones give way.
@@ -80,7 +81,7 @@ export function budgetLimitedWidths(
     weights[index] = profile?.weight ?? 1;
     if (byWork) {
       workLeft[index] =
-        workLeftSeconds(profile, job.statEpoch, job.workDoneSeconds) ?? Number.POSITIVE_INFINITY;
+        weightedWorkLeft(profile, job.statEpoch, job.workDoneSeconds) ?? Number.POSITIVE_INFINITY;
       overdue[index] = now - job.submittedAt >= queue.overdueMs ? 1 : 0;
     }
   }

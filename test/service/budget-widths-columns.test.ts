@@ -11,7 +11,7 @@ import { type ServiceJob, plannedWidth } from '../../src/service/jobs.ts';
 import type { ServiceState } from '../../src/service/state.ts';
 import { widthsUnderCeiling } from '../../src/core/ceiling-widths.ts';
 import { epochSpeedups } from '../../src/core/profile.ts';
-import { workLeftSeconds } from '../../src/core/work-left.ts';
+import { weightedWorkLeft } from '../../src/core/work-left.ts';
 
 const HOUR = 3_600_000;
 const table = (exponent: number, widest: number) =>
@@ -86,7 +86,7 @@ describe('budgetLimitedWidths: columns against the map', () => {
             order === 'least-work-left'
               ? {
                   workLeftOf: (job) =>
-                    workLeftSeconds(classes.get(job.className)?.profile, job.statEpoch, job.workDoneSeconds),
+                    weightedWorkLeft(classes.get(job.className)?.profile, job.statEpoch, job.workDoneSeconds),
                   overdue: (job) => now - job.submittedAt >= overdueHours * HOUR,
                 }
               : undefined,
@@ -98,6 +98,11 @@ describe('budgetLimitedWidths: columns against the map', () => {
           expect(jobs.map(widthOf)).toEqual(jobs.map((job) => expected.get(job) ?? 0));
           for (const job of jobs)
             expect(job.queuedForBudget).toBe(!expected.has(job) && plannedWidth(job) > 0);
+          // The waiting jobs queued are numbered 1..n, none twice (a running one left out stops first).
+          const places = jobs
+            .filter((job) => job.queuedForBudget && job.state === 'waiting')
+            .map((job) => job.budgetQueuePlace);
+          expect([...places].sort((x, y) => x! - y!)).toEqual(places.map((_, i) => i + 1));
           // Out of order (a caller other than placement and the drain), and a job it was not given.
           const shuffled = [...jobs].sort(
             (x, y) => ((x.id * 7919 + seed) % 101) - ((y.id * 7919 + seed) % 101),

@@ -21,6 +21,20 @@ const classes = new Map([
       },
     },
   ],
+  // As 'two', weighted 4: its JCT counts four times, so its work left counts a quarter in the queue.
+  [
+    'heavy',
+    {
+      profile: {
+        name: 'heavy',
+        weight: 4,
+        epochs: [
+          { workSeconds: 3600, speedup: { 1: 1 } },
+          { workSeconds: 3600, speedup: { 1: 1 } },
+        ],
+      },
+    },
+  ],
 ]) as unknown as ServiceState['classes'];
 
 function job(id: number, state: 'running' | 'waiting', width: number, submittedAt: number): ServiceJob {
@@ -91,5 +105,22 @@ describe('budgetLimitedWidths: the service under the spend ceiling', () => {
       overdueMs: HOUR,
     });
     expect(jobs.map(submitted)).toEqual([1, 1, 0, 0]);
+  });
+
+  it("orders the queue by work left over the class's weight (Smith's rule)", () => {
+    const now = 10 * HOUR;
+    const waiting = (id: number, className: string, statEpoch: number) =>
+      ({
+        ...job(id, 'waiting', 0, id * HOUR),
+        className,
+        widths: [1, 1],
+        statEpoch,
+        workDoneSeconds: 0,
+      }) as ServiceJob;
+    // 3600 s left (weight 1), 7200 s left (weight 4: 1800 s a unit of weight), 7200 s (weight 1).
+    const jobs = [waiting(1, 'two', 1), waiting(2, 'heavy', 0), waiting(3, 'two', 0)];
+    const widthOf = budgetLimitedWidths(jobs, 1, classes, now, HOUR);
+    expect(jobs.map(widthOf)).toEqual([0, 1, 0]);
+    expect(jobs.map((j) => j.budgetQueuePlace)).toEqual([1, undefined, 2]);
   });
 });

@@ -20,7 +20,7 @@ import { DEFAULT_LONG_WAIT_SECONDS } from '../../../core/ceiling-widths.ts';
 import { ClearingFloor, type PriceLogEntry } from './clear-floor.ts';
 import { DEFAULT_SPEND_CEILING } from '../../../core/spend-ceiling.ts';
 import { ceilingNow, servedUnderCeiling, unspentInLookback } from './ceiling.ts';
-import { workDoneInEpochFromFraction, workLeftSeconds } from '../../../core/work-left.ts';
+import { workDoneInEpochFromFraction, weightedWorkLeft } from '../../../core/work-left.ts';
 import { warmupFactor } from '../../../core/warmup.ts';
 import { windowBelowBand } from '../../../core/exec/band-fill.ts';
 import { drainedWidths } from './drain.ts';
@@ -189,7 +189,7 @@ export class BoaPolicy implements Policy {
             (w) => w.weight,
             this.settings.queueOrder === 'least-work-left'
               ? {
-                  workLeftOf: (w) => this.#workLeft(w.job),
+                  workLeftOf: (w) => this.#weightedWorkLeft(w.job),
                   overdue: (w) => now - w.arrival >= this.settings.queueOverdueHours * 3600,
                 }
               : undefined,
@@ -372,11 +372,11 @@ export class BoaPolicy implements Policy {
     return lock.width;
   }
 
-  /** The job's expected work left, the queue's key (core/work-left.ts, as the service reads it). */
-  #workLeft(job: JobView): number | undefined {
+  /** The job's expected work left over its class's weight, the queue's key (core/work-left.ts, as the service reads it). */
+  #weightedWorkLeft(job: JobView): number | undefined {
     const profile = this.#classes.get(job.app);
     const done = workDoneInEpochFromFraction(profile, job.statEpoch, job.progressFraction);
-    return workLeftSeconds(profile, job.statEpoch, done);
+    return weightedWorkLeft(profile, job.statEpoch, done);
   }
 
   #drawOf(job: JobView): number {
