@@ -314,7 +314,9 @@ export interface VolumeClaimProblem {
  * not in `desired` are stopped with the grace period (SIGTERM, then SIGKILL; pod deletion with
  * terminationGracePeriodSeconds); a generation starts only once its job's older replicas are gone;
  * missing replicas of the current generation are created, but one seen and then gone without boa
- * stopping it is reported interrupted (its job resumes as a new generation, every rank together). Ended
+ * stopping it is reported as it was last seen: interrupted if it still ran, or was stopped from outside
+ * (its job resumes as a new generation, every rank together), else as it ended (a rank that finished
+ * is not run again). Ended
  * replicas stay reported until their generation leaves `desired`, so the service sees every exit; one
  * that ended on its own before its generation left (not stopped by boa) is reported at least once after
  * too, never as succeeded when boa's stop ended it, so a rank 0 that finished as its job was rescaled
