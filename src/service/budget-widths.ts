@@ -29,9 +29,8 @@ const tablesColumn: (SpeedupTable | undefined)[] = [];
  * (core/narrowing.ts: the GPUs that buy the least speed first) before any waits, then jobs beyond what
  * `gpus` can hold wait for the budget (running jobs first, then those waiting past `queue.overdueMs`
  * since their submission, oldest first, then the least expected work left per unit of the class's weight
- * first, core/work-left.ts; or
- * all by submission: config queueOrder, queueOverdueHours); each job is marked so its view can say why
- * it waits. A job that has waited `longWaitMs` since its submission (`now`, ms; the setting
+ * first, core/work-left.ts; or all by submission: config queueOrder, queueOverdueHours); each job is
+ * marked so its view can say why it waits, and numbered in the queue (budgetQueuePlace). A job that has waited `longWaitMs` since its submission (`now`, ms; the setting
  * keptWidthWaitMinutes) makes the widths running jobs keep above their narrowed ones give way.
  * `byBudget` false: `gpus` is the node group's maximum, below the budget's, and no job is marked.
  */
