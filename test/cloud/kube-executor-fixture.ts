@@ -1,3 +1,4 @@
+import type { V1Pod } from '@kubernetes/client-node';
 import { type Logger, pino } from 'pino';
 import { afterEach, beforeEach } from 'vitest';
 import { createKubernetesExecutor, type KubernetesExecutorConfig } from '../../src/cloud/kubernetes/index.ts';
@@ -84,6 +85,26 @@ export async function reconcileUntil(
     await new Promise((r) => setTimeout(r, 20));
   }
   throw new Error(`timed out waiting for ${what}`);
+}
+
+/**
+ * Waits until the executor's watch has brought its pod cache to a version of `name` for which `holds`
+ * is true (undefined: the pod gone): what happens to a pod between two passes is seen by the watch
+ * alone, and a fixed pause missed it under load (a CI run beside others).
+ */
+export async function untilWatched(
+  executor: Executor,
+  name: string,
+  holds: (pod: V1Pod | undefined) => boolean,
+  what: string,
+): Promise<void> {
+  // The cache is the executor's own (private): the watch's effect is what these tests are about.
+  const cache = (executor as unknown as { pods: { get(name: string): V1Pod | undefined } }).pods;
+  for (let i = 0; i < 1000; i++) {
+    if (holds(cache.get(name))) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`the executor's watch never saw ${what}`);
 }
 
 /**

@@ -8,7 +8,7 @@ import { CoreV1Api, type V1Pod } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { podName } from '../../src/cloud/kubernetes/names.ts';
 import type { Executor, ReplicaStatus } from '../../src/service/ports.ts';
-import { fakeKubeCluster, jobOnNodes, reconcileUntil } from './kube-executor-fixture.ts';
+import { fakeKubeCluster, jobOnNodes, reconcileUntil, untilWatched } from './kube-executor-fixture.ts';
 
 const NS = 'boa-jobs';
 const cluster = fakeKubeCluster(NS);
@@ -99,9 +99,9 @@ describe('Kubernetes executor: a container its node lost', () => {
     expect((await executor.reconcile([job()])).find((s) => s.rank === 0)?.phase).toBe('running');
     await loseContainer(600_000);
     // The executor's watch hears of it; no pass runs before the pod is gone.
-    await new Promise((r) => setTimeout(r, 300));
+    await untilWatched(executor, POD, (p) => p?.status?.phase === 'Failed', 'the lost container');
     cluster.fake.store.remove('pods', NS, POD);
-    await new Promise((r) => setTimeout(r, 100));
+    await untilWatched(executor, POD, (p) => p === undefined, 'the pod collected');
     expect((await executor.reconcile([job()])).filter((s) => s.rank === 0)).toEqual([
       expect.objectContaining({ phase: 'failed', interrupted: true, reason, ranForMs: 600_000 }),
     ]);

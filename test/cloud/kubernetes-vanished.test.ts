@@ -9,13 +9,14 @@
  */
 import { CoreV1Api, type V1Pod, type V1PodStatus } from '@kubernetes/client-node';
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { DesiredJob, ReplicaStatus, Workload } from '../../src/service/ports.ts';
+import type { DesiredJob, Executor, ReplicaStatus, Workload } from '../../src/service/ports.ts';
 import type { FakeKubeApi } from '../fakes/kube-api/index.ts';
-import { fakeKubeCluster } from './kube-executor-fixture.ts';
+import { fakeKubeCluster, untilWatched } from './kube-executor-fixture.ts';
 
 const NS = 'boa-jobs';
 const workload: Workload = { image: 'repo/train:1', command: ['python3', 'train.py'] };
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const RANK1 = 'boa-job-1-g1-r1';
 
 function job(nodes: readonly string[]): DesiredJob {
   return {
@@ -96,7 +97,7 @@ describe('Kubernetes executor: a pod gone without boa deleting it', () => {
     const pass = e.reconcile([first, second]);
     while (fake.faults.pending() > 0) await pause(5);
     fake.store.remove('pods', NS, 'boa-job-1-g1-r1');
-    await pause(300);
+    await untilWatched(e, 'boa-job-1-g1-r1', (p) => p === undefined, 'rank 1 gone');
     release();
     expect((await pass).filter((r) => r.jobId === 1 && r.rank === 1)).toEqual([
       expect.objectContaining({ phase: 'failed', interrupted: true, reason: 'pod deleted by someone else' }),
@@ -119,7 +120,7 @@ describe('Kubernetes executor: a pod gone without boa deleting it', () => {
    * Runs the job until a pass saw both ranks run, lets `end` act on rank 1 and its pod go before the
    * next pass (the watch hearing of both), and gives that pass's statuses of rank 1.
    */
-  async function endedBetweenPasses(end: () => Promise<void>) {
+  async function endedBetweenPasses(end: (e: Executor) => Promise<void>) {
     const e = cluster.executor();
     const desired = [job(nodes)];
     const reconcile = () => e.reconcile(desired);
@@ -127,16 +128,16 @@ describe('Kubernetes executor: a pod gone without boa deleting it', () => {
       if ((await reconcile()).filter((r) => r.phase === 'running').length === 2) break;
       await pause(20);
     }
-    await end();
-    await pause(300);
+    await end(e);
+    await untilWatched(e, RANK1, (p) => p === undefined, 'rank 1 gone');
     expect(fake.pods(NS).map((p) => p.metadata.name)).toEqual(['boa-job-1-g1-r0']);
     return { rank1: (await reconcile()).filter((r) => r.rank === 1), reconcile };
   }
 
   it('that finished and went before a pass saw it end is reported finished, and not made again', async () => {
-    const { rank1, reconcile } = await endedBetweenPasses(async () => {
-      fake.kubelet.exit('boa-job-1-g1-r1', 0);
-      await pause(300);
+    const { rank1, reconcile } = await endedBetweenPasses(async (e) => {
+      fake.kubelet.exit(RANK1, 0);
+      await untilWatched(e, RANK1, (p) => p?.status?.phase === 'Succeeded', 'rank 1 finished');
       fake.kubelet.removeNode(nodes[1]!);
     });
     expect(rank1.map((r) => [r.phase, r.exitCode, r.interrupted ?? false])).toEqual([
@@ -147,8 +148,8 @@ describe('Kubernetes executor: a pod gone without boa deleting it', () => {
   });
 
   it('evicted under node pressure and then deleted between passes: interrupted, naming the eviction', async () => {
-    const { rank1 } = await endedBetweenPasses(async () => {
-      await writeStatus('boa-job-1-g1-r1', (pod, startedAt) => ({
+    const { rank1 } = await endedBetweenPasses(async (e) => {
+      await writeStatus(RANK1, (pod, startedAt) => ({
         ...pod.status,
         phase: 'Failed',
         reason: 'Evicted',
@@ -168,8 +169,8 @@ describe('Kubernetes executor: a pod gone without boa deleting it', () => {
           },
         ],
       }));
-      await pause(300);
-      fake.store.remove('pods', NS, 'boa-job-1-g1-r1');
+      await untilWatched(e, RANK1, (p) => p?.status?.reason === 'Evicted', 'rank 1 evicted');
+      fake.store.remove('pods', NS, RANK1);
     });
     expect(rank1).toEqual([
       expect.objectContaining({
@@ -182,12 +183,12 @@ describe('Kubernetes executor: a pod gone without boa deleting it', () => {
   });
 
   it('deleted by a person and gone before a pass saw it stop: interrupted by the deletion, though it exited 0', async () => {
-    const { rank1 } = await endedBetweenPasses(async () => {
+    const { rank1 } = await endedBetweenPasses(async (e) => {
       // kubectl delete pod: SIGTERM, on which a job that checkpoints exits 0.
       const api = fake.kubeConfig().makeApiClient(CoreV1Api);
-      await api.deleteNamespacedPod({ name: 'boa-job-1-g1-r1', namespace: NS });
-      await pause(100);
-      fake.kubelet.exit('boa-job-1-g1-r1', 0);
+      await api.deleteNamespacedPod({ name: RANK1, namespace: NS });
+      await untilWatched(e, RANK1, (p) => p?.metadata?.deletionTimestamp !== undefined, 'rank 1 deleted');
+      fake.kubelet.exit(RANK1, 0);
     });
     expect(rank1).toEqual([
       expect.objectContaining({
@@ -200,10 +201,10 @@ describe('Kubernetes executor: a pod gone without boa deleting it', () => {
   });
 
   it("its node deleted, the pod garbage collector's mark read between passes: interrupted, with its run", async () => {
-    const { rank1 } = await endedBetweenPasses(async () => {
+    const { rank1 } = await endedBetweenPasses(async (e) => {
       // As the collector does with a pod bound to a node that no longer exists: Failed and marked
       // (the container's state left as the kubelet last wrote it), then deleted at once.
-      await writeStatus('boa-job-1-g1-r1', (pod, startedAt) => ({
+      await writeStatus(RANK1, (pod, startedAt) => ({
         ...pod.status,
         phase: 'Failed',
         conditions: [
@@ -217,7 +218,9 @@ describe('Kubernetes executor: a pod gone without boa deleting it', () => {
           },
         ],
       }));
-      await pause(300);
+      const marked = (p: V1Pod | undefined) =>
+        p?.status?.conditions?.some((c) => c.type === 'DisruptionTarget') === true;
+      await untilWatched(e, RANK1, marked, "the collector's mark");
       fake.kubelet.removeNode(nodes[1]!);
     });
     expect(rank1).toEqual([
