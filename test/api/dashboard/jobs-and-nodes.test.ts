@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { servicesClosedAfterEach } from './app-service.ts';
-import { loadDashboardScript } from './load-app.ts';
+import { listedJob, loadDashboardScript } from './load-app.ts';
 
 const service = servicesClosedAfterEach();
 
@@ -151,16 +151,7 @@ describe("a job's log", () => {
     }
     // Of the waiting jobs not listed (the newest 20 are), the older come first; none queued: nothing said.
     const dash = loadDashboardScript();
-    const job = (id: number, waitingFor: string) => ({
-      id,
-      class: 'cifar10',
-      state: 'waiting',
-      width: 0,
-      statEpoch: 0,
-      restarts: 0,
-      submittedAt: 0,
-      waitingFor,
-    });
+    const job = (id: number, waitingFor: string) => listedJob(id, { waitingFor });
     dash.renderActiveJobs([], [job(30, 'budget')], { running: 0, waiting: 25 }, 'submitted');
     expect(dash.element('active-jobs').innerHTML).toContain(
       'Jobs queued for the budget start oldest first: the 24 older waiting jobs not listed come before these.',

@@ -113,6 +113,20 @@ export function loadDashboardScript(fetch: FakeFetch = () => Promise.reject(new 
   };
 }
 
+/** A waiting cifar10 job as GET /v1/jobs lists it, with the fields a case sets (`waitingFor`, ...). */
+export function listedJob(id: number, more: Record<string, unknown> = {}) {
+  return {
+    id,
+    class: 'cifar10',
+    state: 'waiting',
+    width: 0,
+    statEpoch: 0,
+    restarts: 0,
+    submittedAt: 0,
+    ...more,
+  };
+}
+
 /** Renders a Vega-Lite spec of the page to SVG in node, at a fixed width (the page's is its container's). */
 export async function renderSpec(spec: any, width = 600): Promise<string> {
   const view = new vega.View(vega.parse(vegaLite.compile({ ...spec, width }).spec), { renderer: 'none' });

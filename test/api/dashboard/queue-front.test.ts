@@ -6,7 +6,7 @@
 import { afterEach, expect, it } from 'vitest';
 import { startService } from '../../service/harness.ts';
 import { QUEUE_CONFIG, queueMixedLongJobs } from '../../service/budget-queue-load.ts';
-import { loadDashboardScript } from './load-app.ts';
+import { listedJob, loadDashboardScript } from './load-app.ts';
 
 const services: Array<Awaited<ReturnType<typeof startService>>> = [];
 afterEach(async () => {
@@ -28,27 +28,16 @@ it("says each queued job's place in line and lists the next to start, in the que
   expect(html).toContain(`<p class="shown">Next to start as the budget allows: ${front}.</p>`);
 
   // A full page of the queue says it is the first of more; none queued, nothing said.
-  const job = (id: number) => ({
-    id,
-    class: 'cifar10',
-    state: 'waiting',
-    width: 0,
-    statEpoch: 0,
-    restarts: 0,
-    submittedAt: 0,
-  });
-  const twenty = Array.from({ length: 20 }, (_, i) => ({
-    ...job(i + 1),
-    waitingFor: 'budget',
-    queuePlace: i + 1,
-  }));
+  const twenty = Array.from({ length: 20 }, (_, i) =>
+    listedJob(i + 1, { waitingFor: 'budget', queuePlace: i + 1 }),
+  );
   dash.renderActiveJobs([], twenty, { running: 0, waiting: 30 }, 'submitted', twenty);
   expect(dash.element('active-jobs').innerHTML).toContain(
     'Next to start as the budget allows (the first 20; all: boa jobs list --queue): #1 job 1, cifar10; ',
   );
   dash.renderActiveJobs(
     [],
-    [{ ...job(1), waitingFor: 'nodes' }],
+    [listedJob(1, { waitingFor: 'nodes' })],
     { running: 0, waiting: 1 },
     'submitted',
     [],
