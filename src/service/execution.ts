@@ -281,6 +281,12 @@ export class Execution {
     // Jobs done, finished in the order they ended: each finish closes the ledger's interval at its end,
     // so a later end finished first would count an earlier job's GPUs until then.
     const done: Array<{ jobId: number; endedAt: number | undefined }> = [];
+    // Until the pool has been listed since the start, a replica failed, stopped from outside or late is
+    // not judged: a node gone while boa was down explains it (its peers fail at the lost rendezvous, the
+    // missing rank's pod, made again on the gone node, never starts), and the first tick, seeing the
+    // node gone, moves the job, the old generation's ends no longer counting. Judged before, a node
+    // removed by AWS cost the job a restart of its maxRestarts and a backoff (found in a restart trial).
+    const judged = this.service.state.nodesListed;
     // Restarts, resumes and failures: a failure for good closes the interval too, so each is taken in
     // the same order, at its generation's end (undefined: now, after the rest).
     const steps: Array<{ endedAt: number | undefined; take: () => void }> = [];
@@ -306,6 +312,8 @@ export class Execution {
         current.find((r) => r.phase === 'failed');
       if ((rank0?.phase === 'succeeded' && !rank0.interrupted) || finishedBefore) {
         done.push({ jobId, endedAt: (rank0?.phase === 'succeeded' ? rank0 : finishedBefore)?.endedAt });
+      } else if (!judged) {
+        continue;
       } else if (interrupted) {
         steps.push({
           endedAt: undefined,
@@ -336,6 +344,7 @@ export class Execution {
     }));
     for (const { take } of [...finishes, ...steps].sort((a, b) => endOf(a) - endOf(b))) take();
     const { config, clock } = this.service.deps;
+    if (!judged) return settling;
     const late = this.startDeadlines.overdue(
       byJob,
       (id) => this.service.state.jobs.get(id),
