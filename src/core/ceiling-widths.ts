@@ -178,12 +178,25 @@ export function ceilingWidths(
   gpus: number,
   waitedLong: (index: number) => boolean,
 ): Float64Array {
+  return ceilingWidthsInOrder(jobs, gpus, waitedLong).widths;
+}
+
+/**
+ * ceilingWidths, and the order it served the waiting jobs in (their indices, waitingOrder's; a column
+ * reused by the next call): the service numbers its queue by it without sorting the queue again (4,312
+ * jobs waiting in bench:tick --jobs 10000).
+ */
+export function ceilingWidthsInOrder(
+  jobs: JobArrays,
+  gpus: number,
+  waitedLong: (index: number) => boolean,
+): { readonly widths: Float64Array; readonly order: Int32Array } {
   const { running, planned, current, tables } = jobs;
   const whole = Math.floor(gpus + 1e-9);
   let total = 0;
   for (let index = 0; index < planned.length; index++) total += planned[index] as number;
   const order = waitingColumn(running, jobs.workLeft, jobs.overdue);
-  if (total <= whole) return servedWidths(running, planned, gpus, order);
+  if (total <= whole) return { widths: servedWidths(running, planned, gpus, order), order };
   const narrowed = narrowedColumn({ planned, current, speedups: tables, weights: jobs.weights }, gpus);
   const widths = widthsColumn.of(narrowed.length);
   for (let index = 0; index < narrowed.length; index++) {
@@ -195,7 +208,7 @@ export function ceilingWidths(
   }
   keptWidthsGiveWay(running, narrowed, widths, whole, waitedLong);
   fillRemainder(jobs, widths, gpus, order);
-  return servedWidths(running, widths, gpus, order);
+  return { widths: servedWidths(running, widths, gpus, order), order };
 }
 
 /**

@@ -7,8 +7,7 @@ import type { ClassProfiles } from './profiles-in-use.ts';
 import {
   DEFAULT_QUEUE_OVERDUE_HOURS,
   type QueueOrder,
-  ceilingWidths,
-  waitingOrder,
+  ceilingWidthsInOrder,
 } from '../core/ceiling-widths.ts';
 import { type SpeedupTable, epochSpeedups } from '../core/profile.ts';
 import { weightedWorkLeft } from '../core/work-left.ts';
@@ -84,7 +83,7 @@ export function budgetLimitedWidths(
       overdue[index] = now - job.submittedAt >= queue.overdueMs ? 1 : 0;
     }
   }
-  const served = ceilingWidths(
+  const { widths: served, order } = ceilingWidthsInOrder(
     { running, planned: widths, current, tables, weights, ...(byWork ? { workLeft, overdue } : {}) },
     gpus,
     (index) => now - (jobs[index] as ServiceJob).submittedAt >= longWaitMs,
@@ -102,23 +101,19 @@ export function budgetLimitedWidths(
         queued++;
       } else if (width > 0 && width < plan) (jobs[index] as ServiceJob).narrowedByBudget = true;
     }
-    if (queued > 0) placeInQueue(jobs, running, byWork ? { workLeft, overdue } : {});
+    if (queued > 0) placeInQueue(jobs, order);
   }
   return widthIn(jobs, served);
 }
 
 /**
- * Numbers the jobs queued for the budget in the order the ceiling serves them (waitingOrder, the one
- * ceilingWidths used), so a job's view can say where it stands: "queued" alone left a user of a long
- * queue guessing whether it was next or hours away.
+ * Numbers the jobs queued for the budget in the order the ceiling served the waiting ones (`order`,
+ * ceilingWidthsInOrder's), so a job's view can say where it stands: "queued" alone left a user of a
+ * long queue guessing whether it was next or hours away.
  */
-function placeInQueue(
-  jobs: readonly ServiceJob[],
-  running: ArrayLike<number>,
-  queue: { readonly workLeft?: ArrayLike<number>; readonly overdue?: ArrayLike<number> },
-): void {
+function placeInQueue(jobs: readonly ServiceJob[], order: Int32Array): void {
   let place = 0;
-  for (const index of waitingOrder(running, queue.workLeft, queue.overdue)) {
+  for (const index of order) {
     const job = jobs[index] as ServiceJob;
     if (job.queuedForBudget) job.budgetQueuePlace = ++place;
   }
