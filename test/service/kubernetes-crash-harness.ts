@@ -7,9 +7,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
+import { expect } from 'vitest';
+import { LABELS } from '../../src/cloud/kubernetes/names.ts';
 import { KubeClusterNodes } from '../../src/cloud/aws/kube-cluster-nodes.ts';
 import { bootService, InlinePlanComputer } from '../../src/service/boot.ts';
 import { resolveConfig } from '../../src/service/config.ts';
+import { nodesOf } from '../../src/service/jobs.ts';
 import type { NodePool } from '../../src/service/ports.ts';
 import { emulateNodegroup } from '../cloud/emulated-nodegroup.ts';
 import { kubeBridge } from '../cloud/kube-bridge.ts';
@@ -151,3 +154,41 @@ export async function crashWorld() {
 }
 
 export type CrashWorld = Awaited<ReturnType<typeof crashWorld>>;
+
+/** The job's pods: name, generation, node, phase, Terminating or not. */
+export const podsOf = (w: CrashWorld, id: number) =>
+  w.fake
+    .pods(NS)
+    .filter((p) => p.metadata.labels?.[LABELS.jobId] === String(id))
+    .map((p) => ({
+      name: p.metadata.name as string,
+      generation: Number(p.metadata.labels?.[LABELS.generation]),
+      node: p.spec.nodeName as string,
+      phase: p.status?.phase as string,
+      stopping: !!p.metadata.deletionTimestamp,
+    }));
+
+/** A first life (budget 30) with one job running on its pods: the life, the job's id, where it was placed. */
+export async function runningFirstLife(w: CrashWorld) {
+  const first = await w.boot();
+  expect((await first.api('PUT', '/v1/budget', { gpuHoursPerHour: 30 })).status).toBe(200);
+  await first.boa.service.planner.idle();
+  const id = await w.submit(first.api);
+  const placed = await eventually(
+    'the job placed',
+    async () => {
+      await first.tick();
+      return structuredClone(first.boa.service.job(id));
+    },
+    (job) => job.allocation.length > 0,
+  );
+  await eventually(
+    'its pods',
+    () => podsOf(w, id),
+    (pods) => pods.length === nodesOf(placed.allocation).length,
+  );
+  w.fake.kubelet.startPods();
+  await first.tick();
+  expect(first.boa.service.job(id)).toMatchObject({ state: 'running', restarts: 0 });
+  return { first, id, placed };
+}

@@ -5,7 +5,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { LABELS } from '../../src/cloud/kubernetes/names.ts';
 import { nodesOf } from '../../src/service/jobs.ts';
-import { type CrashWorld, crashWorld, eventually, killedAfter, NS } from './kubernetes-crash-harness.ts';
+import {
+  type CrashWorld,
+  crashWorld,
+  eventually,
+  killedAfter,
+  NS,
+  podsOf,
+  runningFirstLife,
+} from './kubernetes-crash-harness.ts';
 
 const worlds: CrashWorld[] = [];
 afterEach(async () => {
@@ -22,25 +30,7 @@ const podList = (r: { method: string; path: string; watch: boolean }) =>
  * wait for them. The service stops there. Returns the instance ids of the nodes holding those pods.
  */
 async function stoppedWhileReplicasStop(w: CrashWorld): Promise<{ id: number; held: string[] }> {
-  const first = await w.boot();
-  expect((await first.api('PUT', '/v1/budget', { gpuHoursPerHour: 30 })).status).toBe(200);
-  await first.boa.service.planner.idle();
-  const id = await w.submit(first.api);
-  const placed = await eventually(
-    'the job placed',
-    async () => {
-      await first.tick();
-      return first.boa.service.job(id);
-    },
-    (job) => job.allocation.length > 0,
-  );
-  await eventually(
-    'its pods',
-    () => w.fake.pods(NS),
-    (pods) => pods.length === nodesOf(placed.allocation).length,
-  );
-  w.fake.kubelet.startPods();
-  await first.tick();
+  const { first, id } = await runningFirstLife(w);
   expect((await first.api('POST', `/v1/jobs/${id}/cancel`)).status).toBe(200);
   await eventually(
     'the pods stopping',
@@ -108,48 +98,11 @@ describe('a restart while replicas still stop on nodes being removed', () => {
   }, 120_000);
 });
 
-/** The job's pods: name, generation, node, Terminating or not. */
-const podsOf = (w: CrashWorld, id: number) =>
-  w.fake
-    .pods(NS)
-    .filter((p) => p.metadata.labels?.[LABELS.jobId] === String(id))
-    .map((p) => ({
-      name: p.metadata.name as string,
-      generation: Number(p.metadata.labels?.[LABELS.generation]),
-      node: p.spec.nodeName as string,
-      stopping: !!p.metadata.deletionTimestamp,
-    }));
-
-/** A first life with one job running on its pods; the life, the job's id. */
-async function running(w: CrashWorld) {
-  const first = await w.boot();
-  expect((await first.api('PUT', '/v1/budget', { gpuHoursPerHour: 30 })).status).toBe(200);
-  await first.boa.service.planner.idle();
-  const id = await w.submit(first.api);
-  const placed = await eventually(
-    'the job placed',
-    async () => {
-      await first.tick();
-      return first.boa.service.job(id);
-    },
-    (job) => job.allocation.length > 0,
-  );
-  await eventually(
-    'its pods',
-    () => podsOf(w, id),
-    (pods) => pods.length === nodesOf(placed.allocation).length,
-  );
-  w.fake.kubelet.startPods();
-  await first.tick();
-  expect(first.boa.service.job(id).state).toBe('running');
-  return { first, id };
-}
-
 describe('a restart in the middle of a rescale', () => {
   it("starts the new generation once, after the old one's pods have stopped, with no restart counted", async () => {
     const w = await crashWorld();
     worlds.push(w);
-    const { first, id } = await running(w);
+    const { first, id } = await runningFirstLife(w);
     // A copy: job() gives the live state.
     const before = structuredClone(first.boa.service.job(id));
     // A lower budget: the job is narrowed, its old generation's pods stop (Terminating through their
@@ -216,7 +169,7 @@ describe('a restart in the middle of a job end', () => {
   it('rank 0 exited 0 while boa was down: the job is done once, ended when its pod did, its objects removed', async () => {
     const w = await crashWorld();
     worlds.push(w);
-    const { first, id } = await running(w);
+    const { first, id } = await runningFirstLife(w);
     const { generation } = first.boa.service.job(id);
     await first.close();
     const stoppedAt = w.clock.now();

@@ -7,24 +7,20 @@
  * fake API server).
  */
 import { afterEach, expect, it } from 'vitest';
-import { LABELS } from '../../src/cloud/kubernetes/names.ts';
 import { nodesOf } from '../../src/service/jobs.ts';
-import { type CrashWorld, crashWorld, eventually, NS } from './kubernetes-crash-harness.ts';
+import {
+  type CrashWorld,
+  crashWorld,
+  eventually,
+  NS,
+  podsOf,
+  runningFirstLife,
+} from './kubernetes-crash-harness.ts';
 
 const worlds: CrashWorld[] = [];
 afterEach(async () => {
   for (const w of worlds.splice(0)) await w.close();
 });
-
-const podsOf = (w: CrashWorld, id: number) =>
-  w.fake
-    .pods(NS)
-    .filter((p) => p.metadata.labels?.[LABELS.jobId] === String(id))
-    .map((p) => ({
-      generation: Number(p.metadata.labels?.[LABELS.generation]),
-      node: p.spec.nodeName as string,
-      phase: p.status?.phase as string,
-    }));
 
 const instanceOf = (w: CrashWorld, node: string) =>
   (w.fake.nodes().find((n) => n.metadata.name === node)?.spec.providerID as string).split('/').pop()!;
@@ -32,28 +28,9 @@ const instanceOf = (w: CrashWorld, node: string) =>
 it('a node gone while boa was down: the job moves to live nodes once, no restart counted, the node paid until seen gone', async () => {
   const w = await crashWorld();
   worlds.push(w);
-  const first = await w.boot();
-  expect((await first.api('PUT', '/v1/budget', { gpuHoursPerHour: 30 })).status).toBe(200);
-  await first.boa.service.planner.idle();
-  const id = await w.submit(first.api);
-  const placed = await eventually(
-    'the job placed',
-    async () => {
-      await first.tick();
-      return structuredClone(first.boa.service.job(id));
-    },
-    (job) => job.allocation.length > 0,
-  );
+  const { first, id, placed } = await runningFirstLife(w);
   const placedOn = nodesOf(placed.allocation).map((n) => n.node);
   expect(placedOn.length).toBeGreaterThan(1);
-  await eventually(
-    'its pods',
-    () => podsOf(w, id),
-    (pods) => pods.length === placedOn.length,
-  );
-  w.fake.kubelet.startPods();
-  await first.tick();
-  expect(first.boa.service.job(id)).toMatchObject({ state: 'running', restarts: 0 });
   await first.close();
 
   // While boa is down: the ASG replaces the instance under one rank; its Node and pod go, and the
