@@ -4,6 +4,7 @@
  * status line.
  */
 /* global utcTime -- format.js */
+/* global inLine -- tables.js */
 /* exported describeJob, startingLine -- used by log-follow.js */
 'use strict';
 
@@ -26,10 +27,8 @@ function describeJob(job) {
     const lent = job.lentGpus > 0 ? ` (${job.lentGpus} lent by the idle fill, not booked)` : '';
     return `${who}: running on ${job.width} GPU${job.width === 1 ? '' : 's'}${lent}`;
   }
-  if (job.state === 'waiting') {
-    const place = job.waitingFor === 'budget' && job.queuePlace ? `, #${job.queuePlace} in line` : '';
-    return `${who}: ${job.waitingFor ? (WAITING_WORDS[job.waitingFor] ?? `waiting for ${job.waitingFor}`) : 'waiting'}${place}`;
-  }
+  if (job.state === 'waiting')
+    return `${who}: ${job.waitingFor ? (WAITING_WORDS[job.waitingFor] ?? `waiting for ${job.waitingFor}`) : 'waiting'}${inLine(job)}`;
   const code = job.exitCode === null ? '' : `exit ${job.exitCode}`;
   const why = job.state === 'failed' ? [code, job.failureReason].filter(Boolean).join(': ') : '';
   return `${who}: ${job.state}${why ? ` (${why})` : ''}`;

@@ -4,7 +4,7 @@
  * log (log-panel.js).
  */
 /* global setHtml, budgetText, timeHtml, table, escapeHtml -- format.js */
-/* exported renderTables, renderResizes, ACTIVE_SHOWN, renderActiveJobs -- used by app.js */
+/* exported renderTables, renderResizes, ACTIVE_SHOWN, renderActiveJobs, inLine -- used by app.js, job-state.js */
 'use strict';
 
 /** Why a node is not ready that means it is on its way up (the others: not-ready, no-gpus, cordoned). */
@@ -98,9 +98,13 @@ const WAITS_FOR = {
 /** Shown per state: a queue of thousands must not make the page slow; the CLI lists them all. */
 const ACTIVE_SHOWN = 20;
 
+/** A job queued for the budget: its place in line (", #3 in line"), as `boa jobs list` says it; else ''. */
+function inLine(job) {
+  return job.waitingFor === 'budget' && job.queuePlace ? `, #${job.queuePlace} in line` : '';
+}
+
 function jobNote(job) {
-  if (job.waitingFor === 'budget' && job.queuePlace) return `${WAITS_FOR.budget}, #${job.queuePlace} in line`;
-  if (job.waitingFor) return WAITS_FOR[job.waitingFor] ?? job.waitingFor;
+  if (job.waitingFor) return `${WAITS_FOR[job.waitingFor] ?? job.waitingFor}${inLine(job)}`;
   const notes = [];
   // As the CLI's `boa jobs list` says it (src/cli/commands/jobs.ts outcome): narrower than its plan and
   // why, the idle fill's lent GPUs apart, and a job in a new epoch since the last tick on the width of

@@ -175,6 +175,11 @@ export function failedOutputCommand(job: Pick<JobView, 'id' | 'failedRank'>): st
   return `boa jobs logs ${job.id}${rank === 0 ? '' : ` --rank ${rank}`}`;
 }
 
+/** A job queued for the budget: its place in line (", #3 in line"), as the lists say it; else ''. */
+export function inLine(job: Pick<JobView, 'waitingFor' | 'queuePlace'>): string {
+  return job.waitingFor === 'budget' && job.queuePlace ? `, #${job.queuePlace} in line` : '';
+}
+
 /** "job 3 (first): running on 4 GPUs" — what changed, as a person watching would say it. */
 export function describeJob(job: JobView): string {
   const who = `job ${job.id}${job.name ? ` (${job.name})` : ''}`;
@@ -183,10 +188,8 @@ export function describeJob(job: JobView): string {
     const lent = (job.lentGpus ?? 0) > 0 ? ` (${job.lentGpus} lent by the idle fill, not booked)` : '';
     return `${who}: running on ${job.width} GPU${job.width === 1 ? '' : 's'}${lent}`;
   }
-  if (job.state === 'waiting') {
-    const place = job.waitingFor === 'budget' && job.queuePlace ? `, #${job.queuePlace} in line` : '';
-    return `${who}: ${job.waitingFor ? (WAITING_WORDS[job.waitingFor] ?? `waiting for ${job.waitingFor}`) : 'waiting'}${place}`;
-  }
+  if (job.state === 'waiting')
+    return `${who}: ${job.waitingFor ? (WAITING_WORDS[job.waitingFor] ?? `waiting for ${job.waitingFor}`) : 'waiting'}${inLine(job)}`;
   const why =
     job.state === 'failed' && job.exitCode !== null
       ? ` (exit ${job.exitCode}${job.failureReason ? `: ${job.failureReason}` : ''})`

@@ -11,7 +11,7 @@ import { parseNumber } from '../parse.ts';
 import { addCancelCommand } from './jobs-cancel.ts';
 import { addSubmitCommand } from './jobs-submit.ts';
 import { addLogsCommand } from './jobs-logs.ts';
-import { addWaitCommand, FINAL_STATES, failedOutputCommand, gpuHoursCell } from './jobs-wait.ts';
+import { addWaitCommand, FINAL_STATES, failedOutputCommand, gpuHoursCell, inLine } from './jobs-wait.ts';
 
 type JobView = ReturnType<typeof jobView>;
 
@@ -166,8 +166,7 @@ const WAITS_FOR = {
 
 /** The list's last column: why a waiting job waits, a running job's restarts, why a job ended badly. */
 export function outcome(job: JobView): string | null {
-  if (job.waitingFor === 'budget' && job.queuePlace) return `${WAITS_FOR.budget}, #${job.queuePlace} in line`;
-  if (job.waitingFor) return WAITS_FOR[job.waitingFor];
+  if (job.waitingFor) return `${WAITS_FOR[job.waitingFor]}${inLine(job)}`;
   const code = job.exitCode === null ? '' : `exit ${job.exitCode}: `;
   if (job.state !== 'failed' && job.state !== 'lost') {
     const notes: string[] = [];
