@@ -113,6 +113,13 @@ export interface LaunchedInstance {
   readonly goneAt?: number;
 }
 
+/** The group's launches since a time, and when each termination since ended, by instance id. */
+export interface GroupChanges {
+  readonly launched: readonly LaunchedInstance[];
+  /** Instances whose termination started since and has ended (EC2 bills them no more), launched whenever. */
+  readonly gone: ReadonlyMap<string, number>;
+}
+
 export interface NodePool {
   readonly kind: 'local' | 'aws';
   describe(): Promise<NodeGroupState>;
@@ -136,10 +143,12 @@ export interface NodePool {
   /** Nodes that exist now (booting or ready), with their launch times. */
   listNodes(): Promise<PoolNode[]>;
   /**
-   * Instances launched since `since` (ms), gone or not (EKS: the Auto Scaling group's activities): the
-   * ledger charges those no listing showed (service/unseen-nodes.ts). Absent where every node is listed.
+   * Instances launched since `since` (ms), gone or not, and the terminations that ended since (EKS: the
+   * Auto Scaling group's activities): the ledger charges the launches no listing showed
+   * (service/unseen-nodes.ts), and ends a node no longer listed when its termination ended
+   * (service/gone-nodes.ts). Absent where every node is listed.
    */
-  launchedSince?(since: number): Promise<readonly LaunchedInstance[]>;
+  launchedSince?(since: number): Promise<GroupChanges>;
   /** Marks nodes unschedulable, so nothing new lands there before they are removed. Idempotent. */
   cordon(nodeIds: readonly string[]): Promise<void>;
   /** Opens nodes boa cordoned to jobs again: a removal called off (the target rose). Idempotent. */

@@ -14,6 +14,7 @@ import { ratesCheckOf } from './rates-check.ts';
 import { TickUndo } from './tick-undo.ts';
 import { isBilled } from './paid-now.ts';
 import { UnseenNodes } from './unseen-nodes.ts';
+import { goneAtOf } from './gone-nodes.ts';
 import { noteLentGpus, placeWithIdleFill } from './idle-fill-pass.ts';
 import { tickWidths } from './tick-widths.ts';
 
@@ -171,9 +172,9 @@ export class Scheduler {
     }
     // Registrations the last comparison of the load with the plan's has not seen (rates-check.ts).
     ratesCheckOf(this.service).atTick();
-    const unseen = listed
+    const { spans: unseen, gone } = listed
       ? await this.unseen.read(pool, state.nodes, deps.config.gpusPerNode, clock.now(), logger)
-      : [];
+      : { spans: [], gone: new Map<string, number>() };
     // After the pool's calls (a second or more on AWS): a job submitted meanwhile starts no earlier than
     // it was submitted, and a node the listing no longer has is paid until now, never less.
     const now = clock.now();
@@ -222,8 +223,12 @@ export class Scheduler {
         // Billing starts at EC2 running: a pending instance is not in the ledger yet (once running it
         // is counted from its launch, pending seconds in: aws/ec2-nodes.ts). Without a listing
         // this tick (the pool not answering, after a restart the view is empty) the ledger's open
-        // nodes stay open: paid until a listing says they are gone, never dropped.
-        if (listed) repo.ledger.observeNodes(state.nodes.filter(isBilled), now);
+        // nodes stay open: paid until a listing says they are gone, never dropped; then until their
+        // termination ended, when the group says (gone-nodes.ts).
+        if (listed) {
+          const goneAt = goneAtOf(gone, this.unseen.lastListedAt, now);
+          repo.ledger.observeNodes(state.nodes.filter(isBilled), now, goneAt);
+        }
         for (const id of repo.ledger.chargeUnseenNodes(unseen, now)) {
           const span = unseen.find((u) => u.id === id);
           logger.info(

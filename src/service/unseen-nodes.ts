@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { MIN_BILLED_MS } from './gone-nodes.ts';
 import type { NodePool, PoolNode } from './ports.ts';
 
 /**
@@ -11,8 +12,6 @@ import type { NodePool, PoolNode } from './ports.ts';
 
 /** Looked back before the last listing: an instance pending at it (listed, not charged yet) may be gone now. */
 const MARGIN_MS = 10 * 60_000;
-/** EC2 bills Linux on demand per second, 60 s at least. */
-const MIN_BILLED_MS = 60_000;
 
 export interface UnseenSpan {
   readonly id: string;
@@ -32,9 +31,18 @@ export class UnseenNodes {
   }
 
   /**
-   * Launches since the last listing that this one (`listed`) does not hold: charged from launch until
-   * gone, or until now when the group has not said (yet) when it was. A failed read charges nothing now
-   * and is read again from the same listing next time.
+   * The listing the next read looks back from (after a restart, the last tick before it): the ledger
+   * has counted its open nodes paid until then.
+   */
+  get lastListedAt(): number {
+    return this.since;
+  }
+
+  /**
+   * Launches since the last listing that this one (`listed`) does not hold (`spans`): charged from
+   * launch until gone, or until now when the group has not said (yet) when it was; and when each
+   * termination since ended (`gone`, gone-nodes.ts). A failed read charges nothing now and is read
+   * again from the same listing next time.
    */
   async read(
     pool: NodePool,
@@ -42,11 +50,12 @@ export class UnseenNodes {
     gpusPerNode: number,
     now: number,
     logger: Logger,
-  ): Promise<UnseenSpan[]> {
-    if (!pool.launchedSince) return [];
-    let launched;
+  ): Promise<{ spans: UnseenSpan[]; gone: ReadonlyMap<string, number> }> {
+    const none = { spans: [], gone: new Map<string, number>() };
+    if (!pool.launchedSince) return none;
+    let changes;
     try {
-      launched = await pool.launchedSince(this.since - MARGIN_MS);
+      changes = await pool.launchedSince(this.since - MARGIN_MS);
       this.unread = false;
     } catch (error) {
       this.unread = true;
@@ -54,10 +63,10 @@ export class UnseenNodes {
         { event: 'node.launches-unreadable', error: (error as Error).message },
         'cannot read the launches since the last listing; instances that came and went meanwhile are charged once they can',
       );
-      return [];
+      return none;
     }
     const shown = new Set(listed.map((node) => node.id));
-    return launched
+    const spans = changes.launched
       .filter((instance) => !shown.has(instance.id))
       .map((instance) => ({
         id: instance.id,
@@ -65,6 +74,7 @@ export class UnseenNodes {
         launchedAt: instance.launchedAt,
         goneAt: Math.max(instance.goneAt ?? now, instance.launchedAt + MIN_BILLED_MS),
       }));
+    return { spans, gone: changes.gone };
   }
 
   /** The spans read at the listing of `listedAt` are stored: the next read starts from it (if read). */

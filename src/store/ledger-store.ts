@@ -57,10 +57,15 @@ export class LedgerStore {
   }
 
   /**
-   * Records the nodes listed now: new ones from their launch time, and ones no longer listed as gone
-   * now (billing is counted until the service sees a node gone, never less).
+   * Records the nodes listed now: new ones from their launch time, and ones no longer listed as gone at
+   * `goneAt` of their row (service/gone-nodes.ts: when their termination ended, if known), never after
+   * now; without it, now (billing is counted until the service sees a node gone, never less).
    */
-  observeNodes(nodes: ReadonlyArray<{ id: string; gpus: number; launchedAt: number }>, now: number): void {
+  observeNodes(
+    nodes: ReadonlyArray<{ id: string; gpus: number; launchedAt: number }>,
+    now: number,
+    goneAt?: (node: PaidSpan) => number,
+  ): void {
     this.fresh();
     const listed = new Set<string>();
     for (const node of nodes) {
@@ -74,9 +79,11 @@ export class LedgerStore {
     }
     for (const id of this.openNodes) {
       if (!listed.has(id)) {
-        this.hot.closeNode.run(now, now, id);
+        const at = goneAt ? Math.min(now, goneAt(this.hot.nodeSpan.get(id) as PaidSpan)) : now;
+        // last_seen_at keeps the tick that saw it gone.
+        this.hot.closeNode.run(at, now, id);
         this.openNodes.delete(id);
-        this.paidWindow?.closedAt(id, now);
+        this.paidWindow?.closedAt(id, at);
       }
     }
   }

@@ -77,6 +77,34 @@ it('reads the launches since `since` across pages, each gone when its terminatio
   expect(mock.commandCalls(DescribeScalingActivitiesCommand)).toHaveLength(2);
 });
 
+it('says when each termination since ended, of instances launched before `since` too; a failed one does not count', async () => {
+  const { mock, ctx } = context();
+  mock.on(DescribeScalingActivitiesCommand).resolves({
+    Activities: [
+      // i-0ff: a termination that failed, then one that ended: gone at the second's end.
+      activity(9, 'Terminating EC2 instance: i-0ff', { EndTime: at(12) }),
+      activity(4, 'Terminating EC2 instance: i-0ff', { EndTime: at(5), StatusCode: 'Failed' }),
+      // i-0gg: a termination that failed only; it may still run.
+      activity(3, 'Terminating EC2 instance: i-0gg', { EndTime: at(4), StatusCode: 'Failed' }),
+      // i-0ii: two that ended (should the group report a retry so): gone at the later end.
+      activity(8, 'Terminating EC2 instance: i-0ii', { EndTime: at(10) }),
+      activity(2, 'Terminating EC2 instance: i-0ii', { EndTime: at(3) }),
+      // i-0hh: launched before `since`, its termination since held by a hook until it ended.
+      activity(1, 'Terminating EC2 instance: i-0hh', { EndTime: at(11) }),
+      activity(-60, 'Launching a new EC2 instance: i-0hh'),
+    ],
+  });
+  const { instances, gone } = await instancesLaunchedSince('eks-gpu', T, ctx);
+  expect(instances).toEqual([]);
+  expect(gone).toEqual(
+    new Map([
+      ['i-0ff', T + 12 * 60_000],
+      ['i-0ii', T + 10 * 60_000],
+      ['i-0hh', T + 11 * 60_000],
+    ]),
+  );
+});
+
 it('retries a throttled page through the one retry layer', async () => {
   const { mock, ctx } = context();
   const throttled = new AutoScalingServiceException({

@@ -3,8 +3,8 @@
  * Kubernetes Node goes and the pod garbage collector takes its pod; the job's other ranks fail at the
  * lost rendezvous). The restarted boa moves the job to nodes that exist as one new generation, counted
  * as no restart of its maxRestarts and with no backoff, and the gone node's GPU-hours end in the ledger
- * when boa saw it gone (kubernetes-crash-harness.ts: real adapters over an emulated node group and the
- * fake API server).
+ * when its termination ended, not when the restarted boa saw it gone (kubernetes-crash-harness.ts: real
+ * adapters over an emulated node group and the fake API server).
  */
 import { afterEach, expect, it } from 'vitest';
 import { nodesOf } from '../../src/service/jobs.ts';
@@ -25,7 +25,7 @@ afterEach(async () => {
 const instanceOf = (w: CrashWorld, node: string) =>
   (w.fake.nodes().find((n) => n.metadata.name === node)?.spec.providerID as string).split('/').pop()!;
 
-it('a node gone while boa was down: the job moves to live nodes once, no restart counted, the node paid until seen gone', async () => {
+it('a node gone while boa was down: the job moves to live nodes once, no restart counted, the node paid until its termination ended', async () => {
   const w = await crashWorld();
   worlds.push(w);
   const { first, id, placed } = await runningFirstLife(w);
@@ -74,11 +74,18 @@ it('a node gone while boa was down: the job moves to live nodes once, no restart
   // Still the one generation, nothing counted against the job.
   expect(second.boa.service.job(id)).toMatchObject({ generation: moved.generation, restarts: 0 });
 
-  // The gone node's row ends once, when boa first listed the pool without it; the others stay open.
+  // The gone node's row ends once, when its termination activity ended (EC2 billed it until it left
+  // running: terminated with no hook, so at once), not 600 s later when boa first listed the pool
+  // without it (before the fix: 4 GPUs x 600 s = 0.67 GPU-hours over the bill); the others stay open.
   const rows = second.boa.db.$client
     .prepare('select id, gone_at as goneAt from ledger_nodes')
     .all() as Array<{ id: string; goneAt: number | null }>;
-  expect(rows.filter((r) => r.id === goneInstance)).toEqual([{ id: goneInstance, goneAt: seenGoneAt }]);
+  const billedUntil = w.group.asg.instances.find((i) => i.id === goneInstance)!.terminatedAt!;
+  const ended = rows.filter((r) => r.id === goneInstance);
+  expect(ended).toEqual([{ id: goneInstance, goneAt: expect.any(Number) }]);
+  expect(ended[0]!.goneAt!).toBeGreaterThanOrEqual(billedUntil);
+  expect(ended[0]!.goneAt! - billedUntil).toBeLessThanOrEqual(60_000);
+  expect(ended[0]!.goneAt!).toBeLessThan(seenGoneAt);
   const stillThere = placedOn.slice(1).map((node) => instanceOf(w, node));
   for (const instance of stillThere)
     expect(rows.find((r) => r.id === instance)).toEqual({ id: instance, goneAt: null });

@@ -5,7 +5,7 @@ import { pino, type Logger } from 'pino';
 import type {
   Clock,
   FollowedGroups,
-  LaunchedInstance,
+  GroupChanges,
   NodeGroupState,
   NodePool,
   PoolNode,
@@ -325,18 +325,18 @@ export class EksNodePool implements NodePool {
     this.notInGroup = outside;
   }
 
-  /** The group's launches since `since`, from its scaling activities (asg-launches.ts). */
-  async launchedSince(since: number): Promise<readonly LaunchedInstance[]> {
+  /** The group's launches and ended terminations since `since`, from its activities (asg-launches.ts). */
+  async launchedSince(since: number): Promise<GroupChanges> {
     const group = this.autoScalingGroup ?? (await this.readGroup()).autoScalingGroup;
-    if (!group || !this.deps.autoscaling) return [];
-    const { instances, truncated } = await instancesLaunchedSince(group, since, this.asgContext());
+    if (!group || !this.deps.autoscaling) return { launched: [], gone: new Map() };
+    const { instances, gone, truncated } = await instancesLaunchedSince(group, since, this.asgContext());
     if (truncated) {
       this.logger.warn(
         { event: 'node.launches-truncated', since },
         'more scaling activities since the last listing than are read; older launches are not charged',
       );
     }
-    return instances;
+    return { launched: instances, gone };
   }
 
   /** Cordons the instances' Kubernetes nodes (eks-cordon.ts). */
