@@ -77,6 +77,45 @@ describe("a gone node's ledger row ends within one tick of EC2's bill", () => {
     expectWithinOneTick(rowAgainstBill(second.boa, old!));
   });
 
+  // kill -9 after the group's activities were read, before the tick that would end the row committed:
+  // the next life reads them again and ends it there, once.
+  it('killed between reading its termination and ending its row: ended once, where the termination ended', async () => {
+    const w = world({ onDisk: true });
+    // Armed once the node is gone: the next read of the group's activities is the last of this life.
+    const life: { die?: () => void } = {};
+    const first = await w.start(
+      (pool) =>
+        new Proxy(pool, {
+          get(target, key, receiver) {
+            const value = Reflect.get(target, key, receiver);
+            if (key !== 'launchedSince' || !life.die)
+              return typeof value === 'function' ? value.bind(target) : value;
+            return async (since: number) => {
+              const read = await pool.launchedSince!(since);
+              life.die?.();
+              return read;
+            };
+          },
+        }),
+    );
+    first.job(4);
+    await first.tick(3);
+    const [old] = w.group.asg.live();
+    w.group.asg.replaceInstance(old!.id, 0);
+    w.clock.advance(5 * 60);
+    life.die = () => first.boa.db.$client.close();
+    await expect(first.boa.scheduler.tick()).rejects.toThrow();
+    expect(first.boa.db.$client.open).toBe(false);
+    // Its data dir lock released, as the process's end would (the closed database takes no writes).
+    await first.boa.close().catch(() => undefined);
+    const second = await w.start();
+    // Nothing of the killed tick was written: the row is still open.
+    const goneAt = second.boa.db.$client.prepare('select gone_at from ledger_nodes where id = ?').pluck();
+    expect(goneAt.get(old!.id)).toBeNull();
+    await second.tick(2);
+    expectWithinOneTick(rowAgainstBill(second.boa, old!));
+  });
+
   it('replaced by the ASG while boa runs, held by the lifecycle hook: ended at the tick after', async () => {
     const w = world();
     const { tick, boa, job } = await w.start();
