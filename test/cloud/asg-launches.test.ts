@@ -158,3 +158,27 @@ it('finds the launch failures since `since` however many activities came after t
     { at: T + 10 * 60_000, message: 'Launching a new EC2 instance.  Status Reason: ICE' },
   ]);
 });
+
+it('reads on past an old activity still under way: the ASG lists those first, whatever their start', async () => {
+  const { mock, ctx } = context();
+  const held = {
+    ...activity(-90, 'Terminating EC2 instance: i-0held'),
+    StatusCode: 'MidLifecycleAction' as const,
+  };
+  const firstPage = {
+    Activities: [held, activity(9, 'Launching a new EC2 instance: i-0new')],
+    NextToken: 'page-2',
+  };
+  const secondPage = {
+    Activities: [
+      activity(4, 'Launching a new EC2 instance: i-0mid'),
+      activity(-5, 'Launching a new EC2 instance: i-0before'),
+    ],
+    NextToken: 'page-3',
+  };
+  mock.on(DescribeScalingActivitiesCommand).callsFake((input) => (input.NextToken ? secondPage : firstPage));
+  const { instances } = await instancesLaunchedSince('eks-gpu', T, ctx);
+  expect(instances.map((i) => i.id).sort()).toEqual(['i-0mid', 'i-0new']);
+  // The ended launch before `since` on the second page ends the read.
+  expect(mock.commandCalls(DescribeScalingActivitiesCommand)).toHaveLength(2);
+});

@@ -6,9 +6,14 @@ import { withRetry } from './retry.ts';
 const PAGE_SIZE = 100;
 const MAX_PAGES = 5;
 
+/** An activity's status once it has ended; any other (InProgress, MidLifecycleAction, ...) is under way. */
+const ENDED = new Set(['Successful', 'Failed', 'Cancelled']);
+
 /**
  * The group's scaling activities that started since `since` (ms), newest first as the ASG answers
- * them, read page by page until one older than `since`. `truncated`: more than MAX_PAGES pages since.
+ * them, read page by page until an ended one older than `since`. The ASG lists the activities still
+ * under way first, however old (a termination a lifecycle hook holds for an hour): one of those is no
+ * sign the rest are older. `truncated`: more than MAX_PAGES pages since.
  */
 export async function activitiesSince(
   autoScalingGroupName: string,
@@ -34,8 +39,8 @@ export async function activitiesSince(
     for (const activity of out.Activities ?? []) {
       const at = activity.StartTime?.getTime();
       if (at === undefined) continue;
-      if (at < since) reachedSince = true;
-      else activities.push(activity);
+      if (at >= since) activities.push(activity);
+      else if (ENDED.has(activity.StatusCode ?? '')) reachedSince = true;
     }
     token = out.NextToken;
     if (reachedSince || !token) return { activities, truncated: false };
