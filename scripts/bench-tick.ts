@@ -82,8 +82,9 @@ await runMain(async () => {
     terminationGraceSeconds: 5,
   });
   const replicasDir = executorKind === 'local' ? mkdtempSync(join(tmpdir(), 'boa-bench-tick-')) : undefined;
-  // Pods are pinned to the local pool's node names, which the fake's kubelet does not run: they stay
-  // pending, so the executor's create/list/watch work is timed without any process on the cores.
+  // Pods are pinned to the local pool's node names, Nodes of the fake's that are not Ready (the executor
+  // makes pods only on nodes the cluster lists): they stay pending, so the executor's create/list/watch
+  // work is timed without any process on the cores.
   const fakeKube =
     executorKind === 'kubernetes' ? await startFakeKubeApi({ historyLimit: 100_000 }) : undefined;
   const executor: Executor | null = replicasDir
@@ -169,12 +170,19 @@ await runMain(async () => {
       return starting;
     };
     let startupWaitMs = 0;
+    const fakeNodes = new Set<string>();
     const tickOnce = async () => {
       churn();
       const before = service.execution.reconciles;
       const start = performance.now();
       const report = await scheduler.tick();
       const wholeMs = performance.now() - start;
+      for (const node of fakeKube ? service.state.nodes : []) {
+        const name = node.name ?? node.id;
+        if (fakeNodes.has(name)) continue;
+        fakeNodes.add(name);
+        fakeKube!.kubelet.addNode({ name, ready: false });
+      }
       await scheduler.settle();
       // The executor runs after the tick, never inside it; waited for here so each tick's is timed.
       await service.execution.settle();

@@ -283,7 +283,7 @@ export class Execution {
     const done: Array<{ jobId: number; endedAt: number | undefined }> = [];
     // Until the pool has been listed since the start, a replica failed, stopped from outside or late is
     // not judged: a node gone while boa was down explains it (its peers fail at the lost rendezvous, the
-    // missing rank's pod, made again on the gone node, never starts), and the first tick, seeing the
+    // missing rank is held back, its node not listed: listed-nodes.ts), and the first tick, seeing the
     // node gone, moves the job, the old generation's ends no longer counting. Judged before, a node
     // removed by AWS cost the job a restart of its maxRestarts and a backoff (found in a restart trial).
     const judged = this.service.state.nodesListed;

@@ -322,10 +322,12 @@ export interface VolumeClaimProblem {
  * should exist with those that do and fixes the difference: replicas of another generation or of a job
  * not in `desired` are stopped with the grace period (SIGTERM, then SIGKILL; pod deletion with
  * terminationGracePeriodSeconds); a generation starts only once its job's older replicas are gone;
- * missing replicas of the current generation are created, but one seen and then gone without boa
- * stopping it is reported as it was last seen: interrupted if it still ran, or was stopped from outside
- * (its job resumes as a new generation, every rank together), else as it ended (a rank that finished
- * is not run again). Ended
+ * missing replicas of the current generation are created (an adapter whose nodes can go without boa,
+ * Kubernetes', creates none of a job's while one of their nodes is not listed, reporting them starting
+ * and why: a pod bound to a gone node never starts, and its deletion waits for the pod garbage
+ * collector), but one seen and then gone without boa stopping it is reported as it was last seen:
+ * interrupted if it still ran, or was stopped from outside (its job resumes as a new generation, every
+ * rank together), else as it ended (a rank that finished is not run again). Ended
  * replicas stay reported until their generation leaves `desired`, so the service sees every exit; one
  * that ended on its own before its generation left (not stopped by boa) is reported at least once after
  * too, never as succeeded when boa's stop ended it, so a rank 0 that finished as its job was rescaled

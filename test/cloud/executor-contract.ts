@@ -45,12 +45,23 @@ export interface ExecutorHarness {
   terminations(ref: ReplicaRef): Promise<number>;
   /** Processes or pods of the replica that exist now, whatever the executor believes. */
   running(ref: ReplicaRef): Promise<number>;
+  /**
+   * With ContractOptions.nodesGo: the node goes without boa (the cluster no longer lists it), and comes
+   * back under the same name.
+   */
+  removeNode?(node: string): Promise<void>;
+  restoreNode?(node: string): Promise<void>;
   cleanup(): Promise<void>;
 }
 
 export interface ContractOptions {
   /** How long a replica may take to start or stop (ms). */
   readonly settleMs?: number;
+  /**
+   * The adapter's nodes can go without boa (Kubernetes Nodes; not the local executor's, which are
+   * slices of this machine): the harness has removeNode and restoreNode.
+   */
+  readonly nodesGo?: boolean;
 }
 
 /** A desired job whose replicas are spread over the harness's nodes, with the env the service gives. */
@@ -216,6 +227,36 @@ export function executorContract(
       expect(Date.now() - stopAt).toBeGreaterThanOrEqual(900);
       expect(await harness.running(ref)).toBe(0);
     });
+
+    it.runIf(options.nodesGo)(
+      "makes no replica on a node it does not list: the job's missing ones are reported starting, naming it, and made once it is back",
+      async () => {
+        const [live, gone] = harness.nodes as [string, string];
+        await harness.removeNode!(gone);
+        // Before the executor's first pass, as after a restart while the node went.
+        const executor = await create();
+        const job = desiredJob(harness, 12, 1, [1, 1], harness.workload());
+        expect(job.replicas.map((r) => r.node)).toEqual([live, gone]);
+        const refs = [0, 1].map((rank) => ({ jobId: 12, generation: 1, rank }));
+        // Every pass, not only the first: the rank on the live node is held too (the job needs both).
+        for (let pass = 0; pass < 3; pass++) {
+          const statuses = await executor.reconcile([job]);
+          for (const ref of refs)
+            expect(find(statuses, ref)).toMatchObject({
+              phase: 'starting',
+              reason: expect.stringContaining(`node ${gone} is not in the cluster`) as string,
+            });
+        }
+        for (const ref of refs) expect(await harness.running(ref)).toBe(0);
+        await harness.restoreNode!(gone);
+        await until(
+          executor,
+          [job],
+          async () => (await started(refs[0]!)) && (await started(refs[1]!)),
+          'both replicas made once the node is back',
+        );
+      },
+    );
 
     it('starts a new generation only after the old replicas are gone', async () => {
       const executor = await create(1);

@@ -1,4 +1,4 @@
-import { type FakeKubeApi, startFakeKubeApi } from '../fakes/kube-api/index.ts';
+import { type FakeKubeApi, type FakeKubeApiOptions, startFakeKubeApi } from '../fakes/kube-api/index.ts';
 import type { EmulatedKubeNodes } from './emulated-kube-nodes.ts';
 
 /**
@@ -7,8 +7,12 @@ import type { EmulatedKubeNodes } from './emulated-kube-nodes.ts';
  * Nodes match the emulator's (registered, Ready or not, gone with their instance); a cordon boa sends
  * lands on the fake's Node and stays until the Node goes.
  */
-export async function kubeBridge(emulated: EmulatedKubeNodes, gpusPerNode = 4) {
-  const fake: FakeKubeApi = await startFakeKubeApi();
+export async function kubeBridge(
+  emulated: EmulatedKubeNodes,
+  gpusPerNode = 4,
+  fakeOptions: FakeKubeApiOptions = {},
+) {
+  const fake: FakeKubeApi = await startFakeKubeApi(fakeOptions);
   const readyOf = (node: { status?: { conditions?: Array<{ type?: string; status?: string }> } }) =>
     (node.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
   const sync = () => {

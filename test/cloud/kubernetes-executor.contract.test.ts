@@ -80,6 +80,8 @@ export async function kubernetesHarness(): Promise<ExecutorHarness> {
     starts: async (r) => starts.get(nameOf(r)) ?? [],
     terminations: async (r) => terminations.get(nameOf(r)) ?? 0,
     running: async (r) => live(r).length,
+    removeNode: async (node) => fake.kubelet.removeNode(node),
+    restoreNode: async (node) => void fake.kubelet.addNode({ name: node }),
     cleanup: async () => {
       subscription.stop();
       for (const timer of timers) clearTimeout(timer);
@@ -88,4 +90,4 @@ export async function kubernetesHarness(): Promise<ExecutorHarness> {
   };
 }
 
-executorContract('Kubernetes pods over the fake API server', kubernetesHarness);
+executorContract('Kubernetes pods over the fake API server', kubernetesHarness, { nodesGo: true });

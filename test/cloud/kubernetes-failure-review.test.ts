@@ -508,7 +508,7 @@ describe('Kubernetes executor: found in review, fixed', () => {
       fake.faults.inject({ status: 503, count: 4, match: (r) => isPodCreate(r) && ++creates > 1 });
       await executor.reconcile(desired);
       expect(podNames()).toEqual([podName(25, 1, 0)]);
-      await vi.waitFor(() => expect(fake.openWatches()).toBe(3), { timeout: 20_000 }); // pods, services, policies
+      await vi.waitFor(() => expect(fake.openWatches()).toBe(4), { timeout: 20_000 }); // pods, services, policies, nodes
       if (quiet) fake.stallWatches();
       const [held] = fake.services(NS);
       const name = held!.metadata.name;
@@ -556,7 +556,7 @@ describe('Kubernetes executor: found in review, fixed', () => {
       await executor.reconcile(desired);
       expect(fake.faults.pending()).toBe(0);
       expect(podNames()).toEqual([podName(23, 1, 0)]);
-      await vi.waitFor(() => expect(fake.openWatches()).toBe(3), { timeout: 20_000 }); // pods, services, policies
+      await vi.waitFor(() => expect(fake.openWatches()).toBe(4), { timeout: 20_000 }); // pods, services, policies, nodes
       fake.stallWatches();
       const [deleted] = fake.services(NS);
       await fake

@@ -231,9 +231,9 @@ describe('the rules cover every call the executor makes', () => {
       const used = new Set<string>();
       for (const r of fake.requests) {
         const { group, resource, namespace, name } = target(r.path);
-        // Cluster-scoped requests are the ClusterRole's (storage classes only, here); all else the jobs
-        // namespace's Role.
-        const rules = namespace === '' ? STORAGE_CLASS_RULES : JOBS_RULES;
+        // Cluster-scoped requests are the ClusterRole's (storage classes, and the Nodes pods are made on
+        // only when listed); all else the jobs namespace's Role.
+        const rules = namespace === '' ? [...NODE_RULES, ...STORAGE_CLASS_RULES] : JOBS_RULES;
         if (namespace !== '') expect(namespace, r.path).toBe('boa-jobs');
         const verb = verbOf(r.method, r.path, r.watch);
         used.add(`${resource}:${verb}`);
@@ -250,6 +250,8 @@ describe('the rules cover every call the executor makes', () => {
           'services:create',
           'persistentvolumeclaims:get',
           'storageclasses:get',
+          'nodes:list',
+          'nodes:watch',
         ]),
       );
       // Least privilege on secrets, network policies, claims, storage classes and leases: every verb granted is used, and no other (the

@@ -16,6 +16,7 @@ import { nodesOf } from '../../src/service/jobs.ts';
 import type { NodePool } from '../../src/service/ports.ts';
 import { emulateNodegroup } from '../cloud/emulated-nodegroup.ts';
 import { kubeBridge } from '../cloud/kube-bridge.ts';
+import type { FakeKubeApiOptions } from '../fakes/kube-api/index.ts';
 import { poolOnEmulatedGroup } from './aws-pool.ts';
 import { ManualClock } from './harness.ts';
 import { useKubeconfig } from '../helpers/kubeconfig-env.ts';
@@ -65,14 +66,17 @@ export function killedAfter<K extends keyof NodePool>(key: K): Wrap {
 /** Wraps a life's pool; `die` stops that life's database taking writes. */
 export type Wrap = (pool: NodePool, die: () => void) => NodePool;
 
-/** The cluster and data dir both lives share; `close` removes them and restores KUBECONFIG. */
-export async function crashWorld() {
+/**
+ * The cluster and data dir both lives share; `close` removes them and restores KUBECONFIG. `fakeOptions`:
+ * the fake API server's (test/fakes/kube-api/index.ts).
+ */
+export async function crashWorld(fakeOptions: FakeKubeApiOptions = {}) {
   const cleanups: Array<() => Promise<void> | void> = [];
   // From the wall clock, which the fake kubelet stamps exits by: an exit while boa is down is then
   // before the restart on boa's clock too (the manual clock runs ahead of it, a minute a tick).
   const clock = new ManualClock(Math.floor(Date.now() / 1000) * 1000);
   const group = emulateNodegroup({ clock, minSize: 0, maxSize: 4, bootMs: 60_000, updatePolls: 0 });
-  const bridge = await kubeBridge(group.kube);
+  const bridge = await kubeBridge(group.kube, 4, fakeOptions);
   cleanups.push(() => bridge.close());
   const dataDir = mkdtempSync(join(tmpdir(), 'boa-kcrash-'));
   cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));

@@ -2,9 +2,12 @@
  * A node a running job was placed on is removed while boa is down (AWS replaces the instance, its
  * Kubernetes Node goes and the pod garbage collector takes its pod; the job's other ranks fail at the
  * lost rendezvous). The restarted boa moves the job to nodes that exist as one new generation, counted
- * as no restart of its maxRestarts and with no backoff, and the gone node's GPU-hours end in the ledger
- * when its termination ended, not when the restarted boa saw it gone (kubernetes-crash-harness.ts: real
- * adapters over an emulated node group and the fake API server).
+ * as no restart of its maxRestarts and with no backoff, without making the gone rank's pod again on the
+ * gone node first (its first executor pass runs before its first tick has listed the pool; a pod bound
+ * there held the new generation back until the pod garbage collector removed it: 30 s here, 40-90 s on
+ * a cluster), and the gone node's GPU-hours end in the ledger when its termination ended, not when the
+ * restarted boa saw it gone (kubernetes-crash-harness.ts: real adapters over an emulated node group and
+ * the fake API server).
  */
 import { afterEach, expect, it } from 'vitest';
 import { nodesOf } from '../../src/service/jobs.ts';
@@ -26,7 +29,8 @@ const instanceOf = (w: CrashWorld, node: string) =>
   (w.fake.nodes().find((n) => n.metadata.name === node)?.spec.providerID as string).split('/').pop()!;
 
 it('a node gone while boa was down: the job moves to live nodes once, no restart counted, the node paid until its termination ended', async () => {
-  const w = await crashWorld();
+  // A pod bound to the gone node waits for the pod garbage collector, as on a real cluster.
+  const w = await crashWorld({ orphanedPodsWait: true });
   worlds.push(w);
   const { first, id, placed } = await runningFirstLife(w);
   const placedOn = nodesOf(placed.allocation).map((n) => n.node);
@@ -44,6 +48,13 @@ it('a node gone while boa was down: the job moves to live nodes once, no restart
   for (const pod of w.fake.pods(NS)) w.fake.kubelet.exit(pod.metadata.name as string, 1);
   w.clock.advance(600);
 
+  // Pods made on the gone node from the restart on, as the fake's store records them (deleted ones too).
+  const madeOnGone: string[] = [];
+  const sub = w.fake.store.subscribe(w.fake.store.currentVersion(), (e) => {
+    if (e.resource === 'pods' && e.type === 'ADDED' && e.object.spec?.nodeName === gone)
+      madeOnGone.push(e.object.metadata.name);
+  });
+  if (sub === 'expired') throw new Error('the fake kept no history');
   const second = await w.boot();
   const seenGoneAt = w.clock.now();
   await second.tick();
@@ -56,16 +67,25 @@ it('a node gone while boa was down: the job moves to live nodes once, no restart
     failureReason: null,
   });
   expect(nodesOf(moved.allocation).map((n) => n.node)).not.toContain(gone);
+  // No more ticks: after the tick that moved the job, the executor's own passes (followed up every
+  // second while replicas start or stop) delete the old generation's pods and make the new one's.
   const pods = await eventually(
     'the new generation running',
-    async () => {
-      await second.tick();
+    () => {
       w.fake.kubelet.startPods();
       return podsOf(w, id);
     },
+    // Every rank's: the executor makes them one after another.
     (list) =>
-      list.length > 0 && list.every((p) => p.generation === moved.generation && p.phase === 'Running'),
+      list.length === nodesOf(moved.allocation).length &&
+      list.every((p) => p.generation === moved.generation && p.phase === 'Running'),
   );
+  sub.stop();
+  // The restarted boa made no pod on the node the cluster no longer lists: one bound there is started
+  // by no kubelet, and its deletion waits for the pod garbage collector (here its grace, 30 s), which
+  // the job's next generation waited for (30 s in wall time before the fix; a benchmark's matter, not
+  // asserted here).
+  expect(madeOnGone).toEqual([]);
   expect(pods.map((p) => p.node).sort()).toEqual(
     nodesOf(moved.allocation)
       .map((n) => n.node)

@@ -46,6 +46,7 @@ import { podLogs } from './pod-logs.ts';
 import { PodWrites } from './pod-writes.ts';
 import { NamespaceClaim } from './namespace-claim.ts';
 import { waitingForOlderPods } from './older-pods-wait.ts';
+import { heldForNodes, ListedNodes } from './listed-nodes.ts';
 
 export interface KubernetesExecutorDeps {
   readonly kubeConfig: KubeConfig;
@@ -102,6 +103,8 @@ export class KubernetesExecutor implements Executor {
   private readonly serviceWrites: ServiceWrites;
   /** The jobs namespace is this boa's alone: nothing is created or deleted there without it. */
   private readonly namespaceClaim: NamespaceClaim;
+  /** No pod is made on a node the cluster does not list (listed-nodes.ts). */
+  private readonly nodes: ListedNodes;
 
   constructor(
     private readonly config: KubernetesExecutorConfig,
@@ -183,6 +186,12 @@ export class KubernetesExecutor implements Executor {
     );
     const networking = networkingApi(deps.kubeConfig, config.requestTimeoutMs);
     this.policies = new JobNetworkPolicies(networking, config, this.retry, deps.logger, common);
+    this.nodes = new ListedNodes({
+      ...common,
+      api: this.api,
+      kubeConfig: deps.kubeConfig,
+      requestTimeoutMs: config.requestTimeoutMs,
+    });
   }
 
   checkWorkload(workload: Workload) {
@@ -261,6 +270,8 @@ export class KubernetesExecutor implements Executor {
     // Start what is missing, once the job's older replicas are gone.
     const servicesByName = new Map(services.map((s) => [s.metadata?.name ?? '', s]));
     const waiting: ReplicaStatus[] = [];
+    // Read once a pass, and only by a pass that has pods to make.
+    let listedNodes: Promise<ReadonlySet<string>> | undefined;
     for (const job of desired) {
       const owned = byJob.get(job.jobId) ?? [];
       const older = owned.filter(({ pod, id }) => !belongs(pod, id, job)).map(({ pod }) => pod);
@@ -288,6 +299,8 @@ export class KubernetesExecutor implements Executor {
         let service: V1Service | undefined;
         let refused: string | undefined;
         try {
+          const held = heldForNodes(missing, await (listedNodes ??= this.nodes.names()));
+          if (held.length > 0) return void waiting.push(...held);
           const ensured = await this.serviceWrites.ensure(
             job.jobId,
             servicesByName.get(serviceName(job.jobId)),
@@ -302,8 +315,9 @@ export class KubernetesExecutor implements Executor {
               (await this.policies.ensure(job.jobId, (service = ensured))) ??
               (await ensureTokenSecret(api, config, retry, logger, missing[0]!, service));
         } catch (error) {
-          // An API server down or throttling past the retries is not the job's fault: its start deadline
-          // restarts, as for a pod write's (found in review: it ran on, and failed the job's generation).
+          // An API server down or throttling past the retries (the nodes' list too) is not the job's fault:
+          // its start deadline restarts, as for a pod write's (found in review: it ran on, and failed the
+          // job's generation).
           this.refusals.stepFailed(job.jobId, kindOf(error));
           throw error;
         }
@@ -368,6 +382,7 @@ export class KubernetesExecutor implements Executor {
   async close(): Promise<void> {
     this.pods.close();
     this.services.close();
+    this.nodes.close();
     this.policies.close();
     // What stopping pods wrote so far is kept; a restarted boa follows those still stopping again.
     await this.archive.close();

@@ -20,6 +20,7 @@ export class KubeApiCore {
   constructor(
     readonly store: KubeStore,
     now: () => number = Date.now,
+    private readonly options: { readonly orphanedPodsWait?: boolean } = {},
   ) {
     this.logs = new PodLogs(now);
     store.deleteDependent = (resource, obj) => {
@@ -107,7 +108,8 @@ export class KubeApiCore {
       const phase = obj.status?.phase;
       const onLiveNode =
         Boolean(obj.spec?.nodeName) &&
-        this.store.get('nodes', undefined, obj.spec.nodeName) !== undefined &&
+        (this.options.orphanedPodsWait ||
+          this.store.get('nodes', undefined, obj.spec.nodeName) !== undefined) &&
         phase !== 'Succeeded' &&
         phase !== 'Failed';
       if (grace > 0 && onLiveNode) {

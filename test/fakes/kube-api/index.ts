@@ -89,6 +89,12 @@ export interface FakeKubeApiOptions {
   readonly historyLimit?: number;
   /** Timestamps (creation, deletion, container start and finish); default the wall clock. */
   readonly now?: () => number;
+  /**
+   * A pod deleted while bound to a node that is gone stays Terminating, as the real API server leaves it
+   * (no kubelet confirms it), until its grace runs out in real time, standing in for the pod garbage
+   * collector (40 s after it sees the node gone). Default: removed at once, as if the collector had run.
+   */
+  readonly orphanedPodsWait?: boolean;
 }
 
 export interface FakeKubeApi {
@@ -122,7 +128,7 @@ export interface FakeKubeApi {
 export async function startFakeKubeApi(options: FakeKubeApiOptions = {}): Promise<FakeKubeApi> {
   const now = options.now ?? Date.now;
   const store = new KubeStore(options.historyLimit ?? 10_000, now);
-  const core = new KubeApiCore(store, now);
+  const core = new KubeApiCore(store, now, { orphanedPodsWait: options.orphanedPodsWait });
   const faults = new Faults();
   const kubelet = new FakeKubelet(core, options.kubelet ?? {}, now);
   const server = new FakeKubeHttpServer(core, faults);
