@@ -19,6 +19,17 @@ function unauthorized(c: Context<ApiEnv>, message: string) {
 
 /** The routes a job's own token may call: /v1/jobs/{id} and its actions. */
 const JOB_ROUTE = /^\/v1\/jobs\/(\d{1,15})(?:\/(?:progress|allocation|complete|cancel|logs))?$/;
+/** A job route with more path before it (/v1/v1/jobs/3/allocation): a job client's BOA_URL with a path. */
+const PREFIXED_JOB_ROUTE =
+  /^(\/v1(?:\/.*?)?)\/v1\/jobs\/\d{1,15}(?:\/(?:progress|allocation|complete|cancel|logs))?$/;
+
+function prefixedJobRouteMessage(method: string, path: string): string {
+  const prefix = PREFIXED_JOB_ROUTE.exec(path)?.[1] ?? '';
+  return (
+    `no route ${method} ${path}: job routes start at /v1/jobs/, so a job's BOA_URL is boa's address ` +
+    `without the path "${prefix}" after it (such as http://127.0.0.1:8080)`
+  );
+}
 
 /**
  * Operator routes need the operator token. Job routes (/v1/jobs/{id}/...) also accept the job's own
@@ -56,6 +67,10 @@ export function operatorOrJobAuth(operatorToken: OperatorToken | string): Middle
         return c.json(errorBody('not_found', `no route ${c.req.method} ${c.req.path}`), 404);
       } else if (await tokens.matchesAfterRefresh(token)) {
         operator = true;
+      } else if (PREFIXED_JOB_ROUTE.test(c.req.path)) {
+        // A job whose BOA_URL ends in /v1 (the docs write the routes as /v1/jobs/...): "wrong token"
+        // sent its author to check a token that was right.
+        return c.json(errorBody('not_found', prefixedJobRouteMessage(c.req.method, c.req.path)), 404);
       } else {
         return unauthorized(c, 'wrong token');
       }
