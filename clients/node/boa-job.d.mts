@@ -21,7 +21,10 @@ export interface BoaJobOptions {
   retries?: number;
   backoffSeconds?: number;
   maxBackoffSeconds?: number;
-  /** Listen for SIGTERM (default true); close() removes the listener. */
+  /**
+   * Listen for SIGTERM (default true); close() removes the listener. Until the program first asks
+   * (shouldStop, stopReason, waitForWidth), a SIGTERM ends the process as Node's default does.
+   */
   handleSigterm?: boolean;
   /** While waitForWidth cannot reach boa (or boa answers 5xx, 429): a console.warn at once, then at
    * most this often (default 60). */

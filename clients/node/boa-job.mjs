@@ -180,6 +180,13 @@ function checkOptions(options) {
 export class BoaJob {
   #stopReason = null;
   #sigterm = false;
+  /**
+   * Whether the program has asked whether to stop (shouldStop, stopReason, waitForWidth). Until it has,
+   * a SIGTERM keeps Node's default (the process ends): a program that only reports never looks, and the
+   * listener swallowed boa's SIGTERM until the SIGKILL at the end of the grace period (120 s a rescale
+   * or cancel, with nothing said; found in a newcomer review).
+   */
+  #heeded = false;
   #stopKind = null;
   #lastAllocation = null;
   /**
@@ -279,9 +286,23 @@ export class BoaJob {
         this.#sigterm = true;
         markSigterm(process.env.BOA_SIGTERM_FILE);
         this.#wake();
+        if (!this.#heeded) this.#sigtermUnheeded();
       };
       process.on('SIGTERM', this.#onSigterm);
     }
+  }
+
+  /** A SIGTERM the program will never look at: it does what it does without the client. */
+  #sigtermUnheeded() {
+    process.off('SIGTERM', this.#onSigterm);
+    this.#onSigterm = null;
+    // The program's own listener (or another client's) decides what SIGTERM does.
+    if (process.listenerCount('SIGTERM') > 0) return;
+    console.warn(
+      `boa job ${this.jobId}: SIGTERM before this program asked shouldStop(): it ends, as without the ` +
+        'client (to checkpoint on a rescale, check job.shouldStop() in the training loop: docs/client.md)',
+    );
+    process.kill(process.pid, 'SIGTERM');
   }
 
   /**
@@ -571,6 +592,7 @@ export class BoaJob {
    * such poll and then at most every warnEverySeconds.
    */
   async waitForWidth(timeoutSeconds) {
+    this.#heeded = true;
     // The monotonic clock, as Python's time.monotonic, here and for the warnings' spacing: a wall clock
     // stepped back (NTP, a VM resumed) held this wait, and silenced the warnings, as long as the step.
     // "abc" made the deadline NaN, which no time passes: a wait for ever where a timeout was asked for.
@@ -656,10 +678,12 @@ export class BoaJob {
 
   /** True once the job must checkpoint and exit: SIGTERM, a new generation, or the job ended. */
   shouldStop() {
+    this.#heeded = true;
     return this.#sigterm || this.#stopReason !== null;
   }
   /** Why shouldStop() is true: "SIGTERM" (which outranks the others), a new generation, the job ended. */
   get stopReason() {
+    this.#heeded = true;
     return this.#sigterm ? 'SIGTERM' : this.#stopReason;
   }
   get lastAllocation() {

@@ -296,6 +296,11 @@ class BoaJob:
         self._lock = threading.Lock()
         # Set by the SIGTERM handler without the lock: a handler runs in the main thread, which may hold it.
         self._sigterm = False
+        # Whether the program has asked whether to stop (should_stop, stop_reason, wait_for_width). Until
+        # it has, a SIGTERM keeps its default (the process ends): a program that only reports never
+        # looks, and the handler swallowed boa's SIGTERM until the SIGKILL at the end of the grace period
+        # (120 s a rescale or cancel, with nothing said; found in a newcomer review).
+        self._heeded = False
         self._stop_reason = None
         self._stop_kind = None
         self._last_allocation = None
@@ -608,6 +613,7 @@ class BoaJob:
         meanwhile, SIGTERM comes while the width is 0, the timeout passes, or boa refuses the poll (a
         4xx); boa unreachable or failing (5xx, 429) is waited out like width 0, with a warning on the
         boa_job logger at the first such poll and then at most every warn_every_seconds."""
+        self._heeded = True
         # "10" raised a bare TypeError here, after the first poll's wait had not even begun.
         if timeout_seconds is not None:
             _checked_option("timeout_seconds", timeout_seconds)
@@ -681,6 +687,7 @@ class BoaJob:
 
     def should_stop(self):
         """True once the job must checkpoint and exit: SIGTERM, a new generation, or the job ended."""
+        self._heeded = True
         if self._sigterm:
             return True
         with self._lock:
@@ -689,6 +696,7 @@ class BoaJob:
     @property
     def stop_reason(self):
         """Why should_stop() is true: "SIGTERM" (which outranks the others), a new generation, the job ended."""
+        self._heeded = True
         if self._sigterm:
             return "SIGTERM"
         with self._lock:
@@ -787,9 +795,20 @@ class BoaJob:
         owner = os.getpid()
 
         def on_sigterm(signum, frame):
-            if os.getpid() != owner:
+            unheeded = os.getpid() == owner and not self._heeded
+            if unheeded:
+                self._sigterm = True
+                _mark_sigterm(os.environ.get("BOA_SIGTERM_FILE"))
+                if previous in (None, signal.SIG_DFL):
+                    # os.write, not print or logging: the handler may interrupt a write to stderr.
+                    os.write(2, (
+                        f"boa job {self.job_id}: SIGTERM before this program asked should_stop(): it ends, as "
+                        "without the client (to checkpoint on a rescale, check job.should_stop() in the "
+                        "training loop: docs/client.md)\n").encode())
+            if os.getpid() != owner or unheeded:
                 # A forked child (a multiprocessing worker) inherited this handler: it is not the job,
                 # and a pool ends its workers with SIGTERM, which must end them as it would without boa.
+                # Nor does a program that never looks at should_stop(): it would not checkpoint and exit.
                 signal.signal(signal.SIGTERM, signal.SIG_DFL if previous is None else previous)
                 if callable(previous) and previous not in (signal.SIG_DFL, signal.SIG_IGN):
                     previous(signum, frame)

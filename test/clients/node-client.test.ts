@@ -422,6 +422,7 @@ describe('Node job client (clients/node/boa-job.mjs)', () => {
     const script = `
       import { BoaJob } from ${JSON.stringify(CLIENT)};
       const job = BoaJob.fromEnv(process.env, { backoffSeconds: 60, maxBackoffSeconds: 60 });
+      job.shouldStop(); // its loop looks (one that never does ends at SIGTERM, as without the client)
       console.log('reporting');
       job.report(1).then(() => console.log('report returned, stop reason ' + job.stopReason))
         .finally(() => job.close());`;
@@ -456,6 +457,7 @@ describe('Node job client (clients/node/boa-job.mjs)', () => {
     const script = `
       import { BoaJob } from ${JSON.stringify(CLIENT)};
       const job = BoaJob.fromEnv(process.env, { retries: 0 });
+      job.shouldStop(); // its loop looks (one that never does ends at SIGTERM, as without the client)
       process.kill(process.pid, 'SIGTERM');
       setTimeout(async () => {
         const started = Date.now();

@@ -353,6 +353,8 @@ describe('local executor', () => {
     const trainer =
       `import { BoaJob } from ${JSON.stringify(CLIENT)};` +
       "const job = new BoaJob({ url: 'http://127.0.0.1:9', jobId: 1, token: 't' });" +
+      // Asked before it says it trains: until a program asks, the client leaves SIGTERM its default.
+      'job.shouldStop();' +
       "console.log('training');" +
       `setInterval(() => { if (job.shouldStop()) process.exit(${exitCode}); }, 20);`;
     const desired = [job([process.execPath, '--input-type=module', '-e', trainer])];

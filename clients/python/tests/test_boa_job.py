@@ -467,6 +467,7 @@ class BoaJobTest(unittest.TestCase):
         try:
             client = self.client(control("/__test/job"))
             self.assertFalse(os.path.exists(marker))
+            self.assertFalse(client.should_stop())  # a program that looks (one that never does ends)
             os.kill(os.getpid(), signal.SIGTERM)
             self.assertTrue(wait_until(client.should_stop))
             with open(marker) as written:
@@ -498,6 +499,7 @@ class BoaJobTest(unittest.TestCase):
         url = f"http://127.0.0.1:{free_port()}"
         client = BoaJob(url, 3, "tok", 1, env={}, backoff_seconds=5, max_backoff_seconds=5)
         self.clients.append(client)
+        self.assertFalse(client.should_stop())  # its loop looks (one that never does ends at SIGTERM)
         threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGTERM)).start()
         started = time.monotonic()
         self.assertEqual(client.report(1), {})
@@ -513,6 +515,7 @@ class BoaJobTest(unittest.TestCase):
         silent.listen(8)  # never accepted: connected, then no answer
         client = BoaJob(f"http://127.0.0.1:{silent.getsockname()[1]}", 3, "tok", 1, env={}, retries=0)
         self.clients.append(client)
+        self.assertFalse(client.should_stop())  # its loop looks (one that never does ends at SIGTERM)
         os.kill(os.getpid(), signal.SIGTERM)
         self.assertTrue(wait_until(lambda: client.stop_reason == "SIGTERM"))
         started = time.monotonic()
