@@ -104,7 +104,9 @@ def _checked_epoch(stat_epoch, stat_epochs):
     # numpy's integers, and a float with no fraction (3.0, which JSON and boa read as 3), become int.
     if isinstance(stat_epoch, numbers.Integral) and not isinstance(stat_epoch, bool):
         value = int(stat_epoch)
-    elif isinstance(stat_epoch, numbers.Real) and float(stat_epoch).is_integer():
+    # Not a bool (an Integral, so a Real too): True went as epoch 1 (found in a newcomer review).
+    elif (isinstance(stat_epoch, numbers.Real) and not isinstance(stat_epoch, bool)
+          and float(stat_epoch).is_integer()):
         value = int(stat_epoch)
     else:
         value = None

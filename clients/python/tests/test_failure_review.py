@@ -67,10 +67,10 @@ class FailureReviewTest(QuickClients, unittest.TestCase):
         # are not below 2), which boa then refused: epoch 2 was lost.
         control("/__test/fail-next", {"count": 8, "status": 503})
         with self.assertLogs("boa_job", "WARNING") as logged:
-            for bad in (2.5, most + 1, -1, "3"):
+            for bad in (2.5, most + 1, -1, "3", True):  # True went as epoch 1
                 self.assertEqual(client.report(bad), client.last_allocation)
         self.assertEqual(self.posts(job), 0)
-        self.assertEqual(len(logged.output), 4)
+        self.assertEqual(len(logged.output), 5)
         self.assertIn(
             f"progress report not taken, training goes on: stat_epoch must be an integer from 0 to {most}, "
             "got 2.5: nothing sent",
@@ -79,6 +79,7 @@ class FailureReviewTest(QuickClients, unittest.TestCase):
         self.assertIn(f"got {most + 1}: nothing sent", logged.output[1])
         self.assertIn("got -1: nothing sent", logged.output[2])
         self.assertIn("got '3': nothing sent", logged.output[3])
+        self.assertIn("got True: nothing sent", logged.output[4])
         control("/__test/fail-next", {"count": 0})
         client.start_polling()
         self.assertTrue(wait_until(lambda: self.view(job)["statEpoch"] == 2))
