@@ -325,8 +325,9 @@ def main():
         while not context.join():
             pass
     except mp.ProcessExitedException as error:
-        # A worker still starting (importing torch, before its client took SIGTERM over) dies of boa's
-        # SIGTERM with nothing to save: a stop like any other, not a failure. Any other death is one.
+        # A worker still starting (importing torch, joining the group: before its first should_stop(), when
+        # its client takes SIGTERM over) dies of boa's SIGTERM with nothing to save: a stop like any other,
+        # not a failure. Any other death is one.
         if not stopping or getattr(error, "exit_code", None) != -signal.SIGTERM:
             raise
         print(f"train.py: stopped by SIGTERM while its workers started ({error})", file=sys.stderr, flush=True)
