@@ -257,7 +257,13 @@ export function currentSpendCeiling(svc: BoaService, now: number): SpendCeiling 
     [whole, ...asked].map((hours) => now - hours * HOUR),
     now,
   );
-  const paidByLookback = new Map(asked.map((hours, i) => [hours, (paid[i] as number) / HOUR]));
+  // While listings fail, the nodes the group may have launched beyond the last listing count as paid.
+  const paidByLookback = new Map(
+    asked.map((hours, i) => [
+      hours,
+      ((paid[i] as number) + svc.state.unlisted.gpuMs(now - hours * HOUR, now)) / HOUR,
+    ]),
+  );
   return spendCeiling({
     budgetGpuHoursPerHour: budget.gpuHoursPerHour,
     windowHours,

@@ -6,6 +6,7 @@ import type { ServiceJob } from './jobs.ts';
 import type { NodeStatusView } from './nodes/reconciler.ts';
 import type { NodeGroupState, PoolNode } from './ports.ts';
 import { OpsCounters } from './ops-counters.ts';
+import { UnlistedPaid } from './unlisted-paid.ts';
 import type { WorkSample } from './work-samples.ts';
 
 export interface ClassState {
@@ -79,6 +80,8 @@ export class ServiceState {
   nodesListed = false;
   /** The node group as the cloud last reported it (refreshed after boa's own changes). */
   group: NodeGroupState | undefined;
+  /** What the group may pay for beyond the last listing while listings fail (the spend ceiling counts it). */
+  readonly unlisted = new UnlistedPaid();
   /** The node reconciler's report for /v1/status (src/service/nodes). */
   nodeStatus: (() => NodeStatusView) | undefined;
   /** Allocated GPUs since `allocatedFrom`, for the ledger's allocation samples. */

@@ -1,0 +1,56 @@
+import { isBilled } from './paid-now.ts';
+import type { NodeGroupState, PoolNode } from './ports.ts';
+
+interface Span {
+  readonly from: number;
+  readonly to: number;
+  readonly gpus: number;
+}
+
+/**
+ * GPUs the node group may be paying for that no listing has shown, while the pool's listing fails: the
+ * spend ceiling counts them as paid. The ledger opens a node from a listing, so a node launched during
+ * the outage (boa still resizes the group from the last listing) was missing from the ceiling's paid
+ * until the listing came back, and the ceiling kept the room it had lent as if unspent: a burst while
+ * the listing failed paid 2.2x the budget over the window (test/service/budget-listing-outage.test.ts).
+ * Cleared by the first listing stored after it: from then on the ledger holds those nodes, from launch.
+ */
+export class UnlistedPaid {
+  private spans: Span[] = [];
+  /** The last tick that listed the pool or counted a span; undefined before the first listing. */
+  private lastAt: number | undefined;
+
+  /** A listing was stored at `at`: the ledger holds what it showed. */
+  listed(at: number): void {
+    this.spans = [];
+    this.lastAt = at;
+  }
+
+  /**
+   * A tick's listing failed: since the tick before, the group may have paid for its desired size, at the
+   * most what `group` says now (a raise since counts from the tick before, the worst case), beyond the
+   * billed nodes of the last listing that were not leaving (the ledger holds those open, paid to now).
+   */
+  failed(
+    now: number,
+    group: NodeGroupState | undefined,
+    lastListing: readonly PoolNode[],
+    gpusPerNode: number,
+  ) {
+    const from = this.lastAt;
+    this.lastAt = now;
+    if (from === undefined || group === undefined || now <= from) return;
+    let shown = 0;
+    for (const node of lastListing) if (isBilled(node) && !node.leaving) shown += node.gpus;
+    const gpus = Math.max(0, group.desiredSize * gpusPerNode - shown);
+    if (gpus > 0) this.spans.push({ from, to: now, gpus });
+  }
+
+  /** GPU-ms the spans count within [from, to]. */
+  gpuMs(from: number, to: number): number {
+    let sum = 0;
+    for (const span of this.spans)
+      sum += span.gpus * Math.max(0, Math.min(to, span.to) - Math.max(from, span.from));
+    return sum;
+  }
+}
