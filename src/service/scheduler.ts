@@ -182,8 +182,7 @@ export class Scheduler {
     const held = () => gpusHeldPerNode(state.jobs.values());
     const ready = this.nodes.usable(state.nodes, held);
     // Before the ceiling: nodes launched since the last listing are paid though no listing shows them.
-    if (!listed && state.nodesListed)
-      state.unlisted.failed(now, state.group, state.nodes, deps.config.gpusPerNode);
+    if (!listed && state.nodesListed) state.unlisted.failed(now, state.group, deps.config.gpusPerNode);
     const ceiling = this.service.spendCeiling(now);
     // While the heartbeat does not reach CloudWatch, no more nodes than the budget guard would leave.
     const heldNodes = this.service.heartbeat.nodes(
@@ -244,7 +243,7 @@ export class Scheduler {
       if (listed) {
         this.unseen.advance(listedAt);
         // The ledger holds the listed nodes from here (from their launch): no longer counted apart.
-        state.unlisted.listed(now);
+        state.unlisted.listed(now, state.nodes);
       }
     } catch (error) {
       // Rolled back: memory goes back to what the store holds, so the next tick decides it all again

@@ -19,30 +19,30 @@ export class UnlistedPaid {
   private spans: Span[] = [];
   /** The last tick that listed the pool or counted a span; undefined before the first listing. */
   private lastAt: number | undefined;
+  /** GPUs of the billed nodes, not leaving, of the listing the ledger last stored. */
+  private shown = 0;
 
-  /** A listing was stored at `at`: the ledger holds what it showed. */
-  listed(at: number): void {
+  /**
+   * A tick's listing was stored at `at`: the ledger holds what it showed. Not a listing between ticks
+   * (after a raise), which the ledger never saw: its new nodes still count as unlisted.
+   */
+  listed(at: number, nodes: readonly PoolNode[]): void {
     this.spans = [];
     this.lastAt = at;
+    this.shown = 0;
+    for (const node of nodes) if (isBilled(node) && !node.leaving) this.shown += node.gpus;
   }
 
   /**
    * A tick's listing failed: since the tick before, the group may have paid for its desired size, at the
    * most what `group` says now (a raise since counts from the tick before, the worst case), beyond the
-   * billed nodes of the last listing that were not leaving (the ledger holds those open, paid to now).
+   * nodes of the stored listing (the ledger holds those open, paid to now).
    */
-  failed(
-    now: number,
-    group: NodeGroupState | undefined,
-    lastListing: readonly PoolNode[],
-    gpusPerNode: number,
-  ) {
+  failed(now: number, group: NodeGroupState | undefined, gpusPerNode: number): void {
     const from = this.lastAt;
     this.lastAt = now;
     if (from === undefined || group === undefined || now <= from) return;
-    let shown = 0;
-    for (const node of lastListing) if (isBilled(node) && !node.leaving) shown += node.gpus;
-    const gpus = Math.max(0, group.desiredSize * gpusPerNode - shown);
+    const gpus = Math.max(0, group.desiredSize * gpusPerNode - this.shown);
     if (gpus > 0) this.spans.push({ from, to: now, gpus });
   }
 
