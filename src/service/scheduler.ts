@@ -182,7 +182,17 @@ export class Scheduler {
     const held = () => gpusHeldPerNode(state.jobs.values());
     const ready = this.nodes.usable(state.nodes, held);
     // Before the ceiling: nodes launched since the last listing are paid though no listing shows them.
-    if (!listed && state.nodesListed) state.unlisted.failed(now, state.group, deps.config.gpusPerNode);
+    if (!listed && state.nodesListed) {
+      // The group's size as last described, or what boa asked of it since the stored listing, whichever
+      // is more: describe fails with the listing as a rule (EC2 and the ASG throttled alike).
+      const asked = repo.lastResize();
+      const since = state.unlisted.listedAt ?? Number.POSITIVE_INFINITY;
+      const desired = Math.max(
+        state.group?.desiredSize ?? 0,
+        asked !== undefined && asked.at >= since ? asked.requested : 0,
+      );
+      state.unlisted.failed(now, desired, deps.config.gpusPerNode);
+    }
     const ceiling = this.service.spendCeiling(now);
     // While the heartbeat does not reach CloudWatch, no more nodes than the budget guard would leave.
     const heldNodes = this.service.heartbeat.nodes(

@@ -1,5 +1,5 @@
 import { isBilled } from './paid-now.ts';
-import type { NodeGroupState, PoolNode } from './ports.ts';
+import type { PoolNode } from './ports.ts';
 
 interface Span {
   readonly from: number;
@@ -21,6 +21,7 @@ export class UnlistedPaid {
   private lastAt: number | undefined;
   /** GPUs of the billed nodes, not leaving, of the listing the ledger last stored. */
   private shown = 0;
+  private storedAt: number | undefined;
 
   /**
    * A tick's listing was stored at `at`: the ledger holds what it showed. Not a listing between ticks
@@ -29,20 +30,26 @@ export class UnlistedPaid {
   listed(at: number, nodes: readonly PoolNode[]): void {
     this.spans = [];
     this.lastAt = at;
+    this.storedAt = at;
     this.shown = 0;
     for (const node of nodes) if (isBilled(node) && !node.leaving) this.shown += node.gpus;
   }
 
+  /** When the listing the ledger last stored was taken (undefined before the first). */
+  get listedAt(): number | undefined {
+    return this.storedAt;
+  }
+
   /**
-   * A tick's listing failed: since the tick before, the group may have paid for its desired size, at the
-   * most what `group` says now (a raise since counts from the tick before, the worst case), beyond the
-   * nodes of the stored listing (the ledger holds those open, paid to now).
+   * A tick's listing failed: since the tick before, the group may have paid for `desiredNodes` (what it
+   * last said, or what boa asked of it since, whichever is more: a raise counts from the tick before,
+   * the worst case), beyond the nodes of the stored listing (the ledger holds those open, paid to now).
    */
-  failed(now: number, group: NodeGroupState | undefined, gpusPerNode: number): void {
+  failed(now: number, desiredNodes: number, gpusPerNode: number): void {
     const from = this.lastAt;
     this.lastAt = now;
-    if (from === undefined || group === undefined || now <= from) return;
-    const gpus = Math.max(0, group.desiredSize * gpusPerNode - this.shown);
+    if (from === undefined || now <= from) return;
+    const gpus = Math.max(0, desiredNodes * gpusPerNode - this.shown);
     if (gpus > 0) this.spans.push({ from, to: now, gpus });
   }
 

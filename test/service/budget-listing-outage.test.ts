@@ -6,7 +6,9 @@
  * paid 6.82 GPU-hours against the 4.04 allowed (3.95 with the fix). Now the ceiling counts the group's
  * desired size beyond the listing the ledger last stored as paid while listings fail
  * (service/unlisted-paid.ts); a listing between ticks (after a raise) is not one the ledger stored, and
- * counted as one, an outage just after a raise paid 7.48 against 4.04. On a window scaled down to 6
+ * counted as one, an outage just after a raise paid 7.48 against 4.04; and the group's size is what boa
+ * asked for since that listing when more than the group last said (the group cannot be described in
+ * the outage either: 6.82). On a window scaled down to 6
  * minutes (1 s ticks, a 36 s horizon), as test/service/budget-window.test.ts.
  */
 import { pino } from 'pino';
@@ -29,7 +31,12 @@ const TICKS = 800;
  * Runs 800 ticks with the listing failing over [failFrom, failTo) and `bursts` jobs registered at each
  * tick given; the heaviest window the ledger paid, and the most GPUs paid that the ledger held no row for.
  */
-async function run(failFrom: number, failTo: number, bursts: ReadonlyMap<number, number>) {
+async function run(
+  failFrom: number,
+  failTo: number,
+  bursts: ReadonlyMap<number, number>,
+  describeFails = false,
+) {
   const start = Date.UTC(2026, 0, 1);
   let t = start;
   const config = resolveConfig({
@@ -50,6 +57,7 @@ async function run(failFrom: number, failTo: number, bursts: ReadonlyMap<number,
   const { service, scheduler } = boa;
   const pool = service.deps.pool;
   const listNodes = pool.listNodes.bind(pool);
+  const describe = pool.describe.bind(pool);
   try {
     service.setBudget(BUDGET);
     let registered = 0;
@@ -59,11 +67,19 @@ async function run(failFrom: number, failTo: number, bursts: ReadonlyMap<number,
     for (let tick = 0; tick < TICKS; tick++) {
       for (let i = 0; i < (bursts.get(tick) ?? 0); i++, registered++)
         service.registerJob(['cifar10', 'bert', 'deepspeech2'][registered % 3] as string, `o-${registered}`);
-      if (tick === failFrom)
+      if (tick === failFrom) {
         pool.listNodes = async () => {
           throw new Error('the server was unable to return a response in the time allotted');
         };
-      if (tick === failTo) pool.listNodes = listNodes;
+        if (describeFails)
+          pool.describe = async () => {
+            throw new Error('Throttling: Rate exceeded');
+          };
+      }
+      if (tick === failTo) {
+        pool.listNodes = listNodes;
+        pool.describe = describe;
+      }
       await scheduler.tick();
       await service.planner.idle();
       await scheduler.settle();
@@ -83,6 +99,7 @@ async function run(failFrom: number, failTo: number, bursts: ReadonlyMap<number,
     return { heaviest, mostUnlisted };
   } finally {
     pool.listNodes = listNodes;
+    pool.describe = describe;
     await boa.close();
   }
 }
@@ -108,6 +125,16 @@ describe('a burst while the node listing fails', () => {
 
   it('counts the nodes a listing between ticks showed after a raise, which the ledger never stored', async () => {
     const { heaviest, mostUnlisted } = await run(201, 400, new Map([[200, 200]]));
+    expect(mostUnlisted).toBeGreaterThanOrEqual(8 * GPUS_PER_NODE);
+    expect(heaviest).toBeLessThanOrEqual(cap + flapGuard);
+  }, 120_000);
+
+  it("counts the sizes boa asked for while the group's size cannot be read either", async () => {
+    const bursts = new Map([
+      [5, 50],
+      [210, 200],
+    ]);
+    const { heaviest, mostUnlisted } = await run(200, 400, bursts, true);
     expect(mostUnlisted).toBeGreaterThanOrEqual(8 * GPUS_PER_NODE);
     expect(heaviest).toBeLessThanOrEqual(cap + flapGuard);
   }, 120_000);
