@@ -3,7 +3,7 @@ import type { PoolNode } from './ports.ts';
 
 interface Span {
   readonly from: number;
-  readonly to: number;
+  to: number;
   readonly gpus: number;
 }
 
@@ -50,7 +50,11 @@ export class UnlistedPaid {
     this.lastAt = now;
     if (from === undefined || now <= from) return;
     const gpus = Math.max(0, desiredNodes * gpusPerNode - this.shown);
-    if (gpus > 0) this.spans.push({ from, to: now, gpus });
+    if (gpus <= 0) return;
+    // One span per stretch at the same count: an outage of days at 60 s ticks stays a few spans.
+    const last = this.spans[this.spans.length - 1];
+    if (last !== undefined && last.gpus === gpus && last.to === from) last.to = now;
+    else this.spans.push({ from, to: now, gpus });
   }
 
   /** GPU-ms the spans count within [from, to]. */
