@@ -14,19 +14,28 @@ export const MIN_BILLED_MS = 60_000;
 
 /**
  * The end of a gone node's row: its termination's end (`gone`, by id) when known, never before the last
- * listing (`lastListedAt`: the time until which ticks already counted it paid, which a clock of boa's
+ * listing that showed it (the time until which ticks already counted it paid, which a clock of boa's
  * ahead of AWS's must not take back; at worst it over-counts), nor before 60 s from its launch, nor
- * after `now`. The time taken back, after the last listing, was only ever summed in memory
- * (store/paid-window.ts), updated in the transaction that ends the row.
+ * after `now`. That listing is the ledger's stored one (`node.lastListedAt`, store/ledger-store.ts), else
+ * the service's `lastListedAt`: after a restart the latter is the last tick before it, which may be long
+ * after the last listing (listings failing, then kill -9), and a node ended meanwhile was charged until
+ * that tick (test/service/kubernetes-crash-property.test.ts). The time taken back, after the last
+ * listing, was only ever summed in memory (store/paid-window.ts), updated in the transaction that ends
+ * the row.
  */
 export function goneAtOf(
   gone: ReadonlyMap<string, number>,
   lastListedAt: number,
   now: number,
-): (node: { readonly id: string; readonly launchedAt: number }) => number {
+): (node: {
+  readonly id: string;
+  readonly launchedAt: number;
+  readonly lastListedAt?: number | undefined;
+}) => number {
   return (node) => {
     const ended = gone.get(node.id);
     if (ended === undefined) return now;
-    return Math.min(now, Math.max(ended, lastListedAt, node.launchedAt + MIN_BILLED_MS));
+    const listed = node.lastListedAt ?? lastListedAt;
+    return Math.min(now, Math.max(ended, listed, node.launchedAt + MIN_BILLED_MS));
   };
 }

@@ -62,6 +62,7 @@ export function prepareHot(db: Db) {
         'where id = @id',
     ),
     touchJob: c.prepare('update jobs set last_seen_at = ? where id = ?'),
+    setting: c.prepare('select value from settings where key = ?').pluck(),
     putSetting: c.prepare(
       'insert into settings (key, value, updated_at) values (?, ?, ?) ' +
         'on conflict(key) do update set value = excluded.value, updated_at = excluded.updated_at',

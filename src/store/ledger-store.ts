@@ -10,6 +10,9 @@ import { ClassHours } from './class-hours.ts';
 import { PaidTimeline } from './paid-timeline.ts';
 import { type PaidSpan, PaidWindow } from './paid-window.ts';
 
+/** The setting that keeps when the last listing the ledger stored was taken. */
+const LISTED_AT = 'ledgerListedAt';
+
 export class LedgerStore {
   /** Ledger nodes not yet gone, so a tick writes only what changed. */
   private readonly openNodes = new Set<string>();
@@ -64,9 +67,10 @@ export class LedgerStore {
   observeNodes(
     nodes: ReadonlyArray<{ id: string; gpus: number; launchedAt: number }>,
     now: number,
-    goneAt?: (node: PaidSpan) => number,
+    goneAt?: (node: PaidSpan & { readonly lastListedAt: number | undefined }) => number,
   ): void {
     this.fresh();
+    const lastListedAt = this.lastListedAt();
     const listed = new Set<string>();
     for (const node of nodes) {
       listed.add(node.id);
@@ -79,13 +83,26 @@ export class LedgerStore {
     }
     for (const id of this.openNodes) {
       if (!listed.has(id)) {
-        const at = goneAt ? Math.min(now, goneAt(this.hot.nodeSpan.get(id) as PaidSpan)) : now;
+        const span = this.hot.nodeSpan.get(id) as PaidSpan;
+        const at = goneAt ? Math.min(now, goneAt({ ...span, lastListedAt })) : now;
         // last_seen_at keeps the tick that saw it gone.
         this.hot.closeNode.run(at, now, id);
         this.openNodes.delete(id);
         this.paidWindow?.closedAt(id, at);
       }
     }
+    this.hot.putSetting.run(LISTED_AT, JSON.stringify(now), now);
+  }
+
+  /**
+   * When the last listing the ledger stored was taken (observeNodes' `now`); undefined before the
+   * first. Every node open since was in it (a listing ends the open nodes it does not show), so it is
+   * each one's last listing: after a restart the scheduler's is the last tick, which may be long after
+   * it (listings failing, then kill -9).
+   */
+  lastListedAt(): number | undefined {
+    const stored = this.hot.setting.get(LISTED_AT) as string | undefined;
+    return stored === undefined ? undefined : (JSON.parse(stored) as number);
   }
 
   /**

@@ -25,6 +25,13 @@ describe('when a gone node stopped being paid', () => {
     expect(goneAtOf(new Map([['i-1', 2_500_000]]), 1_200_000, 2_000_000)(node)).toBe(2_000_000);
   });
 
+  // After a restart the service's last listing is the last tick before it (scheduler.ts), which may be
+  // long after the real one (the listings failed, then kill -9): the node's own, from its row, wins.
+  it("is bounded by the last listing the ledger stored when it has one, not the service's", () => {
+    const listedAtNode = { ...node, lastListedAt: 1_100_000 };
+    expect(goneAtOf(new Map([['i-1', 1_050_000]]), 1_400_000, 2_000_000)(listedAtNode)).toBe(1_100_000);
+  });
+
   it("is never before EC2's minimum from its launch", () => {
     const gone = goneAtOf(new Map([['i-1', node.launchedAt + 10_000]]), 0, 2_000_000);
     expect(gone(node)).toBe(node.launchedAt + MIN_BILLED_MS);
@@ -59,6 +66,31 @@ describe("the store ending a gone node's row before the tick that saw it", () =>
       // The SQL over the rows (a new repository has no sum in memory).
       expect(new Repository(db).ledger.paidGpuMs(0, 1_200_000)).toBe(expected);
       expect(repo.ledger.openNodeGpus()).toBe(0);
+    } finally {
+      db.$client.close();
+    }
+  });
+
+  it('bounds it by the last listing that showed it, as the ledger stored it: a restart keeps that', () => {
+    const db = openDb(':memory:');
+    try {
+      const repo = new Repository(db);
+      const a = { id: 'a', gpus: 4, launchedAt: 0 };
+      repo.transaction(() => repo.ledger.observeNodes([a], 60_000));
+      repo.transaction(() => repo.ledger.observeNodes([a], 120_000));
+      // A restart (a new repository), the listings having failed for 10 minutes before it: the last
+      // tick (720 s) is what the scheduler takes for the last listing; the ledger stored 120 s.
+      const seen: Array<number | undefined> = [];
+      const restarted = new Repository(db);
+      restarted.transaction(() =>
+        restarted.ledger.observeNodes([], 780_000, (span) => {
+          seen.push(span.lastListedAt);
+          return goneAtOf(new Map([['a', 90_000]]), 720_000, 780_000)(span);
+        }),
+      );
+      expect(seen).toEqual([120_000]);
+      const goneAt = db.$client.prepare('select gone_at from ledger_nodes where id = ?').pluck();
+      expect(goneAt.get('a')).toBe(120_000);
     } finally {
       db.$client.close();
     }
