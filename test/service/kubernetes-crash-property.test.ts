@@ -45,9 +45,10 @@ const step = (s: Partial<Step> = {}): Step => ({
   ...s,
 });
 
-it('kill -9 at random points while nodes come and go: paid covers the EC2 bill within a tick a node, no overlap, no restart', async () => {
+it('kill -9 at random points while nodes come and go: paid covers the EC2 bill within a tick a node, no overlap, no restart for a stop boa caused', async () => {
   const totals = {
     runs: 0,
+    restarted: 0,
     kills: 0,
     replace: 0,
     terminate: 0,
@@ -63,6 +64,7 @@ it('kill -9 at random points while nodes come and go: paid covers the EC2 bill w
         const r = await run(steps);
         totals.runs += 1;
         totals.kills += r.kills;
+        totals.restarted += r.restarted;
         totals.replace += r.replace;
         totals.terminate += r.terminate;
         totals.listFail += r.listFail;
@@ -72,7 +74,7 @@ it('kill -9 at random points while nodes come and go: paid covers the EC2 bill w
         expectSound(r);
       },
     ),
-    { numRuns: 10, seed: SEED },
+    { numRuns: Number(process.env.BOA_CRASH_RUNS ?? 10), seed: SEED },
   );
   console.log(`EKS crash property (seed ${SEED}): ${JSON.stringify(totals)}`);
   expect(totals.kills).toBeGreaterThanOrEqual(10);
@@ -100,3 +102,31 @@ it('a node ended while the listings failed, then kill -9: its row ends within a 
   expect(r.kills).toBe(3);
   expectSound(r);
 }, 60_000);
+
+// Known gap (docs/nodes.md "What it costs"): after a restart the launches are read from ten minutes
+// before the last tick, not the last listing (scheduler.ts builds UnseenNodes from lastTickAt). Listings
+// failing for 16 ticks, the ASG replacing a node and then its replacement early in the outage, then
+// kill -9: the restarted boa never charges the replacement (paid 0 against 480 000 GPU-ms billed) and
+// ends the first node's row at the listing, 17 minutes past its bill (its termination is not in the
+// read either). Passes with scheduler.ts building UnseenNodes from repo.ledger.lastListedAt() first;
+// `it.fails` flags when that lands.
+it.fails(
+  'a replacement launched and gone early in a long listing outage, then kill -9: charged',
+  async () => {
+    const r = await run([
+      step({ submit: true }),
+      step(),
+      step(),
+      step({ event: { kind: 'listFail', ticks: 16 } }),
+      step({ event: { kind: 'replace', which: 0, hookTicks: 0 } }),
+      step(),
+      step(),
+      step({ event: { kind: 'replace', which: 5, hookTicks: 0 } }),
+      ...Array.from({ length: 11 }, () => step()),
+      step({ killAfterCalls: 1 }),
+    ]);
+    expect(r.kills).toBe(1);
+    expectSound(r);
+  },
+  60_000,
+);
