@@ -127,7 +127,8 @@ const quiet: Step = { submit: false, event: { kind: 'none' }, killAfterCalls: nu
 
 /** Runs the steps, then two quiet ticks and a last one; what the property checks, measured at the last tick. */
 export async function run(steps: readonly Step[]) {
-  const w = await crashWorld({ kubelet: { autoStartMs: 0, autoStopMs: 0 } });
+  // Pods start at once and stop 100 ms after SIGTERM: an old generation still runs while Terminating.
+  const w = await crashWorld({ kubelet: { autoStartMs: 0, autoStopMs: 100 } });
   try {
     return await runIn(w, steps);
   } finally {
