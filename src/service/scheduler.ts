@@ -62,7 +62,11 @@ export class Scheduler {
   constructor(private readonly service: BoaService) {
     this.nodePasses = new NodePasses(service, (name) => this.placement.gpusOn(name));
     this.nodes = this.nodePasses.reconciler;
-    this.unseen = new UnseenNodes(service.state.lastTickAt ?? service.deps.clock.now());
+    // From the last listing the ledger stored: after a restart that followed failing listings, the last
+    // tick is later, and launches and terminations early in the outage fell out of the read.
+    this.unseen = new UnseenNodes(
+      service.deps.repo.ledger.lastListedAt() ?? service.state.lastTickAt ?? service.deps.clock.now(),
+    );
     service.state.nodeStatus = () => this.nodes.view();
   }
 

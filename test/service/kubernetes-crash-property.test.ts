@@ -103,30 +103,25 @@ it('a node ended while the listings failed, then kill -9: its row ends within a 
   expectSound(r);
 }, 60_000);
 
-// Known gap (docs/nodes.md "What it costs"): after a restart the launches are read from ten minutes
-// before the last tick, not the last listing (scheduler.ts builds UnseenNodes from lastTickAt). Listings
-// failing for 16 ticks, the ASG replacing a node and then its replacement early in the outage, then
-// kill -9: the restarted boa never charges the replacement (paid 0 against 480 000 GPU-ms billed) and
-// ends the first node's row at the listing, 17 minutes past its bill (its termination is not in the
-// read either). Passes with scheduler.ts building UnseenNodes from repo.ledger.lastListedAt() first;
-// `it.fails` flags when that lands.
-it.fails(
-  'a replacement launched and gone early in a long listing outage, then kill -9: charged',
-  async () => {
-    const r = await run([
-      step({ submit: true }),
-      step(),
-      step(),
-      step({ event: { kind: 'listFail', ticks: 16 } }),
-      step({ event: { kind: 'replace', which: 0, hookTicks: 0 } }),
-      step(),
-      step(),
-      step({ event: { kind: 'replace', which: 5, hookTicks: 0 } }),
-      ...Array.from({ length: 11 }, () => step()),
-      step({ killAfterCalls: 1 }),
-    ]);
-    expect(r.kills).toBe(1);
-    expectSound(r);
-  },
-  60_000,
-);
+// The launches after a restart were read from ten minutes before the last tick, not the last listing
+// (scheduler.ts built UnseenNodes from lastTickAt). Listings failing for 16 ticks, the ASG replacing a
+// node and then its replacement early in the outage, then kill -9: the restarted boa never charged the
+// replacement (paid 0 against 480 000 GPU-ms billed) and ended the first node's row at the listing,
+// 17 minutes past its bill (its termination was not in the read either). Now read from the last
+// listing the ledger stored (repo.ledger.lastListedAt()).
+it('a replacement launched and gone early in a long listing outage, then kill -9: charged', async () => {
+  const r = await run([
+    step({ submit: true }),
+    step(),
+    step(),
+    step({ event: { kind: 'listFail', ticks: 16 } }),
+    step({ event: { kind: 'replace', which: 0, hookTicks: 0 } }),
+    step(),
+    step(),
+    step({ event: { kind: 'replace', which: 5, hookTicks: 0 } }),
+    ...Array.from({ length: 11 }, () => step()),
+    step({ killAfterCalls: 1 }),
+  ]);
+  expect(r.kills).toBe(1);
+  expectSound(r);
+}, 60_000);
