@@ -197,6 +197,10 @@ export class LocalExecutor implements Executor {
     // kept until a pass has returned them (a pass that fails, a service that stops before it reads the
     // statuses, must not lose "rank 0 finished": its record goes only when it is forgotten).
     const endedBeforeStop: LocalReplica[] = [];
+    // Nodes where a replica boa stops still runs (its grace): another job's replica starts there only once
+    // it is gone, as a kubelet admits a pod only on GPUs no terminating pod holds (two processes would
+    // share the GPUs meanwhile). Replicas not being stopped share a node only as placement allotted it.
+    const stoppingOn = new Set<string>();
     for (const [key, replica] of this.replicas) {
       if (replica.unrecorded) this.record(replica);
       refreshLiveness(replica, now);
@@ -212,9 +216,11 @@ export class LocalExecutor implements Executor {
       if (replica.alive) {
         stopReplica(replica, { now, steadyNow }, this.graceMs, this.logger, procs);
         blocked.add(replica.jobId);
+        stoppingOn.add(replica.node);
       } else if (stopLostReplica(replica, { now, steadyNow }, this.graceMs, this.logger, procs)) {
         // Its supervisor lost, its command still running: its next generation waits as for any stop.
         blocked.add(replica.jobId);
+        stoppingOn.add(replica.node);
       } else if (current) {
         continue;
       } else if (replica.exit && !replica.exit.stopped && !replica.reportedEnded) {
@@ -226,6 +232,8 @@ export class LocalExecutor implements Executor {
     const starts: Promise<void>[] = [];
     for (const job of desired) {
       if (blocked.has(job.jobId)) continue;
+      // Every rank together (a rank started alone would wait at its rendezvous for the held one).
+      if (job.replicas.some((spec) => stoppingOn.has(spec.node))) continue;
       for (const spec of job.replicas) {
         // One gone without an exit record (killed from outside, supervisor and all) is reported
         // interrupted, not started again: its job resumes as a new generation, every rank together.
@@ -239,7 +247,10 @@ export class LocalExecutor implements Executor {
     this.ports.retain([...desired, ...this.replicas.values()]);
     const reportedAt = this.now();
     for (const replica of endedBeforeStop) replica.reportedEnded = true;
-    return [...[...this.replicas.values()].map((r) => replicaStatus(r, reportedAt)), ...failedToStart];
+    return [
+      ...[...this.replicas.values()].map((r) => replicaStatus(r, reportedAt, this.graceMs)),
+      ...failedToStart,
+    ];
   }
 
   keptLogJobs(): number[] {

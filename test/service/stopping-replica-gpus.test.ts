@@ -1,0 +1,96 @@
+/**
+ * A replica that ignores SIGTERM runs on for its whole grace after its job is cancelled: the GPUs it
+ * holds must not go to another job's replica until it is gone (two processes on the same GPUs), and that
+ * job must start promptly once it is.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { LocalExecutor } from '../../src/cloud/local/executor.ts';
+import { killReplicaGroups } from '../helpers/replica-groups.ts';
+import { startService } from './harness.ts';
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const fn of cleanups.splice(0).reverse()) await fn();
+});
+
+const GRACE_SECONDS = 3;
+
+/** Waits on a condition, real time, polling; fails naming what it waited for. */
+async function until(what: string, ok: () => boolean, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!ok()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+describe('a cancelled replica still stopping, on the local executor', () => {
+  it("holds its node's GPUs from another job until it is gone, which then starts at once", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'boa-stopping-'));
+    const marks = mkdtempSync(join(tmpdir(), 'boa-stopping-marks-'));
+    const executor = new LocalExecutor({ dataDir, terminationGraceSeconds: GRACE_SECONDS });
+    // One node: the second job can only go where the first one's replica still runs.
+    const s = await startService({
+      executor,
+      config: {
+        priorRates: { cifar10: 8, bert: 1 },
+        local: { maxNodes: 1, bootSeconds: 0, releaseSeconds: 0 },
+        terminationGraceSeconds: GRACE_SECONDS,
+      },
+    });
+    cleanups.push(async () => {
+      await s.close();
+      killReplicaGroups(join(dataDir, 'jobs'));
+      rmSync(dataDir, { recursive: true, force: true });
+      rmSync(marks, { recursive: true, force: true });
+    });
+    expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 30 })).status).toBe(200);
+    await s.service.planner.idle();
+    const aPid = join(marks, 'a.pid');
+    const bStarted = join(marks, 'b');
+    // Ignores SIGTERM (the sleep it becomes inherits that), and says its pid.
+    const a = await s.request('POST', '/v1/jobs', {
+      class: 'bert',
+      workload: {
+        command: ['sh', '-c', `trap '' TERM; echo $$ > ${aPid}.tmp; mv ${aPid}.tmp ${aPid}; exec sleep 600`],
+      },
+    });
+    expect(a.status).toBe(201);
+    for (let i = 0; i < 5 && !existsSync(aPid); i++) {
+      await s.ticks(1);
+      await until('job a running', () => existsSync(aPid), 5000).catch(() => undefined);
+    }
+    expect(existsSync(aPid)).toBe(true);
+    const aNodes = [...s.service.job(a.body.id).allocation];
+    expect(aNodes.length).toBeGreaterThan(0);
+    const cancelAt = Date.now();
+    expect((await s.request('POST', `/v1/jobs/${a.body.id}/cancel`)).status).toBe(200);
+    // At its start, whether a's process still runs (a zombie has ended), and when.
+    const b = await s.request('POST', '/v1/jobs', {
+      class: 'bert',
+      workload: {
+        command: [
+          'sh',
+          '-c',
+          `st=$(cut -d' ' -f3 /proc/$(cat ${aPid})/stat 2>/dev/null); ` +
+            `if [ -n "$st" ] && [ "$st" != Z ]; then r=overlap; else r=alone; fi; ` +
+            `echo "$r $(date +%s%3N)" > ${bStarted}.tmp; mv ${bStarted}.tmp ${bStarted}; exec sleep 60`,
+        ],
+      },
+    });
+    expect(b.status).toBe(201);
+    await s.ticks(1);
+    const jobB = s.service.job(b.body.id);
+    expect(jobB.state).toBe('running');
+    // Given the GPUs a's replica still holds (the node's, as the allocation names them).
+    expect(new Set(jobB.allocation)).toEqual(new Set(aNodes));
+    await until('job b started', () => existsSync(bStarted), (GRACE_SECONDS + 10) * 1000);
+    const [seen, at] = readFileSync(bStarted, 'utf8').trim().split(' ');
+    expect(seen).toBe('alone');
+    // Within a couple of the executor's follow-ups (1 s) after a's SIGKILL, due GRACE_SECONDS after its stop.
+    expect(Number(at) - (cancelAt + GRACE_SECONDS * 1000)).toBeLessThan(2500);
+  });
+});
