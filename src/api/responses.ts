@@ -260,6 +260,18 @@ export const JobView = z
       description:
         'after a failure, when its replicas start again (the restart backoff); null once that time has come',
     }),
+    stopping: z
+      .object({
+        replicas: z.number().int(),
+        gpus: z.number().int(),
+        killAt: z.string().nullable(),
+      })
+      .nullable()
+      .optional()
+      .openapi({
+        description:
+          "replicas boa is stopping (a cancel, a rescale, a move) that still run within their grace period (terminationGraceSeconds) before SIGKILL, the GPUs they still hold (no other job's replica starts on those until they are gone), and when SIGKILL comes at the latest (null until the executor has sent the stop); null when none",
+      }),
   })
   .openapi('Job');
 

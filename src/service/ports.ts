@@ -243,6 +243,11 @@ export interface ReplicaStatus {
    * claim-recheck.ts). The job fails at once, its restarts unused. Reported with phase 'failed'.
    */
   readonly notRestartable?: string;
+  /**
+   * A replica stopping: when its grace period ends (epoch ms), when SIGKILL comes at the latest (the
+   * pod's deletionTimestamp; the local SIGTERM's time plus terminationGraceSeconds).
+   */
+  readonly killAt?: number;
   /** How long an ended replica's command (container) ran, when the executor knows it. */
   readonly ranForMs?: number;
   /**

@@ -6,6 +6,7 @@ import type { ServiceJob } from './jobs.ts';
 import type { NodeStatusView } from './nodes/reconciler.ts';
 import type { NodeGroupState, PoolNode } from './ports.ts';
 import { OpsCounters } from './ops-counters.ts';
+import type { LiveReplica } from './stopping-replicas.ts';
 import { UnlistedPaid } from './unlisted-paid.ts';
 import type { WorkSample } from './work-samples.ts';
 
@@ -78,6 +79,8 @@ export class ServiceState {
    * Heartbeat, and reads paid from the ledger (paid-now.ts).
    */
   nodesListed = false;
+  /** The replicas the executor last reported not ended (execution.ts): those boa stops are shown stopping. */
+  liveReplicas: readonly LiveReplica[] = [];
   /** The node group as the cloud last reported it (refreshed after boa's own changes). */
   group: NodeGroupState | undefined;
   /** What the group may pay for beyond the last listing while listings fail (the spend ceiling counts it). */

@@ -1,3 +1,4 @@
+import { type LiveReplica, type StoppingReplicas, stoppingReplicasOf } from './stopping-replicas.ts';
 import type { ServiceJob } from './jobs.ts';
 import type { MixedPlan } from '../core/plan.ts';
 import type { NodeGroupState, PoolNode } from './ports.ts';
@@ -19,14 +20,22 @@ export interface WaitContext {
    * a plan (between a budget set and that tick it said "is a budget set?": a newcomer's review).
    */
   readonly plannedClasses: ReadonlySet<string>;
+  /** Jobs whose replicas still run while boa stops them (stopping-replicas.ts, of ServiceState.liveReplicas). */
+  readonly stopping?: ReadonlyMap<number, StoppingReplicas>;
 }
 
-export function waitContext(state: {
-  readonly lastTickAt: number | undefined;
-  readonly nodes: readonly PoolNode[];
-  readonly group: NodeGroupState | undefined;
-  readonly plan?: { readonly plan: MixedPlan } | undefined;
-}): WaitContext {
+export function waitContext(
+  state: {
+    readonly lastTickAt: number | undefined;
+    readonly nodes: readonly PoolNode[];
+    readonly group: NodeGroupState | undefined;
+    readonly plan?: { readonly plan: MixedPlan } | undefined;
+    /** With `jobs`: the replicas boa stops that still run are told (absent: none are). */
+    readonly liveReplicas?: readonly LiveReplica[];
+    readonly jobs?: ReadonlyMap<number, ServiceJob>;
+  },
+  gpusPerNode = 0,
+): WaitContext {
   let staying = 0;
   let changing = state.group?.updateInFlight !== undefined;
   for (const node of state.nodes) {
@@ -40,6 +49,10 @@ export function waitContext(state: {
     lastTickAt: state.lastTickAt,
     nodesComing: changing || (state.group?.desiredSize ?? 0) > staying,
     plannedClasses: new Set(Object.keys(plan).filter((name) => (plan[name]?.length ?? 0) > 0)),
+    stopping:
+      state.liveReplicas && state.jobs
+        ? stoppingReplicasOf(state.liveReplicas, state.jobs, gpusPerNode)
+        : new Map(),
   };
 }
 

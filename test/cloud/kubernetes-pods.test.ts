@@ -143,10 +143,12 @@ describe('Kubernetes pod and service manifests', () => {
 });
 
 describe('replica status from a pod', () => {
+  /** When a deleted pod's grace ends (its deletionTimestamp): SIGKILL at the latest, reported as killAt. */
+  const DELETION = Date.parse('2026-11-27T06:20:00Z');
   const base: V1Pod = podManifest(replica, { uid: 'u' }, config);
   const withStatus = (status: V1Pod['status'], deleting = false): V1Pod => ({
     ...base,
-    metadata: { ...base.metadata, ...(deleting ? { deletionTimestamp: new Date() } : {}) },
+    metadata: { ...base.metadata, ...(deleting ? { deletionTimestamp: new Date(DELETION) } : {}) },
     status,
   });
   const ids = { jobId: 42, generation: 3, rank: 1, node: 'ip-10-0-1-7.ec2.internal' };
@@ -154,7 +156,11 @@ describe('replica status from a pod', () => {
   it('maps phases, exit codes and reasons', () => {
     expect(replicaStatusOf(withStatus({ phase: 'Pending' }))).toEqual({ ...ids, phase: 'starting' });
     expect(replicaStatusOf(withStatus({ phase: 'Running' }))).toEqual({ ...ids, phase: 'running' });
-    expect(replicaStatusOf(withStatus({ phase: 'Running' }, true))).toEqual({ ...ids, phase: 'stopping' });
+    expect(replicaStatusOf(withStatus({ phase: 'Running' }, true))).toEqual({
+      ...ids,
+      phase: 'stopping',
+      killAt: DELETION,
+    });
     // Deleted by someone else before it started (evicted from a NotReady node): interrupted, so its job
     // resumes instead of waiting for the start deadline to fail it.
     const waiting = [
@@ -171,6 +177,7 @@ describe('replica status from a pod', () => {
       expect(replicaStatusOf(withStatus(status, true))).toEqual({
         ...ids,
         phase: 'stopping',
+        killAt: DELETION,
         reason: 'deleted before it started',
         interrupted: true,
         ranForMs: 0,
@@ -438,6 +445,7 @@ describe('replica status from a pod', () => {
     expect(replicaStatusOf(deleting)).toEqual({
       ...ids,
       phase: 'stopping',
+      killAt: Date.parse('2026-11-27T06:11:30Z'),
       reason: 'deleted while running',
       interrupted: true,
       ranForMs: 600_000,
@@ -461,6 +469,7 @@ describe('replica status from a pod', () => {
     expect(replicaStatusOf(unreachable)).toEqual({
       ...ids,
       phase: 'stopping',
+      killAt: Date.parse('2026-11-27T06:11:30Z'),
       reason: 'DisruptionTarget: DeletionByTaintManager (Taint manager: deleting due to NoExecute taint)',
       interrupted: true,
       ranForMs: 600_000,

@@ -3,7 +3,7 @@
  * nodes, the last resizes, and the active jobs (running, and waiting with why), whose ids open their
  * log (log-panel.js).
  */
-/* global setHtml, budgetText, timeHtml, table, escapeHtml -- format.js */
+/* global setHtml, budgetText, timeHtml, table, escapeHtml, utcTime -- format.js */
 /* exported renderTables, renderResizes, ACTIVE_SHOWN, renderActiveJobs, inLine -- used by app.js, job-state.js */
 'use strict';
 
@@ -103,7 +103,24 @@ function inLine(job) {
   return job.waitingFor === 'budget' && job.queuePlace ? `, #${job.queuePlace} in line` : '';
 }
 
+/**
+ * Replicas boa stops that still run within their grace, and the GPUs they still hold, as `boa jobs wait`
+ * says it (src/cli/commands/jobs-stopping.ts); '' when none (or a service too old to say).
+ */
+function stoppingNote(job) {
+  const s = job.stopping;
+  if (!s) return '';
+  const kill = s.killAt === null ? 'SIGTERM being sent' : `SIGKILL at ${utcTime(s.killAt)} at the latest`;
+  return `stopping: ${s.replicas} replica${s.replicas === 1 ? '' : 's'} still running, ${s.gpus} GPU${s.gpus === 1 ? '' : 's'} held (${kill})`;
+}
+
 function jobNote(job) {
+  const stopping = stoppingNote(job);
+  const rest = jobNoteOfState(job);
+  return [stopping, rest].filter(Boolean).join('; ');
+}
+
+function jobNoteOfState(job) {
   if (job.waitingFor) return `${WAITS_FOR[job.waitingFor] ?? job.waitingFor}${inLine(job)}`;
   const notes = [];
   // As the CLI's `boa jobs list` says it (src/cli/commands/jobs.ts outcome): narrower than its plan and
@@ -186,7 +203,8 @@ function renderActiveJobs(running, waiting, counts, queueOrder, queued) {
     escapeHtml(j.name ?? ''),
     escapeHtml(j.class),
     escapeHtml(j.state),
-    j.width,
+    // With the GPUs its stopping replicas still hold (an old generation's within its grace).
+    j.stopping ? `${j.width}+${j.stopping.gpus} stopping` : j.width,
     // Booked to the budget so far (lent GPUs left out); '-' for a job from before boa kept it.
     typeof j.gpuHours === 'number' ? j.gpuHours.toFixed(2) : '-',
     // Counted from 1, as the CLI shows it (the API's statEpoch is 0-based).

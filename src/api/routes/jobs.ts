@@ -100,7 +100,7 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
         token,
         job: jobView(
           job,
-          waitContext(c.var.service.state),
+          waitContext(c.var.service.state, c.var.service.deps.config.gpusPerNode),
           c.var.service.deps.clock.now(),
           gpuPricePerHour(c.var.service.deps.config),
         ),
@@ -170,7 +170,7 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
           `unknown class "${className}"; known classes: ${[...classes.keys()].join(', ')}`,
           'class',
         );
-      const waits = waitContext(c.var.service.state); // once: it reads every node
+      const waits = waitContext(c.var.service.state, c.var.service.deps.config.gpusPerNode); // once: it reads every node
       return c.json(
         {
           jobs: jobs.map((job) =>
@@ -195,7 +195,7 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
       c.json(
         jobView(
           c.var.service.job(c.req.valid('param').id, jobToken(c)),
-          waitContext(c.var.service.state),
+          waitContext(c.var.service.state, c.var.service.deps.config.gpusPerNode),
           c.var.service.deps.clock.now(),
           gpuPricePerHour(c.var.service.deps.config),
         ),
@@ -371,16 +371,21 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
         request: { params: JobIdParam },
         responses: { 200: jsonContent(JobView, 'the job'), ...errors, ...notFound, ...conflict },
       }),
-      (c) =>
-        c.json(
+      (c) => {
+        const job = c.var.service.finishJob(c.req.valid('param').id, state, jobToken(c));
+        // Its replicas get their SIGTERM now, not at the executor's next check (up to
+        // replicaCheckSeconds) or the next tick: the grace a cancel promises starts at the cancel.
+        c.var.service.execution.reconcile();
+        return c.json(
           jobView(
-            c.var.service.finishJob(c.req.valid('param').id, state, jobToken(c)),
-            waitContext(c.var.service.state),
+            job,
+            waitContext(c.var.service.state, c.var.service.deps.config.gpusPerNode),
             c.var.service.deps.clock.now(),
             gpuPricePerHour(c.var.service.deps.config),
           ),
           200,
-        ),
+        );
+      },
     );
   }
 }

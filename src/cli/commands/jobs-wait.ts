@@ -6,6 +6,7 @@ import { fixed, printable, table, when } from '../format.ts';
 import { resolveJobRef } from '../job-refs.ts';
 import { isDecimal } from '../parse.ts';
 import { isTransient, UNANSWERED_MS } from '../transient.ts';
+import { stoppedFor, stoppingNote } from './jobs-stopping.ts';
 
 type JobView = ReturnType<typeof jobView>;
 
@@ -49,7 +50,16 @@ export function addWaitCommand(jobs: Command): void {
     });
 }
 
-/** Polls the jobs until each is in a final state (or the timeout), then reports them and exits. */
+/**
+ * Ended as `jobs wait` means it: in a final state and its replicas gone, as `kubectl delete --wait` waits
+ * for the pods to be gone: a cancelled job whose replica runs on through its grace still holds its GPUs
+ * (and its files), and a script that goes on at once would race it.
+ */
+function ended(view: JobView | undefined): boolean {
+  return view !== undefined && FINAL_STATES.has(view.state) && stoppedFor(view);
+}
+
+/** Polls the jobs until each has ended (or the timeout), then reports them and exits. */
 export async function waitForJobs(
   context: CliContext,
   ids: readonly number[],
@@ -59,7 +69,7 @@ export async function waitForJobs(
   // Waiting is only watching: said on Ctrl-C, as logs -f says it, before anyone submits a job again
   // thinking it cancelled (found by a newcomer's review: the wait ended without a word).
   const onInterrupt = () => {
-    const open = ids.filter((id) => !FINAL_STATES.has(latest.get(id)?.view.state ?? ''));
+    const open = ids.filter((id) => !ended(latest.get(id)?.view));
     const list = open.join(' ');
     process.stderr.write(
       open.length === 0
@@ -93,7 +103,7 @@ async function pollUntilEnded(
   let saidRetry: string | undefined;
   for (;;) {
     try {
-      const open = ids.filter((id) => !FINAL_STATES.has(latest.get(id)?.view.state ?? ''));
+      const open = ids.filter((id) => !ended(latest.get(id)?.view));
       const listed = await activeJobs(context, open);
       for (const id of open) {
         const found = listed.get(id);
@@ -126,12 +136,12 @@ async function pollUntilEnded(
       continue;
     }
     const views = ids.map((id) => latest.get(id)!.view);
-    const pending = views.filter((v) => !FINAL_STATES.has(v.state));
+    const pending = views.filter((v) => !ended(v));
     if (pending.length === 0 || Date.now() >= deadline) {
       output(context, `[${ids.map((id) => latest.get(id)!.text).join(',')}]`, () => render(views));
       if (pending.length > 0) {
         throw new CliError(
-          `${pending.length} of ${ids.length} not finished after ${timeoutText(options.timeout ?? '')}: ${pending.map((v) => `job ${v.id}${v.name ? ` (${v.name})` : ''} ${v.state}`).join(', ')}`,
+          `${pending.length} of ${ids.length} not finished after ${timeoutText(options.timeout ?? '')}: ${pending.map((v) => `job ${v.id}${v.name ? ` (${v.name})` : ''} ${v.state}${v.stopping ? ', its replicas still stopping' : ''}`).join(', ')}`,
           EXIT.timedOut,
         );
       }
@@ -182,6 +192,11 @@ export function inLine(job: Pick<JobView, 'waitingFor' | 'queuePlace'>): string 
 
 /** "job 3 (first): running on 4 GPUs" — what changed, as a person watching would say it. */
 export function describeJob(job: JobView): string {
+  const stopping = stoppingNote(job, 'at');
+  return stopping ? `${describeState(job)}, ${stopping}` : describeState(job);
+}
+
+function describeState(job: JobView): string {
   const who = `job ${job.id}${job.name ? ` (${job.name})` : ''}`;
   if (job.state === 'running') {
     // Lent GPUs said apart, as the dashboard's followed job and `boa jobs show` say them.

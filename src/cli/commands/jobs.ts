@@ -12,6 +12,7 @@ import { addCancelCommand } from './jobs-cancel.ts';
 import { addSubmitCommand } from './jobs-submit.ts';
 import { addLogsCommand } from './jobs-logs.ts';
 import { addWaitCommand, FINAL_STATES, failedOutputCommand, gpuHoursCell, inLine } from './jobs-wait.ts';
+import { gpusCell, stoppingNote } from './jobs-stopping.ts';
 
 type JobView = ReturnType<typeof jobView>;
 
@@ -165,7 +166,14 @@ const WAITS_FOR = {
 };
 
 /** The list's last column: why a waiting job waits, a running job's restarts, why a job ended badly. */
-export function outcome(job: JobView): string | null {
+export function outcome(job: JobView, now = Date.now()): string | null {
+  // First: GPUs a job still holds while its replicas stop, whatever its state says.
+  const stopping = stoppingNote(job, now);
+  const rest = outcomeOfState(job);
+  return stopping && rest ? `${stopping}; ${rest}` : (stopping ?? rest);
+}
+
+function outcomeOfState(job: JobView): string | null {
   if (job.waitingFor) return `${WAITS_FOR[job.waitingFor]}${inLine(job)}`;
   const code = job.exitCode === null ? '' : `exit ${job.exitCode}: `;
   if (job.state !== 'failed' && job.state !== 'lost') {
@@ -267,7 +275,7 @@ function renderJob(job: JobView, logs: string | undefined): string {
     ['job', `${job.id}${job.name ? ` ${job.name}` : ''} (${job.class})`],
     ['state', [job.state, outcome(job)].filter(Boolean).join(': ')],
     // An ended job's generation went up as it stopped (its replicas read that as "stop"): none ran it.
-    ['GPUs', active ? `${job.width}, generation ${job.generation}` : `${job.width}`],
+    ['GPUs', `${gpusCell(job)}${active ? `, generation ${job.generation}` : ''}`],
     ['GPU-hours', gpuHoursLine(job)],
     // Counted from 1, as people count: the API's statEpoch is an index. Not the trainer's own epochs.
     ['statistical epoch', `${job.statEpoch + 1}${epochs ? ` of ${epochs}` : ''}${work}`],
@@ -326,7 +334,7 @@ function renderJobs(jobs: JobView[]): string {
     j.class,
     j.state,
     j.statEpoch + 1,
-    j.width,
+    gpusCell(j),
     gpuHoursCell(j),
     when(j.submittedAt),
     when(j.startedAt),

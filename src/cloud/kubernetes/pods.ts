@@ -186,6 +186,9 @@ export function replicaStatusOf(pod: V1Pod): ReplicaStatus | undefined {
   const waiting = container?.state?.waiting?.reason;
   const waitingMessage = container?.state?.waiting?.message;
   const base = { ...id, node: pod.spec?.nodeName ?? '' };
+  // A pod being deleted: its deletionTimestamp is when its grace ends, SIGKILL at the latest.
+  const deletion = pod.metadata?.deletionTimestamp;
+  const killAt = deletion ? { killAt: new Date(deletion).getTime() } : {};
   const ranForMs =
     terminated?.startedAt && terminated.finishedAt
       ? new Date(terminated.finishedAt).getTime() - new Date(terminated.startedAt).getTime()
@@ -249,6 +252,7 @@ export function replicaStatusOf(pod: V1Pod): ReplicaStatus | undefined {
     const deletedAt = new Date(pod.metadata.deletionTimestamp).getTime() - graceMs;
     return {
       ...base,
+      ...killAt,
       phase: 'stopping',
       // What deleted it, when it says: a node unreachable for 5 minutes (the taint manager), a drain.
       reason: disruptionOf(pod) ?? 'deleted while running',
@@ -265,13 +269,14 @@ export function replicaStatusOf(pod: V1Pod): ReplicaStatus | undefined {
     // reason; its next generation still starts only once this pod is gone.
     return {
       ...base,
+      ...killAt,
       phase: 'stopping',
       reason: 'deleted before it started',
       interrupted: true,
       ranForMs: 0,
     };
   }
-  if (pod.metadata?.deletionTimestamp) return { ...base, phase: 'stopping' };
+  if (pod.metadata?.deletionTimestamp) return { ...base, ...killAt, phase: 'stopping' };
   if (waiting && STUCK_REASONS.has(waiting) && !transientCreateError(waiting, waitingMessage))
     return { ...base, phase: 'failed', reason: said(waiting, waitingMessage) };
   if (waiting && PULL_REASONS.has(waiting) && pullRefused(waitingMessage ?? ''))

@@ -74,8 +74,11 @@ export function refreshLiveness(replica: LocalReplica, now: number): void {
 /** Where a local job's command and PATH are to be checked when it exits 127 or 126. */
 const ON_THIS_MACHINE = "on this machine (the job's PATH: its --env PATH, else the service's)";
 
-/** What the replica reads as to the service. `now`: for one found gone without an exit record. */
-export function replicaStatus(replica: LocalReplica, now: number): ReplicaStatus {
+/**
+ * What the replica reads as to the service. `now`: for one found gone without an exit record; `graceMs`:
+ * its stop's grace, after which SIGKILL comes.
+ */
+export function replicaStatus(replica: LocalReplica, now: number, graceMs: number): ReplicaStatus {
   const base = {
     jobId: replica.jobId,
     generation: replica.generation,
@@ -122,5 +125,6 @@ export function replicaStatus(replica: LocalReplica, now: number): ReplicaStatus
       ranForMs: Math.max(0, (replica.goneAt ?? now) - replica.startedAt),
     };
   }
-  return { ...base, phase: replica.stopAt === undefined ? 'running' : 'stopping' };
+  if (replica.stopAt === undefined) return { ...base, phase: 'running' };
+  return { ...base, phase: 'stopping', killAt: replica.stopAt + graceMs };
 }

@@ -89,6 +89,28 @@ describe("a job's log", () => {
     expect(dash.describeJob({ ...running, lentGpus: undefined })).toBe('job 1 (j1): running on 9 GPUs');
   });
 
+  it("says the GPUs a job's stopping replicas still hold, and when SIGKILL comes, as boa jobs list does", () => {
+    const dash = loadDashboardScript();
+    // Rescaled from 4 GPUs to 2: its old generation's replica runs on within its grace.
+    const stopping = { replicas: 1, gpus: 4, killAt: '2026-12-07T08:44:48.120Z' };
+    const rescaled = listedJob(7, { name: 'j7', state: 'running', width: 2, widths: [2], stopping });
+    dash.renderActiveJobs([rescaled, listedJob(8, { state: 'running', width: 2, stopping: null })], [], {
+      running: 2,
+      waiting: 0,
+    });
+    const html = dash.element('active-jobs').innerHTML;
+    expect(html).toContain('<td>2+4 stopping</td>');
+    expect(html).toContain(
+      'stopping: 1 replica still running, 4 GPUs held (SIGKILL at 2026-12-07T08:44:48Z at the latest)',
+    );
+    expect(html.match(/stopping/g)).toHaveLength(2);
+    dash.renderActiveJobs([{ ...rescaled, stopping: { ...stopping, killAt: null } }], [], {
+      running: 1,
+      waiting: 0,
+    });
+    expect(dash.element('active-jobs').innerHTML).toContain('4 GPUs held (SIGTERM being sent)');
+  });
+
   it("notes a running job's width as boa jobs list does: narrowed and why, lent apart, a new epoch's width to come", () => {
     const dash = loadDashboardScript();
     const job = (id: number, fields: Record<string, unknown>) => ({
