@@ -209,6 +209,11 @@ describe('Kubernetes executor over the fake API server', () => {
     const next = [job(2, 1, [nodes[0]!])];
     const waiting = await until(next, 2, turnedAway);
     expect(waiting?.reason).toMatch(/not admitted by its node yet: .*nvidia.com\/gpu, requested: 4, used: 4/);
+    // Job 1's pod says when its grace (60 s) ends, SIGKILL at the latest: the job view's stopping.killAt.
+    const old = (await e.reconcile(next)).find((st) => st.jobId === 1);
+    expect(old?.phase).toBe('stopping');
+    const deletion = fake.store.get('pods', NS, 'boa-job-1-g1-r0')?.metadata.deletionTimestamp;
+    expect(old?.killAt).toBe(Date.parse(deletion ?? 'none'));
     // Not a failure, and not created again while job 1's pod still stops there.
     for (let i = 0; i < 3; i++) {
       now += 30_000;
