@@ -190,10 +190,19 @@ export function inLine(job: Pick<JobView, 'waitingFor' | 'queuePlace'>): string 
   return job.waitingFor === 'budget' && job.queuePlace ? `, #${job.queuePlace} in line` : '';
 }
 
+/** Where a failed job's line says how to read its output (the line's end). */
+const OUTPUT_HINT = '; its output: ';
+
 /** "job 3 (first): running on 4 GPUs" — what changed, as a person watching would say it. */
 export function describeJob(job: JobView): string {
-  const stopping = stoppingNote(job, 'at');
-  return stopping ? `${describeState(job)}, ${stopping}` : describeState(job);
+  const state = describeState(job);
+  // Said of a job that has ended, whose replicas `jobs wait` waits out. A running job's old generation
+  // stopping is its restart's or rescale's own business: said there too, logs -f repeated the running
+  // line at every restart (found by CI). Before a failed job's hint to its output, which ends the line.
+  const stopping = FINAL_STATES.has(job.state) ? stoppingNote(job, 'at') : null;
+  if (!stopping) return state;
+  const hint = state.indexOf(OUTPUT_HINT);
+  return hint < 0 ? `${state}, ${stopping}` : `${state.slice(0, hint)}, ${stopping}${state.slice(hint)}`;
 }
 
 function describeState(job: JobView): string {
@@ -210,7 +219,7 @@ function describeState(job: JobView): string {
       ? ` (exit ${job.exitCode}${job.failureReason ? `: ${job.failureReason}` : ''})`
       : '';
   // Why, in its own words (a traceback), is in its output, which nothing else here shows.
-  const output = job.state === 'failed' && job.workload ? `; its output: ${failedOutputCommand(job)}` : '';
+  const output = job.state === 'failed' && job.workload ? `${OUTPUT_HINT}${failedOutputCommand(job)}` : '';
   return `${who}: ${job.state}${why}${output}`;
 }
 
