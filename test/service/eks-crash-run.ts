@@ -125,7 +125,10 @@ function watchGenerations(w: CrashWorld) {
 
 const quiet: Step = { submit: false, event: { kind: 'none' }, killAfterCalls: null };
 
-/** Runs the steps, then two quiet ticks and a last one; what the property checks, measured at the last tick. */
+/**
+ * Runs the steps, then two quiet ticks (more while the listings still fail) and a last one; what the
+ * property checks, measured at the last tick.
+ */
 export async function run(steps: readonly Step[]) {
   // Pods start at once and stop 100 ms after SIGTERM: an old generation still runs while Terminating.
   const w = await crashWorld({ kubelet: { autoStartMs: 0, autoStopMs: 100 } });
@@ -192,7 +195,13 @@ async function runIn(w: CrashWorld, steps: readonly Step[]) {
   };
   /** Instances the test had the ASG take away. */
   const asgTook = new Set<string>();
-  for (const step of [...steps, quiet, quiet]) {
+  // Quiet ticks after the steps until the listings work again: the ledger opens a node from a listing
+  // (from its launch), so one launched during an outage that outlasts the steps is in no row yet (the
+  // spend ceiling counts it apart meanwhile, service/unlisted-paid.ts); measured before a listing, its
+  // bill had nothing to compare with.
+  const tail = (k: number) => k < steps.length + 2 || ctl.failingTicks > 0;
+  for (let k = 0; tail(k); k++) {
+    const step = steps[k] ?? quiet;
     const live = w.group.asg.live();
     const { event } = step;
     if (event.kind === 'replace' && live.length > 0) {
