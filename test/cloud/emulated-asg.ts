@@ -125,6 +125,13 @@ export class EmulatedAsg {
       const victim = this.defaultPolicyVictim(live);
       if (!victim) break; // every instance protected: desired drops, nothing is terminated
       this.terminate(victim, 'scale-in');
+      // AWS records every termination, its own scale-in too (boa's unseen-nodes.ts reads when it ended).
+      this.activity(
+        'Successful',
+        `Terminating EC2 instance: ${victim.id} (an instance was taken out of service in response to a ` +
+          `difference between desired and actual capacity, shrinking the capacity from ${live.length} to ` +
+          `${live.length - 1})`,
+      );
       live = this.live();
     }
     if (this.unbalancedByApi) this.rebalance();
