@@ -6,7 +6,7 @@ import type { BoaService } from './service.ts';
 import { failGeneration, interruptedGeneration, lastEnd } from './replica-exits.ts';
 import { olderGenerationFinished } from './older-exits.ts';
 import { StartDeadlines } from './start-deadlines.ts';
-import { replicaKey } from './stopping-replicas.ts';
+import { SentGpus } from './sent-gpus.ts';
 
 /** While replicas start or stop, the executor is asked again this soon instead of at the next tick. */
 const FOLLOW_UP_MS = 1000;
@@ -62,8 +62,8 @@ export class Execution {
    * that must not hold the job back again, stopping a running generation (found in review).
    */
   private readonly backoffEnded = new Map<number, number>();
-  /** The GPUs each replica sent to the executor was given (replicaKey), for those it is stopping. */
-  private readonly sentGpus = new Map<string, number>();
+  /** The GPUs each replica sent to the executor was given, for those it is stopping (sent-gpus.ts). */
+  private readonly sentGpus = new SentGpus();
   /** Job tokens handed to replicas, derived once per job. */
   private readonly tokens = new Map<number, string>();
   private readonly startDeadlines = new StartDeadlines();
@@ -238,7 +238,7 @@ export class Execution {
           replicas: replicaSpecs(job, this.tokenOf(job), publicUrl(this.service.deps.config), this.executor),
         };
         this.specs.set(job.id, wanted);
-        for (const spec of wanted.replicas) this.sentGpus.set(replicaKey(spec), spec.gpus);
+        this.sentGpus.sent(wanted);
       }
       out.push(wanted);
     }
@@ -250,20 +250,6 @@ export class Execution {
     }
     this.backingOff = backingOff;
     return out;
-  }
-
-  /** The replicas not ended, with their GPUs, for the views (a job's replicas boa stops: stopping-replicas.ts). */
-  private noteLive(statuses: readonly ReplicaStatus[]): void {
-    this.service.state.liveReplicas = statuses
-      .filter((r) => r.phase !== 'succeeded' && r.phase !== 'failed')
-      .map((r) => {
-        const gpus = this.sentGpus.get(replicaKey(r));
-        return gpus === undefined ? r : { ...r, gpus };
-      });
-    // Forget the GPUs of replicas neither reported nor wanted any more.
-    const kept = new Set(statuses.map(replicaKey));
-    for (const job of this.specs.values()) for (const spec of job.replicas) kept.add(replicaKey(spec));
-    for (const key of this.sentGpus.keys()) if (!kept.has(key)) this.sentGpus.delete(key);
   }
 
   private tokenOf(job: ServiceJob): string {
@@ -288,7 +274,8 @@ export class Execution {
     );
     const freed = new Set([...before].filter((node) => !this.nodesWithReplicas.has(node)));
     if (freed.size > 0) this.onNodesFreed?.(freed);
-    this.noteLive(statuses);
+    // The replicas not ended, with their GPUs, for the views (a job's replicas boa stops).
+    this.service.state.liveReplicas = this.sentGpus.live(statuses, this.specs.values());
     let settling = false;
     const byJob = new Map<number, ReplicaStatus[]>();
     for (const status of statuses) {
