@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LocalExecutor } from '../../src/cloud/local/executor.ts';
 import { killReplicaGroups } from '../helpers/replica-groups.ts';
+import { until } from '../helpers/until.ts';
 import { startCliService } from './cli-harness.ts';
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -18,14 +19,6 @@ afterEach(async () => {
 
 // Long enough for two CLI runs (a second or two each on a loaded machine) within it.
 const GRACE_SECONDS = 15;
-
-async function until(what: string, ok: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await ok())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 /** Whether the process runs (a zombie has ended). */
 function runs(pid: number): boolean {

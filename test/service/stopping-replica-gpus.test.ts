@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LocalExecutor } from '../../src/cloud/local/executor.ts';
 import { killReplicaGroups } from '../helpers/replica-groups.ts';
+import { until } from '../helpers/until.ts';
 import { startService } from './harness.ts';
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -17,15 +18,6 @@ afterEach(async () => {
 });
 
 const GRACE_SECONDS = 3;
-
-/** Waits on a condition, real time, polling; fails naming what it waited for. */
-async function until(what: string, ok: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!ok()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 describe('a cancelled replica still stopping, on the local executor', () => {
   it("holds its node's GPUs from another job until it is gone, which then starts at once", async () => {
