@@ -47,3 +47,13 @@ export function stoppingReplicasOf(
     result.set(id, { replicas: e.replicas, gpus: e.gpus, killAt: e.unknown ? null : e.killAt });
   return result;
 }
+
+/** The job view's `stopping`: the replicas, their GPUs, and when SIGKILL comes at the latest (ISO). */
+export function stoppingView(stopping: StoppingReplicas | undefined) {
+  if (!stopping) return null;
+  return {
+    replicas: stopping.replicas,
+    gpus: stopping.gpus,
+    killAt: stopping.killAt === null ? null : new Date(stopping.killAt).toISOString(),
+  };
+}

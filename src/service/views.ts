@@ -5,7 +5,7 @@ import { budgetAllowed, ceilingLookaheadHours, heldToGpuHoursPerHour, promisedGp
 import { type Averages, averagesFromTotals } from './ledger.ts';
 import { gpuMsAt } from './gpu-time.ts';
 import type { ServiceJob } from './jobs.ts';
-import type { StoppingReplicas } from './stopping-replicas.ts';
+import { stoppingView } from './stopping-replicas.ts';
 import { type WaitContext, waitingFor } from './waiting-for.ts';
 import { ledgerKeptMs } from './retention.ts';
 import { isBilled, knownPaidGpus } from './paid-now.ts';
@@ -270,15 +270,6 @@ export function jobView(job: ServiceJob, waits: WaitContext, now: number, gpuPri
     // Replicas boa is stopping that still run (their grace before SIGKILL), and the GPUs they still hold:
     // a cancelled job read "0 GPUs" while its process ran on for the whole grace (found in review).
     stopping: stoppingView(waits.stopping?.get(job.id)),
-  };
-}
-
-function stoppingView(stopping: StoppingReplicas | undefined) {
-  if (!stopping) return null;
-  return {
-    replicas: stopping.replicas,
-    gpus: stopping.gpus,
-    killAt: stopping.killAt === null ? null : new Date(stopping.killAt).toISOString(),
   };
 }
 
