@@ -14,6 +14,9 @@ import { ratesCheckOf } from './rates-check.ts';
 import { TickUndo } from './tick-undo.ts';
 import { isBilled } from './paid-now.ts';
 import { UnseenNodes } from './unseen-nodes.ts';
+import { UnlistedPaid } from './unlisted-paid.ts';
+import { trimBlind } from './blind-trim.ts';
+import { parseUnlistedPaid, UNLISTED_PAID_KEY } from './unlisted-paid-snapshot.ts';
 import { goneAtOf } from './gone-nodes.ts';
 import { noteLentGpus, placeWithIdleFill } from './idle-fill-pass.ts';
 import { tickWidths } from './tick-widths.ts';
@@ -68,6 +71,9 @@ export class Scheduler {
       service.deps.repo.ledger.lastListedAt() ?? service.state.lastTickAt ?? service.deps.clock.now(),
     );
     service.state.nodeStatus = () => this.nodes.view();
+    // The unlisted GPUs counted before a restart in a listing outage (unlisted-paid.ts).
+    const stored = service.deps.repo.getSetting(UNLISTED_PAID_KEY);
+    if (stored !== undefined) service.state.unlisted.restore(parseUnlistedPaid(stored));
   }
 
   /**
@@ -186,13 +192,15 @@ export class Scheduler {
     const held = () => gpusHeldPerNode(state.jobs.values());
     const ready = this.nodes.usable(state.nodes, held);
     // Before the ceiling: nodes launched since the last listing are paid though no listing shows them.
-    if (!listed && state.nodesListed) {
-      // The group's size as last described, or what boa asked of it since the stored listing, whichever
-      // is more: describe fails with the listing as a rule (EC2 and the ASG throttled alike).
+    // After a restart too, from the count stored before it (no listing since: state.nodesListed false).
+    if (!listed && state.unlisted.listedAt !== undefined) {
+      // The group's size as last described (stored with the count: after a restart the group cannot be
+      // described either), or what boa asked of it since the stored listing, whichever is more: describe
+      // fails with the listing as a rule (EC2 and the ASG throttled alike).
       const asked = repo.lastResize();
-      const since = state.unlisted.listedAt ?? Number.POSITIVE_INFINITY;
+      const since = state.unlisted.listedAt;
       const desired = Math.max(
-        state.group?.desiredSize ?? 0,
+        state.group?.desiredSize ?? state.unlisted.desiredNodes,
         asked !== undefined && asked.at >= since ? asked.requested : 0,
       );
       state.unlisted.failed(now, desired, deps.config.gpusPerNode);
@@ -232,6 +240,8 @@ export class Scheduler {
     }
     const decideMs = performance.now() - started;
     const allocatedFrom = state.allocatedFrom;
+    // The group's size described with this listing (a failed describe leaves the last one).
+    const groupSize = state.group?.desiredSize ?? 0;
     try {
       repo.transaction(() => {
         this.service.flushAllocation(now);
@@ -253,11 +263,17 @@ export class Scheduler {
           );
         }
         repo.setLastTick(now);
+        // The ledger holds the listed nodes from here (from their launch): no longer counted apart. Stored
+        // with the listing, so a restart neither loses the count nor counts a span the ledger holds.
+        repo.putSetting(
+          UNLISTED_PAID_KEY,
+          listed ? UnlistedPaid.afterListing(now, state.nodes, groupSize) : state.unlisted.snapshot(),
+          now,
+        );
       });
       if (listed) {
         this.unseen.advance(listedAt);
-        // The ledger holds the listed nodes from here (from their launch): no longer counted apart.
-        state.unlisted.listed(now, state.nodes);
+        state.unlisted.listed(now, state.nodes, groupSize);
       }
     } catch (error) {
       // Rolled back: memory goes back to what the store holds, so the next tick decides it all again
@@ -286,6 +302,8 @@ export class Scheduler {
       );
     }
     if (state.nodesListed) this.nodePasses.afterTick(decision.desiredNodes);
+    else if (state.unlisted.listedAt !== undefined)
+      await trimBlind(this.service, this.nodes.size, ceilingNodes, now);
     this.service.execution.afterTick(now);
     this.service.planner.maybeRun();
     const published = state.budget?.gpuHoursPerHour;

@@ -1,5 +1,6 @@
 import { isBilled } from './paid-now.ts';
 import type { PoolNode } from './ports.ts';
+import type { UnlistedPaidSnapshot } from './unlisted-paid-snapshot.ts';
 
 interface Span {
   readonly from: number;
@@ -14,6 +15,8 @@ interface Span {
  * until the listing came back, and the ceiling kept the room it had lent as if unspent: a burst while
  * the listing failed paid 2.2x the budget over the window (test/service/budget-listing-outage.test.ts).
  * Cleared by the first listing stored after it: from then on the ledger holds those nodes, from launch.
+ * Stored with each tick's writes (snapshot) and restored at start: a boa restarted in the outage kept
+ * counting them, the time it was down included (test/service/budget-listing-outage-restart.test.ts).
  */
 export class UnlistedPaid {
   private spans: Span[] = [];
@@ -22,17 +25,55 @@ export class UnlistedPaid {
   /** GPUs of the billed nodes, not leaving, of the listing the ledger last stored. */
   private shown = 0;
   private storedAt: number | undefined;
+  private desired = 0;
+
+  /** What is kept across a restart: stored in the tick's transaction, as of its end. */
+  snapshot(): UnlistedPaidSnapshot {
+    return {
+      spans: this.spans.map((span) => ({ ...span })),
+      ...(this.lastAt !== undefined ? { lastAt: this.lastAt } : {}),
+      shown: this.shown,
+      ...(this.storedAt !== undefined ? { storedAt: this.storedAt } : {}),
+      desiredNodes: this.desired,
+    };
+  }
+
+  /** As stored by the last tick committed before a restart. */
+  restore(stored: UnlistedPaidSnapshot): void {
+    this.spans = stored.spans.map((span) => ({ ...span }));
+    this.lastAt = stored.lastAt;
+    this.shown = stored.shown;
+    this.storedAt = stored.storedAt;
+    this.desired = stored.desiredNodes;
+  }
+
+  /**
+   * What listed(at, nodes, desiredNodes) leaves, without changing anything: stored in the transaction
+   * that stores the listing, applied once it commits.
+   */
+  static afterListing(at: number, nodes: readonly PoolNode[], desiredNodes: number): UnlistedPaidSnapshot {
+    let shown = 0;
+    for (const node of nodes) if (isBilled(node) && !node.leaving) shown += node.gpus;
+    return { spans: [], lastAt: at, shown, storedAt: at, desiredNodes };
+  }
 
   /**
    * A tick's listing was stored at `at`: the ledger holds what it showed. Not a listing between ticks
-   * (after a raise), which the ledger never saw: its new nodes still count as unlisted.
+   * (after a raise), which the ledger never saw: its new nodes still count as unlisted. `desiredNodes`:
+   * the group's desired size as described with it (0 when not).
    */
-  listed(at: number, nodes: readonly PoolNode[]): void {
-    this.spans = [];
-    this.lastAt = at;
-    this.storedAt = at;
-    this.shown = 0;
-    for (const node of nodes) if (isBilled(node) && !node.leaving) this.shown += node.gpus;
+  listed(at: number, nodes: readonly PoolNode[], desiredNodes: number): void {
+    this.restore(UnlistedPaid.afterListing(at, nodes, desiredNodes));
+  }
+
+  /** boa lowered the group to `desiredNodes` without a listing (blind-trim.ts): counted so next. */
+  resized(desiredNodes: number): void {
+    this.desired = desiredNodes;
+  }
+
+  /** The group's desired size as last known: described with the stored listing, or counted since. */
+  get desiredNodes(): number {
+    return this.desired;
   }
 
   /** When the listing the ledger last stored was taken (undefined before the first). */
@@ -44,10 +85,14 @@ export class UnlistedPaid {
    * A tick's listing failed: since the tick before, the group may have paid for `desiredNodes` (what it
    * last said, or what boa asked of it since, whichever is more: a raise counts from the tick before,
    * the worst case), beyond the nodes of the stored listing (the ledger holds those open, paid to now).
+   * The first after a restart counts from the last tick stored before it: the group paid on while boa
+   * was down, at the size boa last asked for (the guard outside only lowers it).
    */
   failed(now: number, desiredNodes: number, gpusPerNode: number): void {
     const from = this.lastAt;
-    this.lastAt = now;
+    // Never back: a clock behind the stored tick's (a restart on another host) counted a span twice.
+    this.lastAt = from === undefined ? now : Math.max(from, now);
+    this.desired = desiredNodes;
     if (from === undefined || now <= from) return;
     const gpus = Math.max(0, desiredNodes * gpusPerNode - this.shown);
     if (gpus <= 0) return;

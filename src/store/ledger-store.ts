@@ -160,6 +160,11 @@ export class LedgerStore {
     );
   }
 
+  /** Ids of the ledger's nodes not yet gone: the billed nodes of the last listing it stored. */
+  openNodeIds(): string[] {
+    return this.hot.openNodeIds.all() as string[];
+  }
+
   /** GPUs of the ledger's nodes not yet gone: what it books as paid now. */
   openNodeGpus(): number {
     return this.hot.openNodeGpus.get() as number;

@@ -26,12 +26,15 @@ export const WINDOW_CAP = BUDGET * (WINDOW_HOURS + SLACK * HORIZON_HOURS);
  */
 export const FLAP_GUARD = (GPUS_PER_NODE / 2) * HORIZON_HOURS;
 
-/** The service at budget 40 on the scaled window; `tick()` ticks once and advances the clock 1 s. */
-export async function scaledWindowService(token: string, nodeSeconds: number) {
+/**
+ * The service at budget 40 on the scaled window; `tick()` ticks once and advances the clock 1 s. With a
+ * `dataDir`, `restart()` closes boa and starts it again on the same store (and so the same local pool).
+ */
+export async function scaledWindowService(token: string, nodeSeconds: number, dataDir = ':memory:') {
   const start = Date.UTC(2026, 0, 1);
   let t = start;
   const config = resolveConfig({
-    dataDir: ':memory:',
+    dataDir,
     token,
     tickSeconds: 1,
     budgetWindowHours: WINDOW_HOURS,
@@ -40,20 +43,36 @@ export async function scaledWindowService(token: string, nodeSeconds: number) {
     local: { maxNodes: 64, bootSeconds: nodeSeconds, releaseSeconds: nodeSeconds },
     logLevel: 'silent',
   });
-  const boa = await bootService(config, {
-    clock: { now: () => t },
-    computer: new InlinePlanComputer(),
-    logger: pino({ level: 'silent' }),
-  });
-  const { service, scheduler } = boa;
+  // No executor: the jobs here run as the ticks say (RUN_TICKS), on a store in a file as in memory.
+  const boot = () =>
+    bootService(config, {
+      clock: { now: () => t },
+      computer: new InlinePlanComputer(),
+      logger: pino({ level: 'silent' }),
+      dataDir,
+      executor: null,
+    });
+  let boa = await boot();
+  let { service, scheduler } = boa;
   service.setBudget(BUDGET);
   const ranFor = new Map<number, number>();
   let registered = 0;
   return {
-    boa,
-    service,
+    get boa() {
+      return boa;
+    },
+    get service() {
+      return service;
+    },
     start,
     now: () => t,
+    /** boa closed and started again on the same store, `downMs` later. */
+    async restart(downMs = 0) {
+      await boa.close();
+      t += downMs;
+      boa = await boot();
+      ({ service, scheduler } = boa);
+    },
     /** Registers `count` jobs, the three classes in turn. */
     register(count: number, prefix: string) {
       for (let i = 0; i < count; i++, registered++)

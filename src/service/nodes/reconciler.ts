@@ -91,7 +91,7 @@ export class NodeReconciler {
   /** Nodes on their way out, one step a pass (removals.ts). */
   private readonly removing: RemovalWalk;
   /** The desired size boa expects, and the resizes it sends (desired-size.ts). */
-  private readonly size: DesiredSize;
+  readonly size: DesiredSize;
   readonly counters = { provisionTimeouts: 0, driftCorrections: 0, terminations: 0, launchFailures: 0 };
   private lastGroup: NodeGroupState | undefined;
   private readonly readiness: NodeReadiness;

@@ -1,0 +1,60 @@
+import type { DesiredSize } from './nodes/desired-size.ts';
+import type { NodeGroupState, PoolNode } from './ports.ts';
+import type { BoaService } from './service.ts';
+
+/**
+ * After a restart whose listings fail, boa changes no job and no node until a listing (deciding on none
+ * took every job off its nodes). But a group raised before the restart, in the same outage, then paid
+ * its raised size until a listing came back (the guard outside acts only after its silence): a window
+ * paid 7.10 GPU-hours against the 4.06 allowed (test/service/budget-listing-outage-restart.test.ts). So
+ * the one change boa makes blind: a desired size, as the group reports it, above the spend ceiling's
+ * node count (the unlisted nodes counted paid, unlisted-paid.ts) is lowered to it, never below the
+ * nodes a job or the ledger's last listing holds, those protected from scale-in first, so only
+ * launches since that no job is on can go.
+ * Returns the size sent, or undefined when none was (nothing to trim, or the pool refused).
+ */
+export async function trimBlind(
+  service: BoaService,
+  size: DesiredSize,
+  ceilingNodes: number,
+  now: number,
+): Promise<number | undefined> {
+  const { state, deps } = service;
+  let group: NodeGroupState;
+  try {
+    group = await deps.pool.describe();
+  } catch {
+    // The size is not known: sent on a stale one, a group the guard outside has lowered since was
+    // raised again. The guard holds it after boa's silence, as with boa down.
+    return undefined;
+  }
+  size.observe(group);
+  if (group.updateInFlight) return undefined;
+  const keep = new Set(deps.repo.ledger.openNodeIds());
+  for (const job of state.jobs.values()) for (const id of job.allocation) keep.add(id);
+  const want = Math.max(ceilingNodes, keep.size, group.minSize);
+  if (!Number.isFinite(want) || want >= group.desiredSize) return undefined;
+  // Only ids are read (protection): the ledger keeps no more of a node.
+  const kept: PoolNode[] = [...keep].map((id) => ({
+    id,
+    gpus: deps.config.gpusPerNode,
+    launchedAt: now,
+    ready: true,
+  }));
+  try {
+    if (!(await size.send(want, group, kept, now))) return undefined;
+  } catch (error) {
+    // Protection refused (the outage reaches the Auto Scaling API too): nothing lowered, tried next tick.
+    deps.logger.warn(
+      { event: 'nodes.blind-trim-failed', want, desired: group.desiredSize, error: (error as Error).message },
+      'could not lower the node group while its nodes cannot be listed',
+    );
+    return undefined;
+  }
+  deps.logger.warn(
+    { event: 'nodes.blind-trim', want, desired: group.desiredSize, kept: keep.size },
+    'node group lowered to the spend ceiling while its nodes cannot be listed',
+  );
+  state.unlisted.resized(want);
+  return want;
+}
