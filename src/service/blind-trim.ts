@@ -30,12 +30,16 @@ export async function trimBlind(
   }
   size.observe(group);
   if (group.updateInFlight) return undefined;
-  const keep = new Set(deps.repo.ledger.openNodeIds());
-  for (const job of state.jobs.values()) for (const id of job.allocation) keep.add(id);
-  const want = Math.max(ceilingNodes, keep.size, group.minSize);
+  // Protected by instance id, which only the ledger's rows hold: allocations name a node as jobs see it
+  // (its Kubernetes name on EKS), which SetInstanceProtection refuses. A job is placed only on nodes of a
+  // stored listing, so the ledger's open rows hold every node a job is on; allocations only count.
+  const keep = deps.repo.ledger.openNodeIds();
+  const jobNodes = new Set<string>();
+  for (const job of state.jobs.values()) for (const name of job.allocation) jobNodes.add(name);
+  const want = Math.max(ceilingNodes, keep.length, jobNodes.size, group.minSize);
   if (!Number.isFinite(want) || want >= group.desiredSize) return undefined;
   // Only ids are read (protection): the ledger keeps no more of a node.
-  const kept: PoolNode[] = [...keep].map((id) => ({
+  const kept: PoolNode[] = keep.map((id) => ({
     id,
     gpus: deps.config.gpusPerNode,
     launchedAt: now,
@@ -52,7 +56,7 @@ export async function trimBlind(
     return undefined;
   }
   deps.logger.warn(
-    { event: 'nodes.blind-trim', want, desired: group.desiredSize, kept: keep.size },
+    { event: 'nodes.blind-trim', want, desired: group.desiredSize, kept: keep.length },
     'node group lowered to the spend ceiling while its nodes cannot be listed',
   );
   state.unlisted.resized(want);
