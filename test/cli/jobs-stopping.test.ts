@@ -3,12 +3,10 @@
  * API and `jobs wait` say its replica still runs and the GPUs it holds, until it is gone (a review saw
  * "cancelled, 0 GPUs" while the process ran on for the whole 120 s).
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LocalExecutor } from '../../src/cloud/local/executor.ts';
-import { killReplicaGroups } from '../helpers/replica-groups.ts';
+import { oneNodeLocalService } from '../helpers/one-node-local-service.ts';
 import { until } from '../helpers/until.ts';
 import { startCliService } from './cli-harness.ts';
 
@@ -31,23 +29,11 @@ function runs(pid: number): boolean {
 
 describe('a cancelled job whose replica still stops', () => {
   it('is shown stopping, with the GPUs it holds, and jobs wait returns only once its replica is gone', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'boa-cli-stopping-'));
-    const executor = new LocalExecutor({ dataDir, terminationGraceSeconds: GRACE_SECONDS });
-    const s = await startCliService({
-      executor,
-      config: {
-        priorRates: { cifar10: 8, bert: 1 },
-        local: { maxNodes: 1, bootSeconds: 0, releaseSeconds: 0 },
-        terminationGraceSeconds: GRACE_SECONDS,
-      },
+    const { s, dataDir } = await oneNodeLocalService(startCliService, {
+      graceSeconds: GRACE_SECONDS,
+      prefix: 'boa-cli-stopping-',
+      cleanups,
     });
-    cleanups.push(async () => {
-      await s.close();
-      killReplicaGroups(join(dataDir, 'jobs'));
-      rmSync(dataDir, { recursive: true, force: true });
-    });
-    expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 30 })).status).toBe(200);
-    await s.service.planner.idle();
     const pidFile = join(dataDir, 'a.pid');
     const a = await s.request('POST', '/v1/jobs', {
       class: 'bert',

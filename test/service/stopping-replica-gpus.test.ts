@@ -7,8 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LocalExecutor } from '../../src/cloud/local/executor.ts';
-import { killReplicaGroups } from '../helpers/replica-groups.ts';
+import { oneNodeLocalService } from '../helpers/one-node-local-service.ts';
 import { until } from '../helpers/until.ts';
 import { startService } from './harness.ts';
 
@@ -21,26 +20,14 @@ const GRACE_SECONDS = 3;
 
 describe('a cancelled replica still stopping, on the local executor', () => {
   it("holds its node's GPUs from another job until it is gone, which then starts at once", async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'boa-stopping-'));
     const marks = mkdtempSync(join(tmpdir(), 'boa-stopping-marks-'));
-    const executor = new LocalExecutor({ dataDir, terminationGraceSeconds: GRACE_SECONDS });
+    cleanups.push(() => rmSync(marks, { recursive: true, force: true }));
     // One node: the second job can only go where the first one's replica still runs.
-    const s = await startService({
-      executor,
-      config: {
-        priorRates: { cifar10: 8, bert: 1 },
-        local: { maxNodes: 1, bootSeconds: 0, releaseSeconds: 0 },
-        terminationGraceSeconds: GRACE_SECONDS,
-      },
+    const { s } = await oneNodeLocalService(startService, {
+      graceSeconds: GRACE_SECONDS,
+      prefix: 'boa-stopping-',
+      cleanups,
     });
-    cleanups.push(async () => {
-      await s.close();
-      killReplicaGroups(join(dataDir, 'jobs'));
-      rmSync(dataDir, { recursive: true, force: true });
-      rmSync(marks, { recursive: true, force: true });
-    });
-    expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 30 })).status).toBe(200);
-    await s.service.planner.idle();
     const aPid = join(marks, 'a.pid');
     const bStarted = join(marks, 'b');
     // Ignores SIGTERM (the sleep it becomes inherits that), and says its pid.
