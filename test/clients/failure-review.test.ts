@@ -1,26 +1,18 @@
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { BoaConfigError, BoaJob, BoaUnavailable } from '../../clients/node/boa-job.mjs';
 import { hasPython, killLeftovers, runPythonTests, until } from './processes.ts';
 import { mutedWarnings, quickClient } from './node-clients.ts';
-import { startServedBoa, type ServedBoa, type TestJob } from './served.ts';
+import { servedBoaForFile } from '../helpers/served-boa-for-file.ts';
+import type { TestJob } from './served.ts';
 
 // The job clients' failure-mode review: a job's own values, boa's answers and the machine around it, as
 // a training job meets them. Each case is held for both clients (parity); the Python client's are in
 // clients/python/tests/test_failure_review.py, run at the end.
 
-let boa: ServedBoa;
-beforeAll(async () => {
-  boa = await startServedBoa();
-});
-afterAll(async () => {
-  await boa?.close();
-});
-const clients: BoaJob[] = [];
+const { boa, clients } = servedBoaForFile();
 const servers: { server: Server; sockets: Set<Socket> }[] = [];
 afterEach(async () => {
-  for (const c of clients.splice(0)) c.close();
-  boa.failNext(0);
   killLeftovers();
   for (const { server, sockets } of servers.splice(0)) {
     for (const socket of sockets) socket.destroy();

@@ -3,7 +3,7 @@ import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import {
   BoaConfigError,
   BoaError,
@@ -13,22 +13,14 @@ import {
 } from '../../clients/node/boa-job.mjs';
 import { killLeftovers, until, watched } from './processes.ts';
 import { mutedWarnings } from './node-clients.ts';
-import { startServedBoa, type ServedBoa, type TestJob } from './served.ts';
+import { servedBoaForFile } from '../helpers/served-boa-for-file.ts';
+import type { TestJob } from './served.ts';
 
 const CLIENT = resolve(import.meta.dirname, '../../clients/node/boa-job.mjs');
 
-let boa: ServedBoa;
-beforeAll(async () => {
-  boa = await startServedBoa();
-});
-afterAll(async () => {
-  await boa?.close();
-});
-const clients: BoaJob[] = [];
+const { boa, clients } = servedBoaForFile();
 const strangers: Server[] = [];
 afterEach(async () => {
-  for (const client of clients.splice(0)) client.close();
-  boa.failNext(0);
   killLeftovers();
   for (const server of strangers.splice(0)) {
     server.closeAllConnections();

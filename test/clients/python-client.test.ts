@@ -1,17 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { hasPython, runPythonTests } from './processes.ts';
-import { startServedBoa, type ServedBoa } from './served.ts';
+import { servedBoaForFile } from '../helpers/served-boa-for-file.ts';
 
 if (!hasPython) console.warn('python3 not found: the Python job client tests are skipped');
 
 describe.skipIf(!hasPython)('Python job client (clients/python/boa_job.py)', () => {
-  let boa: ServedBoa;
-  beforeAll(async () => {
-    boa = await startServedBoa();
-  });
-  afterAll(async () => {
-    await boa?.close();
-  });
+  const { boa } = servedBoaForFile();
 
   it('passes its unittest suite against a real boa service', { timeout: 300_000 }, async () => {
     const result = await runPythonTests('test_boa_job', boa.url);

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { runPythonTests } from './processes.ts';
-import { startServedBoa, type ServedBoa } from './served.ts';
+import { servedBoaForFile } from '../helpers/served-boa-for-file.ts';
 
 /**
  * The executable of the oldest Python the clients' READMEs promise (3.8), to run their tests with:
@@ -34,13 +34,7 @@ const MODULES = [
 ];
 
 describe.skipIf(!oldestPython)('Python job client on Python 3.8, the oldest its README promises', () => {
-  let boa: ServedBoa;
-  beforeAll(async () => {
-    boa = await startServedBoa();
-  });
-  afterAll(async () => {
-    await boa?.close();
-  });
+  const { boa } = servedBoaForFile();
 
   it('passes all its unittest modules against a real boa service', { timeout: 300_000 }, async () => {
     const result = await runPythonTests(MODULES, boa.url, oldestPython);

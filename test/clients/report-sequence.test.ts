@@ -1,28 +1,15 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { BoaJob } from '../../clients/node/boa-job.mjs';
+import { describe, expect, it } from 'vitest';
 import { hasPython, runPythonTests, until } from './processes.ts';
 import { mutedWarnings, quickClient } from './node-clients.ts';
-import { startServedBoa, type ServedBoa, type TestJob } from './served.ts';
+import { servedBoaForFile } from '../helpers/served-boa-for-file.ts';
+import type { TestJob } from './served.ts';
 
 // Each report carries its place among its client's (`sequence`): an attempt the client gave up on
 // (timed out), forwarded by a proxy after the newer report, changes nothing at boa. Before, its lower
 // workDoneSeconds of the same epoch was taken and boa's view went back until the next report. The
 // Python client's cases are in clients/python/tests/test_report_sequence.py.
 
-let boa: ServedBoa;
-beforeAll(async () => {
-  boa = await startServedBoa();
-});
-afterAll(async () => {
-  await boa?.close();
-});
-const clients: BoaJob[] = [];
-afterEach(() => {
-  for (const c of clients.splice(0)) c.close();
-  boa.takeRequests();
-  boa.answerNext(0, 200, 'text/html', '');
-  boa.release();
-});
+const { boa, clients } = servedBoaForFile();
 
 const client = (job: TestJob, options: Record<string, unknown> = {}) =>
   quickClient(boa, clients, job, options);

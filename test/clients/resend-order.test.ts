@@ -1,29 +1,15 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { BoaJob } from '../../clients/node/boa-job.mjs';
+import { describe, expect, it } from 'vitest';
 import { hasPython, runPythonTests, until } from './processes.ts';
 import { mutedWarnings, quickClient } from './node-clients.ts';
-import { startServedBoa, type ServedBoa, type TestJob } from './served.ts';
+import { servedBoaForFile } from '../helpers/served-boa-for-file.ts';
+import type { TestJob } from './served.ts';
 
 // A progress report sent again (a kept one, or a retry) must never land after a newer report and put
 // boa's view back: boa refuses an older epoch (409 epoch_regressed) but takes a lower workDoneSeconds
 // of the same epoch. And a 200 that is not boa's answer (a captive portal's page) is no report taken.
 // Each case is held for both clients; the Python client's are in clients/python/tests/test_resend_order.py.
 
-let boa: ServedBoa;
-beforeAll(async () => {
-  boa = await startServedBoa();
-});
-afterAll(async () => {
-  await boa?.close();
-});
-const clients: BoaJob[] = [];
-afterEach(() => {
-  for (const c of clients.splice(0)) c.close();
-  boa.takeRequests(); // job ids start again at 1 on the next test's service: no counts carried over
-  boa.failNext(0);
-  boa.answerNext(0, 200, 'text/html', '');
-  boa.release();
-});
+const { boa, clients } = servedBoaForFile();
 
 const client = (job: TestJob, options: Record<string, unknown> = {}) =>
   quickClient(boa, clients, job, options);

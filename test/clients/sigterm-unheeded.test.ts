@@ -6,21 +6,16 @@
  * without the client; once it has asked, the client keeps it so the loop can checkpoint.
  */
 import { resolve } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { hasPython, killLeftovers, until, watched } from './processes.ts';
-import { startServedBoa, type ServedBoa, type TestJob } from './served.ts';
+import { servedBoaForFile } from '../helpers/served-boa-for-file.ts';
+import type { TestJob } from './served.ts';
 
 const NODE_CLIENT = resolve(import.meta.dirname, '../../clients/node/boa-job.mjs');
 const PYTHON_CLIENT_DIR = resolve(import.meta.dirname, '../../clients/python');
 vi.setConfig({ testTimeout: 60_000 });
 
-let boa: ServedBoa;
-beforeAll(async () => {
-  boa = await startServedBoa();
-});
-afterAll(async () => {
-  await boa?.close();
-});
+const { boa } = servedBoaForFile();
 afterEach(() => killLeftovers());
 
 function executorEnv(job: TestJob) {

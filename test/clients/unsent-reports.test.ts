@@ -1,24 +1,16 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BoaJob } from '../../clients/node/boa-job.mjs';
 import { hasPython, runPythonTests, until } from './processes.ts';
-import { startServedBoa, type ServedBoa, type TestJob } from './served.ts';
+import { servedBoaForFile } from '../helpers/served-boa-for-file.ts';
+import type { TestJob } from './served.ts';
 
 // A progress report boa did not take because it was unreachable or failing (a restart) is sent again by
 // the background poll until boa takes it or a newer one replaces it. A loop that reports each statistical
 // epoch once (docs/client.md's) lost the one sent while boa restarted: boa stayed an epoch behind, its
 // plan and the epoch's clock with it, until the next epoch, hours later (found in review).
 
-let boa: ServedBoa;
-beforeAll(async () => {
-  boa = await startServedBoa();
-});
-afterAll(async () => {
-  await boa?.close();
-});
-const clients: BoaJob[] = [];
+const { boa, clients } = servedBoaForFile();
 afterEach(() => {
-  for (const c of clients.splice(0)) c.close();
-  boa.failNext(0);
   vi.restoreAllMocks();
 });
 

@@ -4,21 +4,15 @@
  * author went looking at the token. boa says what is wrong: the path, and BOA_URL without it.
  */
 import { resolve } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BoaJob } from '../../clients/node/boa-job.mjs';
 import { hasPython, killLeftovers, run } from './processes.ts';
-import { startServedBoa, type ServedBoa } from './served.ts';
+import { servedBoaForFile } from '../helpers/served-boa-for-file.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 vi.setConfig({ testTimeout: 60_000 });
 
-let boa: ServedBoa;
-beforeAll(async () => {
-  boa = await startServedBoa();
-});
-afterAll(async () => {
-  await boa?.close();
-});
+const { boa } = servedBoaForFile();
 afterEach(() => killLeftovers());
 
 const WANTED =
