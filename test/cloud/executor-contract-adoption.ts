@@ -1,20 +1,9 @@
 /** The contract across a restart: running replicas adopted, replicas of jobs no longer desired removed. */
-import { beforeEach, expect, it } from 'vitest';
-import {
-  type ContractContext,
-  desiredJob,
-  type ExecutorHarness,
-  find,
-  type ReplicaRef,
-} from './executor-contract-harness.ts';
+import { expect, it } from 'vitest';
+import { type ContractContext, desiredJob, find, type ReplicaRef } from './executor-contract-harness.ts';
 
 export function adoptionCases(ctx: ContractContext): void {
-  const { create, until, started } = ctx;
-  // Set by the contract's own beforeEach, which runs first: each test's fresh harness.
-  let harness: ExecutorHarness;
-  beforeEach(() => {
-    harness = ctx.harness();
-  });
+  const { harness, create, until, started } = ctx;
 
   it('adopts running replicas in a new executor instance without starting them again', async () => {
     const first = await create();

@@ -91,8 +91,8 @@ export const find = (statuses: readonly ReplicaStatus[], ref: ReplicaRef) =>
 
 /** What each group of the contract's cases is given by the one entry point (executor-contract.ts). */
 export interface ContractContext {
-  /** This test's harness, made fresh before each test. */
-  harness(): ExecutorHarness;
+  /** Stands for this test's harness, made fresh before each test: each use goes to it. */
+  readonly harness: ExecutorHarness;
   /** A new executor over the harness's world, closed after the test. */
   create(terminationGraceSeconds?: number): Promise<Executor>;
   /** Reconciles until `done` holds for the statuses (level-triggered: repeating is always safe). */

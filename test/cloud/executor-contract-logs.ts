@@ -1,15 +1,10 @@
 /** The contract's logs: a replica's last lines, followed, and resumed from a cursor after a restart. */
-import { beforeEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { LogCursorError, type Executor } from '../../src/service/ports.ts';
-import { type ContractContext, desiredJob, type ExecutorHarness } from './executor-contract-harness.ts';
+import { type ContractContext, desiredJob } from './executor-contract-harness.ts';
 
 export function logCases(ctx: ContractContext): void {
-  const { create, until, started, settleMs } = ctx;
-  // Set by the contract's own beforeEach, which runs first: each test's fresh harness.
-  let harness: ExecutorHarness;
-  beforeEach(() => {
-    harness = ctx.harness();
-  });
+  const { harness, create, until, started, settleMs } = ctx;
 
   it("reads a replica's log: its last lines, of the newest generation unless one is named; none for a job that never ran", async () => {
     const executor = await create();

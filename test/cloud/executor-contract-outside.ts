@@ -1,15 +1,10 @@
 /** The contract's replicas removed, stopped or ended outside the executor's own stops, and what each reports. */
-import { beforeEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { type ReplicaStatus } from '../../src/service/ports.ts';
-import { type ContractContext, desiredJob, type ExecutorHarness, find } from './executor-contract-harness.ts';
+import { type ContractContext, desiredJob, find } from './executor-contract-harness.ts';
 
 export function outsideCases(ctx: ContractContext): void {
-  const { create, until, started } = ctx;
-  // Set by the contract's own beforeEach, which runs first: each test's fresh harness.
-  let harness: ExecutorHarness;
-  beforeEach(() => {
-    harness = ctx.harness();
-  });
+  const { harness, create, until, started } = ctx;
 
   it('reports a replica removed from outside as interrupted, and starts it again only in a new generation', async () => {
     const executor = await create();

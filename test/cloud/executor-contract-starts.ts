@@ -1,20 +1,9 @@
 /** The contract's starts: one replica per node slice, exits reported and kept, each started once. */
-import { beforeEach, expect, it } from 'vitest';
-import {
-  type ContractContext,
-  desiredJob,
-  type ExecutorHarness,
-  find,
-  type ReplicaRef,
-} from './executor-contract-harness.ts';
+import { expect, it } from 'vitest';
+import { type ContractContext, desiredJob, find, type ReplicaRef } from './executor-contract-harness.ts';
 
 export function startCases(ctx: ContractContext): void {
-  const { create, until, started, settleMs } = ctx;
-  // Set by the contract's own beforeEach, which runs first: each test's fresh harness.
-  let harness: ExecutorHarness;
-  beforeEach(() => {
-    harness = ctx.harness();
-  });
+  const { harness, create, until, started, settleMs } = ctx;
 
   it('starts one replica per node slice with its environment and reports it running', async () => {
     const executor = await create();

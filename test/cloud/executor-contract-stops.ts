@@ -1,14 +1,9 @@
 /** The contract's stops: SIGTERM first, SIGKILL after the grace; nodes that go; a new generation after the old. */
-import { beforeEach, expect, it } from 'vitest';
-import { type ContractContext, desiredJob, type ExecutorHarness, find } from './executor-contract-harness.ts';
+import { expect, it } from 'vitest';
+import { type ContractContext, desiredJob, find } from './executor-contract-harness.ts';
 
 export function stopCases(ctx: ContractContext): void {
-  const { create, until, started, options } = ctx;
-  // Set by the contract's own beforeEach, which runs first: each test's fresh harness.
-  let harness: ExecutorHarness;
-  beforeEach(() => {
-    harness = ctx.harness();
-  });
+  const { harness, create, until, started, options } = ctx;
 
   it('stops a replica no longer desired with SIGTERM first, and removes it once gone', async () => {
     const executor = await create();

@@ -65,15 +65,18 @@ export function executorContract(
     }
     const started = async (ref: ReplicaRef) => (await harness.starts(ref)).length > 0;
 
+    // The case modules are called once, before any test: they reach each test's harness through this.
+    const current = new Proxy({} as ExecutorHarness, {
+      get: (_, key) => Reflect.get(harness, key) as unknown,
+    });
     const context: ContractContext = {
-      harness: () => harness,
+      harness: current,
       create,
       until,
       started,
       settleMs,
       options,
     };
-    // Each group's beforeEach runs after the one above, so it sees this test's harness.
     startCases(context);
     stopCases(context);
     outsideCases(context);
