@@ -214,9 +214,7 @@ def worker(local_rank, args):
                     print(f"stopping ({job.stop_reason}) at epoch {epoch} sample {consumed}: saved {path}",
                           flush=True)
                 dist.barrier()
-                dist.destroy_process_group()
-                ignore_sigterm()
-                return
+                end_worker()
             optimizer.zero_grad()
             loss_sum = loss_fn(model(x.to(device)), y.to(device))
             (loss_sum * world / args.global_batch).backward()
@@ -235,8 +233,20 @@ def worker(local_rank, args):
             job.complete()
         except BoaError as error:
             print(f"could not mark the job complete (rank 0 exiting 0 does it under the executor): {error}")
-    dist.destroy_process_group()
+    end_worker()
+
+
+def end_worker():
+    """Ends a worker whose work is done (checkpoint saved, every rank past the barrier) with exit 0, without
+    tearing its process group down. torch (1.13 here; pytorch#56297, fixed in 2025) destroys a gloo group
+    holding the GIL and waits for the group's threads, while one of them, freeing the tensors of an
+    operation just finished, waits for the GIL: a worker deadlocked so after its checkpoint on a rescale
+    and held the job's GPU until boa's SIGKILL at the end of the grace period (found running the example
+    under boa). Nothing of the group is needed any more: its sockets close with the process."""
     ignore_sigterm()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 def ignore_sigterm():

@@ -3,16 +3,6 @@ import { resolve } from 'node:path';
 
 export const hasPython = spawnSync('python3', ['--version']).status === 0;
 
-/**
- * A Python with torch for examples/pytorch/train.py: BOA_TORCH_PYTHON, else python3 if it has torch
- * (CI's has not, so the run is skipped there; e.g. BOA_TORCH_PYTHON=/usr/bin/python3 with Debian's
- * python3-torch runs it).
- */
-export const torchPython = ((candidate) =>
-  spawnSync(candidate, ['-c', 'import torch']).status === 0 ? candidate : undefined)(
-  process.env.BOA_TORCH_PYTHON ?? 'python3',
-);
-
 const running = new Set<ChildProcess>();
 
 /** Kills what a failed test left running (call in afterEach). */
