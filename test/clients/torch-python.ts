@@ -1,12 +1,21 @@
 import { spawnSync } from 'node:child_process';
 
+const probed = new Map<string, boolean>();
+
 /**
  * Whether `python` has torch: find_spec, not `import torch` (several seconds on a loaded machine; the
  * PyTorch tests then import it anyway, and fail loudly on a broken install rather than being skipped).
+ * Each Python is probed once.
  */
-export const hasTorch = (python: string): boolean =>
-  spawnSync(python, ['-c', 'import importlib.util, sys; sys.exit(importlib.util.find_spec("torch") is None)'])
-    .status === 0;
+export function hasTorch(python: string): boolean {
+  let has = probed.get(python);
+  if (has === undefined) {
+    const probe = 'import importlib.util, sys; sys.exit(importlib.util.find_spec("torch") is None)';
+    has = spawnSync(python, ['-c', probe]).status === 0;
+    probed.set(python, has);
+  }
+  return has;
+}
 
 /**
  * A Python with torch for examples/pytorch/train.py: BOA_TORCH_PYTHON when set (only it), else the first
