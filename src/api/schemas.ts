@@ -189,6 +189,15 @@ export const ListJobsQuery = strictQuery({
     description:
       'submitted (default): the newest submitted, oldest first; ended: the jobs that ended last, newest first (jobs not ended after them; not with before, 400); queue: the jobs queued for the budget at the last tick, in the order they start (queuePlace 1 first; state, if given, must include waiting; not with before, 400)',
   }),
+  // Only `true`: `stopping=false` would read as "those with none stopping", which it does not list.
+  stopping: z
+    .enum(['true'], { message: 'stopping takes only true (leave it out for every job)' })
+    .optional()
+    .openapi({
+      type: 'boolean',
+      description:
+        "true: only jobs with replicas boa stops that still run within their grace, holding GPUs (the job view's stopping set): an ended job's last replicas, a running job's older generation; listed as submitted (not with order=ended or order=queue, 400)",
+    }),
 });
 
 /** The number form of a time, out of range; 8.64e15 ms (the year 275760) is the most a JavaScript date holds. */

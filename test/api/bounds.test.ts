@@ -103,7 +103,7 @@ describe('query parameters', () => {
     expect(typo.status).toBe(400);
     expect(typo.body.error).toMatchObject({ code: 'invalid', field: 'states' });
     expect(typo.body.error.message).toBe(
-      'unknown query parameter "states"; the parameters are state, class, name, limit, before, order',
+      'unknown query parameter "states"; the parameters are state, class, name, limit, before, order, stopping',
     );
     expect((await boa.request('GET', '/v1/ledger?hour=1')).body.error.message).toMatch(
       /^unknown query parameter "hour"; the parameters are /,

@@ -24,6 +24,8 @@ const CALLS = {
   resizes: '/v1/resizes?limit=10',
   running: ACTIVE('running'),
   waiting: ACTIVE('waiting'),
+  // Jobs whose replicas still stop, holding GPUs: an ended one is in neither list above.
+  stopping: `/v1/jobs?stopping=true&limit=${ACTIVE_SHOWN}`,
   // The next to start as the budget allows: the waiting list is the newest, not the queue's front.
   queue: `/v1/jobs?order=queue&limit=${ACTIVE_SHOWN}`,
   // The latest to fail, not the newest submitted: a long job failing now is listed.
@@ -63,9 +65,9 @@ const PARTS = [
     title: 'the active jobs',
     ids: ['active-jobs'],
     needs: ['running', 'waiting'],
-    // The counts, the budget's queue order and its front, if answered: the jobs are listed without them,
-    // not blanked.
-    uses: ['status', 'budget', 'queue'],
+    // The counts, the budget's queue order and its front, the jobs still stopping, if answered: the jobs
+    // are listed without them, not blanked.
+    uses: ['status', 'budget', 'queue', 'stopping'],
     draw: (d) =>
       renderActiveJobs(
         d.running.jobs,
@@ -73,6 +75,7 @@ const PARTS = [
         d.status?.jobs,
         d.budget?.control?.queueOrder,
         d.queue?.jobs,
+        d.stopping?.jobs,
       ),
   },
   {

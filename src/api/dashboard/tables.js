@@ -1,7 +1,7 @@
 /*
  * The dashboard's tables: the plan's GPU widths by class and statistical epoch, the jobs by state, the
- * nodes, the last resizes, and the active jobs (running, and waiting with why), whose ids open their
- * log (log-panel.js).
+ * nodes, the last resizes, and the active jobs (running, those whose replicas still stop, and waiting
+ * with why), whose ids open their log (log-panel.js).
  */
 /* global setHtml, budgetText, timeHtml, table, escapeHtml, utcTime -- format.js */
 /* exported renderTables, renderResizes, ACTIVE_SHOWN, renderActiveJobs, inLine -- used by app.js, job-state.js */
@@ -190,11 +190,16 @@ function queueFront(queued) {
 
 /**
  * `running` and `waiting` as GET /v1/jobs lists them (the newest ACTIVE_SHOWN of each, oldest first),
- * `counts` the jobs by state, `queueOrder` the budget's queue's and `queued` its front (each undefined:
- * not known).
+ * `counts` the jobs by state, `queueOrder` the budget's queue's and `queued` its front, `stopping` the
+ * jobs whose replicas still stop (GET /v1/jobs?stopping=true; each undefined: not known).
  */
-function renderActiveJobs(running, waiting, counts, queueOrder, queued) {
-  const jobs = [...running, ...waiting];
+function renderActiveJobs(running, waiting, counts, queueOrder, queued, stopping) {
+  // A job whose replicas still stop holds GPUs: one ended (cancelled, done, failed) is listed after the
+  // running ones, with its state and note, until they are gone (found in review: its GPUs were paid and
+  // held with no job on the page to explain them). One running or waiting is listed there if shown.
+  const listed = new Set([...running, ...waiting].map((j) => j.id));
+  const stopped = (stopping ?? []).filter((j) => !listed.has(j.id));
+  const jobs = [...running, ...stopped, ...waiting];
   const rows = jobs.map((j) => [
     // A job boa runs has a log to show: its id opens it below the table.
     j.workload
@@ -216,6 +221,8 @@ function renderActiveJobs(running, waiting, counts, queueOrder, queued) {
   const more = [
     [counts?.running, running.length, 'running'],
     [counts?.waiting, waiting.length, 'waiting'],
+    // No count of them is given: a full list may have more behind it.
+    [undefined, stopping?.length ?? 0, 'jobs whose replicas still stop'],
   ]
     .filter(([total, shown]) => (total === undefined ? shown >= ACTIVE_SHOWN : total > shown))
     .map(([total, shown, state]) =>

@@ -26,6 +26,7 @@ import { gpuPricePerHour, jobView } from '../../service/views.ts';
 import { waitContext } from '../../service/waiting-for.ts';
 import { jobFromRow } from '../../service/jobs.ts';
 import { budgetQueue } from '../../service/budget-queue.ts';
+import { stoppingJobs } from '../stopping-jobs.ts';
 
 const notFound = { 404: jsonContent(ErrorSchema, 'no such job') };
 const conflict = { 409: jsonContent(ErrorSchema, 'the job is not in a state that allows this') };
@@ -128,7 +129,14 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
     (c) => {
       if (!c.get('operator'))
         throw new ServiceError(401, 'unauthorized', 'listing jobs needs the operator token');
-      const { state, limit, class: className, name, before, order } = c.req.valid('query');
+      const { state, limit, class: className, name, before, order, stopping } = c.req.valid('query');
+      if (stopping && order !== undefined && order !== 'submitted')
+        throw new ServiceError(
+          400,
+          'invalid',
+          `stopping=true lists the jobs whose replicas still stop as they were submitted; it cannot be given with order=${order}`,
+          'order',
+        );
       // Pages are of ids; listed by end, a page by id would skip jobs (found in review).
       if (before !== undefined && order !== undefined && order !== 'submitted')
         throw new ServiceError(
@@ -146,18 +154,25 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
           'state',
         );
       const active = c.var.service.state.jobs;
+      const waits = waitContext(c.var.service.state, c.var.service.deps.config.gpusPerNode); // once: it reads every node
+      const repo = c.var.service.deps.repo;
       // The row listed, not read again: a query per job cost 0.4 ms, half a second for the default
       // 1000 once that many had ended, the tick and every request waiting (found in a long-life trial).
-      const jobs =
-        order === 'queue'
+      const jobs = stopping
+        ? stoppingJobs(waits.stopping, active, (id) => repo.getJob(id), limit, {
+            states,
+            className,
+            name,
+            beforeId: before,
+          })
+        : order === 'queue'
           ? budgetQueue(active.values(), limit, { className, name })
-          : c.var.service.deps.repo
+          : repo
               .listJobs(limit, { states, className, name, beforeId: before, order })
               .map((row) => active.get(row.id) ?? jobFromRow(row));
       // A typo would list nothing as if no job had run: a class neither known nor held by any job is
       // refused (a deleted class's jobs still list, with any other filter too).
       const classes = c.var.service.state.classes;
-      const repo = c.var.service.deps.repo;
       if (
         className !== undefined &&
         jobs.length === 0 &&
@@ -170,7 +185,6 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
           `unknown class "${className}"; known classes: ${[...classes.keys()].join(', ')}`,
           'class',
         );
-      const waits = waitContext(c.var.service.state, c.var.service.deps.config.gpusPerNode); // once: it reads every node
       return c.json(
         {
           jobs: jobs.map((job) =>

@@ -100,7 +100,14 @@ export function loadDashboardScript(fetch: FakeFetch = () => Promise.reject(new 
     renderResizes(resizes: any[]): void;
     renderHealth(status: any, now?: number): void;
     refresh(token: string): Promise<void>;
-    renderActiveJobs(running: any[], waiting: any[], counts: any, queueOrder?: string, queued?: any[]): void;
+    renderActiveJobs(
+      running: any[],
+      waiting: any[],
+      counts: any,
+      queueOrder?: string,
+      queued?: any[],
+      stopping?: any[],
+    ): void;
     renderFailedJobs(jobs: any[], total: number | undefined): void;
     start(token: string): Promise<void>;
     keepTail(text: string, max?: number): string;
