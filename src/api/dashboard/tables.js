@@ -59,7 +59,7 @@ function renderTables(plan, status) {
   setHtml(
     'nodes',
     table(
-      ['desired', 'ready', 'booting', 'not ready', 'replaced group', 'min', 'max'],
+      ['desired', 'ready', 'booting', 'not ready', 'removing', 'replaced group', 'min', 'max'],
       [
         [
           g.desiredNodes ?? '-',
@@ -67,6 +67,7 @@ function renderTables(plan, status) {
           g.readyNodes ?? 'not listed yet',
           booting,
           other.join(', ') || '-',
+          removingText(g.removing),
           replaced.join(', ') || '-',
           g.minSize ?? '-',
           g.maxSize ?? '-',
@@ -74,6 +75,23 @@ function renderTables(plan, status) {
       ],
     ),
   );
+}
+
+/** Nodes named in the removing cell; `boa status` names them all. */
+const REMOVING_SHOWN = 5;
+
+/**
+ * The nodes boa is removing (scale-in, a boot timed out, over the budget's ceiling), each with why and
+ * how far along, as `boa status` says it: paid until terminated, they read only as "cordoned" or as
+ * ready nodes, with nothing saying they were on their way out (found in review).
+ */
+function removingText(removing) {
+  if (!removing?.length) return '-';
+  const named = removing
+    .slice(0, REMOVING_SHOWN)
+    .map((r) => `${escapeHtml(r.node ?? r.nodeId)} (${escapeHtml(r.reason)}, ${escapeHtml(r.state)})`);
+  const more = removing.length - named.length;
+  return `${named.join(', ')}${more > 0 ? `, ${more} more (<code>boa status</code>)` : ''}`;
 }
 
 function renderResizes(resizes) {
