@@ -25,7 +25,11 @@ function windowText(w) {
  */
 const PER_HOUR = 'GPU-hours per hour';
 
-function renderNumbers(budget, plan, status) {
+/**
+ * `stopping`: the jobs whose replicas still stop (GET /v1/jobs?stopping=true, the newest `shownAtMost`;
+ * undefined: not known), whose GPUs the GPUs tile says apart.
+ */
+function renderNumbers(budget, plan, status, stopping, shownAtMost) {
   const w = budget.window;
   // Over what the window was promised (each budget for its hours), not over the budget now: after a cut
   // the window's average stays above the new budget for a day with nothing overspent.
@@ -72,7 +76,11 @@ function renderNumbers(budget, plan, status) {
         // null: not known yet (the node group not read since boa started), not 0 asked for.
         `${nodes.desiredNodes ?? '-'} / ${nodes.readyNodes ?? '-'}`,
       ),
-      number('gpus-value', gpusLabel(status.gpus), `${status.gpus.allocated} / ${status.gpus.paid}`),
+      number(
+        'gpus-value',
+        gpusLabel(status.gpus, stopping, shownAtMost),
+        `${status.gpus.allocated} / ${status.gpus.paid}`,
+      ),
       budget.control?.ceilingGpus == null
         ? ''
         : number('ceiling-value', ceilingLabel(budget), fmt(budget.control.ceilingGpus)),
@@ -99,10 +107,21 @@ function byClassText(rows) {
   return `: ${shown.join(', ')}${more}`;
 }
 
-/** Allocated is the plan's, as the spend chart counts it; GPUs the idle fill lends on top are said apart. */
-function gpusLabel(gpus) {
+/**
+ * Allocated is the plan's, as the spend chart counts it; GPUs the idle fill lends on top, and those
+ * replicas still stopping hold (allocated to no job, paid: found in review, "0 / 4" after a cancel with
+ * nothing saying why), are said apart.
+ */
+function gpusLabel(gpus, stopping, shownAtMost) {
   const label = 'GPUs allocated / paid';
-  return gpus.lent > 0 ? `${label} (${gpus.lent} more lent by the idle fill)` : label;
+  const held = (stopping ?? []).reduce((sum, j) => sum + (j.stopping?.gpus ?? 0), 0);
+  // A full page of them may have more behind it.
+  const atLeast = stopping && stopping.length >= shownAtMost ? 'at least ' : '';
+  const notes = [
+    gpus.lent > 0 ? `${gpus.lent} more lent by the idle fill` : '',
+    held > 0 ? `${atLeast}${held} held by replicas still stopping` : '',
+  ].filter(Boolean);
+  return notes.length ? `${label} (${notes.join('; ')})` : label;
 }
 
 /**

@@ -47,7 +47,9 @@ const PARTS = [
     title: 'the numbers',
     ids: ['numbers'],
     needs: ['budget', 'plan', 'status'],
-    draw: (d) => renderNumbers(d.budget, d.plan, d.status),
+    // The GPUs replicas still stopping hold, if answered.
+    uses: ['stopping'],
+    draw: (d) => renderNumbers(d.budget, d.plan, d.status, d.stopping?.jobs, ACTIVE_SHOWN),
   },
   {
     title: 'the plan, jobs by state and nodes',

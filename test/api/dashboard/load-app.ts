@@ -95,7 +95,7 @@ export function loadDashboardScript(fetch: FakeFetch = () => Promise.reject(new 
     frontierSpec(frontier: any): any;
     spendSummary(ledger: any, budget: number | null): string;
     frontierSummary(frontier: any): string;
-    renderNumbers(budget: any, plan: any, status: any): void;
+    renderNumbers(budget: any, plan: any, status: any, stopping?: any[], shownAtMost?: number): void;
     renderTables(plan: any, status: any): void;
     renderResizes(resizes: any[]): void;
     renderHealth(status: any, now?: number): void;

@@ -92,6 +92,16 @@ describe('the dashboard and a job whose replicas still stop', () => {
       `stopping: 1 replica still running, ${gpus} held (SIGKILL at ${kill} at the latest)</td>`,
     );
 
+    // The GPUs tile says what holds the GPUs paid and allocated to no job.
+    const gpusTile = () =>
+      /id="gpus-value">([^<]*)<\/div><div class="label">([^<]*)</
+        .exec(dash.element('numbers').innerHTML)
+        ?.slice(1);
+    expect(gpusTile()).toEqual([
+      expect.stringMatching(/^0 \/ \d+$/),
+      `GPUs allocated / paid (${width} held by replicas still stopping)`,
+    ]);
+
     // Once its replica is gone (SIGKILL at the end of its grace), the job leaves the table.
     await until(
       'its replica gone',
@@ -100,6 +110,7 @@ describe('the dashboard and a job whose replicas still stop', () => {
     );
     await dash.refresh(s.token);
     expect(dash.element('active-jobs').innerHTML).toBe('<p>No job is waiting or running.</p>');
+    expect(gpusTile()?.[1]).toBe('GPUs allocated / paid');
   }, 60_000);
 
   it('lists a running job with an older generation stopping even when it is not among the newest shown', () => {
@@ -123,6 +134,22 @@ describe('the dashboard and a job whose replicas still stop', () => {
     expect(html).toContain('stopping: 2 replicas still running, 8 GPUs held (SIGTERM being sent)');
     expect(html.match(/<tr>/g)).toHaveLength(1 + 22);
 
+    // The GPUs they hold, said on the GPUs tile: at least, with a full page of them.
+    const view = {
+      gpuHoursPerHour: 40,
+      nodePricePerHour: null,
+      control: null,
+      window: { hours: 24, windowHours: 24 },
+    };
+    const status = {
+      nodeGroup: { desiredNodes: 1, readyNodes: 1 },
+      gpus: { allocated: 4, lent: 1, paid: 24 },
+    };
+    dash.renderNumbers(view, null, status, [older, ended], 20);
+    expect(dash.element('numbers').innerHTML).toContain(
+      'GPUs allocated / paid (1 more lent by the idle fill; 16 held by replicas still stopping)',
+    );
+
     // A full page of them: more may be behind it, and the page says so.
     const many = Array.from({ length: 20 }, (_, i) =>
       listedJob(i + 100, { state: 'cancelled', width: 0, stopping }),
@@ -131,6 +158,8 @@ describe('the dashboard and a job whose replicas still stop', () => {
     expect(dash.element('active-jobs').innerHTML).toContain(
       'the newest 20 jobs whose replicas still stop (how many in all is not known now)',
     );
+    dash.renderNumbers(view, null, status, many, 20);
+    expect(dash.element('numbers').innerHTML).toContain('at least 160 held by replicas still stopping');
   });
 
   it('refuses stopping=false and stopping with another order, saying what is allowed', async () => {
