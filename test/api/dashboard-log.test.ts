@@ -206,7 +206,17 @@ it.skipIf(!haveChromium)(
       `exit 3: ${job.failureReason}`,
       `boa jobs logs ${id}`,
     ]);
-    expect(await page.locator('#active-jobs').textContent()).toBe('No job is waiting or running.');
+    // Its other ranks, stopped within their grace, hold their GPUs: it is listed among the active jobs,
+    // failed and stopping, until they are gone (stopping-jobs.test.ts), then no longer.
+    await expect
+      .poll(
+        async () => {
+          await page.evaluate(() => (globalThis as any).boaDashboard.refresh());
+          return page.locator('#active-jobs').textContent();
+        },
+        { timeout: 60_000 },
+      )
+      .toBe('No job is waiting or running.');
     // Its id opens its last run's output.
     await page.locator('#log-close').click();
     await page.locator(`#failed-jobs button.job-log[data-job="${id}"]`).click();
