@@ -195,7 +195,15 @@ export const JobView = z
     name: z.string().nullable(),
     class: z.string(),
     state: z.enum(['waiting', 'running', 'done', 'cancelled', 'failed', 'lost']),
-    waitingFor: z.enum(['plan', 'budget', 'tick', 'nodes', 'gpus']).nullable().optional(),
+    waitingFor: z.enum(['plan', 'budget', 'tick', 'nodes', 'gpus', 'stopping']).nullable().optional(),
+    heldBy: z
+      .object({ jobs: z.array(z.number().int()), killAt: z.string().nullable() })
+      .nullable()
+      .optional()
+      .openapi({
+        description:
+          "a job waiting for GPUs replicas boa stops still hold (waitingFor: stopping; boa places nothing on them until those replicas are gone): the jobs whose replicas they are (its own older generation's too), and when SIGKILL comes at the latest (null until the executor has sent the stop); null otherwise",
+      }),
     queuePlace: z.number().int().positive().nullable().optional().openapi({
       description:
         "a job waiting for the budget: its place in the queue at the last tick (1 starts first as the budget allows, in the order GET /v1/budget's control.queueOrder names; a narrower job behind it may start first where only it fits); null otherwise",

@@ -22,6 +22,13 @@ export class NodeTable {
   /** GPUs of each ready node by number (0: not ready or gone) and GPUs in use on it. */
   private capacity = new Int32Array(0);
   private used = new Int32Array(0);
+  /**
+   * GPUs replicas boa stops still hold on each node (stopping-gpus.ts): no new work is placed on them,
+   * but the jobs placed there stay (a job's own older replicas are among them after a resize in place).
+   */
+  private stopping = new Int32Array(0);
+  /** The node numbers `stopping` is set for, to clear them when it is set again. */
+  private stoppingAt: number[] = [];
   /** The listing in which each node number last appeared (to find the nodes that went away). */
   private listed = new Int32Array(0);
   /** 1 for a node offered keep-only (PoolNode.keepOnly): its jobs stay, nothing new is placed there. */
@@ -62,6 +69,29 @@ export class NodeTable {
   }
 
   /**
+   * Takes in the GPUs stopping replicas hold per node (by the id allocations use), after refresh: a
+   * node not numbered is not listed ready, so its entry is not needed. Costs the entries, not the nodes.
+   */
+  setStopping(byNode: ReadonlyMap<string, number>): void {
+    for (const n of this.stoppingAt) this.stopping[n] = 0;
+    this.stoppingAt = [];
+    for (const [id, gpus] of byNode) {
+      const n = this.numbering.peek(id);
+      if (n === undefined || n >= this.stopping.length) continue;
+      this.stopping[n] = gpus;
+      this.stoppingAt.push(n);
+    }
+  }
+
+  /** GPUs stopping replicas hold on the ready nodes that take new work: free once they have ended. */
+  stoppingGpus(): number {
+    let held = 0;
+    for (const n of this.stoppingAt)
+      if (!this.keepOnly[n]) held += Math.min(this.capacity[n] as number, this.stopping[n] as number);
+    return held;
+  }
+
+  /**
    * Keeps the table's state and returns what puts it back (IncrementalPlacement.snapshot). The arrays
    * are copied; the numbering is shared, as numbers are never reused within it.
    */
@@ -70,6 +100,8 @@ export class NodeTable {
       numbering: this.numbering,
       capacity: this.capacity.slice(),
       used: this.used.slice(),
+      stopping: this.stopping.slice(),
+      stoppingAt: this.stoppingAt,
       listed: this.listed.slice(),
       keepOnly: this.keepOnly.slice(),
       listing: this.listing,
@@ -152,12 +184,16 @@ export class NodeTable {
     return true;
   }
 
-  /** The ready nodes that take new work (not keep-only) with free GPUs, in listing order. */
+  /**
+   * The ready nodes that take new work (not keep-only) with free GPUs, in listing order: neither placed
+   * nor held by a stopping replica. Both are counted, not the larger: a job resized in place is placed
+   * at its new width while its old replicas, which its new ones wait for, still hold theirs.
+   */
   freeNodes(): FreeNode[] {
     const nodes: FreeNode[] = [];
     for (const n of this.readyNumbers) {
       if (this.keepOnly[n]) continue;
-      const free = (this.capacity[n] as number) - (this.used[n] as number);
+      const free = (this.capacity[n] as number) - (this.used[n] as number) - (this.stopping[n] as number);
       if (free > 0) nodes.push({ id: n, gpus: free, ready: true });
     }
     return nodes;
@@ -186,6 +222,7 @@ export class NodeTable {
     keepOnly.set(this.keepOnly);
     this.keepOnly = keepOnly;
     this.used = grown(this.used);
+    this.stopping = grown(this.stopping);
     this.listed = grown(this.listed);
   }
 

@@ -38,6 +38,10 @@ export class IncrementalPlacement {
   private byId: Placed[] | undefined = [];
   private allocated = 0;
   private tick = 0;
+  /** GPUs stopping replicas hold per node (holdStopping), taken in by every pass. */
+  private stopping: ReadonlyMap<string, number> = new Map();
+  /** Jobs the last pass left waiting that GPUs stopping replicas hold would have made room for. */
+  private held: Set<number> = new Set();
 
   /**
    * `forgetNodesPast`: node names numbered before the numbering is started afresh (also only past 4x
@@ -65,6 +69,8 @@ export class IncrementalPlacement {
       this.forgetAll();
     const nodes = this.nodes;
     const lostNodes = nodes.refresh(readyNodes);
+    nodes.setStopping(this.stopping);
+    this.held = new Set();
     const unsettled: Unsettled[] = [];
     const previous = new Map<number, readonly string[]>();
     let wanted = 0;
@@ -114,6 +120,7 @@ export class IncrementalPlacement {
     if (settled < this.placed.size) this.forgetDeparted();
 
     const changed = new Map<number, readonly string[]>();
+    const waiting: Unsettled[] = [];
     // A job on a keep-only node keeps its place while its width holds, also when this placement did not
     // make it (after a restart): freeNodes() offers keep-only nodes to no one. So does a job at the width
     // `keptOf` lets it keep, where it runs, as it would had this placement made it (after a restart the
@@ -149,7 +156,9 @@ export class IncrementalPlacement {
       if (!same) changed.set(job.id, allocation);
       if (slots.length > 0)
         this.hold(job.id, { id: job.id, allocation, slots, gpus: slots.length, seenAt: this.tick });
+      else if (job.width > 0) waiting.push(job);
     }
+    this.noteHeld(waiting);
     this.byId = inOrder ? mergedById(settledById, unsettled, this.placed) : undefined;
     // GPUs left free on keep-only nodes serve no one: the nodes for the rest are asked for beside them.
     const stranded = nodes.strandedGpus();
@@ -173,6 +182,7 @@ export class IncrementalPlacement {
       placed: [...this.placed.values()].map((record) => ({ ...record })),
       allocated: this.allocated,
       tick: this.tick,
+      held: this.held,
     };
     return () => {
       const { placed, ...fields } = saved;
@@ -187,6 +197,20 @@ export class IncrementalPlacement {
       }
       this.byId = undefined; // sorted again from the map at the next pass
     };
+  }
+
+  /**
+   * The GPUs replicas boa stops still hold per node (stopping-gpus.ts), for the passes until set again:
+   * they go to no new placement, so a job that fits elsewhere goes there and one that fits nowhere waits
+   * rather than being booked running while the executor holds its replicas back for up to the grace.
+   */
+  holdStopping(byNode: ReadonlyMap<string, number>): void {
+    this.stopping = byNode;
+  }
+
+  /** Jobs the last pass left waiting for GPUs stopping replicas still hold (see noteHeld). */
+  get heldByStopping(): ReadonlySet<number> {
+    return this.held;
   }
 
   /** GPUs placed now: the last pass's and the moves since (moveTo). */
@@ -266,6 +290,20 @@ export class IncrementalPlacement {
     this.jobsByNode.clear();
     this.byId = [];
     this.allocated = 0;
+  }
+
+  /**
+   * Of the jobs this pass left waiting, those the GPUs stopping replicas hold would give their width,
+   * with the GPUs left free (in total: the executor may split a job across nodes). A walk over the
+   * nodes only when a job waits while stopping replicas hold GPUs.
+   */
+  private noteHeld(waiting: readonly Unsettled[]): void {
+    if (waiting.length === 0) return;
+    const stopping = this.nodes.stoppingGpus();
+    if (stopping === 0) return;
+    let free = 0;
+    for (const n of this.nodes.freeNodes()) free += n.gpus;
+    for (const job of waiting) if (job.width <= free + stopping) this.held.add(job.id);
   }
 
   /** Jobs that finished or were cancelled since the last tick give their GPUs back. */

@@ -1,6 +1,7 @@
 import type { ServiceJob } from './jobs.ts';
 import { bookedByClass } from './gpu-time.ts';
 import { IncrementalPlacement } from './placement.ts';
+import { StoppingGpus } from './stopping-gpus.ts';
 import type { PoolNode } from './ports.ts';
 import type { NodeReconciler } from './nodes/reconciler.ts';
 import { NodePasses } from './node-passes.ts';
@@ -55,6 +56,8 @@ function isSortedById(jobs: readonly ServiceJob[]): boolean {
  */
 export class Scheduler {
   private readonly placement = new IncrementalPlacement();
+  /** The GPUs stopping replicas hold per node, built once a tick for placement. */
+  private readonly stopping = new StoppingGpus();
   /** Node group sizing, victim choice, drift and capacity (src/service/nodes). */
   readonly nodes: NodeReconciler;
   /** The reconciler's passes: each tick's, and one between ticks when a removal's nodes empty. */
@@ -103,7 +106,13 @@ export class Scheduler {
     }
     const widths = tickWidths(this.service, active, now, ceilingNodes, belowBand);
     const { widthOf } = widths;
+    // GPUs stopping replicas hold go to no new placement. Node sizing ignores them (the wanted GPUs are
+    // the plan's): a node launched for a grace (120 s by default) boots in about as long, then is paid
+    // past it out of the budget, and the reconciler removes it again.
+    const stopping = this.stopping.perNode(state.liveReplicas, state.jobs, deps.config.gpusPerNode, now);
+    this.placement.holdStopping(stopping);
     const placement = placeWithIdleFill(this.service, this.placement, active, widths, readyNodes, now);
+    state.heldByStopping = this.placement.heldByStopping;
     const { lent: idleFillGpus, relent } = noteLentGpus(
       active,
       placement.changed,

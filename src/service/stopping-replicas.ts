@@ -20,6 +20,12 @@ export const replicaKey = (r: { jobId: number; generation: number; rank: number 
 /** A replica the executor last reported not ended, with the GPUs boa gave it when known here. */
 export type LiveReplica = ReplicaStatus & { readonly gpus?: number };
 
+/** Not of its job's running generation: boa is stopping it, or stops it at the executor's next pass. */
+export function isStopping(replica: LiveReplica, jobs: ReadonlyMap<number, ServiceJob>): boolean {
+  const job = jobs.get(replica.jobId);
+  return !(job?.state === 'running' && job.generation === replica.generation);
+}
+
 /**
  * Per job, its replicas not ended that are not of its running generation: the executor is stopping them,
  * or stops them at its next pass (a job cancelled since its last report). Read when asked, from the jobs
@@ -32,8 +38,7 @@ export function stoppingReplicasOf(
 ): Map<number, StoppingReplicas> {
   const out = new Map<number, { replicas: number; gpus: number; killAt: number | null; unknown: boolean }>();
   for (const replica of live) {
-    const job = jobs.get(replica.jobId);
-    if (job?.state === 'running' && job.generation === replica.generation) continue;
+    if (!isStopping(replica, jobs)) continue;
     const entry = out.get(replica.jobId) ?? { replicas: 0, gpus: 0, killAt: null, unknown: false };
     entry.replicas += 1;
     entry.gpus += replica.gpus ?? gpusPerNode;

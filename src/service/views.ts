@@ -6,7 +6,7 @@ import { type Averages, averagesFromTotals } from './ledger.ts';
 import { gpuMsAt } from './gpu-time.ts';
 import type { ServiceJob } from './jobs.ts';
 import { stoppingView } from './stopping-replicas.ts';
-import { type WaitContext, waitingFor } from './waiting-for.ts';
+import { heldByView, type WaitContext, waitingFor } from './waiting-for.ts';
 import { ledgerKeptMs } from './retention.ts';
 import { isBilled, knownPaidGpus } from './paid-now.ts';
 import { clusterShape } from './plan-inputs.ts';
@@ -224,6 +224,7 @@ export function jobView(job: ServiceJob, waits: WaitContext, now: number, gpuPri
     class: job.className,
     state: job.state,
     waitingFor: waitingFor(job, waits),
+    heldBy: heldByView(job, waits),
     queuePlace: job.state === 'waiting' && job.queuedForBudget ? (job.budgetQueuePlace ?? null) : null,
     // Why a running job has fewer GPUs than its plan, when the budget is why (else nodes or placement).
     narrowedBy: job.state === 'running' && job.narrowedByBudget ? ('budget' as const) : null,

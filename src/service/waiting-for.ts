@@ -4,7 +4,7 @@ import type { MixedPlan } from '../core/plan.ts';
 import type { NodeGroupState, PoolNode } from './ports.ts';
 
 /** Why a waiting job waits, as the job view says it. */
-export type WaitingFor = 'plan' | 'budget' | 'tick' | 'nodes' | 'gpus';
+export type WaitingFor = 'plan' | 'budget' | 'tick' | 'nodes' | 'gpus' | 'stopping';
 
 /** What the service knows that tells one wait from another, read once for a whole list of jobs. */
 export interface WaitContext {
@@ -22,6 +22,8 @@ export interface WaitContext {
   readonly plannedClasses: ReadonlySet<string>;
   /** Jobs whose replicas still run while boa stops them (stopping-replicas.ts, of ServiceState.liveReplicas). */
   readonly stopping?: ReadonlyMap<number, StoppingReplicas>;
+  /** Jobs the last tick left waiting for GPUs stopping replicas still hold (ServiceState.heldByStopping). */
+  readonly heldByStopping?: ReadonlySet<number>;
 }
 
 export function waitContext(
@@ -33,6 +35,7 @@ export function waitContext(
     /** With `jobs`: the replicas boa stops that still run are told (absent: none are). */
     readonly liveReplicas?: readonly LiveReplica[];
     readonly jobs?: ReadonlyMap<number, ServiceJob>;
+    readonly heldByStopping?: ReadonlySet<number>;
   },
   gpusPerNode = 0,
 ): WaitContext {
@@ -53,12 +56,14 @@ export function waitContext(
       state.liveReplicas && state.jobs
         ? stoppingReplicasOf(state.liveReplicas, state.jobs, gpusPerNode)
         : new Map(),
+    heldByStopping: state.heldByStopping,
   };
 }
 
 /**
  * Why a waiting job waits: no plan yet, the budget (queued: queueOrder), the next tick (submitted since
- * the last one: no tick has placed it yet, idle nodes or not), nodes to boot, or, with none coming, GPUs
+ * the last one: no tick has placed it yet, idle nodes or not), GPUs replicas boa stops still hold (the
+ * jobs and when SIGKILL comes: heldByView), nodes to boot, or, with none coming, GPUs
  * the running jobs hold (the group at its maximum, or nodes too full to place it): "waits for nodes"
  * there read as if more were on their way (an operator trial, the group at its maximum, all ready).
  */
@@ -66,6 +71,30 @@ export function waitingFor(job: ServiceJob, context: WaitContext): WaitingFor | 
   if (job.state !== 'waiting') return null;
   if (!job.widths) return context.plannedClasses.has(job.className) ? 'tick' : 'plan';
   if (job.queuedForBudget) return 'budget';
+  // Only as of the last tick: one submitted since was not placed yet.
+  if (
+    context.heldByStopping?.has(job.id) &&
+    context.lastTickAt !== undefined &&
+    job.submittedAt <= context.lastTickAt
+  )
+    return 'stopping';
   if (context.lastTickAt === undefined || job.submittedAt > context.lastTickAt) return 'tick';
   return context.nodesComing ? 'nodes' : 'gpus';
+}
+
+/**
+ * A job waiting for GPUs stopping replicas hold: whose replicas (the jobs with any stopping, its own
+ * older generation's included) and when the last of them is SIGKILLed at the latest (null: one is not
+ * stopped yet, its whole grace ahead). Null for any other job.
+ */
+export function heldByView(job: ServiceJob, context: WaitContext) {
+  if (waitingFor(job, context) !== 'stopping' || !context.stopping || context.stopping.size === 0)
+    return null;
+  let killAt: number | null = 0;
+  for (const s of context.stopping.values())
+    killAt = killAt === null || s.killAt === null ? null : Math.max(killAt, s.killAt);
+  return {
+    jobs: [...context.stopping.keys()].sort((a, b) => a - b),
+    killAt: killAt === null ? null : new Date(killAt).toISOString(),
+  };
 }

@@ -24,6 +24,27 @@ export function stoppingNote(job: { stopping?: Stopping }, now: number | 'at'): 
   return `stopping: ${n} replica${n === 1 ? '' : 's'} still running, ${stopping.gpus} GPU${stopping.gpus === 1 ? '' : 's'} held (${kill})`;
 }
 
+/** undefined: a service from before it said (2026-12). */
+type HeldBy = JobView['heldBy'] | undefined;
+
+/**
+ * "GPUs stopping replicas of job 3 still hold (SIGKILL in 95 s)": what a job waits for when boa places
+ * nothing on those GPUs until the replicas are gone; null for a job not waiting for them. `now` as in
+ * stoppingNote.
+ */
+export function heldByNote(job: { heldBy?: HeldBy }, now: number | 'at'): string | null {
+  const held = job.heldBy;
+  if (!held) return null;
+  const jobs = `job${held.jobs.length === 1 ? '' : 's'} ${held.jobs.join(', ')}`;
+  const kill =
+    held.killAt === null
+      ? 'SIGTERM being sent'
+      : now === 'at'
+        ? `SIGKILL at ${when(held.killAt)} at the latest`
+        : `SIGKILL ${killIn(Date.parse(held.killAt) - now)}`;
+  return `GPUs stopping replicas of ${jobs} still hold (${kill})`;
+}
+
 function killIn(ms: number): string {
   if (!(ms > 500)) return 'due now';
   const s = Math.round(ms / 1000);

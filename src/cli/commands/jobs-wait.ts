@@ -6,7 +6,7 @@ import { fixed, printable, table, when } from '../format.ts';
 import { resolveJobRef } from '../job-refs.ts';
 import { isDecimal } from '../parse.ts';
 import { isTransient, UNANSWERED_MS } from '../transient.ts';
-import { stoppedFor, stoppingNote } from './jobs-stopping.ts';
+import { heldByNote, stoppedFor, stoppingNote } from './jobs-stopping.ts';
 
 type JobView = ReturnType<typeof jobView>;
 
@@ -18,6 +18,7 @@ const WAITING_WORDS: Record<string, string> = {
   tick: 'waiting for the next tick',
   nodes: 'waiting for nodes to boot',
   gpus: 'waiting for GPUs the running jobs hold',
+  stopping: 'waiting for GPUs stopping replicas still hold',
 };
 
 export interface WaitOptions {
@@ -212,6 +213,8 @@ function describeState(job: JobView): string {
     const lent = (job.lentGpus ?? 0) > 0 ? ` (${job.lentGpus} lent by the idle fill, not booked)` : '';
     return `${who}: running on ${job.width} GPU${job.width === 1 ? '' : 's'}${lent}`;
   }
+  const held = job.state === 'waiting' ? heldByNote(job, 'at') : null;
+  if (held) return `${who}: waiting for ${held}`;
   if (job.state === 'waiting')
     return `${who}: ${job.waitingFor ? (WAITING_WORDS[job.waitingFor] ?? `waiting for ${job.waitingFor}`) : 'waiting'}${inLine(job)}`;
   const why =

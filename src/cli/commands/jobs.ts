@@ -12,7 +12,7 @@ import { addCancelCommand } from './jobs-cancel.ts';
 import { addSubmitCommand } from './jobs-submit.ts';
 import { addLogsCommand } from './jobs-logs.ts';
 import { addWaitCommand, FINAL_STATES, failedOutputCommand, gpuHoursCell, inLine } from './jobs-wait.ts';
-import { gpusCell, stoppingNote } from './jobs-stopping.ts';
+import { gpusCell, heldByNote, stoppingNote } from './jobs-stopping.ts';
 
 type JobView = ReturnType<typeof jobView>;
 
@@ -163,17 +163,20 @@ const WAITS_FOR = {
   // As the dashboard says it: "waits for nodes" alone left open whether any were coming (a trial).
   nodes: 'waits for nodes to boot',
   gpus: 'waits for GPUs the running jobs hold',
+  stopping: 'waits for GPUs stopping replicas still hold',
 };
 
 /** The list's last column: why a waiting job waits, a running job's restarts, why a job ended badly. */
 export function outcome(job: JobView, now = Date.now()): string | null {
   // First: GPUs a job still holds while its replicas stop, whatever its state says.
   const stopping = stoppingNote(job, now);
-  const rest = outcomeOfState(job);
+  const rest = outcomeOfState(job, now);
   return stopping && rest ? `${stopping}; ${rest}` : (stopping ?? rest);
 }
 
-function outcomeOfState(job: JobView): string | null {
+function outcomeOfState(job: JobView, now: number): string | null {
+  const held = heldByNote(job, now);
+  if (held) return `waits for ${held}`;
   if (job.waitingFor) return `${WAITS_FOR[job.waitingFor]}${inLine(job)}`;
   const code = job.exitCode === null ? '' : `exit ${job.exitCode}: `;
   if (job.state !== 'failed' && job.state !== 'lost') {

@@ -1,0 +1,35 @@
+import type { ServiceJob } from './jobs.ts';
+import { isStopping, type LiveReplica } from './stopping-replicas.ts';
+
+const NONE: ReadonlyMap<string, number> = new Map();
+
+/**
+ * The GPUs replicas boa stops still hold, per node (by the name allocations use): placement gives them
+ * to no one until the executor reports those replicas ended (placement-node-table.ts). Built once a tick
+ * (the scheduler asks again only for another `live` or `now`), in one walk over the live replicas.
+ */
+export class StoppingGpus {
+  private live: readonly LiveReplica[] | undefined;
+  private at = Number.NaN;
+  private byNode: ReadonlyMap<string, number> = NONE;
+
+  /** `gpusPerNode` counts a replica whose GPUs boa does not know (given before a restart of boa). */
+  perNode(
+    live: readonly LiveReplica[],
+    jobs: ReadonlyMap<number, ServiceJob>,
+    gpusPerNode: number,
+    now: number,
+  ): ReadonlyMap<string, number> {
+    if (live === this.live && now === this.at) return this.byNode;
+    this.live = live;
+    this.at = now;
+    let byNode: Map<string, number> | undefined;
+    for (const replica of live) {
+      if (!isStopping(replica, jobs)) continue;
+      byNode ??= new Map();
+      byNode.set(replica.node, (byNode.get(replica.node) ?? 0) + (replica.gpus ?? gpusPerNode));
+    }
+    this.byNode = byNode ?? NONE;
+    return this.byNode;
+  }
+}
