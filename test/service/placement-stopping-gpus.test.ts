@@ -8,7 +8,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { outcome } from '../../src/cli/commands/jobs.ts';
 import type { DesiredJob, Executor, ReplicaStatus } from '../../src/service/ports.ts';
 import { replicaKey } from '../../src/service/stopping-replicas.ts';
-import { startService } from './harness.ts';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ManualClock, startService } from './harness.ts';
 
 const GRACE_MS = 120_000;
 
@@ -21,7 +24,7 @@ class GraceExecutor implements Executor {
   private readonly replicas = new Map<string, ReplicaStatus>();
   private readonly ending = new Set<number>();
 
-  constructor(private readonly now: () => number) {}
+  constructor(public now: () => number) {}
 
   async reconcile(desired: readonly DesiredJob[]): Promise<readonly ReplicaStatus[]> {
     const wanted = new Set<string>();
@@ -65,11 +68,15 @@ afterEach(async () => {
   for (const fn of cleanups.splice(0)) await fn();
 });
 
-async function serviceWith(maxNodes: number) {
+async function serviceWith(
+  maxNodes: number,
+  restart?: { dataDir: string; executor: GraceExecutor; clock: ManualClock },
+) {
   let clockNow = () => 0;
-  const executor = new GraceExecutor(() => clockNow());
+  const executor = restart?.executor ?? new GraceExecutor(() => clockNow());
   const s = await startService({
     executor,
+    ...(restart ? { dataDir: restart.dataDir, clock: restart.clock } : {}),
     config: {
       priorRates: { bert: 1 },
       local: { maxNodes, bootSeconds: 0, releaseSeconds: 0 },
@@ -77,6 +84,7 @@ async function serviceWith(maxNodes: number) {
     },
   });
   clockNow = () => s.clock.now();
+  executor.now = clockNow;
   cleanups.push(s.close);
   expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 30 })).status).toBe(200);
   await s.service.planner.idle();
@@ -169,5 +177,29 @@ describe('GPUs a stopping replica holds', () => {
     expect(executor.nodesOf(b)).toEqual([cNode]);
     // a's replica still stops on its node.
     expect(s.service.state.liveReplicas.some((r) => r.jobId === a && r.node === aNode)).toBe(true);
+  });
+
+  it("are known after a restart of boa from the executor's first answer, before the first tick", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'boa-stopping-restart-'));
+    cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
+    const clock = new ManualClock();
+    const first = await serviceWith(1, { dataDir, executor: new GraceExecutor(() => clock.now()), clock });
+    const a = await first.submit();
+    await first.running([a]);
+    expect((await first.s.request('POST', `/v1/jobs/${a}/cancel`)).status).toBe(200);
+    await first.tick();
+    await first.s.close();
+    // The same replicas (a local executor adopts its records, Kubernetes lists its pods): a's still stops.
+    const again = await serviceWith(1, { dataDir, executor: first.executor, clock });
+    expect(again.s.service.state.liveReplicas.some((r) => r.jobId === a)).toBe(true);
+    const b = await again.submit();
+    // The emulated pool lists its node again as it would boot (not ready at the first tick).
+    for (let i = 0; i < 3 && !again.s.service.state.nodes.some((n) => n.ready); i++) await again.tick();
+    await again.tick();
+    expect(again.s.service.state.nodes.some((n) => n.ready)).toBe(true);
+    const seen = await again.view(b);
+    expect(seen.state).toBe('waiting');
+    expect(seen.waitingFor).toBe('stopping');
+    expect(again.s.service.state.allocatedGpus).toBe(0);
   });
 });
