@@ -7,6 +7,7 @@ import { failGeneration, interruptedGeneration, lastEnd } from './replica-exits.
 import { olderGenerationFinished } from './older-exits.ts';
 import { StartDeadlines } from './start-deadlines.ts';
 import { SentGpus } from './sent-gpus.ts';
+import { stoppingEnded } from './stopping-gpus.ts';
 
 /** While replicas start or stop, the executor is asked again this soon instead of at the next tick. */
 const FOLLOW_UP_MS = 1000;
@@ -55,6 +56,8 @@ export class Execution {
    * node waiting for them now rather than at the next tick, so it is not paid for a tick longer.
    */
   onNodesFreed: ((nodes: ReadonlySet<string>) => void) | undefined;
+  /** Called when a replica boa was stopping has ended (its GPUs are free for a job waiting on them). */
+  onStoppingEnded: (() => void) | undefined;
   /** Each executed job's replicas at its current generation, built once per generation, not per tick. */
   private readonly specs = new Map<number, DesiredJob>();
   /**
@@ -275,7 +278,10 @@ export class Execution {
     const freed = new Set([...before].filter((node) => !this.nodesWithReplicas.has(node)));
     if (freed.size > 0) this.onNodesFreed?.(freed);
     // The replicas not ended, with their GPUs, for the views (a job's replicas boa stops).
+    const wasLive = this.service.state.liveReplicas;
     this.service.state.liveReplicas = this.sentGpus.live(statuses, this.specs.values());
+    if (stoppingEnded(wasLive, this.service.state.liveReplicas, this.service.state.jobs))
+      this.onStoppingEnded?.();
     let settling = false;
     const byJob = new Map<number, ReplicaStatus[]>();
     for (const status of statuses) {

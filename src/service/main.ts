@@ -136,6 +136,8 @@ try {
   };
   await tick();
   const timer = setInterval(tick, config.tickSeconds * 1000);
+  // Out of turn: a job placement left waiting for a stopping replica's GPUs starts when they are freed.
+  scheduler.tickWanted = () => void tick();
   // Ledger rows, plans and resizes older than the longest window are pruned on a timer.
   const prune = () => pruneAll(service, service.deps.repo.db.$client.name);
   prune();
@@ -157,6 +159,7 @@ try {
         : 'stopping',
     );
     clearInterval(timer);
+    scheduler.tickWanted = undefined;
     clearInterval(pruneTimer);
     server.close();
     await boa.close();

@@ -64,6 +64,8 @@ export class Scheduler {
   private readonly nodePasses: NodePasses;
   /** Instances launched and gone between listings, charged to the ledger (unseen-nodes.ts). */
   private readonly unseen: UnseenNodes;
+  /** Asks the loop for a tick now (main.ts): a job waiting for a stopping replica's GPUs starts once freed. */
+  tickWanted: (() => void) | undefined;
 
   constructor(private readonly service: BoaService) {
     this.nodePasses = new NodePasses(service, (name) => this.placement.gpusOn(name));
@@ -74,6 +76,9 @@ export class Scheduler {
       service.deps.repo.ledger.lastListedAt() ?? service.state.lastTickAt ?? service.deps.clock.now(),
     );
     service.state.nodeStatus = () => this.nodes.view();
+    service.execution.onStoppingEnded = () => {
+      if (service.state.heldByStopping.size > 0) this.tickWanted?.();
+    };
     // The unlisted GPUs counted before a restart in a listing outage (unlisted-paid.ts).
     const stored = service.deps.repo.getSetting(UNLISTED_PAID_KEY);
     if (stored !== undefined) service.state.unlisted.restore(parseUnlistedPaid(stored));

@@ -1,5 +1,5 @@
 import type { ServiceJob } from './jobs.ts';
-import { isStopping, type LiveReplica } from './stopping-replicas.ts';
+import { isStopping, type LiveReplica, replicaKey } from './stopping-replicas.ts';
 
 const NONE: ReadonlyMap<string, number> = new Map();
 
@@ -32,4 +32,18 @@ export class StoppingGpus {
     this.byNode = byNode ?? NONE;
     return this.byNode;
   }
+}
+
+/**
+ * Whether a replica boa was stopping in `before` is gone from `after`: its GPUs are free, and a job
+ * placement left waiting for them can start now rather than at the next tick (up to tickSeconds later).
+ */
+export function stoppingEnded(
+  before: readonly LiveReplica[],
+  after: readonly LiveReplica[],
+  jobs: ReadonlyMap<number, ServiceJob>,
+): boolean {
+  if (before.length === 0) return false;
+  const still = new Set(after.map(replicaKey));
+  return before.some((replica) => !still.has(replicaKey(replica)) && isStopping(replica, jobs));
 }

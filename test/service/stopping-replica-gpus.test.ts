@@ -19,7 +19,7 @@ afterEach(async () => {
 const GRACE_SECONDS = 3;
 
 describe('a cancelled replica still stopping, on the local executor', () => {
-  it("holds its node's GPUs from another job until it is gone, which then starts at the next tick", async () => {
+  it("holds its node's GPUs from another job until it is gone, which then starts at a tick asked for at once", async () => {
     const marks = mkdtempSync(join(tmpdir(), 'boa-stopping-marks-'));
     cleanups.push(() => rmSync(marks, { recursive: true, force: true }));
     // One node: the second job can only go where the first one's replica still runs.
@@ -66,9 +66,13 @@ describe('a cancelled replica still stopping, on the local executor', () => {
     expect(s.service.job(b.body.id).state).toBe('waiting');
     expect(s.service.job(b.body.id).allocation).toEqual([]);
     expect((await s.request('GET', `/v1/jobs/${b.body.id}`)).body.waitingFor).toBe('stopping');
+    // The service's loop (main.ts) ticks when asked: at once, not up to tickSeconds after a is gone.
+    let asked = 0;
+    s.scheduler.tickWanted = () => void (asked += 1);
     const aGone = () => !s.service.state.liveReplicas.some((r) => r.jobId === a.body.id);
     await until("job a's replica gone", aGone, (GRACE_SECONDS + 10) * 1000);
     const goneAt = Date.now();
+    expect(asked).toBe(1);
     await s.ticks(1);
     const jobB = s.service.job(b.body.id);
     expect(jobB.state).toBe('running');
