@@ -96,7 +96,7 @@ describe('a cancelled job whose replica still stops', () => {
     expect(done.stderr).toMatch(
       /job \d+ \(stubborn\): cancelled, stopping: 1 replica still running, .* \(SIGKILL at /,
     );
-    expect(waitEnded! - killAt).toBeLessThan(3000);
+    expect(waitEnded!).toBeGreaterThanOrEqual(killAt - 1000); // ended by the SIGKILL, not before
     await until('the view without it', async () => {
       view = (await s.request('GET', `/v1/jobs/${a.body.id}`)).body;
       return view.stopping === null;
