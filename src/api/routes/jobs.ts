@@ -16,7 +16,6 @@ import {
   RegisterJobBody,
 } from '../schemas.ts';
 import { ServiceError } from '../../service/errors.ts';
-import type { JobState } from '../../store/repository.ts';
 import { followJobLogs, jobLogs } from '../../service/job-logs.ts';
 import { textStream } from '../text-stream.ts';
 import { workloadWarning } from '../workload.ts';
@@ -27,6 +26,7 @@ import { waitContext } from '../../service/waiting-for.ts';
 import { jobFromRow } from '../../service/jobs.ts';
 import { budgetQueue } from '../../service/budget-queue.ts';
 import { stoppingJobs } from '../stopping-jobs.ts';
+import { listedStates } from '../list-jobs-query.ts';
 
 const notFound = { 404: jsonContent(ErrorSchema, 'no such job') };
 const conflict = { 409: jsonContent(ErrorSchema, 'the job is not in a state that allows this') };
@@ -130,29 +130,7 @@ export function jobRoutes(app: OpenAPIHono<ApiEnv>) {
       if (!c.get('operator'))
         throw new ServiceError(401, 'unauthorized', 'listing jobs needs the operator token');
       const { state, limit, class: className, name, before, order, stopping } = c.req.valid('query');
-      if (stopping && order !== undefined && order !== 'submitted')
-        throw new ServiceError(
-          400,
-          'invalid',
-          `stopping=true lists the jobs whose replicas still stop as they were submitted; it cannot be given with order=${order}`,
-          'order',
-        );
-      // Pages are of ids; listed by end, a page by id would skip jobs (found in review).
-      if (before !== undefined && order !== undefined && order !== 'submitted')
-        throw new ServiceError(
-          400,
-          'invalid',
-          `before pages the jobs in the order they were submitted; it cannot be given with order=${order} (${order === 'ended' ? 'the limit newest ended' : "the queue's first limit"} is one page)`,
-          'before',
-        );
-      const states = state?.split(',') as JobState[] | undefined;
-      if (order === 'queue' && states !== undefined && !states.includes('waiting'))
-        throw new ServiceError(
-          400,
-          'invalid',
-          `order=queue lists waiting jobs (those queued for the budget); state must include waiting or be left out, got "${state}"`,
-          'state',
-        );
+      const states = listedStates({ state, order, before, stopping });
       const active = c.var.service.state.jobs;
       const waits = waitContext(c.var.service.state, c.var.service.deps.config.gpusPerNode); // once: it reads every node
       const repo = c.var.service.deps.repo;
