@@ -3,10 +3,11 @@
  * API and `jobs wait` say its replica still runs and the GPUs it holds, until it is gone (a review saw
  * "cancelled, 0 GPUs" while the process ran on for the whole 120 s).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { oneNodeLocalService } from '../helpers/one-node-local-service.ts';
+import { runStubbornJob } from '../helpers/stubborn-job.ts';
 import { until } from '../helpers/until.ts';
 import { startCliService } from './cli-harness.ts';
 
@@ -34,25 +35,8 @@ describe('a cancelled job whose replica still stops', () => {
       prefix: 'boa-cli-stopping-',
       cleanups,
     });
-    const pidFile = join(dataDir, 'a.pid');
-    const a = await s.request('POST', '/v1/jobs', {
-      class: 'bert',
-      name: 'stubborn',
-      workload: {
-        command: [
-          'sh',
-          '-c',
-          `trap '' TERM; echo $$ > ${pidFile}.tmp; mv ${pidFile}.tmp ${pidFile}; exec sleep 600`,
-        ],
-      },
-    });
-    expect(a.status).toBe(201);
-    for (let i = 0; i < 5 && !existsSync(pidFile); i++) {
-      await s.ticks(1);
-      await until('the replica running', () => existsSync(pidFile), 5000).catch(() => undefined);
-    }
-    const pid = Number(readFileSync(pidFile, 'utf8'));
-    const width = s.service.job(a.body.id).width;
+    const { id, pid } = await runStubbornJob(s, join(dataDir, 'a.pid'), 'stubborn');
+    const width = s.service.job(id).width;
     expect(width).toBeGreaterThan(0);
 
     const waiting = s.boa(['jobs', 'wait', 'stubborn', '--interval', '0.2']);
@@ -63,10 +47,10 @@ describe('a cancelled job whose replica still stops', () => {
       runningAtWaitEnd = runs(pid);
     });
     const cancelAt = Date.now();
-    expect((await s.request('POST', `/v1/jobs/${a.body.id}/cancel`)).status).toBe(200);
+    expect((await s.request('POST', `/v1/jobs/${id}/cancel`)).status).toBe(200);
     let view: any;
     await until('the stop sent', async () => {
-      view = (await s.request('GET', `/v1/jobs/${a.body.id}`)).body;
+      view = (await s.request('GET', `/v1/jobs/${id}`)).body;
       return typeof view.stopping?.killAt === 'string';
     });
     expect(view.state).toBe('cancelled');
@@ -98,7 +82,7 @@ describe('a cancelled job whose replica still stops', () => {
     );
     expect(waitEnded!).toBeGreaterThanOrEqual(killAt - 1000); // ended by the SIGKILL, not before
     await until('the view without it', async () => {
-      view = (await s.request('GET', `/v1/jobs/${a.body.id}`)).body;
+      view = (await s.request('GET', `/v1/jobs/${id}`)).body;
       return view.stopping === null;
     });
   }, 60_000);

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { oneNodeLocalService } from '../helpers/one-node-local-service.ts';
+import { runStubbornJob } from '../helpers/stubborn-job.ts';
 import { until } from '../helpers/until.ts';
 import { startService } from './harness.ts';
 
@@ -30,23 +31,11 @@ describe('a cancelled replica still stopping, on the local executor', () => {
     });
     const aPid = join(marks, 'a.pid');
     const bStarted = join(marks, 'b');
-    // Ignores SIGTERM (the sleep it becomes inherits that), and says its pid.
-    const a = await s.request('POST', '/v1/jobs', {
-      class: 'bert',
-      workload: {
-        command: ['sh', '-c', `trap '' TERM; echo $$ > ${aPid}.tmp; mv ${aPid}.tmp ${aPid}; exec sleep 600`],
-      },
-    });
-    expect(a.status).toBe(201);
-    for (let i = 0; i < 5 && !existsSync(aPid); i++) {
-      await s.ticks(1);
-      await until('job a running', () => existsSync(aPid), 5000).catch(() => undefined);
-    }
-    expect(existsSync(aPid)).toBe(true);
-    const aNodes = [...s.service.job(a.body.id).allocation];
+    const a = await runStubbornJob(s, aPid);
+    const aNodes = [...s.service.job(a.id).allocation];
     expect(aNodes.length).toBeGreaterThan(0);
     const cancelAt = Date.now();
-    expect((await s.request('POST', `/v1/jobs/${a.body.id}/cancel`)).status).toBe(200);
+    expect((await s.request('POST', `/v1/jobs/${a.id}/cancel`)).status).toBe(200);
     // At its start, whether a's process still runs (a zombie has ended), and when.
     const b = await s.request('POST', '/v1/jobs', {
       class: 'bert',
@@ -69,7 +58,7 @@ describe('a cancelled replica still stopping, on the local executor', () => {
     // The service's loop (main.ts) ticks when asked: at once, not up to tickSeconds after a is gone.
     let asked = 0;
     s.scheduler.tickWanted = () => void (asked += 1);
-    const aGone = () => !s.service.state.liveReplicas.some((r) => r.jobId === a.body.id);
+    const aGone = () => !s.service.state.liveReplicas.some((r) => r.jobId === a.id);
     await until("job a's replica gone", aGone, (GRACE_SECONDS + 10) * 1000);
     const goneAt = Date.now();
     expect(asked).toBe(1);

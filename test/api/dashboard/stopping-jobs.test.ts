@@ -5,12 +5,10 @@
  * with its state and the stopping note `boa jobs list` gives, until its replicas are gone; the API lists
  * such jobs with GET /v1/jobs?stopping=true.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LocalExecutor } from '../../../src/cloud/local/executor.ts';
-import { killReplicaGroups } from '../../helpers/replica-groups.ts';
+import { oneNodeLocalService } from '../../helpers/one-node-local-service.ts';
+import { runStubbornJob } from '../../helpers/stubborn-job.ts';
 import { until } from '../../helpers/until.ts';
 import { startService } from '../../service/harness.ts';
 import { listedJob, loadDashboardScript } from './load-app.ts';
@@ -23,49 +21,14 @@ afterEach(async () => {
 // Long enough for a refresh of the page and the API calls below within it on a loaded machine.
 const GRACE_SECONDS = 8;
 
-async function serviceWithProcesses() {
-  const dataDir = mkdtempSync(join(tmpdir(), 'boa-dash-stopping-'));
-  const executor = new LocalExecutor({ dataDir, terminationGraceSeconds: GRACE_SECONDS });
-  const s = await startService({
-    executor,
-    config: {
-      priorRates: { cifar10: 8, bert: 1 },
-      local: { maxNodes: 1, bootSeconds: 0, releaseSeconds: 0 },
-      terminationGraceSeconds: GRACE_SECONDS,
-    },
-  });
-  cleanups.push(async () => {
-    await s.close();
-    killReplicaGroups(join(dataDir, 'jobs'));
-    rmSync(dataDir, { recursive: true, force: true });
-  });
-  return { s, dataDir };
-}
-
 describe('the dashboard and a job whose replicas still stop', () => {
   it('lists a cancelled job whose replica runs on, with its GPUs and the stopping note, until it is gone', async () => {
-    const { s, dataDir } = await serviceWithProcesses();
-    expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 30 })).status).toBe(200);
-    await s.service.planner.idle();
-    const pidFile = join(dataDir, 'a.pid');
-    const made = await s.request('POST', '/v1/jobs', {
-      class: 'bert',
-      name: 'stubborn',
-      workload: {
-        command: [
-          'sh',
-          '-c',
-          `trap '' TERM; echo $$ > ${pidFile}.tmp; mv ${pidFile}.tmp ${pidFile}; exec sleep 600`,
-        ],
-      },
+    const { s, dataDir } = await oneNodeLocalService(startService, {
+      graceSeconds: GRACE_SECONDS,
+      prefix: 'boa-dash-stopping-',
+      cleanups,
     });
-    expect(made.status).toBe(201);
-    const id = made.body.id as number;
-    for (let i = 0; i < 5 && !existsSync(pidFile); i++) {
-      await s.ticks(1);
-      await until('the replica running', () => existsSync(pidFile), 5000).catch(() => undefined);
-    }
-    expect(existsSync(pidFile)).toBe(true);
+    const { id } = await runStubbornJob(s, join(dataDir, 'a.pid'), 'stubborn');
     const width = s.service.job(id).width;
     expect(width).toBeGreaterThan(0);
 
@@ -163,7 +126,8 @@ describe('the dashboard and a job whose replicas still stop', () => {
   });
 
   it('refuses stopping=false and stopping with another order, saying what is allowed', async () => {
-    const { s } = await serviceWithProcesses();
+    const s = await startService();
+    cleanups.push(() => s.close());
     const no = await s.request('GET', '/v1/jobs?stopping=false');
     expect(no.status).toBe(400);
     expect(no.body.error.message).toContain('stopping takes only true (leave it out for every job)');
