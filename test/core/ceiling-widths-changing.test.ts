@@ -1,0 +1,44 @@
+/**
+ * A running job the ceiling narrows restarts anyway: it takes the GPUs narrowing leaves over at once, to
+ * a width the next tick keeps, rather than one tick on the narrow width and a second restart.
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { narrowedByPrice } from '../../src/core/narrowing.ts';
+import { parseProfileFile } from '../../src/core/profile.ts';
+import { widthsUnderCeiling } from '../../src/core/ceiling-widths.ts';
+
+const file = readFileSync(resolve(import.meta.dirname, '../../data/profiles.json'), 'utf8');
+// cifar10's second epoch: from 4 GPUs the cheapest step down is to 1 (2 GPUs buy the least per GPU).
+const table = parseProfileFile(JSON.parse(file)).classes.find((c) => c.name === 'cifar10')!.epochs[1]!
+  .speedup;
+
+function served(current: number, gpus: number): number {
+  const job = { state: 'running' };
+  return (
+    widthsUnderCeiling(
+      [job],
+      () => 16,
+      () => current,
+      gpus,
+      () => table,
+    ).get(job) ?? 0
+  );
+}
+
+describe('a running job narrowed under the ceiling', () => {
+  it('takes the GPU narrowing left over at once, and keeps that width at the next tick', () => {
+    expect(narrowedByPrice({ planned: [16], current: [4], speedups: [table] }, 2)).toEqual([1]);
+    expect(served(4, 2)).toBe(2);
+    expect(served(2, 2)).toBe(2);
+    expect(served(3, 2)).toBe(2);
+  });
+
+  it('takes no more than twice its narrowed width, which the next tick would not keep', () => {
+    // Narrowed to 1 from 8 under 3 GPUs: 2 at most (a width of 3 is more than twice 1).
+    const width = served(8, 3);
+    expect(width).toBeLessThanOrEqual(2);
+    expect(served(width, 3)).toBe(width);
+  });
+});
