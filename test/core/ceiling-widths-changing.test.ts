@@ -11,10 +11,10 @@ import { widthsUnderCeiling } from '../../src/core/ceiling-widths.ts';
 
 const file = readFileSync(resolve(import.meta.dirname, '../../data/profiles.json'), 'utf8');
 // cifar10's second epoch: from 4 GPUs the cheapest step down is to 1 (2 GPUs buy the least per GPU).
-const table = parseProfileFile(JSON.parse(file)).classes.find((c) => c.name === 'cifar10')!.epochs[1]!
-  .speedup;
+const epochs = parseProfileFile(JSON.parse(file)).classes.find((c) => c.name === 'cifar10')!.epochs;
+const table = epochs[1]!.speedup;
 
-function served(current: number, gpus: number): number {
+function served(current: number, gpus: number, speedups = table): number {
   const job = { state: 'running' };
   return (
     widthsUnderCeiling(
@@ -22,7 +22,7 @@ function served(current: number, gpus: number): number {
       () => 16,
       () => current,
       gpus,
-      () => table,
+      () => speedups,
     ).get(job) ?? 0
   );
 }
@@ -40,5 +40,12 @@ describe('a running job narrowed under the ceiling', () => {
     const width = served(8, 3);
     expect(width).toBeLessThanOrEqual(2);
     expect(served(width, 3)).toBe(width);
+  });
+
+  it('on 4-GPU nodes (EKS): from 16 GPUs under a ceiling of 2 nodes straight to 8, not 4 and then 8', () => {
+    const sixth = epochs[5]!.speedup;
+    expect(narrowedByPrice({ planned: [16], current: [16], speedups: [sixth] }, 8)).toEqual([4]);
+    expect(served(16, 8, sixth)).toBe(8);
+    expect(served(8, 8, sixth)).toBe(8);
   });
 });
