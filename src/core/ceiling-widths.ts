@@ -207,7 +207,7 @@ export function ceilingWidthsInOrder(
     widths[index] = kept ? held : target;
   }
   keptWidthsGiveWay(running, narrowed, widths, whole, waitedLong);
-  fillRemainder(jobs, widths, gpus, order);
+  fillRemainder(jobs, narrowed, widths, gpus, order);
   return { widths: servedWidths(running, widths, gpus, order), order };
 }
 
@@ -272,10 +272,17 @@ export interface QueueKeys<J> {
  * taking it back may not fit), and so can the widths running jobs keep. What is left goes, in the
  * waiting jobs' `order`, to waiting jobs (one GPU more each: no restart), then to running jobs whose
  * width changes anyway (up to twice the new width, which the next tick keeps), then to running jobs that
- * it can at least double (a smaller gain is not worth a restart, as in the rule above); a width only
+ * it can at least double (a smaller gain is not worth a restart, as in the rule above) within twice their
+ * narrowed width (`narrowed`: what the next tick keeps); a width only
  * where its table says it is faster (cifar10's first epoch is slower on 5 GPUs than on 4).
  */
-function fillRemainder(jobs: JobArrays, widths: Float64Array, gpus: number, order: Int32Array): void {
+function fillRemainder(
+  jobs: JobArrays,
+  narrowed: ArrayLike<number>,
+  widths: Float64Array,
+  gpus: number,
+  order: Int32Array,
+): void {
   const { running, planned, current, tables } = jobs;
   const faster = (index: number, from: number, to: number) => {
     const table = tables[index];
@@ -310,7 +317,10 @@ function fillRemainder(jobs: JobArrays, widths: Float64Array, gpus: number, orde
     const width = widths[i] as number;
     const held = current[i] as number;
     if (!running[i] || width !== held || held <= 0) continue;
-    const doubled = atLeastDoubled(tables[i], held, Math.min(planned[i] as number, held + left));
+    // At most twice its narrowed width, which the next tick keeps: doubled past it, cifar10 held on 5 under
+    // 12 GPUs ran one tick on 10 and was narrowed back to 4 at the next (a restart each way).
+    const most = Math.min(planned[i] as number, held + left, 2 * (narrowed[i] as number));
+    const doubled = atLeastDoubled(tables[i], held, most);
     if (doubled !== undefined && faster(i, held, doubled)) {
       widths[i] = doubled;
       left -= doubled - width;
