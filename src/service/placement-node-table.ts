@@ -186,8 +186,8 @@ export class NodeTable {
 
   /**
    * The ready nodes that take new work (not keep-only) with free GPUs, in listing order: neither placed
-   * nor held by a stopping replica. Both are counted, not the larger: a job resized in place is placed
-   * at its new width while its old replicas, which its new ones wait for, still hold theirs.
+   * nor held by a stopping replica (another job's, or an older one of a job not on that node now: a
+   * job's own, where it runs, are left out of the map, stopping-gpus.ts).
    */
   freeNodes(): FreeNode[] {
     const nodes: FreeNode[] = [];

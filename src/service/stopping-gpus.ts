@@ -26,6 +26,11 @@ export class StoppingGpus {
     let byNode: Map<string, number> | undefined;
     for (const replica of live) {
       if (!isStopping(replica, jobs)) continue;
+      // A running job's own older replica on a node it runs on now is not counted: its new replicas wait
+      // for it anyway, and counted against the job it made the job's own nodes look full at its next
+      // placement, which moved it again, a generation a tick (test/service/local-node-gone-restart.test.ts).
+      const job = jobs.get(replica.jobId);
+      if (job?.state === 'running' && job.allocation.includes(replica.node)) continue;
       byNode ??= new Map();
       byNode.set(replica.node, (byNode.get(replica.node) ?? 0) + (replica.gpus ?? gpusPerNode));
     }
