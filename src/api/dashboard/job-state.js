@@ -15,6 +15,7 @@ const WAITING_WORDS = {
   tick: 'waiting for the next tick',
   nodes: 'waiting for nodes to boot',
   gpus: 'waiting for GPUs the running jobs hold',
+  stopping: 'waiting for GPUs stopping replicas still hold',
 };
 
 const jobWho = (job) => `job ${job.id}${job.name ? ` (${job.name})` : ''}`;

@@ -112,6 +112,7 @@ const WAITS_FOR = {
   tick: 'waits for the next tick',
   nodes: 'waits for nodes to boot',
   gpus: 'waits for GPUs the running jobs hold',
+  stopping: 'waits for GPUs stopping replicas still hold',
 };
 /** Shown per state: a queue of thousands must not make the page slow; the CLI lists them all. */
 const ACTIVE_SHOWN = 20;
@@ -138,7 +139,21 @@ function jobNote(job) {
   return [stopping, rest].filter(Boolean).join('; ');
 }
 
+/**
+ * A job boa places nothing for until other replicas it stops are gone: whose, and when SIGKILL comes, as
+ * `boa jobs list` says it (src/cli/commands/jobs-stopping.ts heldByNote); '' for any other job.
+ */
+function heldByNote(job) {
+  const held = job.heldBy;
+  if (!held) return '';
+  const kill =
+    held.killAt === null ? 'SIGTERM being sent' : `SIGKILL at ${utcTime(held.killAt)} at the latest`;
+  return `waits for GPUs stopping replicas of job${held.jobs.length === 1 ? '' : 's'} ${held.jobs.join(', ')} still hold (${kill})`;
+}
+
 function jobNoteOfState(job) {
+  const held = heldByNote(job);
+  if (held) return held;
   if (job.waitingFor) return `${WAITS_FOR[job.waitingFor] ?? job.waitingFor}${inLine(job)}`;
   const notes = [];
   // As the CLI's `boa jobs list` says it (src/cli/commands/jobs.ts outcome): narrower than its plan and

@@ -125,6 +125,24 @@ describe('the dashboard and a job whose replicas still stop', () => {
     expect(dash.element('numbers').innerHTML).toContain('at least 160 held by replicas still stopping');
   });
 
+  it("says what a job placement holds back for stopping replicas waits for, in the CLI's words", () => {
+    const dash = loadDashboardScript();
+    const killAt = '2026-12-07T12:00:30.000Z';
+    const waiting = listedJob(4, {
+      name: 'next',
+      waitingFor: 'stopping',
+      heldBy: { jobs: [3], killAt },
+    });
+    dash.renderActiveJobs([], [waiting], { running: 0, waiting: 1 });
+    expect(dash.element('active-jobs').innerHTML).toContain(
+      'waits for GPUs stopping replicas of job 3 still hold (SIGKILL at 2026-12-07T12:00:30Z at the latest)',
+    );
+    // Followed in the log panel, as `boa jobs logs -f` says it.
+    expect(dash.describeJob({ ...waiting, heldBy: undefined })).toBe(
+      'job 4 (next): waiting for GPUs stopping replicas still hold',
+    );
+  });
+
   it('refuses stopping=false and stopping with another order, saying what is allowed', async () => {
     const s = await startService();
     cleanups.push(() => s.close());
