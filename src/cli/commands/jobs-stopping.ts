@@ -15,12 +15,7 @@ export function stoppingNote(job: { stopping?: Stopping }, now: number | 'at'): 
   const stopping = job.stopping;
   if (!stopping) return null;
   const n = stopping.replicas;
-  const kill =
-    stopping.killAt === null
-      ? 'SIGTERM being sent'
-      : now === 'at'
-        ? `SIGKILL at ${when(stopping.killAt)} at the latest`
-        : `SIGKILL ${killIn(Date.parse(stopping.killAt) - now)}`;
+  const kill = killText(stopping.killAt, now);
   return `stopping: ${n} replica${n === 1 ? '' : 's'} still running, ${stopping.gpus} GPU${stopping.gpus === 1 ? '' : 's'} held (${kill})`;
 }
 
@@ -36,13 +31,15 @@ export function heldByNote(job: { heldBy?: HeldBy }, now: number | 'at'): string
   const held = job.heldBy;
   if (!held) return null;
   const jobs = `job${held.jobs.length === 1 ? '' : 's'} ${held.jobs.join(', ')}`;
-  const kill =
-    held.killAt === null
-      ? 'SIGTERM being sent'
-      : now === 'at'
-        ? `SIGKILL at ${when(held.killAt)} at the latest`
-        : `SIGKILL ${killIn(Date.parse(held.killAt) - now)}`;
-  return `GPUs stopping replicas of ${jobs} still hold (${kill})`;
+  return `GPUs stopping replicas of ${jobs} still hold (${killText(held.killAt, now)})`;
+}
+
+/** When SIGKILL comes (null: the SIGTERM is not sent yet, the whole grace ahead), as a note says it. */
+function killText(killAt: string | null, now: number | 'at'): string {
+  if (killAt === null) return 'SIGTERM being sent';
+  return now === 'at'
+    ? `SIGKILL at ${when(killAt)} at the latest`
+    : `SIGKILL ${killIn(Date.parse(killAt) - now)}`;
 }
 
 function killIn(ms: number): string {
