@@ -3,6 +3,25 @@ import type { NodeGroupState, PoolNode } from './ports.ts';
 import type { BoaService } from './service.ts';
 
 /**
+ * A tick whose listing failed: the GPUs the group may pay for beyond the listing the ledger last stored
+ * are counted paid (unlisted-paid.ts), after a restart too, from the count stored before it. The size is
+ * the group's as last described (stored with the count: after a restart the group cannot be described
+ * either), or what boa asked of it since the stored listing, whichever is more: describe fails with the
+ * listing as a rule (EC2 and the ASG throttled alike).
+ */
+export function countUnlisted(service: BoaService, now: number): void {
+  const { state, deps } = service;
+  const since = state.unlisted.listedAt;
+  if (since === undefined) return;
+  const asked = deps.repo.lastResize();
+  const desired = Math.max(
+    state.group?.desiredSize ?? state.unlisted.desiredNodes,
+    asked !== undefined && asked.at >= since ? asked.requested : 0,
+  );
+  state.unlisted.failed(now, desired, deps.config.gpusPerNode);
+}
+
+/**
  * After a restart whose listings fail, boa changes no job and no node until a listing (deciding on none
  * took every job off its nodes). But a group raised before the restart, in the same outage, then paid
  * its raised size until a listing came back (the guard outside acts only after its silence): a window

@@ -389,15 +389,10 @@ export class Execution {
   /** Self-launched jobs holding GPUs that have not polled or reported for leaseSeconds are lost. */
   private expireLeases(now: number): void {
     const leaseMs = this.service.deps.config.leaseSeconds * 1000;
-    const lost: ServiceJob[] = [];
-    for (const job of this.service.state.jobs.values()) {
-      if (job.workload || job.state !== 'running') continue;
-      if (now - this.service.leases.lastSeen(job) > leaseMs) lost.push(job);
-    }
+    const lost = this.service.leases.expired(this.service.state.jobs.values(), now, leaseMs);
     // Guarded as the executor's steps: a store error here came after the tick's commit, and thrown it
     // skipped the tick's executor reconcile, re-plan and metrics (the heartbeat) and failed the tick.
-    for (const job of lost) {
-      const silent = Math.round((now - this.service.leases.lastSeen(job)) / 1000);
+    for (const { job, silentSeconds: silent } of lost) {
       this.guarded(job.id, 'lease', () =>
         this.service.finishJob(job.id, 'lost', undefined, {
           exitCode: null,

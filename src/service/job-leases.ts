@@ -64,6 +64,21 @@ export class JobLeases {
     );
   }
 
+  /** Self-launched running jobs not heard of for longer than `leaseMs`, with how long (s) they were silent. */
+  expired(
+    jobs: Iterable<ServiceJob>,
+    now: number,
+    leaseMs: number,
+  ): Array<{ job: ServiceJob; silentSeconds: number }> {
+    const lost: Array<{ job: ServiceJob; silentSeconds: number }> = [];
+    for (const job of jobs) {
+      if (job.workload || job.state !== 'running') continue;
+      const silentMs = now - this.lastSeen(job);
+      if (silentMs > leaseMs) lost.push({ job, silentSeconds: Math.round(silentMs / 1000) });
+    }
+    return lost;
+  }
+
   /** The job ended: nothing more to hear of it. */
   forget(jobId: number): void {
     this.seenAt.delete(jobId);

@@ -16,7 +16,7 @@ import { TickUndo } from './tick-undo.ts';
 import { isBilled } from './paid-now.ts';
 import { UnseenNodes } from './unseen-nodes.ts';
 import { UnlistedPaid } from './unlisted-paid.ts';
-import { trimBlind } from './blind-trim.ts';
+import { countUnlisted, trimBlind } from './blind-trim.ts';
 import { parseUnlistedPaid, UNLISTED_PAID_KEY } from './unlisted-paid-snapshot.ts';
 import { goneAtOf } from './gone-nodes.ts';
 import { noteLentGpus, placeWithIdleFill } from './idle-fill-pass.ts';
@@ -206,19 +206,7 @@ export class Scheduler {
     const held = () => gpusHeldPerNode(state.jobs.values());
     const ready = this.nodes.usable(state.nodes, held);
     // Before the ceiling: nodes launched since the last listing are paid though no listing shows them.
-    // After a restart too, from the count stored before it (no listing since: state.nodesListed false).
-    if (!listed && state.unlisted.listedAt !== undefined) {
-      // The group's size as last described (stored with the count: after a restart the group cannot be
-      // described either), or what boa asked of it since the stored listing, whichever is more: describe
-      // fails with the listing as a rule (EC2 and the ASG throttled alike).
-      const asked = repo.lastResize();
-      const since = state.unlisted.listedAt;
-      const desired = Math.max(
-        state.group?.desiredSize ?? state.unlisted.desiredNodes,
-        asked !== undefined && asked.at >= since ? asked.requested : 0,
-      );
-      state.unlisted.failed(now, desired, deps.config.gpusPerNode);
-    }
+    if (!listed) countUnlisted(this.service, now);
     const ceiling = this.service.spendCeiling(now);
     // While the heartbeat does not reach CloudWatch, no more nodes than the budget guard would leave.
     const heldNodes = this.service.heartbeat.nodes(
