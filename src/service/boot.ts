@@ -25,6 +25,7 @@ import { OperatorToken } from './operator-token.ts';
 import { StartupError } from './startup.ts';
 import { newToken } from './tokens.ts';
 import { instanceIdOf } from './instance-id.ts';
+import { checkLocalPoolGpus, type LaunchedWith, LOCAL_POOL_TYPE_KEY } from './local-pool-gpus.ts';
 import { classesLeftOut } from './classes-over-bound.ts';
 import { OPERATOR_TOKEN_RULE, usableOperatorToken } from '../core/operator-token-rule.ts';
 
@@ -368,6 +369,21 @@ async function cloudPool(
     return createAwsNodePool(config, logger);
   }
   // The emulated node group persists itself with the service's state, so a restart finds its nodes.
+  const snapshot = repo.getSetting('localPool');
+  const launchedWith = repo.getSetting<LaunchedWith>(LOCAL_POOL_TYPE_KEY);
+  checkLocalPoolGpus(
+    launchedWith,
+    snapshot,
+    { ...config, releaseSeconds: config.local.releaseSeconds },
+    clock.now(),
+  );
+  // Kept before the pool can launch a node: every node up then has this start's GPUs.
+  if (launchedWith?.instanceType !== config.instanceType || launchedWith.gpusPerNode !== config.gpusPerNode)
+    repo.putSetting(
+      LOCAL_POOL_TYPE_KEY,
+      { instanceType: config.instanceType, gpusPerNode: config.gpusPerNode } satisfies LaunchedWith,
+      clock.now(),
+    );
   return new LocalNodePool(
     {
       minSize: 0,
@@ -378,7 +394,7 @@ async function cloudPool(
     },
     clock,
     { logger, onChange: (snapshot) => repo.putSetting('localPool', snapshot, clock.now()) },
-    repo.getSetting('localPool'),
+    snapshot,
   );
 }
 
