@@ -25,6 +25,7 @@ import { OperatorToken } from './operator-token.ts';
 import { StartupError } from './startup.ts';
 import { newToken } from './tokens.ts';
 import { instanceIdOf } from './instance-id.ts';
+import { checkExecutorSwitch, EXECUTOR_KIND_KEY } from './executor-switch.ts';
 import { checkLocalPoolGpus, type LaunchedWith, LOCAL_POOL_TYPE_KEY } from './local-pool-gpus.ts';
 import { classesLeftOut } from './classes-over-bound.ts';
 import { OPERATOR_TOKEN_RULE, usableOperatorToken } from '../core/operator-token-rule.ts';
@@ -199,14 +200,20 @@ export async function bootService(config: ServiceConfig, overrides: BootOverride
     checkStartingBudget(config, repo, profiles.classes);
     tokens = await operatorToken(config, dataDir, clock, logger);
     jobTokenKey = jobTokenKeyOf(dataDir, logger);
+    // Before the pool: a refused start changes nothing.
+    if (overrides.executor === undefined)
+      checkExecutorSwitch(repo.getSetting(EXECUTOR_KIND_KEY), executorKind(config), repo.activeJobs());
     await overrides.beforeSideEffects?.();
     // Refused as a setting too (`--executor kubernetes` with no cluster to reach): undone the same way.
     pool = overrides.pool ?? (await cloudPool(config, repo, clock, logger));
     metrics = overrides.metrics ?? (await cloudMetrics(config, logger));
-    executor =
-      overrides.executor === undefined
-        ? await createExecutor(config, dataDir, logger)
-        : (overrides.executor ?? undefined);
+    if (overrides.executor === undefined) {
+      const kind = executorKind(config);
+      executor = await createExecutor(config, dataDir, logger);
+      // Kept once an executor runs jobs: the jobs it starts are its own.
+      if (executor && repo.getSetting(EXECUTOR_KIND_KEY) !== kind)
+        repo.putSetting(EXECUTOR_KIND_KEY, kind, clock.now());
+    } else executor = overrides.executor ?? undefined;
   } catch (error) {
     try {
       overrides.onRefused?.(error);
