@@ -394,7 +394,9 @@ async function cloudPool(
   return new LocalNodePool(
     {
       minSize: 0,
-      maxSize: Math.min(config.local.maxNodes, config.maxNodes ?? Number.MAX_SAFE_INTEGER),
+      // boa's own cap (maxNodes) is kept by boa, not the emulated group: lowered across a restart, the
+      // group released its newest nodes at once, busy or not, keeping idle ones, and jobs moved.
+      maxSize: config.local.maxNodes,
       bootSeconds: config.local.bootSeconds,
       releaseSeconds: config.local.releaseSeconds,
       gpusPerNode: config.gpusPerNode,
