@@ -122,6 +122,8 @@ describe.skipIf(!torchPython)('examples/pytorch/train.py under torchrun through 
 
       expect(await seen(1, /epoch 1\/40 done: WORLD_SIZE=2 /, 120), log(1)).toBe(true);
       expect(log(1)).toContain('rank 0 of WORLD_SIZE=2 (generation 1): from epoch 0 sample 0');
+      // Rank 0's reporter reached boa through torchrun's environment (its token, its URL).
+      expect((await api('GET', '/v1/jobs/1')).reportedProgress).toBe(true);
 
       await api('PUT', '/v1/budget', { gpuHoursPerHour: 1 });
       expect(await seen(2, /epoch \d+\/40 done: WORLD_SIZE=1 /, 120), log(1) + log(2)).toBe(true);
@@ -145,6 +147,9 @@ describe.skipIf(!torchPython)('examples/pytorch/train.py under torchrun through 
           .join('\n');
       expect(await until(() => left().length === 0, 30), described()).toBe(true);
       expect(log(2)).not.toMatch(/AttributeError|unrecognized arguments/);
+      // torchrun's exit 1 on each of boa's SIGTERMs is a stop: no restart counted, no failure.
+      const ended = await api('GET', '/v1/jobs/1');
+      expect([ended.state, ended.restarts]).toEqual(['cancelled', 0]);
     },
   );
 });
