@@ -46,11 +46,12 @@ export function prometheusRegistry(service: BoaService): Registry {
   );
   gauge(
     'boa_nodes',
-    'Nodes in the pool (actual and ready NaN until the pool answers a listing after a start)',
+    'Nodes in the pool: ready excludes those boa is removing, counted as removing (listed nodes; actual, ready and removing NaN until the pool answers a listing after a start)',
     (g) => {
       const s = statusView(service);
       g.set({ kind: 'actual' }, s.nodeGroup.actualNodes ?? NaN);
       g.set({ kind: 'ready' }, s.nodeGroup.readyNodes ?? NaN);
+      g.set({ kind: 'removing' }, s.nodeGroup.removingNodes ?? NaN);
       g.set({ kind: 'desired' }, s.nodeGroup.desiredNodes ?? NaN);
     },
     ['kind'],

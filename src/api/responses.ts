@@ -95,7 +95,13 @@ export const StatusView = z
           description:
             'nodes listed at the last tick; null: the pool has not answered a listing since boa started (it then changes no job and no node)',
         }),
-        readyNodes: z.number().int().nullable(),
+        readyNodes: z.number().int().nullable().openapi({
+          description: 'nodes listed at the last tick that are ready for jobs, those boa is removing apart',
+        }),
+        removingNodes: z.number().int().nullable().openapi({
+          description:
+            'nodes listed at the last tick that boa is removing (chosen, cordoned, terminated and still listed): paid until gone, given no jobs. actualNodes = readyNodes + removingNodes + the notReady counts',
+        }),
         name: z.string().nullable(),
         status: z.string().nullable(),
         updateInFlight: z.string().nullable().openapi({
@@ -127,6 +133,7 @@ export const StatusView = z
         issues: true,
         notReady: true,
         replaced: true,
+        removingNodes: true,
         removing: true,
         lastRemoval: true,
         capacity: true,

@@ -324,7 +324,6 @@ export function statusView(service: BoaService) {
         : null,
       // Null until the pool answers a listing after a start: boot's empty list is not 0 nodes.
       actualNodes: state.nodesListed ? state.nodes.length : null,
-      readyNodes: state.nodesListed ? state.nodes.filter((n) => n.ready).length : null,
       ...nodeGroupTruth(service),
     },
     // Paid: the nodes billed now (an EKS instance still pending is not), as the ledger counts them.
@@ -368,19 +367,28 @@ function executorError(failing: BoaService['execution']['failing']) {
  */
 function nodeGroupTruth(service: BoaService) {
   const { state } = service;
+  const nodes = state.nodeStatus?.();
+  // Each listed node counted once: ready, not ready (by why) or being removed by boa, so they add up
+  // to actualNodes. One boa removes read as ready until the listing after its cordon (found in review).
   const notReady: Record<string, number> = {};
+  let ready = 0;
+  let removingNodes = 0;
   const replaced = new Map<string, { name: string; nodes: number; paidGpus: number }>();
   for (const n of state.nodes) {
-    if (!n.ready) notReady[n.waitingFor ?? 'booting'] = (notReady[n.waitingFor ?? 'booting'] ?? 0) + 1;
+    if (nodes?.removes(n.id)) removingNodes++;
+    else if (n.ready) ready++;
+    else notReady[n.waitingFor ?? 'booting'] = (notReady[n.waitingFor ?? 'booting'] ?? 0) + 1;
     if (n.replacedGroup === undefined) continue;
     const group = replaced.get(n.replacedGroup) ?? { name: n.replacedGroup, nodes: 0, paidGpus: 0 };
     group.nodes += 1;
     if (isBilled(n)) group.paidGpus += n.gpus;
     replaced.set(n.replacedGroup, group);
   }
-  const nodes = state.nodeStatus?.();
   const capacity = nodes?.capacity;
   return {
+    readyNodes: state.nodesListed ? ready : null,
+    // Listed nodes boa is removing (chosen, cordoned, terminated and not yet gone): paid, given no jobs.
+    removingNodes: state.nodesListed ? removingNodes : null,
     name: state.group?.name ?? null,
     status: state.group?.status ?? null,
     // boa's own cloud update still running (EKS may keep one InProgress for minutes): no resize until it ends.

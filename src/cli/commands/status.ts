@@ -129,6 +129,8 @@ function nodesLine(group: StatusView['nodeGroup'], ticked: boolean): string {
       : 'no tick since boa started';
     return `${group.desiredNodes ?? '-'} desired, not listed yet (${why})${bounds}`;
   }
+  // Nodes boa removes are counted apart from the ready ones (undefined: a service from before it said).
+  const removing = group.removingNodes ? `, ${group.removingNodes} removing` : '';
   // Read by the tick: a node that came up since reads as booting until the next one.
-  return `${group.desiredNodes ?? '-'} desired, ${group.actualNodes} actual, ${group.readyNodes} ready at the last tick${bounds}`;
+  return `${group.desiredNodes ?? '-'} desired, ${group.actualNodes} actual, ${group.readyNodes} ready${removing} at the last tick${bounds}`;
 }

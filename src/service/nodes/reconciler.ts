@@ -379,6 +379,9 @@ export class NodeReconciler {
         since: new Date(r.chosenAt).toISOString(),
       })),
       lastRemoval: lastRemoval(this.deps.removals.lastTerminated()),
+      // Whether boa is removing a listed node or has terminated it: status counts it apart from the
+      // ready and not-ready nodes (read as ready until its cordon showed: found in review).
+      removes: (nodeId: string) => this.removing.includes(nodeId),
       capacity: {
         ...capacity,
         backoffUntil: capacity.backoffUntil === null ? null : new Date(capacity.backoffUntil).toISOString(),

@@ -9,6 +9,7 @@ import { afterEach, expect, it } from 'vitest';
 import { nodeName, type NodesWorld, nodesWorld } from '../../service/nodes-harness.ts';
 import { gracefulExecutor } from '../../service/nodes/graceful-executor.ts';
 import { loadDashboardScript } from './load-app.ts';
+import { renderStatus } from '../../../src/cli/commands/status.ts';
 
 const worlds: NodesWorld[] = [];
 afterEach(async () => {
@@ -37,16 +38,34 @@ it('names a node boa removes, why and how far along, beside the cancelled job st
   );
   boa.service.finishJob(b.id, 'cancelled');
   await tick(1); // b's node chosen for scale-in and cordoned; b's replica still stops on it
-  const removing = (await status()).nodeGroup.removing;
-  expect(removing.map((r: any) => [r.node, r.reason, r.state])).toEqual([[bNode, 'scale-in', 'cordoned']]);
+  const group = (await status()).nodeGroup;
+  expect(group.removing.map((r: any) => [r.node, r.reason, r.state])).toEqual([
+    [bNode, 'scale-in', 'cordoned'],
+  ]);
+  // The tick listed it before its cordon, ready: counted apart from the ready nodes all the same (it
+  // read 2 ready, the tile "2 / 2"), and the counts add up to the nodes listed.
+  expect(group).toMatchObject({ actualNodes: 2, readyNodes: 1, removingNodes: 1, notReady: {} });
 
   const dash = loadDashboardScript(async (path, init) => boa.app.request(path, init));
   await dash.refresh(boa.token);
-  // Still counted ready by /v1/status at this tick: nothing else on the page says it is on its way out.
   expect(nodesRow(dash.element('nodes').innerHTML)).toMatchObject({
-    ready: '2',
+    ready: '1',
+    'not ready': '-',
     removing: `${bNode} (scale-in, cordoned)`,
   });
+  // Listed cordoned at the next tick: still removing, not "1 cordoned" under not ready beside it; `boa
+  // status` and /metrics count it as the API does.
+  await tick(1);
+  const later = await status();
+  expect(later.nodeGroup).toMatchObject({ actualNodes: 2, readyNodes: 1, removingNodes: 1, notReady: {} });
+  expect(renderStatus(later)).toMatch(
+    /^nodes\s+\d+ desired, 2 actual, 1 ready, 1 removing at the last tick/m,
+  );
+  const metrics = await (
+    await boa.app.request('/metrics', { headers: { authorization: `Bearer ${boa.token}` } })
+  ).text();
+  expect(metrics).toMatch(/^boa_nodes\{kind="ready"\} 1$/m);
+  expect(metrics).toMatch(/^boa_nodes\{kind="removing"\} 1$/m);
   // What holds its GPUs meanwhile: the cancelled job, its replica stopping.
   expect(dash.element('active-jobs').innerHTML).toMatch(
     /<td>cancelled<\/td><td>0\+4 stopping<\/td>.*stopping: 1 replica still running, 4 GPUs held \(SIGTERM being sent\)/,
