@@ -184,8 +184,10 @@ it.skipIf(!haveChromium)(
     await tickUntil(s, () => s.service.job(id).state === 'failed', 'failed');
     const job = (await s.request('GET', `/v1/jobs/${id}`)).body;
     expect(job.exitCode).toBe(3);
+    // With the stopping note when the follower looked before its other ranks were gone (as logs -f).
+    const stoppingNote = /, stopping: \d+ replicas? still running, \d+ GPUs? held \([^)]*\)$/;
     await expect
-      .poll(() => status(page), { timeout: 30_000 })
+      .poll(async () => (await status(page))?.replace(stoppingNote, ''), { timeout: 30_000 })
       .toBe(`job ${id} (doomed): failed (exit 3: ${job.failureReason})`);
     // Its restart is the next generation (an ended job shows the one after its last run).
     const second = first + 1;

@@ -4,7 +4,7 @@
  * status line.
  */
 /* global utcTime -- format.js */
-/* global inLine -- tables.js */
+/* global inLine, stoppingNote -- tables.js */
 /* exported describeJob, startingLine -- used by log-follow.js */
 'use strict';
 
@@ -32,7 +32,10 @@ function describeJob(job) {
     return `${who}: ${job.waitingFor ? (WAITING_WORDS[job.waitingFor] ?? `waiting for ${job.waitingFor}`) : 'waiting'}${inLine(job)}`;
   const code = job.exitCode === null ? '' : `exit ${job.exitCode}`;
   const why = job.state === 'failed' ? [code, job.failureReason].filter(Boolean).join(': ') : '';
-  return `${who}: ${job.state}${why ? ` (${why})` : ''}`;
+  // Ended with replicas still stopping (other ranks within their grace): said as `boa jobs logs -f`
+  // ends (its describeJob); the panel's end line read as if all had stopped (found in review).
+  const stopping = stoppingNote(job);
+  return `${who}: ${job.state}${why ? ` (${why})` : ''}${stopping ? `, ${stopping}` : ''}`;
 }
 
 /** A job waiting out a restart's backoff: what ended its run, and when it runs again (as the CLI). */

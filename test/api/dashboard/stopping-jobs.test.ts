@@ -12,6 +12,7 @@ import { runStubbornJob } from '../../helpers/stubborn-job.ts';
 import { until } from '../../helpers/until.ts';
 import { startService } from '../../service/harness.ts';
 import { listedJob, loadDashboardScript } from './load-app.ts';
+import { describeJob } from '../../../src/cli/commands/jobs-wait.ts';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -54,6 +55,10 @@ describe('the dashboard and a job whose replicas still stop', () => {
     expect(html).toContain(
       `stopping: 1 replica still running, ${gpus} held (SIGKILL at ${kill} at the latest)</td>`,
     );
+    // The log panel's end line for it, in the words `boa jobs logs -f` ends with (before: no note).
+    const ended = `job ${id} (stubborn): cancelled, stopping: 1 replica still running, ${gpus} held (SIGKILL at ${kill} at the latest)`;
+    expect(describeJob(view)).toBe(ended);
+    expect(dash.describeJob(view)).toBe(ended);
 
     // The GPUs tile says what holds the GPUs paid and allocated to no job.
     const gpusTile = () =>
