@@ -59,10 +59,12 @@ function renderTables(plan, status) {
   setHtml(
     'nodes',
     table(
-      ['desired', 'ready', 'booting', 'not ready', 'removing', 'replaced group', 'min', 'max'],
+      // Actual: the nodes listed, each counted in one of the four cells after it, as `boa status` says.
+      ['desired', 'actual', 'ready', 'booting', 'not ready', 'removing', 'replaced group', 'min', 'max'],
       [
         [
           g.desiredNodes ?? '-',
+          g.actualNodes ?? '-',
           // null: the pool has not answered a listing since boa started.
           g.readyNodes ?? 'not listed yet',
           booting,

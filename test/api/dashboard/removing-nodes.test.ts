@@ -48,8 +48,11 @@ it('names a node boa removes, why and how far along, beside the cancelled job st
 
   const dash = loadDashboardScript(async (path, init) => boa.app.request(path, init));
   await dash.refresh(boa.token);
+  // Each of the nodes listed in one cell: 1 ready, 0 booting, none not ready, 1 removing.
   expect(nodesRow(dash.element('nodes').innerHTML)).toMatchObject({
+    actual: '2',
     ready: '1',
+    booting: '0',
     'not ready': '-',
     removing: `${bNode} (scale-in, cordoned)`,
   });
