@@ -48,10 +48,11 @@ export function nodeGroupMetrics(registry: Registry, service: BoaService): void 
   });
   new Gauge({
     name: 'boa_nodes_removing',
-    help: 'Nodes boa has chosen to remove and not yet seen gone',
+    help: 'Removals under way (chosen, cordoned, terminating), CloudWatch\'s NodesRemoving; a node terminated and still listed is in boa_nodes{kind="removing"}',
     registers: [registry],
     collect() {
-      this.set(view()?.removing.length ?? 0);
+      // The view names terminated nodes still listed too: CloudWatch counts open removals only.
+      this.set(view()?.removing.filter((r) => r.state !== 'terminated').length ?? 0);
     },
   });
 }

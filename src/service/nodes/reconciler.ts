@@ -371,7 +371,8 @@ export class NodeReconciler {
       name: group?.name ?? null,
       status: group?.status ?? null,
       issues: group?.issues ?? [],
-      removing: this.removing.rows().map((r) => ({
+      // Those terminated and still listed too, until a listing no longer has them.
+      removing: [...this.removing.rows(), ...this.removing.terminatedRows()].map((r) => ({
         nodeId: r.nodeId,
         node: r.nodeName,
         reason: r.reason,

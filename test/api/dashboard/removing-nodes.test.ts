@@ -76,6 +76,25 @@ it('names a node boa removes, why and how far along, beside the cancelled job st
 
   // Its replica gone, the node is terminated: no longer said as being removed, nor the job listed.
   ex.releaseAll();
+  // Terminated and listed still (EKS's Terminating:Wait, minutes on a real group): counted removing,
+  // and named so, with nothing open about it (before: counted nowhere named, the table not adding up).
+  await tick(1);
+  const terminated = await status();
+  expect(terminated.nodeGroup).toMatchObject({ actualNodes: 2, readyNodes: 1, removingNodes: 1 });
+  expect(terminated.nodeGroup.removing.map((r: any) => [r.node, r.reason, r.state])).toEqual([
+    [bNode, 'scale-in', 'terminated'],
+  ]);
+  expect(renderStatus(terminated)).toMatch(
+    new RegExp(`^removing\\s+${bNode} \\(scale-in, terminated\\)$`, 'm'),
+  );
+  await dash.refresh(boa.token);
+  expect(nodesRow(dash.element('nodes').innerHTML).removing).toBe(`${bNode} (scale-in, terminated)`);
+  // Still listed, no longer a removal under way (CloudWatch's NodesRemoving counts those).
+  const scraped = await (
+    await boa.app.request('/metrics', { headers: { authorization: `Bearer ${boa.token}` } })
+  ).text();
+  expect(scraped).toMatch(/^boa_nodes\{kind="removing"\} 1$/m);
+  expect(scraped).toMatch(/^boa_nodes_removing 0$/m);
   await tick(3);
   expect((await status()).nodeGroup.removing).toEqual([]);
   await dash.refresh(boa.token);
