@@ -8,6 +8,7 @@ import { olderGenerationFinished } from './older-exits.ts';
 import { StartDeadlines } from './start-deadlines.ts';
 import { SentGpus } from './sent-gpus.ts';
 import { stoppingEnded } from './stopping-gpus.ts';
+import { OrderedStops } from './ordered-stops.ts';
 
 /** While replicas start or stop, the executor is asked again this soon instead of at the next tick. */
 const FOLLOW_UP_MS = 1000;
@@ -67,6 +68,9 @@ export class Execution {
   private readonly backoffEnded = new Map<number, number>();
   /** The GPUs each replica sent to the executor was given, for those it is stopping (sent-gpus.ts). */
   private readonly sentGpus = new SentGpus();
+  /** Stops no answer has told yet (ordered-stops.ts), and passes started, to tell which answer follows. */
+  readonly orderedStops = new OrderedStops();
+  private passes = 0;
   /** Job tokens handed to replicas, derived once per job. */
   private readonly tokens = new Map<number, string>();
   private readonly startDeadlines = new StartDeadlines();
@@ -91,6 +95,17 @@ export class Execution {
     const longPast = lastTick !== undefined && clock.now() - lastTick > LONG_DOWN_MS;
     this.mayNotKnowReplicas = repo.lastSubmittedAt() === undefined || !!rolledBack || longPast;
     this.unknownUntil = clock.now() + (service.deps.config.terminationGraceSeconds + 60) * 1000;
+  }
+
+  /** Boa stops `job`'s `generation`: its GPUs stay held until an answer tells (ordered-stops.ts). */
+  stopOrdered(job: ServiceJob, generation: number, allocation: readonly string[]): void {
+    if (!this.executor) return;
+    this.orderedStops.order(job, generation, allocation, this.sent(job.id, generation), this.passes);
+  }
+
+  /** A pass sent the job's replicas of this generation to the executor (it may have started them). */
+  sent(jobId: number, generation: number): boolean {
+    return !!this.executor && this.specs.get(jobId)?.generation === generation;
   }
 
   /** Whether a replica may be running or stopping on this node (by allocation name). */
@@ -133,12 +148,14 @@ export class Execution {
       return;
     }
     let started = 0;
+    let pass = 0;
     let sent: readonly DesiredJob[] = [];
     // On the next turn of the event loop: the tick (and the API) never wait for an executor's own
     // synchronous work, such as the local executor spawning processes.
     this.reconciling = new Promise<void>((next) => setImmediate(next))
       .then(() => {
         started = performance.now();
+        pass = ++this.passes;
         sent = this.desired(this.service.deps.clock.now());
         return executor.reconcile(sent);
       })
@@ -152,7 +169,8 @@ export class Execution {
         // Replicas it could not make for no fault of their job's: their clocks start again.
         this.startDeadlines.restart(executor.outage?.() ?? [], now);
         this.keepJobIdsAbove(statuses);
-        this.settling = this.apply(statuses);
+        const told = this.orderedStops.answered(statuses, pass);
+        this.settling = this.apply(statuses, told);
         if (this.settling || this.backingOff > 0) this.scheduleFollowUp(FOLLOW_UP_MS);
         // An exit is seen within seconds, not at the next tick: a failed job's GPUs are not held a tick
         // longer for each restart, and a finished job frees them sooner.
@@ -270,7 +288,7 @@ export class Execution {
    * anything is still starting or stopping, or a job's next generation is to start (a restart or a
    * resume).
    */
-  private apply(statuses: readonly ReplicaStatus[]): boolean {
+  private apply(statuses: readonly ReplicaStatus[], stopsTold = false): boolean {
     const before = this.nodesWithReplicas;
     this.nodesWithReplicas = new Set(
       statuses.filter((r) => r.phase !== 'succeeded' && r.phase !== 'failed').map((r) => r.node),
@@ -280,7 +298,7 @@ export class Execution {
     // The replicas not ended, with their GPUs, for the views (a job's replicas boa stops).
     const wasLive = this.service.state.liveReplicas;
     this.service.state.liveReplicas = this.sentGpus.live(statuses, this.specs.values());
-    if (stoppingEnded(wasLive, this.service.state.liveReplicas, this.service.state.jobs))
+    if (stopsTold || stoppingEnded(wasLive, this.service.state.liveReplicas, this.service.state.jobs))
       this.onStoppingEnded?.();
     let settling = false;
     const byJob = new Map<number, ReplicaStatus[]>();

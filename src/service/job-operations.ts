@@ -117,6 +117,7 @@ export function finishJob(
   // Rolled back (disk full, an I/O error), memory goes back to what the store holds: the job stays
   // active, its GPUs allocated, and the epoch is learned once, when the end is reported again.
   const undo = endUndo(svc, job);
+  const before = { generation: job.generation, allocation: job.allocation };
   try {
     // Only a job in its class's last epoch ends that epoch by finishing: one done earlier never reported
     // the epochs it went through, and its time since is theirs too, not the current epoch's work.
@@ -148,6 +149,8 @@ export function finishJob(
     throw error;
   }
   svc.state.jobs.delete(job.id);
+  // Its replicas the executor may run hold their GPUs until it answers (ordered-stops.ts).
+  svc.execution.stopOrdered(job, before.generation, before.allocation);
   svc.leases.forget(job.id);
   // A job failed for good or lost is at least as loud as the restarts before it (job_restart, warn).
   const level = state === 'failed' || state === 'lost' ? 'warn' : 'info';

@@ -83,6 +83,44 @@ export class NodeTable {
     }
   }
 
+  /** Adds GPUs held on nodes (by number) for this pass: those this pass's moves leave (placement-leaving.ts). */
+  addStopping(byNumber: ReadonlyMap<number, number>): void {
+    // A copy: a snapshot (idle fill) keeps the array it saw.
+    this.stoppingAt = [...this.stoppingAt];
+    for (const [n, gpus] of byNumber) {
+      if (n >= this.stopping.length) continue;
+      if (this.stopping[n] === 0) this.stoppingAt.push(n);
+      this.stopping[n] = (this.stopping[n] as number) + gpus;
+    }
+  }
+
+  /** Of the nodes `placed` puts GPUs on (by number), those without room for them besides `leaving`. */
+  overbooked(placed: ReadonlyMap<number, number>, leaving: ReadonlyMap<number, number>): Set<number> {
+    const over = new Set<number>();
+    for (const [n, left] of leaving) {
+      const room =
+        (this.capacity[n] ?? 0) - (this.used[n] ?? 0) - (this.stopping[n] ?? 0) - left - (placed.get(n) ?? 0);
+      if (room < 0) over.add(n);
+    }
+    return over;
+  }
+
+  /**
+   * The ready nodes taking new work where stopping replicas hold GPUs: by number, those held and those
+   * free besides (a job waiting for them would fit where the two make its width).
+   */
+  stoppingNodes(): Array<{ n: number; held: number; free: number }> {
+    const out: Array<{ n: number; held: number; free: number }> = [];
+    for (const n of this.stoppingAt) {
+      const capacity = this.capacity[n] as number;
+      if (this.keepOnly[n] || capacity === 0) continue;
+      const held = Math.min(capacity, this.stopping[n] as number);
+      const free = Math.max(0, capacity - (this.used[n] as number) - (this.stopping[n] as number));
+      if (held > 0) out.push({ n, held, free });
+    }
+    return out;
+  }
+
   /** GPUs stopping replicas hold on the ready nodes that take new work: free once they have ended. */
   stoppingGpus(): number {
     let held = 0;

@@ -7,6 +7,7 @@
 import { executeWidths } from '../core/exec/index.ts';
 import { JobsByNode } from './placement-jobs-by-node.ts';
 import { NodeTable } from './placement-node-table.ts';
+import { leavingGpus, newcomersOverbooked } from './placement-leaving.ts';
 import { mergedById, type Placed, sameSlots, type Unsettled } from './placement-records.ts';
 import type { Placement, PlacementBounds, PlacementJob } from './placement-types.ts';
 import type { PoolNode } from './ports.ts';
@@ -40,8 +41,13 @@ export class IncrementalPlacement {
   private tick = 0;
   /** GPUs stopping replicas hold per node (holdStopping), taken in by every pass. */
   private stopping: ReadonlyMap<string, number> = new Map();
-  /** Jobs the last pass left waiting that GPUs stopping replicas hold would have made room for. */
-  private held: Set<number> = new Set();
+  /** Whether a job's replicas hold its GPUs once it is moved or narrowed (holdStopping; none by default). */
+  private stopsReplicas: (id: number) => boolean = () => false;
+  /**
+   * Jobs the last pass left waiting that GPUs stopping replicas hold would have made room for, each with
+   * the nodes (ids) whose held GPUs it waits for.
+   */
+  private held: Map<number, readonly string[]> = new Map();
 
   /**
    * `forgetNodesPast`: node names numbered before the numbering is started afresh (also only past 4x
@@ -70,7 +76,7 @@ export class IncrementalPlacement {
     const nodes = this.nodes;
     const lostNodes = nodes.refresh(readyNodes);
     nodes.setStopping(this.stopping);
-    this.held = new Set();
+    this.held = new Map();
     const unsettled: Unsettled[] = [];
     const previous = new Map<number, readonly string[]>();
     let wanted = 0;
@@ -142,11 +148,12 @@ export class IncrementalPlacement {
       kept.add(job.id);
     }
     const running = unsettled.filter((j) => j.width > 0 && !kept.has(j.id));
-    const result =
-      running.length > 0
-        ? executeWidths(running, nodes.freeNodes(), { ...bounds, shortfall: 'partial', packResized: true })
-            .allocations
-        : new Map<number, number[]>();
+    const execute = (some: readonly Unsettled[]) =>
+      executeWidths(some, nodes.freeNodes(), { ...bounds, shortfall: 'partial', packResized: true })
+        .allocations;
+    const result = running.length > 0 ? execute(running) : new Map<number, number[]>();
+    const leaving = leavingGpus(unsettled, kept, result, this.stopsReplicas);
+    if (leaving !== undefined) this.holdLeaving(unsettled, result, leaving, execute);
     for (const job of unsettled) {
       if (kept.has(job.id)) continue;
       const slots = result.get(job.id) ?? [];
@@ -203,13 +210,16 @@ export class IncrementalPlacement {
    * The GPUs replicas boa stops still hold per node (stopping-gpus.ts), for the passes until set again:
    * they go to no new placement, so a job that fits elsewhere goes there and one that fits nowhere waits
    * rather than being booked running while the executor holds its replicas back for up to the grace.
+   * `stopsReplicas`: the jobs whose replicas the executor runs, whose GPUs a pass that moves or narrows
+   * them holds for that pass too (placement-leaving.ts); a self-launched job's are the client's to free.
    */
-  holdStopping(byNode: ReadonlyMap<string, number>): void {
+  holdStopping(byNode: ReadonlyMap<string, number>, stopsReplicas: (id: number) => boolean): void {
     this.stopping = byNode;
+    this.stopsReplicas = stopsReplicas;
   }
 
-  /** Jobs the last pass left waiting for GPUs stopping replicas still hold (see noteHeld). */
-  get heldByStopping(): ReadonlySet<number> {
+  /** Jobs the last pass left waiting for GPUs stopping replicas still hold, with those nodes (noteHeld). */
+  get heldByStopping(): ReadonlyMap<number, readonly string[]> {
     return this.held;
   }
 
@@ -293,9 +303,33 @@ export class IncrementalPlacement {
   }
 
   /**
+   * The GPUs this pass's moves leave (placement-leaving.ts) go to no other job this pass: a job `result`
+   * put where they do not leave it room is placed again without them (a pass over the few jobs moved,
+   * and a second executor run only when one was put there).
+   */
+  private holdLeaving(
+    unsettled: readonly Unsettled[],
+    result: Map<number, number[]>,
+    leaving: ReadonlyMap<number, number>,
+    execute: (jobs: readonly Unsettled[]) => Map<number, number[]>,
+  ): void {
+    const nodes = this.nodes;
+    const again = newcomersOverbooked(unsettled, result, (placed) => nodes.overbooked(placed, leaving));
+    nodes.addStopping(leaving);
+    if (again.length === 0) return;
+    for (const job of again) result.delete(job.id);
+    // The rest keep what they were given: taken while the others are placed again, given back after.
+    for (const slots of result.values()) nodes.take(slots);
+    const placed = execute(again);
+    for (const slots of result.values()) nodes.give(slots);
+    for (const [id, slots] of placed) result.set(id, slots);
+  }
+
+  /**
    * Of the jobs this pass left waiting, those the GPUs stopping replicas hold would give their width,
-   * with the GPUs left free (in total: the executor may split a job across nodes). A walk over the
-   * nodes only when a job waits while stopping replicas hold GPUs.
+   * with the GPUs left free (in total: the executor may split a job across nodes), each with the nodes
+   * it waits on: those where held and free GPUs make its width, or, on none, every one holding GPUs. A
+   * walk over the nodes only when a job waits while stopping replicas hold GPUs.
    */
   private noteHeld(waiting: readonly Unsettled[]): void {
     if (waiting.length === 0) return;
@@ -303,7 +337,12 @@ export class IncrementalPlacement {
     if (stopping === 0) return;
     let free = 0;
     for (const n of this.nodes.freeNodes()) free += n.gpus;
-    for (const job of waiting) if (job.width <= free + stopping) this.held.add(job.id);
+    const holding = this.nodes.stoppingNodes();
+    for (const job of waiting) {
+      if (job.width > free + stopping) continue;
+      const one = holding.filter((h) => h.held + h.free >= job.width);
+      this.held.set(job.id, this.nodes.ids((one.length > 0 ? one : holding).map((h) => h.n)));
+    }
   }
 
   /** Jobs that finished or were cancelled since the last tick give their GPUs back. */

@@ -114,10 +114,20 @@ export class Scheduler {
     // GPUs stopping replicas hold go to no new placement. Node sizing ignores them (the wanted GPUs are
     // the plan's): a node launched for a grace (120 s by default) boots in about as long, then is paid
     // past it out of the budget, and the reconciler removes it again.
-    const stopping = this.stopping.perNode(state.liveReplicas, state.jobs, deps.config.gpusPerNode, now);
-    this.placement.holdStopping(stopping);
+    const { execution } = this.service;
+    const stopping = this.stopping.perNode(
+      state.liveReplicas,
+      execution.orderedStops,
+      state.jobs,
+      deps.config.gpusPerNode,
+      now,
+    );
+    this.placement.holdStopping(stopping, (id) => {
+      const job = state.jobs.get(id);
+      return job !== undefined && execution.sent(id, job.generation);
+    });
     const placement = placeWithIdleFill(this.service, this.placement, active, widths, readyNodes, now);
-    state.heldByStopping = this.placement.heldByStopping;
+    state.heldByStopping = this.stopping.heldBy(this.placement.heldByStopping);
     const { lent: idleFillGpus, relent } = noteLentGpus(
       active,
       placement.changed,
@@ -140,6 +150,8 @@ export class Scheduler {
       if (next === undefined) continue;
       if (next.length > 0 && next.length < widthOf(job)) placedShort = true;
       undo.note(job);
+      // Its replicas the executor may run hold their GPUs until it answers (ordered-stops.ts).
+      execution.stopOrdered(job, job.generation, job.allocation);
       job.allocation = next as string[];
       job.width = next.length;
       job.generation += 1;

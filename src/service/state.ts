@@ -81,8 +81,11 @@ export class ServiceState {
   nodesListed = false;
   /** The replicas the executor last reported not ended (execution.ts): those boa stops are shown stopping. */
   liveReplicas: readonly LiveReplica[] = [];
-  /** Jobs the last tick left waiting for GPUs stopping replicas still hold (placement.ts heldByStopping). */
-  heldByStopping: ReadonlySet<number> = new Set();
+  /**
+   * Jobs the last tick left waiting for GPUs stopping replicas still hold (placement.ts heldByStopping),
+   * each with the jobs whose replicas hold them on the nodes it would fit.
+   */
+  heldByStopping: ReadonlyMap<number, readonly number[]> = new Map();
   /** The node group as the cloud last reported it (refreshed after boa's own changes). */
   group: NodeGroupState | undefined;
   /** What the group may pay for beyond the last listing while listings fail (the spend ceiling counts it). */

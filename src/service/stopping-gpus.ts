@@ -1,4 +1,5 @@
 import type { ServiceJob } from './jobs.ts';
+import type { OrderedStops } from './ordered-stops.ts';
 import { isStopping, type LiveReplica, replicaKey } from './stopping-replicas.ts';
 
 const NONE: ReadonlyMap<string, number> = new Map();
@@ -6,36 +7,78 @@ const NONE: ReadonlyMap<string, number> = new Map();
 /**
  * The GPUs replicas boa stops still hold, per node (by the name allocations use): placement gives them
  * to no one until the executor reports those replicas ended (placement-node-table.ts). Built once a tick
- * (the scheduler asks again only for another `live` or `now`), in one walk over the live replicas.
+ * (the scheduler asks again only for another `live`, `now` or ordered stop), in one walk over the live
+ * replicas and the stops no answer has told yet (ordered-stops.ts).
  */
 export class StoppingGpus {
   private live: readonly LiveReplica[] | undefined;
   private at = Number.NaN;
+  private version = -1;
   private byNode: ReadonlyMap<string, number> = NONE;
+  private holders: ReadonlyMap<string, readonly number[]> = new Map();
 
   /** `gpusPerNode` counts a replica whose GPUs boa does not know (given before a restart of boa). */
   perNode(
     live: readonly LiveReplica[],
+    ordered: OrderedStops,
     jobs: ReadonlyMap<number, ServiceJob>,
     gpusPerNode: number,
     now: number,
   ): ReadonlyMap<string, number> {
-    if (live === this.live && now === this.at) return this.byNode;
+    if (live === this.live && now === this.at && ordered.version === this.version) return this.byNode;
     this.live = live;
     this.at = now;
+    this.version = ordered.version;
     let byNode: Map<string, number> | undefined;
-    for (const replica of live) {
-      if (!isStopping(replica, jobs)) continue;
+    const holders = new Map<string, number[]>();
+    const add = (jobId: number, node: string, gpus: number) => {
       // A running job's own older replica on a node it runs on now is not counted: its new replicas wait
       // for it anyway, and counted against the job it made the job's own nodes look full at its next
-      // placement, which moved it again, a generation a tick (test/service/local-node-gone-restart.test.ts).
-      const job = jobs.get(replica.jobId);
-      if (job?.state === 'running' && job.allocation.includes(replica.node)) continue;
+      // placement, which moved it again, a generation a tick (test/service/local-node-gone-restart.test.ts),
+      // and kept the idle fill from lending it that node's GPUs (a restart more: kubernetes-crash.test.ts).
+      const job = jobs.get(jobId);
+      if (job?.state === 'running' && job.allocation.includes(node)) return;
+      count(jobId, node, gpus);
+    };
+    const count = (jobId: number, node: string, gpus: number) => {
       byNode ??= new Map();
-      byNode.set(replica.node, (byNode.get(replica.node) ?? 0) + (replica.gpus ?? gpusPerNode));
+      byNode.set(node, (byNode.get(node) ?? 0) + gpus);
+      const on = holders.get(node);
+      if (on === undefined) holders.set(node, [jobId]);
+      else if (!on.includes(jobId)) on.push(jobId);
+    };
+    const reported = new Set<string>();
+    for (const replica of live) {
+      if (!isStopping(replica, jobs)) continue;
+      reported.add(`${replica.jobId}/${replica.generation}`);
+      add(replica.jobId, replica.node, replica.gpus ?? gpusPerNode);
     }
+    // A generation the executor lists is held by its live replicas above, not twice.
+    if (ordered.size > 0)
+      for (const stop of ordered.pending(jobs)) {
+        if (reported.has(`${stop.jobId}/${stop.generation}`)) continue;
+        for (const node of stop.allocation) add(stop.jobId, node, 1);
+      }
     this.byNode = byNode ?? NONE;
+    this.holders = holders;
     return this.byNode;
+  }
+
+  /**
+   * Per job placement left waiting for stopping replicas' GPUs (with the nodes it waits on), the jobs
+   * holding GPUs there as of the last perNode (the view's heldBy), ascending.
+   */
+  heldBy(waiting: ReadonlyMap<number, readonly string[]>): Map<number, readonly number[]> {
+    const out = new Map<number, readonly number[]>();
+    for (const [id, nodes] of waiting) {
+      const jobs = new Set<number>();
+      for (const node of nodes) for (const holder of this.holders.get(node) ?? []) jobs.add(holder);
+      out.set(
+        id,
+        [...jobs].sort((a, b) => a - b),
+      );
+    }
+    return out;
   }
 }
 

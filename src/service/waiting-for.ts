@@ -22,8 +22,11 @@ export interface WaitContext {
   readonly plannedClasses: ReadonlySet<string>;
   /** Jobs whose replicas still run while boa stops them (stopping-replicas.ts, of ServiceState.liveReplicas). */
   readonly stopping?: ReadonlyMap<number, StoppingReplicas>;
-  /** Jobs the last tick left waiting for GPUs stopping replicas still hold (ServiceState.heldByStopping). */
-  readonly heldByStopping?: ReadonlySet<number>;
+  /**
+   * Jobs the last tick left waiting for GPUs stopping replicas still hold, each with the jobs holding
+   * them where it would fit (ServiceState.heldByStopping).
+   */
+  readonly heldByStopping?: ReadonlyMap<number, readonly number[]>;
 }
 
 export function waitContext(
@@ -35,7 +38,7 @@ export function waitContext(
     /** With `jobs`: the replicas boa stops that still run are told (absent: none are). */
     readonly liveReplicas?: readonly LiveReplica[];
     readonly jobs?: ReadonlyMap<number, ServiceJob>;
-    readonly heldByStopping?: ReadonlySet<number>;
+    readonly heldByStopping?: ReadonlyMap<number, readonly number[]>;
   },
   gpusPerNode = 0,
 ): WaitContext {
@@ -83,18 +86,18 @@ export function waitingFor(job: ServiceJob, context: WaitContext): WaitingFor | 
 }
 
 /**
- * A job waiting for GPUs stopping replicas hold: whose replicas (the jobs with any stopping, its own
- * older generation's included) and when the last of them is SIGKILLed at the latest (null: one is not
- * stopped yet, its whole grace ahead). Null for any other job.
+ * A job waiting for GPUs stopping replicas hold: whose replicas (the jobs holding GPUs on the nodes it
+ * would fit, its own older generation's included, as the last tick found them) and when the last of
+ * them is SIGKILLed at the latest (null: one is not stopped yet, its whole grace ahead, or the executor
+ * has not answered since boa stopped it). Null for any other job.
  */
 export function heldByView(job: ServiceJob, context: WaitContext) {
-  if (waitingFor(job, context) !== 'stopping' || !context.stopping || context.stopping.size === 0)
-    return null;
+  const jobs = context.heldByStopping?.get(job.id);
+  if (waitingFor(job, context) !== 'stopping' || jobs === undefined || jobs.length === 0) return null;
   let killAt: number | null = 0;
-  for (const s of context.stopping.values())
-    killAt = killAt === null || s.killAt === null ? null : Math.max(killAt, s.killAt);
-  return {
-    jobs: [...context.stopping.keys()].sort((a, b) => a - b),
-    killAt: killAt === null ? null : new Date(killAt).toISOString(),
-  };
+  for (const id of jobs) {
+    const s = context.stopping?.get(id);
+    killAt = killAt === null || !s || s.killAt === null ? null : Math.max(killAt, s.killAt);
+  }
+  return { jobs: [...jobs], killAt: killAt === null ? null : new Date(killAt).toISOString() };
 }
