@@ -9,6 +9,7 @@ import { StartDeadlines } from './start-deadlines.ts';
 import { SentGpus } from './sent-gpus.ts';
 import { stoppingEnded } from './stopping-gpus.ts';
 import { OrderedStops } from './ordered-stops.ts';
+import { expireLeases, guardedStep } from './job-steps.ts';
 
 /** While replicas start or stop, the executor is asked again this soon instead of at the next tick. */
 const FOLLOW_UP_MS = 1000;
@@ -108,6 +109,12 @@ export class Execution {
     return !!this.executor && this.specs.get(jobId)?.generation === generation;
   }
 
+  /** A pass sent the job's replicas of its current generation (moved or narrowed, they hold its GPUs). */
+  sentCurrent(jobId: number): boolean {
+    const job = this.service.state.jobs.get(jobId);
+    return job !== undefined && this.sent(jobId, job.generation);
+  }
+
   /** Whether a replica may be running or stopping on this node (by allocation name). */
   mayHoldReplicas(node: string, now: number): boolean {
     if (this.nodesWithReplicas.has(node)) return true;
@@ -132,7 +139,7 @@ export class Execution {
 
   /** The tick's hook: leases now, the executor in the background (the tick never waits for it). */
   afterTick(now: number): void {
-    this.expireLeases(now);
+    expireLeases(this.service, now);
     this.reconcile();
   }
 
@@ -348,7 +355,9 @@ export class Execution {
         steps.push({
           endedAt: undefined,
           take: () =>
-            this.guarded(jobId, 'resume', () => interruptedGeneration(this.service, job, interrupted)),
+            guardedStep(this.service, jobId, 'resume', () =>
+              interruptedGeneration(this.service, job, interrupted),
+            ),
         });
         // Its new generation starts at once, or when its backoff ends: followed up, not left to the
         // next tick (up to tickSeconds later) when none of its replicas is left running.
@@ -357,7 +366,10 @@ export class Execution {
         const endedAt = lastEnd(current);
         steps.push({
           endedAt,
-          take: () => this.guarded(jobId, 'fail', () => failGeneration(this.service, job, failed, endedAt)),
+          take: () =>
+            guardedStep(this.service, jobId, 'fail', () =>
+              failGeneration(this.service, job, failed, endedAt),
+            ),
         });
         settling = true;
       }
@@ -368,7 +380,7 @@ export class Execution {
     const finishes = done.map(({ jobId, endedAt }) => ({
       endedAt,
       take: () =>
-        this.guarded(jobId, 'finish', () =>
+        guardedStep(this.service, jobId, 'finish', () =>
           this.service.finishJob(jobId, 'done', undefined, undefined, endedAt),
         ),
     }));
@@ -384,39 +396,8 @@ export class Execution {
       config.startTimeoutSeconds * 1000,
     );
     for (const { job, replica } of late)
-      this.guarded(job.id, 'fail', () => failGeneration(this.service, job, replica));
+      guardedStep(this.service, job.id, 'fail', () => failGeneration(this.service, job, replica));
     if (late.length > 0) settling = true;
     return settling;
-  }
-
-  /**
-   * One job's step of a pass: one that fails (a store error) is logged, and the other jobs' steps are
-   * still taken (a job finished as its rank 0 ended is not lost to another job's failure).
-   */
-  private guarded(jobId: number, step: string, take: () => void): void {
-    try {
-      take();
-    } catch (error) {
-      this.service.deps.logger.error(
-        { event: 'execution_step_failed', jobId, step, error: (error as Error).message },
-        "a job's step failed; the other jobs' were taken",
-      );
-    }
-  }
-
-  /** Self-launched jobs holding GPUs that have not polled or reported for leaseSeconds are lost. */
-  private expireLeases(now: number): void {
-    const leaseMs = this.service.deps.config.leaseSeconds * 1000;
-    const lost = this.service.leases.expired(this.service.state.jobs.values(), now, leaseMs);
-    // Guarded as the executor's steps: a store error here came after the tick's commit, and thrown it
-    // skipped the tick's executor reconcile, re-plan and metrics (the heartbeat) and failed the tick.
-    for (const { job, silentSeconds: silent } of lost) {
-      this.guarded(job.id, 'lease', () =>
-        this.service.finishJob(job.id, 'lost', undefined, {
-          exitCode: null,
-          reason: `no allocation poll or progress report for ${silent} s (lease ${leaseMs / 1000} s)`,
-        }),
-      );
-    }
   }
 }

@@ -6,9 +6,10 @@
 import { sameSlots, type Unsettled } from './placement-records.ts';
 
 /**
- * Per node number, the GPUs the jobs this pass placed anew whose replicas the executor runs (elsewhere, narrower, or left waiting) held
- * there beyond what they are given there now; undefined when none. A job's own new replicas on a node
- * wait for its old ones there anyway, so only the excess is held from others (stopping-gpus.ts).
+ * Per node number, the GPUs that jobs this pass moves (elsewhere, narrower, or left waiting), whose
+ * replicas the executor runs, held there beyond what they are given there now; undefined when none. A
+ * job's own new replicas on a node wait for its old ones there anyway, so only the excess is held from
+ * others (stopping-gpus.ts).
  */
 export function leavingGpus(
   unsettled: readonly Unsettled[],

@@ -122,10 +122,7 @@ export class Scheduler {
       deps.config.gpusPerNode,
       now,
     );
-    this.placement.holdStopping(stopping, (id) => {
-      const job = state.jobs.get(id);
-      return job !== undefined && execution.sent(id, job.generation);
-    });
+    this.placement.holdStopping(stopping, (id) => execution.sentCurrent(id));
     const placement = placeWithIdleFill(this.service, this.placement, active, widths, readyNodes, now);
     state.heldByStopping = this.stopping.heldBy(this.placement.heldByStopping);
     const { lent: idleFillGpus, relent } = noteLentGpus(
