@@ -17,6 +17,7 @@ import { jobRoutes } from './routes/jobs.ts';
 import { classRoutes } from './routes/classes.ts';
 import { operatorRoutes } from './routes/operator.ts';
 import { ledgerRoutes } from './routes/ledger.ts';
+import { nodeRoutes } from './routes/nodes.ts';
 import { dashboardRoutes } from './dashboard/index.ts';
 import { describeUnversionedRoutes } from './unversioned-docs.ts';
 import { SECURITY_HEADERS } from './security-headers.ts';
@@ -85,6 +86,7 @@ export function createApp(service: BoaService, scheduler: Scheduler, operatorTok
   operatorRoutes(app);
   classRoutes(app);
   ledgerRoutes(app);
+  nodeRoutes(app);
   historyRoutes(app);
   dashboardRoutes(app);
 

@@ -9,6 +9,7 @@ type AddCommand = (program: Command) => void;
 const COMMANDS: ReadonlyArray<readonly [name: string, load: () => Promise<AddCommand>]> = [
   ['budget', async () => (await import('./commands/budget.ts')).addBudgetCommands],
   ['status', async () => (await import('./commands/status.ts')).addStatusCommand],
+  ['nodes', async () => (await import('./commands/nodes.ts')).addNodesCommand],
   ['plan', async () => (await import('./commands/plan.ts')).addPlanCommands],
   ['jobs', async () => (await import('./commands/jobs.ts')).addJobsCommands],
   ['frontier', async () => (await import('./commands/frontier.ts')).addFrontierCommand],

@@ -165,6 +165,13 @@ export class LedgerStore {
     return this.hot.openNodeIds.all() as string[];
   }
 
+  /** When each of the ledger's nodes not yet gone is paid from (its open row's launch), by node id. */
+  openNodesPaidSince(): Map<string, number> {
+    // No node is gone after the largest time: the rows this returns are the open ones.
+    const rows = this.hot.nodeSpansSince.all(Number.MAX_SAFE_INTEGER) as PaidSpan[];
+    return new Map(rows.map((r) => [r.id, r.launchedAt]));
+  }
+
   /** GPUs of the ledger's nodes not yet gone: what it books as paid now. */
   openNodeGpus(): number {
     return this.hot.openNodeGpus.get() as number;

@@ -25,7 +25,7 @@ describe('the command word', () => {
 describe('the command tree', () => {
   it('has the named command alone, or every command when none is named or the word is no command', async () => {
     const names = async (args: string[]) => (await createProgram(args)).commands.map((c) => c.name());
-    const every = ['budget', 'status', 'plan', 'jobs', 'frontier', 'classes', 'history'];
+    const every = ['budget', 'status', 'nodes', 'plan', 'jobs', 'frontier', 'classes', 'history'];
     expect(await names([])).toEqual(every);
     expect(await names(['budgte'])).toEqual(every);
     expect(await names(['help', 'jobs'])).toEqual(every);
