@@ -5,6 +5,7 @@
 import { nodesOf } from './jobs.ts';
 import type { PoolNode } from './ports.ts';
 import type { BoaService } from './service.ts';
+import { holdsFromOthers } from './stopping-gpus.ts';
 import { isStopping } from './stopping-replicas.ts';
 
 /** Allocations and replicas name a node by its Kubernetes name once it has one, else its id. */
@@ -33,16 +34,15 @@ function jobsByNode(service: BoaService) {
 }
 
 /**
- * Per node name, the GPUs replicas boa stops still hold, by job. As placement counts them
- * (stopping-gpus.ts): a running job's older replica on a node it runs on now is its own, not counted.
+ * Per node name, the GPUs replicas boa stops still hold, by job, as placement counts them
+ * (stopping-gpus.ts holdsFromOthers).
  */
 function stoppingByNode(service: BoaService) {
   const { state, deps } = service;
   const out = new Map<string, Map<number, { replicas: number; gpus: number }>>();
   for (const replica of state.liveReplicas) {
-    if (!isStopping(replica, state.jobs)) continue;
-    const job = state.jobs.get(replica.jobId);
-    if (job?.state === 'running' && job.allocation.includes(replica.node)) continue;
+    if (!isStopping(replica, state.jobs) || !holdsFromOthers(replica.jobId, replica.node, state.jobs))
+      continue;
     const byJob = out.get(replica.node) ?? new Map<number, { replicas: number; gpus: number }>();
     const entry = byJob.get(replica.jobId) ?? { replicas: 0, gpus: 0 };
     entry.replicas += 1;

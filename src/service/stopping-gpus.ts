@@ -32,13 +32,7 @@ export class StoppingGpus {
     let byNode: Map<string, number> | undefined;
     const holders = new Map<string, number[]>();
     const add = (jobId: number, node: string, gpus: number) => {
-      // A running job's own older replica on a node it runs on now is not counted: its new replicas wait
-      // for it anyway, and counted against the job it made the job's own nodes look full at its next
-      // placement, which moved it again, a generation a tick (test/service/local-node-gone-restart.test.ts),
-      // and kept the idle fill from lending it that node's GPUs (a restart more: kubernetes-crash.test.ts).
-      const job = jobs.get(jobId);
-      if (job?.state === 'running' && job.allocation.includes(node)) return;
-      count(jobId, node, gpus);
+      if (holdsFromOthers(jobId, node, jobs)) count(jobId, node, gpus);
     };
     const count = (jobId: number, node: string, gpus: number) => {
       byNode ??= new Map();
@@ -80,6 +74,18 @@ export class StoppingGpus {
     }
     return out;
   }
+}
+
+/**
+ * Whether GPUs a stopping replica of `jobId` holds on `node` are held from other jobs. A running job's
+ * own older replica on a node it runs on now is not: its new replicas wait for it anyway, and counted
+ * against the job it made the job's own nodes look full at its next placement, which moved it again, a
+ * generation a tick (test/service/local-node-gone-restart.test.ts), and kept the idle fill from lending
+ * it that node's GPUs (a restart more: kubernetes-crash.test.ts).
+ */
+export function holdsFromOthers(jobId: number, node: string, jobs: ReadonlyMap<number, ServiceJob>): boolean {
+  const job = jobs.get(jobId);
+  return !(job?.state === 'running' && job.allocation.includes(node));
 }
 
 /**
