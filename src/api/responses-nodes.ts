@@ -25,7 +25,7 @@ const NodeRow = z
     }),
     state: z.string().openapi({
       description:
-        "as GET /v1/status counts it: removing (boa removes it: see removing; null there for one terminated before a restart of boa), ready, or why it is not: booting, registering, not-ready, no-gpus, cordoned (by someone else), leaving (on its way out, not boa's removal: e.g. a replaced group's)",
+        "as GET /v1/status counts it: removing (boa removes it: see removing), ready, or why it is not: booting, registering, not-ready, no-gpus, cordoned (by someone else), leaving (on its way out, not boa's removal: e.g. a replaced group's)",
     }),
     removing: z
       .object({

@@ -82,15 +82,16 @@ export class NodeRemovals {
   }
 
   /**
-   * Which of these nodes boa has finished removing (instance ids are never reused). Asked for nodes seen
-   * listed for the first time, so a node terminated before a restart and still listed is known as gone.
+   * The removals boa finished of these nodes (instance ids are never reused), the last one of each: asked
+   * for nodes seen listed for the first time, so a node terminated before a restart and still listed is
+   * known as gone, and named with its removal (why, since when).
    */
-  terminatedAmong(nodeIds: readonly string[]): string[] {
-    const found: string[] = [];
+  terminatedAmong(nodeIds: readonly string[]): NodeRemovalRow[] {
+    const found = new Map<string, NodeRemovalRow>();
     // Chunked: SQLite caps the parameters of one statement, and a listing after a restart has every node.
     for (let i = 0; i < nodeIds.length; i += ID_CHUNK) {
       const rows = this.db
-        .selectDistinct({ nodeId: nodeRemovals.nodeId })
+        .select()
         .from(nodeRemovals)
         .where(
           and(
@@ -98,10 +99,11 @@ export class NodeRemovals {
             inArray(nodeRemovals.nodeId, nodeIds.slice(i, i + ID_CHUNK)),
           ),
         )
+        .orderBy(nodeRemovals.id)
         .all();
-      for (const row of rows) found.push(row.nodeId);
+      for (const row of rows) found.set(row.nodeId, row);
     }
-    return found;
+    return [...found.values()];
   }
 
   all(): NodeRemovalRow[] {

@@ -38,7 +38,12 @@ describe('NodeRemovals.terminatedAmong', () => {
       removals.insert({ nodeId: 'i-open', nodeName: null, reason: 'scale-in', at: 3000 });
       // More ids than one statement takes, with the terminated ones past the first chunk.
       const listed = [...Array.from({ length: 600 }, (_, i) => `i-other-${i}`), 'i-open', 'i-sent', 'i-gone'];
-      expect(removals.terminatedAmong(listed).sort()).toEqual(['i-gone', 'i-sent']);
+      expect(
+        removals
+          .terminatedAmong(listed)
+          .map((r) => r.nodeId)
+          .sort(),
+      ).toEqual(['i-gone', 'i-sent']);
       expect(removals.terminatedAmong(['i-open'])).toEqual([]);
       expect(removals.terminatedAmong([])).toEqual([]);
     } finally {

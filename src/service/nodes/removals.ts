@@ -21,11 +21,8 @@ export interface RemovalDeps {
 export class RemovalWalk {
   /** Open removals by node id (the store's rows, cached). */
   readonly #open = new Map<string, NodeRemovalRow>();
-  /**
-   * Nodes boa has terminated that the last listing still had, with their removal (null: terminated
-   * before a restart, its row not read back).
-   */
-  readonly #terminated = new Map<string, NodeRemovalRow | null>();
+  /** Nodes boa has terminated that the last listing still had, with their removal (read back after a restart). */
+  readonly #terminated = new Map<string, NodeRemovalRow>();
   /** The listing last noted and its node ids. */
   #noted: readonly PoolNode[] | undefined;
   #listed: ReadonlySet<string> = new Set<string>();
@@ -55,8 +52,8 @@ export class RemovalWalk {
     for (const node of nodes) if (!this.#listed.has(node.id)) firstSeen.push(node.id);
     for (const id of this.#terminated.keys()) if (!listed.has(id)) this.#terminated.delete(id);
     if (firstSeen.length > 0)
-      for (const id of this.deps.removals.terminatedAmong(firstSeen))
-        if (!this.#terminated.has(id)) this.#terminated.set(id, null);
+      for (const row of this.deps.removals.terminatedAmong(firstSeen))
+        if (!this.#terminated.has(row.nodeId)) this.#terminated.set(row.nodeId, row);
     this.#listed = listed;
   }
 
@@ -83,7 +80,7 @@ export class RemovalWalk {
    * drains, for minutes): paid and not yet gone, they were said nowhere (found in review).
    */
   terminatedRows(): NodeRemovalRow[] {
-    return [...this.#terminated.values()].filter((row) => row !== null);
+    return [...this.#terminated.values()];
   }
 
   /** Records a node's removal; a node being removed or terminated already keeps its one removal. */

@@ -52,7 +52,8 @@ class StraightRemovals {
     const listed = new Set(nodes.map((n) => n.id));
     const firstSeen = nodes.filter((n) => !this.listed.has(n.id)).map((n) => n.id);
     for (const id of this.terminated) if (!listed.has(id)) this.terminated.delete(id);
-    if (firstSeen.length > 0) for (const id of this.store.terminatedAmong(firstSeen)) this.terminated.add(id);
+    if (firstSeen.length > 0)
+      for (const row of this.store.terminatedAmong(firstSeen)) this.terminated.add(row.nodeId);
     this.listed = listed;
   }
   includes(id: string): boolean {
@@ -109,9 +110,9 @@ class FakeRemovals {
     row.state = state;
     row.updatedAt = at;
   }
-  terminatedAmong(ids: readonly string[]): string[] {
+  terminatedAmong(ids: readonly string[]) {
     this.queries.push([...ids]);
-    return ids.filter((id) => this.rows.some((r) => r.nodeId === id && r.state === 'terminated'));
+    return this.rows.filter((r) => ids.includes(r.nodeId) && r.state === 'terminated');
   }
 }
 
