@@ -22,6 +22,11 @@ export interface NodeGroupState {
   readonly status?: string;
   /** What the cloud reports wrong with the group (EKS health.issues), e.g. launch failures. */
   readonly issues?: readonly { readonly code: string; readonly message: string }[];
+  /**
+   * Why the pool refuses to raise the group now (EKS: its instances have another GPU count than the
+   * configured type's): the reconciler holds the desired size at most where it is; lowering goes on.
+   */
+  readonly refusesRaises?: string;
   /** Instance launches that failed recently (ASG scaling activities), newest first. */
   readonly launchFailures?: readonly { readonly at: number; readonly message: string }[];
 }

@@ -63,6 +63,11 @@ export interface EmulatedNodegroupOptions {
   readonly gpusPerNode?: number;
   /** The EC2 type its instances are listed with (default g4dn.12xlarge). */
   readonly instanceType?: string;
+  /**
+   * DescribeNodegroup names no instanceTypes, as for a group whose launch template sets the type
+   * (default: it names the group's type, as for infra/gpu-nodegroup.ts's).
+   */
+  readonly typeInLaunchTemplate?: boolean;
   /** The zones of the group's subnets (default emulated-asg.ts ZONES, three). */
   readonly zones?: readonly string[];
   /** How long EKS's hook drains an instance AZRebalance terminates (default 0). */
@@ -265,6 +270,9 @@ export function emulateNodegroup(options: EmulatedNodegroupOptions) {
         modifiedAt: new Date(nodegroup.modifiedAt),
         resources: { autoScalingGroups: [{ name: asg.name }] },
         health: { issues },
+        ...(options.typeInLaunchTemplate
+          ? {}
+          : { instanceTypes: [asgs.find((a) => a.asg === asg)?.instanceType ?? 'g4dn.12xlarge'] }),
       },
     };
   });

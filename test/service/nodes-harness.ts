@@ -34,6 +34,14 @@ export interface NodesWorldOptions {
   readonly sink?: MetricsSink;
   /** DescribeNodegroup's desiredSize lags the ASG's own changes this long (emulated-nodegroup.ts). */
   readonly eksDesiredLagMs?: number;
+  /** Running instances the group has at the start, launched an hour earlier (default 0). */
+  readonly desiredSize?: number;
+  /** The group's EC2 instance type (default g4dn.12xlarge, as boa's). */
+  readonly instanceType?: string;
+  /** boa's BOA_INSTANCE_TYPE (default g4dn.12xlarge); its gpusPerNode follows it. */
+  readonly configuredType?: string;
+  /** DescribeNodegroup names no instance types (emulated-nodegroup.ts typeInLaunchTemplate). */
+  readonly typeInLaunchTemplate?: boolean;
 }
 
 /**
@@ -53,6 +61,9 @@ export function nodesWorld(options: NodesWorldOptions = {}) {
     kubeReadyMs: options.kubeReadyMs ?? 0,
     ...(options.zones ? { zones: options.zones } : {}),
     ...(options.eksDesiredLagMs ? { eksDesiredLagMs: options.eksDesiredLagMs } : {}),
+    ...(options.instanceType ? { instanceType: options.instanceType } : {}),
+    ...(options.desiredSize ? { desiredSize: options.desiredSize } : {}),
+    ...(options.typeInLaunchTemplate ? { typeInLaunchTemplate: true } : {}),
   });
   const dataDir = options.onDisk ? mkdtempSync(join(tmpdir(), 'boa-nodes-')) : ':memory:';
   const logs = captureLogs();
@@ -61,7 +72,7 @@ export function nodesWorld(options: NodesWorldOptions = {}) {
     cloud: 'aws',
     dataDir,
     token: 'operator-token-0123456789',
-    gpusPerNode: 4,
+    ...(options.configuredType ? { instanceType: options.configuredType } : { gpusPerNode: 4 }),
     tickSeconds: TICK_SECONDS,
     // The jobs here launch themselves and never report: keep them from being declared lost.
     leaseSeconds: 86_400,

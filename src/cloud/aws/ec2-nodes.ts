@@ -40,7 +40,8 @@ export type ListedInstance = PoolNode & {
 /**
  * The node group's instances that exist now, from EC2 (the ledger's truth, not the group's desired
  * size), all pages. `ready` here means EC2 running; the pool then joins Kubernetes' view (Ready, not
- * cordoned, GPUs advertised) to decide whether jobs may use the node. `gpus` is the configured GPUs per node (one instance type per group). A throttled
+ * cordoned, GPUs advertised) to decide whether jobs may use the node. `gpus` is the configured GPUs per
+ * node; the pool counts each at its own `instanceType`'s (instance-type-check.ts). A throttled
  * page restarts the whole listing: reads are safe to repeat and a partial list would undercount.
  * `alsoGroups`: more node groups' names (replaced ones) listed by the same call.
  */

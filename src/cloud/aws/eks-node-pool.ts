@@ -42,7 +42,8 @@ import { joinClusterNodes } from './eks-pool-nodes.ts';
 import { setCordoned } from './eks-cordon.ts';
 import { resizeNodegroup } from './eks-resize.ts';
 import { findLeftoverGroups } from './leftover-nodegroups.ts';
-import { outgoing, plain, ReplacedNodegroups } from './replaced-nodegroups.ts';
+import { InstanceTypeCheck, TYPE_MISMATCH_ISSUE } from './instance-type-check.ts';
+import { outgoing, ReplacedNodegroups } from './replaced-nodegroups.ts';
 
 export type { EksNodePoolConfig } from './eks-pool-config.ts';
 
@@ -90,6 +91,8 @@ export class EksNodePool implements NodePool {
   private launchFailuresUnread = false;
   /** Groups this pool followed before, while their nodes run (paid): replaced-nodegroups.ts. */
   private readonly replaced: ReplacedNodegroups;
+  /** The group's instance types against the configured one (instance-type-check.ts). */
+  private readonly types: InstanceTypeCheck;
 
   constructor(
     private readonly config: EksNodePoolConfig,
@@ -125,6 +128,7 @@ export class EksNodePool implements NodePool {
     this.leaving = new LeavingInstances(this.logger);
     this.rebalance = new AzRebalanceHold(this.logger);
     this.replaced = new ReplacedNodegroups(this.logger, this.ctx.clock);
+    this.types = new InstanceTypeCheck(this.logger, config.gpusPerNode, config.instanceType);
   }
 
   followGroups(stored: FollowedGroups | undefined, store: (groups: FollowedGroups) => void): void {
@@ -135,6 +139,7 @@ export class EksNodePool implements NodePool {
     const group = await this.readGroup();
     const updateInFlight = await this.ownUpdate.stillRunning();
     const launchFailures = await this.launchFailures(group.autoScalingGroup);
+    const mismatch = this.types.mismatch();
     return {
       minSize: group.minSize,
       maxSize: group.maxSize,
@@ -143,7 +148,8 @@ export class EksNodePool implements NodePool {
       name: group.name,
       ...(group.arn ? { arn: group.arn } : {}),
       ...(group.status ? { status: group.status } : {}),
-      issues: group.issues,
+      issues: mismatch ? [...group.issues, { code: TYPE_MISMATCH_ISSUE, message: mismatch }] : group.issues,
+      ...(mismatch ? { refusesRaises: mismatch } : {}),
       launchFailures,
     };
   }
@@ -219,6 +225,7 @@ export class EksNodePool implements NodePool {
     }
     this.arn = group.arn ?? this.arn;
     this.autoScalingGroup = group.autoScalingGroup;
+    this.types.group(group.instanceTypes);
     this.replaced.seen({
       name: group.name,
       ...(this.arn ? { arn: this.arn } : {}),
@@ -279,9 +286,13 @@ export class EksNodePool implements NodePool {
       this.replaced.names(),
     );
     const replacedOf = this.replaced.sort(all, asked, this.ref.nodegroupName);
+    // Each at its own type's GPUs: the ledger charges what EC2 bills (instance-type-check.ts).
     const listed = all.map((instance) =>
-      replacedOf.has(instance.id) ? this.replaced.node(instance, this.config.gpusPerNode) : plain(instance),
+      replacedOf.has(instance.id)
+        ? this.replaced.node(instance, this.config.gpusPerNode)
+        : this.types.node(instance),
     );
+    this.types.listed(all.filter((instance) => !replacedOf.has(instance.id)));
     // In Terminating:Wait an instance is still EC2 running and paid, but the group's no more: nothing is
     // placed there and it is not counted as kept.
     const { leaving, members, outdated } = await this.leavingInstances();
@@ -385,6 +396,7 @@ export class EksNodePool implements NodePool {
       ownUpdate: this.ownUpdate,
       ref: () => this.ref,
       readGroup: () => this.readGroup(),
+      refuseRaise: () => this.types.mismatch(),
     });
   }
 

@@ -36,6 +36,8 @@ export interface NodegroupScaling {
   readonly labels: Readonly<Record<string, string>>;
   /** The group's own AWS tags (not its instances'): which deployment made it (replaced-nodegroups.ts). */
   readonly tags: Readonly<Record<string, string>>;
+  /** The types the group launches (none named when its launch template sets the type). */
+  readonly instanceTypes: readonly string[];
 }
 
 export async function readNodegroup(ref: NodegroupRef, ctx: EksContext): Promise<NodegroupScaling> {
@@ -73,6 +75,7 @@ export async function readNodegroup(ref: NodegroupRef, ctx: EksContext): Promise
     autoScalingGroup: group?.resources?.autoScalingGroups?.[0]?.name,
     labels: group?.labels ?? {},
     tags: group?.tags ?? {},
+    instanceTypes: group?.instanceTypes ?? [],
   };
 }
 

@@ -7,6 +7,8 @@ export interface EksNodePoolConfig {
   /** For logs only: the clients carry their own region. */
   readonly region?: string;
   readonly gpusPerNode: number;
+  /** The type boa is configured with (BOA_INSTANCE_TYPE), for what a group of another type is told. */
+  readonly instanceType?: string;
   /** The operator's cap on nodes (maxNodes), below the group's own maxSize. */
   readonly hardCap?: number;
   /**

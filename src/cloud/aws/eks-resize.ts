@@ -21,6 +21,8 @@ export interface ResizeDeps {
   /** The group as last found: readGroup follows it when it is replaced. */
   readonly ref: () => NodegroupRef;
   readonly readGroup: () => Promise<NodegroupScaling>;
+  /** Why a raise is refused now (a group of another GPU count than configured), if it is. */
+  readonly refuseRaise?: () => string | undefined;
 }
 
 /**
@@ -59,6 +61,16 @@ export async function resizeNodegroup(target: number, pool: ResizeDeps): Promise
       return { requested };
     }
     raising ??= requested > group.desiredSize;
+    const refusal = requested > group.desiredSize ? pool.refuseRaise?.() : undefined;
+    if (refusal) {
+      // The reconciler holds raises back already (NodeGroupState.refusesRaises); this is the pool's own
+      // guarantee for any caller.
+      pool.logger.warn({ event: 'resize.refused', ...fields, reason: refusal }, 'resize refused');
+      throw new CloudError(
+        `node group ${pool.config.clusterName}/${pool.config.nodegroupName}: raise to ${requested} refused: ${refusal}`,
+        'UpdateNodegroupConfig',
+      );
+    }
     if (raising && requested < group.desiredSize) {
       // The caller protects boa's nodes only before a lowering: a raise that the update it waited out
       // turned into one would let the group pick which nodes go, busy ones too (found in review).

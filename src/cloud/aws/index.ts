@@ -24,6 +24,8 @@ export { secretTokenSource, tokenFromSecretString } from './token-secret.ts';
 /** The parts of the service configuration (src/service/config.ts) the AWS adapters use. */
 export interface AwsAdapterConfig {
   readonly gpusPerNode: number;
+  /** BOA_INSTANCE_TYPE: a node group of another GPU count is not raised (instance-type-check.ts). */
+  readonly instanceType?: string;
   /** The operator's hard cap on nodes, below the node group's maxSize. */
   readonly maxNodes?: number;
   readonly aws?: { readonly region?: string; readonly clusterName: string; readonly nodegroupName: string };
@@ -56,7 +58,12 @@ export function createAwsNodePool(
   const aws = awsSettings(config);
   const clients = deps.clients ?? createAwsClients(aws.region);
   return new EksNodePool(
-    { ...aws, gpusPerNode: config.gpusPerNode, hardCap: config.maxNodes },
+    {
+      ...aws,
+      gpusPerNode: config.gpusPerNode,
+      hardCap: config.maxNodes,
+      ...(config.instanceType ? { instanceType: config.instanceType } : {}),
+    },
     {
       eks: clients.eks,
       ec2: clients.ec2,

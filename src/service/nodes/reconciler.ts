@@ -291,6 +291,8 @@ export class NodeReconciler {
         this.deps.settings.gpusPerNode,
       ),
     );
+    // A group of another GPU count than configured is never raised: its nodes are not the ones sized.
+    if (current.refusesRaises) want = Math.min(want, current.desiredSize);
     want = this.bounded(want, current);
     if (current.updateInFlight) {
       // boa's own update is still running: EKS refuses another meanwhile, and waiting for it could take
