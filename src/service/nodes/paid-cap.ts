@@ -51,7 +51,16 @@ export function keptWithinPaidCap(
 ) {
   if (paidCap === undefined) return target;
   let replacedPaid = 0;
-  for (const node of nodes)
-    if (node.replacedGroup !== undefined && isBilled(node)) replacedPaid += capUnits(node, gpusPerNode);
-  return replacedPaid === 0 ? target : Math.min(target, Math.max(0, wholeNodes(paidCap - replacedPaid)));
+  // The group's own nodes of more GPUs than configured (its type is not BOA_INSTANCE_TYPE's: the pool
+  // refuses raises, instance-type-check.ts) count as that many of the cap's: counted as one, a 4-GPU
+  // node kept at a cap of one 1-GPU node paid 4 times the budget's GPUs for good, the ledger's debt
+  // never repaid (found with the emulated group). The largest counts for all: boa picks the victims.
+  let ownUnit = 1;
+  for (const node of nodes) {
+    if (node.replacedGroup !== undefined) {
+      if (isBilled(node)) replacedPaid += capUnits(node, gpusPerNode);
+    } else if (!node.leaving) ownUnit = Math.max(ownUnit, capUnits(node, gpusPerNode));
+  }
+  if (replacedPaid === 0 && ownUnit === 1) return target;
+  return Math.min(target, Math.max(0, wholeNodes((paidCap - replacedPaid) / ownUnit)));
 }

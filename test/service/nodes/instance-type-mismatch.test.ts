@@ -97,6 +97,20 @@ describe('a node group of another instance type than BOA_INSTANCE_TYPE', () => {
     expect(w.logs.events()).toContain('nodegroup.type-mismatch');
   });
 
+  it('4-GPU instances beyond the budget, boa configured with 1-GPU ones: scaled in to the budget at once', async () => {
+    const w = world({ instanceType: 'g4dn.12xlarge', configuredType: 'g4dn.xlarge', desiredSize: 2 });
+    const { boa, tick, job } = await w.start();
+    boa.service.setBudget(4);
+    job(4);
+    const start = w.clock.now();
+    await tick(120);
+    // The spend ceiling's promise from a fresh start: budget x (hours + slack x horizon), 4 x (2 + 0.1).
+    // Without counting each node at its GPUs' share of the cap, two 4-GPU nodes were kept as two of
+    // the ceiling's 4 (8 GPUs) until the ledger's debt cut the ceiling.
+    const hours = (w.clock.now() - start) / 3_600_000;
+    expect(billedGpuHours(w, 'g4dn.12xlarge', start, w.clock.now())).toBeLessThanOrEqual(4 * (hours + 0.1));
+  });
+
   it('the group names 4-GPU instances before it has any: boa, configured with 1-GPU ones, launches none', async () => {
     const w = world({ instanceType: 'g4dn.12xlarge', configuredType: 'g4dn.xlarge' });
     const { boa, tick, job, status } = await w.start();

@@ -51,3 +51,18 @@ describe('a replaced group of another instance type (its nodes paid at their own
     expect(raiseWithinPaidCap(small, 0, 4, noneTerminated, 4)).toBe(3);
   });
 });
+
+describe("the group's own nodes of more GPUs than configured (instance-type-check.ts)", () => {
+  // 4-GPU instances in a group boa is configured to count in 1-GPU nodes.
+  const big = ['a', 'b', 'c'].map((id) => node(id, { gpus: 4 }));
+
+  it('keeps as many as their GPUs fit in the cap', () => {
+    expect(keptWithinPaidCap(big, 3, 4.4, 1)).toBe(1);
+    expect(keptWithinPaidCap(big, 3, 3, 1)).toBe(0);
+    expect(keptWithinPaidCap(big, 3, 8, 1)).toBe(2);
+  });
+
+  it('leaves nodes of the configured GPUs to the target', () => {
+    expect(keptWithinPaidCap([node('a', { gpus: 1 }), node('b', { gpus: 1 })], 2, 1, 1)).toBe(2);
+  });
+});
