@@ -116,6 +116,8 @@ export interface LaunchedInstance {
   readonly id: string;
   readonly launchedAt: number;
   readonly goneAt?: number;
+  /** Its GPUs where the pool knows them (EKS: the group's type); default the configured gpusPerNode. */
+  readonly gpus?: number;
 }
 
 /** The group's launches since a time, and when each termination since ended, by instance id. */

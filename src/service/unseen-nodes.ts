@@ -70,7 +70,7 @@ export class UnseenNodes {
       .filter((instance) => !shown.has(instance.id))
       .map((instance) => ({
         id: instance.id,
-        gpus: gpusPerNode,
+        gpus: instance.gpus ?? gpusPerNode,
         launchedAt: instance.launchedAt,
         goneAt: Math.max(instance.goneAt ?? now, instance.launchedAt + MIN_BILLED_MS),
       }));

@@ -347,7 +347,9 @@ export class EksNodePool implements NodePool {
         'more scaling activities since the last listing than are read; older launches are not charged',
       );
     }
-    return { launched: instances, gone };
+    // At the group's type's GPUs, not the configured ones (instance-type-check.ts launchGpus).
+    const gpus = this.types.launchGpus();
+    return { launched: instances.map((i) => ({ ...i, gpus })), gone };
   }
 
   /** Cordons the instances' Kubernetes nodes (eks-cordon.ts). */

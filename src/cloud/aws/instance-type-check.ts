@@ -26,6 +26,8 @@ export class InstanceTypeCheck {
   private groupTypes: readonly string[] = [];
   /** The types of the group's own instances in the last listing with another GPU count. */
   private listedOff: readonly string[] = [];
+  /** The types of the group's own instances in the last listing. */
+  private listedTypes: readonly string[] = [];
   private readonly unknown = new Set<string>();
   private said: string | undefined;
   private namesSaid = '';
@@ -74,8 +76,22 @@ export class InstanceTypeCheck {
 
   /** The group's own instances of one listing (not a replaced group's). */
   listed(instances: readonly ListedInstance[]): void {
-    this.listedOff = this.offTypes(instances.flatMap((i) => (i.instanceType ? [i.instanceType] : [])));
+    this.listedTypes = [...new Set(instances.flatMap((i) => (i.instanceType ? [i.instanceType] : [])))];
+    this.listedOff = this.offTypes(this.listedTypes);
     this.report();
+  }
+
+  /**
+   * The GPUs of an instance no listing showed (launched and gone between two: unseen-nodes.ts): the most
+   * of the group's types' (the ones it names, and its instances' at the last listing), so the ledger
+   * charges no less than EC2 bills; the configured GPUs when no type is known.
+   */
+  launchGpus(): number {
+    const known = [...this.groupTypes, ...this.listedTypes].flatMap((t) => {
+      const gpus = instanceTypeFacts(t)?.gpus;
+      return gpus === undefined ? [] : [gpus];
+    });
+    return known.length > 0 ? Math.max(...known) : this.gpusPerNode;
   }
 
   /** Why raises are refused now, naming both types and the setting; undefined when they agree. */

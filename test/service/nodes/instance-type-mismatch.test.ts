@@ -111,6 +111,29 @@ describe('a node group of another instance type than BOA_INSTANCE_TYPE', () => {
     expect(billedGpuHours(w, 'g4dn.12xlarge', start, w.clock.now())).toBeLessThanOrEqual(4 * (hours + 0.1));
   });
 
+  // The ledger charges an instance no listing showed from the group's launches (unseen-nodes.ts): at the
+  // configured GPUs before, 1 GPU for a 4-GPU instance.
+  it('an instance of the group launched and gone between two listings: charged at its type’s GPUs', async () => {
+    const w = world({ instanceType: 'g4dn.12xlarge', configuredType: 'g4dn.xlarge', desiredSize: 1 });
+    const { boa, tick, job } = await w.start();
+    boa.service.setBudget(4);
+    job(4);
+    await tick(3);
+    const [old] = w.group.asg.live();
+    w.group.asg.replaceInstance(old!.id, 0);
+    w.group.asg.step(); // the replacement launches: pending at the next tick
+    await tick(1);
+    const [replacement] = w.group.asg.live();
+    w.clock.advance(30); // running since the tick, for 30 s, then replaced before the next listing
+    w.group.asg.replaceInstance(replacement!.id, 0);
+    w.clock.advance(30);
+    await tick(3);
+    const rows = billAgainstLedger(w, boa.db.$client, 'g4dn.12xlarge');
+    const unseen = rows.find((r) => r.id === replacement!.id);
+    expect(unseen?.billed).toBeGreaterThan(0);
+    for (const r of rows) expect(r.paid, r.id).toBeGreaterThanOrEqual(r.billed);
+  });
+
   it('the group names 4-GPU instances before it has any: boa, configured with 1-GPU ones, launches none', async () => {
     const w = world({ instanceType: 'g4dn.12xlarge', configuredType: 'g4dn.xlarge' });
     const { boa, tick, job, status } = await w.start();
