@@ -67,10 +67,12 @@ function minutes(seconds) {
   return seconds >= 3600 ? `${(seconds / 3600).toFixed(1)} h` : `${(seconds / 60).toFixed(1)} min`;
 }
 
-function table(head, rows) {
+/** An HTML table of `head` and `rows` (HTML each), with a caption if given (text, escaped). */
+function table(head, rows, caption) {
   const th = head.map((h) => `<th>${h}</th>`).join('');
   const body = rows.map((r) => `<tr>${r.map((c) => `<td>${c}</td>`).join('')}</tr>`).join('');
-  return `<table><thead><tr>${th}</tr></thead><tbody>${body}</tbody></table>`;
+  const top = caption === undefined ? '' : `<caption>${escapeHtml(caption)}</caption>`;
+  return `<table>${top}<thead><tr>${th}</tr></thead><tbody>${body}</tbody></table>`;
 }
 
 function escapeHtml(text) {

@@ -11,6 +11,7 @@
 /* global renderNumbers, renderHealth -- numbers.js */
 /* global ACTIVE_SHOWN, renderTables, renderResizes, renderActiveJobs -- tables.js */
 /* global FAILED_SHOWN, renderFailedJobs -- failed-jobs.js */
+/* global renderNodeList -- node-list.js */
 /* exported newPoller, round, markStale, problemsText -- used by app.js */
 'use strict';
 
@@ -22,6 +23,8 @@ const CALLS = {
   ledger: '/v1/ledger?hours=24&points=96',
   frontier: '/v1/frontier',
   resizes: '/v1/resizes?limit=10',
+  // Each node: its own call, so a failing one blanks only the list, not the counts above it.
+  nodes: '/v1/nodes',
   running: ACTIVE('running'),
   waiting: ACTIVE('waiting'),
   // Jobs whose replicas still stop, holding GPUs: an ended one is in neither list above.
@@ -56,6 +59,12 @@ const PARTS = [
     ids: ['widths', 'jobs', 'nodes'],
     needs: ['plan', 'status'],
     draw: (d) => renderTables(d.plan, d.status),
+  },
+  {
+    title: 'the node list',
+    ids: ['node-list'],
+    needs: ['nodes'],
+    draw: (d) => renderNodeList(d.nodes),
   },
   {
     title: 'the last resizes',

@@ -11,6 +11,7 @@ export const DASHBOARD_SCRIPTS = [
   'charts.js',
   'numbers.js',
   'tables.js',
+  'node-list.js',
   'failed-jobs.js',
   'job-state.js',
   'log-follow.js',

@@ -86,7 +86,7 @@ export function loadDashboardScript(fetch: FakeFetch = () => Promise.reject(new 
     vm.runInContext(readFileSync(file, 'utf8'), context, { filename: file });
   }
   const fns = vm.runInContext(
-    '({ api, spendSpec, frontierSpec, spendSummary, frontierSummary, renderNumbers, renderTables, renderResizes, renderHealth, renderActiveJobs, renderFailedJobs, refresh, start, keepTail, redrawn, describeJob })',
+    '({ api, spendSpec, frontierSpec, spendSummary, frontierSummary, renderNumbers, renderTables, renderNodeList, renderResizes, renderHealth, renderActiveJobs, renderFailedJobs, refresh, start, keepTail, redrawn, describeJob })',
     context,
   );
   return { ...fns, element, storage, refreshes, timeouts } as {
@@ -97,6 +97,7 @@ export function loadDashboardScript(fetch: FakeFetch = () => Promise.reject(new 
     frontierSummary(frontier: any): string;
     renderNumbers(budget: any, plan: any, status: any, stopping?: any[], shownAtMost?: number): void;
     renderTables(plan: any, status: any): void;
+    renderNodeList(view: any): void;
     renderResizes(resizes: any[]): void;
     renderHealth(status: any, now?: number): void;
     refresh(token: string): Promise<void>;
