@@ -352,8 +352,10 @@ it("submit --follow of a job that failed on a rank it did not follow names that 
     s.boa(['jobs', 'submit', 'cifar10', '-f', '--', process.execPath, '-e', script]),
   );
   expect(run.status).toBe(5);
-  expect(run.stderr).toContain(
-    'job 1 (cifar10): failed (exit 7: rank 1 exited 7 (after 0 restarts)); its output: boa jobs logs 1 --rank 1\n',
+  // With the stopping note when the follower looked before the executor reported rank 0 gone (its
+  // process exits on SIGTERM; boa notices at its next pass: seen in CI on a loaded machine).
+  expect(run.stderr).toMatch(
+    /job 1 \(cifar10\): failed \(exit 7: rank 1 exited 7 \(after 0 restarts\)\)(, stopping: 1 replica still running, [^;\n]*)?; its output: boa jobs logs 1 --rank 1\n/,
   );
 }, 120_000);
 
