@@ -12,24 +12,13 @@ import { ConfigError } from '../../src/service/config.ts';
 import { startFakeKubeApi } from '../fakes/kube-api/index.ts';
 import { useKubeconfig } from '../helpers/kubeconfig-env.ts';
 import { killReplicaGroups } from '../helpers/replica-groups.ts';
+import { tickUntil } from '../helpers/tick-until.ts';
 import { ManualClock, startService } from './harness.ts';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const fn of cleanups.splice(0).reverse()) await fn();
 });
-
-type Service = Awaited<ReturnType<typeof startService>>;
-
-/** Ticks (a minute each) until `ok`, letting the executor's processes start and stop in real time. */
-async function until(s: Service, ok: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !ok(); i++) {
-    await s.ticks(1);
-    await s.service.execution.settle();
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  expect(ok()).toBe(true);
-}
 
 it('local to kubernetes with a job running is refused; the job keeps its replicas; after it ends the switch starts', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'boa-exec-switch-'));
@@ -56,7 +45,7 @@ it('local to kubernetes with a job running is refused; the job keeps its replica
   });
   expect(made.status).toBe(201);
   const id = made.body.id as number;
-  await until(first, () => first.service.job(id).state === 'running');
+  await tickUntil(first, () => first.service.job(id).state === 'running');
   const running = structuredClone(first.service.job(id));
   await first.close();
 
@@ -82,7 +71,7 @@ it('local to kubernetes with a job running is refused; the job keeps its replica
     allocation: running.allocation,
   });
   expect((await again.request('POST', `/v1/jobs/${id}/cancel`)).status).toBe(200);
-  await until(again, () => again.service.execution.nodesWithReplicas.size === 0);
+  await tickUntil(again, () => again.service.execution.nodesWithReplicas.size === 0);
   await again.close();
 
   const switched = await startService({ dataDir, clock, config: { ...config, executor: 'kubernetes' } });

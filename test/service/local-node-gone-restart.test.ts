@@ -10,24 +10,13 @@ import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { nodesOf } from '../../src/service/jobs.ts';
 import { killReplicaGroups } from '../helpers/replica-groups.ts';
+import { tickUntil } from '../helpers/tick-until.ts';
 import { ManualClock, startService } from './harness.ts';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const fn of cleanups.splice(0).reverse()) await fn();
 });
-
-type Service = Awaited<ReturnType<typeof startService>>;
-
-/** Ticks (a minute each) until `ok`, letting the executor's processes start and stop in real time. */
-async function until(s: Service, ok: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !ok(); i++) {
-    await s.ticks(1);
-    await s.service.execution.settle();
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  expect(ok()).toBe(true);
-}
 
 it('a local node not listed after a restart: its job moves once, no restart counted, the node paid until seen gone', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'boa-local-gone-'));
@@ -52,7 +41,7 @@ it('a local node not listed after a restart: its job moves once, no restart coun
   expect(made.status).toBe(201);
   const id = made.body.id as number;
   const running = () => first.service.job(id).state === 'running';
-  await until(first, running);
+  await tickUntil(first, running);
   const placed = structuredClone(first.service.job(id));
   const placedOn = nodesOf(placed.allocation).map((n) => n.node);
   expect(placedOn.length).toBeGreaterThan(1);
@@ -80,7 +69,7 @@ it('a local node not listed after a restart: its job moves once, no restart coun
   for (const node of placedOn.slice(1)) expect(row.get(node)).toEqual({ goneAt: null });
   // The old generation's process on the gone node stopped; the new one runs on the nodes listed.
   const movedTo = nodesOf(moved.allocation).map((n) => n.node);
-  await until(second, () => {
+  await tickUntil(second, () => {
     const held = second.service.execution.nodesWithReplicas;
     return !held.has(gone) && movedTo.every((node) => held.has(node));
   });
