@@ -3,8 +3,7 @@
  * fit once they end, not every job with replicas stopping anywhere.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { GraceExecutor } from '../helpers/grace-executor.ts';
-import { startService } from './harness.ts';
+import { graceService } from './grace-service.ts';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -13,34 +12,10 @@ afterEach(async () => {
 
 describe('heldBy', () => {
   it('names the jobs holding GPUs where the waiting job would fit', async () => {
-    let clockNow = () => 0;
-    const executor = new GraceExecutor(() => clockNow());
-    const s = await startService({
-      executor,
-      config: {
-        priorRates: { cifar10: 8, bert: 1 },
-        local: { maxNodes: 2, bootSeconds: 0, releaseSeconds: 0 },
-        terminationGraceSeconds: 120,
-      },
+    const { s, executor, tick, submit } = await graceService(cleanups, {
+      maxNodes: 2,
+      priorRates: { cifar10: 8, bert: 1 },
     });
-    clockNow = () => s.clock.now();
-    cleanups.push(s.close);
-    expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 30 })).status).toBe(200);
-    await s.service.planner.idle();
-    const tick = async () => {
-      s.clock.advance(30);
-      await s.ticks(1);
-      s.service.execution.reconcile();
-      await s.service.execution.settle();
-    };
-    const submit = async (cls: string) => {
-      const res = await s.request('POST', '/v1/jobs', {
-        class: cls,
-        workload: { command: ['sleep', '600'] },
-      });
-      expect(res.status).toBe(201);
-      return res.body.id as number;
-    };
     // a (4 GPUs) on a node of its own; c and d (2 each) share the other.
     const [a, c, d] = [await submit('bert'), await submit('cifar10'), await submit('cifar10')];
     for (let i = 0; i < 6 && ![a, c, d].every((id) => executor.nodesOf(id).length > 0); i++) await tick();

@@ -6,111 +6,22 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { outcome } from '../../src/cli/commands/jobs.ts';
-import type { DesiredJob, Executor, ReplicaStatus } from '../../src/service/ports.ts';
-import { replicaKey } from '../../src/service/stopping-replicas.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ManualClock, startService } from './harness.ts';
-
-const GRACE_MS = 120_000;
-
-/**
- * An executor whose replicas run until boa no longer wants them, then stop for their whole grace unless
- * the test ends them (end): as a replica that ignores SIGTERM, or checkpoints slowly, does.
- */
-class GraceExecutor implements Executor {
-  readonly kind = 'local' as const;
-  private readonly replicas = new Map<string, ReplicaStatus>();
-  private readonly ending = new Set<number>();
-
-  constructor(public now: () => number) {}
-
-  async reconcile(desired: readonly DesiredJob[]): Promise<readonly ReplicaStatus[]> {
-    const wanted = new Set<string>();
-    for (const job of desired)
-      for (const spec of job.replicas) {
-        const key = replicaKey(spec);
-        wanted.add(key);
-        if (!this.replicas.has(key))
-          this.replicas.set(key, { ...spec, phase: 'running', node: spec.node } as ReplicaStatus);
-      }
-    for (const [key, r] of this.replicas) {
-      if (wanted.has(key)) continue;
-      if (this.ending.has(r.jobId)) this.replicas.delete(key);
-      else if (r.phase !== 'stopping')
-        this.replicas.set(key, { ...r, phase: 'stopping', killAt: this.now() + GRACE_MS });
-    }
-    return [...this.replicas.values()].map(({ jobId, generation, rank, node, phase, killAt }) => ({
-      jobId,
-      generation,
-      rank,
-      node,
-      phase,
-      ...(killAt === undefined ? {} : { killAt }),
-    }));
-  }
-
-  /** The job's stopping replicas end (at the next reconcile). */
-  end(jobId: number): void {
-    this.ending.add(jobId);
-  }
-
-  nodesOf(jobId: number): string[] {
-    return [...this.replicas.values()].filter((r) => r.jobId === jobId).map((r) => r.node);
-  }
-
-  async close(): Promise<void> {}
-}
+import { GraceExecutor } from '../helpers/grace-executor.ts';
+import { graceService } from './grace-service.ts';
+import { ManualClock } from './harness.ts';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const fn of cleanups.splice(0)) await fn();
 });
 
-async function serviceWith(
+const serviceWith = (
   maxNodes: number,
   restart?: { dataDir: string; executor: GraceExecutor; clock: ManualClock },
-) {
-  let clockNow = () => 0;
-  const executor = restart?.executor ?? new GraceExecutor(() => clockNow());
-  const s = await startService({
-    executor,
-    ...(restart ? { dataDir: restart.dataDir, clock: restart.clock } : {}),
-    config: {
-      priorRates: { bert: 1 },
-      local: { maxNodes, bootSeconds: 0, releaseSeconds: 0 },
-      terminationGraceSeconds: GRACE_MS / 1000,
-    },
-  });
-  clockNow = () => s.clock.now();
-  executor.now = clockNow;
-  cleanups.push(s.close);
-  expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 30 })).status).toBe(200);
-  await s.service.planner.idle();
-  /** One tick after the clock moved on, and the executor's pass it asks for. */
-  const tick = async () => {
-    s.clock.advance(30);
-    await s.ticks(1);
-    s.service.execution.reconcile();
-    await s.service.execution.settle();
-  };
-  const submit = async () => {
-    const res = await s.request('POST', '/v1/jobs', {
-      class: 'bert',
-      workload: { command: ['sleep', '600'] },
-    });
-    expect(res.status).toBe(201);
-    return res.body.id as number;
-  };
-  const view = async (id: number) => (await s.request('GET', `/v1/jobs/${id}`)).body;
-  /** Ticks until every job is running with its replicas out, at most a few ticks (nodes boot). */
-  const running = async (ids: number[]) => {
-    for (let i = 0; i < 6 && !ids.every((id) => executor.nodesOf(id).length > 0); i++) await tick();
-    for (const id of ids) expect(s.service.job(id).state).toBe('running');
-  };
-  return { s, executor, tick, submit, view, running };
-}
+) => graceService(cleanups, { maxNodes, ...(restart ? { restart } : {}) });
 
 describe('GPUs a stopping replica holds', () => {
   it('go to no other job on its node until it has ended: that job waits, says why, and is not booked', async () => {

@@ -4,46 +4,14 @@
  * pass started after the stop says whether its replicas still run.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { GraceExecutor } from '../helpers/grace-executor.ts';
-import { startService } from './harness.ts';
+import { graceService } from './grace-service.ts';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const fn of cleanups.splice(0)) await fn();
 });
 
-async function oneNode() {
-  let clockNow = () => 0;
-  const executor = new GraceExecutor(() => clockNow());
-  const s = await startService({
-    executor,
-    config: {
-      priorRates: { bert: 1 },
-      local: { maxNodes: 1, bootSeconds: 0, releaseSeconds: 0 },
-      terminationGraceSeconds: 120,
-    },
-  });
-  clockNow = () => s.clock.now();
-  cleanups.push(s.close);
-  expect((await s.request('PUT', '/v1/budget', { gpuHoursPerHour: 30 })).status).toBe(200);
-  await s.service.planner.idle();
-  const tick = async () => {
-    s.clock.advance(30);
-    await s.ticks(1);
-    s.service.execution.reconcile();
-    await s.service.execution.settle();
-  };
-  const submit = async () => {
-    const res = await s.request('POST', '/v1/jobs', {
-      class: 'bert',
-      workload: { command: ['sleep', '600'] },
-    });
-    expect(res.status).toBe(201);
-    return res.body.id as number;
-  };
-  const view = async (id: number) => (await s.request('GET', `/v1/jobs/${id}`)).body;
-  return { s, executor, tick, submit, view };
-}
+const oneNode = () => graceService(cleanups, { maxNodes: 1 });
 
 describe('GPUs of a job stopped before the executor answered about it', () => {
   it('go to no other job until an answer says its replicas ended', async () => {
