@@ -9,7 +9,7 @@ export interface GuardSettings {
   gpusPerNode: number;
   guardMinutes: number;
   budget?: number;
-  /** GPUs per instance type boa knows (INSTANCE_TYPE_GPUS): a replaced group's nodes counted at theirs. */
+  /** GPUs per instance type boa knows (INSTANCE_TYPE_GPUS): each group's nodes counted at their type's. */
   instanceGpus?: Record<string, number>;
 }
 
@@ -30,6 +30,12 @@ export function allowedNodes(
   minSize?: number,
   /** GPUs of replaced groups' running instances (paid too): the guarded group gets what is left. */
   replacedGpus?: number,
+): number;
+/** The GPUs per node the guarded group is held to: the most of its known types', else gpusPerNode. */
+export function groupGpusPerNode(
+  settings: GuardSettings,
+  nodegroupTypes?: readonly string[],
+  instanceTypes?: readonly (string | undefined)[],
 ): number;
 export const GPU_LABELS: Record<string, string>;
 export const DEPLOYMENT_TAGS: string[];

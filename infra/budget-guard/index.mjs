@@ -53,6 +53,21 @@ export function allowedNodes(budget, gpusPerNode, minSize = 0, replacedGpus = 0)
 }
 
 /**
+ * The GPUs per node the guarded group is held to: the most of its instance types' GPUs, as
+ * DescribeNodegroup names them and its instances run (a launch template's type shows only there), for
+ * the types INSTANCE_TYPE_GPUS knows; the configured GPUS_PER_NODE when none is known. Not the
+ * configured count alone: a group changed outside the stack to 4-GPU instances while GPUS_PER_NODE says
+ * 1 was held to 4 times the budget's GPUs (found in review). The most, so a mixed group is never under-counted.
+ */
+export function groupGpusPerNode(settings, nodegroupTypes = [], instanceTypes = []) {
+  const known = [...nodegroupTypes, ...instanceTypes].flatMap((type) => {
+    const gpus = settings.instanceGpus?.[type];
+    return gpus === undefined ? [] : [gpus];
+  });
+  return known.length > 0 ? Math.max(...known) : settings.gpusPerNode;
+}
+
+/**
  * What to do this run: nothing while boa is heard from or the group is within the budget. `instances`
  * (the Auto Scaling group's, read only when boa is silent): how many it runs and which are protected.
  */
@@ -226,7 +241,7 @@ async function lowerDesiredSize(eks, settings, from, desiredSize, budget, sleep,
 
 /** One run of the guard; clients are injected (tests use aws-sdk-client-mock). */
 export async function runGuard({ eks, cloudwatch, autoscaling }, settings, now = new Date(), options = {}) {
-  const { clusterName, nodegroupName, gpusPerNode, guardMinutes } = settings;
+  const { clusterName, nodegroupName, guardMinutes } = settings;
   const { nodegroup } = await eks.send(new DescribeNodegroupCommand({ clusterName, nodegroupName }));
   const scaling = nodegroup?.scalingConfig ?? {};
   const autoScalingGroupName = nodegroup?.resources?.autoScalingGroups?.[0]?.name;
@@ -274,7 +289,7 @@ export async function runGuard({ eks, cloudwatch, autoscaling }, settings, now =
         nodegroup ?? { nodegroupName },
         (asg) => groupInstances(autoscaling, asg),
         // A type boa does not know: the guarded group's GPUs per node.
-        (type) => settings.instanceGpus?.[type] ?? gpusPerNode,
+        (type) => settings.instanceGpus?.[type] ?? settings.gpusPerNode,
       );
     } catch (error) {
       // Unread, the guarded group alone is held to the budget, as before replaced groups were counted.
@@ -283,6 +298,7 @@ export async function runGuard({ eks, cloudwatch, autoscaling }, settings, now =
   }
   const replacedRunning = replaced?.running ?? 0;
   const replacedGpus = replaced?.gpus ?? 0;
+  const gpusPerNode = groupGpusPerNode(settings, nodegroup?.instanceTypes, instances?.types);
   const decision = decide({ heartbeats, budget, gpusPerNode, scaling, instances, replacedGpus });
   let unprotected = 0;
   let lowered = {};
@@ -300,7 +316,7 @@ export async function runGuard({ eks, cloudwatch, autoscaling }, settings, now =
       const from = scaling.desiredSize ?? 0;
       lowered = await lowerDesiredSize(
         eks,
-        settings,
+        { ...settings, gpusPerNode },
         from,
         decision.desiredSize,
         budget,

@@ -8,8 +8,8 @@ export function readSettings(env) {
     gpusPerNode: Number(env.GPUS_PER_NODE),
     guardMinutes: Number(env.GUARD_MINUTES ?? 15),
     budget: env.BUDGET ? Number(env.BUDGET) : undefined,
-    // GPUs of the instance types boa knows (src/core/instance-types.ts, from the CDK app): a replaced
-    // group's instances are counted at their own type's.
+    // GPUs of the instance types boa knows (src/core/instance-types.ts, from the CDK app): each group's
+    // instances, the guarded one's and a replaced one's, are counted at their own type's.
     instanceGpus: readInstanceGpus(env.INSTANCE_TYPE_GPUS),
   };
   if (!settings.clusterName || !settings.nodegroupName)
