@@ -81,7 +81,7 @@ await runMain(async () => {
     { truthProvider },
     { HeaviestWindow },
     { ReplayUnspent },
-    { REPLICA_WORKLOAD, replicasRun, replicasSettled, stopReplicas },
+    { REPLICA_WORKLOAD, earlyTicks, replicasRun, replicasSettled, stopReplicas },
   ] = await Promise.all([
     import('pino'),
     import('../src/service/boot.ts'),
@@ -209,6 +209,10 @@ await runMain(async () => {
     : new ReplayUnspent(boa.service, budget, seconds, (t) => EPOCH + t * 1000);
   const started = performance.now();
   let lastReport = started;
+  // The service's early ticks (a stopping replica ended while a job waits for its GPUs): run after
+  // each tick's replicas have settled (demo-replicas.ts earlyTicks).
+  const tickWanted = { now: false };
+  if (opts.executor) boa.scheduler.tickWanted = () => void (tickWanted.now = true);
   while (!world.done && !interrupted) {
     const from = seconds;
     const to = from + tickSeconds;
@@ -227,6 +231,7 @@ await runMain(async () => {
       await replicasSettled(boa);
       // A node emptied by the stopped replicas is removed at once (as the service does between ticks).
       await boa.scheduler.settle();
+      await earlyTicks(boa, tickWanted);
     }
     await world.follow(to);
     heaviestWindow.observe(clock.now());

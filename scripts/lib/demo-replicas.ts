@@ -32,6 +32,26 @@ export async function replicasSettled(boa: Boa): Promise<void> {
 }
 
 /**
+ * The ticks the service takes early, at once, when a stopping replica ends while a job waits for its
+ * GPUs (scheduler.tickWanted, wired so in main.ts: within a second there, not at the next tick). The
+ * replay's virtual clock cannot run them by itself, so they are run here at the tick's time, each
+ * followed by its replicas, at most a few a tick: without them a job placement held back for a
+ * replica's GPUs waited a whole virtual tick for a stop that took well under a second.
+ */
+export async function earlyTicks(boa: Boa, wanted: { now: boolean }): Promise<number> {
+  let ticks = 0;
+  for (; ticks < 4 && wanted.now; ticks++) {
+    wanted.now = false;
+    await boa.scheduler.tick();
+    await boa.service.planner.idle();
+    await boa.scheduler.settle();
+    await replicasSettled(boa);
+    await boa.scheduler.settle();
+  }
+  return ticks;
+}
+
+/**
  * Asks the executor for no replicas until none is left (at most about 30 s); returns those left, each
  * as "job/generation/rank phase", so a run that leaves one says which.
  */
