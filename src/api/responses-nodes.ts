@@ -48,9 +48,10 @@ const NodeRow = z
       .int()
       .openapi({ description: "GPUs pods boa did not create hold there (EKS): not boa's to place" }),
     jobs: z.array(NodeJob).openapi({ description: 'jobs placed on it, by id' }),
-    stopping: z
-      .array(NodeStopping)
-      .openapi({ description: 'replicas boa stops that still run there, by job' }),
+    stopping: z.array(NodeStopping).openapi({
+      description:
+        'replicas boa stops that still run there, by job, and those of stops no executor answer has listed yet (one per node the generation had): their GPUs go to no placement meanwhile',
+    }),
     launchedAt: time(),
     paidSince: time().nullable().openapi({
       description:

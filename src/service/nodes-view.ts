@@ -5,8 +5,7 @@
 import { nodesOf } from './jobs.ts';
 import type { PoolNode } from './ports.ts';
 import type { BoaService } from './service.ts';
-import { holdsFromOthers } from './stopping-gpus.ts';
-import { isStopping } from './stopping-replicas.ts';
+import { stoppingHolds } from './stopping-gpus.ts';
 
 /** Allocations and replicas name a node by its Kubernetes name once it has one, else its id. */
 const allocationName = (node: PoolNode) => node.name ?? node.id;
@@ -35,20 +34,25 @@ function jobsByNode(service: BoaService) {
 
 /**
  * Per node name, the GPUs replicas boa stops still hold, by job, as placement counts them
- * (stopping-gpus.ts holdsFromOthers).
+ * (stopping-gpus.ts stoppingHolds): stops no executor answer has listed yet included, so a node shows
+ * free only the GPUs placement can give.
  */
 function stoppingByNode(service: BoaService) {
-  const { state, deps } = service;
+  const { state, deps, execution } = service;
   const out = new Map<string, Map<number, { replicas: number; gpus: number }>>();
-  for (const replica of state.liveReplicas) {
-    if (!isStopping(replica, state.jobs) || !holdsFromOthers(replica.jobId, replica.node, state.jobs))
-      continue;
-    const byJob = out.get(replica.node) ?? new Map<number, { replicas: number; gpus: number }>();
-    const entry = byJob.get(replica.jobId) ?? { replicas: 0, gpus: 0 };
+  const holds = stoppingHolds(
+    state.liveReplicas,
+    execution.orderedStops,
+    state.jobs,
+    deps.config.gpusPerNode,
+  );
+  for (const { jobId, node, gpus } of holds) {
+    const byJob = out.get(node) ?? new Map<number, { replicas: number; gpus: number }>();
+    const entry = byJob.get(jobId) ?? { replicas: 0, gpus: 0 };
     entry.replicas += 1;
-    entry.gpus += replica.gpus ?? deps.config.gpusPerNode;
-    byJob.set(replica.jobId, entry);
-    out.set(replica.node, byJob);
+    entry.gpus += gpus;
+    byJob.set(jobId, entry);
+    out.set(node, byJob);
   }
   return out;
 }

@@ -1,4 +1,4 @@
-import type { ServiceJob } from './jobs.ts';
+import { nodesOf, type ServiceJob } from './jobs.ts';
 import type { OrderedStops } from './ordered-stops.ts';
 import { isStopping, type LiveReplica, replicaKey } from './stopping-replicas.ts';
 
@@ -31,28 +31,13 @@ export class StoppingGpus {
     this.version = ordered.version;
     let byNode: Map<string, number> | undefined;
     const holders = new Map<string, number[]>();
-    const add = (jobId: number, node: string, gpus: number) => {
-      if (holdsFromOthers(jobId, node, jobs)) count(jobId, node, gpus);
-    };
-    const count = (jobId: number, node: string, gpus: number) => {
+    for (const { jobId, node, gpus } of stoppingHolds(live, ordered, jobs, gpusPerNode)) {
       byNode ??= new Map();
       byNode.set(node, (byNode.get(node) ?? 0) + gpus);
       const on = holders.get(node);
       if (on === undefined) holders.set(node, [jobId]);
       else if (!on.includes(jobId)) on.push(jobId);
-    };
-    const reported = new Set<string>();
-    for (const replica of live) {
-      if (!isStopping(replica, jobs)) continue;
-      reported.add(`${replica.jobId}/${replica.generation}`);
-      add(replica.jobId, replica.node, replica.gpus ?? gpusPerNode);
     }
-    // A generation the executor lists is held by its live replicas above, not twice.
-    if (ordered.size > 0)
-      for (const stop of ordered.pending(jobs)) {
-        if (reported.has(`${stop.jobId}/${stop.generation}`)) continue;
-        for (const node of stop.allocation) add(stop.jobId, node, 1);
-      }
     this.byNode = byNode ?? NONE;
     this.holders = holders;
     return this.byNode;
@@ -73,6 +58,41 @@ export class StoppingGpus {
       );
     }
     return out;
+  }
+}
+
+/** A replica boa stops, on one node, whose GPUs go to no other job until the executor says it ended. */
+export interface StoppingHold {
+  readonly jobId: number;
+  readonly node: string;
+  readonly gpus: number;
+}
+
+/**
+ * Every replica boa stops that holds GPUs from other jobs (holdsFromOthers): those the executor lists
+ * stopping, and one per node of each stop no answer has told yet (ordered-stops.ts), as the generation
+ * had them. A generation the executor lists is held by its live replicas, not twice. Placement
+ * (StoppingGpus.perNode) and GET /v1/nodes (nodes-view.ts) both count these, so the GPUs a node shows
+ * free are those placement can give.
+ */
+export function* stoppingHolds(
+  live: readonly LiveReplica[],
+  ordered: OrderedStops,
+  jobs: ReadonlyMap<number, ServiceJob>,
+  gpusPerNode: number,
+): Generator<StoppingHold> {
+  const reported = new Set<string>();
+  for (const replica of live) {
+    if (!isStopping(replica, jobs)) continue;
+    reported.add(`${replica.jobId}/${replica.generation}`);
+    if (holdsFromOthers(replica.jobId, replica.node, jobs))
+      yield { jobId: replica.jobId, node: replica.node, gpus: replica.gpus ?? gpusPerNode };
+  }
+  if (ordered.size === 0) return;
+  for (const stop of ordered.pending(jobs)) {
+    if (reported.has(`${stop.jobId}/${stop.generation}`)) continue;
+    for (const { node, gpus } of nodesOf(stop.allocation))
+      if (holdsFromOthers(stop.jobId, node, jobs)) yield { jobId: stop.jobId, node, gpus };
   }
 }
 
