@@ -1,7 +1,8 @@
 /**
  * A restart with another instance type while nodes of the old one are up, on the embedded local pool:
  * the old nodes keep their GPUs (an EC2 instance keeps its type), so the start is refused until they
- * are gone, with the way out in the message; the jobs on them keep their GPUs meanwhile.
+ * are gone, with the way out in the message; the jobs on them keep their GPUs meanwhile. A type of the
+ * same GPUs is refused alike: it was taken, and the old nodes named and priced as the new type.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -100,6 +101,48 @@ describe('a restart with another instance type while its nodes are up (local poo
     // The pool now runs 1-GPU nodes: going back to 4 GPUs is refused in turn.
     await expect(boot(dataDir, clock, 'g4dn.12xlarge')).rejects.toThrow(
       'launched with 1 GPU each (instanceType g4dn.xlarge), and this start sets 4 GPUs a node',
+    );
+  });
+
+  it('to g5.12xlarge (the same 4 GPUs) is refused naming both types; once the old nodes are gone it starts', async () => {
+    const { dataDir, clock, s } = await runningOnTwelveXlarge();
+    const nodesUp = (await s.pool.listNodes()).length;
+    const jobs = allocations(s);
+    const rows = ledgerRows(s);
+    await s.close();
+
+    const refused = boot(dataDir, clock, 'g5.12xlarge');
+    await expect(refused).rejects.toThrow(ConfigError);
+    await expect(refused).rejects.toThrow(
+      `the local pool has ${nodesUp} nodes up launched as instanceType g4dn.12xlarge (4 GPUs each), ` +
+        'and this start sets instanceType g5.12xlarge: boa would name and price them',
+    );
+    await expect(refused).rejects.toThrow('Start with instanceType g4dn.12xlarge (gpusPerNode 4) until');
+
+    // Back on the old type: nothing changed, and the budget still names and prices g4dn.12xlarge.
+    const again = await boot(dataDir, clock, 'g4dn.12xlarge');
+    expect(allocations(again)).toEqual(jobs);
+    expect(ledgerRows(again)).toEqual(rows);
+    expect((await again.request('GET', '/v1/budget')).body).toMatchObject({
+      instanceType: 'g4dn.12xlarge',
+      nodePricePerHour: 3.912,
+    });
+    for (const job of allocations(again)) again.service.finishJob(job.id, 'done');
+    await again.scheduler.tick();
+    await again.scheduler.settle();
+    await again.close();
+    clock.advance(RELEASE_SECONDS);
+
+    // The old nodes gone: the new type starts, and is the one kept for the nodes it launches.
+    const next = await boot(dataDir, clock, 'g5.12xlarge');
+    await next.service.planner.idle();
+    next.service.registerJob('cifar10', undefined);
+    await next.ticks(2);
+    expect((await next.pool.listNodes()).length).toBeGreaterThan(0);
+    expect((await next.request('GET', '/v1/budget')).body).toMatchObject({ instanceType: 'g5.12xlarge' });
+    await next.close();
+    await expect(boot(dataDir, clock, 'g4dn.12xlarge')).rejects.toThrow(
+      'launched as instanceType g5.12xlarge (4 GPUs each), and this start sets instanceType g4dn.12xlarge',
     );
   });
 });
