@@ -10,15 +10,19 @@
 /** Whose calls: each is one IAM role in the template. */
 export type Principal = 'boa' | 'budgetGuard' | 'boundsHandler' | 'tokenRotation' | 'deployCalls';
 
-/** Where each principal's calls are written (paths from the repository's root). */
+/**
+ * Where each principal's calls are written (paths from the repository's root); a file under two is the
+ * one's with the longer path (infra/budget-guard/ is the guard's, the rest of infra/ the deploy's).
+ */
 export const PRINCIPAL_CODE: Readonly<Record<Principal, readonly string[]>> = {
   // The service: the AWS adapters (src/cloud/aws), and anything else under src/ that may call AWS.
   boa: ['src'],
   budgetGuard: ['infra/budget-guard'],
   boundsHandler: ['infra/gpu-scaling-handler'],
   tokenRotation: ['infra/token-rotation'],
-  // The CDK's AwsCustomResource calls made at deploy time (one singleton Lambda role).
-  deployCalls: ['infra/asg-metrics.ts'],
+  // The CDK's AwsCustomResource calls made at deploy time (one singleton Lambda role), from any of the
+  // CDK app's files.
+  deployCalls: ['infra'],
 };
 
 /** The resources a grant names. */

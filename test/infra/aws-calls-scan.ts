@@ -2,7 +2,7 @@
 // its command's name and the SDK package it was imported from (the IAM prefix: infra/aws-calls.ts).
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
-import { IAM_PREFIX } from '../../infra/aws-calls.ts';
+import { IAM_PREFIX, type Principal, PRINCIPAL_CODE } from '../../infra/aws-calls.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -15,6 +15,24 @@ export function sourceFiles(entry: string): string[] {
     if (d.isDirectory()) return d.name === 'node_modules' ? [] : sourceFiles(child);
     return /\.(ts|mts|mjs|js)$/.test(d.name) && !/\.d\.m?ts$/.test(d.name) ? [child] : [];
   });
+}
+
+/** The files whose calls are `principal`'s: under its paths, and under no longer path of another's. */
+export function filesOf(principal: Principal): string[] {
+  const owner = (file: string) =>
+    (Object.entries(PRINCIPAL_CODE) as [Principal, readonly string[]][])
+      .flatMap(([p, entries]) =>
+        entries.filter((e) => file === e || file.startsWith(`${e}/`)).map((e) => [p, e]),
+      )
+      .sort((a, b) => b[1]!.length - a[1]!.length)[0]?.[0];
+  return PRINCIPAL_CODE[principal].flatMap(sourceFiles).filter((file) => owner(file) === principal);
+}
+
+/** A file's code without its comments (which may name calls the code does not make). */
+export function codeOf(file: string): string {
+  return readFileSync(path.join(ROOT, file), 'utf8')
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/(^|[^:'"`\\])\/\/.*$/gm, '$1');
 }
 
 export interface FoundCall {
@@ -58,7 +76,7 @@ function prefixOf(pkg: string, file: string): string {
 
 /** Every AWS API call written in one file, as the IAM action it needs. */
 export function callsInFile(file: string): FoundCall[] {
-  const text = readFileSync(path.join(ROOT, file), 'utf8');
+  const text = codeOf(file);
   const names = importedNames(text);
   const found: FoundCall[] = [];
   const add = (operation: string, pkg: string | undefined, what: string) => {
@@ -77,12 +95,15 @@ export function callsInFile(file: string): FoundCall[] {
       add(method![0]!.toUpperCase() + method!.slice(1), pkg, method!);
     }
   }
-  // The CDK's AwsCustomResource: { service: 'EKS', action: 'DescribeNodegroup', ... }.
-  for (const [, service, action] of text.matchAll(/service:\s*'(\w+)',\s*action:\s*'(\w+)'/g)) {
+  // The CDK's AwsCustomResource: { service: 'EKS' (or 'eks', '@aws-sdk/client-eks'), action:
+  // 'DescribeNodegroup' (or 'describeNodegroup', 'DescribeNodegroupCommand'), ... }.
+  for (const [, service, action] of text.matchAll(/service:\s*'([\w@/-]+)',\s*action:\s*'(\w+)'/g)) {
+    const bare = service!.replace('@aws-sdk/client-', '').replaceAll('-', '').toLowerCase();
     const pkg = Object.keys(IAM_PREFIX).find(
-      (p) => p.replace('@aws-sdk/client-', '').replaceAll('-', '') === service!.toLowerCase(),
+      (p) => p.replace('@aws-sdk/client-', '').replaceAll('-', '') === bare,
     );
-    add(action!, pkg, `${service}.${action}`);
+    const operation = action!.replace(/Command$/, '');
+    add(operation[0]!.toUpperCase() + operation.slice(1), pkg, `${service}.${action}`);
   }
   return found;
 }

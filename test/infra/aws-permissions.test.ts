@@ -7,7 +7,7 @@ import {
   PRINCIPAL_CODE,
   type Scope,
 } from '../../infra/aws-calls.ts';
-import { callsInFile, sourceFiles } from './aws-calls-scan.ts';
+import { callsInFile, filesOf } from './aws-calls-scan.ts';
 import { type Resource, synthTemplate } from './synth.ts';
 
 // The mocked AWS of the other tests accepts any call: only here does a call the stack does not grant
@@ -25,7 +25,7 @@ describe('the table of AWS calls (infra/aws-calls.ts) against the code', () => {
   it('lists every call the code sends, and none it no longer sends', () => {
     const found = new Map<string, string[]>();
     for (const principal of principals) {
-      for (const call of PRINCIPAL_CODE[principal].flatMap(sourceFiles).flatMap(callsInFile)) {
+      for (const call of filesOf(principal).flatMap(callsInFile)) {
         const k = key({ principal, action: call.action });
         found.set(k, [...(found.get(k) ?? []), call.file]);
       }

@@ -1,9 +1,7 @@
 // Reads the Kubernetes API requests out of boa's code, for test/infra/kube-permissions.test.ts: each
 // client-node method called on an API object (api.createNamespacedPod, storage.readStorageClass, ...),
 // each pod log stream (new Log(...)) and each watch the cache opens ({ resource: 'pods', ... }).
-import { readFileSync } from 'node:fs';
-import * as path from 'node:path';
-import { ROOT, sourceFiles } from './aws-calls-scan.ts';
+import { codeOf, sourceFiles } from './aws-calls-scan.ts';
 
 export interface KubeCall {
   readonly group: string;
@@ -46,7 +44,7 @@ const METHOD =
   /^(deleteCollection|create|delete|list|read|patch|replace)(Namespaced)?(\w+?)(ForAllNamespaces)?$/;
 
 export function kubeCallsIn(file: string): KubeCall[] {
-  const text = readFileSync(path.join(ROOT, file), 'utf8');
+  const text = codeOf(file);
   const calls: KubeCall[] = [];
   const kind = (name: string, what: string) => {
     const found = KINDS[name];
