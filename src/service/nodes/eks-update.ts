@@ -20,10 +20,13 @@ import { allocationName, type GpusInUse } from './victims.ts';
  */
 
 /**
- * How many more nodes are paid than the budget allows now: nodes not on their way out (pending ones
- * included: billed within a minute) and a replaced group's billed ones (paid until that group's deletion,
- * which boa leaves to CloudFormation: paid-cap.ts keptWithinPaidCap), less the ceiling, never below the
- * group's minimum. 0 without a budget.
+ * How much more is paid than the budget allows now, in units of the cap (the configured node's GPUs,
+ * paid-cap.ts capUnits): nodes not on their way out (pending ones included: billed within a minute) and a
+ * replaced group's billed ones (paid until that group's deletion, which boa leaves to CloudFormation:
+ * paid-cap.ts keptWithinPaidCap), each at its own GPUs, less the ceiling, never below the group's minimum
+ * (its size at its largest node's share). The group's own nodes counted as one each read a 4-GPU surge
+ * beside two 4-GPU nodes as 3 of a ceiling of 8 1-GPU nodes: 12 GPUs paid for 8 through the update
+ * (found in review). 0 without a budget.
  */
 export function paidBeyondCeiling(
   nodes: readonly PoolNode[],
@@ -34,28 +37,35 @@ export function paidBeyondCeiling(
 ): number {
   if (paidCap === undefined) return 0;
   let paid = 0;
+  let ownUnit = 0;
   for (const node of nodes) {
     const replaced = node.replacedGroup !== undefined;
     const counted = replaced ? isBilled(node) : !node.leaving;
-    // A replaced group's node at its GPUs' share of one of the group's (paid-cap.ts capUnits).
-    if (counted && !removing.terminated(node.id)) paid += replaced ? capUnits(node, gpusPerNode) : 1;
+    if (!counted || removing.terminated(node.id)) continue;
+    const units = capUnits(node, gpusPerNode);
+    paid += units;
+    if (!replaced) ownUnit = Math.max(ownUnit, units);
   }
-  return Math.max(0, Math.ceil(paid - Math.max(paidCap, group.minSize) - 1e-9));
+  const beyond = paid - Math.max(paidCap, group.minSize * (ownUnit || 1));
+  // A hair of tolerance, as the ceiling's own count: 3 x (4/3) is not above 4.
+  return beyond > 1e-9 ? beyond : 0;
 }
 
 /**
- * How many of the nodes paidBeyondCeiling counts boa is removing already. Not one EKS is terminating
- * meanwhile (leaving): no longer counted as paid, its removal made no room (found in review: counted,
- * the excess fell short by one while it was listed).
+ * How much of what paidBeyondCeiling counts boa is removing already, in the same units. Not a node EKS
+ * is terminating meanwhile (leaving): no longer counted as paid, its removal made no room (found in
+ * review: counted, the excess fell short by one while it was listed).
  */
 export function removingPaid(
   nodes: readonly PoolNode[],
   removing: { includes(nodeId: string): boolean; terminated(nodeId: string): boolean },
+  gpusPerNode?: number,
 ): number {
-  let count = 0;
+  let units = 0;
   for (const node of nodes)
-    if (!node.leaving && !removing.terminated(node.id) && removing.includes(node.id)) count++;
-  return count;
+    if (!node.leaving && !removing.terminated(node.id) && removing.includes(node.id))
+      units += capUnits(node, gpusPerNode);
+  return units;
 }
 
 /**
@@ -65,14 +75,16 @@ export function removingPaid(
  * nodes' pods there (found with the emulated group: removing the surge beside a busy old node left the
  * update nowhere to go); the nodes EKS tainted for the update count as replaced. Then idle before busy,
  * and the oldest launched (without a version to compare, the old template's: EKS switches the group to
- * the new one first).
+ * the new one first). As many as cover `excess` in `unitsOf` (paidBeyondCeiling's units; one a node by
+ * default).
  */
 export function chooseUpdateVictims(
   candidates: readonly PoolNode[],
-  count: number,
+  excess: number,
   gpusInUse: GpusInUse,
+  unitsOf: (node: PoolNode) => number = () => 1,
 ): PoolNode[] {
-  if (count <= 0) return [];
+  if (excess <= 0) return [];
   const load = (node: PoolNode) => gpusInUse(allocationName(node)) + (node.foreignGpus ?? 0);
   const first = (flag: boolean | undefined) => (flag === true ? 0 : 1);
   const old = replacedByUpdate;
@@ -86,8 +98,12 @@ export function chooseUpdateVictims(
         a.node.launchedAt - b.node.launchedAt ||
         a.node.id.localeCompare(b.node.id),
     )
-    .slice(0, count)
-    .map(({ node }) => node);
+    .map(({ node }) => node)
+    .filter((node) => {
+      if (excess <= 1e-9) return false;
+      excess -= unitsOf(node);
+      return true;
+    });
 }
 
 /**
@@ -99,7 +115,7 @@ export function spareOverCeiling(
   rows: readonly NodeRemovalRow[],
   nodes: readonly PoolNode[],
   gpusInUse: GpusInUse,
-): Array<{ row: NodeRemovalRow; load: number }> {
+): Array<{ row: NodeRemovalRow; node: PoolNode; load: number }> {
   const byId = new Map<string, PoolNode>();
   for (const node of nodes) byId.set(node.id, node);
   return rows
@@ -111,7 +127,7 @@ export function spareOverCeiling(
         node !== undefined &&
         !node.leaving &&
         !replacedByUpdate(node);
-      return callable ? [{ row, load: gpusInUse(allocationName(node)) }] : [];
+      return callable ? [{ row, node, load: gpusInUse(allocationName(node)) }] : [];
     })
     .sort((a, b) => b.load - a.load);
 }

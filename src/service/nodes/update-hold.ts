@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Repository } from '../../store/repository.ts';
 import type { NodeGroupState, PoolNode } from '../ports.ts';
+import { capUnits } from './paid-cap.ts';
 import { chooseUpdateVictims, paidBeyondCeiling, removingPaid, spareOverCeiling } from './eks-update.ts';
 import type { RemovalWalk } from './removals.ts';
 import { allocationName, type GpusInUse } from './victims.ts';
@@ -11,7 +12,7 @@ const HOLDING_KEY = 'nodes.eksUpdateHold';
 export interface UpdateHoldDeps {
   readonly repo: Pick<Repository, 'getSetting' | 'putSetting' | 'deleteSetting'>;
   readonly logger: Logger;
-  /** GPUs of one of the group's nodes: a replaced group's node counts as its share (paid-cap.ts). */
+  /** The configured GPUs of one of the group's nodes: each node counts as its GPUs' share (paid-cap.ts). */
   readonly settings?: { readonly gpusPerNode?: number };
 }
 
@@ -48,19 +49,15 @@ export class EksUpdateHold {
     now: number,
   ): boolean {
     // Nodes already being removed are still paid: they count in the excess, and are not chosen twice.
-    const open = removingPaid(nodes, this.removing);
-    const paidBeyond = paidBeyondCeiling(
-      nodes,
-      this.removing,
-      paidCap,
-      group,
-      this.deps.settings?.gpusPerNode,
-    );
+    // Both in the cap's units, each node at its own GPUs (eks-update.ts).
+    const gpusPerNode = this.deps.settings?.gpusPerNode;
+    const open = removingPaid(nodes, this.removing, gpusPerNode);
+    const paidBeyond = paidBeyondCeiling(nodes, this.removing, paidCap, group, gpusPerNode);
     const excess = paidBeyond - open;
-    if (excess <= 0) return false;
+    if (excess <= 1e-9) return false;
     const load = busy();
     const kept = nodes.filter((n) => !n.leaving && !this.removing.includes(n.id));
-    const victims = chooseUpdateVictims(kept, excess, load);
+    const victims = chooseUpdateVictims(kept, excess, load, (n) => capUnits(n, gpusPerNode));
     if (!this.overCeilingLogged) {
       this.overCeilingLogged = true;
       this.deps.logger.warn(
@@ -143,13 +140,16 @@ export class EksUpdateHold {
     busy: GpusInUse,
   ): Promise<void> {
     // Counted again before each: a tick during an uncordon may cut the budget again, and a count taken
-    // once called off removals it wanted, choosing them again next tick (found in review).
+    // once called off removals it wanted, choosing them again next tick (found in review). A removal is
+    // called off only when its node's GPUs fit in what is spare (a 4-GPU node in 1 GPU spare does not).
+    const gpusPerNode = this.deps.settings?.gpusPerNode;
     const spare = () =>
-      removingPaid(nodes, this.removing) -
-      paidBeyondCeiling(nodes, this.removing, paidCap(), group, this.deps.settings?.gpusPerNode);
-    for (const { row } of spareOverCeiling(this.removing.rows(), nodes, busy)) {
-      if (spare() <= 0) break;
-      await this.removing.cancel(row);
+      removingPaid(nodes, this.removing, gpusPerNode) -
+      paidBeyondCeiling(nodes, this.removing, paidCap(), group, gpusPerNode);
+    for (const { row, node } of spareOverCeiling(this.removing.rows(), nodes, busy)) {
+      const left = spare();
+      if (left <= 1e-9) break;
+      if (left + 1e-9 >= capUnits(node, gpusPerNode)) await this.removing.cancel(row);
     }
   }
 }

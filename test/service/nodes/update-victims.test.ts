@@ -72,13 +72,37 @@ describe('paidBeyondCeiling', () => {
     ];
     const none = { terminated: () => false };
     expect(paidBeyondCeiling(nodes, none, 6, { ...group, minSize: 0 }, 1)).toBe(4);
-    // Two 1-GPU old nodes beside 4-GPU ones: half a node, a whole one past a cap of 2.
+    // Two 1-GPU old nodes beside 4-GPU ones: half a node past a cap of 2 (chooseUpdateVictims takes one).
     const small = [
       node('old-1', 1, { gpus: 1, leaving: true, replacedGroup: 'gpu' }),
       node('old-2', 2, { gpus: 1, leaving: true, replacedGroup: 'gpu' }),
       node('new-1', 3),
       node('new-2', 4),
     ];
-    expect(paidBeyondCeiling(small, none, 2, { ...group, minSize: 0 }, 4)).toBe(1);
+    expect(paidBeyondCeiling(small, none, 2, { ...group, minSize: 0 }, 4)).toBe(0.5);
+  });
+
+  it("counts the group's own nodes at their GPUs' share too, and its minimum at its nodes' GPUs", () => {
+    // Found in review: own nodes counted one each. Three 4-GPU nodes (an update's surge beside two)
+    // under a 1-GPU configuration and a cap of 8: 12 GPUs paid, 4 past it (counted as 3, none).
+    const none = { terminated: () => false };
+    const big = [node('a', 1), node('b', 2), node('surge', 3)];
+    expect(paidBeyondCeiling(big, none, 8, { ...group, minSize: 0 }, 1)).toBe(4);
+    // The minimum of 2 nodes is 8 GPUs of them: a cap of 1 leaves 4 past it.
+    expect(paidBeyondCeiling(big, none, 1, { ...group, minSize: 2 }, 1)).toBe(4);
+    // The other way: five 1-GPU nodes under a 4-GPU configuration and a cap of 2 (8 GPUs): 5 GPUs paid,
+    // none past it (counted as 5 nodes, 3 past it: 3 of the 5 removed, the budget's GPUs left unused).
+    const small = Array.from({ length: 5 }, (_, k) => node(`s${k}`, k, { gpus: 1 }));
+    expect(paidBeyondCeiling(small, none, 2, { ...group, minSize: 0 }, 4)).toBe(0);
+  });
+});
+
+describe('chooseUpdateVictims in GPUs', () => {
+  it("takes as many nodes as cover the excess at each node's GPUs", () => {
+    const nodes = [node('old', 1, { outdated: true }), node('a', 2), node('surge', 3)];
+    const units = (n: PoolNode) => n.gpus; // a 1-GPU configuration: 4 units a node
+    expect(chooseUpdateVictims(nodes, 4, () => 0, units).map((n) => n.id)).toEqual(['old']);
+    expect(chooseUpdateVictims(nodes, 4.5, () => 0, units).map((n) => n.id)).toEqual(['old', 'a']);
+    expect(chooseUpdateVictims(nodes, 0, () => 0, units)).toEqual([]);
   });
 });
