@@ -13,7 +13,10 @@ import { openStore } from '../../../src/store/db.ts';
 import { NodeRemovals } from '../../../src/store/node-removals.ts';
 import { Repository } from '../../../src/store/repository.ts';
 
-export function reconcilerWorld(cleanups: Array<() => void>, options: { failedTerminates?: number } = {}) {
+export function reconcilerWorld(
+  cleanups: Array<() => void>,
+  options: { failedTerminates?: number; gpusPerNode?: number } = {},
+) {
   let failedTerminates = options.failedTerminates ?? 0;
   const dir = mkdtempSync(join(tmpdir(), 'boa-pass-race-'));
   const store = openStore(dir);
@@ -72,7 +75,12 @@ export function reconcilerWorld(cleanups: Array<() => void>, options: { failedTe
       repo: new Repository(store.db),
       clock: { now: () => now },
       logger: pino({ level: 'silent' }),
-      settings: { provisionMs: 900_000, backoff: { baseMs: 60_000, maxMs: 600_000 } },
+      settings: {
+        provisionMs: 900_000,
+        backoff: { baseMs: 60_000, maxMs: 600_000 },
+        // The configured GPUs of a node (the nodes here have 4): each counts as its share of the cap.
+        ...(options.gpusPerNode !== undefined ? { gpusPerNode: options.gpusPerNode } : {}),
+      },
     });
   const reconciler = start();
   const tick = (target: number, listed: readonly PoolNode[] = nodes): NodeTickInput => ({

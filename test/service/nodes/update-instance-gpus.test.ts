@@ -3,13 +3,18 @@
  * the update hold counts each node at its own GPUs, as the ledger and the spend ceiling's cap do. Found in
  * review: it counted the group's own nodes as one each, so a 4-GPU surge node beside two 4-GPU nodes
  * read as 3 of a 1-GPU ceiling of 8, and boa held off while 12 GPUs were paid against a budget of 8.
+ * Removals are called off in the same units: a node only when its GPUs fit in what the ceiling leaves.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import type { NodeTickInput } from '../../../src/service/nodes/reconciler.ts';
 import { type NodesWorld, nodesWorld, type NodesWorldOptions, TICK_SECONDS } from '../nodes-harness.ts';
+import { reconcilerWorld } from './reconciler-world.ts';
 
 const worlds: NodesWorld[] = [];
+const cleanups: Array<() => void> = [];
 afterEach(async () => {
   for (const w of worlds.splice(0)) await w.cleanup();
+  for (const fn of cleanups.splice(0)) fn();
 });
 
 function world(options: NodesWorldOptions): NodesWorld {
@@ -72,5 +77,34 @@ describe('an EKS update over 4-GPU instances, boa configured with 1-GPU ones', (
     await tick(2);
     expect(w.group.group.desiredSize).toBeGreaterThanOrEqual(w.group.group.minSize);
     expect(w.group.asg.live().length * 4).toBeLessThanOrEqual(8);
+  });
+});
+
+describe('calling over-ceiling removals off during an update, 4-GPU nodes under a 1-GPU configuration', () => {
+  it("calls one off only when its node's 4 GPUs fit in what the raised budget leaves", async () => {
+    // Expected: ten busy 4-GPU nodes (40 GPUs), a ceiling of 32: two chosen and cordoned (8 GPUs). The
+    // ceiling rises to 34: 2 GPUs spare, less than a node, so both stay (one called off would pay 36
+    // for 34, and the next tick chose a node again). At 36 one is called off. Before: the spare of 2
+    // called one off.
+    const w = reconcilerWorld(cleanups, { gpusPerNode: 1 });
+    w.release();
+    const updating = (paidCap: number): NodeTickInput => {
+      const input = w.tick(10);
+      return { ...input, group: { ...input.group!, status: 'UPDATING' }, gpusInUse: () => 4, paidCap };
+    };
+    const tick = async (input: NodeTickInput) => {
+      w.advance(30_000);
+      w.reconciler.chooseNow(input);
+      w.reconciler.afterTick(input);
+      await w.reconciler.settle();
+    };
+    await tick(updating(32));
+    const chosen = w.removals.open().map((r) => r.id);
+    expect(chosen).toHaveLength(2);
+    await tick(updating(34));
+    expect(w.removals.open().map((r) => r.id)).toEqual(chosen);
+    await tick(updating(36));
+    expect(w.removals.open()).toHaveLength(1);
+    expect(w.terminated).toEqual([]);
   });
 });
