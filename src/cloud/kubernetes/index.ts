@@ -17,7 +17,7 @@ export {
   type KubernetesExecutorConfig,
 } from './config.ts';
 export { KubernetesExecutor, type KubernetesExecutorDeps } from './executor.ts';
-export { CLAIM_LEASE_SECONDS, NamespaceClaimedError } from './namespace-claim.ts';
+export { CLAIM_LEASE_SECONDS, JobsNamespaceError, NamespaceClaimedError } from './namespace-claim.ts';
 export { CLAIM_LEASE_NAME, LABELS, OWNED_SELECTOR, podName, rank0Address, serviceName } from './names.ts';
 
 /** What the executor reads of the service config: its `kubernetes` section and the grace period. */

@@ -19,6 +19,11 @@ export class NamespaceClaimedError extends Error {
   override name = 'NamespaceClaimedError';
 }
 
+/** The jobs namespace does not exist, or is being deleted: nothing of boa's can be made there. */
+export class JobsNamespaceError extends Error {
+  override name = 'JobsNamespaceError';
+}
+
 type Decision = { readonly held: true } | { readonly held: false; readonly lease: V1Lease };
 
 const seconds = (ms: number) => Math.round(ms / 1000);
@@ -47,7 +52,15 @@ export class NamespaceClaim {
    * retried by the retry layer, which reads the Lease again and finds the winner.
    */
   async hold(): Promise<void> {
-    const decision = await withKubeRetry('claim jobs namespace', () => this.attempt(), this.retry);
+    let decision: Decision;
+    try {
+      decision = await withKubeRetry('claim jobs namespace', () => this.attempt(), this.retry);
+    } catch (error) {
+      // Said plainly: the API server's answer, wrapped, read as a failed claim (found in review).
+      if (kindOf(error) === 'namespace')
+        throw new JobsNamespaceError(this.namespaceProblem(error), { cause: error });
+      throw error;
+    }
     if (!decision.held) throw new NamespaceClaimedError(this.refusal(decision.lease));
   }
 
@@ -152,6 +165,18 @@ export class NamespaceClaim {
   private durationMs(lease: V1Lease): number {
     const stated = lease.spec?.leaseDurationSeconds;
     return (stated !== undefined && stated > 0 ? stated : CLAIM_LEASE_SECONDS) * 1000;
+  }
+
+  private namespaceProblem(error: unknown): string {
+    const ns = this.namespace;
+    const terminating = /being terminated/.test(String((error as Error).message));
+    return terminating
+      ? `jobs namespace ${ns} is being deleted (kubectl delete namespace): boa makes nothing there until it is ` +
+          `gone and made again (kubectl create namespace ${ns}, or cdk deploy, which makes it), or boa is given ` +
+          `another namespace (kubernetes.namespace, BOA_JOBS_NAMESPACE)`
+      : `jobs namespace ${ns} does not exist in the cluster: create it (kubectl create namespace ${ns}, or cdk ` +
+          `deploy, which makes it: CDK context jobsNamespace, default boa-jobs), or give boa the one that exists ` +
+          `(kubernetes.namespace, BOA_JOBS_NAMESPACE)`;
   }
 
   private refusal(lease: V1Lease): string {

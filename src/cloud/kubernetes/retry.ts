@@ -7,8 +7,9 @@ import { CloudCallError, type RetryContext, type RetryPolicy, retrying, type Ret
  * and an Unauthorized (401: boa's token, which an authenticator such as EKS's can fail to accept for a
  * moment); AlreadyExists and NotFound are answers the caller uses (adopt the pod, it is gone already).
  * The rest is final: `forbidden` (403 from RBAC: boa's own permissions), `quota` (403, a ResourceQuota
- * exceeded: it passes once other pods are gone, so the next pass tries again), `refused` (the object
- * itself: 400, 422 Invalid, or a 403 from an admission check) and `fatal` (anything else).
+ * exceeded: it passes once other pods are gone, so the next pass tries again), `namespace` (a create in
+ * a jobs namespace that does not exist or is being deleted: boa's setup, not the object), `refused` (the
+ * object itself: 400, 422 Invalid, or a 403 from an admission check) and `fatal` (anything else).
  */
 export type KubeErrorKind =
   | 'throttling'
@@ -19,6 +20,7 @@ export type KubeErrorKind =
   | 'not-found'
   | 'forbidden'
   | 'quota'
+  | 'namespace'
   | 'refused'
   | 'fatal';
 
@@ -51,6 +53,17 @@ function apiStatus(error: ApiException<unknown>): Status | undefined {
 const QUOTA_EXCEEDED = /\bexceeded quota\b/;
 
 /**
+ * The API server's NamespaceLifecycle admission on a create: `namespaces "x" not found` (404) in a
+ * namespace that does not exist, `... unable to create new content in namespace x because it is being
+ * terminated` (403, cause NamespaceTerminating) in one being deleted. Read as an admission check's 403,
+ * the latter failed every starting replica as refused by the API server, each a restart of its job
+ * (found in review: `kubectl delete namespace` while boa ran).
+ */
+const NAMESPACE_MISSING = /^namespaces "[^"]*" not found$/;
+const NAMESPACE_TERMINATING =
+  /\bunable to create new content in namespace \S+ because it is being terminated\b/;
+
+/**
  * The authorizer's refusal, as the API server words it: `User "..." cannot create resource "pods" ...`
  * (or `cannot get path "..."`). A quota's or an admission check's 403 names the object instead.
  */
@@ -60,12 +73,14 @@ export function classifyKubeError(error: unknown): KubeErrorKind {
   if (error instanceof ApiException) {
     if (error.code === 429) return 'throttling';
     if (TRANSIENT_CODES.has(error.code)) return 'transient';
-    if (error.code === 404) return 'not-found';
+    if (error.code === 404)
+      return NAMESPACE_MISSING.test(apiStatus(error)?.message ?? '') ? 'namespace' : 'not-found';
     if (error.code === 409) return apiStatus(error)?.reason === 'AlreadyExists' ? 'exists' : 'conflict';
     if (error.code === 401) return 'unauthorized';
     if (error.code === 403) {
       const message = apiStatus(error)?.message ?? '';
       if (RBAC_DENIAL.test(message)) return 'forbidden';
+      if (NAMESPACE_TERMINATING.test(message)) return 'namespace';
       return QUOTA_EXCEEDED.test(message) ? 'quota' : 'refused';
     }
     if (error.code === 400 || error.code === 422) return 'refused';
