@@ -19,6 +19,7 @@ import { transientCreateError } from './create-errors.ts';
 import { volumeWait } from './volume-wait.ts';
 import { oomAdvice } from './oom.ts';
 import { disruptionOf, runUntilMarked } from './disruption.ts';
+import { ownPressureEviction } from './pressure-eviction.ts';
 
 /** Where a checkpoint volume claim is mounted (BOA_CHECKPOINT_DIR). */
 export const CHECKPOINT_MOUNT = '/checkpoint';
@@ -221,7 +222,9 @@ export function replicaStatusOf(pod: V1Pod): ReplicaStatus | undefined {
   if (phase === 'Succeeded' || phase === 'Failed') {
     // Deleted or evicted by someone else (a drain, a spot interruption, node pressure): a job that
     // checkpoints on SIGTERM exits 0 then, which is a stop, not the job finished. boa deletes only
-    // replicas it no longer wants, whose exits it ignores.
+    // replicas it no longer wants, whose exits it ignores. But not evicted for its own memory or disk use.
+    const own = ownPressureEviction(pod);
+    if (own) return { ...ended('failed', 'Evicted'), reason: said('Evicted', own) };
     const disruption = interruptionOf(pod);
     if (disruption) {
       const run = terminated ? undefined : runUntilMarked(pod, container?.state?.running?.startedAt);
