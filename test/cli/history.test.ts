@@ -310,4 +310,21 @@ describe('boa history', { timeout: 180_000 }, () => {
     expect((await s.boa(['history', 'delete', 'x'])).status).toBe(2);
     expect(stored(s)).toEqual([]);
   });
+
+  it('says what a delete took back, one arrival or several', async () => {
+    const s = await started();
+    const one = join(s.cwd, 'one.csv');
+    writeFileSync(one, `class,submitted_at\ncifar10,${T0 - HOUR}\n`);
+    const two = join(s.cwd, 'two.csv');
+    writeFileSync(two, `class,submitted_at\nbert,${T0 - 3 * HOUR}\nbert,${T0 - 2 * HOUR}\n`);
+    for (const file of [one, two]) expect((await s.boa(['history', 'import', file])).status).toBe(0);
+    const first = await s.boa(['history', 'delete', '1']);
+    expect(first.stdout).toBe(
+      'history import 1 deleted (1 arrival from one.csv); the next plan leaves it out\n',
+    );
+    const second = await s.boa(['history', 'delete', '2']);
+    expect(second.stdout).toBe(
+      'history import 2 deleted (2 arrivals from two.csv); the next plan leaves them out\n',
+    );
+  });
 });

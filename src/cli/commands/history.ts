@@ -2,7 +2,7 @@ import { basename } from 'node:path';
 import type { Command } from 'commander';
 import { contextOf, output } from '../context.ts';
 import { CliError, usageError } from '../errors.ts';
-import { keyValues, table, when } from '../format.ts';
+import { counted, keyValues, table, when } from '../format.ts';
 import { MAX_IMPORT_ARRIVALS, newestArrivals, placeTrace, readHistoryFile } from '../history-file.ts';
 import { parseNumber } from '../parse.ts';
 
@@ -215,7 +215,8 @@ export function addHistoryCommands(program: Command): void {
         context,
         text,
         () =>
-          `history import ${id} deleted (${data.deleted.arrivals} arrivals from ${data.deleted.source}); the next plan leaves them out\n`,
+          `history import ${id} deleted (${counted(data.deleted.arrivals, 'arrival')} from ` +
+          `${data.deleted.source}); the next plan leaves ${data.deleted.arrivals === 1 ? 'it' : 'them'} out\n`,
       );
     });
 }
