@@ -68,6 +68,11 @@ export const WorkloadSchema = strictBody({
     uri: nonEmpty('uri').optional(),
   })
     .refine((c) => c.volumeClaim !== undefined || c.uri !== undefined, 'give volumeClaim or uri')
+    // With both, the pod's BOA_CHECKPOINT_DIR is the claim's mount and the uri was dropped unsaid.
+    .refine(
+      (c) => c.volumeClaim === undefined || c.uri === undefined,
+      'give volumeClaim or uri, not both: a job keeps its checkpoints in one place',
+    )
     .optional(),
 }).openapi('Workload');
 
