@@ -139,7 +139,7 @@ describe('boa history', { timeout: 180_000 }, () => {
 
     const twice = await s.boa(['history', 'import', log, '--known-classes']);
     expect(twice.stdout).toMatch(
-      /jobs\.csv: imported before, as #1; nothing changed\n {2}1 of classes the service does not have left out/,
+      /jobs\.csv: imported before, as #1; nothing changed\n {2}1 arrival of classes the service does not have left out/,
     );
     expect((await s.boa(['history', 'delete', '1'])).status).toBe(0);
     expect(stored(s)).toEqual([]);

@@ -70,7 +70,7 @@ describe('boa jobs', { timeout: 180_000 }, () => {
     // The last to end first; the jobs still waiting are not among them.
     expect(rows(ended.stdout).map((r) => r[1])).toEqual(['a', 'c']);
     expect(rows(last.stdout).map((r) => r[1])).toEqual(['a']);
-    expect(last.stderr).toBe('the last 1 jobs to end are shown; more: --limit N (up to 10000)\n');
+    expect(last.stderr).toBe('the last job to end is shown; more: --limit N (up to 10000)\n');
     // With --state, of those states: the waiting ones, which have not ended, after the ended.
     expect(
       rows(some.stdout)

@@ -227,7 +227,9 @@ function renderImported(r: ImportResult): string {
     ? `${r.file}: imported before, as #${i.id}; nothing changed`
     : `${r.file}: imported ${i.arrivals} arrival${i.arrivals === 1 ? '' : 's'} as #${i.id}, ${when(i.firstArrivalAt)} to ${when(i.lastArrivalAt)}; the next plan reads them`;
   const notes = [
-    ...(r.dropped > 0 ? [`${r.dropped} of classes the service does not have left out`] : []),
+    ...(r.dropped > 0
+      ? [`${counted(r.dropped, 'arrival')} of classes the service does not have left out`]
+      : []),
     ...(r.older > 0
       ? [
           `${r.older} oldest left out: one import takes the newest ${MAX_IMPORT_ARRIVALS.toLocaleString('en-US')}, ` +

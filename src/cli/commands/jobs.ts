@@ -81,7 +81,9 @@ export function addJobsCommands(program: Command): void {
       const oldest = data.jobs[0]?.id;
       // With --json too: stdout stays one JSON document, and a script is told its page is not all.
       if (options.ended && data.jobs.length === limit) {
-        process.stderr.write(`the last ${limit} jobs to end are shown; more: --limit N (up to 10000)\n`);
+        process.stderr.write(
+          `${limit === 1 ? 'the last job to end is' : `the last ${limit} jobs to end are`} shown; more: --limit N (up to 10000)\n`,
+        );
       } else if (options.queue && data.jobs.length === limit) {
         process.stderr.write(`the first ${limit} in the queue are shown; more: --limit N (up to 10000)\n`);
       } else if (!options.ended && !options.queue && data.jobs.length === limit && oldest !== undefined) {
@@ -91,7 +93,7 @@ export function addJobsCommands(program: Command): void {
         const { data: before } = await context.client.json<{ jobs: JobView[] }>('GET', `/v1/jobs?${older}`);
         if (before.jobs.length > 0)
           process.stderr.write(
-            `the newest ${limit} jobs are shown; older ones: --before ${oldest} (or --limit N, up to 10000)\n`,
+            `${limit === 1 ? 'the newest job is' : `the newest ${limit} jobs are`} shown; older ones: --before ${oldest} (or --limit N, up to 10000)\n`,
           );
       }
     });
