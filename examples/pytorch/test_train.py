@@ -98,6 +98,37 @@ class OptionsTest(unittest.TestCase):
         self.assertEqual((args.epochs, args.samples, args.poll_seconds, args.global_batch), (8, 2048, 0.2, 64))
 
 
+class LaunchEnvironmentTest(unittest.TestCase):
+    def run_main(self, env, argv=()):
+        """train.main()'s exit code and stderr under exactly env (torch stood in for: main only asks
+        whether it is there before it starts workers)."""
+        said = io.StringIO()
+        with mock.patch.dict(os.environ, env, clear=True), mock.patch.object(train, "torch", object()), \
+                mock.patch("sys.argv", ["train.py", *argv]), contextlib.redirect_stderr(said):
+            try:
+                code = train.main()
+            except SystemExit as exit_:
+                code = exit_.code
+            except Exception as error:  # noqa: BLE001  the failure to report, not to raise
+                code = f"raised {error!r}"
+        return code, said.getvalue()
+
+    def test_run_by_hand_as_a_self_launched_job_it_says_what_is_missing_in_one_line(self):
+        # The variables a self-launched job has: every worker joined the process group with WORLD_SIZE 0
+        # and no MASTER_ADDR, a traceback per worker and exit 1 (found in review).
+        env = {"BOA_URL": "http://127.0.0.1:9", "BOA_JOB_ID": "2", "BOA_JOB_TOKEN": "tok", "PATH": os.defpath}
+        code, said = self.run_main(env)
+        self.assertEqual(code, 2)
+        self.assertIn("train.py: WORLD_SIZE, MASTER_ADDR, MASTER_PORT not set: boa's executor sets them", said)
+        self.assertIn("wait_for_width()", said)
+        self.assertNotIn("Traceback", said)
+        self.assertEqual(len(said.strip().splitlines()), 1)
+        # Only the one missing is named.
+        code, said = self.run_main({**env, "WORLD_SIZE": "2", "MASTER_ADDR": "127.0.0.1"})
+        self.assertEqual(code, 2)
+        self.assertIn("train.py: MASTER_PORT not set", said)
+
+
 class CheckpointDirectoryTest(unittest.TestCase):
     def where(self, env, flag=None):
         """checkpoint_directory's answer (or SystemExit) and what it said, under env."""

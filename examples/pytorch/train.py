@@ -297,6 +297,15 @@ def main():
     except BoaConfigError as error:
         print(f"train.py: {error}", file=sys.stderr)
         return 2
+    # Run by hand as a self-launched job (BOA_URL, BOA_JOB_ID, BOA_JOB_TOKEN only), every worker joined the
+    # process group with WORLD_SIZE 0 and no rendezvous: a traceback per worker, exit 1 (found in review).
+    missing = [name for name in ("WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT") if not os.environ.get(name)]
+    if missing:
+        print(f"train.py: {', '.join(missing)} not set: boa's executor sets them for the replicas it starts "
+              "(boa jobs submit CLASS -- python3 examples/pytorch/train.py ...), torchrun for its workers; a "
+              "self-launched job has none: it waits for GPUs with job.wait_for_width() and starts its workers "
+              "itself (docs/client.md)", file=sys.stderr)
+        return 2
     if world > args.global_batch:
         print(f"train.py: WORLD_SIZE={world} is more GPUs than --global-batch {args.global_batch} has samples; "
               "give a larger --global-batch", file=sys.stderr)

@@ -403,7 +403,7 @@ describe.skipIf(!hasPython)('examples/pytorch/train.py', () => {
     );
     if (result.status !== 0) console.error(result.out);
     expect(result.status).toBe(0);
-    expect(result.out).toMatch(/Ran 8 tests/);
+    expect(result.out).toMatch(/Ran 9 tests/);
   });
 
   it.skipIf(hasTorch('python3'))(
