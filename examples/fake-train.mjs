@@ -17,7 +17,10 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { BoaError, BoaJob, FINISHED_STATES } from '../clients/node/boa-job.mjs';
 
-/* global process, console, setTimeout */
+// How often a refused progress report is said again, with how many were not said meanwhile.
+const REFUSAL_EVERY_SECONDS = 60;
+
+/* global process, console, setTimeout, performance */
 
 const USAGE = `usage: node examples/fake-train.mjs [--work-seconds S] [--epochs N] [--speed X] [--poll-seconds P] [--help]
   --work-seconds  1-GPU seconds of work in the whole job (FAKE_TRAIN_WORK_SECONDS, default 600)
@@ -135,10 +138,21 @@ async function main() {
   // The last report skipped, sent at the end if no later one went: the last epoch's, due as the run
   // ends, was otherwise lost whenever one was still out, and boa had the job an epoch behind.
   let skipped = null;
+  // A refused report (a wrong token, a stranger at BOA_URL for a while) is said at once, then at most once
+  // a minute with the count since: it printed one line per report, every 5 s (found in review).
+  const refusals = { saidAt: null, unsaid: 0 };
   const send = (statEpoch, workDone) =>
-    job
-      .report(statEpoch, workDone)
-      .catch((error) => console.error(`fake-train: progress not reported: ${error.message}`));
+    job.report(statEpoch, workDone).catch((error) => {
+      const now = performance.now();
+      if (refusals.saidAt !== null && now - refusals.saidAt < REFUSAL_EVERY_SECONDS * 1000) {
+        refusals.unsaid += 1;
+        return;
+      }
+      const more = refusals.unsaid ? ` (${refusals.unsaid} more since the last said)` : '';
+      refusals.saidAt = now;
+      refusals.unsaid = 0;
+      console.error(`fake-train: progress not reported: ${error.message}${more}`);
+    });
   const report = (workDone) => {
     if (!leader) return;
     if (reportInFlight) {

@@ -32,6 +32,10 @@ SCALING = 0.8  # work per second on w GPUs: w ** 0.8, a simple sublinear speedup
 STEP_SECONDS = 0.1
 
 
+# How often a refused progress report is said again, with how many were not said meanwhile.
+REFUSAL_EVERY_SECONDS = 60
+
+
 def positive(text):
     value = float(text)
     # Finite, as the Node twin reads it: float() takes "inf", an endless run (--work-seconds).
@@ -151,11 +155,21 @@ def main(argv=None):
     # ends, was otherwise lost whenever one was still out, and boa had the job an epoch behind.
     skipped = [None]
 
+    # A refused report (a wrong token, a stranger at BOA_URL for a while) is said at once, then at most once
+    # a minute with the count since: it printed one line per report, every 5 s (found in review).
+    refusals = {"said_at": None, "unsaid": 0}
+
     def send(stat_epoch, work_done):
         try:
             job.report(stat_epoch, work_done)
         except BoaError as error:
-            print(f"fake_train: progress not reported: {error}", file=sys.stderr)
+            now = time.monotonic()
+            if refusals["said_at"] is not None and now - refusals["said_at"] < REFUSAL_EVERY_SECONDS:
+                refusals["unsaid"] += 1
+                return
+            more = f" ({refusals['unsaid']} more since the last said)" if refusals["unsaid"] else ""
+            refusals["said_at"], refusals["unsaid"] = now, 0
+            print(f"fake_train: progress not reported: {error}{more}", file=sys.stderr)
 
     def report(work_done):
         if not leader:

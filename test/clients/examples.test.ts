@@ -331,6 +331,8 @@ describe.each(runtimes)('$name', ({ command, script, skip }) => {
       expect(out).toContain(`epoch 8/8 done: WORLD_SIZE=${job.width} NODE_RANK=0`);
       expect(out).not.toContain('stopping');
       expect(out).toMatch(/could not mark the job complete: .*401/);
+      // Said once, not once a report (one a 5 s and one an epoch): every report of the run is refused.
+      expect(out.match(/progress not reported: .*401/g)).toHaveLength(1);
       expect(boa.job(job.id).state).toBe('running');
     },
   );
