@@ -58,7 +58,9 @@ export function operatorOrJobAuth(operatorToken: OperatorToken | string): Middle
           // Maybe an operator token rotated since boa last read it; if not, the same 401 whether the
           // job exists or not, so a caller without a token cannot probe which ids exist.
           if (!(await tokens.matchesAfterRefresh(token))) {
-            return unauthorized(c, 'wrong token');
+            // Says where to look (a job's two variables come from one submission) without saying
+            // whether the job exists: a bare "wrong token" sent a mistyped BOA_JOB_ID's author to the token.
+            return unauthorized(c, jobTokenRefusal(Number(jobRoute[1])));
           }
           operator = true;
         }
@@ -78,6 +80,14 @@ export function operatorOrJobAuth(operatorToken: OperatorToken | string): Middle
     c.set('operator', operator);
     await next();
   };
+}
+
+/** The same words whether job `id` exists or not. */
+function jobTokenRefusal(id: number): string {
+  return (
+    `wrong token: neither the operator token nor job ${id}'s; a job sends the ` +
+    'BOA_JOB_TOKEN and BOA_JOB_ID boa gave it at submission (check both)'
+  );
 }
 
 /** Whether `token` is the job's own; false when it is not or when there is no such job. */

@@ -145,6 +145,22 @@ describe('the auth column of docs/api.md', () => {
   });
 });
 
+describe('a job route refused', () => {
+  it('names both job variables, in the same words whether the job exists or not', async () => {
+    boa = await startService();
+    const own = (await boa.request('POST', '/v1/jobs', { class: 'cifar10' })).body as { id: number };
+    const said = async (id: number) => {
+      const res = await boa!.request('GET', `/v1/jobs/${id}/allocation`, undefined, 'not-a-token-0123456789');
+      expect(res.status).toBe(401);
+      return (res.body as { error: { message: string } }).error.message;
+    };
+    const existing = await said(own.id);
+    expect(existing).toMatch(/^wrong token: .*BOA_JOB_TOKEN and BOA_JOB_ID/);
+    expect(existing).not.toContain('not-a-token');
+    expect(await said(own.id + 1000)).toBe(existing.replace(`job ${own.id}`, `job ${own.id + 1000}`));
+  });
+});
+
 describe('refused tokens in the log', () => {
   it('logs the first refusal at once and counts the rest a minute at a time, never the token', async () => {
     const lines: string[] = [];
