@@ -129,6 +129,17 @@ export class NodeTable {
     return held;
   }
 
+  /** Of `byNode`'s GPUs (by node id), those on ready nodes that take new work, as stoppingGpus counts. */
+  heldGpusOf(byNode: ReadonlyMap<string, number>): number {
+    let held = 0;
+    for (const [id, gpus] of byNode) {
+      const n = this.numbering.peek(id);
+      if (n === undefined || this.keepOnly[n]) continue;
+      held += Math.min(this.capacity[n] ?? 0, gpus);
+    }
+    return held;
+  }
+
   /**
    * Keeps the table's state and returns what puts it back (IncrementalPlacement.snapshot). The arrays
    * are copied; the numbering is shared, as numbers are never reused within it.

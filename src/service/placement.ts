@@ -8,6 +8,7 @@ import { executeWidths } from '../core/exec/index.ts';
 import { JobsByNode } from './placement-jobs-by-node.ts';
 import { NodeTable } from './placement-node-table.ts';
 import { leavingGpus, newcomersOverbooked } from './placement-leaving.ts';
+import { waitersForStopping } from './placement-wait-stopping.ts';
 import { mergedById, type Placed, sameSlots, type Unsettled } from './placement-records.ts';
 import type { Placement, PlacementBounds, PlacementJob } from './placement-types.ts';
 import type { PoolNode } from './ports.ts';
@@ -41,6 +42,8 @@ export class IncrementalPlacement {
   private tick = 0;
   /** GPUs stopping replicas hold per node (holdStopping), taken in by every pass. */
   private stopping: ReadonlyMap<string, number> = new Map();
+  /** Of `stopping`, the GPUs of stops overdue (holdStopping): held, but no job waits for them. */
+  private overdue: ReadonlyMap<string, number> = new Map();
   /** Whether a job's replicas hold its GPUs once it is moved or narrowed (holdStopping; none by default). */
   private stopsReplicas: (id: number) => boolean = () => false;
   /**
@@ -154,6 +157,7 @@ export class IncrementalPlacement {
     const result = running.length > 0 ? execute(running) : new Map<number, number[]>();
     const leaving = leavingGpus(unsettled, kept, result, this.stopsReplicas);
     if (leaving !== undefined) this.holdLeaving(unsettled, result, leaving, execute);
+    this.waitForStopping(unsettled, kept, result);
     for (const job of unsettled) {
       if (kept.has(job.id)) continue;
       const slots = result.get(job.id) ?? [];
@@ -212,10 +216,17 @@ export class IncrementalPlacement {
    * rather than being booked running while the executor holds its replicas back for up to the grace.
    * `stopsReplicas`: the jobs whose replicas the executor runs, whose GPUs a pass that moves or narrows
    * them holds for that pass too (placement-leaving.ts); a self-launched job's are the client's to free.
+   * `overdue`: of `byNode`, the GPUs of replicas still there past their SIGKILL time (stopping-gpus.ts),
+   * which no job waits for rather than running short (placement-wait-stopping.ts).
    */
-  holdStopping(byNode: ReadonlyMap<string, number>, stopsReplicas: (id: number) => boolean): void {
+  holdStopping(
+    byNode: ReadonlyMap<string, number>,
+    stopsReplicas: (id: number) => boolean,
+    overdue: ReadonlyMap<string, number> = new Map(),
+  ): void {
     this.stopping = byNode;
     this.stopsReplicas = stopsReplicas;
+    this.overdue = overdue;
   }
 
   /** Jobs the last pass left waiting for GPUs stopping replicas still hold, with those nodes (noteHeld). */
@@ -323,6 +334,32 @@ export class IncrementalPlacement {
     const placed = execute(again);
     for (const slots of result.values()) nodes.give(slots);
     for (const [id, slots] of placed) result.set(id, slots);
+  }
+
+  /**
+   * Takes out of `result` the jobs placed short that the GPUs stopping replicas hold would give their width
+   * (placement-wait-stopping.ts): they wait (noteHeld lists them), and the GPUs they leave are held for
+   * this pass, so that the idle fill lends them to no job it would have to narrow again a moment later.
+   */
+  private waitForStopping(
+    unsettled: readonly Unsettled[],
+    kept: ReadonlySet<number>,
+    result: Map<number, number[]>,
+  ): void {
+    const nodes = this.nodes;
+    const stopping = nodes.stoppingGpus() - nodes.heldGpusOf(this.overdue);
+    if (stopping <= 0) return;
+    let spare = stopping;
+    for (const n of nodes.freeNodes()) spare += n.gpus;
+    for (const [id, slots] of result) if (!kept.has(id)) spare -= slots.length;
+    const waiters = waitersForStopping(unsettled, kept, result, spare);
+    if (waiters.size === 0) return;
+    const reserved = new Map<number, number>();
+    for (const id of waiters) {
+      for (const n of result.get(id) ?? []) reserved.set(n, (reserved.get(n) ?? 0) + 1);
+      result.delete(id);
+    }
+    nodes.addStopping(reserved);
   }
 
   /**

@@ -122,7 +122,7 @@ export class Scheduler {
       deps.config.gpusPerNode,
       now,
     );
-    this.placement.holdStopping(stopping, (id) => execution.sentCurrent(id));
+    this.placement.holdStopping(stopping, (id) => execution.sentCurrent(id), this.stopping.overdue);
     const placement = placeWithIdleFill(this.service, this.placement, active, widths, readyNodes, now);
     state.heldByStopping = this.stopping.heldBy(this.placement.heldByStopping);
     const { lent: idleFillGpus, relent } = noteLentGpus(

@@ -5,6 +5,13 @@ import { isStopping, type LiveReplica, replicaKey } from './stopping-replicas.ts
 const NONE: ReadonlyMap<string, number> = new Map();
 
 /**
+ * How long past its SIGKILL time a replica may still be reported before its stop counts as overdue: the
+ * kill and the executor's next answers (every second while replicas stop) take a few seconds; a pod
+ * stuck Terminating takes for ever, and no job waits for it rather than running short (placement.ts).
+ */
+export const STOP_OVERDUE_MS = 30_000;
+
+/**
  * The GPUs replicas boa stops still hold, per node (by the name allocations use): placement gives them
  * to no one until the executor reports those replicas ended (placement-node-table.ts). Built once a tick
  * (the scheduler asks again only for another `live`, `now` or ordered stop), in one walk over the live
@@ -15,6 +22,7 @@ export class StoppingGpus {
   private at = Number.NaN;
   private version = -1;
   private byNode: ReadonlyMap<string, number> = NONE;
+  private overdueByNode: ReadonlyMap<string, number> = NONE;
   private holders: ReadonlyMap<string, readonly number[]> = new Map();
 
   /** `gpusPerNode` counts a replica whose GPUs boa does not know (given before a restart of boa). */
@@ -31,16 +39,29 @@ export class StoppingGpus {
     this.version = ordered.version;
     let byNode: Map<string, number> | undefined;
     const holders = new Map<string, number[]>();
-    for (const { jobId, node, gpus } of stoppingHolds(live, ordered, jobs, gpusPerNode)) {
+    let overdue: Map<string, number> | undefined;
+    for (const { jobId, node, gpus, killAt } of stoppingHolds(live, ordered, jobs, gpusPerNode)) {
       byNode ??= new Map();
       byNode.set(node, (byNode.get(node) ?? 0) + gpus);
       const on = holders.get(node);
       if (on === undefined) holders.set(node, [jobId]);
       else if (!on.includes(jobId)) on.push(jobId);
+      if (killAt === undefined || now <= killAt + STOP_OVERDUE_MS) continue;
+      overdue ??= new Map();
+      overdue.set(node, (overdue.get(node) ?? 0) + gpus);
     }
     this.byNode = byNode ?? NONE;
+    this.overdueByNode = overdue ?? NONE;
     this.holders = holders;
     return this.byNode;
+  }
+
+  /**
+   * Of the last perNode's GPUs, those of replicas still reported past their SIGKILL time (STOP_OVERDUE_MS),
+   * per node: held as the others are, but no job waits for them rather than running short.
+   */
+  get overdue(): ReadonlyMap<string, number> {
+    return this.overdueByNode;
   }
 
   /**
@@ -66,6 +87,8 @@ export interface StoppingHold {
   readonly jobId: number;
   readonly node: string;
   readonly gpus: number;
+  /** When the executor SIGKILLs the replica if it still runs; undefined for a stop not answered yet. */
+  readonly killAt?: number;
 }
 
 /**
@@ -86,7 +109,12 @@ export function* stoppingHolds(
     if (!isStopping(replica, jobs)) continue;
     reported.add(`${replica.jobId}/${replica.generation}`);
     if (holdsFromOthers(replica.jobId, replica.node, jobs))
-      yield { jobId: replica.jobId, node: replica.node, gpus: replica.gpus ?? gpusPerNode };
+      yield {
+        jobId: replica.jobId,
+        node: replica.node,
+        gpus: replica.gpus ?? gpusPerNode,
+        killAt: replica.killAt,
+      };
   }
   if (ordered.size === 0) return;
   for (const stop of ordered.pending(jobs)) {

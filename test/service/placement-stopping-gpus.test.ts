@@ -64,7 +64,7 @@ describe('GPUs a stopping replica holds', () => {
     expect(s.service.state.allocatedGpus).toBeGreaterThan(0);
   });
 
-  it('leave a free node elsewhere to the next job at once', async () => {
+  it('leave a free node elsewhere to the next job, which waits for them when they make its whole width', async () => {
     const { s, executor, tick, submit, view, running } = await serviceWith(2);
     const a = await submit();
     const c = await submit();
@@ -83,11 +83,26 @@ describe('GPUs a stopping replica holds', () => {
     expect((await s.request('POST', `/v1/jobs/${a}/cancel`)).status).toBe(200);
     const b = await submit();
     await tick();
-    expect((await view(b)).state).toBe('running');
-    expect(new Set(s.service.job(b).allocation)).toEqual(new Set([cNode]));
-    expect(executor.nodesOf(b)).toEqual([cNode]);
+    // b's width is both nodes: started on c's alone, it would be restarted at its width once a's replica
+    // ended (a grace at most later). It waits for a instead, and starts once, at its width.
+    let seen = await view(b);
+    expect(seen.widths).toEqual([8, 8]);
+    expect(seen.state).toBe('waiting');
+    expect(seen.waitingFor).toBe('stopping');
+    expect(seen.heldBy.jobs).toEqual([a]);
+    expect(executor.nodesOf(b)).toEqual([]);
     // a's replica still stops on its node.
     expect(s.service.state.liveReplicas.some((r) => r.jobId === a && r.node === aNode)).toBe(true);
+    executor.end(a);
+    s.service.execution.reconcile();
+    await s.service.execution.settle();
+    await tick();
+    seen = await view(b);
+    expect(seen.state).toBe('running');
+    expect(seen.width).toBe(8);
+    expect(new Set(s.service.job(b).allocation)).toEqual(new Set([aNode, cNode]));
+    expect(new Set(executor.nodesOf(b))).toEqual(new Set([aNode, cNode]));
+    expect(seen.restarts).toBe(0);
   });
 
   it("are known after a restart of boa from the executor's first answer, before the first tick", async () => {
