@@ -7,7 +7,8 @@ import type { BoaService } from './service.ts';
  * are counted paid (unlisted-paid.ts), after a restart too, from the count stored before it. The size is
  * the group's as last described (stored with the count: after a restart the group cannot be described
  * either), or what boa asked of it since the stored listing, whichever is more: describe fails with the
- * listing as a rule (EC2 and the ASG throttled alike).
+ * listing as a rule (EC2 and the ASG throttled alike). Each node at the group's GPUs as last described
+ * (stored alike), not the configured ones: its type may have been changed outside the stack.
  */
 export function countUnlisted(service: BoaService, now: number): void {
   const { state, deps } = service;
@@ -18,7 +19,7 @@ export function countUnlisted(service: BoaService, now: number): void {
     state.group?.desiredSize ?? state.unlisted.desiredNodes,
     asked !== undefined && asked.at >= since ? asked.requested : 0,
   );
-  state.unlisted.failed(now, desired, deps.config.gpusPerNode);
+  state.unlisted.failed(now, desired, state.group?.gpusPerNode, deps.config.gpusPerNode);
 }
 
 /**
@@ -29,7 +30,10 @@ export function countUnlisted(service: BoaService, now: number): void {
  * the one change boa makes blind: a desired size, as the group reports it, above the spend ceiling's
  * node count (the unlisted nodes counted paid, unlisted-paid.ts) is lowered to it, never below the
  * nodes a job or the ledger's last listing holds, those protected from scale-in first, so only
- * launches since that no job is on can go.
+ * launches since that no job is on can go. The ceiling counts nodes of the configured GPUs, the group's
+ * size its own: a group of 4-GPU nodes under a 1-GPU configuration was left at 4 times the GPUs the
+ * budget allows (test/service/listing-outage-instance-gpus.test.ts), so the ceiling is taken in the
+ * group's nodes, at their GPUs as described now or, when the group names no type, at the last listing.
  * Returns the size sent, or undefined when none was (nothing to trim, or the pool refused).
  */
 export async function trimBlind(
@@ -55,12 +59,18 @@ export async function trimBlind(
   const keep = deps.repo.ledger.openNodeIds();
   const jobNodes = new Set<string>();
   for (const job of state.jobs.values()) for (const name of job.allocation) jobNodes.add(name);
-  const want = Math.max(ceilingNodes, keep.length, jobNodes.size, group.minSize);
+  const nodeGpus = group.gpusPerNode ?? state.unlisted.nodeGpus ?? deps.config.gpusPerNode;
+  const want = Math.max(
+    groupNodesWithin(ceilingNodes, nodeGpus / deps.config.gpusPerNode),
+    keep.length,
+    jobNodes.size,
+    group.minSize,
+  );
   if (!Number.isFinite(want) || want >= group.desiredSize) return undefined;
   // Only ids are read (protection): the ledger keeps no more of a node.
   const kept: PoolNode[] = keep.map((id) => ({
     id,
-    gpus: deps.config.gpusPerNode,
+    gpus: nodeGpus,
     launchedAt: now,
     ready: true,
   }));
@@ -80,4 +90,13 @@ export async function trimBlind(
   );
   state.unlisted.resized(want);
   return want;
+}
+
+/**
+ * The group's nodes within `ceilingNodes` nodes of the configured GPUs, each of the group's `unit` of
+ * them (its GPUs over the configured): whole ones, a hair of tolerance as the ceiling's own count.
+ */
+function groupNodesWithin(ceilingNodes: number, unit: number): number {
+  if (!Number.isFinite(ceilingNodes)) return ceilingNodes;
+  return Math.floor(ceilingNodes / unit + 1e-9);
 }

@@ -27,6 +27,12 @@ export interface NodeGroupState {
    * configured type's): the reconciler holds the desired size at most where it is; lowering goes on.
    */
   readonly refusesRaises?: string;
+  /**
+   * The GPUs of one of the group's nodes where the pool knows its instance types (EKS: the most of the
+   * types the group names and its instances had at the last listing), which may not be the configured
+   * gpusPerNode (a type changed outside the stack). Absent: not known, the configured count.
+   */
+  readonly gpusPerNode?: number;
   /** Instance launches that failed recently (ASG scaling activities), newest first. */
   readonly launchFailures?: readonly { readonly at: number; readonly message: string }[];
 }

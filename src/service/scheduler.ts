@@ -278,13 +278,15 @@ export class Scheduler {
         // with the listing, so a restart neither loses the count nor counts a span the ledger holds.
         repo.putSetting(
           UNLISTED_PAID_KEY,
-          listed ? UnlistedPaid.afterListing(now, state.nodes, groupSize) : state.unlisted.snapshot(),
+          listed
+            ? UnlistedPaid.afterListing(now, state.nodes, groupSize, state.group?.gpusPerNode)
+            : state.unlisted.snapshot(),
           now,
         );
       });
       if (listed) {
         this.unseen.advance(listedAt);
-        state.unlisted.listed(now, state.nodes, groupSize);
+        state.unlisted.listed(now, state.nodes, groupSize, state.group?.gpusPerNode);
       }
     } catch (error) {
       // Rolled back: memory goes back to what the store holds, so the next tick decides it all again

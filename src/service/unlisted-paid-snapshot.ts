@@ -9,7 +9,8 @@ const gpus = z.number().int('must be a whole number').nonnegative('must be >= 0'
 /**
  * What UnlistedPaid keeps, stored with each tick's writes: its spans, the last tick it counted to or
  * listed at, the GPUs of the listing the ledger last stored and when, and the group's desired size as
- * last known (after a restart in the outage the group cannot be described either).
+ * last known (after a restart in the outage the group cannot be described either) with its GPUs per
+ * node where known.
  */
 export const unlistedPaidSnapshotSchema = z.strictObject({
   spans: z.array(z.strictObject({ from: time, to: time, gpus })),
@@ -17,6 +18,8 @@ export const unlistedPaidSnapshotSchema = z.strictObject({
   shown: gpus,
   storedAt: time.optional(),
   desiredNodes: gpus,
+  /** The GPUs of one of the group's nodes as last known (absent in a count stored before it was kept). */
+  nodeGpus: z.number().int('must be a whole number').positive('must be > 0').optional(),
 });
 
 export type UnlistedPaidSnapshot = z.output<typeof unlistedPaidSnapshotSchema>;

@@ -140,6 +140,7 @@ export class EksNodePool implements NodePool {
     const updateInFlight = await this.ownUpdate.stillRunning();
     const launchFailures = await this.launchFailures(group.autoScalingGroup);
     const mismatch = this.types.mismatch();
+    const gpusPerNode = this.types.knownGpus();
     return {
       minSize: group.minSize,
       maxSize: group.maxSize,
@@ -150,6 +151,7 @@ export class EksNodePool implements NodePool {
       ...(group.status ? { status: group.status } : {}),
       issues: mismatch ? [...group.issues, { code: TYPE_MISMATCH_ISSUE, message: mismatch }] : group.issues,
       ...(mismatch ? { refusesRaises: mismatch } : {}),
+      ...(gpusPerNode !== undefined ? { gpusPerNode } : {}),
       launchFailures,
     };
   }

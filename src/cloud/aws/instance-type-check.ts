@@ -87,11 +87,20 @@ export class InstanceTypeCheck {
    * charges no less than EC2 bills; the configured GPUs when no type is known.
    */
   launchGpus(): number {
+    return this.knownGpus() ?? this.gpusPerNode;
+  }
+
+  /**
+   * The most GPUs of the group's known types (named by it, or its instances' at the last listing), as
+   * the budget guard counts the group's nodes (infra/budget-guard groupGpusPerNode); undefined when
+   * none is known. What the paths taken while the listing fails size the group by (blind-trim.ts).
+   */
+  knownGpus(): number | undefined {
     const known = [...this.groupTypes, ...this.listedTypes].flatMap((t) => {
       const gpus = instanceTypeFacts(t)?.gpus;
       return gpus === undefined ? [] : [gpus];
     });
-    return known.length > 0 ? Math.max(...known) : this.gpusPerNode;
+    return known.length > 0 ? Math.max(...known) : undefined;
   }
 
   /** Why raises are refused now, naming both types and the setting; undefined when they agree. */
