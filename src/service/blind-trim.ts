@@ -52,6 +52,10 @@ export async function trimBlind(
     return undefined;
   }
   size.observe(group);
+  // After a restart no listing has described the group: without this, a group raised while boa was
+  // down counted at the size stored before it, its raised nodes unpaid while the trim could not lower
+  // them (its minimum, jobs on them) (test/service/listing-outage-instance-gpus.test.ts).
+  state.unlisted.described(group.desiredSize, group.gpusPerNode);
   if (group.updateInFlight) return undefined;
   // Protected by instance id, which only the ledger's rows hold: allocations name a node as jobs see it
   // (its Kubernetes name on EKS), which SetInstanceProtection refuses. A job is placed only on nodes of a

@@ -120,4 +120,32 @@ describe('a listing outage over a group of 4-GPU nodes, boa configured with 1-GP
     // billed before the first tick lowered the group (without the fix: 8 GPU-hours).
     expect(paidGpuHours).toBeLessThanOrEqual(4 * (minutes / 60) * 1.05);
   });
+
+  it('counts a group raised while boa was down, which its minimum keeps up, at its size and GPUs', async () => {
+    const w = world(1);
+    const { failing, wrap } = listingOutage();
+    const first = await w.start(wrap);
+    first.boa.service.setBudget(4);
+    first.job(4);
+    await first.tick(3);
+    const listed = new Set(w.group.asg.live().map((i) => i.id));
+    await first.boa.close();
+    // Raised outside while boa was down, its minimum with it: no trim can lower it.
+    w.group.setBounds(4, 4);
+    w.group.setDesiredOutside(4);
+    failing.on = true;
+    const second = await w.start(wrap);
+    const from = w.clock.now();
+    await second.tick(20);
+    const to = w.clock.now() - TICK_SECONDS * 1000;
+    expect(w.group.asg.desiredCapacity).toBe(4);
+    const raised = w.group.asg.instances.filter((i) => !listed.has(i.id));
+    const billed = billedGpuMs(raised, from, to);
+    const counted = second.boa.service.state.unlisted.gpuMs(from, to);
+    // Three 4-GPU nodes billed through the outage but its first minute (pending): 3.6 GPU-hours.
+    // Without the fix: counted at the size stored before the restart, one node, the one listed: nothing.
+    expect(billed / HOUR).toBeGreaterThan(3);
+    expect(counted).toBeGreaterThanOrEqual(billed);
+    expect(counted).toBeLessThanOrEqual(3 * GPUS * (to - from + TICK_SECONDS * 1000));
+  });
 });
