@@ -133,8 +133,8 @@ describe('migrating a stored database', () => {
     migrate(drizzle(old), { migrationsFolder: before(tag) });
     old
       .prepare(
-        `INSERT INTO jobs (name, class_name, token_hash, state, submitted_at, allocation, width)
-         VALUES ('running', 'cifar10', ?, 'running', 1000, ?, ?)`,
+        `INSERT INTO jobs (name, class_name, token_hash, state, submitted_at, started_at, allocation, width)
+         VALUES ('running', 'cifar10', ?, 'running', 1000, 1000, ?, ?)`,
       )
       .run('a'.repeat(64), JSON.stringify(Array.from({ length: gpus }, () => 'n1')), gpus);
     old.close();
@@ -196,6 +196,39 @@ describe('migrating a stored database', () => {
       expect(job.gpuMs).toBeNull();
       repo.saveJobState({ ...job, gpuMs: 7, gpuMsSince: 5000 });
       expect(repo.getJob(job.id)).toMatchObject({ gpuMs: 7, gpuMsSince: 5000 });
+    } finally {
+      store.close();
+    }
+  });
+
+  it('a job that had not started before 0013 booked nothing: its GPU-time starts at 0 and counts its run', () => {
+    // As a boa of 2026-11-30 (8f5b1827) left a data dir: one job running, one queued, one cancelled in line.
+    const dataDir = tempDir();
+    const old = new Database(join(dataDir, 'boa.sqlite'));
+    migrate(drizzle(old), { migrationsFolder: before('0013_gpu_ms') });
+    const insert = old.prepare(
+      `INSERT INTO jobs (name, class_name, token_hash, state, submitted_at, started_at, allocation, width)
+       VALUES (?, 'cifar10', ?, ?, 1000, ?, ?, ?)`,
+    );
+    insert.run('running', 'a'.repeat(64), 'running', 1500, JSON.stringify(['n1', 'n1']), 2);
+    insert.run('queued', 'b'.repeat(64), 'waiting', null, '[]', 0);
+    insert.run('cancelled', 'c'.repeat(64), 'cancelled', null, '[]', 0);
+    old.close();
+    const store = openStore(dataDir);
+    try {
+      const repo = new Repository(store.db);
+      const jobs = new Map(repo.listJobs(10).map((row) => [row.name, jobFromRow(row)]));
+      // The running one's GPU-time before the upgrade is unknown: still not kept.
+      expect(gpuMsAt(jobs.get('running')!, 5000)).toBeNull();
+      expect(gpuMsAt(jobs.get('cancelled')!, 5000)).toBe(0);
+      expect(jobView(jobs.get('cancelled')!, NOT_TICKED, 5000, 1)).toMatchObject({ gpuHours: 0 });
+      // The queued one runs on 3 GPUs from 6000 (a tick closes the interval before changing it).
+      const queued = jobs.get('queued')!;
+      closeGpuTime(queued, 6000);
+      queued.allocation = ['n1', 'n1', 'n1'];
+      repo.saveJobState(queued);
+      expect(gpuMsAt(jobFromRow(repo.getJob(queued.id)!), 6000 + 3_600_000)).toBe(3 * 3_600_000);
+      expect(jobView(queued, NOT_TICKED, 6000 + 3_600_000, 1)).toMatchObject({ gpuHours: 3 });
     } finally {
       store.close();
     }
