@@ -90,13 +90,14 @@ function tempDir(): string {
 /** Two rows in every table the schema has so far, each column given a value of its declared type. */
 function seedEveryTable(db: Database.Database): void {
   for (const table of userTables(db)) {
-    const columns = (
-      db.prepare('SELECT name, type, pk FROM pragma_table_info(?)').all(table) as Array<{
-        name: string;
-        type: string;
-        pk: number;
-      }>
-    ).filter((c) => !(c.pk === 1 && c.type.toUpperCase() === 'INTEGER'));
+    const all = db.prepare('SELECT name, type, pk FROM pragma_table_info(?)').all(table) as Array<{
+      name: string;
+      type: string;
+      pk: number;
+    }>;
+    // Only a lone INTEGER PRIMARY KEY is the rowid SQLite fills; a composite key's columns are given.
+    const rowid = all.filter((c) => c.pk > 0).length === 1;
+    const columns = all.filter((c) => !(rowid && c.pk === 1 && c.type.toUpperCase() === 'INTEGER'));
     const insert = db.prepare(
       `INSERT INTO "${table}" (${columns.map((c) => `"${c.name}"`).join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
     );
