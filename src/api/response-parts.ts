@@ -1,4 +1,4 @@
-/** Field makers the response schemas share (responses.ts, responses-budget.ts). */
+/** Field makers the response schemas share (responses.ts, responses-budget.ts, responses-jobs.ts). */
 import { z } from '@hono/zod-openapi';
 
 export const time = () => z.string().openapi({ format: 'date-time' });

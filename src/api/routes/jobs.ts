@@ -2,7 +2,7 @@ import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import { bearer } from '../auth.ts';
 import type { ApiEnv } from '../env.ts';
 import { IdempotencyKeyHeaders } from '../idempotency-key.ts';
-import { AllocationView, JobListView, JobView, RegisteredJobView } from '../responses.ts';
+import { AllocationView, JobListView, JobView, RegisteredJobView } from '../responses-jobs.ts';
 import {
   errors,
   bodyErrors,
