@@ -17,17 +17,12 @@ import { CloudError } from '../errors.ts';
 import { DEFAULT_RETRY, type RetryPolicy } from '../retry.ts';
 import { AwsCallError } from './retry.ts';
 import { realSleep, type Sleep, systemClock } from '../time.ts';
-import {
-  type AsgContext,
-  type AsgView,
-  protectInstances,
-  recentLaunchFailures,
-  refused,
-  terminateInstances,
-} from './asg.ts';
+import { type AsgContext, type AsgView, protectInstances, terminateInstances } from './asg.ts';
 import { instancesLaunchedSince } from './asg-launches.ts';
 import { AzRebalanceHold } from './az-rebalance.ts';
+import { LaunchFailuresRead } from './launch-failures-read.ts';
 import { LeavingInstances } from './leaving-instances.ts';
+import { InstancesNotInGroup } from './not-in-group.ts';
 import type { ClusterNodes } from './cluster-nodes.ts';
 import { listNodegroupInstances, type NodegroupRef } from './ec2-nodes.ts';
 import {
@@ -85,10 +80,9 @@ export class EksNodePool implements NodePool {
   private readonly leaving: LeavingInstances;
   /** AZRebalance kept suspended on the group's ASG (az-rebalance.ts). */
   private readonly rebalance: AzRebalanceHold;
-  /** Instances listed with the group's tags that its ASG did not have at the last listing (logged once). */
-  private notInGroup = new Set<string>();
-  /** The last read of the launch failures failed (logged once until one reads again). */
-  private launchFailuresUnread = false;
+  /** Instances with the group's tags its ASG does not count in service (not-in-group.ts). */
+  private readonly notInGroup: InstancesNotInGroup;
+  private readonly launchFailureRead: LaunchFailuresRead;
   /** Groups this pool followed before, while their nodes run (paid): replaced-nodegroups.ts. */
   private readonly replaced: ReplacedNodegroups;
   /** The group's instance types against the configured one (instance-type-check.ts). */
@@ -127,6 +121,8 @@ export class EksNodePool implements NodePool {
     this.ownUpdate = new OwnEksUpdate(this.ctx, this.logger, waitMs, () => this.ref);
     this.leaving = new LeavingInstances(this.logger);
     this.rebalance = new AzRebalanceHold(this.logger);
+    this.notInGroup = new InstancesNotInGroup(this.logger);
+    this.launchFailureRead = new LaunchFailuresRead(this.logger);
     this.replaced = new ReplacedNodegroups(this.logger, this.ctx.clock);
     this.types = new InstanceTypeCheck(this.logger, config.gpusPerNode, config.instanceType);
   }
@@ -156,40 +152,13 @@ export class EksNodePool implements NodePool {
     };
   }
 
-  /**
-   * The group's failed launches of the last window (the capacity backoff's input): a read beside the
-   * group's, not part of it. Unreadable (Auto Scaling throttled past the retries, an outage, a refusal),
-   * describe() answers without them, logged once until they read again. Before, describe() failed with
-   * it: each tick kept the last group it had, or none after a start, so no pass resized or removed a
-   * node while Auto Scaling's Describe calls (a per-account quota Cluster Autoscaler shares) were
-   * throttled (found in review).
-   */
+  /** The group's failed launches of the last window (launch-failures-read.ts). */
   private async launchFailures(
     autoScalingGroup: string | undefined,
   ): Promise<NodeGroupState['launchFailures']> {
     if (!autoScalingGroup || !this.deps.autoscaling) return [];
     const since = this.ctx.clock.now() - (this.config.launchFailureWindowMs ?? 15 * 60_000);
-    try {
-      const failures = await recentLaunchFailures(autoScalingGroup, since, this.asgContext());
-      if (this.launchFailuresUnread) {
-        this.logger.info({ event: 'nodes.launch-failures-read' }, 'launch failures read again');
-      }
-      this.launchFailuresUnread = false;
-      return failures;
-    } catch (error) {
-      if (!this.launchFailuresUnread) {
-        this.logger.warn(
-          {
-            event: 'nodes.launch-failures-unreadable',
-            error: (error as Error).message,
-            ...(refused(error) ? { fix: 'redeploy the stack: autoscaling:DescribeScalingActivities' } : {}),
-          },
-          "cannot read the group's scaling activities; launch failures are not seen (no capacity backoff) until they can",
-        );
-      }
-      this.launchFailuresUnread = true;
-      return [];
-    }
+    return this.launchFailureRead.read(autoScalingGroup, since, this.asgContext());
   }
 
   /**
@@ -298,10 +267,12 @@ export class EksNodePool implements NodePool {
     // In Terminating:Wait an instance is still EC2 running and paid, but the group's no more: nothing is
     // placed there and it is not counted as kept.
     const { leaving, members, outdated } = await this.leavingInstances();
-    this.outsideGroup(
+    // Instances the ASG does not count in service are leaving too (not-in-group.ts).
+    this.notInGroup.mark(
       listed.filter((n) => !replacedOf.has(n.id)),
       members,
       leaving,
+      this.autoScalingGroup,
     );
     const nodes = await joinClusterNodes(listed, leaving, this.deps.nodes, (names) => {
       this.names = names;
@@ -310,32 +281,6 @@ export class EksNodePool implements NodePool {
       const group = replacedOf.get(n.id);
       return group ? outgoing(n, group) : outdated.has(n.id) ? { ...n, outdated: true } : n;
     });
-  }
-
-  /**
-   * EC2 running instances with the group's tags that do not count in its ASG (DetachInstances or
-   * EnterStandby by hand, to debug a node, say) are leaving too: paid while they run, but not the
-   * group's capacity, so they are neither kept nor chosen, and nothing is placed there. Logged once each,
-   * with what to do. Counted as kept (found in review), such a node left the group one short of boa's
-   * count: boa raised the size, found a node too many, terminated the new one, and did so again every
-   * other tick. A pending instance is left alone: the ASG may not list its own launch yet.
-   */
-  private outsideGroup(listed: readonly PoolNode[], members: Set<string> | undefined, leaving: Set<string>) {
-    if (!members) return;
-    const outside = new Set<string>();
-    for (const node of listed) {
-      if (!node.ready || members.has(node.id)) continue;
-      outside.add(node.id);
-      leaving.add(node.id);
-      if (this.notInGroup.has(node.id)) continue;
-      this.logger.warn(
-        { event: 'node.not-in-group', instanceId: node.id, autoScalingGroup: this.autoScalingGroup },
-        "an instance with the node group's tags is not in service in its Auto Scaling group (detached or " +
-          'in Standby by hand?): boa neither uses nor removes it, and it is paid while it runs: terminate ' +
-          'it, or attach it back (exit Standby)',
-      );
-    }
-    this.notInGroup = outside;
   }
 
   /** The group's launches and ended terminations since `since`, from its activities (asg-launches.ts). */
