@@ -1,6 +1,7 @@
 import { bookedGpusOn } from './idle-fill.ts';
 import { nodeReconcilerFor } from './nodes/index.ts';
-import type { NodeReconciler, NodeTickInput } from './nodes/reconciler.ts';
+import type { NodeReconciler } from './nodes/reconciler.ts';
+import type { NodeTickInput } from './nodes/reconciler-inputs.ts';
 import type { BoaService } from './service.ts';
 
 /**
