@@ -6,42 +6,20 @@ import type { PoolNode } from './ports.ts';
 import type { NodeReconciler } from './nodes/reconciler.ts';
 import { NodePasses } from './node-passes.ts';
 import type { BoaService } from './service.ts';
-import { tickMetrics } from './tick-metrics.ts';
+import { publishTickMetrics, tickMetrics } from './tick-metrics.ts';
+import { recordTick } from './tick-record.ts';
 import { intervalPlan } from './demand.ts';
 import { bandFillOptions, windowBelowBand } from '../core/exec/band-fill.ts';
 import { ceilingLookbackHours } from '../core/spend-ceiling.ts';
 import { replanIfGroupResized } from './plan-inputs.ts';
 import { ratesCheckOf } from './rates-check.ts';
 import { TickUndo } from './tick-undo.ts';
-import { isBilled } from './paid-now.ts';
 import { UnseenNodes } from './unseen-nodes.ts';
-import { UnlistedPaid } from './unlisted-paid.ts';
 import { countUnlisted, trimBlind } from './blind-trim.ts';
 import { parseUnlistedPaid, UNLISTED_PAID_KEY } from './unlisted-paid-snapshot.ts';
-import { goneAtOf } from './gone-nodes.ts';
 import { noteLentGpus, placeWithIdleFill } from './idle-fill-pass.ts';
 import { tickWidths } from './tick-widths.ts';
-
-export interface TickDecision {
-  readonly changed: ServiceJob[];
-  readonly wantedGpus: number;
-  readonly allocatedGpus: number;
-  readonly desiredNodes: number;
-  /** GPUs the drain adds to the plan's widths (expected, so the demand ratio does not narrow for them). */
-  readonly drainExtraGpus: number;
-  /** A job was started or resized on fewer GPUs than its width: the ready nodes had no more. */
-  readonly placedShort: boolean;
-}
-
-export interface TickReport extends TickDecision {
-  readonly at: number;
-  /** The decision alone: widths, placement, node count. */
-  readonly decideMs: number;
-  /** The decision and its store transaction (no cloud calls). */
-  readonly computeMs: number;
-  readonly nodes: number;
-  readonly readyNodes: number;
-}
+import type { TickDecision, TickReport } from './tick-decision.ts';
 
 function isSortedById(jobs: readonly ServiceJob[]): boolean {
   for (let i = 1; i < jobs.length; i++)
@@ -190,7 +168,7 @@ export class Scheduler {
 
   private async tickOnce(): Promise<TickReport> {
     const { state, deps } = this.service;
-    const { pool, repo, logger, clock } = deps;
+    const { pool, logger, clock } = deps;
     let listed = false;
     const listedAt = clock.now();
     try {
@@ -254,35 +232,14 @@ export class Scheduler {
     // The group's size described with this listing (a failed describe leaves the last one).
     const groupSize = state.group?.desiredSize ?? 0;
     try {
-      repo.transaction(() => {
-        this.service.flushAllocation(now);
-        for (const job of decision.changed) repo.saveJobState(job);
-        // Billing starts at EC2 running: a pending instance is not in the ledger yet (once running it
-        // is counted from its launch, pending seconds in: aws/ec2-nodes.ts). Without a listing
-        // this tick (the pool not answering, after a restart the view is empty) the ledger's open
-        // nodes stay open: paid until a listing says they are gone, never dropped; then until their
-        // termination ended, when the group says (gone-nodes.ts).
-        if (listed) {
-          const goneAt = goneAtOf(gone, this.unseen.lastListedAt, now);
-          repo.ledger.observeNodes(state.nodes.filter(isBilled), now, goneAt);
-        }
-        for (const id of repo.ledger.chargeUnseenNodes(unseen, now)) {
-          const span = unseen.find((u) => u.id === id);
-          logger.info(
-            { event: 'node.unseen-charged', nodeId: id, ...span },
-            'charged a node no listing showed',
-          );
-        }
-        repo.setLastTick(now);
-        // The ledger holds the listed nodes from here (from their launch): no longer counted apart. Stored
-        // with the listing, so a restart neither loses the count nor counts a span the ledger holds.
-        repo.putSetting(
-          UNLISTED_PAID_KEY,
-          listed
-            ? UnlistedPaid.afterListing(now, state.nodes, groupSize, state.group?.gpusPerNode)
-            : state.unlisted.snapshot(),
-          now,
-        );
+      recordTick(this.service, {
+        now,
+        changed: decision.changed,
+        listed,
+        gone,
+        lastListedAt: this.unseen.lastListedAt,
+        unseen,
+        groupSize,
       });
       if (listed) {
         this.unseen.advance(listedAt);
@@ -319,18 +276,10 @@ export class Scheduler {
       await trimBlind(this.service, this.nodes.size, ceilingNodes, now);
     this.service.execution.afterTick(now);
     this.service.planner.maybeRun();
-    const published = state.budget?.gpuHoursPerHour;
-    const metrics = tickMetrics(this.service, decision, now, ceiling?.gpus ?? 0, this.nodes.metrics(now));
-    // Only a batch with the Heartbeat is one the guard counts (none before the pool has been listed).
-    const beats = metrics.some((datum) => datum.name === 'Heartbeat');
-    void deps.metrics.put(metrics, now).then(
-      () => {
-        if (beats) this.service.heartbeat.delivered(now, published);
-      },
-      (error: Error) => {
-        state.counters.metricsPublishFailures += 1;
-        logger.warn({ event: 'metrics_failed', error: error.message }, 'metrics not published');
-      },
+    publishTickMetrics(
+      this.service,
+      tickMetrics(this.service, decision, now, ceiling?.gpus ?? 0, this.nodes.metrics(now)),
+      now,
     );
     return { ...decision, at: now, decideMs, computeMs, nodes: state.nodes.length, readyNodes: ready.length };
   }

@@ -4,7 +4,7 @@
  */
 import type { MetricDatum } from './ports.ts';
 import { knownPaidGpus } from './paid-now.ts';
-import type { TickDecision } from './scheduler.ts';
+import type { TickDecision } from './tick-decision.ts';
 import type { BoaService } from './service.ts';
 import { windowPaidView } from './views.ts';
 
@@ -65,4 +65,23 @@ function budgetMetrics(service: BoaService, now: number, ceilingGpus: number): M
     { name: 'SpendCeilingGpus', value: ceilingGpus, unit: 'None' },
     { name: 'JobsQueuedForBudget', value: queued, unit: 'Count' },
   ];
+}
+
+/**
+ * Sends a tick's metrics without waiting; a failure is counted and logged. Only a batch with the
+ * Heartbeat is one the budget guard counts (none before the pool has been listed).
+ */
+export function publishTickMetrics(service: BoaService, metrics: MetricDatum[], now: number): void {
+  const { state, deps } = service;
+  const published = state.budget?.gpuHoursPerHour;
+  const beats = metrics.some((datum) => datum.name === 'Heartbeat');
+  void deps.metrics.put(metrics, now).then(
+    () => {
+      if (beats) service.heartbeat.delivered(now, published);
+    },
+    (error: Error) => {
+      state.counters.metricsPublishFailures += 1;
+      deps.logger.warn({ event: 'metrics_failed', error: error.message }, 'metrics not published');
+    },
+  );
 }
