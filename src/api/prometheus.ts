@@ -1,7 +1,8 @@
 import { Counter, Gauge, Registry } from 'prom-client';
 import type { OpsCounters } from '../service/ops-counters.ts';
 import type { BoaService } from '../service/service.ts';
-import { statusView, windowView } from '../service/views.ts';
+import { statusView } from '../service/status-view.ts';
+import { windowView } from '../service/views.ts';
 import { belowBudgetNow } from '../service/below-budget.ts';
 import { nodeGroupMetrics } from './prometheus-nodes.ts';
 

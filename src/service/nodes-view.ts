@@ -1,6 +1,6 @@
 /**
  * GET /v1/nodes and `boa nodes`: each node of boa's last listing, in the words GET /v1/status counts
- * them by (views.ts nodeGroupTruth), with the jobs holding its GPUs and since when it is paid.
+ * them by (status-view.ts nodeGroupTruth), with the jobs holding its GPUs and since when it is paid.
  */
 import { nodesOf } from './jobs.ts';
 import type { PoolNode } from './ports.ts';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { statusView } from '../../service/views.ts';
+import type { statusView } from '../../service/status-view.ts';
 import { contextOf, output } from '../context.ts';
 import { counted, fixed, keyValues, when } from '../format.ts';
 import { needsLine } from '../load-needs.ts';
