@@ -3,8 +3,8 @@ import type { ServiceJob } from './jobs.ts';
 import type { DesiredJob, Executor, ReplicaStatus } from './ports.ts';
 import { replicaSpecs } from './replica-specs.ts';
 import type { BoaService } from './service.ts';
-import { failGeneration, interruptedGeneration, lastEnd } from './replica-exits.ts';
-import { olderGenerationFinished } from './older-exits.ts';
+import { failGeneration } from './replica-exits.ts';
+import { takeReplicaOutcomes } from './replica-outcomes.ts';
 import { StartDeadlines } from './start-deadlines.ts';
 import { SentGpus } from './sent-gpus.ts';
 import { stoppingEnded } from './stopping-gpus.ts';
@@ -315,83 +315,22 @@ export class Execution {
       list.push(status);
       byJob.set(status.jobId, list);
     }
-    // Jobs done, finished in the order they ended: each finish closes the ledger's interval at its end,
-    // so a later end finished first would count an earlier job's GPUs until then.
-    const done: Array<{ jobId: number; endedAt: number | undefined }> = [];
     // Until the pool has been listed since the start, a replica failed, stopped from outside or late is
     // not judged: a node gone while boa was down explains it (its peers fail at the lost rendezvous, the
     // missing rank is held back, its node not listed: listed-nodes.ts), and the first tick, seeing the
     // node gone, moves the job, the old generation's ends no longer counting. Judged before, a node
     // removed by AWS cost the job a restart of its maxRestarts and a backoff (found in a restart trial).
     const judged = this.service.state.nodesListed;
-    // Restarts, resumes and failures: a failure for good closes the interval too, so each is taken in
-    // the same order, at its generation's end (undefined: now, after the rest).
-    const steps: Array<{ endedAt: number | undefined; take: () => void }> = [];
-    for (const [jobId, replicas] of byJob) {
-      const job = this.service.state.jobs.get(jobId);
-      // An older generation's rank 0 that finished the job before boa moved it on (older-exits.ts).
-      const finishedBefore = job && olderGenerationFinished(replicas, job);
-      if (job?.workload && job.state === 'waiting' && finishedBefore) {
-        done.push({ jobId, endedAt: finishedBefore.endedAt });
-        continue;
-      }
-      if (!job?.workload || job.state !== 'running') {
-        this.tokens.delete(jobId);
-        continue;
-      }
-      const current = replicas.filter((r) => r.generation === job.generation);
-      const rank0 = current.find((r) => r.rank === 0);
-      const interrupted = current.find((r) => r.interrupted);
-      // The one that says a restart cannot help, if any: a peer's exit 1 at its rendezvous's loss must
-      // not hide it.
-      const failed =
-        current.find((r) => r.phase === 'failed' && r.notRestartable !== undefined) ??
-        current.find((r) => r.phase === 'failed');
-      if ((rank0?.phase === 'succeeded' && !rank0.interrupted) || finishedBefore) {
-        done.push({ jobId, endedAt: (rank0?.phase === 'succeeded' ? rank0 : finishedBefore)?.endedAt });
-      } else if (!judged) {
-        continue;
-      } else if (interrupted) {
-        steps.push({
-          endedAt: undefined,
-          take: () =>
-            guardedStep(this.service, jobId, 'resume', () =>
-              interruptedGeneration(this.service, job, interrupted),
-            ),
-        });
-        // Its new generation starts at once, or when its backoff ends: followed up, not left to the
-        // next tick (up to tickSeconds later) when none of its replicas is left running.
-        settling = true;
-      } else if (failed) {
-        const endedAt = lastEnd(current);
-        steps.push({
-          endedAt,
-          take: () =>
-            guardedStep(this.service, jobId, 'fail', () =>
-              failGeneration(this.service, job, failed, endedAt),
-            ),
-        });
-        settling = true;
-      }
-    }
-    // Every finish in the order of the ends: one taken at a later end first moves allocatedFrom there,
-    // clamping every earlier end seen in this pass to it. Done jobs before steps at the same end.
-    const endOf = (d: { endedAt: number | undefined }) => d.endedAt ?? Number.MAX_SAFE_INTEGER;
-    const finishes = done.map(({ jobId, endedAt }) => ({
-      endedAt,
-      take: () =>
-        guardedStep(this.service, jobId, 'finish', () =>
-          this.service.finishJob(jobId, 'done', undefined, undefined, endedAt),
-        ),
-    }));
-    for (const { take } of [...finishes, ...steps].sort((a, b) => endOf(a) - endOf(b))) take();
+    // What the states mean for each job, taken in the order they ended (replica-outcomes.ts).
+    const outcomes = takeReplicaOutcomes(this.service, byJob, judged, (jobId) => this.tokens.delete(jobId));
+    if (outcomes.settling) settling = true;
     const { config, clock } = this.service.deps;
     if (!judged) return settling;
     const late = this.startDeadlines.overdue(
       byJob,
       (id) => this.service.state.jobs.get(id),
       (id) => this.specs.get(id),
-      new Set(done.map((d) => d.jobId)),
+      outcomes.done,
       clock.now(),
       config.startTimeoutSeconds * 1000,
     );
