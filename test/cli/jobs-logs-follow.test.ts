@@ -352,10 +352,11 @@ it("submit --follow of a job that failed on a rank it did not follow names that 
     s.boa(['jobs', 'submit', 'cifar10', '-f', '--', process.execPath, '-e', script]),
   );
   expect(run.status).toBe(5);
-  // With the stopping note when the follower looked before the executor reported rank 0 gone (its
-  // process exits on SIGTERM; boa notices at its next pass: seen in CI on a loaded machine).
+  // With the stopping note when the follower looked before the executor reported the other ranks gone
+  // (their processes exit on SIGTERM; boa notices at its next pass: seen in CI on a loaded machine,
+  // with 1 and with 3 of them still running).
   expect(run.stderr).toMatch(
-    /job 1 \(cifar10\): failed \(exit 7: rank 1 exited 7 \(after 0 restarts\)\)(, stopping: 1 replica still running, [^;\n]*)?; its output: boa jobs logs 1 --rank 1\n/,
+    /job 1 \(cifar10\): failed \(exit 7: rank 1 exited 7 \(after 0 restarts\)\)(, stopping: \d+ replicas? still running, [^;\n]*)?; its output: boa jobs logs 1 --rank 1\n/,
   );
 }, 120_000);
 
