@@ -2,12 +2,12 @@ import type { V1NetworkPolicy, V1Pod, V1Secret, V1Service } from '@kubernetes/cl
 
 /**
  * A running job's objects as the boa of 2026-11-30 (8f5b1827) made them: captured from that boa running
- * job 1 (one replica of four GPUs shown) on the fake API server, only the uids left out. Written out
- * rather than made by today's code, so a change to the names, labels or owners boa recognises its
- * objects by breaks the upgrade test (kubernetes-upgrade-adoption.test.ts), not the running jobs of a
- * boa upgraded in place. The boa of 2026-12-04 (fae01922) made the same, and its namespace's Lease.
- * Differences from today's pod: one toleration (the old taint key), and NVIDIA_VISIBLE_DEVICES would have
- * been passed on from a job's env.
+ * job 1 on the fake API server, then cut to one replica of four GPUs (its NNODES and WORLD_SIZE with it),
+ * the uids left to the server and the token made up. Written out rather than made by today's code, so a
+ * change to the labels or names boa recognises its objects by fails the upgrade test
+ * (kubernetes-upgrade-adoption.test.ts), not the running jobs of a boa upgraded in place. The boa of
+ * 2026-12-04 (fae01922) made the same, and its namespace's Lease. Today's pod differs in what no check
+ * reads: it tolerates the new taint key too, and never passes a job's NVIDIA_VISIBLE_DEVICES on.
  */
 export function olderJobObjects(namespace: string, node: string) {
   const labels = {
@@ -42,6 +42,7 @@ export function olderJobObjects(namespace: string, node: string) {
     },
     data: { token: Buffer.from('job-token-of-the-older-boa').toString('base64') },
     type: 'Opaque',
+    immutable: true,
   });
   const networkPolicy = (serviceUid: string): V1NetworkPolicy => ({
     apiVersion: 'networking.k8s.io/v1',
