@@ -18,6 +18,9 @@ const PRICE = 'boa-price';
 /** The policies whose series are boa's own (any variant, rates or ceiling): never "the best other". */
 const OWN_POLICIES = new Set([BOA, PRICE]);
 const s = (v: number | null | undefined) => (v === null || v === undefined ? '-' : v.toFixed(0));
+/** The paid point, and its multiple of the minimum when compare was given one (1.6x), not absolute (40). */
+const paidCell = (row: { paidGpuHoursPerHour: number; minimumMultiple?: number | null }) =>
+  `${row.paidGpuHoursPerHour.toFixed(1)}${row.minimumMultiple ? ` (${row.minimumMultiple}x)` : ''}`;
 
 const program = scriptProgram('comparison-table')
   .description("The tables of docs/comparison.md from compare's output folders")
@@ -83,14 +86,17 @@ await runMain(() => {
       };
       if (m[PRICE] !== undefined)
         pairs.push(
-          `| ${basename(dir)} | ${row.paidGpuHoursPerHour.toFixed(1)} (${row.minimumMultiple ?? '-'}x) | ${pair(PRICE)} | ${pair('pollux-autoscale')} | ${vs(PRICE, 'pollux-autoscale')} | ${pair(BOA)} | ${pair('pollux-budget')} | ${vs(BOA, 'pollux-budget')} |`,
+          `| ${basename(dir)} | ${paidCell(row)} | ${pair(PRICE)} | ${pair('pollux-autoscale')} | ${vs(PRICE, 'pollux-autoscale')} | ${pair(BOA)} | ${pair('pollux-budget')} | ${vs(BOA, 'pollux-budget')} |`,
         );
       lines.push(
-        `| ${basename(dir)} | ${row.paidGpuHoursPerHour.toFixed(1)} (${row.minimumMultiple ?? '-'}x) | ${pair(BOA)} | ${pair(ORACLE)} | ${best ? best[0] : '-'} | ${best ? pair(best[0]) : '-'} | ${pair('pollux-autoscale')} | ${pair('pollux-budget')} | ${ratio} |`,
+        `| ${basename(dir)} | ${paidCell(row)} | ${pair(BOA)} | ${pair(ORACLE)} | ${best ? best[0] : '-'} | ${best ? pair(best[0]) : '-'} | ${pair('pollux-autoscale')} | ${pair('pollux-budget')} | ${ratio} |`,
       );
     }
-    const first = table[0];
-    const minimum = first?.minimumMultiple ? first.paidGpuHoursPerHour / first.minimumMultiple : undefined;
+    // Any point given as a multiple tells the minimum: --at-paid 40,1.6x has it on its second point.
+    const multiple = table.find((r) => r.minimumMultiple);
+    const minimum = multiple?.minimumMultiple
+      ? multiple.paidGpuHoursPerHour / multiple.minimumMultiple
+      : undefined;
     // The series named boa, as in the tables above: a variant (boa@cap2, --prior-from, --history,
     // --solver paper) is a policy 'boa' with online rates too, and its runs were listed here beside boa's.
     const boaRuns = rows.filter((r) => seriesOf(r) === BOA && r.rates === 'online' && r.budget !== null);

@@ -116,6 +116,30 @@ describe('comparison-table', () => {
     expect(table.stdout).toContain('| 0.90x |');
   });
 
+  it('shows a paid point given absolute (compare --at-paid 40,1.6x) without a multiple, not "(-x)"', () => {
+    // As data/charts/compare-workload-1, read at --at-paid 30,40,60: it printed "30.0 (-x)".
+    const mixed = join(root, 'trace-d');
+    mkdirSync(mixed);
+    writeFileSync(
+      join(mixed, 'at-paid.json'),
+      JSON.stringify([
+        { paidGpuHoursPerHour: 40, avgJctSeconds: avg, metrics: series },
+        { paidGpuHoursPerHour: 60, minimumMultiple: 1.2, avgJctSeconds: avg, metrics: series },
+      ]),
+    );
+    writeFileSync(
+      join(mixed, 'results.json'),
+      JSON.stringify([{ policy: 'boa', rates: 'online', budget: 60, paidGpuHoursPerHour: 63 }]),
+    );
+    const table = runScript('comparison-table.ts', [mixed]);
+    expect(table.status, table.stderr).toBe(0);
+    expect(table.stdout).toContain('| trace-d | 40.0 | 900 / 1800 |');
+    expect(table.stdout).toContain('| trace-d | 60.0 (1.2x) | 900 / 1800 |');
+    expect(table.stdout).not.toContain('(-x)');
+    // The minimum is known from the point given as a multiple, though it is not the first.
+    expect(table.stdout).toContain('| trace-d | 60 (1.2x): +5% |');
+  });
+
   it('has --help, and says in one line which folder or file is missing (no stack trace)', () => {
     const help = runScript('comparison-table.ts', ['--help']);
     expect(help.status).toBe(0);
