@@ -7,6 +7,9 @@
 export const GPU_TYPES = ['t4', 'v100', 'a10g'] as const;
 export type GpuType = (typeof GPU_TYPES)[number];
 export const DEFAULT_GPU_TYPE: GpuType = 't4';
+/** The most GPUs a fixed cluster may have: as many as the largest job a trace may ask for (every node is
+ * an object from the start, and a billion ran out of memory). */
+export const MAX_CLUSTER_GPUS = 100_000;
 
 export interface GpuTypeSpec {
   readonly type: GpuType;
@@ -98,7 +101,7 @@ export function parseClusterSpec(text: string): ClusterSpec {
   if (entries.length === 0)
     throw new ClusterSpecError(`the cluster spec is empty; give type:nodes pairs (e.g. g4dn:8,p3:4)`);
   const seen = new Set<GpuType>();
-  return entries.map(({ type, nodes }) => {
+  const pools = entries.map(({ type, nodes }) => {
     if (typeof type !== 'string')
       throw new ClusterSpecError(`a node pool needs a "type"; allowed: ${ALLOWED}`);
     const gpuType = gpuTypeOf(type);
@@ -109,6 +112,10 @@ export function parseClusterSpec(text: string): ClusterSpec {
     }
     return { type: gpuType, nodes };
   });
+  const gpus = pools.reduce((sum, p) => sum + p.nodes * GPU_TYPE_SPECS[p.type].gpusPerNode, 0);
+  if (gpus > MAX_CLUSTER_GPUS)
+    throw new ClusterSpecError(`the cluster has ${gpus} GPUs; at most ${MAX_CLUSTER_GPUS} are allowed`);
+  return pools;
 }
 
 function parseJson(text: string): Array<{ type: unknown; nodes: unknown }> {

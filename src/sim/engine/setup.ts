@@ -4,7 +4,7 @@
  */
 import type { ProfileFile } from '../../core/profile.ts';
 import type { TraceJob } from '../../core/trace.ts';
-import type { GpuType } from '../gpu-types.ts';
+import { type GpuType, MAX_CLUSTER_GPUS } from '../gpu-types.ts';
 import type { GoodputOracle, HardwareView, PolicyOptions } from '../policy.ts';
 import { isolatedSeconds, kindOf, slackFactor } from '../truth/labels.ts';
 import { jobClassOf } from './job-class.ts';
@@ -102,6 +102,12 @@ export function fixedNodes(policy: string, options: PolicyOptions, gpusPerNode: 
   if (budget === undefined || !(Number.isFinite(budget) && budget > 0)) {
     throw new EngineConfigError(
       `policy "${policy}" runs on a fixed cluster: give its size as a budget in GPUs`,
+    );
+  }
+  // Every node is an object from the start: 1e9 GPUs ran out of memory with a V8 stack trace.
+  if (budget > MAX_CLUSTER_GPUS) {
+    throw new EngineConfigError(
+      `policy "${policy}" runs on a fixed cluster of its budget in GPUs: at most ${MAX_CLUSTER_GPUS}, got ${budget}`,
     );
   }
   return Math.ceil(budget / gpusPerNode);
