@@ -58,14 +58,22 @@ function listingOutage() {
   return { failing, wrap };
 }
 
+/** boa with the outage's wrapper, a budget of `gpus` and a job of that width, 3 ticks in. */
+async function runningOneJob(gpus: number) {
+  const w = world(1);
+  const outage = listingOutage();
+  const life = await w.start(outage.wrap);
+  life.boa.service.setBudget(gpus);
+  life.job(gpus);
+  await life.tick(3);
+  return { w, ...outage, life };
+}
+
 describe('a listing outage over a group of 4-GPU nodes, boa configured with 1-GPU ones', () => {
   it('counts a node launched before the outage and billed in it at 4 GPUs, across a restart too', async () => {
-    const w = world(1);
-    const { failing, wrap } = listingOutage();
-    let life = await w.start(wrap);
-    life.boa.service.setBudget(8);
-    life.job(8);
-    await life.tick(3);
+    const started = await runningOneJob(8);
+    const { w, failing, wrap } = started;
+    let life = started.life;
     // Raised outside boa (the console): the new instance is pending at the listing before the outage.
     const before = new Set(w.group.asg.live().map((i) => i.id));
     w.group.setDesiredOutside(2);
@@ -93,12 +101,7 @@ describe('a listing outage over a group of 4-GPU nodes, boa configured with 1-GP
   });
 
   it('a restart in the outage lowers a group raised beyond the budget to the 4-GPU nodes it allows', async () => {
-    const w = world(1);
-    const { failing, wrap } = listingOutage();
-    const first = await w.start(wrap);
-    first.boa.service.setBudget(4);
-    first.job(4);
-    await first.tick(3);
+    const { w, failing, wrap, life: first } = await runningOneJob(4);
     const jobInstance = w.group.asg.live().map((i) => i.id);
     expect(jobInstance).toHaveLength(1);
     await first.boa.close();
@@ -122,12 +125,7 @@ describe('a listing outage over a group of 4-GPU nodes, boa configured with 1-GP
   });
 
   it('counts a group raised while boa was down, which its minimum keeps up, at its size and GPUs', async () => {
-    const w = world(1);
-    const { failing, wrap } = listingOutage();
-    const first = await w.start(wrap);
-    first.boa.service.setBudget(4);
-    first.job(4);
-    await first.tick(3);
+    const { w, failing, wrap, life: first } = await runningOneJob(4);
     const listed = new Set(w.group.asg.live().map((i) => i.id));
     await first.boa.close();
     // Raised outside while boa was down, its minimum with it: no trim can lower it.
