@@ -1,22 +1,47 @@
 import type { DesiredSize } from './nodes/desired-size.ts';
 import type { NodeGroupState, PoolNode } from './ports.ts';
+import { replanIfGroupResized } from './plan-inputs.ts';
 import type { BoaService } from './service.ts';
+
+/**
+ * A tick whose listing failed describes the node group once all the same: EKS often answers while EC2
+ * or the Auto Scaling API do not (throttled, refused, down). The group as described is the tick's
+ * (status, passes, the blind trim, the unlisted count); undefined when describe failed too. Before, only
+ * a restart described the group in an outage: a boa running on kept the group as described before it,
+ * and a raise from outside (the console) counted nothing and stood, 3.67 GPU-hours paid in 19 minutes
+ * against the 1.27 allowed (test/service/listing-outage-outside-raise.test.ts).
+ */
+export async function describeUnlisted(service: BoaService): Promise<NodeGroupState | undefined> {
+  const { state, deps } = service;
+  try {
+    state.group = await deps.pool.describe();
+  } catch (error) {
+    // The listing's failure is the one counted and logged; the size counted is the last known.
+    deps.logger.debug(
+      { event: 'nodes.describe-failed', error: (error as Error).message },
+      'node group not described while its nodes cannot be listed',
+    );
+    return undefined;
+  }
+  replanIfGroupResized(service);
+  return state.group;
+}
 
 /**
  * A tick whose listing failed: the GPUs the group may pay for beyond the listing the ledger last stored
  * are counted paid (unlisted-paid.ts), after a restart too, from the count stored before it. The size is
- * the group's as last described (stored with the count: after a restart the group cannot be described
- * either), or what boa asked of it since the stored listing, whichever is more: describe fails with the
- * listing as a rule (EC2 and the ASG throttled alike). Each node at the group's GPUs as last described
- * (stored alike), not the configured ones: its type may have been changed outside the stack.
+ * the group's as `described` this tick (describeUnlisted), else as last known (stored with the count: a
+ * restart may not describe the group either), or what boa asked of it since the stored listing,
+ * whichever is more. Each node at the group's GPUs as last described (stored alike), not the configured
+ * ones: its type may have been changed outside the stack.
  */
-export function countUnlisted(service: BoaService, now: number): void {
+export function countUnlisted(service: BoaService, now: number, described: NodeGroupState | undefined): void {
   const { state, deps } = service;
   const since = state.unlisted.listedAt;
   if (since === undefined) return;
   const asked = deps.repo.lastResize();
   const desired = Math.max(
-    state.group?.desiredSize ?? state.unlisted.desiredNodes,
+    described?.desiredSize ?? state.unlisted.desiredNodes,
     asked !== undefined && asked.at >= since ? asked.requested : 0,
   );
   state.unlisted.failed(now, desired, state.group?.gpusPerNode, deps.config.gpusPerNode);
@@ -34,28 +59,21 @@ export function countUnlisted(service: BoaService, now: number): void {
  * size its own: a group of 4-GPU nodes under a 1-GPU configuration was left at 4 times the GPUs the
  * budget allows (test/service/listing-outage-instance-gpus.test.ts), so the ceiling is taken in the
  * group's nodes, at their GPUs as described now or, when the group names no type, at the last listing.
- * Returns the size sent, or undefined when none was (nothing to trim, or the pool refused).
+ * `group`: as the tick described it (describeUnlisted). Returns the size sent, or undefined when none
+ * was (nothing to trim, the group not described, or the pool refused).
  */
 export async function trimBlind(
   service: BoaService,
   size: DesiredSize,
   ceilingNodes: number,
   now: number,
+  group: NodeGroupState | undefined,
 ): Promise<number | undefined> {
   const { state, deps } = service;
-  let group: NodeGroupState;
-  try {
-    group = await deps.pool.describe();
-  } catch {
-    // The size is not known: sent on a stale one, a group the guard outside has lowered since was
-    // raised again. The guard holds it after boa's silence, as with boa down.
-    return undefined;
-  }
+  // Not described this tick: the size is not known. Sent on a stale one, a group the guard outside has
+  // lowered since was raised again. The guard holds it after boa's silence, as with boa down.
+  if (group === undefined) return undefined;
   size.observe(group);
-  // After a restart no listing has described the group: without this, a group raised while boa was
-  // down counted at the size stored before it, its raised nodes unpaid while the trim could not lower
-  // them (its minimum, jobs on them) (test/service/listing-outage-instance-gpus.test.ts).
-  state.unlisted.described(group.desiredSize, group.gpusPerNode);
   if (group.updateInFlight) return undefined;
   // Protected by instance id, which only the ledger's rows hold: allocations name a node as jobs see it
   // (its Kubernetes name on EKS), which SetInstanceProtection refuses. A job is placed only on nodes of a

@@ -15,7 +15,7 @@ import { replanIfGroupResized } from './plan-inputs.ts';
 import { ratesCheckOf } from './rates-check.ts';
 import { TickUndo } from './tick-undo.ts';
 import { UnseenNodes } from './unseen-nodes.ts';
-import { countUnlisted, trimBlind } from './blind-trim.ts';
+import { countUnlisted, describeUnlisted, trimBlind } from './blind-trim.ts';
 import { parseUnlistedPaid, UNLISTED_PAID_KEY } from './unlisted-paid-snapshot.ts';
 import { noteLentGpus, placeWithIdleFill } from './idle-fill-pass.ts';
 import { tickWidths } from './tick-widths.ts';
@@ -181,6 +181,8 @@ export class Scheduler {
       state.counters.poolFailures += 1;
       logger.warn({ event: 'pool_unavailable', error: (error as Error).message }, 'node pool not answering');
     }
+    // The group as described in a listing outage (blind-trim.ts): once a tick, whether boa restarted or not.
+    const described = listed ? undefined : await describeUnlisted(this.service);
     // Registrations the last comparison of the load with the plan's has not seen (rates-check.ts).
     ratesCheckOf(this.service).atTick();
     const { spans: unseen, gone } = listed
@@ -193,7 +195,7 @@ export class Scheduler {
     const held = () => gpusHeldPerNode(state.jobs.values());
     const ready = this.nodes.usable(state.nodes, held);
     // Before the ceiling: nodes launched since the last listing are paid though no listing shows them.
-    if (!listed) countUnlisted(this.service, now);
+    if (!listed) countUnlisted(this.service, now, described);
     const ceiling = this.service.spendCeiling(now);
     // While the heartbeat does not reach CloudWatch, no more nodes than the budget guard would leave.
     const heldNodes = this.service.heartbeat.nodes(
@@ -273,7 +275,7 @@ export class Scheduler {
     }
     if (state.nodesListed) this.nodePasses.afterTick(decision.desiredNodes);
     else if (state.unlisted.listedAt !== undefined)
-      await trimBlind(this.service, this.nodes.size, ceilingNodes, now);
+      await trimBlind(this.service, this.nodes.size, ceilingNodes, now, described);
     this.service.execution.afterTick(now);
     this.service.planner.maybeRun();
     publishTickMetrics(

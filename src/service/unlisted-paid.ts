@@ -88,15 +88,6 @@ export class UnlistedPaid {
     this.desired = desiredNodes;
   }
 
-  /**
-   * The group described without a listing (blind-trim.ts, after a restart): its desired size and GPUs
-   * per node (undefined: no type known) are what the next failed listing counts from.
-   */
-  described(desiredNodes: number, nodeGpus: number | undefined): void {
-    this.desired = desiredNodes;
-    if (nodeGpus !== undefined) this.nodeGpusKnown = nodeGpus;
-  }
-
   /** The group's desired size as last known: described with the stored listing, or counted since. */
   get desiredNodes(): number {
     return this.desired;
