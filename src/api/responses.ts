@@ -211,13 +211,17 @@ export const ClassListView = z
                 speedup: z.record(z.string(), z.number()),
                 speedupLearned: z.boolean(),
                 samples: z.record(z.string(), z.number().int()),
+                samplesInstanceType: z.string(),
+                samplesOtherInstanceTypes: z.record(z.string(), z.number().int()),
               }),
             ),
           })
           .openapi({
             description:
               "what the plan reads: each epoch's work blended with its jobs' samples and its speedups, " +
-              "the profile's or learned from the widths the samples ran at; samples: trusted ones by width",
+              "the profile's or learned from the widths the samples ran at; samples: trusted ones by width, " +
+              'measured on samplesInstanceType (the type configured); samplesOtherInstanceTypes: those kept ' +
+              'from other instance types, not read until the node group is of that type again',
           }),
       }),
     ),

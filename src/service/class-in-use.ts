@@ -3,7 +3,7 @@ import { blendWork } from './estimators.ts';
 import { type LearnedEpoch, learnEpoch } from './learned-speedups.ts';
 import type { BoaService } from './service.ts';
 import type { ClassState } from './state.ts';
-import { sampleWork, type WorkSample } from './work-samples.ts';
+import { onInstanceType, sampleInstanceType, sampleWork, type WorkSample } from './work-samples.ts';
 
 /**
  * A class as the plan reads it: each epoch's speedups learned from its samples' widths
@@ -49,7 +49,12 @@ function sameInputs(kept: { profile: ClassProfile; samples: WorkSample[][] }, cl
   return true;
 }
 
-function workOut(svc: BoaService, { profile, workSamples }: ClassState): ClassInUse {
+function workOut(svc: BoaService, cls: ClassState): ClassInUse {
+  const { profile } = cls;
+  // Only the samples measured on the instance type configured: another type's GPUs run at another speed.
+  const workSamples = cls.workSamples.map((epoch) =>
+    onInstanceType(epoch ?? [], svc.deps.config.instanceType),
+  );
   let epochs = profile.epochs.map((e, j) => learnEpoch(e, workSamples[j] ?? []));
   let inUse = withEpochs(profile, epochs);
   const refusedEpoch = epochs.findIndex((e) => e.refused);
@@ -76,6 +81,7 @@ function workOut(svc: BoaService, { profile, workSamples }: ClassState): ClassIn
  */
 export function classView(svc: BoaService, cls: ClassState) {
   const { profile, epochs } = classInUse(svc, cls);
+  const { instanceType } = svc.deps.config;
   return {
     name: cls.profile.name,
     priorRatePerHour: cls.priorRatePerHour,
@@ -86,9 +92,21 @@ export function classView(svc: BoaService, cls: ClassState) {
         speedup: e.speedup,
         speedupLearned: epochs[j]!.corrected,
         samples: epochs[j]!.samples,
+        samplesInstanceType: instanceType,
+        samplesOtherInstanceTypes: otherTypes(cls.workSamples[j] ?? [], instanceType),
       })),
     },
   };
+}
+
+/** How many samples each instance type but `instanceType` has kept (read again on a switch back). */
+function otherTypes(samples: readonly WorkSample[], instanceType: string): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const sample of samples) {
+    const type = sampleInstanceType(sample);
+    if (type !== undefined && type !== instanceType) counts[type] = (counts[type] ?? 0) + 1;
+  }
+  return counts;
 }
 
 function withEpochs(profile: ClassProfile, epochs: readonly LearnedEpoch[]): ClassProfile {

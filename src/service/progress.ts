@@ -5,7 +5,7 @@ import type { BoaService } from './service.ts';
 import { type ClassState, MAX_WORK_SAMPLES } from './state.ts';
 import { judgeWorkSample } from './trust.ts';
 import { learnEpoch } from './learned-speedups.ts';
-import { trimSamples } from './work-samples.ts';
+import { onInstanceType, trimSamples } from './work-samples.ts';
 import { type ReportSequence, overtaken, recordSequence } from './report-sequence.ts';
 import type { SpeedupTable } from '../core/profile.ts';
 
@@ -203,12 +203,15 @@ export function recordWorkSample(svc: BoaService, job: ServiceJob, now: number):
   // Kept as measured; the plan reads it clamped to the profile's bounds (estimatedClasses). Stored
   // clamped, a profile corrected to what jobs showed read its samples as half the new work. Its width
   // is what the class's speedups are learned from (learned-speedups.ts).
+  // Kept with the instance type it ran on: the plan reads only the samples of the type configured.
+  const { instanceType } = svc.deps.config;
   const samples = (cls.workSamples[job.statEpoch] ??= []);
-  const before = learnEpoch(epoch, samples).speedup;
-  samples.push({ workSeconds: sample, width });
-  trimSamples(samples, MAX_WORK_SAMPLES);
+  const before = learnEpoch(epoch, onInstanceType(samples, instanceType)).speedup;
+  samples.push({ workSeconds: sample, width, instanceType });
+  trimSamples(samples, MAX_WORK_SAMPLES, instanceType);
   // A correction that took effect (or changed) is planned for now, not at the next timed re-plan.
-  if (!sameTable(before, learnEpoch(epoch, samples).speedup)) void svc.planner.request('speedups learned');
+  const after = learnEpoch(epoch, onInstanceType(samples, instanceType)).speedup;
+  if (!sameTable(before, after)) void svc.planner.request('speedups learned');
   return true;
 }
 

@@ -43,7 +43,7 @@ import type { SpendCeiling } from '../core/spend-ceiling.ts';
 import type { Clock, Executor, MetricsSink, NodePool, Workload } from './ports.ts';
 import { type BudgetSetting, ServiceState } from './state.ts';
 import { deriveJobToken, tokenMatchesHash } from './tokens.ts';
-import type { WorkSample } from './work-samples.ts';
+import { type WorkSample, withInstanceType } from './work-samples.ts';
 
 export interface ServiceDeps {
   readonly config: ServiceConfig;
@@ -154,7 +154,11 @@ export class BoaService {
         `class ${change.name}: prior rate ${change.old}/h replaced by the config's ${change.new}/h`,
       );
     }
-    const samples = repo.getSetting<Record<string, WorkSample[][]>>('workSamples') ?? {};
+    const kept = repo.getSetting<Record<string, WorkSample[][]>>('workSamples') ?? {};
+    // Samples stored before their instance type was kept are this start's type's, stored so at once: a
+    // later start on another type must not take them for its own.
+    const { samples, changed } = withInstanceType(kept, config.instanceType);
+    if (changed) repo.putSetting('workSamples', samples, now);
     for (const c of repo.listClasses()) {
       // Samples of another shape are a replaced class's, stored before a PUT also stored its samples.
       const stored = samples[c.name];

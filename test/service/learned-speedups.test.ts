@@ -4,12 +4,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { learnEpoch } from '../../src/service/learned-speedups.ts';
-import { trimSamples, type WorkSample } from '../../src/service/work-samples.ts';
+import { onInstanceType, trimSamples, type WorkSample } from '../../src/service/work-samples.ts';
 
+const T4 = 'g4dn.12xlarge';
 const epoch = { workSeconds: 3600, speedup: { '1': 1, '2': 1.9, '4': 3.6, '8': 7.5, '16': 12 } };
 
 /** `n` samples of an epoch run at `width` with the true speedup `actual` there (1-GPU work 3600 s). */
-const at = (width: number, actual: number, n = 3): WorkSample[] =>
+const at = (width: number, actual: number, n = 3) =>
   Array.from({ length: n }, () => ({
     workSeconds: (3600 / actual) * epoch.speedup[String(width) as '8'],
     width,
@@ -123,14 +124,32 @@ describe('learning a speedup table from the widths its samples ran at', () => {
 describe('trimSamples: the samples kept of an epoch', () => {
   it('drops from the width with the most, so a corrected width keeps its samples', () => {
     // Found in review: dropped oldest first, 8 GPUs' three samples aged out once the plan gave 4.
-    const samples: WorkSample[] = [...at(8, 4), ...at(1, 1)];
+    const samples: WorkSample[] = [...at(8, 4), ...at(1, 1)].map((s) => ({ ...s, instanceType: T4 }));
     for (let i = 0; i < 60; i++) {
-      samples.push({ workSeconds: 3600, width: 4 });
-      trimSamples(samples, 50);
+      samples.push({ workSeconds: 3600, width: 4, instanceType: T4 });
+      trimSamples(samples, 50, T4);
     }
     expect(samples).toHaveLength(50);
     expect(samples.filter((s) => typeof s !== 'number' && s.width === 8)).toHaveLength(3);
     expect(samples.filter((s) => typeof s !== 'number' && s.width === 1)).toHaveLength(3);
     expect(learnEpoch(epoch, samples).speedup['8']).toBeCloseTo(4, 9);
+  });
+});
+
+describe('trimSamples: samples of another instance type', () => {
+  it("keeps another type's samples whole while the type in use fills its 50", () => {
+    const A10G = 'g5.12xlarge';
+    const samples: WorkSample[] = Array.from({ length: 50 }, () => ({
+      workSeconds: 5000,
+      width: 1,
+      instanceType: T4,
+    }));
+    for (let i = 0; i < 80; i++) {
+      samples.push({ workSeconds: 3000, width: 1, instanceType: A10G });
+      trimSamples(samples, 50, A10G);
+    }
+    expect(samples).toHaveLength(100);
+    expect(onInstanceType(samples, T4)).toHaveLength(50);
+    expect(onInstanceType(samples, A10G)).toHaveLength(50);
   });
 });

@@ -9,6 +9,8 @@ interface InUseEpoch {
   speedup: Record<string, number>;
   speedupLearned: boolean;
   samples: Record<string, number>;
+  /** Absent from a boa before samples were kept by instance type. */
+  samplesInstanceType?: string;
 }
 
 interface ClassesView {
@@ -154,8 +156,9 @@ function learnedLines({ name, profile, inUse }: ClassesView['classes'][number]):
     const samples = Object.entries(e.samples).map(([width, n]) =>
       width === 'unknown' ? `${n} without a width` : `${n} at ${width} GPU${width === '1' ? '' : 's'}`,
     );
+    const on = e.samplesInstanceType ? ` on ${e.samplesInstanceType}` : '';
     return [
-      `${name} epoch ${j}: speedups learned from samples (${samples.join(', ')}): ${changed.join(', ')}\n`,
+      `${name} epoch ${j}: speedups learned from samples${on} (${samples.join(', ')}): ${changed.join(', ')}\n`,
     ];
   });
 }
