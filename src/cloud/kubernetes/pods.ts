@@ -20,6 +20,7 @@ import { volumeWait } from './volume-wait.ts';
 import { oomAdvice } from './oom.ts';
 import { disruptionOf, runUntilMarked } from './disruption.ts';
 import { ownPressureEviction } from './pressure-eviction.ts';
+import { silentNodeOf, silentNodeReason } from './silent-node.ts';
 
 /** Where a checkpoint volume claim is mounted (BOA_CHECKPOINT_DIR). */
 export const CHECKPOINT_MOUNT = '/checkpoint';
@@ -263,7 +264,8 @@ export function replicaStatusOf(pod: V1Pod): ReplicaStatus | undefined {
       ranForMs: Math.max(0, deletedAt - new Date(runningSince).getTime()),
     };
   }
-  if (pod.metadata?.deletionTimestamp && phase === 'Pending' && !terminated) {
+  // Unknown as Pending: a pod on a node gone silent, evicted by the taint manager before it started.
+  if (pod.metadata?.deletionTimestamp && (phase === 'Pending' || phase === 'Unknown') && !terminated) {
     // Deleted before it started, and not by boa (it ignores the replicas it stops): most often evicted
     // from a node gone NotReady, whose kubelet may never say it ended. Plain "stopping", its job waited
     // for the start deadline to be failed, with no reason of its own (found in review). Said now, it
@@ -284,6 +286,12 @@ export function replicaStatusOf(pod: V1Pod): ReplicaStatus | undefined {
     return { ...base, phase: 'failed', reason: said(waiting, waitingMessage) };
   if (waiting && PULL_REASONS.has(waiting) && pullRefused(waitingMessage ?? ''))
     return { ...base, phase: 'failed', reason: said(waiting, waitingMessage) };
+  // Neither started nor ended: as it was when its node last reported (silent-node.ts).
+  const silent = silentNodeOf(pod);
+  if (silent) {
+    const ran = runningSince !== undefined || terminated !== undefined;
+    return { ...base, phase: ran ? 'running' : 'starting', reason: silentNodeReason(base.node, silent) };
+  }
   if (pod.status?.phase === 'Running') return { ...base, phase: 'running' };
   const hint = waiting === 'ContainerCreating' ? volumeWait(pod) : undefined;
   if (hint) return { ...base, phase: 'starting', reason: said(waiting!, hint) };
