@@ -9,6 +9,7 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { podName } from '../../src/cloud/kubernetes/names.ts';
+import { TRANSIENT_CREATE_LIMIT_MS, waitingOf } from '../../src/cloud/kubernetes/create-errors.ts';
 import type { Executor, ReplicaStatus } from '../../src/service/ports.ts';
 import type { KubeObject } from '../fakes/kube-api/index.ts';
 import {
@@ -183,5 +184,25 @@ describe('a replica whose node stopped reporting', () => {
     const gone = await rank0(executor);
     expect(gone).toMatchObject({ phase: 'failed', interrupted: true });
     expect(gone).not.toHaveProperty('notRestartable');
+  });
+
+  it('waiting in a passing create error when its node went silent: not failed when the 180 s are up', async () => {
+    let now = Date.parse('2026-12-01T09:55:00Z');
+    const executor = cluster.executor({}, { now: () => now });
+    cluster.fake.kubelet.setNodeReady(cluster.nodes[0]!, false);
+    await reconcileUntil(executor, [job()], () => cluster.fake.pods(NS).length === 1, 'the pod made');
+    cluster.fake.kubelet.waitOn(POD, 'CreateContainerError', 'context deadline exceeded');
+    await untilWatched(executor, POD, (pod) => !!waitingOf(pod ?? {}), 'the create error');
+    expect(await rank0(executor)).toMatchObject({ phase: 'starting' });
+    nodeSilent();
+    await podWritten(
+      executor,
+      (pod) => ({ ...pod, status: { ...pod.status, phase: 'Unknown' } }),
+      (pod) => pod.status?.phase === 'Unknown',
+    );
+    now += TRANSIENT_CREATE_LIMIT_MS + 20_000;
+    const status = await rank0(executor);
+    // Before the fix: failed, '... (for 200 s: the runtime did not clear it)', a restart of the job.
+    expect(status).toMatchObject({ phase: 'starting', reason: expect.stringMatching(NOT_REPORTING) });
   });
 });

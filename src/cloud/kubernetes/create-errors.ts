@@ -1,5 +1,6 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import type { ReplicaStatus } from '../../service/ports.ts';
+import { silentNodeOf } from './silent-node.ts';
 
 /**
  * CreateContainerError messages of a runtime too loaded to answer in time, which the kubelet retries
@@ -58,6 +59,9 @@ export class CreateErrorWaits {
       const state = waitingOf(pod);
       if (!uid || pod.metadata?.deletionTimestamp || !transientCreateError(state?.reason, state?.message))
         continue;
+      // Its node silent, the error is only its last word: no kubelet is retrying, and failing it would
+      // count the node's loss against the job (silent-node.ts). Its clock starts again once it reports.
+      if (silentNodeOf(pod)) continue;
       waiting.add(uid);
       if (!this.since.has(uid)) this.since.set(uid, now);
     }
