@@ -41,7 +41,10 @@ export function placeWithIdleFill(
         job.allocation.length > 0 && job.allocation.every((node) => keepOnly.has(node)) ? keptOf(job) : 0;
       const keepFirst = placement.snapshot();
       const givenBack = placement.place(active, widthOf, readyNodes, bounds, keptOnKeepOnly);
-      if (shortfall(active, widthOf, givenBack.changed) < short) placed = givenBack;
+      // A job that waits for the lent replicas' GPUs to be given back (their stop) is placed by it: kept
+      // lent, they would never be (narrowed-in-place-gpus.test.ts).
+      const waits = placement.heldByStopping;
+      if (shortfall(active, widthOf, givenBack.changed, waits) < short) placed = givenBack;
       else keepFirst();
     }
   }
@@ -71,14 +74,21 @@ function jobWithId(jobs: readonly ServiceJob[], id: number): ServiceJob | undefi
   return undefined;
 }
 
-/** GPUs of the jobs' widths not placed (a waiting job's whole width). */
+/**
+ * GPUs of the jobs' widths not placed (a waiting job's whole width), but for the jobs of `placedOnceStopped`
+ * (those waiting for GPUs stopping replicas hold: placed whole once they end).
+ */
 function shortfall(
   jobs: readonly ServiceJob[],
   widthOf: (job: ServiceJob) => number,
   changed: ReadonlyMap<number, readonly string[]>,
+  placedOnceStopped: ReadonlyMap<number, unknown> = new Map(),
 ): number {
   let short = 0;
-  for (const job of jobs) short += Math.max(0, widthOf(job) - (changed.get(job.id) ?? job.allocation).length);
+  for (const job of jobs) {
+    if (placedOnceStopped.has(job.id)) continue;
+    short += Math.max(0, widthOf(job) - (changed.get(job.id) ?? job.allocation).length);
+  }
   return short;
 }
 

@@ -5,6 +5,19 @@
  */
 import { sameSlots, type Unsettled } from './placement-records.ts';
 
+/** GPUs a pass's moves leave per node number (leavingGpus). */
+export interface Leaving {
+  /** On nodes the jobs leave (moved, or left waiting): held for the rest of the pass. */
+  readonly held: Map<number, number>;
+  /**
+   * On nodes a narrowed job keeps: held for the rest of the pass only when a newcomer was put there
+   * (IncrementalPlacement.holdLeaving). Otherwise the idle fill may give them back to it in the same pass
+   * (one new generation, not a narrow one now and a wide one once its old replicas end:
+   * kubernetes-crash.test.ts); from the next pass on its stopping replicas hold them (stopping-gpus.ts).
+   */
+  readonly narrowed: Map<number, number>;
+}
+
 /**
  * Per node number, the GPUs that jobs this pass moves (elsewhere, narrower, or left waiting), whose
  * replicas the executor runs, held there beyond what they are given there now; undefined when none. A
@@ -16,16 +29,21 @@ export function leavingGpus(
   kept: ReadonlySet<number>,
   result: ReadonlyMap<number, readonly number[]>,
   stopsReplicas: (id: number) => boolean,
-): Map<number, number> | undefined {
-  let leaving: Map<number, number> | undefined;
+): Leaving | undefined {
+  let leaving: Leaving | undefined;
   for (const job of unsettled) {
     if (job.current.length === 0 || kept.has(job.id)) continue;
     const slots = result.get(job.id) ?? [];
     if (sameSlots(slots, job.current) || !stopsReplicas(job.id)) continue;
-    for (const n of job.current) {
-      if (slots.includes(n)) continue;
-      leaving ??= new Map();
-      leaving.set(n, (leaving.get(n) ?? 0) + 1);
+    // Per node, what it had there less what it is given there now.
+    const excess = new Map<number, number>();
+    for (const n of job.current) excess.set(n, (excess.get(n) ?? 0) + 1);
+    for (const n of slots) if (excess.has(n)) excess.set(n, (excess.get(n) as number) - 1);
+    for (const [n, gpus] of excess) {
+      if (gpus <= 0) continue;
+      leaving ??= { held: new Map(), narrowed: new Map() };
+      const into = slots.includes(n) ? leaving.narrowed : leaving.held;
+      into.set(n, (into.get(n) ?? 0) + gpus);
     }
   }
   return leaving;

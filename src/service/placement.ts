@@ -7,7 +7,7 @@
 import { executeWidths } from '../core/exec/index.ts';
 import { JobsByNode } from './placement-jobs-by-node.ts';
 import { NodeTable } from './placement-node-table.ts';
-import { leavingGpus, newcomersOverbooked } from './placement-leaving.ts';
+import { type Leaving, leavingGpus, newcomersOverbooked } from './placement-leaving.ts';
 import { waitersForStopping } from './placement-wait-stopping.ts';
 import { mergedById, type Placed, sameSlots, type Unsettled } from './placement-records.ts';
 import type { Placement, PlacementBounds, PlacementJob } from './placement-types.ts';
@@ -321,13 +321,16 @@ export class IncrementalPlacement {
   private holdLeaving(
     unsettled: readonly Unsettled[],
     result: Map<number, number[]>,
-    leaving: ReadonlyMap<number, number>,
+    leaving: Leaving,
     execute: (jobs: readonly Unsettled[]) => Map<number, number[]>,
   ): void {
     const nodes = this.nodes;
-    const again = newcomersOverbooked(unsettled, result, (placed) => nodes.overbooked(placed, leaving));
-    nodes.addStopping(leaving);
+    const left = new Map(leaving.held);
+    for (const [n, gpus] of leaving.narrowed) left.set(n, (left.get(n) ?? 0) + gpus);
+    const again = newcomersOverbooked(unsettled, result, (placed) => nodes.overbooked(placed, left));
+    nodes.addStopping(leaving.held);
     if (again.length === 0) return;
+    nodes.addStopping(leaving.narrowed);
     for (const job of again) result.delete(job.id);
     // The rest keep what they were given: taken while the others are placed again, given back after.
     for (const slots of result.values()) nodes.take(slots);

@@ -92,9 +92,9 @@ export interface StoppingHold {
 }
 
 /**
- * Every replica boa stops that holds GPUs from other jobs (holdsFromOthers): those the executor lists
- * stopping, and one per node of each stop no answer has told yet (ordered-stops.ts), as the generation
- * had them. A generation the executor lists is held by its live replicas, not twice. Placement
+ * Every replica boa stops that holds GPUs from other jobs (OwnGpus): those the executor lists stopping,
+ * and one per node of each stop no answer has told yet (ordered-stops.ts), as the generation had them. A
+ * generation the executor lists is held by its live replicas, not twice. Placement
  * (StoppingGpus.perNode) and GET /v1/nodes (nodes-view.ts) both count these, so the GPUs a node shows
  * free are those placement can give.
  */
@@ -105,35 +105,47 @@ export function* stoppingHolds(
   gpusPerNode: number,
 ): Generator<StoppingHold> {
   const reported = new Set<string>();
+  const own = new OwnGpus(jobs);
   for (const replica of live) {
     if (!isStopping(replica, jobs)) continue;
     reported.add(`${replica.jobId}/${replica.generation}`);
-    if (holdsFromOthers(replica.jobId, replica.node, jobs))
-      yield {
-        jobId: replica.jobId,
-        node: replica.node,
-        gpus: replica.gpus ?? gpusPerNode,
-        killAt: replica.killAt,
-      };
+    const gpus = own.heldFromOthers(replica.jobId, replica.node, replica.gpus ?? gpusPerNode);
+    if (gpus > 0) yield { jobId: replica.jobId, node: replica.node, gpus, killAt: replica.killAt };
   }
   if (ordered.size === 0) return;
   for (const stop of ordered.pending(jobs)) {
     if (reported.has(`${stop.jobId}/${stop.generation}`)) continue;
-    for (const { node, gpus } of nodesOf(stop.allocation))
-      if (holdsFromOthers(stop.jobId, node, jobs)) yield { jobId: stop.jobId, node, gpus };
+    for (const { node, gpus } of nodesOf(stop.allocation)) {
+      const held = own.heldFromOthers(stop.jobId, node, gpus);
+      if (held > 0) yield { jobId: stop.jobId, node, gpus: held };
+    }
   }
 }
 
 /**
- * Whether GPUs a stopping replica of `jobId` holds on `node` are held from other jobs. A running job's
- * own older replica on a node it runs on now is not: its new replicas wait for it anyway, and counted
- * against the job it made the job's own nodes look full at its next placement, which moved it again, a
- * generation a tick (test/service/local-node-gone-restart.test.ts), and kept the idle fill from lending
- * it that node's GPUs (a restart more: kubernetes-crash.test.ts).
+ * Of the GPUs a stopping replica holds on a node, those held from other jobs. A running job's own older
+ * replicas on a node it runs on now keep from others only what they hold beyond the GPUs its running
+ * generation has there: its new replicas wait for them anyway, and counted against the job they made its
+ * own nodes look full at its next placement, which moved it again, a generation a tick
+ * (test/service/local-node-gone-restart.test.ts), and kept the idle fill from lending it that node's GPUs
+ * (a restart more: kubernetes-crash.test.ts). The GPUs a job narrowed in place gives up are held, though:
+ * another job placed on them would be booked running while the executor held it back
+ * (test/service/narrowed-in-place-gpus.test.ts).
  */
-export function holdsFromOthers(jobId: number, node: string, jobs: ReadonlyMap<number, ServiceJob>): boolean {
-  const job = jobs.get(jobId);
-  return !(job?.state === 'running' && job.allocation.includes(node));
+class OwnGpus {
+  /** Per job and node, the GPUs of its running generation there not yet set against its older replicas. */
+  private readonly left = new Map<string, number>();
+
+  constructor(private readonly jobs: ReadonlyMap<number, ServiceJob>) {}
+
+  heldFromOthers(jobId: number, node: string, gpus: number): number {
+    const job = this.jobs.get(jobId);
+    if (job?.state !== 'running' || !job.allocation.includes(node)) return gpus;
+    const key = `${jobId}/${node}`;
+    const left = this.left.get(key) ?? job.allocation.filter((n) => n === node).length;
+    this.left.set(key, Math.max(0, left - gpus));
+    return Math.max(0, gpus - left);
+  }
 }
 
 /**
