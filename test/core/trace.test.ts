@@ -75,6 +75,21 @@ describe('workload traces', () => {
     expect(jobs.map((j) => j.time)).toEqual([0, 0.5, 1000]);
   });
 
+  it('names the row, its job and the cells expected when a row has a cell too few or too many', () => {
+    const header = 'name,time,application,num_replicas,batch_size';
+    const short = `${header}\na-0,0,cifar10,1,128\n\nb-1,600,cifar10,2\n`;
+    expect(() => parseTrace(short, 't.csv')).toThrow(
+      't.csv line 4 (job "b-1"): 4 cell(s), expected 5, one per header column ' +
+        `(${header}); the row reads "b-1,600,cifar10,2"`,
+    );
+    const long = `${header}\n"a\n0",0,cifar10,1,128,9\n`;
+    expect(() => parseTrace(long, 't.csv')).toThrow(/^t\.csv line 2 \(job "a\n0"\): 6 cell\(s\), expected 5/);
+    // A file that is CSV but badly quoted is not called "not a CSV file".
+    expect(() => parseTrace(`${header}\n"a,0,cifar10,1,128\n`, 't.csv')).toThrow(
+      /^t\.csv: malformed CSV \(Quote Not Closed/,
+    );
+  });
+
   it('refuses a header that names a column twice, naming it', () => {
     const twice = 'name,time,application,num_replicas,batch_size,time\nb-1,3600,bert,2,24,0\n';
     expect(() => parseTrace(twice, 't.csv')).toThrow(/^t\.csv: the header names column "time" twice$/);
