@@ -1,4 +1,5 @@
 import { UsageError } from './inputs.ts';
+import { decimalOrNaN } from './sim-args.ts';
 
 /** Budgets to evaluate: explicit, a LO:HI:STEP range, or `count` points from lo to hi. */
 export type BudgetSpec = { kind: 'list'; budgets: number[] } | { kind: 'default' };
@@ -24,7 +25,7 @@ export function parseBudgets(text: string | undefined): BudgetSpec {
 }
 
 function positive(part: string, what: string): number {
-  const value = Number(part.trim());
+  const value = decimalOrNaN(part);
   if (part.trim() === '' || !Number.isFinite(value) || value <= 0) {
     throw new UsageError(
       `${what}: "${part}" is not a positive number of GPU-hours per hour (use LO:HI:STEP or b1,b2,...)`,

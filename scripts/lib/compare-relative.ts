@@ -5,6 +5,7 @@
 import type { PolicyOptions } from '../../src/sim/policy.ts';
 import type { AtPaidRow, PaidPoint } from './compare-report.ts';
 import { UsageError } from './inputs.ts';
+import { decimalOrNaN } from './sim-args.ts';
 
 /**
  * Values given absolutely, or all as multiples of the minimum feasible budget (each part ending in x,
@@ -25,7 +26,7 @@ export function relativeList(
     throw new UsageError(`"${text}": give every value as a multiple (1.2x) or none of them`);
   }
   // Checked here: once the x is stripped, the parser's error would quote "0" for "0x", in GPU-hours.
-  const bad = parts.find((p) => p.slice(0, -1).trim() === '' || !(Number(p.slice(0, -1)) > 0));
+  const bad = parts.find((p) => p.slice(0, -1).trim() === '' || !(decimalOrNaN(p.slice(0, -1)) > 0));
   if (bad !== undefined) {
     throw new UsageError(
       `"${bad}" in "${text}": a multiple of the minimum feasible budget is a positive number then x (1.2x)`,

@@ -1,7 +1,16 @@
 /** Argument parsing shared by the simulator commands (simulate, compare, gen-trace, bench:sim). */
+import { isDecimal } from '../../src/cli/parse.ts';
 import { isSeed, SEED_LIMIT } from '../../src/core/seed.ts';
 import { isPolicyOptionsError } from '../../src/sim/policy.ts';
 import { UsageError } from './inputs.ts';
+
+/**
+ * The number a flag writes in decimal, or NaN: Number() also reads 0x10, 0b11 and 0o7, and
+ * `compare --budgets 0x10` ran at a budget of 16 (the boa CLI and the trace loader refuse them already).
+ */
+export function decimalOrNaN(text: string): number {
+  return isDecimal(text) ? Number(text) : Number.NaN;
+}
 
 /** `app:percent,...` into weights, e.g. `cifar10:50.42,bert:21.67`. */
 export function parseMix(text: string): Record<string, number> {
@@ -11,7 +20,7 @@ export function parseMix(text: string): Record<string, number> {
     .map((s) => s.trim())
     .filter(Boolean)) {
     const match = /^([A-Za-z0-9_.-]+):([^:]+)$/.exec(part);
-    const weight = Number(match?.[2]);
+    const weight = decimalOrNaN(match?.[2] ?? '');
     if (!match || !(Number.isFinite(weight) && weight > 0)) {
       throw new UsageError(`--mix: "${part}" is not app:percent with a positive percent (e.g. cifar10:50.4)`);
     }
@@ -24,7 +33,7 @@ export function parseMix(text: string): Record<string, number> {
 
 /** A `--seed` flag: an integer from 0 to 2^32 - 1 (src/core/seed.ts). */
 export function seedOption(text: string): number {
-  const seed = Number(text);
+  const seed = decimalOrNaN(text);
   if (text.trim() !== '' && isSeed(seed)) return seed;
   throw new UsageError(`--seed must be an integer from 0 to ${SEED_LIMIT - 1}, got "${text}"`);
 }
@@ -40,7 +49,7 @@ export function numberOption(
     below = Number.POSITIVE_INFINITY,
   } = {},
 ): number {
-  const value = Number(text);
+  const value = decimalOrNaN(text);
   const ok =
     text.trim() !== '' &&
     Number.isFinite(value) &&
