@@ -35,7 +35,7 @@ import { relativeList, SENSITIVITY_ENTRIES, sensitivityTable } from './lib/compa
 import type { CompareSetup } from './lib/compare-worker.ts';
 import { parseList, runMain, UsageError, scriptProgram } from './lib/inputs.ts';
 import { progressBar } from './lib/progress.ts';
-import { asUsage, numberOption, seedOption } from './lib/sim-args.ts';
+import { asUsage, decimalOrNaN, numberOption, seedOption } from './lib/sim-args.ts';
 import {
   type EngineFlags,
   engineConfigFrom,
@@ -156,9 +156,14 @@ await runMain(async () => {
         if (text.includes(':')) {
           throw new UsageError(`--at-paid takes a list (1.2x,1.6x), not a range: got "${text}"`);
         }
-        return parseList(text, '--at-paid').map((p) =>
-          numberOption(p, '--at-paid', { min: 0, exclusiveMin: true }),
-        );
+        // "abc" was told "a number > 0", which left out the multiples this flag takes too.
+        return parseList(text, '--at-paid').map((p) => {
+          const paid = decimalOrNaN(p);
+          if (Number.isFinite(paid) && paid > 0) return paid;
+          throw new UsageError(
+            `--at-paid takes paid GPU-hours per hour > 0 (40) or multiples of the minimum feasible budget (1.2x), got "${p}"`,
+          );
+        });
       })
     : { values: [], points: [] };
   if (opts.sensitivity === undefined && opts.policies === undefined) {

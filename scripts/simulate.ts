@@ -8,6 +8,7 @@ import { Option } from 'commander';
 import { arrivalRatesPerHour } from '../src/core/trace.ts';
 import { BoaPlanner } from '../src/sim/policies/boa/planner.ts';
 import { findPolicy, POLICIES } from '../src/sim/policies/index.ts';
+import type { PolicyDefinition, PolicyOptions } from '../src/sim/policy.ts';
 import { VARIANTS_HELP } from './lib/boa-variants.ts';
 import { simulate, truthProvider } from '../src/sim/run.ts';
 import { type UnspentSplit, UnspentAccount } from '../src/sim/unspent.ts';
@@ -16,7 +17,7 @@ import { checkOut, emit, runMain, UsageError, scriptProgram } from './lib/inputs
 import { relativeList } from './lib/compare-relative.ts';
 import { simulationProgress } from './lib/sim-progress.ts';
 import { refuseBelowServiceFloor } from './lib/service-floor.ts';
-import { asUsage, numberOption, seedOption } from './lib/sim-args.ts';
+import { asUsage, decimalOrNaN, seedOption } from './lib/sim-args.ts';
 import {
   type EngineFlags,
   engineConfigFrom,
@@ -95,6 +96,7 @@ await runMain(() => {
     entry.options,
     opts.policy,
   );
+  refuseMissingKnob(opts.policy, entry.definition, options, opts.cluster !== undefined);
   const config = engineConfigFrom(opts);
   if (opts.unspent && options.budget === undefined) {
     throw new UsageError('--unspent needs --budget: the spend it splits what was left of');
@@ -155,11 +157,43 @@ await runMain(() => {
   );
 });
 
+/**
+ * A policy run without the flag its knob needs, said in flags: the policies' own words were "boa needs a
+ * budget: ..., got undefined" and "give its size as a budget in GPUs", naming no flag.
+ */
+function refuseMissingKnob(
+  spec: string,
+  definition: PolicyDefinition,
+  options: PolicyOptions,
+  cluster: boolean,
+): void {
+  if (options.budget !== undefined) return;
+  if (definition.mode === 'fixed' && !cluster) {
+    throw new UsageError(
+      `--policy ${spec} runs on a fixed cluster: give --budget N (its GPUs) or --cluster g4dn:N (nodes)`,
+    );
+  }
+  // The autoscaled policies that hold a budget (fixed-request's is an optional cap).
+  if (definition.name === 'boa' || definition.name === 'pollux-budget') {
+    throw new UsageError(
+      `--policy ${spec} needs --budget: paid GPU-hours per hour (40) or a multiple of the ` +
+        "trace's minimum feasible budget (1.5x)",
+    );
+  }
+}
+
 /** --budget as a number of GPU-hours per hour or, as compare takes it, a multiple of the minimum. */
 function oneBudget(text: string, minimum: () => number): number {
   const { values } = relativeList(text, minimum, (plain) => {
     if (/[,:]/.test(plain)) throw new UsageError(`--budget takes one value (40 or 1.2x), got "${text}"`);
-    return [numberOption(plain, '--budget', { min: 0, exclusiveMin: true })];
+    const value = decimalOrNaN(plain);
+    // "abc" and "2X" were told "a number > 0", which left out the multiples this flag takes too.
+    if (!(Number.isFinite(value) && value > 0)) {
+      throw new UsageError(
+        `--budget must be a number > 0 (GPU-hours per hour) or a multiple of the minimum feasible budget (1.5x), got "${text}"`,
+      );
+    }
+    return [value];
   });
   return values[0] as number;
 }

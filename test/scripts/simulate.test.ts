@@ -115,7 +115,7 @@ describe('simulate', () => {
     expect(low.status).toBe(2);
     expect(low.stderr).toMatch(/below the minimum feasible budget/);
     const noBudget = runScript('simulate.ts', ['--trace', TRACE, '--apps', 'cifar10', '--policy', 'boa']);
-    expect(noBudget.stderr).toMatch(/^error: boa needs a budget/);
+    expect(noBudget.stderr).toMatch(/^error: --policy boa needs --budget: /);
     const bad = runScript('simulate.ts', ['--trace', TRACE, '--policy', 'boa', '--solver', 'fast']);
     expect(bad.stderr).toMatch(/--solver must be exact or paper, got "fast"/);
     // A target is a cluster efficiency: refused in one line, not by the policy with a stack trace.
