@@ -96,11 +96,11 @@ await runMain(() => {
     entry.options,
     opts.policy,
   );
-  refuseMissingKnob(opts.policy, entry.definition, options, opts.cluster !== undefined);
   const config = engineConfigFrom(opts);
   if (opts.unspent && options.budget === undefined) {
     throw new UsageError('--unspent needs --budget: the spend it splits what was left of');
   }
+  refuseMissingKnob(opts.policy, entry.definition, options, opts.cluster !== undefined);
   if (entry.definition.name === 'boa' && options.budget !== undefined)
     refuseBelowServiceFloor([options.budget], inputs.profiles, config, `--budget ${opts.budget}`);
   if (entry.definition.name === 'boa' && options.budget !== undefined && options.rates !== 'oracle') {
