@@ -6,6 +6,7 @@
  *   epoch), whose times are absolute: what an old scheduler's records give.
  */
 import { parse } from 'csv-parse/sync';
+import { type CsvParseError, csvProblem } from '../core/csv-problem.ts';
 import { parseTrace, TraceError } from '../core/trace.ts';
 import { usageError } from './errors.ts';
 import { readTextFile } from './parse.ts';
@@ -47,11 +48,13 @@ function traceFile(text: string, path: string): HistoryFile {
 
 function logFile(text: string, path: string): HistoryFile {
   let rows: Array<{ record: Record<string, string>; info: { lines: number } }>;
+  let names: string[] = [];
   try {
     // info: each row's line in the file as an editor numbers it: blank lines are skipped but counted.
-    rows = parse(text, { columns: true, skip_empty_lines: true, trim: true, info: true });
+    const columns = (line: string[]) => (names = line);
+    rows = parse(text, { columns, skip_empty_lines: true, trim: true, info: true });
   } catch (error) {
-    throw usageError(`${path}: not a CSV file (${(error as Error).message})`);
+    throw usageError(csvProblem(error as CsvParseError, names, path, 'class'));
   }
   if (rows.length === 0) throw usageError(`${path}: no arrivals (a header class,submitted_at and rows)`);
   const arrivals = rows.map(({ record: row, info }) => {

@@ -1,5 +1,6 @@
 import { parse } from 'csv-parse/sync';
 import { SECONDS_PER_HOUR } from './units.ts';
+import { type CsvParseError, csvProblem } from './csv-problem.ts';
 
 /** One job of a workload trace (the Pollux workload CSV format). */
 export interface TraceJob {
@@ -49,33 +50,6 @@ function header(names: string[], origin: string): string[] {
   return names;
 }
 
-/** What csv-parse's errors carry beside the message (csv-parse/lib/sync's CsvError). */
-interface CsvParseError extends Error {
-  code?: string;
-  lines?: number;
-  record?: string[];
-}
-
-/**
- * csv-parse's error in the trace's words. A row with a cell too few or too many was "not a CSV file
- * (Invalid Record Length: columns length is 5, got 4 on line 3)": it is one, and the user needs the
- * row, its job and the cells expected.
- */
-function csvProblem(error: CsvParseError, names: string[], origin: string): TraceError {
-  if (error.code === 'CSV_RECORD_INCONSISTENT_COLUMNS' && error.record) {
-    const cells = error.record;
-    // The line the row starts on, as for every other row problem: csv-parse gives the one it ends on.
-    const line = (error.lines ?? 0) - cells.reduce((n, cell) => n + cell.split('\n').length - 1, 0);
-    const name = cells[names.indexOf('name')];
-    const job = name ? ` (job "${name}")` : '';
-    return new TraceError(
-      `${origin} line ${line}${job}: ${cells.length} cell(s), expected ${names.length}, one per ` +
-        `header column (${names.join(',')}); the row reads "${cells.join(',')}"`,
-    );
-  }
-  return new TraceError(`${origin}: malformed CSV (${error.message})`);
-}
-
 /** Parses a workload CSV (`name,time,application,num_replicas,batch_size`), sorted by arrival. */
 export function parseTrace(csv: string, origin = 'trace'): TraceJob[] {
   let parsed: Array<{ record: Record<string, string>; info: { lines: number } }>;
@@ -93,7 +67,7 @@ export function parseTrace(csv: string, origin = 'trace'): TraceJob[] {
     });
   } catch (error) {
     if (error instanceof TraceError) throw error;
-    throw csvProblem(error as CsvParseError, names, origin);
+    throw new TraceError(csvProblem(error as CsvParseError, names, origin, 'name'));
   }
   const rows = parsed.map((p) => p.record);
   const first = rows[0];

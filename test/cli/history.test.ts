@@ -289,6 +289,11 @@ describe('boa history', { timeout: 180_000 }, () => {
         write('blank-line.csv', 'class,submitted_at\ncifar10,1793400000000\n\ncifar10,soon\n'),
         /blank-line\.csv line 4: submitted_at must be/,
       ],
+      // A row short of a cell: which row and what it lacks, not "not a CSV file".
+      [
+        write('short-row.csv', 'class,submitted_at\ncifar10,1793400000000\nbert\n'),
+        /short-row\.csv line 3 \(class "bert"\): 1 cell\(s\), expected 2, one per header column \(class,submitted_at\); the row reads "bert"/,
+      ],
       [
         write('no-zone.csv', 'class,submitted_at\ncifar10,2026-10-31T09:00:00\n'),
         /no-zone\.csv line 2: submitted_at must be/,
