@@ -2,13 +2,8 @@
 import type { PolicyDefinition, PolicyOptions } from '../../src/sim/policy.ts';
 import { jctAtPaid, metricsAtPaid, type RunMetricsAtPaid } from '../../src/sim/matched.ts';
 import type { SimResult } from '../../src/sim/run.ts';
-import {
-  boaPriceVariant,
-  boaVariant,
-  PolicyVariantError,
-  polluxVariant,
-  VARIANTS_HELP,
-} from './boa-variants.ts';
+import { boaPriceVariant, boaVariant, PolicyVariantError, polluxVariant } from './boa-variants.ts';
+import { variantRefusal } from './variant-refusal.ts';
 
 /** A run as compare reports it: the knob swept, and the series it belongs to (`label`). */
 export type CompareRow = SimResult & {
@@ -67,15 +62,19 @@ export function parsePolicyEntry(spec: string, find: (name: string) => PolicyDef
   const [name, ...variants] = spec.split('@');
   const definition = find(name as string);
   if (variants.length === 0) return { definition };
-  const variant =
+  const parsed = (names: readonly string[]) =>
     definition.name === 'boa'
-      ? boaVariant(variants)
+      ? boaVariant(names)
       : definition.name === 'boa-price'
-        ? boaPriceVariant(variants)
+        ? boaPriceVariant(names)
         : definition.name.startsWith('pollux-')
-          ? polluxVariant(definition.name, variants)
+          ? polluxVariant(definition.name, names)
           : undefined;
-  if (!variant) throw new PolicyVariantError(`"${spec}": ${VARIANTS_HELP}`);
+  const variant = parsed(variants);
+  if (!variant) {
+    const alone = (one: string) => parsed([one]) !== undefined;
+    throw new PolicyVariantError(variantRefusal(spec, definition.name, alone));
+  }
   return { definition, ...variant };
 }
 

@@ -52,13 +52,19 @@ describe('compare policy variants', () => {
       options: { budget: 118.8 },
       label: 'boa-price (ceiling at 118.8)',
     });
-    for (const spec of [
-      'boa-price@ceiling0',
-      'boa-price@cap2',
-      'boa-price@ceiling1@ceiling2',
-      'pollux-autoscale@ceiling5',
-    ])
-      expect(() => parsePolicyEntry(spec, find), spec).toThrow(/boa-price@ceilingB/);
+    for (const [spec, told] of [
+      [
+        'boa-price@ceiling0',
+        /ceiling0 is not a value boa-price@ceilingB takes \(boa-price under .* budget of B\)/,
+      ],
+      ['boa-price@cap2', /cap2 is not a variant of boa-price; its variants: ceilingB /],
+      ['boa-price@ceiling1@ceiling2', /each variant at most once$/],
+      [
+        'pollux-autoscale@ceiling5',
+        /ceiling5 is not a variant of pollux-autoscale; its variants: freeze, interference /,
+      ],
+    ] as const)
+      expect(() => parsePolicyEntry(spec, find), spec).toThrow(told);
   });
 
   it('pollux-autoscale@freeze takes no utility sample while a node boots, labelled with it', () => {
@@ -67,8 +73,18 @@ describe('compare policy variants', () => {
       options: { bootFreeze: true },
       label: 'pollux-autoscale (boot freeze)',
     });
-    for (const spec of ['pollux-autoscale@cap2', 'pollux-autoscale@freeze@freeze', 'pollux-budget@freeze'])
-      expect(() => parsePolicyEntry(spec, find), spec).toThrow(/pollux-autoscale@freeze/);
+    for (const [spec, told] of [
+      [
+        'pollux-autoscale@cap2',
+        /cap2 is not a variant of pollux-autoscale; its variants: freeze, interference /,
+      ],
+      ['pollux-autoscale@freeze@freeze', /each variant at most once$/],
+      [
+        'pollux-budget@freeze',
+        /freeze is not a variant of pollux-budget; its variants: gainG, interference /,
+      ],
+    ] as const)
+      expect(() => parsePolicyEntry(spec, find), spec).toThrow(told);
   });
 
   it('pollux-*@interference and pollux-budget@gainG set their options, labelled with them', () => {
@@ -81,12 +97,18 @@ describe('compare policy variants', () => {
       options: { polluxBudgetGainPerHour: 0.5, interferenceAvoidance: true },
       label: 'pollux-budget (gain 0.5, interference avoidance)',
     });
-    for (const spec of [
-      'pollux-budget@gain0',
-      'pollux-autoscale@gain1',
-      'pollux-fixed@interference@interference',
-    ])
-      expect(() => parsePolicyEntry(spec, find), spec).toThrow(/pollux-budget@gainG/);
+    for (const [spec, told] of [
+      [
+        'pollux-budget@gain0',
+        /gain0 is not a value pollux-budget@gainG takes \(its controller's gain, G > 0 per hour\)/,
+      ],
+      [
+        'pollux-autoscale@gain1',
+        /gain1 is not a variant of pollux-autoscale; its variants: freeze, interference /,
+      ],
+      ['pollux-fixed@interference@interference', /each variant at most once$/],
+    ] as const)
+      expect(() => parsePolicyEntry(spec, find), spec).toThrow(told);
   });
 
   it('boa@capM turns on the plan cap at M times the load minimum, labelled with it', () => {
@@ -203,36 +225,36 @@ describe('compare policy variants', () => {
     });
   });
 
-  it('refuses other variants, naming the ones there are', () => {
-    for (const spec of [
-      'boa@warmup',
-      'boa@warmup0',
-      'boa@fast',
-      'lyra@warmup8',
-      'boa@oracle@x',
-      'boa@drain',
-      'lyra@drain0',
-      'boa@cap0.5',
-      'boa@cap',
-      'boa@credit',
-      'lyra@credit4',
-      'boa@conf5',
-      'boa@conf',
-      'boa@cap2@cap3',
-      'boa@oracle@conf2',
-      'boa@rise24',
-      'boa@oracle@rise0',
-      'boa@firstday11',
-      'boa@oracle@firstday1',
-      'boa@demand',
-      'boa@demand2@demand3',
-      'boa@lookahead0.5',
-      'boa@lookahead24',
-      'boa@',
-    ]) {
-      expect(() => parsePolicyEntry(spec, find), spec).toThrow(
-        /boa@oracle .*, boa@warmupH .*, boa@drainH .*, boa@capM .*, boa@creditH .*, boa@confZ .*, boa@firstdayA .*, boa@riseH .*, boa@demandH .* and boa@lookaheadL .*joined with @/,
-      );
-    }
+  it('refuses other variants, naming the wrong one and what it takes, or the ones there are', () => {
+    const valueOf = (variant: string) => new RegExp(`is not a value boa@${variant} takes \\(.+\\)$`);
+    const boaNames = /is not a variant of boa; its variants: oracle, fifo, overdueH, .*, lookaheadL /;
+    const once = /each variant at most once, and oracle not with conf, firstday or rise/;
+    const cases: Array<[string, RegExp]> = [
+      ['boa@warmup', valueOf('warmupH')],
+      ['boa@warmup0', valueOf('warmupH')],
+      ['boa@fast', boaNames],
+      ['lyra@warmup8', /"lyra@warmup8": lyra has no variants/],
+      ['boa@oracle@x', boaNames],
+      ['boa@drain', valueOf('drainH')],
+      ['lyra@drain0', /lyra has no variants/],
+      ['boa@cap0.5', valueOf('capM')],
+      ['boa@cap', valueOf('capM')],
+      ['boa@credit', valueOf('creditH')],
+      ['lyra@credit4', /lyra has no variants/],
+      ['boa@conf5', valueOf('confZ')],
+      ['boa@conf', valueOf('confZ')],
+      ['boa@cap2@cap3', once],
+      ['boa@oracle@conf2', once],
+      ['boa@rise24', valueOf('riseH')],
+      ['boa@oracle@rise0', once],
+      ['boa@firstday11', valueOf('firstdayA')],
+      ['boa@oracle@firstday1', once],
+      ['boa@demand', valueOf('demandH')],
+      ['boa@demand2@demand3', once],
+      ['boa@lookahead0.5', valueOf('lookaheadL')],
+      ['boa@lookahead24', valueOf('lookaheadL')],
+      ['boa@', /"boa@": a variant name is empty; boa's variants: oracle, fifo, /],
+    ];
+    for (const [spec, told] of cases) expect(() => parsePolicyEntry(spec, find), spec).toThrow(told);
   });
 });
