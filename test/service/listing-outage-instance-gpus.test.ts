@@ -10,15 +10,13 @@
  * Real EKS, EC2 and Auto Scaling adapters over the emulated node group (nodes-harness.ts).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { EmulatedInstance } from '../cloud/emulated-asg.ts';
-import { type NodesWorld, nodesWorld, TICK_SECONDS } from './nodes-harness.ts';
+import { billedGpuMs, type NodesWorld, nodesWorld, TICK_SECONDS } from './nodes-harness.ts';
 
 const worlds: NodesWorld[] = [];
 afterEach(async () => {
   for (const w of worlds.splice(0)) await w.cleanup();
 });
 
-const BOOT_MS = 60_000; // nodes-harness's EC2 pending time
 const GPUS = 4; // g4dn.12xlarge's
 const HOUR = 3_600_000;
 
@@ -32,16 +30,6 @@ function world(desiredSize: number): NodesWorld {
   });
   worlds.push(w);
   return w;
-}
-
-/** EC2's bill in GPU-ms for [from, to] of the instances given (running from launch + pending). */
-function billedGpuMs(instances: readonly EmulatedInstance[], from: number, to: number): number {
-  let ms = 0;
-  for (const i of instances) {
-    const stopped = i.terminatedAt === undefined ? to : (i.hookUntil ?? i.terminatedAt);
-    ms += Math.max(0, Math.min(stopped, to) - Math.max(i.launchedAt + BOOT_MS, from));
-  }
-  return ms * GPUS;
 }
 
 /** The pool's listing failing while `failing.on` (the Kubernetes API down; EKS answers). */
@@ -90,7 +78,7 @@ describe('a listing outage over a group of 4-GPU nodes, boa configured with 1-GP
     await life.tick(10);
     // The last tick's time (tick() moves the clock on after it): counted up to there.
     const to = w.clock.now() - TICK_SECONDS * 1000;
-    const billed = billedGpuMs([unlisted], from, to);
+    const billed = billedGpuMs([unlisted], from, to, GPUS);
     const counted = life.boa.service.state.unlisted.gpuMs(from, to);
     // 19 minutes of the outage, the node billed from its running: 1.27 GPU-hours. Without the fix the
     // spend ceiling counted 2 nodes x 1 GPU, less than the 4 GPUs the listing showed: nothing.
@@ -118,7 +106,7 @@ describe('a listing outage over a group of 4-GPU nodes, boa configured with 1-GP
     expect(w.group.asg.desiredCapacity).toBe(1);
     w.group.asg.step();
     expect(w.group.asg.live().map((i) => i.id)).toEqual(jobInstance);
-    const paidGpuHours = billedGpuMs(w.group.asg.instances, from, to) / HOUR;
+    const paidGpuHours = billedGpuMs(w.group.asg.instances, from, to, GPUS) / HOUR;
     // Over the 30-minute outage: the budget's 2 GPU-hours, and the three raised nodes' few seconds
     // billed before the first tick lowered the group (without the fix: 8 GPU-hours).
     expect(paidGpuHours).toBeLessThanOrEqual(4 * (minutes / 60) * 1.05);
@@ -138,7 +126,7 @@ describe('a listing outage over a group of 4-GPU nodes, boa configured with 1-GP
     const to = w.clock.now() - TICK_SECONDS * 1000;
     expect(w.group.asg.desiredCapacity).toBe(4);
     const raised = w.group.asg.instances.filter((i) => !listed.has(i.id));
-    const billed = billedGpuMs(raised, from, to);
+    const billed = billedGpuMs(raised, from, to, GPUS);
     const counted = second.boa.service.state.unlisted.gpuMs(from, to);
     // Three 4-GPU nodes billed through the outage but its first minute (pending): 3.6 GPU-hours.
     // Without the fix: counted at the size stored before the restart, one node, the one listed: nothing.

@@ -10,28 +10,16 @@
 import { DescribeNodegroupCommand } from '@aws-sdk/client-eks';
 import { EC2ServiceException } from '@aws-sdk/client-ec2';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { EmulatedInstance } from '../cloud/emulated-asg.ts';
-import { type NodesWorld, nodesWorld, TICK_SECONDS } from './nodes-harness.ts';
+import { billedGpuMs, type NodesWorld, nodesWorld, TICK_SECONDS } from './nodes-harness.ts';
 
 const worlds: NodesWorld[] = [];
 afterEach(async () => {
   for (const w of worlds.splice(0)) await w.cleanup();
 });
 
-const BOOT_MS = 60_000; // nodes-harness's EC2 pending time
 const GPUS = 4; // g4dn.12xlarge's, boa's configured type here
 const HOUR = 3_600_000;
 const OUTAGE_TICKS = 20;
-
-/** EC2's bill in GPU-ms for [from, to] of the instances given (running from launch + pending). */
-function billedGpuMs(instances: readonly EmulatedInstance[], from: number, to: number): number {
-  let ms = 0;
-  for (const i of instances) {
-    const stopped = i.terminatedAt === undefined ? to : (i.hookUntil ?? i.terminatedAt);
-    ms += Math.max(0, Math.min(stopped, to) - Math.max(i.launchedAt + BOOT_MS, from));
-  }
-  return ms * GPUS;
-}
 
 const throttled = () =>
   new EC2ServiceException({
@@ -68,8 +56,8 @@ async function outsideRaiseInOutage(minSize?: number) {
   const raised = w.group.asg.instances.filter((i) => !listed.has(i.id));
   return {
     w,
-    billed: billedGpuMs(raised, from, to),
-    paid: billedGpuMs(w.group.asg.instances, from, to),
+    billed: billedGpuMs(raised, from, to, GPUS),
+    paid: billedGpuMs(w.group.asg.instances, from, to, GPUS),
     counted: life.boa.service.state.unlisted.gpuMs(from, to),
     describes,
     span: to - from,

@@ -8,11 +8,14 @@ import type { Executor, MetricDatum, MetricsSink, NodePool, Workload } from '../
 import { KubeClusterNodes } from '../../src/cloud/aws/kube-cluster-nodes.ts';
 import { captureLogs } from '../cloud/fake-time.ts';
 import { kubeBridge } from '../cloud/kube-bridge.ts';
+import type { EmulatedInstance } from '../cloud/emulated-asg.ts';
 import { type EmulatedNodegroup, emulateNodegroup } from '../cloud/emulated-nodegroup.ts';
 import { poolOnEmulatedGroup } from './aws-pool.ts';
 import { ManualClock } from './harness.ts';
 
 export const TICK_SECONDS = 60;
+/** The emulated group's EC2 pending time: a node is billed from its launch plus this. */
+export const BOOT_MS = 60_000;
 
 export interface NodesWorldOptions {
   /** The service's idleFill (on by default): off where a test holds jobs to their widths on a node. */
@@ -55,7 +58,7 @@ export function nodesWorld(options: NodesWorldOptions = {}) {
     clock,
     minSize: 0,
     maxSize: options.maxSize ?? 4,
-    bootMs: 60_000,
+    bootMs: BOOT_MS,
     updatePolls: 0,
     registerMs: options.registerMs ?? 0,
     kubeReadyMs: options.kubeReadyMs ?? 0,
@@ -161,4 +164,22 @@ export type NodesWorld = ReturnType<typeof nodesWorld>;
 /** Kubernetes node name of an instance of the emulated group. */
 export function nodeName(group: EmulatedNodegroup, instanceId: string): string {
   return group.kube.nameOf(instanceId);
+}
+
+/**
+ * EC2's bill in GPU-ms for [from, to] of the instances given, each of `gpus` GPUs: from its launch plus
+ * the pending time, to its end (or its lifecycle hook's, which AWS bills too).
+ */
+export function billedGpuMs(
+  instances: readonly EmulatedInstance[],
+  from: number,
+  to: number,
+  gpus: number,
+): number {
+  let ms = 0;
+  for (const i of instances) {
+    const stopped = i.terminatedAt === undefined ? to : (i.hookUntil ?? i.terminatedAt);
+    ms += Math.max(0, Math.min(stopped, to) - Math.max(i.launchedAt + BOOT_MS, from));
+  }
+  return ms * gpus;
 }
