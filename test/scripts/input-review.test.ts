@@ -78,7 +78,11 @@ describe('traces as users save them', () => {
       `${HEADER}\na,0,cifar10,1,\n`,
       /line 2: batch_size must be a positive integer, got ""/,
     ],
-    ['a row short of a cell', `${HEADER}\na,0,cifar10,1\n`, /columns length is 5, got 4 on line 2/],
+    [
+      'a row short of a cell',
+      `${HEADER}\na,0,cifar10,1\n`,
+      /line 2 \(job "a"\): 4 cell\(s\), expected 5, one per header column/,
+    ],
   ])('refuses a trace with %s, naming it', (_what, text, message) => {
     expect(() => loadTrace(file(text))).toThrow(message);
   });
