@@ -16,6 +16,10 @@ export interface Leaving {
    * kubernetes-crash.test.ts); from the next pass on its stopping replicas hold them (stopping-gpus.ts).
    */
   readonly narrowed: Map<number, number>;
+  /** Per node number, the jobs leaving GPUs in `held` there (the view's heldBy from this pass on). */
+  readonly heldBy: Map<number, number[]>;
+  /** Likewise for `narrowed`. */
+  readonly narrowedBy: Map<number, number[]>;
 }
 
 /**
@@ -41,12 +45,36 @@ export function leavingGpus(
     for (const n of slots) if (excess.has(n)) excess.set(n, (excess.get(n) as number) - 1);
     for (const [n, gpus] of excess) {
       if (gpus <= 0) continue;
-      leaving ??= { held: new Map(), narrowed: new Map() };
-      const into = slots.includes(n) ? leaving.narrowed : leaving.held;
+      leaving ??= { held: new Map(), narrowed: new Map(), heldBy: new Map(), narrowedBy: new Map() };
+      const keeps = slots.includes(n);
+      const into = keeps ? leaving.narrowed : leaving.held;
       into.set(n, (into.get(n) ?? 0) + gpus);
+      const by = keeps ? leaving.narrowedBy : leaving.heldBy;
+      const ids = by.get(n);
+      if (ids === undefined) by.set(n, [job.id]);
+      else ids.push(job.id);
     }
   }
   return leaving;
+}
+
+/**
+ * `leavers` (jobs leaving held GPUs per node id) with `byNumber`'s added, as a new map when there are any:
+ * the few jobs a pass moves, once a pass.
+ */
+export function withLeavers(
+  leavers: ReadonlyMap<string, readonly number[]>,
+  byNumber: ReadonlyMap<number, readonly number[]>,
+  idOf: (n: number) => string,
+): ReadonlyMap<string, readonly number[]> {
+  if (byNumber.size === 0) return leavers;
+  const out = new Map(leavers);
+  for (const [n, ids] of byNumber) {
+    const node = idOf(n);
+    const before = out.get(node) ?? [];
+    out.set(node, [...before, ...ids.filter((id) => !before.includes(id))]);
+  }
+  return out;
 }
 
 /**

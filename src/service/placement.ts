@@ -7,7 +7,7 @@
 import { executeWidths } from '../core/exec/index.ts';
 import { JobsByNode } from './placement-jobs-by-node.ts';
 import { NodeTable } from './placement-node-table.ts';
-import { type Leaving, leavingGpus, newcomersOverbooked } from './placement-leaving.ts';
+import { type Leaving, leavingGpus, newcomersOverbooked, withLeavers } from './placement-leaving.ts';
 import { waitersForStopping } from './placement-wait-stopping.ts';
 import { mergedById, type Placed, sameSlots, type Unsettled } from './placement-records.ts';
 import type { Placement, PlacementBounds, PlacementJob } from './placement-types.ts';
@@ -17,6 +17,8 @@ export type { Placement, PlacementBounds, PlacementJob } from './placement-types
 
 /** Node names a placement numbers before it starts its numbering afresh (IncrementalPlacement). */
 export const FORGET_NODES_PAST = 4096;
+
+const NO_LEAVERS: ReadonlyMap<string, readonly number[]> = new Map();
 
 /**
  * The core executor over the pool's ready nodes, kept incrementally across ticks: it remembers where each
@@ -51,6 +53,12 @@ export class IncrementalPlacement {
    * the nodes (ids) whose held GPUs it waits for.
    */
   private held: Map<number, readonly string[]> = new Map();
+  /**
+   * Per node (id), the jobs whose moves the last pass left GPUs held there (placement-leaving.ts): their
+   * replicas were running when the tick listed the stopping ones, so the holders of a job the pass left
+   * waiting are these too (stopping-gpus.ts heldBy). Empty unless a pass held such GPUs.
+   */
+  private leavers: ReadonlyMap<string, readonly number[]> = NO_LEAVERS;
 
   /**
    * `forgetNodesPast`: node names numbered before the numbering is started afresh (also only past 4x
@@ -80,6 +88,7 @@ export class IncrementalPlacement {
     const lostNodes = nodes.refresh(readyNodes);
     nodes.setStopping(this.stopping);
     this.held = new Map();
+    this.leavers = NO_LEAVERS;
     const unsettled: Unsettled[] = [];
     const previous = new Map<number, readonly string[]>();
     let wanted = 0;
@@ -194,6 +203,7 @@ export class IncrementalPlacement {
       allocated: this.allocated,
       tick: this.tick,
       held: this.held,
+      leavers: this.leavers,
     };
     return () => {
       const { placed, ...fields } = saved;
@@ -232,6 +242,11 @@ export class IncrementalPlacement {
   /** Jobs the last pass left waiting for GPUs stopping replicas still hold, with those nodes (noteHeld). */
   get heldByStopping(): ReadonlyMap<number, readonly string[]> {
     return this.held;
+  }
+
+  /** Per node (id), the jobs whose moves the last pass left GPUs held there (`leavers`). */
+  get heldByLeaving(): ReadonlyMap<string, readonly number[]> {
+    return this.leavers;
   }
 
   /** GPUs placed now: the last pass's and the moves since (moveTo). */
@@ -329,8 +344,10 @@ export class IncrementalPlacement {
     for (const [n, gpus] of leaving.narrowed) left.set(n, (left.get(n) ?? 0) + gpus);
     const again = newcomersOverbooked(unsettled, result, (placed) => nodes.overbooked(placed, left));
     nodes.addStopping(leaving.held);
+    this.leavers = withLeavers(this.leavers, leaving.heldBy, (n) => nodes.ids([n])[0] as string);
     if (again.length === 0) return;
     nodes.addStopping(leaving.narrowed);
+    this.leavers = withLeavers(this.leavers, leaving.narrowedBy, (n) => nodes.ids([n])[0] as string);
     for (const job of again) result.delete(job.id);
     // The rest keep what they were given: taken while the others are placed again, given back after.
     for (const slots of result.values()) nodes.take(slots);

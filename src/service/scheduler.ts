@@ -102,7 +102,7 @@ export class Scheduler {
     );
     this.placement.holdStopping(stopping, (id) => execution.sentCurrent(id), this.stopping.overdue);
     const placement = placeWithIdleFill(this.service, this.placement, active, widths, readyNodes, now);
-    state.heldByStopping = this.stopping.heldBy(this.placement.heldByStopping);
+    state.heldByStopping = this.stopping.heldBy(this.placement.heldByStopping, this.placement.heldByLeaving);
     const { lent: idleFillGpus, relent } = noteLentGpus(
       active,
       placement.changed,

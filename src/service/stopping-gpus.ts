@@ -3,6 +3,7 @@ import type { OrderedStops } from './ordered-stops.ts';
 import { isStopping, type LiveReplica, replicaKey } from './stopping-replicas.ts';
 
 const NONE: ReadonlyMap<string, number> = new Map();
+const NO_HOLDERS: ReadonlyMap<string, readonly number[]> = new Map();
 
 /**
  * How long past its SIGKILL time a replica may still be reported before its stop counts as overdue: the
@@ -66,13 +67,21 @@ export class StoppingGpus {
 
   /**
    * Per job placement left waiting for stopping replicas' GPUs (with the nodes it waits on), the jobs
-   * holding GPUs there as of the last perNode (the view's heldBy), ascending.
+   * holding GPUs there (the view's heldBy), ascending: those of the last perNode, and `leaving`, the jobs
+   * whose moves the same pass left GPUs held per node (placement.ts heldByLeaving), which perNode, built
+   * before the pass, could not know: without them a job waiting for them named no holder for a tick.
    */
-  heldBy(waiting: ReadonlyMap<number, readonly string[]>): Map<number, readonly number[]> {
+  heldBy(
+    waiting: ReadonlyMap<number, readonly string[]>,
+    leaving: ReadonlyMap<string, readonly number[]> = NO_HOLDERS,
+  ): Map<number, readonly number[]> {
     const out = new Map<number, readonly number[]>();
     for (const [id, nodes] of waiting) {
       const jobs = new Set<number>();
-      for (const node of nodes) for (const holder of this.holders.get(node) ?? []) jobs.add(holder);
+      for (const node of nodes) {
+        for (const holder of this.holders.get(node) ?? []) jobs.add(holder);
+        for (const holder of leaving.get(node) ?? []) jobs.add(holder);
+      }
       out.set(
         id,
         [...jobs].sort((a, b) => a - b),

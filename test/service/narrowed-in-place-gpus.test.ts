@@ -39,8 +39,9 @@ it('GPUs a job narrowed in place gives up are held from the job it makes room fo
     expect(s.service.state.allocatedGpus).toBe(2);
     return seen;
   };
-  // In the tick that narrows a (the GPUs its move leaves), and the ticks after (a's stopping replica).
-  await waits();
+  // In the tick that narrows a (the GPUs its move leaves: named from this tick on, not the next one's),
+  // and the ticks after (a's stopping replica).
+  expect((await waits()).heldBy).toMatchObject({ jobs: [a] });
   await tick();
   expect((await waits()).heldBy.jobs).toEqual([a]);
   // Only a's 2 were booked: b never was on the GPUs a's old replica holds.
@@ -81,7 +82,7 @@ it('GPUs the idle fill lent give way to a job that comes, which waits for the le
   for (let i = 0; i < 3; i++) {
     await tick();
     expect(s.service.job(a)).toMatchObject({ allocation: [node], idleFillGpus: 0 });
-    expect(await view(b)).toMatchObject({ state: 'waiting', waitingFor: 'stopping' });
+    expect(await view(b)).toMatchObject({ state: 'waiting', waitingFor: 'stopping', heldBy: { jobs: [a] } });
     expect(executor.nodesOf(b)).toEqual([]);
   }
   executor.end(a);

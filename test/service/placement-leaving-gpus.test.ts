@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { IncrementalPlacement } from '../../src/service/placement.ts';
+import { StoppingGpus } from '../../src/service/stopping-gpus.ts';
 import { BOUNDS, type Job, node, widthOf } from './placement-fixture.ts';
 
 function twoOnNodeZero() {
@@ -31,6 +32,14 @@ describe('GPUs a job moved off a node leaves there', () => {
     expect(result.changed.has(3)).toBe(false);
     expect(placement.gpusOn('i-0')).toBe(2);
     expect([...placement.heldByStopping]).toEqual([[3, ['i-0']]]);
+    // y's holder is x from this pass on, though x's replicas were running when the tick listed stopping ones.
+    expect([...placement.heldByLeaving]).toEqual([['i-0', [2]]]);
+    const heldBy = new StoppingGpus().heldBy(placement.heldByStopping, placement.heldByLeaving);
+    expect([...heldBy]).toEqual([[3, [2]]]);
+    // The next pass, with nothing moved, leaves none (the stopping replicas' list names x then).
+    x.allocation = result.changed.get(2) as string[];
+    placement.place([z, x, y], widthOf, nodes, BOUNDS);
+    expect(placement.heldByLeaving.size).toBe(0);
   });
 
   it('leave a new job free GPUs elsewhere in the same pass', () => {
