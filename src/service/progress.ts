@@ -171,6 +171,10 @@ const jobsWarned = new WeakSet<ServiceJob>();
 export function recordWorkSample(svc: BoaService, job: ServiceJob, now: number): boolean {
   const cls = svc.state.classes.get(job.className);
   if (!cls || job.epochStartedAt === null || job.generation !== job.epochGeneration) return false;
+  // Begun before a start on another instance type (its pods kept on the old nodes): partly measured on
+  // the old GPUs, it would be read as the new type's.
+  const typeSince = svc.state.instanceTypeSince;
+  if (typeSince !== undefined && job.epochStartedAt < typeSince) return false;
   const width = job.allocation.length;
   const epoch = cls.profile.epochs[job.statEpoch];
   const speedup = epoch?.speedup[String(width)];

@@ -43,7 +43,7 @@ import type { SpendCeiling } from '../core/spend-ceiling.ts';
 import type { Clock, Executor, MetricsSink, NodePool, Workload } from './ports.ts';
 import { type BudgetSetting, ServiceState } from './state.ts';
 import { deriveJobToken, tokenMatchesHash } from './tokens.ts';
-import { type WorkSample, withInstanceType } from './work-samples.ts';
+import { instanceTypeSince, type WorkSample, withInstanceType } from './work-samples.ts';
 
 export interface ServiceDeps {
   readonly config: ServiceConfig;
@@ -159,6 +159,7 @@ export class BoaService {
     // later start on another type must not take them for its own.
     const { samples, changed } = withInstanceType(kept, config.instanceType);
     if (changed) repo.putSetting('workSamples', samples, now);
+    s.instanceTypeSince = instanceTypeSince(repo, config.instanceType, now);
     for (const c of repo.listClasses()) {
       // Samples of another shape are a replaced class's, stored before a PUT also stored its samples.
       const stored = samples[c.name];

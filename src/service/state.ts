@@ -49,6 +49,11 @@ export class ServiceState {
   readonly lastDraws = new Map<string, number>();
   startedAt = 0;
   /**
+   * When this start found the instance type changed since the last one; undefined when it did not. An
+   * epoch begun before it ran partly on the old type's GPUs: it takes no sample (progress.ts).
+   */
+  instanceTypeSince: number | undefined = undefined;
+  /**
    * Where the ledger is whole from: startedAt, or where it was last pruned to (retention.ts). Windows
    * start no earlier: a window made longer since the prune would read the pruned hours as unpaid.
    */

@@ -34,6 +34,28 @@ export const onInstanceType = (samples: readonly WorkSample[], instanceType: str
   samples.filter((sample) => measuredOn(sample, instanceType));
 
 /**
+ * When the instance type samples are tagged with last changed (a start on another type), stored so a
+ * second restart before an epoch begun on the old type ends still knows; undefined when it has not
+ * changed since this setting was first stored. An epoch begun before it is not sampled (progress.ts).
+ */
+export function instanceTypeSince(
+  repo: {
+    getSetting<T>(key: string): T | undefined;
+    putSetting(key: string, value: unknown, at: number): void;
+  },
+  instanceType: string,
+  now: number,
+): number | undefined {
+  const stored = repo.getSetting<{ instanceType: string; since?: number }>(SAMPLES_TYPE_KEY);
+  if (stored?.instanceType === instanceType) return stored.since;
+  const since = stored === undefined ? undefined : now;
+  repo.putSetting(SAMPLES_TYPE_KEY, { instanceType, ...(since === undefined ? {} : { since }) }, now);
+  return since;
+}
+
+const SAMPLES_TYPE_KEY = 'samplesInstanceType';
+
+/**
  * Every class's samples with those stored without a type given `instanceType` (the type the service
  * starts with); `changed` when any was. Samples stored before types were kept were measured on the type
  * the service ran then, which boa did not record: the first start that reads them names it.

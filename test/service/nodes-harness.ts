@@ -155,8 +155,12 @@ export function nodesWorld(options: NodesWorldOptions = {}) {
       ...(gpusPerNode !== undefined ? { gpusPerNode } : {}),
     };
   };
+  /** The BOA_INSTANCE_TYPE the next start() is configured with (of the same GPUs per node). */
+  const configureInstanceType = (instanceType: string) => {
+    config = { ...config, instanceType };
+  };
 
-  return { clock, group, logs, metrics, start, cleanup, dataDir, configureNodegroup };
+  return { clock, group, logs, metrics, start, cleanup, dataDir, configureNodegroup, configureInstanceType };
 }
 
 export type NodesWorld = ReturnType<typeof nodesWorld>;
