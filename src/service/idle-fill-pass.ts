@@ -34,7 +34,9 @@ export function placeWithIdleFill(
   // every tick (found in review). Lent GPUs on keep-only nodes stay: no one else may use them.
   // Only a job lent GPUs keeps a width (keptWidth): the others' widths are not asked for here.
   if (active.some((job) => job.idleFillGpus > 0 && keptOf(job) > 0)) {
-    const short = shortfall(active, widthOf, placed.changed);
+    // A job that waits for GPUs stopping replicas hold is placed once they end, kept lent or not: taking
+    // the lent GPUs back for it restarted the lender for nothing (idle-fill-waiter-elsewhere.test.ts).
+    const short = shortfall(active, widthOf, placed.changed, new Map(placement.heldByStopping));
     if (short > 0) {
       const keepOnly = new Set(readyNodes.filter((node) => node.keepOnly).map((node) => node.id));
       const keptOnKeepOnly = (job: ServiceJob) =>
