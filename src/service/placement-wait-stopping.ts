@@ -4,6 +4,7 @@
  * start and then a restart (checkpoint and reload) where one start would do. Such a job waits for them
  * instead when they give it its whole width (the demo's executor replay: 14 new jobs a run placed so).
  */
+import type { NodeTable } from './placement-node-table.ts';
 import { sameSlots, type Unsettled } from './placement-records.ts';
 
 /**
@@ -38,4 +39,56 @@ export function waitersForStopping(
     pool -= job.width - slots.length;
   }
   return waiters;
+}
+
+/**
+ * Takes out of `result` the jobs placed short that the GPUs stopping replicas hold would give their width
+ * (waitersForStopping; not for replicas past their SIGKILL time, `overdue`): they wait (noteHeld lists
+ * them), and the GPUs they leave are held for this pass, so that the idle fill lends them to no job it
+ * would have to narrow again a moment later.
+ */
+export function holdWaitersForStopping(
+  nodes: NodeTable,
+  overdue: ReadonlyMap<string, number>,
+  unsettled: readonly Unsettled[],
+  kept: ReadonlySet<number>,
+  result: Map<number, number[]>,
+): void {
+  const stopping = nodes.stoppingGpus() - nodes.heldGpusOf(overdue);
+  if (stopping <= 0) return;
+  let spare = stopping;
+  for (const n of nodes.freeNodes()) spare += n.gpus;
+  for (const [id, slots] of result) if (!kept.has(id)) spare -= slots.length;
+  const waiters = waitersForStopping(unsettled, kept, result, spare);
+  if (waiters.size === 0) return;
+  const reserved = new Map<number, number>();
+  for (const id of waiters) {
+    for (const n of result.get(id) ?? []) reserved.set(n, (reserved.get(n) ?? 0) + 1);
+    result.delete(id);
+  }
+  nodes.addStopping(reserved);
+}
+
+/**
+ * Of the jobs a pass left waiting, those the GPUs stopping replicas hold would give their width, with
+ * the GPUs left free (in total: the executor may split a job across nodes), set in `held` with the nodes
+ * each waits on: those where held and free GPUs make its width, or, on none, every one holding GPUs. A
+ * walk over the nodes only when a job waits while stopping replicas hold GPUs.
+ */
+export function noteHeld(
+  nodes: NodeTable,
+  waiting: readonly Unsettled[],
+  held: Map<number, readonly string[]>,
+): void {
+  if (waiting.length === 0) return;
+  const stopping = nodes.stoppingGpus();
+  if (stopping === 0) return;
+  let free = 0;
+  for (const n of nodes.freeNodes()) free += n.gpus;
+  const holding = nodes.stoppingNodes();
+  for (const job of waiting) {
+    if (job.width > free + stopping) continue;
+    const one = holding.filter((h) => h.held + h.free >= job.width);
+    held.set(job.id, nodes.ids((one.length > 0 ? one : holding).map((h) => h.n)));
+  }
 }

@@ -8,7 +8,7 @@ import { executeWidths } from '../core/exec/index.ts';
 import { JobsByNode } from './placement-jobs-by-node.ts';
 import { NodeTable } from './placement-node-table.ts';
 import { type Leaving, leavingGpus, newcomersOverbooked, withLeavers } from './placement-leaving.ts';
-import { waitersForStopping } from './placement-wait-stopping.ts';
+import { holdWaitersForStopping, noteHeld } from './placement-wait-stopping.ts';
 import { mergedById, type Placed, sameSlots, type Unsettled } from './placement-records.ts';
 import type { Placement, PlacementBounds, PlacementJob } from './placement-types.ts';
 import type { PoolNode } from './ports.ts';
@@ -166,7 +166,7 @@ export class IncrementalPlacement {
     const result = running.length > 0 ? execute(running) : new Map<number, number[]>();
     const leaving = leavingGpus(unsettled, kept, result, this.stopsReplicas);
     if (leaving !== undefined) this.holdLeaving(unsettled, result, leaving, execute);
-    this.waitForStopping(unsettled, kept, result);
+    holdWaitersForStopping(nodes, this.overdue, unsettled, kept, result);
     for (const job of unsettled) {
       if (kept.has(job.id)) continue;
       const slots = result.get(job.id) ?? [];
@@ -178,7 +178,7 @@ export class IncrementalPlacement {
         this.hold(job.id, { id: job.id, allocation, slots, gpus: slots.length, seenAt: this.tick });
       else if (job.width > 0) waiting.push(job);
     }
-    this.noteHeld(waiting);
+    noteHeld(nodes, waiting, this.held);
     this.byId = inOrder ? mergedById(settledById, unsettled, this.placed) : undefined;
     // GPUs left free on keep-only nodes serve no one: the nodes for the rest are asked for beside them.
     const stranded = nodes.strandedGpus();
@@ -343,63 +343,18 @@ export class IncrementalPlacement {
     const left = new Map(leaving.held);
     for (const [n, gpus] of leaving.narrowed) left.set(n, (left.get(n) ?? 0) + gpus);
     const again = newcomersOverbooked(unsettled, result, (placed) => nodes.overbooked(placed, left));
+    const idOf = (n: number) => nodes.ids([n])[0] as string;
     nodes.addStopping(leaving.held);
-    this.leavers = withLeavers(this.leavers, leaving.heldBy, (n) => nodes.ids([n])[0] as string);
+    this.leavers = withLeavers(this.leavers, leaving.heldBy, idOf);
     if (again.length === 0) return;
     nodes.addStopping(leaving.narrowed);
-    this.leavers = withLeavers(this.leavers, leaving.narrowedBy, (n) => nodes.ids([n])[0] as string);
+    this.leavers = withLeavers(this.leavers, leaving.narrowedBy, idOf);
     for (const job of again) result.delete(job.id);
     // The rest keep what they were given: taken while the others are placed again, given back after.
     for (const slots of result.values()) nodes.take(slots);
     const placed = execute(again);
     for (const slots of result.values()) nodes.give(slots);
     for (const [id, slots] of placed) result.set(id, slots);
-  }
-
-  /**
-   * Takes out of `result` the jobs placed short that the GPUs stopping replicas hold would give their width
-   * (placement-wait-stopping.ts): they wait (noteHeld lists them), and the GPUs they leave are held for
-   * this pass, so that the idle fill lends them to no job it would have to narrow again a moment later.
-   */
-  private waitForStopping(
-    unsettled: readonly Unsettled[],
-    kept: ReadonlySet<number>,
-    result: Map<number, number[]>,
-  ): void {
-    const nodes = this.nodes;
-    const stopping = nodes.stoppingGpus() - nodes.heldGpusOf(this.overdue);
-    if (stopping <= 0) return;
-    let spare = stopping;
-    for (const n of nodes.freeNodes()) spare += n.gpus;
-    for (const [id, slots] of result) if (!kept.has(id)) spare -= slots.length;
-    const waiters = waitersForStopping(unsettled, kept, result, spare);
-    if (waiters.size === 0) return;
-    const reserved = new Map<number, number>();
-    for (const id of waiters) {
-      for (const n of result.get(id) ?? []) reserved.set(n, (reserved.get(n) ?? 0) + 1);
-      result.delete(id);
-    }
-    nodes.addStopping(reserved);
-  }
-
-  /**
-   * Of the jobs this pass left waiting, those the GPUs stopping replicas hold would give their width,
-   * with the GPUs left free (in total: the executor may split a job across nodes), each with the nodes
-   * it waits on: those where held and free GPUs make its width, or, on none, every one holding GPUs. A
-   * walk over the nodes only when a job waits while stopping replicas hold GPUs.
-   */
-  private noteHeld(waiting: readonly Unsettled[]): void {
-    if (waiting.length === 0) return;
-    const stopping = this.nodes.stoppingGpus();
-    if (stopping === 0) return;
-    let free = 0;
-    for (const n of this.nodes.freeNodes()) free += n.gpus;
-    const holding = this.nodes.stoppingNodes();
-    for (const job of waiting) {
-      if (job.width > free + stopping) continue;
-      const one = holding.filter((h) => h.held + h.free >= job.width);
-      this.held.set(job.id, this.nodes.ids((one.length > 0 ? one : holding).map((h) => h.n)));
-    }
   }
 
   /** Jobs that finished or were cancelled since the last tick give their GPUs back. */
