@@ -33,15 +33,23 @@ function documentedScript(python: string, args: string): string {
   return `${line[1]!.replace('exec torchrun', `exec '${python}' -m torch.distributed.run ${flags}`)} ${args}`;
 }
 
-/** The replicas' processes under this data dir, by the variable boa marks them with: torchrun's workers
- * leave the replica's session, so its process group does not find them. */
+/**
+ * The replicas' processes under this data dir, by the variable boa marks them with (torchrun's workers
+ * leave the replica's session, so its process group does not find them), and their supervisors, by their
+ * command line: a supervisor exports the mark after it starts, so only the tools it runs carry it (its
+ * exit record's tr and sed), and a look between two of them found nothing left while it still ran.
+ */
 function jobProcesses(dataDir: string): number[] {
-  const mark = `BOA_SIGTERM_FILE=${join(dataDir, 'jobs')}/`;
+  const jobs = join(dataDir, 'jobs');
+  const mark = `BOA_SIGTERM_FILE=${jobs}/`;
   const found: number[] = [];
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     try {
-      if (readFileSync(`/proc/${name}/environ`, 'latin1').includes(mark)) found.push(Number(name));
+      const supervisor = readFileSync(`/proc/${name}/cmdline`, 'utf8');
+      if (supervisor.includes('replica-supervisor.sh') && supervisor.includes(`${jobs}/`))
+        found.push(Number(name));
+      else if (readFileSync(`/proc/${name}/environ`, 'latin1').includes(mark)) found.push(Number(name));
     } catch {
       // gone, or not ours to read
     }
@@ -148,16 +156,14 @@ describe.skipIf(!torchPython)('examples/pytorch/train.py under torchrun through 
       // SIGTERM to torchrun, by it to the worker, whose client makes it stop at its next step and save.
       expect(await seen(2, /stopping \(SIGTERM\) at epoch \d+ sample \d+: saved /, 60), log(2)).toBe(true);
       expect(statSync(checkpoint).mtimeMs).toBeGreaterThanOrEqual(cancelledAt - 1000);
-      // Nothing of the job is left, neither torchrun nor its worker: torchrun waits up to 30 s for a
-      // worker before its SIGKILL (a worker was seen stalled past its save once, in a loaded CI run), and
-      // the supervisor then records the exit (its sed, mkdir and mv carry the mark too): 45 s in all, far
-      // inside boa's own grace (120 s), after which it kills the replica's group itself.
+      // Within torchrun's 30 s: nothing of the job is left, neither torchrun nor its worker, nor the
+      // supervisor recording the exit.
       const left = () => jobProcesses(dataDir);
       const described = () =>
         left()
           .map((pid) => commandLine(pid))
           .join('\n') + `\n${log(2).split('\n').slice(-12).join('\n')}`;
-      expect(await until(() => left().length === 0, 45), described()).toBe(true);
+      expect(await until(() => left().length === 0, 30), described()).toBe(true);
       expect(log(2)).not.toMatch(/AttributeError|unrecognized arguments/);
       // torchrun's exit 1 on each of boa's SIGTERMs is a stop: no restart counted, no failure.
       const ended = await api('GET', '/v1/jobs/1');
